@@ -1,0 +1,308 @@
+"""The `autograder` command: run the service, manage users and grading, grade offline."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import click
+from flask import Flask
+
+DEMO_PASSWORD = "demo-password"
+
+
+def _app() -> Flask:
+    from app import create_app
+
+    return create_app()
+
+
+@click.group(help="Autograder for the Mini-TabPFN attention lab.")
+def main() -> None:
+    pass
+
+
+# --- serving ---------------------------------------------------------------------------------
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+def web(host: str, port: int) -> None:
+    """Serve the web app (threaded; use gunicorn 'app.wsgi:app' behind a proxy in production)."""
+    app = _app()
+    click.echo(f"Autograder web on http://{host}:{port}/")
+    app.run(host=host, port=port, threaded=True, use_reloader=False)
+
+
+@main.command()
+@click.option("--concurrency", default=2, show_default=True, type=int)
+@click.option("--name", default=None, help="Celery node name (defaults to grader-<pid>@<host>).")
+def worker(concurrency: int, name: str | None) -> None:
+    """Run a Celery grading worker on the grading queue."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    from worker.entry import celery_app, flask_app
+
+    queue = flask_app.config["GRADING_QUEUE"]
+    celery_app.worker_main(
+        [
+            "worker",
+            "--loglevel=INFO",
+            "-Q",
+            queue,
+            "--concurrency",
+            str(concurrency),
+            "--pool=prefork",
+            "-n",
+            name or f"grader-{os.getpid()}@%h",
+        ]
+    )
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--concurrency", default=2, show_default=True, type=int)
+def run(host: str, port: int, concurrency: int) -> None:
+    """Web server and a worker together (what `make run` starts)."""
+    exe = [sys.executable, "-m", "app.cli"]
+    worker_proc = subprocess.Popen([*exe, "worker", "--concurrency", str(concurrency)])
+    try:
+        click.echo(f"\n  Autograder is starting: open http://{host}:{port}/  (Ctrl-C stops web and worker)\n")
+        web_proc = subprocess.Popen([*exe, "web", "--host", host, "--port", str(port)])
+        web_proc.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for proc in (locals().get("web_proc"), worker_proc):
+            if proc is not None and proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for proc in (locals().get("web_proc"), worker_proc):
+            if proc is not None:
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+
+# --- database --------------------------------------------------------------------------------
+
+
+@main.group()
+def db() -> None:
+    """Database schema."""
+
+
+@db.command("upgrade")
+@click.option("--revision", default="head", show_default=True)
+def db_upgrade(revision: str) -> None:
+    """Apply Alembic migrations (SQLite or PostgreSQL, from DATABASE_URL)."""
+    from flask_migrate import upgrade
+
+    app = _app()
+    with app.app_context():
+        upgrade(revision=revision)
+    click.echo(f"database at {revision}: {app.config['SQLALCHEMY_DATABASE_URI'].split('@')[-1]}")
+
+
+# --- users and tokens ------------------------------------------------------------------------
+
+
+@main.group()
+def user() -> None:
+    """Users."""
+
+
+@user.command("add")
+@click.argument("email")
+@click.option("--role", type=click.Choice(["student", "instructor"]), default="student", show_default=True)
+@click.option("--name", default="")
+@click.option("--password", default=None, help="Prompted for when omitted.")
+def user_add(email: str, role: str, name: str, password: str | None) -> None:
+    """Create a user, or update the role/name/password of an existing one."""
+    from app.auth import find_user
+    from app.extensions import db as sqla
+    from app.models import User
+
+    if password is None:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    app = _app()
+    with app.app_context():
+        u = find_user(email)
+        created = u is None
+        if u is None:
+            u = User(email=email.strip())
+            sqla.session.add(u)
+        u.role, u.name = role, name or u.name
+        u.set_password(password)
+        sqla.session.commit()
+        click.echo(f"{'created' if created else 'updated'} {role} {u.email} (id {u.id})")
+
+
+@main.command()
+@click.argument("email")
+def token(email: str) -> None:
+    """Issue a new API token for EMAIL (printed once, as the last line)."""
+    from app.auth import find_user
+    from app.extensions import db as sqla
+    from app.models import ApiToken
+
+    app = _app()
+    with app.app_context():
+        u = find_user(email)
+        if u is None:
+            raise click.ClickException(f"no user {email}")
+        row, secret = ApiToken.issue(u)
+        sqla.session.add(row)
+        sqla.session.commit()
+    click.echo("Use it as:  Authorization: Bearer <token>")
+    click.echo(secret)
+
+
+# --- assignments and grading -----------------------------------------------------------------
+
+
+@main.group()
+def assignment() -> None:
+    """Assignments (each names a folder of grader_tests/ and rubric/)."""
+
+
+@assignment.command("add")
+@click.argument("slug")
+@click.option("--title", required=True)
+@click.option("--suite", default=None, help="Folder under grader_tests/ (defaults to SLUG).")
+@click.option("--deadline", default=None, help="UTC, e.g. 2026-12-20T23:59")
+@click.option("--cooldown", default=0, type=int, help="Seconds between attempts (0 = off).")
+def assignment_add(slug: str, title: str, suite: str | None, deadline: str | None, cooldown: int) -> None:
+    from app.assignments import ensure_assignment
+
+    app = _app()
+    with app.app_context():
+        a = ensure_assignment(
+            slug, title, suite or slug, datetime.fromisoformat(deadline) if deadline else None, cooldown
+        )
+        click.echo(f"assignment {a.slug} (id {a.id}) uses grader_tests/{a.suite}")
+
+
+@main.command()
+@click.option("--all", "all_", is_flag=True, help="Every student's latest submission.")
+@click.option("--submission", type=int, default=None)
+@click.option("--student", default=None, help="Email: all of this student's submissions.")
+def regrade(all_: bool, submission: int | None, student: str | None) -> None:
+    """Grade again (e.g. after fixing a grader test); old runs are kept for comparison."""
+    from app.regrading import select_for_regrade
+
+    if sum(bool(x) for x in (all_, submission, student)) != 1:
+        raise click.UsageError("give exactly one of --all, --submission ID, --student EMAIL")
+    app = _app()
+    with app.app_context():
+        try:
+            runs = select_for_regrade(all_latest=all_, submission_id=submission, student_email=student)
+        except LookupError as exc:
+            raise click.ClickException(str(exc)) from exc
+        click.echo(f"queued {len(runs)} regrade run(s): {', '.join(str(r.id) for r in runs)}")
+
+
+@main.command()
+@click.argument("code", type=click.Path(dir_okay=False))
+@click.option("--audit", type=click.Path(dir_okay=False), default=None)
+@click.option("--figure", type=click.Path(dir_okay=False), default=None)
+@click.option("--assignment", "suite", default="attention", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def grade(code: str, audit: str | None, figure: str | None, suite: str, as_json: bool) -> None:
+    """Grade files offline with the same sandbox, suite and rubric the workers use.
+
+    Exit 0 when graded (whatever the score), 1 when grading itself failed, 2 for unusable input.
+    """
+    from worker.inputs import InputError, validate_audit, validate_code, validate_figure
+
+    def read(path: str | None) -> bytes | None:
+        if path is None:
+            return None
+        try:
+            return Path(path).read_bytes()
+        except OSError as exc:
+            click.echo(f"error: cannot read {path}: {exc.strerror}", err=True)
+            sys.exit(2)
+
+    code_b, audit_b, figure_b = read(code), read(audit), read(figure)
+    try:
+        validate_code(Path(code).name, code_b)
+        if audit:
+            validate_audit(Path(audit).name, audit_b)
+        if figure:
+            validate_figure(Path(figure).name, figure_b)
+    except InputError as exc:
+        click.echo(f"error: {exc.en}", err=True)
+        sys.exit(2)
+
+    from worker.grading import GradeInput
+    from worker.grading import grade as run_grade
+
+    result = run_grade(
+        GradeInput(
+            code=code_b,
+            audit=audit_b,
+            audit_filename=Path(audit).name if audit else None,
+            figure=figure_b,
+            figure_filename=Path(figure).name if figure else None,
+        ),
+        assignment=suite,
+    )
+    if as_json:
+        click.echo(json.dumps({k: v for k, v in result.items() if k != "log"}, ensure_ascii=False))
+    else:
+        click.echo(format_result(result))
+    sys.exit(0 if result.get("status") == "graded" else 1)
+
+
+def format_result(result: dict) -> str:
+    if result.get("status") != "graded":
+        return f"grading failed: {result.get('message')}"
+    lines = [f"total {result['total']:g} / {result['max_total']:g}"]
+    if result.get("message"):
+        lines.append(f"note: {result['message']}")
+    for name, cat in result["categories"].items():
+        lines.append(f"  {name:<15} {cat['score']:g} / {cat['max']:g}")
+    for t in result["tests"]:
+        mark = "ok " if t["outcome"] == "passed" else t["outcome"][:4]
+        lines.append(f"  [{mark}] {t['id']} ({t['points']:g}/{t['max_points']:g})")
+        if t["outcome"] != "passed" and t.get("feedback"):
+            lines.append(f"         {t['feedback']}")
+    return "\n".join(lines)
+
+
+@main.command()
+def demo() -> None:
+    """Seed a demo course: one instructor, two students, the attention assignment."""
+    from app.assignments import ensure_assignment
+    from app.auth import find_user
+    from app.extensions import db as sqla
+    from app.models import User
+
+    app = _app()
+    with app.app_context():
+        ensure_assignment("attention", "Lesson 2 · Attention / 第 2 课：Attention", "attention")
+        people = [
+            ("teacher@example.edu", "instructor", "Teacher Li"),
+            ("alice@example.edu", "student", "Alice Wang"),
+            ("bob@example.edu", "student", "Bob Zhang"),
+        ]
+        for email, role, name in people:
+            if find_user(email) is None:
+                u = User(email=email, role=role, name=name)
+                u.set_password(DEMO_PASSWORD)
+                sqla.session.add(u)
+        sqla.session.commit()
+    click.echo(f"Demo course ready. Sign in with (password for all: {DEMO_PASSWORD}):")
+    for email, role, _ in people:
+        click.echo(f"  {role:<10} {email}")
+
+
+if __name__ == "__main__":
+    main()

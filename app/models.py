@@ -1,0 +1,232 @@
+"""The database is the record of truth: users, assignments, submissions and every grading run."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import secrets
+from datetime import UTC, datetime
+from typing import Any
+
+from flask_login import UserMixin
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from app.extensions import db
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class Role(enum.StrEnum):
+    STUDENT = "student"
+    INSTRUCTOR = "instructor"
+
+
+class Status(enum.StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    GRADED = "graded"
+    ERROR = "error"
+
+
+class User(UserMixin, db.Model):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    email: Mapped[str] = mapped_column(String(254), unique=True, index=True)
+    name: Mapped[str] = mapped_column(String(120), default="")
+    role: Mapped[str] = mapped_column(String(20), default=Role.STUDENT.value)
+    password_hash: Mapped[str | None] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    submissions: Mapped[list[Submission]] = relationship(
+        back_populates="student", foreign_keys="Submission.student_id"
+    )
+
+    def set_password(self, password: str) -> None:
+        self.password_hash = generate_password_hash(password)
+
+    def check_password(self, password: str) -> bool:
+        return bool(self.password_hash) and check_password_hash(self.password_hash, password)
+
+    @property
+    def is_instructor(self) -> bool:
+        return self.role == Role.INSTRUCTOR.value
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.email
+
+
+class ApiToken(db.Model):
+    """Only the sha256 of a token is stored: a leaked database does not leak working tokens."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_used_at: Mapped[datetime | None]
+    revoked: Mapped[bool] = mapped_column(default=False)
+
+    user: Mapped[User] = relationship()
+
+    @staticmethod
+    def hash(token: str) -> str:
+        return hashlib.sha256(token.encode()).hexdigest()
+
+    @classmethod
+    def issue(cls, user: User) -> tuple[ApiToken, str]:
+        token = "ag_" + secrets.token_urlsafe(32)
+        return cls(user=user, token_hash=cls.hash(token)), token
+
+
+class Assignment(db.Model):
+    """An assignment names its acceptance suite and rubric folders, so new ones need no code."""
+
+    __tablename__ = "assignments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    slug: Mapped[str] = mapped_column(String(64), unique=True)
+    title: Mapped[str] = mapped_column(String(200))
+    suite: Mapped[str] = mapped_column(String(64))
+    description: Mapped[str] = mapped_column(Text, default="")
+    deadline: Mapped[datetime | None]
+    # Late policy: fraction of the total lost per started day late, and how many days are accepted.
+    late_penalty_per_day: Mapped[float] = mapped_column(default=0.1)
+    late_days_allowed: Mapped[int] = mapped_column(default=3)
+    cooldown_seconds: Mapped[int] = mapped_column(default=0)
+    published: Mapped[bool] = mapped_column(default=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Blob(db.Model):
+    """An uploaded file, stored once on disk under its sha256."""
+
+    __tablename__ = "blobs"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    size: Mapped[int]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Submission(db.Model):
+    __tablename__ = "submissions"
+    __table_args__ = (
+        UniqueConstraint("assignment_id", "student_id", "attempt", name="uq_submission_attempt"),
+        Index("ix_submissions_status", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id"), index=True)
+    student_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    attempt: Mapped[int]
+    code_sha256: Mapped[str] = mapped_column(ForeignKey("blobs.sha256"))
+    code_filename: Mapped[str] = mapped_column(String(255), default="attention.py")
+    audit_sha256: Mapped[str | None] = mapped_column(ForeignKey("blobs.sha256"))
+    audit_filename: Mapped[str | None] = mapped_column(String(255))
+    figure_sha256: Mapped[str | None] = mapped_column(ForeignKey("blobs.sha256"))
+    figure_filename: Mapped[str | None] = mapped_column(String(255))
+    status: Mapped[str] = mapped_column(String(20), default=Status.QUEUED.value)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    late_days: Mapped[int] = mapped_column(default=0)
+
+    assignment: Mapped[Assignment] = relationship()
+    student: Mapped[User] = relationship(back_populates="submissions", foreign_keys=[student_id])
+    runs: Mapped[list[GradingRun]] = relationship(
+        back_populates="submission", order_by="GradingRun.id", cascade="all, delete-orphan"
+    )
+    reviews: Mapped[list[AuditReview]] = relationship(
+        back_populates="submission", order_by="AuditReview.id", cascade="all, delete-orphan"
+    )
+
+    @property
+    def latest_run(self) -> GradingRun | None:
+        return self.runs[-1] if self.runs else None
+
+    @property
+    def latest_graded_run(self) -> GradingRun | None:
+        graded = [r for r in self.runs if r.status == Status.GRADED.value]
+        return graded[-1] if graded else None
+
+    @property
+    def audit_review(self) -> AuditReview | None:
+        return self.reviews[-1] if self.reviews else None
+
+
+class GradingRun(db.Model):
+    """One grading of one submission. Regrades add runs; old runs are kept for comparison."""
+
+    __tablename__ = "grading_runs"
+    __table_args__ = (Index("ix_grading_runs_status_queued", "status", "queued_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
+    trigger: Mapped[str] = mapped_column(String(20), default="submit")
+    status: Mapped[str] = mapped_column(String(20), default=Status.QUEUED.value)
+    status_reason: Mapped[str | None] = mapped_column(Text)
+    grader_version: Mapped[str | None] = mapped_column(String(64))
+    queued_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+    worker: Mapped[str | None] = mapped_column(String(200))
+    tries: Mapped[int] = mapped_column(default=0)
+    total: Mapped[float | None]
+    max_total: Mapped[float | None]
+    categories: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    log_excerpt: Mapped[str | None] = mapped_column(Text)
+
+    submission: Mapped[Submission] = relationship(back_populates="runs")
+    tests: Mapped[list[TestResult]] = relationship(
+        back_populates="run", order_by="TestResult.id", cascade="all, delete-orphan"
+    )
+
+
+class TestResult(db.Model):
+    __tablename__ = "test_results"
+    __table_args__ = (UniqueConstraint("run_id", "test_id", name="uq_test_result_run_test"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("grading_runs.id", ondelete="CASCADE"), index=True)
+    test_id: Mapped[str] = mapped_column(String(200), index=True)
+    category: Mapped[str] = mapped_column(String(40))
+    outcome: Mapped[str] = mapped_column(String(20))
+    points: Mapped[float]
+    max_points: Mapped[float]
+    hidden: Mapped[bool] = mapped_column(default=False)
+    feedback: Mapped[str] = mapped_column(Text, default="")
+
+    run: Mapped[GradingRun] = relationship(back_populates="tests")
+
+
+class AuditReview(db.Model):
+    """An instructor's audit score: overrides the automatic one and survives regrades."""
+
+    __tablename__ = "audit_reviews"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
+    reviewer_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    score: Mapped[float]
+    comment: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    submission: Mapped[Submission] = relationship(back_populates="reviews")
+    reviewer: Mapped[User] = relationship()
+
+
+class WorkerHeartbeat(db.Model):
+    """Workers write here every few seconds: health, dashboards and the sweeper read it."""
+
+    __tablename__ = "worker_heartbeats"
+
+    hostname: Mapped[str] = mapped_column(String(200), primary_key=True)
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_seen: Mapped[datetime] = mapped_column(default=utcnow)
+    concurrency: Mapped[int] = mapped_column(default=1)
+    grader_version: Mapped[str] = mapped_column(String(64), default="")

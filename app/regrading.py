@@ -1,0 +1,39 @@
+"""Choosing what to grade again. Each regrade is a new run; old runs stay for comparison."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from app.auth import find_user
+from app.extensions import db
+from app.models import GradingRun, Submission
+from app.submitting import request_regrade
+
+
+def latest_submissions() -> list[Submission]:
+    newest = (
+        select(func.max(Submission.id))
+        .group_by(Submission.assignment_id, Submission.student_id)
+        .scalar_subquery()
+    )
+    return list(db.session.scalars(select(Submission).where(Submission.id.in_(newest)).order_by(Submission.id)))
+
+
+def select_for_regrade(
+    *, all_latest: bool = False, submission_id: int | None = None, student_email: str | None = None
+) -> list[GradingRun]:
+    if submission_id is not None:
+        sub = db.session.get(Submission, submission_id)
+        if sub is None:
+            raise LookupError(f"no submission {submission_id}")
+        subs = [sub]
+    elif student_email is not None:
+        student = find_user(student_email)
+        if student is None:
+            raise LookupError(f"no user {student_email}")
+        subs = list(db.session.scalars(select(Submission).where(Submission.student_id == student.id)))
+    elif all_latest:
+        subs = latest_submissions()
+    else:
+        subs = []
+    return [request_regrade(s) for s in subs]

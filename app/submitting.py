@@ -1,0 +1,181 @@
+"""Accepting an attempt: validate, store files by sha256, commit the rows, then queue.
+
+Takes plain data (no Flask request) so the web form, the JSON API and the CLI share it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+
+from app.extensions import db
+from app.models import Assignment, Blob, GradingRun, Status, Submission, User, utcnow
+from app.storage import BlobStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Upload:
+    filename: str
+    data: bytes
+
+
+class SubmissionRefused(Exception):
+    """The attempt is not accepted; nothing was stored. Carries a message in both languages."""
+
+    def __init__(self, code: str, en: str, zh: str, http_status: int = 422) -> None:
+        super().__init__(en)
+        self.code, self.en, self.zh, self.http_status = code, en, zh, http_status
+
+    def message(self, locale: str = "en") -> str:
+        return self.zh if locale.startswith("zh") else self.en
+
+
+def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload | None) -> None:
+    from worker.inputs import InputError, validate_audit, validate_code, validate_figure
+
+    if code is None or not code.data:
+        raise SubmissionRefused("code_missing", "attention.py is required.", "必须上传 attention.py。", 400)
+    try:
+        validate_code(code.filename, code.data)
+        if audit is not None:
+            validate_audit(audit.filename, audit.data)
+        if figure is not None:
+            validate_figure(figure.filename, figure.data)
+    except InputError as exc:
+        status = 415 if "type" in exc.code or "format" in exc.code else 422
+        if "size" in exc.code or "large" in exc.code:
+            status = 413
+        raise SubmissionRefused(exc.code, exc.en, exc.zh, status) from exc
+
+
+def late_days(assignment: Assignment, now: datetime) -> int:
+    if assignment.deadline is None or now <= assignment.deadline:
+        return 0
+    return math.ceil((now - assignment.deadline) / timedelta(days=1))
+
+
+def check_policy(assignment: Assignment, student: User, now: datetime, max_pending: int) -> int:
+    """Refuse attempts the course policy does not allow; return the days late."""
+    days = late_days(assignment, now)
+    if days > assignment.late_days_allowed:
+        raise SubmissionRefused(
+            "deadline_passed",
+            f"The deadline ({assignment.deadline:%Y-%m-%d %H:%M} UTC) has passed and late "
+            f"submissions are accepted for {assignment.late_days_allowed} day(s) only.",
+            f"截止时间（{assignment.deadline:%Y-%m-%d %H:%M} UTC）已过，迟交只接受 "
+            f"{assignment.late_days_allowed} 天。",
+            403,
+        )
+    mine = select(Submission).where(
+        Submission.assignment_id == assignment.id, Submission.student_id == student.id
+    )
+    pending = db.session.scalar(
+        select(func.count()).select_from(mine.where(Submission.status.in_(["queued", "running"])).subquery())
+    )
+    if max_pending and pending >= max_pending:
+        raise SubmissionRefused(
+            "too_many_pending",
+            f"You already have {pending} attempt(s) waiting to be graded; wait for one to finish "
+            "before submitting again (this keeps the queue fair for everyone at the deadline).",
+            f"你已有 {pending} 次提交在排队评分，请等其中一次完成后再提交（截止前保持队列对所有人公平）。",
+            429,
+        )
+    if assignment.cooldown_seconds:
+        last = db.session.scalar(
+            select(func.max(Submission.created_at)).where(
+                Submission.assignment_id == assignment.id, Submission.student_id == student.id
+            )
+        )
+        if last is not None:
+            wait = assignment.cooldown_seconds - (now - last).total_seconds()
+            if wait > 0:
+                raise SubmissionRefused(
+                    "cooldown",
+                    f"Please wait {math.ceil(wait)} s before submitting again.",
+                    f"请等待 {math.ceil(wait)} 秒后再提交。",
+                    429,
+                )
+    return days
+
+
+def _store(store: BlobStore, upload: Upload | None) -> str | None:
+    if upload is None:
+        return None
+    digest = store.put(upload.data)
+    if db.session.get(Blob, digest) is None:
+        db.session.add(Blob(sha256=digest, size=len(upload.data)))
+        db.session.flush()
+    return digest
+
+
+def submit(
+    assignment: Assignment,
+    student: User,
+    code: Upload | None,
+    audit: Upload | None = None,
+    figure: Upload | None = None,
+    *,
+    store: BlobStore,
+    max_pending: int = 3,
+    now: datetime | None = None,
+) -> Submission:
+    now = now or utcnow()
+    validate_uploads(code, audit, figure)
+    days = check_policy(assignment, student, now, max_pending)
+    for _ in range(5):
+        try:
+            attempt = 1 + (
+                db.session.scalar(
+                    select(func.max(Submission.attempt)).where(
+                        Submission.assignment_id == assignment.id, Submission.student_id == student.id
+                    )
+                )
+                or 0
+            )
+            submission = Submission(
+                assignment_id=assignment.id,
+                student_id=student.id,
+                attempt=attempt,
+                code_sha256=_store(store, code),
+                code_filename=code.filename or "attention.py",
+                audit_sha256=_store(store, audit),
+                audit_filename=audit.filename if audit else None,
+                figure_sha256=_store(store, figure),
+                figure_filename=figure.filename if figure else None,
+                status=Status.QUEUED.value,
+                late_days=days,
+                created_at=now,
+            )
+            run = GradingRun(submission=submission, trigger="submit", queued_at=now)
+            db.session.add_all([submission, run])
+            db.session.commit()
+            break
+        except IntegrityError:
+            # Two uploads of one student raced for the same attempt number (or blob row): retry.
+            db.session.rollback()
+    else:
+        raise SubmissionRefused("busy", "Please retry.", "请重试。", 503)
+    # Queue only after the commit: a worker must never receive an id it cannot read yet.
+    from worker.tasks import enqueue_run
+
+    enqueue_run(run.id)
+    return submission
+
+
+def request_regrade(submission: Submission, trigger: str = "regrade") -> GradingRun:
+    """Add a new run for a submission; the old runs stay for the old-vs-new comparison."""
+    run = GradingRun(submission=submission, trigger=trigger)
+    submission.status = Status.QUEUED.value
+    db.session.add(run)
+    db.session.commit()
+    from worker.tasks import enqueue_run
+
+    enqueue_run(run.id)
+    return run

@@ -1,0 +1,40 @@
+"""Template filters and globals shared by every page."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import markdown as md
+import nh3
+from flask import Flask
+from markupsafe import Markup
+
+# Student text is rendered from Markdown and then sanitised: no script, no event handlers,
+# no javascript: links can reach the browser, whatever the audit contains.
+_ALLOWED_TAGS = {
+    "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "b", "i", "code", "pre",
+    "blockquote", "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "a", "sup", "sub",
+}
+
+
+def render_markdown(text: str | None) -> Markup:
+    if not text:
+        return Markup("")
+    html = md.markdown(text, extensions=["tables", "fenced_code"], output_format="html")
+    clean = nh3.clean(
+        html,
+        tags=_ALLOWED_TAGS,
+        attributes={"a": {"href", "title"}},
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer nofollow",
+    )
+    return Markup(clean)  # noqa: S704 - sanitised by nh3 just above
+
+
+def fmt_dt(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S") if value else "—"
+
+
+def register(app: Flask) -> None:
+    app.jinja_env.filters["markdown"] = render_markdown
+    app.jinja_env.filters["dt"] = fmt_dt

@@ -1,0 +1,54 @@
+"""The `autograder` console script, run as a user runs it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent / "autograder"
+
+
+def cli(*args: str, env: dict, input: str | None = None) -> subprocess.CompletedProcess:  # noqa: A002
+    return subprocess.run([str(BIN), *args], env=env, capture_output=True, text=True, timeout=120, input=input)
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict:
+    e = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY")}
+    e["DATA_DIR"] = str(tmp_path / "data")
+    return e
+
+
+def test_db_upgrade_then_users_and_tokens_on_the_embedded_default(env, tmp_path):
+    up = cli("db", "upgrade", env=env)
+    assert up.returncode == 0, up.stderr
+    assert (tmp_path / "data" / "autograder.sqlite").exists()
+    assert (tmp_path / "data" / "secret_key").stat().st_mode & 0o077 == 0, "the generated key is private"
+
+    add = cli("user", "add", "ta@example.edu", "--role", "instructor", "--name", "TA", "--password", "pw-123456", env=env)
+    assert add.returncode == 0 and "created instructor" in add.stdout
+    tok = cli("token", "ta@example.edu", env=env)
+    assert tok.returncode == 0
+    assert tok.stdout.strip().splitlines()[-1].startswith("ag_")
+
+    missing = cli("token", "nobody@example.edu", env=env)
+    assert missing.returncode != 0 and "no user" in missing.stderr
+
+
+@pytest.mark.postgres
+def test_db_upgrade_on_postgres(env, pg_url):
+    env["DATABASE_URL"] = pg_url.replace("postgresql+psycopg://", "postgresql://")
+    up = cli("db", "upgrade", env=env)
+    assert up.returncode == 0, up.stderr
+    demo = cli("demo", env=env)
+    assert demo.returncode == 0 and "alice@example.edu" in demo.stdout
+
+
+def test_regrade_needs_exactly_one_selector(env):
+    assert cli("db", "upgrade", env=env).returncode == 0
+    res = cli("regrade", env=env)
+    assert res.returncode == 2 and "exactly one" in res.stderr

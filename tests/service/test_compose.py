@@ -1,0 +1,32 @@
+"""docker-compose.yml describes a deployable service (no Docker engine here: we parse it)."""
+
+from pathlib import Path
+
+import yaml
+
+COMPOSE = yaml.safe_load((Path(__file__).resolve().parents[2] / "docker-compose.yml").read_text())
+
+
+def test_compose_names_web_worker_redis_and_postgres_roles():
+    assert {"web", "worker", "redis", "postgres", "migrate"} <= set(COMPOSE["services"])
+
+
+def test_web_and_worker_share_one_image_and_the_same_wiring():
+    web, worker = COMPOSE["services"]["web"], COMPOSE["services"]["worker"]
+    assert web["image"] == worker["image"]
+    for svc in (web, worker):
+        env = svc["environment"]
+        assert env["DATABASE_URL"].startswith("postgresql+psycopg://") and "@postgres:" in env["DATABASE_URL"]
+        assert env["REDIS_URL"].startswith("redis://redis:")
+        assert "SECRET_KEY" in env
+
+
+def test_migrations_run_once_before_the_web_starts():
+    assert COMPOSE["services"]["migrate"]["command"] == ["autograder", "db", "upgrade"]
+    assert COMPOSE["services"]["web"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    assert COMPOSE["services"]["worker"]["command"][:2] == ["autograder", "worker"]
+
+
+def test_every_stateful_service_has_a_healthcheck():
+    for name in ("postgres", "redis", "web"):
+        assert "healthcheck" in COMPOSE["services"][name], name

@@ -1,0 +1,53 @@
+"""One warm sandbox executor per grading process, started before the first task arrives."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_executor = None
+_owner_pid: int | None = None
+
+
+def get_executor():  # noqa: ANN201 - worker.sandbox.Executor, imported lazily (it imports torch)
+    """The executor of this process; a forked child never reuses its parent's zygote."""
+    global _executor, _owner_pid
+    with _lock:
+        if _executor is None or _owner_pid != os.getpid() or not _executor.alive():
+            from worker.sandbox import Executor
+
+            if _executor is not None and _owner_pid == os.getpid():
+                _executor.close()
+            _executor = Executor()
+            _executor.start()
+            _owner_pid = os.getpid()
+        return _executor
+
+
+def close_executor() -> None:
+    global _executor
+    with _lock:
+        if _executor is not None and _owner_pid == os.getpid():
+            _executor.close()
+        _executor = None
+
+
+def grade_with_warm_executor(inputs: Any) -> dict[str, Any]:
+    from worker.grading import GradeInput, grade
+
+    return grade(
+        GradeInput(
+            code=inputs.code,
+            audit=inputs.audit,
+            audit_filename=inputs.audit_filename,
+            figure=inputs.figure,
+            figure_filename=inputs.figure_filename,
+        ),
+        assignment=inputs.suite,
+        executor=get_executor(),
+    )

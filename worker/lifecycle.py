@@ -1,0 +1,60 @@
+"""Worker process hooks: warm the sandbox before the first task, beat, sweep."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from celery import signals
+from flask import Flask
+
+log = logging.getLogger(__name__)
+
+SWEEP_INTERVAL_S = 20.0
+
+
+def connect(app: Flask) -> None:
+    @signals.worker_process_init.connect(weak=False)
+    def init_pool_process(**_: object) -> None:
+        from app.extensions import db
+        from worker import heartbeat, runs
+        from worker.executor import get_executor
+        from worker.grading import grader_version
+
+        # Connections opened by the parent must not be shared with a forked child.
+        with app.app_context():
+            db.engine.dispose(close=False)
+        heartbeat.start_thread(app, runs.worker_name(), grader_version())
+        try:
+            get_executor()  # pay the torch import now, not in the first student's grading
+        except Exception as exc:  # noqa: BLE001 - reported per run as an infrastructure error
+            log.error("sandbox executor could not start: %s", exc)
+
+    @signals.worker_process_shutdown.connect(weak=False)
+    def shutdown_pool_process(**_: object) -> None:
+        from worker import heartbeat, runs
+        from worker.executor import close_executor
+
+        close_executor()
+        try:
+            with app.app_context():
+                heartbeat.forget(runs.worker_name())
+        except Exception:  # noqa: BLE001
+            pass
+
+    @signals.worker_ready.connect(weak=False)
+    def start_sweeper(**_: object) -> None:
+        from worker.sweeper import sweep
+
+        def loop() -> None:
+            # At start-up first (runs orphaned while no worker was up), then periodically.
+            while True:
+                try:
+                    with app.app_context():
+                        sweep()
+                except Exception as exc:  # noqa: BLE001 - the database or broker may be away
+                    log.warning("sweep failed: %s", exc)
+                time.sleep(SWEEP_INTERVAL_S)
+
+        threading.Thread(target=loop, name="sweeper", daemon=True).start()
