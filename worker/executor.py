@@ -18,13 +18,12 @@ def get_executor():  # noqa: ANN201 - worker.sandbox.Executor, imported lazily (
     """The executor of this process; a forked child never reuses its parent's zygote."""
     global _executor, _owner_pid
     with _lock:
-        if _executor is None or _owner_pid != os.getpid() or not _executor.alive():
+        if _executor is None or _owner_pid != os.getpid() or not _executor.alive:
             from worker.sandbox import Executor
 
             if _executor is not None and _owner_pid == os.getpid():
                 _executor.close()
-            _executor = Executor()
-            _executor.start()
+            _executor = Executor()  # starts the zygote: one torch import, before any task
             _owner_pid = os.getpid()
         return _executor
 

@@ -1,0 +1,42 @@
+"""Helpers shared by the benchmarks: timing a bare torch import in the same run, writing results."""
+
+from __future__ import annotations
+
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def bare_torch_import_seconds(repeats: int = 5) -> list[float]:
+    """Wall time of `python -c "import torch"`, the cost every grading would pay without a warm sandbox."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import torch"], check=True)
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "n": len(values),
+        "median": statistics.median(ordered),
+        "p95": ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))],
+        "min": ordered[0],
+        "max": ordered[-1],
+    }
+
+
+def write(name: str, data: dict) -> Path:
+    RESULTS.mkdir(exist_ok=True)
+    data = {"machine": {"python": platform.python_version(), "cpus": __import__("os").cpu_count()}, **data}
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return path

@@ -1,0 +1,61 @@
+"""Grading one correct submission with the warm sandbox vs a bare `python -c "import torch"`.
+
+Goal (grading-core issue): median grading time below 0.5 x one bare torch import, measured in the
+same run on the same machine. Writes bench/results/grade_one.json.
+
+    .venv/bin/python bench/grade_one.py [--repeats 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.common import bare_torch_import_seconds, summary, write  # noqa: E402
+
+CORRECT = ROOT / "tests" / "fixtures" / "submissions" / "correct" / "reference.py"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=15)
+    args = parser.parse_args()
+
+    from worker.grading import GradeInput, grade
+    from worker.sandbox import Executor
+
+    code = CORRECT.read_bytes()
+    with Executor() as ex:
+        first = grade(GradeInput(code=code), executor=ex)  # warms caches; reported separately
+        assert first["status"] == "graded", first.get("message")
+        times, totals = [], set()
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            result = grade(GradeInput(code=code), executor=ex)
+            times.append(time.perf_counter() - t0)
+            totals.add(result["total"])
+    bare = bare_torch_import_seconds(max(5, args.repeats // 3))
+    g, b = summary(times), summary(bare)
+    data = {
+        "grading_seconds": g,
+        "first_grading_seconds": first["duration_s"],
+        "bare_torch_import_seconds": b,
+        "ratio_median": g["median"] / b["median"],
+        "goal_ratio_below": 0.5,
+        "totals_seen": sorted(totals),
+    }
+    path = write("grade_one", data)
+    print(f"grading one correct submission: median {g['median'] * 1000:.0f} ms (p95 {g['p95'] * 1000:.0f} ms)")
+    print(f"bare python -c 'import torch':  median {b['median'] * 1000:.0f} ms")
+    print(f"ratio {data['ratio_median']:.3f} (goal < 0.5); totals {sorted(totals)}; written to {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,286 @@
+"""Specification of upload validation (worker/inputs.py): what is accepted, and that every rejection is a
+bilingual InputError raised quickly and in bounded memory."""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+import tracemalloc
+
+import pypdf
+import pytest
+from conftest import make_heatmap, make_pdf, make_png_header_only
+from PIL import Image
+
+from worker import inputs
+from worker.inputs import FigureInfo, InputError, validate_audit, validate_code, validate_figure
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def rejects(fn, filename, data, code: str, max_seconds: float = 0.5) -> InputError:
+    """Call fn, expect InputError(code) within max_seconds, with an English and a Chinese message."""
+    t0 = time.perf_counter()
+    with pytest.raises(InputError) as info:
+        fn(filename, data)
+    elapsed = time.perf_counter() - t0
+    err = info.value
+    assert err.code == code, f"expected {code}, got {err.code}: {err}"
+    assert elapsed < max_seconds, f"{code} took {elapsed:.3f}s"
+    assert err.en and not CJK.search(err.en), "English message must be present and English"
+    assert CJK.search(err.zh), "Chinese message must contain Chinese"
+    assert code in str(err) and err.en in str(err) and err.zh in str(err)
+    assert err.to_dict() == {"code": code, "message": {"en": err.en, "zh": err.zh}}
+    return err
+
+
+# ------------------------------------------------------------------------------------------- code
+
+def test_code_accepts_utf8_python_and_strips_bom_and_crlf():
+    src = "\ufeffimport torch\r\n# 注释：手写 attention\r\nclass ScaledDotProductAttention: pass\r\n"
+    text = validate_code("attention.py", src.encode("utf-8"))
+    assert text.startswith("import torch\n") and "注释" in text and "\r" not in text
+
+
+@pytest.mark.parametrize("filename", ["attention.txt", "attention.ipynb", "attention", None, "attention.py.exe"])
+def test_code_must_be_a_py_file(filename):
+    rejects(validate_code, filename, b"x = 1\n", "code_bad_type")
+
+
+def test_code_empty_or_whitespace_only_is_rejected():
+    rejects(validate_code, "attention.py", b"", "code_empty")
+    rejects(validate_code, "attention.py", b"  \n\t\r\n", "code_empty")
+
+
+def test_code_over_the_size_cap_is_rejected_before_decoding():
+    data = b"#" * (inputs.MAX_CODE_BYTES + 1)
+    err = rejects(validate_code, "attention.py", data, "code_too_large")
+    assert "256 KiB" in err.en
+
+
+def test_code_with_nul_bytes_is_binary():
+    rejects(validate_code, "attention.py", b"import torch\x00\x00\x01", "code_binary")
+
+
+def test_code_in_gbk_is_rejected_with_a_hint_to_save_as_utf8():
+    err = rejects(validate_code, "attention.py", "# 注意力机制\nx = 1\n".encode("gbk"), "code_not_utf8")
+    assert "GBK" in err.en and "UTF-8" in err.zh
+
+
+# ------------------------------------------------------------------------------------------- audit
+
+@pytest.mark.parametrize("filename", ["audit.md", "AUDIT.MARKDOWN", "audit.txt", "C:\\Users\\li\\审计.md"])
+def test_audit_text_files_are_decoded_as_utf8_with_bom_and_crlf_normalised(filename):
+    data = "\ufeff# 审计\r\nThe heatmap does not prove causality.\r\n".encode()
+    assert validate_audit(filename, data) == "# 审计\nThe heatmap does not prove causality.\n"
+
+
+def test_audit_utf16_with_bom_is_accepted():
+    assert validate_audit("audit.txt", "每行和为 1。".encode("utf-16")) == "每行和为 1。"
+
+
+@pytest.mark.parametrize("filename", ["audit.docx", "audit.html", "audit", "audit.png"])
+def test_audit_must_be_markdown_text_or_pdf(filename):
+    rejects(validate_audit, filename, b"hello", "audit_bad_type")
+
+
+@pytest.mark.parametrize("data", [b"", b"   \n\n\t  ", "\u3000\u3000\n\u200b".encode(), b"\xef\xbb\xbf \n"])
+def test_audit_empty_or_whitespace_only_is_rejected(data):
+    rejects(validate_audit, "audit.md", data, "audit_empty")
+
+
+def test_audit_in_gbk_is_rejected_with_a_hint():
+    gbk = "这张热力图不能说明因果关系，每一行是一个 query。".encode("gbk")
+    err = rejects(validate_audit, "audit.md", gbk, "audit_not_utf8")
+    assert "GBK" in err.en and "UTF-8" in err.en and "另存为 UTF-8" in err.zh
+
+
+def test_audit_binary_with_nul_bytes_is_rejected():
+    rejects(validate_audit, "audit.txt", b"abc\x00def", "audit_binary")
+
+
+def test_audit_that_is_really_an_image_points_to_the_figure_upload(heatmap_png):
+    err = rejects(validate_audit, "audit.md", heatmap_png, "audit_is_image")
+    assert "figure" in err.en
+
+
+def test_audit_over_the_size_cap_is_rejected():
+    rejects(validate_audit, "audit.md", b"a" * (inputs.MAX_AUDIT_TEXT_BYTES + 1), "audit_too_large")
+
+
+def test_audit_text_is_capped_in_characters():
+    text = validate_audit("audit.md", b"Rows sum to 1. " * 10000)     # 150 000 characters, 146 KiB
+    assert len(text) == inputs.MAX_AUDIT_CHARS
+
+
+def test_pdf_audit_text_layer_is_extracted_and_graded(checklist):
+    from rubric.audit import grade_audit
+
+    lines = [
+        "Each row of the heatmap is one query and every column is one key.",
+        "Every row sums to 1, which is how the query spends its reading budget.",
+        "The heatmap does not prove that key 1 causes the output.",
+        "A bright cell should not be read as feature importance.",
+    ]
+    t0 = time.perf_counter()
+    text = validate_audit("audit.pdf", make_pdf(lines))
+    assert time.perf_counter() - t0 < 1.0
+    for line in lines:
+        assert line in text
+    result = grade_audit(text, None, {}, checklist)
+    by_id = {it["id"]: it for it in result["items"]}
+    assert by_id["figure_reading"]["points"] > 0 and by_id["limits"]["points"] > 0
+
+
+def test_pdf_renamed_md_is_still_read_as_pdf():
+    assert "does not prove" in validate_audit("audit.md", make_pdf(["The heatmap does not prove causality."]))
+
+
+def test_pdf_without_text_layer_is_rejected_as_a_scan():
+    err = rejects(validate_audit, "scan.pdf", make_pdf(None, drawing_only=True), "pdf_no_text")
+    assert "scan" in err.en and "扫描" in err.zh
+
+
+def test_encrypted_pdf_is_rejected():
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(make_pdf(["secret audit text here"]))))
+    writer.encrypt("secret", algorithm="RC4-128")
+    buf = io.BytesIO()
+    writer.write(buf)
+    rejects(validate_audit, "audit.pdf", buf.getvalue(), "pdf_encrypted")
+
+
+@pytest.mark.parametrize("data", [b"%PDF-1.4\n garbage garbage", b"not a pdf at all"])
+def test_corrupt_or_fake_pdf_is_rejected(data):
+    rejects(validate_audit, "audit.pdf", data, "pdf_corrupt")
+
+
+def test_pdf_with_too_many_pages_is_rejected():
+    writer = pypdf.PdfWriter()
+    for _ in range(inputs.MAX_PDF_PAGES + 1):
+        writer.add_blank_page(width=200, height=200)
+    buf = io.BytesIO()
+    writer.write(buf)
+    rejects(validate_audit, "audit.pdf", buf.getvalue(), "pdf_too_many_pages")
+
+
+# ------------------------------------------------------------------------------------------- figure
+
+def _encode(im: Image.Image, fmt: str, **kw) -> bytes:
+    buf = io.BytesIO()
+    im.save(buf, fmt, **kw)
+    return buf.getvalue()
+
+
+def test_heatmap_png_is_decoded_and_recognised_as_a_heatmap(heatmap_info):
+    assert isinstance(heatmap_info, FigureInfo)
+    assert (heatmap_info.format, heatmap_info.mode) == ("PNG", "RGB")
+    assert (heatmap_info.width, heatmap_info.height) == (530, 330)
+    assert heatmap_info.looks_like_heatmap and not heatmap_info.is_blank
+    assert heatmap_info.colour_blocks >= 2
+    assert heatmap_info.to_dict()["looks_like_heatmap"] is True
+
+
+def test_format_is_sniffed_from_bytes_not_the_extension():
+    info = validate_figure("attention.png", make_heatmap(fmt="JPEG"))
+    assert info.format == "JPEG" and info.looks_like_heatmap
+
+
+def test_blank_figure_is_accepted_but_marked_blank():
+    info = validate_figure("fig.png", _encode(Image.new("RGB", (640, 480), "white"), "PNG"))
+    assert info.is_blank and not info.looks_like_heatmap
+
+
+def test_palette_and_transparent_and_16bit_pngs_decode():
+    pal = Image.new("RGB", (60, 40), "white").convert("P")
+    assert validate_figure("p.png", _encode(pal, "PNG")).mode == "P"
+    rgba = Image.new("RGBA", (60, 40), (0, 0, 0, 0))
+    assert validate_figure("t.png", _encode(rgba, "PNG")).is_blank      # transparent = white background
+    assert validate_figure("i16.png", _encode(Image.new("I;16", (60, 40)), "PNG")).width == 60
+
+
+@pytest.mark.parametrize("data, what", [
+    (b"this is my heatmap, honest\n", "text renamed .png"),
+    (b"%PDF-1.4\n1 0 obj", "pdf renamed .png"),
+    (b"GIF89a\x01\x00\x01\x00", "gif"),
+    (b"BM" + b"\x00" * 60, "bmp"),
+])
+def test_non_png_jpeg_content_is_rejected_whatever_the_name(data, what):
+    err = rejects(validate_figure, "heatmap.png", data, "figure_bad_type")
+    assert "PNG" in err.en and "savefig" in err.zh
+
+
+def test_empty_figure_is_rejected():
+    rejects(validate_figure, "fig.png", b"", "figure_empty")
+
+
+def test_figure_over_the_byte_cap_is_rejected_before_parsing():
+    data = b"\x89PNG\r\n\x1a\n" + b"\x00" * inputs.MAX_FIGURE_BYTES
+    rejects(validate_figure, "fig.png", data, "figure_too_large")
+
+
+def test_corrupt_png_is_rejected(heatmap_png):
+    data = bytearray(heatmap_png)
+    idat = data.index(b"IDAT")
+    for i in range(idat + 40, idat + 400):
+        data[i] ^= 0x5A
+    rejects(validate_figure, "fig.png", bytes(data), "figure_corrupt")
+
+
+def test_png_with_only_a_signature_is_rejected():
+    rejects(validate_figure, "fig.png", b"\x89PNG\r\n\x1a\n\x00\x00", "figure_corrupt")
+
+
+def test_truncated_png_is_rejected(heatmap_png):
+    rejects(validate_figure, "fig.png", heatmap_png[: len(heatmap_png) // 2], "figure_truncated")
+
+
+def test_truncated_jpeg_is_rejected():
+    jpeg = make_heatmap(fmt="JPEG")
+    rejects(validate_figure, "fig.jpg", jpeg[: len(jpeg) * 2 // 3], "figure_truncated")
+
+
+def test_large_truncated_jpeg_is_rejected_even_with_draft_decoding():
+    big = Image.new("RGB", (2000, 1500))
+    big.paste((200, 30, 30), (0, 0, 1000, 1500))
+    jpeg = _encode(big, "JPEG", quality=90)
+    rejects(validate_figure, "fig.jpg", jpeg[: len(jpeg) // 2], "figure_truncated")
+
+
+def test_png_decompression_bomb_is_rejected_from_the_header_fast_and_in_bounded_memory():
+    bomb = make_png_header_only(50000, 50000)    # 2.5 gigapixels declared in an 80-byte file
+    assert len(bomb) < 200
+    tracemalloc.start()
+    try:
+        err = rejects(validate_figure, "bomb.png", bomb, "figure_too_many_pixels", max_seconds=0.05)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 1024 * 1024, f"peak {peak / 1e6:.1f} MB"
+    assert "50000x50000" in err.en
+
+
+def test_jpeg_decompression_bomb_is_rejected_from_the_sof_header():
+    jpeg = bytearray(make_heatmap(fmt="JPEG"))
+    sof = jpeg.index(b"\xff\xc0")
+    jpeg[sof + 5:sof + 9] = (60000).to_bytes(2, "big") + (60000).to_bytes(2, "big")
+    tracemalloc.start()
+    try:
+        rejects(validate_figure, "bomb.jpg", bytes(jpeg), "figure_too_many_pixels", max_seconds=0.05)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 1024 * 1024
+
+
+def test_pixel_cap_applies_just_above_the_limit_and_not_at_it(monkeypatch):
+    monkeypatch.setattr(inputs, "MAX_FIGURE_PIXELS", 100 * 100)
+    ok = _encode(Image.new("RGB", (100, 100), "red"), "PNG")
+    assert validate_figure("ok.png", ok).width == 100
+    rejects(validate_figure, "big.png", _encode(Image.new("RGB", (101, 100), "red"), "PNG"), "figure_too_many_pixels")
+
+
+def test_pillow_decompression_bomb_error_becomes_input_error(monkeypatch):
+    """If Pillow's own guard fires (e.g. its limit is lower than ours), the caller still gets InputError."""
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 1000)
+    rejects(validate_figure, "fig.png", _encode(Image.new("RGB", (100, 100), "red"), "PNG"), "figure_too_many_pixels")

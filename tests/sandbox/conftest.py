@@ -1,0 +1,95 @@
+"""Fixtures for the sandbox tests: real processes, real namespaces, no mocks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from worker.sandbox import Executor, Limits, SandboxUnavailable
+
+ABUSE = Path(__file__).resolve().parent.parent / "fixtures" / "submissions" / "abuse"
+
+TEST_LIMITS = Limits(cpu=5, wall=20, call_timeout=3, import_timeout=5)
+
+GOOD = '''
+import torch
+
+
+class Scale(torch.nn.Module):
+    def __init__(self, factor=2.0):
+        super().__init__()
+        self.factor = factor
+        self.lin = torch.nn.Linear(3, 2)
+
+    def forward(self, x, shift=0.0):
+        return x * self.factor + shift
+
+    def project(self, x):
+        return self.lin(x)
+
+    def both(self, x):
+        return x + 1, x - 1
+'''
+
+
+def abuse_source(name: str) -> str:
+    return (ABUSE / name).read_text()
+
+
+@pytest.fixture(scope="module")
+def executor():
+    if os.geteuid() != 0:
+        pytest.skip("the sandbox needs root (namespaces, uid change)")
+    try:
+        ex = Executor(TEST_LIMITS)
+    except SandboxUnavailable as e:
+        pytest.fail(f"sandbox unavailable on a root host: {e.reason}")
+    yield ex
+    ex.close()
+    assert wait_no_leftovers(ex) == []
+
+
+def processes() -> list[dict]:
+    out = subprocess.run(["ps", "-eo", "pid=,ppid=,uid=,stat=,args="], capture_output=True, text=True,
+                         check=True).stdout
+    procs = []
+    for line in out.splitlines():
+        parts = line.split(None, 4)
+        if len(parts) < 4:
+            continue
+        procs.append({"pid": int(parts[0]), "ppid": int(parts[1]), "uid": int(parts[2]), "stat": parts[3],
+                      "args": parts[4] if len(parts) > 4 else ""})
+    return procs
+
+
+def leftovers(ex: Executor) -> list[dict]:
+    """Processes of the jail uid, and any child of the zygote (supervisors, jails, zombies)."""
+    return [p for p in processes() if p["uid"] == ex.uid or p["ppid"] == ex.zygote_pid]
+
+
+def wait_no_leftovers(ex: Executor, timeout: float = 3.0) -> list[dict]:
+    deadline = time.monotonic() + timeout
+    while True:
+        left = leftovers(ex)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+def assert_healthy(ex: Executor) -> None:
+    """Nothing is left running, the zygote is fine, and a correct module works."""
+    assert wait_no_leftovers(ex) == []
+    assert ex.alive
+    x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    with ex.session(GOOD, "good.py", "good") as s:
+        s.load()
+        h = s.new("Scale", 3.0)
+        out = s.call(h, "__call__", x, shift=1.0)
+        assert type(out) is torch.Tensor
+        assert torch.equal(out, x * 3.0 + 1.0)
+    assert wait_no_leftovers(ex) == []

@@ -1,0 +1,293 @@
+"""The sandbox API on correct and faulty (but not malicious) modules, and the wire protocol."""
+
+from __future__ import annotations
+
+import math
+import socket
+import struct
+import subprocess
+import threading
+import time
+
+import pytest
+import torch
+
+from tests.sandbox.conftest import GOOD, TEST_LIMITS, assert_healthy, leftovers, wait_no_leftovers
+from worker.sandbox import Limits, StudentError, StudentTimeout, protocol
+
+# --------------------------------------------------------------------------- protocol (no processes)
+
+
+def _roundtrip(value, **caps):
+    a, b = socket.socketpair()
+    try:
+        data = protocol.encode(value)
+        t = threading.Thread(target=a.sendall, args=(data,))
+        t.start()
+        out = protocol.recv(b, **caps)
+        t.join()
+        return out
+    finally:
+        a.close()
+        b.close()
+
+
+def test_protocol_roundtrip_values():
+    tensors = [torch.randn(2, 3), torch.randn(4, dtype=torch.float64), torch.randn(3).half(),
+               torch.randn(2, 2).bfloat16(), torch.arange(5), torch.arange(5, dtype=torch.int32),
+               torch.tensor([True, False]), torch.empty(0, 3), torch.tensor(3.5),
+               torch.randn(4, 6)[:, ::2]]  # non-contiguous view
+    value = {"t": tensors, "tup": (1, 2.5, None, True, "s"), "nan": float("nan"), "inf": -math.inf,
+             "nested": {"D": [{"X": 1}]}}  # user dicts that look like tags stay dicts
+    out = _roundtrip(value)
+    for a, b in zip(tensors, out["t"], strict=True):
+        assert type(b) is torch.Tensor and b.dtype == a.dtype and b.shape == a.shape and b.is_contiguous()
+        assert torch.equal(a, b)
+    assert out["tup"] == (1, 2.5, None, True, "s")
+    assert math.isnan(out["nan"]) and out["inf"] == -math.inf
+    assert out["nested"] == {"D": [{"X": 1}]}
+
+
+def test_protocol_decoded_tensor_owns_its_memory():
+    header = b'{"v":{"X":0},"t":[{"dtype":"float32","shape":[2],"offset":0,"nbytes":8}],"n":8}'
+    body = bytearray(struct.pack("<2f", 1.0, 2.0))
+    t = protocol.decode(header, body)
+    body[:] = b"\0" * 8
+    assert t.tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("bad", [
+    {"dtype": "complex64", "shape": [1], "offset": 0, "nbytes": 8},    # dtype not allowed
+    {"dtype": "float32", "shape": [3], "offset": 0, "nbytes": 8},      # shape vs bytes
+    {"dtype": "float32", "shape": [-2], "offset": 0, "nbytes": 8},
+    {"dtype": "float32", "shape": [2], "offset": 4, "nbytes": 8},      # outside the body
+    {"dtype": "float32", "shape": [2.0], "offset": 0, "nbytes": 8},
+    {"dtype": "bool", "shape": [8], "offset": 0, "nbytes": 8},         # bytes other than 0/1
+    {"dtype": "object", "shape": [1], "offset": 0, "nbytes": 8},
+])
+def test_protocol_rejects_bad_tensors(bad):
+    import json
+    header = json.dumps({"v": {"X": 0}, "t": [bad], "n": 8}).encode()
+    with pytest.raises(protocol.ProtocolError):
+        protocol.decode(header, bytes(range(8)))
+
+
+def test_protocol_caps_checked_before_allocating():
+    a, b = socket.socketpair()
+    try:
+        a.sendall(struct.pack(">I", 2 << 20))          # a 2 MiB header is refused before reading it
+        with pytest.raises(protocol.ProtocolError, match="cap"):
+            protocol.recv(b)
+        hb = b'{"v":null,"t":[],"n":1099511627776}'     # 1 TiB body: refused from the header alone
+        a.sendall(struct.pack(">I", len(hb)) + hb)
+        with pytest.raises(protocol.ProtocolError, match="cap"):
+            protocol.recv(b)
+        with pytest.raises(protocol.ProtocolError):
+            protocol.decode(b"[" * 100000, b"")           # deep nesting is an error, not a crash
+        with pytest.raises(protocol.ProtocolError):
+            protocol.encode(object())                     # never pickles
+    finally:
+        a.close()
+        b.close()
+
+
+# --------------------------------------------------------------------------- correct modules
+
+
+def test_correct_module_roundtrip(executor):
+    x = torch.randn(2, 3)
+    with executor.session(GOOD, "good.py", "good",
+                          watch={"count": ["Scale.forward"],
+                                 "forbid": ["torch.nn.functional.linear", "torch.nn.functional.softmax"]}) as s:
+        s.load()
+        h = s.new("Scale", factor=2.0)
+        out = s.call(h, "__call__", x, shift=0.5)
+        assert type(out) is torch.Tensor and torch.equal(out, x * 2.0 + 0.5)
+        a, b = s.call(h, "both", x)
+        assert torch.equal(a, x + 1) and torch.equal(b, x - 1)
+        assert s.call(h, "eval") is None
+        info = s.describe(h)
+        assert info["type"] == "Scale" and info["is_module"] is True and info["training"] is False
+        assert info["parameters"] == {"lin.weight": [2, 3], "lin.bias": [2]}
+        assert info["children"] == {"lin": {"type": "Linear", "in_features": 3, "out_features": 2}}
+        w, bias = torch.randn(2, 3), torch.randn(2)
+        s.set_params(h, {"lin.weight": w, "lin.bias": bias})
+        assert torch.allclose(s.call(h, "project", x), x @ w.T + bias)
+        with pytest.raises(StudentError, match="shape"):
+            s.set_params(h, {"lin.weight": torch.zeros(3, 3)})
+        g = torch.randn(2, 3)
+        (gx,) = s.grad(h, [x], {"shift": 1.0}, g, wrt=[0])
+        assert torch.allclose(gx, 2.0 * g)
+        stats = s.stats()
+        assert stats["count"] == {"Scale.forward": 2}     # __call__ and grad
+        assert stats["forbid"] == {"torch.nn.functional.linear": 1, "torch.nn.functional.softmax": 0}
+    assert wait_no_leftovers(executor) == []
+
+
+def test_print_is_captured(executor):
+    src = "import sys\nprint('hello from the jail')\nprint('to stderr', file=sys.stderr)\n"
+    with executor.session(src, "p.py", "p") as s:
+        s.load()
+        time.sleep(0.1)
+        assert "hello from the jail" in s.output and "to stderr" in s.output
+
+
+def test_jail_runs_as_unprivileged_uid_seen_from_host(executor):
+    src = ("import os, time, resource\n"
+           "def status():\n"
+           "    keep = ('Uid', 'Gid', 'CapEff', 'NoNewPrivs', 'Seccomp', 'Groups')\n"
+           "    return {l.split(':')[0]: l.split(':')[1].strip() for l in open('/proc/self/status')\n"
+           "            if l.split(':')[0] in keep}\n"
+           "class P:\n"
+           "    def info(self):\n"
+           "        return [status(), os.getpid(), resource.getrlimit(resource.RLIMIT_AS),\n"
+           "                resource.getrlimit(resource.RLIMIT_CPU), sorted(os.listdir('/'))]\n"
+           "    def sleep(self, t):\n"
+           "        time.sleep(t)\n")
+    with executor.session(src, "u.py", "u") as s:
+        s.load()
+        h = s.new("P")
+        st, pid, rl_as, rl_cpu, root = s.call(h, "info")
+        assert st["Uid"].split() == [str(executor.uid)] * 4 and executor.uid >= 60000
+        assert st["CapEff"] == "0000000000000000" and st["NoNewPrivs"] == "1" and st["Seccomp"] == "2"
+        assert st["Groups"] == ""
+        assert pid == 1
+        assert rl_as == (TEST_LIMITS.memory,) * 2 and rl_cpu == (5, 6)
+        assert "work" in root and "home" not in root and "etc" in root
+        t = threading.Thread(target=s.call, args=(h, "sleep", 1.5))
+        t.start()
+        time.sleep(0.5)
+        jailed = [p for p in leftovers(executor) if p["uid"] == executor.uid]
+        t.join()
+    # From the host: exactly one sleeping jailed process, with the jail uid (not 0).
+    assert len(jailed) == 1 and jailed[0]["stat"].startswith("S"), jailed
+    out = subprocess.run(["ps", "-o", "uid=", "-p", str(jailed[0]["pid"])], capture_output=True, text=True)
+    assert out.stdout.strip() in ("", str(executor.uid))  # "" if it already exited
+    assert wait_no_leftovers(executor) == []
+
+
+def test_many_sessions_are_fast_and_clean(executor):
+    times = []
+    for _ in range(10):
+        t0 = time.monotonic()
+        with executor.session(GOOD, "good.py", "good") as s:
+            s.load()
+        times.append(time.monotonic() - t0)
+    times.sort()
+    assert times[len(times) // 2] < 0.5
+    assert_healthy(executor)
+
+
+# --------------------------------------------------------------------------- faulty modules
+
+
+def test_syntax_error_reports_line(executor):
+    src = "import torch\n\nx = 1\ndef f(:\n    pass\n"
+    with executor.session(src, "attention.py", "attention") as s:
+        with pytest.raises(StudentError) as ei:
+            s.load()
+    assert ei.value.kind == "SyntaxError" and ei.value.lineno == 4
+
+
+def test_exception_at_import_reports_type_and_line(executor):
+    src = "import torch\n\n\ndef helper():\n    return {}['missing']\n\nhelper()\n"
+    with executor.session(src, "attention.py", "attention") as s:
+        with pytest.raises(StudentError) as ei:
+            s.load()
+    assert ei.value.kind == "KeyError" and ei.value.lineno == 5
+    assert "missing" in ei.value.message
+
+
+def test_exception_in_call_keeps_session_alive(executor):
+    src = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+           "        return x @ torch.ones(7, 7)\n    def ok(self, x):\n        return x\n"
+           "    def bad_type(self, x):\n        return object()\n    def exit(self):\n"
+           "        raise SystemExit(3)\n")
+    x = torch.ones(2, 3)
+    with executor.session(src, "m.py", "m") as s:
+        s.load()
+        h = s.new("M")
+        with pytest.raises(StudentError) as ei:
+            s.call(h, "__call__", x)
+        assert ei.value.kind == "RuntimeError" and ei.value.lineno == 4
+        with pytest.raises(StudentError, match="returned object, expected a Tensor"):
+            s.call(h, "bad_type", x)
+        with pytest.raises(StudentError) as ei:
+            s.call(h, "exit")
+        assert ei.value.kind == "SystemExit"
+        with pytest.raises(StudentError, match="no attribute"):
+            s.new("Missing")
+        assert torch.equal(s.call(h, "ok", x), x)
+
+
+def test_import_hang_times_out(executor):
+    src = "import time\ntime.sleep(1000)\n"
+    lim = Limits(cpu=5, wall=20, call_timeout=3, import_timeout=1.5)
+    t0 = time.monotonic()
+    with executor.session(src, "m.py", "m", limits=lim) as s:
+        with pytest.raises(StudentTimeout) as ei:
+            s.load()
+        assert ei.value.during == "import" and ei.value.seconds == 1.5
+        with pytest.raises(StudentTimeout):           # a dead session stays dead
+            s.new("X")
+    assert time.monotonic() - t0 < 3.5
+    assert_healthy(executor)
+
+
+def test_wall_limit_kills_the_session(executor):
+    src = "import time\nclass M:\n    def nap(self, t):\n        time.sleep(t)\n"
+    lim = Limits(cpu=5, wall=1.5, call_timeout=10, import_timeout=5)
+    t0 = time.monotonic()
+    with executor.session(src, "m.py", "m", limits=lim) as s:
+        s.load()
+        h = s.new("M")
+        with pytest.raises(StudentTimeout):
+            s.call(h, "nap", 30)
+    assert time.monotonic() - t0 < 4
+    assert_healthy(executor)
+
+
+def test_watch_forbid_counts_calls_through_any_alias(executor):
+    src = ("import torch\nimport torch.nn.functional as F\nfrom torch.nn.functional import scaled_dot_product_attention as sdpa\n"
+           "class A(torch.nn.Module):\n    def forward(self, q):\n        return sdpa(q, q, q)\n"
+           "    def via_mha(self, q):\n        m = torch.nn.MultiheadAttention(4, 1, batch_first=True)\n"
+           "        return m(q, q, q)[0]\n")
+    forbid = ["torch.nn.functional.scaled_dot_product_attention", "torch._C._nn.scaled_dot_product_attention",
+              "torch.nn.MultiheadAttention.forward", "torch.no_such_function"]
+    q = torch.randn(1, 3, 4)
+    with executor.session(src, "attention.py", "attention",
+                          watch={"count": ["A.forward", "Missing.forward"], "forbid": forbid}) as s:
+        s.load()
+        h = s.new("A")
+        assert torch.allclose(s.call(h, "__call__", q), torch.nn.functional.scaled_dot_product_attention(q, q, q))
+        s.call(h, "via_mha", q)
+        st = s.stats()
+    assert st["count"] == {"A.forward": 1, "Missing.forward": 0}
+    assert st["forbid"]["torch.nn.functional.scaled_dot_product_attention"] == 1
+    assert st["forbid"]["torch.nn.MultiheadAttention.forward"] == 1
+    assert sorted(st["missing"]) == ["Missing.forward", "torch.no_such_function"]
+
+
+def test_session_used_from_a_forked_child(executor):
+    """The grading runner forks a child that uses a session the parent owns: a timeout in the child
+    must kill the jail even though the parent still holds the lifeline."""
+    import os
+    src = "import time\nclass M:\n    def spin(self):\n        while True:\n            pass\n    def ok(self):\n        return 7\n"
+    with executor.session(src, "m.py", "m") as s:
+        s.load()
+        h = s.new("M")
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                assert s.call(h, "ok") == 7
+                try:
+                    s.call(h, "spin")
+                except StudentTimeout:
+                    code = 0
+            finally:
+                os._exit(code)
+        _, st = os.waitpid(pid, 0)
+        assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0
+        assert [p for p in wait_no_leftovers(executor) if p["uid"] == executor.uid] == []
+    assert_healthy(executor)

@@ -1,0 +1,481 @@
+"""Validation of uploaded files (student code, written audit, audit figure).
+
+Every function either returns something safe to hand to the grader or raises :class:`InputError`
+with a stable ``code`` and a message in English and Chinese. Nothing is stored by this module.
+
+Untrusted bytes are handled defensively:
+
+* sizes are checked before any parsing;
+* image dimensions are read from the PNG/JPEG header by hand and checked against
+  :data:`MAX_FIGURE_PIXELS` *before* Pillow decodes anything, so a decompression bomb costs a few
+  microseconds and no memory;
+* the image is then really decoded (``Image.load()``) so truncated or corrupt files are caught here
+  and not later in the grader;
+* PDF text extraction is bounded in pages, per-page content size and wall time.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import struct
+import time
+import warnings
+from collections import Counter
+from dataclasses import asdict, dataclass
+
+# --------------------------------------------------------------------------------------------------
+# Limits (module constants so that the web layer can show them and tests can refer to them)
+# --------------------------------------------------------------------------------------------------
+
+MAX_CODE_BYTES = 256 * 1024            # student source file
+MAX_AUDIT_TEXT_BYTES = 256 * 1024      # .md / .markdown / .txt audit
+MAX_AUDIT_PDF_BYTES = 5 * 1024 * 1024  # .pdf audit
+MAX_AUDIT_CHARS = 100_000              # extracted / decoded text handed to the checker
+MAX_PDF_PAGES = 20
+MAX_PDF_PAGE_CONTENT_BYTES = 2 * 1024 * 1024   # decoded content stream of one page
+MAX_PDF_SECONDS = 5.0                  # checked between pages
+MIN_PDF_WORD_CHARS = 10                # fewer letters/digits/CJK than this = "no text layer"
+MAX_FIGURE_BYTES = 5 * 1024 * 1024
+MAX_FIGURE_PIXELS = 4096 * 4096
+MAX_FIGURE_SIDE = 16384                # a 1 x 16M strip is not a figure either
+STATS_SIDE = 128                       # statistics are computed on a copy at most this large
+
+CODE_EXTENSIONS = (".py",)
+AUDIT_TEXT_EXTENSIONS = (".md", ".markdown", ".txt")
+AUDIT_PDF_EXTENSIONS = (".pdf",)
+FIGURE_EXTENSIONS = (".png", ".jpg", ".jpeg")
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+JPEG_MAGIC = b"\xff\xd8\xff"
+PDF_MAGIC = b"%PDF-"
+
+
+class InputError(Exception):
+    """A rejected upload. ``code`` is stable (for tests, logs and the UI); ``en``/``zh`` are shown."""
+
+    def __init__(self, code: str, en: str, zh: str):
+        self.code = code
+        self.en = en
+        self.zh = zh
+        super().__init__(f"[{code}] {en} / {zh}")
+
+    @property
+    def message(self) -> dict[str, str]:
+        return {"en": self.en, "zh": self.zh}
+
+    def to_dict(self) -> dict:
+        return {"code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True)
+class FigureInfo:
+    """What the grader knows about a validated figure.
+
+    ``format`` is ``"PNG"`` or ``"JPEG"`` (sniffed from the bytes, not the file name). The statistics
+    are computed on a copy downscaled to at most :data:`STATS_SIDE` pixels and flattened onto white:
+
+    * ``distinct_colours``: colours in that copy after quantising each channel to 16 levels;
+    * ``luminance_std``: standard deviation of the luminance (0-255);
+    * ``ink_fraction``: share of pixels that are not near-white background;
+    * ``colour_blocks``: colours (not near-white, not near-black) that each cover >= 2 % of the copy,
+      i.e. large uniform patches such as the cells of a heatmap;
+    * ``is_blank``: nothing drawn (uniform image or almost no ink);
+    * ``looks_like_heatmap``: at least two colour blocks covering together >= 20 % of the image.
+    """
+
+    format: str
+    width: int
+    height: int
+    mode: str
+    distinct_colours: int = 0
+    luminance_std: float = 0.0
+    ink_fraction: float = 0.0
+    colour_blocks: int = 0
+    is_blank: bool = False
+    looks_like_heatmap: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# --------------------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------------------
+
+def _fmt_size(n: int) -> str:
+    if n >= 1024 * 1024:
+        return f"{n / (1024 * 1024):g} MiB"
+    if n >= 1024:
+        return f"{n / 1024:g} KiB"
+    return f"{n} B"
+
+
+def _extension(filename: str | None) -> str:
+    name = os.path.basename((filename or "").replace("\\", "/")).strip().lower()
+    return os.path.splitext(name)[1]
+
+
+def _require_bytes(data, what_en: str, what_zh: str, code_prefix: str) -> bytes:
+    if isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
+    if not isinstance(data, bytes):
+        raise InputError(f"{code_prefix}_missing", f"No {what_en} was uploaded.", f"没有上传{what_zh}。")
+    return data
+
+
+def _check_size(data: bytes, limit: int, code: str, what_en: str, what_zh: str) -> None:
+    if len(data) > limit:
+        raise InputError(
+            code,
+            f"The {what_en} is {_fmt_size(len(data))}; the limit is {_fmt_size(limit)}.",
+            f"{what_zh}大小为 {_fmt_size(len(data))}，超过上限 {_fmt_size(limit)}。",
+        )
+
+
+def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str) -> str:
+    """UTF-8 (with or without BOM); UTF-16 is accepted only when it carries a BOM."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            pass
+    elif b"\x00" in data:
+        raise InputError(
+            f"{code_prefix}_binary",
+            f"The {what_en} contains NUL bytes: it is a binary file, not text.",
+            f"{what_zh}包含 NUL 字节：这是二进制文件，不是文本。",
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        hint_en = hint_zh = ""
+        try:
+            data.decode("gb18030")
+            hint_en = " It looks like GBK/GB18030 (a Chinese Windows encoding)."
+            hint_zh = "它看起来是 GBK/GB18030 编码（中文 Windows 默认编码）。"
+        except UnicodeDecodeError:
+            pass
+        raise InputError(
+            f"{code_prefix}_not_utf8",
+            f"The {what_en} is not valid UTF-8 (first bad byte at offset {exc.start}).{hint_en} "
+            f"Save it as UTF-8 and upload it again.",
+            f"{what_zh}不是有效的 UTF-8（第一个错误字节位于偏移 {exc.start}）。{hint_zh}"
+            f"请另存为 UTF-8 后重新上传。",
+        ) from None
+
+
+def _normalise_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+_INVISIBLE = re.compile(r"[\s\u200b\u200c\u200d\u2060\ufeff]+")
+
+
+def _is_blank_text(text: str) -> bool:
+    return not _INVISIBLE.sub("", text)
+
+
+# --------------------------------------------------------------------------------------------------
+# code
+# --------------------------------------------------------------------------------------------------
+
+def validate_code(filename: str | None, data: bytes) -> str:
+    """Return the student's source as text: a ``.py`` file, UTF-8, non-empty, <= MAX_CODE_BYTES."""
+    data = _require_bytes(data, "code file", "代码文件", "code")
+    ext = _extension(filename)
+    if ext not in CODE_EXTENSIONS:
+        raise InputError(
+            "code_bad_type",
+            f"The code must be a Python file (.py); got '{ext or 'no extension'}'.",
+            f"代码必须是 Python 文件（.py），收到的是「{ext or '无扩展名'}」。",
+        )
+    if not data:
+        raise InputError("code_empty", "The code file is empty.", "代码文件是空的。")
+    _check_size(data, MAX_CODE_BYTES, "code_too_large", "code file", "代码文件")
+    text = _normalise_newlines(_decode_utf8(data, "code", "code file", "代码文件"))
+    if "\x00" in text:
+        raise InputError("code_binary", "The code file contains NUL characters.", "代码文件包含 NUL 字符。")
+    if _is_blank_text(text):
+        raise InputError("code_empty", "The code file contains only whitespace.", "代码文件只有空白字符。")
+    return text
+
+
+# --------------------------------------------------------------------------------------------------
+# audit
+# --------------------------------------------------------------------------------------------------
+
+def validate_audit(filename: str | None, data: bytes) -> str:
+    """Return the audit text. ``.md``/``.markdown``/``.txt`` are decoded as UTF-8 (BOM ok); ``.pdf``
+    has its text layer extracted with pypdf. The type is decided by the bytes when they disagree with
+    the name (a PDF renamed ``.md`` is read as a PDF; an image is refused with a pointer to the figure
+    upload). Text is capped at :data:`MAX_AUDIT_CHARS` characters."""
+    data = _require_bytes(data, "audit", "审计文字", "audit")
+    ext = _extension(filename)
+    if ext not in AUDIT_TEXT_EXTENSIONS + AUDIT_PDF_EXTENSIONS:
+        raise InputError(
+            "audit_bad_type",
+            f"The audit must be Markdown (.md), plain text (.txt) or PDF (.pdf); got '{ext or 'no extension'}'.",
+            f"审计文字必须是 Markdown（.md）、纯文本（.txt）或 PDF（.pdf），收到的是「{ext or '无扩展名'}」。",
+        )
+    if not data:
+        raise InputError("audit_empty", "The audit file is empty.", "审计文件是空的。")
+    if data.startswith((PNG_MAGIC, JPEG_MAGIC)):
+        raise InputError(
+            "audit_is_image",
+            "The audit file is an image. Upload the figure in the figure field and the text as .md/.txt/.pdf.",
+            "审计文件是一张图片。请把图放在「图」的上传框，文字以 .md/.txt/.pdf 上传。",
+        )
+    is_pdf = data[:1024].lstrip().startswith(PDF_MAGIC)
+    if ext in AUDIT_PDF_EXTENSIONS and not is_pdf:
+        raise InputError("pdf_corrupt", "The file is named .pdf but is not a PDF.", "文件名是 .pdf，但内容不是 PDF。")
+    if is_pdf:
+        _check_size(data, MAX_AUDIT_PDF_BYTES, "audit_too_large", "PDF audit", "PDF 审计文件")
+        text = _pdf_text(data)
+    else:
+        _check_size(data, MAX_AUDIT_TEXT_BYTES, "audit_too_large", "audit", "审计文件")
+        text = _decode_utf8(data, "audit", "audit", "审计文件")
+        if "\x00" in text:
+            raise InputError("audit_binary", "The audit contains NUL characters.", "审计文件包含 NUL 字符。")
+    text = _normalise_newlines(text)
+    if _is_blank_text(text):
+        raise InputError(
+            "audit_empty",
+            "The audit contains only whitespace.",
+            "审计文件只有空白字符，没有内容。",
+        )
+    return text[:MAX_AUDIT_CHARS]
+
+
+def _pdf_text(data: bytes) -> str:
+    import pypdf
+
+    corrupt = InputError(
+        "pdf_corrupt",
+        "The PDF could not be read (damaged or not a PDF). Export it again, or upload the text as .md/.txt.",
+        "无法读取这个 PDF（文件损坏或不是 PDF）。请重新导出，或以 .md/.txt 上传文字。",
+    )
+    start = time.monotonic()
+    try:
+        reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted:
+            raise InputError(
+                "pdf_encrypted",
+                "The PDF is encrypted or password-protected. Export it without a password.",
+                "PDF 已加密或设有密码。请导出不带密码的版本。",
+            )
+        n_pages = len(reader.pages)
+    except InputError:
+        raise
+    except Exception:  # noqa: BLE001 - any parser failure on untrusted bytes
+        raise corrupt from None
+    if n_pages == 0:
+        raise corrupt
+    if n_pages > MAX_PDF_PAGES:
+        raise InputError(
+            "pdf_too_many_pages",
+            f"The PDF has {n_pages} pages; at most {MAX_PDF_PAGES} are accepted for an audit.",
+            f"PDF 共 {n_pages} 页，审计文件最多 {MAX_PDF_PAGES} 页。",
+        )
+    parts: list[str] = []
+    total = 0
+    for i in range(n_pages):
+        if time.monotonic() - start > MAX_PDF_SECONDS:
+            raise InputError(
+                "pdf_too_slow",
+                "Extracting the text of this PDF takes too long. Upload the text as .md or .txt instead.",
+                "提取这个 PDF 的文字耗时过长。请改为上传 .md 或 .txt。",
+            )
+        try:
+            page = reader.pages[i]
+            contents = page.get_contents()
+            size = len(contents.get_data()) if contents is not None else 0
+            if size > MAX_PDF_PAGE_CONTENT_BYTES:
+                raise InputError(
+                    "pdf_page_too_large",
+                    f"Page {i + 1} of the PDF is too complex to extract text from. Upload .md or .txt instead.",
+                    f"PDF 第 {i + 1} 页过于复杂，无法提取文字。请改为上传 .md 或 .txt。",
+                )
+            page_text = (page.extract_text() or "") if size else ""
+        except InputError:
+            raise
+        except Exception:  # noqa: BLE001
+            raise corrupt from None
+        parts.append(page_text)
+        total += len(page_text)
+        if total > MAX_AUDIT_CHARS:
+            break
+    text = "\n".join(parts)
+    if len(re.findall(r"\w", text)) < MIN_PDF_WORD_CHARS:
+        raise InputError(
+            "pdf_no_text",
+            "The PDF has no text layer (it is probably a scan or a picture of text). "
+            "Upload a PDF exported from your editor, or the text as .md/.txt.",
+            "这个 PDF 没有文字层（可能是扫描件或文字截图）。请上传由编辑器导出的 PDF，或以 .md/.txt 上传文字。",
+        )
+    return text
+
+
+# --------------------------------------------------------------------------------------------------
+# figure
+# --------------------------------------------------------------------------------------------------
+
+_JPEG_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+
+
+def _png_size(data: bytes) -> tuple[int, int] | None:
+    # signature (8) + length (4) + "IHDR" (4) + width (4) + height (4)
+    if len(data) < 24 or data[12:16] != b"IHDR":
+        return None
+    return struct.unpack(">II", data[16:24])
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """Walk the JPEG marker segments up to the first SOFn and read its width/height."""
+    i, n = 2, len(data)
+    while i + 4 <= n:
+        if data[i] != 0xFF:
+            return None
+        while i < n and data[i] == 0xFF:   # fill bytes
+            i += 1
+        if i >= n:
+            return None
+        marker = data[i]
+        i += 1
+        if marker == 0x01 or 0xD0 <= marker <= 0xD8:   # TEM, RSTn, SOI: no length
+            continue
+        if marker in (0xD9, 0xDA):    # EOI / SOS before any frame header
+            return None
+        if i + 2 > n:
+            return None
+        (length,) = struct.unpack(">H", data[i:i + 2])
+        if length < 2:
+            return None
+        if marker in _JPEG_SOF:
+            if i + 7 > n:
+                return None
+            height, width = struct.unpack(">HH", data[i + 3:i + 7])
+            return width, height
+        i += length
+    return None
+
+
+def _figure_error_corrupt(kind: str, detail: str = "") -> InputError:
+    if "truncated" in detail.lower():
+        return InputError(
+            "figure_truncated",
+            f"The {kind} image is truncated (the upload is incomplete). Save or export it again.",
+            f"{kind} 图片不完整（文件被截断）。请重新保存或导出。",
+        )
+    return InputError(
+        "figure_corrupt",
+        f"The {kind} image is damaged and cannot be decoded. Save or export it again.",
+        f"{kind} 图片已损坏，无法解码。请重新保存或导出。",
+    )
+
+
+def _too_many_pixels(width: int, height: int) -> InputError:
+    return InputError(
+        "figure_too_many_pixels",
+        f"The image is {width}x{height} pixels; at most {MAX_FIGURE_PIXELS:,} pixels "
+        f"(e.g. 4096x4096) are accepted. Export it at a lower resolution.",
+        f"图片尺寸为 {width}x{height} 像素，上限为 {MAX_FIGURE_PIXELS:,} 像素（例如 4096x4096）。请以较低分辨率导出。",
+    )
+
+
+def validate_figure(filename: str | None, data: bytes) -> FigureInfo:
+    """Return :class:`FigureInfo` for a PNG or JPEG (sniffed from the bytes; the extension is only
+    a hint). Checks, in order: size cap, magic bytes, header dimensions vs the pixel cap (before any
+    decoding), full decode, then statistics on a small copy."""
+    data = _require_bytes(data, "figure", "图", "figure")
+    if not data:
+        raise InputError("figure_empty", "The figure file is empty.", "图文件是空的。")
+    _check_size(data, MAX_FIGURE_BYTES, "figure_too_large", "figure", "图文件")
+    if data.startswith(PNG_MAGIC):
+        fmt, size = "PNG", _png_size(data)
+    elif data.startswith(JPEG_MAGIC):
+        fmt, size = "JPEG", _jpeg_size(data)
+    else:
+        ext = _extension(filename)
+        raise InputError(
+            "figure_bad_type",
+            f"The figure is not a PNG or JPEG image (file named '{ext or 'no extension'}', content is something "
+            "else). Save the plot with plt.savefig('attention.png').",
+            f"图不是 PNG 或 JPEG 图片（文件名为「{ext or '无扩展名'}」，但内容不是图片）。"
+            "请用 plt.savefig('attention.png') 保存。",
+        )
+    if size is None:
+        raise _figure_error_corrupt(fmt)
+    width, height = size
+    if width <= 0 or height <= 0:
+        raise _figure_error_corrupt(fmt)
+    if width * height > MAX_FIGURE_PIXELS or max(width, height) > MAX_FIGURE_SIDE:
+        raise _too_many_pixels(width, height)
+
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            im = Image.open(io.BytesIO(data), formats=[fmt])
+            if im.width * im.height > MAX_FIGURE_PIXELS:   # Pillow disagrees with our header parse
+                raise _too_many_pixels(im.width, im.height)
+            if fmt == "JPEG" and max(im.size) > 4 * STATS_SIDE:
+                # decode every entropy-coded byte (truncation is still detected) at 1/2..1/8 scale
+                im.draft("RGB", (2 * STATS_SIDE, 2 * STATS_SIDE))
+            im.load()
+    except InputError:
+        raise
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise _too_many_pixels(width, height) from None
+    except Exception as exc:  # noqa: BLE001 - OSError, SyntaxError, ValueError, struct.error, EOFError...
+        raise _figure_error_corrupt(fmt, str(exc)) from None
+
+    stats = _figure_stats(im)
+    return FigureInfo(format=fmt, width=width, height=height, mode=im.mode, **stats)
+
+
+def _figure_stats(im) -> dict:
+    from PIL import Image
+
+    try:
+        w, h = im.size
+        scale = max(w, h) / STATS_SIDE
+        tw, th = (max(1, round(w / scale)), max(1, round(h / scale))) if scale > 1 else (w, h)
+        resample = Image.Resampling.BOX if im.mode in ("L", "RGB", "RGBA", "LA", "CMYK", "YCbCr") \
+            else Image.Resampling.NEAREST
+        small = im.resize((tw, th), resample) if (tw, th) != (w, h) else im.copy()
+        rgba = small.convert("RGBA")
+        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        rgb = Image.alpha_composite(white, rgba).convert("RGB")
+    except Exception:  # noqa: BLE001 - statistics are best effort
+        return {}
+    raw = rgb.tobytes()
+    pixels = list(zip(raw[0::3], raw[1::3], raw[2::3], strict=True))
+    n = len(pixels)
+    if n == 0:
+        return {}
+    counts = Counter((r >> 4, g >> 4, b >> 4) for r, g, b in pixels)
+    lum = [0.299 * r + 0.587 * g + 0.114 * b for r, g, b in pixels]
+    mean = sum(lum) / n
+    std = (sum((x - mean) ** 2 for x in lum) / n) ** 0.5
+    ink = sum(1 for x, (r, g, b) in zip(lum, pixels, strict=True)
+              if not (x > 235 and max(r, g, b) - min(r, g, b) < 20)) / n
+
+    def is_background(c: tuple[int, int, int]) -> bool:
+        r, g, b = (v * 16 + 8 for v in c)
+        lu = 0.299 * r + 0.587 * g + 0.114 * b
+        return (lu > 235 and max(r, g, b) - min(r, g, b) < 24) or lu < 20
+
+    blocks = [cnt for c, cnt in counts.items() if not is_background(c) and cnt / n >= 0.02]
+    coverage = sum(blocks) / n
+    is_blank = (std < 3.0 and len(counts) <= 2) or ink < 0.005
+    return {
+        "distinct_colours": len(counts),
+        "luminance_std": round(std, 2),
+        "ink_fraction": round(ink, 4),
+        "colour_blocks": len(blocks),
+        "is_blank": is_blank,
+        "looks_like_heatmap": (not is_blank) and len(blocks) >= 2 and coverage >= 0.20,
+    }

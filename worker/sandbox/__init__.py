@@ -1,0 +1,18 @@
+"""Sandbox for student code: see docs/contracts.md section 1.
+
+Importing this package does not import the zygote (which is only ever run as its own process).
+"""
+
+from worker.sandbox.client import (
+    Executor,
+    Limits,
+    SandboxDied,
+    SandboxError,
+    SandboxUnavailable,
+    Session,
+    StudentError,
+    StudentTimeout,
+)
+
+__all__ = ["Executor", "Limits", "Session", "SandboxError", "StudentError", "StudentTimeout",
+           "SandboxDied", "SandboxUnavailable"]

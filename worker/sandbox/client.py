@@ -1,0 +1,527 @@
+"""Trusted side of the sandbox: :class:`Executor` (owns a zygote) and :class:`Session` (one jail).
+
+Everything that comes back from a jail is untrusted data: it is size-capped, decoded without pickle,
+and tensors arrive as fresh plain ``torch.Tensor`` objects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+
+import torch
+
+from worker.sandbox import protocol
+
+UID_BASE = 60000
+MAX_SLOTS = 5000
+SLOT_DIR = "/run/autograder-sandbox/slots"
+
+
+# --------------------------------------------------------------------------- errors
+class SandboxError(Exception):
+    """Base class of everything the sandbox raises."""
+
+
+class StudentError(SandboxError):
+    """The student's code raised (SyntaxError at load included)."""
+
+    def __init__(self, kind: str, message: str, lineno: int | None = None):
+        self.kind, self.message, self.lineno = kind, message, lineno
+        where = f" (line {lineno})" if lineno is not None else ""
+        super().__init__(f"{kind}: {message}{where}")
+
+
+class StudentTimeout(SandboxError):
+    """A call or the import exceeded its wall time; the session is dead."""
+
+    def __init__(self, seconds: float, during: str):
+        self.seconds, self.during = seconds, during
+        super().__init__(f"{during} took longer than {seconds:g} s")
+
+
+class SandboxDied(SandboxError):
+    """The jailed process ended (exit code, signal, memory/CPU limit); the session is dead."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+        super().__init__(reason)
+
+
+class SandboxUnavailable(SandboxError):
+    """The zygote could not be started or the host cannot build jails (infrastructure failure)."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+        super().__init__(reason)
+
+
+# --------------------------------------------------------------------------- limits
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    memory: int = 1 << 30          # RLIMIT_AS, bytes
+    cpu: float = 20                # RLIMIT_CPU soft (hard = soft + 1), seconds
+    wall: float = 60               # whole session, seconds (enforced by the supervisor)
+    call_timeout: float = 5        # each new/call/grad/... , seconds
+    import_timeout: float = 10     # load (jail setup + module top level), seconds
+    fsize: int = 16 << 20          # RLIMIT_FSIZE, bytes
+    nofile: int = 64               # RLIMIT_NOFILE
+    tmp: int = 64 << 20            # size of the jail's /tmp tmpfs, bytes
+    output: int = 64 << 10         # captured stdout+stderr kept, bytes
+    nproc: int = 16                # RLIMIT_NPROC (threads of the jail uid)
+    max_message: int = 64 << 20    # body cap of one message, bytes
+
+    def as_job(self) -> dict:
+        return {"memory": int(self.memory), "cpu": float(self.cpu), "wall": float(self.wall),
+                "fsize": int(self.fsize), "nofile": int(self.nofile), "tmp": int(self.tmp),
+                "nproc": int(self.nproc), "max_message": int(self.max_message)}
+
+
+# --------------------------------------------------------------------------- executor
+def _clean_env() -> dict[str, str]:
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "OMP_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    # PYTHONPATH only when the worker package would not be importable from a clean interpreter
+    # (i.e. it is neither installed nor installed editable).
+    import worker
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(worker.__file__)))
+    editable = any("__editable__" in type(f).__module__ or "__editable__" in repr(f) for f in sys.meta_path)
+    if not editable and "site-packages" not in pkg_parent:
+        env["PYTHONPATH"] = pkg_parent
+    return env
+
+
+def _acquire_slot(slot: int | None) -> tuple[int, int]:
+    os.makedirs(SLOT_DIR, mode=0o700, exist_ok=True)
+    candidates = [slot] if slot is not None else range(MAX_SLOTS)
+    for i in candidates:
+        fd = os.open(f"{SLOT_DIR}/{i}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return i, fd
+        except BlockingIOError:
+            os.close(fd)
+    raise SandboxUnavailable("no free sandbox slot (uid)")
+
+
+def _shutdown(proc: subprocess.Popen, ctrl: socket.socket, lock_fd: int) -> None:
+    try:
+        ctrl.close()
+    except OSError:
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    try:
+        os.close(lock_fd)
+    except OSError:
+        pass
+
+
+class Executor:
+    """Owns one warm zygote (pays one torch import). One session at a time is the intended use."""
+
+    def __init__(self, limits: Limits | None = None, *, slot: int | None = None,
+                 start_timeout: float = 180.0, debug: bool = False):
+        self.limits = limits or Limits()
+        if os.geteuid() != 0:
+            raise SandboxUnavailable(f"the sandbox needs root to build jails (euid {os.geteuid()})")
+        if sys.platform != "linux":
+            raise SandboxUnavailable("the sandbox needs Linux namespaces")
+        self.slot, self._lock_fd = _acquire_slot(slot)
+        self.uid = UID_BASE + self.slot
+        self._send_lock = threading.Lock()
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # The zygote's own stderr (never the student's: that goes to the session's output pipe) is
+        # kept in an anonymous temp file so that a failed start can say why.
+        self._stderr = None if debug else tempfile.TemporaryFile()
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "worker.sandbox.zygote", str(child.fileno())],
+                env=_clean_env(), cwd="/", close_fds=True, pass_fds=(child.fileno(),),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._stderr)
+        except OSError as e:
+            parent.close()
+            os.close(self._lock_fd)
+            raise SandboxUnavailable(f"cannot start the zygote: {e}") from e
+        finally:
+            child.close()
+        self._ctrl = parent
+        self._finalizer = weakref.finalize(self, _shutdown, self._proc, self._ctrl, self._lock_fd)
+        t0 = time.monotonic()
+        parent.settimeout(start_timeout)
+        try:
+            msg = parent.recv(65536)
+            hello = json.loads(msg) if msg else None
+        except (OSError, ValueError) as e:
+            self.close()
+            raise SandboxUnavailable(f"the zygote did not start: {type(e).__name__}: {e}") from None
+        if not isinstance(hello, dict):
+            try:
+                code = self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                code = None
+            tail = self._stderr_tail()
+            self.close()
+            raise SandboxUnavailable(f"the zygote died while starting (exit code {code}): {tail}")
+        if not hello.get("ready"):
+            self.close()
+            raise SandboxUnavailable(str(hello.get("reason")))
+        parent.settimeout(None)
+        self.zygote_pid = self._proc.pid
+        self.binds = list(hello.get("binds", []))
+        self.start_seconds = time.monotonic() - t0
+
+    def _stderr_tail(self, n: int = 2000) -> str:
+        if self._stderr is None:
+            return "(stderr not captured)"
+        try:
+            self._stderr.seek(0, os.SEEK_END)
+            size = self._stderr.tell()
+            self._stderr.seek(max(0, size - n))
+            return self._stderr.read().decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._finalizer()
+        if self._stderr is not None:
+            self._stderr.close()
+
+    @property
+    def alive(self) -> bool:
+        return self._finalizer.alive and self._proc.poll() is None
+
+    def session(self, source: str, filename: str = "student.py", module_name: str = "student",
+                watch: dict | None = None, limits: Limits | None = None) -> Session:
+        return Session(self, source, filename, module_name, watch or {}, limits or self.limits)
+
+    def _launch(self, job: dict, fds: list[int]) -> None:
+        if not self.alive:
+            raise SandboxUnavailable("the zygote is not running")
+        try:
+            with self._send_lock:
+                socket.send_fds(self._ctrl, [json.dumps(job).encode()], fds)
+        except OSError as e:
+            raise SandboxUnavailable(f"cannot reach the zygote: {e}") from e
+
+
+# --------------------------------------------------------------------------- session
+def _describe_status(st: dict | None, limits: Limits) -> str:
+    if not st:
+        return "the sandboxed process ended without a status (the executor was closed or its zygote died)"
+    if st.get("status") == "setup_failed":
+        return f"the jail could not be set up: {st.get('reason')}"
+    if "signal" in st:
+        sig = st["signal"]
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        if sig in (signal.SIGKILL, signal.SIGXCPU) and st.get("cpu", 0) >= limits.cpu - 0.05:
+            return f"CPU time limit exceeded ({st.get('cpu')} s CPU, limit {limits.cpu:g} s)"
+        if sig == signal.SIGXFSZ:
+            return "file size limit exceeded (SIGXFSZ)"
+        if sig == signal.SIGSEGV:
+            return "the sandboxed process crashed (SIGSEGV)"
+        return f"the sandboxed process was killed by {name}"
+    if "exit_code" in st:
+        return f"the sandboxed process exited with code {st['exit_code']}"
+    return f"the sandboxed process ended ({st.get('status')})"
+
+
+class _OutputReader(threading.Thread):
+    def __init__(self, fd: int, cap: int):
+        super().__init__(daemon=True, name="sandbox-output")
+        self.fd, self.cap = fd, cap
+        self.buf = bytearray()
+        self.dropped = 0
+        self.lock = threading.Lock()
+
+    def run(self) -> None:
+        try:
+            while True:
+                chunk = os.read(self.fd, 65536)
+                if not chunk:
+                    return
+                with self.lock:
+                    room = self.cap - len(self.buf)
+                    if room > 0:
+                        self.buf += chunk[:room]
+                    self.dropped += max(0, len(chunk) - max(room, 0))
+        except OSError:
+            return
+        finally:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
+
+    def text(self) -> str:
+        with self.lock:
+            s = bytes(self.buf).decode("utf-8", "replace")
+            if self.dropped:
+                s += f"\n[... {self.dropped} more bytes of output discarded]\n"
+            return s
+
+
+class Session:
+    """One jailed process. Any timeout or death makes it dead for good."""
+
+    def __init__(self, executor: Executor, source: str, filename: str, module_name: str,
+                 watch: dict, limits: Limits):
+        if not isinstance(source, str):
+            raise TypeError("source must be str")
+        self.limits = limits
+        self._source, self._filename, self._module_name = source, filename, module_name
+        self._watch = {"count": [str(x) for x in watch.get("count", [])],
+                       "forbid": [str(x) for x in watch.get("forbid", [])]}
+        self._seq = 0
+        self._dead: BaseException | None = None
+        self._loaded = False
+        self._status: dict | None = None
+        self._closed = False
+        self._owner_pid = os.getpid()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        life_r, life_w = os.pipe()
+        out_r, out_w = os.pipe()
+        st_r, st_w = os.pipe()
+        self._sock, self._life_w, self._st_r = mine, life_w, st_r
+        job = {"uid": executor.uid, "limits": limits.as_job()}
+        try:
+            executor._launch(job, [theirs.fileno(), life_r, out_w, st_w])
+        except BaseException:
+            for fd in (life_w, out_r, st_r):
+                os.close(fd)
+            mine.close()
+            raise
+        finally:
+            theirs.close()
+            for fd in (life_r, out_w, st_w):
+                os.close(fd)
+        self._t0 = time.monotonic()
+        self._out = _OutputReader(out_r, limits.output)
+        self._out.start()
+
+    # ------------------------------------------------------------------ lifecycle
+    def __del__(self) -> None:
+        # A forgotten session must not keep its jail alive until the wall limit.
+        try:
+            if not self._closed and os.getpid() == self._owner_pid:   # never from a forked copy
+                self._kill()
+        except Exception:  # noqa: BLE001
+            pass
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._kill()
+        self._read_status(timeout=5.0)
+        self._out.join(timeout=2.0)
+        try:
+            os.close(self._st_r)
+        except OSError:
+            pass
+        if self._dead is None:
+            self._dead = SandboxDied("the session was closed")
+
+    def _kill(self) -> None:
+        """Poke and close the lifeline: the supervisor SIGKILLs the jail's whole pid namespace.
+
+        A byte is written first so that the kill happens even when another process (e.g. a forked
+        grading child, or its parent) still holds a copy of the lifeline's write end."""
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+        if self._life_w >= 0:
+            try:
+                os.write(self._life_w, b"k")
+            except OSError:
+                pass
+            try:
+                os.close(self._life_w)
+            except OSError:
+                pass
+            self._life_w = -1
+
+    def _read_status(self, timeout: float) -> dict | None:
+        if self._status is not None:
+            return self._status
+        deadline = time.monotonic() + timeout
+        data = b""
+        while time.monotonic() < deadline:
+            r, _, _ = select.select([self._st_r], [], [], max(0.0, deadline - time.monotonic()))
+            if not r:
+                break
+            try:
+                chunk = os.read(self._st_r, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            data += chunk
+            if len(data) > 65536:
+                break
+        try:
+            self._status = json.loads(data.decode()) if data else None
+        except ValueError:
+            self._status = None
+        return self._status
+
+    @property
+    def output(self) -> str:
+        """Captured stdout+stderr of the student (first ``limits.output`` bytes)."""
+        return self._out.text()
+
+    @property
+    def alive(self) -> bool:
+        return self._dead is None
+
+    @property
+    def status(self) -> dict | None:
+        """The supervisor's report about the jailed process, once it has ended."""
+        return self._status
+
+    # ------------------------------------------------------------------ requests
+    def _die(self, exc: BaseException) -> BaseException:
+        self._kill()
+        self._dead = exc
+        return exc
+
+    def _request(self, op: str, timeout: float, during: str, **fields):
+        if self._dead is not None:
+            raise self._dead
+        self._seq += 1
+        seq = self._seq
+        remaining = self.limits.wall - (time.monotonic() - self._t0)
+        budget = max(0.01, min(timeout, remaining + 0.5))
+        try:
+            self._sock.settimeout(budget)
+            deadline = time.monotonic() + budget
+            protocol.send(self._sock, {"op": op, "seq": seq, **fields}, self.limits.max_message)
+            self._sock.settimeout(max(0.01, deadline - time.monotonic()))
+            reply = protocol.recv(self._sock, protocol.HEADER_CAP, self.limits.max_message)
+        except TimeoutError:
+            if remaining < timeout:
+                raise self._die(StudentTimeout(self.limits.wall, "the session")) from None
+            raise self._die(StudentTimeout(timeout, during)) from None
+        except (protocol.PeerClosed, ConnectionError, BrokenPipeError) as e:
+            raise self._died() from e
+        except protocol.ProtocolError as e:
+            if "closed" in str(e):
+                raise self._died() from e
+            raise self._die(StudentError("InvalidResult", f"invalid reply from the sandbox: {e}")) from None
+        except OSError as e:
+            raise self._died() from e
+        return self._check_reply(reply, seq)
+
+    def _died(self) -> BaseException:
+        self._kill()
+        st = self._read_status(timeout=5.0)
+        if st and st.get("status") == "wall":
+            exc: BaseException = StudentTimeout(self.limits.wall, "the session")
+        else:
+            exc = SandboxDied(_describe_status(st, self.limits))
+        self._dead = exc
+        return exc
+
+    def _check_reply(self, reply, seq: int):
+        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+            raise self._die(StudentError("InvalidResult", "malformed reply from the sandbox"))
+        if "setup_error" in reply:
+            raise self._die(SandboxUnavailable(str(reply["setup_error"])[:2000]))
+        if reply.get("seq") != seq:
+            raise self._die(StudentError("InvalidResult", "reply out of sequence (forged by student code?)"))
+        if reply["ok"]:
+            return reply.get("value")
+        err = reply.get("error")
+        if not isinstance(err, dict):
+            raise self._die(StudentError("InvalidResult", "malformed error reply"))
+        kind = err.get("kind")
+        message = err.get("message")
+        lineno = err.get("lineno")
+        kind = kind[:100] if isinstance(kind, str) else "Exception"
+        message = message[:2000] if isinstance(message, str) else ""
+        lineno = lineno if type(lineno) is int and lineno >= 0 else None
+        raise StudentError(kind, message, lineno)
+
+    # ------------------------------------------------------------------ public ops
+    def load(self) -> None:
+        """Run the student's module top level (inside the jail)."""
+        if self._loaded:
+            raise RuntimeError("load() was already called")
+        self._loaded = True
+        self._request("load", self.limits.import_timeout, "import", source=self._source,
+                      filename=self._filename, module_name=self._module_name, watch=self._watch)
+
+    def _need_load(self) -> None:
+        if not self._loaded:
+            raise RuntimeError("call load() first")
+
+    def new(self, name: str, /, *args, **kwargs) -> int:
+        self._need_load()
+        h = self._request("new", self.limits.call_timeout, f"{name}()", name=name,
+                          args=list(args), kwargs=kwargs)
+        if type(h) is not int:
+            raise self._die(StudentError("InvalidResult", "malformed handle"))
+        return h
+
+    def call(self, handle: int, method: str, /, *args, **kwargs):
+        self._need_load()
+        return self._request("call", self.limits.call_timeout, f"call {method}", handle=handle,
+                             method=method, args=list(args), kwargs=kwargs)
+
+    def set_params(self, handle: int, params: dict[str, torch.Tensor]) -> None:
+        self._need_load()
+        self._request("set_params", self.limits.call_timeout, "set_params", handle=handle,
+                      params=dict(params))
+
+    def describe(self, handle: int) -> dict:
+        self._need_load()
+        info = self._request("describe", self.limits.call_timeout, "describe", handle=handle)
+        if not isinstance(info, dict):
+            raise self._die(StudentError("InvalidResult", "malformed describe reply"))
+        return info
+
+    def grad(self, handle: int, args, kwargs, grad_output, wrt=(0,)) -> list:
+        self._need_load()
+        out = self._request("grad", self.limits.call_timeout, "grad", handle=handle, args=list(args),
+                            kwargs=dict(kwargs or {}), grad_output=grad_output,
+                            wrt=[int(i) for i in wrt])
+        if not isinstance(out, list):
+            raise self._die(StudentError("InvalidResult", "malformed grad reply"))
+        return out
+
+    def stats(self) -> dict:
+        self._need_load()
+        st = self._request("stats", self.limits.call_timeout, "stats")
+        if not isinstance(st, dict):
+            raise self._die(StudentError("InvalidResult", "malformed stats reply"))
+        return st

@@ -1,0 +1,258 @@
+"""Framing between the trusted side and the jailed process.
+
+One message on the (blocking) stream socket is::
+
+    4 bytes   big-endian uint32: length H of the JSON header   (H <= header cap)
+    H bytes   UTF-8 JSON header: {"v": <encoded value>, "t": [tensor descriptors], "n": body length}
+    n bytes   raw little-endian tensor bytes, concatenated     (n <= body cap)
+
+Every cap is checked *before* anything of that size is allocated. Nothing is ever pickled.
+
+Encoded values (a raw JSON object is always a tag, so user dicts cannot be confused with tags):
+
+* ``None``, ``bool``, ``int``, ``float`` (``NaN``/``Infinity`` allowed), ``str``: as JSON
+* ``list``: a JSON array
+* ``tuple``: ``{"T": [...]}``
+* ``dict`` with ``str`` keys: ``{"D": {...}}``
+* ``torch.Tensor``: ``{"X": i}`` where ``t[i] = {"dtype", "shape", "offset", "nbytes"}``
+
+On decoding, each tensor becomes a fresh, plain, contiguous CPU tensor made from the body with
+``torch.frombuffer(...).clone()``: never a view of the receive buffer, never a subclass.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import math
+import socket
+import struct
+import sys
+
+import torch
+
+HEADER_CAP = 1 << 20          # 1 MiB
+BODY_CAP = 64 << 20           # 64 MiB (configurable per call)
+MAX_DEPTH = 32
+MAX_ITEMS = 100_000           # values in one message
+MAX_TENSORS = 4096
+MAX_DIMS = 16
+
+_LEN = struct.Struct(">I")
+
+DTYPES: dict[str, torch.dtype] = {
+    "float32": torch.float32,
+    "float64": torch.float64,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "int64": torch.int64,
+    "int32": torch.int32,
+    "bool": torch.bool,
+}
+_DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
+_ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "bool": 1}
+
+assert sys.byteorder == "little", "the wire format is little-endian"
+
+
+class ProtocolError(Exception):
+    """The peer sent something malformed, oversized or of a forbidden type."""
+
+
+class PeerClosed(ProtocolError):
+    """The peer closed the connection (cleanly, before a new message started)."""
+
+
+# --------------------------------------------------------------------------- encoding
+
+def tensor_bytes(t: torch.Tensor) -> bytes:
+    """Raw bytes of a plain CPU strided tensor (copied into a fresh contiguous buffer first)."""
+    t = torch.Tensor.as_subclass(t, torch.Tensor) if type(t) is not torch.Tensor else t
+    t = t.detach()
+    if t.layout != torch.strided:
+        t = t.to_dense()
+    t = t.cpu().contiguous().clone()   # fresh storage of exactly numel * itemsize bytes
+    n = t.numel() * t.element_size()
+    if n == 0:
+        return b""
+    return ctypes.string_at(t.data_ptr(), n)
+
+
+def encode(value, body_cap: int = BODY_CAP) -> bytes:
+    tensors: list[dict] = []
+    chunks: list[bytes] = []
+    size = [0]
+    count = [0]
+
+    def enc(v, depth):
+        count[0] += 1
+        if count[0] > MAX_ITEMS:
+            raise ProtocolError("too many values")
+        if depth > MAX_DEPTH:
+            raise ProtocolError("value nested too deeply")
+        if v is None or isinstance(v, (bool, str)):
+            return v
+        if isinstance(v, int):
+            return int(v)
+        if isinstance(v, float):
+            return float(v)
+        if isinstance(v, torch.Tensor):
+            dtype = _DTYPE_NAMES.get(v.dtype)
+            if dtype is None:
+                raise ProtocolError(f"tensor dtype {v.dtype} is not allowed")
+            if v.dim() > MAX_DIMS:
+                raise ProtocolError("tensor has too many dimensions")
+            if len(tensors) >= MAX_TENSORS:
+                raise ProtocolError("too many tensors")
+            data = tensor_bytes(v)
+            if size[0] + len(data) > body_cap:
+                raise ProtocolError(f"message body larger than {body_cap} bytes")
+            tensors.append({"dtype": dtype, "shape": [int(s) for s in v.shape],
+                            "offset": size[0], "nbytes": len(data)})
+            chunks.append(data)
+            size[0] += len(data)
+            return {"X": len(tensors) - 1}
+        if isinstance(v, tuple):
+            return {"T": [enc(x, depth + 1) for x in v]}
+        if isinstance(v, list):
+            return [enc(x, depth + 1) for x in v]
+        if isinstance(v, dict):
+            out = {}
+            for k, x in v.items():
+                if not isinstance(k, str):
+                    raise ProtocolError("dict keys must be str")
+                out[str(k)] = enc(x, depth + 1)
+            return {"D": out}
+        raise ProtocolError(f"cannot send a value of type {type(v).__name__}")
+
+    header = {"v": enc(value, 0), "t": tensors, "n": size[0]}
+    hb = json.dumps(header, allow_nan=True, separators=(",", ":")).encode()
+    return _LEN.pack(len(hb)) + hb + b"".join(chunks)
+
+
+def send(sock: socket.socket, value, body_cap: int = BODY_CAP) -> None:
+    sock.sendall(encode(value, body_cap))
+
+
+# --------------------------------------------------------------------------- decoding
+
+def _recv_exact_into(sock: socket.socket, buf, first: bool = False) -> None:
+    view = memoryview(buf)
+    got = 0
+    while got < len(view):
+        n = sock.recv_into(view[got:])
+        if n == 0:
+            if first and got == 0:
+                raise PeerClosed("peer closed the connection")
+            raise ProtocolError("connection closed in the middle of a message")
+        got += n
+
+
+def _check_shape(shape) -> list[int]:
+    if not isinstance(shape, list) or len(shape) > MAX_DIMS:
+        raise ProtocolError("bad tensor shape")
+    for s in shape:
+        if type(s) is not int or s < 0 or s > (1 << 40):
+            raise ProtocolError("bad tensor shape")
+    return shape
+
+
+def _make_tensor(desc, body: memoryview) -> torch.Tensor:
+    if not isinstance(desc, dict):
+        raise ProtocolError("bad tensor descriptor")
+    name = desc.get("dtype")
+    if not isinstance(name, str) or name not in DTYPES:
+        raise ProtocolError(f"tensor dtype {name!r} is not allowed")
+    shape = _check_shape(desc.get("shape"))
+    offset, nbytes = desc.get("offset"), desc.get("nbytes")
+    if type(offset) is not int or type(nbytes) is not int or offset < 0 or nbytes < 0:
+        raise ProtocolError("bad tensor offset/size")
+    if offset + nbytes > len(body):
+        raise ProtocolError("tensor lies outside the message body")
+    numel = math.prod(shape)
+    if numel * _ITEMSIZE[name] != nbytes:
+        raise ProtocolError(f"tensor of shape {shape} and dtype {name} cannot have {nbytes} bytes")
+    dtype = DTYPES[name]
+    if numel == 0:
+        return torch.empty(shape, dtype=dtype)
+    raw = body[offset:offset + nbytes]
+    if dtype is torch.bool:
+        as_u8 = torch.frombuffer(raw, dtype=torch.uint8)
+        if int(as_u8.max()) > 1:
+            raise ProtocolError("bool tensor holds values other than 0/1")
+    t = torch.frombuffer(raw, dtype=dtype).clone().reshape(shape)
+    assert type(t) is torch.Tensor and t.is_contiguous()
+    return t
+
+
+def decode(header_bytes: bytes, body: bytes | bytearray):
+    return _decode_parsed(_parse_header(header_bytes), body)
+
+
+def _parse_header(header_bytes) -> dict:
+    try:
+        header = json.loads(bytes(header_bytes).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ProtocolError(f"bad header: {type(e).__name__}") from None
+    if not isinstance(header, dict):
+        raise ProtocolError("bad header")
+    return header
+
+
+def _decode_parsed(header: dict, body: bytes | bytearray):
+    if not isinstance(header, dict) or set(header) != {"v", "t", "n"}:
+        raise ProtocolError("bad header")
+    descs = header["t"]
+    if not isinstance(descs, list) or len(descs) > MAX_TENSORS:
+        raise ProtocolError("bad tensor table")
+    if header["n"] != len(body):
+        raise ProtocolError("body length mismatch")
+    if not isinstance(body, bytearray):
+        body = bytearray(body)          # frombuffer wants a writable buffer (we clone anyway)
+    bview = memoryview(body)
+    try:
+        tensors = [_make_tensor(d, bview) for d in descs]
+    except (RuntimeError, ValueError, OverflowError, TypeError) as e:
+        raise ProtocolError(f"bad tensor: {type(e).__name__}") from None
+    count = [0]
+
+    def dec(v, depth):
+        count[0] += 1
+        if count[0] > MAX_ITEMS or depth > MAX_DEPTH:
+            raise ProtocolError("value too large or nested too deeply")
+        if v is None or isinstance(v, (bool, int, float, str)):
+            return v
+        if isinstance(v, list):
+            return [dec(x, depth + 1) for x in v]
+        if isinstance(v, dict) and len(v) == 1:
+            (tag, x), = v.items()
+            if tag == "T" and isinstance(x, list):
+                return tuple(dec(y, depth + 1) for y in x)
+            if tag == "D" and isinstance(x, dict):
+                return {k: dec(y, depth + 1) for k, y in x.items()}
+            if tag == "X" and type(x) is int and 0 <= x < len(tensors):
+                return tensors[x]
+        raise ProtocolError("bad value encoding")
+
+    return dec(header["v"], 0)
+
+
+def recv(sock: socket.socket, header_cap: int = HEADER_CAP, body_cap: int = BODY_CAP):
+    """Read one message; raises PeerClosed on a clean EOF, ProtocolError on anything malformed."""
+    lb = bytearray(4)
+    _recv_exact_into(sock, lb, first=True)
+    (hlen,) = _LEN.unpack(lb)
+    if hlen > header_cap:
+        raise ProtocolError(f"header of {hlen} bytes exceeds the cap of {header_cap}")
+    hb = bytearray(hlen)
+    _recv_exact_into(sock, hb)
+    # Peek at the declared body length before allocating the body.
+    header = _parse_header(hb)
+    header_n = header.get("n")
+    if type(header_n) is not int or header_n < 0:
+        raise ProtocolError("bad body length")
+    if header_n > body_cap:
+        raise ProtocolError(f"body of {header_n} bytes exceeds the cap of {body_cap}")
+    body = bytearray(header_n)
+    _recv_exact_into(sock, body)
+    return _decode_parsed(header, body)

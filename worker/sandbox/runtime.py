@@ -1,0 +1,302 @@
+"""The serving loop that runs inside the jail (generic, assignment-agnostic).
+
+Imported by the zygote *before* any fork: the jail cannot import anything from the project tree.
+Every request is ``{"op": ..., "seq": n, ...}``; every reply is ``{"seq": n, "ok": True, "value": v}`` or
+``{"seq": n, "ok": False, "error": {"kind", "message", "lineno"}}``. The trusted side treats every reply as
+untrusted data (student code shares this process and can forge anything it likes).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import linecache
+import socket
+import sys
+import traceback  # noqa: F401  (pre-imported for student code that uses it)
+import types
+
+import torch
+import torch.nn  # noqa: F401
+import torch.nn.functional  # noqa: F401
+
+from worker.sandbox import protocol
+
+MESSAGE_CAP = 2000
+
+
+class _Fail(Exception):
+    """An error to report as-is (not an exception raised by the student's code)."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def _safe_str(e: BaseException) -> str:
+    try:
+        s = str(e)
+    except BaseException:  # noqa: BLE001 - student-defined __str__ may do anything
+        s = "<unprintable exception>"
+    if not isinstance(s, str):
+        s = "<unprintable exception>"
+    return s[:MESSAGE_CAP]
+
+
+class Runtime:
+    def __init__(self):
+        self.module: types.ModuleType | None = None
+        self.filename = "<student>"
+        self.handles: dict[int, object] = {}
+        self.count: dict[str, int] = {}
+        self.forbid: dict[str, int] = {}
+        self.missing: list[str] = []
+
+    # ------------------------------------------------------------------ errors
+    def error_info(self, e: BaseException) -> dict:
+        if isinstance(e, _Fail):
+            return {"kind": e.kind, "message": e.message[:MESSAGE_CAP], "lineno": None}
+        try:
+            kind = str(type(e).__name__)[:100]
+        except BaseException:  # noqa: BLE001
+            kind = "Exception"
+        lineno = None
+        if isinstance(e, SyntaxError) and getattr(e, "filename", None) == self.filename:
+            ln = getattr(e, "lineno", None)
+            lineno = ln if type(ln) is int else None
+        tb = e.__traceback__
+        while tb is not None:
+            try:
+                if tb.tb_frame.f_code.co_filename == self.filename:
+                    lineno = tb.tb_lineno
+            except BaseException:  # noqa: BLE001
+                pass
+            tb = tb.tb_next
+        if isinstance(e, SyntaxError):
+            msg = getattr(e, "msg", None)
+            message = msg[:MESSAGE_CAP] if isinstance(msg, str) else _safe_str(e)
+        else:
+            message = _safe_str(e)
+        return {"kind": kind, "message": message, "lineno": lineno}
+
+    # ------------------------------------------------------------------ watch wrappers
+    @staticmethod
+    def _resolve(root, dotted: str):
+        parts = dotted.split(".")
+        obj = root
+        for p in parts[:-1]:
+            obj = getattr(obj, p)
+        return obj, parts[-1]
+
+    def _wrap(self, owner, attr: str, counter: dict, name: str) -> None:
+        static = inspect.getattr_static(owner, attr)
+        orig = getattr(owner, attr)
+        if isinstance(static, staticmethod):
+            target = static.__func__
+        elif isinstance(static, classmethod):
+            target = static.__func__
+        elif isinstance(owner, type) and callable(static):
+            target = static      # plain function / method descriptor: called with self
+        else:
+            target = orig
+
+        @functools.wraps(target)
+        def wrapper(*args, **kwargs):
+            counter[name] = counter.get(name, 0) + 1
+            return target(*args, **kwargs)
+
+        if isinstance(static, staticmethod):
+            setattr(owner, attr, staticmethod(wrapper))
+        elif isinstance(static, classmethod):
+            setattr(owner, attr, classmethod(wrapper))
+        else:
+            setattr(owner, attr, wrapper)
+
+    def _install_forbid(self, names: list[str]) -> None:
+        for name in names:
+            self.forbid[name] = 0
+            path = name[len("torch."):] if name.startswith("torch.") else name
+            try:
+                owner, attr = self._resolve(torch, path)
+                self._wrap(owner, attr, self.forbid, name)
+            except AttributeError:
+                self.missing.append(name)
+
+    def _install_count(self, names: list[str]) -> None:
+        for name in names:
+            self.count[name] = 0
+            try:
+                owner, attr = self._resolve(self.module, name)
+                self._wrap(owner, attr, self.count, name)
+            except AttributeError:
+                self.missing.append(name)
+
+    # ------------------------------------------------------------------ results
+    def result(self, value, obj=None, method: str = "__call__", depth: int = 0):
+        if obj is not None and value is obj:
+            return None                      # e.g. module.eval() returns the module itself
+        if isinstance(value, torch.Tensor):
+            t = value if type(value) is torch.Tensor else torch.Tensor.as_subclass(value, torch.Tensor)
+            t = t.detach()
+            if t.layout != torch.strided:
+                t = t.to_dense()
+            return t.cpu().contiguous()
+        if value is None or type(value) in (bool, int, float, str):
+            return value
+        if type(value) in (tuple, list) and depth < 4:
+            return type(value)(self.result(v, None, method, depth + 1) for v in value)
+        if type(value) is dict and depth < 4 and all(type(k) is str for k in value):
+            return {k: self.result(v, None, method, depth + 1) for k, v in value.items()}
+        what = "forward" if method in ("__call__", "forward") else method
+        try:
+            tname = type(value).__name__
+        except BaseException:  # noqa: BLE001
+            tname = "object"
+        raise _Fail("TypeError", f"{what} returned {tname}, expected a Tensor")
+
+    # ------------------------------------------------------------------ ops
+    def op_load(self, req):
+        if self.module is not None:
+            raise _Fail("RuntimeError", "already loaded")
+        source, filename, module_name = req["source"], req["filename"], req["module_name"]
+        watch = req.get("watch") or {}
+        self.filename = filename
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        self._install_forbid(list(watch.get("forbid", [])))
+        mod = types.ModuleType(module_name)
+        mod.__file__ = filename
+        self.module = mod
+        sys.modules[module_name] = mod
+        code = compile(source, filename, "exec", dont_inherit=True)
+        exec(code, mod.__dict__)
+        self._install_count(list(watch.get("count", [])))
+        return None
+
+    def _need_module(self):
+        if self.module is None:
+            raise _Fail("RuntimeError", "module not loaded")
+        return self.module
+
+    def _handle(self, h):
+        if type(h) is not int or h not in self.handles:
+            raise _Fail("RuntimeError", f"unknown handle {h!r}")
+        return self.handles[h]
+
+    def op_new(self, req):
+        owner, attr = self._resolve(self._need_module(), req["name"])
+        cls = getattr(owner, attr)
+        obj = cls(*req.get("args", []), **req.get("kwargs", {}))
+        h = len(self.handles) + 1
+        self.handles[h] = obj
+        return h
+
+    def op_call(self, req):
+        obj = self._handle(req["handle"])
+        method = req["method"]
+        fn = obj if method == "__call__" else getattr(obj, method)
+        out = fn(*req.get("args", []), **req.get("kwargs", {}))
+        return self.result(out, obj, method)
+
+    def op_set_params(self, req):
+        obj = self._handle(req["handle"])
+        if not isinstance(obj, torch.nn.Module):
+            raise _Fail("TypeError", f"{type(obj).__name__} is not a torch.nn.Module")
+        params = dict(obj.named_parameters())
+        params.update(dict(obj.named_buffers()))
+        with torch.no_grad():
+            for name, value in req["params"].items():
+                if name not in params:
+                    raise _Fail("AttributeError", f"the model has no parameter {name!r}")
+                p = params[name]
+                if tuple(p.shape) != tuple(value.shape):
+                    raise _Fail("ValueError", f"parameter {name!r} has shape {tuple(p.shape)}, "
+                                              f"expected {tuple(value.shape)}")
+                p.copy_(value)
+        return None
+
+    def op_describe(self, req):
+        obj = self._handle(req["handle"])
+        is_module = isinstance(obj, torch.nn.Module)
+        info = {"type": type(obj).__name__, "is_module": is_module, "training": None,
+                "parameters": {}, "children": {}}
+        if is_module:
+            info["training"] = bool(obj.training)
+            info["parameters"] = {n: [int(s) for s in p.shape] for n, p in obj.named_parameters()}
+            for n, c in obj.named_children():
+                child = {"type": type(c).__name__}
+                for a in ("in_features", "out_features"):
+                    v = getattr(c, a, None)
+                    if type(v) is int:
+                        child[a] = v
+                info["children"][n] = child
+        return info
+
+    def op_grad(self, req):
+        obj = self._handle(req["handle"])
+        args = list(req.get("args", []))
+        kwargs = req.get("kwargs", {})
+        wrt = req.get("wrt", [])
+        inputs = []
+        for i in wrt:
+            if not isinstance(args[i], torch.Tensor):
+                raise _Fail("TypeError", f"argument {i} is not a tensor")
+            args[i] = args[i].detach().clone().requires_grad_(True)
+            inputs.append(args[i])
+        out = obj(*args, **kwargs)
+        g = req["grad_output"]
+        if isinstance(out, (tuple, list)):
+            if isinstance(g, (tuple, list)):
+                outs, gs = list(out)[:len(g)], list(g)
+            else:
+                outs, gs = [out[0]], [g]
+        else:
+            outs, gs = [out], [g] if not isinstance(g, (tuple, list)) else [g[0]]
+        for o in outs:
+            if not isinstance(o, torch.Tensor):
+                raise _Fail("TypeError", f"forward returned {type(o).__name__}, expected a Tensor")
+        outs = [o if type(o) is torch.Tensor else torch.Tensor.as_subclass(o, torch.Tensor) for o in outs]
+        pairs = [(o, gg) for o, gg in zip(outs, gs, strict=False) if o.requires_grad]
+        if not pairs:
+            return [None] * len(inputs)
+        grads = torch.autograd.grad([o for o, _ in pairs], inputs, [gg for _, gg in pairs],
+                                    allow_unused=True)
+        return [None if gr is None else self.result(gr) for gr in grads]
+
+    def op_stats(self, req):
+        return {"count": dict(self.count), "forbid": dict(self.forbid), "missing": list(self.missing)}
+
+    OPS = {"load": op_load, "new": op_new, "call": op_call, "set_params": op_set_params,
+           "describe": op_describe, "grad": op_grad, "stats": op_stats}
+
+    # ------------------------------------------------------------------ loop
+    def serve(self, sock: socket.socket, body_cap: int) -> None:
+        while True:
+            try:
+                req = protocol.recv(sock, header_cap=64 << 20, body_cap=body_cap)
+            except protocol.PeerClosed:
+                return
+            seq = req.get("seq") if isinstance(req, dict) else None
+            try:
+                op = self.OPS[req["op"]]
+                value = op(self, req)
+                reply = {"seq": seq, "ok": True, "value": value}
+            except BaseException as e:  # noqa: BLE001 - student code may raise anything
+                reply = {"seq": seq, "ok": False, "error": self.error_info(e)}
+                e = None  # drop the traceback (frames of student code)
+            _flush()
+            try:
+                data = protocol.encode(reply, body_cap)
+            except BaseException as e:  # noqa: BLE001
+                data = protocol.encode({"seq": seq, "ok": False,
+                                        "error": {"kind": "InvalidResult", "message": _safe_str(e),
+                                                  "lineno": None}}, body_cap)
+            sock.sendall(data)
+
+
+def _flush():
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except BaseException:  # noqa: BLE001
+            pass

@@ -1,0 +1,450 @@
+"""The warm executor process (``python -m worker.sandbox.zygote <control fd>``).
+
+Started by :class:`worker.sandbox.client.Executor` with a minimal clean environment. It imports torch
+once, never runs student code itself, and forks one jail per job:
+
+    zygote ──fork──> A (root supervisor: setsid, PDEATHSIG, unshare NEWNS|NEWPID|NEWNET|NEWIPC|NEWUTS)
+                      └─fork──> B (pid 1 of the new pid namespace: new root, rlimits, uid drop,
+                                   NO_NEW_PRIVS, seccomp, then the runtime serving loop)
+
+A waits for the lifeline pipe to close (trusted side done or dead), B to die, or the wall limit; then it
+SIGKILLs B (which tears down the whole pid namespace), reports B's wait status on the status pipe and
+exits. The zygote is a child subreaper and reaps everything that comes back to it.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Thread pools must be single-threaded BEFORE torch is imported: a libgomp pool does not survive fork.
+for _k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ[_k] = "1"
+
+import ctypes  # noqa: E402
+import errno  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402, F401
+import resource  # noqa: E402
+import select  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import sys  # noqa: E402
+import traceback  # noqa: E402
+import warnings  # noqa: E402
+
+warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
+
+import torch  # noqa: E402
+import torch.nn  # noqa: E402, F401
+import torch.nn.functional  # noqa: E402, F401
+
+torch.set_num_threads(1)
+try:
+    torch.set_num_interop_threads(1)
+except RuntimeError:
+    pass
+
+import pyseccomp  # noqa: E402
+
+from worker.sandbox import protocol  # noqa: E402, F401
+from worker.sandbox.runtime import Runtime  # noqa: E402
+
+# --------------------------------------------------------------------------- libc
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+_libc.unshare.argtypes = [ctypes.c_int]
+_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+_libc.sethostname.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+_libc.syscall.restype = ctypes.c_long
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWNET = 0x40000000
+CLONE_NEWPID = 0x20000000
+CLONE_THREAD = 0x00010000
+NS_FLAGS = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
+
+PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+SYS_pivot_root = 155  # x86_64
+
+UID_MIN, UID_MAX = 60000, 65000
+
+
+def _check(rc: int, what: str) -> None:
+    if rc != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, f"{what}: {os.strerror(e)}")
+
+
+def _b(s):
+    return None if s is None else os.fsencode(s)
+
+
+def mount(src, target, fstype, flags, data=None):
+    _check(_libc.mount(_b(src), _b(target), _b(fstype), flags, _b(data)), f"mount {target}")
+
+
+def prctl(option, arg2=0):
+    _check(_libc.prctl(option, arg2, 0, 0, 0), f"prctl {option}")
+
+
+def unshare(flags):
+    _check(_libc.unshare(flags), "unshare")
+
+
+# --------------------------------------------------------------------------- what the jail sees
+PROJECT_MARKERS = ("grader_tests", "rubric", "app", "data", "worker", "migrations", ".git")
+
+
+def _project_root() -> str:
+    import worker  # the package that holds this module
+    return os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(worker.__file__))))
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def compute_binds() -> list[tuple[str, bool]]:
+    """(path, is_dir) bound read-only at the same path in the jail."""
+    project = _project_root()
+    binds: list[tuple[str, bool]] = [("/usr", True)]
+    prefix = os.path.realpath(sys.base_prefix)
+    if _inside(project, prefix):
+        raise RuntimeError(f"the interpreter prefix {prefix} contains the project {project}")
+    binds.append((prefix, True))
+    for entry in sys.path:
+        if not entry or not os.path.isdir(entry):
+            continue
+        p = os.path.realpath(entry)
+        if _inside(p, prefix) or _inside(p, "/usr") or p == "/":
+            continue
+        if _inside(project, p):                      # the project itself or one of its parents
+            continue
+        if any(os.path.isdir(os.path.join(p, m)) for m in PROJECT_MARKERS):
+            continue
+        if _inside(p, project) and "site-packages" not in p.split("/") \
+                and "dist-packages" not in p.split("/"):
+            continue                                 # only a venv's site-packages inside the repo
+        if (p, True) not in binds:
+            binds.append((p, True))
+    for f in ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/etc/ld.so.cache"):
+        if os.path.exists(f):
+            binds.append((f, False))
+    return binds
+
+
+def _jail_mountpoint() -> str:
+    for base in ("/run/autograder-sandbox", "/tmp/autograder-sandbox"):
+        try:
+            os.makedirs(base + "/root", mode=0o700, exist_ok=True)
+            return base + "/root"
+        except OSError:
+            continue
+    raise RuntimeError("no directory for the jail mount point")
+
+
+# --------------------------------------------------------------------------- seccomp
+DENY_EPERM = [
+    "fork", "vfork", "execve", "execveat", "ptrace", "unshare", "setns", "mount", "umount2",
+    "pivot_root", "chroot", "bpf", "perf_event_open", "keyctl", "add_key", "request_key",
+    "process_vm_readv", "process_vm_writev", "kexec_load", "kexec_file_load",
+    "io_uring_setup", "io_uring_enter", "io_uring_register", "userfaultfd", "memfd_create",
+    "memfd_secret", "open_by_handle_at", "name_to_handle_at", "move_mount", "open_tree", "fsopen",
+    "fsmount", "fsconfig", "fspick", "mount_setattr", "init_module", "finit_module", "delete_module",
+    "swapon", "swapoff", "reboot", "acct", "quotactl", "syslog", "iopl", "ioperm", "pidfd_getfd",
+    "shmget", "shmat", "msgget", "semget", "mq_open", "personality", "kcmp", "lookup_dcookie",
+    "vhangup", "set_mempolicy", "mbind", "migrate_pages", "move_pages",
+]
+
+
+def seccomp_filter():
+    f = pyseccomp.SyscallFilter(defaction=pyseccomp.ALLOW)
+    eperm = pyseccomp.ERRNO(errno.EPERM)
+    for name in DENY_EPERM:
+        try:
+            f.add_rule(eperm, name)
+        except (OSError, RuntimeError, ValueError):
+            pass  # unknown to this libseccomp/kernel
+    # clone: only threads (CLONE_THREAD set); clone3: ENOSYS so glibc falls back to clone.
+    f.add_rule(eperm, "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, CLONE_THREAD, 0))
+    f.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")
+    f.add_rule(eperm, "socket", pyseccomp.Arg(0, pyseccomp.NE, socket.AF_UNIX))
+    f.add_rule(eperm, "socketpair", pyseccomp.Arg(0, pyseccomp.NE, socket.AF_UNIX))
+    return f
+
+
+# --------------------------------------------------------------------------- the jail (process B)
+def _mkdirs(path: str) -> None:
+    os.makedirs(path, mode=0o755, exist_ok=True)
+
+
+def build_root(root: str, binds, tmp_bytes: int) -> None:
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=512,mode=755")
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        host = "/" + name
+        if os.path.islink(host):
+            os.symlink(os.readlink(host), root + host)
+    for path, is_dir in binds:
+        target = root + path
+        if is_dir:
+            _mkdirs(target)
+        else:
+            _mkdirs(os.path.dirname(target))
+            os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
+        mount(path, target, None, MS_BIND)
+        flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID
+        if not path.startswith("/dev/"):
+            flags |= MS_NODEV
+        mount(None, target, None, flags)
+    _mkdirs(root + "/proc")
+    mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    _mkdirs(root + "/tmp")
+    mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+          f"size={int(tmp_bytes)},nr_inodes=4096,mode=1777")
+    os.chdir(root)
+    _check(_libc.syscall(SYS_pivot_root, b".", b"."), "pivot_root")
+    _check(_libc.umount2(b".", MNT_DETACH), "umount old root")
+    os.chdir("/")
+    mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _set_rlimits(lim: dict) -> None:
+    cpu = int(math.ceil(lim["cpu"]))
+    resource.setrlimit(resource.RLIMIT_AS, (lim["memory"], lim["memory"]))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_NPROC, (lim["nproc"], lim["nproc"]))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (lim["fsize"], lim["fsize"]))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (lim["nofile"], lim["nofile"]))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_MEMLOCK, (0, 0))
+
+
+def run_jail(job: dict, data_fd: int, out_fd: int, a_pidfd: int, binds, root: str) -> None:
+    """Process B. Never returns."""
+    code = 0
+    sock = None
+    report_fd = data_fd
+    try:
+        try:
+            os.setsid()
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            os.umask(0o022)
+            lim = job["limits"]
+            uid = int(job["uid"])
+            if not UID_MIN <= uid <= UID_MAX:
+                raise ValueError(f"uid {uid} outside {UID_MIN}..{UID_MAX}")
+            build_root(root, binds, lim["tmp"])
+            _libc.sethostname(b"sandbox", 7)
+            # fds: data socket -> 3, output -> 1 and 2, /dev/null -> 0, nothing else.
+            hi_data = _fcntl_dup(data_fd)
+            hi_out = _fcntl_dup(out_fd)
+            hi_pidfd = _fcntl_dup(a_pidfd)
+            null = os.open("/dev/null", os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(hi_out, 1)
+            os.dup2(hi_out, 2)
+            os.dup2(hi_data, 3)
+            report_fd = 3
+            os.dup2(hi_pidfd, 4)
+            os.closerange(5, max(1 << 16, resource.getrlimit(resource.RLIMIT_NOFILE)[0]))
+            _set_rlimits(lim)
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)      # setresuid cleared it
+            r, _, _ = select.select([4], [], [], 0)
+            if r:                                         # A already died: nobody would kill us
+                os._exit(75)
+            os.close(4)
+            prctl(PR_SET_NO_NEW_PRIVS, 1)
+            seccomp_filter().load()
+            os.environ.clear()
+            os.environ.update({"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
+                               "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+            for f in (sys.stdout, sys.stderr):
+                try:
+                    f.reconfigure(line_buffering=True, write_through=True)
+                except Exception:  # noqa: BLE001
+                    pass
+            sock = socket.socket(fileno=3)
+        except BaseException as e:  # noqa: BLE001
+            msg = f"jail setup failed: {type(e).__name__}: {e}"
+            try:
+                s = sock or socket.socket(fileno=report_fd)
+                protocol.send(s, {"seq": None, "ok": False, "setup_error": msg[:2000]})
+            except BaseException:  # noqa: BLE001
+                pass
+            os._exit(70)
+        Runtime().serve(sock, int(job["limits"]["max_message"]))
+    except BaseException:  # noqa: BLE001
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _fcntl_dup(fd: int) -> int:
+    import fcntl
+    return fcntl.fcntl(fd, fcntl.F_DUPFD, 100)
+
+
+# --------------------------------------------------------------------------- the supervisor (A)
+def run_supervisor(job: dict, fds: list[int], zygote_pid: int, binds, root: str) -> None:
+    """Process A. Never returns."""
+    data_fd, lifeline_fd, out_fd, status_fd = fds
+    status = {"status": "setup_failed"}
+    try:
+        os.setsid()
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != zygote_pid:
+            os._exit(1)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        try:
+            unshare(NS_FLAGS)
+        except OSError as e:
+            status = {"status": "setup_failed", "reason": str(e)}
+            try:
+                protocol.send(socket.socket(fileno=data_fd),
+                              {"seq": None, "ok": False, "setup_error": f"namespaces unavailable: {e}"})
+            except OSError:
+                pass
+            raise
+        a_pidfd = os.pidfd_open(os.getpid())
+        pid = os.fork()
+        if pid == 0:
+            os.close(lifeline_fd)
+            os.close(status_fd)
+            run_jail(job, data_fd, out_fd, a_pidfd, binds, root)
+        os.close(a_pidfd)
+        os.close(data_fd)
+        os.close(out_fd)
+        pidfd = os.pidfd_open(pid)
+        wall = float(job["limits"]["wall"])
+        r, _, _ = select.select([lifeline_fd, pidfd], [], [], wall)
+        reason = "wall" if not r else ("exited" if pidfd in r else "closed")
+        if reason != "exited":
+            try:
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _, wstatus, ru = os.wait4(pid, 0)
+        cpu = ru.ru_utime + ru.ru_stime
+        status = {"status": reason, "cpu": round(cpu, 3), "maxrss_kib": ru.ru_maxrss}
+        if os.WIFEXITED(wstatus):
+            status["exit_code"] = os.WEXITSTATUS(wstatus)
+        elif os.WIFSIGNALED(wstatus):
+            status["signal"] = os.WTERMSIG(wstatus)
+    except BaseException as e:  # noqa: BLE001
+        status.setdefault("reason", f"{type(e).__name__}: {e}")
+    finally:
+        try:
+            os.write(status_fd, (json.dumps(status) + "\n").encode())
+        except BaseException:  # noqa: BLE001
+            pass
+        os._exit(0)
+
+
+# --------------------------------------------------------------------------- zygote main
+def probe() -> str | None:
+    """None if this host can build jails, else the reason it cannot."""
+    if os.geteuid() != 0:
+        return f"the sandbox must be started as root (euid is {os.geteuid()})"
+    pid = os.fork()
+    if pid == 0:
+        try:
+            unshare(NS_FLAGS)
+            seccomp_filter()
+            os._exit(0)
+        except BaseException:  # noqa: BLE001
+            os._exit(1)
+    _, st = os.waitpid(pid, 0)
+    if not (os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0):
+        return "unshare(NEWNS|NEWPID|NEWNET|NEWIPC|NEWUTS) or seccomp setup failed on this host"
+    return None
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def main() -> None:
+    ctrl = socket.socket(fileno=int(sys.argv[1]))
+    me = os.getpid()
+    children: set[int] = set()
+    try:
+        prctl(PR_SET_CHILD_SUBREAPER, 1)
+        reason = probe()
+        binds = compute_binds() if reason is None else []
+        root = _jail_mountpoint() if reason is None else ""
+    except BaseException as e:  # noqa: BLE001
+        reason = f"{type(e).__name__}: {e}"
+    ctrl.send(json.dumps({"ready": reason is None, "reason": reason, "pid": me,
+                          "binds": [b[0] for b in binds] if reason is None else []}).encode())
+    if reason is not None:
+        return
+    while True:
+        r, _, _ = select.select([ctrl], [], [], 0.25)
+        _reap()
+        children = {c for c in children if _alive(c)}
+        if not r:
+            continue
+        try:
+            msg, fds, _, _ = socket.recv_fds(ctrl, 65536, 8)
+        except OSError:
+            break
+        if not msg:
+            for f in fds:
+                os.close(f)
+            break
+        try:
+            job = json.loads(msg)
+            if len(fds) != 4:
+                raise ValueError("expected 4 fds")
+            pid = os.fork()
+            if pid == 0:
+                ctrl.close()
+                run_supervisor(job, fds, me, binds, root)
+            children.add(pid)
+        except Exception:  # noqa: BLE001
+            traceback.print_exc()
+        finally:
+            for f in fds:
+                os.close(f)
+    for c in children:
+        try:
+            os.kill(c, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    _reap()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        os._exit(0)   # skip the interpreter's (slow, torch-laden) shutdown
