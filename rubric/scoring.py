@@ -1,0 +1,57 @@
+"""Apply a rubric to test outcomes.  Pure functions on plain data (no torch, no sandbox, no I/O)."""
+
+from __future__ import annotations
+
+from rubric.loader import Rubric
+
+OUTCOMES = ("passed", "failed", "error", "timeout")
+NOT_RUN = "not run: the grader did not run this check"
+
+
+def score_tests(rubric: Rubric, outcomes: dict[str, dict]) -> list[dict]:
+    """``outcomes``: ``{test_id: {"outcome": str, "feedback": str | None}}``.
+
+    Returns one entry per rubric test, in rubric order, with the points earned.  A rubric test
+    without an outcome counts as an ``error`` with no points (it never silently passes)."""
+    rows = []
+    for spec in rubric.tests.values():
+        got = outcomes.get(spec.id) or {"outcome": "error", "feedback": NOT_RUN}
+        outcome = got.get("outcome")
+        if outcome not in OUTCOMES:
+            outcome = "error"
+        rows.append({
+            "id": spec.id,
+            "category": spec.category,
+            "outcome": outcome,
+            "points": spec.points if outcome == "passed" else 0,
+            "max_points": spec.points,
+            "feedback": got.get("feedback"),
+            "hidden": spec.hidden,
+        })
+    return rows
+
+
+def score_categories(rubric: Rubric, tests: list[dict], audit_score: float | None) -> dict:
+    """Category scores from scored test rows plus the audit checker's score (``None`` -> 0).
+    The audit score is clamped into ``[0, max]`` so a buggy checker cannot exceed the rubric."""
+    cats = {}
+    for cat in rubric.categories.values():
+        if cat.source == "audit":
+            score = min(max(float(audit_score or 0), 0.0), cat.max)
+        else:
+            score = sum(t["points"] for t in tests if t["category"] == cat.name)
+        cats[cat.name] = {"score": _num(score), "max": _num(cat.max)}
+    return cats
+
+
+def total(categories: dict) -> float:
+    return _num(sum(c["score"] for c in categories.values()))
+
+
+def zero_categories(rubric: Rubric) -> dict:
+    return {c.name: {"score": 0, "max": _num(c.max)} for c in rubric.categories.values()}
+
+
+def _num(x: float) -> float | int:
+    x = round(float(x), 4)
+    return int(x) if x == int(x) else x

@@ -1,0 +1,153 @@
+"""worker.proxy error mapping, with scripted sessions raising the real sandbox exception classes."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from worker.proxy import (
+    ExecutorSessions,
+    Feedback,
+    GiveUp,
+    InfrastructureError,
+    InheritedSession,
+    SessionLost,
+    StudentProxy,
+    StudentTimedOut,
+)
+from worker.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
+
+
+class ScriptedSession:
+    """Answers like a sandbox Session; ``behaviour`` decides what ``call`` does."""
+
+    def __init__(self, behaviour):
+        self.behaviour, self.alive, self.output, self.closed = behaviour, True, "", False
+
+    def load(self):
+        if self.behaviour == "load-syntax":
+            raise StudentError("SyntaxError", "invalid syntax", 12)
+        if self.behaviour == "load-hang":
+            raise StudentTimeout(10, "import")
+
+    def new(self, name, *a, **k):
+        return 1
+
+    def call(self, h, method, *a, **k):
+        if method == "eval":
+            return None
+        if self.behaviour == "raise":
+            raise StudentError("RuntimeError", "mat1 and mat2 shapes cannot be multiplied", 17)
+        if self.behaviour == "hang":
+            self.alive = False
+            raise StudentTimeout(5, "call __call__")
+        if self.behaviour == "die":
+            self.alive = False
+            raise SandboxDied("memory limit exceeded")
+        if self.behaviour == "infra":
+            raise SandboxUnavailable("zygote gone")
+        return torch.zeros(1, 1, 2, 2)
+
+    def close(self):
+        self.closed = True
+
+
+class Provider:
+    reopen = True
+
+    def __init__(self, behaviour):
+        self.behaviour, self.opened = behaviour, []
+
+    def open(self):
+        s = ScriptedSession(self.behaviour)
+        self.opened.append(s)
+        return s
+
+    def close(self, session):
+        session.close()
+
+
+def _proxy(behaviour, **kw):
+    p = StudentProxy(Provider(behaviour), **kw)
+    return p
+
+
+Q = torch.zeros(1, 1, 2, 2)
+
+
+def test_student_exception_becomes_actionable_feedback():
+    p = _proxy("raise")
+    assert p.load()
+    with pytest.raises(Feedback) as exc:
+        p.sdpa(Q, Q, Q)
+    assert str(exc.value) == ("ScaledDotProductAttention.forward raised RuntimeError at attention.py line 17: "
+                              "mat1 and mat2 shapes cannot be multiplied")
+    assert exc.value.outcome == "failed"
+
+
+def test_load_errors_are_messages_not_exceptions():
+    p = _proxy("load-syntax")
+    assert not p.load()
+    assert p.load_error == "SyntaxError at line 12: invalid syntax"
+    with pytest.raises(Feedback, match="did not load"):
+        p.sdpa(Q, Q, Q)
+    p = _proxy("load-hang")
+    assert not p.load()
+    assert p.load_error == "timed out after 10 s while importing attention.py"
+
+
+def test_timeouts_reopen_a_bounded_number_of_times_then_fail_fast():
+    p = _proxy("hang", max_reopens=2)
+    assert p.load()
+    for _ in range(3):
+        with pytest.raises(StudentTimedOut) as exc:
+            p.sdpa(Q, Q, Q)
+        assert exc.value.outcome == "timeout"
+    with pytest.raises(GiveUp) as exc:
+        p.sdpa(Q, Q, Q)
+    assert exc.value.outcome == "timeout"
+    assert len(p._sessions.opened) == 3 and all(s.closed for s in p._sessions.opened)
+
+
+def test_crash_maps_to_feedback_and_infrastructure_propagates():
+    p = _proxy("die")
+    p.load()
+    with pytest.raises(Feedback, match="memory limit exceeded"):
+        p.sdpa(Q, Q, Q)
+    p = _proxy("infra")
+    p.load()
+    with pytest.raises(InfrastructureError):
+        p.sdpa(Q, Q, Q)
+
+
+def test_inherited_session_is_never_closed_and_never_reopened():
+    s = ScriptedSession("hang")
+    p = StudentProxy(InheritedSession(s))
+    assert p.load()
+    with pytest.raises(StudentTimedOut):
+        p.sdpa(Q, Q, Q)
+    with pytest.raises(SessionLost) as exc:
+        p.sdpa(Q, Q, Q)
+    assert exc.value.outcome == "timeout"
+    assert not s.closed                                       # the parent owns it
+
+
+def test_return_contract_normalisation():
+    p = _proxy("ok")
+    p.load()
+    assert isinstance(p.sdpa(Q, Q, Q), torch.Tensor)
+    with pytest.raises(Feedback, match="must return a tuple"):
+        p.sdpa(Q, Q, Q, return_weights=True)
+
+
+def test_executor_sessions_passes_the_watch():
+    seen = {}
+
+    class Ex:
+        def session(self, source, **kw):
+            seen.update(kw, source=source)
+            return ScriptedSession("ok")
+
+    ExecutorSessions(Ex(), "src", watch={"count": ["A.forward"]}).open()
+    assert seen == {"source": "src", "filename": "attention.py", "module_name": "attention",
+                    "watch": {"count": ["A.forward"]}}
