@@ -1,4 +1,8 @@
-"""Worker process hooks: warm the sandbox before the first task, beat, sweep."""
+"""Worker process hooks: warm the sandbox before the first task, beat, sweep.
+
+The sweeper runs in the worker's main process at start-up and then every ``SWEEP_INTERVAL_S``
+(environment or Flask config; 20 s by default).
+"""
 
 from __future__ import annotations
 
@@ -17,15 +21,20 @@ SWEEP_INTERVAL_S = 20.0
 def connect(app: Flask) -> None:
     @signals.worker_process_init.connect(weak=False)
     def init_pool_process(**_: object) -> None:
+        from importlib.metadata import version
+
         from app.extensions import db
         from worker import heartbeat, runs
         from worker.executor import get_executor
-        from worker.grading import grader_version
 
         # Connections opened by the parent must not be shared with a forked child.
         with app.app_context():
             db.engine.dispose(close=False)
-        heartbeat.start_thread(app, runs.worker_name(), grader_version())
+        try:
+            release = version("autograder")
+        except Exception:  # noqa: BLE001 - not installed as a package: still beat
+            release = ""
+        heartbeat.start_thread(app, runs.worker_name(), release)
         try:
             get_executor()  # pay the torch import now, not in the first student's grading
         except Exception as exc:  # noqa: BLE001 - reported per run as an infrastructure error
@@ -45,6 +54,7 @@ def connect(app: Flask) -> None:
 
     @signals.worker_ready.connect(weak=False)
     def start_sweeper(**_: object) -> None:
+        from worker.runs import setting
         from worker.sweeper import sweep
 
         def loop() -> None:
@@ -55,6 +65,6 @@ def connect(app: Flask) -> None:
                         sweep()
                 except Exception as exc:  # noqa: BLE001 - the database or broker may be away
                     log.warning("sweep failed: %s", exc)
-                time.sleep(SWEEP_INTERVAL_S)
+                time.sleep(setting("SWEEP_INTERVAL_S", SWEEP_INTERVAL_S))
 
         threading.Thread(target=loop, name="sweeper", daemon=True).start()

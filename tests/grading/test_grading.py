@@ -32,7 +32,7 @@ def _failures(result: dict) -> str:
 
 
 @pytest.mark.parametrize("path", CORRECT, ids=[p.stem for p in CORRECT])
-def test_correct_styles_get_full_code_marks(executor, code_only_audit, path):
+def test_correct_styles_get_full_code_marks(executor, path):
     result = _grade(executor, path.read_bytes())
     assert result["status"] == "graded", result["message"]
     assert _code_score(result) == 85, _failures(result)
@@ -44,7 +44,7 @@ def test_correct_styles_get_full_code_marks(executor, code_only_audit, path):
 
 
 @pytest.mark.parametrize("path", FAULTY, ids=[p.stem for p in FAULTY])
-def test_fault_loses_points_in_its_category(executor, code_only_audit, path):
+def test_fault_loses_points_in_its_category(executor, path):
     category = expected_category(path)
     result = _grade(executor, path.read_bytes())
     assert result["status"] == "graded", result["message"]
@@ -74,7 +74,7 @@ def test_every_fault_class_of_the_brief_is_in_the_corpus():
     ("import os\nos._exit(3)\n", "crashed while importing"),
     ("while True:\n    pass\n", "timed out after 3 s while importing"),
 ], ids=["syntax", "missing-import", "raises", "exits", "hangs"])
-def test_load_failures_are_graded_with_actionable_message(executor, code_only_audit, source, expect):
+def test_load_failures_are_graded_with_actionable_message(executor, source, expect):
     result = _grade(executor, source)
     assert result["status"] == "graded"
     assert expect in result["message"], result["message"]
@@ -84,13 +84,13 @@ def test_load_failures_are_graded_with_actionable_message(executor, code_only_au
     assert "Traceback" not in result["message"]
 
 
-def test_invalid_code_upload_is_graded_zero(executor, code_only_audit):
+def test_invalid_code_upload_is_graded_zero(executor):
     result = _grade(executor, b"\xff\xfe not utf-8 \x00")
     assert result["status"] == "graded"
     assert result["message"] and _code_score(result) == 0
 
 
-def test_hanging_forward_costs_bounded_time(executor, code_only_audit):
+def test_hanging_forward_costs_bounded_time(executor):
     src = (SUBMISSIONS / "correct" / "reference.py").read_text()
     src = src.replace("        scores = torch.matmul(q, k.transpose(-2, -1))",
                       "        while True:\n            pass\n        scores = torch.matmul(q, k.transpose(-2, -1))")
@@ -106,7 +106,7 @@ def test_hanging_forward_costs_bounded_time(executor, code_only_audit):
     assert any("hung or crashed" in (t["feedback"] or "") for t in result["tests"])
 
 
-def test_student_exception_feedback_names_the_line(executor, code_only_audit):
+def test_student_exception_feedback_names_the_line(executor):
     src = (SUBMISSIONS / "correct" / "reference.py").read_text()
     src = src.replace("        weights = torch.softmax(scores, dim=-1)\n",
                       "        raise ValueError('my bug')\n")
@@ -116,7 +116,7 @@ def test_student_exception_feedback_names_the_line(executor, code_only_audit):
     assert fb.endswith(": my bug")
 
 
-def test_student_view_hides_hidden_feedback_and_log(executor, code_only_audit):
+def test_student_view_hides_hidden_feedback_and_log(executor):
     result = _grade(executor, (SUBMISSIONS / "faulty" / "no_max_subtraction.py").read_bytes())
     hidden_failed = [t for t in result["tests"] if t["hidden"] and t["outcome"] != "passed"]
     assert hidden_failed, "the corpus file should fail a hidden check"
@@ -133,7 +133,7 @@ def test_student_view_hides_hidden_feedback_and_log(executor, code_only_audit):
     assert all(t["feedback"] for t in visible)
 
 
-def test_result_shape_matches_the_contract(executor, code_only_audit):
+def test_result_shape_matches_the_contract(executor):
     result = _grade(executor, (SUBMISSIONS / "correct" / "reference.py").read_bytes())
     assert set(result) == {"status", "message", "total", "max_total", "categories", "tests", "audit",
                            "measurements", "example_weights", "grader_version", "duration_s", "log"}
@@ -145,7 +145,7 @@ def test_result_shape_matches_the_contract(executor, code_only_audit):
     json.dumps(result, allow_nan=False)
 
 
-def test_warm_grading_is_fast(executor, code_only_audit):
+def test_warm_grading_is_fast(executor):
     code = (SUBMISSIONS / "correct" / "reference.py").read_bytes()
     _grade(executor, code)
     times = []
@@ -171,14 +171,7 @@ def test_sandbox_unavailable_is_an_error(monkeypatch):
 
 
 def test_audit_checker_integration(executor):
-    """The real audit checker is called with the grader's measurements (needs rubric/audit.py)."""
-    try:
-        from rubric.audit import load_checklist
-        load_checklist()
-    except ImportError:
-        pytest.skip("rubric.audit is not installed")
-    except Exception as exc:  # noqa: BLE001 - owned by the audit component
-        pytest.xfail(f"the audit checklist does not load yet: {exc}")
+    """The real audit checker is called with the grader's measurements."""
     audit = (b"The heatmap shows weights[0, 0] of the hand example. Max abs error vs the PyTorch reference "
              b"was below 1e-5 and the row sums deviate from 1 by less than 1e-6. The figure does not prove "
              b"causality or feature importance.")

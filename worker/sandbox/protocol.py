@@ -104,9 +104,11 @@ def encode(value, body_cap: int = BODY_CAP) -> bytes:
                 raise ProtocolError("tensor has too many dimensions")
             if len(tensors) >= MAX_TENSORS:
                 raise ProtocolError("too many tensors")
-            data = tensor_bytes(v)
-            if size[0] + len(data) > body_cap:
+            # Check the size before copying: a huge result must fail cleanly, not run the
+            # jail out of address space while being serialised.
+            if size[0] + v.numel() * v.element_size() > body_cap:
                 raise ProtocolError(f"message body larger than {body_cap} bytes")
+            data = tensor_bytes(v)
             tensors.append({"dtype": dtype, "shape": [int(s) for s in v.shape],
                             "offset": size[0], "nbytes": len(data)})
             chunks.append(data)

@@ -44,6 +44,24 @@ try:
 except RuntimeError:
     pass
 
+
+
+def _warm_torch() -> None:
+    """Take torch's lazy first-use paths here, once, so no jail pays them: the first autograd
+    backward alone costs ~0.3 s, and inside the jail its lazy imports would also need the files.
+    Single-threaded (set_num_threads(1) above), so nothing that breaks over fork is started."""
+    q = torch.randn(1, 2, 3, 4, requires_grad=True)
+    w = torch.softmax(torch.matmul(q, q.transpose(-2, -1)) / math.sqrt(4.0), dim=-1)
+    out = torch.einsum("bhqk,bhkd->bhqd", w, q).masked_fill(torch.zeros(3, 4, dtype=torch.bool), 0.0)
+    torch.nn.functional.linear(out, torch.ones(4, 4)).sum().backward()
+    # autograd.grad takes another lazy path than backward() (~0.3-0.5 s of imports at first use).
+    x = torch.randn(2, 3, requires_grad=True)
+    torch.autograd.grad([torch.softmax(x, dim=-1)], [x], [torch.ones(2, 3)], allow_unused=True)
+    torch.nn.Linear(4, 4)(out.detach().double().float())
+
+
+_warm_torch()
+
 import pyseccomp  # noqa: E402
 
 from worker.sandbox import protocol  # noqa: E402, F401

@@ -1,0 +1,71 @@
+"""A real Celery worker process grades uploads through Redis and PostgreSQL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import redis
+
+from app.extensions import db
+from app.models import GradingRun, Submission
+from app.storage import BlobStore
+from app.submitting import Upload, submit
+from tests.conftest import REDIS_TEST_URL, make_app
+from tests.factories import Factory
+from tests.workers import running_worker, service_env, wait_for
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "submissions"
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
+
+
+@pytest.fixture
+def live_app(migrated_pg, tmp_path):  # noqa: ANN001, ANN201
+    """The app wired to the session's PostgreSQL and a private Redis database, both emptied."""
+    redis.Redis.from_url(REDIS_TEST_URL).flushdb()
+    app = make_app(tmp_path, migrated_pg, CELERY_BROKER_URL=REDIS_TEST_URL, REDIS_URL=REDIS_TEST_URL)
+    from sqlalchemy import text
+
+    with app.app_context():
+        tables = ", ".join(t.name for t in db.metadata.sorted_tables)
+        db.session.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+        db.session.commit()
+    yield app
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+def _status(app, sub_id: int) -> str:  # noqa: ANN001
+    with app.app_context():
+        return db.session.get(Submission, sub_id).status
+
+
+def test_an_upload_is_graded_by_a_real_worker_through_redis(live_app, migrated_pg, tmp_path):
+    env = service_env(tmp_path, migrated_pg, REDIS_TEST_URL)
+    with live_app.app_context():
+        f = Factory()
+        student, assignment = f.student(), f.assignment()
+        good = submit(
+            assignment, student, Upload("attention.py", (FIXTURES / "correct" / "reference.py").read_bytes()),
+            store=BlobStore(live_app.config["UPLOAD_DIR"]),
+        )
+        broken = submit(
+            assignment, student, Upload("attention.py", b"import torch\ndef oops(:\n"),
+            store=BlobStore(live_app.config["UPLOAD_DIR"]),
+        )
+        good_id, broken_id = good.id, broken.id
+    with running_worker(env, "e2e", log=tmp_path / "worker.log"):
+        for sid in (good_id, broken_id):
+            wait_for(lambda s=sid: _status(live_app, s) in ("graded", "error"), 90, what=f"submission {sid}")
+    with live_app.app_context():
+        run = db.session.query(GradingRun).filter_by(submission_id=good_id).one()
+        assert run.status == "graded", run.status_reason
+        assert run.categories["formula_shape"]["score"] == 25
+        assert run.categories["implementation"]["score"] == 30
+        assert run.categories["mask_parity"]["score"] == 30
+        assert len(run.tests) == len(run.result["tests"]) > 10
+        bad = db.session.query(GradingRun).filter_by(submission_id=broken_id).one()
+        assert bad.status == "graded", "a program that does not load is graded, not an error"
+        assert bad.total == 0 and "SyntaxError" in (bad.result["message"] or "")
