@@ -10,6 +10,14 @@ SOFT_TIME_LIMIT = 240
 HARD_TIME_LIMIT = 300
 
 
+def transport_options(broker_url: str) -> dict:
+    if broker_url.startswith(("redis://", "rediss://")):
+        # A message of a worker that died unacked comes back after this; the sweeper usually
+        # re-queues the run much sooner.
+        return {"visibility_timeout": HARD_TIME_LIMIT + 60}
+    return {}  # the SQLAlchemy transport passes its options to create_engine()
+
+
 def celery_init_app(app: Flask) -> Celery:
     class FlaskTask(Task):
         def __call__(self, *args: object, **kwargs: object) -> object:
@@ -31,9 +39,7 @@ def celery_init_app(app: Flask) -> Celery:
         task_default_queue=queue,
         task_routes={"autograder.*": {"queue": queue}},
         task_always_eager=app.config.get("CELERY_EAGER", False),
-        # A message of a worker that died unacked comes back after this (Redis transport);
-        # the sweeper usually re-queues the run much sooner.
-        broker_transport_options={"visibility_timeout": HARD_TIME_LIMIT + 60},
+        broker_transport_options=transport_options(app.config["CELERY_BROKER_URL"]),
         worker_hijack_root_logger=False,
         imports=("worker.tasks",),
     )

@@ -22,6 +22,8 @@ from typing import Any
 
 from torch import Tensor
 
+from worker.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
+
 MAX_MESSAGE = 300
 
 
@@ -60,10 +62,9 @@ def expect(condition: Any, message: str) -> None:
 
 # --------------------------------------------------------------------------- sandbox error kinds
 def _kind_of(exc: BaseException) -> str | None:
-    """Classify a sandbox exception by class name along its MRO (works for the real classes of
-    ``worker.sandbox`` and for test doubles that reuse the names)."""
-    for cls in type(exc).__mro__:
-        if cls.__name__ in ("StudentError", "StudentTimeout", "SandboxDied", "SandboxUnavailable"):
+    """The sandbox exception class an error belongs to, by name, or None for anything else."""
+    for cls in (StudentError, StudentTimeout, SandboxDied, SandboxUnavailable):
+        if isinstance(exc, cls):
             return cls.__name__
     return None
 

@@ -69,3 +69,30 @@ def test_an_upload_is_graded_by_a_real_worker_through_redis(live_app, migrated_p
         bad = db.session.query(GradingRun).filter_by(submission_id=broken_id).one()
         assert bad.status == "graded", "a program that does not load is graded, not an error"
         assert bad.total == 0 and "SyntaxError" in (bad.result["message"] or "")
+
+
+def test_the_embedded_default_grades_with_no_server_at_all(tmp_path):
+    """No DATABASE_URL, no REDIS_URL: SQLite and the SQLAlchemy broker, with a real worker process."""
+    import subprocess
+
+    from tests.workers import BIN
+
+    env = service_env(tmp_path, "", "")
+    for key in ("DATABASE_URL", "REDIS_URL"):
+        env.pop(key)
+    assert subprocess.run([str(BIN), "db", "upgrade"], env=env, capture_output=True).returncode == 0
+    app = make_app(tmp_path, f"sqlite:///{tmp_path / 'autograder.sqlite'}")
+    assert app.config["CELERY_BROKER_URL"].startswith("sqla+sqlite:///")
+    with app.app_context():
+        f = Factory()
+        sub = submit(
+            f.assignment(), f.student(),
+            Upload("attention.py", (FIXTURES / "correct" / "reference.py").read_bytes()),
+            store=BlobStore(app.config["UPLOAD_DIR"]),
+        )
+        sub_id = sub.id
+    with running_worker(env, "embedded", log=tmp_path / "worker.log"):
+        wait_for(lambda: _status(app, sub_id) == "graded", 90, what="the embedded-default grading")
+    with app.app_context():
+        assert db.session.get(Submission, sub_id).runs[-1].total == 85
+        db.engine.dispose()
