@@ -19,7 +19,7 @@ install: $(STAMP) system-deps
 # bubblewrap is not needed (the sandbox uses namespaces directly), but chromium is for browser tests.
 system-deps:
 	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "chromium not installed: browser tests will be skipped"; \
+	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null) || echo "chromium not installed: browser tests will be skipped"; \
 	  else echo "chromium missing and not root: browser tests will be skipped"; fi; }
 
 run: install

@@ -86,7 +86,11 @@ def register_errorhandlers(app: Flask) -> None:
         message = f"upload too large: the limit is {limit} MiB"
         if wants_json():
             return jsonify({"error": message}), 413
-        return message, 413
+        from flask import render_template
+        from flask_babel import gettext
+
+        shown = gettext("The upload is too large: the limit is %(n)s MiB for all files together.", n=limit)
+        return render_template("error.html", title=gettext("Upload too large"), message=shown), 413
 
 
 def register_template_helpers(app: Flask) -> None:

@@ -38,3 +38,6 @@ def fmt_dt(value: datetime | None) -> str:
 def register(app: Flask) -> None:
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["dt"] = fmt_dt
+    from flask_babel import get_locale
+
+    app.jinja_env.globals["get_locale"] = get_locale

@@ -1,0 +1,243 @@
+"""The class at a glance: one row per student, computed with a fixed number of queries.
+
+Used by the instructor dashboard, the CSV export and `GET /api/v1/gradebook`. No query runs per
+student or per submission: rows are assembled in Python from a handful of set-based queries.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import case, func, select
+
+from app.coursework import CATEGORY_ORDER
+from app.extensions import db
+from app.models import Assignment, AuditReview, GradingRun, Role, Submission, TestResult, User
+from app.scores import Effective, effective, fmt
+
+
+@dataclass
+class SubmissionSummary:
+    id: int
+    attempt: int
+    status: str
+    late_days: int
+    created_at: datetime
+    score: Effective | None = None
+    grader_version: str | None = None
+
+
+@dataclass
+class StudentRow:
+    id: int
+    email: str
+    name: str
+    submissions: list[SubmissionSummary] = field(default_factory=list)
+
+    @property
+    def attempts(self) -> int:
+        return len(self.submissions)
+
+    @property
+    def latest(self) -> SubmissionSummary | None:
+        return self.submissions[-1] if self.submissions else None
+
+    @property
+    def latest_graded(self) -> SubmissionSummary | None:
+        graded = [s for s in self.submissions if s.score is not None]
+        return graded[-1] if graded else None
+
+    @property
+    def best(self) -> SubmissionSummary | None:
+        graded = [s for s in self.submissions if s.score is not None]
+        if not graded:
+            return None
+        # Highest effective total; on a tie the later attempt.
+        return max(graded, key=lambda s: (s.score.total, s.attempt))
+
+    @property
+    def status(self) -> str:
+        return self.latest.status if self.latest else "none"
+
+    @property
+    def latest_total(self) -> float | None:
+        s = self.latest_graded
+        return s.score.total if s else None
+
+    @property
+    def best_total(self) -> float | None:
+        s = self.best
+        return s.score.total if s else None
+
+
+def class_rows(assignment: Assignment) -> list[StudentRow]:
+    """Every student (role student) with all their attempts and the effective score of each
+    attempt's newest graded run. Four queries whatever the class size."""
+    students = db.session.execute(
+        select(User.id, User.email, User.name).where(User.role == Role.STUDENT.value).order_by(User.email)
+    ).all()
+    rows = {s.id: StudentRow(s.id, s.email, s.name or "") for s in students}
+    subs = db.session.execute(
+        select(Submission.id, Submission.student_id, Submission.attempt, Submission.status,
+               Submission.late_days, Submission.created_at)
+        .where(Submission.assignment_id == assignment.id)
+        .order_by(Submission.student_id, Submission.attempt)
+    ).all()
+    runs = db.session.execute(
+        select(GradingRun.submission_id, GradingRun.id, GradingRun.total, GradingRun.max_total,
+               GradingRun.categories, GradingRun.grader_version)
+        .join(Submission, Submission.id == GradingRun.submission_id)
+        .where(Submission.assignment_id == assignment.id, GradingRun.status == "graded")
+        .order_by(GradingRun.id)
+    ).all()
+    newest_run = {r.submission_id: r for r in runs}  # ordered by id: the last one wins
+    reviews = db.session.execute(
+        select(AuditReview.submission_id, AuditReview.score)
+        .join(Submission, Submission.id == AuditReview.submission_id)
+        .where(Submission.assignment_id == assignment.id)
+        .order_by(AuditReview.id)
+    ).all()
+    newest_review = {r.submission_id: r.score for r in reviews}
+    for s in subs:
+        row = rows.get(s.student_id)
+        if row is None:
+            continue  # an instructor's own test submission: not in the class list
+        summary = SubmissionSummary(s.id, s.attempt, s.status, s.late_days, s.created_at)
+        run = newest_run.get(s.id)
+        if run is not None:
+            summary.grader_version = run.grader_version
+            summary.score = effective(
+                run.total, run.max_total, run.categories,
+                late_days=s.late_days, penalty_per_day=assignment.late_penalty_per_day,
+                audit_override=newest_review.get(s.id),
+            )
+        row.submissions.append(summary)
+    return list(rows.values())
+
+
+SORT_KEYS = {
+    "name": lambda r: (r.name or r.email).lower(),
+    "email": lambda r: r.email.lower(),
+    "latest": lambda r: (r.latest_total is None, -(r.latest_total or 0)),
+    "best": lambda r: (r.best_total is None, -(r.best_total or 0)),
+    "attempts": lambda r: -r.attempts,
+    "status": lambda r: r.status,
+}
+STATUSES = ("none", "queued", "running", "graded", "error")
+
+
+def filter_sort(rows: list[StudentRow], q: str = "", status: str = "", sort: str = "name",
+                desc: bool = False) -> list[StudentRow]:
+    q = (q or "").strip().lower()
+    if q:
+        rows = [r for r in rows if q in r.email.lower() or q in (r.name or "").lower()]
+    if status in STATUSES:
+        rows = [r for r in rows if r.status == status]
+    rows = sorted(rows, key=SORT_KEYS.get(sort, SORT_KEYS["name"]))
+    return list(reversed(rows)) if desc else rows
+
+
+def distribution(rows: list[StudentRow], bins: int = 10) -> list[dict]:
+    """Histogram of the best effective totals in 10-point bins (the last bin includes 100)."""
+    counts = [0] * bins
+    for r in rows:
+        if r.best_total is not None:
+            counts[min(bins - 1, int(r.best_total // (100 / bins)))] += 1
+    width = 100 // bins
+    return [{"lo": i * width, "hi": (i + 1) * width, "count": c} for i, c in enumerate(counts)]
+
+
+def pass_rates(rows: list[StudentRow]) -> list[dict]:
+    """Per test, over the newest graded run of each student's latest graded attempt: how many
+    passed. Sorted with the most failed first. One aggregate query."""
+    sub_ids = [r.latest_graded.id for r in rows if r.latest_graded is not None]
+    if not sub_ids:
+        return []
+    newest = (
+        select(func.max(GradingRun.id))
+        .where(GradingRun.submission_id.in_(sub_ids), GradingRun.status == "graded")
+        .group_by(GradingRun.submission_id)
+    )
+    stats = db.session.execute(
+        select(
+            TestResult.test_id,
+            func.min(TestResult.category),
+            func.bool_or(TestResult.hidden),
+            func.count(TestResult.id),
+            func.sum(case((TestResult.outcome == "passed", 1), else_=0)),
+        )
+        .where(TestResult.run_id.in_(newest))
+        .group_by(TestResult.test_id)
+    ).all()
+    out = [
+        {"test_id": t, "category": c, "hidden": bool(h), "runs": n, "passed": int(p or 0),
+         "rate": (int(p or 0) / n) if n else 0.0}
+        for t, c, h, n, p in stats
+    ]
+    return sorted(out, key=lambda d: (d["rate"], d["test_id"]))
+
+
+def queue_stats() -> dict:
+    counts = dict(
+        db.session.execute(
+            select(GradingRun.status, func.count(GradingRun.id))
+            .where(GradingRun.status.in_(["queued", "running"]))
+            .group_by(GradingRun.status)
+        ).all()
+    )
+    from worker.heartbeat import live_workers
+
+    workers = live_workers()
+    return {"queued": counts.get("queued", 0), "running": counts.get("running", 0),
+            "workers": [{"name": w.hostname, "concurrency": w.concurrency,
+                         "grader_version": w.grader_version, "last_seen": w.last_seen} for w in workers]}
+
+
+# --- export ---------------------------------------------------------------------------------------
+
+SCORE_HEADER = "score (best attempt, after late penalty and audit override)"
+
+
+def export_rows(rows: list[StudentRow]) -> list[dict]:
+    out = []
+    for r in rows:
+        best = r.best
+        cats = best.score.categories if best else {}
+        item = {
+            "email": r.email,
+            "name": r.name,
+            "score": round(best.score.total, 2) if best else None,
+            "max": best.score.max_total if best else 100,
+            "best_attempt": best.attempt if best else None,
+            "categories": {k: (cats.get(k) or {}).get("score") for k in CATEGORY_ORDER},
+            "attempts": r.attempts,
+            "late_days": best.late_days if best else 0,
+            "status": r.status,
+        }
+        out.append(item)
+    return out
+
+
+def to_csv(rows: list[StudentRow]) -> bytes:
+    """UTF-8 with a BOM (Excel opens Chinese names correctly); one row per student."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\r\n")
+    w.writerow(["email", "name", SCORE_HEADER, *CATEGORY_ORDER, "attempts", "best_attempt", "late_days"])
+    for item in export_rows(rows):
+        w.writerow([
+            _safe_cell(item["email"]), _safe_cell(item["name"]),
+            "" if item["score"] is None else fmt(item["score"]),
+            *("" if v is None else fmt(v) for v in item["categories"].values()),
+            item["attempts"], item["best_attempt"] or "", item["late_days"],
+        ])
+    return ("\ufeff" + buf.getvalue()).encode("utf-8")
+
+
+def _safe_cell(value: str) -> str:
+    """No spreadsheet formula injection through a name: prefix cells starting with = + - @."""
+    if value and value[0] in "=+-@\t\r":
+        return "'" + value
+    return value

@@ -1,0 +1,119 @@
+"""Scores as people see them: the student view of a result, late penalty and audit override.
+
+Pure functions on plain data so the pages, the API, the gradebook and the tests agree.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.coursework import AUDIT_MAX, CATEGORY_ORDER
+
+
+def student_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The grade JSON a student may see: no grader log, hidden tests reduced to pass/fail."""
+    if result is None:
+        return None
+    view = copy.deepcopy(result)
+    view.pop("log", None)
+    for test in view.get("tests") or []:
+        if test.get("hidden"):
+            test["feedback"] = None
+    return view
+
+
+def _num(x: float) -> float | int:
+    x = round(float(x), 2)
+    return int(x) if x == int(x) else x
+
+
+@dataclass
+class Effective:
+    """A run's score after the instructor's audit review and the late penalty."""
+
+    raw_total: float
+    max_total: float
+    categories: dict[str, dict] = field(default_factory=dict)   # audit already overridden
+    audit_auto: float | None = None
+    audit_override: float | None = None
+    late_days: int = 0
+    penalty_fraction: float = 0.0
+    penalty_points: float = 0.0
+    total: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "raw_total": _num(self.raw_total),
+            "max_total": _num(self.max_total),
+            "audit_auto": None if self.audit_auto is None else _num(self.audit_auto),
+            "audit_override": None if self.audit_override is None else _num(self.audit_override),
+            "late_days": self.late_days,
+            "penalty_fraction": round(self.penalty_fraction, 4),
+            "penalty_points": _num(self.penalty_points),
+            "total": _num(self.total),
+            "categories": self.categories,
+        }
+
+
+def effective(
+    total: float | None,
+    max_total: float | None,
+    categories: dict[str, Any] | None,
+    *,
+    late_days: int = 0,
+    penalty_per_day: float = 0.0,
+    audit_override: float | None = None,
+) -> Effective | None:
+    """None when there is no graded total. The override replaces the audit category; the late
+    penalty (penalty_per_day × late_days, at most 100 %) is then taken off the whole total."""
+    if total is None:
+        return None
+    cats = {k: dict(v) for k, v in (categories or {}).items()}
+    auto = None
+    raw = float(total)
+    if "audit" in cats:
+        auto = float(cats["audit"].get("score") or 0)
+    if audit_override is not None:
+        override = min(max(float(audit_override), 0.0), float(cats.get("audit", {}).get("max") or AUDIT_MAX))
+        raw = raw - (auto or 0.0) + override
+        cats.setdefault("audit", {"max": AUDIT_MAX})
+        cats["audit"] = {**cats["audit"], "score": _num(override), "auto": None if auto is None else _num(auto)}
+    fraction = min(1.0, max(0.0, float(penalty_per_day or 0) * max(0, late_days)))
+    penalty = raw * fraction
+    ordered = {k: cats[k] for k in CATEGORY_ORDER if k in cats}
+    ordered.update({k: v for k, v in cats.items() if k not in ordered})
+    return Effective(
+        raw_total=raw,
+        max_total=float(max_total or 100),
+        categories=ordered,
+        audit_auto=auto,
+        audit_override=audit_override,
+        late_days=late_days,
+        penalty_fraction=fraction,
+        penalty_points=penalty,
+        total=max(0.0, raw - penalty),
+    )
+
+
+def effective_for(submission, run) -> Effective | None:  # noqa: ANN001
+    """Effective score of one graded run of a submission (ORM objects)."""
+    if run is None or run.total is None:
+        return None
+    review = submission.audit_review
+    return effective(
+        run.total,
+        run.max_total,
+        run.categories,
+        late_days=submission.late_days,
+        penalty_per_day=submission.assignment.late_penalty_per_day,
+        audit_override=review.score if review else None,
+    )
+
+
+def fmt(x: float | None) -> str:
+    if x is None:
+        return "—"
+    x = round(float(x), 2)
+    return str(int(x)) if x == int(x) else f"{x:g}"
