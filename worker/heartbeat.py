@@ -1,11 +1,16 @@
-"""Liveness of grading processes, recorded in the database where every part can read it."""
+"""Liveness of grading processes, recorded in the database where every part can read it.
+
+Each prefork pool process beats under ``host:pid`` every ``HEARTBEAT_INTERVAL_S`` (5 s). The row's
+``started_at`` is the start of the process that beats, so a row left behind by a killed process
+whose pid was later reused is not mistaken for the holder of the dead process's runs.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from flask import Flask
 from sqlalchemy import delete, select
@@ -18,13 +23,26 @@ log = logging.getLogger(__name__)
 INTERVAL_S = 5.0
 
 
-def beat(name: str, grader_version: str = "") -> None:
+def interval_s() -> float:
+    from worker.runs import setting
+
+    return setting("HEARTBEAT_INTERVAL_S", INTERVAL_S)
+
+
+def beat(name: str, grader_version: str = "", started_at: datetime | None = None) -> None:
+    """Record that ``name`` is alive. ``started_at`` (the process start) resets the row's start."""
     row = db.session.get(WorkerHeartbeat, name)
     now = utcnow()
     if row is None:
-        db.session.add(WorkerHeartbeat(hostname=name, started_at=now, last_seen=now, grader_version=grader_version))
+        db.session.add(
+            WorkerHeartbeat(hostname=name, started_at=started_at or now, last_seen=now, grader_version=grader_version)
+        )
     else:
         row.last_seen = now
+        if started_at is not None:
+            row.started_at = started_at
+        if grader_version:
+            row.grader_version = grader_version
     db.session.commit()
 
 
@@ -33,7 +51,11 @@ def forget(name: str) -> None:
     db.session.commit()
 
 
-def live_workers(window: timedelta = timedelta(seconds=30)) -> list[WorkerHeartbeat]:
+def live_workers(window: timedelta | None = None) -> list[WorkerHeartbeat]:
+    if window is None:
+        from worker.runs import heartbeat_stale
+
+        window = heartbeat_stale()
     return list(db.session.scalars(select(WorkerHeartbeat).where(WorkerHeartbeat.last_seen >= utcnow() - window)))
 
 
@@ -41,17 +63,22 @@ def start_thread(app: Flask, name: str, grader_version: str = "") -> threading.E
     """Beat every few seconds until stopped or until the parent process is gone."""
     stop = threading.Event()
     parent = os.getppid()
+    started = utcnow()  # before any claim this process can make
 
     def loop() -> None:
+        first = True
         while not stop.is_set():
             if os.getppid() != parent:
                 break  # orphaned pool process: stop claiming to be alive
             try:
                 with app.app_context():
-                    beat(name, grader_version)
+                    beat(name, grader_version, started_at=started if first else None)
+                    pause = interval_s()
+                first = False
             except Exception as exc:  # noqa: BLE001 - the database may be briefly away
                 log.warning("heartbeat failed: %s", exc)
-            stop.wait(INTERVAL_S)
+                pause = 1.0  # register soon after the database is back
+            stop.wait(pause)
 
     threading.Thread(target=loop, name="heartbeat", daemon=True).start()
     return stop

@@ -1,0 +1,144 @@
+"""The database side of reliability, without worker processes: takeover, give-up, idempotent store.
+
+Fast (no sandbox, no broker): these pin the rules worker/runs.py and worker/sweeper.py apply when
+a worker dies, a pid is reused, or a task is delivered twice.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select
+
+from app.extensions import db
+from app.models import GradingRun, Submission, WorkerHeartbeat, utcnow
+from app.models import TestResult as ResultRow
+from app.storage import BlobStore
+from app.submitting import Upload, submit
+from tests.reliability.conftest import CORRECT
+from worker import runs, sweeper
+
+pytestmark = [pytest.mark.postgres]
+
+RESULT = {
+    "status": "graded", "message": None, "total": 85, "max_total": 100, "grader_version": "t",
+    "categories": {"formula_shape": {"score": 25, "max": 25}}, "log": "",
+    "tests": [{"id": f"test_{i}", "category": "formula_shape", "outcome": "passed", "points": 1,
+               "max_points": 1, "hidden": False, "feedback": "ok"} for i in range(5)],
+}
+
+
+@pytest.fixture
+def run_id(app, factory):  # noqa: ANN001, ANN201
+    sub = submit(factory.assignment(), factory.student(), Upload("attention.py", CORRECT),
+                 store=BlobStore(app.config["UPLOAD_DIR"]))
+    return sub.runs[0].id
+
+
+def dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def store(app):  # noqa: ANN001, ANN201
+    return BlobStore(app.config["UPLOAD_DIR"])
+
+
+def test_duplicate_deliveries_and_repeated_stores_add_nothing(app, run_id):
+    assert runs.claim(run_id, "host-a:1", store(app)) is not None
+    assert runs.claim(run_id, "host-b:2", store(app)) is None  # held (the claim is brand new)
+    assert runs.store_result(run_id, "host-a:1", RESULT)
+    assert not runs.store_result(run_id, "host-a:1", RESULT)  # e.g. a retry after a lost commit ack
+    assert runs.claim(run_id, "host-b:2", store(app)) is None  # graded: a redelivery is skipped
+    assert db.session.scalar(select(func.count()).where(ResultRow.run_id == run_id)) == 5
+    run = db.session.get(GradingRun, run_id)
+    assert (run.status, run.tries, run.total, run.submission.status) == ("graded", 1, 85, "graded")
+
+
+def test_a_run_of_a_dead_local_process_is_taken_over_at_once(app, run_id):
+    holder = f"{socket.gethostname()}:{dead_pid()}"
+    assert runs.claim(run_id, holder, store(app)) is not None
+    # Its heartbeat is still fresh (it died a moment ago), but the pid is gone: no waiting.
+    db.session.add(WorkerHeartbeat(hostname=holder, started_at=utcnow() - timedelta(minutes=1), last_seen=utcnow()))
+    db.session.commit()
+    me = runs.worker_name()
+    assert runs.claim(run_id, me, store(app)) is not None
+    run = db.session.get(GradingRun, run_id)
+    assert (run.worker, run.tries) == (me, 2)
+    assert not runs.store_result(run_id, holder, RESULT)  # the old holder can no longer write
+    assert runs.store_result(run_id, me, RESULT)
+
+
+def test_remote_holder_is_trusted_while_it_beats_and_not_after(app, run_id, monkeypatch):
+    monkeypatch.setenv("HEARTBEAT_STALE_S", "30")
+    holder = "other-host:4242"
+    assert runs.claim(run_id, holder, store(app)) is not None
+    run = db.session.get(GradingRun, run_id)
+    run.started_at = utcnow() - timedelta(minutes=5)
+    db.session.add(WorkerHeartbeat(hostname=holder, started_at=run.started_at - timedelta(minutes=1),
+                                   last_seen=utcnow()))
+    db.session.commit()
+    assert runs.claim(run_id, "me:1", store(app)) is None  # alive: a duplicate delivery
+    # The same name now beats for a process started after the claim: the pid was reused.
+    hb = db.session.get(WorkerHeartbeat, holder)
+    hb.started_at = utcnow() - timedelta(seconds=10)
+    db.session.commit()
+    assert runs.claim(run_id, "me:1", store(app)) is not None
+
+
+def test_stale_heartbeat_means_abandoned_and_the_sweeper_resends(app, run_id, monkeypatch):
+    monkeypatch.setenv("HEARTBEAT_STALE_S", "30")
+    holder = "other-host:4242"
+    assert runs.claim(run_id, holder, store(app)) is not None
+    run = db.session.get(GradingRun, run_id)
+    run.started_at = utcnow() - timedelta(minutes=2)
+    db.session.add(WorkerHeartbeat(hostname=holder, started_at=run.started_at - timedelta(minutes=1),
+                                   last_seen=utcnow() - timedelta(minutes=1)))
+    db.session.commit()
+    sent = []
+    monkeypatch.setattr("worker.tasks.enqueue_run", lambda rid, countdown=None: sent.append(rid) or True)
+    assert sweeper.sweep() == [run_id] and sent == [run_id]
+
+
+def test_a_run_interrupted_max_tries_times_ends_in_error_with_a_reason(app, run_id, monkeypatch):
+    monkeypatch.setattr("worker.tasks.enqueue_run", lambda rid, countdown=None: True)
+    host = socket.gethostname()
+    for _ in range(runs.max_tries()):
+        assert runs.claim(run_id, f"{host}:{dead_pid()}", store(app)) is not None
+    assert db.session.get(GradingRun, run_id).tries == 3
+    assert runs.claim(run_id, runs.worker_name(), store(app)) is None  # no fourth try
+    db.session.expire_all()
+    run = db.session.get(GradingRun, run_id)
+    assert run.status == "error" and "interrupted 3 times" in run.status_reason
+    assert db.session.get(Submission, run.submission_id).status == "error"
+    assert sweeper.sweep() == []
+
+
+def test_grader_failures_retry_then_error_and_only_the_holder_may_requeue(app, run_id):
+    reason = "grader configuration error: no suite"
+    for attempt in range(1, 4):
+        assert runs.claim(run_id, "w:1", store(app)) is not None
+        assert not runs.requeue_for_retry(run_id, "w:2", reason)  # not the holder
+        again = runs.requeue_for_retry(run_id, "w:1", reason, {"status": "error", "message": reason, "log": "x"})
+        assert again == (attempt < 3)
+    run = db.session.get(GradingRun, run_id)
+    assert run.status == "error" and run.tries == 3
+    assert run.status_reason == f"{reason} (gave up after 3 tries)" and run.log_excerpt == "x"
+    assert run.submission.status == "error"
+
+
+def test_a_run_older_than_the_hard_time_limit_is_abandoned_even_if_its_worker_beats(app, run_id, monkeypatch):
+    monkeypatch.setenv("RUN_DEADLINE_S", "60")
+    holder = "other-host:4242"
+    assert runs.claim(run_id, holder, store(app)) is not None
+    run = db.session.get(GradingRun, run_id)
+    run.started_at = utcnow() - timedelta(minutes=2)
+    db.session.add(WorkerHeartbeat(hostname=holder, started_at=run.started_at - timedelta(minutes=1),
+                                   last_seen=utcnow()))
+    db.session.commit()
+    assert runs.claim(run_id, "me:1", store(app)) is not None
