@@ -189,6 +189,7 @@ class GradingRun(db.Model):
 
 class TestResult(db.Model):
     __tablename__ = "test_results"
+    __test__ = False  # a model, not a pytest test class
     __table_args__ = (UniqueConstraint("run_id", "test_id", name="uq_test_result_run_test"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)

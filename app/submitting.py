@@ -128,9 +128,13 @@ def submit(
 ) -> Submission:
     now = now or utcnow()
     validate_uploads(code, audit, figure)
-    days = check_policy(assignment, student, now, max_pending)
     for _ in range(5):
         try:
+            # One student's uploads are serialised by a row lock on the student (PostgreSQL;
+            # SQLite serialises writers anyway): the pending cap, the cooldown and the attempt
+            # number are checked and used in the transaction that inserts the attempt.
+            db.session.execute(select(User.id).where(User.id == student.id).with_for_update())
+            days = check_policy(assignment, student, now, max_pending)
             attempt = 1 + (
                 db.session.scalar(
                     select(func.max(Submission.attempt)).where(
@@ -157,8 +161,11 @@ def submit(
             db.session.add_all([submission, run])
             db.session.commit()
             break
+        except SubmissionRefused:
+            db.session.rollback()
+            raise
         except IntegrityError:
-            # Two uploads of one student raced for the same attempt number (or blob row): retry.
+            # Two first uploads of the same file raced for its blob row: retry.
             db.session.rollback()
     else:
         raise SubmissionRefused("busy", "Please retry.", "请重试。", 503)

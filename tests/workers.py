@@ -81,10 +81,14 @@ def kill_group(proc: subprocess.Popen) -> None:
 
 
 def stop(proc: subprocess.Popen, timeout: float = 20) -> None:
-    """SIGTERM the group (Celery's warm shutdown), then SIGKILL whatever is left of it."""
+    """SIGTERM the main process (Celery's warm shutdown), then SIGKILL whatever is left of the group.
+
+    Only the main process: a pool process SIGTERMed while holding the pool's queue lock can
+    deadlock billiard's shutdown (seen here), which is also why operators should signal the
+    main process, not the whole group."""
     if proc.poll() is None:
         try:
-            os.killpg(proc.pid, signal.SIGTERM)
+            proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=timeout)
         except (subprocess.TimeoutExpired, ProcessLookupError):
             pass
