@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: install system-deps run test lint bench clean
+.PHONY: install system-deps run test lint bench screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -39,3 +39,6 @@ bench: install
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache
+
+screenshots: install
+	SCREENSHOT_DIR=docs/screenshots $(BIN)/python -m pytest tests/browser -q

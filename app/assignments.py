@@ -14,7 +14,14 @@ SUITES_DIR = Path(__file__).resolve().parent.parent / "grader_tests"
 
 
 def ensure_assignment(
-    slug: str, title: str, suite: str, deadline: datetime | None = None, cooldown: int = 0
+    slug: str,
+    title: str,
+    suite: str,
+    deadline: datetime | None = None,
+    cooldown: int = 0,
+    *,
+    late_penalty_per_day: float | None = None,
+    late_days_allowed: int | None = None,
 ) -> Assignment:
     if not (SUITES_DIR / suite).is_dir():
         raise ValueError(f"no acceptance suite grader_tests/{suite}")
@@ -26,6 +33,10 @@ def ensure_assignment(
     if deadline is not None:
         a.deadline = deadline
     a.cooldown_seconds = cooldown
+    if late_penalty_per_day is not None:
+        a.late_penalty_per_day = late_penalty_per_day
+    if late_days_allowed is not None:
+        a.late_days_allowed = late_days_allowed
     db.session.commit()
     return a
 

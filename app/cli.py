@@ -178,15 +178,30 @@ def assignment() -> None:
 @click.option("--suite", default=None, help="Folder under grader_tests/ (defaults to SLUG).")
 @click.option("--deadline", default=None, help="UTC, e.g. 2026-12-20T23:59")
 @click.option("--cooldown", default=0, type=int, help="Seconds between attempts (0 = off).")
-def assignment_add(slug: str, title: str, suite: str | None, deadline: str | None, cooldown: int) -> None:
+@click.option("--late-penalty", default=None, type=float, help="Fraction of the total lost per day late.")
+@click.option("--late-days", default=None, type=int, help="Days after the deadline attempts are accepted.")
+def assignment_add(
+    slug: str, title: str, suite: str | None, deadline: str | None, cooldown: int,
+    late_penalty: float | None, late_days: int | None,
+) -> None:
+    """Create or update an assignment (deadline, late policy, cooldown)."""
     from app.assignments import ensure_assignment
 
+    if late_penalty is not None and not 0 <= late_penalty <= 1:
+        raise click.BadParameter("must be between 0 and 1", param_hint="--late-penalty")
     app = _app()
     with app.app_context():
-        a = ensure_assignment(
-            slug, title, suite or slug, datetime.fromisoformat(deadline) if deadline else None, cooldown
+        try:
+            a = ensure_assignment(
+                slug, title, suite or slug, datetime.fromisoformat(deadline) if deadline else None, cooldown,
+                late_penalty_per_day=late_penalty, late_days_allowed=late_days,
+            )
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from exc
+        click.echo(
+            f"assignment {a.slug} (id {a.id}) uses grader_tests/{a.suite}; deadline {a.deadline or 'none'}, "
+            f"late: -{a.late_penalty_per_day:.0%}/day for {a.late_days_allowed} day(s), cooldown {a.cooldown_seconds} s"
         )
-        click.echo(f"assignment {a.slug} (id {a.id}) uses grader_tests/{a.suite}")
 
 
 @main.command()

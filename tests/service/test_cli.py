@@ -52,3 +52,13 @@ def test_regrade_needs_exactly_one_selector(env):
     assert cli("db", "upgrade", env=env).returncode == 0
     res = cli("regrade", env=env)
     assert res.returncode == 2 and "exactly one" in res.stderr
+
+
+def test_assignment_add_sets_deadline_late_policy_and_cooldown(env):
+    assert cli("db", "upgrade", env=env).returncode == 0
+    res = cli("assignment", "add", "attention", "--title", "Attention", "--deadline", "2026-12-20T23:59",
+              "--late-penalty", "0.2", "--late-days", "2", "--cooldown", "60", env=env)
+    assert res.returncode == 0, res.stderr
+    assert "-20%/day for 2 day(s), cooldown 60 s" in res.stdout
+    bad = cli("assignment", "add", "x", "--title", "X", "--suite", "no_such_suite", env=env)
+    assert bad.returncode == 1 and "no acceptance suite" in bad.stderr

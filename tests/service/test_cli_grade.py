@@ -1,0 +1,51 @@
+"""`autograder grade`: the offline grader prints the documented JSON and uses its exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from tests.workers import BIN
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+CORRECT = FIXTURES / "submissions" / "correct" / "reference.py"
+
+
+def grade(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN), "grade", *args], capture_output=True, text=True, timeout=180, cwd=cwd)
+
+
+def test_grade_json_has_the_documented_shape_and_exit_0(tmp_path):
+    res = grade(str(CORRECT), "--audit", str(FIXTURES / "audits" / "en_thorough.md"), "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["status"] == "graded" and out["message"] is None and out["max_total"] == 100
+    assert {k: v["max"] for k, v in out["categories"].items()} == {
+        "formula_shape": 25, "implementation": 30, "mask_parity": 30, "audit": 15}
+    assert out["categories"]["mask_parity"]["score"] == 30
+    assert out["categories"]["audit"]["score"] > 0, "--audit fills the audit category"
+    for t in out["tests"]:
+        assert {"id", "category", "outcome", "points", "max_points", "feedback"} <= set(t)
+        assert t["outcome"] in ("passed", "failed", "error", "timeout")
+    assert isinstance(out["grader_version"], str) and out["duration_s"] > 0
+    assert "log" not in out, "the instructor log stays out of the JSON"
+
+
+def test_code_that_does_not_load_is_graded_with_exit_0(tmp_path):
+    broken = tmp_path / "attention.py"
+    broken.write_text("import torch\n\nclass ScaledDotProductAttention(torch.nn.Module)\n    pass\n")
+    res = grade(str(broken), "--json")
+    assert res.returncode == 0
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["status"] == "graded" and out["total"] == 0
+    assert "SyntaxError" in out["message"] and "line 3" in out["message"]
+
+
+def test_unusable_input_exits_2_with_a_one_line_reason(tmp_path):
+    gbk = tmp_path / "attention.py"
+    gbk.write_bytes("# 注意力\n".encode("gbk"))
+    for args in ([str(tmp_path / "missing.py")], [str(gbk)], [str(CORRECT), "--figure", str(gbk)]):
+        res = grade(*args)
+        assert res.returncode == 2, (args, res.stdout, res.stderr)
+        assert len(res.stderr.strip().splitlines()) == 1 and res.stderr.startswith("error: ")
