@@ -6,8 +6,10 @@ import math
 import socket
 import struct
 import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -153,7 +155,8 @@ def test_jail_runs_as_unprivileged_uid_seen_from_host(executor):
         assert st["Groups"] == ""
         assert pid == 1
         assert rl_as == (TEST_LIMITS.memory,) * 2 and rl_cpu == (5, 6)
-        assert "work" in root and "home" not in root and "etc" in root
+        venv_top = Path(sys.prefix).parts[1]       # the venv's site-packages is bound at its own path
+        assert venv_top in root and "home" not in root and "etc" in root
         t = threading.Thread(target=s.call, args=(h, "sleep", 1.5))
         t.start()
         time.sleep(0.5)
@@ -291,3 +294,11 @@ def test_session_used_from_a_forked_child(executor):
         assert os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0
         assert [p for p in wait_no_leftovers(executor) if p["uid"] == executor.uid] == []
     assert_healthy(executor)
+
+
+def test_site_packages_the_zygote_never_imported_are_importable(executor):
+    """The venv is bound into the jail at its own path (even when it lives under /tmp, as in CI)."""
+    src = "import yaml\n\nclass P:\n    def where(self):\n        return yaml.__file__\n"
+    with executor.session(src, "u.py", "u") as s:
+        s.load()
+        assert s.call(s.new("P"), "where").startswith(sys.prefix)

@@ -213,6 +213,11 @@ def build_root(root: str, binds, tmp_bytes: int) -> None:
         host = "/" + name
         if os.path.islink(host):
             os.symlink(os.readlink(host), root + host)
+    # /tmp first: the venv may itself live under /tmp (a CI clone), and a tmpfs mounted after
+    # the binds would hide it.
+    _mkdirs(root + "/tmp")
+    mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+          f"size={int(tmp_bytes)},nr_inodes=4096,mode=1777")
     for path, is_dir in binds:
         target = root + path
         if is_dir:
@@ -227,9 +232,6 @@ def build_root(root: str, binds, tmp_bytes: int) -> None:
         mount(None, target, None, flags)
     _mkdirs(root + "/proc")
     mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    _mkdirs(root + "/tmp")
-    mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-          f"size={int(tmp_bytes)},nr_inodes=4096,mode=1777")
     os.chdir(root)
     _check(_libc.syscall(SYS_pivot_root, b".", b"."), "pivot_root")
     _check(_libc.umount2(b".", MNT_DETACH), "umount old root")
