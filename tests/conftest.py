@@ -60,6 +60,16 @@ def make_app(tmp_dir: Path, db_url: str, **overrides):  # noqa: ANN201
     return create_testing_app(SQLALCHEMY_DATABASE_URI=db_url, **overrides)
 
 
+def empty_database(app) -> None:  # noqa: ANN001
+    """Remove every row (PostgreSQL), keeping the migrated schema."""
+    from app.extensions import db
+
+    with app.app_context():
+        tables = ", ".join(t.name for t in db.metadata.sorted_tables)
+        db.session.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+        db.session.commit()
+
+
 @pytest.fixture(scope="session")
 def migrated_pg(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
     from flask_migrate import upgrade
@@ -77,13 +87,10 @@ def migrated_pg(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
 def app(migrated_pg: str, tmp_path: Path):  # noqa: ANN201
     """The app on the session's PostgreSQL database, emptied before each test."""
     app = make_app(tmp_path, migrated_pg, CELERY_BROKER_URL="memory://")
+    empty_database(app)
+    yield app
     from app.extensions import db
 
-    with app.app_context():
-        tables = ", ".join(t.name for t in db.metadata.sorted_tables)
-        db.session.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
-        db.session.commit()
-    yield app
     with app.app_context():
         db.session.remove()
         db.engine.dispose()

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 import redis
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import GradingRun, Submission, TestResult
-from tests.conftest import make_app, redis_available
+from tests.conftest import empty_database, make_app, redis_available
 from tests.workers import service_env
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "submissions"
@@ -94,10 +94,7 @@ def make_rig(tmp_path: Path, db_url: str, redis_url: str, **overrides: object) -
     logs = tmp_path / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     app = make_app(data, db_url, CELERY_BROKER_URL=redis_url, REDIS_URL=redis_url, **overrides)
-    with app.app_context():
-        tables = ", ".join(t.name for t in db.metadata.sorted_tables)
-        db.session.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
-        db.session.commit()
+    empty_database(app)
     clear_redis(redis.Redis.from_url(redis_url))
     return Rig(app, db_url, redis_url, data, logs)
 

@@ -11,7 +11,7 @@ from app.extensions import db
 from app.models import GradingRun, Submission
 from app.storage import BlobStore
 from app.submitting import Upload, submit
-from tests.conftest import REDIS_TEST_URL, make_app
+from tests.conftest import REDIS_TEST_URL, empty_database, make_app
 from tests.factories import Factory
 from tests.workers import running_worker, service_env, wait_for
 
@@ -25,12 +25,7 @@ def live_app(migrated_pg, tmp_path):  # noqa: ANN001, ANN201
     """The app wired to the session's PostgreSQL and a private Redis database, both emptied."""
     redis.Redis.from_url(REDIS_TEST_URL).flushdb()
     app = make_app(tmp_path, migrated_pg, CELERY_BROKER_URL=REDIS_TEST_URL, REDIS_URL=REDIS_TEST_URL)
-    from sqlalchemy import text
-
-    with app.app_context():
-        tables = ", ".join(t.name for t in db.metadata.sorted_tables)
-        db.session.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
-        db.session.commit()
+    empty_database(app)
     yield app
     with app.app_context():
         db.session.remove()
