@@ -11,4 +11,4 @@ COPY migrations migrations
 RUN pip install --no-cache-dir --extra-index-url https://download.pytorch.org/whl/cpu -e . gunicorn==23.0.0
 VOLUME /data
 EXPOSE 8000
-CMD ["gunicorn", "-w", "3", "-b", "0.0.0.0:8000", "app.wsgi:app"]
+CMD ["gunicorn", "-w", "3", "--threads", "8", "-b", "0.0.0.0:8000", "app.wsgi:app"]

@@ -6,6 +6,8 @@ of the refusal (400/413/415/422, 429 for cooldown or too many pending, 403 past 
 
 from __future__ import annotations
 
+import time
+
 from flask import Blueprint, Response, current_app, g, jsonify, render_template, request
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
@@ -19,6 +21,9 @@ from app.openapi import spec
 from app.scores import effective_for, student_view
 from app.storage import BlobStore
 from app.submitting import SubmissionRefused, Upload, submit
+
+MAX_WAIT_S = 20.0
+FINAL = ("graded", "error")
 
 bp = Blueprint("api", __name__)
 
@@ -146,9 +151,24 @@ def list_submissions():  # noqa: ANN201
 @bp.get("/submissions/<int:submission_id>")
 @token_required
 def get_submission(submission_id: int):  # noqa: ANN201
+    """`?wait=S` (at most 20) long-polls: the answer comes as soon as grading ends, or after S s."""
     sub = _load(submission_id)
     if sub is None:
         return error("not found", 404)
+    try:
+        wait = min(max(float(request.args.get("wait", 0)), 0.0), MAX_WAIT_S)
+    except ValueError:
+        return error("wait must be a number of seconds", 400)
+    if wait and sub.status not in FINAL:
+        deadline = time.monotonic() + wait
+        # A cheap status read every 100 ms; the full answer is built once, at the end.
+        status_of = select(Submission.status).where(Submission.id == submission_id)
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            db.session.rollback()  # end the read transaction so the next read sees new commits
+            if db.session.scalar(status_of) in FINAL:
+                break
+        db.session.expire_all()
     return jsonify(serialise(sub, full=g.api_user.is_instructor))
 
 

@@ -93,7 +93,13 @@ def spec() -> dict[str, Any]:
             "/submissions/{id}": {
                 "get": {
                     "summary": "Status and result of one submission",
-                    "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+                    "parameters": [
+                        {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
+                        {"name": "wait", "in": "query", "required": False,
+                         "description": "Long-poll: answer as soon as grading ends, or after this many "
+                                        "seconds (at most 20)",
+                         "schema": {"type": "number", "minimum": 0, "maximum": 20}},
+                    ],
                     "responses": {
                         "200": {"description": "The submission", "content": {"application/json": {
                             "schema": {"$ref": "#/components/schemas/Submission"}}}},

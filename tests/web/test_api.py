@@ -216,3 +216,31 @@ def test_api_submission_rate_limit(limited_app, factory, course):
     codes = [upload(client, token).status_code for _ in range(3)]
     assert codes == [202, 202, 429]
     assert "rate limit" in upload(client, token).json["error"]
+
+
+def test_get_with_wait_long_polls_until_the_run_is_stored(app, web, factory):
+    """`?wait=S` answers as soon as grading ends (here: a thread playing the worker after 0.5 s)."""
+    import threading
+    import time
+
+    student = factory.student()
+    token = factory.token(student)
+    sub_id = web.submit(student).id
+
+    def finish() -> None:
+        time.sleep(0.5)
+        with app.app_context():
+            from app.extensions import db
+            from app.models import Submission
+
+            web.grade(db.session.get(Submission, sub_id))
+
+    threading.Thread(target=finish).start()
+    client = app.test_client()
+    t0 = time.monotonic()
+    res = client.get(f"/api/v1/submissions/{sub_id}?wait=5", headers={"Authorization": f"Bearer {token}"})
+    waited = time.monotonic() - t0
+    assert res.status_code == 200 and res.get_json()["status"] == "graded"
+    assert 0.4 < waited < 2.0
+    bad = client.get(f"/api/v1/submissions/{sub_id}?wait=soon", headers={"Authorization": f"Bearer {token}"})
+    assert bad.status_code == 400
