@@ -68,15 +68,31 @@ def register_blueprints(app: Flask) -> None:
     csrf.exempt(api_bp)  # token-authenticated, no cookies: CSRF does not apply
 
 
+def is_unavailable(exc: OperationalError) -> bool:
+    """Is this the database being away or busy, rather than a mistake in a query?"""
+    if exc.connection_invalidated:
+        return True
+    try:
+        import psycopg
+
+        if isinstance(exc.orig, psycopg.OperationalError):
+            return True  # connection refused, server shut down, connection lost
+    except ImportError:  # pragma: no cover - psycopg is a dependency
+        pass
+    return "database is locked" in str(exc.orig)  # SQLite under concurrent writers
+
+
 def register_errorhandlers(app: Flask) -> None:
     def wants_json() -> bool:
         return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
 
     @app.errorhandler(OperationalError)
     def database_unavailable(exc: OperationalError):  # noqa: ANN202
-        # The database is the record: when it is away we refuse honestly instead of losing work.
         db.session.remove()
-        app.logger.warning("database unavailable: %s", exc.__class__.__name__)
+        if not is_unavailable(exc):
+            raise exc  # a bug (bad SQL), not an outage: a logged 500, not a misleading 503
+        # The database is the record: when it is away we refuse honestly instead of losing work.
+        app.logger.warning("database unavailable: %s", getattr(exc, "orig", exc))
         body = {"error": "the database is unavailable; nothing was saved, please retry shortly"}
         return jsonify(body), 503, {"Retry-After": "5"}
 
