@@ -5,23 +5,11 @@ Pure functions on plain data so the pages, the API, the gradebook and the tests 
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.coursework import AUDIT_MAX, CATEGORY_ORDER
-
-
-def student_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The grade JSON a student may see: no grader log, hidden tests reduced to pass/fail."""
-    if result is None:
-        return None
-    view = copy.deepcopy(result)
-    view.pop("log", None)
-    for test in view.get("tests") or []:
-        if test.get("hidden"):
-            test["feedback"] = None
-    return view
+from rubric.scoring import student_view  # noqa: F401 - re-exported for the views
 
 
 def _num(x: float) -> float | int:

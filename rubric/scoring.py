@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 from rubric.loader import Rubric
 
 OUTCOMES = ("passed", "failed", "error", "timeout")
@@ -55,3 +58,16 @@ def zero_categories(rubric: Rubric) -> dict:
 def _num(x: float) -> float | int:
     x = round(float(x), 4)
     return int(x) if x == int(x) else x
+
+
+def student_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The grade JSON a student may see: no instructor log, and hidden tests reduced to their
+    outcome (pass/fail) with no feedback. The one place this rule lives (pages, API, CLI)."""
+    if result is None:
+        return None
+    view = copy.deepcopy(result)
+    view.pop("log", None)
+    for test in view.get("tests") or []:
+        if test.get("hidden"):
+            test["feedback"] = None
+    return view

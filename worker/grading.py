@@ -18,7 +18,6 @@ is ``"graded"`` with the code categories at 0 and an actionable ``message``.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 import hashlib
@@ -45,8 +44,6 @@ MAX_REOPENS = 2                   # fresh sessions after a lost one
 LOG_CAP = 200_000                 # characters of instructor log kept
 GENERIC_ERROR = ("this check could not be completed because of a problem in the grader, not in your "
                  "code; your instructor can see the details")
-HIDDEN_PASSED = "hidden check passed"
-HIDDEN_FAILED = "hidden check not passed"
 
 
 @dataclasses.dataclass
@@ -526,15 +523,5 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
     }
 
 
-def student_view(result: dict) -> dict:
-    """What a student may see: hidden tests' feedback reduced to pass/fail, no instructor log."""
-    view = copy.deepcopy(result)
-    view.pop("log", None)
-    for t in view.get("tests") or []:
-        if t.get("hidden"):
-            t["feedback"] = HIDDEN_PASSED if t.get("outcome") == "passed" else HIDDEN_FAILED
-    return view
-
-
-__all__ = ["GradeInput", "GradingPlugin", "grade", "student_view", "grader_version"]
+__all__ = ["GradeInput", "GradingPlugin", "grade", "grader_version"]
 
