@@ -461,14 +461,15 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
         return _error_result(assignment, f"grader configuration error: {exc}", [traceback.format_exc()], t0)
 
     if executor is None:
-        try:
-            from worker.sandbox import Executor, Limits
+        from worker.sandbox import Executor, Limits, SandboxError
 
-            with Executor(Limits()) as ex:
-                return grade(inp, assignment, ex, wall_timeout=wall_timeout)
-        except Exception as exc:  # SandboxUnavailable and friends
+        try:
+            ex = Executor(Limits())
+        except SandboxError as exc:  # SandboxUnavailable: an infrastructure failure, never the student's
             return _error_result(assignment, f"sandbox unavailable: {exc}", [traceback.format_exc()], t0,
                                  rubric)
+        with ex:
+            return grade(inp, assignment, ex, wall_timeout=wall_timeout)
 
     source, code_message = _validate_code(suite.STUDENT_FILE, inp.code)
     if source is not None:
