@@ -46,6 +46,11 @@ def web(host: str, port: int) -> None:
 def worker(concurrency: int, name: str | None) -> None:
     """Run a Celery grading worker on the grading queue."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import warnings
+
+    # The worker is root on purpose: only root can build the per-job namespaces and drop each
+    # jail to its own unprivileged uid. Student code never runs as root.
+    warnings.filterwarnings("ignore", message="You're running the worker with superuser privileges")
     from worker.entry import celery_app, flask_app
 
     queue = flask_app.config["GRADING_QUEUE"]
