@@ -19,7 +19,6 @@ is ``"graded"`` with the code categories at 0 and an actionable ``message``.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import importlib
 import json
@@ -35,7 +34,7 @@ import pytest
 
 from rubric import scoring
 from rubric.audit import grade_audit, load_checklist
-from rubric.loader import RubricError, load_rubric, rubric_path, suite_dir
+from rubric.loader import load_rubric, rubric_path, suite_dir
 from worker.inputs import InputError, validate_audit, validate_code, validate_figure
 from worker.proxy import Feedback, InfrastructureError, InheritedSession, StudentProxy
 
@@ -345,39 +344,57 @@ def _run_suite(executor, source: str, assignment: str, suite, wall_timeout: floa
 
 
 # ============================================================================ helpers
-@functools.cache
-def grader_version(assignment: str) -> str:
-    suite = importlib.import_module(f"grader_tests.{assignment}.suite")
+@dataclasses.dataclass(frozen=True)
+class SuiteState:
+    """An assignment's suite, rubric and version, as of one set of file contents."""
+
+    stamp: tuple
+    suite: object
+    rubric: object
+    version: str
+
+
+_states: dict[str, SuiteState] = {}
+
+
+def _suite_files(assignment: str) -> list:
+    rubric_file = rubric_path(assignment)
+    return [*sorted(suite_dir(assignment).glob("*.py")), rubric_file, rubric_file.parent / "audit.yaml"]
+
+
+def suite_state(assignment: str) -> SuiteState:
+    """The suite modules (imported, and warmed, in this long-lived process so that every forked
+    grading child starts hot), the rubric and the grader version, reloaded as soon as any file
+    changes: a regrade after an instructor fixes a test runs, and is labelled with, the fixed test."""
+    files = [f for f in _suite_files(assignment) if f.exists()]
+    stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    state = _states.get(assignment)
+    if state is not None and state.stamp == stamp:
+        return state
+    package = f"grader_tests.{assignment}"
+    for name in [m for m in sys.modules if m.startswith(package + ".")]:
+        del sys.modules[name]
+    importlib.invalidate_caches()
+    suite = importlib.import_module(f"{package}.suite")
+    # pytest (--import-mode=importlib) reuses a test module already in sys.modules, so the child
+    # neither compiles nor executes it again.
+    for path in sorted(suite_dir(assignment).glob("test_*.py")):
+        importlib.import_module(f"{package}.{path.stem}")
+    warm = getattr(suite, "warm", None)
+    if warm is not None:
+        warm()  # build cached inputs once in the warm parent; forked children inherit them
     h = hashlib.sha256()
-    files = sorted(suite_dir(assignment).glob("*.py")) + [rubric_path(assignment)]
     for path in files:
         h.update(path.name.encode())
         h.update(path.read_bytes())
-    return f"{getattr(suite, 'VERSION', assignment)}+{h.hexdigest()[:10]}"
+    version = f"{getattr(suite, 'VERSION', assignment)}+{h.hexdigest()[:10]}"
+    state = SuiteState(stamp, suite, load_rubric(assignment), version)
+    _states[assignment] = state
+    return state
 
 
-_warmed: set[str] = set()
-_rubrics: dict[str, tuple[tuple, object]] = {}
-
-
-def _rubric(assignment: str):
-    """load_rubric, cached while the rubric and the suite files are unchanged."""
-    files = [rubric_path(assignment), *sorted(suite_dir(assignment).glob("test_*.py"))]
-    stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files if f.exists())
-    cached = _rubrics.get(assignment)
-    if cached is None or cached[0] != stamp:
-        _rubrics[assignment] = (stamp, load_rubric(assignment))
-    return _rubrics[assignment][1]
-
-
-def _suite(assignment: str):
-    suite = importlib.import_module(f"grader_tests.{assignment}.suite")
-    if assignment not in _warmed:
-        warm = getattr(suite, "warm", None)
-        if warm is not None:
-            warm()  # build cached inputs once in the warm parent; forked children inherit them
-        _warmed.add(assignment)
-    return suite
+def grader_version(assignment: str) -> str:
+    return suite_state(assignment).version
 
 
 def _validate_code(filename: str, data: bytes) -> tuple[str | None, str | None]:
@@ -455,10 +472,11 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
     t0 = time.perf_counter()
     log: list[str] = []
     try:
-        rubric = _rubric(assignment)
-        suite = _suite(assignment)
-    except (RubricError, ImportError, OSError) as exc:
-        return _error_result(assignment, f"grader configuration error: {exc}", [traceback.format_exc()], t0)
+        state = suite_state(assignment)
+        rubric, suite = state.rubric, state.suite
+    except Exception as exc:  # noqa: BLE001 - a broken suite or rubric (e.g. a test being edited) is
+        # the grader's failure: status error, retried by the worker, never a student's zero
+        return _error_result(assignment, f"grader configuration error: {exc!r}", [traceback.format_exc()], t0)
 
     if executor is None:
         from worker.sandbox import Executor, Limits, SandboxError
@@ -518,7 +536,7 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
         "audit": audit,
         "measurements": measurements,
         "example_weights": example,
-        "grader_version": grader_version(assignment),
+        "grader_version": state.version,
         "duration_s": round(time.perf_counter() - t0, 3),
         "log": _cap_log(log),
     }
