@@ -76,23 +76,23 @@ def worker(concurrency: int, name: str | None) -> None:
 def run(host: str, port: int, concurrency: int) -> None:
     """Web server and a worker together (what `make run` starts)."""
     exe = [sys.executable, "-m", "app.cli"]
-    worker_proc = subprocess.Popen([*exe, "worker", "--concurrency", str(concurrency)])
+    procs = [subprocess.Popen([*exe, "worker", "--concurrency", str(concurrency)])]
+    click.echo(f"\n  Autograder is starting: open http://{host}:{port}/  (Ctrl-C stops web and worker)\n")
+    procs.append(subprocess.Popen([*exe, "web", "--host", host, "--port", str(port)]))
     try:
-        click.echo(f"\n  Autograder is starting: open http://{host}:{port}/  (Ctrl-C stops web and worker)\n")
-        web_proc = subprocess.Popen([*exe, "web", "--host", host, "--port", str(port)])
-        web_proc.wait()
+        procs[-1].wait()
     except KeyboardInterrupt:
         pass
     finally:
-        for proc in (locals().get("web_proc"), worker_proc):
-            if proc is not None and proc.poll() is None:
+        # Signal each main process only: Celery's warm shutdown stops its own pool.
+        for proc in procs:
+            if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
-        for proc in (locals().get("web_proc"), worker_proc):
-            if proc is not None:
-                try:
-                    proc.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+        for proc in procs:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
 
 # --- database --------------------------------------------------------------------------------
