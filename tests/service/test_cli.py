@@ -62,3 +62,42 @@ def test_assignment_add_sets_deadline_late_policy_and_cooldown(env):
     assert "-20%/day for 2 day(s), cooldown 60 s" in res.stdout
     bad = cli("assignment", "add", "x", "--title", "X", "--suite", "no_such_suite", env=env)
     assert bad.returncode == 1 and "no acceptance suite" in bad.stderr
+
+
+def test_regrade_queues_new_runs_and_keeps_the_old_ones(env, tmp_path):
+    assert cli("db", "upgrade", env=env).returncode == 0
+    assert cli("demo", env=env).returncode == 0
+    seed = (
+        "from app import create_app\n"
+        "from app.extensions import db\n"
+        "from app.models import Assignment, User\n"
+        "from app.storage import BlobStore\n"
+        "from app.submitting import Upload, submit\n"
+        "app = create_app()\n"
+        "with app.app_context():\n"
+        "    alice = db.session.query(User).filter_by(email='alice@example.edu').one()\n"
+        "    a = db.session.query(Assignment).one()\n"
+        "    code = open('tests/fixtures/submissions/correct/reference.py', 'rb').read()\n"
+        "    print(submit(a, alice, Upload('attention.py', code), store=BlobStore(app.config['UPLOAD_DIR'])).id)\n"
+    )
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    made = subprocess.run([sys.executable, "-c", seed], env=env, cwd=root, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    sub_id = made.stdout.strip().splitlines()[-1]
+    one = cli("regrade", "--submission", sub_id, env=env)
+    assert one.returncode == 0 and "queued 1 regrade run(s)" in one.stdout, one.stderr
+    by_student = cli("regrade", "--student", "alice@example.edu", env=env)
+    assert "queued 1 regrade run(s)" in by_student.stdout
+    everyone = cli("regrade", "--all", env=env)
+    assert "queued 1 regrade run(s)" in everyone.stdout
+    check = (
+        "from app import create_app\nfrom app.extensions import db\nfrom app.models import GradingRun\n"
+        "app = create_app()\nwith app.app_context():\n"
+        "    print(sorted(r.trigger.split(':')[0] for r in db.session.query(GradingRun)))\n"
+    )
+    runs = subprocess.run([sys.executable, "-c", check], env=env, cwd=root, capture_output=True, text=True)
+    assert runs.stdout.strip() == "['regrade', 'regrade', 'regrade', 'submit']", runs.stdout + runs.stderr
+    missing = cli("regrade", "--submission", "999", env=env)
+    assert missing.returncode == 1 and "no submission 999" in missing.stderr
