@@ -351,6 +351,7 @@ class SuiteState:
     stamp: tuple
     suite: object
     rubric: object
+    checklist: dict
     version: str
 
 
@@ -388,7 +389,9 @@ def suite_state(assignment: str) -> SuiteState:
         h.update(path.name.encode())
         h.update(path.read_bytes())
     version = f"{getattr(suite, 'VERSION', assignment)}+{h.hexdigest()[:10]}"
-    state = SuiteState(stamp, suite, load_rubric(assignment), version)
+    # The audit checklist is part of the same stamp: parsed once per version (YAML costs ~0.1 s).
+    checklist = load_checklist(rubric_path(assignment).parent / "audit.yaml")
+    state = SuiteState(stamp, suite, load_rubric(assignment), checklist, version)
     _states[assignment] = state
     return state
 
@@ -405,24 +408,9 @@ def _validate_code(filename: str, data: bytes) -> tuple[str | None, str | None]:
         return None, exc.en
 
 
-_checklists: dict[str, tuple[float, dict]] = {}
-
-
-def _checklist(assignment: str) -> dict:
-    """The audit checklist, parsed once per file version (YAML parsing costs ~0.1 s).
-    A checklist that fails to load raises: a grader configuration failure."""
-    path = rubric_path(assignment).parent / "audit.yaml"
-    mtime = path.stat().st_mtime
-    cached = _checklists.get(str(path))
-    if cached is None or cached[0] != mtime:
-        cached = (mtime, load_checklist(path))
-        _checklists[str(path)] = cached
-    return cached[1]
-
-
 def _grade_audit(inp: GradeInput, assignment: str, measured: dict) -> tuple[dict | None, str | None]:
     """(audit result, message about unreadable parts).  Raises on a failure of the checker itself."""
-    checklist = _checklist(assignment)
+    checklist = suite_state(assignment).checklist
     text = figure = None
     notes = []
     if inp.audit is not None:
