@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: install system-deps run test lint bench screenshots clean
+.PHONY: install system-deps translations run test lint bench screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -14,7 +14,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP) system-deps
+install: $(STAMP) system-deps translations
+
+# The compiled catalogue is built, not committed: .po files merge as text (see .gitattributes).
+translations: $(STAMP)
+	$(BIN)/pybabel compile --statistics -d app/translations
 
 # bubblewrap is not needed (the sandbox uses namespaces directly), but chromium is for browser tests.
 system-deps:
