@@ -795,7 +795,7 @@ def _round(x: float) -> float:
 
 
 def grade_audit(text: str | None, figure: Any, measured: dict[str, float] | None, checklist: dict) -> dict:
-    """Grade a written audit. ``figure`` is a :class:`worker.inputs.FigureInfo`, its ``to_dict()``,
+    """Grade a written audit. ``figure`` is a :class:`grading.inputs.FigureInfo`, its ``to_dict()``,
     or None; ``measured`` holds the grader's own measurements on the student's code."""
     cc = _compiled(checklist)
     text = (text or "")[: cc.max_text_chars]
