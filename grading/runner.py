@@ -33,8 +33,16 @@ import traceback
 import pytest
 
 from autograder import settings
+from grading.i18n import Msg, cat, msg
 from grading.inputs import InputError, validate_audit, validate_code, validate_figure
-from grading.proxy import Feedback, InfrastructureError, InheritedSession, StudentProxy
+from grading.proxy import (
+    Feedback,
+    InfrastructureError,
+    InheritedSession,
+    StudentProxy,
+    gave_up_text,
+    not_loaded_text,
+)
 from grading.suite import Suite, check_against_rubric, load_suite
 from rubric import scoring
 from rubric.audit import grade_audit, load_checklist
@@ -43,8 +51,9 @@ from rubric.loader import load_rubric, rubric_path, suite_dir
 DEFAULT_WALL_TIMEOUT = settings.GRADING_WALL_S  # hard limit on a whole grading, seconds
 MAX_REOPENS = 2                   # fresh sessions after a lost one
 LOG_CAP = 200_000                 # characters of instructor log kept
-GENERIC_ERROR = ("this check could not be completed because of a problem in the grader, not in your "
-                 "code; your instructor can see the details")
+GENERIC_ERROR = msg("this check could not be completed because of a problem in the grader, not in your "
+                    "code; your instructor can see the details",
+                    "由于评分器自身的问题（不是你的代码），这项检查没有完成；老师可以看到详细信息")
 
 
 @dataclasses.dataclass
@@ -71,7 +80,7 @@ class GradingPlugin:
         self.collected: list[str] = []
         self.collect_errors: list[str] = []
         self.infra_error: str | None = None
-        self.load_error: str | None = None
+        self.load_error: Msg | None = None
         self.log: list[str] = []
 
     # ---------------------------------------------------------------- fixtures
@@ -118,8 +127,7 @@ class GradingPlugin:
         if not loaded:
             self.load_error = self.proxy.load_error
             for item in items:
-                self.outcomes[_test_id(item)] = {
-                    "outcome": "failed", "feedback": f"not run: {self.filename} did not load"}
+                self.outcomes[_test_id(item)] = {"outcome": "failed", "feedback": not_loaded_text(self.filename)}
             items[:] = []
 
     @pytest.hookimpl(hookwrapper=True)
@@ -139,7 +147,7 @@ class GradingPlugin:
             return
         exc = call.excinfo.value
         if isinstance(exc, Feedback):
-            self.outcomes[tid] = {"outcome": exc.outcome, "feedback": str(exc)}
+            self.outcomes[tid] = {"outcome": exc.outcome, "feedback": exc.message}
             self.log.append(f"[{tid}] {exc.outcome}: {exc}")
             return
         if isinstance(exc, InfrastructureError):
@@ -182,7 +190,8 @@ def _child_main(session, source: str, assignment: str, suite, skip: frozenset) -
     torch.set_num_threads(1)  # cheap tensors; avoids OpenMP pools inherited over fork
     t0 = time.perf_counter()
     plugin_log: list[str] = []
-    proxy = suite.driver(InheritedSession(session), filename=suite.student_file, log=plugin_log.append)
+    proxy = suite.driver(InheritedSession(session), filename=suite.student_file, log=plugin_log.append,
+                         packages=suite.packages)
     plugin = GradingPlugin(proxy, source, suite.student_file, skip)
     code = pytest.main(_pytest_args(assignment), plugins=[plugin])
     res = plugin.results()
@@ -289,7 +298,7 @@ def _run_suite(executor, source: str, assignment: str, suite, wall_timeout: floa
         attempt += 1
         try:
             session = executor.session(source, filename=suite.student_file, module_name=suite.module_name,
-                                       watch=dict(suite.watch))
+                                       watch=_watch(suite))
         except Exception as exc:  # noqa: BLE001 - SandboxUnavailable and friends
             merged["infra_error"] = f"could not open a sandbox session: {exc!r}"
             return merged
@@ -327,7 +336,8 @@ def _run_suite(executor, source: str, assignment: str, suite, wall_timeout: floa
                 for tid in child.get("outcomes") or {}:
                     merged["outcomes"].setdefault(tid, {
                         "outcome": "failed",
-                        "feedback": f"not run: {suite.student_file} failed to load again after a crash"})
+                        "feedback": msg(f"not run: {suite.student_file} failed to load again after a crash",
+                                        f"未运行：崩溃后 {suite.student_file} 再次导入失败")})
             return merged
         merged["outcomes"].update(child.get("outcomes") or {})
         if not child.get("session_lost"):
@@ -340,8 +350,7 @@ def _run_suite(executor, source: str, assignment: str, suite, wall_timeout: floa
             for tid in remaining:
                 merged["outcomes"][tid] = {
                     "outcome": "timeout" if kind == "timeout" else "failed",
-                    "feedback": f"not run: {suite.student_file} hung or crashed {attempt} times already, "
-                                "so the remaining checks were skipped"}
+                    "feedback": gave_up_text(suite.student_file, attempt)}
             return merged
 
 
@@ -402,15 +411,21 @@ def grader_version(assignment: str) -> str:
     return suite_state(assignment).version
 
 
-def _validate_code(filename: str, data: bytes) -> tuple[str | None, str | None]:
+def _watch(suite: Suite) -> dict:
+    """What the jail watches: counted and forbidden calls, and the importable packages (the
+    student's own ``import`` statements are limited to the standard library and these)."""
+    return {**suite.watch, "imports": list(suite.packages)}
+
+
+def _validate_code(filename: str, data: bytes) -> tuple[str | None, Msg | None]:
     """(source, None) or (None, student-facing message)."""
     try:
         return validate_code(filename, data), None
     except InputError as exc:
-        return None, exc.en
+        return None, msg(exc.en, exc.zh)
 
 
-def _grade_audit(inp: GradeInput, assignment: str, measured: dict) -> tuple[dict | None, str | None]:
+def _grade_audit(inp: GradeInput, assignment: str, measured: dict) -> tuple[dict | None, Msg | None]:
     """(audit result, message about unreadable parts).  Raises on a failure of the checker itself."""
     checklist = suite_state(assignment).checklist
     text = figure = None
@@ -419,13 +434,13 @@ def _grade_audit(inp: GradeInput, assignment: str, measured: dict) -> tuple[dict
         try:
             text = validate_audit(inp.audit_filename or "audit.md", inp.audit)
         except InputError as exc:
-            notes.append(f"audit not read: {exc.en}")
+            notes.append(msg(f"audit not read: {exc.en}", f"审计文字未读取：{exc.zh}"))
     if inp.figure is not None:
         try:
             figure = validate_figure(inp.figure_filename or "figure.png", inp.figure)
         except InputError as exc:
-            notes.append(f"figure not read: {exc.en}")
-    return grade_audit(text, figure, dict(measured), checklist), ("; ".join(notes) or None)
+            notes.append(msg(f"figure not read: {exc.en}", f"图未读取：{exc.zh}"))
+    return grade_audit(text, figure, dict(measured), checklist), (cat(*notes, sep="; ") if notes else None)
 
 
 def _error_result(assignment: str, message: str, log: list[str], t0: float, rubric=None) -> dict:
@@ -482,7 +497,8 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
         child = _run_suite(executor, source, assignment, suite, wall_timeout)
     else:
         child = {"load_error": code_message, "outcomes": {
-            tid: {"outcome": "failed", "feedback": f"not run: {code_message}"} for tid in rubric.tests}}
+            tid: {"outcome": "failed", "feedback": cat(msg("not run: ", "未运行："), code_message)}
+            for tid in rubric.tests}}
     log.extend(child.get("log") or [])
     if child.get("infra_error"):
         log.append("pytest output:\n" + child.get("pytest_output", ""))
@@ -504,8 +520,8 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
     categories = scoring.score_categories(rubric, tests, (audit or {}).get("score"))
     messages = []
     if child.get("load_error"):
-        messages.append(f"{suite.student_file} did not load: {child['load_error']}"
-                        if source is not None else child["load_error"])
+        messages.append(cat(msg(f"{suite.student_file} did not load: ", f"{suite.student_file} 无法导入："),
+                            child["load_error"]) if source is not None else child["load_error"])
     if audit_message:
         messages.append(audit_message)
     example = child.get("example_weights") or {"student": None, "reference": _example_reference(suite)}
@@ -516,7 +532,7 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
         log.append("pytest output:\n" + child["pytest_output"])
     return {
         "status": "graded",
-        "message": "; ".join(messages) or None,
+        "message": cat(*messages, sep="; ") if messages else None,
         "total": scoring.total(categories),
         "max_total": scoring._num(rubric.max_total),
         "categories": categories,
