@@ -22,6 +22,7 @@ import dataclasses
 import hashlib
 import importlib
 import json
+import math
 import os
 import select
 import signal
@@ -95,14 +96,18 @@ class GradingPlugin:
     @pytest.fixture
     def record_measurement(self):
         def record(name: str, value: float) -> None:
-            self.measurements[str(name)] = float(value)
+            value = float(value)
+            if math.isfinite(value):  # NaN/inf from a student's output is not a measurement (and not JSON)
+                self.measurements[str(name)] = value
         return record
 
     @pytest.fixture
     def record_example_weights(self):
         def record(student, reference) -> None:
             def rows(t):
-                return None if t is None else [[float(x) for x in row] for row in t.tolist()]
+                if t is None or t.dim() != 2 or not bool(t.isfinite().all()):
+                    return None  # NaN/inf or a wrong shape from a student cannot be drawn (nor be JSON)
+                return [[float(x) for x in row] for row in t.tolist()]
             self.example_weights = {"student": rows(student), "reference": rows(reference)}
         return record
 
