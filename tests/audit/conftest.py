@@ -100,7 +100,7 @@ def make_pdf(lines: list[str] | None, drawing_only: bool = False) -> bytes:
 
 
 @pytest.fixture(scope="session")
-def checklist() -> dict:
+def checklist():
     return load_checklist()
 
 
