@@ -11,7 +11,11 @@ from typing import Any
 
 import yaml
 
+from rubric.audit.overlap import Handout, load_handout
 from rubric.audit.text import _CJK, normalise
+
+# Why a concept was not credited; the checklist words each reason in both languages (`reasons:`).
+REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "sentence_full")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
 
@@ -170,6 +174,7 @@ class _Concept:
     mode: str = "plain"            # "plain" | "caveat"
     groups: list[_Pat] = field(default_factory=list)
     metric: str | None = None
+    evidence: str | None = None    # "observed": needs an observed result of the student's own run
 
 
 @dataclass
@@ -186,12 +191,21 @@ class _Item:
 
 
 @dataclass
+class _TestClaim:
+    """A statement about the student's own code that their test results can refute."""
+
+    id: str
+    label: dict
+    tests: list[str]
+    phrases: _Pat | None
+    concepts: list[str]
+
+
+@dataclass
 class _Metric:
     id: str
     measured_key: str
     threshold: float
-    noise_floor: float
-    max_ratio: float
     label: dict
     names: _Pat
 
@@ -207,8 +221,11 @@ class Checklist:
     max_per_sentence: int
     max_text_chars: int
     max_overclaim_flags: int
+    negation_subject_gap: float
     negation: _Pat
     negation_excl: _Pat
+    intensifiers: _Pat
+    observed: _Pat
     caveat: _Pat
     carry: _Pat
     section_neg: _Pat
@@ -225,6 +242,9 @@ class Checklist:
     items: list[_Item]
     overclaim: dict
     overclaim_patterns: _Pat
+    reasons: dict[str, dict[str, str]]
+    handout: Handout | None
+    test_claims: list[_TestClaim]
 
 
 def _opt_group(obj: Any, where: str) -> _Pat | None:
@@ -233,7 +253,7 @@ def _opt_group(obj: Any, where: str) -> _Pat | None:
     return _compile_group(obj, where)
 
 
-def _compile_checklist(cl: dict) -> Checklist:
+def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
     if not isinstance(cl, dict):
         raise ChecklistError("checklist: expected a mapping")
     if not isinstance(cl.get("max_points"), (int, float)) or cl["max_points"] <= 0:
@@ -241,8 +261,8 @@ def _compile_checklist(cl: dict) -> Checklist:
         raise ChecklistError("max_points: needs a positive number (the audit's maximum)")
     settings = cl.get("settings") or {}
     cues = cl.get("cues") or {}
-    for name in ("negation", "caveat", "carry", "section_negative", "section_ambiguous", "hedge", "pass",
-                 "less_than", "greater_than", "threshold"):
+    for name in ("negation", "intensifiers", "caveat", "carry", "section_negative", "section_ambiguous", "hedge",
+                 "pass", "observed", "less_than", "greater_than", "threshold"):
         if name not in cues:
             raise ChecklistError(f"cues: missing '{name}'")
     metrics: dict[str, _Metric] = {}
@@ -251,7 +271,6 @@ def _compile_checklist(cl: dict) -> Checklist:
         try:
             metrics[mid] = _Metric(
                 id=mid, measured_key=str(m.get("measured_key", mid)), threshold=float(m["threshold"]),
-                noise_floor=float(m.get("noise_floor", 0.0)), max_ratio=float(m.get("max_ratio", 10)),
                 label=_bilingual(m.get("label"), where), names=_compile_group(m["names"], f"{where}.names"))
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, ChecklistError):
@@ -293,6 +312,9 @@ def _compile_checklist(cl: dict) -> Checklist:
                                    credit=float(c.get("credit", 1)), kind=ckind, mode=c.get("mode", "plain"))
                 if concept.mode not in ("plain", "caveat"):
                     raise ChecklistError(f"{cw}: mode must be 'plain' or 'caveat'")
+                concept.evidence = c.get("evidence")
+                if concept.evidence not in (None, "observed"):
+                    raise ChecklistError(f"{cw}: evidence must be 'observed' or absent")
                 if ckind == "metric":
                     if c.get("metric") not in metrics:
                         raise ChecklistError(f"{cw}: unknown metric {c.get('metric')!r}")
@@ -319,9 +341,30 @@ def _compile_checklist(cl: dict) -> Checklist:
     overclaim = {
         "penalty": float(oc.get("penalty", 0)), "max_penalty": float(oc.get("max_penalty", 0)),
         "deduct_from": list(oc.get("deduct_from") or []),
+        "hedged_penalty": float(oc.get("hedged_penalty", oc.get("penalty", 0))),
         "message": _bilingual(oc.get("message"), "overclaims.message",
                               {"en": "Overclaim: \"{snippet}\".", "zh": "过度解读：「{snippet}」。"}),
+        "hedged_message": _bilingual(oc.get("hedged_message") or oc.get("message"), "overclaims.hedged_message",
+                                     {"en": "Overclaim: \"{snippet}\".", "zh": "过度解读：「{snippet}」。"}),
     }
+    reasons = {rid: _bilingual(r, f"reasons.{rid}") for rid, r in (cl.get("reasons") or {}).items()}
+    missing = set(REASONS) - set(reasons)
+    if missing:
+        raise ChecklistError(f"reasons: missing {sorted(missing)}")
+    all_concepts = {c.id for it in items for c in it.concepts}
+    test_claims: list[_TestClaim] = []
+    for n, tc in enumerate(cl.get("test_claims") or []):
+        where = f"test_claims[{n}]({tc.get('id') if isinstance(tc, dict) else None})"
+        if not isinstance(tc, dict) or not tc.get("id") or not tc.get("tests"):
+            raise ChecklistError(f"{where}: needs an id and a list of tests")
+        unknown = set(tc.get("concepts") or []) - all_concepts
+        if unknown:
+            raise ChecklistError(f"{where}: unknown concepts {sorted(unknown)}")
+        test_claims.append(_TestClaim(
+            id=tc["id"], label=_bilingual(tc.get("label"), f"{where}.label"), tests=[str(t) for t in tc["tests"]],
+            phrases=_compile_group(tc["phrases"], where) if tc.get("phrases") else None,
+            concepts=list(tc.get("concepts") or [])))
+    handout = load_handout(cl.get("handout"), base_dir) if cl.get("handout") else None
     return Checklist(
         source=cl,
         max_points=max_points,
@@ -329,8 +372,11 @@ def _compile_checklist(cl: dict) -> Checklist:
         max_per_sentence=int(settings.get("max_concepts_per_sentence", 2)),
         max_text_chars=int(settings.get("max_text_chars", 60000)),
         max_overclaim_flags=int(settings.get("max_overclaim_flags", 5)),
+        negation_subject_gap=float(settings.get("negation_subject_gap", 4)),
         negation=_compile_group(cues["negation"], "cues.negation"),
         negation_excl=_opt_group(cues.get("negation_exclusions"), "cues.negation_exclusions") or _NEVER,
+        intensifiers=_compile_group(cues["intensifiers"], "cues.intensifiers"),
+        observed=_compile_group(cues["observed"], "cues.observed"),
         caveat=_compile_group(cues["caveat"], "cues.caveat"),
         carry=_compile_group(cues["carry"], "cues.carry"),
         section_neg=_compile_group(cues["section_negative"], "cues.section_negative"),
@@ -344,18 +390,21 @@ def _compile_checklist(cl: dict) -> Checklist:
         thr_before=_compile_group(cues["threshold"]["before"], "cues.threshold.before"),
         thr_after=_opt_group(cues["threshold"].get("after"), "cues.threshold.after"),
         metrics=metrics, items=items, overclaim=overclaim, overclaim_patterns=oc_patterns,
+        reasons=reasons, handout=handout, test_claims=test_claims,
     )
 
 
 @functools.lru_cache(maxsize=16)
-def _compiled_from_key(key: str) -> Checklist:
-    return _compile_checklist(json.loads(key))
+def _compiled_from_key(key: str, base_dir: str) -> Checklist:
+    return _compile_checklist(json.loads(key), Path(base_dir))
 
 
-def compile_checklist(data: dict) -> Checklist:
-    """Validate and compile checklist data (as read from the YAML). Raises :class:`ChecklistError`.
-    Compiled checklists are cached by content, so the same data gives the same object."""
-    return _compiled_from_key(json.dumps(data, sort_keys=True, ensure_ascii=False, default=str))
+def compile_checklist(data: dict, base_dir: str | Path | None = None) -> Checklist:
+    """Validate and compile checklist data (as read from the YAML); files it names (the handout) are
+    relative to ``base_dir`` (default: the directory of the shipped checklist). Raises
+    :class:`ChecklistError`. Compiled checklists are cached by content: the same data gives the same object."""
+    base = Path(base_dir) if base_dir is not None else DEFAULT_CHECKLIST_PATH.parent
+    return _compiled_from_key(json.dumps(data, sort_keys=True, ensure_ascii=False, default=str), str(base.resolve()))
 
 
 def load_checklist(path: str | Path | None = None) -> Checklist:
@@ -363,4 +412,4 @@ def load_checklist(path: str | Path | None = None) -> Checklist:
     p = Path(path) if path is not None else DEFAULT_CHECKLIST_PATH
     with open(p, encoding="utf-8") as fh:
         data = yaml.safe_load(fh)
-    return compile_checklist(data)
+    return compile_checklist(data, p.parent)

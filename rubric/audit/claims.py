@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import bisect
 import math
 import re
 from dataclasses import dataclass
 
-from rubric.audit.checklist import Checklist, _Metric, _Pat
-from rubric.audit.text import _has_cue, _Sentence
+from rubric.audit.checklist import Checklist, _Metric
+from rubric.audit.text import _Sentence
 
 # ==================================================================================================
 # numbers
@@ -45,75 +44,71 @@ def _parse_number(m: re.Match) -> tuple[float, bool] | None:
         return None
 
 
-def _last_cue(pattern: _Pat | None, text: str) -> tuple[int, int] | None:
-    if pattern is None:
-        return None
-    best = None
-    for m in pattern.finditer(text):
-        key = (m.end(), m.end() - m.start())
-        if best is None or key > best:
-            best = key
-    return best
+# what may stand between a metric's name and its value: "=", ":", "为", "≈", "is", "of", "(output)", "|"
+_GAP_MAX_CHARS = 30
+_GAP_BLOCK = re.compile(r"[\d,;。，；]")
+_PAREN = re.compile(r"\([^()]{0,24}\)")
+# a further value for the same metric: "2.1e-6 / 3e-7", "2.1e-6 (seed 1), 3e-7 (seed 2)", "2e-7 和 3e-7"
+_CHAIN = re.compile(r"\s*(?:\([^()]{0,24}\))?\s*(?:[,/、]|and|or|和|与|及)\s*(?:seed\s*\d+\s*[:=]?)?\s*")
 
 
-def _extract_claims(cc: Checklist, sent: _Sentence) -> list[_Claim]:
+def _extract_claims(cc: Checklist, sent: _Sentence) -> tuple[list[_Claim], set[str]]:
+    """Numbers that follow a metric's name (after "=", ":", "为", "≈", "is", "<"...) belong to that metric;
+    a number elsewhere in the sentence does not. A lab threshold after "<" (or after "threshold") is a
+    quoted requirement, not a measurement. Returns the claims and the metrics whose only number is a
+    threshold."""
     text = sent.text
-    mentions: list[tuple[int, int, str]] = []
-    for mid, metric in cc.metrics.items():
-        for m in metric.names.finditer(text):
-            mentions.append((m.start(), m.end(), mid))
+    mentions = sorted((m.start(), m.end(), mid) for mid, metric in cc.metrics.items()
+                      for m in metric.names.finditer(text))
     if not mentions:
-        return []
-    mentions.sort(key=lambda mm: (mm[1], mm[0]))          # by end position
-    ends = [mm[1] for mm in mentions]
-    thresholds = {metric.threshold for metric in cc.metrics.values()}
-    claims: list[_Claim] = []
-    numbered: set[str] = set()
-    prev_end = 0
+        return [], set()
+    thresholds = [metric.threshold for metric in cc.metrics.values()]
+    numbers = []
     for m in _NUMBER.finditer(text):
         parsed = _parse_number(m)
-        start, end = m.start(), m.end()
-        k = bisect.bisect_right(ends, start)                 # mentions[:k] end before the number
-        boundary = max(prev_end, ends[k - 1] if k else 0)
-        prev_end = end
-        if parsed is None:
-            continue
-        value, sci = parsed
-        before = text[max(boundary, start - 24):start]
-        after = text[end:end + 6]
-        if not sci:
-            if value == 0.0:
-                if not _ZERO_CUE.search(before):
-                    continue
-            elif value >= 0.5:
+        if parsed is not None:
+            numbers.append((m.start(), m.end(), parsed[0]))
+    claims: list[_Claim] = []
+    numbered: set[str] = set()
+    threshold_only: set[str] = set()
+    for k, (_ms, me, mid) in enumerate(mentions):
+        limit = next((s for s, _e, _m in mentions[k + 1:] if s >= me), len(text))
+        pos, first = me, True
+        for ns, ne, value in numbers:
+            if ns < pos:
                 continue
-        # which metric: the nearest mention before the number, else the first one after it
-        metric_id = mentions[k - 1][2] if k else min(mentions, key=lambda mm: mm[0])[2]
-        lt = _last_cue(cc.lt_before, before)
-        gt = _last_cue(cc.gt_before, before)
-        if lt or gt:
-            relation = "lt" if (lt or (-1, 0)) >= (gt or (-1, 0)) else "gt"
-        elif cc.lt_after is not None and cc.lt_after.match(after.lstrip()):
-            relation = "lt"
-        elif cc.gt_after is not None and cc.gt_after.match(after.lstrip()):
-            relation = "gt"
-        elif cc.thr_before.search(before) or (cc.thr_after is not None and cc.thr_after.match(after.lstrip())):
-            continue    # the lab threshold being quoted, not a measurement
-        elif any(math.isclose(value, t, rel_tol=1e-9) for t in thresholds):
-            continue    # a bare 1e-5 / 1e-6 in a table is the threshold column
-        else:
-            relation = "eq"
-        claims.append(_Claim(metric_id, relation, value, text))
-        numbered.add(metric_id)
-    # "row_sum_error 测试通过" without a number: a claim of passing
-    # (every metric named in the sentence without a number is claimed to pass)
+            if ns >= limit:
+                break
+            gap = text[pos:ns]
+            if first:
+                bare = _PAREN.sub(" ", gap)
+                if len(bare) > _GAP_MAX_CHARS or _GAP_BLOCK.search(bare):
+                    break
+            elif not _CHAIN.fullmatch(gap):
+                break
+            first, pos = False, ne
+            after = text[ne:ne + 6].lstrip()
+            lt = cc.lt_before.search(gap) or (cc.lt_after is not None and cc.lt_after.match(after))
+            gt = cc.gt_before.search(gap) or (cc.gt_after is not None and cc.gt_after.match(after))
+            quoted = cc.thr_before.search(gap) or (cc.thr_after is not None and cc.thr_after.match(after))
+            if quoted or (lt and any(math.isclose(value, t, rel_tol=1e-9) for t in thresholds)):
+                threshold_only.add(mid)
+                continue
+            if value == 0.0 and not _ZERO_CUE.search(gap):
+                continue
+            relation = "lt" if lt else ("gt" if gt else "eq")
+            claims.append(_Claim(mid, relation, value, text))
+            numbered.add(mid)
+    # "row_sum_error 测试通过" without a number: a claim of passing for every metric named in the sentence
+    # without a value (a quoted threshold followed by "passed" is not a result: thresholds_as_results)
     for clause in (sent.clauses if cc.passed.search(text) else ()):
         piece = text[clause.start:clause.end]
-        if cc.passed.search(piece) and not _has_cue(cc, cc.passed.sub(" ", piece)):
-            for mid in sorted({mid for _s, _e, mid in mentions} - numbered):
+        pm = cc.passed.search(piece)
+        if pm and not sent.negated(clause.start + pm.start(), clause.start + pm.end(), context=False):
+            for mid in sorted({mid for _s, _e, mid in mentions} - numbered - threshold_only):
                 claims.append(_Claim(mid, "pass", None, text))
             break
-    return claims
+    return claims, threshold_only - numbered
 
 
 def _fmt(x: float) -> str:
@@ -138,54 +133,39 @@ def _measured_value(measured: dict | None, key: str) -> float | None:
     return math.inf if math.isnan(v) else abs(v)
 
 
-def _claim_contradicts(claim: _Claim, m: float, metric: _Metric) -> bool:
-    floor, ratio, thr = metric.noise_floor, metric.max_ratio, metric.threshold
-
-    def c(x: float) -> float:
-        return max(x, floor, 1e-300)
-
-    if claim.relation == "eq":
-        r = abs(claim.value)
-        return c(r) / c(m) > ratio or c(m) / c(r) > ratio or (r <= thr < m)
-    if claim.relation == "lt":
-        b = claim.value
-        return m > c(b) * ratio or (b <= thr < m)
-    if claim.relation == "gt":
-        return c(m) * ratio < claim.value
+def _claims_pass(claim: _Claim, metric: _Metric) -> bool:
+    """Does this claim say the metric passes the lab threshold?"""
     if claim.relation == "pass":
-        return m > thr
+        return True
+    if claim.relation in ("eq", "lt"):
+        return claim.value is not None and abs(claim.value) <= metric.threshold
     return False
 
 
 def _check_metric(metric: _Metric, claims: list[_Claim], m: float | None) -> dict | None:
-    """Return a contradiction flag, or None."""
-    if m is None or not claims:
+    """A contradiction flag, or None.
+
+    The student's pass/fail claim is compared with the grader's: a contradiction is a claim of passing
+    (a value or bound within the threshold, or "passed") while the grader measured a failure. A different
+    value that agrees on pass/fail (another seed, another machine) is not a contradiction, and neither
+    is an honest report of a failure the grader did not reproduce."""
+    if m is None or not claims or m <= metric.threshold:
         return None
-    passes = [cl for cl in claims if cl.relation == "pass"]
+    if not all(_claims_pass(cl, metric) for cl in claims):
+        return None
     numeric = [cl for cl in claims if cl.relation != "pass"]
-    all_numbers_wrong = bool(numeric) and all(_claim_contradicts(cl, m, metric) for cl in numeric)
-    claims_pass_but_fails = m > metric.threshold and (
-        bool(passes) or any(cl.relation in ("eq", "lt") and cl.value <= metric.threshold for cl in numeric))
-    if not (all_numbers_wrong or claims_pass_but_fails):
-        return None
-    shown = [cl for cl in numeric if _claim_contradicts(cl, m, metric)] or numeric
-    if shown:
-        rel = {"eq": "≈", "lt": "<", "gt": ">"}
-        said_en = ", ".join(f"{rel[cl.relation]} {_fmt(cl.value)}" for cl in shown[:3])
-        said_zh = said_en
-    else:
-        said_en, said_zh = "passed", "通过"
+    rel = {"eq": "=", "lt": "<", "gt": ">"}
+    said = ", ".join(f"{rel[cl.relation]} {_fmt(cl.value)}" for cl in numeric[:3])
+    said_en = said or "passed"
+    said_zh = said or "通过"
     measured_txt = _fmt(m) if math.isfinite(m) else "NaN/inf"
-    status_en = "fails" if m > metric.threshold else "passes"
-    status_zh = "未达到" if m > metric.threshold else "达到"
     return {
         "kind": "contradiction",
         "message": {
-            "en": f"Your audit reports {metric.label['en']} {said_en}, but the grader measured {measured_txt} on your "
-                  f"code, which {status_en} the lab threshold {_fmt(metric.threshold)}.",
-            "zh": f"你的审计报告 {metric.label['zh']} 为 {said_zh}，但评分器在你的代码上测得 {measured_txt}，"
-                  f"{status_zh}实验门槛 {_fmt(metric.threshold)}。",
+            "en": f"Your audit reports {metric.label['en']} {said_en}, which passes the lab threshold "
+                  f"{_fmt(metric.threshold)}, but the grader measured {measured_txt} on your code, which fails it.",
+            "zh": f"你的审计报告 {metric.label['zh']} 为 {said_zh}（达到实验门槛 {_fmt(metric.threshold)}），"
+                  f"但评分器在你的代码上测得 {measured_txt}，未达到该门槛。",
         },
     }
-
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
 from rubric.audit.checklist import Checklist, _bilingual, _Concept, _Item
 from rubric.audit.claims import _check_metric, _Claim, _extract_claims, _measured_value
+from rubric.audit.figure import FigureReport, analyse_figure
 from rubric.audit.text import _segment, _Sentence
 
 
@@ -26,6 +28,10 @@ class AuditItem(TypedDict):
 
 
 class AuditFlag(TypedDict):
+    """``kind``: "contradiction" (a reported number vs the grader's measurement), "overclaim",
+    "copied" (sentences copied from the handout), "figure" (not the lab's 2x3 heatmap, or the text
+    describes another shape) or "claim_vs_tests" (a claim the student's own test results refute)."""
+
     kind: str
     message: Bilingual
 
@@ -42,35 +48,75 @@ class AuditResult(TypedDict):
 # grading
 # ==================================================================================================
 
-def _concept_candidates(concept: _Concept, sentences: list[_Sentence]) -> list[int]:
-    out = []
+# Which reason to give when a concept is found in several places but credited in none: the closest miss.
+_REASON_ORDER = ("sentence_full", "no_result", "too_short", "not_a_limit", "negated", "copied", "threshold_only")
+# An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
+# (d_k = 8..128, 1/4/16 queries, 2 padding keys).
+_RESULT_NUMBER = re.compile(
+    r"(?<![\w.])\d*\.\d+(?![\w.])|(?<![\w.])\d+(?:\.\d+)?\s*e\s*-?\d+\b|\^\s*-\d+|\(\s*\d+\s*(?:,\s*\d+\s*){1,4}\)")
+_SHAPE_STATED = re.compile(r"(?<![\d.])([1-9])\s*[×x*]\s*([1-9])(?![\d.])")
+_FIGURE_WORDS = re.compile(r"heat\s*map|figure|plot|image|picture|grid|图|热力图|格子")
+
+
+def _observed(cc: Checklist, sentences: list[_Sentence], idx: int) -> bool:
+    """An observed result in this sentence, or in the next one of the same paragraph/bullet."""
+    s = sentences[idx]
+    texts = [s.text]
+    if idx + 1 < len(sentences) and sentences[idx + 1].para == s.para:
+        texts.append(sentences[idx + 1].text)
+    return any(cc.observed.search(t) or _RESULT_NUMBER.search(t) for t in texts)
+
+
+def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool]:
+    """(found, stated as the concept means it) for one sentence.
+
+    plain: every phrase group has a match outside the scope of a negation ("rows are not queries" states
+    nothing); caveat: the keyword is inside the scope of a negation or warning, or in a "cannot prove"
+    section (intensifiers such as "no doubt"/不用怀疑 are not negations)."""
+    first = list(concept.groups[0].finditer(s.text))
+    if not first or not all(g.search(s.text) for g in concept.groups[1:]):
+        return False, False
+    if concept.mode == "caveat":
+        return True, any(s.negated(m.start(), m.end()) for m in first)
+    ok = all(any(not s.negated(m.start(), m.end(), context=False) for m in g.finditer(s.text))
+             for g in concept.groups)
+    return True, ok
+
+
+def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence]) -> tuple[list[int], set[str]]:
+    """Sentences that may credit the concept, and the reasons the other places where it occurs do not."""
+    out: list[int] = []
+    reasons: set[str] = set()
     for idx, s in enumerate(sentences):
-        if not s.eligible:
+        if s.is_code or s.is_heading:
             continue
-        if concept.mode == "caveat":
-            # the keyword must sit in a clause that states a limit
-            ok = any(s.clause_at(m.start()).negated for m in concept.groups[0].finditer(s.text))
-            ok = ok and all(g.search(s.text) for g in concept.groups[1:])
+        found, ok = _stated(concept, s)
+        if not found:
+            continue
+        if s.copied:
+            reasons.add("copied")
+        elif s.short:
+            reasons.add("too_short")
+        elif not s.eligible:
+            continue
+        elif not ok:
+            reasons.add("not_a_limit" if concept.mode == "caveat" else "negated")
+        elif concept.evidence == "observed" and not _observed(cc, sentences, idx):
+            reasons.add("no_result")
         else:
-            ok = all(g.search(s.text) for g in concept.groups)
-        if ok:
             out.append(idx)
-    return out
+    return out, reasons
 
 
-def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[str]:
-    found: list[str] = []
+def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[str, bool]]:
+    """(sentence, hedged) for each sentence that reads the weights as importance or causality."""
+    found: list[tuple[str, bool]] = []
     for s in sentences:
-        if s.is_code or s.is_heading or s.is_question or s.context_negated:
+        if s.is_code or s.is_heading or s.is_question or s.copied:
             continue
-        if not cc.overclaim_patterns.search(s.text):
-            continue
-        for clause in s.clauses:
-            piece = s.text[clause.start:clause.end]
-            if clause.negated or cc.hedge.search(piece):
-                continue
-            if cc.overclaim_patterns.search(piece):
-                found.append(s.text)
+        for m in cc.overclaim_patterns.finditer(s.text):
+            if not s.negated(m.start(), m.end()):
+                found.append((s.text, s.hedged(m.start())))
                 break
     return found
 
@@ -83,39 +129,69 @@ def _round(x: float) -> float:
     return round(x + 1e-12, 2)
 
 
-def grade_audit(text: str | None, figure: Any, measured: dict[str, float] | None,
-                checklist: Checklist) -> AuditResult:
-    """Grade a written audit. ``figure`` is a :class:`worker.inputs.FigureInfo`, its ``to_dict()``,
-    or None; ``measured`` holds the grader's own measurements on the student's code."""
+def _outcomes(tests: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None) -> dict[str, str]:
+    """Test outcomes as ``{test_id: outcome}`` from the engine's test rows or a plain mapping."""
+    if not tests:
+        return {}
+    if isinstance(tests, Mapping):
+        return {str(k): str(v.get("outcome") if isinstance(v, Mapping) else v) for k, v in tests.items()}
+    return {str(t.get("id")): str(t.get("outcome")) for t in tests if isinstance(t, Mapping)}
+
+
+def _reason_text(cc: Checklist, reason: str, label: dict[str, str]) -> dict[str, str]:
+    r = cc.reasons[reason]
+    return {lang: r[lang].replace("{concept}", label[lang]) for lang in ("en", "zh")}
+
+
+def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, float] | None,
+                checklist: Checklist, *, tests: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None = None,
+                ) -> AuditResult:
+    """Grade a written audit (docs/contracts.md §3).
+
+    ``figure`` is the figure's bytes as accepted by the upload validator (or None); ``measured`` holds
+    the grader's own measurements on the student's code; ``tests`` (optional) the student's test
+    outcomes, either the engine's test rows ``[{"id", "outcome", ...}]`` or ``{test_id: outcome}``:
+    a claim in the audit that its own failing tests refute is flagged (``checklist.test_claims``)."""
     cc = checklist
     text = (text or "")[: cc.max_text_chars]
     sentences = _segment(cc, text) if text.strip() else []
     has_text = any(re.search(r"\w", s.text) for s in sentences)
+    if cc.handout is not None:
+        for s in sentences:
+            if not (s.is_code or s.is_heading) and cc.handout.is_copied(s.text):
+                s.copied, s.eligible = True, False
+    flags: list[AuditFlag] = []
 
     # --- concept candidates, then a greedy assignment under the per-sentence budget -------------
     phrase_concepts = [(item, c) for item in cc.items if item.kind == "concepts"
                        for c in item.concepts if c.kind == "phrases"]
-    candidates = {(item.id, c.id): _concept_candidates(c, sentences) for item, c in phrase_concepts}
+    found = {(item.id, c.id): _concept_candidates(cc, c, sentences) for item, c in phrase_concepts}
     order = sorted(range(len(phrase_concepts)),
-                   key=lambda i: (len(candidates[(phrase_concepts[i][0].id, phrase_concepts[i][1].id)]), i))
+                   key=lambda i: (len(found[(phrase_concepts[i][0].id, phrase_concepts[i][1].id)][0]), i))
     budget: dict[int, int] = {}
     credited: set[tuple[str, str]] = set()
     for i in order:
         item, c = phrase_concepts[i]
-        for idx in candidates[(item.id, c.id)]:
+        cands, reasons = found[(item.id, c.id)]
+        for idx in cands:
             if budget.get(idx, 0) < cc.max_per_sentence:
                 budget[idx] = budget.get(idx, 0) + 1
                 credited.add((item.id, c.id))
                 break
+        else:
+            if cands:
+                reasons.add("sentence_full")
 
     # --- numbers ---------------------------------------------------------------------------------
     claims: dict[str, list[_Claim]] = {mid: [] for mid in cc.metrics}
+    threshold_only: set[str] = set()
     for s in sentences:
-        if s.is_heading:
+        if s.is_heading or s.copied:
             continue
-        for cl in _extract_claims(cc, s):
+        found_claims, thr = _extract_claims(cc, s)
+        for cl in found_claims:
             claims[cl.metric].append(cl)
-    flags: list[dict] = []
+        threshold_only |= thr
     contradicted: set[str] = set()
     for mid, metric in cc.metrics.items():
         flag = _check_metric(metric, claims[mid], _measured_value(measured, metric.measured_key))
@@ -124,24 +200,31 @@ def grade_audit(text: str | None, figure: Any, measured: dict[str, float] | None
             contradicted.add(mid)
 
     # --- items -----------------------------------------------------------------------------------
-    items_out: list[dict] = []
+    items_out: list[AuditItem] = []
+    figure_report: FigureReport | None = None
     for item in cc.items:
         if item.kind == "figure":
-            items_out.append(_grade_figure(item, figure))
+            figure_report, fig_item, fig_flag = _grade_figure(item, figure)
+            items_out.append(fig_item)
+            if fig_flag:
+                flags.append(fig_flag)
             continue
         got = 0.0
-        missing: list[dict] = []
+        missing: list[tuple[dict, str]] = []
         item_contradicted = False
         for c in item.concepts:
             if c.kind == "metric":
                 mine = claims[c.metric]
                 credit = c.credit if any(cl.relation == "eq" for cl in mine) else (c.credit / 2 if mine else 0.0)
                 item_contradicted |= c.metric in contradicted
+                reason = "threshold_only" if not mine and c.metric in threshold_only else "not_found"
             else:
                 credit = c.credit if (item.id, c.id) in credited else 0.0
+                reasons = found[(item.id, c.id)][1]
+                reason = next((r for r in _REASON_ORDER if r in reasons), "not_found")
             got += credit
             if credit < c.credit:
-                missing.append(c.label)
+                missing.append((c.label, reason))
         points = item.weight * min(1.0, got / item.full_credit_at)
         if item_contradicted:
             points = 0.0
@@ -155,18 +238,19 @@ def grade_audit(text: str | None, figure: Any, measured: dict[str, float] | None
             fb = dict(item.feedback_ok)
         else:
             fb = dict(item.feedback_missing)
-            if 0 < len(missing) < len(item.concepts):
-                fb = {"en": fb["en"] + " Not yet covered: " + "; ".join(x["en"] for x in missing) + ".",
-                      "zh": fb["zh"] + "尚未涵盖：" + "；".join(x["zh"] for x in missing) + "。"}
+            if missing and (len(missing) < len(item.concepts) or any(r != "not_found" for _l, r in missing)):
+                why = [_reason_text(cc, r, label) for label, r in missing]
+                fb = {"en": fb["en"] + " Not credited: " + " ".join(w["en"] for w in why),
+                      "zh": fb["zh"] + "未得分：" + "".join(w["zh"] for w in why)}
         items_out.append({"id": item.id, "label": dict(item.label), "found": points > 0, "points": points,
                           "max_points": item.weight, "feedback": fb})
 
-    # --- overclaims ------------------------------------------------------------------------------
+    # --- overclaims (a hedged one costs less) ----------------------------------------------------
     oc = cc.overclaim
     over = _overclaims(cc, sentences)
     if over and oc["penalty"] > 0:
-        total_penalty = min(oc["max_penalty"] or math.inf, oc["penalty"] * len(over))
-        remaining = total_penalty
+        wanted = sum(oc["hedged_penalty"] if hedged else oc["penalty"] for _s, hedged in over)
+        remaining = min(oc["max_penalty"] or math.inf, wanted)
         by_id = {it["id"]: it for it in items_out}
         for target in oc["deduct_from"]:
             it = by_id[target]
@@ -180,12 +264,25 @@ def grade_audit(text: str | None, figure: Any, measured: dict[str, float] | None
                 remaining -= take
             if remaining <= 0:
                 break
-        per = oc["penalty"]
-        for sent in over[: cc.max_overclaim_flags]:
-            msg = oc["message"]
+        for sent, hedged in over[: cc.max_overclaim_flags]:
+            msg = oc["hedged_message"] if hedged else oc["message"]
+            per = oc["hedged_penalty"] if hedged else oc["penalty"]
             flags.append({"kind": "overclaim", "message": {
                 lang: msg[lang].replace("{snippet}", _snippet(sent)).replace("{penalty}", f"{per:g}")
                 for lang in ("en", "zh")}})
+
+    # --- copied sentences, claims against the student's own tests, the text against the figure ---
+    copied = [s.text for s in sentences if s.copied]
+    if copied:
+        shown = " / ".join(f"\"{_snippet(t, 60)}\"" for t in copied[:3])
+        flags.append({"kind": "copied", "message": {
+            "en": f"{len(copied)} sentence(s) closely match the course handout and earn nothing: {shown}. "
+                  "Write what you observed in your own words.",
+            "zh": f"有 {len(copied)} 句与课程讲义高度重合，不计分：{shown}。请用自己的话写出你观察到的结果。"}})
+    flags.extend(_test_claim_flags(cc, sentences, credited, _outcomes(tests)))
+    shape_flag = _stated_shape_flag(sentences, figure_report)
+    if shape_flag:
+        flags.append(shape_flag)
 
     for it in items_out:
         it["points"] = _round(max(0.0, it["points"]))
@@ -194,28 +291,80 @@ def grade_audit(text: str | None, figure: Any, measured: dict[str, float] | None
     return {"score": score, "max": _round(cc.max_points), "items": items_out, "flags": flags}
 
 
-def _fig_attr(figure: Any, name: str, default: Any = None) -> Any:
-    if figure is None:
-        return default
-    if isinstance(figure, dict):
-        return figure.get(name, default)
-    return getattr(figure, name, default)
+def _test_claim_flags(cc: Checklist, sentences: list[_Sentence], credited: set[tuple[str, str]],
+                      outcomes: dict[str, str]) -> list[AuditFlag]:
+    if not outcomes:
+        return []
+    credited_ids = {cid for _iid, cid in credited}
+    out: list[AuditFlag] = []
+    for tc in cc.test_claims:
+        failing = [t for t in tc.tests if t in outcomes and outcomes[t] != "passed"]
+        if not failing:
+            continue
+        claimed = bool(set(tc.concepts) & credited_ids)
+        if not claimed and tc.phrases is not None:
+            claimed = any(not s.negated(m.start(), m.end(), context=False)
+                          for s in sentences if not (s.is_code or s.is_heading or s.copied or s.is_question)
+                          for m in tc.phrases.finditer(s.text))
+        if claimed:
+            names = ", ".join(failing)
+            out.append({"kind": "claim_vs_tests", "message": {
+                "en": f"Your audit says {tc.label['en']}, but your own code fails {names}. "
+                      "Check the claim against your test results.",
+                "zh": f"你的审计写道「{tc.label['zh']}」，但你的代码没有通过 {names}。请对照你的测试结果核对这一说法。"}})
+    return out
 
 
-def _grade_figure(item: _Item, figure: Any) -> dict:
+def _stated_shape_flag(sentences: list[_Sentence], report: FigureReport | None) -> AuditFlag | None:
+    """The text describes the figure as R×C but the figure shows another grid."""
+    if report is None or report.shape is None:
+        return None
+    for s in sentences:
+        if s.is_code or not _FIGURE_WORDS.search(s.text):
+            continue
+        for m in _SHAPE_STATED.finditer(s.text):
+            stated = (int(m.group(1)), int(m.group(2)))
+            if stated != report.shape:
+                r, c = report.shape
+                return {"kind": "figure", "message": {
+                    "en": f"Your text describes a {stated[0]}×{stated[1]} figure, but the submitted figure shows a "
+                          f"{r}×{c} grid.",
+                    "zh": f"你的文字描述的是 {stated[0]}×{stated[1]} 的图，但提交的图是 {r}×{c} 的格子。"}}
+    return None
+
+
+def _grade_figure(item: _Item, figure: Any) -> tuple[FigureReport | None, AuditItem, AuditFlag | None]:
+    """Only the lab's grid (``grid: [rows, cols]`` in the checklist, 2x3) earns the figure points; anything
+    else earns 0, says what was seen, and is flagged for the instructor."""
     raw = item.raw
+    expected = tuple(raw.get("grid") or (2, 3))
+    report: FigureReport | None = None
+    seen: dict[str, str] | None = None
     if figure is None:
-        points, fb = 0.0, item.feedback_missing
-    elif _fig_attr(figure, "is_blank", False):
-        points = float(raw.get("points_if_blank", 0))
-        fb = _bilingual(raw.get("feedback_blank"), "", item.feedback_missing)
-    elif not _fig_attr(figure, "looks_like_heatmap", True):
-        points = float(raw.get("points_if_not_heatmap", item.weight / 2))
-        fb = _bilingual(raw.get("feedback_not_heatmap"), "", item.feedback_missing)
+        points, fb = 0.0, dict(item.feedback_missing)
     else:
-        points, fb = item.weight, item.feedback_ok
-    points = min(points, item.weight)
-    return {"id": item.id, "label": dict(item.label), "found": figure is not None and points > 0,
-            "points": points, "max_points": item.weight, "feedback": dict(fb)}
-
-
+        report = analyse_figure(figure) if isinstance(figure, (bytes, bytearray, memoryview)) \
+            else FigureReport("unreadable")
+        if report.shape == expected:
+            points, fb = item.weight, dict(item.feedback_ok)
+        else:
+            points = 0.0
+            if report.kind == "grid":
+                key = "feedback_wrong_grid"
+                seen = {"en": f"a {report.rows}×{report.cols} grid", "zh": f"{report.rows}×{report.cols} 的格子"}
+            elif report.kind == "blank":
+                key, seen = "feedback_blank", {"en": "a blank image", "zh": "空白图"}
+            elif report.kind == "unreadable":
+                key, seen = "feedback_unreadable", {"en": "an image that could not be read", "zh": "无法读取的图"}
+            else:
+                key, seen = "feedback_not_heatmap", {"en": "not a heatmap", "zh": "不是 heatmap"}
+            tmpl = _bilingual(raw.get(key), f"items.{item.id}.{key}", item.feedback_missing)
+            fb = {lang: tmpl[lang].replace("{rows}", str(report.rows)).replace("{cols}", str(report.cols))
+                  for lang in ("en", "zh")}
+    flag: AuditFlag | None = None
+    if seen is not None:
+        flag = {"kind": "figure", "message": {
+            "en": f"The figure is {seen['en']}, not the lab's {expected[0]}×{expected[1]} attention heatmap.",
+            "zh": f"提交的图是{seen['zh']}，不是实验要求的 {expected[0]}×{expected[1]} attention heatmap。"}}
+    return report, {"id": item.id, "label": dict(item.label), "found": points > 0, "points": points,
+                    "max_points": item.weight, "feedback": fb}, flag

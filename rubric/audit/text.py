@@ -28,10 +28,36 @@ _MD_STARS = re.compile(r"\*{2,}|(?<![\d\s])\*|\*(?![\d\s])|[`~]+|\$+")
 _SPACES = re.compile(r"[ ]{2,}")
 
 
+# LaTeX and Unicode math read as the plain text students also write: "\\sum_j A_{ij}=1" -> "sum_j a_ij=1",
+# "-\\infty" / "−∞" -> "-inf", "\\le" -> "≤", "\\times" -> "×" (numbers like 3.1\\times10^{-7} are read later).
+_LATEX_WORDS = {
+    "infty": "inf", "infinity": "inf", "sum": "sum ", "max": "max", "min": "min", "le": "≤", "leq": "≤",
+    "ge": "≥", "geq": "≥", "lt": "<", "gt": ">", "approx": "≈", "sim": "~", "times": "×", "cdot": "·",
+    "sqrt": "sqrt", "to": "→", "rightarrow": "→", "in": "∈", "ll": "≪", "neq": "≠", "ne": "≠",
+    "left": "", "right": "", "mathrm": "", "mathbf": "", "mathbb": "", "text": "", "operatorname": "",
+    "mathsf": "", "big": "", "bigl": "", "bigr": "", "displaystyle": "", "quad": " ", "qquad": " ",
+    "exp": "exp", "log": "log", "softmax": "softmax",
+}
+_LATEX_CMD = re.compile(r"\\([a-zA-Z]+)\s?")
+_LATEX_SPACING = re.compile(r"\\[,;:! ]")
+_UNICODE_MATH = str.maketrans({"∞": "inf", "⩽": "≤", "⩾": "≥", "∑": "sum ", "→": "→"})
+
+
+def _latex(text: str) -> str:
+    if "\\" not in text:
+        return text
+    text = _LATEX_SPACING.sub(" ", text)
+    text = _LATEX_CMD.sub(lambda m: _LATEX_WORDS.get(m.group(1).lower(), m.group(0)), text)
+    # braces only group in LaTeX ("A_{ij}", "10^{-7}"): drop them once commands are gone
+    return text.replace("{", "").replace("}", "")
+
+
 def normalise(text: str) -> str:
-    """Full-width -> half-width, lower case, superscripts -> ``^``; keeps newlines."""
+    """Full-width -> half-width, lower case, superscripts -> ``^``, LaTeX/Unicode math -> plain; keeps
+    newlines."""
     text = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group().translate(_SUPERSCRIPT_MAP), text)
-    text = unicodedata.normalize("NFKC", text).translate(_PUNCT_MAP).casefold()
+    text = _latex(text)
+    text = unicodedata.normalize("NFKC", text).translate(_PUNCT_MAP).translate(_UNICODE_MATH).casefold()
     text = _POW_STARS.sub(r"\1^", text)
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
@@ -47,47 +73,61 @@ def _clean_line(line: str) -> str:
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[a-z]{2,}|\b[a-z]\b")
-_ZH_FUNCTION = re.compile(r"所以|因此|因为|如果|说明|表示|的|了|是|在|把|被|这|那|我|它|们|会|能|就|也|都|还|对|从|并|而|但|其|该|每")
-_EN_FUNCTION = frozenset(
-    "the a an is are was were be been being of to in on at that this these those it its and or for with as by "
-    "which what each every we i our from so because if but there their they can does do did has have had will "
-    "would should must how when where than then also into onto only".split())
 _MAX_SENTENCE = 1000
 _SENTENCE = re.compile(r".+?(?:[。!?;]+|\.(?=\s)|\.$|$)")
+# Clauses end at commas and at conjunctions that start a new predicate: a negation in "the weights are not
+# uniform, which proves that k2 causes the output" must not reach "causes".
 _CLAUSE_SPLIT = re.compile(
-    r"[,、]|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead)(?=\s)|但是|但|然而|不过|可是|而是|却")
+    r"[,、:]|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead|which|so|because|while|and so|"
+    r"therefore|hence|thus)(?=\s)|但是|但|然而|不过|可是|而是|却|所以|因此|因为|因而|从而|于是")
 _HEADING = re.compile(r"^#{1,6}\s*")
 _BOLD_LINE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*[^*]+\*\*\s*[:]?\s*$")
 _BULLET = re.compile(r"^(?:[-*+•·]|\d{1,2}[.)、]|\(\d{1,2}\)|[a-h][.)])\s+")
+_TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+# A line this long that does not end a sentence was wrapped (PDF text, hard-wrapped .txt): it continues on
+# the next line. Short unpunctuated lines are notes and stay separate.
+_WRAPPED_LINE_CHARS = 50
+_SENTENCE_END = ("。", ".", "!", "?", ";", ":", "！", "？", "；", "：")
 
 
 @dataclass
 class _Clause:
     start: int
     end: int
-    negated: bool
+    carried: bool           # a previous clause ended in "we cannot say that" / "不能说"
 
 
 @dataclass
 class _Sentence:
     text: str
-    eligible: bool          # long enough, prose, not code/heading
+    eligible: bool          # long enough, not code/heading/copied
     is_code: bool
     is_heading: bool
     is_question: bool
-    context_negated: bool
+    context_negated: bool   # under a "what it cannot prove" heading or lead-in
     cc: Checklist | None = None
+    para: int = 0           # index of the paragraph/bullet the sentence belongs to
+    short: bool = False     # too short to earn credit (settings.min_units)
+    copied: bool = False    # matches the course text closely (see rubric.audit.overlap)
     _clauses: list[_Clause] | None = None
+    _cues: list[tuple[int, int]] | None = None
 
     @property
     def clauses(self) -> list[_Clause]:
         """Split lazily: only sentences that may hold a caveat, an overclaim or a pass claim need it."""
         if self._clauses is None:
             if self.is_code or self.is_heading or self.cc is None:
-                self._clauses = [_Clause(0, max(1, len(self.text)), self.context_negated and not self.is_code)]
+                self._clauses = [_Clause(0, max(1, len(self.text)), False)]
             else:
-                self._clauses = _split_clauses(self.cc, self.text, self.context_negated)
+                self._clauses = _split_clauses(self.cc, self.text, self.cues)
         return self._clauses
+
+    @property
+    def cues(self) -> list[tuple[int, int]]:
+        """Spans of negation and warning cues (intensifiers such as "no doubt" / 不用怀疑 removed)."""
+        if self._cues is None:
+            self._cues = _cue_spans(self.cc, self.text) if self.cc is not None else []
+        return self._cues
 
     def clause_at(self, pos: int) -> _Clause:
         for c in self.clauses:
@@ -95,63 +135,81 @@ class _Sentence:
                 return c
         return self.clauses[-1]
 
+    def negated(self, start: int, end: int, *, context: bool = True) -> bool:
+        """Is the statement matched at ``[start, end)`` in the scope of a negation?
+
+        Negation is scoped to its clause: a cue inside the match ("rows are *not* queries"), a cue before
+        it in the same clause ("it does *not* prove causality": the predicate runs to the end of the
+        clause), or a cue right after a short subject ("causality *cannot* be inferred", "因果关系*无法*").
+        With ``context``, a "cannot prove" section, lead-in or carried "we cannot say that," also counts."""
+        clause = self.clause_at(start)
+        if context and (self.context_negated or clause.carried):
+            return True
+        gap = self.cc.negation_subject_gap if self.cc is not None else 4
+        for cs, ce in self.cues:
+            if cs < clause.start or cs >= clause.end:
+                continue
+            if cs < end and ce > start:
+                return True
+            if ce <= start:
+                return True
+            if cs >= end and _units(self.text[end:cs]) <= gap:
+                return True
+        return False
+
+    def hedged(self, start: int) -> bool:
+        clause = self.clause_at(start)
+        return self.cc is not None and self.cc.hedge.search(self.text[clause.start:clause.end]) is not None
+
 
 def _units(text: str) -> float:
+    """Length in "words": a Chinese character is one, a Latin word two (about the same content)."""
     return len(_CJK.findall(text)) + 2 * len(_LATIN_WORD.findall(text))
 
 
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+def _blank(pattern, text: str) -> str:
+    """Replace matches by spaces of the same length (positions are kept)."""
+    return pattern.sub(lambda m: " " * len(m.group()), text)
 
 
-def _is_prose(text: str) -> bool:
-    """A sentence, not a keyword list: it has function words ("the", "is", 的, 是...), i.e. two distinct
-    ones, or one plus either five Latin words or a run of six Chinese characters without a space."""
-    words = _LATIN_WORD.findall(text)
-    en_hits = [w for w in words if w in _EN_FUNCTION]
-    zh_hits = _ZH_FUNCTION.findall(text)
-    distinct = len(set(en_hits) | set(zh_hits))
-    total = len(en_hits) + len(zh_hits)
-    tokens = len(words) + len(_CJK.findall(text)) / 1.7
-    if tokens <= 0 or total / tokens < 0.06:
-        return False
-    longest_run = max((len(r) for r in _CJK_RUN.findall(text)), default=0)
-    return distinct >= 2 or (distinct == 1 and (len(words) >= 5 or longest_run >= 6))
-
-
-def _blank_exclusions(cc: Checklist, text: str) -> str:
-    """Replace words like 不同 / 误差 / "not only" by spaces of the same length (positions are kept)."""
-    return cc.negation_excl.sub(lambda m: " " * len(m.group()), text)
-
-
-def _cue_positions(cc: Checklist, text: str) -> list[int]:
-    t = _blank_exclusions(cc, text)
-    return sorted(m.start() for pat in (cc.negation, cc.caveat) for m in pat.finditer(t))
-
-
-def _has_cue(cc: Checklist, text: str) -> bool:
-    t = _blank_exclusions(cc, text)
-    return bool(cc.negation.search(t) or cc.caveat.search(t))
+def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
+    t = _blank(cc.intensifiers, _blank(cc.negation_excl, text))
+    return sorted((m.start(), m.end()) for pat in (cc.negation, cc.caveat) for m in pat.finditer(t))
 
 
 def _negative_section(cc: Checklist, text: str) -> bool:
     return bool(cc.section_neg.search(text)) and not cc.section_amb.search(text)
 
 
-def _split_clauses(cc: Checklist, text: str, context_negated: bool) -> list[_Clause]:
+def _split_clauses(cc: Checklist, text: str, cues: list[tuple[int, int]]) -> list[_Clause]:
     bounds = [0]
     for m in _CLAUSE_SPLIT.finditer(text):
-        bounds.append(m.start())
+        if m.start() > 0:
+            bounds.append(m.start())
     bounds.append(len(text))
-    cues = _cue_positions(cc, text)
     clauses: list[_Clause] = []
     carry = False
     for a, b in zip(bounds, bounds[1:], strict=False):
         if b <= a and clauses:
             continue
-        neg = context_negated or carry or any(a <= p < b for p in cues)
-        clauses.append(_Clause(a, max(b, a + 1), neg))
+        clauses.append(_Clause(a, max(b, a + 1), carry))
         carry = bool(cues) and bool(cc.carry.search(text[a:b].strip(" ,、")))
-    return clauses or [_Clause(0, max(1, len(text)), context_negated)]
+    return clauses or [_Clause(0, max(1, len(text)), False)]
+
+
+def _lines(raw: str) -> list[str]:
+    """Normalised lines, with hard-wrapped lines joined to the line they continue on."""
+    out: list[str] = []
+    for line in normalise(raw).split("\n"):
+        s = line.strip()
+        prev = out[-1].strip() if out else ""
+        if (s and prev and len(prev) >= _WRAPPED_LINE_CHARS and not prev.endswith(_SENTENCE_END)
+                and not _HEADING.match(s) and not _BULLET.match(s) and not s.startswith(("|", "```", "~~~"))
+                and not prev.startswith(("|", "```", "~~~", "#"))):
+            out[-1] = out[-1].rstrip() + " " + s
+        else:
+            out.append(line)
+    return out
 
 
 def _segment(cc: Checklist, raw: str) -> list[_Sentence]:
@@ -159,7 +217,7 @@ def _segment(cc: Checklist, raw: str) -> list[_Sentence]:
     in_code = False
     section_neg = False
     leadin_neg = False
-    for raw_line in normalise(raw).split("\n"):
+    for para, raw_line in enumerate(_lines(raw)):
         stripped = raw_line.strip()
         if stripped.startswith(("```", "~~~")):
             in_code = not in_code
@@ -167,9 +225,9 @@ def _segment(cc: Checklist, raw: str) -> list[_Sentence]:
         if in_code:
             line = _clean_line(raw_line)
             if line:
-                out.append(_Sentence(line, False, True, False, False, False))
+                out.append(_Sentence(line, False, True, False, False, False, para=para))
             continue
-        if not stripped:
+        if not stripped or _TABLE_RULE.match(stripped):
             continue
         is_heading = bool(_HEADING.match(stripped)) or bool(_BOLD_LINE.match(stripped))
         line = _clean_line(_HEADING.sub("", stripped))
@@ -181,7 +239,7 @@ def _segment(cc: Checklist, raw: str) -> list[_Sentence]:
         if is_heading:
             section_neg = _negative_section(cc, line)
             leadin_neg = False
-            out.append(_Sentence(line, False, False, True, False, section_neg))
+            out.append(_Sentence(line, False, False, True, False, section_neg, para=para))
             continue
         if not bullet:
             leadin_neg = False
@@ -192,15 +250,13 @@ def _segment(cc: Checklist, raw: str) -> list[_Sentence]:
                 # a wall of text without punctuation is not a sentence: cut it into pieces that earn no
                 # concept credit (numbers in it are still read and cross-checked)
                 for i in range(0, len(s), _MAX_SENTENCE):
-                    out.append(_Sentence(s[i:i + _MAX_SENTENCE], False, False, False, False, context, cc))
+                    out.append(_Sentence(s[i:i + _MAX_SENTENCE], False, False, False, False, context, cc, para))
                 continue
             if not s or not re.search(r"\w", s):
                 continue
             body = s.rstrip("。!?;. ")
-            eligible = _units(body) >= cc.min_units and _is_prose(body)
-            out.append(_Sentence(body, eligible, False, False, s.endswith("?"), context, cc))
+            short = _units(body) < cc.min_units
+            out.append(_Sentence(body, not short, False, False, s.endswith("?"), context, cc, para, short))
         if line.rstrip().endswith(":") and _negative_section(cc, line):
             leadin_neg = True
     return out
-
-
