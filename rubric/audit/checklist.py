@@ -15,7 +15,8 @@ from rubric.audit.overlap import Handout, load_handout
 from rubric.audit.text import _CJK, normalise
 
 # Why a concept was not credited; the checklist words each reason in both languages (`reasons:`).
-REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "sentence_full")
+REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
+           "threshold_only")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
 
@@ -219,6 +220,7 @@ class Checklist:
     max_points: float
     min_units: float
     max_per_sentence: int
+    keyword_list_concepts: int
     max_text_chars: int
     max_overclaim_flags: int
     negation_subject_gap: float
@@ -370,6 +372,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         max_points=max_points,
         min_units=float(settings.get("min_units", 10)),
         max_per_sentence=int(settings.get("max_concepts_per_sentence", 2)),
+        keyword_list_concepts=int(settings.get("keyword_list_concepts", 3)),
         max_text_chars=int(settings.get("max_text_chars", 60000)),
         max_overclaim_flags=int(settings.get("max_overclaim_flags", 5)),
         negation_subject_gap=float(settings.get("negation_subject_gap", 4)),

@@ -49,7 +49,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("sentence_full", "no_result", "too_short", "not_a_limit", "negated", "copied", "threshold_only")
+_REASON_ORDER = ("sentence_full", "no_result", "too_short", "not_a_limit", "negated", "stuffed", "copied")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
 _RESULT_NUMBER = re.compile(
@@ -83,7 +83,25 @@ def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool]:
     return True, ok
 
 
-def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence]) -> tuple[list[int], set[str]]:
+def _keyword_lists(cc: Checklist, sentences: list[_Sentence], concepts: list[_Concept]) -> set[int]:
+    """Sentences with a clause that names ``settings.keyword_list_concepts`` or more concepts and metrics:
+    "row query column key sums to 1 masked 0 reading budget" is a list of keywords, not a statement."""
+    out: set[int] = set()
+    pats = [(c.id, c.groups[0]) for c in concepts] + [(mid, m.names) for mid, m in cc.metrics.items()]
+    for idx, s in enumerate(sentences):
+        if s.is_code or s.is_heading or not s.eligible:
+            continue
+        per_clause: dict[int, set[str]] = {}
+        for cid, pat in pats:
+            for m in pat.finditer(s.text):
+                per_clause.setdefault(s.clause_at(m.start()).start, set()).add(cid)
+        if any(len(ids) >= cc.keyword_list_concepts for ids in per_clause.values()):
+            out.add(idx)
+    return out
+
+
+def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence],
+                        lists: set[int]) -> tuple[list[int], set[str]]:
     """Sentences that may credit the concept, and the reasons the other places where it occurs do not."""
     out: list[int] = []
     reasons: set[str] = set()
@@ -99,6 +117,8 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             reasons.add("too_short")
         elif not s.eligible:
             continue
+        elif idx in lists:
+            reasons.add("stuffed")
         elif not ok:
             reasons.add("not_a_limit" if concept.mode == "caveat" else "negated")
         elif concept.evidence == "observed" and not _observed(cc, sentences, idx):
@@ -165,7 +185,8 @@ def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, f
     # --- concept candidates, then a greedy assignment under the per-sentence budget -------------
     phrase_concepts = [(item, c) for item in cc.items if item.kind == "concepts"
                        for c in item.concepts if c.kind == "phrases"]
-    found = {(item.id, c.id): _concept_candidates(cc, c, sentences) for item, c in phrase_concepts}
+    lists = _keyword_lists(cc, sentences, [c for _item, c in phrase_concepts])
+    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists) for item, c in phrase_concepts}
     order = sorted(range(len(phrase_concepts)),
                    key=lambda i: (len(found[(phrase_concepts[i][0].id, phrase_concepts[i][1].id)][0]), i))
     budget: dict[int, int] = {}

@@ -74,11 +74,12 @@ def _clean_line(line: str) -> str:
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[a-z]{2,}|\b[a-z]\b")
 _MAX_SENTENCE = 1000
-_SENTENCE = re.compile(r".+?(?:[。!?;]+|\.(?=\s)|\.$|$)")
+# ";" ends a clause, not a sentence: "2 padding keys added; they get weight 0" is one statement
+_SENTENCE = re.compile(r".+?(?:[。!?]+|\.(?=\s)|\.$|$)")
 # Clauses end at commas and at conjunctions that start a new predicate: a negation in "the weights are not
 # uniform, which proves that k2 causes the output" must not reach "causes".
 _CLAUSE_SPLIT = re.compile(
-    r"[,、:]|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead|which|so|because|while|and so|"
+    r"[,、:;]|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead|which|so|because|while|and so|"
     r"therefore|hence|thus)(?=\s)|但是|但|然而|不过|可是|而是|却|所以|因此|因为|因而|从而|于是")
 _HEADING = re.compile(r"^#{1,6}\s*")
 _BOLD_LINE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*[^*]+\*\*\s*[:]?\s*$")
