@@ -62,7 +62,6 @@ def _extract_claims(cc: Checklist, sent: _Sentence) -> tuple[list[_Claim], set[s
                       for m in metric.names.finditer(text))
     if not mentions:
         return [], set()
-    thresholds = [metric.threshold for metric in cc.metrics.values()]
     numbers = []
     for m in _NUMBER.finditer(text):
         parsed = _parse_number(m)
@@ -91,7 +90,7 @@ def _extract_claims(cc: Checklist, sent: _Sentence) -> tuple[list[_Claim], set[s
             lt = cc.lt_before.search(gap) or (cc.lt_after is not None and cc.lt_after.match(after))
             gt = cc.gt_before.search(gap) or (cc.gt_after is not None and cc.gt_after.match(after))
             quoted = cc.thr_before.search(gap) or (cc.thr_after is not None and cc.thr_after.match(after))
-            if quoted or (lt and any(math.isclose(value, t, rel_tol=1e-9) for t in thresholds)):
+            if quoted or (lt and math.isclose(value, cc.metrics[mid].threshold, rel_tol=1e-9)):
                 threshold_only.add(mid)
                 continue
             if value == 0.0 and not _ZERO_CUE.search(gap):

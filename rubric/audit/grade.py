@@ -134,9 +134,12 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[str, bo
     for s in sentences:
         if s.is_code or s.is_heading or s.is_question or s.copied:
             continue
-        for m in cc.overclaim_patterns.finditer(s.text):
-            if not s.negated(m.start(), m.end()):
-                found.append((s.text, s.hedged(m.start())))
+        if not cc.overclaim_patterns.search(s.text):
+            continue
+        for clause in s.clauses:       # per clause: "cannot prove causality, but it shows k2 is most important"
+            m = cc.overclaim_patterns.search(s.text[clause.start:clause.end])
+            if m and not s.negated(clause.start + m.start(), clause.start + m.end()):
+                found.append((s.text, s.hedged(clause.start + m.start())))
                 break
     return found
 

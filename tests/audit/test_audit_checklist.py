@@ -51,7 +51,15 @@ def _edited(checklist, tmp_path, edit):
     edit(data)
     path = tmp_path / "audit.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    _with_handout(tmp_path)
     return load_checklist(path)
+
+
+def _with_handout(directory):
+    """The checklist names its handout files relative to itself."""
+    link = directory / "handout"
+    if not link.exists():
+        link.symlink_to(DEFAULT_CHECKLIST_PATH.parent / "handout")
 
 
 def test_instructor_can_reweight_items_without_code(checklist, tmp_path):
@@ -106,5 +114,6 @@ def test_unquoted_yaml_no_is_explained(tmp_path):
     assert text != DEFAULT_CHECKLIST_PATH.read_text(encoding="utf-8")
     path = tmp_path / "audit.yaml"
     path.write_text(text, encoding="utf-8")
+    _with_handout(tmp_path)
     with pytest.raises(ChecklistError, match="booleans"):
         load_checklist(path)
