@@ -9,6 +9,7 @@ from sqlalchemy.exc import OperationalError
 
 from app.config import Config, TestingConfig
 from app.extensions import babel, csrf, db, limiter, login_manager, migrate
+from app.queue import celery_init_app
 
 
 def create_app(config: Config | None = None, **overrides: Any) -> Flask:
@@ -20,8 +21,6 @@ def create_app(config: Config | None = None, **overrides: Any) -> Flask:
     register_blueprints(app)
     register_errorhandlers(app)
     register_template_helpers(app)
-    from worker.celery_app import celery_init_app
-
     celery_init_app(app)
     return app
 

@@ -1,10 +1,12 @@
-"""Configuration classes. Every setting can come from the environment; nothing here talks to a server."""
+"""Flask configuration classes, built from `autograder.settings` (the one module of tunables)."""
 
 from __future__ import annotations
 
 import os
 import secrets
 from pathlib import Path
+
+from autograder import settings
 
 
 def default_data_dir() -> Path:
@@ -42,6 +44,10 @@ class Config:
     TESTING = False
 
     def __init__(self) -> None:
+        settings.check()
+        # Every tunable, by name, so the worker's setting() and tests can override one per app.
+        for name, value in settings.as_dict().items():
+            setattr(self, name, value)
         self.DATA_DIR = default_data_dir()
         self.DATA_DIR.mkdir(parents=True, exist_ok=True)
         self.SECRET_KEY = _secret_key(self.DATA_DIR)
@@ -55,21 +61,16 @@ class Config:
         self.CELERY_BROKER_URL = redis_url or f"sqla+sqlite:///{self.DATA_DIR / 'broker.sqlite'}"
         self.REDIS_URL = redis_url
         self.UPLOAD_DIR = self.DATA_DIR / "blobs"
-        self.MAX_CONTENT_LENGTH = int(os.environ.get("MAX_UPLOAD_BYTES", 8 * 1024 * 1024))
+        self.MAX_CONTENT_LENGTH = settings.MAX_UPLOAD_BYTES
         self.SESSION_COOKIE_HTTPONLY = True
         self.SESSION_COOKIE_SAMESITE = "Lax"
-        self.SESSION_COOKIE_SECURE = os.environ.get("SESSION_COOKIE_SECURE", "0") == "1"
+        self.SESSION_COOKIE_SECURE = settings.SESSION_COOKIE_SECURE
         self.REMEMBER_COOKIE_HTTPONLY = True
         self.REMEMBER_COOKIE_SECURE = self.SESSION_COOKIE_SECURE
         self.WTF_CSRF_TIME_LIMIT = None
         self.RATELIMIT_STORAGE_URI = redis_url or "memory://"
         self.RATELIMIT_ENABLED = True
         self.RATELIMIT_HEADERS_ENABLED = True
-        self.LOGIN_RATE_LIMIT = os.environ.get("LOGIN_RATE_LIMIT", "10 per minute")
-        self.SUBMIT_RATE_LIMIT = os.environ.get("SUBMIT_RATE_LIMIT", "30 per minute")
-        # How many ungraded attempts one student may have waiting: keeps one student from
-        # starving the class at a deadline while every accepted attempt is still graded.
-        self.MAX_PENDING_PER_STUDENT = int(os.environ.get("MAX_PENDING_PER_STUDENT", 3))
         self.BABEL_DEFAULT_LOCALE = "zh"
         self.BABEL_SUPPORTED_LOCALES = ["zh", "en"]
         self.GRADING_QUEUE = "grading"

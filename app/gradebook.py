@@ -16,6 +16,7 @@ from sqlalchemy import case, func, select
 from app.coursework import CATEGORY_ORDER
 from app.extensions import db
 from app.models import Assignment, AuditReview, GradingRun, Role, Submission, TestResult, User
+from app.monitoring import live_workers
 from app.scores import Effective, effective, fmt
 
 
@@ -189,8 +190,6 @@ def queue_stats() -> dict:
             .group_by(GradingRun.status)
         ).all()
     )
-    from worker.heartbeat import live_workers
-
     workers = live_workers()
     return {"queued": counts.get("queued", 0), "running": counts.get("running", 0),
             "workers": [{"name": w.hostname, "concurrency": w.concurrency,

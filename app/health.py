@@ -6,6 +6,7 @@ from flask import Blueprint, current_app, jsonify
 from sqlalchemy import text
 
 from app.extensions import db
+from app.monitoring import live_workers
 
 bp = Blueprint("health", __name__)
 
@@ -28,8 +29,6 @@ def broker_ok() -> tuple[bool, str]:
 
 @bp.get("/healthz")
 def healthz():  # noqa: ANN201
-    from worker.heartbeat import live_workers
-
     body: dict = {}
     try:
         db.session.execute(text("SELECT 1"))

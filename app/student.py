@@ -157,7 +157,7 @@ def audit_text(sub: Submission) -> str | None:
     if not sub.audit_sha256:
         return None
     try:
-        from worker.inputs import validate_audit
+        from grading.inputs import validate_audit
 
         return validate_audit(sub.audit_filename, store().get(sub.audit_sha256))
     except Exception:  # noqa: BLE001 - a blob that no longer validates is shown as unavailable

@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
 from app.models import Assignment, Blob, GradingRun, Status, Submission, User, utcnow
+from app.queue import enqueue_run
 from app.storage import BlobStore
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,7 @@ class SubmissionRefused(Exception):
 
 
 def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload | None) -> None:
-    from worker.inputs import InputError, validate_audit, validate_code, validate_figure
+    from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 
     if code is None or not code.data:
         raise SubmissionRefused("code_missing", "attention.py is required.", "必须上传 attention.py。", 400)
@@ -170,8 +171,6 @@ def submit(
     else:
         raise SubmissionRefused("busy", "Please retry.", "请重试。", 503)
     # Queue only after the commit: a worker must never receive an id it cannot read yet.
-    from worker.tasks import enqueue_run
-
     enqueue_run(run.id)
     return submission
 
@@ -182,7 +181,5 @@ def request_regrade(submission: Submission, trigger: str = "regrade") -> Grading
     submission.status = Status.QUEUED.value
     db.session.add(run)
     db.session.commit()
-    from worker.tasks import enqueue_run
-
     enqueue_run(run.id)
     return run

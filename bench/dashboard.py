@@ -40,8 +40,8 @@ SAMPLES = [SUBMISSIONS / "correct" / "reference.py", SUBMISSIONS / "faulty" / "n
 
 def real_results() -> list[dict]:
     """Grade a few corpus files for real, so the stored JSON has the real shape and size."""
-    from worker.grading import GradeInput, grade
-    from worker.sandbox import Executor
+    from grading.runner import GradeInput, grade
+    from grading.sandbox import Executor
 
     with Executor() as ex:
         out = [grade(GradeInput(code=p.read_bytes()), "attention", ex) for p in SAMPLES]

@@ -28,8 +28,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args()
 
-    from worker.grading import GradeInput, grade
-    from worker.sandbox import Executor
+    from grading.runner import GradeInput, grade
+    from grading.sandbox import Executor
 
     code = CORRECT.read_bytes()
     with Executor() as ex:

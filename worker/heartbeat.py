@@ -10,23 +10,20 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from flask import Flask
-from sqlalchemy import delete, select
+from sqlalchemy import delete
 
 from app.extensions import db
 from app.models import WorkerHeartbeat, utcnow
 
 log = logging.getLogger(__name__)
 
-INTERVAL_S = 5.0
-
-
 def interval_s() -> float:
     from worker.runs import setting
 
-    return setting("HEARTBEAT_INTERVAL_S", INTERVAL_S)
+    return setting("HEARTBEAT_INTERVAL_S")
 
 
 def beat(name: str, grader_version: str = "", started_at: datetime | None = None) -> None:
@@ -49,14 +46,6 @@ def beat(name: str, grader_version: str = "", started_at: datetime | None = None
 def forget(name: str) -> None:
     db.session.execute(delete(WorkerHeartbeat).where(WorkerHeartbeat.hostname == name))
     db.session.commit()
-
-
-def live_workers(window: timedelta | None = None) -> list[WorkerHeartbeat]:
-    if window is None:
-        from worker.runs import heartbeat_stale
-
-        window = heartbeat_stale()
-    return list(db.session.scalars(select(WorkerHeartbeat).where(WorkerHeartbeat.last_seen >= utcnow() - window)))
 
 
 def start_thread(app: Flask, name: str, grader_version: str = "") -> threading.Event:

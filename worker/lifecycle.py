@@ -15,17 +15,14 @@ from flask import Flask
 
 log = logging.getLogger(__name__)
 
-SWEEP_INTERVAL_S = 20.0
-
-
 def connect(app: Flask) -> None:
     @signals.worker_process_init.connect(weak=False)
     def init_pool_process(**_: object) -> None:
         from importlib.metadata import version
 
         from app.extensions import db
+        from grading.executor import get_executor
         from worker import heartbeat, runs
-        from worker.executor import get_executor
 
         # Connections opened by the parent must not be shared with a forked child.
         with app.app_context():
@@ -43,8 +40,8 @@ def connect(app: Flask) -> None:
 
     @signals.worker_process_shutdown.connect(weak=False)
     def shutdown_pool_process(**_: object) -> None:
+        from grading.executor import close_executor
         from worker import heartbeat, runs
-        from worker.executor import close_executor
 
         close_executor()
         try:
@@ -66,15 +63,15 @@ def connect(app: Flask) -> None:
                         sweep()
                 except Exception as exc:  # noqa: BLE001 - the database or broker may be away
                     log.warning("sweep failed: %s", exc)
-                time.sleep(setting("SWEEP_INTERVAL_S", SWEEP_INTERVAL_S))
+                time.sleep(setting("SWEEP_INTERVAL_S"))
 
         threading.Thread(target=loop, name="sweeper", daemon=True).start()
 
 
 def warm_suites() -> None:
     """Import and warm every acceptance suite before the first task (about 0.4 s each)."""
+    from grading.runner import suite_state
     from rubric.loader import SUITE_ROOT
-    from worker.grading import suite_state
 
     for suite in sorted(SUITE_ROOT.glob("*/suite.py")):
         try:

@@ -40,41 +40,28 @@ from sqlalchemy import ColumnElement, and_, exists, false, or_, select, update
 from app.extensions import db
 from app.models import GradingRun, Status, Submission, TestResult, WorkerHeartbeat, utcnow
 from app.storage import BlobStore
+from autograder import settings
 
 log = logging.getLogger(__name__)
 
-# Defaults; the effective values come from setting() so tests and deployments can tune them.
-MAX_TRIES = 3
-HEARTBEAT_STALE = timedelta(seconds=30)
-# A task cannot live longer than the Celery hard time limit; a run "running" past this is lost.
-RUN_DEADLINE_MARGIN_S = 60.0
-
-
-def setting(name: str, default: float) -> float:
-    """A numeric tunable: the Flask config wins, then the environment, then the default."""
+def setting(name: str) -> float:
+    """A numeric tunable: the Flask config wins (tests and deployments tune it per app), then
+    `autograder.settings`, which already read the environment."""
     if has_app_context() and current_app.config.get(name) is not None:
         return float(current_app.config[name])
-    raw = os.environ.get(name)
-    if raw:
-        try:
-            return float(raw)
-        except ValueError:
-            log.warning("ignoring %s=%r: not a number", name, raw)
-    return float(default)
+    return float(getattr(settings, name))
 
 
 def max_tries() -> int:
-    return int(setting("MAX_TRIES", MAX_TRIES))
+    return int(setting("MAX_TRIES"))
 
 
 def heartbeat_stale() -> timedelta:
-    return timedelta(seconds=setting("HEARTBEAT_STALE_S", HEARTBEAT_STALE.total_seconds()))
+    return timedelta(seconds=setting("HEARTBEAT_STALE_S"))
 
 
 def run_deadline() -> timedelta:
-    from worker.celery_app import HARD_TIME_LIMIT
-
-    return timedelta(seconds=setting("RUN_DEADLINE_S", HARD_TIME_LIMIT + RUN_DEADLINE_MARGIN_S))
+    return timedelta(seconds=setting("RUN_DEADLINE_S"))
 
 
 @dataclass(frozen=True)
@@ -164,7 +151,10 @@ def claim(run_id: int, worker: str, store: BlobStore) -> RunInputs | None:
                 and_(
                     GradingRun.status == Status.RUNNING.value,
                     GradingRun.tries < max_tries(),
-                    abandoned_clause(now, dead),
+                    # A pool process runs one task at a time, so a run held under its own name is
+                    # a claim whose commit reply was lost (database outage) or a task of this
+                    # process that ended without storing: nobody else is grading it.
+                    or_(abandoned_clause(now, dead), GradingRun.worker == worker),
                 ),
             ),
         )

@@ -28,18 +28,17 @@ from sqlalchemy import and_, or_, select
 
 from app.extensions import db
 from app.models import GradingRun, Status, utcnow
+from app.queue import enqueue_run
 from worker.runs import abandoned_clause, give_up_exhausted, local_dead_workers, setting
 
 log = logging.getLogger(__name__)
 
-# A queued run is only considered lost once it has waited this long and is not in the broker.
-QUEUED_GRACE = timedelta(seconds=30)
 # Without a broker we can look into, only a much older queued run is re-sent.
 BLIND_GRACE = timedelta(minutes=10)
 
 
 def queued_grace() -> timedelta:
-    return timedelta(seconds=setting("QUEUED_GRACE_S", QUEUED_GRACE.total_seconds()))
+    return timedelta(seconds=setting("QUEUED_GRACE_S"))
 
 
 @dataclass
@@ -98,8 +97,6 @@ def broker_task_ids() -> set[str] | None:
 
 def sweep() -> list[int]:
     """Re-send lost runs; returns their ids."""
-    from worker.tasks import enqueue_run
-
     now = utcnow()
     try:
         view = broker_view()

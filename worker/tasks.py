@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import time
-import uuid
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -14,38 +13,19 @@ from flask import current_app
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from app.extensions import db
+from app.queue import GRADE_TASK, enqueue_run
 from app.storage import BlobStore
+from grading.executor import grade_with_warm_executor
 from worker import runs
 
 log = logging.getLogger(__name__)
 
-GRADE_TASK = "autograder.grade"
 T = TypeVar("T")
-
-
-def enqueue_run(run_id: int, countdown: float | None = None) -> bool:
-    """Send the run to the grading queue. A failure is logged, not raised: the run is already
-    committed as queued, and the sweeper sends it again when the broker is back."""
-    try:
-        # Through the current Flask app's Celery app: its broker, whichever app is default.
-        current_app.extensions["celery"].send_task(
-            GRADE_TASK, args=[run_id], task_id=f"run-{run_id}-{uuid.uuid4().hex[:12]}", countdown=countdown
-        )
-        return True
-    except Exception as exc:  # noqa: BLE001 - any broker failure must not lose the upload
-        log.warning("could not queue run %s (%s); the sweeper will retry", run_id, exc)
-        return False
-
-
-# How long a worker keeps trying to reach the database to store a finished grading.
-DB_RETRY_S = 60.0
-# When a run cannot even be claimed because the database is away, it is sent again after this.
-DB_DOWN_REQUEUE_S = 5.0
 
 
 def _with_db_retry(what: str, fn: Callable[[], T]) -> T:
     """Run a database step, retrying while the database is unreachable (bounded by DB_RETRY_S)."""
-    deadline = time.monotonic() + runs.setting("DB_RETRY_S", DB_RETRY_S)
+    deadline = time.monotonic() + runs.setting("DB_RETRY_S")
     pause = 0.5
     while True:
         try:
@@ -63,8 +43,6 @@ def _with_db_retry(what: str, fn: Callable[[], T]) -> T:
 def grade_run(run_id: int) -> str:
     """Claim, grade outside any transaction, store once. Every outcome leaves the run either
     finished, queued again with a message on its way, or for the sweeper to find."""
-    from worker.executor import grade_with_warm_executor
-
     worker = runs.worker_name()
     store = BlobStore(current_app.config["UPLOAD_DIR"])
     try:
@@ -73,7 +51,7 @@ def grade_run(run_id: int) -> str:
         # Nothing was committed: the run is still queued (or still abandoned). Send it again.
         db.session.remove()
         log.warning("run %s: database unavailable at claim (%s); sent again", run_id, exc.__class__.__name__)
-        enqueue_run(run_id, countdown=runs.setting("DB_DOWN_REQUEUE_S", DB_DOWN_REQUEUE_S))
+        enqueue_run(run_id, countdown=runs.setting("DB_DOWN_REQUEUE_S"))
         return "db-unavailable"
     if inputs is None:
         return "skipped"  # already graded, or held by a live worker: a duplicate delivery
@@ -94,6 +72,6 @@ def grade_run(run_id: int) -> str:
         return "graded"
     reason = result.get("message") or "grader error"
     if _with_db_retry(f"run {run_id} retry", lambda: runs.requeue_for_retry(run_id, worker, reason, result)):
-        enqueue_run(run_id, countdown=runs.setting("RETRY_DELAY_S", 2.0))
+        enqueue_run(run_id, countdown=runs.setting("RETRY_DELAY_S"))
         return "retry"
     return "error"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from worker.proxy import Feedback, expect
+from grading.proxy import Feedback, expect
 
 __all__ = ["Feedback", "expect", "expect_tensor", "expect_shape", "expect_finite", "expect_close",
            "max_err", "row_sum_error", "diagnose_weights", "fmt_matrix"]

@@ -1,14 +1,27 @@
-"""Suite configuration read by the grading runner (worker/grading.py)."""
+"""The attention lab as an assignment plug-in (see grading/suite.py)."""
 
+from __future__ import annotations
+
+from grader_tests.attention import cases
+from grader_tests.attention.drivers import AttentionStudent
 from grader_tests.attention.static import COUNT_RUNTIME, FORBID_RUNTIME
-
-STUDENT_FILE = "attention.py"
-MODULE_NAME = "attention"
-WATCH = {"count": list(COUNT_RUNTIME), "forbid": list(FORBID_RUNTIME)}
-VERSION = "attention-suite 1.0"
+from grading.suite import Suite
 
 
-def warm() -> None:
-    from grader_tests.attention import cases
+def hand_reference() -> list[list[float]]:
+    """The reference weights of the lab's hand example, shown beside the student's on the result page."""
+    q, k, _ = cases.hand_example()
+    return [[float(x) for x in row] for row in cases.ref_weights(q, k)[0, 0].tolist()]
 
-    cases.warm()
+
+SUITE = Suite(
+    version="attention-suite 1.0",
+    student_file="attention.py",
+    module_name="attention",
+    categories=("formula_shape", "implementation", "mask_parity"),
+    driver=AttentionStudent,
+    watch={"count": list(COUNT_RUNTIME), "forbid": list(FORBID_RUNTIME)},
+    warm=cases.warm,
+    example_reference=hand_reference,
+    packages=("torch", "numpy"),
+)

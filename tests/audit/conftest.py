@@ -119,7 +119,7 @@ def heatmap_png() -> bytes:
 
 @pytest.fixture(scope="session")
 def heatmap_info(heatmap_png):
-    from worker.inputs import validate_figure
+    from grading.inputs import validate_figure
     return validate_figure("attention_2x3.png", heatmap_png)
 
 

@@ -1,4 +1,4 @@
-"""Specification of upload validation (worker/inputs.py): what is accepted, and that every rejection is a
+"""Specification of upload validation (grading/inputs.py): what is accepted, and that every rejection is a
 bilingual InputError raised quickly and in bounded memory."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 from conftest import make_heatmap, make_pdf, make_png_header_only
 from PIL import Image
 
-from worker import inputs
-from worker.inputs import FigureInfo, InputError, validate_audit, validate_code, validate_figure
+from grading import inputs
+from grading.inputs import FigureInfo, InputError, validate_audit, validate_code, validate_figure
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

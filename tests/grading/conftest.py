@@ -12,7 +12,7 @@ SUBMISSIONS = Path(__file__).resolve().parent.parent / "fixtures" / "submissions
 @pytest.fixture(scope="module")
 def executor():
     """A real sandbox executor with short call/import timeouts (hang tests stay fast)."""
-    from worker.sandbox import Executor, Limits
+    from grading.sandbox import Executor, Limits
 
     # No skip when the sandbox is unavailable: grading without it is not grading.
     with Executor(Limits(call_timeout=2.0, import_timeout=3.0)) as ex:

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
+from grading.runner import GradeInput, grade
 from rubric.scoring import student_view
 from tests.grading.conftest import SUBMISSIONS, expected_category
-from worker.grading import GradeInput, grade
 
 CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
 CORRECT = sorted((SUBMISSIONS / "correct").glob("*.py"))
@@ -159,7 +159,7 @@ def test_warm_grading_is_fast(executor):
 
 
 def test_sandbox_unavailable_is_an_error(monkeypatch):
-    import worker.sandbox as sandbox
+    import grading.sandbox as sandbox
 
     class Broken:
         def __init__(self, *a, **k):

@@ -1,21 +1,21 @@
-"""worker.proxy error mapping, with scripted sessions raising the real sandbox exception classes."""
+"""grading.proxy error mapping, with scripted sessions raising the real sandbox exception classes."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from worker.proxy import (
+from grader_tests.attention.drivers import AttentionStudent
+from grading.proxy import (
     ExecutorSessions,
     Feedback,
     GiveUp,
     InfrastructureError,
     InheritedSession,
     SessionLost,
-    StudentProxy,
     StudentTimedOut,
 )
-from worker.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
+from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
 
 
 class ScriptedSession:
@@ -68,7 +68,7 @@ class Provider:
 
 
 def _proxy(behaviour, **kw):
-    p = StudentProxy(Provider(behaviour), **kw)
+    p = AttentionStudent(Provider(behaviour), **kw)
     return p
 
 
@@ -122,7 +122,7 @@ def test_crash_maps_to_feedback_and_infrastructure_propagates():
 
 def test_inherited_session_is_never_closed_and_never_reopened():
     s = ScriptedSession("hang")
-    p = StudentProxy(InheritedSession(s))
+    p = AttentionStudent(InheritedSession(s))
     assert p.load()
     with pytest.raises(StudentTimedOut):
         p.sdpa(Q, Q, Q)

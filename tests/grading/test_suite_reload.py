@@ -6,9 +6,9 @@ from __future__ import annotations
 import shutil
 import uuid
 
+from grading.runner import GradeInput, grade
 from rubric.loader import RUBRIC_ROOT, SUITE_ROOT
 from tests.grading.conftest import SUBMISSIONS
-from worker.grading import GradeInput, grade
 
 CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_bytes()
 

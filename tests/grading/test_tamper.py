@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from grading.runner import GradeInput, grade
 from tests.grading.conftest import SUBMISSIONS
-from worker.grading import GradeInput, grade
 
 WRONG = (SUBMISSIONS / "faulty" / "softmax_query_axis.py").read_text()
 CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_bytes()

@@ -96,7 +96,7 @@ def test_worker_killed_mid_burst_then_restarted_grades_everything_exactly_once(r
             log_b = rig.log("burst-b")
             skipped_before = log_b.read_text().count("'skipped'")
             with rig.app.app_context():
-                from worker.tasks import enqueue_run
+                from app.queue import enqueue_run
 
                 for run_id in db.session.scalars(select(GradingRun.id)):
                     enqueue_run(run_id)

@@ -60,6 +60,18 @@ def test_duplicate_deliveries_and_repeated_stores_add_nothing(app, run_id):
     assert (run.status, run.tries, run.total, run.submission.status) == ("graded", 1, 85, "graded")
 
 
+def test_a_claim_whose_reply_was_lost_is_claimed_again_by_the_same_process(app, run_id):
+    # The UPDATE committed but the database went away before the worker heard back: the worker
+    # sends the run again, and its next delivery to the same process must not be skipped as
+    # "held by a live worker" until the run deadline.
+    me = runs.worker_name()
+    assert runs.claim(run_id, me, store(app)) is not None
+    again = runs.claim(run_id, me, store(app))
+    assert again is not None and again.run_id == run_id
+    assert db.session.get(GradingRun, run_id).tries == 2
+    assert runs.claim(run_id, "host-b:2", store(app)) is None, "another process still sees it held"
+
+
 def test_a_run_of_a_dead_local_process_is_taken_over_at_once(app, run_id):
     holder = f"{socket.gethostname()}:{dead_pid()}"
     assert runs.claim(run_id, holder, store(app)) is not None
@@ -75,7 +87,7 @@ def test_a_run_of_a_dead_local_process_is_taken_over_at_once(app, run_id):
 
 
 def test_remote_holder_is_trusted_while_it_beats_and_not_after(app, run_id, monkeypatch):
-    monkeypatch.setenv("HEARTBEAT_STALE_S", "30")
+    app.config["HEARTBEAT_STALE_S"] = 30
     holder = "other-host:4242"
     assert runs.claim(run_id, holder, store(app)) is not None
     run = db.session.get(GradingRun, run_id)
@@ -92,7 +104,7 @@ def test_remote_holder_is_trusted_while_it_beats_and_not_after(app, run_id, monk
 
 
 def test_stale_heartbeat_means_abandoned_and_the_sweeper_resends(app, run_id, monkeypatch):
-    monkeypatch.setenv("HEARTBEAT_STALE_S", "30")
+    app.config["HEARTBEAT_STALE_S"] = 30
     holder = "other-host:4242"
     assert runs.claim(run_id, holder, store(app)) is not None
     run = db.session.get(GradingRun, run_id)
@@ -101,12 +113,12 @@ def test_stale_heartbeat_means_abandoned_and_the_sweeper_resends(app, run_id, mo
                                    last_seen=utcnow() - timedelta(minutes=1)))
     db.session.commit()
     sent = []
-    monkeypatch.setattr("worker.tasks.enqueue_run", lambda rid, countdown=None: sent.append(rid) or True)
+    monkeypatch.setattr("worker.sweeper.enqueue_run", lambda rid, countdown=None: sent.append(rid) or True)
     assert sweeper.sweep() == [run_id] and sent == [run_id]
 
 
 def test_a_run_interrupted_max_tries_times_ends_in_error_with_a_reason(app, run_id, monkeypatch):
-    monkeypatch.setattr("worker.tasks.enqueue_run", lambda rid, countdown=None: True)
+    monkeypatch.setattr("worker.sweeper.enqueue_run", lambda rid, countdown=None: True)
     host = socket.gethostname()
     for _ in range(runs.max_tries()):
         assert runs.claim(run_id, f"{host}:{dead_pid()}", store(app)) is not None
@@ -133,7 +145,7 @@ def test_grader_failures_retry_then_error_and_only_the_holder_may_requeue(app, r
 
 
 def test_a_run_older_than_the_hard_time_limit_is_abandoned_even_if_its_worker_beats(app, run_id, monkeypatch):
-    monkeypatch.setenv("RUN_DEADLINE_S", "60")
+    app.config["RUN_DEADLINE_S"] = 60
     holder = "other-host:4242"
     assert runs.claim(run_id, holder, store(app)) is not None
     run = db.session.get(GradingRun, run_id)

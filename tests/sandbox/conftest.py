@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from worker.sandbox import Executor, Limits, SandboxUnavailable
+from grading.sandbox import Executor, Limits, SandboxUnavailable
 
 ABUSE = Path(__file__).resolve().parent.parent / "fixtures" / "submissions" / "abuse"
 

@@ -15,8 +15,8 @@ import time
 import pytest
 import torch
 
+from grading.sandbox import Executor, Limits, SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
 from tests.sandbox.conftest import TEST_LIMITS, abuse_source, assert_healthy, processes, wait_no_leftovers
-from worker.sandbox import Executor, Limits, SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 X = torch.arange(6, dtype=torch.float32).reshape(2, 3)
@@ -345,7 +345,7 @@ def test_trusted_process_death_kills_everything(tmp_path):
     script = tmp_path / "trusted.py"
     script.write_text(
         "import os, sys, time\n"
-        "from worker.sandbox import Executor, Limits\n"
+        "from grading.sandbox import Executor, Limits\n"
         "ex = Executor(Limits(wall=60, call_timeout=60))\n"
         f"s = ex.session({NAPPER!r}, 'm.py', 'm')\n"
         "s.load()\n"

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from grading.sandbox import Limits, StudentError, StudentTimeout, protocol
 from tests.sandbox.conftest import GOOD, TEST_LIMITS, assert_healthy, leftovers, wait_no_leftovers
-from worker.sandbox import Limits, StudentError, StudentTimeout, protocol
 
 # --------------------------------------------------------------------------- protocol (no processes)
 

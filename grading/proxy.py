@@ -22,7 +22,7 @@ from typing import Any
 
 from torch import Tensor
 
-from worker.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
+from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
 
 MAX_MESSAGE = 300
 
@@ -106,7 +106,7 @@ def _seconds(exc: BaseException) -> str:
 
 
 # --------------------------------------------------------------------------- the proxy
-class _Handle:
+class Handle:
     """A student object described by a recipe; re-created in a fresh session when needed."""
 
     def __init__(self, proxy: StudentProxy, cls_name: str, args: tuple, kwargs: dict,
@@ -187,7 +187,7 @@ class StudentProxy:
         self.loaded = False
         self.load_error: str | None = None
         self._outputs: list[str] = []
-        self._handles: dict[Any, _Handle] = {}
+        self._handles: dict[Any, Handle] = {}
 
     # ---------------------------------------------------------------- session management
     def _open(self):
@@ -293,7 +293,7 @@ class StudentProxy:
 
     # ---------------------------------------------------------------- generic access
     def new(self, cls_name: str, *args, params: dict[str, Tensor] | None = None, eval_mode: bool = True,
-            **kwargs) -> _Handle:
+            **kwargs) -> Handle:
         """A (lazily created) handle on ``cls_name(*args, **kwargs)``.  By default the object is put
         in ``eval()`` mode (parity is checked at inference); ``eval_mode=False`` keeps the state a
         fresh module has (training), as the determinism check needs."""
@@ -301,12 +301,12 @@ class StudentProxy:
         handle = self._handles.get(key) if params is None else None
         if handle is None:
             shown = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
-            handle = _Handle(self, cls_name, args, kwargs, params, f"{cls_name}({shown})", eval_mode)
+            handle = Handle(self, cls_name, args, kwargs, params, f"{cls_name}({shown})", eval_mode)
             if params is None:
                 self._handles[key] = handle
         return handle
 
-    def instantiate(self, handle: _Handle) -> None:
+    def instantiate(self, handle: Handle) -> None:
         """Create the object now (so constructor errors surface with a clear message)."""
         def make(session):
             try:
@@ -318,16 +318,16 @@ class StudentProxy:
                 raise
         self._run(f"creating {handle.label}", make)
 
-    def describe(self, handle: _Handle) -> dict:
+    def describe(self, handle: Handle) -> dict:
         self.instantiate(handle)
         return self._run(f"describing {handle.label}", lambda s: s.describe(handle.id(s)))
 
-    def call(self, handle: _Handle, method: str, *args, **kwargs) -> Any:
+    def call(self, handle: Handle, method: str, *args, **kwargs) -> Any:
         self.instantiate(handle)
         what = f"{handle.cls_name}.forward" if method == "__call__" else f"{handle.cls_name}.{method}"
         return self._run(what, lambda s: s.call(handle.id(s), method, *args, **kwargs))
 
-    def grad(self, handle: _Handle, args: Sequence, kwargs: dict, grad_output: Tensor,
+    def grad(self, handle: Handle, args: Sequence, kwargs: dict, grad_output: Tensor,
              wrt: Sequence[int]) -> list[Tensor]:
         self.instantiate(handle)
         res = self._run(f"backward through {handle.cls_name}.forward",
@@ -354,86 +354,6 @@ class StudentProxy:
                 pass
         return "".join(p for p in parts if p)
 
-    # ---------------------------------------------------------------- typed attention API
-    def sdpa_handle(self, eval_mode: bool = True) -> _Handle:
-        return self.new("ScaledDotProductAttention", eval_mode=eval_mode)
-
-    def sdpa(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,
-             return_weights: bool = False, strict: bool = False, pass_flag: bool = False,
-             eval_mode: bool = True):
-        """``ScaledDotProductAttention()(q, k, v, mask, return_weights=...)``.
-
-        Returns a tensor, or ``(output, weights)`` when ``return_weights``.  Unless ``strict``, an
-        output returned inside a tuple when no weights were asked for is accepted (the return
-        contract has its own test); ``pass_flag`` passes ``return_weights=False`` explicitly."""
-        args = (q, k, v) if mask is None else (q, k, v, mask)
-        kwargs = {"return_weights": True} if return_weights else (
-            {"return_weights": False} if pass_flag else {})
-        res = self.call(self.sdpa_handle(eval_mode), "__call__", *args, **kwargs)
-        return normalise_result(res, "ScaledDotProductAttention", return_weights, strict)
-
-    def sdpa_grad(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None,
-                  grad_output: Tensor) -> list[Tensor]:
-        args = (q, k, v) if mask is None else (q, k, v, mask)
-        return self.grad(self.sdpa_handle(), args, {}, grad_output, wrt=[0, 1, 2])
-
-    def mha(self, d_model: int, num_heads: int, head_dim: int | None = None,
-            params: dict[str, Tensor] | None = None, *, eval_mode: bool = True) -> MHA:
-        kwargs = {} if head_dim is None else {"head_dim": head_dim}
-        handle = self.new("MultiHeadAttention", d_model, num_heads, params=params, eval_mode=eval_mode,
-                          **kwargs)
-        self.instantiate(handle)
-        return MHA(self, handle)
-
-
-class MHA:
-    """Typed view of a student ``MultiHeadAttention`` instance."""
-
-    def __init__(self, proxy: StudentProxy, handle: _Handle):
-        self._p, self.handle = proxy, handle
-
-    def describe(self) -> dict:
-        return self._p.describe(self.handle)
-
-    def __call__(self, x: Tensor, context: Tensor | None = None, additive_mask: Tensor | None = None,
-                 *, key_padding_mask: Tensor | None = None, return_weights: bool = False,
-                 strict: bool = False):
-        args = (x,) if context is None and additive_mask is None else (x, context, additive_mask)
-        kwargs: dict[str, Any] = {}
-        if key_padding_mask is not None:
-            kwargs["key_padding_mask"] = key_padding_mask
-        if return_weights:
-            kwargs["return_weights"] = True
-        res = self._p.call(self.handle, "__call__", *args, **kwargs)
-        return normalise_result(res, "MultiHeadAttention", return_weights, strict)
-
-
-def normalise_result(res: Any, who: str, return_weights: bool, strict: bool):
-    if isinstance(res, list):
-        res = tuple(res)
-    if return_weights:
-        if not (isinstance(res, tuple) and len(res) == 2 and all(isinstance(t, Tensor) for t in res)):
-            raise Feedback(f"{who}(..., return_weights=True) must return a tuple (output, weights); "
-                           f"it returned {_describe_value(res)}")
-        return res
-    if isinstance(res, Tensor):
-        return res
-    if not strict and isinstance(res, tuple) and res and isinstance(res[0], Tensor):
-        return res[0]
-    raise Feedback(f"{who}(...) with return_weights=False must return a single tensor; "
-                   f"it returned {_describe_value(res)}")
-
-
-def _describe_value(res: Any) -> str:
-    if isinstance(res, Tensor):
-        return f"a single tensor of shape {list(res.shape)}"
-    if isinstance(res, tuple):
-        inner = ", ".join("Tensor" if isinstance(t, Tensor) else type(t).__name__ for t in res[:4])
-        return f"a tuple ({inner}{', ...' if len(res) > 4 else ''})"
-    if res is None:
-        return "None"
-    return f"a {type(res).__name__}"
-
 
 __all__ = ["Feedback", "StudentTimedOut", "GiveUp", "NotLoaded", "SessionLost", "InfrastructureError",
-           "expect", "StudentProxy", "ExecutorSessions", "InheritedSession", "MHA", "normalise_result", "student_error_text", "load_error_text"]
+           "expect", "StudentProxy", "ExecutorSessions", "InheritedSession", "student_error_text", "load_error_text"]

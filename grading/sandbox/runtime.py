@@ -20,7 +20,7 @@ import torch
 import torch.nn  # noqa: F401
 import torch.nn.functional  # noqa: F401
 
-from worker.sandbox import protocol
+from grading.sandbox import protocol
 
 MESSAGE_CAP = 2000
 

@@ -3,7 +3,7 @@
 Importing this package does not import the zygote (which is only ever run as its own process).
 """
 
-from worker.sandbox.client import (
+from grading.sandbox.client import (
     Executor,
     Limits,
     SandboxDied,

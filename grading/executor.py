@@ -14,12 +14,12 @@ _executor = None
 _owner_pid: int | None = None
 
 
-def get_executor():  # noqa: ANN201 - worker.sandbox.Executor, imported lazily (it imports torch)
+def get_executor():  # noqa: ANN201 - grading.sandbox.Executor, imported lazily (it imports torch)
     """The executor of this process; a forked child never reuses its parent's zygote."""
     global _executor, _owner_pid
     with _lock:
         if _executor is None or _owner_pid != os.getpid() or not _executor.alive:
-            from worker.sandbox import Executor
+            from grading.sandbox import Executor
 
             if _executor is not None and _owner_pid == os.getpid():
                 _executor.close()
@@ -37,7 +37,7 @@ def close_executor() -> None:
 
 
 def grade_with_warm_executor(inputs: Any) -> dict[str, Any]:
-    from worker.grading import GradeInput, grade
+    from grading.runner import GradeInput, grade
 
     return grade(
         GradeInput(

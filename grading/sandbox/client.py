@@ -22,7 +22,8 @@ import weakref
 
 import torch
 
-from worker.sandbox import protocol
+from autograder import settings
+from grading.sandbox import protocol
 
 UID_BASE = 60000
 MAX_SLOTS = 5000
@@ -72,9 +73,9 @@ class SandboxUnavailable(SandboxError):
 class Limits:
     memory: int = 1 << 30          # RLIMIT_AS, bytes
     cpu: float = 20                # RLIMIT_CPU soft (hard = soft + 1), seconds
-    wall: float = 60               # whole session, seconds (enforced by the supervisor)
-    call_timeout: float = 5        # each new/call/grad/... , seconds
-    import_timeout: float = 10     # load (jail setup + module top level), seconds
+    wall: float = settings.SESSION_WALL_S            # whole session (enforced by the supervisor)
+    call_timeout: float = settings.CALL_TIMEOUT_S    # each new/call/grad/...
+    import_timeout: float = settings.IMPORT_TIMEOUT_S  # load (jail setup + module top level)
     fsize: int = 16 << 20          # RLIMIT_FSIZE, bytes
     nofile: int = 64               # RLIMIT_NOFILE
     tmp: int = 64 << 20            # size of the jail's /tmp tmpfs, bytes
@@ -94,8 +95,8 @@ def _clean_env() -> dict[str, str]:
            "MKL_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     # PYTHONPATH only when the worker package would not be importable from a clean interpreter
     # (i.e. it is neither installed nor installed editable).
-    import worker
-    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(worker.__file__)))
+    import grading
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(grading.__file__)))
     editable = any("__editable__" in type(f).__module__ or "__editable__" in repr(f) for f in sys.meta_path)
     if not editable and "site-packages" not in pkg_parent:
         env["PYTHONPATH"] = pkg_parent
@@ -150,7 +151,7 @@ class Executor:
         self._stderr = None if debug else tempfile.TemporaryFile()
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "worker.sandbox.zygote", str(child.fileno())],
+                [sys.executable, "-m", "grading.sandbox.zygote", str(child.fileno())],
                 env=_clean_env(), cwd="/", close_fds=True, pass_fds=(child.fileno(),),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._stderr)
         except OSError as e:

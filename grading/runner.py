@@ -2,10 +2,10 @@
 
 Flow of one grading:
 
-1. the code upload is validated (``worker.inputs.validate_code``);
+1. the code upload is validated (``grading.inputs.validate_code``);
 2. a child is forked from this (warm, torch-already-imported) process; the child runs
    ``pytest.main`` on ``grader_tests/<assignment>/`` with a :class:`GradingPlugin` that provides the
-   ``student`` proxy (``worker.proxy.StudentProxy`` over one sandbox session) and collects each
+   ``student`` proxy (``grading.proxy.StudentProxy`` over one sandbox session) and collects each
    test's outcome and feedback; the results come back as JSON over a pipe; the parent enforces a
    hard wall timeout on the child;
 3. the rubric (``rubric/<assignment>/rubric.yaml``) turns outcomes into points
@@ -32,13 +32,15 @@ import traceback
 
 import pytest
 
+from autograder import settings
+from grading.inputs import InputError, validate_audit, validate_code, validate_figure
+from grading.proxy import Feedback, InfrastructureError, InheritedSession, StudentProxy
+from grading.suite import Suite, check_against_rubric, load_suite
 from rubric import scoring
-from rubric.audit import grade_audit, load_checklist
+from rubric.audit import Checklist, grade_audit, load_checklist
 from rubric.loader import load_rubric, rubric_path, suite_dir
-from worker.inputs import InputError, validate_audit, validate_code, validate_figure
-from worker.proxy import Feedback, InfrastructureError, InheritedSession, StudentProxy
 
-DEFAULT_WALL_TIMEOUT = 120.0      # hard limit on all forked pytest children of a grading, seconds
+DEFAULT_WALL_TIMEOUT = settings.GRADING_WALL_S  # hard limit on a whole grading, seconds
 MAX_REOPENS = 2                   # fresh sessions after a lost one
 LOG_CAP = 200_000                 # characters of instructor log kept
 GENERIC_ERROR = ("this check could not be completed because of a problem in the grader, not in your "
@@ -180,8 +182,8 @@ def _child_main(session, source: str, assignment: str, suite, skip: frozenset) -
     torch.set_num_threads(1)  # cheap tensors; avoids OpenMP pools inherited over fork
     t0 = time.perf_counter()
     plugin_log: list[str] = []
-    proxy = StudentProxy(InheritedSession(session), filename=suite.STUDENT_FILE, log=plugin_log.append)
-    plugin = GradingPlugin(proxy, source, suite.STUDENT_FILE, skip)
+    proxy = suite.driver(InheritedSession(session), filename=suite.student_file, log=plugin_log.append)
+    plugin = GradingPlugin(proxy, source, suite.student_file, skip)
     code = pytest.main(_pytest_args(assignment), plugins=[plugin])
     res = plugin.results()
     res["log"] = plugin_log + res["log"]
@@ -286,8 +288,8 @@ def _run_suite(executor, source: str, assignment: str, suite, wall_timeout: floa
     while True:
         attempt += 1
         try:
-            session = executor.session(source, filename=suite.STUDENT_FILE, module_name=suite.MODULE_NAME,
-                                       watch=suite.WATCH)
+            session = executor.session(source, filename=suite.student_file, module_name=suite.module_name,
+                                       watch=dict(suite.watch))
         except Exception as exc:  # noqa: BLE001 - SandboxUnavailable and friends
             merged["infra_error"] = f"could not open a sandbox session: {exc!r}"
             return merged
@@ -325,7 +327,7 @@ def _run_suite(executor, source: str, assignment: str, suite, wall_timeout: floa
                 for tid in child.get("outcomes") or {}:
                     merged["outcomes"].setdefault(tid, {
                         "outcome": "failed",
-                        "feedback": f"not run: {suite.STUDENT_FILE} failed to load again after a crash"})
+                        "feedback": f"not run: {suite.student_file} failed to load again after a crash"})
             return merged
         merged["outcomes"].update(child.get("outcomes") or {})
         if not child.get("session_lost"):
@@ -338,7 +340,7 @@ def _run_suite(executor, source: str, assignment: str, suite, wall_timeout: floa
             for tid in remaining:
                 merged["outcomes"][tid] = {
                     "outcome": "timeout" if kind == "timeout" else "failed",
-                    "feedback": f"not run: {suite.STUDENT_FILE} hung or crashed {attempt} times already, "
+                    "feedback": f"not run: {suite.student_file} hung or crashed {attempt} times already, "
                                 "so the remaining checks were skipped"}
             return merged
 
@@ -349,9 +351,9 @@ class SuiteState:
     """An assignment's suite, rubric and version, as of one set of file contents."""
 
     stamp: tuple
-    suite: object
+    suite: Suite
     rubric: object
-    checklist: dict
+    checklist: Checklist
     version: str
 
 
@@ -376,22 +378,22 @@ def suite_state(assignment: str) -> SuiteState:
     for name in [m for m in sys.modules if m.startswith(package + ".")]:
         del sys.modules[name]
     importlib.invalidate_caches()
-    suite = importlib.import_module(f"{package}.suite")
+    suite = load_suite(assignment)
     # pytest (--import-mode=importlib) reuses a test module already in sys.modules, so the child
     # neither compiles nor executes it again.
     for path in sorted(suite_dir(assignment).glob("test_*.py")):
         importlib.import_module(f"{package}.{path.stem}")
-    warm = getattr(suite, "warm", None)
-    if warm is not None:
-        warm()  # build cached inputs once in the warm parent; forked children inherit them
+    suite.warm()  # build cached inputs once in the warm parent; forked children inherit them
     h = hashlib.sha256()
     for path in files:
         h.update(path.name.encode())
         h.update(path.read_bytes())
-    version = f"{getattr(suite, 'VERSION', assignment)}+{h.hexdigest()[:10]}"
+    version = f"{suite.version}+{h.hexdigest()[:10]}"
     # The audit checklist is part of the same stamp: parsed once per version (YAML costs ~0.1 s).
     checklist = load_checklist(rubric_path(assignment).parent / "audit.yaml")
-    state = SuiteState(stamp, suite, load_rubric(assignment), checklist, version)
+    rubric = load_rubric(assignment)
+    check_against_rubric(assignment, suite, list(rubric.categories))
+    state = SuiteState(stamp, suite, rubric, checklist, version)
     _states[assignment] = state
     return state
 
@@ -420,7 +422,8 @@ def _grade_audit(inp: GradeInput, assignment: str, measured: dict) -> tuple[dict
             notes.append(f"audit not read: {exc.en}")
     if inp.figure is not None:
         try:
-            figure = validate_figure(inp.figure_filename or "figure.png", inp.figure)
+            validate_figure(inp.figure_filename or "figure.png", inp.figure)
+            figure = inp.figure        # the checker analyses the validated bytes itself (grid shape)
         except InputError as exc:
             notes.append(f"figure not read: {exc.en}")
     return grade_audit(text, figure, dict(measured), checklist), ("; ".join(notes) or None)
@@ -444,12 +447,10 @@ def _cap_log(log: list[str]) -> str:
     return text if len(text) <= LOG_CAP else text[:LOG_CAP] + "\n[log truncated]"
 
 
-def _hand_reference(assignment: str) -> list | None:
+def _example_reference(suite: Suite) -> list | None:
     try:
-        cases = importlib.import_module(f"grader_tests.{assignment}.cases")
-        q, k, _ = cases.hand_example()
-        return [[float(x) for x in row] for row in cases.ref_weights(q, k)[0, 0].tolist()]
-    except Exception:  # noqa: BLE001
+        return suite.example_reference()
+    except Exception:  # noqa: BLE001 - an illustration; its absence must not fail a grading
         return None
 
 
@@ -467,7 +468,7 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
         return _error_result(assignment, f"grader configuration error: {exc!r}", [traceback.format_exc()], t0)
 
     if executor is None:
-        from worker.sandbox import Executor, Limits, SandboxError
+        from grading.sandbox import Executor, Limits, SandboxError
 
         try:
             ex = Executor(Limits())
@@ -477,7 +478,7 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
         with ex:
             return grade(inp, assignment, ex, wall_timeout=wall_timeout)
 
-    source, code_message = _validate_code(suite.STUDENT_FILE, inp.code)
+    source, code_message = _validate_code(suite.student_file, inp.code)
     if source is not None:
         child = _run_suite(executor, source, assignment, suite, wall_timeout)
     else:
@@ -504,11 +505,11 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
     categories = scoring.score_categories(rubric, tests, (audit or {}).get("score"))
     messages = []
     if child.get("load_error"):
-        messages.append(f"{suite.STUDENT_FILE} did not load: {child['load_error']}"
+        messages.append(f"{suite.student_file} did not load: {child['load_error']}"
                         if source is not None else child["load_error"])
     if audit_message:
         messages.append(audit_message)
-    example = child.get("example_weights") or {"student": None, "reference": _hand_reference(assignment)}
+    example = child.get("example_weights") or {"student": None, "reference": _example_reference(suite)}
     log.append(f"sessions used: {child.get('sessions')}")
     if child.get("student_output"):
         log.append("student output:\n" + child["student_output"])

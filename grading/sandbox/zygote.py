@@ -1,6 +1,6 @@
-"""The warm executor process (``python -m worker.sandbox.zygote <control fd>``).
+"""The warm executor process (``python -m grading.sandbox.zygote <control fd>``).
 
-Started by :class:`worker.sandbox.client.Executor` with a minimal clean environment. It imports torch
+Started by :class:`grading.sandbox.client.Executor` with a minimal clean environment. It imports torch
 once, never runs student code itself, and forks one jail per job:
 
     zygote ──fork──> A (root supervisor: setsid, PDEATHSIG, unshare NEWNS|NEWPID|NEWNET|NEWIPC|NEWUTS)
@@ -64,8 +64,8 @@ _warm_torch()
 
 import pyseccomp  # noqa: E402
 
-from worker.sandbox import protocol  # noqa: E402, F401
-from worker.sandbox.runtime import Runtime  # noqa: E402
+from grading.sandbox import protocol  # noqa: E402, F401
+from grading.sandbox.runtime import Runtime  # noqa: E402
 
 # --------------------------------------------------------------------------- libc
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -120,12 +120,12 @@ def unshare(flags):
 
 
 # --------------------------------------------------------------------------- what the jail sees
-PROJECT_MARKERS = ("grader_tests", "rubric", "app", "data", "worker", "migrations", ".git")
+PROJECT_MARKERS = ("grader_tests", "rubric", "app", "autograder", "grading", "data", "worker", "migrations", ".git")
 
 
 def _project_root() -> str:
-    import worker  # the package that holds this module
-    return os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(worker.__file__))))
+    import grading  # the package that holds this module
+    return os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(grading.__file__))))
 
 
 def _inside(path: str, root: str) -> bool:

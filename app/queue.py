@@ -1,0 +1,72 @@
+"""The web side of the queue: Celery wired the way Flask documents it, and enqueueing by task name.
+
+The web app never imports the worker. It knows a task only by its name (`GRADE_TASK`), and sends
+ids, never objects, after the row they name is committed.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from celery import Celery, Task
+from flask import Flask, current_app
+
+log = logging.getLogger(__name__)
+
+# The one task the web side sends; worker/tasks.py registers it under this name.
+GRADE_TASK = "autograder.grade"
+
+
+def transport_options(broker_url: str, visibility_s: float) -> dict:
+    if broker_url.startswith(("redis://", "rediss://")):
+        # A message of a worker that died unacked comes back after this; the sweeper usually
+        # re-queues the run much sooner.
+        return {"visibility_timeout": int(visibility_s)}
+    return {}  # the SQLAlchemy transport passes its options to create_engine()
+
+
+def celery_init_app(app: Flask) -> Celery:
+    class FlaskTask(Task):
+        def __call__(self, *args: object, **kwargs: object) -> object:
+            with app.app_context():
+                return self.run(*args, **kwargs)
+
+    celery_app = Celery(app.name, task_cls=FlaskTask)
+    queue = app.config["GRADING_QUEUE"]
+    celery_app.conf.update(
+        broker_url=app.config["CELERY_BROKER_URL"],
+        broker_connection_retry_on_startup=True,
+        # The database is the record, the broker only transport: no result backend.
+        task_ignore_result=True,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        # The engine's own budget ends a grading long before these; they only catch a wedged worker.
+        task_soft_time_limit=app.config["TASK_SOFT_TIME_LIMIT_S"],
+        task_time_limit=app.config["TASK_HARD_TIME_LIMIT_S"],
+        task_default_queue=queue,
+        task_routes={"autograder.*": {"queue": queue}},
+        task_always_eager=app.config.get("CELERY_EAGER", False),
+        broker_transport_options=transport_options(
+            app.config["CELERY_BROKER_URL"], app.config["BROKER_VISIBILITY_S"]
+        ),
+        worker_hijack_root_logger=False,
+    )
+    celery_app.set_default()
+    app.extensions["celery"] = celery_app
+    return celery_app
+
+
+def enqueue_run(run_id: int, countdown: float | None = None) -> bool:
+    """Send the run to the grading queue. A failure is logged, not raised: the run is already
+    committed as queued, and the sweeper sends it again when the broker is back."""
+    try:
+        # Through the current Flask app's Celery app: its broker, whichever app is default.
+        current_app.extensions["celery"].send_task(
+            GRADE_TASK, args=[run_id], task_id=f"run-{run_id}-{uuid.uuid4().hex[:12]}", countdown=countdown
+        )
+        return True
+    except Exception as exc:  # noqa: BLE001 - any broker failure must not lose the upload
+        log.warning("could not queue run %s (%s); the sweeper will retry", run_id, exc)
+        return False

@@ -1,0 +1,1 @@
+"""The composition root: the `autograder` command and the one settings module."""

@@ -1,0 +1,119 @@
+"""Every tunable of the service, in one place, read by the web app, the worker and the engine.
+
+Each value comes from the environment (same name) or the default written here. The module only
+reads: nothing here talks to a server. `check()` runs at start (web app factory, worker start,
+offline `autograder grade`) and refuses an inconsistent configuration with a message that names
+the variables, so a wrong timeout never shows up first as a run stuck at a deadline.
+
+Timeouts form one chain, each stage inside the next:
+
+    call < import < session < grading < soft limit < hard limit < run deadline <= broker visibility
+
+- a student call (one forward) is bounded by CALL_TIMEOUT_S,
+- loading attention.py (jail setup + module top level) by IMPORT_TIMEOUT_S,
+- one sandbox session by SESSION_WALL_S,
+- one whole grading (every session and the trusted test process) by GRADING_WALL_S,
+- the Celery task by TASK_SOFT_TIME_LIMIT_S / TASK_HARD_TIME_LIMIT_S (they catch a wedged worker),
+- a run still `running` after RUN_DEADLINE_S is taken over by the sweeper,
+- an unacknowledged Redis message comes back after BROKER_VISIBILITY_S.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+
+class SettingsError(ValueError):
+    """The configuration is inconsistent; the message names the variables to change."""
+
+
+def _num(name: str, default: float, env: Mapping[str, str] | None = None) -> float:
+    raw = (os.environ if env is None else env).get(name)
+    if raw is None or raw == "":
+        return float(default)
+    try:
+        return float(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not a number") from None
+
+
+def _int(name: str, default: int) -> int:
+    return int(_num(name, default))
+
+
+def _str(name: str, default: str) -> str:
+    return os.environ.get(name) or default
+
+
+# --- uploads and fairness ------------------------------------------------------------------------
+# Largest request body accepted (413 above it); a figure or audit is far smaller.
+MAX_UPLOAD_BYTES = _int("MAX_UPLOAD_BYTES", 8 * 1024 * 1024)
+# Ungraded attempts one student may have waiting: keeps one student from starving the class at a
+# deadline while every accepted attempt is still graded.
+MAX_PENDING_PER_STUDENT = _int("MAX_PENDING_PER_STUDENT", 3)
+# Flask-Limiter limits on sign-in and on submissions.
+LOGIN_RATE_LIMIT = _str("LOGIN_RATE_LIMIT", "10 per minute")
+SUBMIT_RATE_LIMIT = _str("SUBMIT_RATE_LIMIT", "30 per minute")
+# 1 behind HTTPS (docker-compose sets it): cookies are then sent over TLS only.
+SESSION_COOKIE_SECURE = os.environ.get("SESSION_COOKIE_SECURE", "0") == "1"
+
+# --- the grading timeout chain (seconds; see the module docstring) ------------------------------
+CALL_TIMEOUT_S = _num("CALL_TIMEOUT_S", 5)
+IMPORT_TIMEOUT_S = _num("IMPORT_TIMEOUT_S", 10)
+SESSION_WALL_S = _num("SESSION_WALL_S", 60)
+GRADING_WALL_S = _num("GRADING_WALL_S", 120)
+TASK_SOFT_TIME_LIMIT_S = _num("TASK_SOFT_TIME_LIMIT_S", 240)
+TASK_HARD_TIME_LIMIT_S = _num("TASK_HARD_TIME_LIMIT_S", 300)
+# A task cannot outlive the hard limit, so a run still `running` this long after its claim is lost.
+RUN_DEADLINE_S = _num("RUN_DEADLINE_S", TASK_HARD_TIME_LIMIT_S + 60)
+# Redis redelivers an unacknowledged message after this; the sweeper usually re-sends far sooner.
+BROKER_VISIBILITY_S = _num("BROKER_VISIBILITY_S", RUN_DEADLINE_S)
+
+# --- recovery (worker/sweeper.py, worker/runs.py, worker/heartbeat.py) ---------------------------
+# How often the sweeper looks for lost or abandoned runs.
+SWEEP_INTERVAL_S = _num("SWEEP_INTERVAL_S", 20)
+# A queued run absent from the broker this long is sent again.
+QUEUED_GRACE_S = _num("QUEUED_GRACE_S", 30)
+# How often a pool process writes its heartbeat, and when a silent one counts as dead.
+HEARTBEAT_INTERVAL_S = _num("HEARTBEAT_INTERVAL_S", 5)
+HEARTBEAT_STALE_S = _num("HEARTBEAT_STALE_S", 30)
+# Grader failures (never a student's) are retried this many times, this far apart, then `error`.
+MAX_TRIES = _int("MAX_TRIES", 3)
+RETRY_DELAY_S = _num("RETRY_DELAY_S", 2)
+# How long a worker keeps trying to reach the database to store a finished grading.
+DB_RETRY_S = _num("DB_RETRY_S", 60)
+# A run that could not even be claimed because the database was away is sent again after this.
+DB_DOWN_REQUEUE_S = _num("DB_DOWN_REQUEUE_S", 5)
+
+# Names of the chain, in order, for check() and its message.
+TIMEOUT_CHAIN = (
+    "CALL_TIMEOUT_S", "IMPORT_TIMEOUT_S", "SESSION_WALL_S", "GRADING_WALL_S",
+    "TASK_SOFT_TIME_LIMIT_S", "TASK_HARD_TIME_LIMIT_S", "RUN_DEADLINE_S",
+)
+
+
+def check(values: Mapping[str, float] | None = None) -> None:
+    """Refuse a configuration whose timeouts are out of order (or not positive).
+
+    `values` overrides module values by name (the Flask config passes its own)."""
+    v = {name: float(globals()[name]) for name in (*TIMEOUT_CHAIN, "BROKER_VISIBILITY_S")}
+    if values:
+        v.update({k: float(x) for k, x in values.items() if k in v and x is not None})
+    for name, x in v.items():
+        if not x > 0:
+            raise SettingsError(f"{name} must be a positive number of seconds, not {x:g}")
+    for a, b in zip(TIMEOUT_CHAIN, TIMEOUT_CHAIN[1:], strict=False):
+        if not v[a] < v[b]:
+            chain = " < ".join(f"{n} ({v[n]:g})" for n in TIMEOUT_CHAIN)
+            raise SettingsError(f"{a} ({v[a]:g}) must be less than {b} ({v[b]:g}); the chain is {chain}")
+    if v["BROKER_VISIBILITY_S"] < v["RUN_DEADLINE_S"]:
+        raise SettingsError(
+            f"BROKER_VISIBILITY_S ({v['BROKER_VISIBILITY_S']:g}) must be at least RUN_DEADLINE_S "
+            f"({v['RUN_DEADLINE_S']:g}): Redis would redeliver a run that is still being graded"
+        )
+
+
+def as_dict() -> dict[str, object]:
+    """Every tunable by name (upper-case module attributes), e.g. to seed the Flask config."""
+    return {k: v for k, v in globals().items() if k.isupper() and k != "TIMEOUT_CHAIN"}

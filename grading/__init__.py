@@ -1,0 +1,1 @@
+"""The grading engine: runner, proxy and sandbox. It imports neither Flask, SQLAlchemy, Celery nor `app`."""

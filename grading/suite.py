@@ -1,0 +1,71 @@
+"""The assignment plug-in interface and its registry.
+
+An assignment is a folder `grader_tests/<name>/` whose `suite.py` defines `SUITE = Suite(...)`,
+plus `rubric/<name>/rubric.yaml` (points and categories; the one source of both) and, when the
+assignment has a written audit, `rubric/<name>/audit.yaml`. The engine knows nothing else about an
+assignment: what the student uploads, how tests drive the student's code, and the reference all
+come from here. Adding an assignment is adding those files and one `autograder assignment add`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from grading.proxy import StudentProxy
+
+
+class SuiteError(RuntimeError):
+    """A suite folder does not define a usable plug-in (the message names what is missing)."""
+
+
+@dataclass(frozen=True)
+class Suite:
+    """What one assignment declares to the engine."""
+
+    # Version label shown on results; the engine appends a hash of the suite and rubric files.
+    version: str
+    # The file students upload, and the module name it is imported as inside the jail.
+    student_file: str
+    module_name: str
+    # The rubric categories this suite's tests are written for; checked against rubric.yaml.
+    categories: tuple[str, ...]
+    # The driver class the tests receive as their `student` fixture: a StudentProxy subclass
+    # with the typed calls of this assignment (e.g. `sdpa`, `mha`).
+    driver: type[StudentProxy] = StudentProxy
+    # Calls counted ("count") or refused ("forbid") inside the jail, by qualified name.
+    watch: Mapping[str, list[str]] = field(default_factory=dict)
+    # Run once in the long-lived warm parent, so that forked gradings start with cached inputs.
+    warm: Callable[[], None] = lambda: None
+    # The reference example shown beside the student's own (e.g. a 2×3 weights matrix), or None.
+    example_reference: Callable[[], list[list[float]] | None] = lambda: None
+    # Third-party packages importable inside the jail besides the standard library (documented
+    # to students in ASSIGNMENT.md).
+    packages: tuple[str, ...] = ()
+
+
+def load_suite(name: str) -> Suite:
+    """Import `grader_tests.<name>.suite` and return its `SUITE`, or raise SuiteError.
+
+    The folder name is the assignment's name (a copy of a folder is another assignment)."""
+    if not name.isidentifier():
+        raise SuiteError(f"{name!r} is not a suite name (a folder of grader_tests/)")
+    try:
+        module = importlib.import_module(f"grader_tests.{name}.suite")
+    except ModuleNotFoundError as exc:
+        raise SuiteError(f"no suite grader_tests/{name}/suite.py ({exc})") from exc
+    suite = getattr(module, "SUITE", None)
+    if not isinstance(suite, Suite):
+        raise SuiteError(f"grader_tests/{name}/suite.py must define SUITE = Suite(...)")
+    return suite
+
+
+def check_against_rubric(name: str, suite: Suite, rubric_categories: list[str] | tuple[str, ...]) -> None:
+    """The suite and its rubric must name the same code categories (the rubric may add `audit`)."""
+    code = [c for c in rubric_categories if c != "audit"]
+    if sorted(code) != sorted(suite.categories):
+        raise SuiteError(
+            f"suite {name} is written for categories {sorted(suite.categories)}, "
+            f"but rubric/{name}/rubric.yaml has {sorted(code)}"
+        )
