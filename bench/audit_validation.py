@@ -8,6 +8,7 @@ gaming corpus' scores. Figures: the lab's 2x3 heatmap drawn by tests/audit/conft
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import yaml
@@ -50,12 +51,16 @@ def main() -> None:
     cl = load_checklist()
     fig = make_heatmap()
     rows = []
+    cpu = []
     for name, spec in hand["audits"].items():
+        t0 = time.process_time()
         r = grade_audit((val / name).read_text(encoding="utf-8"), fig, spec.get("measured", MEASURED_OK), cl)
+        cpu.append(time.process_time() - t0)
         rows.append((name, spec["hand"], r["score"], r))
     mad = sum(abs(h - s) for _, h, s, _ in rows) / len(rows)
     rho = spearman([h for _, h, _, _ in rows], [s for _, _, s, _ in rows])
-    print(f"validation audits: {len(rows)}  mean |auto - hand| = {mad:.2f}/15  Spearman = {rho:.2f}")
+    print(f"validation audits: {len(rows)}  mean |auto - hand| = {mad:.2f}/15  Spearman = {rho:.2f}  "
+          f"CPU per audit with its figure: mean {1000 * sum(cpu) / len(cpu):.1f} ms, max {1000 * max(cpu):.1f} ms")
     for name, h, s, r in sorted(rows, key=lambda x: -abs(x[1] - x[2])):
         if verbose or abs(h - s) >= 1:
             print(f"  {name:32s} hand {h:5.1f} auto {s:5.1f}  " +

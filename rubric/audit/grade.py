@@ -55,6 +55,10 @@ _REASON_ORDER = ("sentence_full", "no_result", "too_short", "not_a_limit", "nega
 _RESULT_NUMBER = re.compile(
     r"(?<![\w.])\d*\.\d+(?![\w.])|(?<![\w.])\d+(?:\.\d+)?\s*e\s*-?\d+\b|\^\s*-\d+|\(\s*\d+\s*(?:,\s*\d+\s*){1,4}\)")
 _SHAPE_STATED = re.compile(r"(?<![\d.])([1-9])\s*[×x*]\s*([1-9])(?![\d.])")
+# a row of weights written out: "[0.21, 0.58, 0.21]", "(0.09, 0.24, 0.67)"
+_STATED_ROW = re.compile(r"[\[(]\s*(\d?\.\d+|[01])(?:\s*[,，、]\s*(?:\d?\.\d+|[01])){1,7}\s*[\])]")
+_DECIMAL = re.compile(r"\d?\.\d+|[01]")
+WEIGHT_TOLERANCE = 0.015          # values rounded to two decimals still match
 _FIGURE_WORDS = re.compile(r"heat\s*map|figure|plot|image|picture|grid|图|热力图|格子")
 
 
@@ -73,13 +77,12 @@ def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool]:
     plain: every phrase group has a match outside the scope of a negation ("rows are not queries" states
     nothing); caveat: the keyword is inside the scope of a negation or warning, or in a "cannot prove"
     section (intensifiers such as "no doubt"/不用怀疑 are not negations)."""
-    first = list(concept.groups[0].finditer(s.text))
-    if not first or not all(g.search(s.text) for g in concept.groups[1:]):
+    first = s.find(concept.groups[0])
+    if not first or not all(s.find(g) for g in concept.groups[1:]):
         return False, False
     if concept.mode == "caveat":
         return True, any(s.negated(m.start(), m.end()) for m in first)
-    ok = all(any(not s.negated(m.start(), m.end(), context=False) for m in g.finditer(s.text))
-             for g in concept.groups)
+    ok = all(any(not s.negated(m.start(), m.end(), context=False) for m in s.find(g)) for g in concept.groups)
     return True, ok
 
 
@@ -91,9 +94,12 @@ def _keyword_lists(cc: Checklist, sentences: list[_Sentence], concepts: list[_Co
     for idx, s in enumerate(sentences):
         if s.is_code or s.is_heading or not s.eligible:
             continue
+        hits = [(cid, ms) for cid, pat in pats if (ms := s.find(pat))]
+        if len(hits) < cc.keyword_list_concepts:
+            continue
         per_clause: dict[int, set[str]] = {}
-        for cid, pat in pats:
-            for m in pat.finditer(s.text):
+        for cid, ms in hits:
+            for m in ms:
                 per_clause.setdefault(s.clause_at(m.start()).start, set()).add(cid)
         if any(len(ids) >= cc.keyword_list_concepts for ids in per_clause.values()):
             out.add(idx)
@@ -168,13 +174,16 @@ def _reason_text(cc: Checklist, reason: str, label: dict[str, str]) -> dict[str,
 
 def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, float] | None,
                 checklist: Checklist, *, tests: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None = None,
-                ) -> AuditResult:
+                weights: Sequence[Sequence[float]] | None = None) -> AuditResult:
     """Grade a written audit (docs/contracts.md §3).
 
     ``figure`` is the figure's bytes as accepted by the upload validator (or None); ``measured`` holds
     the grader's own measurements on the student's code; ``tests`` (optional) the student's test
     outcomes, either the engine's test rows ``[{"id", "outcome", ...}]`` or ``{test_id: outcome}``:
-    a claim in the audit that its own failing tests refute is flagged (``checklist.test_claims``)."""
+    a claim in the audit that its own failing tests refute is flagged (``checklist.test_claims``).
+    ``weights`` (optional) are the grader's weights of the lab's example computed with the student's
+    code (the engine's ``example_weights["student"]``): a row of weights written in the text that
+    matches no row of them is flagged."""
     cc = checklist
     text = (text or "")[: cc.max_text_chars]
     sentences = _segment(cc, text) if text.strip() else []
@@ -304,9 +313,9 @@ def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, f
                   "Write what you observed in your own words.",
             "zh": f"有 {len(copied)} 句与课程讲义高度重合，不计分：{shown}。请用自己的话写出你观察到的结果。"}})
     flags.extend(_test_claim_flags(cc, sentences, credited, _outcomes(tests)))
-    shape_flag = _stated_shape_flag(sentences, figure_report)
-    if shape_flag:
-        flags.append(shape_flag)
+    for check in (_stated_shape_flag(sentences, figure_report), _stated_weights_flag(sentences, weights)):
+        if check:
+            flags.append(check)
 
     for it in items_out:
         it["points"] = _round(max(0.0, it["points"]))
@@ -354,6 +363,31 @@ def _stated_shape_flag(sentences: list[_Sentence], report: FigureReport | None) 
                     "en": f"Your text describes a {stated[0]}×{stated[1]} figure, but the submitted figure shows a "
                           f"{r}×{c} grid.",
                     "zh": f"你的文字描述的是 {stated[0]}×{stated[1]} 的图，但提交的图是 {r}×{c} 的格子。"}}
+    return None
+
+
+def _stated_weights_flag(sentences: list[_Sentence], weights: Sequence[Sequence[float]] | None) -> AuditFlag | None:
+    """A row of weights written in the text ("q0 这一行是 [0.21, 0.58, 0.21]") that is not a row of the
+    weights the student's own code computes for the lab's example."""
+    try:
+        rows = [[float(x) for x in row] for row in weights or []]
+    except (TypeError, ValueError):
+        return None
+    if not rows:
+        return None
+    for s in sentences:
+        for m in _STATED_ROW.finditer(s.text):
+            stated = [float(x) for x in _DECIMAL.findall(m.group())]
+            same_len = [r for r in rows if len(r) == len(stated)]
+            if not same_len or abs(sum(stated) - 1) > 0.05:     # not a row of attention weights
+                continue
+            if not any(all(abs(a - b) <= WEIGHT_TOLERANCE for a, b in zip(r, stated, strict=True)) for r in same_len):
+                shown = "; ".join("[" + ", ".join(f"{x:.2f}" for x in r) + "]" for r in rows)
+                return {"kind": "figure", "message": {
+                    "en": f"Your text gives the weights {m.group()}, but your code computes {shown} for the lab's "
+                          "example. Check that the figure and the text come from your submitted code.",
+                    "zh": f"你的文字给出的权重是 {m.group()}，但你的代码对实验例子算出的是 {shown}。"
+                          "请确认图和文字来自你提交的代码。"}}
     return None
 
 

@@ -40,7 +40,8 @@ _LATEX_WORDS = {
 }
 _LATEX_CMD = re.compile(r"\\([a-zA-Z]+)\s?")
 _LATEX_SPACING = re.compile(r"\\[,;:! ]")
-_UNICODE_MATH = str.maketrans({"∞": "inf", "⩽": "≤", "⩾": "≥", "∑": "sum ", "→": "→"})
+# one table, one pass over the text (str.translate with a dict is per character)
+_PUNCT_MAP.update(str.maketrans({"∞": "inf", "⩽": "≤", "⩾": "≥", "∑": "sum "}))
 
 
 def _latex(text: str) -> str:
@@ -57,7 +58,7 @@ def normalise(text: str) -> str:
     newlines."""
     text = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group().translate(_SUPERSCRIPT_MAP), text)
     text = _latex(text)
-    text = unicodedata.normalize("NFKC", text).translate(_PUNCT_MAP).translate(_UNICODE_MATH).casefold()
+    text = unicodedata.normalize("NFKC", text).translate(_PUNCT_MAP).casefold()
     text = _POW_STARS.sub(r"\1^", text)
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
@@ -112,6 +113,16 @@ class _Sentence:
     copied: bool = False    # matches the course text closely (see rubric.audit.overlap)
     _clauses: list[_Clause] | None = None
     _cues: list[tuple[int, int]] | None = None
+    _found: dict[int, list[re.Match]] | None = None
+
+    def find(self, pattern) -> list[re.Match]:
+        """All matches of a compiled phrase group, computed once per sentence (several rules ask)."""
+        if self._found is None:
+            self._found = {}
+        key = id(pattern)
+        if key not in self._found:
+            self._found[key] = list(pattern.finditer(self.text))
+        return self._found[key]
 
     @property
     def clauses(self) -> list[_Clause]:

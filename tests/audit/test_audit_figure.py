@@ -117,8 +117,18 @@ def test_figure_analysis_of_a_typical_figure_takes_under_50ms():
     data = make_gridded_heatmap(EXAMPLE_WEIGHTS)
     analyse_figure(data)
     times = []
-    for _ in range(5):
-        t0 = time.perf_counter()
+    for _ in range(5):     # CPU time: the budget is CPU, and other processes share the machine
+        t0 = time.process_time()
         analyse_figure(data)
-        times.append(time.perf_counter() - t0)
+        times.append(time.process_time() - t0)
     assert min(times) < 0.050, f"best of 5: {min(times) * 1000:.1f} ms"
+
+
+def test_weights_written_in_the_text_are_checked_against_the_students_own_weights(checklist):
+    text = "q0 这一行是 [0.21, 0.58, 0.21]，说明 q0 主要从 k1 读取。"
+    same = grade_audit(text, None, {}, checklist, weights=EXAMPLE_WEIGHTS)
+    assert same["flags"] == []
+    other = grade_audit(text, None, {}, checklist, weights=[[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]])
+    flag = next(f for f in other["flags"] if f["kind"] == "figure")
+    assert "[0.21, 0.58, 0.21]" in flag["message"]["en"] and "[0.50, 0.30, 0.20]" in flag["message"]["zh"]
+    assert grade_audit(text, None, {}, checklist)["flags"] == []          # no weights, nothing checked
