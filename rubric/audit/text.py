@@ -86,9 +86,10 @@ _HEADING = re.compile(r"^#{1,6}\s*")
 _BOLD_LINE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*[^*]+\*\*\s*[:]?\s*$")
 _BULLET = re.compile(r"^(?:[-*+•·]|\d{1,2}[.)、]|\(\d{1,2}\)|[a-h][.)])\s+")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
-# A line this long that does not end a sentence was wrapped (PDF text, hard-wrapped .txt): it continues on
-# the next line. Short unpunctuated lines are notes and stay separate.
-_WRAPPED_LINE_CHARS = 50
+# A line this long (in units: CJK characters + 2 per Latin word; a PDF line of Chinese is ~35 characters,
+# one of English ~12 words) that does not end a sentence was wrapped: it continues on the next line.
+# Short unpunctuated lines are notes and stay separate.
+_WRAPPED_LINE_UNITS = 24
 _SENTENCE_END = ("。", ".", "!", "?", ";", ":", "！", "？", "；", "：")
 
 
@@ -215,7 +216,7 @@ def _lines(raw: str) -> list[str]:
     for line in normalise(raw).split("\n"):
         s = line.strip()
         prev = out[-1].strip() if out else ""
-        if (s and prev and len(prev) >= _WRAPPED_LINE_CHARS and not prev.endswith(_SENTENCE_END)
+        if (s and prev and _units(prev) >= _WRAPPED_LINE_UNITS and not prev.endswith(_SENTENCE_END)
                 and not _HEADING.match(s) and not _BULLET.match(s) and not s.startswith(("|", "```", "~~~"))
                 and not prev.startswith(("|", "```", "~~~", "#"))):
             out[-1] = out[-1].rstrip() + " " + s

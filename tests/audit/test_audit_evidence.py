@@ -228,3 +228,15 @@ def test_an_english_mask_before_softmax_claim_is_checked_too(checklist):
     r = grade_audit("The mask is added to the scores before the softmax.", None, {}, checklist,
                     tests={"test_additive_mask_parity": "error"})
     assert kinds(r) == ["claim_vs_tests"]
+
+
+# ------------------------------------------------------------------------------------- PDF text
+
+def test_hard_wrapped_lines_from_a_pdf_are_read_as_whole_sentences(checklist):
+    wrapped = ("这张图是手算例子的 weights[0, 0]。图中每一行对应一个 query，每一列对应\n"
+               "一个 key，两行的和都是 1。这张图不能证明因果，k2 的权重高并不意味着 k2 导致\n"
+               "了输出；高权重也不等于 feature importance。")
+    one_line = wrapped.replace("\n", "")
+    r_wrapped = grade_audit(wrapped, None, {}, checklist)
+    assert r_wrapped["score"] == grade_audit(one_line, None, {}, checklist)["score"]
+    assert items(r_wrapped)["limits"]["points"] == 3
