@@ -159,11 +159,12 @@ class _Sentence:
         if context and (self.context_negated or clause.carried):
             return True
         gap = self.cc.negation_subject_gap if self.cc is not None else 4
+        last = self.clause_at(max(start, end - 1))
         for cs, ce in self.cues:
+            if cs < end and ce > start and self.clause_at(cs) is last:
+                return True                # "rows are not queries"; not "each row, not each column, sums to 1"
             if cs < clause.start or cs >= clause.end:
                 continue
-            if cs < end and ce > start:
-                return True
             if ce <= start:
                 return True
             if cs >= end and _units(self.text[end:cs]) <= gap:

@@ -240,3 +240,8 @@ def test_hard_wrapped_lines_from_a_pdf_are_read_as_whole_sentences(checklist):
     r_wrapped = grade_audit(wrapped, None, {}, checklist)
     assert r_wrapped["score"] == grade_audit(one_line, None, {}, checklist)["score"]
     assert items(r_wrapped)["limits"]["points"] == 3
+
+
+def test_a_negation_between_commas_governs_only_its_own_clause(checklist):
+    assert points("Each row, not each column, sums to 1.", "figure_reading", checklist) > 0
+    assert points("Each row does not sum to 1.", "figure_reading", checklist) == 0
