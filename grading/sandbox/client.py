@@ -448,6 +448,10 @@ class Session:
         st = self._read_status(timeout=5.0)
         if st and st.get("status") == "wall":
             exc: BaseException = StudentTimeout(self.limits.wall, "the session")
+        elif st and st.get("status") == "setup_failed":
+            # Only the supervisor reports this (status pipe), from what the jail wrote before any
+            # student code ran: a failure of the sandbox, never of the submission.
+            exc = SandboxUnavailable(_describe_status(st, self.limits))
         else:
             exc = SandboxDied(_describe_status(st, self.limits))
         self._dead = exc
@@ -456,8 +460,6 @@ class Session:
     def _check_reply(self, reply, seq: int):
         if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
             raise self._die(StudentError("InvalidResult", "malformed reply from the sandbox"))
-        if "setup_error" in reply:
-            raise self._die(SandboxUnavailable(str(reply["setup_error"])[:2000]))
         if reply.get("seq") != seq:
             raise self._die(StudentError("InvalidResult", "reply out of sequence (forged by student code?)"))
         if reply["ok"]:
