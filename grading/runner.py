@@ -145,7 +145,8 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
 
     source, code_message = _validate_code(suite.student_file, inp.code)
     if source is not None:
-        child = run_suite(executor, source, assignment, suite, wall_timeout)
+        hidden = frozenset(tid for tid, spec in rubric.tests.items() if spec.hidden)
+        child = run_suite(executor, source, assignment, suite, wall_timeout, hidden=hidden)
     else:
         child = {"load_error": code_message, "outcomes": {
             tid: {"outcome": "failed", "feedback": f"not run: {code_message}"} for tid in rubric.tests}}

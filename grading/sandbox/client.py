@@ -142,6 +142,7 @@ class Executor:
             raise SandboxUnavailable(f"the sandbox needs root to build jails (euid {os.geteuid()})")
         if sys.platform != "linux":
             raise SandboxUnavailable("the sandbox needs Linux namespaces")
+        self._owner_pid = os.getpid()
         self.slot, self._lock_fd = _acquire_slot(slot)
         self.uid = UID_BASE + self.slot
         self._send_lock = threading.Lock()
@@ -210,7 +211,17 @@ class Executor:
 
     @property
     def alive(self) -> bool:
-        return self._finalizer.alive and self._proc.poll() is None
+        if not self._finalizer.alive:
+            return False
+        if os.getpid() != self._owner_pid:
+            # A forked grading child opening its own sessions: the zygote is not its child, so
+            # Popen.poll() cannot tell; ask the kernel whether the process is still there.
+            try:
+                os.kill(self._proc.pid, 0)
+            except ProcessLookupError:
+                return False
+            return True
+        return self._proc.poll() is None
 
     def session(self, source: str, filename: str = "student.py", module_name: str = "student",
                 watch: dict | None = None, limits: Limits | None = None) -> Session:
