@@ -56,7 +56,7 @@ class GradeResult(TypedDict):
     """The result of one grading: exactly the JSON of ``autograder grade --json`` (contracts §2)."""
 
     status: str                      # graded | error
-    message: str | None
+    message: Msg | str | None         # student-facing ({"en","zh"}) when graded; English for errors
     total: float
     max_total: float
     categories: dict[str, CategoryScore]
