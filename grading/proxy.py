@@ -103,8 +103,9 @@ def student_error_text(what: str, exc: BaseException, filename: str = "attention
     lineno = getattr(exc, "lineno", None)
     where_en = f" at {filename} line {lineno}" if lineno else ""
     where_zh = f"（{filename} 第 {lineno} 行）" if lineno else ""
-    text = msg(f"{what} raised {kind}{where_en}: {_clip(message)}",
-               f"{what} 抛出 {kind}{where_zh}：{_clip(message)}")
+    detail = _clip(message)
+    text = msg(f"{what} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
+               f"{what} 抛出 {kind}{where_zh}" + (f"：{detail}" if detail else ""))
     return cat(text, _import_note(exc, packages), sep=" ")
 
 

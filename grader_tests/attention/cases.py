@@ -198,7 +198,8 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     xd = x.double()
     ctx = xd if context is None else context.double()
     if fault == "kv_from_x":
-        if context is None:
+        masked = additive_mask is not None or key_padding_mask is not None
+        if context is None or (masked and context.shape[1] != x.shape[1]):
             return None
         ctx = xd
     B, Nq, d_model = xd.shape
@@ -236,8 +237,12 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         return None
     scale = {"scale_one": 1.0, "scale_dk": 1.0 / head_dim,
              "scale_dmodel": 1.0 / math.sqrt(d_model)}.get(fault or "", 1.0 / math.sqrt(head_dim))
-    if fault == "scale_dmodel" and d_model == head_dim:
-        return None
+    if fault == "scale_dmodel" and d_model == head_dim * head_dim:
+        return None   # 1/sqrt(d_model) is then 1/head_dim: diagnosed as "scale_dk" (named for both)
+    if fault == "qk_swapped":
+        if Nq != Nk:
+            return None
+        q, k = k, q
     scores = q @ k.transpose(-2, -1) * scale + mask
     if fault == "softmax_query_axis":
         w = torch.softmax(scores, -2)
@@ -246,7 +251,7 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     else:
         w = torch.softmax(scores, -1)
     o = w @ v
-    if fault == "merge_no_transpose":
+    if fault in ("merge_no_transpose", "split_no_transpose"):   # a wrong split is undone the same way
         o = o.reshape(B, Nq, inner)
     elif fault == "merge_dim_first":
         o = o.permute(0, 2, 3, 1).reshape(B, Nq, inner)
@@ -255,7 +260,7 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     return F.linear(o, p["out_proj.weight"], p["out_proj.bias"]), w
 
 
-MHA_FAULTS = ("split_no_transpose", "merge_no_transpose", "merge_dim_first", "shared_q", "kv_from_x",
+MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_dim_first", "shared_q", "kv_from_x",
               "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis",
               "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored")
 

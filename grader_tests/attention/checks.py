@@ -10,7 +10,7 @@ from grading.i18n import Msg, Text, as_msg, cat, msg
 from grading.proxy import Feedback, expect
 
 __all__ = ["Feedback", "expect", "msg", "cat", "expect_tensor", "expect_shape", "expect_finite",
-           "expect_close", "max_err", "row_sum_error", "fmt_matrix", "shape_text", "dtype_name"]
+           "expect_close", "identical", "max_err", "row_sum_error", "fmt_matrix", "shape_text", "dtype_name"]
 
 
 def shape_text(shape) -> str:
@@ -67,7 +67,7 @@ def expect_close(actual: Tensor, expected: Tensor, tol: float, what: Text, *,
                  names: str = "b,h,q,d", hint: Msg | None = None) -> float:
     """Shape, finiteness and max abs error <= tol.  Returns the error."""
     expect_shape(actual, expected.shape, what)
-    expect_finite(actual, what)
+    expect_finite(actual, what, hint)
     err = max_err(actual, expected)
     if err > tol:
         w = as_msg(what)
@@ -77,6 +77,11 @@ def expect_close(actual: Tensor, expected: Tensor, tol: float, what: Text, *,
                                f"{w['zh']} 与参考实现最多相差 {err:.3g}（允许 {tol:g}），最大处在 {where}"),
                            hint, sep="; "))
     return err
+
+
+def identical(a: Tensor, b: Tensor) -> bool:
+    """Bit-for-bit the same values, NaN included (NaN from a bug is deterministic too)."""
+    return a.shape == b.shape and bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
 
 
 def row_sum_error(w: Tensor) -> float:

@@ -26,6 +26,10 @@ FAULTS: dict[str, Msg] = {
     "scale_dv": msg("the weights equal softmax(QK^T / sqrt(dv)): the scale must use the key dimension dk = "
                     "q.shape[-1], not the value dimension",
                     "权重等于 softmax(QK^T / sqrt(dv))：缩放应使用 key 的维度 dk = q.shape[-1]，而不是 value 的维度"),
+    "scale_dk_or_dmodel": msg("the output matches scores divided by head_dim, which here is both sqrt(d_model) "
+                              "and sqrt(head_dim) applied twice: inside each head divide once by sqrt(head_dim)",
+                              "输出与 score 除以 head_dim 的结果一致，这里它既等于 sqrt(d_model)，也等于两次除以 "
+                              "sqrt(head_dim)：每个 head 内应只除一次 sqrt(head_dim)"),
     "scale_dmodel": msg("the output matches scores divided by sqrt(d_model): inside each head the scale is "
                         "1/sqrt(head_dim)",
                         "输出与 score 除以 sqrt(d_model) 的结果一致：每个 head 内的缩放应为 1/sqrt(head_dim)"),
@@ -47,10 +51,12 @@ FAULTS: dict[str, Msg] = {
     "mask_inverted": msg("the mask acts inverted: the allowed positions (0.0) are blocked and the blocked "
                          "ones (-inf) are read",
                          "mask 的作用反了：允许读取的位置（0.0）被屏蔽，而被禁止的位置（-inf）被读取"),
-    "split_no_transpose": msg("the output matches heads split with view(B, H, N, head_dim) without the "
-                              "transpose: use view(B, N, H, head_dim).transpose(1, 2)",
-                              "输出与不做 transpose、直接 view(B, H, N, head_dim) 拆分 head 的结果一致："
-                              "应使用 view(B, N, H, head_dim).transpose(1, 2)"),
+    "split_no_transpose": msg("the output matches heads split with view(B, H, N, head_dim) (and merged back "
+                              "the same way) without the transpose: split with view(B, N, H, head_dim)"
+                              ".transpose(1, 2) and merge with transpose(1, 2).reshape(B, N, H * head_dim)",
+                              "输出与不做 transpose、直接 view(B, H, N, head_dim) 拆分（并以同样方式合并）head 的结果一致："
+                              "应使用 view(B, N, H, head_dim).transpose(1, 2) 拆分，"
+                              "用 transpose(1, 2).reshape(B, N, H * head_dim) 合并"),
     "merge_no_transpose": msg("the output matches heads merged with reshape(B, N, H * head_dim) without "
                               "transpose(1, 2) first",
                               "输出与合并 head 时没有先 transpose(1, 2) 就 reshape(B, N, H * head_dim) 的结果一致"),
@@ -73,6 +79,11 @@ FAULTS: dict[str, Msg] = {
     "float16": msg("every returned value is exactly a float16 number: the computation runs in half "
                    "precision somewhere, which costs about 1e-3 of accuracy",
                    "返回的每个值恰好都是 float16 数：某处在半精度下计算，损失约 1e-3 的精度"),
+    "overflow": msg("with ordinary scores the results are finite, so large scores overflow: exp() of scores "
+                    "above ~88 is inf in float32 (above ~11 in float16); subtract the row maximum before exp() "
+                    "(torch.softmax does)",
+                    "score 正常时结果是有限的，因此是大 score 溢出：float32 中 score 超过约 88（float16 中约 11）时 "
+                    "exp() 为 inf；请在 exp() 之前减去行最大值（torch.softmax 会这样做）"),
     "dropout": msg("two identical calls in eval() mode gave different results: dropout (or other "
                    "randomness) is active in eval mode; use nn.Dropout or F.dropout(..., "
                    "training=self.training)",
@@ -98,12 +109,19 @@ def half_precision(t: Tensor) -> bool:
     return bool((t.to(torch.float16).to(t.dtype) == t).all()) and bool((t != t.round()).any())
 
 
+def _weights(fault: str, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> Tensor | None:
+    try:
+        return C.sdpa_fault_weights(fault, q, k, v, mask)
+    except RuntimeError:  # not possible with these shapes
+        return None
+
+
 def sdpa_weights(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None) -> Msg | None:
     """The named mistake the weights ``w`` are, or None."""
     if half_precision(w):
         return FAULTS["float16"]
     for fault in C.SDPA_FAULTS:
-        cand = C.sdpa_fault_weights(fault, q, k, v, mask)
+        cand = _weights(fault, q, k, v, mask)
         if cand is not None and _err(w, cand) < MATCH_TOL:
             return FAULTS[fault]
     return None
@@ -116,10 +134,16 @@ def sdpa_output(out: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | Non
     for fault in C.SDPA_FAULTS:
         if fault == "raw_scores":
             continue
-        cand = C.sdpa_fault_weights(fault, q, k, v, mask)
+        cand = _weights(fault, q, k, v, mask)
         if cand is not None and torch.isfinite(cand).all() and _err(out, cand @ v.double()) < MATCH_TOL:
             return FAULTS[fault]
     return None
+
+
+def mha_key(fault: str, d_model: int, head_dim: int) -> str:
+    """The name a multi-head mistake is given: 1/head_dim is also 1/sqrt(d_model) when
+    d_model == head_dim ** 2, and the hint then names both."""
+    return "scale_dk_or_dmodel" if fault == "scale_dk" and d_model == head_dim * head_dim else fault
 
 
 def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_heads: int, head_dim: int,
@@ -129,14 +153,17 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
     if half_precision(out):
         return FAULTS["float16"]
     for fault in C.MHA_FAULTS:
-        got = C.mha_variant(params, num_heads, head_dim, x, context, additive_mask, key_padding_mask, fault)
+        try:
+            got = C.mha_variant(params, num_heads, head_dim, x, context, additive_mask, key_padding_mask, fault)
+        except RuntimeError:  # the mistake cannot happen with these shapes (e.g. masks sized for the context)
+            continue
         if got is None:
             continue
         ref_out, ref_w = got
         if _err(out, ref_out) < MATCH_TOL and (weights is None or weights.shape != ref_w.shape
                                                 or _err(weights, ref_w) < MATCH_TOL):
-            return FAULTS[fault]
+            return FAULTS[mha_key(fault, x.shape[-1], head_dim)]
     return None
 
 
-__all__ = ["FAULTS", "MATCH_TOL", "half_precision", "sdpa_weights", "sdpa_output", "mha"]
+__all__ = ["FAULTS", "MATCH_TOL", "half_precision", "mha_key", "sdpa_weights", "sdpa_output", "mha"]

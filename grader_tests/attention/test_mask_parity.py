@@ -11,6 +11,7 @@ from grader_tests.attention.checks import (
     expect,
     expect_close,
     expect_finite,
+    identical,
     max_err,
     msg,
     row_sum_error,
@@ -51,7 +52,7 @@ def _blocked_check(student, w: torch.Tensor, blocked: torch.Tensor, what, q, k, 
         return
     hint = diagnose.sdpa_weights(w, q, k, v, mask)
     again = student.sdpa(q, k, v, mask, return_weights=True)[1]
-    if not torch.equal(again, w):
+    if not identical(again, w):
         hint = diagnose.FAULTS["dropout"]
     raise Feedback(cat(cat(what, msg(f": blocked positions get weight up to {on_blocked:.3g} (expected 0) and the "
                                      f"row sums deviate from 1 by up to {rs:.3g}",
