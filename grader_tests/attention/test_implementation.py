@@ -196,25 +196,27 @@ def _finite(student, q, k, v) -> bool:
     return bool(torch.isfinite(out).all() and torch.isfinite(w).all())
 
 
-def test_deterministic(student):
+def test_deterministic(student, fresh_student):
     """Modules are graded in eval() mode, as PyTorch users run inference: dropout that is inert in
-    eval keeps full marks; randomness still active in eval does not."""
+    eval keeps full marks; randomness still active in eval does not. The second call runs in a
+    fresh session, so an answer remembered from an earlier call cannot hide randomness."""
     q, k, v = C.parity_case()
     a = student.sdpa(q, k, v, return_weights=True)
-    b = student.sdpa(q, k, v, return_weights=True)
+    b = fresh_student.sdpa(q, k, v, return_weights=True)
     same = identical(a[0], b[0]) and identical(a[1], b[1])
     diff = max(max_err(a[0], b[0]), max_err(a[1], b[1]))
     expect(same, cat(msg(f"ScaledDotProductAttention (max difference {diff:.3g}): ",
                          f"ScaledDotProductAttention（最大差 {diff:.3g}）："), diagnose.FAULTS["dropout"]))
+    params = C.mha_params(62, D, H, D // H)
     try:
-        mha = student.mha(D, H)
         x = C.tokens(62, 2, 5, D)
-        o1, o2 = mha(x), mha(x)
+        o1 = student.mha(D, H, params=params)(x)
+        o2 = fresh_student.mha(D, H, params=params)(x)
     except Feedback:
         return  # a missing or broken MultiHeadAttention is graded by the MHA checks
     expect(identical(o1, o2), cat(msg(f"MultiHeadAttention (max difference {max_err(o1, o2):.3g}): ",
-                                        f"MultiHeadAttention（最大差 {max_err(o1, o2):.3g}）："),
-                                    diagnose.FAULTS["dropout"]))
+                                      f"MultiHeadAttention（最大差 {max_err(o1, o2):.3g}）："),
+                                  diagnose.FAULTS["dropout"]))
 
 
 def test_large_logits_stable(student):
