@@ -79,6 +79,16 @@ def test_no_hint_fires_on_a_correct_style(executor, path):
                                                                   if t["outcome"] != "passed"]
 
 
+def test_a_structure_problem_is_reported_once_and_the_behaviour_still_graded(executor):
+    """minGPT kept as written (a fused c_attn, no q_proj/.../out_proj names): the projections are
+    found by their shapes and driven; only the structure test loses its points."""
+    result = _grade(executor, (SUBMISSIONS / "faulty" / "mingpt_c_attn_no_names.py").read_bytes())
+    failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
+    assert set(failed) == {"test_mha_structure"}, failed
+    assert "no attribute q_proj" in failed["test_mha_structure"]["en"]
+    assert "没有属性 q_proj" in failed["test_mha_structure"]["zh"]
+
+
 # ----------------------------------------------------------------------------- malformed outputs
 _MALFORMED_SOURCE = '''
 import math
