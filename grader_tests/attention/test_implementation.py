@@ -148,16 +148,20 @@ def test_gradients_match_reference(student):
                                 f"对 {name} 的梯度与参考实现相差 {err:.3g}（允许 1e-4）"))
 
 
+def _expect_dtype(dtype: torch.dtype, out, w, advice) -> None:
+    name = str(dtype).replace("torch.", "")
+    for part, zh, t in (("output", "输出", out), ("weights", "权重", w)):
+        expect(t.dtype == dtype, msg(f"{name} inputs gave a {dtype_name(t)} {part}: {advice['en']}",
+                                     f"{name} 输入得到了 {dtype_name(t)} 的{zh}：{advice['zh']}"))
+
+
 def test_dtype_preserved(student):
     q, k, v = C.qkv(60, 2, 2, 4, 5, 8, 6, dtype=torch.float64)
     mask = C.random_block_mask(61, (2, 2, 4, 5)).double()
     out, w = student.sdpa(q, k, v, mask, return_weights=True)
-    for part, zh, t in (("output", "输出", out), ("weights", "权重", w)):
-        expect(t.dtype == torch.float64,
-               msg(f"float64 inputs gave a {dtype_name(t)} {part}: keep the dtype of q (e.g. "
-                   "torch.finfo(scores.dtype), never a hard-coded float32)",
-                   f"float64 输入得到了 {dtype_name(t)} 的{zh}：应保持 q 的 dtype（例如使用 "
-                   "torch.finfo(scores.dtype)，不要写死 float32）"))
+    _expect_dtype(torch.float64, out, w, msg("keep the dtype of q (e.g. torch.finfo(scores.dtype), never a "
+                                             "hard-coded float32)",
+                                             "应保持 q 的 dtype（例如使用 torch.finfo(scores.dtype)，不要写死 float32）"))
     expect_close(out, C.ref_output(q, k, v, mask), FLOAT64_TOL, msg("float64 output", "float64 输出"))
 
 
@@ -169,12 +173,9 @@ def test_half_precision_large_logits(student):
         out, w = student.sdpa(q, k, v, return_weights=True)
     except Feedback as exc:
         raise Feedback(cat(msg("with float16 inputs: ", "输入为 float16 时："), exc.message)) from None
-    for part, zh, t in (("output", "输出", out), ("weights", "权重", w)):
-        expect(t.dtype == torch.float16,
-               msg(f"float16 inputs gave a {dtype_name(t)} {part}: return the dtype of q (compute the softmax "
-                   "in float32 if you like, then cast back with .to(q.dtype))",
-                   f"float16 输入得到了 {dtype_name(t)} 的{zh}：应返回 q 的 dtype（可以在 float32 中计算 softmax，"
-                   "再用 .to(q.dtype) 转回）"))
+    _expect_dtype(torch.float16, out, w, msg("return the dtype of q (compute the softmax in float32 if you like, "
+                                             "then cast back with .to(q.dtype))",
+                                             "应返回 q 的 dtype（可以在 float32 中计算 softmax，再用 .to(q.dtype) 转回）"))
     if not (torch.isfinite(w).all() and torch.isfinite(out).all()):
         q32, k32, v32 = (t.float() for t in (q, k, v))
         ok32 = _finite(student, q32, k32, v32)
