@@ -353,7 +353,7 @@ class SuiteState:
     stamp: tuple
     suite: Suite
     rubric: object
-    checklist: dict
+    checklist: dict | None
     version: str
 
 
@@ -389,9 +389,11 @@ def suite_state(assignment: str) -> SuiteState:
         h.update(path.name.encode())
         h.update(path.read_bytes())
     version = f"{suite.version}+{h.hexdigest()[:10]}"
-    # The audit checklist is part of the same stamp: parsed once per version (YAML costs ~0.1 s).
-    checklist = load_checklist(rubric_path(assignment).parent / "audit.yaml")
     rubric = load_rubric(assignment)
+    # The audit checklist is part of the same stamp: parsed once per version (YAML costs ~0.1 s).
+    # An assignment whose rubric has no audit category has no checklist (and no audit.yaml).
+    has_audit = any(c.source == "audit" for c in rubric.categories.values())
+    checklist = load_checklist(rubric_path(assignment).parent / "audit.yaml") if has_audit else None
     check_against_rubric(assignment, suite, list(rubric.categories))
     state = SuiteState(stamp, suite, rubric, checklist, version)
     _states[assignment] = state
@@ -413,6 +415,10 @@ def _validate_code(filename: str, data: bytes) -> tuple[str | None, str | None]:
 def _grade_audit(inp: GradeInput, assignment: str, measured: dict) -> tuple[dict | None, str | None]:
     """(audit result, message about unreadable parts).  Raises on a failure of the checker itself."""
     checklist = suite_state(assignment).checklist
+    if checklist is None:
+        if inp.audit is None and inp.figure is None:
+            return None, None
+        return None, "this assignment has no written audit: the audit and figure files were not read"
     text = figure = None
     notes = []
     if inp.audit is not None:
