@@ -373,7 +373,8 @@ class StudentProxy:
             except Exception as exc:
                 if _kind_of(exc) == "StudentError" and getattr(exc, "kind", "") == "AttributeError" \
                         and getattr(exc, "lineno", None) is None and name in str(getattr(exc, "message", exc)):
-                    raise Feedback(f"{self.filename} does not define {name}") from None
+                    raise Feedback(msg(f"{self.filename} does not define {name}",
+                                       f"{self.filename} 没有定义 {name}")) from None
                 raise
         return self._run(f"{name}()", call)
 

@@ -84,7 +84,8 @@ def _grade_audit(inp: GradeInput, assignment: str, measured: dict, tests: list,
     if checklist is None:
         if inp.audit is None and inp.figure is None:
             return None, None
-        return None, "this assignment has no written audit: the audit and figure files were not read"
+        return None, msg("this assignment has no written audit: the audit and figure files were not read",
+                         "本作业没有审计文字：审计文字和图片均未读取")
     text = figure = None
     notes = []
     if inp.audit is not None:
