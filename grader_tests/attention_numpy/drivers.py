@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from grading.i18n import Msg, msg
 from grading.proxy import Feedback, StudentProxy
 
 
@@ -31,29 +32,40 @@ class NumpyAttentionStudent(StudentProxy):
         if isinstance(res, list):
             res = tuple(res)
         if not (isinstance(res, tuple) and len(res) == 3):
-            raise Feedback("scaled_dot_attention(...) must return a tuple (context, weights, scores); "
-                           f"it returned {_describe(res)}")
+            d = _describe(res)
+            raise Feedback(msg("scaled_dot_attention(...) must return a tuple (context, weights, scores); "
+                               f"it returned {d['en']}",
+                               "scaled_dot_attention(...) 必须返回元组 (context, weights, scores)；"
+                               f"实际返回{d['zh']}"))
         n, d_v = x.shape[0], wv.shape[1]
         context, weights, scores = res
         return (_array(context, "context", (n, d_v)), _array(weights, "weights", (n, n)),
                 _array(scores, "scores", (n, n)))
 
 
+def _shape(shape: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
+
+
 def _array(value: Any, what: str, shape: tuple[int, ...]) -> np.ndarray:
     if not isinstance(value, np.ndarray):
-        raise Feedback(f"{what} should be a NumPy array, got {_describe(value)}")
+        d = _describe(value)
+        raise Feedback(msg(f"{what} should be a NumPy array, got {d['en']}",
+                           f"{what} 应为 NumPy 数组，实际为{d['zh']}"))
     if value.dtype.kind not in "fiu":
-        raise Feedback(f"{what} has dtype {value.dtype}, expected floating-point numbers")
+        raise Feedback(msg(f"{what} has dtype {value.dtype}, expected floating-point numbers",
+                           f"{what} 的 dtype 为 {value.dtype}，应为浮点数"))
     if tuple(value.shape) != shape:
-        raise Feedback(f"{what} has shape {list(value.shape)}, expected {list(shape)}")
+        raise Feedback(msg(f"{what} has shape {_shape(value.shape)}, expected {_shape(shape)}",
+                           f"{what} 的形状为 {_shape(value.shape)}，应为 {_shape(shape)}"))
     return value
 
 
-def _describe(value: Any) -> str:
+def _describe(value: Any) -> Msg:
     if isinstance(value, np.ndarray):
-        return f"an array of shape {list(value.shape)}"
+        return msg(f"an array of shape {_shape(value.shape)}", f"形状为 {_shape(value.shape)} 的数组")
     if isinstance(value, tuple):
-        return f"a tuple of {len(value)} values"
+        return msg(f"a tuple of {len(value)} values", f"含 {len(value)} 个值的元组")
     if value is None:
-        return "None"
-    return f"a {type(value).__name__}"
+        return msg("None", " None")
+    return msg(f"a {type(value).__name__}", f" {type(value).__name__}")

@@ -3,15 +3,16 @@
 import numpy as np
 
 from grader_tests.attention_numpy import cases as C
-from grader_tests.attention_numpy.checks import diagnose_scores, expect, expect_close
+from grader_tests.attention_numpy.checks import diagnose_scores, expect, expect_close, msg
 
 
 def test_returns_context_weights_scores(student):
     # n, d_model, d_k, d_v all differ, so every shape says which matrix it came from.
     x, wq, wk, wv = C.weights_for(5, 6, 4, 3, seed=21)
-    context, weights, scores = student.attention(x, wq, wk, wv)   # shapes checked by the driver
+    context, weights, scores = student.attention(x, wq, wk, wv)   # types and shapes checked by the driver
     expect(context.shape == (5, 3) and weights.shape == (5, 5) and scores.shape == (5, 5),
-           "expected context [n, d_v], weights [n, n], scores [n, n]")
+           msg("expected context [n, d_v], weights [n, n], scores [n, n]",
+               "应为 context [n, d_v]、weights [n, n]、scores [n, n]"))
 
 
 def test_scores_are_query_key_dot_products(student):
@@ -25,9 +26,11 @@ def test_scores_scaled_by_sqrt_dk(student):
     # d_k = 9 (sqrt 3), d_model = 12, n = 7: each wrong scale gives other numbers.
     x, wq, wk, wv = C.weights_for(7, 12, 9, 5, seed=23)
     _, _, scores = student.attention(x, wq, wk, wv)
-    hint = diagnose_scores(scores, x, wq, wk)
-    expect_close(scores, C.ref_scores(x, wq, wk), "scores with d_k = 9 (divide by sqrt(9) = 3)",
-                 hint=hint or "d_k is the width of Q (Q.shape[-1])")
+    hint = diagnose_scores(scores, x, wq, wk) or msg("d_k is the width of Q (Q.shape[-1])",
+                                                     "d_k 是 Q 的宽度（Q.shape[-1]）")
+    expect_close(scores, C.ref_scores(x, wq, wk),
+                 msg("scores with d_k = 9 (divide by sqrt(9) = 3)", "d_k = 9 时的分数（应除以 sqrt(9) = 3）"),
+                 hint=hint)
 
 
 def test_scale_keeps_score_variance_near_one(student):
@@ -38,5 +41,7 @@ def test_scale_keeps_score_variance_near_one(student):
     x, wq, wk, wv = np.eye(16), g.normal(size=(16, d_k)), g.normal(size=(16, d_k)), g.normal(size=(16, 4))
     _, _, scores = student.attention(x, wq, wk, wv)
     var = float(np.var(scores.astype(np.float64)))
-    expect(0.5 < var < 2.0, f"the scores have variance {var:.3g} for unit-variance Q and K with d_k = {d_k}; "
-                            "dividing Q K^T by sqrt(d_k) brings it to about 1")
+    expect(0.5 < var < 2.0, msg(f"the scores have variance {var:.3g} for unit-variance Q and K with d_k = {d_k}; "
+                                "dividing Q K^T by sqrt(d_k) brings it to about 1",
+                                f"Q、K 各维方差为 1、d_k = {d_k} 时，分数的方差为 {var:.3g}；"
+                                "Q K^T 除以 sqrt(d_k) 后应约为 1"))
