@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from grading.i18n import is_msg, pick
 from grading.runner import GradeInput, grade
 from tests.grading.conftest import SUBMISSIONS
 
@@ -25,7 +26,7 @@ def _failed(result: dict) -> set[str]:
 
 
 def _failures(result: dict) -> str:
-    return "\n".join(f"{t['id']}: {t['outcome']}: {t['feedback']}" for t in result["tests"]
+    return "\n".join(f"{t['id']}: {t['outcome']}: {pick(t['feedback'], 'en')}" for t in result["tests"]
                      if t["outcome"] != "passed")
 
 
@@ -115,11 +116,15 @@ def test_fault_of_the_page_code_loses_points_in_its_category(executor, name):
         assert must_fail <= _failed(result), _failures(result)
     if name in NARROW:
         assert _failed(result) == must_fail, "a narrow fault costs exactly its own tests"
-    shown = " ".join(t["feedback"] or "" for t in result["tests"] if not t["hidden"])
+    shown = " ".join(pick(t["feedback"], "en") for t in result["tests"] if not t["hidden"])
     assert phrase in shown, _failures(result)
     for t in result["tests"]:
         if t["outcome"] != "passed" and not t["hidden"]:
-            assert t["feedback"] and "Traceback" not in t["feedback"] and "/work/" not in t["feedback"]
+            assert is_msg(t["feedback"]), f"{t['id']}: feedback in English and Chinese"
+            for lang in ("en", "zh"):
+                text = t["feedback"][lang]
+                assert text and "Traceback" not in text and "/work/" not in text
+            assert t["feedback"]["en"] != t["feedback"]["zh"], "the Chinese text is a translation"
 
 
 @pytest.mark.parametrize("source, expect", [
@@ -134,11 +139,12 @@ def test_broken_submissions_get_actionable_feedback(executor, source, expect):
     result = _grade(executor, source)
     assert result["status"] == "graded", result["message"]
     assert result["total"] < 100
-    text = (result["message"] or "") + " ".join(t["feedback"] or "" for t in result["tests"])
+    text = pick(result["message"], "en") + " ".join(pick(t["feedback"], "en") for t in result["tests"])
     assert re.search(re.escape(expect), text), _failures(result)
 
 
 def test_an_audit_sent_to_an_assignment_without_audit_is_not_read(executor):
     result = _grade(executor, PAGE_CODE.read_text(encoding="utf-8"), audit=b"# notes\nweights", audit_filename="a.md")
     assert result["status"] == "graded" and result["total"] == 100
-    assert result["audit"] is None and "no written audit" in result["message"]
+    assert result["audit"] is None and "no written audit" in result["message"]["en"]
+    assert "没有审计文字" in result["message"]["zh"]
