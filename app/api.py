@@ -15,6 +15,7 @@ from sqlalchemy.orm import selectinload
 from app import gradebook
 from app.assignments import default_assignment
 from app.authz import queue_position, rate_key, submit_limit, token_required
+from app.coursework import rubric_for
 from app.extensions import db, limiter
 from app.models import Assignment, AuditReview, Submission
 from app.openapi import spec
@@ -196,12 +197,15 @@ def get_gradebook():  # noqa: ANN201
     a = db.session.scalar(select(Assignment).where(Assignment.slug == slug)) if slug else default_assignment()
     if a is None:
         return error("no assignment", 404)
-    rows = gradebook.class_rows(a)
+    rows, rubric = gradebook.class_rows(a), rubric_for(a.suite)
     if request.args.get("format") == "csv":
-        return Response(gradebook.to_csv(rows), mimetype="text/csv; charset=utf-8",
+        return Response(gradebook.to_csv(rows, rubric), mimetype="text/csv; charset=utf-8",
                         headers={"Content-Disposition": f'attachment; filename="gradebook-{a.slug}.csv"'})
     return jsonify({"assignment": a.slug, "score_rule": gradebook.SCORE_HEADER,
-                    "students": gradebook.export_rows(rows)})
+                    # A list: JSON objects are sorted by key, the rubric's order is the columns'.
+                    "categories": [{"name": name, "max": c["max"], "label": c["label"]}
+                                   for name, c in rubric.categories.items()],
+                    "students": gradebook.export_rows(rows, rubric)})
 
 
 @bp.get("/openapi.json")
