@@ -38,7 +38,7 @@ def test_home_shows_assignment_contract_deadline_and_rubric(client, web, course)
     assert "Submit an attempt" in html
     # the policy text states what app/scores.py computes: 10 % of the attempt's score per started day
     assert "Late penalty" in html
-    assert "takes 10% of the attempt&#39;s score off: 85 points submitted 2 days late count as 68." in html
+    assert "takes 10% of the attempt's score off: 85 points submitted 2 days late count as 68." in html
     for label, pts in (("Formula and shapes", 25), ("Implementation", 30), ("Mask and reference parity", 30),
                        ("Audit explanation", 15)):
         assert label in html and f">{pts}<" in html
