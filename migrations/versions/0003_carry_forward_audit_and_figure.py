@@ -3,16 +3,16 @@
 A code-only resubmission keeps the previous audit and figure (issue 11); these columns say which
 attempt each was uploaded with, so pages and the API can say so.
 
-Revision ID: 0002_carry_forward
-Revises: 0001
+Revision ID: 0003_carry_forward
+Revises: 0002
 Create Date: 2026-11-30 13:20:00
 
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002_carry_forward"
-down_revision = "0001"
+revision = "0003_carry_forward"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
