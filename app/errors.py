@@ -111,8 +111,11 @@ def error_response(status: int, *, en: str | None = None, zh: str | None = None,
 
 
 def request_locale() -> str:
-    from flask_babel import get_locale
+    from flask_babel import get_locale, refresh
 
+    # An error raised before the app's own before-request hooks (CSRF) must not reuse a locale
+    # cached on a long-lived app context.
+    refresh()
     return str(get_locale() or "zh")
 
 

@@ -232,7 +232,10 @@ def load_failure(result: dict | None, sub: Submission) -> dict | None:
     if not result or result.get("status") != "graded":
         return None
     tests = result.get("tests") or []
-    if not tests or not all(_en(t.get("feedback")).startswith("not run") for t in tests):
+    # Hidden tests carry no feedback in the student's view: judge by the visible ones.
+    visible = [t for t in tests if not t.get("hidden")]
+    if (not visible or any(t.get("outcome") == "passed" for t in tests)
+            or not all(_en(t.get("feedback")).startswith("not run") for t in visible)):
         return None
     message = result.get("load_error") or result.get("message") or ""
     en = _en(message)
