@@ -164,6 +164,32 @@
     if (!isNaN(end)) { update(); setInterval(update, 30000); }
   });
 
+  /* ---- scrolling regions reachable by keyboard ----------------------------------------------
+     A wide table or code block scrolls inside its card (phones); without a focusable element in
+     it, keyboard users could not scroll it. Give such regions a tab stop and a name. */
+  function focusableScrollers(root) {
+    (root || document).querySelectorAll("main div, main pre, main table, main section, main ul").forEach(function (el) {
+      var style = getComputedStyle(el);
+      var scrolls = (/(auto|scroll)/.test(style.overflowX) && el.scrollWidth > el.clientWidth + 1) ||
+                    (/(auto|scroll)/.test(style.overflowY) && el.scrollHeight > el.clientHeight + 1);
+      if (!scrolls || el.hasAttribute("tabindex")) return;
+      if (el.querySelector("a[href], button, input, select, textarea, [tabindex]")) return;
+      el.setAttribute("tabindex", "0");
+      if (!el.getAttribute("aria-label") && !el.getAttribute("role")) {
+        var card = el.closest("section, .card");
+        var heading = card && card.querySelector("h1, h2, h3, summary");
+        el.setAttribute("role", "region");
+        el.setAttribute("aria-label", heading ? heading.textContent.trim() : el.tagName.toLowerCase());
+      }
+    });
+  }
+  focusableScrollers();
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(function () { focusableScrollers(); }, 200);
+  });
+
   /* ---- live status of a submission ------------------------------------------------------- */
   var live = document.getElementById("live");
   if (!live) return;
@@ -201,7 +227,7 @@
       .then(function (html) {
         if (html === null) return;
         var box = document.getElementById("result");
-        if (box) box.innerHTML = html;
+        if (box) { box.innerHTML = html; focusableScrollers(box); }
       });
   }
   function tick() {
