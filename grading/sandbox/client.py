@@ -517,9 +517,12 @@ class Session:
         self._request("set_params", self.limits.call_timeout, "set_params", handle=handle,
                       params=dict(params))
 
-    def describe(self, handle: int) -> dict:
+    def describe(self, handle: int, attributes: list[str] | tuple[str, ...] = ()) -> dict:
+        """``attributes``: child modules to report even when they are not registered submodules
+        (properties) or are registered under another name first (aliases)."""
         self._need_load()
-        info = self._request("describe", self.limits.call_timeout, "describe", handle=handle)
+        info = self._request("describe", self.limits.call_timeout, "describe", handle=handle,
+                             attributes=list(attributes))
         if not isinstance(info, dict):
             raise self._die(StudentError("InvalidResult", "malformed describe reply"))
         return info
