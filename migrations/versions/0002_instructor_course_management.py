@@ -7,9 +7,8 @@ Revises: 0001
 Create Date: 2026-11-30 13:00:13.037692
 
 """
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 # revision identifiers, used by Alembic.
 revision = '0002_instructor'
