@@ -187,21 +187,120 @@ def regrade(submission_id: int):  # noqa: ANN201
                     "queue_position": queue_position(run)}), 202
 
 
+def _instructor_only():  # noqa: ANN202
+    return None if g.api_user.is_instructor else error("instructors only", 403)
+
+
+def _assignment_or_404(slug: str | None):  # noqa: ANN202
+    a = db.session.scalar(select(Assignment).where(Assignment.slug == slug)) if slug else default_assignment()
+    return a
+
+
+def _json_body() -> dict:
+    body = request.get_json(silent=True)
+    return body if isinstance(body, dict) else {}
+
+
 @bp.get("/gradebook")
 @token_required
 def get_gradebook():  # noqa: ANN201
-    if not g.api_user.is_instructor:
-        return error("instructors only", 403)
-    slug = request.args.get("assignment")
-    a = db.session.scalar(select(Assignment).where(Assignment.slug == slug)) if slug else default_assignment()
+    if (refused := _instructor_only()) is not None:
+        return refused
+    a = _assignment_or_404(request.args.get("assignment"))
     if a is None:
         return error("no assignment", 404)
     rows = gradebook.class_rows(a)
-    if request.args.get("format") == "csv":
-        return Response(gradebook.to_csv(rows), mimetype="text/csv; charset=utf-8",
-                        headers={"Content-Disposition": f'attachment; filename="gradebook-{a.slug}.csv"'})
+    fmt_name = request.args.get("format", "json")
+    if fmt_name in gradebook.EXPORT_FORMATS:
+        body, name = gradebook.export(rows, a, fmt_name)
+        return Response(body, mimetype="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    if fmt_name != "json":
+        return error(f"format must be one of json, {', '.join(gradebook.EXPORT_FORMATS)}", 400)
     return jsonify({"assignment": a.slug, "score_rule": gradebook.SCORE_HEADER,
                     "students": gradebook.export_rows(rows)})
+
+
+@bp.post("/regrades")
+@token_required
+def create_regrade():  # noqa: ANN201
+    """Queue a regrade batch at once (a script has already decided); answers the batch id and the
+    number of runs queued."""
+    from app import regrading
+
+    if (refused := _instructor_only()) is not None:
+        return refused
+    body = _json_body()
+    a = _assignment_or_404(body.get("assignment"))
+    if a is None:
+        return error(f"no assignment {body.get('assignment')!r}", 404)
+    scope = body.get("scope")
+    if scope not in regrading.SCOPES:
+        return error(f"scope must be one of {', '.join(regrading.SCOPES)}", 400, code="bad_scope")
+    if scope == "student" and not body.get("student"):
+        return error("scope 'student' needs 'student': an email", 400, code="student_missing")
+    if scope == "submission" and not isinstance(body.get("submission"), int):
+        return error("scope 'submission' needs 'submission': an id", 400, code="submission_missing")
+    try:
+        plan = regrading.plan(a, scope, student_email=body.get("student"), submission_id=body.get("submission"))
+    except regrading.RegradeError as exc:
+        return error(exc.en, 404, code=exc.code, message={"en": exc.en, "zh": exc.zh})
+    batch = regrading.start(a, plan, g.api_user)
+    return jsonify({"batch": batch.id, "runs_queued": batch.runs_queued,
+                    "url": f"/instructor/regrades/{batch.id}"}), 202
+
+
+@bp.post("/extensions")
+@token_required
+def create_extension():  # noqa: ANN201
+    from app import course
+
+    if (refused := _instructor_only()) is not None:
+        return refused
+    body = _json_body()
+    a = _assignment_or_404(body.get("assignment"))
+    if a is None:
+        return error(f"no assignment {body.get('assignment')!r}", 404)
+    try:
+        student = course.find_student(str(body.get("student") or ""))
+        days = body.get("extra_days") or 0
+        if not isinstance(days, int):
+            raise course.CourseError("bad_days", "extra_days must be a whole number.", "extra_days 必须是整数。")
+        ext = course.grant_extension(a, student, g.api_user, deadline=course.parse_deadline(body.get("deadline")),
+                                     extra_days=days, reason=str(body.get("reason") or ""))
+    except course.CourseError as exc:
+        status = 404 if exc.code == "no_student" else 422
+        return error(exc.en, status, code=exc.code, message={"en": exc.en, "zh": exc.zh})
+    due = course.student_deadline(a, student.id)
+    return jsonify({"assignment": a.slug, "student": student.email, "deadline": due.isoformat() + "Z" if due else None,
+                    "extra_days": ext.extra_days}), 201
+
+
+@bp.post("/similarity")
+@token_required
+def start_similarity():  # noqa: ANN201
+    from app.similarity import start_similarity as start
+
+    if (refused := _instructor_only()) is not None:
+        return refused
+    a = _assignment_or_404(_json_body().get("assignment"))
+    if a is None:
+        return error("no assignment", 404)
+    report = start(a, g.api_user)
+    return jsonify({"id": report.id, "status": report.status}), 202
+
+
+@bp.get("/similarity")
+@token_required
+def get_similarity():  # noqa: ANN201
+    from app.similarity import latest_report, similarity_json
+
+    if (refused := _instructor_only()) is not None:
+        return refused
+    a = _assignment_or_404(request.args.get("assignment"))
+    if a is None:
+        return error("no assignment", 404)
+    return jsonify(similarity_json(latest_report(a)))
 
 
 @bp.get("/openapi.json")

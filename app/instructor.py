@@ -44,9 +44,9 @@ from app.models import (
     Submission,
     User,
 )
-from app.queue import enqueue_similarity
 from app.roster import import_roster, issue_links, links_csv
 from app.scores import effective_for, run_tests
+from app.similarity import latest_report, similarity_json, start_similarity
 from app.storage import BlobStore
 
 bp = Blueprint("instructor", __name__)
@@ -469,20 +469,6 @@ def gradebook_csv():  # noqa: ANN201
 # --- similarity ----------------------------------------------------------------------------------
 
 
-def latest_report(a: Assignment) -> SimilarityReport | None:
-    return db.session.scalar(select(SimilarityReport).where(SimilarityReport.assignment_id == a.id)
-                             .order_by(SimilarityReport.id.desc()).limit(1))
-
-
-def start_similarity(a: Assignment, actor: User) -> SimilarityReport:
-    report = SimilarityReport(assignment_id=a.id, requested_by=actor.id,
-                              threshold=float(current_app.config["SIMILARITY_THRESHOLD"]))
-    db.session.add(report)
-    db.session.commit()
-    enqueue_similarity(report.id)
-    return report
-
-
 def _names(ids: set[int]) -> dict[int, Submission]:
     if not ids:
         return {}
@@ -523,16 +509,6 @@ def similarity_pair(report_id: int, index: int):  # noqa: ANN201
     return render_template("instructor/similarity_pair.html", report=report, pair=pair, sides=sides,
                            index=index, assignment=db.session.get(Assignment, report.assignment_id))
 
-
-def similarity_json(report: SimilarityReport | None) -> dict:
-    """The similarity answer of the page poller and of `GET /api/v1/similarity`."""
-    if report is None:
-        return {"status": "none", "pairs": []}
-    return {"id": report.id, "status": report.status, "threshold": report.threshold,
-            "submissions_compared": report.submissions_compared, "message": report.message,
-            "created_at": report.created_at.isoformat() + "Z",
-            "finished_at": report.finished_at.isoformat() + "Z" if report.finished_at else None,
-            "pairs": [{"a": p["a"], "b": p["b"], "score": p["score"]} for p in (report.pairs or [])]}
 
 
 @bp.get("/similarity/status")
