@@ -516,3 +516,17 @@ def similarity_status():  # noqa: ANN201
     resp = jsonify(similarity_json(latest_report(chosen_assignment())))
     resp.headers["Cache-Control"] = "no-store"
     return resp
+
+
+@bp.app_template_filter("logval")
+def log_value(value: object) -> str:
+    """A course-log value for people: dates as 'YYYY-MM-DD HH:MM UTC', None as a dash."""
+    import re
+
+    if value is None:
+        return "—"
+    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?", value):
+        return value.replace("T", " ")[:16] + " UTC"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {log_value(v)}" for k, v in value.items())
+    return str(value)
