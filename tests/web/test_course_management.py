@@ -562,3 +562,20 @@ def test_dropped_students_do_not_count_in_regrades(client, web, course):
     client.post(f"/instructor/roster/{course['bob'].id}/drop")
     assert confirm_regrade(client, scope="counting") == 1
     assert db.session.query(User).filter_by(email="bob@example.edu").one() is not None
+
+
+def test_the_new_pages_are_in_chinese_for_a_chinese_instructor(client, web, course):
+    sub = web.submit(course["alice"])
+    web.grade(sub)
+    switch(client, web, course["teacher"])
+    client.get("/lang/zh")
+    expected = {
+        "/instructor/settings": "截止时间、迟交规则、冷却时间与发布",
+        "/instructor/regrade?scope=counting": "将排队 1 次评分。",
+        "/instructor/roster": "一次性且会过期的链接",
+        "/instructor/similarity": "绝不是处罚依据",
+        f"/instructor/students/{course['alice'].id}": "分数覆盖属于这次提交",
+        "/instructor/tests/test_sdpa_interface": "没有人未通过此测试。",
+    }
+    for url, text in expected.items():
+        assert text in client.get(url).get_data(as_text=True), url
