@@ -187,13 +187,14 @@ def regrade(submission_id: int):  # noqa: ANN201
                     "queue_position": queue_position(run)}), 202
 
 
-def _instructor_only():  # noqa: ANN202
-    return None if g.api_user.is_instructor else error("instructors only", 403)
-
-
-def _assignment_or_404(slug: str | None):  # noqa: ANN202
+def _instructor_assignment(slug: str | None):  # noqa: ANN202
+    """(assignment, None) for an instructor, else (None, the refusal): 403, or 404 for a bad slug."""
+    if not g.api_user.is_instructor:
+        return None, error("instructors only", 403)
     a = db.session.scalar(select(Assignment).where(Assignment.slug == slug)) if slug else default_assignment()
-    return a
+    if a is None:
+        return None, error(f"no assignment {slug!r}", 404)
+    return a, None
 
 
 def _json_body() -> dict:
@@ -204,11 +205,9 @@ def _json_body() -> dict:
 @bp.get("/gradebook")
 @token_required
 def get_gradebook():  # noqa: ANN201
-    if (refused := _instructor_only()) is not None:
+    a, refused = _instructor_assignment(request.args.get("assignment"))
+    if refused is not None:
         return refused
-    a = _assignment_or_404(request.args.get("assignment"))
-    if a is None:
-        return error("no assignment", 404)
     rows = gradebook.class_rows(a)
     fmt_name = request.args.get("format", "json")
     if fmt_name in gradebook.EXPORT_FORMATS:
@@ -228,12 +227,10 @@ def create_regrade():  # noqa: ANN201
     number of runs queued."""
     from app import regrading
 
-    if (refused := _instructor_only()) is not None:
-        return refused
     body = _json_body()
-    a = _assignment_or_404(body.get("assignment"))
-    if a is None:
-        return error(f"no assignment {body.get('assignment')!r}", 404)
+    a, refused = _instructor_assignment(body.get("assignment"))
+    if refused is not None:
+        return refused
     scope = body.get("scope")
     if scope not in regrading.SCOPES:
         return error(f"scope must be one of {', '.join(regrading.SCOPES)}", 400, code="bad_scope")
@@ -255,12 +252,10 @@ def create_regrade():  # noqa: ANN201
 def create_extension():  # noqa: ANN201
     from app import course
 
-    if (refused := _instructor_only()) is not None:
-        return refused
     body = _json_body()
-    a = _assignment_or_404(body.get("assignment"))
-    if a is None:
-        return error(f"no assignment {body.get('assignment')!r}", 404)
+    a, refused = _instructor_assignment(body.get("assignment"))
+    if refused is not None:
+        return refused
     try:
         student = course.find_student(str(body.get("student") or ""))
         days = body.get("extra_days") or 0
@@ -281,11 +276,9 @@ def create_extension():  # noqa: ANN201
 def start_similarity():  # noqa: ANN201
     from app.similarity import start_similarity as start
 
-    if (refused := _instructor_only()) is not None:
+    a, refused = _instructor_assignment(_json_body().get("assignment"))
+    if refused is not None:
         return refused
-    a = _assignment_or_404(_json_body().get("assignment"))
-    if a is None:
-        return error("no assignment", 404)
     report = start(a, g.api_user)
     return jsonify({"id": report.id, "status": report.status}), 202
 
@@ -295,11 +288,9 @@ def start_similarity():  # noqa: ANN201
 def get_similarity():  # noqa: ANN201
     from app.similarity import latest_report, similarity_json
 
-    if (refused := _instructor_only()) is not None:
+    a, refused = _instructor_assignment(request.args.get("assignment"))
+    if refused is not None:
         return refused
-    a = _assignment_or_404(request.args.get("assignment"))
-    if a is None:
-        return error("no assignment", 404)
     return jsonify(similarity_json(latest_report(a)))
 
 

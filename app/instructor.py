@@ -166,7 +166,6 @@ def student(user_id: int):  # noqa: ANN201
             "audit": audit_text(s),
             "queue_position": queue_position(s.latest_run),
             "tests": run_tests(graded),
-            "override_log": [o for o in s.overrides],
         })
     scored = [x for x in attempts if x["score"] is not None]
     counting = max(scored, key=lambda x: (x["score"].total, x["sub"].attempt)) if scored else None

@@ -32,12 +32,18 @@ def course_with_class(web, factory):  # noqa: ANN001, ANN201
     return {"assignment": a, "teacher": teacher, "alice": alice, "sub": sub}
 
 
-def test_settings_extension_and_override_in_the_browser(app, web, live_server, browser, course_with_class):
-    c = course_with_class
+def teacher_page(browser, live_server: str, teacher):  # noqa: ANN001, ANN201
+    """A fresh English browser context signed in as the instructor, on the dashboard."""
     ctx = browser.new_context(viewport={"width": 1360, "height": 1000}, locale="en-US")
     page = ctx.new_page()
-    login(page, live_server, c["teacher"].email)
+    login(page, live_server, teacher.email)
     page.wait_for_url(f"{live_server}/instructor/")
+    return ctx, page
+
+
+def test_settings_extension_and_override_in_the_browser(app, web, live_server, browser, course_with_class):
+    c = course_with_class
+    ctx, page = teacher_page(browser, live_server, c["teacher"])
 
     # settings: a 5 % late penalty, taking effect at once
     page.click("nav.subnav >> text=Settings and extensions")
@@ -85,10 +91,7 @@ def test_settings_extension_and_override_in_the_browser(app, web, live_server, b
 def test_regrade_of_the_counting_attempts_is_confirmed_and_followed_live(app, web, live_server, browser,
                                                                         course_with_class):
     c = course_with_class
-    ctx = browser.new_context(viewport={"width": 1360, "height": 1000}, locale="en-US")
-    page = ctx.new_page()
-    login(page, live_server, c["teacher"].email)
-    page.wait_for_url(f"{live_server}/instructor/")
+    ctx, page = teacher_page(browser, live_server, c["teacher"])
     page.click("text=the attempts that count")
     expect(page.locator("#regrade-confirm")).to_contain_text("7 run(s) will be queued.")
     db.session.expire_all()
@@ -111,10 +114,7 @@ def test_regrade_of_the_counting_attempts_is_confirmed_and_followed_live(app, we
 
 def test_drill_down_from_the_pass_rate_chart(app, web, live_server, browser, course_with_class):
     c = course_with_class
-    ctx = browser.new_context(viewport={"width": 1360, "height": 1000}, locale="en-US")
-    page = ctx.new_page()
-    login(page, live_server, c["teacher"].email)
-    page.wait_for_url(f"{live_server}/instructor/")
+    ctx, page = teacher_page(browser, live_server, c["teacher"])
     link = page.locator(f"#pass-rates a:has-text('{MASK_TEST}')")
     assert link.inner_text().startswith(MASK_TEST)              # the whole name, not cut
     link.click()
