@@ -13,7 +13,7 @@ from datetime import datetime
 
 from sqlalchemy import case, func, select
 
-from app.coursework import CATEGORY_ORDER
+from app.coursework import RubricView, rubric_for
 from app.extensions import db
 from app.models import (
     Assignment,
@@ -27,7 +27,7 @@ from app.models import (
     User,
 )
 from app.monitoring import live_workers
-from app.scores import Effective, effective, fmt, overrides_in_force
+from app.scores import Effective, best_of, effective, fmt, overrides_in_force
 
 
 @dataclass
@@ -64,11 +64,9 @@ class StudentRow:
 
     @property
     def best(self) -> SubmissionSummary | None:
-        graded = [s for s in self.submissions if s.score is not None]
-        if not graded:
-            return None
-        # Highest effective total; on a tie the later attempt.
-        return max(graded, key=lambda s: (s.score.total, s.attempt))
+        # One rule for the gradebook and the student's page (app/scores.best_of).
+        pick = best_of([(s, s.score) for s in self.submissions if s.score is not None])
+        return pick[0] if pick else None
 
     @property
     def counting(self) -> SubmissionSummary | None:
@@ -98,6 +96,7 @@ def class_rows(assignment: Assignment) -> list[StudentRow]:
         .where(User.role == Role.STUDENT.value, User.id.not_in(select(DroppedStudent.user_id)))
         .order_by(User.email)
     ).all()
+    rubric = rubric_for(assignment.suite)
     rows = {s.id: StudentRow(s.id, s.email, s.name or "") for s in students}
     subs = db.session.execute(
         select(Submission.id, Submission.student_id, Submission.attempt, Submission.status,
@@ -151,7 +150,7 @@ def class_rows(assignment: Assignment) -> list[StudentRow]:
             summary.grader_version = run.grader_version
             summary.run_id = run.id
             summary.score = effective(
-                run.total, run.max_total, run.categories,
+                run.total, run.max_total, run.categories, rubric=rubric,
                 late_days=s.late_days, penalty_per_day=assignment.late_penalty_per_day,
                 audit_override=newest_review.get(s.id),
                 overrides=in_force.get(s.id, ()), tests=test_points.get(run.id),
@@ -254,7 +253,8 @@ def queue_stats() -> dict:
 SCORE_HEADER = "score (best attempt, after late penalty and audit override)"
 
 
-def export_rows(rows: list[StudentRow]) -> list[dict]:
+def export_rows(rows: list[StudentRow], rubric: RubricView) -> list[dict]:
+    """One dict per student; `categories` has the rubric's categories, in rubric order."""
     out = []
     for r in rows:
         best = r.best
@@ -263,9 +263,9 @@ def export_rows(rows: list[StudentRow]) -> list[dict]:
             "email": r.email,
             "name": r.name,
             "score": round(best.score.total, 2) if best else None,
-            "max": best.score.max_total if best else 100,
+            "max": best.score.max_total if best else rubric.max_total,
             "best_attempt": best.attempt if best else None,
-            "categories": {k: (cats.get(k) or {}).get("score") for k in CATEGORY_ORDER},
+            "categories": {k: (cats.get(k) or {}).get("score") for k in rubric.names},
             "attempts": r.attempts,
             "late_days": best.late_days if best else 0,
             "status": r.status,
@@ -274,12 +274,13 @@ def export_rows(rows: list[StudentRow]) -> list[dict]:
     return out
 
 
-def to_csv(rows: list[StudentRow]) -> bytes:
-    """UTF-8 with a BOM (Excel opens Chinese names correctly); one row per student."""
+def to_csv(rows: list[StudentRow], rubric: RubricView) -> bytes:
+    """UTF-8 with a BOM (Excel opens Chinese names correctly); one row per student, one column
+    per rubric category."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
-    w.writerow(["email", "name", SCORE_HEADER, *CATEGORY_ORDER, "attempts", "best_attempt", "late_days"])
-    for item in export_rows(rows):
+    w.writerow(["email", "name", SCORE_HEADER, *rubric.names, "attempts", "best_attempt", "late_days"])
+    for item in export_rows(rows, rubric):
         w.writerow([
             _safe_cell(item["email"]), _safe_cell(item["name"]),
             "" if item["score"] is None else fmt(item["score"]),
@@ -310,13 +311,11 @@ def _points(item: dict) -> str:
 
 
 def _max_points(assignment: Assignment) -> float:
-    from app.coursework import rubric_for
-
-    return float(rubric_for(assignment.suite).max_total or 100)
+    return float(rubric_for(assignment.suite).max_total)
 
 
 def to_canvas_csv(rows: list[StudentRow], assignment: Assignment) -> bytes:
-    items = export_rows(rows)
+    items = export_rows(rows, rubric_for(assignment.suite))
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
     w.writerow([*CANVAS_ID_COLUMNS, assignment.title])
@@ -334,7 +333,7 @@ def _split_name(name: str) -> tuple[str, str]:
 
 
 def to_moodle_csv(rows: list[StudentRow], assignment: Assignment) -> bytes:
-    items = export_rows(rows)
+    items = export_rows(rows, rubric_for(assignment.suite))
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
     w.writerow([*MOODLE_ID_COLUMNS, f"{assignment.title} (out of {fmt(_max_points(assignment))})"])
@@ -353,7 +352,7 @@ def export(rows: list[StudentRow], assignment: Assignment, fmt_name: str) -> tup
         return to_canvas_csv(rows, assignment), f"canvas-{assignment.slug}.csv"
     if fmt_name == "moodle":
         return to_moodle_csv(rows, assignment), f"moodle-{assignment.slug}.csv"
-    return to_csv(rows), f"gradebook-{assignment.slug}.csv"
+    return to_csv(rows, rubric_for(assignment.suite)), f"gradebook-{assignment.slug}.csv"
 
 
 def _safe_cell(value: str) -> str:

@@ -45,7 +45,7 @@ from app.models import (
     User,
 )
 from app.roster import import_roster, issue_links, links_csv
-from app.scores import effective_for, run_tests
+from app.scores import effective_for, fmt, run_tests
 from app.similarity import latest_report, similarity_json, start_similarity
 from app.storage import BlobStore
 
@@ -149,6 +149,7 @@ def student(user_id: int):  # noqa: ANN201
         )
     )
     store = BlobStore(current_app.config["UPLOAD_DIR"])
+    rubric = rubric_for(a.suite)
     from app.student import audit_text
 
     attempts = []
@@ -175,7 +176,7 @@ def student(user_id: int):  # noqa: ANN201
                            counting_id=counting["sub"].id if counting else None, extension=ext,
                            deadline=course.student_deadline(a, user.id),
                            dropped=db.session.get(DroppedStudent, user.id) is not None,
-                           rubric=rubric_for(a.suite))
+                           rubric=rubric)
 
 
 def _back_to_attempt(sub: Submission):  # noqa: ANN202
@@ -188,14 +189,15 @@ def review(submission_id: int):  # noqa: ANN201
     sub = db.session.get(Submission, submission_id)
     if sub is None:
         abort(404)
-    top = float(((sub.latest_graded_run.categories or {}).get("audit") or {}).get("max") or 15) \
-        if sub.latest_graded_run else 15.0
+    top = rubric_for(sub.assignment.suite).audit_max
+    if top is None:
+        abort(404)  # this assignment has no written audit to review
     try:
         score = float(request.form.get("score", ""))
     except ValueError:
         score = -1
     if not 0 <= score <= top:
-        flash(_("The audit score must be a number from 0 to %(n)s.", n=f"{top:g}"), "error")
+        flash(_("The audit score must be a number from 0 to %(m)s.", m=fmt(top)), "error")
     else:
         comment = request.form.get("comment", "")[:5000]
         before = sub.audit_review.score if sub.audit_review else None
