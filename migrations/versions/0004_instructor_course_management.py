@@ -2,8 +2,8 @@
 test and category overrides, regrade batches, one-time sign-in links, dropped students and
 similarity reports.
 
-Revision ID: 0003_instructor
-Revises: 0002
+Revision ID: 0004_instructor
+Revises: 0003_carry_forward
 Create Date: 2026-11-30 13:00:13.037692
 
 """
@@ -11,8 +11,8 @@ import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
-revision = '0003_instructor'
-down_revision = '0002'
+revision = '0004_instructor'
+down_revision = '0003_carry_forward'
 branch_labels = None
 depends_on = None
 
