@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 from flask import Blueprint, Response, current_app, g, jsonify, render_template, request
+from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
@@ -25,6 +26,7 @@ from app.openapi import spec
 from app.scores import effective_for, fmt, student_view
 from app.storage import BlobStore
 from app.submitting import SubmissionRefused, Upload, submit
+from grading.i18n import localized
 
 MAX_WAIT_S = 20.0
 FINAL = ("graded", "error")
@@ -56,6 +58,10 @@ def _load(submission_id: int) -> Submission | None:
     return sub
 
 
+def api_lang() -> str:
+    return "zh" if str(get_locale() or "zh").startswith("zh") else "en"
+
+
 def serialise(sub: Submission, *, full: bool = False) -> dict:
     latest = sub.latest_run
     graded = sub.latest_graded_run
@@ -74,7 +80,8 @@ def serialise(sub: Submission, *, full: bool = False) -> dict:
         "figure_from_attempt": sub.figure_from_attempt,
         "queue_position": queue_position(latest),
         "grader_version": shown.grader_version if shown else None,
-        "result": result if full else student_view(result),
+        # grader messages in the caller's language (?lang=, Accept-Language; app.select_locale)
+        "result": localized(result if full else student_view(result), api_lang()),
         "score": score.as_dict() if score else None,
         "audit_review": (
             {"score": review.score, "comment": review.comment, "reviewer": review.reviewer.display_name,

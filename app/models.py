@@ -14,6 +14,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from app.extensions import db
+from grading.i18n import decode
 
 
 def utcnow() -> datetime:
@@ -211,9 +212,15 @@ class TestResult(db.Model):
     points: Mapped[float]
     max_points: Mapped[float]
     hidden: Mapped[bool] = mapped_column(default=False)
+    # A {"en", "zh"} message as JSON text (grading.i18n.encode); rows from before are plain text.
     feedback: Mapped[str] = mapped_column(Text, default="")
 
     run: Mapped[GradingRun] = relationship(back_populates="tests")
+
+    @property
+    def feedback_message(self) -> dict[str, str] | str:
+        """The feedback as the engine produced it: a {"en", "zh"} dict (old rows: a string)."""
+        return decode(self.feedback)
 
 
 class AuditReview(db.Model):

@@ -64,7 +64,9 @@ def spec() -> dict[str, Any]:
                         "grader_version": {"type": "string", "nullable": True},
                         "result": {"type": "object", "nullable": True,
                                    "description": "The grade JSON (docs/contracts.md §2); for students "
-                                   "without 'log' and with hidden tests' feedback set to null."},
+                                   "without 'log' and with hidden tests' feedback set to null. Feedback and "
+                                   "the message are in one language ('lang': ?lang=zh|en, else "
+                                   "Accept-Language)."},
                         "score": {"type": "object", "nullable": True,
                                   "description": "total after the audit review and the late penalty"},
                         "audit_review": {"type": "object", "nullable": True},

@@ -107,14 +107,15 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
     counted = best_of([(s, score) for s, score in attempts if score is not None])
     now = utcnow()
     carried_audit, carried_figure = carried_forward(assignment, current_user)
-    example = effective(LATE_EXAMPLE_RAW, 100, {}, late_days=LATE_EXAMPLE_DAYS,
+    rubric = rubric_for(assignment.suite)
+    example = effective(LATE_EXAMPLE_RAW, rubric.max_total, {}, rubric=rubric, late_days=LATE_EXAMPLE_DAYS,
                         penalty_per_day=assignment.late_penalty_per_day)
     return render_template(
         "student/assignment.html",
         assignment=assignment,
         contract=contract,
         contract_source=contract_source,
-        rubric=rubric_for(assignment.suite),
+        rubric=rubric,
         assignments=list(db.session.scalars(
             select(Assignment).where(Assignment.published.is_(True)).order_by(Assignment.id))),
         attempts=attempts,
