@@ -56,6 +56,7 @@ def register_blueprints(app: Flask) -> None:
     from app.auth import bp as auth_bp
     from app.health import bp as health_bp
     from app.instructor import bp as instructor_bp
+    from app.roster import signin_bp
     from app.student import bp as student_bp
 
     app.register_blueprint(auth_bp)
@@ -63,6 +64,7 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(instructor_bp, url_prefix="/instructor")
     app.register_blueprint(api_bp, url_prefix="/api/v1")
     app.register_blueprint(health_bp)
+    app.register_blueprint(signin_bp)
     csrf.exempt(api_bp)  # token-authenticated, no cookies: CSRF does not apply
 
 

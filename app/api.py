@@ -196,24 +196,116 @@ def regrade(submission_id: int):  # noqa: ANN201
                     "queue_position": queue_position(run)}), 202
 
 
+def _instructor_assignment(slug: str | None):  # noqa: ANN202
+    """(assignment, None) for an instructor, else (None, the refusal): 403, or 404 for a bad slug."""
+    if not g.api_user.is_instructor:
+        return None, api_error("forbidden", 403, _l("Only instructors may do this."))
+    a = db.session.scalar(select(Assignment).where(Assignment.slug == slug)) if slug else default_assignment()
+    if a is None:
+        if slug:
+            return None, api_error("assignment_not_found", 404, _l("No assignment %(slug)s.", slug=repr(slug)))
+        return None, api_error("assignment_not_found", 404, _l("No assignment is published yet."))
+    return a, None
+
+
+def _json_body() -> dict:
+    body = request.get_json(silent=True)
+    return body if isinstance(body, dict) else {}
+
+
 @bp.get("/gradebook")
 @token_required
 def get_gradebook():  # noqa: ANN201
-    if not g.api_user.is_instructor:
-        return api_error("forbidden", 403, _l("Only instructors may do this."))
-    slug = request.args.get("assignment")
-    a = db.session.scalar(select(Assignment).where(Assignment.slug == slug)) if slug else default_assignment()
-    if a is None:
-        return api_error("assignment_not_found", 404, _l("No assignment is published yet."))
+    a, refused = _instructor_assignment(request.args.get("assignment"))
+    if refused is not None:
+        return refused
     rows, rubric = gradebook.class_rows(a), rubric_for(a.suite)
-    if request.args.get("format") == "csv":
-        return Response(gradebook.to_csv(rows, rubric), mimetype="text/csv; charset=utf-8",
-                        headers={"Content-Disposition": f'attachment; filename="gradebook-{a.slug}.csv"'})
+    fmt_name = request.args.get("format", "json")
+    if fmt_name in gradebook.EXPORT_FORMATS:
+        body, name = gradebook.export(rows, a, fmt_name)
+        return Response(body, mimetype="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    if fmt_name != "json":
+        return api_error("bad_format", 400, _l("format must be one of %(f)s.",
+                                                f="json, " + ", ".join(gradebook.EXPORT_FORMATS)))
     return jsonify({"assignment": a.slug, "score_rule": gradebook.SCORE_HEADER,
                     # A list: JSON objects are sorted by key, the rubric's order is the columns'.
                     "categories": [{"name": name, "max": c["max"], "label": c["label"]}
                                    for name, c in rubric.categories.items()],
                     "students": gradebook.export_rows(rows, rubric)})
+
+
+@bp.post("/regrades")
+@token_required
+def create_regrade():  # noqa: ANN201
+    """Queue a regrade batch at once (a script has already decided); answers the batch id and the
+    number of runs queued."""
+    from app import regrading
+
+    body = _json_body()
+    a, refused = _instructor_assignment(body.get("assignment"))
+    if refused is not None:
+        return refused
+    scope = body.get("scope")
+    if scope not in regrading.SCOPES:
+        return api_error("bad_scope", 400, _l("scope must be one of %(s)s.", s=", ".join(regrading.SCOPES)))
+    if scope == "student" and not body.get("student"):
+        return api_error("student_missing", 400, _l("The scope 'student' needs 'student': an email."))
+    if scope == "submission" and not isinstance(body.get("submission"), int):
+        return api_error("submission_missing", 400, _l("The scope 'submission' needs 'submission': an id."))
+    try:
+        plan = regrading.plan(a, scope, student_email=body.get("student"), submission_id=body.get("submission"))
+    except regrading.RegradeError as exc:
+        return api_error(exc.code, 404, {"en": exc.en, "zh": exc.zh})
+    batch = regrading.start(a, plan, g.api_user)
+    return jsonify({"batch": batch.id, "runs_queued": batch.runs_queued,
+                    "url": f"/instructor/regrades/{batch.id}"}), 202
+
+
+@bp.post("/extensions")
+@token_required
+def create_extension():  # noqa: ANN201
+    from app import course
+
+    body = _json_body()
+    a, refused = _instructor_assignment(body.get("assignment"))
+    if refused is not None:
+        return refused
+    try:
+        student = course.find_student(str(body.get("student") or ""))
+        days = body.get("extra_days") or 0
+        if not isinstance(days, int):
+            raise course.CourseError("bad_days", "extra_days must be a whole number.", "extra_days 必须是整数。")
+        ext = course.grant_extension(a, student, g.api_user, deadline=course.parse_deadline(body.get("deadline")),
+                                     extra_days=days, reason=str(body.get("reason") or ""))
+    except course.CourseError as exc:
+        return api_error(exc.code, 404 if exc.code == "no_student" else 422, {"en": exc.en, "zh": exc.zh})
+    due = course.student_deadline(a, student.id)
+    return jsonify({"assignment": a.slug, "student": student.email, "deadline": due.isoformat() + "Z" if due else None,
+                    "extra_days": ext.extra_days}), 201
+
+
+@bp.post("/similarity")
+@token_required
+def start_similarity():  # noqa: ANN201
+    from app.similarity import start_similarity as start
+
+    a, refused = _instructor_assignment(_json_body().get("assignment"))
+    if refused is not None:
+        return refused
+    report = start(a, g.api_user)
+    return jsonify({"id": report.id, "status": report.status}), 202
+
+
+@bp.get("/similarity")
+@token_required
+def get_similarity():  # noqa: ANN201
+    from app.similarity import latest_report, similarity_json
+
+    a, refused = _instructor_assignment(request.args.get("assignment"))
+    if refused is not None:
+        return refused
+    return jsonify(similarity_json(latest_report(a)))
 
 
 @bp.get("/openapi.json")

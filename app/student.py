@@ -24,6 +24,7 @@ from sqlalchemy.orm import selectinload
 
 from app.assignments import default_assignment
 from app.authz import can_see, load_submission, queue_position, rate_key, submit_limit
+from app.course import student_deadline
 from app.coursework import contract_markdown, rubric_for
 from app.extensions import db, limiter
 from app.models import ApiToken, Assignment, AuditReview, Submission, utcnow
@@ -119,7 +120,8 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
             select(Assignment).where(Assignment.published.is_(True)).order_by(Assignment.id))),
         attempts=attempts,
         counted=counted[0] if counted else None,
-        late_now=late_days(assignment, now),
+        late_now=late_days(assignment, now, current_user.id),
+        my_deadline=student_deadline(assignment, current_user.id),
         late_example=example,
         now=now,
         error=error,

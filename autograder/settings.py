@@ -95,6 +95,19 @@ DB_RETRY_S = _num("DB_RETRY_S", 60)
 # A run that could not even be claimed because the database was away is sent again after this.
 DB_DOWN_REQUEUE_S = _num("DB_DOWN_REQUEUE_S", 5)
 
+# --- instructor tools (app/course.py, app/roster.py, grading/similarity.py) ----------------------
+# How long a one-time sign-in link stays valid (hours): long enough to reach a student by email
+# over a weekend, short enough that a forgotten link is soon useless.
+SIGNIN_LINK_TTL_H = _num("SIGNIN_LINK_TTL_H", 72)
+# Similarity pairs at or above this fraction of shared (non-boilerplate) code are shown. A pair is
+# a lead for a human, never a penalty. 0.5 keeps independent solutions of a 40-line lab out.
+SIMILARITY_THRESHOLD = _num("SIMILARITY_THRESHOLD", 0.5)
+# copydetect's k-gram length and winnowing window (characters of the normalised token stream);
+# copydetect's defaults are 25 and 1: short enough for 40-line files, long enough that common
+# one-liners (`weights = torch.softmax(scores, dim=-1)`) alone do not make a match.
+SIMILARITY_NOISE_K = _int("SIMILARITY_NOISE_K", 25)
+SIMILARITY_WINDOW = _int("SIMILARITY_WINDOW", 1)
+
 # Names of the chain, in order, for check() and its message.
 TIMEOUT_CHAIN = (
     "CALL_TIMEOUT_S", "IMPORT_TIMEOUT_S", "SESSION_WALL_S", "GRADING_BUDGET_S", "GRADING_WALL_S",
