@@ -16,7 +16,18 @@ import re
 from functools import cache
 from urllib.parse import urlsplit, urlunsplit
 
-from flask import Blueprint, current_app, flash, g, redirect, render_template, request, session, url_for
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    flash,
+    g,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_babel import gettext as _
 from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required, login_user, logout_user
@@ -94,9 +105,15 @@ def account_key() -> str:
     return f"{get_remote_address()}|{hashlib.sha256(email.encode()).hexdigest()[:24]}"
 
 
-def sign_in_failed(_response: object) -> bool:
-    # Counted after the view: only a request that did not sign anyone in costs one.
-    return not g.get("signed_in", False)
+# Set on the request (not `g`, which can outlive one request) when it signed someone in.
+SIGNED_IN = "autograder.signed_in"
+
+
+def sign_in_failed(response: Response) -> bool:
+    """Counted after the view: only a request that tried and did not sign anyone in costs one.
+    A refusal by the limiter itself (429) costs nothing, so one student hammering their own
+    account never fills the per-address ceiling that the rest of the class shares."""
+    return response.status_code != 429 and not request.environ.get(SIGNED_IN, False)
 
 
 def _login_limit() -> str:
@@ -121,7 +138,7 @@ def start_fresh_session() -> None:
 @limiter.limit(_address_limit, methods=["POST"], key_func=get_remote_address, deduct_when=sign_in_failed)
 def login():  # noqa: ANN201
     if current_user.is_authenticated:
-        g.signed_in = True  # already signed in: not a failure
+        request.environ[SIGNED_IN] = True  # already signed in: not a failure
         return redirect(home_for(current_user))
     form = LoginForm()
     if form.validate_on_submit():
@@ -129,7 +146,7 @@ def login():  # noqa: ANN201
         if user is not None:
             start_fresh_session()
             login_user(user, remember=form.remember.data)
-            g.signed_in = True
+            request.environ[SIGNED_IN] = True
             return redirect(safe_next(request.args.get("next")) or home_for(user))
         flash(_("Wrong email or password."), "error")
     return render_template("auth/login.html", form=form)

@@ -105,8 +105,11 @@ def bearer_token() -> str | None:
 
 def bearer_user() -> User | None:
     """The user of a live token, looked up once per request (the rate-limit key needs it too)."""
-    if "bearer_user" in g:
-        return g.bearer_user
+    # Cached on the request itself (not `g`, which outlives a request when an app context is
+    # already pushed, as in tests).
+    cache_key = "autograder.bearer_user"
+    if cache_key in request.environ:
+        return request.environ[cache_key]
     user = None
     token = bearer_token()
     if token is not None:
@@ -117,7 +120,7 @@ def bearer_user() -> User | None:
             row.last_used_at = utcnow()
             db.session.commit()
             user = row.user
-    g.bearer_user = user
+    request.environ[cache_key] = user
     return user
 
 
