@@ -37,7 +37,7 @@ from grading.inputs import InputError, validate_audit, validate_code, validate_f
 from grading.proxy import Feedback, InfrastructureError, InheritedSession, StudentProxy
 from grading.suite import Suite, check_against_rubric, load_suite
 from rubric import scoring
-from rubric.audit import grade_audit, load_checklist
+from rubric.audit import Checklist, grade_audit, load_checklist
 from rubric.loader import load_rubric, rubric_path, suite_dir
 
 DEFAULT_WALL_TIMEOUT = settings.GRADING_WALL_S  # hard limit on a whole grading, seconds
@@ -353,7 +353,7 @@ class SuiteState:
     stamp: tuple
     suite: Suite
     rubric: object
-    checklist: dict
+    checklist: Checklist
     version: str
 
 
@@ -422,7 +422,8 @@ def _grade_audit(inp: GradeInput, assignment: str, measured: dict) -> tuple[dict
             notes.append(f"audit not read: {exc.en}")
     if inp.figure is not None:
         try:
-            figure = validate_figure(inp.figure_filename or "figure.png", inp.figure)
+            validate_figure(inp.figure_filename or "figure.png", inp.figure)
+            figure = inp.figure        # the checker analyses the validated bytes itself (grid shape)
         except InputError as exc:
             notes.append(f"figure not read: {exc.en}")
     return grade_audit(text, figure, dict(measured), checklist), ("; ".join(notes) or None)
