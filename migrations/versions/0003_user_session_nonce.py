@@ -1,8 +1,8 @@
 """A per-user session nonce: part of every session and remember-me cookie, renewed at sign-out,
 so sign-out ends every session of the account server-side.
 
-Revision ID: 0002_session_nonce
-Revises: 0001
+Revision ID: 0003_session_nonce
+Revises: 0002
 Create Date: 2026-11-30 13:20:00
 
 """
@@ -11,8 +11,8 @@ import secrets
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0002_session_nonce'
-down_revision = '0001'
+revision = '0003_session_nonce'
+down_revision = '0002'
 branch_labels = None
 depends_on = None
 
