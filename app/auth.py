@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from functools import cache
 from urllib.parse import urlsplit, urlunsplit
 
@@ -105,6 +106,8 @@ def account_key() -> str:
     return f"{get_remote_address()}|{hashlib.sha256(email.encode()).hexdigest()[:24]}"
 
 
+# Session keys: when this session signed in, and whether with "remember me".
+SIGNED_IN_AT, REMEMBERED = "signed_in_at", "remembered"
 # Set on the request (not `g`, which can outlive one request) when it signed someone in.
 SIGNED_IN = "autograder.signed_in"
 
@@ -133,6 +136,28 @@ def start_fresh_session() -> None:
         session["lang"] = lang
 
 
+@bp.before_app_request
+def end_expired_sessions() -> None:
+    """Sessions end server-side: SESSION_MAX_HOURS after sign-in, or REMEMBER_COOKIE_DAYS with
+    "remember me". The sign-in time travels in the signed session, so a copied cookie ages too."""
+    if "_user_id" not in session:
+        return
+    now = time.time()
+    signed_in_at = session.get(SIGNED_IN_AT)
+    if signed_in_at is None:
+        # Restored from the remember-me cookie: a remembered session from now on.
+        session[SIGNED_IN_AT], session[REMEMBERED] = now, True
+        return
+    cfg = current_app.config
+    if session.get(REMEMBERED):
+        max_age = cfg["REMEMBER_COOKIE_DAYS"] * 86400
+    else:
+        max_age = cfg["SESSION_MAX_HOURS"] * 3600
+    if now - signed_in_at > max_age:
+        logout_user()  # also clears the remember-me cookie
+        start_fresh_session()
+
+
 @bp.route("/login", methods=["GET", "POST"])
 @limiter.limit(_login_limit, methods=["POST"], key_func=account_key, deduct_when=sign_in_failed)
 @limiter.limit(_address_limit, methods=["POST"], key_func=get_remote_address, deduct_when=sign_in_failed)
@@ -146,6 +171,7 @@ def login():  # noqa: ANN201
         if user is not None:
             start_fresh_session()
             login_user(user, remember=form.remember.data)
+            session[SIGNED_IN_AT], session[REMEMBERED] = time.time(), bool(form.remember.data)
             request.environ[SIGNED_IN] = True
             return redirect(safe_next(request.args.get("next")) or home_for(user))
         flash(_("Wrong email or password."), "error")

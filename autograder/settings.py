@@ -81,6 +81,9 @@ LONGPOLL_SLOTS = _int("LONGPOLL_SLOTS", 4)
 SESSION_COOKIE_SECURE = os.environ.get("SESSION_COOKIE_SECURE", "0") == "1"
 # Lifetime of the "remember me" cookie (it also ends at sign-out, on every device).
 REMEMBER_COOKIE_DAYS = _num("REMEMBER_COOKIE_DAYS", 14)
+# A session without "remember me" ends this long after sign-in, checked server-side (a copied
+# cookie dies too). OWASP ASVS 4.0 level 2 (3.3.2) asks for re-authentication after 12 hours.
+SESSION_MAX_HOURS = _num("SESSION_MAX_HOURS", 12)
 # How many reverse proxies stand in front of the web app and set X-Forwarded-For/-Proto/-Host.
 # 0 = none: forwarded headers are ignored (a client could forge them). docker-compose sets 1
 # (its nginx); add one per extra hop, e.g. 2 behind a TLS-terminating load balancer.

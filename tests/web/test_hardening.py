@@ -277,6 +277,19 @@ def test_remember_me_cookie_is_samesite_with_a_lifetime_and_dies_at_sign_out(liv
     assert SimpleCookie(new[0])["remember_token"].value != cookie.value
 
 
+def test_a_session_ends_server_side_after_its_lifetime_even_when_copied(migrated_pg, tmp_path, app, course):
+    env = service_env(tmp_path / "data", migrated_pg, REDIS_TEST_URL, **{**SETTINGS, "SESSION_MAX_HOURS": 3 / 3600})
+    with gunicorn(env, tmp_path / "gunicorn.log", workers=1, threads=2) as port:
+        me = Client(port)
+        assert me.sign_in("alice@example.edu", PASSWORD).status == 302
+        copy = Client(port, cookies=dict(me.cookies))
+        assert me.get("/").status == 200
+        time.sleep(3.5)
+        for client in (copy, me):  # the browser's cookie and a copy both end after 3 s
+            ended = client.get("/")
+            assert ended.status == 302 and ended.location.startswith("/login")
+
+
 def test_sign_in_rotates_the_session_and_the_csrf_token(live, course):
     me = Client(live)
     before_token = me.csrf("/login")
@@ -424,3 +437,10 @@ def test_the_development_server_sends_no_version_banner(migrated_pg, tmp_path, a
         assert Client(port).get("/login").headers["Server"] == "autograder"
     finally:
         stop_group(proc)
+
+
+def test_language_switch_goes_back_to_a_local_page_only(live):
+    client = Client(live)
+    back = client.get("/lang/en", headers={"Referer": "https://evil.example/steal?x=1"})
+    assert back.status == 302 and is_local_path(back.location) and back.location == "/steal?x=1"
+    assert is_local_path(client.get("/lang/zh", headers={"Referer": "//evil.example"}).location)
