@@ -23,7 +23,15 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from app.assignments import default_assignment
-from app.authz import can_see, load_submission, queue_position, rate_key, submit_limit
+from app.authz import (
+    TokenLimitReached,
+    can_see,
+    issue_token,
+    load_submission,
+    queue_position,
+    rate_key,
+    submit_limit,
+)
 from app.course import student_deadline
 from app.coursework import contract_markdown, rubric_for
 from app.extensions import db, limiter
@@ -459,9 +467,11 @@ def tokens():  # noqa: ANN201
             db.session.commit()
             flash(_("Token revoked."), "ok")
             return redirect(url_for("student.tokens"))
-        row, secret = ApiToken.issue(current_user)
-        db.session.add(row)
-        db.session.commit()
+        try:
+            secret = issue_token(current_user)
+        except TokenLimitReached as exc:
+            flash(_("You already have %(n)s active tokens: revoke one before creating another.",
+                    n=exc.limit), "error")
     rows = list(db.session.scalars(
         select(ApiToken).where(ApiToken.user_id == current_user.id).order_by(ApiToken.id.desc())
     ))
