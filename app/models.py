@@ -13,6 +13,7 @@ from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from app.clock import db_now
 from app.extensions import db
 
 
@@ -170,7 +171,8 @@ class GradingRun(db.Model):
     status: Mapped[str] = mapped_column(String(20), default=Status.QUEUED.value)
     status_reason: Mapped[str | None] = mapped_column(Text)
     grader_version: Mapped[str | None] = mapped_column(String(64))
-    queued_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The database's clock (app/clock.py): the sweeper compares queue ages with that clock too.
+    queued_at: Mapped[datetime] = mapped_column(default=db_now())
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
     worker: Mapped[str | None] = mapped_column(String(200))

@@ -158,7 +158,7 @@ def submit(
                 late_days=days,
                 created_at=now,
             )
-            run = GradingRun(submission=submission, trigger="submit", queued_at=now)
+            run = GradingRun(submission=submission, trigger="submit")  # queued_at: the database's clock
             db.session.add_all([submission, run])
             db.session.commit()
             break

@@ -50,8 +50,21 @@ def web(host: str, port: int) -> None:
 @main.command()
 @click.option("--concurrency", default=2, show_default=True, type=int)
 @click.option("--name", default=None, help="Celery node name (defaults to grader-<pid>@<host>).")
-def worker(concurrency: int, name: str | None) -> None:
+@click.option("--supervise/--no-supervise", default=True, show_default=True,
+              help="Restart the Celery worker whenever it exits without being asked to.")
+@click.option("--check", is_flag=True,
+              help="Exit 0 if a pool process of this host beat within HEARTBEAT_STALE_S, else 1 "
+                   "(the container healthcheck).")
+def worker(concurrency: int, name: str | None, supervise: bool, check: bool) -> None:
     """Run a Celery grading worker on the grading queue."""
+    if check:
+        sys.exit(_worker_check())
+    if supervise:
+        from worker.supervisor import supervise as run_supervised
+
+        argv = [sys.executable, "-m", "autograder.cli", "worker", "--no-supervise",
+                "--concurrency", str(concurrency)]
+        sys.exit(run_supervised(argv + (["--name", name] if name else [])))
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     # The worker is root on purpose: only root can build the per-job namespaces and drop each
     # jail to its own unprivileged uid. Student code never runs as root.
@@ -74,6 +87,25 @@ def worker(concurrency: int, name: str | None) -> None:
             name or f"grader-{os.getpid()}@%h",
         ]
     )
+
+
+def _worker_check() -> int:
+    """The worker container's healthcheck: a fresh heartbeat of this host, by the database's clock."""
+    from worker.heartbeat import host_age_s
+
+    app = _app()
+    try:
+        with app.app_context():
+            age = host_age_s()
+    except Exception as exc:  # noqa: BLE001 - an unreachable database is an unhealthy worker too
+        click.echo(f"unhealthy: database unreachable ({exc.__class__.__name__})", err=True)
+        return 1
+    limit = float(app.config["HEARTBEAT_STALE_S"])
+    if age is None or age > limit:
+        click.echo(f"unhealthy: no heartbeat of this host within {limit:g} s (last: {age})", err=True)
+        return 1
+    click.echo(f"healthy: last heartbeat {age:.1f} s ago")
+    return 0
 
 
 @main.command()

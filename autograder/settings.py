@@ -81,10 +81,18 @@ HEARTBEAT_STALE_S = _num("HEARTBEAT_STALE_S", 30)
 # Grader failures (never a student's) are retried this many times, this far apart, then `error`.
 MAX_TRIES = _int("MAX_TRIES", 3)
 RETRY_DELAY_S = _num("RETRY_DELAY_S", 2)
-# How long a worker keeps trying to reach the database to store a finished grading.
+# How long a grading task keeps trying to reach the database to store a finished grading; after
+# that the result is kept on the worker's disk ($DATA_DIR/spool) and stored when the database is
+# back (worker/spool.py), checked every SPOOL_FLUSH_INTERVAL_S.
 DB_RETRY_S = _num("DB_RETRY_S", 60)
+SPOOL_FLUSH_INTERVAL_S = _num("SPOOL_FLUSH_INTERVAL_S", 1)
 # A run that could not even be claimed because the database was away is sent again after this.
 DB_DOWN_REQUEUE_S = _num("DB_DOWN_REQUEUE_S", 5)
+
+# `autograder worker` restarts a Celery worker that exited unasked after this pause, doubling up
+# to the maximum while it keeps failing (worker/supervisor.py).
+WORKER_RESTART_BACKOFF_S = _num("WORKER_RESTART_BACKOFF_S", 1)
+WORKER_RESTART_BACKOFF_MAX_S = _num("WORKER_RESTART_BACKOFF_MAX_S", 30)
 
 # Names of the chain, in order, for check() and its message.
 TIMEOUT_CHAIN = (

@@ -6,4 +6,4 @@ from worker import lifecycle, tasks
 flask_app = create_app()
 celery_app = flask_app.extensions["celery"]
 celery_app.conf.imports = (tasks.__name__,)  # registered above; listed so `celery inspect` shows it
-lifecycle.connect(flask_app)
+lifecycle.connect(flask_app, celery_app)

@@ -16,7 +16,7 @@ from app.extensions import db
 from app.queue import GRADE_TASK, enqueue_run
 from app.storage import BlobStore
 from grading.executor import grade_with_warm_executor
-from worker import runs
+from worker import runs, spool
 
 log = logging.getLogger(__name__)
 
@@ -68,10 +68,22 @@ def grade_run(run_id: int) -> str:
         result = {"status": "error", "message": f"grader returned {type(result).__name__}, not a result"}
     if result.get("status") == "graded":
         # Student-caused failures arrive here too: they are grades, never retries.
-        _with_db_retry(f"run {run_id} store", lambda: runs.store_result(run_id, worker, result))
+        try:
+            _with_db_retry(f"run {run_id} store", lambda: runs.store_result(run_id, worker, result))
+        except (OperationalError, InterfaceError):
+            # A finished grading is never thrown away: kept on disk, stored when the database is back.
+            spool.keep(run_id, worker, spool.STORE, result)
+            return "kept"
         return "graded"
     reason = result.get("message") or "grader error"
-    if _with_db_retry(f"run {run_id} retry", lambda: runs.requeue_for_retry(run_id, worker, reason, result)):
+    try:
+        again = _with_db_retry(
+            f"run {run_id} retry", lambda: runs.requeue_for_retry(run_id, worker, reason, result)
+        )
+    except (OperationalError, InterfaceError):
+        spool.keep(run_id, worker, spool.RETRY, result, reason)
+        return "kept"
+    if again:
         enqueue_run(run_id, countdown=runs.setting("RETRY_DELAY_S"))
         return "retry"
     return "error"
