@@ -10,6 +10,7 @@ from sqlalchemy.exc import OperationalError
 from app.config import Config, TestingConfig
 from app.extensions import babel, csrf, db, limiter, login_manager, migrate
 from app.queue import celery_init_app
+from app.storage import StorageUnavailable
 
 
 def create_app(config: Config | None = None, **overrides: Any) -> Flask:
@@ -94,6 +95,22 @@ def register_errorhandlers(app: Flask) -> None:
         app.logger.warning("database unavailable: %s", getattr(exc, "orig", exc))
         body = {"error": "the database is unavailable; nothing was saved, please retry shortly"}
         return jsonify(body), 503, {"Retry-After": "5"}
+
+    @app.errorhandler(StorageUnavailable)
+    def storage_unavailable(exc: StorageUnavailable):  # noqa: ANN202
+        db.session.remove()
+        app.logger.error("upload storage unavailable: %s", exc.reason)
+        headers = {"Retry-After": str(int(app.config["STORAGE_RETRY_AFTER_S"]))}
+        en = "storage unavailable: the upload could not be saved and nothing was recorded; please retry shortly"
+        zh = "存储不可用：上传未能保存，也未记录任何内容；请稍后重试"
+        if wants_json():
+            body = {"error": en, "code": "storage_unavailable", "message": {"en": en, "zh": zh}}
+            return jsonify(body), 503, headers
+        from flask import render_template
+        from flask_babel import gettext
+
+        shown = gettext("Storage is unavailable: your upload was not saved. Please retry in a minute.")
+        return render_template("error.html", title=gettext("Storage unavailable"), message=shown), 503, headers
 
     @app.errorhandler(413)
     def too_large(exc):  # noqa: ANN001, ANN202

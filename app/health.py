@@ -1,4 +1,7 @@
-"""`/healthz`: is the database reachable, the broker answering, a worker alive?"""
+"""`/healthz`: is the database reachable, the broker answering, the upload disk writable, a worker alive?
+
+The worker count is of pool processes that beat within HEARTBEAT_STALE_S (by the database's
+clock), so it drops when a worker dies."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from sqlalchemy import text
 
 from app.extensions import db
 from app.monitoring import live_workers
+from app.storage import BlobStore
 
 bp = Blueprint("health", __name__)
 
@@ -41,6 +45,8 @@ def healthz():  # noqa: ANN201
         body["workers"] = {"ok": False, "count": 0, "names": []}
     ok, detail = broker_ok()
     body["broker"] = {"ok": ok, "transport": detail}
-    body["ok"] = body["database"]["ok"] and ok
+    # Uploads are refused (503 "storage unavailable") while the upload disk cannot take a write.
+    body["storage"] = BlobStore(current_app.config["UPLOAD_DIR"]).check()
+    body["ok"] = body["database"]["ok"] and ok and bool(body["storage"]["ok"])
     # Workers being down is degraded service, not an unhealthy web process.
     return jsonify(body), 200 if body["ok"] else 503

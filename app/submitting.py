@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from app.extensions import db
 from app.models import Assignment, Blob, GradingRun, Status, Submission, User, utcnow
 from app.queue import enqueue_run
-from app.storage import BlobStore
+from app.storage import BlobStore, StorageUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +162,8 @@ def submit(
             db.session.add_all([submission, run])
             db.session.commit()
             break
-        except SubmissionRefused:
+        except (SubmissionRefused, StorageUnavailable):
+            # Nothing half-written: no row names a blob that could not be stored.
             db.session.rollback()
             raise
         except IntegrityError:

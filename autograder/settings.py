@@ -55,6 +55,8 @@ MAX_PENDING_PER_STUDENT = _int("MAX_PENDING_PER_STUDENT", 3)
 # Flask-Limiter limits on sign-in and on submissions.
 LOGIN_RATE_LIMIT = _str("LOGIN_RATE_LIMIT", "10 per minute")
 SUBMIT_RATE_LIMIT = _str("SUBMIT_RATE_LIMIT", "30 per minute")
+# Retry-After (seconds) sent with "storage unavailable" when the upload disk cannot take a write.
+STORAGE_RETRY_AFTER_S = _num("STORAGE_RETRY_AFTER_S", 30)
 # 1 behind HTTPS (docker-compose sets it): cookies are then sent over TLS only.
 SESSION_COOKIE_SECURE = os.environ.get("SESSION_COOKIE_SECURE", "0") == "1"
 
@@ -89,6 +91,9 @@ SPOOL_FLUSH_INTERVAL_S = _num("SPOOL_FLUSH_INTERVAL_S", 1)
 # A run that could not even be claimed because the database was away is sent again after this.
 DB_DOWN_REQUEUE_S = _num("DB_DOWN_REQUEUE_S", 5)
 
+# How long Celery waits for a new pool process to warm up (torch, zygote, suites) and report up
+# before killing it; the default 4 s is too short on a loaded 2-core host.
+WORKER_PROC_ALIVE_TIMEOUT_S = _num("WORKER_PROC_ALIVE_TIMEOUT_S", 120)
 # `autograder worker` restarts a Celery worker that exited unasked after this pause, doubling up
 # to the maximum while it keeps failing (worker/supervisor.py).
 WORKER_RESTART_BACKOFF_S = _num("WORKER_RESTART_BACKOFF_S", 1)
