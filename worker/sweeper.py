@@ -154,16 +154,19 @@ def sweep(grace_s: float | None = None) -> list[int]:
 
 
 class SweeperLoop:
-    """Sweep at start, every ``SWEEP_INTERVAL_S``, and at once when `wake()` is called (after a
-    broker reconnect, with no grace). Nothing a sweep or a pause raises ends the loop: a sweeper
+    """Sweep at start and at once when `wake()` is called (after a broker reconnect), both with
+    no grace period, and every ``SWEEP_INTERVAL_S`` in between. Nothing a sweep or a pause raises ends the loop: a sweeper
     that died silently once left lost runs waiting for the 6-minute deadline."""
 
     def __init__(self, app: Flask, sweep_fn: Callable[..., list[int]] = sweep) -> None:
         self.app = app
         self.sweep_fn = sweep_fn
         self.sweeps = 0  # completed sweeps (tests and logs read it)
+        self.fallback_interval_s = 20.0  # the pause when SWEEP_INTERVAL_S cannot be read
         self._wake = threading.Event()
-        self._urgent = False
+        # The first sweep has no grace either: whatever waits in the database with no message in
+        # the broker when a worker starts was lost while no worker was up.
+        self._urgent = True
         self._stop = threading.Event()
         self.thread: threading.Thread | None = None
 
@@ -184,8 +187,8 @@ class SweeperLoop:
         try:
             return max(0.05, setting("SWEEP_INTERVAL_S"))
         except Exception:  # noqa: BLE001 - a broken setting must not end sweeping
-            log.exception("SWEEP_INTERVAL_S unreadable; sweeping every 20 s")
-            return 20.0
+            log.exception("SWEEP_INTERVAL_S unreadable; next sweep in %g s", self.fallback_interval_s)
+            return self.fallback_interval_s
 
     def run(self) -> None:
         while not self._stop.is_set():
