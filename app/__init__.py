@@ -98,7 +98,7 @@ def register_errorhandlers(app: Flask) -> None:
 
     @app.errorhandler(StorageUnavailable)
     def storage_unavailable(exc: StorageUnavailable):  # noqa: ANN202
-        db.session.remove()
+        db.session.rollback()  # the page still shows who is signed in
         app.logger.error("upload storage unavailable: %s", exc.reason)
         headers = {"Retry-After": str(int(app.config["STORAGE_RETRY_AFTER_S"]))}
         en = "storage unavailable: the upload could not be saved and nothing was recorded; please retry shortly"
