@@ -10,7 +10,7 @@ from sqlalchemy.exc import OperationalError
 from app.config import Config, TestingConfig
 from app.extensions import babel, csrf, db, limiter, login_manager, migrate
 from app.queue import celery_init_app
-from app.storage import StorageUnavailable
+from app.storage import StorageUnavailable, note_storage_failure, storage_failure
 
 
 def create_app(config: Config | None = None, **overrides: Any) -> Flask:
@@ -88,6 +88,8 @@ def register_errorhandlers(app: Flask) -> None:
 
     @app.errorhandler(OperationalError)
     def database_unavailable(exc: OperationalError):  # noqa: ANN202
+        if reason := storage_failure(exc):
+            return storage_unavailable(StorageUnavailable(reason))  # the disk, not the server
         db.session.remove()
         if not is_unavailable(exc):
             raise exc  # a bug (bad SQL), not an outage: a logged 500, not a misleading 503
@@ -100,6 +102,7 @@ def register_errorhandlers(app: Flask) -> None:
     def storage_unavailable(exc: StorageUnavailable):  # noqa: ANN202
         db.session.rollback()  # the page still shows who is signed in
         app.logger.error("upload storage unavailable: %s", exc.reason)
+        note_storage_failure(exc.reason)
         headers = {"Retry-After": str(int(app.config["STORAGE_RETRY_AFTER_S"]))}
         en = "storage unavailable: the upload could not be saved and nothing was recorded; please retry shortly"
         zh = "存储不可用：上传未能保存，也未记录任何内容；请稍后重试"

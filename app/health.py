@@ -1,4 +1,4 @@
-"""`/healthz`: is the database reachable, the broker answering, the upload disk writable, a worker alive?
+"""`/healthz`: is the database reachable, the broker answering, upload storage writable, a worker alive?
 
 The worker count is of pool processes that beat within HEARTBEAT_STALE_S (by the database's
 clock), so it drops when a worker dies."""
@@ -10,7 +10,7 @@ from sqlalchemy import text
 
 from app.extensions import db
 from app.monitoring import live_workers
-from app.storage import BlobStore
+from app.storage import storage_report
 
 bp = Blueprint("health", __name__)
 
@@ -45,8 +45,10 @@ def healthz():  # noqa: ANN201
         body["workers"] = {"ok": False, "count": 0, "names": []}
     ok, detail = broker_ok()
     body["broker"] = {"ok": ok, "transport": detail}
-    # Uploads are refused (503 "storage unavailable") while the upload disk cannot take a write.
-    body["storage"] = BlobStore(current_app.config["UPLOAD_DIR"]).check()
+    # Uploads are refused (503 "storage unavailable") while their storage cannot take a write.
+    body["storage"] = storage_report(
+        current_app.config["SQLALCHEMY_DATABASE_URI"], float(current_app.config["STORAGE_RETRY_AFTER_S"])
+    )
     body["ok"] = body["database"]["ok"] and ok and bool(body["storage"]["ok"])
     # Workers being down is degraded service, not an unhealthy web process.
     return jsonify(body), 200 if body["ok"] else 503

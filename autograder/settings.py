@@ -7,11 +7,13 @@ the variables, so a wrong timeout never shows up first as a run stuck at a deadl
 
 Timeouts form one chain, each stage inside the next:
 
-    call < import < session < grading < soft limit < hard limit < run deadline <= broker visibility
+    call < import < session < budget < grading < soft limit < hard limit < run deadline <= broker visibility
 
 - a student call (one forward) is bounded by CALL_TIMEOUT_S,
 - loading attention.py (jail setup + module top level) by IMPORT_TIMEOUT_S,
 - one sandbox session by SESSION_WALL_S,
+- everything the student's code does in one grading, over all its sessions, by GRADING_BUDGET_S of
+  wall time and GRADING_CPU_BUDGET_S of CPU (tests that run out are `timeout`, the run is `graded`),
 - one whole grading (every session and the trusted test process) by GRADING_WALL_S,
 - the Celery task by TASK_SOFT_TIME_LIMIT_S / TASK_HARD_TIME_LIMIT_S (they catch a wedged worker),
 - a run still `running` after RUN_DEADLINE_S is taken over by the sweeper,
@@ -63,7 +65,14 @@ SESSION_COOKIE_SECURE = os.environ.get("SESSION_COOKIE_SECURE", "0") == "1"
 # --- the grading timeout chain (seconds; see the module docstring) ------------------------------
 CALL_TIMEOUT_S = _num("CALL_TIMEOUT_S", 5)
 IMPORT_TIMEOUT_S = _num("IMPORT_TIMEOUT_S", 10)
-SESSION_WALL_S = _num("SESSION_WALL_S", 60)
+SESSION_WALL_S = _num("SESSION_WALL_S", 30)
+# One budget per grading for all the student's sessions together: each session's wall and CPU
+# limits are cut to what is left, so a submission that sleeps or spins ends `graded` (its
+# remaining tests `timeout`) within about GRADING_BUDGET_S, however it spends it. An honest
+# submission uses well under a second of it.
+GRADING_BUDGET_S = _num("GRADING_BUDGET_S", 40)
+GRADING_CPU_BUDGET_S = _num("GRADING_CPU_BUDGET_S", 30)
+# The trusted side's own hard limit: only a hung grader reaches it (status `error`, retried).
 GRADING_WALL_S = _num("GRADING_WALL_S", 120)
 TASK_SOFT_TIME_LIMIT_S = _num("TASK_SOFT_TIME_LIMIT_S", 240)
 TASK_HARD_TIME_LIMIT_S = _num("TASK_HARD_TIME_LIMIT_S", 300)
@@ -101,7 +110,7 @@ WORKER_RESTART_BACKOFF_MAX_S = _num("WORKER_RESTART_BACKOFF_MAX_S", 30)
 
 # Names of the chain, in order, for check() and its message.
 TIMEOUT_CHAIN = (
-    "CALL_TIMEOUT_S", "IMPORT_TIMEOUT_S", "SESSION_WALL_S", "GRADING_WALL_S",
+    "CALL_TIMEOUT_S", "IMPORT_TIMEOUT_S", "SESSION_WALL_S", "GRADING_BUDGET_S", "GRADING_WALL_S",
     "TASK_SOFT_TIME_LIMIT_S", "TASK_HARD_TIME_LIMIT_S", "RUN_DEADLINE_S",
 )
 
@@ -110,7 +119,7 @@ def check(values: Mapping[str, float] | None = None) -> None:
     """Refuse a configuration whose timeouts are out of order (or not positive).
 
     `values` overrides module values by name (the Flask config passes its own)."""
-    v = {name: float(globals()[name]) for name in (*TIMEOUT_CHAIN, "BROKER_VISIBILITY_S")}
+    v = {name: float(globals()[name]) for name in (*TIMEOUT_CHAIN, "BROKER_VISIBILITY_S", "GRADING_CPU_BUDGET_S")}
     if values:
         v.update({k: float(x) for k, x in values.items() if k in v and x is not None})
     for name, x in v.items():

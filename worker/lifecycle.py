@@ -93,7 +93,7 @@ def connect(app: Flask, celery_app: Celery | None = None) -> None:
 
 def warm_suites() -> None:
     """Import and warm every acceptance suite before the first task (about 0.4 s each)."""
-    from grading.runner import suite_state
+    from grading.suite_state import suite_state
     from rubric.loader import SUITE_ROOT
 
     for suite in sorted(SUITE_ROOT.glob("*/suite.py")):

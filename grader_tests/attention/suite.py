@@ -23,5 +23,5 @@ SUITE = Suite(
     watch={"count": list(COUNT_RUNTIME), "forbid": list(FORBID_RUNTIME)},
     warm=cases.warm,
     example_reference=hand_reference,
-    packages=("torch", "numpy"),
+    packages=("torch", "numpy", "einops"),
 )

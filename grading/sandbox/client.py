@@ -142,6 +142,7 @@ class Executor:
             raise SandboxUnavailable(f"the sandbox needs root to build jails (euid {os.geteuid()})")
         if sys.platform != "linux":
             raise SandboxUnavailable("the sandbox needs Linux namespaces")
+        self._owner_pid = os.getpid()
         self.slot, self._lock_fd = _acquire_slot(slot)
         self.uid = UID_BASE + self.slot
         self._send_lock = threading.Lock()
@@ -210,7 +211,17 @@ class Executor:
 
     @property
     def alive(self) -> bool:
-        return self._finalizer.alive and self._proc.poll() is None
+        if not self._finalizer.alive:
+            return False
+        if os.getpid() != self._owner_pid:
+            # A forked grading child opening its own sessions: the zygote is not its child, so
+            # Popen.poll() cannot tell; ask the kernel whether the process is still there.
+            try:
+                os.kill(self._proc.pid, 0)
+            except ProcessLookupError:
+                return False
+            return True
+        return self._proc.poll() is None
 
     def session(self, source: str, filename: str = "student.py", module_name: str = "student",
                 watch: dict | None = None, limits: Limits | None = None) -> Session:
@@ -448,6 +459,10 @@ class Session:
         st = self._read_status(timeout=5.0)
         if st and st.get("status") == "wall":
             exc: BaseException = StudentTimeout(self.limits.wall, "the session")
+        elif st and st.get("status") == "setup_failed":
+            # Only the supervisor reports this (status pipe), from what the jail wrote before any
+            # student code ran: a failure of the sandbox, never of the submission.
+            exc = SandboxUnavailable(_describe_status(st, self.limits))
         else:
             exc = SandboxDied(_describe_status(st, self.limits))
         self._dead = exc
@@ -456,8 +471,6 @@ class Session:
     def _check_reply(self, reply, seq: int):
         if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
             raise self._die(StudentError("InvalidResult", "malformed reply from the sandbox"))
-        if "setup_error" in reply:
-            raise self._die(SandboxUnavailable(str(reply["setup_error"])[:2000]))
         if reply.get("seq") != seq:
             raise self._die(StudentError("InvalidResult", "reply out of sequence (forged by student code?)"))
         if reply["ok"]:
@@ -504,9 +517,12 @@ class Session:
         self._request("set_params", self.limits.call_timeout, "set_params", handle=handle,
                       params=dict(params))
 
-    def describe(self, handle: int) -> dict:
+    def describe(self, handle: int, attributes: list[str] | tuple[str, ...] = ()) -> dict:
+        """``attributes``: child modules to report even when they are not registered submodules
+        (properties) or are registered under another name first (aliases)."""
         self._need_load()
-        info = self._request("describe", self.limits.call_timeout, "describe", handle=handle)
+        info = self._request("describe", self.limits.call_timeout, "describe", handle=handle,
+                             attributes=list(attributes))
         if not isinstance(info, dict):
             raise self._die(StudentError("InvalidResult", "malformed describe reply"))
         return info

@@ -24,6 +24,7 @@ import ctypes  # noqa: E402
 import errno  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402, F401
+import random  # noqa: E402
 import resource  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
@@ -251,11 +252,18 @@ def _set_rlimits(lim: dict) -> None:
     resource.setrlimit(resource.RLIMIT_MEMLOCK, (0, 0))
 
 
-def run_jail(job: dict, data_fd: int, out_fd: int, a_pidfd: int, binds, root: str) -> None:
-    """Process B. Never returns."""
+SETUP_FD = 5   # in B: the write end of the setup-error pipe, closed before student code runs
+
+
+def run_jail(job: dict, data_fd: int, out_fd: int, a_pidfd: int, setup_fd: int, binds, root: str) -> None:
+    """Process B. Never returns.
+
+    A setup failure is written to the setup pipe, which only A reads and which is closed before the
+    student's code starts: the data socket carries nothing but replies, so whatever a submission
+    writes there can never pass for a failure of the sandbox (that would end the grading as a
+    grader `error` and be retried)."""
     code = 0
-    sock = None
-    report_fd = data_fd
+    report_fd = setup_fd
     try:
         try:
             os.setsid()
@@ -271,14 +279,17 @@ def run_jail(job: dict, data_fd: int, out_fd: int, a_pidfd: int, binds, root: st
             hi_data = _fcntl_dup(data_fd)
             hi_out = _fcntl_dup(out_fd)
             hi_pidfd = _fcntl_dup(a_pidfd)
+            hi_setup = _fcntl_dup(setup_fd)
+            report_fd = hi_setup
             null = os.open("/dev/null", os.O_RDWR)
             os.dup2(null, 0)
             os.dup2(hi_out, 1)
             os.dup2(hi_out, 2)
             os.dup2(hi_data, 3)
-            report_fd = 3
             os.dup2(hi_pidfd, 4)
-            os.closerange(5, max(1 << 16, resource.getrlimit(resource.RLIMIT_NOFILE)[0]))
+            os.dup2(hi_setup, SETUP_FD)
+            report_fd = SETUP_FD
+            os.closerange(SETUP_FD + 1, max(1 << 16, resource.getrlimit(resource.RLIMIT_NOFILE)[0]))
             _set_rlimits(lim)
             os.setgroups([])
             os.setresgid(uid, uid, uid)
@@ -299,11 +310,16 @@ def run_jail(job: dict, data_fd: int, out_fd: int, a_pidfd: int, binds, root: st
                 except Exception:  # noqa: BLE001
                     pass
             sock = socket.socket(fileno=3)
+            # Every jail forks from the same zygote, hence the same RNG state: seed afresh so that
+            # two sessions never share random draws (a dropout left on differs between sessions).
+            seed = int.from_bytes(os.urandom(8), "little")
+            torch.manual_seed(seed)
+            random.seed(seed)
+            os.close(SETUP_FD)   # from here on only student-controlled code runs in this process
         except BaseException as e:  # noqa: BLE001
             msg = f"jail setup failed: {type(e).__name__}: {e}"
             try:
-                s = sock or socket.socket(fileno=report_fd)
-                protocol.send(s, {"seq": None, "ok": False, "setup_error": msg[:2000]})
+                os.write(report_fd, msg[:2000].encode("utf-8", "replace"))
             except BaseException:  # noqa: BLE001
                 pass
             os._exit(70)
@@ -333,19 +349,17 @@ def run_supervisor(job: dict, fds: list[int], zygote_pid: int, binds, root: str)
         try:
             unshare(NS_FLAGS)
         except OSError as e:
-            status = {"status": "setup_failed", "reason": str(e)}
-            try:
-                protocol.send(socket.socket(fileno=data_fd),
-                              {"seq": None, "ok": False, "setup_error": f"namespaces unavailable: {e}"})
-            except OSError:
-                pass
+            status = {"status": "setup_failed", "reason": f"namespaces unavailable: {e}"}
             raise
         a_pidfd = os.pidfd_open(os.getpid())
+        setup_r, setup_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             os.close(lifeline_fd)
             os.close(status_fd)
-            run_jail(job, data_fd, out_fd, a_pidfd, binds, root)
+            os.close(setup_r)
+            run_jail(job, data_fd, out_fd, a_pidfd, setup_w, binds, root)
+        os.close(setup_w)
         os.close(a_pidfd)
         os.close(data_fd)
         os.close(out_fd)
@@ -361,6 +375,10 @@ def run_supervisor(job: dict, fds: list[int], zygote_pid: int, binds, root: str)
         _, wstatus, ru = os.wait4(pid, 0)
         cpu = ru.ru_utime + ru.ru_stime
         status = {"status": reason, "cpu": round(cpu, 3), "maxrss_kib": ru.ru_maxrss}
+        setup_error = os.read(setup_r, 4096)   # B has ended: every write end is closed
+        os.close(setup_r)
+        if setup_error:
+            status.update(status="setup_failed", reason=setup_error.decode("utf-8", "replace"))
         if os.WIFEXITED(wstatus):
             status["exit_code"] = os.WEXITSTATUS(wstatus)
         elif os.WIFSIGNALED(wstatus):

@@ -1,0 +1,429 @@
+"""The forked grading child: pytest runs the suite against one sandbox session owned by the parent.
+
+``run_suite`` forks one child per sandbox session (a fresh session after a lost one, skipping the
+tests already finished) and merges their reports. The child sends its report back as JSON over a
+pipe; the parent enforces a hard wall timeout on it. Student code never runs here: only in the
+sandbox, reached through the suite's driver (a ``grading.proxy.StudentProxy``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import select
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from typing import Any, TypedDict
+
+import pytest
+
+from autograder import settings
+from grading.i18n import Msg, msg
+from grading.plugin import GradingPlugin
+from grading.proxy import Feedback, InfrastructureError, InheritedSession, StudentProxy, gave_up_text
+from grading.sandbox.client import Limits
+from grading.suite import Suite
+from rubric.loader import suite_dir
+
+MAX_REOPENS = 2                   # fresh sessions after a lost one
+MIN_SESSION_WALL_S = 0.5          # less budget than this left: the remaining tests are `timeout`
+MIN_SESSION_CPU_S = 0.5
+
+
+def suite_watch(suite: Suite) -> dict:
+    """What the jail watches: counted and forbidden calls, and the importable packages (the
+    student's own ``import`` statements are limited to the standard library and these)."""
+    return {**suite.watch, "imports": list(suite.packages)}
+
+
+class BudgetExhausted(Feedback):
+    """The grading's wall or CPU budget is used up: this test is not run (outcome ``timeout``)."""
+
+    outcome = "timeout"
+
+
+@dataclasses.dataclass
+class Budget:
+    """One wall and CPU budget for everything the student's code does in one grading.
+
+    Every session gets limits cut to what is left (its CPU limit is reserved until it ends, then
+    only what it really used is kept), so per-call and per-session limits always fit inside it.
+    A forked child works on a copy and reports the CPU its own sessions used."""
+
+    deadline: float        # time.monotonic() at which the student's time is up
+    cpu_left: float        # CPU seconds neither spent nor reserved by an open session
+    wall_total: float
+    cpu_total: float
+
+    @classmethod
+    def start(cls, wall: float | None = None, cpu: float | None = None) -> Budget:
+        wall = settings.GRADING_BUDGET_S if wall is None else wall
+        cpu = settings.GRADING_CPU_BUDGET_S if cpu is None else cpu
+        return cls(time.monotonic() + wall, cpu, wall, cpu)
+
+    def wall_left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    @property
+    def exhausted(self) -> bool:
+        return self.wall_left() < MIN_SESSION_WALL_S or self.cpu_left < MIN_SESSION_CPU_S
+
+    def why(self) -> Msg:
+        return msg(f"not run: this grading's budget of {self.wall_total:g} s ({self.cpu_total:g} s of CPU) "
+                   "for your code was used up by earlier checks (endless loop, sleeps or far too much work?)",
+                   f"未运行：本次评分给你的代码的预算 {self.wall_total:g} 秒（CPU {self.cpu_total:g} 秒）已被前面的"
+                   "检查用完（死循环、sleep 或计算量过大？）")
+
+    def reserve(self, base: Limits, share: float = 1.0) -> Limits:
+        """``base`` cut to what is left; ``share`` of the CPU left is reserved for the session."""
+        if self.exhausted:
+            raise BudgetExhausted(self.why())
+        wall = min(base.wall, self.wall_left())
+        cpu = min(base.cpu, max(MIN_SESSION_CPU_S, self.cpu_left * share))
+        self.cpu_left -= cpu
+        return dataclasses.replace(base, wall=wall, cpu=cpu, import_timeout=min(base.import_timeout, wall),
+                                   call_timeout=min(base.call_timeout, wall))
+
+    def settle(self, limits: Limits, used: float | None) -> float:
+        """A session reserved with ``limits`` has ended having used ``used`` CPU seconds (all of
+        its reservation when unknown). Returns what is counted."""
+        spent = limits.cpu if used is None else min(float(used), limits.cpu + 1.0)
+        self.cpu_left += limits.cpu - spent
+        return spent
+
+
+def _session_cpu(session) -> float | None:
+    st = getattr(session, "status", None)
+    cpu = st.get("cpu") if isinstance(st, dict) else None
+    return float(cpu) if isinstance(cpu, int | float) else None
+
+
+class OwnSessions:
+    """Sessions a grading child opens itself, within its copy of the budget: the hidden tests'
+    session and fresh sessions for comparisons. Killed with this child if it dies (the child holds
+    their only lifeline); closed, counted and their output kept here otherwise."""
+
+    def __init__(self, executor, source: str, suite: Suite, budget: Budget, log):
+        self._ex, self._source, self._suite, self._budget, self._log = executor, source, suite, budget, log
+        self._open: dict[int, tuple[object, Limits]] = {}
+        self.cpu_spent = 0.0
+        self.output: list[str] = []
+        self.count = 0
+
+    def proxy(self, share: float = 1.0) -> StudentProxy:
+        """A driver on a new session nothing has called yet (not loaded)."""
+        limits = self._budget.reserve(self._ex.limits, share)
+        try:
+            session = self._ex.session(self._source, filename=self._suite.student_file,
+                                       module_name=self._suite.module_name, watch=suite_watch(self._suite),
+                                       limits=limits)
+        except Exception as exc:
+            self._budget.settle(limits, 0.0)
+            raise InfrastructureError(f"could not open a sandbox session: {exc!r}") from exc
+        self.count += 1
+        proxy = self._suite.driver(InheritedSession(session), filename=self._suite.student_file, log=self._log,
+                                   packages=self._suite.packages)
+        self._open[id(proxy)] = (session, limits)
+        return proxy
+
+    def close(self, proxy: StudentProxy) -> None:
+        session, limits = self._open.pop(id(proxy), (None, None))
+        if session is None:
+            return
+        try:
+            session.close()
+        except Exception as exc:  # noqa: BLE001
+            self._log(f"closing a session failed: {exc!r}")
+        self.cpu_spent += self._budget.settle(limits, _session_cpu(session))
+        try:
+            self.output.append(session.output)
+        except Exception:  # noqa: BLE001
+            pass
+
+    def close_all(self) -> None:
+        for key in list(self._open):
+            session, limits = self._open.pop(key)
+            try:
+                session.close()
+            except Exception:  # noqa: BLE001
+                pass
+            self.cpu_spent += self._budget.settle(limits, _session_cpu(session))
+            try:
+                self.output.append(session.output)
+            except Exception:  # noqa: BLE001
+                pass
+
+
+class TestOutcome(TypedDict):
+    """One test's outcome as the child saw it (feedback is the full text; hiding is the rubric's)."""
+
+    outcome: str            # passed | failed | error | timeout
+    feedback: str | None
+
+
+class ChildReport(TypedDict, total=False):
+    """What one grading child reports (JSON over the pipe), and what ``run_suite`` merges them into."""
+
+    outcomes: dict[str, TestOutcome]
+    measurements: dict[str, float]
+    example_weights: dict[str, Any] | None
+    collected: list[str] | None
+    collect_errors: list[str]
+    infra_error: str | None          # a grader failure: the grading ends `error`
+    load_error: str | None           # the student's file did not load: graded, code categories 0
+    log: list[str]                   # instructor log lines
+    session_lost: bool
+    last_death: str | None
+    pytest_exit: int
+    child_seconds: float
+    pytest_output: str
+    student_output: str              # the student's captured output (the child: its own sessions)
+    sessions: int                    # sandbox sessions used (the child: those it opened itself)
+    cpu_spent: float                 # CPU seconds the student's sessions used (ditto)
+    budget_exhausted: bool           # merged only: the grading's budget ran out
+
+
+def _pytest_args(assignment: str) -> list[str]:
+    d = suite_dir(assignment)
+    return [str(d), "-c", str(d / "pytest.ini"), "--rootdir", str(d), "-p", "no:cacheprovider",
+            "-p", "no:stepwise",
+            # These plugins run gc.collect() over the whole inherited heap (torch included) at
+            # exit: ~0.35 s of a ~0.8 s grading. The child is short-lived and needs none of them.
+            "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:logging",
+            "-q", "-s", "--import-mode=importlib", "-o", "addopts=",
+            "--no-header", "-W", "ignore::DeprecationWarning"]
+
+
+def _child_main(executor, session, source: str, assignment: str, suite: Suite, skip: frozenset[str],
+                hidden: frozenset[str], budget: Budget) -> ChildReport:
+    import gc
+
+    import torch
+
+    # A short-lived child: collecting would walk (and copy-on-write) the parent's whole heap.
+    gc.disable()
+    torch.set_num_threads(1)  # cheap tensors; avoids OpenMP pools inherited over fork
+    t0 = time.perf_counter()
+    plugin_log: list[str] = []
+    own = OwnSessions(executor, source, suite, budget, plugin_log.append)
+    proxy = suite.driver(InheritedSession(session), filename=suite.student_file, log=plugin_log.append,
+                         packages=suite.packages)
+    plugin = GradingPlugin(proxy, source, suite.student_file, skip, hidden=hidden, sessions=own)
+    try:
+        code = pytest.main(_pytest_args(assignment), plugins=[plugin])
+    finally:
+        own.close_all()
+    res = plugin.results()
+    res["log"] = plugin_log + res["log"]
+    res["pytest_exit"] = int(code)
+    res["child_seconds"] = time.perf_counter() - t0
+    res["cpu_spent"] = own.cpu_spent
+    res["sessions"] = own.count
+    res["student_output"] = "".join(own.output)
+    return res
+
+
+def finite_json(value: Any) -> Any:
+    """``value`` with every NaN/inf float replaced by None: a student's NaN is data, and must never
+    make the report unserialisable (that would turn a grade into a grader error)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite_json(v) for v in value]
+    return value
+
+
+def _fork_child(executor, session, source: str, assignment: str, suite: Suite, skip: frozenset[str],
+                hidden: frozenset[str], budget: Budget, wall_timeout: float) -> ChildReport:
+    """Fork, run the suite in the child against ``session`` (owned by this process), and return the
+    child's JSON results (or an ``infra_error``).  The child never touches the Executor: sessions
+    are opened, closed and killed here, so a hung child costs at most ``wall_timeout``."""
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except Exception:  # noqa: BLE001
+            pass
+    out_file = tempfile.TemporaryFile()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # ------------------------------------------------------------ child
+        status = 0
+        try:
+            os.close(r)
+            os.setpgid(0, 0)
+            os.dup2(out_file.fileno(), 1)
+            os.dup2(out_file.fileno(), 2)
+            # The parent's sys.stdout may be a capture object of an outer pytest (or anything):
+            # give the child plain streams on the redirected fds, so nothing leaks outwards.
+            sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", errors="replace", closefd=False)
+            sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", errors="replace", closefd=False)
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            try:
+                payload = _child_main(executor, session, source, assignment, suite, skip, hidden, budget)
+            except BaseException:  # noqa: BLE001
+                payload = {"infra_error": "grading child failed", "log": [traceback.format_exc()]}
+            for f in (sys.stdout, sys.stderr):
+                f.flush()
+            data = json.dumps(finite_json(payload), allow_nan=False, default=str).encode()
+            view = memoryview(data)
+            while view:
+                n = os.write(w, view)
+                view = view[n:]
+        except BaseException:  # noqa: BLE001
+            status = 70
+        finally:
+            os._exit(status)
+    # --------------------------------------------------------------------------- parent
+    os.close(w)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + wall_timeout
+    timed_out = False
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select([r], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(r)
+        if timed_out:
+            for target in (-pid, pid):
+                try:
+                    os.kill(target, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        _, wstatus = os.waitpid(pid, 0)
+    out_file.seek(0)
+    pytest_output = out_file.read()[-50_000:].decode("utf-8", "replace")
+    out_file.close()
+    if timed_out:
+        return {"infra_error": f"grading exceeded the hard wall timeout of {wall_timeout:g} s",
+                "log": [], "pytest_output": pytest_output}
+    try:
+        payload = json.loads(b"".join(chunks).decode())
+        if not isinstance(payload, dict):
+            raise ValueError("not an object")
+    except ValueError:
+        return {"infra_error": f"the grading child ended without a result (wait status {wstatus})",
+                "log": [], "pytest_output": pytest_output}
+    payload["pytest_output"] = pytest_output
+    return payload
+
+
+def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout: float,
+              max_reopens: int = MAX_REOPENS, *, hidden: frozenset[str] = frozenset(),
+              budget: Budget | None = None) -> ChildReport:
+    """Run the suite: visible tests first, then the ``hidden`` ones in a fresh session of their own.
+
+    Re-forks with a fresh session (skipping finished tests) after a session was lost, at most
+    ``max_reopens`` times; then the remaining tests fail fast. Everything the student's code does
+    shares one ``budget``: once it is used up the remaining tests are ``timeout``. ``wall_timeout``
+    is the trusted side's own hard limit (a hung grader: ``infra_error``)."""
+    deadline = time.monotonic() + wall_timeout
+    budget = budget or Budget.start()
+    merged: ChildReport = {"outcomes": {}, "measurements": {}, "example_weights": None, "log": [],
+                           "collected": None, "load_error": None, "student_output": "", "sessions": 0,
+                           "cpu_spent": 0.0, "budget_exhausted": False}
+    attempt = 0
+    kind = "failed"
+    while True:
+        attempt += 1
+        done = frozenset(merged["outcomes"])
+        remaining = [t for t in merged["collected"] or [] if t not in done]
+        if merged["collected"] is not None and budget.exhausted:
+            merged["budget_exhausted"] = True
+            for tid in remaining:
+                merged["outcomes"][tid] = {"outcome": "timeout", "feedback": budget.why()}
+            return merged
+        # The first session serves the visible tests; the hidden ones get a later one (opened by
+        # the child), so it is lent the CPU share of the visible tests only.
+        todo_visible = [t for t in remaining if t not in hidden] if remaining else None
+        share = 1.0
+        if hidden - done and (todo_visible is None or todo_visible):
+            n_vis = len(todo_visible) if todo_visible is not None else None
+            share = 0.75 if n_vis is None else max(0.2, n_vis / max(1, len(remaining)))
+        try:
+            limits = budget.reserve(executor.limits, share)
+            session = executor.session(source, filename=suite.student_file, module_name=suite.module_name,
+                                       watch=suite_watch(suite), limits=limits)
+        except Feedback:   # the budget ran out before anything was collected (cannot happen at start)
+            merged["infra_error"] = "the grading budget is smaller than one session"
+            return merged
+        except Exception as exc:  # noqa: BLE001 - SandboxUnavailable and friends
+            merged["infra_error"] = f"could not open a sandbox session: {exc!r}"
+            return merged
+        merged["sessions"] += 1
+        try:
+            child = _fork_child(executor, session, source, assignment, suite, done, hidden, budget,
+                                max(1.0, deadline - time.monotonic()))
+        finally:
+            try:
+                session.close()
+            except Exception as exc:  # noqa: BLE001
+                merged["log"].append(f"closing the session failed: {exc!r}")
+            used = budget.settle(limits, _session_cpu(session))
+            merged["cpu_spent"] += used
+            try:
+                merged["student_output"] += session.output
+            except Exception:  # noqa: BLE001
+                pass
+        own_cpu = float(child.get("cpu_spent") or 0.0)
+        budget.cpu_left -= own_cpu       # the child's sessions were counted on its copy
+        merged["cpu_spent"] += own_cpu
+        merged["sessions"] += int(child.get("sessions") or 0)
+        merged["student_output"] += str(child.get("student_output") or "")
+        merged["log"].extend(child.get("log") or [])
+        merged["log"].append(f"child {attempt}: {child.get('child_seconds', 0):.3f} s, "
+                             f"pytest exit {child.get('pytest_exit')}; budget left "
+                             f"{max(0.0, budget.wall_left()):.1f} s wall, {budget.cpu_left:.1f} s CPU")
+        if child.get("pytest_output"):
+            merged["pytest_output"] = child["pytest_output"]
+        if child.get("infra_error"):
+            merged["infra_error"] = child["infra_error"]
+            return merged
+        merged["collected"] = merged["collected"] or child.get("collected")
+        merged["measurements"].update(child.get("measurements") or {})
+        if child.get("example_weights") is not None:
+            merged["example_weights"] = child["example_weights"]
+        if child.get("load_error"):
+            if attempt == 1:
+                merged["load_error"] = child["load_error"]
+                merged["outcomes"].update(child.get("outcomes") or {})
+            else:
+                for tid in child.get("outcomes") or {}:
+                    merged["outcomes"].setdefault(tid, {
+                        "outcome": "failed",
+                        "feedback": msg(f"not run: {suite.student_file} failed to load again after a crash",
+                                        f"未运行：崩溃后 {suite.student_file} 再次导入失败")})
+            return merged
+        merged["outcomes"].update(child.get("outcomes") or {})
+        if not child.get("session_lost"):
+            return merged
+        kind = child.get("last_death") or kind
+        remaining = [t for t in merged["collected"] or [] if t not in merged["outcomes"]]
+        if not remaining:
+            return merged
+        if budget.exhausted:
+            continue        # the top of the loop marks the rest `timeout`
+        if attempt > max_reopens:
+            for tid in remaining:
+                merged["outcomes"][tid] = {
+                    "outcome": "timeout" if kind == "timeout" else "failed",
+                    "feedback": gave_up_text(suite.student_file, attempt)}
+            return merged

@@ -1,0 +1,72 @@
+"""An assignment's suite, rubric, audit checklist and grader version, reloaded when a file changes.
+
+Kept in the long-lived worker process: the suite's test modules are imported (and its inputs
+warmed) here once per version, so every forked grading child starts hot.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import sys
+
+from grading.suite import Suite, check_against_rubric, load_suite
+from rubric.audit import Checklist, load_checklist
+from rubric.loader import load_rubric, rubric_path, suite_dir
+
+
+@dataclasses.dataclass(frozen=True)
+class SuiteState:
+    """An assignment's suite, rubric and version, as of one set of file contents."""
+
+    stamp: tuple
+    suite: Suite
+    rubric: object
+    checklist: Checklist | None
+    version: str
+
+
+_states: dict[str, SuiteState] = {}
+
+
+def _suite_files(assignment: str) -> list:
+    rubric_file = rubric_path(assignment)
+    return [*sorted(suite_dir(assignment).glob("*.py")), rubric_file, rubric_file.parent / "audit.yaml"]
+
+
+def suite_state(assignment: str) -> SuiteState:
+    """The suite modules (imported, and warmed, in this long-lived process so that every forked
+    grading child starts hot), the rubric and the grader version, reloaded as soon as any file
+    changes: a regrade after an instructor fixes a test runs, and is labelled with, the fixed test."""
+    files = [f for f in _suite_files(assignment) if f.exists()]
+    stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    state = _states.get(assignment)
+    if state is not None and state.stamp == stamp:
+        return state
+    package = f"grader_tests.{assignment}"
+    for name in [m for m in sys.modules if m.startswith(package + ".")]:
+        del sys.modules[name]
+    importlib.invalidate_caches()
+    suite = load_suite(assignment)
+    # pytest (--import-mode=importlib) reuses a test module already in sys.modules, so the child
+    # neither compiles nor executes it again.
+    for path in sorted(suite_dir(assignment).glob("test_*.py")):
+        importlib.import_module(f"{package}.{path.stem}")
+    suite.warm()  # build cached inputs once in the warm parent; forked children inherit them
+    h = hashlib.sha256()
+    for path in files:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    version = f"{suite.version}+{h.hexdigest()[:10]}"
+    # The audit checklist is part of the same stamp: parsed once per version (YAML costs ~0.1 s).
+    checklist = load_checklist(rubric_path(assignment).parent / "audit.yaml")
+    rubric = load_rubric(assignment)
+    check_against_rubric(assignment, suite, list(rubric.categories))
+    state = SuiteState(stamp, suite, rubric, checklist, version)
+    _states[assignment] = state
+    return state
+
+
+def grader_version(assignment: str) -> str:
+    return suite_state(assignment).version

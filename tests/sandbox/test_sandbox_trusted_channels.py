@@ -1,0 +1,52 @@
+"""Which channel says what: a sandbox failure is only ever reported by the supervisor, from what the
+jail wrote before any student code ran; whatever the submission writes is the submission's doing."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError
+from tests.sandbox.conftest import GOOD, abuse_source, assert_healthy
+
+RANDOM = '''
+import torch
+
+
+class Draw(torch.nn.Module):
+    def forward(self, x):
+        return torch.rand(8) + torch.nn.functional.dropout(x, 0.5, training=True)
+'''
+
+
+def test_a_forged_setup_error_on_the_data_socket_is_the_students_own_failure(executor):
+    with executor.session(abuse_source("forged_setup_error.py"), "attention.py", "attention") as s:
+        with pytest.raises((StudentError, SandboxDied)) as ei:
+            s.load()
+    assert not isinstance(ei.value, SandboxUnavailable)
+    assert "contact your instructor" not in str(ei.value)
+    assert_healthy(executor)
+
+
+def test_a_real_jail_setup_failure_is_reported_as_sandbox_unavailable(executor):
+    # A uid outside the jail range makes the jail's own setup refuse to continue (trusted side).
+    real_uid = executor.uid
+    executor.uid = 1
+    try:
+        session = executor.session(GOOD, "good.py", "good")
+    finally:
+        executor.uid = real_uid
+    with session, pytest.raises(SandboxUnavailable, match="jail setup failed: ValueError: uid 1 outside"):
+        session.load()
+    assert_healthy(executor)
+
+
+def test_two_sessions_do_not_share_random_draws(executor):
+    """Jails fork from one zygote; each is seeded afresh, so dropout differs between sessions."""
+    x = torch.ones(8)
+    outs = []
+    for _ in range(2):
+        with executor.session(RANDOM, "draw.py", "draw") as s:
+            s.load()
+            outs.append(s.call(s.new("Draw"), "__call__", x))
+    assert not torch.equal(outs[0], outs[1])
