@@ -82,8 +82,8 @@ def storage_report(database_url: str, window_s: float) -> dict[str, object]:
     if database_url.startswith("sqlite:///"):
         report.update(disk_report(Path(database_url[len("sqlite:///"):]).parent))
         report.pop("path", None)
-    if (reason := recent_storage_failure(window_s)) is not None:
-        report.update(ok=False, error=report.get("error") or reason, last_failure=reason)
+    elif (reason := recent_storage_failure(window_s)) is not None:
+        report.update(ok=False, error=reason)
     return report
 
 
