@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 import zipfile
 from datetime import datetime
@@ -43,11 +44,15 @@ def main() -> None:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
-def web(host: str, port: int) -> None:
-    """Serve the web app (threaded; use gunicorn 'app.wsgi:app' behind a proxy in production)."""
-    app = _app()
+@click.option("--workers", "processes", default=2, show_default=True, type=int, help="gunicorn worker processes.")
+@click.option("--threads", default=8, show_default=True, type=int,
+              help="Threads per process (long-polls hold one each).")
+def web(host: str, port: int, processes: int, threads: int) -> None:
+    """Serve the web app with gunicorn (threads), as in production."""
+    from autograder.server import serve
+
     click.echo(f"Autograder web on http://{host}:{port}/")
-    app.run(host=host, port=port, threaded=True, use_reloader=False)
+    serve(host, port, processes, threads)
 
 
 @main.command()
@@ -116,25 +121,40 @@ def _worker_check() -> int:
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--concurrency", default=2, show_default=True, type=int)
 def run(host: str, port: int, concurrency: int) -> None:
-    """Web server and a worker together (what `make run` starts)."""
+    """Web server and a worker together (what `make run` starts).
+
+    SIGTERM (systemd, `docker stop`) stops everything as Ctrl-C does: web, worker, pool and
+    sandbox processes, then exits."""
     exe = [sys.executable, "-m", "autograder.cli"]
-    procs = [subprocess.Popen([*exe, "worker", "--concurrency", str(concurrency)])]
-    click.echo(f"\n  Autograder is starting: open http://{host}:{port}/  (Ctrl-C stops web and worker)\n")
-    procs.append(subprocess.Popen([*exe, "web", "--host", host, "--port", str(port)]))
+    procs: list[subprocess.Popen] = []
+
+    def stop_on_signal(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt  # one path for Ctrl-C, SIGTERM and SIGHUP: the finally below
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop_on_signal)
     try:
-        procs[-1].wait()
+        procs.append(subprocess.Popen([*exe, "worker", "--concurrency", str(concurrency)]))
+        click.echo(f"\n  Autograder is starting: open http://{host}:{port}/  (Ctrl-C stops web and worker)\n")
+        procs.append(subprocess.Popen([*exe, "web", "--host", host, "--port", str(port)]))
+        while all(p.poll() is None for p in procs):
+            time.sleep(0.5)
+        click.echo("a child process exited; stopping the others", err=True)
     except KeyboardInterrupt:
         pass
     finally:
-        # Signal each main process only: Celery's warm shutdown stops its own pool.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the cleanup short
+        # Signal each main process only: the supervisor passes it to Celery, whose warm shutdown
+        # stops its pool and sandboxes; gunicorn's arbiter stops its workers.
         for proc in procs:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
         for proc in procs:
             try:
-                proc.wait(timeout=15)
+                proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 proc.kill()
+                proc.wait(timeout=10)
 
 
 # --- database --------------------------------------------------------------------------------
