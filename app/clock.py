@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import DateTime, select
+from sqlalchemy import DateTime, Float, select
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import FunctionElement
 from sqlalchemy.sql.visitors import InternalTraversal
@@ -67,3 +67,23 @@ def read_db_now(session: Any) -> datetime:
     if isinstance(value, str):  # SQLite returns the text it computed
         value = datetime.fromisoformat(value)
     return value
+
+
+class seconds_between(FunctionElement):  # noqa: N801 - reads as a SQL function
+    """``end - start`` in seconds, as a SQL float (PostgreSQL: EXTRACT(EPOCH ...); SQLite: julianday)."""
+
+    type = Float()
+    inherit_cache = True
+    name = "seconds_between"
+
+
+@compiles(seconds_between, "postgresql")
+def _pg_between(element: seconds_between, compiler: Any, **kw: Any) -> str:
+    start, end = (compiler.process(c, **kw) for c in element.clauses)
+    return f"EXTRACT(EPOCH FROM ({end} - {start}))"
+
+
+@compiles(seconds_between, "sqlite")
+def _sqlite_between(element: seconds_between, compiler: Any, **kw: Any) -> str:
+    start, end = (compiler.process(c, **kw) for c in element.clauses)
+    return f"((julianday({end}) - julianday({start})) * 86400.0)"

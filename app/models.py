@@ -185,6 +185,8 @@ class GradingRun(db.Model):
     categories: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     log_excerpt: Mapped[str | None] = mapped_column(Text)
+    # CPU seconds of the grading in the worker and its test process (not the jail's), for /metrics.
+    cpu_s: Mapped[float | None]
 
     submission: Mapped[Submission] = relationship(back_populates="runs")
     tests: Mapped[list[TestResult]] = relationship(

@@ -57,6 +57,9 @@ MAX_PENDING_PER_STUDENT = _int("MAX_PENDING_PER_STUDENT", 3)
 # Flask-Limiter limits on sign-in and on submissions.
 LOGIN_RATE_LIMIT = _str("LOGIN_RATE_LIMIT", "10 per minute")
 SUBMIT_RATE_LIMIT = _str("SUBMIT_RATE_LIMIT", "30 per minute")
+# /metrics (Prometheus): with a token, scrapers send `Authorization: Bearer <token>`; without
+# one, only a direct loopback client is served (app/metrics.py).
+METRICS_TOKEN = _str("METRICS_TOKEN", "")
 # Retry-After (seconds) sent with "storage unavailable" when the upload disk cannot take a write.
 STORAGE_RETRY_AFTER_S = _num("STORAGE_RETRY_AFTER_S", 30)
 # 1 behind HTTPS (docker-compose sets it): cookies are then sent over TLS only.

@@ -231,6 +231,7 @@ def store_result(run_id: int, worker: str, result: dict[str, Any]) -> bool:
         grader_version=result.get("grader_version"),
         result=result,
         log_excerpt=(result.get("log") or "")[-20000:],
+        cpu_s=result.get("cpu_s"),
     )
     if graded:
         values.update(

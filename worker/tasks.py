@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import resource
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -39,6 +40,12 @@ def _with_db_retry(what: str, fn: Callable[[], T]) -> T:
             pause = min(pause * 2, 5.0)
 
 
+def _cpu_s() -> float:
+    """CPU seconds of this pool process and its waited-for children (the forked test process)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 @shared_task(name=GRADE_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def grade_run(run_id: int) -> str:
     """Claim, grade outside any transaction, store once. Every outcome leaves the run either
@@ -57,6 +64,7 @@ def grade_run(run_id: int) -> str:
         return "skipped"  # already graded, or held by a live worker: a duplicate delivery
     # Release the connection before the sandbox run: grading must not hold a transaction open.
     db.session.remove()
+    cpu_before = _cpu_s()
     try:
         result = grade_with_warm_executor(inputs)
     except SoftTimeLimitExceeded:
@@ -66,6 +74,7 @@ def grade_run(run_id: int) -> str:
         result = {"status": "error", "message": f"grader crashed: {exc.__class__.__name__}: {exc}"}
     if not isinstance(result, dict):
         result = {"status": "error", "message": f"grader returned {type(result).__name__}, not a result"}
+    result["cpu_s"] = round(_cpu_s() - cpu_before, 4)
     if result.get("status") == "graded":
         # Student-caused failures arrive here too: they are grades, never retries.
         try:
