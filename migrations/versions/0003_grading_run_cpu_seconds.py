@@ -14,7 +14,7 @@ depends_on = None
 
 def upgrade():
     with op.batch_alter_table('grading_runs') as batch:
-        batch.add_column(sa.Column('cpu_s', sa.Float(), nullable=True))
+        batch.add_column(sa.Column('cpu_s', sa.Double(), nullable=True))
 
 
 def downgrade():
