@@ -15,6 +15,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from app.clock import db_now
 from app.extensions import db
+from grading.i18n import decode
 
 
 def utcnow() -> datetime:
@@ -135,6 +136,10 @@ class Submission(db.Model):
     audit_filename: Mapped[str | None] = mapped_column(String(255))
     figure_sha256: Mapped[str | None] = mapped_column(ForeignKey("blobs.sha256"))
     figure_filename: Mapped[str | None] = mapped_column(String(255))
+    # Set when the audit / figure was not uploaded with this attempt but carried forward from an
+    # earlier one (the attempt number it was uploaded with): a code-only resubmission keeps them.
+    audit_from_attempt: Mapped[int | None]
+    figure_from_attempt: Mapped[int | None]
     status: Mapped[str] = mapped_column(String(20), default=Status.QUEUED.value)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     late_days: Mapped[int] = mapped_column(default=0)
@@ -207,9 +212,15 @@ class TestResult(db.Model):
     points: Mapped[float]
     max_points: Mapped[float]
     hidden: Mapped[bool] = mapped_column(default=False)
+    # A {"en", "zh"} message as JSON text (grading.i18n.encode); rows from before are plain text.
     feedback: Mapped[str] = mapped_column(Text, default="")
 
     run: Mapped[GradingRun] = relationship(back_populates="tests")
+
+    @property
+    def feedback_message(self) -> dict[str, str] | str:
+        """The feedback as the engine produced it: a {"en", "zh"} dict (old rows: a string)."""
+        return decode(self.feedback)
 
 
 class AuditReview(db.Model):

@@ -25,6 +25,7 @@ from app.extensions import db as sqla
 from app.models import ApiToken, User
 from app.regrading import select_for_regrade
 from autograder import batch, settings
+from grading.i18n import localized
 
 DEMO_PASSWORD = "demo-password"
 
@@ -283,7 +284,10 @@ def regrade(all_: bool, submission: int | None, student: str | None) -> None:
 @click.option("--suite", "--assignment", "suite", default="attention", show_default=True,
               help="The assignment plug-in: a folder of grader_tests/ and rubric/.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (a batch always prints JSON lines).")
-def grade(paths: tuple[str, ...], audit: str | None, figure: str | None, suite: str, as_json: bool) -> None:
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
+              help="Language of the feedback and messages.")
+def grade(paths: tuple[str, ...], audit: str | None, figure: str | None, suite: str, as_json: bool,
+          lang: str) -> None:
     """Grade offline with the same sandbox, suite and rubric the workers use.
 
     PATHS is one code file (with --audit/--figure), or many files, folders or LMS zips: a batch,
@@ -294,12 +298,12 @@ def grade(paths: tuple[str, ...], audit: str | None, figure: str | None, suite: 
     """
     settings.check()
     if len(paths) == 1 and Path(paths[0]).is_file() and not zipfile.is_zipfile(paths[0]):
-        _grade_one(paths[0], audit, figure, suite, as_json)
+        _grade_one(paths[0], audit, figure, suite, as_json, lang)
     if audit or figure:
         click.echo("error: --audit and --figure go with one code file; in a batch each student's audit "
                    "and figure are found beside their code", err=True)
         sys.exit(2)
-    _grade_batch([Path(p) for p in paths], suite)
+    _grade_batch([Path(p) for p in paths], suite, lang)
 
 
 def _read(path: str | Path | None) -> bytes | None:
@@ -312,7 +316,8 @@ def _read(path: str | Path | None) -> bytes | None:
         sys.exit(2)
 
 
-def _grade_one(code: str, audit: str | None, figure: str | None, suite: str, as_json: bool) -> None:
+def _grade_one(code: str, audit: str | None, figure: str | None, suite: str, as_json: bool,
+               lang: str = "en") -> None:
     # The engine is imported only by `grade`: it loads torch, which the other commands never need.
     from grading.inputs import InputError, validate_audit, validate_code, validate_figure
     from grading.runner import GradeInput
@@ -326,7 +331,7 @@ def _grade_one(code: str, audit: str | None, figure: str | None, suite: str, as_
         if figure:
             validate_figure(Path(figure).name, figure_b)
     except InputError as exc:
-        click.echo(f"error: {exc.en}", err=True)
+        click.echo(f"error: {exc.zh if lang == 'zh' else exc.en}", err=True)
         sys.exit(2)
 
     result = run_grade(
@@ -339,6 +344,7 @@ def _grade_one(code: str, audit: str | None, figure: str | None, suite: str, as_
         ),
         assignment=suite,
     )
+    result = localized(result, lang)
     if as_json:
         click.echo(json.dumps({k: v for k, v in result.items() if k != "log"}, ensure_ascii=False))
     else:
@@ -346,7 +352,7 @@ def _grade_one(code: str, audit: str | None, figure: str | None, suite: str, as_
     sys.exit(0 if result.get("status") == "graded" else 1)
 
 
-def _grade_batch(paths: list[Path], suite_name: str) -> None:
+def _grade_batch(paths: list[Path], suite_name: str, lang: str = "en") -> None:
     """One warm executor for the whole batch: N submissions cost one start plus N warm gradings."""
     from grading.runner import GradeInput
     from grading.runner import grade as run_grade
@@ -389,13 +395,14 @@ def _grade_batch(paths: list[Path], suite_name: str) -> None:
                     assignment=suite_name, executor=executor,
                 )
                 failed |= result.get("status") != "graded"
-                body = {k: v for k, v in result.items() if k != "log"}
+                body = {k: v for k, v in localized(result, lang).items() if k != "log"}
                 click.echo(json.dumps({**head, **body}, ensure_ascii=False), nl=True)
                 sys.stdout.flush()
     sys.exit(1 if failed else 0)
 
 
 def format_result(result: dict) -> str:
+    """Plain text of a result already localised (grading.i18n.localized)."""
     if result.get("status") != "graded":
         return f"grading failed: {result.get('message')}"
     lines = [f"total {result['total']:g} / {result['max_total']:g}"]

@@ -106,7 +106,7 @@ def student_error_text(what: str, exc: BaseException, filename: str = "attention
     detail = _clip(message)
     text = msg(f"{what} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
                f"{what} 抛出 {kind}{where_zh}" + (f"：{detail}" if detail else ""))
-    return cat(text, _import_note(exc, packages), sep=" ")
+    return cat(text, _import_note(exc, packages), sep="; ")
 
 
 def load_error_text(exc: BaseException, filename: str = "attention.py",
@@ -118,7 +118,7 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         m = _clip(getattr(exc, "message", None) or str(exc))
         text = (msg(f"{k} at line {lineno}: {m}", f"第 {lineno} 行出现 {k}：{m}") if lineno else
                 msg(f"{k} while importing {filename}: {m}", f"导入 {filename} 时出现 {k}：{m}"))
-        return cat(text, _import_note(exc, packages), sep=" ")
+        return cat(text, _import_note(exc, packages), sep="; ")
     if kind == "StudentTimeout":
         return msg(f"timed out after {_seconds(exc)} s while importing {filename}",
                    f"导入 {filename} 超时（{_seconds(exc)} 秒）")
@@ -363,6 +363,20 @@ class StudentProxy:
         self.instantiate(handle)
         what = f"{handle.cls_name}.forward" if method == "__call__" else f"{handle.cls_name}.{method}"
         return self._run(what, lambda s: s.call(handle.id(s), method, *args, **kwargs))
+
+    def function(self, name: str, *args, **kwargs) -> Any:
+        """``name(*args, **kwargs)`` for a module-level function of the student's file (tensors,
+        NumPy arrays and plain values cross the boundary; see grading/sandbox/protocol.py)."""
+        def call(session):
+            try:
+                return session.call_function(name, *args, **kwargs)
+            except Exception as exc:
+                if _kind_of(exc) == "StudentError" and getattr(exc, "kind", "") == "AttributeError" \
+                        and getattr(exc, "lineno", None) is None and name in str(getattr(exc, "message", exc)):
+                    raise Feedback(msg(f"{self.filename} does not define {name}",
+                                       f"{self.filename} 没有定义 {name}")) from None
+                raise
+        return self._run(f"{name}()", call)
 
     def grad(self, handle: Handle, args: Sequence, kwargs: dict, grad_output: Tensor,
              wrt: Sequence[int]) -> list[Tensor]:

@@ -90,7 +90,7 @@ def test_a_full_upload_disk_answers_503_storage_unavailable_and_keeps_nothing(di
     resp = api_post(client, token)
     assert resp.status_code == 503, resp.get_data(as_text=True)[:300]
     body = resp.get_json()
-    assert body["code"] == "storage_unavailable" and body["error"].startswith("storage unavailable")
+    assert body["code"] == "storage_unavailable" and body["error"].startswith("Storage is unavailable")
     assert body["message"]["zh"] and body["message"]["en"] == body["error"]
     assert int(resp.headers["Retry-After"]) > 0
     assert rows(app) == (0, 0, 0) and leftovers(small_disk) == []
