@@ -57,18 +57,19 @@ def storage_failure(exc: OperationalError) -> str | None:
     return None
 
 
-# The last storage failure this process answered (monotonic time, reason), for /healthz.
-_last_failure: tuple[float, str] | None = None
-
-
 def note_storage_failure(reason: str) -> None:
-    global _last_failure
-    _last_failure = (time.monotonic(), reason)
+    """Remember, in this app, the last storage failure answered (monotonic time, reason)."""
+    from flask import current_app
+
+    current_app.extensions["storage_failure"] = (time.monotonic(), reason)
 
 
 def recent_storage_failure(window_s: float) -> str | None:
-    if _last_failure is not None and time.monotonic() - _last_failure[0] < window_s:
-        return _last_failure[1]
+    from flask import current_app
+
+    last = current_app.extensions.get("storage_failure")
+    if last is not None and time.monotonic() - last[0] < window_s:
+        return last[1]
     return None
 
 

@@ -66,7 +66,8 @@ def disk_app(small_disk: Path):  # noqa: ANN201
 
 def api_post(client, token: str):  # noqa: ANN001, ANN201
     return client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
-                       data={"code": (io.BytesIO(CORRECT), "attention.py")}, content_type="multipart/form-data")
+                       data={"code": (io.BytesIO(CORRECT), "attention.py"), "confirm_no_audit": "1"},
+                       content_type="multipart/form-data")
 
 
 def rows(app) -> tuple[int, int, int]:  # noqa: ANN001
@@ -103,7 +104,8 @@ def test_a_full_upload_disk_answers_503_storage_unavailable_and_keeps_nothing(di
     # The upload form gets the error page, in the student's language, with the same status.
     assert client.post("/login", data={"email": email, "password": PASSWORD}).status_code == 302
     page = client.post("/assignments/attention/submit?lang=en",
-                       data={"code": (io.BytesIO(CORRECT), "attention.py")}, content_type="multipart/form-data")
+                       data={"code": (io.BytesIO(CORRECT), "attention.py"), "confirm_no_audit": "1"},
+                       content_type="multipart/form-data")
     assert page.status_code == 503 and page.headers["Retry-After"]
     assert "Storage is unavailable: your upload was not saved" in page.get_data(as_text=True)
     assert rows(app) == (0, 0, 0)

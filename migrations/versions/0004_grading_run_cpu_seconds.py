@@ -1,13 +1,13 @@
 """Grading runs record the CPU seconds their grading took (for the /metrics CPU histogram).
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004_cpu_seconds
+Revises: 0003_carry_forward
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0003'
-down_revision = '0002'
+revision = '0004_cpu_seconds'
+down_revision = '0003_carry_forward'
 branch_labels = None
 depends_on = None
 
