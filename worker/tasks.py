@@ -46,6 +46,17 @@ def _cpu_s() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def _keep(run_id: int, worker: str, kind: str, result: dict, reason: str | None = None) -> str:
+    try:
+        spool.keep(run_id, worker, kind, result, reason)
+        return "kept"
+    except OSError as exc:
+        # The database and this disk are both away: the run is taken over after RUN_DEADLINE_S.
+        log.critical("run %s: result could not be kept on disk either (%s); it will be graded again",
+                     run_id, exc)
+        return "lost"
+
+
 @shared_task(name=GRADE_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def grade_run(run_id: int) -> str:
     """Claim, grade outside any transaction, store once. Every outcome leaves the run either
@@ -81,8 +92,7 @@ def grade_run(run_id: int) -> str:
             _with_db_retry(f"run {run_id} store", lambda: runs.store_result(run_id, worker, result))
         except (OperationalError, InterfaceError):
             # A finished grading is never thrown away: kept on disk, stored when the database is back.
-            spool.keep(run_id, worker, spool.STORE, result)
-            return "kept"
+            return _keep(run_id, worker, spool.STORE, result)
         return "graded"
     reason = result.get("message") or "grader error"
     try:
@@ -90,8 +100,7 @@ def grade_run(run_id: int) -> str:
             f"run {run_id} retry", lambda: runs.requeue_for_retry(run_id, worker, reason, result)
         )
     except (OperationalError, InterfaceError):
-        spool.keep(run_id, worker, spool.RETRY, result, reason)
-        return "kept"
+        return _keep(run_id, worker, spool.RETRY, result, reason)
     if again:
         enqueue_run(run_id, countdown=runs.setting("RETRY_DELAY_S"))
         return "retry"
