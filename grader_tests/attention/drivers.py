@@ -88,9 +88,9 @@ class AttentionStudent(StudentProxy):
             if problem is not None:
                 raise Feedback(msg(
                     f"not checked: the reference weights cannot be loaded into MultiHeadAttention({d_model}, "
-                    f"{num_heads}) because {problem['en']} (graded once, in test_mha_structure)",
+                    f"{num_heads}) because {problem['en']} (see test_mha_structure)",
                     f"未检查：参考权重无法载入 MultiHeadAttention({d_model}, {num_heads})，因为{problem['zh']}"
-                    "（该问题只在 test_mha_structure 中扣分）"))
+                    "（见 test_mha_structure）"))
             children = info.get("children", {})
             params, used = dict(params), {}
             for name in PROJECTIONS:
@@ -120,6 +120,16 @@ def projection_problem(info: dict, d_model: int, inner: int) -> Msg | None:
         if got != (fin, fout):
             return msg(f"{name} maps {got[0]} -> {got[1]} features, expected {fin} -> {fout}",
                        f"{name} 把 {got[0]} 维映射到 {got[1]} 维，应为 {fin} -> {fout}")
+    # Two names of one module (self.q_proj = self.k_proj = nn.Linear(...)) cannot hold two weights.
+    first = {x["name"]: x.get("alias_of", x["name"]) for x in info.get("linears") or []}
+    shared: dict[str, list[str]] = {}
+    for name in PROJECTIONS:
+        shared.setdefault(first.get(name, name), []).append(name)
+    for names in shared.values():
+        if len(names) > 1:
+            both = " and ".join(names)
+            return msg(f"{both} are one and the same Linear module: each projection needs its own weights",
+                       f"{'、'.join(names)} 是同一个 Linear 模块：每个投影都需要自己的权重")
     return None
 
 

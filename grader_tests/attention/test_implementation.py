@@ -114,7 +114,7 @@ def test_mha_reuses_sdpa(student, student_source):
                            "): call a ScaledDotProductAttention module instead of copying its logic",
                            "MultiHeadAttention 自己计算了 softmax（" + "；".join(copied[:3]) +
                            "）：请调用 ScaledDotProductAttention 模块，而不是复制它的逻辑"))
-    mha, _, _ = _mha_with_params(student)
+    mha = student.mha(D, H)  # its own weights: counting calls needs no reference
     name = "ScaledDotProductAttention.forward"
     before = student.stats().get("count", {}).get(name, 0)
     mha(C.tokens(45, 2, 5, D))

@@ -89,6 +89,13 @@ def test_a_structure_problem_is_reported_once_and_the_behaviour_still_graded(exe
     assert "没有属性 q_proj" in failed["test_mha_structure"]["zh"]
 
 
+def test_one_module_under_three_projection_names_is_named_as_such(executor):
+    result = _grade(executor, (SUBMISSIONS / "faulty" / "one_linear_for_qkv.py").read_bytes())
+    fb = next(t["feedback"] for t in result["tests"] if t["id"] == "test_mha_structure")
+    assert "q_proj and k_proj and v_proj are one and the same Linear module" in fb["en"]
+    assert "q_proj、k_proj、v_proj 是同一个 Linear 模块" in fb["zh"]
+
+
 # ----------------------------------------------------------------------------- malformed outputs
 _MALFORMED_SOURCE = '''
 import math
