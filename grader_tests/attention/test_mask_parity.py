@@ -122,15 +122,28 @@ def test_padding_keys_get_zero_weight(student):
     params, x, ctx, pad = _padding_case()
     mha = student.mha(D, H, params=params)
     params = mha.params
-    out, w = mha(x, ctx, key_padding_mask=pad, return_weights=True)
+    # Self-attention over the padded sequence first (Nq == Nk, where a mask put on the query axis
+    # still runs and can be named), then cross-attention from 5 queries.
+    for what, queries, context in (
+            (msg("self-attention over the 8 tokens with key_padding_mask (sample 1: tokens 5..7 are padding)",
+                 "对 8 个 token 做 self-attention 并使用 key_padding_mask 时（样本 1 的第 5..7 个 token 是 padding）"),
+             ctx, None),
+            (msg("with key_padding_mask (sample 1: keys 5..7 are padding)",
+                 "使用 key_padding_mask 时（样本 1 的第 5..7 个 key 是 padding）"), x, ctx)):
+        try:
+            out, w = mha(queries, context, key_padding_mask=pad, return_weights=True)
+        except Feedback as exc:
+            raise Feedback(cat(what, msg(": ", "："), exc.message)) from None
+        _padding_check(out, w, params, queries, context, pad, what)
+
+
+def _padding_check(out, w, params, x, ctx, pad, what) -> None:
     ref, ref_w = C.ref_mha(params, H, D // H, x, ctx, key_padding_mask=pad)
     if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref) <= C.OUT_TOL:
         return
     hint = diagnose.mha(out, w, params, H, D // H, x, ctx, None, pad)
     wn = torch.nan_to_num(w.double(), nan=0.0)
     on_pad = float(wn[1, :, :, 5:].abs().max())
-    what = msg("with key_padding_mask (sample 1: keys 5..7 are padding)",
-               "使用 key_padding_mask 时（样本 1 的第 5..7 个 key 是 padding）")
     expect_finite(w, cat(what, msg(", the weights", "，权重")), hint)
     expect(on_pad <= C.ZERO_TOL,
            cat(cat(what, msg(f": padding keys get weight up to {on_pad:.3g}; they must get exactly 0 from every "
