@@ -54,10 +54,13 @@ def _blocked_check(student, w: torch.Tensor, blocked: torch.Tensor, what, q, k, 
     again = student.sdpa(q, k, v, mask, return_weights=True)[1]
     if not identical(again, w):
         hint = diagnose.FAULTS["dropout"]
-    raise Feedback(cat(cat(what, msg(f": blocked positions get weight up to {on_blocked:.3g} (expected 0) and the "
-                                     f"row sums deviate from 1 by up to {rs:.3g}",
-                                     f"：被屏蔽位置的权重最大为 {on_blocked:.3g}（应为 0），行和与 1 最多相差 {rs:.3g}")),
-                       hint, sep="; "))
+    seen = []
+    if on_blocked > C.ZERO_TOL:
+        seen.append(msg(f"blocked positions get weight up to {on_blocked:.3g} (expected 0)",
+                        f"被屏蔽位置的权重最大为 {on_blocked:.3g}（应为 0）"))
+    if rs > C.ROW_SUM_TOL:
+        seen.append(msg(f"the row sums deviate from 1 by up to {rs:.3g}", f"行和与 1 最多相差 {rs:.3g}"))
+    raise Feedback(cat(cat(what, msg(": ", "："), cat(*seen, sep=msg(" and ", "，"))), hint, sep="; "))
 
 
 def test_blocked_key_gets_zero_weight(student):
