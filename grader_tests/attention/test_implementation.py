@@ -32,13 +32,24 @@ def _try_mha(student):
         return None
 
 
+HIDDEN_NAMES = ("attention.py reaches functions through computed or indirect names ({}), so it cannot be "
+                "checked for PyTorch's ready-made attention: call torch functions by their plain names "
+                "(your instructor will review this)")
+
+
 def test_no_fused_attention_static(student_source):
     uses = static.fused_attention_uses(student_source)
     expect(not uses, "attention.py uses PyTorch's ready-made attention (" + "; ".join(uses[:3]) +
            "): the lab asks you to write QK^T / sqrt(dk), the softmax and the weighted sum yourself")
+    hidden = static.hidden_name_uses(student_source)
+    expect(not hidden, HIDDEN_NAMES.format("; ".join(hidden[:3])))
 
 
-def test_no_fused_attention_runtime(student):
+def test_no_fused_attention_runtime(student, student_source):
+    # The counters below live in the student's process, which can rewrite them: they only ever
+    # count against the submission. The pass rests on the trusted analysis of the source.
+    hidden = static.hidden_name_uses(student_source)
+    expect(not hidden, HIDDEN_NAMES.format("; ".join(hidden[:3])))
     q, k, v = C.parity_case()
     student.sdpa(q, k, v)
     got = _try_mha(student)
@@ -108,6 +119,12 @@ def test_mha_reuses_sdpa(student, student_source):
     copied = static.class_softmax_calls(student_source, "MultiHeadAttention")
     expect(not copied, "MultiHeadAttention computes the softmax itself (" + "; ".join(copied[:3]) +
            "): call a ScaledDotProductAttention module instead of copying its logic")
+    # Trusted evidence first (the source); the in-jail counter below can only count against.
+    expect(static.class_uses_class(student_source, "MultiHeadAttention", "ScaledDotProductAttention"),
+           "MultiHeadAttention never refers to ScaledDotProductAttention: keep one "
+           "ScaledDotProductAttention module (e.g. self.attention) and call it on the split heads")
+    hidden = static.hidden_name_uses(student_source)
+    expect(not hidden, HIDDEN_NAMES.format("; ".join(hidden[:3])))
     mha, _, _ = _mha_with_params(student)
     name = "ScaledDotProductAttention.forward"
     before = student.stats().get("count", {}).get(name, 0)
