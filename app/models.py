@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from flask_login import UserMixin
-from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Index, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 from werkzeug.security import check_password_hash, generate_password_hash
 
@@ -105,12 +105,15 @@ class Assignment(db.Model):
 
 
 class Blob(db.Model):
-    """An uploaded file, stored once on disk under its sha256."""
+    """An uploaded file, stored once under its sha256, its bytes in the database (app/storage.py)."""
 
     __tablename__ = "blobs"
 
     sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
     size: Mapped[int]
+    # Deferred: listing blobs never loads their bytes. NULL only for a first-release blob whose
+    # file the migration could not find.
+    data: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

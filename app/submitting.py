@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
-from app.models import Assignment, Blob, GradingRun, Status, Submission, User, utcnow
+from app.models import Assignment, GradingRun, Status, Submission, User, utcnow
 from app.queue import enqueue_run
 from app.storage import BlobStore
 
@@ -109,11 +109,7 @@ def check_policy(assignment: Assignment, student: User, now: datetime, max_pendi
 def _store(store: BlobStore, upload: Upload | None) -> str | None:
     if upload is None:
         return None
-    digest = store.put(upload.data)
-    if db.session.get(Blob, digest) is None:
-        db.session.add(Blob(sha256=digest, size=len(upload.data)))
-        db.session.flush()
-    return digest
+    return store.put(upload.data)
 
 
 def submit(

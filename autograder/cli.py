@@ -7,7 +7,9 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import warnings
+import zipfile
 from datetime import datetime
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from app.auth import find_user
 from app.extensions import db as sqla
 from app.models import ApiToken, User
 from app.regrading import select_for_regrade
+from autograder import batch, settings
 
 DEMO_PASSWORD = "demo-password"
 
@@ -222,32 +225,48 @@ def regrade(all_: bool, submission: int | None, student: str | None) -> None:
 
 
 @main.command()
-@click.argument("code", type=click.Path(dir_okay=False))
-@click.option("--audit", type=click.Path(dir_okay=False), default=None)
-@click.option("--figure", type=click.Path(dir_okay=False), default=None)
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--audit", type=click.Path(dir_okay=False), default=None, help="With one CODE file only.")
+@click.option("--figure", type=click.Path(dir_okay=False), default=None, help="With one CODE file only.")
 @click.option("--suite", "--assignment", "suite", default="attention", show_default=True,
               help="The assignment plug-in: a folder of grader_tests/ and rubric/.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def grade(code: str, audit: str | None, figure: str | None, suite: str, as_json: bool) -> None:
-    """Grade files offline with the same sandbox, suite and rubric the workers use.
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (a batch always prints JSON lines).")
+def grade(paths: tuple[str, ...], audit: str | None, figure: str | None, suite: str, as_json: bool) -> None:
+    """Grade offline with the same sandbox, suite and rubric the workers use.
 
-    Exit 0 when graded (whatever the score), 1 when grading itself failed, 2 for unusable input.
+    PATHS is one code file (with --audit/--figure), or many files, folders or LMS zips: a batch,
+    graded with one warm sandbox, one JSON object per student per line (see autograder/batch.py).
+
+    Exit 0 when everything was graded (whatever the scores), 1 when grading itself failed for
+    any submission, 2 for unusable input.
     """
+    settings.check()
+    if len(paths) == 1 and Path(paths[0]).is_file() and not zipfile.is_zipfile(paths[0]):
+        _grade_one(paths[0], audit, figure, suite, as_json)
+    if audit or figure:
+        click.echo("error: --audit and --figure go with one code file; in a batch each student's audit "
+                   "and figure are found beside their code", err=True)
+        sys.exit(2)
+    _grade_batch([Path(p) for p in paths], suite)
+
+
+def _read(path: str | Path | None) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        click.echo(f"error: cannot read {path}: {exc.strerror}", err=True)
+        sys.exit(2)
+
+
+def _grade_one(code: str, audit: str | None, figure: str | None, suite: str, as_json: bool) -> None:
     # The engine is imported only by `grade`: it loads torch, which the other commands never need.
     from grading.inputs import InputError, validate_audit, validate_code, validate_figure
     from grading.runner import GradeInput
     from grading.runner import grade as run_grade
 
-    def read(path: str | None) -> bytes | None:
-        if path is None:
-            return None
-        try:
-            return Path(path).read_bytes()
-        except OSError as exc:
-            click.echo(f"error: cannot read {path}: {exc.strerror}", err=True)
-            sys.exit(2)
-
-    code_b, audit_b, figure_b = read(code), read(audit), read(figure)
+    code_b, audit_b, figure_b = _read(code), _read(audit), _read(figure)
     try:
         validate_code(Path(code).name, code_b)
         if audit:
@@ -273,6 +292,55 @@ def grade(code: str, audit: str | None, figure: str | None, suite: str, as_json:
     else:
         click.echo(format_result(result))
     sys.exit(0 if result.get("status") == "graded" else 1)
+
+
+def _grade_batch(paths: list[Path], suite_name: str) -> None:
+    """One warm executor for the whole batch: N submissions cost one start plus N warm gradings."""
+    from grading.runner import GradeInput
+    from grading.runner import grade as run_grade
+    from grading.sandbox import Executor, Limits, SandboxError
+    from grading.suite import SuiteError, load_suite
+
+    try:
+        student_file = load_suite(suite_name).student_file
+    except SuiteError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    with tempfile.TemporaryDirectory(prefix="autograder-batch-") as tmp:
+        try:
+            found = batch.collect(paths, student_file, Path(tmp))
+        except batch.BatchError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+        if not found:
+            click.echo("error: no submissions found", err=True)
+            sys.exit(2)
+        try:
+            executor = Executor(Limits())
+        except SandboxError as exc:
+            click.echo(f"error: sandbox unavailable: {exc}", err=True)
+            sys.exit(1)
+        failed = False
+        with executor:
+            for item in found:
+                head = {"student": item.student,
+                        "files": {k: getattr(item, k).name for k in ("code", "audit", "figure") if getattr(item, k)},
+                        "ignored": item.extra}
+                if item.code is None:
+                    click.echo(json.dumps({**head, "status": "unusable",
+                                           "message": f"no {student_file} (no .py file) found"}, ensure_ascii=False))
+                    continue
+                result = run_grade(
+                    GradeInput(code=_read(item.code), audit=_read(item.audit),
+                               audit_filename=item.audit.name if item.audit else None,
+                               figure=_read(item.figure), figure_filename=item.figure.name if item.figure else None),
+                    assignment=suite_name, executor=executor,
+                )
+                failed |= result.get("status") != "graded"
+                body = {k: v for k, v in result.items() if k != "log"}
+                click.echo(json.dumps({**head, **body}, ensure_ascii=False), nl=True)
+                sys.stdout.flush()
+    sys.exit(1 if failed else 0)
 
 
 def format_result(result: dict) -> str:

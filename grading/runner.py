@@ -77,7 +77,8 @@ def _validate_code(filename: str, data: bytes) -> tuple[str | None, str | None]:
         return None, exc.en
 
 
-def _grade_audit(inp: GradeInput, assignment: str, measured: dict) -> tuple[dict | None, str | None]:
+def _grade_audit(inp: GradeInput, assignment: str, measured: dict, tests: list,
+                 weights: list | None) -> tuple[dict | None, str | None]:
     """(audit result, message about unreadable parts).  Raises on a failure of the checker itself."""
     checklist = suite_state(assignment).checklist
     text = figure = None
@@ -89,10 +90,14 @@ def _grade_audit(inp: GradeInput, assignment: str, measured: dict) -> tuple[dict
             notes.append(f"audit not read: {exc.en}")
     if inp.figure is not None:
         try:
-            figure = validate_figure(inp.figure_filename or "figure.png", inp.figure)
+            validate_figure(inp.figure_filename or "figure.png", inp.figure)
+            figure = inp.figure  # the checker analyses the validated bytes itself (grid shape)
         except InputError as exc:
             notes.append(f"figure not read: {exc.en}")
-    return grade_audit(text, figure, dict(measured), checklist), ("; ".join(notes) or None)
+    # The student's own test outcomes and example weights let the checker flag audit claims that
+    # the student's code refutes (docs/contracts.md §3).
+    return (grade_audit(text, figure, dict(measured), checklist, tests=tests, weights=weights),
+            "; ".join(notes) or None)
 
 
 def _error_result(assignment: str, message: str, log: list[str], t0: float, rubric=None) -> GradeResult:
@@ -172,13 +177,14 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
 
     measurements = {k: v for k, v in (child.get("measurements") or {}).items()
                     if isinstance(v, int | float)}
+    tests = scoring.score_tests(rubric, child.get("outcomes") or {})
+    example = child.get("example_weights") or {"student": None, "reference": _example_reference(suite)}
     try:
-        audit, audit_message = _grade_audit(inp, assignment, measurements)
+        audit, audit_message = _grade_audit(inp, assignment, measurements, tests, example.get("student"))
     except Exception:  # noqa: BLE001 - the audit checker itself failed: a grader failure
         log.append("audit checker failed:\n" + traceback.format_exc())
         return _error_result(assignment, "grader error: the audit checker failed", log, t0, rubric)
 
-    tests = scoring.score_tests(rubric, child.get("outcomes") or {})
     categories = scoring.score_categories(rubric, tests, (audit or {}).get("score"))
     messages = []
     if child.get("load_error"):
@@ -186,7 +192,6 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
                         if source is not None else child["load_error"])
     if audit_message:
         messages.append(audit_message)
-    example = child.get("example_weights") or {"student": None, "reference": _example_reference(suite)}
     log.append(f"sessions used: {child.get('sessions')}")
     if child.get("student_output"):
         log.append("student output:\n" + child["student_output"])

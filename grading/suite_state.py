@@ -12,7 +12,7 @@ import importlib
 import sys
 
 from grading.suite import Suite, check_against_rubric, load_suite
-from rubric.audit import load_checklist
+from rubric.audit import Checklist, load_checklist
 from rubric.loader import load_rubric, rubric_path, suite_dir
 
 
@@ -23,7 +23,7 @@ class SuiteState:
     stamp: tuple
     suite: Suite
     rubric: object
-    checklist: dict
+    checklist: Checklist | None
     version: str
 
 

@@ -151,7 +151,10 @@ def claim(run_id: int, worker: str, store: BlobStore) -> RunInputs | None:
                 and_(
                     GradingRun.status == Status.RUNNING.value,
                     GradingRun.tries < max_tries(),
-                    abandoned_clause(now, dead),
+                    # A pool process runs one task at a time, so a run held under its own name is
+                    # a claim whose commit reply was lost (database outage) or a task of this
+                    # process that ended without storing: nobody else is grading it.
+                    or_(abandoned_clause(now, dead), GradingRun.worker == worker),
                 ),
             ),
         )

@@ -8,6 +8,7 @@ import struct
 import zlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
@@ -100,7 +101,7 @@ def make_pdf(lines: list[str] | None, drawing_only: bool = False) -> bytes:
 
 
 @pytest.fixture(scope="session")
-def checklist() -> dict:
+def checklist():
     return load_checklist()
 
 
@@ -120,3 +121,95 @@ def heatmap_png() -> bytes:
 def heatmap_info(heatmap_png):
     from grading.inputs import validate_figure
     return validate_figure("attention_2x3.png", heatmap_png)
+
+
+# ----------------------------------------------------------------------------- figures that are not the lab's
+# (matplotlib is not installed: everything is drawn with Pillow/numpy, at the sizes plt.savefig produces)
+
+def _png(im: Image.Image, fmt: str = "PNG") -> bytes:
+    buf = io.BytesIO()
+    im.save(buf, fmt, **({"quality": 85} if fmt == "JPEG" else {}))
+    return buf.getvalue()
+
+
+def make_gridded_heatmap(weights, cell: int = 90, line: int = 3, fmt: str = "PNG") -> bytes:
+    """seaborn-style: white gridlines between cells, tick labels, a colour bar."""
+    rows, cols = len(weights), len(weights[0])
+    left, top = 80, 30
+    im = Image.new("RGB", (left + cols * cell + 100, top + rows * cell + 60), "white")
+    d = ImageDraw.Draw(im)
+    for r in range(rows):
+        for c in range(cols):
+            x0, y0 = left + c * cell, top + r * cell
+            d.rectangle([x0, y0, x0 + cell - 1, y0 + cell - 1], fill=_viridis(weights[r][c]))
+            d.rectangle([x0, y0, x0 + cell - 1, y0 + cell - 1], outline="white", width=line)
+            d.text((x0 + cell // 2 - 12, y0 + cell // 2 - 5), f"{weights[r][c]:.2f}", fill="black")
+        d.text((10, top + r * cell + cell // 2), f"q{r}", fill="black")
+    for c in range(cols):
+        d.text((left + c * cell + cell // 2, top + rows * cell + 8), f"k{c}", fill="black")
+    bar_x = left + cols * cell + 25
+    for y in range(rows * cell):
+        d.line([bar_x, top + y, bar_x + 18, top + y], fill=_viridis(1 - y / (rows * cell)))
+    return _png(im, fmt)
+
+
+def make_two_heatmaps(fmt: str = "PNG") -> bytes:
+    """Two 2x3 heatmaps side by side (without and with the mask), as students often submit."""
+    a = Image.open(io.BytesIO(make_heatmap()))
+    b = Image.open(io.BytesIO(make_heatmap([[0.27, 0.73, 0.0], [0.27, 0.73, 0.0]])))
+    im = Image.new("RGB", (a.width + b.width, a.height), "white")
+    im.paste(a, (0, 0))
+    im.paste(b, (a.width, 0))
+    return _png(im, fmt)
+
+
+def make_pie(fmt: str = "PNG") -> bytes:
+    im = Image.new("RGB", (480, 360), "white")
+    d = ImageDraw.Draw(im)
+    start = 0.0
+    for share, colour in ((0.21, (31, 119, 180)), (0.58, (255, 127, 14)), (0.21, (44, 160, 44))):
+        d.pieslice([90, 30, 390, 330], start, start + 360 * share, fill=colour)
+        start += 360 * share
+    d.text((20, 10), "attention of q0", fill="black")
+    return _png(im, fmt)
+
+
+def make_bar_chart(fmt: str = "PNG") -> bytes:
+    """A wide bar chart: six adjacent bars of different heights on axes."""
+    im = Image.new("RGB", (800, 300), "white")
+    d = ImageDraw.Draw(im)
+    d.line([40, 270, 780, 270], fill="black", width=2)
+    d.line([40, 20, 40, 270], fill="black", width=2)
+    for i, v in enumerate((0.21, 0.58, 0.21, 0.09, 0.24, 0.67)):
+        x0 = 50 + i * 120
+        d.rectangle([x0, 270 - int(240 * v), x0 + 110, 269], fill=(31, 119, 180))
+        d.text((x0 + 40, 278), f"k{i % 3}", fill="black")
+    return _png(im, fmt)
+
+
+def make_landscape(fmt: str = "PNG") -> bytes:
+    """A cartoon landscape: gradient sky, sun, mountains, flat grass."""
+    w, h = 640, 400
+    y = np.linspace(0, 1, h)[:, None, None]
+    sky = (np.array([70, 130, 220]) * (1 - y) + np.array([200, 225, 255]) * y)
+    arr = np.broadcast_to(sky, (h, w, 3)).astype(np.uint8).copy()
+    im = Image.fromarray(arr)
+    d = ImageDraw.Draw(im)
+    d.ellipse([480, 40, 560, 120], fill=(255, 220, 60))
+    d.polygon([(0, 300), (160, 120), (320, 300)], fill=(110, 110, 120))
+    d.polygon([(220, 300), (420, 90), (640, 300)], fill=(90, 95, 110))
+    d.rectangle([0, 300, w, h], fill=(70, 160, 60))
+    return _png(im, fmt)
+
+
+def make_noise_photo(fmt: str = "JPEG") -> bytes:
+    rng = np.random.default_rng(0)
+    base = rng.integers(0, 256, (60, 80, 3)).astype(np.uint8)
+    im = Image.fromarray(base).resize((640, 480), Image.Resampling.BICUBIC)
+    noise = rng.integers(-40, 40, (480, 640, 3))
+    arr = np.clip(np.asarray(im).astype(int) + noise, 0, 255).astype(np.uint8)
+    return _png(Image.fromarray(arr), fmt)
+
+
+def make_blank(fmt: str = "PNG") -> bytes:
+    return _png(Image.new("RGB", (640, 480), "white"), fmt)

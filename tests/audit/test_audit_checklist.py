@@ -15,13 +15,13 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def test_shipped_checklist_is_worth_15_points_in_five_items(checklist):
-    assert checklist["max_points"] == 15
-    weights = {it["id"]: it["weight"] for it in checklist["items"]}
+    assert checklist.source["max_points"] == 15
+    weights = {it["id"]: it["weight"] for it in checklist.source["items"]}
     assert weights == {"figure": 2, "figure_reading": 3, "limits": 4, "parity": 3, "experiments": 3}
 
 
 def test_every_label_and_feedback_is_bilingual(checklist):
-    for it in checklist["items"]:
+    for it in checklist.source["items"]:
         for key in ("label", "feedback_missing"):
             assert it[key]["en"] and not CJK.search(it[key]["en"]), (it["id"], key)
             assert CJK.search(it[key]["zh"]), (it["id"], key)
@@ -31,13 +31,13 @@ def test_every_label_and_feedback_is_bilingual(checklist):
 
 def test_items_follow_the_lab_text(checklist):
     """Thresholds are the lab's (section 5) and the experiments are A-C of section 6."""
-    assert checklist["metrics"]["max_abs_error"]["threshold"] == 1e-5
-    assert checklist["metrics"]["row_sum_error"]["threshold"] == 1e-6
-    concepts = {c["id"] for it in checklist["items"] for c in it.get("concepts", [])}
+    assert checklist.source["metrics"]["max_abs_error"]["threshold"] == 1e-5
+    assert checklist.source["metrics"]["row_sum_error"]["threshold"] == 1e-6
+    concepts = {c["id"] for it in checklist.source["items"] for c in it.get("concepts", [])}
     assert {"rows_queries", "row_sum_one", "masked_zero", "reading_budget", "not_causal", "not_importance",
             "not_mechanism", "max_abs_error_reported", "row_sum_error_reported", "mask_audit", "scale_entropy",
             "padding", "query_count"} <= concepts
-    limits = next(it for it in checklist["items"] if it["id"] == "limits")
+    limits = next(it for it in checklist.source["items"] if it["id"] == "limits")
     assert all(c.get("mode") == "caveat" for c in limits["concepts"])
 
 
@@ -46,12 +46,20 @@ def test_load_checklist_defaults_to_the_attention_yaml():
     assert load_checklist(DEFAULT_CHECKLIST_PATH) == load_checklist()
 
 
-def _edited(checklist, tmp_path, edit) -> dict:
-    data = copy.deepcopy(checklist)
+def _edited(checklist, tmp_path, edit):
+    data = copy.deepcopy(checklist.source)
     edit(data)
     path = tmp_path / "audit.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    _with_handout(tmp_path)
     return load_checklist(path)
+
+
+def _with_handout(directory):
+    """The checklist names its handout files relative to itself."""
+    link = directory / "handout"
+    if not link.exists():
+        link.symlink_to(DEFAULT_CHECKLIST_PATH.parent / "handout")
 
 
 def test_instructor_can_reweight_items_without_code(checklist, tmp_path):
@@ -76,7 +84,7 @@ def test_instructor_can_add_a_phrase(checklist, tmp_path):
 
 def test_literal_phrases_match_whole_words_and_any_separator(checklist, tmp_path):
     """'row sum' matches row_sum / row-sum; 'no' does not match inside 'not' or 'know'."""
-    from rubric.audit import _compile_group
+    from rubric.audit.checklist import _compile_group
 
     g = _compile_group({"en": ["row sum", "no"]}, "test")
     for text in ("the row_sum_error is small", "row-sum", "rowsum", "row  sum"):
@@ -106,5 +114,6 @@ def test_unquoted_yaml_no_is_explained(tmp_path):
     assert text != DEFAULT_CHECKLIST_PATH.read_text(encoding="utf-8")
     path = tmp_path / "audit.yaml"
     path.write_text(text, encoding="utf-8")
+    _with_handout(tmp_path)
     with pytest.raises(ChecklistError, match="booleans"):
         load_checklist(path)

@@ -1,4 +1,4 @@
-"""Specification of the written-audit checker (rubric/audit.py with rubric/attention/audit.yaml).
+"""Specification of the written-audit checker (rubric/audit/ with rubric/attention/audit.yaml).
 
 The lab asks for "one figure and a paragraph explaining what the figure can prove and what it cannot".
 These tests pin down how audits in Chinese, English or both are scored, that attention weights read as
@@ -29,10 +29,10 @@ def kinds(result: dict) -> list[str]:
 # ------------------------------------------------------------------------------------- result shape
 
 @pytest.mark.parametrize("name", FIXTURE_AUDITS)
-def test_result_follows_the_contract(name, audit_text, heatmap_info, checklist):
+def test_result_follows_the_contract(name, audit_text, heatmap_png, checklist):
     """{"score","max":15,"items":[{"id","label","found","points","max_points","feedback"}],"flags":[...]};
     the score is the sum of the item points; every text is bilingual."""
-    r = grade_audit(audit_text(name), heatmap_info, MEASURED_OK, checklist)
+    r = grade_audit(audit_text(name), heatmap_png, MEASURED_OK, checklist)
     assert set(r) == {"score", "max", "items", "flags"}
     assert r["max"] == 15
     assert [it["id"] for it in r["items"]] == ["figure", "figure_reading", "limits", "parity", "experiments"]
@@ -44,66 +44,70 @@ def test_result_follows_the_contract(name, audit_text, heatmap_info, checklist):
     assert r["score"] == pytest.approx(sum(it["points"] for it in r["items"]), abs=0.011)
     assert 0 <= r["score"] <= 15
     for f in r["flags"]:
-        assert f["kind"] in ("contradiction", "overclaim") and set(f["message"]) == {"en", "zh"}
+        assert f["kind"] in ("contradiction", "overclaim", "copied", "figure", "claim_vs_tests")
+        assert set(f["message"]) == {"en", "zh"}
 
 
 # ------------------------------------------------------------------------------------- fixture audits
 
-def test_thorough_chinese_audit_with_heatmap_earns_at_least_10(audit_text, heatmap_info, checklist):
-    r = grade_audit(audit_text("zh_thorough.md"), heatmap_info, MEASURED_OK, checklist)
+def test_thorough_chinese_audit_with_heatmap_earns_at_least_10(audit_text, heatmap_png, checklist):
+    r = grade_audit(audit_text("zh_thorough.md"), heatmap_png, MEASURED_OK, checklist)
     assert r["score"] >= 10
     assert r["flags"] == []
     assert all(it["found"] for it in r["items"])
 
 
-def test_thorough_english_audit_with_heatmap_earns_at_least_10(audit_text, heatmap_info, checklist):
-    r = grade_audit(audit_text("en_thorough.md"), heatmap_info, MEASURED_OK, checklist)
+def test_thorough_english_audit_with_heatmap_earns_at_least_10(audit_text, heatmap_png, checklist):
+    r = grade_audit(audit_text("en_thorough.md"), heatmap_png, MEASURED_OK, checklist)
     assert r["score"] >= 10
     assert r["flags"] == []
     assert all(it["found"] for it in r["items"])
 
 
-def test_mixed_chinese_english_audit_is_graded_like_a_single_language_one(audit_text, heatmap_info, checklist):
-    r = grade_audit(audit_text("mixed.md"), heatmap_info, {"max_abs_error": 2.0e-7, "row_sum_error": 0.0}, checklist)
+def test_mixed_chinese_english_audit_is_graded_like_a_single_language_one(audit_text, heatmap_png, checklist):
+    r = grade_audit(audit_text("mixed.md"), heatmap_png, {"max_abs_error": 2.0e-7, "row_sum_error": 0.0}, checklist)
     assert r["score"] >= 10
     assert r["flags"] == []
     assert items(r)["limits"]["points"] >= 3
 
 
 @pytest.mark.parametrize("name", ["overclaim_short_en.md", "overclaim_short_zh.md"])
-def test_short_audit_reading_the_heatmap_as_causal_importance_earns_at_most_6(name, audit_text, heatmap_info,
+def test_short_audit_reading_the_heatmap_as_causal_importance_earns_at_most_6(name, audit_text, heatmap_png,
                                                                               checklist):
-    r = grade_audit(audit_text(name), heatmap_info, MEASURED_OK, checklist)
+    r = grade_audit(audit_text(name), heatmap_png, MEASURED_OK, checklist)
     assert r["score"] <= 6
     assert "overclaim" in kinds(r)
     assert items(r)["limits"]["points"] == 0
 
 
 @pytest.mark.parametrize("name", ["zh_thorough.md", "en_thorough.md", "mixed.md"])
-def test_same_audit_without_its_figure_earns_less(name, audit_text, heatmap_info, checklist):
+def test_same_audit_without_its_figure_earns_less(name, audit_text, heatmap_png, checklist):
     text = audit_text(name)
-    with_fig = grade_audit(text, heatmap_info, MEASURED_OK, checklist)
+    with_fig = grade_audit(text, heatmap_png, MEASURED_OK, checklist)
     without = grade_audit(text, None, MEASURED_OK, checklist)
     assert without["score"] < with_fig["score"]
     assert items(without)["figure"]["points"] == 0 and not items(without)["figure"]["found"]
     assert "2x3" in items(without)["figure"]["feedback"]["en"]
 
 
-def test_blank_or_non_heatmap_figure_earns_less_than_a_heatmap(audit_text, heatmap_info, checklist):
+def test_figure_that_is_not_the_labs_heatmap_earns_nothing_and_is_flagged(audit_text, heatmap_png, checklist):
+    from conftest import make_blank, make_pie
+
     text = audit_text("en_thorough.md")
-    blank = {**heatmap_info.to_dict(), "is_blank": True, "looks_like_heatmap": False}
-    line_plot = {**heatmap_info.to_dict(), "looks_like_heatmap": False}
-    s_heat = items(grade_audit(text, heatmap_info, MEASURED_OK, checklist))["figure"]["points"]
-    s_line = items(grade_audit(text, line_plot, MEASURED_OK, checklist))["figure"]["points"]
-    s_blank = items(grade_audit(text, blank, MEASURED_OK, checklist))["figure"]["points"]
-    assert s_heat > s_line > s_blank == 0
+    s_heat = items(grade_audit(text, heatmap_png, MEASURED_OK, checklist))["figure"]["points"]
+    assert s_heat == 2
+    for fig, seen in ((make_pie(), "not a heatmap"), (make_blank(), "blank")):
+        r = grade_audit(text, fig, MEASURED_OK, checklist)
+        assert items(r)["figure"]["points"] == 0
+        assert "figure" in kinds(r)
+        assert seen in next(f for f in r["flags"] if f["kind"] == "figure")["message"]["en"]
 
 
-def test_keyword_stuffing_earns_little(audit_text, heatmap_info, checklist):
+def test_keyword_stuffing_earns_little(audit_text, heatmap_png, checklist):
     """A bare list of every keyword of the rubric, even with "not causal" in it, is not an audit."""
     text = audit_text("stuffing.txt")
     assert grade_audit(text, None, MEASURED_OK, checklist)["score"] <= 3
-    assert grade_audit(text, heatmap_info, MEASURED_OK, checklist)["score"] <= 5
+    assert grade_audit(text, heatmap_png, MEASURED_OK, checklist)["score"] <= 5
     english_only = text.splitlines()[0]
     assert grade_audit(english_only, None, MEASURED_OK, checklist)["score"] == 0
 
@@ -116,9 +120,9 @@ def test_one_sentence_cannot_collect_every_item(checklist):
     assert grade_audit(text, None, {}, checklist)["score"] <= 3
 
 
-def test_empty_or_missing_text_earns_only_the_figure(heatmap_info, checklist):
+def test_empty_or_missing_text_earns_only_the_figure(heatmap_png, checklist):
     for text in (None, "", "   \n "):
-        r = grade_audit(text, heatmap_info, MEASURED_OK, checklist)
+        r = grade_audit(text, heatmap_png, MEASURED_OK, checklist)
         assert r["score"] == 2 and r["flags"] == []
         assert "No audit text" in items(r)["limits"]["feedback"]["en"]
         assert "没有提交审计文字" in items(r)["limits"]["feedback"]["zh"]
@@ -128,8 +132,9 @@ def test_partial_coverage_gets_partial_points_and_names_what_is_missing(checklis
     text = "这张热力图中，每一行对应一个 query，每一列对应一个 key。每一行的权重加起来都是 1，这是 softmax 沿 key 轴归一化的结果。"
     it = items(grade_audit(text, None, {}, checklist))["figure_reading"]
     assert 0 < it["points"] < it["max_points"]
-    assert "Not yet covered" in it["feedback"]["en"] and "masked" in it["feedback"]["en"]
-    assert "尚未涵盖" in it["feedback"]["zh"]
+    assert "Not credited" in it["feedback"]["en"] and "masked" in it["feedback"]["en"]
+    assert "not found" in it["feedback"]["en"]
+    assert "未得分" in it["feedback"]["zh"]
 
 
 # ------------------------------------------------------------------------------------- negation awareness
@@ -144,7 +149,7 @@ CAVEATS = [
     "不要把颜色深浅升级成「因果重要性」，这是实验里列出的常见失败。",
     "A bright cell is not evidence that token 2 is the most important token for the prediction.",
     "权重高并不意味着该 key 对预测更重要，也不代表它导致了输出。",
-    "Reading high attention as importance is tempting but wrong for this figure.",
+    "It is wrong to read high attention as importance for this figure.",
     "ｔｈｅ　ｈｅａｔｍａｐ　ｄｏｅｓ　ｎｏｔ　ｐｒｏｖｅ　ｃａｕｓａｌｉｔｙ　ｏｆ　ａｎｙ　ｋｅｙ．",   # full-width
 ]
 
@@ -193,11 +198,11 @@ def test_descriptions_questions_and_hedges_are_not_overclaims(sentence, checklis
     assert "overclaim" not in kinds(grade_audit(sentence, None, {}, checklist))
 
 
-def test_an_overclaim_costs_points_even_in_an_otherwise_thorough_audit(audit_text, heatmap_info, checklist):
+def test_an_overclaim_costs_points_even_in_an_otherwise_thorough_audit(audit_text, heatmap_png, checklist):
     text = audit_text("en_thorough.md")
-    base = grade_audit(text, heatmap_info, MEASURED_OK, checklist)
+    base = grade_audit(text, heatmap_png, MEASURED_OK, checklist)
     worse = grade_audit(text + "\nOverall, the heatmap proves that key 1 is the most important feature.\n",
-                        heatmap_info, MEASURED_OK, checklist)
+                        heatmap_png, MEASURED_OK, checklist)
     assert worse["score"] == pytest.approx(base["score"] - 2)
     assert kinds(worse) == ["overclaim"]
     assert "deducted" in items(worse)["limits"]["feedback"]["en"]
@@ -269,11 +274,11 @@ def test_consistent_numbers_earn_the_parity_item(audit_text, checklist):
     assert items(r)["parity"]["points"] == 3 and r["flags"] == []
 
 
-def test_report_contradicting_the_measurement_is_flagged_and_loses_the_parity_item(audit_text, heatmap_info,
+def test_report_contradicting_the_measurement_is_flagged_and_loses_the_parity_item(audit_text, heatmap_png,
                                                                                     checklist):
     text = audit_text("en_thorough.md")
-    ok = grade_audit(text, heatmap_info, MEASURED_OK, checklist)
-    bad = grade_audit(text, heatmap_info, {"max_abs_error": 2.3e-3, "row_sum_error": 1.1e-7}, checklist)
+    ok = grade_audit(text, heatmap_png, MEASURED_OK, checklist)
+    bad = grade_audit(text, heatmap_png, {"max_abs_error": 2.3e-3, "row_sum_error": 1.1e-7}, checklist)
     assert kinds(bad) == ["contradiction"]
     assert items(bad)["parity"]["points"] == 0 and not items(bad)["parity"]["found"]
     assert "contradict" in items(bad)["parity"]["feedback"]["en"]
@@ -292,9 +297,17 @@ def test_claiming_a_pass_while_the_measurement_fails_is_a_contradiction(audit_te
 
 
 def test_bound_below_threshold_contradicts_a_failing_measurement(checklist):
-    text = "The parity check against the reference: max_abs_error < 1e-5 on my machine."
+    text = "The parity check against the reference: max_abs_error < 1e-6 on my machine."
     assert kinds(grade_audit(text, None, {"max_abs_error": 3.0e-5}, checklist)) == ["contradiction"]
     assert grade_audit(text, None, {"max_abs_error": 4.0e-7}, checklist)["flags"] == []
+
+
+def test_the_lab_threshold_after_less_than_is_not_a_measurement(checklist):
+    """Copying "max_abs_error(output) < 1e-5" from the handout reports nothing, and contradicts nothing."""
+    for text in ("max_abs_error(output) < 1e-5", "结果：max_abs_error(output) < 1e-5，row_sum_error < 1e-6，全部通过。"):
+        r = grade_audit(text, None, {"max_abs_error": 3.0e-5, "row_sum_error": 1e-7}, checklist)
+        assert items(r)["parity"]["points"] == 0 and r["flags"] == []
+        assert "a threshold is not a measurement" in items(r)["parity"]["feedback"]["en"]
 
 
 def test_honest_report_of_a_failure_is_not_a_contradiction(audit_text, checklist):
@@ -307,16 +320,17 @@ def test_honest_report_of_a_failure_is_not_a_contradiction(audit_text, checklist
 @pytest.mark.parametrize("reported, measured, contradiction", [
     ("2.4e-7", 2.6e-7, False),
     ("5.96e-8", 0.0, False),            # both at float32 noise level
-    ("1e-9", 2.0e-7, False),            # below the noise floor counts as the floor
-    ("1e-3", 2.0e-7, True),             # over-reports by 5000x
-    ("2.0e-7", 4.0e-6, True),           # under-reports by 20x (both pass, still an order of magnitude)
+    ("2.1e-6", 0.0, False),             # another seed: a different value, both pass
+    ("1e-3", 2.0e-7, False),            # reports a failure the grader did not reproduce: honest, not wrong
+    ("2.0e-7", 4.0e-6, False),          # 20x apart, both pass the 1e-5 threshold
     ("9e-6", 2.0e-5, True),             # reports a pass, the measurement fails the 1e-5 threshold
-    ("2.0e-5", 3.0e-5, False),          # both fail, close to each other
+    ("2.0e-5", 3.0e-5, False),          # both fail
 ])
-def test_order_of_magnitude_rule(reported, measured, contradiction, checklist):
+def test_a_contradiction_is_a_pass_fail_disagreement(reported, measured, contradiction, checklist):
     text = f"Compared with the reference implementation, max_abs_error = {reported}."
     r = grade_audit(text, None, {"max_abs_error": measured}, checklist)
     assert (kinds(r) == ["contradiction"]) is contradiction
+    assert items(r)["parity"]["points"] > 0 or contradiction
 
 
 def test_threshold_quoted_next_to_the_value_is_not_taken_as_the_value(checklist):
@@ -342,21 +356,21 @@ def test_nan_measurement_fails_and_contradicts_a_claimed_pass(checklist):
 
 # ------------------------------------------------------------------------------------- performance
 
-def test_deterministic(audit_text, heatmap_info, checklist):
+def test_deterministic(audit_text, heatmap_png, checklist):
     text = audit_text("mixed.md")
-    assert grade_audit(text, heatmap_info, MEASURED_OK, checklist) == grade_audit(text, heatmap_info, MEASURED_OK,
+    assert grade_audit(text, heatmap_png, MEASURED_OK, checklist) == grade_audit(text, heatmap_png, MEASURED_OK,
                                                                                   checklist)
 
 
-def test_a_20kb_audit_is_graded_in_under_50ms(audit_text, heatmap_info, checklist):
+def test_a_20kb_audit_is_graded_in_under_50ms(audit_text, heatmap_png, checklist):
     text = audit_text("zh_thorough.md") + "\n" + audit_text("en_thorough.md") + "\n" + audit_text("mixed.md")
     text = (text * 5).encode()[:20 * 1024].decode("utf-8", "ignore")     # 20 KiB of mixed zh/en UTF-8
-    grade_audit(text, heatmap_info, MEASURED_OK, checklist)   # warm-up (regexes compiled and cached)
+    grade_audit(text, heatmap_png, MEASURED_OK, checklist)   # warm-up (regexes compiled and cached)
     times = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        grade_audit(text, heatmap_info, MEASURED_OK, checklist)
-        times.append(time.perf_counter() - t0)
+    for _ in range(5):     # CPU time: the budget is CPU, and other processes share the machine
+        t0 = time.process_time()
+        grade_audit(text, heatmap_png, MEASURED_OK, checklist)
+        times.append(time.process_time() - t0)
     assert min(times) < 0.050, f"best of 5: {min(times) * 1000:.1f} ms"
 
 

@@ -60,6 +60,18 @@ def test_duplicate_deliveries_and_repeated_stores_add_nothing(app, run_id):
     assert (run.status, run.tries, run.total, run.submission.status) == ("graded", 1, 85, "graded")
 
 
+def test_a_claim_whose_reply_was_lost_is_claimed_again_by_the_same_process(app, run_id):
+    # The UPDATE committed but the database went away before the worker heard back: the worker
+    # sends the run again, and its next delivery to the same process must not be skipped as
+    # "held by a live worker" until the run deadline.
+    me = runs.worker_name()
+    assert runs.claim(run_id, me, store(app)) is not None
+    again = runs.claim(run_id, me, store(app))
+    assert again is not None and again.run_id == run_id
+    assert db.session.get(GradingRun, run_id).tries == 2
+    assert runs.claim(run_id, "host-b:2", store(app)) is None, "another process still sees it held"
+
+
 def test_a_run_of_a_dead_local_process_is_taken_over_at_once(app, run_id):
     holder = f"{socket.gethostname()}:{dead_pid()}"
     assert runs.claim(run_id, holder, store(app)) is not None

@@ -1,0 +1,139 @@
+"""Offline batch grading: many submissions, one warm executor, one JSON object per line.
+
+`autograder grade` takes files, folders and zips (as an LMS exports them) and groups what it finds
+into one submission per student:
+
+- a folder with one sub-folder per student: each sub-folder is one student (its name is the key);
+- loose files (a Canvas or Moodle "download all submissions" layout): files are grouped by the
+  text before the first `_` (Canvas: `smithjane_123_456_attention.py`; Moodle:
+  `Jane Smith_123_assignsubmission_file_attention.py`);
+- a zip: extracted into a private temporary folder (no absolute or `..` paths, no links, size
+  caps), then read like a folder;
+- a single `.py` file named on the command line: one submission, keyed by its path.
+
+Within a submission, the `.py` file is the code (the assignment's file name wins when there are
+several), `.md`/`.markdown`/`.txt`/`.pdf` is the audit and `.png`/`.jpg`/`.jpeg` is the figure.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+AUDIT_EXTENSIONS = (".md", ".markdown", ".txt", ".pdf")
+FIGURE_EXTENSIONS = (".png", ".jpg", ".jpeg")
+# Caps on what a zip may unpack to: an LMS export of 300 students is a few MiB.
+MAX_ZIP_MEMBER_BYTES = 16 * 1024 * 1024
+MAX_ZIP_TOTAL_BYTES = 512 * 1024 * 1024
+MAX_ZIP_MEMBERS = 20_000
+
+
+class BatchError(ValueError):
+    """An input that cannot be read at all (the message says which and why)."""
+
+
+@dataclass
+class Found:
+    """One student's files."""
+
+    student: str
+    code: Path | None = None
+    audit: Path | None = None
+    figure: Path | None = None
+    extra: list[str] = field(default_factory=list)  # files that were not used, by name
+
+
+def _classify(found: Found, path: Path, student_file: str) -> None:
+    ext = path.suffix.lower()
+    if ext == ".py":
+        if found.code is None or (path.name.endswith(student_file) and not found.code.name.endswith(student_file)):
+            if found.code is not None:
+                found.extra.append(found.code.name)
+            found.code = path
+            return
+    elif ext in AUDIT_EXTENSIONS and found.audit is None:
+        found.audit = path
+        return
+    elif ext in FIGURE_EXTENSIONS and found.figure is None:
+        found.figure = path
+        return
+    found.extra.append(path.name)
+
+
+def _visible_files(folder: Path) -> list[Path]:
+    return sorted(
+        p for p in folder.rglob("*")
+        if p.is_file() and not p.is_symlink()
+        and not any(part.startswith(".") or part == "__MACOSX" for part in p.relative_to(folder).parts)
+    )
+
+
+def _from_folder(folder: Path, student_file: str) -> Iterator[Found]:
+    subdirs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "__MACOSX")))
+    loose = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    for sub in subdirs:
+        found = Found(student=sub.name)
+        for path in _visible_files(sub):
+            _classify(found, path, student_file)
+        yield found
+    groups: dict[str, Found] = {}
+    for path in loose:
+        if path.suffix.lower() == ".zip":
+            continue  # a zip inside a folder is not unpacked: name it on the command line
+        key = path.name.split("_", 1)[0] if "_" in path.name else path.stem
+        _classify(groups.setdefault(key, Found(student=key)), path, student_file)
+    yield from groups.values()
+
+
+def _extract(archive: Path, into: Path) -> Path:
+    """Unpack a zip safely into a new folder below `into`."""
+    target = Path(tempfile.mkdtemp(prefix="zip-", dir=into))
+    try:
+        zf = zipfile.ZipFile(archive)
+    except zipfile.BadZipFile as exc:
+        raise BatchError(f"{archive}: not a readable zip ({exc})") from exc
+    with zf:
+        members = zf.infolist()
+        if len(members) > MAX_ZIP_MEMBERS:
+            raise BatchError(f"{archive}: {len(members)} entries, more than {MAX_ZIP_MEMBERS}")
+        total = 0
+        for info in members:
+            name = PurePosixPath(info.filename)
+            if info.is_dir():
+                continue
+            if name.is_absolute() or ".." in name.parts or info.external_attr >> 28 == 0o12:
+                continue  # absolute paths, parent references and symlinks are never written
+            if info.file_size > MAX_ZIP_MEMBER_BYTES:
+                continue
+            total += info.file_size
+            if total > MAX_ZIP_TOTAL_BYTES:
+                raise BatchError(f"{archive}: unpacks to more than {MAX_ZIP_TOTAL_BYTES // 2**20} MiB")
+            dest = target.joinpath(*name.parts)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            with zf.open(info) as src, open(dest, "wb") as out:
+                # Read at most the declared size plus one byte: a lying header cannot inflate more.
+                data = src.read(info.file_size + 1)
+                if len(data) > info.file_size:
+                    raise BatchError(f"{archive}: {info.filename} is larger than its header says")
+                out.write(data)
+    return target
+
+
+def collect(paths: list[Path], student_file: str, workdir: Path) -> list[Found]:
+    """Every student's submission found under `paths`, in a stable order."""
+    out: list[Found] = []
+    for path in paths:
+        if path.is_dir():
+            out.extend(_from_folder(path, student_file))
+        elif path.is_file() and zipfile.is_zipfile(path):
+            out.extend(_from_folder(_extract(path, workdir), student_file))
+        elif path.is_file():
+            found = Found(student=str(path))
+            _classify(found, path, student_file)
+            out.append(found)
+        else:
+            raise BatchError(f"{path}: no such file or folder")
+    return out

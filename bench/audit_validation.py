@@ -1,0 +1,77 @@
+"""Agreement of the audit checker with the hand scores of tests/audit/validation.
+
+    .venv/bin/python bench/audit_validation.py [-v]
+
+Prints the mean absolute difference, Spearman's rank correlation, the largest differences and the
+gaming corpus' scores. Figures: the lab's 2x3 heatmap drawn by tests/audit/conftest.make_heatmap."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "audit")]
+
+from conftest import MEASURED_OK, make_heatmap  # noqa: E402
+
+from rubric.audit import grade_audit, load_checklist  # noqa: E402
+
+
+def _ranks(xs: list[float]) -> list[float]:
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    ranks = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2
+        i = j + 1
+    return ranks
+
+
+def spearman(a: list[float], b: list[float]) -> float:
+    ra, rb = _ranks(a), _ranks(b)
+    ma, mb = sum(ra) / len(ra), sum(rb) / len(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True))
+    va = sum((x - ma) ** 2 for x in ra) ** 0.5
+    vb = sum((y - mb) ** 2 for y in rb) ** 0.5
+    return cov / (va * vb)
+
+
+def main() -> None:
+    verbose = "-v" in sys.argv
+    val = ROOT / "tests" / "audit" / "validation"
+    hand = yaml.safe_load((val / "hand_scores.yaml").read_text(encoding="utf-8"))
+    cl = load_checklist()
+    fig = make_heatmap()
+    rows = []
+    cpu = []
+    for name, spec in hand["audits"].items():
+        t0 = time.process_time()
+        r = grade_audit((val / name).read_text(encoding="utf-8"), fig, spec.get("measured", MEASURED_OK), cl)
+        cpu.append(time.process_time() - t0)
+        rows.append((name, spec["hand"], r["score"], r))
+    mad = sum(abs(h - s) for _, h, s, _ in rows) / len(rows)
+    rho = spearman([h for _, h, _, _ in rows], [s for _, _, s, _ in rows])
+    print(f"validation audits: {len(rows)}  mean |auto - hand| = {mad:.2f}/15  Spearman = {rho:.2f}  "
+          f"CPU per audit with its figure: mean {1000 * sum(cpu) / len(cpu):.1f} ms, max {1000 * max(cpu):.1f} ms")
+    for name, h, s, r in sorted(rows, key=lambda x: -abs(x[1] - x[2])):
+        if verbose or abs(h - s) >= 1:
+            print(f"  {name:32s} hand {h:5.1f} auto {s:5.1f}  " +
+                  " ".join(f"{it['id']}={it['points']:g}" for it in r["items"]) +
+                  ("  flags: " + ",".join(f["kind"] for f in r["flags"]) if r["flags"] else ""))
+    gaming = ROOT / "tests" / "audit" / "gaming"
+    print("gaming corpus (with the real heatmap, must be <= 4):")
+    for p in sorted(gaming.iterdir()):
+        r = grade_audit(p.read_text(encoding="utf-8"), fig, MEASURED_OK, cl)
+        print(f"  {p.name:32s} {r['score']:5.1f}  " + " ".join(f"{it['id']}={it['points']:g}" for it in r["items"]))
+
+
+if __name__ == "__main__":
+    main()

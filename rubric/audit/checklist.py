@@ -1,0 +1,418 @@
+"""The instructor-editable checklist (YAML) compiled into a typed :class:`Checklist`."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rubric.audit.overlap import Handout, load_handout
+from rubric.audit.text import _CJK, normalise
+
+# Why a concept was not credited; the checklist words each reason in both languages (`reasons:`).
+REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
+           "threshold_only")
+
+DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
+
+
+class ChecklistError(ValueError):
+    """The checklist YAML is malformed (message names the item/concept)."""
+
+
+# ==================================================================================================
+# checklist compilation
+# ==================================================================================================
+
+_LATIN_END = re.compile(r"[a-z0-9]")
+
+
+def _compile_phrase(phrase: str, where: str) -> str:
+    if not isinstance(phrase, str) or not phrase.strip():
+        hint = " (YAML reads unquoted yes/no/on/off as booleans and bare numbers as numbers: quote them)" \
+            if isinstance(phrase, (bool, int, float)) else ""
+        raise ChecklistError(f"{where}: empty or non-string phrase {phrase!r}{hint}")
+    if phrase.startswith("re:"):
+        body = phrase[3:]
+        try:
+            re.compile(body)
+        except re.error as exc:
+            raise ChecklistError(f"{where}: bad regex {body!r}: {exc}") from None
+        return body
+    p = normalise(phrase).strip()
+    parts = [x for x in re.split(r"[\s_\-\\]+", p) if x]
+    body = r"[\s_\-\\]*".join(re.escape(x) for x in parts)     # also "row\_sum" from LaTeX
+    if _LATIN_END.match(p):
+        # "(?<![a-z0-9])abc" written as "a(?<![a-z0-9]a)bc": same match, but the branch starts with a
+        # literal, so the regex engine rejects most positions on the first character (much faster)
+        first = re.escape(p[0])
+        body = f"{first}(?<![a-z0-9]{first})" + body[len(first):]
+    if _LATIN_END.match(p[-1]):
+        body = body + r"(?![a-z0-9])"
+    return body
+
+
+def _required_literals(pattern: str) -> list[str] | None:
+    """Literals of which at least one occurs in every match of ``pattern`` (None if unknown).
+
+    Walks the parsed regex: a sequence needs any of its mandatory parts, a branch needs one literal per
+    alternative. Used only as a prefilter (``lit in sentence``) before the real regex runs."""
+    try:
+        from re import _constants as C  # noqa: N812
+        from re import _parser
+        tree = _parser.parse(pattern)
+    except Exception:  # noqa: BLE001 - internal API; no prefilter is always correct
+        return None
+
+    def seq(items) -> list[str] | None:
+        candidates: list[list[str]] = []
+        cur = ""
+        for op, av in items:
+            if op is C.LITERAL:
+                cur += chr(av)
+                continue
+            if op in (C.AT, C.ASSERT, C.ASSERT_NOT):      # zero width: literals stay contiguous
+                continue
+            if cur:
+                candidates.append([cur])
+                cur = ""
+            r = None
+            if op is C.SUBPATTERN:
+                r = seq(av[-1])
+            elif op is C.BRANCH:
+                alts = [seq(a) for a in av[1]]
+                r = None if any(a is None for a in alts) else sorted({x for a in alts for x in a})
+            elif op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", C.MAX_REPEAT)) and av[0] >= 1:
+                r = seq(av[2])
+            if r:
+                candidates.append(r)
+        if cur:
+            candidates.append([cur])
+        if not candidates:
+            return None
+        return max(candidates, key=lambda alts: (min(selectivity(a) for a in alts), -len(alts)))
+
+    def selectivity(lit: str) -> int:
+        # a Chinese character is rarer than a Latin letter; spaces and punctuation are everywhere
+        return sum(2 if _CJK.match(ch) else 1 for ch in lit if ch.isalnum())
+
+    return seq(tree)
+
+
+class _Pat:
+    """A compiled phrase group with a literal prefilter (the subset of re.Pattern that we use)."""
+
+    __slots__ = ("regex", "triggers", "_pre")
+
+    def __init__(self, regex: re.Pattern, triggers: tuple[str, ...] | None):
+        self.regex = regex
+        self.triggers = triggers
+        if triggers is None:
+            self._pre = None
+        elif not triggers:
+            self._pre = re.compile(r"(?!x)x")
+        else:   # one C-level scan for any of the literals
+            self._pre = re.compile("|".join(re.escape(t) for t in sorted(triggers, key=len, reverse=True)))
+
+    def _may_match(self, text: str) -> bool:
+        return self._pre is None or self._pre.search(text) is not None
+
+    def search(self, text: str):
+        return self.regex.search(text) if self._may_match(text) else None
+
+    def match(self, text: str):
+        return self.regex.match(text) if self._may_match(text) else None
+
+    def finditer(self, text: str):
+        return self.regex.finditer(text) if self._may_match(text) else iter(())
+
+    def sub(self, repl, text: str) -> str:
+        return self.regex.sub(repl, text) if self._may_match(text) else text
+
+
+_NEVER = _Pat(re.compile(r"(?!x)x"), ())
+
+
+def _compile_group(group: Any, where: str) -> _Pat:
+    if isinstance(group, dict):
+        phrases = list(group.get("zh") or []) + list(group.get("en") or [])
+    elif isinstance(group, list):
+        phrases = group
+    else:
+        raise ChecklistError(f"{where}: expected a {{zh: [...], en: [...]}} phrase list")
+    if not phrases:
+        raise ChecklistError(f"{where}: no phrases")
+    bodies = [_compile_phrase(p, where) for p in phrases]
+    triggers: set[str] | None = set()
+    for body in bodies:
+        lits = _required_literals(body)
+        if not lits:
+            triggers = None
+            break
+        triggers.update(lits)
+    return _Pat(re.compile("|".join(f"(?:{b})" for b in bodies)), tuple(sorted(triggers)) if triggers else None)
+
+
+def _bilingual(obj: Any, where: str, default: dict | None = None) -> dict[str, str]:
+    if obj is None and default is not None:
+        return default
+    if not isinstance(obj, dict) or not isinstance(obj.get("en"), str) or not isinstance(obj.get("zh"), str):
+        raise ChecklistError(f"{where}: needs both 'en' and 'zh' strings")
+    return {"en": obj["en"], "zh": obj["zh"]}
+
+
+@dataclass
+class _Concept:
+    id: str
+    label: dict
+    credit: float
+    kind: str                      # "phrases" | "metric"
+    mode: str = "plain"            # "plain" | "caveat"
+    groups: list[_Pat] = field(default_factory=list)
+    metric: str | None = None
+    evidence: str | None = None    # "observed": needs an observed result of the student's own run
+
+
+@dataclass
+class _Item:
+    id: str
+    kind: str
+    weight: float
+    label: dict
+    feedback_ok: dict
+    feedback_missing: dict
+    raw: dict
+    concepts: list[_Concept] = field(default_factory=list)
+    full_credit_at: float = 1.0
+
+
+@dataclass
+class _TestClaim:
+    """A statement about the student's own code that their test results can refute."""
+
+    id: str
+    label: dict
+    tests: list[str]
+    phrases: _Pat | None
+    concepts: list[str]
+
+
+@dataclass
+class _Metric:
+    id: str
+    measured_key: str
+    threshold: float
+    label: dict
+    names: _Pat
+
+
+@dataclass(eq=False)
+class Checklist:
+    """A validated, compiled checklist. ``source`` is the YAML data it was compiled from (instructor
+    tools and tests edit a copy of it and compile again); the rest is what grading reads."""
+
+    source: dict
+    max_points: float
+    min_units: float
+    max_per_sentence: int
+    keyword_list_concepts: int
+    max_text_chars: int
+    max_overclaim_flags: int
+    negation_subject_gap: float
+    negation: _Pat
+    negation_excl: _Pat
+    intensifiers: _Pat
+    observed: _Pat
+    caveat: _Pat
+    carry: _Pat
+    section_neg: _Pat
+    section_amb: _Pat
+    hedge: _Pat
+    passed: _Pat
+    lt_before: _Pat
+    lt_after: _Pat | None
+    gt_before: _Pat
+    gt_after: _Pat | None
+    thr_before: _Pat
+    thr_after: _Pat | None
+    metrics: dict[str, _Metric]
+    items: list[_Item]
+    overclaim: dict
+    overclaim_patterns: _Pat
+    reasons: dict[str, dict[str, str]]
+    handout: Handout | None
+    test_claims: list[_TestClaim]
+
+
+def _opt_group(obj: Any, where: str) -> _Pat | None:
+    if not obj or not (obj.get("zh") or obj.get("en")):
+        return None
+    return _compile_group(obj, where)
+
+
+def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
+    if not isinstance(cl, dict):
+        raise ChecklistError("checklist: expected a mapping")
+    if not isinstance(cl.get("max_points"), (int, float)) or cl["max_points"] <= 0:
+        # the audit's maximum is the checklist's, never a default in code
+        raise ChecklistError("max_points: needs a positive number (the audit's maximum)")
+    settings = cl.get("settings") or {}
+    cues = cl.get("cues") or {}
+    for name in ("negation", "intensifiers", "caveat", "carry", "section_negative", "section_ambiguous", "hedge",
+                 "pass", "observed", "less_than", "greater_than", "threshold"):
+        if name not in cues:
+            raise ChecklistError(f"cues: missing '{name}'")
+    metrics: dict[str, _Metric] = {}
+    for mid, m in (cl.get("metrics") or {}).items():
+        where = f"metrics.{mid}"
+        try:
+            metrics[mid] = _Metric(
+                id=mid, measured_key=str(m.get("measured_key", mid)), threshold=float(m["threshold"]),
+                label=_bilingual(m.get("label"), where), names=_compile_group(m["names"], f"{where}.names"))
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, ChecklistError):
+                raise
+            raise ChecklistError(f"{where}: {exc!r}") from None
+    items: list[_Item] = []
+    seen: set[str] = set()
+    for n, it in enumerate(cl.get("items") or []):
+        iid = it.get("id") if isinstance(it, dict) else None
+        where = f"items[{n}]({iid})"
+        if not iid or iid in seen:
+            raise ChecklistError(f"{where}: missing or duplicate id")
+        seen.add(iid)
+        kind = it.get("kind", "concepts")
+        if kind not in ("figure", "concepts"):
+            raise ChecklistError(f"{where}: kind must be 'figure' or 'concepts'")
+        try:
+            weight = float(it["weight"])
+        except (KeyError, TypeError, ValueError):
+            raise ChecklistError(f"{where}: needs a numeric weight") from None
+        item = _Item(id=iid, kind=kind, weight=weight, label=_bilingual(it.get("label"), f"{where}.label"),
+                     feedback_ok=_bilingual(it.get("feedback_ok"), f"{where}.feedback_ok",
+                                            {"en": "Covered.", "zh": "已涵盖。"}),
+                     feedback_missing=_bilingual(it.get("feedback_missing"), f"{where}.feedback_missing"),
+                     raw=it)
+        if kind == "concepts":
+            concepts = it.get("concepts") or []
+            if not concepts:
+                raise ChecklistError(f"{where}: no concepts")
+            cids: set[str] = set()
+            for c in concepts:
+                cid = c.get("id")
+                cw = f"{where}.{cid}"
+                if not cid or cid in cids:
+                    raise ChecklistError(f"{cw}: missing or duplicate concept id")
+                cids.add(cid)
+                ckind = "metric" if c.get("kind") == "metric" else "phrases"
+                concept = _Concept(id=cid, label=_bilingual(c.get("label"), f"{cw}.label"),
+                                   credit=float(c.get("credit", 1)), kind=ckind, mode=c.get("mode", "plain"))
+                if concept.mode not in ("plain", "caveat"):
+                    raise ChecklistError(f"{cw}: mode must be 'plain' or 'caveat'")
+                concept.evidence = c.get("evidence")
+                if concept.evidence not in (None, "observed"):
+                    raise ChecklistError(f"{cw}: evidence must be 'observed' or absent")
+                if ckind == "metric":
+                    if c.get("metric") not in metrics:
+                        raise ChecklistError(f"{cw}: unknown metric {c.get('metric')!r}")
+                    concept.metric = c["metric"]
+                else:
+                    groups = c.get("all") or ([c["phrases"]] if c.get("phrases") else [])
+                    if not groups:
+                        raise ChecklistError(f"{cw}: needs 'phrases' or 'all'")
+                    concept.groups = [_compile_group(g, cw) for g in groups]
+                item.concepts.append(concept)
+            item.full_credit_at = float(it.get("full_credit_at", sum(c.credit for c in item.concepts)))
+            if item.full_credit_at <= 0:
+                raise ChecklistError(f"{where}: full_credit_at must be > 0")
+        items.append(item)
+    max_points = float(cl["max_points"])
+    total = sum(i.weight for i in items)
+    if abs(total - max_points) > 1e-9:
+        raise ChecklistError(f"item weights add up to {total:g}, max_points is {max_points:g}")
+    oc = cl.get("overclaims") or {}
+    for target in oc.get("deduct_from") or []:
+        if target not in seen:
+            raise ChecklistError(f"overclaims.deduct_from: unknown item {target!r}")
+    oc_patterns = _compile_group(oc["patterns"], "overclaims.patterns") if oc.get("patterns") else _NEVER
+    overclaim = {
+        "penalty": float(oc.get("penalty", 0)), "max_penalty": float(oc.get("max_penalty", 0)),
+        "deduct_from": list(oc.get("deduct_from") or []),
+        "hedged_penalty": float(oc.get("hedged_penalty", oc.get("penalty", 0))),
+        "message": _bilingual(oc.get("message"), "overclaims.message",
+                              {"en": "Overclaim: \"{snippet}\".", "zh": "过度解读：「{snippet}」。"}),
+        "hedged_message": _bilingual(oc.get("hedged_message") or oc.get("message"), "overclaims.hedged_message",
+                                     {"en": "Overclaim: \"{snippet}\".", "zh": "过度解读：「{snippet}」。"}),
+    }
+    reasons = {rid: _bilingual(r, f"reasons.{rid}") for rid, r in (cl.get("reasons") or {}).items()}
+    missing = set(REASONS) - set(reasons)
+    if missing:
+        raise ChecklistError(f"reasons: missing {sorted(missing)}")
+    all_concepts = {c.id for it in items for c in it.concepts}
+    test_claims: list[_TestClaim] = []
+    for n, tc in enumerate(cl.get("test_claims") or []):
+        where = f"test_claims[{n}]({tc.get('id') if isinstance(tc, dict) else None})"
+        if not isinstance(tc, dict) or not tc.get("id") or not tc.get("tests"):
+            raise ChecklistError(f"{where}: needs an id and a list of tests")
+        unknown = set(tc.get("concepts") or []) - all_concepts
+        if unknown:
+            raise ChecklistError(f"{where}: unknown concepts {sorted(unknown)}")
+        test_claims.append(_TestClaim(
+            id=tc["id"], label=_bilingual(tc.get("label"), f"{where}.label"), tests=[str(t) for t in tc["tests"]],
+            phrases=_compile_group(tc["phrases"], where) if tc.get("phrases") else None,
+            concepts=list(tc.get("concepts") or [])))
+    handout = load_handout(cl.get("handout"), base_dir) if cl.get("handout") else None
+    return Checklist(
+        source=cl,
+        max_points=max_points,
+        min_units=float(settings.get("min_units", 10)),
+        max_per_sentence=int(settings.get("max_concepts_per_sentence", 2)),
+        keyword_list_concepts=int(settings.get("keyword_list_concepts", 3)),
+        max_text_chars=int(settings.get("max_text_chars", 60000)),
+        max_overclaim_flags=int(settings.get("max_overclaim_flags", 5)),
+        negation_subject_gap=float(settings.get("negation_subject_gap", 4)),
+        negation=_compile_group(cues["negation"], "cues.negation"),
+        negation_excl=_opt_group(cues.get("negation_exclusions"), "cues.negation_exclusions") or _NEVER,
+        intensifiers=_compile_group(cues["intensifiers"], "cues.intensifiers"),
+        observed=_compile_group(cues["observed"], "cues.observed"),
+        caveat=_compile_group(cues["caveat"], "cues.caveat"),
+        carry=_compile_group(cues["carry"], "cues.carry"),
+        section_neg=_compile_group(cues["section_negative"], "cues.section_negative"),
+        section_amb=_compile_group(cues["section_ambiguous"], "cues.section_ambiguous"),
+        hedge=_compile_group(cues["hedge"], "cues.hedge"),
+        passed=_compile_group(cues["pass"], "cues.pass"),
+        lt_before=_compile_group(cues["less_than"]["before"], "cues.less_than.before"),
+        lt_after=_opt_group(cues["less_than"].get("after"), "cues.less_than.after"),
+        gt_before=_compile_group(cues["greater_than"]["before"], "cues.greater_than.before"),
+        gt_after=_opt_group(cues["greater_than"].get("after"), "cues.greater_than.after"),
+        thr_before=_compile_group(cues["threshold"]["before"], "cues.threshold.before"),
+        thr_after=_opt_group(cues["threshold"].get("after"), "cues.threshold.after"),
+        metrics=metrics, items=items, overclaim=overclaim, overclaim_patterns=oc_patterns,
+        reasons=reasons, handout=handout, test_claims=test_claims,
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _compiled_from_key(key: str, base_dir: str) -> Checklist:
+    return _compile_checklist(json.loads(key), Path(base_dir))
+
+
+def compile_checklist(data: dict, base_dir: str | Path | None = None) -> Checklist:
+    """Validate and compile checklist data (as read from the YAML); files it names (the handout) are
+    relative to ``base_dir`` (default: the directory of the shipped checklist). Raises
+    :class:`ChecklistError`. Compiled checklists are cached by content: the same data gives the same object."""
+    base = Path(base_dir) if base_dir is not None else DEFAULT_CHECKLIST_PATH.parent
+    return _compiled_from_key(json.dumps(data, sort_keys=True, ensure_ascii=False, default=str), str(base.resolve()))
+
+
+def load_checklist(path: str | Path | None = None) -> Checklist:
+    """Read, validate and compile a checklist YAML (default: the attention lab's)."""
+    p = Path(path) if path is not None else DEFAULT_CHECKLIST_PATH
+    with open(p, encoding="utf-8") as fh:
+        data = yaml.safe_load(fh)
+    return compile_checklist(data, p.parent)

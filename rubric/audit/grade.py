@@ -1,0 +1,428 @@
+"""Grading one audit against a compiled checklist: concepts, numbers, overclaims and the figure item."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict
+
+from rubric.audit.checklist import Checklist, _bilingual, _Concept, _Item
+from rubric.audit.claims import _check_metric, _Claim, _extract_claims, _measured_value
+from rubric.audit.figure import FigureReport, analyse_figure
+from rubric.audit.text import _segment, _Sentence
+
+
+class Bilingual(TypedDict):
+    en: str
+    zh: str
+
+
+class AuditItem(TypedDict):
+    id: str
+    label: Bilingual
+    found: bool
+    points: float
+    max_points: float
+    feedback: Bilingual
+
+
+class AuditFlag(TypedDict):
+    """``kind``: "contradiction" (a reported number vs the grader's measurement), "overclaim",
+    "copied" (sentences copied from the handout), "figure" (not the lab's 2x3 heatmap, or the text
+    describes another shape) or "claim_vs_tests" (a claim the student's own test results refute)."""
+
+    kind: str
+    message: Bilingual
+
+
+class AuditResult(TypedDict):
+    """What :func:`grade_audit` returns (docs/contracts.md §3)."""
+
+    score: float
+    max: float
+    items: list[AuditItem]
+    flags: list[AuditFlag]
+
+# ==================================================================================================
+# grading
+# ==================================================================================================
+
+# Which reason to give when a concept is found in several places but credited in none: the closest miss.
+_REASON_ORDER = ("sentence_full", "no_result", "too_short", "not_a_limit", "negated", "stuffed", "copied")
+# An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
+# (d_k = 8..128, 1/4/16 queries, 2 padding keys).
+_RESULT_NUMBER = re.compile(
+    r"(?<![\w.])\d*\.\d+(?![\w.])|(?<![\w.])\d+(?:\.\d+)?\s*e\s*-?\d+\b|\^\s*-\d+|\(\s*\d+\s*(?:,\s*\d+\s*){1,4}\)")
+_SHAPE_STATED = re.compile(r"(?<![\d.])([1-9])\s*[×x*]\s*([1-9])(?![\d.])")
+# a row of weights written out: "[0.21, 0.58, 0.21]", "(0.09, 0.24, 0.67)"
+_STATED_ROW = re.compile(r"[\[(]\s*(\d?\.\d+|[01])(?:\s*[,，、]\s*(?:\d?\.\d+|[01])){1,7}\s*[\])]")
+_DECIMAL = re.compile(r"\d?\.\d+|[01]")
+WEIGHT_TOLERANCE = 0.015          # values rounded to two decimals still match
+_FIGURE_WORDS = re.compile(r"heat\s*map|figure|plot|image|picture|grid|图|热力图|格子")
+
+
+def _observed(cc: Checklist, sentences: list[_Sentence], idx: int) -> bool:
+    """An observed result in this sentence, or in the next one of the same paragraph/bullet."""
+    s = sentences[idx]
+    texts = [s.text]
+    if idx + 1 < len(sentences) and sentences[idx + 1].para == s.para:
+        texts.append(sentences[idx + 1].text)
+    return any(cc.observed.search(t) or _RESULT_NUMBER.search(t) for t in texts)
+
+
+def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool]:
+    """(found, stated as the concept means it) for one sentence.
+
+    plain: every phrase group has a match outside the scope of a negation ("rows are not queries" states
+    nothing); caveat: the keyword is inside the scope of a negation or warning, or in a "cannot prove"
+    section (intensifiers such as "no doubt"/不用怀疑 are not negations)."""
+    first = s.find(concept.groups[0])
+    if not first or not all(s.find(g) for g in concept.groups[1:]):
+        return False, False
+    if concept.mode == "caveat":
+        return True, any(s.negated(m.start(), m.end()) for m in first)
+    ok = all(any(not s.negated(m.start(), m.end(), context=False) for m in s.find(g)) for g in concept.groups)
+    return True, ok
+
+
+def _keyword_lists(cc: Checklist, sentences: list[_Sentence], concepts: list[_Concept]) -> set[int]:
+    """Sentences with a clause that names ``settings.keyword_list_concepts`` or more concepts and metrics:
+    "row query column key sums to 1 masked 0 reading budget" is a list of keywords, not a statement."""
+    out: set[int] = set()
+    pats = [(c.id, c.groups[0]) for c in concepts] + [(mid, m.names) for mid, m in cc.metrics.items()]
+    for idx, s in enumerate(sentences):
+        if s.is_code or s.is_heading or not s.eligible:
+            continue
+        hits = [(cid, ms) for cid, pat in pats if (ms := s.find(pat))]
+        if len(hits) < cc.keyword_list_concepts:
+            continue
+        per_clause: dict[int, set[str]] = {}
+        for cid, ms in hits:
+            for m in ms:
+                per_clause.setdefault(s.clause_at(m.start()).start, set()).add(cid)
+        if any(len(ids) >= cc.keyword_list_concepts for ids in per_clause.values()):
+            out.add(idx)
+    return out
+
+
+def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence],
+                        lists: set[int]) -> tuple[list[int], set[str]]:
+    """Sentences that may credit the concept, and the reasons the other places where it occurs do not."""
+    out: list[int] = []
+    reasons: set[str] = set()
+    for idx, s in enumerate(sentences):
+        if s.is_code or s.is_heading:
+            continue
+        found, ok = _stated(concept, s)
+        if not found:
+            continue
+        if s.copied:
+            reasons.add("copied")
+        elif s.short:
+            reasons.add("too_short")
+        elif not s.eligible:
+            continue
+        elif idx in lists:
+            reasons.add("stuffed")
+        elif not ok:
+            reasons.add("not_a_limit" if concept.mode == "caveat" else "negated")
+        elif concept.evidence == "observed" and not _observed(cc, sentences, idx):
+            reasons.add("no_result")
+        else:
+            out.append(idx)
+    return out, reasons
+
+
+def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[str, bool]]:
+    """(sentence, hedged) for each sentence that reads the weights as importance or causality."""
+    found: list[tuple[str, bool]] = []
+    for s in sentences:
+        if s.is_code or s.is_heading or s.is_question or s.copied:
+            continue
+        if not cc.overclaim_patterns.search(s.text):
+            continue
+        for clause in s.clauses:       # per clause: "cannot prove causality, but it shows k2 is most important"
+            m = cc.overclaim_patterns.search(s.text[clause.start:clause.end])
+            if m and not s.negated(clause.start + m.start(), clause.start + m.end()):
+                found.append((s.text, s.hedged(clause.start + m.start())))
+                break
+    return found
+
+
+def _snippet(text: str, n: int = 90) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _round(x: float) -> float:
+    return round(x + 1e-12, 2)
+
+
+def _outcomes(tests: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None) -> dict[str, str]:
+    """Test outcomes as ``{test_id: outcome}`` from the engine's test rows or a plain mapping."""
+    if not tests:
+        return {}
+    if isinstance(tests, Mapping):
+        return {str(k): str(v.get("outcome") if isinstance(v, Mapping) else v) for k, v in tests.items()}
+    return {str(t.get("id")): str(t.get("outcome")) for t in tests if isinstance(t, Mapping)}
+
+
+def _reason_text(cc: Checklist, reason: str, label: dict[str, str]) -> dict[str, str]:
+    r = cc.reasons[reason]
+    return {lang: r[lang].replace("{concept}", label[lang]) for lang in ("en", "zh")}
+
+
+def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, float] | None,
+                checklist: Checklist, *, tests: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None = None,
+                weights: Sequence[Sequence[float]] | None = None) -> AuditResult:
+    """Grade a written audit (docs/contracts.md §3).
+
+    ``figure`` is the figure's bytes as accepted by the upload validator (or None); ``measured`` holds
+    the grader's own measurements on the student's code; ``tests`` (optional) the student's test
+    outcomes, either the engine's test rows ``[{"id", "outcome", ...}]`` or ``{test_id: outcome}``:
+    a claim in the audit that its own failing tests refute is flagged (``checklist.test_claims``).
+    ``weights`` (optional) are the grader's weights of the lab's example computed with the student's
+    code (the engine's ``example_weights["student"]``): a row of weights written in the text that
+    matches no row of them is flagged."""
+    cc = checklist
+    text = (text or "")[: cc.max_text_chars]
+    sentences = _segment(cc, text) if text.strip() else []
+    has_text = any(re.search(r"\w", s.text) for s in sentences)
+    if cc.handout is not None:
+        for s in sentences:
+            if not (s.is_code or s.is_heading) and cc.handout.is_copied(s.text):
+                s.copied, s.eligible = True, False
+    flags: list[AuditFlag] = []
+
+    # --- concept candidates, then a greedy assignment under the per-sentence budget -------------
+    phrase_concepts = [(item, c) for item in cc.items if item.kind == "concepts"
+                       for c in item.concepts if c.kind == "phrases"]
+    lists = _keyword_lists(cc, sentences, [c for _item, c in phrase_concepts])
+    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists) for item, c in phrase_concepts}
+    order = sorted(range(len(phrase_concepts)),
+                   key=lambda i: (len(found[(phrase_concepts[i][0].id, phrase_concepts[i][1].id)][0]), i))
+    budget: dict[int, int] = {}
+    credited: set[tuple[str, str]] = set()
+    for i in order:
+        item, c = phrase_concepts[i]
+        cands, reasons = found[(item.id, c.id)]
+        for idx in cands:
+            if budget.get(idx, 0) < cc.max_per_sentence:
+                budget[idx] = budget.get(idx, 0) + 1
+                credited.add((item.id, c.id))
+                break
+        else:
+            if cands:
+                reasons.add("sentence_full")
+
+    # --- numbers ---------------------------------------------------------------------------------
+    claims: dict[str, list[_Claim]] = {mid: [] for mid in cc.metrics}
+    threshold_only: set[str] = set()
+    for s in sentences:
+        if s.is_heading or s.copied:
+            continue
+        found_claims, thr = _extract_claims(cc, s)
+        for cl in found_claims:
+            claims[cl.metric].append(cl)
+        threshold_only |= thr
+    contradicted: set[str] = set()
+    for mid, metric in cc.metrics.items():
+        flag = _check_metric(metric, claims[mid], _measured_value(measured, metric.measured_key))
+        if flag:
+            flags.append(flag)
+            contradicted.add(mid)
+
+    # --- items -----------------------------------------------------------------------------------
+    items_out: list[AuditItem] = []
+    figure_report: FigureReport | None = None
+    for item in cc.items:
+        if item.kind == "figure":
+            figure_report, fig_item, fig_flag = _grade_figure(item, figure)
+            items_out.append(fig_item)
+            if fig_flag:
+                flags.append(fig_flag)
+            continue
+        got = 0.0
+        missing: list[tuple[dict, str]] = []
+        item_contradicted = False
+        for c in item.concepts:
+            if c.kind == "metric":
+                mine = claims[c.metric]
+                credit = c.credit if any(cl.relation == "eq" for cl in mine) else (c.credit / 2 if mine else 0.0)
+                item_contradicted |= c.metric in contradicted
+                reason = "threshold_only" if not mine and c.metric in threshold_only else "not_found"
+            else:
+                credit = c.credit if (item.id, c.id) in credited else 0.0
+                reasons = found[(item.id, c.id)][1]
+                reason = next((r for r in _REASON_ORDER if r in reasons), "not_found")
+            got += credit
+            if credit < c.credit:
+                missing.append((c.label, reason))
+        points = item.weight * min(1.0, got / item.full_credit_at)
+        if item_contradicted:
+            points = 0.0
+            fb = _bilingual(item.raw.get("feedback_contradiction"), "", {
+                "en": "The numbers you report contradict the grader's measurement; this item earns no points.",
+                "zh": "你报告的数值与评分器的测量结果矛盾，本项不得分。"})
+        elif not has_text:
+            fb = {"en": "No audit text was submitted. " + item.feedback_missing["en"],
+                  "zh": "没有提交审计文字。" + item.feedback_missing["zh"]}
+        elif points >= item.weight - 1e-9:
+            fb = dict(item.feedback_ok)
+        else:
+            fb = dict(item.feedback_missing)
+            if missing and (len(missing) < len(item.concepts) or any(r != "not_found" for _l, r in missing)):
+                why = [_reason_text(cc, r, label) for label, r in missing]
+                fb = {"en": fb["en"] + " Not credited: " + " ".join(w["en"] for w in why),
+                      "zh": fb["zh"] + "未得分：" + "".join(w["zh"] for w in why)}
+        items_out.append({"id": item.id, "label": dict(item.label), "found": points > 0, "points": points,
+                          "max_points": item.weight, "feedback": fb})
+
+    # --- overclaims (a hedged one costs less) ----------------------------------------------------
+    oc = cc.overclaim
+    over = _overclaims(cc, sentences)
+    if over and oc["penalty"] > 0:
+        wanted = sum(oc["hedged_penalty"] if hedged else oc["penalty"] for _s, hedged in over)
+        remaining = min(oc["max_penalty"] or math.inf, wanted)
+        by_id = {it["id"]: it for it in items_out}
+        for target in oc["deduct_from"]:
+            it = by_id[target]
+            take = min(remaining, it["points"])
+            if take > 0:
+                it["points"] -= take
+                it["found"] = it["points"] > 0
+                it["feedback"] = {
+                    "en": it["feedback"]["en"] + f" {_round(take):g} point(s) deducted for overclaiming (see flags).",
+                    "zh": it["feedback"]["zh"] + f"因过度解读扣 {_round(take):g} 分（见 flags）。"}
+                remaining -= take
+            if remaining <= 0:
+                break
+        for sent, hedged in over[: cc.max_overclaim_flags]:
+            msg = oc["hedged_message"] if hedged else oc["message"]
+            per = oc["hedged_penalty"] if hedged else oc["penalty"]
+            flags.append({"kind": "overclaim", "message": {
+                lang: msg[lang].replace("{snippet}", _snippet(sent)).replace("{penalty}", f"{per:g}")
+                for lang in ("en", "zh")}})
+
+    # --- copied sentences, claims against the student's own tests, the text against the figure ---
+    copied = [s.text for s in sentences if s.copied]
+    if copied:
+        shown = " / ".join(f"\"{_snippet(t, 60)}\"" for t in copied[:3])
+        flags.append({"kind": "copied", "message": {
+            "en": f"{len(copied)} sentence(s) closely match the course handout and earn nothing: {shown}. "
+                  "Write what you observed in your own words.",
+            "zh": f"有 {len(copied)} 句与课程讲义高度重合，不计分：{shown}。请用自己的话写出你观察到的结果。"}})
+    flags.extend(_test_claim_flags(cc, sentences, credited, _outcomes(tests)))
+    for check in (_stated_shape_flag(sentences, figure_report), _stated_weights_flag(sentences, weights)):
+        if check:
+            flags.append(check)
+
+    for it in items_out:
+        it["points"] = _round(max(0.0, it["points"]))
+        it["max_points"] = _round(it["max_points"])
+    score = _round(sum(it["points"] for it in items_out))
+    return {"score": score, "max": _round(cc.max_points), "items": items_out, "flags": flags}
+
+
+def _test_claim_flags(cc: Checklist, sentences: list[_Sentence], credited: set[tuple[str, str]],
+                      outcomes: dict[str, str]) -> list[AuditFlag]:
+    if not outcomes:
+        return []
+    credited_ids = {cid for _iid, cid in credited}
+    out: list[AuditFlag] = []
+    for tc in cc.test_claims:
+        failing = [t for t in tc.tests if t in outcomes and outcomes[t] != "passed"]
+        if not failing:
+            continue
+        claimed = bool(set(tc.concepts) & credited_ids)
+        if not claimed and tc.phrases is not None:
+            claimed = any(not s.negated(m.start(), m.end(), context=False)
+                          for s in sentences if not (s.is_code or s.is_heading or s.copied or s.is_question)
+                          for m in tc.phrases.finditer(s.text))
+        if claimed:
+            names = ", ".join(failing)
+            out.append({"kind": "claim_vs_tests", "message": {
+                "en": f"Your audit says {tc.label['en']}, but your own code fails {names}. "
+                      "Check the claim against your test results.",
+                "zh": f"你的审计写道「{tc.label['zh']}」，但你的代码没有通过 {names}。请对照你的测试结果核对这一说法。"}})
+    return out
+
+
+def _stated_shape_flag(sentences: list[_Sentence], report: FigureReport | None) -> AuditFlag | None:
+    """The text describes the figure as R×C but the figure shows another grid."""
+    if report is None or report.shape is None:
+        return None
+    for s in sentences:
+        if s.is_code or not _FIGURE_WORDS.search(s.text):
+            continue
+        for m in _SHAPE_STATED.finditer(s.text):
+            stated = (int(m.group(1)), int(m.group(2)))
+            if stated != report.shape:
+                r, c = report.shape
+                return {"kind": "figure", "message": {
+                    "en": f"Your text describes a {stated[0]}×{stated[1]} figure, but the submitted figure shows a "
+                          f"{r}×{c} grid.",
+                    "zh": f"你的文字描述的是 {stated[0]}×{stated[1]} 的图，但提交的图是 {r}×{c} 的格子。"}}
+    return None
+
+
+def _stated_weights_flag(sentences: list[_Sentence], weights: Sequence[Sequence[float]] | None) -> AuditFlag | None:
+    """A row of weights written in the text ("q0 这一行是 [0.21, 0.58, 0.21]") that is not a row of the
+    weights the student's own code computes for the lab's example."""
+    try:
+        rows = [[float(x) for x in row] for row in weights or []]
+    except (TypeError, ValueError):
+        return None
+    if not rows:
+        return None
+    for s in sentences:
+        for m in _STATED_ROW.finditer(s.text):
+            stated = [float(x) for x in _DECIMAL.findall(m.group())]
+            same_len = [r for r in rows if len(r) == len(stated)]
+            if not same_len or abs(sum(stated) - 1) > 0.05:     # not a row of attention weights
+                continue
+            if not any(all(abs(a - b) <= WEIGHT_TOLERANCE for a, b in zip(r, stated, strict=True)) for r in same_len):
+                shown = "; ".join("[" + ", ".join(f"{x:.2f}" for x in r) + "]" for r in rows)
+                return {"kind": "figure", "message": {
+                    "en": f"Your text gives the weights {m.group()}, but your code computes {shown} for the lab's "
+                          "example. Check that the figure and the text come from your submitted code.",
+                    "zh": f"你的文字给出的权重是 {m.group()}，但你的代码对实验例子算出的是 {shown}。"
+                          "请确认图和文字来自你提交的代码。"}}
+    return None
+
+
+def _grade_figure(item: _Item, figure: Any) -> tuple[FigureReport | None, AuditItem, AuditFlag | None]:
+    """Only the lab's grid (``grid: [rows, cols]`` in the checklist, 2x3) earns the figure points; anything
+    else earns 0, says what was seen, and is flagged for the instructor."""
+    raw = item.raw
+    expected = tuple(raw.get("grid") or (2, 3))
+    report: FigureReport | None = None
+    seen: dict[str, str] | None = None
+    if figure is None:
+        points, fb = 0.0, dict(item.feedback_missing)
+    else:
+        report = analyse_figure(figure) if isinstance(figure, (bytes, bytearray, memoryview)) \
+            else FigureReport("unreadable")
+        if report.shape == expected:
+            points, fb = item.weight, dict(item.feedback_ok)
+        else:
+            points = 0.0
+            if report.kind == "grid":
+                key = "feedback_wrong_grid"
+                seen = {"en": f"a {report.rows}×{report.cols} grid", "zh": f"{report.rows}×{report.cols} 的格子"}
+            elif report.kind == "blank":
+                key, seen = "feedback_blank", {"en": "a blank image", "zh": "空白图"}
+            elif report.kind == "unreadable":
+                key, seen = "feedback_unreadable", {"en": "an image that could not be read", "zh": "无法读取的图"}
+            else:
+                key, seen = "feedback_not_heatmap", {"en": "not a heatmap", "zh": "不是 heatmap"}
+            tmpl = _bilingual(raw.get(key), f"items.{item.id}.{key}", item.feedback_missing)
+            fb = {lang: tmpl[lang].replace("{rows}", str(report.rows)).replace("{cols}", str(report.cols))
+                  for lang in ("en", "zh")}
+    flag: AuditFlag | None = None
+    if seen is not None:
+        flag = {"kind": "figure", "message": {
+            "en": f"The figure is {seen['en']}, not the lab's {expected[0]}×{expected[1]} attention heatmap.",
+            "zh": f"提交的图是{seen['zh']}，不是实验要求的 {expected[0]}×{expected[1]} attention heatmap。"}}
+    return report, {"id": item.id, "label": dict(item.label), "found": points > 0, "points": points,
+                    "max_points": item.weight, "feedback": fb}, flag
