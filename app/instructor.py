@@ -21,7 +21,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import select, update
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import selectinload, undefer
 
 from app import gradebook
 from app.assignments import default_assignment
@@ -107,6 +107,7 @@ def student(user_id: int):  # noqa: ANN201
                 selectinload(Submission.runs).selectinload(GradingRun.tests),
                 selectinload(Submission.reviews).selectinload(AuditReview.reviewer),
                 selectinload(Submission.assignment),
+                undefer(Submission.audit_text),   # stored at upload; one query, no parsing
             )
             .order_by(Submission.attempt.desc())
         )

@@ -38,15 +38,16 @@ class SubmissionRefused(Exception):
         return self.zh if locale.startswith("zh") else self.en
 
 
-def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload | None) -> None:
+def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload | None) -> str | None:
+    """Validate every file (PDF and image decoding under the decoder's limits); return the audit
+    text, extracted here once and stored with the submission."""
     from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 
     if code is None or not code.data:
         raise SubmissionRefused("code_missing", "attention.py is required.", "必须上传 attention.py。", 400)
     try:
         validate_code(code.filename, code.data)
-        if audit is not None:
-            validate_audit(audit.filename, audit.data)
+        text = validate_audit(audit.filename, audit.data) if audit is not None else None
         if figure is not None:
             validate_figure(figure.filename, figure.data)
     except InputError as exc:
@@ -54,6 +55,7 @@ def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload |
         if "size" in exc.code or "large" in exc.code:
             status = 413
         raise SubmissionRefused(exc.code, exc.en, exc.zh, status) from exc
+    return text
 
 
 def late_days(assignment: Assignment, now: datetime) -> int:
@@ -124,7 +126,12 @@ def submit(
     now: datetime | None = None,
 ) -> Submission:
     now = now or utcnow()
-    validate_uploads(code, audit, figure)
+    # The cheap policy checks come before any decoding: a student at the pending cap or in the
+    # cooldown costs one query, not a PDF parse. They are checked again, under the row lock, in
+    # the transaction that inserts the attempt.
+    check_policy(assignment, student, now, max_pending)
+    db.session.rollback()
+    audit_text = validate_uploads(code, audit, figure)
     for _ in range(5):
         try:
             # One student's uploads are serialised by a row lock on the student (PostgreSQL;
@@ -148,6 +155,7 @@ def submit(
                 code_filename=code.filename or "attention.py",
                 audit_sha256=_store(store, audit),
                 audit_filename=audit.filename if audit else None,
+                audit_text=audit_text,
                 figure_sha256=_store(store, figure),
                 figure_filename=figure.filename if figure else None,
                 status=Status.QUEUED.value,

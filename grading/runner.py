@@ -44,6 +44,8 @@ class GradeInput:
     audit_filename: str | None = None
     figure: bytes | None = None
     figure_filename: str | None = None
+    # The audit's text as extracted at upload: used instead of parsing ``audit`` again.
+    audit_text: str | None = None
 
 
 class CategoryScore(TypedDict):
@@ -83,7 +85,9 @@ def _grade_audit(inp: GradeInput, assignment: str, measured: dict, tests: list,
     checklist = suite_state(assignment).checklist
     text = figure = None
     notes = []
-    if inp.audit is not None:
+    if inp.audit_text is not None:
+        text = inp.audit_text
+    elif inp.audit is not None:
         try:
             text = validate_audit(inp.audit_filename or "audit.md", inp.audit)
         except InputError as exc:
