@@ -51,10 +51,8 @@ def png_with_many_chunks(n: int = 200_000) -> bytes:
     """A 1×1 PNG whose image data is split over ``n`` one-byte IDAT chunks (about 13 bytes each)."""
     raw = zlib.compress(b"\x00\x00\x00\x00")
     ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    parts = [raw[:1]] * 0
     chunks = [_png_chunk(b"IDAT", raw[i:i + 1]) for i in range(len(raw))]
     chunks = [_png_chunk(b"IDAT", b"")] * max(0, n - len(chunks)) + chunks
-    del parts
     return b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", ihdr) + b"".join(chunks) + _png_chunk(b"IEND", b"")
 
 
@@ -62,7 +60,16 @@ def pdf_with_costly_page(decoded_bytes: int = 1_900_000) -> bytes:
     """A one-page PDF of a few KB whose compressed content stream inflates to ``decoded_bytes`` of
     text operators: under the per-page content cap, yet seconds of text extraction within the page."""
     op = b"(ab) Tj 1 0 Td "
-    content = b"BT /F1 1 Tf " + op * (decoded_bytes // len(op)) + b"ET"
+    return one_page_pdf(b"BT /F1 1 Tf " + op * (decoded_bytes // len(op)) + b"ET")
+
+
+def pdf_with_text(lines: list[str]) -> bytes:
+    """An ordinary one-page PDF whose text layer holds ``lines`` (ASCII)."""
+    ops = ["BT", "/F1 11 Tf", "14 TL", "72 740 Td", *(f"({line}) Tj T*" for line in lines), "ET"]
+    return one_page_pdf("\n".join(ops).encode("latin-1"))
+
+
+def one_page_pdf(content: bytes) -> bytes:
     stream = zlib.compress(content, 9)
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
