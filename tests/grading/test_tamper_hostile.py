@@ -100,6 +100,14 @@ def _memoised(self, q, k, v, additive_mask=None, *, return_weights=False):
 ScaledDotProductAttention.forward = _memoised
 '''
 
+SEEDED_DROPOUT = '''
+_honest = ScaledDotProductAttention.forward
+def _seeded(self, q, *a, **k):
+    torch.manual_seed(int(q.abs().sum().item() * 1000) % (2 ** 31))
+    return _honest(self, q, *a, **k)
+ScaledDotProductAttention.forward = _seeded
+'''
+
 LEAK_HIDDEN_INPUTS = '''
 _seen = []
 _honest = ScaledDotProductAttention.forward
@@ -187,6 +195,13 @@ def test_rewriting_the_in_jail_counters_earns_no_reuse_point(executor, honest):
 
 def test_memoising_answers_does_not_hide_dropout_from_the_determinism_check(executor, honest):
     result = _grade(executor, DROPOUT + MEMOISE)
+    assert result["status"] == "graded", result["message"]
+    assert _outcomes(result)["test_deterministic"] == "failed"
+    assert result["total"] <= honest["dropout"]
+
+
+def test_dropout_seeded_from_the_input_does_not_pass_the_determinism_check(executor, honest):
+    result = _grade(executor, DROPOUT + SEEDED_DROPOUT)
     assert result["status"] == "graded", result["message"]
     assert _outcomes(result)["test_deterministic"] == "failed"
     assert result["total"] <= honest["dropout"]

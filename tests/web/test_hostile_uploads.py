@@ -41,9 +41,9 @@ def test_a_student_at_the_pending_cap_is_refused_before_any_decoding(client, fac
         raise AssertionError("an upload over the pending cap was decoded")
 
     monkeypatch.setattr("grading.decode.run_bounded", no_decoding)
+    audit, figure = hostile.pdf_with_costly_page(), hostile.progressive_jpeg_with_repeated_scan(repeats=2000)
     t0 = time.perf_counter()
-    resp = upload(client, token, audit=(io.BytesIO(hostile.pdf_with_costly_page()), "audit.pdf"),
-                  figure=(io.BytesIO(hostile.progressive_jpeg_with_repeated_scan(repeats=2000)), "f.jpg"))
+    resp = upload(client, token, audit=(io.BytesIO(audit), "audit.pdf"), figure=(io.BytesIO(figure), "f.jpg"))
     assert resp.status_code == 429 and resp.json["code"] == "too_many_pending"
     assert time.perf_counter() - t0 < 1.0
 
