@@ -47,7 +47,7 @@ def expect_close(actual: Tensor, expected: Tensor, tol: float, what: str, *,
     expect_shape(actual, expected.shape, what)
     expect_finite(actual, what)
     err = max_err(actual, expected)
-    if err > tol:
+    if not err <= tol:      # fails closed on NaN
         msg = (f"{what} differs from the reference by up to {err:.3g} (allowed {tol:g}), "
                f"largest at {_where(actual, expected, names)}")
         raise Feedback(msg + (f"; {hint}" if hint else ""))

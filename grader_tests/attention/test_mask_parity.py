@@ -43,7 +43,7 @@ def _blocked_check(w: torch.Tensor, blocked: torch.Tensor, what: str) -> None:
     """Weights at blocked positions are 0 and rows still sum to 1."""
     on_blocked = float(w.double().masked_select(blocked).abs().max()) if blocked.any() else 0.0
     rs = row_sum_error(w)
-    if on_blocked > C.ZERO_TOL or rs > C.ROW_SUM_TOL:
+    if not (on_blocked <= C.ZERO_TOL and rs <= C.ROW_SUM_TOL):     # fails closed on NaN
         if on_blocked > C.ZERO_TOL and rs <= 1e-4:
             raise Feedback(f"{what}: blocked positions still get weight up to {on_blocked:.3g}; "
                            "add the mask to the scores before the softmax")

@@ -65,6 +65,14 @@ def _nan(self, q, k, v, additive_mask=None, *, return_weights=False):
 ScaledDotProductAttention.forward = _nan
 '''
 
+NAN_WEIGHTS_ONLY = '''
+_honest = ScaledDotProductAttention.forward
+def _nan_weights(self, q, k, v, additive_mask=None, *, return_weights=False):
+    out, w = _honest(self, q, k, v, additive_mask, return_weights=True)
+    return (out, w * float("nan")) if return_weights else out
+ScaledDotProductAttention.forward = _nan_weights
+'''
+
 FUSED_THROUGH_OPS = CORRECT.replace(
     "import torch\n",
     "import torch\n_KERNEL = getattr(torch.ops.aten, '_scaled_dot_' + 'product_attention_math')\n", 1)
@@ -172,6 +180,18 @@ def test_nan_and_inf_results_are_graded_and_serialisable(executor, honest):
     assert result["total"] <= honest["wrong"]
     for value in result["measurements"].values():
         assert value == value and abs(value) != float("inf")
+
+
+def test_every_check_of_nan_weights_fails_closed(executor):
+    """Correct outputs, NaN weights: no check that looks at the weights may pass (a comparison
+    written `if err > tol: fail` would let NaN through)."""
+    result = _grade(executor, CORRECT + NAN_WEIGHTS_ONLY)
+    assert result["status"] == "graded", result["message"]
+    for test_id in ("test_hand_example", "test_row_sums_are_one", "test_weights_are_probabilities",
+                    "test_scale_experiment_a", "test_weights_parity_reference",
+                    "test_blocked_key_gets_zero_weight", "test_mask_broadcasts_over_batch_and_heads"):
+        assert _points(result, test_id) == 0, test_id
+    assert result["example_weights"]["student"] is None
 
 
 @pytest.mark.parametrize("code", [FUSED_THROUGH_OPS, FUSED_THROUGH_WRAPPED], ids=["torch_ops", "wrapped"])
