@@ -4,6 +4,7 @@ never executed."""
 from __future__ import annotations
 
 import ast
+import functools
 
 # Attribute names of PyTorch's ready-made attention.
 FORBIDDEN_EXACT = {"MultiheadAttention", "multi_head_attention_forward", "Transformer",
@@ -36,13 +37,16 @@ HIDING_ATTRS = {"__wrapped__", "__dict__", "__getattribute__", "__getattr__", "_
                 "_C", "_c10d", "_dynamo", "_inductor", "_refs", "_decomp", "_prims", "library", "jit",
                 "compile", "_jit_internal", "hub", "load"}
 NAME_FUNCS = {"getattr", "setattr", "hasattr", "delattr"}
+MAX_FINDINGS = 20
 
 
 def _forbidden(name: str) -> bool:
     return name in FORBIDDEN_EXACT or any(p in name for p in FORBIDDEN_PARTS)
 
 
+@functools.lru_cache(maxsize=4)
 def parse(source: str) -> ast.Module | None:
+    """The source's tree (cached: several checks of one grading read the same, unmodified tree)."""
     try:
         return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -97,17 +101,21 @@ def fused_attention_uses(source: str) -> list[str]:
     return sorted(set(found), key=lambda s: (len(s.split(":")[0]), s))
 
 
-def hidden_name_uses(source: str) -> list[str]:
+@functools.lru_cache(maxsize=4)
+def hidden_name_uses(source: str) -> tuple[str, ...]:
     """Places where attention.py reaches a function through a computed or indirect name (the
     reason for each), which the static check cannot follow: ``getattr`` with a name that is not
     a plain string, ``torch.ops``, ``__wrapped__``, ``importlib``, ``sys.modules``, ``eval``...
     Unparseable source counts as hiding (nothing can be checked)."""
     tree = parse(source)
     if tree is None:
-        return ["the source could not be analysed"]
+        return ("the source could not be analysed",)
     aliases = _torch_aliases(tree)
+    calls = {id(node.func): node for node in ast.walk(tree) if isinstance(node, ast.Call)}
     found: list[str] = []
     for node in ast.walk(tree):
+        if len(found) >= MAX_FINDINGS:      # enough to decide and to explain; bounded cost
+            break
         line = getattr(node, "lineno", "?")
         if isinstance(node, ast.Import | ast.ImportFrom):
             mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
@@ -130,21 +138,14 @@ def hidden_name_uses(source: str) -> list[str]:
         elif isinstance(node, ast.Name) and node.id in HIDING_BUILTINS | NAME_FUNCS - {"getattr", "hasattr"}:
             found.append(f"line {line}: {node.id}")
         elif isinstance(node, ast.Name) and node.id in ("getattr", "hasattr"):
-            call = _parent_call(tree, node)
+            call = calls.get(id(node))
             if call is None or len(call.args) < 2 or not (isinstance(call.args[1], ast.Constant)
                                                           and isinstance(call.args[1].value, str)):
                 found.append(f"line {line}: {node.id} with a computed name")
             elif call.args[1].value.startswith("_"):
                 found.append(f"line {line}: {node.id}(..., {call.args[1].value!r})")
-    return sorted(set(found), key=lambda s: (int(s.split()[1].rstrip(":")) if s.split()[1].rstrip(":").isdigit()
-                                             else 0, s))
-
-
-def _parent_call(tree: ast.Module, name: ast.Name) -> ast.Call | None:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and node.func is name:
-            return node
-    return None
+    return tuple(sorted(set(found), key=lambda s: (int(s.split()[1].rstrip(":"))
+                                                   if s.split()[1].rstrip(":").isdigit() else 0, s)))
 
 
 def class_uses_class(source: str, class_name: str, used: str) -> bool:
