@@ -8,11 +8,12 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
+from app.coursework import rubric_for
 from app.extensions import db
 from app.models import Assignment, GradingRun, Status, Submission, User, utcnow
 from app.queue import enqueue_run
@@ -30,9 +31,11 @@ class Upload:
 class SubmissionRefused(Exception):
     """The attempt is not accepted; nothing was stored. Carries a message in both languages."""
 
-    def __init__(self, code: str, en: str, zh: str, http_status: int = 422) -> None:
+    def __init__(self, code: str, en: str, zh: str, http_status: int = 422,
+                 retry_after: int | None = None) -> None:
         super().__init__(en)
         self.code, self.en, self.zh, self.http_status = code, en, zh, http_status
+        self.retry_after = retry_after  # seconds, sent as Retry-After with a 429
 
     def message(self, locale: str = "en") -> str:
         return self.zh if locale.startswith("zh") else self.en
@@ -43,7 +46,8 @@ def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload |
     text, extracted here once and stored with the submission."""
     from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 
-    if code is None or not code.data:
+    # An empty file that was chosen is reported as empty by validate_code, not as missing.
+    if code is None:
         raise SubmissionRefused("code_missing", "attention.py is required.", "必须上传 attention.py。", 400)
     try:
         validate_code(code.filename, code.data)
@@ -58,21 +62,27 @@ def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload |
     return text
 
 
-def late_days(assignment: Assignment, now: datetime) -> int:
-    if assignment.deadline is None or now <= assignment.deadline:
-        return 0
-    return math.ceil((now - assignment.deadline) / timedelta(days=1))
+def late_days(assignment: Assignment, now: datetime, student_id: int | None = None) -> int:
+    """Days late against the deadline in force for the student (their extension, if any)."""
+    from app.course import student_deadline
+    from app.scores import late_days_at
+
+    due = student_deadline(assignment, student_id) if student_id is not None else assignment.deadline
+    return late_days_at(due, now)
 
 
 def check_policy(assignment: Assignment, student: User, now: datetime, max_pending: int) -> int:
     """Refuse attempts the course policy does not allow; return the days late."""
-    days = late_days(assignment, now)
+    days = late_days(assignment, now, student.id)
     if days > assignment.late_days_allowed:
+        from app.course import student_deadline
+
+        due = student_deadline(assignment, student.id)
         raise SubmissionRefused(
             "deadline_passed",
-            f"The deadline ({assignment.deadline:%Y-%m-%d %H:%M} UTC) has passed and late "
+            f"The deadline ({due:%Y-%m-%d %H:%M} UTC) has passed and late "
             f"submissions are accepted for {assignment.late_days_allowed} day(s) only.",
-            f"截止时间（{assignment.deadline:%Y-%m-%d %H:%M} UTC）已过，迟交只接受 "
+            f"截止时间（{due:%Y-%m-%d %H:%M} UTC）已过，迟交只接受 "
             f"{assignment.late_days_allowed} 天。",
             403,
         )
@@ -104,8 +114,39 @@ def check_policy(assignment: Assignment, student: User, now: datetime, max_pendi
                     f"Please wait {math.ceil(wait)} s before submitting again.",
                     f"请等待 {math.ceil(wait)} 秒后再提交。",
                     429,
+                    retry_after=math.ceil(wait),
                 )
     return days
+
+
+@dataclass(frozen=True)
+class Carried:
+    """An audit or figure that a new attempt takes over from an earlier one."""
+
+    sha256: str
+    filename: str | None
+    from_attempt: int
+    text: str | None = None     # an audit's text as extracted at its upload
+
+
+def carried_forward(assignment: Assignment, student: User) -> tuple[Carried | None, Carried | None]:
+    """(audit, figure) the next attempt keeps when it uploads none: those of the latest attempt.
+
+    Resubmitting only the fixed attention.py is the natural thing to do; the audit and figure are
+    worth 15 points and must not be lost by it."""
+    last = db.session.scalar(
+        select(Submission)
+        .where(Submission.assignment_id == assignment.id, Submission.student_id == student.id)
+        .order_by(Submission.attempt.desc())
+        .limit(1)
+    )
+    if last is None:
+        return None, None
+    audit = (Carried(last.audit_sha256, last.audit_filename, last.audit_from_attempt or last.attempt,
+                     last.audit_text) if last.audit_sha256 else None)
+    figure = (Carried(last.figure_sha256, last.figure_filename, last.figure_from_attempt or last.attempt)
+              if last.figure_sha256 else None)
+    return audit, figure
 
 
 def _store(store: BlobStore, upload: Upload | None) -> str | None:
@@ -124,13 +165,21 @@ def submit(
     store: BlobStore,
     max_pending: int = 3,
     now: datetime | None = None,
+    keep_audit: bool = True,
+    keep_figure: bool = True,
 ) -> Submission:
+    """Accept one attempt. With no audit (figure) uploaded, the previous attempt's is carried
+    forward unless `keep_audit` (`keep_figure`) is False: the student removed it."""
     now = now or utcnow()
     # The cheap policy checks come before any decoding: a student at the pending cap or in the
     # cooldown costs one query, not a PDF parse. They are checked again, under the row lock, in
     # the transaction that inserts the attempt.
     check_policy(assignment, student, now, max_pending)
     db.session.rollback()
+    if (audit is not None or figure is not None) and rubric_for(assignment.suite).audit_category is None:
+        raise SubmissionRefused(
+            "no_audit", "This assignment has no written audit or figure: submit the code only.",
+            "本作业没有审计文字和图片：只需提交代码。", 422)
     audit_text = validate_uploads(code, audit, figure)
     for _ in range(5):
         try:
@@ -147,17 +196,22 @@ def submit(
                 )
                 or 0
             )
+            old_audit, old_figure = carried_forward(assignment, student)
+            old_audit = old_audit if audit is None and keep_audit else None
+            old_figure = old_figure if figure is None and keep_figure else None
             submission = Submission(
                 assignment_id=assignment.id,
                 student_id=student.id,
                 attempt=attempt,
                 code_sha256=_store(store, code),
                 code_filename=code.filename or "attention.py",
-                audit_sha256=_store(store, audit),
-                audit_filename=audit.filename if audit else None,
-                audit_text=audit_text,
-                figure_sha256=_store(store, figure),
-                figure_filename=figure.filename if figure else None,
+                audit_sha256=old_audit.sha256 if old_audit else _store(store, audit),
+                audit_filename=old_audit.filename if old_audit else (audit.filename if audit else None),
+                audit_from_attempt=old_audit.from_attempt if old_audit else None,
+                audit_text=old_audit.text if old_audit else audit_text,
+                figure_sha256=old_figure.sha256 if old_figure else _store(store, figure),
+                figure_filename=old_figure.filename if old_figure else (figure.filename if figure else None),
+                figure_from_attempt=old_figure.from_attempt if old_figure else None,
                 status=Status.QUEUED.value,
                 late_days=days,
                 created_at=now,

@@ -23,8 +23,9 @@ from typing import Any, TypedDict
 import pytest
 
 from autograder import settings
+from grading.i18n import Msg, msg
 from grading.plugin import GradingPlugin
-from grading.proxy import Feedback, InfrastructureError, InheritedSession, StudentProxy
+from grading.proxy import Feedback, InfrastructureError, InheritedSession, StudentProxy, gave_up_text
 from grading.sandbox.client import Limits
 from grading.suite import Suite
 from rubric.loader import suite_dir
@@ -32,6 +33,12 @@ from rubric.loader import suite_dir
 MAX_REOPENS = 2                   # fresh sessions after a lost one
 MIN_SESSION_WALL_S = 0.5          # less budget than this left: the remaining tests are `timeout`
 MIN_SESSION_CPU_S = 0.5
+
+
+def suite_watch(suite: Suite) -> dict:
+    """What the jail watches: counted and forbidden calls, and the importable packages (the
+    student's own ``import`` statements are limited to the standard library and these)."""
+    return {**suite.watch, "imports": list(suite.packages)}
 
 
 class BudgetExhausted(Feedback):
@@ -66,9 +73,11 @@ class Budget:
     def exhausted(self) -> bool:
         return self.wall_left() < MIN_SESSION_WALL_S or self.cpu_left < MIN_SESSION_CPU_S
 
-    def why(self) -> str:
-        return (f"not run: this grading's budget of {self.wall_total:g} s ({self.cpu_total:g} s of CPU) "
-                "for your code was used up by earlier checks (endless loop, sleeps or far too much work?)")
+    def why(self) -> Msg:
+        return msg(f"not run: this grading's budget of {self.wall_total:g} s ({self.cpu_total:g} s of CPU) "
+                   "for your code was used up by earlier checks (endless loop, sleeps or far too much work?)",
+                   f"未运行：本次评分给你的代码的预算 {self.wall_total:g} 秒（CPU {self.cpu_total:g} 秒）已被前面的"
+                   "检查用完（死循环、sleep 或计算量过大？）")
 
     def reserve(self, base: Limits, share: float = 1.0) -> Limits:
         """``base`` cut to what is left; ``share`` of the CPU left is reserved for the session."""
@@ -111,13 +120,14 @@ class OwnSessions:
         limits = self._budget.reserve(self._ex.limits, share)
         try:
             session = self._ex.session(self._source, filename=self._suite.student_file,
-                                       module_name=self._suite.module_name, watch=dict(self._suite.watch),
+                                       module_name=self._suite.module_name, watch=suite_watch(self._suite),
                                        limits=limits)
         except Exception as exc:
             self._budget.settle(limits, 0.0)
             raise InfrastructureError(f"could not open a sandbox session: {exc!r}") from exc
         self.count += 1
-        proxy = self._suite.driver(InheritedSession(session), filename=self._suite.student_file, log=self._log)
+        proxy = self._suite.driver(InheritedSession(session), filename=self._suite.student_file, log=self._log,
+                                   packages=self._suite.packages)
         self._open[id(proxy)] = (session, limits)
         return proxy
 
@@ -201,7 +211,8 @@ def _child_main(executor, session, source: str, assignment: str, suite: Suite, s
     t0 = time.perf_counter()
     plugin_log: list[str] = []
     own = OwnSessions(executor, source, suite, budget, plugin_log.append)
-    proxy = suite.driver(InheritedSession(session), filename=suite.student_file, log=plugin_log.append)
+    proxy = suite.driver(InheritedSession(session), filename=suite.student_file, log=plugin_log.append,
+                         packages=suite.packages)
     plugin = GradingPlugin(proxy, source, suite.student_file, skip, hidden=hidden, sessions=own)
     try:
         code = pytest.main(_pytest_args(assignment), plugins=[plugin])
@@ -350,7 +361,7 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
         try:
             limits = budget.reserve(executor.limits, share)
             session = executor.session(source, filename=suite.student_file, module_name=suite.module_name,
-                                       watch=dict(suite.watch), limits=limits)
+                                       watch=suite_watch(suite), limits=limits)
         except Feedback:   # the budget ran out before anything was collected (cannot happen at start)
             merged["infra_error"] = "the grading budget is smaller than one session"
             return merged
@@ -398,7 +409,8 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
                 for tid in child.get("outcomes") or {}:
                     merged["outcomes"].setdefault(tid, {
                         "outcome": "failed",
-                        "feedback": f"not run: {suite.student_file} failed to load again after a crash"})
+                        "feedback": msg(f"not run: {suite.student_file} failed to load again after a crash",
+                                        f"未运行：崩溃后 {suite.student_file} 再次导入失败")})
             return merged
         merged["outcomes"].update(child.get("outcomes") or {})
         if not child.get("session_lost"):
@@ -413,6 +425,5 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
             for tid in remaining:
                 merged["outcomes"][tid] = {
                     "outcome": "timeout" if kind == "timeout" else "failed",
-                    "feedback": f"not run: {suite.student_file} hung or crashed {attempt} times already, "
-                                "so the remaining checks were skipped"}
+                    "feedback": gave_up_text(suite.student_file, attempt)}
             return merged

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from grading.proxy import Feedback, InfrastructureError, StudentProxy
+from grading.i18n import Msg, cat, msg
+from grading.proxy import Feedback, InfrastructureError, StudentProxy, not_loaded_text
 
 if TYPE_CHECKING:
     from grading.child import ChildReport, OwnSessions, TestOutcome
@@ -21,8 +22,9 @@ if TYPE_CHECKING:
 FRESH_CPU_SHARE = 0.2             # of the CPU left, lent to one fresh comparison session
 HIDDEN_CPU_SHARE = 0.8            # of the CPU left after the visible session, for the hidden one
 
-GENERIC_ERROR = ("this check could not be completed because of a problem in the grader, not in your "
-                 "code; your instructor can see the details")
+GENERIC_ERROR = msg("this check could not be completed because of a problem in the grader, not in your "
+                    "code; your instructor can see the details",
+                    "由于评分器自身的问题（不是你的代码），这项检查没有完成；老师可以看到详细信息")
 
 
 class GradingPlugin:
@@ -52,7 +54,7 @@ class GradingPlugin:
         self.collected: list[str] = []
         self.collect_errors: list[str] = []
         self.infra_error: str | None = None
-        self.load_error: str | None = None
+        self.load_error: Msg | None = None
         self.log: list[str] = []
 
     # ---------------------------------------------------------------- sessions
@@ -107,8 +109,9 @@ class GradingPlugin:
         proxy = self.sessions.proxy(FRESH_CPU_SHARE)
         try:
             if not proxy.load():
-                raise Feedback(f"not run: {self.filename} did not load in a fresh session "
-                               f"({proxy.load_error})")
+                raise Feedback(cat(msg(f"not run: {self.filename} did not load in a fresh session (",
+                                       f"未运行：{self.filename} 在新会话中无法导入（"),
+                                   proxy.load_error, msg(")", "）")))
             yield proxy
         finally:
             self.sessions.close(proxy)
@@ -129,8 +132,8 @@ class GradingPlugin:
     def record_example_weights(self):
         def record(student, reference) -> None:
             def rows(t):
-                if t is None or not bool(t.isfinite().all()):
-                    return None
+                if t is None or t.dim() != 2 or not bool(t.isfinite().all()):
+                    return None  # NaN/inf or a wrong shape from a student cannot be drawn (nor be JSON)
                 return [[float(x) for x in row] for row in t.tolist()]
             self.example_weights = {"student": rows(student), "reference": rows(reference)}
         return record
@@ -168,7 +171,7 @@ class GradingPlugin:
             self.load_error = self.proxy.load_error
             for item in items:
                 self.outcomes[test_id(item)] = {
-                    "outcome": "failed", "feedback": f"not run: {self.filename} did not load"}
+                    "outcome": "failed", "feedback": not_loaded_text(self.filename)}
             items[:] = []
 
     @pytest.hookimpl(hookwrapper=True)
@@ -188,7 +191,7 @@ class GradingPlugin:
             return
         exc = call.excinfo.value
         if isinstance(exc, Feedback):
-            self.outcomes[tid] = {"outcome": exc.outcome, "feedback": str(exc)}
+            self.outcomes[tid] = {"outcome": exc.outcome, "feedback": exc.message}
             self.log.append(f"[{tid}] {exc.outcome}: {exc}")
             return
         if isinstance(exc, InfrastructureError):
@@ -213,8 +216,9 @@ class _NotLoaded:
     """Stands for the hidden tests' driver when the module did not load in their session: every
     call fails with that reason (the visible tests loaded it, so this is the submission's doing)."""
 
-    def __init__(self, filename: str, reason: str | None):
-        self._message = f"not run: {filename} did not load again in the hidden tests' session ({reason})"
+    def __init__(self, filename: str, reason: Msg | str | None):
+        self._message = cat(msg(f"not run: {filename} did not load again in the hidden tests' session (",
+                                f"未运行：{filename} 在隐藏测试的会话中再次导入失败（"), reason, msg(")", "）"))
 
     def __getattr__(self, name: str):
         raise Feedback(self._message)

@@ -4,7 +4,7 @@ The suite never touches student objects: it calls :class:`StudentProxy` methods 
 and gets plain tensors back.  Everything that can go wrong on the student's side is turned into a
 :class:`Feedback` exception whose message is meant for the student:
 
-* ``StudentError``    -> ``Feedback("forward raised RuntimeError at attention.py line 17: ...")``
+* ``StudentError``    -> ``Feedback({"en": "forward raised RuntimeError at attention.py line 17: ...", "zh": ...})``
 * ``StudentTimeout``  -> :class:`StudentTimedOut` (test outcome ``timeout``), session dead
 * ``SandboxDied``     -> ``Feedback("... stopped ...")``, session dead
 
@@ -22,6 +22,7 @@ from typing import Any
 
 from torch import Tensor
 
+from grading.i18n import Msg, Text, as_msg, cat, msg
 from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
 
 MAX_MESSAGE = 300
@@ -29,9 +30,17 @@ MAX_MESSAGE = 300
 
 # --------------------------------------------------------------------------- feedback exceptions
 class Feedback(AssertionError):
-    """A check failed; ``str(exc)`` is shown to the student (for visible tests)."""
+    """A check failed; ``message`` (``{"en", "zh"}``) is shown to the student (for visible tests).
+
+    ``str(exc)`` is the English text (logs, instructors)."""
 
     outcome = "failed"
+
+    def __init__(self, message: Text, outcome: str | None = None):
+        self.message: Msg = as_msg(message)
+        super().__init__(self.message["en"])
+        if outcome is not None:
+            self.outcome = outcome
 
 
 class StudentTimedOut(Feedback):
@@ -40,10 +49,6 @@ class StudentTimedOut(Feedback):
 
 class GiveUp(Feedback):
     """The submission died too often: remaining checks are skipped quickly."""
-
-    def __init__(self, message: str, outcome: str = "failed"):
-        super().__init__(message)
-        self.outcome = outcome
 
 
 class NotLoaded(Feedback):
@@ -54,7 +59,7 @@ class InfrastructureError(RuntimeError):
     """The sandbox could not do its job; never the student's fault (grading status ``error``)."""
 
 
-def expect(condition: Any, message: str) -> None:
+def expect(condition: Any, message: Text) -> None:
     """``assert`` for graders: raise :class:`Feedback` with an actionable message."""
     if not condition:
         raise Feedback(message)
@@ -74,30 +79,62 @@ def _clip(text: Any, limit: int = MAX_MESSAGE) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def student_error_text(what: str, exc: BaseException, filename: str = "attention.py") -> str:
-    kind = getattr(exc, "kind", None) or "an exception"
+def packages_text(packages: Sequence[str]) -> Msg:
+    """The importable set, named for students (the Suite's packages plus the standard library)."""
+    names = ", ".join(packages)
+    return msg(f"the grader offers only the Python standard library and {names}" if names else
+               "the grader offers only the Python standard library",
+               f"评分环境只提供 Python 标准库和 {names}" if names else "评分环境只提供 Python 标准库")
+
+
+def _import_note(exc: BaseException, packages: Sequence[str] | None) -> Msg | None:
+    if packages is None or getattr(exc, "kind", None) not in ("ModuleNotFoundError", "ImportError"):
+        return None
+    return cat(packages_text(packages), msg(" (see the assignment page).", "（见作业页面）。"))
+
+
+def student_error_text(what: str, exc: BaseException, filename: str = "attention.py",
+                       packages: Sequence[str] | None = None) -> Msg:
+    """``what raised Kind at file line N: message``; PyTorch's own text stays inside, untranslated."""
+    kind = getattr(exc, "kind", None) or "Exception"
     message = getattr(exc, "message", None)
     if message is None:
         message = str(exc)
     lineno = getattr(exc, "lineno", None)
-    where = f" at {filename} line {lineno}" if lineno else ""
-    return f"{what} raised {kind}{where}: {_clip(message)}"
+    where_en = f" at {filename} line {lineno}" if lineno else ""
+    where_zh = f"（{filename} 第 {lineno} 行）" if lineno else ""
+    detail = _clip(message)
+    text = msg(f"{what} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
+               f"{what} 抛出 {kind}{where_zh}" + (f"：{detail}" if detail else ""))
+    return cat(text, _import_note(exc, packages), sep="; ")
 
 
-def load_error_text(exc: BaseException, filename: str = "attention.py") -> str:
+def load_error_text(exc: BaseException, filename: str = "attention.py",
+                    packages: Sequence[str] | None = None) -> Msg:
     kind = _kind_of(exc)
     if kind == "StudentError":
-        k = getattr(exc, "kind", None) or "an exception"
+        k = getattr(exc, "kind", None) or "Exception"
         lineno = getattr(exc, "lineno", None)
-        msg = _clip(getattr(exc, "message", None) or str(exc))
-        if lineno:
-            return f"{k} at line {lineno}: {msg}"
-        return f"{k} while importing {filename}: {msg}"
+        m = _clip(getattr(exc, "message", None) or str(exc))
+        text = (msg(f"{k} at line {lineno}: {m}", f"第 {lineno} 行出现 {k}：{m}") if lineno else
+                msg(f"{k} while importing {filename}: {m}", f"导入 {filename} 时出现 {k}：{m}"))
+        return cat(text, _import_note(exc, packages), sep="; ")
     if kind == "StudentTimeout":
-        return f"timed out after {_seconds(exc)} s while importing {filename}"
+        return msg(f"timed out after {_seconds(exc)} s while importing {filename}",
+                   f"导入 {filename} 超时（{_seconds(exc)} 秒）")
     if kind == "SandboxDied":
-        return f"{filename} crashed while importing: {_clip(getattr(exc, 'reason', exc))}"
-    return f"{filename} could not be imported"
+        reason = _clip(getattr(exc, "reason", exc))
+        return msg(f"{filename} crashed while importing: {reason}", f"导入 {filename} 时进程崩溃：{reason}")
+    return msg(f"{filename} could not be imported", f"{filename} 无法导入")
+
+
+def not_loaded_text(filename: str) -> Msg:
+    return msg(f"not run: {filename} did not load", f"未运行：{filename} 无法导入")
+
+
+def gave_up_text(filename: str, times: int) -> Msg:
+    return msg(f"not run: {filename} hung or crashed {times} times already, so the remaining checks "
+               "were skipped", f"未运行：{filename} 已卡死或崩溃 {times} 次，其余检查被跳过")
 
 
 def _seconds(exc: BaseException) -> str:
@@ -158,7 +195,7 @@ class InheritedSession:
     def open(self):
         session, self._session = self._session, None
         if session is None:
-            raise SessionLost("the sandbox session was lost")
+            raise SessionLost(msg("the sandbox session was lost", "沙箱会话已丢失"))
         return session
 
     def close(self, session) -> None:
@@ -168,16 +205,14 @@ class InheritedSession:
 class SessionLost(Feedback):
     """The session died and this process cannot open another one (see :class:`InheritedSession`)."""
 
-    def __init__(self, message: str, outcome: str = "failed"):
-        super().__init__(message)
-        self.outcome = outcome
-
 
 class StudentProxy:
     def __init__(self, sessions, *, filename: str = "attention.py", max_reopens: int = 2,
-                 log: Callable[[str], None] | None = None):
+                 log: Callable[[str], None] | None = None, packages: Sequence[str] | None = None):
         self._sessions = sessions
         self.filename = filename
+        # Third-party packages the jail offers (named in import-error feedback); None: not stated.
+        self.packages = packages
         self.max_reopens = max_reopens
         self._log = log or (lambda msg: None)
         self._session = None
@@ -185,7 +220,7 @@ class StudentProxy:
         self.deaths = 0
         self.last_death = "failed"
         self.loaded = False
-        self.load_error: str | None = None
+        self.load_error: Msg | None = None
         self._outputs: list[str] = []
         self._handles: dict[Any, Handle] = {}
 
@@ -232,8 +267,8 @@ class StudentProxy:
             if kind in (None, "SandboxUnavailable"):
                 self._close_session()
                 raise InfrastructureError(f"loading the submission failed in the sandbox: {exc!r}") from exc
-            self.load_error = load_error_text(exc, self.filename)
-            self._log(f"load failed: {self.load_error}")
+            self.load_error = load_error_text(exc, self.filename, self.packages)
+            self._log(f"load failed: {self.load_error['en']}")
             self._close_session()
             return False
         self.loaded = True
@@ -242,15 +277,14 @@ class StudentProxy:
 
     def _ensure_session(self):
         if not self.loaded:
-            raise NotLoaded(f"not run: {self.filename} did not load")
+            raise NotLoaded(not_loaded_text(self.filename))
         if self._session is not None:
             return self._session
         if not self._sessions.reopen:
-            raise SessionLost(f"not run: {self.filename} hung or crashed in an earlier call",
-                              self.last_death)
+            raise SessionLost(msg(f"not run: {self.filename} hung or crashed in an earlier call",
+                                  f"未运行：{self.filename} 在之前的调用中卡死或崩溃"), self.last_death)
         if self.deaths > self.max_reopens:
-            raise GiveUp(f"not run: {self.filename} hung or crashed {self.deaths} times already, "
-                         "so the remaining checks were skipped", self.last_death)
+            raise GiveUp(gave_up_text(self.filename, self.deaths), self.last_death)
         session = self._open()
         try:
             session.load()
@@ -259,8 +293,9 @@ class StudentProxy:
             if _kind_of(exc) in (None, "SandboxUnavailable"):
                 raise InfrastructureError(f"re-loading the submission failed: {exc!r}") from exc
             self.deaths += 1
-            raise GiveUp(f"not run: {self.filename} failed to load again after a crash "
-                         f"({load_error_text(exc, self.filename)})") from None
+            raise GiveUp(cat(msg(f"not run: {self.filename} failed to load again after a crash (",
+                                 f"未运行：崩溃后 {self.filename} 再次导入失败（"),
+                             load_error_text(exc, self.filename, self.packages), msg(")", "）"))) from None
         self._log(f"re-opened a fresh session (generation {self.generation})")
         return session
 
@@ -280,15 +315,16 @@ class StudentProxy:
             if kind == "StudentError":
                 if getattr(session, "alive", True) is False:  # e.g. a forged reply killed it
                     self._dead("failed")
-                raise Feedback(student_error_text(what, exc, self.filename)) from None
+                raise Feedback(student_error_text(what, exc, self.filename, self.packages)) from None
             if kind == "StudentTimeout":
                 self._dead("timeout")
-                raise StudentTimedOut(f"{what} did not finish within {_seconds(exc)} s "
-                                      "(endless loop or far too much work?)") from None
+                raise StudentTimedOut(msg(f"{what} did not finish within {_seconds(exc)} s",
+                                          f"{what} 未在 {_seconds(exc)} 秒内结束")) from None
             if kind == "SandboxDied":
                 self._dead("failed")
-                raise Feedback(f"the sandbox process stopped during {what}: "
-                               f"{_clip(getattr(exc, 'reason', exc))}") from None
+                reason = _clip(getattr(exc, "reason", exc))
+                raise Feedback(msg(f"your code's process stopped during {what}: {reason}",
+                                   f"{what} 期间你的代码所在进程终止：{reason}")) from None
             raise InfrastructureError(f"sandbox failure during {what}: {exc!r}") from exc
 
     # ---------------------------------------------------------------- generic access
@@ -314,18 +350,33 @@ class StudentProxy:
             except Exception as exc:
                 if _kind_of(exc) == "StudentError" and getattr(exc, "kind", "") == "AttributeError" \
                         and handle.cls_name in str(getattr(exc, "message", exc)):
-                    raise Feedback(f"{self.filename} does not define {handle.cls_name}") from None
+                    raise Feedback(msg(f"{self.filename} does not define {handle.cls_name}",
+                                       f"{self.filename} 没有定义 {handle.cls_name}")) from None
                 raise
         self._run(f"creating {handle.label}", make)
 
-    def describe(self, handle: Handle) -> dict:
+    def describe(self, handle: Handle, attributes: Sequence[str] = ()) -> dict:
         self.instantiate(handle)
-        return self._run(f"describing {handle.label}", lambda s: s.describe(handle.id(s)))
+        return self._run(f"describing {handle.label}", lambda s: s.describe(handle.id(s), tuple(attributes)))
 
     def call(self, handle: Handle, method: str, *args, **kwargs) -> Any:
         self.instantiate(handle)
         what = f"{handle.cls_name}.forward" if method == "__call__" else f"{handle.cls_name}.{method}"
         return self._run(what, lambda s: s.call(handle.id(s), method, *args, **kwargs))
+
+    def function(self, name: str, *args, **kwargs) -> Any:
+        """``name(*args, **kwargs)`` for a module-level function of the student's file (tensors,
+        NumPy arrays and plain values cross the boundary; see grading/sandbox/protocol.py)."""
+        def call(session):
+            try:
+                return session.call_function(name, *args, **kwargs)
+            except Exception as exc:
+                if _kind_of(exc) == "StudentError" and getattr(exc, "kind", "") == "AttributeError" \
+                        and getattr(exc, "lineno", None) is None and name in str(getattr(exc, "message", exc)):
+                    raise Feedback(msg(f"{self.filename} does not define {name}",
+                                       f"{self.filename} 没有定义 {name}")) from None
+                raise
+        return self._run(f"{name}()", call)
 
     def grad(self, handle: Handle, args: Sequence, kwargs: dict, grad_output: Tensor,
              wrt: Sequence[int]) -> list[Tensor]:
@@ -334,11 +385,13 @@ class StudentProxy:
                         lambda s: s.grad(handle.id(s), list(args), dict(kwargs), grad_output, wrt=list(wrt)))
         grads = list(res) if isinstance(res, list | tuple) else [res]
         if len(grads) != len(wrt):
-            raise Feedback(f"expected {len(wrt)} gradients, got {len(grads)}")
+            raise Feedback(msg(f"expected {len(wrt)} gradients, got {len(grads)}",
+                               f"应得到 {len(wrt)} 个梯度，实际为 {len(grads)} 个"))
         for i, g in zip(wrt, grads, strict=True):
             if not isinstance(g, Tensor):
-                raise Feedback(f"no gradient reached input {i}: the output is detached from it "
-                               "(.detach(), torch.no_grad() or a non-differentiable operation?)")
+                raise Feedback(msg(f"no gradient reached input {i}: the output does not depend on it "
+                                   "differentiably",
+                                   f"梯度没有传到第 {i} 个输入：输出对它不可微（与它断开了）"))
         return grads
 
     def stats(self) -> dict:
@@ -356,4 +409,4 @@ class StudentProxy:
 
 
 __all__ = ["Feedback", "StudentTimedOut", "GiveUp", "NotLoaded", "SessionLost", "InfrastructureError",
-           "expect", "StudentProxy", "ExecutorSessions", "InheritedSession", "student_error_text", "load_error_text"]
+           "expect", "StudentProxy", "ExecutorSessions", "InheritedSession", "student_error_text", "load_error_text", "not_loaded_text", "gave_up_text", "packages_text"]

@@ -26,6 +26,7 @@ from typing import Any, TypedDict
 
 from autograder import settings
 from grading.child import run_suite
+from grading.i18n import Msg, cat, msg
 from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 from grading.plugin import GradingPlugin
 from grading.suite import Suite
@@ -57,7 +58,7 @@ class GradeResult(TypedDict):
     """The result of one grading: exactly the JSON of ``autograder grade --json`` (contracts §2)."""
 
     status: str                      # graded | error
-    message: str | None
+    message: Msg | str | None         # student-facing ({"en","zh"}) when graded; English for errors
     total: float
     max_total: float
     categories: dict[str, CategoryScore]
@@ -71,18 +72,23 @@ class GradeResult(TypedDict):
     log: str
 
 
-def _validate_code(filename: str, data: bytes) -> tuple[str | None, str | None]:
+def _validate_code(filename: str, data: bytes) -> tuple[str | None, Msg | None]:
     """(source, None) or (None, student-facing message)."""
     try:
         return validate_code(filename, data), None
     except InputError as exc:
-        return None, exc.en
+        return None, msg(exc.en, exc.zh)
 
 
 def _grade_audit(inp: GradeInput, assignment: str, measured: dict, tests: list,
-                 weights: list | None) -> tuple[dict | None, str | None]:
+                 weights: list | None) -> tuple[dict | None, Msg | None]:
     """(audit result, message about unreadable parts).  Raises on a failure of the checker itself."""
     checklist = suite_state(assignment).checklist
+    if checklist is None:
+        if inp.audit is None and inp.figure is None:
+            return None, None
+        return None, msg("this assignment has no written audit: the audit and figure files were not read",
+                         "本作业没有审计文字：审计文字和图片均未读取")
     text = figure = None
     notes = []
     if inp.audit_text is not None:
@@ -91,17 +97,17 @@ def _grade_audit(inp: GradeInput, assignment: str, measured: dict, tests: list,
         try:
             text = validate_audit(inp.audit_filename or "audit.md", inp.audit)
         except InputError as exc:
-            notes.append(f"audit not read: {exc.en}")
+            notes.append(msg(f"audit not read: {exc.en}", f"审计文字未读取：{exc.zh}"))
     if inp.figure is not None:
         try:
             validate_figure(inp.figure_filename or "figure.png", inp.figure)
             figure = inp.figure  # the checker analyses the validated bytes itself (grid shape)
         except InputError as exc:
-            notes.append(f"figure not read: {exc.en}")
+            notes.append(msg(f"figure not read: {exc.en}", f"图未读取：{exc.zh}"))
     # The student's own test outcomes and example weights let the checker flag audit claims that
     # the student's code refutes (docs/contracts.md §3).
     return (grade_audit(text, figure, dict(measured), checklist, tests=tests, weights=weights),
-            "; ".join(notes) or None)
+            cat(*notes, sep="; ") if notes else None)
 
 
 def _error_result(assignment: str, message: str, log: list[str], t0: float, rubric=None) -> GradeResult:
@@ -169,7 +175,8 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
         child = run_suite(executor, source, assignment, suite, wall_timeout, hidden=hidden)
     else:
         child = {"load_error": code_message, "outcomes": {
-            tid: {"outcome": "failed", "feedback": f"not run: {code_message}"} for tid in rubric.tests}}
+            tid: {"outcome": "failed", "feedback": cat(msg("not run: ", "未运行："), code_message)}
+            for tid in rubric.tests}}
     log.extend(child.get("log") or [])
     if child.get("infra_error"):
         log.append("pytest output:\n" + child.get("pytest_output", ""))
@@ -192,8 +199,8 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
     categories = scoring.score_categories(rubric, tests, (audit or {}).get("score"))
     messages = []
     if child.get("load_error"):
-        messages.append(f"{suite.student_file} did not load: {child['load_error']}"
-                        if source is not None else child["load_error"])
+        messages.append(cat(msg(f"{suite.student_file} did not load: ", f"{suite.student_file} 无法导入："),
+                            child["load_error"]) if source is not None else child["load_error"])
     if audit_message:
         messages.append(audit_message)
     log.append(f"sessions used: {child.get('sessions')}")
@@ -209,7 +216,7 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
     log.extend(f"REVIEW: {reason}" for reason in review)
     return {
         "status": "graded",
-        "message": "; ".join(messages) or None,
+        "message": cat(*messages, sep="; ") if messages else None,
         "total": scoring.total(categories),
         "max_total": scoring._num(rubric.max_total),
         "categories": categories,

@@ -41,6 +41,7 @@ from app.extensions import db
 from app.models import GradingRun, Status, Submission, TestResult, WorkerHeartbeat, utcnow
 from app.storage import BlobStore
 from autograder import settings
+from grading.i18n import encode
 
 log = logging.getLogger(__name__)
 
@@ -266,7 +267,7 @@ def store_result(run_id: int, worker: str, result: dict[str, Any]) -> bool:
                 points=t["points"],
                 max_points=t["max_points"],
                 hidden=bool(t.get("hidden")),
-                feedback=t.get("feedback") or "",
+                feedback=encode(t.get("feedback")),  # a {"en","zh"} message is stored as JSON text
             )
             for t in result.get("tests", [])
         )

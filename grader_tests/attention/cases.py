@@ -146,6 +146,125 @@ def ref_mha(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Tensor,
     return F.linear(out, params["out_proj.weight"], params["out_proj.bias"]), weights
 
 
+# ------------------------------------------------------------------------------------- fault models
+# What common mistakes compute, in float64, so that feedback names a mistake only when the
+# student's numbers match it (diagnose.py). Each returns None when it does not apply to a case.
+def sdpa_fault_weights(fault: str, q: Tensor, k: Tensor, v: Tensor,
+                       mask: Tensor | None = None) -> Tensor | None:
+    dk, dv = q.shape[-1], v.shape[-1]
+    scores = ref_scores(q, k, mask)
+    if fault == "scale_one":
+        return torch.softmax(ref_scores(q, k, mask, scale=1.0), -1)
+    if fault == "scale_dk":                      # 1/dk, i.e. 1/sqrt(dk) applied twice
+        return torch.softmax(ref_scores(q, k, mask, scale=1.0 / dk), -1)
+    if fault == "scale_dv":
+        return None if dv == dk else torch.softmax(ref_scores(q, k, mask, scale=1.0 / math.sqrt(dv)), -1)
+    if fault == "softmax_query_axis":
+        return None if q.shape[-2] < 2 else torch.softmax(scores, -2)
+    if fault == "softmax_head_axis":
+        return None if q.dim() < 4 or q.shape[1] < 2 else torch.softmax(scores, 1)
+    if fault == "qk_swapped":
+        if q.shape[-2] != k.shape[-2]:
+            return None
+        m = None if mask is None else mask.transpose(-2, -1)
+        return torch.softmax(ref_scores(k, q, m), -1)
+    if fault == "raw_scores":
+        return scores
+    if mask is None:
+        return None
+    blocked = torch.isinf(mask.double()) & (mask.double() < 0)
+    unmasked = torch.softmax(ref_scores(q, k), -1)
+    if fault == "mask_after_softmax":
+        return unmasked.masked_fill(blocked, 0.0)
+    if fault == "mask_ignored":
+        return None if not bool(blocked.any()) else unmasked.expand_as(scores)
+    if fault == "mask_inverted":
+        inv = torch.zeros_like(scores).masked_fill(~blocked, NEG_INF)
+        return torch.softmax(ref_scores(q, k) + inv, -1)
+    return None
+
+
+SDPA_FAULTS = ("scale_one", "scale_dk", "scale_dv", "softmax_query_axis", "softmax_head_axis", "qk_swapped",
+               "raw_scores", "mask_after_softmax", "mask_ignored", "mask_inverted")
+
+
+def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Tensor,
+                context: Tensor | None = None, additive_mask: Tensor | None = None,
+                key_padding_mask: Tensor | None = None, fault: str | None = None
+                ) -> tuple[Tensor, Tensor] | None:
+    """Multi-head attention in float64 as the reference does it, or with one named mistake.
+    Returns (output, weights), or None when ``fault`` cannot happen with these shapes."""
+    p = {n: t.double() for n, t in params.items()}
+    xd = x.double()
+    ctx = xd if context is None else context.double()
+    if fault == "kv_from_x":
+        masked = additive_mask is not None or key_padding_mask is not None
+        if context is None or (masked and context.shape[1] != x.shape[1]):
+            return None
+        ctx = xd
+    B, Nq, d_model = xd.shape
+    Nk = ctx.shape[1]
+    inner = num_heads * head_dim
+
+    def proj(t: Tensor, name: str) -> Tensor:
+        if fault == "shared_q":
+            name = "q_proj"
+        return F.linear(t, p[f"{name}.weight"], p[f"{name}.bias"])
+
+    def split(t: Tensor, n: int) -> Tensor:
+        if fault == "split_no_transpose":
+            return t.reshape(B, num_heads, n, head_dim)
+        return t.view(B, n, num_heads, head_dim).transpose(1, 2)
+
+    q, k, v = split(proj(xd, "q_proj"), Nq), split(proj(ctx, "k_proj"), Nk), split(proj(ctx, "v_proj"), Nk)
+    mask = torch.zeros(B, 1, 1, Nk, dtype=torch.float64)
+    if key_padding_mask is not None:
+        if fault == "pad_inverted":
+            mask = mask.masked_fill(~key_padding_mask[:, None, None, :], NEG_INF)
+        elif fault == "pad_query_axis":
+            if Nq != Nk:
+                return None
+            mask = torch.zeros(B, 1, Nq, 1, dtype=torch.float64).masked_fill(
+                key_padding_mask[:, None, :, None], NEG_INF)
+        elif fault != "pad_ignored":
+            mask = mask.masked_fill(key_padding_mask[:, None, None, :], NEG_INF)
+    elif fault in ("pad_inverted", "pad_query_axis", "pad_ignored"):
+        return None
+    if additive_mask is not None and fault != "mask_ignored":
+        am = additive_mask.double()
+        mask = mask + (am if am.dim() == 4 else am.unsqueeze(1))
+    elif fault == "mask_ignored":
+        return None
+    scale = {"scale_one": 1.0, "scale_dk": 1.0 / head_dim,
+             "scale_dmodel": 1.0 / math.sqrt(d_model)}.get(fault or "", 1.0 / math.sqrt(head_dim))
+    if fault == "scale_dmodel" and d_model == head_dim * head_dim:
+        return None   # 1/sqrt(d_model) is then 1/head_dim: diagnosed as "scale_dk" (named for both)
+    if fault == "qk_swapped":
+        if Nq != Nk:
+            return None
+        q, k = k, q
+    scores = q @ k.transpose(-2, -1) * scale + mask
+    if fault == "softmax_query_axis":
+        w = torch.softmax(scores, -2)
+    elif fault == "softmax_head_axis":
+        w = torch.softmax(scores, 1)
+    else:
+        w = torch.softmax(scores, -1)
+    o = w @ v
+    if fault in ("merge_no_transpose", "split_no_transpose"):   # a wrong split is undone the same way
+        o = o.reshape(B, Nq, inner)
+    elif fault == "merge_dim_first":
+        o = o.permute(0, 2, 3, 1).reshape(B, Nq, inner)
+    else:
+        o = o.transpose(1, 2).reshape(B, Nq, inner)
+    return F.linear(o, p["out_proj.weight"], p["out_proj.bias"]), w
+
+
+MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_dim_first", "shared_q", "kv_from_x",
+              "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis",
+              "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored")
+
+
 def warm() -> None:
     """Build the cached inputs once and pay PyTorch's lazy initialisations (the first autograd
     backward costs ~0.3 s) in the warm parent process, so forked grading children start hot."""

@@ -2,15 +2,23 @@
 
 `AttentionStudent` is this assignment's driver (see `grading.suite.Suite.driver`): the tests
 receive it as their `student` fixture and call `student.sdpa(...)` or `student.mha(...)`.
+
+Every value that comes back is validated here before any test computes with it: a tuple where a
+tensor belongs, a non-tensor, an integer or complex tensor, or a wrong shape is the student's
+mistake and becomes feedback, never an error of the grader. Modules are driven in ``eval()`` mode.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import torch
 from torch import Tensor
 
+from grading.i18n import Msg, msg
 from grading.proxy import Feedback, Handle, StudentProxy
+
+PROJECTIONS = ("q_proj", "k_proj", "v_proj", "out_proj")
 
 
 class AttentionStudent(StudentProxy):
@@ -21,7 +29,7 @@ class AttentionStudent(StudentProxy):
 
     def sdpa(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,
              return_weights: bool = False, strict: bool = False, pass_flag: bool = False,
-             eval_mode: bool = True):
+             eval_mode: bool = True, check_shape: bool = True):
         """``ScaledDotProductAttention()(q, k, v, mask, return_weights=...)``.
 
         Returns a tensor, or ``(output, weights)`` when ``return_weights``.  Unless ``strict``, an
@@ -31,30 +39,92 @@ class AttentionStudent(StudentProxy):
         kwargs = {"return_weights": True} if return_weights else (
             {"return_weights": False} if pass_flag else {})
         res = self.call(self.sdpa_handle(eval_mode), "__call__", *args, **kwargs)
-        return normalise_result(res, "ScaledDotProductAttention", return_weights, strict)
+        res = normalise_result(res, "ScaledDotProductAttention", return_weights, strict)
+        lead = list(q.shape[:-2])
+        nq, nk, dv = q.shape[-2], k.shape[-2], v.shape[-1]
+        out_shape, w_shape = [*lead, nq, dv], [*lead, nq, nk]
+        if return_weights:
+            out, w = res
+            validate(out, out_shape if check_shape else None, "ScaledDotProductAttention", "output",
+                     swapped=[*lead, nk, dv] if nq != nk else None)
+            validate(w, w_shape if check_shape else None, "ScaledDotProductAttention", "weights",
+                     swapped=[*lead, nk, nq] if nq != nk else None)
+            return out, w
+        validate(res, out_shape if check_shape else None, "ScaledDotProductAttention", "output",
+                 swapped=[*lead, nk, dv] if nq != nk else None)
+        return res
 
     def sdpa_grad(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None,
                   grad_output: Tensor) -> list[Tensor]:
         args = (q, k, v) if mask is None else (q, k, v, mask)
-        return self.grad(self.sdpa_handle(), args, {}, grad_output, wrt=[0, 1, 2])
+        grads = self.grad(self.sdpa_handle(), args, {}, grad_output, wrt=[0, 1, 2])
+        for name, g, ref in zip("qkv", grads, (q, k, v), strict=True):
+            validate(g, list(ref.shape), "ScaledDotProductAttention", f"gradient with respect to {name}")
+        return grads
 
     def mha(self, d_model: int, num_heads: int, head_dim: int | None = None,
             params: dict[str, Tensor] | None = None, *, eval_mode: bool = True) -> MHA:
+        """A student ``MultiHeadAttention``. With ``params`` (the reference projection weights), they
+        are copied into the four projections however these are registered (aliases, properties,
+        ``nn.Linear`` subclasses); a projection without a bias gets a zero bias in the reference
+        (``MHA.params``), so the reference has the student's bias configuration."""
         kwargs = {} if head_dim is None else {"head_dim": head_dim}
-        handle = self.new("MultiHeadAttention", d_model, num_heads, params=params, eval_mode=eval_mode,
-                          **kwargs)
+        hd = head_dim or d_model // num_heads
+        used = None
+        if params is not None:
+            plain = self.new("MultiHeadAttention", d_model, num_heads, eval_mode=eval_mode, **kwargs)
+            self.instantiate(plain)
+            info = self.describe(plain, PROJECTIONS)
+            problem = projection_problem(info, d_model, num_heads * hd)
+            if problem is not None:
+                raise Feedback(msg(
+                    f"not checked: the reference weights cannot be loaded into MultiHeadAttention({d_model}, "
+                    f"{num_heads}) because {problem['en']} (graded once, in test_mha_structure)",
+                    f"未检查：参考权重无法载入 MultiHeadAttention({d_model}, {num_heads})，因为{problem['zh']}"
+                    "（该问题只在 test_mha_structure 中扣分）"))
+            children = info.get("children", {})
+            params, used = dict(params), {}
+            for name in PROJECTIONS:
+                if children[name].get("bias"):
+                    used[f"{name}.bias"] = params[f"{name}.bias"]
+                else:
+                    params[f"{name}.bias"] = torch.zeros_like(params[f"{name}.bias"])
+                used[f"{name}.weight"] = params[f"{name}.weight"]
+        handle = self.new("MultiHeadAttention", d_model, num_heads, params=used, eval_mode=eval_mode, **kwargs)
         self.instantiate(handle)
-        return MHA(self, handle)
+        return MHA(self, handle, d_model, num_heads, params)
+
+
+def projection_problem(info: dict, d_model: int, inner: int) -> Msg | None:
+    """Why the four projections cannot be driven (missing, not an ``nn.Linear``, wrong sizes), or None."""
+    children = info.get("children", {})
+    for name, fin, fout in (("q_proj", d_model, inner), ("k_proj", d_model, inner), ("v_proj", d_model, inner),
+                            ("out_proj", inner, d_model)):
+        child = children.get(name)
+        if child is None:
+            return msg(f"it has no attribute {name} (expected nn.Linear({fin}, {fout}))",
+                       f"它没有属性 {name}（应为 nn.Linear({fin}, {fout})）")
+        if not child.get("is_linear"):
+            return msg(f"{name} is a {child.get('type')}, not an nn.Linear (or a subclass of it)",
+                       f"{name} 是 {child.get('type')}，不是 nn.Linear（或其子类）")
+        got = (child.get("in_features"), child.get("out_features"))
+        if got != (fin, fout):
+            return msg(f"{name} maps {got[0]} -> {got[1]} features, expected {fin} -> {fout}",
+                       f"{name} 把 {got[0]} 维映射到 {got[1]} 维，应为 {fin} -> {fout}")
+    return None
 
 
 class MHA:
-    """Typed view of a student ``MultiHeadAttention`` instance."""
+    """Typed view of a student ``MultiHeadAttention`` instance; ``params`` are the weights the
+    reference must use (None when the student's own initialisation is kept)."""
 
-    def __init__(self, proxy: StudentProxy, handle: Handle):
+    def __init__(self, proxy: StudentProxy, handle: Handle, d_model: int, num_heads: int,
+                 params: dict[str, Tensor] | None):
         self._p, self.handle = proxy, handle
+        self.d_model, self.num_heads, self.params = d_model, num_heads, params
 
-    def describe(self) -> dict:
-        return self._p.describe(self.handle)
+    def describe(self, attributes=PROJECTIONS) -> dict:
+        return self._p.describe(self.handle, attributes)
 
     def __call__(self, x: Tensor, context: Tensor | None = None, additive_mask: Tensor | None = None,
                  *, key_padding_mask: Tensor | None = None, return_weights: bool = False,
@@ -66,7 +136,50 @@ class MHA:
         if return_weights:
             kwargs["return_weights"] = True
         res = self._p.call(self.handle, "__call__", *args, **kwargs)
-        return normalise_result(res, "MultiHeadAttention", return_weights, strict)
+        res = normalise_result(res, "MultiHeadAttention", return_weights, strict)
+        B, Nq = x.shape[0], x.shape[1]
+        Nk = (x if context is None else context).shape[1]
+        out_shape = [B, Nq, self.d_model]
+        if return_weights:
+            out, w = res
+            validate(out, out_shape, "MultiHeadAttention", "output",
+                     swapped=[B, Nk, self.d_model] if Nk != Nq else None)
+            validate(w, [B, self.num_heads, Nq, Nk], "MultiHeadAttention", "weights",
+                     swapped=[B, self.num_heads, Nk, Nq] if Nk != Nq else None)
+            return out, w
+        validate(res, out_shape, "MultiHeadAttention", "output",
+                 swapped=[B, Nk, self.d_model] if Nk != Nq else None)
+        return res
+
+
+_ZH_PART = {"output": "输出", "weights": "权重"}
+
+
+def validate(t: Any, shape: list[int] | None, who: str, part: str, swapped: list[int] | None = None) -> None:
+    """A returned tensor must be a real floating-point tensor of the contract's shape."""
+    zh_part = _ZH_PART.get(part, part)
+    if not isinstance(t, Tensor):
+        raise Feedback(msg(f"the {part} of {who} should be a tensor, got {_describe_value(t)['en']}",
+                           f"{who} 的{zh_part}应为 tensor，实际为 {_describe_value(t)['zh']}"))
+    if not (t.is_floating_point()):
+        dt = str(t.dtype).replace("torch.", "")
+        raise Feedback(msg(f"the {part} of {who} is a {dt} tensor; attention returns floating-point values "
+                           "in the dtype of q",
+                           f"{who} 的{zh_part}是 {dt} 类型的 tensor；attention 应返回与 q 相同 dtype 的浮点数"))
+    if shape is None or list(t.shape) == list(shape):
+        return
+    got, want = _shape(t.shape), _shape(shape)
+    if swapped is not None and list(t.shape) == list(swapped):
+        raise Feedback(msg(f"the {part} of {who} has shape {got}, expected {want}: it has one row per key "
+                           "instead of one per query (the output length follows the queries)",
+                           f"{who} 的{zh_part} shape 为 {got}，应为 {want}：它每个 key 一行，而不是每个 query 一行"
+                           "（输出长度跟随 query）"))
+    raise Feedback(msg(f"the {part} of {who} has shape {got}, expected {want}",
+                       f"{who} 的{zh_part} shape 为 {got}，应为 {want}"))
+
+
+def _shape(shape) -> str:
+    return "[" + ",".join(str(int(s)) for s in shape) + "]"
 
 
 def normalise_result(res: Any, who: str, return_weights: bool, strict: bool):
@@ -74,25 +187,27 @@ def normalise_result(res: Any, who: str, return_weights: bool, strict: bool):
         res = tuple(res)
     if return_weights:
         if not (isinstance(res, tuple) and len(res) == 2 and all(isinstance(t, Tensor) for t in res)):
-            raise Feedback(f"{who}(..., return_weights=True) must return a tuple (output, weights); "
-                           f"it returned {_describe_value(res)}")
+            d = _describe_value(res)
+            raise Feedback(msg(f"{who}(..., return_weights=True) must return a tuple (output, weights); "
+                               f"it returned {d['en']}",
+                               f"{who}(..., return_weights=True) 应返回元组 (output, weights)；实际返回了 {d['zh']}"))
         return res
     if isinstance(res, Tensor):
         return res
     if not strict and isinstance(res, tuple) and res and isinstance(res[0], Tensor):
         return res[0]
-    raise Feedback(f"{who}(...) with return_weights=False must return a single tensor; "
-                   f"it returned {_describe_value(res)}")
+    d = _describe_value(res)
+    raise Feedback(msg(f"{who}(...) with return_weights=False must return a single tensor; it returned {d['en']}",
+                       f"{who}(...) 在 return_weights=False 时应只返回一个 tensor；实际返回了 {d['zh']}"))
 
 
-def _describe_value(res: Any) -> str:
+def _describe_value(res: Any) -> Msg:
     if isinstance(res, Tensor):
-        return f"a single tensor of shape {list(res.shape)}"
+        return msg(f"a single tensor of shape {_shape(res.shape)}", f"一个 shape 为 {_shape(res.shape)} 的 tensor")
     if isinstance(res, tuple):
         inner = ", ".join("Tensor" if isinstance(t, Tensor) else type(t).__name__ for t in res[:4])
-        return f"a tuple ({inner}{', ...' if len(res) > 4 else ''})"
+        inner += ", ..." if len(res) > 4 else ""
+        return msg(f"a tuple ({inner})", f"元组 ({inner})")
     if res is None:
-        return "None"
-    return f"a {type(res).__name__}"
-
-
+        return msg("None", "None")
+    return msg(f"a {type(res).__name__}", f"{type(res).__name__} 类型的值")

@@ -24,5 +24,5 @@ SUITE = Suite(
     warm=cases.warm,
     example_reference=hand_reference,
     review=review_reasons,
-    packages=("torch", "numpy"),
+    packages=("torch", "numpy", "einops"),
 )

@@ -4,14 +4,16 @@ agreed error; experiment B: padding keys)."""
 import torch
 
 from grader_tests.attention import cases as C
+from grader_tests.attention import diagnose
 from grader_tests.attention.checks import (
     Feedback,
-    diagnose_weights,
+    cat,
     expect,
     expect_close,
     expect_finite,
-    expect_shape,
+    identical,
     max_err,
+    msg,
     row_sum_error,
 )
 
@@ -22,37 +24,40 @@ def test_output_parity_reference(student, record_measurement):
     q, k, v = C.parity_case()
     out = student.sdpa(q, k, v)
     ref = C.ref_output(q, k, v)
-    expect_shape(out, ref.shape, "output [B,H,Nq,dv]")
-    expect_finite(out, "output")
-    err = max_err(out, ref)
-    record_measurement("max_abs_error", err)
-    expect_close(out, ref, C.OUT_TOL, "float32 output (vs torch.nn.functional.scaled_dot_product_attention)")
+    expect_finite(out, msg("output", "输出"))
+    record_measurement("max_abs_error", max_err(out, ref))
+    hint = diagnose.sdpa_output(out, q, k, v) if max_err(out, ref) > C.OUT_TOL else None
+    expect_close(out, ref, C.OUT_TOL, msg("float32 output (vs torch.nn.functional.scaled_dot_product_attention)",
+                                          "float32 输出（对比 torch.nn.functional.scaled_dot_product_attention）"),
+                 hint=hint)
 
 
 def test_weights_parity_reference(student):
     q, k, v = C.parity_case()
     _, w = student.sdpa(q, k, v, return_weights=True)
     ref = C.ref_weights(q, k)
-    expect_shape(w, ref.shape, "weights [B,H,Nq,Nk]")
-    hint = diagnose_weights(w, q, k) if max_err(w, ref) > C.WEIGHT_TOL else ""
-    expect_close(w, ref, C.WEIGHT_TOL, "weights (vs a float64 softmax of QK^T/sqrt(dk))", names="b,h,q,k",
-                 hint=hint)
+    hint = diagnose.sdpa_weights(w, q, k, v) if max_err(w, ref) > C.WEIGHT_TOL else None
+    expect_close(w, ref, C.WEIGHT_TOL, msg("weights (vs a float64 softmax of QK^T/sqrt(dk))",
+                                           "权重（对比 float64 计算的 softmax(QK^T/sqrt(dk))）"),
+                 names="b,h,q,k", hint=hint)
 
 
-def _blocked_check(w: torch.Tensor, blocked: torch.Tensor, what: str) -> None:
-    """Weights at blocked positions are 0 and rows still sum to 1."""
+def _blocked_check(student, w: torch.Tensor, blocked: torch.Tensor, what, q, k, v, mask) -> None:
+    """Weights at blocked positions are 0 and rows still sum to 1; a named mistake only when the
+    student's weights match it."""
+    expect_finite(w, cat(what, msg(": weights", "：权重")))
     on_blocked = float(w.double().masked_select(blocked).abs().max()) if blocked.any() else 0.0
     rs = row_sum_error(w)
-    if not (on_blocked <= C.ZERO_TOL and rs <= C.ROW_SUM_TOL):     # fails closed on NaN
-        if on_blocked > C.ZERO_TOL and rs <= 1e-4:
-            raise Feedback(f"{what}: blocked positions still get weight up to {on_blocked:.3g}; "
-                           "add the mask to the scores before the softmax")
-        if rs > 1e-4 and on_blocked <= C.ZERO_TOL:
-            raise Feedback(f"{what}: blocked positions get 0 but the rows then sum to {1 - rs:.3g}..1: "
-                           "the mask must act on the scores before the softmax so the remaining "
-                           "weights renormalise (zeroing weights after the softmax is wrong)")
-        raise Feedback(f"{what}: weight on blocked positions up to {on_blocked:.3g} (should be 0), row sums "
-                       f"off by {rs:.3g}")
+    if on_blocked <= C.ZERO_TOL and rs <= C.ROW_SUM_TOL:
+        return
+    hint = diagnose.sdpa_weights(w, q, k, v, mask)
+    again = student.sdpa(q, k, v, mask, return_weights=True)[1]
+    if not identical(again, w):
+        hint = diagnose.FAULTS["dropout"]
+    raise Feedback(cat(cat(what, msg(f": blocked positions get weight up to {on_blocked:.3g} (expected 0) and the "
+                                     f"row sums deviate from 1 by up to {rs:.3g}",
+                                     f"：被屏蔽位置的权重最大为 {on_blocked:.3g}（应为 0），行和与 1 最多相差 {rs:.3g}")),
+                       hint, sep="; "))
 
 
 def test_blocked_key_gets_zero_weight(student):
@@ -60,22 +65,23 @@ def test_blocked_key_gets_zero_weight(student):
     j = 2
     mask = C.column_block_mask((2, 2, 4, 6), j)
     out, w = student.sdpa(q, k, v, mask, return_weights=True)
-    expect_shape(w, [2, 2, 4, 6], "weights with an additive mask")
-    expect_finite(w, "weights with one key masked by -inf")
     blocked = torch.zeros(2, 2, 4, 6, dtype=torch.bool)
     blocked[..., j] = True
-    _blocked_check(w, blocked, f"key {j} masked with -inf")
-    expect_close(out, C.ref_output(q, k, v, mask), C.OUT_TOL, f"output with key {j} masked")
+    what = msg(f"key {j} masked with -inf", f"第 {j} 个 key 用 -inf 屏蔽")
+    _blocked_check(student, w, blocked, what, q, k, v, mask)
+    expect_close(out, C.ref_output(q, k, v, mask), C.OUT_TOL, cat(what, msg(": output", "：输出")))
 
 
 def test_additive_mask_parity(student):
     q, k, v = C.qkv(81, 2, 3, 5, 8, 8, 6)
     mask = C.random_block_mask(82, (2, 3, 5, 8))
     out, w = student.sdpa(q, k, v, mask, return_weights=True)
-    expect_finite(w, "weights with a 0/-inf mask")
-    _blocked_check(w, torch.isinf(mask), "random 0/-inf mask [B,H,Nq,Nk]")
-    expect_close(w, C.ref_weights(q, k, mask), C.WEIGHT_TOL, "masked weights", names="b,h,q,k")
-    expect_close(out, C.ref_output(q, k, v, mask), C.OUT_TOL, "masked output")
+    what = msg("random 0/-inf mask [B,H,Nq,Nk]", "随机 0/-inf mask [B,H,Nq,Nk]")
+    _blocked_check(student, w, torch.isinf(mask), what, q, k, v, mask)
+    ref_w = C.ref_weights(q, k, mask)
+    hint = diagnose.sdpa_weights(w, q, k, v, mask) if max_err(w, ref_w) > C.WEIGHT_TOL else None
+    expect_close(w, ref_w, C.WEIGHT_TOL, msg("masked weights", "加 mask 后的权重"), names="b,h,q,k", hint=hint)
+    expect_close(out, C.ref_output(q, k, v, mask), C.OUT_TOL, msg("masked output", "加 mask 后的输出"))
 
 
 def test_mask_broadcasts_over_batch_and_heads(student):
@@ -84,15 +90,17 @@ def test_mask_broadcasts_over_batch_and_heads(student):
     for i, shape in enumerate([(Nq, Nk), (1, 1, Nq, Nk), (B, 1, Nq, Nk), (1, Hh, Nq, Nk)]):
         mask = C.random_block_mask(90 + i, shape)
         label = "[" + ",".join(map(str, shape)) + "]"
+        what = msg(f"with a mask of shape {label} for q [{B},{Hh},{Nq},8]",
+                   f"q 为 [{B},{Hh},{Nq},8]、mask 的 shape 为 {label} 时")
         try:
             out, w = student.sdpa(q, k, v, mask, return_weights=True)
         except Feedback as exc:
-            raise Feedback(f"a mask of shape {label} for q [{B},{Hh},{Nq},8] failed: {exc}") from None
-        expect_shape(w, [B, Hh, Nq, Nk], f"weights with a mask of shape {label}",
-                     "the mask must broadcast over the leading batch/head dims")
-        expect_close(w, C.ref_weights(q, k, mask), C.WEIGHT_TOL, f"weights with a mask of shape {label}",
-                     names="b,h,q,k", hint="mask entries must line up with the score matrix after broadcasting")
-        expect_close(out, C.ref_output(q, k, v, mask), C.OUT_TOL, f"output with a mask of shape {label}")
+            raise Feedback(cat(what, msg(": ", "："), exc.message)) from None
+        ref_w = C.ref_weights(q, k, mask)
+        if max_err(w, ref_w) > C.WEIGHT_TOL:
+            expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k",
+                         hint=diagnose.sdpa_weights(w, q, k, v, mask))
+        expect_close(out, C.ref_output(q, k, v, mask), C.OUT_TOL, cat(what, msg(", the output", "，输出")))
 
 
 def _padding_case():
@@ -106,22 +114,27 @@ def _padding_case():
 def test_padding_keys_get_zero_weight(student):
     params, x, ctx, pad = _padding_case()
     mha = student.mha(D, H, params=params)
+    params = mha.params
     out, w = mha(x, ctx, key_padding_mask=pad, return_weights=True)
-    expect_shape(w, [2, H, 5, 8], "weights [B,H,Nq,Nk] with a key padding mask")
+    ref, ref_w = C.ref_mha(params, H, D // H, x, ctx, key_padding_mask=pad)
+    if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref) <= C.OUT_TOL:
+        return
+    hint = diagnose.mha(out, w, params, H, D // H, x, ctx, None, pad)
     wn = torch.nan_to_num(w.double(), nan=0.0)
     on_pad = float(wn[1, :, :, 5:].abs().max())
-    on_valid = float(wn[1, :, :, :5].sum(-1).max())
-    if on_pad > C.ZERO_TOL and on_valid < 1e-3:
-        raise Feedback("the padding keys get all the weight and the real keys none: True in "
-                       "key_padding_mask means padding (blocked); the polarity is inverted")
-    expect_finite(w, "weights with a key padding mask",
-                  "a sample without padding must not have all its keys blocked")
-    expect(on_pad <= C.ZERO_TOL, f"padding keys (True in key_padding_mask) get weight up to {on_pad:.3g}; "
-           "they must get exactly 0 from every head and query (block them before the softmax)")
+    what = msg("with key_padding_mask (sample 1: keys 5..7 are padding)",
+               "使用 key_padding_mask 时（样本 1 的第 5..7 个 key 是 padding）")
+    expect_finite(w, cat(what, msg(", the weights", "，权重")), hint)
+    expect(on_pad <= C.ZERO_TOL,
+           cat(cat(what, msg(f": padding keys get weight up to {on_pad:.3g}; they must get exactly 0 from every "
+                             "head and query",
+                             f"：padding key 的权重最大为 {on_pad:.3g}；它们在所有 head 和 query 上都应为 0")),
+               hint, sep="; "))
     rs = row_sum_error(w)
-    expect(rs <= C.ROW_SUM_TOL, f"with padding, row sums deviate from 1 by {rs:.3g}")
-    ref, _ = C.ref_mha(params, H, D // H, x, ctx, key_padding_mask=pad)
-    expect_close(out, ref, C.OUT_TOL, "output with a key padding mask", names="b,q,d")
+    expect(rs <= C.ROW_SUM_TOL, cat(cat(what, msg(f": row sums deviate from 1 by up to {rs:.3g}",
+                                                  f"：行和与 1 最多相差 {rs:.3g}")), hint, sep="; "))
+    expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k", hint=hint)
+    expect_close(out, ref, C.OUT_TOL, cat(what, msg(", the output", "，输出")), names="b,q,d", hint=hint)
 
 
 def test_padding_leaves_valid_results_unchanged(student):
@@ -129,31 +142,38 @@ def test_padding_leaves_valid_results_unchanged(student):
     mha = student.mha(D, H, params=params)
     padded = mha(x, ctx, key_padding_mask=pad)
     plain = mha(x, ctx)
-    expect_shape(padded, [2, 5, D], "output with a key padding mask")
     err0 = max_err(padded[0], plain[0])
-    expect(err0 <= C.OUT_TOL, f"sample 0 has no padding but its output changed by {err0:.3g} when the "
-           "padding mask was given: the mask must only affect the keys marked True")
+    expect(err0 <= C.OUT_TOL, msg(f"sample 0 has no padding but its output changed by {err0:.3g} when the padding "
+                                  "mask was given: the mask must only affect the keys marked True",
+                                  f"样本 0 没有 padding，但给出 padding mask 后其输出变化了 {err0:.3g}："
+                                  "mask 只应影响标记为 True 的 key"))
     trimmed = mha(x[1:], ctx[1:, :5])
     err1 = max_err(padded[1], trimmed[0])
-    expect(err1 <= C.OUT_TOL, f"sample 1 with 3 padded keys differs by {err1:.3g} from the same sample "
-           "with those keys removed: padded keys must have no influence at all")
+    expect(err1 <= C.OUT_TOL, msg(f"sample 1 with 3 padded keys differs by {err1:.3g} from the same sample with "
+                                  "those keys removed: padded keys must have no influence at all",
+                                  f"样本 1（3 个 padding key）与去掉这些 key 后的同一样本相差 {err1:.3g}："
+                                  "padding key 不应有任何影响"))
 
 
 def test_mha_additive_mask(student):
     params = C.mha_params(34, D, H, D // H)
     mha = student.mha(D, H, params=params)
+    params = mha.params
     x, ctx = C.tokens(86, 2, 4, D), C.tokens(87, 2, 6, D)
     cases = [("[B,Nq,Nk]", C.random_block_mask(95, (2, 4, 6)), None),
              ("[B,H,Nq,Nk]", C.random_block_mask(96, (2, H, 4, 6)), None)]
     pad = torch.zeros(2, 6, dtype=torch.bool)
     pad[0, 4:] = True
-    cases.append(("[B,Nq,Nk] together with key_padding_mask", C.random_block_mask(97, (2, 4, 6)), pad))
+    cases.append(("[B,Nq,Nk] + key_padding_mask", C.random_block_mask(97, (2, 4, 6)), pad))
     for label, mask, kpm in cases:
+        what = msg(f"additive_mask {label}", f"additive_mask {label}")
         ref_out, ref_w = C.ref_mha(params, H, D // H, x, ctx, mask, kpm)
         try:
             out, w = mha(x, ctx, mask, key_padding_mask=kpm, return_weights=True)
         except Feedback as exc:
-            raise Feedback(f"additive_mask {label}: {exc}") from None
-        expect_close(w, ref_w, C.WEIGHT_TOL, f"weights with additive_mask {label}", names="b,h,q,k",
-                     hint="an additive mask [B,Nq,Nk] applies to every head: unsqueeze(1) before adding")
-        expect_close(out, ref_out, C.OUT_TOL, f"output with additive_mask {label}", names="b,q,d")
+            raise Feedback(cat(what, msg(": ", "："), exc.message)) from None
+        if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref_out) <= C.OUT_TOL:
+            continue
+        hint = diagnose.mha(out, w, params, H, D // H, x, ctx, mask, kpm)
+        expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k", hint=hint)
+        expect_close(out, ref_out, C.OUT_TOL, cat(what, msg(", the output", "，输出")), names="b,q,d", hint=hint)

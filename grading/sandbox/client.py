@@ -307,6 +307,8 @@ class Session:
         self._source, self._filename, self._module_name = source, filename, module_name
         self._watch = {"count": [str(x) for x in watch.get("count", [])],
                        "forbid": [str(x) for x in watch.get("forbid", [])]}
+        if "imports" in watch:  # third-party packages the student's own imports may use
+            self._watch["imports"] = [str(x) for x in watch["imports"]]
         self._seq = 0
         self._dead: BaseException | None = None
         self._loaded = False
@@ -512,14 +514,23 @@ class Session:
         return self._request("call", self.limits.call_timeout, f"call {method}", handle=handle,
                              method=method, args=list(args), kwargs=kwargs)
 
+    def call_function(self, name: str, /, *args, **kwargs):
+        """``name(*args, **kwargs)`` for a module-level function of the student's file."""
+        self._need_load()
+        return self._request("fn", self.limits.call_timeout, f"{name}()", name=name,
+                             args=list(args), kwargs=kwargs)
+
     def set_params(self, handle: int, params: dict[str, torch.Tensor]) -> None:
         self._need_load()
         self._request("set_params", self.limits.call_timeout, "set_params", handle=handle,
                       params=dict(params))
 
-    def describe(self, handle: int) -> dict:
+    def describe(self, handle: int, attributes: list[str] | tuple[str, ...] = ()) -> dict:
+        """``attributes``: child modules to report even when they are not registered submodules
+        (properties) or are registered under another name first (aliases)."""
         self._need_load()
-        info = self._request("describe", self.limits.call_timeout, "describe", handle=handle)
+        info = self._request("describe", self.limits.call_timeout, "describe", handle=handle,
+                             attributes=list(attributes))
         if not isinstance(info, dict):
             raise self._die(StudentError("InvalidResult", "malformed describe reply"))
         return info

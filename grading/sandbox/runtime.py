@@ -8,6 +8,7 @@ untrusted data (student code shares this process and can forge anything it likes
 
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
 import linecache
@@ -16,6 +17,7 @@ import sys
 import traceback  # noqa: F401  (pre-imported for student code that uses it)
 import types
 
+import numpy as np
 import torch
 import torch.nn  # noqa: F401
 import torch.nn.functional  # noqa: F401
@@ -142,6 +144,10 @@ class Runtime:
             if t.layout != torch.strided:
                 t = t.to_dense()
             return t.cpu().contiguous()
+        if isinstance(value, np.ndarray | np.generic):
+            # Arrays (and NumPy scalars such as np.float64) go back as plain arrays; a subclass
+            # (np.matrix, masked arrays, student classes) is reduced to its data.
+            return np.array(value, order="C", copy=True, subok=False)
         if value is None or type(value) in (bool, int, float, str):
             return value
         if type(value) in (tuple, list) and depth < 4:
@@ -153,7 +159,7 @@ class Runtime:
             tname = type(value).__name__
         except BaseException:  # noqa: BLE001
             tname = "object"
-        raise _Fail("TypeError", f"{what} returned {tname}, expected a Tensor")
+        raise _Fail("TypeError", f"{what} returned {tname}, expected a Tensor or an array")
 
     # ------------------------------------------------------------------ ops
     def op_load(self, req):
@@ -166,6 +172,8 @@ class Runtime:
         self._install_forbid(list(watch.get("forbid", [])))
         mod = types.ModuleType(module_name)
         mod.__file__ = filename
+        if "imports" in watch:
+            mod.__dict__["__builtins__"] = _limited_builtins(list(watch["imports"]), module_name)
         self.module = mod
         sys.modules[module_name] = mod
         code = compile(source, filename, "exec", dont_inherit=True)
@@ -198,17 +206,24 @@ class Runtime:
         out = fn(*req.get("args", []), **req.get("kwargs", {}))
         return self.result(out, obj, method)
 
+    def op_fn(self, req):
+        """Call a module-level function (``softmax(a, axis=-1)``): NumPy-style assignments."""
+        owner, attr = self._resolve(self._need_module(), req["name"])
+        fn = getattr(owner, attr)
+        if not callable(fn):
+            raise _Fail("TypeError", f"{req['name']} is a {type(fn).__name__}, not a function")
+        out = fn(*req.get("args", []), **req.get("kwargs", {}))
+        return self.result(out, None, req["name"])
+
     def op_set_params(self, req):
         obj = self._handle(req["handle"])
         if not isinstance(obj, torch.nn.Module):
             raise _Fail("TypeError", f"{type(obj).__name__} is not a torch.nn.Module")
-        params = dict(obj.named_parameters())
-        params.update(dict(obj.named_buffers()))
         with torch.no_grad():
             for name, value in req["params"].items():
-                if name not in params:
+                p = _tensor_at(obj, name)
+                if p is None:
                     raise _Fail("AttributeError", f"the model has no parameter {name!r}")
-                p = params[name]
                 if tuple(p.shape) != tuple(value.shape):
                     raise _Fail("ValueError", f"parameter {name!r} has shape {tuple(p.shape)}, "
                                               f"expected {tuple(value.shape)}")
@@ -223,12 +238,24 @@ class Runtime:
         if is_module:
             info["training"] = bool(obj.training)
             info["parameters"] = {n: [int(s) for s in p.shape] for n, p in obj.named_parameters()}
-            for n, c in obj.named_children():
-                child = {"type": type(c).__name__}
+            # Every registered name, aliases included (named_children() drops a second name of the
+            # same module, e.g. ``self.q_proj = self.linears[0]``), plus the attributes asked for.
+            names = [n for n, c in obj._modules.items() if c is not None]
+            names += [n for n in req.get("attributes", []) if type(n) is str and n not in names]
+            for n in names:
+                try:
+                    c = getattr(obj, n)
+                except Exception:  # noqa: BLE001 - a student property may raise
+                    continue
+                if not isinstance(c, torch.nn.Module):
+                    continue
+                child = {"type": type(c).__name__, "is_linear": isinstance(c, torch.nn.Linear)}
                 for a in ("in_features", "out_features"):
                     v = getattr(c, a, None)
                     if type(v) is int:
                         child[a] = v
+                if child["is_linear"]:
+                    child["bias"] = isinstance(getattr(c, "bias", None), torch.Tensor)
                 info["children"][n] = child
         return info
 
@@ -266,7 +293,7 @@ class Runtime:
     def op_stats(self, req):
         return {"count": dict(self.count), "forbid": dict(self.forbid), "missing": list(self.missing)}
 
-    OPS = {"load": op_load, "new": op_new, "call": op_call, "set_params": op_set_params,
+    OPS = {"load": op_load, "new": op_new, "call": op_call, "fn": op_fn, "set_params": op_set_params,
            "describe": op_describe, "grad": op_grad, "stats": op_stats}
 
     # ------------------------------------------------------------------ loop
@@ -292,6 +319,36 @@ class Runtime:
                                         "error": {"kind": "InvalidResult", "message": _safe_str(e),
                                                   "lineno": None}}, body_cap)
             sock.sendall(data)
+
+
+def _tensor_at(obj, dotted: str):
+    """The tensor reached by attribute access (``q_proj.weight``), aliases and properties included;
+    ``named_parameters()`` lists an aliased module under one of its names only."""
+    for part in dotted.split("."):
+        try:
+            obj = getattr(obj, part)
+        except Exception:  # noqa: BLE001 - a student property may raise
+            return None
+    return obj if isinstance(obj, torch.Tensor) else None
+
+
+def _limited_builtins(packages: list[str], own: str) -> dict:
+    """Builtins for the student's module whose ``import`` accepts only the standard library and
+    ``packages`` (the set the assignment page states). Only the student's own import statements
+    are limited: torch keeps importing what it needs. This states the contract; the jail is the
+    security boundary."""
+    allowed = set(sys.stdlib_module_names) | set(packages) | {"torch", own, "__future__"}
+    real_import = builtins.__import__
+
+    def limited_import(name, globals=None, locals=None, fromlist=(), level=0):
+        top = name.split(".")[0]
+        if level == 0 and top not in allowed:
+            raise ModuleNotFoundError(f"No module named {top!r} in the grader", name=top)
+        return real_import(name, globals, locals, fromlist, level)
+
+    table = dict(builtins.__dict__)
+    table["__import__"] = limited_import
+    return table
 
 
 def _flush():

@@ -5,14 +5,14 @@ costs seconds of CPU per parse). Existing Markdown/text audits are filled in fro
 bytes (a UTF-8 decode, no parsing). Existing PDF audits stay NULL: their pages show the file
 without its text, and their gradings extract it under the decoder's limits.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0006_audit_text
+Revises: 0005_session_nonce
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0003'
-down_revision = '0002'
+revision = '0006_audit_text'
+down_revision = '0005_session_nonce'
 branch_labels = None
 depends_on = None
 

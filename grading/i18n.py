@@ -1,0 +1,108 @@
+"""Student-facing text of the engine: one convention, a ``{"en": ..., "zh": ...}`` dict.
+
+Every message the engine or a suite produces for a student (test feedback, load errors, their
+wrappers) is such a dict, built with :func:`msg` and composed with :func:`cat`. Pages pick the
+user's language with the ``|tr`` Jinja filter; the API and the CLI call :func:`localized`.
+Plain strings are still accepted everywhere (old stored results, numbers, code), and mean the
+same text in both languages. Pure functions: no torch, no Flask.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, TypedDict
+
+LANGS = ("en", "zh")
+
+
+class Msg(TypedDict):
+    en: str
+    zh: str
+
+
+Text = Msg | str
+
+
+def msg(en: str, zh: str) -> Msg:
+    """A message in both languages."""
+    return {"en": en, "zh": zh}
+
+
+def is_msg(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(value.get(k), str) for k in LANGS)
+
+
+def as_msg(value: Text | None) -> Msg:
+    """A plain string means the same text in both languages."""
+    if is_msg(value):
+        return {"en": value["en"], "zh": value["zh"]}  # type: ignore[index]
+    s = "" if value is None else str(value)
+    return {"en": s, "zh": s}
+
+
+def cat(*parts: Text | None, sep: Text = "") -> Msg:
+    """Concatenate messages (and plain strings) language by language; empty parts are skipped."""
+    sep_m = as_msg(sep)
+    kept = [as_msg(p) for p in parts if p is not None and as_msg(p)["en"] + as_msg(p)["zh"] != ""]
+    return {lang: sep_m[lang].join(p[lang] for p in kept) for lang in LANGS}  # type: ignore[return-value]
+
+
+def pick(value: Any, lang: str) -> str:
+    """The text of ``value`` in ``lang`` (falling back to the other language); strings pass through.
+
+    A JSON-encoded message (how a ``TestResult.feedback`` Text column stores one) is decoded."""
+    if isinstance(value, str) and value.startswith("{"):
+        value = decode(value)
+    if is_msg(value):
+        return value.get(lang) or value.get("en") or value.get("zh") or ""
+    return "" if value is None else str(value)
+
+
+def encode(value: Text | None) -> str:
+    """A message as one string for a Text column (JSON for a dict; a plain string stays as is)."""
+    if is_msg(value):
+        return json.dumps({"en": value["en"], "zh": value["zh"]}, ensure_ascii=False)  # type: ignore[index]
+    return "" if value is None else str(value)
+
+
+def decode(stored: str | None) -> Text:
+    """Inverse of :func:`encode`; rows written before messages were bilingual are plain strings."""
+    if stored and stored.startswith("{"):
+        try:
+            value = json.loads(stored)
+        except ValueError:
+            return stored
+        if is_msg(value):
+            return value
+    return stored or ""
+
+
+def localized(result: dict | None, lang: str) -> dict | None:
+    """A copy of a grade result with the engine's messages in one language (API, CLI).
+
+    Test feedback and the result message become strings; the audit checker's own dicts are
+    localised too (labels, item feedback, flags)."""
+    if result is None:
+        return None
+    lang = lang if lang in LANGS else "en"
+    out = copy.deepcopy(result)
+    if out.get("message") is not None:
+        out["message"] = pick(out["message"], lang)
+    for test in out.get("tests") or []:
+        if test.get("feedback") is not None:
+            test["feedback"] = pick(test["feedback"], lang)
+    audit = out.get("audit")
+    if isinstance(audit, dict):
+        for item in audit.get("items") or []:
+            for key in ("label", "feedback"):
+                if is_msg(item.get(key)):
+                    item[key] = pick(item[key], lang)
+        for flag in audit.get("flags") or []:
+            if is_msg(flag.get("message")):
+                flag["message"] = pick(flag["message"], lang)
+    out["lang"] = lang
+    return out
+
+
+__all__ = ["LANGS", "Msg", "Text", "msg", "is_msg", "as_msg", "cat", "pick", "encode", "decode", "localized"]

@@ -1,0 +1,186 @@
+"""Fair grades on real student code (issue 9): realistic bugs are named by their diagnosis in both
+languages and no hint contradicts the code; malformed outputs are graded as the student's; the
+import set is stated. (The correct styles' 85/85 is test_grading.test_correct_styles_get_full_code_marks.)"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from grader_tests.attention.diagnose import FAULTS
+from grading.i18n import is_msg
+from grading.plugin import GENERIC_ERROR
+from grading.runner import GradeInput, grade
+from tests.grading.conftest import SUBMISSIONS
+
+CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
+FAULTY = sorted((SUBMISSIONS / "faulty").glob("*.py"))
+CORRECT = sorted((SUBMISSIONS / "correct").glob("*.py"))
+
+
+def _grade(executor, code: str | bytes) -> dict:
+    return grade(GradeInput(code=code.encode() if isinstance(code, str) else code), "attention", executor)
+
+
+def _declared(path) -> list[str]:
+    """The diagnoses a bug file declares: the first must be named; none other may be."""
+    for line in path.read_text(encoding="utf-8").splitlines()[:5]:
+        if line.startswith("# diagnosis:"):
+            return line.split(":", 1)[1].split()
+    return []
+
+
+def _declared_diagnosis(path) -> str | None:
+    names = _declared(path)
+    return names[0] if names else None
+
+
+def _named(result: dict) -> dict[str, set[str]]:
+    """fault key -> ids of the tests whose feedback names it, in English AND Chinese."""
+    named: dict[str, set[str]] = {}
+    for t in result["tests"]:
+        fb = t["feedback"]
+        if t["outcome"] == "passed" or not is_msg(fb):
+            continue
+        for key, text in FAULTS.items():
+            if text["en"] in fb["en"] and text["zh"] in fb["zh"]:
+                named.setdefault(key, set()).add(t["id"])
+    return named
+
+
+DIAGNOSED = [p for p in FAULTY if _declared_diagnosis(p)]
+
+
+def test_the_realistic_bug_corpus_covers_the_named_fault_models():
+    declared = {_declared_diagnosis(p) for p in DIAGNOSED}
+    assert {"softmax_query_axis", "softmax_head_axis", "scale_one", "scale_dk", "scale_dk_or_dmodel", "mask_after_softmax",
+            "mask_inverted", "pad_inverted", "split_no_transpose", "merge_no_transpose",
+            "shared_q", "kv_from_x", "float16", "dropout", "overflow", "raw_scores"} <= declared  # qk_swapped: unit test
+
+
+@pytest.mark.parametrize("path", DIAGNOSED, ids=[p.stem for p in DIAGNOSED])
+def test_realistic_bug_loses_points_and_is_named_in_both_languages(executor, path):
+    key = _declared_diagnosis(path)
+    result = _grade(executor, path.read_bytes())
+    assert result["status"] == "graded"
+    assert sum(result["categories"][c]["score"] for c in CODE_CATEGORIES) < 85
+    named = _named(result)
+    assert key in named, "\n".join(f"{t['id']}: {t['feedback']}" for t in result["tests"] if t["outcome"] != "passed")
+    # the hint never contradicts the code: no other mistake is named for this submission
+    assert set(named) <= set(_declared(path)), named
+
+
+@pytest.mark.parametrize("path", CORRECT, ids=[p.stem for p in CORRECT])
+def test_no_hint_fires_on_a_correct_style(executor, path):
+    result = _grade(executor, path.read_bytes())
+    assert _named(result) == {}
+    assert all(t["outcome"] == "passed" for t in result["tests"]), [t["id"] for t in result["tests"]
+                                                                  if t["outcome"] != "passed"]
+
+
+# ----------------------------------------------------------------------------- malformed outputs
+_MALFORMED_SOURCE = '''
+import math
+import torch
+from torch import nn
+
+KIND = {kind!r}
+
+
+def spoil(t):
+    if KIND == "shape":
+        return t[..., :-1]
+    if KIND == "transposed":
+        return t.transpose(-2, -1)
+    if KIND == "int":
+        return t.round().to(torch.int64)
+    if KIND == "bool":
+        return t > 0
+    if KIND == "float64":
+        return t.double()
+    if KIND == "nan":
+        return torch.full_like(t, float("nan"))
+    if KIND == "inf":
+        return torch.full_like(t, float("inf"))
+    if KIND == "none":
+        return None
+    if KIND == "number":
+        return 3
+    if KIND == "string":
+        return "output"
+    if KIND == "list":
+        return t.tolist()
+    if KIND == "tuple":
+        return (t, t, t)
+    if KIND == "scalar":
+        return t.sum()
+    if KIND == "empty":
+        return t[..., :0, :]
+    if KIND == "extra_dim":
+        return t.unsqueeze(0)
+    return t
+
+
+class ScaledDotProductAttention(nn.Module):
+    def forward(self, q, k, v, additive_mask=None, *, return_weights=False):
+        scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if additive_mask is not None:
+            scores = scores + additive_mask
+        w = torch.softmax(scores, dim=-1)
+        out = w @ v
+        return (spoil(out), spoil(w)) if return_weights else spoil(out)
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, num_heads, head_dim=None):
+        super().__init__()
+        self.h, self.d = num_heads, head_dim or d_model // num_heads
+        self.q_proj = nn.Linear(d_model, self.h * self.d)
+        self.k_proj = nn.Linear(d_model, self.h * self.d)
+        self.v_proj = nn.Linear(d_model, self.h * self.d)
+        self.out_proj = nn.Linear(self.h * self.d, d_model)
+        self.attention = ScaledDotProductAttention()
+
+    def forward(self, x, context=None, additive_mask=None, *, key_padding_mask=None, return_weights=False):
+        c = x if context is None else context
+        B, Nq, Nk = x.shape[0], x.shape[1], c.shape[1]
+        q = self.q_proj(x).view(B, Nq, self.h, self.d).transpose(1, 2)
+        k = self.k_proj(c).view(B, Nk, self.h, self.d).transpose(1, 2)
+        v = self.v_proj(c).view(B, Nk, self.h, self.d).transpose(1, 2)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d)
+        w = torch.softmax(scores, dim=-1)
+        out = self.out_proj((w @ v).transpose(1, 2).reshape(B, Nq, self.h * self.d))
+        return (spoil(out), spoil(w)) if return_weights else spoil(out)
+'''
+
+MALFORMED = ["shape", "transposed", "int", "bool", "float64", "nan", "inf", "none", "number", "string", "list",
+             "tuple", "scalar", "empty", "extra_dim"]
+
+
+@pytest.mark.parametrize("kind", MALFORMED)
+def test_malformed_output_is_graded_with_student_facing_feedback(executor, kind):
+    result = _grade(executor, _MALFORMED_SOURCE.format(kind=kind))
+    assert result["status"] == "graded", result["message"]
+    for t in result["tests"]:
+        assert t["outcome"] in ("passed", "failed"), (t["id"], t["outcome"], t["feedback"])
+        if t["outcome"] == "failed":
+            fb = t["feedback"]
+            assert is_msg(fb) and fb["en"] and fb["zh"], (t["id"], fb)
+            assert fb != GENERIC_ERROR and "grader" not in fb["en"], (t["id"], fb)
+            assert "Traceback" not in fb["en"] and not re.search(r"[\u4e00-\u9fff]", fb["en"])
+    if kind != "float64":
+        assert any(t["outcome"] == "failed" for t in result["tests"])
+
+
+# ----------------------------------------------------------------------------- packages
+def test_einops_is_importable_and_other_packages_get_a_message_naming_the_set(executor):
+    ok = _grade(executor, (SUBMISSIONS / "correct" / "vit_pytorch_einops.py").read_bytes())
+    assert sum(ok["categories"][c]["score"] for c in CODE_CATEGORIES) == 85
+    refused = _grade(executor, "import torch\nimport scipy\n")
+    assert refused["status"] == "graded"
+    m = refused["message"]
+    assert is_msg(m)
+    assert "ModuleNotFoundError at line 2" in m["en"] and "standard library and torch, numpy, einops" in m["en"]
+    assert "第 2 行" in m["zh"] and "torch, numpy, einops" in m["zh"]
+
