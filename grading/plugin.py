@@ -150,13 +150,6 @@ class GradingPlugin:
         items.sort(key=lambda item: test_id(item) in self.hidden)
         first = "visible" if any(test_id(item) not in self.hidden for item in items) else "hidden"
         self.phase_proxy[first] = self.proxy
-        if first == "visible" and self.sessions is not None and any(test_id(i) in self.hidden for i in items):
-            # Started now, the hidden tests' jail is built while the visible tests run; no student
-            # code runs in it before its first hidden test loads the module.
-            try:
-                self._prepared = self.sessions.proxy(HIDDEN_CPU_SHARE)
-            except Feedback:
-                self._prepared = None      # out of budget: the hidden tests will say so
         if self.collect_errors:
             self.infra_error = "the test suite failed to collect"
             items[:] = []
@@ -173,6 +166,14 @@ class GradingPlugin:
                 self.outcomes[test_id(item)] = {
                     "outcome": "failed", "feedback": not_loaded_text(self.filename)}
             items[:] = []
+            return
+        if first == "visible" and self.sessions is not None and any(test_id(i) in self.hidden for i in items):
+            # Started now, the hidden tests' jail is built while the visible tests run; no student
+            # code runs in it before it is first called (a fresh comparison, or the hidden tests).
+            try:
+                self._prepared = self.sessions.proxy(HIDDEN_CPU_SHARE)
+            except Feedback:
+                self._prepared = None      # out of budget: the hidden tests will say so
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):

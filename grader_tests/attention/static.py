@@ -155,11 +155,24 @@ def class_uses_class(source: str, class_name: str, used: str) -> bool:
     tree = parse(source)
     if tree is None:
         return False
+    # Module-level aliases in either direction (``ScaledDotProductAttention = DotProductAttention``,
+    # ``Attn = ScaledDotProductAttention``) and instances (``_core = ScaledDotProductAttention()``).
     bound = {used}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
-                and isinstance(node.value.func, ast.Name) and node.value.func.id == used:
-            bound |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    assigns = [(node.targets, node.value) for node in tree.body if isinstance(node, ast.Assign)]
+    changed = True
+    while changed:
+        changed = False
+        for targets, value in assigns:
+            names = {t.id for t in targets if isinstance(t, ast.Name)}
+            source = value.func if isinstance(value, ast.Call) else value
+            if not isinstance(source, ast.Name):
+                continue
+            if source.id in bound and not names <= bound:
+                bound |= names
+                changed = True
+            elif names & bound and not isinstance(value, ast.Call) and source.id not in bound:
+                bound.add(source.id)
+                changed = True
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name == class_name:
             return any(isinstance(sub, ast.Name) and sub.id in bound for sub in ast.walk(node))

@@ -150,7 +150,7 @@ def test_a_forged_setup_error_reply_is_graded_as_the_students_failure(executor, 
     result = _grade(executor, WRONG + FORGED_SETUP_ERROR)
     assert result["status"] == "graded", result["message"]
     assert result["total"] <= honest["wrong"]
-    assert "contact your instructor" not in json.dumps(result["tests"]) + str(result["message"])
+    assert "contact your instructor" not in json.dumps(result["tests"]) + json.dumps(result["message"])
 
 
 @pytest.mark.parametrize("attack", ["every_call_sleeps", "one_call_spins"])
@@ -231,9 +231,10 @@ def test_nothing_observed_in_a_hidden_test_reaches_visible_feedback(executor):
     result = _grade(executor, CORRECT + LEAK_HIDDEN_INPUTS)
     assert result["status"] == "graded", result["message"]
     visible = [t for t in result["tests"] if not t["hidden"]]
-    assert any("SEEN" in (t["feedback"] or "") for t in visible), "the attack ran"
+    shown = [json.dumps(t["feedback"], ensure_ascii=False) for t in visible]
+    assert any("SEEN" in text for text in shown), "the attack ran"
     # float64 inputs are used only by a hidden test (test_dtype_preserved).
-    assert not any("float64" in (t["feedback"] or "") for t in visible)
+    assert not any("float64" in text for text in shown if "SEEN" in text)
 
 
 def test_a_correct_submission_uses_two_sessions_and_no_review(executor):
