@@ -5,14 +5,14 @@ costs seconds of CPU per parse). Existing Markdown/text audits are filled in fro
 bytes (a UTF-8 decode, no parsing). Existing PDF audits stay NULL: their pages show the file
 without its text, and their gradings extract it under the decoder's limits.
 
-Revision ID: 0006_audit_text
-Revises: 0005_session_nonce
+Revision ID: 0007_audit_text
+Revises: 0006_cpu_seconds
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0006_audit_text'
-down_revision = '0005_session_nonce'
+revision = '0007_audit_text'
+down_revision = '0006_cpu_seconds'
 branch_labels = None
 depends_on = None
 
