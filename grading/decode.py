@@ -10,6 +10,7 @@ or too costly file gets an ``InputError`` in both languages.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import resource
 import threading
 from multiprocessing.connection import Connection
@@ -18,13 +19,21 @@ from autograder import settings
 
 _ctx_lock = threading.Lock()
 _ctx = None
+_ctx_pid: int | None = None
 
 
 def _context():  # noqa: ANN202 - multiprocessing.context.ForkServerContext
-    """The fork server context, started on first use (one per process, shared by its threads)."""
-    global _ctx
+    """The fork server context, started on first use (one per process, shared by its threads).
+
+    A process forked after its parent started the server cannot use it (multiprocessing tracks
+    the server as its starter's child): web and pool processes start their own on first use."""
+    global _ctx, _ctx_pid
     with _ctx_lock:
+        if _ctx is not None and _ctx_pid != os.getpid():
+            raise RuntimeError("grading.decode: the fork server was started by the parent of this "
+                               "forked process; decode in a process that did not inherit it")
         if _ctx is None:
+            _ctx_pid = os.getpid()
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload(["grading.inputs", "pypdf", "PIL.Image", "PIL.PngImagePlugin",
                                         "PIL.JpegImagePlugin"])
