@@ -69,7 +69,7 @@ def expect_close(actual: Tensor, expected: Tensor, tol: float, what: Text, *,
     expect_shape(actual, expected.shape, what)
     expect_finite(actual, what, hint)
     err = max_err(actual, expected)
-    if err > tol:
+    if not err <= tol:      # fails closed on NaN
         w = as_msg(what)
         where = _where(actual, expected, names)
         raise Feedback(cat(msg(f"{w['en']}: up to {err:.3g} away from the reference (allowed {tol:g}), "

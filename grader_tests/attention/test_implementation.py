@@ -46,15 +46,31 @@ def _mha_parity(student, mha, params, hd, x, ctx=None, what=None, heads=H):
         expect_close(out, ref, C.OUT_TOL, what, names="b,q,d", hint=hint)
 
 
+HIDDEN_NAMES = msg("attention.py reaches functions through computed or indirect names ({}), so it cannot be "
+                   "checked for PyTorch's ready-made attention: call torch functions by their plain names "
+                   "(your instructor will review this)",
+                   "attention.py 通过计算出的或间接的名字调用函数（{}），因此无法检查是否使用了 PyTorch 现成的 "
+                   "attention：请直接用函数的名字调用 torch 函数（教师会人工复核）")
+
+
+def _hidden_names(source: str) -> dict[str, str]:
+    found = "; ".join(static.hidden_name_uses(source)[:3])
+    return {lang: text.format(found) for lang, text in HIDDEN_NAMES.items()}
+
+
 def test_no_fused_attention_static(student_source):
     uses = static.fused_attention_uses(student_source)
     expect(not uses, msg("attention.py uses PyTorch's ready-made attention (" + "; ".join(uses[:3]) +
                          "): the lab asks you to write QK^T / sqrt(dk), the softmax and the weighted sum yourself",
                          "attention.py 使用了 PyTorch 现成的 attention（" + "；".join(uses[:3]) +
                          "）：本实验要求自己写出 QK^T / sqrt(dk)、softmax 和加权求和"))
+    expect(not static.hidden_name_uses(student_source), _hidden_names(student_source))
 
 
-def test_no_fused_attention_runtime(student):
+def test_no_fused_attention_runtime(student, student_source):
+    # The counters below live in the student's process, which can rewrite them: they only ever
+    # count against the submission. The pass rests on the trusted analysis of the source.
+    expect(not static.hidden_name_uses(student_source), _hidden_names(student_source))
     q, k, v = C.parity_case()
     student.sdpa(q, k, v)
     got = _try_mha(student)
@@ -114,6 +130,13 @@ def test_mha_reuses_sdpa(student, student_source):
                            "): call a ScaledDotProductAttention module instead of copying its logic",
                            "MultiHeadAttention 自己计算了 softmax（" + "；".join(copied[:3]) +
                            "）：请调用 ScaledDotProductAttention 模块，而不是复制它的逻辑"))
+    # Trusted evidence first (the source); the in-jail counter below can only count against.
+    expect(static.class_uses_class(student_source, "MultiHeadAttention", "ScaledDotProductAttention"),
+           msg("MultiHeadAttention never refers to ScaledDotProductAttention: keep one "
+               "ScaledDotProductAttention module (e.g. self.attention) and call it on the split heads",
+               "MultiHeadAttention 从未引用 ScaledDotProductAttention：请保留一个 ScaledDotProductAttention "
+               "模块（例如 self.attention），并在拆分后的各个 head 上调用它"))
+    expect(not static.hidden_name_uses(student_source), _hidden_names(student_source))
     mha = student.mha(D, H)  # its own weights: counting calls needs no reference
     name = "ScaledDotProductAttention.forward"
     before = student.stats().get("count", {}).get(name, 0)
@@ -213,6 +236,15 @@ def test_deterministic(student, fresh_student):
     diff = max(max_err(a[0], b[0]), max_err(a[1], b[1]))
     expect(same, cat(msg(f"ScaledDotProductAttention (max difference {diff:.3g}): ",
                          f"ScaledDotProductAttention（最大差 {diff:.3g}）："), diagnose.FAULTS["dropout"]))
+    # Equal twice is not enough: randomness seeded from the input repeats itself. The same sample
+    # twice in one batch must give the same rows (a seeded dropout draws different masks for them).
+    n = q.shape[0]
+    c = student.sdpa(*(torch.cat([t, t]) for t in (q, k, v)), return_weights=True)
+    diff = max(max_err(c[0][:n], c[0][n:]), max_err(c[1][:n], c[1][n:]))
+    expect(diff <= 1e-6, cat(msg(f"ScaledDotProductAttention on one batch holding the same sample twice "
+                                 f"(max difference between the copies {diff:.3g}): ",
+                                 f"ScaledDotProductAttention 在同一批中两次输入相同样本（两份结果最大差 {diff:.3g}）："),
+                             diagnose.FAULTS["dropout"]))
     params = C.mha_params(62, D, H, D // H)
     try:
         x = C.tokens(62, 2, 5, D)
