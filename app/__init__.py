@@ -7,6 +7,7 @@ from typing import Any
 from flask import Flask, jsonify, request, session
 from sqlalchemy.exc import OperationalError
 
+from app import security
 from app.config import Config, TestingConfig
 from app.extensions import babel, csrf, db, limiter, login_manager, migrate
 from app.queue import celery_init_app
@@ -21,6 +22,7 @@ def create_app(config: Config | None = None, **overrides: Any) -> Flask:
     register_blueprints(app)
     register_errorhandlers(app)
     register_template_helpers(app)
+    security.register(app)
     celery_init_app(app)
     return app
 

@@ -14,17 +14,19 @@ from sqlalchemy.orm import selectinload
 
 from app import gradebook
 from app.assignments import default_assignment
-from app.authz import queue_position, rate_key, submit_limit, token_required
+from app.authz import load_submission, rate_key, submit_limit, token_required
 from app.coursework import rubric_for
 from app.extensions import db, limiter
-from app.models import Assignment, AuditReview, Submission
+from app.models import FINAL, Assignment, AuditReview, Status, Submission
 from app.openapi import spec
+from app.queue import queue_position
+from app.regrading import request_regrade
 from app.scores import effective_for, student_view
 from app.storage import BlobStore
-from app.submitting import SubmissionRefused, Upload, submit
+from app.submitting import SubmissionRefused, submit
+from app.views_helpers import uploaded
 
 MAX_WAIT_S = 20.0
-FINAL = ("graded", "error")
 
 bp = Blueprint("api", __name__)
 
@@ -46,26 +48,6 @@ def not_allowed(exc):  # noqa: ANN001, ANN201
 @bp.errorhandler(429)
 def too_many(exc):  # noqa: ANN001, ANN201
     return error(f"rate limit exceeded: {exc.description}", 429)
-
-
-def _upload(field: str) -> Upload | None:
-    f = request.files.get(field)
-    if f is None or not f.filename:
-        return None
-    return Upload(filename=f.filename, data=f.read())
-
-
-def _load(submission_id: int) -> Submission | None:
-    sub = db.session.scalar(
-        select(Submission).where(Submission.id == submission_id).options(
-            selectinload(Submission.runs), selectinload(Submission.assignment),
-            selectinload(Submission.reviews).selectinload(AuditReview.reviewer),
-            selectinload(Submission.student))
-    )
-    user = g.api_user
-    if sub is None or not (user.is_instructor or sub.student_id == user.id):
-        return None
-    return sub
 
 
 def serialise(sub: Submission, *, full: bool = False) -> dict:
@@ -115,14 +97,14 @@ def create_submission():  # noqa: ANN201
             return error("no published assignment", 404)
     try:
         sub = submit(
-            a, g.api_user, _upload("code"), _upload("audit"), _upload("figure"),
+            a, g.api_user, uploaded("code"), uploaded("audit"), uploaded("figure"),
             store=BlobStore(current_app.config["UPLOAD_DIR"]),
             max_pending=current_app.config["MAX_PENDING_PER_STUDENT"],
         )
     except SubmissionRefused as exc:
         db.session.rollback()
         return error(exc.en, exc.http_status, code=exc.code, message={"en": exc.en, "zh": exc.zh})
-    resp = jsonify({"id": sub.id, "status": "queued", "attempt": sub.attempt,
+    resp = jsonify({"id": sub.id, "status": Status.QUEUED, "attempt": sub.attempt,
                     "queue_position": queue_position(sub.latest_run),
                     "url": f"/api/v1/submissions/{sub.id}"})
     resp.status_code = 202
@@ -153,9 +135,7 @@ def list_submissions():  # noqa: ANN201
 @token_required
 def get_submission(submission_id: int):  # noqa: ANN201
     """`?wait=S` (at most 20) long-polls: the answer comes as soon as grading ends, or after S s."""
-    sub = _load(submission_id)
-    if sub is None:
-        return error("not found", 404)
+    sub = load_submission(submission_id, g.api_user)  # 404 (JSON) when absent or not theirs
     try:
         wait = min(max(float(request.args.get("wait", 0)), 0.0), MAX_WAIT_S)
     except ValueError:
@@ -178,13 +158,9 @@ def get_submission(submission_id: int):  # noqa: ANN201
 def regrade(submission_id: int):  # noqa: ANN201
     if not g.api_user.is_instructor:
         return error("instructors only", 403)
-    sub = _load(submission_id)
-    if sub is None:
-        return error("not found", 404)
-    from app.submitting import request_regrade
-
-    run = request_regrade(sub)
-    return jsonify({"id": sub.id, "run_id": run.id, "status": "queued",
+    run = request_regrade(load_submission(submission_id, g.api_user))
+    sub = run.submission
+    return jsonify({"id": sub.id, "run_id": run.id, "status": Status.QUEUED,
                     "queue_position": queue_position(run)}), 202
 
 

@@ -25,10 +25,11 @@ from sqlalchemy.orm import selectinload
 
 from app import gradebook
 from app.assignments import default_assignment
-from app.authz import instructor_required, queue_position, queue_positions
+from app.authz import instructor_required
 from app.coursework import rubric_for
 from app.extensions import db
-from app.models import Assignment, AuditReview, GradingRun, Submission, User
+from app.models import PENDING, Assignment, AuditReview, GradingRun, Status, Submission, User
+from app.queue import queue_position, queue_positions
 from app.regrading import select_for_regrade
 from app.roster import import_roster
 from app.scores import effective, effective_for, fmt
@@ -207,7 +208,7 @@ def regrade_report(batch: str) -> list[dict]:
     sub_ids = [r.submission_id for r in new_runs]
     earlier = db.session.execute(
         select(GradingRun.submission_id, GradingRun.id, GradingRun.total, GradingRun.grader_version)
-        .where(GradingRun.submission_id.in_(sub_ids), GradingRun.status == "graded")
+        .where(GradingRun.submission_id.in_(sub_ids), GradingRun.status == Status.GRADED)
         .order_by(GradingRun.id)
     ).all()
     positions = queue_positions()
@@ -216,7 +217,7 @@ def regrade_report(batch: str) -> list[dict]:
         olds = [e for e in earlier if e.submission_id == run.submission_id and e.id < run.id]
         old = olds[-1] if olds else None
         delta = None
-        if old is not None and old.total is not None and run.status == "graded" and run.total is not None:
+        if old is not None and old.total is not None and run.status == Status.GRADED and run.total is not None:
             delta = round(run.total - old.total, 2)
         out.append({"run": run, "sub": run.submission, "old": old, "delta": delta,
                     "position": positions.get(run.id)})
@@ -228,7 +229,7 @@ def regrades():  # noqa: ANN201
     batch = request.args.get("batch") or last_batch()
     rows = regrade_report(batch) if batch else []
     changed = sorted({r["sub"].student.display_name for r in rows if r["delta"] not in (None, 0)})
-    pending = sum(1 for r in rows if r["run"].status in ("queued", "running"))
+    pending = sum(1 for r in rows if r["run"].status in PENDING)
     started = min((r["run"].queued_at for r in rows), default=None)
     return render_template("instructor/regrades.html", rows=rows, batch=batch, changed=changed,
                            pending=pending, started=started)

@@ -1,4 +1,5 @@
-"""Choosing what to grade again. Each regrade is a new run; old runs stay for comparison."""
+"""Grading again: choosing what, and queueing it. Each regrade is a new run; old runs stay
+for the old-vs-new comparison."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from sqlalchemy import func, select
 
 from app.auth import find_user
 from app.extensions import db
-from app.models import GradingRun, Submission
-from app.submitting import request_regrade
+from app.models import GradingRun, Status, Submission
+from app.queue import enqueue_run
 
 
 def latest_submissions() -> list[Submission]:
@@ -37,3 +38,13 @@ def select_for_regrade(
     else:
         subs = []
     return [request_regrade(s) for s in subs]
+
+
+def request_regrade(submission: Submission, trigger: str = "regrade") -> GradingRun:
+    """Add a new run for a submission; the old runs stay for the old-vs-new comparison."""
+    run = GradingRun(submission=submission, trigger=trigger)
+    submission.status = Status.QUEUED.value
+    db.session.add(run)
+    db.session.commit()
+    enqueue_run(run.id)
+    return run

@@ -9,12 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.coursework import RubricView, rubric_for
-from rubric.scoring import student_view  # noqa: F401 - re-exported for the views
+from rubric.scoring import num, student_view  # noqa: F401 - student_view re-exported for the views
 
-
-def _num(x: float) -> float | int:
-    x = round(float(x), 2)
-    return int(x) if x == int(x) else x
+# Effective scores are shown with 2 decimals; stored results keep 4 (rubric.scoring.num).
 
 
 @dataclass
@@ -33,14 +30,14 @@ class Effective:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "raw_total": _num(self.raw_total),
-            "max_total": _num(self.max_total),
-            "audit_auto": None if self.audit_auto is None else _num(self.audit_auto),
-            "audit_override": None if self.audit_override is None else _num(self.audit_override),
+            "raw_total": num(self.raw_total, 2),
+            "max_total": num(self.max_total, 2),
+            "audit_auto": None if self.audit_auto is None else num(self.audit_auto, 2),
+            "audit_override": None if self.audit_override is None else num(self.audit_override, 2),
             "late_days": self.late_days,
             "penalty_fraction": round(self.penalty_fraction, 4),
-            "penalty_points": _num(self.penalty_points),
-            "total": _num(self.total),
+            "penalty_points": num(self.penalty_points, 2),
+            "total": num(self.total, 2),
             "categories": self.categories,
         }
 
@@ -72,8 +69,8 @@ def effective(
         top = float(cats.get(audit, {}).get("max") or rubric.audit_max or 0)
         override = min(max(float(audit_override), 0.0), top)
         raw = raw - (auto or 0.0) + override
-        cats[audit] = {"max": _num(top), **cats.get(audit, {}), "score": _num(override),
-                       "auto": None if auto is None else _num(auto)}
+        cats[audit] = {"max": num(top, 2), **cats.get(audit, {}), "score": num(override, 2),
+                       "auto": None if auto is None else num(auto, 2)}
     fraction = min(1.0, max(0.0, float(penalty_per_day or 0) * max(0, late_days)))
     penalty = raw * fraction
     return Effective(

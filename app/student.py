@@ -21,17 +21,18 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from app.assignments import default_assignment
-from app.authz import can_see, load_submission, queue_position, rate_key, submit_limit
+from app.authz import can_see, load_submission, rate_key, submit_limit
 from app.coursework import contract_markdown, rubric_for
 from app.extensions import db, limiter
-from app.models import ApiToken, Assignment, AuditReview, Submission, utcnow
+from app.models import ApiToken, Assignment, AuditReview, Status, Submission, utcnow
+from app.queue import queue_position
 from app.scores import effective_for, student_view
 from app.storage import BlobStore
-from app.submitting import SubmissionRefused, Upload, late_days, submit
+from app.submitting import SubmissionRefused, late_days, submit
+from app.views_helpers import uploaded
 
 bp = Blueprint("student", __name__)
 
-FINAL = ("graded", "error")
 
 
 def locale() -> str:
@@ -49,20 +50,6 @@ def fresh_locale() -> None:
     from flask_babel import refresh
 
     refresh()
-
-
-@bp.after_app_request
-def security_headers(resp: Response) -> Response:
-    # Student text is escaped and sanitised; the policy is a second line of defence: no inline
-    # script, nothing loaded from elsewhere (the app works offline).
-    resp.headers.setdefault(
-        "Content-Security-Policy",
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-        "object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'",
-    )
-    resp.headers.setdefault("X-Content-Type-Options", "nosniff")
-    resp.headers.setdefault("Referrer-Policy", "same-origin")
-    return resp
 
 
 @bp.get("/")
@@ -121,13 +108,6 @@ def assignment(slug: str):  # noqa: ANN201
     return assignment_page(a)
 
 
-def _upload(field: str) -> Upload | None:
-    f = request.files.get(field)
-    if f is None or not f.filename:
-        return None
-    return Upload(filename=f.filename, data=f.read())
-
-
 @bp.post("/assignments/<slug>/submit")
 @login_required
 @limiter.limit(submit_limit, key_func=rate_key)
@@ -137,7 +117,7 @@ def upload(slug: str):  # noqa: ANN201
         abort(404)
     try:
         sub = submit(
-            a, current_user, _upload("code"), _upload("audit"), _upload("figure"),
+            a, current_user, uploaded("code"), uploaded("audit"), uploaded("figure"),
             store=store(), max_pending=current_app.config["MAX_PENDING_PER_STUDENT"],
         )
     except SubmissionRefused as exc:
@@ -198,7 +178,7 @@ def status_payload(sub: Submission) -> dict:
         "graded_run_id": graded.id if graded else None,
         "total": score.total if score else None,
         "max_total": score.max_total if score else None,
-        "reason": latest.status_reason if latest and latest.status == "error" else None,
+        "reason": latest.status_reason if latest and latest.status == Status.ERROR else None,
     }
 
 

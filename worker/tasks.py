@@ -13,6 +13,7 @@ from flask import current_app
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from app.extensions import db
+from app.models import Status
 from app.queue import GRADE_TASK, enqueue_run
 from app.storage import BlobStore
 from grading.executor import grade_with_warm_executor
@@ -60,18 +61,18 @@ def grade_run(run_id: int) -> str:
     try:
         result = grade_with_warm_executor(inputs)
     except SoftTimeLimitExceeded:
-        result = {"status": "error", "message": "grading exceeded the worker time limit"}
+        result = {"status": Status.ERROR, "message": "grading exceeded the worker time limit"}
     except Exception as exc:  # noqa: BLE001 - a grader crash is retried, never silently lost
         log.exception("grader crashed on run %s", run_id)
-        result = {"status": "error", "message": f"grader crashed: {exc.__class__.__name__}: {exc}"}
+        result = {"status": Status.ERROR, "message": f"grader crashed: {exc.__class__.__name__}: {exc}"}
     if not isinstance(result, dict):
-        result = {"status": "error", "message": f"grader returned {type(result).__name__}, not a result"}
-    if result.get("status") == "graded":
+        result = {"status": Status.ERROR, "message": f"grader returned {type(result).__name__}, not a result"}
+    if result.get("status") == Status.GRADED:
         # Student-caused failures arrive here too: they are grades, never retries.
         _with_db_retry(f"run {run_id} store", lambda: runs.store_result(run_id, worker, result))
-        return "graded"
+        return Status.GRADED
     reason = result.get("message") or "grader error"
     if _with_db_retry(f"run {run_id} retry", lambda: runs.requeue_for_retry(run_id, worker, reason, result)):
         enqueue_run(run_id, countdown=runs.setting("RETRY_DELAY_S"))
         return "retry"
-    return "error"
+    return Status.ERROR

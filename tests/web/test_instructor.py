@@ -141,7 +141,7 @@ def test_student_page_shows_runs_tests_log_highlighted_code_and_audit(client, we
 
 
 def test_audit_review_is_saved_with_reviewer_and_kept_through_regrade(client, web, course):
-    from app.submitting import request_regrade
+    from app.regrading import request_regrade
 
     sub = web.submit(course["alice"])
     web.grade(sub)

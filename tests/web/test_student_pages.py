@@ -178,7 +178,7 @@ def test_history_lists_attempts_with_scores(client, web, course):
 
 
 def test_regraded_submission_shows_run_history_with_versions(client, web, course):
-    from app.submitting import request_regrade
+    from app.regrading import request_regrade
 
     sub = web.submit(course["alice"])
     web.grade(sub, realistic_result(grader_version="v1"))
