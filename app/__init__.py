@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, jsonify, request, session
-from sqlalchemy.exc import OperationalError
+from flask import Flask, request, session
 
 from app import security
 from app.config import Config, TestingConfig
@@ -69,45 +68,10 @@ def register_blueprints(app: Flask) -> None:
     csrf.exempt(api_bp)  # token-authenticated, no cookies: CSRF does not apply
 
 
-def is_unavailable(exc: OperationalError) -> bool:
-    """Is this the database being away or busy, rather than a mistake in a query?"""
-    if exc.connection_invalidated:
-        return True
-    try:
-        import psycopg
-
-        if isinstance(exc.orig, psycopg.OperationalError):
-            return True  # connection refused, server shut down, connection lost
-    except ImportError:  # pragma: no cover - psycopg is a dependency
-        pass
-    return "database is locked" in str(exc.orig)  # SQLite under concurrent writers
-
-
 def register_errorhandlers(app: Flask) -> None:
-    def wants_json() -> bool:
-        return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+    from app import errors
 
-    @app.errorhandler(OperationalError)
-    def database_unavailable(exc: OperationalError):  # noqa: ANN202
-        db.session.remove()
-        if not is_unavailable(exc):
-            raise exc  # a bug (bad SQL), not an outage: a logged 500, not a misleading 503
-        # The database is the record: when it is away we refuse honestly instead of losing work.
-        app.logger.warning("database unavailable: %s", getattr(exc, "orig", exc))
-        body = {"error": "the database is unavailable; nothing was saved, please retry shortly"}
-        return jsonify(body), 503, {"Retry-After": "5"}
-
-    @app.errorhandler(413)
-    def too_large(exc):  # noqa: ANN001, ANN202
-        limit = app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
-        message = f"upload too large: the limit is {limit} MiB"
-        if wants_json():
-            return jsonify({"error": message}), 413
-        from flask import render_template
-        from flask_babel import gettext
-
-        shown = gettext("The upload is too large: the limit is %(n)s MiB for all files together.", n=limit)
-        return render_template("error.html", title=gettext("Upload too large"), message=shown), 413
+    errors.register(app)
 
 
 def register_template_helpers(app: Flask) -> None:

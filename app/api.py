@@ -1,7 +1,8 @@
 """JSON API v1, token-authenticated (`Authorization: Bearer <token>`), same rules as the pages.
 
-Errors are JSON `{"error": "...", "code": "...", "message": {"en", "zh"}}` with the HTTP status
-of the refusal (400/413/415/422, 429 for cooldown or too many pending, 403 past the deadline).
+Every error is JSON `{"error": "...", "code": "...", "message": {"en", "zh"}}` with the HTTP status
+of the refusal (400/401/403/404/405/413/415/422, 429 for cooldown, too many pending or a rate
+limit, with `Retry-After`; 500 and 503 too), built by `app.errors.api_error`.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import time
 
 from flask import Blueprint, Response, current_app, g, jsonify, render_template, request
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
@@ -16,12 +18,13 @@ from app import gradebook
 from app.assignments import default_assignment
 from app.authz import load_submission, rate_key, submit_limit, token_required
 from app.coursework import rubric_for
+from app.errors import api_error, both
 from app.extensions import db, limiter
 from app.models import FINAL, Assignment, AuditReview, Status, Submission
 from app.openapi import spec
 from app.queue import queue_position
 from app.regrading import request_regrade
-from app.scores import effective_for, student_view
+from app.scores import effective_for, fmt, student_view
 from app.storage import BlobStore
 from app.submitting import SubmissionRefused, submit
 from app.views_helpers import uploaded
@@ -31,23 +34,8 @@ MAX_WAIT_S = 20.0
 bp = Blueprint("api", __name__)
 
 
-def error(text: str, status: int, **extra: object):  # noqa: ANN201
-    return jsonify({"error": text, **extra}), status
-
-
-@bp.errorhandler(404)
-def not_found(exc):  # noqa: ANN001, ANN201
-    return error("not found", 404)
-
-
-@bp.errorhandler(405)
-def not_allowed(exc):  # noqa: ANN001, ANN201
-    return error("method not allowed", 405)
-
-
-@bp.errorhandler(429)
-def too_many(exc):  # noqa: ANN001, ANN201
-    return error(f"rate limit exceeded: {exc.description}", 429)
+# Errors: 404/405/413/429/500 raised anywhere under /api/ are answered by app/errors.py in the
+# shape above; the views below name their own refusals with api_error().
 
 
 def serialise(sub: Submission, *, full: bool = False) -> dict:
@@ -64,6 +52,8 @@ def serialise(sub: Submission, *, full: bool = False) -> dict:
         "attempt": sub.attempt,
         "submitted_at": sub.created_at.isoformat() + "Z",
         "late_days": sub.late_days,
+        "audit_from_attempt": sub.audit_from_attempt,
+        "figure_from_attempt": sub.figure_from_attempt,
         "queue_position": queue_position(latest),
         "grader_version": shown.grader_version if shown else None,
         "result": result if full else student_view(result),
@@ -90,23 +80,34 @@ def create_submission():  # noqa: ANN201
     if slug:
         a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
         if a is None or (not a.published and not g.api_user.is_instructor):
-            return error(f"no assignment {slug!r}", 404)
+            return api_error("assignment_not_found", 404, _l("No assignment %(slug)s.", slug=repr(slug)))
     else:
         a = default_assignment()
         if a is None:
-            return error("no published assignment", 404)
+            return api_error("assignment_not_found", 404, _l("No assignment is published yet."))
     try:
         sub = submit(
             a, g.api_user, uploaded("code"), uploaded("audit"), uploaded("figure"),
             store=BlobStore(current_app.config["UPLOAD_DIR"]),
             max_pending=current_app.config["MAX_PENDING_PER_STUDENT"],
+            keep_audit=not request.form.get("remove_audit"),
+            keep_figure=not request.form.get("remove_figure"),
         )
     except SubmissionRefused as exc:
         db.session.rollback()
-        return error(exc.en, exc.http_status, code=exc.code, message={"en": exc.en, "zh": exc.zh})
-    resp = jsonify({"id": sub.id, "status": Status.QUEUED, "attempt": sub.attempt,
-                    "queue_position": queue_position(sub.latest_run),
-                    "url": f"/api/v1/submissions/{sub.id}"})
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
+        return api_error(exc.code, exc.http_status, {"en": exc.en, "zh": exc.zh}, headers=headers)
+    body = {"id": sub.id, "status": Status.QUEUED, "attempt": sub.attempt,
+            "queue_position": queue_position(sub.latest_run),
+            "url": f"/api/v1/submissions/{sub.id}",
+            # A code-only resubmission keeps the previous audit and figure; say which were kept.
+            "carried_forward": {"audit": sub.audit_from_attempt, "figure": sub.figure_from_attempt}}
+    rubric = rubric_for(sub.assignment.suite)
+    if rubric.audit_category and not sub.audit_sha256:
+        body["warnings"] = [{"code": "no_audit", "message": both(_l(
+            "No audit was submitted or kept: the audit and the figure carry %(a)s of the %(t)s points."),
+            a=fmt(rubric.audit_max), t=fmt(rubric.max_total))}]
+    resp = jsonify(body)
     resp.status_code = 202
     resp.headers["Location"] = f"/api/v1/submissions/{sub.id}"
     return resp
@@ -139,7 +140,7 @@ def get_submission(submission_id: int):  # noqa: ANN201
     try:
         wait = min(max(float(request.args.get("wait", 0)), 0.0), MAX_WAIT_S)
     except ValueError:
-        return error("wait must be a number of seconds", 400)
+        return api_error("bad_wait", 400, _l("wait must be a number of seconds (at most 20)."))
     if wait and sub.status not in FINAL:
         deadline = time.monotonic() + wait
         # A cheap status read every 100 ms; the full answer is built once, at the end.
@@ -157,8 +158,8 @@ def get_submission(submission_id: int):  # noqa: ANN201
 @token_required
 def regrade(submission_id: int):  # noqa: ANN201
     if not g.api_user.is_instructor:
-        return error("instructors only", 403)
-    run = request_regrade(load_submission(submission_id, g.api_user))
+        return api_error("forbidden", 403, _l("Only instructors may do this."))
+    run = request_regrade(load_submission(submission_id, g.api_user))  # 404 (JSON) when absent
     sub = run.submission
     return jsonify({"id": sub.id, "run_id": run.id, "status": Status.QUEUED,
                     "queue_position": queue_position(run)}), 202
@@ -168,11 +169,11 @@ def regrade(submission_id: int):  # noqa: ANN201
 @token_required
 def get_gradebook():  # noqa: ANN201
     if not g.api_user.is_instructor:
-        return error("instructors only", 403)
+        return api_error("forbidden", 403, _l("Only instructors may do this."))
     slug = request.args.get("assignment")
     a = db.session.scalar(select(Assignment).where(Assignment.slug == slug)) if slug else default_assignment()
     if a is None:
-        return error("no assignment", 404)
+        return api_error("assignment_not_found", 404, _l("No assignment is published yet."))
     rows, rubric = gradebook.class_rows(a), rubric_for(a.suite)
     if request.args.get("format") == "csv":
         return Response(gradebook.to_csv(rows, rubric), mimetype="text/csv; charset=utf-8",

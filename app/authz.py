@@ -13,12 +13,14 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from flask import abort, current_app, g, jsonify, request
+from flask import abort, current_app, g, request
+from flask_babel import lazy_gettext as _l
 from flask_limiter.util import get_remote_address
 from flask_login import current_user
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
+from app.errors import api_error
 from app.extensions import db, login_manager
 from app.models import ApiToken, AuditReview, Submission, User, utcnow
 
@@ -59,14 +61,6 @@ def load_submission(submission_id: int, user: User | None) -> Submission:
 # --- API tokens ---------------------------------------------------------------------------------
 
 
-def _api_error(message: str, status: int, **headers: str):  # noqa: ANN202
-    resp = jsonify({"error": message})
-    resp.status_code = status
-    for k, v in headers.items():
-        resp.headers[k] = v
-    return resp
-
-
 def bearer_user() -> User | None:
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
@@ -87,10 +81,10 @@ def token_required(view: Callable) -> Callable:
     def wrapper(*args: Any, **kwargs: Any):  # noqa: ANN202
         user = bearer_user()
         if user is None:
-            return _api_error(
-                "missing or invalid token: send 'Authorization: Bearer <token>'",
-                401,
-                **{"WWW-Authenticate": 'Bearer realm="autograder"'},
+            return api_error(
+                "unauthorized", 401,
+                _l("Missing or invalid token: send 'Authorization: Bearer <token>'."),
+                headers={"WWW-Authenticate": 'Bearer realm="autograder"'},
             )
         g.api_user = user
         return view(*args, **kwargs)

@@ -27,7 +27,7 @@ from app.models import (
     User,
 )
 from app.monitoring import live_workers
-from app.scores import Effective, effective, fmt
+from app.scores import Effective, best_of, effective, fmt
 
 
 @dataclass
@@ -63,11 +63,9 @@ class StudentRow:
 
     @property
     def best(self) -> SubmissionSummary | None:
-        graded = [s for s in self.submissions if s.score is not None]
-        if not graded:
-            return None
-        # Highest effective total; on a tie the later attempt.
-        return max(graded, key=lambda s: (s.score.total, s.attempt))
+        # One rule for the gradebook and the student's page (app/scores.best_of).
+        pick = best_of([(s, s.score) for s in self.submissions if s.score is not None])
+        return pick[0] if pick else None
 
     @property
     def status(self) -> str:

@@ -139,6 +139,10 @@ class Submission(db.Model):
     audit_filename: Mapped[str | None] = mapped_column(String(255))
     figure_sha256: Mapped[str | None] = mapped_column(ForeignKey("blobs.sha256"))
     figure_filename: Mapped[str | None] = mapped_column(String(255))
+    # Set when the audit / figure was not uploaded with this attempt but carried forward from an
+    # earlier one (the attempt number it was uploaded with): a code-only resubmission keeps them.
+    audit_from_attempt: Mapped[int | None]
+    figure_from_attempt: Mapped[int | None]
     status: Mapped[str] = mapped_column(String(20), default=Status.QUEUED.value)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     late_days: Mapped[int] = mapped_column(default=0)

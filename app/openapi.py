@@ -27,7 +27,8 @@ def spec() -> dict[str, Any]:
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
             "schemas": {
                 "Error": {
-                    "type": "object", "required": ["error"],
+                    "type": "object", "required": ["error", "code", "message"],
+                    "description": "Every error, whatever its status (500 included), has this shape.",
                     "properties": {
                         "error": {"type": "string"},
                         "code": {"type": "string"},
@@ -39,7 +40,15 @@ def spec() -> dict[str, Any]:
                     "type": "object",
                     "properties": {"id": {"type": "integer"}, "status": {"type": "string", "enum": ["queued"]},
                                    "attempt": {"type": "integer"}, "queue_position": {"type": "integer"},
-                                   "url": {"type": "string"}},
+                                   "url": {"type": "string"},
+                                   "carried_forward": {
+                                       "type": "object",
+                                       "description": "attempt numbers whose audit / figure this attempt kept "
+                                                      "(null when uploaded now or absent)",
+                                       "properties": {"audit": {"type": "integer", "nullable": True},
+                                                      "figure": {"type": "integer", "nullable": True}}},
+                                   "warnings": {"type": "array", "items": {"type": "object"},
+                                                "description": "`no_audit` when the attempt has no audit"}},
                 },
                 "Submission": {
                     "type": "object",
@@ -68,12 +77,22 @@ def spec() -> dict[str, Any]:
             "/submissions": {
                 "post": {
                     "summary": "Submit an attempt",
+                    "description": "Send the files as `multipart/form-data`. A code-only resubmission "
+                                   "keeps the previous attempt's audit and figure (see `carried_forward`).",
                     "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
                         "type": "object", "required": ["code"],
                         "properties": {
                             "code": {"type": "string", "format": "binary", "description": "attention.py"},
-                            "audit": {"type": "string", "format": "binary", "description": ".md, .txt or .pdf"},
-                            "figure": {"type": "string", "format": "binary", "description": ".png or .jpg"},
+                            "audit": {"type": "string", "format": "binary",
+                                      "description": ".md, .txt or .pdf; when omitted, the previous attempt's "
+                                                     "audit is kept"},
+                            "figure": {"type": "string", "format": "binary",
+                                       "description": ".png or .jpg; when omitted, the previous attempt's "
+                                                      "figure is kept"},
+                            "remove_audit": {"type": "string", "enum": ["1"],
+                                             "description": "`1`: do not keep the previous audit"},
+                            "remove_figure": {"type": "string", "enum": ["1"],
+                                              "description": "`1`: do not keep the previous figure"},
                             "assignment": {"type": "string", "description": "slug; default: first published"},
                         }}}}},
                     "responses": {
@@ -93,6 +112,8 @@ def spec() -> dict[str, Any]:
             "/submissions/{id}": {
                 "get": {
                     "summary": "Status and result of one submission",
+                    "description": "With `?wait=S` the answer waits until grading ends (or S seconds, at "
+                                   "most 20) instead of polling: `GET /api/v1/submissions/7?wait=20`.",
                     "parameters": [
                         {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
                         {"name": "wait", "in": "query", "required": False,

@@ -5,11 +5,14 @@ Pure functions on plain data so the pages, the API, the gradebook and the tests 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from app.coursework import RubricView, rubric_for
 from rubric.scoring import num, student_view  # noqa: F401 - student_view re-exported for the views
+
+T = TypeVar("T")
 
 # Effective scores are shown with 2 decimals; stored results keep 4 (rubric.scoring.num).
 
@@ -100,6 +103,14 @@ def effective_for(submission, run) -> Effective | None:  # noqa: ANN001
         penalty_per_day=submission.assignment.late_penalty_per_day,
         audit_override=review.score if review else None,
     )
+
+
+def best_of(scored: Sequence[tuple[T, Effective]]) -> tuple[T, Effective] | None:
+    """The attempt that counts, as (attempt, its score): the highest effective total (after the
+    late penalty and the audit review); on a tie the later attempt. Items have `.attempt`."""
+    if not scored:
+        return None
+    return max(scored, key=lambda pair: (pair[1].total, pair[0].attempt))
 
 
 def fmt(x: float | None) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from flask import (
     Blueprint,
     Response,
@@ -26,9 +28,9 @@ from app.coursework import contract_markdown, rubric_for
 from app.extensions import db, limiter
 from app.models import ApiToken, Assignment, AuditReview, Status, Submission, utcnow
 from app.queue import queue_position
-from app.scores import effective_for, student_view
+from app.scores import best_of, effective, effective_for, fmt, student_view
 from app.storage import BlobStore
-from app.submitting import SubmissionRefused, late_days, submit
+from app.submitting import SubmissionRefused, carried_forward, late_days, submit
 from app.views_helpers import uploaded
 
 bp = Blueprint("student", __name__)
@@ -77,12 +79,22 @@ def _my_submissions(assignment: Assignment) -> list[Submission]:
     )
 
 
-def assignment_page(assignment: Assignment, error: str | None = None, status: int = 200):  # noqa: ANN201
+# A worked example of the late policy, computed by the same function as every score (app/scores.py),
+# so the policy text can never again disagree with the arithmetic.
+LATE_EXAMPLE_RAW, LATE_EXAMPLE_DAYS = 85.0, 2
+
+
+def assignment_page(assignment: Assignment, error: str | None = None, status: int = 200,  # noqa: ANN201
+                    *, confirm_no_audit: bool = False, pick_again: list[str] | None = None):
     loc = locale()
     contract, contract_source = contract_markdown(assignment.suite, loc, assignment.description or "")
     subs = _my_submissions(assignment)
     attempts = [(s, effective_for(s, s.latest_graded_run)) for s in subs]
+    counted = best_of([(s, score) for s, score in attempts if score is not None])
     now = utcnow()
+    carried_audit, carried_figure = carried_forward(assignment, current_user)
+    example = effective(LATE_EXAMPLE_RAW, 100, {}, late_days=LATE_EXAMPLE_DAYS,
+                        penalty_per_day=assignment.late_penalty_per_day)
     return render_template(
         "student/assignment.html",
         assignment=assignment,
@@ -92,9 +104,16 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
         assignments=list(db.session.scalars(
             select(Assignment).where(Assignment.published.is_(True)).order_by(Assignment.id))),
         attempts=attempts,
+        counted=counted[0] if counted else None,
         late_now=late_days(assignment, now),
+        late_example=example,
         now=now,
         error=error,
+        confirm_no_audit=confirm_no_audit,
+        pick_again=pick_again or [],
+        carried_audit=carried_audit,
+        carried_figure=carried_figure,
+        max_upload_bytes=current_app.config["MAX_CONTENT_LENGTH"],
         loc=loc,
     ), status
 
@@ -115,16 +134,38 @@ def upload(slug: str):  # noqa: ANN201
     a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
     if a is None or (not a.published and not current_user.is_instructor):
         abort(404)
+    code, audit, figure = uploaded("code"), uploaded("audit"), uploaded("figure")
+    keep_audit = not request.form.get("remove_audit")
+    keep_figure = not request.form.get("remove_figure")
+    # A browser cannot put files back into a form: after a refusal the page names what to pick
+    # again (the script on the page submits in the background and keeps them instead).
+    chosen = [u.filename for u in (code, audit, figure) if u is not None]
+    rubric = rubric_for(a.suite)
+    if code is not None and audit is None and rubric.audit_category and not request.form.get("confirm_no_audit"):
+        old_audit, _old_figure = carried_forward(a, current_user)
+        if old_audit is None or not keep_audit:
+            return assignment_page(
+                a, error=_("You are submitting without an audit: the audit and the figure carry %(a)s of the "
+                           "%(t)s points. Add your audit, or tick the box to confirm that you submit without one.",
+                           a=fmt(rubric.audit_max), t=fmt(rubric.max_total)),
+                status=400, confirm_no_audit=True, pick_again=chosen)
     try:
         sub = submit(
-            a, current_user, uploaded("code"), uploaded("audit"), uploaded("figure"),
+            a, current_user, code, audit, figure,
             store=store(), max_pending=current_app.config["MAX_PENDING_PER_STUDENT"],
+            keep_audit=keep_audit, keep_figure=keep_figure,
         )
     except SubmissionRefused as exc:
         db.session.rollback()
-        return assignment_page(a, error=exc.message(locale()), status=exc.http_status)
-    flash(_("Submitted: attempt %(n)s is queued for grading.", n=sub.attempt), "ok")
-    return redirect(url_for("student.submission", submission_id=sub.id))
+        page, status = assignment_page(a, error=exc.message(locale()), status=exc.http_status, pick_again=chosen)
+        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
+        return page, status, headers
+    flash(_("Submitted: attempt %(n)s is queued for grading.", n=sub.attempt), "submitted")
+    target = url_for("student.submission", submission_id=sub.id)
+    if request.headers.get("X-Upload") == "fetch":
+        # The page's script uploaded in the background; it goes to the new attempt itself.
+        return jsonify({"id": sub.id, "url": target}), 201
+    return redirect(target)
 
 
 # --- one submission -------------------------------------------------------------------------------
@@ -146,6 +187,77 @@ def audit_text(sub: Submission) -> str | None:
         return None
 
 
+def _en(value: object) -> str:
+    """The English text of a grader message (a {"en", "zh"} dict or a plain string)."""
+    if isinstance(value, dict):
+        return str(value.get("en") or "")
+    return "" if value is None else str(value)
+
+
+# The engine's load messages (grading/proxy.py load_error_text), rendered in the student's language
+# when the engine sent English only. A {"en", "zh"} message is used as it is.
+_LOAD_PATTERNS: list[tuple[re.Pattern[str], object]] = [
+    (re.compile(r"^(?P<kind>\w+) at line (?P<line>\d+): (?P<msg>.*)$", re.S),
+     lambda m: _("%(kind)s at line %(line)s: %(msg)s", **m.groupdict())),
+    (re.compile(r"^timed out after (?P<s>[\d.?]+) s while importing (?P<file>\S+)$"),
+     lambda m: _("Importing %(file)s took longer than %(s)s s and was stopped.", **m.groupdict())),
+    (re.compile(r"^(?P<file>\S+) crashed while importing: (?P<msg>.*)$", re.S),
+     lambda m: _("%(file)s crashed while it was being imported: %(msg)s", **m.groupdict())),
+    (re.compile(r"^(?P<kind>\w+) while importing (?P<file>\S+): (?P<msg>.*)$", re.S),
+     lambda m: _("%(kind)s while importing %(file)s: %(msg)s", **m.groupdict())),
+]
+
+
+def load_failure(result: dict | None, sub: Submission) -> dict | None:
+    """When attention.py did not load, what the student must see first: the message in their
+    language, the line and the offending source line when known, and how many tests did not run.
+
+    None when the code loaded (some test ran)."""
+    if not result or result.get("status") != "graded":
+        return None
+    tests = result.get("tests") or []
+    # Hidden tests carry no feedback in the student's view: judge by the visible ones.
+    visible = [t for t in tests if not t.get("hidden")]
+    if (not visible or any(t.get("outcome") == "passed" for t in tests)
+            or not all(_en(t.get("feedback")).startswith("not run") for t in visible)):
+        return None
+    message = result.get("load_error") or result.get("message") or ""
+    en = _en(message)
+    # "attention.py did not load: SyntaxError at line 2: expected ':'; <audit note>"
+    match = re.search(r"did not load: (.*)", en, re.S)
+    detail_en = (match.group(1) if match else en).split("; ")[0].strip()
+    if isinstance(message, dict) and not locale().startswith("en"):
+        shown = translate_field(message)
+    else:
+        shown = detail_en
+        for pattern, render in _LOAD_PATTERNS:
+            m = pattern.match(detail_en)
+            if m:
+                shown = str(render(m))
+                break
+    line_match = re.search(r"\bline (\d+)\b", detail_en)
+    line = int(line_match.group(1)) if line_match else None
+    excerpt: list[tuple[int, str, bool]] = []
+    if line:
+        try:
+            source = store().get(sub.code_sha256).decode("utf-8", errors="replace").splitlines()
+        except OSError:
+            source = []
+        if 1 <= line <= len(source):
+            excerpt = [(n, source[n - 1], n == line) for n in range(max(1, line - 2), line + 1)]
+    return {"message": shown or _("The file could not be imported."), "line": line, "excerpt": excerpt,
+            "not_run": len(tests), "filename": sub.code_filename or "attention.py"}
+
+
+def siblings(sub: Submission) -> list[tuple[int, int]]:
+    """(submission id, attempt) of every attempt of this student on this assignment, oldest first."""
+    return list(db.session.execute(
+        select(Submission.id, Submission.attempt)
+        .where(Submission.assignment_id == sub.assignment_id, Submission.student_id == sub.student_id)
+        .order_by(Submission.attempt)
+    ).all())
+
+
 def result_context(sub: Submission) -> dict:
     run = shown_run(sub)
     instructor = current_user.is_instructor
@@ -157,6 +269,7 @@ def result_context(sub: Submission) -> dict:
         run=run,
         result=view,
         score=score,
+        load=load_failure(view, sub),
         review=sub.audit_review,
         rubric=rubric_for(sub.assignment.suite),
         audit_html=audit_text(sub),
@@ -187,7 +300,63 @@ def status_payload(sub: Submission) -> dict:
 def submission(submission_id: int):  # noqa: ANN201
     sub = load_submission(submission_id, current_user)
     ctx = result_context(sub)
-    return render_template("student/submission.html", status=status_payload(sub), **ctx)
+    others = siblings(sub)
+    ids = [i for i, _n in others]
+    at = ids.index(sub.id)
+    nav = {"previous": others[at - 1] if at > 0 else None,
+           "next": others[at + 1] if at + 1 < len(others) else None}
+    return render_template("student/submission.html", status=status_payload(sub), nav=nav, **ctx)
+
+
+@bp.get("/submissions/compare")
+@login_required
+def compare():  # noqa: ANN201
+    """Two attempts side by side: scores, categories, and the tests whose result changed."""
+    b = load_submission(request.args.get("b", type=int) or 0, current_user)
+    a_id = request.args.get("a", type=int)
+    if a_id is None:
+        earlier = [i for i, n in siblings(b) if n < b.attempt]
+        if not earlier:
+            abort(404)
+        a_id = earlier[-1]
+    a = load_submission(a_id, current_user)
+    if a.assignment_id != b.assignment_id or a.student_id != b.student_id:
+        abort(404)
+    if a.attempt > b.attempt:
+        a, b = b, a
+    return render_template("student/compare.html", **comparison(a, b))
+
+
+def comparison(a: Submission, b: Submission) -> dict:
+    instructor = current_user.is_instructor
+    rubric = rubric_for(a.assignment.suite)
+
+    def view(sub: Submission) -> tuple[dict | None, object]:
+        run = sub.latest_graded_run
+        result = run.result if run is not None else None
+        return (result if instructor else student_view(result)), effective_for(sub, run)
+
+    (ra, sa), (rb, sb) = view(a), view(b)
+    categories = []
+    for name in rubric.categories:
+        ca = (sa.categories.get(name) if sa else None) or {}
+        cb = (sb.categories.get(name) if sb else None) or {}
+        x, y = ca.get("score"), cb.get("score")
+        categories.append({"name": name, "a": x, "b": y, "max": cb.get("max") or ca.get("max"),
+                           "delta": (y - x) if x is not None and y is not None else None})
+    tests_a = {t["id"]: t for t in (ra or {}).get("tests") or []}
+    tests_b = {t["id"]: t for t in (rb or {}).get("tests") or []}
+    changed = []
+    for tid in list(tests_b) + [t for t in tests_a if t not in tests_b]:
+        ta, tb = tests_a.get(tid), tests_b.get(tid)
+        if ta and tb and (ta["outcome"], ta["points"]) == (tb["outcome"], tb["points"]):
+            continue
+        changed.append({"id": tid, "a": ta, "b": tb,
+                        "delta": (tb["points"] - ta["points"]) if ta and tb else None})
+    changed.sort(key=lambda c: (c["delta"] is None, c["delta"] or 0))
+    same = len([t for t in tests_b if t in tests_a]) - len([c for c in changed if c["a"] and c["b"]])
+    return dict(a=a, b=b, score_a=sa, score_b=sb, categories=categories, changed=changed, same=same,
+                rubric=rubric, instructor=instructor, loc=locale(), attempts=siblings(b))
 
 
 @bp.get("/submissions/<int:submission_id>/status")
@@ -302,17 +471,52 @@ def num(value, digits: int = 2) -> str:  # noqa: ANN001
     return "—" if value is None else str(value)
 
 
+def _luminance(rgb: tuple[int, int, int]) -> float:
+    def channel(c: int) -> float:
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
 @bp.app_template_filter("heat")
 def heat(value) -> str:  # noqa: ANN001
-    """Inline style of one heatmap cell: white (0) to deep blue (1); text flips to white."""
+    """Inline style of one heatmap cell: white (0) to deep blue (1). The text colour is whichever
+    of near-black and white contrasts more with the cell (WCAG), so every value stays readable."""
     try:
         v = min(1.0, max(0.0, float(value)))
     except (TypeError, ValueError):
         return "background:#eee"
     lo, hi = (247, 251, 255), (8, 48, 107)
     r, g_, b = (round(a + (c - a) * v) for a, c in zip(lo, hi, strict=True))
-    fg = "#fff" if v > 0.5 else "#1d2330"
+    lum = _luminance((r, g_, b))
+    on_white = 1.05 / (lum + 0.05)
+    on_black = (lum + 0.05) / 0.05
+    fg = "#fff" if on_white >= on_black else "#000"
     return f"background:rgb({r},{g_},{b});color:{fg}"
+
+
+MEASUREMENTS: list[tuple[re.Pattern[str], object]] = [
+    (re.compile(r"^max_abs_error$"), lambda m: _("Largest difference from PyTorch's reference output")),
+    (re.compile(r"^row_sum_error$"), lambda m: _("Largest distance of a row of weights from summing to 1")),
+    (re.compile(r"^entropy_dk(\d+)$"),
+     lambda m: _("Average entropy of your weights with d_k = %(n)s", n=m.group(1))),
+    (re.compile(r"^entropy_reference_dk(\d+)$"),
+     lambda m: _("Average entropy of the reference weights with d_k = %(n)s", n=m.group(1))),
+    (re.compile(r"^entropy_unscaled_dk(\d+)$"),
+     lambda m: _("Average entropy without the 1/√d_k scale, d_k = %(n)s", n=m.group(1))),
+]
+
+
+@bp.app_template_global("measurement_label")
+def measurement_label(key: str) -> str:
+    """A human label, in the user's language, for a measurement the grader recorded."""
+    for pattern, label in MEASUREMENTS:
+        m = pattern.match(key)
+        if m:
+            return str(label(m))
+    return key.replace("_", " ")
 
 
 @bp.app_template_global("max_gap")

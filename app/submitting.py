@@ -31,9 +31,11 @@ class Upload:
 class SubmissionRefused(Exception):
     """The attempt is not accepted; nothing was stored. Carries a message in both languages."""
 
-    def __init__(self, code: str, en: str, zh: str, http_status: int = 422) -> None:
+    def __init__(self, code: str, en: str, zh: str, http_status: int = 422,
+                 retry_after: int | None = None) -> None:
         super().__init__(en)
         self.code, self.en, self.zh, self.http_status = code, en, zh, http_status
+        self.retry_after = retry_after  # seconds, sent as Retry-After with a 429
 
     def message(self, locale: str = "en") -> str:
         return self.zh if locale.startswith("zh") else self.en
@@ -42,7 +44,8 @@ class SubmissionRefused(Exception):
 def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload | None) -> None:
     from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 
-    if code is None or not code.data:
+    # An empty file that was chosen is reported as empty by validate_code, not as missing.
+    if code is None:
         raise SubmissionRefused("code_missing", "attention.py is required.", "必须上传 attention.py。", 400)
     try:
         validate_code(code.filename, code.data)
@@ -103,8 +106,38 @@ def check_policy(assignment: Assignment, student: User, now: datetime, max_pendi
                     f"Please wait {math.ceil(wait)} s before submitting again.",
                     f"请等待 {math.ceil(wait)} 秒后再提交。",
                     429,
+                    retry_after=math.ceil(wait),
                 )
     return days
+
+
+@dataclass(frozen=True)
+class Carried:
+    """An audit or figure that a new attempt takes over from an earlier one."""
+
+    sha256: str
+    filename: str | None
+    from_attempt: int
+
+
+def carried_forward(assignment: Assignment, student: User) -> tuple[Carried | None, Carried | None]:
+    """(audit, figure) the next attempt keeps when it uploads none: those of the latest attempt.
+
+    Resubmitting only the fixed attention.py is the natural thing to do; the audit and figure are
+    worth 15 points and must not be lost by it."""
+    last = db.session.scalar(
+        select(Submission)
+        .where(Submission.assignment_id == assignment.id, Submission.student_id == student.id)
+        .order_by(Submission.attempt.desc())
+        .limit(1)
+    )
+    if last is None:
+        return None, None
+    audit = (Carried(last.audit_sha256, last.audit_filename, last.audit_from_attempt or last.attempt)
+             if last.audit_sha256 else None)
+    figure = (Carried(last.figure_sha256, last.figure_filename, last.figure_from_attempt or last.attempt)
+              if last.figure_sha256 else None)
+    return audit, figure
 
 
 def _store(store: BlobStore, upload: Upload | None) -> str | None:
@@ -123,7 +156,11 @@ def submit(
     store: BlobStore,
     max_pending: int = 3,
     now: datetime | None = None,
+    keep_audit: bool = True,
+    keep_figure: bool = True,
 ) -> Submission:
+    """Accept one attempt. With no audit (figure) uploaded, the previous attempt's is carried
+    forward unless `keep_audit` (`keep_figure`) is False: the student removed it."""
     now = now or utcnow()
     validate_uploads(code, audit, figure)
     if (audit is not None or figure is not None) and rubric_for(assignment.suite).audit_category is None:
@@ -145,16 +182,21 @@ def submit(
                 )
                 or 0
             )
+            old_audit, old_figure = carried_forward(assignment, student)
+            old_audit = old_audit if audit is None and keep_audit else None
+            old_figure = old_figure if figure is None and keep_figure else None
             submission = Submission(
                 assignment_id=assignment.id,
                 student_id=student.id,
                 attempt=attempt,
                 code_sha256=_store(store, code),
                 code_filename=code.filename or "attention.py",
-                audit_sha256=_store(store, audit),
-                audit_filename=audit.filename if audit else None,
-                figure_sha256=_store(store, figure),
-                figure_filename=figure.filename if figure else None,
+                audit_sha256=old_audit.sha256 if old_audit else _store(store, audit),
+                audit_filename=old_audit.filename if old_audit else (audit.filename if audit else None),
+                audit_from_attempt=old_audit.from_attempt if old_audit else None,
+                figure_sha256=old_figure.sha256 if old_figure else _store(store, figure),
+                figure_filename=old_figure.filename if old_figure else (figure.filename if figure else None),
+                figure_from_attempt=old_figure.from_attempt if old_figure else None,
                 status=Status.QUEUED.value,
                 late_days=days,
                 created_at=now,

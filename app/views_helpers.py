@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 import markdown as md
@@ -20,10 +21,18 @@ _ALLOWED_TAGS = {
 }
 
 
-def render_markdown(text: str | None) -> Markup:
+def _shift_headings(html: str, shift: int) -> str:
+    # A document embedded under the page's own headings must not add a second <h1>.
+    return re.sub(r"<(/?)h([1-6])\b", lambda m: f"<{m.group(1)}h{min(6, int(m.group(2)) + shift)}", html)
+
+
+def render_markdown(text: str | None, shift: int = 0) -> Markup:
+    """Markdown to sanitised HTML; `shift` lowers every heading level by that much."""
     if not text:
         return Markup("")
     html = md.markdown(text, extensions=["tables", "fenced_code"], output_format="html")
+    if shift:
+        html = _shift_headings(html, shift)
     clean = nh3.clean(
         html,
         tags=_ALLOWED_TAGS,

@@ -19,12 +19,64 @@
       return true;
     } catch (e) { return false; }
   }
+  function labelsOf(el) {
+    try { return JSON.parse(el.getAttribute("data-labels") || "{}"); } catch (e) { return {}; }
+  }
+  function fill(text, values) {
+    return String(text || "").replace(/%(\w+)/g, function (m, k) { return k in values ? values[k] : m; });
+  }
+
+  /* What the server would refuse, checked before anything is uploaded: an empty file, a wrong
+     extension, files over the size limit, and no audit without a confirmation. The server checks
+     all of it again; this only saves the student a wasted upload and keeps the chosen files. */
+  function problems(form, labels) {
+    var out = [], total = 0;
+    form.querySelectorAll("input[type=file]").forEach(function (input) {
+      var f = input.files && input.files[0];
+      if (!f) return;
+      total += f.size;
+      var exts = (input.getAttribute("data-ext") || "").split(/\s+/).filter(Boolean);
+      var name = (f.name || "").toLowerCase();
+      if (exts.length && !exts.some(function (x) { return name.slice(-x.length) === x; })) {
+        out.push(fill(labels.ext, { name: f.name, allowed: exts.join(" ") }));
+      } else if (f.size === 0) {
+        out.push(fill(labels.empty, { name: f.name }));
+      }
+    });
+    var max = parseInt(form.getAttribute("data-max-bytes") || "0", 10);
+    if (max && total > max) {
+      out.push(fill(labels.big, { size: (total / 1048576).toFixed(1), limit: Math.floor(max / 1048576) }));
+    }
+    return out;
+  }
+  function needsAuditConfirmation(form) {
+    var audit = form.querySelector("input[name=audit]");
+    if (audit && audit.files && audit.files.length) return false;
+    var remove = form.querySelector("input[name=remove_audit]");
+    var kept = form.getAttribute("data-has-audit") && !(remove && remove.checked);
+    if (kept) return false;
+    var confirmBox = form.querySelector("input[name=confirm_no_audit]");
+    return !(confirmBox && confirmBox.checked);
+  }
+  function showError(form, text) {
+    var box = document.getElementById("upload-error");
+    if (!box) return;
+    box.textContent = text;
+    box.hidden = !text;
+    if (text) { box.setAttribute("tabindex", "-1"); box.focus(); }
+  }
+
   document.querySelectorAll("form[data-dropform]").forEach(function (form) {
+    var labels = labelsOf(form);
+    var button = form.querySelector("button[type=submit]");
+    var buttonText = button ? button.textContent : "";
     form.querySelectorAll(".drop").forEach(function (zone) {
       var input = zone.querySelector("input[type=file]");
       var label = zone.querySelector(".chosen");
       input.addEventListener("change", function () {
         if (label) label.textContent = input.files.length ? input.files[0].name : "";
+        var carried = zone.querySelector("[data-carried]");
+        if (carried) carried.hidden = input.files.length > 0;
       });
       ["dragenter", "dragover"].forEach(function (ev) {
         zone.addEventListener(ev, function (e) { e.preventDefault(); zone.classList.add("over"); });
@@ -39,10 +91,103 @@
         files.forEach(function (f) { var target = routeFile(form, f) || input; assign(target, f); });
       });
     });
-    form.addEventListener("submit", function () {
-      var b = form.querySelector("button[type=submit]");
-      if (b) { b.disabled = true; b.textContent = b.getAttribute("data-busy") || b.textContent; }
+    function busy(on) {
+      if (!button) return;
+      button.disabled = on;
+      button.textContent = on ? (button.getAttribute("data-busy") || buttonText) : buttonText;
+    }
+    form.addEventListener("submit", function (e) {
+      var found = problems(form, labels);
+      if (found.length) { e.preventDefault(); showError(form, found.join(" ")); return; }
+      if (needsAuditConfirmation(form)) {
+        e.preventDefault();
+        var confirmBlock = document.getElementById("confirm-no-audit");
+        if (confirmBlock) confirmBlock.hidden = false;
+        showError(form, labels.confirm);
+        return;
+      }
+      if (!window.fetch || !window.FormData) { busy(true); return; }  // plain form post
+      /* Submit in the background: after a refusal the page stays as it is, files still chosen. */
+      e.preventDefault();
+      busy(true);
+      showError(form, "");
+      fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",
+                           headers: { "Accept": "text/html", "X-Upload": "fetch" } })
+        .then(function (r) {
+          if (r.status === 201) {
+            return r.json().then(function (body) { window.location.assign(body.url); });
+          }
+          return r.text().then(function (html) {
+            var doc = new DOMParser().parseFromString(html, "text/html");
+            var msg = doc.getElementById("upload-error") || doc.getElementById("error-message");
+            var text = msg && msg.textContent.trim() ? msg.textContent.trim() : String(r.status);
+            var retry = doc.querySelector("[data-retry-after]");
+            if (retry) text += " " + retry.textContent.trim();
+            if (doc.getElementById("confirm-no-audit") && !doc.getElementById("confirm-no-audit").hidden) {
+              var confirmBlock = document.getElementById("confirm-no-audit");
+              if (confirmBlock) confirmBlock.hidden = false;
+            }
+            showError(form, text + (labels.kept ? " " + labels.kept : ""));
+            busy(false);
+          });
+        })
+        .catch(function () { showError(form, labels.failed); busy(false); });
     });
+  });
+
+  /* ---- times in the viewer's own time zone ------------------------------------------------- */
+  var lang = document.documentElement.lang || undefined;
+  document.querySelectorAll("time[data-local]").forEach(function (el) {
+    var d = new Date(el.getAttribute("datetime"));
+    if (isNaN(d)) return;
+    var opts = el.getAttribute("data-local") === "short"
+      ? { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" }
+      : { weekday: "short", year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
+          timeZoneName: "short" };
+    try {
+      el.title = el.textContent;  // the UTC time stays one hover away
+      el.textContent = new Intl.DateTimeFormat(lang, opts).format(d);
+    } catch (e) { /* keep the UTC text */ }
+  });
+  document.querySelectorAll("[data-countdown]").forEach(function (el) {
+    var end = new Date(el.getAttribute("data-countdown"));
+    var labels = labelsOf(el);
+    function update() {
+      var left = (end - new Date()) / 1000;
+      if (left > 0) {
+        el.textContent = fill(labels.left, { d: Math.floor(left / 86400), h: Math.floor(left % 86400 / 3600),
+                                             m: Math.floor(left % 3600 / 60) });
+      } else {
+        el.textContent = fill(labels.late, { n: Math.ceil(-left / 86400) });  // per started day
+      }
+    }
+    if (!isNaN(end)) { update(); setInterval(update, 30000); }
+  });
+
+  /* ---- scrolling regions reachable by keyboard ----------------------------------------------
+     A wide table or code block scrolls inside its card (phones); without a focusable element in
+     it, keyboard users could not scroll it. Give such regions a tab stop and a name. */
+  function focusableScrollers(root) {
+    (root || document).querySelectorAll("main div, main pre, main table, main section, main ul").forEach(function (el) {
+      var style = getComputedStyle(el);
+      var scrolls = (/(auto|scroll)/.test(style.overflowX) && el.scrollWidth > el.clientWidth + 1) ||
+                    (/(auto|scroll)/.test(style.overflowY) && el.scrollHeight > el.clientHeight + 1);
+      if (!scrolls || el.hasAttribute("tabindex")) return;
+      if (el.querySelector("a[href], button, input, select, textarea, [tabindex]")) return;
+      el.setAttribute("tabindex", "0");
+      if (!el.getAttribute("aria-label") && !el.getAttribute("role")) {
+        var card = el.closest("section, .card");
+        var heading = card && card.querySelector("h1, h2, h3, summary");
+        el.setAttribute("role", "region");
+        el.setAttribute("aria-label", heading ? heading.textContent.trim() : el.tagName.toLowerCase());
+      }
+    });
+  }
+  focusableScrollers();
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(function () { focusableScrollers(); }, 200);
   });
 
   /* ---- live status of a submission ------------------------------------------------------- */
@@ -56,6 +201,10 @@
   var labels = JSON.parse(live.getAttribute("data-labels") || "{}");
   var shownGraded = live.getAttribute("data-graded-run") || "";
   var delay = 1000, polls = 0, lastStatus = live.getAttribute("data-status");
+  function dropSubmittedBanner() {
+    document.querySelectorAll("[data-until-final]").forEach(function (el) { el.remove(); });
+  }
+  if (lastStatus === "graded" || lastStatus === "error") dropSubmittedBanner();
 
   function render(s) {
     badge.className = "badge " + s.status;
@@ -78,7 +227,7 @@
       .then(function (html) {
         if (html === null) return;
         var box = document.getElementById("result");
-        if (box) box.innerHTML = html;
+        if (box) { box.innerHTML = html; focusableScrollers(box); }
       });
   }
   function tick() {
@@ -93,7 +242,7 @@
           refreshResult();
         }
         lastStatus = s.status;
-        if (finished) return;  // nothing more will change until someone regrades
+        if (finished) { dropSubmittedBanner(); return; }  // nothing more will change until someone regrades
         schedule();
       })
       .catch(function () { schedule(); });

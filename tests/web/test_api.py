@@ -215,7 +215,10 @@ def test_api_submission_rate_limit(limited_app, factory, course):
     token = factory.token(course["alice"])
     codes = [upload(client, token).status_code for _ in range(3)]
     assert codes == [202, 202, 429]
-    assert "rate limit" in upload(client, token).json["error"]
+    refused = upload(client, token)
+    assert refused.json["code"] == "too_many_requests"
+    assert refused.json["message"]["zh"] and refused.json["message"]["en"]
+    assert 0 < int(refused.headers["Retry-After"]) <= 60
 
 
 def test_get_with_wait_long_polls_until_the_run_is_stored(app, web, factory):

@@ -11,7 +11,8 @@ from tests.web.conftest import AUDIT_MD, GOOD_CODE, png_bytes, realistic_result
 
 
 def form_upload(client, slug="attention", code=GOOD_CODE, name="attention.py", **extra):  # noqa: ANN001, ANN003, ANN201
-    data = {"code": (io.BytesIO(code), name)}
+    # Code alone needs the "submit without an audit" confirmation; tests of that pass it explicitly.
+    data = {"code": (io.BytesIO(code), name), "confirm_no_audit": "1"}
     data.update(extra)
     return client.post(f"/assignments/{slug}/submit", data=data, content_type="multipart/form-data")
 
@@ -35,7 +36,9 @@ def test_home_shows_assignment_contract_deadline_and_rubric(client, web, course)
     web.login(client, course["alice"])
     html = client.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
     assert "Submit an attempt" in html
-    assert "Late penalty" in html and "10% of the total per started day late" in html
+    # the policy text states what app/scores.py computes: 10 % of the attempt's score per started day
+    assert "Late penalty" in html
+    assert "takes 10% of the attempt's score off: 85 points submitted 2 days late count as 68." in html
     for label, pts in (("Formula and shapes", 25), ("Implementation", 30), ("Mask and reference parity", 30),
                        ("Audit explanation", 15)):
         assert label in html and f">{pts}<" in html
@@ -164,7 +167,7 @@ def test_late_penalty_is_shown_and_applied(client, web, course):
     assert ">76.8 <small>/ 100" in html   # 96 × (1 − 2 × 0.1)
     assert "2 day(s) late" in html and "19.2" in html
     home = client.get("/").get_data(as_text=True)
-    assert "2 d (−20%)" in home
+    assert "2 d late (−20%)" in home
 
 
 def test_history_lists_attempts_with_scores(client, web, course):

@@ -1,0 +1,174 @@
+"""Every error answer of the service, in one place.
+
+People get a styled page in their language with a way back; anything under `/api/` gets JSON of
+one shape, whatever the status (500 included):
+
+    {"error": "<English sentence>", "code": "<machine code>", "message": {"en": ..., "zh": ...}}
+
+`api_error()` is the one helper that builds that JSON; views and decorators call it instead of
+`jsonify`-ing their own error bodies, so a client can always read `code` and show `message`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, Response, jsonify, render_template, request
+from flask_babel import force_locale
+from flask_babel import lazy_gettext as _l
+from sqlalchemy.exc import OperationalError
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+# status -> (code, title, what happened and what to do). Titles and messages are lazy so that one
+# table serves both languages (see `both`).
+PAGES: dict[int, tuple[str, Any, Any]] = {
+    400: ("bad_request", _l("The request could not be understood"),
+          _l("Something in what was sent is missing or malformed. Go back, reload the page and try again.")),
+    401: ("unauthorized", _l("Sign-in needed"),
+          _l("Send a valid API token as 'Authorization: Bearer <token>', or sign in.")),
+    403: ("forbidden", _l("Not allowed"),
+          _l("Your account may not open this page. If you think it should, ask the course staff.")),
+    404: ("not_found", _l("Page not found"),
+          _l("There is nothing here: the link may be mistyped, or the item belongs to someone else.")),
+    405: ("method_not_allowed", _l("Not allowed this way"),
+          _l("This address does not accept that kind of request.")),
+    413: ("too_large", _l("Upload too large"),
+          _l("The upload is too large: the limit is %(n)s MiB for all files together.")),
+    415: ("unsupported_type", _l("Unsupported file type"),
+          _l("This kind of file is not accepted here.")),
+    429: ("too_many_requests", _l("Too many requests"),
+          _l("You have sent too many requests in a short time.")),
+    500: ("internal_error", _l("Something went wrong on our side"),
+          _l("The server failed while answering. Nothing you did caused this; the staff can see the log. "
+             "Please try again in a moment.")),
+    503: ("unavailable", _l("Temporarily unavailable"),
+          _l("The service is briefly unavailable; nothing was saved. Please retry shortly.")),
+}
+
+
+def both(text: Any, **params: Any) -> dict[str, str]:
+    """A (lazy) UI string in both languages, as the API's `message` carries it."""
+    out = {}
+    for lang in ("en", "zh"):
+        with force_locale(lang):
+            out[lang] = str(text) % params if params else str(text)
+    return out
+
+
+def api_error(code: str, status: int, message: Mapping[str, str] | Any, *,
+              headers: Mapping[str, str] | None = None) -> Response:
+    """The JSON error body of the API: `{"error", "code", "message": {"en", "zh"}}`.
+
+    `message` is a `{"en", "zh"}` dict (e.g. a refused upload's) or a lazy UI string, which is
+    rendered in both languages."""
+    text = dict(message) if isinstance(message, Mapping) else both(message)
+    resp = jsonify({"error": text["en"], "code": code, "message": {"en": text["en"], "zh": text.get("zh") or text["en"]}})
+    resp.status_code = status
+    for name, value in (headers or {}).items():
+        resp.headers[name] = value
+    return resp
+
+
+def wants_json() -> bool:
+    return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+
+
+def retry_after_seconds(exc: HTTPException | None = None) -> int | None:
+    """How long a refused client should wait: the rate limit's reset time, or a Retry-After set
+    by whoever refused (the header is what the page shows as a wait time)."""
+    if exc is not None and exc.response is not None and exc.response.headers.get("Retry-After", "").isdigit():
+        return int(exc.response.headers["Retry-After"])
+    try:
+        from app.extensions import limiter
+
+        current = limiter.current_limit
+    except (RuntimeError, AttributeError):  # no limiter on this request
+        current = None
+    if current is not None and current.breached:
+        return max(1, math.ceil(current.reset_at - time.time()))
+    return None
+
+
+def error_response(status: int, *, en: str | None = None, zh: str | None = None, code: str | None = None,
+                   retry_after: int | None = None, **params: Any) -> tuple[str, int, dict] | Response:
+    """The answer to one error: JSON for the API, the styled page otherwise. `en`/`zh` replace the
+    table's message when the caller knows more (a refused upload, a deadline)."""
+    default_code, title, message = PAGES.get(status, PAGES[500] if status >= 500 else PAGES[400])
+    code = code or default_code
+    text = both(message, **params)
+    if en is not None:
+        text = {"en": en, "zh": zh or en}
+    headers = {"Retry-After": str(retry_after)} if retry_after else {}
+    if wants_json():
+        return api_error(code, status, text, headers=headers)
+    lang = "zh" if str(request_locale()).startswith("zh") else "en"
+    page = render_template("error.html", status=status, code=code, title=str(title), message=text[lang],
+                           retry_after=retry_after)
+    return page, status, headers
+
+
+def request_locale() -> str:
+    from flask_babel import get_locale, refresh
+
+    # An error raised before the app's own before-request hooks (CSRF) must not reuse a locale
+    # cached on a long-lived app context.
+    refresh()
+    return str(get_locale() or "zh")
+
+
+def is_unavailable(exc: OperationalError) -> bool:
+    """Is this the database being away or busy, rather than a mistake in a query?"""
+    if exc.connection_invalidated:
+        return True
+    try:
+        import psycopg
+
+        if isinstance(exc.orig, psycopg.OperationalError):
+            return True  # connection refused, server shut down, connection lost
+    except ImportError:  # pragma: no cover - psycopg is a dependency
+        pass
+    return "database is locked" in str(exc.orig)  # SQLite under concurrent writers
+
+
+def register(app: Flask) -> None:
+    from flask_wtf.csrf import CSRFError
+
+    from app.extensions import db
+
+    @app.errorhandler(OperationalError)
+    def database_unavailable(exc: OperationalError):  # noqa: ANN202
+        db.session.remove()
+        if not is_unavailable(exc):
+            raise exc  # a bug (bad SQL), not an outage: a logged 500, not a misleading 503
+        # The database is the record: when it is away we refuse honestly instead of losing work.
+        app.logger.warning("database unavailable: %s", getattr(exc, "orig", exc))
+        return error_response(503, code="database_unavailable", retry_after=5)
+
+    @app.errorhandler(CSRFError)
+    def csrf_failed(exc: CSRFError):  # noqa: ANN202
+        text = both(_l("The form has expired or was sent from another page. Go back, reload the page and "
+                       "send it again; nothing was saved."))
+        return error_response(400, code="csrf_failed", en=text["en"], zh=text["zh"])
+
+    @app.errorhandler(413)
+    def too_large(exc: HTTPException):  # noqa: ANN202
+        return error_response(413, n=app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024))
+
+    @app.errorhandler(429)
+    def too_many(exc: HTTPException):  # noqa: ANN202
+        return error_response(429, retry_after=retry_after_seconds(exc))
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):  # noqa: ANN202
+        if exc.code is None or exc.code < 400:
+            return exc
+        return error_response(exc.code)
+
+    @app.errorhandler(InternalServerError)
+    def internal_error(exc: InternalServerError):  # noqa: ANN202
+        # Flask logs the original exception before calling this; the user sees no traceback.
+        db.session.rollback()
+        return error_response(500)
