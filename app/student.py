@@ -93,14 +93,15 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
     counted = best_of([(s, score) for s, score in attempts if score is not None])
     now = utcnow()
     carried_audit, carried_figure = carried_forward(assignment, current_user)
-    example = effective(LATE_EXAMPLE_RAW, 100, {}, late_days=LATE_EXAMPLE_DAYS,
+    rubric = rubric_for(assignment.suite)
+    example = effective(LATE_EXAMPLE_RAW, rubric.max_total, {}, rubric=rubric, late_days=LATE_EXAMPLE_DAYS,
                         penalty_per_day=assignment.late_penalty_per_day)
     return render_template(
         "student/assignment.html",
         assignment=assignment,
         contract=contract,
         contract_source=contract_source,
-        rubric=rubric_for(assignment.suite),
+        rubric=rubric,
         assignments=list(db.session.scalars(
             select(Assignment).where(Assignment.published.is_(True)).order_by(Assignment.id))),
         attempts=attempts,
@@ -213,7 +214,7 @@ def load_failure(result: dict | None, sub: Submission) -> dict | None:
     language, the line and the offending source line when known, and how many tests did not run.
 
     None when the code loaded (some test ran)."""
-    if not result or result.get("status") != "graded":
+    if not result or result.get("status") != Status.GRADED:
         return None
     tests = result.get("tests") or []
     # Hidden tests carry no feedback in the student's view: judge by the visible ones.

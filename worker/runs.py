@@ -41,6 +41,7 @@ from app.extensions import db
 from app.models import GradingRun, Status, Submission, TestResult, WorkerHeartbeat, utcnow
 from app.storage import BlobStore
 from autograder import settings
+from grading import i18n
 
 log = logging.getLogger(__name__)
 
@@ -264,7 +265,7 @@ def store_result(run_id: int, worker: str, result: dict[str, Any]) -> bool:
                 points=t["points"],
                 max_points=t["max_points"],
                 hidden=bool(t.get("hidden")),
-                feedback=t.get("feedback") or "",
+                feedback=i18n.encode(t.get("feedback")),  # a {"en","zh"} message is stored as JSON
             )
             for t in result.get("tests", [])
         )
