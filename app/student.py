@@ -23,7 +23,15 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from app.assignments import default_assignment
-from app.authz import can_see, load_submission, rate_key, submit_limit
+from app.authz import (
+    TokenLimitReached,
+    can_see,
+    issue_token,
+    load_submission,
+    rate_key,
+    submit_limit,
+)
+from app.course import student_deadline
 from app.coursework import contract_markdown, rubric_for
 from app.extensions import db, limiter
 from app.models import ApiToken, Assignment, AuditReview, Status, Submission, utcnow
@@ -106,7 +114,8 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
             select(Assignment).where(Assignment.published.is_(True)).order_by(Assignment.id))),
         attempts=attempts,
         counted=counted[0] if counted else None,
-        late_now=late_days(assignment, now),
+        late_now=late_days(assignment, now, current_user.id),
+        my_deadline=student_deadline(assignment, current_user.id),
         late_example=example,
         now=now,
         error=error,
@@ -142,7 +151,8 @@ def upload(slug: str):  # noqa: ANN201
     # again (the script on the page submits in the background and keeps them instead).
     chosen = [u.filename for u in (code, audit, figure) if u is not None]
     rubric = rubric_for(a.suite)
-    if code is not None and audit is None and rubric.audit_category and not request.form.get("confirm_no_audit"):
+    if (rubric.audit_category and code is not None and audit is None
+            and not request.form.get("confirm_no_audit")):
         old_audit, _old_figure = carried_forward(a, current_user)
         if old_audit is None or not keep_audit:
             return assignment_page(
@@ -436,9 +446,11 @@ def tokens():  # noqa: ANN201
             db.session.commit()
             flash(_("Token revoked."), "ok")
             return redirect(url_for("student.tokens"))
-        row, secret = ApiToken.issue(current_user)
-        db.session.add(row)
-        db.session.commit()
+        try:
+            secret = issue_token(current_user)
+        except TokenLimitReached as exc:
+            flash(_("You already have %(n)s active tokens: revoke one before creating another.",
+                    n=exc.limit), "error")
     rows = list(db.session.scalars(
         select(ApiToken).where(ApiToken.user_id == current_user.id).order_by(ApiToken.id.desc())
     ))

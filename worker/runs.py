@@ -41,7 +41,7 @@ from app.extensions import db
 from app.models import GradingRun, Status, Submission, TestResult, WorkerHeartbeat, utcnow
 from app.storage import BlobStore
 from autograder import settings
-from grading import i18n
+from grading.i18n import encode
 
 log = logging.getLogger(__name__)
 
@@ -229,7 +229,7 @@ def store_result(run_id: int, worker: str, result: dict[str, Any]) -> bool:
     The run's status, its result and its TestResult rows are one transaction: a duplicate
     delivery, a retry after a lost commit acknowledgement, or a takeover can never add rows."""
     now = utcnow()
-    graded = result.get("status") == Status.GRADED
+    graded = result.get("status") == "graded"
     values: dict[str, Any] = dict(
         status=Status.GRADED.value if graded else Status.ERROR.value,
         status_reason=None if graded else (result.get("message") or "grader error"),
@@ -265,7 +265,7 @@ def store_result(run_id: int, worker: str, result: dict[str, Any]) -> bool:
                 points=t["points"],
                 max_points=t["max_points"],
                 hidden=bool(t.get("hidden")),
-                feedback=i18n.encode(t.get("feedback")),  # a {"en","zh"} message is stored as JSON
+                feedback=encode(t.get("feedback")),  # a {"en","zh"} message is stored as JSON text
             )
             for t in result.get("tests", [])
         )
