@@ -84,7 +84,7 @@ def serialise(sub: Submission, *, full: bool = False) -> dict:
 @bp.post("/submissions")
 @token_required
 @limiter.limit(submit_limit, key_func=rate_key, override_defaults=False)
-def create_submission():  # noqa: ANN201
+def create_submission():
     slug = request.form.get("assignment")
     if slug:
         a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
@@ -124,7 +124,7 @@ def create_submission():  # noqa: ANN201
 
 @bp.get("/submissions")
 @token_required
-def list_submissions():  # noqa: ANN201
+def list_submissions():
     subs = db.session.scalars(
         select(Submission).where(Submission.student_id == g.api_user.id)
         .options(selectinload(Submission.runs), selectinload(Submission.assignment),
@@ -143,7 +143,7 @@ def list_submissions():  # noqa: ANN201
 
 @bp.get("/submissions/<int:submission_id>")
 @token_required
-def get_submission(submission_id: int):  # noqa: ANN201
+def get_submission(submission_id: int):
     """`?wait=S` (at most LONGPOLL_MAX_WAIT_S) long-polls: the answer comes as soon as grading
     ends, or after S s. Waits are bounded per user and per process (app/longpoll.py)."""
     sub = load_submission(submission_id, g.api_user)  # 404 (JSON) when absent or not theirs
@@ -183,7 +183,7 @@ def _wait_until_final(submission_id: int, wait: float) -> None:
 
 @bp.post("/submissions/<int:submission_id>/regrade")
 @token_required
-def regrade(submission_id: int):  # noqa: ANN201
+def regrade(submission_id: int):
     if not g.api_user.is_instructor:
         return api_error("forbidden", 403, _l("Only instructors may do this."))
     sub = load_submission(submission_id, g.api_user)  # 404 (JSON) when absent or not theirs
@@ -192,7 +192,7 @@ def regrade(submission_id: int):  # noqa: ANN201
                     "queue_position": queue_position(run)}), 202
 
 
-def _instructor_assignment(slug: str | None):  # noqa: ANN202
+def _instructor_assignment(slug: str | None):
     """(assignment, None) for an instructor, else (None, the refusal): 403, or 404 for a bad slug."""
     if not g.api_user.is_instructor:
         return None, api_error("forbidden", 403, _l("Only instructors may do this."))
@@ -211,7 +211,7 @@ def _json_body() -> dict:
 
 @bp.get("/gradebook")
 @token_required
-def get_gradebook():  # noqa: ANN201
+def get_gradebook():
     a, refused = _instructor_assignment(request.args.get("assignment"))
     if refused is not None:
         return refused
@@ -233,7 +233,7 @@ def get_gradebook():  # noqa: ANN201
 
 @bp.post("/regrades")
 @token_required
-def create_regrade():  # noqa: ANN201
+def create_regrade():
     """Queue a regrade batch at once (a script has already decided); answers the batch id and the
     number of runs queued."""
     from app import regrading
@@ -260,7 +260,7 @@ def create_regrade():  # noqa: ANN201
 
 @bp.post("/extensions")
 @token_required
-def create_extension():  # noqa: ANN201
+def create_extension():
     from app import course
 
     body = _json_body()
@@ -283,7 +283,7 @@ def create_extension():  # noqa: ANN201
 
 @bp.post("/similarity")
 @token_required
-def start_similarity():  # noqa: ANN201
+def start_similarity():
     from app.similarity import start_similarity as start
 
     a, refused = _instructor_assignment(_json_body().get("assignment"))
@@ -295,7 +295,7 @@ def start_similarity():  # noqa: ANN201
 
 @bp.get("/similarity")
 @token_required
-def get_similarity():  # noqa: ANN201
+def get_similarity():
     from app.similarity import latest_report, similarity_json
 
     a, refused = _instructor_assignment(request.args.get("assignment"))
@@ -305,10 +305,10 @@ def get_similarity():  # noqa: ANN201
 
 
 @bp.get("/openapi.json")
-def openapi():  # noqa: ANN201
+def openapi():
     return jsonify(spec())
 
 
 @bp.get("/docs")
-def docs():  # noqa: ANN201
+def docs():
     return render_template("api_docs.html", spec=spec())

@@ -26,7 +26,7 @@ from app.models import ApiToken, AuditReview, Submission, User, utcnow
 
 def instructor_required(view: Callable) -> Callable:
     @wraps(view)
-    def wrapper(*args: Any, **kwargs: Any):  # noqa: ANN202
+    def wrapper(*args: Any, **kwargs: Any):
         if not current_user.is_authenticated:
             return login_manager.unauthorized()
         if not current_user.is_instructor:
@@ -92,7 +92,7 @@ def bearer_user() -> User | None:
 
 def token_required(view: Callable) -> Callable:
     @wraps(view)
-    def wrapper(*args: Any, **kwargs: Any):  # noqa: ANN202
+    def wrapper(*args: Any, **kwargs: Any):
         user = bearer_user()
         if user is None:
             return api_error(

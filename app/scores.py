@@ -167,14 +167,14 @@ def overrides_in_force(rows: Iterable[Any]) -> list[OverrideView]:
     return out
 
 
-def run_tests(run) -> dict[str, dict]:  # noqa: ANN001
+def run_tests(run) -> dict[str, dict]:
     """Graded points of each test of a run, from its stored result."""
     tests = ((run.result or {}).get("tests") or []) if run is not None else []
     return {t["id"]: {"category": t.get("category"), "points": t.get("points"), "max_points": t.get("max_points")}
             for t in tests if isinstance(t, dict) and "id" in t}
 
 
-def effective_for(submission, run) -> Effective | None:  # noqa: ANN001
+def effective_for(submission, run) -> Effective | None:
     """Effective score of one graded run of a submission (ORM objects)."""
     if run is None or run.total is None:
         return None

@@ -63,7 +63,7 @@ def fresh_locale() -> None:
 
 
 @bp.get("/")
-def index():  # noqa: ANN201
+def index():
     if not current_user.is_authenticated:
         return redirect(url_for("auth.login"))
     if current_user.is_instructor:
@@ -92,7 +92,7 @@ def _my_submissions(assignment: Assignment) -> list[Submission]:
 LATE_EXAMPLE_RAW, LATE_EXAMPLE_DAYS = 85.0, 2
 
 
-def assignment_page(assignment: Assignment, error: str | None = None, status: int = 200,  # noqa: ANN201
+def assignment_page(assignment: Assignment, error: str | None = None, status: int = 200,
                     *, confirm_no_audit: bool = False, pick_again: list[str] | None = None):
     loc = locale()
     contract, contract_source = contract_markdown(assignment.suite, loc, assignment.description or "")
@@ -130,7 +130,7 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
 
 @bp.get("/assignments/<slug>")
 @login_required
-def assignment(slug: str):  # noqa: ANN201
+def assignment(slug: str):
     a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
     if a is None or (not a.published and not current_user.is_instructor):
         abort(404)
@@ -140,7 +140,7 @@ def assignment(slug: str):  # noqa: ANN201
 @bp.post("/assignments/<slug>/submit")
 @login_required
 @limiter.limit(submit_limit, key_func=rate_key)
-def upload(slug: str):  # noqa: ANN201
+def upload(slug: str):
     a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
     if a is None or (not a.published and not current_user.is_instructor):
         abort(404)
@@ -182,7 +182,7 @@ def upload(slug: str):  # noqa: ANN201
 # --- one submission -------------------------------------------------------------------------------
 
 
-def shown_run(sub: Submission):  # noqa: ANN201
+def shown_run(sub: Submission):
     """The run whose result is shown: the newest graded one, else the newest run."""
     return sub.latest_graded_run or sub.latest_run
 
@@ -308,7 +308,7 @@ def status_payload(sub: Submission) -> dict:
 
 @bp.get("/submissions/<int:submission_id>")
 @login_required
-def submission(submission_id: int):  # noqa: ANN201
+def submission(submission_id: int):
     sub = load_submission(submission_id, current_user)
     ctx = result_context(sub)
     others = siblings(sub)
@@ -321,7 +321,7 @@ def submission(submission_id: int):  # noqa: ANN201
 
 @bp.get("/submissions/compare")
 @login_required
-def compare():  # noqa: ANN201
+def compare():
     """Two attempts side by side: scores, categories, and the tests whose result changed."""
     b = load_submission(request.args.get("b", type=int) or 0, current_user)
     a_id = request.args.get("a", type=int)
@@ -372,7 +372,7 @@ def comparison(a: Submission, b: Submission) -> dict:
 
 @bp.get("/submissions/<int:submission_id>/status")
 @login_required
-def submission_status(submission_id: int):  # noqa: ANN201
+def submission_status(submission_id: int):
     sub = load_submission(submission_id, current_user)
     resp = jsonify(status_payload(sub))
     resp.headers["Cache-Control"] = "no-store"
@@ -381,7 +381,7 @@ def submission_status(submission_id: int):  # noqa: ANN201
 
 @bp.get("/submissions/<int:submission_id>/result")
 @login_required
-def submission_result(submission_id: int):  # noqa: ANN201
+def submission_result(submission_id: int):
     """The result block alone, fetched by the live page when grading finishes."""
     sub = load_submission(submission_id, current_user)
     return render_template("student/_result.html", **result_context(sub))
@@ -401,7 +401,7 @@ def _file_response(data: bytes, mimetype: str, filename: str, inline: bool) -> R
 
 @bp.get("/submissions/<int:submission_id>/figure")
 @login_required
-def figure(submission_id: int):  # noqa: ANN201
+def figure(submission_id: int):
     sub = load_submission(submission_id, current_user)
     if not sub.figure_sha256:
         abort(404)
@@ -412,7 +412,7 @@ def figure(submission_id: int):  # noqa: ANN201
 
 @bp.get("/submissions/<int:submission_id>/audit")
 @login_required
-def audit_file(submission_id: int):  # noqa: ANN201
+def audit_file(submission_id: int):
     sub = load_submission(submission_id, current_user)
     if not sub.audit_sha256:
         abort(404)
@@ -424,7 +424,7 @@ def audit_file(submission_id: int):  # noqa: ANN201
 
 @bp.get("/submissions/<int:submission_id>/code")
 @login_required
-def code_file(submission_id: int):  # noqa: ANN201
+def code_file(submission_id: int):
     sub = load_submission(submission_id, current_user)
     return _file_response(store().get(sub.code_sha256), "text/plain; charset=utf-8",
                           sub.code_filename or "attention.py", inline=False)
@@ -435,7 +435,7 @@ def code_file(submission_id: int):  # noqa: ANN201
 
 @bp.route("/account/tokens", methods=["GET", "POST"])
 @login_required
-def tokens():  # noqa: ANN201
+def tokens():
     secret = None
     if request.method == "POST":
         if request.form.get("revoke"):
@@ -465,7 +465,7 @@ def visible(sub: Submission) -> bool:
 
 
 @bp.app_template_filter("tr")
-def translate_field(value) -> str:  # noqa: ANN001
+def translate_field(value) -> str:
     """Pick the user's language from a {"en", "zh"} dict (grader messages); strings pass through."""
     if isinstance(value, dict):
         loc = "zh" if locale().startswith("zh") else "en"
@@ -474,7 +474,7 @@ def translate_field(value) -> str:  # noqa: ANN001
 
 
 @bp.app_template_filter("num")
-def num(value, digits: int = 2) -> str:  # noqa: ANN001
+def num(value, digits: int = 2) -> str:
     from app.scores import fmt
 
     if isinstance(value, int | float):
@@ -494,7 +494,7 @@ def _luminance(rgb: tuple[int, int, int]) -> float:
 
 
 @bp.app_template_filter("heat")
-def heat(value) -> str:  # noqa: ANN001
+def heat(value) -> str:
     """Inline style of one heatmap cell: white (0) to deep blue (1). The text colour is whichever
     of near-black and white contrasts more with the cell (WCAG), so every value stays readable."""
     try:
@@ -533,7 +533,7 @@ def measurement_label(key: str) -> str:
 
 
 @bp.app_template_global("max_gap")
-def max_gap(a, b) -> float | None:  # noqa: ANN001
+def max_gap(a, b) -> float | None:
     """Largest absolute difference of two equally shaped matrices, None if not comparable."""
     try:
         if not a or not b or len(a) != len(b) or any(len(x) != len(y) for x, y in zip(a, b, strict=True)):

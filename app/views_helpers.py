@@ -40,7 +40,7 @@ def render_markdown(text: str | None, shift: int = 0) -> Markup:
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",
     )
-    return Markup(clean)  # noqa: S704 - sanitised by nh3 just above
+    return Markup(clean)
 
 
 def fmt_dt(value: datetime | None) -> str:

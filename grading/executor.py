@@ -14,7 +14,7 @@ _executor = None
 _owner_pid: int | None = None
 
 
-def get_executor():  # noqa: ANN201 - grading.sandbox.Executor, imported lazily (it imports torch)
+def get_executor():
     """The executor of this process; a forked child never reuses its parent's zygote."""
     global _executor, _owner_pid
     with _lock:

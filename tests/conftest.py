@@ -53,14 +53,14 @@ def pg_url() -> Iterator[str]:
     admin.dispose()
 
 
-def make_app(tmp_dir: Path, db_url: str, **overrides):  # noqa: ANN201
+def make_app(tmp_dir: Path, db_url: str, **overrides):
     os.environ["DATA_DIR"] = str(tmp_dir)
     from app import create_testing_app
 
     return create_testing_app(SQLALCHEMY_DATABASE_URI=db_url, **overrides)
 
 
-def empty_database(app) -> None:  # noqa: ANN001
+def empty_database(app) -> None:
     """Remove every row (PostgreSQL), keeping the migrated schema."""
     from app.extensions import db
 
@@ -84,7 +84,7 @@ def migrated_pg(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture
-def app(migrated_pg: str, tmp_path: Path):  # noqa: ANN201
+def app(migrated_pg: str, tmp_path: Path):
     """The app on the session's PostgreSQL database, emptied before each test."""
     app = make_app(tmp_path, migrated_pg, CELERY_BROKER_URL="memory://")
     empty_database(app)
@@ -97,17 +97,17 @@ def app(migrated_pg: str, tmp_path: Path):  # noqa: ANN201
 
 
 @pytest.fixture
-def client(app):  # noqa: ANN001, ANN201
+def client(app):
     return app.test_client()
 
 
 @pytest.fixture
-def runner(app):  # noqa: ANN001, ANN201
+def runner(app):
     return app.test_cli_runner()
 
 
 @pytest.fixture
-def factory(app):  # noqa: ANN001, ANN201
+def factory(app):
     from tests.factories import Factory
 
     with app.app_context():

@@ -53,7 +53,7 @@ def run_report(report_id: int) -> str:
         report.pairs = [p.as_dict() for p in pairs]
         report.submissions_compared = len(sources)
         report.status = "done"
-    except Exception as exc:  # noqa: BLE001 - the report says what failed instead of staying queued
+    except Exception as exc:
         log.exception("similarity report %s failed", report_id)
         db.session.rollback()
         report = db.session.get(SimilarityReport, report_id)

@@ -23,7 +23,7 @@ for _k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 import ctypes  # noqa: E402
 import errno  # noqa: E402
 import json  # noqa: E402
-import math  # noqa: E402, F401
+import math  # noqa: E402
 import random  # noqa: E402
 import resource  # noqa: E402
 import select  # noqa: E402
@@ -36,8 +36,8 @@ import warnings  # noqa: E402
 warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
 
 import torch  # noqa: E402
-import torch.nn  # noqa: E402, F401
-import torch.nn.functional  # noqa: E402, F401
+import torch.nn  # noqa: E402
+import torch.nn.functional  # noqa: E402
 
 torch.set_num_threads(1)
 try:

@@ -31,7 +31,7 @@ def chromium_path() -> str:
 
 
 @pytest.fixture
-def live_server(app):  # noqa: ANN001, ANN201
+def live_server(app):
     from werkzeug.serving import make_server
 
     server = make_server("127.0.0.1", 0, app, threaded=True)
@@ -43,7 +43,7 @@ def live_server(app):  # noqa: ANN001, ANN201
 
 
 @pytest.fixture
-def browser(chromium_path):  # noqa: ANN001, ANN201
+def browser(chromium_path):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -111,7 +111,7 @@ def full_result(*, failing: tuple[str, ...] = (), grader_version: str = "attn-20
 class FakeWorker:
     """Plays the Celery worker for one run: claim (running) after a pause, then store a result."""
 
-    def __init__(self, app, run_id: int, result: dict, delay_running: float = 1.5,  # noqa: ANN001
+    def __init__(self, app, run_id: int, result: dict, delay_running: float = 1.5,
                  delay_graded: float = 2.0) -> None:
         self.app, self.run_id, self.result = app, run_id, result
         self.delays = (delay_running, delay_graded)

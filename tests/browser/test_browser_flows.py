@@ -43,7 +43,7 @@ def heatmap_png() -> bytes:
     return buf.getvalue()
 
 
-def seed_class(web, factory, assignment, n: int = 12) -> None:  # noqa: ANN001
+def seed_class(web, factory, assignment, n: int = 12) -> None:
     """A few classmates with graded attempts so the dashboard has something to show."""
     failing_sets = [(), ("test_blocked_key_gets_zero_weight",), ("test_large_logits_stable", "test_dtype_preserved"),
                     ("test_blocked_key_gets_zero_weight", "test_mask_broadcasts_over_batch_and_heads",
@@ -59,7 +59,7 @@ def seed_class(web, factory, assignment, n: int = 12) -> None:  # noqa: ANN001
     db.session.commit()
 
 
-def login(page, base: str, email: str) -> None:  # noqa: ANN001
+def login(page, base: str, email: str) -> None:
     page.goto(f"{base}/login")
     page.fill("input[name=email]", email)
     page.fill("input[name=password]", PASSWORD)

@@ -20,7 +20,7 @@ MASK_TEST = "test_blocked_key_gets_zero_weight"
 
 
 @pytest.fixture
-def course_with_class(web, factory):  # noqa: ANN001, ANN201
+def course_with_class(web, factory):
     a = factory.assignment()
     a.deadline = utcnow() - timedelta(hours=30)               # 2 started days ago
     db.session.commit()
@@ -32,7 +32,7 @@ def course_with_class(web, factory):  # noqa: ANN001, ANN201
     return {"assignment": a, "teacher": teacher, "alice": alice, "sub": sub}
 
 
-def teacher_page(browser, live_server: str, teacher):  # noqa: ANN001, ANN201
+def teacher_page(browser, live_server: str, teacher):
     """A fresh English browser context signed in as the instructor, on the dashboard."""
     ctx = browser.new_context(viewport={"width": 1360, "height": 1000}, locale="en-US")
     page = ctx.new_page()

@@ -32,7 +32,7 @@ def load_failure(result: dict) -> dict:
     return result
 
 
-def seed(web, factory) -> dict:  # noqa: ANN001
+def seed(web, factory) -> dict:
     """A student with three graded attempts (one that did not load), a classmate, an instructor."""
     from app.storage import BlobStore
     from app.submitting import Upload, submit

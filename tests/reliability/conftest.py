@@ -111,7 +111,7 @@ def rig(migrated_pg: str, redis_url: str, tmp_path: Path) -> Iterator[Rig]:
 # --- reading the outcome ------------------------------------------------------------------------
 
 
-def statuses(app, sub_ids: list[int]) -> dict[int, str]:  # noqa: ANN001
+def statuses(app, sub_ids: list[int]) -> dict[int, str]:
     with app.app_context():
         rows = db.session.execute(select(Submission.id, Submission.status).where(Submission.id.in_(sub_ids)))
         out = dict(rows.all())
@@ -119,19 +119,19 @@ def statuses(app, sub_ids: list[int]) -> dict[int, str]:  # noqa: ANN001
         return out
 
 
-def all_finished(app, sub_ids: list[int]) -> bool:  # noqa: ANN001
+def all_finished(app, sub_ids: list[int]) -> bool:
     s = statuses(app, sub_ids)
     return len(s) == len(sub_ids) and all(v in ("graded", "error") for v in s.values())
 
 
-def run_statuses(app) -> dict[str, int]:  # noqa: ANN001
+def run_statuses(app) -> dict[str, int]:
     with app.app_context():
         out = dict(db.session.execute(select(GradingRun.status, func.count()).group_by(GradingRun.status)).all())
         db.session.remove()
         return out
 
 
-def assert_graded_exactly_once(app, expected: dict[int, float]) -> list[GradingRun]:  # noqa: ANN001
+def assert_graded_exactly_once(app, expected: dict[int, float]) -> list[GradingRun]:
     """Every submission has exactly one run, graded with the expected total, one TestResult per test."""
     with app.app_context():
         runs = list(db.session.scalars(select(GradingRun).where(GradingRun.submission_id.in_(expected))))
@@ -167,7 +167,7 @@ def worker_log_tail(*paths: Path, chars: int = 4000) -> str:
 
 
 @contextmanager
-def http_server(app) -> Iterator[str]:  # noqa: ANN001
+def http_server(app) -> Iterator[str]:
     """The app behind werkzeug's threaded server on 127.0.0.1:<free port>; yields the base URL."""
     from werkzeug.serving import make_server
 

@@ -33,7 +33,7 @@ RESULT = {
 
 
 @pytest.fixture
-def run_id(app, factory):  # noqa: ANN001, ANN201
+def run_id(app, factory):
     sub = submit(factory.assignment(), factory.student(), Upload("attention.py", CORRECT),
                  store=BlobStore(app.config["UPLOAD_DIR"]))
     return sub.runs[0].id
@@ -45,7 +45,7 @@ def dead_pid() -> int:
     return proc.pid
 
 
-def store(app):  # noqa: ANN001, ANN201
+def store(app):
     return BlobStore(app.config["UPLOAD_DIR"])
 
 

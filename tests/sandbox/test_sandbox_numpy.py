@@ -45,7 +45,7 @@ def test_arrays_round_trip_as_plain_contiguous_arrays_of_the_same_dtype():
 
 def test_an_array_subclass_arrives_as_a_plain_array():
     class Lying(np.ndarray):
-        def __eq__(self, other):  # noqa: D105 - "equal to anything"
+        def __eq__(self, other):
             return True
 
     sent = np.arange(3.0).view(Lying)

@@ -11,7 +11,7 @@ from sqlalchemy import inspect
 from tests.conftest import make_app
 
 
-def _assert_matches_models(app) -> None:  # noqa: ANN001
+def _assert_matches_models(app) -> None:
     from app.extensions import db
 
     with db.engine.connect() as conn:

@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
 
 
 @pytest.fixture
-def live_app(migrated_pg, tmp_path):  # noqa: ANN001, ANN201
+def live_app(migrated_pg, tmp_path):
     """The app wired to the session's PostgreSQL and a private Redis database, both emptied."""
     redis.Redis.from_url(REDIS_TEST_URL).flushdb()
     app = make_app(tmp_path, migrated_pg, CELERY_BROKER_URL=REDIS_TEST_URL, REDIS_URL=REDIS_TEST_URL)
@@ -32,7 +32,7 @@ def live_app(migrated_pg, tmp_path):  # noqa: ANN001, ANN201
         db.engine.dispose()
 
 
-def _status(app, sub_id: int) -> str:  # noqa: ANN001
+def _status(app, sub_id: int) -> str:
     with app.app_context():
         return db.session.get(Submission, sub_id).status
 

@@ -86,16 +86,16 @@ def realistic_result(total_tests_passed: bool = True, *, grader_version: str = "
 
 
 class Web:
-    def __init__(self, app, factory) -> None:  # noqa: ANN001
+    def __init__(self, app, factory) -> None:
         self.app = app
         self.f = factory
 
-    def login(self, client, user) -> None:  # noqa: ANN001
+    def login(self, client, user) -> None:
         resp = client.post("/login", data={"email": user.email, "password": PASSWORD})
         assert resp.status_code == 302, resp.data[:300]
 
-    def submit(self, student, assignment=None, *, audit: bool = True, figure: bool = True,  # noqa: ANN001
-               now=None):  # noqa: ANN001
+    def submit(self, student, assignment=None, *, audit: bool = True, figure: bool = True,
+               now=None):
         from app.storage import BlobStore
         from app.submitting import Upload, submit
 
@@ -107,7 +107,7 @@ class Web:
             store=BlobStore(self.app.config["UPLOAD_DIR"]), max_pending=0, now=now,
         )
 
-    def grade(self, submission, result: dict | None = None, run=None):  # noqa: ANN001
+    def grade(self, submission, result: dict | None = None, run=None):
         """Mark the newest (or given) run graded with `result`, as the worker would."""
         from app.extensions import db
         from app.models import TestResult, utcnow
@@ -134,12 +134,12 @@ class Web:
 
 
 @pytest.fixture
-def web(app, factory):  # noqa: ANN001, ANN201
+def web(app, factory):
     return Web(app, factory)
 
 
 @pytest.fixture
-def course(factory):  # noqa: ANN001, ANN201
+def course(factory):
     """The attention assignment, two students and an instructor."""
     a = factory.assignment()
     return {
@@ -154,7 +154,7 @@ ONE_DAY = timedelta(days=1)
 
 
 @pytest.fixture
-def limited_app(app, migrated_pg, tmp_path):  # noqa: ANN001, ANN201
+def limited_app(app, migrated_pg, tmp_path):
     """A second app on the same database with rate limiting switched on (tight limits).
 
     The limiter is one extension object: building this app after `app` enables it with fresh

@@ -13,7 +13,7 @@ def bearer(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
 
 
-def upload(client, token, code=GOOD_CODE, filename="attention.py", **extra):  # noqa: ANN001, ANN003, ANN201
+def upload(client, token, code=GOOD_CODE, filename="attention.py", **extra):
     data = {"code": (io.BytesIO(code), filename)}
     data.update(extra)
     return client.post("/api/v1/submissions", data=data, headers=bearer(token),

@@ -12,7 +12,7 @@ from tests.web.conftest import GOOD_CODE, realistic_result
 
 
 @pytest.fixture
-def graded(web, course):  # noqa: ANN001, ANN201
+def graded(web, course):
     sub = web.submit(course["alice"])
     web.grade(sub)
     return sub

@@ -14,10 +14,10 @@ from tests.web.conftest import realistic_result
 
 
 @contextmanager
-def count_queries(engine):  # noqa: ANN001, ANN201
+def count_queries(engine):
     seen: list[str] = []
 
-    def before(conn, cursor, statement, *args):  # noqa: ANN001, ANN002
+    def before(conn, cursor, statement, *args):
         seen.append(statement)
 
     event.listen(engine, "before_cursor_execute", before)
@@ -27,7 +27,7 @@ def count_queries(engine):  # noqa: ANN001, ANN201
         event.remove(engine, "before_cursor_execute", before)
 
 
-def bulk_class(assignment, n_students: int, attempts: int = 3, start: int = 0) -> None:  # noqa: ANN001
+def bulk_class(assignment, n_students: int, attempts: int = 3, start: int = 0) -> None:
     """n students × attempts graded submissions, written directly (fast)."""
     from app.models import Blob
 
@@ -55,7 +55,7 @@ def bulk_class(assignment, n_students: int, attempts: int = 3, start: int = 0) -
     db.session.commit()
 
 
-def measured_get(client, url: str) -> tuple[int, list[str]]:  # noqa: ANN001
+def measured_get(client, url: str) -> tuple[int, list[str]]:
     db.session.expire_all()  # nothing cached from the test's own writes
     with count_queries(db.engine) as seen:
         status = client.get(url).status_code
@@ -77,7 +77,7 @@ def test_dashboard_query_count_does_not_grow_with_class_size(client, web, course
     assert len(big) <= 12
 
 
-def confirm_regrade(client, **data) -> int:  # noqa: ANN001
+def confirm_regrade(client, **data) -> int:
     """Ask for the confirmation page, then confirm with the count it states; returns the count."""
     import re
 

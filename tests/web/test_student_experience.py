@@ -18,17 +18,17 @@ def bearer(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
 
 
-def api_upload(client, token, **files):  # noqa: ANN001, ANN003, ANN201
+def api_upload(client, token, **files):
     data = {"code": (io.BytesIO(GOOD_CODE), "attention.py")}
     data.update(files)
     return client.post("/api/v1/submissions", data=data, headers=bearer(token), content_type="multipart/form-data")
 
 
-def form_post(client, **fields):  # noqa: ANN001, ANN003, ANN201
+def form_post(client, **fields):
     return client.post("/assignments/attention/submit", data=fields, content_type="multipart/form-data")
 
 
-def assert_error_shape(resp, status: int, code: str | None = None) -> None:  # noqa: ANN001
+def assert_error_shape(resp, status: int, code: str | None = None) -> None:
     assert resp.status_code == status, resp.data[:300]
     assert resp.is_json, resp.data[:300]
     body = resp.json
@@ -80,7 +80,7 @@ def test_an_unexpected_failure_under_api_is_json_500_in_the_same_shape(migrated_
 
     app = make_app(tmp_path, migrated_pg, CELERY_BROKER_URL="memory://", PROPAGATE_EXCEPTIONS=False)
 
-    def boom():  # noqa: ANN202
+    def boom():
         raise RuntimeError("a bug")
 
     app.add_url_rule("/api/v1/_boom", "boom", boom)

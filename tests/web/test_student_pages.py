@@ -10,7 +10,7 @@ from app.models import Blob, Submission, utcnow
 from tests.web.conftest import AUDIT_MD, GOOD_CODE, png_bytes, realistic_result
 
 
-def form_upload(client, slug="attention", code=GOOD_CODE, name="attention.py", **extra):  # noqa: ANN001, ANN003, ANN201
+def form_upload(client, slug="attention", code=GOOD_CODE, name="attention.py", **extra):
     # Code alone needs the "submit without an audit" confirmation; tests of that pass it explicitly.
     data = {"code": (io.BytesIO(code), name), "confirm_no_audit": "1"}
     data.update(extra)

@@ -21,7 +21,7 @@ EN = {"Accept-Language": "en"}
 
 
 @pytest.fixture
-def two_labs(factory, web, course):  # noqa: ANN001, ANN201
+def two_labs(factory, web, course):
     """Alice graded in both labs: attention with an audit, NumPy with the mask tests failed."""
     numpy_lab = factory.assignment("numpy-lab", title="NumPy attention lab", suite="attention_numpy")
     attention = web.submit(course["alice"], course["assignment"])
