@@ -15,6 +15,14 @@ REDIS_TEST_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that uses the PostgreSQL server (the `pg_url` fixture, directly or through `app`,
+    `migrated_pg`, ...) is marked `postgres`, so `pytest -m "not postgres"` is the fast lane."""
+    for item in items:
+        if "pg_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.postgres)
+
+
 def pg_available() -> bool:
     try:
         with create_engine(PG_ADMIN_URL).connect() as conn:
