@@ -129,11 +129,6 @@ def abandoned_clause(now: datetime, dead: Iterable[str] = ()) -> ColumnElement[b
     )
 
 
-# Kept for callers of the old name.
-def _dead_workers_clause(now: datetime) -> ColumnElement[bool]:
-    return abandoned_clause(now)
-
-
 def claim(run_id: int, worker: str, store: BlobStore) -> RunInputs | None:
     """Take the run if it is queued, or abandoned with tries left. Else None.
 

@@ -89,12 +89,6 @@ def broker_view() -> BrokerView | None:
     return view
 
 
-def broker_task_ids() -> set[str] | None:
-    """Task ids waiting in or held from the grading queue (kept for callers of the old name)."""
-    view = broker_view()
-    return None if view is None else view.waiting | set(view.reserved)
-
-
 def sweep() -> list[int]:
     """Re-send lost runs; returns their ids."""
     now = utcnow()
