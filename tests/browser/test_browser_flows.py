@@ -12,9 +12,9 @@ from playwright.sync_api import expect
 
 from app.extensions import db
 from app.models import GradingRun, Submission, utcnow
-from tests.browser.conftest import SCREENSHOTS, FakeWorker, full_result
+from tests.browser.helpers import SCREENSHOTS, FakeWorker, full_result
 from tests.factories import PASSWORD
-from tests.web.conftest import GOOD_CODE
+from tests.web.helpers import GOOD_CODE
 
 pytestmark = pytest.mark.browser
 

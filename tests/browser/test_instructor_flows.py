@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from app.extensions import db
 from app.models import GradingRun, RegradeBatch, utcnow
-from tests.browser.conftest import SCREENSHOTS, FakeWorker, full_result
+from tests.browser.helpers import SCREENSHOTS, FakeWorker, full_result
 from tests.browser.test_browser_flows import login, seed_class
 
 pytestmark = pytest.mark.browser

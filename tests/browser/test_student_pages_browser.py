@@ -12,7 +12,7 @@ import pytest
 from app.extensions import db
 from app.models import utcnow
 from tests.browser.a11y import axe_violations, overflow
-from tests.browser.conftest import full_result
+from tests.browser.helpers import full_result
 from tests.browser.test_browser_flows import login
 
 pytestmark = pytest.mark.browser

@@ -20,7 +20,7 @@ from app.models import TestResult as ResultRow
 from app.storage import BlobStore
 from app.submitting import Upload, submit
 from tests.factories import Factory
-from tests.reliability.conftest import (
+from tests.reliability.helpers import (
     CORRECT,
     CORRECT_TOTAL,
     FAULTY,

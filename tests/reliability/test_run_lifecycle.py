@@ -19,7 +19,7 @@ from app.models import GradingRun, Submission, WorkerHeartbeat, utcnow
 from app.models import TestResult as ResultRow
 from app.storage import BlobStore
 from app.submitting import Upload, submit
-from tests.reliability.conftest import CORRECT
+from tests.reliability.helpers import CORRECT
 from worker import runs, sweeper
 
 pytestmark = [pytest.mark.postgres]

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from grading.sandbox import Limits, StudentError, StudentTimeout, protocol
-from tests.sandbox.conftest import GOOD, TEST_LIMITS, assert_healthy, leftovers, wait_no_leftovers
+from tests.sandbox.helpers import GOOD, TEST_LIMITS, assert_healthy, leftovers, wait_no_leftovers
 
 # --------------------------------------------------------------------------- protocol (no processes)
 

@@ -11,8 +11,8 @@ from app.extensions import db
 from app.models import GradingRun, Submission
 from app.storage import BlobStore
 from app.submitting import Upload, submit
-from tests.conftest import REDIS_TEST_URL, empty_database, make_app
 from tests.factories import Factory
+from tests.helpers import REDIS_TEST_URL, empty_database, make_app
 from tests.workers import running_worker, service_env, wait_for
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "submissions"

@@ -6,7 +6,7 @@ import io
 from datetime import datetime, timedelta
 
 from app.extensions import db
-from tests.web.conftest import AUDIT_MD, GOOD_CODE, png_bytes, realistic_result
+from tests.web.helpers import AUDIT_MD, GOOD_CODE, png_bytes, realistic_result
 
 
 def bearer(token: str) -> dict:

@@ -24,7 +24,7 @@ from app.models import (
     User,
     utcnow,
 )
-from tests.web.conftest import realistic_result
+from tests.web.helpers import realistic_result
 from tests.web.test_instructor import confirm_regrade
 
 

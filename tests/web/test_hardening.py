@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 import redis
 
-from tests.conftest import REDIS_TEST_URL
 from tests.factories import PASSWORD
+from tests.helpers import REDIS_TEST_URL
 from tests.live import NGINX, Client, gunicorn, is_local_path, multipart, nginx
-from tests.web.conftest import GOOD_CODE
+from tests.web.helpers import GOOD_CODE
 from tests.workers import service_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]

@@ -10,7 +10,7 @@ from sqlalchemy import event
 
 from app.extensions import db
 from app.models import AuditReview, GradingRun, RegradeBatch, Submission, TestResult, User
-from tests.web.conftest import realistic_result
+from tests.web.helpers import realistic_result
 
 
 @contextmanager

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from app.extensions import db
 from app.models import Blob, Submission, utcnow
-from tests.web.conftest import AUDIT_MD, GOOD_CODE, png_bytes, realistic_result
+from tests.web.helpers import AUDIT_MD, GOOD_CODE, png_bytes, realistic_result
 
 
 def form_upload(client, slug="attention", code=GOOD_CODE, name="attention.py", **extra):

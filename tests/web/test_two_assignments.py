@@ -10,7 +10,7 @@ import io
 import pytest
 
 from tests.helpers import rubric_result
-from tests.web.conftest import GOOD_CODE, png_bytes
+from tests.web.helpers import GOOD_CODE, png_bytes
 
 NUMPY_LABELS_EN = ["Stable softmax", "Projections and sqrt(d_k) scale", "Row-stochastic weights and context",
                    "Causal and boolean masks"]
