@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 import torch
 
-from grading.sandbox import Executor, Limits
+from grading.sandbox import Executor, Limits, protocol
 
 ABUSE = Path(__file__).resolve().parent.parent / "fixtures" / "submissions" / "abuse"
 
@@ -80,3 +82,18 @@ def assert_healthy(ex: Executor) -> None:
         assert type(out) is torch.Tensor
         assert torch.equal(out, x * 3.0 + 1.0)
     assert wait_no_leftovers(ex) == []
+
+
+def roundtrip(value, **caps):
+    """`value` encoded, sent over a real socket pair and decoded (the wire format, no processes)."""
+    a, b = socket.socketpair()
+    try:
+        data = protocol.encode(value)
+        t = threading.Thread(target=a.sendall, args=(data,))
+        t.start()
+        out = protocol.recv(b, **caps)
+        t.join()
+        return out
+    finally:
+        a.close()
+        b.close()

@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-import socket
 import struct
-import threading
 
 import numpy as np
 import pytest
 import torch
 
 from grading.sandbox import StudentError, protocol
-
-
-def _roundtrip(value):
-    a, b = socket.socketpair()
-    try:
-        data = protocol.encode(value)
-        t = threading.Thread(target=a.sendall, args=(data,))
-        t.start()
-        out = protocol.recv(b)
-        t.join()
-        return out
-    finally:
-        a.close()
-        b.close()
-
+from tests.sandbox.helpers import roundtrip
 
 # --------------------------------------------------------------------------- protocol (no processes)
 
@@ -35,7 +19,7 @@ def test_arrays_round_trip_as_plain_contiguous_arrays_of_the_same_dtype():
               np.arange(5, dtype=np.int64), np.arange(5, dtype=np.int32), np.tril(np.ones((3, 3), bool)),
               np.empty((0, 4)), np.array(2.5), np.arange(12.0).reshape(3, 4)[:, ::2],  # a strided view
               np.arange(4, dtype=">f8")]                                             # big-endian
-    out = _roundtrip({"a": arrays, "t": torch.ones(2)})
+    out = roundtrip({"a": arrays, "t": torch.ones(2)})
     for sent, got in zip(arrays, out["a"], strict=True):
         assert type(got) is np.ndarray and got.flags.c_contiguous and got.flags.owndata
         assert got.dtype.name == sent.dtype.name and got.dtype.isnative and got.shape == sent.shape
@@ -49,7 +33,7 @@ def test_an_array_subclass_arrives_as_a_plain_array():
             return True
 
     sent = np.arange(3.0).view(Lying)
-    got = _roundtrip(sent)
+    got = roundtrip(sent)
     assert type(got) is np.ndarray
     assert (got == np.array([9.0, 9.0, 9.0])).tolist() == [False, False, False]
 
