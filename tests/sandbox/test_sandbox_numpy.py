@@ -124,3 +124,30 @@ def test_errors_of_module_functions_name_the_student_line(executor):
         with pytest.raises(StudentError, match="not a function"):
             s.call_function("SCALE")
         assert s.alive                               # none of these costs the session
+
+
+PANDAS_PROBE = "import sys\nBEFORE = 'pandas' in sys.modules\nimport pandas\n\ndef before():\n    return BEFORE\n"
+
+
+def test_preloaded_packages_are_already_imported_when_the_student_module_loads(executor):
+    from grading.sandbox import Executor
+    from tests.sandbox.helpers import TEST_LIMITS, wait_no_leftovers
+
+    with executor.session(PANDAS_PROBE, "attention.py", "attention") as s:
+        s.load()
+        assert s.call_function("before") is False          # the shared fixture preloads nothing
+    with Executor(TEST_LIMITS, preload=("pandas", "no_such_package_xyz")) as ex:
+        with ex.session(PANDAS_PROBE, "attention.py", "attention") as s:
+            s.load()
+            assert s.call_function("before") is True       # imported once in the zygote
+        assert ex.alive                                     # a missing package is skipped
+    assert wait_no_leftovers(ex) == []
+
+
+def test_the_worker_preloads_what_the_suites_declare():
+    from grading.executor import suite_packages
+    from grading.suite import load_suite, suite_names
+
+    assert {"attention", "attention_numpy"} <= set(suite_names())
+    assert "pandas" in load_suite("attention_numpy").packages
+    assert "pandas" in suite_packages() and "numpy" in suite_packages() and "torch" not in suite_packages()
