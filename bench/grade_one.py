@@ -34,13 +34,17 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--suite", default="attention", choices=sorted(CORRECT))
     parser.add_argument("--code", type=Path, default=None, help="a correct submission of the suite")
+    parser.add_argument("--no-preload", action="store_true",
+                        help="start the zygote without the suites' packages (the worker preloads them)")
     args = parser.parse_args()
 
+    from grading.executor import suite_packages
     from grading.runner import GradeInput, grade
     from grading.sandbox import Executor
 
     code = (args.code or CORRECT[args.suite]).read_bytes()
-    with Executor() as ex:
+    preload = () if args.no_preload else suite_packages()
+    with Executor(preload=preload) as ex:
         first = grade(GradeInput(code=code), args.suite, executor=ex)  # warms caches; reported separately
         assert first["status"] == "graded", first.get("message")
         times, totals = [], set()
@@ -53,6 +57,7 @@ def main() -> None:
     g, b = summary(times), summary(bare)
     data = {
         "suite": args.suite,
+        "preload": list(preload),
         "code": str((args.code or CORRECT[args.suite]).relative_to(ROOT)),
         "grading_seconds": g,
         "first_grading_seconds": first["duration_s"],
@@ -61,7 +66,8 @@ def main() -> None:
         "goal_ratio_below": 0.5,
         "totals_seen": sorted(totals),
     }
-    path = write("grade_one" if args.suite == "attention" else f"grade_one_{args.suite}", data)
+    name = "grade_one" if args.suite == "attention" else f"grade_one_{args.suite}"
+    path = write(name + ("_no_preload" if args.no_preload else ""), data)
     print(f"grading one correct submission: median {g['median'] * 1000:.0f} ms (p95 {g['p95'] * 1000:.0f} ms)")
     print(f"bare python -c 'import torch':  median {b['median'] * 1000:.0f} ms")
     print(f"ratio {data['ratio_median']:.3f} (goal < 0.5); totals {sorted(totals)}; written to {path}")
