@@ -38,6 +38,11 @@ class Status(enum.StrEnum):
     ERROR = "error"
 
 
+# Named groups: a run or submission still waiting for its result, and one that has it.
+PENDING: tuple[Status, ...] = (Status.QUEUED, Status.RUNNING)
+FINAL: tuple[Status, ...] = (Status.GRADED, Status.ERROR)
+
+
 class User(UserMixin, db.Model):
     __tablename__ = "users"
 

@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.coursework import rubric_for
 from app.extensions import db
-from app.models import Assignment, GradingRun, Status, Submission, User, utcnow
+from app.models import PENDING, Assignment, GradingRun, Status, Submission, User, utcnow
 from app.queue import enqueue_run
 from app.storage import BlobStore, StorageUnavailable
 
@@ -90,7 +90,7 @@ def check_policy(assignment: Assignment, student: User, now: datetime, max_pendi
         Submission.assignment_id == assignment.id, Submission.student_id == student.id
     )
     pending = db.session.scalar(
-        select(func.count()).select_from(mine.where(Submission.status.in_(["queued", "running"])).subquery())
+        select(func.count()).select_from(mine.where(Submission.status.in_(PENDING)).subquery())
     )
     if max_pending and pending >= max_pending:
         raise SubmissionRefused(
@@ -244,13 +244,3 @@ def submit(
     # Queue only after the commit: a worker must never receive an id it cannot read yet.
     enqueue_run(run.id)
     return submission
-
-
-def request_regrade(submission: Submission, trigger: str = "regrade") -> GradingRun:
-    """Add a new run for a submission; the old runs stay for the old-vs-new comparison."""
-    run = GradingRun(submission=submission, trigger=trigger)
-    submission.status = Status.QUEUED.value
-    db.session.add(run)
-    db.session.commit()
-    enqueue_run(run.id)
-    return run

@@ -49,7 +49,7 @@ def real_results() -> list[dict]:
     return out
 
 
-def seed(app, students: int, attempts: int, results: list[dict]) -> dict:  # noqa: ANN001
+def seed(app, students: int, attempts: int, results: list[dict]) -> dict:
     from sqlalchemy import insert
 
     from app.assignments import ensure_assignment
@@ -135,7 +135,7 @@ def seed(app, students: int, attempts: int, results: list[dict]) -> dict:  # noq
     return {"counts": counts, "teacher_id": teacher_id}
 
 
-def measure(app, teacher_id: int, path: str, repeats: int) -> dict:  # noqa: ANN001
+def measure(app, teacher_id: int, path: str, repeats: int) -> dict:
     from sqlalchemy import event
 
     from app.extensions import db
@@ -146,7 +146,7 @@ def measure(app, teacher_id: int, path: str, repeats: int) -> dict:  # noqa: ANN
         sess["_fresh"] = True
     statements: list[str] = []
 
-    def count(conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001, ANN202
+    def count(conn, cursor, statement, parameters, context, executemany):
         statements.append(statement)
 
     with app.app_context():

@@ -184,7 +184,7 @@ class GradingPlugin:
             if call.excinfo is not None:
                 self.log.append(f"[{tid}] teardown error:\n{report.longreprtext}")
             return
-        if any(p.deaths and not p._sessions.reopen for p in self._phase_proxies()):
+        if any(p.deaths for p in self._phase_proxies()):
             item.session.shouldstop = "the sandbox session was lost"  # the parent continues afresh
         if call.excinfo is None:
             if call.when == "call":

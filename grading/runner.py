@@ -117,7 +117,7 @@ def _error_result(assignment: str, message: str, log: list[str], t0: float, rubr
     except Exception:  # noqa: BLE001
         version = "unknown"
     return {"status": "error", "message": message, "total": 0,
-            "max_total": scoring._num(rubric.max_total) if rubric is not None else 100,
+            "max_total": scoring.num(rubric.max_total) if rubric is not None else 100,
             "categories": cats, "tests": [], "audit": None, "measurements": {},
             "example_weights": {"student": None, "reference": None}, "grader_version": version,
             "duration_s": round(time.perf_counter() - t0, 3), "review": [], "log": _cap_log(log)}
@@ -218,7 +218,7 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
         "status": "graded",
         "message": cat(*messages, sep="; ") if messages else None,
         "total": scoring.total(categories),
-        "max_total": scoring._num(rubric.max_total),
+        "max_total": scoring.num(rubric.max_total),
         "categories": categories,
         "tests": tests,
         "audit": audit,

@@ -48,6 +48,13 @@ class Suite:
     packages: tuple[str, ...] = ()
 
 
+def suite_names() -> list[str]:
+    """Every assignment plug-in: the folders of grader_tests/ that hold a suite.py."""
+    from rubric.loader import SUITE_ROOT
+
+    return sorted(p.parent.name for p in SUITE_ROOT.glob("*/suite.py") if p.parent.name.isidentifier())
+
+
 def load_suite(name: str) -> Suite:
     """Import `grader_tests.<name>.suite` and return its `SUITE`, or raise SuiteError.
 

@@ -226,7 +226,7 @@ def store_result(run_id: int, worker: str, result: dict[str, Any]) -> bool:
 
     The run's status, its result and its TestResult rows are one transaction: a duplicate
     delivery, a retry after a lost commit acknowledgement, or a takeover can never add rows."""
-    graded = result.get("status") == "graded"
+    graded = result.get("status") == Status.GRADED
     values: dict[str, Any] = dict(
         status=Status.GRADED.value if graded else Status.ERROR.value,
         status_reason=None if graded else (result.get("message") or "grader error"),

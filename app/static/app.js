@@ -51,7 +51,8 @@
   }
   function needsAuditConfirmation(form) {
     var audit = form.querySelector("input[name=audit]");
-    if (audit && audit.files && audit.files.length) return false;
+    if (!audit) return false;  // an assignment without a written audit has no audit field
+    if (audit.files && audit.files.length) return false;
     var remove = form.querySelector("input[name=remove_audit]");
     var kept = form.getAttribute("data-has-audit") && !(remove && remove.checked);
     if (kept) return false;

@@ -19,8 +19,8 @@ import types
 
 import numpy as np
 import torch
-import torch.nn  # noqa: F401
-import torch.nn.functional  # noqa: F401
+import torch.nn
+import torch.nn.functional
 
 from grading.sandbox import protocol
 

@@ -10,11 +10,11 @@ import tracemalloc
 
 import pypdf
 import pytest
-from conftest import make_heatmap, make_pdf, make_png_header_only
 from PIL import Image
 
 from grading import inputs
 from grading.inputs import FigureInfo, InputError, validate_audit, validate_code, validate_figure
+from tests.audit.helpers import make_heatmap, make_pdf, make_png_header_only
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

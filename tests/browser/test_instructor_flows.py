@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from app.extensions import db
 from app.models import GradingRun, RegradeBatch, utcnow
-from tests.browser.conftest import SCREENSHOTS, FakeWorker, full_result
+from tests.browser.helpers import SCREENSHOTS, FakeWorker, full_result
 from tests.browser.test_browser_flows import login, seed_class
 
 pytestmark = pytest.mark.browser
@@ -20,7 +20,7 @@ MASK_TEST = "test_blocked_key_gets_zero_weight"
 
 
 @pytest.fixture
-def course_with_class(web, factory):  # noqa: ANN001, ANN201
+def course_with_class(web, factory):
     a = factory.assignment()
     a.deadline = utcnow() - timedelta(hours=30)               # 2 started days ago
     db.session.commit()
@@ -32,7 +32,7 @@ def course_with_class(web, factory):  # noqa: ANN001, ANN201
     return {"assignment": a, "teacher": teacher, "alice": alice, "sub": sub}
 
 
-def teacher_page(browser, live_server: str, teacher):  # noqa: ANN001, ANN201
+def teacher_page(browser, live_server: str, teacher):
     """A fresh English browser context signed in as the instructor, on the dashboard."""
     ctx = browser.new_context(viewport={"width": 1360, "height": 1000}, locale="en-US")
     page = ctx.new_page()

@@ -42,13 +42,13 @@ def heatmap_png() -> bytes:
 
 
 @pytest.fixture
-def served(tmp_path):  # noqa: ANN001, ANN201
+def served(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY")}
     env["DATA_DIR"] = str(tmp_path / "data")
     for args in (["db", "upgrade"], ["demo"]):
         assert subprocess.run([str(BIN), *args], env=env, capture_output=True).returncode == 0
     port = free_port()
-    log = open(tmp_path / "run.log", "wb")  # noqa: SIM115
+    log = open(tmp_path / "run.log", "wb")
     proc = subprocess.Popen([str(BIN), "run", "--port", str(port), "--concurrency", "1"], env=env,
                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
@@ -78,7 +78,7 @@ def served(tmp_path):  # noqa: ANN001, ANN201
         log.close()
 
 
-def sign_in(page, base: str, email: str) -> None:  # noqa: ANN001
+def sign_in(page, base: str, email: str) -> None:
     page.goto(f"{base}/login")
     page.fill("input[name=email]", email)
     page.fill("input[name=password]", PASSWORD)

@@ -12,7 +12,7 @@ import pytest
 from app.extensions import db
 from app.models import utcnow
 from tests.browser.a11y import axe_violations, overflow
-from tests.browser.conftest import full_result
+from tests.browser.helpers import full_result
 from tests.browser.test_browser_flows import login
 
 pytestmark = pytest.mark.browser
@@ -32,7 +32,7 @@ def load_failure(result: dict) -> dict:
     return result
 
 
-def seed(web, factory) -> dict:  # noqa: ANN001
+def seed(web, factory) -> dict:
     """A student with three graded attempts (one that did not load), a classmate, an instructor."""
     from app.storage import BlobStore
     from app.submitting import Upload, submit

@@ -12,7 +12,7 @@ from grader_tests.attention.diagnose import FAULTS
 from grading.i18n import is_msg
 from grading.plugin import GENERIC_ERROR
 from grading.runner import GradeInput, grade
-from tests.grading.conftest import SUBMISSIONS
+from tests.grading.helpers import SUBMISSIONS
 
 CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
 FAULTY = sorted((SUBMISSIONS / "faulty").glob("*.py"))

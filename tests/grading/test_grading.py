@@ -10,7 +10,7 @@ import pytest
 
 from grading.runner import GradeInput, grade
 from rubric.scoring import student_view
-from tests.grading.conftest import SUBMISSIONS, expected_category
+from tests.grading.helpers import SUBMISSIONS, expected_category
 
 CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
 CORRECT = sorted((SUBMISSIONS / "correct").glob("*.py"))

@@ -6,14 +6,14 @@ import io
 from datetime import datetime, timedelta
 
 from app.extensions import db
-from tests.web.conftest import AUDIT_MD, GOOD_CODE, png_bytes, realistic_result
+from tests.web.helpers import AUDIT_MD, GOOD_CODE, png_bytes, realistic_result
 
 
 def bearer(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
 
 
-def upload(client, token, code=GOOD_CODE, filename="attention.py", **extra):  # noqa: ANN001, ANN003, ANN201
+def upload(client, token, code=GOOD_CODE, filename="attention.py", **extra):
     data = {"code": (io.BytesIO(code), filename)}
     data.update(extra)
     return client.post("/api/v1/submissions", data=data, headers=bearer(token),

@@ -24,7 +24,7 @@ from app.models import (
     User,
     utcnow,
 )
-from tests.web.conftest import realistic_result
+from tests.web.helpers import realistic_result
 from tests.web.test_instructor import confirm_regrade
 
 
@@ -36,7 +36,7 @@ def forget_cached_user() -> None:
     g.pop("_login_user", None)
 
 
-def switch(client, web, user) -> None:  # noqa: ANN001
+def switch(client, web, user) -> None:
     """Sign out whoever is signed in, then sign in as `user`."""
     client.post("/logout")
     web.login(client, user)
@@ -161,7 +161,7 @@ def test_extension_for_an_unknown_student_is_refused_in_both_languages(client, w
 
 def test_test_and_category_overrides_need_a_comment_survive_regrades_and_show_to_the_student(client, web,
                                                                                               course):
-    from app.submitting import request_regrade
+    from app.regrading import request_regrade
 
     sub = web.submit(course["alice"])
     web.grade(sub, realistic_result(fail_mask=True))      # 92: the mask test got 0 of 4
@@ -203,7 +203,7 @@ def test_test_and_category_overrides_need_a_comment_survive_regrades_and_show_to
                    ("category:implementation", 20.0, None)]
 
 
-def _bearer(web, user) -> dict:  # noqa: ANN001
+def _bearer(web, user) -> dict:
     return {"Authorization": f"Bearer {web.f.token(user)}"}
 
 
@@ -384,7 +384,7 @@ def test_links_for_every_student_without_a_password(client, web, course):
 
 
 @pytest.fixture
-def graded_class(web, course, factory):  # noqa: ANN001, ANN201
+def graded_class(web, course, factory):
     web.grade(web.submit(course["alice"]))                                  # 96
     web.grade(web.submit(course["bob"]), realistic_result(fail_mask=True))  # 92
     factory.student(email="wang@example.edu", name="王小明")                 # no attempt
@@ -480,7 +480,7 @@ def test_openapi_describes_the_instructor_endpoints(client):
 # --- permissions and CSRF ------------------------------------------------------------------------
 
 
-def instructor_routes(course, sub_id: int) -> tuple[list[str], list[tuple[str, dict]]]:  # noqa: ANN001
+def instructor_routes(course, sub_id: int) -> tuple[list[str], list[tuple[str, dict]]]:
     gets = ["/instructor/settings", "/instructor/log", "/instructor/regrades", "/instructor/regrade?scope=counting",
             "/instructor/tests/test_sdpa_interface", "/instructor/similarity", "/instructor/similarity/status",
             "/instructor/gradebook.csv?format=canvas", "/instructor/gradebook.csv?format=moodle"]
