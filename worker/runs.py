@@ -41,6 +41,7 @@ from app.extensions import db
 from app.models import GradingRun, Status, Submission, TestResult, WorkerHeartbeat, utcnow
 from app.storage import BlobStore
 from autograder import settings
+from grading.i18n import encode
 
 log = logging.getLogger(__name__)
 
@@ -264,7 +265,8 @@ def store_result(run_id: int, worker: str, result: dict[str, Any]) -> bool:
                 points=t["points"],
                 max_points=t["max_points"],
                 hidden=bool(t.get("hidden")),
-                feedback=t.get("feedback") or "",
+                # Bilingual feedback ({"en", "zh"}) goes into the Text column as JSON (grading/i18n.py).
+                feedback=encode(t.get("feedback")),
             )
             for t in result.get("tests", [])
         )

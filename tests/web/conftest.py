@@ -111,6 +111,7 @@ class Web:
         """Mark the newest (or given) run graded with `result`, as the worker would."""
         from app.extensions import db
         from app.models import TestResult, utcnow
+        from grading.i18n import encode  # a bilingual feedback is stored as JSON, as the worker does
 
         result = result or realistic_result()
         run = run or submission.latest_run
@@ -127,7 +128,7 @@ class Web:
         for t in result["tests"]:
             db.session.add(TestResult(run_id=run.id, test_id=t["id"], category=t["category"],
                                       outcome=t["outcome"], points=t["points"], max_points=t["max_points"],
-                                      hidden=t["hidden"], feedback=t.get("feedback") or ""))
+                                      hidden=t["hidden"], feedback=encode(t.get("feedback"))))
         submission.status = "graded"
         db.session.commit()
         return run

@@ -241,30 +241,38 @@ def test_carried_audit_is_graded_again_by_the_real_grader(app, client, web, cour
 # --- results read as sentences -----------------------------------------------------------------
 
 
-def load_failure_result() -> dict:
+def load_failure_result(bilingual: bool = True) -> dict:
+    """A load failure as the engine reports it: bilingual messages (grading/i18n.py), or plain
+    English strings as results stored before that were."""
     result = realistic_result()
     for t in result["tests"]:
-        t.update(outcome="failed", points=0, feedback="not run: attention.py did not load")
+        t.update(outcome="failed", points=0,
+                 feedback={"en": "not run: attention.py did not load", "zh": "未运行：attention.py 无法导入"}
+                 if bilingual else "not run: attention.py did not load")
     for name in ("formula_shape", "implementation", "mask_parity"):
         result["categories"][name]["score"] = 0
     result["total"] = result["categories"]["audit"]["score"]
-    result["message"] = "attention.py did not load: SyntaxError at line 2: expected ':'"
+    en = "attention.py did not load: SyntaxError at line 2: expected ':'; the audit PDF had an unreadable page"
+    zh = "attention.py 无法导入：第 2 行出现 SyntaxError：expected ':'; 审计 PDF 有一页无法读取"
+    result["message"] = {"en": en, "zh": zh} if bilingual else en
     result["measurements"] = {}
     return result
 
 
-def test_a_syntax_error_is_shown_first_with_its_line_in_the_students_language(client, web, course):
+@pytest.mark.parametrize("bilingual", [True, False], ids=["bilingual-message", "stored-english-message"])
+def test_a_syntax_error_is_shown_first_with_its_line_in_the_students_language(client, web, course, bilingual):
     from app.storage import BlobStore
     from app.submitting import Upload, submit
 
     broken = b"import torch\nclass ScaledDotProductAttention(torch.nn.Module)\n    pass\n"
     sub = submit(course["assignment"], course["alice"], Upload("attention.py", broken),
                  store=BlobStore(web.app.config["UPLOAD_DIR"]), max_pending=0)
-    web.grade(sub, load_failure_result())
+    web.grade(sub, load_failure_result(bilingual))
     web.login(client, course["alice"])
     zh = client.get(f"/submissions/{sub.id}", headers={"Accept-Language": "zh"}).get_data(as_text=True)
     assert zh.index('id="load-error"') < zh.index('id="tests-title"')   # the message comes first
     assert "第 2 行出现 SyntaxError：expected &#39;:&#39;" in zh or "第 2 行出现 SyntaxError：expected ':'" in zh
+    assert "审计 PDF" not in zh[zh.index('id="load-error"'):zh.index('id="tests-title"')]
     assert "class ScaledDotProductAttention(torch.nn.Module)" in zh      # the offending source line
     assert re.search(r'<span class="hit"><span class="ln" aria-hidden="true">2</span>', zh)
     # the "not run" rows are collapsed under it
