@@ -17,11 +17,12 @@ from sqlalchemy.orm import selectinload
 from app import gradebook
 from app.assignments import default_assignment
 from app.authz import queue_position, rate_key, submit_limit, token_required
+from app.coursework import rubric_for
 from app.errors import PAGES, api_error, both
 from app.extensions import db, limiter
 from app.models import Assignment, AuditReview, Submission
 from app.openapi import spec
-from app.scores import effective_for, student_view
+from app.scores import effective_for, fmt, student_view
 from app.storage import BlobStore
 from app.submitting import SubmissionRefused, Upload, submit
 
@@ -119,9 +120,11 @@ def create_submission():  # noqa: ANN201
             "url": f"/api/v1/submissions/{sub.id}",
             # A code-only resubmission keeps the previous audit and figure; say which were kept.
             "carried_forward": {"audit": sub.audit_from_attempt, "figure": sub.figure_from_attempt}}
-    if not sub.audit_sha256:
+    rubric = rubric_for(sub.assignment.suite)
+    if rubric.audit_category and not sub.audit_sha256:
         body["warnings"] = [{"code": "no_audit", "message": both(_l(
-            "No audit was submitted or kept: the audit and the figure carry 15 of the 100 points."))}]
+            "No audit was submitted or kept: the audit and the figure carry %(a)s of the %(t)s points."),
+            a=fmt(rubric.audit_max), t=fmt(rubric.max_total))}]
     resp = jsonify(body)
     resp.status_code = 202
     resp.headers["Location"] = f"/api/v1/submissions/{sub.id}"
@@ -195,12 +198,15 @@ def get_gradebook():  # noqa: ANN201
     a = db.session.scalar(select(Assignment).where(Assignment.slug == slug)) if slug else default_assignment()
     if a is None:
         return api_error("assignment_not_found", 404, _l("No assignment is published yet."))
-    rows = gradebook.class_rows(a)
+    rows, rubric = gradebook.class_rows(a), rubric_for(a.suite)
     if request.args.get("format") == "csv":
-        return Response(gradebook.to_csv(rows), mimetype="text/csv; charset=utf-8",
+        return Response(gradebook.to_csv(rows, rubric), mimetype="text/csv; charset=utf-8",
                         headers={"Content-Disposition": f'attachment; filename="gradebook-{a.slug}.csv"'})
     return jsonify({"assignment": a.slug, "score_rule": gradebook.SCORE_HEADER,
-                    "students": gradebook.export_rows(rows)})
+                    # A list: JSON objects are sorted by key, the rubric's order is the columns'.
+                    "categories": [{"name": name, "max": c["max"], "label": c["label"]}
+                                   for name, c in rubric.categories.items()],
+                    "students": gradebook.export_rows(rows, rubric)})
 
 
 @bp.get("/openapi.json")

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from sqlalchemy import case, func, select
 
-from app.coursework import CATEGORY_ORDER
+from app.coursework import RubricView, rubric_for
 from app.extensions import db
 from app.models import Assignment, AuditReview, GradingRun, Role, Submission, TestResult, User
 from app.monitoring import live_workers
@@ -78,6 +78,7 @@ def class_rows(assignment: Assignment) -> list[StudentRow]:
     students = db.session.execute(
         select(User.id, User.email, User.name).where(User.role == Role.STUDENT.value).order_by(User.email)
     ).all()
+    rubric = rubric_for(assignment.suite)
     rows = {s.id: StudentRow(s.id, s.email, s.name or "") for s in students}
     subs = db.session.execute(
         select(Submission.id, Submission.student_id, Submission.attempt, Submission.status,
@@ -109,7 +110,7 @@ def class_rows(assignment: Assignment) -> list[StudentRow]:
         if run is not None:
             summary.grader_version = run.grader_version
             summary.score = effective(
-                run.total, run.max_total, run.categories,
+                run.total, run.max_total, run.categories, rubric=rubric,
                 late_days=s.late_days, penalty_per_day=assignment.late_penalty_per_day,
                 audit_override=newest_review.get(s.id),
             )
@@ -199,7 +200,8 @@ def queue_stats() -> dict:
 SCORE_HEADER = "score (best attempt, after late penalty and audit override)"
 
 
-def export_rows(rows: list[StudentRow]) -> list[dict]:
+def export_rows(rows: list[StudentRow], rubric: RubricView) -> list[dict]:
+    """One dict per student; `categories` has the rubric's categories, in rubric order."""
     out = []
     for r in rows:
         best = r.best
@@ -208,9 +210,9 @@ def export_rows(rows: list[StudentRow]) -> list[dict]:
             "email": r.email,
             "name": r.name,
             "score": round(best.score.total, 2) if best else None,
-            "max": best.score.max_total if best else 100,
+            "max": best.score.max_total if best else rubric.max_total,
             "best_attempt": best.attempt if best else None,
-            "categories": {k: (cats.get(k) or {}).get("score") for k in CATEGORY_ORDER},
+            "categories": {k: (cats.get(k) or {}).get("score") for k in rubric.names},
             "attempts": r.attempts,
             "late_days": best.late_days if best else 0,
             "status": r.status,
@@ -219,12 +221,13 @@ def export_rows(rows: list[StudentRow]) -> list[dict]:
     return out
 
 
-def to_csv(rows: list[StudentRow]) -> bytes:
-    """UTF-8 with a BOM (Excel opens Chinese names correctly); one row per student."""
+def to_csv(rows: list[StudentRow], rubric: RubricView) -> bytes:
+    """UTF-8 with a BOM (Excel opens Chinese names correctly); one row per student, one column
+    per rubric category."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
-    w.writerow(["email", "name", SCORE_HEADER, *CATEGORY_ORDER, "attempts", "best_attempt", "late_days"])
-    for item in export_rows(rows):
+    w.writerow(["email", "name", SCORE_HEADER, *rubric.names, "attempts", "best_attempt", "late_days"])
+    for item in export_rows(rows, rubric):
         w.writerow([
             _safe_cell(item["email"]), _safe_cell(item["name"]),
             "" if item["score"] is None else fmt(item["score"]),

@@ -31,7 +31,7 @@ from app.extensions import db
 from app.models import Assignment, AuditReview, GradingRun, Submission, User
 from app.regrading import select_for_regrade
 from app.roster import import_roster
-from app.scores import effective, effective_for
+from app.scores import effective, effective_for, fmt
 from app.storage import BlobStore
 
 bp = Blueprint("instructor", __name__)
@@ -112,6 +112,7 @@ def student(user_id: int):  # noqa: ANN201
         )
     )
     store = BlobStore(current_app.config["UPLOAD_DIR"])
+    rubric = rubric_for(a.suite)
     from app.student import audit_text
 
     attempts = []
@@ -122,7 +123,7 @@ def student(user_id: int):  # noqa: ANN201
             code = ""
         runs = []
         for r in s.runs:
-            runs.append((r, effective(r.total, r.max_total, r.categories, late_days=s.late_days,
+            runs.append((r, effective(r.total, r.max_total, r.categories, rubric=rubric, late_days=s.late_days,
                                       penalty_per_day=a.late_penalty_per_day,
                                       audit_override=s.audit_review.score if s.audit_review else None)))
         attempts.append({
@@ -134,7 +135,7 @@ def student(user_id: int):  # noqa: ANN201
             "queue_position": queue_position(s.latest_run),
         })
     return render_template("instructor/student.html", user=user, assignment=a, attempts=attempts,
-                           rubric=rubric_for(a.suite))
+                           rubric=rubric)
 
 
 @bp.post("/submissions/<int:submission_id>/review")
@@ -142,12 +143,15 @@ def review(submission_id: int):  # noqa: ANN201
     sub = db.session.get(Submission, submission_id)
     if sub is None:
         abort(404)
+    top = rubric_for(sub.assignment.suite).audit_max
+    if top is None:
+        abort(404)  # this assignment has no written audit to review
     try:
         score = float(request.form.get("score", ""))
     except ValueError:
         score = -1
-    if not 0 <= score <= 15:
-        flash(_("The audit score must be a number from 0 to 15."), "error")
+    if not 0 <= score <= top:
+        flash(_("The audit score must be a number from 0 to %(m)s.", m=fmt(top)), "error")
     else:
         db.session.add(AuditReview(submission_id=sub.id, reviewer_id=current_user.id, score=score,
                                    comment=request.form.get("comment", "")[:5000]))
@@ -248,7 +252,7 @@ def roster():  # noqa: ANN201
 @bp.get("/gradebook.csv")
 def gradebook_csv():  # noqa: ANN201
     a = chosen_assignment()
-    body = gradebook.to_csv(gradebook.class_rows(a))
+    body = gradebook.to_csv(gradebook.class_rows(a), rubric_for(a.suite))
     name = f"gradebook-{a.slug}-{datetime.now():%Y%m%d-%H%M}.csv"
     return Response(body, mimetype="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}"',

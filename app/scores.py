@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from app.coursework import AUDIT_MAX, CATEGORY_ORDER
+from app.coursework import RubricView, rubric_for
 from rubric.scoring import student_view  # noqa: F401 - re-exported for the views
 
 T = TypeVar("T")
@@ -53,32 +53,36 @@ def effective(
     max_total: float | None,
     categories: dict[str, Any] | None,
     *,
+    rubric: RubricView,
     late_days: int = 0,
     penalty_per_day: float = 0.0,
     audit_override: float | None = None,
 ) -> Effective | None:
-    """None when there is no graded total. The override replaces the audit category; the late
-    penalty (penalty_per_day × late_days, at most 100 %) is then taken off the whole total."""
+    """None when there is no graded total. The override replaces the rubric's audit category
+    (clamped to its max; ignored when the assignment has no audit); the late penalty
+    (penalty_per_day × late_days, at most 100 %) is then taken off the whole total."""
     if total is None:
         return None
     cats = {k: dict(v) for k, v in (categories or {}).items()}
+    audit = rubric.audit_category
     auto = None
     raw = float(total)
-    if "audit" in cats:
-        auto = float(cats["audit"].get("score") or 0)
+    if audit is not None and audit in cats:
+        auto = float(cats[audit].get("score") or 0)
+    if audit is None:
+        audit_override = None
     if audit_override is not None:
-        override = min(max(float(audit_override), 0.0), float(cats.get("audit", {}).get("max") or AUDIT_MAX))
+        top = float(cats.get(audit, {}).get("max") or rubric.audit_max or 0)
+        override = min(max(float(audit_override), 0.0), top)
         raw = raw - (auto or 0.0) + override
-        cats.setdefault("audit", {"max": AUDIT_MAX})
-        cats["audit"] = {**cats["audit"], "score": _num(override), "auto": None if auto is None else _num(auto)}
+        cats[audit] = {"max": _num(top), **cats.get(audit, {}), "score": _num(override),
+                       "auto": None if auto is None else _num(auto)}
     fraction = min(1.0, max(0.0, float(penalty_per_day or 0) * max(0, late_days)))
     penalty = raw * fraction
-    ordered = {k: cats[k] for k in CATEGORY_ORDER if k in cats}
-    ordered.update({k: v for k, v in cats.items() if k not in ordered})
     return Effective(
         raw_total=raw,
-        max_total=float(max_total or 100),
-        categories=ordered,
+        max_total=float(max_total or rubric.max_total),
+        categories=rubric.ordered(cats),
         audit_auto=auto,
         audit_override=audit_override,
         late_days=late_days,
@@ -97,6 +101,7 @@ def effective_for(submission, run) -> Effective | None:  # noqa: ANN001
         run.total,
         run.max_total,
         run.categories,
+        rubric=rubric_for(submission.assignment.suite),
         late_days=submission.late_days,
         penalty_per_day=submission.assignment.late_penalty_per_day,
         audit_override=review.score if review else None,

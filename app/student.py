@@ -114,6 +114,8 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
         contract=contract,
         contract_source=contract_source,
         rubric=rubric_for(assignment.suite),
+        assignments=list(db.session.scalars(
+            select(Assignment).where(Assignment.published.is_(True)).order_by(Assignment.id))),
         attempts=attempts,
         counted=counted[0] if counted else None,
         late_now=late_days(assignment, now),

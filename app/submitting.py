@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
+from app.coursework import rubric_for
 from app.extensions import db
 from app.models import Assignment, GradingRun, Status, Submission, User, utcnow
 from app.queue import enqueue_run
@@ -162,6 +163,10 @@ def submit(
     forward unless `keep_audit` (`keep_figure`) is False: the student removed it."""
     now = now or utcnow()
     validate_uploads(code, audit, figure)
+    if (audit is not None or figure is not None) and rubric_for(assignment.suite).audit_category is None:
+        raise SubmissionRefused(
+            "no_audit", "This assignment has no written audit or figure: submit the code only.",
+            "本作业没有审计文字和图片：只需提交代码。", 422)
     for _ in range(5):
         try:
             # One student's uploads are serialised by a row lock on the student (PostgreSQL;

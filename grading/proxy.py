@@ -364,6 +364,20 @@ class StudentProxy:
         what = f"{handle.cls_name}.forward" if method == "__call__" else f"{handle.cls_name}.{method}"
         return self._run(what, lambda s: s.call(handle.id(s), method, *args, **kwargs))
 
+    def function(self, name: str, *args, **kwargs) -> Any:
+        """``name(*args, **kwargs)`` for a module-level function of the student's file (tensors,
+        NumPy arrays and plain values cross the boundary; see grading/sandbox/protocol.py)."""
+        def call(session):
+            try:
+                return session.call_function(name, *args, **kwargs)
+            except Exception as exc:
+                if _kind_of(exc) == "StudentError" and getattr(exc, "kind", "") == "AttributeError" \
+                        and getattr(exc, "lineno", None) is None and name in str(getattr(exc, "message", exc)):
+                    raise Feedback(msg(f"{self.filename} does not define {name}",
+                                       f"{self.filename} 没有定义 {name}")) from None
+                raise
+        return self._run(f"{name}()", call)
+
     def grad(self, handle: Handle, args: Sequence, kwargs: dict, grad_output: Tensor,
              wrt: Sequence[int]) -> list[Tensor]:
         self.instantiate(handle)

@@ -81,6 +81,11 @@ def _grade_audit(inp: GradeInput, assignment: str, measured: dict, tests: list,
                  weights: list | None) -> tuple[dict | None, Msg | None]:
     """(audit result, message about unreadable parts).  Raises on a failure of the checker itself."""
     checklist = suite_state(assignment).checklist
+    if checklist is None:
+        if inp.audit is None and inp.figure is None:
+            return None, None
+        return None, msg("this assignment has no written audit: the audit and figure files were not read",
+                         "本作业没有审计文字：审计文字和图片均未读取")
     text = figure = None
     notes = []
     if inp.audit is not None:

@@ -59,9 +59,11 @@ def suite_state(assignment: str) -> SuiteState:
         h.update(path.name.encode())
         h.update(path.read_bytes())
     version = f"{suite.version}+{h.hexdigest()[:10]}"
-    # The audit checklist is part of the same stamp: parsed once per version (YAML costs ~0.1 s).
-    checklist = load_checklist(rubric_path(assignment).parent / "audit.yaml")
     rubric = load_rubric(assignment)
+    # The audit checklist is part of the same stamp: parsed once per version (YAML costs ~0.1 s).
+    # An assignment whose rubric has no audit category has no checklist (and no audit.yaml).
+    has_audit = any(c.source == "audit" for c in rubric.categories.values())
+    checklist = load_checklist(rubric_path(assignment).parent / "audit.yaml") if has_audit else None
     check_against_rubric(assignment, suite, list(rubric.categories))
     state = SuiteState(stamp, suite, rubric, checklist, version)
     _states[assignment] = state

@@ -512,6 +512,12 @@ class Session:
         return self._request("call", self.limits.call_timeout, f"call {method}", handle=handle,
                              method=method, args=list(args), kwargs=kwargs)
 
+    def call_function(self, name: str, /, *args, **kwargs):
+        """``name(*args, **kwargs)`` for a module-level function of the student's file."""
+        self._need_load()
+        return self._request("fn", self.limits.call_timeout, f"{name}()", name=name,
+                             args=list(args), kwargs=kwargs)
+
     def set_params(self, handle: int, params: dict[str, torch.Tensor]) -> None:
         self._need_load()
         self._request("set_params", self.limits.call_timeout, "set_params", handle=handle,

@@ -15,9 +15,12 @@ Encoded values (a raw JSON object is always a tag, so user dicts cannot be confu
 * ``tuple``: ``{"T": [...]}``
 * ``dict`` with ``str`` keys: ``{"D": {...}}``
 * ``torch.Tensor``: ``{"X": i}`` where ``t[i] = {"dtype", "shape", "offset", "nbytes"}``
+* ``numpy.ndarray``: ``{"A": i}``, the same descriptor table and the same raw little-endian bytes
+  (bfloat16 excepted, which NumPy lacks), so NumPy assignments send and receive arrays as arrays
 
 On decoding, each tensor becomes a fresh, plain, contiguous CPU tensor made from the body with
-``torch.frombuffer(...).clone()``: never a view of the receive buffer, never a subclass.
+``torch.frombuffer(...).clone()``, and each array a fresh, plain, C-contiguous ``numpy.ndarray``
+made with ``numpy.frombuffer(...).copy()``: never a view of the receive buffer, never a subclass.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import socket
 import struct
 import sys
 
+import numpy as np
 import torch
 
 HEADER_CAP = 1 << 20          # 1 MiB
@@ -51,6 +55,9 @@ DTYPES: dict[str, torch.dtype] = {
 }
 _DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
 _ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "bool": 1}
+# NumPy dtypes that may cross the boundary: the tensor dtypes NumPy has, little-endian.
+NP_DTYPES: dict[str, np.dtype] = {name: np.dtype(name).newbyteorder("<")
+                                  for name in DTYPES if name != "bfloat16"}
 
 assert sys.byteorder == "little", "the wire format is little-endian"
 
@@ -76,6 +83,11 @@ def tensor_bytes(t: torch.Tensor) -> bytes:
     if n == 0:
         return b""
     return ctypes.string_at(t.data_ptr(), n)
+
+
+def array_bytes(a: np.ndarray) -> bytes:
+    """Raw little-endian bytes of a NumPy array, copied into a fresh C-contiguous base array."""
+    return np.array(a, dtype=NP_DTYPES[a.dtype.name], order="C", copy=True, subok=False).tobytes()
 
 
 def encode(value, body_cap: int = BODY_CAP) -> bytes:
@@ -114,6 +126,22 @@ def encode(value, body_cap: int = BODY_CAP) -> bytes:
             chunks.append(data)
             size[0] += len(data)
             return {"X": len(tensors) - 1}
+        if isinstance(v, np.ndarray):
+            dtype = v.dtype.name
+            if dtype not in NP_DTYPES:
+                raise ProtocolError(f"array dtype {dtype} is not allowed")
+            if v.ndim > MAX_DIMS:
+                raise ProtocolError("array has too many dimensions")
+            if len(tensors) >= MAX_TENSORS:
+                raise ProtocolError("too many tensors")
+            if size[0] + v.size * _ITEMSIZE[dtype] > body_cap:
+                raise ProtocolError(f"message body larger than {body_cap} bytes")
+            data = array_bytes(v)
+            tensors.append({"dtype": dtype, "shape": [int(s) for s in v.shape],
+                            "offset": size[0], "nbytes": len(data)})
+            chunks.append(data)
+            size[0] += len(data)
+            return {"A": len(tensors) - 1}
         if isinstance(v, tuple):
             return {"T": [enc(x, depth + 1) for x in v]}
         if isinstance(v, list):
@@ -159,7 +187,8 @@ def _check_shape(shape) -> list[int]:
     return shape
 
 
-def _make_tensor(desc, body: memoryview) -> torch.Tensor:
+def _checked_slice(desc, body: memoryview) -> tuple[str, list[int], memoryview]:
+    """(dtype name, shape, raw bytes) of one descriptor, every field checked against the body."""
     if not isinstance(desc, dict):
         raise ProtocolError("bad tensor descriptor")
     name = desc.get("dtype")
@@ -171,20 +200,33 @@ def _make_tensor(desc, body: memoryview) -> torch.Tensor:
         raise ProtocolError("bad tensor offset/size")
     if offset + nbytes > len(body):
         raise ProtocolError("tensor lies outside the message body")
-    numel = math.prod(shape)
-    if numel * _ITEMSIZE[name] != nbytes:
+    if math.prod(shape) * _ITEMSIZE[name] != nbytes:
         raise ProtocolError(f"tensor of shape {shape} and dtype {name} cannot have {nbytes} bytes")
-    dtype = DTYPES[name]
-    if numel == 0:
-        return torch.empty(shape, dtype=dtype)
     raw = body[offset:offset + nbytes]
-    if dtype is torch.bool:
-        as_u8 = torch.frombuffer(raw, dtype=torch.uint8)
-        if int(as_u8.max()) > 1:
-            raise ProtocolError("bool tensor holds values other than 0/1")
+    if name == "bool" and nbytes and int(np.frombuffer(raw, dtype=np.uint8).max()) > 1:
+        raise ProtocolError("bool tensor holds values other than 0/1")
+    return name, shape, raw
+
+
+def _make_tensor(desc, body: memoryview) -> torch.Tensor:
+    name, shape, raw = _checked_slice(desc, body)
+    dtype = DTYPES[name]
+    if not raw:
+        return torch.empty(shape, dtype=dtype)
     t = torch.frombuffer(raw, dtype=dtype).clone().reshape(shape)
     assert type(t) is torch.Tensor and t.is_contiguous()
     return t
+
+
+def _make_array(desc, body: memoryview) -> np.ndarray:
+    name, shape, raw = _checked_slice(desc, body)
+    if name not in NP_DTYPES:
+        raise ProtocolError(f"array dtype {name!r} is not allowed")
+    if not raw:
+        return np.empty(shape, dtype=name)
+    a = np.frombuffer(raw, dtype=NP_DTYPES[name]).reshape(shape).astype(name, order="C", copy=True)
+    assert type(a) is np.ndarray and a.flags.c_contiguous and a.flags.owndata
+    return a
 
 
 def decode(header_bytes: bytes, body: bytes | bytearray):
@@ -212,8 +254,21 @@ def _decode_parsed(header: dict, body: bytes | bytearray):
     if not isinstance(body, bytearray):
         body = bytearray(body)          # frombuffer wants a writable buffer (we clone anyway)
     bview = memoryview(body)
+    made: dict[tuple[str, int], object] = {}
+
+    def blob(tag: str, i: int):
+        """Tensor ``X`` or array ``A`` number ``i``, built once, on first reference."""
+        if (tag, i) not in made:
+            try:
+                made[(tag, i)] = (_make_tensor if tag == "X" else _make_array)(descs[i], bview)
+            except (RuntimeError, ValueError, OverflowError, TypeError) as e:
+                raise ProtocolError(f"bad tensor: {type(e).__name__}") from None
+        return made[(tag, i)]
+
+    # Every descriptor is validated up front, referenced or not (as before arrays existed).
     try:
-        tensors = [_make_tensor(d, bview) for d in descs]
+        for d in descs:
+            _checked_slice(d, bview)
     except (RuntimeError, ValueError, OverflowError, TypeError) as e:
         raise ProtocolError(f"bad tensor: {type(e).__name__}") from None
     count = [0]
@@ -232,8 +287,8 @@ def _decode_parsed(header: dict, body: bytes | bytearray):
                 return tuple(dec(y, depth + 1) for y in x)
             if tag == "D" and isinstance(x, dict):
                 return {k: dec(y, depth + 1) for k, y in x.items()}
-            if tag == "X" and type(x) is int and 0 <= x < len(tensors):
-                return tensors[x]
+            if tag in ("X", "A") and type(x) is int and 0 <= x < len(descs):
+                return blob(tag, x)
         raise ProtocolError("bad value encoding")
 
     return dec(header["v"], 0)

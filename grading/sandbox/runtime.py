@@ -17,6 +17,7 @@ import sys
 import traceback  # noqa: F401  (pre-imported for student code that uses it)
 import types
 
+import numpy as np
 import torch
 import torch.nn  # noqa: F401
 import torch.nn.functional  # noqa: F401
@@ -143,6 +144,10 @@ class Runtime:
             if t.layout != torch.strided:
                 t = t.to_dense()
             return t.cpu().contiguous()
+        if isinstance(value, np.ndarray | np.generic):
+            # Arrays (and NumPy scalars such as np.float64) go back as plain arrays; a subclass
+            # (np.matrix, masked arrays, student classes) is reduced to its data.
+            return np.array(value, order="C", copy=True, subok=False)
         if value is None or type(value) in (bool, int, float, str):
             return value
         if type(value) in (tuple, list) and depth < 4:
@@ -154,7 +159,7 @@ class Runtime:
             tname = type(value).__name__
         except BaseException:  # noqa: BLE001
             tname = "object"
-        raise _Fail("TypeError", f"{what} returned {tname}, expected a Tensor")
+        raise _Fail("TypeError", f"{what} returned {tname}, expected a Tensor or an array")
 
     # ------------------------------------------------------------------ ops
     def op_load(self, req):
@@ -200,6 +205,15 @@ class Runtime:
         fn = obj if method == "__call__" else getattr(obj, method)
         out = fn(*req.get("args", []), **req.get("kwargs", {}))
         return self.result(out, obj, method)
+
+    def op_fn(self, req):
+        """Call a module-level function (``softmax(a, axis=-1)``): NumPy-style assignments."""
+        owner, attr = self._resolve(self._need_module(), req["name"])
+        fn = getattr(owner, attr)
+        if not callable(fn):
+            raise _Fail("TypeError", f"{req['name']} is a {type(fn).__name__}, not a function")
+        out = fn(*req.get("args", []), **req.get("kwargs", {}))
+        return self.result(out, None, req["name"])
 
     def op_set_params(self, req):
         obj = self._handle(req["handle"])
@@ -279,7 +293,7 @@ class Runtime:
     def op_stats(self, req):
         return {"count": dict(self.count), "forbid": dict(self.forbid), "missing": list(self.missing)}
 
-    OPS = {"load": op_load, "new": op_new, "call": op_call, "set_params": op_set_params,
+    OPS = {"load": op_load, "new": op_new, "call": op_call, "fn": op_fn, "set_params": op_set_params,
            "describe": op_describe, "grad": op_grad, "stats": op_stats}
 
     # ------------------------------------------------------------------ loop

@@ -5,18 +5,15 @@ audit, load failure first, counted attempt, comparison, local deadline) work as 
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
-from playwright.sync_api import expect
 
 from app.extensions import db
-from app.models import Submission, utcnow
+from app.models import utcnow
 from tests.browser.a11y import axe_violations, overflow
-from tests.browser.conftest import SCREENSHOTS, FakeWorker, full_result
-from tests.browser.test_browser_flows import AUDIT, heatmap_png, login
-from tests.web.conftest import GOOD_CODE
+from tests.browser.conftest import full_result
+from tests.browser.test_browser_flows import login
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,8 @@ import pytest
 
 from grader_tests.attention.diagnose import FAULTS
 from grading.i18n import is_msg
-from grading.runner import GENERIC_ERROR, GradeInput, grade
+from grading.plugin import GENERIC_ERROR
+from grading.runner import GradeInput, grade
 from tests.grading.conftest import SUBMISSIONS
 
 CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")

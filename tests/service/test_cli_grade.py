@@ -6,6 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from grading.i18n import pick
 from tests.workers import BIN
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -39,7 +40,8 @@ def test_code_that_does_not_load_is_graded_with_exit_0(tmp_path):
     assert res.returncode == 0
     out = json.loads(res.stdout.strip().splitlines()[-1])
     assert out["status"] == "graded" and out["total"] == 0
-    assert "SyntaxError" in out["message"] and "line 3" in out["message"]
+    message = pick(out["message"], "en")  # the JSON carries messages in both languages
+    assert "SyntaxError" in message and "line 3" in message
 
 
 def test_unusable_input_exits_2_with_a_one_line_reason(tmp_path):
@@ -49,3 +51,19 @@ def test_unusable_input_exits_2_with_a_one_line_reason(tmp_path):
         res = grade(*args)
         assert res.returncode == 2, (args, res.stdout, res.stderr)
         assert len(res.stderr.strip().splitlines()) == 1 and res.stderr.startswith("error: ")
+
+
+def test_grade_suite_attention_numpy_grades_the_course_page_code():
+    res = grade(str(FIXTURES / "submissions" / "numpy" / "course_page.py"), "--suite", "attention_numpy", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["status"] == "graded" and out["total"] == 100 and out["audit"] is None
+    assert {k: v["max"] for k, v in out["categories"].items()} == {
+        "stable_softmax": 20, "scaled_scores": 25, "weights_context": 25, "causal_mask": 30}
+
+
+def test_grade_unknown_suite_is_a_grader_error_exit_1():
+    res = grade(str(CORRECT), "--suite", "no_such_lab", "--json")
+    assert res.returncode == 1
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["status"] == "error" and "no_such_lab" in pick(out["message"], "en")
