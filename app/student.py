@@ -27,7 +27,7 @@ from app.authz import can_see, load_submission, queue_position, rate_key, submit
 from app.coursework import contract_markdown, rubric_for
 from app.extensions import db, limiter
 from app.models import ApiToken, Assignment, AuditReview, Submission, utcnow
-from app.scores import best_of, effective, effective_for, student_view
+from app.scores import best_of, effective, effective_for, fmt, student_view
 from app.storage import BlobStore
 from app.submitting import SubmissionRefused, Upload, carried_forward, late_days, submit
 
@@ -106,8 +106,8 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
     counted = best_of([(s, score) for s, score in attempts if score is not None])
     now = utcnow()
     carried_audit, carried_figure = carried_forward(assignment, current_user)
-    example = effective(LATE_EXAMPLE_RAW, 100, {}, late_days=LATE_EXAMPLE_DAYS,
-                        penalty_per_day=assignment.late_penalty_per_day)
+    example = effective(LATE_EXAMPLE_RAW, 100, {}, rubric=rubric_for(assignment.suite),
+                        late_days=LATE_EXAMPLE_DAYS, penalty_per_day=assignment.late_penalty_per_day)
     return render_template(
         "student/assignment.html",
         assignment=assignment,
@@ -160,12 +160,15 @@ def upload(slug: str):  # noqa: ANN201
     # A browser cannot put files back into a form: after a refusal the page names what to pick
     # again (the script on the page submits in the background and keeps them instead).
     chosen = [u.filename for u in (code, audit, figure) if u is not None]
-    if code is not None and audit is None and not request.form.get("confirm_no_audit"):
+    rubric = rubric_for(a.suite)
+    if (rubric.audit_category and code is not None and audit is None
+            and not request.form.get("confirm_no_audit")):
         old_audit, _old_figure = carried_forward(a, current_user)
         if old_audit is None or not keep_audit:
             return assignment_page(
-                a, error=_("You are submitting without an audit: the audit and the figure carry 15 of the "
-                           "100 points. Add your audit, or tick the box to confirm that you submit without one."),
+                a, error=_("You are submitting without an audit: the audit and the figure carry %(a)s of the "
+                           "%(t)s points. Add your audit, or tick the box to confirm that you submit without one.",
+                           a=fmt(rubric.audit_max), t=fmt(rubric.max_total)),
                 status=400, confirm_no_audit=True, pick_again=chosen)
     try:
         sub = submit(
