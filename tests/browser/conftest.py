@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.web.conftest import web  # noqa: F401 - shared fixture
+from tests.web.conftest import course, limited_app, web  # noqa: F401 - shared fixtures
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[2]
