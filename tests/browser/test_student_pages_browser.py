@@ -181,6 +181,7 @@ def test_student_resubmits_code_only_and_keeps_the_audit(app, web, factory, live
     page.wait_for_selector("[data-total]", timeout=15000)
     expect(banner).to_have_count(0)                    # the "submitted" banner went away when graded
     expect(page.locator("#result .carried").first).to_be_visible()
+    assert "UTC" not in page.locator("#result time").first.inner_text()   # local time in the live result too
     check_page(page, problems, "result")
     shot(page, "student_result", width)
 
