@@ -64,17 +64,6 @@ def test_every_api_error_has_error_code_and_bilingual_message(client, factory, c
     assert_error_shape(api_upload(client, token, audit=(io.BytesIO(b"x" * 40000), "audit.md")), 413, "too_large")
 
 
-def test_api_pending_cap_and_cooldown_are_429_with_retry_after(client, factory, course):
-    a = course["assignment"]
-    a.cooldown_seconds = 120
-    db.session.commit()
-    token = factory.token(course["alice"])
-    assert api_upload(client, token).status_code == 202
-    resp = api_upload(client, token)
-    assert_error_shape(resp, 429, "cooldown")
-    assert 100 <= int(resp.headers["Retry-After"]) <= 120
-
-
 def test_an_unexpected_failure_under_api_is_json_500_in_the_same_shape(migrated_pg, tmp_path):
     from tests.conftest import make_app
 
