@@ -23,7 +23,16 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from app.assignments import default_assignment
-from app.authz import can_see, load_submission, queue_position, rate_key, submit_limit
+from app.authz import (
+    TokenLimitReached,
+    can_see,
+    issue_token,
+    load_submission,
+    queue_position,
+    rate_key,
+    submit_limit,
+)
+from app.course import student_deadline
 from app.coursework import contract_markdown, rubric_for
 from app.extensions import db, limiter
 from app.models import ApiToken, Assignment, AuditReview, Submission, utcnow
@@ -106,19 +115,21 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
     counted = best_of([(s, score) for s, score in attempts if score is not None])
     now = utcnow()
     carried_audit, carried_figure = carried_forward(assignment, current_user)
-    example = effective(LATE_EXAMPLE_RAW, 100, {}, rubric=rubric_for(assignment.suite),
-                        late_days=LATE_EXAMPLE_DAYS, penalty_per_day=assignment.late_penalty_per_day)
+    rubric = rubric_for(assignment.suite)
+    example = effective(LATE_EXAMPLE_RAW, rubric.max_total, {}, rubric=rubric, late_days=LATE_EXAMPLE_DAYS,
+                        penalty_per_day=assignment.late_penalty_per_day)
     return render_template(
         "student/assignment.html",
         assignment=assignment,
         contract=contract,
         contract_source=contract_source,
-        rubric=rubric_for(assignment.suite),
+        rubric=rubric,
         assignments=list(db.session.scalars(
             select(Assignment).where(Assignment.published.is_(True)).order_by(Assignment.id))),
         attempts=attempts,
         counted=counted[0] if counted else None,
-        late_now=late_days(assignment, now),
+        late_now=late_days(assignment, now, current_user.id),
+        my_deadline=student_deadline(assignment, current_user.id),
         late_example=example,
         now=now,
         error=error,
@@ -461,9 +472,11 @@ def tokens():  # noqa: ANN201
             db.session.commit()
             flash(_("Token revoked."), "ok")
             return redirect(url_for("student.tokens"))
-        row, secret = ApiToken.issue(current_user)
-        db.session.add(row)
-        db.session.commit()
+        try:
+            secret = issue_token(current_user)
+        except TokenLimitReached as exc:
+            flash(_("You already have %(n)s active tokens: revoke one before creating another.",
+                    n=exc.limit), "error")
     rows = list(db.session.scalars(
         select(ApiToken).where(ApiToken.user_id == current_user.id).order_by(ApiToken.id.desc())
     ))

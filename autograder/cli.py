@@ -20,10 +20,12 @@ from flask_migrate import upgrade
 from app import create_app
 from app.assignments import ensure_assignment
 from app.auth import find_user
+from app.authz import TokenLimitReached, issue_token
 from app.extensions import db as sqla
-from app.models import ApiToken, User
+from app.models import User
 from app.regrading import select_for_regrade
 from autograder import batch, settings
+from grading.i18n import localized
 
 DEMO_PASSWORD = "demo-password"
 
@@ -45,9 +47,15 @@ def main() -> None:
 @click.option("--port", default=5000, show_default=True, type=int)
 def web(host: str, port: int) -> None:
     """Serve the web app (threaded; use gunicorn 'app.wsgi:app' behind a proxy in production)."""
+    from werkzeug.serving import WSGIRequestHandler
+
+    class NoBannerHandler(WSGIRequestHandler):
+        def version_string(self) -> str:
+            return "autograder"  # not "Werkzeug/x Python/y": no version banner for scanners
+
     app = _app()
     click.echo(f"Autograder web on http://{host}:{port}/")
-    app.run(host=host, port=port, threaded=True, use_reloader=False)
+    app.run(host=host, port=port, threaded=True, use_reloader=False, request_handler=NoBannerHandler)
 
 
 @main.command()
@@ -162,9 +170,10 @@ def token(email: str) -> None:
         u = find_user(email)
         if u is None:
             raise click.ClickException(f"no user {email}")
-        row, secret = ApiToken.issue(u)
-        sqla.session.add(row)
-        sqla.session.commit()
+        try:
+            secret = issue_token(u)
+        except TokenLimitReached as exc:
+            raise click.ClickException(f"{email}: {exc}") from None
     click.echo("Use it as:  Authorization: Bearer <token>")
     click.echo(secret)
 
@@ -231,7 +240,10 @@ def regrade(all_: bool, submission: int | None, student: str | None) -> None:
 @click.option("--suite", "--assignment", "suite", default="attention", show_default=True,
               help="The assignment plug-in: a folder of grader_tests/ and rubric/.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (a batch always prints JSON lines).")
-def grade(paths: tuple[str, ...], audit: str | None, figure: str | None, suite: str, as_json: bool) -> None:
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True,
+              help="Language of the feedback and messages.")
+def grade(paths: tuple[str, ...], audit: str | None, figure: str | None, suite: str, as_json: bool,
+          lang: str) -> None:
     """Grade offline with the same sandbox, suite and rubric the workers use.
 
     PATHS is one code file (with --audit/--figure), or many files, folders or LMS zips: a batch,
@@ -242,12 +254,12 @@ def grade(paths: tuple[str, ...], audit: str | None, figure: str | None, suite: 
     """
     settings.check()
     if len(paths) == 1 and Path(paths[0]).is_file() and not zipfile.is_zipfile(paths[0]):
-        _grade_one(paths[0], audit, figure, suite, as_json)
+        _grade_one(paths[0], audit, figure, suite, as_json, lang)
     if audit or figure:
         click.echo("error: --audit and --figure go with one code file; in a batch each student's audit "
                    "and figure are found beside their code", err=True)
         sys.exit(2)
-    _grade_batch([Path(p) for p in paths], suite)
+    _grade_batch([Path(p) for p in paths], suite, lang)
 
 
 def _read(path: str | Path | None) -> bytes | None:
@@ -260,7 +272,8 @@ def _read(path: str | Path | None) -> bytes | None:
         sys.exit(2)
 
 
-def _grade_one(code: str, audit: str | None, figure: str | None, suite: str, as_json: bool) -> None:
+def _grade_one(code: str, audit: str | None, figure: str | None, suite: str, as_json: bool,
+               lang: str = "en") -> None:
     # The engine is imported only by `grade`: it loads torch, which the other commands never need.
     from grading.inputs import InputError, validate_audit, validate_code, validate_figure
     from grading.runner import GradeInput
@@ -274,7 +287,7 @@ def _grade_one(code: str, audit: str | None, figure: str | None, suite: str, as_
         if figure:
             validate_figure(Path(figure).name, figure_b)
     except InputError as exc:
-        click.echo(f"error: {exc.en}", err=True)
+        click.echo(f"error: {exc.zh if lang == 'zh' else exc.en}", err=True)
         sys.exit(2)
 
     result = run_grade(
@@ -287,6 +300,7 @@ def _grade_one(code: str, audit: str | None, figure: str | None, suite: str, as_
         ),
         assignment=suite,
     )
+    result = localized(result, lang)
     if as_json:
         click.echo(json.dumps({k: v for k, v in result.items() if k != "log"}, ensure_ascii=False))
     else:
@@ -294,7 +308,7 @@ def _grade_one(code: str, audit: str | None, figure: str | None, suite: str, as_
     sys.exit(0 if result.get("status") == "graded" else 1)
 
 
-def _grade_batch(paths: list[Path], suite_name: str) -> None:
+def _grade_batch(paths: list[Path], suite_name: str, lang: str = "en") -> None:
     """One warm executor for the whole batch: N submissions cost one start plus N warm gradings."""
     from grading.runner import GradeInput
     from grading.runner import grade as run_grade
@@ -337,13 +351,14 @@ def _grade_batch(paths: list[Path], suite_name: str) -> None:
                     assignment=suite_name, executor=executor,
                 )
                 failed |= result.get("status") != "graded"
-                body = {k: v for k, v in result.items() if k != "log"}
+                body = {k: v for k, v in localized(result, lang).items() if k != "log"}
                 click.echo(json.dumps({**head, **body}, ensure_ascii=False), nl=True)
                 sys.stdout.flush()
     sys.exit(1 if failed else 0)
 
 
 def format_result(result: dict) -> str:
+    """Plain text of a result already localised (grading.i18n.localized)."""
     if result.get("status") != "graded":
         return f"grading failed: {result.get('message')}"
     lines = [f"total {result['total']:g} / {result['max_total']:g}"]

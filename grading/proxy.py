@@ -106,7 +106,7 @@ def student_error_text(what: str, exc: BaseException, filename: str = "attention
     detail = _clip(message)
     text = msg(f"{what} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
                f"{what} 抛出 {kind}{where_zh}" + (f"：{detail}" if detail else ""))
-    return cat(text, _import_note(exc, packages), sep=" ")
+    return cat(text, _import_note(exc, packages), sep="; ")
 
 
 def load_error_text(exc: BaseException, filename: str = "attention.py",
@@ -118,7 +118,7 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         m = _clip(getattr(exc, "message", None) or str(exc))
         text = (msg(f"{k} at line {lineno}: {m}", f"第 {lineno} 行出现 {k}：{m}") if lineno else
                 msg(f"{k} while importing {filename}: {m}", f"导入 {filename} 时出现 {k}：{m}"))
-        return cat(text, _import_note(exc, packages), sep=" ")
+        return cat(text, _import_note(exc, packages), sep="; ")
     if kind == "StudentTimeout":
         return msg(f"timed out after {_seconds(exc)} s while importing {filename}",
                    f"导入 {filename} 超时（{_seconds(exc)} 秒）")

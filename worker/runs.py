@@ -265,8 +265,7 @@ def store_result(run_id: int, worker: str, result: dict[str, Any]) -> bool:
                 points=t["points"],
                 max_points=t["max_points"],
                 hidden=bool(t.get("hidden")),
-                # Bilingual feedback ({"en", "zh"}) goes into the Text column as JSON (grading/i18n.py).
-                feedback=encode(t.get("feedback")),
+                feedback=encode(t.get("feedback")),  # a {"en","zh"} message is stored as JSON text
             )
             for t in result.get("tests", [])
         )

@@ -307,6 +307,8 @@ class Session:
         self._source, self._filename, self._module_name = source, filename, module_name
         self._watch = {"count": [str(x) for x in watch.get("count", [])],
                        "forbid": [str(x) for x in watch.get("forbid", [])]}
+        if "imports" in watch:  # third-party packages the student's own imports may use
+            self._watch["imports"] = [str(x) for x in watch["imports"]]
         self._seq = 0
         self._dead: BaseException | None = None
         self._loaded = False

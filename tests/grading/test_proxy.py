@@ -88,12 +88,13 @@ def test_student_exception_becomes_actionable_feedback():
 def test_load_errors_are_messages_not_exceptions():
     p = _proxy("load-syntax")
     assert not p.load()
-    assert p.load_error == "SyntaxError at line 12: invalid syntax"
+    assert p.load_error == {"en": "SyntaxError at line 12: invalid syntax", "zh": "第 12 行出现 SyntaxError：invalid syntax"}
     with pytest.raises(Feedback, match="did not load"):
         p.sdpa(Q, Q, Q)
     p = _proxy("load-hang")
     assert not p.load()
-    assert p.load_error == "timed out after 10 s while importing attention.py"
+    assert p.load_error == {"en": "timed out after 10 s while importing attention.py",
+                            "zh": "导入 attention.py 超时（10 秒）"}
 
 
 def test_timeouts_reopen_a_bounded_number_of_times_then_fail_fast():

@@ -37,7 +37,7 @@ def test_an_edited_test_is_picked_up_with_a_new_grader_version(executor):
         assert after["status"] == "graded", after["message"]
         assert after["grader_version"] != before["grader_version"]
         edited = next(t for t in after["tests"] if t["id"] == "test_sdpa_interface")
-        assert edited["outcome"] == "failed" and edited["feedback"] == "edited by the instructor"
+        assert edited["outcome"] == "failed" and edited["feedback"]["en"] == "edited by the instructor"
         assert after["total"] == before["total"] - edited["max_points"]
     finally:
         shutil.rmtree(suite, ignore_errors=True)

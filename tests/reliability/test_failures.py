@@ -365,5 +365,5 @@ def test_grader_crash_ends_in_error_after_max_tries_and_student_errors_are_grade
         assert run.finished_at is not None and run.result["status"] == "error"
         assert db.session.scalar(select(func.count()).where(ResultRow.run_id == run.id)) == 0
         bug = db.session.scalars(select(GradingRun).where(GradingRun.submission_id == student_bug)).one()
-        assert bug.tries == 1 and bug.total == 0 and "SyntaxError" in bug.result["message"]
+        assert bug.tries == 1 and bug.total == 0 and "SyntaxError" in bug.result["message"]["en"]
         db.session.remove()
