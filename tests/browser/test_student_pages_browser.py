@@ -63,8 +63,10 @@ def pages_of(role: str, data: dict) -> list[str]:
         return ["/", f"/submissions/{s3.id}", f"/submissions/{s2.id}",
                 f"/submissions/compare?a={s1.id}&b={s3.id}", "/account/tokens", "/api/v1/docs",
                 "/submissions/999999"]
-    return ["/instructor/", f"/instructor/students/{data['alice'].id}", "/instructor/regrades",
-            "/instructor/roster", f"/submissions/{s1.id}", "/account/tokens", "/instructor/nothing-here"]
+    return ["/instructor/", f"/instructor/students/{data['alice'].id}", "/instructor/tests/test_large_logits_stable",
+            "/instructor/settings", "/instructor/log", "/instructor/regrade?scope=all", "/instructor/regrades",
+            "/instructor/roster", "/instructor/similarity", f"/submissions/{s1.id}",
+            f"/submissions/compare?a={s1.id}&b={s3.id}", "/account/tokens", "/instructor/nothing-here"]
 
 
 def test_every_page_passes_axe_and_fits_for_both_roles_and_languages(app, web, factory, live_server, browser):
@@ -80,9 +82,12 @@ def test_every_page_passes_axe_and_fits_for_both_roles_and_languages(app, web, f
                 page.wait_for_load_state()
                 page.goto(f"{live_server}/lang/{lang}")
                 for path in pages_of(role, data):
-                    page.goto(f"{live_server}{path}")
+                    resp = page.goto(f"{live_server}{path}")
                     page.wait_for_load_state()
                     where = f"{role}/{lang}/{name} {path}"
+                    expected = 404 if path.endswith(("nothing-here", "999999")) else 200
+                    if resp.status != expected:
+                        problems.append(f"{where}: status {resp.status}, expected {expected}")
                     for v in axe_violations(page):
                         problems.append(f"{where}: {v['impact']} {v['id']} ({v['help']}): {v['nodes']}")
                     if width < 500:

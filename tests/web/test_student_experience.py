@@ -358,3 +358,17 @@ def test_api_docs_render_backticks_and_document_wait(client):
     assert "`" not in re.sub(r"<pre.*?</pre>", "", html, flags=re.S)
     assert "<code>Authorization: Bearer &lt;token&gt;</code>" in html
     assert "<code>wait</code>" in html and "?wait=20" in html
+
+
+def test_student_pages_have_one_h1_a_skip_link_and_no_empty_header_cells(client, web, course):
+    s1 = web.submit(course["alice"], now=utcnow() - timedelta(hours=3))
+    web.grade(s1, realistic_result(fail_mask=True))
+    s2 = web.submit(course["alice"], now=utcnow() - timedelta(hours=2))
+    web.grade(s2, realistic_result())
+    web.login(client, course["alice"])
+    for url in ("/", f"/submissions/{s2.id}", f"/submissions/compare?a={s1.id}&b={s2.id}", "/account/tokens",
+                "/submissions/999999"):
+        html = client.get(url).get_data(as_text=True)
+        assert len(re.findall(r"<h1[\s>]", html)) == 1, url          # the contract's own "#" becomes <h3>
+        assert re.search(r'<a class="skip-link" href="#main">', html) and 'id="main"' in html, url
+        assert not re.search(r"<th[^>]*>\s*</th>", html), url
