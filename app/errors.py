@@ -158,7 +158,8 @@ def register(app: Flask) -> None:
             raise exc  # a bug (bad SQL), not an outage: a logged 500, not a misleading 503
         # The database is the record: when it is away we refuse honestly instead of losing work.
         app.logger.warning("database unavailable: %s", getattr(exc, "orig", exc))
-        return error_response(503, code="database_unavailable", retry_after=5)
+        text = both(_l("The database is unavailable; nothing was saved, please retry shortly."))
+        return error_response(503, code="database_unavailable", en=text["en"], zh=text["zh"], retry_after=5)
 
     @app.errorhandler(CSRFError)
     def csrf_failed(exc: CSRFError):

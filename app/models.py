@@ -121,7 +121,8 @@ class Assignment(db.Model):
     suite: Mapped[str] = mapped_column(String(64))
     description: Mapped[str] = mapped_column(Text, default="")
     deadline: Mapped[datetime | None]
-    # Late policy: fraction of the total lost per started day late, and how many days are accepted.
+    # Late policy: fraction of the attempt's score lost per started day late (app/scores.effective),
+    # and how many days are accepted.
     late_penalty_per_day: Mapped[float] = mapped_column(default=0.1)
     late_days_allowed: Mapped[int] = mapped_column(default=3)
     cooldown_seconds: Mapped[int] = mapped_column(default=0)

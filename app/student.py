@@ -216,6 +216,12 @@ _LOAD_PATTERNS: list[tuple[re.Pattern[str], object]] = [
 ]
 
 
+def _load_detail(text: str, marker: str) -> str:
+    """The load error itself, without the "<file> did not load:" lead and the audit's note."""
+    match = re.search(re.escape(marker) + r"(.*)", text, re.S)
+    return (match.group(1) if match else text).split("; ")[0].strip()
+
+
 def load_failure(result: dict | None, sub: Submission) -> dict | None:
     """When attention.py did not load, what the student must see first: the message in their
     language, the line and the offending source line when known, and how many tests did not run.
@@ -230,13 +236,12 @@ def load_failure(result: dict | None, sub: Submission) -> dict | None:
             or not all(_en(t.get("feedback")).startswith("not run") for t in visible)):
         return None
     message = result.get("load_error") or result.get("message") or ""
-    en = _en(message)
     # "attention.py did not load: SyntaxError at line 2: expected ':'; <audit note>"
-    match = re.search(r"did not load: (.*)", en, re.S)
-    detail_en = (match.group(1) if match else en).split("; ")[0].strip()
-    if isinstance(message, dict) and not locale().startswith("en"):
-        shown = translate_field(message)
-    else:
+    detail_en = _load_detail(_en(message), "did not load: ")
+    if isinstance(message, dict):
+        # {"en", "zh"} from the engine: "attention.py 无法导入：第 2 行出现 SyntaxError：…"
+        shown = detail_en if locale().startswith("en") else _load_detail(str(message.get("zh") or ""), "无法导入：")
+    else:  # results stored before the engine's messages were bilingual
         shown = detail_en
         for pattern, render in _LOAD_PATTERNS:
             m = pattern.match(detail_en)
@@ -463,11 +468,11 @@ def visible(sub: Submission) -> bool:
 
 @bp.app_template_filter("tr")
 def translate_field(value) -> str:
-    """Pick the user's language from a {"en", "zh"} dict (grader messages); strings pass through."""
-    if isinstance(value, dict):
-        loc = "zh" if locale().startswith("zh") else "en"
-        return str(value.get(loc) or value.get("en") or value.get("zh") or "")
-    return "" if value is None else str(value)
+    """Pick the user's language from a {"en", "zh"} grader message (the engine's one convention,
+    grading/i18n.py; a JSON-encoded one too); plain strings pass through."""
+    from grading.i18n import pick
+
+    return pick(value, "zh" if locale().startswith("zh") else "en")
 
 
 @bp.app_template_filter("num")

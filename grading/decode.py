@@ -22,7 +22,7 @@ _ctx = None
 _ctx_pid: int | None = None
 
 
-def _context():  # noqa: ANN202 - multiprocessing.context.ForkServerContext
+def _context():
     """The fork server context, started on first use (one per process, shared by its threads).
 
     A process forked after its parent started the server cannot use it (multiprocessing tracks

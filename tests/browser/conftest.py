@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.helpers import CHROMIUM
-from tests.web.conftest import web  # noqa: F401 - shared fixture
+from tests.web.conftest import course, limited_app, web  # noqa: F401 - shared fixtures
 
 
 @pytest.fixture(scope="session")

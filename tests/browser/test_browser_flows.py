@@ -114,10 +114,7 @@ def test_student_uploads_watches_status_and_reads_result(app, web, factory, live
     assert page.locator("table.heat").count() == 2
     img = page.locator(".figure img")
     assert img.evaluate("el => el.complete && el.naturalWidth > 0")
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "student_result.png"), full_page=True)
-    page.goto(f"{live_server}/")
-    page.screenshot(path=str(SCREENSHOTS / "student_assignment.png"), full_page=True)
+    # (the student pages' screenshots, at 1280 and 390 px, come from test_student_pages_browser.py)
     page.close()
 
 

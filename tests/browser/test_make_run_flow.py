@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
+from tests.browser.helpers import SCREENSHOTS
 from tests.workers import BIN, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -102,8 +103,13 @@ def test_a_student_uploads_and_reads_a_real_grade_then_the_instructor_sees_it(se
     graded_after = time.monotonic() - t0
     body = page.inner_text("body")
     assert "已评分" in body
-    assert "the mask must act on the scores before the softmax" in body, "actionable feedback is shown"
+    # the diagnosis, in the student's language (the engine's feedback is bilingual)
+    assert "应在 softmax 之前把 mask 加到 score 上" in body, "actionable feedback is shown"
     assert graded_after < 30
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "real_run_student_result.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.screenshot(path=str(SCREENSHOTS / "real_run_student_result_390.png"), full_page=True)
 
     teacher = browser.new_page(locale="en-US")
     sign_in(teacher, served, "teacher@example.edu")

@@ -14,7 +14,7 @@ import pytest
 from app.extensions import db
 from app.models import Submission
 from autograder import settings
-from tests.web.conftest import GOOD_CODE, png_bytes
+from tests.web.helpers import GOOD_CODE, png_bytes
 from tests.web.test_api import upload
 
 _spec = importlib.util.spec_from_file_location(
@@ -72,7 +72,7 @@ def test_a_jpeg_with_thousands_of_scans_is_refused_in_milliseconds(client, facto
     assert time.perf_counter() - t0 < 1.0
 
 
-def _upload_pdf_audit(client, factory, course, monkeypatch) -> Submission:  # noqa: ANN001
+def _upload_pdf_audit(client, factory, course, monkeypatch) -> Submission:
     token = factory.token(course["alice"])
     resp = upload(client, token, audit=(io.BytesIO(hostile.pdf_with_text([AUDIT_LINE])), "audit.pdf"),
                   figure=(io.BytesIO(png_bytes()), "f.png"))
