@@ -8,7 +8,7 @@ COPY worker worker
 COPY rubric rubric
 COPY grader_tests grader_tests
 COPY migrations migrations
-RUN pip install --no-cache-dir --extra-index-url https://download.pytorch.org/whl/cpu -e . gunicorn==23.0.0
+RUN pip install --no-cache-dir --extra-index-url https://download.pytorch.org/whl/cpu -e .
 VOLUME /data
 EXPOSE 8000
 CMD ["gunicorn", "-w", "3", "--threads", "8", "-b", "0.0.0.0:8000", "app.wsgi:app"]

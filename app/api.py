@@ -7,6 +7,7 @@ limit, with `Retry-After`; 500 and 503 too), built by `app.errors.api_error`.
 
 from __future__ import annotations
 
+import math
 import time
 
 from flask import Blueprint, Response, current_app, g, jsonify, render_template, request
@@ -17,10 +18,11 @@ from sqlalchemy.orm import selectinload
 
 from app import gradebook
 from app.assignments import default_assignment
-from app.authz import queue_position, rate_key, submit_limit, token_required
+from app.authz import api_limit, queue_position, rate_key, submit_limit, token_required
 from app.coursework import rubric_for
 from app.errors import PAGES, api_error, both
 from app.extensions import db, limiter
+from app.longpoll import Admission, waits
 from app.models import Assignment, AuditReview, Submission
 from app.openapi import spec
 from app.scores import effective_for, fmt, student_view
@@ -28,10 +30,11 @@ from app.storage import BlobStore
 from app.submitting import SubmissionRefused, Upload, submit
 from grading.i18n import localized
 
-MAX_WAIT_S = 20.0
 FINAL = ("graded", "error")
 
 bp = Blueprint("api", __name__)
+# Every API request counts against its user (token or session), else its address.
+limiter.limit(api_limit, key_func=rate_key)(bp)
 
 
 # Errors: 404/405/413/429/500 raised anywhere under /api/ are answered by app/errors.py in the
@@ -99,7 +102,7 @@ def serialise(sub: Submission, *, full: bool = False) -> dict:
 
 @bp.post("/submissions")
 @token_required
-@limiter.limit(submit_limit, key_func=rate_key)
+@limiter.limit(submit_limit, key_func=rate_key, override_defaults=False)
 def create_submission():  # noqa: ANN201
     slug = request.form.get("assignment")
     if slug:
@@ -160,25 +163,43 @@ def list_submissions():  # noqa: ANN201
 @bp.get("/submissions/<int:submission_id>")
 @token_required
 def get_submission(submission_id: int):  # noqa: ANN201
-    """`?wait=S` (at most 20) long-polls: the answer comes as soon as grading ends, or after S s."""
+    """`?wait=S` (at most LONGPOLL_MAX_WAIT_S) long-polls: the answer comes as soon as grading
+    ends, or after S s. Waits are bounded per user and per process (app/longpoll.py)."""
     sub = _load(submission_id)
     if sub is None:
         return api_error("not_found", 404, PAGES[404][2])
+    cfg = current_app.config
     try:
-        wait = min(max(float(request.args.get("wait", 0)), 0.0), MAX_WAIT_S)
+        wait = float(request.args.get("wait", 0))
     except ValueError:
         return api_error("bad_wait", 400, _l("wait must be a number of seconds (at most 20)."))
+    if not math.isfinite(wait):
+        return api_error("bad_wait", 400, _l("wait must be a number of seconds (at most 20)."))
+    wait = min(max(wait, 0.0), cfg["LONGPOLL_MAX_WAIT_S"])
     if wait and sub.status not in FINAL:
-        deadline = time.monotonic() + wait
-        # A cheap status read every 100 ms; the full answer is built once, at the end.
-        status_of = select(Submission.status).where(Submission.id == submission_id)
-        while time.monotonic() < deadline:
-            time.sleep(0.1)
-            db.session.rollback()  # end the read transaction so the next read sees new commits
-            if db.session.scalar(status_of) in FINAL:
-                break
+        with waits.admit(g.api_user.id, per_user=cfg["LONGPOLL_PER_USER"],
+                         slots=cfg["LONGPOLL_SLOTS"]) as admission:
+            if admission is Admission.USER_BUSY:
+                n = cfg["LONGPOLL_PER_USER"]
+                return api_error("too_many_waits", 429,
+                                 {"en": f"you already have {n} long-polls open; wait for one to end",
+                                  "zh": f"你已有 {n} 个长轮询在等待，请等其中一个结束后再试"},
+                                 headers={"Retry-After": "1"})
+            if admission is Admission.WAIT:
+                _wait_until_final(submission_id, wait)
         db.session.expire_all()
     return jsonify(serialise(sub, full=g.api_user.is_instructor))
+
+
+def _wait_until_final(submission_id: int, wait: float) -> None:
+    deadline = time.monotonic() + wait
+    # A cheap status read every 100 ms; the full answer is built once, at the end.
+    status_of = select(Submission.status).where(Submission.id == submission_id)
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        db.session.rollback()  # end the read transaction so the next read sees new commits
+        if db.session.scalar(status_of) in FINAL:
+            return
 
 
 @bp.post("/submissions/<int:submission_id>/regrade")

@@ -21,6 +21,10 @@ def utcnow() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+def new_session_nonce() -> str:
+    return secrets.token_urlsafe(24)
+
+
 class Role(enum.StrEnum):
     STUDENT = "student"
     INSTRUCTOR = "instructor"
@@ -42,6 +46,10 @@ class User(UserMixin, db.Model):
     role: Mapped[str] = mapped_column(String(20), default=Role.STUDENT.value)
     password_hash: Mapped[str | None] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Part of every session and remember-me cookie (see get_id). A new value at sign-out ends
+    # every session of this account, copied cookies included: the server-side revocation that
+    # signed client-side cookies otherwise lack.
+    session_nonce: Mapped[str] = mapped_column(String(64), default=lambda: new_session_nonce())
 
     submissions: Mapped[list[Submission]] = relationship(
         back_populates="student", foreign_keys="Submission.student_id"
@@ -49,6 +57,16 @@ class User(UserMixin, db.Model):
 
     def set_password(self, password: str) -> None:
         self.password_hash = generate_password_hash(password)
+        # A new password ends the sessions opened with the old one.
+        self.session_nonce = new_session_nonce()
+
+    def get_id(self) -> str:
+        """The identity Flask-Login keeps in the session and signs into the remember-me cookie."""
+        return f"{self.id}.{self.session_nonce}"
+
+    def end_all_sessions(self) -> None:
+        """Invalidate every session and remember-me cookie of this user, on every device."""
+        self.session_nonce = new_session_nonce()
 
     def check_password(self, password: str) -> bool:
         return bool(self.password_hash) and check_password_hash(self.password_hash, password)

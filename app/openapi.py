@@ -120,13 +120,16 @@ def spec() -> dict[str, Any]:
                         {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
                         {"name": "wait", "in": "query", "required": False,
                          "description": "Long-poll: answer as soon as grading ends, or after this many "
-                                        "seconds (at most 20)",
+                                        "seconds (at most 20). At most 2 waits per user at once "
+                                        "(LONGPOLL_PER_USER): more answer 429 with Retry-After; a busy "
+                                        "server may answer at once with the current state.",
                          "schema": {"type": "number", "minimum": 0, "maximum": 20}},
                     ],
                     "responses": {
                         "200": {"description": "The submission", "content": {"application/json": {
                             "schema": {"$ref": "#/components/schemas/Submission"}}}},
                         "401": unauth, "404": _err("not found (or not yours)"),
+                        "429": _err("too many long-polls open, or rate limit (see Retry-After)"),
                     },
                 },
             },

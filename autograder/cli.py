@@ -20,8 +20,9 @@ from flask_migrate import upgrade
 from app import create_app
 from app.assignments import ensure_assignment
 from app.auth import find_user
+from app.authz import TokenLimitReached, issue_token
 from app.extensions import db as sqla
-from app.models import ApiToken, User
+from app.models import User
 from app.regrading import select_for_regrade
 from autograder import batch, settings
 from grading.i18n import localized
@@ -46,9 +47,15 @@ def main() -> None:
 @click.option("--port", default=5000, show_default=True, type=int)
 def web(host: str, port: int) -> None:
     """Serve the web app (threaded; use gunicorn 'app.wsgi:app' behind a proxy in production)."""
+    from werkzeug.serving import WSGIRequestHandler
+
+    class NoBannerHandler(WSGIRequestHandler):
+        def version_string(self) -> str:
+            return "autograder"  # not "Werkzeug/x Python/y": no version banner for scanners
+
     app = _app()
     click.echo(f"Autograder web on http://{host}:{port}/")
-    app.run(host=host, port=port, threaded=True, use_reloader=False)
+    app.run(host=host, port=port, threaded=True, use_reloader=False, request_handler=NoBannerHandler)
 
 
 @main.command()
@@ -163,9 +170,10 @@ def token(email: str) -> None:
         u = find_user(email)
         if u is None:
             raise click.ClickException(f"no user {email}")
-        row, secret = ApiToken.issue(u)
-        sqla.session.add(row)
-        sqla.session.commit()
+        try:
+            secret = issue_token(u)
+        except TokenLimitReached as exc:
+            raise click.ClickException(f"{email}: {exc}") from None
     click.echo("Use it as:  Authorization: Bearer <token>")
     click.echo(secret)
 

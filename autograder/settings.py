@@ -54,11 +54,45 @@ MAX_UPLOAD_BYTES = _int("MAX_UPLOAD_BYTES", 8 * 1024 * 1024)
 # Ungraded attempts one student may have waiting: keeps one student from starving the class at a
 # deadline while every accepted attempt is still graded.
 MAX_PENDING_PER_STUDENT = _int("MAX_PENDING_PER_STUDENT", 3)
-# Flask-Limiter limits on sign-in and on submissions.
-LOGIN_RATE_LIMIT = _str("LOGIN_RATE_LIMIT", "10 per minute")
+# Flask-Limiter limits (syntax "N per minute; M per hour"). Only *failed* sign-ins count.
+# Failed sign-ins per (client address, account): one student's typos or guesses never lock out
+# another account behind the same NAT or proxy.
+LOGIN_RATE_LIMIT = _str("LOGIN_RATE_LIMIT", "10 per minute; 50 per hour")
+# Failed sign-ins per client address, whatever the account: a higher ceiling that stops password
+# spraying across many accounts but leaves room for a classroom behind one NAT address.
+LOGIN_ADDRESS_RATE_LIMIT = _str("LOGIN_ADDRESS_RATE_LIMIT", "60 per minute; 300 per hour")
+# Submissions per authenticated user (pages and API alike).
 SUBMIT_RATE_LIMIT = _str("SUBMIT_RATE_LIMIT", "30 per minute")
+# Every API request per authenticated user (the key is the user, never the raw header).
+API_RATE_LIMIT = _str("API_RATE_LIMIT", "300 per minute")
+# Live (unrevoked) API tokens one user may hold; creating more is refused until one is revoked.
+MAX_LIVE_TOKENS_PER_USER = _int("MAX_LIVE_TOKENS_PER_USER", 5)
+
+# --- long polls (GET /api/v1/submissions/ID?wait=S) ---------------------------------------------
+# The longest wait a client may ask for.
+LONGPOLL_MAX_WAIT_S = _num("LONGPOLL_MAX_WAIT_S", 20)
+# Waits one user may hold at once in one web process; more answer 429 with Retry-After at once.
+LONGPOLL_PER_USER = _int("LONGPOLL_PER_USER", 2)
+# Waits one web process holds at once, all users together. Keep it below gunicorn's --threads
+# (8 in docker-compose) so waiting requests never take every thread: past it, a request is
+# answered at once with the current state (no wait) instead of holding a thread.
+LONGPOLL_SLOTS = _int("LONGPOLL_SLOTS", 4)
+
+# --- sessions, proxy, public URLs ----------------------------------------------------------------
 # 1 behind HTTPS (docker-compose sets it): cookies are then sent over TLS only.
 SESSION_COOKIE_SECURE = os.environ.get("SESSION_COOKIE_SECURE", "0") == "1"
+# Lifetime of the "remember me" cookie (it also ends at sign-out, on every device).
+REMEMBER_COOKIE_DAYS = _num("REMEMBER_COOKIE_DAYS", 14)
+# A session without "remember me" ends this long after sign-in, checked server-side (a copied
+# cookie dies too). OWASP ASVS 4.0 level 2 (3.3.2) asks for re-authentication after 12 hours.
+SESSION_MAX_HOURS = _num("SESSION_MAX_HOURS", 12)
+# How many reverse proxies stand in front of the web app and set X-Forwarded-For/-Proto/-Host.
+# 0 = none: forwarded headers are ignored (a client could forge them). docker-compose sets 1
+# (its nginx); add one per extra hop, e.g. 2 behind a TLS-terminating load balancer.
+PROXY_COUNT = _int("PROXY_COUNT", 0)
+# The public base URL, e.g. https://grader.example.edu, used in generated absolute links (the
+# API docs' curl examples). Never taken from the request's Host header. Empty: relative links.
+PUBLIC_URL = _str("PUBLIC_URL", "").rstrip("/")
 
 # --- the grading timeout chain (seconds; see the module docstring) ------------------------------
 CALL_TIMEOUT_S = _num("CALL_TIMEOUT_S", 5)
