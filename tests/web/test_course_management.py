@@ -606,3 +606,14 @@ def test_drill_down_shows_bilingual_feedback_in_the_readers_language(client, web
     client.get("/lang/en")
     page = client.get("/instructor/tests/test_blocked_key_gets_zero_weight").get_data(True)
     assert "key 2 still gets weight 0.31" in page and "&#34;zh&#34;" not in page and '{"en"' not in page
+
+
+def test_saving_untouched_settings_logs_nothing(client, web, course):
+    a = course["assignment"]
+    a.deadline = utcnow().replace(microsecond=123456)        # seconds the form does not show
+    db.session.commit()
+    switch(client, web, course["teacher"])
+    page = client.get("/instructor/settings").get_data(as_text=True)
+    shown = re.search(r'name="deadline" value="([^"]+)"', page).group(1)
+    client.post("/instructor/settings", data=settings_form(deadline=shown))
+    assert db.session.query(CourseLog).count() == 0
