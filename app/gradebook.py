@@ -231,8 +231,11 @@ def failing(rows: list[StudentRow], test_id: str) -> list[dict]:
         .where(TestResult.run_id.in_(list(by_run)), TestResult.test_id == test_id,
                TestResult.outcome != "passed")
     ).all()
+    from grading.i18n import decode
+
+    # feedback: a {"en", "zh"} message (stored as JSON text), or a plain string from older runs.
     out = [{"row": by_run[t.run_id], "outcome": t.outcome, "points": t.points, "max_points": t.max_points,
-            "feedback": t.feedback, "hidden": t.hidden} for t in found]
+            "feedback": decode(t.feedback), "hidden": t.hidden} for t in found]
     return sorted(out, key=lambda d: (d["row"].name or d["row"].email).lower())
 
 

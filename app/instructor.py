@@ -434,7 +434,7 @@ def restore(user_id: int):
 
 @bp.post("/roster/links")
 def sign_in_links():
-    """A CSV of one-time sign-in links for the chosen people (or every enrolled student without a
+    """A CSV of one-time sign-in links for the chosen students (or every enrolled student without a
     password). Issuing new links ends the unused old ones."""
     ids = [int(x) for x in request.form.getlist("user_id") if x.isdigit()]
     if request.form.get("who") == "no_password":
@@ -443,9 +443,12 @@ def sign_in_links():
             User.role == Role.STUDENT.value, User.password_hash.is_(None), User.id.not_in(dropped))
             .order_by(User.email)))
     else:
-        users = list(db.session.scalars(select(User).where(User.id.in_(ids)).order_by(User.email))) if ids else []
+        # Students only: a link signs in as its owner, and an instructor must not be able to act
+        # in another instructor's name (the course log records who did what).
+        users = list(db.session.scalars(select(User).where(
+            User.id.in_(ids), User.role == Role.STUDENT.value).order_by(User.email))) if ids else []
     if not users:
-        flash(_("Choose at least one person."), "error")
+        flash(_("Choose at least one student."), "error")
         return redirect(url_for("instructor.roster"))
     links = issue_links(users, current_user, request.host_url)
     name = f"sign-in-links-{datetime.now():%Y%m%d-%H%M}.csv"

@@ -579,3 +579,41 @@ def test_the_new_pages_are_in_chinese_for_a_chinese_instructor(client, web, cour
     }
     for url, text in expected.items():
         assert text in client.get(url).get_data(as_text=True), url
+
+
+def test_sign_in_links_are_for_students_only(client, web, course, factory):
+    other = factory.instructor(email="ta@example.edu")
+    switch(client, web, course["teacher"])
+    resp = client.post("/instructor/roster/links", data={"user_id": [other.id]}, follow_redirects=True)
+    assert resp.mimetype == "text/html" and db.session.query(SignInLink).count() == 0
+
+
+def test_drill_down_shows_bilingual_feedback_in_the_readers_language(client, web, course):
+    from worker import runs
+
+    sub = web.submit(course["alice"])
+    result = realistic_result(fail_mask=True)
+    mask = next(t for t in result["tests"] if t["id"] == "test_blocked_key_gets_zero_weight")
+    mask["feedback"] = {"en": "key 2 still gets weight 0.31", "zh": "key 2 的权重仍为 0.31"}
+    run = sub.latest_run
+    from app.storage import BlobStore
+
+    assert runs.claim(run.id, "w", BlobStore(web.app.config["UPLOAD_DIR"])) is not None
+    assert runs.store_result(run.id, "w", result)        # the worker's own store (JSON text for a dict)
+    switch(client, web, course["teacher"])
+    client.get("/lang/zh")
+    assert "key 2 的权重仍为 0.31" in client.get("/instructor/tests/test_blocked_key_gets_zero_weight").get_data(True)
+    client.get("/lang/en")
+    page = client.get("/instructor/tests/test_blocked_key_gets_zero_weight").get_data(True)
+    assert "key 2 still gets weight 0.31" in page and "&#34;zh&#34;" not in page and '{"en"' not in page
+
+
+def test_saving_untouched_settings_logs_nothing(client, web, course):
+    a = course["assignment"]
+    a.deadline = utcnow().replace(microsecond=123456)        # seconds the form does not show
+    db.session.commit()
+    switch(client, web, course["teacher"])
+    page = client.get("/instructor/settings").get_data(as_text=True)
+    shown = re.search(r'name="deadline" value="([^"]+)"', page).group(1)
+    client.post("/instructor/settings", data=settings_form(deadline=shown))
+    assert db.session.query(CourseLog).count() == 0
