@@ -4,6 +4,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1 DATA_DIR=/dat
 WORKDIR /srv/autograder
 COPY pyproject.toml README.md ./
 COPY app app
+COPY autograder autograder
+COPY grading grading
 COPY worker worker
 COPY rubric rubric
 COPY grader_tests grader_tests

@@ -89,6 +89,9 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(api_bp, url_prefix="/api/v1")
     app.register_blueprint(health_bp)
     app.register_blueprint(signin_bp)
+    from app.metrics import bp as metrics_bp
+
+    app.register_blueprint(metrics_bp)
     csrf.exempt(api_bp)  # token-authenticated, no cookies: CSRF does not apply
 
 

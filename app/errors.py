@@ -137,9 +137,22 @@ def register(app: Flask) -> None:
     from flask_wtf.csrf import CSRFError
 
     from app.extensions import db
+    from app.storage import StorageUnavailable, note_storage_failure, storage_failure
+
+    @app.errorhandler(StorageUnavailable)
+    def storage_unavailable(exc: StorageUnavailable):  # noqa: ANN202
+        # Disk full or read-only where the uploads are kept: the transaction was rolled back.
+        db.session.rollback()  # (not remove(): the page still shows who is signed in)
+        app.logger.error("upload storage unavailable: %s", exc.reason)
+        note_storage_failure(exc.reason)
+        text = both(_l("Storage is unavailable: your upload was not saved. Please retry in a minute."))
+        return error_response(503, code="storage_unavailable", en=text["en"], zh=text["zh"],
+                              retry_after=int(app.config["STORAGE_RETRY_AFTER_S"]))
 
     @app.errorhandler(OperationalError)
     def database_unavailable(exc: OperationalError):  # noqa: ANN202
+        if reason := storage_failure(exc):
+            return storage_unavailable(StorageUnavailable(reason))  # the disk, not the server
         db.session.remove()
         if not is_unavailable(exc):
             raise exc  # a bug (bad SQL), not an outage: a logged 500, not a misleading 503

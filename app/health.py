@@ -1,10 +1,11 @@
-"""`/healthz`: is the database reachable, the broker answering, a worker alive?
+"""`/healthz`: is the database reachable, the broker answering, upload storage writable, a worker alive?
 
 Anyone may ask whether the service is up (`{"ok": true}`, 200 or 503, for load balancers). The
-details (database dialect, broker transport, worker host names) are shown only to signed-in
-instructors and to the local host (the container's own healthcheck, an operator on the box):
-they help an attacker map the deployment. The client address is the one after ProxyFix, so a
-request relayed by the proxy is not "local".
+details (database dialect, broker transport, storage, worker host names) are shown only to
+signed-in instructors and to the local host (the container's own healthcheck, an operator on the
+box): they help an attacker map the deployment. The client address is the one after ProxyFix, so a
+request relayed by the proxy is not "local". The worker count is of pool processes that beat
+within HEARTBEAT_STALE_S (by the database's clock), so it drops when a worker dies.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sqlalchemy import text
 
 from app.extensions import db
 from app.monitoring import live_workers
+from app.storage import storage_report
 
 bp = Blueprint("health", __name__)
 
@@ -60,7 +62,11 @@ def healthz():  # noqa: ANN201
         body["workers"] = {"ok": False, "count": 0, "names": []}
     ok, detail = broker_ok()
     body["broker"] = {"ok": ok, "transport": detail}
-    body["ok"] = body["database"]["ok"] and ok
+    # Uploads are refused (503 "storage unavailable") while their storage cannot take a write.
+    body["storage"] = storage_report(
+        current_app.config["SQLALCHEMY_DATABASE_URI"], float(current_app.config["STORAGE_RETRY_AFTER_S"])
+    )
+    body["ok"] = body["database"]["ok"] and ok and bool(body["storage"]["ok"])
     # Workers being down is degraded service, not an unhealthy web process.
     status = 200 if body["ok"] else 503
     if not may_see_details():

@@ -13,6 +13,7 @@ from sqlalchemy import JSON, ForeignKey, Index, LargeBinary, String, Text, Uniqu
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from app.clock import db_now
 from app.extensions import db
 from grading.i18n import decode
 
@@ -200,7 +201,8 @@ class GradingRun(db.Model):
     status: Mapped[str] = mapped_column(String(20), default=Status.QUEUED.value)
     status_reason: Mapped[str | None] = mapped_column(Text)
     grader_version: Mapped[str | None] = mapped_column(String(64))
-    queued_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The database's clock (app/clock.py): the sweeper compares queue ages with that clock too.
+    queued_at: Mapped[datetime] = mapped_column(default=db_now())
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
     worker: Mapped[str | None] = mapped_column(String(200))
@@ -210,6 +212,8 @@ class GradingRun(db.Model):
     categories: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     log_excerpt: Mapped[str | None] = mapped_column(Text)
+    # CPU seconds of the grading in the worker and its test process (not the jail's), for /metrics.
+    cpu_s: Mapped[float | None]
 
     submission: Mapped[Submission] = relationship(back_populates="runs")
     tests: Mapped[list[TestResult]] = relationship(

@@ -17,7 +17,7 @@ from app.coursework import rubric_for
 from app.extensions import db
 from app.models import Assignment, GradingRun, Status, Submission, User, utcnow
 from app.queue import enqueue_run
-from app.storage import BlobStore
+from app.storage import BlobStore, StorageUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +152,19 @@ def _store(store: BlobStore, upload: Upload | None) -> str | None:
     return store.put(upload.data)
 
 
+def _lock_student(student: User) -> None:
+    """PostgreSQL: a row lock on the student. SQLite has no row locks and its reads take no lock
+    outside a transaction, so two uploads could both read "2 pending" and both insert: there
+    the transaction starts with BEGIN IMMEDIATE, which takes the database's write lock first
+    (other writers wait up to the driver's busy timeout, 5 s)."""
+    conn = db.session.connection()
+    if conn.dialect.name == "sqlite":
+        if not conn.connection.dbapi_connection.in_transaction:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        return
+    db.session.execute(select(User.id).where(User.id == student.id).with_for_update())
+
+
 def submit(
     assignment: Assignment,
     student: User,
@@ -175,10 +188,9 @@ def submit(
             "本作业没有审计文字和图片：只需提交代码。", 422)
     for _ in range(5):
         try:
-            # One student's uploads are serialised by a row lock on the student (PostgreSQL;
-            # SQLite serialises writers anyway): the pending cap, the cooldown and the attempt
+            # One student's uploads are serialised: the pending cap, the cooldown and the attempt
             # number are checked and used in the transaction that inserts the attempt.
-            db.session.execute(select(User.id).where(User.id == student.id).with_for_update())
+            _lock_student(student)
             days = check_policy(assignment, student, now, max_pending)
             attempt = 1 + (
                 db.session.scalar(
@@ -207,11 +219,12 @@ def submit(
                 late_days=days,
                 created_at=now,
             )
-            run = GradingRun(submission=submission, trigger="submit", queued_at=now)
+            run = GradingRun(submission=submission, trigger="submit")  # queued_at: the database's clock
             db.session.add_all([submission, run])
             db.session.commit()
             break
-        except SubmissionRefused:
+        except (SubmissionRefused, StorageUnavailable):
+            # Nothing half-written: no row names a blob that could not be stored.
             db.session.rollback()
             raise
         except IntegrityError:

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 import zipfile
 from datetime import datetime
@@ -45,24 +46,35 @@ def main() -> None:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
-def web(host: str, port: int) -> None:
-    """Serve the web app (threaded; use gunicorn 'app.wsgi:app' behind a proxy in production)."""
-    from werkzeug.serving import WSGIRequestHandler
+@click.option("--workers", "processes", default=2, show_default=True, type=int, help="gunicorn worker processes.")
+@click.option("--threads", default=8, show_default=True, type=int,
+              help="Threads per process (long-polls hold one each).")
+def web(host: str, port: int, processes: int, threads: int) -> None:
+    """Serve the web app with gunicorn (threads), as in production."""
+    from autograder.server import serve
 
-    class NoBannerHandler(WSGIRequestHandler):
-        def version_string(self) -> str:
-            return "autograder"  # not "Werkzeug/x Python/y": no version banner for scanners
-
-    app = _app()
     click.echo(f"Autograder web on http://{host}:{port}/")
-    app.run(host=host, port=port, threaded=True, use_reloader=False, request_handler=NoBannerHandler)
+    serve(host, port, processes, threads)
 
 
 @main.command()
 @click.option("--concurrency", default=2, show_default=True, type=int)
 @click.option("--name", default=None, help="Celery node name (defaults to grader-<pid>@<host>).")
-def worker(concurrency: int, name: str | None) -> None:
+@click.option("--supervise/--no-supervise", default=True, show_default=True,
+              help="Restart the Celery worker whenever it exits without being asked to.")
+@click.option("--check", is_flag=True,
+              help="Exit 0 if a pool process of this host beat within HEARTBEAT_STALE_S, else 1 "
+                   "(the container healthcheck).")
+def worker(concurrency: int, name: str | None, supervise: bool, check: bool) -> None:
     """Run a Celery grading worker on the grading queue."""
+    if check:
+        sys.exit(_worker_check())
+    if supervise:
+        from worker.supervisor import supervise as run_supervised
+
+        argv = [sys.executable, "-m", "autograder.cli", "worker", "--no-supervise",
+                "--concurrency", str(concurrency)]
+        sys.exit(run_supervised(argv + (["--name", name] if name else [])))
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     # The worker is root on purpose: only root can build the per-job namespaces and drop each
     # jail to its own unprivileged uid. Student code never runs as root.
@@ -87,30 +99,64 @@ def worker(concurrency: int, name: str | None) -> None:
     )
 
 
+def _worker_check() -> int:
+    """The worker container's healthcheck: a fresh heartbeat of this host, by the database's clock."""
+    from worker.heartbeat import host_age_s
+
+    app = _app()
+    try:
+        with app.app_context():
+            age = host_age_s()
+    except Exception as exc:  # noqa: BLE001 - an unreachable database is an unhealthy worker too
+        click.echo(f"unhealthy: database unreachable ({exc.__class__.__name__})", err=True)
+        return 1
+    limit = float(app.config["HEARTBEAT_STALE_S"])
+    if age is None or age > limit:
+        click.echo(f"unhealthy: no heartbeat of this host within {limit:g} s (last: {age})", err=True)
+        return 1
+    click.echo(f"healthy: last heartbeat {age:.1f} s ago")
+    return 0
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--concurrency", default=2, show_default=True, type=int)
 def run(host: str, port: int, concurrency: int) -> None:
-    """Web server and a worker together (what `make run` starts)."""
+    """Web server and a worker together (what `make run` starts).
+
+    SIGTERM (systemd, `docker stop`) stops everything as Ctrl-C does: web, worker, pool and
+    sandbox processes, then exits."""
     exe = [sys.executable, "-m", "autograder.cli"]
-    procs = [subprocess.Popen([*exe, "worker", "--concurrency", str(concurrency)])]
-    click.echo(f"\n  Autograder is starting: open http://{host}:{port}/  (Ctrl-C stops web and worker)\n")
-    procs.append(subprocess.Popen([*exe, "web", "--host", host, "--port", str(port)]))
+    procs: list[subprocess.Popen] = []
+
+    def stop_on_signal(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt  # one path for Ctrl-C, SIGTERM and SIGHUP: the finally below
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop_on_signal)
     try:
-        procs[-1].wait()
+        procs.append(subprocess.Popen([*exe, "worker", "--concurrency", str(concurrency)]))
+        click.echo(f"\n  Autograder is starting: open http://{host}:{port}/  (Ctrl-C stops web and worker)\n")
+        procs.append(subprocess.Popen([*exe, "web", "--host", host, "--port", str(port)]))
+        while all(p.poll() is None for p in procs):
+            time.sleep(0.5)
+        click.echo("a child process exited; stopping the others", err=True)
     except KeyboardInterrupt:
         pass
     finally:
-        # Signal each main process only: Celery's warm shutdown stops its own pool.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the cleanup short
+        # Signal each main process only: the supervisor passes it to Celery, whose warm shutdown
+        # stops its pool and sandboxes; gunicorn's arbiter stops its workers.
         for proc in procs:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
         for proc in procs:
             try:
-                proc.wait(timeout=15)
+                proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 proc.kill()
+                proc.wait(timeout=10)
 
 
 # --- database --------------------------------------------------------------------------------

@@ -79,6 +79,11 @@ LONGPOLL_PER_USER = _int("LONGPOLL_PER_USER", 2)
 LONGPOLL_SLOTS = _int("LONGPOLL_SLOTS", 4)
 
 # --- sessions, proxy, public URLs ----------------------------------------------------------------
+# /metrics (Prometheus): with a token, scrapers send `Authorization: Bearer <token>`; without
+# one, only a direct loopback client is served (app/metrics.py).
+METRICS_TOKEN = _str("METRICS_TOKEN", "")
+# Retry-After (seconds) sent with "storage unavailable" when the upload disk cannot take a write.
+STORAGE_RETRY_AFTER_S = _num("STORAGE_RETRY_AFTER_S", 30)
 # 1 behind HTTPS (docker-compose sets it): cookies are then sent over TLS only.
 SESSION_COOKIE_SECURE = os.environ.get("SESSION_COOKIE_SECURE", "0") == "1"
 # Lifetime of the "remember me" cookie (it also ends at sign-out, on every device).
@@ -124,8 +129,11 @@ HEARTBEAT_STALE_S = _num("HEARTBEAT_STALE_S", 30)
 # Grader failures (never a student's) are retried this many times, this far apart, then `error`.
 MAX_TRIES = _int("MAX_TRIES", 3)
 RETRY_DELAY_S = _num("RETRY_DELAY_S", 2)
-# How long a worker keeps trying to reach the database to store a finished grading.
+# How long a grading task keeps trying to reach the database to store a finished grading; after
+# that the result is kept on the worker's disk ($DATA_DIR/spool) and stored when the database is
+# back (worker/spool.py), checked every SPOOL_FLUSH_INTERVAL_S.
 DB_RETRY_S = _num("DB_RETRY_S", 60)
+SPOOL_FLUSH_INTERVAL_S = _num("SPOOL_FLUSH_INTERVAL_S", 1)
 # A run that could not even be claimed because the database was away is sent again after this.
 DB_DOWN_REQUEUE_S = _num("DB_DOWN_REQUEUE_S", 5)
 
@@ -141,6 +149,13 @@ SIMILARITY_THRESHOLD = _num("SIMILARITY_THRESHOLD", 0.5)
 # one-liners (`weights = torch.softmax(scores, dim=-1)`) alone do not make a match.
 SIMILARITY_NOISE_K = _int("SIMILARITY_NOISE_K", 25)
 SIMILARITY_WINDOW = _int("SIMILARITY_WINDOW", 1)
+# How long Celery waits for a new pool process to warm up (torch, zygote, suites) and report up
+# before killing it; the default 4 s is too short on a loaded 2-core host.
+WORKER_PROC_ALIVE_TIMEOUT_S = _num("WORKER_PROC_ALIVE_TIMEOUT_S", 120)
+# `autograder worker` restarts a Celery worker that exited unasked after this pause, doubling up
+# to the maximum while it keeps failing (worker/supervisor.py).
+WORKER_RESTART_BACKOFF_S = _num("WORKER_RESTART_BACKOFF_S", 1)
+WORKER_RESTART_BACKOFF_MAX_S = _num("WORKER_RESTART_BACKOFF_MAX_S", 30)
 
 # Names of the chain, in order, for check() and its message.
 TIMEOUT_CHAIN = (

@@ -119,6 +119,17 @@ def child_pids(pid: int) -> set[int]:
     return found
 
 
+def descendant_pids(pid: int) -> set[int]:
+    """Every process below ``pid`` (children, grandchildren, ...)."""
+    found: set[int] = set()
+    frontier = [pid]
+    while frontier:
+        kids = child_pids(frontier.pop())
+        frontier.extend(kids - found)
+        found |= kids
+    return found
+
+
 def wait_for(predicate, timeout: float, interval: float = 0.2, what: str = "condition"):  # noqa: ANN001, ANN201
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

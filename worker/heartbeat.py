@@ -3,20 +3,25 @@
 Each prefork pool process beats under ``host:pid`` every ``HEARTBEAT_INTERVAL_S`` (5 s). The row's
 ``started_at`` is the start of the process that beats, so a row left behind by a killed process
 whose pid was later reused is not mistaken for the holder of the dead process's runs.
+
+Both times are the database's (app/clock.py): a host with a skewed clock writes the same
+`last_seen` as any other, and `check_host()` (the container healthcheck) measures the age with
+the same clock.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import socket
 import threading
-from datetime import datetime
 
 from flask import Flask
-from sqlalchemy import delete
+from sqlalchemy import delete, func, select
 
+from app.clock import db_now
 from app.extensions import db
-from app.models import WorkerHeartbeat, utcnow
+from app.models import WorkerHeartbeat
 
 log = logging.getLogger(__name__)
 
@@ -26,18 +31,18 @@ def interval_s() -> float:
     return setting("HEARTBEAT_INTERVAL_S")
 
 
-def beat(name: str, grader_version: str = "", started_at: datetime | None = None) -> None:
-    """Record that ``name`` is alive. ``started_at`` (the process start) resets the row's start."""
+def beat(name: str, grader_version: str = "", first: bool = False) -> None:
+    """Record that ``name`` is alive. The ``first`` beat of a process also resets the row's start
+    (a row left by an earlier process with the same reused pid)."""
     row = db.session.get(WorkerHeartbeat, name)
-    now = utcnow()
     if row is None:
         db.session.add(
-            WorkerHeartbeat(hostname=name, started_at=started_at or now, last_seen=now, grader_version=grader_version)
+            WorkerHeartbeat(hostname=name, started_at=db_now(), last_seen=db_now(), grader_version=grader_version)
         )
     else:
-        row.last_seen = now
-        if started_at is not None:
-            row.started_at = started_at
+        row.last_seen = db_now()
+        if first:
+            row.started_at = db_now()
         if grader_version:
             row.grader_version = grader_version
     db.session.commit()
@@ -48,20 +53,21 @@ def forget(name: str) -> None:
     db.session.commit()
 
 
-def start_thread(app: Flask, name: str, grader_version: str = "") -> threading.Event:
-    """Beat every few seconds until stopped or until the parent process is gone."""
+def start_thread(app: Flask, name: str, grader_version: str = "", first_done: bool = False) -> threading.Event:
+    """Beat every few seconds until stopped or until the parent process is gone.
+
+    ``first_done``: the caller already wrote this process's first beat (its start)."""
     stop = threading.Event()
     parent = os.getppid()
-    started = utcnow()  # before any claim this process can make
 
     def loop() -> None:
-        first = True
+        first = not first_done
         while not stop.is_set():
             if os.getppid() != parent:
                 break  # orphaned pool process: stop claiming to be alive
             try:
                 with app.app_context():
-                    beat(name, grader_version, started_at=started if first else None)
+                    beat(name, grader_version, first=first)
                     pause = interval_s()
                 first = False
             except Exception as exc:  # noqa: BLE001 - the database may be briefly away
@@ -71,3 +77,16 @@ def start_thread(app: Flask, name: str, grader_version: str = "") -> threading.E
 
     threading.Thread(target=loop, name="heartbeat", daemon=True).start()
     return stop
+
+
+def host_age_s(host: str | None = None) -> float | None:
+    """Seconds since the freshest heartbeat of any pool process of ``host`` (this host by
+    default), by the database's clock; None when it has none."""
+    host = host or socket.gethostname()
+    last = db.session.scalar(
+        select(func.max(WorkerHeartbeat.last_seen)).where(WorkerHeartbeat.hostname.like(f"{host}:%"))
+    )
+    if last is None:
+        return None
+    now = db.session.scalar(select(db_now()))
+    return (now - last).total_seconds()

@@ -1,21 +1,39 @@
-"""Worker process hooks: warm the sandbox before the first task, beat, sweep.
+"""Worker process hooks: warm the sandbox before the first task, beat, sweep, flush the spool.
 
 The sweeper runs in the worker's main process at start-up and then every ``SWEEP_INTERVAL_S``
-(environment or Flask config; 20 s by default).
+(environment or Flask config; 20 s by default), and at once, with no grace period, each time the
+consumer reconnects to the broker (`SweepOnConnect`): a Redis that restarted without persistence
+lost the waiting messages, and the runs they carried are sent again right away.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 
-from celery import signals
+from celery import Celery, bootsteps, signals
 from flask import Flask
 
 log = logging.getLogger(__name__)
 
-def connect(app: Flask) -> None:
+# The main process's sweeper, once the worker is ready (a reconnect wakes it).
+_sweeper = None
+
+
+class SweepOnConnect(bootsteps.StartStopStep):
+    """A consumer step: Celery starts it after every (re)connection to the broker."""
+
+    requires = ("celery.worker.consumer.tasks:Tasks",)
+
+    def start(self, c: object) -> None:
+        if _sweeper is not None:
+            log.info("connected to the broker: sweeping for runs it may have lost")
+            _sweeper.wake(urgent=True)
+
+def connect(app: Flask, celery_app: Celery | None = None) -> None:
+    if celery_app is not None:
+        celery_app.steps["consumer"].add(SweepOnConnect)
+
     @signals.worker_process_init.connect(weak=False)
     def init_pool_process(**_: object) -> None:
         from importlib.metadata import version
@@ -31,7 +49,17 @@ def connect(app: Flask) -> None:
             release = version("autograder")
         except Exception:  # noqa: BLE001 - not installed as a package: still beat
             release = ""
-        heartbeat.start_thread(app, runs.worker_name(), release)
+        # The first beat (this process's start, by the database's clock) is written before any
+        # claim this process can make; the thread writes it if the database is away right now.
+        first_done = False
+        try:
+            with app.app_context():
+                heartbeat.beat(runs.worker_name(), release, first=True)
+                db.session.remove()
+            first_done = True
+        except Exception as exc:  # noqa: BLE001 - the database may be briefly away
+            log.warning("first heartbeat failed: %s", exc)
+        heartbeat.start_thread(app, runs.worker_name(), release, first_done=first_done)
         try:
             get_executor()  # pay the torch import now, not in the first student's grading
         except Exception as exc:  # noqa: BLE001 - reported per run as an infrastructure error
@@ -52,20 +80,15 @@ def connect(app: Flask) -> None:
 
     @signals.worker_ready.connect(weak=False)
     def start_sweeper(**_: object) -> None:
-        from worker.runs import setting
-        from worker.sweeper import sweep
+        from worker import spool
+        from worker.sweeper import SweeperLoop
 
-        def loop() -> None:
-            # At start-up first (runs orphaned while no worker was up), then periodically.
-            while True:
-                try:
-                    with app.app_context():
-                        sweep()
-                except Exception as exc:  # noqa: BLE001 - the database or broker may be away
-                    log.warning("sweep failed: %s", exc)
-                time.sleep(setting("SWEEP_INTERVAL_S"))
-
-        threading.Thread(target=loop, name="sweeper", daemon=True).start()
+        global _sweeper
+        # At start-up first (runs orphaned while no worker was up), then periodically.
+        _sweeper = SweeperLoop(app).start()
+        # Finished gradings kept while the database was away are stored within a second of its
+        # return, before any other host could take their runs over.
+        threading.Thread(target=spool.flush_forever, args=(app,), name="spool", daemon=True).start()
 
 
 def warm_suites() -> None:

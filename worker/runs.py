@@ -31,14 +31,14 @@ import os
 import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any
 
 from flask import current_app, has_app_context
 from sqlalchemy import ColumnElement, and_, exists, false, or_, select, update
 
+from app.clock import db_now
 from app.extensions import db
-from app.models import GradingRun, Status, Submission, TestResult, WorkerHeartbeat, utcnow
+from app.models import GradingRun, Status, Submission, TestResult, WorkerHeartbeat
 from app.storage import BlobStore
 from autograder import settings
 from grading.i18n import encode
@@ -57,12 +57,12 @@ def max_tries() -> int:
     return int(setting("MAX_TRIES"))
 
 
-def heartbeat_stale() -> timedelta:
-    return timedelta(seconds=setting("HEARTBEAT_STALE_S"))
+def heartbeat_stale_s() -> float:
+    return setting("HEARTBEAT_STALE_S")
 
 
-def run_deadline() -> timedelta:
-    return timedelta(seconds=setting("RUN_DEADLINE_S"))
+def run_deadline_s() -> float:
+    return setting("RUN_DEADLINE_S")
 
 
 @dataclass(frozen=True)
@@ -110,12 +110,14 @@ def local_dead_workers(names: Iterable[str | None]) -> list[str]:
     return dead
 
 
-def abandoned_clause(now: datetime, dead: Iterable[str] = ()) -> ColumnElement[bool]:
-    """SQL: this (running) run has no live task any more. See the module docstring."""
-    stale = heartbeat_stale()
+def abandoned_clause(dead: Iterable[str] = ()) -> ColumnElement[bool]:
+    """SQL: this (running) run has no live task any more. See the module docstring.
+
+    Every age is measured with the database's clock (app/clock.py), never this host's."""
+    stale_before = db_now(-heartbeat_stale_s())
     holder_alive = exists().where(
         WorkerHeartbeat.hostname == GradingRun.worker,
-        WorkerHeartbeat.last_seen >= now - stale,
+        WorkerHeartbeat.last_seen >= stale_before,
         # A heartbeat of a process started after the claim is a reused name, not the holder.
         WorkerHeartbeat.started_at <= GradingRun.started_at,
     )
@@ -124,21 +126,15 @@ def abandoned_clause(now: datetime, dead: Iterable[str] = ()) -> ColumnElement[b
         GradingRun.worker.is_(None),
         GradingRun.started_at.is_(None),
         GradingRun.worker.in_(dead) if dead else false(),
-        and_(GradingRun.started_at < now - stale, ~holder_alive),
-        GradingRun.started_at < now - run_deadline(),
+        and_(GradingRun.started_at < stale_before, ~holder_alive),
+        GradingRun.started_at < db_now(-run_deadline_s()),
     )
-
-
-# Kept for callers of the old name.
-def _dead_workers_clause(now: datetime) -> ColumnElement[bool]:
-    return abandoned_clause(now)
 
 
 def claim(run_id: int, worker: str, store: BlobStore) -> RunInputs | None:
     """Take the run if it is queued, or abandoned with tries left. Else None.
 
     An abandoned run without tries left is closed as ``error`` here (and by the sweeper)."""
-    now = utcnow()
     holder = db.session.scalar(
         select(GradingRun.worker).where(GradingRun.id == run_id, GradingRun.status == Status.RUNNING.value)
     )
@@ -155,16 +151,16 @@ def claim(run_id: int, worker: str, store: BlobStore) -> RunInputs | None:
                     # A pool process runs one task at a time, so a run held under its own name is
                     # a claim whose commit reply was lost (database outage) or a task of this
                     # process that ended without storing: nobody else is grading it.
-                    or_(abandoned_clause(now, dead), GradingRun.worker == worker),
+                    or_(abandoned_clause(dead), GradingRun.worker == worker),
                 ),
             ),
         )
-        .values(status=Status.RUNNING.value, started_at=now, worker=worker, tries=GradingRun.tries + 1)
+        .values(status=Status.RUNNING.value, started_at=db_now(), worker=worker, tries=GradingRun.tries + 1)
         .execution_options(synchronize_session=False)
     )
     if res.rowcount != 1:
         db.session.rollback()
-        give_up_exhausted(now, run_ids=[run_id], dead=dead)
+        give_up_exhausted(run_ids=[run_id], dead=dead)
         return None
     db.session.expire_all()
     run = db.session.get(GradingRun, run_id)
@@ -192,7 +188,7 @@ def claim(run_id: int, worker: str, store: BlobStore) -> RunInputs | None:
         return None
 
 
-def give_up_exhausted(now: datetime, run_ids: list[int] | None = None, dead: Iterable[str] = ()) -> list[int]:
+def give_up_exhausted(run_ids: list[int] | None = None, dead: Iterable[str] = ()) -> list[int]:
     """Close abandoned runs that have used all their tries as ``error``; returns their ids."""
     limit = max_tries()
     query = (
@@ -200,11 +196,11 @@ def give_up_exhausted(now: datetime, run_ids: list[int] | None = None, dead: Ite
         .where(
             GradingRun.status == Status.RUNNING.value,
             GradingRun.tries >= limit,
-            abandoned_clause(now, dead),
+            abandoned_clause(dead),
         )
         .values(
             status=Status.ERROR.value,
-            finished_at=now,
+            finished_at=db_now(),
             status_reason=(
                 f"grading was interrupted {limit} times (the worker died or hit the time limit); "
                 "an instructor can regrade it"
@@ -228,15 +224,15 @@ def store_result(run_id: int, worker: str, result: dict[str, Any]) -> bool:
 
     The run's status, its result and its TestResult rows are one transaction: a duplicate
     delivery, a retry after a lost commit acknowledgement, or a takeover can never add rows."""
-    now = utcnow()
     graded = result.get("status") == "graded"
     values: dict[str, Any] = dict(
         status=Status.GRADED.value if graded else Status.ERROR.value,
         status_reason=None if graded else (result.get("message") or "grader error"),
-        finished_at=now,
+        finished_at=db_now(),
         grader_version=result.get("grader_version"),
         result=result,
         log_excerpt=(result.get("log") or "")[-20000:],
+        cpu_s=result.get("cpu_s"),
     )
     if graded:
         values.update(
@@ -284,10 +280,10 @@ def requeue_for_retry(run_id: int, worker: str, reason: str, result: dict[str, A
         return False
     if run.tries < max_tries():
         run.status, run.status_reason, run.worker = Status.QUEUED.value, reason, None
-        run.queued_at = utcnow()
+        run.queued_at = db_now()
         again = True
     else:
-        run.status, run.finished_at = Status.ERROR.value, utcnow()
+        run.status, run.finished_at = Status.ERROR.value, db_now()
         run.status_reason = f"{reason} (gave up after {run.tries} tries)"
         if result is not None:
             # Keep what the grader said for the instructor; there are no test rows for an error.

@@ -13,32 +13,39 @@ Sending a run twice is harmless (claims are guarded), so when in doubt it sends.
 * An abandoned run that has used ``MAX_TRIES`` tries is closed as ``error`` with the reason.
 
 Without a Redis broker to look into, only queued runs older than ``BLIND_GRACE`` (10 min) are sent.
+
+Every age is measured with the database's clock (app/clock.py). Right after the worker
+(re)connects to the broker, ``sweep(grace_s=0)`` runs at once: a Redis that restarted without
+persistence lost every waiting message, and the runs should not wait out the grace period.
+`SweeperLoop` keeps sweeping whatever a sweep, or its pause, raises.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
 
-from flask import current_app
+from flask import Flask, current_app
 from sqlalchemy import and_, or_, select
 
+from app.clock import db_now
 from app.extensions import db
-from app.models import GradingRun, Status, utcnow
+from app.models import GradingRun, Status
 from app.queue import enqueue_run
 from worker.runs import abandoned_clause, give_up_exhausted, local_dead_workers, setting
 
 log = logging.getLogger(__name__)
 
-# Without a broker we can look into, only a much older queued run is re-sent.
-BLIND_GRACE = timedelta(minutes=10)
+# Without a broker we can look into, only a much older queued run is re-sent (seconds).
+BLIND_GRACE_S = 600.0
 
 
-def queued_grace() -> timedelta:
-    return timedelta(seconds=setting("QUEUED_GRACE_S"))
+def queued_grace_s() -> float:
+    return setting("QUEUED_GRACE_S")
 
 
 @dataclass
@@ -95,25 +102,32 @@ def broker_task_ids() -> set[str] | None:
     return None if view is None else view.waiting | set(view.reserved)
 
 
-def sweep() -> list[int]:
-    """Re-send lost runs; returns their ids."""
-    now = utcnow()
+def sweep(grace_s: float | None = None) -> list[int]:
+    """Re-send lost runs; returns their ids. ``grace_s`` overrides ``QUEUED_GRACE_S`` (0 right
+    after a broker reconnect: whatever was waiting in a restarted Redis is gone)."""
+    from worker import spool
+
+    # Kept results of this host first: their runs are live, not abandoned.
+    spool.flush()
     try:
         view = broker_view()
     except Exception as exc:  # noqa: BLE001 - broker down: nothing can be sent anyway
         log.warning("broker unreadable, sweep skipped: %s", exc)
         return []
-    grace = queued_grace() if view is not None else BLIND_GRACE
+    if view is None:
+        grace_s = BLIND_GRACE_S
+    elif grace_s is None:
+        grace_s = queued_grace_s()
     holders = db.session.scalars(
         select(GradingRun.worker).where(GradingRun.status == Status.RUNNING.value).distinct()
     ).all()
     dead = local_dead_workers(holders)
-    give_up_exhausted(now, dead=dead)
+    give_up_exhausted(dead=dead)
     candidates = db.session.scalars(
         select(GradingRun).where(
             or_(
-                and_(GradingRun.status == Status.QUEUED.value, GradingRun.queued_at < now - grace),
-                and_(GradingRun.status == Status.RUNNING.value, abandoned_clause(now, dead)),
+                and_(GradingRun.status == Status.QUEUED.value, GradingRun.queued_at <= db_now(-grace_s)),
+                and_(GradingRun.status == Status.RUNNING.value, abandoned_clause(dead)),
             )
         )
     ).all()
@@ -125,11 +139,11 @@ def sweep() -> list[int]:
             if any(t.startswith(prefix) for t in view.waiting):
                 continue  # a worker will receive it
             if run.status == Status.QUEUED.value and any(
-                t.startswith(prefix) and wall - at < grace.total_seconds() for t, at in view.reserved.items()
+                t.startswith(prefix) and wall - at < grace_s for t, at in view.reserved.items()
             ):
                 continue  # recently reserved by a worker that is about to claim it (or an ETA retry)
         if run.status == Status.QUEUED.value:
-            run.queued_at = now  # restart the grace period so one sweep does not resend it again
+            run.queued_at = db_now()  # restart the grace period so one sweep does not resend it again
         sent.append(run.id)
     db.session.commit()
     for run_id in sent:
@@ -137,3 +151,63 @@ def sweep() -> list[int]:
     if sent:
         log.warning("sweeper re-queued runs %s", sent)
     return sent
+
+
+class SweeperLoop:
+    """Sweep at start and at once when `wake()` is called (after a broker reconnect), both with
+    no grace period, and every ``SWEEP_INTERVAL_S`` in between. Nothing a sweep or a pause raises ends the loop: a sweeper
+    that died silently once left lost runs waiting for the 6-minute deadline."""
+
+    def __init__(self, app: Flask, sweep_fn: Callable[..., list[int]] = sweep) -> None:
+        self.app = app
+        self.sweep_fn = sweep_fn
+        self.sweeps = 0  # completed sweeps (tests and logs read it)
+        self.fallback_interval_s = 20.0  # the pause when SWEEP_INTERVAL_S cannot be read
+        self._wake = threading.Event()
+        # The first sweep has no grace either: whatever waits in the database with no message in
+        # the broker when a worker starts was lost while no worker was up.
+        self._urgent = True
+        self._stop = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def wake(self, urgent: bool = True) -> None:
+        self._urgent = self._urgent or urgent
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+
+    def start(self) -> SweeperLoop:
+        self.thread = threading.Thread(target=self.run, name="sweeper", daemon=True)
+        self.thread.start()
+        return self
+
+    def _interval(self) -> float:
+        try:
+            return max(0.05, setting("SWEEP_INTERVAL_S"))
+        except Exception:  # noqa: BLE001 - a broken setting must not end sweeping
+            log.exception("SWEEP_INTERVAL_S unreadable; next sweep in %g s", self.fallback_interval_s)
+            return self.fallback_interval_s
+
+    def run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                urgent, self._urgent = self._urgent, False
+                self._wake.clear()
+                with self.app.app_context():
+                    try:
+                        if urgent:
+                            self.sweep_fn(grace_s=0.0)
+                        else:
+                            self.sweep_fn()
+                    finally:
+                        db.session.remove()
+                self.sweeps += 1
+            except Exception as exc:  # noqa: BLE001 - the database or broker may be away
+                log.warning("sweep failed: %s: %s", exc.__class__.__name__, exc)
+            try:
+                self._wake.wait(self._interval())
+            except Exception:  # noqa: BLE001 - whatever the pause raises, sweep again
+                log.exception("sweeper pause failed")
+                time.sleep(1.0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import resource
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -16,7 +17,7 @@ from app.extensions import db
 from app.queue import GRADE_TASK, enqueue_run
 from app.storage import BlobStore
 from grading.executor import grade_with_warm_executor
-from worker import runs
+from worker import runs, spool
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,23 @@ def _with_db_retry(what: str, fn: Callable[[], T]) -> T:
             pause = min(pause * 2, 5.0)
 
 
+def _cpu_s() -> float:
+    """CPU seconds of this pool process and its waited-for children (the forked test process)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _keep(run_id: int, worker: str, kind: str, result: dict, reason: str | None = None) -> str:
+    try:
+        spool.keep(run_id, worker, kind, result, reason)
+        return "kept"
+    except OSError as exc:
+        # The database and this disk are both away: the run is taken over after RUN_DEADLINE_S.
+        log.critical("run %s: result could not be kept on disk either (%s); it will be graded again",
+                     run_id, exc)
+        return "lost"
+
+
 @shared_task(name=GRADE_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def grade_run(run_id: int) -> str:
     """Claim, grade outside any transaction, store once. Every outcome leaves the run either
@@ -57,6 +75,7 @@ def grade_run(run_id: int) -> str:
         return "skipped"  # already graded, or held by a live worker: a duplicate delivery
     # Release the connection before the sandbox run: grading must not hold a transaction open.
     db.session.remove()
+    cpu_before = _cpu_s()
     try:
         result = grade_with_warm_executor(inputs)
     except SoftTimeLimitExceeded:
@@ -66,12 +85,23 @@ def grade_run(run_id: int) -> str:
         result = {"status": "error", "message": f"grader crashed: {exc.__class__.__name__}: {exc}"}
     if not isinstance(result, dict):
         result = {"status": "error", "message": f"grader returned {type(result).__name__}, not a result"}
+    result["cpu_s"] = round(_cpu_s() - cpu_before, 4)
     if result.get("status") == "graded":
         # Student-caused failures arrive here too: they are grades, never retries.
-        _with_db_retry(f"run {run_id} store", lambda: runs.store_result(run_id, worker, result))
+        try:
+            _with_db_retry(f"run {run_id} store", lambda: runs.store_result(run_id, worker, result))
+        except (OperationalError, InterfaceError):
+            # A finished grading is never thrown away: kept on disk, stored when the database is back.
+            return _keep(run_id, worker, spool.STORE, result)
         return "graded"
     reason = result.get("message") or "grader error"
-    if _with_db_retry(f"run {run_id} retry", lambda: runs.requeue_for_retry(run_id, worker, reason, result)):
+    try:
+        again = _with_db_retry(
+            f"run {run_id} retry", lambda: runs.requeue_for_retry(run_id, worker, reason, result)
+        )
+    except (OperationalError, InterfaceError):
+        return _keep(run_id, worker, spool.RETRY, result, reason)
+    if again:
         enqueue_run(run_id, countdown=runs.setting("RETRY_DELAY_S"))
         return "retry"
     return "error"

@@ -151,7 +151,7 @@ def assert_graded_exactly_once(app, expected: dict[int, float]) -> list[GradingR
                 problems.append(f"submission {sub_id}: run {run.status} ({run.status_reason}), sub {sub.status}")
             elif run.total != total:
                 problems.append(f"submission {sub_id}: total {run.total} != {total}")
-            elif not (n_rows == n_distinct == len(run.result["tests"]) == 30):
+            elif not (n_rows == n_distinct == len(run.result["tests"]) > 0):
                 problems.append(f"submission {sub_id}: {n_rows} test rows, {len(run.result['tests'])} tests")
         assert not problems, "\n".join(problems)
         db.session.expunge_all()

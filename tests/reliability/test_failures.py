@@ -36,7 +36,15 @@ from tests.reliability.conftest import (
     worker_log_tail,
 )
 from tests.reliability.tcp_proxy import TcpProxy
-from tests.workers import child_pids, kill_group, running_worker, start_worker, stop, wait_for, wait_ready
+from tests.workers import (
+    descendant_pids,
+    kill_group,
+    running_worker,
+    start_worker,
+    stop,
+    wait_for,
+    wait_ready,
+)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
 
@@ -243,7 +251,8 @@ def test_forty_concurrent_uploads_are_graded_by_two_workers_that_share_no_disk(r
     try:
         for proc, log in zip(workers, logs, strict=True):
             wait_ready(proc, log, 90)
-        pools = [child_pids(p.pid) for p in workers]
+        # `autograder worker` supervises the Celery worker: pool processes are grandchildren.
+        pools = [descendant_pids(p.pid) for p in workers]
         results: list[tuple[int, dict] | None] = [None] * len(items)
         with http_server(rig.app) as base:
             start = threading.Barrier(len(items))

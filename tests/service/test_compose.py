@@ -30,3 +30,20 @@ def test_migrations_run_once_before_the_web_starts():
 def test_every_stateful_service_has_a_healthcheck():
     for name in ("postgres", "redis", "web"):
         assert "healthcheck" in COMPOSE["services"][name], name
+
+
+def test_web_and_worker_restart_unless_stopped():
+    for name in ("web", "worker", "postgres", "redis"):
+        assert COMPOSE["services"][name]["restart"] == "unless-stopped", name
+
+
+def test_the_worker_healthcheck_checks_heartbeats_not_a_path_that_always_exists():
+    check = COMPOSE["services"]["worker"]["healthcheck"]["test"]
+    assert check == ["CMD", "autograder", "worker", "--check"]
+
+
+def test_the_worker_drops_every_capability_but_those_the_sandbox_needs():
+    worker = COMPOSE["services"]["worker"]
+    assert worker["cap_drop"] == ["ALL"]
+    assert sorted(worker["cap_add"]) == ["KILL", "SETGID", "SETUID", "SYS_ADMIN"]
+    assert "no-new-privileges:true" in worker["security_opt"]

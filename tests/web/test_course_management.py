@@ -69,7 +69,7 @@ def test_settings_take_effect_at_once_are_logged_and_show_on_the_student_page(cl
     assert "2026-12-24 23:59" in client.get("/instructor/log").get_data(as_text=True)
     switch(client, web, course["alice"])
     page = client.get("/").get_data(as_text=True)
-    assert "2026-12-24 23:59:00 UTC" in page and "20% of the total per started day late" in page
+    assert "2026-12-24 23:59:00 UTC" in page and "Each started day late takes 20% of the attempt" in page
 
 
 def test_bad_settings_are_refused_with_a_clear_message_and_change_nothing(client, web, course):

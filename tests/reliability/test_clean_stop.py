@@ -1,0 +1,85 @@
+"""`autograder run` stops everything on SIGTERM, as on Ctrl-C: systemd and `docker stop` send
+SIGTERM, and nothing may be left running or holding the port afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.reliability.services import free_port
+from tests.workers import BIN, descendant_pids, wait_for
+
+pytestmark = [pytest.mark.slow]
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in (b"Z", b"X")
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def healthz(port: int) -> dict | None:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as resp:
+            return json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        return json.loads(exc.read() or b"{}")
+    except OSError:
+        return None
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_autograder_run_stops_web_workers_and_zygotes_on_sigterm_as_on_ctrl_c(tmp_path, sig):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PYTEST") and k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update(DATA_DIR=str(tmp_path / "data"), SECRET_KEY="test-secret", HEARTBEAT_INTERVAL_S="1")
+    subprocess.run([str(BIN), "db", "upgrade"], env=env, check=True, capture_output=True)
+    port = free_port()
+    log = open(tmp_path / "run.log", "wb")  # noqa: SIM115 - handed to the child
+    proc = subprocess.Popen([str(BIN), "run", "--port", str(port), "--concurrency", "1"], env=env,
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    log.close()
+    try:
+        body = wait_for(lambda: (h := healthz(port)) and h.get("workers", {}).get("count") and h, 180,
+                        interval=0.5, what="the web server and a beating worker")
+        assert body["database"]["dialect"] == "sqlite"
+
+        def with_zygote() -> dict[int, str] | None:
+            names = {pid: cmdline(pid) for pid in descendant_pids(proc.pid)}
+            return names if any("grading.sandbox.zygote" in c for c in names.values()) else None
+
+        names = wait_for(with_zygote, 120, interval=0.5, what="a warm sandbox zygote")
+        family = set(names)
+        assert any(" web " in c for c in names.values()), names
+        proc.send_signal(sig)
+        assert proc.wait(timeout=90) == 0
+        left = {pid: names[pid] for pid in family if alive(pid)}
+        assert not left, f"still running after {sig.name}: {left}"
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except BaseException:
+        sys.stdout.write((tmp_path / "run.log").read_text(errors="replace")[-4000:])
+        raise
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

@@ -1,0 +1,97 @@
+"""`autograder worker` keeps its Celery worker alive, whatever the orchestrator.
+
+Why: kombu's Redis transport can end a Celery worker for good when the broker drops while a
+message is unacknowledged (acks_late, a grading in progress). On the connection error Celery
+calls ``Connection.collect()``, which detaches the transport (``transport.client = None``); closing
+the task consumer's channel afterwards restores the unacked messages, which builds a new Redis
+client from ``connection.client.hostname`` and raises ``AttributeError: 'NoneType' object has no
+attribute 'hostname'``. Celery does not count an AttributeError as a connection error, so the
+worker logs "Unrecoverable error" and exits (kombu issues #582 and #970 show the same path; no
+kombu release up to 5.7.0 avoids it, and no setting turns the restore off for the Redis
+transport). The message itself is not lost: Redis redelivers it, and the sweeper re-sends it far
+sooner.
+
+So the supervisor runs the Celery worker as a child process and starts a new one whenever it
+exits without being asked to (a crash, an OOM kill, that AttributeError), after a short backoff
+(``WORKER_RESTART_BACKOFF_S`` doubling up to ``WORKER_RESTART_BACKOFF_MAX_S``; reset once a child
+has run for a minute). SIGTERM, SIGINT, SIGQUIT and SIGHUP are passed on to the child, and the
+supervisor exits with the child's code once it has stopped. The child gets SIGTERM if the
+supervisor itself dies (``PR_SET_PDEATHSIG``), so it never outlives it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+
+from autograder import settings
+
+log = logging.getLogger("autograder.supervisor")
+
+FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT, signal.SIGHUP)
+PR_SET_PDEATHSIG = 1
+STABLE_S = 60.0  # a child that ran this long resets the backoff
+
+
+def _die_with_parent() -> None:
+    # Runs in the child between fork and exec.
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
+def supervise(argv: Sequence[str]) -> int:
+    """Run ``argv`` until asked to stop; restart it after any other exit. Returns the exit code."""
+    logging.basicConfig(level=logging.INFO, format="[%(asctime)s: %(levelname)s/Supervisor] %(message)s")
+    stopping: list[int] = []
+    child: subprocess.Popen | None = None
+
+    def forward(signum: int, _frame: object) -> None:
+        stopping.append(signum)
+        if child is not None and child.poll() is None:
+            try:
+                child.send_signal(signum)
+            except ProcessLookupError:
+                pass
+
+    for sig in FORWARDED:
+        signal.signal(sig, forward)
+
+    backoff = settings.WORKER_RESTART_BACKOFF_S
+    restarts = 0
+    while True:
+        started = time.monotonic()
+        child = subprocess.Popen(list(argv), preexec_fn=_die_with_parent)
+        log.info("celery worker started (pid %s)%s", child.pid, f", restart {restarts}" if restarts else "")
+        code = _wait(child)
+        if stopping:
+            log.info("celery worker stopped (exit %s) after signal %s", code, stopping[0])
+            return 0 if code in (0, -stopping[0]) else code
+        ran = time.monotonic() - started
+        if ran >= STABLE_S:
+            backoff = settings.WORKER_RESTART_BACKOFF_S
+        log.error("celery worker exited with %s after %.0f s without being asked to; restarting in %.1f s",
+                  code, ran, backoff)
+        deadline = time.monotonic() + backoff
+        while time.monotonic() < deadline and not stopping:
+            time.sleep(0.1)
+        if stopping:
+            return 0
+        backoff = min(backoff * 2, settings.WORKER_RESTART_BACKOFF_MAX_S)
+        restarts += 1
+
+
+def _wait(child: subprocess.Popen) -> int:
+    while True:
+        try:
+            return child.wait()
+        except InterruptedError:  # pragma: no cover - PEP 475 retries, kept for old kernels
+            continue
+
+
+if __name__ == "__main__":  # pragma: no cover - `autograder worker` is the entry point
+    sys.exit(supervise(sys.argv[1:]))
