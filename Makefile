@@ -20,11 +20,15 @@ install: $(STAMP) system-deps translations
 translations: $(STAMP)
 	$(BIN)/pybabel compile --statistics -d app/translations
 
-# bubblewrap is not needed (the sandbox uses namespaces directly), but chromium is for browser tests.
+# bubblewrap is not needed (the sandbox uses namespaces directly), but chromium is for browser tests
+# and nginx for the tests that run deploy/nginx.conf in front of gunicorn.
 system-deps:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null) || echo "chromium not installed: browser tests will be skipped"; \
 	  else echo "chromium missing and not root: browser tests will be skipped"; fi; }
+	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || { \
+	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null) || echo "nginx not installed: proxy tests will be skipped"; \
+	  else echo "nginx missing and not root: proxy tests will be skipped"; fi; }
 
 run: install
 	$(BIN)/autograder db upgrade

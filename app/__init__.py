@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import hmac
+import logging
 from typing import Any
 
 from flask import Flask, request, session
+from flask.logging import default_handler
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from app.config import Config, TestingConfig
 from app.extensions import babel, csrf, db, limiter, login_manager, migrate
@@ -44,11 +48,31 @@ def register_extensions(app: Flask) -> None:
     babel.init_app(app, locale_selector=select_locale)
     limiter.init_app(app)
 
+    # Flask-Limiter logs to a silent logger of its own: show its warnings (Redis unreachable,
+    # falling back to memory; recovered) where the app's own log lines go.
+    limiter_log = logging.getLogger("flask-limiter")
+    limiter_log.setLevel(logging.INFO)
+    if default_handler not in limiter_log.handlers:
+        limiter_log.addHandler(default_handler)
+
+    if app.config["PROXY_COUNT"] > 0:
+        # Trust exactly as many X-Forwarded-* hops as there are proxies we run: the client address
+        # the limiter and the logs see is then the real one, and a client cannot forge it.
+        n = app.config["PROXY_COUNT"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=0, x_port=0, x_prefix=0)
+
     from app.models import User
 
     @login_manager.user_loader
     def load_user(user_id: str) -> User | None:
-        return db.session.get(User, int(user_id))
+        # "id.nonce" (User.get_id): a cookie whose nonce was renewed at sign-out is refused.
+        uid, dot, nonce = user_id.partition(".")
+        if not dot or not uid.isdigit():
+            return None
+        user = db.session.get(User, int(uid))
+        if user is None or not hmac.compare_digest(user.session_nonce.encode(), nonce.encode()):
+            return None
+        return user
 
 
 def register_blueprints(app: Flask) -> None:
@@ -56,6 +80,7 @@ def register_blueprints(app: Flask) -> None:
     from app.auth import bp as auth_bp
     from app.health import bp as health_bp
     from app.instructor import bp as instructor_bp
+    from app.roster import signin_bp
     from app.student import bp as student_bp
 
     app.register_blueprint(auth_bp)
@@ -63,6 +88,7 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(instructor_bp, url_prefix="/instructor")
     app.register_blueprint(api_bp, url_prefix="/api/v1")
     app.register_blueprint(health_bp)
+    app.register_blueprint(signin_bp)
     from app.metrics import bp as metrics_bp
 
     app.register_blueprint(metrics_bp)

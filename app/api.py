@@ -7,6 +7,7 @@ limit, with `Retry-After`; 500 and 503 too), built by `app.errors.api_error`.
 
 from __future__ import annotations
 
+import math
 import time
 
 from flask import Blueprint, Response, current_app, g, jsonify, render_template, request
@@ -17,10 +18,11 @@ from sqlalchemy.orm import selectinload
 
 from app import gradebook
 from app.assignments import default_assignment
-from app.authz import queue_position, rate_key, submit_limit, token_required
+from app.authz import api_limit, queue_position, rate_key, submit_limit, token_required
 from app.coursework import rubric_for
 from app.errors import PAGES, api_error, both
 from app.extensions import db, limiter
+from app.longpoll import Admission, waits
 from app.models import Assignment, AuditReview, Submission
 from app.openapi import spec
 from app.scores import effective_for, fmt, student_view
@@ -28,10 +30,11 @@ from app.storage import BlobStore
 from app.submitting import SubmissionRefused, Upload, submit
 from grading.i18n import localized
 
-MAX_WAIT_S = 20.0
 FINAL = ("graded", "error")
 
 bp = Blueprint("api", __name__)
+# Every API request counts against its user (token or session), else its address.
+limiter.limit(api_limit, key_func=rate_key)(bp)
 
 
 # Errors: 404/405/413/429/500 raised anywhere under /api/ are answered by app/errors.py in the
@@ -99,7 +102,7 @@ def serialise(sub: Submission, *, full: bool = False) -> dict:
 
 @bp.post("/submissions")
 @token_required
-@limiter.limit(submit_limit, key_func=rate_key)
+@limiter.limit(submit_limit, key_func=rate_key, override_defaults=False)
 def create_submission():  # noqa: ANN201
     slug = request.form.get("assignment")
     if slug:
@@ -160,25 +163,43 @@ def list_submissions():  # noqa: ANN201
 @bp.get("/submissions/<int:submission_id>")
 @token_required
 def get_submission(submission_id: int):  # noqa: ANN201
-    """`?wait=S` (at most 20) long-polls: the answer comes as soon as grading ends, or after S s."""
+    """`?wait=S` (at most LONGPOLL_MAX_WAIT_S) long-polls: the answer comes as soon as grading
+    ends, or after S s. Waits are bounded per user and per process (app/longpoll.py)."""
     sub = _load(submission_id)
     if sub is None:
         return api_error("not_found", 404, PAGES[404][2])
+    cfg = current_app.config
     try:
-        wait = min(max(float(request.args.get("wait", 0)), 0.0), MAX_WAIT_S)
+        wait = float(request.args.get("wait", 0))
     except ValueError:
         return api_error("bad_wait", 400, _l("wait must be a number of seconds (at most 20)."))
+    if not math.isfinite(wait):
+        return api_error("bad_wait", 400, _l("wait must be a number of seconds (at most 20)."))
+    wait = min(max(wait, 0.0), cfg["LONGPOLL_MAX_WAIT_S"])
     if wait and sub.status not in FINAL:
-        deadline = time.monotonic() + wait
-        # A cheap status read every 100 ms; the full answer is built once, at the end.
-        status_of = select(Submission.status).where(Submission.id == submission_id)
-        while time.monotonic() < deadline:
-            time.sleep(0.1)
-            db.session.rollback()  # end the read transaction so the next read sees new commits
-            if db.session.scalar(status_of) in FINAL:
-                break
+        with waits.admit(g.api_user.id, per_user=cfg["LONGPOLL_PER_USER"],
+                         slots=cfg["LONGPOLL_SLOTS"]) as admission:
+            if admission is Admission.USER_BUSY:
+                n = cfg["LONGPOLL_PER_USER"]
+                return api_error("too_many_waits", 429,
+                                 {"en": f"you already have {n} long-polls open; wait for one to end",
+                                  "zh": f"你已有 {n} 个长轮询在等待，请等其中一个结束后再试"},
+                                 headers={"Retry-After": "1"})
+            if admission is Admission.WAIT:
+                _wait_until_final(submission_id, wait)
         db.session.expire_all()
     return jsonify(serialise(sub, full=g.api_user.is_instructor))
+
+
+def _wait_until_final(submission_id: int, wait: float) -> None:
+    deadline = time.monotonic() + wait
+    # A cheap status read every 100 ms; the full answer is built once, at the end.
+    status_of = select(Submission.status).where(Submission.id == submission_id)
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        db.session.rollback()  # end the read transaction so the next read sees new commits
+        if db.session.scalar(status_of) in FINAL:
+            return
 
 
 @bp.post("/submissions/<int:submission_id>/regrade")
@@ -196,24 +217,116 @@ def regrade(submission_id: int):  # noqa: ANN201
                     "queue_position": queue_position(run)}), 202
 
 
+def _instructor_assignment(slug: str | None):  # noqa: ANN202
+    """(assignment, None) for an instructor, else (None, the refusal): 403, or 404 for a bad slug."""
+    if not g.api_user.is_instructor:
+        return None, api_error("forbidden", 403, _l("Only instructors may do this."))
+    a = db.session.scalar(select(Assignment).where(Assignment.slug == slug)) if slug else default_assignment()
+    if a is None:
+        if slug:
+            return None, api_error("assignment_not_found", 404, _l("No assignment %(slug)s.", slug=repr(slug)))
+        return None, api_error("assignment_not_found", 404, _l("No assignment is published yet."))
+    return a, None
+
+
+def _json_body() -> dict:
+    body = request.get_json(silent=True)
+    return body if isinstance(body, dict) else {}
+
+
 @bp.get("/gradebook")
 @token_required
 def get_gradebook():  # noqa: ANN201
-    if not g.api_user.is_instructor:
-        return api_error("forbidden", 403, _l("Only instructors may do this."))
-    slug = request.args.get("assignment")
-    a = db.session.scalar(select(Assignment).where(Assignment.slug == slug)) if slug else default_assignment()
-    if a is None:
-        return api_error("assignment_not_found", 404, _l("No assignment is published yet."))
+    a, refused = _instructor_assignment(request.args.get("assignment"))
+    if refused is not None:
+        return refused
     rows, rubric = gradebook.class_rows(a), rubric_for(a.suite)
-    if request.args.get("format") == "csv":
-        return Response(gradebook.to_csv(rows, rubric), mimetype="text/csv; charset=utf-8",
-                        headers={"Content-Disposition": f'attachment; filename="gradebook-{a.slug}.csv"'})
+    fmt_name = request.args.get("format", "json")
+    if fmt_name in gradebook.EXPORT_FORMATS:
+        body, name = gradebook.export(rows, a, fmt_name)
+        return Response(body, mimetype="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    if fmt_name != "json":
+        return api_error("bad_format", 400, _l("format must be one of %(f)s.",
+                                                f="json, " + ", ".join(gradebook.EXPORT_FORMATS)))
     return jsonify({"assignment": a.slug, "score_rule": gradebook.SCORE_HEADER,
                     # A list: JSON objects are sorted by key, the rubric's order is the columns'.
                     "categories": [{"name": name, "max": c["max"], "label": c["label"]}
                                    for name, c in rubric.categories.items()],
                     "students": gradebook.export_rows(rows, rubric)})
+
+
+@bp.post("/regrades")
+@token_required
+def create_regrade():  # noqa: ANN201
+    """Queue a regrade batch at once (a script has already decided); answers the batch id and the
+    number of runs queued."""
+    from app import regrading
+
+    body = _json_body()
+    a, refused = _instructor_assignment(body.get("assignment"))
+    if refused is not None:
+        return refused
+    scope = body.get("scope")
+    if scope not in regrading.SCOPES:
+        return api_error("bad_scope", 400, _l("scope must be one of %(s)s.", s=", ".join(regrading.SCOPES)))
+    if scope == "student" and not body.get("student"):
+        return api_error("student_missing", 400, _l("The scope 'student' needs 'student': an email."))
+    if scope == "submission" and not isinstance(body.get("submission"), int):
+        return api_error("submission_missing", 400, _l("The scope 'submission' needs 'submission': an id."))
+    try:
+        plan = regrading.plan(a, scope, student_email=body.get("student"), submission_id=body.get("submission"))
+    except regrading.RegradeError as exc:
+        return api_error(exc.code, 404, {"en": exc.en, "zh": exc.zh})
+    batch = regrading.start(a, plan, g.api_user)
+    return jsonify({"batch": batch.id, "runs_queued": batch.runs_queued,
+                    "url": f"/instructor/regrades/{batch.id}"}), 202
+
+
+@bp.post("/extensions")
+@token_required
+def create_extension():  # noqa: ANN201
+    from app import course
+
+    body = _json_body()
+    a, refused = _instructor_assignment(body.get("assignment"))
+    if refused is not None:
+        return refused
+    try:
+        student = course.find_student(str(body.get("student") or ""))
+        days = body.get("extra_days") or 0
+        if not isinstance(days, int):
+            raise course.CourseError("bad_days", "extra_days must be a whole number.", "extra_days 必须是整数。")
+        ext = course.grant_extension(a, student, g.api_user, deadline=course.parse_deadline(body.get("deadline")),
+                                     extra_days=days, reason=str(body.get("reason") or ""))
+    except course.CourseError as exc:
+        return api_error(exc.code, 404 if exc.code == "no_student" else 422, {"en": exc.en, "zh": exc.zh})
+    due = course.student_deadline(a, student.id)
+    return jsonify({"assignment": a.slug, "student": student.email, "deadline": due.isoformat() + "Z" if due else None,
+                    "extra_days": ext.extra_days}), 201
+
+
+@bp.post("/similarity")
+@token_required
+def start_similarity():  # noqa: ANN201
+    from app.similarity import start_similarity as start
+
+    a, refused = _instructor_assignment(_json_body().get("assignment"))
+    if refused is not None:
+        return refused
+    report = start(a, g.api_user)
+    return jsonify({"id": report.id, "status": report.status}), 202
+
+
+@bp.get("/similarity")
+@token_required
+def get_similarity():  # noqa: ANN201
+    from app.similarity import latest_report, similarity_json
+
+    a, refused = _instructor_assignment(request.args.get("assignment"))
+    if refused is not None:
+        return refused
+    return jsonify(similarity_json(latest_report(a)))
 
 
 @bp.get("/openapi.json")

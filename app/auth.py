@@ -1,12 +1,40 @@
-"""Signing in and out. Passwords are hashed (werkzeug); sign-in is rate limited."""
+"""Signing in and out.
+
+* Passwords are hashed (werkzeug). An unknown account costs the same as a known one: its password
+  is checked against a dummy hash, and the message is the same, so timing tells nothing.
+* Only failed sign-ins count against the limits: per (client address, account), and a higher
+  ceiling per address. One student's failures never lock out another account behind the same NAT.
+* Signing in starts a fresh session (new CSRF token). Signing out renews the user's session nonce,
+  which ends every session and remember-me cookie of the account, copied ones included.
+* `next=` is parsed, not string-matched: a local path only.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, flash, redirect, render_template, request, session, url_for
+import hashlib
+import re
+import time
+from functools import cache
+from urllib.parse import urlsplit, urlunsplit
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    flash,
+    g,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_babel import gettext as _
+from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required, login_user, logout_user
 from flask_wtf import FlaskForm
 from sqlalchemy import func, select
+from werkzeug.security import check_password_hash, generate_password_hash
 from wtforms import BooleanField, EmailField, PasswordField
 from wtforms.validators import DataRequired, Length, Regexp
 
@@ -16,13 +44,16 @@ from app.models import User
 bp = Blueprint("auth", __name__)
 
 EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+# C0 and C1 control characters and DEL: browsers drop tabs and newlines inside URLs, so
+# "/\t/evil.example" is "//evil.example" to them.
+CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class LoginForm(FlaskForm):
     # A plain pattern, not wtforms' Email(): that one needs the email_validator package, which is
     # not a dependency (sign-in crashed with a 500 without it).
     email = EmailField("Email", validators=[DataRequired(), Length(max=254), Regexp(EMAIL_PATTERN)])
-    password = PasswordField("Password", validators=[DataRequired()])
+    password = PasswordField("Password", validators=[DataRequired(), Length(max=1024)])
     remember = BooleanField("Remember me")
 
 
@@ -30,25 +61,119 @@ def find_user(email: str) -> User | None:
     return db.session.scalar(select(User).where(func.lower(User.email) == email.strip().lower()))
 
 
+@cache
+def _dummy_hash() -> str:
+    # Same method and cost as real hashes (werkzeug's default), made once per process.
+    return generate_password_hash("not-a-password-of-anyone")
+
+
+def authenticate(email: str, password: str) -> User | None:
+    """The user with this email and password, else None, in the same time either way."""
+    user = find_user(email)
+    if user is None or not user.password_hash:
+        check_password_hash(_dummy_hash(), password)  # pay the hash cost an existing account pays
+        return None
+    return user if user.check_password(password) else None
+
+
+def safe_next(raw: str | None) -> str | None:
+    """A same-site path to go to after sign-in, or None: no scheme, no host, a path only."""
+    if not raw:
+        return None
+    cleaned = CONTROL_CHARS.sub("", raw).strip()
+    # Browsers read a backslash as a slash ("/\\evil.example" is "//evil.example").
+    if "\\" in cleaned:
+        return None
+    try:
+        parts = urlsplit(cleaned)
+    except ValueError:
+        return None
+    if parts.scheme or parts.netloc or not parts.path.startswith("/") or parts.path.startswith("//"):
+        return None
+    return urlunsplit(("", "", parts.path, parts.query, parts.fragment))
+
+
 def home_for(user: User) -> str:
     return url_for("instructor.dashboard") if user.is_instructor else url_for("student.index")
 
 
+# --- limits on failed sign-ins ------------------------------------------------------------------
+
+
+def account_key() -> str:
+    """(client address, account) for the per-account failure limit; the email is normalised."""
+    email = (request.form.get("email") or "").strip().lower()
+    return f"{get_remote_address()}|{hashlib.sha256(email.encode()).hexdigest()[:24]}"
+
+
+# Session keys: when this session signed in, and whether with "remember me".
+SIGNED_IN_AT, REMEMBERED = "signed_in_at", "remembered"
+# Set on the request (not `g`, which can outlive one request) when it signed someone in.
+SIGNED_IN = "autograder.signed_in"
+
+
+def sign_in_failed(response: Response) -> bool:
+    """Counted after the view: only a request that tried and did not sign anyone in costs one.
+    A refusal by the limiter itself (429) costs nothing, so one student hammering their own
+    account never fills the per-address ceiling that the rest of the class shares."""
+    return response.status_code != 429 and not request.environ.get(SIGNED_IN, False)
+
+
+def _login_limit() -> str:
+    return current_app.config["LOGIN_RATE_LIMIT"]
+
+
+def _address_limit() -> str:
+    return current_app.config["LOGIN_ADDRESS_RATE_LIMIT"]
+
+
+def start_fresh_session() -> None:
+    """A new session at sign-in: nothing from before survives but the language, CSRF included."""
+    lang = session.get("lang")
+    session.clear()
+    g.pop("csrf_token", None)  # Flask-WTF caches the token of this request here
+    if lang:
+        session["lang"] = lang
+
+
+@bp.before_app_request
+def end_expired_sessions() -> None:
+    """Sessions end server-side: SESSION_MAX_HOURS after sign-in, or REMEMBER_COOKIE_DAYS with
+    "remember me". The sign-in time travels in the signed session, so a copied cookie ages too."""
+    if "_user_id" not in session:
+        return
+    now = time.time()
+    signed_in_at = session.get(SIGNED_IN_AT)
+    if signed_in_at is None:
+        # Restored from the remember-me cookie: a remembered session from now on.
+        session[SIGNED_IN_AT], session[REMEMBERED] = now, True
+        return
+    cfg = current_app.config
+    if session.get(REMEMBERED):
+        max_age = cfg["REMEMBER_COOKIE_DAYS"] * 86400
+    else:
+        max_age = cfg["SESSION_MAX_HOURS"] * 3600
+    if now - signed_in_at > max_age:
+        logout_user()  # also clears the remember-me cookie
+        start_fresh_session()
+
+
 @bp.route("/login", methods=["GET", "POST"])
-@limiter.limit(lambda: current_app.config["LOGIN_RATE_LIMIT"], methods=["POST"])
+@limiter.limit(_login_limit, methods=["POST"], key_func=account_key, deduct_when=sign_in_failed)
+@limiter.limit(_address_limit, methods=["POST"], key_func=get_remote_address, deduct_when=sign_in_failed)
 def login():  # noqa: ANN201
     if current_user.is_authenticated:
+        request.environ[SIGNED_IN] = True  # already signed in: not a failure
         return redirect(home_for(current_user))
     form = LoginForm()
     if form.validate_on_submit():
-        user = find_user(form.email.data)
-        if user is not None and user.check_password(form.password.data):
+        user = authenticate(form.email.data, form.password.data)
+        if user is not None:
+            start_fresh_session()
             login_user(user, remember=form.remember.data)
-            nxt = request.args.get("next")
-            # Only same-site relative paths: no open redirect.
-            if nxt and nxt.startswith("/") and not nxt.startswith("//"):
-                return redirect(nxt)
-            return redirect(home_for(user))
+            session[SIGNED_IN_AT], session[REMEMBERED] = time.time(), bool(form.remember.data)
+            request.environ[SIGNED_IN] = True
+            return redirect(safe_next(request.args.get("next")) or home_for(user))
         flash(_("Wrong email or password."), "error")
     return render_template("auth/login.html", form=form)
 
@@ -56,7 +181,13 @@ def login():  # noqa: ANN201
 @bp.post("/logout")
 @login_required
 def logout():  # noqa: ANN201
+    # Renewing the nonce invalidates every copy of this session and every remember-me cookie of
+    # the account, on all devices ("sign out everywhere"): cookies are client-side, so a
+    # per-user nonce is what the server can revoke.
+    current_user.end_all_sessions()
+    db.session.commit()
     logout_user()
+    start_fresh_session()
     return redirect(url_for("auth.login"))
 
 
@@ -64,5 +195,7 @@ def logout():  # noqa: ANN201
 def set_language(code: str):  # noqa: ANN201
     if code in ("zh", "en"):
         session["lang"] = code
-    target = request.referrer or url_for("auth.login")
-    return redirect(target if target.startswith(request.host_url) or target.startswith("/") else "/")
+    # Back to the page the visitor came from, as a local path only (never another site).
+    referrer = urlsplit(request.referrer or "")
+    back = urlunsplit(("", "", referrer.path, referrer.query, ""))
+    return redirect(safe_next(back) or url_for("auth.login"))

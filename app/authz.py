@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -17,7 +16,7 @@ from flask import abort, current_app, g, request
 from flask_babel import lazy_gettext as _l
 from flask_limiter.util import get_remote_address
 from flask_login import current_user
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from app.errors import api_error
@@ -89,19 +88,34 @@ def queue_positions() -> dict[int, int]:
 # --- API tokens ---------------------------------------------------------------------------------
 
 
+def bearer_token() -> str | None:
+    """The token of `Authorization: Bearer <token>` (scheme in any case, spaces ignored), or None."""
+    scheme, _, token = request.headers.get("Authorization", "").strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        return None
+    return token
+
+
 def bearer_user() -> User | None:
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return None
-    row = db.session.scalar(
-        select(ApiToken).where(ApiToken.token_hash == ApiToken.hash(token.strip()), ApiToken.revoked.is_(False))
-    )
-    if row is None:
-        return None
-    row.last_used_at = utcnow()
-    db.session.commit()
-    return row.user
+    """The user of a live token, looked up once per request (the rate-limit key needs it too)."""
+    # Cached on the request itself (not `g`, which outlives a request when an app context is
+    # already pushed, as in tests).
+    cache_key = "autograder.bearer_user"
+    if cache_key in request.environ:
+        return request.environ[cache_key]
+    user = None
+    token = bearer_token()
+    if token is not None:
+        row = db.session.scalar(
+            select(ApiToken).where(ApiToken.token_hash == ApiToken.hash(token), ApiToken.revoked.is_(False))
+        )
+        if row is not None:
+            row.last_used_at = utcnow()
+            db.session.commit()
+            user = row.user
+    request.environ[cache_key] = user
+    return user
 
 
 def token_required(view: Callable) -> Callable:
@@ -121,14 +135,45 @@ def token_required(view: Callable) -> Callable:
 
 
 def rate_key() -> str:
-    """Rate limits count per signed-in user or per API token, else per address."""
-    if current_user.is_authenticated:
-        return f"user:{current_user.id}"
-    header = request.headers.get("Authorization", "")
-    if header:
-        return "token:" + hashlib.sha256(header.encode()).hexdigest()[:24]
-    return get_remote_address()
+    """Rate limits count per authenticated user, whichever way they authenticate (session or any
+    of their tokens, however the header is spelled), else per client address."""
+    user = bearer_user() if request.headers.get("Authorization") else None
+    if user is None and current_user.is_authenticated:
+        user = current_user
+    if user is not None:
+        return f"user:{user.id}"
+    return f"addr:{get_remote_address()}"
+
+
+def api_limit() -> str:
+    return current_app.config["API_RATE_LIMIT"]
 
 
 def submit_limit() -> str:
     return current_app.config["SUBMIT_RATE_LIMIT"]
+
+
+class TokenLimitReached(Exception):
+    """The user already holds the most live tokens allowed; they must revoke one first."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"at most {limit} live API tokens per user: revoke one first")
+        self.limit = limit
+
+
+def issue_token(user: User) -> str:
+    """A new API token for `user` (committed; the secret is returned once), within the cap on
+    live tokens, so a user cannot mint an unbounded number of credentials."""
+    limit = current_app.config["MAX_LIVE_TOKENS_PER_USER"]
+    # Lock the user's row: two concurrent requests cannot both take the last free place.
+    db.session.scalar(select(User.id).where(User.id == user.id).with_for_update())
+    live = db.session.scalar(
+        select(func.count(ApiToken.id)).where(ApiToken.user_id == user.id, ApiToken.revoked.is_(False))
+    )
+    if live >= limit:
+        db.session.rollback()
+        raise TokenLimitReached(limit)
+    row, secret = ApiToken.issue(user)
+    db.session.add(row)
+    db.session.commit()
+    return secret

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 from autograder import settings
@@ -67,8 +68,15 @@ class Config:
         self.SESSION_COOKIE_SECURE = settings.SESSION_COOKIE_SECURE
         self.REMEMBER_COOKIE_HTTPONLY = True
         self.REMEMBER_COOKIE_SECURE = self.SESSION_COOKIE_SECURE
+        self.REMEMBER_COOKIE_SAMESITE = "Lax"
+        self.REMEMBER_COOKIE_DURATION = timedelta(days=settings.REMEMBER_COOKIE_DAYS)
         self.WTF_CSRF_TIME_LIMIT = None
         self.RATELIMIT_STORAGE_URI = redis_url or "memory://"
+        # A Redis that stops answering must not hold a request thread: fail fast, then the limiter
+        # falls back to memory (app/extensions.py).
+        self.RATELIMIT_STORAGE_OPTIONS = (
+            {"socket_connect_timeout": 1, "socket_timeout": 1} if redis_url else {}
+        )
         self.RATELIMIT_ENABLED = True
         self.RATELIMIT_HEADERS_ENABLED = True
         self.BABEL_DEFAULT_LOCALE = "zh"

@@ -19,4 +19,14 @@ migrate = Migrate()
 login_manager = LoginManager()
 csrf = CSRFProtect()
 babel = Babel()
-limiter = Limiter(key_func=get_remote_address, default_limits=[])
+# The rate-limit store is Redis in production. When Redis is unreachable the limiter must not turn
+# sign-in and uploads into 500s: it falls back to per-process memory (same limits, counted per
+# process) and logs "Rate limit storage unreachable"; it checks Redis again with a backoff and
+# logs "Rate limit storage recovered" when it is back. swallow_errors covers the other storage
+# calls (deducting a failed sign-in, the limit headers) that may fail in between.
+limiter = Limiter(
+    key_func=get_remote_address,
+    default_limits=[],
+    in_memory_fallback_enabled=True,
+    swallow_errors=True,
+)

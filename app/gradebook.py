@@ -15,9 +15,19 @@ from sqlalchemy import case, func, select
 
 from app.coursework import RubricView, rubric_for
 from app.extensions import db
-from app.models import Assignment, AuditReview, GradingRun, Role, Submission, TestResult, User
+from app.models import (
+    Assignment,
+    AuditReview,
+    DroppedStudent,
+    GradingRun,
+    Role,
+    ScoreOverride,
+    Submission,
+    TestResult,
+    User,
+)
 from app.monitoring import live_workers
-from app.scores import Effective, best_of, effective, fmt
+from app.scores import Effective, best_of, effective, fmt, overrides_in_force
 
 
 @dataclass
@@ -29,6 +39,7 @@ class SubmissionSummary:
     created_at: datetime
     score: Effective | None = None
     grader_version: str | None = None
+    run_id: int | None = None
 
 
 @dataclass
@@ -58,6 +69,11 @@ class StudentRow:
         return pick[0] if pick else None
 
     @property
+    def counting(self) -> SubmissionSummary | None:
+        """The attempt that counts: the best graded one (what the gradebook exports)."""
+        return self.best
+
+    @property
     def status(self) -> str:
         return self.latest.status if self.latest else "none"
 
@@ -73,10 +89,12 @@ class StudentRow:
 
 
 def class_rows(assignment: Assignment) -> list[StudentRow]:
-    """Every student (role student) with all their attempts and the effective score of each
-    attempt's newest graded run. Four queries whatever the class size."""
+    """Every enrolled student (role student, not dropped) with all their attempts and the effective
+    score of each attempt's newest graded run. Six queries whatever the class size."""
     students = db.session.execute(
-        select(User.id, User.email, User.name).where(User.role == Role.STUDENT.value).order_by(User.email)
+        select(User.id, User.email, User.name)
+        .where(User.role == Role.STUDENT.value, User.id.not_in(select(DroppedStudent.user_id)))
+        .order_by(User.email)
     ).all()
     rubric = rubric_for(assignment.suite)
     rows = {s.id: StudentRow(s.id, s.email, s.name or "") for s in students}
@@ -101,6 +119,27 @@ def class_rows(assignment: Assignment) -> list[StudentRow]:
         .order_by(AuditReview.id)
     ).all()
     newest_review = {r.submission_id: r.score for r in reviews}
+    override_rows = db.session.scalars(
+        select(ScoreOverride).join(Submission, Submission.id == ScoreOverride.submission_id)
+        .where(Submission.assignment_id == assignment.id).order_by(ScoreOverride.id)
+    ).all()
+    by_sub: dict[int, list] = {}
+    for o in override_rows:
+        by_sub.setdefault(o.submission_id, []).append(o)
+    in_force = {sid: overrides_in_force(rows) for sid, rows in by_sub.items()}
+    # Graded points of overridden tests, for the newest run of their submission (one query, only
+    # when a test override exists).
+    wanted = {(newest_run[sid].id, o.target) for sid, os_ in in_force.items() if sid in newest_run
+              for o in os_ if o.kind == "test"}
+    test_points: dict[int, dict[str, dict]] = {}
+    if wanted:
+        for t in db.session.execute(
+            select(TestResult.run_id, TestResult.test_id, TestResult.category, TestResult.points,
+                   TestResult.max_points)
+            .where(TestResult.run_id.in_({r for r, _ in wanted}), TestResult.test_id.in_({t for _, t in wanted}))
+        ).all():
+            test_points.setdefault(t.run_id, {})[t.test_id] = {
+                "category": t.category, "points": t.points, "max_points": t.max_points}
     for s in subs:
         row = rows.get(s.student_id)
         if row is None:
@@ -109,10 +148,12 @@ def class_rows(assignment: Assignment) -> list[StudentRow]:
         run = newest_run.get(s.id)
         if run is not None:
             summary.grader_version = run.grader_version
+            summary.run_id = run.id
             summary.score = effective(
                 run.total, run.max_total, run.categories, rubric=rubric,
                 late_days=s.late_days, penalty_per_day=assignment.late_penalty_per_day,
                 audit_override=newest_review.get(s.id),
+                overrides=in_force.get(s.id, ()), tests=test_points.get(run.id),
             )
         row.submissions.append(summary)
     return list(rows.values())
@@ -151,16 +192,11 @@ def distribution(rows: list[StudentRow], bins: int = 10) -> list[dict]:
 
 
 def pass_rates(rows: list[StudentRow]) -> list[dict]:
-    """Per test, over the newest graded run of each student's latest graded attempt: how many
-    passed. Sorted with the most failed first. One aggregate query."""
-    sub_ids = [r.latest_graded.id for r in rows if r.latest_graded is not None]
-    if not sub_ids:
+    """Per test, over the graded run of each student's counting attempt: how many passed. Sorted
+    with the most failed first. One aggregate query."""
+    newest = [r.counting.run_id for r in rows if r.counting is not None and r.counting.run_id is not None]
+    if not newest:
         return []
-    newest = (
-        select(func.max(GradingRun.id))
-        .where(GradingRun.submission_id.in_(sub_ids), GradingRun.status == "graded")
-        .group_by(GradingRun.submission_id)
-    )
     stats = db.session.execute(
         select(
             TestResult.test_id,
@@ -179,6 +215,23 @@ def pass_rates(rows: list[StudentRow]) -> list[dict]:
         for t, c, h, n, p in stats
     ]
     return sorted(out, key=lambda d: (d["rate"], d["test_id"]))
+
+
+def failing(rows: list[StudentRow], test_id: str) -> list[dict]:
+    """The students whose counting attempt does not pass `test_id`, with the test's feedback (the
+    instructor's full text, hidden tests included). One query."""
+    by_run = {r.counting.run_id: r for r in rows if r.counting is not None and r.counting.run_id is not None}
+    if not by_run:
+        return []
+    found = db.session.execute(
+        select(TestResult.run_id, TestResult.outcome, TestResult.points, TestResult.max_points,
+               TestResult.feedback, TestResult.hidden)
+        .where(TestResult.run_id.in_(list(by_run)), TestResult.test_id == test_id,
+               TestResult.outcome != "passed")
+    ).all()
+    out = [{"row": by_run[t.run_id], "outcome": t.outcome, "points": t.points, "max_points": t.max_points,
+            "feedback": t.feedback, "hidden": t.hidden} for t in found]
+    return sorted(out, key=lambda d: (d["row"].name or d["row"].email).lower())
 
 
 def queue_stats() -> dict:
@@ -235,6 +288,71 @@ def to_csv(rows: list[StudentRow], rubric: RubricView) -> bytes:
             item["attempts"], item["best_attempt"] or "", item["late_days"],
         ])
     return ("\ufeff" + buf.getvalue()).encode("utf-8")
+
+
+# --- LMS import layouts ---------------------------------------------------------------------------
+#
+# Canvas (Grades > Import): a header row `Student, ID, SIS User ID, SIS Login ID, Section` then one
+# column per assignment; a second row whose Student cell is "Points Possible" gives each column's
+# points; a column whose name matches no Canvas assignment creates one with those points. Canvas
+# matches a student by ID, SIS User ID or SIS Login ID: we fill SIS Login ID with the email (the
+# course's login) and leave the Canvas-internal ids empty. A blank score leaves Canvas unchanged.
+#
+# Moodle (Grades > Import > CSV file): one header row, one row per student, no other rows; the
+# teacher maps "Email address" to "useremail" and the score column to a grade item (or a new one).
+# Moodle keeps the maximum on the grade item, so the points possible are in the column's name.
+
+CANVAS_ID_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+MOODLE_ID_COLUMNS = ["First name", "Last name", "Email address"]
+
+
+def _points(item: dict) -> str:
+    return "" if item["score"] is None else fmt(item["score"])
+
+
+def _max_points(assignment: Assignment) -> float:
+    return float(rubric_for(assignment.suite).max_total)
+
+
+def to_canvas_csv(rows: list[StudentRow], assignment: Assignment) -> bytes:
+    items = export_rows(rows, rubric_for(assignment.suite))
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\r\n")
+    w.writerow([*CANVAS_ID_COLUMNS, assignment.title])
+    w.writerow(["Points Possible", "", "", "", "", fmt(_max_points(assignment))])
+    for item in items:
+        w.writerow([_safe_cell(item["name"] or item["email"]), "", "", _safe_cell(item["email"]), "",
+                    _points(item)])
+    return buf.getvalue().encode("utf-8")
+
+
+def _split_name(name: str) -> tuple[str, str]:
+    """'Alice Wang' → ('Alice', 'Wang'); a name without a space (王小明) stays whole as the first name."""
+    first, _, last = (name or "").strip().rpartition(" ")
+    return (first, last) if first else (last, "")
+
+
+def to_moodle_csv(rows: list[StudentRow], assignment: Assignment) -> bytes:
+    items = export_rows(rows, rubric_for(assignment.suite))
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\r\n")
+    w.writerow([*MOODLE_ID_COLUMNS, f"{assignment.title} (out of {fmt(_max_points(assignment))})"])
+    for item in items:
+        first, last = _split_name(item["name"])
+        w.writerow([_safe_cell(first), _safe_cell(last), _safe_cell(item["email"]), _points(item)])
+    return buf.getvalue().encode("utf-8")
+
+
+EXPORT_FORMATS = ("csv", "canvas", "moodle")
+
+
+def export(rows: list[StudentRow], assignment: Assignment, fmt_name: str) -> tuple[bytes, str]:
+    """(file body, download file name) in one of EXPORT_FORMATS."""
+    if fmt_name == "canvas":
+        return to_canvas_csv(rows, assignment), f"canvas-{assignment.slug}.csv"
+    if fmt_name == "moodle":
+        return to_moodle_csv(rows, assignment), f"moodle-{assignment.slug}.csv"
+    return to_csv(rows, rubric_for(assignment.suite)), f"gradebook-{assignment.slug}.csv"
 
 
 def _safe_cell(value: str) -> str:

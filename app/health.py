@@ -1,11 +1,19 @@
 """`/healthz`: is the database reachable, the broker answering, upload storage writable, a worker alive?
 
-The worker count is of pool processes that beat within HEARTBEAT_STALE_S (by the database's
-clock), so it drops when a worker dies."""
+Anyone may ask whether the service is up (`{"ok": true}`, 200 or 503, for load balancers). The
+details (database dialect, broker transport, storage, worker host names) are shown only to
+signed-in instructors and to the local host (the container's own healthcheck, an operator on the
+box): they help an attacker map the deployment. The client address is the one after ProxyFix, so a
+request relayed by the proxy is not "local". The worker count is of pool processes that beat
+within HEARTBEAT_STALE_S (by the database's clock), so it drops when a worker dies.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify
+import ipaddress
+
+from flask import Blueprint, current_app, jsonify, request
+from flask_login import current_user
 from sqlalchemy import text
 
 from app.extensions import db
@@ -31,6 +39,15 @@ def broker_ok() -> tuple[bool, str]:
         return False, f"{exc.__class__.__name__}"
 
 
+def may_see_details() -> bool:
+    if current_user.is_authenticated and current_user.is_instructor:
+        return True
+    try:
+        return ipaddress.ip_address(request.remote_addr or "").is_loopback
+    except ValueError:
+        return False
+
+
 @bp.get("/healthz")
 def healthz():  # noqa: ANN201
     body: dict = {}
@@ -51,4 +68,7 @@ def healthz():  # noqa: ANN201
     )
     body["ok"] = body["database"]["ok"] and ok and bool(body["storage"]["ok"])
     # Workers being down is degraded service, not an unhealthy web process.
-    return jsonify(body), 200 if body["ok"] else 503
+    status = 200 if body["ok"] else 503
+    if not may_see_details():
+        return jsonify({"ok": body["ok"]}), status
+    return jsonify(body), status

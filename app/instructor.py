@@ -1,9 +1,10 @@
-"""The instructor area: class dashboard, one student's attempts, audit review, regrades,
-roster import and gradebook export. Every route requires the instructor role (403 otherwise)."""
+"""The instructor area: class dashboard and test drill-down, one student's attempts with audit
+review and overrides, course settings and extensions, regrade batches, the course log, roster,
+gradebook exports and the similarity report. Every route requires the instructor role (403
+otherwise); every form carries a CSRF token."""
 
 from __future__ import annotations
 
-import secrets
 from datetime import datetime
 
 from flask import (
@@ -12,31 +13,43 @@ from flask import (
     abort,
     current_app,
     flash,
+    jsonify,
     redirect,
     render_template,
     request,
     url_for,
 )
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user
 from markupsafe import Markup
-from sqlalchemy import select, update
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import selectinload
 
-from app import gradebook
+from app import course, gradebook, regrading
 from app.assignments import default_assignment
-from app.authz import instructor_required, queue_position, queue_positions
+from app.authz import instructor_required, queue_position
 from app.coursework import rubric_for
 from app.extensions import db
-from app.models import Assignment, AuditReview, GradingRun, Submission, User
-from app.regrading import select_for_regrade
-from app.roster import import_roster
-from app.scores import effective, effective_for, fmt
+from app.models import (
+    Assignment,
+    AuditReview,
+    CourseLog,
+    DroppedStudent,
+    Extension,
+    GradingRun,
+    RegradeBatch,
+    Role,
+    SimilarityReport,
+    Submission,
+    User,
+)
+from app.roster import import_roster, issue_links, links_csv
+from app.scores import effective_for, fmt, run_tests
+from app.similarity import latest_report, similarity_json, start_similarity
 from app.storage import BlobStore
 
 bp = Blueprint("instructor", __name__)
-
-REGRADE_PREFIX = "regrade:"
 
 
 @bp.before_request
@@ -45,15 +58,26 @@ def _only_instructors() -> None:
     return None
 
 
+def loc() -> str:
+    return str(get_locale() or "zh")
+
+
 def chosen_assignment() -> Assignment:
-    slug = request.args.get("a")
+    slug = request.values.get("a")
     a = None
     if slug:
         a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
-    a = a or default_assignment()
+    a = a or default_assignment() or db.session.scalar(select(Assignment).order_by(Assignment.id))
     if a is None:
         abort(404)
     return a
+
+
+def all_assignments() -> list[Assignment]:
+    return list(db.session.scalars(select(Assignment).order_by(Assignment.id)))
+
+
+# --- dashboard and drill-down --------------------------------------------------------------------
 
 
 @bp.get("/")
@@ -69,7 +93,7 @@ def dashboard():  # noqa: ANN201
     return render_template(
         "instructor/dashboard.html",
         assignment=a,
-        assignments=list(db.session.scalars(select(Assignment).order_by(Assignment.id))),
+        assignments=all_assignments(),
         rows=shown,
         total_students=len(rows),
         dist=dist,
@@ -82,6 +106,18 @@ def dashboard():  # noqa: ANN201
         q=q, status=status, sort=sort, desc=desc,
         statuses=gradebook.STATUSES,
     )
+
+
+@bp.get("/tests/<test_id>")
+def test_failures(test_id: str):  # noqa: ANN201
+    """The students whose counting attempt fails one test, with the feedback they got."""
+    a = chosen_assignment()
+    rows = gradebook.class_rows(a)
+    failures = gradebook.failing(rows, test_id)
+    rubric = rubric_for(a.suite)
+    return render_template("instructor/test_failures.html", assignment=a, test_id=test_id, failures=failures,
+                           graded=sum(1 for r in rows if r.counting is not None),
+                           description=rubric.describe(test_id, loc()), rubric=rubric)
 
 
 def highlight(code: str) -> Markup:
@@ -106,6 +142,7 @@ def student(user_id: int):  # noqa: ANN201
             .options(
                 selectinload(Submission.runs).selectinload(GradingRun.tests),
                 selectinload(Submission.reviews).selectinload(AuditReview.reviewer),
+                selectinload(Submission.overrides),
                 selectinload(Submission.assignment),
             )
             .order_by(Submission.attempt.desc())
@@ -121,21 +158,30 @@ def student(user_id: int):  # noqa: ANN201
             code = store.get(s.code_sha256).decode("utf-8", "replace")
         except OSError:
             code = ""
-        runs = []
-        for r in s.runs:
-            runs.append((r, effective(r.total, r.max_total, r.categories, rubric=rubric, late_days=s.late_days,
-                                      penalty_per_day=a.late_penalty_per_day,
-                                      audit_override=s.audit_review.score if s.audit_review else None)))
+        graded = s.latest_graded_run
         attempts.append({
             "sub": s,
-            "score": effective_for(s, s.latest_graded_run),
-            "runs": runs,
+            "score": effective_for(s, graded),
+            "runs": [(r, effective_for(s, r)) for r in s.runs],
             "code": highlight(code),
             "audit": audit_text(s),
             "queue_position": queue_position(s.latest_run),
+            "tests": run_tests(graded),
         })
+    scored = [x for x in attempts if x["score"] is not None]
+    counting = max(scored, key=lambda x: (x["score"].total, x["sub"].attempt)) if scored else None
+    ext = db.session.scalar(select(Extension).where(Extension.assignment_id == a.id,
+                                                    Extension.student_id == user.id))
     return render_template("instructor/student.html", user=user, assignment=a, attempts=attempts,
+                           counting_id=counting["sub"].id if counting else None, extension=ext,
+                           deadline=course.student_deadline(a, user.id),
+                           dropped=db.session.get(DroppedStudent, user.id) is not None,
                            rubric=rubric)
+
+
+def _back_to_attempt(sub: Submission):  # noqa: ANN202
+    return redirect(url_for("instructor.student", user_id=sub.student_id, a=sub.assignment.slug)
+                    + f"#attempt-{sub.attempt}")
 
 
 @bp.post("/submissions/<int:submission_id>/review")
@@ -153,85 +199,182 @@ def review(submission_id: int):  # noqa: ANN201
     if not 0 <= score <= top:
         flash(_("The audit score must be a number from 0 to %(m)s.", m=fmt(top)), "error")
     else:
-        db.session.add(AuditReview(submission_id=sub.id, reviewer_id=current_user.id, score=score,
-                                   comment=request.form.get("comment", "")[:5000]))
+        comment = request.form.get("comment", "")[:5000]
+        before = sub.audit_review.score if sub.audit_review else None
+        db.session.add(AuditReview(submission_id=sub.id, reviewer_id=current_user.id, score=score, comment=comment))
+        course.log("override", current_user, assignment=sub.assignment, student_id=sub.student_id,
+                   submission_id=sub.id, subject="audit review", before=before, after=score, comment=comment)
         db.session.commit()
         flash(_("Audit review saved."), "ok")
-    return redirect(url_for("instructor.student", user_id=sub.student_id, a=sub.assignment.slug)
-                    + f"#attempt-{sub.attempt}")
+    return _back_to_attempt(sub)
 
 
-@bp.post("/regrade")
-def regrade():  # noqa: ANN201
-    scope = request.form.get("scope")
-    try:
-        if scope == "submission":
-            runs = select_for_regrade(submission_id=int(request.form.get("submission_id", "0")))
-        elif scope == "student":
-            user = db.session.get(User, int(request.form.get("user_id", "0")))
-            if user is None:
-                abort(404)
-            runs = select_for_regrade(student_email=user.email)
-        elif scope == "all":
-            runs = select_for_regrade(all_latest=True)
-        else:
-            abort(400)
-    except (LookupError, ValueError):
+@bp.post("/submissions/<int:submission_id>/override")
+def override(submission_id: int):  # noqa: ANN201
+    sub = db.session.get(Submission, submission_id)
+    if sub is None:
         abort(404)
-    if runs:
-        batch = REGRADE_PREFIX + secrets.token_hex(4)
-        db.session.execute(
-            update(GradingRun).where(GradingRun.id.in_([r.id for r in runs])).values(trigger=batch)
-            .execution_options(synchronize_session=False)
-        )
-        db.session.commit()
-    flash(_("%(n)s regrade(s) queued.", n=len(runs)), "ok")
-    return redirect(url_for("instructor.regrades"))
+    run = sub.latest_graded_run
+    if run is None:
+        flash(_("Only a graded attempt can be overridden."), "error")
+        return _back_to_attempt(sub)
+    kind, _sep, target = (request.form.get("target") or "").partition(":")
+    raw = (request.form.get("points") or "").strip()
+    try:
+        points = None if raw == "" or request.form.get("clear") else float(raw)
+        course.set_override(sub, current_user, kind=kind, target=target, points=points,
+                            comment=request.form.get("comment", ""), categories=run.categories or {},
+                            tests=run_tests(run))
+    except ValueError as exc:
+        msg = exc.message(loc()) if isinstance(exc, course.CourseError) else _("Points must be a number.")
+        flash(msg, "error")
+    else:
+        flash(_("Override cleared.") if points is None else _("Override saved."), "ok")
+    return _back_to_attempt(sub)
 
 
-def last_batch() -> str | None:
-    return db.session.scalar(
-        select(GradingRun.trigger).where(GradingRun.trigger.like(REGRADE_PREFIX + "%"))
-        .order_by(GradingRun.id.desc()).limit(1)
-    )
+# --- settings, extensions, course log ------------------------------------------------------------
 
 
-def regrade_report(batch: str) -> list[dict]:
-    new_runs = list(db.session.scalars(
-        select(GradingRun).where(GradingRun.trigger == batch)
-        .options(selectinload(GradingRun.submission).selectinload(Submission.student),
-                 selectinload(GradingRun.submission).selectinload(Submission.assignment),
-                 selectinload(GradingRun.submission).selectinload(Submission.reviews))
-        .order_by(GradingRun.id)
-    ))
-    sub_ids = [r.submission_id for r in new_runs]
-    earlier = db.session.execute(
-        select(GradingRun.submission_id, GradingRun.id, GradingRun.total, GradingRun.grader_version)
-        .where(GradingRun.submission_id.in_(sub_ids), GradingRun.status == "graded")
-        .order_by(GradingRun.id)
-    ).all()
-    positions = queue_positions()
-    out = []
-    for run in new_runs:
-        olds = [e for e in earlier if e.submission_id == run.submission_id and e.id < run.id]
-        old = olds[-1] if olds else None
-        delta = None
-        if old is not None and old.total is not None and run.status == "graded" and run.total is not None:
-            delta = round(run.total - old.total, 2)
-        out.append({"run": run, "sub": run.submission, "old": old, "delta": delta,
-                    "position": positions.get(run.id)})
-    return out
+@bp.route("/settings", methods=["GET", "POST"])
+def settings():  # noqa: ANN201
+    a = chosen_assignment()
+    if request.method == "POST":
+        try:
+            changed = course.update_settings(a, course.parse_settings(request.form), current_user)
+        except course.CourseError as exc:
+            flash(exc.message(loc()), "error")
+        else:
+            flash(_("Settings saved: %(f)s.", f=", ".join(changed)) if changed else _("Nothing changed."), "ok")
+        return redirect(url_for("instructor.settings", a=a.slug))
+    exts = list(db.session.scalars(
+        select(Extension).where(Extension.assignment_id == a.id)
+        .options(selectinload(Extension.student), selectinload(Extension.granter)).order_by(Extension.id)))
+    recent = list(db.session.scalars(
+        select(CourseLog).where(CourseLog.assignment_id == a.id, CourseLog.kind.in_(["setting", "extension"]))
+        .options(selectinload(CourseLog.actor)).order_by(CourseLog.id.desc()).limit(20)))
+    return render_template("instructor/settings.html", assignment=a, assignments=all_assignments(),
+                           extensions=[(e, course.student_deadline(a, e.student_id)) for e in exts],
+                           recent=recent)
+
+
+@bp.post("/extensions")
+def grant_extension():  # noqa: ANN201
+    a = chosen_assignment()
+    try:
+        student = course.find_student(request.form.get("student", ""))
+        days_raw = (request.form.get("extra_days") or "").strip()
+        try:
+            days = int(days_raw) if days_raw else 0
+        except ValueError:
+            raise course.CourseError("bad_days", "Extra days must be a whole number.", "延长天数必须是整数。") from None
+        course.grant_extension(a, student, current_user, deadline=course.parse_deadline(request.form.get("deadline")),
+                               extra_days=days, reason=request.form.get("reason", ""))
+    except course.CourseError as exc:
+        flash(exc.message(loc()), "error")
+    else:
+        flash(_("Extension saved for %(who)s.", who=student.display_name), "ok")
+    return redirect(request.form.get("next") if (request.form.get("next") or "").startswith("/instructor/")
+                    else url_for("instructor.settings", a=a.slug))
+
+
+@bp.post("/extensions/<int:student_id>/revoke")
+def revoke_extension(student_id: int):  # noqa: ANN201
+    a = chosen_assignment()
+    student = db.session.get(User, student_id)
+    if student is None:
+        abort(404)
+    if course.revoke_extension(a, student, current_user):
+        flash(_("Extension removed for %(who)s.", who=student.display_name), "ok")
+    return redirect(url_for("instructor.settings", a=a.slug))
+
+
+@bp.get("/log")
+def course_log():  # noqa: ANN201
+    kind = request.args.get("kind", "")
+    q = select(CourseLog).options(selectinload(CourseLog.actor), selectinload(CourseLog.student))
+    if kind:
+        q = q.where(CourseLog.kind == kind)
+    entries = list(db.session.scalars(q.order_by(CourseLog.id.desc()).limit(500)))
+    kinds = list(db.session.scalars(select(CourseLog.kind).distinct().order_by(CourseLog.kind)))
+    return render_template("instructor/log.html", entries=entries, kind=kind, kinds=kinds)
+
+
+# --- regrades ------------------------------------------------------------------------------------
+
+
+def _plan_from_form(a: Assignment) -> regrading.Plan:
+    scope = request.values.get("scope", "")
+    if scope not in regrading.SCOPES:
+        abort(400)
+    try:
+        return regrading.plan(a, scope, student_id=request.values.get("user_id", type=int),
+                              student_email=request.values.get("student"),
+                              submission_id=request.values.get("submission_id", type=int))
+    except regrading.RegradeError:
+        abort(404)
+
+
+@bp.route("/regrade", methods=["GET", "POST"])
+def regrade():  # noqa: ANN201
+    """GET (or a POST without `confirm`) shows how many runs would be queued; a POST whose
+    `confirm` equals that number queues them. A class that changed meanwhile is asked again."""
+    sub_id = request.values.get("submission_id", type=int)
+    if sub_id and not request.values.get("a"):
+        sub = db.session.get(Submission, sub_id)
+        a = sub.assignment if sub else chosen_assignment()
+    else:
+        a = chosen_assignment()
+    p = _plan_from_form(a)
+    confirmed = request.method == "POST" and request.form.get("confirm") == str(len(p.submission_ids))
+    if not confirmed or not p.submission_ids:
+        if request.method == "POST" and request.form.get("confirm"):
+            flash(_("The number of runs changed since the confirmation; please confirm again."), "error")
+        return render_template("instructor/regrade_confirm.html", assignment=a, plan=p,
+                               count=len(p.submission_ids))
+    batch = regrading.start(a, p, current_user)
+    flash(_("%(n)s regrade(s) queued.", n=batch.runs_queued), "ok")
+    return redirect(url_for("instructor.regrade_batch", batch_id=batch.id))
 
 
 @bp.get("/regrades")
 def regrades():  # noqa: ANN201
-    batch = request.args.get("batch") or last_batch()
-    rows = regrade_report(batch) if batch else []
-    changed = sorted({r["sub"].student.display_name for r in rows if r["delta"] not in (None, 0)})
-    pending = sum(1 for r in rows if r["run"].status in ("queued", "running"))
-    started = min((r["run"].queued_at for r in rows), default=None)
-    return render_template("instructor/regrades.html", rows=rows, batch=batch, changed=changed,
-                           pending=pending, started=started)
+    batches = list(db.session.scalars(
+        select(RegradeBatch).options(selectinload(RegradeBatch.requester), selectinload(RegradeBatch.student),
+                                     selectinload(RegradeBatch.assignment))
+        .order_by(RegradeBatch.id.desc()).limit(200)))
+    counts: dict[int, dict[str, int]] = {}
+    if batches:
+        for trigger, status, n in db.session.execute(
+            select(GradingRun.trigger, GradingRun.status, func.count(GradingRun.id))
+            .where(GradingRun.trigger.in_([b.trigger for b in batches]))
+            .group_by(GradingRun.trigger, GradingRun.status)
+        ).all():
+            counts.setdefault(int(trigger.split(":", 1)[1]), {})[status] = n
+    return render_template("instructor/regrades.html", batches=batches, counts=counts)
+
+
+def _batch(batch_id: int) -> RegradeBatch:
+    batch = db.session.get(RegradeBatch, batch_id)
+    if batch is None:
+        abort(404)
+    return batch
+
+
+@bp.get("/regrades/<int:batch_id>")
+def regrade_batch(batch_id: int):  # noqa: ANN201
+    batch = _batch(batch_id)
+    return render_template("instructor/regrade_batch.html", batch=batch, report=regrading.report(batch))
+
+
+@bp.get("/regrades/<int:batch_id>/progress")
+def regrade_progress(batch_id: int):  # noqa: ANN201
+    resp = jsonify(regrading.progress_json(_batch(batch_id)))
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+# --- roster --------------------------------------------------------------------------------------
 
 
 @bp.route("/roster", methods=["GET", "POST"])
@@ -246,14 +389,145 @@ def roster():  # noqa: ANN201
                 report = import_roster(f.read(), acting=current_user)
             except ValueError:
                 flash(_("The file is not UTF-8 text."), "error")
-    return render_template("instructor/roster.html", report=report)
+    q = (request.args.get("q") or "").strip()
+    show = request.args.get("show", "enrolled")
+    stmt = select(User).order_by(User.role.desc(), User.email)
+    if q:
+        like = f"%{q.lower()}%"
+        stmt = stmt.where(or_(func.lower(User.email).like(like), func.lower(User.name).like(like)))
+    dropped = {d.user_id: d for d in db.session.scalars(select(DroppedStudent))}
+    people = list(db.session.scalars(stmt))
+    if show == "dropped":
+        people = [u for u in people if u.id in dropped]
+    elif show != "all":
+        people = [u for u in people if u.id not in dropped]
+    attempts = dict(db.session.execute(
+        select(Submission.student_id, func.count(Submission.id)).group_by(Submission.student_id)).all())
+    return render_template("instructor/roster.html", report=report, people=people, dropped=dropped, q=q,
+                           show=show, attempts=attempts)
+
+
+def _student_or_404(user_id: int) -> User:
+    user = db.session.get(User, user_id)
+    if user is None or user.role != Role.STUDENT.value:
+        abort(404)
+    return user
+
+
+@bp.post("/roster/<int:user_id>/drop")
+def drop(user_id: int):  # noqa: ANN201
+    user = _student_or_404(user_id)
+    if course.drop(user, current_user):
+        flash(_("%(who)s was dropped; their submissions are kept.", who=user.display_name), "ok")
+    return redirect(url_for("instructor.roster", q=request.form.get("q") or None))
+
+
+@bp.post("/roster/<int:user_id>/restore")
+def restore(user_id: int):  # noqa: ANN201
+    user = _student_or_404(user_id)
+    if course.restore(user, current_user):
+        flash(_("%(who)s is back in the class.", who=user.display_name), "ok")
+    return redirect(url_for("instructor.roster", show="dropped"))
+
+
+@bp.post("/roster/links")
+def sign_in_links():  # noqa: ANN201
+    """A CSV of one-time sign-in links for the chosen people (or every enrolled student without a
+    password). Issuing new links ends the unused old ones."""
+    ids = [int(x) for x in request.form.getlist("user_id") if x.isdigit()]
+    if request.form.get("who") == "no_password":
+        dropped = select(DroppedStudent.user_id)
+        users = list(db.session.scalars(select(User).where(
+            User.role == Role.STUDENT.value, User.password_hash.is_(None), User.id.not_in(dropped))
+            .order_by(User.email)))
+    else:
+        users = list(db.session.scalars(select(User).where(User.id.in_(ids)).order_by(User.email))) if ids else []
+    if not users:
+        flash(_("Choose at least one person."), "error")
+        return redirect(url_for("instructor.roster"))
+    links = issue_links(users, current_user, request.host_url)
+    name = f"sign-in-links-{datetime.now():%Y%m%d-%H%M}.csv"
+    return Response(links_csv(links), mimetype="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
+
+
+# --- gradebook export ----------------------------------------------------------------------------
 
 
 @bp.get("/gradebook.csv")
 def gradebook_csv():  # noqa: ANN201
     a = chosen_assignment()
-    body = gradebook.to_csv(gradebook.class_rows(a), rubric_for(a.suite))
-    name = f"gradebook-{a.slug}-{datetime.now():%Y%m%d-%H%M}.csv"
+    fmt_name = request.args.get("format", "csv")
+    if fmt_name not in gradebook.EXPORT_FORMATS:
+        abort(400)
+    body, name = gradebook.export(gradebook.class_rows(a), a, fmt_name)
+    name = name.replace(".csv", f"-{datetime.now():%Y%m%d-%H%M}.csv")
     return Response(body, mimetype="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}"',
                              "Cache-Control": "no-store"})
+
+
+# --- similarity ----------------------------------------------------------------------------------
+
+
+def _names(ids: set[int]) -> dict[int, Submission]:
+    if not ids:
+        return {}
+    return {s.id: s for s in db.session.scalars(
+        select(Submission).where(Submission.id.in_(ids)).options(selectinload(Submission.student)))}
+
+
+@bp.route("/similarity", methods=["GET", "POST"])
+def similarity():  # noqa: ANN201
+    a = chosen_assignment()
+    if request.method == "POST":
+        start_similarity(a, current_user)
+        flash(_("The similarity check is queued; this page updates when it is done."), "ok")
+        return redirect(url_for("instructor.similarity", a=a.slug))
+    report = latest_report(a)
+    pairs = (report.pairs or []) if report else []
+    subs = _names({p["a"] for p in pairs} | {p["b"] for p in pairs})
+    return render_template("instructor/similarity.html", assignment=a, report=report, pairs=pairs, subs=subs)
+
+
+@bp.get("/similarity/<int:report_id>/pairs/<int:index>")
+def similarity_pair(report_id: int, index: int):  # noqa: ANN201
+    from grading.similarity import segments
+
+    report = db.session.get(SimilarityReport, report_id)
+    if report is None or not 0 <= index < len(report.pairs or []):
+        abort(404)
+    pair = report.pairs[index]
+    subs = _names({pair["a"], pair["b"]})
+    store = BlobStore(current_app.config["UPLOAD_DIR"])
+    sides = []
+    for key in ("a", "b"):
+        sub = subs.get(pair[key])
+        if sub is None:
+            abort(404)
+        code = store.get(sub.code_sha256).decode("utf-8", "replace")
+        sides.append({"sub": sub, "score": pair[f"score_{key}"], "segments": segments(code, pair[f"slices_{key}"])})
+    return render_template("instructor/similarity_pair.html", report=report, pair=pair, sides=sides,
+                           index=index, assignment=db.session.get(Assignment, report.assignment_id))
+
+
+
+@bp.get("/similarity/status")
+def similarity_status():  # noqa: ANN201
+    resp = jsonify(similarity_json(latest_report(chosen_assignment())))
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+@bp.app_template_filter("logval")
+def log_value(value: object) -> str:
+    """A course-log value for people: dates as 'YYYY-MM-DD HH:MM UTC', None as a dash."""
+    import re
+
+    if value is None:
+        return "—"
+    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?", value):
+        return value.replace("T", " ")[:16] + " UTC"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {log_value(v)}" for k, v in value.items())
+    return str(value)

@@ -22,6 +22,10 @@ def utcnow() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+def new_session_nonce() -> str:
+    return secrets.token_urlsafe(24)
+
+
 class Role(enum.StrEnum):
     STUDENT = "student"
     INSTRUCTOR = "instructor"
@@ -43,6 +47,10 @@ class User(UserMixin, db.Model):
     role: Mapped[str] = mapped_column(String(20), default=Role.STUDENT.value)
     password_hash: Mapped[str | None] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Part of every session and remember-me cookie (see get_id). A new value at sign-out ends
+    # every session of this account, copied cookies included: the server-side revocation that
+    # signed client-side cookies otherwise lack.
+    session_nonce: Mapped[str] = mapped_column(String(64), default=lambda: new_session_nonce())
 
     submissions: Mapped[list[Submission]] = relationship(
         back_populates="student", foreign_keys="Submission.student_id"
@@ -50,6 +58,16 @@ class User(UserMixin, db.Model):
 
     def set_password(self, password: str) -> None:
         self.password_hash = generate_password_hash(password)
+        # A new password ends the sessions opened with the old one.
+        self.session_nonce = new_session_nonce()
+
+    def get_id(self) -> str:
+        """The identity Flask-Login keeps in the session and signs into the remember-me cookie."""
+        return f"{self.id}.{self.session_nonce}"
+
+    def end_all_sessions(self) -> None:
+        """Invalidate every session and remember-me cookie of this user, on every device."""
+        self.session_nonce = new_session_nonce()
 
     def check_password(self, password: str) -> bool:
         return bool(self.password_hash) and check_password_hash(self.password_hash, password)
@@ -152,6 +170,10 @@ class Submission(db.Model):
     reviews: Mapped[list[AuditReview]] = relationship(
         back_populates="submission", order_by="AuditReview.id", cascade="all, delete-orphan"
     )
+    # Every override row, oldest first; app.scores.overrides_in_force() picks the ones in force.
+    overrides: Mapped[list[ScoreOverride]] = relationship(
+        order_by="ScoreOverride.id", cascade="all, delete-orphan", viewonly=False
+    )
 
     @property
     def latest_run(self) -> GradingRun | None:
@@ -249,3 +271,141 @@ class WorkerHeartbeat(db.Model):
     last_seen: Mapped[datetime] = mapped_column(default=utcnow)
     concurrency: Mapped[int] = mapped_column(default=1)
     grader_version: Mapped[str] = mapped_column(String(64), default="")
+
+
+# --- the instructor's course management (issue 12) -----------------------------------------------
+
+
+class CourseLog(db.Model):
+    """Who changed what, when: settings, extensions, overrides, drops, regrades, sign-in links.
+
+    One append-only table for every instructor action that changes a grade or a rule, so one page
+    answers "why did this score change?". `before`/`after` hold the changed values as JSON."""
+
+    __tablename__ = "course_log"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    kind: Mapped[str] = mapped_column(String(30))   # setting | extension | override | drop | restore | ...
+    assignment_id: Mapped[int | None] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"),
+                                                       index=True)
+    student_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    submission_id: Mapped[int | None] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
+    subject: Mapped[str] = mapped_column(String(200), default="")  # field, test id or category
+    before: Mapped[Any | None] = mapped_column(JSON)
+    after: Mapped[Any | None] = mapped_column(JSON)
+    comment: Mapped[str] = mapped_column(Text, default="")
+
+    actor: Mapped[User | None] = relationship(foreign_keys=[actor_id])
+    student: Mapped[User | None] = relationship(foreign_keys=[student_id])
+
+
+class Extension(db.Model):
+    """A per-student deadline: a new deadline, or extra days added to the assignment's deadline."""
+
+    __tablename__ = "extensions"
+    __table_args__ = (UniqueConstraint("assignment_id", "student_id", name="uq_extension_student"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"), index=True)
+    student_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    deadline: Mapped[datetime | None]
+    extra_days: Mapped[int] = mapped_column(default=0)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    granted_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    granted_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    student: Mapped[User] = relationship(foreign_keys=[student_id])
+    granter: Mapped[User | None] = relationship(foreign_keys=[granted_by])
+
+
+class ScoreOverride(db.Model):
+    """An instructor's points for one test or one category of one submission, with a comment.
+
+    Rows are never edited: the newest row for (submission, kind, target) is in force, and a row
+    with `points` NULL clears the override. Overrides belong to the submission, not to a run, so
+    they survive regrades."""
+
+    __tablename__ = "score_overrides"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(10))       # "test" | "category"
+    target: Mapped[str] = mapped_column(String(200))    # test id or category name
+    points: Mapped[float | None]
+    comment: Mapped[str] = mapped_column(Text, default="")
+    author_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    author: Mapped[User | None] = relationship()
+
+
+class RegradeBatch(db.Model):
+    """One regrade request; its runs carry `trigger = "batch:<id>"` (the run table is unchanged)."""
+
+    __tablename__ = "regrade_batches"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"), index=True)
+    scope: Mapped[str] = mapped_column(String(20))      # counting | all | student | submission
+    student_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    submission_id: Mapped[int | None] = mapped_column(ForeignKey("submissions.id", ondelete="SET NULL"))
+    requested_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    runs_queued: Mapped[int] = mapped_column(default=0)
+    # Effective score of each submission before the batch: {submission_id: total | null}.
+    before: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+
+    requester: Mapped[User | None] = relationship(foreign_keys=[requested_by])
+    student: Mapped[User | None] = relationship(foreign_keys=[student_id])
+    assignment: Mapped[Assignment] = relationship()
+
+    @property
+    def trigger(self) -> str:
+        return f"batch:{self.id}"
+
+
+class SignInLink(db.Model):
+    """A one-time, expiring sign-in link. Only the sha256 of its token is stored."""
+
+    __tablename__ = "sign_in_links"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+    used_at: Mapped[datetime | None]
+
+    user: Mapped[User] = relationship(foreign_keys=[user_id])
+
+
+class DroppedStudent(db.Model):
+    """A student who left the course: hidden from the class list and exports, submissions kept."""
+
+    __tablename__ = "dropped_students"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    dropped_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    dropped_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SimilarityReport(db.Model):
+    """A similarity check over the latest submissions of an assignment (worker/similarity.py)."""
+
+    __tablename__ = "similarity_reports"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"), index=True)
+    status: Mapped[str] = mapped_column(String(20), default=Status.QUEUED.value)
+    requested_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+    threshold: Mapped[float] = mapped_column(default=0.5)
+    submissions_compared: Mapped[int] = mapped_column(default=0)
+    # [{"a": submission_id, "b": submission_id, "score", "score_a", "score_b",
+    #   "slices_a": [[start, end], ...], "slices_b": [...]}], highest first.
+    pairs: Mapped[list[Any] | None] = mapped_column(JSON)
+    message: Mapped[str | None] = mapped_column(Text)

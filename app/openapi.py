@@ -120,13 +120,16 @@ def spec() -> dict[str, Any]:
                         {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
                         {"name": "wait", "in": "query", "required": False,
                          "description": "Long-poll: answer as soon as grading ends, or after this many "
-                                        "seconds (at most 20)",
+                                        "seconds (at most 20). At most 2 waits per user at once "
+                                        "(LONGPOLL_PER_USER): more answer 429 with Retry-After; a busy "
+                                        "server may answer at once with the current state.",
                          "schema": {"type": "number", "minimum": 0, "maximum": 20}},
                     ],
                     "responses": {
                         "200": {"description": "The submission", "content": {"application/json": {
                             "schema": {"$ref": "#/components/schemas/Submission"}}}},
                         "401": unauth, "404": _err("not found (or not yours)"),
+                        "429": _err("too many long-polls open, or rate limit (see Retry-After)"),
                     },
                 },
             },
@@ -140,13 +143,79 @@ def spec() -> dict[str, Any]:
             },
             "/gradebook": {
                 "get": {
-                    "summary": "Gradebook (instructors): best attempt after late penalty and audit review",
+                    "summary": "Gradebook (instructors): the counted attempt after overrides and late penalty",
                     "parameters": [
-                        {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["json", "csv"]}},
+                        {"name": "format", "in": "query", "description": "csv: plain (UTF-8 with BOM); canvas: "
+                         "Canvas's gradebook import layout with a Points Possible row; moodle: Moodle's CSV "
+                         "grade import layout (map 'Email address' to useremail)",
+                         "schema": {"type": "string", "enum": ["json", "csv", "canvas", "moodle"]}},
                         {"name": "assignment", "in": "query", "schema": {"type": "string"}},
                     ],
-                    "responses": {"200": {"description": "JSON, or CSV (UTF-8 with BOM)"}, "401": unauth,
+                    "responses": {"200": {"description": "JSON, or a CSV file"}, "400": _err("unknown format"),
+                                  "401": unauth, "403": _err("instructors only")},
+                },
+            },
+            "/regrades": {
+                "post": {
+                    "summary": "Queue a regrade batch (instructors)",
+                    "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                        "type": "object", "required": ["scope"],
+                        "properties": {
+                            "assignment": {"type": "string", "description": "slug; default: first published"},
+                            "scope": {"type": "string", "enum": ["counting", "all", "student", "submission"],
+                                      "description": "counting: each student's counted attempt; all: every "
+                                                     "attempt; student: one student's attempts; submission: one"},
+                            "student": {"type": "string", "description": "email (scope student)"},
+                            "submission": {"type": "integer", "description": "id (scope submission)"},
+                        }}}}},
+                    "responses": {
+                        "202": {"description": "Queued", "content": {"application/json": {"schema": {
+                            "type": "object", "properties": {"batch": {"type": "integer"},
+                                                             "runs_queued": {"type": "integer"},
+                                                             "url": {"type": "string"}}}}}},
+                        "400": _err("bad scope or missing student/submission"), "401": unauth,
+                        "403": _err("instructors only"), "404": _err("no such assignment, student or submission"),
+                    },
+                },
+            },
+            "/extensions": {
+                "post": {
+                    "summary": "Grant or replace a student's extension (instructors)",
+                    "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                        "type": "object", "required": ["student"],
+                        "properties": {
+                            "assignment": {"type": "string"},
+                            "student": {"type": "string", "description": "email"},
+                            "deadline": {"type": "string", "format": "date-time",
+                                         "description": "ISO 8601; without an offset it is UTC"},
+                            "extra_days": {"type": "integer", "description": "days added to the deadline, "
+                                                                             "when no deadline is given"},
+                            "reason": {"type": "string"},
+                        }}}}},
+                    "responses": {"201": {"description": "The student's deadline now"},
+                                  "401": unauth, "403": _err("instructors only"), "404": _err("no such student"),
+                                  "422": _err("no deadline and no extra days, or a bad date")},
+                },
+            },
+            "/similarity": {
+                "post": {
+                    "summary": "Start a similarity report over the latest submissions (instructors)",
+                    "requestBody": {"content": {"application/json": {"schema": {
+                        "type": "object", "properties": {"assignment": {"type": "string"}}}}}},
+                    "responses": {"202": {"description": "Queued: {id, status}"}, "401": unauth,
                                   "403": _err("instructors only")},
+                },
+                "get": {
+                    "summary": "The latest similarity report (instructors). A pair is a lead, never a penalty.",
+                    "parameters": [{"name": "assignment", "in": "query", "schema": {"type": "string"}}],
+                    "responses": {"200": {"description": "Report", "content": {"application/json": {"schema": {
+                        "type": "object", "properties": {
+                            "status": {"type": "string", "enum": ["none", "queued", "running", "done", "error"]},
+                            "pairs": {"type": "array", "items": {"type": "object", "properties": {
+                                "a": {"type": "integer", "description": "submission id"},
+                                "b": {"type": "integer", "description": "submission id"},
+                                "score": {"type": "number", "description": "share of code in common, 0..1"}}}}}}}}},
+                        "401": unauth, "403": _err("instructors only")},
                 },
             },
             "/openapi.json": {"get": {"summary": "This description", "security": [],

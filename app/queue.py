@@ -14,8 +14,9 @@ from flask import Flask, current_app
 
 log = logging.getLogger(__name__)
 
-# The one task the web side sends; worker/tasks.py registers it under this name.
+# The tasks the web side sends; worker/tasks.py and worker/similarity.py register these names.
 GRADE_TASK = "autograder.grade"
+SIMILARITY_TASK = "autograder.similarity"
 
 
 def transport_options(broker_url: str, visibility_s: float) -> dict:
@@ -69,4 +70,17 @@ def enqueue_run(run_id: int, countdown: float | None = None) -> bool:
         return True
     except Exception as exc:  # noqa: BLE001 - any broker failure must not lose the upload
         log.warning("could not queue run %s (%s); the sweeper will retry", run_id, exc)
+        return False
+
+
+def enqueue_similarity(report_id: int) -> bool:
+    """Send a similarity report to the workers (same queue as grading). The report row is
+    committed first; a failure is logged and the report stays queued for the instructor to retry."""
+    try:
+        current_app.extensions["celery"].send_task(
+            SIMILARITY_TASK, args=[report_id], task_id=f"similarity-{report_id}-{uuid.uuid4().hex[:12]}"
+        )
+        return True
+    except Exception as exc:  # noqa: BLE001 - the broker being away must not lose the request
+        log.warning("could not queue similarity report %s (%s)", report_id, exc)
         return False

@@ -1,16 +1,44 @@
-"""Choosing what to grade again. Each regrade is a new run; old runs stay for comparison."""
+"""Choosing what to grade again, and reporting what changed. Each regrade is a new run; old runs
+stay for comparison. A batch records its scope, who asked, and each submission's effective score
+before, so its report shows old and new effective scores (after late penalty and overrides).
+
+Scopes:
+- `counting`: the attempt that counts for each enrolled student (their best graded attempt, or
+  their latest attempt when none is graded): after a broken test is fixed, these are the grades
+  the gradebook exports;
+- `all`: every attempt of every enrolled student;
+- `student`: every attempt of one student;
+- `submission`: one attempt.
+"""
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from dataclasses import dataclass
 
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
+from app import gradebook
 from app.auth import find_user
 from app.extensions import db
-from app.models import GradingRun, Submission
+from app.models import Assignment, AuditReview, GradingRun, RegradeBatch, Submission, User
+from app.queue import enqueue_run
+from app.scores import effective_for
 from app.submitting import request_regrade
+
+SCOPES = ("counting", "all", "student", "submission")
+
+
+class RegradeError(LookupError):
+    def __init__(self, code: str, en: str, zh: str) -> None:
+        super().__init__(en)
+        self.code, self.en, self.zh = code, en, zh
 
 
 def latest_submissions() -> list[Submission]:
+    """The latest attempt of each student on each assignment (the CLI's `regrade --all`)."""
+    from sqlalchemy import func
+
     newest = (
         select(func.max(Submission.id))
         .group_by(Submission.assignment_id, Submission.student_id)
@@ -22,6 +50,7 @@ def latest_submissions() -> list[Submission]:
 def select_for_regrade(
     *, all_latest: bool = False, submission_id: int | None = None, student_email: str | None = None
 ) -> list[GradingRun]:
+    """The CLI's regrade: one submission, one student's attempts, or everyone's latest."""
     if submission_id is not None:
         sub = db.session.get(Submission, submission_id)
         if sub is None:
@@ -37,3 +66,120 @@ def select_for_regrade(
     else:
         subs = []
     return [request_regrade(s) for s in subs]
+
+
+@dataclass
+class Plan:
+    scope: str
+    submission_ids: list[int]
+    before: dict[str, float | None]       # submission id (str, JSON key) -> effective total
+    student: User | None = None
+    submission: Submission | None = None
+
+
+def plan(assignment: Assignment, scope: str, *, student_email: str | None = None,
+         submission_id: int | None = None, student_id: int | None = None) -> Plan:
+    """What a regrade would queue, without queuing anything (the confirmation shows this)."""
+    if scope not in SCOPES:
+        raise RegradeError("bad_scope", f"scope must be one of {', '.join(SCOPES)}",
+                           f"scope 必须是 {', '.join(SCOPES)} 之一")
+    rows = gradebook.class_rows(assignment)
+    scores = {s.id: (s.score.total if s.score else None) for r in rows for s in r.submissions}
+    student = submission = None
+    if scope == "counting":
+        ids = [(r.counting or r.latest).id for r in rows if r.latest is not None]
+    elif scope == "all":
+        ids = [s.id for r in rows for s in r.submissions]
+    elif scope == "student":
+        student = db.session.get(User, student_id) if student_id else find_user(student_email or "")
+        if student is None:
+            raise RegradeError("no_student", f"no student {student_email or student_id!r}",
+                               f"没有学生 {student_email or student_id!r}")
+        ids = list(db.session.scalars(select(Submission.id).where(
+            Submission.assignment_id == assignment.id, Submission.student_id == student.id).order_by(Submission.id)))
+    else:
+        submission = db.session.get(Submission, submission_id or 0)
+        if submission is None or submission.assignment_id != assignment.id:
+            raise RegradeError("no_submission", f"no submission {submission_id!r} in {assignment.slug}",
+                               f"{assignment.slug} 中没有提交 {submission_id!r}")
+        ids = [submission.id]
+    if scope in ("student", "submission"):
+        # Scores of attempts outside the class list (a dropped student) are computed directly.
+        for sub in db.session.scalars(select(Submission).where(Submission.id.in_(ids))
+                                      .options(selectinload(Submission.runs))):
+            if sub.id not in scores:
+                score = effective_for(sub, sub.latest_graded_run)
+                scores[sub.id] = score.total if score else None
+    return Plan(scope, sorted(ids), {str(i): scores.get(i) for i in ids}, student, submission)
+
+
+def start(assignment: Assignment, p: Plan, actor: User) -> RegradeBatch:
+    """Queue one new run per planned submission, all tagged with the batch. Commits before it
+    queues: a worker never receives a run it cannot read."""
+    batch = RegradeBatch(assignment_id=assignment.id, scope=p.scope, requested_by=actor.id,
+                         student_id=p.student.id if p.student else None,
+                         submission_id=p.submission.id if p.submission else None,
+                         runs_queued=len(p.submission_ids), before=p.before)
+    db.session.add(batch)
+    db.session.flush()
+    runs = []
+    for sub in db.session.scalars(select(Submission).where(Submission.id.in_(p.submission_ids))):
+        sub.status = "queued"
+        run = GradingRun(submission=sub, trigger=batch.trigger)
+        db.session.add(run)
+        runs.append(run)
+    from app.course import log
+
+    log("regrade", actor, assignment=assignment, student_id=batch.student_id, submission_id=batch.submission_id,
+        subject=p.scope, after={"batch": batch.id, "runs": len(runs)})
+    db.session.commit()
+    for run in runs:
+        enqueue_run(run.id)
+    return batch
+
+
+@dataclass
+class ReportRow:
+    run: GradingRun
+    sub: Submission
+    old: float | None
+    new: float | None
+
+    @property
+    def delta(self) -> float | None:
+        if self.old is None or self.new is None:
+            return None
+        return round(self.new - self.old, 2)
+
+
+def report(batch: RegradeBatch) -> dict:
+    """Rows (one per run of the batch), progress counts, and the students whose score changed.
+    Four queries whatever the batch size."""
+    runs = list(db.session.scalars(
+        select(GradingRun).where(GradingRun.trigger == batch.trigger)
+        .options(selectinload(GradingRun.submission).selectinload(Submission.student),
+                 selectinload(GradingRun.submission).selectinload(Submission.assignment),
+                 selectinload(GradingRun.submission).selectinload(Submission.reviews)
+                 .selectinload(AuditReview.reviewer),
+                 selectinload(GradingRun.submission).selectinload(Submission.overrides))
+        .order_by(GradingRun.id)
+    ))
+    rows = []
+    for run in runs:
+        new = effective_for(run.submission, run) if run.status == "graded" else None
+        rows.append(ReportRow(run, run.submission, (batch.before or {}).get(str(run.submission_id)),
+                              new.total if new else None))
+    counts = {s: sum(1 for r in rows if r.run.status == s) for s in ("queued", "running", "graded", "error")}
+    changed = sorted({r.sub.student.display_name for r in rows if r.delta not in (None, 0)})
+    return {"rows": rows, "counts": counts, "total": len(rows),
+            "pending": counts["queued"] + counts["running"], "changed": changed}
+
+
+def progress_json(batch: RegradeBatch) -> dict:
+    r = report(batch)
+    return {
+        "batch": batch.id, "total": r["total"], "pending": r["pending"], "counts": r["counts"],
+        "changed": r["changed"],
+        "runs": [{"run": x.run.id, "submission": x.sub.id, "status": x.run.status, "old": x.old, "new": x.new,
+                  "delta": x.delta} for x in r["rows"]],
+    }

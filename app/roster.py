@@ -1,38 +1,46 @@
-"""Roster import from CSV: `email,name[,role]`, one person a line, a header line optional.
+"""The roster: CSV import, one-time sign-in links, and the link-consumption route.
 
-Missing users are created with a random password that is shown once to the instructor (never
-stored in clear); existing users get their name/role updated. Bad lines are reported with their
-line number and nothing about them is changed.
+Import: `email,name[,role]`, one person a line, a header line optional. Missing users are created
+without a password; the instructor hands them a one-time, expiring sign-in link (downloaded as
+CSV), so no password is ever shown or sent. Existing users get their name/role updated. Every line
+that is skipped, and every cell that is ignored (extra columns), is reported with its line number
+and the reason; nothing about a skipped line is changed.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import re
 import secrets
 from dataclasses import dataclass, field
+from datetime import timedelta
 
-from sqlalchemy import func, select
+from flask import Blueprint, abort, current_app, redirect, render_template
+from flask_login import login_user
+from sqlalchemy import func, select, update
 
-from app.auth import EMAIL_PATTERN
-from app.extensions import db
-from app.models import Role, User
+from app.auth import EMAIL_PATTERN, home_for
+from app.extensions import db, limiter
+from app.models import Role, SignInLink, User, utcnow
 
 MAX_ROWS = 5000
 EMAIL_RE = re.compile(EMAIL_PATTERN)
+KNOWN_HEADER = ("email", "name", "role")
 
 
 @dataclass
 class RosterReport:
-    created: list[dict] = field(default_factory=list)   # {"line", "email", "name", "role", "password"}
+    created: list[dict] = field(default_factory=list)   # {"line", "email", "name", "role", "id"}
     updated: list[dict] = field(default_factory=list)
     unchanged: list[dict] = field(default_factory=list)
     skipped: list[dict] = field(default_factory=list)   # {"line", "reason", "raw"}
+    ignored: list[dict] = field(default_factory=list)   # {"line", "reason", "raw"}: cells not imported
 
     def as_dict(self) -> dict:
         return {"created": self.created, "updated": self.updated, "unchanged": self.unchanged,
-                "skipped": self.skipped}
+                "skipped": self.skipped, "ignored": self.ignored}
 
 
 def _decode(data: bytes) -> str:
@@ -52,14 +60,22 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
     existing = {u.email.lower(): u for u in db.session.scalars(select(User))}
     for lineno, raw in enumerate(reader, start=1):
         if lineno > MAX_ROWS:
-            report.skipped.append({"line": lineno, "reason": f"more than {MAX_ROWS} lines", "raw": ""})
+            report.skipped.append({"line": lineno, "reason": f"more than {MAX_ROWS} lines: the rest was not read",
+                                   "raw": ""})
             break
         cells = [c.strip() for c in raw]
-        if not any(cells) or cells[0].startswith("#"):
+        shown = ",".join(raw)[:200]
+        if not any(cells):
+            continue
+        if cells[0].startswith("#"):
+            report.ignored.append({"line": lineno, "reason": "comment line", "raw": shown})
             continue
         if lineno == 1 and cells[0].lower() in ("email", "e-mail", "邮箱"):
+            extra = [c for c in cells[3:] if c]
+            if extra:
+                report.ignored.append({"line": 1, "reason": "columns not imported: " + ", ".join(extra),
+                                       "raw": shown})
             continue  # header
-        shown = ",".join(raw)[:200]
         if len(cells) < 2:
             report.skipped.append({"line": lineno, "reason": "expected email,name[,role]", "raw": shown})
             continue
@@ -79,15 +95,17 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
             report.skipped.append({"line": lineno, "reason": "duplicate email in this file", "raw": shown})
             continue
         seen.add(key)
+        extra = [c for c in cells[3:] if c]
+        if extra:
+            report.ignored.append({"line": lineno, "reason": f"{len(extra)} extra cell(s) not imported: "
+                                   + ", ".join(extra)[:120], "raw": shown})
         user = existing.get(key)
         if user is None:
-            password = secrets.token_urlsafe(9)
-            user = User(email=email, name=name, role=role)
-            user.set_password(password)
+            user = User(email=email, name=name, role=role)   # no password: a sign-in link instead
             db.session.add(user)
+            db.session.flush()
             existing[key] = user
-            report.created.append({"line": lineno, "email": email, "name": name, "role": role,
-                                   "password": password})
+            report.created.append({"line": lineno, "email": email, "name": name, "role": role, "id": user.id})
             continue
         if acting is not None and user.id == acting.id and role != user.role:
             report.skipped.append({"line": lineno, "reason": "you cannot change your own role", "raw": shown})
@@ -109,3 +127,84 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
 
 def user_count() -> int:
     return db.session.scalar(select(func.count(User.id))) or 0
+
+
+# --- one-time sign-in links ----------------------------------------------------------------------
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def issue_links(users: list[User], actor: User, base_url: str) -> list[dict]:
+    """One fresh link per user; earlier unused links of these users stop working. Commits.
+    Returns [{"email", "name", "url", "expires_at"}]: the only time the tokens exist in clear."""
+    ttl = timedelta(hours=float(current_app.config["SIGNIN_LINK_TTL_H"]))
+    now = utcnow()
+    ids = [u.id for u in users]
+    if ids:
+        db.session.execute(update(SignInLink).where(SignInLink.user_id.in_(ids), SignInLink.used_at.is_(None))
+                           .values(expires_at=now).execution_options(synchronize_session=False))
+    out = []
+    for u in users:
+        token = secrets.token_urlsafe(32)
+        db.session.add(SignInLink(user_id=u.id, token_hash=_hash(token), created_by=actor.id, expires_at=now + ttl))
+        out.append({"email": u.email, "name": u.name, "url": base_url.rstrip("/") + f"/signin/{token}",
+                    "expires_at": (now + ttl).strftime("%Y-%m-%d %H:%M UTC")})
+    from app.course import log
+
+    log("sign_in_links", actor, subject=f"{len(users)} link(s)", after=[u.email for u in users][:500])
+    db.session.commit()
+    return out
+
+
+def links_csv(links: list[dict]) -> bytes:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\r\n")
+    w.writerow(["email", "name", "sign_in_link", "expires_at"])
+    for x in links:
+        from app.gradebook import _safe_cell
+
+        w.writerow([_safe_cell(x["email"]), _safe_cell(x["name"] or ""), x["url"], x["expires_at"]])
+    return ("\ufeff" + buf.getvalue()).encode("utf-8")
+
+
+def _usable(token: str) -> SignInLink | None:
+    link = db.session.scalar(select(SignInLink).where(SignInLink.token_hash == _hash(token)))
+    if link is None or link.used_at is not None or link.expires_at <= utcnow():
+        return None
+    return link
+
+
+# The link is opened with GET (which mail scanners and link previews also do), and consumed only by
+# the POST of the button on that page, so a prefetch never uses up a student's link.
+signin_bp = Blueprint("signin", __name__)
+
+
+@signin_bp.get("/signin/<token>")
+def signin_page(token: str):  # noqa: ANN201
+    link = _usable(token)
+    if link is None:
+        return render_template("instructor/signin_link.html", link=None), 410
+    return render_template("instructor/signin_link.html", link=link, token=token)
+
+
+@signin_bp.post("/signin/<token>")
+@limiter.limit(lambda: current_app.config["LOGIN_RATE_LIMIT"])
+def signin_use(token: str):  # noqa: ANN201
+    # One guarded UPDATE: of two clicks at once, only one finds the link unused.
+    now = utcnow()
+    used = db.session.execute(
+        update(SignInLink)
+        .where(SignInLink.token_hash == _hash(token), SignInLink.used_at.is_(None), SignInLink.expires_at > now)
+        .values(used_at=now).returning(SignInLink.user_id)
+    ).scalar()
+    db.session.commit()
+    if used is None:
+        return render_template("instructor/signin_link.html", link=None), 410
+    user = db.session.get(User, used)
+    if user is None:
+        abort(410)
+    login_user(user)
+    return redirect(home_for(user))
+

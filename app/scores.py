@@ -1,12 +1,23 @@
-"""Scores as people see them: the student view of a result, late penalty and audit override.
+"""Scores as people see them: the student view of a result, overrides, late penalty.
 
-Pure functions on plain data so the pages, the API, the gradebook and the tests agree.
+Pure functions on plain data so the pages, the API, the gradebook and the tests agree. The one
+rule, in order:
+
+1. test overrides replace a test's points (the category moves by the difference, kept in
+   [0, category max]);
+2. the audit review, then category overrides, replace a whole category's score;
+3. the late penalty (penalty_per_day × late days, at most 100 %) is taken off the total.
+
+Late days are counted against the deadline in force for the student: their extension's deadline,
+or the assignment's deadline plus their extra days (`deadline_for`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from app.coursework import RubricView, rubric_for
@@ -33,6 +44,8 @@ class Effective:
     penalty_fraction: float = 0.0
     penalty_points: float = 0.0
     total: float = 0.0
+    # Overrides applied: {"kind", "target", "points", "was", "comment", "by", "at"}.
+    overrides: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -45,6 +58,10 @@ class Effective:
             "penalty_points": _num(self.penalty_points),
             "total": _num(self.total),
             "categories": self.categories,
+            "overrides": [
+                {**o, "at": o["at"].isoformat() + "Z" if isinstance(o.get("at"), datetime) else o.get("at")}
+                for o in self.overrides
+            ],
         }
 
 
@@ -57,16 +74,34 @@ def effective(
     late_days: int = 0,
     penalty_per_day: float = 0.0,
     audit_override: float | None = None,
+    overrides: Iterable[OverrideView] = (),
+    tests: dict[str, dict] | None = None,
 ) -> Effective | None:
-    """None when there is no graded total. The override replaces the rubric's audit category
-    (clamped to its max; ignored when the assignment has no audit); the late penalty
-    (penalty_per_day × late_days, at most 100 %) is then taken off the whole total."""
+    """None when there is no graded total. See the module docstring for the order of the rules.
+    The audit review replaces the rubric's audit category (clamped to its max; ignored when the
+    assignment has no audit). `overrides` are the overrides in force; `tests` maps a test id to
+    its graded {"category", "points", "max_points"} (needed only for test overrides)."""
     if total is None:
         return None
     cats = {k: dict(v) for k, v in (categories or {}).items()}
     audit = rubric.audit_category
     auto = None
     raw = float(total)
+    applied: list[dict] = []
+    overrides = list(overrides)
+    for o in overrides:
+        if o.kind != "test" or o.points is None:
+            continue
+        t = (tests or {}).get(o.target)
+        if t is None or t.get("category") not in cats:
+            continue  # the test is not in this run (renamed or removed): nothing to replace
+        new = min(max(float(o.points), 0.0), float(t.get("max_points") or 0))
+        cat = cats[t["category"]]
+        before = float(cat.get("score") or 0)
+        after = min(max(before + new - float(t.get("points") or 0), 0.0), float(cat.get("max") or before))
+        raw += after - before
+        cats[t["category"]] = {**cat, "score": _num(after)}
+        applied.append(o.as_applied(was=t.get("points")))
     if audit is not None and audit in cats:
         auto = float(cats[audit].get("score") or 0)
     if audit is None:
@@ -77,6 +112,15 @@ def effective(
         raw = raw - (auto or 0.0) + override
         cats[audit] = {"max": _num(top), **cats.get(audit, {}), "score": _num(override),
                        "auto": None if auto is None else _num(auto)}
+    for o in overrides:
+        if o.kind != "category" or o.points is None or o.target not in cats:
+            continue
+        cat = cats[o.target]
+        before = float(cat.get("score") or 0)
+        after = min(max(float(o.points), 0.0), float(cat.get("max") or 0))
+        raw += after - before
+        cats[o.target] = {**cat, "score": _num(after), "overridden": True}
+        applied.append(o.as_applied(was=_num(before)))
     fraction = min(1.0, max(0.0, float(penalty_per_day or 0) * max(0, late_days)))
     penalty = raw * fraction
     return Effective(
@@ -89,7 +133,48 @@ def effective(
         penalty_fraction=fraction,
         penalty_points=penalty,
         total=max(0.0, raw - penalty),
+        overrides=applied,
     )
+
+
+@dataclass(frozen=True)
+class OverrideView:
+    """One override in force, as plain data (from a ScoreOverride row)."""
+
+    kind: str          # "test" | "category"
+    target: str
+    points: float | None
+    comment: str = ""
+    by: str = ""
+    at: datetime | None = None
+
+    def as_applied(self, was: float | None) -> dict:
+        return {"kind": self.kind, "target": self.target, "points": _num(self.points or 0),
+                "was": None if was is None else _num(was), "comment": self.comment, "by": self.by,
+                "at": self.at}
+
+
+def overrides_in_force(rows: Iterable[Any]) -> list[OverrideView]:
+    """The newest row per (kind, target) wins; a row with points None clears the override.
+    `rows` are ScoreOverride rows (or anything with the same attributes), oldest first."""
+    newest: dict[tuple[str, str], Any] = {}
+    for r in rows:
+        newest[(r.kind, r.target)] = r
+    out = []
+    for r in newest.values():
+        if r.points is None:
+            continue
+        author = getattr(r, "author", None)
+        out.append(OverrideView(r.kind, r.target, float(r.points), r.comment or "",
+                                author.display_name if author is not None else "", r.created_at))
+    return out
+
+
+def run_tests(run) -> dict[str, dict]:  # noqa: ANN001
+    """Graded points of each test of a run, from its stored result."""
+    tests = ((run.result or {}).get("tests") or []) if run is not None else []
+    return {t["id"]: {"category": t.get("category"), "points": t.get("points"), "max_points": t.get("max_points")}
+            for t in tests if isinstance(t, dict) and "id" in t}
 
 
 def effective_for(submission, run) -> Effective | None:  # noqa: ANN001
@@ -97,6 +182,7 @@ def effective_for(submission, run) -> Effective | None:  # noqa: ANN001
     if run is None or run.total is None:
         return None
     review = submission.audit_review
+    overrides = overrides_in_force(submission.overrides)
     return effective(
         run.total,
         run.max_total,
@@ -105,6 +191,8 @@ def effective_for(submission, run) -> Effective | None:  # noqa: ANN001
         late_days=submission.late_days,
         penalty_per_day=submission.assignment.late_penalty_per_day,
         audit_override=review.score if review else None,
+        overrides=overrides,
+        tests=run_tests(run) if any(o.kind == "test" for o in overrides) else None,
     )
 
 
@@ -114,6 +202,27 @@ def best_of(scored: Sequence[tuple[T, Effective]]) -> tuple[T, Effective] | None
     if not scored:
         return None
     return max(scored, key=lambda pair: (pair[1].total, pair[0].attempt))
+
+
+# --- deadlines ------------------------------------------------------------------------------------
+
+
+def deadline_for(deadline: datetime | None, ext_deadline: datetime | None = None,
+                 extra_days: int = 0) -> datetime | None:
+    """The deadline in force for one student: their extension's own deadline if it has one, else
+    the assignment's deadline moved by their extra days."""
+    if ext_deadline is not None:
+        return ext_deadline
+    if deadline is None:
+        return None
+    return deadline + timedelta(days=max(0, extra_days or 0))
+
+
+def late_days_at(deadline: datetime | None, when: datetime) -> int:
+    """Started days between the deadline and `when` (0 when on time or without a deadline)."""
+    if deadline is None or when <= deadline:
+        return 0
+    return math.ceil((when - deadline) / timedelta(days=1))
 
 
 def fmt(x: float | None) -> str:

@@ -23,11 +23,20 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from app.assignments import default_assignment
-from app.authz import can_see, load_submission, queue_position, rate_key, submit_limit
+from app.authz import (
+    TokenLimitReached,
+    can_see,
+    issue_token,
+    load_submission,
+    queue_position,
+    rate_key,
+    submit_limit,
+)
+from app.course import student_deadline
 from app.coursework import contract_markdown, rubric_for
 from app.extensions import db, limiter
 from app.models import ApiToken, Assignment, AuditReview, Submission, utcnow
-from app.scores import best_of, effective, effective_for, student_view
+from app.scores import best_of, effective, effective_for, fmt, student_view
 from app.storage import BlobStore
 from app.submitting import SubmissionRefused, Upload, carried_forward, late_days, submit
 
@@ -119,7 +128,8 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
             select(Assignment).where(Assignment.published.is_(True)).order_by(Assignment.id))),
         attempts=attempts,
         counted=counted[0] if counted else None,
-        late_now=late_days(assignment, now),
+        late_now=late_days(assignment, now, current_user.id),
+        my_deadline=student_deadline(assignment, current_user.id),
         late_example=example,
         now=now,
         error=error,
@@ -161,12 +171,15 @@ def upload(slug: str):  # noqa: ANN201
     # A browser cannot put files back into a form: after a refusal the page names what to pick
     # again (the script on the page submits in the background and keeps them instead).
     chosen = [u.filename for u in (code, audit, figure) if u is not None]
-    if code is not None and audit is None and not request.form.get("confirm_no_audit"):
+    rubric = rubric_for(a.suite)
+    if (rubric.audit_category and code is not None and audit is None
+            and not request.form.get("confirm_no_audit")):
         old_audit, _old_figure = carried_forward(a, current_user)
         if old_audit is None or not keep_audit:
             return assignment_page(
-                a, error=_("You are submitting without an audit: the audit and the figure carry 15 of the "
-                           "100 points. Add your audit, or tick the box to confirm that you submit without one."),
+                a, error=_("You are submitting without an audit: the audit and the figure carry %(a)s of the "
+                           "%(t)s points. Add your audit, or tick the box to confirm that you submit without one.",
+                           a=fmt(rubric.audit_max), t=fmt(rubric.max_total)),
                 status=400, confirm_no_audit=True, pick_again=chosen)
     try:
         sub = submit(
@@ -454,9 +467,11 @@ def tokens():  # noqa: ANN201
             db.session.commit()
             flash(_("Token revoked."), "ok")
             return redirect(url_for("student.tokens"))
-        row, secret = ApiToken.issue(current_user)
-        db.session.add(row)
-        db.session.commit()
+        try:
+            secret = issue_token(current_user)
+        except TokenLimitReached as exc:
+            flash(_("You already have %(n)s active tokens: revoke one before creating another.",
+                    n=exc.limit), "error")
     rows = list(db.session.scalars(
         select(ApiToken).where(ApiToken.user_id == current_user.id).order_by(ApiToken.id.desc())
     ))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -60,21 +60,27 @@ def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload |
         raise SubmissionRefused(exc.code, exc.en, exc.zh, status) from exc
 
 
-def late_days(assignment: Assignment, now: datetime) -> int:
-    if assignment.deadline is None or now <= assignment.deadline:
-        return 0
-    return math.ceil((now - assignment.deadline) / timedelta(days=1))
+def late_days(assignment: Assignment, now: datetime, student_id: int | None = None) -> int:
+    """Days late against the deadline in force for the student (their extension, if any)."""
+    from app.course import student_deadline
+    from app.scores import late_days_at
+
+    due = student_deadline(assignment, student_id) if student_id is not None else assignment.deadline
+    return late_days_at(due, now)
 
 
 def check_policy(assignment: Assignment, student: User, now: datetime, max_pending: int) -> int:
     """Refuse attempts the course policy does not allow; return the days late."""
-    days = late_days(assignment, now)
+    days = late_days(assignment, now, student.id)
     if days > assignment.late_days_allowed:
+        from app.course import student_deadline
+
+        due = student_deadline(assignment, student.id)
         raise SubmissionRefused(
             "deadline_passed",
-            f"The deadline ({assignment.deadline:%Y-%m-%d %H:%M} UTC) has passed and late "
+            f"The deadline ({due:%Y-%m-%d %H:%M} UTC) has passed and late "
             f"submissions are accepted for {assignment.late_days_allowed} day(s) only.",
-            f"截止时间（{assignment.deadline:%Y-%m-%d %H:%M} UTC）已过，迟交只接受 "
+            f"截止时间（{due:%Y-%m-%d %H:%M} UTC）已过，迟交只接受 "
             f"{assignment.late_days_allowed} 天。",
             403,
         )

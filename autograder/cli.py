@@ -21,8 +21,9 @@ from flask_migrate import upgrade
 from app import create_app
 from app.assignments import ensure_assignment
 from app.auth import find_user
+from app.authz import TokenLimitReached, issue_token
 from app.extensions import db as sqla
-from app.models import ApiToken, User
+from app.models import User
 from app.regrading import select_for_regrade
 from autograder import batch, settings
 from grading.i18n import localized
@@ -215,9 +216,10 @@ def token(email: str) -> None:
         u = find_user(email)
         if u is None:
             raise click.ClickException(f"no user {email}")
-        row, secret = ApiToken.issue(u)
-        sqla.session.add(row)
-        sqla.session.commit()
+        try:
+            secret = issue_token(u)
+        except TokenLimitReached as exc:
+            raise click.ClickException(f"{email}: {exc}") from None
     click.echo("Use it as:  Authorization: Bearer <token>")
     click.echo(secret)
 

@@ -54,9 +54,31 @@ MAX_UPLOAD_BYTES = _int("MAX_UPLOAD_BYTES", 8 * 1024 * 1024)
 # Ungraded attempts one student may have waiting: keeps one student from starving the class at a
 # deadline while every accepted attempt is still graded.
 MAX_PENDING_PER_STUDENT = _int("MAX_PENDING_PER_STUDENT", 3)
-# Flask-Limiter limits on sign-in and on submissions.
-LOGIN_RATE_LIMIT = _str("LOGIN_RATE_LIMIT", "10 per minute")
+# Flask-Limiter limits (syntax "N per minute; M per hour"). Only *failed* sign-ins count.
+# Failed sign-ins per (client address, account): one student's typos or guesses never lock out
+# another account behind the same NAT or proxy.
+LOGIN_RATE_LIMIT = _str("LOGIN_RATE_LIMIT", "10 per minute; 50 per hour")
+# Failed sign-ins per client address, whatever the account: a higher ceiling that stops password
+# spraying across many accounts but leaves room for a classroom behind one NAT address.
+LOGIN_ADDRESS_RATE_LIMIT = _str("LOGIN_ADDRESS_RATE_LIMIT", "60 per minute; 300 per hour")
+# Submissions per authenticated user (pages and API alike).
 SUBMIT_RATE_LIMIT = _str("SUBMIT_RATE_LIMIT", "30 per minute")
+# Every API request per authenticated user (the key is the user, never the raw header).
+API_RATE_LIMIT = _str("API_RATE_LIMIT", "300 per minute")
+# Live (unrevoked) API tokens one user may hold; creating more is refused until one is revoked.
+MAX_LIVE_TOKENS_PER_USER = _int("MAX_LIVE_TOKENS_PER_USER", 5)
+
+# --- long polls (GET /api/v1/submissions/ID?wait=S) ---------------------------------------------
+# The longest wait a client may ask for.
+LONGPOLL_MAX_WAIT_S = _num("LONGPOLL_MAX_WAIT_S", 20)
+# Waits one user may hold at once in one web process; more answer 429 with Retry-After at once.
+LONGPOLL_PER_USER = _int("LONGPOLL_PER_USER", 2)
+# Waits one web process holds at once, all users together. Keep it below gunicorn's --threads
+# (8 in docker-compose) so waiting requests never take every thread: past it, a request is
+# answered at once with the current state (no wait) instead of holding a thread.
+LONGPOLL_SLOTS = _int("LONGPOLL_SLOTS", 4)
+
+# --- sessions, proxy, public URLs ----------------------------------------------------------------
 # /metrics (Prometheus): with a token, scrapers send `Authorization: Bearer <token>`; without
 # one, only a direct loopback client is served (app/metrics.py).
 METRICS_TOKEN = _str("METRICS_TOKEN", "")
@@ -64,6 +86,18 @@ METRICS_TOKEN = _str("METRICS_TOKEN", "")
 STORAGE_RETRY_AFTER_S = _num("STORAGE_RETRY_AFTER_S", 30)
 # 1 behind HTTPS (docker-compose sets it): cookies are then sent over TLS only.
 SESSION_COOKIE_SECURE = os.environ.get("SESSION_COOKIE_SECURE", "0") == "1"
+# Lifetime of the "remember me" cookie (it also ends at sign-out, on every device).
+REMEMBER_COOKIE_DAYS = _num("REMEMBER_COOKIE_DAYS", 14)
+# A session without "remember me" ends this long after sign-in, checked server-side (a copied
+# cookie dies too). OWASP ASVS 4.0 level 2 (3.3.2) asks for re-authentication after 12 hours.
+SESSION_MAX_HOURS = _num("SESSION_MAX_HOURS", 12)
+# How many reverse proxies stand in front of the web app and set X-Forwarded-For/-Proto/-Host.
+# 0 = none: forwarded headers are ignored (a client could forge them). docker-compose sets 1
+# (its nginx); add one per extra hop, e.g. 2 behind a TLS-terminating load balancer.
+PROXY_COUNT = _int("PROXY_COUNT", 0)
+# The public base URL, e.g. https://grader.example.edu, used in generated absolute links (the
+# API docs' curl examples). Never taken from the request's Host header. Empty: relative links.
+PUBLIC_URL = _str("PUBLIC_URL", "").rstrip("/")
 
 # --- the grading timeout chain (seconds; see the module docstring) ------------------------------
 CALL_TIMEOUT_S = _num("CALL_TIMEOUT_S", 5)
@@ -103,6 +137,18 @@ SPOOL_FLUSH_INTERVAL_S = _num("SPOOL_FLUSH_INTERVAL_S", 1)
 # A run that could not even be claimed because the database was away is sent again after this.
 DB_DOWN_REQUEUE_S = _num("DB_DOWN_REQUEUE_S", 5)
 
+# --- instructor tools (app/course.py, app/roster.py, grading/similarity.py) ----------------------
+# How long a one-time sign-in link stays valid (hours): long enough to reach a student by email
+# over a weekend, short enough that a forgotten link is soon useless.
+SIGNIN_LINK_TTL_H = _num("SIGNIN_LINK_TTL_H", 72)
+# Similarity pairs at or above this fraction of shared (non-boilerplate) code are shown. A pair is
+# a lead for a human, never a penalty. 0.5 keeps independent solutions of a 40-line lab out.
+SIMILARITY_THRESHOLD = _num("SIMILARITY_THRESHOLD", 0.5)
+# copydetect's k-gram length and winnowing window (characters of the normalised token stream);
+# copydetect's defaults are 25 and 1: short enough for 40-line files, long enough that common
+# one-liners (`weights = torch.softmax(scores, dim=-1)`) alone do not make a match.
+SIMILARITY_NOISE_K = _int("SIMILARITY_NOISE_K", 25)
+SIMILARITY_WINDOW = _int("SIMILARITY_WINDOW", 1)
 # How long Celery waits for a new pool process to warm up (torch, zygote, suites) and report up
 # before killing it; the default 4 s is too short on a loaded 2-core host.
 WORKER_PROC_ALIVE_TIMEOUT_S = _num("WORKER_PROC_ALIVE_TIMEOUT_S", 120)

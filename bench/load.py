@@ -110,8 +110,10 @@ def free_port() -> int:
 
 def service_env(data_dir: Path, db_url: str, redis_url: str) -> dict[str, str]:
     env = dict(os.environ)
+    # `autograder web` runs a thread per request, so the per-process long-poll slots (sized for
+    # gunicorn's --threads) would only make the bench's students re-poll: allow one per student.
     env.update(DATA_DIR=str(data_dir), DATABASE_URL=db_url, REDIS_URL=redis_url, SECRET_KEY="bench-secret",
-               SUBMIT_RATE_LIMIT="1000 per minute")
+               SUBMIT_RATE_LIMIT="1000 per minute", API_RATE_LIMIT="100000 per minute", LONGPOLL_SLOTS="256")
     return env
 
 

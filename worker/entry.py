@@ -1,11 +1,11 @@
 """The Celery application as the `celery` command and `autograder worker` load it."""
 
 from app import create_app
-from worker import lifecycle, tasks
+from worker import lifecycle, similarity, tasks
 
 flask_app = create_app()
 celery_app = flask_app.extensions["celery"]
-celery_app.conf.imports = (tasks.__name__,)  # registered above; listed so `celery inspect` shows it
+celery_app.conf.imports = (tasks.__name__, similarity.__name__)  # registered above; listed so `celery inspect` shows it
 # A pool process warms its sandbox (torch import, zygote, suites) before it reports up. Celery's
 # default wait of 4 s kills it under load and starts another one, which never comes up either.
 celery_app.conf.worker_proc_alive_timeout = flask_app.config["WORKER_PROC_ALIVE_TIMEOUT_S"]

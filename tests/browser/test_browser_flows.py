@@ -142,30 +142,33 @@ def test_instructor_regrades_and_exports_gradebook(app, web, factory, live_serve
     page.screenshot(path=str(SCREENSHOTS / "instructor_dashboard.png"), full_page=True)
 
     page.click("text=王小明")
+    page.click(f"#attempt-{sub.attempt} > summary")          # attempts are collapsed by default
     page.wait_for_selector("text=Audit review")
-    page.fill("input[name=score]", "14")
-    page.fill("textarea[name=comment]", "解释清楚，但“很重要”一句需要改写。")
+    page.fill(f"#attempt-{sub.attempt} input[name=score]", "14")
+    page.fill(f"#attempt-{sub.attempt} textarea[name=comment]", "解释清楚，但“很重要”一句需要改写。")
     page.click("text=Save review")
     page.wait_for_selector("text=Audit review saved.")
     page.screenshot(path=str(SCREENSHOTS / "instructor_student.png"), full_page=True)
 
-    # regrade this submission; the "worker" grades it with a new grader version that finds a bug
-    page.locator(f"#attempt-{sub.attempt} form:has(input[name=scope][value=submission]) button").click()
-    page.wait_for_url("**/instructor/regrades")
-    assert "1 still pending" in page.content()
+    # regrade this submission, behind a confirmation; the "worker" grades it with a new grader
+    # version that finds a bug, and the batch page follows without a reload
+    page.locator(f"#attempt-{sub.attempt} a:has-text('Regrade')").click()
+    page.wait_for_selector("text=1 run(s) will be queued.")
+    page.click("text=Queue 1 run(s)")
+    page.wait_for_url("**/instructor/regrades/*")
+    expect(page.locator("[data-count=queued]")).to_have_text("1")
     db.session.expire_all()
     run = db.session.query(GradingRun).filter(GradingRun.submission_id == sub.id).order_by(GradingRun.id.desc()).first()
-    assert run.trigger.startswith("regrade:") and run.status == "queued"
+    assert run.trigger.startswith("batch:") and run.status == "queued"
     FakeWorker(app, run.id, full_result(failing=("test_mha_weights_per_head",), grader_version="attn-2026.11.2"),
                delay_running=0.1, delay_graded=0.1).start().join()
-    page.reload()
-    assert page.locator(".diff-down").inner_text() == "-2"
-    assert "Students whose score changed:" in page.content() and "王小明" in page.locator("p strong").all_inner_texts()
+    expect(page.locator("[data-delta]")).to_have_text("-2", timeout=10000)
+    expect(page.locator("[data-changed]")).to_have_text("王小明")
     page.screenshot(path=str(SCREENSHOTS / "instructor_regrades.png"), full_page=True)
 
     page.goto(f"{live_server}/instructor/")
     with page.expect_download() as dl:
-        page.click("text=Export gradebook (CSV)")
+        page.click("a[href$='gradebook.csv?a=attention']")
     data = open(dl.value.path(), "rb").read()
     assert data.startswith(b"\xef\xbb\xbf")
     rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))

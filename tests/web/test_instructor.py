@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from sqlalchemy import event
 
 from app.extensions import db
-from app.models import AuditReview, GradingRun, Submission, TestResult, User
+from app.models import AuditReview, GradingRun, RegradeBatch, Submission, TestResult, User
 from tests.web.conftest import realistic_result
 
 
@@ -77,14 +77,27 @@ def test_dashboard_query_count_does_not_grow_with_class_size(client, web, course
     assert len(big) <= 12
 
 
+def confirm_regrade(client, **data) -> int:  # noqa: ANN001
+    """Ask for the confirmation page, then confirm with the count it states; returns the count."""
+    import re
+
+    page = client.post("/instructor/regrade", data=data)
+    assert page.status_code == 200
+    count = int(re.search(r'name="confirm" value="(\d+)"', page.get_data(as_text=True)).group(1))
+    resp = client.post("/instructor/regrade", data={**data, "confirm": str(count)})
+    assert resp.status_code == 302 and "/instructor/regrades/" in resp.headers["Location"]
+    return count
+
+
 def test_regrade_report_queries_are_bounded(client, web, course):
     web.login(client, course["teacher"])
     bulk_class(course["assignment"], 50)
-    client.post("/instructor/regrade", data={"scope": "all"})
-    status, seen = measured_get(client, "/instructor/regrades")
+    assert confirm_regrade(client, scope="counting") == 50
+    batch = db.session.query(RegradeBatch).one()
+    status, seen = measured_get(client, f"/instructor/regrades/{batch.id}")
     assert status == 200
     print(f"regrade report queries for 50 regrades: {len(seen)}")
-    assert len(seen) <= 10
+    assert len(seen) <= 12
 
 
 def test_gradebook_export_and_api_have_bounded_queries(client, web, course, factory):
@@ -159,6 +172,21 @@ def test_audit_review_is_saved_with_reviewer_and_kept_through_regrade(client, we
     assert body["total"] == 98.5  # 96 − 11 + 13.5
 
 
+def test_regrade_confirmation_queues_nothing_until_confirmed_with_the_count(client, web, course):
+    s1 = web.submit(course["alice"])
+    web.grade(s1)
+    web.submit(course["alice"])                      # attempt 2, still queued
+    web.login(client, course["teacher"])
+    client.get("/lang/en")
+    page = client.get("/instructor/regrade?scope=all").get_data(as_text=True)
+    assert "2 run(s) will be queued." in page
+    assert client.post("/instructor/regrade", data={"scope": "all"}).status_code == 200
+    wrong = client.post("/instructor/regrade", data={"scope": "all", "confirm": "5"})
+    assert wrong.status_code == 200 and "please confirm again" in wrong.get_data(as_text=True)
+    db.session.expire_all()
+    assert db.session.query(RegradeBatch).count() == 0 and len(s1.runs) == 1
+
+
 def test_regrade_one_student_all_and_report_old_vs_new(client, web, course):
     s1 = web.submit(course["alice"])
     web.grade(s1, realistic_result(grader_version="v1"))
@@ -166,27 +194,31 @@ def test_regrade_one_student_all_and_report_old_vs_new(client, web, course):
     web.grade(s2, realistic_result(grader_version="v1"))
     web.login(client, course["teacher"])
     client.get("/lang/en")
-    resp = client.post("/instructor/regrade", data={"scope": "all"})
-    assert resp.status_code == 302 and resp.headers["Location"].endswith("/instructor/regrades")
+    assert confirm_regrade(client, scope="all") == 2
     db.session.expire_all()
-    new_runs = db.session.query(GradingRun).filter(GradingRun.trigger.like("regrade:%")).all()
-    assert len(new_runs) == 2 and len({r.trigger for r in new_runs}) == 1
-    html = client.get("/instructor/regrades").get_data(as_text=True)
-    assert "2 still pending" in html
+    batch = db.session.query(RegradeBatch).one()
+    new_runs = db.session.query(GradingRun).filter(GradingRun.trigger == f"batch:{batch.id}").all()
+    assert len(new_runs) == 2 and batch.requested_by == course["teacher"].id
+    html = client.get(f"/instructor/regrades/{batch.id}").get_data(as_text=True)
+    assert 'data-count="queued">2<' in html
     # the worker regrades: Alice loses 4 points on the new grader, Bob unchanged
     alice_run = next(r for r in new_runs if r.submission_id == s1.id)
     bob_run = next(r for r in new_runs if r.submission_id == s2.id)
     web.grade(s1, realistic_result(grader_version="v2", fail_mask=True), run=alice_run)
     web.grade(s2, realistic_result(grader_version="v2"), run=bob_run)
-    html = client.get("/instructor/regrades").get_data(as_text=True)
+    html = client.get(f"/instructor/regrades/{batch.id}").get_data(as_text=True)
     assert 'class="diff-down">-4<' in html
-    assert "Students whose score changed:" in html and "<strong>Alice Wang</strong>" in html
-    assert "<code class=\"small\">v1</code>" in html and "<code class=\"small\">v2</code>" in html
-    # one submission, one student
-    client.post("/instructor/regrade", data={"scope": "submission", "submission_id": s1.id})
-    client.post("/instructor/regrade", data={"scope": "student", "user_id": course["bob"].id})
+    assert "Students whose score changed:" in html and "<strong data-changed>Alice Wang</strong>" in html
+    progress = client.get(f"/instructor/regrades/{batch.id}/progress").json
+    assert progress["pending"] == 0 and progress["changed"] == ["Alice Wang"]
+    assert {r["old"] for r in progress["runs"]} == {96} and sorted(r["new"] for r in progress["runs"]) == [92, 96]
+    # one submission, one student; every batch is kept and listed
+    confirm_regrade(client, scope="submission", submission_id=s1.id)
+    confirm_regrade(client, scope="student", user_id=course["bob"].id)
     db.session.expire_all()
     assert len(s1.runs) == 3 and len(s2.runs) == 3
+    listing = client.get("/instructor/regrades").get_data(as_text=True)
+    assert all(f"Batch {b.id}" in listing for b in db.session.query(RegradeBatch).all())
     assert client.post("/instructor/regrade", data={"scope": "submission", "submission_id": 999}).status_code == 404
     assert client.post("/instructor/regrade", data={"scope": "bogus"}).status_code == 400
 
@@ -249,11 +281,8 @@ def test_roster_import_creates_updates_and_reports_bad_lines(client, web, course
     assert "line 5" in html and "invalid email" in html and "line 7" in html and "line 8" in html
     new = db.session.query(User).filter_by(email="new.student@example.edu").one()
     assert new.name == "新同学" and new.role == "student"
-    import re
-
-    password = re.search(r"new.student@example.edu</td><td>[^<]*</td><td>student</td><td><code>([^<]+)</code>",
-                         html).group(1)
-    assert new.check_password(password)
+    assert new.password_hash is None      # no password to show: a sign-in link instead
+    assert "Download sign-in links for the 2 new account(s) (CSV)" in html
     assert db.session.query(User).filter_by(email="ta@example.edu").one().role == "instructor"
     db.session.expire_all()
     assert db.session.query(User).filter_by(email="alice@example.edu").one().name == "Alice W."

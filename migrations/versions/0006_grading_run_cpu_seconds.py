@@ -1,13 +1,13 @@
 """Grading runs record the CPU seconds their grading took (for the /metrics CPU histogram).
 
-Revision ID: 0004_cpu_seconds
-Revises: 0003_carry_forward
+Revision ID: 0006_cpu_seconds
+Revises: 0005_session_nonce
 """
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0004_cpu_seconds'
-down_revision = '0003_carry_forward'
+revision = '0006_cpu_seconds'
+down_revision = '0005_session_nonce'
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,263 @@
+"""Course rules an instructor changes from the web or the API: assignment settings, per-student
+extensions, test and category overrides, dropping a student. Every change is written to the
+course log (who, what, before, after, when) in the same transaction as the change itself.
+
+Plain functions on ORM rows and plain values (no Flask request), shared by the pages and the API.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from app.extensions import db
+from app.models import (
+    Assignment,
+    CourseLog,
+    DroppedStudent,
+    Extension,
+    Role,
+    ScoreOverride,
+    Submission,
+    User,
+    utcnow,
+)
+from app.scores import deadline_for, late_days_at
+
+
+class CourseError(ValueError):
+    """Refused input: a message in both languages, nothing was changed."""
+
+    def __init__(self, code: str, en: str, zh: str) -> None:
+        super().__init__(en)
+        self.code, self.en, self.zh = code, en, zh
+
+    def message(self, locale: str = "en") -> str:
+        return self.zh if str(locale).startswith("zh") else self.en
+
+
+def _json(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def log(kind: str, actor: User | None, *, assignment: Assignment | None = None, student_id: int | None = None,
+        submission_id: int | None = None, subject: str = "", before: Any = None, after: Any = None,
+        comment: str = "") -> CourseLog:
+    entry = CourseLog(kind=kind, actor_id=actor.id if actor else None,
+                      assignment_id=assignment.id if assignment else None, student_id=student_id,
+                      submission_id=submission_id, subject=subject[:200], before=_json(before),
+                      after=_json(after), comment=comment[:5000])
+    db.session.add(entry)
+    return entry
+
+
+# --- settings ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SettingsInput:
+    deadline: datetime | None
+    late_penalty_per_day: float
+    late_days_allowed: int
+    cooldown_seconds: int
+    published: bool
+
+
+def parse_deadline(raw: str | None) -> datetime | None:
+    """ISO 8601 (a trailing Z or an offset is converted to naive UTC); empty means none."""
+    raw = (raw or "").strip()
+    if not raw:
+        return None
+    try:
+        value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise CourseError("bad_deadline", f"{raw!r} is not a date and time (ISO 8601, e.g. 2026-12-01T23:59).",
+                          f"{raw!r} 不是有效的日期时间（ISO 8601，例如 2026-12-01T23:59）。") from None
+    if value.tzinfo is not None:
+        from datetime import UTC
+
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    return value
+
+
+def parse_settings(form: dict[str, Any]) -> SettingsInput:
+    def number(name: str, lo: float, hi: float, en: str, zh: str) -> float:
+        try:
+            x = float(str(form.get(name, "")).strip())
+        except ValueError:
+            x = float("nan")
+        if not lo <= x <= hi:
+            raise CourseError(f"bad_{name}", en, zh)
+        return x
+
+    penalty = number("late_penalty_percent", 0, 100, "The late penalty must be a percentage from 0 to 100.",
+                     "迟交扣分必须是 0 到 100 之间的百分比。") / 100
+    days = number("late_days_allowed", 0, 365, "Late days accepted must be a whole number from 0 to 365.",
+                  "接受迟交天数必须是 0 到 365 之间的整数。")
+    cooldown = number("cooldown_seconds", 0, 86400, "The cooldown must be from 0 to 86400 seconds.",
+                      "冷却时间必须在 0 到 86400 秒之间。")
+    if days != int(days) or cooldown != int(cooldown):
+        raise CourseError("not_whole", "Late days and cooldown must be whole numbers.",
+                          "迟交天数与冷却时间必须是整数。")
+    published = str(form.get("published", "")).lower() in ("1", "on", "true", "yes")
+    return SettingsInput(parse_deadline(form.get("deadline")), round(penalty, 6), int(days), int(cooldown),
+                         published)
+
+
+def update_settings(assignment: Assignment, values: SettingsInput, actor: User) -> list[str]:
+    """Apply, log each changed field, recount late days when the deadline moved. Returns the
+    names of the fields that changed. Commits."""
+    changed = []
+    for name in ("deadline", "late_penalty_per_day", "late_days_allowed", "cooldown_seconds", "published"):
+        old, new = getattr(assignment, name), getattr(values, name)
+        if old != new:
+            setattr(assignment, name, new)
+            log("setting", actor, assignment=assignment, subject=name, before=old, after=new)
+            changed.append(name)
+    if "deadline" in changed:
+        recount_late_days(assignment)
+    db.session.commit()
+    return changed
+
+
+# --- extensions ----------------------------------------------------------------------------------
+
+
+def student_deadline(assignment: Assignment, student_id: int) -> datetime | None:
+    ext = db.session.scalar(select(Extension).where(Extension.assignment_id == assignment.id,
+                                                    Extension.student_id == student_id))
+    return deadline_for(assignment.deadline, ext.deadline if ext else None, ext.extra_days if ext else 0)
+
+
+def recount_late_days(assignment: Assignment, student_id: int | None = None) -> int:
+    """Store each submission's late days against the deadline in force now. Every reader (pages,
+    API, CSV, the effective score) reads `Submission.late_days`, so this is where a new deadline or
+    an extension takes effect. Returns how many submissions changed."""
+    exts = {e.student_id: e for e in db.session.scalars(
+        select(Extension).where(Extension.assignment_id == assignment.id))}
+    q = select(Submission).where(Submission.assignment_id == assignment.id)
+    if student_id is not None:
+        q = q.where(Submission.student_id == student_id)
+    changed = 0
+    for sub in db.session.scalars(q):
+        ext = exts.get(sub.student_id)
+        due = deadline_for(assignment.deadline, ext.deadline if ext else None, ext.extra_days if ext else 0)
+        days = late_days_at(due, sub.created_at)
+        if days != sub.late_days:
+            sub.late_days = days
+            changed += 1
+    return changed
+
+
+def find_student(email: str) -> User:
+    from app.auth import find_user
+
+    user = find_user(email or "")
+    if user is None or user.role != Role.STUDENT.value:
+        raise CourseError("no_student", f"No student with the email {email!r}.", f"没有邮箱为 {email!r} 的学生。")
+    return user
+
+
+def grant_extension(assignment: Assignment, student: User, actor: User, *, deadline: datetime | None = None,
+                    extra_days: int = 0, reason: str = "") -> Extension:
+    """One extension per student and assignment: a new grant replaces the previous one. Commits."""
+    if deadline is None and not extra_days:
+        raise CourseError("empty_extension", "Give a new deadline or a number of extra days.",
+                          "请填写新的截止时间或延长的天数。")
+    if not 0 <= extra_days <= 365:
+        raise CourseError("bad_days", "Extra days must be from 0 to 365.", "延长天数必须在 0 到 365 之间。")
+    ext = db.session.scalar(select(Extension).where(Extension.assignment_id == assignment.id,
+                                                    Extension.student_id == student.id))
+    before = None
+    if ext is None:
+        ext = Extension(assignment_id=assignment.id, student_id=student.id)
+        db.session.add(ext)
+    else:
+        before = {"deadline": _json(ext.deadline), "extra_days": ext.extra_days}
+    ext.deadline, ext.extra_days, ext.reason = deadline, int(extra_days or 0), reason[:2000]
+    ext.granted_by, ext.granted_at = actor.id, utcnow()
+    db.session.flush()
+    recount_late_days(assignment, student.id)
+    log("extension", actor, assignment=assignment, student_id=student.id, subject=student.email, before=before,
+        after={"deadline": _json(deadline), "extra_days": ext.extra_days}, comment=reason)
+    db.session.commit()
+    return ext
+
+
+def revoke_extension(assignment: Assignment, student: User, actor: User) -> bool:
+    ext = db.session.scalar(select(Extension).where(Extension.assignment_id == assignment.id,
+                                                    Extension.student_id == student.id))
+    if ext is None:
+        return False
+    log("extension", actor, assignment=assignment, student_id=student.id, subject=student.email,
+        before={"deadline": _json(ext.deadline), "extra_days": ext.extra_days}, after=None)
+    db.session.delete(ext)
+    db.session.flush()
+    recount_late_days(assignment, student.id)
+    db.session.commit()
+    return True
+
+
+# --- overrides -----------------------------------------------------------------------------------
+
+
+def set_override(submission: Submission, actor: User, *, kind: str, target: str, points: float | None,
+                 comment: str, categories: dict[str, dict], tests: dict[str, dict]) -> ScoreOverride:
+    """Record an override (points None clears it). `categories` and `tests` are what the graded run
+    holds, so only real targets can be overridden, within their maximum. Commits."""
+    comment = (comment or "").strip()
+    if kind == "category":
+        if target not in categories:
+            raise CourseError("bad_target", f"No category {target!r} in this result.", f"结果中没有类别 {target!r}。")
+        top = float(categories[target].get("max") or 0)
+    elif kind == "test":
+        if target not in tests:
+            raise CourseError("bad_target", f"No test {target!r} in this result.", f"结果中没有测试 {target!r}。")
+        top = float(tests[target].get("max_points") or 0)
+    else:
+        raise CourseError("bad_kind", "Override a test or a category.", "只能覆盖测试或类别的分数。")
+    if points is not None and not 0 <= points <= top:
+        raise CourseError("bad_points", f"Points must be from 0 to {top:g}.", f"分数必须在 0 到 {top:g} 之间。")
+    if points is not None and not comment:
+        raise CourseError("no_comment", "Say why in a comment: the student sees it.", "请写明原因：学生会看到这条说明。")
+    before = None
+    for row in submission.overrides:
+        if row.kind == kind and row.target == target:
+            before = row.points
+    row = ScoreOverride(submission_id=submission.id, kind=kind, target=target, points=points,
+                        comment=comment[:5000], author_id=actor.id)
+    db.session.add(row)
+    submission.overrides.append(row)
+    log("override", actor, assignment=submission.assignment, student_id=submission.student_id,
+        submission_id=submission.id, subject=f"{kind}:{target}", before=before, after=points, comment=comment)
+    db.session.commit()
+    return row
+
+
+# --- drop and restore ----------------------------------------------------------------------------
+
+
+def dropped_ids() -> set[int]:
+    return set(db.session.scalars(select(DroppedStudent.user_id)))
+
+
+def drop(student: User, actor: User) -> bool:
+    if db.session.get(DroppedStudent, student.id) is not None:
+        return False
+    db.session.add(DroppedStudent(user_id=student.id, dropped_by=actor.id))
+    log("drop", actor, student_id=student.id, subject=student.email)
+    db.session.commit()
+    return True
+
+
+def restore(student: User, actor: User) -> bool:
+    row = db.session.get(DroppedStudent, student.id)
+    if row is None:
+        return False
+    db.session.delete(row)
+    log("restore", actor, student_id=student.id, subject=student.email)
+    db.session.commit()
+    return True
