@@ -23,7 +23,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "submissions"
 CORRECT = (FIXTURES / "correct" / "reference.py").read_bytes()
 
 # Known totals without an audit (the grading corpus tests pin the categories they lose points in).
-FAULTY_TOTALS = {"no_scale": 34, "qk_swapped": 25, "padding_polarity": 74, "mask_2d_only": 59, "no_mha": 54}
+FAULTY_TOTALS = {"no_scale": 34, "qk_swapped": 25, "padding_polarity": 74, "mask_2d_only": 60, "no_mha": 55}
 
 FAULTY = {name: (FIXTURES / "faulty" / f"{name}.py").read_bytes() for name in FAULTY_TOTALS}
 

@@ -46,7 +46,7 @@ def healthz(port: int) -> dict | None:
         return None
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_autograder_run_stops_web_workers_and_zygotes_on_sigterm_as_on_ctrl_c(tmp_path, sig):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("PYTEST") and k not in ("DATABASE_URL", "REDIS_URL")}

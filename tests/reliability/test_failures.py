@@ -207,7 +207,7 @@ def test_database_outage_gives_503_and_loses_nothing(migrated_pg, redis_url, tmp
             t0 = time.monotonic()
             resp = upload(tokens[3])
             assert resp.status_code == 503, (resp.status_code, resp.get_data(as_text=True))
-            assert "database is unavailable" in resp.get_json()["error"]
+            assert resp.get_json()["code"] == "database_unavailable"
             assert resp.headers.get("Retry-After")
             listed = client.get("/api/v1/submissions", headers={"Authorization": f"Bearer {tokens[0]}"})
             assert listed.status_code == 503
