@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 import redis
 
-from tests.conftest import REDIS_TEST_URL
 from tests.factories import PASSWORD
+from tests.helpers import REDIS_TEST_URL
 from tests.live import NGINX, Client, gunicorn, is_local_path, multipart, nginx
-from tests.web.conftest import GOOD_CODE
+from tests.web.helpers import GOOD_CODE
 from tests.workers import service_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
@@ -59,7 +59,7 @@ def server(server_env: dict[str, str]) -> Iterator[int]:
 
 
 @pytest.fixture
-def live(server: int, app, course) -> int:  # noqa: ANN001
+def live(server: int, app, course) -> int:
     """The server's port, with an empty database (but the course) and no rate-limit counts."""
     redis.Redis.from_url(REDIS_TEST_URL).flushdb()
     return server
@@ -74,7 +74,7 @@ def from_address(addr: str) -> dict[str, str]:
     return {"X-Forwarded-For": addr}
 
 
-def upload(client: Client, headers: dict[str, str]):  # noqa: ANN201
+def upload(client: Client, headers: dict[str, str]):
     body, ctype = multipart({"code": ("attention.py", GOOD_CODE)})
     return client.request("POST", "/api/v1/submissions", body, {**headers, "Content-Type": ctype})
 
@@ -339,7 +339,7 @@ def test_sign_in_rotates_the_session_and_the_csrf_token(live, course):
 
 
 def test_sign_in_costs_the_same_and_says_the_same_for_unknown_accounts(live, course):
-    def attempt(email: str, i: int):  # noqa: ANN202 - a fresh address per try: no limit in the way
+    def attempt(email: str, i: int):
         client = Client(live, headers={**from_address(f"10.9.0.{i}"), "Accept-Language": "en"})
         return client.sign_in(email, "not the password")
 
