@@ -24,7 +24,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import func, or_, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import selectinload, undefer
 
 from app import course, gradebook, regrading
 from app.assignments import default_assignment
@@ -145,6 +145,7 @@ def student(user_id: int):
                 selectinload(Submission.reviews).selectinload(AuditReview.reviewer),
                 selectinload(Submission.overrides),
                 selectinload(Submission.assignment),
+                undefer(Submission.audit_text),   # stored at upload; one query, no parsing
             )
             .order_by(Submission.attempt.desc())
         )

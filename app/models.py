@@ -157,6 +157,9 @@ class Submission(db.Model):
     code_filename: Mapped[str] = mapped_column(String(255), default="attention.py")
     audit_sha256: Mapped[str | None] = mapped_column(ForeignKey("blobs.sha256"))
     audit_filename: Mapped[str | None] = mapped_column(String(255))
+    # The audit's text, extracted once at upload (a PDF under the decoder's limits) and read by
+    # pages and workers instead of parsing the upload again. Deferred: lists never load it.
+    audit_text: Mapped[str | None] = mapped_column(Text, deferred=True)
     figure_sha256: Mapped[str | None] = mapped_column(ForeignKey("blobs.sha256"))
     figure_filename: Mapped[str | None] = mapped_column(String(255))
     # Set when the audit / figure was not uploaded with this attempt but carried forward from an

@@ -61,6 +61,7 @@ def grade_with_warm_executor(inputs: Any) -> dict[str, Any]:
             audit_filename=inputs.audit_filename,
             figure=inputs.figure,
             figure_filename=inputs.figure_filename,
+            audit_text=getattr(inputs, "audit_text", None),
         ),
         assignment=inputs.suite,
         executor=get_executor(),

@@ -75,6 +75,7 @@ class RunInputs:
     audit_filename: str | None
     figure: bytes | None
     figure_filename: str | None
+    audit_text: str | None = None       # extracted at upload: the worker does not parse it again
 
 
 def worker_name() -> str:
@@ -180,6 +181,7 @@ def claim(run_id: int, worker: str, store: BlobStore) -> RunInputs | None:
             audit_filename=sub.audit_filename,
             figure=store.get(sub.figure_sha256) if sub.figure_sha256 else None,
             figure_filename=sub.figure_filename,
+            audit_text=sub.audit_text,
         )
     except (OSError, ValueError) as exc:
         # Our infrastructure lost the files: a grader failure, retried and then reported.

@@ -97,7 +97,9 @@ def test_correct_module_roundtrip(executor):
         info = s.describe(h)
         assert info["type"] == "Scale" and info["is_module"] is True and info["training"] is False
         assert info["parameters"] == {"lin.weight": [2, 3], "lin.bias": [2]}
-        assert info["children"] == {"lin": {"type": "Linear", "in_features": 3, "out_features": 2}}
+        assert info["children"] == {"lin": {"type": "Linear", "is_linear": True, "in_features": 3, "out_features": 2,
+                                            "bias": True}}
+        assert info["linears"] == [{"name": "lin", "in_features": 3, "out_features": 2, "bias": True}]
         w, bias = torch.randn(2, 3), torch.randn(2)
         s.set_params(h, {"lin.weight": w, "lin.bias": bias})
         assert torch.allclose(s.call(h, "project", x), x @ w.T + bias)
