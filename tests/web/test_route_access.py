@@ -23,6 +23,8 @@ ACCESS: dict[str, set[str]] = {
                    "instructor.grant_extension", "instructor.revoke_extension", "instructor.course_log",
                    "instructor.similarity", "instructor.similarity_status", "instructor.similarity_pair",
                    "instructor.test_failures"},
+    # operations: loopback clients or METRICS_TOKEN only (404 for anyone else; app/metrics.py)
+    "operator": {"metrics.metrics"},
     # the JSON API: a bearer token (401 without one)
     "token": {"api.create_submission", "api.list_submissions", "api.get_submission", "api.regrade",
               "api.get_gradebook", "api.create_regrade", "api.create_extension", "api.get_similarity",
@@ -75,3 +77,10 @@ def test_public_routes_answer_anonymous_visitors(app, client):
         if method != "GET" or endpoint in ("static", "auth.set_language", "signin.signin_page"):
             continue  # a file name, a redirect, and a one-time link need real arguments
         assert client.get(url).status_code == 200, endpoint
+
+
+def test_operator_routes_are_404_from_another_address_or_through_a_proxy(app, client):
+    for endpoint, method, url in routes(app, "operator"):
+        away = client.open(url, method=method, environ_base={"REMOTE_ADDR": "203.0.113.9"})
+        proxied = client.open(url, method=method, headers={"X-Forwarded-For": "203.0.113.9"})
+        assert away.status_code == 404 and proxied.status_code == 404, endpoint
