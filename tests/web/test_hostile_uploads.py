@@ -14,7 +14,7 @@ import pytest
 from app.extensions import db
 from app.models import Submission
 from autograder import settings
-from tests.web.conftest import GOOD_CODE, png_bytes
+from tests.web.helpers import GOOD_CODE, png_bytes
 from tests.web.test_api import upload
 
 _spec = importlib.util.spec_from_file_location(
