@@ -11,25 +11,10 @@ against nothing known, and README's explanation should say so.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from kombu import Connection, Exchange, Queue
 
-from tests.reliability.services import PrivateRedis
-
 pytestmark = [pytest.mark.redis]
-
-
-@pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
-    try:
-        server = PrivateRedis(tmp_path).start()
-    except FileNotFoundError:
-        pytest.skip("redis-server is not installed")
-    yield server
-    server.stop()
 
 
 def test_a_broker_drop_with_unacked_messages_on_two_channels_crashes_kombu_on_close(private_redis):
