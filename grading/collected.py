@@ -21,6 +21,7 @@ import pytest
 from _pytest.config import _prepareconfig  # pytest.main's own first step (pytest is pinned)
 from _pytest.mark.structures import MARK_GEN
 
+from grading.forking import prepare_for_forks
 from grading.plugin import GradingPlugin
 from grading.suite import Suite
 from rubric.loader import suite_dir
@@ -84,6 +85,7 @@ def collected_suite(assignment: str, suite: Suite) -> CollectedSuite:
         return hit[1]
     collected = collect_suite(assignment, suite)
     _collected[assignment] = (suite, collected)
+    prepare_for_forks()    # every grading forks a child from this process from now on
     return collected
 
 
