@@ -10,6 +10,7 @@ from flask import Flask, request, session
 from flask.logging import default_handler
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from app import security
 from app.config import Config, TestingConfig
 from app.extensions import babel, csrf, db, limiter, login_manager, migrate
 from app.queue import celery_init_app
@@ -24,6 +25,7 @@ def create_app(config: Config | None = None, **overrides: Any) -> Flask:
     register_blueprints(app)
     register_errorhandlers(app)
     register_template_helpers(app)
+    security.register(app)
     celery_init_app(app)
     return app
 

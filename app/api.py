@@ -18,19 +18,20 @@ from sqlalchemy.orm import selectinload
 
 from app import gradebook
 from app.assignments import default_assignment
-from app.authz import api_limit, queue_position, rate_key, submit_limit, token_required
+from app.authz import api_limit, load_submission, rate_key, submit_limit, token_required
 from app.coursework import rubric_for
-from app.errors import PAGES, api_error, both
+from app.errors import api_error, both
 from app.extensions import db, limiter
 from app.longpoll import Admission, waits
-from app.models import Assignment, AuditReview, Submission
+from app.models import FINAL, Assignment, AuditReview, Status, Submission
 from app.openapi import spec
+from app.queue import queue_position
+from app.regrading import request_regrade
 from app.scores import effective_for, fmt, student_view
 from app.storage import BlobStore
-from app.submitting import SubmissionRefused, Upload, submit
+from app.submitting import SubmissionRefused, submit
+from app.views_helpers import uploaded
 from grading.i18n import localized
-
-FINAL = ("graded", "error")
 
 bp = Blueprint("api", __name__)
 # Every API request counts against its user (token or session), else its address.
@@ -39,26 +40,6 @@ limiter.limit(api_limit, key_func=rate_key)(bp)
 
 # Errors: 404/405/413/429/500 raised anywhere under /api/ are answered by app/errors.py in the
 # shape above; the views below name their own refusals with api_error().
-
-
-def _upload(field: str) -> Upload | None:
-    f = request.files.get(field)
-    if f is None or not f.filename:
-        return None
-    return Upload(filename=f.filename, data=f.read())
-
-
-def _load(submission_id: int) -> Submission | None:
-    sub = db.session.scalar(
-        select(Submission).where(Submission.id == submission_id).options(
-            selectinload(Submission.runs), selectinload(Submission.assignment),
-            selectinload(Submission.reviews).selectinload(AuditReview.reviewer),
-            selectinload(Submission.student))
-    )
-    user = g.api_user
-    if sub is None or not (user.is_instructor or sub.student_id == user.id):
-        return None
-    return sub
 
 
 def api_lang() -> str:
@@ -103,7 +84,7 @@ def serialise(sub: Submission, *, full: bool = False) -> dict:
 @bp.post("/submissions")
 @token_required
 @limiter.limit(submit_limit, key_func=rate_key, override_defaults=False)
-def create_submission():  # noqa: ANN201
+def create_submission():
     slug = request.form.get("assignment")
     if slug:
         a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
@@ -115,7 +96,7 @@ def create_submission():  # noqa: ANN201
             return api_error("assignment_not_found", 404, _l("No assignment is published yet."))
     try:
         sub = submit(
-            a, g.api_user, _upload("code"), _upload("audit"), _upload("figure"),
+            a, g.api_user, uploaded("code"), uploaded("audit"), uploaded("figure"),
             store=BlobStore(current_app.config["UPLOAD_DIR"]),
             max_pending=current_app.config["MAX_PENDING_PER_STUDENT"],
             keep_audit=not request.form.get("remove_audit"),
@@ -125,7 +106,7 @@ def create_submission():  # noqa: ANN201
         db.session.rollback()
         headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
         return api_error(exc.code, exc.http_status, {"en": exc.en, "zh": exc.zh}, headers=headers)
-    body = {"id": sub.id, "status": "queued", "attempt": sub.attempt,
+    body = {"id": sub.id, "status": Status.QUEUED, "attempt": sub.attempt,
             "queue_position": queue_position(sub.latest_run),
             "url": f"/api/v1/submissions/{sub.id}",
             # A code-only resubmission keeps the previous audit and figure; say which were kept.
@@ -143,7 +124,7 @@ def create_submission():  # noqa: ANN201
 
 @bp.get("/submissions")
 @token_required
-def list_submissions():  # noqa: ANN201
+def list_submissions():
     subs = db.session.scalars(
         select(Submission).where(Submission.student_id == g.api_user.id)
         .options(selectinload(Submission.runs), selectinload(Submission.assignment),
@@ -162,12 +143,10 @@ def list_submissions():  # noqa: ANN201
 
 @bp.get("/submissions/<int:submission_id>")
 @token_required
-def get_submission(submission_id: int):  # noqa: ANN201
+def get_submission(submission_id: int):
     """`?wait=S` (at most LONGPOLL_MAX_WAIT_S) long-polls: the answer comes as soon as grading
     ends, or after S s. Waits are bounded per user and per process (app/longpoll.py)."""
-    sub = _load(submission_id)
-    if sub is None:
-        return api_error("not_found", 404, PAGES[404][2])
+    sub = load_submission(submission_id, g.api_user)  # 404 (JSON) when absent or not theirs
     cfg = current_app.config
     try:
         wait = float(request.args.get("wait", 0))
@@ -204,20 +183,16 @@ def _wait_until_final(submission_id: int, wait: float) -> None:
 
 @bp.post("/submissions/<int:submission_id>/regrade")
 @token_required
-def regrade(submission_id: int):  # noqa: ANN201
+def regrade(submission_id: int):
     if not g.api_user.is_instructor:
         return api_error("forbidden", 403, _l("Only instructors may do this."))
-    sub = _load(submission_id)
-    if sub is None:
-        return api_error("not_found", 404, PAGES[404][2])
-    from app.submitting import request_regrade
-
+    sub = load_submission(submission_id, g.api_user)  # 404 (JSON) when absent or not theirs
     run = request_regrade(sub)
-    return jsonify({"id": sub.id, "run_id": run.id, "status": "queued",
+    return jsonify({"id": sub.id, "run_id": run.id, "status": Status.QUEUED,
                     "queue_position": queue_position(run)}), 202
 
 
-def _instructor_assignment(slug: str | None):  # noqa: ANN202
+def _instructor_assignment(slug: str | None):
     """(assignment, None) for an instructor, else (None, the refusal): 403, or 404 for a bad slug."""
     if not g.api_user.is_instructor:
         return None, api_error("forbidden", 403, _l("Only instructors may do this."))
@@ -236,7 +211,7 @@ def _json_body() -> dict:
 
 @bp.get("/gradebook")
 @token_required
-def get_gradebook():  # noqa: ANN201
+def get_gradebook():
     a, refused = _instructor_assignment(request.args.get("assignment"))
     if refused is not None:
         return refused
@@ -258,7 +233,7 @@ def get_gradebook():  # noqa: ANN201
 
 @bp.post("/regrades")
 @token_required
-def create_regrade():  # noqa: ANN201
+def create_regrade():
     """Queue a regrade batch at once (a script has already decided); answers the batch id and the
     number of runs queued."""
     from app import regrading
@@ -285,7 +260,7 @@ def create_regrade():  # noqa: ANN201
 
 @bp.post("/extensions")
 @token_required
-def create_extension():  # noqa: ANN201
+def create_extension():
     from app import course
 
     body = _json_body()
@@ -308,7 +283,7 @@ def create_extension():  # noqa: ANN201
 
 @bp.post("/similarity")
 @token_required
-def start_similarity():  # noqa: ANN201
+def start_similarity():
     from app.similarity import start_similarity as start
 
     a, refused = _instructor_assignment(_json_body().get("assignment"))
@@ -320,7 +295,7 @@ def start_similarity():  # noqa: ANN201
 
 @bp.get("/similarity")
 @token_required
-def get_similarity():  # noqa: ANN201
+def get_similarity():
     from app.similarity import latest_report, similarity_json
 
     a, refused = _instructor_assignment(request.args.get("assignment"))
@@ -330,10 +305,10 @@ def get_similarity():  # noqa: ANN201
 
 
 @bp.get("/openapi.json")
-def openapi():  # noqa: ANN201
+def openapi():
     return jsonify(spec())
 
 
 @bp.get("/docs")
-def docs():  # noqa: ANN201
+def docs():
     return render_template("api_docs.html", spec=spec())

@@ -161,7 +161,7 @@ def end_expired_sessions() -> None:
 @bp.route("/login", methods=["GET", "POST"])
 @limiter.limit(_login_limit, methods=["POST"], key_func=account_key, deduct_when=sign_in_failed)
 @limiter.limit(_address_limit, methods=["POST"], key_func=get_remote_address, deduct_when=sign_in_failed)
-def login():  # noqa: ANN201
+def login():
     if current_user.is_authenticated:
         request.environ[SIGNED_IN] = True  # already signed in: not a failure
         return redirect(home_for(current_user))
@@ -180,7 +180,7 @@ def login():  # noqa: ANN201
 
 @bp.post("/logout")
 @login_required
-def logout():  # noqa: ANN201
+def logout():
     # Renewing the nonce invalidates every copy of this session and every remember-me cookie of
     # the account, on all devices ("sign out everywhere"): cookies are client-side, so a
     # per-user nonce is what the server can revoke.
@@ -192,7 +192,7 @@ def logout():  # noqa: ANN201
 
 
 @bp.get("/lang/<code>")
-def set_language(code: str):  # noqa: ANN201
+def set_language(code: str):
     if code in ("zh", "en"):
         session["lang"] = code
     # Back to the page the visitor came from, as a local path only (never another site).

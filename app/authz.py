@@ -21,12 +21,12 @@ from sqlalchemy.orm import selectinload
 
 from app.errors import api_error
 from app.extensions import db, login_manager
-from app.models import ApiToken, AuditReview, GradingRun, Submission, User, utcnow
+from app.models import ApiToken, AuditReview, Submission, User, utcnow
 
 
 def instructor_required(view: Callable) -> Callable:
     @wraps(view)
-    def wrapper(*args: Any, **kwargs: Any):  # noqa: ANN202
+    def wrapper(*args: Any, **kwargs: Any):
         if not current_user.is_authenticated:
             return login_manager.unauthorized()
         if not current_user.is_instructor:
@@ -55,34 +55,6 @@ def load_submission(submission_id: int, user: User | None) -> Submission:
     if sub is None or not can_see(user, sub):
         abort(404)
     return sub
-
-
-def queue_position(run: GradingRun | None) -> int | None:
-    """How many queued runs were queued before this one (0 = next), None if it is not queued."""
-    if run is None or run.status != "queued":
-        return None
-    from sqlalchemy import and_, func, or_
-
-    return int(
-        db.session.scalar(
-            select(func.count(GradingRun.id)).where(
-                GradingRun.status == "queued",
-                or_(
-                    GradingRun.queued_at < run.queued_at,
-                    and_(GradingRun.queued_at == run.queued_at, GradingRun.id < run.id),
-                ),
-            )
-        )
-        or 0
-    )
-
-
-def queue_positions() -> dict[int, int]:
-    """Position of every queued run in one query (for pages listing many runs)."""
-    ids = db.session.scalars(
-        select(GradingRun.id).where(GradingRun.status == "queued").order_by(GradingRun.queued_at, GradingRun.id)
-    )
-    return {run_id: i for i, run_id in enumerate(ids)}
 
 
 # --- API tokens ---------------------------------------------------------------------------------
@@ -120,7 +92,7 @@ def bearer_user() -> User | None:
 
 def token_required(view: Callable) -> Callable:
     @wraps(view)
-    def wrapper(*args: Any, **kwargs: Any):  # noqa: ANN202
+    def wrapper(*args: Any, **kwargs: Any):
         user = bearer_user()
         if user is None:
             return api_error(

@@ -25,7 +25,7 @@ from sqlalchemy.sql.expression import FunctionElement
 from sqlalchemy.sql.visitors import InternalTraversal
 
 
-class db_now(FunctionElement):  # noqa: N801 - reads as a function in queries, as func.now() does
+class db_now(FunctionElement):
     """The database server's current UTC time plus ``offset_s`` seconds, as a SQL expression."""
 
     type = DateTime()
@@ -69,7 +69,7 @@ def read_db_now(session: Any) -> datetime:
     return value
 
 
-class seconds_between(FunctionElement):  # noqa: N801 - reads as a SQL function
+class seconds_between(FunctionElement):
     """``end - start`` in seconds, as a SQL float (PostgreSQL: EXTRACT(EPOCH ...); SQLite: julianday)."""
 
     type = Float()

@@ -113,6 +113,9 @@ def update_settings(assignment: Assignment, values: SettingsInput, actor: User) 
     changed = []
     for name in ("deadline", "late_penalty_per_day", "late_days_allowed", "cooldown_seconds", "published"):
         old, new = getattr(assignment, name), getattr(values, name)
+        if name == "deadline" and old is not None and new is not None \
+                and old.replace(second=0, microsecond=0) == new:
+            continue  # the form shows minutes: an untouched deadline with seconds is not a change
         if old != new:
             setattr(assignment, name, new)
             log("setting", actor, assignment=assignment, subject=name, before=old, after=new)

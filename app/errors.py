@@ -140,7 +140,7 @@ def register(app: Flask) -> None:
     from app.storage import StorageUnavailable, note_storage_failure, storage_failure
 
     @app.errorhandler(StorageUnavailable)
-    def storage_unavailable(exc: StorageUnavailable):  # noqa: ANN202
+    def storage_unavailable(exc: StorageUnavailable):
         # Disk full or read-only where the uploads are kept: the transaction was rolled back.
         db.session.rollback()  # (not remove(): the page still shows who is signed in)
         app.logger.error("upload storage unavailable: %s", exc.reason)
@@ -150,7 +150,7 @@ def register(app: Flask) -> None:
                               retry_after=int(app.config["STORAGE_RETRY_AFTER_S"]))
 
     @app.errorhandler(OperationalError)
-    def database_unavailable(exc: OperationalError):  # noqa: ANN202
+    def database_unavailable(exc: OperationalError):
         if reason := storage_failure(exc):
             return storage_unavailable(StorageUnavailable(reason))  # the disk, not the server
         db.session.remove()
@@ -158,30 +158,31 @@ def register(app: Flask) -> None:
             raise exc  # a bug (bad SQL), not an outage: a logged 500, not a misleading 503
         # The database is the record: when it is away we refuse honestly instead of losing work.
         app.logger.warning("database unavailable: %s", getattr(exc, "orig", exc))
-        return error_response(503, code="database_unavailable", retry_after=5)
+        text = both(_l("The database is unavailable; nothing was saved, please retry shortly."))
+        return error_response(503, code="database_unavailable", en=text["en"], zh=text["zh"], retry_after=5)
 
     @app.errorhandler(CSRFError)
-    def csrf_failed(exc: CSRFError):  # noqa: ANN202
+    def csrf_failed(exc: CSRFError):
         text = both(_l("The form has expired or was sent from another page. Go back, reload the page and "
                        "send it again; nothing was saved."))
         return error_response(400, code="csrf_failed", en=text["en"], zh=text["zh"])
 
     @app.errorhandler(413)
-    def too_large(exc: HTTPException):  # noqa: ANN202
+    def too_large(exc: HTTPException):
         return error_response(413, n=app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024))
 
     @app.errorhandler(429)
-    def too_many(exc: HTTPException):  # noqa: ANN202
+    def too_many(exc: HTTPException):
         return error_response(429, retry_after=retry_after_seconds(exc))
 
     @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException):  # noqa: ANN202
+    def http_error(exc: HTTPException):
         if exc.code is None or exc.code < 400:
             return exc
         return error_response(exc.code)
 
     @app.errorhandler(InternalServerError)
-    def internal_error(exc: InternalServerError):  # noqa: ANN202
+    def internal_error(exc: InternalServerError):
         # Flask logs the original exception before calling this; the user sees no traceback.
         db.session.rollback()
         return error_response(500)

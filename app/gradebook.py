@@ -16,12 +16,14 @@ from sqlalchemy import case, func, select
 from app.coursework import RubricView, rubric_for
 from app.extensions import db
 from app.models import (
+    PENDING,
     Assignment,
     AuditReview,
     DroppedStudent,
     GradingRun,
     Role,
     ScoreOverride,
+    Status,
     Submission,
     TestResult,
     User,
@@ -108,7 +110,7 @@ def class_rows(assignment: Assignment) -> list[StudentRow]:
         select(GradingRun.submission_id, GradingRun.id, GradingRun.total, GradingRun.max_total,
                GradingRun.categories, GradingRun.grader_version)
         .join(Submission, Submission.id == GradingRun.submission_id)
-        .where(Submission.assignment_id == assignment.id, GradingRun.status == "graded")
+        .where(Submission.assignment_id == assignment.id, GradingRun.status == Status.GRADED)
         .order_by(GradingRun.id)
     ).all()
     newest_run = {r.submission_id: r for r in runs}  # ordered by id: the last one wins
@@ -167,7 +169,7 @@ SORT_KEYS = {
     "attempts": lambda r: -r.attempts,
     "status": lambda r: r.status,
 }
-STATUSES = ("none", "queued", "running", "graded", "error")
+STATUSES = ("none", *Status)  # "none": no attempt yet
 
 
 def filter_sort(rows: list[StudentRow], q: str = "", status: str = "", sort: str = "name",
@@ -229,8 +231,11 @@ def failing(rows: list[StudentRow], test_id: str) -> list[dict]:
         .where(TestResult.run_id.in_(list(by_run)), TestResult.test_id == test_id,
                TestResult.outcome != "passed")
     ).all()
+    from grading.i18n import decode
+
+    # feedback: a {"en", "zh"} message (stored as JSON text), or a plain string from older runs.
     out = [{"row": by_run[t.run_id], "outcome": t.outcome, "points": t.points, "max_points": t.max_points,
-            "feedback": t.feedback, "hidden": t.hidden} for t in found]
+            "feedback": decode(t.feedback), "hidden": t.hidden} for t in found]
     return sorted(out, key=lambda d: (d["row"].name or d["row"].email).lower())
 
 
@@ -238,12 +243,12 @@ def queue_stats() -> dict:
     counts = dict(
         db.session.execute(
             select(GradingRun.status, func.count(GradingRun.id))
-            .where(GradingRun.status.in_(["queued", "running"]))
+            .where(GradingRun.status.in_(PENDING))
             .group_by(GradingRun.status)
         ).all()
     )
     workers = live_workers()
-    return {"queued": counts.get("queued", 0), "running": counts.get("running", 0),
+    return {"queued": counts.get(Status.QUEUED, 0), "running": counts.get(Status.RUNNING, 0),
             "workers": [{"name": w.hostname, "concurrency": w.concurrency,
                          "grader_version": w.grader_version, "last_seen": w.last_seen} for w in workers]}
 

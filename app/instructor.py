@@ -24,11 +24,11 @@ from flask_babel import gettext as _
 from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import func, or_, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import selectinload, undefer
 
 from app import course, gradebook, regrading
 from app.assignments import default_assignment
-from app.authz import instructor_required, queue_position
+from app.authz import instructor_required
 from app.coursework import rubric_for
 from app.extensions import db
 from app.models import (
@@ -44,6 +44,7 @@ from app.models import (
     Submission,
     User,
 )
+from app.queue import queue_position
 from app.roster import import_roster, issue_links, links_csv
 from app.scores import effective_for, fmt, run_tests
 from app.similarity import latest_report, similarity_json, start_similarity
@@ -81,7 +82,7 @@ def all_assignments() -> list[Assignment]:
 
 
 @bp.get("/")
-def dashboard():  # noqa: ANN201
+def dashboard():
     a = chosen_assignment()
     rows = gradebook.class_rows(a)
     q, status = request.args.get("q", ""), request.args.get("status", "")
@@ -109,7 +110,7 @@ def dashboard():  # noqa: ANN201
 
 
 @bp.get("/tests/<test_id>")
-def test_failures(test_id: str):  # noqa: ANN201
+def test_failures(test_id: str):
     """The students whose counting attempt fails one test, with the feedback they got."""
     a = chosen_assignment()
     rows = gradebook.class_rows(a)
@@ -126,11 +127,11 @@ def highlight(code: str) -> Markup:
     from pygments.lexers import PythonLexer
 
     # Pygments escapes the source; the markup it adds is its own.
-    return Markup(pyg(code, PythonLexer(), HtmlFormatter(linenos="table", cssclass="hl", wrapcode=True)))  # noqa: S704
+    return Markup(pyg(code, PythonLexer(), HtmlFormatter(linenos="table", cssclass="hl", wrapcode=True)))
 
 
 @bp.get("/students/<int:user_id>")
-def student(user_id: int):  # noqa: ANN201
+def student(user_id: int):
     user = db.session.get(User, user_id)
     if user is None:
         abort(404)
@@ -144,6 +145,7 @@ def student(user_id: int):  # noqa: ANN201
                 selectinload(Submission.reviews).selectinload(AuditReview.reviewer),
                 selectinload(Submission.overrides),
                 selectinload(Submission.assignment),
+                undefer(Submission.audit_text),   # stored at upload; one query, no parsing
             )
             .order_by(Submission.attempt.desc())
         )
@@ -179,13 +181,13 @@ def student(user_id: int):  # noqa: ANN201
                            rubric=rubric)
 
 
-def _back_to_attempt(sub: Submission):  # noqa: ANN202
+def _back_to_attempt(sub: Submission):
     return redirect(url_for("instructor.student", user_id=sub.student_id, a=sub.assignment.slug)
                     + f"#attempt-{sub.attempt}")
 
 
 @bp.post("/submissions/<int:submission_id>/review")
-def review(submission_id: int):  # noqa: ANN201
+def review(submission_id: int):
     sub = db.session.get(Submission, submission_id)
     if sub is None:
         abort(404)
@@ -210,7 +212,7 @@ def review(submission_id: int):  # noqa: ANN201
 
 
 @bp.post("/submissions/<int:submission_id>/override")
-def override(submission_id: int):  # noqa: ANN201
+def override(submission_id: int):
     sub = db.session.get(Submission, submission_id)
     if sub is None:
         abort(404)
@@ -237,7 +239,7 @@ def override(submission_id: int):  # noqa: ANN201
 
 
 @bp.route("/settings", methods=["GET", "POST"])
-def settings():  # noqa: ANN201
+def settings():
     a = chosen_assignment()
     if request.method == "POST":
         try:
@@ -259,7 +261,7 @@ def settings():  # noqa: ANN201
 
 
 @bp.post("/extensions")
-def grant_extension():  # noqa: ANN201
+def grant_extension():
     a = chosen_assignment()
     try:
         student = course.find_student(request.form.get("student", ""))
@@ -279,7 +281,7 @@ def grant_extension():  # noqa: ANN201
 
 
 @bp.post("/extensions/<int:student_id>/revoke")
-def revoke_extension(student_id: int):  # noqa: ANN201
+def revoke_extension(student_id: int):
     a = chosen_assignment()
     student = db.session.get(User, student_id)
     if student is None:
@@ -290,7 +292,7 @@ def revoke_extension(student_id: int):  # noqa: ANN201
 
 
 @bp.get("/log")
-def course_log():  # noqa: ANN201
+def course_log():
     kind = request.args.get("kind", "")
     q = select(CourseLog).options(selectinload(CourseLog.actor), selectinload(CourseLog.student))
     if kind:
@@ -316,7 +318,7 @@ def _plan_from_form(a: Assignment) -> regrading.Plan:
 
 
 @bp.route("/regrade", methods=["GET", "POST"])
-def regrade():  # noqa: ANN201
+def regrade():
     """GET (or a POST without `confirm`) shows how many runs would be queued; a POST whose
     `confirm` equals that number queues them. A class that changed meanwhile is asked again."""
     sub_id = request.values.get("submission_id", type=int)
@@ -338,7 +340,7 @@ def regrade():  # noqa: ANN201
 
 
 @bp.get("/regrades")
-def regrades():  # noqa: ANN201
+def regrades():
     batches = list(db.session.scalars(
         select(RegradeBatch).options(selectinload(RegradeBatch.requester), selectinload(RegradeBatch.student),
                                      selectinload(RegradeBatch.assignment))
@@ -362,13 +364,13 @@ def _batch(batch_id: int) -> RegradeBatch:
 
 
 @bp.get("/regrades/<int:batch_id>")
-def regrade_batch(batch_id: int):  # noqa: ANN201
+def regrade_batch(batch_id: int):
     batch = _batch(batch_id)
     return render_template("instructor/regrade_batch.html", batch=batch, report=regrading.report(batch))
 
 
 @bp.get("/regrades/<int:batch_id>/progress")
-def regrade_progress(batch_id: int):  # noqa: ANN201
+def regrade_progress(batch_id: int):
     resp = jsonify(regrading.progress_json(_batch(batch_id)))
     resp.headers["Cache-Control"] = "no-store"
     return resp
@@ -378,7 +380,7 @@ def regrade_progress(batch_id: int):  # noqa: ANN201
 
 
 @bp.route("/roster", methods=["GET", "POST"])
-def roster():  # noqa: ANN201
+def roster():
     report = None
     if request.method == "POST":
         f = request.files.get("csv")
@@ -415,7 +417,7 @@ def _student_or_404(user_id: int) -> User:
 
 
 @bp.post("/roster/<int:user_id>/drop")
-def drop(user_id: int):  # noqa: ANN201
+def drop(user_id: int):
     user = _student_or_404(user_id)
     if course.drop(user, current_user):
         flash(_("%(who)s was dropped; their submissions are kept.", who=user.display_name), "ok")
@@ -423,7 +425,7 @@ def drop(user_id: int):  # noqa: ANN201
 
 
 @bp.post("/roster/<int:user_id>/restore")
-def restore(user_id: int):  # noqa: ANN201
+def restore(user_id: int):
     user = _student_or_404(user_id)
     if course.restore(user, current_user):
         flash(_("%(who)s is back in the class.", who=user.display_name), "ok")
@@ -431,8 +433,8 @@ def restore(user_id: int):  # noqa: ANN201
 
 
 @bp.post("/roster/links")
-def sign_in_links():  # noqa: ANN201
-    """A CSV of one-time sign-in links for the chosen people (or every enrolled student without a
+def sign_in_links():
+    """A CSV of one-time sign-in links for the chosen students (or every enrolled student without a
     password). Issuing new links ends the unused old ones."""
     ids = [int(x) for x in request.form.getlist("user_id") if x.isdigit()]
     if request.form.get("who") == "no_password":
@@ -441,9 +443,12 @@ def sign_in_links():  # noqa: ANN201
             User.role == Role.STUDENT.value, User.password_hash.is_(None), User.id.not_in(dropped))
             .order_by(User.email)))
     else:
-        users = list(db.session.scalars(select(User).where(User.id.in_(ids)).order_by(User.email))) if ids else []
+        # Students only: a link signs in as its owner, and an instructor must not be able to act
+        # in another instructor's name (the course log records who did what).
+        users = list(db.session.scalars(select(User).where(
+            User.id.in_(ids), User.role == Role.STUDENT.value).order_by(User.email))) if ids else []
     if not users:
-        flash(_("Choose at least one person."), "error")
+        flash(_("Choose at least one student."), "error")
         return redirect(url_for("instructor.roster"))
     links = issue_links(users, current_user, request.host_url)
     name = f"sign-in-links-{datetime.now():%Y%m%d-%H%M}.csv"
@@ -455,7 +460,7 @@ def sign_in_links():  # noqa: ANN201
 
 
 @bp.get("/gradebook.csv")
-def gradebook_csv():  # noqa: ANN201
+def gradebook_csv():
     a = chosen_assignment()
     fmt_name = request.args.get("format", "csv")
     if fmt_name not in gradebook.EXPORT_FORMATS:
@@ -478,7 +483,7 @@ def _names(ids: set[int]) -> dict[int, Submission]:
 
 
 @bp.route("/similarity", methods=["GET", "POST"])
-def similarity():  # noqa: ANN201
+def similarity():
     a = chosen_assignment()
     if request.method == "POST":
         start_similarity(a, current_user)
@@ -491,7 +496,7 @@ def similarity():  # noqa: ANN201
 
 
 @bp.get("/similarity/<int:report_id>/pairs/<int:index>")
-def similarity_pair(report_id: int, index: int):  # noqa: ANN201
+def similarity_pair(report_id: int, index: int):
     from grading.similarity import segments
 
     report = db.session.get(SimilarityReport, report_id)
@@ -513,7 +518,7 @@ def similarity_pair(report_id: int, index: int):  # noqa: ANN201
 
 
 @bp.get("/similarity/status")
-def similarity_status():  # noqa: ANN201
+def similarity_status():
     resp = jsonify(similarity_json(latest_report(chosen_assignment())))
     resp.headers["Cache-Control"] = "no-store"
     return resp

@@ -38,6 +38,11 @@ class Status(enum.StrEnum):
     ERROR = "error"
 
 
+# Named groups: a run or submission still waiting for its result, and one that has it.
+PENDING: tuple[Status, ...] = (Status.QUEUED, Status.RUNNING)
+FINAL: tuple[Status, ...] = (Status.GRADED, Status.ERROR)
+
+
 class User(UserMixin, db.Model):
     __tablename__ = "users"
 
@@ -116,7 +121,8 @@ class Assignment(db.Model):
     suite: Mapped[str] = mapped_column(String(64))
     description: Mapped[str] = mapped_column(Text, default="")
     deadline: Mapped[datetime | None]
-    # Late policy: fraction of the total lost per started day late, and how many days are accepted.
+    # Late policy: fraction of the attempt's score lost per started day late (app/scores.effective),
+    # and how many days are accepted.
     late_penalty_per_day: Mapped[float] = mapped_column(default=0.1)
     late_days_allowed: Mapped[int] = mapped_column(default=3)
     cooldown_seconds: Mapped[int] = mapped_column(default=0)
@@ -152,6 +158,9 @@ class Submission(db.Model):
     code_filename: Mapped[str] = mapped_column(String(255), default="attention.py")
     audit_sha256: Mapped[str | None] = mapped_column(ForeignKey("blobs.sha256"))
     audit_filename: Mapped[str | None] = mapped_column(String(255))
+    # The audit's text, extracted once at upload (a PDF under the decoder's limits) and read by
+    # pages and workers instead of parsing the upload again. Deferred: lists never load it.
+    audit_text: Mapped[str | None] = mapped_column(Text, deferred=True)
     figure_sha256: Mapped[str | None] = mapped_column(ForeignKey("blobs.sha256"))
     figure_filename: Mapped[str | None] = mapped_column(String(255))
     # Set when the audit / figure was not uploaded with this attempt but carried forward from an

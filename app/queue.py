@@ -1,4 +1,5 @@
-"""The web side of the queue: Celery wired the way Flask documents it, and enqueueing by task name.
+"""The web side of the queue: Celery wired the way Flask documents it, enqueueing by task name,
+and the queue positions the pages and the API show.
 
 The web app never imports the worker. It knows a task only by its name (`GRADE_TASK`), and sends
 ids, never objects, after the row they name is committed.
@@ -11,6 +12,10 @@ import uuid
 
 from celery import Celery, Task
 from flask import Flask, current_app
+from sqlalchemy import and_, func, or_, select
+
+from app.extensions import db
+from app.models import GradingRun, Status
 
 log = logging.getLogger(__name__)
 
@@ -84,3 +89,29 @@ def enqueue_similarity(report_id: int) -> bool:
     except Exception as exc:  # noqa: BLE001 - the broker being away must not lose the request
         log.warning("could not queue similarity report %s (%s)", report_id, exc)
         return False
+
+
+def queue_position(run: GradingRun | None) -> int | None:
+    """How many queued runs were queued before this one (0 = next), None if it is not queued."""
+    if run is None or run.status != Status.QUEUED:
+        return None
+    return int(
+        db.session.scalar(
+            select(func.count(GradingRun.id)).where(
+                GradingRun.status == Status.QUEUED,
+                or_(
+                    GradingRun.queued_at < run.queued_at,
+                    and_(GradingRun.queued_at == run.queued_at, GradingRun.id < run.id),
+                ),
+            )
+        )
+        or 0
+    )
+
+
+def queue_positions() -> dict[int, int]:
+    """Position of every queued run in one query (for pages listing many runs)."""
+    ids = db.session.scalars(
+        select(GradingRun.id).where(GradingRun.status == Status.QUEUED).order_by(GradingRun.queued_at, GradingRun.id)
+    )
+    return {run_id: i for i, run_id in enumerate(ids)}

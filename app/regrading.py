@@ -21,10 +21,9 @@ from sqlalchemy.orm import selectinload
 from app import gradebook
 from app.auth import find_user
 from app.extensions import db
-from app.models import Assignment, AuditReview, GradingRun, RegradeBatch, Submission, User
+from app.models import PENDING, Assignment, AuditReview, GradingRun, RegradeBatch, Status, Submission, User
 from app.queue import enqueue_run
 from app.scores import effective_for
-from app.submitting import request_regrade
 
 SCOPES = ("counting", "all", "student", "submission")
 
@@ -66,6 +65,16 @@ def select_for_regrade(
     else:
         subs = []
     return [request_regrade(s) for s in subs]
+
+
+def request_regrade(submission: Submission, trigger: str = "regrade") -> GradingRun:
+    """Add a new run for a submission; the old runs stay for the old-vs-new comparison."""
+    run = GradingRun(submission=submission, trigger=trigger)
+    submission.status = Status.QUEUED.value
+    db.session.add(run)
+    db.session.commit()
+    enqueue_run(run.id)
+    return run
 
 
 @dataclass
@@ -124,7 +133,7 @@ def start(assignment: Assignment, p: Plan, actor: User) -> RegradeBatch:
     db.session.flush()
     runs = []
     for sub in db.session.scalars(select(Submission).where(Submission.id.in_(p.submission_ids))):
-        sub.status = "queued"
+        sub.status = Status.QUEUED.value
         run = GradingRun(submission=sub, trigger=batch.trigger)
         db.session.add(run)
         runs.append(run)
@@ -166,13 +175,13 @@ def report(batch: RegradeBatch) -> dict:
     ))
     rows = []
     for run in runs:
-        new = effective_for(run.submission, run) if run.status == "graded" else None
+        new = effective_for(run.submission, run) if run.status == Status.GRADED else None
         rows.append(ReportRow(run, run.submission, (batch.before or {}).get(str(run.submission_id)),
                               new.total if new else None))
-    counts = {s: sum(1 for r in rows if r.run.status == s) for s in ("queued", "running", "graded", "error")}
+    counts = {s: sum(1 for r in rows if r.run.status == s) for s in Status}
     changed = sorted({r.sub.student.display_name for r in rows if r.delta not in (None, 0)})
     return {"rows": rows, "counts": counts, "total": len(rows),
-            "pending": counts["queued"] + counts["running"], "changed": changed}
+            "pending": sum(counts[s] for s in PENDING), "changed": changed}
 
 
 def progress_json(batch: RegradeBatch) -> dict:

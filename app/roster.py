@@ -182,7 +182,7 @@ signin_bp = Blueprint("signin", __name__)
 
 
 @signin_bp.get("/signin/<token>")
-def signin_page(token: str):  # noqa: ANN201
+def signin_page(token: str):
     link = _usable(token)
     if link is None:
         return render_template("instructor/signin_link.html", link=None), 410
@@ -191,7 +191,7 @@ def signin_page(token: str):  # noqa: ANN201
 
 @signin_bp.post("/signin/<token>")
 @limiter.limit(lambda: current_app.config["LOGIN_RATE_LIMIT"])
-def signin_use(token: str):  # noqa: ANN201
+def signin_use(token: str):
     # One guarded UPDATE: of two clicks at once, only one finds the link unused.
     now = utcnow()
     used = db.session.execute(

@@ -21,14 +21,11 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from app.coursework import RubricView, rubric_for
-from rubric.scoring import student_view  # noqa: F401 - re-exported for the views
+from rubric.scoring import num, student_view  # noqa: F401 - student_view re-exported for the views
 
 T = TypeVar("T")
 
-
-def _num(x: float) -> float | int:
-    x = round(float(x), 2)
-    return int(x) if x == int(x) else x
+# Effective scores are shown with 2 decimals; stored results keep 4 (rubric.scoring.num).
 
 
 @dataclass
@@ -49,14 +46,14 @@ class Effective:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "raw_total": _num(self.raw_total),
-            "max_total": _num(self.max_total),
-            "audit_auto": None if self.audit_auto is None else _num(self.audit_auto),
-            "audit_override": None if self.audit_override is None else _num(self.audit_override),
+            "raw_total": num(self.raw_total, 2),
+            "max_total": num(self.max_total, 2),
+            "audit_auto": None if self.audit_auto is None else num(self.audit_auto, 2),
+            "audit_override": None if self.audit_override is None else num(self.audit_override, 2),
             "late_days": self.late_days,
             "penalty_fraction": round(self.penalty_fraction, 4),
-            "penalty_points": _num(self.penalty_points),
-            "total": _num(self.total),
+            "penalty_points": num(self.penalty_points, 2),
+            "total": num(self.total, 2),
             "categories": self.categories,
             "overrides": [
                 {**o, "at": o["at"].isoformat() + "Z" if isinstance(o.get("at"), datetime) else o.get("at")}
@@ -100,7 +97,7 @@ def effective(
         before = float(cat.get("score") or 0)
         after = min(max(before + new - float(t.get("points") or 0), 0.0), float(cat.get("max") or before))
         raw += after - before
-        cats[t["category"]] = {**cat, "score": _num(after)}
+        cats[t["category"]] = {**cat, "score": num(after, 2)}
         applied.append(o.as_applied(was=t.get("points")))
     if audit is not None and audit in cats:
         auto = float(cats[audit].get("score") or 0)
@@ -110,8 +107,8 @@ def effective(
         top = float(cats.get(audit, {}).get("max") or rubric.audit_max or 0)
         override = min(max(float(audit_override), 0.0), top)
         raw = raw - (auto or 0.0) + override
-        cats[audit] = {"max": _num(top), **cats.get(audit, {}), "score": _num(override),
-                       "auto": None if auto is None else _num(auto)}
+        cats[audit] = {"max": num(top, 2), **cats.get(audit, {}), "score": num(override, 2),
+                       "auto": None if auto is None else num(auto, 2)}
     for o in overrides:
         if o.kind != "category" or o.points is None or o.target not in cats:
             continue
@@ -119,8 +116,8 @@ def effective(
         before = float(cat.get("score") or 0)
         after = min(max(float(o.points), 0.0), float(cat.get("max") or 0))
         raw += after - before
-        cats[o.target] = {**cat, "score": _num(after), "overridden": True}
-        applied.append(o.as_applied(was=_num(before)))
+        cats[o.target] = {**cat, "score": num(after, 2), "overridden": True}
+        applied.append(o.as_applied(was=num(before, 2)))
     fraction = min(1.0, max(0.0, float(penalty_per_day or 0) * max(0, late_days)))
     penalty = raw * fraction
     return Effective(
@@ -149,8 +146,8 @@ class OverrideView:
     at: datetime | None = None
 
     def as_applied(self, was: float | None) -> dict:
-        return {"kind": self.kind, "target": self.target, "points": _num(self.points or 0),
-                "was": None if was is None else _num(was), "comment": self.comment, "by": self.by,
+        return {"kind": self.kind, "target": self.target, "points": num(self.points or 0, 2),
+                "was": None if was is None else num(was, 2), "comment": self.comment, "by": self.by,
                 "at": self.at}
 
 
@@ -170,14 +167,14 @@ def overrides_in_force(rows: Iterable[Any]) -> list[OverrideView]:
     return out
 
 
-def run_tests(run) -> dict[str, dict]:  # noqa: ANN001
+def run_tests(run) -> dict[str, dict]:
     """Graded points of each test of a run, from its stored result."""
     tests = ((run.result or {}).get("tests") or []) if run is not None else []
     return {t["id"]: {"category": t.get("category"), "points": t.get("points"), "max_points": t.get("max_points")}
             for t in tests if isinstance(t, dict) and "id" in t}
 
 
-def effective_for(submission, run) -> Effective | None:  # noqa: ANN001
+def effective_for(submission, run) -> Effective | None:
     """Effective score of one graded run of a submission (ORM objects)."""
     if run is None or run.total is None:
         return None

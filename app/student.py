@@ -28,21 +28,21 @@ from app.authz import (
     can_see,
     issue_token,
     load_submission,
-    queue_position,
     rate_key,
     submit_limit,
 )
 from app.course import student_deadline
 from app.coursework import contract_markdown, rubric_for
 from app.extensions import db, limiter
-from app.models import ApiToken, Assignment, AuditReview, Submission, utcnow
+from app.models import ApiToken, Assignment, AuditReview, Status, Submission, utcnow
+from app.queue import queue_position
 from app.scores import best_of, effective, effective_for, fmt, student_view
 from app.storage import BlobStore
-from app.submitting import SubmissionRefused, Upload, carried_forward, late_days, submit
+from app.submitting import SubmissionRefused, carried_forward, late_days, submit
+from app.views_helpers import uploaded
 
 bp = Blueprint("student", __name__)
 
-FINAL = ("graded", "error")
 
 
 def locale() -> str:
@@ -62,22 +62,8 @@ def fresh_locale() -> None:
     refresh()
 
 
-@bp.after_app_request
-def security_headers(resp: Response) -> Response:
-    # Student text is escaped and sanitised; the policy is a second line of defence: no inline
-    # script, nothing loaded from elsewhere (the app works offline).
-    resp.headers.setdefault(
-        "Content-Security-Policy",
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-        "object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'",
-    )
-    resp.headers.setdefault("X-Content-Type-Options", "nosniff")
-    resp.headers.setdefault("Referrer-Policy", "same-origin")
-    return resp
-
-
 @bp.get("/")
-def index():  # noqa: ANN201
+def index():
     if not current_user.is_authenticated:
         return redirect(url_for("auth.login"))
     if current_user.is_instructor:
@@ -106,7 +92,7 @@ def _my_submissions(assignment: Assignment) -> list[Submission]:
 LATE_EXAMPLE_RAW, LATE_EXAMPLE_DAYS = 85.0, 2
 
 
-def assignment_page(assignment: Assignment, error: str | None = None, status: int = 200,  # noqa: ANN201
+def assignment_page(assignment: Assignment, error: str | None = None, status: int = 200,
                     *, confirm_no_audit: bool = False, pick_again: list[str] | None = None):
     loc = locale()
     contract, contract_source = contract_markdown(assignment.suite, loc, assignment.description or "")
@@ -144,28 +130,21 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
 
 @bp.get("/assignments/<slug>")
 @login_required
-def assignment(slug: str):  # noqa: ANN201
+def assignment(slug: str):
     a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
     if a is None or (not a.published and not current_user.is_instructor):
         abort(404)
     return assignment_page(a)
 
 
-def _upload(field: str) -> Upload | None:
-    f = request.files.get(field)
-    if f is None or not f.filename:
-        return None
-    return Upload(filename=f.filename, data=f.read())
-
-
 @bp.post("/assignments/<slug>/submit")
 @login_required
 @limiter.limit(submit_limit, key_func=rate_key)
-def upload(slug: str):  # noqa: ANN201
+def upload(slug: str):
     a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
     if a is None or (not a.published and not current_user.is_instructor):
         abort(404)
-    code, audit, figure = _upload("code"), _upload("audit"), _upload("figure")
+    code, audit, figure = uploaded("code"), uploaded("audit"), uploaded("figure")
     keep_audit = not request.form.get("remove_audit")
     keep_figure = not request.form.get("remove_figure")
     # A browser cannot put files back into a form: after a refusal the page names what to pick
@@ -203,20 +182,17 @@ def upload(slug: str):  # noqa: ANN201
 # --- one submission -------------------------------------------------------------------------------
 
 
-def shown_run(sub: Submission):  # noqa: ANN201
+def shown_run(sub: Submission):
     """The run whose result is shown: the newest graded one, else the newest run."""
     return sub.latest_graded_run or sub.latest_run
 
 
 def audit_text(sub: Submission) -> str | None:
+    """The audit text stored at upload. A page view never parses an upload (a hostile PDF costs
+    seconds of CPU per parse); None for a PDF uploaded before the text was stored."""
     if not sub.audit_sha256:
         return None
-    try:
-        from grading.inputs import validate_audit
-
-        return validate_audit(sub.audit_filename, store().get(sub.audit_sha256))
-    except Exception:  # noqa: BLE001 - a blob that no longer validates is shown as unavailable
-        return None
+    return sub.audit_text
 
 
 def _en(value: object) -> str:
@@ -240,12 +216,18 @@ _LOAD_PATTERNS: list[tuple[re.Pattern[str], object]] = [
 ]
 
 
+def _load_detail(text: str, marker: str) -> str:
+    """The load error itself, without the "<file> did not load:" lead and the audit's note."""
+    match = re.search(re.escape(marker) + r"(.*)", text, re.S)
+    return (match.group(1) if match else text).split("; ")[0].strip()
+
+
 def load_failure(result: dict | None, sub: Submission) -> dict | None:
     """When attention.py did not load, what the student must see first: the message in their
     language, the line and the offending source line when known, and how many tests did not run.
 
     None when the code loaded (some test ran)."""
-    if not result or result.get("status") != "graded":
+    if not result or result.get("status") != Status.GRADED:
         return None
     tests = result.get("tests") or []
     # Hidden tests carry no feedback in the student's view: judge by the visible ones.
@@ -254,13 +236,12 @@ def load_failure(result: dict | None, sub: Submission) -> dict | None:
             or not all(_en(t.get("feedback")).startswith("not run") for t in visible)):
         return None
     message = result.get("load_error") or result.get("message") or ""
-    en = _en(message)
     # "attention.py did not load: SyntaxError at line 2: expected ':'; <audit note>"
-    match = re.search(r"did not load: (.*)", en, re.S)
-    detail_en = (match.group(1) if match else en).split("; ")[0].strip()
-    if isinstance(message, dict) and not locale().startswith("en"):
-        shown = translate_field(message)
-    else:
+    detail_en = _load_detail(_en(message), "did not load: ")
+    if isinstance(message, dict):
+        # {"en", "zh"} from the engine: "attention.py 无法导入：第 2 行出现 SyntaxError：…"
+        shown = detail_en if locale().startswith("en") else _load_detail(str(message.get("zh") or ""), "无法导入：")
+    else:  # results stored before the engine's messages were bilingual
         shown = detail_en
         for pattern, render in _LOAD_PATTERNS:
             m = pattern.match(detail_en)
@@ -323,13 +304,13 @@ def status_payload(sub: Submission) -> dict:
         "graded_run_id": graded.id if graded else None,
         "total": score.total if score else None,
         "max_total": score.max_total if score else None,
-        "reason": latest.status_reason if latest and latest.status == "error" else None,
+        "reason": latest.status_reason if latest and latest.status == Status.ERROR else None,
     }
 
 
 @bp.get("/submissions/<int:submission_id>")
 @login_required
-def submission(submission_id: int):  # noqa: ANN201
+def submission(submission_id: int):
     sub = load_submission(submission_id, current_user)
     ctx = result_context(sub)
     others = siblings(sub)
@@ -342,7 +323,7 @@ def submission(submission_id: int):  # noqa: ANN201
 
 @bp.get("/submissions/compare")
 @login_required
-def compare():  # noqa: ANN201
+def compare():
     """Two attempts side by side: scores, categories, and the tests whose result changed."""
     b = load_submission(request.args.get("b", type=int) or 0, current_user)
     a_id = request.args.get("a", type=int)
@@ -393,7 +374,7 @@ def comparison(a: Submission, b: Submission) -> dict:
 
 @bp.get("/submissions/<int:submission_id>/status")
 @login_required
-def submission_status(submission_id: int):  # noqa: ANN201
+def submission_status(submission_id: int):
     sub = load_submission(submission_id, current_user)
     resp = jsonify(status_payload(sub))
     resp.headers["Cache-Control"] = "no-store"
@@ -402,7 +383,7 @@ def submission_status(submission_id: int):  # noqa: ANN201
 
 @bp.get("/submissions/<int:submission_id>/result")
 @login_required
-def submission_result(submission_id: int):  # noqa: ANN201
+def submission_result(submission_id: int):
     """The result block alone, fetched by the live page when grading finishes."""
     sub = load_submission(submission_id, current_user)
     return render_template("student/_result.html", **result_context(sub))
@@ -422,7 +403,7 @@ def _file_response(data: bytes, mimetype: str, filename: str, inline: bool) -> R
 
 @bp.get("/submissions/<int:submission_id>/figure")
 @login_required
-def figure(submission_id: int):  # noqa: ANN201
+def figure(submission_id: int):
     sub = load_submission(submission_id, current_user)
     if not sub.figure_sha256:
         abort(404)
@@ -433,7 +414,7 @@ def figure(submission_id: int):  # noqa: ANN201
 
 @bp.get("/submissions/<int:submission_id>/audit")
 @login_required
-def audit_file(submission_id: int):  # noqa: ANN201
+def audit_file(submission_id: int):
     sub = load_submission(submission_id, current_user)
     if not sub.audit_sha256:
         abort(404)
@@ -445,7 +426,7 @@ def audit_file(submission_id: int):  # noqa: ANN201
 
 @bp.get("/submissions/<int:submission_id>/code")
 @login_required
-def code_file(submission_id: int):  # noqa: ANN201
+def code_file(submission_id: int):
     sub = load_submission(submission_id, current_user)
     return _file_response(store().get(sub.code_sha256), "text/plain; charset=utf-8",
                           sub.code_filename or "attention.py", inline=False)
@@ -456,7 +437,7 @@ def code_file(submission_id: int):  # noqa: ANN201
 
 @bp.route("/account/tokens", methods=["GET", "POST"])
 @login_required
-def tokens():  # noqa: ANN201
+def tokens():
     secret = None
     if request.method == "POST":
         if request.form.get("revoke"):
@@ -486,16 +467,16 @@ def visible(sub: Submission) -> bool:
 
 
 @bp.app_template_filter("tr")
-def translate_field(value) -> str:  # noqa: ANN001
-    """Pick the user's language from a {"en", "zh"} dict (grader messages); strings pass through."""
-    if isinstance(value, dict):
-        loc = "zh" if locale().startswith("zh") else "en"
-        return str(value.get(loc) or value.get("en") or value.get("zh") or "")
-    return "" if value is None else str(value)
+def translate_field(value) -> str:
+    """Pick the user's language from a {"en", "zh"} grader message (the engine's one convention,
+    grading/i18n.py; a JSON-encoded one too); plain strings pass through."""
+    from grading.i18n import pick
+
+    return pick(value, "zh" if locale().startswith("zh") else "en")
 
 
 @bp.app_template_filter("num")
-def num(value, digits: int = 2) -> str:  # noqa: ANN001
+def num(value, digits: int = 2) -> str:
     from app.scores import fmt
 
     if isinstance(value, int | float):
@@ -515,7 +496,7 @@ def _luminance(rgb: tuple[int, int, int]) -> float:
 
 
 @bp.app_template_filter("heat")
-def heat(value) -> str:  # noqa: ANN001
+def heat(value) -> str:
     """Inline style of one heatmap cell: white (0) to deep blue (1). The text colour is whichever
     of near-black and white contrasts more with the cell (WCAG), so every value stays readable."""
     try:
@@ -554,7 +535,7 @@ def measurement_label(key: str) -> str:
 
 
 @bp.app_template_global("max_gap")
-def max_gap(a, b) -> float | None:  # noqa: ANN001
+def max_gap(a, b) -> float | None:
     """Largest absolute difference of two equally shaped matrices, None if not comparable."""
     try:
         if not a or not b or len(a) != len(b) or any(len(x) != len(y) for x, y in zip(a, b, strict=True)):

@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.coursework import rubric_for
 from app.extensions import db
-from app.models import Assignment, GradingRun, Status, Submission, User, utcnow
+from app.models import PENDING, Assignment, GradingRun, Status, Submission, User, utcnow
 from app.queue import enqueue_run
 from app.storage import BlobStore, StorageUnavailable
 
@@ -41,7 +41,9 @@ class SubmissionRefused(Exception):
         return self.zh if locale.startswith("zh") else self.en
 
 
-def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload | None) -> None:
+def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload | None) -> str | None:
+    """Validate every file (PDF and image decoding under the decoder's limits); return the audit
+    text, extracted here once and stored with the submission."""
     from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 
     # An empty file that was chosen is reported as empty by validate_code, not as missing.
@@ -49,8 +51,7 @@ def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload |
         raise SubmissionRefused("code_missing", "attention.py is required.", "必须上传 attention.py。", 400)
     try:
         validate_code(code.filename, code.data)
-        if audit is not None:
-            validate_audit(audit.filename, audit.data)
+        text = validate_audit(audit.filename, audit.data) if audit is not None else None
         if figure is not None:
             validate_figure(figure.filename, figure.data)
     except InputError as exc:
@@ -58,6 +59,7 @@ def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload |
         if "size" in exc.code or "large" in exc.code:
             status = 413
         raise SubmissionRefused(exc.code, exc.en, exc.zh, status) from exc
+    return text
 
 
 def late_days(assignment: Assignment, now: datetime, student_id: int | None = None) -> int:
@@ -88,7 +90,7 @@ def check_policy(assignment: Assignment, student: User, now: datetime, max_pendi
         Submission.assignment_id == assignment.id, Submission.student_id == student.id
     )
     pending = db.session.scalar(
-        select(func.count()).select_from(mine.where(Submission.status.in_(["queued", "running"])).subquery())
+        select(func.count()).select_from(mine.where(Submission.status.in_(PENDING)).subquery())
     )
     if max_pending and pending >= max_pending:
         raise SubmissionRefused(
@@ -124,6 +126,7 @@ class Carried:
     sha256: str
     filename: str | None
     from_attempt: int
+    text: str | None = None     # an audit's text as extracted at its upload
 
 
 def carried_forward(assignment: Assignment, student: User) -> tuple[Carried | None, Carried | None]:
@@ -139,8 +142,8 @@ def carried_forward(assignment: Assignment, student: User) -> tuple[Carried | No
     )
     if last is None:
         return None, None
-    audit = (Carried(last.audit_sha256, last.audit_filename, last.audit_from_attempt or last.attempt)
-             if last.audit_sha256 else None)
+    audit = (Carried(last.audit_sha256, last.audit_filename, last.audit_from_attempt or last.attempt,
+                     last.audit_text) if last.audit_sha256 else None)
     figure = (Carried(last.figure_sha256, last.figure_filename, last.figure_from_attempt or last.attempt)
               if last.figure_sha256 else None)
     return audit, figure
@@ -181,11 +184,16 @@ def submit(
     """Accept one attempt. With no audit (figure) uploaded, the previous attempt's is carried
     forward unless `keep_audit` (`keep_figure`) is False: the student removed it."""
     now = now or utcnow()
-    validate_uploads(code, audit, figure)
+    # The cheap policy checks come before any decoding: a student at the pending cap or in the
+    # cooldown costs one query, not a PDF parse. They are checked again, under the row lock, in
+    # the transaction that inserts the attempt.
+    check_policy(assignment, student, now, max_pending)
+    db.session.rollback()
     if (audit is not None or figure is not None) and rubric_for(assignment.suite).audit_category is None:
         raise SubmissionRefused(
             "no_audit", "This assignment has no written audit or figure: submit the code only.",
             "本作业没有审计文字和图片：只需提交代码。", 422)
+    audit_text = validate_uploads(code, audit, figure)
     for _ in range(5):
         try:
             # One student's uploads are serialised: the pending cap, the cooldown and the attempt
@@ -212,6 +220,7 @@ def submit(
                 audit_sha256=old_audit.sha256 if old_audit else _store(store, audit),
                 audit_filename=old_audit.filename if old_audit else (audit.filename if audit else None),
                 audit_from_attempt=old_audit.from_attempt if old_audit else None,
+                audit_text=old_audit.text if old_audit else audit_text,
                 figure_sha256=old_figure.sha256 if old_figure else _store(store, figure),
                 figure_filename=old_figure.filename if old_figure else (figure.filename if figure else None),
                 figure_from_attempt=old_figure.from_attempt if old_figure else None,
@@ -235,13 +244,3 @@ def submit(
     # Queue only after the commit: a worker must never receive an id it cannot read yet.
     enqueue_run(run.id)
     return submission
-
-
-def request_regrade(submission: Submission, trigger: str = "regrade") -> GradingRun:
-    """Add a new run for a submission; the old runs stay for the old-vs-new comparison."""
-    run = GradingRun(submission=submission, trigger=trigger)
-    submission.status = Status.QUEUED.value
-    db.session.add(run)
-    db.session.commit()
-    enqueue_run(run.id)
-    return run

@@ -1,4 +1,4 @@
-"""Template filters and globals shared by every page."""
+"""Helpers shared by the views: template filters and globals, and uploaded files of a request."""
 
 from __future__ import annotations
 
@@ -7,8 +7,11 @@ from datetime import datetime
 
 import markdown as md
 import nh3
-from flask import Flask
+from flask import Flask, request
 from markupsafe import Markup
+
+from app.models import FINAL, PENDING, Status
+from app.submitting import Upload
 
 # Student text is rendered from Markdown and then sanitised: no script, no event handlers,
 # no javascript: links can reach the browser, whatever the audit contains.
@@ -37,16 +40,26 @@ def render_markdown(text: str | None, shift: int = 0) -> Markup:
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",
     )
-    return Markup(clean)  # noqa: S704 - sanitised by nh3 just above
+    return Markup(clean)
 
 
 def fmt_dt(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M:%S") if value else "—"
 
 
+def uploaded(field: str) -> Upload | None:
+    """The file sent in form field `field` of the current request, or None when none was chosen."""
+    f = request.files.get(field)
+    if f is None or not f.filename:
+        return None
+    return Upload(filename=f.filename, data=f.read())
+
+
 def register(app: Flask) -> None:
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["dt"] = fmt_dt
+    # Templates compare statuses with the enum and its named groups, never with literals.
+    app.jinja_env.globals.update(Status=Status, PENDING=PENDING, FINAL=FINAL)
     from flask_babel import get_locale
 
     app.jinja_env.globals["get_locale"] = get_locale

@@ -238,7 +238,7 @@ def assignment() -> None:
 @click.option("--suite", default=None, help="Folder under grader_tests/ (defaults to SLUG).")
 @click.option("--deadline", default=None, help="UTC, e.g. 2026-12-20T23:59")
 @click.option("--cooldown", default=0, type=int, help="Seconds between attempts (0 = off).")
-@click.option("--late-penalty", default=None, type=float, help="Fraction of the total lost per day late.")
+@click.option("--late-penalty", default=None, type=float, help="Fraction of the attempt's score lost per started day late (0.1: 85 two days late counts 68).")
 @click.option("--late-days", default=None, type=int, help="Days after the deadline attempts are accepted.")
 def assignment_add(
     slug: str, title: str, suite: str | None, deadline: str | None, cooldown: int,

@@ -99,6 +99,13 @@ PROXY_COUNT = _int("PROXY_COUNT", 0)
 # API docs' curl examples). Never taken from the request's Host header. Empty: relative links.
 PUBLIC_URL = _str("PUBLIC_URL", "").rstrip("/")
 
+# --- decoding uploaded audits and figures (grading/decode.py) ------------------------------------
+# PDF text extraction and image decoding run in a child with these limits, in the web request and
+# in the worker alike: a hostile file is refused with a clear reason after seconds, not minutes.
+DECODE_CPU_S = _num("DECODE_CPU_S", 3)
+DECODE_WALL_S = _num("DECODE_WALL_S", 6)
+DECODE_MEMORY_BYTES = _int("DECODE_MEMORY_BYTES", 768 * 1024 * 1024)
+
 # --- the grading timeout chain (seconds; see the module docstring) ------------------------------
 CALL_TIMEOUT_S = _num("CALL_TIMEOUT_S", 5)
 IMPORT_TIMEOUT_S = _num("IMPORT_TIMEOUT_S", 10)

@@ -49,12 +49,13 @@ def real_results() -> list[dict]:
     return out
 
 
-def seed(app, students: int, attempts: int, results: list[dict]) -> dict:  # noqa: ANN001
+def seed(app, students: int, attempts: int, results: list[dict]) -> dict:
     from sqlalchemy import insert
 
     from app.assignments import ensure_assignment
     from app.extensions import db
     from app.models import AuditReview, Blob, GradingRun, Submission, User, utcnow
+    from grading.i18n import encode
 
     rng = random.Random(7)
     t0 = time.perf_counter()
@@ -104,7 +105,7 @@ def seed(app, students: int, attempts: int, results: list[dict]) -> dict:  # noq
                 if graded:
                     for t in result["tests"]:
                         tests_copy.append((run_id, t["id"], t["category"], t["outcome"], t["points"],
-                                           t["max_points"], bool(t.get("hidden")), t.get("feedback") or ""))
+                                           t["max_points"], bool(t.get("hidden")), encode(t.get("feedback"))))
                     if rng.random() < 0.05:
                         reviews.append({"submission_id": sub_id, "reviewer_id": teacher_id,
                                         "score": float(rng.randint(5, 15)), "comment": "审阅完毕 / reviewed",
@@ -135,18 +136,21 @@ def seed(app, students: int, attempts: int, results: list[dict]) -> dict:  # noq
     return {"counts": counts, "teacher_id": teacher_id}
 
 
-def measure(app, teacher_id: int, path: str, repeats: int) -> dict:  # noqa: ANN001
+def measure(app, teacher_id: int, path: str, repeats: int) -> dict:
     from sqlalchemy import event
 
     from app.extensions import db
+    from app.models import User
 
     client = app.test_client()
+    with app.app_context():
+        login_id = db.session.get(User, teacher_id).get_id()   # "id.nonce" (the session's identity)
     with client.session_transaction() as sess:  # signed in as the instructor (Flask-Login's keys)
-        sess["_user_id"] = str(teacher_id)
+        sess["_user_id"] = login_id
         sess["_fresh"] = True
     statements: list[str] = []
 
-    def count(conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001, ANN202
+    def count(conn, cursor, statement, parameters, context, executemany):
         statements.append(statement)
 
     with app.app_context():

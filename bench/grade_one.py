@@ -3,9 +3,12 @@
 Goal (issue 14): median grading time at most 0.06 x one bare torch import, measured in the same
 run on the same machine. Because the machine is shared, the CPU time of a grading (every process
 it involves) is reported too, with where it goes, and compared with the CPU time of the import.
-Writes bench/results/<--out>.json (grade_one by default).
+Writes bench/results/grade_one.json (or --out).
 
-    .venv/bin/python bench/grade_one.py [--repeats 15] [--out grade_one]
+    .venv/bin/python bench/grade_one.py [--repeats 15] [--out NAME] [--suite attention_numpy [--code FILE]]
+
+With --suite attention_numpy it grades the course page's NumPy code as printed (it imports pandas
+for its demo) and writes bench/results/grade_one_attention_numpy.json.
 """
 
 from __future__ import annotations
@@ -24,7 +27,10 @@ sys.path.insert(0, str(ROOT))
 
 from bench.common import bare_torch_import_seconds, summary, write  # noqa: E402
 
-CORRECT = ROOT / "tests" / "fixtures" / "submissions" / "correct" / "reference.py"
+CORRECT = {
+    "attention": ROOT / "tests" / "fixtures" / "submissions" / "correct" / "reference.py",
+    "attention_numpy": ROOT / "tests" / "fixtures" / "submissions" / "numpy" / "course_page.py",
+}
 PARTS = ("worker", "pytest_child", "zygote", "jails")
 
 
@@ -61,21 +67,27 @@ def bare_torch_import_cpu_seconds(repeats: int) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=15)
-    parser.add_argument("--out", default="grade_one")
+    parser.add_argument("--suite", default="attention", choices=sorted(CORRECT))
+    parser.add_argument("--code", type=Path, default=None, help="a correct submission of the suite")
+    parser.add_argument("--no-preload", action="store_true",
+                        help="start the zygote without the suites' packages (the worker preloads them)")
+    parser.add_argument("--out", default=None, help="results file name (default from the suite)")
     args = parser.parse_args()
 
+    from grading.executor import suite_packages
     from grading.runner import GradeInput, grade
     from grading.sandbox import Executor
 
-    code = CORRECT.read_bytes()
-    with Executor() as ex:
-        first = grade(GradeInput(code=code), executor=ex)  # warms caches; reported separately
+    code = (args.code or CORRECT[args.suite]).read_bytes()
+    preload = () if args.no_preload else suite_packages()
+    with Executor(preload=preload) as ex:
+        first = grade(GradeInput(code=code), args.suite, executor=ex)  # warms caches; reported separately
         assert first["status"] == "graded", first.get("message")
         times, cpus, totals = [], [], set()
         parts: dict[str, list[float]] = {p: [] for p in PARTS}
         for _ in range(args.repeats):
             t0, c0 = time.perf_counter(), cpu_parts(ex.zygote_pid)
-            result = grade(GradeInput(code=code), executor=ex)
+            result = grade(GradeInput(code=code), args.suite, executor=ex)
             t1 = time.perf_counter()
             time.sleep(0.3)   # let the zygote reap the jails' supervisors (their CPU is counted then)
             c1 = cpu_parts(ex.zygote_pid)
@@ -89,8 +101,11 @@ def main() -> None:
     bare_cpu = bare_torch_import_cpu_seconds(n_bare)
     g, b, c, bc = summary(times), summary(bare), summary(cpus), summary(bare_cpu)
     data = {
-        "command": f"python bench/grade_one.py --repeats {args.repeats} --out {args.out}",
+        "command": " ".join(["python", "bench/grade_one.py", *sys.argv[1:]]),
         "load_average": os.getloadavg(),
+        "suite": args.suite,
+        "preload": list(preload),
+        "code": str((args.code or CORRECT[args.suite]).relative_to(ROOT)),
         "grading_seconds": g,
         "grading_cpu_seconds": c,
         "grading_cpu_median_by_process": {p: statistics.median(v) for p, v in parts.items()},
@@ -102,7 +117,8 @@ def main() -> None:
         "goal_ratio_at_most": 0.06,
         "totals_seen": sorted(totals),
     }
-    path = write(args.out, data)
+    name = "grade_one" if args.suite == "attention" else f"grade_one_{args.suite}"
+    path = write(args.out or name + ("_no_preload" if args.no_preload else ""), data)
     print(f"grading one correct submission: median {g['median'] * 1000:.0f} ms (p95 {g['p95'] * 1000:.0f} ms), "
           f"CPU median {c['median'] * 1000:.0f} ms: "
           + ", ".join(f"{p} {v * 1000:.0f}" for p, v in data["grading_cpu_median_by_process"].items()))

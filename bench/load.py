@@ -57,7 +57,7 @@ REDIS_LOCK = "autograder:bench:lock"
 
 
 @contextmanager
-def fresh_database(prefix: str = "autograder_bench"):  # noqa: ANN201
+def fresh_database(prefix: str = "autograder_bench"):
     """A new, empty PostgreSQL database (URL yielded), dropped afterwards."""
     from sqlalchemy import create_engine, text
 
@@ -77,7 +77,7 @@ def fresh_database(prefix: str = "autograder_bench"):  # noqa: ANN201
 
 
 @contextmanager
-def free_redis_db():  # noqa: ANN201
+def free_redis_db():
     """A Redis database nobody uses (only kombu binding keys, no lock of ours), emptied afterwards."""
     import redis
 
@@ -135,7 +135,7 @@ def terminate(proc: subprocess.Popen) -> None:
             continue
 
 
-def wait_until(predicate, timeout: float, what: str, interval: float = 0.1):  # noqa: ANN001, ANN201
+def wait_until(predicate, timeout: float, what: str, interval: float = 0.1):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
@@ -148,7 +148,7 @@ def wait_until(predicate, timeout: float, what: str, interval: float = 0.1):  # 
 # --- HTTP client --------------------------------------------------------------------------------
 
 
-def request(method: str, url: str, token: str, body: bytes | None = None, ctype: str | None = None):  # noqa: ANN201
+def request(method: str, url: str, token: str, body: bytes | None = None, ctype: str | None = None):
     headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
     if ctype:
         headers["Content-Type"] = ctype

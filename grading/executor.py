@@ -14,7 +14,7 @@ _executor = None
 _owner_pid: int | None = None
 
 
-def get_executor():  # noqa: ANN201 - grading.sandbox.Executor, imported lazily (it imports torch)
+def get_executor():
     """The executor of this process; a forked child never reuses its parent's zygote."""
     global _executor, _owner_pid
     with _lock:
@@ -23,9 +23,24 @@ def get_executor():  # noqa: ANN201 - grading.sandbox.Executor, imported lazily 
 
             if _executor is not None and _owner_pid == os.getpid():
                 _executor.close()
-            _executor = Executor()  # starts the zygote: one torch import, before any task
+            # Starts the zygote: one torch import, and one of every package a suite offers students.
+            _executor = Executor(preload=suite_packages())
             _owner_pid = os.getpid()
         return _executor
+
+
+def suite_packages() -> tuple[str, ...]:
+    """The packages every assignment plug-in declares (Suite.packages), torch excepted (the zygote
+    imports it anyway); a suite that does not load adds nothing (grading reports it)."""
+    from grading.suite import load_suite, suite_names
+
+    names: set[str] = set()
+    for suite in suite_names():
+        try:
+            names.update(load_suite(suite).packages)
+        except Exception:
+            log.warning("suite %s does not load; its packages are not preloaded", suite, exc_info=True)
+    return tuple(sorted(names - {"torch"}))
 
 
 def close_executor() -> None:
@@ -46,6 +61,7 @@ def grade_with_warm_executor(inputs: Any) -> dict[str, Any]:
             audit_filename=inputs.audit_filename,
             figure=inputs.figure,
             figure_filename=inputs.figure_filename,
+            audit_text=getattr(inputs, "audit_text", None),
         ),
         assignment=inputs.suite,
         executor=get_executor(),

@@ -11,7 +11,9 @@ Untrusted bytes are handled defensively:
   microseconds and no memory;
 * the image is then really decoded (``Image.load()``) so truncated or corrupt files are caught here
   and not later in the grader;
-* PDF text extraction is bounded in pages, per-page content size and wall time.
+* PDF text extraction is bounded in pages, per-page content size and wall time, and runs (like
+  the image decode) in a child process with CPU, memory and wall limits (``grading.decode``);
+* the JPEG scan count and the PNG chunks are checked before decoding.
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ MAX_FIGURE_BYTES = 5 * 1024 * 1024
 MAX_FIGURE_PIXELS = 4096 * 4096
 MAX_FIGURE_SIDE = 16384                # a 1 x 16M strip is not a figure either
 STATS_SIDE = 128                       # statistics are computed on a copy at most this large
+# Structure, checked before decoding: a decoder's cost grows with scans and chunks, not only pixels
+# (one tiny progressive scan repeated 40,000 times costs a minute of CPU in a 1.4 MB JPEG).
+MAX_JPEG_SCANS = 64                    # libjpeg's progressive files have about 10
+MAX_PNG_CHUNKS = 4096                  # libpng writes 8 KiB IDATs: a 5 MiB file has ~640
+MAX_PNG_TEXT_CHUNK = 64 * 1024         # compressed text/profile chunks (zTXt, iTXt, iCCP)
 
 CODE_EXTENSIONS = (".py",)
 AUDIT_TEXT_EXTENSIONS = (".md", ".markdown", ".txt")
@@ -208,9 +215,19 @@ def validate_code(filename: str | None, data: bytes) -> str:
 
 def validate_audit(filename: str | None, data: bytes) -> str:
     """Return the audit text. ``.md``/``.markdown``/``.txt`` are decoded as UTF-8 (BOM ok); ``.pdf``
-    has its text layer extracted with pypdf. The type is decided by the bytes when they disagree with
-    the name (a PDF renamed ``.md`` is read as a PDF; an image is refused with a pointer to the figure
-    upload). Text is capped at :data:`MAX_AUDIT_CHARS` characters."""
+    has its text layer extracted with pypdf, in a child process with CPU, memory and wall limits
+    (``grading.decode``). The type is decided by the bytes when they disagree with the name (a PDF
+    renamed ``.md`` is read as a PDF; an image is refused with a pointer to the figure upload). Text
+    is capped at :data:`MAX_AUDIT_CHARS` characters."""
+    if _audit_precheck(filename, data):
+        from grading.decode import run_bounded
+
+        return str(run_bounded("audit", filename, bytes(data)))
+    return extract_audit(filename, data)
+
+
+def _audit_precheck(filename: str | None, data: bytes) -> bool:
+    """The cheap checks (type, emptiness, size); whether the audit is a PDF."""
     data = _require_bytes(data, "audit", "审计文字", "audit")
     ext = _extension(filename)
     if ext not in AUDIT_TEXT_EXTENSIONS + AUDIT_PDF_EXTENSIONS:
@@ -232,9 +249,18 @@ def validate_audit(filename: str | None, data: bytes) -> str:
         raise InputError("pdf_corrupt", "The file is named .pdf but is not a PDF.", "文件名是 .pdf，但内容不是 PDF。")
     if is_pdf:
         _check_size(data, MAX_AUDIT_PDF_BYTES, "audit_too_large", "PDF audit", "PDF 审计文件")
-        text = _pdf_text(data)
     else:
         _check_size(data, MAX_AUDIT_TEXT_BYTES, "audit_too_large", "audit", "审计文件")
+    return is_pdf
+
+
+def extract_audit(filename: str | None, data: bytes) -> str:
+    """:func:`validate_audit` in this process, without limits: only for the decoding child (PDF)
+    and for text audits, whose decoding is linear in their capped size."""
+    data = _require_bytes(data, "audit", "审计文字", "audit")
+    if _audit_precheck(filename, data):
+        text = _pdf_text(data)
+    else:
         text = _decode_utf8(data, "audit", "audit", "审计文件")
         if "\x00" in text:
             raise InputError("audit_binary", "The audit contains NUL characters.", "审计文件包含 NUL 字符。")
@@ -266,7 +292,7 @@ def _pdf_text(data: bytes) -> str:
                 "PDF 已加密或设有密码。请导出不带密码的版本。",
             )
         n_pages = len(reader.pages)
-    except InputError:
+    except (InputError, MemoryError):
         raise
     except Exception:  # noqa: BLE001 - any parser failure on untrusted bytes
         raise corrupt from None
@@ -298,7 +324,7 @@ def _pdf_text(data: bytes) -> str:
                     f"PDF 第 {i + 1} 页过于复杂，无法提取文字。请改为上传 .md 或 .txt。",
                 )
             page_text = (page.extract_text() or "") if size else ""
-        except InputError:
+        except (InputError, MemoryError):
             raise
         except Exception:  # noqa: BLE001
             raise corrupt from None
@@ -375,6 +401,35 @@ def _figure_error_corrupt(kind: str, detail: str = "") -> InputError:
     )
 
 
+def _too_complex(kind: str, what_en: str, what_zh: str) -> InputError:
+    return InputError(
+        "figure_too_complex",
+        f"The {kind} image has {what_en}, far more than a plot needs. "
+        "Save it again as a plain PNG (plt.savefig('attention.png')).",
+        f"{kind} 图片包含 {what_zh}，远超一张图所需。请重新保存为普通 PNG（plt.savefig('attention.png')）。",
+    )
+
+
+def _check_png_chunks(data: bytes) -> None:
+    """Walk the PNG chunks (length, type, CRC) without inflating anything: each must fit in the
+    file, and their number is capped (a decoder pays per chunk)."""
+    i, n, count = 8, len(data), 0
+    while i + 8 <= n:
+        (length,) = struct.unpack(">I", data[i:i + 4])
+        ctype = data[i + 4:i + 8]
+        count += 1
+        if count > MAX_PNG_CHUNKS:
+            raise _too_complex("PNG", f"more than {MAX_PNG_CHUNKS} chunks", f"超过 {MAX_PNG_CHUNKS} 个数据块")
+        if length > n - i - 12:
+            raise _figure_error_corrupt("PNG", "truncated")
+        if ctype in (b"zTXt", b"iTXt", b"iCCP") and length > MAX_PNG_TEXT_CHUNK:
+            raise _too_complex("PNG", f"a {ctype.decode()} chunk of {_fmt_size(length)}",
+                               f"{_fmt_size(length)} 的 {ctype.decode()} 数据块")
+        i += 12 + length
+        if ctype == b"IEND":
+            return
+
+
 def _too_many_pixels(width: int, height: int) -> InputError:
     return InputError(
         "figure_too_many_pixels",
@@ -386,8 +441,18 @@ def _too_many_pixels(width: int, height: int) -> InputError:
 
 def validate_figure(filename: str | None, data: bytes) -> FigureInfo:
     """Return :class:`FigureInfo` for a PNG or JPEG (sniffed from the bytes; the extension is only
-    a hint). Checks, in order: size cap, magic bytes, header dimensions vs the pixel cap (before any
-    decoding), full decode, then statistics on a small copy."""
+    a hint). Checks, in order: size cap, magic bytes, header dimensions vs the pixel cap and the
+    file's structure (JPEG scans, PNG chunks) before any decoding; then the full decode and the
+    statistics on a small copy, in a child process with CPU, memory and wall limits."""
+    _figure_precheck(filename, data)
+    from grading.decode import run_bounded
+
+    info = run_bounded("figure", filename, bytes(data))
+    return FigureInfo(**info) if isinstance(info, dict) else FigureInfo(**{})
+
+
+def _figure_precheck(filename: str | None, data: bytes) -> tuple[str, int, int]:
+    """The checks that need no decoding: (format, width, height) or InputError."""
     data = _require_bytes(data, "figure", "图", "figure")
     if not data:
         raise InputError("figure_empty", "The figure file is empty.", "图文件是空的。")
@@ -412,6 +477,19 @@ def validate_figure(filename: str | None, data: bytes) -> FigureInfo:
         raise _figure_error_corrupt(fmt)
     if width * height > MAX_FIGURE_PIXELS or max(width, height) > MAX_FIGURE_SIDE:
         raise _too_many_pixels(width, height)
+    if fmt == "JPEG":
+        scans = data.count(b"\xff\xda")   # SOS markers; 0xFF in entropy-coded data is stuffed
+        if scans > MAX_JPEG_SCANS:
+            raise _too_complex(fmt, f"{scans} scans (at most {MAX_JPEG_SCANS})",
+                               f"{scans} 个扫描段（上限 {MAX_JPEG_SCANS}）")
+    else:
+        _check_png_chunks(data)
+    return fmt, width, height
+
+
+def decode_figure(filename: str | None, data: bytes) -> FigureInfo:
+    """:func:`validate_figure` in this process, without the child's limits (the decoding child)."""
+    fmt, width, height = _figure_precheck(filename, data)
 
     from PIL import Image
 
@@ -429,6 +507,8 @@ def validate_figure(filename: str | None, data: bytes) -> FigureInfo:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise _too_many_pixels(width, height) from None
+    except MemoryError:
+        raise      # the decoding child's memory limit: "too costly", not "corrupt"
     except Exception as exc:  # noqa: BLE001 - OSError, SyntaxError, ValueError, struct.error, EOFError...
         raise _figure_error_corrupt(fmt, str(exc)) from None
 

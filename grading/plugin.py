@@ -47,6 +47,7 @@ class GradingPlugin:
         # Which proxy serves which phase: the first phase uses the session the parent opened.
         self.phase_proxy: dict[str, StudentProxy] = {}
         self._prepared: StudentProxy | None = None
+        self._lent = False
         self.outcomes: dict[str, TestOutcome] = {}
         self.measurements: dict[str, float] = {}
         self.example_weights: dict | None = None
@@ -70,10 +71,13 @@ class GradingPlugin:
             kill = getattr(visible._session, "_kill", None)
             if kill is not None:
                 kill()
-        proxy, self._prepared = self._prepared or self.sessions.proxy(), None
+        proxy, self._prepared = self._prepared, None
+        if proxy is not None and proxy.deaths:          # lent to a visible test, which killed it
+            self.sessions.close(proxy)
+            proxy = None
+        proxy = proxy or self.sessions.proxy()
         self.phase_proxy["hidden"] = proxy
-        if not proxy.load():
-            proxy.loaded = False
+        if proxy.load_error is not None or (not proxy.loaded and not proxy.load()):
             self.phase_proxy["hidden"] = _NotLoaded(self.filename, proxy.load_error)
         return self.phase_proxy["hidden"]
 
@@ -86,10 +90,22 @@ class GradingPlugin:
         return self._proxy_for(test_id(request.node))
 
     @pytest.fixture
-    def fresh_student(self) -> Iterator[StudentProxy]:
-        """A driver on a new session: no earlier call of this grading can have left state there."""
+    def fresh_student(self, request: pytest.FixtureRequest) -> Iterator[StudentProxy]:
+        """A driver on a session nothing has called yet: no earlier call of this grading can have
+        left state there."""
         if self.sessions is None:
             raise InfrastructureError("fresh_student needs a session of its own, and none can be opened")
+        if self._prepared is not None and not self._lent and test_id(request.node) not in self.hidden:
+            # The hidden tests' session, started but not yet called, is fresh: lent to one visible
+            # test it saves a jail, and what the submission sees there is visible-test data only
+            # (the hidden tests run after every visible one).
+            self._lent = True
+            proxy = self._prepared
+            if not proxy.load():
+                raise Feedback(f"not run: {self.filename} did not load in a fresh session "
+                               f"({proxy.load_error})")
+            yield proxy
+            return
         proxy = self.sessions.proxy(FRESH_CPU_SHARE)
         try:
             if not proxy.load():
@@ -136,13 +152,6 @@ class GradingPlugin:
         items.sort(key=lambda item: test_id(item) in self.hidden)
         first = "visible" if any(test_id(item) not in self.hidden for item in items) else "hidden"
         self.phase_proxy[first] = self.proxy
-        if first == "visible" and self.sessions is not None and any(test_id(i) in self.hidden for i in items):
-            # Started now, the hidden tests' jail is built while the visible tests run; no student
-            # code runs in it before its first hidden test loads the module.
-            try:
-                self._prepared = self.sessions.proxy(HIDDEN_CPU_SHARE)
-            except Feedback:
-                self._prepared = None      # out of budget: the hidden tests will say so
         if self.collect_errors:
             self.infra_error = "the test suite failed to collect"
             items[:] = []
@@ -159,6 +168,14 @@ class GradingPlugin:
                 self.outcomes[test_id(item)] = {
                     "outcome": "failed", "feedback": not_loaded_text(self.filename)}
             items[:] = []
+            return
+        if first == "visible" and self.sessions is not None and any(test_id(i) in self.hidden for i in items):
+            # Started now, the hidden tests' jail is built while the visible tests run; no student
+            # code runs in it before it is first called (a fresh comparison, or the hidden tests).
+            try:
+                self._prepared = self.sessions.proxy(HIDDEN_CPU_SHARE)
+            except Feedback:
+                self._prepared = None      # out of budget: the hidden tests will say so
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -169,7 +186,7 @@ class GradingPlugin:
             if call.excinfo is not None:
                 self.log.append(f"[{tid}] teardown error:\n{report.longreprtext}")
             return
-        if any(p.deaths and not p._sessions.reopen for p in self._phase_proxies()):
+        if any(p.deaths for p in self._phase_proxies()):
             item.session.shouldstop = "the sandbox session was lost"  # the parent continues afresh
         if call.excinfo is None:
             if call.when == "call":

@@ -8,10 +8,10 @@ and gets plain tensors back.  Everything that can go wrong on the student's side
 * ``StudentTimeout``  -> :class:`StudentTimedOut` (test outcome ``timeout``), session dead
 * ``SandboxDied``     -> ``Feedback("... stopped ...")``, session dead
 
-A dead session is replaced by a fresh one (module re-loaded, handles re-created lazily) at most
-``max_reopens`` times; after that every call fails immediately (:class:`GiveUp`) so that a submission
-that always hangs costs bounded time.  ``SandboxUnavailable`` (and anything else unexpected from the
-sandbox itself) is an infrastructure failure and propagates as :class:`InfrastructureError`.
+A proxy has one session (:class:`InheritedSession`, owned by the grading child's parent): once it
+dies, every later call fails with :class:`SessionLost` and the parent continues in a fresh child
+(grading/child.py).  ``SandboxUnavailable`` (and anything else unexpected from the sandbox itself)
+is an infrastructure failure and propagates as :class:`InfrastructureError`.
 """
 
 from __future__ import annotations
@@ -45,10 +45,6 @@ class Feedback(AssertionError):
 
 class StudentTimedOut(Feedback):
     outcome = "timeout"
-
-
-class GiveUp(Feedback):
-    """The submission died too often: remaining checks are skipped quickly."""
 
 
 class NotLoaded(Feedback):
@@ -165,29 +161,10 @@ class Handle:
         return self._id
 
 
-class ExecutorSessions:
-    """Session provider that opens a fresh session of ``executor`` each time (direct use)."""
-
-    reopen = True
-
-    def __init__(self, executor, source: str, *, filename: str = "attention.py",
-                 module_name: str = "attention", watch: dict | None = None):
-        self._ex, self._source = executor, source
-        self._kw = {"filename": filename, "module_name": module_name, "watch": watch}
-
-    def open(self):
-        return self._ex.session(self._source, **self._kw)
-
-    def close(self, session) -> None:
-        session.close()
-
-
 class InheritedSession:
     """Session provider for a forked grading child: exactly one session, opened and owned (closed,
     killed, its output read) by the parent process.  A second ``open`` means the first one died;
     the child then stops and the parent continues in a fresh child with a fresh session."""
-
-    reopen = False
 
     def __init__(self, session):
         self._session = session
@@ -207,13 +184,12 @@ class SessionLost(Feedback):
 
 
 class StudentProxy:
-    def __init__(self, sessions, *, filename: str = "attention.py", max_reopens: int = 2,
+    def __init__(self, sessions: InheritedSession, *, filename: str = "attention.py",
                  log: Callable[[str], None] | None = None, packages: Sequence[str] | None = None):
         self._sessions = sessions
         self.filename = filename
         # Third-party packages the jail offers (named in import-error feedback); None: not stated.
         self.packages = packages
-        self.max_reopens = max_reopens
         self._log = log or (lambda msg: None)
         self._session = None
         self.generation = 0
@@ -221,7 +197,6 @@ class StudentProxy:
         self.last_death = "failed"
         self.loaded = False
         self.load_error: Msg | None = None
-        self._outputs: list[str] = []
         self._handles: dict[Any, Handle] = {}
 
     # ---------------------------------------------------------------- session management
@@ -240,13 +215,6 @@ class StudentProxy:
         session, self._session = self._session, None
         if session is None:
             return
-        if self._sessions.reopen:
-            try:
-                out = session.output
-                if out:
-                    self._outputs.append(out)
-            except Exception:  # noqa: BLE001 - the output is best effort
-                pass
         try:
             self._sessions.close(session)
         except Exception as exc:  # noqa: BLE001
@@ -280,24 +248,8 @@ class StudentProxy:
             raise NotLoaded(not_loaded_text(self.filename))
         if self._session is not None:
             return self._session
-        if not self._sessions.reopen:
-            raise SessionLost(msg(f"not run: {self.filename} hung or crashed in an earlier call",
-                                  f"未运行：{self.filename} 在之前的调用中卡死或崩溃"), self.last_death)
-        if self.deaths > self.max_reopens:
-            raise GiveUp(gave_up_text(self.filename, self.deaths), self.last_death)
-        session = self._open()
-        try:
-            session.load()
-        except Exception as exc:
-            self._close_session()
-            if _kind_of(exc) in (None, "SandboxUnavailable"):
-                raise InfrastructureError(f"re-loading the submission failed: {exc!r}") from exc
-            self.deaths += 1
-            raise GiveUp(cat(msg(f"not run: {self.filename} failed to load again after a crash (",
-                                 f"未运行：崩溃后 {self.filename} 再次导入失败（"),
-                             load_error_text(exc, self.filename, self.packages), msg(")", "）"))) from None
-        self._log(f"re-opened a fresh session (generation {self.generation})")
-        return session
+        raise SessionLost(msg(f"not run: {self.filename} hung or crashed in an earlier call",
+                              f"未运行：{self.filename} 在之前的调用中卡死或崩溃"), self.last_death)
 
     def _dead(self, kind: str) -> None:
         self.deaths += 1
@@ -397,16 +349,6 @@ class StudentProxy:
     def stats(self) -> dict:
         return self._run("reading the call counters", lambda s: s.stats())
 
-    @property
-    def output(self) -> str:
-        parts = list(self._outputs)
-        if self._session is not None:
-            try:
-                parts.append(self._session.output)
-            except Exception:  # noqa: BLE001
-                pass
-        return "".join(p for p in parts if p)
 
-
-__all__ = ["Feedback", "StudentTimedOut", "GiveUp", "NotLoaded", "SessionLost", "InfrastructureError",
-           "expect", "StudentProxy", "ExecutorSessions", "InheritedSession", "student_error_text", "load_error_text", "not_loaded_text", "gave_up_text", "packages_text"]
+__all__ = ["Feedback", "StudentTimedOut", "NotLoaded", "SessionLost", "InfrastructureError",
+           "expect", "StudentProxy", "InheritedSession", "student_error_text", "load_error_text", "not_loaded_text", "gave_up_text", "packages_text"]

@@ -45,6 +45,8 @@ class GradeInput:
     audit_filename: str | None = None
     figure: bytes | None = None
     figure_filename: str | None = None
+    # The audit's text as extracted at upload: used instead of parsing ``audit`` again.
+    audit_text: str | None = None
 
 
 class CategoryScore(TypedDict):
@@ -66,6 +68,7 @@ class GradeResult(TypedDict):
     example_weights: dict[str, Any]
     grader_version: str
     duration_s: float
+    review: list[str]                # reasons for an instructor to look (also at the end of the log)
     log: str
 
 
@@ -88,7 +91,9 @@ def _grade_audit(inp: GradeInput, assignment: str, measured: dict, tests: list,
                          "本作业没有审计文字：审计文字和图片均未读取")
     text = figure = None
     notes = []
-    if inp.audit is not None:
+    if inp.audit_text is not None:
+        text = inp.audit_text
+    elif inp.audit is not None:
         try:
             text = validate_audit(inp.audit_filename or "audit.md", inp.audit)
         except InputError as exc:
@@ -112,15 +117,25 @@ def _error_result(assignment: str, message: str, log: list[str], t0: float, rubr
     except Exception:  # noqa: BLE001
         version = "unknown"
     return {"status": "error", "message": message, "total": 0,
-            "max_total": scoring._num(rubric.max_total) if rubric is not None else 100,
+            "max_total": scoring.num(rubric.max_total) if rubric is not None else 100,
             "categories": cats, "tests": [], "audit": None, "measurements": {},
             "example_weights": {"student": None, "reference": None}, "grader_version": version,
-            "duration_s": round(time.perf_counter() - t0, 3), "log": _cap_log(log)}
+            "duration_s": round(time.perf_counter() - t0, 3), "review": [], "log": _cap_log(log)}
 
 
 def _cap_log(log: list[str]) -> str:
     text = "\n".join(str(x) for x in log)
     return text if len(text) <= LOG_CAP else text[:LOG_CAP] + "\n[log truncated]"
+
+
+def _review(suite: Suite, source: str | None) -> list[str]:
+    """The suite's trusted review of the source: reasons an instructor should look at it."""
+    if source is None:
+        return []
+    try:
+        return [str(r) for r in suite.review(source)]
+    except Exception as exc:  # noqa: BLE001 - a review hook failing flags, never fails, the grading
+        return [f"the source review failed: {exc!r}"]
 
 
 def _example_reference(suite: Suite) -> list | None:
@@ -193,11 +208,17 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
         log.append("student output:\n" + child["student_output"])
     if child.get("pytest_output"):
         log.append("pytest output:\n" + child["pytest_output"])
+    review = _review(suite, source)
+    if child.get("budget_exhausted"):
+        review.append(f"the grading's budget ({settings.GRADING_BUDGET_S:g} s, "
+                      f"{settings.GRADING_CPU_BUDGET_S:g} s CPU) ran out; the remaining tests are timeout")
+    # Last, so that the stored tail of the log keeps it.
+    log.extend(f"REVIEW: {reason}" for reason in review)
     return {
         "status": "graded",
         "message": cat(*messages, sep="; ") if messages else None,
         "total": scoring.total(categories),
-        "max_total": scoring._num(rubric.max_total),
+        "max_total": scoring.num(rubric.max_total),
         "categories": categories,
         "tests": tests,
         "audit": audit,
@@ -205,6 +226,7 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
         "example_weights": example,
         "grader_version": state.version,
         "duration_s": round(time.perf_counter() - t0, 3),
+        "review": review,
         "log": _cap_log(log),
     }
 

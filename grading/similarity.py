@@ -44,7 +44,7 @@ class Pair:
                 "score_b": round(self.score_b, 4), "slices_a": self.slices_a, "slices_b": self.slices_b}
 
 
-def _fingerprint(code: str, k: int, win: int, boilerplate: object):  # noqa: ANN202
+def _fingerprint(code: str, k: int, win: int, boilerplate: object):
     from copydetect import CodeFingerprint
 
     # `fp=` reads from memory; the file name only tells the tokenizer the language.
@@ -77,7 +77,7 @@ def compare(sources: Mapping[int, str], *, boilerplate: str = "", threshold: flo
     return sorted(pairs, key=lambda p: (-p.score, p.a, p.b))
 
 
-def _ranges(slices) -> list[list[int]]:  # noqa: ANN001
+def _ranges(slices) -> list[list[int]]:
     if len(slices) == 0 or len(slices[0]) == 0:
         return []
     return [[int(s), int(e)] for s, e in zip(slices[0], slices[1], strict=True)]

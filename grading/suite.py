@@ -40,9 +40,19 @@ class Suite:
     warm: Callable[[], None] = lambda: None
     # The reference example shown beside the student's own (e.g. a 2×3 weights matrix), or None.
     example_reference: Callable[[], list[list[float]] | None] = lambda: None
+    # Trusted analysis of the submitted source (never executed): reasons to flag it for an
+    # instructor's review, e.g. names hidden from the static checks. Shown in the instructor log.
+    review: Callable[[str], list[str]] = lambda source: []
     # Third-party packages importable inside the jail besides the standard library (documented
     # to students in ASSIGNMENT.md).
     packages: tuple[str, ...] = ()
+
+
+def suite_names() -> list[str]:
+    """Every assignment plug-in: the folders of grader_tests/ that hold a suite.py."""
+    from rubric.loader import SUITE_ROOT
+
+    return sorted(p.parent.name for p in SUITE_ROOT.glob("*/suite.py") if p.parent.name.isidentifier())
 
 
 def load_suite(name: str) -> Suite:

@@ -43,20 +43,22 @@ def score_categories(rubric: Rubric, tests: list[dict], audit_score: float | Non
             score = min(max(float(audit_score or 0), 0.0), cat.max)
         else:
             score = sum(t["points"] for t in tests if t["category"] == cat.name)
-        cats[cat.name] = {"score": _num(score), "max": _num(cat.max)}
+        cats[cat.name] = {"score": num(score), "max": num(cat.max)}
     return cats
 
 
 def total(categories: dict) -> float:
-    return _num(sum(c["score"] for c in categories.values()))
+    return num(sum(c["score"] for c in categories.values()))
 
 
 def zero_categories(rubric: Rubric) -> dict:
-    return {c.name: {"score": 0, "max": _num(c.max)} for c in rubric.categories.values()}
+    return {c.name: {"score": 0, "max": num(c.max)} for c in rubric.categories.values()}
 
 
-def _num(x: float) -> float | int:
-    x = round(float(x), 4)
+def num(x: float, places: int = 4) -> float | int:
+    """``x`` rounded to ``places`` decimals, as an int when whole (25.0 -> 25): how scores are
+    stored (4 places) and shown (2 places, app/scores.py)."""
+    x = round(float(x), places)
     return int(x) if x == int(x) else x
 
 

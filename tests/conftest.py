@@ -10,27 +10,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-PG_ADMIN_URL = os.environ.get("TEST_PG_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-REDIS_TEST_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import PG_ADMIN_URL, empty_database, make_app, pg_available
 
 
-def pg_available() -> bool:
-    try:
-        with create_engine(PG_ADMIN_URL).connect() as conn:
-            conn.execute(text("SELECT 1"))
-        return True
-    except Exception:  # noqa: BLE001
-        return False
-
-
-def redis_available() -> bool:
-    try:
-        import redis
-
-        return bool(redis.Redis.from_url(REDIS_TEST_URL, socket_timeout=1).ping())
-    except Exception:  # noqa: BLE001
-        return False
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that uses the PostgreSQL server (the `pg_url` fixture, directly or through `app`,
+    `migrated_pg`, ...) is marked `postgres`, so `pytest -m "not postgres"` is the fast lane."""
+    for item in items:
+        if "pg_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.postgres)
 
 
 @pytest.fixture(scope="session")
@@ -53,23 +41,6 @@ def pg_url() -> Iterator[str]:
     admin.dispose()
 
 
-def make_app(tmp_dir: Path, db_url: str, **overrides):  # noqa: ANN201
-    os.environ["DATA_DIR"] = str(tmp_dir)
-    from app import create_testing_app
-
-    return create_testing_app(SQLALCHEMY_DATABASE_URI=db_url, **overrides)
-
-
-def empty_database(app) -> None:  # noqa: ANN001
-    """Remove every row (PostgreSQL), keeping the migrated schema."""
-    from app.extensions import db
-
-    with app.app_context():
-        tables = ", ".join(t.name for t in db.metadata.sorted_tables)
-        db.session.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
-        db.session.commit()
-
-
 @pytest.fixture(scope="session")
 def migrated_pg(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
     from flask_migrate import upgrade
@@ -84,7 +55,7 @@ def migrated_pg(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture
-def app(migrated_pg: str, tmp_path: Path):  # noqa: ANN201
+def app(migrated_pg: str, tmp_path: Path):
     """The app on the session's PostgreSQL database, emptied before each test."""
     app = make_app(tmp_path, migrated_pg, CELERY_BROKER_URL="memory://")
     empty_database(app)
@@ -97,18 +68,38 @@ def app(migrated_pg: str, tmp_path: Path):  # noqa: ANN201
 
 
 @pytest.fixture
-def client(app):  # noqa: ANN001, ANN201
+def client(app):
     return app.test_client()
 
 
 @pytest.fixture
-def runner(app):  # noqa: ANN001, ANN201
+def runner(app):
     return app.test_cli_runner()
 
 
 @pytest.fixture
-def factory(app):  # noqa: ANN001, ANN201
+def factory(app):
     from tests.factories import Factory
 
     with app.app_context():
         yield Factory()
+
+
+@pytest.fixture(scope="module")
+def executor():
+    """ONE real sandbox Executor per test module (torch imported once), for the sandbox and the
+    grading tests. On a root host an unavailable sandbox fails the test: grading without it is
+    not grading. Nothing of the jail may be left running afterwards."""
+    # Imported here: the sandbox helpers import torch, which the web tests never need.
+    from grading.sandbox import Executor, SandboxUnavailable
+    from tests.sandbox.helpers import TEST_LIMITS, wait_no_leftovers
+
+    if os.geteuid() != 0:
+        pytest.skip("the sandbox needs root (namespaces, uid change)")
+    try:
+        ex = Executor(TEST_LIMITS)
+    except SandboxUnavailable as e:
+        pytest.fail(f"sandbox unavailable on a root host: {e.reason}")
+    yield ex
+    ex.close()
+    assert wait_no_leftovers(ex) == []

@@ -21,13 +21,13 @@ class Factory:
         db.session.commit()
         return u
 
-    def student(self, **kw) -> User:  # noqa: ANN003
+    def student(self, **kw) -> User:
         return self.user("student", **kw)
 
-    def instructor(self, **kw) -> User:  # noqa: ANN003
+    def instructor(self, **kw) -> User:
         return self.user("instructor", **kw)
 
-    def assignment(self, slug: str = "attention", **kw):  # noqa: ANN003, ANN201
+    def assignment(self, slug: str = "attention", **kw):
         return ensure_assignment(slug, kw.pop("title", "Attention"), kw.pop("suite", "attention"), **kw)
 
     def token(self, user: User) -> str:

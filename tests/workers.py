@@ -23,7 +23,7 @@ def service_env(data_dir: Path, db_url: str, redis_url: str, **extra: object) ->
 
 def start_worker(env: dict[str, str], name: str, concurrency: int = 1, log: Path | None = None) -> subprocess.Popen:
     """Start `autograder worker` in its own process group (its pool and sandbox processes join it)."""
-    out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - handed to the child
+    out = open(log, "ab") if log else subprocess.DEVNULL
     try:
         return subprocess.Popen(
             [str(BIN), "worker", "--concurrency", str(concurrency), "--name", f"{name}@%h"],
@@ -130,7 +130,7 @@ def descendant_pids(pid: int) -> set[int]:
     return found
 
 
-def wait_for(predicate, timeout: float, interval: float = 0.2, what: str = "condition"):  # noqa: ANN001, ANN201
+def wait_for(predicate, timeout: float, interval: float = 0.2, what: str = "condition"):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()

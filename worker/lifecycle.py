@@ -101,3 +101,11 @@ def warm_suites() -> None:
             suite_state(suite.parent.name)
         except Exception as exc:  # noqa: BLE001 - a broken suite is reported when it is used
             log.warning("suite %s could not be warmed: %s", suite.parent.name, exc)
+    # Figures (and legacy PDF audits) are decoded by children of a fork server: start it now,
+    # not in the first grading that needs it.
+    try:
+        from grading.decode import warm
+
+        warm()
+    except Exception as exc:  # noqa: BLE001 - decoding then starts it on first use
+        log.warning("the decoding server could not be started: %s", exc)

@@ -75,6 +75,7 @@ class RunInputs:
     audit_filename: str | None
     figure: bytes | None
     figure_filename: str | None
+    audit_text: str | None = None       # extracted at upload: the worker does not parse it again
 
 
 def worker_name() -> str:
@@ -180,6 +181,7 @@ def claim(run_id: int, worker: str, store: BlobStore) -> RunInputs | None:
             audit_filename=sub.audit_filename,
             figure=store.get(sub.figure_sha256) if sub.figure_sha256 else None,
             figure_filename=sub.figure_filename,
+            audit_text=sub.audit_text,
         )
     except (OSError, ValueError) as exc:
         # Our infrastructure lost the files: a grader failure, retried and then reported.
@@ -224,7 +226,7 @@ def store_result(run_id: int, worker: str, result: dict[str, Any]) -> bool:
 
     The run's status, its result and its TestResult rows are one transaction: a duplicate
     delivery, a retry after a lost commit acknowledgement, or a takeover can never add rows."""
-    graded = result.get("status") == "graded"
+    graded = result.get("status") == Status.GRADED
     values: dict[str, Any] = dict(
         status=Status.GRADED.value if graded else Status.ERROR.value,
         status_reason=None if graded else (result.get("message") or "grader error"),

@@ -10,7 +10,7 @@ from flask import current_app
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import DroppedStudent, Role, SimilarityReport, Submission, User, utcnow
+from app.models import PENDING, DroppedStudent, Role, SimilarityReport, Submission, User, utcnow
 from app.queue import SIMILARITY_TASK
 from app.storage import BlobStore
 from grading.similarity import boilerplate_source, compare
@@ -40,7 +40,7 @@ def latest_sources(assignment_id: int, store: BlobStore) -> dict[int, str]:
 def run_report(report_id: int) -> str:
     """Compute one report (callable without Celery, e.g. from tests). Returns its final status."""
     report = db.session.get(SimilarityReport, report_id)
-    if report is None or report.status not in ("queued", "running"):
+    if report is None or report.status not in PENDING:
         return "skipped"
     report.status = "running"
     db.session.commit()
@@ -53,7 +53,7 @@ def run_report(report_id: int) -> str:
         report.pairs = [p.as_dict() for p in pairs]
         report.submissions_compared = len(sources)
         report.status = "done"
-    except Exception as exc:  # noqa: BLE001 - the report says what failed instead of staying queued
+    except Exception as exc:
         log.exception("similarity report %s failed", report_id)
         db.session.rollback()
         report = db.session.get(SimilarityReport, report_id)

@@ -110,7 +110,7 @@ def flush_forever(app: Flask) -> None:
                         flush(app)
                     finally:
                         db.session.remove()
-        except Exception:  # noqa: BLE001 - never let the flusher die
+        except Exception:
             log.exception("spool flush failed")
         try:
             time.sleep(runs.setting("SPOOL_FLUSH_INTERVAL_S"))

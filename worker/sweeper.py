@@ -96,12 +96,6 @@ def broker_view() -> BrokerView | None:
     return view
 
 
-def broker_task_ids() -> set[str] | None:
-    """Task ids waiting in or held from the grading queue (kept for callers of the old name)."""
-    view = broker_view()
-    return None if view is None else view.waiting | set(view.reserved)
-
-
 def sweep(grace_s: float | None = None) -> list[int]:
     """Re-send lost runs; returns their ids. ``grace_s`` overrides ``QUEUED_GRACE_S`` (0 right
     after a broker reconnect: whatever was waiting in a restarted Redis is gone)."""
@@ -186,7 +180,7 @@ class SweeperLoop:
     def _interval(self) -> float:
         try:
             return max(0.05, setting("SWEEP_INTERVAL_S"))
-        except Exception:  # noqa: BLE001 - a broken setting must not end sweeping
+        except Exception:
             log.exception("SWEEP_INTERVAL_S unreadable; next sweep in %g s", self.fallback_interval_s)
             return self.fallback_interval_s
 
@@ -208,6 +202,6 @@ class SweeperLoop:
                 log.warning("sweep failed: %s: %s", exc.__class__.__name__, exc)
             try:
                 self._wake.wait(self._interval())
-            except Exception:  # noqa: BLE001 - whatever the pause raises, sweep again
+            except Exception:
                 log.exception("sweeper pause failed")
                 time.sleep(1.0)

@@ -14,6 +14,7 @@ from flask import current_app
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from app.extensions import db
+from app.models import Status
 from app.queue import GRADE_TASK, enqueue_run
 from app.storage import BlobStore
 from grading.executor import grade_with_warm_executor
@@ -79,21 +80,21 @@ def grade_run(run_id: int) -> str:
     try:
         result = grade_with_warm_executor(inputs)
     except SoftTimeLimitExceeded:
-        result = {"status": "error", "message": "grading exceeded the worker time limit"}
-    except Exception as exc:  # noqa: BLE001 - a grader crash is retried, never silently lost
+        result = {"status": Status.ERROR, "message": "grading exceeded the worker time limit"}
+    except Exception as exc:
         log.exception("grader crashed on run %s", run_id)
-        result = {"status": "error", "message": f"grader crashed: {exc.__class__.__name__}: {exc}"}
+        result = {"status": Status.ERROR, "message": f"grader crashed: {exc.__class__.__name__}: {exc}"}
     if not isinstance(result, dict):
-        result = {"status": "error", "message": f"grader returned {type(result).__name__}, not a result"}
+        result = {"status": Status.ERROR, "message": f"grader returned {type(result).__name__}, not a result"}
     result["cpu_s"] = round(_cpu_s() - cpu_before, 4)
-    if result.get("status") == "graded":
+    if result.get("status") == Status.GRADED:
         # Student-caused failures arrive here too: they are grades, never retries.
         try:
             _with_db_retry(f"run {run_id} store", lambda: runs.store_result(run_id, worker, result))
         except (OperationalError, InterfaceError):
             # A finished grading is never thrown away: kept on disk, stored when the database is back.
             return _keep(run_id, worker, spool.STORE, result)
-        return "graded"
+        return Status.GRADED
     reason = result.get("message") or "grader error"
     try:
         again = _with_db_retry(
@@ -104,4 +105,4 @@ def grade_run(run_id: int) -> str:
     if again:
         enqueue_run(run_id, countdown=runs.setting("RETRY_DELAY_S"))
         return "retry"
-    return "error"
+    return Status.ERROR

@@ -51,7 +51,8 @@
   }
   function needsAuditConfirmation(form) {
     var audit = form.querySelector("input[name=audit]");
-    if (audit && audit.files && audit.files.length) return false;
+    if (!audit) return false;  // an assignment without a written audit has no audit field
+    if (audit.files && audit.files.length) return false;
     var remove = form.querySelector("input[name=remove_audit]");
     var kept = form.getAttribute("data-has-audit") && !(remove && remove.checked);
     if (kept) return false;
@@ -137,18 +138,21 @@
 
   /* ---- times in the viewer's own time zone ------------------------------------------------- */
   var lang = document.documentElement.lang || undefined;
-  document.querySelectorAll("time[data-local]").forEach(function (el) {
-    var d = new Date(el.getAttribute("datetime"));
-    if (isNaN(d)) return;
-    var opts = el.getAttribute("data-local") === "short"
-      ? { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" }
-      : { weekday: "short", year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
-          timeZoneName: "short" };
-    try {
-      el.title = el.textContent;  // the UTC time stays one hover away
-      el.textContent = new Intl.DateTimeFormat(lang, opts).format(d);
-    } catch (e) { /* keep the UTC text */ }
-  });
+  function localTimes(root) {
+    (root || document).querySelectorAll("time[data-local]").forEach(function (el) {
+      var d = new Date(el.getAttribute("datetime"));
+      if (isNaN(d)) return;
+      var opts = el.getAttribute("data-local") === "short"
+        ? { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" }
+        : { weekday: "short", year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
+            timeZoneName: "short" };
+      try {
+        el.title = el.textContent;  // the UTC time stays one hover away
+        el.textContent = new Intl.DateTimeFormat(lang, opts).format(d);
+      } catch (e) { /* keep the UTC text */ }
+    });
+  }
+  localTimes();
   document.querySelectorAll("[data-countdown]").forEach(function (el) {
     var end = new Date(el.getAttribute("data-countdown"));
     var labels = labelsOf(el);
@@ -227,7 +231,7 @@
       .then(function (html) {
         if (html === null) return;
         var box = document.getElementById("result");
-        if (box) { box.innerHTML = html; focusableScrollers(box); }
+        if (box) { box.innerHTML = html; localTimes(box); focusableScrollers(box); }
       });
   }
   function tick() {

@@ -244,7 +244,11 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
             return None
         q, k = k, q
     scores = q @ k.transpose(-2, -1) * scale + mask
-    if fault == "softmax_query_axis":
+    if fault == "mask_after_softmax":           # softmax of the unmasked scores, blocked zeroed after
+        if not bool(torch.isinf(mask).any()):
+            return None
+        w = torch.softmax(q @ k.transpose(-2, -1) * scale, -1).masked_fill(torch.isinf(mask), 0.0)
+    elif fault == "softmax_query_axis":
         w = torch.softmax(scores, -2)
     elif fault == "softmax_head_axis":
         w = torch.softmax(scores, 1)
@@ -262,7 +266,7 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
 
 MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_dim_first", "shared_q", "kv_from_x",
               "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis",
-              "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored")
+              "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored", "mask_after_softmax")
 
 
 def warm() -> None:

@@ -32,7 +32,7 @@ def expect_shape(t: Tensor, shape, what: Text, hint: Msg | None = None) -> None:
     expect_tensor(t, what)
     w = as_msg(what)
     expect(list(t.shape) == list(shape),
-           cat(msg(f"{w['en']} has shape {shape_text(t.shape)}, expected {shape_text(shape)}",
+           cat(msg(f"{w['en']}: shape {shape_text(t.shape)}, expected {shape_text(shape)}",
                    f"{w['zh']} 的 shape 为 {shape_text(t.shape)}，应为 {shape_text(shape)}"), hint, sep=": "))
 
 
@@ -42,7 +42,7 @@ def expect_finite(t: Tensor, what: Text, hint: Msg | None = None) -> None:
         w = as_msg(what)
         n_nan = int(torch.isnan(t).sum())
         n_inf = int(bad.sum()) - n_nan
-        raise Feedback(cat(msg(f"{w['en']} contains {int(bad.sum())} non-finite values ({n_nan} NaN, {n_inf} inf)",
+        raise Feedback(cat(msg(f"{w['en']}: {int(bad.sum())} non-finite values ({n_nan} NaN, {n_inf} inf)",
                                f"{w['zh']} 含有 {int(bad.sum())} 个非有限值（{n_nan} 个 NaN，{n_inf} 个 inf）"),
                            hint, sep=": "))
 
@@ -69,10 +69,10 @@ def expect_close(actual: Tensor, expected: Tensor, tol: float, what: Text, *,
     expect_shape(actual, expected.shape, what)
     expect_finite(actual, what, hint)
     err = max_err(actual, expected)
-    if err > tol:
+    if not err <= tol:      # fails closed on NaN
         w = as_msg(what)
         where = _where(actual, expected, names)
-        raise Feedback(cat(msg(f"{w['en']} differs from the reference by up to {err:.3g} (allowed {tol:g}), "
+        raise Feedback(cat(msg(f"{w['en']}: up to {err:.3g} away from the reference (allowed {tol:g}), "
                                f"largest at {where}",
                                f"{w['zh']} 与参考实现最多相差 {err:.3g}（允许 {tol:g}），最大处在 {where}"),
                            hint, sep="; "))

@@ -46,8 +46,8 @@ FAULTS: dict[str, Msg] = {
     "mask_after_softmax": msg("the blocked positions are zeroed after the softmax, so the rows no longer sum "
                               "to 1: add the mask to the scores before the softmax",
                               "被屏蔽的位置是在 softmax 之后置零的，因此行和不再为 1：应在 softmax 之前把 mask 加到 score 上"),
-    "mask_ignored": msg("the weights are those without the mask: the mask has no effect",
-                        "权重与不加 mask 时相同：mask 没有起作用"),
+    "mask_ignored": msg("the weights are those without the mask: here the mask had no effect",
+                        "权重与不加 mask 时相同：这里 mask 没有起作用"),
     "mask_inverted": msg("the mask acts inverted: the allowed positions (0.0) are blocked and the blocked "
                          "ones (-inf) are read",
                          "mask 的作用反了：允许读取的位置（0.0）被屏蔽，而被禁止的位置（-inf）被读取"),
@@ -74,8 +74,8 @@ FAULTS: dict[str, Msg] = {
     "pad_query_axis": msg("the padding mask is applied to the query axis: it marks keys, so it broadcasts "
                           "as [B, 1, 1, Nk]",
                           "padding mask 被用在了 query 轴上：它标记的是 key，应广播为 [B, 1, 1, Nk]"),
-    "pad_ignored": msg("the output is the one without the padding mask: key_padding_mask has no effect",
-                       "输出与不加 padding mask 时相同：key_padding_mask 没有起作用"),
+    "pad_ignored": msg("the output is the one without the padding mask: here key_padding_mask had no effect",
+                       "输出与不加 padding mask 时相同：这里 key_padding_mask 没有起作用"),
     "float16": msg("every returned value is exactly a float16 number: the computation runs in half "
                    "precision somewhere, which costs about 1e-3 of accuracy",
                    "返回的每个值恰好都是 float16 数：某处在半精度下计算，损失约 1e-3 的精度"),

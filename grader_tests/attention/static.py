@@ -4,6 +4,7 @@ never executed."""
 from __future__ import annotations
 
 import ast
+import functools
 
 # Attribute names of PyTorch's ready-made attention.
 FORBIDDEN_EXACT = {"MultiheadAttention", "multi_head_attention_forward", "Transformer",
@@ -22,14 +23,30 @@ FORBID_RUNTIME = [
 ]
 COUNT_RUNTIME = ["ScaledDotProductAttention.forward", "MultiHeadAttention.forward"]
 
-SOFTMAX_NAMES = {"softmax", "log_softmax", "exp", "exp_", "logsumexp", "_softmax"}
+SOFTMAX_NAMES = {"softmax", "log_softmax", "exp", "exp_", "logsumexp", "_softmax", "Softmax", "LogSoftmax",
+                 "softmin", "Softmin", "exp2"}
+
+# Ways to reach a function without writing its name, which no static check can follow. Code that
+# uses them earns neither "no fused attention" point and is flagged for instructor review.
+HIDING_MODULES = {"importlib", "gc", "inspect", "ctypes", "builtins", "operator", "marshal", "pickle",
+                  "types", "codecs", "zlib", "base64"}
+HIDING_BUILTINS = {"__import__", "eval", "exec", "compile", "globals", "vars", "locals", "breakpoint"}
+HIDING_ATTRS = {"__wrapped__", "__dict__", "__getattribute__", "__getattr__", "__globals__", "__builtins__",
+                "__closure__", "__code__", "__subclasses__", "__func__", "__self__", "__module__",
+                "__class__", "__bases__", "__mro__", "__loader__", "__spec__", "modules", "ops", "_ops",
+                "_C", "_c10d", "_dynamo", "_inductor", "_refs", "_decomp", "_prims", "library", "jit",
+                "compile", "_jit_internal", "hub", "load"}
+NAME_FUNCS = {"getattr", "setattr", "hasattr", "delattr"}
+MAX_FINDINGS = 20
 
 
 def _forbidden(name: str) -> bool:
     return name in FORBIDDEN_EXACT or any(p in name for p in FORBIDDEN_PARTS)
 
 
+@functools.lru_cache(maxsize=4)
 def parse(source: str) -> ast.Module | None:
+    """The source's tree (cached: several checks of one grading read the same, unmodified tree)."""
     try:
         return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -82,6 +99,93 @@ def fused_attention_uses(source: str) -> list[str]:
                 and isinstance(node.args[1].value, str) and _forbidden(node.args[1].value):
             found.append(f"line {line}: getattr(..., {node.args[1].value!r})")
     return sorted(set(found), key=lambda s: (len(s.split(":")[0]), s))
+
+
+@functools.lru_cache(maxsize=4)
+def hidden_name_uses(source: str) -> tuple[str, ...]:
+    """Places where attention.py reaches a function through a computed or indirect name (the
+    reason for each), which the static check cannot follow: ``getattr`` with a name that is not
+    a plain string, ``torch.ops``, ``__wrapped__``, ``importlib``, ``sys.modules``, ``eval``...
+    Unparseable source counts as hiding (nothing can be checked)."""
+    tree = parse(source)
+    if tree is None:
+        return ("the source could not be analysed",)
+    aliases = _torch_aliases(tree)
+    calls = {id(node.func): node for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if len(found) >= MAX_FINDINGS:      # enough to decide and to explain; bounded cost
+            break
+        line = getattr(node, "lineno", "?")
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            for mod in mods:
+                if mod.split(".")[0] in HIDING_MODULES:
+                    found.append(f"line {line}: imports {mod}")
+                if mod.startswith("torch.") and any(p in HIDING_ATTRS for p in mod.split(".")[1:]):
+                    found.append(f"line {line}: imports {mod}")
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("torch", "sys"):
+                for a in node.names:
+                    if a.name in HIDING_ATTRS or a.name == "*":
+                        found.append(f"line {line}: from {node.module} import {a.name}")
+        elif isinstance(node, ast.Attribute):
+            if node.attr in HIDING_ATTRS and node.attr.startswith("__"):
+                found.append(f"line {line}: .{node.attr}")
+            elif node.attr in HIDING_ATTRS:
+                chain = _dotted(node)
+                if chain and (chain[0] in aliases or chain[0] == "sys"):
+                    found.append(f"line {line}: {'.'.join(chain)}")
+        elif isinstance(node, ast.Name) and node.id in HIDING_BUILTINS | NAME_FUNCS - {"getattr", "hasattr"}:
+            found.append(f"line {line}: {node.id}")
+        elif isinstance(node, ast.Name) and node.id in ("getattr", "hasattr"):
+            call = calls.get(id(node))
+            if call is None or len(call.args) < 2 or not (isinstance(call.args[1], ast.Constant)
+                                                          and isinstance(call.args[1].value, str)):
+                found.append(f"line {line}: {node.id} with a computed name")
+            elif call.args[1].value.startswith("_"):
+                found.append(f"line {line}: {node.id}(..., {call.args[1].value!r})")
+    return tuple(sorted(set(found), key=lambda s: (int(s.split()[1].rstrip(":"))
+                                                   if s.split()[1].rstrip(":").isdigit() else 0, s)))
+
+
+def class_uses_class(source: str, class_name: str, used: str) -> bool:
+    """Whether the body of ``class_name`` names ``used`` (directly, or through a module-level name
+    bound to an instance of it): the trusted half of "MultiHeadAttention reuses the single-head
+    module"; the in-jail call counter is only ever taken as evidence against."""
+    tree = parse(source)
+    if tree is None:
+        return False
+    # Module-level aliases in either direction (``ScaledDotProductAttention = DotProductAttention``,
+    # ``Attn = ScaledDotProductAttention``) and instances (``_core = ScaledDotProductAttention()``).
+    bound = {used}
+    assigns = [(node.targets, node.value) for node in tree.body if isinstance(node, ast.Assign)]
+    changed = True
+    while changed:
+        changed = False
+        for targets, value in assigns:
+            names = {t.id for t in targets if isinstance(t, ast.Name)}
+            source = value.func if isinstance(value, ast.Call) else value
+            if not isinstance(source, ast.Name):
+                continue
+            if source.id in bound and not names <= bound:
+                bound |= names
+                changed = True
+            elif names & bound and not isinstance(value, ast.Call) and source.id not in bound:
+                bound.add(source.id)
+                changed = True
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            return any(isinstance(sub, ast.Name) and sub.id in bound for sub in ast.walk(node))
+    return False
+
+
+def review_reasons(source: str) -> list[str]:
+    """Why an instructor should look at this submission (the Suite's trusted review hook)."""
+    hidden = hidden_name_uses(source)
+    if not hidden:
+        return []
+    return ["attention.py reaches functions through computed or indirect names, which the "
+            "fused-attention check cannot follow: " + "; ".join(hidden[:5])]
 
 
 def class_softmax_calls(source: str, class_name: str) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from grader_tests.attention import cases
 from grader_tests.attention.drivers import AttentionStudent
-from grader_tests.attention.static import COUNT_RUNTIME, FORBID_RUNTIME
+from grader_tests.attention.static import COUNT_RUNTIME, FORBID_RUNTIME, review_reasons
 from grading.suite import Suite
 
 
@@ -23,5 +23,6 @@ SUITE = Suite(
     watch={"count": list(COUNT_RUNTIME), "forbid": list(FORBID_RUNTIME)},
     warm=cases.warm,
     example_reference=hand_reference,
+    review=review_reasons,
     packages=("torch", "numpy", "einops"),
 )

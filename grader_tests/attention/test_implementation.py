@@ -16,7 +16,7 @@ from grader_tests.attention.checks import (
     max_err,
     msg,
 )
-from grader_tests.attention.drivers import projection_problem
+from grader_tests.attention.drivers import layout_by_shape, projection_problem
 
 D, H = 16, 4
 FLOAT64_TOL = 1e-6   # float64 parity: float32 rounding inside (a float32 constant, an upcast softmax) passes
@@ -46,15 +46,31 @@ def _mha_parity(student, mha, params, hd, x, ctx=None, what=None, heads=H):
         expect_close(out, ref, C.OUT_TOL, what, names="b,q,d", hint=hint)
 
 
+HIDDEN_NAMES = msg("attention.py reaches functions through computed or indirect names ({}), so it cannot be "
+                   "checked for PyTorch's ready-made attention: call torch functions by their plain names "
+                   "(your instructor will review this)",
+                   "attention.py 通过计算出的或间接的名字调用函数（{}），因此无法检查是否使用了 PyTorch 现成的 "
+                   "attention：请直接用函数的名字调用 torch 函数（教师会人工复核）")
+
+
+def _hidden_names(source: str) -> dict[str, str]:
+    found = "; ".join(static.hidden_name_uses(source)[:3])
+    return {lang: text.format(found) for lang, text in HIDDEN_NAMES.items()}
+
+
 def test_no_fused_attention_static(student_source):
     uses = static.fused_attention_uses(student_source)
     expect(not uses, msg("attention.py uses PyTorch's ready-made attention (" + "; ".join(uses[:3]) +
                          "): the lab asks you to write QK^T / sqrt(dk), the softmax and the weighted sum yourself",
                          "attention.py 使用了 PyTorch 现成的 attention（" + "；".join(uses[:3]) +
                          "）：本实验要求自己写出 QK^T / sqrt(dk)、softmax 和加权求和"))
+    expect(not static.hidden_name_uses(student_source), _hidden_names(student_source))
 
 
-def test_no_fused_attention_runtime(student):
+def test_no_fused_attention_runtime(student, student_source):
+    # The counters below live in the student's process, which can rewrite them: they only ever
+    # count against the submission. The pass rests on the trusted analysis of the source.
+    expect(not static.hidden_name_uses(student_source), _hidden_names(student_source))
     q, k, v = C.parity_case()
     student.sdpa(q, k, v)
     got = _try_mha(student)
@@ -84,6 +100,9 @@ def test_mha_custom_head_dim(student):
     d_model, heads, hd = 12, 3, 8
     info = student.mha(d_model, heads, hd).describe()
     problem = projection_problem(info, d_model, heads * hd)
+    # Names are graded once, in test_mha_structure: here only the sizes head_dim implies count.
+    if problem is not None and layout_by_shape(info, d_model, heads * hd) is not None:
+        problem = None
     expect(problem is None, cat(msg(f"with head_dim={hd} (num_heads * head_dim = {heads * hd}): ",
                                     f"head_dim={hd}（num_heads * head_dim = {heads * hd}）时："), problem))
     mha, params, _ = _mha_with_params(student, d_model, heads, hd, seed=31)
@@ -111,7 +130,14 @@ def test_mha_reuses_sdpa(student, student_source):
                            "): call a ScaledDotProductAttention module instead of copying its logic",
                            "MultiHeadAttention 自己计算了 softmax（" + "；".join(copied[:3]) +
                            "）：请调用 ScaledDotProductAttention 模块，而不是复制它的逻辑"))
-    mha, _, _ = _mha_with_params(student)
+    # Trusted evidence first (the source); the in-jail counter below can only count against.
+    expect(static.class_uses_class(student_source, "MultiHeadAttention", "ScaledDotProductAttention"),
+           msg("MultiHeadAttention never refers to ScaledDotProductAttention: keep one "
+               "ScaledDotProductAttention module (e.g. self.attention) and call it on the split heads",
+               "MultiHeadAttention 从未引用 ScaledDotProductAttention：请保留一个 ScaledDotProductAttention "
+               "模块（例如 self.attention），并在拆分后的各个 head 上调用它"))
+    expect(not static.hidden_name_uses(student_source), _hidden_names(student_source))
+    mha = student.mha(D, H)  # its own weights: counting calls needs no reference
     name = "ScaledDotProductAttention.forward"
     before = student.stats().get("count", {}).get(name, 0)
     mha(C.tokens(45, 2, 5, D))
@@ -145,17 +171,23 @@ def test_gradients_match_reference(student):
                                 f"对 {name} 的梯度与参考实现相差 {err:.3g}（允许 1e-4）"))
 
 
+def _expect_dtype(dtype: torch.dtype, out, w, advice) -> None:
+    name = str(dtype).replace("torch.", "")
+    for part, zh, t in (("output", "输出", out), ("weights", "权重", w)):
+        expect(t.dtype == dtype, msg(f"{name} inputs gave a {dtype_name(t)} {part}: {advice['en']}",
+                                     f"{name} 输入得到了 {dtype_name(t)} 的{zh}：{advice['zh']}"))
+
+
 def test_dtype_preserved(student):
     q, k, v = C.qkv(60, 2, 2, 4, 5, 8, 6, dtype=torch.float64)
     mask = C.random_block_mask(61, (2, 2, 4, 5)).double()
     out, w = student.sdpa(q, k, v, mask, return_weights=True)
-    for part, zh, t in (("output", "输出", out), ("weights", "权重", w)):
-        expect(t.dtype == torch.float64,
-               msg(f"float64 inputs gave a {dtype_name(t)} {part}: keep the dtype of q (e.g. "
-                   "torch.finfo(scores.dtype), never a hard-coded float32)",
-                   f"float64 输入得到了 {dtype_name(t)} 的{zh}：应保持 q 的 dtype（例如使用 "
-                   "torch.finfo(scores.dtype)，不要写死 float32）"))
-    expect_close(out, C.ref_output(q, k, v, mask), FLOAT64_TOL, msg("float64 output", "float64 输出"))
+    _expect_dtype(torch.float64, out, w, msg("keep the dtype of q (e.g. torch.finfo(scores.dtype), never a "
+                                             "hard-coded float32)",
+                                             "应保持 q 的 dtype（例如使用 torch.finfo(scores.dtype)，不要写死 float32）"))
+    ref = C.ref_output(q, k, v, mask)
+    hint = diagnose.sdpa_output(out, q, k, v, mask) if max_err(out, ref) > FLOAT64_TOL else None
+    expect_close(out, ref, FLOAT64_TOL, msg("float64 output", "float64 输出"), hint=hint)
 
 
 def test_half_precision_large_logits(student):
@@ -166,12 +198,9 @@ def test_half_precision_large_logits(student):
         out, w = student.sdpa(q, k, v, return_weights=True)
     except Feedback as exc:
         raise Feedback(cat(msg("with float16 inputs: ", "输入为 float16 时："), exc.message)) from None
-    for part, zh, t in (("output", "输出", out), ("weights", "权重", w)):
-        expect(t.dtype == torch.float16,
-               msg(f"float16 inputs gave a {dtype_name(t)} {part}: return the dtype of q (compute the softmax "
-                   "in float32 if you like, then cast back with .to(q.dtype))",
-                   f"float16 输入得到了 {dtype_name(t)} 的{zh}：应返回 q 的 dtype（可以在 float32 中计算 softmax，"
-                   "再用 .to(q.dtype) 转回）"))
+    _expect_dtype(torch.float16, out, w, msg("return the dtype of q (compute the softmax in float32 if you like, "
+                                             "then cast back with .to(q.dtype))",
+                                             "应返回 q 的 dtype（可以在 float32 中计算 softmax，再用 .to(q.dtype) 转回）"))
     if not (torch.isfinite(w).all() and torch.isfinite(out).all()):
         q32, k32, v32 = (t.float() for t in (q, k, v))
         ok32 = _finite(student, q32, k32, v32)
@@ -207,6 +236,15 @@ def test_deterministic(student, fresh_student):
     diff = max(max_err(a[0], b[0]), max_err(a[1], b[1]))
     expect(same, cat(msg(f"ScaledDotProductAttention (max difference {diff:.3g}): ",
                          f"ScaledDotProductAttention（最大差 {diff:.3g}）："), diagnose.FAULTS["dropout"]))
+    # Equal twice is not enough: randomness seeded from the input repeats itself. The same sample
+    # twice in one batch must give the same rows (a seeded dropout draws different masks for them).
+    n = q.shape[0]
+    c = student.sdpa(*(torch.cat([t, t]) for t in (q, k, v)), return_weights=True)
+    diff = max(max_err(c[0][:n], c[0][n:]), max_err(c[1][:n], c[1][n:]))
+    expect(diff <= 1e-6, cat(msg(f"ScaledDotProductAttention on one batch holding the same sample twice "
+                                 f"(max difference between the copies {diff:.3g}): ",
+                                 f"ScaledDotProductAttention 在同一批中两次输入相同样本（两份结果最大差 {diff:.3g}）："),
+                             diagnose.FAULTS["dropout"]))
     params = C.mha_params(62, D, H, D // H)
     try:
         x = C.tokens(62, 2, 5, D)

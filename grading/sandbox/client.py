@@ -136,7 +136,10 @@ class Executor:
     """Owns one warm zygote (pays one torch import). One session at a time is the intended use."""
 
     def __init__(self, limits: Limits | None = None, *, slot: int | None = None,
-                 start_timeout: float = 180.0, debug: bool = False):
+                 start_timeout: float = 180.0, debug: bool = False, preload: tuple[str, ...] = ()):
+        """``preload``: modules the zygote imports once before any fork (e.g. ``("pandas",)``), so
+        no jail pays their import; a module that fails to import is skipped (the jail then fails
+        to import it too, as the student's own error)."""
         self.limits = limits or Limits()
         if os.geteuid() != 0:
             raise SandboxUnavailable(f"the sandbox needs root to build jails (euid {os.geteuid()})")
@@ -152,7 +155,7 @@ class Executor:
         self._stderr = None if debug else tempfile.TemporaryFile()
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "grading.sandbox.zygote", str(child.fileno())],
+                [sys.executable, "-m", "grading.sandbox.zygote", str(child.fileno()), json.dumps(list(preload))],
                 env=_clean_env(), cwd="/", close_fds=True, pass_fds=(child.fileno(),),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._stderr)
         except OSError as e:

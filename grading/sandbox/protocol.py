@@ -96,6 +96,25 @@ def encode(value, body_cap: int = BODY_CAP) -> bytes:
     size = [0]
     count = [0]
 
+    def blob(tag: str, dtype: str | None, shown, ndim: int, shape, numel: int, to_bytes) -> dict:
+        """A tensor ("X") or an array ("A"): checked, copied into the body, referenced by index."""
+        what = "tensor" if tag == "X" else "array"
+        if dtype is None:
+            raise ProtocolError(f"{what} dtype {shown} is not allowed")
+        if ndim > MAX_DIMS:
+            raise ProtocolError(f"{what} has too many dimensions")
+        if len(tensors) >= MAX_TENSORS:
+            raise ProtocolError("too many tensors")
+        # Check the size before copying: a huge result must fail cleanly, not run the
+        # jail out of address space while being serialised.
+        if size[0] + numel * _ITEMSIZE[dtype] > body_cap:
+            raise ProtocolError(f"message body larger than {body_cap} bytes")
+        data = to_bytes()
+        tensors.append({"dtype": dtype, "shape": [int(s) for s in shape], "offset": size[0], "nbytes": len(data)})
+        chunks.append(data)
+        size[0] += len(data)
+        return {tag: len(tensors) - 1}
+
     def enc(v, depth):
         count[0] += 1
         if count[0] > MAX_ITEMS:
@@ -109,39 +128,12 @@ def encode(value, body_cap: int = BODY_CAP) -> bytes:
         if isinstance(v, float):
             return float(v)
         if isinstance(v, torch.Tensor):
-            dtype = _DTYPE_NAMES.get(v.dtype)
-            if dtype is None:
-                raise ProtocolError(f"tensor dtype {v.dtype} is not allowed")
-            if v.dim() > MAX_DIMS:
-                raise ProtocolError("tensor has too many dimensions")
-            if len(tensors) >= MAX_TENSORS:
-                raise ProtocolError("too many tensors")
-            # Check the size before copying: a huge result must fail cleanly, not run the
-            # jail out of address space while being serialised.
-            if size[0] + v.numel() * v.element_size() > body_cap:
-                raise ProtocolError(f"message body larger than {body_cap} bytes")
-            data = tensor_bytes(v)
-            tensors.append({"dtype": dtype, "shape": [int(s) for s in v.shape],
-                            "offset": size[0], "nbytes": len(data)})
-            chunks.append(data)
-            size[0] += len(data)
-            return {"X": len(tensors) - 1}
+            return blob("X", _DTYPE_NAMES.get(v.dtype), v.dtype, v.dim(), v.shape, v.numel(),
+                        lambda: tensor_bytes(v))
         if isinstance(v, np.ndarray):
-            dtype = v.dtype.name
-            if dtype not in NP_DTYPES:
-                raise ProtocolError(f"array dtype {dtype} is not allowed")
-            if v.ndim > MAX_DIMS:
-                raise ProtocolError("array has too many dimensions")
-            if len(tensors) >= MAX_TENSORS:
-                raise ProtocolError("too many tensors")
-            if size[0] + v.size * _ITEMSIZE[dtype] > body_cap:
-                raise ProtocolError(f"message body larger than {body_cap} bytes")
-            data = array_bytes(v)
-            tensors.append({"dtype": dtype, "shape": [int(s) for s in v.shape],
-                            "offset": size[0], "nbytes": len(data)})
-            chunks.append(data)
-            size[0] += len(data)
-            return {"A": len(tensors) - 1}
+            name = v.dtype.name
+            return blob("A", name if name in NP_DTYPES else None, name, v.ndim, v.shape, v.size,
+                        lambda: array_bytes(v))
         if isinstance(v, tuple):
             return {"T": [enc(x, depth + 1) for x in v]}
         if isinstance(v, list):

@@ -19,8 +19,8 @@ import types
 
 import numpy as np
 import torch
-import torch.nn  # noqa: F401
-import torch.nn.functional  # noqa: F401
+import torch.nn
+import torch.nn.functional
 
 from grading.sandbox import protocol
 
@@ -257,6 +257,18 @@ class Runtime:
                 if child["is_linear"]:
                     child["bias"] = isinstance(getattr(c, "bias", None), torch.Tensor)
                 info["children"][n] = child
+            # Every Linear inside, in registration order, with its dotted name and, for a second
+            # name of the same module, the first one (so that aliases are not counted twice).
+            first: dict[int, str] = {}
+            for n, c in obj.named_modules(remove_duplicate=False):
+                if n and isinstance(c, torch.nn.Linear) and n.count(".") < 3:
+                    entry = {"name": n, "in_features": int(c.in_features), "out_features": int(c.out_features),
+                             "bias": isinstance(c.bias, torch.Tensor)}
+                    if id(c) in first:
+                        entry["alias_of"] = first[id(c)]
+                    else:
+                        first[id(c)] = n
+                    info.setdefault("linears", []).append(entry)
         return info
 
     def op_grad(self, req):

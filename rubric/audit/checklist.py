@@ -63,7 +63,7 @@ def _required_literals(pattern: str) -> list[str] | None:
     Walks the parsed regex: a sequence needs any of its mandatory parts, a branch needs one literal per
     alternative. Used only as a prefilter (``lit in sentence``) before the real regex runs."""
     try:
-        from re import _constants as C  # noqa: N812
+        from re import _constants as C
         from re import _parser
         tree = _parser.parse(pattern)
     except Exception:  # noqa: BLE001 - internal API; no prefilter is always correct

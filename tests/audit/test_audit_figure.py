@@ -8,7 +8,10 @@ import random
 import time
 
 import pytest
-from conftest import (
+
+from rubric.audit import grade_audit
+from rubric.audit.figure import analyse_figure
+from tests.audit.helpers import (
     EXAMPLE_WEIGHTS,
     MEASURED_OK,
     make_bar_chart,
@@ -20,9 +23,6 @@ from conftest import (
     make_pie,
     make_two_heatmaps,
 )
-
-from rubric.audit import grade_audit
-from rubric.audit.figure import analyse_figure
 
 random.seed(4)
 W4x4 = [[round(random.random(), 2) for _ in range(4)] for _ in range(4)]

@@ -10,9 +10,9 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import MEASURED_OK
 
 from rubric.audit import grade_audit
+from tests.audit.helpers import MEASURED_OK
 
 FIXTURE_AUDITS = ["zh_thorough.md", "en_thorough.md", "mixed.md", "overclaim_short_en.md", "overclaim_short_zh.md",
                   "stuffing.txt", "zh_claims_pass_but_fails.md", "en_honest_failure.md"]
@@ -91,7 +91,7 @@ def test_same_audit_without_its_figure_earns_less(name, audit_text, heatmap_png,
 
 
 def test_figure_that_is_not_the_labs_heatmap_earns_nothing_and_is_flagged(audit_text, heatmap_png, checklist):
-    from conftest import make_blank, make_pie
+    from tests.audit.helpers import make_blank, make_pie
 
     text = audit_text("en_thorough.md")
     s_heat = items(grade_audit(text, heatmap_png, MEASURED_OK, checklist))["figure"]["points"]

@@ -10,13 +10,22 @@ import tracemalloc
 
 import pypdf
 import pytest
-from conftest import make_heatmap, make_pdf, make_png_header_only
 from PIL import Image
 
 from grading import inputs
 from grading.inputs import FigureInfo, InputError, validate_audit, validate_code, validate_figure
+from tests.audit.helpers import make_heatmap, make_pdf, make_png_header_only
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def decoding_server():
+    """PDFs and images are decoded by children of a fork server: start it once, as the web app and
+    the worker do at their first upload."""
+    from grading.decode import warm
+
+    warm()
 
 
 def rejects(fn, filename, data, code: str, max_seconds: float = 0.5) -> InputError:
@@ -281,6 +290,61 @@ def test_pixel_cap_applies_just_above_the_limit_and_not_at_it(monkeypatch):
 
 
 def test_pillow_decompression_bomb_error_becomes_input_error(monkeypatch):
-    """If Pillow's own guard fires (e.g. its limit is lower than ours), the caller still gets InputError."""
+    """If Pillow's own guard fires (e.g. its limit is lower than ours), the caller still gets InputError
+    (checked on the decoding that the limited child runs, since the patch lives in this process)."""
     monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 1000)
-    rejects(validate_figure, "fig.png", _encode(Image.new("RGB", (100, 100), "red"), "PNG"), "figure_too_many_pixels")
+    rejects(inputs.decode_figure, "fig.png", _encode(Image.new("RGB", (100, 100), "red"), "PNG"), "figure_too_many_pixels")
+
+
+# ------------------------------------------------------------------ hostile files: bounded cost
+
+def test_a_jpeg_with_thousands_of_scans_is_refused_before_decoding():
+    from hostile_files import progressive_jpeg_with_repeated_scan
+
+    data = progressive_jpeg_with_repeated_scan(repeats=40_000)
+    err = rejects(validate_figure, "fig.jpg", data, "figure_too_complex", max_seconds=0.5)
+    assert "scans" in err.en
+
+
+def test_a_png_split_into_too_many_chunks_is_refused_before_decoding():
+    from hostile_files import png_with_many_chunks
+
+    rejects(validate_figure, "fig.png", png_with_many_chunks(), "figure_too_complex", max_seconds=0.5)
+
+
+def test_a_pdf_page_that_costs_seconds_is_stopped_by_the_cpu_limit(monkeypatch):
+    """A few KB of PDF whose one page inflates to ~2 MB of text operators: the child's CPU rlimit
+    stops the extraction inside the page and the student gets a bilingual reason."""
+    from hostile_files import pdf_with_costly_page
+
+    from autograder import settings
+
+    monkeypatch.setattr(settings, "DECODE_CPU_S", 1)
+    data = pdf_with_costly_page()
+    assert len(data) < 8 * 1024
+    err = rejects(validate_audit, "audit.pdf", data, "audit_too_costly", max_seconds=settings.DECODE_WALL_S + 1)
+    assert ".md" in err.en
+
+
+def test_decoding_that_outruns_the_wall_limit_is_killed_and_refused(monkeypatch):
+    from hostile_files import pdf_with_costly_page
+
+    from autograder import settings
+
+    monkeypatch.setattr(settings, "DECODE_WALL_S", 0.3)
+    rejects(validate_audit, "audit.pdf", pdf_with_costly_page(), "audit_too_costly", max_seconds=1.0)
+
+
+def test_decoding_that_needs_too_much_memory_is_refused(monkeypatch):
+    from autograder import settings
+
+    monkeypatch.setattr(settings, "DECODE_MEMORY_BYTES", 72 * 1024 * 1024)
+    big = _encode(Image.new("RGB", (4096, 4096), (30, 60, 90)), "PNG")   # 48 MiB once decoded
+    rejects(validate_figure, "fig.png", big, "figure_too_costly", max_seconds=settings.DECODE_WALL_S + 1)
+
+
+def test_the_decoding_child_leaves_the_caller_unharmed():
+    """After hostile files, an ordinary PDF and figure still decode (the fork server is reused)."""
+    text = validate_audit("audit.pdf", make_pdf(["The heatmap does not prove that key 1 causes the output."]))
+    assert "heatmap" in text
+    assert validate_figure("fig.png", make_heatmap()).looks_like_heatmap

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import MEASURED_OK
 
 from rubric.audit import grade_audit
+from tests.audit.helpers import MEASURED_OK
 
 HERE = Path(__file__).resolve().parent
 VALIDATION = HERE / "validation"

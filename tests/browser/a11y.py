@@ -21,7 +21,7 @@ def axe_source() -> str:
     return data.decode("utf-8")
 
 
-def axe_violations(page) -> list[dict]:  # noqa: ANN001
+def axe_violations(page) -> list[dict]:
     """Serious and critical axe-core violations on the page as it is now (WCAG 2.x A/AA rules and
     best practices). The browser context must bypass the app's CSP, which forbids inline scripts."""
     if not page.evaluate("() => typeof window.axe === 'object'"):
@@ -34,7 +34,7 @@ def axe_violations(page) -> list[dict]:  # noqa: ANN001
     return [v for v in violations if v["impact"] in BLOCKING]
 
 
-def overflow(page) -> list[str]:  # noqa: ANN001
+def overflow(page) -> list[str]:
     """Elements that stick out of the viewport horizontally (nothing may be cut off on a phone).
     Content inside a scrolling container (a wide table in its card) is fine: it can be reached."""
     return page.evaluate(

@@ -12,9 +12,9 @@ from playwright.sync_api import expect
 
 from app.extensions import db
 from app.models import GradingRun, Submission, utcnow
-from tests.browser.conftest import SCREENSHOTS, FakeWorker, full_result
+from tests.browser.helpers import SCREENSHOTS, FakeWorker, full_result
 from tests.factories import PASSWORD
-from tests.web.conftest import GOOD_CODE
+from tests.web.helpers import GOOD_CODE
 
 pytestmark = pytest.mark.browser
 
@@ -43,7 +43,7 @@ def heatmap_png() -> bytes:
     return buf.getvalue()
 
 
-def seed_class(web, factory, assignment, n: int = 12) -> None:  # noqa: ANN001
+def seed_class(web, factory, assignment, n: int = 12) -> None:
     """A few classmates with graded attempts so the dashboard has something to show."""
     failing_sets = [(), ("test_blocked_key_gets_zero_weight",), ("test_large_logits_stable", "test_dtype_preserved"),
                     ("test_blocked_key_gets_zero_weight", "test_mask_broadcasts_over_batch_and_heads",
@@ -59,7 +59,7 @@ def seed_class(web, factory, assignment, n: int = 12) -> None:  # noqa: ANN001
     db.session.commit()
 
 
-def login(page, base: str, email: str) -> None:  # noqa: ANN001
+def login(page, base: str, email: str) -> None:
     page.goto(f"{base}/login")
     page.fill("input[name=email]", email)
     page.fill("input[name=password]", PASSWORD)
@@ -114,10 +114,7 @@ def test_student_uploads_watches_status_and_reads_result(app, web, factory, live
     assert page.locator("table.heat").count() == 2
     img = page.locator(".figure img")
     assert img.evaluate("el => el.complete && el.naturalWidth > 0")
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "student_result.png"), full_page=True)
-    page.goto(f"{live_server}/")
-    page.screenshot(path=str(SCREENSHOTS / "student_assignment.png"), full_page=True)
+    # (the student pages' screenshots, at 1280 and 390 px, come from test_student_pages_browser.py)
     page.close()
 
 

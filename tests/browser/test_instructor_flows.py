@@ -11,8 +11,9 @@ from playwright.sync_api import expect
 
 from app.extensions import db
 from app.models import GradingRun, RegradeBatch, utcnow
-from tests.browser.conftest import SCREENSHOTS, FakeWorker, full_result
+from tests.browser.helpers import SCREENSHOTS, FakeWorker, full_result
 from tests.browser.test_browser_flows import login, seed_class
+from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.browser
 
@@ -20,7 +21,7 @@ MASK_TEST = "test_blocked_key_gets_zero_weight"
 
 
 @pytest.fixture
-def course_with_class(web, factory):  # noqa: ANN001, ANN201
+def course_with_class(web, factory):
     a = factory.assignment()
     a.deadline = utcnow() - timedelta(hours=30)               # 2 started days ago
     db.session.commit()
@@ -32,7 +33,7 @@ def course_with_class(web, factory):  # noqa: ANN001, ANN201
     return {"assignment": a, "teacher": teacher, "alice": alice, "sub": sub}
 
 
-def teacher_page(browser, live_server: str, teacher):  # noqa: ANN001, ANN201
+def teacher_page(browser, live_server: str, teacher):
     """A fresh English browser context signed in as the instructor, on the dashboard."""
     ctx = browser.new_context(viewport={"width": 1360, "height": 1000}, locale="en-US")
     page = ctx.new_page()
@@ -124,4 +125,53 @@ def test_drill_down_from_the_pass_rate_chart(app, web, live_server, browser, cou
     page.screenshot(path=str(SCREENSHOTS / "instructor_drilldown.png"), full_page=True)
     page.click("text=王小明")
     expect(page.locator(f"#attempt-{c['sub'].attempt}")).to_have_attribute("open", "")
+    # With three attempts, collapsed, the page is short (the issue measured 8,600 px before).
+    for _ in range(2):
+        web.grade(web.submit(c["alice"], c["assignment"]), full_result())
+    page.goto(f"{live_server}/instructor/students/{c['alice'].id}")
+    assert page.locator("details.attempt").count() == 3
+    height = page.evaluate("() => document.documentElement.scrollHeight")
+    print(f"instructor student page, 3 attempts collapsed: {height} px")
+    assert height < 1500
     ctx.close()
+
+
+def test_the_instructor_course_pages_pass_axe_and_fit_a_phone(app, web, live_server, browser, course_with_class):
+    """The pages added for the course (settings, log, regrade confirmation and batch, drill-down,
+    similarity side by side) have no serious or critical axe-core violation, in both languages, at
+    desktop and phone width, and nothing is cut off on the phone."""
+    from tests.browser.a11y import axe_violations, overflow
+    from worker.similarity import run_report
+
+    c = course_with_class
+    client = app.test_client()
+    client.post("/login", data={"email": c["teacher"].email, "password": PASSWORD})
+    client.post("/instructor/extensions", data={"student": c["alice"].email, "extra_days": "1", "reason": "病假"})
+    client.post("/instructor/regrade", data={"scope": "submission", "submission_id": c["sub"].id, "confirm": "1"})
+    assert client.post("/instructor/similarity").status_code == 302
+    from app.models import SimilarityReport
+
+    run_report(db.session.query(SimilarityReport).one().id)
+    assert client.get("/instructor/similarity/1/pairs/0").status_code == 200   # classmates share code
+    batch = db.session.query(RegradeBatch).one()
+    pages = ["/instructor/settings", "/instructor/log", "/instructor/regrade?scope=counting",
+             f"/instructor/regrades/{batch.id}", f"/instructor/tests/{MASK_TEST}", "/instructor/similarity",
+             "/instructor/similarity/1/pairs/0", f"/instructor/students/{c['alice'].id}#attempt-1"]
+    problems: list[str] = []
+    for lang, locale in (("zh", "zh-CN"), ("en", "en-US")):
+        for width in (1280, 390):
+            ctx = browser.new_context(viewport={"width": width, "height": 900}, locale=locale, bypass_csp=True)
+            page = ctx.new_page()
+            login(page, live_server, c["teacher"].email)
+            page.wait_for_load_state()
+            page.goto(f"{live_server}/lang/{lang}")
+            for path in pages:
+                page.goto(f"{live_server}{path}")
+                page.wait_for_load_state()
+                where = f"{lang}/{width} {path}"
+                problems.extend(f"{where}: {v['impact']} {v['id']} ({v['help']}): {v['nodes']}"
+                                for v in axe_violations(page))
+                if width < 500:
+                    problems.extend(f"{where}: cut off: {o}" for o in overflow(page))
+            ctx.close()
+    assert problems == [], "\n".join(problems)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
+from tests.browser.helpers import SCREENSHOTS
 from tests.workers import BIN, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -42,13 +43,13 @@ def heatmap_png() -> bytes:
 
 
 @pytest.fixture
-def served(tmp_path):  # noqa: ANN001, ANN201
+def served(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY")}
     env["DATA_DIR"] = str(tmp_path / "data")
     for args in (["db", "upgrade"], ["demo"]):
         assert subprocess.run([str(BIN), *args], env=env, capture_output=True).returncode == 0
     port = free_port()
-    log = open(tmp_path / "run.log", "wb")  # noqa: SIM115
+    log = open(tmp_path / "run.log", "wb")
     proc = subprocess.Popen([str(BIN), "run", "--port", str(port), "--concurrency", "1"], env=env,
                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
@@ -78,7 +79,7 @@ def served(tmp_path):  # noqa: ANN001, ANN201
         log.close()
 
 
-def sign_in(page, base: str, email: str) -> None:  # noqa: ANN001
+def sign_in(page, base: str, email: str) -> None:
     page.goto(f"{base}/login")
     page.fill("input[name=email]", email)
     page.fill("input[name=password]", PASSWORD)
@@ -102,8 +103,13 @@ def test_a_student_uploads_and_reads_a_real_grade_then_the_instructor_sees_it(se
     graded_after = time.monotonic() - t0
     body = page.inner_text("body")
     assert "已评分" in body
-    assert "the mask must act on the scores before the softmax" in body, "actionable feedback is shown"
+    # the diagnosis, in the student's language (the engine's feedback is bilingual)
+    assert "应在 softmax 之前把 mask 加到 score 上" in body, "actionable feedback is shown"
     assert graded_after < 30
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "real_run_student_result.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.screenshot(path=str(SCREENSHOTS / "real_run_student_result_390.png"), full_page=True)
 
     teacher = browser.new_page(locale="en-US")
     sign_in(teacher, served, "teacher@example.edu")

@@ -10,7 +10,7 @@ import pytest
 
 from grading.i18n import is_msg, pick
 from grading.runner import GradeInput, grade
-from tests.grading.conftest import SUBMISSIONS
+from tests.grading.helpers import SUBMISSIONS
 
 PAGE_CODE = SUBMISSIONS / "numpy" / "course_page.py"
 SEED = Path("/work/shared/seeds/attention_qkv_course_page.txt")

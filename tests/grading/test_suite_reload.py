@@ -8,7 +8,7 @@ import uuid
 
 from grading.runner import GradeInput, grade
 from rubric.loader import RUBRIC_ROOT, SUITE_ROOT
-from tests.grading.conftest import SUBMISSIONS
+from tests.grading.helpers import SUBMISSIONS
 
 CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_bytes()
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from grading.runner import GradeInput, grade
-from tests.grading.conftest import SUBMISSIONS
+from tests.grading.helpers import SUBMISSIONS
 
 WRONG = (SUBMISSIONS / "faulty" / "softmax_query_axis.py").read_text()
 CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_bytes()

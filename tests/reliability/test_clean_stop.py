@@ -46,14 +46,14 @@ def healthz(port: int) -> dict | None:
         return None
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_autograder_run_stops_web_workers_and_zygotes_on_sigterm_as_on_ctrl_c(tmp_path, sig):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("PYTEST") and k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(DATA_DIR=str(tmp_path / "data"), SECRET_KEY="test-secret", HEARTBEAT_INTERVAL_S="1")
     subprocess.run([str(BIN), "db", "upgrade"], env=env, check=True, capture_output=True)
     port = free_port()
-    log = open(tmp_path / "run.log", "wb")  # noqa: SIM115 - handed to the child
+    log = open(tmp_path / "run.log", "wb")
     proc = subprocess.Popen([str(BIN), "run", "--port", str(port), "--concurrency", "1"], env=env,
                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     log.close()

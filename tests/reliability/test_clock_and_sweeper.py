@@ -18,14 +18,14 @@ from app.extensions import db
 from app.models import GradingRun, WorkerHeartbeat
 from app.storage import BlobStore
 from app.submitting import Upload, submit
-from tests.reliability.conftest import CORRECT
+from tests.reliability.helpers import CORRECT
 from worker import heartbeat, runs, sweeper
 
 pytestmark = [pytest.mark.postgres]
 
 
 @pytest.fixture
-def run_id(app, factory):  # noqa: ANN001, ANN201
+def run_id(app, factory):
     sub = submit(factory.assignment(), factory.student(), Upload("attention.py", CORRECT),
                  store=BlobStore(app.config["UPLOAD_DIR"]))
     return sub.runs[0].id

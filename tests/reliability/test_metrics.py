@@ -11,9 +11,9 @@ from app.extensions import db
 from app.models import WorkerHeartbeat
 from app.storage import BlobStore
 from app.submitting import Upload, submit
-from tests.conftest import make_app
 from tests.factories import Factory
-from tests.reliability.conftest import CORRECT
+from tests.helpers import make_app
+from tests.reliability.helpers import CORRECT
 
 
 def seed() -> None:
@@ -37,7 +37,7 @@ def seed() -> None:
     db.session.commit()
 
 
-def scrape(client, **headers) -> dict:  # noqa: ANN001, ANN003
+def scrape(client, **headers) -> dict:
     resp = client.get("/metrics", headers=headers)
     assert resp.status_code == 200, resp.status_code
     assert resp.content_type.startswith("text/plain; version=")

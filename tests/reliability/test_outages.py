@@ -23,9 +23,9 @@ from app.extensions import db
 from app.models import GradingRun
 from app.storage import BlobStore
 from app.submitting import Upload, submit
-from tests.conftest import make_app
 from tests.factories import Factory
-from tests.reliability.conftest import (
+from tests.helpers import make_app
+from tests.reliability.helpers import (
     CORRECT,
     CORRECT_TOTAL,
     FAULTY,
@@ -75,7 +75,7 @@ def private_pg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Priva
         pg.destroy()
 
 
-def tokens_for(app, n: int) -> list[str]:  # noqa: ANN001
+def tokens_for(app, n: int) -> list[str]:
     with app.app_context():
         f = Factory()
         f.assignment()

@@ -19,7 +19,7 @@ from app.models import GradingRun, Submission, WorkerHeartbeat, utcnow
 from app.models import TestResult as ResultRow
 from app.storage import BlobStore
 from app.submitting import Upload, submit
-from tests.reliability.conftest import CORRECT
+from tests.reliability.helpers import CORRECT
 from worker import runs, sweeper
 
 pytestmark = [pytest.mark.postgres]
@@ -33,7 +33,7 @@ RESULT = {
 
 
 @pytest.fixture
-def run_id(app, factory):  # noqa: ANN001, ANN201
+def run_id(app, factory):
     sub = submit(factory.assignment(), factory.student(), Upload("attention.py", CORRECT),
                  store=BlobStore(app.config["UPLOAD_DIR"]))
     return sub.runs[0].id
@@ -45,7 +45,7 @@ def dead_pid() -> int:
     return proc.pid
 
 
-def store(app):  # noqa: ANN001, ANN201
+def store(app):
     return BlobStore(app.config["UPLOAD_DIR"])
 
 

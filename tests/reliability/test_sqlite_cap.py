@@ -14,9 +14,9 @@ import app.submitting as submitting
 from app.extensions import db
 from app.models import Assignment, Submission, User
 from app.storage import BlobStore
-from tests.conftest import make_app
 from tests.factories import Factory
-from tests.reliability.conftest import CORRECT
+from tests.helpers import make_app
+from tests.reliability.helpers import CORRECT
 
 
 def test_pending_cap_holds_under_concurrent_uploads_of_one_student_on_sqlite(tmp_path, monkeypatch):
@@ -31,7 +31,7 @@ def test_pending_cap_holds_under_concurrent_uploads_of_one_student_on_sqlite(tmp
     # busy machine does: without serialisation every upload reads the same count.
     checked = submitting.check_policy
 
-    def slow_check(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def slow_check(*args, **kwargs):
         days = checked(*args, **kwargs)
         time.sleep(0.3)
         return days

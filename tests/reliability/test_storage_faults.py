@@ -17,9 +17,9 @@ from sqlalchemy import func, select
 
 from app.extensions import db
 from app.models import Blob, GradingRun, Submission
-from tests.conftest import make_app
 from tests.factories import PASSWORD, Factory
-from tests.reliability.conftest import CORRECT
+from tests.helpers import make_app
+from tests.reliability.helpers import CORRECT
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def fill(disk: Path) -> Path:
 
 
 @pytest.fixture
-def disk_app(small_disk: Path):  # noqa: ANN201
+def disk_app(small_disk: Path):
     app = make_app(small_disk, f"sqlite:///{small_disk / 'autograder.sqlite'}", CELERY_BROKER_URL="memory://")
     with app.app_context():
         upgrade()
@@ -64,13 +64,13 @@ def disk_app(small_disk: Path):  # noqa: ANN201
         db.engine.dispose()
 
 
-def api_post(client, token: str):  # noqa: ANN001, ANN201
+def api_post(client, token: str):
     return client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
                        data={"code": (io.BytesIO(CORRECT), "attention.py"), "confirm_no_audit": "1"},
                        content_type="multipart/form-data")
 
 
-def rows(app) -> tuple[int, int, int]:  # noqa: ANN001
+def rows(app) -> tuple[int, int, int]:
     with app.app_context():
         out = tuple(db.session.scalar(select(func.count()).select_from(m)) for m in (Submission, GradingRun, Blob))
         db.session.remove()

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from grading.sandbox import Executor, Limits, SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
-from tests.sandbox.conftest import TEST_LIMITS, abuse_source, assert_healthy, processes, wait_no_leftovers
+from tests.sandbox.helpers import TEST_LIMITS, abuse_source, assert_healthy, processes, wait_no_leftovers
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 X = torch.arange(6, dtype=torch.float32).reshape(2, 3)

@@ -15,23 +15,9 @@ import pytest
 import torch
 
 from grading.sandbox import Limits, StudentError, StudentTimeout, protocol
-from tests.sandbox.conftest import GOOD, TEST_LIMITS, assert_healthy, leftovers, wait_no_leftovers
+from tests.sandbox.helpers import GOOD, TEST_LIMITS, assert_healthy, leftovers, roundtrip, wait_no_leftovers
 
 # --------------------------------------------------------------------------- protocol (no processes)
-
-
-def _roundtrip(value, **caps):
-    a, b = socket.socketpair()
-    try:
-        data = protocol.encode(value)
-        t = threading.Thread(target=a.sendall, args=(data,))
-        t.start()
-        out = protocol.recv(b, **caps)
-        t.join()
-        return out
-    finally:
-        a.close()
-        b.close()
 
 
 def test_protocol_roundtrip_values():
@@ -41,7 +27,7 @@ def test_protocol_roundtrip_values():
                torch.randn(4, 6)[:, ::2]]  # non-contiguous view
     value = {"t": tensors, "tup": (1, 2.5, None, True, "s"), "nan": float("nan"), "inf": -math.inf,
              "nested": {"D": [{"X": 1}]}}  # user dicts that look like tags stay dicts
-    out = _roundtrip(value)
+    out = roundtrip(value)
     for a, b in zip(tensors, out["t"], strict=True):
         assert type(b) is torch.Tensor and b.dtype == a.dtype and b.shape == a.shape and b.is_contiguous()
         assert torch.equal(a, b)
@@ -111,7 +97,9 @@ def test_correct_module_roundtrip(executor):
         info = s.describe(h)
         assert info["type"] == "Scale" and info["is_module"] is True and info["training"] is False
         assert info["parameters"] == {"lin.weight": [2, 3], "lin.bias": [2]}
-        assert info["children"] == {"lin": {"type": "Linear", "in_features": 3, "out_features": 2}}
+        assert info["children"] == {"lin": {"type": "Linear", "is_linear": True, "in_features": 3, "out_features": 2,
+                                            "bias": True}}
+        assert info["linears"] == [{"name": "lin", "in_features": 3, "out_features": 2, "bias": True}]
         w, bias = torch.randn(2, 3), torch.randn(2)
         s.set_params(h, {"lin.weight": w, "lin.bias": bias})
         assert torch.allclose(s.call(h, "project", x), x @ w.T + bias)

@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-import socket
 import struct
-import threading
 
 import numpy as np
 import pytest
 import torch
 
 from grading.sandbox import StudentError, protocol
-
-
-def _roundtrip(value):
-    a, b = socket.socketpair()
-    try:
-        data = protocol.encode(value)
-        t = threading.Thread(target=a.sendall, args=(data,))
-        t.start()
-        out = protocol.recv(b)
-        t.join()
-        return out
-    finally:
-        a.close()
-        b.close()
-
+from tests.sandbox.helpers import roundtrip
 
 # --------------------------------------------------------------------------- protocol (no processes)
 
@@ -35,7 +19,7 @@ def test_arrays_round_trip_as_plain_contiguous_arrays_of_the_same_dtype():
               np.arange(5, dtype=np.int64), np.arange(5, dtype=np.int32), np.tril(np.ones((3, 3), bool)),
               np.empty((0, 4)), np.array(2.5), np.arange(12.0).reshape(3, 4)[:, ::2],  # a strided view
               np.arange(4, dtype=">f8")]                                             # big-endian
-    out = _roundtrip({"a": arrays, "t": torch.ones(2)})
+    out = roundtrip({"a": arrays, "t": torch.ones(2)})
     for sent, got in zip(arrays, out["a"], strict=True):
         assert type(got) is np.ndarray and got.flags.c_contiguous and got.flags.owndata
         assert got.dtype.name == sent.dtype.name and got.dtype.isnative and got.shape == sent.shape
@@ -45,11 +29,11 @@ def test_arrays_round_trip_as_plain_contiguous_arrays_of_the_same_dtype():
 
 def test_an_array_subclass_arrives_as_a_plain_array():
     class Lying(np.ndarray):
-        def __eq__(self, other):  # noqa: D105 - "equal to anything"
+        def __eq__(self, other):
             return True
 
     sent = np.arange(3.0).view(Lying)
-    got = _roundtrip(sent)
+    got = roundtrip(sent)
     assert type(got) is np.ndarray
     assert (got == np.array([9.0, 9.0, 9.0])).tolist() == [False, False, False]
 
@@ -140,3 +124,30 @@ def test_errors_of_module_functions_name_the_student_line(executor):
         with pytest.raises(StudentError, match="not a function"):
             s.call_function("SCALE")
         assert s.alive                               # none of these costs the session
+
+
+PANDAS_PROBE = "import sys\nBEFORE = 'pandas' in sys.modules\nimport pandas\n\ndef before():\n    return BEFORE\n"
+
+
+def test_preloaded_packages_are_already_imported_when_the_student_module_loads(executor):
+    from grading.sandbox import Executor
+    from tests.sandbox.helpers import TEST_LIMITS, wait_no_leftovers
+
+    with executor.session(PANDAS_PROBE, "attention.py", "attention") as s:
+        s.load()
+        assert s.call_function("before") is False          # the shared fixture preloads nothing
+    with Executor(TEST_LIMITS, preload=("pandas", "no_such_package_xyz")) as ex:
+        with ex.session(PANDAS_PROBE, "attention.py", "attention") as s:
+            s.load()
+            assert s.call_function("before") is True       # imported once in the zygote
+        assert ex.alive                                     # a missing package is skipped
+    assert wait_no_leftovers(ex) == []
+
+
+def test_the_worker_preloads_what_the_suites_declare():
+    from grading.executor import suite_packages
+    from grading.suite import load_suite, suite_names
+
+    assert {"attention", "attention_numpy"} <= set(suite_names())
+    assert "pandas" in load_suite("attention_numpy").packages
+    assert "pandas" in suite_packages() and "numpy" in suite_packages() and "torch" not in suite_packages()

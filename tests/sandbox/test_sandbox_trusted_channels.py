@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError
-from tests.sandbox.conftest import GOOD, abuse_source, assert_healthy
+from tests.sandbox.helpers import GOOD, abuse_source, assert_healthy
 
 RANDOM = '''
 import torch

@@ -12,7 +12,7 @@ import pytest
 BIN = Path(sys.executable).parent / "autograder"
 
 
-def cli(*args: str, env: dict, input: str | None = None) -> subprocess.CompletedProcess:  # noqa: A002
+def cli(*args: str, env: dict, input: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([str(BIN), *args], env=env, capture_output=True, text=True, timeout=120, input=input)
 
 

@@ -33,7 +33,7 @@ def test_every_stateful_service_has_a_healthcheck():
 
 
 def test_web_and_worker_restart_unless_stopped():
-    for name in ("web", "worker", "postgres", "redis"):
+    for name in ("web", "worker", "postgres", "redis", "proxy"):
         assert COMPOSE["services"][name]["restart"] == "unless-stopped", name
 
 

@@ -8,10 +8,10 @@ from alembic.migration import MigrationContext
 from flask_migrate import downgrade, upgrade
 from sqlalchemy import inspect
 
-from tests.conftest import make_app
+from tests.helpers import make_app
 
 
-def _assert_matches_models(app) -> None:  # noqa: ANN001
+def _assert_matches_models(app) -> None:
     from app.extensions import db
 
     with db.engine.connect() as conn:

@@ -11,8 +11,8 @@ from app.extensions import db
 from app.models import GradingRun, Submission
 from app.storage import BlobStore
 from app.submitting import Upload, submit
-from tests.conftest import REDIS_TEST_URL, empty_database, make_app
 from tests.factories import Factory
+from tests.helpers import REDIS_TEST_URL, empty_database, make_app
 from tests.workers import running_worker, service_env, wait_for
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "submissions"
@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
 
 
 @pytest.fixture
-def live_app(migrated_pg, tmp_path):  # noqa: ANN001, ANN201
+def live_app(migrated_pg, tmp_path):
     """The app wired to the session's PostgreSQL and a private Redis database, both emptied."""
     redis.Redis.from_url(REDIS_TEST_URL).flushdb()
     app = make_app(tmp_path, migrated_pg, CELERY_BROKER_URL=REDIS_TEST_URL, REDIS_URL=REDIS_TEST_URL)
@@ -32,7 +32,7 @@ def live_app(migrated_pg, tmp_path):  # noqa: ANN001, ANN201
         db.engine.dispose()
 
 
-def _status(app, sub_id: int) -> str:  # noqa: ANN001
+def _status(app, sub_id: int) -> str:
     with app.app_context():
         return db.session.get(Submission, sub_id).status
 

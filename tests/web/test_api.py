@@ -6,14 +6,14 @@ import io
 from datetime import datetime, timedelta
 
 from app.extensions import db
-from tests.web.conftest import AUDIT_MD, GOOD_CODE, png_bytes, realistic_result
+from tests.web.helpers import AUDIT_MD, GOOD_CODE, png_bytes, realistic_result
 
 
 def bearer(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
 
 
-def upload(client, token, code=GOOD_CODE, filename="attention.py", **extra):  # noqa: ANN001, ANN003, ANN201
+def upload(client, token, code=GOOD_CODE, filename="attention.py", **extra):
     data = {"code": (io.BytesIO(code), filename)}
     data.update(extra)
     return client.post("/api/v1/submissions", data=data, headers=bearer(token),
@@ -112,7 +112,7 @@ def test_too_many_pending_is_429(client, factory, course, app):
     assert resp.json["code"] == "too_many_pending"
 
 
-def test_cooldown_is_429(client, factory, course):
+def test_cooldown_is_429_with_retry_after(client, factory, course):
     a = course["assignment"]
     a.cooldown_seconds = 600
     db.session.commit()
@@ -120,6 +120,7 @@ def test_cooldown_is_429(client, factory, course):
     assert upload(client, token).status_code == 202
     resp = upload(client, token)
     assert resp.status_code == 429 and resp.json["code"] == "cooldown"
+    assert resp.json["message"]["zh"] and 590 <= int(resp.headers["Retry-After"]) <= 600
 
 
 def test_unknown_assignment_slug_is_404(client, factory, course):

@@ -24,7 +24,7 @@ from app.models import (
     User,
     utcnow,
 )
-from tests.web.conftest import realistic_result
+from tests.web.helpers import realistic_result
 from tests.web.test_instructor import confirm_regrade
 
 
@@ -36,7 +36,7 @@ def forget_cached_user() -> None:
     g.pop("_login_user", None)
 
 
-def switch(client, web, user) -> None:  # noqa: ANN001
+def switch(client, web, user) -> None:
     """Sign out whoever is signed in, then sign in as `user`."""
     client.post("/logout")
     web.login(client, user)
@@ -161,7 +161,7 @@ def test_extension_for_an_unknown_student_is_refused_in_both_languages(client, w
 
 def test_test_and_category_overrides_need_a_comment_survive_regrades_and_show_to_the_student(client, web,
                                                                                               course):
-    from app.submitting import request_regrade
+    from app.regrading import request_regrade
 
     sub = web.submit(course["alice"])
     web.grade(sub, realistic_result(fail_mask=True))      # 92: the mask test got 0 of 4
@@ -203,7 +203,7 @@ def test_test_and_category_overrides_need_a_comment_survive_regrades_and_show_to
                    ("category:implementation", 20.0, None)]
 
 
-def _bearer(web, user) -> dict:  # noqa: ANN001
+def _bearer(web, user) -> dict:
     return {"Authorization": f"Bearer {web.f.token(user)}"}
 
 
@@ -384,7 +384,7 @@ def test_links_for_every_student_without_a_password(client, web, course):
 
 
 @pytest.fixture
-def graded_class(web, course, factory):  # noqa: ANN001, ANN201
+def graded_class(web, course, factory):
     web.grade(web.submit(course["alice"]))                                  # 96
     web.grade(web.submit(course["bob"]), realistic_result(fail_mask=True))  # 92
     factory.student(email="wang@example.edu", name="王小明")                 # no attempt
@@ -480,7 +480,7 @@ def test_openapi_describes_the_instructor_endpoints(client):
 # --- permissions and CSRF ------------------------------------------------------------------------
 
 
-def instructor_routes(course, sub_id: int) -> tuple[list[str], list[tuple[str, dict]]]:  # noqa: ANN001
+def instructor_routes(course, sub_id: int) -> tuple[list[str], list[tuple[str, dict]]]:
     gets = ["/instructor/settings", "/instructor/log", "/instructor/regrades", "/instructor/regrade?scope=counting",
             "/instructor/tests/test_sdpa_interface", "/instructor/similarity", "/instructor/similarity/status",
             "/instructor/gradebook.csv?format=canvas", "/instructor/gradebook.csv?format=moodle"]
@@ -579,3 +579,41 @@ def test_the_new_pages_are_in_chinese_for_a_chinese_instructor(client, web, cour
     }
     for url, text in expected.items():
         assert text in client.get(url).get_data(as_text=True), url
+
+
+def test_sign_in_links_are_for_students_only(client, web, course, factory):
+    other = factory.instructor(email="ta@example.edu")
+    switch(client, web, course["teacher"])
+    resp = client.post("/instructor/roster/links", data={"user_id": [other.id]}, follow_redirects=True)
+    assert resp.mimetype == "text/html" and db.session.query(SignInLink).count() == 0
+
+
+def test_drill_down_shows_bilingual_feedback_in_the_readers_language(client, web, course):
+    from worker import runs
+
+    sub = web.submit(course["alice"])
+    result = realistic_result(fail_mask=True)
+    mask = next(t for t in result["tests"] if t["id"] == "test_blocked_key_gets_zero_weight")
+    mask["feedback"] = {"en": "key 2 still gets weight 0.31", "zh": "key 2 的权重仍为 0.31"}
+    run = sub.latest_run
+    from app.storage import BlobStore
+
+    assert runs.claim(run.id, "w", BlobStore(web.app.config["UPLOAD_DIR"])) is not None
+    assert runs.store_result(run.id, "w", result)        # the worker's own store (JSON text for a dict)
+    switch(client, web, course["teacher"])
+    client.get("/lang/zh")
+    assert "key 2 的权重仍为 0.31" in client.get("/instructor/tests/test_blocked_key_gets_zero_weight").get_data(True)
+    client.get("/lang/en")
+    page = client.get("/instructor/tests/test_blocked_key_gets_zero_weight").get_data(True)
+    assert "key 2 still gets weight 0.31" in page and "&#34;zh&#34;" not in page and '{"en"' not in page
+
+
+def test_saving_untouched_settings_logs_nothing(client, web, course):
+    a = course["assignment"]
+    a.deadline = utcnow().replace(microsecond=123456)        # seconds the form does not show
+    db.session.commit()
+    switch(client, web, course["teacher"])
+    page = client.get("/instructor/settings").get_data(as_text=True)
+    shown = re.search(r'name="deadline" value="([^"]+)"', page).group(1)
+    client.post("/instructor/settings", data=settings_form(deadline=shown))
+    assert db.session.query(CourseLog).count() == 0

@@ -3,7 +3,7 @@ goes through the worker's real store; rows written before feedback was bilingual
 
 from __future__ import annotations
 
-from tests.web.conftest import realistic_result
+from tests.web.helpers import realistic_result
 
 FEEDBACK = {"en": "key 2 still gets weight 0.31 from query 0: add the mask before the softmax",
             "zh": "第 2 个 key 仍从 query 0 得到 0.31 的权重：请在 softmax 之前加上 mask"}

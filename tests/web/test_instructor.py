@@ -10,14 +10,14 @@ from sqlalchemy import event
 
 from app.extensions import db
 from app.models import AuditReview, GradingRun, RegradeBatch, Submission, TestResult, User
-from tests.web.conftest import realistic_result
+from tests.web.helpers import realistic_result
 
 
 @contextmanager
-def count_queries(engine):  # noqa: ANN001, ANN201
+def count_queries(engine):
     seen: list[str] = []
 
-    def before(conn, cursor, statement, *args):  # noqa: ANN001, ANN002
+    def before(conn, cursor, statement, *args):
         seen.append(statement)
 
     event.listen(engine, "before_cursor_execute", before)
@@ -27,7 +27,7 @@ def count_queries(engine):  # noqa: ANN001, ANN201
         event.remove(engine, "before_cursor_execute", before)
 
 
-def bulk_class(assignment, n_students: int, attempts: int = 3, start: int = 0) -> None:  # noqa: ANN001
+def bulk_class(assignment, n_students: int, attempts: int = 3, start: int = 0) -> None:
     """n students × attempts graded submissions, written directly (fast)."""
     from app.models import Blob
 
@@ -55,7 +55,7 @@ def bulk_class(assignment, n_students: int, attempts: int = 3, start: int = 0) -
     db.session.commit()
 
 
-def measured_get(client, url: str) -> tuple[int, list[str]]:  # noqa: ANN001
+def measured_get(client, url: str) -> tuple[int, list[str]]:
     db.session.expire_all()  # nothing cached from the test's own writes
     with count_queries(db.engine) as seen:
         status = client.get(url).status_code
@@ -77,7 +77,7 @@ def test_dashboard_query_count_does_not_grow_with_class_size(client, web, course
     assert len(big) <= 12
 
 
-def confirm_regrade(client, **data) -> int:  # noqa: ANN001
+def confirm_regrade(client, **data) -> int:
     """Ask for the confirmation page, then confirm with the count it states; returns the count."""
     import re
 
@@ -154,7 +154,7 @@ def test_student_page_shows_runs_tests_log_highlighted_code_and_audit(client, we
 
 
 def test_audit_review_is_saved_with_reviewer_and_kept_through_regrade(client, web, course):
-    from app.submitting import request_regrade
+    from app.regrading import request_regrade
 
     sub = web.submit(course["alice"])
     web.grade(sub)

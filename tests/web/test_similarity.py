@@ -51,7 +51,7 @@ def test_segments_cover_the_code_exactly_and_mark_the_matches():
     assert [t for m, t in parts if m] == ["cd", "ghi"]
 
 
-def _submit_code(web, student, code: str):  # noqa: ANN001, ANN202
+def _submit_code(web, student, code: str):
     from app.storage import BlobStore
     from app.submitting import Upload, submit
 
@@ -99,7 +99,7 @@ def test_a_failing_report_says_why_instead_of_staying_queued(web, course, monkey
     import worker.similarity
     from worker.similarity import run_report
 
-    def broken(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+    def broken(*args, **kwargs):
         raise MemoryError("corpus too large")
 
     _submit_code(web, course["alice"], SOURCES["alice"])

@@ -7,10 +7,10 @@ from datetime import timedelta
 
 from app.extensions import db
 from app.models import Blob, Submission, utcnow
-from tests.web.conftest import AUDIT_MD, GOOD_CODE, png_bytes, realistic_result
+from tests.web.helpers import AUDIT_MD, GOOD_CODE, png_bytes, realistic_result
 
 
-def form_upload(client, slug="attention", code=GOOD_CODE, name="attention.py", **extra):  # noqa: ANN001, ANN003, ANN201
+def form_upload(client, slug="attention", code=GOOD_CODE, name="attention.py", **extra):
     # Code alone needs the "submit without an audit" confirmation; tests of that pass it explicitly.
     data = {"code": (io.BytesIO(code), name), "confirm_no_audit": "1"}
     data.update(extra)
@@ -181,7 +181,7 @@ def test_history_lists_attempts_with_scores(client, web, course):
 
 
 def test_regraded_submission_shows_run_history_with_versions(client, web, course):
-    from app.submitting import request_regrade
+    from app.regrading import request_regrade
 
     sub = web.submit(course["alice"])
     web.grade(sub, realistic_result(grader_version="v1"))

@@ -10,7 +10,7 @@ import io
 import pytest
 
 from tests.helpers import rubric_result
-from tests.web.conftest import GOOD_CODE, png_bytes
+from tests.web.helpers import GOOD_CODE, png_bytes
 
 NUMPY_LABELS_EN = ["Stable softmax", "Projections and sqrt(d_k) scale", "Row-stochastic weights and context",
                    "Causal and boolean masks"]
@@ -21,7 +21,7 @@ EN = {"Accept-Language": "en"}
 
 
 @pytest.fixture
-def two_labs(factory, web, course):  # noqa: ANN001, ANN201
+def two_labs(factory, web, course):
     """Alice graded in both labs: attention with an audit, NumPy with the mask tests failed."""
     numpy_lab = factory.assignment("numpy-lab", title="NumPy attention lab", suite="attention_numpy")
     attention = web.submit(course["alice"], course["assignment"])

@@ -1,22 +1,10 @@
-"""Fixtures of the grading tests: ONE real sandbox Executor per test module (torch imported once)."""
+"""Helpers of the grading tests, imported as a module (fixtures stay in conftest.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 SUBMISSIONS = Path(__file__).resolve().parent.parent / "fixtures" / "submissions"
-
-
-@pytest.fixture(scope="module")
-def executor():
-    """A real sandbox executor with short call/import timeouts (hang tests stay fast)."""
-    from grading.sandbox import Executor, Limits
-
-    # No skip when the sandbox is unavailable: grading without it is not grading.
-    with Executor(Limits(call_timeout=2.0, import_timeout=3.0)) as ex:
-        yield ex
 
 
 def read(path: Path) -> bytes:

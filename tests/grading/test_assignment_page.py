@@ -1,0 +1,41 @@
+"""The assignment page and the README state the contract as it is graded: eval mode, the importable
+packages (the Suite's list) and the tolerances (the suite's constants)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader_tests.attention import cases as C
+from grader_tests.attention.suite import SUITE
+from grader_tests.attention.test_implementation import FLOAT64_TOL, HALF_TOL
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = {"ASSIGNMENT.md": (ROOT / "grader_tests" / "attention" / "ASSIGNMENT.md").read_text(encoding="utf-8"),
+         "README.md": (ROOT / "README.md").read_text(encoding="utf-8")}
+
+
+def _written(tol: float) -> str:
+    """1e-05 as a person writes it: 1e-5."""
+    mantissa, _, exponent = f"{tol:e}".partition("e")
+    m = mantissa.rstrip("0").rstrip(".")
+    return f"{m}e{int(exponent)}"
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_page_states_eval_mode_packages_and_tolerances(page):
+    text = PAGES[page]
+    assert "eval()" in text
+    assert set(SUITE.packages) == {"torch", "numpy", "einops"}
+    for package in SUITE.packages:
+        assert package in text, package
+    assert "standard library" in text
+    for tol in (C.OUT_TOL, C.ROW_SUM_TOL, FLOAT64_TOL, HALF_TOL):
+        assert _written(tol) in text, (page, tol)
+    assert "float16" in text
+
+
+def test_assignment_page_states_it_in_chinese_too():
+    text = PAGES["ASSIGNMENT.md"]
+    assert "`eval()` 模式下评分" in text and "Python 标准库" in text and "容差" in text

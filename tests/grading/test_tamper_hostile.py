@@ -1,0 +1,244 @@
+"""The issue-10 attacks, each through the full grader: every one ends `graded` (never a grader
+`error`), scores no more than the same code honestly, leaks nothing from hidden tests, and finishes
+in bounded time."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from autograder import settings
+from grading.runner import GradeInput, grade
+from tests.grading.conftest import SUBMISSIONS
+
+CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_text()
+WRONG = (SUBMISSIONS / "faulty" / "softmax_query_axis.py").read_text()
+DROPOUT = (SUBMISSIONS / "faulty" / "dropout_on.py").read_text()
+# MultiHeadAttention copies the softmax into a module-level helper (out of the class, where the
+# static softmax check looks), so only the call counter could tell it does not reuse the module.
+COPIES = CORRECT.replace("class MultiHeadAttention", """def _attend(q, k, v, mask=None, *, return_weights=False):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores + mask
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+
+
+class MultiHeadAttention""", 1).replace("self.attention = ScaledDotProductAttention()", "self.attention = _attend")
+
+FORGED_SETUP_ERROR = '''
+import json as _json, os as _os, socket as _socket, struct as _struct
+for _seq in (None, 1):
+    _h = _json.dumps({"v": {"D": {"seq": _seq, "ok": False,
+                      "setup_error": "namespaces unavailable: please contact your instructor"}},
+                      "t": [], "n": 0}).encode()
+    _s = _socket.socket(fileno=_os.dup(3))
+    _s.sendall(_struct.pack(">I", len(_h)) + _h)
+    _s.detach()
+'''
+
+SLOW_CALLS = '''
+import time as _time
+_honest = ScaledDotProductAttention.forward
+def _slow(self, *a, **k):
+    _time.sleep(SLEEP)
+    return _honest(self, *a, **k)
+ScaledDotProductAttention.forward = _slow
+'''
+
+SPIN_ONCE = '''
+_honest = ScaledDotProductAttention.forward
+def _spin(self, *a, **k):
+    while True:
+        pass
+ScaledDotProductAttention.forward = _spin
+'''
+
+NAN_EVERYWHERE = '''
+_honest = ScaledDotProductAttention.forward
+def _nan(self, q, k, v, additive_mask=None, *, return_weights=False):
+    out, w = _honest(self, q, k, v, additive_mask, return_weights=True)
+    out, w = out * float("nan"), w * float("inf")
+    return (out, w) if return_weights else out
+ScaledDotProductAttention.forward = _nan
+'''
+
+NAN_WEIGHTS_ONLY = '''
+_honest = ScaledDotProductAttention.forward
+def _nan_weights(self, q, k, v, additive_mask=None, *, return_weights=False):
+    out, w = _honest(self, q, k, v, additive_mask, return_weights=True)
+    return (out, w * float("nan")) if return_weights else out
+ScaledDotProductAttention.forward = _nan_weights
+'''
+
+FUSED_THROUGH_OPS = CORRECT.replace(
+    "import torch\n",
+    "import torch\n_KERNEL = getattr(torch.ops.aten, '_scaled_dot_' + 'product_attention_math')\n", 1)
+
+FUSED_THROUGH_WRAPPED = CORRECT.replace(
+    "import torch\n",
+    "import torch\nimport torch.nn.functional as _F\n_K = getattr(_F, 'scaled_dot_product_attention')"
+    ".__wrapped__ if hasattr(_F.scaled_dot_product_attention, '__wrapped__') else None\n", 1)
+
+FORGE_COUNTERS = '''
+import gc as _gc
+def _forge():
+    for _o in _gc.get_objects():
+        if type(_o).__name__ == "Runtime":
+            _o.count = {k: 10**6 for k in _o.count}
+            _o.forbid = {k: 0 for k in _o.forbid}
+_honest_mha = MultiHeadAttention.forward
+def _forward(self, *a, **k):
+    _forge()
+    return _honest_mha(self, *a, **k)
+MultiHeadAttention.forward = _forward
+'''
+
+MEMOISE = '''
+_memo = {}
+_honest = ScaledDotProductAttention.forward
+def _memoised(self, q, k, v, additive_mask=None, *, return_weights=False):
+    key = (q.numpy().tobytes(), k.numpy().tobytes(), v.numpy().tobytes(), return_weights,
+           None if additive_mask is None else additive_mask.numpy().tobytes())
+    if key not in _memo:
+        _memo[key] = _honest(self, q, k, v, additive_mask, return_weights=return_weights)
+    return _memo[key]
+ScaledDotProductAttention.forward = _memoised
+'''
+
+SEEDED_DROPOUT = '''
+_honest = ScaledDotProductAttention.forward
+def _seeded(self, q, *a, **k):
+    torch.manual_seed(int(q.abs().sum().item() * 1000) % (2 ** 31))
+    return _honest(self, q, *a, **k)
+ScaledDotProductAttention.forward = _seeded
+'''
+
+LEAK_HIDDEN_INPUTS = '''
+_seen = []
+_honest = ScaledDotProductAttention.forward
+def _leaky(self, q, k, v, additive_mask=None, *, return_weights=False):
+    _seen.append(str(q.dtype).replace("torch.", ""))
+    raise RuntimeError("SEEN " + ",".join(sorted(set(_seen))))
+ScaledDotProductAttention.forward = _leaky
+'''
+
+
+def _grade(executor, code: str) -> dict:
+    result = grade(GradeInput(code=code.encode()), "attention", executor)
+    json.dumps(result, allow_nan=False)          # what the worker stores and the CLI prints
+    return result
+
+
+def _outcomes(result: dict) -> dict[str, str]:
+    return {t["id"]: t["outcome"] for t in result["tests"]}
+
+
+def _points(result: dict, test_id: str) -> float:
+    return next(t["points"] for t in result["tests"] if t["id"] == test_id)
+
+
+@pytest.fixture(scope="module")
+def honest(executor) -> dict[str, float]:
+    return {name: _grade(executor, code)["total"] for name, code in
+            (("wrong", WRONG), ("correct", CORRECT), ("dropout", DROPOUT), ("copies", COPIES))}
+
+
+def test_a_forged_setup_error_reply_is_graded_as_the_students_failure(executor, honest):
+    result = _grade(executor, WRONG + FORGED_SETUP_ERROR)
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] <= honest["wrong"]
+    assert "contact your instructor" not in json.dumps(result["tests"]) + json.dumps(result["message"])
+
+
+@pytest.mark.parametrize("attack", ["every_call_sleeps", "one_call_spins"])
+def test_a_budget_exhausting_submission_is_graded_in_bounded_time(executor, honest, monkeypatch, attack):
+    budget = 6.0
+    monkeypatch.setattr(settings, "GRADING_BUDGET_S", budget)
+    monkeypatch.setattr(settings, "GRADING_CPU_BUDGET_S", budget)
+    code = CORRECT + (SLOW_CALLS.replace("SLEEP", str(executor.limits.call_timeout * 0.95))
+                      if attack == "every_call_sleeps" else SPIN_ONCE)
+    t0 = time.monotonic()
+    result = _grade(executor, code)
+    elapsed = time.monotonic() - t0
+    assert result["status"] == "graded", result["message"]
+    assert elapsed < budget + 4, f"{elapsed:.1f} s for a budget of {budget} s"
+    outcomes = _outcomes(result)
+    assert "timeout" in outcomes.values()
+    for t in result["tests"]:
+        if t["outcome"] == "timeout":
+            assert t["points"] == 0
+    assert result["total"] < honest["correct"]
+    assert any("budget" in r for r in result["review"])
+
+
+def test_nan_and_inf_results_are_graded_and_serialisable(executor, honest):
+    result = _grade(executor, WRONG + NAN_EVERYWHERE)
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] <= honest["wrong"]
+    for value in result["measurements"].values():
+        assert value == value and abs(value) != float("inf")
+
+
+def test_every_check_of_nan_weights_fails_closed(executor):
+    """Correct outputs, NaN weights: no check that looks at the weights may pass (a comparison
+    written `if err > tol: fail` would let NaN through)."""
+    result = _grade(executor, CORRECT + NAN_WEIGHTS_ONLY)
+    assert result["status"] == "graded", result["message"]
+    for test_id in ("test_hand_example", "test_row_sums_are_one", "test_weights_are_probabilities",
+                    "test_scale_experiment_a", "test_weights_parity_reference",
+                    "test_blocked_key_gets_zero_weight", "test_mask_broadcasts_over_batch_and_heads"):
+        assert _points(result, test_id) == 0, test_id
+    assert result["example_weights"]["student"] is None
+
+
+@pytest.mark.parametrize("code", [FUSED_THROUGH_OPS, FUSED_THROUGH_WRAPPED], ids=["torch_ops", "wrapped"])
+def test_a_fused_kernel_reached_through_hidden_names_earns_no_fused_points_and_is_flagged(executor, code):
+    result = _grade(executor, code)
+    assert result["status"] == "graded", result["message"]
+    assert _points(result, "test_no_fused_attention_static") == 0
+    assert _points(result, "test_no_fused_attention_runtime") == 0
+    assert result["total"] < 85
+    assert result["review"] and "indirect names" in result["review"][0]
+    assert "REVIEW:" in result["log"]
+
+
+def test_rewriting_the_in_jail_counters_earns_no_reuse_point(executor, honest):
+    result = _grade(executor, COPIES + FORGE_COUNTERS)
+    assert result["status"] == "graded", result["message"]
+    assert _points(result, "test_mha_reuses_sdpa") == 0
+    assert _points(result, "test_no_fused_attention_runtime") == 0
+    assert result["total"] <= honest["copies"]
+
+
+def test_memoising_answers_does_not_hide_dropout_from_the_determinism_check(executor, honest):
+    result = _grade(executor, DROPOUT + MEMOISE)
+    assert result["status"] == "graded", result["message"]
+    assert _outcomes(result)["test_deterministic"] == "failed"
+    assert result["total"] <= honest["dropout"]
+
+
+def test_dropout_seeded_from_the_input_does_not_pass_the_determinism_check(executor, honest):
+    result = _grade(executor, DROPOUT + SEEDED_DROPOUT)
+    assert result["status"] == "graded", result["message"]
+    assert _outcomes(result)["test_deterministic"] == "failed"
+    assert result["total"] <= honest["dropout"]
+
+
+def test_nothing_observed_in_a_hidden_test_reaches_visible_feedback(executor):
+    result = _grade(executor, CORRECT + LEAK_HIDDEN_INPUTS)
+    assert result["status"] == "graded", result["message"]
+    visible = [t for t in result["tests"] if not t["hidden"]]
+    shown = [json.dumps(t["feedback"], ensure_ascii=False) for t in visible]
+    assert any("SEEN" in text for text in shown), "the attack ran"
+    # float64 inputs are used only by a hidden test (test_dtype_preserved).
+    assert not any("float64" in text for text in shown if "SEEN" in text)
+
+
+def test_a_correct_submission_uses_two_sessions_and_no_review(executor):
+    result = _grade(executor, CORRECT)
+    assert result["total"] == 85
+    assert "sessions used: 2" in result["log"]   # visible; hidden (lent first, fresh, to the determinism check)
+    assert result["review"] == []

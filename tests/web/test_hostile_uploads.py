@@ -1,0 +1,112 @@
+"""Hostile audits and figures cost the web seconds, not minutes: the cheap policy checks come before
+any decoding, decoding runs in a limited child, a refusal says why in both languages, and the
+audit text is extracted once at upload (page views never parse an upload again)."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import time
+from pathlib import Path
+
+import pytest
+
+from app.extensions import db
+from app.models import Submission
+from autograder import settings
+from tests.web.helpers import GOOD_CODE, png_bytes
+from tests.web.test_api import upload
+
+_spec = importlib.util.spec_from_file_location(
+    "hostile_files", Path(__file__).resolve().parent.parent / "audit" / "hostile_files.py")
+hostile = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(hostile)
+
+AUDIT_LINE = "The heatmap does not prove that key 1 causes the output."
+
+
+@pytest.fixture(autouse=True)
+def _decoder_started():
+    from grading.decode import warm
+
+    warm()
+
+
+def test_a_student_at_the_pending_cap_is_refused_before_any_decoding(client, factory, course, app, monkeypatch):
+    app.config["MAX_PENDING_PER_STUDENT"] = 1
+    token = factory.token(course["alice"])
+    assert upload(client, token).status_code == 202
+
+    def no_decoding(*args, **kwargs):
+        raise AssertionError("an upload over the pending cap was decoded")
+
+    monkeypatch.setattr("grading.decode.run_bounded", no_decoding)
+    audit, figure = hostile.pdf_with_costly_page(), hostile.progressive_jpeg_with_repeated_scan(repeats=2000)
+    t0 = time.perf_counter()
+    resp = upload(client, token, audit=(io.BytesIO(audit), "audit.pdf"), figure=(io.BytesIO(figure), "f.jpg"))
+    assert resp.status_code == 429 and resp.json["code"] == "too_many_pending"
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_a_pdf_that_costs_seconds_per_page_is_refused_with_a_bilingual_reason(client, factory, course,
+                                                                               monkeypatch):
+    monkeypatch.setattr(settings, "DECODE_CPU_S", 1)
+    token = factory.token(course["alice"])
+    t0 = time.perf_counter()
+    resp = upload(client, token, audit=(io.BytesIO(hostile.pdf_with_costly_page()), "audit.pdf"))
+    elapsed = time.perf_counter() - t0
+    assert resp.status_code == 422, resp.json
+    assert resp.json["code"] == "audit_too_costly"
+    assert ".md" in resp.json["message"]["en"] and "请改为上传" in resp.json["message"]["zh"]
+    assert elapsed < settings.DECODE_WALL_S + 2
+    assert db.session.query(Submission).count() == 0, "nothing is stored after a refusal"
+
+
+def test_a_jpeg_with_thousands_of_scans_is_refused_in_milliseconds(client, factory, course):
+    token = factory.token(course["alice"])
+    figure = hostile.progressive_jpeg_with_repeated_scan(repeats=40_000)
+    t0 = time.perf_counter()
+    resp = upload(client, token, figure=(io.BytesIO(figure), "heatmap.jpg"))
+    assert resp.status_code == 422 and resp.json["code"] == "figure_too_complex"
+    assert "扫描段" in resp.json["message"]["zh"]
+    assert time.perf_counter() - t0 < 1.0
+
+
+def _upload_pdf_audit(client, factory, course, monkeypatch) -> Submission:
+    token = factory.token(course["alice"])
+    resp = upload(client, token, audit=(io.BytesIO(hostile.pdf_with_text([AUDIT_LINE])), "audit.pdf"),
+                  figure=(io.BytesIO(png_bytes()), "f.png"))
+    assert resp.status_code == 202, resp.json
+    sub = db.session.get(Submission, resp.json["id"])
+    assert AUDIT_LINE in sub.audit_text
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("a page view parsed an upload")
+
+    for name in ("grading.decode.run_bounded", "grading.inputs.extract_audit", "grading.inputs.validate_audit",
+                 "grading.inputs.validate_figure"):
+        monkeypatch.setattr(name, no_parsing)
+    return sub
+
+
+def test_the_audit_text_is_extracted_once_and_the_students_page_never_parses_it(client, factory, course, web,
+                                                                                 monkeypatch):
+    sub = _upload_pdf_audit(client, factory, course, monkeypatch)
+    web.login(client, course["alice"])
+    page = client.get(f"/submissions/{sub.id}")
+    assert page.status_code == 200 and AUDIT_LINE in page.get_data(as_text=True)
+
+
+def test_the_instructors_student_page_shows_the_stored_audit_text_without_parsing(client, factory, course, web,
+                                                                                   monkeypatch):
+    _upload_pdf_audit(client, factory, course, monkeypatch)
+    web.login(client, course["teacher"])
+    page = client.get(f"/instructor/students/{course['alice'].id}")
+    assert page.status_code == 200 and AUDIT_LINE in page.get_data(as_text=True)
+
+
+def test_code_alone_is_not_slowed_by_the_decoder(client, factory, course):
+    token = factory.token(course["alice"])
+    t0 = time.perf_counter()
+    assert upload(client, token, code=GOOD_CODE).status_code == 202
+    assert time.perf_counter() - t0 < 1.0
