@@ -11,7 +11,7 @@ import pytest
 
 from autograder import settings
 from grading.runner import GradeInput, grade
-from tests.grading.conftest import SUBMISSIONS
+from tests.grading.helpers import SUBMISSIONS
 
 CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_text()
 WRONG = (SUBMISSIONS / "faulty" / "softmax_query_axis.py").read_text()
