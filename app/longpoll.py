@@ -53,10 +53,6 @@ class WaitPool:
                     if not self._by_user[user_id]:
                         del self._by_user[user_id]
 
-    def held(self) -> int:
-        with self._lock:
-            return self._total
-
 
 # One pool per process: gunicorn's threads share it.
 waits = WaitPool()

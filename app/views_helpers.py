@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import datetime
 
 import markdown as md
@@ -47,12 +48,29 @@ def fmt_dt(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M:%S") if value else "—"
 
 
+# Longest file name kept (characters); the database column holds 255, and a name is only a label.
+MAX_FILENAME_CHARS = 120
+
+
+def safe_filename(raw: str) -> str:
+    """A client's file name reduced to a label: the base name only (no folders of the client's
+    disk), no control characters, at most MAX_FILENAME_CHARS with the extension kept. Unlike
+    werkzeug's secure_filename it keeps non-ASCII letters: students name files in Chinese."""
+    name = unicodedata.normalize("NFC", raw).replace("\\", "/").rsplit("/", 1)[-1]
+    name = "".join(ch for ch in name if unicodedata.category(ch)[0] != "C").strip() or "upload"
+    if len(name) > MAX_FILENAME_CHARS:
+        stem, dot, ext = name.rpartition(".")
+        ext = f".{ext}" if dot and stem and len(ext) <= 10 else ""
+        name = name[: MAX_FILENAME_CHARS - len(ext)].rstrip(".") + ext
+    return name
+
+
 def uploaded(field: str) -> Upload | None:
     """The file sent in form field `field` of the current request, or None when none was chosen."""
     f = request.files.get(field)
     if f is None or not f.filename:
         return None
-    return Upload(filename=f.filename, data=f.read())
+    return Upload(filename=safe_filename(f.filename), data=f.read())
 
 
 def register(app: Flask) -> None:

@@ -28,6 +28,11 @@ class _Server(BaseApplication):
 
 
 def serve(host: str, port: int, processes: int = 2, threads: int = 8) -> None:
+    # No version banner (`Server: gunicorn`): gunicorn has no setting for it, and reads this
+    # module value for every response; its worker processes inherit it when they fork.
+    import gunicorn.http.wsgi
+
+    gunicorn.http.wsgi.SERVER = "autograder"
     _Server({
         "bind": f"{host}:{port}",
         "workers": processes,

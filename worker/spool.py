@@ -67,6 +67,13 @@ def pending(app: Flask | None = None) -> list[Path]:
     return sorted(folder.glob("run-*.json"))
 
 
+def holds(run_id: int) -> bool:
+    """Is a result of this run kept here, waiting for the database? (Then a redelivered message
+    of the run must not grade it again: the kept result is stored as soon as it can be.)"""
+    folder = spool_dir()
+    return folder.is_dir() and any(folder.glob(f"run-{run_id}-*.json"))
+
+
 def _apply(entry: dict[str, Any]) -> str:
     run_id, worker, result = int(entry["run_id"]), str(entry["worker"]), entry["result"]
     if entry["kind"] == STORE:

@@ -1,15 +1,16 @@
 """`autograder worker` keeps its Celery worker alive, whatever the orchestrator.
 
-Why: kombu's Redis transport can end a Celery worker for good when the broker drops while a
-message is unacknowledged (acks_late, a grading in progress). On the connection error Celery
-calls ``Connection.collect()``, which detaches the transport (``transport.client = None``); closing
-the task consumer's channel afterwards restores the unacked messages, which builds a new Redis
-client from ``connection.client.hostname`` and raises ``AttributeError: 'NoneType' object has no
-attribute 'hostname'``. Celery does not count an AttributeError as a connection error, so the
-worker logs "Unrecoverable error" and exits (kombu issues #582 and #970 show the same path; no
-kombu release up to 5.7.0 avoids it, and no setting turns the restore off for the Redis
-transport). The message itself is not lost: Redis redelivers it, and the sweeper re-sends it far
-sooner.
+Why: kombu's Redis transport can end a Celery worker for good when the broker drops while
+messages are unacknowledged (acks_late, a grading in progress). On the connection error Celery
+calls ``Connection.collect()``: closing the channels restores their unacked messages, which fails
+with a connection error on the first channel and leaves the others open, and then the transport
+is detached (``transport.client = None``). When Celery's task-consumer shutdown closes one of the
+channels left open, the restore builds a new Redis client from ``connection.client.hostname``
+and raises ``AttributeError: 'NoneType' object has no attribute 'hostname'``. Celery does not
+count an AttributeError as a connection error, so it logs "Unrecoverable error" and exits.
+`tests/reliability/test_kombu_crash.py` reproduces it with the pinned kombu 5.7.0 (kombu issues
+#582 and #970 show the same path); no setting turns the Redis transport's restore off. The
+message itself is not lost: Redis redelivers it, and the sweeper re-sends it far sooner.
 
 So the supervisor runs the Celery worker as a child process and starts a new one whenever it
 exits without being asked to (a crash, an OOM kill, that AttributeError), after a short backoff

@@ -108,10 +108,13 @@ def sweep(grace_s: float | None = None) -> list[int]:
     except Exception as exc:  # noqa: BLE001 - broker down: nothing can be sent anyway
         log.warning("broker unreadable, sweep skipped: %s", exc)
         return []
+    # A message reserved by a worker moments ago is about to be claimed, even right after a
+    # reconnect (grace_s=0 is only about how old a queued run must be to be looked at).
+    reserved_grace_s = queued_grace_s()
     if view is None:
         grace_s = BLIND_GRACE_S
     elif grace_s is None:
-        grace_s = queued_grace_s()
+        grace_s = reserved_grace_s
     holders = db.session.scalars(
         select(GradingRun.worker).where(GradingRun.status == Status.RUNNING.value).distinct()
     ).all()
@@ -133,7 +136,7 @@ def sweep(grace_s: float | None = None) -> list[int]:
             if any(t.startswith(prefix) for t in view.waiting):
                 continue  # a worker will receive it
             if run.status == Status.QUEUED.value and any(
-                t.startswith(prefix) and wall - at < grace_s for t, at in view.reserved.items()
+                t.startswith(prefix) and wall - at < reserved_grace_s for t, at in view.reserved.items()
             ):
                 continue  # recently reserved by a worker that is about to claim it (or an ETA retry)
         if run.status == Status.QUEUED.value:

@@ -63,6 +63,8 @@ def grade_run(run_id: int) -> str:
     """Claim, grade outside any transaction, store once. Every outcome leaves the run either
     finished, queued again with a message on its way, or for the sweeper to find."""
     worker = runs.worker_name()
+    if spool.holds(run_id):
+        return "kept"  # this host keeps its finished result until the database is back
     store = BlobStore(current_app.config["UPLOAD_DIR"])
     try:
         inputs = runs.claim(run_id, worker, store)

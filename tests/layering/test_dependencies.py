@@ -42,3 +42,15 @@ def test_the_checker_sees_imports_inside_functions(tmp_path):
     pkg.mkdir()
     (pkg / "m.py").write_text("def f():\n    from worker.tasks import grade\n    import flask.json\n")
     assert imported_modules("pkg", tmp_path) == {"pkg/m.py": {"worker", "flask"}}
+
+
+def test_no_test_module_imports_from_a_conftest():
+    """Helpers live in helpers.py modules; conftest.py files hold fixtures and hooks only."""
+    offenders = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if path.name == "conftest.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "conftest":
+                offenders.append(f"{path.relative_to(ROOT)}: from {node.module}")
+    assert offenders == []

@@ -19,6 +19,7 @@ import redis
 from app.extensions import db
 from tests.helpers import redis_available
 from tests.reliability.helpers import CANDIDATE_DBS, LOCK_KEY, Rig, clear_redis, make_rig
+from tests.reliability.services import PrivateRedis
 
 
 @pytest.fixture(scope="session")
@@ -52,3 +53,14 @@ def rig(migrated_pg: str, redis_url: str, tmp_path: Path) -> Iterator[Rig]:
         db.engine.dispose()
 
 
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
+    """A `redis-server` of this test alone, without persistence, that it may kill and restart."""
+    folder = tmp_path / "redis"
+    folder.mkdir()
+    try:
+        server = PrivateRedis(folder).start()
+    except FileNotFoundError:
+        pytest.skip("redis-server is not installed")
+    yield server
+    server.stop()

@@ -13,7 +13,6 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from flask_migrate import upgrade
@@ -37,25 +36,13 @@ from tests.reliability.helpers import (
     make_rig,
     worker_log_tail,
 )
-from tests.reliability.services import PrivatePostgres, PrivateRedis, can_run_private_postgres
+from tests.reliability.services import PrivatePostgres, can_run_private_postgres
 from tests.workers import BIN, child_pids, descendant_pids, start_worker, stop, wait_for, wait_ready
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
 
 # A correct submission whose import takes 2 s: a grading that is surely in progress when a fault hits.
 SLOW_CORRECT = b"import time\ntime.sleep(2)\n" + CORRECT
-
-
-@pytest.fixture
-def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
-    folder = tmp_path / "redis"
-    folder.mkdir()
-    try:
-        server = PrivateRedis(folder).start()
-    except FileNotFoundError:
-        pytest.skip("redis-server is not installed")
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module")

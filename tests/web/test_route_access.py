@@ -23,6 +23,8 @@ ACCESS: dict[str, set[str]] = {
                    "instructor.grant_extension", "instructor.revoke_extension", "instructor.course_log",
                    "instructor.similarity", "instructor.similarity_status", "instructor.similarity_pair",
                    "instructor.test_failures"},
+    # Prometheus scrapers: METRICS_TOKEN, or a direct loopback client when none is set (404 otherwise)
+    "scraper": {"metrics.metrics"},
     # the JSON API: a bearer token (401 without one)
     "token": {"api.create_submission", "api.list_submissions", "api.get_submission", "api.regrade",
               "api.get_gradebook", "api.create_regrade", "api.create_extension", "api.get_similarity",
@@ -75,3 +77,17 @@ def test_public_routes_answer_anonymous_visitors(app, client):
         if method != "GET" or endpoint in ("static", "auth.set_language", "signin.signin_page"):
             continue  # a file name, a redirect, and a one-time link need real arguments
         assert client.get(url).status_code == 200, endpoint
+
+
+def test_metrics_are_for_a_loopback_scraper_or_the_token_holder_only(app, client):
+    remote = {"REMOTE_ADDR": "203.0.113.9"}
+    for endpoint, method, url in routes(app, "scraper"):
+        assert client.open(url, method=method, environ_base=remote).status_code == 404, endpoint
+        proxied = client.open(url, method=method, headers={"X-Forwarded-For": "203.0.113.9"})
+        assert proxied.status_code == 404, "a request relayed by the proxy is not local"
+        assert client.open(url, method=method).status_code == 200, "a direct loopback scraper is served"
+        app.config["METRICS_TOKEN"] = "scrape-secret"
+        assert client.open(url, method=method).status_code == 404, "with a token, loopback alone is not enough"
+        ok = client.open(url, method=method, environ_base=remote,
+                         headers={"Authorization": "Bearer scrape-secret"})
+        assert ok.status_code == 200, endpoint

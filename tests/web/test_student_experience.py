@@ -374,3 +374,19 @@ def test_student_pages_have_one_h1_a_skip_link_and_no_empty_header_cells(client,
         assert len(re.findall(r"<h1[\s>]", html)) == 1, url          # the contract's own "#" becomes <h3>
         assert re.search(r'<a class="skip-link" href="#main">', html) and 'id="main"' in html, url
         assert not re.search(r"<th[^>]*>\s*</th>", html), url
+
+
+def test_a_long_or_pathlike_file_name_is_reduced_to_a_safe_label_not_a_500(client, course, factory):
+    """A 300-character name used to give a 500 (an HTML page under /api/) and an orphaned blob."""
+    from app.views_helpers import MAX_FILENAME_CHARS, safe_filename
+
+    token = factory.token(course["alice"])
+    name = "C:/Users/学生/" + "注意力" * 100 + "\x07.py"
+    resp = client.post("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"},
+                       data={"code": (io.BytesIO(GOOD_CODE), name)}, content_type="multipart/form-data")
+    assert resp.status_code == 202, resp.get_json()
+    sub = db.session.get(Submission, resp.get_json()["id"])
+    assert len(sub.code_filename) <= MAX_FILENAME_CHARS and sub.code_filename.endswith(".py")
+    assert sub.code_filename.startswith("注意力") and "\\" not in sub.code_filename and "\x07" not in sub.code_filename
+    assert safe_filename("../../etc/passwd") == "passwd" and safe_filename("\x00") == "upload"
+    assert safe_filename("D:\\work\\attention.py") == "attention.py"
