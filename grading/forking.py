@@ -50,6 +50,7 @@ def prepare_for_forks() -> int:
     would copy their pages); ``malloc_trim`` returns freed heap pages; large private anonymous
     regions are collapsed into 2 MiB pages where the kernel allows it (best effort: without
     transparent huge pages nothing changes but the cost). Returns the bytes asked to collapse."""
+    gc.unfreeze()   # called again (a suite reloaded): what an earlier call froze may be garbage now
     gc.collect()
     gc.freeze()
     if _libc is None:
