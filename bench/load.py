@@ -135,6 +135,30 @@ def terminate(proc: subprocess.Popen) -> None:
             continue
 
 
+def session_cpu_seconds(sid: int) -> float:
+    """CPU used so far by every live process of session ``sid`` (a service started with
+    start_new_session) and by the children they have reaped: the web server's or a worker's
+    whole tree (pool processes, pytest children, zygotes and jails)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid:      # field 6 of stat, after the command: the session id
+            total += sum(int(x) for x in fields[11:15])
+    return total / tick
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds the whole machine has spent not idle (every engineer's work included)."""
+    values = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(values) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def wait_until(predicate, timeout: float, what: str, interval: float = 0.1):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -277,12 +301,17 @@ def main() -> None:
                         totals[total] = totals.get(total, 0) + 1
 
             threads = [threading.Thread(target=student, args=(t,)) for t in tokens]
+            cpu0 = [session_cpu_seconds(p.pid) for p in procs]
+            busy0, load0 = machine_busy_seconds(), os.getloadavg()
             t0 = time.perf_counter()
             for t in threads:
                 t.start()
             for t in threads:
                 t.join()
             wall = time.perf_counter() - t0
+            busy = machine_busy_seconds() - busy0
+            time.sleep(0.5)   # let the zygotes reap the last jails
+            cpu = [session_cpu_seconds(p.pid) - c for p, c in zip(procs, cpu0, strict=True)]
         finally:
             for proc in procs:
                 terminate(proc)
@@ -314,6 +343,14 @@ def main() -> None:
         "bare_torch_import_seconds": bare_s,
         "ratio_p50_latency_to_bare_torch_import": lat["median"] / bare_s["median"],
         "ratio_idle_median_to_bare_torch_import": idle_s["median"] / bare_s["median"],
+        "command": " ".join(["python", "bench/load.py", *sys.argv[1:]]),
+        "load_average_before_burst": load0,
+        # CPU per grading during the burst: the web server's tree, and all workers' trees
+        # (pool processes, pytest children, zygotes, jails); the machine's busy time includes
+        # PostgreSQL, Redis, the bench's clients and whatever else the shared machine ran.
+        "burst_cpu_per_grading_s": {"web": cpu[0] / max(1, len(latencies)),
+                                    "workers": sum(cpu[1:]) / max(1, len(latencies)),
+                                    "machine_busy": busy / max(1, len(latencies))},
     }
     path = write(args.out, data)
     print(f"{len(tokens)} students x {args.attempts} attempts, {args.workers} worker(s) x {args.concurrency}: "
@@ -322,6 +359,9 @@ def main() -> None:
           f"(p50 / bare torch import = {data['ratio_p50_latency_to_bare_torch_import']:.2f})")
     print(f"idle single upload: median {idle_s['median'] * 1000:.0f} ms, p95 {idle_s['p95'] * 1000:.0f} ms; "
           f"bare python -c 'import torch': median {bare_s['median'] * 1000:.0f} ms")
+    per = data["burst_cpu_per_grading_s"]
+    print(f"CPU per grading in the burst: web {per['web'] * 1000:.0f} ms, workers {per['workers'] * 1000:.0f} ms, "
+          f"machine {per['machine_busy'] * 1000:.0f} ms (load average {load0[0]:.1f} before)")
     print(f"totals seen {data['totals_seen']}, failed uploads {len(errors)}; written to {path}")
 
 

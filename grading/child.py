@@ -20,15 +20,13 @@ import time
 import traceback
 from typing import Any, TypedDict
 
-import pytest
-
 from autograder import settings
+from grading.collected import CollectedSuite, collected_suite, run_collected
 from grading.i18n import Msg, msg
 from grading.plugin import GradingPlugin
 from grading.proxy import Feedback, InfrastructureError, InheritedSession, StudentProxy, gave_up_text
 from grading.sandbox.client import Limits
 from grading.suite import Suite
-from rubric.loader import suite_dir
 
 MAX_REOPENS = 2                   # fresh sessions after a lost one
 MIN_SESSION_WALL_S = 0.5          # less budget than this left: the remaining tests are `timeout`
@@ -188,19 +186,8 @@ class ChildReport(TypedDict, total=False):
     budget_exhausted: bool           # merged only: the grading's budget ran out
 
 
-def _pytest_args(assignment: str) -> list[str]:
-    d = suite_dir(assignment)
-    return [str(d), "-c", str(d / "pytest.ini"), "--rootdir", str(d), "-p", "no:cacheprovider",
-            "-p", "no:stepwise",
-            # These plugins run gc.collect() over the whole inherited heap (torch included) at
-            # exit: ~0.35 s of a ~0.8 s grading. The child is short-lived and needs none of them.
-            "-p", "no:unraisableexception", "-p", "no:threadexception", "-p", "no:logging",
-            "-q", "-s", "--import-mode=importlib", "-o", "addopts=",
-            "--no-header", "-W", "ignore::DeprecationWarning"]
-
-
-def _child_main(executor, session, source: str, assignment: str, suite: Suite, skip: frozenset[str],
-                hidden: frozenset[str], budget: Budget) -> ChildReport:
+def _child_main(executor, session, source: str, collected: CollectedSuite, suite: Suite,
+                skip: frozenset[str], hidden: frozenset[str], budget: Budget) -> ChildReport:
     import gc
 
     import torch
@@ -213,9 +200,12 @@ def _child_main(executor, session, source: str, assignment: str, suite: Suite, s
     own = OwnSessions(executor, source, suite, budget, plugin_log.append)
     proxy = suite.driver(InheritedSession(session), filename=suite.student_file, log=plugin_log.append,
                          packages=suite.packages)
-    plugin = GradingPlugin(proxy, source, suite.student_file, skip, hidden=hidden, sessions=own)
+    # The registered plugin instance is bound to this grading: its fixtures are bound methods of
+    # it, parsed when the parent registered it (see grading.collected).
+    plugin = collected.plugin
+    GradingPlugin.__init__(plugin, proxy, source, suite.student_file, skip, hidden=hidden, sessions=own)
     try:
-        code = pytest.main(_pytest_args(assignment), plugins=[plugin])
+        code = run_collected(collected)
     finally:
         own.close_all()
     res = plugin.results()
@@ -240,8 +230,8 @@ def finite_json(value: Any) -> Any:
     return value
 
 
-def _fork_child(executor, session, source: str, assignment: str, suite: Suite, skip: frozenset[str],
-                hidden: frozenset[str], budget: Budget, wall_timeout: float) -> ChildReport:
+def _fork_child(executor, session, source: str, collected: CollectedSuite, suite: Suite,
+                skip: frozenset[str], hidden: frozenset[str], budget: Budget, wall_timeout: float) -> ChildReport:
     """Fork, run the suite in the child against ``session`` (owned by this process), and return the
     child's JSON results (or an ``infra_error``).  The child never touches the Executor: sessions
     are opened, closed and killed here, so a hung child costs at most ``wall_timeout``."""
@@ -264,11 +254,10 @@ def _fork_child(executor, session, source: str, assignment: str, suite: Suite, s
             # give the child plain streams on the redirected fds, so nothing leaks outwards.
             sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", errors="replace", closefd=False)
             sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", errors="replace", closefd=False)
-            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             try:
-                payload = _child_main(executor, session, source, assignment, suite, skip, hidden, budget)
+                payload = _child_main(executor, session, source, collected, suite, skip, hidden, budget)
             except BaseException:  # noqa: BLE001
                 payload = {"infra_error": "grading child failed", "log": [traceback.format_exc()]}
             for f in (sys.stdout, sys.stderr):
@@ -337,6 +326,10 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
     is the trusted side's own hard limit (a hung grader: ``infra_error``)."""
     deadline = time.monotonic() + wall_timeout
     budget = budget or Budget.start()
+    try:
+        collected = collected_suite(assignment, suite)   # once per suite version, in this process
+    except Exception:  # noqa: BLE001 - a suite that pytest cannot configure is the grader's failure
+        return {"infra_error": "the test suite could not be collected", "log": [traceback.format_exc()]}
     merged: ChildReport = {"outcomes": {}, "measurements": {}, "example_weights": None, "log": [],
                            "collected": None, "load_error": None, "student_output": "", "sessions": 0,
                            "cpu_spent": 0.0, "budget_exhausted": False}
@@ -370,7 +363,7 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
             return merged
         merged["sessions"] += 1
         try:
-            child = _fork_child(executor, session, source, assignment, suite, done, hidden, budget,
+            child = _fork_child(executor, session, source, collected, suite, done, hidden, budget,
                                 max(1.0, deadline - time.monotonic()))
         finally:
             try:

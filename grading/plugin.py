@@ -36,7 +36,7 @@ class GradingPlugin:
     ``fresh_student`` fixture is a driver on a session no other test has called (comparisons that
     memoisation must not fool, such as determinism)."""
 
-    def __init__(self, proxy: StudentProxy, source: str, filename: str, skip: frozenset[str] = frozenset(),
+    def __init__(self, proxy: StudentProxy | None, source: str, filename: str, skip: frozenset[str] = frozenset(),
                  *, hidden: frozenset[str] = frozenset(), sessions: OwnSessions | None = None):
         self.proxy = proxy
         self.skip = skip
@@ -144,6 +144,8 @@ class GradingPlugin:
             self.collect_errors.append(f"{report.nodeid}: {report.longreprtext}")
 
     def pytest_collection_modifyitems(self, session, config, items) -> None:
+        if self.proxy is None:
+            return  # the warm parent collecting once (grading.collected): the child selects
         self.collected = [test_id(item) for item in items]
         items[:] = [item for item in items if test_id(item) not in self.skip]
         # Visible tests first, hidden ones after (each group keeps the suite's order).

@@ -4,7 +4,8 @@ Flow of one grading:
 
 1. the code upload is validated (``grading.inputs.validate_code``);
 2. ``grading.child.run_suite`` forks a child from this (warm, torch-already-imported) process; the
-   child runs ``pytest.main`` on ``grader_tests/<assignment>/`` with a ``grading.plugin.GradingPlugin``
+   child runs the items of ``grader_tests/<assignment>/``, configured and collected once in this
+   process (``grading.collected``), through pytest's run loop with a ``grading.plugin.GradingPlugin``
    that provides the ``student`` proxy (``grading.proxy.StudentProxy`` over one sandbox session) and
    collects each test's outcome and feedback; the report comes back as JSON over a pipe; the parent
    enforces a hard wall timeout on the child. The suite state (modules, rubric, checklist, version)

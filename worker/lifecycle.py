@@ -92,13 +92,15 @@ def connect(app: Flask, celery_app: Celery | None = None) -> None:
 
 
 def warm_suites() -> None:
-    """Import and warm every acceptance suite before the first task (about 0.4 s each)."""
+    """Import and warm every acceptance suite before the first task (about 0.4 s each), and
+    configure and collect its pytest session once (grading.collected) for the forked children."""
+    from grading.collected import collected_suite
     from grading.suite_state import suite_state
     from rubric.loader import SUITE_ROOT
 
     for suite in sorted(SUITE_ROOT.glob("*/suite.py")):
         try:
-            suite_state(suite.parent.name)
+            collected_suite(suite.parent.name, suite_state(suite.parent.name).suite)
         except Exception as exc:  # noqa: BLE001 - a broken suite is reported when it is used
             log.warning("suite %s could not be warmed: %s", suite.parent.name, exc)
     # Figures (and legacy PDF audits) are decoded by children of a fork server: start it now,

@@ -65,6 +65,7 @@ _warm_torch()
 
 import pyseccomp  # noqa: E402
 
+from grading.forking import prepare_for_forks  # noqa: E402
 from grading.sandbox import protocol  # noqa: E402, F401
 from grading.sandbox.runtime import Runtime  # noqa: E402
 
@@ -447,6 +448,7 @@ def main() -> None:
         root = _jail_mountpoint() if reason is None else ""
     except BaseException as e:  # noqa: BLE001
         reason = f"{type(e).__name__}: {e}"
+    prepare_for_forks()   # after everything this process imports and warms: jails fork from here
     ctrl.send(json.dumps({"ready": reason is None, "reason": reason, "pid": me,
                           "binds": [b[0] for b in binds] if reason is None else []}).encode())
     if reason is not None:

@@ -1,0 +1,70 @@
+"""The suite is configured and collected once in the long-lived process; each grading's forked
+child only runs it, and the warm processes are prepared for cheap forks (issue 14)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import grading.collected
+from grading.collected import collected_suite
+from grading.runner import GradeInput, grade
+from grading.suite_state import suite_state
+from tests.grading.helpers import SUBMISSIONS
+
+CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_bytes()
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_gradings_reuse_one_collected_session_that_the_parent_never_runs(executor):
+    first = grade(GradeInput(code=CORRECT), "attention", executor)
+    collected = collected_suite("attention", suite_state("attention").suite)
+    second = grade(GradeInput(code=CORRECT), "attention", executor)
+    assert first["status"] == second["status"] == "graded"
+    assert first["total"] == second["total"] == 85
+    assert collected_suite("attention", suite_state("attention").suite) is collected
+    # Only forked children bind the plugin and run items: nothing of a grading stays here.
+    assert collected.plugin.proxy is None and collected.plugin.outcomes == {}
+    assert collected.session.testsfailed == 0
+    assert {t["id"] for t in second["tests"]} == {getattr(i, "originalname", i.name) for i in collected.items}
+
+
+def test_a_grading_configures_no_pytest_of_its_own(executor, monkeypatch):
+    collected_suite("attention", suite_state("attention").suite)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("pytest configured again during a grading")
+
+    monkeypatch.setattr(grading.collected, "_prepareconfig", refuse)   # inherited by the forked child
+    monkeypatch.setattr(pytest, "main", refuse)
+    result = grade(GradeInput(code=CORRECT), "attention", executor)
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] == 85
+
+
+def _thp_enabled() -> bool:
+    try:
+        return "[never]" not in Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _thp_enabled(), reason="transparent huge pages are off on this host")
+def test_a_warm_process_is_backed_by_huge_pages_after_prepare_for_forks():
+    script = (
+        "import torch, re\n"
+        "from grading.forking import prepare_for_forks\n"
+        "def huge():\n"
+        "    t = open('/proc/self/smaps_rollup').read()\n"
+        "    return int(re.search(r'AnonHugePages:\\s+(\\d+)', t).group(1))\n"
+        "before = huge()\n"
+        "asked = prepare_for_forks()\n"
+        "print(before, huge(), asked)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+    before, after, asked = (int(x) for x in out.stdout.split())
+    assert asked >= 32 << 20          # torch's heap alone is far larger
+    assert after >= before + 16 * 1024, out.stdout   # kB: at least 16 MiB now in 2 MiB pages
