@@ -52,7 +52,7 @@ def warm() -> None:
 def _too_costly(kind: str, what: str) -> Exception:
     from grading.inputs import InputError
 
-    zh = "耗时过长" if "long" in what else "所需内存过多"
+    zh = "耗时过长" if "long" in what else ("无法在此进程中安全完成" if "safely" in what else "所需内存过多")
     if kind == "figure":
         return InputError(
             "figure_too_costly",
@@ -98,7 +98,22 @@ def run_bounded(kind: str, filename: str | None, data: bytes) -> object:
     receive, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(send, kind, filename, data, settings.DECODE_CPU_S,
                                             settings.DECODE_MEMORY_BYTES), daemon=True)
-    proc.start()
+    # A Celery pool process is marked daemonic, and multiprocessing refuses children to daemonic
+    # processes so that none outlives its parent. This child cannot: it is killed at the wall
+    # timeout and joined below before we return. Lift the mark for this start only.
+    config = multiprocessing.current_process()._config
+    daemonic = config.pop("daemon", None)
+    try:
+        proc.start()
+    except (TypeError, AssertionError) as exc:
+        # A process multiprocessing cannot start children from (e.g. a Celery pool process, whose
+        # authkey cannot be sent to the fork server): refuse to decode rather than decode unbounded.
+        send.close()
+        receive.close()
+        raise _too_costly(kind, f"cannot be done safely in this process ({exc.__class__.__name__})") from exc
+    finally:
+        if daemonic is not None:
+            config["daemon"] = daemonic
     send.close()
     try:
         reply = receive.recv() if receive.poll(settings.DECODE_WALL_S) else None

@@ -48,6 +48,9 @@ class GradeInput:
     figure_filename: str | None = None
     # The audit's text as extracted at upload: used instead of parsing ``audit`` again.
     audit_text: str | None = None
+    # The figure passed the upload validator's bounded decoding already (the web did it at upload):
+    # it is not decoded again before the checker's own analysis of the validated bytes.
+    figure_validated: bool = False
 
 
 class CategoryScore(TypedDict):
@@ -101,7 +104,8 @@ def _grade_audit(inp: GradeInput, assignment: str, measured: dict, tests: list,
             notes.append(msg(f"audit not read: {exc.en}", f"审计文字未读取：{exc.zh}"))
     if inp.figure is not None:
         try:
-            validate_figure(inp.figure_filename or "figure.png", inp.figure)
+            if not inp.figure_validated:
+                validate_figure(inp.figure_filename or "figure.png", inp.figure)
             figure = inp.figure  # the checker analyses the validated bytes itself (grid shape)
         except InputError as exc:
             notes.append(msg(f"figure not read: {exc.en}", f"图未读取：{exc.zh}"))

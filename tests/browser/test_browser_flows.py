@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from app.extensions import db
 from app.models import GradingRun, Submission, utcnow
+from tests.audit.helpers import make_heatmap
 from tests.browser.helpers import SCREENSHOTS, FakeWorker, full_result
 from tests.factories import PASSWORD
 from tests.web.helpers import GOOD_CODE
@@ -28,19 +29,7 @@ AUDIT = (
 
 
 def heatmap_png() -> bytes:
-    from PIL import Image, ImageDraw
-
-    w = [[0.2119, 0.5761, 0.2119], [0.1065, 0.7870, 0.1065]]
-    im = Image.new("RGB", (360, 240), "white")
-    d = ImageDraw.Draw(im)
-    for i, row in enumerate(w):
-        for j, v in enumerate(row):
-            c = int(255 - 200 * v)
-            d.rectangle([40 + j * 100, 20 + i * 100, 135 + j * 100, 115 + i * 100], fill=(c, c, 255))
-            d.text((70 + j * 100, 60 + i * 100), f"{v:.2f}", fill="black")
-    buf = io.BytesIO()
-    im.save(buf, "PNG")
-    return buf.getvalue()
+    return make_heatmap()
 
 
 def seed_class(web, factory, assignment, n: int = 12) -> None:

@@ -3,7 +3,6 @@ no-server default), real Chromium, real grading in the sandbox. Nothing is simul
 
 from __future__ import annotations
 
-import io
 import os
 import signal
 import socket
@@ -13,8 +12,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageDraw
 
+from tests.audit.helpers import make_heatmap
 from tests.browser.helpers import SCREENSHOTS
 from tests.workers import BIN, wait_for
 
@@ -31,15 +30,7 @@ def free_port() -> int:
 
 
 def heatmap_png() -> bytes:
-    img = Image.new("RGB", (300, 200), "white")
-    draw = ImageDraw.Draw(img)
-    for i, row in enumerate([[0.21, 0.58, 0.21], [0.11, 0.79, 0.11]]):
-        for j, v in enumerate(row):
-            c = int(255 * (1 - v))
-            draw.rectangle([j * 100, i * 100, j * 100 + 99, i * 100 + 99], fill=(c, c, 255))
-    buf = io.BytesIO()
-    img.save(buf, "PNG")
-    return buf.getvalue()
+    return make_heatmap()
 
 
 @pytest.fixture

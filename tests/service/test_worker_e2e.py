@@ -12,6 +12,7 @@ from app.models import GradingRun, Submission
 from app.storage import BlobStore
 from app.submitting import Upload, submit
 from grading.i18n import pick
+from tests.audit.helpers import make_heatmap
 from tests.factories import Factory
 from tests.helpers import REDIS_TEST_URL, empty_database, make_app
 from tests.workers import running_worker, service_env, wait_for
@@ -43,12 +44,16 @@ def test_an_upload_is_graded_by_a_real_worker_through_redis(live_app, migrated_p
     with live_app.app_context():
         f = Factory()
         student, assignment = f.student(), f.assignment()
+        # With an audit and a figure: the pool process decodes the figure in a bounded child of its
+        # own (a Celery pool process is daemonic, which multiprocessing would refuse).
         good = submit(
             assignment, student, Upload("attention.py", (FIXTURES / "correct" / "reference.py").read_bytes()),
+            Upload("audit.md", (FIXTURES.parent / "audits" / "zh_thorough.md").read_bytes()),
+            Upload("attention.png", make_heatmap()),
             store=BlobStore(live_app.config["UPLOAD_DIR"]),
         )
-        broken = submit(
-            assignment, student, Upload("attention.py", b"import torch\ndef oops(:\n"),
+        broken = submit(  # another student: a code-only resubmission would carry the audit forward
+            assignment, f.student(), Upload("attention.py", b"import torch\ndef oops(:\n"),
             store=BlobStore(live_app.config["UPLOAD_DIR"]),
         )
         good_id, broken_id = good.id, broken.id
@@ -61,6 +66,7 @@ def test_an_upload_is_graded_by_a_real_worker_through_redis(live_app, migrated_p
         assert run.categories["formula_shape"]["score"] == 25
         assert run.categories["implementation"]["score"] == 30
         assert run.categories["mask_parity"]["score"] == 30
+        assert run.categories["audit"]["score"] > 0 and run.result["audit"]["items"], "audit and figure graded"
         assert len(run.tests) == len(run.result["tests"]) > 10
         bad = db.session.query(GradingRun).filter_by(submission_id=broken_id).one()
         assert bad.status == "graded", "a program that does not load is graded, not an error"
