@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: install system-deps translations run test lint bench screenshots clean
+.PHONY: install system-deps translations run test test-slow test-all lint bench screenshots clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -35,7 +35,16 @@ run: install
 	$(BIN)/autograder demo
 	$(BIN)/autograder run --host $(HOST) --port $(PORT)
 
+# The fast lane: everything but the tests that start real services for minutes (marked `slow`:
+# tests/reliability, tests/browser). CI runs both lanes (.ci/run).
 test: install
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+test-slow: install
+	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
+
+test-all: install
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 

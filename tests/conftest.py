@@ -10,15 +10,22 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from tests.helpers import PG_ADMIN_URL, empty_database, make_app, pg_available
+from tests.helpers import PG_ADMIN_URL, ROOT, empty_database, make_app, pg_available
+
+# Folders whose tests start real services (workers, private Redis/PostgreSQL servers, gunicorn,
+# Chromium) and take minutes together: marked `slow`, run by `make test-slow` (and CI).
+SLOW_FOLDERS = ("reliability", "browser")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test that uses the PostgreSQL server (the `pg_url` fixture, directly or through `app`,
-    `migrated_pg`, ...) is marked `postgres`, so `pytest -m "not postgres"` is the fast lane."""
+    `migrated_pg`, ...) is marked `postgres`, so `pytest -m "not postgres"` is the fast lane; every
+    test under a SLOW_FOLDERS folder is marked `slow` (`make test` runs `-m "not slow"`)."""
     for item in items:
         if "pg_url" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.postgres)
+        if set(item.path.relative_to(ROOT / "tests").parts[:1]) & set(SLOW_FOLDERS):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
