@@ -75,12 +75,17 @@ def make_pdf(lines: list[str] | None, drawing_only: bool = False) -> bytes:
             ops.append(f"({esc}) Tj T*")
         ops.append("ET")
         content = "\n".join(ops).encode("latin-1")
+    return one_page_pdf(b"<< /Length " + str(len(content)).encode() + b" >>\nstream\n" + content + b"\nendstream")
+
+
+def one_page_pdf(contents: bytes) -> bytes:
+    """A one-page PDF around the content stream object `contents` (a Helvetica font, xref, trailer)."""
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
         b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length " + str(len(content)).encode() + b" >>\nstream\n" + content + b"\nendstream",
+        contents,
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
     ]
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")

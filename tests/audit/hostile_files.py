@@ -8,6 +8,8 @@ import zlib
 
 from PIL import Image
 
+from tests.audit.helpers import one_page_pdf
+
 
 def _segments(data: bytes) -> list[tuple[int, int, int]]:
     """(marker, start, end) of each JPEG segment up to EOI; a scan's end includes its entropy data."""
@@ -60,34 +62,17 @@ def pdf_with_costly_page(decoded_bytes: int = 1_900_000) -> bytes:
     """A one-page PDF of a few KB whose compressed content stream inflates to ``decoded_bytes`` of
     text operators: under the per-page content cap, yet seconds of text extraction within the page."""
     op = b"(ab) Tj 1 0 Td "
-    return one_page_pdf(b"BT /F1 1 Tf " + op * (decoded_bytes // len(op)) + b"ET")
+    return deflated_pdf(b"BT /F1 1 Tf " + op * (decoded_bytes // len(op)) + b"ET")
 
 
 def pdf_with_text(lines: list[str]) -> bytes:
     """An ordinary one-page PDF whose text layer holds ``lines`` (ASCII)."""
     ops = ["BT", "/F1 11 Tf", "14 TL", "72 740 Td", *(f"({line}) Tj T*" for line in lines), "ET"]
-    return one_page_pdf("\n".join(ops).encode("latin-1"))
+    return deflated_pdf("\n".join(ops).encode("latin-1"))
 
 
-def one_page_pdf(content: bytes) -> bytes:
+def deflated_pdf(content: bytes) -> bytes:
+    """A one-page PDF whose content stream is ``content``, deflated."""
     stream = zlib.compress(content, 9)
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length " + str(len(stream)).encode() + b" /Filter /FlateDecode >>\nstream\n" + stream
-        + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for i, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{i} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    for off in offsets:
-        out += f"{off:010d} 00000 n \n".encode()
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
+    return one_page_pdf(b"<< /Length " + str(len(stream)).encode() + b" /Filter /FlateDecode >>\nstream\n"
+                        + stream + b"\nendstream")
