@@ -17,7 +17,7 @@ from flask import abort, current_app, g, request
 from flask_babel import lazy_gettext as _l
 from flask_limiter.util import get_remote_address
 from flask_login import current_user
-from sqlalchemy import func, select, update
+from sqlalchemy import Row, func, select, update
 from sqlalchemy.orm import joinedload, selectinload
 
 from app.errors import api_error
@@ -37,7 +37,8 @@ def instructor_required(view: Callable) -> Callable:
     return wrapper
 
 
-def can_see(user: User | None, submission: Submission) -> bool:
+def can_see(user: User | None, submission: Submission | Row) -> bool:
+    """`submission`: the row or anything with its `student_id`."""
     return user is not None and (user.is_instructor or submission.student_id == user.id)
 
 
