@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import time
 
-from flask import Blueprint, Response, current_app, g, jsonify, render_template, request
+from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template, request
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
@@ -18,11 +18,11 @@ from sqlalchemy.orm import selectinload
 
 from app import gradebook
 from app.assignments import default_assignment
-from app.authz import api_limit, load_submission, rate_key, submit_limit, token_required
+from app.authz import api_limit, can_see, load_submission, rate_key, submit_limit, token_required
 from app.coursework import rubric_for
 from app.errors import api_error, both
 from app.extensions import db, limiter
-from app.longpoll import Admission, waits
+from app.longpoll import Admission, final_listener, waits
 from app.models import FINAL, Assignment, AuditReview, Status, Submission
 from app.openapi import spec
 from app.queue import queue_position
@@ -111,7 +111,7 @@ def create_submission():
             "url": f"/api/v1/submissions/{sub.id}",
             # A code-only resubmission keeps the previous audit and figure; say which were kept.
             "carried_forward": {"audit": sub.audit_from_attempt, "figure": sub.figure_from_attempt}}
-    rubric = rubric_for(sub.assignment.suite)
+    rubric = rubric_for(a.suite)
     if rubric.audit_category and not sub.audit_sha256:
         body["warnings"] = [{"code": "no_audit", "message": both(_l(
             "No audit was submitted or kept: the audit and the figure carry %(a)s of the %(t)s points."),
@@ -146,7 +146,16 @@ def list_submissions():
 def get_submission(submission_id: int):
     """`?wait=S` (at most LONGPOLL_MAX_WAIT_S) long-polls: the answer comes as soon as grading
     ends, or after S s. Waits are bounded per user and per process (app/longpoll.py)."""
-    sub = load_submission(submission_id, g.api_user)  # 404 (JSON) when absent or not theirs
+    if "wait" not in request.args:
+        sub = load_submission(submission_id, g.api_user)  # 404 (JSON) when absent or not theirs
+        return jsonify(serialise(sub, full=g.api_user.is_instructor))
+    since = time.monotonic()  # before the status is read: a later final status wakes the wait
+    # Who may see it and its status only: the full submission is read once, after the wait.
+    row = db.session.execute(
+        select(Submission.student_id, Submission.status).where(Submission.id == submission_id)
+    ).first()
+    if row is None or not can_see(g.api_user, row):
+        abort(404)  # JSON, as every error under /api/
     cfg = current_app.config
     try:
         wait = float(request.args.get("wait", 0))
@@ -155,7 +164,7 @@ def get_submission(submission_id: int):
     if not math.isfinite(wait):
         return api_error("bad_wait", 400, _l("wait must be a number of seconds (at most 20)."))
     wait = min(max(wait, 0.0), cfg["LONGPOLL_MAX_WAIT_S"])
-    if wait and sub.status not in FINAL:
+    if wait and row.status not in FINAL:
         with waits.admit(g.api_user.id, per_user=cfg["LONGPOLL_PER_USER"],
                          slots=cfg["LONGPOLL_SLOTS"]) as admission:
             if admission is Admission.USER_BUSY:
@@ -165,20 +174,43 @@ def get_submission(submission_id: int):
                                   "zh": f"你已有 {n} 个长轮询在等待，请等其中一个结束后再试"},
                                  headers={"Retry-After": "1"})
             if admission is Admission.WAIT:
-                _wait_until_final(submission_id, wait)
-        db.session.expire_all()
+                _wait_until_final(submission_id, since, wait)
+    sub = load_submission(submission_id, g.api_user)
     return jsonify(serialise(sub, full=g.api_user.is_instructor))
 
 
-def _wait_until_final(submission_id: int, wait: float) -> None:
-    deadline = time.monotonic() + wait
-    # A cheap status read every 100 ms; the full answer is built once, at the end.
+def _end_read_transaction() -> None:
+    """End the request's read transaction, so a wait holds no pooled connection and the next read
+    sees new commits, without expiring the signed-in user (read again otherwise)."""
+    user = g.api_user
+    db.session.expunge(user)
+    try:
+        db.session.rollback()
+    finally:
+        db.session.add(user)
+
+
+def _wait_until_final(submission_id: int, since: float, wait: float) -> None:
+    """Return when the submission's status is final or after `wait` s. On PostgreSQL the
+    process's listener wakes the wait when the grading is stored (no query meanwhile); elsewhere
+    a cheap status read every 100 ms. The full answer is built once, at the end."""
     status_of = select(Submission.status).where(Submission.id == submission_id)
-    while time.monotonic() < deadline:
-        time.sleep(0.1)
-        db.session.rollback()  # end the read transaction so the next read sees new commits
-        if db.session.scalar(status_of) in FINAL:
-            return
+
+    def is_final() -> bool:
+        _end_read_transaction()
+        return db.session.scalar(status_of) in FINAL
+
+    _end_read_transaction()
+    deadline = time.monotonic() + wait
+    listener = final_listener(db.engine)
+    if listener is not None:
+        listener.wait_final(submission_id, since, deadline, is_final)
+    else:
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            if is_final():
+                break
+    _end_read_transaction()
 
 
 @bp.post("/submissions/<int:submission_id>/regrade")

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from functools import wraps
 from typing import Any
 
@@ -16,8 +17,8 @@ from flask import abort, current_app, g, request
 from flask_babel import lazy_gettext as _l
 from flask_limiter.util import get_remote_address
 from flask_login import current_user
-from sqlalchemy import func, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy import Row, func, select, update
+from sqlalchemy.orm import joinedload, selectinload
 
 from app.errors import api_error
 from app.extensions import db, login_manager
@@ -36,7 +37,8 @@ def instructor_required(view: Callable) -> Callable:
     return wrapper
 
 
-def can_see(user: User | None, submission: Submission) -> bool:
+def can_see(user: User | None, submission: Submission | Row) -> bool:
+    """`submission`: the row or anything with its `student_id`."""
     return user is not None and (user.is_instructor or submission.student_id == user.id)
 
 
@@ -48,8 +50,9 @@ def load_submission(submission_id: int, user: User | None) -> Submission:
         .options(
             selectinload(Submission.runs),
             selectinload(Submission.reviews).selectinload(AuditReview.reviewer),
-            selectinload(Submission.assignment),
-            selectinload(Submission.student),
+            # Many-to-one: the assignment in the same query; the student is usually the signed-in
+            # user, already in the session (a lazy load finds it there without a query).
+            joinedload(Submission.assignment),
         )
     )
     if sub is None or not can_see(user, sub):
@@ -58,6 +61,9 @@ def load_submission(submission_id: int, user: User | None) -> Submission:
 
 
 # --- API tokens ---------------------------------------------------------------------------------
+
+# How stale a token's `last_used_at` may be (the tokens page shows it).
+TOKEN_LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
 def bearer_token() -> str | None:
@@ -79,13 +85,20 @@ def bearer_user() -> User | None:
     user = None
     token = bearer_token()
     if token is not None:
-        row = db.session.scalar(
-            select(ApiToken).where(ApiToken.token_hash == ApiToken.hash(token), ApiToken.revoked.is_(False))
-        )
-        if row is not None:
-            row.last_used_at = utcnow()
-            db.session.commit()
-            user = row.user
+        # One query for the token and its user.
+        found = db.session.execute(
+            select(ApiToken.id, ApiToken.last_used_at, User)
+            .join(User, User.id == ApiToken.user_id)
+            .where(ApiToken.token_hash == ApiToken.hash(token), ApiToken.revoked.is_(False))
+        ).first()
+        if found is not None:
+            token_id, last_used, user = found
+            now = utcnow()
+            # "Last used" is kept to the minute: a client polling many times a minute does not
+            # write (and commit) the token's row on every request.
+            if last_used is None or now - last_used >= TOKEN_LAST_USED_RESOLUTION:
+                db.session.execute(update(ApiToken).where(ApiToken.id == token_id).values(last_used_at=now))
+                db.session.commit()
     request.environ[cache_key] = user
     return user
 

@@ -14,10 +14,15 @@ nothing to clean up when a process dies.
 from __future__ import annotations
 
 import enum
+import logging
+import os
 import threading
+import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+
+log = logging.getLogger(__name__)
 
 
 class Admission(enum.Enum):
@@ -56,3 +61,148 @@ class WaitPool:
 
 # One pool per process: gunicorn's threads share it.
 waits = WaitPool()
+
+
+# --- waking waiters when a grading ends ----------------------------------------------------------
+#
+# PostgreSQL sends `NOTIFY autograder_submission_final, '<submission id>'` when a submission's
+# status becomes final (migration 0008: a trigger, so every writer is covered, the workers
+# included, and the notification is delivered when their transaction commits). One thread per web
+# process LISTENs on its own connection and wakes the requests waiting for that submission: a
+# waiting request costs no query at all until its grading ends. Where there is no listener (SQLite,
+# or the listening connection is down) a wait reads the status every POLL_S, as before.
+
+FINAL_CHANNEL = "autograder_submission_final"
+POLL_S = 0.1            # the status read of a wait that has no listener
+SAFETY_CHECK_S = 5.0    # a listened wait still reads the status this often (a lost notification)
+IDLE_STOP_S = 60.0      # the listener disconnects after this long with nobody waiting
+RECENT_S = 120.0        # how long a notification is remembered for waits that start late
+
+
+class FinalListener:
+    """One LISTEN connection per process and database; waits park on a condition variable."""
+
+    def __init__(self, conninfo: str) -> None:
+        self._conninfo = conninfo
+        self._cond = threading.Condition()
+        self._final_at: dict[int, float] = {}   # submission id -> monotonic time notified
+        self._listening_since: float | None = None  # None: not listening right now
+        self._waiting = 0
+        self._last_wait = time.monotonic()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+
+    # -- the waiting side (request threads) --
+
+    def wait_final(self, submission_id: int, since: float, deadline: float, is_final: Callable[[], bool]) -> bool:
+        """Block until submission ``submission_id`` is final or ``deadline`` (monotonic) passes.
+
+        ``since``: a monotonic time taken before the caller last read the status and found it
+        not final. ``is_final()`` reads the status from the database (used only when a
+        notification may have been missed: the listener started or reconnected after ``since``,
+        no listener, or every SAFETY_CHECK_S). Returns True when the submission is final."""
+        checked = since      # a final status committed after this would have been notified
+        last_read = time.monotonic()
+        with self._cond:
+            self._waiting += 1
+            self._ensure_thread()
+        try:
+            while (now := time.monotonic()) < deadline:
+                with self._cond:
+                    listening = self._listening_since
+                    if listening is not None and self._final_at.get(submission_id, -1.0) >= checked:
+                        return True
+                    must_read = listening is None or listening > checked or now - last_read >= SAFETY_CHECK_S
+                    if not must_read:
+                        self._cond.wait(min(deadline - now, SAFETY_CHECK_S - (now - last_read)))
+                        continue
+                if listening is None:  # no listener: poll, as without notifications
+                    with self._cond:
+                        self._cond.wait(min(POLL_S, max(0.0, deadline - now)))
+                t = time.monotonic()
+                if is_final():
+                    return True
+                checked = last_read = t
+            return False
+        finally:
+            with self._cond:
+                self._waiting -= 1
+                self._last_wait = time.monotonic()
+
+    # -- the listening side (one daemon thread) --
+
+    def _ensure_thread(self) -> None:
+        # Called with the lock held. A forked process (gunicorn worker) starts its own thread.
+        if self._thread is not None and self._thread.is_alive() and self._pid == os.getpid():
+            return
+        self._pid = os.getpid()
+        self._listening_since = None
+        self._thread = threading.Thread(target=self._run, name="longpoll-listener", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import psycopg
+
+        backoff = 0.2
+        while True:
+            try:
+                with psycopg.connect(self._conninfo, autocommit=True, connect_timeout=5) as conn:
+                    conn.execute(f"LISTEN {FINAL_CHANNEL}")
+                    with self._cond:
+                        self._listening_since = time.monotonic()
+                        self._cond.notify_all()  # waits re-read once: they may have missed one
+                    backoff = 0.2
+                    while not self._idle():
+                        for note in conn.notifies(timeout=SAFETY_CHECK_S):
+                            self._notified(note.payload)
+                        conn.execute("SELECT 1")  # a dead connection raises here
+                    with self._cond:
+                        if self._idle_locked():
+                            self._listening_since = None
+                            self._thread = None
+                            return
+            except Exception as exc:  # noqa: BLE001 - any failure: poll meanwhile, reconnect
+                log.warning("long-poll listener: %s; waits poll the database until it is back", exc)
+            with self._cond:
+                self._listening_since = None
+                self._cond.notify_all()
+                if self._idle_locked():
+                    self._thread = None
+                    return
+            time.sleep(backoff)
+            backoff = min(backoff * 2, 10.0)
+
+    def _notified(self, payload: str) -> None:
+        try:
+            submission_id = int(payload)
+        except ValueError:
+            return
+        now = time.monotonic()
+        with self._cond:
+            self._final_at[submission_id] = now
+            if len(self._final_at) > 1000:
+                self._final_at = {k: t for k, t in self._final_at.items() if now - t < RECENT_S}
+            self._cond.notify_all()
+
+    def _idle(self) -> bool:
+        with self._cond:
+            return self._idle_locked()
+
+    def _idle_locked(self) -> bool:
+        return not self._waiting and time.monotonic() - self._last_wait > IDLE_STOP_S
+
+
+_listeners: dict[str, FinalListener] = {}
+_listeners_lock = threading.Lock()
+
+
+def final_listener(engine) -> FinalListener | None:
+    """The process's listener for this engine's database; None where there are no notifications."""
+    if engine.dialect.name != "postgresql":
+        return None
+    conninfo = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    with _listeners_lock:
+        listener = _listeners.get(conninfo)
+        if listener is None:
+            listener = _listeners[conninfo] = FinalListener(conninfo)
+        return listener

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.exc import OperationalError
 
 from app.extensions import db
@@ -131,12 +131,14 @@ class BlobStore:
     def put(self, data: bytes) -> str:
         """Add the blob to the current session (committed with the row that refers to it)."""
         digest = hashlib.sha256(data).hexdigest()
-        blob = db.session.get(Blob, digest)
-        if blob is None:
+        # Whether the blob exists and has its bytes, without loading them (up to MAX_UPLOAD_BYTES).
+        row = db.session.execute(select(Blob.data.is_(None)).where(Blob.sha256 == digest)).first()
+        if row is None:
             db.session.add(Blob(sha256=digest, size=len(data), data=data))
             db.session.flush()
-        elif blob.data is None:
-            blob.data = data  # a first-release blob whose file was lost: the upload restores it
+        elif row[0]:
+            # A first-release blob whose file was lost: the upload restores it.
+            db.session.execute(update(Blob).where(Blob.sha256 == digest).values(data=data))
         return digest
 
     def get(self, sha256: str) -> bytes:

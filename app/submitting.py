@@ -86,12 +86,11 @@ def check_policy(assignment: Assignment, student: User, now: datetime, max_pendi
             f"{assignment.late_days_allowed} 天。",
             403,
         )
-    mine = select(Submission).where(
-        Submission.assignment_id == assignment.id, Submission.student_id == student.id
-    )
-    pending = db.session.scalar(
-        select(func.count()).select_from(mine.where(Submission.status.in_(PENDING)).subquery())
-    )
+    # The pending count and the latest attempt's time in one query.
+    pending, last = db.session.execute(
+        select(func.count().filter(Submission.status.in_(PENDING)), func.max(Submission.created_at))
+        .where(Submission.assignment_id == assignment.id, Submission.student_id == student.id)
+    ).one()
     if max_pending and pending >= max_pending:
         raise SubmissionRefused(
             "too_many_pending",
@@ -100,22 +99,16 @@ def check_policy(assignment: Assignment, student: User, now: datetime, max_pendi
             f"你已有 {pending} 次提交在排队评分，请等其中一次完成后再提交（截止前保持队列对所有人公平）。",
             429,
         )
-    if assignment.cooldown_seconds:
-        last = db.session.scalar(
-            select(func.max(Submission.created_at)).where(
-                Submission.assignment_id == assignment.id, Submission.student_id == student.id
+    if assignment.cooldown_seconds and last is not None:
+        wait = assignment.cooldown_seconds - (now - last).total_seconds()
+        if wait > 0:
+            raise SubmissionRefused(
+                "cooldown",
+                f"Please wait {math.ceil(wait)} s before submitting again.",
+                f"请等待 {math.ceil(wait)} 秒后再提交。",
+                429,
+                retry_after=math.ceil(wait),
             )
-        )
-        if last is not None:
-            wait = assignment.cooldown_seconds - (now - last).total_seconds()
-            if wait > 0:
-                raise SubmissionRefused(
-                    "cooldown",
-                    f"Please wait {math.ceil(wait)} s before submitting again.",
-                    f"请等待 {math.ceil(wait)} 秒后再提交。",
-                    429,
-                    retry_after=math.ceil(wait),
-                )
     return days
 
 
@@ -134,12 +127,23 @@ def carried_forward(assignment: Assignment, student: User) -> tuple[Carried | No
 
     Resubmitting only the fixed attention.py is the natural thing to do; the audit and figure are
     worth 15 points and must not be lost by it."""
-    last = db.session.scalar(
-        select(Submission)
-        .where(Submission.assignment_id == assignment.id, Submission.student_id == student.id)
+    return _carried(_latest_attempt(assignment.id, student.id))
+
+
+def _latest_attempt(assignment_id: int, student_id: int):
+    """The columns of the student's latest attempt that a new attempt needs (one query, no ORM
+    object), or None before the first."""
+    return db.session.execute(
+        select(Submission.attempt, Submission.audit_sha256, Submission.audit_filename,
+               Submission.audit_from_attempt, Submission.audit_text, Submission.figure_sha256,
+               Submission.figure_filename, Submission.figure_from_attempt)
+        .where(Submission.assignment_id == assignment_id, Submission.student_id == student_id)
         .order_by(Submission.attempt.desc())
         .limit(1)
-    )
+    ).first()
+
+
+def _carried(last) -> tuple[Carried | None, Carried | None]:
     if last is None:
         return None, None
     audit = (Carried(last.audit_sha256, last.audit_filename, last.audit_from_attempt or last.attempt,
@@ -168,6 +172,18 @@ def _lock_student(student: User) -> None:
     db.session.execute(select(User.id).where(User.id == student.id).with_for_update())
 
 
+def _commit_keeping_loaded() -> None:
+    """Commit without expiring what the session holds: the rows just inserted are exactly what
+    the caller reads next (id, attempt, carried files), so the answer to an upload does not load
+    them again. Values the database computed (a run's queued_at) are still loaded on access."""
+    session = db.session()
+    session.expire_on_commit = False
+    try:
+        session.commit()
+    finally:
+        session.expire_on_commit = True
+
+
 def submit(
     assignment: Assignment,
     student: User,
@@ -184,31 +200,32 @@ def submit(
     """Accept one attempt. With no audit (figure) uploaded, the previous attempt's is carried
     forward unless `keep_audit` (`keep_figure`) is False: the student removed it."""
     now = now or utcnow()
-    # The cheap policy checks come before any decoding: a student at the pending cap or in the
-    # cooldown costs one query, not a PDF parse. They are checked again, under the row lock, in
-    # the transaction that inserts the attempt.
-    check_policy(assignment, student, now, max_pending)
-    db.session.rollback()
-    if (audit is not None or figure is not None) and rubric_for(assignment.suite).audit_category is None:
-        raise SubmissionRefused(
-            "no_audit", "This assignment has no written audit or figure: submit the code only.",
-            "本作业没有审计文字和图片：只需提交代码。", 422)
-    audit_text = validate_uploads(code, audit, figure)
+    # An audit or a figure is decoded (PDF, image: up to seconds of CPU) before any lock is taken,
+    # so the cheap policy checks come first: a student at the pending cap or in the cooldown costs
+    # one query, not a PDF parse. They are checked again, under the row lock, in the transaction
+    # that inserts the attempt. A code-only attempt (validated in microseconds) is checked once,
+    # under the lock, then validated: the same refusals, in the same order.
+    decodes = audit is not None or figure is not None
+    audit_text = None
+    if decodes:
+        check_policy(assignment, student, now, max_pending)
+        db.session.rollback()
+        if rubric_for(assignment.suite).audit_category is None:
+            raise SubmissionRefused(
+                "no_audit", "This assignment has no written audit or figure: submit the code only.",
+                "本作业没有审计文字和图片：只需提交代码。", 422)
+        audit_text = validate_uploads(code, audit, figure)
     for _ in range(5):
         try:
             # One student's uploads are serialised: the pending cap, the cooldown and the attempt
             # number are checked and used in the transaction that inserts the attempt.
             _lock_student(student)
             days = check_policy(assignment, student, now, max_pending)
-            attempt = 1 + (
-                db.session.scalar(
-                    select(func.max(Submission.attempt)).where(
-                        Submission.assignment_id == assignment.id, Submission.student_id == student.id
-                    )
-                )
-                or 0
-            )
-            old_audit, old_figure = carried_forward(assignment, student)
+            if not decodes:
+                validate_uploads(code, None, None)
+            last = _latest_attempt(assignment.id, student.id)
+            attempt = 1 + (last.attempt if last is not None else 0)
+            old_audit, old_figure = _carried(last)
             old_audit = old_audit if audit is None and keep_audit else None
             old_figure = old_figure if figure is None and keep_figure else None
             submission = Submission(
@@ -230,7 +247,7 @@ def submit(
             )
             run = GradingRun(submission=submission, trigger="submit")  # queued_at: the database's clock
             db.session.add_all([submission, run])
-            db.session.commit()
+            _commit_keeping_loaded()
             break
         except (SubmissionRefused, StorageUnavailable):
             # Nothing half-written: no row names a blob that could not be stored.

@@ -248,3 +248,140 @@ def test_get_with_wait_long_polls_until_the_run_is_stored(app, web, factory):
     assert 0.4 < waited < 2.0
     bad = client.get(f"/api/v1/submissions/{sub_id}?wait=soon", headers={"Authorization": f"Bearer {token}"})
     assert bad.status_code == 400
+
+
+def _statements_of_this_thread(app):
+    """A list that collects the SQL statements the calling thread sends (listener attached)."""
+    import threading
+
+    from sqlalchemy import event
+
+    me, seen = threading.get_ident(), []
+
+    def on(conn, cursor, statement, params, context, executemany):
+        if threading.get_ident() == me:
+            seen.append(statement)
+
+    with app.app_context():
+        event.listen(db.engine, "before_cursor_execute", on)
+    return seen
+
+
+def test_long_poll_reads_no_status_while_waiting_and_wakes_on_the_notification(app, web, factory):
+    """On PostgreSQL a waiting request is woken by the grading's NOTIFY (migration 0008): while it
+    waits it sends no query (before: a status read every 100 ms), and it still answers at once."""
+    import threading
+    import time
+
+    student = factory.student()
+    token = factory.token(student)
+    sub_id = web.submit(student).id
+    client = app.test_client()
+    client.get(f"/api/v1/submissions/{sub_id}?wait=0.3", headers=bearer(token))  # listener started
+
+    def finish() -> None:
+        time.sleep(1.5)
+        with app.app_context():
+            from app.models import Submission
+
+            web.grade(db.session.get(Submission, sub_id))
+
+    seen = _statements_of_this_thread(app)
+    threading.Thread(target=finish).start()
+    t0 = time.monotonic()
+    res = client.get(f"/api/v1/submissions/{sub_id}?wait=5", headers=bearer(token))
+    waited = time.monotonic() - t0
+    assert res.status_code == 200 and res.get_json()["status"] == "graded"
+    assert 1.4 < waited < 2.5
+    status_reads = [s for s in seen if s.startswith("SELECT submissions.status")]
+    assert len(status_reads) <= 1, status_reads  # 100 ms polling would have read it ~15 times
+    assert len(seen) <= 8, "\n".join(s[:70] for s in seen)
+
+
+def test_long_poll_answers_when_the_grading_ends_between_its_read_and_its_wait(app, web, factory):
+    """A grading stored just after the request read the status (before it parked) is not missed:
+    the notification is remembered, and the wait returns at once."""
+    import time
+
+    from app.longpoll import final_listener
+
+    student = factory.student()
+    sub_id = web.submit(student).id
+    with app.app_context():
+        from app.models import Submission
+
+        listener = final_listener(db.engine)
+        assert listener is not None
+        since = time.monotonic()
+        # The listener must be up before `since` counts: a first wait starts it.
+        listener.wait_final(sub_id, since, time.monotonic() + 0.3, lambda: False)
+        since = time.monotonic()
+        web.grade(db.session.get(Submission, sub_id))
+        time.sleep(0.3)  # the notification arrives before the wait starts
+        t0 = time.monotonic()
+        reads = []
+        assert listener.wait_final(sub_id, since, time.monotonic() + 5, lambda: reads.append(1) or False)
+        assert time.monotonic() - t0 < 0.5 and reads == []
+
+
+def test_long_poll_without_a_listener_polls_the_status(app, web, factory, monkeypatch):
+    """Where there are no notifications (SQLite; here: the listener switched off) the wait reads
+    the status every 100 ms and still answers as soon as grading ends."""
+    import threading
+    import time
+
+    import app.api as api
+
+    monkeypatch.setattr(api, "final_listener", lambda engine: None)
+    student = factory.student()
+    token = factory.token(student)
+    sub_id = web.submit(student).id
+
+    def finish() -> None:
+        time.sleep(0.5)
+        with app.app_context():
+            from app.models import Submission
+
+            web.grade(db.session.get(Submission, sub_id))
+
+    threading.Thread(target=finish).start()
+    t0 = time.monotonic()
+    res = app.test_client().get(f"/api/v1/submissions/{sub_id}?wait=5", headers=bearer(token))
+    assert res.get_json()["status"] == "graded" and 0.4 < time.monotonic() - t0 < 2.0
+
+
+def test_api_requests_write_the_tokens_last_use_at_most_once_a_minute(client, factory, course):
+    """Every API request used to UPDATE and commit the token's row; "last used" is now kept to
+    the minute: the first request writes it, the next ones within the minute do not."""
+    from app.models import ApiToken
+
+    token = factory.token(course["alice"])
+    seen = _statements_of_this_thread(client.application)
+    for _ in range(3):
+        assert client.get("/api/v1/submissions", headers=bearer(token)).status_code == 200
+    updates = [s for s in seen if s.startswith("UPDATE api_tokens")]
+    assert len(updates) == 1
+    db.session.expire_all()
+    used = db.session.query(ApiToken).one().last_used_at
+    assert used is not None
+    row = db.session.query(ApiToken).one()
+    row.last_used_at = used - timedelta(minutes=2)
+    db.session.commit()
+    assert client.get("/api/v1/submissions", headers=bearer(token)).status_code == 200
+    db.session.expire_all()
+    assert db.session.query(ApiToken).one().last_used_at > used - timedelta(minutes=1)
+
+
+def test_upload_answers_without_loading_the_stored_blob_or_reloading_the_rows(client, factory, course):
+    """An upload of code the database already holds does not read the blob's bytes back, and the
+    answer is built from the rows just written (no reload after the commit)."""
+    token = factory.token(course["alice"])
+    first = upload(client, token)
+    assert first.status_code == 202
+    seen = _statements_of_this_thread(client.application)
+    second = upload(client, token)
+    assert second.status_code == 202 and second.json["attempt"] == 2
+    assert [s for s in seen if "blobs" in s] == [
+        "SELECT blobs.data IS NULL AS anon_1 \nFROM blobs \nWHERE blobs.sha256 = %(sha256_1)s::VARCHAR"]
+    assert not [s for s in seen if s.startswith("SELECT submissions.id")], seen  # no reload
+    assert len(seen) <= 12, "\n".join(s[:70] for s in seen)
