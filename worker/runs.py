@@ -39,7 +39,7 @@ from sqlalchemy import ColumnElement, Update, and_, bindparam, exists, false, in
 
 from app.clock import db_now
 from app.extensions import db
-from app.models import Assignment, GradingRun, Status, Submission, TestResult, WorkerHeartbeat
+from app.models import Assignment, Blob, GradingRun, Status, Submission, TestResult, WorkerHeartbeat
 from app.storage import BlobStore
 from autograder import settings
 from grading.i18n import encode
@@ -170,16 +170,20 @@ def _claim_statement(tries: int, stale_s: float, deadline_s: float, dead: tuple[
 
 
 _ASSIGNMENTS = Assignment.__table__
+_CODE = Blob.__table__.alias("code_blob")
 # Everything a grading needs, read in the claim's transaction: a submission's files and its
-# assignment never change after the upload.
+# assignment never change after the upload. The code's bytes (a few KiB, new with nearly every
+# attempt) come with it; the audit and figure, larger and carried from attempt to attempt, are
+# read through the blob store and its local cache.
 _INPUTS = (
     select(
-        RUNS.c.status, RUNS.c.worker, SUBMISSIONS.c.id, SUBMISSIONS.c.code_sha256,
+        RUNS.c.status, RUNS.c.worker, SUBMISSIONS.c.id, SUBMISSIONS.c.code_sha256, _CODE.c.data.label("code"),
         SUBMISSIONS.c.audit_sha256, SUBMISSIONS.c.audit_filename, SUBMISSIONS.c.figure_sha256,
         SUBMISSIONS.c.figure_filename, SUBMISSIONS.c.audit_text, _ASSIGNMENTS.c.suite,
     )
     .select_from(RUNS.join(SUBMISSIONS, SUBMISSIONS.c.id == RUNS.c.submission_id)
-                 .join(_ASSIGNMENTS, _ASSIGNMENTS.c.id == SUBMISSIONS.c.assignment_id))
+                 .join(_ASSIGNMENTS, _ASSIGNMENTS.c.id == SUBMISSIONS.c.assignment_id)
+                 .outerjoin(_CODE, _CODE.c.sha256 == SUBMISSIONS.c.code_sha256))
     .where(RUNS.c.id == bindparam("run_id"))
 )
 _MARK_RUNNING = (
@@ -218,7 +222,8 @@ def claim(run_id: int, worker: str, store: BlobStore) -> RunInputs | None:
             run_id=run_id,
             submission_id=row.id,
             suite=row.suite,
-            code=store.get(row.code_sha256),
+            # NULL only for a first-release blob still on disk: the store reads it from there.
+            code=bytes(row.code) if row.code is not None else store.get(row.code_sha256),
             audit=store.get(row.audit_sha256) if row.audit_sha256 else None,
             audit_filename=row.audit_filename,
             figure=store.get(row.figure_sha256) if row.figure_sha256 else None,
