@@ -17,7 +17,7 @@ import socket
 import threading
 
 from flask import Flask
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, insert, select, update
 
 from app.clock import db_now
 from app.extensions import db
@@ -33,18 +33,18 @@ def interval_s() -> float:
 
 def beat(name: str, grader_version: str = "", first: bool = False) -> None:
     """Record that ``name`` is alive. The ``first`` beat of a process also resets the row's start
-    (a row left by an earlier process with the same reused pid)."""
-    row = db.session.get(WorkerHeartbeat, name)
-    if row is None:
-        db.session.add(
-            WorkerHeartbeat(hostname=name, started_at=db_now(), last_seen=db_now(), grader_version=grader_version)
-        )
-    else:
-        row.last_seen = db_now()
-        if first:
-            row.started_at = db_now()
-        if grader_version:
-            row.grader_version = grader_version
+    (a row left by an earlier process with the same reused pid). One UPDATE, and an INSERT only
+    when the row does not exist yet (only this process beats under its name)."""
+    values: dict[str, object] = {"last_seen": db_now()}
+    if first:
+        values["started_at"] = db_now()
+    if grader_version:
+        values["grader_version"] = grader_version
+    table = WorkerHeartbeat.__table__
+    res = db.session.execute(update(table).where(table.c.hostname == name).values(**values))
+    if res.rowcount == 0:
+        db.session.execute(insert(table).values(hostname=name, started_at=db_now(), last_seen=db_now(),
+                                                grader_version=grader_version))
     db.session.commit()
 
 

@@ -31,14 +31,15 @@ import os
 import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from flask import current_app, has_app_context
-from sqlalchemy import ColumnElement, and_, exists, false, or_, select, update
+from sqlalchemy import ColumnElement, Update, and_, bindparam, exists, false, insert, or_, select, update
 
 from app.clock import db_now
 from app.extensions import db
-from app.models import GradingRun, Status, Submission, TestResult, WorkerHeartbeat
+from app.models import Assignment, Blob, GradingRun, Status, Submission, TestResult, WorkerHeartbeat
 from app.storage import BlobStore
 from autograder import settings
 from grading.i18n import encode
@@ -111,77 +112,123 @@ def local_dead_workers(names: Iterable[str | None]) -> list[str]:
     return dead
 
 
+# The hot path (claim, store) speaks Core to the tables, not the ORM: a grading costs a handful of
+# statements (measured with bench/worker_overhead.py), and statements built on these tables' own
+# columns skip SQLAlchemy's ORM bulk-update machinery. The guards are the same SQL as before.
+RUNS = GradingRun.__table__
+SUBMISSIONS = Submission.__table__
+RESULTS = TestResult.__table__
+HEARTBEATS = WorkerHeartbeat.__table__
+
+
 def abandoned_clause(dead: Iterable[str] = ()) -> ColumnElement[bool]:
     """SQL: this (running) run has no live task any more. See the module docstring.
 
     Every age is measured with the database's clock (app/clock.py), never this host's."""
     stale_before = db_now(-heartbeat_stale_s())
     holder_alive = exists().where(
-        WorkerHeartbeat.hostname == GradingRun.worker,
-        WorkerHeartbeat.last_seen >= stale_before,
+        HEARTBEATS.c.hostname == RUNS.c.worker,
+        HEARTBEATS.c.last_seen >= stale_before,
         # A heartbeat of a process started after the claim is a reused name, not the holder.
-        WorkerHeartbeat.started_at <= GradingRun.started_at,
+        HEARTBEATS.c.started_at <= RUNS.c.started_at,
     )
     dead = list(dead)
     return or_(
-        GradingRun.worker.is_(None),
-        GradingRun.started_at.is_(None),
-        GradingRun.worker.in_(dead) if dead else false(),
-        and_(GradingRun.started_at < stale_before, ~holder_alive),
-        GradingRun.started_at < db_now(-run_deadline_s()),
+        RUNS.c.worker.is_(None),
+        RUNS.c.started_at.is_(None),
+        RUNS.c.worker.in_(dead) if dead else false(),
+        and_(RUNS.c.started_at < stale_before, ~holder_alive),
+        RUNS.c.started_at < db_now(-run_deadline_s()),
     )
+
+
+@lru_cache(maxsize=64)
+def _claim_statement(tries: int, stale_s: float, deadline_s: float, dead: tuple[str, ...]) -> Update:
+    """The guarded claim UPDATE, built once per setting (``heartbeat_stale_s`` and
+    ``run_deadline_s`` are read by `abandoned_clause`; they are in the key so that a change of
+    setting builds a new statement). Parameters: ``run_id``, ``holder`` (the worker)."""
+    return (
+        update(RUNS)
+        .where(
+            RUNS.c.id == bindparam("run_id"),
+            or_(
+                RUNS.c.status == Status.QUEUED.value,
+                and_(
+                    RUNS.c.status == Status.RUNNING.value,
+                    RUNS.c.tries < tries,
+                    # A pool process runs one task at a time, so a run held under its own name is
+                    # a claim whose commit reply was lost (database outage) or a task of this
+                    # process that ended without storing: nobody else is grading it.
+                    or_(abandoned_clause(dead), RUNS.c.worker == bindparam("holder")),
+                ),
+            ),
+        )
+        .values(status=Status.RUNNING.value, started_at=db_now(), worker=bindparam("holder"),
+                tries=RUNS.c.tries + 1)
+        .returning(RUNS.c.tries)
+    )
+
+
+_ASSIGNMENTS = Assignment.__table__
+_CODE = Blob.__table__.alias("code_blob")
+# Everything a grading needs, read in the claim's transaction: a submission's files and its
+# assignment never change after the upload. The code's bytes (a few KiB, new with nearly every
+# attempt) come with it; the audit and figure, larger and carried from attempt to attempt, are
+# read through the blob store and its local cache.
+_INPUTS = (
+    select(
+        RUNS.c.status, RUNS.c.worker, SUBMISSIONS.c.id, SUBMISSIONS.c.code_sha256, _CODE.c.data.label("code"),
+        SUBMISSIONS.c.audit_sha256, SUBMISSIONS.c.audit_filename, SUBMISSIONS.c.figure_sha256,
+        SUBMISSIONS.c.figure_filename, SUBMISSIONS.c.audit_text, _ASSIGNMENTS.c.suite,
+    )
+    .select_from(RUNS.join(SUBMISSIONS, SUBMISSIONS.c.id == RUNS.c.submission_id)
+                 .join(_ASSIGNMENTS, _ASSIGNMENTS.c.id == SUBMISSIONS.c.assignment_id)
+                 .outerjoin(_CODE, _CODE.c.sha256 == SUBMISSIONS.c.code_sha256))
+    .where(RUNS.c.id == bindparam("run_id"))
+)
+_MARK_RUNNING = (
+    update(SUBMISSIONS).where(SUBMISSIONS.c.id == bindparam("sub_id")).values(status=Status.RUNNING.value)
+)
 
 
 def claim(run_id: int, worker: str, store: BlobStore) -> RunInputs | None:
     """Take the run if it is queued, or abandoned with tries left. Else None.
 
-    An abandoned run without tries left is closed as ``error`` here (and by the sweeper)."""
-    holder = db.session.scalar(
-        select(GradingRun.worker).where(GradingRun.id == run_id, GradingRun.status == Status.RUNNING.value)
-    )
-    dead = local_dead_workers([holder])
-    res = db.session.execute(
-        update(GradingRun)
-        .where(
-            GradingRun.id == run_id,
-            or_(
-                GradingRun.status == Status.QUEUED.value,
-                and_(
-                    GradingRun.status == Status.RUNNING.value,
-                    GradingRun.tries < max_tries(),
-                    # A pool process runs one task at a time, so a run held under its own name is
-                    # a claim whose commit reply was lost (database outage) or a task of this
-                    # process that ended without storing: nobody else is grading it.
-                    or_(abandoned_clause(dead), GradingRun.worker == worker),
-                ),
-            ),
-        )
-        .values(status=Status.RUNNING.value, started_at=db_now(), worker=worker, tries=GradingRun.tries + 1)
-        .execution_options(synchronize_session=False)
-    )
-    if res.rowcount != 1:
+    An abandoned run without tries left is closed as ``error`` here (and by the sweeper).
+    One transaction of three statements: read the run's inputs, the guarded UPDATE (which alone
+    decides who holds the run), mark the submission running."""
+    row = db.session.execute(_INPUTS, {"run_id": run_id}).one_or_none()
+    if row is None or row.status not in (Status.QUEUED.value, Status.RUNNING.value):
+        # Finished (a duplicate delivery) or gone: only a running run can be given up on, and a
+        # finished run never runs again (a regrade adds a new run).
+        db.session.rollback()
+        return None
+    holder = row.worker if row.status == Status.RUNNING.value else None
+    dead = tuple(local_dead_workers([holder]))
+    tries = db.session.execute(
+        _claim_statement(max_tries(), heartbeat_stale_s(), run_deadline_s(), dead),
+        {"run_id": run_id, "holder": worker},
+    ).scalar_one_or_none()
+    if tries is None:
         db.session.rollback()
         give_up_exhausted(run_ids=[run_id], dead=dead)
         return None
-    db.session.expire_all()
-    run = db.session.get(GradingRun, run_id)
-    sub = run.submission
-    sub.status = Status.RUNNING.value
-    suite = sub.assignment.suite
+    db.session.execute(_MARK_RUNNING, {"sub_id": row.id})
     db.session.commit()
     if holder is not None:
-        log.warning("run %s taken over from %s (try %s)", run_id, holder, run.tries)
+        log.warning("run %s taken over from %s (try %s)", run_id, holder, tries)
     try:
         return RunInputs(
-            run_id=run.id,
-            submission_id=sub.id,
-            suite=suite,
-            code=store.get(sub.code_sha256),
-            audit=store.get(sub.audit_sha256) if sub.audit_sha256 else None,
-            audit_filename=sub.audit_filename,
-            figure=store.get(sub.figure_sha256) if sub.figure_sha256 else None,
-            figure_filename=sub.figure_filename,
-            audit_text=sub.audit_text,
+            run_id=run_id,
+            submission_id=row.id,
+            suite=row.suite,
+            # NULL only for a first-release blob still on disk: the store reads it from there.
+            code=bytes(row.code) if row.code is not None else store.get(row.code_sha256),
+            audit=store.get(row.audit_sha256) if row.audit_sha256 else None,
+            audit_filename=row.audit_filename,
+            figure=store.get(row.figure_sha256) if row.figure_sha256 else None,
+            figure_filename=row.figure_filename,
+            audit_text=row.audit_text,
         )
     except (OSError, ValueError) as exc:
         # Our infrastructure lost the files: a grader failure, retried and then reported.
@@ -194,10 +241,10 @@ def give_up_exhausted(run_ids: list[int] | None = None, dead: Iterable[str] = ()
     """Close abandoned runs that have used all their tries as ``error``; returns their ids."""
     limit = max_tries()
     query = (
-        update(GradingRun)
+        update(RUNS)
         .where(
-            GradingRun.status == Status.RUNNING.value,
-            GradingRun.tries >= limit,
+            RUNS.c.status == Status.RUNNING.value,
+            RUNS.c.tries >= limit,
             abandoned_clause(dead),
         )
         .values(
@@ -208,66 +255,79 @@ def give_up_exhausted(run_ids: list[int] | None = None, dead: Iterable[str] = ()
                 "an instructor can regrade it"
             ),
         )
-        .returning(GradingRun.id)
-        .execution_options(synchronize_session=False)
+        .returning(RUNS.c.id, RUNS.c.submission_id)
     )
     if run_ids is not None:
-        query = query.where(GradingRun.id.in_(run_ids))
-    closed = list(db.session.execute(query).scalars())
-    for run_id in closed:
+        query = query.where(RUNS.c.id.in_(run_ids))
+    closed = list(db.session.execute(query).all())
+    for run_id, sub_id in closed:
         log.error("run %s gave up after %s interrupted tries", run_id, limit)
-        _sync_submission_status(run_id)
+        _sync_submission_status(sub_id)
     db.session.commit()
-    return closed
+    return [run_id for run_id, _ in closed]
+
+
+_STORED_ALWAYS = ("status", "status_reason", "grader_version", "result", "log_excerpt", "cpu_s")
+_STORED_IF_GRADED = ("total", "max_total", "categories")
+
+
+@lru_cache(maxsize=2)
+def _store_statement(graded: bool) -> Update:
+    """The guarded store UPDATE (only the holder of a running run may write), returning the
+    submission for `_sync_submission_status`. Parameters: ``run_id``, ``holder`` (the worker), ``v_<column>``."""
+    names = _STORED_ALWAYS + (_STORED_IF_GRADED if graded else ())
+    return (
+        update(RUNS)
+        .where(RUNS.c.id == bindparam("run_id"), RUNS.c.status == Status.RUNNING.value,
+               RUNS.c.worker == bindparam("holder"))
+        .values(finished_at=db_now(), **{n: bindparam(f"v_{n}", type_=RUNS.c[n].type) for n in names})
+        .returning(RUNS.c.submission_id)
+    )
+
+
+_INSERT_RESULTS = insert(RESULTS)
 
 
 def store_result(run_id: int, worker: str, result: dict[str, Any]) -> bool:
     """Write the result if this worker still holds the run. Returns False for a stale holder.
 
     The run's status, its result and its TestResult rows are one transaction: a duplicate
-    delivery, a retry after a lost commit acknowledgement, or a takeover can never add rows."""
+    delivery, a retry after a lost commit acknowledgement, or a takeover can never add rows.
+    Three statements: the guarded UPDATE, one multi-row INSERT of the tests, the submission."""
     graded = result.get("status") == Status.GRADED
-    values: dict[str, Any] = dict(
-        status=Status.GRADED.value if graded else Status.ERROR.value,
-        status_reason=None if graded else (result.get("message") or "grader error"),
-        finished_at=db_now(),
-        grader_version=result.get("grader_version"),
-        result=result,
-        log_excerpt=(result.get("log") or "")[-20000:],
-        cpu_s=result.get("cpu_s"),
-    )
+    params: dict[str, Any] = {
+        "run_id": run_id,
+        "holder": worker,
+        "v_status": Status.GRADED.value if graded else Status.ERROR.value,
+        "v_status_reason": None if graded else (result.get("message") or "grader error"),
+        "v_grader_version": result.get("grader_version"),
+        "v_result": result,
+        "v_log_excerpt": (result.get("log") or "")[-20000:],
+        "v_cpu_s": result.get("cpu_s"),
+    }
     if graded:
-        values.update(
-            total=result["total"],
-            max_total=result["max_total"],
-            categories=result["categories"],
-        )
-    res = db.session.execute(
-        update(GradingRun)
-        .where(GradingRun.id == run_id, GradingRun.status == Status.RUNNING.value, GradingRun.worker == worker)
-        .values(**values)
-        .execution_options(synchronize_session=False)
-    )
-    if res.rowcount != 1:
+        params.update(v_total=result["total"], v_max_total=result["max_total"], v_categories=result["categories"])
+    sub_id = db.session.execute(_store_statement(graded), params).scalar_one_or_none()
+    if sub_id is None:
         db.session.rollback()
         log.warning("run %s no longer held by %s; result dropped", run_id, worker)
         return False
-    db.session.expire_all()
-    if graded:
-        db.session.add_all(
-            TestResult(
-                run_id=run_id,
-                test_id=t["id"],
-                category=t["category"],
-                outcome=t["outcome"],
-                points=t["points"],
-                max_points=t["max_points"],
-                hidden=bool(t.get("hidden")),
-                feedback=encode(t.get("feedback")),  # a {"en","zh"} message is stored as JSON text
-            )
-            for t in result.get("tests", [])
-        )
-    _sync_submission_status(run_id)
+    rows = [
+        {
+            "run_id": run_id,
+            "test_id": t["id"],
+            "category": t["category"],
+            "outcome": t["outcome"],
+            "points": t["points"],
+            "max_points": t["max_points"],
+            "hidden": bool(t.get("hidden")),
+            "feedback": encode(t.get("feedback")),  # a {"en","zh"} message is stored as JSON text
+        }
+        for t in (result.get("tests") or [] if graded else [])
+    ]
+    if rows:
+        db.session.execute(_INSERT_RESULTS, rows)
+    _sync_submission_status(sub_id)
     db.session.commit()
     return True
 
@@ -292,24 +352,22 @@ def requeue_for_retry(run_id: int, worker: str, reason: str, result: dict[str, A
             run.result, run.grader_version = result, result.get("grader_version")
             run.log_excerpt = (result.get("log") or "")[-20000:]
         again = False
-    _sync_submission_status(run_id)
+    _sync_submission_status(run.submission_id)
     db.session.commit()
     return again
 
 
-def _sync_submission_status(run_id: int) -> None:
-    """A submission shows the state of its newest run."""
-    db.session.flush()
-    sub_id = db.session.scalar(select(GradingRun.submission_id).where(GradingRun.id == run_id))
-    newest = db.session.scalar(
-        select(GradingRun.status)
-        .where(GradingRun.submission_id == sub_id)
-        .order_by(GradingRun.id.desc())
-        .limit(1)
-    )
-    db.session.execute(
-        update(Submission)
-        .where(Submission.id == sub_id)
-        .values(status=newest)
-        .execution_options(synchronize_session=False)
-    )
+_NEWEST_STATUS = (
+    select(RUNS.c.status)
+    .where(RUNS.c.submission_id == bindparam("sub_id"))
+    .order_by(RUNS.c.id.desc())
+    .limit(1)
+    .scalar_subquery()
+)
+_SYNC_SUBMISSION = update(SUBMISSIONS).where(SUBMISSIONS.c.id == bindparam("sub_id")).values(status=_NEWEST_STATUS)
+
+
+def _sync_submission_status(sub_id: int) -> None:
+    """A submission shows the state of its newest run (one UPDATE with a subquery)."""
+    db.session.flush()  # a run changed through the ORM (requeue_for_retry) is written first
+    db.session.execute(_SYNC_SUBMISSION, {"sub_id": sub_id})

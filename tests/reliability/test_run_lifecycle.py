@@ -154,3 +154,80 @@ def test_a_run_older_than_the_hard_time_limit_is_abandoned_even_if_its_worker_be
                                    last_seen=utcnow()))
     db.session.commit()
     assert runs.claim(run_id, "me:1", store(app)) is not None
+
+
+def test_claim_returns_the_submissions_files_suite_and_audit_text(app, factory):
+    from app.models import Submission as Sub
+
+    blobs = store(app)
+    sub = Sub(assignment_id=factory.assignment().id, student_id=factory.student().id, attempt=1,
+              code_sha256=blobs.put(CORRECT), audit_sha256=blobs.put(b"%PDF audit"), audit_filename="audit.pdf",
+              audit_text="row sums are 1", figure_sha256=blobs.put(b"\x89PNG figure"), figure_filename="fig.png")
+    run = GradingRun(submission=sub)
+    db.session.add_all([sub, run])
+    db.session.commit()
+    inputs = runs.claim(run.id, "w:1", store(app))
+    assert inputs == runs.RunInputs(
+        run_id=run.id, submission_id=sub.id, suite="attention", code=CORRECT, audit=b"%PDF audit",
+        audit_filename="audit.pdf", figure=b"\x89PNG figure", figure_filename="fig.png",
+        audit_text="row sums are 1")
+    db.session.expire_all()
+    assert (db.session.get(GradingRun, run.id).status, db.session.get(Sub, sub.id).status) == ("running", "running")
+
+
+def test_claim_and_store_take_three_statements_each_whatever_the_number_of_tests(app, run_id):
+    from sqlalchemy import event
+
+    many = {**RESULT, "tests": [{"id": f"test_{i}", "category": "formula_shape", "outcome": "failed",
+                                 "points": 0, "max_points": 1, "hidden": i % 2 == 0,
+                                 "feedback": {"en": f"case {i}", "zh": f"用例 {i}"}} for i in range(40)]}
+    statements: list[str] = []
+
+    def count(conn, cursor, statement, *_):
+        statements.append(statement.split()[0])
+
+    engine = db.engine
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        assert runs.claim(run_id, "w:1", store(app)) is not None
+        claimed, statements[:] = list(statements), []
+        assert runs.store_result(run_id, "w:1", many)
+        stored = list(statements)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert claimed == ["SELECT", "UPDATE", "UPDATE"]
+    assert stored == ["UPDATE", "INSERT", "UPDATE"]  # the 40 test rows are one executemany
+    rows = db.session.scalars(select(ResultRow).where(ResultRow.run_id == run_id).order_by(ResultRow.id)).all()
+    assert [(r.test_id, r.hidden, r.feedback_message) for r in rows] == [
+        (f"test_{i}", i % 2 == 0, {"en": f"case {i}", "zh": f"用例 {i}"}) for i in range(40)]
+    run = db.session.get(GradingRun, run_id)
+    assert (run.status, run.total, run.result["tests"][3]["id"], run.submission.status) == (
+        "graded", 85, "test_3", "graded")
+
+
+def test_claim_reads_code_left_on_disk_by_the_first_release_and_requeues_a_run_whose_code_is_lost(app, factory):
+    from app.models import Blob
+    from app.models import Submission as Sub
+
+    blobs = store(app)
+    kept, lost = b"x = 1\n", b"x = 2\n"
+    subs = []
+    for attempt, code in enumerate((kept, lost), start=1):
+        sha = __import__("hashlib").sha256(code).hexdigest()
+        db.session.add(Blob(sha256=sha, size=len(code), data=None))  # the migration found no bytes
+        subs.append(Sub(assignment_id=factory.assignment().id, student_id=factory.student().id,
+                        attempt=attempt, code_sha256=sha))
+    path = blobs.cache_path(subs[0].code_sha256)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(kept)
+    run_ids = []
+    for sub in subs:
+        run = GradingRun(submission=sub)
+        db.session.add_all([sub, run])
+        db.session.commit()
+        run_ids.append(run.id)
+    assert runs.claim(run_ids[0], "w:1", blobs).code == kept
+    assert runs.claim(run_ids[1], "w:1", blobs) is None
+    db.session.expire_all()
+    run = db.session.get(GradingRun, run_ids[1])
+    assert run.status == "queued" and run.status_reason.startswith("submission files unreadable")
