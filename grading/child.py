@@ -447,14 +447,8 @@ def _run_lanes(executor, source: str, collected: CollectedSuite, suite: Suite, h
     opened: list[tuple[object, Limits]] = []
     try:
         for n, lane in enumerate(lanes):
-            # The first lane's session reserves its share (by test count) of the CPU left. The
-            # last lane's session leaves its hidden tests their share: the lane's child opens
-            # their session (and any fresh one) itself, on its copy of the budget.
-            if n < len(lanes) - 1:
-                share = len(lane) / len(everything)
-            else:
-                own = len(lane & hidden)
-                share = max(0.2, 1 - own / len(lane)) if own else 1.0
+            # Each lane reserves its share of the CPU left; the last takes the rest.
+            share = 1.0 if n == len(lanes) - 1 else len(lane) / len(everything)
             limits = budget.reserve(executor.limits, share)
             try:
                 opened.append((_open_session(executor, source, suite, limits), limits))
@@ -468,11 +462,8 @@ def _run_lanes(executor, source: str, collected: CollectedSuite, suite: Suite, h
         return True
     merged["sessions"] += len(opened)
     try:
-        # Only the last lane opens sessions of its own (plan_lanes gives it the hidden and fresh
-        # tests): the others get no CPU to open one with, so the budget is never spent twice.
-        budgets = [dataclasses.replace(budget, cpu_left=0.0)] * (len(lanes) - 1) + [budget]
-        children = [_start_child(executor, session, source, collected, suite, everything - lane, hidden, own)
-                    for (session, _), lane, own in zip(opened, lanes, budgets, strict=True)]
+        children = [_start_child(executor, session, source, collected, suite, everything - lane, hidden, budget)
+                    for (session, _), lane in zip(opened, lanes, strict=True)]
         reports = _finish_children(children, max(1.0, deadline - time.monotonic()))
     finally:
         for session, limits in opened:
