@@ -74,7 +74,6 @@ def main() -> None:
     parser.add_argument("--out", default=None, help="results file name (default from the suite)")
     args = parser.parse_args()
 
-    from autograder import settings
     from grading.executor import suite_packages
     from grading.runner import GradeInput, grade
     from grading.sandbox import Executor
@@ -84,7 +83,7 @@ def main() -> None:
     with Executor(preload=preload) as ex:
         first = grade(GradeInput(code=code), args.suite, executor=ex)  # warms caches; reported separately
         assert first["status"] == "graded", first.get("message")
-        times, cpus, totals, lanes = [], [], set(), 0
+        times, cpus, totals = [], [], set()
         parts: dict[str, list[float]] = {p: [] for p in PARTS}
         for _ in range(args.repeats):
             t0, c0 = time.perf_counter(), cpu_parts(ex.zygote_pid)
@@ -97,7 +96,6 @@ def main() -> None:
                 parts[p].append(c1[p] - c0[p])
             cpus.append(sum(c1.values()) - sum(c0.values()))
             totals.add(result["total"])
-            lanes += "\nlanes: " in "\n" + result["log"]
     n_bare = max(5, args.repeats // 3)
     bare = bare_torch_import_seconds(n_bare)
     bare_cpu = bare_torch_import_cpu_seconds(n_bare)
@@ -118,9 +116,6 @@ def main() -> None:
         "cpu_ratio_median": c["median"] / bc["median"],
         "goal_ratio_at_most": 0.06,
         "totals_seen": sorted(totals),
-        # gradings that ran two lanes (a core was idle at their start; GRADING_LANES=1 turns it off)
-        "gradings_with_two_lanes": lanes,
-        "grading_lanes_setting": settings.GRADING_LANES,
     }
     name = "grade_one" if args.suite == "attention" else f"grade_one_{args.suite}"
     path = write(args.out or name + ("_no_preload" if args.no_preload else ""), data)
@@ -129,8 +124,7 @@ def main() -> None:
           + ", ".join(f"{p} {v * 1000:.0f}" for p, v in data["grading_cpu_median_by_process"].items()))
     print(f"bare python -c 'import torch':  median {b['median'] * 1000:.0f} ms, CPU {bc['median'] * 1000:.0f} ms")
     print(f"ratio {data['ratio_median']:.3f} wall, {data['cpu_ratio_median']:.3f} CPU (goal <= 0.06); "
-          f"load average {data['load_average'][0]:.1f}; totals {sorted(totals)}; "
-          f"two lanes in {lanes} of {args.repeats}; written to {path}")
+          f"load average {data['load_average'][0]:.1f}; totals {sorted(totals)}; written to {path}")
 
 
 if __name__ == "__main__":

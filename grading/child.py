@@ -168,7 +168,6 @@ class ChildReport(TypedDict, total=False):
     """What one grading child reports (JSON over the pipe), and what ``run_suite`` merges them into."""
 
     outcomes: dict[str, TestOutcome]
-    seconds: dict[str, float]        # wall time of each test run
     measurements: dict[str, float]
     example_weights: dict[str, Any] | None
     collected: list[str] | None
@@ -362,43 +361,18 @@ def core_idle() -> bool:
 def plan_lanes(collected: CollectedSuite, hidden: frozenset[str]) -> tuple[frozenset[str], frozenset[str]] | None:
     """Split the suite into two lanes that may run at once, each in its own test process and jail.
 
-    The second lane takes what needs no session shared with the first: the hidden tests, the
-    tests that compare against a fresh session and the checks that read only the source; then,
-    from the end of the suite, visible tests until the two lanes are about equally long (by the
-    tests' typical times in this process, or by count before any grading; one that does not fit
-    is passed over for a shorter one). The plugin keeps its
-    order inside a lane (visible tests, then the hidden ones in a session of their own), so nothing
-    a submission sees in a hidden test reaches a visible test's feedback. None when a lane would
-    be empty."""
-    known = collected.seconds
-    typical = (sum(known.values()) / len(known)) if known else 1.0
-
-    def cost(tid: str) -> float:
-        return known.get(tid, typical)
-
-    first: list[str] = []
-    second: set[str] = set()
+    The second lane takes what needs no session shared with the visible tests: the hidden tests,
+    the tests that compare against a fresh session, and the checks that read only the source. The
+    plugin keeps its order inside a lane (visible, then hidden in a session of their own), so
+    nothing a submission sees in a hidden test reaches a visible test's feedback. None when one
+    lane would be empty."""
+    second, first = set(), set()
     for item in collected.items:
-        tid = test_id(item)
         own_session = "fresh_student" in item.fixturenames or not calls_student(item)
-        (second.add(tid) if tid in hidden or own_session else first.append(tid))
-    half = (sum(map(cost, first)) + sum(map(cost, second))) / 2
-    moved = sum(map(cost, second))
-    for tid in reversed(first):
-        if moved + cost(tid) <= half:
-            moved += cost(tid)
-            second.add(tid)
-    rest = frozenset(first) - second
-    if not rest or not second:
+        (second if test_id(item) in hidden or own_session else first).add(test_id(item))
+    if not first or not second:
         return None
-    return rest, frozenset(second)
-
-
-def _observe(collected: CollectedSuite, report: ChildReport) -> None:
-    """Learn the tests' typical times from the ones that passed (a timeout says nothing of it)."""
-    outcomes = report.get("outcomes") or {}
-    collected.observe({tid: s for tid, s in (report.get("seconds") or {}).items()
-                       if (outcomes.get(tid) or {}).get("outcome") == "passed"})
+    return frozenset(first), frozenset(second)
 
 
 def _absorb(merged: ChildReport, child: ChildReport, budget: Budget, attempt: int) -> None:
@@ -470,7 +444,6 @@ def _run_lanes(executor, source: str, collected: CollectedSuite, suite: Suite, h
             _close_session(session, limits, budget, merged)
     for report in reports:
         _absorb(merged, report, budget, 1)
-        _observe(collected, report)
     if merged.get("infra_error"):
         return True
     for report in reports:
@@ -546,7 +519,6 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
         finally:
             _close_session(session, limits, budget, merged)
         _absorb(merged, child, budget, attempt)
-        _observe(collected, child)
         if merged.get("infra_error"):
             return merged
         if child.get("load_error"):

@@ -36,15 +36,6 @@ class CollectedSuite:
     items: list[pytest.Item]
     plugin: GradingPlugin
     collect_errors: list[str]
-    # Typical wall seconds of each test id in this process's gradings (a moving average), so that
-    # the two lanes of a grading (grading.child.plan_lanes) can be balanced by time, not by count.
-    seconds: dict[str, float] = dataclasses.field(default_factory=dict)
-
-    def observe(self, seconds: dict[str, float]) -> None:
-        for tid, s in seconds.items():
-            if isinstance(s, int | float) and s >= 0:
-                old = self.seconds.get(tid)
-                self.seconds[tid] = float(s) if old is None else 0.8 * old + 0.2 * float(s)
 
 
 def pytest_args(assignment: str) -> list[str]:

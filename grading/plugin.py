@@ -49,7 +49,6 @@ class GradingPlugin:
         self._prepared: StudentProxy | None = None
         self._lent = False
         self.outcomes: dict[str, TestOutcome] = {}
-        self.seconds: dict[str, float] = {}       # wall time of each test (setup, call, teardown)
         self.measurements: dict[str, float] = {}
         self.example_weights: dict | None = None
         self.collected: list[str] = []
@@ -185,7 +184,6 @@ class GradingPlugin:
         outcome = yield
         report = outcome.get_result()
         tid = test_id(item)
-        self.seconds[tid] = self.seconds.get(tid, 0.0) + float(getattr(report, "duration", 0.0) or 0.0)
         if call.when == "teardown":
             if call.excinfo is not None:
                 self.log.append(f"[{tid}] teardown error:\n{report.longreprtext}")
@@ -212,7 +210,7 @@ class GradingPlugin:
 
     def results(self) -> ChildReport:
         dead = [p for p in self._phase_proxies() if p.deaths]
-        return {"outcomes": self.outcomes, "seconds": self.seconds, "measurements": self.measurements,
+        return {"outcomes": self.outcomes, "measurements": self.measurements,
                 "example_weights": self.example_weights, "collected": self.collected,
                 "collect_errors": self.collect_errors, "infra_error": self.infra_error,
                 "load_error": self.load_error, "log": self.log,

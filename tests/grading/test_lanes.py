@@ -54,18 +54,6 @@ def test_the_second_lane_holds_the_hidden_fresh_session_and_source_only_tests():
     assert first | second == set(state.rubric.tests) and not first & second
 
 
-def test_lanes_are_balanced_by_the_typical_time_of_each_test(monkeypatch):
-    state = suite_state("attention")
-    hidden = frozenset(t for t, spec in state.rubric.tests.items() if spec.hidden)
-    collected = collected_suite("attention", state.suite)
-    by_count, _ = plan_lanes(collected, hidden)
-    slow = next(iter(sorted(by_count)))
-    monkeypatch.setattr(collected, "seconds", {**{t: 0.01 for t in state.rubric.tests}, slow: 1.0})
-    first, second = plan_lanes(collected, hidden)
-    assert first == {slow}          # one test as long as all the others: it is a lane of its own
-    assert len(by_count) < len(state.rubric.tests) - len(hidden)   # by count, some visible tests moved
-
-
 @pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
 def test_two_lanes_grade_every_corpus_submission_exactly_as_one_lane(executor, monkeypatch, path):
     use_lanes(monkeypatch, 1)
