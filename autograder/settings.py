@@ -116,11 +116,6 @@ SESSION_WALL_S = _num("SESSION_WALL_S", 30)
 # submission uses well under a second of it.
 GRADING_BUDGET_S = _num("GRADING_BUDGET_S", 40)
 GRADING_CPU_BUDGET_S = _num("GRADING_CPU_BUDGET_S", 30)
-# A grading's tests may run in two forked test processes at once, each against its own jail: the
-# second lane takes the hidden tests, the fresh-session comparisons and the source-only checks.
-# It costs one more jail and test process (about 25 ms of CPU), so it is used only when a core is
-# idle at the grading's start: a lone grading finishes sooner, a burst pays nothing. 1 turns it off.
-GRADING_LANES = _int("GRADING_LANES", 2)
 # The trusted side's own hard limit: only a hung grader reaches it (status `error`, retried).
 GRADING_WALL_S = _num("GRADING_WALL_S", 120)
 TASK_SOFT_TIME_LIMIT_S = _num("TASK_SOFT_TIME_LIMIT_S", 240)
@@ -190,8 +185,6 @@ def check(values: Mapping[str, float] | None = None) -> None:
         if not v[a] < v[b]:
             chain = " < ".join(f"{n} ({v[n]:g})" for n in TIMEOUT_CHAIN)
             raise SettingsError(f"{a} ({v[a]:g}) must be less than {b} ({v[b]:g}); the chain is {chain}")
-    if GRADING_LANES not in (1, 2):
-        raise SettingsError(f"GRADING_LANES must be 1 or 2, not {GRADING_LANES}")
     if v["BROKER_VISIBILITY_S"] < v["RUN_DEADLINE_S"]:
         raise SettingsError(
             f"BROKER_VISIBILITY_S ({v['BROKER_VISIBILITY_S']:g}) must be at least RUN_DEADLINE_S "

@@ -23,7 +23,7 @@ from typing import Any, TypedDict
 from autograder import settings
 from grading.collected import CollectedSuite, collected_suite, run_collected
 from grading.i18n import Msg, msg
-from grading.plugin import GradingPlugin, calls_student, test_id
+from grading.plugin import GradingPlugin
 from grading.proxy import Feedback, InfrastructureError, InheritedSession, StudentProxy, gave_up_text
 from grading.sandbox.client import Limits
 from grading.suite import Suite
@@ -230,22 +230,11 @@ def finite_json(value: Any) -> Any:
     return value
 
 
-@dataclasses.dataclass
-class _Child:
-    """A forked grading child whose JSON report is being read from ``pipe``."""
-
-    pid: int
-    pipe: int
-    out_file: Any
-    chunks: list[bytes] = dataclasses.field(default_factory=list)
-    reading: bool = True
-
-
-def _start_child(executor, session, source: str, collected: CollectedSuite, suite: Suite,
-                 skip: frozenset[str], hidden: frozenset[str], budget: Budget) -> _Child:
-    """Fork a child that runs the suite (but ``skip``) against ``session``, owned by this process.
-    The child never touches the Executor: sessions are opened, closed and killed here, so a hung
-    child costs at most the wall timeout given to ``_finish_children``."""
+def _fork_child(executor, session, source: str, collected: CollectedSuite, suite: Suite,
+                skip: frozenset[str], hidden: frozenset[str], budget: Budget, wall_timeout: float) -> ChildReport:
+    """Fork, run the suite in the child against ``session`` (owned by this process), and return the
+    child's JSON results (or an ``infra_error``).  The child never touches the Executor: sessions
+    are opened, closed and killed here, so a hung child costs at most ``wall_timeout``."""
     for f in (sys.stdout, sys.stderr):
         try:
             f.flush()
@@ -282,53 +271,41 @@ def _start_child(executor, session, source: str, collected: CollectedSuite, suit
             status = 70
         finally:
             os._exit(status)
+    # --------------------------------------------------------------------------- parent
     os.close(w)
-    return _Child(pid, r, out_file)
-
-
-def _finish_children(children: list[_Child], wall_timeout: float) -> list[ChildReport]:
-    """Read every child's report (all at once: lanes run concurrently), killing those still
-    running after ``wall_timeout``; each report is the child's JSON or an ``infra_error``."""
+    chunks: list[bytes] = []
     deadline = time.monotonic() + wall_timeout
-    by_fd = {c.pipe: c for c in children}
     timed_out = False
     try:
-        while any(c.reading for c in children):
+        while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 timed_out = True
                 break
-            ready, _, _ = select.select([c.pipe for c in children if c.reading], [], [], left)
-            for fd in ready:
-                chunk = os.read(fd, 1 << 16)
-                if chunk:
-                    by_fd[fd].chunks.append(chunk)
-                else:
-                    by_fd[fd].reading = False
+            ready, _, _ = select.select([r], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
     finally:
-        reports = []
-        for c in children:
-            os.close(c.pipe)
-            if c.reading:
-                for target in (-c.pid, c.pid):
-                    try:
-                        os.kill(target, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-            _, wstatus = os.waitpid(c.pid, 0)
-            c.out_file.seek(0)
-            pytest_output = c.out_file.read()[-50_000:].decode("utf-8", "replace")
-            c.out_file.close()
-            reports.append(_report(c, wstatus, pytest_output, timed_out, wall_timeout))
-    return reports
-
-
-def _report(c: _Child, wstatus: int, pytest_output: str, timed_out: bool, wall_timeout: float) -> ChildReport:
-    if timed_out and c.reading:
+        os.close(r)
+        if timed_out:
+            for target in (-pid, pid):
+                try:
+                    os.kill(target, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        _, wstatus = os.waitpid(pid, 0)
+    out_file.seek(0)
+    pytest_output = out_file.read()[-50_000:].decode("utf-8", "replace")
+    out_file.close()
+    if timed_out:
         return {"infra_error": f"grading exceeded the hard wall timeout of {wall_timeout:g} s",
                 "log": [], "pytest_output": pytest_output}
     try:
-        payload = json.loads(b"".join(c.chunks).decode())
+        payload = json.loads(b"".join(chunks).decode())
         if not isinstance(payload, dict):
             raise ValueError("not an object")
     except ValueError:
@@ -338,137 +315,15 @@ def _report(c: _Child, wstatus: int, pytest_output: str, timed_out: bool, wall_t
     return payload
 
 
-def _fork_child(executor, session, source: str, collected: CollectedSuite, suite: Suite,
-                skip: frozenset[str], hidden: frozenset[str], budget: Budget, wall_timeout: float) -> ChildReport:
-    """Fork one child, run the suite (but ``skip``) in it against ``session`` and return its report."""
-    child = _start_child(executor, session, source, collected, suite, skip, hidden, budget)
-    return _finish_children([child], wall_timeout)[0]
-
-
-def core_idle() -> bool:
-    """Whether a core of this process's CPU set is idle right now: fewer runnable tasks than cores,
-    counting this one (``procs_running`` in /proc/stat is instantaneous, unlike the load average)."""
-    try:
-        with open("/proc/stat", "rb") as f:
-            for line in f:
-                if line.startswith(b"procs_running "):
-                    return int(line.split()[1]) < len(os.sched_getaffinity(0))
-    except (OSError, ValueError):
-        pass
-    return False
-
-
-def plan_lanes(collected: CollectedSuite, hidden: frozenset[str]) -> tuple[frozenset[str], frozenset[str]] | None:
-    """Split the suite into two lanes that may run at once, each in its own test process and jail.
-
-    The second lane takes what needs no session shared with the visible tests: the hidden tests,
-    the tests that compare against a fresh session, and the checks that read only the source. The
-    plugin keeps its order inside a lane (visible, then hidden in a session of their own), so
-    nothing a submission sees in a hidden test reaches a visible test's feedback. None when one
-    lane would be empty."""
-    second, first = set(), set()
-    for item in collected.items:
-        own_session = "fresh_student" in item.fixturenames or not calls_student(item)
-        (second if test_id(item) in hidden or own_session else first).add(test_id(item))
-    if not first or not second:
-        return None
-    return frozenset(first), frozenset(second)
-
-
-def _absorb(merged: ChildReport, child: ChildReport, budget: Budget, attempt: int) -> None:
-    """Add one child's counts, output, log and data to ``merged`` (outcomes are the caller's)."""
-    own_cpu = float(child.get("cpu_spent") or 0.0)
-    budget.cpu_left -= own_cpu       # the child's own sessions were counted on its copy
-    merged["cpu_spent"] += own_cpu
-    merged["sessions"] += int(child.get("sessions") or 0)
-    merged["student_output"] += str(child.get("student_output") or "")
-    merged["log"].extend(child.get("log") or [])
-    merged["log"].append(f"child {attempt}: {child.get('child_seconds', 0):.3f} s, "
-                         f"pytest exit {child.get('pytest_exit')}; budget left "
-                         f"{max(0.0, budget.wall_left()):.1f} s wall, {budget.cpu_left:.1f} s CPU")
-    if child.get("pytest_output"):
-        merged["pytest_output"] = child["pytest_output"]
-    if child.get("infra_error") and not merged.get("infra_error"):
-        merged["infra_error"] = child["infra_error"]
-    merged["collected"] = merged["collected"] or child.get("collected")
-    merged["measurements"].update(child.get("measurements") or {})
-    if child.get("example_weights") is not None:
-        merged["example_weights"] = child["example_weights"]
-
-
-def _close_session(session, limits: Limits, budget: Budget, merged: ChildReport) -> None:
-    try:
-        session.close()
-    except Exception as exc:  # noqa: BLE001
-        merged["log"].append(f"closing the session failed: {exc!r}")
-    merged["cpu_spent"] += budget.settle(limits, _session_cpu(session))
-    try:
-        merged["student_output"] += session.output
-    except Exception:  # noqa: BLE001
-        pass
-
-
-def _open_session(executor, source: str, suite: Suite, limits: Limits):
-    return executor.session(source, filename=suite.student_file, module_name=suite.module_name,
-                            watch=suite_watch(suite), limits=limits)
-
-
-def _run_lanes(executor, source: str, collected: CollectedSuite, suite: Suite, hidden: frozenset[str],
-               lanes: tuple[frozenset[str], ...], budget: Budget, merged: ChildReport, deadline: float) -> bool:
-    """The first pass with the lanes running at once. Returns True when ``merged`` is final;
-    False leaves the tests without an outcome (a lane lost its session) to ``run_suite``'s loop."""
-    everything = frozenset().union(*lanes)
-    opened: list[tuple[object, Limits]] = []
-    try:
-        for n, lane in enumerate(lanes):
-            # Each lane reserves its share of the CPU left; the last takes the rest.
-            share = 1.0 if n == len(lanes) - 1 else len(lane) / len(everything)
-            limits = budget.reserve(executor.limits, share)
-            try:
-                opened.append((_open_session(executor, source, suite, limits), limits))
-            except BaseException:
-                budget.settle(limits, 0.0)
-                raise
-    except Exception as exc:  # noqa: BLE001 - SandboxUnavailable and friends; BudgetExhausted
-        for session, limits in opened:
-            _close_session(session, limits, budget, merged)
-        merged["infra_error"] = f"could not open a sandbox session: {exc!r}"
-        return True
-    merged["sessions"] += len(opened)
-    try:
-        children = [_start_child(executor, session, source, collected, suite, everything - lane, hidden, budget)
-                    for (session, _), lane in zip(opened, lanes, strict=True)]
-        reports = _finish_children(children, max(1.0, deadline - time.monotonic()))
-    finally:
-        for session, limits in opened:
-            _close_session(session, limits, budget, merged)
-    for report in reports:
-        _absorb(merged, report, budget, 1)
-    if merged.get("infra_error"):
-        return True
-    for report in reports:
-        merged["outcomes"].update(report.get("outcomes") or {})
-    load_errors = [r["load_error"] for r in reports if r.get("load_error")]
-    if load_errors:
-        merged["load_error"] = load_errors[0]
-        return True
-    lost = [r for r in reports if r.get("session_lost")]
-    if lost:
-        merged["last_death"] = lost[-1].get("last_death")
-    return not lost
-
-
 def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout: float,
               max_reopens: int = MAX_REOPENS, *, hidden: frozenset[str] = frozenset(),
-              budget: Budget | None = None, lanes: int | None = None) -> ChildReport:
+              budget: Budget | None = None) -> ChildReport:
     """Run the suite: visible tests first, then the ``hidden`` ones in a fresh session of their own.
 
-    With ``lanes`` 2 (default ``settings.GRADING_LANES``) and a core idle, the first pass runs the
-    two lanes of ``plan_lanes`` at once. Re-forks with a fresh session (skipping finished tests)
-    after a session was lost, at most ``max_reopens`` times; then the remaining tests fail fast.
-    Everything the student's code does shares one ``budget``: once it is used up the remaining
-    tests are ``timeout``. ``wall_timeout`` is the trusted side's own hard limit (a hung grader:
-    ``infra_error``)."""
+    Re-forks with a fresh session (skipping finished tests) after a session was lost, at most
+    ``max_reopens`` times; then the remaining tests fail fast. Everything the student's code does
+    shares one ``budget``: once it is used up the remaining tests are ``timeout``. ``wall_timeout``
+    is the trusted side's own hard limit (a hung grader: ``infra_error``)."""
     deadline = time.monotonic() + wall_timeout
     budget = budget or Budget.start()
     try:
@@ -480,13 +335,6 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
                            "cpu_spent": 0.0, "budget_exhausted": False}
     attempt = 0
     kind = "failed"
-    plan = plan_lanes(collected, hidden) if (settings.GRADING_LANES if lanes is None else lanes) > 1 else None
-    if plan is not None and core_idle():
-        merged["log"].append(f"lanes: {sorted(plan[0])} | {sorted(plan[1])}")
-        if _run_lanes(executor, source, collected, suite, hidden, plan, budget, merged, deadline):
-            return merged
-        attempt = 1
-        kind = merged.pop("last_death", None) or kind
     while True:
         attempt += 1
         done = frozenset(merged["outcomes"])
@@ -505,7 +353,8 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
             share = 0.75 if n_vis is None else max(0.2, n_vis / max(1, len(remaining)))
         try:
             limits = budget.reserve(executor.limits, share)
-            session = _open_session(executor, source, suite, limits)
+            session = executor.session(source, filename=suite.student_file, module_name=suite.module_name,
+                                       watch=suite_watch(suite), limits=limits)
         except Feedback:   # the budget ran out before anything was collected (cannot happen at start)
             merged["infra_error"] = "the grading budget is smaller than one session"
             return merged
@@ -517,10 +366,34 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
             child = _fork_child(executor, session, source, collected, suite, done, hidden, budget,
                                 max(1.0, deadline - time.monotonic()))
         finally:
-            _close_session(session, limits, budget, merged)
-        _absorb(merged, child, budget, attempt)
-        if merged.get("infra_error"):
+            try:
+                session.close()
+            except Exception as exc:  # noqa: BLE001
+                merged["log"].append(f"closing the session failed: {exc!r}")
+            used = budget.settle(limits, _session_cpu(session))
+            merged["cpu_spent"] += used
+            try:
+                merged["student_output"] += session.output
+            except Exception:  # noqa: BLE001
+                pass
+        own_cpu = float(child.get("cpu_spent") or 0.0)
+        budget.cpu_left -= own_cpu       # the child's sessions were counted on its copy
+        merged["cpu_spent"] += own_cpu
+        merged["sessions"] += int(child.get("sessions") or 0)
+        merged["student_output"] += str(child.get("student_output") or "")
+        merged["log"].extend(child.get("log") or [])
+        merged["log"].append(f"child {attempt}: {child.get('child_seconds', 0):.3f} s, "
+                             f"pytest exit {child.get('pytest_exit')}; budget left "
+                             f"{max(0.0, budget.wall_left()):.1f} s wall, {budget.cpu_left:.1f} s CPU")
+        if child.get("pytest_output"):
+            merged["pytest_output"] = child["pytest_output"]
+        if child.get("infra_error"):
+            merged["infra_error"] = child["infra_error"]
             return merged
+        merged["collected"] = merged["collected"] or child.get("collected")
+        merged["measurements"].update(child.get("measurements") or {})
+        if child.get("example_weights") is not None:
+            merged["example_weights"] = child["example_weights"]
         if child.get("load_error"):
             if attempt == 1:
                 merged["load_error"] = child["load_error"]

@@ -150,9 +150,7 @@ class GradingPlugin:
         items[:] = [item for item in items if test_id(item) not in self.skip]
         # Visible tests first, hidden ones after (each group keeps the suite's order).
         items.sort(key=lambda item: test_id(item) in self.hidden)
-        # A lane whose visible tests only read the source lets the hidden tests have its session.
-        first = "visible" if any(test_id(item) not in self.hidden and calls_student(item) for item in items) \
-            else "hidden"
+        first = "visible" if any(test_id(item) not in self.hidden for item in items) else "hidden"
         self.phase_proxy[first] = self.proxy
         if self.collect_errors:
             self.infra_error = "the test suite failed to collect"
@@ -227,12 +225,6 @@ class _NotLoaded:
 
     def __getattr__(self, name: str):
         raise Feedback(self._message)
-
-
-def calls_student(item: pytest.Item) -> bool:
-    """Whether the test reaches the submission (through any fixture), not only its source."""
-    names = getattr(item, "fixturenames", ())
-    return "student" in names or "fresh_student" in names
 
 
 def test_id(item: pytest.Item) -> str:

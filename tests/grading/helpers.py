@@ -16,13 +16,3 @@ def expected_category(path: Path) -> str:
         if line.startswith("# expect:"):
             return line.split(":", 1)[1].strip()
     raise AssertionError(f"{path.name} has no '# expect: <category>' header")
-
-
-def use_lanes(monkeypatch, lanes: int) -> None:
-    """Grade with ``lanes`` test processes at once: 2 forces the second lane (as on an idle core),
-    1 turns it off, so a test does not depend on how busy the machine is."""
-    import grading.child
-    from autograder import settings
-
-    monkeypatch.setattr(settings, "GRADING_LANES", lanes)
-    monkeypatch.setattr(grading.child, "core_idle", lambda: lanes > 1)
