@@ -50,3 +50,58 @@ def test_two_sessions_do_not_share_random_draws(executor):
             s.load()
             outs.append(s.call(s.new("Draw"), "__call__", x))
     assert not torch.equal(outs[0], outs[1])
+
+
+CHANNELS = '''
+import os, socket, signal
+
+def leave(secret):
+    """Leave ``secret`` wherever another jail of the same uid might find it."""
+    left = []
+    for folder in ("/tmp", "/dev/shm", "/var/tmp", "/run"):
+        try:
+            with open(os.path.join(folder, "drop"), "w") as f:
+                f.write(secret)
+            left.append(folder)
+        except OSError:
+            pass
+    global _server
+    try:
+        _server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        _server.bind("\\0lane-drop")
+        _server.listen(1)
+        left.append("abstract socket")
+    except OSError:
+        pass
+    return left
+
+def find():
+    """What this jail can see of the other one: files, an abstract socket, its processes."""
+    found = []
+    for folder in ("/tmp", "/dev/shm", "/var/tmp", "/run"):
+        try:
+            with open(os.path.join(folder, "drop")) as f:
+                found.append(folder + ": " + f.read())
+        except OSError:
+            pass
+    try:
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.connect("\\0lane-drop")
+        found.append("abstract socket")
+    except OSError:
+        pass
+    found += [p for p in os.listdir("/proc") if p.isdigit() and p != "1"]
+    return found
+'''
+
+
+def test_two_jails_open_at_once_cannot_reach_each_other(executor):
+    """A grading's visible and hidden sessions are jails of the same uid alive at the same time
+    (the hidden one is built while the visible tests run): what one of them leaves (files, an
+    abstract socket) is invisible to the other, as are its processes."""
+    with executor.session(CHANNELS, "a.py", "a") as first, executor.session(CHANNELS, "b.py", "b") as second:
+        first.load()
+        second.load()
+        assert "abstract socket" in first.call_function("leave", "hidden inputs")   # the attack ran
+        assert second.call_function("find") == []
+    assert_healthy(executor)
