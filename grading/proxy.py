@@ -152,11 +152,9 @@ class Handle:
     def id(self, session) -> Any:
         if self._gen != self._proxy.generation:
             self._id = None
-            self._id = session.new(self.cls_name, *self.args, **self.kwargs)
-            if self.params:
-                session.set_params(self._id, self.params)
-            if self.eval_mode:
-                session.call(self._id, "eval")
+            # One round trip: the object, its parameters and eval() (each was its own before).
+            self._id = session.build(self.cls_name, self.args, self.kwargs, params=self.params or None,
+                                     eval_mode=self.eval_mode)
             self._gen = self._proxy.generation
         return self._id
 

@@ -512,6 +512,20 @@ class Session:
             raise self._die(StudentError("InvalidResult", "malformed handle"))
         return h
 
+    def build(self, name: str, args: tuple | list = (), kwargs: dict | None = None, *,
+              params: dict[str, torch.Tensor] | None = None, eval_mode: bool = False) -> int:
+        """``new`` then, when given, ``set_params`` and ``call(h, "eval")``, in one round trip."""
+        self._need_load()
+        fields: dict = {"name": name, "args": list(args), "kwargs": dict(kwargs or {})}
+        if params is not None:
+            fields["params"] = dict(params)
+        if eval_mode:
+            fields["eval"] = True
+        h = self._request("new", self.limits.call_timeout, f"{name}()", **fields)
+        if type(h) is not int:
+            raise self._die(StudentError("InvalidResult", "malformed handle"))
+        return h
+
     def call(self, handle: int, method: str, /, *args, **kwargs):
         self._need_load()
         return self._request("call", self.limits.call_timeout, f"call {method}", handle=handle,

@@ -192,9 +192,15 @@ class Runtime:
         return self.handles[h]
 
     def op_new(self, req):
+        """``name(*args, **kwargs)``; then, when asked, its parameters set and ``eval()`` called,
+        in the same round trip (a handle is only registered once all of it succeeded)."""
         owner, attr = self._resolve(self._need_module(), req["name"])
         cls = getattr(owner, attr)
         obj = cls(*req.get("args", []), **req.get("kwargs", {}))
+        if req.get("params") is not None:
+            self._set_params(obj, req["params"])
+        if req.get("eval"):
+            self.result(obj.eval(), obj, "eval")
         h = len(self.handles) + 1
         self.handles[h] = obj
         return h
@@ -216,11 +222,13 @@ class Runtime:
         return self.result(out, None, req["name"])
 
     def op_set_params(self, req):
-        obj = self._handle(req["handle"])
+        self._set_params(self._handle(req["handle"]), req["params"])
+
+    def _set_params(self, obj, params: dict) -> None:
         if not isinstance(obj, torch.nn.Module):
             raise _Fail("TypeError", f"{type(obj).__name__} is not a torch.nn.Module")
         with torch.no_grad():
-            for name, value in req["params"].items():
+            for name, value in params.items():
                 p = _tensor_at(obj, name)
                 if p is None:
                     raise _Fail("AttributeError", f"the model has no parameter {name!r}")
@@ -228,7 +236,6 @@ class Runtime:
                     raise _Fail("ValueError", f"parameter {name!r} has shape {tuple(p.shape)}, "
                                               f"expected {tuple(value.shape)}")
                 p.copy_(value)
-        return None
 
     def op_describe(self, req):
         obj = self._handle(req["handle"])

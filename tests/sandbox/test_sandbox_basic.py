@@ -114,6 +114,33 @@ def test_correct_module_roundtrip(executor):
     assert wait_no_leftovers(executor) == []
 
 
+def test_build_makes_the_object_sets_its_parameters_and_calls_eval_in_one_round_trip(executor):
+    x = torch.randn(2, 3)
+    w, bias = torch.randn(2, 3), torch.randn(2)
+    with executor.session(GOOD, "good.py", "good") as s:
+        s.load()
+        before = s._seq
+        h = s.build("Scale", (), {"factor": 3.0}, params={"lin.weight": w, "lin.bias": bias}, eval_mode=True)
+        assert s._seq == before + 1                         # one request, one reply
+        assert torch.allclose(s.call(h, "project", x), x @ w.T + bias)
+        assert torch.equal(s.call(h, "__call__", x), x * 3.0)
+        assert s.describe(h)["training"] is False
+        plain = s.build("Scale")
+        assert plain != h and s.describe(plain)["training"] is True   # no eval() unless asked
+
+
+def test_build_with_a_wrong_parameter_registers_nothing_and_keeps_the_session(executor):
+    with executor.session(GOOD, "good.py", "good") as s:
+        s.load()
+        with pytest.raises(StudentError, match="parameter 'lin.weight' has shape"):
+            s.build("Scale", params={"lin.weight": torch.zeros(3, 3)})
+        with pytest.raises(StudentError, match="no parameter 'nope'"):
+            s.build("Scale", params={"nope": torch.zeros(1)})
+        h = s.build("Scale", (), {"factor": 2.0}, eval_mode=True)
+        assert h == 1                                       # the failed builds left no handle
+        assert torch.equal(s.call(h, "__call__", torch.ones(2)), torch.full((2,), 2.0))
+
+
 def test_print_is_captured(executor):
     src = "import sys\nprint('hello from the jail')\nprint('to stderr', file=sys.stderr)\n"
     with executor.session(src, "p.py", "p") as s:
