@@ -22,6 +22,7 @@ from typing import Any, TypedDict
 
 from autograder import settings
 from grading.collected import CollectedSuite, collected_suite, run_collected
+from grading.forking import name_process
 from grading.i18n import Msg, msg
 from grading.plugin import GradingPlugin
 from grading.proxy import Feedback, InfrastructureError, InheritedSession, StudentProxy, gave_up_text
@@ -247,6 +248,7 @@ def _fork_child(executor, session, source: str, collected: CollectedSuite, suite
         status = 0
         try:
             os.close(r)
+            name_process("ag-tests")
             os.setpgid(0, 0)
             os.dup2(out_file.fileno(), 1)
             os.dup2(out_file.fileno(), 2)

@@ -65,7 +65,7 @@ _warm_torch()
 
 import pyseccomp  # noqa: E402
 
-from grading.forking import prepare_for_forks  # noqa: E402
+from grading.forking import name_process, prepare_for_forks  # noqa: E402
 from grading.sandbox import protocol  # noqa: E402, F401
 from grading.sandbox.runtime import Runtime  # noqa: E402
 
@@ -356,6 +356,7 @@ def run_supervisor(job: dict, fds: list[int], zygote_pid: int, binds, root: str)
         setup_r, setup_w = os.pipe()
         pid = os.fork()
         if pid == 0:
+            name_process("ag-jail")
             os.close(lifeline_fd)
             os.close(status_fd)
             os.close(setup_r)
@@ -473,6 +474,7 @@ def main() -> None:
                 raise ValueError("expected 4 fds")
             pid = os.fork()
             if pid == 0:
+                name_process("ag-jail-super")
                 ctrl.close()
                 run_supervisor(job, fds, me, binds, root)
             children.add(pid)

@@ -127,6 +127,7 @@ def test_build_makes_the_object_sets_its_parameters_and_calls_eval_in_one_round_
         assert s.describe(h)["training"] is False
         plain = s.build("Scale")
         assert plain != h and s.describe(plain)["training"] is True   # no eval() unless asked
+    assert wait_no_leftovers(executor) == []
 
 
 def test_build_with_a_wrong_parameter_registers_nothing_and_keeps_the_session(executor):
@@ -139,6 +140,7 @@ def test_build_with_a_wrong_parameter_registers_nothing_and_keeps_the_session(ex
         h = s.build("Scale", (), {"factor": 2.0}, eval_mode=True)
         assert h == 1                                       # the failed builds left no handle
         assert torch.equal(s.call(h, "__call__", torch.ones(2)), torch.full((2,), 2.0))
+    assert wait_no_leftovers(executor) == []
 
 
 def test_print_is_captured(executor):
@@ -182,6 +184,17 @@ def test_jail_runs_as_unprivileged_uid_seen_from_host(executor):
     out = subprocess.run(["ps", "-o", "uid=", "-p", str(jailed[0]["pid"])], capture_output=True, text=True)
     assert out.stdout.strip() in ("", str(executor.uid))  # "" if it already exited
     assert wait_no_leftovers(executor) == []
+
+
+def test_a_jail_and_its_supervisor_are_named_for_ps(executor):
+    assert wait_no_leftovers(executor) == []
+    with executor.session(GOOD, "good.py", "good") as s:
+        s.load()
+        names = {}
+        for p in leftovers(executor):
+            out = subprocess.run(["ps", "-o", "comm=", "-p", str(p["pid"])], capture_output=True, text=True)
+            names[p["pid"]] = out.stdout.strip()
+    assert sorted(names.values()) == ["ag-jail", "ag-jail-super"], names
 
 
 def test_many_sessions_are_fast_and_clean(executor):
