@@ -21,6 +21,16 @@ def test_web_and_worker_share_one_image_and_the_same_wiring():
         assert "SECRET_KEY" in env
 
 
+def test_a_worker_shares_no_disk_with_the_web_or_other_workers():
+    web, worker = COMPOSE["services"]["web"], COMPOSE["services"]["worker"]
+    named = set(COMPOSE.get("volumes") or {})
+    worker_volumes = [v.split(":")[0] for v in worker.get("volumes", [])]
+    assert worker_volumes == ["/data"]             # an anonymous volume: one per container
+    assert not named & set(worker_volumes)
+    assert worker["environment"]["DATA_DIR"] == "/data"
+    assert any(v.startswith("uploads:") for v in web["volumes"])
+
+
 def test_migrations_run_once_before_the_web_starts():
     assert COMPOSE["services"]["migrate"]["command"] == ["autograder", "db", "upgrade"]
     assert COMPOSE["services"]["web"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
