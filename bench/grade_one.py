@@ -36,8 +36,8 @@ PARTS = ("worker", "pytest_child", "zygote", "jails")
 
 def cpu_parts(zygote_pid: int) -> dict[str, float]:
     """CPU used so far by this process (the worker's part), its reaped children (the forked pytest
-    children), the zygote itself (forking each jail's supervisor) and the zygote's reaped children
-    (every jail and its supervisor, with the student's code)."""
+    children), the zygote itself (forking and supervising each jail) and the zygote's reaped
+    children (every jail, with the student's code)."""
     me = os.times()
     fields = Path(f"/proc/{zygote_pid}/stat").read_text().rsplit(")", 1)[1].split()
     tick = os.sysconf("SC_CLK_TCK")
@@ -89,7 +89,7 @@ def main() -> None:
             t0, c0 = time.perf_counter(), cpu_parts(ex.zygote_pid)
             result = grade(GradeInput(code=code), args.suite, executor=ex)
             t1 = time.perf_counter()
-            time.sleep(0.3)   # let the zygote reap the jails' supervisors (their CPU is counted then)
+            time.sleep(0.3)   # let the zygote reap the jails (their CPU is counted then)
             c1 = cpu_parts(ex.zygote_pid)
             times.append(t1 - t0)
             for p in PARTS:

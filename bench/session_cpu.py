@@ -1,5 +1,5 @@
 """CPU of one sandbox session that loads a one-line module and closes: the fixed cost of a jail
-(fork of its supervisor and of the jail, mounts, pivot_root, seccomp, teardown), with no student
+(the jail's fork, namespaces, mounts, pivot_root, seccomp, teardown), with no student
 work. Writes bench/results/session_cpu.json.
 
     .venv/bin/python bench/session_cpu.py [--repeats 30]
@@ -40,7 +40,7 @@ def main() -> None:
             with ex.session("x = 1\n") as s:
                 s.load()
             walls.append(time.perf_counter() - t0)
-        time.sleep(0.5)              # let the zygote reap the last supervisors
+        time.sleep(0.5)              # let the zygote reap the last jails
         after = cpu_parts(ex.zygote_pid)
     per = {k: (after[k] - before[k]) / args.repeats for k in after}
     data = {"command": " ".join(["python", "bench/session_cpu.py", *sys.argv[1:]]),

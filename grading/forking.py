@@ -72,6 +72,6 @@ PR_SET_NAME = 15
 
 def name_process(name: str) -> None:
     """Give this process a name of its own in ``ps -o comm``, ``top`` and ``perf`` (at most 15
-    bytes): the forked test process, a jail and its supervisor otherwise all read ``python``."""
+    bytes): the forked test process and the jails otherwise all read ``python``."""
     if _libc is not None:
         _libc.prctl(PR_SET_NAME, ctypes.c_char_p(name.encode()[:15]), 0, 0, 0)

@@ -73,7 +73,7 @@ class SandboxUnavailable(SandboxError):
 class Limits:
     memory: int = 1 << 30          # RLIMIT_AS, bytes
     cpu: float = 20                # RLIMIT_CPU soft (hard = soft + 1), seconds
-    wall: float = settings.SESSION_WALL_S            # whole session (enforced by the supervisor)
+    wall: float = settings.SESSION_WALL_S            # whole session (enforced by the zygote)
     call_timeout: float = settings.CALL_TIMEOUT_S    # each new/call/grad/...
     import_timeout: float = settings.IMPORT_TIMEOUT_S  # load (jail setup + module top level)
     fsize: int = 16 << 20          # RLIMIT_FSIZE, bytes
@@ -369,7 +369,7 @@ class Session:
             self._dead = SandboxDied("the session was closed")
 
     def _kill(self) -> None:
-        """Poke and close the lifeline: the supervisor SIGKILLs the jail's whole pid namespace.
+        """Poke and close the lifeline: the zygote SIGKILLs the jail's whole pid namespace.
 
         A byte is written first so that the kill happens even when another process (e.g. a forked
         grading child, or its parent) still holds a copy of the lifeline's write end."""
@@ -423,7 +423,7 @@ class Session:
 
     @property
     def status(self) -> dict | None:
-        """The supervisor's report about the jailed process, once it has ended."""
+        """The zygote's report about the jailed process, once it has ended."""
         return self._status
 
     # ------------------------------------------------------------------ requests
@@ -465,7 +465,7 @@ class Session:
         if st and st.get("status") == "wall":
             exc: BaseException = StudentTimeout(self.limits.wall, "the session")
         elif st and st.get("status") == "setup_failed":
-            # Only the supervisor reports this (status pipe), from what the jail wrote before any
+            # Only the zygote reports this (status pipe), from what the jail wrote before any
             # student code ran: a failure of the sandbox, never of the submission.
             exc = SandboxUnavailable(_describe_status(st, self.limits))
         else:

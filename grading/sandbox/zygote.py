@@ -3,13 +3,16 @@
 Started by :class:`grading.sandbox.client.Executor` with a minimal clean environment. It imports torch
 once, never runs student code itself, and forks one jail per job:
 
-    zygote ──fork──> A (root supervisor: setsid, PDEATHSIG, unshare NEWNS|NEWPID|NEWNET|NEWIPC|NEWUTS)
-                      └─fork──> B (pid 1 of the new pid namespace: new root, rlimits, uid drop,
-                                   NO_NEW_PRIVS, seccomp, then the runtime serving loop)
+    zygote ──unshare(NEWPID), fork──> jail (pid 1 of a new pid namespace: setsid, PDEATHSIG, its own
+                                      mount/net/ipc/uts namespaces, new root, rlimits, uid drop,
+                                      NO_NEW_PRIVS, seccomp, then the runtime serving loop)
 
-A waits for the lifeline pipe to close (trusted side done or dead), B to die, or the wall limit; then it
-SIGKILLs B (which tears down the whole pid namespace), reports B's wait status on the status pipe and
-exits. The zygote is a child subreaper and reaps everything that comes back to it.
+The zygote supervises every jail itself, in its one loop: when a jail's lifeline pipe becomes
+readable (the trusted side is done or dead) or its wall limit passes, it SIGKILLs the jail (pid 1:
+the kernel tears down the whole pid namespace); when the jail has ended, it reports its wait status
+and CPU on the status pipe. (A supervisor process per jail, forked from this torch-sized process,
+cost about 9 % of a grading's CPU.) The zygote is a child subreaper and reaps everything that comes
+back to it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import select  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import sys  # noqa: E402
+import time  # noqa: E402
 import traceback  # noqa: E402
 import warnings  # noqa: E402
 
@@ -76,6 +80,7 @@ _libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 _libc.unshare.argtypes = [ctypes.c_int]
 _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 _libc.sethostname.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+_libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
 _libc.syscall.restype = ctypes.c_long
 
 CLONE_NEWNS = 0x00020000
@@ -85,6 +90,7 @@ CLONE_NEWNET = 0x40000000
 CLONE_NEWPID = 0x20000000
 CLONE_THREAD = 0x00010000
 NS_FLAGS = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+JAIL_NS_FLAGS = NS_FLAGS & ~CLONE_NEWPID     # the jail unshares these itself; NEWPID is the zygote's
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
@@ -256,19 +262,21 @@ def _set_rlimits(lim: dict) -> None:
 SETUP_FD = 5   # in B: the write end of the setup-error pipe, closed before student code runs
 
 
-def run_jail(job: dict, data_fd: int, out_fd: int, a_pidfd: int, setup_fd: int, binds, root: str) -> None:
-    """Process B. Never returns.
+def run_jail(job: dict, data_fd: int, out_fd: int, parent_pidfd: int, setup_fd: int, binds, root: str) -> None:
+    """The jail: pid 1 of its own pid namespace, forked by the zygote. Never returns.
 
-    A setup failure is written to the setup pipe, which only A reads and which is closed before the
-    student's code starts: the data socket carries nothing but replies, so whatever a submission
-    writes there can never pass for a failure of the sandbox (that would end the grading as a
-    grader `error` and be retried)."""
+    A setup failure is written to the setup pipe, which only the zygote reads and which is closed
+    before the student's code starts: the data socket carries nothing but replies, so whatever a
+    submission writes there can never pass for a failure of the sandbox (that would end the grading
+    as a grader `error` and be retried)."""
     code = 0
     report_fd = setup_fd
     try:
         try:
             os.setsid()
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            unshare(JAIL_NS_FLAGS)
             os.umask(0o022)
             lim = job["limits"]
             uid = int(job["uid"])
@@ -279,7 +287,7 @@ def run_jail(job: dict, data_fd: int, out_fd: int, a_pidfd: int, setup_fd: int, 
             # fds: data socket -> 3, output -> 1 and 2, /dev/null -> 0, nothing else.
             hi_data = _fcntl_dup(data_fd)
             hi_out = _fcntl_dup(out_fd)
-            hi_pidfd = _fcntl_dup(a_pidfd)
+            hi_pidfd = _fcntl_dup(parent_pidfd)
             hi_setup = _fcntl_dup(setup_fd)
             report_fd = hi_setup
             null = os.open("/dev/null", os.O_RDWR)
@@ -297,7 +305,7 @@ def run_jail(job: dict, data_fd: int, out_fd: int, a_pidfd: int, setup_fd: int, 
             os.setresuid(uid, uid, uid)
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)      # setresuid cleared it
             r, _, _ = select.select([4], [], [], 0)
-            if r:                                         # A already died: nobody would kill us
+            if r:                                         # the zygote already died: nobody would kill us
                 os._exit(75)
             os.close(4)
             prctl(PR_SET_NO_NEW_PRIVS, 1)
@@ -336,63 +344,107 @@ def _fcntl_dup(fd: int) -> int:
     return fcntl.fcntl(fd, fcntl.F_DUPFD, 100)
 
 
-# --------------------------------------------------------------------------- the supervisor (A)
-def run_supervisor(job: dict, fds: list[int], zygote_pid: int, binds, root: str) -> None:
-    """Process A. Never returns."""
-    data_fd, lifeline_fd, out_fd, status_fd = fds
-    status = {"status": "setup_failed"}
-    try:
-        os.setsid()
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != zygote_pid:
-            os._exit(1)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        try:
-            unshare(NS_FLAGS)
-        except OSError as e:
-            status = {"status": "setup_failed", "reason": f"namespaces unavailable: {e}"}
-            raise
-        a_pidfd = os.pidfd_open(os.getpid())
-        setup_r, setup_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            name_process("ag-jail")
-            os.close(lifeline_fd)
-            os.close(status_fd)
-            os.close(setup_r)
-            run_jail(job, data_fd, out_fd, a_pidfd, setup_w, binds, root)
-        os.close(setup_w)
-        os.close(a_pidfd)
-        os.close(data_fd)
-        os.close(out_fd)
-        pidfd = os.pidfd_open(pid)
-        wall = float(job["limits"]["wall"])
-        r, _, _ = select.select([lifeline_fd, pidfd], [], [], wall)
-        reason = "wall" if not r else ("exited" if pidfd in r else "closed")
-        if reason != "exited":
+# --------------------------------------------------------------------------- supervision
+class Jail:
+    """A running jail as the zygote supervises it."""
+
+    def __init__(self, pid: int, lifeline_fd: int, status_fd: int, setup_r: int, wall: float):
+        self.pid = pid
+        self.pidfd = os.pidfd_open(pid)
+        self.lifeline_fd, self.status_fd, self.setup_r = lifeline_fd, status_fd, setup_r
+        self.deadline = time.monotonic() + wall
+        self.reason: str | None = None            # why it was killed: "closed" or "wall"
+        self.ended: tuple[int, object] | None = None  # (wait status, rusage) once reaped
+
+    def kill(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
             try:
-                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        _, wstatus, ru = os.wait4(pid, 0)
-        cpu = ru.ru_utime + ru.ru_stime
-        status = {"status": reason, "cpu": round(cpu, 3), "maxrss_kib": ru.ru_maxrss}
-        setup_error = os.read(setup_r, 4096)   # B has ended: every write end is closed
-        os.close(setup_r)
+
+    def finish(self) -> None:
+        """Report the ended jail on its status pipe and let go of it."""
+        if self.ended is None:
+            _, wstatus, ru = os.wait4(self.pid, 0)
+        else:
+            wstatus, ru = self.ended
+        status: dict = {"status": self.reason or "exited", "cpu": round(ru.ru_utime + ru.ru_stime, 3),
+                        "maxrss_kib": ru.ru_maxrss}
+        try:
+            setup_error = os.read(self.setup_r, 4096)   # the jail has ended: every write end is closed
+        except OSError:
+            setup_error = b""
         if setup_error:
             status.update(status="setup_failed", reason=setup_error.decode("utf-8", "replace"))
         if os.WIFEXITED(wstatus):
             status["exit_code"] = os.WEXITSTATUS(wstatus)
         elif os.WIFSIGNALED(wstatus):
             status["signal"] = os.WTERMSIG(wstatus)
-    except BaseException as e:  # noqa: BLE001
-        status.setdefault("reason", f"{type(e).__name__}: {e}")
-    finally:
-        try:
-            os.write(status_fd, (json.dumps(status) + "\n").encode())
-        except BaseException:  # noqa: BLE001
-            pass
-        os._exit(0)
+        _report(self.status_fd, status)
+        for fd in (self.pidfd, self.lifeline_fd, self.status_fd, self.setup_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _report(status_fd: int, status: dict) -> None:
+    try:
+        os.write(status_fd, (json.dumps(status) + "\n").encode())
+    except OSError:
+        pass
+
+
+def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds, root: str) -> Jail | None:
+    """Fork one jail for ``job``; ``fds`` are its data socket, lifeline, output and status pipe.
+    The zygote keeps the lifeline and the status pipe; None when no jail could be started (the
+    reason is on the status pipe)."""
+    data_fd, lifeline_fd, out_fd, status_fd = fds
+    try:
+        wall = float(job["limits"]["wall"])
+        uid = int(job["uid"])
+        if not UID_MIN <= uid <= UID_MAX:     # checked again in the jail, before anything else
+            raise ValueError(f"uid {uid} outside {UID_MIN}..{UID_MAX}")
+    except (KeyError, TypeError, ValueError) as e:
+        _report(status_fd, {"status": "setup_failed", "reason": f"jail setup failed: {type(e).__name__}: {e}"})
+        for fd in fds:
+            os.close(fd)
+        return None
+    setup_r, setup_w = os.pipe()
+    parent_pidfd = os.pidfd_open(os.getpid())
+    try:
+        unshare(CLONE_NEWPID)                 # the next child is pid 1 of a new pid namespace
+    except OSError as e:
+        _report(status_fd, {"status": "setup_failed", "reason": f"namespaces unavailable: {e}"})
+        for fd in (*fds, setup_r, setup_w, parent_pidfd):
+            os.close(fd)
+        return None
+    try:
+        pid = os.fork()
+    except OSError as e:
+        pid = -1
+        fork_error = e
+    if pid == 0:  # ------------------------------------------------------------ the jail
+        name_process("ag-jail")
+        ctrl.close()
+        for fd in (lifeline_fd, status_fd, setup_r, own_pidns):
+            os.close(fd)
+        run_jail(job, data_fd, out_fd, parent_pidfd, setup_w, binds, root)
+    # Back to this process's own pid namespace for its next children; a zygote that cannot is of
+    # no further use (every later jail would share one namespace): it ends, the client reports it.
+    if _libc.setns(own_pidns, CLONE_NEWPID) != 0:
+        os.write(2, f"setns back to the zygote's pid namespace failed: {os.strerror(ctypes.get_errno())}\n".encode())
+        os._exit(1)
+    for fd in (setup_w, parent_pidfd, data_fd, out_fd):
+        os.close(fd)
+    if pid < 0:
+        _report(status_fd, {"status": "setup_failed", "reason": f"fork failed: {fork_error}"})
+        for fd in (lifeline_fd, status_fd, setup_r):
+            os.close(fd)
+        return None
+    return Jail(pid, lifeline_fd, status_fd, setup_r, wall)
 
 
 # --------------------------------------------------------------------------- zygote main
@@ -414,14 +466,18 @@ def probe() -> str | None:
     return None
 
 
-def _reap() -> None:
+def _reap(jails: dict[int, Jail]) -> None:
+    """Reap every ended child; a jail's wait status is kept for its report."""
+    by_pid = {j.pid: j for j in jails.values()}
     while True:
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+            pid, wstatus, ru = os.wait4(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
             return
+        if pid in by_pid:
+            by_pid[pid].ended = (wstatus, ru)
 
 
 def preload(names: list[str]) -> None:
@@ -441,12 +497,16 @@ def main() -> None:
     ctrl = socket.socket(fileno=int(sys.argv[1]))
     preload([str(n) for n in json.loads(sys.argv[2])] if len(sys.argv) > 2 else [])
     me = os.getpid()
-    children: set[int] = set()
+    jails: dict[int, Jail] = {}               # by pidfd
     try:
         prctl(PR_SET_CHILD_SUBREAPER, 1)
         reason = probe()
         binds = compute_binds() if reason is None else []
         root = _jail_mountpoint() if reason is None else ""
+        own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        if reason is None:   # what launch() does for every jail, tried once here
+            unshare(CLONE_NEWPID)
+            _check(_libc.setns(own_pidns, CLONE_NEWPID), "setns back to the zygote's pid namespace")
     except BaseException as e:  # noqa: BLE001
         reason = f"{type(e).__name__}: {e}"
     prepare_for_forks()   # after everything this process imports and warms: jails fork from here
@@ -455,10 +515,24 @@ def main() -> None:
     if reason is not None:
         return
     while True:
-        r, _, _ = select.select([ctrl], [], [], 0.25)
-        _reap()
-        children = {c for c in children if _alive(c)}
-        if not r:
+        now = time.monotonic()
+        wait = min([0.25, *(max(0.0, j.deadline - now) for j in jails.values() if j.reason is None)])
+        # A killed jail's lifeline stays readable: only its end is awaited then.
+        watched = [ctrl.fileno()] + [j.pidfd for j in jails.values()] \
+            + [j.lifeline_fd for j in jails.values() if j.reason is None]
+        r, _, _ = select.select(watched, [], [], wait)
+        ready = set(r)
+        now = time.monotonic()
+        _reap(jails)
+        for key, j in list(jails.items()):
+            if j.pidfd in ready or j.ended is not None:
+                del jails[key]
+                j.finish()
+            elif j.lifeline_fd in ready:
+                j.kill("closed")
+            elif now >= j.deadline:
+                j.kill("wall")
+        if ctrl.fileno() not in ready:
             continue
         try:
             msg, fds, _, _ = socket.recv_fds(ctrl, 65536, 8)
@@ -472,31 +546,17 @@ def main() -> None:
             job = json.loads(msg)
             if len(fds) != 4:
                 raise ValueError("expected 4 fds")
-            pid = os.fork()
-            if pid == 0:
-                name_process("ag-jail-super")
-                ctrl.close()
-                run_supervisor(job, fds, me, binds, root)
-            children.add(pid)
         except Exception:  # noqa: BLE001
             traceback.print_exc()
-        finally:
             for f in fds:
                 os.close(f)
-    for c in children:
-        try:
-            os.kill(c, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    _reap()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+            continue
+        jail = launch(job, fds, own_pidns, ctrl, binds, root)
+        if jail is not None:
+            jails[jail.pidfd] = jail
+    for j in jails.values():
+        j.kill("closed")
+    _reap(jails)
 
 
 if __name__ == "__main__":

@@ -186,15 +186,16 @@ def test_jail_runs_as_unprivileged_uid_seen_from_host(executor):
     assert wait_no_leftovers(executor) == []
 
 
-def test_a_jail_and_its_supervisor_are_named_for_ps(executor):
+def test_a_session_is_one_jail_process_named_for_ps_and_supervised_by_the_zygote(executor):
     assert wait_no_leftovers(executor) == []
     with executor.session(GOOD, "good.py", "good") as s:
         s.load()
-        names = {}
+        seen = []
         for p in leftovers(executor):
-            out = subprocess.run(["ps", "-o", "comm=", "-p", str(p["pid"])], capture_output=True, text=True)
-            names[p["pid"]] = out.stdout.strip()
-    assert sorted(names.values()) == ["ag-jail", "ag-jail-super"], names
+            out = subprocess.run(["ps", "-o", "comm=,ppid=", "-p", str(p["pid"])], capture_output=True, text=True)
+            seen.append(out.stdout.split())
+    assert seen == [["ag-jail", str(executor.zygote_pid)]], seen
+    assert wait_no_leftovers(executor) == []
 
 
 def test_many_sessions_are_fast_and_clean(executor):
@@ -275,6 +276,27 @@ def test_wall_limit_kills_the_session(executor):
         with pytest.raises(StudentTimeout):
             s.call(h, "nap", 30)
     assert time.monotonic() - t0 < 4
+    assert_healthy(executor)
+
+
+def test_the_zygote_keeps_each_jails_wall_limit_while_it_serves_the_others(executor):
+    """One loop in the zygote supervises every jail: a jail past its wall limit is killed on time
+    while a second one, opened after it, keeps working, and each reports its own end."""
+    src = "import time\nclass M:\n    def nap(self, t):\n        time.sleep(t)\n        return t\n"
+    short = Limits(cpu=5, wall=1.5, call_timeout=10, import_timeout=5)
+    t0 = time.monotonic()
+    with executor.session(src, "m.py", "m", limits=short) as stuck, executor.session(src, "m.py", "m") as busy:
+        stuck.load()
+        busy.load()
+        napping = threading.Thread(target=lambda: pytest.raises(StudentTimeout, stuck.call, stuck.new("M"), "nap", 30))
+        napping.start()
+        h = busy.new("M")
+        answers = [busy.call(h, "nap", 0.1) for _ in range(25)]    # ~2.5 s, past the other's limit
+        napping.join(timeout=10)
+        assert not napping.is_alive() and answers == [0.1] * 25
+        assert busy.alive
+    assert time.monotonic() - t0 < 8
+    assert stuck.status["status"] == "wall" and busy.status["status"] == "closed"
     assert_healthy(executor)
 
 
