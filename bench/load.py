@@ -233,6 +233,31 @@ def make_students(db_url: str, data_dir: Path, n: int) -> list[str]:
     return tokens
 
 
+def idle_breakdown(db_url: str, n: int, latencies: list[float]) -> dict[str, float]:
+    """Where the idle uploads' time went, by the database's clock (median ms): ``queue`` from the
+    run's insert to its claim (commit, Redis, Celery's dispatch), ``claim_to_store`` (the
+    grading and the claim/store statements), and ``http`` the rest of what the client saw (the
+    upload request before its commit, the long-poll's wake-up and answer after the store)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(text(
+                "SELECT queued_at, started_at, finished_at FROM grading_runs "
+                "WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT :n"), {"n": n}).all()
+    finally:
+        engine.dispose()
+    rows = rows[::-1]
+    queue = [(r.started_at - r.queued_at).total_seconds() for r in rows]
+    grading = [(r.finished_at - r.started_at).total_seconds() for r in rows]
+    http = [lat - q - g for lat, q, g in zip(latencies[-len(rows):], queue, grading, strict=True)]
+    import statistics
+
+    return {k: round(statistics.median(v) * 1000, 1) for k, v in
+            (("queue", queue), ("claim_to_store", grading), ("http", http))} if rows else {}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=20)
@@ -278,6 +303,8 @@ def main() -> None:
                 seconds, body = upload_and_wait(base, idle_token, code, poll=0)
                 idle.append(seconds)
                 idle_totals.add((body.get("score") or {}).get("total"))
+
+            idle_parts = idle_breakdown(db_url, args.idle, idle)
 
             # Deadline load: everyone at once, each resubmitting after seeing a result.
             latencies: list[float] = []
@@ -339,6 +366,8 @@ def main() -> None:
         "latency_p50_s": lat["median"],
         "latency_p95_s": lat["p95"],
         "idle_single_upload_seconds": idle_s,
+        # median ms of the idle uploads: queued -> claimed -> stored (database clock), and the rest
+        "idle_breakdown_ms": idle_parts,
         "idle_totals_seen": sorted(str(t) for t in idle_totals),
         "bare_torch_import_seconds": bare_s,
         "ratio_p50_latency_to_bare_torch_import": lat["median"] / bare_s["median"],
@@ -359,6 +388,7 @@ def main() -> None:
           f"(p50 / bare torch import = {data['ratio_p50_latency_to_bare_torch_import']:.2f})")
     print(f"idle single upload: median {idle_s['median'] * 1000:.0f} ms, p95 {idle_s['p95'] * 1000:.0f} ms; "
           f"bare python -c 'import torch': median {bare_s['median'] * 1000:.0f} ms")
+    print("  of which (median ms): " + ", ".join(f"{k} {v}" for k, v in idle_parts.items()))
     per = data["burst_cpu_per_grading_s"]
     print(f"CPU per grading in the burst: web {per['web'] * 1000:.0f} ms, workers {per['workers'] * 1000:.0f} ms, "
           f"machine {per['machine_busy'] * 1000:.0f} ms (load average {load0[0]:.1f} before)")
