@@ -397,10 +397,12 @@ def _report(status_fd: int, status: dict) -> None:
         pass
 
 
-def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds, root: str) -> Jail | None:
+def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds, root: str,
+           held: list[int] = ()) -> Jail | None:
     """Fork one jail for ``job``; ``fds`` are its data socket, lifeline, output and status pipe.
     The zygote keeps the lifeline and the status pipe; None when no jail could be started (the
-    reason is on the status pipe)."""
+    reason is on the status pipe). ``held``: the fds the zygote holds for other jails, closed in
+    the new jail at once (it closes every other fd before student code runs anyway)."""
     data_fd, lifeline_fd, out_fd, status_fd = fds
     try:
         wall = float(job["limits"]["wall"])
@@ -412,13 +414,16 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
         for fd in fds:
             os.close(fd)
         return None
-    setup_r, setup_w = os.pipe()
-    parent_pidfd = os.pidfd_open(os.getpid())
+    opened: list[int] = []
     try:
+        setup_r, setup_w = os.pipe()
+        opened += [setup_r, setup_w]
+        parent_pidfd = os.pidfd_open(os.getpid())
+        opened.append(parent_pidfd)
         unshare(CLONE_NEWPID)                 # the next child is pid 1 of a new pid namespace
-    except OSError as e:
-        _report(status_fd, {"status": "setup_failed", "reason": f"namespaces unavailable: {e}"})
-        for fd in (*fds, setup_r, setup_w, parent_pidfd):
+    except OSError as e:                      # out of fds, or namespaces refused
+        _report(status_fd, {"status": "setup_failed", "reason": f"jail setup failed: {e}"})
+        for fd in (*fds, *opened):
             os.close(fd)
         return None
     try:
@@ -429,8 +434,11 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
     if pid == 0:  # ------------------------------------------------------------ the jail
         name_process("ag-jail")
         ctrl.close()
-        for fd in (lifeline_fd, status_fd, setup_r, own_pidns):
-            os.close(fd)
+        for fd in (lifeline_fd, status_fd, setup_r, own_pidns, *held):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
         run_jail(job, data_fd, out_fd, parent_pidfd, setup_w, binds, root)
     # Back to this process's own pid namespace for its next children; a zygote that cannot is of
     # no further use (every later jail would share one namespace): it ends, the client reports it.
@@ -444,7 +452,15 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
         for fd in (lifeline_fd, status_fd, setup_r):
             os.close(fd)
         return None
-    return Jail(pid, lifeline_fd, status_fd, setup_r, wall)
+    try:
+        return Jail(pid, lifeline_fd, status_fd, setup_r, wall)
+    except OSError as e:                      # no pidfd: a jail nobody watches must not run
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        _report(status_fd, {"status": "setup_failed", "reason": f"jail setup failed: {e}"})
+        for fd in (lifeline_fd, status_fd, setup_r):
+            os.close(fd)
+        return None
 
 
 # --------------------------------------------------------------------------- zygote main
@@ -525,13 +541,16 @@ def main() -> None:
         now = time.monotonic()
         _reap(jails)
         for key, j in list(jails.items()):
-            if j.pidfd in ready or j.ended is not None:
-                del jails[key]
-                j.finish()
-            elif j.lifeline_fd in ready:
-                j.kill("closed")
-            elif now >= j.deadline:
-                j.kill("wall")
+            try:
+                if j.pidfd in ready or j.ended is not None:
+                    del jails[key]
+                    j.finish()
+                elif j.lifeline_fd in ready:
+                    j.kill("closed")
+                elif now >= j.deadline:
+                    j.kill("wall")
+            except Exception:  # noqa: BLE001 - one jail's bookkeeping must not end the zygote
+                traceback.print_exc()
         if ctrl.fileno() not in ready:
             continue
         try:
@@ -551,7 +570,12 @@ def main() -> None:
             for f in fds:
                 os.close(f)
             continue
-        jail = launch(job, fds, own_pidns, ctrl, binds, root)
+        held = [fd for j in jails.values() for fd in (j.pidfd, j.lifeline_fd, j.status_fd, j.setup_r)]
+        try:
+            jail = launch(job, fds, own_pidns, ctrl, binds, root, held)
+        except Exception:  # noqa: BLE001 - launch reports and closes what it can; never end the loop
+            traceback.print_exc()
+            continue
         if jail is not None:
             jails[jail.pidfd] = jail
     for j in jails.values():

@@ -3,6 +3,9 @@ jail wrote before any student code ran; whatever the submission writes is the su
 
 from __future__ import annotations
 
+import os
+import resource
+
 import pytest
 import torch
 
@@ -104,4 +107,19 @@ def test_two_jails_open_at_once_cannot_reach_each_other(executor):
         second.load()
         assert "abstract socket" in first.call_function("leave", "hidden inputs")   # the attack ran
         assert second.call_function("find") == []
+    assert_healthy(executor)
+
+
+def test_a_zygote_out_of_file_descriptors_fails_that_session_as_unavailable_and_serves_the_next(executor):
+    """Room for the session's four descriptors but not for the jail's own pipe: that session is
+    the sandbox's failure (never the student's), and the zygote goes on serving."""
+    zygote = executor.zygote_pid
+    soft, hard = resource.prlimit(zygote, resource.RLIMIT_NOFILE)
+    used = sorted(int(fd) for fd in os.listdir(f"/proc/{zygote}/fd"))
+    resource.prlimit(zygote, resource.RLIMIT_NOFILE, (len(used) + 4, hard))
+    try:
+        with executor.session(GOOD, "good.py", "good") as s, pytest.raises(SandboxUnavailable, match="jail setup"):
+            s.load()
+    finally:
+        resource.prlimit(zygote, resource.RLIMIT_NOFILE, (soft, hard))
     assert_healthy(executor)
