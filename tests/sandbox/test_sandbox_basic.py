@@ -296,7 +296,10 @@ def test_the_zygote_keeps_each_jails_wall_limit_while_it_serves_the_others(execu
         assert not napping.is_alive() and answers == [0.1] * 25
         assert busy.alive
     assert time.monotonic() - t0 < 8
-    assert stuck.status["status"] == "wall" and busy.status["status"] == "closed"
+    assert stuck.status["status"] == "wall"
+    # closed by its owner: the jail is killed, or has already ended on its own once its data socket
+    # closed (which of the two the zygote sees first is a race): either way not its wall limit
+    assert busy.status["status"] in ("closed", "exited")
     assert_healthy(executor)
 
 
