@@ -72,6 +72,9 @@ def main() -> None:
     parser.add_argument("--no-preload", action="store_true",
                         help="start the zygote without the suites' packages (the worker preloads them)")
     parser.add_argument("--out", default=None, help="results file name (default from the suite)")
+    parser.add_argument("--pause", type=float, default=0.3,
+                        help="seconds between gradings, for the zygote to reap the jails before their "
+                             "CPU is read (0: back to back; each grading's CPU then lags by a jail)")
     args = parser.parse_args()
 
     from grading.executor import suite_packages
@@ -89,7 +92,7 @@ def main() -> None:
             t0, c0 = time.perf_counter(), cpu_parts(ex.zygote_pid)
             result = grade(GradeInput(code=code), args.suite, executor=ex)
             t1 = time.perf_counter()
-            time.sleep(0.3)   # let the zygote reap the jails (their CPU is counted then)
+            time.sleep(args.pause)   # let the zygote reap the jails (their CPU is counted then)
             c1 = cpu_parts(ex.zygote_pid)
             times.append(t1 - t0)
             for p in PARTS:
