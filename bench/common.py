@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -23,6 +24,24 @@ def bare_torch_import_seconds(repeats: int = 5) -> list[float]:
     return times
 
 
+def session_processes(sid: int) -> dict[int, tuple[int, float, float]]:
+    """pid -> (ppid, own CPU s, reaped children's CPU s) of every live process of session ``sid``
+    (a service started with start_new_session: its whole tree), read from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid:      # field 6 of stat, after the command: the session id
+            out[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick,
+                               (int(fields[13]) + int(fields[14])) / tick)
+    return out
+
+
 def summary(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
     return {
@@ -36,7 +55,7 @@ def summary(values: list[float]) -> dict[str, float]:
 
 def write(name: str, data: dict) -> Path:
     RESULTS.mkdir(exist_ok=True)
-    data = {"machine": {"python": platform.python_version(), "cpus": __import__("os").cpu_count()}, **data}
+    data = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count()}, **data}
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps(data, indent=2) + "\n")
     return path

@@ -42,7 +42,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import bare_torch_import_seconds, summary, write  # noqa: E402
+from bench.common import bare_torch_import_seconds, session_processes, summary, write  # noqa: E402
 
 BIN = Path(sys.executable).parent / "autograder"
 CORRECT = ROOT / "tests" / "fixtures" / "submissions" / "correct" / "reference.py"
@@ -136,21 +136,10 @@ def terminate(proc: subprocess.Popen) -> None:
 
 
 def session_cpu_seconds(sid: int) -> float:
-    """CPU used so far by every live process of session ``sid`` (a service started with
-    start_new_session) and by the children they have reaped: the web server's or a worker's
-    whole tree (pool processes, pytest children, zygotes and jails)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[3]) == sid:      # field 6 of stat, after the command: the session id
-            total += sum(int(x) for x in fields[11:15])
-    return total / tick
+    """CPU used so far by every live process of session ``sid`` and by the children they have
+    reaped: the web server's or a worker's whole tree (pool processes, pytest children, zygotes
+    and jails)."""
+    return sum(own + kids for _, own, kids in session_processes(sid).values())
 
 
 def machine_busy_seconds() -> float:

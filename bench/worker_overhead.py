@@ -33,7 +33,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import write  # noqa: E402
+from bench.common import session_processes, write  # noqa: E402
 from bench.load import (  # noqa: E402
     BIN,
     CORRECT,
@@ -46,26 +46,9 @@ from bench.load import (  # noqa: E402
 )
 
 
-def tree(sid: int) -> dict[int, tuple[int, float, float]]:
-    """pid -> (ppid, own CPU s, reaped children's CPU s) for every live process of session sid."""
-    tick = os.sysconf("SC_CLK_TCK")
-    out = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[3]) == sid:
-            out[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick,
-                               (int(fields[13]) + int(fields[14])) / tick)
-    return out
-
-
 def split(sid: int) -> dict[str, float]:
     """The worker tree's CPU so far, by role (see the module docstring)."""
-    procs = tree(sid)
+    procs = session_processes(sid)
     main = [p for p, (pp, _, _) in procs.items() if pp == sid]
     pools = [p for p, (pp, _, _) in procs.items() if pp in main]
     parts = {"supervisor": 0.0, "celery_main": 0.0, "pool": 0.0, "pool_children": 0.0, "engine_other": 0.0}

@@ -505,12 +505,8 @@ class Session:
             raise RuntimeError("call load() first")
 
     def new(self, name: str, /, *args, **kwargs) -> int:
-        self._need_load()
-        h = self._request("new", self.limits.call_timeout, f"{name}()", name=name,
-                          args=list(args), kwargs=kwargs)
-        if type(h) is not int:
-            raise self._die(StudentError("InvalidResult", "malformed handle"))
-        return h
+        """``name(*args, **kwargs)`` in the jail; its handle."""
+        return self.build(name, args, kwargs)
 
     def build(self, name: str, args: tuple | list = (), kwargs: dict | None = None, *,
               params: dict[str, torch.Tensor] | None = None, eval_mode: bool = False) -> int:

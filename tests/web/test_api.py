@@ -13,6 +13,21 @@ def bearer(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
 
 
+def grade_later(app, web, sub_id: int, after_s: float) -> None:
+    """Play the worker in a thread: store a grade for submission ``sub_id`` after ``after_s``."""
+    import threading
+    import time
+
+    def finish() -> None:
+        time.sleep(after_s)
+        with app.app_context():
+            from app.models import Submission
+
+            web.grade(db.session.get(Submission, sub_id))
+
+    threading.Thread(target=finish).start()
+
+
 def upload(client, token, code=GOOD_CODE, filename="attention.py", **extra):
     data = {"code": (io.BytesIO(code), filename)}
     data.update(extra)
@@ -224,22 +239,12 @@ def test_api_submission_rate_limit(limited_app, factory, course):
 
 def test_get_with_wait_long_polls_until_the_run_is_stored(app, web, factory):
     """`?wait=S` answers as soon as grading ends (here: a thread playing the worker after 0.5 s)."""
-    import threading
     import time
 
     student = factory.student()
     token = factory.token(student)
     sub_id = web.submit(student).id
-
-    def finish() -> None:
-        time.sleep(0.5)
-        with app.app_context():
-            from app.extensions import db
-            from app.models import Submission
-
-            web.grade(db.session.get(Submission, sub_id))
-
-    threading.Thread(target=finish).start()
+    grade_later(app, web, sub_id, 0.5)
     client = app.test_client()
     t0 = time.monotonic()
     res = client.get(f"/api/v1/submissions/{sub_id}?wait=5", headers={"Authorization": f"Bearer {token}"})
@@ -270,7 +275,6 @@ def _statements_of_this_thread(app):
 def test_long_poll_reads_no_status_while_waiting_and_wakes_on_the_notification(app, web, factory):
     """On PostgreSQL a waiting request is woken by the grading's NOTIFY (migration 0008): while it
     waits it sends no query (before: a status read every 100 ms), and it still answers at once."""
-    import threading
     import time
 
     student = factory.student()
@@ -279,15 +283,8 @@ def test_long_poll_reads_no_status_while_waiting_and_wakes_on_the_notification(a
     client = app.test_client()
     client.get(f"/api/v1/submissions/{sub_id}?wait=0.3", headers=bearer(token))  # listener started
 
-    def finish() -> None:
-        time.sleep(1.5)
-        with app.app_context():
-            from app.models import Submission
-
-            web.grade(db.session.get(Submission, sub_id))
-
     seen = _statements_of_this_thread(app)
-    threading.Thread(target=finish).start()
+    grade_later(app, web, sub_id, 1.5)
     t0 = time.monotonic()
     res = client.get(f"/api/v1/submissions/{sub_id}?wait=5", headers=bearer(token))
     waited = time.monotonic() - t0
@@ -327,7 +324,6 @@ def test_long_poll_answers_when_the_grading_ends_between_its_read_and_its_wait(a
 def test_long_poll_without_a_listener_polls_the_status(app, web, factory, monkeypatch):
     """Where there are no notifications (SQLite; here: the listener switched off) the wait reads
     the status every 100 ms and still answers as soon as grading ends."""
-    import threading
     import time
 
     import app.api as api
@@ -337,14 +333,7 @@ def test_long_poll_without_a_listener_polls_the_status(app, web, factory, monkey
     token = factory.token(student)
     sub_id = web.submit(student).id
 
-    def finish() -> None:
-        time.sleep(0.5)
-        with app.app_context():
-            from app.models import Submission
-
-            web.grade(db.session.get(Submission, sub_id))
-
-    threading.Thread(target=finish).start()
+    grade_later(app, web, sub_id, 0.5)
     t0 = time.monotonic()
     res = app.test_client().get(f"/api/v1/submissions/{sub_id}?wait=5", headers=bearer(token))
     assert res.get_json()["status"] == "graded" and 0.4 < time.monotonic() - t0 < 2.0

@@ -319,12 +319,18 @@ def test_the_counted_attempt_is_marked_and_the_policy_stated(client, web, course
         assert f'href="/submissions/{sub.id}"' in html      # every attempt can be opened
 
 
-def test_two_attempts_side_by_side_show_score_categories_and_changed_tests(client, web, course):
-    s1 = web.submit(course["alice"], now=utcnow() - timedelta(hours=3))
+def _two_graded_attempts(client, web, student):
+    """Attempt 1 fails the mask checks, attempt 2 passes them; ``student`` is signed in."""
+    s1 = web.submit(student, now=utcnow() - timedelta(hours=3))
     web.grade(s1, realistic_result(fail_mask=True))
-    s2 = web.submit(course["alice"], now=utcnow() - timedelta(hours=2))
+    s2 = web.submit(student, now=utcnow() - timedelta(hours=2))
     web.grade(s2, realistic_result())
-    web.login(client, course["alice"])
+    web.login(client, student)
+    return s1, s2
+
+
+def test_two_attempts_side_by_side_show_score_categories_and_changed_tests(client, web, course):
+    s1, s2 = _two_graded_attempts(client, web, course["alice"])
     client.get("/lang/en")
     resp = client.get(f"/submissions/compare?a={s1.id}&b={s2.id}")
     html = resp.get_data(as_text=True)
@@ -363,11 +369,7 @@ def test_api_docs_render_backticks_and_document_wait(client):
 
 
 def test_student_pages_have_one_h1_a_skip_link_and_no_empty_header_cells(client, web, course):
-    s1 = web.submit(course["alice"], now=utcnow() - timedelta(hours=3))
-    web.grade(s1, realistic_result(fail_mask=True))
-    s2 = web.submit(course["alice"], now=utcnow() - timedelta(hours=2))
-    web.grade(s2, realistic_result())
-    web.login(client, course["alice"])
+    s1, s2 = _two_graded_attempts(client, web, course["alice"])
     for url in ("/", f"/submissions/{s2.id}", f"/submissions/compare?a={s1.id}&b={s2.id}", "/account/tokens",
                 "/submissions/999999"):
         html = client.get(url).get_data(as_text=True)
