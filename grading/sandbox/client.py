@@ -323,6 +323,7 @@ class Session:
         out_r, out_w = os.pipe()
         st_r, st_w = os.pipe()
         self._sock, self._life_w, self._st_r = mine, life_w, st_r
+        self._rfile = protocol.reader(mine)
         job = {"uid": executor.uid, "limits": limits.as_job()}
         try:
             executor._launch(job, [theirs.fileno(), life_r, out_w, st_w])
@@ -373,10 +374,11 @@ class Session:
 
         A byte is written first so that the kill happens even when another process (e.g. a forked
         grading child, or its parent) still holds a copy of the lifeline's write end."""
-        try:
-            self._sock.close()
-        except OSError:
-            pass
+        for f in (self._rfile, self._sock):      # the reader first: it holds the socket open
+            try:
+                f.close()
+            except OSError:
+                pass
         if self._life_w >= 0:
             try:
                 os.write(self._life_w, b"k")
@@ -444,7 +446,7 @@ class Session:
             deadline = time.monotonic() + budget
             protocol.send(self._sock, {"op": op, "seq": seq, **fields}, self.limits.max_message)
             self._sock.settimeout(max(0.01, deadline - time.monotonic()))
-            reply = protocol.recv(self._sock, protocol.HEADER_CAP, self.limits.max_message)
+            reply = protocol.recv(self._rfile, protocol.HEADER_CAP, self.limits.max_message)
         except TimeoutError:
             if remaining < timeout:
                 raise self._die(StudentTimeout(self.limits.wall, "the session")) from None

@@ -26,6 +26,7 @@ made with ``numpy.frombuffer(...).copy()``: never a view of the receive buffer, 
 from __future__ import annotations
 
 import ctypes
+import io
 import json
 import math
 import socket
@@ -41,6 +42,7 @@ MAX_DEPTH = 32
 MAX_ITEMS = 100_000           # values in one message
 MAX_TENSORS = 4096
 MAX_DIMS = 16
+READ_BUFFER = 1 << 16         # bytes read at once by ``reader``
 
 _LEN = struct.Struct(">I")
 
@@ -74,6 +76,13 @@ class PeerClosed(ProtocolError):
 
 def tensor_bytes(t: torch.Tensor) -> bytes:
     """Raw bytes of a plain CPU strided tensor (copied into a fresh contiguous buffer first)."""
+    if type(t) is torch.Tensor and t.layout == torch.strided and t.device.type == "cpu" \
+            and t.dtype is not torch.bfloat16:
+        try:
+            # One copy, in C order whatever the strides (numpy() refuses conj/neg views: below).
+            return t.detach().numpy().tobytes()
+        except (RuntimeError, TypeError):
+            pass
     t = torch.Tensor.as_subclass(t, torch.Tensor) if type(t) is not torch.Tensor else t
     t = t.detach()
     if t.layout != torch.strided:
@@ -90,50 +99,69 @@ def array_bytes(a: np.ndarray) -> bytes:
     return np.array(a, dtype=NP_DTYPES[a.dtype.name], order="C", copy=True, subok=False).tobytes()
 
 
+# Exact types that are sent as they are (subclasses take the checked path in ``enc``).
+_PLAIN = frozenset({type(None), bool, str, int, float})
+
+
 def encode(value, body_cap: int = BODY_CAP) -> bytes:
     tensors: list[dict] = []
     chunks: list[bytes] = []
-    size = [0]
-    count = [0]
+    size = 0
+    count = 0
 
-    def blob(tag: str, dtype: str | None, shown, ndim: int, shape, numel: int, to_bytes) -> dict:
+    def blob(tag: str, dtype: str | None, shown, shape, numel: int, to_bytes, v) -> dict:
         """A tensor ("X") or an array ("A"): checked, copied into the body, referenced by index."""
+        nonlocal size
         what = "tensor" if tag == "X" else "array"
         if dtype is None:
             raise ProtocolError(f"{what} dtype {shown} is not allowed")
-        if ndim > MAX_DIMS:
+        if len(shape) > MAX_DIMS:
             raise ProtocolError(f"{what} has too many dimensions")
         if len(tensors) >= MAX_TENSORS:
             raise ProtocolError("too many tensors")
         # Check the size before copying: a huge result must fail cleanly, not run the
         # jail out of address space while being serialised.
-        if size[0] + numel * _ITEMSIZE[dtype] > body_cap:
+        if size + numel * _ITEMSIZE[dtype] > body_cap:
             raise ProtocolError(f"message body larger than {body_cap} bytes")
-        data = to_bytes()
-        tensors.append({"dtype": dtype, "shape": [int(s) for s in shape], "offset": size[0], "nbytes": len(data)})
+        data = to_bytes(v)
+        tensors.append({"dtype": dtype, "shape": [int(s) for s in shape], "offset": size, "nbytes": len(data)})
         chunks.append(data)
-        size[0] += len(data)
+        size += len(data)
         return {tag: len(tensors) - 1}
 
     def enc(v, depth):
-        count[0] += 1
-        if count[0] > MAX_ITEMS:
+        nonlocal count
+        count += 1
+        if count > MAX_ITEMS:
             raise ProtocolError("too many values")
         if depth > MAX_DEPTH:
             raise ProtocolError("value nested too deeply")
-        if v is None or isinstance(v, (bool, str)):
+        t = type(v)
+        if t in _PLAIN:
+            return v
+        if t is torch.Tensor or isinstance(v, torch.Tensor):
+            return blob("X", _DTYPE_NAMES.get(v.dtype), v.dtype, v.shape, v.numel(), tensor_bytes, v)
+        if t is dict:
+            out = {}
+            for k, x in v.items():
+                if type(k) is not str:
+                    raise ProtocolError("dict keys must be str")
+                out[k] = enc(x, depth + 1)
+            return {"D": out}
+        if t is list:
+            return [enc(x, depth + 1) for x in v]
+        if t is tuple:
+            return {"T": [enc(x, depth + 1) for x in v]}
+        # Subclasses of the plain types, and arrays.
+        if isinstance(v, (bool, str)):
             return v
         if isinstance(v, int):
             return int(v)
         if isinstance(v, float):
             return float(v)
-        if isinstance(v, torch.Tensor):
-            return blob("X", _DTYPE_NAMES.get(v.dtype), v.dtype, v.dim(), v.shape, v.numel(),
-                        lambda: tensor_bytes(v))
         if isinstance(v, np.ndarray):
             name = v.dtype.name
-            return blob("A", name if name in NP_DTYPES else None, name, v.ndim, v.shape, v.size,
-                        lambda: array_bytes(v))
+            return blob("A", name if name in NP_DTYPES else None, name, v.shape, v.size, array_bytes, v)
         if isinstance(v, tuple):
             return {"T": [enc(x, depth + 1) for x in v]}
         if isinstance(v, list):
@@ -147,9 +175,9 @@ def encode(value, body_cap: int = BODY_CAP) -> bytes:
             return {"D": out}
         raise ProtocolError(f"cannot send a value of type {type(v).__name__}")
 
-    header = {"v": enc(value, 0), "t": tensors, "n": size[0]}
+    header = {"v": enc(value, 0), "t": tensors, "n": size}
     hb = json.dumps(header, allow_nan=True, separators=(",", ":")).encode()
-    return _LEN.pack(len(hb)) + hb + b"".join(chunks)
+    return b"".join((_LEN.pack(len(hb)), hb, *chunks))
 
 
 def send(sock: socket.socket, value, body_cap: int = BODY_CAP) -> None:
@@ -158,12 +186,20 @@ def send(sock: socket.socket, value, body_cap: int = BODY_CAP) -> None:
 
 # --------------------------------------------------------------------------- decoding
 
-def _recv_exact_into(sock: socket.socket, buf, first: bool = False) -> None:
+def reader(sock: socket.socket) -> io.BufferedReader:
+    """A buffered reader of ``sock`` for ``recv``: a small message (the usual request or reply) then
+    arrives in one ``recv`` system call instead of three (length, header, body). Closing the
+    socket closes the connection only once this reader is closed too."""
+    return sock.makefile("rb", buffering=READ_BUFFER)
+
+
+def _recv_exact_into(src, buf, first: bool = False) -> None:
+    read_into = src.recv_into if isinstance(src, socket.socket) else src.readinto
     view = memoryview(buf)
     got = 0
     while got < len(view):
-        n = sock.recv_into(view[got:])
-        if n == 0:
+        n = read_into(view[got:])
+        if not n:
             if first and got == 0:
                 raise PeerClosed("peer closed the connection")
             raise ProtocolError("connection closed in the middle of a message")
@@ -200,18 +236,20 @@ def _checked_slice(desc, body: memoryview) -> tuple[str, list[int], memoryview]:
     return name, shape, raw
 
 
-def _make_tensor(desc, body: memoryview) -> torch.Tensor:
-    name, shape, raw = _checked_slice(desc, body)
+def _make_tensor(name: str, shape: list[int], raw: memoryview) -> torch.Tensor:
+    """A fresh plain tensor from a checked descriptor (``_checked_slice``)."""
     dtype = DTYPES[name]
     if not raw:
         return torch.empty(shape, dtype=dtype)
-    t = torch.frombuffer(raw, dtype=dtype).clone().reshape(shape)
+    if name in NP_DTYPES:    # NumPy copies in one call what frombuffer().clone() does in two
+        t = torch.from_numpy(np.frombuffer(raw, dtype=NP_DTYPES[name]).reshape(shape).copy())
+    else:
+        t = torch.frombuffer(raw, dtype=dtype).clone().reshape(shape)
     assert type(t) is torch.Tensor and t.is_contiguous()
     return t
 
 
-def _make_array(desc, body: memoryview) -> np.ndarray:
-    name, shape, raw = _checked_slice(desc, body)
+def _make_array(name: str, shape: list[int], raw: memoryview) -> np.ndarray:
     if name not in NP_DTYPES:
         raise ProtocolError(f"array dtype {name!r} is not allowed")
     if not raw:
@@ -246,48 +284,51 @@ def _decode_parsed(header: dict, body: bytes | bytearray):
     if not isinstance(body, bytearray):
         body = bytearray(body)          # frombuffer wants a writable buffer (we clone anyway)
     bview = memoryview(body)
+    # Every descriptor is validated up front, referenced or not (as before arrays existed).
+    try:
+        checked = [_checked_slice(d, bview) for d in descs]
+    except (RuntimeError, ValueError, OverflowError, TypeError) as e:
+        raise ProtocolError(f"bad tensor: {type(e).__name__}") from None
     made: dict[tuple[str, int], object] = {}
 
     def blob(tag: str, i: int):
         """Tensor ``X`` or array ``A`` number ``i``, built once, on first reference."""
         if (tag, i) not in made:
             try:
-                made[(tag, i)] = (_make_tensor if tag == "X" else _make_array)(descs[i], bview)
+                made[(tag, i)] = (_make_tensor if tag == "X" else _make_array)(*checked[i])
             except (RuntimeError, ValueError, OverflowError, TypeError) as e:
                 raise ProtocolError(f"bad tensor: {type(e).__name__}") from None
         return made[(tag, i)]
 
-    # Every descriptor is validated up front, referenced or not (as before arrays existed).
-    try:
-        for d in descs:
-            _checked_slice(d, bview)
-    except (RuntimeError, ValueError, OverflowError, TypeError) as e:
-        raise ProtocolError(f"bad tensor: {type(e).__name__}") from None
-    count = [0]
+    count = 0
+    n_descs = len(descs)
 
     def dec(v, depth):
-        count[0] += 1
-        if count[0] > MAX_ITEMS or depth > MAX_DEPTH:
+        nonlocal count
+        count += 1
+        if count > MAX_ITEMS or depth > MAX_DEPTH:
             raise ProtocolError("value too large or nested too deeply")
-        if v is None or isinstance(v, (bool, int, float, str)):
+        t = type(v)
+        if t in _PLAIN:        # what json.loads makes: exact types only
             return v
-        if isinstance(v, list):
+        if t is list:
             return [dec(x, depth + 1) for x in v]
-        if isinstance(v, dict) and len(v) == 1:
+        if t is dict and len(v) == 1:
             (tag, x), = v.items()
-            if tag == "T" and isinstance(x, list):
-                return tuple(dec(y, depth + 1) for y in x)
-            if tag == "D" and isinstance(x, dict):
+            if tag == "D" and type(x) is dict:
                 return {k: dec(y, depth + 1) for k, y in x.items()}
-            if tag in ("X", "A") and type(x) is int and 0 <= x < len(descs):
+            if tag == "T" and type(x) is list:
+                return tuple(dec(y, depth + 1) for y in x)
+            if (tag == "X" or tag == "A") and type(x) is int and 0 <= x < n_descs:
                 return blob(tag, x)
         raise ProtocolError("bad value encoding")
 
     return dec(header["v"], 0)
 
 
-def recv(sock: socket.socket, header_cap: int = HEADER_CAP, body_cap: int = BODY_CAP):
-    """Read one message; raises PeerClosed on a clean EOF, ProtocolError on anything malformed."""
+def recv(sock: socket.socket | io.BufferedReader, header_cap: int = HEADER_CAP, body_cap: int = BODY_CAP):
+    """Read one message from a socket or its ``reader``; raises PeerClosed on a clean EOF,
+    ProtocolError on anything malformed."""
     lb = bytearray(4)
     _recv_exact_into(sock, lb, first=True)
     (hlen,) = _LEN.unpack(lb)

@@ -317,9 +317,10 @@ class Runtime:
 
     # ------------------------------------------------------------------ loop
     def serve(self, sock: socket.socket, body_cap: int) -> None:
+        rfile = protocol.reader(sock)
         while True:
             try:
-                req = protocol.recv(sock, header_cap=64 << 20, body_cap=body_cap)
+                req = protocol.recv(rfile, header_cap=64 << 20, body_cap=body_cap)
             except protocol.PeerClosed:
                 return
             seq = req.get("seq") if isinstance(req, dict) else None

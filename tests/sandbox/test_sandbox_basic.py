@@ -24,16 +24,40 @@ def test_protocol_roundtrip_values():
     tensors = [torch.randn(2, 3), torch.randn(4, dtype=torch.float64), torch.randn(3).half(),
                torch.randn(2, 2).bfloat16(), torch.arange(5), torch.arange(5, dtype=torch.int32),
                torch.tensor([True, False]), torch.empty(0, 3), torch.tensor(3.5),
-               torch.randn(4, 6)[:, ::2]]  # non-contiguous view
+               torch.randn(4, 6)[:, ::2],  # non-contiguous view
+               torch.randn(3, 4).t(), torch._neg_view(torch.randn(3)),  # transposed; a negated view
+               torch.randn(2, 3, requires_grad=True)]
     value = {"t": tensors, "tup": (1, 2.5, None, True, "s"), "nan": float("nan"), "inf": -math.inf,
              "nested": {"D": [{"X": 1}]}}  # user dicts that look like tags stay dicts
     out = roundtrip(value)
     for a, b in zip(tensors, out["t"], strict=True):
         assert type(b) is torch.Tensor and b.dtype == a.dtype and b.shape == a.shape and b.is_contiguous()
-        assert torch.equal(a, b)
+        assert torch.equal(a.detach(), b) and not b.requires_grad
     assert out["tup"] == (1, 2.5, None, True, "s")
     assert math.isnan(out["nan"]) and out["inf"] == -math.inf
     assert out["nested"] == {"D": [{"X": 1}]}
+
+
+def test_a_reader_returns_back_to_back_messages_in_order_and_each_whole():
+    """The buffered reader may take in more than one message with one recv: what it holds past the
+    first message is the start of the next one, never lost, never mixed in."""
+    a, b = socket.socketpair()
+    try:
+        big = torch.randn(300_000)                                  # larger than the read buffer
+        data = (protocol.encode({"seq": 1, "x": torch.arange(3)}) + protocol.encode({"seq": 2, "x": big})
+                + protocol.encode({"seq": 3}))
+        sender = threading.Thread(target=lambda: (a.sendall(data), a.close()))
+        sender.start()
+        reader = protocol.reader(b)
+        first, second, third = (protocol.recv(reader) for _ in range(3))
+        sender.join()
+        assert first["seq"] == 1 and torch.equal(first["x"], torch.arange(3))
+        assert second["seq"] == 2 and torch.equal(second["x"], big)
+        assert third == {"seq": 3}
+        with pytest.raises(protocol.PeerClosed):
+            protocol.recv(reader)
+    finally:
+        b.close()
 
 
 def test_protocol_decoded_tensor_owns_its_memory():

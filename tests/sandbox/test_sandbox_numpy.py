@@ -144,6 +144,26 @@ def test_preloaded_packages_are_already_imported_when_the_student_module_loads(e
     assert wait_no_leftovers(ex) == []
 
 
+NUMPY_DRAW = "import numpy as np\n\ndef draw():\n    return np.random.rand(8)\n"
+
+
+@pytest.mark.parametrize("preload", [(), ("pandas",)], ids=["numpy.random imported in the jail",
+                                                            "numpy.random preloaded by pandas"])
+def test_two_sessions_do_not_share_numpy_random_draws(preload):
+    """With pandas preloaded the zygote holds NumPy's global generator, which every jail would
+    inherit in the same state: each jail seeds it afresh, as it does torch's and Python's."""
+    from grading.sandbox import Executor
+    from tests.sandbox.helpers import TEST_LIMITS
+
+    with Executor(TEST_LIMITS, preload=preload) as ex:
+        draws = []
+        for _ in range(2):
+            with ex.session(NUMPY_DRAW, "attention.py", "attention") as s:
+                s.load()
+                draws.append(s.call_function("draw"))
+    assert not np.array_equal(draws[0], draws[1])
+
+
 def test_the_worker_preloads_what_the_suites_declare():
     from grading.executor import suite_packages
     from grading.suite import load_suite, suite_names
