@@ -26,7 +26,7 @@ import traceback
 from typing import Any, TypedDict
 
 from autograder import settings
-from grading.child import run_suite
+from grading.child import reap_children, run_suite
 from grading.i18n import Msg, cat, msg
 from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 from grading.plugin import GradingPlugin
@@ -154,6 +154,13 @@ def _example_reference(suite: Suite) -> list | None:
 def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
           wall_timeout: float = DEFAULT_WALL_TIMEOUT) -> GradeResult:
     """Grade one submission.  See the module docstring and docs/contracts.md §2."""
+    try:
+        return _grade(inp, assignment, executor, wall_timeout)
+    finally:
+        reap_children()   # the test process exited while the rubric and the audit were scored
+
+
+def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> GradeResult:
     t0 = time.perf_counter()
     log: list[str] = []
     try:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import grading.collected
+import grading.runner
 from grading.collected import collected_suite
 from grading.runner import GradeInput, grade
 from grading.suite_state import suite_state
@@ -43,6 +44,32 @@ def test_a_grading_configures_no_pytest_of_its_own(executor, monkeypatch):
     result = grade(GradeInput(code=CORRECT), "attention", executor)
     assert result["status"] == "graded", result["message"]
     assert result["total"] == 85
+
+
+def _my_children() -> list[int]:
+    """Every child of this process, running or a zombie not yet waited for."""
+    kids = []
+    for task in Path("/proc/self/task").iterdir():
+        kids += [int(p) for p in (task / "children").read_text().split()]
+    return kids
+
+
+def test_the_test_process_is_waited_for_once_the_result_is_complete_and_never_left_behind(executor, monkeypatch):
+    import grading.child
+
+    before = set(_my_children())
+    pending: list[list[int]] = []
+    real_reap = grading.child.reap_children
+
+    def reap_and_note() -> None:
+        pending.append(list(grading.child._unreaped))
+        real_reap()
+
+    monkeypatch.setattr(grading.runner, "reap_children", reap_and_note)
+    result = grade(GradeInput(code=CORRECT), "attention", executor)
+    assert result["status"] == "graded" and result["total"] == 85
+    assert len(pending) == 1 and len(pending[0]) == 1       # still to be waited for when scoring ended
+    assert set(_my_children()) - before == set()            # reaped before grade() returned
 
 
 def _thp_enabled() -> bool:
