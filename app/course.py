@@ -247,6 +247,12 @@ def dropped_ids() -> set[int]:
     return set(db.session.scalars(select(DroppedStudent.user_id)))
 
 
+def is_dropped(student_id: int) -> bool:
+    """The student was dropped from the course: they keep read access to their own attempts and
+    grades, and can no longer submit (``app.submitting.check_policy``)."""
+    return db.session.get(DroppedStudent, student_id) is not None
+
+
 def drop(student: User, actor: User) -> bool:
     if db.session.get(DroppedStudent, student.id) is not None:
         return False

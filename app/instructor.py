@@ -420,7 +420,7 @@ def _student_or_404(user_id: int) -> User:
 def drop(user_id: int):
     user = _student_or_404(user_id)
     if course.drop(user, current_user):
-        flash(_("%(who)s was dropped; their submissions are kept.", who=user.display_name), "ok")
+        flash(_("%(who)s was dropped: their submissions and grades are kept, and they can no longer submit.", who=user.display_name), "ok")
     return redirect(url_for("instructor.roster", q=request.form.get("q") or None))
 
 

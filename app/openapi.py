@@ -100,7 +100,7 @@ def spec() -> dict[str, Any]:
                     "responses": {
                         "202": {"description": "Queued", "content": {"application/json": {
                             "schema": {"$ref": "#/components/schemas/Queued"}}}},
-                        "400": _err("code missing"), "401": unauth, "403": _err("deadline passed"),
+                        "400": _err("code missing"), "401": unauth, "403": _err("deadline passed, or the student was dropped (not_enrolled)"),
                         "413": _err("file too large"), "415": _err("wrong file type"),
                         "422": _err("file rejected (encoding, empty, damaged)"),
                         "429": _err("cooldown, too many pending attempts or rate limit"),

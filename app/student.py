@@ -31,14 +31,14 @@ from app.authz import (
     rate_key,
     submit_limit,
 )
-from app.course import student_deadline
+from app.course import is_dropped, student_deadline
 from app.coursework import contract_markdown, rubric_for
 from app.extensions import db, limiter
 from app.models import ApiToken, Assignment, AuditReview, Status, Submission, utcnow
 from app.queue import queue_position
 from app.scores import best_of, effective, effective_for, fmt, student_view
 from app.storage import BlobStore
-from app.submitting import SubmissionRefused, carried_forward, late_days, submit
+from app.submitting import NOT_ENROLLED, SubmissionRefused, carried_forward, late_days, submit
 from app.views_helpers import uploaded
 
 bp = Blueprint("student", __name__)
@@ -124,6 +124,7 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
         carried_audit=carried_audit,
         carried_figure=carried_figure,
         max_upload_bytes=current_app.config["MAX_CONTENT_LENGTH"],
+        not_enrolled=NOT_ENROLLED[1 if loc.startswith("zh") else 0] if is_dropped(current_user.id) else None,
         loc=loc,
     ), status
 

@@ -323,6 +323,35 @@ def test_roster_lists_searches_drops_and_restores_keeping_submissions(client, we
     assert client.post(f"/instructor/roster/{course['teacher'].id}/drop").status_code == 404
 
 
+def test_a_dropped_student_keeps_their_grades_but_cannot_submit_until_restored(client, web, course, factory):
+    from tests.web.test_api import upload as api_upload
+    from tests.web.test_student_pages import form_upload
+
+    graded = web.submit(course["alice"])
+    web.grade(graded)
+    token = factory.token(course["alice"])
+    switch(client, web, course["teacher"])
+    client.post(f"/instructor/roster/{course['alice'].id}/drop")
+    switch(client, web, course["alice"])
+    before = db.session.query(Submission).count()
+    for lang, says in (("en", "no longer enrolled"), ("zh", "不在本课程的名单中")):
+        client.get(f"/lang/{lang}")
+        page = client.get("/assignments/attention").get_data(as_text=True)
+        assert 'id="not-enrolled"' in page and says in page
+        assert "/assignments/attention/submit" not in page               # no upload form
+        assert f"/submissions/{graded.id}" in page                       # the attempt is still listed
+        refused = form_upload(client)
+        assert refused.status_code == 403 and says in refused.get_data(as_text=True)
+    api = api_upload(client, token)
+    assert api.status_code == 403 and api.json["code"] == "not_enrolled"
+    assert client.get(f"/submissions/{graded.id}").status_code == 200   # their result stays readable
+    assert db.session.query(Submission).count() == before                # nothing stored or queued
+    switch(client, web, course["teacher"])
+    client.post(f"/instructor/roster/{course['alice'].id}/restore")
+    switch(client, web, course["alice"])
+    assert form_upload(client).status_code == 302                        # back in: accepted again
+
+
 def test_roster_import_reports_every_ignored_line_and_extra_column(client, web, course):
     switch(client, web, course["teacher"])
     client.get("/lang/en")
