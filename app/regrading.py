@@ -34,39 +34,6 @@ class RegradeError(LookupError):
         self.code, self.en, self.zh = code, en, zh
 
 
-def latest_submissions() -> list[Submission]:
-    """The latest attempt of each student on each assignment (the CLI's `regrade --all`)."""
-    from sqlalchemy import func
-
-    newest = (
-        select(func.max(Submission.id))
-        .group_by(Submission.assignment_id, Submission.student_id)
-        .scalar_subquery()
-    )
-    return list(db.session.scalars(select(Submission).where(Submission.id.in_(newest)).order_by(Submission.id)))
-
-
-def select_for_regrade(
-    *, all_latest: bool = False, submission_id: int | None = None, student_email: str | None = None
-) -> list[GradingRun]:
-    """The CLI's regrade: one submission, one student's attempts, or everyone's latest."""
-    if submission_id is not None:
-        sub = db.session.get(Submission, submission_id)
-        if sub is None:
-            raise LookupError(f"no submission {submission_id}")
-        subs = [sub]
-    elif student_email is not None:
-        student = find_user(student_email)
-        if student is None:
-            raise LookupError(f"no user {student_email}")
-        subs = list(db.session.scalars(select(Submission).where(Submission.student_id == student.id)))
-    elif all_latest:
-        subs = latest_submissions()
-    else:
-        subs = []
-    return [request_regrade(s) for s in subs]
-
-
 def request_regrade(submission: Submission, trigger: str = "regrade") -> GradingRun:
     """Add a new run for a submission; the old runs stay for the old-vs-new comparison."""
     run = GradingRun(submission=submission, trigger=trigger)
@@ -122,10 +89,10 @@ def plan(assignment: Assignment, scope: str, *, student_email: str | None = None
     return Plan(scope, sorted(ids), {str(i): scores.get(i) for i in ids}, student, submission)
 
 
-def start(assignment: Assignment, p: Plan, actor: User) -> RegradeBatch:
-    """Queue one new run per planned submission, all tagged with the batch. Commits before it
-    queues: a worker never receives a run it cannot read."""
-    batch = RegradeBatch(assignment_id=assignment.id, scope=p.scope, requested_by=actor.id,
+def start(assignment: Assignment, p: Plan, actor: User | None) -> RegradeBatch:
+    """Queue one new run per planned submission, all tagged with the batch (``actor`` None: the
+    command line). Commits before it queues: a worker never receives a run it cannot read."""
+    batch = RegradeBatch(assignment_id=assignment.id, scope=p.scope, requested_by=actor.id if actor else None,
                          student_id=p.student.id if p.student else None,
                          submission_id=p.submission.id if p.submission else None,
                          runs_queued=len(p.submission_ids), before=p.before)

@@ -17,14 +17,14 @@ from pathlib import Path
 import click
 from flask import Flask
 from flask_migrate import upgrade
+from sqlalchemy import select
 
-from app import create_app
-from app.assignments import ensure_assignment
+from app import create_app, regrading
+from app.assignments import default_assignment, ensure_assignment
 from app.auth import find_user
 from app.authz import TokenLimitReached, issue_token
 from app.extensions import db as sqla
-from app.models import User
-from app.regrading import select_for_regrade
+from app.models import Assignment, Submission, User
 from autograder import batch, settings
 from grading.i18n import localized
 
@@ -263,20 +263,70 @@ def assignment_add(
 
 
 @main.command()
-@click.option("--all", "all_", is_flag=True, help="Every student's latest submission.")
-@click.option("--submission", type=int, default=None)
-@click.option("--student", default=None, help="Email: all of this student's submissions.")
-def regrade(all_: bool, submission: int | None, student: str | None) -> None:
-    """Grade again (e.g. after fixing a grader test); old runs are kept for comparison."""
-    if sum(bool(x) for x in (all_, submission, student)) != 1:
-        raise click.UsageError("give exactly one of --all, --submission ID, --student EMAIL")
+@click.option("--scope", type=click.Choice(regrading.SCOPES), default=None,
+              help="counting: the attempt that counts for each enrolled student (after fixing a test); "
+                   "all: every attempt of every enrolled student; student: every attempt of --student; "
+                   "submission: the attempt --submission.")
+@click.option("--student", default=None, help="Email: every attempt of this student (scope student).")
+@click.option("--submission", type=int, default=None, help="One attempt by id (scope submission).")
+@click.option("--assignment", "slug", default=None,
+              help="Assignment slug (default: the submission's, or the only or first published one).")
+@click.option("--all", "all_", is_flag=True, hidden=True, help="Old spelling of --scope counting.")
+@click.option("--wait", "wait_s", type=float, default=None, metavar="SECONDS",
+              help="Wait up to SECONDS for the runs to finish, then print old and new scores.")
+def regrade(scope: str | None, student: str | None, submission: int | None, slug: str | None, all_: bool,
+            wait_s: float | None) -> None:
+    """Grade again, as the instructor's Regrade page does: one batch that keeps the old runs and
+    each submission's score before, for the old-vs-new report (/instructor/regrades/ID)."""
+    if all_:
+        # It used to mean each student's latest attempt, which is not the attempt that counts.
+        click.echo("note: --all is now --scope counting (the attempt that counts for each student)", err=True)
+        scope = scope or "counting"
+    if scope is None:
+        scope = "student" if student else "submission" if submission is not None else None
+    if scope is None or (scope == "student") != bool(student) or (scope == "submission") != (submission is not None):
+        raise click.UsageError("give exactly one of --scope counting, --scope all, --student EMAIL, --submission ID")
     app = _app()
     with app.app_context():
+        if slug is not None:
+            a = sqla.session.scalar(select(Assignment).where(Assignment.slug == slug))
+            if a is None:
+                raise click.ClickException(f"no assignment {slug!r}")
+        elif submission is not None and sqla.session.get(Submission, submission) is not None:
+            a = sqla.session.get(Submission, submission).assignment
+        else:
+            a = default_assignment() or sqla.session.scalar(select(Assignment).order_by(Assignment.id))
+            if a is None:
+                raise click.ClickException("no assignment: add one with `autograder assignment add`")
         try:
-            runs = select_for_regrade(all_latest=all_, submission_id=submission, student_email=student)
-        except LookupError as exc:
+            p = regrading.plan(a, scope, student_email=student, submission_id=submission)
+        except regrading.RegradeError as exc:
             raise click.ClickException(str(exc)) from exc
-        click.echo(f"queued {len(runs)} regrade run(s): {', '.join(str(r.id) for r in runs)}")
+        if not p.submission_ids:
+            click.echo(f"nothing to regrade in {a.slug} (scope {scope})")
+            return
+        batch = regrading.start(a, p, None)
+        click.echo(f"regrade batch {batch.id} ({a.slug}, scope {scope}): queued {batch.runs_queued} run(s); "
+                   f"report at /instructor/regrades/{batch.id}")
+        if wait_s is None:
+            return
+        deadline = time.monotonic() + wait_s
+        while True:
+            sqla.session.expire_all()
+            r = regrading.report(batch)
+            if not r["pending"] or time.monotonic() >= deadline:
+                break
+            time.sleep(0.5)
+        for row in r["rows"]:
+            click.echo(f"submission {row.sub.id} ({row.sub.student.email}, attempt {row.sub.attempt}): "
+                       f"{row.run.status}, {_score(row.old)} -> {_score(row.new)}")
+        if r["pending"]:
+            raise click.ClickException(f"{r['pending']} run(s) still waiting after {wait_s:g} s: is a worker running?")
+        click.echo(f"changed: {', '.join(r['changed']) if r['changed'] else 'nobody'}")
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
 
 
 @main.command()

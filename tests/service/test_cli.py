@@ -87,17 +87,17 @@ def test_regrade_queues_new_runs_and_keeps_the_old_ones(env, tmp_path):
     assert made.returncode == 0, made.stderr
     sub_id = made.stdout.strip().splitlines()[-1]
     one = cli("regrade", "--submission", sub_id, env=env)
-    assert one.returncode == 0 and "queued 1 regrade run(s)" in one.stdout, one.stderr
+    assert one.returncode == 0 and "scope submission): queued 1 run(s)" in one.stdout, one.stderr
     by_student = cli("regrade", "--student", "alice@example.edu", env=env)
-    assert "queued 1 regrade run(s)" in by_student.stdout
-    everyone = cli("regrade", "--all", env=env)
-    assert "queued 1 regrade run(s)" in everyone.stdout
+    assert "scope student): queued 1 run(s)" in by_student.stdout
+    everyone = cli("regrade", "--scope", "counting", env=env)
+    assert "scope counting): queued 1 run(s)" in everyone.stdout
     check = (
         "from app import create_app\nfrom app.extensions import db\nfrom app.models import GradingRun\n"
         "app = create_app()\nwith app.app_context():\n"
         "    print(sorted(r.trigger.split(':')[0] for r in db.session.query(GradingRun)))\n"
     )
     runs = subprocess.run([sys.executable, "-c", check], env=env, cwd=root, capture_output=True, text=True)
-    assert runs.stdout.strip() == "['regrade', 'regrade', 'regrade', 'submit']", runs.stdout + runs.stderr
+    assert runs.stdout.strip() == "['batch', 'batch', 'batch', 'submit']", runs.stdout + runs.stderr
     missing = cli("regrade", "--submission", "999", env=env)
     assert missing.returncode == 1 and "no submission 999" in missing.stderr

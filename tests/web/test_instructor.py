@@ -223,6 +223,61 @@ def test_regrade_one_student_all_and_report_old_vs_new(client, web, course):
     assert client.post("/instructor/regrade", data={"scope": "bogus"}).status_code == 400
 
 
+def test_the_command_line_regrades_the_counted_attempt_as_one_batch_with_its_report(app, web, course, monkeypatch):
+    """`autograder regrade --scope counting` queues each student's counted attempt (the best,
+    not the latest), in a batch whose report compares old and new scores, like the page."""
+    import threading
+    import time
+
+    from click.testing import CliRunner
+
+    import autograder.cli
+
+    best = web.submit(course["alice"])
+    web.grade(best)                                           # 96: the attempt that counts
+    latest = web.submit(course["alice"])
+    web.grade(latest, realistic_result(fail_mask=True))       # 92: later, lower
+    monkeypatch.setattr(autograder.cli, "_app", lambda: app)
+    runner = CliRunner()
+    queued = runner.invoke(autograder.cli.main, ["regrade", "--scope", "counting"])
+    assert queued.exit_code == 0, queued.output
+    db.session.expire_all()
+    batch = db.session.query(RegradeBatch).one()
+    assert batch.scope == "counting" and batch.requested_by is None and batch.before == {str(best.id): 96}
+    assert f"regrade batch {batch.id} (attention, scope counting): queued 1 run(s)" in queued.stdout
+    assert [r.submission_id for r in db.session.query(GradingRun).filter_by(trigger=batch.trigger)] == [best.id]
+
+    no_worker = runner.invoke(autograder.cli.main, ["regrade", "--submission", str(best.id), "--wait", "0.2"])
+    assert no_worker.exit_code == 1 and "still waiting after 0.2 s: is a worker running?" in no_worker.stderr
+
+    def worker() -> None:                                     # the fixed grader takes 4 points off
+        with app.app_context():
+            for _ in range(100):
+                run = db.session.query(GradingRun).filter(GradingRun.trigger.like("batch:%"),
+                                                          GradingRun.status == "queued").order_by(
+                    GradingRun.id.desc()).first()
+                if run is not None and run.trigger == f"batch:{batch.id + 2}":
+                    web.grade(run.submission, realistic_result(fail_mask=True), run=run)
+                    return
+                db.session.rollback()
+                time.sleep(0.05)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    waited = runner.invoke(autograder.cli.main, ["regrade", "--scope", "counting", "--wait", "20"])
+    thread.join()
+    assert waited.exit_code == 0, waited.output
+    assert f"submission {best.id} (alice@example.edu, attempt 1): graded, 96 -> 92" in waited.stdout
+    assert "changed: Alice Wang" in waited.stdout
+    old_style = runner.invoke(autograder.cli.main, ["regrade", "--all"])
+    assert old_style.exit_code == 0 and "--all is now --scope counting" in old_style.stderr
+    for bad in (["--scope", "student"], ["--student", "alice@example.edu", "--submission", "1"], []):
+        refused = runner.invoke(autograder.cli.main, ["regrade", *bad])
+        assert refused.exit_code == 2 and "exactly one of" in refused.stderr
+    missing = runner.invoke(autograder.cli.main, ["regrade", "--submission", "999"])
+    assert missing.exit_code == 1 and "no submission 999" in missing.stderr
+
+
 def test_gradebook_csv_best_after_penalty_and_override_utf8_bom(client, web, course):
     from datetime import timedelta
 
