@@ -1,0 +1,100 @@
+"""One request to a jail and its reply, as a grading makes ~85 of them: wall time, and where the
+trusted side's part goes (encoding the request, sending it, waiting for and decoding the reply),
+next to a bare ping-pong of the same size over a socket pair between two processes (the floor the
+wake-ups set on this machine). Writes bench/results/round_trip.json (or --out).
+
+    .venv/bin/python bench/round_trip.py [--calls 2000] [--out NAME]
+
+The request is the suite's commonest: ``__call__`` of a module with three (2, 4, 5, 16) float32
+tensors, answered with two tensors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.common import write  # noqa: E402
+
+MODULE = ("import torch\n\nclass M(torch.nn.Module):\n"
+          "    def forward(self, q, k, v, mask=None, return_weights=False):\n"
+          "        return q * 2, k\n")
+
+
+def ping_pong_seconds(size: int, calls: int) -> float:
+    """Median wall time of ``size`` bytes sent to another process and sent back."""
+    a, b = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        a.close()
+        while data := b.recv(1 << 16):
+            b.sendall(data)
+        os._exit(0)
+    b.close()
+    msg, times = b"x" * size, []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        a.sendall(msg)
+        got = 0
+        while got < size:
+            got += len(a.recv(1 << 16))
+        times.append(time.perf_counter() - t0)
+    a.close()
+    os.waitpid(pid, 0)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--out", default="round_trip")
+    args = parser.parse_args()
+
+    import torch
+
+    from grading.sandbox import Executor, protocol
+
+    x = torch.randn(2, 4, 5, 16)
+    parts: dict[str, list[float]] = {"encode": [], "send": [], "wait_and_decode": [], "total": []}
+    with Executor() as ex, ex.session(MODULE) as s:
+        s.load()
+        h = s.new("M")
+        for _ in range(50):
+            s.call(h, "__call__", x, x, x, None, return_weights=True)
+        # Session._request, split into its parts (the same calls, timed one by one).
+        reader = getattr(s, "_rfile", s._sock)
+        for _ in range(args.calls):
+            s._seq += 1
+            t0 = time.perf_counter()
+            data = protocol.encode({"op": "call", "seq": s._seq, "handle": h, "method": "__call__",
+                                    "args": [x, x, x, None], "kwargs": {"return_weights": True}})
+            t1 = time.perf_counter()
+            s._sock.sendall(data)
+            t2 = time.perf_counter()
+            reply = protocol.recv(reader)
+            t3 = time.perf_counter()
+            assert reply["ok"] and reply["seq"] == s._seq
+            for key, v in zip(parts, (t1 - t0, t2 - t1, t3 - t2, t3 - t0), strict=True):
+                parts[key].append(v)
+        size = len(data)
+    medians = {k: statistics.median(v) for k, v in parts.items()}
+    floor = ping_pong_seconds(size, args.calls)
+    data_out = {"command": " ".join(["python", "bench/round_trip.py", *sys.argv[1:]]),
+                "load_average": os.getloadavg(), "calls": args.calls, "request_bytes": size,
+                "median_seconds": medians, "bare_ping_pong_seconds": floor}
+    path = write(args.out, data_out)
+    print("round trip, median us: " + ", ".join(f"{k} {v * 1e6:.0f}" for k, v in medians.items())
+          + f"; bare ping-pong of {size} bytes {floor * 1e6:.0f} us; written to {path}")
+
+
+if __name__ == "__main__":
+    main()
