@@ -1,0 +1,123 @@
+"""Page faults: what one costs on this host, and how many a grading takes in each process.
+
+1. The cost of a copy-on-write fault (a child writes a page it shares with its parent) and of a
+   zero-fill fault (a fresh anonymous page), each over 20,000 pages, in a forked child.
+2. Minor faults per warm grading of a correct submission, split as ``bench/grade_one.py`` splits
+   CPU: this process (the worker's part), its forked test process, the zygote and its jails.
+
+To see which pages the faults hit, record them while gradings run and map the addresses with the
+zygote's ``/proc/PID/maps``: ``perf record -a -e exceptions:page_fault_user`` (error code bit 1:
+a write, bit 0: the page was present, so a write to a present page is a copy-on-write).
+
+    .venv/bin/python bench/faults.py [--repeats 10] [--out NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import mmap
+import os
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.common import write  # noqa: E402
+
+PAGES = 20_000
+PAGE = 4096
+
+
+def _in_child(measure) -> float:
+    """Run ``measure()`` (seconds per page) in a forked child; its result, read from a pipe."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        os.write(w, repr(measure()).encode())
+        os._exit(0)
+    os.close(w)
+    out = b""
+    while chunk := os.read(r, 64):
+        out += chunk
+    os.close(r)
+    os.waitpid(pid, 0)
+    return float(out)
+
+
+def _touch(buf) -> float:
+    """Seconds per page to write one byte into each page of ``buf``, the bare loop subtracted."""
+    t0 = time.perf_counter()
+    for i in range(0, len(buf), PAGE):
+        buf[i] = 2
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    for i in range(0, len(buf), PAGE):
+        buf[i] = 3
+    loop = time.perf_counter() - t0
+    return (first - loop) / (len(buf) // PAGE)
+
+
+def fault_costs(repeats: int = 3) -> dict[str, float]:
+    shared = bytearray(PAGES * PAGE)
+    for i in range(0, len(shared), PAGE):
+        shared[i] = 1                       # present in the parent: the child's writes copy it
+    cow = [_in_child(lambda: _touch(shared)) for _ in range(repeats)]
+    fresh = [_in_child(lambda: _touch(mmap.mmap(-1, PAGES * PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)))
+             for _ in range(repeats)]
+    return {"copy_on_write_s": statistics.median(cow), "zero_fill_s": statistics.median(fresh)}
+
+
+def _minflt(pid: int) -> tuple[int, int]:
+    """(minor faults of ``pid``, of its reaped children), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[7]), int(fields[8])
+
+
+def grading_faults(repeats: int) -> dict[str, float]:
+    from grading.executor import suite_packages
+    from grading.runner import GradeInput, grade
+    from grading.sandbox import Executor
+
+    code = (ROOT / "tests" / "fixtures" / "submissions" / "correct" / "reference.py").read_bytes()
+    parts: dict[str, list[int]] = {"worker": [], "test_process": [], "zygote": [], "jails": []}
+    with Executor(preload=suite_packages()) as ex:
+        for _ in range(3):
+            grade(GradeInput(code=code), "attention", executor=ex)
+        for _ in range(repeats):
+            me0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+            z0 = _minflt(ex.zygote_pid)
+            result = grade(GradeInput(code=code), "attention", executor=ex)
+            time.sleep(0.3)                  # the zygote reaps the jails: their faults count then
+            me1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+            z1 = _minflt(ex.zygote_pid)
+            assert result["status"] == "graded"
+            parts["worker"].append(me1.ru_minflt - me0.ru_minflt)
+            parts["test_process"].append(kids1.ru_minflt - kids0.ru_minflt)
+            parts["zygote"].append(z1[0] - z0[0])
+            parts["jails"].append(z1[1] - z0[1])
+    return {k: statistics.median(v) for k, v in parts.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--out", default="faults")
+    args = parser.parse_args()
+    costs = fault_costs()
+    per_grading = grading_faults(args.repeats)
+    data = {"command": " ".join(["python", "bench/faults.py", *sys.argv[1:]]), "load_average": os.getloadavg(),
+            "seconds_per_fault": costs, "minor_faults_per_grading_median": per_grading}
+    path = write(args.out, data)
+    print(f"a copy-on-write fault {costs['copy_on_write_s'] * 1e6:.2f} us, a zero-fill fault "
+          f"{costs['zero_fill_s'] * 1e6:.2f} us; minor faults per grading: "
+          + ", ".join(f"{k} {v:.0f}" for k, v in per_grading.items()) + f"; written to {path}")
+
+
+if __name__ == "__main__":
+    main()
