@@ -328,8 +328,10 @@ class Session:
         try:
             executor._launch(job, [theirs.fileno(), life_r, out_w, st_w])
         except BaseException:
+            self._closed = True          # nothing for __del__ to kill: these fds are closed here
             for fd in (life_w, out_r, st_r):
                 os.close(fd)
+            self._rfile.close()
             mine.close()
             raise
         finally:

@@ -234,6 +234,35 @@ def test_many_sessions_are_fast_and_clean(executor):
     assert_healthy(executor)
 
 
+def test_a_session_that_cannot_start_closes_everything_it_opened_and_writes_nowhere_later():
+    """The zygote is gone: opening a session fails as the sandbox's failure, leaves no descriptor
+    open, and its finaliser never writes to a descriptor number that something else reuses."""
+    import gc
+    import os
+
+    from grading.sandbox import Executor, SandboxUnavailable
+
+    ex = Executor(TEST_LIMITS)
+    ex.close()
+    gc.collect()
+    before = set(os.listdir("/proc/self/fd"))
+    with pytest.raises(SandboxUnavailable) as failed:
+        ex.session(GOOD, "good.py", "good")
+    pipes = [os.pipe() for _ in range(8)]    # the lowest free numbers: those the session closed
+    try:
+        del failed
+        gc.collect()                         # the failed session is finalised now
+        for r, _ in pipes:
+            os.set_blocking(r, False)
+            with pytest.raises(BlockingIOError):
+                os.read(r, 1)                # nothing was written into a reused descriptor
+    finally:
+        for fds in pipes:
+            for fd in fds:
+                os.close(fd)
+    assert set(os.listdir("/proc/self/fd")) == before
+
+
 # --------------------------------------------------------------------------- faulty modules
 
 
