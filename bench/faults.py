@@ -4,6 +4,10 @@
    zero-fill fault (a fresh anonymous page), each over 20,000 pages, in a forked child.
 2. Minor faults per warm grading of a correct submission, split as ``bench/grade_one.py`` splits
    CPU: this process (the worker's part), its forked test process, the zygote and its jails.
+3. The faults of a first ``MultiHeadAttention`` forward in a freshly forked child, after the parent
+   ran it 5 or 500 times: whether warming code paths before the fork (CPython 3.11 specialises
+   bytecode in place) spares the children's copies. It does not: the copies are of the pages
+   whose objects' reference counts the child changes.
 
 To see which pages the faults hit, record them while gradings run and map the addresses with the
 zygote's ``/proc/PID/maps``: ``perf record -a -e exceptions:page_fault_user`` (error code bit 1:
@@ -15,6 +19,7 @@ a write, bit 0: the page was present, so a write to a present page is a copy-on-
 from __future__ import annotations
 
 import argparse
+import ast
 import mmap
 import os
 import resource
@@ -33,8 +38,8 @@ PAGES = 20_000
 PAGE = 4096
 
 
-def _in_child(measure) -> float:
-    """Run ``measure()`` (seconds per page) in a forked child; its result, read from a pipe."""
+def _in_child(measure):
+    """Run ``measure()`` in a forked child; its result (numbers, tuples), read from a pipe."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -47,7 +52,7 @@ def _in_child(measure) -> float:
         out += chunk
     os.close(r)
     os.waitpid(pid, 0)
-    return float(out)
+    return ast.literal_eval(out.decode())
 
 
 def _touch(buf) -> float:
@@ -71,6 +76,39 @@ def fault_costs(repeats: int = 3) -> dict[str, float]:
     fresh = [_in_child(lambda: _touch(mmap.mmap(-1, PAGES * PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)))
              for _ in range(repeats)]
     return {"copy_on_write_s": statistics.median(cow), "zero_fill_s": statistics.median(fresh)}
+
+
+def first_forward_after_fork(warm: int, children: int = 15) -> dict[str, float]:
+    """Median µs and minor faults of one forward of the reference MultiHeadAttention in a forked
+    child, after ``warm`` forwards in its parent (itself a fresh child, so that it starts cold)."""
+    def parent() -> tuple[float, float]:
+        import gc
+
+        import torch
+
+        torch.set_num_threads(1)
+        ns: dict = {}
+        source = (ROOT / "tests" / "fixtures" / "submissions" / "correct" / "reference.py").read_text()
+        exec(compile(source, "reference.py", "exec"), ns)  # the trusted reference, not a student's
+        x = torch.randn(2, 5, 16)
+
+        def forward() -> None:
+            ns["MultiHeadAttention"](16, 4)(x)
+
+        def first() -> tuple[float, int]:
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            t0 = time.perf_counter()
+            forward()
+            return time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+        for _ in range(warm):
+            forward()
+        gc.freeze()
+        runs = [_in_child(first) for _ in range(children)]
+        return statistics.median(t for t, _ in runs), statistics.median(f for _, f in runs)
+
+    seconds, faults = _in_child(parent)
+    return {"first_forward_us": seconds * 1e6, "first_forward_minor_faults": faults}
 
 
 def _minflt(pid: int) -> tuple[int, int]:
@@ -111,12 +149,18 @@ def main() -> None:
     args = parser.parse_args()
     costs = fault_costs()
     per_grading = grading_faults(args.repeats)
+    warmed = {str(n): first_forward_after_fork(n) for n in (5, 500)}
     data = {"command": " ".join(["python", "bench/faults.py", *sys.argv[1:]]), "load_average": os.getloadavg(),
-            "seconds_per_fault": costs, "minor_faults_per_grading_median": per_grading}
+            "seconds_per_fault": costs, "minor_faults_per_grading_median": per_grading,
+            "first_forward_in_a_fork_after_warm_forwards": warmed}
     path = write(args.out, data)
     print(f"a copy-on-write fault {costs['copy_on_write_s'] * 1e6:.2f} us, a zero-fill fault "
           f"{costs['zero_fill_s'] * 1e6:.2f} us; minor faults per grading: "
-          + ", ".join(f"{k} {v:.0f}" for k, v in per_grading.items()) + f"; written to {path}")
+          + ", ".join(f"{k} {v:.0f}" for k, v in per_grading.items()))
+    for n, w in warmed.items():
+        print(f"first forward in a fork after {n} in the parent: {w['first_forward_us']:.0f} us, "
+              f"{w['first_forward_minor_faults']:.0f} faults")
+    print(f"written to {path}")
 
 
 if __name__ == "__main__":
