@@ -2,7 +2,7 @@
 (the jail's fork, namespaces, mounts, pivot_root, seccomp, teardown), with no student
 work. Writes bench/results/session_cpu.json.
 
-    .venv/bin/python bench/session_cpu.py [--repeats 30]
+    .venv/bin/python bench/session_cpu.py [--repeats 30] [--out NAME]
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from bench.grade_one import cpu_parts  # noqa: E402
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--out", default="session_cpu")
     args = parser.parse_args()
 
     from grading.sandbox import Executor
@@ -46,7 +47,7 @@ def main() -> None:
     data = {"command": " ".join(["python", "bench/session_cpu.py", *sys.argv[1:]]),
             "load_average": os.getloadavg(), "repeats": args.repeats,
             "cpu_per_session_s": per, "wall_median_s": statistics.median(walls)}
-    path = write("session_cpu", data)
+    path = write(args.out, data)
     print("CPU per empty session: " + ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in per.items())
           + f"; wall median {data['wall_median_s'] * 1000:.0f} ms; written to {path}")
 
