@@ -38,7 +38,7 @@ from app.models import ApiToken, Assignment, AuditReview, Status, Submission, ut
 from app.queue import queue_position
 from app.scores import best_of, effective, effective_for, fmt, student_view
 from app.storage import BlobStore
-from app.submitting import NOT_ENROLLED, SubmissionRefused, carried_forward, late_days, submit
+from app.submitting import SubmissionRefused, carried_forward, late_days, not_enrolled, submit
 from app.views_helpers import uploaded
 
 bp = Blueprint("student", __name__)
@@ -124,7 +124,7 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
         carried_audit=carried_audit,
         carried_figure=carried_figure,
         max_upload_bytes=current_app.config["MAX_CONTENT_LENGTH"],
-        not_enrolled=NOT_ENROLLED[1 if loc.startswith("zh") else 0] if is_dropped(current_user.id) else None,
+        not_enrolled=not_enrolled().message(loc) if is_dropped(current_user.id) else None,
         loc=loc,
     ), status
 

@@ -71,9 +71,14 @@ def late_days(assignment: Assignment, now: datetime, student_id: int | None = No
     return late_days_at(due, now)
 
 
-NOT_ENROLLED = ("You are no longer enrolled in this course, so new attempts are not accepted. Your "
-                "earlier attempts and their grades stay visible. If this is a mistake, ask your instructor.",
-                "你已不在本课程的名单中，因此不再接受新的提交。之前的提交和成绩仍可查看。如有误，请联系老师。")
+def not_enrolled() -> SubmissionRefused:
+    """The refusal a dropped student gets; its message is also the notice on their page."""
+    return SubmissionRefused(
+        "not_enrolled",
+        "You are no longer enrolled in this course, so new attempts are not accepted. Your earlier "
+        "attempts and their grades stay visible. If this is a mistake, ask your instructor.",
+        "你已不在本课程的名单中，因此不再接受新的提交。之前的提交和成绩仍可查看。如有误，请联系老师。",
+        403)
 
 
 def check_policy(assignment: Assignment, student: User, now: datetime, max_pending: int) -> int:
@@ -81,7 +86,7 @@ def check_policy(assignment: Assignment, student: User, now: datetime, max_pendi
     from app.course import is_dropped
 
     if is_dropped(student.id):
-        raise SubmissionRefused("not_enrolled", *NOT_ENROLLED, 403)
+        raise not_enrolled()
     days = late_days(assignment, now, student.id)
     if days > assignment.late_days_allowed:
         from app.course import student_deadline

@@ -292,8 +292,8 @@ def regrade(scope: str | None, student: str | None, submission: int | None, slug
             a = sqla.session.scalar(select(Assignment).where(Assignment.slug == slug))
             if a is None:
                 raise click.ClickException(f"no assignment {slug!r}")
-        elif submission is not None and sqla.session.get(Submission, submission) is not None:
-            a = sqla.session.get(Submission, submission).assignment
+        elif submission is not None and (sub := sqla.session.get(Submission, submission)) is not None:
+            a = sub.assignment
         else:
             a = default_assignment() or sqla.session.scalar(select(Assignment).order_by(Assignment.id))
             if a is None:

@@ -24,6 +24,11 @@ def bare_torch_import_seconds(repeats: int = 5) -> list[float]:
     return times
 
 
+def proc_stat(pid: int | str) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (field 3 of stat(5) is index 0)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def session_processes(sid: int) -> dict[int, tuple[int, float, float]]:
     """pid -> (ppid, own CPU s, reaped children's CPU s) of every live process of session ``sid``
     (a service started with start_new_session: its whole tree), read from /proc."""
@@ -33,7 +38,7 @@ def session_processes(sid: int) -> dict[int, tuple[int, float, float]]:
         if not entry.isdigit():
             continue
         try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            fields = proc_stat(entry)
         except OSError:
             continue
         if int(fields[3]) == sid:      # field 6 of stat, after the command: the session id

@@ -32,7 +32,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import write  # noqa: E402
+from bench.common import proc_stat, write  # noqa: E402
 
 PAGES = 20_000
 PAGE = 4096
@@ -113,7 +113,7 @@ def first_forward_after_fork(warm: int, children: int = 15) -> dict[str, float]:
 
 def _minflt(pid: int) -> tuple[int, int]:
     """(minor faults of ``pid``, of its reaped children), from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = proc_stat(pid)
     return int(fields[7]), int(fields[8])
 
 

@@ -25,7 +25,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import bare_torch_import_seconds, summary, write  # noqa: E402
+from bench.common import bare_torch_import_seconds, proc_stat, summary, write  # noqa: E402
 
 CORRECT = {
     "attention": ROOT / "tests" / "fixtures" / "submissions" / "correct" / "reference.py",
@@ -39,7 +39,7 @@ def cpu_parts(zygote_pid: int) -> dict[str, float]:
     children), the zygote itself (forking and supervising each jail) and the zygote's reaped
     children (every jail, with the student's code)."""
     me = os.times()
-    fields = Path(f"/proc/{zygote_pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = proc_stat(zygote_pid)
     tick = os.sysconf("SC_CLK_TCK")
     return {"worker": me.user + me.system, "pytest_child": me.children_user + me.children_system,
             "zygote": (int(fields[11]) + int(fields[12])) / tick,

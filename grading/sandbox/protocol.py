@@ -99,7 +99,7 @@ def array_bytes(a: np.ndarray) -> bytes:
     return np.array(a, dtype=NP_DTYPES[a.dtype.name], order="C", copy=True, subok=False).tobytes()
 
 
-# Exact types that are sent as they are (subclasses take the checked path in ``enc``).
+# Exact types that are sent as they are (their subclasses are converted in ``enc``).
 _PLAIN = frozenset({type(None), bool, str, int, float})
 
 
@@ -136,23 +136,22 @@ def encode(value, body_cap: int = BODY_CAP) -> bytes:
             raise ProtocolError("too many values")
         if depth > MAX_DEPTH:
             raise ProtocolError("value nested too deeply")
-        t = type(v)
-        if t in _PLAIN:
+        if type(v) in _PLAIN:
             return v
-        if t is torch.Tensor or isinstance(v, torch.Tensor):
+        if isinstance(v, torch.Tensor):
             return blob("X", _DTYPE_NAMES.get(v.dtype), v.dtype, v.shape, v.numel(), tensor_bytes, v)
-        if t is dict:
+        if isinstance(v, dict):
             out = {}
             for k, x in v.items():
-                if type(k) is not str:
+                if not isinstance(k, str):
                     raise ProtocolError("dict keys must be str")
-                out[k] = enc(x, depth + 1)
+                out[str(k)] = enc(x, depth + 1)
             return {"D": out}
-        if t is list:
+        if isinstance(v, list):
             return [enc(x, depth + 1) for x in v]
-        if t is tuple:
+        if isinstance(v, tuple):
             return {"T": [enc(x, depth + 1) for x in v]}
-        # Subclasses of the plain types, and arrays.
+        # Subclasses of the plain types (no class is both one of these and a container), and arrays.
         if isinstance(v, (bool, str)):
             return v
         if isinstance(v, int):
@@ -162,17 +161,6 @@ def encode(value, body_cap: int = BODY_CAP) -> bytes:
         if isinstance(v, np.ndarray):
             name = v.dtype.name
             return blob("A", name if name in NP_DTYPES else None, name, v.shape, v.size, array_bytes, v)
-        if isinstance(v, tuple):
-            return {"T": [enc(x, depth + 1) for x in v]}
-        if isinstance(v, list):
-            return [enc(x, depth + 1) for x in v]
-        if isinstance(v, dict):
-            out = {}
-            for k, x in v.items():
-                if not isinstance(k, str):
-                    raise ProtocolError("dict keys must be str")
-                out[str(k)] = enc(x, depth + 1)
-            return {"D": out}
         raise ProtocolError(f"cannot send a value of type {type(v).__name__}")
 
     header = {"v": enc(value, 0), "t": tensors, "n": size}
