@@ -102,19 +102,20 @@ class GradingPlugin:
             self._lent = True
             proxy = self._prepared
             if not proxy.load():
-                raise Feedback(f"not run: {self.filename} did not load in a fresh session "
-                               f"({proxy.load_error})")
+                raise Feedback(self._not_loaded_fresh(proxy))
             yield proxy
             return
         proxy = self.sessions.proxy(FRESH_CPU_SHARE)
         try:
             if not proxy.load():
-                raise Feedback(cat(msg(f"not run: {self.filename} did not load in a fresh session (",
-                                       f"未运行：{self.filename} 在新会话中无法导入（"),
-                                   proxy.load_error, msg(")", "）")))
+                raise Feedback(self._not_loaded_fresh(proxy))
             yield proxy
         finally:
             self.sessions.close(proxy)
+
+    def _not_loaded_fresh(self, proxy) -> Msg:
+        return cat(msg(f"not run: {self.filename} did not load in a fresh session (",
+                       f"未运行：{self.filename} 在新会话中无法导入（"), proxy.load_error, msg(")", "）"))
 
     @pytest.fixture
     def student_source(self) -> str:

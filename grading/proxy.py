@@ -89,9 +89,16 @@ def _import_note(exc: BaseException, packages: Sequence[str] | None) -> Msg | No
     return cat(packages_text(packages), msg(" (see the assignment page).", "（见作业页面）。"))
 
 
-def student_error_text(what: str, exc: BaseException, filename: str = "attention.py",
+def _both(what: str | Msg) -> Msg:
+    """A description of a step in both languages (code such as ``MultiHeadAttention.forward`` is
+    the same in both)."""
+    return msg(what, what) if isinstance(what, str) else what
+
+
+def student_error_text(what: str | Msg, exc: BaseException, filename: str = "attention.py",
                        packages: Sequence[str] | None = None) -> Msg:
     """``what raised Kind at file line N: message``; PyTorch's own text stays inside, untranslated."""
+    what = _both(what)
     kind = getattr(exc, "kind", None) or "Exception"
     message = getattr(exc, "message", None)
     if message is None:
@@ -100,8 +107,8 @@ def student_error_text(what: str, exc: BaseException, filename: str = "attention
     where_en = f" at {filename} line {lineno}" if lineno else ""
     where_zh = f"（{filename} 第 {lineno} 行）" if lineno else ""
     detail = _clip(message)
-    text = msg(f"{what} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
-               f"{what} 抛出 {kind}{where_zh}" + (f"：{detail}" if detail else ""))
+    text = msg(f"{what['en']} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
+               f"{what['zh']} 抛出 {kind}{where_zh}" + (f"：{detail}" if detail else ""))
     return cat(text, _import_note(exc, packages), sep="; ")
 
 
@@ -254,8 +261,9 @@ class StudentProxy:
         self.last_death = kind
         self._close_session()
 
-    def _run(self, what: str, fn: Callable[[Any], Any]) -> Any:
+    def _run(self, what: str | Msg, fn: Callable[[Any], Any]) -> Any:
         session = self._ensure_session()
+        both = _both(what)
         try:
             return fn(session)
         except Feedback:
@@ -268,14 +276,14 @@ class StudentProxy:
                 raise Feedback(student_error_text(what, exc, self.filename, self.packages)) from None
             if kind == "StudentTimeout":
                 self._dead("timeout")
-                raise StudentTimedOut(msg(f"{what} did not finish within {_seconds(exc)} s",
-                                          f"{what} 未在 {_seconds(exc)} 秒内结束")) from None
+                raise StudentTimedOut(msg(f"{both['en']} did not finish within {_seconds(exc)} s",
+                                          f"{both['zh']} 未在 {_seconds(exc)} 秒内结束")) from None
             if kind == "SandboxDied":
                 self._dead("failed")
                 reason = _clip(getattr(exc, "reason", exc))
-                raise Feedback(msg(f"your code's process stopped during {what}: {reason}",
-                                   f"{what} 期间你的代码所在进程终止：{reason}")) from None
-            raise InfrastructureError(f"sandbox failure during {what}: {exc!r}") from exc
+                raise Feedback(msg(f"your code's process stopped during {both['en']}: {reason}",
+                                   f"{both['zh']} 期间你的代码所在进程终止：{reason}")) from None
+            raise InfrastructureError(f"sandbox failure during {both['en']}: {exc!r}") from exc
 
     # ---------------------------------------------------------------- generic access
     def new(self, cls_name: str, *args, params: dict[str, Tensor] | None = None, eval_mode: bool = True,
@@ -303,11 +311,12 @@ class StudentProxy:
                     raise Feedback(msg(f"{self.filename} does not define {handle.cls_name}",
                                        f"{self.filename} 没有定义 {handle.cls_name}")) from None
                 raise
-        self._run(f"creating {handle.label}", make)
+        self._run(msg(f"creating {handle.label}", f"创建 {handle.label}"), make)
 
     def describe(self, handle: Handle, attributes: Sequence[str] = ()) -> dict:
         self.instantiate(handle)
-        return self._run(f"describing {handle.label}", lambda s: s.describe(handle.id(s), tuple(attributes)))
+        return self._run(msg(f"describing {handle.label}", f"读取 {handle.label} 的结构"),
+                         lambda s: s.describe(handle.id(s), tuple(attributes)))
 
     def call(self, handle: Handle, method: str, *args, **kwargs) -> Any:
         self.instantiate(handle)
@@ -331,7 +340,8 @@ class StudentProxy:
     def grad(self, handle: Handle, args: Sequence, kwargs: dict, grad_output: Tensor,
              wrt: Sequence[int]) -> list[Tensor]:
         self.instantiate(handle)
-        res = self._run(f"backward through {handle.cls_name}.forward",
+        res = self._run(msg(f"backward through {handle.cls_name}.forward",
+                            f"对 {handle.cls_name}.forward 反向传播"),
                         lambda s: s.grad(handle.id(s), list(args), dict(kwargs), grad_output, wrt=list(wrt)))
         grads = list(res) if isinstance(res, list | tuple) else [res]
         if len(grads) != len(wrt):
@@ -345,7 +355,7 @@ class StudentProxy:
         return grads
 
     def stats(self) -> dict:
-        return self._run("reading the call counters", lambda s: s.stats())
+        return self._run(msg("reading the call counters", "读取调用计数"), lambda s: s.stats())
 
 
 __all__ = ["Feedback", "StudentTimedOut", "NotLoaded", "SessionLost", "InfrastructureError",

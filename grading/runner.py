@@ -155,9 +155,26 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
           wall_timeout: float = DEFAULT_WALL_TIMEOUT) -> GradeResult:
     """Grade one submission.  See the module docstring and docs/contracts.md §2."""
     try:
-        return _grade(inp, assignment, executor, wall_timeout)
+        return _encodable(_grade(inp, assignment, executor, wall_timeout))
     finally:
         reap_children()   # the test process exited while the rubric and the audit were scored
+
+
+def _encodable(value):
+    """``value`` with every string encodable as UTF-8: text the submission wrote (its output, its
+    exception messages) may hold lone surrogates, which would fail the JSON line, the terminal or
+    the database the result goes to. The protocol cleans replies already; this is the last net."""
+    if type(value) is str:
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "replace").decode("utf-8")
+    if type(value) is dict:
+        return {_encodable(k): _encodable(v) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(_encodable(v) for v in value)
+    return value
 
 
 def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> GradeResult:

@@ -230,11 +230,11 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
             mask = mask.masked_fill(key_padding_mask[:, None, None, :], NEG_INF)
     elif fault in ("pad_inverted", "pad_query_axis", "pad_ignored"):
         return None
+    if additive_mask is None and fault == "mask_ignored":
+        return None
     if additive_mask is not None and fault != "mask_ignored":
         am = additive_mask.double()
         mask = mask + (am if am.dim() == 4 else am.unsqueeze(1))
-    elif fault == "mask_ignored":
-        return None
     scale = {"scale_one": 1.0, "scale_dk": 1.0 / head_dim,
              "scale_dmodel": 1.0 / math.sqrt(d_model)}.get(fault or "", 1.0 / math.sqrt(head_dim))
     if fault == "scale_dmodel" and d_model == head_dim * head_dim:

@@ -1,17 +1,24 @@
 """Named diagnoses, confirmed before they are shown.
 
 A hint names a mistake only when the student's own numbers match what that mistake computes
-(the fault models of ``cases.py``), or when a repeated call shows it (dropout). Otherwise the
-feedback only states what was seen against what was expected. Trusted side only, plain tensors.
+(the fault models of ``cases.py``), or when a repeated call shows it (dropout). A match on one
+case can be a coincidence (a constant scale of 1/8 is 1/dk at dk=8; a scale of 1/sqrt(H) is no
+scale at H=1; a value cached at the first call), so a single-head mistake is confirmed on a second
+case whose sizes differ from the first in every dimension but keep its equalities, before it is
+named. Otherwise the feedback only states what was seen against what was expected. Trusted side
+only, plain tensors.
 """
 
 from __future__ import annotations
+
+from typing import Any, Protocol
 
 import torch
 from torch import Tensor
 
 from grader_tests.attention import cases as C
 from grading.i18n import Msg, msg
+from grading.proxy import Feedback
 
 MATCH_TOL = 1e-4   # the student's numbers "are" a fault model within this (float32 rounding and more)
 
@@ -46,8 +53,15 @@ FAULTS: dict[str, Msg] = {
     "mask_after_softmax": msg("the blocked positions are zeroed after the softmax, so the rows no longer sum "
                               "to 1: add the mask to the scores before the softmax",
                               "被屏蔽的位置是在 softmax 之后置零的，因此行和不再为 1：应在 softmax 之前把 mask 加到 score 上"),
-    "mask_ignored": msg("the weights are those without the mask: here the mask had no effect",
-                        "权重与不加 mask 时相同：这里 mask 没有起作用"),
+    "mask_ignored": msg("the output and the weights are those without the mask: here the mask had no effect",
+                        "输出和权重都与不加 mask 时相同：这里 mask 没有起作用"),
+    "weights_unmasked": msg("the returned weights are the softmax of the scores without the mask (blocked keys "
+                            "keep their weight): return the weights computed from the masked scores",
+                            "返回的权重是未加 mask 的 score 的 softmax（被屏蔽的 key 仍有权重）：应返回由加了 mask 的 "
+                            "score 计算出的权重"),
+    "output_unmasked": msg("the output is the one without the mask: here the mask had no effect on it; add it "
+                           "to the scores before the softmax",
+                           "输出与不加 mask 时相同：这里 mask 对输出没有起作用；应在 softmax 之前把它加到 score 上"),
     "mask_inverted": msg("the mask acts inverted: the allowed positions (0.0) are blocked and the blocked "
                          "ones (-inf) are read",
                          "mask 的作用反了：允许读取的位置（0.0）被屏蔽，而被禁止的位置（-inf）被读取"),
@@ -84,6 +98,16 @@ FAULTS: dict[str, Msg] = {
                     "(torch.softmax does)",
                     "score 正常时结果是有限的，因此是大 score 溢出：float32 中 score 超过约 88（float16 中约 11）时 "
                     "exp() 为 inf；请在 exp() 之前减去行最大值（torch.softmax 会这样做）"),
+    "row_max": msg("very large scores give finite results when every row has the same maximum, but not when "
+                   "the rows' maxima differ: subtract each row's own maximum (amax(dim=-1, keepdim=True)) "
+                   "before exp(), not one maximum for the whole tensor",
+                   "当每一行的最大值相同时，极大 score 的结果是有限的，而各行最大值不同时则不然：在 exp() 之前应减去"
+                   "每一行自己的最大值（amax(dim=-1, keepdim=True)），而不是整个 tensor 的一个最大值"),
+    "call_history": msg("each session repeats its own result, but two fresh sessions give different ones: the "
+                        "result depends on something besides the inputs, such as a random value drawn when the "
+                        "module is imported or built, or a value kept from an earlier call",
+                        "同一个会话中重复调用结果相同，但两个新会话的结果不同：结果取决于输入以外的东西，例如在导入或"
+                        "构建模块时抽取的随机值，或从之前的调用中保留下来的值"),
     "dropout": msg("two identical calls in eval() mode gave different results: dropout (or other "
                    "randomness) is active in eval mode; use nn.Dropout or F.dropout(..., "
                    "training=self.training)",
@@ -109,6 +133,13 @@ def half_precision(t: Tensor) -> bool:
     return bool((t.to(torch.float16).to(t.dtype) == t).all()) and bool((t != t.round()).any())
 
 
+class SdpaCaller(Protocol):
+    """What the confirmation needs of the student: ``AttentionStudent.sdpa``."""
+
+    def sdpa(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,
+             return_weights: bool = False) -> Any: ...
+
+
 def _weights(fault: str, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> Tensor | None:
     try:
         return C.sdpa_fault_weights(fault, q, k, v, mask)
@@ -116,19 +147,75 @@ def _weights(fault: str, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -
         return None
 
 
-def sdpa_weights(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None) -> Msg | None:
-    """The named mistake the weights ``w`` are, or None."""
+# Sizes of the confirmation case: primes, so that no size is another's square and no two scales
+# coincide (1/p is never 1/sqrt(p'), and sqrt(p) is never 1).
+_PROBE_SIZES = (3, 5, 7, 11, 13, 17)
+
+
+def probe_case(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None
+               ) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
+    """A second case for ``q, k, v, mask``: every size (B, H, Nq, Nk, dk, dv) replaced, sizes that
+    were equal still equal (Nq == Nk keeps Q/K swaps visible), the order of sizes kept, the mask's
+    rank and broadcast dimensions kept. Fixed seed, same dtype."""
+    sizes = (*q.shape[:-2], q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1])
+    new = dict(zip(sorted(set(sizes)), _PROBE_SIZES, strict=False))
+    *lead, nq, nk, dk, dv = (new[s] for s in sizes)
+    g = torch.Generator().manual_seed(977)
+    pq, pk, pv = (torch.randn(*lead, n, d, generator=g, dtype=torch.float64).to(q.dtype)
+                  for n, d in ((nq, dk), (nk, dk), (nk, dv)))
+    if mask is None:
+        return pq, pk, pv, None
+    full = (*lead, nq, nk)[-mask.dim():]
+    shape = tuple(1 if m == 1 else f for m, f in zip(mask.shape, full, strict=True))
+    blocked = torch.rand(*shape, generator=g) < 0.35
+    blocked[..., 0] = False
+    return pq, pk, pv, torch.zeros(shape, dtype=mask.dtype).masked_fill(blocked, C.NEG_INF)
+
+
+def _confirmed(student: SdpaCaller | None, fault: str, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None,
+               on_output: bool) -> bool:
+    """Whether the student's numbers match ``fault`` on the probe case too (True without a student:
+    the unit tests of the fault models)."""
+    if student is None:
+        return True
+    if mask is not None and mask.dim() > 4:
+        return False
+    pq, pk, pv, pmask = probe_case(q, k, v, mask)
+    cand = _weights(fault, pq, pk, pv, pmask)
+    if cand is None:
+        return False
+    try:
+        if on_output:
+            got = student.sdpa(pq, pk, pv, pmask)
+            return bool(torch.isfinite(cand).all()) and _err(got, cand @ pv.double()) < MATCH_TOL
+        _, got = student.sdpa(pq, pk, pv, pmask, return_weights=True)
+    except Feedback:  # the student's code fails on the probe: not confirmed
+        return False
+    return _err(got, cand) < MATCH_TOL
+
+
+def _sdpa_name(fault: str, on_output: bool) -> Msg:
+    if fault == "mask_ignored":
+        return FAULTS["output_unmasked" if on_output else "weights_unmasked"]
+    return FAULTS[fault]
+
+
+def sdpa_weights(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,
+                 student: SdpaCaller | None = None) -> Msg | None:
+    """The named mistake the weights ``w`` are, confirmed on a second case with ``student``, or None."""
     if half_precision(w):
         return FAULTS["float16"]
     for fault in C.SDPA_FAULTS:
         cand = _weights(fault, q, k, v, mask)
         if cand is not None and _err(w, cand) < MATCH_TOL:
-            return FAULTS[fault]
+            return _sdpa_name(fault, False) if _confirmed(student, fault, q, k, v, mask, False) else None
     return None
 
 
-def sdpa_output(out: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None) -> Msg | None:
-    """The named mistake an output is (weights models applied to v), or None."""
+def sdpa_output(out: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,
+                student: SdpaCaller | None = None) -> Msg | None:
+    """The named mistake an output is (weights models applied to v), confirmed on a second case with
+    ``student``, or None."""
     if half_precision(out):
         return FAULTS["float16"]
     for fault in C.SDPA_FAULTS:
@@ -136,8 +223,34 @@ def sdpa_output(out: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | Non
             continue
         cand = _weights(fault, q, k, v, mask)
         if cand is not None and torch.isfinite(cand).all() and _err(out, cand @ v.double()) < MATCH_TOL:
-            return FAULTS[fault]
+            return _sdpa_name(fault, True) if _confirmed(student, fault, q, k, v, mask, True) else None
     return None
+
+
+def _large_scores(dtype: torch.dtype) -> tuple[Tensor, Tensor, Tensor]:
+    """q, k, v whose scores are all 100-102, every row's maximum the same: a softmax that subtracts
+    any maximum (its row's or the tensor's) is finite here, one that subtracts none overflows."""
+    B, H, Nq, Nk, dk = 1, 2, 4, 5, 8
+    k = torch.zeros(B, H, Nk, dk, dtype=torch.float64)
+    k[..., range(Nk), range(Nk)] = 1.0
+    target = 100.0 + (torch.arange(Nq)[:, None] + torch.arange(Nk)[None, :]) % 3
+    q = torch.zeros(B, H, Nq, dk, dtype=torch.float64)
+    q[..., :Nk] = target * dk ** 0.5
+    v = torch.linspace(-1, 1, B * H * Nk * 4, dtype=torch.float64).reshape(B, H, Nk, 4)
+    return q.to(dtype), k.to(dtype), v.to(dtype)
+
+
+def large_scores(student: SdpaCaller, dtype: torch.dtype) -> Msg | None:
+    """Why very large scores gave NaN/inf, once ordinary scores were seen to be finite: ``overflow``
+    when scores of 100-102 with the same maximum in every row fail too (no maximum subtracted),
+    ``row_max`` when those succeed (the maximum subtracted is not each row's own), None when the
+    probe itself cannot be run."""
+    try:
+        out, w = student.sdpa(*_large_scores(dtype), return_weights=True)
+    except Feedback:  # the student's code fails on the probe: nothing confirmed
+        return None
+    finite = bool(torch.isfinite(out).all() and torch.isfinite(w).all())
+    return FAULTS["row_max"] if finite else FAULTS["overflow"]
 
 
 def mha_key(fault: str, d_model: int, head_dim: int) -> str:
@@ -146,10 +259,45 @@ def mha_key(fault: str, d_model: int, head_dim: int) -> str:
     return "scale_dk_or_dmodel" if fault == "scale_dk" and d_model == head_dim * head_dim else fault
 
 
+MHA_SCALE_FAULTS = ("scale_one", "scale_dk", "scale_dmodel")
+
+
+class MhaBuilder(Protocol):
+    """What the confirmation needs of the student: ``AttentionStudent.mha``."""
+
+    def mha(self, d_model: int, num_heads: int, head_dim: int | None = None,
+            params: dict[str, Tensor] | None = None) -> Any: ...
+
+
+def _mha_scale_confirmed(student: MhaBuilder | None, fault: str, d_model: int, num_heads: int,
+                         head_dim: int) -> bool:
+    """A multi-head scale mistake is a function of head_dim (or d_model): a scale hard-coded as
+    1/8 is 1/head_dim at head_dim=8. It is named only if the student's module built with another
+    head_dim (given explicitly; 5 or 7, neither a square nor a square root of the others) computes
+    the same mistake. True without a student (the unit tests of the fault models)."""
+    if student is None:
+        return True
+    hd = 5 if head_dim != 5 else 7
+    params = C.mha_params(71, d_model, num_heads, hd)
+    x = C.tokens(72, 2, 5, d_model)
+    try:
+        m = student.mha(d_model, num_heads, hd, params=params)
+        out = m(x)
+    except Feedback:
+        return False
+    keys = {fault} if fault != "scale_dk" or d_model != head_dim * head_dim else {"scale_dk", "scale_dmodel"}
+    for key in keys:
+        got = C.mha_variant(m.params, num_heads, hd, x, fault=key)
+        if got is not None and _err(out, got[0]) < MATCH_TOL:
+            return True
+    return False
+
+
 def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_heads: int, head_dim: int,
         x: Tensor, context: Tensor | None = None, additive_mask: Tensor | None = None,
-        key_padding_mask: Tensor | None = None) -> Msg | None:
-    """The named mistake a multi-head output (and its weights, when given) is, or None."""
+        key_padding_mask: Tensor | None = None, *, student: MhaBuilder | None = None) -> Msg | None:
+    """The named mistake a multi-head output (and its weights, when given) is, or None. A scale
+    mistake is confirmed with ``student`` on another head_dim first."""
     if half_precision(out):
         return FAULTS["float16"]
     for fault in C.MHA_FAULTS:
@@ -162,8 +310,14 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
         ref_out, ref_w = got
         if _err(out, ref_out) < MATCH_TOL and (weights is None or weights.shape != ref_w.shape
                                                 or _err(weights, ref_w) < MATCH_TOL):
+            if fault in MHA_SCALE_FAULTS and not _mha_scale_confirmed(student, fault, x.shape[-1], num_heads,
+                                                                      head_dim):
+                return None
+            if fault == "mask_ignored" and (weights is None or weights.shape != ref_w.shape):
+                return FAULTS["output_unmasked"]
             return FAULTS[mha_key(fault, x.shape[-1], head_dim)]
     return None
 
 
-__all__ = ["FAULTS", "MATCH_TOL", "half_precision", "mha_key", "sdpa_weights", "sdpa_output", "mha"]
+__all__ = ["FAULTS", "MATCH_TOL", "half_precision", "large_scores", "mha", "mha_key", "probe_case", "sdpa_output",
+           "sdpa_weights"]

@@ -31,11 +31,26 @@ SOFTMAX_NAMES = {"softmax", "log_softmax", "exp", "exp_", "logsumexp", "_softmax
 HIDING_MODULES = {"importlib", "gc", "inspect", "ctypes", "builtins", "operator", "marshal", "pickle",
                   "types", "codecs", "zlib", "base64"}
 HIDING_BUILTINS = {"__import__", "eval", "exec", "compile", "globals", "vars", "locals", "breakpoint"}
+# ``x.__class__`` is not among them: it only leads to the student's own class, and every way on
+# from a class to other code (``__mro__``, ``__base__``, ``__subclasses__``, ``__globals__``,
+# ``__dict__``, a computed ``getattr``) is flagged itself.
 HIDING_ATTRS = {"__wrapped__", "__dict__", "__getattribute__", "__getattr__", "__globals__", "__builtins__",
-                "__closure__", "__code__", "__subclasses__", "__func__", "__self__", "__module__",
-                "__class__", "__bases__", "__mro__", "__loader__", "__spec__", "modules", "ops", "_ops",
-                "_C", "_c10d", "_dynamo", "_inductor", "_refs", "_decomp", "_prims", "library", "jit",
-                "compile", "_jit_internal", "hub", "load"}
+                "__closure__", "__code__", "__subclasses__", "__func__", "__self__", "__base__", "__bases__",
+                "__mro__", "__loader__", "__spec__", "ops", "_ops", "_C", "_c10d", "_dynamo", "_inductor",
+                "_refs", "_decomp", "_prims", "library", "jit", "compile", "_jit_internal", "hub", "load"}
+# ``sys.modules`` hides; ``torch.nn.modules`` is only the package PyTorch's layers live in.
+SYS_HIDING_ATTRS = {"modules"}
+# Names that no attention code needs on any object, whatever it is called (``_T = torch;
+# _T.ops...``): PyTorch's operator registries and internals, and the ways to a running frame.
+ANYWHERE_HIDING_ATTRS = {"ops", "_ops", "_C", "_c10d", "_dynamo", "_inductor", "_refs", "_decomp", "_prims",
+                         "_jit_internal", "CompilationUnit", "tb_frame", "tb_next", "f_back", "f_globals",
+                         "f_locals", "f_builtins", "gi_frame", "cr_frame", "ag_frame", "_getframe", "exc_info",
+                         "last_traceback", "__traceback__"}
+# The parts of ``torch.jit`` that compile nothing from strings: fairseq-style guards and decorators.
+# (``torch.jit.CompilationUnit``, ``torch.jit.load`` and the like compile or load code the source
+# does not show.)
+JIT_HARMLESS = {"is_scripting", "is_tracing", "unused", "ignore", "export", "Final", "annotate", "interface",
+                "script", "script_if_tracing", "trace", "Attribute"}
 NAME_FUNCS = {"getattr", "setattr", "hasattr", "delattr"}
 MAX_FINDINGS = 20
 
@@ -53,17 +68,55 @@ def parse(source: str) -> ast.Module | None:
         return None
 
 
-def _torch_aliases(tree: ast.Module) -> set[str]:
-    names = {"torch"}
+def _root(node: ast.AST) -> str | None:
+    """The name an attribute chain or subscript starts from (``torch`` in ``torch.nn.functional``)."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _module_aliases(tree: ast.Module, top: str) -> set[str]:
+    """Every name that may hold module ``top`` or one of its parts: its imports (``import torch as
+    T``, ``from torch import nn``), then, to a fixed point, names assigned from such a name
+    (``_T = torch``, ``_F = T.nn.functional``, ``a, b = torch, sys``, ``x := torch``) and parameters
+    defaulting to one (``def f(m=torch)``)."""
+    names = {top}
+    pairs: list[tuple[ast.AST, ast.AST]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
-                if a.name == "torch" or a.name.startswith("torch."):
+                if a.name == top or a.name.startswith(top + "."):
                     names.add((a.asname or a.name).split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == top:
             for a in node.names:
                 names.add(a.asname or a.name)
+        elif isinstance(node, ast.Assign):
+            pairs.extend((t, node.value) for t in node.targets)
+        elif isinstance(node, ast.AnnAssign | ast.NamedExpr | ast.AugAssign) and node.value is not None:
+            pairs.append((node.target, node.value))
+        elif isinstance(node, ast.arguments):
+            positional = [*node.posonlyargs, *node.args]
+            pairs.extend((ast.Name(a.arg), d) for a, d in zip(positional[len(positional) - len(node.defaults):],
+                                                              node.defaults, strict=True))
+            pairs.extend((ast.Name(a.arg), d) for a, d in zip(node.kwonlyargs, node.kw_defaults, strict=True)
+                         if d is not None)
+
+    def bind(target: ast.AST, value: ast.AST) -> bool:
+        if isinstance(target, ast.Tuple | ast.List) and isinstance(value, ast.Tuple | ast.List) \
+                and len(target.elts) == len(value.elts):
+            return any([bind(t, v) for t, v in zip(target.elts, value.elts, strict=True)])
+        if isinstance(target, ast.Name) and target.id not in names and _root(value) in names:
+            names.add(target.id)
+            return True
+        return False
+
+    while any([bind(t, v) for t, v in pairs]):
+        pass
     return names
+
+
+def _torch_aliases(tree: ast.Module) -> set[str]:
+    return _module_aliases(tree, "torch")
 
 
 def _dotted(node: ast.AST) -> list[str] | None:
@@ -83,6 +136,7 @@ def fused_attention_uses(source: str) -> list[str]:
     if tree is None:
         return []
     aliases = _torch_aliases(tree)
+    defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
     found: list[str] = []
     for node in ast.walk(tree):
         line = getattr(node, "lineno", "?")
@@ -91,14 +145,41 @@ def fused_attention_uses(source: str) -> list[str]:
                 if _forbidden(a.name):
                     found.append(f"line {line}: from {node.module} import {a.name}")
         elif isinstance(node, ast.Attribute) and _forbidden(node.attr):
+            # PyTorch's name on anything, except the student's own: ``self.X``/``cls.X``, or an
+            # object's X where the module itself defines a function or method named X.
             chain = _dotted(node)
-            if chain and chain[0] in aliases:
-                found.append(f"line {line}: {'.'.join(chain)}")
+            own = chain is not None and chain[0] not in aliases and (
+                (len(chain) == 2 and chain[0] in ("self", "cls")) or node.attr in defined)
+            if not own:
+                found.append(f"line {line}: {'.'.join(chain) if chain else '...' + node.attr}")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
                 and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
                 and isinstance(node.args[1].value, str) and _forbidden(node.args[1].value):
             found.append(f"line {line}: getattr(..., {node.args[1].value!r})")
     return sorted(set(found), key=lambda s: (len(s.split(":")[0]), s))
+
+
+def _on_self(call: ast.Call) -> bool:
+    return bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == "self"
+
+
+def _name_func_use(node: ast.Name, call: ast.Call | None) -> str | None:
+    """Why a use of ``getattr``/``hasattr``/``setattr``/``delattr`` hides a name, or None.
+    Setting an attribute reaches nothing, so ``setattr``/``delattr`` count only with a computed
+    name on something other than ``self``. Reading counts with a computed name on anything (even
+    on ``self``: a method can be called with any object as ``self``), and with a private constant
+    name on anything but ``self`` (``getattr(torch, '_C')``)."""
+    if call is None or call.func is not node or len(call.args) < 2:
+        return f"{node.id} used as a value"
+    name = call.args[1]
+    computed = not (isinstance(name, ast.Constant) and isinstance(name.value, str))
+    if node.id in ("setattr", "delattr"):
+        return f"{node.id} with a computed name" if computed and not _on_self(call) else None
+    if computed:
+        return f"{node.id} with a computed name"
+    if name.value.startswith("_") and not _on_self(call):
+        return f"{node.id}(..., {name.value!r})"
+    return None
 
 
 @functools.lru_cache(maxsize=4)
@@ -110,8 +191,13 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
     tree = parse(source)
     if tree is None:
         return ("the source could not be analysed",)
-    aliases = _torch_aliases(tree)
+    aliases, sys_aliases = _torch_aliases(tree), _module_aliases(tree, "sys")
     calls = {id(node.func): node for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    harmless: set[int] = set()    # ``torch.jit`` nodes under an attribute of JIT_HARMLESS
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in JIT_HARMLESS and isinstance(node.value, ast.Attribute) \
+                and node.value.attr == "jit":
+            harmless.add(id(node.value))
     found: list[str] = []
     for node in ast.walk(tree):
         if len(found) >= MAX_FINDINGS:      # enough to decide and to explain; bounded cost
@@ -122,60 +208,132 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
             for mod in mods:
                 if mod.split(".")[0] in HIDING_MODULES:
                     found.append(f"line {line}: imports {mod}")
-                if mod.startswith("torch.") and any(p in HIDING_ATTRS for p in mod.split(".")[1:]):
+                jit_guards = (isinstance(node, ast.ImportFrom) and mod == "torch.jit"
+                              and all(a.name in JIT_HARMLESS for a in node.names))
+                if mod.startswith("torch.") and any(p in HIDING_ATTRS for p in mod.split(".")[1:]) \
+                        and not jit_guards:
                     found.append(f"line {line}: imports {mod}")
             if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("torch", "sys"):
                 for a in node.names:
-                    if a.name in HIDING_ATTRS or a.name == "*":
+                    if a.name == "*" or (a.name in HIDING_ATTRS and not (node.module == "torch.jit"
+                                                                         and a.name in JIT_HARMLESS)) \
+                            or (node.module == "sys" and a.name in SYS_HIDING_ATTRS):
                         found.append(f"line {line}: from {node.module} import {a.name}")
         elif isinstance(node, ast.Attribute):
-            if node.attr in HIDING_ATTRS and node.attr.startswith("__"):
+            chain = _dotted(node)
+            shown = ".".join(chain) if chain else "..." + node.attr
+            if node.attr.startswith("__") and node.attr in HIDING_ATTRS | ANYWHERE_HIDING_ATTRS:
                 found.append(f"line {line}: .{node.attr}")
-            elif node.attr in HIDING_ATTRS:
-                chain = _dotted(node)
-                if chain and (chain[0] in aliases or chain[0] == "sys"):
-                    found.append(f"line {line}: {'.'.join(chain)}")
-        elif isinstance(node, ast.Name) and node.id in HIDING_BUILTINS | NAME_FUNCS - {"getattr", "hasattr"}:
+            elif node.attr in ANYWHERE_HIDING_ATTRS:
+                found.append(f"line {line}: {shown}")
+            elif node.attr in HIDING_ATTRS and id(node) not in harmless:
+                if _root(node) in aliases | sys_aliases or chain is None:
+                    found.append(f"line {line}: {shown}")
+            elif node.attr in SYS_HIDING_ATTRS and _root(node) in sys_aliases:
+                found.append(f"line {line}: {shown}")
+        elif isinstance(node, ast.Name) and node.id in HIDING_BUILTINS:
             found.append(f"line {line}: {node.id}")
-        elif isinstance(node, ast.Name) and node.id in ("getattr", "hasattr"):
-            call = calls.get(id(node))
-            if call is None or len(call.args) < 2 or not (isinstance(call.args[1], ast.Constant)
-                                                          and isinstance(call.args[1].value, str)):
-                found.append(f"line {line}: {node.id} with a computed name")
-            elif call.args[1].value.startswith("_"):
-                found.append(f"line {line}: {node.id}(..., {call.args[1].value!r})")
+        elif isinstance(node, ast.Name) and node.id in NAME_FUNCS:
+            reason = _name_func_use(node, calls.get(id(node)))
+            if reason:
+                found.append(f"line {line}: {reason}")
     return tuple(sorted(set(found), key=lambda s: (int(s.split()[1].rstrip(":"))
                                                    if s.split()[1].rstrip(":").isdigit() else 0, s)))
 
 
-def class_uses_class(source: str, class_name: str, used: str) -> bool:
-    """Whether the body of ``class_name`` names ``used`` (directly, or through a module-level name
-    bound to an instance of it): the trusted half of "MultiHeadAttention reuses the single-head
-    module"; the in-jail call counter is only ever taken as evidence against."""
-    tree = parse(source)
-    if tree is None:
-        return False
-    # Module-level aliases in either direction (``ScaledDotProductAttention = DotProductAttention``,
-    # ``Attn = ScaledDotProductAttention``) and instances (``_core = ScaledDotProductAttention()``).
-    bound = {used}
-    assigns = [(node.targets, node.value) for node in tree.body if isinstance(node, ast.Assign)]
+def _module_bindings(tree: ast.Module) -> dict[str, list[ast.AST]]:
+    """Module-level name -> what is bound to it: a class or function definition, or the value of
+    an assignment (also inside top-level ``if``/``try``/``with`` blocks)."""
+    bindings: dict[str, list[ast.AST]] = {}
+
+    def targets(node: ast.AST) -> list[str]:
+        if isinstance(node, ast.Name):
+            return [node.id]
+        if isinstance(node, ast.Tuple | ast.List):
+            return [n for elt in node.elts for n in targets(elt)]
+        return []
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                bindings.setdefault(node.name, []).append(node)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    for name in targets(target):
+                        bindings.setdefault(name, []).append(node.value)
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                for name in targets(node.target):
+                    bindings.setdefault(name, []).append(node.value)
+            elif isinstance(node, ast.If | ast.Try | ast.With):
+                for block in (getattr(node, "body", []), getattr(node, "orelse", []),
+                              getattr(node, "finalbody", []), *(h.body for h in getattr(node, "handlers", []))):
+                    visit(block)
+    visit(tree.body)
+    return bindings
+
+
+def _aliases_of(bindings: dict[str, list[ast.AST]], name: str) -> set[str]:
+    """``name`` and every module-level name that is the same object by plain assignment, in either
+    direction (``Attn = ScaledDotProductAttention``, ``ScaledDotProductAttention = DotProductAttention``)."""
+    same = {name}
     changed = True
     while changed:
         changed = False
-        for targets, value in assigns:
-            names = {t.id for t in targets if isinstance(t, ast.Name)}
-            source = value.func if isinstance(value, ast.Call) else value
-            if not isinstance(source, ast.Name):
-                continue
-            if source.id in bound and not names <= bound:
-                bound |= names
-                changed = True
-            elif names & bound and not isinstance(value, ast.Call) and source.id not in bound:
-                bound.add(source.id)
-                changed = True
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == class_name:
-            return any(isinstance(sub, ast.Name) and sub.id in bound for sub in ast.walk(node))
+        for bound, values in bindings.items():
+            for value in values:
+                if not isinstance(value, ast.Name):
+                    continue
+                if value.id in same and bound not in same:
+                    same.add(bound)
+                    changed = True
+                elif bound in same and value.id not in same:
+                    same.add(value.id)
+                    changed = True
+    return same
+
+
+def _resolve_class(bindings: dict[str, list[ast.AST]], name: str) -> ast.ClassDef | None:
+    """The class definition a module-level name denotes, through plain aliases."""
+    seen: set[str] = set()
+    while name not in seen:
+        seen.add(name)
+        values = bindings.get(name)
+        if not values:
+            return None
+        value = values[-1]                # the last binding is the one the module ends with
+        if isinstance(value, ast.ClassDef):
+            return value
+        if not isinstance(value, ast.Name):
+            return None
+        name = value.id
+    return None
+
+
+def class_uses_class(source: str, class_name: str, used: str) -> bool:
+    """Whether ``class_name`` refers to ``used``: in its own body or its bases, or through the
+    module-level names it uses (an alias, an instance ``_core = ScaledDotProductAttention()``, a
+    registry ``{"eager": ScaledDotProductAttention}``, a base class or factory that holds it).
+    The trusted half of "MultiHeadAttention reuses the single-head module"; the in-jail call
+    counter is only ever taken as evidence against."""
+    tree = parse(source)
+    if tree is None:
+        return False
+    bindings = _module_bindings(tree)
+    if class_name not in bindings:
+        return False
+    wanted = _aliases_of(bindings, used)
+    seen, todo = {class_name}, [class_name]
+    while todo:
+        name = todo.pop()
+        for definition in bindings.get(name, ()):
+            for node in ast.walk(definition):
+                if not isinstance(node, ast.Name) or node.id in seen:
+                    continue
+                if node.id in wanted and node.id != class_name:
+                    return True
+                if node.id in bindings:
+                    seen.add(node.id)
+                    todo.append(node.id)
     return False
 
 
@@ -188,18 +346,27 @@ def review_reasons(source: str) -> list[str]:
             "fused-attention check cannot follow: " + "; ".join(hidden[:5])]
 
 
-def class_softmax_calls(source: str, class_name: str) -> list[str]:
-    """Softmax/exp calls written directly inside ``class_name`` (copied attention logic)."""
+def class_softmax_calls(source: str, class_name: str, reused: str = "ScaledDotProductAttention") -> list[str]:
+    """Softmax/exp calls written directly inside ``class_name`` or the module's own classes it
+    derives from (copied attention logic); an alias (``MultiHeadAttention = MultiHeadedAttention``)
+    is followed, and ``reused`` (the module meant to hold that logic) is not searched."""
     tree = parse(source)
     if tree is None:
         return []
-    found = []
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == class_name:
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Call):
-                    fn = sub.func
-                    name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", None)
-                    if name in SOFTMAX_NAMES:
-                        found.append(f"line {sub.lineno}: {name}(...)")
-    return found
+    bindings = _module_bindings(tree)
+    allowed = {id(c) for c in map(lambda n: _resolve_class(bindings, n), _aliases_of(bindings, reused)) if c}
+    found: list[str] = []
+    todo, seen = [_resolve_class(bindings, class_name)], set()
+    while todo:
+        cls = todo.pop()
+        if cls is None or id(cls) in seen or id(cls) in allowed:
+            continue
+        seen.add(id(cls))
+        for sub in ast.walk(cls):
+            if isinstance(sub, ast.Call):
+                fn = sub.func
+                name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", None)
+                if name in SOFTMAX_NAMES:
+                    found.append(f"line {sub.lineno}: {name}(...)")
+        todo.extend(_resolve_class(bindings, base.id) for base in cls.bases if isinstance(base, ast.Name))
+    return sorted(set(found), key=lambda s: int(s.split()[1].rstrip(":")))

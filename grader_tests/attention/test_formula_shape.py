@@ -40,7 +40,7 @@ def test_hand_example(student, record_example_weights):
     record_example_weights(w[0, 0], ref_w)
     err = max_err(w[0, 0], ref_w)
     if err > C.WEIGHT_TOL:
-        hint = diagnose.sdpa_weights(w, q, k, v)
+        hint = diagnose.sdpa_weights(w, q, k, v, student=student)
         raise Feedback(cat(msg(f"hand-example weights are {fmt_matrix(w[0, 0])}, expected {fmt_matrix(ref_w)}: "
                                "each row is softmax(q·k / sqrt(2)) over the 3 keys "
                                f"(off by up to {err:.3g})",
@@ -104,7 +104,7 @@ def test_row_sums_are_one(student, record_measurement):
         raise Feedback(cat(msg(f"row sums of the weights deviate from 1 by up to {err:.3g} (allowed "
                                f"{C.ROW_SUM_TOL:g}): every query row must be a softmax over all keys",
                                f"权重的行和与 1 最多相差 {err:.3g}（允许 {C.ROW_SUM_TOL:g}）：每个 query 行都应是对所有 key "
-                               "的 softmax"), diagnose.sdpa_weights(w, q, k, v), sep="; "))
+                               "的 softmax"), diagnose.sdpa_weights(w, q, k, v, student=student), sep="; "))
 
 
 def test_weights_are_probabilities(student):
@@ -112,7 +112,7 @@ def test_weights_are_probabilities(student):
     _, w = student.sdpa(q, k, v, return_weights=True)
     expect_finite(w, msg("the weights", "权重"))
     lo, hi = float(w.min()), float(w.max())
-    hint = diagnose.sdpa_weights(w, q, k, v)
+    hint = diagnose.sdpa_weights(w, q, k, v, student=student)
     expect(lo >= -1e-7 and hi <= 1 + 1e-6,
            cat(msg(f"weights range over [{lo:.3g}, {hi:.3g}]: softmax probabilities lie in [0, 1]",
                    f"权重的取值范围是 [{lo:.3g}, {hi:.3g}]：softmax 概率应在 [0, 1] 内"), hint, sep="; "))
@@ -141,7 +141,7 @@ def test_scale_experiment_a(student, record_measurement):
         err = max_err(w, C.ref_weights(q, k))
         if err <= 1e-4:
             continue
-        hint = diagnose.sdpa_weights(w, q, k, v)
+        hint = diagnose.sdpa_weights(w, q, k, v, student=student)
         seen = msg(f"at dk={dk} the weights differ from softmax(QK^T / sqrt(dk)) by up to {err:.3g}",
                    f"dk={dk} 时权重与 softmax(QK^T / sqrt(dk)) 最多相差 {err:.3g}")
         is_softmax = bool(torch.isfinite(w).all() and (w > 0).all() and row_sum_error(w) < 1e-4)

@@ -26,7 +26,7 @@ def test_output_parity_reference(student, record_measurement):
     ref = C.ref_output(q, k, v)
     expect_finite(out, msg("output", "输出"))
     record_measurement("max_abs_error", max_err(out, ref))
-    hint = diagnose.sdpa_output(out, q, k, v) if max_err(out, ref) > C.OUT_TOL else None
+    hint = diagnose.sdpa_output(out, q, k, v, student=student) if max_err(out, ref) > C.OUT_TOL else None
     expect_close(out, ref, C.OUT_TOL, msg("float32 output (vs torch.nn.functional.scaled_dot_product_attention)",
                                           "float32 输出（对比 torch.nn.functional.scaled_dot_product_attention）"),
                  hint=hint)
@@ -36,7 +36,7 @@ def test_weights_parity_reference(student):
     q, k, v = C.parity_case()
     _, w = student.sdpa(q, k, v, return_weights=True)
     ref = C.ref_weights(q, k)
-    hint = diagnose.sdpa_weights(w, q, k, v) if max_err(w, ref) > C.WEIGHT_TOL else None
+    hint = diagnose.sdpa_weights(w, q, k, v, student=student) if max_err(w, ref) > C.WEIGHT_TOL else None
     expect_close(w, ref, C.WEIGHT_TOL, msg("weights (vs a float64 softmax of QK^T/sqrt(dk))",
                                            "权重（对比 float64 计算的 softmax(QK^T/sqrt(dk))）"),
                  names="b,h,q,k", hint=hint)
@@ -50,7 +50,7 @@ def _blocked_check(student, w: torch.Tensor, blocked: torch.Tensor, what, q, k, 
     rs = row_sum_error(w)
     if on_blocked <= C.ZERO_TOL and rs <= C.ROW_SUM_TOL:
         return
-    hint = diagnose.sdpa_weights(w, q, k, v, mask)
+    hint = diagnose.sdpa_weights(w, q, k, v, mask, student=student)
     again = student.sdpa(q, k, v, mask, return_weights=True)[1]
     if not identical(again, w):
         hint = diagnose.FAULTS["dropout"]
@@ -82,7 +82,7 @@ def test_additive_mask_parity(student):
     what = msg("random 0/-inf mask [B,H,Nq,Nk]", "随机 0/-inf mask [B,H,Nq,Nk]")
     _blocked_check(student, w, torch.isinf(mask), what, q, k, v, mask)
     ref_w = C.ref_weights(q, k, mask)
-    hint = diagnose.sdpa_weights(w, q, k, v, mask) if max_err(w, ref_w) > C.WEIGHT_TOL else None
+    hint = diagnose.sdpa_weights(w, q, k, v, mask, student=student) if max_err(w, ref_w) > C.WEIGHT_TOL else None
     expect_close(w, ref_w, C.WEIGHT_TOL, msg("masked weights", "加 mask 后的权重"), names="b,h,q,k", hint=hint)
     expect_close(out, C.ref_output(q, k, v, mask), C.OUT_TOL, msg("masked output", "加 mask 后的输出"))
 
@@ -107,7 +107,7 @@ def test_mask_broadcasts_over_batch_and_heads(student):
         ref_w = C.ref_weights(q, k, mask)
         if max_err(w, ref_w) > C.WEIGHT_TOL:
             expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k",
-                         hint=diagnose.sdpa_weights(w, q, k, v, mask) or only_2d)
+                         hint=diagnose.sdpa_weights(w, q, k, v, mask, student=student) or only_2d)
         expect_close(out, C.ref_output(q, k, v, mask), C.OUT_TOL, cat(what, msg(", the output", "，输出")),
                      hint=only_2d)
         plain_ok = plain_ok or i == 0
@@ -137,14 +137,14 @@ def test_padding_keys_get_zero_weight(student):
             out, w = mha(queries, context, key_padding_mask=pad, return_weights=True)
         except Feedback as exc:
             raise Feedback(cat(what, msg(": ", "："), exc.message)) from None
-        _padding_check(out, w, params, queries, context, pad, what)
+        _padding_check(student, out, w, params, queries, context, pad, what)
 
 
-def _padding_check(out, w, params, x, ctx, pad, what) -> None:
+def _padding_check(student, out, w, params, x, ctx, pad, what) -> None:
     ref, ref_w = C.ref_mha(params, H, D // H, x, ctx, key_padding_mask=pad)
     if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref) <= C.OUT_TOL:
         return
-    hint = diagnose.mha(out, w, params, H, D // H, x, ctx, None, pad)
+    hint = diagnose.mha(out, w, params, H, D // H, x, ctx, None, pad, student=student)
     wn = torch.nan_to_num(w.double(), nan=0.0)
     on_pad = float(wn[1, :, :, 5:].abs().max())
     expect_finite(w, cat(what, msg(", the weights", "，权重")), hint)
@@ -197,6 +197,6 @@ def test_mha_additive_mask(student):
             raise Feedback(cat(what, msg(": ", "："), exc.message)) from None
         if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref_out) <= C.OUT_TOL:
             continue
-        hint = diagnose.mha(out, w, params, H, D // H, x, ctx, mask, kpm)
+        hint = diagnose.mha(out, w, params, H, D // H, x, ctx, mask, kpm, student=student)
         expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k", hint=hint)
         expect_close(out, ref_out, C.OUT_TOL, cat(what, msg(", the output", "，输出")), names="b,q,d", hint=hint)

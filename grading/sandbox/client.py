@@ -241,6 +241,40 @@ class Executor:
 
 
 # --------------------------------------------------------------------------- session
+# Replies come from the jail, where the submission can rewrite the runtime's ops: their shape is
+# checked here, so a forged reply is the submission's failure and never a crash of a trusted test.
+_CHILD = {"type": str, "is_linear": bool, "in_features": int, "out_features": int, "bias": bool}
+_LINEAR = {"name": str, "in_features": int, "out_features": int, "bias": bool, "alias_of": str}
+
+
+def _fields_ok(d: object, spec: dict[str, type], required: tuple[str, ...]) -> bool:
+    return (type(d) is dict and all(k in d for k in required)
+            and all(k in spec and type(v) is spec[k] for k, v in d.items()))
+
+
+def _is_describe_reply(info: object) -> bool:
+    if type(info) is not dict or set(info) - {"type", "is_module", "training", "parameters", "children", "linears"}:
+        return False
+    params, children = info.get("parameters", {}), info.get("children", {})
+    return (type(info.get("type")) is str and type(info.get("is_module")) is bool
+            and (info.get("training") is None or type(info.get("training")) is bool)
+            and type(params) is dict and all(type(n) is str and type(shape) is list
+                                             and all(type(d) is int for d in shape) for n, shape in params.items())
+            and type(children) is dict and all(type(n) is str and _fields_ok(c, _CHILD, ("type", "is_linear"))
+                                               for n, c in children.items())
+            and type(info.get("linears", [])) is list
+            and all(_fields_ok(x, _LINEAR, ("name", "in_features", "out_features", "bias"))
+                    for x in info.get("linears", [])))
+
+
+def _is_stats_reply(st: object) -> bool:
+    return (type(st) is dict and set(st) <= {"count", "forbid", "missing"}
+            and all(type(st.get(k, {})) is dict and all(type(n) is str and type(c) is int
+                                                        for n, c in st.get(k, {}).items())
+                    for k in ("count", "forbid"))
+            and type(st.get("missing", [])) is list and all(type(n) is str for n in st.get("missing", [])))
+
+
 def _describe_status(st: dict | None, limits: Limits) -> str:
     if not st:
         return "the sandboxed process ended without a status (the executor was closed or its zygote died)"
@@ -548,7 +582,7 @@ class Session:
         self._need_load()
         info = self._request("describe", self.limits.call_timeout, "describe", handle=handle,
                              attributes=list(attributes))
-        if not isinstance(info, dict):
+        if not _is_describe_reply(info):
             raise self._die(StudentError("InvalidResult", "malformed describe reply"))
         return info
 
@@ -564,6 +598,6 @@ class Session:
     def stats(self) -> dict:
         self._need_load()
         st = self._request("stats", self.limits.call_timeout, "stats")
-        if not isinstance(st, dict):
+        if not _is_stats_reply(st):
             raise self._die(StudentError("InvalidResult", "malformed stats reply"))
         return st

@@ -8,6 +8,51 @@ import torch
 
 from grader_tests.attention import cases as C
 from grader_tests.attention import diagnose
+from grading.proxy import Feedback
+
+
+class Faulty:
+    """A stand-in for the student's code (``AttentionStudent``'s ``sdpa`` and ``mha``) computing one
+    fault model on every input, or a custom weights function ``weights(q, k, mask)``."""
+
+    def __init__(self, fault: str | None = None, weights=None, mha_scale=None):
+        self.fault, self.weights, self.mha_scale = fault, weights, mha_scale
+
+    def sdpa(self, q, k, v, mask=None, *, return_weights=False):
+        if self.weights is not None:
+            w = self.weights(q, k, mask)
+        else:
+            w = C.sdpa_fault_weights(self.fault, q, k, v, mask) if self.fault in C.SDPA_FAULTS else None
+            if w is None:
+                raise Feedback({"en": "not applicable", "zh": "不适用"})
+        out = (w.double() @ v.double()).to(q.dtype)
+        return (out, w.to(q.dtype)) if return_weights else out
+
+    def mha(self, d_model, num_heads, head_dim=None, params=None):
+        fault, hd = self.fault, head_dim or d_model // num_heads
+
+        class Module:
+            def __init__(self):
+                self.params = params
+
+            def __call__(self, x, context=None):
+                if self_.mha_scale is not None:   # a scale of its own, e.g. a constant
+                    p = {n: t.double() for n, t in params.items()}
+                    q = torch.nn.functional.linear(x.double(), p["q_proj.weight"], p["q_proj.bias"])
+                    kk = torch.nn.functional.linear(x.double(), p["k_proj.weight"], p["k_proj.bias"])
+                    vv = torch.nn.functional.linear(x.double(), p["v_proj.weight"], p["v_proj.bias"])
+                    B, N, _ = x.shape
+                    q, kk, vv = (t.view(B, N, num_heads, hd).transpose(1, 2) for t in (q, kk, vv))
+                    w = torch.softmax(q @ kk.transpose(-2, -1) * self_.mha_scale(hd), -1)
+                    o = (w @ vv).transpose(1, 2).reshape(B, N, num_heads * hd)
+                    return torch.nn.functional.linear(o, p["out_proj.weight"], p["out_proj.bias"]).float()
+                got = C.mha_variant(params, num_heads, hd, x, context, fault=fault)
+                if got is None:
+                    raise Feedback({"en": "not applicable", "zh": "不适用"})
+                return got[0].float()
+
+        self_ = self
+        return Module()
 
 SDPA_CASES = {  # shapes where each SDPA mistake is possible (qk_swapped needs Nq == Nk)
     "rect": C.qkv(11, 2, 4, 7, 9, 16, 12),
@@ -33,7 +78,10 @@ def _sdpa_models():
 
 @pytest.mark.parametrize("fault, q, k, v, mask, w", list(_sdpa_models()))
 def test_sdpa_weights_of_a_mistake_are_named_as_that_mistake_only(fault, q, k, v, mask, w):
-    assert diagnose.sdpa_weights(w, q, k, v, mask) == diagnose.FAULTS[fault]
+    name = "weights_unmasked" if fault == "mask_ignored" else fault   # only the weights were seen
+    assert diagnose.sdpa_weights(w, q, k, v, mask) == diagnose.FAULTS[name]
+    # a student whose code makes this mistake on every input: confirmed on the second case
+    assert diagnose.sdpa_weights(w, q, k, v, mask, student=Faulty(fault)) == diagnose.FAULTS[name]
 
 
 @pytest.mark.parametrize("name", list(SDPA_CASES))
@@ -81,7 +129,9 @@ def _mha_models():
 def test_mha_output_of_a_mistake_is_named_as_that_mistake_only(fault, case, out, w):
     expected = diagnose.FAULTS[diagnose.mha_key(fault, case["x"].shape[-1], MHA_SETUP["head_dim"])]
     assert diagnose.mha(out, w, **MHA_SETUP, **case) == expected
-    assert diagnose.mha(out, None, **MHA_SETUP, **case) == expected
+    output_only = diagnose.FAULTS["output_unmasked"] if fault == "mask_ignored" else expected
+    assert diagnose.mha(out, None, **MHA_SETUP, **case) == output_only
+    assert diagnose.mha(out, w, **MHA_SETUP, **case, student=Faulty(fault)) == expected
 
 
 def test_scale_by_head_dim_is_named_for_both_causes_when_they_coincide():
@@ -102,3 +152,71 @@ def test_every_fault_model_has_both_languages():
     for key, text in diagnose.FAULTS.items():
         assert text["en"] and text["zh"] and text["en"] != text["zh"], key
     assert set(C.SDPA_FAULTS) | set(C.MHA_FAULTS) <= set(diagnose.FAULTS)
+
+
+def _scaled(c):
+    return lambda q, k, mask: torch.softmax(C.ref_scores(q, k, mask, scale=c(q)), -1)
+
+
+def _scores(q, k, mask):
+    """Scores in the inputs' own dtype, as a hand-written softmax computes them."""
+    s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+    return s if mask is None else s + mask
+
+
+def test_a_scale_that_only_coincides_with_a_mistake_on_one_case_is_not_named():
+    q, k, v = C.qkv(108, 1, 2, 6, 10, 8, 4)                       # dk = 8
+    constant = _scaled(lambda q: 1 / 8)                           # hard-coded "d_k = 64"
+    w = constant(q.double(), k.double(), None).float()
+    assert diagnose.sdpa_weights(w, q, k, v) == diagnose.FAULTS["scale_dk"]        # what one case shows
+    assert diagnose.sdpa_weights(w, q, k, v, student=Faulty(weights=constant)) is None
+    hq, hk, hv = C.hand_example()                                 # H = 1
+    by_heads = _scaled(lambda q: q.shape[1] ** -0.5)              # divides by sqrt(H), not sqrt(dk)
+    w = by_heads(hq.double(), hk.double(), None).float()
+    assert diagnose.sdpa_weights(w, hq, hk, hv) == diagnose.FAULTS["scale_one"]
+    assert diagnose.sdpa_weights(w, hq, hk, hv, student=Faulty(weights=by_heads)) is None
+    assert diagnose.sdpa_output(w.double() @ hv.double(), hq, hk, hv, student=Faulty(weights=by_heads)) is None
+
+
+def test_a_student_failing_on_the_second_case_gets_no_name():
+    q, k, v = SDPA_CASES["rect"]
+    w = C.sdpa_fault_weights("scale_one", q, k, v).float()
+    assert diagnose.sdpa_weights(w, q, k, v, student=Faulty("not a fault")) is None
+
+
+def test_the_second_case_changes_every_size_and_keeps_equal_sizes_equal():
+    q, k, v = C.qkv(12, 2, 3, 6, 6, 8, 8)
+    mask = C.random_block_mask(5, (1, 3, 6, 6))
+    pq, pk, pv, pm = diagnose.probe_case(q, k, v, mask)
+    assert pq.shape[-2] == pk.shape[-2] and pq.shape[-1] == pv.shape[-1]      # Nq == Nk, dk == dv kept
+    old, new = (*q.shape, k.shape[-2], v.shape[-1]), (*pq.shape, pk.shape[-2], pv.shape[-1])
+    assert all(a != b for a, b in zip(old, new, strict=True))
+    assert pm.shape == (1, pq.shape[1], pq.shape[2], pk.shape[2]) and pm.dtype == mask.dtype
+    assert bool(torch.isinf(pm).any()) and not bool(torch.isinf(pm[..., 0]).any())
+
+
+def test_a_multi_head_scale_that_only_coincides_on_one_head_dim_is_not_named():
+    params, x = C.mha_params(30, 12, 3, 8), C.tokens(42, 2, 5, 12)   # head_dim 8
+    out, w = C.mha_variant(params, 3, 8, x, fault="scale_dk")
+    assert diagnose.mha(out, w, params, 3, 8, x) == diagnose.FAULTS["scale_dk"]
+    assert diagnose.mha(out, w, params, 3, 8, x, student=Faulty(mha_scale=lambda hd: 1 / 8)) is None
+    assert diagnose.mha(out, w, params, 3, 8, x, student=Faulty(mha_scale=lambda hd: 1 / hd)) == \
+        diagnose.FAULTS["scale_dk"]
+
+
+def _no_max(q, k, mask):
+    e = torch.exp(_scores(q, k, mask))
+    return e / e.sum(-1, keepdim=True)
+
+
+def _global_max(q, k, mask):
+    s = _scores(q, k, mask)
+    e = torch.exp(s - s.max())
+    return e / e.sum(-1, keepdim=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
+def test_large_score_failures_are_named_by_what_a_probe_of_equal_row_maxima_shows(dtype):
+    assert diagnose.large_scores(Faulty(weights=_no_max), dtype) == diagnose.FAULTS["overflow"]
+    assert diagnose.large_scores(Faulty(weights=_global_max), dtype) == diagnose.FAULTS["row_max"]
+    assert diagnose.large_scores(Faulty("not a fault"), dtype) is None

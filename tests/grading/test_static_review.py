@@ -1,0 +1,107 @@
+"""What the trusted source analysis (grader_tests/attention/static.py) accepts and flags.
+
+A name the source writes out can be checked; a name computed at run time cannot, and only that
+is flagged. MultiHeadAttention "refers to" ScaledDotProductAttention however public code wires
+them: aliases, registries, base classes, factories."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader_tests.attention import static
+
+HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+
+WRITTEN_OUT = {
+    "setattr_constant": "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                        "        setattr(self, 'q_proj', nn.Linear(4, 4))\n",
+    "setattr_computed_on_self": "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                                "        for n in 'qkv':\n            setattr(self, f'{n}_proj', nn.Linear(4, 4))\n",
+    "getattr_constant_private_on_self": "class M(nn.Module):\n    def f(self):\n"
+                                        "        return getattr(self, '_cache', None)\n",
+    "class_name_in_repr": "class M(nn.Module):\n    def extra_repr(self):\n"
+                          "        return self.__class__.__name__\n",
+    "fairseq_jit_guards": "class M(nn.Module):\n    def f(self, x):\n        if not torch.jit.is_scripting():\n"
+                          "            assert x.dim() == 4\n        return x\n\n    @torch.jit.unused\n"
+                          "    def g(self):\n        return 1\n",
+    "jit_guard_imported": "from torch.jit import is_scripting\n",
+    "ide_auto_import": "from torch.nn.modules.linear import Linear\nimport torch.nn.modules.dropout\n",
+    "hasattr_constant": "def f(m):\n    return hasattr(m, 'bias')\n",
+}
+
+HIDDEN = {
+    "getattr_computed_on_a_module": ("def f(n):\n    return getattr(F, n + '_attention')\n", "computed name"),
+    "getattr_computed_on_self": ("class M(nn.Module):\n    def f(self, n):\n        return getattr(self, n)\n",
+                                 "computed name"),
+    "getattr_private_on_a_module": ("k = getattr(torch, '_C')\n", "'_C'"),
+    "getattr_as_a_value": ("g = getattr\n", "used as a value"),
+    "setattr_computed_on_a_module": ("def f(n, v):\n    setattr(F, n, v)\n", "computed name"),
+    "torch_ops": ("k = torch.ops.aten\n", "torch.ops"),
+    "wrapped": ("k = F.softmax.__wrapped__\n", "__wrapped__"),
+    "sys_modules": ("import sys\nt = sys.modules['torch']\n", "sys.modules"),
+    "from_sys_import_modules": ("from sys import modules\n", "import modules"),
+    "class_hierarchy": ("s = ().__class__.__base__.__subclasses__()\n", "__subclasses__"),
+    "jit_compiles_a_string": ("cu = torch.jit.CompilationUnit('def f(x): return x')\n", "torch.jit"),
+    "jit_module_imported": ("from torch import jit\n", "import jit"),
+    "importlib": ("import importlib\n", "importlib"),
+    "eval": ("x = eval('1')\n", "eval"),
+}
+
+
+@pytest.mark.parametrize("code", WRITTEN_OUT.values(), ids=WRITTEN_OUT.keys())
+def test_names_written_out_in_the_source_are_not_flagged(code):
+    assert static.hidden_name_uses(HEADER + code) == ()
+
+
+@pytest.mark.parametrize(("code", "reason"), HIDDEN.values(), ids=HIDDEN.keys())
+def test_names_computed_or_hidden_at_run_time_are_flagged_with_their_line(code, reason):
+    found = static.hidden_name_uses(HEADER + code)
+    assert found and any(reason in f for f in found), found
+    assert all(f.startswith("line ") for f in found)
+
+
+SDPA = "class ScaledDotProductAttention(nn.Module):\n    def forward(self, q, k, v):\n        return torch.softmax(q @ k.transpose(-2, -1), -1) @ v\n\n"
+
+REUSES = {
+    "attribute": "class MultiHeadAttention(nn.Module):\n    def __init__(self):\n"
+                 "        self.attention = ScaledDotProductAttention()\n",
+    "alias_of_the_class": "class MultiHeadedAttention(nn.Module):\n    def __init__(self):\n"
+                          "        self.attn = ScaledDotProductAttention()\n\nMultiHeadAttention = MultiHeadedAttention\n",
+    "registry": "ATTENTION_CLASSES = {'eager': ScaledDotProductAttention}\n\n"
+                "class MultiHeadAttention(nn.Module):\n    def __init__(self, impl='eager'):\n"
+                "        self.attn = ATTENTION_CLASSES[impl]()\n",
+    "base_class": "class _Base(nn.Module):\n    def __init__(self):\n        self.attention = ScaledDotProductAttention()\n\n"
+                  "class MultiHeadAttention(_Base):\n    def forward(self, x):\n        return self.attention(x, x, x)\n",
+    "factory": "def make_attention():\n    return ScaledDotProductAttention()\n\n"
+               "class MultiHeadAttention(nn.Module):\n    def __init__(self):\n        self.a = make_attention()\n",
+    "instance": "_core = ScaledDotProductAttention()\n\n"
+                "class MultiHeadAttention(nn.Module):\n    def forward(self, x):\n        return _core(x, x, x)\n",
+    "sdpa_is_an_alias": "ScaledDotProductAttention = DotProductAttention\n\n"
+                        "class MultiHeadAttention(nn.Module):\n    def __init__(self):\n"
+                        "        self.attention = DotProductAttention()\n",
+}
+
+
+@pytest.mark.parametrize("code", REUSES.values(), ids=REUSES.keys())
+def test_multi_head_refers_to_the_single_head_module_however_it_is_wired(code):
+    source = HEADER + SDPA.replace("ScaledDotProductAttention", "DotProductAttention") + code \
+        if "DotProductAttention()" in code and "= DotProductAttention" in code else HEADER + SDPA + code
+    assert static.class_uses_class(source, "MultiHeadAttention", "ScaledDotProductAttention")
+    assert static.class_softmax_calls(source, "MultiHeadAttention") == []
+
+
+def test_multi_head_that_never_reaches_the_single_head_module_is_told_so():
+    unrelated = HEADER + SDPA + "def helper(x):\n    return x\n\nclass MultiHeadAttention(nn.Module):\n" \
+                                "    def forward(self, x):\n        return helper(x)\n"
+    assert not static.class_uses_class(unrelated, "MultiHeadAttention", "ScaledDotProductAttention")
+    assert not static.class_uses_class(HEADER + SDPA, "MultiHeadAttention", "ScaledDotProductAttention")
+
+
+def test_softmax_copied_into_the_multi_head_class_is_found_through_aliases_and_base_classes():
+    base = HEADER + SDPA + "class _Base(nn.Module):\n    def attend(self, s):\n        return s.softmax(-1)\n\n" \
+                           "class MultiHeadedAttention(_Base):\n    def forward(self, x):\n" \
+                           "        return torch.exp(x)\n\nMultiHeadAttention = MultiHeadedAttention\n"
+    assert [f.split(": ")[1] for f in static.class_softmax_calls(base, "MultiHeadAttention")] == ["softmax(...)", "exp(...)"]
+    # deriving from the single-head module is reuse, not a copy
+    derived = HEADER + SDPA + "class MultiHeadAttention(ScaledDotProductAttention):\n    pass\n"
+    assert static.class_softmax_calls(derived, "MultiHeadAttention") == []

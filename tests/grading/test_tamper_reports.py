@@ -1,0 +1,84 @@
+"""Attacks on what the jail reports about the submission (its call counters and module layouts),
+on the names the source analysis follows, and on the text that leaves the jail. Each ends
+`graded`, earns nothing it would not earn honestly, and is flagged for an instructor."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from grading.runner import GradeInput, grade
+from tests.grading.helpers import SUBMISSIONS
+
+CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_text()
+
+# The runtime's ops, reached through an aliased ``sys`` (``sys.modules`` was once matched by name).
+REACH_RUNTIME = '''
+import sys as _s
+_ops = _s.modules["grading.sandbox.runtime"].Runtime.OPS
+'''
+FORGE_STATS = REACH_RUNTIME + '''
+_orig_stats = _ops["stats"]
+def _fake_stats(self, req):
+    r = _orig_stats(self, req)
+    r["count"]["ScaledDotProductAttention.forward"] = 10 ** 6
+    r["forbid"] = {k: 0 for k in r["forbid"]}
+    return r
+_ops["stats"] = _fake_stats
+'''
+GARBAGE_REPORTS = REACH_RUNTIME + '''
+_ops["describe"] = lambda self, req: {"is_module": True, "children": ["q_proj"], "linears": "zz"}
+_ops["stats"] = lambda self, req: {"forbid": ["x"], "count": 5}
+'''
+FUSED = CORRECT.replace("output = torch.matmul(weights, v)",
+                        "output = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=additive_mask)")
+FUSED_THROUGH_AN_ALIAS = CORRECT.replace("output = torch.matmul(weights, v)",
+                                         "output = _T.ops.aten.scaled_dot_product_attention(q, k, v, "
+                                         "attn_mask=additive_mask)") + "\n_T = torch\n"
+COPIES = CORRECT.replace("out, weights = self.attention(q, k, v, mask, return_weights=True)",
+                         "out, weights = _attend(q, k, v, mask)") + '''
+
+def _attend(q, k, v, mask):
+    w = torch.softmax(torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) + mask, dim=-1)
+    return torch.matmul(w, v), w
+'''
+REPORT_TESTS = ("test_no_fused_attention_static", "test_no_fused_attention_runtime", "test_mha_reuses_sdpa",
+                "test_mha_structure", "test_mha_custom_head_dim")
+
+
+def _grade(executor, code: str) -> dict:
+    result = grade(GradeInput(code=code.encode()), "attention", executor)
+    assert result["status"] == "graded", result["message"]
+    return result
+
+
+def _points(result: dict, test_id: str) -> float:
+    return next(t["points"] for t in result["tests"] if t["id"] == test_id)
+
+
+@pytest.mark.parametrize(("attack", "honest"), [(FUSED + FORGE_STATS, FUSED), (COPIES + FORGE_STATS, COPIES),
+                                                (FUSED_THROUGH_AN_ALIAS, FUSED)],
+                         ids=["fused_with_forged_counters", "copied_softmax_with_forged_counters",
+                              "fused_through_an_alias_of_torch"])
+def test_forged_reports_and_aliases_earn_nothing_and_are_flagged(executor, attack, honest):
+    forged, plain = _grade(executor, attack), _grade(executor, honest)
+    assert forged["total"] <= plain["total"] < 85
+    assert all(_points(forged, t) == 0 for t in REPORT_TESTS)
+    assert forged["review"] and not plain["review"]
+
+
+def test_malformed_reports_from_the_jail_fail_the_submission_never_the_grader(executor):
+    result = _grade(executor, CORRECT + GARBAGE_REPORTS)
+    assert [t["id"] for t in result["tests"] if t["outcome"] == "error"] == []
+    assert result["total"] < 85 and result["review"]
+
+
+@pytest.mark.parametrize("where", ["forward", "import"])
+def test_lone_surrogates_in_the_submissions_messages_leave_a_result_any_utf8_writer_accepts(executor, where):
+    code = (CORRECT.replace("assert q.ndim == k.ndim == v.ndim == 4", "raise ValueError('lone \\ud800 here')")
+            if where == "forward" else CORRECT + "\nraise RuntimeError('bad byte \\udcff here')\n")
+    result = _grade(executor, code)
+    text = json.dumps(result, ensure_ascii=False)
+    text.encode("utf-8")                           # the CLI's JSON line, the database, a terminal
+    assert "here" in text and result["total"] < 85
