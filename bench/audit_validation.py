@@ -3,7 +3,7 @@
     .venv/bin/python bench/audit_validation.py [-v]
 
 Prints the mean absolute difference, Spearman's rank correlation, the largest differences and the
-gaming corpus' scores. Figures: the lab's 2x3 heatmap drawn by tests/audit/conftest.make_heatmap."""
+gaming corpus' scores. Figures: the lab's 2x3 heatmap drawn by tests/audit/helpers.make_heatmap."""
 
 from __future__ import annotations
 
@@ -14,11 +14,10 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "audit")]
-
-from conftest import MEASURED_OK, make_heatmap  # noqa: E402
+sys.path.insert(0, str(ROOT))
 
 from rubric.audit import grade_audit, load_checklist  # noqa: E402
+from tests.audit.helpers import MEASURED_OK, make_heatmap  # noqa: E402
 
 
 def _ranks(xs: list[float]) -> list[float]:

@@ -16,7 +16,7 @@ from rubric.audit.text import _CJK, normalise
 
 # Why a concept was not credited; the checklist words each reason in both languages (`reasons:`).
 REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
-           "threshold_only")
+           "threshold_only", "question", "mismatch")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
 
@@ -230,6 +230,7 @@ class Checklist:
     observed: _Pat
     caveat: _Pat
     carry: _Pat
+    rebuttal: _Pat
     section_neg: _Pat
     section_amb: _Pat
     hedge: _Pat
@@ -382,6 +383,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         observed=_compile_group(cues["observed"], "cues.observed"),
         caveat=_compile_group(cues["caveat"], "cues.caveat"),
         carry=_compile_group(cues["carry"], "cues.carry"),
+        rebuttal=_opt_group(cues.get("rebuttal"), "cues.rebuttal") or _NEVER,
         section_neg=_compile_group(cues["section_negative"], "cues.section_negative"),
         section_amb=_compile_group(cues["section_ambiguous"], "cues.section_ambiguous"),
         hedge=_compile_group(cues["hedge"], "cues.hedge"),

@@ -66,14 +66,14 @@ def _extract_claims(cc: Checklist, sent: _Sentence) -> tuple[list[_Claim], set[s
     for m in _NUMBER.finditer(text):
         parsed = _parse_number(m)
         if parsed is not None:
-            numbers.append((m.start(), m.end(), parsed[0]))
+            numbers.append((m.start(), m.end(), parsed[0], "." in m.group()))
     claims: list[_Claim] = []
     numbered: set[str] = set()
     threshold_only: set[str] = set()
     for k, (_ms, me, mid) in enumerate(mentions):
         limit = next((s for s, _e, _m in mentions[k + 1:] if s >= me), len(text))
         pos, first = me, True
-        for ns, ne, value in numbers:
+        for ns, ne, value, decimal in numbers:
             if ns < pos:
                 continue
             if ns >= limit:
@@ -93,8 +93,8 @@ def _extract_claims(cc: Checklist, sent: _Sentence) -> tuple[list[_Claim], set[s
             if quoted or (lt and math.isclose(value, cc.metrics[mid].threshold, rel_tol=1e-9)):
                 threshold_only.add(mid)
                 continue
-            if value == 0.0 and not _ZERO_CUE.search(gap):
-                continue
+            if value == 0.0 and not decimal and not _ZERO_CUE.search(gap):
+                continue               # a bare "0" may name something else; "0.0" is a value
             relation = "lt" if lt else ("gt" if gt else "eq")
             claims.append(_Claim(mid, relation, value, text))
             numbered.add(mid)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
-from rubric.audit.checklist import Checklist, _bilingual, _Concept, _Item
+from rubric.audit.checklist import Checklist, _bilingual, _Concept, _Item, _Metric
 from rubric.audit.claims import _check_metric, _Claim, _extract_claims, _measured_value
 from rubric.audit.figure import FigureReport, analyse_figure
 from rubric.audit.text import _segment, _Sentence
@@ -49,7 +49,8 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("sentence_full", "no_result", "too_short", "not_a_limit", "negated", "stuffed", "copied")
+_REASON_ORDER = ("mismatch", "sentence_full", "no_result", "too_short", "not_a_limit", "negated", "question", "stuffed",
+                 "copied")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
 _RESULT_NUMBER = re.compile(
@@ -117,7 +118,9 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
         found, ok = _stated(concept, s)
         if not found:
             continue
-        if s.copied:
+        if s.is_question:              # "Isn't a high weight the feature importance?" asks; it states nothing
+            reasons.add("question")
+        elif s.copied:
             reasons.add("copied")
         elif s.short:
             reasons.add("too_short")
@@ -226,11 +229,15 @@ def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, f
             claims[cl.metric].append(cl)
         threshold_only |= thr
     contradicted: set[str] = set()
+    mismatched: set[str] = set()
     for mid, metric in cc.metrics.items():
-        flag = _check_metric(metric, claims[mid], _measured_value(measured, metric.measured_key))
+        value = _measured_value(measured, metric.measured_key)
+        flag = _check_metric(metric, claims[mid], value)
         if flag:
             flags.append(flag)
             contradicted.add(mid)
+        elif _reports_a_failure_not_measured(metric, claims[mid], value):
+            mismatched.add(mid)
 
     # --- items -----------------------------------------------------------------------------------
     items_out: list[AuditItem] = []
@@ -251,6 +258,8 @@ def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, f
                 credit = c.credit if any(cl.relation == "eq" for cl in mine) else (c.credit / 2 if mine else 0.0)
                 item_contradicted |= c.metric in contradicted
                 reason = "threshold_only" if not mine and c.metric in threshold_only else "not_found"
+                if c.metric in mismatched:
+                    credit, reason = 0.0, "mismatch"
             else:
                 credit = c.credit if (item.id, c.id) in credited else 0.0
                 reasons = found[(item.id, c.id)][1]
@@ -322,6 +331,16 @@ def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, f
         it["max_points"] = _round(it["max_points"])
     score = _round(sum(it["points"] for it in items_out))
     return {"score": score, "max": _round(cc.max_points), "items": items_out, "flags": flags}
+
+
+def _reports_a_failure_not_measured(metric: _Metric, claims: list[_Claim], measured: float | None) -> bool:
+    """Every value reported for the metric fails the lab threshold, while the grader measured a pass on
+    the student's code: the numbers are not the final code's (an earlier version, or invented). Not a
+    contradiction flag (an earlier run may really have failed), but they earn no credit."""
+    numeric = [cl for cl in claims if cl.relation != "pass"]
+    if measured is None or measured > metric.threshold or not numeric or len(numeric) < len(claims):
+        return False
+    return all(cl.relation == "gt" or (cl.value is not None and abs(cl.value) > metric.threshold) for cl in numeric)
 
 
 def _test_claim_flags(cc: Checklist, sentences: list[_Sentence], credited: set[tuple[str, str]],

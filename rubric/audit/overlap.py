@@ -19,8 +19,13 @@ from rubric.audit.text import normalise
 _TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[a-z0-9](?:[a-z0-9_.]*[a-z0-9])?")
 
 
+# Particles and fillers a light edit inserts or drops ("这一行描述了…", "the really important key"): left
+# out on both sides, so that sprinkling them through a copied sentence does not hide the copy.
+_FILLERS = frozenset({"的", "了", "地", "得", "着", "the", "a", "an", "really", "very", "just", "quite"})
+
+
 def tokens(normalised: str) -> list[str]:
-    return _TOKEN.findall(normalised)
+    return [t for t in _TOKEN.findall(normalised) if t not in _FILLERS]
 
 
 def _shingles(toks: list[str], n: int) -> list[str]:

@@ -42,6 +42,13 @@ _LATEX_CMD = re.compile(r"\\([a-zA-Z]+)\s?")
 _LATEX_SPACING = re.compile(r"\\[,;:! ]")
 # one table, one pass over the text (str.translate with a dict is per character)
 _PUNCT_MAP.update(str.maketrans({"∞": "inf", "⩽": "≤", "⩾": "≥", "∑": "sum "}))
+# Cyrillic and Greek letters drawn like Latin ones ("prоves" with a Cyrillic о): read as the Latin letter,
+# so that no phrase hides behind a homoglyph. Σ ("Σ_j w_ij = 1") is the sum sign.
+_PUNCT_MAP.update(str.maketrans({
+    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s",
+    "ԁ": "d", "һ": "h", "ӏ": "l", "А": "a", "В": "b", "Е": "e", "К": "k", "М": "m", "Н": "h", "О": "o",
+    "Р": "p", "С": "c", "Т": "t", "Х": "x", "І": "i", "Ј": "j", "ο": "o", "Ο": "o", "Σ": "sum ",
+}))
 
 
 def _latex(text: str) -> str:
@@ -51,6 +58,30 @@ def _latex(text: str) -> str:
     text = _LATEX_CMD.sub(lambda m: _LATEX_WORDS.get(m.group(1).lower(), m.group(0)), text)
     # braces only group in LaTeX ("A_{ij}", "10^{-7}"): drop them once commands are gone
     return text.replace("{", "").replace("}", "")
+
+
+# What a reader of the rendered audit does not see is not read either: HTML comments, hidden elements,
+# images' alt text, link targets and titles (the link's own text stays). A tag is a "<" followed by a
+# letter, so "error < 1e-5" and "<1e-5" are text.
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_HIDDEN_ELEMENT = re.compile(r"<([a-zA-Z][a-zA-Z0-9]*)\b[^<>]*(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden)"
+                             r"[^<>]*>.*?</\1\s*>", re.S | re.I)
+_MD_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|!\[[^\]\n]*\]\[[^\]\n]*\]")
+_MD_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+_MD_LINK_DEF = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:[^\n]*$", re.M)
+_HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
+
+
+def visible(raw: str) -> str:
+    """The text of a Markdown/HTML audit as it reads once rendered."""
+    if "<" not in raw and "](" not in raw and "]:" not in raw and "![" not in raw:
+        return raw
+    text = _HTML_COMMENT.sub(" ", raw)
+    text = _HIDDEN_ELEMENT.sub(" ", text)
+    text = _MD_IMAGE.sub(" ", text)
+    text = _MD_LINK.sub(r"\1", text)
+    text = _MD_LINK_DEF.sub("", text)
+    return _HTML_TAG.sub(" ", text)
 
 
 def normalise(text: str) -> str:
@@ -82,6 +113,15 @@ _SENTENCE = re.compile(r".+?(?:[。!?]+|\.(?=\s)|\.$|$)")
 _CLAUSE_SPLIT = re.compile(
     r"[,、:;]|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead|which|so|because|while|and so|"
     r"therefore|hence|thus)(?=\s)|但是|但|然而|不过|可是|而是|却|所以|因此|因为|因而|从而|于是")
+# A negation after the keyword belongs to it only across a short subject ("causality is not shown");
+# a conjunction in between starts another phrase ("proves causality and not mere correlation").
+_GAP_BREAK = re.compile(r"\b(?:and|or|but|than|with)\b|和|与|而|或|及")
+# Items of a list after a negated clause are negated too: "cannot prove causality, feature importance,
+# or the true mechanism", "不能证明因果、重要性或真实机制". An enumeration comma (、) always continues a
+# list; in English an item starting with "or"/"nor", and a short item followed by one, do.
+_LIST_ITEM_START = re.compile(r"^\s*(?:or|nor)\s")
+_LIST_ITEM_UNITS = 8
+_NO_ANSWER = re.compile(r"^(?:no|nope|not|it (?:can't|cannot|does not|doesn't))\b|^(?:不|没有|否|并不|不能)")
 _HEADING = re.compile(r"^#{1,6}\s*")
 _BOLD_LINE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*[^*]+\*\*\s*[:]?\s*$")
 _BULLET = re.compile(r"^(?:[-*+•·]|\d{1,2}[.)、]|\(\d{1,2}\)|[a-h][.)])\s+")
@@ -167,8 +207,8 @@ class _Sentence:
                 continue
             if ce <= start:
                 return True
-            if cs >= end and _units(self.text[end:cs]) <= gap:
-                return True
+            if cs >= end and _units(self.text[end:cs]) <= gap and not _GAP_BREAK.search(self.text[end:cs]):
+                return True            # "causality cannot be inferred"; not "causality and not correlation"
         return False
 
     def hedged(self, start: int) -> bool:
@@ -187,12 +227,23 @@ def _blank(pattern, text: str) -> str:
 
 
 def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
+    """Negation and warning cues. A rebuttal ("it is wrong to say that", "oh sure,") followed by a
+    negation denies that negation: both cancel, up to the end of the negation's clause."""
     t = _blank(cc.intensifiers, _blank(cc.negation_excl, text))
-    return sorted((m.start(), m.end()) for pat in (cc.negation, cc.caveat) for m in pat.finditer(t))
+    cues = sorted((m.start(), m.end()) for pat in (cc.negation, cc.caveat) for m in pat.finditer(t))
+    for r in cc.rebuttal.finditer(t):
+        after = [c for c in cues if c[0] > r.start()]   # the rebuttal's own "wrong" starts at r.start()
+        if not after:
+            continue                   # "it would be wrong to say that k2 matters most": a caveat
+        stop = _CLAUSE_SPLIT.search(t, after[0][1])
+        end = stop.start() if stop else len(t)
+        cues = [c for c in cues if not r.start() <= c[0] < end]
+    return cues
 
 
 def _negative_section(cc: Checklist, text: str) -> bool:
-    return bool(cc.section_neg.search(text)) and not cc.section_amb.search(text)
+    return (bool(cc.section_neg.search(text)) and not cc.section_amb.search(text)
+            and not cc.rebuttal.search(text))
 
 
 def _split_clauses(cc: Checklist, text: str, cues: list[tuple[int, int]]) -> list[_Clause]:
@@ -201,20 +252,26 @@ def _split_clauses(cc: Checklist, text: str, cues: list[tuple[int, int]]) -> lis
         if m.start() > 0:
             bounds.append(m.start())
     bounds.append(len(text))
+    spans = [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a] or [(0, max(1, len(text)))]
     clauses: list[_Clause] = []
     carry = False
-    for a, b in zip(bounds, bounds[1:], strict=False):
-        if b <= a and clauses:
-            continue
+    negated_before = False             # the previous clause holds a negation (or inherited one)
+    for i, (a, b) in enumerate(spans):
+        body = text[a:b].lstrip(" ,、")
+        if negated_before and not any(a <= cs < b for cs, _ in cues):
+            following = text[spans[i + 1][0]:spans[i + 1][1]].lstrip(" ,") if i + 1 < len(spans) else ""
+            carry = carry or text[a] == "、" or bool(_LIST_ITEM_START.match(body)) or (
+                _units(body) <= _LIST_ITEM_UNITS and bool(_LIST_ITEM_START.match(following)))
         clauses.append(_Clause(a, max(b, a + 1), carry))
+        negated_before = carry or any(a <= cs < b for cs, _ in cues)
         carry = bool(cues) and bool(cc.carry.search(text[a:b].strip(" ,、")))
-    return clauses or [_Clause(0, max(1, len(text)), False)]
+    return clauses
 
 
 def _lines(raw: str) -> list[str]:
     """Normalised lines, with hard-wrapped lines joined to the line they continue on."""
     out: list[str] = []
-    for line in normalise(raw).split("\n"):
+    for line in normalise(visible(raw)).split("\n"):
         s = line.strip()
         prev = out[-1].strip() if out else ""
         if (s and prev and _units(prev) >= _WRAPPED_LINE_UNITS and not prev.endswith(_SENTENCE_END)
@@ -273,4 +330,8 @@ def _segment(cc: Checklist, raw: str) -> list[_Sentence]:
             out.append(_Sentence(body, not short, False, False, s.endswith("?"), context, cc, para, short))
         if line.rstrip().endswith(":") and _negative_section(cc, line):
             leadin_neg = True
+    # "Can the heatmap prove causality? No." states the caveat: the question takes the answer's negation.
+    for s, nxt in zip(out, out[1:], strict=False):
+        if s.is_question and nxt.para == s.para and _NO_ANSWER.match(nxt.text):
+            s.is_question, s.context_negated = False, True
     return out
