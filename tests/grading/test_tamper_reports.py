@@ -43,6 +43,34 @@ def _attend(q, k, v, mask):
     w = torch.softmax(torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) + mask, dim=-1)
     return torch.matmul(w, v), w
 '''
+# Projections that are not nn.Linear but hold a Linear's weight and bias (contract: nn.Linear), honestly
+# reported, or reported as nn.Linear by a rewritten describe op.
+OWN_PROJECTIONS = CORRECT.replace("class ScaledDotProductAttention", '''class Proj(nn.Module):
+    def __init__(self, fin, fout):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(fout, fin) / fin ** 0.5)
+        self.bias = nn.Parameter(torch.zeros(fout))
+        self.fin, self.fout = fin, fout
+
+    def forward(self, x):
+        return x @ self.weight.t() + self.bias
+
+
+class ScaledDotProductAttention''', 1).replace("nn.Linear(d_model, inner)", "Proj(d_model, inner)").replace(
+    "nn.Linear(inner, d_model)", "Proj(inner, d_model)")
+FORGE_DESCRIBE = REACH_RUNTIME + '''
+_orig_describe = _ops["describe"]
+def _fake_describe(self, req):
+    info = _orig_describe(self, req)
+    obj = self._handle(req["handle"])
+    for n in ("q_proj", "k_proj", "v_proj", "out_proj"):
+        c = obj._modules.get(n)
+        if c is not None:
+            info["children"][n] = {"type": "Linear", "is_linear": True, "in_features": c.fin,
+                                   "out_features": c.fout, "bias": True}
+    return info
+_ops["describe"] = _fake_describe
+'''
 REPORT_TESTS = ("test_no_fused_attention_static", "test_no_fused_attention_runtime", "test_mha_reuses_sdpa",
                 "test_mha_structure", "test_mha_custom_head_dim")
 
@@ -58,9 +86,10 @@ def _points(result: dict, test_id: str) -> float:
 
 
 @pytest.mark.parametrize(("attack", "honest"), [(FUSED + FORGE_STATS, FUSED), (COPIES + FORGE_STATS, COPIES),
-                                                (FUSED_THROUGH_AN_ALIAS, FUSED)],
+                                                (FUSED_THROUGH_AN_ALIAS, FUSED),
+                                                (OWN_PROJECTIONS + FORGE_DESCRIBE, OWN_PROJECTIONS)],
                          ids=["fused_with_forged_counters", "copied_softmax_with_forged_counters",
-                              "fused_through_an_alias_of_torch"])
+                              "fused_through_an_alias_of_torch", "own_projections_with_a_forged_layout"])
 def test_forged_reports_and_aliases_earn_nothing_and_are_flagged(executor, attack, honest):
     forged, plain = _grade(executor, attack), _grade(executor, honest)
     assert forged["total"] <= plain["total"] < 85
@@ -82,3 +111,9 @@ def test_lone_surrogates_in_the_submissions_messages_leave_a_result_any_utf8_wri
     text = json.dumps(result, ensure_ascii=False)
     text.encode("utf-8")                           # the CLI's JSON line, the database, a terminal
     assert "here" in text and result["total"] < 85
+
+
+def test_projections_of_another_class_holding_a_linears_weights_are_driven_and_lose_only_the_structure_test(
+        executor):
+    result = _grade(executor, OWN_PROJECTIONS)
+    assert [t["id"] for t in result["tests"] if t["outcome"] != "passed"] == ["test_mha_structure"]
