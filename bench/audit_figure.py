@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/audit_figure.py
 
-Figures are drawn with Pillow/numpy by tests/audit/conftest.py (matplotlib is not installed). Prints the
+Figures are drawn with Pillow/numpy by tests/audit/helpers.py (matplotlib is not installed). Prints the
 pixel size, what was detected, and the median and best of 20 runs (decode + analysis)."""
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ from pathlib import Path
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "audit")]
+sys.path.insert(0, str(ROOT))
 
-import conftest as figs  # noqa: E402
-
+import tests.audit.helpers as figs  # noqa: E402
 from rubric.audit.figure import analyse_figure  # noqa: E402
 
 CASES = {

@@ -1,19 +1,33 @@
-"""What the audit's figure shows: a grid of uniform cells (a heatmap) and its shape, or something else.
+"""What the audit's figure shows: a grid of uniform cells coloured by one colour scale (a heatmap) and its
+shape, a single flat colour area, or something else.
 
 The bytes were already checked by the upload validator (PNG/JPEG, pixel cap). Decoding is bounded: a
 JPEG is decoded at 1/2..1/8 scale (``Image.draft``), anything else is box-reduced (``Image.reduce``) to
 at most ``side`` pixels before any analysis. On that small copy (numpy only):
 
-1. neighbouring pixels whose colours differ by at most ``tol`` in every channel are connected, and the
-   connected regions are labelled (union by minimum label, with pointer jumping);
-2. a region is a *cell* when it is large enough, nearly fills its bounding box (text inside a cell is
-   a hole, not a break), has one colour (no gradient) and is not the white background;
+1. neighbouring pixels whose colours differ by at most a tolerance in every channel are connected (2 on a
+   clean, lossless image, so that neighbouring cells of close values stay apart; 6 on a noisy one, JPEG or
+   photo), and the connected regions are labelled (union by minimum label, with pointer jumping);
+2. a region is a *cell* when it is large enough, nearly fills its bounding box (text inside a cell is a
+   hole: a cell whose border is whole may have large holes, such as value labels in small cells), has one
+   colour (no gradient) and is not the white background;
 3. cells that touch (allowing a gridline between them) form a cluster; the cluster is a *grid* when its
    cell edges fall on evenly spaced lines (a run of equal cells may merge into one region: its length is
-   a whole number of steps) and the cells cover its bounding box.
+   a whole number of steps) and the cells cover its bounding box;
+4. a grid is a heatmap only when its cells' colours lie on one colour scale, i.e. along one 1-D curve in
+   colour space: a known sequential or diverging colormap (``_COLORMAPS``, sampled from matplotlib and
+   seaborn), a linear gradient, two gradients from one white, black or grey centre, or a curve whose
+   lightness changes monotonically and faster than its hue. Cells of unrelated hues (coloured tiles, the
+   categorical colours of a stacked bar chart) are not a colour scale;
+5. with no grid, one large flat area inside the figure is a heatmap of equal values when its rows and
+   columns can be counted from value labels centred in its cells or tick labels centred on them; otherwise
+   it is reported as what it is, a single flat colour area (``kind == "flat"``), not as "not a heatmap".
 
 A colour bar (a gradient), a photo (no large uniform region), a pie chart (wedges do not fill their box)
 and a bar chart (bars of different heights do not tile a rectangle) are therefore not grids.
+
+``FigureReport.seen`` says what was seen, in English and Chinese; what to do is the checklist's text
+(``feedback_flat``, ``feedback_not_colour_scale``... in audit.yaml).
 """
 
 from __future__ import annotations
@@ -26,28 +40,158 @@ from dataclasses import dataclass
 import numpy as np
 
 ANALYSIS_SIDE = 160        # pixels on the long side of the analysed copy
-COLOUR_TOL = 6             # max per-channel difference between connected neighbours (0-255)
-MIN_CELL_SHARE = 0.004     # a cell covers at least this share of the copy...
+COLOUR_TOL = 6             # max per-channel difference between connected neighbours on a noisy image (0-255)
+CLEAN_TOL = 2              # ... on a clean (lossless) image
+NOISY_SHARE = 0.1          # neighbour pairs differing by 2..6 / pairs differing by at most 6: above, noisy
+MIN_CELL_SHARE = 0.0015    # a cell covers at least this share of the copy...
 MIN_CELL_SIDE = 4          # ...and is at least this many pixels wide and high
+MIN_PART = 6               # pixels of the smallest part of a cell cut by its value label
+LABEL_GAP = 4              # pixels between the parts of a cell above and below its value label
 MIN_FILL = 0.8             # pixels of the region / area of its bounding box
+MIN_HOLED_FILL = 0.5       # ...or at least this much when the border of the box is whole (text inside)
+MIN_BORDER = 0.85          # share of the bounding box's border that belongs to the region
 MAX_CELL_STD = 6.0         # colour standard deviation inside a cell (per channel)
 MIN_COVERAGE = 0.7         # cells' boxes / the cluster's box (gridlines take the rest)
 MAX_CELLS = 400            # more uniform patches than this is not a heatmap of a small matrix
+SCALE_TOL = 14.0           # RGB distance of a cell's colour from a colour scale's curve
+MAX_STEP_RATIO = 5.0       # colour change / lightness change along a curve of monotonic lightness
+LUM = np.array([0.299, 0.587, 0.114])
+
+# Colour scales students use, as polylines through RGB anchors (hex), simplified from the 256-colour tables
+# of matplotlib and seaborn to within 1.5 RGB units. Reversed maps are the same curves. Cyclic (hsv, twilight)
+# and qualitative (tab10, Set1, Paired) maps are left out on purpose: their colours are not one scale.
+_COLORMAPS_HEX = {
+    "viridis": ("440154 481467 482576 463480 414487 34608d 25848e 1f998a 21a685 29af7f 37b878 60ca60 "
+               "90d743 cde11d dae319 e5e419 f1e51d fde725"),
+    "plasma": ("0d0887 4b03a1 6f00a8 7b02a8 8707a6 a21d9a bd3786 d9586a eb7655 f79143 fdac33 fdc527 "
+               "fad824 f3f027 f1f525 f0f921"),
+    "inferno": ("000004 07051b 160b39 230c4c 320a5e 3e0966 4a0c6b 5a116e 6f196e 8a226a a52c60 bd3853 "
+               "d24644 e25734 ee6a24 f8890c fb9706 fca309 fcb418 f9c932 f4dd4f f2ea69 f2f27d f5f992 "
+               "fcffa4"),
+    "magma": ("000004 090720 160f3b 221150 390f6e 440f76 4f127b 621980 792282 a8327d bf3a77 d3436e "
+               "e24d66 ec5860 f3655c f8765c fb8761 fd9a6a fec68a fcfdbf"),
+    "cividis": "00224e 003171 203a6f 414d6c 5e636f 7d7c78 8f8a78 aea371 c9b965 e7d150 fde334 fee838",
+    "Greys": "ffffff 000000",
+    "Blues": "f7fbff c6dbef 9dcae1 6aaed6 4292c6 2171b5 08519c 08306b",
+    "Reds": "fff5f0 fcbba1 fc9272 fb694a ef3c2c cb181d a50f15 67000d",
+    "Greens": "f7fcf5 c8e9c1 a0d99b 73c476 42ab5d 238b45 006d2c 00441b",
+    "Oranges": "fff5eb fdd0a2 fdae6a fd8e3d f16913 d94801 7f2704",
+    "Purples": "fcfbfd bdbedc 9e9ac8 807dba 6950a3 3f007d",
+    "YlOrRd": "ffffcc fed976 feb34d fd8e3c fc4f2a e2191c bd0026 800026",
+    "YlOrBr": "ffffe5 fff7bc fec550 fe9829 ec7014 cc4c02 993404 662506",
+    "YlGnBu": "ffffd9 edf8b1 80cebb 42b6c4 1d91c0 253494 081d58",
+    "YlGn": "ffffe5 f7fcb9 daf0a4 acdd8e 77c679 42ab5d 238443 006837 004529",
+    "OrRd": "fff7ec fdd49e fc8c59 ef6548 d7301f b30000 7f0000",
+    "PuBu": "fff7fb d0d1e6 a5bddb 3790c0 0570b0 023858",
+    "BuPu": "f7fcfd 9ebcda 8c95c6 8c6cb1 88419d 810f7c 4d004b",
+    "GnBu": "f7fcf0 ccebc5 a9ddb5 7accc4 4db2d3 0868ac 084081",
+    "PuRd": "f7f4f9 e7e1ef d4b9da c995c7 df64af e72989 ce1256 980043 67001f",
+    "RdPu": "fff7f3 fcc5c0 fa9eb5 f769a1 dd3597 ae017e 7a0177 49006a",
+    "BuGn": "f7fcfd e5f5f9 ccece6 98d8c9 67c2a5 41ae77 238b45 006d2c 00441b",
+    "PuBuGn": "fff7fb ece2f0 d0d1e6 a5bddb 66a9cf 3590bf 02818a 016c59 014636",
+    "hot": "0b0000 ff0000 fffe00 ffffff",
+    "afmhot": "000000 800000 fe7e00 fffe7f ffffff",
+    "gist_heat": "000000 be0000 ff5500 ff7f00 ff8103 ffffff",
+    "copper": "000000 fea166 ffc77f",
+    "bone": "000000 515171 a6c6c6 ffffff",
+    "pink": "1e0000 321a1a 402525 c27e7e d2b296 e8e8b4 ffffff",
+    "coolwarm": ("3b4cc0 5673e0 6b8df0 82a6fb 97b8ff aec9fc c3d5f4 ccd9ed dcdddd e4d9d2 f1cdba f7bca1 "
+               "f7a688 f18d6f de614d cb3e38 c0282f b40426"),
+    "bwr": "0000ff fefeff ff0000",
+    "seismic": "00004c 0101ff fdfdff fffdfd ff0101 800000",
+    "RdBu": "67001f b1182b d6604d f4a683 fddbc7 f7f6f6 d1e5f0 93c6de 4393c3 2267ac 053061",
+    "RdYlBu": "a50026 d62f27 f46d43 fdaf62 fee090 feffc0 e0f3f8 acdae9 74add1 4676b5 313695",
+    "RdYlGn": "a50026 d62f27 f46d43 fdaf62 fee08b fffebe d9ef8b a7d96b 66bd63 1b9950 006837",
+    "Spectral": "9e0142 d43d4f f46d43 fdaf62 fee08b ffffbe e6f598 aadca4 66c2a5 3389bd 3387bc 5e4fa2",
+    "PiYG": "8e0152 c51d7e de77ae f1b7da fde0ef f7f7f7 e6f5d0 b9e187 7fbc41 4c9121 276419",
+    "PRGn": "40004b 772b84 9970ab c3a6cf e7d4e8 f6f7f6 d9f0d3 a7dba1 5aae61 1c7938 00441b",
+    "BrBG": "543005 8b500a bf812d dfc37e f6e8c3 f4f5f5 c7eae5 81cec2 35978f 02675f 003c30",
+    "PuOr": "7f3b08 b45906 e08214 fdb965 fee0b6 f6f6f7 d8daeb b1aad1 8073ac 552889 2d004b",
+    "RdGy": "67001f b1182b d6604d f4a683 fddbc7 fefefe 1a1a1a",
+    "jet": "000080 0000ff 00d8ff 00e4f8 16ffe1 eeff09 f8f500 ffea00 ff1300 e80000 800000",
+    "turbo": ("30123b 3f3b97 455ed3 4771e9 4682f8 448ffe 3d9efe 2eb4f2 1ecbda 18ddc2 1de7b2 35f394 "
+               "59fb73 84ff51 a7fc3a b9f635 cdec34 e3db38 f4c73a faba39 fea933 fb8122 f56918 ec530f "
+               "e2430a d43305 c32503 ac1701 950d01 7a0403"),
+    "rainbow": ("8000ff 5c38fd 3c68f9 1e91f3 00b5eb 1fd3e1 3dead5 58f8c9 74feba 96fca7 b9ef92 dbd87b "
+               "feb562 ff703a ff0000"),
+    "cubehelix": ("000000 0e050f 160d21 1a1733 1a2441 18324b 15444f 16534c 1b6145 266c3c 387434 4e792f "
+               "667a30 7e7a36 937a40 a97951 b97964 c57a76 ce7d8c d381a0 d588b5 d391c9 cf9ddb caabe8 "
+               "c5baf0 c2c6f3 c2d4f3 c5dff2 cce9ef d7f1ef e5f7f1 f2fbf6 ffffff"),
+    "terrain": "333399 0098fe 01cc66 fdff99 805c54 ffffff",
+    "ocean": "008000 000055 0080aa ffffff",
+    "gnuplot": ("000000 100006 17000d 2a002c 3e005c 6a01e1 7603f9 7c03fe 8104ff 8706fb 8d07ef 990cc4 "
+               "a61376 b52000 cb4000 de6f00 efad00 ffff00"),
+    "gnuplot2": "000000 0100ff 8700ff fe4cb3 fffe01 ffffff",
+    "CMRmap": "000000 262680 4d26bf 9a337e ff4126 e67f00 e6bf19 e6e57f ffffff",
+    "Wistia": "e4ff7a ffe81a ffbd00 fc7f00",
+    "rocket": ("03051a 241432 451c47 641f54 861e5b ab185a b91657 c41753 d62449 e73d3f ec4c3e f05e42 "
+               "f3714d f58860 f6a077 f6b691 faebdd"),
+    "mako": ("0b0405 251729 342548 3f366f 40468a 3c5397 37669e 3493a8 39abac 44bcad 52c7ad 65d0ad "
+               "7fd7af 99ddb6 aee3c0 def5e5"),
+    "flare": "edb081 e98868 e5735f e05f5c d64f5f cc4663 c04068 a8396e 903371 722c6e 4b2362",
+    "crest": "a5cd90 73b590 5ba790 46968f 21728b 1d6a8a 1d6087 27477d 2c3172",
+    "vlag": "2369bd 5380bc 859ec4 b7c2d5 faf5f5 f9eeed c57674 a9373b",
+    "icefire": ("bde7db 8ac4d0 55a3cd 3a89cf 3781d0 377ad0 3d6ecc 4560c1 4956b3 494da1 3f3d74 222129 "
+               "1f1e1e 2d1f21 752c3e 902e44 a52f44 b63441 c73d3b d54b35 e25f33 ea7238 ef8748 f49d63 "
+               "ffd4ac"),
+}
+
+
+def _polylines() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All colormaps' segments: start points, directions and, per segment, the index of its colormap."""
+    starts, dirs, owner = [], [], []
+    for i, text in enumerate(_COLORMAPS_HEX.values()):
+        pts = np.array([[int(h[k:k + 2], 16) for k in (0, 2, 4)] for h in text.split()], dtype=np.float64)
+        starts.append(pts[:-1])
+        dirs.append(pts[1:] - pts[:-1])
+        owner.append(np.full(len(pts) - 1, i))
+    return np.concatenate(starts), np.concatenate(dirs), np.concatenate(owner)
+
+
+_SEG_START, _SEG_DIR, _SEG_OWNER = _polylines()
+_SEG_LEN2 = np.maximum((_SEG_DIR ** 2).sum(axis=1), 1e-9)
 
 
 @dataclass(frozen=True)
 class FigureReport:
-    """``kind`` is "grid" (with ``rows`` x ``cols``), "blank", "not_heatmap" or "unreadable"."""
+    """``kind`` is "grid" (with ``rows`` x ``cols``), "flat" (a single flat colour area whose rows and
+    columns cannot be counted), "blank", "not_heatmap" or "unreadable". ``reason`` refines it: "uniform" for
+    a grid whose cells all have one colour (counted from its labels), "not_colour_scale" for a grid whose
+    colours are not one colour scale (``rows`` x ``cols`` is then the grid that was seen)."""
 
     kind: str
     rows: int = 0
     cols: int = 0
     cells: int = 0
     ms: float = 0.0
+    reason: str = ""
 
     @property
     def shape(self) -> tuple[int, int] | None:
         return (self.rows, self.cols) if self.kind == "grid" else None
+
+    @property
+    def seen(self) -> dict[str, str]:
+        """What the figure shows, in a few words (English and Chinese)."""
+        r, c = self.rows, self.cols
+        if self.kind == "grid" and self.reason == "uniform":
+            return {"en": f"a {r}×{c} grid whose cells all have one colour (equal weights)",
+                    "zh": f"{r}×{c} 的格子，所有格子同一颜色（权重相等）"}
+        if self.kind == "grid":
+            article = "an" if str(r).startswith("8") or r in (11, 18) else "a"
+            return {"en": f"{article} {r}×{c} grid", "zh": f"{r}×{c} 的格子"}
+        if self.kind == "flat":
+            return {"en": "a single flat colour area whose rows and columns cannot be counted",
+                    "zh": "一整块单一颜色的区域，看不出有几行几列"}
+        if self.reason == "not_colour_scale":
+            return {"en": f"a {r}×{c} grid of cells of unrelated colours that are not one colour scale, "
+                          "so not a heatmap",
+                    "zh": f"{r}×{c} 的色块，但颜色互不相关、不在同一条色阶上，所以不是 heatmap"}
+        if self.kind == "blank":
+            return {"en": "a blank image", "zh": "空白图"}
+        if self.kind == "unreadable":
+            return {"en": "an image that could not be read", "zh": "无法读取的图"}
+        return {"en": "not a heatmap", "zh": "不是 heatmap"}
 
 
 def _decode(data: bytes, side: int) -> np.ndarray:
@@ -114,11 +258,119 @@ def _steps(edges: list[float], tol: float) -> int | None:
     return n
 
 
+def _is_colour_scale(colours: np.ndarray) -> bool:
+    """Whether the cells' colours (n x 3, RGB) lie along one sequential or diverging colour scale."""
+    c = colours.astype(np.float64)
+    if len(c) < 2 or np.abs(c - c.mean(axis=0)).max() <= SCALE_TOL:
+        return True
+    # a known colormap: every colour near one of its segments
+    rel = c[:, None, :] - _SEG_START[None]
+    t = np.clip((rel * _SEG_DIR[None]).sum(axis=2) / _SEG_LEN2, 0.0, 1.0)
+    dist = np.linalg.norm(rel - t[..., None] * _SEG_DIR[None], axis=2)           # colours x segments
+    bounds = np.flatnonzero(np.r_[True, _SEG_OWNER[1:] != _SEG_OWNER[:-1]])
+    if (np.minimum.reduceat(dist, bounds, axis=1).max(axis=0) <= SCALE_TOL).any():
+        return True
+    # one or two linear gradients from a white, black or neutral centre (a linear map is one through an end)
+    light = c[np.argmax(c @ LUM)]
+    centres = [np.full(3, 255.0), np.zeros(3)]
+    if light.max() - light.min() < 30:
+        centres.append(light)
+    ends = [c[np.argmin(c @ LUM)]]
+    for centre in centres + ends:
+        left = c
+        for _ in range(2):
+            d = left - centre
+            far = d[np.argmax((d ** 2).sum(axis=1))]
+            if (far ** 2).sum() <= SCALE_TOL ** 2:
+                left = left[:0]
+                break
+            u = far / np.linalg.norm(far)
+            off = np.linalg.norm(d - (d @ u)[:, None] * u, axis=1)
+            left = left[(off > SCALE_TOL) | (d @ u < -SCALE_TOL)]
+            if not len(left):
+                break
+        if not len(left):
+            return True
+    # a curve of monotonic lightness whose colour changes at most MAX_STEP_RATIO times as fast as lightness
+    order = np.argsort(c @ LUM)
+    pts = [c[order[0]]]
+    for p in c[order[1:]]:
+        if np.linalg.norm(p - pts[-1]) > SCALE_TOL:
+            pts.append(p)
+    steps = np.diff(np.array(pts), axis=0)
+    if len(steps) == 0:
+        return True
+    norms = np.linalg.norm(steps, axis=1)
+    dl = steps @ LUM
+    if np.any((norms > 3 * SCALE_TOL) & (norms > MAX_STEP_RATIO * dl)):
+        return False
+    unit = steps / norms[:, None]
+    return bool(np.all((unit[1:] * unit[:-1]).sum(axis=1) > 0.0))
+
+
+def _noisy(px: np.ndarray) -> bool:
+    """Whether flat areas carry noise (JPEG artefacts, a photo): many neighbours differ by a little."""
+    d = np.abs(px[:, 1:] - px[:, :-1]).max(axis=2)
+    small = int((d <= COLOUR_TOL).sum())
+    return small > 0 and int(((d >= CLEAN_TOL) & (d <= COLOUR_TOL)).sum()) > NOISY_SHARE * small
+
+
+def _lattice(profile: np.ndarray) -> int:
+    """Number n of ink clusters in ``profile`` centred at (i + 0.5) / n of its length (0 if not so)."""
+    idx = np.flatnonzero(profile)
+    if not len(idx):
+        return 0
+    runs: list[list[int]] = [[int(idx[0]), int(idx[0])]]
+    for i in idx[1:]:
+        if i - runs[-1][1] <= 2:
+            runs[-1][1] = int(i)
+        else:
+            runs.append([int(i), int(i)])
+    n, length = len(runs), len(profile)
+    step = length / n
+    for i, (a, b) in enumerate(runs):
+        if b - a + 1 > 0.85 * step or abs((a + b + 1) / 2 - (i + 0.5) * step) > max(1.5, 0.15 * step):
+            return 0
+    return n
+
+
+def _counted(ink: np.ndarray, region: np.ndarray, box: tuple[int, int, int, int]) -> tuple[int, int]:
+    """Rows and columns of a flat area, counted from value labels inside it (holes) or, failing that, from
+    tick labels beside it (the block of ink nearest to its left / bottom / top edge, within a few pixels)."""
+    x0, y0, x1, y1 = box
+    h, w = ink.shape
+    holes = ~region[y0:y1, x0:x1]
+    holes[[0, -1], :] = False                     # the antialiased rim is not a label
+    holes[:, [0, -1]] = False
+    rows, cols = _lattice(holes.any(axis=1)), _lattice(holes.any(axis=0))
+    if rows and cols and rows * cols >= 2:
+        return rows, cols
+    reach = max(3, (x1 - x0) // 10)
+
+    def block(lines: list[np.ndarray]) -> np.ndarray | None:
+        """The first block of consecutive lines with ink, starting within 3 lines of the edge."""
+        got: list[np.ndarray] = []
+        for i, line in enumerate(lines):
+            if line.any():
+                got.append(line)
+            elif got or i >= 3:
+                break
+        return np.any(got, axis=0) if got else None
+
+    left = block([ink[y0:y1, x] for x in range(x0 - 2, max(-1, x0 - 2 - reach), -1)])
+    below = block([ink[y, x0:x1] for y in range(y1 + 1, min(h, y1 + 1 + reach))])
+    above = block([ink[y, x0:x1] for y in range(y0 - 2, max(-1, y0 - 2 - reach), -1)])
+    t_rows = _lattice(left) if left is not None else 0
+    t_cols = max((_lattice(b) for b in (below, above) if b is not None), default=0)
+    rows, cols = rows or t_rows, cols or t_cols
+    return (rows, cols) if rows and cols and rows * cols >= 2 else (0, 0)
+
+
 def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
     t0 = time.perf_counter()
 
-    def done(kind: str, rows: int = 0, cols: int = 0, cells: int = 0) -> FigureReport:
-        return FigureReport(kind, rows, cols, cells, round((time.perf_counter() - t0) * 1000, 2))
+    def done(kind: str, rows: int = 0, cols: int = 0, cells: int = 0, reason: str = "") -> FigureReport:
+        return FigureReport(kind, rows, cols, cells, round((time.perf_counter() - t0) * 1000, 2), reason)
 
     try:
         px = _decode(data, side)
@@ -127,44 +379,82 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
     h, w = px.shape[:2]
     if h < 2 or w < 2:
         return done("blank")
-    lum = px @ np.array([0.299, 0.587, 0.114])
+    lum = px @ LUM
     ink = (lum < 235) | (px.max(axis=2) - px.min(axis=2) > 20)
     if lum.std() < 3.0 or ink.mean() < 0.005:
         return done("blank")
 
-    same_x = np.abs(px[:, 1:] - px[:, :-1]).max(axis=2) <= COLOUR_TOL
-    same_y = np.abs(px[1:, :] - px[:-1, :]).max(axis=2) <= COLOUR_TOL
+    jpeg = bytes(data[:2]) == b"\xff\xd8"                # lossy: flat areas carry small differences
+    tol = COLOUR_TOL if jpeg or _noisy(px) else CLEAN_TOL
+    same_x = np.abs(px[:, 1:] - px[:, :-1]).max(axis=2) <= tol
+    same_y = np.abs(px[1:, :] - px[:-1, :]).max(axis=2) <= tol
     lab = _label(same_x, same_y, h, w).ravel()
     k = int(lab.max()) + 1
     count = np.bincount(lab, minlength=k)
-    big = count >= max(MIN_CELL_SHARE * h * w, MIN_CELL_SIDE * MIN_CELL_SIDE)
-    if not big.any():
+    min_count = max(MIN_CELL_SHARE * h * w, MIN_CELL_SIDE * MIN_CELL_SIDE)
+    part = count >= MIN_PART
+    if not part.any():
         return done("not_heatmap")
     ys, xs = np.divmod(np.arange(h * w), w)
     x0 = np.full(k, w)
     y0 = np.full(k, h)
     x1 = np.zeros(k, dtype=np.int64)
     y1 = np.zeros(k, dtype=np.int64)
-    sel = big[lab]
-    np.minimum.at(x0, lab[sel], xs[sel])
-    np.minimum.at(y0, lab[sel], ys[sel])
-    np.maximum.at(x1, lab[sel], xs[sel] + 1)
-    np.maximum.at(y1, lab[sel], ys[sel] + 1)
+    sel = part[lab]
+    ls, xsel, ysel = lab[sel], xs[sel], ys[sel]
+    np.minimum.at(x0, ls, xsel)
+    np.minimum.at(y0, ls, ysel)
+    np.maximum.at(x1, ls, xsel + 1)
+    np.maximum.at(y1, ls, ysel + 1)
+    on_border = (xsel == x0[ls]) | (xsel == x1[ls] - 1) | (ysel == y0[ls]) | (ysel == y1[ls] - 1)
+    border = np.bincount(ls[on_border], minlength=k)
     flat = px.reshape(-1, 3).astype(np.float64)
     n = np.maximum(count, 1)[:, None]
     mean = np.stack([np.bincount(lab, flat[:, c], minlength=k) for c in range(3)], axis=1) / n
     sq = np.stack([np.bincount(lab, flat[:, c] ** 2, minlength=k) for c in range(3)], axis=1) / n
     std = np.sqrt(np.maximum(sq - mean ** 2, 0.0)).max(axis=1)
+    bw_all, bh_all = x1 - x0, y1 - y0
+    white_all = (mean @ LUM > 235) & (mean.max(axis=1) - mean.min(axis=1) < 20)
+    ok = part & ~white_all & (std <= MAX_CELL_STD)
+
+    # a value label across a small cell cuts it into a part above and a part below: rejoin aligned parts of
+    # one colour separated by a few pixels (the label) before judging cells
+    rect = np.flatnonzero(ok & (count >= MIN_HOLED_FILL * np.maximum(bw_all * bh_all, 1)))
+    unit = np.arange(k)
+    merged = np.zeros(k, dtype=bool)
+    if 1 < len(rect) <= 2000:
+        ax0, ax1, ay0, ay1 = x0[rect], x1[rect], y0[rect], y1[rect]
+        pair = ((np.abs(ax0[:, None] - ax0[None]) <= 1) & (np.abs(ax1[:, None] - ax1[None]) <= 1)
+                & (ay0[None] - ay1[:, None] >= 0) & (ay0[None] - ay1[:, None] <= LABEL_GAP)
+                & (np.abs(mean[rect][:, None] - mean[rect][None]).max(axis=2) <= tol + 1))
+        for a, b in zip(*np.nonzero(pair), strict=True):
+            ra, rb = unit[rect[a]], unit[rect[b]]
+            while unit[ra] != ra:
+                ra = unit[ra]
+            while unit[rb] != rb:
+                rb = unit[rb]
+            if ra != rb:
+                lo, hi = min(ra, rb), max(ra, rb)
+                unit[hi] = lo
+                x0[lo], y0[lo] = min(x0[lo], x0[hi]), min(y0[lo], y0[hi])
+                x1[lo], y1[lo] = max(x1[lo], x1[hi]), max(y1[lo], y1[hi])
+                mean[lo] = (mean[lo] * count[lo] + mean[hi] * count[hi]) / (count[lo] + count[hi])
+                count[lo] += count[hi]
+                merged[lo] = True
+                ok[hi] = False
 
     cells: list[tuple[int, int, int, int]] = []
-    for i in np.flatnonzero(big):
+    ids: list[int] = []
+    for i in np.flatnonzero(ok & (count >= min_count)):
         bw, bh = int(x1[i] - x0[i]), int(y1[i] - y0[i])
-        r, g, b = mean[i]
-        white = 0.299 * r + 0.587 * g + 0.114 * b > 235 and max(r, g, b) - min(r, g, b) < 20
-        if (white or bw < MIN_CELL_SIDE or bh < MIN_CELL_SIDE or count[i] / (bw * bh) < MIN_FILL
-                or std[i] > MAX_CELL_STD):
+        if bw < MIN_CELL_SIDE or bh < MIN_CELL_SIDE:
+            continue
+        fill = count[i] / (bw * bh)
+        whole = merged[i] or border[i] >= MIN_BORDER * (2 * (bw + bh) - 4)
+        if fill < MIN_FILL and not (whole and fill >= MIN_HOLED_FILL):
             continue
         cells.append((int(x0[i]), int(y0[i]), int(x1[i]), int(y1[i])))
+        ids.append(int(i))
     if not cells or len(cells) > MAX_CELLS:
         return done("not_heatmap", cells=len(cells))
 
@@ -184,12 +474,13 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
             bx0, by0, bx1, by1 = cells[j]
             if ax0 - gap <= bx1 and bx0 - gap <= ax1 and ay0 - gap <= by1 and by0 - gap <= ay1:
                 parent[root(i)] = root(j)
-    clusters: dict[int, list[tuple[int, int, int, int]]] = {}
-    for i, c in enumerate(cells):
-        clusters.setdefault(root(i), []).append(c)
+    clusters: dict[int, list[int]] = {}
+    for i in range(len(cells)):
+        clusters.setdefault(root(i), []).append(i)
 
-    best: tuple[int, int, int, int] | None = None     # (area, rows, cols, cells)
-    for group in clusters.values():
+    grids: list[tuple[int, int, int, list[int]]] = []     # (area, rows, cols, cell indices)
+    for members in clusters.values():
+        group = [cells[i] for i in members]
         gx0, gy0 = min(c[0] for c in group), min(c[1] for c in group)
         gx1, gy1 = max(c[2] for c in group), max(c[3] for c in group)
         area = (gx1 - gx0) * (gy1 - gy0)
@@ -197,9 +488,28 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
             continue
         cols = _steps([e for c in group for e in (c[0], c[2])], gap)
         rows = _steps([e for c in group for e in (c[1], c[3])], gap)
-        if rows and cols and (best is None or area > best[0]):
-            best = (area, rows, cols, len(group))
-    if best is None or best[0] < 0.05 * h * w or best[1] < 2 or best[2] < 2:
         # no grid, a tiny one (a legend), or a single row/column of bands (a stepped colour bar, sky over grass)
-        return done("not_heatmap", cells=len(cells))
-    return done("grid", best[1], best[2], best[3])
+        if rows and cols and rows >= 2 and cols >= 2 and area >= 0.05 * h * w:
+            grids.append((area, rows, cols, members))
+    grids.sort(key=lambda g: -g[0])
+    for _, rows, cols, members in grids:
+        if _is_colour_scale(mean[[ids[i] for i in members]]):
+            return done("grid", rows, cols, len(members))
+    if grids:
+        _, rows, cols, members = grids[0]
+        return done("not_heatmap", rows, cols, len(members), reason="not_colour_scale")
+
+    # no grid: one large flat area inside the figure (nothing else of its size) is a heatmap of equal values
+    # whose rows and columns may still be counted from its labels
+    areas = [(c[2] - c[0]) * (c[3] - c[1]) for c in cells]
+    top = int(np.argmax(areas))
+    bx0, by0, bx1, by1 = cells[top]
+    inside = bx0 > 0 and by0 > 0 and bx1 < w and by1 < h
+    alone = sorted(areas)[-2] < 0.25 * areas[top] if len(areas) > 1 else True
+    if inside and alone and areas[top] >= 0.05 * h * w:
+        region = (lab == ids[top]).reshape(h, w)
+        rows, cols = _counted(ink, region, cells[top])
+        if rows:
+            return done("grid", rows, cols, 1, reason="uniform")
+        return done("flat", cells=1)
+    return done("not_heatmap", cells=len(cells))

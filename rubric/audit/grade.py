@@ -410,6 +410,11 @@ def _stated_weights_flag(sentences: list[_Sentence], weights: Sequence[Sequence[
     return None
 
 
+def _article(n: int) -> str:
+    """"an 8×8 grid", "an 11×2 grid", "a 4×4 grid"."""
+    return "an" if str(n).startswith("8") or n in (11, 18) else "a"
+
+
 def _grade_figure(item: _Item, figure: Any) -> tuple[FigureReport | None, AuditItem, AuditFlag | None]:
     """Only the lab's grid (``grid: [rows, cols]`` in the checklist, 2x3) earns the figure points; anything
     else earns 0, says what was seen, and is flagged for the instructor."""
@@ -426,18 +431,16 @@ def _grade_figure(item: _Item, figure: Any) -> tuple[FigureReport | None, AuditI
             points, fb = item.weight, dict(item.feedback_ok)
         else:
             points = 0.0
-            if report.kind == "grid":
-                key = "feedback_wrong_grid"
-                seen = {"en": f"a {report.rows}×{report.cols} grid", "zh": f"{report.rows}×{report.cols} 的格子"}
-            elif report.kind == "blank":
-                key, seen = "feedback_blank", {"en": "a blank image", "zh": "空白图"}
-            elif report.kind == "unreadable":
-                key, seen = "feedback_unreadable", {"en": "an image that could not be read", "zh": "无法读取的图"}
-            else:
-                key, seen = "feedback_not_heatmap", {"en": "not a heatmap", "zh": "不是 heatmap"}
-            tmpl = _bilingual(raw.get(key), f"items.{item.id}.{key}", item.feedback_missing)
+            seen = report.seen
+            key = {"grid": "feedback_wrong_grid", "blank": "feedback_blank", "unreadable": "feedback_unreadable",
+                   "flat": "feedback_flat"}.get(report.kind, "feedback_not_heatmap")
+            if report.reason == "not_colour_scale" and raw.get("feedback_not_colour_scale"):
+                key = "feedback_not_colour_scale"
+            tmpl = _bilingual(raw.get(key) or raw.get("feedback_not_heatmap"), f"items.{item.id}.{key}",
+                              item.feedback_missing)
+            a_grid = f"{_article(report.rows)} {report.rows}×{report.cols} grid"
             fb = {lang: tmpl[lang].replace("{rows}", str(report.rows)).replace("{cols}", str(report.cols))
-                  for lang in ("en", "zh")}
+                  .replace("{a_grid}", a_grid) for lang in ("en", "zh")}
     flag: AuditFlag | None = None
     if seen is not None:
         flag = {"kind": "figure", "message": {
