@@ -93,6 +93,9 @@ FAULTS: dict[str, Msg] = {
     "float16": msg("every returned value is exactly a float16 number: the computation runs in half "
                    "precision somewhere, which costs about 1e-3 of accuracy",
                    "返回的每个值恰好都是 float16 数：某处在半精度下计算，损失约 1e-3 的精度"),
+    "bfloat16": msg("every returned value is exactly a bfloat16 number: the computation runs in bfloat16 "
+                    "somewhere, which keeps only about 3 significant digits (errors of about 1e-2)",
+                    "返回的每个值恰好都是 bfloat16 数：某处在 bfloat16 下计算，只保留约 3 位有效数字（误差约 1e-2）"),
     "overflow": msg("with ordinary scores the results are finite, so large scores overflow: exp() of scores "
                     "above ~88 is inf in float32 (above ~11 in float16); subtract the row maximum before exp() "
                     "(torch.softmax does)",
@@ -103,16 +106,19 @@ FAULTS: dict[str, Msg] = {
                    "before exp(), not one maximum for the whole tensor",
                    "当每一行的最大值相同时，极大 score 的结果是有限的，而各行最大值不同时则不然：在 exp() 之前应减去"
                    "每一行自己的最大值（amax(dim=-1, keepdim=True)），而不是整个 tensor 的一个最大值"),
+    "stateful": msg("the result depends on earlier calls; keep nothing (a mask, keys and values, a scale) from "
+                    "one call to the next",
+                    "结果取决于之前的调用；不要在调用之间保留任何东西（mask、key 和 value、缩放系数）"),
     "call_history": msg("each session repeats its own result, but two fresh sessions give different ones: the "
                         "result depends on something besides the inputs, such as a random value drawn when the "
                         "module is imported or built, or a value kept from an earlier call",
                         "同一个会话中重复调用结果相同，但两个新会话的结果不同：结果取决于输入以外的东西，例如在导入或"
                         "构建模块时抽取的随机值，或从之前的调用中保留下来的值"),
-    "dropout": msg("two identical calls in eval() mode gave different results: dropout (or other "
-                   "randomness) is active in eval mode; use nn.Dropout or F.dropout(..., "
-                   "training=self.training)",
-                   "eval() 模式下两次相同的调用结果不同：dropout（或其他随机性）在 eval 模式下仍在起作用；"
-                   "请使用 nn.Dropout 或 F.dropout(..., training=self.training)"),
+    "dropout": msg("two identical calls in eval() mode gave different results: the result changes from call "
+                   "to call, through randomness still active in eval mode (e.g. F.dropout without "
+                   "training=self.training; use nn.Dropout) or state kept from one call to the next",
+                   "eval() 模式下两次相同的调用结果不同：结果每次调用都在变化，原因是 eval 模式下仍在起作用的随机性"
+                   "（例如没有传 training=self.training 的 F.dropout；请使用 nn.Dropout），或在调用之间保留的状态"),
 }
 
 
@@ -123,6 +129,19 @@ def _err(a: Tensor, b: Tensor) -> float:
     both_nan = torch.isnan(a.double()) & torch.isnan(b.double())
     d = torch.where(both_nan, torch.zeros_like(d), d)
     return float(torch.nan_to_num(d, nan=float("inf")).max()) if d.numel() else 0.0
+
+
+def bfloat16_precision(t: Tensor) -> bool:
+    """All values are exactly bfloat16 numbers (7 mantissa bits) although the tensor is wider."""
+    if t.dtype in (torch.float16, torch.bfloat16) or t.numel() < 8 or not bool(torch.isfinite(t).all()):
+        return False
+    return bool((t.to(torch.bfloat16).to(t.dtype) == t).all()) and bool((t != t.round()).any())
+
+
+def _half_fault(t: Tensor) -> Msg | None:
+    if bfloat16_precision(t):
+        return FAULTS["bfloat16"]
+    return FAULTS["float16"] if half_precision(t) else None
 
 
 def half_precision(t: Tensor) -> bool:
@@ -203,8 +222,8 @@ def _sdpa_name(fault: str, on_output: bool) -> Msg:
 def sdpa_weights(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,
                  student: SdpaCaller | None = None) -> Msg | None:
     """The named mistake the weights ``w`` are, confirmed on a second case with ``student``, or None."""
-    if half_precision(w):
-        return FAULTS["float16"]
+    if _half_fault(w):
+        return _half_fault(w)
     for fault in C.SDPA_FAULTS:
         cand = _weights(fault, q, k, v, mask)
         if cand is not None and _err(w, cand) < MATCH_TOL:
@@ -216,8 +235,8 @@ def sdpa_output(out: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | Non
                 student: SdpaCaller | None = None) -> Msg | None:
     """The named mistake an output is (weights models applied to v), confirmed on a second case with
     ``student``, or None."""
-    if half_precision(out):
-        return FAULTS["float16"]
+    if _half_fault(out):
+        return _half_fault(out)
     for fault in C.SDPA_FAULTS:
         if fault == "raw_scores":
             continue
@@ -274,14 +293,16 @@ def _mha_scale_confirmed(student: MhaBuilder | None, fault: str, d_model: int, n
     """A multi-head scale mistake is a function of head_dim (or d_model): a scale hard-coded as
     1/8 is 1/head_dim at head_dim=8. It is named only if the student's module built with another
     head_dim (given explicitly; 5 or 7, neither a square nor a square root of the others) computes
-    the same mistake. True without a student (the unit tests of the fault models)."""
+    the same mistake, with another d_model too. True without a student (the unit tests of the fault
+    models)."""
     if student is None:
         return True
     hd = 5 if head_dim != 5 else 7
-    params = C.mha_params(71, d_model, num_heads, hd)
-    x = C.tokens(72, 2, 5, d_model)
+    dm = 21 if d_model != 21 else 22     # d_model changes too: a constant 1/4 is 1/sqrt(16) as well
+    params = C.mha_params(71, dm, num_heads, hd)
+    x = C.tokens(72, 2, 5, dm)
     try:
-        m = student.mha(d_model, num_heads, hd, params=params)
+        m = student.mha(dm, num_heads, hd, params=params)
         out = m(x)
     except Feedback:
         return False
@@ -298,8 +319,8 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
         key_padding_mask: Tensor | None = None, *, student: MhaBuilder | None = None) -> Msg | None:
     """The named mistake a multi-head output (and its weights, when given) is, or None. A scale
     mistake is confirmed with ``student`` on another head_dim first."""
-    if half_precision(out):
-        return FAULTS["float16"]
+    if _half_fault(out):
+        return _half_fault(out)
     for fault in C.MHA_FAULTS:
         try:
             got = C.mha_variant(params, num_heads, head_dim, x, context, additive_mask, key_padding_mask, fault)

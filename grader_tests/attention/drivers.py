@@ -127,6 +127,8 @@ def projection_problem(info: dict, d_model: int, inner: int, *, linear_only: boo
         if child is None:
             return msg(f"it has no attribute {name} (expected nn.Linear({fin}, {fout}))",
                        f"它没有属性 {name}（应为 nn.Linear({fin}, {fout})）")
+        if child.get("is_linear") and child.get("in_features") == 0 and child.get("out_features") == fout:
+            continue                    # nn.LazyLinear before its first call: in_features comes from it
         if not child.get("is_linear"):
             if not linear_only and _linear_like(info, name, fin, fout):
                 continue

@@ -247,10 +247,19 @@ def test_deterministic(student, fresh_student):
                                  f"(max difference between the copies {diff:.3g}): ",
                                  f"ScaledDotProductAttention 在同一批中两次输入相同样本（两份结果最大差 {diff:.3g}）："),
                              diagnose.FAULTS["dropout"]))
+    # Nor may a result depend on earlier calls: the same call after a call with a mask (a mask kept
+    # from that call) must give what it gave before.
+    student.sdpa(q, k, v, C.random_block_mask(63, (q.shape[0], q.shape[1], q.shape[2], k.shape[2])))
+    _expect_unchanged(a[0], student.sdpa(q, k, v), msg("ScaledDotProductAttention(q, k, v) after a call with a mask",
+                                                       "在一次带 mask 的调用之后，ScaledDotProductAttention(q, k, v)"))
     params = C.mha_params(62, D, H, D // H)
     try:
         x = C.tokens(62, 2, 5, D)
-        m1, m2 = student.mha(D, H, params=params), fresh_student.mha(D, H, params=params)
+        m1 = student.mha(D, H, params=params)
+        # In the untouched session, another module called first with the same input: keys and values
+        # cached across modules (by the input's address, say) would leak into m2.
+        fresh_student.mha(D, H, params=C.mha_params(64, D, H, D // H))(x)
+        m2 = fresh_student.mha(D, H, params=params)
         o1, o2 = m1(x), m2(x)
     except Feedback:
         return  # a missing or broken MultiHeadAttention is graded by the MHA checks
@@ -258,6 +267,24 @@ def test_deterministic(student, fresh_student):
         raise Feedback(cat(msg(f"MultiHeadAttention (max difference {max_err(o1, o2):.3g}): ",
                                f"MultiHeadAttention（最大差 {max_err(o1, o2):.3g}）："),
                            _why_sessions_differ((o1, o2), (m1(x), m2(x)))))
+    pad = torch.zeros(x.shape[0], x.shape[1], dtype=torch.bool)
+    pad[1, 3:] = True
+    try:
+        m1(x, key_padding_mask=pad)
+        again = m1(x)
+    except Feedback:
+        return
+    _expect_unchanged(o1, again, msg("MultiHeadAttention(x) after a call with key_padding_mask",
+                                     "在一次带 key_padding_mask 的调用之后，MultiHeadAttention(x)"))
+
+
+def _expect_unchanged(before, after, what) -> None:
+    """The same call gave the same result before and after another call, or the feedback says so."""
+    if identical(before, after):
+        return
+    raise Feedback(cat(what, msg(f" differs by up to {max_err(before, after):.3g} from the same call made before it: ",
+                                 f"与之前同样的调用最多相差 {max_err(before, after):.3g}："),
+                       diagnose.FAULTS["stateful"]))
 
 
 def _results(r) -> tuple:

@@ -232,6 +232,10 @@ class Runtime:
                 p = _tensor_at(obj, name)
                 if p is None:
                     raise _Fail("AttributeError", f"the model has no parameter {name!r}")
+                if isinstance(p, _UNINITIALISED):
+                    # A lazy module (nn.LazyLinear) gets its shape from the first input; the values
+                    # being loaded fix it the same way, and its first forward then keeps them.
+                    p.materialize(tuple(value.shape), dtype=value.dtype)
                 if tuple(p.shape) != tuple(value.shape):
                     raise _Fail("ValueError", f"parameter {name!r} has shape {tuple(p.shape)}, "
                                               f"expected {tuple(value.shape)}")
@@ -244,7 +248,8 @@ class Runtime:
                 "parameters": {}, "children": {}}
         if is_module:
             info["training"] = bool(obj.training)
-            info["parameters"] = {n: [int(s) for s in p.shape] for n, p in obj.named_parameters()}
+            info["parameters"] = {n: [int(s) for s in p.shape] for n, p in obj.named_parameters()
+                                  if not isinstance(p, _UNINITIALISED)}   # a lazy one has no shape yet
             # Every registered name, aliases included (named_children() drops a second name of the
             # same module, e.g. ``self.q_proj = self.linears[0]``), plus the attributes asked for.
             names = [n for n, c in obj._modules.items() if c is not None]
@@ -339,6 +344,9 @@ class Runtime:
                                         "error": {"kind": "InvalidResult", "message": _safe_str(e),
                                                   "lineno": None}}, body_cap)
             sock.sendall(data)
+
+
+_UNINITIALISED = (torch.nn.parameter.UninitializedParameter, torch.nn.parameter.UninitializedBuffer)
 
 
 def _tensor_at(obj, dotted: str):

@@ -220,3 +220,16 @@ def test_large_score_failures_are_named_by_what_a_probe_of_equal_row_maxima_show
     assert diagnose.large_scores(Faulty(weights=_no_max), dtype) == diagnose.FAULTS["overflow"]
     assert diagnose.large_scores(Faulty(weights=_global_max), dtype) == diagnose.FAULTS["row_max"]
     assert diagnose.large_scores(Faulty("not a fault"), dtype) is None
+
+
+def test_bfloat16_is_named_apart_from_float16():
+    q, k, v = SDPA_CASES["rect"]
+    w = C.ref_weights(q, k).float()
+    assert diagnose.sdpa_weights(w.bfloat16().float(), q, k, v) == diagnose.FAULTS["bfloat16"]
+    assert diagnose.sdpa_weights(w.half().float(), q, k, v) == diagnose.FAULTS["float16"]
+
+
+def test_a_multi_head_scale_constant_equal_to_one_over_sqrt_d_model_is_not_named():
+    params, x = C.mha_params(30, 16, 4, 4), C.tokens(42, 2, 5, 16)   # 1/4 = 1/sqrt(16) = 1/head_dim
+    out, w = C.mha_variant(params, 4, 4, x, fault="scale_dk")
+    assert diagnose.mha(out, w, params, 4, 4, x, student=Faulty(mha_scale=lambda hd: 1 / 4)) is None
