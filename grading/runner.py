@@ -21,6 +21,7 @@ is ``"graded"`` with the code categories at 0 and an actionable ``message``.
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 import traceback
 from typing import Any, TypedDict
@@ -160,16 +161,25 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
         reap_children()   # the test process exited while the rubric and the audit were scored
 
 
+# Characters the submission's text may carry that no reader should get raw: NUL (PostgreSQL text
+# refuses it), the other C0/C1 controls (terminal escapes, backspaces, bells) and the bidi
+# controls that reorder what a reader sees. Each is shown as its escape; tab and newline stay.
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0)]}
+_CONTROL.update({c: f"\\u{c:04x}" for c in [*range(0x202a, 0x202f), *range(0x2066, 0x206a), 0x200e, 0x200f,
+                                              0x061c]})
+_NEEDS_CLEANING = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069"
+                             "\ud800-\udfff]")
+
+
 def _encodable(value):
-    """``value`` with every string encodable as UTF-8: text the submission wrote (its output, its
-    exception messages) may hold lone surrogates, which would fail the JSON line, the terminal or
-    the database the result goes to. The protocol cleans replies already; this is the last net."""
+    """``value`` with every string safe to write anywhere: text the submission wrote (its output, its
+    exception messages) may hold lone surrogates, NUL or control characters, which would fail the
+    JSON line or the database, or rewrite a terminal or a page. The protocol cleans surrogates from
+    replies already; this is the last net."""
     if type(value) is str:
-        try:
-            value.encode("utf-8")
+        if not _NEEDS_CLEANING.search(value):
             return value
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "replace").decode("utf-8")
+        return value.translate(_CONTROL).encode("utf-8", "replace").decode("utf-8")
     if type(value) is dict:
         return {_encodable(k): _encodable(v) for k, v in value.items()}
     if type(value) in (list, tuple):

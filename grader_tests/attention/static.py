@@ -28,9 +28,15 @@ SOFTMAX_NAMES = {"softmax", "log_softmax", "exp", "exp_", "logsumexp", "_softmax
 
 # Ways to reach a function without writing its name, which no static check can follow. Code that
 # uses them earns neither "no fused attention" point and is flagged for instructor review.
-HIDING_MODULES = {"importlib", "gc", "inspect", "ctypes", "builtins", "operator", "marshal", "pickle",
-                  "types", "codecs", "zlib", "base64"}
-HIDING_BUILTINS = {"__import__", "eval", "exec", "compile", "globals", "vars", "locals", "breakpoint"}
+# The modules the review can follow. The standard library is full of ways to turn a string into an
+# attribute or code (pydoc.locate, pkgutil.resolve_name, string.Formatter, operator.attrgetter,
+# pickle, timeit, code, logging.config, os.sys.modules...), so any other import is flagged: it is
+# allowed in the sandbox, but what it reaches cannot be checked (the assignment page lists these).
+REVIEWABLE_MODULES = {"torch", "numpy", "einops", "math", "cmath", "typing", "dataclasses", "functools",
+                      "itertools", "collections", "copy", "enum", "abc", "numbers", "warnings", "random", "time",
+                      "__future__"}
+HIDING_BUILTINS = {"__import__", "eval", "exec", "compile", "globals", "vars", "locals", "breakpoint",
+                   "__builtins__", "__loader__", "__spec__"}
 # ``x.__class__`` is not among them: it only leads to the student's own class, and every way on
 # from a class to other code (``__mro__``, ``__base__``, ``__subclasses__``, ``__globals__``,
 # ``__dict__``, a computed ``getattr``) is flagged itself.
@@ -45,7 +51,8 @@ SYS_HIDING_ATTRS = {"modules"}
 ANYWHERE_HIDING_ATTRS = {"ops", "_ops", "_C", "_c10d", "_dynamo", "_inductor", "_refs", "_decomp", "_prims",
                          "_jit_internal", "CompilationUnit", "tb_frame", "tb_next", "f_back", "f_globals",
                          "f_locals", "f_builtins", "gi_frame", "cr_frame", "ag_frame", "_getframe", "exc_info",
-                         "last_traceback", "__traceback__"}
+                         "last_traceback", "__traceback__", "_utils", "_import_dotted_name", "get_type_hints",
+                         "_eval_type", "ForwardRef", "overrides", "attrgetter", "methodcaller"}
 # The parts of ``torch.jit`` that compile nothing from strings: fairseq-style guards and decorators.
 # (``torch.jit.CompilationUnit``, ``torch.jit.load`` and the like compile or load code the source
 # does not show.)
@@ -192,6 +199,8 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
     if tree is None:
         return ("the source could not be analysed",)
     aliases, sys_aliases = _torch_aliases(tree), _module_aliases(tree, "sys")
+    imported = {(a.asname or a.name).split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for a in node.names} | {"torch"}
     calls = {id(node.func): node for node in ast.walk(tree) if isinstance(node, ast.Call)}
     harmless: set[int] = set()    # ``torch.jit`` nodes under an attribute of JIT_HARMLESS
     for node in ast.walk(tree):
@@ -206,8 +215,8 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
         if isinstance(node, ast.Import | ast.ImportFrom):
             mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             for mod in mods:
-                if mod.split(".")[0] in HIDING_MODULES:
-                    found.append(f"line {line}: imports {mod}")
+                if mod.split(".")[0] not in REVIEWABLE_MODULES or (isinstance(node, ast.ImportFrom) and node.level):
+                    found.append(f"line {line}: imports {mod or '.'}")
                 jit_guards = (isinstance(node, ast.ImportFrom) and mod == "torch.jit"
                               and all(a.name in JIT_HARMLESS for a in node.names))
                 if mod.startswith("torch.") and any(p in HIDING_ATTRS for p in mod.split(".")[1:]) \
@@ -231,6 +240,15 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
                     found.append(f"line {line}: {shown}")
             elif node.attr in SYS_HIDING_ATTRS and _root(node) in sys_aliases:
                 found.append(f"line {line}: {shown}")
+            elif node.attr.startswith("_") and not node.attr.startswith("__") and isinstance(node.value, ast.Name) \
+                    and node.value.id in imported and not _forbidden(node.attr):
+                found.append(f"line {line}: {shown} (a module's private name)")
+        elif isinstance(node, ast.MatchClass):
+            # ``case object(__dict__=d)`` reads attributes without an Attribute node
+            for attr in node.kwd_attrs:
+                if attr in HIDING_ATTRS | ANYWHERE_HIDING_ATTRS or (attr.startswith("_") and not attr.startswith("__")) \
+                        or _forbidden(attr):
+                    found.append(f"line {line}: a match pattern reading .{attr}")
         elif isinstance(node, ast.Name) and node.id in HIDING_BUILTINS:
             found.append(f"line {line}: {node.id}")
         elif isinstance(node, ast.Name) and node.id in NAME_FUNCS:

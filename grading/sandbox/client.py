@@ -267,12 +267,17 @@ def _is_describe_reply(info: object) -> bool:
                     for x in info.get("linears", [])))
 
 
+_MAX_STAT_NAMES, _MAX_STAT_NAME = 64, 200   # the watch lists a handful of names of this length
+
+
 def _is_stats_reply(st: object) -> bool:
     return (type(st) is dict and set(st) <= {"count", "forbid", "missing"}
-            and all(type(st.get(k, {})) is dict and all(type(n) is str and type(c) is int
-                                                        for n, c in st.get(k, {}).items())
+            and all(type(st.get(k, {})) is dict and len(st.get(k, {})) <= _MAX_STAT_NAMES
+                    and all(type(n) is str and len(n) <= _MAX_STAT_NAME and type(c) is int
+                            for n, c in st.get(k, {}).items())
                     for k in ("count", "forbid"))
-            and type(st.get("missing", [])) is list and all(type(n) is str for n in st.get("missing", [])))
+            and type(st.get("missing", [])) is list and len(st.get("missing", [])) <= _MAX_STAT_NAMES
+            and all(type(n) is str and len(n) <= _MAX_STAT_NAME for n in st.get("missing", [])))
 
 
 def _describe_status(st: dict | None, limits: Limits) -> str:
@@ -524,9 +529,9 @@ class Session:
         kind = err.get("kind")
         message = err.get("message")
         lineno = err.get("lineno")
-        kind = kind[:100] if isinstance(kind, str) else "Exception"
+        kind = kind[:100] if isinstance(kind, str) and kind.isidentifier() else "Exception"
         message = message[:2000] if isinstance(message, str) else ""
-        lineno = lineno if type(lineno) is int and lineno >= 0 else None
+        lineno = lineno if type(lineno) is int and 0 <= lineno < 10_000_000 else None
         raise StudentError(kind, message, lineno)
 
     # ------------------------------------------------------------------ public ops

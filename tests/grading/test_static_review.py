@@ -27,6 +27,9 @@ WRITTEN_OUT = {
     "jit_guard_imported": "from torch.jit import is_scripting\n",
     "ide_auto_import": "from torch.nn.modules.linear import Linear\nimport torch.nn.modules.dropout\n",
     "hasattr_constant": "def f(m):\n    return hasattr(m, 'bias')\n",
+    "reviewable_imports": "import copy\nimport math\nfrom functools import partial\nfrom dataclasses import dataclass\n"
+                          "from typing import Optional\nimport numpy as np\nfrom einops import rearrange\n",
+    "module_method_named_like_a_module": "class M(nn.Module):\n    def f(self):\n        return list(self.modules())\n",
 }
 
 HIDDEN = {
@@ -45,6 +48,14 @@ HIDDEN = {
     "jit_module_imported": ("from torch import jit\n", "import jit"),
     "importlib": ("import importlib\n", "importlib"),
     "eval": ("x = eval('1')\n", "eval"),
+    "a_module_the_review_cannot_follow": ("import pydoc\n", "imports pydoc"),
+    "os_reaches_sys": ("import os\nm = os.sys.modules\n", "imports os"),
+    "builtins_by_name": ("g = __builtins__['getattr']\n", "__builtins__"),
+    "match_class_pattern": ("match F:\n    case object(_scaled_dot_product_attention_math=f):\n        pass\n",
+                            "match pattern"),
+    "a_modules_private_name": ("import collections\ns = collections._sys\n", "private name"),
+    "torch_utils": ("f = torch._utils._import_dotted_name\n", "_utils"),
+    "type_hints_evaluate_strings": ("import typing\nh = typing.get_type_hints\n", "get_type_hints"),
 }
 
 

@@ -71,6 +71,12 @@ def _fake_describe(self, req):
     return info
 _ops["describe"] = _fake_describe
 '''
+FUSED_THROUGH_A_MATCH_PATTERN = CORRECT.replace("output = torch.matmul(weights, v)",
+                                                "output = _KERNEL(q, k, v, attn_mask=additive_mask)[0]") + '''
+match torch:
+    case object(_scaled_dot_product_attention_math=_KERNEL):
+        pass
+'''
 REPORT_TESTS = ("test_no_fused_attention_static", "test_no_fused_attention_runtime", "test_mha_reuses_sdpa",
                 "test_mha_structure", "test_mha_custom_head_dim")
 
@@ -87,9 +93,14 @@ def _points(result: dict, test_id: str) -> float:
 
 @pytest.mark.parametrize(("attack", "honest"), [(FUSED + FORGE_STATS, FUSED), (COPIES + FORGE_STATS, COPIES),
                                                 (FUSED_THROUGH_AN_ALIAS, FUSED),
-                                                (OWN_PROJECTIONS + FORGE_DESCRIBE, OWN_PROJECTIONS)],
+                                                (OWN_PROJECTIONS + FORGE_DESCRIBE, OWN_PROJECTIONS),
+                                                (OWN_PROJECTIONS + FORGE_DESCRIBE.replace(
+                                                    "import sys as _s\n", "import os as _s\n").replace(
+                                                    "_s.modules", "_s.sys.modules"), OWN_PROJECTIONS),
+                                                (FUSED_THROUGH_A_MATCH_PATTERN, FUSED)],
                          ids=["fused_with_forged_counters", "copied_softmax_with_forged_counters",
-                              "fused_through_an_alias_of_torch", "own_projections_with_a_forged_layout"])
+                              "fused_through_an_alias_of_torch", "own_projections_with_a_forged_layout",
+                              "forged_layout_through_os", "fused_kernel_read_by_a_match_pattern"])
 def test_forged_reports_and_aliases_earn_nothing_and_are_flagged(executor, attack, honest):
     forged, plain = _grade(executor, attack), _grade(executor, honest)
     assert forged["total"] <= plain["total"] < 85
@@ -104,13 +115,18 @@ def test_malformed_reports_from_the_jail_fail_the_submission_never_the_grader(ex
 
 
 @pytest.mark.parametrize("where", ["forward", "import"])
-def test_lone_surrogates_in_the_submissions_messages_leave_a_result_any_utf8_writer_accepts(executor, where):
-    code = (CORRECT.replace("assert q.ndim == k.ndim == v.ndim == 4", "raise ValueError('lone \\ud800 here')")
-            if where == "forward" else CORRECT + "\nraise RuntimeError('bad byte \\udcff here')\n")
+@pytest.mark.parametrize("text", ["lone \\ud800 here", "nul \\x00 and \\x1b[2J escape \\u202e here"],
+                         ids=["surrogate", "controls"])
+def test_what_the_submission_writes_leaves_a_result_any_writer_accepts(executor, where, text):
+    # printed too where printing it works (a lone surrogate cannot be encoded to stdout at all)
+    say = "" if "ud800" in text else f"print('{text}'); "
+    code = (CORRECT.replace("assert q.ndim == k.ndim == v.ndim == 4", f"{say}raise ValueError('{text}')")
+            if where == "forward" else CORRECT + f"\n{say}raise RuntimeError('{text}')\n")
     result = _grade(executor, code)
-    text = json.dumps(result, ensure_ascii=False)
-    text.encode("utf-8")                           # the CLI's JSON line, the database, a terminal
-    assert "here" in text and result["total"] < 85
+    out = json.dumps(result, ensure_ascii=False)
+    out.encode("utf-8")                            # the CLI's JSON line, a terminal
+    assert "\x00" not in out and "\x1b" not in out and "\u202e" not in out   # PostgreSQL text, a terminal, a page
+    assert "here" in out and result["total"] < 85
 
 
 def test_projections_of_another_class_holding_a_linears_weights_are_driven_and_lose_only_the_structure_test(
