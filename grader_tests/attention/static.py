@@ -53,6 +53,9 @@ ANYWHERE_HIDING_ATTRS = {"ops", "_ops", "_C", "_c10d", "_dynamo", "_inductor", "
                          "f_locals", "f_builtins", "gi_frame", "cr_frame", "ag_frame", "_getframe", "exc_info",
                          "last_traceback", "__traceback__", "_utils", "_import_dotted_name", "get_type_hints",
                          "_eval_type", "ForwardRef", "overrides", "attrgetter", "methodcaller"}
+# Functions of a module that load pickled code or native libraries (np.load(allow_pickle=True),
+# np.ctypeslib), whatever the module's name in the source.
+MODULE_LOADERS = {"load", "loads", "ctypeslib", "ctypes", "cpp_extension", "load_inline", "load_library"}
 # The parts of ``torch.jit`` that compile nothing from strings: fairseq-style guards and decorators.
 # (``torch.jit.CompilationUnit``, ``torch.jit.load`` and the like compile or load code the source
 # does not show.)
@@ -236,13 +239,16 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
             elif node.attr in ANYWHERE_HIDING_ATTRS:
                 found.append(f"line {line}: {shown}")
             elif node.attr in HIDING_ATTRS and id(node) not in harmless:
-                if _root(node) in aliases | sys_aliases or chain is None:
+                if _root(node) in aliases | sys_aliases or chain is None or (
+                        node.attr in MODULE_LOADERS and _root(node) in imported):
                     found.append(f"line {line}: {shown}")
             elif node.attr in SYS_HIDING_ATTRS and _root(node) in sys_aliases:
                 found.append(f"line {line}: {shown}")
-            elif node.attr.startswith("_") and not node.attr.startswith("__") and isinstance(node.value, ast.Name) \
-                    and node.value.id in imported and not _forbidden(node.attr):
+            elif node.attr.startswith("_") and not node.attr.startswith("__") and _root(node) in imported \
+                    and not _forbidden(node.attr):
                 found.append(f"line {line}: {shown} (a module's private name)")
+            elif node.attr in MODULE_LOADERS and _root(node) in imported:
+                found.append(f"line {line}: {shown}")
         elif isinstance(node, ast.MatchClass):
             # ``case object(__dict__=d)`` reads attributes without an Attribute node
             for attr in node.kwd_attrs:

@@ -55,6 +55,9 @@ HIDDEN = {
                             "match pattern"),
     "a_modules_private_name": ("import collections\ns = collections._sys\n", "private name"),
     "torch_utils": ("f = torch._utils._import_dotted_name\n", "_utils"),
+    "a_private_name_deeper_in_a_module": ("f = torch.utils._pytree\n", "private name"),
+    "pickles_loaded_by_numpy": ("import numpy as np\nw = np.load('/tmp/w.npy', allow_pickle=True)\n", "np.load"),
+    "native_code_through_numpy": ("import numpy as np\nlib = np.ctypeslib\n", "ctypeslib"),
     "type_hints_evaluate_strings": ("import typing\nh = typing.get_type_hints\n", "get_type_hints"),
 }
 
