@@ -57,6 +57,13 @@ HIDDEN = {
     "torch_utils": ("f = torch._utils._import_dotted_name\n", "_utils"),
     "a_private_name_deeper_in_a_module": ("f = torch.utils._pytree\n", "private name"),
     "pickles_loaded_by_numpy": ("import numpy as np\nw = np.load('/tmp/w.npy', allow_pickle=True)\n", "np.load"),
+    "a_loader_imported_by_name": ("from numpy import load\n", "import load"),
+    "a_loader_deeper_in_numpy": ("from numpy.lib.format import read_array\n", "read_array"),
+    "string_annotations_evaluated": ("from functools import singledispatch\n", "singledispatch"),
+    "a_function_taking_self_outside_a_class": ("def attend(self, q):\n    return self.softmax(q)\n", "taking self"),
+    "a_method_called_with_another_self": ("class A:\n    def f(self):\n        return 1\n\nA.f(torch)\n",
+                                          "another self"),
+    "a_private_name_of_anything": ("lib = (torch,)[0]\nf = lib._C\n", "_C"),
     "native_code_through_numpy": ("import numpy as np\nlib = np.ctypeslib\n", "ctypeslib"),
     "type_hints_evaluate_strings": ("import typing\nh = typing.get_type_hints\n", "get_type_hints"),
 }
@@ -119,3 +126,20 @@ def test_softmax_copied_into_the_multi_head_class_is_found_through_aliases_and_b
     # deriving from the single-head module is reuse, not a copy
     derived = HEADER + SDPA + "class MultiHeadAttention(ScaledDotProductAttention):\n    pass\n"
     assert static.class_softmax_calls(derived, "MultiHeadAttention") == []
+
+
+@pytest.mark.parametrize("code", [
+    "lib = (torch,)[0]\nf = lib.nn.functional.scaled_dot_product_attention\n",
+    "for lib in [torch]:\n    f = lib._scaled_dot_product_attention_math\n",
+    "class B:\n    lib = torch\n\nf = B.lib.nn.functional.scaled_dot_product_attention\n",
+    "f = (lambda self: self.MultiheadAttention)(torch.nn)\n",
+    "def _scaled_dot_product_attention_math():\n    pass\n\nlib = (torch,)[0]\nf = lib._scaled_dot_product_attention_math\n",
+], ids=["tuple_alias", "loop_alias", "class_attribute_alias", "lambda_self", "own_function_of_that_name"])
+def test_pytorchs_attention_names_are_found_on_any_object(code):
+    assert static.fused_attention_uses(HEADER + code)
+
+
+def test_the_students_own_method_of_that_name_is_their_own():
+    code = ("class M(nn.Module):\n    def scaled_dot_product_attention(self, q, k, v):\n        return q\n\n"
+            "    def forward(self, q, k, v):\n        return self.scaled_dot_product_attention(q, k, v)\n")
+    assert static.fused_attention_uses(HEADER + code) == [] and static.hidden_name_uses(HEADER + code) == ()
