@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 
 # Attribute names of PyTorch's ready-made attention.
 FORBIDDEN_EXACT = {"MultiheadAttention", "multi_head_attention_forward", "Transformer",
@@ -221,6 +222,45 @@ def fused_attention_uses(source: str) -> list[str]:
     return sorted(set(found), key=lambda s: (len(s.split(":")[0]), s))
 
 
+# Builtin classes whose match patterns read no attribute (``case int(x)`` matches the value itself).
+MATCH_BUILTINS = {"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str", "tuple"}
+# Hooks that make a class pattern match any object, or name the attributes it reads.
+MATCH_HOOKS = {"__match_args__", "__instancecheck__", "__subclasscheck__", "__subclasshook__"}
+
+
+def _folded(node: ast.AST) -> str | None:
+    """The string a constant expression spells: "scaled_dot" + "_product", f"{'__wr'}apped__"."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _folded(node.left), _folded(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.JoinedStr):
+        parts = [_folded(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values]
+        return None if None in parts else "".join(parts)
+    return None
+
+
+def _hidden_names_in_strings(tree: ast.Module) -> dict[int, str]:
+    """String values (not docstrings) that spell a name the review looks for: such a string can
+    only be meant for a lookup by name, which no check can follow."""
+    docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+    inner = {id(c) for n in ast.walk(tree) if isinstance(n, ast.BinOp | ast.JoinedStr) for c in ast.walk(n)
+             if c is not n}
+    out: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if id(node) in docstrings or id(node) in inner or not isinstance(node, ast.Constant | ast.BinOp | ast.JoinedStr):
+            continue
+        text = _folded(node)
+        if text is None or len(text) > 200:
+            continue
+        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+        if any(_forbidden(w) for w in words) or words & (HIDING_ATTRS | ANYWHERE_HIDING_ATTRS | MATCH_HOOKS) \
+                - {"load", "compile", "jit", "library", "hub", "ops", "overrides"}:
+            out[id(node)] = text
+    return out
+
+
 def _on_self(call: ast.Call) -> bool:
     return bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == "self"
 
@@ -254,6 +294,7 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
     if tree is None:
         return ("the source could not be analysed",)
     aliases, sys_aliases = _torch_aliases(tree), _module_aliases(tree, "sys")
+    names_in_strings = _hidden_names_in_strings(tree)
     imported = {(a.asname or a.name).split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for a in node.names} | {"torch"}
     calls = {id(node.func): node for node in ast.walk(tree) if isinstance(node, ast.Call)}
@@ -313,11 +354,20 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
                     and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
                 found.append(f"line {line}: {shown} (a private name of something not your own)")
         elif isinstance(node, ast.MatchClass):
-            # ``case object(__dict__=d)`` reads attributes without an Attribute node
+            # ``case object(__dict__=d)`` reads attributes without an Attribute node, and ``case C(x)``
+            # reads the attribute named by the string C.__match_args__[0]
             for attr in node.kwd_attrs:
                 if attr in HIDING_ATTRS | ANYWHERE_HIDING_ATTRS or (attr.startswith("_") and not attr.startswith("__")) \
                         or _forbidden(attr):
                     found.append(f"line {line}: a match pattern reading .{attr}")
+            if node.patterns and not (isinstance(node.cls, ast.Name) and node.cls.id in MATCH_BUILTINS):
+                found.append(f"line {line}: a match pattern reading attributes by position")
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in MATCH_HOOKS:
+            found.append(f"line {line}: defines {node.name}")
+        elif isinstance(node, ast.Name) and node.id in MATCH_HOOKS and isinstance(node.ctx, ast.Store):
+            found.append(f"line {line}: defines {node.id}")
+        elif isinstance(node, ast.Constant | ast.BinOp | ast.JoinedStr) and id(node) in names_in_strings:
+            found.append(f"line {line}: the string {names_in_strings[id(node)]!r}")
         elif isinstance(node, ast.Name) and node.id in EVALUATING_NAMES:
             found.append(f"line {line}: {node.id}")
         elif isinstance(node, ast.Name) and node.id in HIDING_BUILTINS:

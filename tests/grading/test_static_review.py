@@ -30,6 +30,11 @@ WRITTEN_OUT = {
     "reviewable_imports": "import copy\nimport math\nfrom functools import partial\nfrom dataclasses import dataclass\n"
                           "from typing import Optional\nimport numpy as np\nfrom einops import rearrange\n",
     "module_method_named_like_a_module": "class M(nn.Module):\n    def f(self):\n        return list(self.modules())\n",
+    "docstrings_and_messages_name_what_they_like": (
+        "class M(nn.Module):\n    \"\"\"Same numbers as F.scaled_dot_product_attention.\"\"\"\n\n"
+        "    def f(self, x):\n        if x is None:\n            raise ValueError(f'no input for {self}')\n"
+        "        match x.shape:\n            case (b, n, d):\n                return b\n            case int(n):\n"
+        "                return n\n"),
 }
 
 HIDDEN = {
@@ -64,6 +69,13 @@ HIDDEN = {
     "a_method_called_with_another_self": ("class A:\n    def f(self):\n        return 1\n\nA.f(torch)\n",
                                           "another self"),
     "a_private_name_of_anything": ("lib = (torch,)[0]\nf = lib._C\n", "_C"),
+    "attributes_read_by_a_positional_match_pattern": (
+        "class Pick:\n    __match_args__ = ('softmax',)\n\nmatch F:\n    case Pick(f):\n        pass\n",
+        "by position"),
+    "a_class_that_matches_anything": ("class Any(type):\n    def __instancecheck__(cls, obj):\n        return True\n",
+                                      "__instancecheck__"),
+    "a_name_spelled_in_pieces": ("name = 'scaled_dot_product' + '_attention'\n", "the string"),
+    "a_dunder_spelled_in_a_string": ("name = f\"{'__wr'}apped__\"\n", "the string"),
     "native_code_through_numpy": ("import numpy as np\nlib = np.ctypeslib\n", "ctypeslib"),
     "type_hints_evaluate_strings": ("import typing\nh = typing.get_type_hints\n", "get_type_hints"),
 }
