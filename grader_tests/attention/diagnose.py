@@ -103,9 +103,9 @@ FAULTS: dict[str, Msg] = {
                     "exp() 为 inf；请在 exp() 之前减去行最大值（torch.softmax 会这样做）"),
     "row_max": msg("very large scores give finite results when every row has the same maximum, but not when "
                    "the rows' maxima differ: subtract each row's own maximum (amax(dim=-1, keepdim=True)) "
-                   "before exp(), not one maximum for the whole tensor",
+                   "before exp()",
                    "当每一行的最大值相同时，极大 score 的结果是有限的，而各行最大值不同时则不然：在 exp() 之前应减去"
-                   "每一行自己的最大值（amax(dim=-1, keepdim=True)），而不是整个 tensor 的一个最大值"),
+                   "每一行自己的最大值（amax(dim=-1, keepdim=True)）"),
     "stateful": msg("the result depends on earlier calls; keep nothing (a mask, keys and values, a scale) from "
                     "one call to the next",
                     "结果取决于之前的调用；不要在调用之间保留任何东西（mask、key 和 value、缩放系数）"),
@@ -114,11 +114,11 @@ FAULTS: dict[str, Msg] = {
                         "module is imported or built, or a value kept from an earlier call",
                         "同一个会话中重复调用结果相同，但两个新会话的结果不同：结果取决于输入以外的东西，例如在导入或"
                         "构建模块时抽取的随机值，或从之前的调用中保留下来的值"),
-    "dropout": msg("two identical calls in eval() mode gave different results: the result changes from call "
-                   "to call, through randomness still active in eval mode (e.g. F.dropout without "
-                   "training=self.training; use nn.Dropout) or state kept from one call to the next",
-                   "eval() 模式下两次相同的调用结果不同：结果每次调用都在变化，原因是 eval 模式下仍在起作用的随机性"
-                   "（例如没有传 training=self.training 的 F.dropout；请使用 nn.Dropout），或在调用之间保留的状态"),
+    "dropout": msg("in eval() mode results that must be identical differ: randomness is still active in eval "
+                   "mode (e.g. F.dropout without training=self.training; use nn.Dropout), or state is kept from "
+                   "one call to the next",
+                   "eval() 模式下本应完全相同的结果不同：eval 模式下仍有随机性在起作用（例如没有传 "
+                   "training=self.training 的 F.dropout；请使用 nn.Dropout），或在调用之间保留了状态"),
 }
 
 

@@ -45,6 +45,11 @@ SOFTMAX_NAMES = {"softmax", "log_softmax", "exp", "exp_", "logsumexp", "_softmax
 REVIEWABLE_MODULES = {"torch", "numpy", "einops", "math", "cmath", "typing", "dataclasses", "functools",
                       "itertools", "collections", "copy", "enum", "abc", "numbers", "warnings", "random", "time",
                       "__future__"}
+# Parts of torch with public helpers that turn a string into an object or code (fx's fetch_attr,
+# torch.ao's getattr_from_fqn, torch.package, torch.overrides...): no attention code needs them.
+TORCH_UNREVIEWABLE = {"ao", "fx", "package", "overrides", "utils", "distributed", "export", "onnx", "compiler",
+                      "testing", "multiprocessing", "serialization", "hub", "library", "jit_internal", "quantization",
+                      "_dynamo", "_inductor", "_export", "_functorch", "_higher_order_ops", "_library", "_subclasses"}
 HIDING_BUILTINS = {"__import__", "eval", "exec", "compile", "globals", "vars", "locals", "breakpoint",
                    "__builtins__", "__loader__", "__spec__"}
 # ``x.__class__`` is not among them: it only leads to the student's own class, and every way on
@@ -160,12 +165,31 @@ def _own_method_accesses(tree: ast.Module) -> set[int]:
     class defines X (a method, or ``self.X = ...``). Anything else that reads PyTorch's names is
     PyTorch's: a function with a ``self`` parameter can be called with ``torch`` as ``self``."""
     own: set[int] = set()
-    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+    classes = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    torch_names = _torch_aliases(tree)
+
+    def defined(cls: ast.ClassDef, seen: set[str]) -> set[str]:
+        """Names a class of the module defines, with those of its bases defined in the module."""
         names = {n.name for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
         names |= {t.attr for n in ast.walk(cls) if isinstance(n, ast.Assign) for t in n.targets
                   if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+        for base in cls.bases:
+            if isinstance(base, ast.Name) and base.id in classes and base.id not in seen:
+                names |= defined(classes[base.id], seen | {base.id})
+        return names
+
+    def harmless(decorator: ast.expr) -> bool:
+        """torch's own decorators (torch.no_grad(), torch.autocast(...), torch.jit.unused) and
+        property keep self the instance; anything else might call the method with another self."""
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        chain = _dotted(target) or [""]
+        return chain[0] in torch_names or chain == ["property"]
+
+    for cls in classes.values():
+        names = defined(cls, {cls.name})
         for fn in cls.body:
-            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) or fn.decorator_list or not fn.args.args:
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) or not fn.args.args \
+                    or not all(harmless(d) for d in fn.decorator_list):
                 continue
             first = fn.args.args[0].arg
             if first not in ("self", "cls"):
@@ -182,6 +206,10 @@ def unbound_calls(tree: ast.Module) -> list[str]:
     body with a ``self``/``cls`` parameter, or ``SomeClass.method(x, ...)`` on a class of the module
     with ``x`` not ``self`` (``super()`` and ``nn.Module.__init__(self)`` are fine)."""
     classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    # a staticmethod or classmethod takes no instance: SomeClass.helper(x) is its normal call
+    unbound_ok = {(c.name, f.name) for c in tree.body if isinstance(c, ast.ClassDef) for f in c.body
+                  if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                  and any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in f.decorator_list)}
     # anything inside a class body (methods, property(lambda self: ...)): what it reads through self is
     # checked by fused_attention_uses, which trusts only undecorated methods of the class
     in_class = {id(n) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for n in ast.walk(c)}
@@ -193,6 +221,7 @@ def unbound_calls(tree: ast.Module) -> list[str]:
                 found.append(f"line {node.lineno}: a function outside a class taking self")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id in classes \
+                and (node.func.value.id, node.func.attr) not in unbound_ok \
                 and not (node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in ("self", "cls")):
             found.append(f"line {node.lineno}: {node.func.value.id}.{node.func.attr}(...) called with another self")
     return found
@@ -222,6 +251,9 @@ def fused_attention_uses(source: str) -> list[str]:
     return sorted(set(found), key=lambda s: (len(s.split(":")[0]), s))
 
 
+# Private helpers of torch that weight-initialisation code copies from nn.Linear.reset_parameters.
+PRIVATE_OK = {"_calculate_fan_in_and_fan_out", "_calculate_correct_fan", "_no_grad_uniform_", "_no_grad_normal_",
+              "_assert"}
 # Builtin classes whose match patterns read no attribute (``case int(x)`` matches the value itself).
 MATCH_BUILTINS = {"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str", "tuple"}
 # Hooks that make a class pattern match any object, or name the attributes it reads.
@@ -252,8 +284,8 @@ def _hidden_names_in_strings(tree: ast.Module) -> dict[int, str]:
         if id(node) in docstrings or id(node) in inner or not isinstance(node, ast.Constant | ast.BinOp | ast.JoinedStr):
             continue
         text = _folded(node)
-        if text is None or len(text) > 200:
-            continue
+        if text is None or len(text) > 200 or not re.fullmatch(r"[\w.]+", text):
+            continue                   # a message ("Transformer attention: ...") is no name to look up
         words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
         if any(_forbidden(w) for w in words) or words & (HIDING_ATTRS | ANYWHERE_HIDING_ATTRS | MATCH_HOOKS) \
                 - {"load", "compile", "jit", "library", "hub", "ops", "overrides"}:
@@ -295,6 +327,10 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
         return ("the source could not be analysed",)
     aliases, sys_aliases = _torch_aliases(tree), _module_aliases(tree, "sys")
     names_in_strings = _hidden_names_in_strings(tree)
+    # a dataclass's positional pattern reads the fields its source shows (a hand-written
+    # __match_args__ is flagged on its own)
+    dataclasses_here = {c.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and any(
+        (_dotted(d.func if isinstance(d, ast.Call) else d) or [""])[-1] == "dataclass" for d in c.decorator_list)}
     imported = {(a.asname or a.name).split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for a in node.names} | {"torch"}
     calls = {id(node.func): node for node in ast.walk(tree) if isinstance(node, ast.Call)}
@@ -311,8 +347,14 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
         if isinstance(node, ast.Import | ast.ImportFrom):
             mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             for mod in mods:
-                if mod.split(".")[0] not in REVIEWABLE_MODULES or (isinstance(node, ast.ImportFrom) and node.level):
+                parts = mod.split(".")
+                if parts[0] not in REVIEWABLE_MODULES or (isinstance(node, ast.ImportFrom) and node.level) \
+                        or (parts[0] == "torch" and len(parts) > 1 and parts[1] in TORCH_UNREVIEWABLE):
                     found.append(f"line {line}: imports {mod or '.'}")
+            if isinstance(node, ast.ImportFrom) and node.module == "torch":
+                for a in node.names:
+                    if a.name in TORCH_UNREVIEWABLE:
+                        found.append(f"line {line}: from torch import {a.name}")
                 jit_guards = (isinstance(node, ast.ImportFrom) and mod == "torch.jit"
                               and all(a.name in JIT_HARMLESS for a in node.names))
                 if mod.startswith("torch.") and any(p in HIDING_ATTRS for p in mod.split(".")[1:]) \
@@ -333,6 +375,10 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
         elif isinstance(node, ast.Attribute):
             chain = _dotted(node)
             shown = ".".join(chain) if chain else "..." + node.attr
+            if node.attr in TORCH_UNREVIEWABLE and isinstance(node.value, ast.Name) and node.value.id in aliases \
+                    and node.value.id not in ("nn", "F", "functional"):
+                found.append(f"line {line}: {shown}")
+                continue
             if node.attr.startswith("__") and node.attr in HIDING_ATTRS | ANYWHERE_HIDING_ATTRS:
                 found.append(f"line {line}: .{node.attr}")
             elif node.attr in ANYWHERE_HIDING_ATTRS:
@@ -344,14 +390,16 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
             elif node.attr in SYS_HIDING_ATTRS and _root(node) in sys_aliases:
                 found.append(f"line {line}: {shown}")
             elif node.attr.startswith("_") and not node.attr.startswith("__") and _root(node) in imported \
-                    and not _forbidden(node.attr):
+                    and not _forbidden(node.attr) and node.attr not in PRIVATE_OK:
                 found.append(f"line {line}: {shown} (a module's private name)")
             elif node.attr in MODULE_LOADERS and _root(node) in imported:
                 found.append(f"line {line}: {shown}")
             elif node.attr in EVALUATING_NAMES:
                 found.append(f"line {line}: {shown}")
             elif node.attr.startswith("_") and not node.attr.startswith("__") and not _forbidden(node.attr) \
-                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                    and node.attr not in PRIVATE_OK and _root(node) not in ("self", "cls") \
+                    and not (isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+                             and node.value.func.id == "super"):
                 found.append(f"line {line}: {shown} (a private name of something not your own)")
         elif isinstance(node, ast.MatchClass):
             # ``case object(__dict__=d)`` reads attributes without an Attribute node, and ``case C(x)``
@@ -360,7 +408,9 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
                 if attr in HIDING_ATTRS | ANYWHERE_HIDING_ATTRS or (attr.startswith("_") and not attr.startswith("__")) \
                         or _forbidden(attr):
                     found.append(f"line {line}: a match pattern reading .{attr}")
-            if node.patterns and not (isinstance(node.cls, ast.Name) and node.cls.id in MATCH_BUILTINS):
+            cls_name = ".".join(_dotted(node.cls) or [""])
+            if node.patterns and cls_name not in MATCH_BUILTINS and cls_name not in dataclasses_here \
+                    and not (cls_name.split(".")[-1] == "Size" and cls_name.split(".")[0] in aliases):
                 found.append(f"line {line}: a match pattern reading attributes by position")
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in MATCH_HOOKS:
             found.append(f"line {line}: defines {node.name}")

@@ -30,6 +30,19 @@ WRITTEN_OUT = {
     "reviewable_imports": "import copy\nimport math\nfrom functools import partial\nfrom dataclasses import dataclass\n"
                           "from typing import Optional\nimport numpy as np\nfrom einops import rearrange\n",
     "module_method_named_like_a_module": "class M(nn.Module):\n    def f(self):\n        return list(self.modules())\n",
+    "a_staticmethod_called_on_its_class": ("class M(nn.Module):\n    @staticmethod\n    def split(t):\n        return t\n\n"
+                                           "    def forward(self, x):\n        return M.split(x)\n"),
+    "a_private_helper_of_the_own_base_class": ("class B(nn.Module):\n    def _split(self, t):\n        return t\n\n"
+                                               "class M(B):\n    def forward(self, x):\n        return super()._split(x)\n"),
+    "a_private_attribute_of_an_own_submodule": ("class M(nn.Module):\n    def forward(self, x):\n"
+                                                "        return self.attention._last_shape\n"),
+    "weight_init_copied_from_nn_linear": ("fan_in, _ = nn.init._calculate_fan_in_and_fan_out(torch.empty(4, 4))\n"),
+    "a_match_on_a_shape_or_a_dataclass": (
+        "from dataclasses import dataclass\n\n@dataclass\nclass Cfg:\n    d: int\n    h: int\n\n"
+        "def f(x, cfg):\n    match x.shape:\n        case torch.Size([b, n, d]):\n            pass\n"
+        "    match cfg:\n        case Cfg(d, h):\n            return d // h\n"),
+    "pytorchs_names_in_messages": ("assert True, 'Transformer attention: d_model must be divisible by num_heads'\n"
+                                   "msg = 'same numbers as torch.nn.functional.scaled_dot_product_attention, checked'\n"),
     "docstrings_and_messages_name_what_they_like": (
         "class M(nn.Module):\n    \"\"\"Same numbers as F.scaled_dot_product_attention.\"\"\"\n\n"
         "    def f(self, x):\n        if x is None:\n            raise ValueError(f'no input for {self}')\n"
@@ -75,6 +88,9 @@ HIDDEN = {
     "a_class_that_matches_anything": ("class Any(type):\n    def __instancecheck__(cls, obj):\n        return True\n",
                                       "__instancecheck__"),
     "a_name_spelled_in_pieces": ("name = 'scaled_dot_product' + '_attention'\n", "the string"),
+    "a_name_resolver_in_torch_ao": ("from torch.ao.quantization.utils import getattr_from_fqn\n", "torch.ao"),
+    "a_name_resolver_in_torch_fx": ("g = torch.fx.Interpreter\n", "torch.fx"),
+    "torch_utils_by_from_import": ("from torch import utils\n", "import utils"),
     "a_dunder_spelled_in_a_string": ("name = f\"{'__wr'}apped__\"\n", "the string"),
     "native_code_through_numpy": ("import numpy as np\nlib = np.ctypeslib\n", "ctypeslib"),
     "type_hints_evaluate_strings": ("import typing\nh = typing.get_type_hints\n", "get_type_hints"),
@@ -149,6 +165,15 @@ def test_softmax_copied_into_the_multi_head_class_is_found_through_aliases_and_b
 ], ids=["tuple_alias", "loop_alias", "class_attribute_alias", "lambda_self", "own_function_of_that_name"])
 def test_pytorchs_attention_names_are_found_on_any_object(code):
     assert static.fused_attention_uses(HEADER + code)
+
+
+def test_the_students_own_method_of_that_name_is_their_own_when_inherited_or_under_torchs_decorators():
+    code = ("class Base(nn.Module):\n    def scaled_dot_product_attention(self, q, k, v):\n        return q\n\n"
+            "class M(Base):\n    @torch.autocast(device_type='cpu', enabled=False)\n    def forward(self, q, k, v):\n"
+            "        return self.scaled_dot_product_attention(q, k, v)\n")
+    assert static.fused_attention_uses(HEADER + code) == [] and static.hidden_name_uses(HEADER + code) == ()
+    wrapped = code.replace("@torch.autocast(device_type='cpu', enabled=False)", "@my_wrapper")
+    assert static.fused_attention_uses(HEADER + wrapped)      # a decorator of its own may pass torch as self
 
 
 def test_the_students_own_method_of_that_name_is_their_own():
