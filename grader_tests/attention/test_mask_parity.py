@@ -30,6 +30,15 @@ def test_output_parity_reference(student, record_measurement):
     expect_close(out, ref, C.OUT_TOL, msg("float32 output (vs torch.nn.functional.scaled_dot_product_attention)",
                                           "float32 输出（对比 torch.nn.functional.scaled_dot_product_attention）"),
                  hint=hint)
+    # The contract lets dk and dv differ either way: the parity case has dv < dk, this one dv > dk
+    # (a scale computed from the larger of the two passes the first and not this one).
+    q, k, v = C.qkv(13, 2, 3, 5, 6, 4, 9)
+    out = student.sdpa(q, k, v)
+    ref = C.ref_output(q, k, v)
+    hint = diagnose.sdpa_output(out, q, k, v, student=student) if max_err(out, ref) > C.OUT_TOL else None
+    expect_close(out, ref, C.OUT_TOL, msg("float32 output with dv > dk (q, k [2,3,5|6,4], v [2,3,6,9])",
+                                          "dv > dk 时的 float32 输出（q、k 为 [2,3,5|6,4]，v 为 [2,3,6,9]）"),
+                 hint=hint)
 
 
 def test_weights_parity_reference(student):
