@@ -222,8 +222,8 @@ def _sdpa_name(fault: str, on_output: bool) -> Msg:
 def sdpa_weights(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,
                  student: SdpaCaller | None = None) -> Msg | None:
     """The named mistake the weights ``w`` are, confirmed on a second case with ``student``, or None."""
-    if _half_fault(w):
-        return _half_fault(w)
+    if half := _half_fault(w):
+        return half
     for fault in C.SDPA_FAULTS:
         cand = _weights(fault, q, k, v, mask)
         if cand is not None and _err(w, cand) < MATCH_TOL:
@@ -235,8 +235,8 @@ def sdpa_output(out: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | Non
                 student: SdpaCaller | None = None) -> Msg | None:
     """The named mistake an output is (weights models applied to v), confirmed on a second case with
     ``student``, or None."""
-    if _half_fault(out):
-        return _half_fault(out)
+    if half := _half_fault(out):
+        return half
     for fault in C.SDPA_FAULTS:
         if fault == "raw_scores":
             continue
@@ -319,8 +319,8 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
         key_padding_mask: Tensor | None = None, *, student: MhaBuilder | None = None) -> Msg | None:
     """The named mistake a multi-head output (and its weights, when given) is, or None. A scale
     mistake is confirmed with ``student`` on another head_dim first."""
-    if _half_fault(out):
-        return _half_fault(out)
+    if half := _half_fault(out):
+        return half
     for fault in C.MHA_FAULTS:
         try:
             got = C.mha_variant(params, num_heads, head_dim, x, context, additive_mask, key_padding_mask, fault)

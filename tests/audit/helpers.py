@@ -15,6 +15,16 @@ AUDITS = Path(__file__).resolve().parents[1] / "fixtures" / "audits"
 # The lab's 2x3 example (B=H=1, Nq=2, Nk=3): rows are queries, columns keys, rows sum to 1.
 EXAMPLE_WEIGHTS = [[0.21, 0.58, 0.21], [0.09, 0.24, 0.67]]
 
+def items(result: dict) -> dict[str, dict]:
+    """An audit result's items by id."""
+    return {it["id"]: it for it in result["items"]}
+
+
+def kinds(result: dict) -> list[str]:
+    """The kinds of an audit result's flags, in order."""
+    return [f["kind"] for f in result["flags"]]
+
+
 # What the grader measured on code consistent with the fixture audits' reported numbers.
 MEASURED_OK = {"max_abs_error": 2.6e-7, "row_sum_error": 1.1e-7}
 

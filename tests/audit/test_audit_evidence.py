@@ -10,14 +10,7 @@ from __future__ import annotations
 import pytest
 
 from rubric.audit import DEFAULT_CHECKLIST_PATH, grade_audit
-
-
-def items(result: dict) -> dict[str, dict]:
-    return {it["id"]: it for it in result["items"]}
-
-
-def kinds(result: dict) -> list[str]:
-    return [f["kind"] for f in result["flags"]]
+from tests.audit.helpers import items, kinds
 
 
 def points(text: str, item: str, checklist, measured=None, **kw) -> float:

@@ -12,18 +12,10 @@ import time
 import pytest
 
 from rubric.audit import grade_audit
-from tests.audit.helpers import MEASURED_OK
+from tests.audit.helpers import MEASURED_OK, items, kinds
 
 FIXTURE_AUDITS = ["zh_thorough.md", "en_thorough.md", "mixed.md", "overclaim_short_en.md", "overclaim_short_zh.md",
                   "stuffing.txt", "zh_claims_pass_but_fails.md", "en_honest_failure.md"]
-
-
-def items(result: dict) -> dict[str, dict]:
-    return {it["id"]: it for it in result["items"]}
-
-
-def kinds(result: dict) -> list[str]:
-    return [f["kind"] for f in result["flags"]]
 
 
 # ------------------------------------------------------------------------------------- result shape

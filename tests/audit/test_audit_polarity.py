@@ -9,16 +9,7 @@ from __future__ import annotations
 import pytest
 
 from rubric.audit import grade_audit
-from tests.audit.helpers import MEASURED_OK
-
-
-def _items(r) -> dict:
-    return {it["id"]: it for it in r["items"]}
-
-
-def _kinds(r) -> list[str]:
-    return [f["kind"] for f in r["flags"]]
-
+from tests.audit.helpers import MEASURED_OK, items, kinds
 
 CAUSAL_CAVEAT = "A high weight does not prove a causal effect of that key on the output."
 
@@ -30,14 +21,14 @@ CAUSAL_CAVEAT = "A high weight does not prove a causal effect of that key on the
     f'My heatmap is nice and colourful.\n<span style="display:none">{CAUSAL_CAVEAT}</span>\n',
 ], ids=["html_comment", "image_alt_text", "link_title", "hidden_element"])
 def test_text_the_rendered_page_does_not_show_earns_nothing(hidden, checklist):
-    assert _items(grade_audit(hidden, None, {}, checklist))["limits"]["points"] == 0
-    assert _items(grade_audit(CAUSAL_CAVEAT, None, {}, checklist))["limits"]["points"] > 0
+    assert items(grade_audit(hidden, None, {}, checklist))["limits"]["points"] == 0
+    assert items(grade_audit(CAUSAL_CAVEAT, None, {}, checklist))["limits"]["points"] > 0
 
 
 def test_a_link_keeps_its_own_text_and_a_less_than_sign_is_not_a_tag(checklist):
     r = grade_audit("[A high weight does not prove a causal effect](notes.md) of that key; "
                     "max_abs_error < 1e-5 and row_sum_error = 1.1e-7.", None, MEASURED_OK, checklist)
-    assert _items(r)["limits"]["points"] > 0 and _items(r)["parity"]["points"] > 0
+    assert items(r)["limits"]["points"] > 0 and items(r)["parity"]["points"] > 0
 
 
 REBUTTALS = [
@@ -52,37 +43,37 @@ REBUTTALS = [
 @pytest.mark.parametrize("sentence", REBUTTALS)
 def test_a_rebutted_caveat_is_no_caveat_and_its_claim_is_an_overclaim(sentence, checklist):
     r = grade_audit(sentence, None, {}, checklist)
-    assert _items(r)["limits"]["points"] == 0
-    assert "overclaim" in _kinds(r)
+    assert items(r)["limits"]["points"] == 0
+    assert "overclaim" in kinds(r)
 
 
 def test_a_warning_without_a_negation_after_it_stays_a_caveat(checklist):
     r = grade_audit("It would be wrong to say that the heatmap proves that k2 is the most important key.",
                     None, {}, checklist)
-    assert _items(r)["limits"]["points"] > 0 and "overclaim" not in _kinds(r)
+    assert items(r)["limits"]["points"] > 0 and "overclaim" not in kinds(r)
 
 
 def test_a_heading_that_rebuts_the_caveats_opens_no_cannot_prove_section(checklist):
     r = grade_audit("## Why people who say the heatmap cannot prove causality are wrong\n\n"
                     "- The bright cell proves that k2 causes the output.\n- k2 is the most important key.\n",
                     None, {}, checklist)
-    assert _items(r)["limits"]["points"] == 0 and _kinds(r).count("overclaim") == 2
+    assert items(r)["limits"]["points"] == 0 and kinds(r).count("overclaim") == 2
 
 
 def test_a_rhetorical_question_states_nothing_but_an_answered_one_does(checklist):
     asked = grade_audit("Isn't a high weight simply the feature importance of that key?", None, {}, checklist)
-    assert _items(asked)["limits"]["points"] == 0
-    assert "question" in _items(asked)["limits"]["feedback"]["en"] or "asked" in _items(asked)["limits"]["feedback"]["en"]
+    assert items(asked)["limits"]["points"] == 0
+    assert "question" in items(asked)["limits"]["feedback"]["en"] or "asked" in items(asked)["limits"]["feedback"]["en"]
     answered = grade_audit("Does a high weight prove a causal effect of that key? No, it does not.", None, {},
                            checklist)
-    assert _items(answered)["limits"]["points"] > 0
+    assert items(answered)["limits"]["points"] > 0
 
 
 def test_a_negation_after_a_conjunction_belongs_to_another_phrase(checklist):
     r = grade_audit("The heatmap proves causality and not mere correlation.", None, {}, checklist)
-    assert _items(r)["limits"]["points"] == 0 and "overclaim" in _kinds(r)
+    assert items(r)["limits"]["points"] == 0 and "overclaim" in kinds(r)
     r = grade_audit("Causality cannot be inferred from one heatmap of weights.", None, {}, checklist)
-    assert _items(r)["limits"]["points"] > 0
+    assert items(r)["limits"]["points"] > 0
 
 
 @pytest.mark.parametrize("sentence", [
@@ -92,8 +83,8 @@ def test_a_negation_after_a_conjunction_belongs_to_another_phrase(checklist):
 ])
 def test_every_item_of_a_list_after_cannot_prove_is_a_caveat(sentence, checklist):
     r = grade_audit(sentence, None, {}, checklist)
-    assert "overclaim" not in _kinds(r)
-    assert _items(r)["limits"]["points"] >= 2
+    assert "overclaim" not in kinds(r)
+    assert items(r)["limits"]["points"] >= 2
 
 
 @pytest.mark.parametrize("sentence", [
@@ -103,14 +94,14 @@ def test_every_item_of_a_list_after_cannot_prove_is_a_caveat(sentence, checklist
 ])
 def test_symbols_and_other_words_for_not_make_caveats(sentence, checklist):
     r = grade_audit(sentence, None, {}, checklist)
-    assert "overclaim" not in _kinds(r) and _items(r)["limits"]["points"] > 0
+    assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] > 0
 
 
 def test_letters_drawn_like_latin_ones_hide_no_overclaim(checklist):
     cyrillic_o = "\u043e"
     r = grade_audit(f"The bright cell pr{cyrillic_o}ves that k2 is the m{cyrillic_o}st important key.", None, {},
                     checklist)
-    assert "overclaim" in _kinds(r)
+    assert "overclaim" in kinds(r)
 
 
 @pytest.mark.parametrize("sentence", [
@@ -119,7 +110,7 @@ def test_letters_drawn_like_latin_ones_hide_no_overclaim(checklist):
     "Attention weights are a faithful attribution of the prediction to the keys.",
 ])
 def test_overclaims_in_other_words_are_flagged(sentence, checklist):
-    assert "overclaim" in _kinds(grade_audit(sentence, None, {}, checklist))
+    assert "overclaim" in kinds(grade_audit(sentence, None, {}, checklist))
 
 
 def test_failing_numbers_the_final_code_does_not_give_earn_nothing(checklist):
@@ -127,10 +118,10 @@ def test_failing_numbers_the_final_code_does_not_give_earn_nothing(checklist):
                            MEASURED_OK, checklist)
     honest = grade_audit("max_abs_error = 2.6e-7 and row_sum_error = 1.1e-7 against the reference.", None,
                          MEASURED_OK, checklist)
-    parity = _items(invented)["parity"]
-    assert parity["points"] < _items(honest)["parity"]["points"]
+    parity = items(invented)["parity"]
+    assert parity["points"] < items(honest)["parity"]["points"]
     assert "grader measured a pass" in parity["feedback"]["en"] and "评分器" in parity["feedback"]["zh"]
-    assert "contradiction" not in _kinds(invented)   # an earlier run may really have failed
+    assert "contradiction" not in kinds(invented)   # an earlier run may really have failed
 
 
 @pytest.mark.parametrize("sentence", [
@@ -138,11 +129,11 @@ def test_failing_numbers_the_final_code_does_not_give_earn_nothing(checklist):
     "every row totals 1.0; the masked column is all zeros.",
 ])
 def test_common_synonyms_read_the_figure(sentence, checklist):
-    assert _items(grade_audit(sentence, None, {}, checklist))["figure_reading"]["points"] >= 2
+    assert items(grade_audit(sentence, None, {}, checklist))["figure_reading"]["points"] >= 2
 
 
 def test_a_zero_written_with_a_decimal_point_is_a_value(checklist):
     r = grade_audit("与参考实现对比，最大误差 0.0，行和误差 1.1e-7。", None, MEASURED_OK, checklist)
-    assert "max_abs_error with its value" not in _items(r)["parity"]["feedback"]["en"]
+    assert "max_abs_error with its value" not in items(r)["parity"]["feedback"]["en"]
     r = grade_audit("The maximum absolute difference from the reference was 0.0.", None, MEASURED_OK, checklist)
-    assert _items(r)["parity"]["points"] > 0
+    assert items(r)["parity"]["points"] > 0
