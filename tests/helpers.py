@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
+import statistics
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,3 +76,40 @@ def empty_database(app) -> None:
         tables = ", ".join(t.name for t in db.metadata.sorted_tables)
         db.session.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
         db.session.commit()
+
+
+# A fixed piece of CPU work of the same kind as the audit checker's (regex scans of mixed zh/en text and
+# dictionary counting), independent of our code. The hosts here run at two or more speeds (the same
+# grading took 52 and 86 ms of CPU a minute apart), so a budget in milliseconds fails or passes with the
+# host; a budget in yardsticks, measured interleaved with the code under test, does not.
+_YARD_TEXT = ("Each row of the heatmap is one query, and its weights sum to 1 over the keys; "
+              "每一行是一个查询，这一行的权重之和为 1，被屏蔽的键权重为 0。 ") * 6
+_YARD_PATTERNS = [re.compile(p) for p in (
+    r"\brows?\b.{0,40}\bquer(?:y|ies)\b", r"(?:每一?行|行).{0,10}(?:和|之和).{0,8}1", r"\b(?:sum|weights?)\b",
+    r"[\u3400-\u9fff]{2,}", r"(?<![\w.])\d+(?:\.\d+)?")]
+
+
+def _yardstick() -> None:
+    for _ in range(120):
+        for pattern in _YARD_PATTERNS:
+            for m in pattern.finditer(_YARD_TEXT):
+                m.span()
+        counts: dict[str, int] = {}
+        for word in _YARD_TEXT.split():
+            counts[word] = counts.get(word, 0) + 1
+
+
+def cpu_in_yardsticks(fn: Callable[[], Any], rounds: int = 9) -> tuple[float, float]:
+    """(best CPU seconds of ``fn``, median over ``rounds`` of its CPU divided by the yardstick's run just
+    before it): adjacent runs see the same host speed, and the median drops a round in which it changed."""
+    best = float("inf")
+    ratios = []
+    for _ in range(rounds):
+        t0 = time.process_time()
+        _yardstick()
+        t1 = time.process_time()
+        fn()
+        t2 = time.process_time()
+        best = min(best, t2 - t1)
+        ratios.append((t2 - t1) / (t1 - t0))
+    return best, statistics.median(ratios)
