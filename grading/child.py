@@ -36,8 +36,10 @@ MIN_SESSION_CPU_S = 0.5
 
 def suite_watch(suite: Suite) -> dict:
     """What the jail watches: counted and forbidden calls, and the importable packages (the
-    student's own ``import`` statements are limited to the standard library and these)."""
-    return {**suite.watch, "imports": list(suite.packages)}
+    student's own ``import`` statements are limited to the standard library and these, plus the
+    display packages that import as inert stand-ins)."""
+    inert = [p for p in suite.inert_packages if p not in suite.packages]
+    return {**suite.watch, "imports": list(suite.packages), "inert": inert}
 
 
 class BudgetExhausted(Feedback):

@@ -20,6 +20,7 @@ is ``"graded"`` with the code categories at 0 and an actionable ``message``.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 import time
@@ -144,6 +145,37 @@ def _review(suite: Suite, source: str | None) -> list[str]:
         return [f"the source review failed: {exc!r}"]
 
 
+def _display_imports(suite: Suite, source: str | None) -> list[str]:
+    """The display packages (``Suite.inert_packages``) the source imports, in order of first import:
+    read from the source (trusted), not from the jail."""
+    if not source:
+        return []
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    inert = [p for p in suite.inert_packages if p not in suite.packages]
+    found: list[str] = []
+    for node in ast.walk(tree):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                 [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        for name in names:
+            top = name.split(".")[0]
+            if top in inert and top not in found:
+                found.append(top)
+    return found
+
+
+def _display_note(suite: Suite, source: str | None) -> Msg | None:
+    names = _display_imports(suite, source)
+    if not names:
+        return None
+    return msg(f"{suite.student_file} imports {', '.join(names)}: in the grader these are inert stand-ins, so "
+               "nothing is drawn or shown and your code is graded as usual (upload the figure separately).",
+               f"{suite.student_file} 导入了 {'、'.join(names)}：评分器中它们只是不起作用的替身，不会画图或显示，"
+               "代码照常评分（图请单独上传）。")
+
+
 def _example_reference(suite: Suite) -> list | None:
     try:
         return suite.example_reference()
@@ -242,6 +274,9 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
                             child["load_error"]) if source is not None else child["load_error"])
     if audit_message:
         messages.append(audit_message)
+    display_note = _display_note(suite, source)
+    if display_note:
+        messages.append(display_note)
     log.append(f"sessions used: {child.get('sessions')}")
     if child.get("student_output"):
         log.append("student output:\n" + child["student_output"])

@@ -15,6 +15,12 @@ from dataclasses import dataclass, field
 
 from grading.proxy import StudentProxy
 
+# Display-only packages students import beside their code to draw the heatmap or show progress.
+# Inside the jail an import of one gives an inert stand-in (grading/sandbox/runtime.py): nothing is
+# drawn or shown, and a file that imports matplotlib at its top (PEP 8's place) is graded on its code
+# instead of failing to load.
+DISPLAY_PACKAGES = ("matplotlib", "seaborn", "plotly", "tqdm", "IPython")
+
 
 class SuiteError(RuntimeError):
     """A suite folder does not define a usable plug-in (the message names what is missing)."""
@@ -46,6 +52,9 @@ class Suite:
     # Third-party packages importable inside the jail besides the standard library (documented
     # to students in ASSIGNMENT.md).
     packages: tuple[str, ...] = ()
+    # Importable inside the jail as inert stand-ins (see DISPLAY_PACKAGES); a name also in
+    # `packages` is the real package.
+    inert_packages: tuple[str, ...] = DISPLAY_PACKAGES
 
 
 def suite_names() -> list[str]:

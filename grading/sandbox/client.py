@@ -351,6 +351,7 @@ class Session:
                        "forbid": [str(x) for x in watch.get("forbid", [])]}
         if "imports" in watch:  # third-party packages the student's own imports may use
             self._watch["imports"] = [str(x) for x in watch["imports"]]
+            self._watch["inert"] = [str(x) for x in watch.get("inert", [])]
         self._seq = 0
         self._dead: BaseException | None = None
         self._loaded = False

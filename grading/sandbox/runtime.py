@@ -173,7 +173,8 @@ class Runtime:
         mod = types.ModuleType(module_name)
         mod.__file__ = filename
         if "imports" in watch:
-            mod.__dict__["__builtins__"] = _limited_builtins(list(watch["imports"]), module_name)
+            mod.__dict__["__builtins__"] = _limited_builtins(list(watch["imports"]), module_name,
+                                                             list(watch.get("inert", [])))
         self.module = mod
         sys.modules[module_name] = mod
         code = compile(source, filename, "exec", dont_inherit=True)
@@ -360,23 +361,90 @@ def _tensor_at(obj, dotted: str):
     return obj if isinstance(obj, torch.Tensor) else None
 
 
-def _limited_builtins(packages: list[str], own: str) -> dict:
+def _limited_builtins(packages: list[str], own: str, inert: list[str] = ()) -> dict:
     """Builtins for the student's module whose ``import`` accepts only the standard library and
-    ``packages`` (the set the assignment page states). Only the student's own import statements
-    are limited: torch keeps importing what it needs. This states the contract; the jail is the
-    security boundary."""
+    ``packages`` (the set the assignment page states); ``inert`` packages import as stand-ins
+    (:class:`_Inert`). Only the student's own import statements are limited: torch keeps importing
+    what it needs. This states the contract; the jail is the security boundary."""
     allowed = set(sys.stdlib_module_names) | set(packages) | {"torch", own, "__future__"}
+    stand_ins = {name: _Inert(name) for name in inert if name not in allowed}
     real_import = builtins.__import__
 
     def limited_import(name, globals=None, locals=None, fromlist=(), level=0):
         top = name.split(".")[0]
+        if level == 0 and top in stand_ins:
+            # ``import a.b`` binds the package; ``from a.b import c`` reads ``c`` from a.b
+            return _Inert(name) if fromlist else stand_ins[top]
         if level == 0 and top not in allowed:
             raise ModuleNotFoundError(f"No module named {top!r} in the grader", name=top)
         return real_import(name, globals, locals, fromlist, level)
 
     table = dict(builtins.__dict__)
     table["__import__"] = limited_import
+    if "IPython" in stand_ins:     # a notebook saved as .py calls get_ipython().run_line_magic(...)
+        table["get_ipython"] = _Inert("get_ipython")
     return table
+
+
+class _Inert:
+    """A display package's name inside the jail: every attribute, call and item is another stand-in,
+    assignments are ignored, iteration yields nothing, and ``with`` works. ``tqdm(xs)`` and
+    ``trange(n)`` give back what they wrap, and ``plt.subplots()`` a (figure, axes) pair, so the
+    usual lines at a file's top level run. (``unittest.mock.MagicMock`` would record every call:
+    memory that grows with every forward that logs a plot.)"""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str):
+        object.__setattr__(self, "_name", name)
+
+    def __getattr__(self, attr: str):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return _Inert(f"{self._name}.{attr}")
+
+    def __setattr__(self, attr: str, value) -> None:
+        pass
+
+    def __delattr__(self, attr: str) -> None:
+        pass
+
+    def __call__(self, *args, **kwargs):
+        leaf = self._name.rsplit(".", 1)[-1]
+        if leaf in ("tqdm", "tqdm_notebook") and self._name.startswith("tqdm"):
+            return args[0] if args else kwargs.get("iterable", _Inert(f"{self._name}()"))
+        if leaf == "trange" and self._name.startswith("tqdm"):
+            return range(*args)
+        if leaf == "subplots":
+            return _Inert(f"{self._name}()[0]"), _Inert(f"{self._name}()[1]")
+        return _Inert(f"{self._name}()")
+
+    def __getitem__(self, key):
+        return _Inert(f"{self._name}[]")
+
+    def __setitem__(self, key, value) -> None:
+        pass
+
+    def __delitem__(self, key) -> None:
+        pass
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"<inert stand-in for {self._name}>"
 
 
 def _flush():

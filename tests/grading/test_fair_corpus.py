@@ -211,3 +211,37 @@ def test_einops_is_importable_and_other_packages_get_a_message_naming_the_set(ex
     assert "ModuleNotFoundError at line 2" in m["en"] and "standard library and torch, numpy, einops" in m["en"]
     assert "第 2 行" in m["zh"] and "torch, numpy, einops" in m["zh"]
 
+
+
+def test_display_packages_import_as_inert_stand_ins_and_the_student_is_told(executor):
+    """matplotlib, seaborn, tqdm or IPython imported at a file's top (PEP 8's place, or a notebook
+    saved as .py with get_ipython() and plotting cells) used to stop the file loading: 0 of 85."""
+    for name, shown in (("pep8_matplotlib_imports", "matplotlib, seaborn, tqdm"),
+                        ("notebook_export", "matplotlib, IPython, tqdm")):
+        result = _grade(executor, (SUBMISSIONS / "correct" / f"{name}.py").read_bytes())
+        assert sum(result["categories"][c]["score"] for c in CODE_CATEGORIES) == 85, name
+        assert result["review"] == [], name              # the stand-ins reach nothing: no review needed
+        m = result["message"]
+        assert f"imports {shown}: in the grader these are inert stand-ins" in m["en"]
+        assert "不起作用的替身" in m["zh"] and shown.replace(", ", "、") in m["zh"]
+
+
+def test_stand_ins_used_inside_forward_change_nothing(executor):
+    """A progress bar over the heads and a plot of every call's weights, inside forward itself."""
+    source = (SUBMISSIONS / "correct" / "per_head_loop.py").read_text(encoding="utf-8")
+    source = "import matplotlib.pyplot as plt\nfrom tqdm import tqdm, trange\n" + source
+    source = source.replace("for h in range(self.num_heads):", "for h in tqdm(range(self.num_heads), leave=False):")
+    source = source.replace("        out = weights @ v\n",
+                            "        out = weights @ v\n        plt.imshow(weights[0, 0].detach()); plt.close('all')\n")
+    assert "tqdm(range(" in source and "plt.imshow" in source
+    result = _grade(executor, source)
+    assert sum(result["categories"][c]["score"] for c in CODE_CATEGORIES) == 85, result["message"]
+
+
+def test_a_computing_package_is_still_refused_with_the_set_named(executor):
+    """Only display packages are stand-ins: a package whose results the code would compute with
+    (scipy, pandas, sklearn) is refused, as the assignment page says."""
+    for pkg in ("scipy", "sklearn", "pandas"):
+        result = _grade(executor, f"import torch\nimport matplotlib\nimport {pkg}\n")
+        m = result["message"]
+        assert "ModuleNotFoundError at line 3" in m["en"] and "torch, numpy, einops" in m["en"], pkg

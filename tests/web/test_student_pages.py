@@ -213,3 +213,17 @@ def test_api_token_page_issues_a_token_that_works(client, web, course):
 
     token = re.search(r'id="new-token">([^<]+)<', html).group(1)
     assert client.get("/api/v1/submissions", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+
+
+def test_a_note_from_the_grader_is_shown_with_the_score_in_the_students_language(client, web, course):
+    """A graded result's message (e.g. display packages imported as stand-ins) is no longer seen only
+    by the API and the CLI."""
+    sub = web.submit(course["alice"])
+    note = {"en": "attention.py imports matplotlib: in the grader these are inert stand-ins.",
+            "zh": "attention.py 导入了 matplotlib：评分器中它们只是不起作用的替身。"}
+    web.grade(sub, {**realistic_result(), "message": note})
+    web.login(client, course["alice"])
+    client.get("/lang/en")
+    assert note["en"] in client.get(f"/submissions/{sub.id}").get_data(as_text=True)
+    client.get("/lang/zh")
+    assert note["zh"] in client.get(f"/submissions/{sub.id}").get_data(as_text=True)
