@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from opencc import OpenCC
 
 if TYPE_CHECKING:
     from rubric.audit.checklist import Checklist
@@ -84,14 +87,58 @@ def visible(raw: str) -> str:
     return _HTML_TAG.sub(" ", text)
 
 
+# Traditional Chinese (Taiwan, Hong Kong) is read as simplified: the checklist's phrases and the handout
+# are simplified, and an honest 繁體 audit must be graded as the same audit in 简体 (OpenCC's dictionaries,
+# not a table of ours). Two configs, because neither alone is right for both scripts:
+# * hk2s (OpenCC standard traditional + Hong Kong variants such as 衞 衹 -> simplified) leaves simplified
+#   text as it is (the only simplified-looking characters it maps are HK variants no 简体 text uses);
+# * tw2s also maps Taiwan's 著 for the particle 着 (意味著, 隨著: the overclaim and negation phrases use
+#   意味着), but it does so character by character outside its traditional exception list, so it would
+#   turn simplified 显著/著称 into 显着/着称. It therefore only runs on lines that hold traditional text.
+# tw2sp/hk2sp (regional vocabulary: 資料 -> 数据, 程式 -> 程序) are not used: they also rewrite words both
+# scripts share in this course (向量 -> 矢量, 序列 -> 串行, 核心 -> 内核, 遮蔽 -> 屏蔽).
+# The tofu-risk dictionaries are left out: they map rare BMP characters to supplementary-plane ones
+# that fonts lack (and that the CJK unit counts here do not see).
+@functools.cache
+def _converters() -> tuple[OpenCC, OpenCC]:
+    """(hk2s, tw2s), built once per process: loading the dictionaries costs about 4 ms of CPU, converting
+    a 20 KiB audit 0.04 ms (English) to 0.9 ms (traditional). The checklist is compiled through
+    :func:`normalise` in the warm parent, so forked graders inherit them."""
+    return (OpenCC("hk2s", include_tofu_risk_dictionaries=False),
+            OpenCC("tw2s", include_tofu_risk_dictionaries=False))
+
+
+def to_simplified(text: str) -> str:
+    """Traditional (Taiwan, Hong Kong, OpenCC standard) Chinese -> simplified; simplified text, English
+    and anything else come back unchanged.
+
+    OpenCC's mappings in these configs are one character to one character, but nothing depends on it:
+    sentences, clauses and match offsets are all computed on the converted text (and the snippets a
+    flag quotes are therefore shown in simplified characters)."""
+    hk2s, tw2s = _converters()
+    base = hk2s.convert(text)
+    if base == text:
+        # No traditional character: the common case, one pass. (A prefilter for "has CJK at all" was
+        # measured: the regex search costs more than converting 20 KiB of English.)
+        return text
+    src, plain, taiwan = text.split("\n"), base.split("\n"), tw2s.convert(text).split("\n")
+    if not len(src) == len(plain) == len(taiwan):     # OpenCC keeps line breaks; never trust it blindly
+        return base
+    # A line that hk2s changed holds traditional text: take tw2s's reading of it (著 -> 着 in context),
+    # then hk2s's again for the Hong Kong variants tw2s leaves (衞, 衹). Other lines stay as written.
+    mixed = "\n".join(tw if hk != raw else raw for raw, hk, tw in zip(src, plain, taiwan, strict=True))
+    return hk2s.convert(mixed)
+
+
 def normalise(text: str) -> str:
-    """Full-width -> half-width, lower case, superscripts -> ``^``, LaTeX/Unicode math -> plain; keeps
-    newlines."""
+    """Full-width -> half-width, lower case, superscripts -> ``^``, LaTeX/Unicode math -> plain,
+    traditional Chinese -> simplified (:func:`to_simplified`); keeps newlines."""
     text = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group().translate(_SUPERSCRIPT_MAP), text)
     text = _latex(text)
     text = unicodedata.normalize("NFKC", text).translate(_PUNCT_MAP).casefold()
     text = _POW_STARS.sub(r"\1^", text)
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    # after NFKC, so that CJK compatibility ideographs (U+F900..) are unified ones that OpenCC knows
+    return to_simplified(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def _clean_line(line: str) -> str:

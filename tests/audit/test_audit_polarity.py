@@ -108,9 +108,23 @@ def test_letters_drawn_like_latin_ones_hide_no_overclaim(checklist):
     "The bright k2 cell is what drives the model's decision for q1.",
     "k2 matters most for the answer.",
     "Attention weights are a faithful attribution of the prediction to the keys.",
+    "A high weight means the feature is important.",
+    "Large attention indicates that k2 matters most.",
+    "权重高代表特征重要。",
+    "颜色深说明这个 key 重要。",
 ])
 def test_overclaims_in_other_words_are_flagged(sentence, checklist):
     assert "overclaim" in kinds(grade_audit(sentence, None, {}, checklist))
+
+
+@pytest.mark.parametrize("sentence", [
+    "A high weight does not mean the feature is important.",
+    "高权重不代表特征重要。",
+    "这个热力图不能说明 k2 这个 key 重要。",
+])
+def test_the_same_reading_denied_is_a_caveat_in_both_languages(sentence, checklist):
+    r = grade_audit(sentence, None, {}, checklist)
+    assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] > 0
 
 
 def test_failing_numbers_the_final_code_does_not_give_earn_nothing(checklist):
