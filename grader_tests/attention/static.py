@@ -83,7 +83,51 @@ EVALUATING_NAMES = {"singledispatch", "singledispatchmethod", "get_type_hints", 
 JIT_HARMLESS = {"is_scripting", "is_tracing", "unused", "ignore", "export", "Final", "annotate", "interface",
                 "script", "script_if_tracing", "trace", "Attribute"}
 NAME_FUNCS = {"getattr", "setattr", "hasattr", "delattr"}
+# Standard-library modules students import for ordinary script chores, with the attributes the review
+# lets them use (the first attribute after the module; "os.path" for the second after os.path). A
+# module's other attributes are where the ways to a string's object live (os.sys.modules,
+# logging.config, unittest.mock.patch("torch.softmax"), unittest.main(module=...)), so only these
+# names are followed, and the module itself may not be passed around as a value. ``import os`` with
+# ``os.environ["KMP_DUPLICATE_LIB_OK"] = "TRUE"`` (the usual fix for Anaconda's OpenMP error on Chinese
+# Windows) cost 13 points pending review when any import outside REVIEWABLE_MODULES was flagged.
+SAFE_MODULE_ATTRS: dict[str, frozenset[str]] = {name: frozenset(attrs.split()) for name, attrs in {
+    "os": "environ getenv putenv getcwd chdir makedirs mkdir listdir scandir walk remove unlink rmdir rename "
+          "replace stat cpu_count getpid sep linesep pathsep name devnull curdir fspath path urandom",
+    "os.path": "join exists isfile isdir dirname basename abspath realpath normpath relpath splitext split "
+               "expanduser expandvars getsize getmtime isabs sep",
+    "sys": "argv path version version_info platform stdout stderr stdin exit maxsize float_info byteorder "
+           "getrecursionlimit setrecursionlimit getsizeof executable implementation",
+    "pathlib": "Path PurePath PosixPath PurePosixPath WindowsPath PureWindowsPath",
+    "logging": "getLogger basicConfig debug info warning warn error critical exception log disable "
+               "captureWarnings DEBUG INFO WARNING WARN ERROR CRITICAL NOTSET Logger LoggerAdapter Handler "
+               "StreamHandler FileHandler NullHandler Formatter Filter LogRecord root",
+    "argparse": "ArgumentParser Namespace ArgumentTypeError ArgumentError BooleanOptionalAction FileType Action "
+                "HelpFormatter ArgumentDefaultsHelpFormatter RawTextHelpFormatter RawDescriptionHelpFormatter SUPPRESS",
+    "datetime": "datetime date time timedelta timezone tzinfo MINYEAR MAXYEAR",
+    "json": "load loads dump dumps JSONDecodeError JSONEncoder JSONDecoder",
+    "re": "compile match fullmatch search sub subn split findall finditer escape purge Pattern Match error "
+          "IGNORECASE I MULTILINE M DOTALL S VERBOSE X ASCII A UNICODE U",
+    "unittest": "TestCase TestSuite TextTestRunner skip skipIf skipUnless expectedFailure SkipTest",
+    "pprint": "pprint pformat pp PrettyPrinter",
+    "textwrap": "dedent indent fill wrap shorten TextWrapper",
+    "statistics": "mean median mode stdev pstdev variance pvariance fmean geometric_mean harmonic_mean quantiles",
+    "platform": "system machine platform processor python_version release version node architecture",
+    "glob": "glob iglob escape",
+    "contextlib": "contextmanager nullcontext suppress ExitStack redirect_stdout redirect_stderr closing",
+    "io": "StringIO BytesIO TextIOWrapper",
+    "csv": "reader writer DictReader DictWriter excel QUOTE_MINIMAL QUOTE_ALL QUOTE_NONE QUOTE_NONNUMERIC",
+    "string": "ascii_letters ascii_lowercase ascii_uppercase digits hexdigits octdigits punctuation printable "
+              "whitespace capwords",
+    "heapq": "heappush heappop heapify heapreplace heappushpop nlargest nsmallest merge",
+    "bisect": "bisect bisect_left bisect_right insort insort_left insort_right",
+    "operator": "add sub mul truediv floordiv mod pow neg pos abs matmul eq ne lt le gt ge and_ or_ not_ "
+                "itemgetter",
+    "fractions": "Fraction",
+    "decimal": "Decimal",
+}.items()}
 MAX_FINDINGS = 20
+# The one finding of a source that does not parse: nothing can be checked (the load error says why).
+UNPARSED = "the source does not parse"
 
 
 def _forbidden(name: str) -> bool:
@@ -236,8 +280,11 @@ def fused_attention_uses(source: str) -> list[str]:
     if tree is None:
         return []
     own = _own_method_accesses(tree)
+    skip = _never_run(source)          # the handout's parity check under a main guard never runs here
     found: list[str] = []
     for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
         line = getattr(node, "lineno", "?")
         if isinstance(node, ast.ImportFrom):
             for a in node.names:
@@ -318,6 +365,140 @@ def _name_func_use(node: ast.Name, call: ast.Call | None) -> str | None:
     return None
 
 
+def _binds_dunder_name(tree: ast.Module) -> bool:
+    """Whether the source binds ``__name__`` anywhere (then a main guard may run at import)."""
+    for node in ast.walk(tree):
+        names: list[str | None] = []
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names = [node.id]
+        elif isinstance(node, ast.alias):
+            names = [node.asname or node.name]
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            names = list(node.names)
+        elif isinstance(node, ast.MatchAs | ast.MatchStar):
+            names = [node.name]
+        elif isinstance(node, ast.MatchMapping):
+            names = [node.rest]
+        elif isinstance(node, ast.ExceptHandler):
+            names = [node.name]
+        elif isinstance(node, ast.arg):
+            names = [node.arg]
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names = [node.name]
+        if "__name__" in names:
+            return True
+        # ``import attention; attention.__name__ = "__main__"``, ``setattr(m, "__name__", ...)``
+        if isinstance(node, ast.Attribute) and node.attr == "__name__" and not isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "__name__" in node.value:
+            return True
+    return False
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and any(
+        isinstance(b, ast.Constant) and b.value == "__main__" for b in sides)
+
+
+@functools.lru_cache(maxsize=8)
+def _never_run(source: str, uncalled_functions: bool = True) -> frozenset[int]:
+    """Ids of the nodes that never run when the grader imports the file: the body of a top-level
+    ``if __name__ == "__main__":`` (unless the source binds ``__name__``), and the bodies of
+    module-level functions nothing else names (a parity check against F.scaled_dot_product_attention
+    that the handout asks for, kept in an uncalled ``def check_parity():``). A function counts as
+    named by a load of its name, an attribute or match keyword of that name, or a string equal to
+    it (``getattr(module, "check_parity")``), anywhere outside these regions; every other way to
+    reach it (globals(), __dict__, sys.modules, frames) is flagged on its own. The names-hidden review
+    skips only the main guard (``uncalled_functions=False``): what a function hides is flagged even
+    when nothing calls it yet."""
+    tree = parse(source)
+    if tree is None:
+        return frozenset()
+    guards = [] if _binds_dunder_name(tree) else [n for n in tree.body if isinstance(n, ast.If)
+                                                   and _is_main_guard(n.test)]
+    guarded = {id(sub) for g in guards for stmt in g.body for sub in ast.walk(stmt)}
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                 and not n.decorator_list} if uncalled_functions else {}
+    body_ids = {name: {id(sub) for stmt in fn.body for sub in ast.walk(stmt)} for name, fn in functions.items()}
+
+    def named_in(nodes) -> set[str]:
+        out: set[str] = set()
+        for node in nodes:
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                out.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                out.add(node.attr)
+            elif isinstance(node, ast.MatchClass):
+                out.update(node.kwd_attrs)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                out.update(re.findall(r"[A-Za-z_]\w*", node.value))
+        return out & set(functions)
+
+    in_bodies = set().union(*body_ids.values()) if body_ids else set()
+    reached = named_in(n for n in ast.walk(tree) if id(n) not in guarded and id(n) not in in_bodies)
+    todo = list(reached)
+    while todo:
+        name = todo.pop()
+        for other in named_in(n for n in ast.walk(functions[name]) if id(n) in body_ids[name]) - reached:
+            reached.add(other)
+            todo.append(other)
+    unreached = set().union(*(body_ids[n] for n in functions if n not in reached)) if functions else set()
+    return frozenset(guarded | unreached)
+
+
+def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[int], list[str]]:
+    """(import nodes that only bring in SAFE_MODULE_ATTRS names, attribute nodes checked here, findings):
+    every use of an alias of such a module must read one of its listed attributes."""
+    aliases: dict[str, str] = {}          # local name -> "os" / "os.path" / ...
+    ok_imports: set[int] = set()
+    findings: list[str] = []
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            keys = [a.name if a.name == "os.path" and a.asname else a.name.split(".")[0] for a in node.names]
+            if all(k in SAFE_MODULE_ATTRS and (a.name in (k, "os.path")) for k, a in zip(keys, node.names,
+                                                                                       strict=True)):
+                ok_imports.add(id(node))
+                for k, a in zip(keys, node.names, strict=True):
+                    aliases[a.asname or a.name.split(".")[0]] = k
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module in SAFE_MODULE_ATTRS:
+            allowed = SAFE_MODULE_ATTRS[node.module]
+            if all(a.name in allowed for a in node.names):
+                ok_imports.add(id(node))
+                for a in node.names:
+                    if node.module == "os" and a.name == "path":
+                        aliases[a.asname or a.name] = "os.path"
+    checked: set[int] = set()
+    if not aliases:
+        return ok_imports, checked, findings
+    parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in aliases) \
+                or id(node) in skip:
+            continue
+        key, attr_node = aliases[node.id], parents.get(id(node))
+        if not (isinstance(attr_node, ast.Attribute) and attr_node.value is node):
+            findings.append(f"line {node.lineno}: {node.id} used as a value")
+            continue
+        if attr_node.attr not in SAFE_MODULE_ATTRS[key]:
+            findings.append(f"line {node.lineno}: {node.id}.{attr_node.attr}")
+            continue
+        checked.add(id(attr_node))
+        if key == "os" and attr_node.attr == "path":
+            inner = parents.get(id(attr_node))
+            if not (isinstance(inner, ast.Attribute) and inner.value is attr_node
+                    and inner.attr in SAFE_MODULE_ATTRS["os.path"]):
+                findings.append(f"line {node.lineno}: {node.id}.path used as a value")
+            else:
+                checked.add(id(inner))
+    return ok_imports, checked, findings
+
+
 @functools.lru_cache(maxsize=4)
 def hidden_name_uses(source: str) -> tuple[str, ...]:
     """Places where attention.py reaches a function through a computed or indirect name (the
@@ -326,7 +507,9 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
     Unparseable source counts as hiding (nothing can be checked)."""
     tree = parse(source)
     if tree is None:
-        return ("the source could not be analysed",)
+        return (UNPARSED,)
+    skip = _never_run(source, uncalled_functions=False)
+    ok_imports, checked, stdlib_findings = _safe_stdlib(tree, skip)
     aliases, sys_aliases = _torch_aliases(tree), _module_aliases(tree, "sys")
     names_in_strings = _hidden_names_in_strings(tree)
     # a dataclass's positional pattern reads the fields its source shows (a hand-written
@@ -341,11 +524,15 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
         if isinstance(node, ast.Attribute) and node.attr in JIT_HARMLESS and isinstance(node.value, ast.Attribute) \
                 and node.value.attr == "jit":
             harmless.add(id(node.value))
-    found: list[str] = []
+    found: list[str] = list(stdlib_findings)
     for node in ast.walk(tree):
         if len(found) >= MAX_FINDINGS:      # enough to decide and to explain; bounded cost
             break
+        if id(node) in skip or id(node) in checked:
+            continue
         line = getattr(node, "lineno", "?")
+        if isinstance(node, ast.Import | ast.ImportFrom) and id(node) in ok_imports:
+            continue
         if isinstance(node, ast.Import | ast.ImportFrom):
             mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             for mod in mods:
@@ -429,6 +616,7 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
             if reason:
                 found.append(f"line {line}: {reason}")
     found.extend(unbound_calls(tree))
+    found = found[:MAX_FINDINGS]
     return tuple(sorted(set(found), key=lambda s: (int(s.split()[1].rstrip(":"))
                                                    if s.split()[1].rstrip(":").isdigit() else 0, s)))
 
@@ -534,6 +722,8 @@ def review_reasons(source: str) -> list[str]:
     hidden = hidden_name_uses(source)
     if not hidden:
         return []
+    if hidden == (UNPARSED,):
+        return ["attention.py does not parse (a SyntaxError: see the result's message): nothing to review"]
     return ["attention.py reaches functions through computed or indirect names, which the "
             "fused-attention check cannot follow: " + "; ".join(hidden[:5])]
 

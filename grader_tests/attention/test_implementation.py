@@ -1,6 +1,8 @@
 """Implementation: hand-written attention, multi-head wrapper, gradients, dtypes (float64, float16),
 determinism in eval() mode, numerical stability."""
 
+import re
+
 import torch
 
 from grader_tests.attention import cases as C
@@ -53,9 +55,41 @@ HIDDEN_NAMES = msg("attention.py computes or hides names at run time ({}), which
                    "请直接写出名字（self.q_proj、torch.softmax、getattr(obj, 'name')），不要在运行时计算（教师会人工复核）")
 
 
+IMPORTS_UNFOLLOWED = msg(
+    "attention.py imports {}, which the check for PyTorch's ready-made attention cannot follow: besides torch, "
+    "numpy, einops and the modules the assignment page lists, only everyday parts of the standard library "
+    "(os.environ, os.path, sys.path, pathlib, logging, argparse, json, re...) can be checked. Remove the import, "
+    "or move it with the code that uses it under if __name__ == \"__main__\": (your instructor will review this)",
+    "attention.py 导入了 {}，检查是否使用 PyTorch 现成 attention 时无法跟踪：除了 torch、numpy、einops 和作业页面列出的模块，"
+    "只有标准库的常用部分（os.environ、os.path、sys.path、pathlib、logging、argparse、json、re 等）可以检查。"
+    "请删除这个 import，或把它连同用到它的代码放到 if __name__ == \"__main__\": 之下（教师会人工复核）")
+_ZH_FINDING = [(re.compile(r"imports (\S+)"), r"导入 \1"),
+               (re.compile(r"(\S+) used as a value"), r"把 \1 当作值使用"),
+               (re.compile(r" \(a module's private name\)"), "（模块的私有名字）"),
+               (re.compile(r" \(a private name of something not your own\)"), "（不属于你的对象的私有名字）"),
+               (re.compile(r"a function outside a class taking self"), "类外部带 self 参数的函数"),
+               (re.compile(r"(\S+) with a computed name"), r"用计算出的名字调用 \1"),
+               (re.compile(r"called with another self"), "用另一个 self 调用"),
+               (re.compile(r"the string "), "字符串 "), (re.compile(r": defines "), ": 定义了 "),
+               (re.compile(r"^line (\d+): "), r"第 \1 行：")]   # last: the patterns above read "line N: "
+
+
+def _zh(finding: str) -> str:
+    """A finding of static.hidden_name_uses in Chinese (the code in it stays as written)."""
+    for pattern, repl in _ZH_FINDING:
+        finding = pattern.sub(repl, finding)
+    return finding
+
+
 def _hidden_names(source: str) -> dict[str, str]:
-    found = "; ".join(static.hidden_name_uses(source)[:3])
-    return {lang: text.format(found) for lang, text in HIDDEN_NAMES.items()}
+    found = static.hidden_name_uses(source)[:3]
+    imports = [f.split(": imports ", 1) for f in found if ": imports " in f]
+    if found and len(imports) == len(found):          # only imports: say so, and what to do
+        en = ", ".join(f"{mod} ({where})" for where, mod in imports)
+        zh = "、".join(f"{mod}（{_zh(where + ': ').rstrip('：')}）" for where, mod in imports)
+        return {"en": IMPORTS_UNFOLLOWED["en"].format(en), "zh": IMPORTS_UNFOLLOWED["zh"].format(zh)}
+    return {"en": HIDDEN_NAMES["en"].format("; ".join(found)),
+            "zh": HIDDEN_NAMES["zh"].format("；".join(_zh(f) for f in found))}
 
 
 def test_no_fused_attention_static(student_source):

@@ -67,7 +67,7 @@ HIDDEN = {
     "importlib": ("import importlib\n", "importlib"),
     "eval": ("x = eval('1')\n", "eval"),
     "a_module_the_review_cannot_follow": ("import pydoc\n", "imports pydoc"),
-    "os_reaches_sys": ("import os\nm = os.sys.modules\n", "imports os"),
+    "os_reaches_sys": ("import os\nm = os.sys.modules\n", "os.sys"),
     "builtins_by_name": ("g = __builtins__['getattr']\n", "__builtins__"),
     "match_class_pattern": ("match F:\n    case object(_scaled_dot_product_attention_math=f):\n        pass\n",
                             "match pattern"),
@@ -180,3 +180,95 @@ def test_the_students_own_method_of_that_name_is_their_own():
     code = ("class M(nn.Module):\n    def scaled_dot_product_attention(self, q, k, v):\n        return q\n\n"
             "    def forward(self, q, k, v):\n        return self.scaled_dot_product_attention(q, k, v)\n")
     assert static.fused_attention_uses(HEADER + code) == [] and static.hidden_name_uses(HEADER + code) == ()
+
+
+# ------------------------------------------------------------------ ordinary script chores (round 6)
+SCRIPT_CHORES = {
+    "kmp_duplicate_lib_ok": "import os\nos.environ['KMP_DUPLICATE_LIB_OK'] = 'TRUE'\n",
+    "seed_everything": ("import os\nimport random\nimport numpy as np\n\ndef seed_everything(seed=0):\n"
+                        "    random.seed(seed)\n    os.environ['PYTHONHASHSEED'] = str(seed)\n"
+                        "    np.random.seed(seed)\n    torch.manual_seed(seed)\n\nseed_everything(42)\n"),
+    "sys_path_and_argv": "import sys\nsys.path.append('..')\nprint(sys.argv[0], sys.version_info >= (3, 8))\n",
+    "os_path_helpers": ("import os.path as osp\nfrom os.path import join\nimport os\n"
+                        "ROOT = os.path.dirname(os.path.abspath('attention.py'))\nOUT = join(ROOT, osp.basename('x'))\n"),
+    "from_os_import_environ": "from os import environ, makedirs\nenviron.setdefault('OMP_NUM_THREADS', '1')\n",
+    "pathlib_logging_json_re": ("from pathlib import Path\nimport logging\nimport json\nimport re\n"
+                                "logger = logging.getLogger(__name__)\nlogging.basicConfig(level=logging.INFO)\n"
+                                "CFG = json.loads('{\"d\": 8}')\nPAT = re.compile(r'\\d+')\nHERE = Path('.')\n"),
+    "datetime_argparse_in_main": ("import argparse\nfrom datetime import datetime\n\nif __name__ == '__main__':\n"
+                                  "    p = argparse.ArgumentParser()\n    p.add_argument('--d', type=int, default=8)\n"
+                                  "    args = p.parse_args()\n    print(datetime.now())\n"),
+    "anything_under_the_main_guard": ("if __name__ == '__main__':\n    import importlib\n    import subprocess\n"
+                                      "    subprocess.run(['nvidia-smi'])\n    m = importlib.import_module('numpy')\n"),
+    "unittest_test_case": ("import unittest\n\nclass T(unittest.TestCase):\n    def test_shape(self):\n"
+                           "        self.assertEqual(1, 1)\n\nif __name__ == '__main__':\n    unittest.main()\n"),
+}
+
+
+@pytest.mark.parametrize("code", SCRIPT_CHORES.values(), ids=SCRIPT_CHORES.keys())
+def test_ordinary_script_chores_with_the_standard_library_are_not_flagged(code):
+    """`import os` for the KMP_DUPLICATE_LIB_OK fix, a seed helper, sys.path, pathlib, logging, json,
+    argparse in a main guard: each used to cost 13 points pending review (round 6 of the red team)."""
+    assert static.hidden_name_uses(HEADER + code) == ()
+
+
+STDLIB_STILL_HIDING = {
+    "os_sys": ("import os\nm = os.sys.modules\n", "os.sys"),
+    "os_system": ("import os\nos.system('ls')\n", "os.system"),
+    "os_as_a_value": ("import os\nx = os\n", "os used as a value"),
+    "getattr_on_os": ("import os\nm = getattr(os, 'sys')\n", "os used as a value"),
+    "os_path_module_as_a_value": ("import os\np = os.path\nm = p.os\n", "os.path used as a value"),
+    "os_path_alias_reaches_os": ("import os.path as osp\nm = osp.os.sys\n", "osp.os"),
+    "from_os_import_system": ("from os import system\n", "imports os"),
+    "logging_config": ("import logging.config\n", "imports logging.config"),
+    "logging_reaches_sys": ("import logging\nm = logging.sys.modules\n", "logging.sys"),
+    "unittest_mock_patch": ("import unittest\nunittest.mock.patch('torch.softmax')\n", "unittest.mock"),
+    "unittest_main_outside_a_guard": ("import unittest\nunittest.main(module='torch')\n", "unittest.main"),
+    "json_decoder_module": ("import json\nd = json.decoder\n", "json.decoder"),
+    "mixed_import_line": ("import os, subprocess\n", "imports subprocess"),
+    "name_rebound_then_guard": ("__name__ = '__main__'\nif __name__ == '__main__':\n    import importlib\n",
+                                "imports importlib"),
+    "own_module_renamed_then_guard": ("import attention\nattention.__name__ = '__main__'\n"
+                                      "if __name__ == '__main__':\n    import importlib\n", "imports importlib"),
+}
+
+
+@pytest.mark.parametrize(("code", "reason"), STDLIB_STILL_HIDING.values(), ids=STDLIB_STILL_HIDING.keys())
+def test_the_rest_of_those_modules_still_counts_as_hiding_names(code, reason):
+    found = static.hidden_name_uses(HEADER + code)
+    assert any(reason in f for f in found), found
+
+
+PARITY_CHECK = ("def check_parity():\n    q = k = v = torch.randn(1, 1, 2, 4)\n"
+                "    ref = F.scaled_dot_product_attention(q, k, v)\n    return ref\n")
+
+
+@pytest.mark.parametrize("code", [
+    "if __name__ == '__main__':\n    q = torch.randn(1, 1, 2, 4)\n    print(F.scaled_dot_product_attention(q, q, q))\n",
+    "if '__main__' == __name__:\n    m = nn.MultiheadAttention(8, 2)\n",
+    PARITY_CHECK,
+    PARITY_CHECK + "\nif __name__ == '__main__':\n    check_parity()\n",
+])
+def test_the_handouts_parity_check_that_never_runs_on_import_is_not_a_use(code):
+    """Handout §5 asks students to compare with F.scaled_dot_product_attention: under a main guard or
+    in a function nothing calls, that comparison never runs in the grader (it lost 3 points)."""
+    assert static.fused_attention_uses(HEADER + code) == []
+
+
+@pytest.mark.parametrize("code", [
+    "q = torch.randn(1, 1, 2, 4)\nprint(F.scaled_dot_product_attention(q, q, q))\n",     # runs on import
+    PARITY_CHECK + "\ncheck_parity()\n",
+    PARITY_CHECK + "\nclass A(nn.Module):\n    def forward(self, q, k, v):\n        return check_parity()\n",
+    PARITY_CHECK + "\nclass A(nn.Module):\n    def forward(self, q, k, v):\n"
+                   "        return getattr(attention, 'check_parity')()\n",
+    "__name__ = '__main__'\nif __name__ == '__main__':\n    m = nn.MultiheadAttention(8, 2)\n",
+    "import attention\nsetattr(attention, '__name__', '__main__')\nif __name__ == '__main__':\n"
+    "    m = nn.MultiheadAttention(8, 2)\n",
+])
+def test_a_use_that_can_run_still_counts(code):
+    assert static.fused_attention_uses(HEADER + code)
+
+
+def test_a_file_that_does_not_parse_is_reported_as_such_to_the_instructor():
+    assert static.review_reasons("def f(:\n") == [
+        "attention.py does not parse (a SyntaxError: see the result's message): nothing to review"]
