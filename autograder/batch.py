@@ -12,7 +12,7 @@ into one submission per student:
 - a single `.py` file named on the command line: one submission, keyed by its path.
 
 Within a submission, the `.py` file is the code (the assignment's file name wins when there are
-several), `.md`/`.markdown`/`.txt`/`.pdf` is the audit and `.png`/`.jpg`/`.jpeg` is the figure.
+several; `attention.py.txt` counts as code), `.md`/`.markdown`/`.txt`/`.pdf` is the audit and `.png`/`.jpg`/`.jpeg` is the figure.
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ class Found:
 
 def _classify(found: Found, path: Path, student_file: str) -> None:
     ext = path.suffix.lower()
+    if path.name.lower().endswith(".py.txt") and found.code is None:
+        ext = ".py"              # attention.py saved by a browser or Windows as attention.py.txt
     if ext == ".py":
         if found.code is None or (path.name.endswith(student_file) and not found.code.name.endswith(student_file)):
             if found.code is not None:

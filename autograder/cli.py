@@ -437,8 +437,12 @@ def _grade_batch(paths: list[Path], suite_name: str, lang: str = "en") -> None:
                         "files": {k: getattr(item, k).name for k in ("code", "audit", "figure") if getattr(item, k)},
                         "ignored": item.extra}
                 if item.code is None:
+                    notebooks = [n for n in item.extra if n.lower().endswith(".ipynb")]
+                    why = (f"; {', '.join(notebooks)} is a notebook: export it as {student_file}" if notebooks
+                           else f"; files found: {', '.join(item.extra)}" if item.extra else "")
                     click.echo(json.dumps({**head, "status": "unusable",
-                                           "message": f"no {student_file} (no .py file) found"}, ensure_ascii=False))
+                                           "message": f"no {student_file} (no .py file) found{why}"},
+                                          ensure_ascii=False))
                     continue
                 result = run_grade(
                     GradeInput(code=_read(item.code), audit=_read(item.audit),

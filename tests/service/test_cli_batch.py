@@ -65,3 +65,19 @@ def test_a_folder_per_student_costs_one_start_plus_warm_gradings(tmp_path):
 def test_audit_and_figure_flags_are_refused_in_a_batch(tmp_path):
     res = grade(str(CORRECT), str(FAULTY), "--audit", str(AUDIT))
     assert res.returncode == 2 and res.stderr.startswith("error: ") and "--audit" in res.stderr
+
+
+def test_code_saved_as_py_txt_is_the_code_and_a_notebook_is_named(tmp_path):
+    """Browsers and Windows save attention.py as attention.py.txt: it was taken for the audit and the
+    real audit ignored. A notebook alone is named, with what to do."""
+    (tmp_path / "zhangsan").mkdir()
+    shutil.copy(CORRECT, tmp_path / "zhangsan" / "attention.py.txt")
+    shutil.copy(AUDIT, tmp_path / "zhangsan" / "审计.md")
+    (tmp_path / "lisi").mkdir()
+    (tmp_path / "lisi" / "attention.ipynb").write_text('{"cells": [], "nbformat": 4}', encoding="utf-8")
+    res = grade(str(tmp_path))
+    by = lines(res)
+    assert by["zhangsan"]["files"] == {"code": "attention.py.txt", "audit": "审计.md"}
+    assert by["zhangsan"]["status"] == "graded" and by["zhangsan"]["total"] > 85
+    assert by["lisi"]["status"] == "unusable"
+    assert "attention.ipynb is a notebook: export it as attention.py" in by["lisi"]["message"]
