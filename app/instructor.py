@@ -49,6 +49,7 @@ from app.roster import import_roster, issue_links, links_csv
 from app.scores import effective_for, fmt, run_tests
 from app.similarity import latest_report, similarity_json, start_similarity
 from app.storage import BlobStore
+from grading.inputs import code_text
 
 bp = Blueprint("instructor", __name__)
 
@@ -157,7 +158,7 @@ def student(user_id: int):
     attempts = []
     for s in subs:
         try:
-            code = store.get(s.code_sha256).decode("utf-8", "replace")
+            code = code_text(store.get(s.code_sha256))
         except OSError:
             code = ""
         graded = s.latest_graded_run
@@ -510,7 +511,7 @@ def similarity_pair(report_id: int, index: int):
         sub = subs.get(pair[key])
         if sub is None:
             abort(404)
-        code = store.get(sub.code_sha256).decode("utf-8", "replace")
+        code = code_text(store.get(sub.code_sha256))
         sides.append({"sub": sub, "score": pair[f"score_{key}"], "segments": segments(code, pair[f"slices_{key}"])})
     return render_template("instructor/similarity_pair.html", report=report, pair=pair, sides=sides,
                            index=index, assignment=db.session.get(Assignment, report.assignment_id))

@@ -40,6 +40,7 @@ from app.scores import best_of, effective, effective_for, fmt, student_view
 from app.storage import BlobStore
 from app.submitting import SubmissionRefused, carried_forward, late_days, not_enrolled, submit
 from app.views_helpers import uploaded
+from grading.inputs import code_text
 
 bp = Blueprint("student", __name__)
 
@@ -254,7 +255,7 @@ def load_failure(result: dict | None, sub: Submission) -> dict | None:
     excerpt: list[tuple[int, str, bool]] = []
     if line:
         try:
-            source = store().get(sub.code_sha256).decode("utf-8", errors="replace").splitlines()
+            source = code_text(store().get(sub.code_sha256)).splitlines()
         except OSError:
             source = []
         if 1 <= line <= len(source):

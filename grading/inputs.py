@@ -141,13 +141,46 @@ def _check_size(data: bytes, limit: int, code: str, what_en: str, what_zh: str) 
         )
 
 
-def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str) -> str:
-    """UTF-8 (with or without BOM); UTF-16 is accepted only when it carries a BOM."""
+def _position(data: bytes, start: int) -> tuple[int, int]:
+    """(line, column), both from 1, of byte offset ``start``; the column counts characters."""
+    line_start = data.rfind(b"\n", 0, start) + 1
+    column = len(data[line_start:start].decode("utf-8", "replace")) + 1
+    return data.count(b"\n", 0, start) + 1, column
+
+
+def _utf16_without_bom(data: bytes) -> bool:
+    """Every other byte is NUL: UTF-16 text (mostly ASCII, as code is) saved without a byte order mark."""
+    if len(data) < 8:
+        return False
+    head = data[:4096]
+    even, odd = head[0::2], head[1::2]
+    nul_even, nul_odd = even.count(0) / len(even), odd.count(0) / max(1, len(odd))
+    return max(nul_even, nul_odd) >= 0.5 and min(nul_even, nul_odd) <= 0.02
+
+
+def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
+                 cookie: bool = False, gb18030: bool = False) -> str:
+    """UTF-8 (with or without BOM); UTF-16 is accepted only when it carries a BOM.
+
+    ``cookie`` (code only): a file that is not UTF-8 but declares its encoding on line 1 or 2 (PEP 263,
+    ``# -*- coding: gbk -*-``) is decoded with it, as Python itself would. A file that *is* UTF-8 is read
+    as UTF-8 whatever its cookie says: editors keep a stale cookie when they re-save as UTF-8, and the
+    grader compiles the decoded text (``compile(str)`` ignores cookies).
+    ``gb18030`` (audit text only): see :func:`_plausibly_chinese`."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             return data.decode("utf-16")
         except UnicodeDecodeError:
             pass
+    elif _utf16_without_bom(data):
+        raise InputError(
+            f"{code_prefix}_utf16_no_bom",
+            f"The {what_en} is UTF-16 text without a BOM (byte order mark), which cannot be read reliably. "
+            "Save it as UTF-8 (in Notepad: Save As → Encoding: UTF-8; in VS Code: the encoding in the status "
+            "bar → Save with Encoding → UTF-8) and upload it again.",
+            f"{what_zh}是没有 BOM（字节顺序标记）的 UTF-16 文本，无法可靠读取。请另存为 UTF-8"
+            "（记事本：另存为 → 编码选 UTF-8；VS Code：点状态栏的编码 → 通过编码保存 → UTF-8）后重新上传。",
+        )
     elif b"\x00" in data:
         raise InputError(
             f"{code_prefix}_binary",
@@ -157,20 +190,93 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str) -> s
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        hint_en = hint_zh = ""
+        error = exc
+    if cookie:
+        declared = _declared_encoding(data)
+        if declared is not None:
+            try:
+                return data.decode(declared)
+            except UnicodeDecodeError as exc:
+                line, col = _position(data, exc.start)
+                raise InputError(
+                    f"{code_prefix}_bad_encoding",
+                    f"The {what_en} declares the encoding '{declared}' on its first lines, but line {line}, "
+                    f"column {col} is not valid {declared}. Save it as UTF-8 (and remove the coding line) and "
+                    "upload it again.",
+                    f"{what_zh}在开头声明了编码「{declared}」，但第 {line} 行第 {col} 列不是有效的 {declared}。"
+                    "请另存为 UTF-8（并删除 coding 声明行）后重新上传。",
+                ) from None
+    hint_en = hint_zh = ""
+    try:
+        text = data.decode("gb18030")
+        if gb18030 and _plausibly_chinese(text):
+            return text
+        hint_en = " It looks like GBK/GB18030 (a Chinese Windows encoding)."
+        hint_zh = "它看起来是 GBK/GB18030 编码（中文 Windows 默认编码）。"
+        if cookie:
+            hint_en += " Python reads it only with '# -*- coding: gbk -*-' on its first line; UTF-8 is better."
+            hint_zh += "只有第一行写上「# -*- coding: gbk -*-」Python 才能读取；更好的做法是保存为 UTF-8。"
+    except UnicodeDecodeError:
+        pass
+    line, col = _position(data, error.start)
+    raise InputError(
+        f"{code_prefix}_not_utf8",
+        f"The {what_en} is not valid UTF-8 (first bad byte at line {line}, column {col}).{hint_en} "
+        f"Save it as UTF-8 and upload it again.",
+        f"{what_zh}不是有效的 UTF-8（第一个错误字节位于第 {line} 行第 {col} 列）。{hint_zh}"
+        f"请另存为 UTF-8 后重新上传。",
+    ) from None
+
+
+def _declared_encoding(data: bytes) -> str | None:
+    """The PEP 263 encoding declared on line 1 or 2, if any and if Python knows it (normalised by
+    ``tokenize.detect_encoding``: "gbk", "gb18030", "cp936"...), else None."""
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except (SyntaxError, LookupError):
+        return None
+    return None if encoding in ("utf-8", "utf-8-sig") else encoding
+
+
+def _plausibly_chinese(text: str) -> bool:
+    """Whether text that is not UTF-8 but decodes as GB18030 is really Chinese text saved as GBK.
+
+    Chinese Windows editors (Notepad before 2019, WPS, many IDEs) save .txt as GBK by default, and an
+    audit is prose, not code: there is no cookie to say so. GB18030 decodes almost any byte string, so
+    "it decodes" proves nothing: Latin-1/cp1252 text or binary junk decodes to rare characters. We accept
+    it only when most of its non-ASCII characters are common Chinese (in GB2312: the 6,763 common hanzi
+    and CJK punctuation), which random or Western bytes do not give. Otherwise the refusal stands."""
+    non_ascii = [ch for ch in text if ord(ch) > 0x7F]
+    if len(non_ascii) < 4:
+        return False
+    common = 0
+    for ch in non_ascii:
         try:
-            data.decode("gb18030")
-            hint_en = " It looks like GBK/GB18030 (a Chinese Windows encoding)."
-            hint_zh = "它看起来是 GBK/GB18030 编码（中文 Windows 默认编码）。"
-        except UnicodeDecodeError:
+            ch.encode("gb2312")
+            common += 1
+        except UnicodeEncodeError:
             pass
-        raise InputError(
-            f"{code_prefix}_not_utf8",
-            f"The {what_en} is not valid UTF-8 (first bad byte at offset {exc.start}).{hint_en} "
-            f"Save it as UTF-8 and upload it again.",
-            f"{what_zh}不是有效的 UTF-8（第一个错误字节位于偏移 {exc.start}）。{hint_zh}"
-            f"请另存为 UTF-8 后重新上传。",
-        ) from None
+    cjk = sum(1 for ch in non_ascii if "\u4e00" <= ch <= "\u9fff")
+    return common >= 0.9 * len(non_ascii) and cjk >= 0.5 * len(non_ascii)
+
+
+def decode_code(data: bytes) -> str:
+    """The text of stored or uploaded code bytes, by the rules of :func:`validate_code` (UTF-8 with or
+    without BOM, UTF-16 with BOM, a PEP 263 cookie when the bytes are not UTF-8); newlines not
+    normalised. Raises InputError when those rules refuse the bytes."""
+    return _decode_utf8(bytes(data), "code", "code file", "代码文件", cookie=True)
+
+
+def code_text(data: bytes) -> str:
+    """Stored code bytes as text for display and comparison (instructor views, load-error excerpts,
+    the similarity check): :func:`decode_code`, or UTF-8 with replacement characters for rows stored
+    before these rules (never raises)."""
+    try:
+        return decode_code(data)
+    except InputError:
+        return bytes(data).decode("utf-8", "replace")
 
 
 def _normalise_newlines(text: str) -> str:
@@ -184,6 +290,12 @@ def _is_blank_text(text: str) -> bool:
     return not _INVISIBLE.sub("", text)
 
 
+def _is_notebook(data: bytes) -> bool:
+    """A Jupyter notebook's JSON, whatever the file is named: starts with "{" and has its keys."""
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"{") and (b'"cells"' in data[:MAX_AUDIT_TEXT_BYTES] or b'"nbformat"' in data)
+
+
 # --------------------------------------------------------------------------------------------------
 # code
 # --------------------------------------------------------------------------------------------------
@@ -192,6 +304,19 @@ def validate_code(filename: str | None, data: bytes) -> str:
     """Return the student's source as text: a ``.py`` file, UTF-8, non-empty, <= MAX_CODE_BYTES."""
     data = _require_bytes(data, "code file", "代码文件", "code")
     ext = _extension(filename)
+    if _is_notebook(data):
+        raise InputError(
+            "code_is_notebook",
+            f"This is a Jupyter notebook (named '{ext or 'no extension'}'), not a Python file: the grader needs "
+            "the code as a .py file. Export it: Jupyter Notebook: File → Download as → Python (.py); "
+            "JupyterLab: File → Save and Export Notebook As → Executable Script; Colab: File → Download → "
+            "Download .py; VS Code: Export (… menu above the notebook) → Python Script. "
+            "Then remove lines that only run in a notebook (such as !pip or %matplotlib) and upload the .py file.",
+            f"这是 Jupyter notebook（文件名为「{ext or '无扩展名'}」），不是 Python 文件：评分需要 .py 代码文件。"
+            "请导出：Jupyter Notebook：File → Download as → Python (.py)；JupyterLab：File → Save and Export "
+            "Notebook As → Executable Script；Colab：文件 → 下载 → 下载 .py；VS Code：notebook 上方「…」菜单 → "
+            "导出（Export）→ Python Script。然后删掉只能在 notebook 里运行的行（如 !pip、%matplotlib），再上传 .py 文件。",
+        )
     if ext not in CODE_EXTENSIONS:
         raise InputError(
             "code_bad_type",
@@ -201,7 +326,7 @@ def validate_code(filename: str | None, data: bytes) -> str:
     if not data:
         raise InputError("code_empty", "The code file is empty.", "代码文件是空的。")
     _check_size(data, MAX_CODE_BYTES, "code_too_large", "code file", "代码文件")
-    text = _normalise_newlines(_decode_utf8(data, "code", "code file", "代码文件"))
+    text = _normalise_newlines(decode_code(data))
     if "\x00" in text:
         raise InputError("code_binary", "The code file contains NUL characters.", "代码文件包含 NUL 字符。")
     if _is_blank_text(text):
@@ -230,6 +355,7 @@ def _audit_precheck(filename: str | None, data: bytes) -> bool:
     """The cheap checks (type, emptiness, size); whether the audit is a PDF."""
     data = _require_bytes(data, "audit", "审计文字", "audit")
     ext = _extension(filename)
+    _refuse_audit_document(ext, data)
     if ext not in AUDIT_TEXT_EXTENSIONS + AUDIT_PDF_EXTENSIONS:
         raise InputError(
             "audit_bad_type",
@@ -254,6 +380,80 @@ def _audit_precheck(filename: str | None, data: bytes) -> bool:
     return is_pdf
 
 
+_AUDIT_DOCUMENT_EXTENSIONS = {".docx": "Word", ".doc": "Word", ".wps": "WPS", ".pages": "Pages",
+                              ".rtf": "RTF", ".odt": "OpenDocument (LibreOffice)"}
+_OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"     # .doc, .wps, .xls, .ppt (Microsoft compound file)
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+def _audit_document_kind(ext: str, data: bytes) -> tuple[str, tuple[str, ...]] | None:
+    """(word processor, its extensions) of a document, by its content (whatever it is named) or its name."""
+    head = data[:64 * 1024]
+    if data.startswith(_ZIP_MAGIC):
+        if b"word/" in head:
+            return "Word (.docx)", (".docx",)
+        if b"opendocument.text" in head:
+            return "OpenDocument (.odt)", (".odt",)
+        if b".iwa" in head or b"Index/" in head:
+            return "Pages", (".pages",)
+    if data.startswith(_OLE2_MAGIC):
+        return ("WPS", (".wps",)) if ext == ".wps" else ("Word/WPS (.doc/.wps)", (".doc", ".wps"))
+    if data.lstrip().startswith(b"{\\rtf"):
+        return "RTF", (".rtf",)
+    if ext in _AUDIT_DOCUMENT_EXTENSIONS:
+        return _AUDIT_DOCUMENT_EXTENSIONS[ext], (ext,)
+    return None
+
+
+def _named(ext: str, expected: tuple[str, ...]) -> tuple[str, str]:
+    """(" (named .md)", "（文件名却是 .md）") when the name does not match the content, else ("", "")."""
+    if ext in expected:
+        return "", ""
+    shown = ext or "no extension"
+    return f" (named '{shown}')", f"（文件名却是「{ext or '无扩展名'}」）"
+
+
+def _refuse_audit_document(ext: str, data: bytes) -> None:
+    """Word/WPS/Pages/RTF/ODT documents, web pages and notebooks, by content or name: refused with how to
+    turn them into what the audit takes (all under the code ``audit_bad_type``)."""
+    types_en = "The audit must be Markdown (.md), plain text (.txt) or PDF (.pdf)"
+    types_zh = "审计文字必须是 Markdown（.md）、纯文本（.txt）或 PDF（.pdf）"
+    copy_en = "or copy the text into a plain-text file (Notepad, VS Code) saved as UTF-8 and named audit.md or audit.txt"
+    copy_zh = "或者把文字复制到纯文本文件（记事本、VS Code）中，以 UTF-8 保存，命名为 audit.md 或 audit.txt"
+    found = _audit_document_kind(ext, data)
+    if found is not None:
+        kind, extensions = found
+        named_en, named_zh = _named(ext, extensions)
+        raise InputError(
+            "audit_bad_type",
+            f"{types_en}: this is {'an' if kind[0] in 'AEIOR' else 'a'} {kind} document{named_en}. Convert it: in Word or WPS, File → Save As (or "
+            f"Export) → PDF; in Pages, File → Export To → PDF; in LibreOffice, File → Export as PDF; {copy_en}.",
+            f"{types_zh}：这是 {kind} 文档{named_zh}。请转换：在 Word 或 WPS 中，文件 → 另存为（或导出）→ PDF；"
+            f"在 Pages 中，文件 → 导出为 → PDF；在 LibreOffice 中，文件 → 导出为 PDF；{copy_zh}。",
+        )
+    if _is_notebook(data) or ext == ".ipynb":
+        named_en, named_zh = _named(ext, (".ipynb",))
+        raise InputError(
+            "audit_bad_type",
+            f"{types_en}: this is a Jupyter notebook{named_en}. Export the notebook: Jupyter Notebook, File → "
+            "Download as → Markdown (.md) or PDF; JupyterLab, File → Save and Export Notebook As → Markdown; "
+            f"Colab or VS Code, print it to PDF (File → Print → Save as PDF); {copy_en}.",
+            f"{types_zh}：这是 Jupyter notebook{named_zh}。请导出：Jupyter Notebook：File → Download as → "
+            "Markdown (.md) 或 PDF；JupyterLab：File → Save and Export Notebook As → Markdown；Colab 或 VS Code："
+            f"打印为 PDF（文件 → 打印 → 另存为 PDF）；{copy_zh}。",
+        )
+    head = data[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if ext in (".html", ".htm", ".mhtml", ".mht") or head.startswith((b"<!doctype html", b"<html")):
+        named_en, named_zh = _named(ext, (".html", ".htm", ".mhtml", ".mht"))
+        raise InputError(
+            "audit_bad_type",
+            f"{types_en}: this is a web page (HTML){named_en}. Open it in the browser and print it to PDF "
+            f"(Ctrl+P → Save as PDF), {copy_en}.",
+            f"{types_zh}：这是网页（HTML）文件{named_zh}。请在浏览器中打开并打印为 PDF"
+            f"（Ctrl+P → 另存为 PDF），{copy_zh}。",
+        )
+
+
 def extract_audit(filename: str | None, data: bytes) -> str:
     """:func:`validate_audit` in this process, without limits: only for the decoding child (PDF)
     and for text audits, whose decoding is linear in their capped size."""
@@ -261,7 +461,7 @@ def extract_audit(filename: str | None, data: bytes) -> str:
     if _audit_precheck(filename, data):
         text = _pdf_text(data)
     else:
-        text = _decode_utf8(data, "audit", "audit", "审计文件")
+        text = _decode_utf8(data, "audit", "audit", "审计文件", gb18030=True)
         if "\x00" in text:
             raise InputError("audit_binary", "The audit contains NUL characters.", "审计文件包含 NUL 字符。")
     text = _normalise_newlines(text)
@@ -430,6 +630,75 @@ def _check_png_chunks(data: bytes) -> None:
             return
 
 
+# Image and document formats students upload as the figure, by magic bytes: (name, its extensions).
+# They are refused, not converted: the contract is PNG/JPEG, the decoding child loads only the PNG and
+# JPEG decoders (each more decoder is more attack surface), and HEIC, PDF and SVG need libraries or
+# renderers the service does not have. What helps is naming the real format and saying how to get a PNG.
+def _sniff_figure_format(data: bytes) -> tuple[str, tuple[str, ...]] | None:
+    head = data[:4096]
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "WebP", (".webp",)
+    if head[4:8] == b"ftyp":
+        brand = head[8:12]
+        if brand in (b"avif", b"avis"):
+            return "AVIF", (".avif",)
+        if brand in (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"):
+            return "HEIC", (".heic", ".heif")
+    if head[:6] in (b"GIF87a", b"GIF89a"):
+        return "GIF", (".gif",)
+    if head[:2] == b"BM" and len(data) >= 26:
+        return "BMP", (".bmp", ".dib")
+    if head[:4] in (b"II*\x00", b"MM\x00*"):
+        return "TIFF", (".tif", ".tiff")
+    if head.lstrip()[:5] == PDF_MAGIC:
+        return "PDF", (".pdf",)
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if text.startswith((b"<?xml", b"<svg", b"<!doctype svg", b"<!--")) and b"<svg" in text:
+        return "SVG", (".svg",)
+    if head[:4] == b"8BPS":
+        return "Photoshop (PSD)", (".psd",)
+    if head[:4] == b"\x00\x00\x01\x00":
+        return "ICO", (".ico",)
+    return None
+
+
+def _figure_format_error(ext: str, data: bytes) -> InputError:
+    found = _sniff_figure_format(data)
+    if found is None:
+        return InputError(
+            "figure_bad_type",
+            f"The figure is not a PNG or JPEG image, nor any image format we recognise (file named "
+            f"'{ext or 'no extension'}'). Save the plot with plt.savefig('heatmap.png').",
+            f"图不是 PNG 或 JPEG 图片，也不是可识别的图片格式（文件名为「{ext or '无扩展名'}」）。"
+            "请用 plt.savefig('heatmap.png') 保存。",
+        )
+    fmt, extensions = found
+    named_en, named_zh = _named(ext, extensions)
+    if fmt in ("PDF", "SVG"):
+        how_en = (f"In matplotlib, save it with plt.savefig('heatmap.png') instead of .{fmt.lower()}, "
+                  "or take a screenshot of the figure (Win+Shift+S, macOS Cmd+Shift+4).")
+        how_zh = (f"在 matplotlib 中请用 plt.savefig('heatmap.png') 保存，不要存成 .{fmt.lower()}；"
+                  "或者对图截图（Win+Shift+S，macOS Cmd+Shift+4）。")
+    elif fmt == "HEIC":
+        how_en = ("iPhones save photos as HEIC: save the plot with plt.savefig('heatmap.png') or take a "
+                  "screenshot on the computer instead (a PNG); to convert a HEIC, open it and export it as PNG "
+                  "or JPEG (macOS Preview: File → Export).")
+        how_zh = ("iPhone 照片默认是 HEIC 格式：请在电脑上用 plt.savefig('heatmap.png') 保存或截图（得到 PNG）；"
+                  "若要转换 HEIC，打开后导出为 PNG 或 JPEG（macOS 预览：文件 → 导出）。")
+    else:
+        how_en = ("Save the plot with plt.savefig('heatmap.png'); a screenshot tool (Win+Shift+S, Snipping Tool, "
+                  "macOS Cmd+Shift+4) saves PNG; or open the file in an image viewer or Paint and save it as PNG.")
+        how_zh = ("请用 plt.savefig('heatmap.png') 保存图；截图工具（Win+Shift+S、截图工具、macOS Cmd+Shift+4）"
+                  "保存的是 PNG；或用看图软件、画图打开该文件，另存为 PNG。")
+    return InputError(
+        "figure_bad_type",
+        f"This is {'an' if fmt[0] in 'AEFHIMNORSX' else 'a'} {fmt} {'file' if fmt in ('PDF', 'SVG') else 'image'}"
+        f"{named_en}; the lab takes PNG or JPEG: export or save it as PNG. {how_en}",
+        f"这是 {fmt} {'文件' if fmt in ('PDF', 'SVG') else '图片'}{named_zh}；实验只接受 PNG 或 JPEG："
+        f"请导出或另存为 PNG。{how_zh}",
+    )
+
+
 def _too_many_pixels(width: int, height: int) -> InputError:
     return InputError(
         "figure_too_many_pixels",
@@ -462,14 +731,7 @@ def _figure_precheck(filename: str | None, data: bytes) -> tuple[str, int, int]:
     elif data.startswith(JPEG_MAGIC):
         fmt, size = "JPEG", _jpeg_size(data)
     else:
-        ext = _extension(filename)
-        raise InputError(
-            "figure_bad_type",
-            f"The figure is not a PNG or JPEG image (file named '{ext or 'no extension'}', content is something "
-            "else). Save the plot with plt.savefig('attention.png').",
-            f"图不是 PNG 或 JPEG 图片（文件名为「{ext or '无扩展名'}」，但内容不是图片）。"
-            "请用 plt.savefig('attention.png') 保存。",
-        )
+        raise _figure_format_error(_extension(filename), data)
     if size is None:
         raise _figure_error_corrupt(fmt)
     width, height = size
@@ -516,6 +778,27 @@ def decode_figure(filename: str | None, data: bytes) -> FigureInfo:
     return FigureInfo(format=fmt, width=width, height=height, mode=im.mode, **stats)
 
 
+def _to_8bit(im):
+    """A 16-bit or 32-bit greyscale image (modes I;16*, I, F: a 16-bit PNG) scaled to 8-bit "L".
+
+    Pillow's ``convert("L")``/``convert("RGBA")`` clip such values at 255 instead of scaling them, so
+    a 16-bit figure (values up to 65535) became a uniform white, "blank" image. Same rule as
+    ``rubric.audit.figure.to_8bit`` (the checker does not import the upload validator)."""
+    if not (im.mode.startswith("I") or im.mode == "F"):
+        return im
+    import numpy as np
+    from PIL import Image
+
+    a = np.asarray(im, dtype=np.float64)
+    if a.ndim != 2 or a.size == 0:
+        return im.convert("L")
+    top = max(float(a.max()), 0.0)
+    full = 65535.0 if im.mode.startswith("I;16") or top <= 65535.0 else top
+    if im.mode == "F" and top <= 1.0:
+        full = 1.0
+    return Image.fromarray(np.clip(a / full * 255.0, 0, 255).round().astype(np.uint8), "L")
+
+
 def _figure_stats(im) -> dict:
     from PIL import Image
 
@@ -526,6 +809,7 @@ def _figure_stats(im) -> dict:
         resample = Image.Resampling.BOX if im.mode in ("L", "RGB", "RGBA", "LA", "CMYK", "YCbCr") \
             else Image.Resampling.NEAREST
         small = im.resize((tw, th), resample) if (tw, th) != (w, h) else im.copy()
+        small = _to_8bit(small)
         rgba = small.convert("RGBA")
         white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         rgb = Image.alpha_composite(white, rgba).convert("RGB")

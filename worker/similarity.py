@@ -13,6 +13,7 @@ from app.extensions import db
 from app.models import PENDING, DroppedStudent, Role, SimilarityReport, Submission, User, utcnow
 from app.queue import SIMILARITY_TASK
 from app.storage import BlobStore
+from grading.inputs import code_text
 from grading.similarity import boilerplate_source, compare
 
 log = logging.getLogger(__name__)
@@ -31,7 +32,7 @@ def latest_sources(assignment_id: int, store: BlobStore) -> dict[int, str]:
     out = {}
     for sid, sha in rows:
         try:
-            out[sid] = store.get(sha).decode("utf-8", "replace")
+            out[sid] = code_text(store.get(sha))
         except OSError:
             log.warning("similarity: code of submission %s is missing from the store", sid)
     return out

@@ -10,7 +10,8 @@ at most ``side`` pixels before any analysis. On that small copy (numpy only):
    photo), and the connected regions are labelled (union by minimum label, with pointer jumping);
 2. a region is a *cell* when it is large enough, nearly fills its bounding box (text inside a cell is a
    hole: a cell whose border is whole may have large holes, such as value labels in small cells), has one
-   colour (no gradient) and is not the white background;
+   colour (no gradient) and is not the background: near-white, or the region that owns 40 % of the image's
+   border whatever its colour (a dark style, a screenshot of a dark editor theme);
 3. cells that touch (allowing a gridline between them) form a cluster; the cluster is a *grid* when its
    cell edges fall on evenly spaced lines (a run of equal cells may merge into one region: its length is
    a whole number of steps) and the cells cover its bounding box;
@@ -51,6 +52,7 @@ MIN_FILL = 0.8             # pixels of the region / area of its bounding box
 MIN_HOLED_FILL = 0.5       # ...or at least this much when the border of the box is whole (text inside)
 MIN_BORDER = 0.85          # share of the bounding box's border that belongs to the region
 MAX_CELL_STD = 6.0         # colour standard deviation inside a cell (per channel)
+BACKGROUND_BORDER = 0.4   # share of the image's border owned by one region: the background, whatever its colour
 MIN_COVERAGE = 0.7         # cells' boxes / the cluster's box (gridlines take the rest)
 MAX_CELLS = 400            # more uniform patches than this is not a heatmap of a small matrix
 SCALE_TOL = 14.0           # RGB distance of a cell's colour from a colour scale's curve
@@ -194,12 +196,33 @@ class FigureReport:
         return {"en": "not a heatmap", "zh": "不是 heatmap"}
 
 
+def to_8bit(im):
+    """A 16-bit or 32-bit greyscale image (modes I;16*, I, F: a 16-bit PNG) scaled to 8-bit "L".
+
+    Pillow's own ``convert("L")`` clips such values at 255 instead of scaling them, so a 16-bit heatmap
+    (values up to 65535) becomes a uniform white image. The values are scaled by the bit depth (65535
+    for a 16-bit file), or by their maximum when they exceed it; anything else is returned unchanged."""
+    from PIL import Image
+
+    if not (im.mode.startswith("I") or im.mode == "F"):
+        return im
+    a = np.asarray(im, dtype=np.float64)
+    if a.ndim != 2 or a.size == 0:
+        return im.convert("L")
+    top = max(float(a.max()), 0.0)
+    full = 65535.0 if im.mode.startswith("I;16") or top <= 65535.0 else top
+    if im.mode == "F" and top <= 1.0:
+        full = 1.0
+    return Image.fromarray(np.clip(a / full * 255.0, 0, 255).round().astype(np.uint8), "L")
+
+
 def _decode(data: bytes, side: int) -> np.ndarray:
     from PIL import Image
 
     im = Image.open(io.BytesIO(data))
     if im.format == "JPEG":
         im.draft("RGB", (2 * side, 2 * side))     # DCT scaling: never decodes the full-size image
+    im = to_8bit(im)
     if im.mode not in ("RGB", "RGBA", "L", "LA"):
         im = im.convert("RGBA")
     factor = max(1, math.ceil(max(im.size) / side))
@@ -366,6 +389,20 @@ def _counted(ink: np.ndarray, region: np.ndarray, box: tuple[int, int, int, int]
     return (rows, cols) if rows and cols and rows * cols >= 2 else (0, 0)
 
 
+def _background(lab: np.ndarray, k: int) -> int | None:
+    """The figure's background: the region that owns at least BACKGROUND_BORDER of the image's border.
+
+    The background of a figure is whatever colour it was saved or captured on: white for matplotlib's
+    default style, near-black for ``plt.style.use('dark_background')``, dark grey for a screenshot of a
+    dark editor theme. It surrounds the plot, so one connected region owns most of the image's border;
+    cells of a heatmap cropped to its edges own a share each (a corner cell of a 2x3 grid 20 %, of a
+    2x2 grid 25 %), never 40 %. The background is not a cell whatever its colour."""
+    edge = np.concatenate([lab[0], lab[-1], lab[1:-1, 0], lab[1:-1, -1]])
+    owned = np.bincount(edge, minlength=k)
+    top = int(np.argmax(owned))
+    return top if owned[top] >= BACKGROUND_BORDER * len(edge) else None
+
+
 def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
     t0 = time.perf_counter()
 
@@ -416,6 +453,9 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
     bw_all, bh_all = x1 - x0, y1 - y0
     white_all = (mean @ LUM > 235) & (mean.max(axis=1) - mean.min(axis=1) < 20)
     ok = part & ~white_all & (std <= MAX_CELL_STD)
+    bg = _background(lab.reshape(h, w), k)
+    if bg is not None:
+        ok[bg] = False
 
     # a value label across a small cell cuts it into a part above and a part below: rejoin aligned parts of
     # one colour separated by a few pixels (the label) before judging cells

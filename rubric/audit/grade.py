@@ -424,6 +424,11 @@ def _grade_figure(item: _Item, figure: Any) -> tuple[FigureReport | None, AuditI
     seen: dict[str, str] | None = None
     if figure is None:
         points, fb = 0.0, dict(item.feedback_missing)
+    elif hasattr(figure, "en") and hasattr(figure, "zh"):
+        # the upload validator's refusal (an InputError): the figure was submitted but could not be read
+        report = FigureReport("unreadable")
+        points, seen = 0.0, report.seen
+        fb = {"en": f"The figure could not be read: {figure.en}", "zh": f"无法读取提交的图：{figure.zh}"}
     else:
         report = analyse_figure(figure) if isinstance(figure, (bytes, bytearray, memoryview)) \
             else FigureReport("unreadable")
@@ -442,7 +447,14 @@ def _grade_figure(item: _Item, figure: Any) -> tuple[FigureReport | None, AuditI
             fb = {lang: tmpl[lang].replace("{rows}", str(report.rows)).replace("{cols}", str(report.cols))
                   .replace("{a_grid}", a_grid) for lang in ("en", "zh")}
     flag: AuditFlag | None = None
-    if seen is not None:
+    if seen is not None and report is not None and report.kind == "not_heatmap" and not report.reason:
+        # ``seen`` is then a predicate ("not a heatmap"), not a noun phrase to follow "The figure is"
+        flag = {"kind": "figure", "message": {
+            "en": f"The figure is not a heatmap (no grid of uniform coloured cells was found), so it is not the "
+                  f"lab's {expected[0]}×{expected[1]} attention heatmap.",
+            "zh": f"提交的图不是 heatmap（没有找到由均匀色块组成的格子），因此不是实验要求的 "
+                  f"{expected[0]}×{expected[1]} attention heatmap。"}}
+    elif seen is not None:
         flag = {"kind": "figure", "message": {
             "en": f"The figure is {seen['en']}, not the lab's {expected[0]}×{expected[1]} attention heatmap.",
             "zh": f"提交的图是{seen['zh']}，不是实验要求的 {expected[0]}×{expected[1]} attention heatmap。"}}

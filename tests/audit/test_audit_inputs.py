@@ -99,10 +99,14 @@ def test_audit_empty_or_whitespace_only_is_rejected(data):
     rejects(validate_audit, "audit.md", data, "audit_empty")
 
 
-def test_audit_in_gbk_is_rejected_with_a_hint():
-    gbk = "这张热力图不能说明因果关系，每一行是一个 query。".encode("gbk")
-    err = rejects(validate_audit, "audit.md", gbk, "audit_not_utf8")
-    assert "GBK" in err.en and "UTF-8" in err.en and "另存为 UTF-8" in err.zh
+def test_audit_of_chinese_text_in_gbk_is_accepted():
+    text = "这张热力图不能说明因果关系，每一行是一个 query。"
+    assert validate_audit("audit.md", text.encode("gbk")) == text
+
+
+def test_audit_not_utf8_and_not_plausibly_chinese_is_rejected_with_a_hint():
+    err = rejects(validate_audit, "audit.md", "Café: the heatmap is déjà vu.".encode("cp1252"), "audit_not_utf8")
+    assert "UTF-8" in err.en and "另存为 UTF-8" in err.zh
 
 
 def test_audit_binary_with_nul_bytes_is_rejected():
