@@ -23,6 +23,7 @@ from typing import Any
 from torch import Tensor
 
 from grading.i18n import Msg, Text, as_msg, cat, msg
+from grading.load_hints import load_hint, with_hint
 from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
 
 MAX_MESSAGE = 300
@@ -113,22 +114,39 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
 
 
 def load_error_text(exc: BaseException, filename: str = "attention.py",
-                    packages: Sequence[str] | None = None) -> Msg:
+                    packages: Sequence[str] | None = None, source: str | None = None) -> Msg:
+    """The load error for the student; with ``source`` (the submitted text, never executed here),
+    followed by one checked hint (grading/load_hints.py) as a new sentence, before any "; " note:
+    the result page shows the load error up to its first "; "."""
     kind = _kind_of(exc)
     if kind == "StudentError":
         k = getattr(exc, "kind", None) or "Exception"
         lineno = getattr(exc, "lineno", None)
-        m = _clip(getattr(exc, "message", None) or str(exc))
+        raw = getattr(exc, "message", None) or str(exc)
+        m = _clip(raw)
         text = (msg(f"{k} at line {lineno}: {m}", f"第 {lineno} 行出现 {k}：{m}") if lineno else
                 msg(f"{k} while importing {filename}: {m}", f"导入 {filename} 时出现 {k}：{m}"))
-        return cat(text, _import_note(exc, packages), sep="; ")
+        hinted = with_hint(text, load_hint(source, k, lineno, str(raw), filename))
+        note = _import_note(exc, packages)
+        if note is not None and hinted is not text:    # "...hint; note", not "...hint.; note"
+            hinted = {lang: hinted[lang].rstrip(".。") for lang in ("en", "zh")}  # type: ignore[assignment]
+        return cat(hinted, note, sep="; ")
     if kind == "StudentTimeout":
-        return msg(f"timed out after {_seconds(exc)} s while importing {filename}",
+        text = msg(f"timed out after {_seconds(exc)} s while importing {filename}",
                    f"导入 {filename} 超时（{_seconds(exc)} 秒）")
+        return with_hint(text, load_hint(source, "StudentTimeout", None, "", filename))
     if kind == "SandboxDied":
         reason = _clip(getattr(exc, "reason", exc))
         return msg(f"{filename} crashed while importing: {reason}", f"导入 {filename} 时进程崩溃：{reason}")
     return msg(f"{filename} could not be imported", f"{filename} 无法导入")
+
+
+def _source_of(session) -> str | None:
+    """The text a sandbox session loaded (trusted: the parent handed it over), for load hints."""
+    source = getattr(session, "source", None)
+    if not isinstance(source, str):
+        source = getattr(session, "_source", None)   # grading.sandbox.client.Session keeps it here
+    return source if isinstance(source, str) else None
 
 
 def not_loaded_text(filename: str) -> Msg:
@@ -240,7 +258,7 @@ class StudentProxy:
             if kind in (None, "SandboxUnavailable"):
                 self._close_session()
                 raise InfrastructureError(f"loading the submission failed in the sandbox: {exc!r}") from exc
-            self.load_error = load_error_text(exc, self.filename, self.packages)
+            self.load_error = load_error_text(exc, self.filename, self.packages, _source_of(session))
             self._log(f"load failed: {self.load_error['en']}")
             self._close_session()
             return False

@@ -111,6 +111,7 @@ def _grade_audit(inp: GradeInput, assignment: str, measured: dict, tests: list,
             figure = inp.figure  # the checker analyses the validated bytes itself (grid shape)
         except InputError as exc:
             notes.append(msg(f"figure not read: {exc.en}", f"图未读取：{exc.zh}"))
+            figure = exc     # the figure item says why, not "no figure was submitted"
     # The student's own test outcomes and example weights let the checker flag audit claims that
     # the student's code refutes (docs/contracts.md §3).
     return (grade_audit(text, figure, dict(measured), checklist, tests=tests, weights=weights),
@@ -143,6 +144,13 @@ def _review(suite: Suite, source: str | None) -> list[str]:
         return [str(r) for r in suite.review(source)]
     except Exception as exc:  # noqa: BLE001 - a review hook failing flags, never fails, the grading
         return [f"the source review failed: {exc!r}"]
+
+
+def _result_note(suite: Suite, source: str, outcomes: dict) -> Msg | None:
+    try:
+        return suite.result_note(source, outcomes)
+    except Exception:  # noqa: BLE001 - advice; its failure must not fail a grading
+        return None
 
 
 def _display_imports(suite: Suite, source: str | None) -> list[str]:
@@ -272,6 +280,11 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     if child.get("load_error"):
         messages.append(cat(msg(f"{suite.student_file} did not load: ", f"{suite.student_file} 无法导入："),
                             child["load_error"]) if source is not None else child["load_error"])
+    elif source is not None:
+        # e.g. the classes could not be built with the contract's arguments: one summary, not 31 raw errors
+        note = _result_note(suite, source, child.get("outcomes") or {})
+        if note:
+            messages.append(note)
     if audit_message:
         messages.append(audit_message)
     display_note = _display_note(suite, source)

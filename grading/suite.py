@@ -13,6 +13,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from grading.i18n import Msg
 from grading.proxy import StudentProxy
 
 # Display-only packages students import beside their code to draw the heatmap or show progress.
@@ -52,6 +53,9 @@ class Suite:
     # Third-party packages importable inside the jail besides the standard library (documented
     # to students in ASSIGNMENT.md).
     packages: tuple[str, ...] = ()
+    # One note for the whole result, from the source (never executed) and the tests' outcomes, e.g. the
+    # constructors' signatures against the contract; shown once in the result's message.
+    result_note: Callable[[str, Mapping[str, Mapping]], Msg | None] = lambda source, outcomes: None
     # Importable inside the jail as inert stand-ins (see DISPLAY_PACKAGES); a name also in
     # `packages` is the real package.
     inert_packages: tuple[str, ...] = DISPLAY_PACKAGES

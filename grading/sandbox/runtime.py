@@ -11,7 +11,9 @@ from __future__ import annotations
 import builtins
 import functools
 import inspect
+import io
 import linecache
+import os
 import socket
 import sys
 import traceback  # noqa: F401  (pre-imported for student code that uses it)
@@ -25,6 +27,12 @@ import torch.nn.functional
 from grading.sandbox import protocol
 
 MESSAGE_CAP = 2000
+
+# The student's working directory: empty and writable, on the jail's own size-capped /tmp tmpfs
+# (what ``python attention.py`` in a fresh folder of the student's own machine would give).
+WORKDIR = "/tmp/work"
+# input() has no keyboard in the grader: the first calls return "" (Enter pressed), then EOFError.
+INPUT_CALLS = 10
 
 
 class _Fail(Exception):
@@ -54,6 +62,7 @@ class Runtime:
         self.count: dict[str, int] = {}
         self.forbid: dict[str, int] = {}
         self.missing: list[str] = []
+        self._guards: list[object] = []       # kept alive: torch mode guards set by _restore_defaults
 
     # ------------------------------------------------------------------ errors
     def error_info(self, e: BaseException) -> dict:
@@ -177,10 +186,46 @@ class Runtime:
                                                              list(watch.get("inert", [])))
         self.module = mod
         sys.modules[module_name] = mod
-        code = compile(source, filename, "exec", dont_inherit=True)
-        exec(code, mod.__dict__)
+        # What ``python attention.py`` sees on the student's machine, not the zygote's command line.
+        sys.argv = [filename]
+        sys.orig_argv = ["python", filename]
+        try:
+            code = compile(source, filename, "exec", dont_inherit=True)
+            try:
+                exec(code, mod.__dict__)
+            except SystemExit as exc:
+                # ``sys.exit()`` / ``sys.exit(0)`` ending a script is a successful run of its top level;
+                # what it defined before the exit is the module. Any other exit code is a failure.
+                if exc.code not in (None, 0):
+                    raise
+        finally:
+            self._restore_defaults()
         self._install_count(list(watch.get("count", [])))
         return None
+
+    def _restore_defaults(self) -> None:
+        """Put back the process-wide torch defaults the grader's calls rely on (float32 inputs,
+        autograd for the gradient tests, CPU, one thread), which a file's top level may change for
+        its own demo (``torch.set_default_dtype(torch.float64)``, ``torch.set_grad_enabled(False)``).
+        Everything the module built stays as it was built; what the grader builds afterwards (the
+        student's classes, called with the grader's arguments) gets the defaults."""
+        if torch.is_inference_mode_enabled():
+            # Left entered by ``torch.inference_mode().__enter__()`` (a guard the module holds):
+            # a guard of our own, kept for the life of the jail, turns it off again.
+            guard = torch._C._InferenceMode(False)
+            self._guards.append(guard)
+        if not torch.is_grad_enabled():
+            torch.set_grad_enabled(True)
+        if torch.get_default_dtype() is not _DEFAULTS["dtype"]:
+            torch.set_default_dtype(_DEFAULTS["dtype"])   # also undoes set_default_tensor_type
+        # A default device is a torch.utils._device.DeviceContext: without that module imported
+        # there is none (get_default_device() would import it: ~1.5 ms for every jail).
+        if "torch.utils._device" in sys.modules and torch.get_default_device().type != "cpu":
+            torch.set_default_device(None)
+        if torch.get_float32_matmul_precision() != _DEFAULTS["matmul_precision"]:
+            torch.set_float32_matmul_precision(_DEFAULTS["matmul_precision"])
+        if torch.get_num_threads() != _DEFAULTS["num_threads"]:
+            torch.set_num_threads(_DEFAULTS["num_threads"])
 
     def _need_module(self):
         if self.module is None:
@@ -349,6 +394,114 @@ class Runtime:
 
 _UNINITIALISED = (torch.nn.parameter.UninitializedParameter, torch.nn.parameter.UninitializedBuffer)
 
+# The zygote's torch defaults, read when it imports this module (it sets one thread first).
+_DEFAULTS: dict = {}
+
+
+def snapshot_defaults() -> None:
+    """Record the zygote's torch defaults; ``Runtime._restore_defaults`` returns to them."""
+    _DEFAULTS.update(dtype=torch.get_default_dtype(), num_threads=torch.get_num_threads(),
+                     matmul_precision=torch.get_float32_matmul_precision())
+
+
+snapshot_defaults()
+
+
+def prepare_process(workdir: str = WORKDIR) -> None:
+    """Make the jailed process look like ``python attention.py`` run in an empty folder, not like the
+    zygote: called by the jail after the uid drop and seccomp, before any student code.
+
+    * fresh stdin/stdout/stderr text streams on fds 0-2 (the zygote's were opened on /dev/null, a
+      seekable file, so ``sys.stdout.reconfigure(encoding=...)`` tried to seek the output pipe);
+    * an empty, writable working directory on the jail's /tmp tmpfs (the root is read-only);
+    * no trace of the zygote's command line, ``__main__`` module, project modules or editable
+      install hooks in ``sys`` (see :func:`before_forks`); ``sys.path[0]`` is the working
+      directory, as for a script;
+    * ``input()`` answers as if Enter were pressed (there is no keyboard), see :func:`_no_keyboard_input`.
+    """
+    _fresh_stdio()
+    os.mkdir(workdir, 0o755)
+    os.chdir(workdir)
+    sys.argv = [""]
+    sys.orig_argv = ["python"]
+    main = types.ModuleType("__main__")
+    main.__dict__["__builtins__"] = builtins
+    sys.modules["__main__"] = main
+    for name in _ZYGOTE_ONLY:
+        sys.modules.pop(name, None)   # still reachable through gc: nothing in them is secret
+    sys.path[:] = [workdir] + [p for p in sys.path
+                               if p.startswith("/") and p != "/" and "__editable__" not in p]
+    for key in ("", "/", *_ZYGOTE_ONLY_PATHS):
+        sys.path_importer_cache.pop(key, None)
+    sys.path_hooks[:] = [h for h in sys.path_hooks if not _editable(h)]
+    sys.meta_path[:] = [f for f in sys.meta_path if not _editable(f)]
+    builtins.input = _no_keyboard_input
+
+
+# Names of the project's modules (and of its editable-install hooks) in the zygote, and sys.path
+# entries the jail drops: found once, before the forks (iterating over sys.modules in each jail
+# costs it ~8 ms of copy-on-write page faults).
+_ZYGOTE_ONLY: list[str] = []
+_ZYGOTE_ONLY_PATHS: list[str] = []
+
+
+def before_forks() -> None:
+    """Called by the zygote once everything is imported, before the first jail is forked."""
+    _ZYGOTE_ONLY[:] = [n for n in sys.modules if n.split(".")[0] in ("grading", "autograder")
+                       or n.startswith("__editable__")]
+    _ZYGOTE_ONLY_PATHS[:] = [p for p in sys.path if "__editable__" in p]
+
+
+def _editable(obj) -> bool:
+    """A finder or path hook of an editable install (``pip install -e``): it maps the project's
+    package names to its folder, which the jail does not have."""
+    return "__editable__" in f"{getattr(obj, '__module__', '')} {type(obj).__module__}"
+
+
+def _fresh_stdio() -> None:
+    """New text streams on fds 0, 1 and 2, like the interpreter's own for a pipe: UTF-8, stdout strict,
+    stderr backslashreplace, line-buffered and written through (output reaches the capture in order
+    and nothing is left in a buffer at ``os._exit``)."""
+    streams = []
+    for fd, mode, errors in ((0, "rb", "strict"), (1, "wb", "strict"), (2, "wb", "backslashreplace")):
+        raw = io.FileIO(fd, mode, closefd=False)
+        raw.name = f"<{('stdin', 'stdout', 'stderr')[fd]}>"
+        buf = io.BufferedReader(raw) if fd == 0 else io.BufferedWriter(raw)
+        text = io.TextIOWrapper(buf, encoding="utf-8", errors=errors,
+                                line_buffering=fd != 0, write_through=fd != 0)
+        text.mode = "r" if fd == 0 else "w"
+        streams.append(text)
+    sys.stdin, sys.stdout, sys.stderr = streams
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams
+
+
+_input_calls = [0]
+
+
+def _no_keyboard_input(prompt: object = "") -> str:
+    """``input()`` in the jail: the prompt is printed as usual and the answer is "" (as if Enter were
+    pressed), so a "press Enter to continue" line at a file's top level does not fail its import.
+    A loop that keeps asking gets EOFError after INPUT_CALLS answers instead of hanging to a timeout."""
+    _input_calls[0] += 1
+    out = sys.stdout
+    try:
+        out.write(str(prompt))
+        out.flush()
+    except Exception:  # noqa: BLE001 - a student-replaced stdout may do anything
+        pass
+    if _input_calls[0] > INPUT_CALLS:
+        raise EOFError(f"input() was called more than {INPUT_CALLS} times, but the grader has no "
+                       "keyboard: put code that asks for input under if __name__ == '__main__': "
+                       "(评分程序没有键盘输入)")
+    try:
+        out.write("\n")
+        if _input_calls[0] == 1:
+            sys.stderr.write("[grader] input() has no keyboard here: it returned '' as if Enter were "
+                             "pressed (评分程序没有键盘输入：input() 返回空字符串，相当于直接按回车)\n")
+    except Exception:  # noqa: BLE001
+        pass
+    return ""
+
 
 def _tensor_at(obj, dotted: str):
     """The tensor reached by attribute access (``q_proj.weight``), aliases and properties included;
@@ -382,7 +535,8 @@ def _limited_builtins(packages: list[str], own: str, inert: list[str] = ()) -> d
     table = dict(builtins.__dict__)
     table["__import__"] = limited_import
     if "IPython" in stand_ins:     # a notebook saved as .py calls get_ipython().run_line_magic(...)
-        table["get_ipython"] = _Inert("get_ipython")
+        table["get_ipython"] = _Inert("get_ipython")     # and display(x): builtins in a notebook
+        table["display"] = _Inert("display")
     return table
 
 

@@ -71,7 +71,7 @@ import pyseccomp  # noqa: E402
 
 from grading.forking import name_process, prepare_for_forks  # noqa: E402
 from grading.sandbox import protocol  # noqa: E402, F401
-from grading.sandbox.runtime import Runtime  # noqa: E402
+from grading.sandbox.runtime import Runtime, before_forks, prepare_process  # noqa: E402
 
 # --------------------------------------------------------------------------- libc
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -346,11 +346,7 @@ def run_jail(job: dict, data_fd: int, out_fd: int, parent_pidfd: int, setup_fd: 
             os.environ.clear()
             os.environ.update({"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
                                "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
-            for f in (sys.stdout, sys.stderr):
-                try:
-                    f.reconfigure(line_buffering=True, write_through=True)
-                except Exception:  # noqa: BLE001
-                    pass
+            prepare_process()   # stdio, working directory, sys.argv/path/modules, input()
             sock = socket.socket(fileno=3)
             # Every jail forks from the same zygote, hence the same RNG state: seed afresh so that
             # two sessions never share random draws (a dropout left on differs between sessions).
@@ -567,6 +563,7 @@ def main() -> None:
             _check(_libc.setns(own_pidns, CLONE_NEWPID), "setns back to the zygote's pid namespace")
     except BaseException as e:  # noqa: BLE001
         reason = f"{type(e).__name__}: {e}"
+    before_forks()        # what each jail drops from sys (computed once, here)
     prepare_for_forks()   # after everything this process imports and warms: jails fork from here
     ctrl.send(json.dumps({"ready": reason is None, "reason": reason, "pid": me,
                           "binds": [b[0] for b in binds] if reason is None else []}).encode())

@@ -1,0 +1,143 @@
+"""The result's one note on the constructors (the Suite's ``result_note`` hook): when building
+``ScaledDotProductAttention()`` or ``MultiHeadAttention(d_model, num_heads, head_dim=None)`` raised
+``TypeError`` (31 tests each showed the raw error, 3/85, and nothing said what the grader calls), one
+summary of the contract's signatures against the source's ``__init__``, d2l.ai's signature (《动手学深度学习》,
+which many students copy) named as such. Read from the source with ``ast``, never executed."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Mapping
+
+from grading.i18n import Msg, cat, is_msg, msg
+from grading.load_hints import MAX_SOURCE
+
+
+def _parse(source: str) -> ast.Module | None:
+    if len(source) > MAX_SOURCE:
+        return None
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+CONTRACT = msg("ScaledDotProductAttention() (no arguments) and MultiHeadAttention(d_model, num_heads, "
+               "head_dim=None)",
+               "ScaledDotProductAttention()（不带参数）和 MultiHeadAttention(d_model, num_heads, head_dim=None)")
+D2L_WIDTHS = ("key_size", "query_size", "value_size", "num_hiddens")
+_CTOR = re.compile(r"creating (ScaledDotProductAttention|MultiHeadAttention)\([^)]*\) raised TypeError")
+
+
+def _classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
+    """Top-level classes by name, with ``Alias = SomeClass`` assignments followed."""
+    found: dict[str, ast.ClassDef] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            found[node.name] = node
+        elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+              and isinstance(node.value, ast.Name) and node.value.id in found):
+            found[node.targets[0].id] = found[node.value.id]
+    return found
+
+
+def _init_params(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], depth: int = 0
+                 ) -> tuple[list[str], list[str], bool] | None:
+    """(positional parameter names after self, those without a default, takes ``**kwargs``) of the
+    class's own ``__init__`` (or a base's in the same file); None when the source does not show one."""
+    for node in cls.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "__init__":
+            a = node.args
+            pos = [x.arg for x in [*a.posonlyargs, *a.args]][1:]
+            required = pos[: len(pos) - len(a.defaults)] if a.defaults else pos
+            return pos, required, a.kwarg is not None
+    if depth < 3:
+        for base in cls.bases:
+            if isinstance(base, ast.Name) and base.id in classes and classes[base.id] is not cls:
+                return _init_params(classes[base.id], classes, depth + 1)
+    return None
+
+
+def _feedback_texts(outcomes: Mapping[str, Mapping]) -> Iterable[str]:
+    for out in outcomes.values():
+        fb = out.get("feedback") if isinstance(out, Mapping) else None
+        if is_msg(fb):
+            yield fb["en"]
+        elif isinstance(fb, str):
+            yield fb
+
+
+def _defaults(names: list[str]) -> Msg:
+    return msg(f"give {', '.join(names)} a default (e.g. {names[0]}=0.0)",
+               f"给 {', '.join(names)} 设默认值（例如 {names[0]}=0.0）")
+
+
+def _mha_advice(pos: list[str], required: list[str], kwargs: bool) -> Msg | None:
+    """What to change in the source's ``MultiHeadAttention.__init__`` for the contract's call."""
+    shown = f"MultiHeadAttention.__init__({', '.join(pos)})"
+    widths = [p for p in pos if p in D2L_WIDTHS]
+    if len(widths) >= 2:
+        others = [p for p in required if p not in D2L_WIDTHS and p not in ("num_heads", "d_model")]
+        extra = _defaults(others) if others else None
+        return msg(f"Your {shown} looks like the signature of d2l.ai (Dive into Deep Learning): replace "
+                   f"{', '.join(widths)} by one parameter d_model (they are all the model width here), make "
+                   f"num_heads the second parameter, add head_dim=None" + (f", and {extra['en']}" if extra else ""),
+                   f"你的 {shown} 看起来是《动手学深度学习》(d2l.ai) 的签名：请把 {', '.join(widths)} 合并成一个参数 "
+                   f"d_model（这里它们都等于模型宽度），num_heads 作为第二个参数，再加上 head_dim=None"
+                   + (f"，并{extra['zh']}" if extra else ""))
+    if pos[:2] == ["num_heads", "d_model"]:
+        return msg(f"Your {shown} takes num_heads before d_model, but the grader passes them by position in "
+                   "the contract's order: swap them",
+                   f"你的 {shown} 把 num_heads 放在 d_model 前面，而评分器按契约的顺序按位置传参：请交换这两个参数")
+    todo: list[Msg] = []
+    if len(pos) < 2:
+        todo.append(msg("take d_model and num_heads", "接收 d_model 和 num_heads 两个参数"))
+    if len(required) > 2:
+        todo.append(_defaults(required[2:]))
+    if "head_dim" not in pos and not kwargs:
+        todo.append(msg("add head_dim=None (meaning d_model // num_heads)",
+                        "加上 head_dim=None（表示 d_model // num_heads）"))
+    if not todo:
+        return None
+    return msg(f"Your {shown} should " + ", and ".join(t["en"] for t in todo),
+               f"你的 {shown} 应" + "，并".join(t["zh"] for t in todo))
+
+
+def constructor_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | None:
+    """One summary when the suite could not build the classes with the contract's arguments.
+
+    Fires when a test's feedback says building ``ScaledDotProductAttention()`` or
+    ``MultiHeadAttention(...)`` raised TypeError, or when the source's ``MultiHeadAttention.__init__``
+    takes ``num_heads`` before ``d_model`` (the grader passes them by position, so nothing raises)."""
+    failed: dict[str, int] = {}
+    for text in _feedback_texts(outcomes):
+        m = _CTOR.search(text)
+        if m:
+            failed[m.group(1)] = failed.get(m.group(1), 0) + 1
+    tree = _parse(source) if isinstance(source, str) else None
+    classes = _classes(tree) if tree is not None else {}
+    mha = classes.get("MultiHeadAttention")
+    mha_params = _init_params(mha, classes) if mha is not None else None
+    swapped = bool(mha_params and mha_params[0][:2] == ["num_heads", "d_model"])
+    if not failed and not swapped:
+        return None
+    details: list[Msg] = []
+    if mha_params is not None and ("MultiHeadAttention" in failed or swapped):
+        advice = _mha_advice(*mha_params)
+        if advice is not None:
+            details.append(advice)
+    sdpa = classes.get("ScaledDotProductAttention")
+    sdpa_params = _init_params(sdpa, classes) if sdpa is not None else None
+    if sdpa_params is not None and "ScaledDotProductAttention" in failed and sdpa_params[1]:
+        d = _defaults(sdpa_params[1])
+        details.append(msg(f"ScaledDotProductAttention is built without arguments: {d['en']}",
+                           f"ScaledDotProductAttention 构造时不带参数：请{d['zh']}"))
+    n = sum(failed.values())
+    if failed:
+        lead = msg(f"building {' and '.join(failed)} with the contract's arguments raised TypeError in {n} "
+                   f"test{'s' if n != 1 else ''}: the grader builds {CONTRACT['en']}",
+                   f"按契约的参数构造 {' 和 '.join(failed)} 时有 {n} 项测试抛出 TypeError：评分器构造的是 {CONTRACT['zh']}")
+    else:
+        lead = msg(f"the grader builds {CONTRACT['en']}", f"评分器构造的是 {CONTRACT['zh']}")
+    return cat(lead, *[cat(msg(". ", "。"), d) for d in details], msg(".", "。"))

@@ -1,0 +1,426 @@
+"""Load hints: one short, checked, actionable hint when the student's file does not load.
+
+Computed on the trusted side from the submitted source *text* (``ast``, ``tokenize``-free plain
+text; never executed) and the error the sandbox reported (kind, line, message). Each hint names a
+cause only when the source shows it: the reported line must hold the notebook command, the Python
+3.12 construct or the character it names; a runtime error must come from a top-level statement.
+Otherwise :func:`load_hint` returns None and the student sees the error alone.
+
+No hint text contains ``"; "``: the result page keeps the load error up to the first one.
+Engine code: no torch, no Flask.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+import sys
+from collections.abc import Iterable
+
+from grading.i18n import Msg, cat, msg
+
+MAIN_GUARD = 'if __name__ == "__main__":'
+SYNTAX_KINDS = ("SyntaxError", "IndentationError", "TabError")
+TOP_LEVEL_KINDS = ("SystemExit", "EOFError", "KeyboardInterrupt", "OSError", "FileNotFoundError",
+                   "PermissionError", "IsADirectoryError", "NotADirectoryError", "FileExistsError")
+MAX_SOURCE = 2_000_000           # characters: past this, no analysis (the upload limit is far below)
+
+
+# ============================================================================ helpers
+def _lines(source: str) -> list[str]:
+    """The source's lines as Python numbers them (\\r\\n, \\r and \\n end a line; \\f, \\x1c or
+    U+2028 do not, unlike ``str.splitlines``)."""
+    return re.split(r"\r\n|\r|\n", source)
+
+
+def _line(source: str, lineno: int | None) -> str | None:
+    if not lineno or lineno < 1:
+        return None
+    lines = _lines(source)
+    return lines[lineno - 1] if lineno <= len(lines) else None
+
+
+def _parse(source: str) -> ast.Module | None:
+    if len(source) > MAX_SOURCE:
+        return None
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _syntax_error(source: str) -> SyntaxError | None:
+    """The SyntaxError the trusted side's own parser reports for ``source`` (None: it parses)."""
+    if len(source) > MAX_SOURCE:
+        return None
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:
+        return exc
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return None
+
+
+def _lines_text(numbers: list[int]) -> Msg:
+    if len(numbers) == 1:
+        return msg(f"line {numbers[0]}", f"第 {numbers[0]} 行")
+    shown = ", ".join(map(str, numbers))
+    return msg(f"lines {shown}", f"第 {'、'.join(map(str, numbers))} 行")
+
+
+# ============================================================================ 1. notebook commands
+_MAGIC = re.compile(r"^\s*(%%?|!)[A-Za-z]")
+
+
+def _notebook_hint(source: str, lineno: int) -> Msg | None:
+    line = _line(source, lineno)
+    if line is None or not _MAGIC.match(line):
+        return None
+    # Every notebook command the parser stops at, checked by commenting each out and parsing again.
+    found = [lineno]
+    lines = _lines(source)
+    for _ in range(20):
+        for n in found:
+            if not lines[n - 1].lstrip().startswith("#"):
+                lines[n - 1] = "#" + lines[n - 1]
+        err = _syntax_error("\n".join(lines))
+        if err is None or not err.lineno or err.lineno in found or err.lineno > len(lines) \
+                or not _MAGIC.match(lines[err.lineno - 1]):
+            break
+        found.append(err.lineno)
+    found.sort()
+    where, one = _lines_text(found), len(found) == 1
+    it = "it" if one else "them"
+    return msg(f"{where['en']} {'is a notebook command' if one else 'are notebook commands'} (%matplotlib, "
+               f"!pip ...), which Python cannot run: delete {it} or turn {it} into a comment with #.",
+               f"{where['zh']}是 Notebook 命令（%matplotlib、!pip 这类），Python 无法运行：请删除，或在行首加 # "
+               "改成注释。")
+
+
+# ============================================================================ 2. Python 3.12 syntax
+_TYPE_ALIAS = re.compile(r"^\s*type\s+[A-Za-z_]\w*\s*(\[[^\]]*\]\s*)?=")
+_GENERIC_DEF = re.compile(r"^\s*(async\s+)?def\s+[A-Za-z_]\w*\s*\[")
+_GENERIC_CLASS = re.compile(r"^\s*class\s+[A-Za-z_]\w*\s*\[")
+_FSTRING_START = re.compile(r"(?<![\w'\"])([rRbBuU]?[fF][rR]?|[rR][fF])('''|\"\"\"|'|\")")
+
+
+def _nested_same_quotes(line: str) -> bool:
+    """An f-string on ``line`` whose ``{...}`` field holds a string in the f-string's own quotes and
+    that is complete under Python 3.12's rules (PEP 701): the nested strings and the braces close,
+    then the f-string does."""
+    for m in _FSTRING_START.finditer(line):
+        quote, depth, i, nested = m.group(2), 0, m.end(), False
+        while i < len(line):
+            if depth == 0 and line.startswith(quote, i):
+                if nested:
+                    return True
+                break
+            ch = line[i]
+            if depth > 0 and ch in "'\"":
+                inner = line[i:i + 3] if line[i:i + 3] in ("'" * 3, '"' * 3) else ch
+                close = line.find(inner, i + len(inner))
+                if close < 0:
+                    break
+                nested = nested or inner == quote
+                i = close + len(inner)
+                continue
+            if ch == "{":
+                if depth == 0 and line.startswith("{{", i):
+                    i += 2
+                    continue
+                depth += 1
+            elif ch == "}" and depth > 0:
+                depth -= 1
+            i += 1
+    return False
+
+
+def _py312_hint(source: str, lineno: int, message: str) -> Msg | None:
+    line = _line(source, lineno)
+    if line is None:
+        return None
+    if _TYPE_ALIAS.match(line):
+        feature = msg("a `type X = ...` alias (PEP 695)", " `type X = ...` 类型别名（PEP 695）")
+        fix = msg("write `X = ...` (or `X: TypeAlias = ...`) instead", "请改成 `X = ...`（或 `X: TypeAlias = ...`）")
+    elif _GENERIC_DEF.match(line) or _GENERIC_CLASS.match(line):
+        feature = msg("type parameters in brackets, `def f[T](...)` / `class C[T]` (PEP 695)",
+                      "方括号类型参数 `def f[T](...)` / `class C[T]`（PEP 695）")
+        fix = msg("remove the `[...]` (use typing.TypeVar if you need it)",
+                  "请删掉 `[...]`（需要时改用 typing.TypeVar）")
+    elif message.startswith("f-string") and _nested_same_quotes(line):
+        feature = msg("an f-string that reuses its own quotes inside {...} (PEP 701)",
+                      "在 {...} 中再次使用同种引号的 f-string（PEP 701）")
+        fix = msg("use the other kind of quote inside the braces, e.g. f\"{', '.join(x)}\"",
+                  "请在花括号内改用另一种引号，例如 f\"{', '.join(x)}\"")
+    else:
+        return None
+    return msg(f"line {lineno} uses {feature['en']}, which needs Python 3.12 or newer (Colab has it), but the "
+               f"grader runs Python 3.11: {fix['en']}.",
+               f"第 {lineno} 行用了{feature['zh']}，这需要 Python 3.12 及以上（Colab 支持），但评分器运行的是 "
+               f"Python 3.11：{fix['zh']}。")
+
+
+# ============================================================================ 3. copied characters
+_SPACE_FIX = msg("type an ordinary space instead", "请改成普通空格")
+_DELETE_FIX = msg("delete it", "请删除它")
+# code point -> (English name, Chinese name, what to type instead; None: delete it)
+_CHARS: dict[int, tuple[str, str, str | None]] = {
+    0x00A0: ("a no-break space", "不换行空格", " "),
+    0x200B: ("a zero-width space", "零宽空格", None),
+    0x200C: ("a zero-width non-joiner", "零宽非连接符", None),
+    0x200D: ("a zero-width joiner", "零宽连接符", None),
+    0x2060: ("a word joiner", "零宽不换行符", None),
+    0xFEFF: ("a zero-width no-break space (BOM)", "零宽不换行空格（BOM）", None),
+    0x3000: ("a full-width space", "全角空格", " "),
+    0x2002: ("an en space", "特殊空格（en space）", " "),
+    0x2003: ("an em space", "特殊空格（em space）", " "),
+    0x2009: ("a thin space", "特殊空格（thin space）", " "),
+    0x202F: ("a narrow no-break space", "窄不换行空格", " "),
+    0xFF0C: ("a full-width comma", "全角逗号", ","),
+    0x3001: ("an ideographic comma", "顿号", ","),
+    0x3002: ("an ideographic full stop", "中文句号", "."),
+    0xFF1A: ("a full-width colon", "全角冒号", ":"),
+    0xFF1B: ("a full-width semicolon", "全角分号", ";"),
+    0xFF08: ("a full-width left parenthesis", "全角左括号", "("),
+    0xFF09: ("a full-width right parenthesis", "全角右括号", ")"),
+    0x3010: ("a full-width left bracket", "中文方括号", "["),
+    0x3011: ("a full-width right bracket", "中文方括号", "]"),
+    0x201C: ("a curly (smart) double quote", "中文双引号", '"'),
+    0x201D: ("a curly (smart) double quote", "中文双引号", '"'),
+    0x2018: ("a curly (smart) single quote", "中文单引号", "'"),
+    0x2019: ("a curly (smart) single quote", "中文单引号", "'"),
+    0x2212: ("a minus sign", "数学减号", "-"),
+    0x2013: ("an en dash", "短破折号", "-"),
+    0x00D7: ("a multiplication sign", "乘号 ×", "*"),
+}
+_INVISIBLE = {0x00A0, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x3000, 0x2002, 0x2003, 0x2009, 0x202F}
+
+
+def _char_info(cp: int) -> tuple[str, str, str | None] | None:
+    if cp in _CHARS:
+        return _CHARS[cp]
+    if 0xFF01 <= cp <= 0xFF5E:                   # the full-width forms of ASCII
+        ascii_ = chr(cp - 0xFEE0)
+        return (f"a full-width '{chr(cp)}'", f"全角字符“{chr(cp)}”", ascii_)
+    return None
+
+
+def _char_hint(source: str, lineno: int, kind: str, message: str) -> Msg | None:
+    line = _line(source, lineno)
+    if line is None:
+        return None
+    m = re.search(r"U\+([0-9A-Fa-f]{4,6})", message)
+    if m:
+        cp = int(m.group(1), 16)
+        if chr(cp) not in line:
+            return None
+    elif kind in ("IndentationError", "TabError"):
+        # Python reports a wrong indentation, not the character: name it when the indentation has one.
+        indent = line[: len(line) - len(line.lstrip(" \t\f" + "".join(map(chr, _INVISIBLE))))]
+        odd = [ord(c) for c in indent if ord(c) in _INVISIBLE]
+        if not odd:
+            return None
+        cp = odd[0]
+    else:
+        return None
+    info = _char_info(cp)
+    if info is None:
+        return None
+    name_en, name_zh, instead = info
+    col = line.index(chr(cp)) + 1
+    code = f"U+{cp:04X}"
+    where_en, where_zh = f"line {lineno}, column {col}", f"第 {lineno} 行第 {col} 列"
+    if cp in _INVISIBLE:
+        origin = msg("an invisible character that comes with text copied from web pages or chat apps",
+                     "这是从网页或微信等聊天软件复制代码时带来的不可见字符")
+    else:
+        origin = msg("typed with a Chinese input method", "这是中文输入法下输入的符号")
+    if instead is None:
+        fix = _DELETE_FIX
+    elif instead == " ":
+        fix = _SPACE_FIX
+    else:
+        fix = msg(f"type a plain '{instead}' instead", f"请改成英文符号“{instead}”")
+    count = source.count(chr(cp))
+    more_en = more_zh = ""
+    if count > 1:
+        more_en = f" (the file has {count} of them: search for it and replace them all)"
+        more_zh = f"（文件中共有 {count} 个：请用查找替换全部改掉）"
+    return msg(f"{where_en} has {name_en} ({code}), {origin['en']}: {fix['en']}{more_en}.",
+               f"{where_zh}有一个{name_zh}（{code}），{origin['zh']}：{fix['zh']}{more_zh}。")
+
+
+# ============================================================================ 4. top-level script code
+def _statements(body: Iterable[ast.stmt]) -> Iterable[ast.stmt]:
+    """Module-level statements, into if/try/with blocks (never into def/class bodies)."""
+    for node in body:
+        yield node
+        if isinstance(node, ast.If | ast.Try | ast.With | ast.TryStar):
+            for field in ("body", "orelse", "finalbody"):
+                yield from _statements(getattr(node, field, []) or [])
+            for handler in getattr(node, "handlers", []) or []:
+                yield from _statements(handler.body)
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+            and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value == "__main__")
+
+
+def _inside_scope(node: ast.AST, lineno: int) -> bool:
+    """``lineno`` lies in a def, class or lambda nested in ``node``."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            start = min([sub.lineno, *(d.lineno for d in getattr(sub, "decorator_list", []))])
+            if start <= lineno <= (sub.end_lineno or sub.lineno):
+                # A decorator or a default value runs at import; the body does not.
+                body = getattr(sub, "body", None)
+                body_start = body[0].lineno if isinstance(body, list) and body else sub.lineno
+                if isinstance(sub, ast.Lambda) or lineno >= body_start:
+                    return True
+    return False
+
+
+def _top_level(tree: ast.Module, lineno: int) -> bool:
+    for node in tree.body:
+        if node.lineno <= lineno <= (node.end_lineno or node.lineno):
+            return not _is_main_guard(node) and not _inside_scope(node, lineno)
+    return False
+
+
+_CAUSES = (
+    (re.compile(r"\binput\s*\("), msg("input() gets no keyboard input there", "评分器中 input() 读不到键盘输入")),
+    (re.compile(r"\.parse_args\s*\("), msg("there are no command-line arguments there", "评分器不会传命令行参数")),
+    (re.compile(r"\b(sys\.exit|exit|quit|os\._exit)\s*\("), msg("it ends the import", "它会结束导入")),
+)
+_WHERE = msg("put script code (self-tests, argument parsing, training, plots) under "
+             f"`{MAIN_GUARD}`, which the grader does not run",
+             f"请把脚本代码（自测、参数解析、训练、画图）放到 `{MAIN_GUARD}` 下面，评分器不会运行那里的代码")
+
+
+def _toplevel_hint(source: str, lineno: int) -> Msg | None:
+    tree, line = _parse(source), _line(source, lineno)
+    if tree is None or line is None or not _top_level(tree, lineno):
+        return None
+    cause = next((c for pattern, c in _CAUSES if pattern.search(line)), None)
+    why_en = f" ({cause['en']})" if cause else ""
+    why_zh = f"（{cause['zh']}）" if cause else ""
+    return msg(f"line {lineno} runs when the grader imports your file{why_en}: {_WHERE['en']}.",
+               f"第 {lineno} 行在评分器导入你的文件时就会运行{why_zh}：{_WHERE['zh']}。")
+
+
+def _has_call(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) for n in ast.walk(node))
+
+
+def _timeout_hint(source: str) -> Msg | None:
+    tree = _parse(source)
+    if tree is None:
+        return None
+    loops: list[int] = []
+    calls: list[int] = []
+    for node in _statements(tree.body):
+        if _is_main_guard(node) or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+                                                 | ast.Import | ast.ImportFrom):
+            continue
+        if isinstance(node, ast.For | ast.While | ast.AsyncFor):
+            loops.append(node.lineno)
+        elif isinstance(node, ast.Expr | ast.Assign | ast.AnnAssign | ast.AugAssign) and _has_call(node):
+            calls.append(node.lineno)
+    # The main guard's own statements were walked into by _statements: drop them.
+    guarded = {n.lineno for g in tree.body if _is_main_guard(g) for n in ast.walk(g) if hasattr(n, "lineno")}
+    shown = [n for n in [*loops, *calls] if n not in guarded][:3]
+    if not shown:
+        return None
+    where = _lines_text(sorted(shown))
+    kind_en = "loops and calls" if loops and calls else ("loops" if loops else "calls")
+    kind_zh = "循环和函数调用" if loops and calls else ("循环" if loops else "函数调用")
+    return msg(f"importing your file runs its top-level code, and {where['en']} ({kind_en}) run then: "
+               f"{_WHERE['en']}.",
+               f"导入你的文件会运行顶层代码，{where['zh']}（{kind_zh}）都会在导入时运行：{_WHERE['zh']}。")
+
+
+# ============================================================================ 5. own helper modules
+# Well-known packages students import: never their own file (the packages note covers them).
+KNOWN_PACKAGES = frozenset({
+    "d2l", "matplotlib", "seaborn", "sklearn", "scipy", "pandas", "tqdm", "transformers", "timm",
+    "torchvision", "torchaudio", "torchtext", "jax", "flax", "tensorflow", "keras", "PIL", "cv2", "IPython",
+    "google", "wandb", "tensorboard", "tensorboardX", "lightning", "pytorch_lightning", "numba", "sympy",
+    "yaml", "requests", "einops", "numpy", "torch", "xformers", "flash_attn", "triton", "accelerate",
+    "datasets", "tokenizers", "sentencepiece", "plotly", "ipywidgets", "torchinfo", "torchsummary",
+    "thop", "fvcore", "mmcv", "paddle", "mindspore", "jieba", "h5py", "skimage", "rich", "loguru",
+})
+
+
+def _imports_module(tree: ast.Module, top: str) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == top for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == top:
+            return True
+    return False
+
+
+def _installed(top: str) -> bool:
+    try:
+        return importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError, AttributeError):
+        return False
+
+
+def _own_module_hint(source: str, message: str, filename: str) -> Msg | None:
+    m = re.search(r"No module named '([A-Za-z_][\w.]*)'", message)
+    tree = _parse(source)
+    if not m or tree is None:
+        return None
+    top = m.group(1).split(".")[0]
+    if (top in sys.stdlib_module_names or top in KNOWN_PACKAGES or top == filename.rsplit(".", 1)[0]
+            or not _imports_module(tree, top) or _installed(top)):
+        return None
+    return msg(f"only {filename} is uploaded: if `{top}` is a file of your own ({top}.py), paste the code you "
+               f"use from it into {filename}.",
+               f"评分器只收到 {filename} 这一个文件：如果 `{top}` 是你自己写的文件（{top}.py），请把用到的代码粘贴进 "
+               f"{filename}。")
+
+
+# ============================================================================ the entry point
+def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
+              filename: str = "attention.py") -> Msg | None:
+    """One checked hint for a load error, or None.
+
+    ``kind`` is the exception class name the sandbox reported (``"StudentTimeout"`` for an import
+    that timed out), ``lineno`` its line in the student's file, ``message`` its text."""
+    if not isinstance(source, str) or not source or len(source) > MAX_SOURCE:
+        return None
+    message = message or ""
+    try:
+        if kind in SYNTAX_KINDS and lineno:
+            return (_notebook_hint(source, lineno) or _py312_hint(source, lineno, message)
+                    or _char_hint(source, lineno, kind, message))
+        if kind in TOP_LEVEL_KINDS and lineno:
+            return _toplevel_hint(source, lineno)
+        if kind == "StudentTimeout":
+            return _timeout_hint(source)
+        if kind == "ModuleNotFoundError":
+            return _own_module_hint(source, message, filename)
+    except (RecursionError, MemoryError, ValueError):  # a pathological source: no hint, never a failure
+        return None
+    return None
+
+
+def hint_sep(text: Msg) -> Msg:
+    """How a hint follows an error message: a new sentence (never ``"; "``)."""
+    en = "" if text["en"].rstrip().endswith((".", "!", "?")) else "."
+    zh = "" if text["zh"].rstrip().endswith(("。", "！", "？", ".")) else "。"
+    return msg(f"{en} Hint: ", f"{zh}提示：")
+
+
+def with_hint(text: Msg, hint: Msg | None) -> Msg:
+    return text if hint is None else cat(text, hint_sep(text), hint)
+
+
+__all__ = ["load_hint", "with_hint", "hint_sep", "KNOWN_PACKAGES"]

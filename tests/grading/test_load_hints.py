@@ -1,0 +1,323 @@
+"""Load hints (grading/load_hints.py): one checked, bilingual hint when attention.py does not load,
+named only when the source shows the cause; and one summary when the classes cannot be built with
+the contract's arguments. Unit tests of the pure functions, then a few gradings end to end."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from grader_tests.attention.signature_note import constructor_note
+from grading.i18n import is_msg
+from grading.load_hints import load_hint, with_hint
+from grading.proxy import load_error_text
+from grading.runner import GradeInput, grade
+from grading.sandbox import StudentError, StudentTimeout
+from tests.grading.helpers import SUBMISSIONS
+
+BASE = (SUBMISSIONS / "correct" / "einsum.py").read_text(encoding="utf-8")
+SDPA_LINE = BASE.splitlines().index("        weights = scores.softmax(-1)") + 1
+
+
+def _syntax(source: str) -> tuple[str, int, str]:
+    """What the sandbox reports for a source that does not parse: (kind, line, Python's msg)."""
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:
+        return type(exc).__name__, exc.lineno, exc.msg
+    raise AssertionError("the source parses")
+
+
+def _hint(source: str):
+    return load_hint(source, *_syntax(source))
+
+
+def _ok(hint) -> dict:
+    """Every hint is bilingual, has Chinese text of its own, and never holds "; " (the result page
+    keeps the load error up to the first one)."""
+    assert is_msg(hint)
+    assert "; " not in hint["en"] and "; " not in hint["zh"]
+    assert any("\u4e00" <= c <= "\u9fff" for c in hint["zh"])
+    return hint
+
+
+def _replace_line(n: int, text: str) -> str:
+    lines = BASE.splitlines()
+    lines[n - 1] = text
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------ 1. notebook commands
+class TestNotebookCommands:
+    def test_a_magic_on_the_first_line_is_named(self):
+        hint = _ok(_hint("%matplotlib inline\n" + BASE))
+        assert "line 1 is a notebook command" in hint["en"] and "comment" in hint["en"]
+        assert "第 1 行是 Notebook 命令" in hint["zh"]
+
+    def test_every_command_the_parser_would_stop_at_is_listed(self):
+        source = "%matplotlib inline\n" + BASE + "!pip install einops\n"
+        hint = _ok(_hint(source))
+        last = len(source.splitlines())
+        assert f"lines 1, {last} are notebook commands" in hint["en"]
+
+    def test_a_bang_line_inside_a_class(self):
+        source = BASE.replace("class MultiHeadAttention", "!pip install torch\nclass MultiHeadAttention")
+        assert "is a notebook command" in _ok(_hint(source))["en"]
+
+    def test_no_hint_when_the_error_line_is_not_a_command(self):
+        assert _hint(_replace_line(SDPA_LINE, "        weights = scores.softmax(-1")) is None
+        # "!=" at the start of a continuation line is Python, not a shell command
+        assert load_hint("x = (1\n!= 2\n", "SyntaxError", 2, "invalid syntax") is None
+
+
+# ------------------------------------------------------------------ 2. Python 3.12 syntax
+class TestPython312:
+    def test_type_alias(self):
+        hint = _ok(_hint("from torch import Tensor\ntype MaybeTensor = Tensor | None\n" + BASE))
+        assert "line 2" in hint["en"] and "PEP 695" in hint["en"] and "Python 3.11" in hint["en"]
+        assert "Python 3.11" in hint["zh"] and "类型别名" in hint["zh"]
+
+    def test_generic_function_and_class(self):
+        for line in ("def first[T](xs: list[T]) -> T:\n    return xs[0]\n", "class Box[T]:\n    pass\n"):
+            hint = _ok(_hint(BASE + line))
+            assert "type parameters" in hint["en"] and "3.11" in hint["zh"]
+
+    def test_fstring_reusing_its_quotes(self):
+        hint = _ok(_hint(BASE + 'names = ["a"]\nMSG = f"heads: {", ".join(names)}"\n'))
+        assert "PEP 701" in hint["en"] and "f-string" in hint["zh"]
+
+    def test_an_ordinary_fstring_error_is_not_called_3_12(self):
+        assert _hint(BASE + 'MSG = f"heads: {names"\n') is None
+
+    def test_type_as_a_name_is_not_an_alias(self):
+        # "type = 3" is valid Python 3.11; an error on another line is not blamed on it
+        assert load_hint("type = 3\nx = (\n", "SyntaxError", 1, "invalid syntax") is None
+
+
+# ------------------------------------------------------------------ 3. copied characters
+class TestCopiedCharacters:
+    @pytest.mark.parametrize("char, en, zh, fix_zh", [
+        ("\u00a0", "no-break space", "不换行空格", "普通空格"),
+        ("\u200b", "zero-width space", "零宽空格", "删除"),
+        ("\u3000", "full-width space", "全角空格", "普通空格"),
+    ])
+    def test_invisible_characters(self, char, en, zh, fix_zh):
+        source = _replace_line(SDPA_LINE, f"        weights = scores.softmax({char}-1)")
+        hint = _ok(_hint(source))
+        col = f"        weights = scores.softmax({char}".index(char) + 1
+        assert f"line {SDPA_LINE}, column {col}" in hint["en"] and en in hint["en"]
+        assert f"第 {SDPA_LINE} 行第 {col} 列" in hint["zh"] and zh in hint["zh"] and fix_zh in hint["zh"]
+
+    @pytest.mark.parametrize("text, zh, ascii_", [
+        ("        weights = scores.softmax(-1，)", "全角逗号", ","),
+        ("        weights = scores.softmax（-1)", "全角左括号", "("),
+        ('        weights = scores.softmax(dim=int(“-1”))', "中文双引号", '"'),
+    ])
+    def test_full_width_punctuation(self, text, zh, ascii_):
+        hint = _ok(_hint(_replace_line(SDPA_LINE, text)))
+        assert zh in hint["zh"] and f"“{ascii_}”" in hint["zh"] and f"'{ascii_}'" in hint["en"]
+
+    def test_full_width_colon_and_count(self):
+        source = BASE.replace("if additive_mask is not None:", "if additive_mask is not None：")
+        hint = _ok(_hint(source))
+        assert "全角冒号" in hint["zh"] and "U+FF1A" in hint["en"]
+        assert f"the file has {source.count('：')} of them" in hint["en"]
+
+    def test_a_full_width_space_in_the_indentation(self):
+        source = _replace_line(SDPA_LINE, "      \u3000weights = scores.softmax(-1)")
+        kind, line, _ = _syntax(source)
+        assert kind == "IndentationError"
+        assert "全角空格" in _ok(_hint(source))["zh"]
+
+    def test_no_hint_when_the_line_does_not_hold_the_character(self):
+        source = _replace_line(SDPA_LINE, "        weights = scores.softmax(-1，)")
+        assert load_hint(source, "SyntaxError", 1, "invalid character '，' (U+FF0C)") is None
+        assert load_hint(source, "SyntaxError", SDPA_LINE, "invalid character '⊕' (U+2295)") is None
+
+
+# ------------------------------------------------------------------ 4. top-level script code
+class TestTopLevelCode:
+    def test_sys_exit_at_the_end(self):
+        source = BASE + "import sys\nsys.exit(0)\n"
+        line = len(source.splitlines())
+        hint = _ok(load_hint(source, "SystemExit", line, "0"))
+        assert f"line {line} runs when the grader imports your file" in hint["en"]
+        assert '__name__ == "__main__"' in hint["en"] and '__name__ == "__main__"' in hint["zh"]
+
+    def test_input_and_argparse_name_their_cause(self):
+        source = BASE + "_n = input('按回车继续...')\n"
+        hint = _ok(load_hint(source, "EOFError", len(source.splitlines()), "EOF when reading a line"))
+        assert "input()" in hint["en"] and "键盘" in hint["zh"]
+        source = "import argparse\np = argparse.ArgumentParser()\nargs = p.parse_args()\n" + BASE
+        assert "command-line" in _ok(load_hint(source, "SystemExit", 3, "2"))["en"]
+
+    def test_file_access_at_top_level(self):
+        source = "import torch\nW = torch.load('weights.pt')\n" + BASE
+        assert "line 2 runs" in _ok(load_hint(source, "FileNotFoundError", 2, "No such file"))["en"]
+
+    def test_no_hint_inside_a_function_or_under_the_main_guard(self):
+        source = BASE + "def main():\n    input()\n\nif __name__ == '__main__':\n    main()\n"
+        inside = source.splitlines().index("    input()") + 1
+        assert load_hint(source, "EOFError", inside, "EOF") is None
+        assert load_hint(source, "EOFError", len(source.splitlines()), "EOF") is None
+        assert load_hint(BASE, "SystemExit", SDPA_LINE, "0") is None        # a method body
+
+    def test_a_timeout_points_to_top_level_loops_and_calls(self):
+        source = BASE + "import time\nprint('自测开始')\nfor _ in range(10**9):\n    pass\n"
+        first = source.splitlines().index("print('自测开始')") + 1
+        hint = _ok(load_hint(source, "StudentTimeout", None, ""))
+        assert f"lines {first}, {first + 1} (loops and calls)" in hint["en"]
+        assert "loops and calls" in hint["en"] and "循环" in hint["zh"]
+
+    def test_a_timeout_with_no_top_level_code_gets_no_hint(self):
+        assert load_hint(BASE + "if __name__ == '__main__':\n    while True:\n        pass\n",
+                         "StudentTimeout", None, "") is None
+
+
+# ------------------------------------------------------------------ 5. own helper modules
+class TestOwnModule:
+    def test_an_unknown_module_the_source_imports(self):
+        source = "from utils import masked_fill_inf\n" + BASE
+        hint = _ok(load_hint(source, "ModuleNotFoundError", 1, "No module named 'utils' in the grader"))
+        assert "if `utils` is a file of your own" in hint["en"] and "utils.py" in hint["zh"]
+
+    @pytest.mark.parametrize("name", ["scipy", "d2l", "json", "torch"])
+    def test_packages_and_the_standard_library_are_not_called_your_own(self, name):
+        source = f"import {name}\n" + BASE
+        assert load_hint(source, "ModuleNotFoundError", 1, f"No module named '{name}'") is None
+
+    def test_a_module_the_source_does_not_import_is_not_named(self):
+        assert load_hint(BASE, "ModuleNotFoundError", 2, "No module named 'utils'") is None
+
+
+# ------------------------------------------------------------------ the load error text
+class TestLoadErrorText:
+    def test_the_hint_follows_the_error_as_a_sentence_before_the_packages_note(self):
+        source = "from utils import f\n" + BASE
+        exc = StudentError("ModuleNotFoundError", "No module named 'utils' in the grader", 1)
+        text = load_error_text(exc, packages=["torch"], source=source)
+        head_en, _, note_en = text["en"].partition("; ")
+        assert "Hint: only attention.py is uploaded" in head_en and "standard library" in note_en
+        head_zh = text["zh"].split("; ")[0]
+        assert "提示：评分器只收到 attention.py" in head_zh
+        assert ".; " not in text["en"] and "。; " not in text["zh"]
+
+    def test_without_source_or_cause_the_text_is_unchanged(self):
+        exc = StudentError("SyntaxError", "invalid syntax", 3)
+        assert load_error_text(exc) == load_error_text(exc, source="x = (\n")
+        assert load_error_text(exc)["en"] == "SyntaxError at line 3: invalid syntax"
+
+    def test_a_timeout(self):
+        exc = StudentTimeout(10, "import")
+        text = load_error_text(exc, source=BASE + "import time\ntime.sleep(12)\n")
+        assert text["en"].startswith("timed out after 10 s while importing attention.py. Hint: ")
+        assert "提示：导入你的文件会运行顶层代码" in text["zh"]
+
+    def test_with_hint_keeps_punctuation(self):
+        t = with_hint({"en": "a.", "zh": "甲。"}, {"en": "b", "zh": "乙"})
+        assert t == {"en": "a. Hint: b", "zh": "甲。提示：乙"}
+
+    def test_pathological_sources_give_no_hint_and_no_error(self):
+        deep = "x = " + "(" * 300 + ")" * 300 + "\n"
+        assert load_hint(deep, "SystemExit", 1, "0") is None
+        assert load_hint("", "SyntaxError", 1, "invalid syntax") is None
+        assert load_hint(BASE, "SyntaxError", 10_000, "invalid syntax") is None
+
+
+# ------------------------------------------------------------------ 6. constructor signatures
+D2L_MHA = """import torch
+from torch import nn
+
+class DotProductAttention(nn.Module):
+    def __init__(self, dropout, **kwargs):
+        super().__init__(**kwargs)
+
+ScaledDotProductAttention = DotProductAttention
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, key_size, query_size, value_size, num_hiddens,
+                 num_heads, dropout, bias=False, **kwargs):
+        super().__init__(**kwargs)
+"""
+
+
+def _outcomes(*feedback: str) -> dict:
+    return {f"t{i}": {"outcome": "failed", "feedback": {"en": fb, "zh": fb}} for i, fb in enumerate(feedback)}
+
+
+MHA_TYPEERROR = ("creating MultiHeadAttention(16, 4) raised TypeError: MultiHeadAttention.__init__() missing "
+                 "4 required positional arguments")
+SDPA_TYPEERROR = ("with Nq=3: creating ScaledDotProductAttention() raised TypeError: "
+                  "DotProductAttention.__init__() missing 1 required positional argument: 'dropout'")
+
+
+class TestConstructorNote:
+    def test_d2l_signature_is_named_with_what_to_rename_and_default(self):
+        note = _ok(constructor_note(D2L_MHA, _outcomes(MHA_TYPEERROR, SDPA_TYPEERROR, SDPA_TYPEERROR)))
+        assert "raised TypeError in 3 tests" in note["en"]
+        assert "MultiHeadAttention(d_model, num_heads, head_dim=None)" in note["en"]
+        assert "d2l.ai" in note["en"] and "key_size, query_size, value_size, num_hiddens" in note["en"]
+        assert "dropout=0.0" in note["en"] and "《动手学深度学习》" in note["zh"]
+        assert "ScaledDotProductAttention 构造时不带参数" in note["zh"]
+
+    def test_swapped_arguments_are_named_without_a_typeerror(self):
+        source = BASE.replace("def __init__(self, d_model, num_heads, head_dim=None)",
+                              "def __init__(self, num_heads, d_model, head_dim=None)")
+        note = _ok(constructor_note(source, _outcomes("the output has shape [2,5,4], expected [2,5,16]")))
+        assert "num_heads before d_model" in note["en"] and "交换" in note["zh"]
+
+    def test_a_missing_head_dim_parameter(self):
+        source = BASE.replace("def __init__(self, d_model, num_heads, head_dim=None)",
+                              "def __init__(self, d_model, n_head)")
+        note = _ok(constructor_note(source, _outcomes(
+            "creating MultiHeadAttention(16, 4, head_dim=8) raised TypeError: got an unexpected keyword")))
+        assert "add head_dim=None" in note["en"] and "in 1 test:" in note["en"]
+
+    def test_nothing_when_every_class_was_built(self):
+        assert constructor_note(BASE, _outcomes("the output differs")) is None
+        assert constructor_note(BASE, {}) is None
+        assert constructor_note(None, _outcomes("the output differs")) is None
+
+    def test_unparsed_source_still_states_the_contract(self):
+        note = _ok(constructor_note("class (", _outcomes(MHA_TYPEERROR)))
+        assert "the grader builds ScaledDotProductAttention()" in note["en"]
+
+
+# ------------------------------------------------------------------ end to end
+def _grade(executor, code: str) -> dict:
+    return grade(GradeInput(code=code.encode()), "attention", executor)
+
+
+def _shown(message: dict, lang: str) -> str:
+    """What the result page shows of a load error (app/student.py keeps it up to the first "; ")."""
+    return message[lang].split("; ")[0]
+
+
+class TestEndToEnd:
+    def test_a_notebook_command(self, executor):
+        result = _grade(executor, "%matplotlib inline\n" + BASE)
+        assert result["status"] == "graded" and result["total"] == 0
+        assert "Hint: line 1 is a notebook command" in _shown(result["message"], "en")
+        assert "提示：第 1 行是 Notebook 命令" in _shown(result["message"], "zh")
+
+    def test_a_no_break_space(self, executor):
+        result = _grade(executor, _replace_line(SDPA_LINE, "        weights = scores.softmax(\u00a0-1)"))
+        assert f"第 {SDPA_LINE} 行第 34 列有一个不换行空格" in _shown(result["message"], "zh")
+
+    def test_top_level_exit_and_own_module(self, executor):
+        result = _grade(executor, BASE + "import sys\nsys.exit(1)\n")
+        assert "runs when the grader imports your file" in _shown(result["message"], "en")
+        ended = _grade(executor, BASE + "import sys\nsys.exit(0)\n")    # a script's clean end is a load
+        assert ended["message"] is None and not any("not run" in str(t["feedback"]) for t in ended["tests"])
+        result = _grade(executor, "from utils import helper\n" + BASE)
+        assert "if `utils` is a file of your own" in _shown(result["message"], "en")
+        assert "standard library" in result["message"]["en"]     # the packages note is kept
+
+    def test_d2l_constructor_summary_once(self, executor):
+        source = D2L_MHA + "    def forward(self, q, k, v, valid_lens=None):\n        return q\n"
+        result = _grade(executor, source)
+        assert result["status"] == "graded"
+        message = result["message"]
+        assert message["en"].count("d2l.ai") == 1 and "《动手学深度学习》" in message["zh"]
+        assert not any("d2l.ai" in t["feedback"]["en"] for t in result["tests"] if is_msg(t.get("feedback")))

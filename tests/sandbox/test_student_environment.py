@@ -1,0 +1,218 @@
+"""The jailed process looks like `python attention.py` run in an empty folder of the student's own
+machine: its command line, working directory, standard streams, torch defaults and the notebook
+builtins, not the zygote's (a correct file must not fail because of the grader's process)."""
+
+from __future__ import annotations
+
+import torch
+
+from tests.sandbox.helpers import assert_healthy
+
+WATCH = {"imports": ["numpy"], "inert": ["matplotlib", "tqdm", "IPython"]}
+
+
+def open_session(ex, source: str, watch=None):
+    return ex.session(source, filename="attention.py", module_name="attention",
+                      watch=WATCH if watch is None else watch)
+
+
+SPY = '''
+import os, sys
+import torch
+
+def look():
+    __main__ = sys.modules["__main__"]
+    mods = [m for m in sys.modules if m.split(".")[0] in ("grading", "autograder") or "editable" in m]
+    return {"argv": sys.argv, "orig_argv": sys.orig_argv, "environ": dict(os.environ),
+            "path": sys.path, "cwd": os.getcwd(), "ls_cwd": os.listdir("."), "file": __file__,
+            "abs_file": os.path.abspath(__file__), "main_file": getattr(__main__, "__file__", None),
+            "main_names": sorted(n for n in vars(__main__) if not n.startswith("__")),
+            "project_modules": mods, "meta_path": [repr(f) for f in sys.meta_path],
+            "stdout": [type(sys.stdout).__name__, sys.stdout.encoding, sys.stdout.errors],
+            "stdout_is_dunder": sys.stdout is sys.__stdout__, "stdin_read": sys.stdin.read()}
+
+def write_root():
+    try:
+        open("/escape.txt", "w").close()
+    except OSError as e:
+        return type(e).__name__
+    return "written"
+'''
+
+
+def test_the_process_looks_like_a_script_run_in_an_empty_folder(executor):
+    with open_session(executor, SPY) as s:
+        s.load()
+        info = s.call_function("look")
+        assert s.call_function("write_root") == "OSError"       # the root stays read-only
+    assert info["argv"] == ["attention.py"] and info["orig_argv"] == ["python", "attention.py"]
+    assert set(info["environ"]) <= {"PATH", "HOME", "LANG", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
+    assert info["cwd"] == "/tmp/work" and info["ls_cwd"] == []
+    assert info["file"] == "attention.py" and info["abs_file"] == "/tmp/work/attention.py"
+    assert info["path"][0] == "/tmp/work" and "/" not in info["path"]
+    assert not [p for p in info["path"][1:] if "site-packages" not in p and "python3" not in p
+                and "python" not in p], info["path"]
+    assert info["main_file"] is None and info["main_names"] == []       # not the zygote's module
+    assert info["project_modules"] == []
+    assert not [f for f in info["meta_path"] if "editable" in f.lower()]
+    blob = repr(info)
+    for leak in ("zygote", "grading", "autograder"):
+        assert leak not in blob, leak
+    assert info["stdout"] == ["TextIOWrapper", "utf-8", "strict"] and info["stdout_is_dunder"]
+    assert info["stdin_read"] == ""
+    assert_healthy(executor)
+
+
+SCRIPT = '''
+import argparse, logging, os, sys, io
+from pathlib import Path
+import torch
+
+sys.stdout.reconfigure(encoding="utf-8")
+sys.stderr.reconfigure(encoding="utf-8", errors="replace")
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default=3)
+args = parser.parse_args()
+os.makedirs("outputs", exist_ok=True)
+logging.basicConfig(filename="train.log", level=logging.INFO)
+logging.info("epochs %d", args.epochs)
+torch.save({"w": torch.ones(2)}, "outputs/model.pt")
+(Path(__file__).resolve().parent / "notes.txt").write_text("注意力", encoding="utf-8")
+print("训练 → done", args.epochs)
+answer = input("Press Enter to continue...")
+
+def state():
+    return {"answer": answer, "files": sorted(os.listdir(".")), "outputs": os.listdir("outputs"),
+            "log": open("train.log").read(), "loaded": torch.load("outputs/model.pt")["w"].tolist()}
+'''
+
+
+def test_top_level_script_code_runs_with_a_writable_folder_and_normal_streams(executor):
+    with open_session(executor, SCRIPT) as s:
+        s.load()
+        st = s.call_function("state")
+        out = s.output
+    assert st["answer"] == ""
+    assert st["files"] == ["notes.txt", "outputs", "train.log"] and st["outputs"] == ["model.pt"]
+    assert "epochs 3" in st["log"] and st["loaded"] == [1.0, 1.0]
+    assert "训练 → done 3" in out
+    assert "Press Enter to continue...\n" in out and "input() has no keyboard" in out
+    # each session has its own, empty folder
+    with open_session(executor, SPY) as s:
+        s.load()
+        assert s.call_function("look")["ls_cwd"] == []
+
+
+def test_rewrapped_stdout_is_still_captured(executor):
+    src = ("import io, sys\n"
+           "sys.stdout = io.TextIOWrapper(sys.stdout.buffer, encoding='utf-8')\n"
+           "print('wrapped 输出')\n"
+           "def f():\n    print('later')\n    return 1\n")
+    with open_session(executor, src) as s:
+        s.load()
+        assert s.call_function("f") == 1
+        assert "wrapped 输出" in s.output and "later" in s.output
+
+
+def test_input_in_a_loop_ends_with_eoferror_not_a_timeout(executor):
+    src = "while input('again? ') != 'q':\n    pass\n"
+    with open_session(executor, src) as s:
+        try:
+            s.load()
+        except Exception as e:  # noqa: BLE001
+            err = e
+        else:
+            raise AssertionError("the loop should have ended")
+    assert getattr(err, "kind", None) == "EOFError" and "no keyboard" in str(err)
+
+
+GLOBAL_DEFAULTS = '''
+import torch
+torch.set_default_dtype(torch.float64)
+torch.set_grad_enabled(False)
+torch.set_num_threads(3)
+torch.set_float32_matmul_precision("medium")
+_ctx = torch.inference_mode()
+_ctx.__enter__()
+torch.set_default_device("meta")
+BUILT_AT_IMPORT = torch.nn.Linear(2, 2, device="cpu")
+
+class Proj(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.lin(x).softmax(-1)
+
+def state():
+    return {"dtype": str(torch.get_default_dtype()), "grad": torch.is_grad_enabled(),
+            "inference": torch.is_inference_mode_enabled(), "device": str(torch.get_default_device()),
+            "threads": torch.get_num_threads(), "precision": torch.get_float32_matmul_precision(),
+            "import_dtype": str(BUILT_AT_IMPORT.weight.dtype), "zeros": str(torch.zeros(1).dtype)}
+'''
+
+
+def test_torch_defaults_changed_at_the_top_level_are_restored_after_load(executor):
+    with open_session(executor, GLOBAL_DEFAULTS) as s:
+        s.load()
+        st = s.call_function("state")
+        h = s.new("Proj")
+        x = torch.randn(2, 4)
+        out = s.call(h, "__call__", x)
+        (g,) = s.grad(h, [x], {}, torch.randn(2, 3), wrt=[0])
+    assert st == {"dtype": "torch.float32", "grad": True, "inference": False, "device": "cpu",
+                  "threads": 1, "precision": "highest",
+                  "import_dtype": "torch.float64",     # what the module built itself stays as built
+                  "zeros": "torch.float32"}
+    assert out.dtype == torch.float32 and out.shape == (2, 3)
+    assert g is not None and g.dtype == torch.float32 and g.abs().sum() > 0
+
+
+def test_set_default_tensor_type_is_undone(executor):
+    src = ("import torch\ntorch.set_default_tensor_type(torch.DoubleTensor)\n"
+           "def f():\n    return [str(torch.tensor([1.0]).dtype), str(torch.Tensor(2).dtype),"
+           " str(torch.nn.Linear(2, 2).weight.dtype)]\n")
+    with open_session(executor, src) as s:
+        s.load()
+        assert s.call_function("f") == ["torch.float32"] * 3
+
+
+def test_a_failed_load_is_still_reported_as_the_students_error(executor):
+    src = "import torch\ntorch.set_default_dtype(torch.float64)\nraise ValueError('boom')\n"
+    with open_session(executor, src) as s:
+        try:
+            s.load()
+        except Exception as e:  # noqa: BLE001
+            assert getattr(e, "kind", None) == "ValueError" and getattr(e, "lineno", None) == 3
+        else:
+            raise AssertionError("load should fail")
+
+
+NOTEBOOK = '''
+from IPython.display import Markdown
+import torch
+x = torch.ones(2)
+display(x)
+display(Markdown("**hi**"))
+get_ipython().run_line_magic("matplotlib", "inline")
+
+def f():
+    display("in a call")
+    return 1
+'''
+
+
+def test_notebook_display_is_a_builtin_when_ipython_is_inert(executor):
+    with open_session(executor, NOTEBOOK) as s:
+        s.load()
+        assert s.call_function("f") == 1
+    # without IPython among the inert packages, display stays undefined, as in plain Python
+    with open_session(executor, "def f():\n    return display\n", watch={"imports": []}) as s:
+        s.load()
+        try:
+            s.call_function("f")
+        except Exception as e:  # noqa: BLE001
+            assert getattr(e, "kind", None) == "NameError"
+        else:
+            raise AssertionError("display should be undefined")
