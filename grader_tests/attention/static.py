@@ -52,12 +52,15 @@ REVIEWABLE_MODULES = {"torch", "numpy", "einops", "math", "cmath", "typing", "da
 TORCH_UNREVIEWABLE = {"ao", "fx", "package", "overrides", "utils", "distributed", "export", "onnx", "compiler",
                       "testing", "multiprocessing", "serialization", "hub", "library", "jit_internal", "quantization",
                       "_dynamo", "_inductor", "_export", "_functorch", "_higher_order_ops", "_library", "_subclasses"}
+# ``__annotations__`` written by hand: dataclasses turn its keys into source code they exec with the
+# module's globals (a key "d, globals().update(...)" runs that call), which no check can follow.
 HIDING_BUILTINS = {"__import__", "eval", "exec", "compile", "globals", "vars", "locals", "breakpoint",
-                   "__builtins__", "__loader__", "__spec__"}
+                   "__builtins__", "__loader__", "__spec__", "__annotations__"}
 # ``x.__class__`` is not among them: it only leads to the student's own class, and every way on
 # from a class to other code (``__mro__``, ``__base__``, ``__subclasses__``, ``__globals__``,
 # ``__dict__``, a computed ``getattr``) is flagged itself.
 HIDING_ATTRS = {"__wrapped__", "__dict__", "__getattribute__", "__getattr__", "__globals__", "__builtins__",
+                "__annotations__",
                 "__closure__", "__code__", "__subclasses__", "__func__", "__self__", "__base__", "__bases__",
                 "__mro__", "__loader__", "__spec__", "ops", "_ops", "_C", "_c10d", "_dynamo", "_inductor",
                 "_refs", "_decomp", "_prims", "library", "jit", "compile", "_jit_internal", "hub", "load"}
@@ -69,14 +72,17 @@ ANYWHERE_HIDING_ATTRS = {"ops", "_ops", "_C", "_c10d", "_dynamo", "_inductor", "
                          "_jit_internal", "CompilationUnit", "tb_frame", "tb_next", "f_back", "f_globals",
                          "f_locals", "f_builtins", "gi_frame", "cr_frame", "ag_frame", "_getframe", "exc_info",
                          "last_traceback", "__traceback__", "_utils", "_import_dotted_name", "get_type_hints",
-                         "_eval_type", "ForwardRef", "overrides", "attrgetter", "methodcaller"}
+                         "_eval_type", "ForwardRef", "overrides", "attrgetter", "methodcaller",
+                         "sys"}      # torch.sys, warnings.sys, typing.sys...: the way to sys.modules
 # Functions of a module that load pickled code or native libraries (np.load(allow_pickle=True),
 # np.ctypeslib), whatever the module's name in the source.
 MODULE_LOADERS = {"load", "loads", "ctypeslib", "ctypes", "cpp_extension", "load_inline", "load_library",
                   "read_array", "open_memmap", "package", "PackageImporter"}
 # Functions of the reviewable modules that evaluate strings as code (string annotations):
-# singledispatch's register() calls typing.get_type_hints.
-EVALUATING_NAMES = {"singledispatch", "singledispatchmethod", "get_type_hints", "_eval_type", "ForwardRef"}
+# singledispatch's register() calls typing.get_type_hints; make_dataclass execs its field names;
+# update_wrapper(assigned=[...]) is a getattr/setattr with whatever names it is given.
+EVALUATING_NAMES = {"singledispatch", "singledispatchmethod", "get_type_hints", "_eval_type", "ForwardRef",
+                    "make_dataclass", "update_wrapper"}
 # The parts of ``torch.jit`` that compile nothing from strings: fairseq-style guards and decorators.
 # (``torch.jit.CompilationUnit``, ``torch.jit.load`` and the like compile or load code the source
 # does not show.)
@@ -421,8 +427,10 @@ def _never_run(source: str, uncalled_functions: bool = True) -> frozenset[int]:
     guards = [] if _binds_dunder_name(tree) else [n for n in tree.body if isinstance(n, ast.If)
                                                    and _is_main_guard(n.test)]
     guarded = {id(sub) for g in guards for stmt in g.body for sub in ast.walk(stmt)}
+    # a dunder (module ``__getattr__``, ``__dir__``) is called by Python itself, by no name in the source
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-                 and not n.decorator_list} if uncalled_functions else {}
+                 and not n.decorator_list and not (n.name.startswith("__") and n.name.endswith("__"))} \
+        if uncalled_functions else {}
     body_ids = {name: {id(sub) for stmt in fn.body for sub in ast.walk(stmt)} for name, fn in functions.items()}
 
     def named_in(nodes) -> set[str]:
@@ -615,6 +623,16 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
             reason = _name_func_use(node, calls.get(id(node)))
             if reason:
                 found.append(f"line {line}: {reason}")
+        elif isinstance(node, ast.Call):
+            # functools.wraps(f, assigned=...) and argparse's parse_args(namespace=obj) read or set
+            # attributes by the names they are given (a computed dest= sets any name on any object)
+            callee = (_dotted(node.func) or [""])[-1] if isinstance(node.func, ast.Attribute | ast.Name) else ""
+            keywords = {k.arg for k in node.keywords}
+            if callee == "wraps" and (len(node.args) > 1 or keywords & {"assigned", "updated", None}):
+                found.append(f"line {line}: wraps(..., assigned/updated)")
+            elif callee in ("parse_args", "parse_known_args", "parse_intermixed_args",
+                            "parse_known_intermixed_args") and (len(node.args) > 1 or keywords & {"namespace", None}):
+                found.append(f"line {line}: {callee}(namespace=...)")
     found.extend(unbound_calls(tree))
     found = found[:MAX_FINDINGS]
     return tuple(sorted(set(found), key=lambda s: (int(s.split()[1].rstrip(":"))

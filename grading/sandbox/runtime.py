@@ -429,13 +429,48 @@ def prepare_process(workdir: str = WORKDIR) -> None:
     sys.modules["__main__"] = main
     for name in _ZYGOTE_ONLY:
         sys.modules.pop(name, None)   # still reachable through gc: nothing in them is secret
-    sys.path[:] = [workdir] + [p for p in sys.path
-                               if p.startswith("/") and p != "/" and "__editable__" not in p]
-    for key in ("", "/", *_ZYGOTE_ONLY_PATHS):
+    # Not the working directory: a file the submission writes there (statistics.py, einops.py) would
+    # shadow a module the review allows and run code it never saw. Only one file is uploaded anyway.
+    sys.path[:] = [p for p in sys.path if p.startswith("/") and p != "/" and "__editable__" not in p
+                   and not _writable(p)]
+    for key in ("", "/", workdir, *_ZYGOTE_ONLY_PATHS):
         sys.path_importer_cache.pop(key, None)
     sys.path_hooks[:] = [h for h in sys.path_hooks if not _editable(h)]
-    sys.meta_path[:] = [f for f in sys.meta_path if not _editable(f)]
+    sys.meta_path[:] = [_NoWrittenModules] + [f for f in sys.meta_path if not _editable(f)]
     builtins.input = _no_keyboard_input
+
+
+WRITABLE_ROOTS = ("/tmp", "/dev/shm", "/var/tmp", "/run")
+
+
+def _writable(path: str) -> bool:
+    real = os.path.realpath(path)
+    return any(real == root or real.startswith(root + "/") for root in WRITABLE_ROOTS)
+
+
+class _NoWrittenModules:
+    """First on ``sys.meta_path`` in the jail: a module whose file lies where the submission can write
+    (its working folder, /tmp) is refused, even if the submission puts that folder back on
+    ``sys.path`` (``sys.path`` is one of the everyday names the review allows). Such a module would
+    run code the source review never saw, under the name of one it allows."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        import importlib.machinery
+
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        origin = getattr(spec, "origin", None) if spec is not None else None
+        locations = [origin] if isinstance(origin, str) else []
+        locations += list(getattr(spec, "submodule_search_locations", None) or []) if spec is not None else []
+        if any(_writable(loc) for loc in locations if isinstance(loc, str) and loc.startswith("/")) \
+                or any(not loc.startswith("/") for loc in locations if isinstance(loc, str)
+                       and loc not in ("built-in", "frozen")):
+            raise ImportError(f"module {name!r} comes from a file written at run time; the grader imports "
+                              "only the standard library and the allowed packages", name=name)
+        return None          # the normal finders do the import
+
+
+_NoWrittenModules.__module__ = "jail"     # sys.meta_path is visible to the submission: no project names
 
 
 # Names of the project's modules (and of its editable-install hooks) in the zygote, and sys.path

@@ -272,3 +272,37 @@ def test_a_use_that_can_run_still_counts(code):
 def test_a_file_that_does_not_parse_is_reported_as_such_to_the_instructor():
     assert static.review_reasons("def f(:\n") == [
         "attention.py does not parse (a SyntaxError: see the result's message): nothing to review"]
+
+
+# ------------------------------------------------------------------ red-team round 7 (the rules above)
+ROUND_7 = {
+    "module_getattr_defines_the_class": (
+        "def __getattr__(name):\n    global ScaledDotProductAttention\n"
+        "    class ScaledDotProductAttention(nn.Module):\n"
+        "        def forward(self, q, k, v):\n            return F.scaled_dot_product_attention(q, k, v)\n"
+        "    return ScaledDotProductAttention\n", "fused", "F.scaled_dot_product_attention"),
+    "dataclass_field_names_run_as_code": (
+        "import dataclasses\n\n@dataclasses.dataclass\nclass C:\n"
+        "    __annotations__ = {\"d, globals().update({'__name__': '__main__'})\": int}\n", "hidden", "__annotations__"),
+    "make_dataclass_field_names": ("import dataclasses\nC = dataclasses.make_dataclass('C', ['a'])\n", "hidden",
+                                   "make_dataclass"),
+    "sys_through_another_module": ("import warnings\nm = torch.sys.modules\nw = warnings.sys\n", "hidden", "torch.sys"),
+    "update_wrapper_as_a_getattr": ("import functools\nfunctools.update_wrapper(object(), F, assigned=[n])\n",
+                                    "hidden", "update_wrapper"),
+    "wraps_with_chosen_names": ("import functools\nd = functools.wraps(F, assigned=names)\n", "hidden", "wraps"),
+    "argparse_sets_names_on_torch": ("import argparse\np = argparse.ArgumentParser()\n"
+                                     "p.parse_args([], namespace=F)\n", "hidden", "parse_args(namespace=...)"),
+}
+
+
+@pytest.mark.parametrize(("code", "check", "reason"), ROUND_7.values(), ids=ROUND_7.keys())
+def test_round_7_bypasses_are_flagged(code, check, reason):
+    found = (static.fused_attention_uses if check == "fused" else static.hidden_name_uses)(HEADER + code)
+    assert any(reason in f for f in found), found
+
+
+def test_an_honest_functools_wraps_decorator_and_argparse_are_not_flagged():
+    code = ("import argparse\nimport functools\n\ndef timed(fn):\n    @functools.wraps(fn)\n"
+            "    def inner(*a, **k):\n        return fn(*a, **k)\n    return inner\n\n"
+            "if __name__ == '__main__':\n    args = argparse.ArgumentParser().parse_args()\n")
+    assert static.hidden_name_uses(HEADER + code) == ()

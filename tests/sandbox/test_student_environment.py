@@ -49,8 +49,8 @@ def test_the_process_looks_like_a_script_run_in_an_empty_folder(executor):
     assert set(info["environ"]) <= {"PATH", "HOME", "LANG", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
     assert info["cwd"] == "/tmp/work" and info["ls_cwd"] == []
     assert info["file"] == "attention.py" and info["abs_file"] == "/tmp/work/attention.py"
-    assert info["path"][0] == "/tmp/work" and "/" not in info["path"]
-    assert not [p for p in info["path"][1:] if "site-packages" not in p and "python3" not in p
+    assert "/tmp/work" not in info["path"] and "/" not in info["path"]    # nothing written there imports
+    assert not [p for p in info["path"] if "site-packages" not in p and "python3" not in p
                 and "python" not in p], info["path"]
     assert info["main_file"] is None and info["main_names"] == []       # not the zygote's module
     assert info["project_modules"] == []
@@ -91,7 +91,7 @@ def test_top_level_script_code_runs_with_a_writable_folder_and_normal_streams(ex
     with open_session(executor, SCRIPT) as s:
         s.load()
         st = s.call_function("state")
-        out = s.output
+    out = s.output          # read after close: the capture is drained by a thread, joined at close
     assert st["answer"] == ""
     assert st["files"] == ["notes.txt", "outputs", "train.log"] and st["outputs"] == ["model.pt"]
     assert "epochs 3" in st["log"] and st["loaded"] == [1.0, 1.0]
@@ -111,7 +111,7 @@ def test_rewrapped_stdout_is_still_captured(executor):
     with open_session(executor, src) as s:
         s.load()
         assert s.call_function("f") == 1
-        assert "wrapped 输出" in s.output and "later" in s.output
+    assert "wrapped 输出" in s.output and "later" in s.output      # after close: the capture is complete
 
 
 def test_input_in_a_loop_ends_with_eoferror_not_a_timeout(executor):
@@ -216,3 +216,29 @@ def test_notebook_display_is_a_builtin_when_ipython_is_inert(executor):
             assert getattr(e, "kind", None) == "NameError"
         else:
             raise AssertionError("display should be undefined")
+
+
+SHADOW = """
+import sys
+
+def shadow(name):
+    with open(name + ".py", "w") as f:
+        f.write("SHADOWED = True\\n")
+    sys.path.insert(0, ".")
+    sys.path.insert(0, "/tmp/work")
+    try:
+        module = __import__(name)
+    except ImportError as exc:
+        return "refused: " + str(exc)
+    return "shadowed" if getattr(module, "SHADOWED", False) else "the real module"
+"""
+
+
+def test_a_module_the_submission_writes_cannot_be_imported_even_with_its_folder_on_sys_path(executor):
+    """Red-team round 7: statistics.py (an allowed, not yet imported module) or einops.py written to the
+    working folder ran code the source review never saw, under an allowed name."""
+    with open_session(executor, SHADOW, watch={}) as s:
+        s.load()
+        assert s.call_function("shadow", "statistics").startswith("refused: module 'statistics' comes from a file")
+        assert s.call_function("shadow", "my_helper").startswith("refused")
+        assert s.call_function("shadow", "json") == "the real module"        # already imported: the cache
