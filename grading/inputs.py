@@ -317,11 +317,19 @@ def validate_code(filename: str | None, data: bytes) -> str:
             "Notebook As → Executable Script；Colab：文件 → 下载 → 下载 .py；VS Code：notebook 上方「…」菜单 → "
             "导出（Export）→ Python Script。然后删掉只能在 notebook 里运行的行（如 !pip、%matplotlib），再上传 .py 文件。",
         )
-    if ext not in CODE_EXTENSIONS:
+    # Windows hides known extensions: a file Explorer shows as "attention.py" may be attention.py.txt
+    # (saved from Notepad or a browser). It is the code all the same.
+    py_txt = os.path.basename((filename or "").replace("\\", "/")).strip().lower().endswith(".py.txt")
+    if ext not in CODE_EXTENSIONS and not py_txt:
+        hidden_en = hidden_zh = ""
+        if ext in ("", ".txt"):
+            hidden_en = (" Windows hides file extensions: if the file shows as 'attention.py', turn on "
+                         "View → File name extensions in Explorer and rename it to attention.py.")
+            hidden_zh = "Windows 默认隐藏扩展名：如果文件显示为「attention.py」，请在资源管理器中打开「查看 → 文件扩展名」，再把它重命名为 attention.py。"
         raise InputError(
             "code_bad_type",
-            f"The code must be a Python file (.py); got '{ext or 'no extension'}'.",
-            f"代码必须是 Python 文件（.py），收到的是「{ext or '无扩展名'}」。",
+            f"The code must be a Python file (.py); got '{ext or 'no extension'}'.{hidden_en}",
+            f"代码必须是 Python 文件（.py），收到的是「{ext or '无扩展名'}」。{hidden_zh}",
         )
     if not data:
         raise InputError("code_empty", "The code file is empty.", "代码文件是空的。")
@@ -431,7 +439,9 @@ def _refuse_audit_document(ext: str, data: bytes) -> None:
             f"{types_zh}：这是 {kind} 文档{named_zh}。请转换：在 Word 或 WPS 中，文件 → 另存为（或导出）→ PDF；"
             f"在 Pages 中，文件 → 导出为 → PDF；在 LibreOffice 中，文件 → 导出为 PDF；{copy_zh}。",
         )
-    if _is_notebook(data) or ext == ".ipynb":
+    # A notebook or a web page saved under .md/.txt is read (its text is extracted; the checker reads only
+    # what a rendered page shows): refusing it cost 13 points to audits that were read in full before.
+    if ext == ".ipynb":
         named_en, named_zh = _named(ext, (".ipynb",))
         raise InputError(
             "audit_bad_type",
@@ -442,8 +452,7 @@ def _refuse_audit_document(ext: str, data: bytes) -> None:
             "Markdown (.md) 或 PDF；JupyterLab：File → Save and Export Notebook As → Markdown；Colab 或 VS Code："
             f"打印为 PDF（文件 → 打印 → 另存为 PDF）；{copy_zh}。",
         )
-    head = data[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    if ext in (".html", ".htm", ".mhtml", ".mht") or head.startswith((b"<!doctype html", b"<html")):
+    if ext in (".html", ".htm", ".mhtml", ".mht"):
         named_en, named_zh = _named(ext, (".html", ".htm", ".mhtml", ".mht"))
         raise InputError(
             "audit_bad_type",
@@ -464,6 +473,8 @@ def extract_audit(filename: str | None, data: bytes) -> str:
         text = _decode_utf8(data, "audit", "audit", "审计文件", gb18030=True)
         if "\x00" in text:
             raise InputError("audit_binary", "The audit contains NUL characters.", "审计文件包含 NUL 字符。")
+        if _is_notebook(data):
+            text = _notebook_text(text) or text
     text = _normalise_newlines(text)
     if _is_blank_text(text):
         raise InputError(
@@ -472,6 +483,39 @@ def extract_audit(filename: str | None, data: bytes) -> str:
             "审计文件只有空白字符，没有内容。",
         )
     return text[:MAX_AUDIT_CHARS]
+
+
+def _notebook_text(text: str) -> str | None:
+    """The text of a Jupyter notebook saved under .md/.txt: its Markdown cells, its code cells and their
+    printed output (the measured numbers an audit reports), in order; None if it is not notebook JSON."""
+    import json
+
+    try:
+        cells = json.loads(text).get("cells")
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    if not isinstance(cells, list):
+        return None
+
+    def joined(value) -> str:
+        return "".join(v for v in value if isinstance(v, str)) if isinstance(value, list) else \
+            value if isinstance(value, str) else ""
+
+    parts: list[str] = []
+    for cell in cells:
+        if not isinstance(cell, dict):
+            continue
+        source = joined(cell.get("source"))
+        if cell.get("cell_type") == "code":
+            parts.append("```python\n" + source + "\n```")
+            for out in cell.get("outputs") or []:
+                if isinstance(out, dict):
+                    shown = joined(out.get("text")) or joined((out.get("data") or {}).get("text/plain"))
+                    if shown:
+                        parts.append("```\n" + shown + "\n```")
+        else:
+            parts.append(source)
+    return "\n\n".join(p for p in parts if p.strip())
 
 
 def _pdf_text(data: bytes) -> str:

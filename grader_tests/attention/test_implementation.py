@@ -81,8 +81,18 @@ def _zh(finding: str) -> str:
     return finding
 
 
+COMPILED = msg("attention.py uses torch.compile ({}): it runs your code through TorchDynamo, whose graph the "
+               "check for PyTorch's ready-made attention cannot follow. Remove it (the results are the same without "
+               "it); your instructor will review this",
+               "attention.py 使用了 torch.compile（{}）：它会把代码交给 TorchDynamo 改写，检查是否使用 PyTorch 现成 "
+               "attention 时无法跟踪。请删除它（去掉后结果相同）；教师会人工复核")
+
+
 def _hidden_names(source: str) -> dict[str, str]:
     found = static.hidden_name_uses(source)[:3]
+    if found and all(re.search(r"\.compile\b|\bcompiler\b", f) for f in found):
+        where = ", ".join(f.split(":", 1)[0] for f in found)
+        return {"en": COMPILED["en"].format(where), "zh": COMPILED["zh"].format(_zh(where + ": ").rstrip("："))}
     imports = [f.split(": imports ", 1) for f in found if ": imports " in f]
     if found and len(imports) == len(found):          # only imports: say so, and what to do
         en = ", ".join(f"{mod} ({where})" for where, mod in imports)
@@ -95,9 +105,13 @@ def _hidden_names(source: str) -> dict[str, str]:
 def test_no_fused_attention_static(student_source):
     uses = static.fused_attention_uses(student_source)
     expect(not uses, msg("attention.py uses PyTorch's ready-made attention (" + "; ".join(uses[:3]) +
-                         "): the lab asks you to write QK^T / sqrt(dk), the softmax and the weighted sum yourself",
+                         "): the lab asks you to write QK^T / sqrt(dk), the softmax and the weighted sum yourself. "
+                         "A comparison with it, as the handout's parity check does, belongs under "
+                         "if __name__ == \"__main__\": (or in a function nothing else calls), where it is not "
+                         "counted",
                          "attention.py 使用了 PyTorch 现成的 attention（" + "；".join(uses[:3]) +
-                         "）：本实验要求自己写出 QK^T / sqrt(dk)、softmax 和加权求和"))
+                         "）：本实验要求自己写出 QK^T / sqrt(dk)、softmax 和加权求和。讲义中与它做 parity 对比的代码"
+                         "请放到 if __name__ == \"__main__\": 之下（或放在没有其他代码调用的函数里），那里不计入"))
     expect(not static.hidden_name_uses(student_source), _hidden_names(student_source))
 
 

@@ -213,13 +213,27 @@ NOTEBOOK = json.dumps({"cells": [{"cell_type": "code", "source": [REFERENCE], "m
 
 @pytest.mark.parametrize("filename, data, what", [
     ("audit.html", b"<html><body>heatmap</body></html>", "web page"),
-    ("audit_saved.md", b"<!DOCTYPE html>\n<html><body>heatmap</body></html>", "web page"),
     ("audit.ipynb", NOTEBOOK, "Jupyter notebook"),
-    ("audit.md", NOTEBOOK, "Jupyter notebook"),
 ])
 def test_a_web_page_or_notebook_audit_says_what_to_do(filename, data, what):
     err = refused(validate_audit, filename, data, "audit_bad_type")
     assert what in err.en and "PDF" in err.en and ".md" in err.en and "PDF" in err.zh
+
+
+AUDIT_NOTEBOOK = json.dumps({"cells": [
+    {"cell_type": "markdown", "source": ["# 审计\n", "每一行是一个 query，每行的权重之和为 1。"], "metadata": {}},
+    {"cell_type": "code", "source": ["print(err)"], "metadata": {}, "execution_count": 1,
+     "outputs": [{"output_type": "stream", "name": "stdout", "text": ["max_abs_error = 2.4e-07\n"]}]}],
+    "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, ensure_ascii=False).encode()
+
+
+def test_a_notebook_or_web_page_saved_as_md_is_read_not_refused():
+    """Both were read in full before the refusals above were added (13 points lost in the re-run of the
+    realistic corpus): the notebook's cells and printed output, the page's text (tags are not read)."""
+    text = validate_audit("audit.md", AUDIT_NOTEBOOK)
+    assert "每一行是一个 query" in text and "max_abs_error = 2.4e-07" in text and '"cells"' not in text
+    page = validate_audit("audit_saved.md", b"<!DOCTYPE html>\n<html><body><p>rows are queries</p></body></html>")
+    assert "rows are queries" in page
 
 
 AUDIT_ZH = "这张热力图只显示注意力权重，不能说明因果关系。每一行是一个 query，每行的权重之和为 1。"
@@ -290,3 +304,12 @@ def test_utf16_code_without_a_bom_is_recognised_and_refused_with_save_as_utf8(co
 
 def test_binary_code_is_still_refused_as_binary():
     refused(validate_code, "attention.py", b"import torch\x00\x00\x01\x02\x03\xff" * 4, "code_binary")
+
+
+def test_code_saved_as_py_txt_is_accepted_and_a_txt_gets_the_windows_explanation():
+    """Windows hides extensions: Explorer shows attention.py.txt as "attention.py"."""
+    from grading.inputs import validate_code
+
+    assert validate_code("attention.py.txt", b"x = 1\n") == "x = 1\n"
+    err = refused(validate_code, "attention.txt", b"x = 1\n", "code_bad_type")
+    assert "Windows hides file extensions" in err.en and "文件扩展名" in err.zh

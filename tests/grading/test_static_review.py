@@ -306,3 +306,14 @@ def test_an_honest_functools_wraps_decorator_and_argparse_are_not_flagged():
             "    def inner(*a, **k):\n        return fn(*a, **k)\n    return inner\n\n"
             "if __name__ == '__main__':\n    args = argparse.ArgumentParser().parse_args()\n")
     assert static.hidden_name_uses(HEADER + code) == ()
+
+
+def test_messages_for_imports_and_torch_compile_say_what_was_seen_in_both_languages():
+    from grader_tests.attention.test_implementation import _hidden_names
+
+    imports = _hidden_names(HEADER + "import subprocess\n")
+    assert "imports subprocess (line 4)" in imports["en"] and "导入了 subprocess（第 4 行）" in imports["zh"]
+    compiled = _hidden_names(HEADER + "class A(nn.Module):\n    pass\n\nm = torch.compile(A())\n")
+    assert "uses torch.compile (line 7)" in compiled["en"] and "torch.compile（第 7 行）" in compiled["zh"]
+    mixed = _hidden_names(HEADER + "import os\nx = os\n")
+    assert "第 5 行：把 os 当作值使用" in mixed["zh"] and "line" not in mixed["zh"]
