@@ -32,8 +32,11 @@ FORBID_RUNTIME = [
     "torch._scaled_dot_product_cudnn_attention",
     "torch._flash_attention_forward_no_dropout_inplace",
     "torch._triton_multi_head_attention",
+    "torch.nn.attention.flex_attention.flex_attention",
 ]
 COUNT_RUNTIME = ["ScaledDotProductAttention.forward", "MultiHeadAttention.forward"]
+# The names the grader builds by name inside the jail.
+CONTRACT_NAMES = {"ScaledDotProductAttention", "MultiHeadAttention"}
 
 SOFTMAX_NAMES = {"softmax", "log_softmax", "exp", "exp_", "logsumexp", "_softmax", "Softmax", "LogSoftmax",
                  "softmin", "Softmin", "exp2"}
@@ -73,7 +76,11 @@ ANYWHERE_HIDING_ATTRS = {"ops", "_ops", "_C", "_c10d", "_dynamo", "_inductor", "
                          "f_locals", "f_builtins", "gi_frame", "cr_frame", "ag_frame", "_getframe", "exc_info",
                          "last_traceback", "__traceback__", "_utils", "_import_dotted_name", "get_type_hints",
                          "_eval_type", "ForwardRef", "overrides", "attrgetter", "methodcaller",
-                         "sys"}      # torch.sys, warnings.sys, typing.sys...: the way to sys.modules
+                         # modules that other modules re-export under their own names (torch.sys, torch.os,
+                         # torch.builtins.eval, dataclasses.builtins, enum.bltns, torch.inspect.unwrap...)
+                         "sys", "os", "builtins", "bltns", "inspect", "importlib", "types", "linecache", "gc",
+                         "ctypes", "weakref", "threading", "signal", "subprocess", "pickle", "marshal", "runpy",
+                         "__get__"}  # Cls.method.__get__(torch): a method run with torch as self
 # Functions of a module that load pickled code or native libraries (np.load(allow_pickle=True),
 # np.ctypeslib), whatever the module's name in the source.
 MODULE_LOADERS = {"load", "loads", "ctypeslib", "ctypes", "cpp_extension", "load_inline", "load_library",
@@ -89,6 +96,9 @@ EVALUATING_NAMES = {"singledispatch", "singledispatchmethod", "get_type_hints", 
 JIT_HARMLESS = {"is_scripting", "is_tracing", "unused", "ignore", "export", "Final", "annotate", "interface",
                 "script", "script_if_tracing", "trace", "Attribute"}
 NAME_FUNCS = {"getattr", "setattr", "hasattr", "delattr"}
+# Parts of torch that compile or load code, flagged on whatever object they are read from (an alias
+# kept in a list, ``[torch][0].jit``, is not followed); torch.jit's guards and decorators stay fine.
+ANYWHERE_TORCH_PARTS = {"jit", "hub", "library", "compile"}
 # Standard-library modules students import for ordinary script chores, with the attributes the review
 # lets them use (the first attribute after the module; "os.path" for the second after os.path). A
 # module's other attributes are where the ways to a string's object live (os.sys.modules,
@@ -265,17 +275,25 @@ def unbound_calls(tree: ast.Module) -> list[str]:
     # anything inside a class body (methods, property(lambda self: ...)): what it reads through self is
     # checked by fused_attention_uses, which trusts only undecorated methods of the class
     in_class = {id(n) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for n in ast.walk(c)}
+    methods = {(c.name, f.name) for c in tree.body if isinstance(c, ast.ClassDef) for f in c.body
+               if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
+    parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and id(node) not in in_class:
             params = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
             if {"self", "cls"} & set(params):
                 found.append(f"line {node.lineno}: a function outside a class taking self")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id in classes \
-                and (node.func.value.id, node.func.attr) not in unbound_ok \
-                and not (node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in ("self", "cls")):
-            found.append(f"line {node.lineno}: {node.func.value.id}.{node.func.attr}(...) called with another self")
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
+                and node.value.id in classes and (node.value.id, node.attr) in methods \
+                and (node.value.id, node.attr) not in unbound_ok:
+            call = parents.get(id(node))
+            on_self = (isinstance(call, ast.Call) and call.func is node and call.args
+                       and isinstance(call.args[0], ast.Name) and call.args[0].id in ("self", "cls"))
+            if not on_self:     # called with another self, or kept as a value to be (``m = Cls.kernel``)
+                called = isinstance(call, ast.Call) and call.func is node
+                found.append(f"line {node.lineno}: {node.value.id}.{node.attr}"
+                             + ("(...) called with another self" if called else " used without self"))
     return found
 
 
@@ -311,8 +329,10 @@ PRIVATE_OK = {"_calculate_fan_in_and_fan_out", "_calculate_correct_fan", "_no_gr
               "_assert"}
 # Builtin classes whose match patterns read no attribute (``case int(x)`` matches the value itself).
 MATCH_BUILTINS = {"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str", "tuple"}
-# Hooks that make a class pattern match any object, or name the attributes it reads.
-MATCH_HOOKS = {"__match_args__", "__instancecheck__", "__subclasscheck__", "__subclasshook__"}
+# Hooks that make a class pattern match any object, or name the attributes it reads; a metaclass's
+# __prepare__ chooses the mapping a class body (and its annotations) is written to.
+MATCH_HOOKS = {"__match_args__", "__instancecheck__", "__subclasscheck__", "__subclasshook__", "__prepare__",
+               "__dataclass_fields__"}
 
 
 def _folded(node: ast.AST) -> str | None:
@@ -428,9 +448,10 @@ def _never_run(source: str, uncalled_functions: bool = True) -> frozenset[int]:
                                                    and _is_main_guard(n.test)]
     guarded = {id(sub) for g in guards for stmt in g.body for sub in ast.walk(stmt)}
     # a dunder (module ``__getattr__``, ``__dir__``) is called by Python itself, by no name in the source
+    # ...and the contract's names are looked up by the grader (``def MultiHeadAttention(...)``, a factory)
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-                 and not n.decorator_list and not (n.name.startswith("__") and n.name.endswith("__"))} \
-        if uncalled_functions else {}
+                 and not n.decorator_list and not (n.name.startswith("__") and n.name.endswith("__"))
+                 and n.name not in CONTRACT_NAMES} if uncalled_functions else {}
     body_ids = {name: {id(sub) for stmt in fn.body for sub in ast.walk(stmt)} for name, fn in functions.items()}
 
     def named_in(nodes) -> set[str]:
@@ -572,8 +593,11 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
         elif isinstance(node, ast.Attribute):
             chain = _dotted(node)
             shown = ".".join(chain) if chain else "..." + node.attr
-            if node.attr in TORCH_UNREVIEWABLE and isinstance(node.value, ast.Name) and node.value.id in aliases \
-                    and node.value.id not in ("nn", "F", "functional"):
+            # on any object, not only a known alias of torch (``[torch][0].fx``); ``nn.utils`` is PyTorch's
+            # layer helpers (rnn packing, weight norm)
+            if node.attr in TORCH_UNREVIEWABLE and not (
+                    isinstance(node.value, ast.Name) and node.value.id in ("nn", "F", "functional")) \
+                    and not (node.attr == "utils" and (chain or [""])[-2:-1] == ["nn"]):
                 found.append(f"line {line}: {shown}")
                 continue
             if node.attr.startswith("__") and node.attr in HIDING_ATTRS | ANYWHERE_HIDING_ATTRS:
@@ -581,7 +605,7 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
             elif node.attr in ANYWHERE_HIDING_ATTRS:
                 found.append(f"line {line}: {shown}")
             elif node.attr in HIDING_ATTRS and id(node) not in harmless:
-                if _root(node) in aliases | sys_aliases or chain is None or (
+                if _root(node) in aliases | sys_aliases or chain is None or node.attr in ANYWHERE_TORCH_PARTS or (
                         node.attr in MODULE_LOADERS and _root(node) in imported):
                     found.append(f"line {line}: {shown}")
             elif node.attr in SYS_HIDING_ATTRS and _root(node) in sys_aliases:

@@ -133,6 +133,11 @@ class Runtime:
                 self._wrap(owner, attr, self.forbid, name)
             except AttributeError:
                 self.missing.append(name)
+                # Not imported yet (torch.nn.attention.flex_attention): it could not be wrapped, so the
+                # submission may not import it later either.
+                module = name.rsplit(".", 1)[0]
+                if module.startswith("torch.") and module not in sys.modules:
+                    _REFUSED_IMPORTS.add(module)
 
     def _install_count(self, names: list[str]) -> None:
         for name in names:
@@ -407,6 +412,43 @@ def snapshot_defaults() -> None:
 snapshot_defaults()
 
 
+def _guard_dataclasses() -> None:
+    """dataclasses build ``__init__``/``__eq__``... by exec'ing source text that holds the field names, with
+    the module's globals: a field "d, globals().update(...)" (from a hand-made ``__annotations__``, a
+    metaclass's ``__prepare__`` or a base's ``Field.name`` changed afterwards) runs code the source review
+    never sees. Every field name a dataclass is built from must be a plain identifier."""
+    import dataclasses
+    import keyword
+
+    def plain(name: object) -> bool:
+        return type(name) is str and name.isidentifier() and not keyword.iskeyword(name)
+
+    def refuse(name: object) -> None:
+        raise TypeError(f"dataclass field names must be plain identifiers, not {str(name)[:60]!r}")
+
+    get_field, process_class = dataclasses._get_field, dataclasses._process_class
+
+    def checked_field(cls, a_name, a_type, default_kw_only):
+        if not plain(a_name):
+            refuse(a_name)
+        return get_field(cls, a_name, a_type, default_kw_only)
+
+    def checked_class(cls, *args, **kwargs):
+        for base in cls.__mro__[1:]:
+            fields = getattr(base, "__dataclass_fields__", None)
+            if fields is None:
+                continue
+            for key, f in dict.items(fields) if isinstance(fields, dict) else ():
+                if not plain(key) or not plain(getattr(f, "name", None)):
+                    refuse(getattr(f, "name", key))
+        return process_class(cls, *args, **kwargs)
+
+    dataclasses._get_field, dataclasses._process_class = checked_field, checked_class
+
+
+_guard_dataclasses()
+
+
 def prepare_process(workdir: str = WORKDIR) -> None:
     """Make the jailed process look like ``python attention.py`` run in an empty folder, not like the
     zygote: called by the jail after the uid drop and seccomp, before any student code.
@@ -441,6 +483,8 @@ def prepare_process(workdir: str = WORKDIR) -> None:
 
 
 WRITABLE_ROOTS = ("/tmp", "/dev/shm", "/var/tmp", "/run")
+# Modules of forbidden functions that were not imported when the watch was installed (so not wrapped).
+_REFUSED_IMPORTS: set[str] = set()
 
 
 def _writable(path: str) -> bool:
@@ -457,6 +501,10 @@ class _NoWrittenModules:
     @staticmethod
     def find_spec(name, path=None, target=None):
         import importlib.machinery
+
+        if name in _REFUSED_IMPORTS:
+            raise ImportError(f"{name} holds a function this assignment does not allow (see the assignment "
+                              "page); it cannot be imported in the grader", name=name)
 
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         origin = getattr(spec, "origin", None) if spec is not None else None

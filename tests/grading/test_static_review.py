@@ -317,3 +317,33 @@ def test_messages_for_imports_and_torch_compile_say_what_was_seen_in_both_langua
     assert "uses torch.compile (line 7)" in compiled["en"] and "torch.compile（第 7 行）" in compiled["zh"]
     mixed = _hidden_names(HEADER + "import os\nx = os\n")
     assert "第 5 行：把 os 当作值使用" in mixed["zh"] and "line" not in mixed["zh"]
+
+
+# ------------------------------------------------------------------ red-team round 8
+ROUND_8 = {
+    "builtins_re_exported_by_torch": ("m = torch.builtins.eval('1')\n", "hidden", "torch.builtins"),
+    "builtins_re_exported_by_enum": ("import enum\nm = enum.bltns\n", "hidden", "enum.bltns"),
+    "inspect_re_exported_by_torch": ("u = torch.inspect.unwrap\n", "hidden", "torch.inspect"),
+    "torch_kept_in_a_list": ("_b = [torch][0]\nx = _b.fx\ny = _b.jit.CompilationUnit\n", "hidden", "_b.fx"),
+    "method_bound_to_torch": ("class A(nn.Module):\n    def kernel(self):\n        return self.softmax\n\n"
+                              "k = A.kernel.__get__(F)\n", "hidden", ".__get__"),
+    "method_kept_as_a_value": ("class A(nn.Module):\n    def kernel(self):\n        return self.softmax\n\n"
+                               "m = A.kernel\nm(F)\n", "hidden", "A.kernel used without self"),
+    "contract_name_as_a_factory": ("def MultiHeadAttention(d_model, num_heads):\n"
+                                   "    return F.scaled_dot_product_attention\n", "fused", "scaled_dot_product"),
+    "metaclass_prepare": ("class Meta(type):\n    @classmethod\n    def __prepare__(mcs, name, bases):\n"
+                          "        return {}\n", "hidden", "defines __prepare__"),
+}
+
+
+@pytest.mark.parametrize(("code", "check", "reason"), ROUND_8.values(), ids=ROUND_8.keys())
+def test_round_8_bypasses_are_flagged(code, check, reason):
+    found = (static.fused_attention_uses if check == "fused" else static.hidden_name_uses)(HEADER + code)
+    assert any(reason in f for f in found), found
+
+
+def test_honest_eval_calls_nn_utils_and_methods_called_on_self_are_not_flagged():
+    code = ("from torch.nn.utils.rnn import pad_sequence\nu = nn.utils.rnn.pad_sequence\n\n"
+            "class M(nn.Module):\n    def f(self, other):\n        self.eval()\n        other.eval()\n"
+            "        return M.g(self)\n\n    def g(self):\n        return torch.jit.is_scripting()\n")
+    assert static.hidden_name_uses(HEADER + code) == ()

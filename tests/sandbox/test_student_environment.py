@@ -242,3 +242,27 @@ def test_a_module_the_submission_writes_cannot_be_imported_even_with_its_folder_
         assert s.call_function("shadow", "statistics").startswith("refused: module 'statistics' comes from a file")
         assert s.call_function("shadow", "my_helper").startswith("refused")
         assert s.call_function("shadow", "json") == "the real module"        # already imported: the cache
+
+
+def test_dataclass_field_names_that_are_not_identifiers_are_refused(executor):
+    """Red-team round 8: dataclasses exec source text built from field names; a name such as
+    "d, globals().update(...)" (from a metaclass's __prepare__ or a base's Field.name changed
+    afterwards) ran code no review saw."""
+    src = ("import dataclasses\n\n@dataclasses.dataclass\nclass Ok:\n    d: int = 8\n\n"
+           "def mutate():\n    f = dataclasses.fields(Ok)[0]\n    f.name = 'd, print(1)'\n"
+           "    try:\n        dataclasses.dataclass(type('Sub', (Ok,), {}))\n"
+           "    except TypeError as exc:\n        return str(exc)\n    return 'built'\n")
+    with open_session(executor, src, watch={}) as s:
+        s.load()                                   # an ordinary dataclass still works
+        assert s.call_function("mutate").startswith("dataclass field names must be plain identifiers")
+
+
+def test_a_forbidden_function_in_a_module_not_yet_imported_cannot_be_imported_later(executor):
+    """flex_attention lives in a module torch does not import by itself: it could not be wrapped and
+    counted, so importing it is refused (red-team round 8 scored 82 with it)."""
+    watch = {"forbid": ["torch.nn.attention.flex_attention.flex_attention"]}
+    src = ("def use():\n    try:\n        from torch.nn.attention.flex_attention import flex_attention\n"
+           "    except ImportError as exc:\n        return str(exc)\n    return 'imported'\n")
+    with open_session(executor, src, watch=watch) as s:
+        s.load()
+        assert "cannot be imported in the grader" in s.call_function("use")
