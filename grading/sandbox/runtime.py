@@ -133,11 +133,11 @@ class Runtime:
                 self._wrap(owner, attr, self.forbid, name)
             except AttributeError:
                 self.missing.append(name)
-                # Not imported yet (torch.nn.attention.flex_attention): it could not be wrapped, so the
-                # submission may not import it later either.
-                module = name.rsplit(".", 1)[0]
+                # Not imported yet (torch.nn.attention.flex_attention, which torch.compile also imports):
+                # it is wrapped as soon as anything imports its module (_NoWrittenModules).
+                module, attr = name.rsplit(".", 1)
                 if module.startswith("torch.") and module not in sys.modules:
-                    _REFUSED_IMPORTS.add(module)
+                    _LATE_WRAPS.setdefault(module, []).append((self, attr, name))
 
     def _install_count(self, names: list[str]) -> None:
         for name in names:
@@ -483,8 +483,8 @@ def prepare_process(workdir: str = WORKDIR) -> None:
 
 
 WRITABLE_ROOTS = ("/tmp", "/dev/shm", "/var/tmp", "/run")
-# Modules of forbidden functions that were not imported when the watch was installed (so not wrapped).
-_REFUSED_IMPORTS: set[str] = set()
+# Modules of forbidden functions that were not imported when the watch was installed: wrapped on import.
+_LATE_WRAPS: dict[str, list] = {}
 
 
 def _writable(path: str) -> bool:
@@ -502,9 +502,7 @@ class _NoWrittenModules:
     def find_spec(name, path=None, target=None):
         import importlib.machinery
 
-        if name in _REFUSED_IMPORTS:
-            raise ImportError(f"{name} holds a function this assignment does not allow (see the assignment "
-                              "page); it cannot be imported in the grader", name=name)
+        late = _LATE_WRAPS.get(name)
 
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         origin = getattr(spec, "origin", None) if spec is not None else None
@@ -515,6 +513,17 @@ class _NoWrittenModules:
                        and loc not in ("built-in", "frozen")):
             raise ImportError(f"module {name!r} comes from a file written at run time; the grader imports "
                               "only the standard library and the allowed packages", name=name)
+        if late and spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            run = spec.loader.exec_module
+
+            def exec_module(module, run=run, late=late):
+                run(module)
+                for runtime, attr, full in late:      # forbidden functions of this module: counted
+                    if hasattr(module, attr):
+                        runtime._wrap(module, attr, runtime.forbid, full)
+
+            spec.loader.exec_module = exec_module
+            return spec
         return None          # the normal finders do the import
 
 

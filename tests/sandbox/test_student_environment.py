@@ -257,12 +257,13 @@ def test_dataclass_field_names_that_are_not_identifiers_are_refused(executor):
         assert s.call_function("mutate").startswith("dataclass field names must be plain identifiers")
 
 
-def test_a_forbidden_function_in_a_module_not_yet_imported_cannot_be_imported_later(executor):
-    """flex_attention lives in a module torch does not import by itself: it could not be wrapped and
-    counted, so importing it is refused (red-team round 8 scored 82 with it)."""
+def test_a_forbidden_function_in_a_module_imported_later_is_still_counted(executor):
+    """flex_attention lives in a module torch does not import by itself, so it could not be wrapped when
+    the watch was installed (red-team round 8 used it uncounted: 82). It is wrapped when its module is
+    imported, by the student or by torch itself (torch.compile imports it)."""
     watch = {"forbid": ["torch.nn.attention.flex_attention.flex_attention"]}
-    src = ("def use():\n    try:\n        from torch.nn.attention.flex_attention import flex_attention\n"
-           "    except ImportError as exc:\n        return str(exc)\n    return 'imported'\n")
+    src = ("def use():\n    from torch.nn.attention.flex_attention import flex_attention\n"
+           "    return getattr(flex_attention, '__wrapped__', None) is not None\n")
     with open_session(executor, src, watch=watch) as s:
         s.load()
-        assert "cannot be imported in the grader" in s.call_function("use")
+        assert s.call_function("use") is True          # the function the student gets is the counted one

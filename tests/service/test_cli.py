@@ -64,6 +64,7 @@ def test_assignment_add_sets_deadline_late_policy_and_cooldown(env):
     assert bad.returncode == 1 and "no acceptance suite" in bad.stderr
 
 
+@pytest.mark.slow     # starts a worker and waits for regrades (~15 s): run in the slow lane
 def test_regrade_queues_new_runs_and_keeps_the_old_ones(env, tmp_path):
     assert cli("db", "upgrade", env=env).returncode == 0
     assert cli("demo", env=env).returncode == 0

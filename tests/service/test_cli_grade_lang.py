@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.service.test_cli_grade import FIXTURES, grade
 
 FAULTY = FIXTURES / "submissions" / "faulty" / "softmax_query_axis.py"
@@ -13,6 +15,7 @@ def _feedback(out: dict) -> str:
     return next(t["feedback"] for t in out["tests"] if t["id"] == "test_row_sums_are_one")
 
 
+@pytest.mark.slow     # three cold starts of the CLI (~30 s): the fast lane stays under 10 minutes
 def test_grade_feedback_follows_lang(tmp_path):
     zh = json.loads(grade(str(FAULTY), "--json", "--lang", "zh").stdout.strip().splitlines()[-1])
     en = json.loads(grade(str(FAULTY), "--json").stdout.strip().splitlines()[-1])
