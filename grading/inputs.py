@@ -823,24 +823,11 @@ def decode_figure(filename: str | None, data: bytes) -> FigureInfo:
 
 
 def _to_8bit(im):
-    """A 16-bit or 32-bit greyscale image (modes I;16*, I, F: a 16-bit PNG) scaled to 8-bit "L".
+    """16-bit or 32-bit greyscale (a 16-bit PNG) scaled to 8-bit, by the checker's own rule: Pillow's
+    ``convert`` clips such values at 255, so a 16-bit heatmap became a white, "blank" image."""
+    from rubric.audit.figure import to_8bit
 
-    Pillow's ``convert("L")``/``convert("RGBA")`` clip such values at 255 instead of scaling them, so
-    a 16-bit figure (values up to 65535) became a uniform white, "blank" image. Same rule as
-    ``rubric.audit.figure.to_8bit`` (the checker does not import the upload validator)."""
-    if not (im.mode.startswith("I") or im.mode == "F"):
-        return im
-    import numpy as np
-    from PIL import Image
-
-    a = np.asarray(im, dtype=np.float64)
-    if a.ndim != 2 or a.size == 0:
-        return im.convert("L")
-    top = max(float(a.max()), 0.0)
-    full = 65535.0 if im.mode.startswith("I;16") or top <= 65535.0 else top
-    if im.mode == "F" and top <= 1.0:
-        full = 1.0
-    return Image.fromarray(np.clip(a / full * 255.0, 0, 255).round().astype(np.uint8), "L")
+    return to_8bit(im)
 
 
 def _figure_stats(im) -> dict:

@@ -41,7 +41,8 @@ def _line(source: str, lineno: int | None) -> str | None:
     return lines[lineno - 1] if lineno <= len(lines) else None
 
 
-def _parse(source: str) -> ast.Module | None:
+def parse_source(source: str) -> ast.Module | None:
+    """The source's tree, or None (too long, not Python, or pathological)."""
     if len(source) > MAX_SOURCE:
         return None
     try:
@@ -303,7 +304,7 @@ _WHERE = msg("put script code (self-tests, argument parsing, training, plots) un
 
 
 def _toplevel_hint(source: str, lineno: int) -> Msg | None:
-    tree, line = _parse(source), _line(source, lineno)
+    tree, line = parse_source(source), _line(source, lineno)
     if tree is None or line is None or not _top_level(tree, lineno):
         return None
     cause = next((c for pattern, c in _CAUSES if pattern.search(line)), None)
@@ -318,7 +319,7 @@ def _has_call(node: ast.AST) -> bool:
 
 
 def _timeout_hint(source: str) -> Msg | None:
-    tree = _parse(source)
+    tree = parse_source(source)
     if tree is None:
         return None
     loops: list[int] = []
@@ -374,7 +375,7 @@ def _installed(top: str) -> bool:
 
 def _own_module_hint(source: str, message: str, filename: str) -> Msg | None:
     m = re.search(r"No module named '([A-Za-z_][\w.]*)'", message)
-    tree = _parse(source)
+    tree = parse_source(source)
     if not m or tree is None:
         return None
     top = m.group(1).split(".")[0]
@@ -423,4 +424,4 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["load_hint", "with_hint", "hint_sep", "KNOWN_PACKAGES"]
+__all__ = ["load_hint", "with_hint", "hint_sep", "parse_source", "KNOWN_PACKAGES"]
