@@ -365,10 +365,15 @@ def _audit_precheck(filename: str | None, data: bytes) -> bool:
     ext = _extension(filename)
     _refuse_audit_document(ext, data)
     if ext not in AUDIT_TEXT_EXTENSIONS + AUDIT_PDF_EXTENSIONS:
+        plain_en = plain_zh = ""
+        if ext in (".rst", ".tex", ".org", ".text", ".rmd", ".qmd", ".adoc", ".markdown~"):
+            plain_en = " This kind of file is plain text: rename it to audit.txt (or audit.md) and upload it again."
+            plain_zh = "这类文件本身就是纯文本：请把它重命名为 audit.txt（或 audit.md）后重新上传。"
         raise InputError(
             "audit_bad_type",
-            f"The audit must be Markdown (.md), plain text (.txt) or PDF (.pdf); got '{ext or 'no extension'}'.",
-            f"审计文字必须是 Markdown（.md）、纯文本（.txt）或 PDF（.pdf），收到的是「{ext or '无扩展名'}」。",
+            f"The audit must be Markdown (.md), plain text (.txt) or PDF (.pdf); got '{ext or 'no extension'}'."
+            + plain_en,
+            f"审计文字必须是 Markdown（.md）、纯文本（.txt）或 PDF（.pdf），收到的是「{ext or '无扩展名'}」。" + plain_zh,
         )
     if not data:
         raise InputError("audit_empty", "The audit file is empty.", "审计文件是空的。")

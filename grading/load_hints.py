@@ -222,7 +222,7 @@ def _char_hint(source: str, lineno: int, kind: str, message: str) -> Msg | None:
         indent = line[: len(line) - len(line.lstrip(" \t\f" + "".join(map(chr, _INVISIBLE))))]
         odd = [ord(c) for c in indent if ord(c) in _INVISIBLE]
         if not odd:
-            return None
+            return _tab_hint(source, lineno, line) if kind == "TabError" else None
         cp = odd[0]
     else:
         return None
@@ -251,6 +251,21 @@ def _char_hint(source: str, lineno: int, kind: str, message: str) -> Msg | None:
         more_zh = f"（文件中共有 {count} 个：请用查找替换全部改掉）"
     return msg(f"{where_en} has {name_en} ({code}), {origin['en']}: {fix['en']}{more_en}.",
                f"{where_zh}有一个{name_zh}（{code}），{origin['zh']}：{fix['zh']}{more_zh}。")
+
+
+def _tab_hint(source: str, lineno: int, line: str) -> Msg | None:
+    """A TabError: the line (or the block it belongs to) indents with tabs where others use spaces."""
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    tabs = sum(1 for text in source.splitlines() if text[: len(text) - len(text.lstrip(" \t"))].count("\t"))
+    if "\t" not in indent and not tabs:
+        return None
+    return msg(f"line {lineno} is indented with {'tabs' if chr(9) in indent else 'spaces'} where the lines around "
+               f"it use the other ({tabs} line(s) of the file indent with tabs): let your editor convert the "
+               "indentation to spaces (VS Code: Convert Indentation to Spaces, PyCharm: Edit → Convert Indents "
+               "→ To Spaces).",
+               f"第 {lineno} 行用{'制表符（Tab）' if chr(9) in indent else '空格'}缩进，而附近的行用的是另一种"
+               f"（文件中有 {tabs} 行用 Tab 缩进）：请让编辑器把缩进统一转换成空格（VS Code：Convert Indentation "
+               "to Spaces；PyCharm：Edit → Convert Indents → To Spaces）。")
 
 
 # ============================================================================ 4. top-level script code

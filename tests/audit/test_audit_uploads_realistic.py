@@ -313,3 +313,8 @@ def test_code_saved_as_py_txt_is_accepted_and_a_txt_gets_the_windows_explanation
     assert validate_code("attention.py.txt", b"x = 1\n") == "x = 1\n"
     err = refused(validate_code, "attention.txt", b"x = 1\n", "code_bad_type")
     assert "Windows hides file extensions" in err.en and "文件扩展名" in err.zh
+
+
+def test_a_plain_text_audit_in_another_format_is_told_to_rename_it():
+    err = refused(validate_audit, "audit.tex", b"\\section{Audit} rows are queries", "audit_bad_type")
+    assert "rename it to audit.txt" in err.en and "重命名为 audit.txt" in err.zh

@@ -130,6 +130,14 @@ class TestCopiedCharacters:
         assert kind == "IndentationError"
         assert "全角空格" in _ok(_hint(source))["zh"]
 
+    def test_tabs_mixed_with_spaces_are_named_with_how_to_convert(self):
+        source = _replace_line(SDPA_LINE, "\t    weights = scores.softmax(-1)")
+        kind, line, _ = _syntax(source)
+        assert kind == "TabError"
+        hint = _ok(_hint(source))
+        assert f"line {line} is indented with tabs" in hint["en"] and "Convert Indentation to Spaces" in hint["en"]
+        assert "制表符" in hint["zh"]
+
     def test_no_hint_when_the_line_does_not_hold_the_character(self):
         source = _replace_line(SDPA_LINE, "        weights = scores.softmax(-1，)")
         assert load_hint(source, "SyntaxError", 1, "invalid character '，' (U+FF0C)") is None
