@@ -94,6 +94,77 @@ def _mha_advice(pos: list[str], required: list[str], kwargs: bool) -> Msg | None
                f"你的 {shown} 应" + "，并".join(t["zh"] for t in todo))
 
 
+# What the grader passes to each forward (ASSIGNMENT.md §1).
+FORWARD_CONTRACT = {
+    "ScaledDotProductAttention": ("q, k, v, additive_mask=None, *, return_weights=False",
+                                  ("q", "k", "v", "additive_mask", "return_weights"), 3),
+    "MultiHeadAttention": ("x, context=None, additive_mask=None, *, key_padding_mask=None, return_weights=False",
+                           ("x", "context", "additive_mask", "key_padding_mask", "return_weights"), 1),
+}
+_FORWARD = re.compile(r"(ScaledDotProductAttention|MultiHeadAttention)\.forward\(\) (got an unexpected keyword "
+                      r"argument|missing \d+ required|takes \d+ positional)")
+
+
+def _forward_params(cls: ast.ClassDef) -> tuple[list[str], list[str], bool] | None:
+    """(parameter names after self, required positional ones, takes **kwargs) of the class's forward."""
+    for node in cls.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "forward":
+            a = node.args
+            pos = [x.arg for x in [*a.posonlyargs, *a.args]][1:]
+            required = pos[: len(pos) - len(a.defaults)] if a.defaults else pos
+            return pos + [x.arg for x in a.kwonlyargs], required, a.kwarg is not None
+    return None
+
+
+def forward_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | None:
+    """One summary when calling a forward with the contract's arguments raised TypeError (blog code with
+    ``forward(q, k, v, mask)`` in both classes: 26 tests each showed the raw error)."""
+    failed: dict[str, int] = {}
+    for text in _feedback_texts(outcomes):
+        m = _FORWARD.search(text)
+        if m:
+            failed[m.group(1)] = failed.get(m.group(1), 0) + 1
+    tree = _parse(source) if isinstance(source, str) and failed else None
+    if tree is None:
+        return None
+    classes = _classes(tree)
+    details: list[Msg] = []
+    for name, (shown, names, inputs) in FORWARD_CONTRACT.items():
+        cls = classes.get(name)
+        params = _forward_params(cls) if name in failed and cls is not None else None
+        if params is None:
+            continue
+        pos, required, kwargs = params
+        lacking = [n for n in names[1:] if n not in pos] if not kwargs else []
+        problems_en, problems_zh = [], []
+        if len(required) > inputs:
+            problems_en.append(f"requires {len(required)} inputs ({', '.join(required)}) where the grader passes "
+                               f"{inputs}")
+            problems_zh.append(f"需要 {len(required)} 个输入（{', '.join(required)}），而评分器只传 {inputs} 个")
+        if lacking:
+            problems_en.append(f"has no {', '.join(lacking)}")
+            problems_zh.append(f"没有 {', '.join(lacking)} 参数")
+        if problems_en:
+            details.append(msg(f"your {name}.forward({', '.join(pos)}) " + " and ".join(problems_en)
+                               + f": the grader calls forward({shown})",
+                               f"你的 {name}.forward({', '.join(pos)}) " + "，并且".join(problems_zh)
+                               + f"：评分器调用的是 forward({shown})"))
+    if not details:
+        return None
+    n = sum(failed.values())
+    lead = msg(f"calling forward with the contract's arguments raised TypeError in {n} test{'s' if n != 1 else ''}",
+               f"按契约的参数调用 forward 时有 {n} 项测试抛出 TypeError")
+    parts = [cat(msg(": ", "："), details[0])] + [
+        cat(msg(". ", "。"), msg(d["en"][:1].upper() + d["en"][1:], d["zh"])) for d in details[1:]]
+    return cat(lead, *parts, msg(".", "。"))
+
+
+def result_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | None:
+    """The Suite's ``result_note``: the constructor summary and the forward summary, when they apply."""
+    notes = [n for n in (constructor_note(source, outcomes), forward_note(source, outcomes)) if n is not None]
+    return cat(*notes, sep=" ") if notes else None
+
+
 def constructor_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | None:
     """One summary when the suite could not build the classes with the contract's arguments.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from grader_tests.attention import cases
 from grader_tests.attention.drivers import AttentionStudent
-from grader_tests.attention.signature_note import constructor_note
+from grader_tests.attention.signature_note import result_note
 from grader_tests.attention.static import COUNT_RUNTIME, FORBID_RUNTIME, review_reasons
 from grading.suite import Suite
 
@@ -26,5 +26,5 @@ SUITE = Suite(
     example_reference=hand_reference,
     review=review_reasons,
     packages=("torch", "numpy", "einops"),
-    result_note=constructor_note,
+    result_note=result_note,
 )

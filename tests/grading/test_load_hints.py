@@ -329,3 +329,23 @@ class TestEndToEnd:
         message = result["message"]
         assert message["en"].count("d2l.ai") == 1 and "《动手学深度学习》" in message["zh"]
         assert not any("d2l.ai" in t["feedback"]["en"] for t in result["tests"] if is_msg(t.get("feedback")))
+
+
+def test_a_blog_style_forward_gets_one_summary_of_what_the_grader_calls():
+    """forward(q, k, v, mask) in both classes (CSDN-style code): 21 tests each showed a raw TypeError."""
+    from grader_tests.attention.signature_note import result_note
+
+    source = ("import torch\nfrom torch import nn\n\nclass ScaledDotProductAttention(nn.Module):\n"
+              "    def forward(self, q, k, v, mask=None):\n        return q\n\n"
+              "class MultiHeadAttention(nn.Module):\n    def __init__(self, d_model, num_heads, head_dim=None):\n"
+              "        super().__init__()\n\n    def forward(self, q, k, v, mask=None):\n        return q\n")
+    raw = {"en": "ScaledDotProductAttention.forward raised TypeError: ScaledDotProductAttention.forward() got an "
+                 "unexpected keyword argument 'return_weights'", "zh": "…"}
+    mha = {"en": "MultiHeadAttention.forward raised TypeError: MultiHeadAttention.forward() missing 2 required "
+                 "positional arguments: 'k' and 'v'", "zh": "…"}
+    note = _ok(result_note(source, {"a": {"feedback": raw}, "b": {"feedback": raw}, "c": {"feedback": mha}}))
+    assert "raised TypeError in 3 tests" in note["en"]
+    assert "ScaledDotProductAttention.forward(q, k, v, mask) has no additive_mask, return_weights" in note["en"]
+    assert "MultiHeadAttention.forward(q, k, v, mask) requires 3 inputs (q, k, v) where the grader passes 1" in note["en"]
+    assert "评分器调用的是 forward(x, context=None" in note["zh"]
+    assert result_note(source, {"a": {"feedback": {"en": "the output differs", "zh": "输出不同"}}}) is None
