@@ -482,14 +482,21 @@ def prepare_process(workdir: str = WORKDIR) -> None:
     builtins.input = _no_keyboard_input
 
 
-WRITABLE_ROOTS = ("/tmp", "/dev/shm", "/var/tmp", "/run")
 # Modules of forbidden functions that were not imported when the watch was installed: wrapped on import.
 _LATE_WRAPS: dict[str, list] = {}
 
 
 def _writable(path: str) -> bool:
+    """Whether the jailed process can write where ``path`` lies (its nearest existing part: a zip on
+    sys.path is a file). Asked of the file system, not of the path's name: the project and its venv
+    may themselves live under /tmp (a fresh clone in CI), read-only inside the jail."""
     real = os.path.realpath(path)
-    return any(real == root or real.startswith(root + "/") for root in WRITABLE_ROOTS)
+    while not os.path.lexists(real) and real not in ("/", ""):
+        real = os.path.dirname(real)
+    try:
+        return os.access(real, os.W_OK)
+    except (OSError, ValueError):
+        return True
 
 
 class _NoWrittenModules:
