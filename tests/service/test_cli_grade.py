@@ -6,6 +6,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from grading.i18n import pick
 from tests.workers import BIN
 
@@ -44,6 +46,7 @@ def test_code_that_does_not_load_is_graded_with_exit_0(tmp_path):
     assert "SyntaxError" in message and "line 3" in message
 
 
+@pytest.mark.slow     # several cold starts of the CLI (~12 s)
 def test_unusable_input_exits_2_with_a_one_line_reason(tmp_path):
     gbk = tmp_path / "attention.py"
     gbk.write_bytes("# 注意力\n".encode("gbk"))

@@ -6,6 +6,7 @@ import csv
 import io
 from contextlib import contextmanager
 
+import pytest
 from sqlalchemy import event
 
 from app.extensions import db
@@ -62,6 +63,7 @@ def measured_get(client, url: str) -> tuple[int, list[str]]:
     return status, seen
 
 
+@pytest.mark.slow     # builds classes of many students (10-13 s): the fast lane stays under 10 minutes
 def test_dashboard_query_count_does_not_grow_with_class_size(client, web, course):
     web.login(client, course["teacher"])
     bulk_class(course["assignment"], 5)
@@ -89,6 +91,7 @@ def confirm_regrade(client, **data) -> int:
     return count
 
 
+@pytest.mark.slow     # builds classes of many students (10-13 s): the fast lane stays under 10 minutes
 def test_regrade_report_queries_are_bounded(client, web, course):
     web.login(client, course["teacher"])
     bulk_class(course["assignment"], 50)
@@ -100,6 +103,7 @@ def test_regrade_report_queries_are_bounded(client, web, course):
     assert len(seen) <= 12
 
 
+@pytest.mark.slow     # builds classes of many students (10-13 s): the fast lane stays under 10 minutes
 def test_gradebook_export_and_api_have_bounded_queries(client, web, course, factory):
     bulk_class(course["assignment"], 50)
     web.login(client, course["teacher"])
