@@ -403,6 +403,25 @@ def _own_module_hint(source: str, message: str, filename: str) -> Msg | None:
                f"{filename}。")
 
 
+def _too_deep_hint(source: str, message: str) -> Msg | None:
+    """Python's own parser or compiler gave up on the file, not the code when it ran: checked here
+    (``ast.parse`` fails the same way) or said by the error itself (``... during compilation``).
+    That happens to an expression nested thousands deep (``1+1+1+...``, ``----x``)."""
+    try:
+        ast.parse(source)
+        failed = "during compilation" in message or "during ast construction" in message
+    except (RecursionError, MemoryError):
+        failed = True
+    except (SyntaxError, ValueError):
+        failed = False
+    if failed:
+        return msg("Python cannot compile this file: an expression in it is nested too deeply (thousands of "
+                   "operators or brackets in one expression). Split it into several statements.",
+                   "Python 无法编译这个文件：其中某个表达式嵌套太深（一个表达式里有成千上万个运算符或括号）。"
+                   "请把它拆成几条语句。")
+    return None
+
+
 # ============================================================================ the entry point
 def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
               filename: str = "attention.py") -> Msg | None:
@@ -423,6 +442,8 @@ def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
             return _timeout_hint(source)
         if kind == "ModuleNotFoundError":
             return _own_module_hint(source, message, filename)
+        if kind in ("RecursionError", "MemoryError"):
+            return _too_deep_hint(source, message)
     except (RecursionError, MemoryError, ValueError):  # a pathological source: no hint, never a failure
         return None
     return None

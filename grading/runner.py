@@ -31,6 +31,7 @@ from autograder import settings
 from grading.child import reap_children, run_suite
 from grading.i18n import Msg, cat, msg
 from grading.inputs import InputError, validate_audit, validate_code, validate_figure
+from grading.load_hints import parse_source
 from grading.plugin import GradingPlugin
 from grading.suite import Suite
 from grading.suite_state import SuiteState, grader_version, suite_state
@@ -156,11 +157,8 @@ def _result_note(suite: Suite, source: str, outcomes: dict) -> Msg | None:
 def _display_imports(suite: Suite, source: str | None) -> list[str]:
     """The display packages (``Suite.inert_packages``) the source imports, in order of first import:
     read from the source (trusted), not from the jail."""
-    if not source:
-        return []
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = parse_source(source) if source else None
+    if tree is None:
         return []
     inert = [p for p in suite.inert_packages if p not in suite.packages]
     found: list[str] = []
@@ -249,6 +247,10 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
             return grade(inp, assignment, ex, wall_timeout=wall_timeout)
 
     source, code_message = _validate_code(suite.student_file, inp.code)
+    # The suite's review of the source runs before any session opens: its time is the grader's, not
+    # the student's budget, and the forked test process inherits what it cached (the tests read the same
+    # analysis), so it is done once per grading.
+    review = _review(suite, source)
     if source is not None:
         hidden = frozenset(tid for tid, spec in rubric.tests.items() if spec.hidden)
         child = run_suite(executor, source, assignment, suite, wall_timeout, hidden=hidden)
@@ -269,11 +271,16 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
                     if isinstance(v, int | float)}
     tests = scoring.score_tests(rubric, child.get("outcomes") or {})
     example = child.get("example_weights") or {"student": None, "reference": _example_reference(suite)}
+    audit_failed = False
     try:
         audit, audit_message = _grade_audit(inp, assignment, measurements, tests, example.get("student"))
-    except Exception:  # noqa: BLE001 - the audit checker itself failed: a grader failure
+    except Exception:  # noqa: BLE001 - the checker failed on what this student wrote: a retry would fail
+        # the same way, so the code keeps its grade and the audit goes to the instructor (flagged below)
         log.append("audit checker failed:\n" + traceback.format_exc())
-        return _error_result(assignment, "grader error: the audit checker failed", log, t0, rubric)
+        audit, audit_failed = None, True
+        audit_message = msg("your audit could not be checked automatically, so it earns no points here; your "
+                            "instructor has been asked to grade it by hand",
+                            "你的审计未能自动检查，因此这里暂不得分；已请教师人工评分")
 
     categories = scoring.score_categories(rubric, tests, (audit or {}).get("score"))
     messages = []
@@ -295,7 +302,8 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
         log.append("student output:\n" + child["student_output"])
     if child.get("pytest_output"):
         log.append("pytest output:\n" + child["pytest_output"])
-    review = _review(suite, source)
+    if audit_failed:
+        review.append("the audit checker failed on this audit (traceback in the log): grade the audit by hand")
     if child.get("budget_exhausted"):
         review.append(f"the grading's budget ({settings.GRADING_BUDGET_S:g} s, "
                       f"{settings.GRADING_CPU_BUDGET_S:g} s CPU) ran out; the remaining tests are timeout")

@@ -144,6 +144,12 @@ SAFE_MODULE_ATTRS: dict[str, frozenset[str]] = {name: frozenset(attrs.split()) f
 MAX_FINDINGS = 20
 # The one finding of a source that does not parse: nothing can be checked (the load error says why).
 UNPARSED = "the source does not parse"
+# The one finding of a source past what the review reads: every check here walks the tree, some of
+# them recursively, and the trusted side's time must stay bounded whatever is uploaded. Real files
+# of this lab have 2,000-6,000 nodes, nested 20-30 deep; 256 KB of code can hold ~100,000 nodes.
+MAX_REVIEW_NODES = 20_000
+MAX_REVIEW_DEPTH = 100
+UNREVIEWABLE = "the source is too large or too deeply nested to review"
 
 
 def _forbidden(name: str) -> bool:
@@ -151,12 +157,29 @@ def _forbidden(name: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4)
-def parse(source: str) -> ast.Module | None:
-    """The source's tree (cached: several checks of one grading read the same, unmodified tree)."""
+def _parsed(source: str) -> tuple[ast.Module | None, str | None]:
+    """The source's tree, or why there is none to review (UNPARSED, UNREVIEWABLE)."""
     try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None, UNPARSED
+    except (ValueError, RecursionError, MemoryError):
+        # nested too deeply for the parser here; the jail's compile may or may not manage it
+        return None, UNREVIEWABLE
+    count, todo = 0, [(tree, 0)]
+    while todo:
+        node, depth = todo.pop()
+        count += 1
+        if count > MAX_REVIEW_NODES or depth > MAX_REVIEW_DEPTH:
+            return None, UNREVIEWABLE
+        todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return tree, None
+
+
+def parse(source: str) -> ast.Module | None:
+    """The source's tree, within the review's limits (cached: several checks of one grading read
+    the same, unmodified tree)."""
+    return _parsed(source)[0]
 
 
 def _root(node: ast.AST) -> str | None:
@@ -168,7 +191,7 @@ def _root(node: ast.AST) -> str | None:
 
 def _module_aliases(tree: ast.Module, top: str) -> set[str]:
     """Every name that may hold module ``top`` or one of its parts: its imports (``import torch as
-    T``, ``from torch import nn``), then, to a fixed point, names assigned from such a name
+    T``, ``from torch import nn``), then every name assigned from such a name, transitively
     (``_T = torch``, ``_F = T.nn.functional``, ``a, b = torch, sys``, ``x := torch``) and parameters
     defaulting to one (``def f(m=torch)``)."""
     names = {top}
@@ -192,17 +215,26 @@ def _module_aliases(tree: ast.Module, top: str) -> set[str]:
             pairs.extend((ast.Name(a.arg), d) for a, d in zip(node.kwonlyargs, node.kw_defaults, strict=True)
                          if d is not None)
 
-    def bind(target: ast.AST, value: ast.AST) -> bool:
+    # One pass instead of a fixed point over all pairs (quadratic in a chain ``b = a; c = b; ...``
+    # written in reverse): each pair becomes edges from the name its value starts from to the names
+    # it binds, then everything reachable from the imports is an alias.
+    edges: dict[str, list[str]] = {}
+    todo_pairs = list(pairs)
+    while todo_pairs:
+        target, value = todo_pairs.pop()
         if isinstance(target, ast.Tuple | ast.List) and isinstance(value, ast.Tuple | ast.List) \
                 and len(target.elts) == len(value.elts):
-            return any([bind(t, v) for t, v in zip(target.elts, value.elts, strict=True)])
-        if isinstance(target, ast.Name) and target.id not in names and _root(value) in names:
-            names.add(target.id)
-            return True
-        return False
-
-    while any([bind(t, v) for t, v in pairs]):
-        pass
+            todo_pairs.extend(zip(target.elts, value.elts, strict=True))
+        elif isinstance(target, ast.Name):
+            root = _root(value)
+            if root is not None:
+                edges.setdefault(root, []).append(target.id)
+    todo = list(names)
+    while todo:
+        for name in edges.get(todo.pop(), ()):
+            if name not in names:
+                names.add(name)
+                todo.append(name)
     return names
 
 
@@ -533,10 +565,18 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
     """Places where attention.py reaches a function through a computed or indirect name (the
     reason for each), which the static check cannot follow: ``getattr`` with a name that is not
     a plain string, ``torch.ops``, ``__wrapped__``, ``importlib``, ``sys.modules``, ``eval``...
-    Unparseable source counts as hiding (nothing can be checked)."""
-    tree = parse(source)
+    Unparseable source counts as hiding (nothing can be checked), and so does a source past the
+    review's limits."""
+    tree, why = _parsed(source)
     if tree is None:
-        return (UNPARSED,)
+        return (why or UNPARSED,)
+    try:
+        return _hidden_name_uses(source, tree)
+    except (RecursionError, MemoryError):
+        return (UNREVIEWABLE,)
+
+
+def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
     skip = _never_run(source, uncalled_functions=False)
     ok_imports, checked, stdlib_findings = _safe_stdlib(tree, skip)
     aliases, sys_aliases = _torch_aliases(tree), _module_aliases(tree, "sys")
@@ -635,6 +675,17 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
                 found.append(f"line {line}: a match pattern reading attributes by position")
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in MATCH_HOOKS:
             found.append(f"line {line}: defines {node.name}")
+        elif isinstance(node, ast.ClassDef):
+            # A name declared in a class body is an attribute name that generated code reads on other
+            # objects: a dataclass's order/eq/repr methods and positional match patterns read each
+            # field of whatever they are given (``field ops`` compares ``other.ops``: torch.ops).
+            for stmt in node.body:
+                targets = ([stmt.target] if isinstance(stmt, ast.AnnAssign) else
+                           stmt.targets if isinstance(stmt, ast.Assign) else [])
+                for t in targets:
+                    if isinstance(t, ast.Name) and (_forbidden(t.id) or t.id in
+                                                    HIDING_ATTRS | ANYWHERE_HIDING_ATTRS | SYS_HIDING_ATTRS):
+                        found.append(f"line {t.lineno}: a class attribute named {t.id}")
         elif isinstance(node, ast.Name) and node.id in MATCH_HOOKS and isinstance(node.ctx, ast.Store):
             found.append(f"line {line}: defines {node.id}")
         elif isinstance(node, ast.Constant | ast.BinOp | ast.JoinedStr) and id(node) in names_in_strings:
@@ -766,6 +817,10 @@ def review_reasons(source: str) -> list[str]:
         return []
     if hidden == (UNPARSED,):
         return ["attention.py does not parse (a SyntaxError: see the result's message): nothing to review"]
+    if hidden == (UNREVIEWABLE,):
+        return [f"attention.py is past what the source review reads ({MAX_REVIEW_NODES:,} syntax nodes, "
+                f"{MAX_REVIEW_DEPTH} levels of nesting): the fused-attention checks withheld their points; "
+                "read it yourself"]
     return ["attention.py reaches functions through computed or indirect names, which the "
             "fused-attention check cannot follow: " + "; ".join(hidden[:5])]
 

@@ -70,6 +70,7 @@ _ZH_FINDING = [(re.compile(r"imports (\S+)"), r"导入 \1"),
                (re.compile(r"a function outside a class taking self"), "类外部带 self 参数的函数"),
                (re.compile(r"(\S+) with a computed name"), r"用计算出的名字调用 \1"),
                (re.compile(r"called with another self"), "用另一个 self 调用"),
+               (re.compile(r"a class attribute named (\S+)"), r"名为 \1 的类属性"),
                (re.compile(r"the string "), "字符串 "), (re.compile(r": defines "), ": 定义了 "),
                (re.compile(r"^line (\d+): "), r"第 \1 行：")]   # last: the patterns above read "line N: "
 
@@ -88,8 +89,19 @@ COMPILED = msg("attention.py uses torch.compile ({}): it runs your code through 
                "attention 时无法跟踪。请删除它（去掉后结果相同）；教师会人工复核")
 
 
+UNREVIEWABLE = msg(f"attention.py is too large or too deeply nested for the check for PyTorch's ready-made attention "
+                   f"to read (more than {static.MAX_REVIEW_NODES:,} syntax nodes or {static.MAX_REVIEW_DEPTH} levels "
+                   "of nesting, e.g. one expression of hundreds of terms): split long expressions and remove unused "
+                   "code (your instructor will review this)",
+                   f"attention.py 太大或嵌套太深，检查是否使用 PyTorch 现成 attention 时无法读取（超过 "
+                   f"{static.MAX_REVIEW_NODES:,} 个语法节点或 {static.MAX_REVIEW_DEPTH} 层嵌套，例如一个表达式有数百项）："
+                   "请拆分过长的表达式并删除无用代码（教师会人工复核）")
+
+
 def _hidden_names(source: str) -> dict[str, str]:
     found = static.hidden_name_uses(source)[:3]
+    if found == (static.UNREVIEWABLE,):
+        return UNREVIEWABLE
     if found and all(re.search(r"\.compile\b|\bcompiler\b", f) for f in found):
         where = ", ".join(f.split(":", 1)[0] for f in found)
         return {"en": COMPILED["en"].format(where), "zh": COMPILED["zh"].format(_zh(where + ": ").rstrip("："))}

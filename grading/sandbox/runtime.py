@@ -182,7 +182,11 @@ class Runtime:
         source, filename, module_name = req["source"], req["filename"], req["module_name"]
         watch = req.get("watch") or {}
         self.filename = filename
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        # The lines Python's tokenizer sees (it breaks lines at \n, \r\n and \r only): str.splitlines()
+        # also breaks at form feeds, \x1c-\x1e, \x85 and \u2028, so a comment holding one of those
+        # would shift every later line, and inspect.getsource() (torch.jit.script) would hand out
+        # text the review read as a comment.
+        linecache.cache[filename] = (len(source), None, io.StringIO(source, newline=None).readlines(), filename)
         self._install_forbid(list(watch.get("forbid", [])))
         mod = types.ModuleType(module_name)
         mod.__file__ = filename

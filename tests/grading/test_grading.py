@@ -185,3 +185,23 @@ def test_audit_checker_integration(executor):
     assert result["status"] == "graded", result["message"]
     assert result["audit"] is not None
     assert result["categories"]["audit"]["score"] == result["audit"]["score"]
+
+
+def test_an_audit_the_checker_fails_on_keeps_the_code_grade_and_goes_to_the_instructor(executor, monkeypatch):
+    # Whatever a student writes must not turn the grading into a grader error: a retry would fail
+    # the same way, and the code's 85 points would be lost with it.
+    import grading.runner as runner
+
+    def checker_bug(*args, **kwargs):
+        raise UnicodeEncodeError("utf-8", "\ud83d", 0, 1, "surrogates not allowed")
+
+    monkeypatch.setattr(runner, "grade_audit", checker_bug)
+    code = (SUBMISSIONS / "correct" / "reference.py").read_bytes()
+    result = grade(GradeInput(code=code, audit=b"# Audit\nThe weights are not an explanation.\n",
+                              audit_filename="audit.md"), "attention", executor)
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] == 85 and result["audit"] is None
+    assert "could not be checked automatically" in result["message"]["en"]
+    assert "未能自动检查" in result["message"]["zh"]
+    assert any("audit checker failed" in r for r in result["review"])
+    assert "UnicodeEncodeError" in result["log"]

@@ -6,6 +6,8 @@ them: aliases, registries, base classes, factories."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from grader_tests.attention import static
@@ -347,3 +349,56 @@ def test_honest_eval_calls_nn_utils_and_methods_called_on_self_are_not_flagged()
             "class M(nn.Module):\n    def f(self, other):\n        self.eval()\n        other.eval()\n"
             "        return M.g(self)\n\n    def g(self):\n        return torch.jit.is_scripting()\n")
     assert static.hidden_name_uses(HEADER + code) == ()
+
+
+# ------------------------------------------------------------------ red-team round 9
+ROUND_9 = {
+    # a dataclass's generated __lt__/__eq__ and positional match patterns read each field on the
+    # other object: a field named ops reads torch.ops
+    "dataclass_field_named_like_a_registry": ("from dataclasses import dataclass\n\n@dataclass(order=True)\n"
+                                              "class Ops:\n    ops: object\n", "hidden",
+                                              "a class attribute named ops"),
+    "field_named_like_the_fused_kernel": ("from dataclasses import dataclass\n\n@dataclass\nclass K:\n"
+                                          "    _scaled_dot_product_attention_math: object = None\n", "hidden",
+                                          "a class attribute named _scaled_dot_product_attention_math"),
+    "class_attribute_assigned": ("class K:\n    _C = None\n", "hidden", "a class attribute named _C"),
+}
+
+
+@pytest.mark.parametrize(("code", "check", "reason"), ROUND_9.values(), ids=ROUND_9.keys())
+def test_round_9_bypasses_are_flagged(code, check, reason):
+    found = (static.fused_attention_uses if check == "fused" else static.hidden_name_uses)(HEADER + code)
+    assert any(reason in f for f in found), found
+
+
+def test_honest_class_attributes_and_dataclass_fields_are_not_flagged():
+    code = ("from dataclasses import dataclass\n\n@dataclass\nclass Config:\n    d_model: int = 16\n"
+            "    num_heads: int = 4\n    dropout: float = 0.0\n\nclass A(nn.Module):\n    scale = None\n")
+    assert static.hidden_name_uses(HEADER + code) == ()
+
+
+def test_aliases_are_followed_through_a_chain_written_in_reverse_in_linear_time():
+    chain = "\n".join(f"a{i} = a{i + 1}" for i in range(3000)) + "\na3000 = torch\n"
+    tree = static.parse(HEADER + "if 0:\n" + "".join(f"    {line}\n" for line in chain.splitlines()))
+    started = time.process_time()
+    aliases = static._torch_aliases(tree)
+    assert {"a0", "a1500", "a3000"} <= aliases
+    # the fixed point this replaced took ~3000 passes over 3000 pairs (seconds); one pass is milliseconds
+    assert time.process_time() - started < 0.5
+
+
+@pytest.mark.parametrize("tail", ["X = " + "1 + " * 2500 + "1", "X = " + "abs(" * 150 + "1" + ")" * 150,
+                                  "\n".join(f"v{i} = {i}" for i in range(12_000))],
+                         ids=["deep_but_compilable", "nested_calls", "too_many_nodes"])
+def test_a_source_past_the_review_limits_is_one_bounded_finding_with_its_own_message(tail):
+    from grader_tests.attention.test_implementation import _hidden_names
+
+    source = HEADER + tail + "\n"
+    started = time.process_time()
+    assert static.hidden_name_uses(source) == (static.UNREVIEWABLE,)
+    assert static.fused_attention_uses(source) == []
+    assert time.process_time() - started < 2.0
+    assert "too large or too deeply nested" in static.review_reasons(source)[0] or \
+        "past what the source review reads" in static.review_reasons(source)[0]
+    message = _hidden_names(source)
+    assert "too deeply nested" in message["en"] and "嵌套太深" in message["zh"]

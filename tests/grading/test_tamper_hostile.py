@@ -153,6 +153,18 @@ def test_a_forged_setup_error_reply_is_graded_as_the_students_failure(executor, 
     assert "contact your instructor" not in json.dumps(result["tests"]) + json.dumps(result["message"])
 
 
+@pytest.mark.parametrize("tail", ["X = " + "1 + " * 5000 + "1", "X = " + "-" * 20000 + "1"],
+                         ids=["recursion_in_the_parser", "parser_out_of_memory"])
+def test_an_expression_nested_thousands_deep_is_the_students_load_error_not_a_grader_error(executor, tail):
+    # The trusted side parses the source too (review, notes, hints): a tree Python cannot build
+    # (RecursionError, MemoryError in ast.parse) must not fail the grading.
+    result = _grade(executor, CORRECT + "\n" + tail + "\n")
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] == 0
+    assert "did not load" in result["message"]["en"]
+    assert "nested too deeply" in result["message"]["en"] and "嵌套太深" in result["message"]["zh"]
+
+
 @pytest.mark.parametrize("attack", ["every_call_sleeps", "one_call_spins"])
 def test_a_budget_exhausting_submission_is_graded_in_bounded_time(executor, honest, monkeypatch, attack):
     budget = 6.0

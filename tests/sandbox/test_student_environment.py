@@ -267,3 +267,24 @@ def test_a_forbidden_function_in_a_module_imported_later_is_still_counted(execut
     with open_session(executor, src, watch=watch) as s:
         s.load()
         assert s.call_function("use") is True          # the function the student gets is the counted one
+
+
+SOURCE_LINES = '''
+import inspect
+
+# notes\x0cdef kernel(): return "hidden in a comment"
+def kernel():
+    return "reviewed"
+
+def shown():
+    return inspect.getsource(kernel)
+'''
+
+
+def test_the_source_a_function_shows_is_the_text_python_compiled(executor):
+    # str.splitlines() breaks a comment at a form feed (or \x1c-\x1e, \x85, \u2028) where Python's
+    # tokenizer does not: torch.jit.script(kernel) would compile the text hidden in the comment.
+    with open_session(executor, SOURCE_LINES) as s:
+        s.load()
+        assert s.call_function("kernel") == "reviewed"
+        assert s.call_function("shown").startswith("def kernel():\n    return \"reviewed\"")
