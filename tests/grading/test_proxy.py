@@ -109,3 +109,37 @@ def test_return_contract_normalisation():
     assert isinstance(p.sdpa(Q, Q, Q), torch.Tensor)
     with pytest.raises(Feedback, match="must return a tuple"):
         p.sdpa(Q, Q, Q, return_weights=True)
+
+
+class DescribingSession(ScriptedSession):
+    """Counts describe round trips; the layout it reports changes once the object has been called
+    (as a lazy module's parameters appear at its first forward)."""
+
+    def __init__(self):
+        super().__init__("ok")
+        self.describes = 0
+        self.called = False
+
+    def describe(self, handle, attributes=()):
+        self.describes += 1
+        return {"type": "MultiHeadAttention", "is_module": True, "training": False,
+                "parameters": {"q_proj.weight": [16, 16]} if self.called else {}, "children": {}}
+
+    def call(self, h, method, *a, **k):
+        self.called = True
+        return super().call(h, method, *a, **k)
+
+
+def test_an_object_is_described_once_until_it_is_called_and_callers_get_their_own_copy():
+    session = DescribingSession()
+    student = AttentionStudent(InheritedSession(session))
+    assert student.load()
+    mha = student.mha(16, 4)
+    first = mha.describe()
+    first["parameters"]["edited by a caller"] = [1]
+    assert mha.describe() == {**first, "parameters": {}}         # not the caller's edit
+    assert session.describes == 1                                 # one round trip for both
+    with pytest.raises(Feedback):              # the scripted forward returns the wrong shape
+        mha(torch.zeros(1, 3, 16))
+    assert mha.describe()["parameters"] == {"q_proj.weight": [16, 16]}   # a forward may change it
+    assert session.describes == 2
