@@ -280,11 +280,14 @@ def _statements(body: Iterable[ast.stmt]) -> Iterable[ast.stmt]:
                 yield from _statements(handler.body)
 
 
-def _is_main_guard(node: ast.stmt) -> bool:
-    test = node.test if isinstance(node, ast.If) else None
-    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__"
-            and len(test.comparators) == 1 and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value == "__main__")
+def is_main_guard(node: ast.AST) -> bool:
+    """An ``if __name__ == "__main__":`` statement (either way round), or its test expression."""
+    test = node.test if isinstance(node, ast.If) else node
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and any(
+        isinstance(b, ast.Constant) and b.value == "__main__" for b in sides)
 
 
 def _inside_scope(node: ast.AST, lineno: int) -> bool:
@@ -304,7 +307,7 @@ def _inside_scope(node: ast.AST, lineno: int) -> bool:
 def _top_level(tree: ast.Module, lineno: int) -> bool:
     for node in tree.body:
         if node.lineno <= lineno <= (node.end_lineno or node.lineno):
-            return not _is_main_guard(node) and not _inside_scope(node, lineno)
+            return not is_main_guard(node) and not _inside_scope(node, lineno)
     return False
 
 
@@ -340,7 +343,7 @@ def _timeout_hint(source: str) -> Msg | None:
     loops: list[int] = []
     calls: list[int] = []
     for node in _statements(tree.body):
-        if _is_main_guard(node) or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+        if is_main_guard(node) or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
                                                  | ast.Import | ast.ImportFrom):
             continue
         if isinstance(node, ast.For | ast.While | ast.AsyncFor):
@@ -348,7 +351,7 @@ def _timeout_hint(source: str) -> Msg | None:
         elif isinstance(node, ast.Expr | ast.Assign | ast.AnnAssign | ast.AugAssign) and _has_call(node):
             calls.append(node.lineno)
     # The main guard's own statements were walked into by _statements: drop them.
-    guarded = {n.lineno for g in tree.body if _is_main_guard(g) for n in ast.walk(g) if hasattr(n, "lineno")}
+    guarded = {n.lineno for g in tree.body if is_main_guard(g) for n in ast.walk(g) if hasattr(n, "lineno")}
     shown = [n for n in [*loops, *calls] if n not in guarded][:3]
     if not shown:
         return None
@@ -460,4 +463,4 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["load_hint", "with_hint", "hint_sep", "parse_source", "KNOWN_PACKAGES"]
+__all__ = ["load_hint", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]

@@ -7,6 +7,7 @@ import ast
 import functools
 import re
 
+from grading.load_hints import is_main_guard
 from grading.suite import DISPLAY_PACKAGES
 
 # Attribute names of PyTorch's ready-made attention.
@@ -182,6 +183,19 @@ def parse(source: str) -> ast.Module | None:
     return _parsed(source)[0]
 
 
+_PARENTS: dict[int, tuple[ast.Module, dict[int, ast.AST]]] = {}
+
+
+def _parents(tree: ast.Module) -> dict[int, ast.AST]:
+    """Each node's parent, by id (one map per tree: several checks ask for it)."""
+    kept = _PARENTS.get(id(tree))
+    if kept is None or kept[0] is not tree:
+        _PARENTS.clear()           # the tree of the grading at hand only
+        kept = _PARENTS[id(tree)] = (tree, {id(child): parent for parent in ast.walk(tree)
+                                            for child in ast.iter_child_nodes(parent)})
+    return kept[1]
+
+
 def _root(node: ast.AST) -> str | None:
     """The name an attribute chain or subscript starts from (``torch`` in ``torch.nn.functional``)."""
     while isinstance(node, ast.Attribute | ast.Subscript):
@@ -309,7 +323,7 @@ def unbound_calls(tree: ast.Module) -> list[str]:
     in_class = {id(n) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for n in ast.walk(c)}
     methods = {(c.name, f.name) for c in tree.body if isinstance(c, ast.ClassDef) for f in c.body
                if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
-    parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+    parents = _parents(tree)
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and id(node) not in in_class:
@@ -453,15 +467,6 @@ def _binds_dunder_name(tree: ast.Module) -> bool:
     return False
 
 
-def _is_main_guard(test: ast.expr) -> bool:
-    """``__name__ == "__main__"`` (either way round)."""
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
-        return False
-    sides = [test.left, test.comparators[0]]
-    return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and any(
-        isinstance(b, ast.Constant) and b.value == "__main__" for b in sides)
-
-
 @functools.lru_cache(maxsize=8)
 def _never_run(source: str, uncalled_functions: bool = True) -> frozenset[int]:
     """Ids of the nodes that never run when the grader imports the file: the body of a top-level
@@ -477,7 +482,7 @@ def _never_run(source: str, uncalled_functions: bool = True) -> frozenset[int]:
     if tree is None:
         return frozenset()
     guards = [] if _binds_dunder_name(tree) else [n for n in tree.body if isinstance(n, ast.If)
-                                                   and _is_main_guard(n.test)]
+                                                   and is_main_guard(n.test)]
     guarded = {id(sub) for g in guards for stmt in g.body for sub in ast.walk(stmt)}
     # a dunder (module ``__getattr__``, ``__dir__``) is called by Python itself, by no name in the source
     # ...and the contract's names are looked up by the grader (``def MultiHeadAttention(...)``, a factory)
@@ -537,7 +542,7 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[
     checked: set[int] = set()
     if not aliases:
         return ok_imports, checked, findings
-    parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+    parents = _parents(tree)
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in aliases) \
                 or id(node) in skip:
