@@ -23,6 +23,7 @@ def env(tmp_path: Path) -> dict:
     return e
 
 
+@pytest.mark.slow   # a cold start of the CLI (torch, zygote): ~15 s
 def test_db_upgrade_then_users_and_tokens_on_the_embedded_default(env, tmp_path):
     up = cli("db", "upgrade", env=env)
     assert up.returncode == 0, up.stderr

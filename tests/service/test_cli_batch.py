@@ -9,6 +9,8 @@ import time
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from tests.workers import BIN
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -26,6 +28,7 @@ def lines(res: subprocess.CompletedProcess) -> dict[str, dict]:
     return {o["student"]: o for o in out}
 
 
+@pytest.mark.slow   # a cold start of the CLI (torch, zygote): ~15 s
 def test_a_canvas_zip_is_graded_one_json_line_per_student(tmp_path):
     archive = tmp_path / "submissions.zip"
     with zipfile.ZipFile(archive, "w") as zf:
@@ -67,6 +70,7 @@ def test_audit_and_figure_flags_are_refused_in_a_batch(tmp_path):
     assert res.returncode == 2 and res.stderr.startswith("error: ") and "--audit" in res.stderr
 
 
+@pytest.mark.slow   # a cold start of the CLI (torch, zygote): ~15 s
 def test_code_saved_as_py_txt_is_the_code_and_a_notebook_is_named(tmp_path):
     """Browsers and Windows save attention.py as attention.py.txt: it was taken for the audit and the
     real audit ignored. A notebook alone is named, with what to do."""

@@ -35,6 +35,7 @@ def test_grade_json_has_the_documented_shape_and_exit_0(tmp_path):
     assert "log" not in out, "the instructor log stays out of the JSON"
 
 
+@pytest.mark.slow   # a cold start of the CLI (torch, zygote): ~15 s
 def test_code_that_does_not_load_is_graded_with_exit_0(tmp_path):
     broken = tmp_path / "attention.py"
     broken.write_text("import torch\n\nclass ScaledDotProductAttention(torch.nn.Module)\n    pass\n")
@@ -56,6 +57,7 @@ def test_unusable_input_exits_2_with_a_one_line_reason(tmp_path):
         assert len(res.stderr.strip().splitlines()) == 1 and res.stderr.startswith("error: ")
 
 
+@pytest.mark.slow   # a cold start of the CLI (torch, zygote): ~15 s
 def test_grade_suite_attention_numpy_grades_the_course_page_code():
     res = grade(str(FIXTURES / "submissions" / "numpy" / "course_page.py"), "--suite", "attention_numpy", "--json")
     assert res.returncode == 0, res.stderr

@@ -26,6 +26,7 @@ def test_grade_feedback_follows_lang(tmp_path):
     assert "行和" in text and "row sums" not in text
 
 
+@pytest.mark.slow   # a cold start of the CLI (torch, zygote): ~15 s
 def test_load_error_message_follows_lang(tmp_path):
     broken = tmp_path / "attention.py"
     broken.write_text("import torch\nimport sklearn\n")
