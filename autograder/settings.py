@@ -118,6 +118,10 @@ GRADING_BUDGET_S = _num("GRADING_BUDGET_S", 40)
 GRADING_CPU_BUDGET_S = _num("GRADING_CPU_BUDGET_S", 30)
 # The trusted side's own hard limit: only a hung grader reaches it (status `error`, retried).
 GRADING_WALL_S = _num("GRADING_WALL_S", 120)
+# CPU seconds the worker gives the suite's source review (never executed code: a syntax-tree
+# analysis, ~20 ms for a real file). Past it the review stops and the source is flagged as
+# unreviewable; a file built to make the analysis slow must not hold a worker or end in `error`.
+REVIEW_CPU_S = _num("REVIEW_CPU_S", 3)
 TASK_SOFT_TIME_LIMIT_S = _num("TASK_SOFT_TIME_LIMIT_S", 240)
 TASK_HARD_TIME_LIMIT_S = _num("TASK_HARD_TIME_LIMIT_S", 300)
 # A task cannot outlive the hard limit, so a run still `running` this long after its claim is lost.
@@ -175,7 +179,8 @@ def check(values: Mapping[str, float] | None = None) -> None:
     """Refuse a configuration whose timeouts are out of order (or not positive).
 
     `values` overrides module values by name (the Flask config passes its own)."""
-    v = {name: float(globals()[name]) for name in (*TIMEOUT_CHAIN, "BROKER_VISIBILITY_S", "GRADING_CPU_BUDGET_S")}
+    v = {name: float(globals()[name]) for name in (*TIMEOUT_CHAIN, "BROKER_VISIBILITY_S", "GRADING_CPU_BUDGET_S",
+                                                   "REVIEW_CPU_S")}
     if values:
         v.update({k: float(x) for k, x in values.items() if k in v and x is not None})
     for name, x in v.items():

@@ -25,6 +25,8 @@ SYNTAX_KINDS = ("SyntaxError", "IndentationError", "TabError")
 TOP_LEVEL_KINDS = ("SystemExit", "EOFError", "KeyboardInterrupt", "OSError", "FileNotFoundError",
                    "PermissionError", "IsADirectoryError", "NotADirectoryError", "FileExistsError")
 MAX_SOURCE = 2_000_000           # characters: past this, no analysis (the upload limit is far below)
+MAX_HINT_LINE = 2_000            # characters of one line that line-level hints read
+MAX_REPARSED = 400_000           # characters parsed again in all while locating notebook commands
 
 
 # ============================================================================ helpers
@@ -79,10 +81,11 @@ def _notebook_hint(source: str, lineno: int) -> Msg | None:
     line = _line(source, lineno)
     if line is None or not _MAGIC.match(line):
         return None
-    # Every notebook command the parser stops at, checked by commenting each out and parsing again.
+    # Every notebook command the parser stops at, checked by commenting each out and parsing again:
+    # at most MAX_REPARSED characters parsed in all (a 200 KB file with 20 commands took 8 s).
     found = [lineno]
     lines = _lines(source)
-    for _ in range(20):
+    for _ in range(min(20, MAX_REPARSED // max(1, len(source)))):
         for n in found:
             if not lines[n - 1].lstrip().startswith("#"):
                 lines[n - 1] = "#" + lines[n - 1]
@@ -110,8 +113,14 @@ _FSTRING_START = re.compile(r"(?<![\w'\"])([rRbBuU]?[fF][rR]?|[rR][fF])('''|\"\"
 def _nested_same_quotes(line: str) -> bool:
     """An f-string on ``line`` whose ``{...}`` field holds a string in the f-string's own quotes and
     that is complete under Python 3.12's rules (PEP 701): the nested strings and the braces close,
-    then the f-string does."""
+    then the f-string does. One pass over the line: a match inside a scanned f-string starts no
+    new scan (``f'{ f'{ f'{ ...`` made it quadratic), and a line past MAX_HINT_LINE is not read."""
+    if len(line) > MAX_HINT_LINE:
+        return False
+    scanned = 0
     for m in _FSTRING_START.finditer(line):
+        if m.start() < scanned:
+            continue
         quote, depth, i, nested = m.group(2), 0, m.end(), False
         while i < len(line):
             if depth == 0 and line.startswith(quote, i):
@@ -135,6 +144,7 @@ def _nested_same_quotes(line: str) -> bool:
             elif ch == "}" and depth > 0:
                 depth -= 1
             i += 1
+        scanned = i
     return False
 
 

@@ -21,10 +21,14 @@ is ``"graded"`` with the code categories at 0 and an actionable ``message``.
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import re
+import signal
+import threading
 import time
 import traceback
+from collections.abc import Iterator
 from typing import Any, TypedDict
 
 from autograder import settings
@@ -137,12 +141,43 @@ def _cap_log(log: list[str]) -> str:
     return text if len(text) <= LOG_CAP else text[:LOG_CAP] + "\n[log truncated]"
 
 
+class _ReviewTooLong(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _cpu_limit(seconds: float) -> Iterator[None]:
+    """Raise _ReviewTooLong in this thread once it has used ``seconds`` of CPU (ITIMER_VIRTUAL: the
+    process's user time, whatever the host's load; Celery's own alarms use ITIMER_REAL). Outside
+    the main thread no signal can be delivered: no limit there."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise _ReviewTooLong()
+
+    previous = signal.signal(signal.SIGVTALRM, stop)
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, previous)
+
+
 def _review(suite: Suite, source: str | None) -> list[str]:
-    """The suite's trusted review of the source: reasons an instructor should look at it."""
+    """The suite's trusted review of the source: reasons an instructor should look at it. Bounded
+    by settings.REVIEW_CPU_S: past it the suite is told to give up on this source."""
     if source is None:
         return []
     try:
-        return [str(r) for r in suite.review(source)]
+        with _cpu_limit(settings.REVIEW_CPU_S):
+            return [str(r) for r in suite.review(source)]
+    except _ReviewTooLong:
+        suite.review_gave_up(source)
+        return [f"the source review was stopped after {settings.REVIEW_CPU_S:g} s of CPU: the submission's "
+                "source checks withheld their points; read it yourself"]
     except Exception as exc:  # noqa: BLE001 - a review hook failing flags, never fails, the grading
         return [f"the source review failed: {exc!r}"]
 

@@ -50,6 +50,10 @@ class Suite:
     # Trusted analysis of the submitted source (never executed): reasons to flag it for an
     # instructor's review, e.g. names hidden from the static checks. Shown in the instructor log.
     review: Callable[[str], list[str]] = lambda source: []
+    # Called when `review` ran out of its CPU time (settings.REVIEW_CPU_S) and was stopped: from
+    # then on the suite's own source checks must treat this source as unreviewable (the forked
+    # test process inherits that) instead of starting the same analysis again.
+    review_gave_up: Callable[[str], None] = lambda source: None
     # Third-party packages importable inside the jail besides the standard library (documented
     # to students in ASSIGNMENT.md).
     packages: tuple[str, ...] = ()

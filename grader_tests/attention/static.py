@@ -177,10 +177,26 @@ def _parsed(source: str) -> tuple[ast.Module | None, str | None]:
     return tree, None
 
 
+# Sources whose review the worker stopped (it ran past settings.REVIEW_CPU_S): unreviewable from then
+# on, in the worker and in the test process it forks, instead of starting the same analysis again.
+_GAVE_UP: set[str] = set()
+
+
+def give_up(source: str) -> None:
+    """The Suite's ``review_gave_up`` hook."""
+    _GAVE_UP.add(source)
+    while len(_GAVE_UP) > 8:           # only the gradings at hand matter
+        _GAVE_UP.pop()
+
+
+def _reviewable(source: str) -> tuple[ast.Module | None, str | None]:
+    return (None, UNREVIEWABLE) if source in _GAVE_UP else _parsed(source)
+
+
 def parse(source: str) -> ast.Module | None:
     """The source's tree, within the review's limits (cached: several checks of one grading read
     the same, unmodified tree)."""
-    return _parsed(source)[0]
+    return _reviewable(source)[0]
 
 
 _PARENTS: dict[int, tuple[ast.Module, dict[int, ast.AST]]] = {}
@@ -276,15 +292,21 @@ def _own_method_accesses(tree: ast.Module) -> set[int]:
     classes = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
     torch_names = _torch_aliases(tree)
 
-    def defined(cls: ast.ClassDef, seen: set[str]) -> set[str]:
-        """Names a class of the module defines, with those of its bases defined in the module."""
+    memo: dict[str, frozenset[str]] = {}
+
+    def defined(cls: ast.ClassDef, seen: set[str]) -> frozenset[str]:
+        """Names a class of the module defines, with those of its bases defined in the module (once
+        per class: a chain of classes each listing every earlier one as a base has 2**n paths)."""
+        if cls.name in memo:
+            return memo[cls.name]
         names = {n.name for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
         names |= {t.attr for n in ast.walk(cls) if isinstance(n, ast.Assign) for t in n.targets
                   if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
         for base in cls.bases:
             if isinstance(base, ast.Name) and base.id in classes and base.id not in seen:
                 names |= defined(classes[base.id], seen | {base.id})
-        return names
+        memo[cls.name] = frozenset(names)
+        return memo[cls.name]
 
     def harmless(decorator: ast.expr) -> bool:
         """torch's own decorators (torch.no_grad(), torch.autocast(...), torch.jit.unused) and
@@ -346,9 +368,14 @@ def unbound_calls(tree: ast.Module) -> list[str]:
 def fused_attention_uses(source: str) -> list[str]:
     """Human-readable list of places where PyTorch's fused attention is used: its names read as an
     attribute of anything but the student's own object, imported, or asked of ``getattr``."""
+    return list(_fused_attention_uses(source))
+
+
+@functools.lru_cache(maxsize=4)
+def _fused_attention_uses(source: str) -> tuple[str, ...]:
     tree = parse(source)
     if tree is None:
-        return []
+        return ()
     own = _own_method_accesses(tree)
     skip = _never_run(source)          # the handout's parity check under a main guard never runs here
     found: list[str] = []
@@ -367,7 +394,7 @@ def fused_attention_uses(source: str) -> list[str]:
                 and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
                 and isinstance(node.args[1].value, str) and _forbidden(node.args[1].value):
             found.append(f"line {line}: getattr(..., {node.args[1].value!r})")
-    return sorted(set(found), key=lambda s: (len(s.split(":")[0]), s))
+    return tuple(sorted(set(found), key=lambda s: (len(s.split(":")[0]), s)))
 
 
 # Private helpers of torch that weight-initialisation code copies from nn.Linear.reset_parameters.
@@ -572,7 +599,7 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
     a plain string, ``torch.ops``, ``__wrapped__``, ``importlib``, ``sys.modules``, ``eval``...
     Unparseable source counts as hiding (nothing can be checked), and so does a source past the
     review's limits."""
-    tree, why = _parsed(source)
+    tree, why = _reviewable(source)
     if tree is None:
         return (why or UNPARSED,)
     try:
@@ -593,6 +620,7 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
     imported = {(a.asname or a.name).split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
                 for a in node.names} | {"torch"}
     calls = {id(node.func): node for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    module_classes = {c.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef)}
     harmless: set[int] = set()    # ``torch.jit`` nodes under an attribute of JIT_HARMLESS
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in JIT_HARMLESS and isinstance(node.value, ast.Attribute) \
@@ -638,6 +666,16 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
         elif isinstance(node, ast.Attribute):
             chain = _dotted(node)
             shown = ".".join(chain) if chain else "..." + node.attr
+            if node.attr in MATCH_HOOKS and not isinstance(node.ctx, ast.Load):
+                # ``Cls.__match_args__ = ("ops",)``: which attributes a positional pattern reads
+                found.append(f"line {line}: sets {shown}")
+                continue
+            if node.attr == "register" and isinstance(node.value, ast.Name) and (
+                    node.value.id in module_classes or node.value.id in ("ABC", "ABCMeta", "abc")):
+                # an ABC's register(type(torch)) makes isinstance() -- and so a class pattern -- true
+                # for PyTorch's own objects
+                found.append(f"line {line}: {shown}(...) makes isinstance true for other classes")
+                continue
             # on any object, not only a known alias of torch (``[torch][0].fx``); ``nn.utils`` is PyTorch's
             # layer helpers (rnn packing, weight norm)
             if node.attr in TORCH_UNREVIEWABLE and not (
@@ -787,6 +825,7 @@ def _resolve_class(bindings: dict[str, list[ast.AST]], name: str) -> ast.ClassDe
     return None
 
 
+@functools.lru_cache(maxsize=8)
 def class_uses_class(source: str, class_name: str, used: str) -> bool:
     """Whether ``class_name`` refers to ``used``: in its own body or its bases, or through the
     module-level names it uses (an alias, an instance ``_core = ScaledDotProductAttention()``, a
@@ -816,7 +855,12 @@ def class_uses_class(source: str, class_name: str, used: str) -> bool:
 
 
 def review_reasons(source: str) -> list[str]:
-    """Why an instructor should look at this submission (the Suite's trusted review hook)."""
+    """Why an instructor should look at this submission (the Suite's trusted review hook). It runs
+    every analysis the tests read, in the worker under its CPU limit, so that the forked test
+    process finds them cached (or the source given up on) and never starts one itself."""
+    fused_attention_uses(source)
+    class_uses_class(source, "MultiHeadAttention", "ScaledDotProductAttention")
+    class_softmax_calls(source, "MultiHeadAttention")
     hidden = hidden_name_uses(source)
     if not hidden:
         return []
@@ -834,9 +878,14 @@ def class_softmax_calls(source: str, class_name: str, reused: str = "ScaledDotPr
     """Softmax/exp calls written directly inside ``class_name`` or the module's own classes it
     derives from (copied attention logic); an alias (``MultiHeadAttention = MultiHeadedAttention``)
     is followed, and ``reused`` (the module meant to hold that logic) is not searched."""
+    return list(_class_softmax_calls(source, class_name, reused))
+
+
+@functools.lru_cache(maxsize=8)
+def _class_softmax_calls(source: str, class_name: str, reused: str) -> tuple[str, ...]:
     tree = parse(source)
     if tree is None:
-        return []
+        return ()
     bindings = _module_bindings(tree)
     allowed = {id(c) for c in map(lambda n: _resolve_class(bindings, n), _aliases_of(bindings, reused)) if c}
     found: list[str] = []
@@ -853,4 +902,4 @@ def class_softmax_calls(source: str, class_name: str, reused: str = "ScaledDotPr
                 if name in SOFTMAX_NAMES:
                     found.append(f"line {sub.lineno}: {name}(...)")
         todo.extend(_resolve_class(bindings, base.id) for base in cls.bases if isinstance(base, ast.Name))
-    return sorted(set(found), key=lambda s: int(s.split()[1].rstrip(":")))
+    return tuple(sorted(set(found), key=lambda s: int(s.split()[1].rstrip(":"))))

@@ -182,6 +182,7 @@ class Runtime:
         source, filename, module_name = req["source"], req["filename"], req["module_name"]
         watch = req.get("watch") or {}
         self.filename = filename
+        _STUDENT_FILES.add(filename)
         # The lines Python's tokenizer sees (it breaks lines at \n, \r\n and \r only): str.splitlines()
         # also breaks at form feeds, \x1c-\x1e, \x85 and \u2028, so a comment holding one of those
         # would shift every later line, and inspect.getsource() (torch.jit.script) would hand out
@@ -548,8 +549,31 @@ _ZYGOTE_ONLY: list[str] = []
 _ZYGOTE_ONLY_PATHS: list[str] = []
 
 
+_STUDENT_FILES: set[str] = set()
+
+
+def _exact_findsource(real):
+    """``inspect.findsource`` that, for the student's file, starts a function's source at its code
+    object's first line. The stdlib walks up from there to the nearest line that looks like a
+    ``def``, which can be one inside a string (above a ``def\\`` continued on the next line); then
+    ``inspect.getsource`` and torch.jit.script (torch/_sources.py) read text the review never saw
+    as code. The first line of the code object is where Python compiled the function."""
+    @functools.wraps(real)
+    def findsource(obj):
+        lines, lnum = real(obj)
+        code = obj.__func__ if inspect.ismethod(obj) else obj
+        code = code.__code__ if inspect.isfunction(code) else code
+        code = code.tb_frame if inspect.istraceback(code) else code
+        code = code.f_code if inspect.isframe(code) else code
+        if inspect.iscode(code) and code.co_filename in _STUDENT_FILES:
+            return lines, code.co_firstlineno - 1
+        return lines, lnum
+    return findsource
+
+
 def before_forks() -> None:
     """Called by the zygote once everything is imported, before the first jail is forked."""
+    inspect.findsource = _exact_findsource(inspect.findsource)
     _ZYGOTE_ONLY[:] = [n for n in sys.modules if n.split(".")[0] in ("grading", "autograder")
                        or n.startswith("__editable__")]
     _ZYGOTE_ONLY_PATHS[:] = [p for p in sys.path if "__editable__" in p]

@@ -205,3 +205,26 @@ def test_an_audit_the_checker_fails_on_keeps_the_code_grade_and_goes_to_the_inst
     assert "未能自动检查" in result["message"]["zh"]
     assert any("audit checker failed" in r for r in result["review"])
     assert "UnicodeEncodeError" in result["log"]
+
+
+def test_a_review_past_its_cpu_limit_is_stopped_flagged_and_given_up_on(monkeypatch):
+    # The review runs in the worker before any session opens: a source built to make the analysis
+    # slow must neither hold the worker nor end in `error`.
+    from autograder import settings
+    from grading.runner import _review
+    from grading.suite import Suite
+
+    monkeypatch.setattr(settings, "REVIEW_CPU_S", 0.2)
+    given_up = []
+
+    def endless(source):
+        while True:
+            pass
+
+    suite = Suite(version="t", student_file="a.py", module_name="a", categories=(),
+                  review=endless, review_gave_up=given_up.append)
+    started = time.process_time()
+    reasons = _review(suite, "x = 1\n")
+    assert time.process_time() - started < 2
+    assert given_up == ["x = 1\n"]
+    assert reasons and "stopped after 0.2 s of CPU" in reasons[0]

@@ -5,6 +5,7 @@ the contract's arguments. Unit tests of the pure functions, then a few gradings 
 from __future__ import annotations
 
 import ast
+import time
 
 import pytest
 
@@ -349,3 +350,16 @@ def test_a_blog_style_forward_gets_one_summary_of_what_the_grader_calls():
     assert "MultiHeadAttention.forward(q, k, v, mask) requires 3 inputs (q, k, v) where the grader passes 1" in note["en"]
     assert "评分器调用的是 forward(x, context=None" in note["zh"]
     assert result_note(source, {"a": {"feedback": {"en": "the output differs", "zh": "输出不同"}}}) is None
+
+
+@pytest.mark.parametrize("tail", ["X = f'{" + " f'{" * 30_000, "\n".join(["!pip install einops"] * 21)],
+                         ids=["nested_fstring_starts", "many_notebook_commands"])
+def test_hints_on_a_large_file_take_bounded_time(tail):
+    source = "\n".join(f"v{i} = {i}" for i in range(3_500)) + "\n" + tail + "\n"
+    try:
+        ast.parse(source)
+    except SyntaxError as err:
+        lineno, text = err.lineno, err.msg
+    started = time.process_time()
+    load_hint(source, "SyntaxError", lineno, text)
+    assert time.process_time() - started < 1.5      # 8 s and 116 s before

@@ -402,3 +402,40 @@ def test_a_source_past_the_review_limits_is_one_bounded_finding_with_its_own_mes
         "past what the source review reads" in static.review_reasons(source)[0]
     message = _hidden_names(source)
     assert "too deeply nested" in message["en"] and "嵌套太深" in message["zh"]
+
+
+# ------------------------------------------------------------------ red-team round 10
+ROUND_10 = {
+    # a dataclass's positional pattern reads what __match_args__ names, and ABC.register makes the
+    # pattern match torch itself: ``case _Probe(ops)`` on torch reads torch.ops
+    "match_args_rewritten": ("from dataclasses import dataclass\n\n@dataclass\nclass P:\n    x: int = 0\n\n"
+                             "P.__match_args__ = ('x',)\n", "hidden", "sets P.__match_args__"),
+    "abc_register_on_a_module_class": ("import abc\nfrom dataclasses import dataclass\n\n@dataclass\n"
+                                       "class P(abc.ABC):\n    x: int = 0\n\nP.register(type(torch))\n",
+                                       "hidden", "P.register(...) makes isinstance true"),
+}
+
+
+@pytest.mark.parametrize(("code", "check", "reason"), ROUND_10.values(), ids=ROUND_10.keys())
+def test_round_10_bypasses_are_flagged(code, check, reason):
+    found = (static.fused_attention_uses if check == "fused" else static.hidden_name_uses)(HEADER + code)
+    assert any(reason in f for f in found), found
+
+
+def test_a_diamond_of_many_base_classes_is_reviewed_in_linear_time():
+    # each class lists every earlier one as a base: 2**n paths through the bases (minutes at n = 24)
+    classes = "class C0(nn.Module):\n    def f(self):\n        return self.g\n    def g(self):\n        return 1\n"
+    for i in range(1, 40):
+        classes += f"class C{i}({', '.join(f'C{j}' for j in range(i - 1, -1, -1))}):\n    pass\n"
+    started = time.process_time()
+    static.fused_attention_uses(HEADER + classes)
+    static.hidden_name_uses(HEADER + classes)
+    assert time.process_time() - started < 1.0
+
+
+def test_a_source_given_up_on_is_unreviewable_for_every_later_check():
+    source = HEADER + "class A(nn.Module):\n    pass\n# given up\n"
+    static.give_up(source)
+    assert static.hidden_name_uses(source) == (static.UNREVIEWABLE,)
+    assert static.fused_attention_uses(source) == []
+    assert not static.class_uses_class(source, "MultiHeadAttention", "ScaledDotProductAttention")

@@ -288,3 +288,28 @@ def test_the_source_a_function_shows_is_the_text_python_compiled(executor):
         s.load()
         assert s.call_function("kernel") == "reviewed"
         assert s.call_function("shown").startswith("def kernel():\n    return \"reviewed\"")
+
+
+SOURCE_IN_A_STRING = '''
+import inspect
+
+NOTES = """
+def kernel():
+    return "hidden in a string"
+"""
+def\\
+ kernel():
+    return "compiled"
+
+def shown():
+    return inspect.getsource(kernel)
+'''
+
+
+def test_a_function_s_source_starts_where_python_compiled_it_not_at_a_def_in_a_string(executor):
+    # inspect walks up from the code's first line to anything that looks like a def: here the one
+    # in NOTES, which torch.jit.script(kernel) would then compile instead of the reviewed code.
+    with open_session(executor, SOURCE_IN_A_STRING) as s:
+        s.load()
+        assert s.call_function("kernel") == "compiled"
+        assert "compiled" in s.call_function("shown") and "hidden" not in s.call_function("shown")
