@@ -520,7 +520,15 @@ def _notebook_text(text: str) -> str | None:
                         parts.append("```\n" + shown + "\n```")
         else:
             parts.append(source)
-    return "\n\n".join(p for p in parts if p.strip())
+    text = "\n\n".join(p for p in parts if p.strip())
+    # JSON's escapes can spell what no UTF-8 file holds: a lone surrogate ("\\ud83d", half an emoji) or a
+    # NUL ("\\u0000", refused in a text file above). Neither reaches the checker, OpenCC or the database:
+    # a surrogate is read as U+FFFD, a NUL as a space.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text.replace("\x00", " ")
 
 
 def _pdf_text(data: bytes) -> str:

@@ -231,6 +231,7 @@ class Checklist:
     caveat: _Pat
     carry: _Pat
     rebuttal: _Pat
+    flip: _Pat
     section_neg: _Pat
     section_amb: _Pat
     hedge: _Pat
@@ -384,6 +385,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         caveat=_compile_group(cues["caveat"], "cues.caveat"),
         carry=_compile_group(cues["carry"], "cues.carry"),
         rebuttal=_opt_group(cues.get("rebuttal"), "cues.rebuttal") or _NEVER,
+        flip=_opt_group(cues.get("polarity_flip"), "cues.polarity_flip") or _NEVER,
         section_neg=_compile_group(cues["section_negative"], "cues.section_negative"),
         section_amb=_compile_group(cues["section_ambiguous"], "cues.section_ambiguous"),
         hedge=_compile_group(cues["hedge"], "cues.hedge"),

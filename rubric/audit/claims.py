@@ -13,13 +13,19 @@ from rubric.audit.text import _Sentence
 # numbers
 # ==================================================================================================
 
+# A power of ten is written "10^-7", "10^{-7}" or, in words, "10 的 -7 次方" / "10的负7次方"; after a
+# mantissa with "×", "x", "*", "·", "乘" or "乘以" ("2.4 乘 10 的 -7 次方" is 2.4e-7).
+_POWER = (r"10\s*(?:\^\s*\{?\s*(?P<NAME>[-+]?\d+)\s*\}?"
+          r"|的\s*(?P<NAME_zh>(?:[-+]|负\s*)?\d+)\s*次(?:方|幂))")
 _NUMBER = re.compile(
     r"(?<![a-z0-9_.^])(?:"
-    r"10\s*\^\s*\{?\s*(?P<p_exp>[-+]?\d+)\s*\}?"
-    r"|(?P<mant>\d+(?:\.\d+)?|\.\d+)"
+    + _POWER.replace("NAME", "p_exp")
+    + r"|(?P<mant>\d+(?:\.\d+)?|\.\d+)"
     r"(?:\s*e\s*(?P<e_exp>[-+]?\d+)"
-    r"|\s*(?:×|x|\*|·|\\times|\\cdot)\s*10\s*\^\s*\{?\s*(?P<x_exp>[-+]?\d+)\s*\}?)?"
+    r"|\s*(?:×|x|\*|·|\\times|\\cdot|乘以?)\s*" + _POWER.replace("NAME", "x_exp") + ")?"
     r")(?![a-z0-9_])(?!\.\d)")
+# A mantissa followed by a power this reader does not know ("2.4 × 10 to the -7") is no value of its own.
+_POWER_FOLLOWS = re.compile(r"\s*(?:×|\*|·|\\times|\\cdot|乘以?|x(?=\s*10))\s*10(?![\d.])")
 _ZERO_CUE = re.compile(r"(?:[=:为是≈~]|\bis|\bwas|\bof)\s*$")
 
 
@@ -31,14 +37,19 @@ class _Claim:
     sentence: str
 
 
+def _exponent(text: str) -> int:
+    return int(text.replace("负", "-").replace(" ", ""))
+
+
 def _parse_number(m: re.Match) -> tuple[float, bool] | None:
     try:
-        if m.group("p_exp") is not None:
-            return 10.0 ** int(m.group("p_exp")), True
+        p_exp = m.group("p_exp") or m.group("p_exp_zh")
+        if p_exp is not None:
+            return 10.0 ** _exponent(p_exp), True
         value = float(m.group("mant"))
-        exp = m.group("e_exp") or m.group("x_exp")
+        exp = m.group("e_exp") or m.group("x_exp") or m.group("x_exp_zh")
         if exp is not None:
-            return value * 10.0 ** int(exp.replace(" ", "")), True
+            return value * 10.0 ** _exponent(exp), True
         return value, False
     except (OverflowError, ValueError):
         return None
@@ -50,6 +61,24 @@ _GAP_BLOCK = re.compile(r"[\d,;。，；]")
 _PAREN = re.compile(r"\([^()]{0,24}\)")
 # a further value for the same metric: "2.1e-6 / 3e-7", "2.1e-6 (seed 1), 3e-7 (seed 2)", "2e-7 和 3e-7"
 _CHAIN = re.compile(r"\s*(?:\([^()]{0,24}\))?\s*(?:[,/、]|and|or|和|与|及)\s*(?:seed\s*\d+\s*[:=]?)?\s*")
+
+
+_AFTER_COMMA = re.compile(r"^.*[,，]", re.S)
+_THRESHOLD_TAIL = re.compile(r"^\s*(?:的)?(?:以下|以内|之内|要求|门槛|阈值|标准)?\s*")
+
+
+def _after_threshold(cc: Checklist, gap: str) -> str | None:
+    """The part of the text between a quoted threshold and the next number that may relate that number
+    to its metric, or None when the number is too far away (another statement)."""
+    if len(gap) > _GAP_MAX_CHARS or re.search(r"[\d;。；]", gap) or gap.count(",") + gap.count("，") > 1:
+        return None
+    rest = _AFTER_COMMA.sub("", gap)
+    if rest == gap:                        # no comma: drop the threshold's own words ("threshold", "以下")
+        rest = _THRESHOLD_TAIL.sub("", rest)
+        lead = cc.thr_after.match(rest.lstrip()) if cc.thr_after is not None else None
+        if lead:
+            rest = rest.lstrip()[lead.end():]
+    return rest
 
 
 def _extract_claims(cc: Checklist, sent: _Sentence) -> tuple[list[_Claim], set[str]]:
@@ -65,33 +94,41 @@ def _extract_claims(cc: Checklist, sent: _Sentence) -> tuple[list[_Claim], set[s
     numbers = []
     for m in _NUMBER.finditer(text):
         parsed = _parse_number(m)
-        if parsed is not None:
+        if parsed is not None and not (not parsed[1] and _POWER_FOLLOWS.match(text, m.end())):
             numbers.append((m.start(), m.end(), parsed[0], "." in m.group()))
     claims: list[_Claim] = []
     numbered: set[str] = set()
     threshold_only: set[str] = set()
     for k, (_ms, me, mid) in enumerate(mentions):
         limit = next((s for s, _e, _m in mentions[k + 1:] if s >= me), len(text))
-        pos, first = me, True
+        pos, first, after_threshold = me, True, False
         for ns, ne, value, decimal in numbers:
             if ns < pos:
                 continue
             if ns >= limit:
                 break
             gap = text[pos:ns]
-            if first:
+            if after_threshold:
+                # the measurement after a quoted threshold: "max_abs_error (threshold 1e-5): 2.4e-7",
+                # "小于 1e-5 的要求，实际是 2.4e-7", "below the 1e-6 threshold (measured 1.2e-7)". Its
+                # relation is read after the threshold's own words (and after a comma, if there is one).
+                gap = _after_threshold(cc, gap)
+                if gap is None:
+                    break
+            elif first:
                 bare = _PAREN.sub(" ", gap)
                 if len(bare) > _GAP_MAX_CHARS or _GAP_BLOCK.search(bare):
                     break
             elif not _CHAIN.fullmatch(gap):
                 break
-            first, pos = False, ne
+            first, after_threshold, pos = False, False, ne
             after = text[ne:ne + 6].lstrip()
             lt = cc.lt_before.search(gap) or (cc.lt_after is not None and cc.lt_after.match(after))
             gt = cc.gt_before.search(gap) or (cc.gt_after is not None and cc.gt_after.match(after))
             quoted = cc.thr_before.search(gap) or (cc.thr_after is not None and cc.thr_after.match(after))
             if quoted or (lt and math.isclose(value, cc.metrics[mid].threshold, rel_tol=1e-9)):
                 threshold_only.add(mid)
+                after_threshold = True
                 continue
             if value == 0.0 and not decimal and not _ZERO_CUE.search(gap):
                 continue               # a bare "0" may name something else; "0.0" is a value

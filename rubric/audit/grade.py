@@ -113,7 +113,7 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
     out: list[int] = []
     reasons: set[str] = set()
     for idx, s in enumerate(sentences):
-        if s.is_code or s.is_heading:
+        if s.is_code or s.is_heading or s.wall:
             continue
         found, ok = _stated(concept, s)
         if not found:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import html
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -54,6 +55,60 @@ _PUNCT_MAP.update(str.maketrans({
 }))
 
 
+# Invisible characters (read as nothing) and control characters (read as a space), one table for
+# str.translate. Default-ignorable code points (Unicode DerivedCoreProperties) are listed by range; the
+# format characters (category Cf) are found with unicodedata, over the planes that have any.
+_DEFAULT_IGNORABLE = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+                      (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+                      (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+                      (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+                      (0xE0000, 0xE0FFF))
+# Latin letters from other blocks drawn like a-z (IPA, small capitals, dotless i), that NFKC keeps
+_LATIN_LOOKALIKES = {
+    "ı": "i", "ɑ": "a", "ɡ": "g", "ɩ": "i", "ɪ": "i", "ȷ": "j", "ʏ": "y", "ɴ": "n", "ʀ": "r", "ʜ": "h",
+    "ʟ": "l", "ɢ": "g", "ʙ": "b", "ᴀ": "a", "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ᴊ": "j", "ᴋ": "k", "ᴍ": "m",
+    "ᴏ": "o", "ᴘ": "p", "ᴛ": "t", "ᴜ": "u", "ᴠ": "v", "ᴡ": "w", "ᴢ": "z", "ꜱ": "s", "ɛ": "e", "ǀ": "l",
+    "ɾ": "r", "ʋ": "v", "ƽ": "s", "ꞵ": "b", "ꭓ": "x", "ԛ": "q", "ԝ": "w", "ѕ": "s", "ӏ": "l", "ս": "u",
+    "օ": "o", "հ": "h", "ց": "g", "ⅼ": "l", "ι": "i", "κ": "k", "ν": "v", "τ": "t", "υ": "u", "ρ": "p",
+    "α": "a", "ϲ": "c", "ϳ": "j",
+}
+
+
+def _invisible_map() -> dict[int, str | None]:
+    table: dict[int, str | None] = {}
+    for lo, hi in _DEFAULT_IGNORABLE:
+        table.update(dict.fromkeys(range(lo, hi + 1)))
+    for plane in (range(0x0000, 0x10000), range(0x10000, 0x20000)):
+        for cp in plane:
+            if unicodedata.category(chr(cp)) == "Cf":
+                table[cp] = None
+    for cp in (*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)):
+        if chr(cp) not in "\n\r\t":
+            table[cp] = " "
+    table.update({ord(k): v for k, v in _LATIN_LOOKALIKES.items()})
+    return table
+
+
+_INVISIBLE_MAP = _invisible_map()
+
+
+def _char_class(codepoints) -> str:
+    """A regex character class of these code points, as ranges."""
+    cps = sorted(codepoints)
+    ranges: list[list[int]] = []
+    for cp in cps:
+        if ranges and cp == ranges[-1][1] + 1:
+            ranges[-1][1] = cp
+        else:
+            ranges.append([cp, cp])
+    return "[" + "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+                         for a, b in ranges) + "]"
+
+
+# str.translate with a table this large costs ~0.1 us per character; a regex scan finds the few there are
+_INVISIBLE = re.compile(_char_class(_INVISIBLE_MAP))
+
+
 def _latex(text: str) -> str:
     if "\\" not in text:
         return text
@@ -63,28 +118,108 @@ def _latex(text: str) -> str:
     return text.replace("{", "").replace("}", "")
 
 
-# What a reader of the rendered audit does not see is not read either: HTML comments, hidden elements,
-# images' alt text, link targets and titles (the link's own text stays). A tag is a "<" followed by a
-# letter, so "error < 1e-5" and "<1e-5" are text.
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-_HIDDEN_ELEMENT = re.compile(r"<([a-zA-Z][a-zA-Z0-9]*)\b[^<>]*(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden)"
-                             r"[^<>]*>.*?</\1\s*>", re.S | re.I)
-_MD_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|!\[[^\]\n]*\]\[[^\]\n]*\]")
-_MD_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
-_MD_LINK_DEF = re.compile(r"^[ ]{0,3}\[[^\]\n]+\]:[^\n]*$", re.M)
-_HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
+# What a reader of the rendered audit does not see is not read either. The instructor's and the student's
+# pages render the audit with Markdown + nh3 (app/views_helpers.render_markdown); neither can run here
+# (rubric/ does not import app/, and Python-Markdown and html.parser take quadratic time on some inputs:
+# "<a " x 20000 costs html.parser 44 s). So the source is read by one linear scanner that follows the
+# same rules:
+# * a tag is "<" + a letter + anything but "<" and ">" + ">" (Markdown's inline HTML); it is read as a
+#   space. "error < 1e-5", "<1e-5" and "a<b c" (no ">") are text.
+# * not shown at all: comments, <![CDATA[...]]>, <?...?>, <!DOCTYPE ...>, and the contents of <script>,
+#   <style>, <template>, <svg> and <math> (nh3 drops them); an element whose own attributes hide it
+#   (hidden, display:none, visibility:hidden) earns nothing either, although nh3 shows it, since no
+#   honest audit hides text. Any of them left open runs to the end of the text, as an open <script>
+#   or <template> does on the page. Their line breaks are kept, so the lines around them stay apart.
+# * a fenced code block (``` or ~~~) is shown as written: tags in it are text.
+# * character references (&amp;, &#97;) are read as the character they show.
+# * Markdown images (alt text), link targets and titles and link definitions are not shown; a link's
+#   own text is.
+_HTML_TOKEN = re.compile(r"<!--|<!\[CDATA\[|<[!?]|</?[a-zA-Z][^<>]*>|^[ ]{0,3}(?:`{3,}|~{3,})", re.M)
+_TAG_PARTS = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)([^<>]*)>")
+_HIDDEN_ATTR = re.compile(r"(?:^|[\s/])hidden(?![\w-])", re.I)       # the attribute's name, not a value
+_HIDING_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)", re.I)
+_ATTR_VALUE = re.compile(r"\"[^\"]*\"|'[^']*'")
 
 
-def visible(raw: str) -> str:
-    """The text of a Markdown/HTML audit as it reads once rendered."""
-    if "<" not in raw and "](" not in raw and "]:" not in raw and "![" not in raw:
-        return raw
-    text = _HTML_COMMENT.sub(" ", raw)
-    text = _HIDDEN_ELEMENT.sub(" ", text)
+def _hiding(attrs: str) -> bool:
+    return bool(_HIDING_STYLE.search(attrs) or _HIDDEN_ATTR.search(_ATTR_VALUE.sub("''", attrs)))
+_RAW_TEXT = frozenset({"script", "style"})
+_NOT_SHOWN = frozenset({"template", "svg", "math"})
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+                   "source", "track", "wbr", "frame", "keygen", "image"})
+_MD_IMAGE = re.compile(r"!\[[^\[\]\n]*\](?:\([^()\[\]\n]*\)|\[[^\[\]\n]*\])")
+_MD_LINK = re.compile(r"\[([^\[\]\n]*)\]\([^()\[\]\n]*\)")
+_MD_LINK_DEF = re.compile(r"^[ ]{0,3}\[[^\[\]\n]+\]:[^\n]*$", re.M)
+
+
+def _markdown_text(text: str) -> str:
     text = _MD_IMAGE.sub(" ", text)
     text = _MD_LINK.sub(r"\1", text)
     text = _MD_LINK_DEF.sub("", text)
-    return _HTML_TAG.sub(" ", text)
+    return html.unescape(text) if "&" in text else text
+
+
+def _dropped(text: str) -> str:
+    """What is left of a part the page does not show: its line breaks."""
+    return "\n" * text.count("\n") or " "
+
+
+def visible(raw: str) -> str:
+    """The text of a Markdown/HTML audit as the rendered page shows it (see the rules above), in time
+    linear in its length: every scan starts where the previous one stopped, or ends the text."""
+    if "<" not in raw and "](" not in raw and "]:" not in raw and "![" not in raw and "&" not in raw:
+        return raw
+    out: list[str] = []
+    pos, n = 0, len(raw)
+    while pos < n:
+        m = _HTML_TOKEN.search(raw, pos)
+        if m is None:
+            out.append(_markdown_text(raw[pos:]))
+            break
+        out.append(_markdown_text(raw[pos:m.start()]))
+        tok = m.group()
+        end: int
+        if tok.lstrip(" ")[:1] in "`~":                      # a fenced code block, shown as written
+            fence = tok.strip()
+            close = re.compile(r"^[ ]{0,3}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$", re.M)
+            eol = raw.find("\n", m.end())
+            c = close.search(raw, eol) if eol >= 0 else None
+            end = c.end() if c else n
+            out.append(raw[m.start():end])
+            pos = end
+            continue
+        if tok == "<!--":
+            end = raw.find("-->", m.end())
+            end = n if end < 0 else end + 3
+        elif tok == "<![CDATA[":
+            end = raw.find("]]>", m.end())
+            end = n if end < 0 else end + 3
+        elif tok in ("<!", "<?"):
+            end = raw.find(">", m.end())
+            end = n if end < 0 else end + 1
+        else:
+            t = _TAG_PARTS.match(tok)
+            closing, name, attrs = t.group(1), t.group(2).lower(), t.group(3)
+            if closing or name in _VOID or not (name in _RAW_TEXT or name in _NOT_SHOWN
+                                                 or _hiding(attrs)):
+                out.append(" ")                              # a tag the page shows the contents of
+                pos = m.end()
+                continue
+            if name in _RAW_TEXT:                            # no tags inside: up to </script
+                c = re.compile(r"</" + name + r"(?![a-z0-9])[^<>]*>?", re.I).search(raw, m.end())
+                end = c.end() if c else n
+            else:                                            # up to the matching end tag, nested ones counted
+                depth = 1
+                end = n
+                for c in re.compile(r"<(/?)" + re.escape(name) + r"(?![a-zA-Z0-9:-])[^<>]*>", re.I).finditer(
+                        raw, m.end()):
+                    depth += -1 if c.group(1) else 1
+                    if depth == 0:
+                        end = c.end()
+                        break
+        out.append(_dropped(raw[m.start():end]))
+        pos = end
+    return "".join(out)
 
 
 # Traditional Chinese (Taiwan, Hong Kong) is read as simplified: the checklist's phrases and the handout
@@ -130,9 +265,30 @@ def to_simplified(text: str) -> str:
     return hk2s.convert(mixed)
 
 
+def encodable(text: str) -> str:
+    """``text`` with every code point that UTF-8 cannot encode (a lone surrogate such as the "\\ud83d" of
+    a notebook's JSON) replaced by U+FFFD: OpenCC, the database and JSON all need valid UTF-8."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def readable(text: str) -> str:
+    """What a reader sees of ``text``, as characters the matching can rely on: lone surrogates replaced
+    (:func:`encodable`), control characters other than line breaks and tabs read as spaces (a NUL ends
+    the text for OpenCC, which is C++), invisible characters removed (Unicode format characters and
+    default-ignorable code points: soft hyphens, zero-width joiners, variation selectors, tag characters
+    ... inside a word hide it from every phrase) and Latin look-alike letters read as the letter."""
+    return _INVISIBLE.sub(lambda m: _INVISIBLE_MAP[ord(m.group())] or "", encodable(text))
+
+
 def normalise(text: str) -> str:
     """Full-width -> half-width, lower case, superscripts -> ``^``, LaTeX/Unicode math -> plain,
-    traditional Chinese -> simplified (:func:`to_simplified`); keeps newlines."""
+    traditional Chinese -> simplified (:func:`to_simplified`); keeps newlines. Never raises on a str:
+    see :func:`readable`."""
+    text = readable(text)
     text = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group().translate(_SUPERSCRIPT_MAP), text)
     text = _latex(text)
     text = unicodedata.normalize("NFKC", text).translate(_PUNCT_MAP).casefold()
@@ -153,12 +309,15 @@ def _clean_line(line: str) -> str:
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[a-z]{2,}|\b[a-z]\b")
 _MAX_SENTENCE = 1000
+# Sentences read at most: a 20 KiB audit holds ~200, the longest accepted (settings.max_text_chars) of terse
+# notes ~2000. Each costs ~30 us whatever its length, so 30000 one-character lines would cost ~1 s.
+_MAX_SENTENCES = 3000
 # ";" ends a clause, not a sentence: "2 padding keys added; they get weight 0" is one statement
 _SENTENCE = re.compile(r".+?(?:[。!?]+|\.(?=\s)|\.$|$)")
 # Clauses end at commas and at conjunctions that start a new predicate: a negation in "the weights are not
 # uniform, which proves that k2 causes the output" must not reach "causes".
 _CLAUSE_SPLIT = re.compile(
-    r"[,、:;]|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead|which|so|because|while|and so|"
+    r"[,、:;|]|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead|which|so|because|while|and so|"
     r"therefore|hence|thus)(?=\s)|但是|但|然而|不过|可是|而是|却|所以|因此|因为|因而|从而|于是")
 # A negation after the keyword belongs to it only across a short subject ("causality is not shown");
 # a conjunction in between starts another phrase ("proves causality and not mere correlation").
@@ -168,6 +327,10 @@ _GAP_BREAK = re.compile(r"\b(?:and|or|but|than|with)\b|和|与|而|或|及")
 # list; in English an item starting with "or"/"nor", and a short item followed by one, do.
 _LIST_ITEM_START = re.compile(r"^\s*(?:or|nor)\s")
 _LIST_ITEM_UNITS = 8
+# A table cell that only answers "no" ("| k1 causes the output | ✗ | needs an ablation |") denies the claim
+# of its row, as a "cannot prove" heading does for its section. Cells are clauses of their own.
+_NO_CELL = re.compile(r"^(?:否|不|不能|不可以|不可|不行|不是|不对|没有|无法|错|✗|✘|×|❌|🚫|no|nope|cannot|can't|not|"
+                      r"false|wrong)$")
 _NO_ANSWER = re.compile(r"^(?:no|nope|not|it (?:can't|cannot|does not|doesn't))\b|^(?:不|没有|否|并不|不能)")
 _HEADING = re.compile(r"^#{1,6}\s*")
 _BOLD_LINE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*[^*]+\*\*\s*[:]?\s*$")
@@ -177,6 +340,7 @@ _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 # one of English ~12 words) that does not end a sentence was wrapped: it continues on the next line.
 # Short unpunctuated lines are notes and stay separate.
 _WRAPPED_LINE_UNITS = 24
+_MAX_JOINED_CHARS = 16 * _MAX_SENTENCE      # ~2500 words in one paragraph
 _SENTENCE_END = ("。", ".", "!", "?", ";", ":", "！", "？", "；", "：")
 
 
@@ -199,6 +363,7 @@ class _Sentence:
     para: int = 0           # index of the paragraph/bullet the sentence belongs to
     short: bool = False     # too short to earn credit (settings.min_units)
     copied: bool = False    # matches the course text closely (see rubric.audit.overlap)
+    wall: bool = False      # a piece of a wall of text without punctuation: no concept is looked for
     _clauses: list[_Clause] | None = None
     _cues: list[tuple[int, int]] | None = None
     _found: dict[int, list[re.Match]] | None = None
@@ -273,11 +438,57 @@ def _blank(pattern, text: str) -> str:
     return pattern.sub(lambda m: " " * len(m.group()), text)
 
 
+# Two negations in a row assert: "cannot be denied", "does not fail to", "不是不能", "并非无法". At most
+# this many units between them, and no conjunction or list word ("neither ... nor", "不是因果也不是").
+_STACKED_GAP_UNITS = 3
+_NOT_STACKED = re.compile(r"\b(?:neither|nor|and|or|but|than|with)\b|也|又|还|和|与|而|或|及")
+
+
+def _merge(spans: list[tuple[int, int, bool]]) -> list[tuple[int, int, bool]]:
+    """Overlapping cues are one cue ("不等于" is a caveat and holds the negation "不"); a polarity flip
+    among them makes the merged cue a flip."""
+    out: list[tuple[int, int, bool]] = []
+    for a, b, flip in sorted(spans):
+        if out and a < out[-1][1]:
+            pa, pb, pf = out[-1]
+            out[-1] = (pa, max(pb, b), pf or flip)
+        else:
+            out.append((a, b, flip))
+    return out
+
+
+def _cancel_stacked(t: str, cues: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:
+    """Negations that govern a negation cancel in pairs, so that an even number asserts: a polarity
+    flip (deny, doubt, disagree, dispute, 否认, 不同意, 怀疑) cancels the next or previous cue of its
+    clause ("no one can deny that", "I disagree that the weights are not importance", "我不同意“高权重
+    不等于重要性”"), and two negations with only a verb or a copula between them cancel each other."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(cues):
+        a, b, flip = cues[i]
+        if i + 1 < len(cues):
+            c, d, flip2 = cues[i + 1]
+            gap = t[b:c]
+            same_clause = not _CLAUSE_SPLIT.search(gap)
+            stacked = ((flip or flip2) or (_units(gap) <= _STACKED_GAP_UNITS and not _NOT_STACKED.search(
+                t[a:d])))
+            if same_clause and stacked:
+                i += 2
+                continue
+        out.append((a, b))
+        i += 1
+    return out
+
+
 def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
     """Negation and warning cues. A rebuttal ("it is wrong to say that", "oh sure,") followed by a
-    negation denies that negation: both cancel, up to the end of the negation's clause."""
-    t = _blank(cc.intensifiers, _blank(cc.negation_excl, text))
-    cues = sorted((m.start(), m.end()) for pat in (cc.negation, cc.caveat) for m in pat.finditer(t))
+    negation denies that negation: both cancel, up to the end of the negation's clause. Stacked
+    negations and polarity flips cancel in pairs (:func:`_cancel_stacked`)."""
+    plain = _blank(cc.intensifiers, text)
+    t = _blank(cc.negation_excl, plain)
+    spans = [(m.start(), m.end(), False) for pat in (cc.negation, cc.caveat) for m in pat.finditer(t)]
+    spans += [(m.start(), m.end(), True) for m in cc.flip.finditer(plain)]
+    cues = _cancel_stacked(t, _merge(spans))
     for r in cc.rebuttal.finditer(t):
         after = [c for c in cues if c[0] > r.start()]   # the rebuttal's own "wrong" starts at r.start()
         if not after:
@@ -315,18 +526,45 @@ def _split_clauses(cc: Checklist, text: str, cues: list[tuple[int, int]]) -> lis
     return clauses
 
 
-def _lines(raw: str) -> list[str]:
-    """Normalised lines, with hard-wrapped lines joined to the line they continue on."""
-    out: list[str] = []
+def _lines(raw: str) -> list[tuple[str, bool]]:
+    """Normalised lines, with hard-wrapped lines joined to the line they continue on; with each, whether
+    it continues a line cut at _MAX_JOINED_CHARS (its first sentence is then the rest of a wall of text).
+
+    Linear in the text: the line being built is a list of pieces with a running unit count (never
+    re-measured or re-copied), and a joined line stops growing at _MAX_JOINED_CHARS."""
+    out: list[tuple[str, bool]] = []
+    parts: list[str] = []              # pieces of the line being built (out's next line)
+    cut = False                        # it continues a line cut at _MAX_JOINED_CHARS
+    units = 0.0                        # its units so far
+    size = 0                           # its characters so far
+    first = ""                         # its first piece, stripped (is it a table row, a fence, a heading?)
+    last = ""                          # its last piece, stripped (does it end a sentence?)
+
+    def flush() -> None:
+        if parts:
+            out.append((" ".join(parts) if len(parts) > 1 else parts[0], cut))
+            parts.clear()
+
     for line in normalise(visible(raw)).split("\n"):
         s = line.strip()
-        prev = out[-1].strip() if out else ""
-        if (s and prev and _units(prev) >= _WRAPPED_LINE_UNITS and not prev.endswith(_SENTENCE_END)
+        if (s and parts and last and units >= _WRAPPED_LINE_UNITS and not last.endswith(_SENTENCE_END)
                 and not _HEADING.match(s) and not _BULLET.match(s) and not s.startswith(("|", "```", "~~~"))
-                and not prev.startswith(("|", "```", "~~~", "#"))):
-            out[-1] = out[-1].rstrip() + " " + s
+                and not first.startswith(("|", "```", "~~~", "#"))):
+            if size + len(s) < _MAX_JOINED_CHARS:
+                parts[-1] = parts[-1].rstrip()
+                parts.append(s)
+            else:                      # too long: a new line that says it continues this one
+                flush()
+                parts.append(s)
+                cut, size = True, 0
         else:
-            out.append(line)
+            flush()
+            parts.append(line)
+            first, units, size, cut = s, 0.0, 0, False
+        last = s
+        units += _units(s)
+        size += len(s) + 1
+    flush()
     return out
 
 
@@ -335,7 +573,9 @@ def _segment(cc: Checklist, raw: str) -> list[_Sentence]:
     in_code = False
     section_neg = False
     leadin_neg = False
-    for para, raw_line in enumerate(_lines(raw)):
+    for para, (raw_line, cut) in enumerate(_lines(raw)):
+        if len(out) >= _MAX_SENTENCES:
+            break
         stripped = raw_line.strip()
         if stripped.startswith(("```", "~~~")):
             in_code = not in_code
@@ -362,13 +602,16 @@ def _segment(cc: Checklist, raw: str) -> list[_Sentence]:
         if not bullet:
             leadin_neg = False
         context = section_neg or leadin_neg
-        for m in _SENTENCE.finditer(line):
+        if line.startswith("|") and any(_NO_CELL.match(cell.strip(" .!")) for cell in line.strip("|").split("|")):
+            context = True
+        for k, m in enumerate(_SENTENCE.finditer(line)):
             s = m.group().strip()
-            if len(s) > _MAX_SENTENCE:
+            if len(s) > _MAX_SENTENCE or (cut and k == 0):
                 # a wall of text without punctuation is not a sentence: cut it into pieces that earn no
                 # concept credit (numbers in it are still read and cross-checked)
                 for i in range(0, len(s), _MAX_SENTENCE):
-                    out.append(_Sentence(s[i:i + _MAX_SENTENCE], False, False, False, False, context, cc, para))
+                    out.append(_Sentence(s[i:i + _MAX_SENTENCE], False, False, False, False, context, cc, para,
+                                         wall=True))
                 continue
             if not s or not re.search(r"\w", s):
                 continue
