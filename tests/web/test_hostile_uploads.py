@@ -147,3 +147,20 @@ def test_the_audit_checker_reads_nothing_the_rendered_page_hides(part):
     for word in re.findall(r"[A-Za-z]+", read):
         assert word in page, (word, read, page)
     assert "SECRET" not in read
+
+
+@pytest.mark.parametrize("code", ["(" * 250_000, "a." * 120_000, "+-*/" * 60_000],
+                         ids=["brackets", "dotted", "operators"])
+def test_the_instructor_s_code_view_renders_any_upload_in_bounded_time(code):
+    from app.instructor import highlight
+
+    started = time.process_time()
+    html = str(highlight(code))
+    assert time.process_time() - started < 0.5       # 2.5 s of Pygments' Python lexer before
+    assert "hl" in html and len(html) > len(code)    # still shown, with line numbers
+
+
+def test_the_instructor_s_code_view_highlights_real_submissions():
+    from app.instructor import highlight
+
+    assert '<span class="kn">import</span>' in str(highlight(GOOD_CODE.decode()))
