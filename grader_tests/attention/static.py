@@ -14,7 +14,8 @@ from grading.suite import DISPLAY_PACKAGES
 FORBIDDEN_EXACT = {"MultiheadAttention", "multi_head_attention_forward", "Transformer",
                    "TransformerEncoder", "TransformerEncoderLayer", "TransformerDecoder",
                    "TransformerDecoderLayer", "_native_multi_head_attention"}
-FORBIDDEN_PARTS = ("scaled_dot_product", "flash_attention", "efficient_attention", "flex_attention")
+FORBIDDEN_PARTS = ("scaled_dot_product", "scaled_dot_attention", "flash_attention", "efficient_attention",
+                   "flex_attention")
 
 # Runtime watch passed to the sandbox (names relative to the torch package / the student's module).
 FORBID_RUNTIME = [
@@ -308,6 +309,29 @@ def _own_method_accesses(tree: ast.Module) -> set[int]:
         memo[cls.name] = frozenset(names)
         return memo[cls.name]
 
+    plain_memo: dict[str, bool] = {}
+
+    def plain(cls: ast.ClassDef) -> bool:
+        """Every base is torch's (``nn.Module``), ``object`` or a plain class of the module, and no
+        metaclass: only then is ``self`` an object whose attributes the class body shows. A base
+        computed at run time (``class K(type(torch._VF))``) inherits a ``__getattr__`` that hands out
+        PyTorch's operators under any name."""
+        if cls.name not in plain_memo:
+            plain_memo[cls.name] = False          # a cycle of bases is not plain
+            ok = not cls.keywords
+            for base in cls.bases:
+                chain = _dotted(base.value if isinstance(base, ast.Subscript) else base)
+                if chain is not None and chain[-1] in ("Generic", "Protocol"):
+                    continue                      # typing's, which forward no attribute
+                if chain is None or isinstance(base, ast.Subscript):
+                    ok = False
+                elif len(chain) == 1 and chain[0] in classes:
+                    ok = ok and plain(classes[chain[0]])
+                elif not (chain == ["object"] or chain[0] in torch_names):
+                    ok = False
+            plain_memo[cls.name] = ok
+        return plain_memo[cls.name]
+
     def harmless(decorator: ast.expr) -> bool:
         """torch's own decorators (torch.no_grad(), torch.autocast(...), torch.jit.unused) and
         property keep self the instance; anything else might call the method with another self."""
@@ -316,6 +340,8 @@ def _own_method_accesses(tree: ast.Module) -> set[int]:
         return chain[0] in torch_names or chain == ["property"]
 
     for cls in classes.values():
+        if not plain(cls):
+            continue
         names = defined(cls, {cls.name})
         for fn in cls.body:
             if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) or not fn.args.args \
@@ -640,7 +666,8 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             for mod in mods:
                 parts = mod.split(".")
                 if parts[0] not in REVIEWABLE_MODULES or (isinstance(node, ast.ImportFrom) and node.level) \
-                        or (parts[0] == "torch" and len(parts) > 1 and parts[1] in TORCH_UNREVIEWABLE):
+                        or (parts[0] == "torch" and len(parts) > 1 and parts[1] in TORCH_UNREVIEWABLE) \
+                        or any(p.startswith("_") and not p.startswith("__") for p in parts[1:]):
                     found.append(f"line {line}: imports {mod or '.'}")
             if isinstance(node, ast.ImportFrom) and node.module == "torch":
                 for a in node.names:
@@ -666,6 +693,11 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
         elif isinstance(node, ast.Attribute):
             chain = _dotted(node)
             shown = ".".join(chain) if chain else "..." + node.attr
+            if node.attr == "__class__" and not isinstance(node.ctx, ast.Load):
+                # ``torch.functional.__class__ = Hop``: the object becomes one of the student's classes,
+                # whose ``self.X`` the review would take for the student's own
+                found.append(f"line {line}: sets {shown}")
+                continue
             if node.attr in MATCH_HOOKS and not isinstance(node.ctx, ast.Load):
                 # ``Cls.__match_args__ = ("ops",)``: which attributes a positional pattern reads
                 found.append(f"line {line}: sets {shown}")
@@ -718,6 +750,11 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 found.append(f"line {line}: a match pattern reading attributes by position")
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in MATCH_HOOKS:
             found.append(f"line {line}: defines {node.name}")
+        elif isinstance(node, ast.ClassDef) and any(
+                _dotted(b) is None and not (isinstance(b, ast.Subscript) and (_dotted(b.value) or [""])[-1]
+                                            in ("Generic", "Protocol")) for b in node.bases):
+            # ``class K(type(torch._VF))``: a base computed at run time is no class the review can read
+            found.append(f"line {line}: class {node.name} with a base computed at run time")
         elif isinstance(node, ast.ClassDef):
             # A name declared in a class body is an attribute name that generated code reads on other
             # objects: a dataclass's order/eq/repr methods and positional match patterns read each

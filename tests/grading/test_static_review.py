@@ -439,3 +439,33 @@ def test_a_source_given_up_on_is_unreviewable_for_every_later_check():
     assert static.hidden_name_uses(source) == (static.UNREVIEWABLE,)
     assert static.fused_attention_uses(source) == []
     assert not static.class_uses_class(source, "MultiHeadAttention", "ScaledDotProductAttention")
+
+
+# ------------------------------------------------------------------ red-team round 11
+ROUND_11 = {
+    # self.X is the student's own only when self is an object of a class the review can read
+    "base_computed_at_run_time": ("import torch._VF as VF\n\nclass K(type(VF)):\n    def reset(self):\n"
+                                  "        self._scaled_dot_product_attention_math = None\n    def attend(self, q):\n"
+                                  "        return self._scaled_dot_product_attention_math(q, q, q)\n", "fused",
+                                  "self._scaled_dot_product_attention_math"),
+    "computed_base_flagged": ("class K(type(torch)):\n    pass\n", "hidden", "class K with a base computed at run time"),
+    "class_of_a_module_swapped": ("class Hop(nn.Module):\n    pass\n\ntorch.functional.__class__ = Hop\n", "hidden",
+                                  "sets torch.functional.__class__"),
+    "private_module_imported": ("import torch._VF\n", "hidden", "imports torch._VF"),
+    "triton_kernel_name": ("f = torch._VF._triton_scaled_dot_attention\n", "fused", "_triton_scaled_dot_attention"),
+}
+
+
+@pytest.mark.parametrize(("code", "check", "reason"), ROUND_11.values(), ids=ROUND_11.keys())
+def test_round_11_bypasses_are_flagged(code, check, reason):
+    found = (static.fused_attention_uses if check == "fused" else static.hidden_name_uses)(HEADER + code)
+    assert any(reason in f for f in found), found
+
+
+def test_own_attributes_of_plain_module_classes_stay_the_students_own():
+    code = ("from typing import Generic, TypeVar\nT = TypeVar('T')\n\nclass Base(nn.Module):\n    pass\n\n"
+            "class A(Base, Generic[T]):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.scaled_dot_product = nn.Identity()\n    def forward(self, x):\n"
+            "        return self.scaled_dot_product(x)\n")
+    assert static.fused_attention_uses(HEADER + code) == []
+    assert static.hidden_name_uses(HEADER + code) == ()
