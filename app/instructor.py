@@ -5,6 +5,7 @@ otherwise); every form carries a CSRF token."""
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 
 from flask import (
@@ -127,14 +128,25 @@ def test_failures(test_id: str):
 MAX_HIGHLIGHT_CHARS = 64_000
 
 
-def highlight(code: str) -> Markup:
+# Characters of code one page highlights in all (a student's page shows every attempt): past it the
+# older attempts are plain text too. Ten attempts of 64,000 characters took 10 s of a web thread.
+PAGE_HIGHLIGHT_CHARS = 128_000
+
+
+def highlight(code: str, python: bool = True) -> Markup:
+    """The code with line numbers, coloured as Python (``python`` and short enough) or as plain text."""
+    return Markup(_highlighted(code, python and len(code) <= MAX_HIGHLIGHT_CHARS))
+
+
+@functools.lru_cache(maxsize=32)
+def _highlighted(code: str, python: bool) -> str:
     from pygments import highlight as pyg
     from pygments.formatters import HtmlFormatter
     from pygments.lexers import PythonLexer, TextLexer
 
-    lexer = PythonLexer() if len(code) <= MAX_HIGHLIGHT_CHARS else TextLexer()
     # Pygments escapes the source; the markup it adds is its own.
-    return Markup(pyg(code, lexer, HtmlFormatter(linenos="table", cssclass="hl", wrapcode=True)))
+    return pyg(code, PythonLexer() if python else TextLexer(),
+               HtmlFormatter(linenos="table", cssclass="hl", wrapcode=True))
 
 
 @bp.get("/students/<int:user_id>")
@@ -162,17 +174,19 @@ def student(user_id: int):
     from app.student import audit_text
 
     attempts = []
+    budget = PAGE_HIGHLIGHT_CHARS           # newest attempts first
     for s in subs:
         try:
             code = code_text(store.get(s.code_sha256))
         except OSError:
             code = ""
+        budget -= len(code)
         graded = s.latest_graded_run
         attempts.append({
             "sub": s,
             "score": effective_for(s, graded),
             "runs": [(r, effective_for(s, r)) for r in s.runs],
-            "code": highlight(code),
+            "code": highlight(code, python=budget >= 0),
             "audit": audit_text(s),
             "queue_position": queue_position(s.latest_run),
             "tests": run_tests(graded),

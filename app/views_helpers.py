@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from datetime import datetime
@@ -45,34 +46,47 @@ _VOID_TAGS = frozenset({"br", "hr", "img", "input", "meta", "link", "area", "bas
 
 
 def _nesting(html: str) -> int:
-    """How deep the elements of ``html`` nest (an unclosed tag counts as open to the end)."""
-    depth = deepest = 0
+    """How deep an HTML parser would nest the elements of ``html``, as far as MAX_RENDERED_DEPTH + 1:
+    a self-closing ``<div/>`` opens an element (HTML ignores the slash except on void elements), a
+    closing tag closes the innermost open element of its name and everything inside it, and one
+    that matches nothing open is ignored. Linear: the stack never grows past the limit."""
+    stack: list[str] = []
     for m in _TAG.finditer(html):
-        if m.group(3) or m.group(2).lower() in _VOID_TAGS:
+        name = m.group(2).lower()
+        if name in _VOID_TAGS:
             continue
-        depth += -1 if m.group(1) else 1
-        deepest = max(deepest, depth)
-    return deepest
+        if not m.group(1):
+            stack.append(name)
+            if len(stack) > MAX_RENDERED_DEPTH:
+                return len(stack)
+        elif name in stack:
+            del stack[len(stack) - 1 - stack[::-1].index(name):]
+    return len(stack) if stack else 0
 
 
 def render_markdown(text: str | None, shift: int = 0) -> Markup:
     """Markdown to sanitised HTML; `shift` lowers every heading level by that much."""
     if not text:
         return Markup("")
+    return Markup(_rendered(text, shift))
+
+
+# A page shows the same audit several times (it is carried to later attempts): rendered once.
+@functools.lru_cache(maxsize=32)
+def _rendered(text: str, shift: int) -> str:
     html = cmarkgfm.markdown_to_html_with_extensions(text, options=CmarkOptions.CMARK_OPT_UNSAFE,
                                                     extensions=_GFM_EXTENSIONS)
     if len(html) > MAX_RENDERED_CHARS or _nesting(html) > MAX_RENDERED_DEPTH:
-        return Markup("<pre>") + Markup.escape(text) + Markup("</pre>")
+        return str(Markup("<pre>") + Markup.escape(text) + Markup("</pre>"))
     if shift:
         html = _shift_headings(html, shift)
-    clean = nh3.clean(
+    return nh3.clean(
         html,
         tags=_ALLOWED_TAGS,
         attributes={"a": {"href", "title"}},
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",
     )
-    return Markup(clean)
 
 
 def fmt_dt(value: datetime | None) -> str:

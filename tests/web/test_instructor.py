@@ -345,3 +345,27 @@ def test_roster_import_creates_updates_and_reports_bad_lines(client, web, course
     assert db.session.query(User).filter_by(email="ta@example.edu").one().role == "instructor"
     db.session.expire_all()
     assert db.session.query(User).filter_by(email="alice@example.edu").one().name == "Alice W."
+
+
+def test_a_student_page_of_many_large_attempts_costs_bounded_cpu(client, web, course):
+    # Every attempt's code and audit are on the page: ten 64,000-character files took 10 s of a web
+    # thread (Pygments), and an audit carried to every attempt was rendered once per attempt.
+    import time
+
+    from app.instructor import _highlighted
+    from app.storage import BlobStore
+    from app.submitting import Upload, submit
+    from app.views_helpers import _rendered
+
+    a = web.f.assignment()
+    for i in range(10):
+        code = f"# attempt {i}\n".encode() + b"a." * 31_990
+        submit(a, course["alice"], Upload("attention.py", code), Upload("audit.md", b"> " * 20 + b"x\n" * 30_000),
+               None, store=BlobStore(web.app.config["UPLOAD_DIR"]), max_pending=0)
+    _highlighted.cache_clear()
+    _rendered.cache_clear()
+    web.login(client, course["teacher"])
+    started = time.process_time()
+    html = client.get(f"/instructor/students/{course['alice'].id}").get_data(as_text=True)
+    assert time.process_time() - started < 3.0
+    assert html.count('class="hl"') >= 10 and "attempt 9" in html and "attempt 0" in html
