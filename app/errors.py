@@ -19,7 +19,7 @@ from typing import Any
 from flask import Flask, Response, jsonify, render_template, request
 from flask_babel import force_locale
 from flask_babel import lazy_gettext as _l
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DataError, OperationalError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 # status -> (code, title, what happened and what to do). Titles and messages are lazy so that one
@@ -133,6 +133,16 @@ def is_unavailable(exc: OperationalError) -> bool:
     return "database is locked" in str(exc.orig)  # SQLite under concurrent writers
 
 
+def _storable(value: str) -> bool:
+    if "\x00" in value:
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def register(app: Flask) -> None:
     from flask_wtf.csrf import CSRFError
 
@@ -160,6 +170,27 @@ def register(app: Flask) -> None:
         app.logger.warning("database unavailable: %s", getattr(exc, "orig", exc))
         text = both(_l("The database is unavailable; nothing was saved, please retry shortly."))
         return error_response(503, code="database_unavailable", en=text["en"], zh=text["zh"], retry_after=5)
+
+    @app.before_request
+    def refuse_unstorable_text():
+        # A NUL or half a surrogate pair in a path, a query or a form field: PostgreSQL refuses the
+        # first in any text parameter (a 500 on /assignments/a%00b) and UTF-8 the second. No field of
+        # this service takes either, so the request is refused before any view reads it.
+        values = [*(request.view_args or {}).values(), *request.args.keys(), *request.args.values(),
+                  *request.form.keys(), *request.form.values()]
+        if any(isinstance(v, str) and not _storable(v) for v in values):
+            return error_response(400, code="bad_characters",
+                                  en="The request contains a NUL character or half of an emoji, which no "
+                                     "field accepts; nothing was saved.",
+                                  zh="请求中含有 NUL 字符或不完整的 emoji，任何字段都不接受；没有保存任何内容。")
+        return None
+
+    @app.errorhandler(DataError)
+    def bad_value(exc: DataError):
+        # A value the database cannot store or compare (found past the check above): the request's
+        # fault, never a 500.
+        db.session.rollback()
+        return error_response(400)
 
     @app.errorhandler(CSRFError)
     def csrf_failed(exc: CSRFError):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -90,12 +91,20 @@ def _from_folder(folder: Path, student_file: str) -> Iterator[Found]:
     yield from groups.values()
 
 
-def _extract(archive: Path, into: Path) -> Path:
-    """Unpack a zip safely into a new folder below `into`."""
+# What one member of an LMS zip can raise while it is read or written: a damaged or encrypted entry,
+# an unsupported compression method, a name the file system refuses (too long, or a file where a folder
+# of the same name is needed). Such a member is skipped and named; the rest of the class is graded.
+_MEMBER_ERRORS = (OSError, zipfile.BadZipFile, RuntimeError, NotImplementedError, ValueError, EOFError,
+                  zlib.error)
+
+
+def _extract(archive: Path, into: Path, notes: list[str]) -> Path:
+    """Unpack a zip safely into a new folder below `into`; members that cannot be unpacked are
+    skipped, each with a line in `notes`."""
     target = Path(tempfile.mkdtemp(prefix="zip-", dir=into))
     try:
         zf = zipfile.ZipFile(archive)
-    except zipfile.BadZipFile as exc:
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise BatchError(f"{archive}: not a readable zip ({exc})") from exc
     with zf:
         members = zf.infolist()
@@ -114,24 +123,33 @@ def _extract(archive: Path, into: Path) -> Path:
             if total > MAX_ZIP_TOTAL_BYTES:
                 raise BatchError(f"{archive}: unpacks to more than {MAX_ZIP_TOTAL_BYTES // 2**20} MiB")
             dest = target.joinpath(*name.parts)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            with zf.open(info) as src, open(dest, "wb") as out:
-                # Read at most the declared size plus one byte: a lying header cannot inflate more.
-                data = src.read(info.file_size + 1)
+            if dest == target:
+                notes.append(f"{archive}: skipped an entry named {info.filename!r}")
+                continue
+            try:
+                with zf.open(info) as src:
+                    # Read at most the declared size plus one byte: a lying header cannot inflate more.
+                    data = src.read(info.file_size + 1)
                 if len(data) > info.file_size:
-                    raise BatchError(f"{archive}: {info.filename} is larger than its header says")
-                out.write(data)
+                    notes.append(f"{archive}: skipped {info.filename}: larger than its header says")
+                    continue
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_bytes(data)
+            except _MEMBER_ERRORS as exc:
+                notes.append(f"{archive}: skipped {info.filename[:200]}: {type(exc).__name__}: {str(exc)[:200]}")
     return target
 
 
-def collect(paths: list[Path], student_file: str, workdir: Path) -> list[Found]:
-    """Every student's submission found under `paths`, in a stable order."""
+def collect(paths: list[Path], student_file: str, workdir: Path, notes: list[str] | None = None) -> list[Found]:
+    """Every student's submission found under `paths`, in a stable order; what could not be read
+    (zip members) is named in `notes`."""
+    notes = [] if notes is None else notes
     out: list[Found] = []
     for path in paths:
         if path.is_dir():
             out.extend(_from_folder(path, student_file))
         elif path.is_file() and zipfile.is_zipfile(path):
-            out.extend(_from_folder(_extract(path, workdir), student_file))
+            out.extend(_from_folder(_extract(path, workdir, notes), student_file))
         elif path.is_file():
             found = Found(student=str(path))
             _classify(found, path, student_file)

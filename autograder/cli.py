@@ -417,11 +417,14 @@ def _grade_batch(paths: list[Path], suite_name: str, lang: str = "en") -> None:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     with tempfile.TemporaryDirectory(prefix="autograder-batch-") as tmp:
+        notes: list[str] = []
         try:
-            found = batch.collect(paths, student_file, Path(tmp))
+            found = batch.collect(paths, student_file, Path(tmp), notes)
         except batch.BatchError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)
+        for note in notes:
+            click.echo(f"warning: {note}", err=True)
         if not found:
             click.echo("error: no submissions found", err=True)
             sys.exit(2)

@@ -480,7 +480,7 @@ def extract_audit(filename: str | None, data: bytes) -> str:
             raise InputError("audit_binary", "The audit contains NUL characters.", "审计文件包含 NUL 字符。")
         if _is_notebook(data):
             text = _notebook_text(text) or text
-    text = _normalise_newlines(text)
+    text = _normalise_newlines(_storable(text))
     if _is_blank_text(text):
         raise InputError(
             "audit_empty",
@@ -520,10 +520,16 @@ def _notebook_text(text: str) -> str | None:
                         parts.append("```\n" + shown + "\n```")
         else:
             parts.append(source)
-    text = "\n\n".join(p for p in parts if p.strip())
-    # JSON's escapes can spell what no UTF-8 file holds: a lone surrogate ("\\ud83d", half an emoji) or a
-    # NUL ("\\u0000", refused in a text file above). Neither reaches the checker, OpenCC or the database:
-    # a surrogate is read as U+FFFD, a NUL as a space.
+    # JSON's escapes can spell what no UTF-8 file holds (a lone surrogate "\\ud83d", a NUL "\\u0000"):
+    # extract_audit cleans every way out (_storable).
+    return "\n\n".join(p for p in parts if p.strip())
+
+
+def _storable(text: str) -> str:
+    """Text that the checker, OpenCC, JSON and PostgreSQL all accept: a lone surrogate (half an emoji,
+    from a notebook's JSON escapes or a PDF's ToUnicode map) is read as U+FFFD, a NUL as a space. A
+    NUL in a text file is refused before this; in a PDF's text layer or a notebook's JSON escapes it
+    is no fault of the student's file."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -7,6 +7,7 @@ import io
 import re
 import time
 import tracemalloc
+from pathlib import Path
 
 import pypdf
 import pytest
@@ -352,3 +353,16 @@ def test_the_decoding_child_leaves_the_caller_unharmed():
     text = validate_audit("audit.pdf", make_pdf(["The heatmap does not prove that key 1 causes the output."]))
     assert "heatmap" in text
     assert validate_figure("fig.png", make_heatmap()).looks_like_heatmap
+
+
+PDF_AUDITS = Path(__file__).resolve().parents[1] / "fixtures" / "pdf_audits"
+
+
+@pytest.mark.parametrize("name", ["nul_literal.pdf", "tounicode_surrogate.pdf", "tounicode_nul_surrogate.pdf"])
+def test_a_pdf_text_layer_with_nul_or_half_an_emoji_is_stored_as_readable_text(name):
+    # A PDF's text layer may decode to NUL ("\000" in a string, a ToUnicode map to U+0000) or to a lone
+    # surrogate (a map to D800): PostgreSQL refused the NUL and UTF-8 the surrogate, a 500 on upload.
+    text = validate_audit(name, (PDF_AUDITS / name).read_bytes())
+    assert "\x00" not in text
+    text.encode("utf-8")
+    assert "heatmap does not prove" in text

@@ -85,3 +85,63 @@ def test_code_saved_as_py_txt_is_the_code_and_a_notebook_is_named(tmp_path):
     assert by["zhangsan"]["status"] == "graded" and by["zhangsan"]["total"] > 85
     assert by["lisi"]["status"] == "unusable"
     assert "attention.ipynb is a notebook: export it as attention.py" in by["lisi"]["message"]
+
+
+def _zip(path: Path, entries: list[tuple[str, bytes]], method: int = zipfile.ZIP_DEFLATED) -> Path:
+    with zipfile.ZipFile(path, "w", method) as zf:
+        for name, data in entries:
+            zf.writestr(name, data)
+    return path
+
+
+def _patched(path: Path, source: Path, edit) -> Path:
+    data = bytearray(source.read_bytes())
+    edit(data)
+    path.write_bytes(bytes(data))
+    return path
+
+
+CODE = b"def f():\n    return 1\n"
+
+
+def _odd_zips(tmp: Path) -> dict[str, Path]:
+    plain = _zip(tmp / "plain.zip", [("alice/attention.py", CODE)], zipfile.ZIP_STORED)
+    raw = plain.read_bytes()
+    central = raw.find(b"PK\x01\x02")
+
+    def bad_crc(b):
+        b[raw.find(b"PK\x03\x04") + 30 + len("alice/attention.py")] ^= 1
+
+    def encrypted(b):
+        b[6] |= 1
+        b[central + 8] |= 1
+
+    def method_99(b):
+        b[8:10] = (99).to_bytes(2, "little")
+        b[central + 10:central + 12] = (99).to_bytes(2, "little")
+
+    return {
+        "file_then_folder": _zip(tmp / "conflict.zip", [("alice/attention.py", CODE), ("alice/attention.py/x.md", b"x")]),
+        "folder_then_file": _zip(tmp / "dirfile.zip", [("alice/x/attention.py", CODE), ("alice/x", b"x")]),
+        "entry_named_dot": _zip(tmp / "dot.zip", [("alice/attention.py", CODE), (".", b"x")]),
+        "name_too_long": _zip(tmp / "long.zip", [("alice/attention.py", CODE), ("alice/" + "a" * 300 + ".md", b"x")]),
+        "bad_crc": _patched(tmp / "badcrc.zip", plain, bad_crc),
+        "encrypted": _patched(tmp / "encrypted.zip", plain, encrypted),
+        "unknown_compression": _patched(tmp / "method99.zip", plain, method_99),
+    }
+
+
+@pytest.mark.parametrize("kind", ["file_then_folder", "folder_then_file", "entry_named_dot", "name_too_long",
+                                  "bad_crc", "encrypted", "unknown_compression"])
+def test_an_lms_zip_with_an_unreadable_entry_skips_and_names_it(tmp_path, kind):
+    # Each of these ended `autograder grade` in a traceback that graded nobody.
+    from autograder.batch import collect
+
+    archive = _odd_zips(tmp_path)[kind]
+    notes: list[str] = []
+    work = tmp_path / "work"
+    work.mkdir()
+    found = collect([archive], "attention.py", work, notes)
+    assert notes and all(str(archive) in n for n in notes)
+    if kind in ("file_then_folder", "folder_then_file", "entry_named_dot", "name_too_long"):
+        assert [f.student for f in found] == ["alice"]          # the readable entries are still graded

@@ -167,3 +167,23 @@ def test_the_instructor_s_code_view_highlights_real_submissions():
     from app.instructor import highlight
 
     assert '<span class="kn">import</span>' in str(highlight(GOOD_CODE.decode()))
+
+
+def test_a_nul_or_half_an_emoji_in_any_request_value_is_a_400_not_a_500(client, factory, course, web, app):
+    # PostgreSQL refuses a NUL in any text parameter: /assignments/a%00b was a 500, as were a dozen
+    # instructor filters and the API's assignment field.
+    from tests.web.test_api import bearer
+
+    app.config["PROPAGATE_EXCEPTIONS"] = False
+    token = factory.token(course["alice"])
+    r = upload(client, token, assignment="a\x00b")
+    assert r.status_code == 400 and r.json["code"] == "bad_characters" and r.json["message"]["zh"]
+    teacher = factory.token(course["teacher"])
+    for url in ("/api/v1/gradebook?assignment=a%00b", "/api/v1/similarity?assignment=a%00b"):
+        assert client.get(url, headers=bearer(teacher)).status_code == 400, url
+    web.login(client, course["teacher"])
+    for url in ("/instructor/?a=x%00y", "/instructor/log?kind=x%00y", "/instructor/roster?q=x%00y",
+                "/instructor/gradebook.csv?a=x%00", "/instructor/similarity?a=%00", "/assignments/a%00b"):
+        assert client.get(url).status_code == 400, url
+    assert client.post("/instructor/extensions", data={"student": "a\x00b", "extra_days": "1"}).status_code == 400
+    assert client.get("/instructor/?q=ordinary").status_code == 200
