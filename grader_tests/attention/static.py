@@ -73,7 +73,7 @@ HIDING_ATTRS = {"__wrapped__", "__dict__", "__getattribute__", "__getattr__", "_
 SYS_HIDING_ATTRS = {"modules"}
 # Names that no attention code needs on any object, whatever it is called (``_T = torch;
 # _T.ops...``): PyTorch's operator registries and internals, and the ways to a running frame.
-ANYWHERE_HIDING_ATTRS = {"ops", "_ops", "_C", "_c10d", "_dynamo", "_inductor", "_refs", "_decomp", "_prims",
+ANYWHERE_HIDING_ATTRS = {"ops", "_ops", "_C", "_VF", "_VariableFunctions", "_nn", "_sources", "_c10d", "_dynamo", "_inductor", "_refs", "_decomp", "_prims",
                          "_jit_internal", "CompilationUnit", "tb_frame", "tb_next", "f_back", "f_globals",
                          "f_locals", "f_builtins", "gi_frame", "cr_frame", "ag_frame", "_getframe", "exc_info",
                          "last_traceback", "__traceback__", "_utils", "_import_dotted_name", "get_type_hints",
@@ -143,6 +143,12 @@ SAFE_MODULE_ATTRS: dict[str, frozenset[str]] = {name: frozenset(attrs.split()) f
     "fractions": "Fraction",
     "decimal": "Decimal",
 }.items()}
+# PyTorch classes a submission may derive from: what attention code needs. Any other torch class
+# brings methods under names the review does not see (torch.nn.attention.bias.CausalBias._dispatch
+# runs the fused kernel).
+TORCH_BASES = frozenset({"Module", "Linear", "LazyLinear", "Dropout", "Sequential", "ModuleList", "ModuleDict",
+                         "Identity", "LayerNorm", "Softmax", "Function", "ParameterList", "ParameterDict",
+                         "Parameter", "Tensor"})
 MAX_FINDINGS = 20
 # The one finding of a source that does not parse: nothing can be checked (the load error says why).
 UNPARSED = "the source does not parse"
@@ -284,7 +290,7 @@ def _dotted(node: ast.AST) -> list[str] | None:
     return None
 
 
-def _own_method_accesses(tree: ast.Module) -> set[int]:
+def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -> set[int]:
     """Attribute nodes ``self.X`` that can only mean the student's own X: inside a method (a def
     directly in a class body, undecorated) whose first parameter is ``self``/``cls``, where the
     class defines X (a method, or ``self.X = ...``). Anything else that reads PyTorch's names is
@@ -339,6 +345,7 @@ def _own_method_accesses(tree: ast.Module) -> set[int]:
         chain = _dotted(target) or [""]
         return chain[0] in torch_names or chain == ["property"]
 
+    taken = _methods_taken_off(tree, skip)
     for cls in classes.values():
         if not plain(cls):
             continue
@@ -350,11 +357,38 @@ def _own_method_accesses(tree: ast.Module) -> set[int]:
             first = fn.args.args[0].arg
             if first not in ("self", "cls"):
                 continue
-            for node in ast.walk(fn):
-                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                        and node.value.id == first and node.attr in names:
-                    own.add(id(node))
+            found = [node for node in ast.walk(fn) if isinstance(node, ast.Attribute)
+                     and isinstance(node.value, ast.Name) and node.value.id == first and node.attr in names]
+            if fn.name in taken and any(_forbidden(n.attr) for n in found):
+                continue    # self may be anything here: the method is also reached off its object
+            own.update(id(n) for n in found)
     return own
+
+
+def _methods_taken_off(tree: ast.Module, skip: frozenset[int] = frozenset()) -> dict[str, int]:
+    """Method names of the file's classes that the source reaches other than through ``self``/``cls``
+    or ``super()`` (with the first line where it does): ``getattr(Ops, "kernel")``, ``type(o).kernel``,
+    ``Box.Ops.kernel``, ``K = Ops; K.kernel``, a string ``"kernel"``. Such a method may run with any
+    object as ``self`` (``kernel(torch._VF, ...)``), so what it reads through ``self`` is not the
+    student's own. An object's ``forward`` called as ``model(x)`` names no method; code that never runs
+    (``skip``: a main guard's demo) is not read."""
+    methods = {f.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for f in c.body
+               if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and not f.name.startswith("__")}
+    taken: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        name = None
+        if isinstance(node, ast.Attribute) and node.attr in methods and not (
+                isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")) and not (
+                isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+                and node.value.func.id == "super"):
+            name = node.attr
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in methods:
+            name = node.value
+        if name is not None and name not in taken:
+            taken[name] = getattr(node, "lineno", 0)
+    return taken
 
 
 def unbound_calls(tree: ast.Module) -> list[str]:
@@ -402,8 +436,8 @@ def _fused_attention_uses(source: str) -> tuple[str, ...]:
     tree = parse(source)
     if tree is None:
         return ()
-    own = _own_method_accesses(tree)
     skip = _never_run(source)          # the handout's parity check under a main guard never runs here
+    own = _own_method_accesses(tree, skip)
     found: list[str] = []
     for node in ast.walk(tree):
         if id(node) in skip:
@@ -647,6 +681,7 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 for a in node.names} | {"torch"}
     calls = {id(node.func): node for node in ast.walk(tree) if isinstance(node, ast.Call)}
     module_classes = {c.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef)}
+    class_level = {id(stmt) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for stmt in c.body}
     harmless: set[int] = set()    # ``torch.jit`` nodes under an attribute of JIT_HARMLESS
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in JIT_HARMLESS and isinstance(node.value, ast.Attribute) \
@@ -748,6 +783,13 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             if node.patterns and cls_name not in MATCH_BUILTINS and cls_name not in dataclasses_here \
                     and not (cls_name.split(".")[-1] == "Size" and cls_name.split(".")[0] in aliases):
                 found.append(f"line {line}: a match pattern reading attributes by position")
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Name) \
+                and node.value.id in aliases and (id(node) in class_level or any(
+                    isinstance(t, ast.Attribute) for t in (node.targets if isinstance(node, ast.Assign)
+                                                           else [node.target]))):
+            # ``t = torch`` in a class body, ``self.t = torch``: torch under a name of the object, where
+            # self.t._VF reads like the student's own attribute
+            found.append(f"line {line}: {node.value.id} kept as an attribute")
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in MATCH_HOOKS:
             found.append(f"line {line}: defines {node.name}")
         elif isinstance(node, ast.ClassDef) and any(
@@ -755,6 +797,13 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                                             in ("Generic", "Protocol")) for b in node.bases):
             # ``class K(type(torch._VF))``: a base computed at run time is no class the review can read
             found.append(f"line {line}: class {node.name} with a base computed at run time")
+        elif isinstance(node, ast.ClassDef) and (foreign := [
+                ".".join(chain) for b in node.bases
+                if (chain := _dotted(b)) and chain[0] in aliases and chain[-1] not in TORCH_BASES]):
+            # a torch class's inherited methods (CausalBias._dispatch calls the fused kernel) are read
+            # through cls/self, where the review trusts what the class shows
+            found.append(f"line {line}: class {node.name} derives from {foreign[0]}, whose methods the review "
+                         "cannot follow")
         elif isinstance(node, ast.ClassDef):
             # A name declared in a class body is an attribute name that generated code reads on other
             # objects: a dataclass's order/eq/repr methods and positional match patterns read each
@@ -789,6 +838,15 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                             "parse_known_intermixed_args") and (len(node.args) > 1 or keywords & {"namespace", None}):
                 found.append(f"line {line}: {callee}(namespace=...)")
     found.extend(unbound_calls(tree))
+    taken = _methods_taken_off(tree, skip)
+    for c in ast.walk(tree):
+        if isinstance(c, ast.ClassDef):
+            for f in c.body:
+                if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name in taken and any(
+                        isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                        and n.value.id in ("self", "cls") and _forbidden(n.attr) for n in ast.walk(f)):
+                    found.append(f"line {taken[f.name]}: {f.name} reached off its object, and it reads "
+                                 "PyTorch's attention names through self")
     found = found[:MAX_FINDINGS]
     return tuple(sorted(set(found), key=lambda s: (int(s.split()[1].rstrip(":"))
                                                    if s.split()[1].rstrip(":").isdigit() else 0, s)))

@@ -460,3 +460,34 @@ def test_own_attributes_of_plain_module_classes_stay_the_students_own():
             "        return self.scaled_dot_product(x)\n")
     assert static.fused_attention_uses(HEADER + code) == []
     assert static.hidden_name_uses(HEADER + code) == ()
+
+
+# ------------------------------------------------------------------ red-team round 12
+KERNEL_CLASS = ("class Ops:\n    def scaled_dot_product_attention(self, q, k, v):\n        return q\n\n"
+                "    def kernel(self, q, k, v):\n        return self.scaled_dot_product_attention(q, k, v)\n\n")
+ROUND_12 = {
+    # a method that reads an attention name through self, run with torch's object as self
+    "method_taken_by_getattr": (KERNEL_CLASS + "k = getattr(Ops, 'kernel')\nk(F, 1, 2, 3)\n",
+                                "kernel reached off its object"),
+    "method_taken_off_type": (KERNEL_CLASS + "o = Ops()\ntype(o).kernel(F, 1, 2, 3)\n", "kernel reached off its object"),
+    "method_of_a_nested_class": ("class Box:\n" + "".join("    " + line + "\n" for line in KERNEL_CLASS.splitlines())
+                                 + "Box.Ops.kernel(F, 1, 2, 3)\n", "kernel reached off its object"),
+    "torch_kept_on_the_object": ("class A(nn.Module):\n    t = torch\n\n    def vf(self):\n        return self.t._VF\n",
+                                 "torch kept as an attribute"),
+    "torch_internals_through_self": ("class A(nn.Module):\n    def vf(self):\n        return self.t._VF\n", "self.t._VF"),
+    "torch_class_with_hidden_methods": ("from torch.nn.attention.bias import CausalBias\n\nclass K(CausalBias):\n"
+                                        "    pass\n", "derives from CausalBias"),
+}
+
+
+@pytest.mark.parametrize(("code", "reason"), ROUND_12.values(), ids=ROUND_12.keys())
+def test_round_12_bypasses_are_flagged(code, reason):
+    found = static.hidden_name_uses(HEADER + code)
+    assert any(reason in f for f in found), found
+
+
+def test_a_method_taken_off_its_object_no_longer_makes_self_attention_names_the_students_own():
+    code = KERNEL_CLASS + "k = getattr(Ops, 'kernel')\n"
+    assert any("self.scaled_dot_product_attention" in f for f in static.fused_attention_uses(HEADER + code))
+    demo = KERNEL_CLASS + "if __name__ == '__main__':\n    print(Ops().kernel(1, 2, 3))\n"
+    assert static.fused_attention_uses(HEADER + demo) == [] and static.hidden_name_uses(HEADER + demo) == ()
