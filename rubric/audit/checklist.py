@@ -249,6 +249,13 @@ class Checklist:
     reasons: dict[str, dict[str, str]]
     handout: Handout | None
     test_claims: list[_TestClaim]
+    # optional cue groups (rubric/attention/audit.yaml, cues.*); a checklist without them never matches
+    section_denied: _Pat = _NEVER       # a heading that denies its own "cannot prove" ("Limitations: none")
+    proof_header: _Pat = _NEVER         # a table column asking whether the figure can prove/show the row
+    contrast: _Pat = _NEVER             # "rather than", "instead of", 而非: negate what follows only
+    attribution: _Pat = _NEVER          # "some say", 有人说: a verdict after it denies what it reports
+    verdict: _Pat = _NEVER              # "they are wrong", 纯属胡说
+    embedded_question: _Pat = _NEVER    # "whether", 是否: the clause asks, it asserts no overclaim
 
 
 def _opt_group(obj: Any, where: str) -> _Pat | None:
@@ -398,6 +405,12 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         thr_after=_opt_group(cues["threshold"].get("after"), "cues.threshold.after"),
         metrics=metrics, items=items, overclaim=overclaim, overclaim_patterns=oc_patterns,
         reasons=reasons, handout=handout, test_claims=test_claims,
+        section_denied=_opt_group(cues.get("section_denied"), "cues.section_denied") or _NEVER,
+        proof_header=_opt_group(cues.get("proof_header"), "cues.proof_header") or _NEVER,
+        contrast=_opt_group(cues.get("contrast"), "cues.contrast") or _NEVER,
+        attribution=_opt_group(cues.get("attribution"), "cues.attribution") or _NEVER,
+        verdict=_opt_group(cues.get("verdict"), "cues.verdict") or _NEVER,
+        embedded_question=_opt_group(cues.get("embedded_question"), "cues.embedded_question") or _NEVER,
     )
 
 

@@ -137,6 +137,12 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
     return out, reasons
 
 
+def _asked(cc: Checklist, s: _Sentence, start: int, end: int) -> bool:
+    """Is the clause up to ``end`` an embedded question ("tell us whether k1 causes the output", "k1 是否导致了
+    输出", "要证明因果，得做介入实验")? It asks; it asserts no overclaim."""
+    return any(q.start() < end and q.end() > start for q in s.find(cc.embedded_question))
+
+
 def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[str, bool]]:
     """(sentence, hedged) for each sentence that reads the weights as importance or causality."""
     found: list[tuple[str, bool]] = []
@@ -147,7 +153,8 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[str, bo
             continue
         for clause in s.clauses:       # per clause: "cannot prove causality, but it shows k2 is most important"
             m = cc.overclaim_patterns.search(s.text[clause.start:clause.end])
-            if m and not s.negated(clause.start + m.start(), clause.start + m.end()):
+            if m and not s.negated(clause.start + m.start(), clause.start + m.end()) \
+                    and not _asked(cc, s, clause.start, clause.start + m.end()):
                 found.append((s.text, s.hedged(clause.start + m.start())))
                 break
     return found

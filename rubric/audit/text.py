@@ -417,8 +417,15 @@ class _Sentence:
                 return True                # "rows are not queries"; not "each row, not each column, sums to 1"
             if cs < clause.start or cs >= clause.end:
                 continue
+            contrast = self.cc is not None and self.cc.contrast.regex.match(self.text, cs) is not None
             if ce <= start:
+                # "X rather than Y" / X而非Y negates Y only: not a predicate of X after Y ("key 1 rather
+                # than key 0 is the most important", "是 k1 而非 k0 对输出的贡献最大")
+                if contrast and _PREDICATE.search(self.text, ce, end):
+                    continue
                 return True
+            if contrast:
+                continue               # "proves causation rather than correlation": X is asserted
             if cs >= end and _units(self.text[end:cs]) <= gap and not _GAP_BREAK.search(self.text[end:cs]):
                 return True            # "causality cannot be inferred"; not "causality and not correlation"
         return False
@@ -426,6 +433,12 @@ class _Sentence:
     def hedged(self, start: int) -> bool:
         clause = self.clause_at(start)
         return self.cc is not None and self.cc.hedge.search(self.text[clause.start:clause.end]) is not None
+
+
+# The predicate of the subject of "X rather than Y ...": where the contrasted Y has ended.
+_PREDICATE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|causes?|caused|drives?|drove|determines?|"
+                        r"determined|decides?|matters?|contributes?|proves?|shows?|explains?)\b|是|为|对|决定|导致|造成|"
+                        r"证明|说明|表明|驱动|主导|贡献")
 
 
 def _units(text: str) -> float:
@@ -487,7 +500,21 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
     plain = _blank(cc.intensifiers, text)
     t = _blank(cc.negation_excl, plain)
     spans = [(m.start(), m.end(), False) for pat in (cc.negation, cc.caveat) for m in pat.finditer(t)]
-    spans += [(m.start(), m.end(), True) for m in cc.flip.finditer(plain)]
+    flips = [(m.start(), m.end(), True) for m in cc.flip.finditer(plain)]
+    if t != plain and flips:
+        # A negation the exclusions removed ("I don't ...", 我们没有...) never leaves its partner alone: a
+        # flip it would have cancelled ("I don't doubt that", 我们没有否认) goes with it.
+        removed = [(m.start(), m.end(), False) for m in cc.negation.finditer(plain)
+                   if t[m.start():m.end()].strip() == ""]
+        if removed:
+            gone: set[tuple[int, int, bool]] = set()
+            for a, b, f in flips:
+                for _ra, rb, _rf in removed:
+                    if rb <= a and _units(plain[rb:a]) <= _STACKED_GAP_UNITS and not _CLAUSE_SPLIT.search(
+                            plain, rb, a):
+                        gone.add((a, b, f))
+            flips = [f for f in flips if f not in gone]
+    spans += flips
     cues = _cancel_stacked(t, _merge(spans))
     for r in cc.rebuttal.finditer(t):
         after = [c for c in cues if c[0] > r.start()]   # the rebuttal's own "wrong" starts at r.start()
@@ -501,7 +528,7 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
 
 def _negative_section(cc: Checklist, text: str) -> bool:
     return (bool(cc.section_neg.search(text)) and not cc.section_amb.search(text)
-            and not cc.rebuttal.search(text))
+            and not cc.rebuttal.search(text) and not cc.section_denied.search(text))
 
 
 def _split_clauses(cc: Checklist, text: str, cues: list[tuple[int, int]]) -> list[_Clause]:
@@ -572,6 +599,7 @@ def _segment(cc: Checklist, raw: str) -> list[_Sentence]:
     out: list[_Sentence] = []
     in_code = False
     section_neg = False
+    table_header: list[str] | None = None   # the cells of the current table's first row
     leadin_neg = False
     for para, (raw_line, cut) in enumerate(_lines(raw)):
         if len(out) >= _MAX_SENTENCES:
@@ -581,12 +609,18 @@ def _segment(cc: Checklist, raw: str) -> list[_Sentence]:
             in_code = not in_code
             continue
         if in_code:
+            # a code line is read for numbers only, in pieces no longer than a sentence (a 60000-character
+            # line of "行和误差1" is 60 pieces, not one sentence every reader scans whole)
             line = _clean_line(raw_line)
-            if line:
-                out.append(_Sentence(line, False, True, False, False, False, para=para))
+            for i in range(0, len(line), _MAX_SENTENCE):
+                out.append(_Sentence(line[i:i + _MAX_SENTENCE], False, True, False, False, False, para=para))
             continue
         if not stripped or _TABLE_RULE.match(stripped):
             continue
+        header, table_header = table_header, (table_header if stripped.startswith("|") else None)
+        if stripped.startswith("|") and table_header is None:
+            table_header = [_clean_line(c) for c in stripped.strip("|").split("|")]
+            header = None
         is_heading = bool(_HEADING.match(stripped)) or bool(_BOLD_LINE.match(stripped))
         line = _clean_line(_HEADING.sub("", stripped))
         bullet = _BULLET.match(line)
@@ -602,8 +636,13 @@ def _segment(cc: Checklist, raw: str) -> list[_Sentence]:
         if not bullet:
             leadin_neg = False
         context = section_neg or leadin_neg
-        if line.startswith("|") and any(_NO_CELL.match(cell.strip(" .!")) for cell in line.strip("|").split("|")):
-            context = True
+        if line.startswith("|") and header is not None:
+            # a "no" cell denies its row's claim only in a column that asks whether the figure proves, shows
+            # or supports it ("热力图能证明吗"), not "Can a skeptic refute it?", "有反例吗", "Wrong?"
+            for k, cell in enumerate(line.strip("|").split("|")):
+                if (_NO_CELL.match(cell.strip(" .!")) and k < len(header) and cc.proof_header.search(header[k])
+                        and not cc.section_denied.search(header[k])):
+                    context = True
         for k, m in enumerate(_SENTENCE.finditer(line)):
             s = m.group().strip()
             if len(s) > _MAX_SENTENCE or (cut and k == 0):
