@@ -23,10 +23,11 @@ def _limits_and_flags(text: str, checklist) -> tuple[float, list[str]]:
 ], ids=["code_line_zh", "code_line_en", "prose_line_zh"])
 def test_a_60k_line_of_metric_names_and_numbers_grades_in_linear_time(text, checklist):
     """Claim extraction bisects to the next mention and number (it rescanned every number per mention),
-    and a code line is read in pieces no longer than a sentence: ~2 s before, a few yardsticks now."""
+    and a code line is read in pieces no longer than a sentence: ~2 s (~120 yardsticks) before, 4-12 now
+    (the ratio moves by half over runs of the suite, hence the margin)."""
     grade_audit(text, None, MEASURED_OK, checklist)
     seconds, yardsticks = cpu_in_yardsticks(lambda: grade_audit(text, None, MEASURED_OK, checklist), rounds=3)
-    assert yardsticks < 20, f"{yardsticks:.1f} yardsticks ({seconds * 1000:.1f} ms of CPU)"
+    assert yardsticks < 30, f"{yardsticks:.1f} yardsticks ({seconds * 1000:.1f} ms of CPU)"
 
 
 def test_numbers_in_a_long_code_line_are_still_read(checklist):

@@ -87,14 +87,15 @@ WORST_SHAPES = {
 
 
 @pytest.mark.parametrize("shape", sorted(WORST_SHAPES))
-def test_a_256kb_audit_of_any_worst_case_shape_costs_at_most_25_yardsticks(shape, checklist):
+def test_a_256kb_audit_of_any_worst_case_shape_costs_at_most_40_yardsticks(shape, checklist):
     """A 20 KiB honest audit costs ~5 yardsticks (test_audit_grading); the worst 256 KiB of each shape
-    (the checker reads settings.max_text_chars of it, and at most 3000 sentences) 4-16, i.e. well under
-    a second on this project's hosts (~0.3 s at 25)."""
+    (the checker reads settings.max_text_chars of it, and at most 3000 sentences) 0.2-27 (3000 tiny
+    questions, the most: 17-27 over runs of the suite), i.e. well under a second on this project's hosts
+    (~0.5 s at 40). The quadratic cases this guards against cost hundreds (12 s: ~800)."""
     text = (WORST_SHAPES[shape] * (_256K // len(WORST_SHAPES[shape]) + 1))[:_256K]
     grade_audit(text, None, MEASURED_OK, checklist)
     seconds, yardsticks = cpu_in_yardsticks(lambda: grade_audit(text, None, MEASURED_OK, checklist), rounds=3)
-    assert yardsticks < 25, f"{yardsticks:.1f} yardsticks ({seconds * 1000:.1f} ms of CPU)"
+    assert yardsticks < 40, f"{yardsticks:.1f} yardsticks ({seconds * 1000:.1f} ms of CPU)"
 
 
 def test_a_wrapped_paragraph_longer_than_the_join_limit_stays_a_wall_of_text(checklist):
