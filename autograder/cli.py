@@ -133,7 +133,9 @@ def run(host: str, port: int, concurrency: int) -> None:
     def stop_on_signal(signum: int, _frame: object) -> None:
         raise KeyboardInterrupt  # one path for Ctrl-C, SIGTERM and SIGHUP: the finally below
 
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+    # SIGINT too: a shell starts a background job (`autograder run &` in a script, a CI runner) with
+    # SIGINT ignored, and Python then keeps it ignored, so Ctrl-C or `kill -INT` did nothing.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, stop_on_signal)
     try:
         procs.append(subprocess.Popen([*exe, "worker", "--concurrency", str(concurrency)]))
@@ -145,7 +147,8 @@ def run(host: str, port: int, concurrency: int) -> None:
     except KeyboardInterrupt:
         pass
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the cleanup short
+        for sig in (signal.SIGINT, signal.SIGTERM):   # a second signal must not cut the cleanup short
+            signal.signal(sig, signal.SIG_IGN)
         # Signal each main process only: the supervisor passes it to Celery, whose warm shutdown
         # stops its pool and sandboxes; gunicorn's arbiter stops its workers.
         for proc in procs:

@@ -46,8 +46,15 @@ def healthz(port: int) -> dict | None:
         return None
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_autograder_run_stops_web_workers_and_zygotes_on_sigterm_as_on_ctrl_c(tmp_path, sig):
+def _as_a_background_job() -> None:
+    # What a non-interactive shell does to `cmd &`: SIGINT ignored, which Python then keeps.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize(("sig", "background"), [(signal.SIGTERM, False), (signal.SIGINT, False),
+                                                 (signal.SIGINT, True)],
+                         ids=["SIGTERM", "SIGINT", "SIGINT_to_a_background_job"])
+def test_autograder_run_stops_web_workers_and_zygotes_on_sigterm_as_on_ctrl_c(tmp_path, sig, background):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("PYTEST") and k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(DATA_DIR=str(tmp_path / "data"), SECRET_KEY="test-secret", HEARTBEAT_INTERVAL_S="1")
@@ -55,7 +62,8 @@ def test_autograder_run_stops_web_workers_and_zygotes_on_sigterm_as_on_ctrl_c(tm
     port = free_port()
     log = open(tmp_path / "run.log", "wb")
     proc = subprocess.Popen([str(BIN), "run", "--port", str(port), "--concurrency", "1"], env=env,
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                            preexec_fn=_as_a_background_job if background else None)
     log.close()
     try:
         body = wait_for(lambda: (h := healthz(port)) and h.get("workers", {}).get("count") and h, 180,

@@ -366,6 +366,9 @@ def test_sign_in_costs_the_same_and_says_the_same_for_unknown_accounts(live, cou
 ])
 def test_next_never_leads_off_the_site(live, course, target):
     reply = Client(live).sign_in("alice@example.edu", PASSWORD, next_=target)
+    if "\x00" in target:       # refused before any view reads it: no field takes a NUL (app/errors.py)
+        assert reply.status == 400 and not reply.location
+        return
     # A path on this site (what a browser makes of it: no control characters, no host).
     assert reply.status == 302 and is_local_path(reply.location), reply.location
     assert not any(ord(ch) < 0x20 or ch == "\\" for ch in reply.location)
