@@ -134,13 +134,9 @@ def is_unavailable(exc: OperationalError) -> bool:
 
 
 def _storable(value: str) -> bool:
-    if "\x00" in value:
-        return False
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    from rubric.audit.text import encodable
+
+    return "\x00" not in value and encodable(value) is value
 
 
 def register(app: Flask) -> None:

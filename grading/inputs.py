@@ -530,11 +530,9 @@ def _storable(text: str) -> str:
     from a notebook's JSON escapes or a PDF's ToUnicode map) is read as U+FFFD, a NUL as a space. A
     NUL in a text file is refused before this; in a PDF's text layer or a notebook's JSON escapes it
     is no fault of the student's file."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    return text.replace("\x00", " ")
+    from rubric.audit.text import encodable
+
+    return encodable(text).replace("\x00", " ")
 
 
 def _pdf_text(data: bytes) -> str:
