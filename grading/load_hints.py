@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterable
 
 from grading.i18n import Msg, cat, msg
+from grading.parsing import parsed
 
 MAIN_GUARD = 'if __name__ == "__main__":'
 SYNTAX_KINDS = ("SyntaxError", "IndentationError", "TabError")
@@ -45,25 +46,15 @@ def _line(source: str, lineno: int | None) -> str | None:
 
 def parse_source(source: str) -> ast.Module | None:
     """The source's tree, or None (too long, not Python, or pathological)."""
-    if len(source) > MAX_SOURCE:
-        return None
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    return None if len(source) > MAX_SOURCE else parsed(source)[0]
 
 
 def _syntax_error(source: str) -> SyntaxError | None:
     """The SyntaxError the trusted side's own parser reports for ``source`` (None: it parses)."""
     if len(source) > MAX_SOURCE:
         return None
-    try:
-        ast.parse(source)
-    except SyntaxError as exc:
-        return exc
-    except (ValueError, RecursionError, MemoryError):
-        return None
-    return None
+    failure = parsed(source)[1]
+    return failure if isinstance(failure, SyntaxError) else None
 
 
 def _lines_text(numbers: list[int]) -> Msg:
@@ -420,13 +411,9 @@ def _too_deep_hint(source: str, message: str) -> Msg | None:
     """Python's own parser or compiler gave up on the file, not the code when it ran: checked here
     (``ast.parse`` fails the same way) or said by the error itself (``... during compilation``).
     That happens to an expression nested thousands deep (``1+1+1+...``, ``----x``)."""
-    try:
-        ast.parse(source)
-        failed = "during compilation" in message or "during ast construction" in message
-    except (RecursionError, MemoryError):
-        failed = True
-    except (SyntaxError, ValueError):
-        failed = False
+    failure = parsed(source)[1]
+    failed = (isinstance(failure, RecursionError | MemoryError) if failure is not None else
+              "during compilation" in message or "during ast construction" in message)
     if failed:
         return msg("Python cannot compile this file: an expression in it is nested too deeply (thousands of "
                    "operators or brackets in one expression). Split it into several statements.",

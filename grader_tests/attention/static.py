@@ -8,6 +8,7 @@ import functools
 import re
 
 from grading.load_hints import is_main_guard
+from grading.parsing import parsed
 from grading.suite import DISPLAY_PACKAGES
 
 # Attribute names of PyTorch's ready-made attention.
@@ -167,13 +168,10 @@ def _forbidden(name: str) -> bool:
 @functools.lru_cache(maxsize=4)
 def _parsed(source: str) -> tuple[ast.Module | None, str | None]:
     """The source's tree, or why there is none to review (UNPARSED, UNREVIEWABLE)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None, UNPARSED
-    except (ValueError, RecursionError, MemoryError):
-        # nested too deeply for the parser here; the jail's compile may or may not manage it
-        return None, UNREVIEWABLE
+    tree, failure = parsed(source)
+    if tree is None:
+        # nested too deeply for the parser here (the jail's compile may or may not manage it)
+        return None, UNPARSED if isinstance(failure, SyntaxError) else UNREVIEWABLE
     count, todo = 0, [(tree, 0)]
     while todo:
         node, depth = todo.pop()
@@ -206,17 +204,29 @@ def parse(source: str) -> ast.Module | None:
     return _reviewable(source)[0]
 
 
-_PARENTS: dict[int, tuple[ast.Module, dict[int, ast.AST]]] = {}
+# One index per tree, of the grading at hand only: the review's checks each read every node, and a
+# list plus a parent map built once spare a walk of the whole tree per check.
+_INDEX: dict[int, tuple[ast.Module, list[ast.AST], dict[int, ast.AST]]] = {}
+
+
+def _indexed(tree: ast.Module) -> tuple[ast.Module, list[ast.AST], dict[int, ast.AST]]:
+    kept = _INDEX.get(id(tree))
+    if kept is None or kept[0] is not tree:
+        _INDEX.clear()
+        nodes = list(ast.walk(tree))
+        kept = _INDEX[id(tree)] = (tree, nodes, {id(child): parent for parent in nodes
+                                                 for child in ast.iter_child_nodes(parent)})
+    return kept
+
+
+def _nodes(tree: ast.Module) -> list[ast.AST]:
+    """Every node of the tree, in ``ast.walk``'s order."""
+    return _indexed(tree)[1]
 
 
 def _parents(tree: ast.Module) -> dict[int, ast.AST]:
-    """Each node's parent, by id (one map per tree: several checks ask for it)."""
-    kept = _PARENTS.get(id(tree))
-    if kept is None or kept[0] is not tree:
-        _PARENTS.clear()           # the tree of the grading at hand only
-        kept = _PARENTS[id(tree)] = (tree, {id(child): parent for parent in ast.walk(tree)
-                                            for child in ast.iter_child_nodes(parent)})
-    return kept[1]
+    """Each node's parent, by id."""
+    return _indexed(tree)[2]
 
 
 def _root(node: ast.AST) -> str | None:
@@ -233,7 +243,7 @@ def _module_aliases(tree: ast.Module, top: str) -> set[str]:
     defaulting to one (``def f(m=torch)``)."""
     names = {top}
     pairs: list[tuple[ast.AST, ast.AST]] = []
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.name == top or a.name.startswith(top + "."):
@@ -296,7 +306,7 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
     class defines X (a method, or ``self.X = ...``). Anything else that reads PyTorch's names is
     PyTorch's: a function with a ``self`` parameter can be called with ``torch`` as ``self``."""
     own: set[int] = set()
-    classes = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    classes = {n.name: n for n in _nodes(tree) if isinstance(n, ast.ClassDef)}
     torch_names = _torch_aliases(tree)
 
     memo: dict[str, frozenset[str]] = {}
@@ -372,10 +382,10 @@ def _methods_taken_off(tree: ast.Module, skip: frozenset[int] = frozenset()) -> 
     object as ``self`` (``kernel(torch._VF, ...)``), so what it reads through ``self`` is not the
     student's own. An object's ``forward`` called as ``model(x)`` names no method; code that never runs
     (``skip``: a main guard's demo) is not read."""
-    methods = {f.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for f in c.body
+    methods = {f.name for c in _nodes(tree) if isinstance(c, ast.ClassDef) for f in c.body
                if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and not f.name.startswith("__")}
     taken: dict[str, int] = {}
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if id(node) in skip:
             continue
         name = None
@@ -402,12 +412,12 @@ def unbound_calls(tree: ast.Module) -> list[str]:
                   and any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in f.decorator_list)}
     # anything inside a class body (methods, property(lambda self: ...)): what it reads through self is
     # checked by fused_attention_uses, which trusts only undecorated methods of the class
-    in_class = {id(n) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for n in ast.walk(c)}
+    in_class = {id(n) for c in _nodes(tree) if isinstance(c, ast.ClassDef) for n in ast.walk(c)}
     methods = {(c.name, f.name) for c in tree.body if isinstance(c, ast.ClassDef) for f in c.body
                if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
     parents = _parents(tree)
     found = []
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and id(node) not in in_class:
             params = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
             if {"self", "cls"} & set(params):
@@ -439,7 +449,7 @@ def _fused_attention_uses(source: str) -> tuple[str, ...]:
     skip = _never_run(source)          # the handout's parity check under a main guard never runs here
     own = _own_method_accesses(tree, skip)
     found: list[str] = []
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if id(node) in skip:
             continue
         line = getattr(node, "lineno", "?")
@@ -484,11 +494,11 @@ def _folded(node: ast.AST) -> str | None:
 def _hidden_names_in_strings(tree: ast.Module) -> dict[int, str]:
     """String values (not docstrings) that spell a name the review looks for: such a string can
     only be meant for a lookup by name, which no check can follow."""
-    docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
-    inner = {id(c) for n in ast.walk(tree) if isinstance(n, ast.BinOp | ast.JoinedStr) for c in ast.walk(n)
+    docstrings = {id(n.value) for n in _nodes(tree) if isinstance(n, ast.Expr)}
+    inner = {id(c) for n in _nodes(tree) if isinstance(n, ast.BinOp | ast.JoinedStr) for c in ast.walk(n)
              if c is not n}
     out: dict[int, str] = {}
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if id(node) in docstrings or id(node) in inner or not isinstance(node, ast.Constant | ast.BinOp | ast.JoinedStr):
             continue
         text = _folded(node)
@@ -526,7 +536,7 @@ def _name_func_use(node: ast.Name, call: ast.Call | None) -> str | None:
 
 def _binds_dunder_name(tree: ast.Module) -> bool:
     """Whether the source binds ``__name__`` anywhere (then a main guard may run at import)."""
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         names: list[str | None] = []
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             names = [node.id]
@@ -592,7 +602,7 @@ def _never_run(source: str, uncalled_functions: bool = True) -> frozenset[int]:
         return out & set(functions)
 
     in_bodies = set().union(*body_ids.values()) if body_ids else set()
-    reached = named_in(n for n in ast.walk(tree) if id(n) not in guarded and id(n) not in in_bodies)
+    reached = named_in(n for n in _nodes(tree) if id(n) not in guarded and id(n) not in in_bodies)
     todo = list(reached)
     while todo:
         name = todo.pop()
@@ -609,7 +619,7 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[
     aliases: dict[str, str] = {}          # local name -> "os" / "os.path" / ...
     ok_imports: set[int] = set()
     findings: list[str] = []
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if id(node) in skip:
             continue
         if isinstance(node, ast.Import):
@@ -630,7 +640,7 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[
     if not aliases:
         return ok_imports, checked, findings
     parents = _parents(tree)
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in aliases) \
                 or id(node) in skip:
             continue
@@ -675,20 +685,20 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
     names_in_strings = _hidden_names_in_strings(tree)
     # a dataclass's positional pattern reads the fields its source shows (a hand-written
     # __match_args__ is flagged on its own)
-    dataclasses_here = {c.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and any(
+    dataclasses_here = {c.name for c in _nodes(tree) if isinstance(c, ast.ClassDef) and any(
         (_dotted(d.func if isinstance(d, ast.Call) else d) or [""])[-1] == "dataclass" for d in c.decorator_list)}
-    imported = {(a.asname or a.name).split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+    imported = {(a.asname or a.name).split(".")[0] for node in _nodes(tree) if isinstance(node, ast.Import)
                 for a in node.names} | {"torch"}
-    calls = {id(node.func): node for node in ast.walk(tree) if isinstance(node, ast.Call)}
-    module_classes = {c.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef)}
-    class_level = {id(stmt) for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for stmt in c.body}
+    calls = {id(node.func): node for node in _nodes(tree) if isinstance(node, ast.Call)}
+    module_classes = {c.name for c in _nodes(tree) if isinstance(c, ast.ClassDef)}
+    class_level = {id(stmt) for c in _nodes(tree) if isinstance(c, ast.ClassDef) for stmt in c.body}
     harmless: set[int] = set()    # ``torch.jit`` nodes under an attribute of JIT_HARMLESS
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if isinstance(node, ast.Attribute) and node.attr in JIT_HARMLESS and isinstance(node.value, ast.Attribute) \
                 and node.value.attr == "jit":
             harmless.add(id(node.value))
     found: list[str] = list(stdlib_findings)
-    for node in ast.walk(tree):
+    for node in _nodes(tree):
         if len(found) >= MAX_FINDINGS:      # enough to decide and to explain; bounded cost
             break
         if id(node) in skip or id(node) in checked:
@@ -839,7 +849,7 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 found.append(f"line {line}: {callee}(namespace=...)")
     found.extend(unbound_calls(tree))
     taken = _methods_taken_off(tree, skip)
-    for c in ast.walk(tree):
+    for c in _nodes(tree):
         if isinstance(c, ast.ClassDef):
             for f in c.body:
                 if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name in taken and any(
