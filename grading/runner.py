@@ -182,6 +182,15 @@ def _review(suite: Suite, source: str | None) -> list[str]:
         return [f"the source review failed: {exc!r}"]
 
 
+def _outcome_review(suite: Suite, source: str | None, outcomes: dict) -> list[str]:
+    if source is None:
+        return []
+    try:
+        return [str(r) for r in suite.outcome_review(source, outcomes)]
+    except Exception as exc:  # noqa: BLE001 - a review hook failing flags, never fails, the grading
+        return [f"the outcome review failed: {exc!r}"]
+
+
 def _result_note(suite: Suite, source: str, outcomes: dict) -> Msg | None:
     try:
         return suite.result_note(source, outcomes)
@@ -337,6 +346,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
         log.append("student output:\n" + child["student_output"])
     if child.get("pytest_output"):
         log.append("pytest output:\n" + child["pytest_output"])
+    review.extend(_outcome_review(suite, source, child.get("outcomes") or {}))
     if audit_failed:
         review.append("the audit checker failed on this audit (traceback in the log): grade the audit by hand")
     if child.get("budget_exhausted"):

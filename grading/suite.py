@@ -60,6 +60,9 @@ class Suite:
     # One note for the whole result, from the source (never executed) and the tests' outcomes, e.g. the
     # constructors' signatures against the contract; shown once in the result's message.
     result_note: Callable[[str, Mapping[str, Mapping]], Msg | None] = lambda source, outcomes: None
+    # Reasons for an instructor's review read from the source and the tests' outcomes together, e.g. a
+    # run-time check that saw what the source review did not. Shown in the instructor log.
+    outcome_review: Callable[[str, Mapping[str, Mapping]], list[str]] = lambda source, outcomes: []
     # Importable inside the jail as inert stand-ins (see DISPLAY_PACKAGES); a name also in
     # `packages` is the real package.
     inert_packages: tuple[str, ...] = DISPLAY_PACKAGES

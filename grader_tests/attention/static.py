@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+from collections.abc import Mapping
 
 from grading.load_hints import is_main_guard
 from grading.parsing import parsed
@@ -38,6 +39,9 @@ FORBID_RUNTIME = [
     "torch.nn.attention.flex_attention.flex_attention",
 ]
 COUNT_RUNTIME = ["ScaledDotProductAttention.forward", "MultiHeadAttention.forward"]
+# How test_no_fused_attention_runtime's feedback starts when the counters above saw a call (the
+# outcome review below tells a counter hit from a call that failed)
+RUNTIME_FUSED_EN = "at run time attention.py called "
 # The names the grader builds by name inside the jail.
 CONTRACT_NAMES = {"ScaledDotProductAttention", "MultiHeadAttention"}
 
@@ -1008,3 +1012,20 @@ def _class_softmax_calls(source: str, class_name: str, reused: str) -> tuple[str
                     found.append(f"line {sub.lineno}: {name}(...)")
         todo.extend(_resolve_class(bindings, base.id) for base in cls.bases if isinstance(base, ast.Name))
     return tuple(sorted(set(found), key=lambda s: int(s.split()[1].rstrip(":"))))
+
+
+def outcome_review(source: str, outcomes: Mapping[str, Mapping]) -> list[str]:
+    """The Suite's ``outcome_review`` hook. The run-time counters live in the student's process: they
+    can be rewritten to read zero, never to accuse, so a call they saw is a fact. When the source
+    review found nothing, that call was reached in a way the review cannot read, and the checks that
+    rest on it (hand-written attention, reuse, structure) passed on code nobody has read."""
+    static_check = outcomes.get("test_no_fused_attention_static") or {}
+    runtime_check = outcomes.get("test_no_fused_attention_runtime") or {}
+    feedback = runtime_check.get("feedback")
+    seen = isinstance(feedback, Mapping) and str(feedback.get("en", "")).startswith(RUNTIME_FUSED_EN)
+    if static_check.get("outcome") != "passed" or runtime_check.get("outcome") != "failed" or not seen:
+        return []
+    calls = str(feedback["en"])[len(RUNTIME_FUSED_EN):].split(": write")[0]
+    return [f"PyTorch's ready-made attention ran ({calls}) though the "
+            "source review found no use of it: the review cannot read how it is reached, so the hand-written, "
+            "reuse and structure checks passed on code it did not follow; read the source"]

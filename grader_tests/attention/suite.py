@@ -5,7 +5,13 @@ from __future__ import annotations
 from grader_tests.attention import cases
 from grader_tests.attention.drivers import AttentionStudent
 from grader_tests.attention.signature_note import result_note
-from grader_tests.attention.static import COUNT_RUNTIME, FORBID_RUNTIME, give_up, review_reasons
+from grader_tests.attention.static import (
+    COUNT_RUNTIME,
+    FORBID_RUNTIME,
+    give_up,
+    outcome_review,
+    review_reasons,
+)
 from grading.suite import Suite
 
 
@@ -28,4 +34,5 @@ SUITE = Suite(
     review_gave_up=give_up,
     packages=("torch", "numpy", "einops"),
     result_note=result_note,
+    outcome_review=outcome_review,
 )

@@ -142,7 +142,7 @@ def test_no_fused_attention_runtime(student, student_source):
     forbid = student.stats().get("forbid", {})
     used = {name: n for name, n in forbid.items() if isinstance(n, int) and n > 0}
     calls = ", ".join(f"{name} ({n}x)" for name, n in sorted(used.items()))
-    expect(not used, msg(f"at run time attention.py called {calls}: write the attention computation yourself",
+    expect(not used, msg(f"{static.RUNTIME_FUSED_EN}{calls}: write the attention computation yourself",
                          f"运行时 attention.py 调用了 {calls}：请自己实现 attention 的计算"))
 
 

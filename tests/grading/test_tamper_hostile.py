@@ -5,6 +5,7 @@ in bounded time."""
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -215,6 +216,55 @@ def test_a_fused_kernel_reached_through_hidden_names_earns_no_fused_points_and_i
     assert result["total"] < 85
     assert result["review"] and "indirect names" in result["review"][0]
     assert "REVIEW:" in result["log"]
+
+
+def test_fused_attention_the_review_missed_but_the_counters_saw_is_flagged(executor, monkeypatch):
+    # A way of reaching the fused kernel that the source review does not know yet is, by definition,
+    # not at hand: the real counters' verdict on a real fused call stands in for it, with the
+    # review's verdict turned to "passed".
+    import dataclasses
+
+    from grader_tests.attention.static import outcome_review
+    from grading import runner
+
+    fused = (SUBMISSIONS / "faulty" / "fused_sdpa.py").read_text()
+    outcomes = {t["id"]: t for t in _grade(executor, fused)["tests"]}
+    assert outcomes["test_no_fused_attention_runtime"]["outcome"] == "failed"
+    blinded = {**outcomes, "test_no_fused_attention_static": {"outcome": "passed"}}
+    reasons = outcome_review(fused, blinded)
+    assert len(reasons) == 1
+    assert re.search(r"attention ran \(torch\.nn\.functional\.scaled_dot_product_attention \(\d+x\)\) though", reasons[0])
+    assert "found no use of it" in reasons[0]
+
+    # and the runner puts what the hook says in the result's review, as it does the source review's
+    state = runner.suite_state("attention")
+    seen = {}
+
+    def hook(source, outcomes):
+        seen.update(outcomes)
+        return reasons
+
+    patched = dataclasses.replace(state, suite=dataclasses.replace(state.suite, outcome_review=hook))
+    monkeypatch.setattr(runner, "suite_state", lambda assignment: patched)
+    result = _grade(executor, CORRECT)
+    assert result["status"] == "graded" and result["total"] == 85
+    assert result["review"] == reasons and f"REVIEW: {reasons[0]}" in result["log"]
+    assert seen["test_no_fused_attention_runtime"]["outcome"] == "passed"
+
+
+def test_an_honest_file_and_an_open_fused_call_raise_no_outcome_flag():
+    from grader_tests.attention.static import outcome_review
+
+    seen = {"en": "at run time attention.py called scaled_dot_product_attention (3x): ...", "zh": "..."}
+    assert outcome_review("", {"test_no_fused_attention_static": {"outcome": "passed"},
+                               "test_no_fused_attention_runtime": {"outcome": "passed"}}) == []
+    # the source review already said so: nothing new for the instructor
+    assert outcome_review("", {"test_no_fused_attention_static": {"outcome": "failed"},
+                               "test_no_fused_attention_runtime": {"outcome": "failed", "feedback": seen}}) == []
+    # the run-time test failed for another reason (the student's forward raised): no accusation
+    raised = {"en": "ScaledDotProductAttention.forward raised TypeError", "zh": "..."}
+    assert outcome_review("", {"test_no_fused_attention_static": {"outcome": "passed"},
+                               "test_no_fused_attention_runtime": {"outcome": "failed", "feedback": raised}}) == []
 
 
 def test_rewriting_the_in_jail_counters_earns_no_reuse_point(executor, honest):
