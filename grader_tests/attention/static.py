@@ -87,7 +87,11 @@ ANYWHERE_HIDING_ATTRS = {"ops", "_ops", "_C", "_VF", "_VariableFunctions", "_nn"
                          # torch.builtins.eval, dataclasses.builtins, enum.bltns, torch.inspect.unwrap...)
                          "sys", "os", "builtins", "bltns", "inspect", "importlib", "types", "linecache", "gc",
                          "ctypes", "weakref", "threading", "signal", "subprocess", "pickle", "marshal", "runpy",
-                         "__get__"}  # Cls.method.__get__(torch): a method run with torch as self
+                         "__get__",  # Cls.method.__get__(torch): a method run with torch as self
+                         # the pickle protocol: F.__getstate__() is a module's namespace (every object has it
+                         # since 3.11), x.abs.__reduce__()[0] is getattr itself
+                         "__getstate__", "__setstate__", "__reduce__", "__reduce_ex__", "__getnewargs__",
+                         "__getnewargs_ex__"}
 # Functions of a module that load pickled code or native libraries (np.load(allow_pickle=True),
 # np.ctypeslib), whatever the module's name in the source.
 MODULE_LOADERS = {"load", "loads", "ctypeslib", "ctypes", "cpp_extension", "load_inline", "load_library",

@@ -338,6 +338,20 @@ ROUND_8 = {
 }
 
 
+ROUND_13 = {
+    "module_namespace_through_getstate": ("_ns = F.__getstate__()\n_f = [f for n, f in _ns.items()"
+                                          " if n.endswith('product_attention')][0]\n", "hidden", "__getstate__"),
+    "getattr_through_reduce": ("_g = torch.zeros(1).abs.__reduce__()[0]\n", "hidden", "__reduce__"),
+    "getattr_through_reduce_ex": ("_g = torch.zeros(1).abs.__reduce_ex__(2)[0]\n", "hidden", "__reduce_ex__"),
+}
+
+
+@pytest.mark.parametrize(("code", "check", "reason"), ROUND_13.values(), ids=ROUND_13.keys())
+def test_round_13_pickle_protocol_ways_to_a_namespace_are_flagged(code, check, reason):
+    found = static.hidden_name_uses(HEADER + code)
+    assert any(reason in f for f in found), found
+
+
 @pytest.mark.parametrize(("code", "check", "reason"), ROUND_8.values(), ids=ROUND_8.keys())
 def test_round_8_bypasses_are_flagged(code, check, reason):
     found = (static.fused_attention_uses if check == "fused" else static.hidden_name_uses)(HEADER + code)
