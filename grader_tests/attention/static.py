@@ -66,6 +66,10 @@ TORCH_UNREVIEWABLE = {"ao", "fx", "package", "overrides", "utils", "distributed"
 # module's globals (a key "d, globals().update(...)" runs that call), which no check can follow.
 HIDING_BUILTINS = {"__import__", "eval", "exec", "compile", "globals", "vars", "locals", "breakpoint",
                    "__builtins__", "__loader__", "__spec__", "__annotations__"}
+# Of these, the builtin functions: only reading the builtin reaches anything, so a name of the student's
+# own (``compile = False``, a dataclass field ``compile: bool``, ``for vars in ...``) is no use of it,
+# nor is a read of it inside the function that binds it. The dunders hide when written too.
+SHADOWABLE_BUILTINS = {"eval", "exec", "compile", "globals", "vars", "locals", "breakpoint"}
 # ``x.__class__`` is not among them: it only leads to the student's own class, and every way on
 # from a class to other code (``__mro__``, ``__base__``, ``__subclasses__``, ``__globals__``,
 # ``__dict__``, a computed ``getattr``) is flagged itself.
@@ -106,6 +110,13 @@ EVALUATING_NAMES = {"singledispatch", "singledispatchmethod", "get_type_hints", 
 # does not show.)
 JIT_HARMLESS = {"is_scripting", "is_tracing", "unused", "ignore", "export", "Final", "annotate", "interface",
                 "script", "script_if_tracing", "trace", "Attribute"}
+# The same for ``torch.compiler``: guards that only answer whether the code is being compiled, and
+# the decorator that keeps a function out of compilation.
+COMPILER_HARMLESS = {"is_compiling", "is_dynamo_compiling", "is_exporting", "disable"}
+# ``torch.testing`` / ``np.testing``: the assertions and the tensor maker a self-check uses; the
+# packages' other contents (torch.testing._internal's operator database) stay flagged.
+TESTING_HARMLESS_PREFIX = "assert_"
+TESTING_HARMLESS = {"make_tensor", "assert_allclose", "assert_close"}
 NAME_FUNCS = {"getattr", "setattr", "hasattr", "delattr"}
 # Parts of torch that compile or load code, flagged on whatever object they are read from (an alias
 # kept in a list, ``[torch][0].jit``, is not followed); torch.jit's guards and decorators stay fine.
@@ -325,7 +336,8 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
         if cls.name in memo:
             return memo[cls.name]
         names = {n.name for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
-        names |= {t.attr for n in ast.walk(cls) if isinstance(n, ast.Assign) for t in n.targets
+        names |= {t.attr for n in ast.walk(cls) if isinstance(n, ast.Assign | ast.AnnAssign)
+                  for t in (n.targets if isinstance(n, ast.Assign) else [n.target])  # ``self.x: T = ...`` too
                   if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
         for base in cls.bases:
             if isinstance(base, ast.Name) and base.id in classes and base.id not in seen:
@@ -342,11 +354,15 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
         PyTorch's operators under any name."""
         if cls.name not in plain_memo:
             plain_memo[cls.name] = False          # a cycle of bases is not plain
-            ok = not cls.keywords
+            # abc's metaclass and base only add abstract-method bookkeeping (ABC.register, which makes
+            # isinstance true for other classes, is flagged where it is called)
+            ok = all(k.arg == "metaclass" and (_dotted(k.value) or [""])[-1] == "ABCMeta" for k in cls.keywords)
             for base in cls.bases:
                 chain = _dotted(base.value if isinstance(base, ast.Subscript) else base)
                 if chain is not None and chain[-1] in ("Generic", "Protocol"):
                     continue                      # typing's, which forward no attribute
+                if chain in (["ABC"], ["abc", "ABC"]):
+                    continue
                 if chain is None or isinstance(base, ast.Subscript):
                     ok = False
                 elif len(chain) == 1 and chain[0] in classes:
@@ -409,6 +425,10 @@ def _methods_taken_off(tree: ast.Module, skip: frozenset[int] = frozenset()) -> 
     return taken
 
 
+# Attributes every class has that only name it.
+NAMING_DUNDERS = {"__name__", "__qualname__", "__module__", "__doc__"}
+
+
 def unbound_calls(tree: ast.Module) -> list[str]:
     """Places where a method can run with something else as ``self``: a function outside a class
     body with a ``self``/``cls`` parameter, or ``SomeClass.method(x, ...)`` on a class of the module
@@ -423,19 +443,31 @@ def unbound_calls(tree: ast.Module) -> list[str]:
     in_class = {id(n) for c in _nodes(tree) if isinstance(c, ast.ClassDef) for n in ast.walk(c)}
     methods = {(c.name, f.name) for c in tree.body if isinstance(c, ast.ClassDef) for f in c.body
                if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
+    constructs_itself = {c.name for c in tree.body if isinstance(c, ast.ClassDef) and not c.keywords
+                         and all(isinstance(b, ast.Name) and b.id == "object" for b in c.bases)
+                         and not any(isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef | ast.Assign)
+                                     and "__new__" in ast.dump(f)[:200] for f in c.body)}
     parents = _parents(tree)
     found = []
     for node in _nodes(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and id(node) not in in_class:
-            params = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
-            if {"self", "cls"} & set(params):
+            params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+            # what it reads through self/cls could be anyone's (self may be torch); a class decorator
+            # ``def register(cls)`` that reads only cls.__name__ and returns cls reads nothing so
+            if any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
+                   and n.value.id in params & {"self", "cls"} and n.attr not in NAMING_DUNDERS
+                   for n in ast.walk(node)):
                 found.append(f"line {node.lineno}: a function outside a class taking self")
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
                 and node.value.id in classes and (node.value.id, node.attr) in methods \
                 and (node.value.id, node.attr) not in unbound_ok:
             call = parents.get(id(node))
-            on_self = (isinstance(call, ast.Call) and call.func is node and call.args
-                       and isinstance(call.args[0], ast.Name) and call.args[0].id in ("self", "cls"))
+            first = call.args[0] if isinstance(call, ast.Call) and call.func is node and call.args else None
+            # ``Helper.split(Helper(), x)``: a new object of that very class is its own self
+            # (unless a __new__ or a metaclass decides what ``Helper()`` returns)
+            on_self = isinstance(first, ast.Name) and first.id in ("self", "cls") or (
+                isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id == node.value.id
+                and node.value.id in constructs_itself)
             if not on_self:     # called with another self, or kept as a value to be (``m = Cls.kernel``)
                 called = isinstance(call, ast.Call) and call.func is node
                 found.append(f"line {node.lineno}: {node.value.id}.{node.attr}"
@@ -516,7 +548,111 @@ def _hidden_names_in_strings(tree: ast.Module) -> dict[int, str]:
         if any(_forbidden(w) for w in words) or words & (HIDING_ATTRS | ANYWHERE_HIDING_ATTRS | MATCH_HOOKS) \
                 - {"load", "compile", "jit", "library", "hub", "ops", "overrides"}:
             out[id(node)] = text
+    if out:
+        parents, by_id = _parents(tree), {id(n): n for n in _nodes(tree)}
+        loads: dict[str, list[ast.Name]] = {}
+        for n in _nodes(tree):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                loads.setdefault(n.id, []).append(n)
+        # print/getLogger... the file binds itself are no longer the harmless ones
+        rebound = {name for n in _nodes(tree) for name in (
+            [n.name] if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else
+            [n.id] if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) else
+            [n.asname or n.name] if isinstance(n, ast.alias) else [])} & INERT_CALLEES
+        out = {k: v for k, v in out.items() if not _inert_string(by_id[k], parents, loads, rebound)}
     return out
+
+
+# Calls that only print, log or compare what they are given, never look a name up with it:
+# ``logging.getLogger("Transformer")``, ``print("flash_attention_2 is not used")``.
+INERT_CALLEES = {"print", "getLogger", "debug", "info", "warning", "warn", "error", "critical", "exception",
+                 "log", "write", "startswith", "endswith"}
+
+
+def _inert_use(node: ast.AST, parents: dict[int, ast.AST], rebound: set[str]) -> bool:
+    """Whether the value of ``node`` is only compared, printed or logged where it stands."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Compare):
+        return True                        # ``if impl == "flash_attention_2":`` is a bool
+    if isinstance(parent, ast.keyword):
+        node, parent = parent, parents.get(id(parent))
+    if isinstance(parent, ast.Call) and parent.func is not node:
+        func = parent.func
+        if isinstance(func, ast.Name):
+            return func.id in INERT_CALLEES and func.id not in rebound
+        return isinstance(func, ast.Attribute) and func.attr in INERT_CALLEES
+    return False
+
+
+def _inert_string(node: ast.AST, parents: dict[int, ast.AST], loads: dict[str, list[ast.Name]],
+                  rebound: set[str]) -> bool:
+    """A string that only names something for a person: compared, printed or logged, or kept under
+    names that are never read or only read that way (``ATTN_IMPLEMENTATION = "flash_attention_2"``).
+    Any other use could be a lookup by name: the reflective functions are flagged on their own, and
+    this is the second net under them."""
+    if _inert_use(node, parents, rebound):
+        return True
+    parent = parents.get(id(node))
+    if not isinstance(parent, ast.Assign | ast.AnnAssign) or parent.value is not node \
+            or not isinstance(node, ast.Constant):   # a name spelled in pieces is being hidden
+        return False
+    targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+    return all(isinstance(t, ast.Name) for t in targets) and all(
+        _inert_use(use, parents, rebound) for t in targets for use in loads.get(t.id, ()))  # type: ignore[union-attr]
+
+
+def _harmless_part(package: str, attr: str) -> bool:
+    """Whether ``<package>.<attr>`` is one of the harmless names of torch.jit, torch.compiler or a
+    testing package."""
+    if package == "jit":
+        return attr in JIT_HARMLESS
+    if package == "compiler":
+        return attr in COMPILER_HARMLESS
+    if package == "testing":
+        return attr in TESTING_HARMLESS or (attr.startswith(TESTING_HARMLESS_PREFIX) and attr.isidentifier())
+    return False
+
+
+def _function_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    """The names a function binds in its own scope (parameters, assignments, loop and ``with``
+    targets, imports, nested definitions), without those it declares global or nonlocal."""
+    a = fn.args
+    names = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x is not None}
+    declared: set[str] = set()
+    todo = list(fn.body) if isinstance(fn.body, list) else [fn.body]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            declared.update(node.names)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)      # its body is a scope of its own (its decorators are not)
+            todo.extend(node.decorator_list)
+            continue
+        if isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return names - declared
+
+
+def _bound_in_function(node: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    """Whether a read of ``node`` inside a function is of a name that function (or one it is nested
+    in) binds: then it is never the builtin of that name. Module and class bodies read the builtin
+    until their own binding has run, so a read there is the builtin's."""
+    child, scope = node, parents.get(id(node))
+    while scope is not None:
+        # a default, annotation or decorator is read where the function is defined, not in it
+        in_body = isinstance(scope, ast.Lambda) and child is scope.body or (
+            isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and any(child is b for b in scope.body))
+        if in_body and node.id in _function_locals(scope):
+            return True
+        child, scope = scope, parents.get(id(scope))
+    return False
 
 
 def _on_self(call: ast.Call) -> bool:
@@ -543,7 +679,11 @@ def _name_func_use(node: ast.Name, call: ast.Call | None) -> str | None:
 
 
 def _binds_dunder_name(tree: ast.Module) -> bool:
-    """Whether the source binds ``__name__`` anywhere (then a main guard may run at import)."""
+    """Whether the source binds ``__name__`` anywhere (then a main guard may run at import). A string
+    holding it counts (``setattr(m, "__name__", ...)``) unless it is a statement of its own: a
+    docstring that says "run it with ``if __name__ == '__main__'``" binds nothing (it lost 3 to 13
+    points by putting the main guard's parity check under review)."""
+    statements = {id(n.value) for n in _nodes(tree) if isinstance(n, ast.Expr)}
     for node in _nodes(tree):
         names: list[str | None] = []
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
@@ -567,13 +707,14 @@ def _binds_dunder_name(tree: ast.Module) -> bool:
         # ``import attention; attention.__name__ = "__main__"``, ``setattr(m, "__name__", ...)``
         if isinstance(node, ast.Attribute) and node.attr == "__name__" and not isinstance(node.ctx, ast.Load):
             return True
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "__name__" in node.value:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "__name__" in node.value \
+                and id(node) not in statements:
             return True
     return False
 
 
 @functools.lru_cache(maxsize=8)
-def _never_run(source: str, uncalled_functions: bool = True) -> frozenset[int]:
+def _never_run(source: str, uncalled_functions: bool | str = True) -> frozenset[int]:
     """Ids of the nodes that never run when the grader imports the file: the body of a top-level
     ``if __name__ == "__main__":`` (unless the source binds ``__name__``), and the bodies of
     module-level functions nothing else names (a parity check against F.scaled_dot_product_attention
@@ -581,8 +722,9 @@ def _never_run(source: str, uncalled_functions: bool = True) -> frozenset[int]:
     named by a load of its name, an attribute or match keyword of that name, or a string equal to
     it (``getattr(module, "check_parity")``), anywhere outside these regions; every other way to
     reach it (globals(), __dict__, sys.modules, frames) is flagged on its own. The names-hidden review
-    skips only the main guard (``uncalled_functions=False``): what a function hides is flagged even
-    when nothing calls it yet."""
+    skips the main guard and the functions only it names (``uncalled_functions="guard"``: a self-check
+    helper using ``torch.testing`` cost 13 points); what a function nothing names hides is flagged,
+    as it is no demo and may be meant for a way in the source does not show."""
     tree = parse(source)
     if tree is None:
         return frozenset()
@@ -617,7 +759,15 @@ def _never_run(source: str, uncalled_functions: bool = True) -> frozenset[int]:
         for other in named_in(n for n in ast.walk(functions[name]) if id(n) in body_ids[name]) - reached:
             reached.add(other)
             todo.append(other)
-    unreached = set().union(*(body_ids[n] for n in functions if n not in reached)) if functions else set()
+    dead = set(functions) - reached
+    if uncalled_functions == "guard":     # only what the guard names, and what those name in turn
+        dead &= named_in(n for n in _nodes(tree) if id(n) in guarded)
+        todo = list(dead)
+        while todo:
+            for other in named_in(n for n in ast.walk(functions[todo.pop()])) - reached - dead:
+                dead.add(other)
+                todo.append(other)
+    unreached = set().union(*(body_ids[n] for n in dead)) if functions else set()
     return frozenset(guarded | unreached)
 
 
@@ -687,7 +837,7 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
 
 
 def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
-    skip = _never_run(source, uncalled_functions=False)
+    skip = _never_run(source, uncalled_functions="guard")
     ok_imports, checked, stdlib_findings = _safe_stdlib(tree, skip)
     aliases, sys_aliases = _torch_aliases(tree), _module_aliases(tree, "sys")
     names_in_strings = _hidden_names_in_strings(tree)
@@ -700,11 +850,14 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
     calls = {id(node.func): node for node in _nodes(tree) if isinstance(node, ast.Call)}
     module_classes = {c.name for c in _nodes(tree) if isinstance(c, ast.ClassDef)}
     class_level = {id(stmt) for c in _nodes(tree) if isinstance(c, ast.ClassDef) for stmt in c.body}
-    harmless: set[int] = set()    # ``torch.jit`` nodes under an attribute of JIT_HARMLESS
+    # ``torch.jit.export``, ``torch.compiler.is_compiling``, ``np.testing.assert_allclose``: the
+    # package node and the harmless name read from it (``export`` and ``testing`` are also names of
+    # packages the review cannot follow)
+    harmless: set[int] = set()
     for node in _nodes(tree):
-        if isinstance(node, ast.Attribute) and node.attr in JIT_HARMLESS and isinstance(node.value, ast.Attribute) \
-                and node.value.attr == "jit":
-            harmless.add(id(node.value))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
+                and _harmless_part(node.value.attr, node.attr):
+            harmless.update((id(node.value), id(node)))
     found: list[str] = list(stdlib_findings)
     for node in _nodes(tree):
         if len(found) >= MAX_FINDINGS:      # enough to decide and to explain; bounded cost
@@ -718,8 +871,11 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             for mod in mods:
                 parts = mod.split(".")
+                guards_only = isinstance(node, ast.ImportFrom) and len(parts) == 2 and all(
+                    _harmless_part(parts[1], a.name) for a in node.names)  # from torch.compiler import is_compiling
                 if parts[0] not in REVIEWABLE_MODULES or (isinstance(node, ast.ImportFrom) and node.level) \
-                        or (parts[0] == "torch" and len(parts) > 1 and parts[1] in TORCH_UNREVIEWABLE) \
+                        or (parts[0] == "torch" and len(parts) > 1 and parts[1] in TORCH_UNREVIEWABLE
+                            and not guards_only) \
                         or any(p.startswith("_") and not p.startswith("__") for p in parts[1:]):
                     found.append(f"line {line}: imports {mod or '.'}")
             if isinstance(node, ast.ImportFrom) and node.module == "torch":
@@ -744,6 +900,8 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                             or (node.module == "sys" and a.name in SYS_HIDING_ATTRS):
                         found.append(f"line {line}: from {node.module} import {a.name}")
         elif isinstance(node, ast.Attribute):
+            if id(node) in harmless:
+                continue
             chain = _dotted(node)
             shown = ".".join(chain) if chain else "..." + node.attr
             if node.attr == "__class__" and not isinstance(node.ctx, ast.Load):
@@ -772,7 +930,7 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 found.append(f"line {line}: .{node.attr}")
             elif node.attr in ANYWHERE_HIDING_ATTRS:
                 found.append(f"line {line}: {shown}")
-            elif node.attr in HIDING_ATTRS and id(node) not in harmless:
+            elif node.attr in HIDING_ATTRS:
                 if _root(node) in aliases | sys_aliases or chain is None or node.attr in ANYWHERE_TORCH_PARTS or (
                         node.attr in MODULE_LOADERS and _root(node) in imported):
                     found.append(f"line {line}: {shown}")
@@ -829,9 +987,11 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             for stmt in node.body:
                 targets = ([stmt.target] if isinstance(stmt, ast.AnnAssign) else
                            stmt.targets if isinstance(stmt, ast.Assign) else [])
+                # (a field ``compile: bool``: every read of ``x.compile`` is flagged where it is written,
+                # and the generated methods read fields only on objects of the class itself)
                 for t in targets:
-                    if isinstance(t, ast.Name) and (_forbidden(t.id) or t.id in
-                                                    HIDING_ATTRS | ANYWHERE_HIDING_ATTRS | SYS_HIDING_ATTRS):
+                    if isinstance(t, ast.Name) and (_forbidden(t.id) or t.id in (
+                            HIDING_ATTRS | ANYWHERE_HIDING_ATTRS | SYS_HIDING_ATTRS) - ANYWHERE_TORCH_PARTS):
                         found.append(f"line {t.lineno}: a class attribute named {t.id}")
         elif isinstance(node, ast.Name) and node.id in MATCH_HOOKS and isinstance(node.ctx, ast.Store):
             found.append(f"line {line}: defines {node.id}")
@@ -839,7 +999,9 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             found.append(f"line {line}: the string {names_in_strings[id(node)]!r}")
         elif isinstance(node, ast.Name) and node.id in EVALUATING_NAMES:
             found.append(f"line {line}: {node.id}")
-        elif isinstance(node, ast.Name) and node.id in HIDING_BUILTINS:
+        elif isinstance(node, ast.Name) and node.id in HIDING_BUILTINS and not (
+                node.id in SHADOWABLE_BUILTINS and (not isinstance(node.ctx, ast.Load)
+                                                    or _bound_in_function(node, _parents(tree)))):
             found.append(f"line {line}: {node.id}")
         elif isinstance(node, ast.Name) and node.id in NAME_FUNCS:
             reason = _name_func_use(node, calls.get(id(node)))
@@ -1001,20 +1163,50 @@ def _class_softmax_calls(source: str, class_name: str, reused: str) -> tuple[str
         return ()
     bindings = _module_bindings(tree)
     allowed = {id(c) for c in map(lambda n: _resolve_class(bindings, n), _aliases_of(bindings, reused)) if c}
-    found: list[str] = []
+    # The class and its module bases, nearest first. The class's own body is read whole; a base's
+    # methods only when the class's code reaches them (``self._normalise``, its forward/__init__/
+    # dunders Python calls): a softmax helper in a base it shares with the single-head module, that
+    # only the single-head module calls, was blamed on the multi-head class (3 points).
+    chain: list[ast.ClassDef] = []
     todo, seen = [_resolve_class(bindings, class_name)], set()
     while todo:
-        cls = todo.pop()
+        cls = todo.pop(0)
         if cls is None or id(cls) in seen or id(cls) in allowed:
             continue
         seen.add(id(cls))
-        for sub in ast.walk(cls):
+        chain.append(cls)
+        todo.extend(_resolve_class(bindings, base.id) for base in cls.bases if isinstance(base, ast.Name))
+    if not chain:
+        return ()
+    members: dict[str, list[ast.AST]] = {}        # name -> the base-class statements defining it
+    loose: list[ast.AST] = [chain[0]]              # read whole
+    for cls in chain[1:]:
+        for stmt in cls.body:
+            names = ([stmt.name] if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) else
+                     [t.id for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                      if isinstance(t, ast.Name)] if isinstance(stmt, ast.Assign | ast.AnnAssign) else [])
+            if not names or any(n.startswith("__") or n == "forward" for n in names):
+                loose.append(stmt)                 # called by Python or the grader, or unnamed
+            for n in names:
+                members.setdefault(n, []).append(stmt)
+    found: list[str] = []
+    done: set[int] = set()
+    queue = list(loose)
+    while queue:
+        part = queue.pop()
+        if id(part) in done:
+            continue
+        done.add(id(part))
+        for sub in ast.walk(part):
+            name = sub.attr if isinstance(sub, ast.Attribute) else sub.value \
+                if isinstance(sub, ast.Constant) and isinstance(sub.value, str) else None
+            if name in members:                    # self.helper, cls.helper, getattr(self, "helper")
+                queue.extend(members[name])
             if isinstance(sub, ast.Call):
                 fn = sub.func
-                name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", None)
-                if name in SOFTMAX_NAMES:
-                    found.append(f"line {sub.lineno}: {name}(...)")
-        todo.extend(_resolve_class(bindings, base.id) for base in cls.bases if isinstance(base, ast.Name))
+                called = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", None)
+                if called in SOFTMAX_NAMES:
+                    found.append(f"line {sub.lineno}: {called}(...)")
     return tuple(sorted(set(found), key=lambda s: int(s.split()[1].rstrip(":"))))
 
 

@@ -164,10 +164,16 @@ class Runtime:
             return np.array(value, order="C", copy=True, subok=False)
         if value is None or type(value) in (bool, int, float, str):
             return value
-        if type(value) in (tuple, list) and depth < 4:
-            return type(value)(self.result(v, None, method, depth + 1) for v in value)
-        if type(value) is dict and depth < 4 and all(type(k) is str for k in value):
-            return {k: self.result(v, None, method, depth + 1) for k, v in value.items()}
+        # Subclasses (a NamedTuple ``(output, weights)``, an OrderedDict of outputs) are read through
+        # the base type's own storage, never the subclass's methods, and go back as the plain type:
+        # only plain containers cross the boundary.
+        if isinstance(value, tuple | list) and depth < 4:
+            base = tuple if isinstance(value, tuple) else list
+            return base(self.result(v, None, method, depth + 1) for v in base.__iter__(value))
+        if isinstance(value, dict) and depth < 4:
+            items = list(dict.items(value))
+            if all(type(k) is str for k, _ in items):
+                return {k: self.result(v, None, method, depth + 1) for k, v in items}
         what = "forward" if method in ("__call__", "forward") else method
         try:
             tname = type(value).__name__
@@ -353,8 +359,10 @@ class Runtime:
         out = obj(*args, **kwargs)
         g = req["grad_output"]
         if isinstance(out, (tuple, list)):
+            out = (tuple if isinstance(out, tuple) else list).__iter__(out)   # a NamedTuple's own storage
+            out = list(out)
             if isinstance(g, (tuple, list)):
-                outs, gs = list(out)[:len(g)], list(g)
+                outs, gs = out[:len(g)], list(g)
             else:
                 outs, gs = [out[0]], [g]
         else:

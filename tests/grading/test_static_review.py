@@ -151,11 +151,27 @@ def test_multi_head_that_never_reaches_the_single_head_module_is_told_so():
 def test_softmax_copied_into_the_multi_head_class_is_found_through_aliases_and_base_classes():
     base = HEADER + SDPA + "class _Base(nn.Module):\n    def attend(self, s):\n        return s.softmax(-1)\n\n" \
                            "class MultiHeadedAttention(_Base):\n    def forward(self, x):\n" \
-                           "        return torch.exp(x)\n\nMultiHeadAttention = MultiHeadedAttention\n"
+                           "        return torch.exp(self.attend(x))\n\nMultiHeadAttention = MultiHeadedAttention\n"
     assert [f.split(": ")[1] for f in static.class_softmax_calls(base, "MultiHeadAttention")] == ["softmax(...)", "exp(...)"]
     # deriving from the single-head module is reuse, not a copy
     derived = HEADER + SDPA + "class MultiHeadAttention(ScaledDotProductAttention):\n    pass\n"
     assert static.class_softmax_calls(derived, "MultiHeadAttention") == []
+
+
+def test_a_softmax_helper_in_a_shared_base_counts_only_when_the_multi_head_class_calls_it():
+    shared = HEADER + "class _Base(nn.Module):\n    @staticmethod\n    def _normalise(s):\n" \
+                      "        return s.softmax(-1)\n\n" \
+                      "class ScaledDotProductAttention(_Base):\n    def forward(self, q, k, v):\n" \
+                      "        return self._normalise(q @ k.transpose(-2, -1)) @ v\n\n"
+    reuses = shared + "class MultiHeadAttention(_Base):\n    def forward(self, x):\n" \
+                      "        return ScaledDotProductAttention()(x, x, x)\n"
+    assert static.class_softmax_calls(reuses, "MultiHeadAttention") == []
+    copies = shared + "class MultiHeadAttention(_Base):\n    def forward(self, x):\n" \
+                      "        return self._normalise(x @ x.transpose(-2, -1)) @ x\n"
+    assert [f.split(": ")[1] for f in static.class_softmax_calls(copies, "MultiHeadAttention")] == ["softmax(...)"]
+    inherited = shared + "class Core(_Base):\n    def forward(self, x):\n        return torch.exp(x)\n\n" \
+                         "class MultiHeadAttention(Core):\n    pass\n"
+    assert [f.split(": ")[1] for f in static.class_softmax_calls(inherited, "MultiHeadAttention")] == ["exp(...)"]
 
 
 @pytest.mark.parametrize("code", [
@@ -505,3 +521,76 @@ def test_a_method_taken_off_its_object_no_longer_makes_self_attention_names_the_
     assert any("self.scaled_dot_product_attention" in f for f in static.fused_attention_uses(HEADER + code))
     demo = KERNEL_CLASS + "if __name__ == '__main__':\n    print(Ops().kernel(1, 2, 3))\n"
     assert static.fused_attention_uses(HEADER + demo) == [] and static.hidden_name_uses(HEADER + demo) == ()
+
+
+# ------------------------------------------------------------------ round 13: correct code that lost points
+# Each cost a correct submission 3 to 64 points; the tests/fixtures/submissions/correct/ files
+# hf_namedtuple_registry, compile_guards_selfcheck and abc_shared_softmax_base are them in context.
+ROUND_13_HONEST = {
+    "jit_export_decorator": "class M(nn.Module):\n    @torch.jit.export\n    def f(self, x):\n        return x\n",
+    "compile_guard": "def f(x):\n    if torch.compiler.is_compiling():\n        return x\n    return x\n",
+    "compile_guard_imported": "from torch.compiler import is_compiling\nfrom torch.testing import assert_close\n",
+    "testing_assertions_at_import": "import numpy as np\nx = torch.ones(2)\ntorch.testing.assert_close(x, x)\n"
+                                    "np.testing.assert_allclose(x.numpy(), x.numpy())\n",
+    "a_helper_only_the_main_guard_calls": "def check():\n    return getattr(F, name)\n\n"
+                                          "if __name__ == '__main__':\n    check()\n",
+    "a_local_named_compile": "def f(x, compile=False):\n    if compile:\n        return x\n    vars = 2\n"
+                             "    return vars\n",
+    "a_config_field_named_compile": "from dataclasses import dataclass\n\n@dataclass\nclass C:\n"
+                                    "    compile: bool = False\n",
+    "a_logger_and_a_switch_named_like_pytorch": "import logging\nlog = logging.getLogger('Transformer')\n"
+                                                "IMPL = 'flash_attention_2'\nif IMPL == 'scaled_dot_product_attention':\n"
+                                                "    print('flash_attention_2')\n",
+    "a_class_decorator": "REG = {}\n\ndef register(cls):\n    REG[cls.__name__] = cls\n    return cls\n",
+    "a_method_called_on_a_new_object_of_its_class": "class H:\n    def f(self, x):\n        return x\n\n"
+                                                    "y = H.f(H(), 1)\n",
+    "a_docstring_naming_the_main_guard": "'''Run with if __name__ == \"__main__\".'''\n"
+                                         "if __name__ == '__main__':\n    print(F.scaled_dot_product_attention)\n",
+}
+
+
+@pytest.mark.parametrize("code", ROUND_13_HONEST.values(), ids=ROUND_13_HONEST.keys())
+def test_round_13_honest_code_is_neither_hiding_nor_fused(code):
+    assert static.hidden_name_uses(HEADER + code) == ()
+    assert static.fused_attention_uses(HEADER + code) == []
+
+
+# ...and the hostile neighbours of each of those stay flagged
+ROUND_13_STILL = {
+    "compile_the_builtin_in_a_function": ("def f():\n    return compile('x', 'f', 'eval')\n", "compile"),
+    "compile_read_at_module_level_before_binding": ("c = compile\ncompile = False\n", "compile"),
+    "compile_as_a_default_argument": ("def f(x=compile):\n    compile = 1\n", "compile"),
+    "compile_declared_global": ("def f():\n    global compile\n    compile = 1\n    return compile\n", "compile"),
+    "the_rest_of_torch_compiler": ("c = torch.compiler.allow_in_graph\n", "torch.compiler"),
+    "torch_testing_internals": ("t = torch.testing._internal\n", "torch.testing"),
+    "a_name_kept_for_a_lookup": ("n = 'scaled_dot_product_attention'\nfs = [n]\n", "the string"),
+    "print_rebound_to_a_lookup": ("def print(n):\n    return n\nprint('scaled_dot_product_attention')\n",
+                                  "the string"),
+    "a_helper_named_outside_the_guard_too": ("def check():\n    return getattr(F, name)\n\nx = check\n"
+                                             "if __name__ == '__main__':\n    check()\n", "computed name"),
+    "a_function_outside_a_class_reading_self": ("def attend(self, q):\n    return self.softmax(q)\n", "taking self"),
+    "a_method_called_on_what_new_returns": ("class H:\n    def __new__(cls):\n        return torch\n"
+                                            "    def f(self, x):\n        return x\n\ny = H.f(H(), 1)\n",
+                                            "another self"),
+    "a_field_named_like_a_registry": ("from dataclasses import dataclass\n\n@dataclass\nclass C:\n"
+                                      "    ops: object = None\n", "a class attribute named ops"),
+    "the_main_guard_named_in_a_string_that_binds_it": ("import attention\nsetattr(attention, '__name__', '__main__')\n"
+                                                        "if __name__ == '__main__':\n    x = getattr(F, name)\n",
+                                                        "computed name"),
+}
+
+
+@pytest.mark.parametrize(("code", "reason"), ROUND_13_STILL.values(), ids=ROUND_13_STILL.keys())
+def test_round_13_hostile_neighbours_of_the_honest_cases_stay_flagged(code, reason):
+    found = static.hidden_name_uses(HEADER + code)
+    assert any(reason in f for f in found), found
+
+
+def test_round_13_an_annotated_attribute_or_an_abc_base_is_the_students_own():
+    code = ("import abc\n\nclass Base(nn.Module, abc.ABC):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.scaled_dot_product_attention: nn.Module = nn.Identity()\n\n"
+            "    def forward(self, x):\n        return self.scaled_dot_product_attention(x)\n")
+    assert static.fused_attention_uses(HEADER + code) == []
+    # a base whose metaclass is not abc's may hand out anything as self.X
+    meta = code.replace("(nn.Module, abc.ABC)", "(nn.Module, metaclass=Meta)")
+    assert static.fused_attention_uses(HEADER + meta)

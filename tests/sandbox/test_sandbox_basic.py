@@ -408,3 +408,25 @@ def test_site_packages_the_zygote_never_imported_are_importable(executor):
     with executor.session(src, "u.py", "u") as s:
         s.load()
         assert s.call(s.new("P"), "where").startswith(sys.prefix)
+
+
+def test_named_tuples_and_dict_subclasses_come_back_as_plain_containers_read_from_their_storage(executor):
+    """``AttentionOutput(output, weights)`` as a NamedTuple is a correct result (it cost 34 to 72
+    points when only exact tuples were accepted); a subclass's own methods are never what is read."""
+    src = ("import collections\nfrom typing import NamedTuple\nimport torch\n\n"
+           "class Out(NamedTuple):\n    output: torch.Tensor\n    weights: torch.Tensor\n\n"
+           "class Liar(tuple):\n    def __iter__(self):\n        return iter([torch.zeros(1)])\n"
+           "    def __getitem__(self, i):\n        return torch.zeros(1)\n\n"
+           "class M(torch.nn.Module):\n    def forward(self, x):\n        return Out(x, x + 1)\n"
+           "    def liar(self, x):\n        return Liar((x, x))\n"
+           "    def ordered(self, x):\n        return collections.OrderedDict(out=x)\n")
+    x = torch.ones(2, 3)
+    with executor.session(src, "m.py", "m") as s:
+        s.load()
+        h = s.new("M")
+        out = s.call(h, "__call__", x)
+        assert type(out) is tuple and torch.equal(out[0], x) and torch.equal(out[1], x + 1)
+        liar = s.call(h, "liar", x)
+        assert type(liar) is tuple and len(liar) == 2 and torch.equal(liar[1], x)
+        ordered = s.call(h, "ordered", x)
+        assert type(ordered) is dict and torch.equal(ordered["out"], x)
