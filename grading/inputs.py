@@ -207,6 +207,23 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
                     "请另存为 UTF-8（并删除 coding 声明行）后重新上传。",
                 ) from None
     hint_en = hint_zh = ""
+    if gb18030:
+        # Traditional Chinese Windows (Taiwan, Hong Kong) saves .txt as Big5 (cp950), which GB18030 also
+        # decodes, to rare characters: GBK is tried first (it is the common case and its plausibility test
+        # refuses Big5 text), then Big5 with a test of its own (audit round 13: a Big5 audit was refused).
+        try:
+            text = data.decode("gb18030")
+            if _plausibly_chinese(text):
+                return text
+        except UnicodeDecodeError:
+            pass
+        for codec in ("cp950", "big5hkscs"):
+            try:
+                text = data.decode(codec)
+            except UnicodeDecodeError:
+                continue
+            if _plausibly_big5(text, codec):
+                return text
     try:
         text = data.decode("gb18030")
         if gb18030 and _plausibly_chinese(text):
@@ -258,6 +275,25 @@ def _plausibly_chinese(text: str) -> bool:
             common += 1
         except UnicodeEncodeError:
             pass
+    cjk = sum(1 for ch in non_ascii if "\u4e00" <= ch <= "\u9fff")
+    return common >= 0.9 * len(non_ascii) and cjk >= 0.5 * len(non_ascii)
+
+
+def _plausibly_big5(text: str, codec: str) -> bool:
+    """Whether text that is not UTF-8 and not plausibly GBK, decoded as Big5 (``codec``), is traditional
+    Chinese saved as Big5. As for GBK, decoding proves nothing; Big5 orders its characters by frequency:
+    symbols (lead bytes 0xA1-0xA3) and the 5,401 common hanzi (0xA4-0xC6) come first. Real text is almost
+    all of them; GBK text, Western bytes or junk decoded as Big5 spread over the rare half as well."""
+    non_ascii = [ch for ch in text if ord(ch) > 0x7F]
+    if len(non_ascii) < 4:
+        return False
+    common = 0
+    for ch in non_ascii:
+        try:
+            lead = ch.encode(codec)[0]
+        except UnicodeEncodeError:
+            continue
+        common += 0xA1 <= lead <= 0xC6
     cjk = sum(1 for ch in non_ascii if "\u4e00" <= ch <= "\u9fff")
     return common >= 0.9 * len(non_ascii) and cjk >= 0.5 * len(non_ascii)
 
