@@ -16,7 +16,7 @@ from rubric.audit.text import _CJK, normalise
 
 # Why a concept was not credited; the checklist words each reason in both languages (`reasons:`).
 REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
-           "threshold_only", "question", "mismatch")
+           "threshold_only", "question", "mismatch", "contradicted", "copied_feedback")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
 
@@ -30,6 +30,24 @@ class ChecklistError(ValueError):
 # ==================================================================================================
 
 _LATIN_END = re.compile(r"[a-z0-9]")
+# "{{zero}}" in a "re:" phrase is the checklist's macro `zero` (section `macros`): one definition of what a
+# written zero or one is, shared by every phrase that needs it ("0", "0.0000", "0e0" but not "0.5").
+_MACRO = re.compile(r"\{\{([a-z_]+)\}\}")
+
+
+def _expand_macros(obj: Any, macros: dict[str, str], where: str = "") -> Any:
+    """``obj`` (YAML data) with every ``{{name}}`` of a "re:" string replaced by ``(?:macro)``."""
+    if isinstance(obj, dict):
+        return {k: _expand_macros(v, macros, f"{where}.{k}" if where else str(k)) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_expand_macros(v, macros, where) for v in obj]
+    if isinstance(obj, str) and obj.startswith("re:") and "{{" in obj:
+        def sub(m: re.Match) -> str:
+            if m.group(1) not in macros:
+                raise ChecklistError(f"{where}: unknown macro {{{{{m.group(1)}}}}} in {obj!r}")
+            return f"(?:{macros[m.group(1)]})"
+        return _MACRO.sub(sub, obj)
+    return obj
 
 
 def _compile_phrase(phrase: str, where: str) -> str:
@@ -107,11 +125,12 @@ def _required_literals(pattern: str) -> list[str] | None:
 class _Pat:
     """A compiled phrase group with a literal prefilter (the subset of re.Pattern that we use)."""
 
-    __slots__ = ("regex", "triggers", "_pre")
+    __slots__ = ("regex", "triggers", "_pre", "parts")
 
-    def __init__(self, regex: re.Pattern, triggers: tuple[str, ...] | None):
+    def __init__(self, regex: re.Pattern, triggers: tuple[str, ...] | None, parts: tuple[_Pat, ...] = ()):
         self.regex = regex
         self.triggers = triggers
+        self.parts = parts        # see _compile_group(split=True): ``sub`` runs them one after the other
         if triggers is None:
             self._pre = None
         elif not triggers:
@@ -132,13 +151,30 @@ class _Pat:
         return self.regex.finditer(text) if self._may_match(text) else iter(())
 
     def sub(self, repl, text: str) -> str:
+        if self.parts:
+            for part in self.parts:
+                text = part.sub(repl, text)
+            return text
         return self.regex.sub(repl, text) if self._may_match(text) else text
 
 
 _NEVER = _Pat(re.compile(r"(?!x)x"), ())
 
 
-def _compile_group(group: Any, where: str) -> _Pat:
+def _compile_group(group: Any, where: str, *, split: bool = False) -> _Pat:
+    """One regex for a phrase list. With ``split`` (groups only ever blanked with ``sub``, such as the
+    intensifiers), ``sub`` runs one part per regex phrase and one for all literal phrases, each behind its
+    own literal prefilter: one alternation of ~90 phrases, most starting with a look-around, is tried at
+    every position of every sentence, and most sentences hold none of their literals. Blanking (a
+    replacement of the same length) in parts gives the same text as in one pass."""
+    if split:
+        phrases = (list(group.get("zh") or []) + list(group.get("en") or [])) if isinstance(group, dict) else group
+        whole = _compile_group(group, where)
+        if isinstance(phrases, list) and len(phrases) > 1:
+            literal = [p for p in phrases if not (isinstance(p, str) and p.startswith("re:"))]
+            chunks = ([literal] if literal else []) + [[p] for p in phrases if p not in literal]
+            whole.parts = tuple(_compile_group(c, where) for c in chunks)
+        return whole
     if isinstance(group, dict):
         phrases = list(group.get("zh") or []) + list(group.get("en") or [])
     elif isinstance(group, list):
@@ -176,6 +212,11 @@ class _Concept:
     groups: list[_Pat] = field(default_factory=list)
     metric: str | None = None
     evidence: str | None = None    # "observed": needs an observed result of the student's own run
+    # what the experiment measures (entropy, weight, shape...): a number is a result of it only next to one
+    measures: _Pat | None = None
+    # the opposite statement ("columns are queries"): a clause stating it credits the concept nothing
+    contradicted_by: _Pat | None = None
+    implies: list[str] = field(default_factory=list)   # concepts a statement of this one states too
 
 
 @dataclass
@@ -256,6 +297,8 @@ class Checklist:
     attribution: _Pat = _NEVER          # "some say", 有人说: a verdict after it denies what it reports
     verdict: _Pat = _NEVER              # "they are wrong", 纯属胡说
     embedded_question: _Pat = _NEVER    # "whether", 是否: the clause asks, it asserts no overclaim
+    mechanical: _Pat = _NEVER           # "the mask causes a zero weight": a fact of the computation, no overclaim
+    zero: re.Pattern | None = None      # the macro `zero`: a written zero ("0", "0.0000", "0e0")
 
 
 def _opt_group(obj: Any, where: str) -> _Pat | None:
@@ -270,6 +313,15 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
     if not isinstance(cl.get("max_points"), (int, float)) or cl["max_points"] <= 0:
         # the audit's maximum is the checklist's, never a default in code
         raise ChecklistError("max_points: needs a positive number (the audit's maximum)")
+    macros = cl.get("macros") or {}
+    if not isinstance(macros, dict) or not all(isinstance(v, str) for v in macros.values()):
+        raise ChecklistError("macros: expected a mapping of names to regular expressions")
+    for name, body in macros.items():
+        try:
+            re.compile(body)
+        except re.error as exc:
+            raise ChecklistError(f"macros.{name}: bad regex {body!r}: {exc}") from None
+    source, cl = cl, _expand_macros({k: v for k, v in cl.items() if k != "macros"}, macros)
     settings = cl.get("settings") or {}
     cues = cl.get("cues") or {}
     for name in ("negation", "intensifiers", "caveat", "carry", "section_negative", "section_ambiguous", "hedge",
@@ -326,6 +378,11 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
                 concept.evidence = c.get("evidence")
                 if concept.evidence not in (None, "observed"):
                     raise ChecklistError(f"{cw}: evidence must be 'observed' or absent")
+                if c.get("measures"):
+                    concept.measures = _compile_group(c["measures"], f"{cw}.measures")
+                if c.get("contradicted_by"):
+                    concept.contradicted_by = _compile_group(c["contradicted_by"], f"{cw}.contradicted_by")
+                concept.implies = [str(x) for x in c.get("implies") or []]
                 if ckind == "metric":
                     if c.get("metric") not in metrics:
                         raise ChecklistError(f"{cw}: unknown metric {c.get('metric')!r}")
@@ -363,6 +420,11 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
     if missing:
         raise ChecklistError(f"reasons: missing {sorted(missing)}")
     all_concepts = {c.id for it in items for c in it.concepts}
+    for it in items:
+        for c in it.concepts:
+            unknown = set(c.implies) - all_concepts
+            if unknown:
+                raise ChecklistError(f"items({it.id}).{c.id}.implies: unknown concepts {sorted(unknown)}")
     test_claims: list[_TestClaim] = []
     for n, tc in enumerate(cl.get("test_claims") or []):
         where = f"test_claims[{n}]({tc.get('id') if isinstance(tc, dict) else None})"
@@ -375,9 +437,9 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
             id=tc["id"], label=_bilingual(tc.get("label"), f"{where}.label"), tests=[str(t) for t in tc["tests"]],
             phrases=_compile_group(tc["phrases"], where) if tc.get("phrases") else None,
             concepts=list(tc.get("concepts") or [])))
-    handout = load_handout(cl.get("handout"), base_dir) if cl.get("handout") else None
+    handout = load_handout(cl.get("handout"), base_dir, grader_texts(cl, base_dir)) if cl.get("handout") else None
     return Checklist(
-        source=cl,
+        source=source,
         max_points=max_points,
         min_units=float(settings.get("min_units", 10)),
         max_per_sentence=int(settings.get("max_concepts_per_sentence", 2)),
@@ -386,8 +448,9 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         max_overclaim_flags=int(settings.get("max_overclaim_flags", 5)),
         negation_subject_gap=float(settings.get("negation_subject_gap", 4)),
         negation=_compile_group(cues["negation"], "cues.negation"),
-        negation_excl=_opt_group(cues.get("negation_exclusions"), "cues.negation_exclusions") or _NEVER,
-        intensifiers=_compile_group(cues["intensifiers"], "cues.intensifiers"),
+        negation_excl=(_compile_group(cues["negation_exclusions"], "cues.negation_exclusions", split=True)
+                       if _opt_group(cues.get("negation_exclusions"), "cues.negation_exclusions") else _NEVER),
+        intensifiers=_compile_group(cues["intensifiers"], "cues.intensifiers", split=True),
         observed=_compile_group(cues["observed"], "cues.observed"),
         caveat=_compile_group(cues["caveat"], "cues.caveat"),
         carry=_compile_group(cues["carry"], "cues.carry"),
@@ -411,7 +474,67 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         attribution=_opt_group(cues.get("attribution"), "cues.attribution") or _NEVER,
         verdict=_opt_group(cues.get("verdict"), "cues.verdict") or _NEVER,
         embedded_question=_opt_group(cues.get("embedded_question"), "cues.embedded_question") or _NEVER,
+        mechanical=_opt_group(oc.get("mechanical"), "overclaims.mechanical") or _NEVER,
+        zero=re.compile(macros["zero"]) if macros.get("zero") else None,
     )
+
+
+# Student-visible messages written in the rubric's code: dict literals {"en": ..., "zh": ...} (f-strings
+# included, their literal parts) in the audit checker's modules.
+_MESSAGE_MODULES = ("grade.py", "figure.py", "claims.py")
+
+
+def _bilingual_strings(obj: Any) -> list[str]:
+    """Every string of a {en: str, zh: str} mapping anywhere in YAML data: labels, feedback, reasons and
+    messages a student reads (phrase lists are lists, so they are not collected)."""
+    out: list[str] = []
+    if isinstance(obj, dict):
+        if isinstance(obj.get("en"), str) and isinstance(obj.get("zh"), str):
+            out += [obj["en"], obj["zh"]]
+        for v in obj.values():
+            out += _bilingual_strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            out += _bilingual_strings(v)
+    return out
+
+
+@functools.cache
+def _code_messages() -> tuple[str, ...]:
+    import ast
+
+    out: list[str] = []
+    here = Path(__file__).resolve().parent
+    for name in _MESSAGE_MODULES:
+        tree = ast.parse((here / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Dict):
+                continue
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+            if "en" not in keys or "zh" not in keys:
+                continue
+            for v in node.values:
+                parts = v.values if isinstance(v, ast.JoinedStr) else [v]
+                for p in parts:
+                    for c in ast.walk(p):
+                        if isinstance(c, ast.Constant) and isinstance(c.value, str):
+                            out.append(c.value)
+    return tuple(out)
+
+
+def grader_texts(cl: dict, base_dir: Path) -> list[str]:
+    """What the grader itself tells students (finding 2 of audit round 13: feedback pasted back into the
+    audit earned 10.5/15): the checklist's bilingual strings, the YAML files named in
+    ``handout.grader_files`` (the rubric's test descriptions) and the messages in the checker's code.
+    A sentence copied from them earns nothing, as a copy of the handout does."""
+    texts = _bilingual_strings({k: v for k, v in cl.items() if k not in ("handout",)})
+    for name in (cl.get("handout") or {}).get("grader_files") or []:
+        path = (base_dir / str(name)).resolve()
+        try:
+            texts += _bilingual_strings(yaml.safe_load(path.read_text(encoding="utf-8")))
+        except (OSError, yaml.YAMLError) as exc:
+            raise ChecklistError(f"handout.grader_files: cannot read {name} ({exc})") from None
+    return texts + list(_code_messages())
 
 
 @functools.lru_cache(maxsize=16)

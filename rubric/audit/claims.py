@@ -96,7 +96,8 @@ def _extract_claims(cc: Checklist, sent: _Sentence) -> tuple[list[_Claim], set[s
     for m in _NUMBER.finditer(text):
         parsed = _parse_number(m)
         if parsed is not None and not (not parsed[1] and _POWER_FOLLOWS.match(text, m.end())):
-            numbers.append((m.start(), m.end(), parsed[0], "." in m.group()))
+            # "0.0", "0.0000" and "0e0" are written values; a bare "0" may name something else
+            numbers.append((m.start(), m.end(), parsed[0], "." in m.group() or parsed[1]))
     claims: list[_Claim] = []
     numbered: set[str] = set()
     threshold_only: set[str] = set()

@@ -10,7 +10,7 @@ from typing import Any, TypedDict
 from rubric.audit.checklist import Checklist, _bilingual, _Concept, _Item, _Metric
 from rubric.audit.claims import _check_metric, _Claim, _extract_claims, _measured_value
 from rubric.audit.figure import FigureReport, analyse_figure
-from rubric.audit.text import _segment, _Sentence
+from rubric.audit.text import _segment, _Sentence, has_traditional
 
 
 class Bilingual(TypedDict):
@@ -49,8 +49,8 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("mismatch", "sentence_full", "no_result", "too_short", "not_a_limit", "negated", "question", "stuffed",
-                 "copied")
+_REASON_ORDER = ("mismatch", "contradicted", "sentence_full", "no_result", "too_short", "not_a_limit", "negated",
+                 "question", "stuffed", "copied_feedback", "copied")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
 _RESULT_NUMBER = re.compile(
@@ -63,34 +63,109 @@ WEIGHT_TOLERANCE = 0.015          # values rounded to two decimals still match
 _FIGURE_WORDS = re.compile(r"heat\s*map|figure|plot|image|picture|grid|图|热力图|格子")
 
 
-def _observed(cc: Checklist, sentences: list[_Sentence], idx: int) -> bool:
-    """An observed result in this sentence, or in the next one of the same paragraph/bullet."""
+# Between what an experiment measures and its value ("the entropy without scaling dropped from 1.9 to
+# 0.2", "输出形状分别是 (1, 8)"): at most this many characters, no end of statement and no reference
+# ("see page 0.5", "第 3.2 节"); a value may also come just before its quantity ("0.12 nats of entropy").
+_MEASURE_GAP = 60
+_MEASURE_GAP_AFTER = 16
+_GAP_STOP = re.compile(r"[;。；]|\b(?:page|pp?\.|section|sec\.|chapter|fig(?:ure)?\.?|table|line|eq\.?|equation|"
+                       r"version|step|see)\b|§|第\s*\S{0,4}(?:页|节|章|行|步)|见")
+
+
+# what a plan or an expectation says, not an observation
+_PLANNED = re.compile(r"\b(?:should|would|will|expect\w*|check(?:s|ed)? (?:that|if)|supposed to|must|want\w*|plan\w*)\b|"
+                      r"应该|应当|预期|期望|检查|需要|要求|计划|打算|理论上")
+
+
+def _measured_number(measures: Any, text: str, number: re.Match) -> bool:
+    """Is ``number`` a value of one of the quantities ``measures`` names, in ``text``?"""
+    for m in measures.finditer(text):
+        if m.end() <= number.start():
+            gap = text[m.end():number.start()]
+            if len(gap) <= _MEASURE_GAP and not _GAP_STOP.search(gap):
+                return True
+        elif number.end() <= m.start():
+            gap = text[number.end():m.start()]
+            if len(gap) <= _MEASURE_GAP_AFTER and not _GAP_STOP.search(gap) and "," not in gap:
+                return True
+    return False
+
+
+def _observed(cc: Checklist, sentences: list[_Sentence], idx: int, concept: _Concept | None = None) -> bool:
+    """An observed result in this sentence, or in the next one of the same paragraph/bullet: a before/after
+    word (cues.observed), or a result number tied to what the experiment measures (the concept's
+    ``measures``; a number elsewhere, "see page 0.5", "d_k = 64", is no result of it)."""
     s = sentences[idx]
     texts = [s.text]
     if idx + 1 < len(sentences) and sentences[idx + 1].para == s.para:
         texts.append(sentences[idx + 1].text)
-    return any(cc.observed.search(t) or _RESULT_NUMBER.search(t) for t in texts)
+    measures = concept.measures if concept is not None else None
+    for t in texts:
+        if cc.observed.search(t):
+            return True
+        for n in _RESULT_NUMBER.finditer(t):
+            if measures is None or _measured_number(measures, t, n):
+                return True
+        # a zero is a setting nowhere in these experiments: next to what is measured ("the padded columns
+        # were exactly 0") it is a result, however it is written ("0", "0.0000", "0e0"); not in a plan or a
+        # question ("检查权重是否为 0", "the weight should be 0")
+        if measures is not None and cc.zero is not None and not _PLANNED.search(t) \
+                and not cc.embedded_question.search(t) and not cc.hedge.search(t):
+            if any(_measured_number(measures, t, z) for z in cc.zero.finditer(t)):
+                return True
+    return False
 
 
-def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool]:
-    """(found, stated as the concept means it) for one sentence.
+def _contradicted(concept: _Concept, s: _Sentence, m: re.Match) -> bool:
+    """A statement of the opposite (``contradicted_by``: "columns are queries", "each column sums to 1") in
+    the clause of the match ``m``, not negated: the words of the concept are there, its fact is not."""
+    if concept.contradicted_by is None:
+        return False
+    clauses = {id(s.clause_at(m.start())), id(s.clause_at(max(m.start(), m.end() - 1)))}
+    for x in s.find(concept.contradicted_by):
+        if s.negated(x.start(), x.end(), context=False):
+            continue
+        if id(s.clause_at(x.start())) in clauses or (x.start() < m.end() and x.end() > m.start()):
+            return True
+    return False
+
+
+def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool, bool]:
+    """(found, stated as the concept means it, contradicted) for one sentence.
 
     plain: every phrase group has a match outside the scope of a negation ("rows are not queries" states
-    nothing); caveat: the keyword is inside the scope of a negation or warning, or in a "cannot prove"
-    section (intensifiers such as "no doubt"/不用怀疑 are not negations)."""
+    nothing) and without the opposite statement in its clause; caveat: the keyword is inside the scope of
+    a negation or warning, or in a "cannot prove" section (intensifiers such as "no doubt"/不用怀疑 are not
+    negations)."""
     first = s.find(concept.groups[0])
     if not first or not all(s.find(g) for g in concept.groups[1:]):
-        return False, False
+        return False, False, False
     if concept.mode == "caveat":
-        return True, any(s.negated(m.start(), m.end()) for m in first)
-    ok = all(any(not s.negated(m.start(), m.end(), context=False) for m in s.find(g)) for g in concept.groups)
-    return True, ok
+        return True, any(s.negated(m.start(), m.end()) for m in first), False
+    contradicted = False
+    for g in concept.groups:
+        state = None                   # None: every match negated; "c": affirmed but contradicted; "ok"
+        for m in s.find(g):
+            if s.negated(m.start(), m.end(), context=False):
+                continue
+            if _contradicted(concept, s, m):
+                state = "c"
+                continue
+            state = "ok"
+            break
+        if state is None:
+            return True, False, False
+        contradicted |= state == "c"
+    return True, not contradicted, contradicted
 
 
 def _keyword_lists(cc: Checklist, sentences: list[_Sentence], concepts: list[_Concept]) -> set[int]:
     """Sentences with a clause that names ``settings.keyword_list_concepts`` or more concepts and metrics:
     "row query column key sums to 1 masked 0 reading budget" is a list of keywords, not a statement."""
     out: set[int] = set()
+    # a statement of one concept that states others by definition (experiment B: padding keys get weight 0
+    # and rows still sum to 1) is one point, not three keywords
+    implies = {c.id: set(c.implies) for c in concepts}
     pats = [(c.id, c.groups[0]) for c in concepts] + [(mid, m.names) for mid, m in cc.metrics.items()]
     for idx, s in enumerate(sentences):
         if s.is_code or s.is_heading or not s.eligible:
@@ -102,8 +177,11 @@ def _keyword_lists(cc: Checklist, sentences: list[_Sentence], concepts: list[_Co
         for cid, ms in hits:
             for m in ms:
                 per_clause.setdefault(s.clause_at(m.start()).start, set()).add(cid)
-        if any(len(ids) >= cc.keyword_list_concepts for ids in per_clause.values()):
-            out.add(idx)
+        for ids in per_clause.values():
+            implied = set().union(*(implies.get(i, set()) for i in ids))
+            if len(ids - implied) >= cc.keyword_list_concepts:
+                out.add(idx)
+                break
     return out
 
 
@@ -115,25 +193,35 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
     for idx, s in enumerate(sentences):
         if s.is_code or s.is_heading or s.wall:
             continue
-        found, ok = _stated(concept, s)
+        found, ok, contradicted = _stated(concept, s)
         if not found:
             continue
         if s.is_question:              # "Isn't a high weight the feature importance?" asks; it states nothing
             reasons.add("question")
         elif s.copied:
-            reasons.add("copied")
+            reasons.add("copied_feedback" if s.copy_source == "grader" else "copied")
         elif s.short:
             reasons.add("too_short")
         elif not s.eligible:
             continue
         elif idx in lists:
             reasons.add("stuffed")
+        elif contradicted:
+            reasons.add("contradicted")
         elif not ok:
             reasons.add("not_a_limit" if concept.mode == "caveat" else "negated")
-        elif concept.evidence == "observed" and not _observed(cc, sentences, idx):
+        elif concept.evidence == "observed" and not _observed(cc, sentences, idx, concept):
             reasons.add("no_result")
         else:
             out.append(idx)
+    if not out and concept.contradicted_by is not None and "contradicted" not in reasons:
+        # the opposite alone ("the x-axis shows the queries"): the feedback says it is the wrong way round
+        # (looked for only when nothing is credited, the rare case, since it reads every sentence)
+        for s in sentences:
+            if s.eligible and not (s.is_code or s.is_heading or s.is_question) and any(
+                    not s.negated(x.start(), x.end(), context=False) for x in s.find(concept.contradicted_by)):
+                reasons.add("contradicted")
+                break
     return out, reasons
 
 
@@ -151,11 +239,21 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[str, bo
             continue
         if not cc.overclaim_patterns.search(s.text):
             continue
+        hit = None
         for clause in s.clauses:       # per clause: "cannot prove causality, but it shows k2 is most important"
-            m = cc.overclaim_patterns.search(s.text[clause.start:clause.end])
-            if m and not s.negated(clause.start + m.start(), clause.start + m.end()) \
-                    and not _asked(cc, s, clause.start, clause.start + m.end()):
-                found.append((s.text, s.hedged(clause.start + m.start())))
+            piece = s.text[clause.start:clause.end]
+            # a fact of the computation ("the mask causes an exact zero weight", "scaling determines the
+            # entropy") is no claim about what the weights explain
+            facts = [(f.start(), f.end()) for f in cc.mechanical.finditer(piece)]
+            for m in cc.overclaim_patterns.finditer(piece):
+                if any(a < m.end() and b > m.start() for a, b in facts):
+                    continue
+                if not s.negated(clause.start + m.start(), clause.start + m.end()) \
+                        and not _asked(cc, s, clause.start, clause.start + m.end()):
+                    hit = (s.text, s.hedged(clause.start + m.start()))
+                    break
+            if hit:
+                found.append(hit)
                 break
     return found
 
@@ -196,12 +294,34 @@ def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, f
     matches no row of them is flagged."""
     cc = checklist
     text = (text or "")[: cc.max_text_chars]
-    sentences = _segment(cc, text) if text.strip() else []
+    figures = {item.id: _grade_figure(item, figure) for item in cc.items if item.kind == "figure"}
+    result = _grade_text(cc, text, figures, measured, tests, weights, axes_swapped=False)
+    if result["score"] < result["max"] and ("行" in text or "列" in text) and has_traditional(text):
+        # Taiwan's 列 is a row and 行 a column (rubric.audit.text.swap_axes); a traditional-script audit
+        # may follow either usage, so it gets the better of the two readings (the first on a tie; a full
+        # score needs no second reading)
+        other = _grade_text(cc, text, figures, measured, tests, weights, axes_swapped=True)
+        if other["score"] > result["score"]:
+            result = other
+    return result
+
+
+def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport | None, AuditItem, AuditFlag | None]],
+                measured: Mapping[str, float] | None, tests: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None,
+                weights: Sequence[Sequence[float]] | None, *, axes_swapped: bool) -> AuditResult:
+    """One reading of the audit's text (see :func:`grade_audit`); ``figures`` are the figure items, graded once."""
+    sentences = _segment(cc, text, axes_swapped=axes_swapped) if text.strip() else []
     has_text = any(re.search(r"\w", s.text) for s in sentences)
     if cc.handout is not None:
-        for s in sentences:
-            if not (s.is_code or s.is_heading) and cc.handout.is_copied(s.text):
-                s.copied, s.eligible = True, False
+        prose = [s for s in sentences if not s.is_code]
+        pasted = cc.handout.grader_copies([None if s.is_heading else s.text for s in prose])
+        for s, from_grader in zip(prose, pasted, strict=True):
+            if s.is_heading:
+                continue
+            if cc.handout.is_copied(s.text):
+                s.copied, s.eligible, s.copy_source = True, False, "handout"
+            elif from_grader:
+                s.copied, s.eligible, s.copy_source = True, False, "grader"
     flags: list[AuditFlag] = []
 
     # --- concept candidates, then a greedy assignment under the per-sentence budget -------------
@@ -209,16 +329,25 @@ def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, f
                        for c in item.concepts if c.kind == "phrases"]
     lists = _keyword_lists(cc, sentences, [c for _item, c in phrase_concepts])
     found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists) for item, c in phrase_concepts}
+    # Concepts that imply others go first (experiment B: "padding keys got weight 0 and rows still sum to 1"
+    # states masked_zero and row_sum_one too); an implied concept credited in the same sentence is part of
+    # that statement and takes no place of the sentence's budget.
     order = sorted(range(len(phrase_concepts)),
-                   key=lambda i: (len(found[(phrase_concepts[i][0].id, phrase_concepts[i][1].id)][0]), i))
+                   key=lambda i: (not phrase_concepts[i][1].implies,
+                                  len(found[(phrase_concepts[i][0].id, phrase_concepts[i][1].id)][0]), i))
     budget: dict[int, int] = {}
+    implied_at: dict[int, set[str]] = {}
     credited: set[tuple[str, str]] = set()
     for i in order:
         item, c = phrase_concepts[i]
         cands, reasons = found[(item.id, c.id)]
         for idx in cands:
+            if c.id in implied_at.get(idx, set()):
+                credited.add((item.id, c.id))
+                break
             if budget.get(idx, 0) < cc.max_per_sentence:
                 budget[idx] = budget.get(idx, 0) + 1
+                implied_at.setdefault(idx, set()).update(c.implies)
                 credited.add((item.id, c.id))
                 break
         else:
@@ -251,7 +380,8 @@ def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, f
     figure_report: FigureReport | None = None
     for item in cc.items:
         if item.kind == "figure":
-            figure_report, fig_item, fig_flag = _grade_figure(item, figure)
+            figure_report, fig_item, fig_flag = figures[item.id]
+            fig_item = {**fig_item, "label": dict(fig_item["label"]), "feedback": dict(fig_item["feedback"])}
             items_out.append(fig_item)
             if fig_flag:
                 flags.append(fig_flag)
@@ -321,13 +451,20 @@ def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, f
                 for lang in ("en", "zh")}})
 
     # --- copied sentences, claims against the student's own tests, the text against the figure ---
-    copied = [s.text for s in sentences if s.copied]
+    copied = [s.text for s in sentences if s.copied and s.copy_source != "grader"]
     if copied:
         shown = " / ".join(f"\"{_snippet(t, 60)}\"" for t in copied[:3])
         flags.append({"kind": "copied", "message": {
             "en": f"{len(copied)} sentence(s) closely match the course handout and earn nothing: {shown}. "
                   "Write what you observed in your own words.",
             "zh": f"有 {len(copied)} 句与课程讲义高度重合，不计分：{shown}。请用自己的话写出你观察到的结果。"}})
+    pasted = [s.text for s in sentences if s.copied and s.copy_source == "grader"]
+    if pasted:
+        shown = " / ".join(f"\"{_snippet(t, 60)}\"" for t in pasted[:3])
+        flags.append({"kind": "copied", "message": {
+            "en": f"{len(pasted)} sentence(s) repeat the grader's own feedback and earn nothing: {shown}. "
+                  "The feedback says what to check; write what you found in your own words.",
+            "zh": f"有 {len(pasted)} 句照搬评分器的反馈，不计分：{shown}。反馈只提示要检查什么；请用自己的话写出你的发现。"}})
     flags.extend(_test_claim_flags(cc, sentences, credited, _outcomes(tests)))
     for check in (_stated_shape_flag(sentences, figure_report), _stated_weights_flag(sentences, weights)):
         if check:

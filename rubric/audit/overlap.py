@@ -5,10 +5,19 @@ or code identifier (``torch.nn.functional.scaled_dot_product_attention`` is one 
 reference function is not copying). Shingles are runs of ``shingle_tokens`` consecutive tokens; a sentence
 with at least ``min_shingles`` shingles, of which a share of at least ``copied_overlap`` occurs in the
 handout, is a copy: it earns nothing and is flagged.
+
+The grader's own words are a second source (``grader_shingles``): feedback, hints and labels pasted back
+into the audit are a copy as well (audit round 13). They state the facts in the plainest words, which an
+honest student also writes ("每一行是一个 query，每一列是一个 key" matches the feedback in full), so one
+sentence proves nothing. A paste is a long run: ``grader_min_run`` or more consecutive tokens of the audit
+(across its sentences, so that cutting a message into short sentences does not hide it) that the
+grader's messages hold in the same order. A sentence with at least ``grader_overlap`` of its tokens in
+such a run is a copy.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +34,13 @@ _FILLERS = frozenset({"的", "了", "地", "得", "着", "the", "a", "an", "real
 
 
 def tokens(normalised: str) -> list[str]:
-    return [t for t in _TOKEN.findall(normalised) if t not in _FILLERS]
+    return list(_tokens(normalised))
+
+
+@functools.lru_cache(maxsize=4096)
+def _tokens(normalised: str) -> tuple[str, ...]:
+    """Cached: a sentence is tokenised for the handout and again for the grader's messages."""
+    return tuple(t for t in _TOKEN.findall(normalised) if t not in _FILLERS)
 
 
 def _shingles(toks: list[str], n: int) -> list[str]:
@@ -39,21 +54,70 @@ class Handout:
     min_shingles: int
     copied_overlap: float
     shingles: frozenset[str]
+    grader_shingles: frozenset[tuple[str, ...]] = frozenset()   # token n-grams of the grader's messages
+    grader_min_run: int = 20
+    grader_overlap: float = 0.5
 
-    def overlap(self, normalised_sentence: str) -> tuple[float, int]:
-        """(share of the sentence's shingles found in the handout, number of shingles)."""
+    def overlap(self, normalised_sentence: str, source: str = "handout") -> tuple[float, int]:
+        """(share of the sentence's shingles found in the handout, or with ``source="grader"`` in the
+        grader's own messages, number of shingles)."""
         sh = _shingles(tokens(normalised_sentence), self.shingle_tokens)
         if not sh:
             return 0.0, 0
+        if source == "grader":
+            return sum(1 for x in sh if tuple(x.split("\x1f")) in self.grader_shingles) / len(sh), len(sh)
         return sum(1 for x in sh if x in self.shingles) / len(sh), len(sh)
 
     def is_copied(self, normalised_sentence: str) -> bool:
+        """Copied from the handout."""
         share, n = self.overlap(normalised_sentence)
         return n >= self.min_shingles and share >= self.copied_overlap
 
+    def grader_copies(self, normalised_sentences: list[str | None]) -> list[bool]:
+        """For each sentence of an audit (in order), whether it is part of a paste of the grader's own
+        messages: at least ``grader_overlap`` of its tokens lie in a run of ``grader_min_run`` or more
+        consecutive audit tokens whose every shingle occurs in those messages. ``None`` ends a run (a
+        heading: students title their sections with the item labels, "图能说明什么", which no paste of
+        feedback explains)."""
+        if not self.grader_shingles:
+            return [False] * len(normalised_sentences)
+        toks: list[str] = []
+        owner: list[int] = []
+        for i, text in enumerate(normalised_sentences):
+            t = _tokens(text) if text is not None else ("\x00",)
+            toks += t
+            owner += [i] * len(t)
+        n = self.shingle_tokens
+        # shingles as tuples of the stream (zip of shifted views: no slicing or joining per position)
+        hit = list(map(self.grader_shingles.__contains__, zip(*(toks[i:] for i in range(n)), strict=False)))
+        in_run = [False] * len(toks)
+        k = 0
+        while k < len(hit):
+            if not hit[k]:
+                k += 1
+                continue
+            j = k
+            while j + 1 < len(hit) and hit[j + 1]:
+                j += 1
+            if (j - k + 1) + n - 1 >= self.grader_min_run:       # tokens covered by shingles k..j
+                for t in range(k, j + n):
+                    in_run[t] = True
+            k = j + 1
+        total = [0] * len(normalised_sentences)
+        copied = [0] * len(normalised_sentences)
+        for t, i in enumerate(owner):
+            total[i] += 1
+            copied[i] += in_run[t]
+        return [total[i] > 0 and copied[i] / total[i] >= self.grader_overlap for i in range(len(total))]
 
-def load_handout(spec: Any, base_dir: Path) -> Handout:
-    """``spec`` is the checklist's ``handout:`` mapping; files are relative to ``base_dir``."""
+
+# "{concept}", "{snippet}", "{rows}": a placeholder of a message is not text the student reads
+_PLACEHOLDER = re.compile(r"\{[a-z_]*\}")
+
+
+def load_handout(spec: Any, base_dir: Path, grader_texts: list[str] | tuple[str, ...] = ()) -> Handout:
+    """``spec`` is the checklist's ``handout:`` mapping; files are relative to ``base_dir``.
+    ``grader_texts`` are the grader's own messages (see :func:`rubric.audit.checklist.grader_texts`)."""
     from rubric.audit.checklist import ChecklistError
 
     if not isinstance(spec, dict) or not spec.get("files"):
@@ -62,10 +126,14 @@ def load_handout(spec: Any, base_dir: Path) -> Handout:
         n = int(spec.get("shingle_tokens", 4))
         min_sh = int(spec.get("min_shingles", 6))
         share = float(spec.get("copied_overlap", 0.5))
+        grader_share = float(spec.get("grader_overlap", 0.5))
+        grader_run = int(spec.get("grader_min_run", 20))
     except (TypeError, ValueError):
-        raise ChecklistError("handout: shingle_tokens, min_shingles and copied_overlap are numbers") from None
-    if n < 2 or not 0 < share <= 1:
-        raise ChecklistError("handout: shingle_tokens >= 2 and 0 < copied_overlap <= 1")
+        raise ChecklistError("handout: shingle_tokens, min_shingles, copied_overlap, grader_overlap and "
+                             "grader_min_run are numbers") from None
+    if n < 2 or not 0 < share <= 1 or not 0 < grader_share <= 1 or grader_run < n:
+        raise ChecklistError("handout: shingle_tokens >= 2, 0 < copied_overlap, grader_overlap <= 1 and "
+                             "grader_min_run >= shingle_tokens")
     shingles: set[str] = set()
     for name in spec["files"]:
         path = (base_dir / str(name)).resolve()
@@ -75,4 +143,11 @@ def load_handout(spec: Any, base_dir: Path) -> Handout:
             raise ChecklistError(f"handout: cannot read {name} ({exc.strerror})") from None
         for line in normalise(text).split("\n"):
             shingles.update(_shingles(tokens(line), n))
-    return Handout(tuple(str(f) for f in spec["files"]), n, min_sh, share, frozenset(shingles))
+    grader: set[tuple[str, ...]] = set()
+    for text in grader_texts:
+        for piece in _PLACEHOLDER.split(text):
+            for line in normalise(piece).split("\n"):
+                t = tokens(line)
+                grader.update(zip(*(t[i:] for i in range(n)), strict=False))
+    return Handout(tuple(str(f) for f in spec["files"]), n, min_sh, share, frozenset(shingles), frozenset(grader),
+                   grader_run, grader_share)

@@ -265,6 +265,28 @@ def to_simplified(text: str) -> str:
     return hk2s.convert(mixed)
 
 
+def has_traditional(text: str) -> bool:
+    """Whether ``text`` holds traditional Chinese characters (OpenCC's hk2s changes it)."""
+    return _converters()[0].convert(encodable(text)) != encodable(text)
+
+
+# Taiwan names a matrix's rows 列 and its columns 行, the opposite of mainland (and Hong Kong) usage: a
+# Taiwanese student's correct "每一列是一個 query，每一列的和為 1" reads as "each column is a query" in
+# mainland terms. A traditional-script audit is therefore also read with 行 and 列 exchanged
+# (rubric.audit.grade keeps the better of the two readings). Words that are not matrix axes keep their
+# characters (进行, 执行, 序列, 列表...: 行 and 列 as "go/do" and "sequence/list").
+_AXIS_WORDS = re.compile(
+    r"进行|执行|运行|并行|银行|流行|实行|举行|另行|先行|自行|可行|不行|试行|施行|履行|发行|平行|行为|行业|行动|行李|"
+    r"行不通|行得通|序列|队列|系列|排列|列表|列出|列举|陈列|并列|罗列|列入|行列|下列|[行列]")
+
+
+def swap_axes(text: str) -> str:
+    """``text`` (normalised, simplified) with the matrix axes 行 (row) and 列 (column) exchanged."""
+    if "行" not in text and "列" not in text:
+        return text
+    return _AXIS_WORDS.sub(lambda m: {"行": "列", "列": "行"}.get(m.group(), m.group()), text)
+
+
 def encodable(text: str) -> str:
     """``text`` with every code point that UTF-8 cannot encode (a lone surrogate such as the "\\ud83d" of
     a notebook's JSON) replaced by U+FFFD: OpenCC, the database and JSON all need valid UTF-8."""
@@ -363,7 +385,11 @@ class _Sentence:
     para: int = 0           # index of the paragraph/bullet the sentence belongs to
     short: bool = False     # too short to earn credit (settings.min_units)
     copied: bool = False    # matches the course text closely (see rubric.audit.overlap)
+    copy_source: str | None = None   # "handout" or "grader" (the grader's own feedback) when copied
     wall: bool = False      # a piece of a wall of text without punctuation: no concept is looked for
+    # [start, end) of what an attribution reports when a verdict denies it ("Critics say X. They are
+    # wrong."): the student asserts the opposite of X there (see :func:`_deny_attributed`)
+    denied: tuple[int, int] | None = None
     _clauses: list[_Clause] | None = None
     _cues: list[tuple[int, int]] | None = None
     _found: dict[int, list[re.Match]] | None = None
@@ -384,7 +410,7 @@ class _Sentence:
             if self.is_code or self.is_heading or self.cc is None:
                 self._clauses = [_Clause(0, max(1, len(self.text)), False)]
             else:
-                self._clauses = _split_clauses(self.cc, self.text, self.cues)
+                self._clauses = _split_clauses(self.cc, self.text, self.cues, self.denied)
         return self._clauses
 
     @property
@@ -392,6 +418,8 @@ class _Sentence:
         """Spans of negation and warning cues (intensifiers such as "no doubt" / 不用怀疑 removed)."""
         if self._cues is None:
             self._cues = _cue_spans(self.cc, self.text) if self.cc is not None else []
+            if self.denied is not None:
+                self._cues = _deny_attributed(self._cues, self.denied)
         return self._cues
 
     def clause_at(self, pos: int) -> _Clause:
@@ -526,12 +554,29 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
     return cues
 
 
+def _deny_attributed(cues: list[tuple[int, int]], denied: tuple[int, int]) -> list[tuple[int, int]]:
+    """The cues of a sentence whose span ``denied`` reports what others say and a verdict denies ("Some say
+    the heatmap cannot prove causality. They are wrong."). The verdict flips what is reported: a negation
+    in it is cancelled (the student asserts "it proves causality"), and a report without one is negated
+    from the attribution on ("Some say it proves causality. Nonsense." states the caveat)."""
+    start, end = denied
+    inside = [c for c in cues if start <= c[0] < end]
+    if inside:
+        return [c for c in cues if c not in inside]
+    return sorted([*cues, (start, start + 1)])
+
+
 def _negative_section(cc: Checklist, text: str) -> bool:
+    """A heading or lead-in that opens a "cannot prove" section. Only the student's own statement opens
+    one: a heading that reports others ("What critics say the heatmap cannot prove", "有人认为热力图不能
+    证明的") says nothing about what the student holds, and its section is read as ordinary text."""
     return (bool(cc.section_neg.search(text)) and not cc.section_amb.search(text)
-            and not cc.rebuttal.search(text) and not cc.section_denied.search(text))
+            and not cc.rebuttal.search(text) and not cc.section_denied.search(text)
+            and not cc.attribution.search(text))
 
 
-def _split_clauses(cc: Checklist, text: str, cues: list[tuple[int, int]]) -> list[_Clause]:
+def _split_clauses(cc: Checklist, text: str, cues: list[tuple[int, int]],
+                   denied: tuple[int, int] | None = None) -> list[_Clause]:
     bounds = [0]
     for m in _CLAUSE_SPLIT.finditer(text):
         if m.start() > 0:
@@ -550,10 +595,13 @@ def _split_clauses(cc: Checklist, text: str, cues: list[tuple[int, int]]) -> lis
         clauses.append(_Clause(a, max(b, a + 1), carry))
         negated_before = carry or any(a <= cs < b for cs, _ in cues)
         carry = bool(cues) and bool(cc.carry.search(text[a:b].strip(" ,、")))
+        # a denied report after "Some say," / "有人说，" is negated in the clauses that follow, up to the verdict
+        carry = carry or (denied is not None and denied[0] < b <= denied[1] and any(
+            denied[0] <= cs < b for cs, _ in cues) and not any(b <= cs < denied[1] for cs, _ in cues))
     return clauses
 
 
-def _lines(raw: str) -> list[tuple[str, bool]]:
+def _lines(raw: str, axes_swapped: bool = False) -> list[tuple[str, bool]]:
     """Normalised lines, with hard-wrapped lines joined to the line they continue on; with each, whether
     it continues a line cut at _MAX_JOINED_CHARS (its first sentence is then the rest of a wall of text).
 
@@ -573,6 +621,8 @@ def _lines(raw: str) -> list[tuple[str, bool]]:
             parts.clear()
 
     for line in normalise(visible(raw)).split("\n"):
+        if axes_swapped:
+            line = swap_axes(line)
         s = line.strip()
         if (s and parts and last and units >= _WRAPPED_LINE_UNITS and not last.endswith(_SENTENCE_END)
                 and not _HEADING.match(s) and not _BULLET.match(s) and not s.startswith(("|", "```", "~~~"))
@@ -595,13 +645,14 @@ def _lines(raw: str) -> list[tuple[str, bool]]:
     return out
 
 
-def _segment(cc: Checklist, raw: str) -> list[_Sentence]:
+def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Sentence]:
+    """The sentences of an audit; with ``axes_swapped``, 行 and 列 read the Taiwanese way (:func:`swap_axes`)."""
     out: list[_Sentence] = []
     in_code = False
     section_neg = False
     table_header: list[str] | None = None   # the cells of the current table's first row
     leadin_neg = False
-    for para, (raw_line, cut) in enumerate(_lines(raw)):
+    for para, (raw_line, cut) in enumerate(_lines(raw, axes_swapped)):
         if len(out) >= _MAX_SENTENCES:
             break
         stripped = raw_line.strip()
@@ -663,4 +714,46 @@ def _segment(cc: Checklist, raw: str) -> list[_Sentence]:
     for s, nxt in zip(out, out[1:], strict=False):
         if s.is_question and nxt.para == s.para and _NO_ANSWER.match(nxt.text):
             s.is_question, s.context_negated = False, True
+    _attributions(cc, out)
     return out
+
+
+# A verdict opens its clause ("..., but they are wrong", "。这是胡说。", "Nonsense."): at most this many
+# units before it. Inside a longer clause it is part of what is reported ("some say it is wrong to ...",
+# "有人说把权重当重要性是错的").
+_VERDICT_LEAD_UNITS = 6
+
+
+def _verdict_at(cc: Checklist, text: str, start: int) -> int | None:
+    """Where a verdict ("they are wrong", 纯属胡说) opens a clause of ``text`` at or after ``start``."""
+    for v in cc.verdict.finditer(text):
+        if v.start() < start:
+            continue
+        bounds = [m.end() for m in _CLAUSE_SPLIT.finditer(text, 0, v.start())]
+        clause_start = max([0, *bounds])
+        if clause_start >= start and _units(text[clause_start:v.start()]) <= _VERDICT_LEAD_UNITS:
+            return clause_start
+    return None
+
+
+def _attributions(cc: Checklist, sentences: list[_Sentence]) -> None:
+    """Mark what an attribution reports ("Some say ...", "Critics claim ...", 有人认为...) when a verdict
+    denies it, in a later clause of its sentence or at the start of the next sentence of its paragraph
+    (cues.attribution, cues.verdict). The student asserts the opposite of the report there."""
+    for i, s in enumerate(sentences):
+        if s.is_code or s.is_heading or s.cc is None:
+            continue
+        found = list(cc.attribution.finditer(s.text))
+        if not found or cc.rebuttal.search(s.text):
+            continue                   # a rebuttal ("认为…是错的") already denies the report: one flip only
+        for a in found:
+            split = _CLAUSE_SPLIT.search(s.text, a.end())
+            here = _verdict_at(cc, s.text, split.end()) if split else None
+            if here is not None:
+                s.denied = (a.start(), here)
+                break
+            nxt = sentences[i + 1] if i + 1 < len(sentences) else None
+            if nxt is not None and nxt.para == s.para and not (nxt.is_code or nxt.is_heading) \
+                    and _verdict_at(cc, nxt.text, 0) is not None:
+                s.denied = (a.start(), len(s.text))
+                break

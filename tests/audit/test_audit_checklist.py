@@ -56,10 +56,12 @@ def _edited(checklist, tmp_path, edit):
 
 
 def _with_handout(directory):
-    """The checklist names its handout files relative to itself."""
-    link = directory / "handout"
-    if not link.exists():
-        link.symlink_to(DEFAULT_CHECKLIST_PATH.parent / "handout")
+    """The checklist names its handout files (and the rubric whose texts it treats as the grader's own
+    words) relative to itself."""
+    for name in ("handout", "rubric.yaml"):
+        link = directory / name
+        if not link.exists():
+            link.symlink_to(DEFAULT_CHECKLIST_PATH.parent / name)
 
 
 def test_instructor_can_reweight_items_without_code(checklist, tmp_path):
