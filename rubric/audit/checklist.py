@@ -152,6 +152,8 @@ class _Pat:
 
     def sub(self, repl, text: str) -> str:
         if self.parts:
+            if not self._may_match(text):      # none of the literals of any part: one scan, no part runs
+                return text
             for part in self.parts:
                 text = part.sub(repl, text)
             return text

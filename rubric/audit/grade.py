@@ -130,33 +130,32 @@ def _contradicted(concept: _Concept, s: _Sentence, m: re.Match) -> bool:
     return False
 
 
-def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool, bool]:
-    """(found, stated as the concept means it, contradicted) for one sentence.
+def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool]:
+    """(found, stated as the concept means it) for one sentence.
 
     plain: every phrase group has a match outside the scope of a negation ("rows are not queries" states
-    nothing) and without the opposite statement in its clause; caveat: the keyword is inside the scope of
-    a negation or warning, or in a "cannot prove" section (intensifiers such as "no doubt"/不用怀疑 are not
-    negations)."""
+    nothing); caveat: the keyword is inside the scope of a negation or warning, or in a "cannot prove"
+    section (intensifiers such as "no doubt"/不用怀疑 are not negations). The opposite statement in the
+    same clause is :func:`_stated_the_other_way`, asked only of sentences that would earn the concept."""
     first = s.find(concept.groups[0])
     if not first or not all(s.find(g) for g in concept.groups[1:]):
-        return False, False, False
+        return False, False
     if concept.mode == "caveat":
-        return True, any(s.negated(m.start(), m.end()) for m in first), False
-    contradicted = False
+        return True, any(s.negated(m.start(), m.end()) for m in first)
+    ok = all(any(not s.negated(m.start(), m.end(), context=False) for m in s.find(g)) for g in concept.groups)
+    return True, ok
+
+
+def _stated_the_other_way(concept: _Concept, s: _Sentence) -> bool:
+    """Every affirmed match of one of the concept's phrase groups has the opposite statement in its clause
+    ("the columns are queries and the rows are keys" holds the words of "rows ... queries")."""
+    if concept.contradicted_by is None or not s.find(concept.contradicted_by):
+        return False
     for g in concept.groups:
-        state = None                   # None: every match negated; "c": affirmed but contradicted; "ok"
-        for m in s.find(g):
-            if s.negated(m.start(), m.end(), context=False):
-                continue
-            if _contradicted(concept, s, m):
-                state = "c"
-                continue
-            state = "ok"
-            break
-        if state is None:
-            return True, False, False
-        contradicted |= state == "c"
-    return True, not contradicted, contradicted
+        affirmed = [m for m in s.find(g) if not s.negated(m.start(), m.end(), context=False)]
+        if affirmed and all(_contradicted(concept, s, m) for m in affirmed):
+            return True
+    return False
 
 
 def _keyword_lists(cc: Checklist, sentences: list[_Sentence], concepts: list[_Concept]) -> set[int]:
@@ -193,7 +192,7 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
     for idx, s in enumerate(sentences):
         if s.is_code or s.is_heading or s.wall:
             continue
-        found, ok, contradicted = _stated(concept, s)
+        found, ok = _stated(concept, s)
         if not found:
             continue
         if s.is_question:              # "Isn't a high weight the feature importance?" asks; it states nothing
@@ -206,10 +205,10 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             continue
         elif idx in lists:
             reasons.add("stuffed")
-        elif contradicted:
-            reasons.add("contradicted")
         elif not ok:
             reasons.add("not_a_limit" if concept.mode == "caveat" else "negated")
+        elif _stated_the_other_way(concept, s):
+            reasons.add("contradicted")
         elif concept.evidence == "observed" and not _observed(cc, sentences, idx, concept):
             reasons.add("no_result")
         else:
