@@ -10,7 +10,7 @@ from grading.i18n import Msg, Text, as_msg, cat, msg
 from grading.proxy import Feedback, expect
 
 __all__ = ["Feedback", "expect", "msg", "cat", "expect_tensor", "expect_shape", "expect_finite",
-           "expect_close", "identical", "max_err", "row_sum_error", "fmt_matrix", "shape_text", "dtype_name"]
+           "expect_close", "identical", "abs_diff", "max_err", "row_sum_error", "fmt_matrix", "shape_text", "dtype_name"]
 
 
 def shape_text(shape) -> str:
@@ -47,18 +47,28 @@ def expect_finite(t: Tensor, what: Text, hint: Msg | None = None) -> None:
                            hint, sep=": "))
 
 
+def abs_diff(a: Tensor, b: Tensor) -> Tensor:
+    """|a - b| in float64, element by element, where two equal infinities are 0 apart and two
+    different ones (or an infinity and a number) inf apart. IEEE arithmetic makes -inf - -inf NaN,
+    which would call a blocked score of -inf in both tensors a mismatch. NaN in an input stays NaN:
+    each caller rules on it."""
+    a64, b64 = a.double(), b.double()
+    d = (a64 - b64).abs()
+    return torch.where(torch.isinf(a64) & (a64 == b64), torch.zeros_like(d), d)
+
+
 def max_err(a: Tensor, b: Tensor) -> float:
-    """Largest absolute difference; NaN counts as infinitely far. Shapes must already agree."""
+    """Largest absolute difference; NaN counts as infinitely far, equal infinities as equal.
+    Shapes must already agree."""
     if a.shape != b.shape:
         return float("inf")
     if not a.numel():
         return 0.0
-    d = (a.double() - b.double()).abs()
-    return float(torch.nan_to_num(d, nan=float("inf")).max())
+    return float(torch.nan_to_num(abs_diff(a, b), nan=float("inf"), posinf=float("inf")).max())
 
 
 def _where(a: Tensor, b: Tensor, names: str) -> str:
-    d = torch.nan_to_num((a.double() - b.double()).abs(), nan=float("inf"))
+    d = torch.nan_to_num(abs_diff(a, b), nan=float("inf"), posinf=float("inf"))
     idx = torch.nonzero(d == d.max())[0].tolist()
     return "[" + ", ".join(f"{n}={i}" for n, i in zip(names.split(","), idx, strict=False)) + "]"
 
@@ -86,7 +96,7 @@ def identical(a: Tensor, b: Tensor) -> bool:
 
 def row_sum_error(w: Tensor) -> float:
     d = (w.double().sum(-1) - 1.0).abs()
-    return float(torch.nan_to_num(d, nan=float("inf")).max()) if d.numel() else 0.0
+    return float(torch.nan_to_num(d, nan=float("inf"), posinf=float("inf")).max()) if d.numel() else 0.0
 
 
 def fmt_matrix(m: Tensor) -> str:

@@ -17,6 +17,7 @@ import torch
 from torch import Tensor
 
 from grader_tests.attention import cases as C
+from grader_tests.attention.checks import abs_diff
 from grading.i18n import Msg, msg
 from grading.proxy import Feedback
 
@@ -123,12 +124,15 @@ FAULTS: dict[str, Msg] = {
 
 
 def _err(a: Tensor, b: Tensor) -> float:
+    """Largest absolute difference between the student's numbers and a fault model's: NaN in both
+    (a fully blocked row) and equal infinities in both (a blocked raw score) count as agreeing;
+    NaN in one only, or infinities that differ, as infinitely far."""
     if a.shape != b.shape:
         return float("inf")
-    d = (a.double() - b.double()).abs()
+    d = abs_diff(a, b)
     both_nan = torch.isnan(a.double()) & torch.isnan(b.double())
     d = torch.where(both_nan, torch.zeros_like(d), d)
-    return float(torch.nan_to_num(d, nan=float("inf")).max()) if d.numel() else 0.0
+    return float(torch.nan_to_num(d, nan=float("inf"), posinf=float("inf")).max()) if d.numel() else 0.0
 
 
 def bfloat16_precision(t: Tensor) -> bool:

@@ -8,6 +8,7 @@ import torch
 
 from grader_tests.attention import cases as C
 from grader_tests.attention import diagnose
+from grader_tests.attention.checks import max_err
 from grading.proxy import Feedback
 
 
@@ -233,3 +234,27 @@ def test_a_multi_head_scale_constant_equal_to_one_over_sqrt_d_model_is_not_named
     params, x = C.mha_params(30, 16, 4, 4), C.tokens(42, 2, 5, 16)   # 1/4 = 1/sqrt(16) = 1/head_dim
     out, w = C.mha_variant(params, 4, 4, x, fault="scale_dk")
     assert diagnose.mha(out, w, params, 4, 4, x, student=Faulty(mha_scale=lambda hd: 1 / 4)) is None
+
+
+def test_equal_infinities_agree_and_different_ones_are_infinitely_far():
+    """-inf - -inf is NaN in IEEE arithmetic: a blocked raw score of -inf in both the student's
+    numbers and a fault model's must count as agreeing, not as an error."""
+    inf = float("inf")
+    a = torch.tensor([-inf, 1.0, inf])
+    assert diagnose._err(a, a.clone()) == 0.0
+    assert max_err(a, a.clone()) == 0.0
+    for other in ([inf, 1.0, inf], [-inf, 1.0, 2.0], [-inf, 1.0, -inf]):
+        assert diagnose._err(a, torch.tensor(other)) == inf
+        assert max_err(a, torch.tensor(other)) == inf
+    nan = torch.tensor([float("nan"), 1.0])
+    assert diagnose._err(nan, nan.clone()) == 0.0          # a fully blocked row in both
+    assert max_err(nan, nan.clone()) == inf               # a NaN is never close to the reference
+
+
+def test_raw_scores_returned_with_a_mask_are_named_despite_the_blocked_minus_infinities():
+    q, k, v = SDPA_CASES["rect"]
+    mask = _masked(SDPA_CASES["rect"])
+    w = C.sdpa_fault_weights("raw_scores", q, k, v, mask).float()
+    assert bool(torch.isinf(w).any())
+    assert diagnose.sdpa_weights(w, q, k, v, mask) == diagnose.FAULTS["raw_scores"]
+    assert diagnose.sdpa_weights(w, q, k, v, mask, student=Faulty("raw_scores")) == diagnose.FAULTS["raw_scores"]
