@@ -24,6 +24,12 @@ class Msg(TypedDict):
 Text = Msg | str
 
 
+# Separators for cat(): Chinese text takes full-width punctuation, so a plain "; " or ": " (the same
+# in both languages) would leave ASCII punctuation between Chinese clauses.
+SEMI: Msg = {"en": "; ", "zh": "；"}
+COLON: Msg = {"en": ": ", "zh": "："}
+
+
 def msg(en: str, zh: str) -> Msg:
     """A message in both languages."""
     return {"en": en, "zh": zh}
@@ -42,7 +48,10 @@ def as_msg(value: Text | None) -> Msg:
 
 
 def cat(*parts: Text | None, sep: Text = "") -> Msg:
-    """Concatenate messages (and plain strings) language by language; empty parts are skipped."""
+    """Concatenate messages (and plain strings) language by language; empty parts are skipped.
+
+    A plain-string ``sep`` is the same in both languages: join clauses with :data:`SEMI` or
+    :data:`COLON`, whose Chinese side is full-width."""
     sep_m = as_msg(sep)
     kept = [as_msg(p) for p in parts if p is not None and as_msg(p)["en"] + as_msg(p)["zh"] != ""]
     return {lang: sep_m[lang].join(p[lang] for p in kept) for lang in LANGS}  # type: ignore[return-value]
@@ -105,4 +114,4 @@ def localized(result: dict | None, lang: str) -> dict | None:
     return out
 
 
-__all__ = ["LANGS", "Msg", "Text", "msg", "is_msg", "as_msg", "cat", "pick", "encode", "decode", "localized"]
+__all__ = ["LANGS", "Msg", "Text", "SEMI", "COLON", "msg", "is_msg", "as_msg", "cat", "pick", "encode", "decode", "localized"]

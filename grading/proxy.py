@@ -23,11 +23,14 @@ from typing import Any
 
 from torch import Tensor
 
-from grading.i18n import Msg, Text, as_msg, cat, msg
+from grading.i18n import SEMI, Msg, Text, as_msg, cat, msg
 from grading.load_hints import load_hint, with_hint
 from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
 
 MAX_MESSAGE = 300
+# How Chinese feedback introduces an exception's own (English) message, kept as PyTorch or Python
+# wrote it: the reader can search for it, and translating it could change its meaning.
+ORIGINAL_MESSAGE_ZH = "PyTorch/Python 报错原文："
 
 
 # --------------------------------------------------------------------------- feedback exceptions
@@ -99,7 +102,9 @@ def _both(what: str | Msg) -> Msg:
 
 def student_error_text(what: str | Msg, exc: BaseException, filename: str = "attention.py",
                        packages: Sequence[str] | None = None) -> Msg:
-    """``what raised Kind at file line N: message``; PyTorch's own text stays inside, untranslated."""
+    """``what raised Kind at file line N: message``. PyTorch's (or Python's) own text stays inside,
+    untranslated; the Chinese sentence introduces it as that original message, so that a zh reader
+    is told why an English sentence follows."""
     what = _both(what)
     kind = getattr(exc, "kind", None) or "Exception"
     message = getattr(exc, "message", None)
@@ -110,8 +115,8 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     where_zh = f"（{filename} 第 {lineno} 行）" if lineno else ""
     detail = _clip(message)
     text = msg(f"{what['en']} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
-               f"{what['zh']} 抛出 {kind}{where_zh}" + (f"：{detail}" if detail else ""))
-    return cat(text, _import_note(exc, packages), sep="; ")
+               f"{what['zh']} 抛出 {kind}{where_zh}" + (f"，{ORIGINAL_MESSAGE_ZH}{detail}" if detail else ""))
+    return cat(text, _import_note(exc, packages), sep=SEMI)
 
 
 def load_error_text(exc: BaseException, filename: str = "attention.py",

@@ -6,10 +6,10 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from grading.i18n import Msg, Text, as_msg, cat, msg
+from grading.i18n import COLON, SEMI, Msg, Text, as_msg, cat, msg
 from grading.proxy import Feedback, expect
 
-__all__ = ["Feedback", "expect", "msg", "cat", "expect_tensor", "expect_shape", "expect_finite",
+__all__ = ["Feedback", "expect", "msg", "cat", "SEMI", "COLON", "expect_tensor", "expect_shape", "expect_finite",
            "expect_close", "identical", "abs_diff", "max_err", "row_sum_error", "fmt_matrix", "shape_text", "dtype_name"]
 
 
@@ -33,7 +33,7 @@ def expect_shape(t: Tensor, shape, what: Text, hint: Msg | None = None) -> None:
     w = as_msg(what)
     expect(list(t.shape) == list(shape),
            cat(msg(f"{w['en']}: shape {shape_text(t.shape)}, expected {shape_text(shape)}",
-                   f"{w['zh']} 的 shape 为 {shape_text(t.shape)}，应为 {shape_text(shape)}"), hint, sep=": "))
+                   f"{w['zh']} 的 shape 为 {shape_text(t.shape)}，应为 {shape_text(shape)}"), hint, sep=COLON))
 
 
 def expect_finite(t: Tensor, what: Text, hint: Msg | None = None) -> None:
@@ -43,8 +43,8 @@ def expect_finite(t: Tensor, what: Text, hint: Msg | None = None) -> None:
         n_nan = int(torch.isnan(t).sum())
         n_inf = int(bad.sum()) - n_nan
         raise Feedback(cat(msg(f"{w['en']}: {int(bad.sum())} non-finite values ({n_nan} NaN, {n_inf} inf)",
-                               f"{w['zh']} 含有 {int(bad.sum())} 个非有限值（{n_nan} 个 NaN，{n_inf} 个 inf）"),
-                           hint, sep=": "))
+                               f"{w['zh']}含有 {int(bad.sum())} 个非有限值（{n_nan} 个 NaN，{n_inf} 个 inf）"),
+                           hint, sep=COLON))
 
 
 def abs_diff(a: Tensor, b: Tensor) -> Tensor:
@@ -84,8 +84,8 @@ def expect_close(actual: Tensor, expected: Tensor, tol: float, what: Text, *,
         where = _where(actual, expected, names)
         raise Feedback(cat(msg(f"{w['en']}: up to {err:.3g} away from the reference (allowed {tol:g}), "
                                f"largest at {where}",
-                               f"{w['zh']} 与参考实现最多相差 {err:.3g}（允许 {tol:g}），最大处在 {where}"),
-                           hint, sep="; "))
+                               f"{w['zh']}与参考实现最多相差 {err:.3g}（允许 {tol:g}），最大处在 {where}"),
+                           hint, sep=SEMI))
     return err
 
 

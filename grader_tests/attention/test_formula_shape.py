@@ -7,6 +7,7 @@ import torch
 from grader_tests.attention import cases as C
 from grader_tests.attention import diagnose
 from grader_tests.attention.checks import (
+    SEMI,
     Feedback,
     cat,
     expect,
@@ -45,7 +46,7 @@ def test_hand_example(student, record_example_weights):
                                "each row is softmax(q·k / sqrt(2)) over the 3 keys "
                                f"(off by up to {err:.3g})",
                                f"手算例子的权重为 {fmt_matrix(w[0, 0])}，应为 {fmt_matrix(ref_w)}："
-                               f"每一行是 3 个 key 上的 softmax(q·k / sqrt(2))（最多相差 {err:.3g}）"), hint, sep="; "))
+                               f"每一行是 3 个 key 上的 softmax(q·k / sqrt(2))（最多相差 {err:.3g}）"), hint, sep=SEMI))
     expect_close(out, C.ref_output(q, k, v), C.OUT_TOL, msg("hand-example output (weights @ v)",
                                                             "手算例子的输出（weights @ v）"))
 
@@ -104,7 +105,7 @@ def test_row_sums_are_one(student, record_measurement):
         raise Feedback(cat(msg(f"row sums of the weights deviate from 1 by up to {err:.3g} (allowed "
                                f"{C.ROW_SUM_TOL:g}): every query row must be a softmax over all keys",
                                f"权重的行和与 1 最多相差 {err:.3g}（允许 {C.ROW_SUM_TOL:g}）：每个 query 行都应是对所有 key "
-                               "的 softmax"), diagnose.sdpa_weights(w, q, k, v, student=student), sep="; "))
+                               "的 softmax"), diagnose.sdpa_weights(w, q, k, v, student=student), sep=SEMI))
 
 
 def test_weights_are_probabilities(student):
@@ -115,10 +116,10 @@ def test_weights_are_probabilities(student):
     hint = diagnose.sdpa_weights(w, q, k, v, student=student)
     expect(lo >= -1e-7 and hi <= 1 + 1e-6,
            cat(msg(f"weights range over [{lo:.3g}, {hi:.3g}]: softmax probabilities lie in [0, 1]",
-                   f"权重的取值范围是 [{lo:.3g}, {hi:.3g}]：softmax 概率应在 [0, 1] 内"), hint, sep="; "))
+                   f"权重的取值范围是 [{lo:.3g}, {hi:.3g}]：softmax 概率应在 [0, 1] 内"), hint, sep=SEMI))
     err = max_err(w, C.ref_weights(q, k))
     expect(err <= 1e-4, cat(msg(f"weights differ from softmax(QK^T / sqrt(dk)) over the keys by up to {err:.3g}",
-                                f"权重与沿 key 轴的 softmax(QK^T / sqrt(dk)) 最多相差 {err:.3g}"), hint, sep="; "))
+                                f"权重与沿 key 轴的 softmax(QK^T / sqrt(dk)) 最多相差 {err:.3g}"), hint, sep=SEMI))
 
 
 def _effective_scale(w, q, k) -> float:
@@ -152,7 +153,7 @@ def test_scale_experiment_a(student, record_measurement):
             if abs(c - want) > 0.02 * want:
                 hint = msg(f"the scores are scaled by about {c:.4g} instead of 1/sqrt(dk) = {want:.4g}",
                            f"score 大约被乘以 {c:.4g}，而不是 1/sqrt(dk) = {want:.4g}")
-        raise Feedback(cat(seen, hint, sep="; "))
+        raise Feedback(cat(seen, hint, sep=SEMI))
 
 
 def test_return_weights_flag(student):

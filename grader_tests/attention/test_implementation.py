@@ -72,6 +72,17 @@ _ZH_FINDING = [(re.compile(r"imports (\S+)"), r"导入 \1"),
                (re.compile(r"called with another self"), "用另一个 self 调用"),
                (re.compile(r"a class attribute named (\S+)"), r"名为 \1 的类属性"),
                (re.compile(r"the string "), "字符串 "), (re.compile(r": defines "), ": 定义了 "),
+               (re.compile(r": sets "), ": 设置了 "),
+               (re.compile(r"(\S+) makes isinstance true for other classes"), r"\1 让 isinstance 对其他类也成立"),
+               (re.compile(r" used without self"), "（没有通过 self 使用）"),
+               (re.compile(r"a match pattern reading attributes by position"), "按位置读取属性的 match 模式"),
+               (re.compile(r"a match pattern reading (\S+)"), r"读取 \1 的 match 模式"),
+               (re.compile(r"(\S+) kept as an attribute"), r"把 \1 保存为属性"),
+               (re.compile(r"class (\S+) with a base computed at run time"), r"类 \1 的基类在运行时才计算出来"),
+               (re.compile(r"class (\S+) derives from (\S+), whose methods the review cannot follow"),
+                r"类 \1 继承自 \2，审查无法跟踪它的方法"),
+               (re.compile(r"(\S+) reached off its object, and it reads PyTorch's attention names through self"),
+                r"\1 脱离其对象被取用，而它通过 self 读取 PyTorch 的 attention 名字"),
                (re.compile(r"^line (\d+): "), r"第 \1 行：")]   # last: the patterns above read "line N: "
 
 
@@ -98,6 +109,16 @@ UNREVIEWABLE = msg(f"attention.py is too large or too deeply nested for the chec
                    "请拆分过长的表达式并删除无用代码（教师会人工复核）")
 
 
+def _zh_findings(found: list[str] | tuple[str, ...]) -> str:
+    """Findings of the source review ("line N: ...") in Chinese, joined with a full-width "；"."""
+    return "；".join(_zh(f) for f in found)
+
+
+def _zh_calls(used: dict[str, int]) -> str:
+    """Run-time calls counted in the jail, "name (4x)" in English, in Chinese."""
+    return "、".join(f"{name}（{n} 次）" for name, n in sorted(used.items()))
+
+
 def _hidden_names(source: str) -> dict[str, str]:
     found = static.hidden_name_uses(source)[:3]
     if found == (static.UNREVIEWABLE,):
@@ -111,7 +132,7 @@ def _hidden_names(source: str) -> dict[str, str]:
         zh = "、".join(f"{mod}（{_zh(where + ': ').rstrip('：')}）" for where, mod in imports)
         return {"en": IMPORTS_UNFOLLOWED["en"].format(en), "zh": IMPORTS_UNFOLLOWED["zh"].format(zh)}
     return {"en": HIDDEN_NAMES["en"].format("; ".join(found)),
-            "zh": HIDDEN_NAMES["zh"].format("；".join(_zh(f) for f in found))}
+            "zh": HIDDEN_NAMES["zh"].format(_zh_findings(found))}
 
 
 def test_no_fused_attention_static(student_source):
@@ -121,7 +142,7 @@ def test_no_fused_attention_static(student_source):
                          "A comparison with it, as the handout's parity check does, belongs under "
                          "if __name__ == \"__main__\": (or in a function nothing else calls), where it is not "
                          "counted",
-                         "attention.py 使用了 PyTorch 现成的 attention（" + "；".join(uses[:3]) +
+                         "attention.py 使用了 PyTorch 现成的 attention（" + _zh_findings(uses[:3]) +
                          "）：本实验要求自己写出 QK^T / sqrt(dk)、softmax 和加权求和。讲义中与它做 parity 对比的代码"
                          "请放到 if __name__ == \"__main__\": 之下（或放在没有其他代码调用的函数里），那里不计入"))
     expect(not static.hidden_name_uses(student_source), _hidden_names(student_source))
@@ -143,7 +164,7 @@ def test_no_fused_attention_runtime(student, student_source):
     used = {name: n for name, n in forbid.items() if isinstance(n, int) and n > 0}
     calls = ", ".join(f"{name} ({n}x)" for name, n in sorted(used.items()))
     expect(not used, msg(f"{static.RUNTIME_FUSED_EN}{calls}: write the attention computation yourself",
-                         f"运行时 attention.py 调用了 {calls}：请自己实现 attention 的计算"))
+                         f"运行时 attention.py 调用了 {_zh_calls(used)}：请自己实现 attention 的计算"))
 
 
 def test_mha_structure(student, student_source):
@@ -192,7 +213,7 @@ def test_mha_reuses_sdpa(student, student_source):
     copied = static.class_softmax_calls(student_source, "MultiHeadAttention")
     expect(not copied, msg("MultiHeadAttention computes the softmax itself (" + "; ".join(copied[:3]) +
                            "): call a ScaledDotProductAttention module instead of copying its logic",
-                           "MultiHeadAttention 自己计算了 softmax（" + "；".join(copied[:3]) +
+                           "MultiHeadAttention 自己计算了 softmax（" + _zh_findings(copied[:3]) +
                            "）：请调用 ScaledDotProductAttention 模块，而不是复制它的逻辑"))
     # Trusted evidence first (the source); the in-jail counter below can only count against.
     expect(static.class_uses_class(student_source, "MultiHeadAttention", "ScaledDotProductAttention"),

@@ -6,6 +6,7 @@ import torch
 from grader_tests.attention import cases as C
 from grader_tests.attention import diagnose
 from grader_tests.attention.checks import (
+    SEMI,
     Feedback,
     cat,
     expect,
@@ -69,7 +70,7 @@ def _blocked_check(student, w: torch.Tensor, blocked: torch.Tensor, what, q, k, 
                         f"被屏蔽位置的权重最大为 {on_blocked:.3g}（应为 0）"))
     if rs > C.ROW_SUM_TOL:
         seen.append(msg(f"the row sums deviate from 1 by up to {rs:.3g}", f"行和与 1 最多相差 {rs:.3g}"))
-    raise Feedback(cat(cat(what, msg(": ", "："), cat(*seen, sep=msg(" and ", "，"))), hint, sep="; "))
+    raise Feedback(cat(cat(what, msg(": ", "："), cat(*seen, sep=msg(" and ", "，"))), hint, sep=SEMI))
 
 
 def test_blocked_key_gets_zero_weight(student):
@@ -112,7 +113,7 @@ def test_mask_broadcasts_over_batch_and_heads(student):
         try:
             out, w = student.sdpa(q, k, v, mask, return_weights=True)
         except Feedback as exc:
-            raise Feedback(cat(cat(what, msg(": ", "："), exc.message), only_2d, sep="; ")) from None
+            raise Feedback(cat(cat(what, msg(": ", "："), exc.message), only_2d, sep=SEMI)) from None
         ref_w = C.ref_weights(q, k, mask)
         if max_err(w, ref_w) > C.WEIGHT_TOL:
             expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k",
@@ -161,10 +162,10 @@ def _padding_check(student, out, w, params, x, ctx, pad, what) -> None:
            cat(cat(what, msg(f": padding keys get weight up to {on_pad:.3g}; they must get exactly 0 from every "
                              "head and query",
                              f"：padding key 的权重最大为 {on_pad:.3g}；它们在所有 head 和 query 上都应为 0")),
-               hint, sep="; "))
+               hint, sep=SEMI))
     rs = row_sum_error(w)
     expect(rs <= C.ROW_SUM_TOL, cat(cat(what, msg(f": row sums deviate from 1 by up to {rs:.3g}",
-                                                  f"：行和与 1 最多相差 {rs:.3g}")), hint, sep="; "))
+                                                  f"：行和与 1 最多相差 {rs:.3g}")), hint, sep=SEMI))
     expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k", hint=hint)
     expect_close(out, ref, C.OUT_TOL, cat(what, msg(", the output", "，输出")), names="b,q,d", hint=hint)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import re
 from pathlib import Path
 
 SUBMISSIONS = Path(__file__).resolve().parent.parent / "fixtures" / "submissions"
@@ -16,3 +18,62 @@ def expected_category(path: Path) -> str:
         if line.startswith("# expect:"):
             return line.split(":", 1)[1].strip()
     raise AssertionError(f"{path.name} has no '# expect: <category>' header")
+
+
+# The ASCII words Chinese feedback deliberately keeps in English: the lab's technical terms, as the
+# Chinese course text writes them, and code names too short or too plain to look like code.
+ZH_KEPT_WORDS = frozenset({
+    "softmax", "tensor", "shape", "head", "key", "query", "value", "mask", "padding", "score", "token", "batch",
+    "context", "attention", "parity", "eval", "dropout", "inf", "logits", "transpose", "reshape", "view",
+    "getattr", "isinstance", "import", "from", "if", "match", "self", "dim", "exp", "sqrt", "amax", "dtype",
+    "torch", "numpy", "einops",
+    "b", "h", "d", "q", "k", "v", "x", "dk", "dv",
+})
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+# ASCII "; " or ": " joining Chinese clauses (where "；" and "：" belong)
+_ASCII_SEPARATOR = re.compile(rf"(?<=[{_CJK}\])]); |; (?=[{_CJK}])|(?<=[{_CJK}]): ")
+_CODE = re.compile(r"[_.()\[\]{}=/*^@<>|+\-#0-9A-Z`~\\]")
+
+
+def code_names(source: str) -> frozenset[str]:
+    """The names a Python source uses (variables, attributes, functions, classes, modules): feedback
+    that quotes the student's code may show any of them."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.alias):
+            names.update(node.name.split("."))
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.update(node.module.split("."))
+    return frozenset(names)
+
+
+def english_in_zh(zh: str, code: frozenset[str] = frozenset()) -> list[str]:
+    """English left in a Chinese text: ASCII words that are neither code nor in ZH_KEPT_WORDS, and
+    ASCII "; " or ": " between Chinese clauses. Not read: quoted strings (names, code) and an
+    exception's own message, which follows ORIGINAL_MESSAGE_ZH up to the next "；". A word is code
+    when it holds a digit, an upper-case letter or a character English words do not (``q_proj``,
+    ``MultiHeadAttention``, ``softmax(...)``, ``[B,H,Nq,Nk]``, ``1e-05``), or when it is one of the
+    names in ``code`` (``code_names`` of the student's source: ``torch``, ``fn``)."""
+    from grading.proxy import ORIGINAL_MESSAGE_ZH
+
+    text = re.sub(re.escape(ORIGINAL_MESSAGE_ZH) + "[^；]*", "", zh)
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "", text)
+    found = [f"separator {m.group()!r} in ...{text[max(0, m.start() - 12):m.end() + 6]}..."
+             for m in _ASCII_SEPARATOR.finditer(text)]
+    for token in re.findall(r"[!-~]+", text):
+        word = token.strip(",;:.!?")
+        if word and not _CODE.search(word) and word not in ZH_KEPT_WORDS and word not in code:
+            found.append(word)
+    return found

@@ -12,7 +12,7 @@ from grader_tests.attention.diagnose import FAULTS
 from grading.i18n import is_msg
 from grading.plugin import GENERIC_ERROR
 from grading.runner import GradeInput, grade
-from tests.grading.helpers import SUBMISSIONS
+from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh
 
 CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
 FAULTY = sorted((SUBMISSIONS / "faulty").glob("*.py"))
@@ -21,6 +21,16 @@ CORRECT = sorted((SUBMISSIONS / "correct").glob("*.py"))
 
 def _grade(executor, code: str | bytes) -> dict:
     return grade(GradeInput(code=code.encode() if isinstance(code, str) else code), "attention", executor)
+
+
+_GRADED: dict[str, dict] = {}
+
+
+def _graded(executor, path) -> dict:
+    """A corpus file's result, graded once per module (the executor is the module's)."""
+    if str(path) not in _GRADED:
+        _GRADED[str(path)] = _grade(executor, path.read_bytes())
+    return _GRADED[str(path)]
 
 
 def _declared(path) -> list[str]:
@@ -65,7 +75,7 @@ def test_the_realistic_bug_corpus_covers_the_named_fault_models():
 @pytest.mark.parametrize("path", DIAGNOSED, ids=[p.stem for p in DIAGNOSED])
 def test_realistic_bug_loses_points_and_is_named_in_both_languages(executor, path):
     key = _declared_diagnosis(path)
-    result = _grade(executor, path.read_bytes())
+    result = _graded(executor, path)
     assert result["status"] == "graded"
     assert sum(result["categories"][c]["score"] for c in CODE_CATEGORIES) < 85
     named = _named(result)
@@ -76,7 +86,7 @@ def test_realistic_bug_loses_points_and_is_named_in_both_languages(executor, pat
 
 @pytest.mark.parametrize("path", UNNAMED, ids=[p.stem for p in UNNAMED])
 def test_a_bug_that_only_coincides_with_a_fault_model_is_described_not_named(executor, path):
-    result = _grade(executor, path.read_bytes())
+    result = _graded(executor, path)
     assert sum(result["categories"][c]["score"] for c in CODE_CATEGORIES) < 85
     assert _named(result) == {}, _named(result)
 
@@ -87,6 +97,62 @@ def test_no_hint_fires_on_a_correct_style(executor, path):
     assert _named(result) == {}
     assert all(t["outcome"] == "passed" for t in result["tests"]), [t["id"] for t in result["tests"]
                                                                   if t["outcome"] != "passed"]
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def test_the_english_detector_flags_english_words_and_separators_but_not_code_or_pytorch_messages():
+    assert english_in_zh("MultiHeadAttention 自己计算了 softmax（第 57 行：softmax(...)）：请调用 q_proj 和 "
+                         "ScaledDotProductAttention，mask [B,1,Nq,Nk] 与参考实现最多相差 1e-05") == []
+    assert english_in_zh("MultiHeadAttention 自己计算了 softmax（line 57: softmax(...)）") == ["line"]
+    assert english_in_zh("权重含有 3 个非有限值（3 个 NaN，0 个 inf）: 输出") != []
+    assert english_in_zh("最大处在 [b=0, k=1]; 输出与不加 mask 时相同") != []
+    assert english_in_zh("抛出 RuntimeError（attention.py 第 3 行），PyTorch/Python 报错原文：shape '[2]' is "
+                         "invalid for input of size 4") == []
+    assert english_in_zh("PyTorch/Python 报错原文：x is bad；the rest") == ["the", "rest"]
+
+
+# One finding of each form grader_tests/attention/static.py writes ("line N: ..."), most of which no
+# corpus file triggers.
+STATIC_FINDINGS = [
+    "line 3: imports importlib", "line 4: builtins used as a value", "line 5: torch._C (a module's private name)",
+    "line 6: x._impl (a private name of something not your own)", "line 7: a function outside a class taking self",
+    "line 8: getattr with a computed name", "line 9: Ops.kernel(...) called with another self",
+    "line 9: Ops.kernel used without self", "line 10: a class attribute named ops",
+    "line 11: the string 'scaled_dot_product_attention'", "line 12: defines __getattr__", "line 13: sets __class__",
+    "line 14: ABC.register(...) makes isinstance true for other classes", "line 15: a match pattern reading .ops",
+    "line 16: a match pattern reading attributes by position", "line 17: torch kept as an attribute",
+    "line 18: class A with a base computed at run time",
+    "line 19: class A derives from nn.Transformer, whose methods the review cannot follow",
+    "line 20: fn reached off its object, and it reads PyTorch's attention names through self",
+    "line 21: from torch.nn.functional import scaled_dot_product_attention", "line 22: F.scaled_dot_product_attention",
+    "line 57: softmax(...)",
+]
+
+
+@pytest.mark.parametrize("finding", STATIC_FINDINGS)
+def test_every_form_of_source_review_finding_reads_as_chinese(finding):
+    from grader_tests.attention.test_implementation import _zh
+
+    zh = _zh(finding)
+    assert zh.startswith("第 ") and english_in_zh(zh, frozenset({"importlib", "builtins", "ops", "fn"})) == [], zh
+
+
+@pytest.mark.parametrize("path", FAULTY, ids=[p.stem for p in FAULTY])
+def test_chinese_feedback_is_chinese_apart_from_code_and_pytorch_messages(executor, path):
+    """Every zh feedback of the faulty corpus: no English words or ASCII clause separators (code
+    names, numbers and PyTorch's own quoted message aside), and the same numbers as the en text."""
+    english, numbers, code = {}, {}, code_names(path.read_text(encoding="utf-8"))
+    for t in _graded(executor, path)["tests"]:
+        fb = t["feedback"]
+        if t["outcome"] == "passed" or not is_msg(fb):
+            continue
+        if left := english_in_zh(fb["zh"], code):
+            english[t["id"]] = (left, fb["zh"])
+        if sorted(_NUMBER.findall(fb["en"])) != sorted(_NUMBER.findall(fb["zh"])):
+            numbers[t["id"]] = fb
+    assert english == {} and numbers == {}, (english, numbers)
 
 
 def test_a_structure_problem_is_reported_once_and_the_behaviour_still_graded(executor):

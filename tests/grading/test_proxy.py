@@ -66,6 +66,9 @@ def test_student_exception_becomes_actionable_feedback():
     assert str(exc.value) == ("ScaledDotProductAttention.forward raised RuntimeError at attention.py line 17: "
                               "mat1 and mat2 shapes cannot be multiplied")
     assert exc.value.outcome == "failed"
+    # zh: a Chinese sentence that introduces PyTorch's own (English) text as such
+    assert exc.value.message["zh"] == ("ScaledDotProductAttention.forward 抛出 RuntimeError（attention.py 第 17 行），"
+                                       "PyTorch/Python 报错原文：mat1 and mat2 shapes cannot be multiplied")
 
 
 def test_load_errors_are_messages_not_exceptions():
