@@ -172,19 +172,28 @@ def _padding_check(student, out, w, params, x, ctx, pad, what) -> None:
 
 def test_padding_leaves_valid_results_unchanged(student):
     _, x, ctx, pad = _padding_case()
-    mha = student.mha(D, H)  # compared with itself: its own weights are enough
+    # Compared with itself, but with fixed weights all the same: the numbers in the feedback must
+    # not change from one grading to the next (a random init made a regrade tell another story).
+    try:
+        mha, fixed = student.mha(D, H, params=C.mha_params(35, D, H, D // H)), True
+    except Feedback:
+        # Projections the reference weights cannot be loaded into (graded by test_mha_structure):
+        # the module keeps its own random weights, and the feedback then states no amount.
+        mha, fixed = student.mha(D, H), False
     padded = mha(x, ctx, key_padding_mask=pad)
     plain = mha(x, ctx)
     err0 = max_err(padded[0], plain[0])
-    expect(err0 <= C.OUT_TOL, msg(f"sample 0 has no padding but its output changed by {err0:.3g} when the padding "
+    by0 = msg(f" by {err0:.3g}", f" {err0:.3g}") if fixed else msg("", "")
+    expect(err0 <= C.OUT_TOL, msg(f"sample 0 has no padding but its output changed{by0['en']} when the padding "
                                   "mask was given: the mask must only affect the keys marked True",
-                                  f"样本 0 没有 padding，但给出 padding mask 后其输出变化了 {err0:.3g}："
+                                  f"样本 0 没有 padding，但给出 padding mask 后其输出变化了{by0['zh']}："
                                   "mask 只应影响标记为 True 的 key"))
     trimmed = mha(x[1:], ctx[1:, :5])
     err1 = max_err(padded[1], trimmed[0])
-    expect(err1 <= C.OUT_TOL, msg(f"sample 1 with 3 padded keys differs by {err1:.3g} from the same sample with "
+    by1 = msg(f" by {err1:.3g}", f"相差 {err1:.3g}") if fixed else msg("", "不同")
+    expect(err1 <= C.OUT_TOL, msg(f"sample 1 with 3 padded keys differs{by1['en']} from the same sample with "
                                   "those keys removed: padded keys must have no influence at all",
-                                  f"样本 1（3 个 padding key）与去掉这些 key 后的同一样本相差 {err1:.3g}："
+                                  f"样本 1（3 个 padding key）与去掉这些 key 后的同一样本{by1['zh']}："
                                   "padding key 不应有任何影响"))
 
 

@@ -113,6 +113,18 @@ def test_the_english_detector_flags_english_words_and_separators_but_not_code_or
     assert english_in_zh("PyTorch/Python 报错原文：x is bad；the rest") == ["the", "rest"]
 
 
+@pytest.mark.parametrize("name", ["mask_after_softmax", "mask_2d_only", "heads_no_transpose"])
+def test_grading_the_same_submission_twice_gives_the_same_feedback_in_both_languages(executor, name):
+    """Every number in feedback comes from fixed inputs and fixed weights (these three fail the
+    padding tests, whose module once kept its random initial weights)."""
+    path = SUBMISSIONS / "faulty" / f"{name}.py"
+    first, second = (_grade(executor, path.read_bytes()) for _ in range(2))
+    assert {t["id"]: t["feedback"] for t in first["tests"]} == {t["id"]: t["feedback"] for t in second["tests"]}
+    fb = next(t["feedback"] for t in first["tests"] if t["id"] == "test_padding_leaves_valid_results_unchanged")
+    shown = _NUMBER.findall(fb["en"])
+    assert shown and shown == _NUMBER.findall(fb["zh"]), fb
+
+
 # One finding of each form grader_tests/attention/static.py writes ("line N: ..."), most of which no
 # corpus file triggers.
 STATIC_FINDINGS = [
