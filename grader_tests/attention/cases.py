@@ -120,10 +120,13 @@ def tokens(seed: int, *shape: int) -> Tensor:
     return _randn(seed, *shape)
 
 
-def ref_mha(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Tensor,
-            context: Tensor | None = None, additive_mask: Tensor | None = None,
-            key_padding_mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
-    """Reference multi-head attention; head h uses projection columns [h*head_dim, (h+1)*head_dim)."""
+def mha_heads(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Tensor,
+              context: Tensor | None = None, additive_mask: Tensor | None = None,
+              key_padding_mask: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """What a correct multi-head wrapper hands its scaled dot-product attention: the heads q
+    [B,H,Nq,head_dim], k and v [B,H,Nk,head_dim] (head h uses projection columns
+    [h*head_dim, (h+1)*head_dim)), and the additive mask [B,1|H,1|Nq,Nk] (all 0 without masks),
+    in the inputs' dtype."""
     ctx = x if context is None else context
     B, Nq, _ = x.shape
     Nk = ctx.shape[1]
@@ -140,10 +143,22 @@ def ref_mha(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Tensor,
     if additive_mask is not None:
         am = additive_mask if additive_mask.dim() == 4 else additive_mask.unsqueeze(1)
         mask = mask + am
-    out = ref_output(q, k, v, mask)
-    weights = ref_weights(q, k, mask)
-    out = out.transpose(1, 2).reshape(B, Nq, num_heads * head_dim)
-    return F.linear(out, params["out_proj.weight"], params["out_proj.bias"]), weights
+    return q, k, v, mask
+
+
+def mha_merge(params: dict[str, Tensor], heads_out: Tensor) -> Tensor:
+    """The heads' outputs [B,H,Nq,head_dim] merged as a correct wrapper does, then out_proj."""
+    B, H, Nq, hd = heads_out.shape
+    out = heads_out.transpose(1, 2).reshape(B, Nq, H * hd)
+    return F.linear(out, params["out_proj.weight"].to(out.dtype), params["out_proj.bias"].to(out.dtype))
+
+
+def ref_mha(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Tensor,
+            context: Tensor | None = None, additive_mask: Tensor | None = None,
+            key_padding_mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """Reference multi-head attention; head h uses projection columns [h*head_dim, (h+1)*head_dim)."""
+    q, k, v, mask = mha_heads(params, num_heads, head_dim, x, context, additive_mask, key_padding_mask)
+    return mha_merge(params, ref_output(q, k, v, mask)), ref_weights(q, k, mask)
 
 
 # ------------------------------------------------------------------------------------- fault models

@@ -3,10 +3,12 @@
 A hint names a mistake only when the student's own numbers match what that mistake computes
 (the fault models of ``cases.py``), or when a repeated call shows it (dropout). A match on one
 case can be a coincidence (a constant scale of 1/8 is 1/dk at dk=8; a scale of 1/sqrt(H) is no
-scale at H=1; a value cached at the first call), so a single-head mistake is confirmed on a second
-case whose sizes differ from the first in every dimension but keep its equalities, before it is
-named. Otherwise the feedback only states what was seen against what was expected. Trusted side
-only, plain tensors.
+scale at H=1; a value cached at the first call), so a mistake is confirmed on a second case whose
+sizes differ from the first in every dimension but keep its equalities, before it is named. A
+multi-head result is first compared with the student's ScaledDotProductAttention alone: a mistake
+it reproduces there is its own, whatever wrapper mistake the numbers also match (an inverted mask
+in it reads as an inverted padding mask of a correct wrapper). Otherwise the feedback only states
+what was seen against what was expected. Trusted side only, plain tensors.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from torch import Tensor
 
 from grader_tests.attention import cases as C
 from grader_tests.attention.checks import abs_diff
-from grading.i18n import Msg, msg
+from grading.i18n import SEMI, Msg, cat, msg
 from grading.proxy import Feedback
 
 MATCH_TOL = 1e-4   # the student's numbers "are" a fault model within this (float32 rounding and more)
@@ -284,65 +286,176 @@ def mha_key(fault: str, d_model: int, head_dim: int) -> str:
 
 MHA_SCALE_FAULTS = ("scale_one", "scale_dk", "scale_dmodel")
 
+# Said when the student's ScaledDotProductAttention alone gives the wrong multi-head result: the
+# wrapper around it is not to blame (its mask, its heads), whatever fault model of the wrapper the
+# numbers also match.
+SDPA_CULPRIT = msg("ScaledDotProductAttention alone, given the heads and the mask a correct MultiHeadAttention "
+                   "passes it, gives this same result (on a second case of other sizes too): the mistake is in "
+                   "ScaledDotProductAttention, not in the multi-head wrapper",
+                   "单独调用 ScaledDotProductAttention，并传入正确的 MultiHeadAttention 会传给它的各个 head 和 mask，"
+                   "也得到同样的结果（在另一组尺寸的第二个例子上也是如此）：错误在 ScaledDotProductAttention 中，"
+                   "而不在多头封装中")
+
 
 class MhaBuilder(Protocol):
-    """What the confirmation needs of the student: ``AttentionStudent.mha``."""
+    """What the confirmation needs of the student: ``AttentionStudent.mha`` (and ``sdpa``, to tell a
+    mistake of the wrapper from one of the ScaledDotProductAttention it calls)."""
 
     def mha(self, d_model: int, num_heads: int, head_dim: int | None = None,
             params: dict[str, Tensor] | None = None) -> Any: ...
 
+    def sdpa(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,
+             return_weights: bool = False) -> Any: ...
 
-def _mha_scale_confirmed(student: MhaBuilder | None, fault: str, d_model: int, num_heads: int,
-                         head_dim: int) -> bool:
-    """A multi-head scale mistake is a function of head_dim (or d_model): a scale hard-coded as
-    1/8 is 1/head_dim at head_dim=8. It is named only if the student's module built with another
-    head_dim (given explicitly; 5 or 7, neither a square nor a square root of the others) computes
-    the same mistake, with another d_model too. True without a student (the unit tests of the fault
-    models)."""
-    if student is None:
-        return True
-    hd = 5 if head_dim != 5 else 7
-    dm = 21 if d_model != 21 else 22     # d_model changes too: a constant 1/4 is 1/sqrt(16) as well
-    params = C.mha_params(71, dm, num_heads, hd)
-    x = C.tokens(72, 2, 5, dm)
+
+class _MhaCase:
+    """One multi-head case: its inputs, the reference weights and what the student returned."""
+
+    def __init__(self, out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_heads: int,
+                 head_dim: int, x: Tensor, context: Tensor | None, additive_mask: Tensor | None,
+                 key_padding_mask: Tensor | None):
+        self.out, self.weights, self.params = out, weights, params
+        self.num_heads, self.head_dim = num_heads, head_dim
+        self.x, self.context, self.additive_mask, self.key_padding_mask = x, context, additive_mask, key_padding_mask
+
+    def variant(self, fault: str) -> tuple[Tensor, Tensor] | None:
+        try:
+            return C.mha_variant(self.params, self.num_heads, self.head_dim, self.x, self.context,
+                                 self.additive_mask, self.key_padding_mask, fault)
+        except RuntimeError:  # the mistake cannot happen with these shapes (e.g. masks sized for the context)
+            return None
+
+
+def _other(n: int, choices: tuple[int, ...]) -> int:
+    return next(c for c in choices if c != n)
+
+
+def _probe_mha(student: MhaBuilder, case: _MhaCase) -> _MhaCase | None:
+    """The student's module on a second, independent case: every size but num_heads changed
+    (batch, lengths, head_dim, d_model), self- or cross-attention kept, Nq == Nk kept when it held,
+    d_model == num_heads * head_dim kept when it held (the module is then built without head_dim,
+    as the default case was), other reference weights, inputs and masks of the same kinds (a
+    padding mask, an additive mask of the same rank), all from fixed seeds. None when the student's
+    code fails on it."""
+    x, H = case.x, case.num_heads
+    B, Nq, d_model = x.shape
+    default = d_model == H * case.head_dim
+    hd = _other(case.head_dim, (5, 7))
+    dm = H * hd if default else _other(d_model, tuple(n for n in (21, 22, 23) if n != H * hd))
+    b, nq = _other(B, (3, 2)), _other(Nq, (6, 4))
+    nk = nq
+    if case.context is not None and case.context.shape[1] != Nq:
+        nk = _other(case.context.shape[1], (nq + 3, nq + 4) if case.context.shape[1] > Nq else (nq - 2, nq - 3))
+    x2 = C.tokens(72, b, nq, dm)
+    ctx2 = None if case.context is None else C.tokens(73, b, nk, dm)
+    am2 = None
+    if case.additive_mask is not None:
+        am2 = C.random_block_mask(74, (b, H, nq, nk) if case.additive_mask.dim() == 4 else (b, nq, nk))
+    kpm2 = None
+    if case.key_padding_mask is not None:
+        g = torch.Generator().manual_seed(75)
+        kpm2 = torch.rand(b, nk, generator=g) < 0.35
+        kpm2[:, 0] = False
+        kpm2[-1, -1] = True
     try:
-        m = student.mha(dm, num_heads, hd, params=params)
-        out = m(x)
+        m = student.mha(dm, H, None if default else hd, params=C.mha_params(71, dm, H, hd))
+        out = m(x2, ctx2, am2, key_padding_mask=kpm2)
     except Feedback:
+        return None
+    return _MhaCase(out, None, m.params, H, hd, x2, ctx2, am2, kpm2)
+
+
+def _sdpa_alone(student: MhaBuilder, case: _MhaCase) -> tuple[Tensor, ...] | None:
+    """(q, k, v, mask, output, weights) of the student's ScaledDotProductAttention called alone with the
+    heads and a mask of the contract's shape that a correct wrapper may pass ([B,1|H,Nq,Nk], then
+    [B,H,Nq,Nk]; without masks none, then an all-zero one, as wrappers that always build a mask do),
+    when it is wrong there and merging its output as a correct wrapper does gives the student's
+    multi-head output (and weights, when given); None otherwise."""
+    q, k, v, mask = C.mha_heads(case.params, case.num_heads, case.head_dim, case.x, case.context,
+                                case.additive_mask, case.key_padding_mask)
+    B, H, Nq, _ = q.shape
+    Nk = k.shape[-2]
+    masks: list[Tensor | None] = [mask.expand(B, mask.shape[1], Nq, Nk).contiguous()]
+    if mask.shape[1] != H:
+        masks.append(mask.expand(B, H, Nq, Nk).contiguous())
+    if case.additive_mask is None and case.key_padding_mask is None:
+        masks.insert(0, None)
+    for m in masks:
+        try:
+            got = student.sdpa(q, k, v, m, return_weights=True)
+        except Feedback:
+            continue
+        o, w = got
+        if _err(o, C.ref_output(q, k, v, m)) < MATCH_TOL and _err(w, C.ref_weights(q, k, m)) < MATCH_TOL:
+            continue                        # right with this mask: not where the mistake is
+        if _err(case.out, C.mha_merge({n: t.double() for n, t in case.params.items()}, o.double())) < MATCH_TOL \
+                and (case.weights is None or case.weights.shape != w.shape or _err(case.weights, w) < MATCH_TOL):
+            return q, k, v, m, o, w
+    return None
+
+
+def _sdpa_culprit(student: MhaBuilder, q: Tensor, k: Tensor, v: Tensor, m: Tensor | None, o: Tensor,
+                  w: Tensor) -> Msg:
+    """What the student's ScaledDotProductAttention did wrong, named when a fault model of its own
+    (confirmed on its own second case) matches."""
+    w_name = sdpa_weights(w, q, k, v, m, student=student)
+    o_name = sdpa_output(o, q, k, v, m, student=student)
+    if w_name == FAULTS["weights_unmasked"] and o_name == FAULTS["output_unmasked"]:
+        return cat(SDPA_CULPRIT, FAULTS["mask_ignored"], sep=SEMI)
+    return cat(SDPA_CULPRIT, w_name or o_name, sep=SEMI)
+
+
+def _matches(case: _MhaCase, fault: str) -> bool:
+    got = case.variant(fault)
+    if got is None:
         return False
-    keys = {fault} if fault != "scale_dk" or d_model != head_dim * head_dim else {"scale_dk", "scale_dmodel"}
-    for key in keys:
-        got = C.mha_variant(m.params, num_heads, hd, x, fault=key)
-        if got is not None and _err(out, got[0]) < MATCH_TOL:
-            return True
-    return False
+    ref_out, ref_w = got
+    return _err(case.out, ref_out) < MATCH_TOL and (case.weights is None or case.weights.shape != ref_w.shape
+                                                    or _err(case.weights, ref_w) < MATCH_TOL)
+
+
+def _confirmed_on(probe: _MhaCase, fault: str, d_model: int, head_dim: int) -> bool:
+    """The probe case computes ``fault`` too. A scale by 1/head_dim that was also 1/sqrt(d_model) on
+    the first case (d_model == head_dim ** 2) may be either on the probe, where they differ."""
+    keys = ("scale_dk", "scale_dmodel") if mha_key(fault, d_model, head_dim) == "scale_dk_or_dmodel" else (fault,)
+    return any(_matches(probe, key) for key in keys)
 
 
 def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_heads: int, head_dim: int,
         x: Tensor, context: Tensor | None = None, additive_mask: Tensor | None = None,
         key_padding_mask: Tensor | None = None, *, student: MhaBuilder | None = None) -> Msg | None:
-    """The named mistake a multi-head output (and its weights, when given) is, or None. A scale
-    mistake is confirmed with ``student`` on another head_dim first."""
+    """The named mistake a multi-head output (and its weights, when given) is, or None.
+
+    With ``student``, the ScaledDotProductAttention-level evidence comes first: when the student's
+    ScaledDotProductAttention alone, given what a correct wrapper passes it, reproduces the output
+    (here and on a second case), the mistake is named as its own, never as the wrapper's (an
+    inverted or ignored mask in it otherwise reads as a padding mistake of a correct wrapper).
+    A mistake of the wrapper is named only when the student's module computes it on a second,
+    independent case too (``_probe_mha``). Without ``student`` (the unit tests of the fault models)
+    one case is enough."""
     if half := _half_fault(out):
         return half
+    case = _MhaCase(out, weights, params, num_heads, head_dim, x, context, additive_mask, key_padding_mask)
+    probe: _MhaCase | None = None
+    if student is not None:
+        alone = _sdpa_alone(student, case)
+        if alone is not None:
+            probe = _probe_mha(student, case)
+            if probe is None or _sdpa_alone(student, probe) is None:
+                return None             # the wrapper passed the right things here: never blame it
+            return _sdpa_culprit(student, *alone)
     for fault in C.MHA_FAULTS:
-        try:
-            got = C.mha_variant(params, num_heads, head_dim, x, context, additive_mask, key_padding_mask, fault)
-        except RuntimeError:  # the mistake cannot happen with these shapes (e.g. masks sized for the context)
+        if not _matches(case, fault):
             continue
-        if got is None:
-            continue
-        ref_out, ref_w = got
-        if _err(out, ref_out) < MATCH_TOL and (weights is None or weights.shape != ref_w.shape
-                                                or _err(weights, ref_w) < MATCH_TOL):
-            if fault in MHA_SCALE_FAULTS and not _mha_scale_confirmed(student, fault, x.shape[-1], num_heads,
-                                                                      head_dim):
+        if student is not None:
+            probe = probe or _probe_mha(student, case)
+            if probe is None or not _confirmed_on(probe, fault, x.shape[-1], head_dim):
                 return None
-            if fault == "mask_ignored" and (weights is None or weights.shape != ref_w.shape):
-                return FAULTS["output_unmasked"]
-            return FAULTS[mha_key(fault, x.shape[-1], head_dim)]
+        if fault == "mask_ignored" and (weights is None or weights.shape != case.variant(fault)[1].shape):
+            return FAULTS["output_unmasked"]
+        return FAULTS[mha_key(fault, x.shape[-1], head_dim)]
     return None
 
 
-__all__ = ["FAULTS", "MATCH_TOL", "half_precision", "large_scores", "mha", "mha_key", "probe_case", "sdpa_output",
+__all__ = ["FAULTS", "MATCH_TOL", "SDPA_CULPRIT", "half_precision", "large_scores", "mha", "mha_key", "probe_case", "sdpa_output",
            "sdpa_weights"]

@@ -9,6 +9,7 @@ import torch
 from grader_tests.attention import cases as C
 from grader_tests.attention import diagnose
 from grader_tests.attention.checks import max_err
+from grading.i18n import SEMI, cat
 from grading.proxy import Feedback
 
 
@@ -36,24 +37,21 @@ class Faulty:
             def __init__(self):
                 self.params = params
 
-            def __call__(self, x, context=None):
+            def __call__(self, x, context=None, additive_mask=None, *, key_padding_mask=None):
                 if self_.mha_scale is not None:   # a scale of its own, e.g. a constant
-                    p = {n: t.double() for n, t in params.items()}
-                    q = torch.nn.functional.linear(x.double(), p["q_proj.weight"], p["q_proj.bias"])
-                    kk = torch.nn.functional.linear(x.double(), p["k_proj.weight"], p["k_proj.bias"])
-                    vv = torch.nn.functional.linear(x.double(), p["v_proj.weight"], p["v_proj.bias"])
-                    B, N, _ = x.shape
-                    q, kk, vv = (t.view(B, N, num_heads, hd).transpose(1, 2) for t in (q, kk, vv))
-                    w = torch.softmax(q @ kk.transpose(-2, -1) * self_.mha_scale(hd), -1)
-                    o = (w @ vv).transpose(1, 2).reshape(B, N, num_heads * hd)
-                    return torch.nn.functional.linear(o, p["out_proj.weight"], p["out_proj.bias"]).float()
-                got = C.mha_variant(params, num_heads, hd, x, context, fault=fault)
+                    q, kk, vv, mask = C.mha_heads({n: t.double() for n, t in params.items()}, num_heads, hd,
+                                                  x.double(), None if context is None else context.double(),
+                                                  additive_mask, key_padding_mask)
+                    w = torch.softmax(q @ kk.transpose(-2, -1) * self_.mha_scale(hd) + mask, -1)
+                    return C.mha_merge({n: t.double() for n, t in params.items()}, w @ vv).float()
+                got = C.mha_variant(params, num_heads, hd, x, context, additive_mask, key_padding_mask, fault=fault)
                 if got is None:
                     raise Feedback({"en": "not applicable", "zh": "不适用"})
                 return got[0].float()
 
         self_ = self
         return Module()
+
 
 SDPA_CASES = {  # shapes where each SDPA mistake is possible (qk_swapped needs Nq == Nk)
     "rect": C.qkv(11, 2, 4, 7, 9, 16, 12),
@@ -132,7 +130,11 @@ def test_mha_output_of_a_mistake_is_named_as_that_mistake_only(fault, case, out,
     assert diagnose.mha(out, w, **MHA_SETUP, **case) == expected
     output_only = diagnose.FAULTS["output_unmasked"] if fault == "mask_ignored" else expected
     assert diagnose.mha(out, None, **MHA_SETUP, **case) == output_only
-    assert diagnose.mha(out, w, **MHA_SETUP, **case, student=Faulty(fault)) == expected
+    with_student = diagnose.mha(out, w, **MHA_SETUP, **case, student=Faulty(fault))
+    if fault in C.SDPA_FAULTS:   # where the stand-in's ScaledDotProductAttention alone makes it: named as its own
+        assert with_student in (expected, cat(diagnose.SDPA_CULPRIT, diagnose.FAULTS[fault], sep=SEMI))
+    else:
+        assert with_student == expected
 
 
 def test_scale_by_head_dim_is_named_for_both_causes_when_they_coincide():
@@ -258,3 +260,99 @@ def test_raw_scores_returned_with_a_mask_are_named_despite_the_blocked_minus_inf
     assert bool(torch.isinf(w).any())
     assert diagnose.sdpa_weights(w, q, k, v, mask) == diagnose.FAULTS["raw_scores"]
     assert diagnose.sdpa_weights(w, q, k, v, mask, student=Faulty("raw_scores")) == diagnose.FAULTS["raw_scores"]
+
+
+class WrappedSdpa:
+    """A stand-in whose MultiHeadAttention is a correct wrapper (heads, padding and additive masks
+    as the reference builds them) around its own ScaledDotProductAttention ``weights(q, k, mask)``."""
+
+    def __init__(self, weights):
+        self.weights = weights
+
+    def sdpa(self, q, k, v, mask=None, *, return_weights=False):
+        w = self.weights(q.double(), k.double(), None if mask is None else mask.double())
+        out = (w @ v.double()).to(q.dtype)
+        return (out, w.to(q.dtype)) if return_weights else out
+
+    def mha(self, d_model, num_heads, head_dim=None, params=None):
+        hd, student = head_dim or d_model // num_heads, self
+
+        class Module:
+            def __init__(self):
+                self.params = params
+
+            def __call__(self, x, context=None, additive_mask=None, *, key_padding_mask=None, return_weights=False):
+                q, k, v, mask = C.mha_heads(params, num_heads, hd, x, context, additive_mask, key_padding_mask)
+                o, w = student.sdpa(q, k, v, mask.expand(*mask.shape[:2], q.shape[2], k.shape[2]),
+                                    return_weights=True)
+                out = C.mha_merge(params, o)
+                return (out, w) if return_weights else out
+
+        return Module()
+
+
+def _inverted(q, k, mask):
+    return C.sdpa_fault_weights("mask_inverted", q, k, q, mask)
+
+
+def _skips_broadcast_mask(q, k, mask):
+    """Applies a mask only when it has exactly the scores' shape (a "defensive" check)."""
+    s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+    return torch.softmax(s + mask if mask is not None and mask.shape == s.shape else s, -1)
+
+
+WRAPPER_FAULTS = ("pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored", "mask_after_softmax")
+
+
+@pytest.mark.parametrize("bug", [_inverted, _skips_broadcast_mask], ids=["inverted", "skips_broadcast"])
+@pytest.mark.parametrize("name", ["self+pad", "cross+pad", "cross+mask"])
+def test_a_mask_mistake_of_sdpa_is_named_as_its_own_not_as_the_correct_wrappers(bug, name):
+    student, case = WrappedSdpa(bug), MHA_CASES[name]
+    m = student.mha(16, 2, 8, params=MHA_SETUP["params"])
+    out, w = m(**case, return_weights=True)
+    got = diagnose.mha(out, w, **MHA_SETUP, **case, student=student)
+    assert got is not None and got["en"].startswith(diagnose.SDPA_CULPRIT["en"])
+    assert got["zh"].startswith(diagnose.SDPA_CULPRIT["zh"])
+    assert not any(diagnose.FAULTS[f]["en"] in got["en"] for f in WRAPPER_FAULTS if f != "mask_ignored"), got
+    expected = "mask_inverted" if bug is _inverted else "mask_ignored"
+    assert diagnose.FAULTS[expected]["en"] in got["en"], got
+
+
+def test_the_wrapper_fault_a_sdpa_mask_mistake_coincides_with_on_one_case_is_not_named():
+    """What the adversarial tester saw: one padding case alone matches the wrapper's pad_inverted."""
+    case = MHA_CASES["self+pad"]
+    out, w = WrappedSdpa(_inverted).mha(16, 2, 8, params=MHA_SETUP["params"])(**case, return_weights=True)
+    assert diagnose.mha(out, w, **MHA_SETUP, **case) == diagnose.FAULTS["pad_inverted"]   # the coincidence
+    assert diagnose.mha(out, w, **MHA_SETUP, **case, student=WrappedSdpa(_inverted)) != diagnose.FAULTS["pad_inverted"]
+
+
+class OnlyAtBatchTwo(Faulty):
+    """A wrapper whose output matches ``fault`` on batches of 2 (the suite's cases) and is correct
+    otherwise: a match that a second case of other sizes does not repeat."""
+
+    def mha(self, d_model, num_heads, head_dim=None, params=None):
+        inner = Faulty(self.fault).mha(d_model, num_heads, head_dim, params)
+        hd = head_dim or d_model // num_heads
+
+        class Module:
+            def __init__(self):
+                self.params = params
+
+            def __call__(self, x, context=None, additive_mask=None, *, key_padding_mask=None):
+                if x.shape[0] == 2:
+                    return inner(x, context, additive_mask, key_padding_mask=key_padding_mask)
+                return C.ref_mha(params, num_heads, hd, x, context, additive_mask, key_padding_mask)[0]
+
+        return Module()
+
+
+@pytest.mark.parametrize("fault, name", [("pad_inverted", "cross+pad"), ("pad_ignored", "self+pad"),
+                                         ("pad_query_axis", "self+pad"), ("mask_ignored", "cross+mask"),
+                                         ("shared_q", "cross"), ("split_no_transpose", "self")])
+def test_a_wrapper_mistake_is_named_only_when_a_second_case_of_other_sizes_repeats_it(fault, name):
+    case = MHA_CASES[name]
+    out, w = C.mha_variant(fault=fault, **MHA_SETUP, **case)
+    out, w = out.float(), w.float()
+    assert diagnose.mha(out, w, **MHA_SETUP, **case) is not None                       # one case matches
+    assert diagnose.mha(out, w, **MHA_SETUP, **case, student=Faulty(fault)) is not None  # repeated: named
+    assert diagnose.mha(out, w, **MHA_SETUP, **case, student=OnlyAtBatchTwo(fault)) is None

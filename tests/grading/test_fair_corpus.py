@@ -167,6 +167,18 @@ def test_chinese_feedback_is_chinese_apart_from_code_and_pytorch_messages(execut
     assert english == {} and numbers == {}, (english, numbers)
 
 
+@pytest.mark.parametrize("name", ["sdpa_skips_broadcast_mask", "mask_polarity_inverted"])
+def test_a_mask_mistake_of_sdpa_under_a_correct_wrapper_is_blamed_on_sdpa(executor, name):
+    """The wrapper builds its padding mask correctly: the padding tests say the mistake is in
+    ScaledDotProductAttention, in both languages, and name no padding mistake."""
+    from grader_tests.attention.diagnose import SDPA_CULPRIT
+
+    result = _graded(executor, SUBMISSIONS / "faulty" / f"{name}.py")
+    fb = next(t["feedback"] for t in result["tests"] if t["id"] == "test_padding_keys_get_zero_weight")
+    assert SDPA_CULPRIT["en"] in fb["en"] and SDPA_CULPRIT["zh"] in fb["zh"], fb
+    assert not {"pad_inverted", "pad_ignored", "pad_query_axis"} & set(_named(result))
+
+
 def test_a_structure_problem_is_reported_once_and_the_behaviour_still_graded(executor):
     """minGPT kept as written (a fused c_attn, no q_proj/.../out_proj names): the projections are
     found by their shapes and driven; only the structure test loses its points."""
