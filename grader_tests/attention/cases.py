@@ -276,12 +276,15 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         o = o.permute(0, 2, 3, 1).reshape(B, Nq, inner)
     else:
         o = o.transpose(1, 2).reshape(B, Nq, inner)
+    if fault == "out_proj_skipped":             # the merged heads returned as they are
+        return (o, w) if inner == d_model else None
     return F.linear(o, p["out_proj.weight"], p["out_proj.bias"]), w
 
 
 MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_dim_first", "shared_q", "kv_from_x",
               "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis",
-              "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored", "mask_after_softmax")
+              "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored", "mask_after_softmax",
+              "out_proj_skipped")
 
 
 def warm() -> None:

@@ -86,6 +86,10 @@ FAULTS: dict[str, Msg] = {
     "kv_from_x": msg("the output matches keys and values projected from x: in cross-attention they come "
                      "from the context",
                      "输出与 K、V 从 x 投影的结果一致：cross-attention 中 K、V 应来自 context"),
+    "out_proj_skipped": msg("the output matches the merged heads returned without out_proj: apply out_proj "
+                            "whatever num_heads is, 1 included",
+                            "输出与合并后的 head 不经过 out_proj 直接返回的结果一致：无论 num_heads 是多少（包括 1），"
+                            "都要应用 out_proj"),
     "pad_inverted": msg("the padding mask acts inverted: True in key_padding_mask means padding (blocked)",
                         "padding mask 的极性反了：key_padding_mask 中 True 表示 padding（禁止读取）"),
     "pad_query_axis": msg("the padding mask is applied to the query axis: it marks keys, so it broadcasts "

@@ -209,6 +209,35 @@ def test_mha_cross_attention_parity(student):
                     "多头 cross-attention 的输出（x [2,3,16]，context [2,7,16]）"))
 
 
+def test_mha_single_head(student):
+    """num_heads == 1 is a multi-head module like any other (one head of head_dim = d_model): a
+    wrapper that special-cases it (skips out_proj, the split, a mask) is wrong there only, and no
+    other case has one head."""
+    mha, params, hd = _mha_with_params(student, D, 1, seed=32)
+    x, ctx = C.tokens(48, 2, 4, D), C.tokens(49, 2, 6, D)
+    pad = torch.zeros(2, 6, dtype=torch.bool)
+    pad[1, 4:] = True
+    mask = C.random_block_mask(99, (2, 4, 6))
+    for what, context, am, kpm in (
+            (msg(f"MultiHeadAttention({D}, 1), self-attention", f"MultiHeadAttention({D}, 1) 的 self-attention"),
+             None, None, None),
+            (msg(f"MultiHeadAttention({D}, 1), cross-attention (x [2,4,{D}], context [2,6,{D}])",
+                 f"MultiHeadAttention({D}, 1) 的 cross-attention（x [2,4,{D}]，context [2,6,{D}]）"), ctx, None, None),
+            (msg(f"MultiHeadAttention({D}, 1) with additive_mask [B,Nq,Nk] and key_padding_mask",
+                 f"MultiHeadAttention({D}, 1) 使用 additive_mask [B,Nq,Nk] 和 key_padding_mask 时"), ctx, mask, pad)):
+        ref_out, ref_w = C.ref_mha(params, 1, hd, x, context, am, kpm)
+        try:
+            out, w = mha(x, context, am, key_padding_mask=kpm, return_weights=True)
+        except Feedback as exc:
+            raise Feedback(cat(what, msg(": ", "："), exc.message)) from None
+        if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref_out) <= C.OUT_TOL:
+            continue
+        hint = diagnose.mha(out, w, params, 1, hd, x, context, am, kpm, student=student)
+        expect_close(out, ref_out, C.OUT_TOL, cat(what, msg(", the output", "，输出")), names="b,q,d", hint=hint)
+        expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k",
+                     hint=hint)
+
+
 def test_mha_reuses_sdpa(student, student_source):
     copied = static.class_softmax_calls(student_source, "MultiHeadAttention")
     expect(not copied, msg("MultiHeadAttention computes the softmax itself (" + "; ".join(copied[:3]) +
