@@ -46,6 +46,16 @@ def parity_case() -> tuple[Tensor, Tensor, Tensor]:
     return qkv(**PARITY)
 
 
+# Its square companion (self-attention, Nq == Nk): weights returned key x query instead of query x
+# key keep their shape here, so only their values can show it, while in the rectangular cases the
+# shape does. The weight-checking tests run both.
+SQUARE = dict(seed=15, B=2, H=3, Nq=8, Nk=8, dk=16, dv=12)
+
+
+def square_case() -> tuple[Tensor, Tensor, Tensor]:
+    return qkv(**SQUARE)
+
+
 @functools.cache
 def hand_example() -> tuple[Tensor, Tensor, Tensor]:
     """The lab's hand-computation example: B=H=1, Nq=2, Nk=3, dk=dv=2, small integers."""
@@ -185,6 +195,8 @@ def sdpa_fault_weights(fault: str, q: Tensor, k: Tensor, v: Tensor,
         return torch.softmax(ref_scores(k, q, m), -1)
     if fault == "raw_scores":
         return scores
+    if fault == "weights_transposed":            # key x query: visible in the values only when square
+        return None if q.shape[-2] != k.shape[-2] else torch.softmax(scores, -1).transpose(-2, -1)
     if mask is None:
         return None
     blocked = torch.isinf(mask.double()) & (mask.double() < 0)
@@ -200,7 +212,7 @@ def sdpa_fault_weights(fault: str, q: Tensor, k: Tensor, v: Tensor,
 
 
 SDPA_FAULTS = ("scale_one", "scale_dk", "scale_dv", "softmax_query_axis", "softmax_head_axis", "qk_swapped",
-               "raw_scores", "mask_after_softmax", "mask_ignored", "mask_inverted")
+               "raw_scores", "mask_after_softmax", "mask_ignored", "mask_inverted", "weights_transposed")
 
 
 def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Tensor,

@@ -51,6 +51,10 @@ FAULTS: dict[str, Msg] = {
                              "权重在不同 head 之间做了归一化（softmax 沿 dim=1）：每个 query 行应沿 key 轴（dim=-1）归一化"),
     "qk_swapped": msg("the weights equal softmax(K Q^T): Q and K are swapped; the scores are Q @ K^T",
                       "权重等于 softmax(K Q^T)：Q 和 K 互换了；score 应为 Q @ K^T"),
+    "weights_transposed": msg("the returned weights are the right ones transposed, one row per key: return them "
+                              "as [B, H, Nq, Nk], one row per query (the output's orientation)",
+                              "返回的权重是正确权重的转置，每个 key 一行：应按 [B, H, Nq, Nk] 返回，每个 query 一行"
+                              "（与输出的方向一致）"),
     "raw_scores": msg("the returned weights are the scaled scores, not the softmax probabilities",
                       "返回的权重是缩放后的 score，而不是 softmax 概率"),
     "mask_after_softmax": msg("the blocked positions are zeroed after the softmax, so the rows no longer sum "
@@ -248,7 +252,7 @@ def sdpa_output(out: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | Non
     if half := _half_fault(out):
         return half
     for fault in C.SDPA_FAULTS:
-        if fault == "raw_scores":
+        if fault in ("raw_scores", "weights_transposed"):   # models of the returned weights only
             continue
         cand = _weights(fault, q, k, v, mask)
         if cand is not None and torch.isfinite(cand).all() and _err(out, cand @ v.double()) < MATCH_TOL:

@@ -95,31 +95,42 @@ def test_query_count_experiment_c(student):
                    "每个 query 的计算应与其他 query 无关"))
 
 
+SQUARE_LABEL = msg("with Nq = Nk = 8 (self-attention), ", "Nq = Nk = 8（self-attention）时，")
+
+
 def test_row_sums_are_one(student, record_measurement):
-    q, k, v = C.parity_case()
-    _, w = student.sdpa(q, k, v, return_weights=True)
-    expect_finite(w, msg("the weights", "权重"))
-    err = row_sum_error(w)
-    record_measurement("row_sum_error", err)
-    if not err < C.ROW_SUM_TOL:
-        raise Feedback(cat(msg(f"row sums of the weights deviate from 1 by up to {err:.3g} (allowed "
-                               f"{C.ROW_SUM_TOL:g}): every query row must be a softmax over all keys",
-                               f"权重的行和与 1 最多相差 {err:.3g}（允许 {C.ROW_SUM_TOL:g}）：每个 query 行都应是对所有 key "
-                               "的 softmax"), diagnose.sdpa_weights(w, q, k, v, student=student), sep=SEMI))
+    # The rectangular parity case first (its error is the recorded measurement), then a square one,
+    # where weights returned transposed (key x query) keep their shape and their row sums show it.
+    for i, (label, (q, k, v)) in enumerate(((None, C.parity_case()), (SQUARE_LABEL, C.square_case()))):
+        _, w = student.sdpa(q, k, v, return_weights=True)
+        expect_finite(w, cat(label, msg("the weights", "权重")))
+        err = row_sum_error(w)
+        if i == 0:
+            record_measurement("row_sum_error", err)
+        if not err < C.ROW_SUM_TOL:
+            raise Feedback(cat(cat(label, msg(f"row sums of the weights deviate from 1 by up to {err:.3g} (allowed "
+                                              f"{C.ROW_SUM_TOL:g}): every query row must be a softmax over all keys",
+                                              f"权重的行和与 1 最多相差 {err:.3g}（允许 {C.ROW_SUM_TOL:g}）：每个 query "
+                                              "行都应是对所有 key 的 softmax")),
+                               diagnose.sdpa_weights(w, q, k, v, student=student), sep=SEMI))
 
 
 def test_weights_are_probabilities(student):
-    q, k, v = C.qkv(5, 2, 2, 4, 6, 8, 8, scale=3.0)
-    _, w = student.sdpa(q, k, v, return_weights=True)
-    expect_finite(w, msg("the weights", "权重"))
-    lo, hi = float(w.min()), float(w.max())
-    hint = diagnose.sdpa_weights(w, q, k, v, student=student)
-    expect(lo >= -1e-7 and hi <= 1 + 1e-6,
-           cat(msg(f"weights range over [{lo:.3g}, {hi:.3g}]: softmax probabilities lie in [0, 1]",
-                   f"权重的取值范围是 [{lo:.3g}, {hi:.3g}]：softmax 概率应在 [0, 1] 内"), hint, sep=SEMI))
-    err = max_err(w, C.ref_weights(q, k))
-    expect(err <= 1e-4, cat(msg(f"weights differ from softmax(QK^T / sqrt(dk)) over the keys by up to {err:.3g}",
-                                f"权重与沿 key 轴的 softmax(QK^T / sqrt(dk)) 最多相差 {err:.3g}"), hint, sep=SEMI))
+    # Nq != Nk, then Nq == Nk (weights transposed keep their shape there, not their values)
+    for label, (q, k, v) in ((None, C.qkv(5, 2, 2, 4, 6, 8, 8, scale=3.0)),
+                             (msg("with Nq = Nk = 6, ", "Nq = Nk = 6 时，"), C.qkv(7, 2, 2, 6, 6, 8, 8, scale=3.0))):
+        _, w = student.sdpa(q, k, v, return_weights=True)
+        expect_finite(w, cat(label, msg("the weights", "权重")))
+        lo, hi = float(w.min()), float(w.max())
+        hint = diagnose.sdpa_weights(w, q, k, v, student=student)
+        expect(lo >= -1e-7 and hi <= 1 + 1e-6,
+               cat(cat(label, msg(f"weights range over [{lo:.3g}, {hi:.3g}]: softmax probabilities lie in [0, 1]",
+                                  f"权重的取值范围是 [{lo:.3g}, {hi:.3g}]：softmax 概率应在 [0, 1] 内")), hint, sep=SEMI))
+        err = max_err(w, C.ref_weights(q, k))
+        expect(err <= 1e-4, cat(cat(label, msg(f"weights differ from softmax(QK^T / sqrt(dk)) over the keys by up to "
+                                               f"{err:.3g}",
+                                               f"权重与沿 key 轴的 softmax(QK^T / sqrt(dk)) 最多相差 {err:.3g}")),
+                                hint, sep=SEMI))
 
 
 def _effective_scale(w, q, k) -> float:

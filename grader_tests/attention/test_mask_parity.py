@@ -43,13 +43,17 @@ def test_output_parity_reference(student, record_measurement):
 
 
 def test_weights_parity_reference(student):
-    q, k, v = C.parity_case()
-    _, w = student.sdpa(q, k, v, return_weights=True)
-    ref = C.ref_weights(q, k)
-    hint = diagnose.sdpa_weights(w, q, k, v, student=student) if max_err(w, ref) > C.WEIGHT_TOL else None
-    expect_close(w, ref, C.WEIGHT_TOL, msg("weights (vs a float64 softmax of QK^T/sqrt(dk))",
-                                           "权重（对比 float64 计算的 softmax(QK^T/sqrt(dk))）"),
-                 names="b,h,q,k", hint=hint)
+    # The rectangular parity case, then a square one: weights returned transposed (key x query)
+    # fail the first by their shape and the second by their values.
+    for what, (q, k, v) in (
+            (msg("weights (vs a float64 softmax of QK^T/sqrt(dk))", "权重（对比 float64 计算的 softmax(QK^T/sqrt(dk))）"),
+             C.parity_case()),
+            (msg("weights with Nq = Nk = 8 (vs a float64 softmax of QK^T/sqrt(dk))",
+                 "Nq = Nk = 8 时的权重（对比 float64 计算的 softmax(QK^T/sqrt(dk))）"), C.square_case())):
+        _, w = student.sdpa(q, k, v, return_weights=True)
+        ref = C.ref_weights(q, k)
+        hint = diagnose.sdpa_weights(w, q, k, v, student=student) if max_err(w, ref) > C.WEIGHT_TOL else None
+        expect_close(w, ref, C.WEIGHT_TOL, what, names="b,h,q,k", hint=hint)
 
 
 def _blocked_check(student, w: torch.Tensor, blocked: torch.Tensor, what, q, k, v, mask) -> None:
@@ -74,27 +78,31 @@ def _blocked_check(student, w: torch.Tensor, blocked: torch.Tensor, what, q, k, 
 
 
 def test_blocked_key_gets_zero_weight(student):
-    q, k, v = C.qkv(80, 2, 2, 4, 6, 8, 5)
+    # Nq != Nk, then Nq == Nk: weights returned transposed would put the blocked key's zeros on a row
     j = 2
-    mask = C.column_block_mask((2, 2, 4, 6), j)
-    out, w = student.sdpa(q, k, v, mask, return_weights=True)
-    blocked = torch.zeros(2, 2, 4, 6, dtype=torch.bool)
-    blocked[..., j] = True
-    what = msg(f"key {j} masked with -inf", f"第 {j} 个 key 用 -inf 屏蔽")
-    _blocked_check(student, w, blocked, what, q, k, v, mask)
-    expect_close(out, C.ref_output(q, k, v, mask), C.OUT_TOL, cat(what, msg(": output", "：输出")))
+    for seed, nq in ((80, 4), (79, 6)):
+        q, k, v = C.qkv(seed, 2, 2, nq, 6, 8, 5)
+        mask = C.column_block_mask((2, 2, nq, 6), j)
+        out, w = student.sdpa(q, k, v, mask, return_weights=True)
+        blocked = torch.zeros(2, 2, nq, 6, dtype=torch.bool)
+        blocked[..., j] = True
+        what = msg(f"key {j} of 6 masked with -inf for {nq} queries", f"{nq} 个 query、第 {j} 个 key（共 6 个）用 -inf 屏蔽时")
+        _blocked_check(student, w, blocked, what, q, k, v, mask)
+        expect_close(out, C.ref_output(q, k, v, mask), C.OUT_TOL, cat(what, msg(": output", "：输出")))
 
 
 def test_additive_mask_parity(student):
-    q, k, v = C.qkv(81, 2, 3, 5, 8, 8, 6)
-    mask = C.random_block_mask(82, (2, 3, 5, 8))
-    out, w = student.sdpa(q, k, v, mask, return_weights=True)
-    what = msg("random 0/-inf mask [B,H,Nq,Nk]", "随机 0/-inf mask [B,H,Nq,Nk]")
-    _blocked_check(student, w, torch.isinf(mask), what, q, k, v, mask)
-    ref_w = C.ref_weights(q, k, mask)
-    hint = diagnose.sdpa_weights(w, q, k, v, mask, student=student) if max_err(w, ref_w) > C.WEIGHT_TOL else None
-    expect_close(w, ref_w, C.WEIGHT_TOL, msg("masked weights", "加 mask 后的权重"), names="b,h,q,k", hint=hint)
-    expect_close(out, C.ref_output(q, k, v, mask), C.OUT_TOL, msg("masked output", "加 mask 后的输出"))
+    # [B,H,Nq,Nk] with Nq != Nk, then with Nq == Nk (where weights returned transposed keep their shape)
+    for seed, nq in ((81, 5), (78, 8)):
+        q, k, v = C.qkv(seed, 2, 3, nq, 8, 8, 6)
+        mask = C.random_block_mask(seed + 1, (2, 3, nq, 8))
+        out, w = student.sdpa(q, k, v, mask, return_weights=True)
+        what = msg(f"random 0/-inf mask [B,H,Nq,Nk] = [2,3,{nq},8]", f"随机 0/-inf mask [B,H,Nq,Nk] = [2,3,{nq},8]")
+        _blocked_check(student, w, torch.isinf(mask), what, q, k, v, mask)
+        ref_w = C.ref_weights(q, k, mask)
+        hint = diagnose.sdpa_weights(w, q, k, v, mask, student=student) if max_err(w, ref_w) > C.WEIGHT_TOL else None
+        expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k", hint=hint)
+        expect_close(out, C.ref_output(q, k, v, mask), C.OUT_TOL, cat(what, msg(", the output", "，输出")))
 
 
 def test_mask_broadcasts_over_batch_and_heads(student):
@@ -207,15 +215,22 @@ def test_mha_additive_mask(student):
     pad = torch.zeros(2, 6, dtype=torch.bool)
     pad[0, 4:] = True
     cases.append(("[B,Nq,Nk] + key_padding_mask", C.random_block_mask(97, (2, 4, 6)), pad))
+    # self-attention last (Nq == Nk: weights returned transposed keep their shape, not their values)
+    self_pad = torch.zeros(2, 4, dtype=torch.bool)
+    self_pad[1, 3:] = True
+    cases.append(("[B,N,N] + key_padding_mask", C.random_block_mask(94, (2, 4, 4)), self_pad))
     for label, mask, kpm in cases:
         what = msg(f"additive_mask {label}", f"additive_mask {label}")
-        ref_out, ref_w = C.ref_mha(params, H, D // H, x, ctx, mask, kpm)
+        if mask.shape[-1] == x.shape[1]:
+            what = msg(f"self-attention with additive_mask {label}", f"self-attention 使用 additive_mask {label} 时")
+        context = None if mask.shape[-1] == x.shape[1] else ctx
+        ref_out, ref_w = C.ref_mha(params, H, D // H, x, context, mask, kpm)
         try:
-            out, w = mha(x, ctx, mask, key_padding_mask=kpm, return_weights=True)
+            out, w = mha(x, context, mask, key_padding_mask=kpm, return_weights=True)
         except Feedback as exc:
             raise Feedback(cat(what, msg(": ", "："), exc.message)) from None
         if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref_out) <= C.OUT_TOL:
             continue
-        hint = diagnose.mha(out, w, params, H, D // H, x, ctx, mask, kpm, student=student)
+        hint = diagnose.mha(out, w, params, H, D // H, x, context, mask, kpm, student=student)
         expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k", hint=hint)
         expect_close(out, ref_out, C.OUT_TOL, cat(what, msg(", the output", "，输出")), names="b,q,d", hint=hint)

@@ -69,7 +69,7 @@ def test_the_realistic_bug_corpus_covers_the_named_fault_models():
     declared = {_declared_diagnosis(p) for p in DIAGNOSED}
     assert {"softmax_query_axis", "softmax_head_axis", "scale_one", "scale_dk", "scale_dk_or_dmodel", "mask_after_softmax",
             "mask_inverted", "pad_inverted", "pad_query_axis", "split_no_transpose", "merge_no_transpose",
-            "shared_q", "kv_from_x", "float16", "dropout", "overflow", "raw_scores", "out_proj_skipped",
+            "shared_q", "kv_from_x", "float16", "dropout", "overflow", "raw_scores", "out_proj_skipped", "weights_transposed",
             "weights_unmasked"} <= declared  # qk_swapped: unit test
 
 
@@ -178,6 +178,22 @@ def test_a_mask_mistake_of_sdpa_under_a_correct_wrapper_is_blamed_on_sdpa(execut
     fb = next(t["feedback"] for t in result["tests"] if t["id"] == "test_padding_keys_get_zero_weight")
     assert SDPA_CULPRIT["en"] in fb["en"] and SDPA_CULPRIT["zh"] in fb["zh"], fb
     assert not {"pad_inverted", "pad_ignored", "pad_query_axis"} & set(_named(result))
+
+
+# The tests that check the weights' values, each on a case with Nq != Nk (weights returned key x
+# query fail by their shape) and one with Nq == Nk (where they keep their shape).
+WEIGHT_CHECKS = {"test_row_sums_are_one", "test_weights_are_probabilities", "test_weights_parity_reference",
+                 "test_blocked_key_gets_zero_weight", "test_additive_mask_parity", "test_padding_keys_get_zero_weight",
+                 "test_mha_additive_mask", "test_mha_weights_per_head", "test_mha_single_head"}
+
+
+@pytest.mark.parametrize("name", ["weights_transposed", "weights_transposed_self_attention"])
+def test_weights_returned_transposed_fail_every_weight_check(executor, name):
+    """Transposed always (caught by the shapes of the rectangular cases) or only when Nq == Nk
+    (caught by the values of the square ones: it used to lose 4 of 85 points)."""
+    result = _graded(executor, SUBMISSIONS / "faulty" / f"{name}.py")
+    failed = {t["id"] for t in result["tests"] if t["outcome"] != "passed"}
+    assert WEIGHT_CHECKS <= failed, WEIGHT_CHECKS - failed
 
 
 def test_a_structure_problem_is_reported_once_and_the_behaviour_still_graded(executor):
