@@ -79,6 +79,11 @@ class Config:
         )
         self.RATELIMIT_ENABLED = True
         self.RATELIMIT_HEADERS_ENABLED = True
+        # Flask-Limiter sets Retry-After on every response of a limited route to the later of its
+        # window's reset and the one the view set: a 503 "decoder busy, retry in 5 s" or a cooldown
+        # said 60 s. Its value goes under its own name; Retry-After is set by whoever refuses (a
+        # 429 of the limiter itself gets it from app/errors.py, from the same reset time).
+        self.RATELIMIT_HEADER_RETRY_AFTER = "X-RateLimit-Retry-After"
         self.BABEL_DEFAULT_LOCALE = "zh"
         self.BABEL_SUPPORTED_LOCALES = ["zh", "en"]
         self.GRADING_QUEUE = "grading"

@@ -11,7 +11,6 @@ one shape, whatever the status (500 included):
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -88,7 +87,8 @@ def retry_after_seconds(exc: HTTPException | None = None) -> int | None:
     except (RuntimeError, AttributeError):  # no limiter on this request
         current = None
     if current is not None and current.breached:
-        return max(1, math.ceil(current.reset_at - time.time()))
+        # As Flask-Limiter itself counts it (its reset time is rounded up to the next second).
+        return max(1, int(current.reset_at - time.time()))
     return None
 
 

@@ -104,6 +104,8 @@ def spec() -> dict[str, Any]:
                         "413": _err("file too large"), "415": _err("wrong file type"),
                         "422": _err("file rejected (encoding, empty, damaged)"),
                         "429": _err("cooldown, too many pending attempts or rate limit"),
+                        "503": _err("server_busy: no decoder free for the PDF or image now; nothing was "
+                                    "stored, send it again after Retry-After seconds"),
                     },
                 },
                 "get": {

@@ -35,7 +35,7 @@ class SubmissionRefused(Exception):
                  retry_after: int | None = None) -> None:
         super().__init__(en)
         self.code, self.en, self.zh, self.http_status = code, en, zh, http_status
-        self.retry_after = retry_after  # seconds, sent as Retry-After with a 429
+        self.retry_after = retry_after  # seconds, sent as Retry-After with a 429 or 503
 
     def message(self, locale: str = "en") -> str:
         return self.zh if locale.startswith("zh") else self.en
@@ -44,6 +44,7 @@ class SubmissionRefused(Exception):
 def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload | None) -> str | None:
     """Validate every file (PDF and image decoding under the decoder's limits); return the audit
     text, extracted here once and stored with the submission."""
+    from grading.decode import DecodeBusy
     from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 
     # An empty file that was chosen is reported as empty by validate_code, not as missing.
@@ -54,6 +55,9 @@ def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload |
         text = validate_audit(audit.filename, audit.data) if audit is not None else None
         if figure is not None:
             validate_figure(figure.filename, figure.data)
+    except DecodeBusy as exc:
+        # The server's state, not the file's: 503 with Retry-After; nothing is stored yet.
+        raise SubmissionRefused("server_busy", exc.en, exc.zh, 503, retry_after=exc.retry_after) from exc
     except InputError as exc:
         status = 415 if "type" in exc.code or "format" in exc.code else 422
         if "size" in exc.code or "large" in exc.code:

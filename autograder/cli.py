@@ -374,6 +374,7 @@ def _read(path: str | Path | None) -> bytes | None:
 def _grade_one(code: str, audit: str | None, figure: str | None, suite: str, as_json: bool,
                lang: str = "en") -> None:
     # The engine is imported only by `grade`: it loads torch, which the other commands never need.
+    from grading.decode import DecodeBusy
     from grading.inputs import InputError, validate_audit, validate_code, validate_figure
     from grading.runner import GradeInput
     from grading.runner import grade as run_grade
@@ -385,7 +386,7 @@ def _grade_one(code: str, audit: str | None, figure: str | None, suite: str, as_
             validate_audit(Path(audit).name, audit_b)
         if figure:
             validate_figure(Path(figure).name, figure_b)
-    except InputError as exc:
+    except (InputError, DecodeBusy) as exc:
         click.echo(f"error: {exc.zh if lang == 'zh' else exc.en}", err=True)
         sys.exit(2)
 

@@ -102,9 +102,36 @@ PUBLIC_URL = _str("PUBLIC_URL", "").rstrip("/")
 # --- decoding uploaded audits and figures (grading/decode.py) ------------------------------------
 # PDF text extraction and image decoding run in a child with these limits, in the web request and
 # in the worker alike: a hostile file is refused with a clear reason after seconds, not minutes.
+# The cost of a file is its CPU time (DECODE_CPU_S, an rlimit of the child): on a loaded host a
+# decode waits for a CPU, and that wait is the server's, never a reason to call a file too costly.
 DECODE_CPU_S = _num("DECODE_CPU_S", 3)
+# Wall time a decode may spend *besides* waiting for a CPU (computing, or stuck): the limit for a
+# child that stops using CPU without finishing.
 DECODE_WALL_S = _num("DECODE_WALL_S", 6)
+# Wall time after which a decode that is still starved of CPU is given up: the upload is answered
+# "server busy, retry" (503), not refused as too costly. It bounds how long an upload holds a thread.
+DECODE_BUSY_WALL_S = _num("DECODE_BUSY_WALL_S", 20)
 DECODE_MEMORY_BYTES = _int("DECODE_MEMORY_BYTES", 768 * 1024 * 1024)
+
+
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
+# Decodes one process runs at once (each is a child using up to a CPU): more than the CPUs only
+# makes each slower. At most 4 by default so that, with DECODE_QUEUE, decoding holds at most 8
+# threads. Keep DECODE_SLOTS + DECODE_QUEUE + LONGPOLL_SLOTS below gunicorn's --threads, so that
+# uploads of costly files never hold every thread: the other pages keep answering.
+DECODE_SLOTS = _int("DECODE_SLOTS", max(1, min(_usable_cpus(), 4)))
+# Uploads of one process that may wait for a decode slot (up to DECODE_SLOT_WAIT_S each); one
+# more is answered "server busy" at once rather than holding a thread for nothing.
+DECODE_QUEUE = _int("DECODE_QUEUE", DECODE_SLOTS)
+DECODE_SLOT_WAIT_S = _num("DECODE_SLOT_WAIT_S", 2)
+# Retry-After (seconds) of a "server busy" answer to an upload (nothing was stored).
+DECODE_BUSY_RETRY_S = _num("DECODE_BUSY_RETRY_S", 5)
 
 # --- the grading timeout chain (seconds; see the module docstring) ------------------------------
 CALL_TIMEOUT_S = _num("CALL_TIMEOUT_S", 5)
@@ -190,10 +217,31 @@ def check(values: Mapping[str, float] | None = None) -> None:
         if not v[a] < v[b]:
             chain = " < ".join(f"{n} ({v[n]:g})" for n in TIMEOUT_CHAIN)
             raise SettingsError(f"{a} ({v[a]:g}) must be less than {b} ({v[b]:g}); the chain is {chain}")
+    _check_decoding(values)
     if v["BROKER_VISIBILITY_S"] < v["RUN_DEADLINE_S"]:
         raise SettingsError(
             f"BROKER_VISIBILITY_S ({v['BROKER_VISIBILITY_S']:g}) must be at least RUN_DEADLINE_S "
             f"({v['RUN_DEADLINE_S']:g}): Redis would redeliver a run that is still being graded"
+        )
+
+
+def _check_decoding(values: Mapping[str, float] | None) -> None:
+    """The decoder's limits: positive, the CPU limit inside the wall limits, at least one slot."""
+    names = ("DECODE_CPU_S", "DECODE_WALL_S", "DECODE_BUSY_WALL_S", "DECODE_SLOTS", "DECODE_QUEUE",
+             "DECODE_SLOT_WAIT_S", "DECODE_BUSY_RETRY_S")
+    v = {name: float(globals()[name]) for name in names}
+    if values:
+        v.update({k: float(x) for k, x in values.items() if k in v and x is not None})
+    for name in ("DECODE_CPU_S", "DECODE_WALL_S", "DECODE_BUSY_WALL_S", "DECODE_SLOTS"):
+        if not v[name] > 0:
+            raise SettingsError(f"{name} must be positive, not {v[name]:g}")
+    for name in ("DECODE_QUEUE", "DECODE_SLOT_WAIT_S", "DECODE_BUSY_RETRY_S"):
+        if v[name] < 0:
+            raise SettingsError(f"{name} must not be negative, not {v[name]:g}")
+    if not v["DECODE_WALL_S"] < v["DECODE_BUSY_WALL_S"]:
+        raise SettingsError(
+            f"DECODE_WALL_S ({v['DECODE_WALL_S']:g}) must be less than DECODE_BUSY_WALL_S "
+            f"({v['DECODE_BUSY_WALL_S']:g}): a decode stuck without using CPU would never be refused"
         )
 
 

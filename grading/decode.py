@@ -5,6 +5,17 @@ itself: each file is decoded in a process forked from a `multiprocessing` fork s
 single-threaded interpreter that has pypdf and Pillow imported once), which sets its own CPU and
 address-space rlimits before touching the bytes; the caller kills it at a wall timeout. A refused
 or too costly file gets an ``InputError`` in both languages.
+
+A file's cost is the CPU time its decode uses (``RLIMIT_CPU``), never the wall time: on a loaded
+host the child waits for a CPU, and that wait is no fault of the file. The wall limit counts only
+the time the child was not waiting for a CPU (``/proc/<pid>/schedstat``); a decode starved for
+longer than ``DECODE_BUSY_WALL_S`` is given up with ``DecodeBusy``.
+
+Each process runs at most ``DECODE_SLOTS`` decodes at once, and lets at most ``DECODE_QUEUE``
+more wait ``DECODE_SLOT_WAIT_S`` for one: the web's threads (waiting on a child's pipe) cannot all
+be taken by uploads of costly files, so the other pages keep answering. An upload that gets no
+slot is refused with ``DecodeBusy``: the server's state, not the file's, so the web answers 503
+with Retry-After and stores nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +24,9 @@ import multiprocessing
 import os
 import resource
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from multiprocessing.connection import Connection
 
 from autograder import settings
@@ -47,6 +61,129 @@ def warm() -> None:
 
     _context()
     forkserver.ensure_running()
+
+
+class DecodeBusy(Exception):
+    """The server could not decode the file now (every decode slot taken, or the CPU too shared to
+    finish in time): not the file's fault. Nothing was stored; the client should retry after
+    ``retry_after`` seconds. ``en``/``zh`` are shown to the student."""
+
+    def __init__(self, en: str, zh: str, retry_after: int) -> None:
+        super().__init__(en)
+        self.en, self.zh, self.retry_after = en, zh, retry_after
+
+
+def _busy(kind: str, why_en: str, why_zh: str) -> DecodeBusy:
+    what_en, what_zh = ("audit PDF", "审计 PDF") if kind == "audit" else ("figure", "图片")
+    retry = max(1, round(settings.DECODE_BUSY_RETRY_S))
+    return DecodeBusy(
+        f"The server is busy ({why_en}), so your {what_en} could not be checked now. This upload was not "
+        f"stored; your earlier attempts are unchanged. Please submit again in {retry} seconds or so.",
+        f"服务器正忙（{why_zh}），暂时无法检查你的{what_zh}。本次上传没有保存；之前的提交不受影响。"
+        f"请在约 {retry} 秒后重新提交。",
+        retry,
+    )
+
+
+class _Slots:
+    """At most ``size`` holders at once, at most ``queue`` more waiting for a place."""
+
+    def __init__(self, size: int, queue: int) -> None:
+        self.size, self.queue = size, queue
+        self.running = self.waiting = 0
+        self._cond = threading.Condition()
+
+    @contextmanager
+    def held(self, kind: str, wait_s: float) -> Iterator[None]:
+        with self._cond:
+            if self.running >= self.size:
+                if self.waiting >= self.queue:
+                    raise _busy(kind, "every decoding slot is taken and others are waiting",
+                                "所有解码名额都在使用中，且已有其他上传在排队")
+                self.waiting += 1
+                try:
+                    free = self._cond.wait_for(lambda: self.running < self.size, timeout=wait_s)
+                finally:
+                    self.waiting -= 1
+                if not free:
+                    raise _busy(kind, "other uploads are being decoded", "正在解码其他上传的文件")
+            self.running += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self.running -= 1
+                self._cond.notify()
+
+
+_slots_lock = threading.Lock()
+_slots: _Slots | None = None
+
+
+def _reset_slots_after_fork() -> None:
+    # A forked process (a gunicorn or Celery worker) runs none of its parent's decodes.
+    global _slots, _slots_lock
+    _slots, _slots_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_reset_slots_after_fork)
+
+
+def slots() -> _Slots:
+    """This process's decode slots, sized from the settings (re-made when they change)."""
+    global _slots
+    size, queue = max(1, int(settings.DECODE_SLOTS)), max(0, int(settings.DECODE_QUEUE))
+    with _slots_lock:
+        if _slots is None or (_slots.size, _slots.queue) != (size, queue):
+            _slots = _Slots(size, queue)
+        return _slots
+
+
+def _cpu_wait_s(pid: int) -> float | None:
+    """Seconds the process ``pid`` has spent runnable but waiting for a CPU, or None if unknown.
+
+    From ``/proc/<pid>/schedstat``: on-CPU ns, run-queue wait ns, time slices."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _cpu_used_s(pid: int) -> float | None:
+    """CPU seconds (user + system) the process ``pid`` has used, from ``/proc/<pid>/stat``."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _outcome_wait(receive: Connection, pid: int, kind: str) -> dict | None:
+    """The child's reply, or None when it died (its CPU limit) or ran past DECODE_WALL_S of time
+    not spent waiting for a CPU. Raises DecodeBusy when the CPU is so shared that the decode is
+    still not done after DECODE_BUSY_WALL_S."""
+    start = time.monotonic()
+    limit, busy_limit = settings.DECODE_WALL_S, settings.DECODE_BUSY_WALL_S
+    # No need to look at the child before its whole wall limit has passed.
+    ready = receive.poll(limit)
+    while not ready:
+        elapsed = time.monotonic() - start
+        waited = _cpu_wait_s(pid)
+        if waited is None:  # no schedstat: count all the wall time not spent on a CPU as waiting
+            used = _cpu_used_s(pid)
+            waited = elapsed - used if used is not None else 0.0
+        if elapsed - waited > limit:
+            return None
+        if elapsed > busy_limit:
+            raise _busy(kind, "too many processes share the CPU to finish checking it in time",
+                        "共享 CPU 的进程过多，未能及时完成检查")
+        ready = receive.poll(min(0.1, max(0.01, busy_limit - elapsed)))
+    try:
+        return receive.recv()
+    except EOFError:        # the child died (CPU limit: SIGXCPU/SIGKILL, or out of memory)
+        return None
 
 
 def _too_costly(kind: str, what: str) -> Exception:
@@ -91,7 +228,12 @@ def _child(conn: Connection, kind: str, filename: str | None, data: bytes, cpu: 
 def run_bounded(kind: str, filename: str | None, data: bytes) -> object:
     """Run ``grading.inputs`` decoding of ``kind`` (``audit`` | ``figure``) on ``data`` in a
     limited child; return its value (the audit text, or the figure's info as a dict) or raise
-    ``InputError``."""
+    ``InputError`` (the file) or ``DecodeBusy`` (the server: no slot, or no CPU to finish)."""
+    with slots().held(kind, settings.DECODE_SLOT_WAIT_S):
+        return _run_child(kind, filename, data)
+
+
+def _run_child(kind: str, filename: str | None, data: bytes) -> object:
     from grading.inputs import InputError
 
     ctx = _context()
@@ -116,9 +258,7 @@ def run_bounded(kind: str, filename: str | None, data: bytes) -> object:
             config["daemon"] = daemonic
     send.close()
     try:
-        reply = receive.recv() if receive.poll(settings.DECODE_WALL_S) else None
-    except EOFError:        # the child died (CPU limit: SIGXCPU/SIGKILL, or out of memory)
-        reply = None
+        reply = _outcome_wait(receive, proc.pid, kind)
     finally:
         receive.close()
         if proc.is_alive():

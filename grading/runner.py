@@ -33,6 +33,7 @@ from typing import Any, TypedDict
 
 from autograder import settings
 from grading.child import reap_children, run_suite
+from grading.decode import DecodeBusy
 from grading.i18n import Msg, cat, msg
 from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 from grading.load_hints import parse_source
@@ -318,6 +319,10 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     audit_failed = False
     try:
         audit, audit_message = _grade_audit(inp, assignment, measurements, tests, example.get("student"))
+    except DecodeBusy as exc:
+        # The host was too loaded to decode the figure or PDF: the grader's trouble, not the student's
+        # file, so no points are taken for it; the run is an error and is retried.
+        return _error_result(assignment, f"grader error: the audit decoder could not run: {exc}", log, t0, rubric)
     except Exception:  # noqa: BLE001 - the checker failed on what this student wrote: a retry would fail
         # the same way, so the code keeps its grade and the audit goes to the instructor (flagged below)
         log.append("audit checker failed:\n" + traceback.format_exc())

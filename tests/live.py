@@ -59,15 +59,19 @@ def stop_group(proc: subprocess.Popen) -> None:
 
 
 @contextmanager
-def gunicorn(env: dict[str, str], log: Path, *, workers: int = 1, threads: int = 8) -> Iterator[int]:
-    """`gunicorn -w N --threads T app.wsgi:app` on a free loopback port; yields the port."""
+def gunicorn(env: dict[str, str], log: Path, *, workers: int = 1, threads: int = 8,
+             cpus: set[int] | None = None) -> Iterator[int]:
+    """`gunicorn -w N --threads T app.wsgi:app` on a free loopback port; yields the port.
+    `cpus`: the server and every process it starts run on these CPUs only (a loaded host, made
+    on purpose by pinning CPU hogs to the same CPUs)."""
     port = free_port()
+    command = [str(GUNICORN), "-w", str(workers), "--threads", str(threads), "-b", f"127.0.0.1:{port}",
+               "--graceful-timeout", "2", "app.wsgi:app"]
+    if cpus:
+        command = ["taskset", "-c", ",".join(map(str, sorted(cpus))), *command]
     with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            [str(GUNICORN), "-w", str(workers), "--threads", str(threads), "-b", f"127.0.0.1:{port}",
-             "--graceful-timeout", "2", "app.wsgi:app"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-        )
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
     try:
         wait_for_port(port, proc, log)
         yield port

@@ -340,6 +340,74 @@ def test_decoding_that_outruns_the_wall_limit_is_killed_and_refused(monkeypatch)
     rejects(validate_audit, "audit.pdf", pdf_with_costly_page(), "audit_too_costly", max_seconds=1.0)
 
 
+def test_a_decode_starved_of_cpu_is_answered_busy_not_refused_as_costly(monkeypatch):
+    """Time the child spent waiting for a CPU is not the file's: past DECODE_BUSY_WALL_S the decode
+    is given up as the server's trouble (DecodeBusy), whatever DECODE_WALL_S says."""
+    from hostile_files import pdf_with_costly_page
+
+    from autograder import settings
+    from grading import decode
+
+    monkeypatch.setattr(settings, "DECODE_WALL_S", 0.3)
+    monkeypatch.setattr(settings, "DECODE_BUSY_WALL_S", 0.8)
+    monkeypatch.setattr(decode, "_cpu_wait_s", lambda pid: 1e9)   # as if it had waited all along
+    t0 = time.perf_counter()
+    with pytest.raises(decode.DecodeBusy) as info:
+        validate_audit("audit.pdf", pdf_with_costly_page())
+    assert 0.8 <= time.perf_counter() - t0 < 2.0
+    assert "busy" in info.value.en and "服务器正忙" in info.value.zh and info.value.retry_after >= 1
+
+
+def test_a_decode_waits_briefly_for_a_slot_then_says_the_server_is_busy(monkeypatch):
+    from autograder import settings
+    from grading import decode
+
+    monkeypatch.setattr(settings, "DECODE_SLOTS", 1)
+    monkeypatch.setattr(settings, "DECODE_QUEUE", 1)
+    monkeypatch.setattr(settings, "DECODE_SLOT_WAIT_S", 0.3)
+    with decode.slots().held("figure", 0):
+        t0 = time.perf_counter()
+        with pytest.raises(decode.DecodeBusy) as info:
+            validate_figure("fig.png", make_heatmap())
+        assert 0.3 <= time.perf_counter() - t0 < 1.0
+    assert "figure" in info.value.en and "图片" in info.value.zh
+    assert validate_figure("fig.png", make_heatmap()).looks_like_heatmap    # the slot is free again
+
+
+def test_a_slot_freed_while_an_upload_waits_is_taken(monkeypatch):
+    import threading
+
+    from autograder import settings
+    from grading import decode
+
+    monkeypatch.setattr(settings, "DECODE_SLOTS", 1)
+    monkeypatch.setattr(settings, "DECODE_QUEUE", 1)
+    monkeypatch.setattr(settings, "DECODE_SLOT_WAIT_S", 5)
+    def hold() -> None:
+        with decode.slots().held("figure", 0):
+            time.sleep(0.3)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    time.sleep(0.05)
+    assert validate_figure("fig.png", make_heatmap()).looks_like_heatmap
+    holder.join()
+
+
+def test_waiting_beyond_the_queue_is_refused_at_once(monkeypatch):
+    from autograder import settings
+    from grading import decode
+
+    monkeypatch.setattr(settings, "DECODE_SLOTS", 1)
+    monkeypatch.setattr(settings, "DECODE_QUEUE", 0)
+    monkeypatch.setattr(settings, "DECODE_SLOT_WAIT_S", 5)
+    with decode.slots().held("figure", 0):
+        t0 = time.perf_counter()
+        with pytest.raises(decode.DecodeBusy):
+            validate_audit("audit.pdf", make_pdf(["The heatmap does not prove that key 1 causes the output."]))
+        assert time.perf_counter() - t0 < 0.2
+
+
 def test_decoding_that_needs_too_much_memory_is_refused(monkeypatch):
     from autograder import settings
 
@@ -366,3 +434,13 @@ def test_a_pdf_text_layer_with_nul_or_half_an_emoji_is_stored_as_readable_text(n
     assert "\x00" not in text
     text.encode("utf-8")
     assert "heatmap does not prove" in text
+
+
+def test_decoder_settings_that_could_never_refuse_a_stuck_decode_are_refused_at_start():
+    from autograder import settings
+
+    with pytest.raises(settings.SettingsError, match="DECODE_WALL_S"):
+        settings.check({"DECODE_WALL_S": 30, "DECODE_BUSY_WALL_S": 20})
+    with pytest.raises(settings.SettingsError, match="DECODE_SLOTS"):
+        settings.check({"DECODE_SLOTS": 0})
+    settings.check()    # the defaults are consistent

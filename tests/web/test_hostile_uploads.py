@@ -187,3 +187,44 @@ def test_a_nul_or_half_an_emoji_in_any_request_value_is_a_400_not_a_500(client, 
         assert client.get(url).status_code == 400, url
     assert client.post("/instructor/extensions", data={"student": "a\x00b", "extra_days": "1"}).status_code == 400
     assert client.get("/instructor/?q=ordinary").status_code == 200
+
+
+# --- the decoder's slots: busy is the server's state, said as such ---------------------------------
+
+
+@pytest.fixture
+def one_slot_taken(monkeypatch):
+    """One decode slot per process, no place to wait, and another upload decoding in it."""
+    from grading import decode
+
+    monkeypatch.setattr(settings, "DECODE_SLOTS", 1)
+    monkeypatch.setattr(settings, "DECODE_QUEUE", 0)
+    with decode.slots().held("audit", 0):
+        yield
+
+
+def test_an_api_upload_that_gets_no_decode_slot_is_a_503_busy_with_retry_after_and_stores_nothing(
+        limited_app, factory, course, one_slot_taken):
+    # limited_app: the rate limiter is on, and its own Retry-After (its window's reset, 60 s) must
+    # not replace the decoder's.
+    client = limited_app.test_client()
+    token = factory.token(course["alice"])
+    t0 = time.perf_counter()
+    resp = upload(client, token, audit=(io.BytesIO(hostile.pdf_with_text([AUDIT_LINE])), "audit.pdf"))
+    assert time.perf_counter() - t0 < 1.0, "no place to wait: answered at once"
+    assert resp.status_code == 503 and resp.json["code"] == "server_busy", resp.json
+    assert resp.headers["Retry-After"] == str(round(settings.DECODE_BUSY_RETRY_S))
+    assert "not stored" in resp.json["message"]["en"] and "earlier attempts are unchanged" in resp.json["message"]["en"]
+    assert "服务器正忙" in resp.json["message"]["zh"] and "没有保存" in resp.json["message"]["zh"]
+    assert db.session.query(Submission).count() == 0
+
+
+def test_a_form_upload_that_gets_no_decode_slot_shows_the_busy_page_with_the_wait(client, web, course,
+                                                                                   one_slot_taken):
+    web.login(client, course["alice"])
+    resp = client.post("/assignments/attention/submit", content_type="multipart/form-data", data={
+        "code": (io.BytesIO(GOOD_CODE), "attention.py"),
+        "audit": (io.BytesIO(hostile.pdf_with_text([AUDIT_LINE])), "audit.pdf")})
+    assert resp.status_code == 503 and resp.headers["Retry-After"] == str(round(settings.DECODE_BUSY_RETRY_S))
+    assert "服务器正忙" in resp.get_data(as_text=True)
+    assert db.session.query(Submission).count() == 0
