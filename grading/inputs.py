@@ -121,7 +121,13 @@ def _fmt_size(n: int) -> str:
 
 def _extension(filename: str | None) -> str:
     name = os.path.basename((filename or "").replace("\\", "/")).strip().lower()
-    return os.path.splitext(name)[1]
+    ext = os.path.splitext(name)[1]
+    # splitext reads ".py" as a hidden file named ".py" with no extension; a student who uploads a
+    # file named only ".py" has a Python file whose name is all extension.
+    bare = name.lstrip(".")
+    if not ext and name.startswith(".") and bare and "." not in bare:
+        return "." + bare
+    return ext
 
 
 def _require_bytes(data, what_en: str, what_zh: str, code_prefix: str) -> bytes:
@@ -571,6 +577,74 @@ def _storable(text: str) -> str:
     return encodable(text).replace("\x00", " ")
 
 
+def _decrypt_without_password(reader) -> None:
+    """Open an encrypted PDF with the empty password, as every PDF viewer does: Word, WPS and
+    LaTeX tools encrypt a PDF whose author only restricted copying or printing, and such a file
+    opens without a password. Raises InputError when it really needs one."""
+    from pypdf import PasswordType
+
+    if reader.decrypt("") == PasswordType.NOT_DECRYPTED:
+        raise InputError(
+            "pdf_encrypted",
+            "The PDF needs a password to open. Export it again without a password (or upload the text as "
+            ".md/.txt).",
+            "这个 PDF 需要密码才能打开。请重新导出不带密码的版本（或以 .md/.txt 上传文字）。",
+        )
+
+
+def _raised_in_encryption(exc: BaseException) -> bool:
+    """Whether pypdf raised ``exc`` while undoing the file's encryption (from its traceback)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name in ("_handle_encryption", "decrypt") or "_crypt" in code.co_filename \
+                or code.co_filename.endswith("_encryption.py"):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _pdf_unsupported(exc: BaseException) -> InputError:
+    """pypdf met something it does not implement (NotImplementedError), or needs a library that is
+    not installed (DependencyError): said as such, with pypdf's words, never as "damaged"."""
+    detail = _detail(exc)
+    if _raised_in_encryption(exc):
+        return InputError(
+            "pdf_encryption_unsupported",
+            f"The PDF is encrypted with a method this server cannot decrypt ({detail}). Save or print it "
+            "to PDF again without protection, or upload the text as .md/.txt.",
+            f"这个 PDF 使用了服务器无法解密的加密方式（{detail}）。请不加保护地重新保存或打印为 PDF，"
+            "或以 .md/.txt 上传文字。",
+        )
+    return InputError(
+        "pdf_unsupported",
+        f"The PDF uses a feature this server's PDF reader does not support ({detail}). Export or print it "
+        "to PDF again from your editor, or upload the text as .md/.txt.",
+        f"这个 PDF 使用了服务器的 PDF 读取器不支持的功能（{detail}）。请从编辑器重新导出或打印为 PDF，"
+        "或以 .md/.txt 上传文字。",
+    )
+
+
+def _detail(exc: BaseException, limit: int = 200) -> str:
+    """A library's own description of what it saw, short enough for a message (never a traceback)."""
+    text = " ".join(str(exc).split()) or exc.__class__.__name__
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _pdf_too_complex(exc: BaseException, page: int | None = None) -> InputError:
+    """pypdf stopped at one of its own safety limits (page tree depth, object counts, decompressed
+    size...): the file is past what is read safely, which says nothing of it being damaged."""
+    detail = _detail(exc)
+    where_en, where_zh = (f"page {page} of the PDF", f"PDF 第 {page} 页") if page else ("the PDF", "这个 PDF")
+    return InputError(
+        "pdf_too_complex",
+        f"{where_en[0].upper()}{where_en[1:]} is too complex to read safely: it goes past a limit of the PDF "
+        f"reader ({detail}). Export or print it to PDF again from your editor, or upload the text as .md/.txt.",
+        f"{where_zh}结构过于复杂，超出了 PDF 读取器的安全上限（{detail}），因此无法安全读取。"
+        "请从编辑器重新导出或打印为 PDF，或以 .md/.txt 上传文字。",
+    )
+
+
 def _pdf_text(data: bytes) -> str:
     import pypdf
 
@@ -583,14 +657,14 @@ def _pdf_text(data: bytes) -> str:
     try:
         reader = pypdf.PdfReader(io.BytesIO(data), strict=False)
         if reader.is_encrypted:
-            raise InputError(
-                "pdf_encrypted",
-                "The PDF is encrypted or password-protected. Export it without a password.",
-                "PDF 已加密或设有密码。请导出不带密码的版本。",
-            )
+            _decrypt_without_password(reader)
         n_pages = len(reader.pages)
     except (InputError, MemoryError):
         raise
+    except pypdf.errors.LimitReachedError as exc:
+        raise _pdf_too_complex(exc) from None
+    except (NotImplementedError, pypdf.errors.DependencyError) as exc:
+        raise _pdf_unsupported(exc) from None
     except Exception:  # noqa: BLE001 - any parser failure on untrusted bytes
         raise corrupt from None
     if n_pages == 0:
@@ -623,6 +697,10 @@ def _pdf_text(data: bytes) -> str:
             page_text = (page.extract_text() or "") if size else ""
         except (InputError, MemoryError):
             raise
+        except pypdf.errors.LimitReachedError as exc:
+            raise _pdf_too_complex(exc, page=i + 1) from None
+        except (NotImplementedError, pypdf.errors.DependencyError) as exc:
+            raise _pdf_unsupported(exc) from None
         except Exception:  # noqa: BLE001
             raise corrupt from None
         parts.append(page_text)
@@ -654,8 +732,13 @@ def _png_size(data: bytes) -> tuple[int, int] | None:
     return struct.unpack(">II", data[16:24])
 
 
-def _jpeg_size(data: bytes) -> tuple[int, int] | None:
-    """Walk the JPEG marker segments up to the first SOFn and read its width/height."""
+# After a scan's entropy-coded data, the next marker: 0xFF followed by anything but 0x00 (a stuffed
+# 0xFF data byte), RST0-7 (restart markers inside the scan) or 0xFF (fill).
+_JPEG_NEXT_MARKER = re.compile(rb"\xff[^\x00\xd0-\xd7\xff]")
+
+
+def _jpeg_frame(data: bytes) -> tuple[int, int, int] | None:
+    """Walk the JPEG marker segments up to the first SOFn: (sample precision in bits, width, height)."""
     i, n = 2, len(data)
     while i + 4 <= n:
         if data[i] != 0xFF:
@@ -678,10 +761,51 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
         if marker in _JPEG_SOF:
             if i + 7 > n:
                 return None
+            precision = data[i + 2]
             height, width = struct.unpack(">HH", data[i + 3:i + 7])
-            return width, height
+            return precision, width, height
         i += length
     return None
+
+
+def _jpeg_scans(data: bytes, stop_after: int) -> int:
+    """The scans (SOS segments) a decoder reads, counted up to ``stop_after + 1``.
+
+    Segments are skipped by their length as libjpeg skips them, so the bytes of an APPn or COM
+    segment (an EXIF thumbnail is a whole JPEG, with its own scans) are never counted, and a
+    scan's entropy-coded data runs to the next real marker. Bytes where a marker should be are
+    skipped to the next marker, as libjpeg does ("extraneous bytes before marker"), so scans
+    cannot hide behind them."""
+    i, n, scans = 2, len(data), 0
+    while i + 4 <= n:
+        if data[i] != 0xFF:
+            found = _JPEG_NEXT_MARKER.search(data, i)
+            if found is None:
+                break
+            i = found.start()
+        while i < n and data[i] == 0xFF:
+            i += 1
+        if i >= n:
+            break
+        marker = data[i]
+        i += 1
+        if marker == 0x01 or 0xD0 <= marker <= 0xD8:
+            continue
+        if marker == 0xD9:
+            break
+        if i + 2 > n:
+            break
+        (length,) = struct.unpack(">H", data[i:i + 2])
+        i += max(length, 2)
+        if marker == 0xDA:
+            scans += 1
+            if scans > stop_after:
+                break
+            found = _JPEG_NEXT_MARKER.search(data, i)
+            if found is None:
+                break
+            i = found.start()
+    return scans
 
 
 def _figure_error_corrupt(kind: str, detail: str = "") -> InputError:
@@ -695,6 +819,19 @@ def _figure_error_corrupt(kind: str, detail: str = "") -> InputError:
         "figure_corrupt",
         f"The {kind} image is damaged and cannot be decoded. Save or export it again.",
         f"{kind} 图片已损坏，无法解码。请重新保存或导出。",
+    )
+
+
+def _jpeg_precision_unsupported(bits: int) -> InputError:
+    """A JPEG whose frame header says ``bits``-bit samples (12-bit: medical and camera raw exports).
+    The file is valid; Pillow's decoder reads 8-bit samples only, so it said "damaged"."""
+    return InputError(
+        "figure_unsupported_precision",
+        f"This JPEG stores {bits}-bit samples (its frame header says precision {bits}). It is not damaged, "
+        "but the grader reads only 8-bit JPEG. Export the figure as an 8-bit JPEG or as PNG "
+        "(plt.savefig('heatmap.png')).",
+        f"这张 JPEG 使用 {bits} 位采样（帧头中的精度为 {bits}）。文件没有损坏，但评分系统只能读取 8 位 JPEG。"
+        "请把图导出为 8 位 JPEG 或 PNG（plt.savefig('heatmap.png')）。",
     )
 
 
@@ -826,7 +963,10 @@ def _figure_precheck(filename: str | None, data: bytes) -> tuple[str, int, int]:
     if data.startswith(PNG_MAGIC):
         fmt, size = "PNG", _png_size(data)
     elif data.startswith(JPEG_MAGIC):
-        fmt, size = "JPEG", _jpeg_size(data)
+        fmt, frame = "JPEG", _jpeg_frame(data)
+        size = None if frame is None else frame[1:]
+        if frame is not None and frame[0] != 8:
+            raise _jpeg_precision_unsupported(frame[0])
     else:
         raise _figure_format_error(_extension(filename), data)
     if size is None:
@@ -837,10 +977,8 @@ def _figure_precheck(filename: str | None, data: bytes) -> tuple[str, int, int]:
     if width * height > MAX_FIGURE_PIXELS or max(width, height) > MAX_FIGURE_SIDE:
         raise _too_many_pixels(width, height)
     if fmt == "JPEG":
-        scans = data.count(b"\xff\xda")   # SOS markers; 0xFF in entropy-coded data is stuffed
-        if scans > MAX_JPEG_SCANS:
-            raise _too_complex(fmt, f"{scans} scans (at most {MAX_JPEG_SCANS})",
-                               f"{scans} 个扫描段（上限 {MAX_JPEG_SCANS}）")
+        if _jpeg_scans(data, MAX_JPEG_SCANS) > MAX_JPEG_SCANS:
+            raise _too_complex(fmt, f"more than {MAX_JPEG_SCANS} scans", f"超过 {MAX_JPEG_SCANS} 个扫描段")
     else:
         _check_png_chunks(data)
     return fmt, width, height

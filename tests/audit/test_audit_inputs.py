@@ -58,6 +58,13 @@ def test_code_must_be_a_py_file(filename):
     rejects(validate_code, filename, b"x = 1\n", "code_bad_type")
 
 
+def test_a_code_file_named_only_dot_py_is_a_python_file():
+    # os.path.splitext reads ".py" as a hidden file without an extension: it was refused as "no extension".
+    assert validate_code(".py", b"x = 1\n") == "x = 1\n"
+    err = rejects(validate_code, ".txt", b"x = 1\n", "code_bad_type")
+    assert "got '.txt'" in err.en and "no extension" not in err.en and "「.txt」" in err.zh
+
+
 def test_code_empty_or_whitespace_only_is_rejected():
     rejects(validate_code, "attention.py", b"", "code_empty")
     rejects(validate_code, "attention.py", b"  \n\t\r\n", "code_empty")
@@ -162,6 +169,81 @@ def test_encrypted_pdf_is_rejected():
     buf = io.BytesIO()
     writer.write(buf)
     rejects(validate_audit, "audit.pdf", buf.getvalue(), "pdf_encrypted")
+
+
+def _protected(password: str, algorithm: str) -> bytes:
+    """The audit PDF encrypted as "restrict editing" tools do: user password ``password`` (empty: it
+    opens without one), an owner password, no permission to copy or print."""
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(make_pdf([AUDIT_SENTENCE]))))
+    writer.encrypt(password, owner_password="owner-secret", algorithm=algorithm, permissions_flag=0)
+    buf = io.BytesIO()
+    writer.write(buf)
+    return buf.getvalue()
+
+
+AUDIT_SENTENCE = "The heatmap does not prove that key 1 causes the output."
+
+
+@pytest.mark.parametrize("algorithm", ["RC4-128", "AES-128", "AES-256"])
+def test_a_pdf_encrypted_with_an_empty_user_password_opens_as_any_viewer_opens_it(algorithm):
+    # Word, WPS and LaTeX tools encrypt a PDF whose author only restricted copying or printing;
+    # it was refused as "password-protected" (and an AES one as "damaged").
+    assert pypdf.PdfReader(io.BytesIO(_protected("", algorithm))).is_encrypted
+    assert AUDIT_SENTENCE in validate_audit("audit.pdf", _protected("", algorithm))
+
+
+@pytest.mark.parametrize("algorithm", ["RC4-128", "AES-256"])
+def test_a_pdf_that_needs_a_password_to_open_is_refused_saying_so(algorithm):
+    err = rejects(validate_audit, "audit.pdf", _protected("secret", algorithm), "pdf_encrypted", max_seconds=2)
+    assert "needs a password" in err.en and "需要密码" in err.zh
+
+
+def test_a_pdf_whose_encryption_the_server_cannot_undo_says_so_not_damaged(monkeypatch):
+    # As on a host without the cryptography package: pypdf's fallback raises DependencyError for AES.
+    import pypdf._encryption as encryption
+
+    def missing(*args, **kwargs):
+        raise pypdf.errors.DependencyError("cryptography>=3.1 is required for AES algorithm")
+
+    data = _protected("", "AES-256")
+    for name in ("aes_cbc_decrypt", "aes_ecb_decrypt", "aes_cbc_encrypt", "aes_ecb_encrypt"):
+        monkeypatch.setattr(encryption, name, missing)
+    err = rejects(inputs.extract_audit, "audit.pdf", data, "pdf_encryption_unsupported")  # in this process
+    assert "cannot decrypt" in err.en and "AES" in err.en and "无法解密" in err.zh
+
+
+def _pdf_of(objects: list[bytes]) -> bytes:
+    """A PDF whose objects 1..n are ``objects`` (object 1 the catalog), with its xref and trailer."""
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{i} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+def test_a_pdf_past_pypdfs_own_limits_is_too_complex_not_damaged():
+    """A page tree nested 150 deep (pypdf stops at 100 with LimitReachedError): a limit of the
+    reader, said with its own words, not "damaged"."""
+    depth = 150
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>"]
+    for level in range(depth):        # objects 2 .. depth+1 are /Pages nodes, each the only kid of the last
+        parent = f" /Parent {level + 1} 0 R" if level else ""
+        objects.append(f"<< /Type /Pages /Kids [{level + 3} 0 R] /Count 1{parent} >>".encode())
+    content = b"BT /F1 11 Tf 72 740 Td (" + AUDIT_SENTENCE.encode() + b") Tj ET"
+    objects.append(f"<< /Type /Page /Parent {depth + 1} 0 R /MediaBox [0 0 612 792] /Contents {depth + 3} 0 R "
+                   f"/Resources << /Font << /F1 {depth + 4} 0 R >> >> >>".encode())
+    objects.append(b"<< /Length " + str(len(content)).encode() + b" >>\nstream\n" + content + b"\nendstream")
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    with pytest.raises(pypdf.errors.LimitReachedError):
+        len(pypdf.PdfReader(io.BytesIO(_pdf_of(objects))).pages)
+    err = rejects(validate_audit, "audit.pdf", _pdf_of(objects), "pdf_too_complex", max_seconds=2)
+    assert "page tree depth" in err.en and "page tree depth" in err.zh and "复杂" in err.zh
+    assert "damaged" not in err.en and "损坏" not in err.zh
 
 
 @pytest.mark.parametrize("data", [b"%PDF-1.4\n garbage garbage", b"not a pdf at all"])
@@ -309,6 +391,49 @@ def test_a_jpeg_with_thousands_of_scans_is_refused_before_decoding():
     data = progressive_jpeg_with_repeated_scan(repeats=40_000)
     err = rejects(validate_figure, "fig.jpg", data, "figure_too_complex", max_seconds=0.5)
     assert "scans" in err.en
+
+
+def _with_segment(jpeg: bytes, marker: int, payload: bytes) -> bytes:
+    """``jpeg`` with one more segment (APPn, COM) right after SOI."""
+    return jpeg[:2] + bytes([0xFF, marker]) + (len(payload) + 2).to_bytes(2, "big") + payload + jpeg[2:]
+
+
+def test_sos_bytes_inside_metadata_segments_are_not_counted_as_scans():
+    """A camera's EXIF thumbnail is a whole JPEG (its own scans) inside APP1, and a comment may hold
+    any bytes: they were counted as scans and the photo refused as having "70 scans"."""
+    from hostile_files import progressive_jpeg_with_repeated_scan
+
+    figure = make_heatmap(fmt="JPEG")
+    thumbnail = progressive_jpeg_with_repeated_scan(side=64, repeats=80)
+    data = _with_segment(figure, 0xE1, b"Exif\x00\x00" + thumbnail)
+    data = _with_segment(data, 0xFE, b"\xff\xda" * 100)
+    assert data.count(b"\xff\xda") > inputs.MAX_JPEG_SCANS
+    info = validate_figure("heatmap.jpg", data)
+    assert info.format == "JPEG" and info.looks_like_heatmap
+
+
+def test_scans_behind_bytes_where_a_marker_should_be_are_still_counted():
+    # libjpeg skips such bytes to the next marker ("extraneous bytes") and decodes on: so do we.
+    from hostile_files import progressive_jpeg_with_repeated_scan
+
+    data = progressive_jpeg_with_repeated_scan(side=256, repeats=200)
+    sos = data.index(b"\xff\xda")
+    err = rejects(validate_figure, "fig.jpg", data[:sos] + b"\x00junk" + data[sos:], "figure_too_complex")
+    assert f"more than {inputs.MAX_JPEG_SCANS} scans" in err.en
+
+
+def _twelve_bit(jpeg: bytes, sof: int) -> bytes:
+    """``jpeg``'s frame header made a ``sof`` frame of 12-bit samples (Pillow writes only 8-bit)."""
+    i = jpeg.index(b"\xff\xc0")
+    return jpeg[:i + 1] + bytes([sof]) + jpeg[i + 2:i + 4] + b"\x0c" + jpeg[i + 5:]
+
+
+@pytest.mark.parametrize("sof", [0xC0, 0xC1, 0xC2], ids=["baseline", "extended", "progressive"])
+def test_a_12_bit_jpeg_is_named_unsupported_precision_not_damaged(sof):
+    data = _twelve_bit(make_heatmap(fmt="JPEG"), sof)
+    err = rejects(validate_figure, "heatmap.jpg", data, "figure_unsupported_precision")
+    assert "12-bit" in err.en and "not damaged" in err.en and "8-bit JPEG or as PNG" in err.en
+    assert "12 位" in err.zh and "没有损坏" in err.zh and "8 位 JPEG 或 PNG" in err.zh
 
 
 def test_a_png_split_into_too_many_chunks_is_refused_before_decoding():
