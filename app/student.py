@@ -41,6 +41,7 @@ from app.storage import BlobStore
 from app.submitting import SubmissionRefused, carried_forward, late_days, not_enrolled, submit
 from app.views_helpers import uploaded
 from grading.inputs import code_text
+from grading.load_hints import python_lines
 
 bp = Blueprint("student", __name__)
 
@@ -237,10 +238,14 @@ def load_failure(result: dict | None, sub: Submission) -> dict | None:
     if (not visible or any(t.get("outcome") == "passed" for t in tests)
             or not all(_en(t.get("feedback")).startswith("not run") for t in visible)):
         return None
-    message = result.get("load_error") or result.get("message") or ""
+    whole = result.get("load_error")
+    message = whole or result.get("message") or ""
     # "attention.py did not load: SyntaxError at line 2: expected ':'; <audit note>"
-    detail_en = _load_detail(_en(message), "did not load: ")
-    if isinstance(message, dict):
+    detail_en = _en(whole).strip() if whole else _load_detail(_en(message), "did not load: ")
+    if isinstance(whole, dict):
+        # the load error alone (results since the runner stores it): shown whole, hint and notes
+        shown = detail_en if locale().startswith("en") else str(whole.get("zh") or "").strip()
+    elif isinstance(message, dict):
         # {"en", "zh"} from the engine: "attention.py 无法导入：第 2 行出现 SyntaxError：…"
         shown = detail_en if locale().startswith("en") else _load_detail(str(message.get("zh") or ""), "无法导入：")
     else:  # results stored before the engine's messages were bilingual
@@ -255,7 +260,7 @@ def load_failure(result: dict | None, sub: Submission) -> dict | None:
     excerpt: list[tuple[int, str, bool]] = []
     if line:
         try:
-            source = code_text(store().get(sub.code_sha256)).splitlines()
+            source = python_lines(code_text(store().get(sub.code_sha256)))
         except OSError:
             source = []
         if 1 <= line <= len(source):

@@ -31,7 +31,7 @@ MAX_REPARSED = 400_000           # characters parsed again in all while locating
 
 
 # ============================================================================ helpers
-def _lines(source: str) -> list[str]:
+def python_lines(source: str) -> list[str]:
     """The source's lines as Python numbers them (\\r\\n, \\r and \\n end a line; \\f, \\x1c or
     U+2028 do not, unlike ``str.splitlines``)."""
     return re.split(r"\r\n|\r|\n", source)
@@ -40,7 +40,7 @@ def _lines(source: str) -> list[str]:
 def _line(source: str, lineno: int | None) -> str | None:
     if not lineno or lineno < 1:
         return None
-    lines = _lines(source)
+    lines = python_lines(source)
     return lines[lineno - 1] if lineno <= len(lines) else None
 
 
@@ -75,7 +75,7 @@ def _notebook_hint(source: str, lineno: int) -> Msg | None:
     # Every notebook command the parser stops at, checked by commenting each out and parsing again:
     # at most MAX_REPARSED characters parsed in all (a 200 KB file with 20 commands took 8 s).
     found = [lineno]
-    lines = _lines(source)
+    lines = python_lines(source)
     for _ in range(min(20, MAX_REPARSED // max(1, len(source)))):
         for n in found:
             if not lines[n - 1].lstrip().startswith("#"):
@@ -333,6 +333,31 @@ def _toplevel_hint(source: str, lineno: int) -> Msg | None:
                f"第 {lineno} 行在评分器导入你的文件时就会运行{why_zh}：{_WHERE['zh']}。")
 
 
+# What PyTorch says when code asks for a GPU the host does not have.
+_NO_GPU = re.compile(r"Torch not compiled with CUDA enabled|Found no NVIDIA driver|"
+                     r"CUDA driver initialization failed|no CUDA GPUs are available|"
+                     r"Torch not compiled with MPS|MPS backend is not available|The MPS backend")
+
+
+def _reads_input(source: str, lineno: int) -> bool:
+    line = _line(source, lineno)
+    return line is not None and _CAUSES[0][0].search(line) is not None
+
+
+def _gpu_hint(source: str, lineno: int | None) -> Msg:
+    """The error itself says the code asked for a GPU: the grader runs on the CPU."""
+    where = _toplevel_hint(source, lineno) if lineno else None
+    text = msg("the grader runs on the CPU and has no GPU: choose the device with "
+               "`torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")`, or leave the tensors "
+               "on the CPU (the tests create them there).",
+               "评分器只用 CPU，没有 GPU：请用 "
+               "`torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")` 选择设备，或者让张量留在 CPU 上"
+               "（测试就是在 CPU 上创建张量的）。")
+    if where is None:
+        return text
+    return cat(text, msg(" " + where["en"][:1].upper() + where["en"][1:], where["zh"]))
+
+
 def _has_call(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Call) for n in ast.walk(node))
 
@@ -436,7 +461,11 @@ def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
         if kind in SYNTAX_KINDS and lineno:
             return (_notebook_hint(source, lineno) or _py312_hint(source, lineno, message)
                     or _char_hint(source, lineno, kind, message))
-        if kind in TOP_LEVEL_KINDS and lineno:
+        if _NO_GPU.search(message):
+            return _gpu_hint(source, lineno)
+        if lineno and (kind in TOP_LEVEL_KINDS or _reads_input(source, lineno)):
+            # input() reads an empty line in the jail, so the error is whatever that does next
+            # (``int(input())``: ValueError); the line read is the cause when it is at top level
             return _toplevel_hint(source, lineno)
         if kind == "StudentTimeout":
             return _timeout_hint(source)
@@ -460,4 +489,4 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["load_hint", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["load_hint", "python_lines", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]

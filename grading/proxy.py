@@ -122,8 +122,8 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
 def load_error_text(exc: BaseException, filename: str = "attention.py",
                     packages: Sequence[str] | None = None, source: str | None = None) -> Msg:
     """The load error for the student; with ``source`` (the submitted text, never executed here),
-    followed by one checked hint (grading/load_hints.py) as a new sentence, before any "; " note:
-    the result page shows the load error up to its first "; "."""
+    followed by one checked hint (grading/load_hints.py) as a new sentence, then any note (the
+    allowed packages): the result page shows the whole of it (the runner stores it as ``load_error``)."""
     kind = _kind_of(exc)
     if kind == "StudentError":
         k = getattr(exc, "kind", None) or "Exception"
@@ -136,7 +136,7 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         note = _import_note(exc, packages)
         if note is not None and hinted is not text:    # "...hint; note", not "...hint.; note"
             hinted = {lang: hinted[lang].rstrip(".。") for lang in ("en", "zh")}  # type: ignore[assignment]
-        return cat(hinted, note, sep="; ")
+        return cat(hinted, note, sep=SEMI)
     if kind == "StudentTimeout":
         text = msg(f"timed out after {_seconds(exc)} s while importing {filename}",
                    f"导入 {filename} 超时（{_seconds(exc)} 秒）")

@@ -34,7 +34,7 @@ from typing import Any, TypedDict
 from autograder import settings
 from grading.child import reap_children, run_suite
 from grading.decode import DecodeBusy
-from grading.i18n import Msg, cat, msg
+from grading.i18n import SEMI, Msg, cat, msg
 from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 from grading.load_hints import parse_source
 from grading.plugin import GradingPlugin
@@ -121,7 +121,7 @@ def _grade_audit(inp: GradeInput, assignment: str, measured: dict, tests: list,
     # The student's own test outcomes and example weights let the checker flag audit claims that
     # the student's code refutes (docs/contracts.md §3).
     return (grade_audit(text, figure, dict(measured), checklist, tests=tests, weights=weights),
-            cat(*notes, sep="; ") if notes else None)
+            cat(*notes, sep=SEMI) if notes else None)
 
 
 def _error_result(assignment: str, message: str, log: list[str], t0: float, rubric=None) -> GradeResult:
@@ -361,7 +361,10 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     log.extend(f"REVIEW: {reason}" for reason in review)
     return {
         "status": "graded",
-        "message": cat(*messages, sep="; ") if messages else None,
+        "message": cat(*messages, sep=SEMI) if messages else None,
+        # the load error alone, hint and notes included: the result page shows it whole (cutting the
+        # joined message at its first "; " lost the list of allowed packages)
+        "load_error": child.get("load_error") or None,
         "total": scoring.total(categories),
         "max_total": scoring.num(rubric.max_total),
         "categories": categories,

@@ -112,10 +112,17 @@ class Runtime:
         else:
             target = orig
 
-        @functools.wraps(target)
         def wrapper(*args, **kwargs):
             counter[name] = counter.get(name, 0) + 1
             return target(*args, **kwargs)
+
+        # The names only, not functools.wraps: its ``__wrapped__`` (and the copied ``__dict__``) hand the
+        # uncounted original to anyone who asks (inspect.unwrap, ``f.__wrapped__``).
+        for attr_name in ("__name__", "__qualname__", "__doc__", "__module__"):
+            try:
+                setattr(wrapper, attr_name, getattr(target, attr_name))
+            except (AttributeError, TypeError):
+                pass
 
         if isinstance(static, staticmethod):
             setattr(owner, attr, staticmethod(wrapper))

@@ -140,7 +140,7 @@ def test_student_view_hides_hidden_feedback_and_log(executor):
 
 def test_result_shape_matches_the_contract(executor):
     result = _grade(executor, (SUBMISSIONS / "correct" / "reference.py").read_bytes())
-    assert set(result) == {"status", "message", "total", "max_total", "categories", "tests", "audit",
+    assert set(result) == {"status", "message", "load_error", "total", "max_total", "categories", "tests", "audit",
                            "measurements", "example_weights", "grader_version", "duration_s", "review", "log"}
     assert {c: v["max"] for c, v in result["categories"].items()} == {
         "formula_shape": 25, "implementation": 30, "mask_parity": 30, "audit": 15}

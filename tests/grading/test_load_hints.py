@@ -363,3 +363,36 @@ def test_hints_on_a_large_file_take_bounded_time(tail):
     started = time.process_time()
     load_hint(source, "SyntaxError", lineno, text)
     assert time.process_time() - started < 1.5      # 8 s and 116 s before
+
+
+# ------------------------------------------------------------------ round 13: script code the error does not name
+@pytest.mark.parametrize(("tail", "kind", "message"), [
+    ('\ndevice = torch.device("cuda")\nx = torch.zeros(2, device=device)\n', "AssertionError",
+     "Torch not compiled with CUDA enabled"),
+    ("\nmodel = MultiHeadAttention(8, 2).cuda()\n", "AssertionError", "Torch not compiled with CUDA enabled"),
+], ids=["cuda_device", "module_cuda"])
+def test_asking_for_a_gpu_at_import_is_told_the_grader_has_only_the_cpu(tail, kind, message):
+    source = BASE + tail
+    hint = _ok(load_hint(source, kind, len(source.splitlines()), message))
+    assert "no GPU" in hint["en"] and "torch.cuda.is_available()" in hint["en"]
+    assert "没有 GPU" in hint["zh"] and "__main__" in hint["en"]
+
+
+def test_input_at_import_is_named_whatever_error_the_empty_answer_causes():
+    # the jail's input() reads an empty line: int("") is the ValueError the student sees
+    source = BASE + '\nd_model = int(input("d_model? "))\n'
+    line = len(source.splitlines())
+    hint = _ok(load_hint(source, "ValueError", line, "invalid literal for int() with base 10: ''"))
+    assert f"line {line} runs when the grader imports your file (input() gets no keyboard input" in hint["en"]
+    assert "input() 读不到键盘输入" in hint["zh"]
+    # the same error on a line that reads no input, or inside a function, gets no such hint
+    assert load_hint(BASE + "\nx = int('')\n", "ValueError", line, "invalid literal") is None
+    inside = BASE + '\ndef ask():\n    return int(input("d? "))\n'
+    assert load_hint(inside, "ValueError", len(inside.splitlines()), "invalid literal") is None
+
+
+def test_a_gpu_error_in_the_real_jail_reaches_the_load_error_with_its_hint(executor):
+    source = BASE + "\nmodel = MultiHeadAttention(8, 2).cuda()\n"
+    result = grade(GradeInput(code=source.encode()), "attention", executor)
+    assert "Torch not compiled with CUDA enabled" in result["load_error"]["en"]
+    assert "no GPU" in result["load_error"]["en"] and "没有 GPU" in result["load_error"]["zh"]

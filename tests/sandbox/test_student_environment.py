@@ -263,10 +263,23 @@ def test_a_forbidden_function_in_a_module_imported_later_is_still_counted(execut
     imported, by the student or by torch itself (torch.compile imports it)."""
     watch = {"forbid": ["torch.nn.attention.flex_attention.flex_attention"]}
     src = ("def use():\n    from torch.nn.attention.flex_attention import flex_attention\n"
-           "    return getattr(flex_attention, '__wrapped__', None) is not None\n")
+           "    return flex_attention.__code__.co_name, flex_attention.__name__\n")
     with open_session(executor, src, watch=watch) as s:
         s.load()
-        assert s.call_function("use") is True          # the function the student gets is the counted one
+        # the function the student gets is the counted one, under its own name
+        assert s.call_function("use") == ("wrapper", "flex_attention")
+
+
+def test_a_counted_function_does_not_hand_out_the_uncounted_original(executor):
+    """functools.wraps set ``__wrapped__`` (and copied ``__dict__``): ``inspect.unwrap`` or
+    ``f.__wrapped__`` was the original, called without being counted."""
+    watch = {"forbid": ["torch.nn.functional.scaled_dot_product_attention"]}
+    src = ("import inspect\nimport torch.nn.functional as F\n\ndef probe():\n"
+           "    f = F.scaled_dot_product_attention\n"
+           "    return [hasattr(f, '__wrapped__'), inspect.unwrap(f) is f, f.__name__]\n")
+    with open_session(executor, src, watch=watch) as s:
+        s.load()
+        assert s.call_function("probe") == [False, True, "scaled_dot_product_attention"]
 
 
 SOURCE_LINES = '''

@@ -392,3 +392,34 @@ def test_a_long_or_pathlike_file_name_is_reduced_to_a_safe_label_not_a_500(clien
     assert sub.code_filename.startswith("注意力") and "\\" not in sub.code_filename and "\x07" not in sub.code_filename
     assert safe_filename("../../etc/passwd") == "passwd" and safe_filename("\x00") == "upload"
     assert safe_filename("D:\\work\\attention.py") == "attention.py"
+
+
+def test_the_whole_load_error_is_shown_and_its_line_is_found_as_python_numbers_lines(client, web, course):
+    """The engine's ``load_error`` (hint and notes included) is shown whole: cutting the joined message
+    at its first "; " dropped the list of allowed packages. The highlighted line is Python's line: a
+    form feed or U+2028 in a comment ends no line for Python (``str.splitlines`` would shift it)."""
+    from app.storage import BlobStore
+    from app.submitting import Upload, submit
+
+    code = "import torch  # \x0c page break \u2028 here\nimport seaborn\nx = 1\n".encode()
+    sub = submit(course["assignment"], course["alice"], Upload("attention.py", code),
+                 store=BlobStore(web.app.config["UPLOAD_DIR"]), max_pending=0)
+    result = load_failure_result(True)
+    load_error = {"en": "ModuleNotFoundError at line 2: No module named 'seaborn'; the grader has only torch, "
+                        "numpy, einops and the standard library",
+                  "zh": "第 2 行出现 ModuleNotFoundError：No module named 'seaborn'；评分环境只有 torch、numpy、"
+                        "einops 和标准库"}
+    result["load_error"] = load_error
+    result["message"] = {lang: f"attention.py did not load: {text}; the audit PDF had an unreadable page"
+                         for lang, text in load_error.items()}
+    web.grade(sub, result)
+    web.login(client, course["alice"])
+    client.get("/lang/en")
+    en = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
+    shown = en[en.index('id="load-error"'):en.index('id="tests-title"')]
+    assert "the grader has only torch, numpy, einops and the standard library" in shown
+    assert "unreadable page" not in shown
+    assert re.search(r'<span class="hit"><span class="ln" aria-hidden="true">2</span>import seaborn', shown)
+    client.get("/lang/zh")
+    zh = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
+    assert "评分环境只有 torch、numpy、einops 和标准库" in zh
