@@ -8,6 +8,11 @@ from pathlib import Path
 
 SUBMISSIONS = Path(__file__).resolve().parent.parent / "fixtures" / "submissions"
 
+# Totals without an audit of faulty files the reliability tests submit in bursts. The fast lane
+# (test_grading.py) checks them against the grader, so a rubric change that moves them fails there,
+# in minutes, and not only in the slow lane's burst tests.
+PINNED_TOTALS = {"no_scale": 34, "qk_swapped": 25, "padding_polarity": 72, "mask_2d_only": 58, "no_mha": 55}
+
 
 def read(path: Path) -> bytes:
     return path.read_bytes()

@@ -10,7 +10,7 @@ import pytest
 
 from grading.runner import GradeInput, grade
 from rubric.scoring import student_view
-from tests.grading.helpers import SUBMISSIONS, expected_category
+from tests.grading.helpers import PINNED_TOTALS, SUBMISSIONS, expected_category
 
 CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
 CORRECT = sorted((SUBMISSIONS / "correct").glob("*.py"))
@@ -53,6 +53,8 @@ def test_fault_loses_points_in_its_category(executor, path):
     assert cats[category]["score"] < cats[category]["max"], f"{path.stem} kept full {category}"
     # a single fault must not wipe out the submission: it keeps part of the code points
     assert _code_score(result) >= 20, _failures(result)
+    if path.stem in PINNED_TOTALS:
+        assert result["total"] == PINNED_TOTALS[path.stem], _failures(result)
     for t in result["tests"]:
         if t["outcome"] != "passed":
             assert t["feedback"], t["id"]
