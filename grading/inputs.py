@@ -737,8 +737,9 @@ def _png_size(data: bytes) -> tuple[int, int] | None:
 _JPEG_NEXT_MARKER = re.compile(rb"\xff[^\x00\xd0-\xd7\xff]")
 
 
-def _jpeg_frame(data: bytes) -> tuple[int, int, int] | None:
-    """Walk the JPEG marker segments up to the first SOFn: (sample precision in bits, width, height)."""
+def _jpeg_frame(data: bytes) -> tuple[int, int, int, int] | None:
+    """Walk the JPEG marker segments up to the first SOFn: (sample precision in bits, width, height,
+    the SOFn marker's code)."""
     i, n = 2, len(data)
     while i + 4 <= n:
         if data[i] != 0xFF:
@@ -763,7 +764,7 @@ def _jpeg_frame(data: bytes) -> tuple[int, int, int] | None:
                 return None
             precision = data[i + 2]
             height, width = struct.unpack(">HH", data[i + 3:i + 7])
-            return precision, width, height
+            return precision, width, height, marker
         i += length
     return None
 
@@ -832,6 +833,33 @@ def _jpeg_precision_unsupported(bits: int) -> InputError:
         "(plt.savefig('heatmap.png')).",
         f"这张 JPEG 使用 {bits} 位采样（帧头中的精度为 {bits}）。文件没有损坏，但评分系统只能读取 8 位 JPEG。"
         "请把图导出为 8 位 JPEG 或 PNG（plt.savefig('heatmap.png')）。",
+    )
+
+
+# The JPEG processes of ITU T.81 other than the three every camera and plotting library writes
+# (baseline C0, extended sequential C1, progressive C2) and whose arithmetic twins libjpeg reads.
+_JPEG_RARE_PROCESSES = {
+    0xC3: ("lossless", "无损"), 0xCB: ("lossless, arithmetic-coded", "无损、算术编码"),
+    0xC5: ("hierarchical (differential sequential)", "分层（差分顺序）"),
+    0xC6: ("hierarchical (differential progressive)", "分层（差分渐进）"),
+    0xC7: ("hierarchical (differential lossless)", "分层（差分无损）"),
+    0xCD: ("hierarchical, arithmetic-coded", "分层、算术编码"),
+    0xCE: ("hierarchical, arithmetic-coded", "分层、算术编码"),
+    0xCF: ("hierarchical lossless, arithmetic-coded", "分层无损、算术编码"),
+}
+
+
+def _jpeg_process_unreadable(marker: int) -> InputError:
+    """A JPEG the decoder failed on whose frame header names a process few tools write: what was
+    seen is the header and the failure, so say both instead of "damaged"."""
+    en, zh = _JPEG_RARE_PROCESSES[marker]
+    return InputError(
+        "figure_unsupported_jpeg_process",
+        f"This JPEG's frame header says {en} coding (marker SOF{marker - 0xC0}), a JPEG variant few "
+        "programs write, and the grader's JPEG decoder could not read it. Export the figure as PNG "
+        "(plt.savefig('heatmap.png')) or as a standard JPEG.",
+        f"这张 JPEG 的帧头表明它使用{zh}编码（标记 SOF{marker - 0xC0}），这是很少有程序生成的 JPEG 变体，"
+        "评分系统的 JPEG 解码器无法读取。请把图导出为 PNG（plt.savefig('heatmap.png')）或标准 JPEG。",
     )
 
 
@@ -964,7 +992,7 @@ def _figure_precheck(filename: str | None, data: bytes) -> tuple[str, int, int]:
         fmt, size = "PNG", _png_size(data)
     elif data.startswith(JPEG_MAGIC):
         fmt, frame = "JPEG", _jpeg_frame(data)
-        size = None if frame is None else frame[1:]
+        size = None if frame is None else frame[1:3]
         if frame is not None and frame[0] != 8:
             raise _jpeg_precision_unsupported(frame[0])
     else:
@@ -1007,6 +1035,9 @@ def decode_figure(filename: str | None, data: bytes) -> FigureInfo:
     except MemoryError:
         raise      # the decoding child's memory limit: "too costly", not "corrupt"
     except Exception as exc:  # noqa: BLE001 - OSError, SyntaxError, ValueError, struct.error, EOFError...
+        frame = _jpeg_frame(data) if fmt == "JPEG" else None
+        if frame is not None and frame[3] in _JPEG_RARE_PROCESSES and "truncated" not in str(exc).lower():
+            raise _jpeg_process_unreadable(frame[3]) from None
         raise _figure_error_corrupt(fmt, str(exc)) from None
 
     stats = _figure_stats(im)

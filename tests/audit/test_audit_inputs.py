@@ -436,6 +436,27 @@ def test_a_12_bit_jpeg_is_named_unsupported_precision_not_damaged(sof):
     assert "12 位" in err.zh and "没有损坏" in err.zh and "8 位 JPEG 或 PNG" in err.zh
 
 
+def _sof(jpeg: bytes, sof: int) -> bytes:
+    i = jpeg.index(b"\xff\xc0")
+    return jpeg[:i + 1] + bytes([sof]) + jpeg[i + 2:]
+
+
+@pytest.mark.parametrize("sof, words", [(0xC3, "lossless"), (0xC5, "hierarchical"), (0xCF, "hierarchical lossless")],
+                         ids=["lossless", "hierarchical", "hierarchical-arithmetic"])
+def test_an_unreadable_jpeg_of_a_rare_process_is_named_by_its_frame_header_not_damaged(sof, words):
+    data = _sof(make_heatmap(fmt="JPEG"), sof)
+    err = rejects(validate_figure, "heatmap.jpg", data, "figure_unsupported_jpeg_process")
+    assert f"says {words}" in err.en and f"SOF{sof - 0xC0}" in err.en and "PNG" in err.en
+    assert f"SOF{sof - 0xC0}" in err.zh and "PNG" in err.zh and "损坏" not in err.zh
+
+
+def test_a_damaged_baseline_jpeg_is_still_called_damaged():
+    data = bytearray(make_heatmap(fmt="JPEG"))
+    dht = data.index(b"\xff\xc4")
+    data[dht + 5:dht + 21] = b"\xff" * 16    # a Huffman table whose code counts cannot exist
+    rejects(validate_figure, "heatmap.jpg", bytes(data), "figure_corrupt")
+
+
 def test_a_png_split_into_too_many_chunks_is_refused_before_decoding():
     from hostile_files import png_with_many_chunks
 
