@@ -209,6 +209,28 @@ def test_an_audit_the_checker_fails_on_keeps_the_code_grade_and_goes_to_the_inst
     assert "UnicodeEncodeError" in result["log"]
 
 
+def test_a_figure_decode_the_busy_host_gave_up_on_is_a_retried_grader_error_not_lost_points(executor, monkeypatch):
+    # DecodeBusy is the server's state (no CPU to finish the decode), not the student's file: the run
+    # ends in `error`, which the worker retries (worker/tasks.py), instead of a graded audit without
+    # its figure.
+    import grading.runner as runner
+    from grading import decode
+
+    def starved(filename, data):
+        raise decode._busy("figure", "the decode waited too long for a CPU", "解码等待 CPU 时间过长")
+
+    monkeypatch.setattr(runner, "validate_figure", starved)
+    code = (SUBMISSIONS / "correct" / "reference.py").read_bytes()
+    result = grade(GradeInput(code=code, audit=b"# Audit\nThe weights are not an explanation.\n",
+                              audit_filename="audit.md", figure=b"\x89PNG...", figure_filename="f.png"),
+                   "attention", executor)
+    assert result["status"] == "error"
+    assert result["message"].startswith("grader error: the audit decoder could not run: The server is busy")
+    monkeypatch.undo()
+    again = grade(GradeInput(code=code), "attention", executor)
+    assert again["status"] == "graded" and again["total"] == 85
+
+
 def test_a_review_past_its_cpu_limit_is_stopped_flagged_and_given_up_on(monkeypatch):
     # The review runs in the worker before any session opens: a source built to make the analysis
     # slow must neither hold the worker nor end in `error`.
