@@ -13,4 +13,4 @@ COPY migrations migrations
 RUN pip install --no-cache-dir --extra-index-url https://download.pytorch.org/whl/cpu -e .
 VOLUME /data
 EXPOSE 8000
-CMD ["gunicorn", "-w", "3", "--threads", "8", "-b", "0.0.0.0:8000", "app.wsgi:app"]
+CMD ["gunicorn", "-c", "python:autograder.gunicorn_conf", "-w", "3", "-b", "0.0.0.0:8000", "app.wsgi:app"]

@@ -47,8 +47,8 @@ def main() -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--workers", "processes", default=2, show_default=True, type=int, help="gunicorn worker processes.")
-@click.option("--threads", default=8, show_default=True, type=int,
-              help="Threads per process (long-polls hold one each).")
+@click.option("--threads", default=16, show_default=True, type=int,
+              help="Threads per process (decoding uploads and long-polls hold one each).")
 def web(host: str, port: int, processes: int, threads: int) -> None:
     """Serve the web app with gunicorn (threads), as in production."""
     from autograder.server import serve

@@ -1,8 +1,7 @@
 """gunicorn, started from Python: `autograder web` and `autograder run` serve as production does.
 
-Threads, because the submission API long-polls (`?wait=`) hold a thread each; a few processes,
-because one Python process uses one core. Equivalent to
-`gunicorn -w N --threads T -b HOST:PORT app.wsgi:app`.
+Equivalent to `gunicorn -c python:autograder.gunicorn_conf -w N --threads T -b HOST:PORT app.wsgi:app`
+(the settings and the reasons for them are in autograder/gunicorn_conf.py).
 """
 
 from __future__ import annotations
@@ -10,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
+
+from autograder import gunicorn_conf
 
 
 class _Server(BaseApplication):
@@ -27,19 +28,7 @@ class _Server(BaseApplication):
         return app
 
 
-def serve(host: str, port: int, processes: int = 2, threads: int = 8) -> None:
-    # No version banner (`Server: gunicorn`): gunicorn has no setting for it, and reads this
-    # module value for every response; its worker processes inherit it when they fork.
-    import gunicorn.http.wsgi
-
-    gunicorn.http.wsgi.SERVER = "autograder"
-    _Server({
-        "bind": f"{host}:{port}",
-        "workers": processes,
-        "threads": threads,
-        "worker_class": "gthread",
-        # Long-polls last up to 20 s; a request is cut only well after that.
-        "timeout": 60,
-        "graceful_timeout": 20,
-        "accesslog": "-",
-    }).run()
+def serve(host: str, port: int, processes: int = 2, threads: int = gunicorn_conf.threads) -> None:
+    """gunicorn with autograder/gunicorn_conf.py's settings (the Dockerfile's, too); exits 2 with
+    the numbers when ``threads`` leaves none for pages."""
+    _Server({"bind": f"{host}:{port}", "workers": processes, "threads": threads, **gunicorn_conf.OPTIONS}).run()

@@ -245,6 +245,23 @@ def _check_decoding(values: Mapping[str, float] | None) -> None:
         )
 
 
+def check_web_threads(threads: int, values: Mapping[str, float] | None = None) -> None:
+    """Refuse a web process whose threads the waits could all take: decodes running and queued plus
+    long polls must leave at least one thread for sign-in and pages (gunicorn's on_starting hook,
+    autograder/gunicorn_conf.py, calls this with its --threads)."""
+    names = ("DECODE_SLOTS", "DECODE_QUEUE", "LONGPOLL_SLOTS")
+    v = {name: int(globals()[name]) for name in names}
+    if values:
+        v.update({k: int(x) for k, x in values.items() if k in v and x is not None})
+    held = sum(v.values())
+    if threads <= held:
+        parts = " + ".join(f"{n} ({v[n]})" for n in names)
+        raise SettingsError(
+            f"gunicorn --threads {threads} leaves no thread for pages: {parts} = {held} threads can be "
+            f"waiting at once. Give gunicorn at least {held + 1} threads, or lower those settings."
+        )
+
+
 def as_dict() -> dict[str, object]:
     """Every tunable by name (upper-case module attributes), e.g. to seed the Flask config."""
     return {k: v for k, v in globals().items() if k.isupper() and k != "TIMEOUT_CHAIN"}

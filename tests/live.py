@@ -59,14 +59,15 @@ def stop_group(proc: subprocess.Popen) -> None:
 
 
 @contextmanager
-def gunicorn(env: dict[str, str], log: Path, *, workers: int = 1, threads: int = 8,
+def gunicorn(env: dict[str, str], log: Path, *, workers: int = 1, threads: int = 16,
              cpus: set[int] | None = None) -> Iterator[int]:
-    """`gunicorn -w N --threads T app.wsgi:app` on a free loopback port; yields the port.
+    """`gunicorn -c python:autograder.gunicorn_conf -w N --threads T app.wsgi:app` (the Dockerfile's
+    command) on a free loopback port; yields the port.
     `cpus`: the server and every process it starts run on these CPUs only (a loaded host, made
     on purpose by pinning CPU hogs to the same CPUs)."""
     port = free_port()
-    command = [str(GUNICORN), "-w", str(workers), "--threads", str(threads), "-b", f"127.0.0.1:{port}",
-               "--graceful-timeout", "2", "app.wsgi:app"]
+    command = [str(GUNICORN), "-c", "python:autograder.gunicorn_conf", "-w", str(workers), "--threads", str(threads),
+               "-b", f"127.0.0.1:{port}", "--graceful-timeout", "2", "app.wsgi:app"]
     if cpus:
         command = ["taskset", "-c", ",".join(map(str, sorted(cpus))), *command]
     with open(log, "ab") as out:

@@ -40,6 +40,23 @@ def test_db_upgrade_then_users_and_tokens_on_the_embedded_default(env, tmp_path)
     assert missing.returncode != 0 and "no user" in missing.stderr
 
 
+@pytest.mark.parametrize("command", [
+    [str(Path(sys.executable).parent / "gunicorn"), "-c", "python:autograder.gunicorn_conf", "--threads", "6",
+     "-b", "127.0.0.1:0", "app.wsgi:app"],
+    [str(BIN), "web", "--port", "0", "--threads", "6"],
+], ids=["gunicorn-command-of-the-dockerfile", "autograder-web"])
+def test_a_web_server_whose_threads_waits_could_all_take_refuses_to_start_and_says_why(env, command):
+    # DECODE_SLOTS 2 + DECODE_QUEUE 2 + LONGPOLL_SLOTS 4 = 8 waits against 6 threads: sign-in would
+    # stop answering under load, so nothing is served and no worker is forked.
+    env = {**env, "DECODE_SLOTS": "2", "DECODE_QUEUE": "2", "LONGPOLL_SLOTS": "4"}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 2, done.stderr
+    assert "refusing to start: gunicorn --threads 6 leaves no thread for pages" in done.stderr
+    assert "Give gunicorn at least 9 threads" in done.stderr
+    assert "Booting worker" not in done.stderr
+
+
 @pytest.mark.postgres
 def test_db_upgrade_on_postgres(env, pg_url):
     env["DATABASE_URL"] = pg_url.replace("postgresql+psycopg://", "postgresql://")

@@ -57,3 +57,16 @@ def test_the_worker_drops_every_capability_but_those_the_sandbox_needs():
     assert worker["cap_drop"] == ["ALL"]
     assert sorted(worker["cap_add"]) == ["KILL", "SETGID", "SETUID", "SYS_ADMIN"]
     assert "no-new-privileges:true" in worker["security_opt"]
+
+
+def test_the_web_role_is_served_with_the_checked_gunicorn_settings_in_compose_and_the_image():
+    # -c python:autograder.gunicorn_conf brings the thread count and the start-up check that waits
+    # cannot take every thread; both launch lines must load it.
+    import json
+    import re
+
+    expected = ["gunicorn", "-c", "python:autograder.gunicorn_conf"]
+    assert COMPOSE["services"]["web"]["command"][:3] == expected
+    dockerfile = (Path(__file__).resolve().parents[2] / "Dockerfile").read_text()
+    cmd = json.loads(re.search(r"^CMD (\[.*\])$", dockerfile, re.M).group(1))
+    assert cmd[:3] == expected and cmd[-1] == "app.wsgi:app"

@@ -24,7 +24,7 @@ from tests.workers import service_env
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
 
-THREADS = 8
+THREADS = 16
 SETTINGS = {
     "SUBMIT_RATE_LIMIT": "1000 per minute",
     "API_RATE_LIMIT": "10000 per minute",

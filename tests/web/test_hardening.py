@@ -39,8 +39,8 @@ SETTINGS = {
     "PUBLIC_URL": "https://grader.example.edu",
     "MAX_PENDING_PER_STUDENT": 50,
 }
-# One gunicorn worker process with 8 threads: the strictest case of the production command.
-THREADS = 8
+# One gunicorn worker process with the production command's threads (autograder/gunicorn_conf.py).
+THREADS = 16
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +150,7 @@ def test_live_api_tokens_per_user_are_capped(live, course):
 
 
 def test_thirty_long_polls_by_one_user_leave_sign_in_answering_under_a_second(live, course, factory, web):
-    """Under gunicorn --threads 8, one student opens 30 long polls on their own queued attempt
+    """Under gunicorn --threads 16, one student opens 30 long polls on their own queued attempt
     (before: /login then waited 11 s)."""
     token = factory.token(course["alice"])
     sub_id = web.submit(course["alice"]).id
@@ -310,7 +310,7 @@ def test_remember_me_cookie_is_samesite_with_a_lifetime_and_dies_at_sign_out(liv
 
 def test_a_session_ends_server_side_after_its_lifetime_even_when_copied(migrated_pg, tmp_path, app, course):
     env = service_env(tmp_path / "data", migrated_pg, REDIS_TEST_URL, **{**SETTINGS, "SESSION_MAX_HOURS": 3 / 3600})
-    with gunicorn(env, tmp_path / "gunicorn.log", workers=1, threads=2) as port:
+    with gunicorn(env, tmp_path / "gunicorn.log", workers=1) as port:
         me = Client(port)
         assert me.sign_in("alice@example.edu", PASSWORD).status == 302
         copy = Client(port, cookies=dict(me.cookies))
@@ -467,7 +467,7 @@ def test_autograder_web_sends_no_version_banner(migrated_pg, tmp_path, app):
     env = service_env(tmp_path / "data", migrated_pg, REDIS_TEST_URL)
     with open(log, "ab") as out:
         proc = subprocess.Popen([str(Path(sys.executable).parent / "autograder"), "web", "--port", str(port),
-                                 "--workers", "1", "--threads", "2"],
+                                 "--workers", "1"],
                                 env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         wait_for_port(port, proc, log)

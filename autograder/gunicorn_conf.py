@@ -1,0 +1,44 @@
+"""gunicorn's settings for the web role, however it is started: the Dockerfile and compose run
+`gunicorn -c python:autograder.gunicorn_conf app.wsgi:app`, and `autograder web`/`run` pass the same
+values (autograder/server.py). Command-line flags (-w, --threads, -b) override them.
+
+Threads, because uploads decoding a file and long polls (`?wait=`) hold a thread each; a few
+processes, because one Python process uses one core. At start, the threads are checked against
+what may wait at once (settings.check_web_threads): a configuration in which waits could take every
+thread, so that sign-in and pages stop answering, is refused with the numbers instead of served.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import gunicorn.http.wsgi
+
+from autograder import settings
+
+# No version banner (`Server: gunicorn`): gunicorn has no setting for it and reads this module value
+# for every response; its worker processes inherit it when they fork.
+gunicorn.http.wsgi.SERVER = "autograder"
+
+worker_class = "gthread"
+# DECODE_SLOTS + DECODE_QUEUE + LONGPOLL_SLOTS is at most 4 + 4 + 4 by default: 16 threads leave
+# at least 4 for everything else.
+threads = 16
+# Long polls last up to LONGPOLL_MAX_WAIT_S (20 s); a request is cut only well after that.
+timeout = 60
+graceful_timeout = 20
+accesslog = "-"
+
+
+def on_starting(server: Any) -> None:
+    try:
+        settings.check_web_threads(server.cfg.threads)
+    except settings.SettingsError as exc:
+        server.log.error("refusing to start: %s", exc)
+        sys.exit(2)   # raised before any worker is forked: the arbiter exits with it
+
+
+# What autograder/server.py passes to gunicorn besides bind, workers and threads.
+OPTIONS = {"worker_class": worker_class, "timeout": timeout, "graceful_timeout": graceful_timeout,
+           "accesslog": accesslog, "on_starting": on_starting}
