@@ -39,7 +39,7 @@ from sqlalchemy import ColumnElement, Update, and_, bindparam, exists, false, in
 
 from app.clock import db_now
 from app.extensions import db
-from app.models import Assignment, Blob, GradingRun, Status, Submission, TestResult, WorkerHeartbeat
+from app.models import Assignment, Blob, GradingRun, Status, Submission, TestResult, User, WorkerHeartbeat
 from app.storage import BlobStore
 from autograder import settings
 from grading.i18n import encode
@@ -119,26 +119,45 @@ RUNS = GradingRun.__table__
 SUBMISSIONS = Submission.__table__
 RESULTS = TestResult.__table__
 HEARTBEATS = WorkerHeartbeat.__table__
+USERS = User.__table__
 
 
-def abandoned_clause(dead: Iterable[str] = ()) -> ColumnElement[bool]:
-    """SQL: this (running) run has no live task any more. See the module docstring.
+def abandoned_clause(dead: Iterable[str] = (), runs: Any = RUNS) -> ColumnElement[bool]:
+    """SQL: this (running) run has no live task any more. See the module docstring. ``runs`` is
+    the runs table or an alias of it (the claim asks it of a student's other runs).
 
     Every age is measured with the database's clock (app/clock.py), never this host's."""
     stale_before = db_now(-heartbeat_stale_s())
     holder_alive = exists().where(
-        HEARTBEATS.c.hostname == RUNS.c.worker,
+        HEARTBEATS.c.hostname == runs.c.worker,
         HEARTBEATS.c.last_seen >= stale_before,
         # A heartbeat of a process started after the claim is a reused name, not the holder.
-        HEARTBEATS.c.started_at <= RUNS.c.started_at,
+        HEARTBEATS.c.started_at <= runs.c.started_at,
     )
     dead = list(dead)
     return or_(
-        RUNS.c.worker.is_(None),
-        RUNS.c.started_at.is_(None),
-        RUNS.c.worker.in_(dead) if dead else false(),
-        and_(RUNS.c.started_at < stale_before, ~holder_alive),
-        RUNS.c.started_at < db_now(-run_deadline_s()),
+        runs.c.worker.is_(None),
+        runs.c.started_at.is_(None),
+        runs.c.worker.in_(dead) if dead else false(),
+        and_(runs.c.started_at < stale_before, ~holder_alive),
+        runs.c.started_at < db_now(-run_deadline_s()),
+    )
+
+
+# A student's other runs, for the one-grading-per-student rule of the claim.
+_OTHER_RUNS = RUNS.alias("other_run")
+_OTHER_SUBMISSIONS = SUBMISSIONS.alias("other_submission")
+
+
+def _student_busy(dead: tuple[str, ...]) -> ColumnElement[bool]:
+    """SQL: another run of the student ``student`` is being graded by a live task. Parameters:
+    ``run_id``, ``student``."""
+    return exists().where(
+        _OTHER_SUBMISSIONS.c.student_id == bindparam("student"),
+        _OTHER_RUNS.c.submission_id == _OTHER_SUBMISSIONS.c.id,
+        _OTHER_RUNS.c.id != bindparam("run_id"),
+        _OTHER_RUNS.c.status == Status.RUNNING.value,
+        ~abandoned_clause(dead, _OTHER_RUNS),
     )
 
 
@@ -146,13 +165,18 @@ def abandoned_clause(dead: Iterable[str] = ()) -> ColumnElement[bool]:
 def _claim_statement(tries: int, stale_s: float, deadline_s: float, dead: tuple[str, ...]) -> Update:
     """The guarded claim UPDATE, built once per setting (``heartbeat_stale_s`` and
     ``run_deadline_s`` are read by `abandoned_clause`; they are in the key so that a change of
-    setting builds a new statement). Parameters: ``run_id``, ``holder`` (the worker)."""
+    setting builds a new statement). Parameters: ``run_id``, ``holder`` (the worker), ``student``.
+
+    A queued run is claimed only while no other run of its student is being graded: one student's
+    attempts take at most one pool process at a time, so a student whose every attempt uses its
+    whole budget (40 s) delays their own next attempt, not the others' gradings. A run abandoned
+    by a dead worker is taken over whatever the student's other runs do."""
     return (
         update(RUNS)
         .where(
             RUNS.c.id == bindparam("run_id"),
             or_(
-                RUNS.c.status == Status.QUEUED.value,
+                and_(RUNS.c.status == Status.QUEUED.value, ~_student_busy(dead)),
                 and_(
                     RUNS.c.status == Status.RUNNING.value,
                     RUNS.c.tries < tries,
@@ -180,12 +204,43 @@ _INPUTS = (
         RUNS.c.status, RUNS.c.worker, SUBMISSIONS.c.id, SUBMISSIONS.c.code_sha256, _CODE.c.data.label("code"),
         SUBMISSIONS.c.audit_sha256, SUBMISSIONS.c.audit_filename, SUBMISSIONS.c.figure_sha256,
         SUBMISSIONS.c.figure_filename, SUBMISSIONS.c.audit_text, _ASSIGNMENTS.c.suite,
+        USERS.c.id.label("student_id"),
     )
     .select_from(RUNS.join(SUBMISSIONS, SUBMISSIONS.c.id == RUNS.c.submission_id)
                  .join(_ASSIGNMENTS, _ASSIGNMENTS.c.id == SUBMISSIONS.c.assignment_id)
+                 .join(USERS, USERS.c.id == SUBMISSIONS.c.student_id)
                  .outerjoin(_CODE, _CODE.c.sha256 == SUBMISSIONS.c.code_sha256))
     .where(RUNS.c.id == bindparam("run_id"))
+    # The student's row is locked until the claim commits: two workers claiming two runs of one
+    # student at once are serialised, so the second claim's guard sees the first (PostgreSQL;
+    # SQLite serialises writes anyway). An upload of the same student takes the same lock.
+    .with_for_update(of=USERS)
 )
+# The oldest queued run of the student of run ``run_id``, other than it.
+_NEXT_OF_STUDENT = (
+    select(RUNS.c.id)
+    .join(SUBMISSIONS, SUBMISSIONS.c.id == RUNS.c.submission_id)
+    .where(
+        RUNS.c.status == Status.QUEUED.value,
+        RUNS.c.id != bindparam("run_id"),
+        SUBMISSIONS.c.student_id == select(_OTHER_SUBMISSIONS.c.student_id)
+        .join(_OTHER_RUNS, _OTHER_RUNS.c.submission_id == _OTHER_SUBMISSIONS.c.id)
+        .where(_OTHER_RUNS.c.id == bindparam("run_id"))
+        .scalar_subquery(),
+    )
+    .order_by(RUNS.c.id)
+    .limit(1)
+)
+
+
+def next_of_student(run_id: int) -> int | None:
+    """The student's oldest queued run other than ``run_id``, for the worker that has just finished
+    (or given back) ``run_id`` to send: a claim deferred while ``run_id`` ran dropped its message."""
+    found = db.session.execute(_NEXT_OF_STUDENT, {"run_id": run_id}).scalar_one_or_none()
+    db.session.commit()
+    return found
+
+
 _MARK_RUNNING = (
     update(SUBMISSIONS).where(SUBMISSIONS.c.id == bindparam("sub_id")).values(status=Status.RUNNING.value)
 )
@@ -207,10 +262,16 @@ def claim(run_id: int, worker: str, store: BlobStore) -> RunInputs | None:
     dead = tuple(local_dead_workers([holder]))
     tries = db.session.execute(
         _claim_statement(max_tries(), heartbeat_stale_s(), run_deadline_s(), dead),
-        {"run_id": run_id, "holder": worker},
+        {"run_id": run_id, "holder": worker, "student": row.student_id},
     ).scalar_one_or_none()
     if tries is None:
         db.session.rollback()
+        if row.status == Status.QUEUED.value:
+            # Another attempt of this student is being graded (or another worker took this run
+            # a moment ago). The message is dropped: the worker that finishes the student's
+            # grading sends the next one (`next_of_student`), and the sweeper is the safety net.
+            log.info("run %s deferred: another grading of its student is running", run_id)
+            return None
         give_up_exhausted(run_ids=[run_id], dead=dead)
         return None
     db.session.execute(_MARK_RUNNING, {"sub_id": row.id})

@@ -58,6 +58,19 @@ def _keep(run_id: int, worker: str, kind: str, result: dict, reason: str | None 
         return "lost"
 
 
+def _send_next_of_student(run_id: int) -> None:
+    """Send the student's next queued run, whose claim may have been deferred while this one ran
+    (worker/runs.py: one grading per student at a time). Best effort: the sweeper re-sends any
+    queued run without a message after QUEUED_GRACE_S."""
+    try:
+        following = runs.next_of_student(run_id)
+    except (OperationalError, InterfaceError):
+        db.session.remove()
+        return
+    if following is not None:
+        enqueue_run(following)
+
+
 @shared_task(name=GRADE_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def grade_run(run_id: int) -> str:
     """Claim, grade outside any transaction, store once. Every outcome leaves the run either
@@ -75,7 +88,9 @@ def grade_run(run_id: int) -> str:
         enqueue_run(run_id, countdown=runs.setting("DB_DOWN_REQUEUE_S"))
         return "db-unavailable"
     if inputs is None:
-        return "skipped"  # already graded, or held by a live worker: a duplicate delivery
+        # Already graded, held by a live worker (a duplicate delivery), or deferred while another
+        # attempt of the same student is graded (sent again when that one ends).
+        return "skipped"
     # Release the connection before the sandbox run: grading must not hold a transaction open.
     db.session.remove()
     cpu_before = _cpu_s()
@@ -96,6 +111,7 @@ def grade_run(run_id: int) -> str:
         except (OperationalError, InterfaceError):
             # A finished grading is never thrown away: kept on disk, stored when the database is back.
             return _keep(run_id, worker, spool.STORE, result)
+        _send_next_of_student(run_id)
         return Status.GRADED
     reason = result.get("message") or "grader error"
     try:
@@ -104,6 +120,7 @@ def grade_run(run_id: int) -> str:
         )
     except (OperationalError, InterfaceError):
         return _keep(run_id, worker, spool.RETRY, result, reason)
+    _send_next_of_student(run_id)
     if again:
         enqueue_run(run_id, countdown=runs.setting("RETRY_DELAY_S"))
         return "retry"

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import func, select
 
 from app.extensions import db
-from app.models import Assignment, GradingRun, Submission
+from app.models import Assignment, GradingRun, Submission, User
 from app.models import TestResult as ResultRow
 from app.storage import BlobStore
 from app.submitting import Upload, submit
@@ -376,3 +376,36 @@ def test_grader_crash_ends_in_error_after_max_tries_and_student_errors_are_grade
         bug = db.session.scalars(select(GradingRun).where(GradingRun.submission_id == student_bug)).one()
         assert bug.tries == 1 and bug.total == 0 and "SyntaxError" in bug.result["message"]["en"]
         db.session.remove()
+
+
+def test_a_student_whose_attempts_use_their_whole_budget_takes_one_pool_process_not_all(rig):
+    """Two attempts of one student, each sleeping 3 s at import (6 s per grading: two sessions),
+    then another student's correct file, on a worker with two pool processes. The second attempt
+    waits for the first; the other student is graded by the free process meanwhile (before: both
+    processes held the slow student's attempts and the other waited ~6 s behind them)."""
+    slow = b"import time\ntime.sleep(3)\n" + CORRECT
+    with rig.app.app_context():
+        f = Factory()
+        a = f.assignment()
+        store = BlobStore(rig.app.config["UPLOAD_DIR"])
+        hog, other = f.student(), f.student()
+        first, second = (submit(a, hog, Upload("attention.py", slow), store=store).id for _ in range(2))
+        assignment_id, other_id = a.id, other.id
+        db.session.remove()
+    # Queued a moment later, so that it is behind both of the slow student's attempts in the queue.
+    time.sleep(0.5)
+    with rig.app.app_context():
+        fair = submit(db.session.get(Assignment, assignment_id), db.session.get(User, other_id),
+                      Upload("attention.py", CORRECT), store=store).id
+        db.session.remove()
+    log = rig.log("fair")
+    with running_worker(rig.env(), "fair", concurrency=2, log=log, ready_timeout=90):
+        try:
+            wait_for(lambda: all_finished(rig.app, [first, second, fair]), 120, what="three gradings")
+        except AssertionError:
+            print(worker_log_tail(log))
+            raise
+    runs = {r.submission_id: r for r in assert_graded_exactly_once(
+        rig.app, {first: CORRECT_TOTAL, second: CORRECT_TOTAL, fair: CORRECT_TOTAL})}
+    assert runs[fair].finished_at < runs[first].finished_at, "the other student waited behind the slow one"
+    assert runs[second].started_at >= runs[first].finished_at, "one grading per student at a time"

@@ -231,3 +231,73 @@ def test_claim_reads_code_left_on_disk_by_the_first_release_and_requeues_a_run_w
     db.session.expire_all()
     run = db.session.get(GradingRun, run_ids[1])
     assert run.status == "queued" and run.status_reason.startswith("submission files unreadable")
+
+
+def _attempts(app, factory, student, n: int, assignment=None) -> list[int]:
+    assignment = assignment or factory.assignment()
+    return [submit(assignment, student, Upload("attention.py", CORRECT), store=store(app)).runs[0].id
+            for _ in range(n)]
+
+
+def test_a_students_next_attempt_waits_while_one_is_graded_and_others_are_not_held_up(app, factory):
+    """One grading per student at a time: a student whose attempts each use the whole budget takes
+    one pool process, not all of them."""
+    student = factory.student()
+    first, second = _attempts(app, factory, student, 2)
+    someone_else = _attempts(app, factory, factory.student(), 1)[0]
+    assert runs.claim(first, "w:1", store(app)) is not None
+    assert runs.claim(second, "w:2", store(app)) is None        # deferred, still queued
+    assert db.session.get(GradingRun, second).status == "queued"
+    assert runs.claim(someone_else, "w:2", store(app)) is not None
+    # The worker that finishes the first attempt sends the second.
+    assert runs.next_of_student(first) == second
+    assert runs.store_result(first, "w:1", RESULT)
+    assert runs.claim(second, "w:2", store(app)) is not None
+    assert runs.next_of_student(second) is None
+
+
+def test_a_students_attempts_in_two_assignments_are_graded_one_at_a_time_too(app, factory):
+    student = factory.student()
+    lab1 = _attempts(app, factory, student, 1)[0]
+    lab2 = _attempts(app, factory, student, 1)[0]
+    assert runs.claim(lab1, "w:1", store(app)) is not None
+    assert runs.claim(lab2, "w:2", store(app)) is None
+    assert runs.requeue_for_retry(lab1, "w:1", "grader error")   # given back: no longer running
+    assert runs.claim(lab2, "w:2", store(app)) is not None
+
+
+def test_a_run_abandoned_by_a_worker_gone_silent_does_not_hold_its_students_next_attempt(app, factory):
+    app.config["HEARTBEAT_STALE_S"] = 30
+    first, second = _attempts(app, factory, factory.student(), 2)
+    holder = "other-host:4242"
+    assert runs.claim(first, holder, store(app)) is not None
+    run = db.session.get(GradingRun, first)
+    run.started_at = utcnow() - timedelta(minutes=2)
+    db.session.add(WorkerHeartbeat(hostname=holder, started_at=run.started_at - timedelta(minutes=1),
+                                   last_seen=utcnow() - timedelta(minutes=1)))
+    db.session.commit()
+    assert runs.claim(second, "w:2", store(app)) is not None
+
+
+def test_a_claim_waits_for_the_students_row_so_two_concurrent_claims_cannot_both_pass_the_guard(app, factory):
+    import threading
+
+    student = factory.student()
+    run_id = _attempts(app, factory, student, 1)[0]
+    done = threading.Event()
+    with db.engine.connect() as other:          # e.g. another worker's claim of the student, in flight
+        other.exec_driver_sql("BEGIN")
+        other.exec_driver_sql(f"SELECT id FROM users WHERE id = {student.id} FOR UPDATE")
+
+        def claim() -> None:
+            with app.app_context():
+                runs.claim(run_id, "w:2", store(app))
+                db.session.remove()
+            done.set()
+
+        t = threading.Thread(target=claim)
+        t.start()
+        assert not done.wait(1.0), "the claim must wait for the student's row"
+        other.exec_driver_sql("ROLLBACK")
+    t.join(10)
+    assert done.is_set()
