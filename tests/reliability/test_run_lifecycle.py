@@ -103,7 +103,8 @@ def test_remote_holder_is_trusted_while_it_beats_and_not_after(app, run_id, monk
     assert runs.claim(run_id, "me:1", store(app)) is not None
 
 
-def test_stale_heartbeat_means_abandoned_and_the_sweeper_resends(app, run_id, monkeypatch):
+def held_by_a_silent_worker(app, run_id: int) -> None:
+    """Claim ``run_id`` for a remote worker whose last heartbeat is a minute old (stale at 30 s)."""
     app.config["HEARTBEAT_STALE_S"] = 30
     holder = "other-host:4242"
     assert runs.claim(run_id, holder, store(app)) is not None
@@ -112,6 +113,10 @@ def test_stale_heartbeat_means_abandoned_and_the_sweeper_resends(app, run_id, mo
     db.session.add(WorkerHeartbeat(hostname=holder, started_at=run.started_at - timedelta(minutes=1),
                                    last_seen=utcnow() - timedelta(minutes=1)))
     db.session.commit()
+
+
+def test_stale_heartbeat_means_abandoned_and_the_sweeper_resends(app, run_id, monkeypatch):
+    held_by_a_silent_worker(app, run_id)
     sent = []
     monkeypatch.setattr("worker.sweeper.enqueue_run", lambda rid, countdown=None: sent.append(rid) or True)
     assert sweeper.sweep() == [run_id] and sent == [run_id]
@@ -267,15 +272,8 @@ def test_a_students_attempts_in_two_assignments_are_graded_one_at_a_time_too(app
 
 
 def test_a_run_abandoned_by_a_worker_gone_silent_does_not_hold_its_students_next_attempt(app, factory):
-    app.config["HEARTBEAT_STALE_S"] = 30
     first, second = _attempts(app, factory, factory.student(), 2)
-    holder = "other-host:4242"
-    assert runs.claim(first, holder, store(app)) is not None
-    run = db.session.get(GradingRun, first)
-    run.started_at = utcnow() - timedelta(minutes=2)
-    db.session.add(WorkerHeartbeat(hostname=holder, started_at=run.started_at - timedelta(minutes=1),
-                                   last_seen=utcnow() - timedelta(minutes=1)))
-    db.session.commit()
+    held_by_a_silent_worker(app, first)
     assert runs.claim(second, "w:2", store(app)) is not None
 
 
