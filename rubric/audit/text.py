@@ -138,11 +138,23 @@ _HTML_TOKEN = re.compile(r"<!--|<!\[CDATA\[|<[!?]|</?[a-zA-Z][^<>]*>|^[ ]{0,3}(?
 _TAG_PARTS = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)([^<>]*)>")
 _HIDDEN_ATTR = re.compile(r"(?:^|[\s/])hidden(?![\w-])", re.I)       # the attribute's name, not a value
 _HIDING_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)", re.I)
+# Text drawn so that no reader sees it (audit round 14): zero size or opacity, or white/transparent letters
+# on the page's white (not on a background of another colour: white on a dark box is shown).
+_INVISIBLE_STYLE = re.compile(
+    r"(?<![\w-])(?:font-size\s*:\s*0*\.?0+(?:px|pt|em|rem|%)?\s*(?:[;\"']|!|$)|opacity\s*:\s*0*\.?0+\s*(?:[;\"']|!|$)"
+    r"|color\s*:\s*(?:white|transparent|#fff(?:fff)?(?:00)?\b|rgba?\(\s*255\s*,\s*255\s*,\s*255\s*[,)]"
+    r"|hsla?\(\s*\d+\s*,\s*\d+%?\s*,\s*100%))"
+    r"|(?<![\w-])color\s*=\s*[\"']?\s*(?:white|transparent|#fff(?:fff)?)\b", re.I)
+# a background of another colour than the page's (white on a dark box is shown)
+_BACKGROUND = re.compile(r"(?:background(?:-color)?\s*:|bgcolor\s*=\s*[\"']?)(?!\s*(?:white\b|#fff(?:fff)?\b|transparent\b|none\b|"
+                         r"inherit\b|initial\b|unset\b|rgba?\(\s*255\s*,\s*255\s*,\s*255\s*[,)]))", re.I)
 _ATTR_VALUE = re.compile(r"\"[^\"]*\"|'[^']*'")
 
 
 def _hiding(attrs: str) -> bool:
-    return bool(_HIDING_STYLE.search(attrs) or _HIDDEN_ATTR.search(_ATTR_VALUE.sub("''", attrs)))
+    if _HIDING_STYLE.search(attrs) or _HIDDEN_ATTR.search(_ATTR_VALUE.sub("''", attrs)):
+        return True
+    return bool(_INVISIBLE_STYLE.search(attrs)) and not _BACKGROUND.search(attrs)
 _RAW_TEXT = frozenset({"script", "style"})
 _NOT_SHOWN = frozenset({"template", "svg", "math"})
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
