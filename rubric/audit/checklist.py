@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from rubric.audit.text import _CJK, normalise
 
 # Why a concept was not credited; the checklist words each reason in both languages (`reasons:`).
 REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
-           "threshold_only", "question", "mismatch", "contradicted", "copied_feedback")
+           "threshold_only", "question", "mismatch", "contradicted", "copied_feedback", "unanchored", "other_figure")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
 
@@ -301,6 +302,11 @@ class Checklist:
     embedded_question: _Pat = _NEVER    # "whether", 是否: the clause asks, it asserts no overclaim
     mechanical: _Pat = _NEVER           # "the mask causes a zero weight": a fact of the computation, no overclaim
     zero: re.Pattern | None = None      # the macro `zero`: a written zero ("0", "0.0000", "0e0")
+    # `anchor` (audit round 14): what ties an audit to the student's own figure and run
+    anchor: _Pat = _NEVER               # a cell (q0, key 2, 第一行), "my heatmap", 这张图
+    anchor_min_units: float = math.inf  # a text this long with no anchor is about attention in general
+    self_figure: _Pat = _NEVER          # the student naming their figure ("my figure", 我的图)
+    other_figure: _Pat = _NEVER         # a figure that is no attention heatmap (a loss curve, 柱状图)
 
 
 def _opt_group(obj: Any, where: str) -> _Pat | None:
@@ -440,6 +446,9 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
             phrases=_compile_group(tc["phrases"], where) if tc.get("phrases") else None,
             concepts=list(tc.get("concepts") or [])))
     handout = load_handout(cl.get("handout"), base_dir, grader_texts(cl, base_dir)) if cl.get("handout") else None
+    anchor = cl.get("anchor") or {}
+    if not isinstance(anchor, dict):
+        raise ChecklistError("anchor: expected a mapping")
     return Checklist(
         source=source,
         max_points=max_points,
@@ -478,6 +487,10 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         embedded_question=_opt_group(cues.get("embedded_question"), "cues.embedded_question") or _NEVER,
         mechanical=_opt_group(oc.get("mechanical"), "overclaims.mechanical") or _NEVER,
         zero=re.compile(macros["zero"]) if macros.get("zero") else None,
+        anchor=_opt_group(anchor.get("phrases"), "anchor.phrases") or _NEVER,
+        anchor_min_units=float(anchor.get("min_units", math.inf)),
+        self_figure=_opt_group(anchor.get("self_figure"), "anchor.self_figure") or _NEVER,
+        other_figure=_opt_group(anchor.get("other_figure"), "anchor.other_figure") or _NEVER,
     )
 
 

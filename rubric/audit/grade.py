@@ -10,7 +10,7 @@ from typing import Any, TypedDict
 from rubric.audit.checklist import Checklist, _bilingual, _Concept, _Item, _Metric
 from rubric.audit.claims import _check_metric, _Claim, _extract_claims, _measured_value
 from rubric.audit.figure import FigureReport, analyse_figure
-from rubric.audit.text import _segment, _Sentence, has_traditional
+from rubric.audit.text import _segment, _Sentence, _units, has_traditional
 
 
 class Bilingual(TypedDict):
@@ -49,7 +49,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("mismatch", "contradicted", "sentence_full", "no_result", "too_short", "not_a_limit", "negated",
+_REASON_ORDER = ("other_figure", "unanchored", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "not_a_limit", "negated",
                  "question", "stuffed", "copied_feedback", "copied")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -182,6 +182,47 @@ def _keyword_lists(cc: Checklist, sentences: list[_Sentence], concepts: list[_Co
                 out.add(idx)
                 break
     return out
+
+
+def _stated_shapes(sentences: list[_Sentence]) -> list[tuple[int, int]]:
+    """The shapes the text gives its figure ("my 8x8 heatmap", "这张 2×3 的图")."""
+    return [(int(m.group(1)), int(m.group(2))) for s in sentences if not s.is_code and _FIGURE_WORDS.search(s.text)
+            for m in _SHAPE_STATED.finditer(s.text)]
+
+
+def _anchor_number(cc: Checklist, text: str) -> bool:
+    """A value of the student's own run in ``text``: a decimal, a power of ten or an output shape that is no
+    lab threshold ("< 1e-6") and no bare 0 or 1 ("sums to 1.0")."""
+    thresholds = {m.threshold for m in cc.metrics.values()}
+    for n in _RESULT_NUMBER.finditer(text):
+        try:
+            v = float(n.group().replace(" ", ""))
+        except ValueError:
+            return True
+        if v not in thresholds and v not in (0.0, 1.0):
+            return True
+    return False
+
+
+def _anchoring(cc: Checklist, sentences: list[_Sentence], report: FigureReport | None) -> tuple[str | None, str | None]:
+    """Is the text about the student's own figure? (None, None) when it is; ("other_figure", what) when it
+    names its figure as another kind of figure or gives it only shapes the uploaded grid does not have;
+    ("unanchored", None) when a text of ``anchor.min_units`` or more never refers to the figure or run."""
+    own = [s for s in sentences if not s.copied]
+    for s in own:
+        if s.is_code or s.is_question or not cc.self_figure.search(s.text):
+            continue
+        for m in s.find(cc.other_figure):
+            if not s.negated(m.start(), m.end(), context=False):
+                return "other_figure", m.group()
+    shapes = _stated_shapes(own)
+    if report is not None and report.shape is not None and shapes and report.shape not in shapes:
+        return "other_figure", None             # the figure flag says which shape (_stated_shape_flag)
+    if sum(_units(s.text) for s in own if not s.is_heading) < cc.anchor_min_units:
+        return None, None
+    if any(cc.anchor.search(s.text) or _anchor_number(cc, s.text) for s in own):
+        return None, None
+    return "unanchored", None
 
 
 def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence],
@@ -352,6 +393,19 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
         else:
             if cands:
                 reasons.add("sentence_full")
+
+    # --- a text about another figure, or about no figure at all, earns no concept ------------------
+    report = next((r for r, _it, _fl in figures.values() if r is not None), None)
+    anchor_reason, other_kind = _anchoring(cc, sentences, report)
+    if anchor_reason:
+        credited = set()
+        found = {key: ([], {anchor_reason}) for key in found}
+        if other_kind:
+            flags.append({"kind": "figure", "message": {
+                "en": f"Your text describes your figure as a {other_kind}, not as the attention heatmap of the lab's "
+                      "example; a text about another figure earns nothing for what the heatmap shows or cannot show.",
+                "zh": f"你的文字把你的图描述为「{other_kind}」，而不是实验例子的 attention heatmap；"
+                      "描述另一张图的文字不能为 heatmap 能说明或不能说明什么得分。"}})
 
     # --- numbers ---------------------------------------------------------------------------------
     claims: dict[str, list[_Claim]] = {mid: [] for mid in cc.metrics}

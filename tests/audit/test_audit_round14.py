@@ -86,3 +86,87 @@ def test_an_audit_hidden_in_white_or_zero_size_text_earns_nothing(checklist):
     r = grade_file(GAMING, "hidden_css_white_en.md", checklist)
     assert text_points(r) == 0, [(it["id"], it["points"]) for it in r["items"]]
     assert "Not credited" not in items(r)["limits"]["feedback"]["en"]     # nothing was seen: plain advice
+
+
+# ------------------------------------------- 2. an audit about no figure, or about another one
+
+UNANCHORED = ["glossary_dump_en.md", "glossary_dump_zh.md", "seed_paraphrase_en.md", "checklist_as_statements_en.md",
+              "llm_essay_en.md", "llm_essay_zh.md", "no_figure_general_en.md", "same_sentence_synonyms_en.md"]
+
+
+@pytest.mark.parametrize("name", UNANCHORED)
+def test_a_long_text_that_never_refers_to_the_students_figure_earns_no_concept(name, checklist):
+    r = grade_file(GAMING, name, checklist)
+    assert text_points(r) == 0, [(it["id"], it["points"]) for it in r["items"]]
+    for item in ("figure_reading", "limits"):
+        fb = items(r)[item]["feedback"]
+        assert "never refers to your own figure" in fb["en"] and "全文没有提到你自己的图" in fb["zh"], fb
+
+
+ESSAY_ANCHOR = "\n\nIn my heatmap q1 reads mostly from k2 (0.67), which does not mean that k2 causes the output.\n"
+
+
+def test_one_reference_to_the_figure_anchors_the_text(checklist):
+    """The rule asks whether the text is about the student's figure, not how long it is: the same essay with
+    one sentence about the student's heatmap earns its caveats."""
+    text = (GAMING / "llm_essay_en.md").read_text(encoding="utf-8") + ESSAY_ANCHOR
+    r = grade_audit(text, make_heatmap(), MEASURED_OK, checklist)
+    assert items(r)["limits"]["points"] >= 3
+
+
+@pytest.mark.parametrize("text", [
+    "Rows = queries, cols = keys. Rows sum to 1. Not causal. Not feature importance.",
+    "行 = query，列 = key。每行和为 1。不是因果。不是 feature importance。",
+])
+def test_short_notes_need_no_anchor(text, checklist):
+    r = grade_audit(text, make_heatmap(), MEASURED_OK, checklist)
+    assert items(r)["figure_reading"]["points"] >= 2 and items(r)["limits"]["points"] >= 3
+
+
+@pytest.mark.parametrize("anchor", [
+    "Checked on my run: entropy 0.12 at d_k = 128.",
+    "The second row of the figure is darker on the right.",
+    "我的图里 q1 对 k2 的权重最高。",
+    "这张图的第一行主要落在 k1 上。",
+])
+def test_a_cell_a_measured_value_or_my_figure_anchors_a_long_text(anchor, checklist):
+    text = (GAMING / "no_figure_general_en.md").read_text(encoding="utf-8") + "\n" + anchor + "\n"
+    assert items(grade_audit(text, make_heatmap(), MEASURED_OK, checklist))["limits"]["points"] >= 3
+
+
+def test_a_lab_threshold_is_no_anchor(checklist):
+    text = (GAMING / "no_figure_general_en.md").read_text(encoding="utf-8") + "\nRows sum to 1 within 1e-6.\n"
+    assert text_points(grade_audit(text, make_heatmap(), MEASURED_OK, checklist)) == 0
+
+
+def test_a_text_about_a_loss_curve_earns_nothing_and_says_so(checklist):
+    r = grade_file(GAMING, "loss_curve_other_figure_en.md", checklist)
+    assert text_points(r) == 0
+    flag = next(f for f in r["flags"] if f["kind"] == "figure")
+    assert "loss curve" in flag["message"]["en"] and "loss curve" in flag["message"]["zh"]
+    assert "describes another figure" in items(r)["limits"]["feedback"]["en"]
+    assert "另一张图" in items(r)["limits"]["feedback"]["zh"]
+
+
+def test_a_loss_curve_named_in_a_caveat_is_no_other_figure(checklist):
+    text = (HONEST / "en_only.md").read_text(encoding="utf-8") + \
+        "\nA falling loss curve would not prove that my module is right either.\n"
+    assert grade_audit(text, make_heatmap(), MEASURED_OK, checklist)["score"] >= 12
+
+
+@pytest.mark.parametrize("name", ["invented_numbers_en.md", "invented_numbers_zh.md"])
+def test_a_text_describing_a_heatmap_of_another_shape_earns_only_its_unrefutable_numbers(name, checklist):
+    """"In my 8x8 heatmap the weight at query 5, key 7 is 0.93": the text is about a figure the student did
+    not upload. Its metric values agree with the grader's measured pass and cannot be told from an honest
+    report on another seed (round 13): they keep their credit, nothing else does."""
+    r = grade_file(GAMING, name, checklist)
+    it = items(r)
+    assert it["figure_reading"]["points"] == 0 and it["limits"]["points"] == 0 and it["experiments"]["points"] == 0
+    assert it["parity"]["points"] == 2
+    assert any(f["kind"] == "figure" and "2×3" in f["message"]["en"] for f in r["flags"])
+
+
+def test_a_second_shape_next_to_the_figures_own_is_no_other_figure(checklist):
+    text = (HONEST / "en_only.md").read_text(encoding="utf-8") + \
+        "\nFor experiment A I also drew an 8x8 heatmap of the unscaled weights; it was nearly one-hot.\n"
+    assert grade_audit(text, make_heatmap(), MEASURED_OK, checklist)["score"] >= 12
