@@ -50,7 +50,7 @@ class AuditResult(TypedDict):
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
 _REASON_ORDER = ("other_figure", "unanchored", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "not_a_limit", "negated",
-                 "question", "stuffed", "copied_feedback", "copied")
+                 "question", "noncommittal", "stuffed", "copied_feedback", "copied")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
 _RESULT_NUMBER = re.compile(
@@ -238,6 +238,8 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             continue
         if s.is_question:              # "Isn't a high weight the feature importance?" asks; it states nothing
             reasons.add("question")
+        elif s.find(cc.noncommittal):  # "the heatmap may or may not show causality" states both, so nothing
+            reasons.add("noncommittal")
         elif s.copied:
             reasons.add("copied_feedback" if s.copy_source == "grader" else "copied")
         elif s.short:

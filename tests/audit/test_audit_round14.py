@@ -170,3 +170,38 @@ def test_a_second_shape_next_to_the_figures_own_is_no_other_figure(checklist):
     text = (HONEST / "en_only.md").read_text(encoding="utf-8") + \
         "\nFor experiment A I also drew an 8x8 heatmap of the unscaled weights; it was nearly one-hot.\n"
     assert grade_audit(text, make_heatmap(), MEASURED_OK, checklist)["score"] >= 12
+
+
+# ------------------------------------------------- 3. claims hedged into saying nothing
+
+@pytest.mark.parametrize("name", ["hedged_meaningless_en.md", "hedged_meaningless_zh.md"])
+def test_an_audit_of_statements_made_both_ways_earns_nothing_and_says_why(name, checklist):
+    r = grade_file(GAMING, name, checklist)
+    assert text_points(r) == 0, [(it["id"], it["points"]) for it in r["items"]]
+    fb = items(r)["limits"]["feedback"]
+    assert "stated both ways" in fb["en"] and "正反两种说法都写了" in fb["zh"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "My heatmap may or may not show causality.",
+    "In my heatmap the weights might or might not be feature importance.",
+    "In my heatmap, rows could be queries, or perhaps the columns are.",
+    "My heatmap's masked keys possibly get weight 0, or possibly not.",
+    "我的图可能能说明因果，也可能不能说明因果。",
+    "图中被 mask 的 key 权重或许为 0，或许不为 0。",
+    "图中的行可能是 query，也可能列才是 query。",
+])
+def test_a_sentence_that_states_both_ways_earns_no_concept(sentence, checklist):
+    r = grade_audit(sentence, None, {}, checklist)
+    assert items(r)["limits"]["points"] == 0 and items(r)["figure_reading"]["points"] == 0
+
+
+@pytest.mark.parametrize("sentence", [
+    "My heatmap does not show causality.",
+    "My heatmap could not prove causality.",
+    "The heatmap cannot prove causality; k2 may be bright for other reasons.",
+    "这张图不能说明因果，也可能让人误以为 k1 很重要。",
+    "这张图可能会被误读为因果，但它不能证明因果。",
+])
+def test_a_caveat_next_to_a_single_hedge_still_counts(sentence, checklist):
+    assert items(grade_audit(sentence, None, {}, checklist))["limits"]["points"] >= 1.5
