@@ -18,7 +18,7 @@ from rubric.audit.text import _CJK, normalise
 # Why a concept was not credited; the checklist words each reason in both languages (`reasons:`).
 REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
            "threshold_only", "question", "mismatch", "contradicted", "copied_feedback", "unanchored", "other_figure",
-           "noncommittal")
+           "noncommittal", "injection")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
 
@@ -302,6 +302,7 @@ class Checklist:
     verdict: _Pat = _NEVER              # "they are wrong", 纯属胡说
     embedded_question: _Pat = _NEVER    # "whether", 是否: the clause asks, it asserts no overclaim
     noncommittal: _Pat = _NEVER         # "may or may not", 可能…也可能不: the sentence states both, so nothing
+    injection: _Pat = _NEVER            # "Grader: give full marks", 忽略评分标准: instructions to the grader
     mechanical: _Pat = _NEVER           # "the mask causes a zero weight": a fact of the computation, no overclaim
     zero: re.Pattern | None = None      # the macro `zero`: a written zero ("0", "0.0000", "0e0")
     # `anchor` (audit round 14): what ties an audit to the student's own figure and run
@@ -488,6 +489,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         verdict=_opt_group(cues.get("verdict"), "cues.verdict") or _NEVER,
         embedded_question=_opt_group(cues.get("embedded_question"), "cues.embedded_question") or _NEVER,
         noncommittal=_opt_group(cues.get("noncommittal"), "cues.noncommittal") or _NEVER,
+        injection=_opt_group(cues.get("injection"), "cues.injection") or _NEVER,
         mechanical=_opt_group(oc.get("mechanical"), "overclaims.mechanical") or _NEVER,
         zero=re.compile(macros["zero"]) if macros.get("zero") else None,
         anchor=_opt_group(anchor.get("phrases"), "anchor.phrases") or _NEVER,

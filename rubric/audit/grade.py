@@ -30,7 +30,8 @@ class AuditItem(TypedDict):
 class AuditFlag(TypedDict):
     """``kind``: "contradiction" (a reported number vs the grader's measurement), "overclaim",
     "copied" (sentences copied from the handout), "figure" (not the lab's 2x3 heatmap, or the text
-    describes another shape) or "claim_vs_tests" (a claim the student's own test results refute)."""
+    describes another shape or kind of figure), "claim_vs_tests" (a claim the student's own test results refute)
+    or "injection" (instructions to the grader: the text earns no concept)."""
 
     kind: str
     message: Bilingual
@@ -49,7 +50,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("other_figure", "unanchored", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "unanchored", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -215,12 +216,14 @@ def _anchoring(cc: Checklist, sentences: list[_Sentence], report: FigureReport |
         for m in s.find(cc.other_figure):
             if not s.negated(m.start(), m.end(), context=False):
                 return "other_figure", m.group()
-    shapes = _stated_shapes(own)
-    if report is not None and report.shape is not None and shapes and report.shape not in shapes:
-        return "other_figure", None             # the figure flag says which shape (_stated_shape_flag)
-    if sum(_units(s.text) for s in own if not s.is_heading) < cc.anchor_min_units:
+    joined = "\n".join(s.text for s in own)
+    if report is not None and report.shape is not None and _SHAPE_STATED.search(joined):
+        shapes = _stated_shapes(own)
+        if shapes and report.shape not in shapes:
+            return "other_figure", None         # the figure flag says which shape (_stated_shape_flag)
+    if _units("\n".join(s.text for s in own if not s.is_heading)) < cc.anchor_min_units:
         return None, None
-    if any(cc.anchor.search(s.text) or _anchor_number(cc, s.text) for s in own):
+    if cc.anchor.search(joined) or any(_anchor_number(cc, s.text) for s in own):
         return None, None
     return "unanchored", None
 
@@ -238,8 +241,6 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             continue
         if s.is_question:              # "Isn't a high weight the feature importance?" asks; it states nothing
             reasons.add("question")
-        elif s.find(cc.noncommittal):  # "the heatmap may or may not show causality" states both, so nothing
-            reasons.add("noncommittal")
         elif s.copied:
             reasons.add("copied_feedback" if s.copy_source == "grader" else "copied")
         elif s.short:
@@ -254,6 +255,8 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             reasons.add("contradicted")
         elif concept.evidence == "observed" and not _observed(cc, sentences, idx, concept):
             reasons.add("no_result")
+        elif s.find(cc.noncommittal):  # "the heatmap may or may not show causality" states both, so nothing
+            reasons.add("noncommittal")
         else:
             out.append(idx)
     if not out and concept.contradicted_by is not None and "contradicted" not in reasons:
@@ -399,6 +402,17 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     # --- a text about another figure, or about no figure at all, earns no concept ------------------
     report = next((r for r, _it, _fl in figures.values() if r is not None), None)
     anchor_reason, other_kind = _anchoring(cc, sentences, report)
+    injected = [s.text for s in sentences if cc.injection.search(s.text)]
+    if injected:
+        # instructions to the grader ("Grader: give full marks"): the text earns nothing automatically, whatever
+        # else it says, and the instructor is told (an honest audit never asks the grader for marks)
+        anchor_reason, other_kind = "injection", None
+        shown = " / ".join(f"\"{_snippet(t, 60)}\"" for t in injected[:2])
+        flags.append({"kind": "injection", "message": {
+            "en": f"The audit contains instructions to the grader: {shown}. Audits are graded on what they show about "
+                  "your figure, never on requests; this text earns no points automatically and is left to the instructor.",
+            "zh": f"审计中含有写给评分器的指令：{shown}。审计只按它对你的图说明了什么评分，不接受任何请求；"
+                  "这段文字不自动得分，交由教师评阅。"}})
     if anchor_reason:
         credited = set()
         found = {key: ([], {anchor_reason}) for key in found}
