@@ -26,6 +26,7 @@ import time
 import warnings
 from collections import Counter
 from dataclasses import asdict, dataclass
+from typing import Any
 
 # --------------------------------------------------------------------------------------------------
 # Limits (module constants so that the web layer can show them and tests can refer to them)
@@ -645,6 +646,75 @@ def _pdf_too_complex(exc: BaseException, page: int | None = None) -> InputError:
     )
 
 
+# Text a PDF viewer does not show (audit round 14: an audit's statements written in white or in render mode 3
+# scored like visible ones). Only pages whose content stream may hide text are parsed a second time.
+_MAY_HIDE_TEXT = re.compile(rb"(?<![\w.])[37]\s+Tr\b|(?<![\w.])(?:1(?:\.0*)?\s+){3}(?:rg|sc|scn)\b|"
+                            rb"(?<![\w.])1(?:\.0*)?\s+(?:g|sc|scn)\b|(?<![\w.])(?:0(?:\.0*)?\s+){4}(?:k|sc|scn)\b")
+_SHOW_TEXT = (b"Tj", b"TJ", b"'", b'"')
+_FILL_PAINT = (b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"sh")
+
+
+def _is_white(op: bytes, operands: list) -> bool | None:
+    """Is the fill colour a colour operator sets white? (None: not a fill colour operator.)"""
+    if op not in (b"g", b"rg", b"k", b"sc", b"scn"):
+        return None
+    try:
+        vals = [float(v) for v in operands]
+    except (TypeError, ValueError):          # a pattern name (scn /P0): not white
+        return False
+    if op == b"k" or (op in (b"sc", b"scn") and len(vals) == 4):
+        return bool(vals) and all(v <= 0.001 for v in vals)
+    return bool(vals) and all(v >= 0.999 for v in vals)
+
+
+def _drop_invisible_text(page: Any, reader: Any) -> None:
+    """Blank the strings a viewer does not show: drawn in render mode 3 or 7 (invisible, clip only), or in
+    white fill on a page that paints no coloured area or image white text could sit on (a white title on a
+    coloured box stays). Text inside form XObjects is not looked at."""
+    from pypdf.generic import ContentStream, NameObject, TextStringObject
+
+    cs = ContentStream(page.get_contents(), reader)
+    ops = cs.operations
+    state = {"white": False, "mode": 0}
+    stack: list[dict] = []
+    coloured_area = False
+    for operands, op in ops:
+        white = _is_white(op, operands)
+        if white is not None:
+            state["white"] = white
+        elif op == b"q":
+            stack.append(dict(state))
+        elif op == b"Q" and stack:
+            state = stack.pop()
+        elif op == b"cs":
+            state["white"] = False            # a new colour space starts black
+        elif op in _FILL_PAINT and not state["white"] or op == b"Do" or op == b"BI":
+            coloured_area = True
+    state = {"white": False, "mode": 0}
+    stack = []
+    changed = False
+    for i, (operands, op) in enumerate(ops):
+        white = _is_white(op, operands)
+        if white is not None:
+            state["white"] = white
+        elif op == b"q":
+            stack.append(dict(state))
+        elif op == b"Q" and stack:
+            state = stack.pop()
+        elif op == b"cs":
+            state["white"] = False
+        elif op == b"Tr" and operands:
+            try:
+                state["mode"] = int(operands[0])
+            except (TypeError, ValueError):
+                pass
+        elif op in _SHOW_TEXT and (state["mode"] in (3, 7) or (state["white"] and not coloured_area)):
+            ops[i] = ([TextStringObject("")], b"Tj")
+            changed = True
+    if changed:      # the reader's page, in memory only (pypdf's replace_contents wants a writer)
+        page[NameObject("/Contents")] = cs
+
+
 def _pdf_text(data: bytes) -> str:
     import pypdf
 
@@ -694,6 +764,8 @@ def _pdf_text(data: bytes) -> str:
                     f"Page {i + 1} of the PDF is too complex to extract text from. Upload .md or .txt instead.",
                     f"PDF 第 {i + 1} 页过于复杂，无法提取文字。请改为上传 .md 或 .txt。",
                 )
+            if size and _MAY_HIDE_TEXT.search(contents.get_data()):
+                _drop_invisible_text(page, reader)
             page_text = (page.extract_text() or "") if size else ""
         except (InputError, MemoryError):
             raise

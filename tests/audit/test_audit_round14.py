@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from grading.inputs import extract_audit
 from rubric.audit import grade_audit
 from rubric.audit.text import visible
-from tests.audit.helpers import MEASURED_OK, items, kinds, make_heatmap
+from tests.audit.helpers import MEASURED_OK, items, kinds, make_heatmap, one_page_pdf
 
 HERE = Path(__file__).resolve().parent
 GAMING = HERE / "gaming"
@@ -241,3 +242,44 @@ def test_a_note_to_the_reader_is_no_instruction(sentence, checklist):
     text = (HONEST / "en_only.md").read_text(encoding="utf-8") + "\n" + sentence + "\n"
     r = grade_audit(text, make_heatmap(), MEASURED_OK, checklist)
     assert "injection" not in kinds(r) and r["score"] >= 12
+
+
+# ------------------------------------------------------------------ 5. text a PDF does not show
+
+def _pdf(ops: list[str]) -> bytes:
+    content = "\n".join(ops).encode("latin-1")
+    return one_page_pdf(b"<< /Length " + str(len(content)).encode() + b" >>\nstream\n" + content + b"\nendstream")
+
+
+def _lines(y: int, lines: list[str]) -> list[str]:
+    out = ["BT", "/F1 11 Tf", "14 TL", f"72 {y} Td"]
+    out += [f"({line}) Tj T*" for line in lines]
+    return out + ["ET"]
+
+
+VISIBLE = ["Audit of my attention heatmap for lesson 2, written for the lab."]
+HIDDEN = [line.replace("(", "[").replace(")", "]")
+          for line in (HONEST / "en_only.md").read_text(encoding="utf-8").replace("×", "x").replace("–", "-").splitlines()]
+
+
+@pytest.mark.parametrize("hide", [["1 1 1 rg"], ["1 g"], ["0 0 0 0 k"], ["3 Tr"]],
+                         ids=["white rgb", "white gray", "white cmyk", "render mode 3"])
+def test_pdf_text_drawn_invisible_is_not_read(hide, checklist):
+    ops = _lines(740, VISIBLE) + ["q"] + hide + _lines(700, HIDDEN) + ["Q"] + _lines(300, ["The end of my audit."])
+    text = extract_audit("audit.pdf", _pdf(ops))
+    assert "Audit of my attention heatmap" in text and "The end of my audit." in text
+    assert "queries" not in text
+    assert text_points(grade_audit(text, make_heatmap(), MEASURED_OK, checklist)) == 0
+
+
+def test_pdf_white_title_on_a_coloured_box_and_text_after_the_colour_is_reset_are_read(checklist):
+    ops = ["0.2 0.3 0.8 rg", "60 730 400 24 re f", "1 1 1 rg"] + _lines(740, ["What my heatmap cannot prove"]) \
+        + ["0 g"] + _lines(700, HIDDEN)
+    text = extract_audit("audit.pdf", _pdf(ops))
+    assert "What my heatmap cannot prove" in text
+    assert grade_audit(text, make_heatmap(), MEASURED_OK, checklist)["score"] >= 12
+
+
+def test_the_same_hidden_audit_as_visible_text_scores_as_the_markdown(checklist):
+    text = extract_audit("audit.pdf", _pdf(_lines(740, VISIBLE) + _lines(700, HIDDEN)))
+    assert grade_audit(text, make_heatmap(), MEASURED_OK, checklist)["score"] >= 12
