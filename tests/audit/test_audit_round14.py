@@ -283,3 +283,29 @@ def test_pdf_white_title_on_a_coloured_box_and_text_after_the_colour_is_reset_ar
 def test_the_same_hidden_audit_as_visible_text_scores_as_the_markdown(checklist):
     text = extract_audit("audit.pdf", _pdf(_lines(740, VISIBLE) + _lines(700, HIDDEN)))
     assert grade_audit(text, make_heatmap(), MEASURED_OK, checklist)["score"] >= 12
+
+
+# ------------------------------------------- 6. how Chinese students write what honest audits say
+
+@pytest.mark.parametrize("sentence, item, least", [
+    ("这不能说明 k2 导致了 q1 的输出。", "limits", 1.5),               # 导致了 ... 的输出: words between
+    ("图中 q1 读 k2 最多，但不能说 k2 造成了最终的预测。", "limits", 1.5),
+    ("实验 A：不加 scale 时 entropy 从 1.05 降到 0.12。", "experiments", 1),     # 不加 scale names an arm
+    ("实验 A：没有用 sqrt(d_k) 缩放时熵从 1.05 降到 0.12。", "experiments", 1),
+    ("k0 加 -inf 以后所有 query 对 k0 的 weight 都是 0。", "figure_reading", 1),  # -inf is how a key is masked
+    ("With k0 set to -inf, both queries gave k0 a weight of 0.", "figure_reading", 1),
+])
+def test_honest_phrasings_earn_their_concept(sentence, item, least, checklist):
+    assert items(grade_audit(sentence, None, {}, checklist))[item]["points"] >= least
+
+
+@pytest.mark.parametrize("sentence, item", [
+    ("k0 加 -inf 以后 k0 的 weight 不是 0。", "figure_reading"),
+    ("k2 导致了 q1 的输出。", "limits"),
+])
+def test_their_false_or_negated_neighbours_do_not(sentence, item, checklist):
+    assert items(grade_audit(sentence, None, {}, checklist))[item]["points"] == 0
+
+
+def test_the_causal_phrase_with_words_between_is_still_an_overclaim_when_asserted(checklist):
+    assert "overclaim" in kinds(grade_audit("图中 k2 导致了 q1 的输出。", None, {}, checklist))
