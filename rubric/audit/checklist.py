@@ -308,6 +308,7 @@ class Checklist:
     # `anchor` (audit round 14): what ties an audit to the student's own figure and run
     anchor: _Pat = _NEVER               # a cell (q0, key 2, 第一行), "my heatmap", 这张图
     anchor_min_units: float = math.inf  # a text this long with no anchor is about attention in general
+    anchor_quantities: _Pat = _NEVER    # what a measured value is of (entropy, weight, 误差): "0.31" alone is none
     self_figure: _Pat = _NEVER          # the student naming their figure ("my figure", 我的图)
     other_figure: _Pat = _NEVER         # a figure that is no attention heatmap (a loss curve, 柱状图)
 
@@ -494,6 +495,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         zero=re.compile(macros["zero"]) if macros.get("zero") else None,
         anchor=_opt_group(anchor.get("phrases"), "anchor.phrases") or _NEVER,
         anchor_min_units=float(anchor.get("min_units", math.inf)),
+        anchor_quantities=_opt_group(anchor.get("quantities"), "anchor.quantities") or _NEVER,
         self_figure=_opt_group(anchor.get("self_figure"), "anchor.self_figure") or _NEVER,
         other_figure=_opt_group(anchor.get("other_figure"), "anchor.other_figure") or _NEVER,
     )

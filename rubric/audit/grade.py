@@ -193,7 +193,10 @@ def _stated_shapes(sentences: list[_Sentence]) -> list[tuple[int, int]]:
 
 def _anchor_number(cc: Checklist, text: str) -> bool:
     """A value of the student's own run in ``text``: a decimal, a power of ten or an output shape that is no
-    lab threshold ("< 1e-6") and no bare 0 or 1 ("sums to 1.0")."""
+    lab threshold ("< 1e-6") and no bare 0 or 1 ("sums to 1.0"), in a sentence that says what it measures
+    (anchor.quantities or a metric's name): "I saw the values 0.31 and 0.77" measures nothing."""
+    if not cc.anchor_quantities.search(text) and not any(m.names.search(text) for m in cc.metrics.values()):
+        return False
     thresholds = {m.threshold for m in cc.metrics.values()}
     for n in _RESULT_NUMBER.finditer(text):
         try:

@@ -309,3 +309,13 @@ def test_their_false_or_negated_neighbours_do_not(sentence, item, checklist):
 
 def test_the_causal_phrase_with_words_between_is_still_an_overclaim_when_asserted(checklist):
     assert "overclaim" in kinds(grade_audit("图中 k2 导致了 q1 的输出。", None, {}, checklist))
+
+
+@pytest.mark.parametrize("numbers", [
+    "I saw the values 0.31, 0.77, 0.12 and 0.88.",
+    "Numbers observed: 0.93 then 0.41.",
+    "我看到的数是 0.31、0.77 和 0.12。",
+])
+def test_numbers_that_measure_nothing_do_not_anchor_a_text(numbers, checklist):
+    text = (GAMING / "llm_essay_en.md").read_text(encoding="utf-8") + "\n" + numbers + "\n"
+    assert text_points(grade_audit(text, make_heatmap(), MEASURED_OK, checklist)) == 0
