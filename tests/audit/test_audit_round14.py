@@ -319,3 +319,22 @@ def test_the_causal_phrase_with_words_between_is_still_an_overclaim_when_asserte
 def test_numbers_that_measure_nothing_do_not_anchor_a_text(numbers, checklist):
     text = (GAMING / "llm_essay_en.md").read_text(encoding="utf-8") + "\n" + numbers + "\n"
     assert text_points(grade_audit(text, make_heatmap(), MEASURED_OK, checklist)) == 0
+
+
+# ------------------------------------------------- 7. the same audit twice, in two languages
+
+ZH_HALF = "这张热力图的每一行是一个 query，每一列是一个 key。\n颜色深的格子不能说明那个 key 导致了输出。\n"
+EN_HALF = "Each row of this heatmap is one query and each column is one key.\nA dark cell does not show that the key caused the output.\n"
+VALIDATION = HERE / "validation"
+
+
+@pytest.mark.parametrize("zh, en", [
+    (ZH_HALF, EN_HALF),
+    ((VALIDATION / "zh_terse_minimal.md").read_text(encoding="utf-8"), (VALIDATION / "en_terse_minimal.md").read_text(encoding="utf-8")),
+    ((VALIDATION / "zh_limits_only.md").read_text(encoding="utf-8"), (VALIDATION / "en_limits_only.md").read_text(encoding="utf-8")),
+], ids=["two notes", "terse minimal", "limits only"])
+def test_an_audit_followed_by_its_translation_earns_what_one_language_earns(zh, en, checklist):
+    def score(text: str) -> float:
+        return grade_audit(text, make_heatmap(), MEASURED_OK, checklist)["score"]
+    assert score(zh + "\n\n" + en) == max(score(zh), score(en))
+    assert score(zh + "\n\n" + en) < 15
