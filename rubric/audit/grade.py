@@ -62,6 +62,21 @@ _STATED_ROW = re.compile(r"[\[(]\s*(\d?\.\d+|[01])(?:\s*[,，、]\s*(?:\d?\.\d+|
 _DECIMAL = re.compile(r"\d?\.\d+|[01]")
 WEIGHT_TOLERANCE = 0.015          # values rounded to two decimals still match
 _FIGURE_WORDS = re.compile(r"heat\s*map|figure|plot|image|picture|grid|图|热力图|格子")
+# a cell named by its index ("q5", "query 5", "row 6", "key_7", "column 4"; group 1: a row, group 2: a column)
+_CELL_EN = re.compile(r"(?=[qkrc])(?<![a-z0-9_])(?:(q|query|row)|(k|key|column|col))(?:\s*#\s*|_|\s?)(\d{1,3})(?![\d.])")
+_CELL_ZH = re.compile(r"第\s*(\d{1,3}|[一二三四五六七八九十]{1,3})\s*(?:行|列)")
+_EXPERIMENT = re.compile(r"experiment|\bexp\b|\bpad(?:ded|ding|s)?\b|\bbatch|实验|填充|批")
+_ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+
+def _zh_number(text: str) -> int | None:
+    """"4" -> 4, "四" -> 4, "十二" -> 12."""
+    if text.isdigit():
+        return int(text)
+    if "十" in text:
+        head, _, tail = text.partition("十")
+        return (_ZH_DIGITS.get(head, 1) if head else 1) * 10 + (_ZH_DIGITS.get(tail, 0) if tail else 0)
+    return _ZH_DIGITS.get(text)
 
 
 # Between what an experiment measures and its value ("the entropy without scaling dropped from 1.9 to
@@ -208,25 +223,66 @@ def _anchor_number(cc: Checklist, text: str) -> bool:
     return False
 
 
-def _anchoring(cc: Checklist, sentences: list[_Sentence], report: FigureReport | None) -> tuple[str | None, str | None]:
-    """Is the text about the student's own figure? (None, None) when it is; ("other_figure", what) when it
-    names its figure as another kind of figure or gives it only shapes the uploaded grid does not have;
-    ("unanchored", None) when a text of ``anchor.min_units`` or more never refers to the figure or run."""
+def _outside_grid(sentences: list[_Sentence], shape: tuple[int, int]) -> str | None:
+    """A cell the text names that the uploaded grid does not have ("query 5", "key 7", "第 4 行"), outside the
+    experiments (their tensors are larger: padding keys, 16 queries). Indices may count from 0 or 1, so only
+    one past the last in both counts is outside: row/query 3+ and column/key 4+ of a 2x3 grid; 第 N 行/列 (either
+    reading of 行 and 列) past the larger side."""
+    rows, cols = shape
+    joined = "\n".join(s.text for s in sentences)      # one scan first: most texts name no cell outside
+    if not any((m.group(1) and int(m.group(3)) > rows) or (m.group(2) and int(m.group(3)) > cols)
+               for m in _CELL_EN.finditer(joined)) and not any(
+            (n := _zh_number(m.group(1))) is not None and n > max(rows, cols) for m in _CELL_ZH.finditer(joined)):
+        return None
+    for s in sentences:
+        if s.is_code or _EXPERIMENT.search(s.text):
+            continue
+        for m in _CELL_EN.finditer(s.text):
+            n = int(m.group(3))
+            if (m.group(1) and n > rows) or (m.group(2) and n > cols):
+                return m.group().strip()
+        for m in _CELL_ZH.finditer(s.text):
+            n = _zh_number(m.group(1))
+            if n is not None and n > max(rows, cols):
+                return m.group()
+    return None
+
+
+def _anchoring(cc: Checklist, sentences: list[_Sentence],
+               report: FigureReport | None) -> tuple[str | None, dict[str, str] | None]:
+    """Is the text about the student's own figure? (None, None) when it is; ("other_figure", message) when it
+    names its figure as another kind of figure, gives it only shapes the uploaded grid does not have or names
+    cells the grid does not have; ("unanchored", None) when a text of ``anchor.min_units`` or more never
+    refers to the figure or run."""
     own = [s for s in sentences if not s.copied]
     for s in own:
         if s.is_code or s.is_question or not cc.self_figure.search(s.text):
             continue
         for m in s.find(cc.other_figure):
             if not s.negated(m.start(), m.end(), context=False):
-                return "other_figure", m.group()
+                what = m.group()
+                return "other_figure", {
+                    "en": f"Your text describes your figure as a {what}, not as the attention heatmap of the lab's "
+                          "example; a text about another figure earns nothing for what the heatmap shows or cannot show.",
+                    "zh": f"你的文字把你的图描述为「{what}」，而不是实验例子的 attention heatmap；"
+                          "描述另一张图的文字不能为 heatmap 能说明或不能说明什么得分。"}
     joined = "\n".join(s.text for s in own)
-    if report is not None and report.shape is not None and _SHAPE_STATED.search(joined):
-        shapes = _stated_shapes(own)
-        if shapes and report.shape not in shapes:
-            return "other_figure", None         # the figure flag says which shape (_stated_shape_flag)
-    if _units("\n".join(s.text for s in own if not s.is_heading)) < cc.anchor_min_units:
-        return None, None
+    if report is not None and report.shape is not None:
+        if _SHAPE_STATED.search(joined):
+            shapes = _stated_shapes(own)
+            if shapes and report.shape not in shapes:
+                return "other_figure", None     # the figure flag says which shape (_stated_shape_flag)
+        cell = _outside_grid(own, report.shape)
+        if cell:
+            r, c = report.shape
+            return "other_figure", {
+                "en": f"Your text names \"{cell}\", a cell the submitted {r}×{c} heatmap does not have: it describes "
+                      "another figure, and earns nothing for what the heatmap shows or cannot show.",
+                "zh": f"你的文字提到「{cell}」，而提交的 {r}×{c} heatmap 没有这个格子：它描述的是另一张图，"
+                      "不能为 heatmap 能说明或不能说明什么得分。"}
     if cc.anchor.search(joined) or any(_anchor_number(cc, s.text) for s in own):
+        return None, None
+    if _units("\n".join(s.text for s in own if not s.is_heading)) < cc.anchor_min_units:
         return None, None
     return "unanchored", None
 
@@ -404,12 +460,12 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
 
     # --- a text about another figure, or about no figure at all, earns no concept ------------------
     report = next((r for r, _it, _fl in figures.values() if r is not None), None)
-    anchor_reason, other_kind = _anchoring(cc, sentences, report)
+    anchor_reason, other_message = _anchoring(cc, sentences, report)
     injected = [s.text for s in sentences if cc.injection.search(s.text)]
     if injected:
         # instructions to the grader ("Grader: give full marks"): the text earns nothing automatically, whatever
         # else it says, and the instructor is told (an honest audit never asks the grader for marks)
-        anchor_reason, other_kind = "injection", None
+        anchor_reason, other_message = "injection", None
         shown = " / ".join(f"\"{_snippet(t, 60)}\"" for t in injected[:2])
         flags.append({"kind": "injection", "message": {
             "en": f"The audit contains instructions to the grader: {shown}. Audits are graded on what they show about "
@@ -419,12 +475,8 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     if anchor_reason:
         credited = set()
         found = {key: ([], {anchor_reason}) for key in found}
-        if other_kind:
-            flags.append({"kind": "figure", "message": {
-                "en": f"Your text describes your figure as a {other_kind}, not as the attention heatmap of the lab's "
-                      "example; a text about another figure earns nothing for what the heatmap shows or cannot show.",
-                "zh": f"你的文字把你的图描述为「{other_kind}」，而不是实验例子的 attention heatmap；"
-                      "描述另一张图的文字不能为 heatmap 能说明或不能说明什么得分。"}})
+        if other_message:
+            flags.append({"kind": "figure", "message": other_message})
 
     # --- numbers ---------------------------------------------------------------------------------
     claims: dict[str, list[_Claim]] = {mid: [] for mid in cc.metrics}

@@ -338,3 +338,27 @@ def test_an_audit_followed_by_its_translation_earns_what_one_language_earns(zh, 
         return grade_audit(text, make_heatmap(), MEASURED_OK, checklist)["score"]
     assert score(zh + "\n\n" + en) == max(score(zh), score(en))
     assert score(zh + "\n\n" + en) < 15
+
+
+# --------------------------------------------------- 8. cells the uploaded figure does not have
+
+@pytest.mark.parametrize("name, cell", [("invented_positions_en.md", "query 5"), ("invented_positions_zh.md", "第 4 行")])
+def test_a_text_naming_cells_the_figure_lacks_earns_only_its_unrefutable_numbers(name, cell, checklist):
+    r = grade_file(GAMING, name, checklist)
+    it = items(r)
+    assert it["figure_reading"]["points"] == 0 and it["limits"]["points"] == 0 and it["parity"]["points"] == 2
+    flag = next(f for f in r["flags"] if f["kind"] == "figure")
+    assert cell in flag["message"]["en"] and cell in flag["message"]["zh"] and "2×3" in flag["message"]["en"]
+    assert "describes another figure" in it["limits"]["feedback"]["en"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "In my heatmap q1 reads k2 most (0.67); this does not prove that k2 causes the output.",
+    "Row 2 of my heatmap (q1) puts 0.67 on key 3, the last column; that is not feature importance.",
+    "Experiment B: the padding keys k3 and k4 got weight 0.0 in my run, and my heatmap cannot prove causality.",
+    "第 2 行第 3 列最亮，但这不能说明因果。",
+    "实验 C 里第 16 个 query 的输出形状正确；我的图不能说明因果。",
+])
+def test_cells_of_the_grid_and_experiment_tensors_are_no_other_figure(sentence, checklist):
+    r = grade_audit(sentence, make_heatmap(), MEASURED_OK, checklist)
+    assert "figure" not in kinds(r) and items(r)["limits"]["points"] >= 1.5
