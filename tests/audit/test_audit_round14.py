@@ -101,7 +101,7 @@ def test_a_long_text_that_never_refers_to_the_students_figure_earns_no_concept(n
     assert text_points(r) == 0, [(it["id"], it["points"]) for it in r["items"]]
     for item in ("figure_reading", "limits"):
         fb = items(r)[item]["feedback"]
-        assert "never refers to your own figure" in fb["en"] and "全文没有提到你自己的图" in fb["zh"], fb
+        assert "names no cell of your figure" in fb["en"] and "没有提到你的图中的任何格子" in fb["zh"], fb
 
 
 ESSAY_ANCHOR = "\n\nIn my heatmap q1 reads mostly from k2 (0.67), which does not mean that k2 causes the output.\n"
