@@ -362,3 +362,30 @@ def test_a_text_naming_cells_the_figure_lacks_earns_only_its_unrefutable_numbers
 def test_cells_of_the_grid_and_experiment_tensors_are_no_other_figure(sentence, checklist):
     r = grade_audit(sentence, make_heatmap(), MEASURED_OK, checklist)
     assert "figure" not in kinds(r) and items(r)["limits"]["points"] >= 1.5
+
+
+# ------------------------------------- 9. hedges written with a negation word are no caveats
+
+@pytest.mark.parametrize("name", ["hedges_as_caveats_en.md", "hedges_as_caveats_zh.md"])
+def test_an_audit_of_hedged_claims_written_with_negation_words_earns_nothing(name, checklist):
+    r = grade_file(GAMING, name, checklist)
+    assert items(r)["limits"]["points"] == 0 and text_points(r) == 0
+    assert "overclaim" in kinds(r)
+
+
+@pytest.mark.parametrize("sentence", [
+    "我的图说不定能说明因果。", "我的图没准能说明因果。", "我的图保不准能说明因果。",
+    "It is not impossible that my heatmap proves causality.", "It is not unlikely that my heatmap shows feature importance.",
+])
+def test_maybe_written_with_a_negation_word_is_a_hedged_overclaim(sentence, checklist):
+    r = grade_audit(sentence, None, {}, checklist)
+    assert items(r)["limits"]["points"] == 0
+    assert any(f["kind"] == "overclaim" and "hedge" in f["message"]["en"] for f in r["flags"])
+
+
+@pytest.mark.parametrize("sentence", [
+    "我的图不一定能说明因果。", "我的图不见得能说明因果。", "说不定有人会把它当成因果，但我的图不能说明因果。",
+    "It is not possible to prove causality from my heatmap.", "It is not likely that my heatmap shows causality.",
+])
+def test_real_caveats_next_to_them_still_count(sentence, checklist):
+    assert items(grade_audit(sentence, None, {}, checklist))["limits"]["points"] >= 1.5
