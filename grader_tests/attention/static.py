@@ -162,6 +162,12 @@ SAFE_MODULE_ATTRS: dict[str, frozenset[str]] = {name: frozenset(attrs.split()) f
                 "itemgetter",
     "fractions": "Fraction",
     "decimal": "Decimal",
+    # Stable Diffusion's ldm/modules/attention.py (and the x-transformers, imagen and DALLE2 code that
+    # share its helpers) writes ``default(val, d)`` with ``from inspect import isfunction``: cost 13
+    # points. Only the predicates, which answer a bool; getattr_static, getmembers, unwrap, signature
+    # (eval_str=True evaluates annotations) and the modules inspect imports stay flagged.
+    "inspect": "isfunction isclass ismethod ismodule isbuiltin isroutine iscoroutinefunction "
+               "isgeneratorfunction isabstract",
 }.items()}
 # PyTorch classes a submission may derive from: what attention code needs. Any other torch class
 # brings methods under names the review does not see (torch.nn.attention.bias.CausalBias._dispatch

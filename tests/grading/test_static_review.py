@@ -594,3 +594,39 @@ def test_round_13_an_annotated_attribute_or_an_abc_base_is_the_students_own():
     # a base whose metaclass is not abc's may hand out anything as self.X
     meta = code.replace("(nn.Module, abc.ABC)", "(nn.Module, metaclass=Meta)")
     assert static.fused_attention_uses(HEADER + meta)
+
+
+# ------------------------------------------------------------------ round 14: correct code that lost points
+# Each cost a correct submission 13 points pending review; the tests/fixtures/submissions/correct/ files
+# ldm_crossattention (Stable Diffusion's default() helper), pytorch_mha_packed_in_proj (code copied from
+# F.multi_head_attention_forward) and memory_efficient_chunked (Rabe & Staats with activation
+# checkpointing) are them in context.
+ROUND_14_HONEST = {
+    "inspect_predicate_imported_by_name": "from inspect import isfunction\n\ndef default(val, d):\n"
+                                          "    return d() if isfunction(d) else d\n",
+    "inspect_predicates_on_the_module": "import inspect\nok = inspect.isclass(int) or inspect.ismethod(len)\n",
+}
+
+
+@pytest.mark.parametrize("code", ROUND_14_HONEST.values(), ids=ROUND_14_HONEST.keys())
+def test_round_14_honest_code_is_neither_hiding_nor_fused(code):
+    assert static.hidden_name_uses(HEADER + code) == ()
+    assert static.fused_attention_uses(HEADER + code) == []
+
+
+# ...and the hostile neighbours of each of those stay flagged
+ROUND_14_STILL = {
+    "inspect_getattr_static": ("import inspect\nf = inspect.getattr_static(F, 'softmax')\n", "inspect.getattr_static"),
+    "inspect_unwrap_imported": ("from inspect import isfunction, unwrap\n", "imports inspect"),
+    "inspect_signature_evaluates_annotations": ("import inspect\ns = inspect.signature(len, eval_str=True)\n",
+                                                "inspect.signature"),
+    "inspect_kept_as_a_value": ("import inspect\nm = inspect\n", "inspect used as a value"),
+    "inspect_reaching_sys": ("import inspect\nm = inspect.sys.modules\n", "inspect.sys"),
+    "inspect_reached_off_torch": ("f = torch.inspect.isfunction\n", "torch.inspect"),
+}
+
+
+@pytest.mark.parametrize(("code", "reason"), ROUND_14_STILL.values(), ids=ROUND_14_STILL.keys())
+def test_round_14_hostile_neighbours_of_the_honest_cases_stay_flagged(code, reason):
+    found = static.hidden_name_uses(HEADER + code)
+    assert any(reason in f for f in found), found
