@@ -513,9 +513,13 @@ def _fused_attention_uses(source: str) -> tuple[str, ...]:
     return tuple(sorted(set(found), key=lambda s: (len(s.split(":")[0]), s)))
 
 
-# Private helpers of torch that weight-initialisation code copies from nn.Linear.reset_parameters.
+# Private helpers of torch that weight-initialisation code copies from nn.Linear.reset_parameters, and
+# the pure tensor helpers of torch.nn.functional that code copied from nn.MultiheadAttention /
+# F.multi_head_attention_forward calls (F._canonical_mask turning a bool key_padding_mask into a float
+# one cost 13 points): each computes on the tensors it is given and looks nothing up by name.
 PRIVATE_OK = {"_calculate_fan_in_and_fan_out", "_calculate_correct_fan", "_no_grad_uniform_", "_no_grad_normal_",
-              "_assert"}
+              "_assert", "_canonical_mask", "_none_or_dtype", "_in_projection_packed", "_in_projection",
+              "_mha_shape_check"}
 # Builtin classes whose match patterns read no attribute (``case int(x)`` matches the value itself).
 MATCH_BUILTINS = {"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str", "tuple"}
 # Hooks that make a class pattern match any object, or name the attributes it reads; a metaclass's
@@ -896,7 +900,8 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             if isinstance(node, ast.ImportFrom):
                 for a in node.names:
                     if a.name in MODULE_LOADERS | EVALUATING_NAMES | ANYWHERE_HIDING_ATTRS or (
-                            a.name.startswith("_") and not a.name.startswith("__")) or any(
+                            a.name.startswith("_") and not a.name.startswith("__")
+                            and not (a.name in PRIVATE_OK and (node.module or "").split(".")[0] == "torch")) or any(
                             p.startswith("_") and not p.startswith("__") for p in (node.module or "").split(".")):
                         found.append(f"line {line}: from {node.module} import {a.name}")
             if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("torch", "sys"):

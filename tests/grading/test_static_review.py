@@ -605,6 +605,12 @@ ROUND_14_HONEST = {
     "inspect_predicate_imported_by_name": "from inspect import isfunction\n\ndef default(val, d):\n"
                                           "    return d() if isfunction(d) else d\n",
     "inspect_predicates_on_the_module": "import inspect\nok = inspect.isclass(int) or inspect.ismethod(len)\n",
+    "pytorchs_mask_helpers_of_multi_head_attention_forward": (
+        "m = F._canonical_mask(mask=None, mask_name='key_padding_mask', other_type=F._none_or_dtype(None),\n"
+        "                      other_name='attn_mask', target_type=torch.float32)\n"
+        "q, k, v = F._in_projection_packed(torch.ones(1, 4), torch.ones(1, 4), torch.ones(1, 4), torch.ones(12, 4))\n"),
+    "pure_private_helpers_imported_from_torch": ("from torch.nn.functional import _canonical_mask, _in_projection\n"
+                                                 "from torch.nn.init import _calculate_fan_in_and_fan_out\n"),
 }
 
 
@@ -623,6 +629,10 @@ ROUND_14_STILL = {
     "inspect_kept_as_a_value": ("import inspect\nm = inspect\n", "inspect used as a value"),
     "inspect_reaching_sys": ("import inspect\nm = inspect.sys.modules\n", "inspect.sys"),
     "inspect_reached_off_torch": ("f = torch.inspect.isfunction\n", "torch.inspect"),
+    "another_private_name_of_F": ("k = F._add_docstr\n", "F._add_docstr"),
+    "another_private_name_imported_from_F": ("from torch.nn.functional import _canonical_mask, _add_docstr\n",
+                                             "import _add_docstr"),
+    "a_helpers_name_imported_from_elsewhere": ("from numpy import _canonical_mask\n", "import _canonical_mask"),
 }
 
 
