@@ -117,6 +117,13 @@ COMPILER_HARMLESS = {"is_compiling", "is_dynamo_compiling", "is_exporting", "dis
 # packages' other contents (torch.testing._internal's operator database) stay flagged.
 TESTING_HARMLESS_PREFIX = "assert_"
 TESTING_HARMLESS = {"make_tensor", "assert_allclose", "assert_close"}
+# Functions of torch's unreviewable packages that only run the function they are given: activation
+# checkpointing (Rabe & Staats' memory-efficient attention, HF's gradient_checkpointing), written
+# ``from torch.utils.checkpoint import checkpoint`` or ``import torch.utils.checkpoint`` and
+# ``torch.utils.checkpoint.checkpoint(...)``. The module itself under a name of its own
+# (``import torch.utils.checkpoint as c``, ``from torch.utils import checkpoint``) stays flagged: it
+# also holds torch.fx's traceback and _pytree.
+TORCH_HARMLESS_FUNCTIONS = {"torch.utils.checkpoint": frozenset({"checkpoint", "checkpoint_sequential"})}
 NAME_FUNCS = {"getattr", "setattr", "hasattr", "delattr"}
 # Parts of torch that compile or load code, flagged on whatever object they are read from (an alias
 # kept in a list, ``[torch][0].jit``, is not followed); torch.jit's guards and decorators stay fine.
@@ -868,6 +875,14 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
                 and _harmless_part(node.value.attr, node.attr):
             harmless.update((id(node.value), id(node)))
+        # ``torch.utils.checkpoint.checkpoint``: every link of the chain, from a name of torch itself
+        chain = _dotted(node) if isinstance(node, ast.Attribute) else None
+        if chain and len(chain) > 1 and chain[0] in aliases \
+                and node.attr in TORCH_HARMLESS_FUNCTIONS.get(".".join(["torch", *chain[1:-1]]), ()):
+            link = node
+            while isinstance(link, ast.Attribute):
+                harmless.add(id(link))
+                link = link.value
     found: list[str] = list(stdlib_findings)
     for node in _nodes(tree):
         if len(found) >= MAX_FINDINGS:      # enough to decide and to explain; bounded cost
@@ -883,6 +898,11 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 parts = mod.split(".")
                 guards_only = isinstance(node, ast.ImportFrom) and len(parts) == 2 and all(
                     _harmless_part(parts[1], a.name) for a in node.names)  # from torch.compiler import is_compiling
+                if mod in TORCH_HARMLESS_FUNCTIONS:
+                    # ``from torch.utils.checkpoint import checkpoint``; ``import torch.utils.checkpoint``
+                    # binds only ``torch``
+                    guards_only = all(a.name in TORCH_HARMLESS_FUNCTIONS[mod] for a in node.names) \
+                        if isinstance(node, ast.ImportFrom) else not any(a.asname for a in node.names if a.name == mod)
                 if parts[0] not in REVIEWABLE_MODULES or (isinstance(node, ast.ImportFrom) and node.level) \
                         or (parts[0] == "torch" and len(parts) > 1 and parts[1] in TORCH_UNREVIEWABLE
                             and not guards_only) \

@@ -14,6 +14,7 @@ import inspect
 import io
 import linecache
 import os
+import re
 import socket
 import sys
 import traceback  # noqa: F401  (pre-imported for student code that uses it)
@@ -223,6 +224,15 @@ class Runtime:
                     raise
         finally:
             self._restore_defaults()
+        if _NAMES_CHECKPOINT.search(source) and "torch._dynamo" not in sys.modules:
+            # torch.utils.checkpoint (use_reentrant=False) reads torch._dynamo.config at every call: its
+            # first call imported torch._dynamo, 1.6 s of CPU and 4-6 s of wall on a busy host, inside a
+            # call limited to 5 s. Imported here it is load time, which has 10 s (the zygote does not
+            # import it for everyone: 73 MB more of the jail's 1 GiB address space).
+            try:
+                import torch._dynamo  # noqa: F401
+            except Exception:  # noqa: BLE001 - the student's call imports it itself, and reports its error
+                pass
         self._install_count(list(watch.get("count", [])))
         return None
 
@@ -654,6 +664,11 @@ def _tensor_at(obj, dotted: str):
         except Exception:  # noqa: BLE001 - a student property may raise
             return None
     return obj if isinstance(obj, torch.Tensor) else None
+
+
+# ``from torch.utils.checkpoint import checkpoint``, ``torch.utils.checkpoint.checkpoint``, ``from torch.utils
+# import checkpoint``: a source that may call activation checkpointing.
+_NAMES_CHECKPOINT = re.compile(r"\butils(?:\.|\s+import\s+)checkpoint\b")
 
 
 def _limited_builtins(packages: list[str], own: str, inert: list[str] = ()) -> dict:

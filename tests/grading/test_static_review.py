@@ -611,6 +611,11 @@ ROUND_14_HONEST = {
         "q, k, v = F._in_projection_packed(torch.ones(1, 4), torch.ones(1, 4), torch.ones(1, 4), torch.ones(12, 4))\n"),
     "pure_private_helpers_imported_from_torch": ("from torch.nn.functional import _canonical_mask, _in_projection\n"
                                                  "from torch.nn.init import _calculate_fan_in_and_fan_out\n"),
+    "checkpoint_imported_by_name": "from torch.utils.checkpoint import checkpoint\n"
+                                   "y = checkpoint(F.relu, torch.ones(2), use_reentrant=False)\n",
+    "checkpoint_read_through_torch": "import torch.utils.checkpoint\n"
+                                     "y = torch.utils.checkpoint.checkpoint(F.relu, torch.ones(2), use_reentrant=False)\n",
+    "checkpoint_sequential_renamed": "from torch.utils.checkpoint import checkpoint_sequential as run_in_segments\n",
 }
 
 
@@ -633,6 +638,18 @@ ROUND_14_STILL = {
     "another_private_name_imported_from_F": ("from torch.nn.functional import _canonical_mask, _add_docstr\n",
                                              "import _add_docstr"),
     "a_helpers_name_imported_from_elsewhere": ("from numpy import _canonical_mask\n", "import _canonical_mask"),
+    "checkpoint_module_under_a_name_of_its_own": ("import torch.utils.checkpoint as ckpt\n",
+                                                  "imports torch.utils.checkpoint"),
+    "checkpoint_module_from_utils": ("from torch.utils import checkpoint\n", "imports torch.utils"),
+    "checkpoint_module_other_names": ("from torch.utils.checkpoint import checkpoint, fx_traceback\n",
+                                      "imports torch.utils.checkpoint"),
+    "checkpoint_module_kept_as_a_value": ("import torch.utils.checkpoint\nm = torch.utils.checkpoint\n",
+                                          "torch.utils"),
+    "checkpoint_module_other_attribute": ("import torch.utils.checkpoint\nt = torch.utils.checkpoint.fx_traceback\n",
+                                          "torch.utils"),
+    "the_rest_of_torch_utils_beside_it": ("import torch.utils.checkpoint, torch.utils.data\n",
+                                          "imports torch.utils.data"),
+    "checkpoint_off_another_object": ("f = [torch][0].utils.checkpoint.checkpoint\n", "utils"),
 }
 
 

@@ -326,3 +326,34 @@ def test_a_function_s_source_starts_where_python_compiled_it_not_at_a_def_in_a_s
         s.load()
         assert s.call_function("kernel") == "compiled"
         assert "compiled" in s.call_function("shown") and "hidden" not in s.call_function("shown")
+
+
+CHECKPOINTED = '''
+import sys
+import torch
+from torch.utils.checkpoint import checkpoint
+
+def dynamo_imported():
+    return "torch._dynamo" in sys.modules
+
+def doubled():
+    x = torch.ones(3, requires_grad=True)
+    y = checkpoint(lambda t: t * 2, x, use_reentrant=False)
+    y.sum().backward()
+    return x.grad.tolist()
+'''
+
+
+def test_activation_checkpointing_imports_dynamo_while_loading_not_in_a_call(executor):
+    """Non-reentrant torch.utils.checkpoint reads torch._dynamo.config, whose first import (1.6 s of
+    CPU, 4-6 s of wall on a busy host) timed the first call of memory-efficient attention out at 5 s.
+    A source naming it gets the import in its load, which has 10 s; any other source does not pay it."""
+    with open_session(executor, CHECKPOINTED, watch={}) as s:
+        s.load()
+        assert s.call_function("dynamo_imported") is True
+        assert s.call_function("doubled") == [2.0, 2.0, 2.0]
+    plain = CHECKPOINTED.replace("from torch.utils.checkpoint import checkpoint\n", "").split("def doubled")[0]
+    with open_session(executor, plain, watch={}) as s:
+        s.load()
+        assert s.call_function("dynamo_imported") is False
+
