@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import torch
 
+from grading.sandbox import Limits
 from tests.sandbox.helpers import assert_healthy
 
 WATCH = {"imports": ["numpy"], "inert": ["matplotlib", "tqdm", "IPython"]}
@@ -347,8 +348,10 @@ def doubled():
 def test_activation_checkpointing_imports_dynamo_while_loading_not_in_a_call(executor):
     """Non-reentrant torch.utils.checkpoint reads torch._dynamo.config, whose first import (1.6 s of
     CPU, 4-6 s of wall on a busy host) timed the first call of memory-efficient attention out at 5 s.
-    A source naming it gets the import in its load, which has 10 s; any other source does not pay it."""
-    with open_session(executor, CHECKPOINTED, watch={}) as s:
+    A source naming it gets the import in its load, which has 10 s; any other source does not pay it.
+    (The grader's own limits: the tests' 3 s import limit is shorter than this import on a busy host.)"""
+    with executor.session(CHECKPOINTED, filename="attention.py", module_name="attention", watch={},
+                          limits=Limits()) as s:
         s.load()
         assert s.call_function("dynamo_imported") is True
         assert s.call_function("doubled") == [2.0, 2.0, 2.0]
@@ -356,4 +359,3 @@ def test_activation_checkpointing_imports_dynamo_while_loading_not_in_a_call(exe
     with open_session(executor, plain, watch={}) as s:
         s.load()
         assert s.call_function("dynamo_imported") is False
-
