@@ -175,6 +175,14 @@ SAFE_MODULE_ATTRS: dict[str, frozenset[str]] = {name: frozenset(attrs.split()) f
     # (eval_str=True evaluates annotations) and the modules inspect imports stay flagged.
     "inspect": "isfunction isclass ismethod ismodule isbuiltin isroutine iscoroutinefunction "
                "isgeneratorfunction isabstract",
+    # installed with torch, which the jail lets a submission import (litgpt's ``from typing_extensions
+    # import Self``): the typing names only. get_type_hints, get_annotations
+    # and evaluate_forward_ref evaluate strings (``List["..."].__args__[0]`` is a ForwardRef).
+    "typing_extensions": "Self Unpack TypedDict NotRequired Required ReadOnly Literal LiteralString Protocol "
+                         "runtime_checkable Annotated TypeAlias ParamSpec Concatenate TypeVar TypeVarTuple "
+                         "TypeGuard TypeIs Final final override overload deprecated Never NoReturn Any ClassVar "
+                         "Optional Union Callable Generic NamedTuple NewType assert_never assert_type cast "
+                         "dataclass_transform",
 }.items()}
 # PyTorch classes a submission may derive from: what attention code needs. Any other torch class
 # brings methods under names the review does not see (torch.nn.attention.bias.CausalBias._dispatch

@@ -671,12 +671,18 @@ def _tensor_at(obj, dotted: str):
 _NAMES_CHECKPOINT = re.compile(r"\butils(?:\.|\s+import\s+)checkpoint\b")
 
 
+# Installed with torch on every machine that has it (torch imports it itself), and only typing:
+# litgpt's ``from typing_extensions import Self`` made the whole file fail to load (0 of 85). The review
+# follows it name by name (grader_tests/attention/static.py SAFE_MODULE_ATTRS).
+WITH_TORCH = frozenset({"typing_extensions"})
+
+
 def _limited_builtins(packages: list[str], own: str, inert: list[str] = ()) -> dict:
     """Builtins for the student's module whose ``import`` accepts only the standard library and
     ``packages`` (the set the assignment page states); ``inert`` packages import as stand-ins
     (:class:`_Inert`). Only the student's own import statements are limited: torch keeps importing
     what it needs. This states the contract; the jail is the security boundary."""
-    allowed = set(sys.stdlib_module_names) | set(packages) | {"torch", own, "__future__"}
+    allowed = set(sys.stdlib_module_names) | set(packages) | {"torch", own, "__future__"} | WITH_TORCH
     stand_ins = {name: _Inert(name) for name in inert if name not in allowed}
     real_import = builtins.__import__
 

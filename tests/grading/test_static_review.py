@@ -616,6 +616,8 @@ ROUND_14_HONEST = {
     "checkpoint_read_through_torch": "import torch.utils.checkpoint\n"
                                      "y = torch.utils.checkpoint.checkpoint(F.relu, torch.ones(2), use_reentrant=False)\n",
     "checkpoint_sequential_renamed": "from torch.utils.checkpoint import checkpoint_sequential as run_in_segments\n",
+    "typing_extensions_names": "from typing_extensions import Self, Unpack, override\nimport typing_extensions as te\n"
+                               "x: te.Optional[int] = None\n",
 }
 
 
@@ -650,6 +652,15 @@ ROUND_14_STILL = {
     "the_rest_of_torch_utils_beside_it": ("import torch.utils.checkpoint, torch.utils.data\n",
                                           "imports torch.utils.data"),
     "checkpoint_off_another_object": ("f = [torch][0].utils.checkpoint.checkpoint\n", "utils"),
+    "typing_extensions_evaluating_strings": ("import typing_extensions as te\nf = te.evaluate_forward_ref\n",
+                                             "te.evaluate_forward_ref"),
+    "typing_extensions_type_hints_imported": ("from typing_extensions import Self, get_type_hints\n",
+                                              "import get_type_hints"),
+    "typing_extensions_annotations": ("import typing_extensions\nf = typing_extensions.get_annotations\n",
+                                      "typing_extensions.get_annotations"),
+    "typing_extensions_reaching_sys": ("import typing_extensions\nm = typing_extensions.sys\n",
+                                       "typing_extensions.sys"),
+    "typing_extensions_as_a_value": ("import typing_extensions\nm = typing_extensions\n", "used as a value"),
 }
 
 

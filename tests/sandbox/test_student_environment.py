@@ -4,9 +4,11 @@ builtins, not the zygote's (a correct file must not fail because of the grader's
 
 from __future__ import annotations
 
+import pytest
 import torch
+import typing_extensions
 
-from grading.sandbox import Limits
+from grading.sandbox import Limits, StudentError
 from tests.sandbox.helpers import assert_healthy
 
 WATCH = {"imports": ["numpy"], "inert": ["matplotlib", "tqdm", "IPython"]}
@@ -359,3 +361,16 @@ def test_activation_checkpointing_imports_dynamo_while_loading_not_in_a_call(exe
     with open_session(executor, plain, watch={}) as s:
         s.load()
         assert s.call_function("dynamo_imported") is False
+
+
+
+def test_typing_extensions_installed_with_torch_imports_and_other_packages_do_not(executor):
+    """litgpt's ``from typing_extensions import Self`` made a correct file fail to load (0 of 85): torch
+    installs it and imports it itself. A package torch does not bring is still refused by name."""
+    src = "from typing_extensions import Self\n\ndef name():\n    return repr(Self)\n"
+    with open_session(executor, src) as s:
+        s.load()
+        assert s.call_function("name") == repr(typing_extensions.Self)
+    with open_session(executor, "import scipy\n") as s:
+        with pytest.raises(StudentError, match="No module named 'scipy' in the grader"):
+            s.load()
