@@ -680,6 +680,13 @@ def _bound_in_function(node: ast.Name, parents: dict[int, ast.AST]) -> bool:
     return False
 
 
+def _super_call_of(node: ast.Attribute, calls: dict[int, ast.Call]) -> bool:
+    """Whether ``node`` is ``super().<attr>`` (no arguments to super) and is called where it stands."""
+    value = node.value
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super" \
+        and not value.args and not value.keywords and id(node) in calls
+
+
 def _on_self(call: ast.Call) -> bool:
     return bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == "self"
 
@@ -964,6 +971,11 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                     isinstance(node.value, ast.Name) and node.value.id in ("nn", "F", "functional")) \
                     and not (node.attr == "utils" and (chain or [""])[-2:-1] == ["nn"]):
                 found.append(f"line {line}: {shown}")
+                continue
+            if node.attr == "__setstate__" and _super_call_of(node, calls):
+                # ``super().__setstate__(state)`` in a ``__setstate__`` override, as nn.MultiheadAttention
+                # writes it (13 points): it sets attributes of the student's own object, which
+                # super() guarantees self is, like setattr(self, computed, ...)
                 continue
             if node.attr.startswith("__") and node.attr in HIDING_ATTRS | ANYWHERE_HIDING_ATTRS:
                 found.append(f"line {line}: .{node.attr}")

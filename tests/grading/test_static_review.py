@@ -618,6 +618,9 @@ ROUND_14_HONEST = {
     "checkpoint_sequential_renamed": "from torch.utils.checkpoint import checkpoint_sequential as run_in_segments\n",
     "typing_extensions_names": "from typing_extensions import Self, Unpack, override\nimport typing_extensions as te\n"
                                "x: te.Optional[int] = None\n",
+    "setstate_override_as_nn_multiheadattention_writes_it": (
+        "class M(nn.Module):\n    def __setstate__(self, state):\n        if 'batch_first' not in state:\n"
+        "            state['batch_first'] = True\n        super().__setstate__(state)\n"),
 }
 
 
@@ -661,6 +664,15 @@ ROUND_14_STILL = {
     "typing_extensions_reaching_sys": ("import typing_extensions\nm = typing_extensions.sys\n",
                                        "typing_extensions.sys"),
     "typing_extensions_as_a_value": ("import typing_extensions\nm = typing_extensions\n", "used as a value"),
+    "setstate_of_super_with_an_object_given": ("class M(nn.Module):\n    def f(self, o, d):\n"
+                                               "        super(M, o).__setstate__(d)\n", ".__setstate__"),
+    "setstate_of_super_kept_as_a_value": ("class M(nn.Module):\n    def f(self):\n"
+                                          "        return super().__setstate__\n", ".__setstate__"),
+    "setstate_of_another_object": ("class M(nn.Module):\n    def f(self, d):\n        F.__setstate__(d)\n",
+                                   ".__setstate__"),
+    "setstate_called_unbound_on_torch": ("nn.Module.__setstate__(F, {})\n", ".__setstate__"),
+    "getstate_of_super": ("class M(nn.Module):\n    def f(self):\n        return super().__getstate__()\n",
+                          ".__getstate__"),
 }
 
 
