@@ -224,11 +224,12 @@ class Runtime:
                     raise
         finally:
             self._restore_defaults()
-        if _NAMES_CHECKPOINT.search(source) and "torch._dynamo" not in sys.modules:
-            # torch.utils.checkpoint (use_reentrant=False) reads torch._dynamo.config at every call: its
-            # first call imported torch._dynamo, 1.6 s of CPU and 4-6 s of wall on a busy host, inside a
-            # call limited to 5 s. Imported here it is load time, which has 10 s (the zygote does not
-            # import it for everyone: 73 MB more of the jail's 1 GiB address space).
+        if _NON_REENTRANT_CHECKPOINT.search(source) and "torch._dynamo" not in sys.modules:
+            # torch.utils.checkpoint with use_reentrant=False reads torch._dynamo.config at every call:
+            # its first call imported torch._dynamo, 1.6 s of CPU and 4-6 s of wall on a busy host,
+            # inside a call limited to 5 s. Imported here it is load time, which has 10 s (the zygote
+            # does not import it for everyone: 73 MB more of each jail's 1 GiB address space and ~8 ms
+            # more per fork; the reentrant default needs none of it, see zygote._settle_dynamo_disables).
             try:
                 import torch._dynamo  # noqa: F401
             except Exception:  # noqa: BLE001 - the student's call imports it itself, and reports its error
@@ -391,9 +392,14 @@ class Runtime:
         pairs = [(o, gg) for o, gg in zip(outs, gs, strict=False) if o.requires_grad]
         if not pairs:
             return [None] * len(inputs)
-        grads = torch.autograd.grad([o for o, _ in pairs], inputs, [gg for _, gg in pairs],
-                                    allow_unused=True)
-        return [None if gr is None else self.result(gr) for gr in grads]
+        # backward() and the inputs' .grad, as a student's own check reads them: torch.autograd.grad (and
+        # backward(inputs=...)) is refused by torch.utils.checkpoint's reentrant default ("incompatible
+        # with .grad()"), which cost correct code its gradient test. The inputs are leaves of this call
+        # only; the module's parameters get a .grad no test reads.
+        for x in inputs:
+            x.grad = None                  # whatever the forward left there is not a gradient
+        torch.autograd.backward([o for o, _ in pairs], [gg for _, gg in pairs])
+        return [None if x.grad is None else self.result(x.grad) for x in inputs]
 
     def op_stats(self, req):
         return {"count": dict(self.count), "forbid": dict(self.forbid), "missing": list(self.missing)}
@@ -666,9 +672,9 @@ def _tensor_at(obj, dotted: str):
     return obj if isinstance(obj, torch.Tensor) else None
 
 
-# ``from torch.utils.checkpoint import checkpoint``, ``torch.utils.checkpoint.checkpoint``, ``from torch.utils
-# import checkpoint``: a source that may call activation checkpointing.
-_NAMES_CHECKPOINT = re.compile(r"\butils(?:\.|\s+import\s+)checkpoint\b")
+# ``checkpoint(fn, x, use_reentrant=False)``: activation checkpointing on the path that reads
+# torch._dynamo.config (torch's default, reentrant, does not).
+_NON_REENTRANT_CHECKPOINT = re.compile(r"\buse_reentrant\s*=\s*False\b")
 
 
 # Installed with torch on every machine that has it (torch imports it itself), and only typing:

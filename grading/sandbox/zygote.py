@@ -67,6 +67,28 @@ def _warm_torch() -> None:
 
 _warm_torch()
 
+
+def _settle_dynamo_disables() -> None:
+    """torch wraps torch.utils.checkpoint's checkpoint and checkpoint_sequential in
+    ``torch._disable_dynamo`` (torch/_compile.py), which keeps them out of torch.compile by importing
+    torch._dynamo at their first call: 1.6 s of CPU and 4-6 s of wall on a busy host, inside a call
+    limited to 5 s. Nothing in a jail is compiled (torch.compile is a review finding), and outside
+    compilation dynamo's disable of a function is the function itself: each wrapper's cached answer is
+    set to it here, before the forks, without importing dynamo (73 MB of every jail's 1 GiB address
+    space and ~8 ms more per fork). The non-reentrant path also reads torch._dynamo.config: see
+    runtime.Runtime.op_load."""
+    import torch.utils.checkpoint
+
+    probe = torch._disable_dynamo(lambda: None).__code__
+    for value in list(vars(torch.utils.checkpoint).values()):
+        wrapped = getattr(value, "__wrapped__", None)
+        if getattr(value, "__code__", None) is probe and wrapped is not None \
+                and getattr(wrapped, "__dynamo_disable", None) is None:
+            setattr(wrapped, "__dynamo_disable", wrapped)
+
+
+_settle_dynamo_disables()
+
 import pyseccomp  # noqa: E402
 
 from grading.forking import name_process, prepare_for_forks  # noqa: E402
