@@ -169,15 +169,15 @@ SAFE_MODULE_ATTRS: dict[str, frozenset[str]] = {name: frozenset(attrs.split()) f
                 "itemgetter",
     "fractions": "Fraction",
     "decimal": "Decimal",
-    # Stable Diffusion's ldm/modules/attention.py (and the x-transformers, imagen and DALLE2 code that
-    # share its helpers) writes ``default(val, d)`` with ``from inspect import isfunction``: cost 13
-    # points. Only the predicates, which answer a bool; getattr_static, getmembers, unwrap, signature
-    # (eval_str=True evaluates annotations) and the modules inspect imports stay flagged.
+    # Stable Diffusion's ldm/modules/attention.py (and the lucidrains code its helpers come from) writes
+    # ``default(val, d)`` with ``from inspect import isfunction``: cost 13 points. Only the predicates,
+    # which answer a bool; getattr_static, getmembers, unwrap, signature (eval_str=True evaluates
+    # annotations) and the modules inspect imports stay flagged.
     "inspect": "isfunction isclass ismethod ismodule isbuiltin isroutine iscoroutinefunction "
                "isgeneratorfunction isabstract",
     # installed with torch, which the jail lets a submission import (litgpt's ``from typing_extensions
-    # import Self``): the typing names only. get_type_hints, get_annotations
-    # and evaluate_forward_ref evaluate strings (``List["..."].__args__[0]`` is a ForwardRef).
+    # import Self``): the typing names only. get_type_hints, get_annotations and evaluate_forward_ref
+    # evaluate strings (``List["..."].__args__[0]`` is a ForwardRef).
     "typing_extensions": "Self Unpack TypedDict NotRequired Required ReadOnly Literal LiteralString Protocol "
                          "runtime_checkable Annotated TypeAlias ParamSpec Concatenate TypeVar TypeVarTuple "
                          "TypeGuard TypeIs Final final override overload deprecated Never NoReturn Any ClassVar "
