@@ -6,7 +6,9 @@ One message on the (blocking) stream socket is::
     H bytes   UTF-8 JSON header: {"v": <encoded value>, "t": [tensor descriptors], "n": body length}
     n bytes   raw little-endian tensor bytes, concatenated     (n <= body cap)
 
-Every cap is checked *before* anything of that size is allocated. Nothing is ever pickled.
+Every cap is checked *before* anything of that size is allocated. Nothing is ever pickled. The
+descriptors tile the body in order (each starts where the one before ended), so what is decoded is
+never larger than the body.
 
 Encoded values (a raw JSON object is always a tag, so user dicts cannot be confused with tags):
 
@@ -300,16 +302,31 @@ def _decode_parsed(header: dict, body: bytes | bytearray):
         checked = [_checked_slice(d, bview) for d in descs]
     except (RuntimeError, ValueError, OverflowError, TypeError) as e:
         raise ProtocolError(f"bad tensor: {type(e).__name__}") from None
-    made: dict[tuple[str, int], object] = {}
+    # The descriptors tile the body, one after the other, as ``encode`` lays them out: each byte
+    # belongs to one tensor, so what is decoded is never larger than the body (whose size is capped
+    # before it is read). Descriptors that overlapped, all 4096 of them naming the same 64 MiB,
+    # made 256 GiB of tensors out of one capped message.
+    end = 0
+    for d in descs:
+        if d["offset"] != end:
+            raise ProtocolError("tensor descriptors overlap or leave gaps in the message body")
+        end += d["nbytes"]
+    if end != len(body):
+        raise ProtocolError("tensor descriptors do not cover the message body")
+    made: dict[int, tuple[str, object]] = {}
 
     def blob(tag: str, i: int):
-        """Tensor ``X`` or array ``A`` number ``i``, built once, on first reference."""
-        if (tag, i) not in made:
+        """Tensor ``X`` or array ``A`` number ``i``, built once, on first reference (never both:
+        one descriptor's bytes are decoded once)."""
+        if i not in made:
             try:
-                made[(tag, i)] = (_make_tensor if tag == "X" else _make_array)(*checked[i])
+                made[i] = (tag, (_make_tensor if tag == "X" else _make_array)(*checked[i]))
             except (RuntimeError, ValueError, OverflowError, TypeError) as e:
                 raise ProtocolError(f"bad tensor: {type(e).__name__}") from None
-        return made[(tag, i)]
+        made_tag, value = made[i]
+        if made_tag != tag:
+            raise ProtocolError("one descriptor referenced as both a tensor and an array")
+        return value
 
     count = 0
     n_descs = len(descs)

@@ -241,6 +241,17 @@ def test_fake_results_and_forged_replies(executor):
     assert_healthy(executor)
 
 
+def test_descriptors_naming_the_same_bytes_are_refused_before_anything_is_decoded(executor):
+    # 4096 descriptors over one 256 KiB body: decoded one by one, 1 GiB in the trusted process.
+    with open_session(executor, "overlapping_descriptors.py") as s:
+        with pytest.raises(StudentError) as ei:
+            s.load()
+        assert ei.value.kind == "InvalidResult" and "overlap" in ei.value.message
+        with pytest.raises(StudentError):
+            s.new("Model")
+    assert_healthy(executor)
+
+
 def test_exit_at_import(executor):
     with open_session(executor, "exit_at_import.py") as s:
         with pytest.raises(SandboxDied, match="exited with code 0"):

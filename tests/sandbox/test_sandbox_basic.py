@@ -84,6 +84,31 @@ def test_protocol_rejects_bad_tensors(bad):
         protocol.decode(header, bytes(range(8)))
 
 
+@pytest.mark.parametrize("descs", [
+    [{"dtype": "float32", "shape": [2], "offset": 0, "nbytes": 8}] * 3,            # three names, one place
+    [{"dtype": "float32", "shape": [1], "offset": 4, "nbytes": 4},                 # out of order
+     {"dtype": "float32", "shape": [1], "offset": 0, "nbytes": 4}],
+    [{"dtype": "float32", "shape": [1], "offset": 0, "nbytes": 4},                 # overlapping by half
+     {"dtype": "float32", "shape": [1], "offset": 2, "nbytes": 4}],
+    [{"dtype": "float32", "shape": [1], "offset": 4, "nbytes": 4}],                # a gap before
+    [{"dtype": "float32", "shape": [1], "offset": 0, "nbytes": 4}],                # bytes nothing names
+], ids=["same_bytes", "out_of_order", "overlap", "gap", "unnamed_tail"])
+def test_protocol_descriptors_must_tile_the_body(descs):
+    # Otherwise the decoded tensors can be thousands of times larger than the capped body.
+    import json
+    header = json.dumps({"v": {"T": [{"X": i} for i in range(len(descs))]}, "t": descs, "n": 8}).encode()
+    with pytest.raises(protocol.ProtocolError, match="overlap|cover"):
+        protocol.decode(header, bytes(8))
+
+
+def test_one_descriptor_is_decoded_once_as_a_tensor_or_an_array_not_both():
+    header = b'{"v":{"T":[{"X":0},{"A":0},{"X":0}]},"t":[{"dtype":"float32","shape":[2],"offset":0,"nbytes":8}],"n":8}'
+    with pytest.raises(protocol.ProtocolError, match="both"):
+        protocol.decode(header, bytes(8))
+    same = protocol.decode(header.replace(b'{"A":0},', b''), bytes(8))
+    assert same[0] is same[1]
+
+
 def test_protocol_caps_checked_before_allocating():
     a, b = socket.socketpair()
     try:
