@@ -98,10 +98,17 @@ class Budget:
         return spent
 
 
-def _session_cpu(session) -> float | None:
+def _session_cpu(session, reported: object = None) -> float | None:
+    """CPU seconds the session's jail used, from the zygote's status of its end. The status pipe is
+    read once, by whichever process saw the end first: when the grading child saw the jail die
+    (a crash, an exit), the parent's copy of the session finds the pipe empty and uses the status
+    the child ``reported`` (without it, the whole reservation was charged: two crashes used up
+    30 s of CPU budget in 1 s, and every later test was `timeout`)."""
     st = getattr(session, "status", None)
+    if not isinstance(st, dict):
+        st = reported
     cpu = st.get("cpu") if isinstance(st, dict) else None
-    return float(cpu) if isinstance(cpu, int | float) else None
+    return float(cpu) if isinstance(cpu, int | float) and math.isfinite(cpu) and cpu >= 0 else None
 
 
 class OwnSessions:
@@ -187,6 +194,7 @@ class ChildReport(TypedDict, total=False):
     sessions: int                    # sandbox sessions used (the child: those it opened itself)
     cpu_spent: float                 # CPU seconds the student's sessions used (ditto)
     budget_exhausted: bool           # merged only: the grading's budget ran out
+    session_status: dict | None      # the child only: the zygote's status of the parent's session, if read there
 
 
 def _child_main(executor, session, source: str, collected: CollectedSuite, suite: Suite,
@@ -217,6 +225,9 @@ def _child_main(executor, session, source: str, collected: CollectedSuite, suite
     res["child_seconds"] = time.perf_counter() - t0
     res["cpu_spent"] = own.cpu_spent
     res["sessions"] = own.count
+    # The zygote's status of the parent's session, if its end was seen (and its pipe read) here.
+    status = getattr(session, "status", None)
+    res["session_status"] = status if isinstance(status, dict) else None
     res["student_output"] = "".join(own.output)
     return res
 
@@ -389,6 +400,7 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
             merged["infra_error"] = f"could not open a sandbox session: {exc!r}"
             return merged
         merged["sessions"] += 1
+        child: ChildReport = {}
         try:
             child = _fork_child(executor, session, source, collected, suite, done, hidden, budget,
                                 max(1.0, deadline - time.monotonic()))
@@ -397,7 +409,7 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
                 session.close()
             except Exception as exc:  # noqa: BLE001
                 merged["log"].append(f"closing the session failed: {exc!r}")
-            used = budget.settle(limits, _session_cpu(session))
+            used = budget.settle(limits, _session_cpu(session, child.get("session_status")))
             merged["cpu_spent"] += used
             try:
                 merged["student_output"] += session.output

@@ -187,6 +187,36 @@ def test_a_budget_exhausting_submission_is_graded_in_bounded_time(executor, hone
     assert any("budget" in r for r in result["review"])
 
 
+def _fails_in_two_visible_tests(how: str) -> str:
+    """CORRECT, except that float16 inputs and the Nk=7/dv=6 cross-attention case (two visible tests)
+    end in ``how``, and float64 inputs (hidden tests) first spin 0.3 s of CPU."""
+    return CORRECT.replace("import math\n", "import ctypes\nimport math\nimport time\n", 1).replace(
+        "        assert q.ndim == k.ndim == v.ndim == 4\n",
+        "        assert q.ndim == k.ndim == v.ndim == 4\n"
+        "        if q.dtype == torch.float16 or (k.shape[-2] == 7 and v.shape[-1] == 6):\n"
+        f"            {how}\n"
+        "        if q.dtype == torch.float64:\n"
+        "            t0 = time.process_time()\n"
+        "            while time.process_time() - t0 < 0.3:\n"
+        "                pass\n", 1)
+
+
+def test_a_crash_costs_the_cpu_it_used_not_the_sessions_whole_reservation(executor, monkeypatch):
+    # The grading child saw each crash and read the jail's status (its CPU) from the zygote; the
+    # parent then found the status pipe empty and charged the session's whole reservation: with the
+    # real limits two crashes in 1 s left 1.7 of 30 s of CPU. Here (sessions of 5 s CPU) a budget of
+    # 8 s was used up by two crashes, and the hidden tests were `timeout` ("budget used up").
+    monkeypatch.setattr(settings, "GRADING_CPU_BUDGET_S", 8.0)
+    raised = _grade(executor, _fails_in_two_visible_tests("raise RuntimeError('no')"))
+    crashed = _grade(executor, _fails_in_two_visible_tests("ctypes.string_at(0)"))   # SIGSEGV
+    assert crashed["status"] == raised["status"] == "graded"
+    assert _outcomes(crashed) == _outcomes(raised)
+    assert crashed["total"] == raised["total"]
+    assert _outcomes(crashed)["test_dtype_preserved"] == "passed"
+    assert "timeout" not in _outcomes(crashed).values()
+    assert not any("budget" in r for r in crashed["review"])
+
+
 def test_nan_and_inf_results_are_graded_and_serialisable(executor, honest):
     result = _grade(executor, WRONG + NAN_EVERYWHERE)
     assert result["status"] == "graded", result["message"]
