@@ -483,12 +483,20 @@ class Session:
         seq = self._seq
         remaining = self.limits.wall - (time.monotonic() - self._t0)
         budget = max(0.01, min(timeout, remaining + 0.5))
+        deadline = time.monotonic() + budget
+
+        def rearm() -> None:
+            # Every read gets what is left of the call's time, not a fresh timeout: a jail sending
+            # one byte every few seconds held one call for the whole session (30 s, not 5 s).
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            self._sock.settimeout(left)
+
         try:
             self._sock.settimeout(budget)
-            deadline = time.monotonic() + budget
             protocol.send(self._sock, {"op": op, "seq": seq, **fields}, self.limits.max_message)
-            self._sock.settimeout(max(0.01, deadline - time.monotonic()))
-            reply = protocol.recv(self._rfile, protocol.HEADER_CAP, self.limits.max_message)
+            reply = protocol.recv(self._rfile, protocol.HEADER_CAP, self.limits.max_message, before_read=rearm)
         except TimeoutError:
             if remaining < timeout:
                 raise self._die(StudentTimeout(self.limits.wall, "the session")) from None

@@ -184,11 +184,15 @@ def reader(sock: socket.socket) -> io.BufferedReader:
     return sock.makefile("rb", buffering=READ_BUFFER)
 
 
-def _recv_exact_into(src, buf, first: bool = False) -> None:
-    read_into = src.recv_into if isinstance(src, socket.socket) else src.readinto
+def _recv_exact_into(src, buf, first: bool = False, before_read=None) -> None:
+    # readinto1: at most one read of the socket per call (readinto loops over reads until the buffer
+    # is full, and ``before_read`` would never run in between).
+    read_into = src.recv_into if isinstance(src, socket.socket) else src.readinto1
     view = memoryview(buf)
     got = 0
     while got < len(view):
+        if before_read is not None:
+            before_read()
         n = read_into(view[got:])
         if not n:
             if first and got == 0:
@@ -354,16 +358,20 @@ def _decode_parsed(header: dict, body: bytes | bytearray):
     return dec(header["v"], 0)
 
 
-def recv(sock: socket.socket | io.BufferedReader, header_cap: int = HEADER_CAP, body_cap: int = BODY_CAP):
+def recv(sock: socket.socket | io.BufferedReader, header_cap: int = HEADER_CAP, body_cap: int = BODY_CAP,
+         before_read=None):
     """Read one message from a socket or its ``reader``; raises PeerClosed on a clean EOF,
-    ProtocolError on anything malformed."""
+    ProtocolError on anything malformed. ``before_read`` is called before every read of the
+    socket: a socket's timeout bounds one read, so a peer that sends a byte now and then would
+    hold ``recv`` for as long as it likes; the caller re-arms the timeout to what is left of its
+    deadline there (or raises TimeoutError)."""
     lb = bytearray(4)
-    _recv_exact_into(sock, lb, first=True)
+    _recv_exact_into(sock, lb, first=True, before_read=before_read)
     (hlen,) = _LEN.unpack(lb)
     if hlen > header_cap:
         raise ProtocolError(f"header of {hlen} bytes exceeds the cap of {header_cap}")
     hb = bytearray(hlen)
-    _recv_exact_into(sock, hb)
+    _recv_exact_into(sock, hb, before_read=before_read)
     # Peek at the declared body length before allocating the body.
     header = _parse_header(hb)
     header_n = header.get("n")
@@ -372,5 +380,5 @@ def recv(sock: socket.socket | io.BufferedReader, header_cap: int = HEADER_CAP, 
     if header_n > body_cap:
         raise ProtocolError(f"body of {header_n} bytes exceeds the cap of {body_cap}")
     body = bytearray(header_n)
-    _recv_exact_into(sock, body)
+    _recv_exact_into(sock, body, before_read=before_read)
     return _decode_parsed(header, body)

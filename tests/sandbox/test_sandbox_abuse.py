@@ -252,6 +252,19 @@ def test_descriptors_naming_the_same_bytes_are_refused_before_anything_is_decode
     assert_healthy(executor)
 
 
+def test_a_reply_trickled_byte_by_byte_times_out_at_the_call_timeout(executor):
+    with open_session(executor, "trickled_reply.py") as s:
+        s.load()
+        h = s.new("Model")
+        t0 = time.monotonic()
+        with pytest.raises(StudentTimeout) as ei:
+            s.call(h, "__call__", X)
+        elapsed = time.monotonic() - t0
+        assert ei.value.seconds == executor.limits.call_timeout      # not the session's wall limit
+        assert elapsed < executor.limits.call_timeout + 1.5, elapsed
+    assert_healthy(executor)
+
+
 def test_exit_at_import(executor):
     with open_session(executor, "exit_at_import.py") as s:
         with pytest.raises(SandboxDied, match="exited with code 0"):
