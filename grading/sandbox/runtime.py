@@ -495,7 +495,8 @@ def prepare_process(workdir: str = WORKDIR) -> None:
     * no trace of the zygote's command line, ``__main__`` module, project modules or editable
       install hooks in ``sys`` (see :func:`before_forks`); ``sys.path[0]`` is the working
       directory, as for a script;
-    * ``input()`` answers as if Enter were pressed (there is no keyboard), see :func:`_no_keyboard_input`.
+    * ``input()`` answers as if Enter were pressed (there is no keyboard), see :func:`_no_keyboard_input`;
+    * ``torch.set_num_threads`` keeps one thread, see :func:`_one_thread`.
     """
     _fresh_stdio()
     os.mkdir(workdir, 0o755)
@@ -516,6 +517,20 @@ def prepare_process(workdir: str = WORKDIR) -> None:
     sys.path_hooks[:] = [h for h in sys.path_hooks if not _editable(h)]
     sys.meta_path[:] = [_NoWrittenModules] + [f for f in sys.meta_path if not _editable(f)]
     builtins.input = _no_keyboard_input
+    torch.set_num_threads = _one_thread
+
+
+_set_num_threads = torch.set_num_threads
+
+
+def _one_thread(num: int) -> None:
+    """``torch.set_num_threads`` in the jail: the argument is checked as torch checks it, and the
+    process keeps its one thread (as after the top level, :meth:`Runtime._restore_defaults`). The
+    jail allows 16 threads in all (RLIMIT_NPROC): asking for more, ``torch.set_num_threads(64)`` or
+    ``os.cpu_count()`` on a big host, in a constructor or a forward, ended the process at the next
+    parallel operation ("libgomp: Thread creation failed", exit code 1), in every test."""
+    _set_num_threads(num)
+    _set_num_threads(1)
 
 
 # Modules of forbidden functions that were not imported when the watch was installed: wrapped on import.

@@ -172,6 +172,34 @@ def test_torch_defaults_changed_at_the_top_level_are_restored_after_load(executo
     assert g is not None and g.dtype == torch.float32 and g.abs().sum() > 0
 
 
+THREADS_IN_CALLS = '''
+import torch
+
+class Wide(torch.nn.Module):
+    def __init__(self, threads):
+        super().__init__()
+        torch.set_num_threads(threads)      # e.g. os.cpu_count() on a 64-core host
+
+    def forward(self, x):
+        torch.set_num_threads(64)
+        return (x @ x).sum(), torch.get_num_threads()
+'''
+
+
+def test_asking_for_more_threads_than_the_jail_allows_keeps_one_thread(executor):
+    # Before: the first parallel operation after set_num_threads(64) ended the jail with exit code 1
+    # ("libgomp: Thread creation failed"): every test of such a file failed.
+    x = torch.randn(512, 512)
+    with open_session(executor, THREADS_IN_CALLS) as s:
+        s.load()
+        h = s.new("Wide", 64)
+        total, threads = s.call(h, "__call__", x)
+        assert threads == 1 and torch.allclose(total, (x @ x).sum(), rtol=1e-4)
+        with pytest.raises(StudentError, match="positive"):
+            s.new("Wide", 0)                  # torch's own check of the argument still applies
+        assert s.call(h, "__call__", x)[1] == 1
+
+
 def test_set_default_tensor_type_is_undone(executor):
     src = ("import torch\ntorch.set_default_tensor_type(torch.DoubleTensor)\n"
            "def f():\n    return [str(torch.tensor([1.0]).dtype), str(torch.Tensor(2).dtype),"
