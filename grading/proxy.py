@@ -17,6 +17,7 @@ is an infrastructure failure and propagates as :class:`InfrastructureError`.
 from __future__ import annotations
 
 import copy
+import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -78,6 +79,33 @@ def _kind_of(exc: BaseException) -> str | None:
 def _clip(text: Any, limit: int = MAX_MESSAGE) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# How the sandbox says a jail ended (grading.sandbox.client._describe_status), in both languages.
+_DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en, zh) for p, en, zh in (
+    (r"CPU time limit exceeded \((?P<used>[^ ]+) s CPU, limit (?P<limit>[^ ]+) s\)",
+     "CPU time limit exceeded ({used} s CPU, limit {limit} s)", "超出 CPU 时间上限（已用 {used} 秒 CPU，上限 {limit} 秒）"),
+    (r"file size limit exceeded \(SIGXFSZ\)", "file size limit exceeded (SIGXFSZ)", "写入的文件超出大小上限（SIGXFSZ）"),
+    (r"the sandboxed process crashed \(SIGSEGV\)", "the process crashed (SIGSEGV, a segmentation fault)",
+     "进程崩溃（SIGSEGV，段错误）"),
+    (r"the sandboxed process was killed by (?P<sig>[A-Za-z0-9 ]+)", "the process was killed by {sig}",
+     "进程被信号 {sig} 终止"),
+    (r"the sandboxed process exited with code (?P<code>-?\d+)", "the process exited with code {code}",
+     "进程以退出码 {code} 退出"),
+    (r"the sandboxed process ended \((?P<status>\w+)\)", "the process ended ({status})", "进程已结束（{status}）"),
+    (r"the session was closed", "the session was closed", "会话已关闭"),
+))
+
+
+def death_text(reason: Any) -> Msg:
+    """Why the student's process ended, in English and Chinese; a reason of another shape is shown
+    as it is in both (it is the sandbox's English)."""
+    text = _clip(reason)
+    for pattern, en, zh in _DEATHS:
+        m = pattern.fullmatch(text)
+        if m:
+            return msg(en.format(**m.groupdict()), zh.format(**m.groupdict()))
+    return msg(text, text)
 
 
 def packages_text(packages: Sequence[str]) -> Msg:
@@ -142,8 +170,8 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
                    f"导入 {filename} 超时（{_seconds(exc)} 秒）")
         return with_hint(text, load_hint(source, "StudentTimeout", None, "", filename))
     if kind == "SandboxDied":
-        reason = _clip(getattr(exc, "reason", exc))
-        return msg(f"{filename} crashed while importing: {reason}", f"导入 {filename} 时进程崩溃：{reason}")
+        reason = death_text(getattr(exc, "reason", exc))
+        return msg(f"{filename} crashed while importing: {reason['en']}", f"导入 {filename} 时进程崩溃：{reason['zh']}")
     return msg(f"{filename} could not be imported", f"{filename} 无法导入")
 
 
@@ -309,9 +337,9 @@ class StudentProxy:
                                           f"{both['zh']} 未在 {_seconds(exc)} 秒内结束")) from None
             if kind == "SandboxDied":
                 self._dead("failed")
-                reason = _clip(getattr(exc, "reason", exc))
-                raise Feedback(msg(f"your code's process stopped during {both['en']}: {reason}",
-                                   f"{both['zh']} 期间你的代码所在进程终止：{reason}")) from None
+                reason = death_text(getattr(exc, "reason", exc))
+                raise Feedback(msg(f"your code's process stopped during {both['en']}: {reason['en']}",
+                                   f"{both['zh']} 期间你的代码所在进程终止：{reason['zh']}")) from None
             raise InfrastructureError(f"sandbox failure during {both['en']}: {exc!r}") from exc
 
     # ---------------------------------------------------------------- generic access
@@ -394,4 +422,5 @@ class StudentProxy:
 
 
 __all__ = ["Feedback", "StudentTimedOut", "NotLoaded", "SessionLost", "InfrastructureError",
-           "expect", "StudentProxy", "InheritedSession", "student_error_text", "load_error_text", "not_loaded_text", "gave_up_text", "packages_text"]
+           "expect", "StudentProxy", "InheritedSession", "student_error_text", "load_error_text", "death_text",
+           "not_loaded_text", "gave_up_text", "packages_text"]

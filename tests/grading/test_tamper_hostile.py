@@ -217,6 +217,24 @@ def test_a_crash_costs_the_cpu_it_used_not_the_sessions_whole_reservation(execut
     assert not any("budget" in r for r in crashed["review"])
 
 
+@pytest.mark.parametrize(("how", "en", "zh"), [
+    ("ctypes.string_at(0)", "crashed (SIGSEGV, a segmentation fault)", "进程崩溃（SIGSEGV，段错误）"),
+    ("ctypes.CDLL(None).exit(3)", "exited with code 3", "进程以退出码 3 退出"),
+], ids=["segfault", "exit"])
+def test_how_the_process_ended_is_said_in_both_languages(executor, how, en, zh):
+    from tests.grading.helpers import code_names, english_in_zh
+
+    code = CORRECT.replace("import math\n", "import ctypes\nimport math\n", 1).replace(
+        "        assert q.ndim == k.ndim == v.ndim == 4\n",
+        f"        assert q.ndim == k.ndim == v.ndim == 4\n        if q.dtype == torch.float16:\n            {how}\n", 1)
+    result = _grade(executor, code)
+    assert result["status"] == "graded", result["message"]
+    crashed = next(t for t in result["tests"] if t["id"] == "test_half_precision_large_logits")
+    assert crashed["outcome"] == "failed" and crashed["points"] == 0
+    assert en in crashed["feedback"]["en"] and zh in crashed["feedback"]["zh"]
+    assert english_in_zh(crashed["feedback"]["zh"], code_names(code)) == []
+
+
 def test_nan_and_inf_results_are_graded_and_serialisable(executor, honest):
     result = _grade(executor, WRONG + NAN_EVERYWHERE)
     assert result["status"] == "graded", result["message"]
