@@ -137,9 +137,20 @@ def _error_result(assignment: str, message: str, log: list[str], t0: float, rubr
             "duration_s": round(time.perf_counter() - t0, 3), "review": [], "log": _cap_log(log)}
 
 
-def _cap_log(log: list[str]) -> str:
+REVIEW_LINE_CAP = 2_000          # characters of one REVIEW line in the log (the result's review is whole)
+
+
+def _cap_log(log: list[str], tail: list[str] = ()) -> str:
+    """The instructor log, at most about LOG_CAP characters: what is cut is the end of ``log``, never
+    ``tail`` (the REVIEW lines). The pages show the log's last 20,000 characters (worker/runs.py), and
+    the REVIEW lines there are the instructor's flag: a submission printing 64 KiB in each of its
+    sessions made the log longer than LOG_CAP, and cutting its end took the flags with it."""
+    end = "\n".join(str(x) if len(str(x)) <= REVIEW_LINE_CAP else str(x)[:REVIEW_LINE_CAP - 1] + "…" for x in tail)
     text = "\n".join(str(x) for x in log)
-    return text if len(text) <= LOG_CAP else text[:LOG_CAP] + "\n[log truncated]"
+    room = max(0, LOG_CAP - len(end))
+    if len(text) > room:
+        text = text[:room] + "\n[log truncated]"
+    return "\n".join(part for part in (text, end) if part)
 
 
 class _ReviewTooLong(Exception):
@@ -357,8 +368,6 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     if child.get("budget_exhausted"):
         review.append(f"the grading's budget ({settings.GRADING_BUDGET_S:g} s, "
                       f"{settings.GRADING_CPU_BUDGET_S:g} s CPU) ran out; the remaining tests are timeout")
-    # Last, so that the stored tail of the log keeps it.
-    log.extend(f"REVIEW: {reason}" for reason in review)
     return {
         "status": "graded",
         "message": cat(*messages, sep=SEMI) if messages else None,
@@ -375,7 +384,8 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
         "grader_version": state.version,
         "duration_s": round(time.perf_counter() - t0, 3),
         "review": review,
-        "log": _cap_log(log),
+        # REVIEW lines last, so that the stored tail of the log keeps them, whatever the log's length.
+        "log": _cap_log(log, [f"REVIEW: {reason}" for reason in review]),
     }
 
 

@@ -235,6 +235,24 @@ def test_how_the_process_ended_is_said_in_both_languages(executor, how, en, zh):
     assert english_in_zh(crashed["feedback"]["zh"], code_names(code)) == []
 
 
+def test_a_flooded_log_keeps_its_review_flags_where_the_pages_show_them(executor):
+    # 64 KiB of output in each of its sessions (each crash adds one) made the log longer than LOG_CAP,
+    # and the cut at its end took the REVIEW lines: the stored excerpt (the log's last 20,000
+    # characters, worker/runs.py) showed no flag for a fused kernel reached through torch.ops.
+    from grading.runner import LOG_CAP
+
+    code = FUSED_THROUGH_OPS.replace("import math\n", "import ctypes\nimport math\n", 1).replace(
+        "        assert q.ndim == k.ndim == v.ndim == 4\n",
+        "        assert q.ndim == k.ndim == v.ndim == 4\n"
+        "        if q.dtype == torch.float16 or (k.shape[-2] == 7 and v.shape[-1] == 6):\n"
+        "            ctypes.string_at(0)\n", 1) + "\nprint('x' * 70000)\n"
+    result = _grade(executor, code)
+    assert result["status"] == "graded", result["message"]
+    assert "[log truncated]" in result["log"] and len(result["log"]) <= LOG_CAP + 100
+    excerpt = result["log"][-20_000:]
+    assert result["review"] and all(f"REVIEW: {reason}" in excerpt for reason in result["review"])
+
+
 def test_nan_and_inf_results_are_graded_and_serialisable(executor, honest):
     result = _grade(executor, WRONG + NAN_EVERYWHERE)
     assert result["status"] == "graded", result["message"]
