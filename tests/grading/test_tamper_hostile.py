@@ -127,6 +127,38 @@ ScaledDotProductAttention.forward = _leaky
 '''
 
 
+# Each call of the single-head module returns its (correct) values in another odd form: devices and
+# layouts the wire cannot carry, a wrapper subclass whose every operation raises, shapes of 0 to 8
+# dimensions or of 2**60 elements, integer and bool dtypes, overlapping strides, containers.
+ODD_RESULTS = '''
+class _Raising(torch.Tensor):
+    @staticmethod
+    def __new__(cls, elem):
+        return torch.Tensor._make_wrapper_subclass(cls, elem.shape, dtype=elem.dtype, strides=elem.stride())
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        raise SystemExit(0)
+
+_ODD = [
+    lambda o: o.to("meta"), lambda o: o.to_sparse(), lambda o: torch.nested.nested_tensor([o.reshape(-1)]),
+    lambda o: torch.quantize_per_tensor(o.float(), 0.1, 0, torch.qint8), lambda o: o.to(torch.complex64),
+    lambda o: torch.tensor(1.0), lambda o: o.reshape(*o.shape, 1, 1, 1, 1), lambda o: torch.empty(0, 2 ** 40, 2 ** 20),
+    lambda o: o > 0, lambda o: o.long(), lambda o: o.reshape(-1)[:1].expand(2 ** 60),
+    lambda o: o.as_strided(o.shape, [0] * o.dim()), lambda o: (o,) * 4000, lambda o: {"output": o},
+    lambda o: (x for x in ()), lambda o: _Raising(o), lambda o: o.double(), lambda o: o.bfloat16(),
+]
+_calls = [0]
+_honest_sdpa = ScaledDotProductAttention.forward
+def _odd(self, *a, **k):
+    out = _honest_sdpa(self, *a, **k)
+    _calls[0] += 1
+    form = _ODD[_calls[0] % len(_ODD)]
+    return tuple(form(o) for o in out) if isinstance(out, tuple) else form(out)
+ScaledDotProductAttention.forward = _odd
+'''
+
+
 def _grade(executor, code: str) -> dict:
     result = grade(GradeInput(code=code.encode()), "attention", executor)
     json.dumps(result, allow_nan=False)          # what the worker stores and the CLI prints
@@ -251,6 +283,16 @@ def test_a_flooded_log_keeps_its_review_flags_where_the_pages_show_them(executor
     assert "[log truncated]" in result["log"] and len(result["log"]) <= LOG_CAP + 100
     excerpt = result["log"][-20_000:]
     assert result["review"] and all(f"REVIEW: {reason}" in excerpt for reason in result["review"])
+
+
+def test_results_in_every_odd_form_are_the_students_failures_and_the_next_grading_is_exact(executor):
+    t0 = time.monotonic()
+    result = _grade(executor, CORRECT + ODD_RESULTS)
+    assert result["status"] == "graded", result["message"]
+    assert time.monotonic() - t0 < settings.GRADING_BUDGET_S
+    assert "error" not in _outcomes(result).values()     # no check crashed on what it was given
+    assert result["total"] < 85
+    assert _grade(executor, CORRECT)["total"] == 85
 
 
 def test_nan_and_inf_results_are_graded_and_serialisable(executor, honest):
