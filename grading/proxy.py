@@ -32,6 +32,9 @@ MAX_MESSAGE = 300
 # How Chinese feedback introduces an exception's own (English) message, kept as PyTorch or Python
 # wrote it: the reader can search for it, and translating it could change its meaning.
 ORIGINAL_MESSAGE_ZH = "PyTorch/Python 报错原文："
+# The kind the sandbox gives a reply it could not encode or the client could not decode: the grader's
+# words, not PyTorch's (grading/sandbox/runtime.py, client.py).
+INVALID_RESULT = "InvalidResult"
 
 
 # --------------------------------------------------------------------------- feedback exceptions
@@ -142,6 +145,13 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     where_en = f" at {filename} line {lineno}" if lineno else ""
     where_zh = f"（{filename} 第 {lineno} 行）" if lineno else ""
     detail = _clip(message)
+    if kind == INVALID_RESULT:
+        # Not an exception of the student's code: the sandbox (its encoder, or the client checking a
+        # reply) could not carry what the code returned back to the tests, and said why in English.
+        return msg(f"{what['en']} returned something the grader could not carry out of the sandbox"
+                   + (f": {detail}" if detail else ""),
+                   f"{what['zh']} 返回的内容无法从沙箱传回评分系统"
+                   + (f"（评分系统的英文说明：{detail}）" if detail else ""))
     text = msg(f"{what['en']} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
                f"{what['zh']} 抛出 {kind}{where_zh}" + (f"，{ORIGINAL_MESSAGE_ZH}{detail}" if detail else ""))
     return cat(text, _import_note(exc, packages), sep=SEMI)

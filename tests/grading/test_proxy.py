@@ -71,6 +71,20 @@ def test_student_exception_becomes_actionable_feedback():
                                        "PyTorch/Python 报错原文：mat1 and mat2 shapes cannot be multiplied")
 
 
+def test_a_reply_the_sandbox_could_not_carry_is_said_as_the_graders_words_in_both_languages():
+    from grading.proxy import ORIGINAL_MESSAGE_ZH, student_error_text
+
+    text = student_error_text("MultiHeadAttention.forward",
+                              StudentError("InvalidResult", "malformed reply from the sandbox"))
+    assert text["en"] == ("MultiHeadAttention.forward returned something the grader could not carry out of "
+                          "the sandbox: malformed reply from the sandbox")
+    assert text["zh"].startswith("MultiHeadAttention.forward 返回的内容无法从沙箱传回评分系统（评分系统的英文说明：")
+    assert ORIGINAL_MESSAGE_ZH not in text["zh"] and "raised" not in text["en"]
+    # PyTorch's own errors are still introduced as its original words
+    torch_error = student_error_text("f", StudentError("RuntimeError", "shape mismatch", 3))
+    assert ORIGINAL_MESSAGE_ZH in torch_error["zh"]
+
+
 def test_load_errors_are_messages_not_exceptions():
     p = _proxy("load-syntax")
     assert not p.load()
