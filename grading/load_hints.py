@@ -358,6 +358,13 @@ def _gpu_hint(source: str, lineno: int | None) -> Msg:
     return cat(text, msg(" " + where["en"][:1].upper() + where["en"][1:], where["zh"]))
 
 
+def gpu_note(message: str) -> Msg | None:
+    """For an exception raised while the tests call the student's code: when PyTorch's message
+    itself says a GPU was asked for (``.cuda()``, ``torch.device("cuda")``), that the grader has
+    only the CPU; None otherwise."""
+    return _gpu_hint("", None) if isinstance(message, str) and _NO_GPU.search(message) else None
+
+
 def _has_call(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Call) for n in ast.walk(node))
 
@@ -489,4 +496,4 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["load_hint", "python_lines", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["gpu_note", "load_hint", "python_lines", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]

@@ -25,7 +25,7 @@ from typing import Any
 from torch import Tensor
 
 from grading.i18n import SEMI, Msg, Text, as_msg, cat, msg
-from grading.load_hints import load_hint, with_hint
+from grading.load_hints import gpu_note, load_hint, with_hint
 from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
 
 MAX_MESSAGE = 300
@@ -154,7 +154,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
                    + (f"（评分系统的英文说明：{detail}）" if detail else ""))
     text = msg(f"{what['en']} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
                f"{what['zh']} 抛出 {kind}{where_zh}" + (f"，{ORIGINAL_MESSAGE_ZH}{detail}" if detail else ""))
-    return cat(text, _import_note(exc, packages), sep=SEMI)
+    return cat(text, _import_note(exc, packages) or gpu_note(str(message)), sep=SEMI)
 
 
 def load_error_text(exc: BaseException, filename: str = "attention.py",

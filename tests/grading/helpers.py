@@ -66,7 +66,7 @@ def code_names(source: str) -> frozenset[str]:
 
 def english_in_zh(zh: str, code: frozenset[str] = frozenset()) -> list[str]:
     """English left in a Chinese text: ASCII words that are neither code nor in ZH_KEPT_WORDS, and
-    ASCII "; " or ": " between Chinese clauses. Not read: quoted strings (names, code) and an
+    ASCII "; " or ": " between Chinese clauses. Not read: quoted strings and `code spans` (names, code) and an
     exception's own message, which follows ORIGINAL_MESSAGE_ZH up to the next "；". A word is code
     when it holds a digit, an upper-case letter or a character English words do not (``q_proj``,
     ``MultiHeadAttention``, ``softmax(...)``, ``[B,H,Nq,Nk]``, ``1e-05``), or when it is one of the
@@ -74,6 +74,7 @@ def english_in_zh(zh: str, code: frozenset[str] = frozenset()) -> list[str]:
     from grading.proxy import ORIGINAL_MESSAGE_ZH
 
     text = re.sub(re.escape(ORIGINAL_MESSAGE_ZH) + "[^；]*", "", zh)
+    text = re.sub(r"`[^`]*`", "", text)                    # code spans: code as written
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "", text)
     found = [f"separator {m.group()!r} in ...{text[max(0, m.start() - 12):m.end() + 6]}..."
              for m in _ASCII_SEPARATOR.finditer(text)]

@@ -112,6 +112,9 @@ def test_the_english_detector_flags_english_words_and_separators_but_not_code_or
     assert english_in_zh("抛出 RuntimeError（attention.py 第 3 行），PyTorch/Python 报错原文：shape '[2]' is "
                          "invalid for input of size 4") == []
     assert english_in_zh("PyTorch/Python 报错原文：x is bad；the rest") == ["the", "rest"]
+    # a code span is code (the GPU hint's `torch.device("cuda" if ... else "cpu")`), the words around it are not
+    assert english_in_zh("请用 `torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")` 选择设备") == []
+    assert english_in_zh("请用 `x.cpu()` or else 选择设备") == ["or", "else"]
 
 
 @pytest.mark.parametrize("name", ["mask_after_softmax", "mask_2d_only", "heads_no_transpose"])

@@ -396,3 +396,30 @@ def test_a_gpu_error_in_the_real_jail_reaches_the_load_error_with_its_hint(execu
     result = grade(GradeInput(code=source.encode()), "attention", executor)
     assert "Torch not compiled with CUDA enabled" in result["load_error"]["en"]
     assert "no GPU" in result["load_error"]["en"] and "没有 GPU" in result["load_error"]["zh"]
+
+
+# ------------------------------------------------------------------ a GPU asked for while the tests run
+def test_a_gpu_asked_for_at_run_time_is_told_the_grader_has_only_the_cpu():
+    from grading.proxy import student_error_text
+    exc = StudentError("AssertionError", "Torch not compiled with CUDA enabled", 38)
+    text = student_error_text("MultiHeadAttention.forward", exc)
+    assert text["en"].startswith("MultiHeadAttention.forward raised AssertionError at attention.py line 38: "
+                                 "Torch not compiled with CUDA enabled; the grader runs on the CPU and has no GPU")
+    assert "torch.cuda.is_available()" in text["en"]
+    assert "没有 GPU" in text["zh"] and "torch.cuda.is_available()" in text["zh"]
+    # no script-code advice: the line is inside forward, not at the top level
+    assert "__main__" not in text["en"] and "__main__" not in text["zh"]
+    # any other error gets no word about GPUs
+    other = student_error_text("MultiHeadAttention.forward",
+                               StudentError("RuntimeError", "Expected all tensors to be on the same device", 38))
+    assert "GPU" not in other["en"] and "GPU" not in other["zh"]
+
+
+def test_a_gpu_asked_for_inside_forward_in_the_real_jail_gets_the_cpu_hint_in_every_failed_test(executor):
+    source = (SUBMISSIONS / "faulty" / "mha_moves_input_to_cuda.py").read_text(encoding="utf-8")
+    failed = [t for t in grade(GradeInput(code=source.encode()), "attention", executor)["tests"]
+              if t["outcome"] != "passed"]
+    assert failed and all("MultiHeadAttention.forward" in t["feedback"]["en"] for t in failed), failed
+    for t in failed:
+        assert "CUDA" in t["feedback"]["en"] and "has no GPU" in t["feedback"]["en"], t
+        assert "没有 GPU" in t["feedback"]["zh"], t
