@@ -236,11 +236,15 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     def proj(t: Tensor, name: str) -> Tensor:
         if fault == "shared_q":
             name = "q_proj"
+        elif fault == "kv_swapped" and name in ("k_proj", "v_proj"):
+            name = "v_proj" if name == "k_proj" else "k_proj"
         return F.linear(t, p[f"{name}.weight"], p[f"{name}.bias"])
 
     def split(t: Tensor, n: int) -> Tensor:
         if fault == "split_no_transpose":
             return t.reshape(B, num_heads, n, head_dim)
+        if fault == "split_dim_first":           # view(B, N, head_dim, H): head h takes every H-th feature
+            return t.view(B, n, head_dim, num_heads).permute(0, 3, 1, 2)
         return t.view(B, n, num_heads, head_dim).transpose(1, 2)
 
     q, k, v = split(proj(xd, "q_proj"), Nq), split(proj(ctx, "k_proj"), Nk), split(proj(ctx, "v_proj"), Nk)
@@ -290,13 +294,20 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         o = o.transpose(1, 2).reshape(B, Nq, inner)
     if fault == "out_proj_skipped":             # the merged heads returned as they are
         return (o, w) if inner == d_model else None
-    return F.linear(o, p["out_proj.weight"], p["out_proj.bias"]), w
+    if fault == "split_dim_first" and num_heads == 1:
+        return None                             # one head: the split is the same either way
+    out = F.linear(o, p["out_proj.weight"], p["out_proj.bias"])
+    if fault in ("residual", "residual_layer_norm"):   # x + attention: the block's residual, inside
+        out = out + xd
+    if fault in ("layer_norm", "residual_layer_norm"):  # an nn.LayerNorm(d_model) as built (weight 1, bias 0)
+        out = F.layer_norm(out, (d_model,))
+    return out, w
 
 
 MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_dim_first", "shared_q", "kv_from_x",
               "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis",
               "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored", "mask_after_softmax",
-              "out_proj_skipped")
+              "out_proj_skipped", "kv_swapped", "split_dim_first", "residual", "layer_norm", "residual_layer_norm")
 
 
 def warm() -> None:

@@ -94,6 +94,28 @@ FAULTS: dict[str, Msg] = {
                             "whatever num_heads is, 1 included",
                             "输出与合并后的 head 不经过 out_proj 直接返回的结果一致：无论 num_heads 是多少（包括 1），"
                             "都要应用 out_proj"),
+    "kv_swapped": msg("the output matches keys projected with v_proj and values with k_proj: K = k_proj(context), "
+                      "V = v_proj(context)",
+                      "输出与 key 用 v_proj、value 用 k_proj 投影的结果一致：应为 K = k_proj(context)，V = v_proj(context)"),
+    "split_dim_first": msg("the output matches heads split with view(B, N, head_dim, H), so that each head takes "
+                           "every H-th feature: split with view(B, N, H, head_dim).transpose(1, 2), head h taking "
+                           "features [h*head_dim, (h+1)*head_dim)",
+                           "输出与用 view(B, N, head_dim, H) 拆分 head 的结果一致，这样每个 head 取的是每隔 H 个的特征："
+                           "应使用 view(B, N, H, head_dim).transpose(1, 2) 拆分，第 h 个 head 取特征 "
+                           "[h*head_dim, (h+1)*head_dim)"),
+    "residual": msg("the output matches out_proj(...) plus the input x: MultiHeadAttention returns out_proj of the "
+                    "merged heads alone; the residual connection belongs to the Transformer block around it",
+                    "输出与 out_proj(...) 再加上输入 x 的结果一致：MultiHeadAttention 只返回合并后各 head 经 out_proj "
+                    "的结果；残差连接属于外层的 Transformer 模块"),
+    "layer_norm": msg("the output matches out_proj(...) passed through a LayerNorm: MultiHeadAttention returns "
+                      "out_proj of the merged heads alone; normalisation belongs to the Transformer block around it",
+                      "输出与 out_proj(...) 再经过 LayerNorm 的结果一致：MultiHeadAttention 只返回合并后各 head 经 "
+                      "out_proj 的结果；归一化属于外层的 Transformer 模块"),
+    "residual_layer_norm": msg("the output matches LayerNorm(x + out_proj(...)): MultiHeadAttention returns out_proj "
+                               "of the merged heads alone; the residual connection and the LayerNorm belong to the "
+                               "Transformer block around it",
+                               "输出与 LayerNorm(x + out_proj(...)) 的结果一致：MultiHeadAttention 只返回合并后各 head "
+                               "经 out_proj 的结果；残差连接和 LayerNorm 属于外层的 Transformer 模块"),
     "pad_inverted": msg("the padding mask acts inverted: True in key_padding_mask means padding (blocked)",
                         "padding mask 的极性反了：key_padding_mask 中 True 表示 padding（禁止读取）"),
     "pad_query_axis": msg("the padding mask is applied to the query axis: it marks keys, so it broadcasts "

@@ -356,3 +356,43 @@ def test_a_wrapper_mistake_is_named_only_when_a_second_case_of_other_sizes_repea
     assert diagnose.mha(out, w, **MHA_SETUP, **case) is not None                       # one case matches
     assert diagnose.mha(out, w, **MHA_SETUP, **case, student=Faulty(fault)) is not None  # repeated: named
     assert diagnose.mha(out, w, **MHA_SETUP, **case, student=OnlyAtBatchTwo(fault)) is None
+
+
+# Wrapper mistakes with a fault model of their own (round 14): each fixture makes one, with a correct
+# ScaledDotProductAttention, and the multi-head tests must name exactly it, in both languages.
+WRAPPER_FIXTURES = {"mha_kv_projections_swapped": "kv_swapped", "heads_split_head_dim_first": "split_dim_first",
+                    "mha_residual_inside": "residual", "mha_layer_norm_inside": "layer_norm",
+                    "mha_post_norm_residual": "residual_layer_norm"}
+MHA_PARITY_TESTS = ("test_mha_self_attention_parity", "test_mha_cross_attention_parity", "test_mha_custom_head_dim")
+
+
+@pytest.mark.parametrize("name", list(WRAPPER_FIXTURES))
+def test_a_wrapper_mistake_of_the_corpus_is_named_in_both_languages_and_nothing_else_is(executor, name):
+    from grading.runner import GradeInput, grade
+    from tests.grading.helpers import SUBMISSIONS
+
+    key = WRAPPER_FIXTURES[name]
+    result = grade(GradeInput(code=(SUBMISSIONS / "faulty" / f"{name}.py").read_bytes()), "attention", executor)
+    failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
+    assert set(MHA_PARITY_TESTS) <= set(failed), failed
+    for test_id in MHA_PARITY_TESTS:
+        fb = failed[test_id]
+        assert diagnose.FAULTS[key]["en"] in fb["en"] and diagnose.FAULTS[key]["zh"] in fb["zh"], fb
+    for test_id, fb in failed.items():
+        others = [k for k, text in diagnose.FAULTS.items() if k != key and (text["en"] in fb["en"]
+                                                                           or text["zh"] in fb["zh"])]
+        assert not others, (test_id, others)
+        # the ScaledDotProductAttention of these files is correct: it is never blamed
+        assert diagnose.SDPA_CULPRIT["en"] not in fb["en"] and diagnose.SDPA_CULPRIT["zh"] not in fb["zh"]
+    # the single-head tests of ScaledDotProductAttention all pass
+    assert not any(t.startswith(("test_output_parity", "test_weights_parity", "test_hand_example")) for t in failed)
+
+
+def test_the_new_wrapper_models_are_not_named_for_a_correct_wrapper_around_a_faulty_sdpa():
+    """A wrong scale in ScaledDotProductAttention under a correct wrapper changes every output, like
+    a residual or a LayerNorm would: it is named as the SDPA's own, never as these."""
+    student, case = WrappedSdpa(lambda q, k, mask: C.sdpa_fault_weights("scale_one", q, k, q, mask)), MHA_CASES["cross"]
+    out, w = student.mha(16, 2, 8, params=MHA_SETUP["params"])(**case, return_weights=True)
+    got = diagnose.mha(out, w, **MHA_SETUP, **case, student=student)
+    assert got is not None and diagnose.FAULTS["scale_one"]["en"] in got["en"]
+    assert not any(diagnose.FAULTS[k]["en"] in got["en"] for k in WRAPPER_FIXTURES.values())
