@@ -454,6 +454,85 @@ def _too_deep_hint(source: str, message: str) -> Msg | None:
     return None
 
 
+# ============================================================================ 8. a name the tests look up
+_DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _defined_names(tree: ast.Module) -> list[tuple[str, int]]:
+    """(name, line) of the module's own top-level classes, functions and assigned names, in order
+    (into if/try/with blocks, as they run at import)."""
+    found: list[tuple[str, int]] = []
+
+    def visit(body: Iterable[ast.stmt]) -> None:
+        for node in body:
+            if is_main_guard(node):
+                visit(node.orelse)
+            elif isinstance(node, _DEFS):
+                found.append((node.name, node.lineno))
+            elif isinstance(node, ast.Assign):
+                found.extend((t.id, node.lineno) for t in node.targets if isinstance(t, ast.Name))
+            elif isinstance(node, ast.If | ast.Try | ast.With | ast.TryStar):
+                for field in ("body", "orelse", "finalbody"):
+                    visit(getattr(node, field, []) or [])
+                for handler in getattr(node, "handlers", []) or []:
+                    visit(handler.body)
+
+    visit(tree.body)
+    return found
+
+
+def _close(a: str, b: str) -> bool:
+    """Two names a typo apart: equal but for case or underscores, or one edit (a letter added,
+    dropped or changed) apart in names of 8 letters or more."""
+    fold_a, fold_b = a.lower().replace("_", ""), b.lower().replace("_", "")
+    if fold_a == fold_b:
+        return True
+    if min(len(a), len(b)) < 8 or abs(len(fold_a) - len(fold_b)) > 3:
+        return False
+    import difflib
+    return difflib.SequenceMatcher(None, fold_a, fold_b).ratio() >= 0.9
+
+
+def missing_name_hint(source: str | None, name: str, filename: str = "attention.py") -> Msg | None:
+    """Why the tests found no ``name`` in the student's module, when its source shows it: a class
+    or function of that name that does not run at import (under the main guard, or inside a
+    function or class), or a top-level name a typo away (``MultiheadAttention``). None otherwise."""
+    if not isinstance(source, str) or not source or len(source) > MAX_SOURCE:
+        return None
+    try:
+        tree = parse_source(source)
+        if tree is None:
+            return None
+        top = _defined_names(tree)
+        if any(n == name for n, _ in top):
+            return None
+        for node in ast.walk(tree):
+            if isinstance(node, _DEFS) and node.name == name:
+                guarded = any(is_main_guard(g) and g.lineno <= node.lineno <= (g.end_lineno or g.lineno)
+                              for g in tree.body)
+                if guarded:
+                    return msg(f"{name} is defined at line {node.lineno}, under `{MAIN_GUARD}`, which does not run "
+                               f"when the grader imports {filename}: define it at the top level of the file.",
+                               f"{name} 定义在第 {node.lineno} 行，位于 `{MAIN_GUARD}` 之下，评分器导入 {filename} 时"
+                               "那里不会运行：请把它定义在文件的最外层。")
+                return msg(f"{name} is defined at line {node.lineno}, inside another function or class, where the "
+                           f"grader cannot find it: define it at the top level of {filename}.",
+                           f"{name} 定义在第 {node.lineno} 行，位于另一个函数或类的内部，评分器找不到它：请把它定义在 "
+                           f"{filename} 的最外层。")
+        near = [(n, line) for n, line in top if _close(n, name)]
+        if len(near) == 1:
+            other, line = near[0]
+            case_en = " (Python names are case-sensitive)" if other.lower() == name.lower() else ""
+            case_zh = "（Python 的名字区分大小写）" if other.lower() == name.lower() else ""
+            return msg(f"{filename} defines {other} (line {line}), not {name}: the tests look for the exact name "
+                       f"{name}{case_en}. Rename it.",
+                       f"{filename} 定义的是 {other}（第 {line} 行），不是 {name}：测试按确切的名字 {name} 查找"
+                       f"{case_zh}。请改名。")
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    return None
+
+
 # ============================================================================ the entry point
 def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
               filename: str = "attention.py") -> Msg | None:
@@ -496,4 +575,4 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["gpu_note", "load_hint", "python_lines", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["gpu_note", "load_hint", "missing_name_hint", "python_lines", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]

@@ -25,7 +25,7 @@ from typing import Any
 from torch import Tensor
 
 from grading.i18n import SEMI, Msg, Text, as_msg, cat, msg
-from grading.load_hints import gpu_note, load_hint, with_hint
+from grading.load_hints import gpu_note, load_hint, missing_name_hint, with_hint
 from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
 
 MAX_MESSAGE = 300
@@ -375,8 +375,10 @@ class StudentProxy:
             except Exception as exc:
                 if _kind_of(exc) == "StudentError" and getattr(exc, "kind", "") == "AttributeError" \
                         and handle.cls_name in str(getattr(exc, "message", exc)):
-                    raise Feedback(msg(f"{self.filename} does not define {handle.cls_name}",
-                                       f"{self.filename} 没有定义 {handle.cls_name}")) from None
+                    raise Feedback(with_hint(msg(f"{self.filename} does not define {handle.cls_name}",
+                                                 f"{self.filename} 没有定义 {handle.cls_name}"),
+                                             missing_name_hint(_source_of(session), handle.cls_name,
+                                                               self.filename))) from None
                 raise
         self._run(msg(f"creating {handle.label}", f"创建 {handle.label}"), make)
 
@@ -404,8 +406,9 @@ class StudentProxy:
             except Exception as exc:
                 if _kind_of(exc) == "StudentError" and getattr(exc, "kind", "") == "AttributeError" \
                         and getattr(exc, "lineno", None) is None and name in str(getattr(exc, "message", exc)):
-                    raise Feedback(msg(f"{self.filename} does not define {name}",
-                                       f"{self.filename} 没有定义 {name}")) from None
+                    raise Feedback(with_hint(msg(f"{self.filename} does not define {name}",
+                                                 f"{self.filename} 没有定义 {name}"),
+                                             missing_name_hint(_source_of(session), name, self.filename))) from None
                 raise
         return self._run(f"{name}()", call)
 

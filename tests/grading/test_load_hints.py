@@ -423,3 +423,51 @@ def test_a_gpu_asked_for_inside_forward_in_the_real_jail_gets_the_cpu_hint_in_ev
     for t in failed:
         assert "CUDA" in t["feedback"]["en"] and "has no GPU" in t["feedback"]["en"], t
         assert "没有 GPU" in t["feedback"]["zh"], t
+
+
+# ------------------------------------------------------------------ a class the tests cannot find
+def test_a_class_name_a_typo_away_is_named_with_its_line():
+    from grading.load_hints import missing_name_hint
+    source = BASE.replace("class MultiHeadAttention", "class MultiheadAttention")
+    line = source.splitlines().index(next(x for x in source.splitlines() if x.startswith("class Multihead"))) + 1
+    hint = _ok(missing_name_hint(source, "MultiHeadAttention"))
+    assert hint["en"] == (f"attention.py defines MultiheadAttention (line {line}), not MultiHeadAttention: the tests "
+                          "look for the exact name MultiHeadAttention (Python names are case-sensitive). Rename it.")
+    assert f"MultiheadAttention（第 {line} 行）" in hint["zh"] and "区分大小写" in hint["zh"]
+    typo = _ok(missing_name_hint(BASE.replace("ScaledDotProductAttention", "ScaledDotProductionAttention"),
+                                 "ScaledDotProductAttention"))
+    assert "defines ScaledDotProductionAttention" in typo["en"] and "case-sensitive" not in typo["en"]
+    assert "大小写" not in typo["zh"]
+
+
+def test_a_class_defined_where_import_does_not_reach_is_said_to_be_there():
+    from grading.load_hints import missing_name_hint
+    head, tail = BASE.split("class MultiHeadAttention", 1)
+    indented = "".join("    " + x if x.strip() else x for x in ("class MultiHeadAttention" + tail).splitlines(True))
+    guarded = _ok(missing_name_hint(head + 'if __name__ == "__main__":\n' + indented, "MultiHeadAttention"))
+    assert "under `if __name__ == \"__main__\":`" in guarded["en"] and "之下" in guarded["zh"]
+    nested = _ok(missing_name_hint(head + "def build():\n" + indented, "MultiHeadAttention"))
+    assert "inside another function or class" in nested["en"] and "内部" in nested["zh"]
+
+
+def test_no_class_hint_without_a_class_of_that_name_or_a_near_one_in_the_source():
+    from grading.load_hints import missing_name_hint
+    head = BASE.split("class MultiHeadAttention", 1)[0]
+    assert missing_name_hint(head, "MultiHeadAttention") is None                      # simply missing
+    assert missing_name_hint(head + "class CrossAttention:\n    pass\n", "MultiHeadAttention") is None
+    assert missing_name_hint(BASE, "MultiHeadAttention") is None                      # defined: nothing to say
+    assert missing_name_hint("def f(:\n", "MultiHeadAttention") is None               # does not parse
+    # two near names: which one was meant is not known, so neither is named
+    two = head + "class MultiheadAttention:\n    pass\n\nclass MultiHeadAtention:\n    pass\n"
+    assert missing_name_hint(two, "MultiHeadAttention") is None
+
+
+def test_a_misnamed_class_in_the_real_jail_gets_its_hint_in_every_test_that_builds_it(executor):
+    path = SUBMISSIONS / "faulty" / "mha_class_name_case.py"
+    result = grade(GradeInput(code=path.read_bytes()), "attention", executor)
+    missing = [t["feedback"] for t in result["tests"]
+               if t["outcome"] != "passed" and "does not define MultiHeadAttention" in t["feedback"]["en"]]
+    assert len(missing) >= 5, result["tests"]
+    for fb in missing:
+        assert "defines MultiheadAttention (line 20), not MultiHeadAttention" in fb["en"], fb
+        assert "定义的是 MultiheadAttention（第 20 行），不是 MultiHeadAttention" in fb["zh"], fb
