@@ -269,6 +269,51 @@ def _tab_hint(source: str, lineno: int, line: str) -> Msg | None:
                "to Spaces；PyCharm：Edit → Convert Indents → To Spaces）。")
 
 
+def _spaces(line: str) -> int | None:
+    """The width of a line's indentation when it is made of spaces only, else None."""
+    indent = line[: len(line) - len(line.lstrip(" \t\f"))]
+    return len(indent) if set(indent) <= {" "} else None
+
+
+def _previous_code_line(lines: list[str], lineno: int) -> int | None:
+    """The number of the last line before ``lineno`` holding code (not blank, not only a comment)."""
+    for n in range(lineno - 1, 0, -1):
+        text = lines[n - 1].strip()
+        if text and not text.startswith("#"):
+            return n
+    return None
+
+
+def _indent_hint(source: str, lineno: int, message: str) -> Msg | None:
+    """An IndentationError Python words in terms of blocks: the widths the line and the code line
+    before it have (spaces only; tabs are the TabError's and the character hint's)."""
+    lines = python_lines(source)
+    if not 1 <= lineno <= len(lines) or len(lines[lineno - 1]) > MAX_HINT_LINE:
+        return None
+    width = _spaces(lines[lineno - 1])
+    prev = _previous_code_line(lines, lineno)
+    if width is None or prev is None or len(lines[prev - 1]) > MAX_HINT_LINE:
+        return None
+    before = _spaces(lines[prev - 1])
+    if before is None:
+        return None
+    advice_en = "every line of a block the same indentation, 4 spaces per level."
+    advice_zh = "同一代码块的每一行缩进要相同，每一层用 4 个空格。"
+    if message.startswith("unindent does not match any outer indentation level") and before != width:
+        return msg(f"line {lineno} is indented by {width} spaces and line {prev} before it by {before}: "
+                   f"no enclosing block starts at {width} spaces. Give {advice_en}",
+                   f"第 {lineno} 行缩进了 {width} 个空格，它前面的第 {prev} 行缩进了 {before} 个：没有哪个外层"
+                   f"代码块是从 {width} 个空格开始的。{advice_zh}")
+    code = lines[prev - 1].split("#", 1)[0].rstrip()
+    opens = code.endswith((":", "\\", "(", "[", "{", ","))
+    if message.startswith("unexpected indent") and width > before and not opens:
+        return msg(f"line {lineno} is indented by {width} spaces, more than line {prev} before it ({before} spaces), "
+                   f"which does not end with ':' and so opens no block: give {advice_en}",
+                   f"第 {lineno} 行缩进了 {width} 个空格，比它前面的第 {prev} 行（{before} 个）多，而第 {prev} 行"
+                   f"不以“:”结尾，不会开始新的代码块：{advice_zh}")
+    return None
+
+
 # ============================================================================ 4. top-level script code
 def _statements(body: Iterable[ast.stmt]) -> Iterable[ast.stmt]:
     """Module-level statements, into if/try/with blocks (never into def/class bodies)."""
@@ -546,7 +591,8 @@ def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
     try:
         if kind in SYNTAX_KINDS and lineno:
             return (_notebook_hint(source, lineno) or _py312_hint(source, lineno, message)
-                    or _char_hint(source, lineno, kind, message))
+                    or _char_hint(source, lineno, kind, message)
+                    or (_indent_hint(source, lineno, message) if kind == "IndentationError" else None))
         if _NO_GPU.search(message):
             return _gpu_hint(source, lineno)
         if lineno and (kind in TOP_LEVEL_KINDS or _reads_input(source, lineno)):

@@ -471,3 +471,29 @@ def test_a_misnamed_class_in_the_real_jail_gets_its_hint_in_every_test_that_buil
     for fb in missing:
         assert "defines MultiheadAttention (line 20), not MultiHeadAttention" in fb["en"], fb
         assert "定义的是 MultiheadAttention（第 20 行），不是 MultiHeadAttention" in fb["zh"], fb
+
+
+# ------------------------------------------------------------------ indentation Python words in terms of blocks
+def test_an_unindent_that_matches_no_block_is_told_the_widths_of_the_line_and_the_one_before():
+    sdpa_line = "        weights = scores.softmax(-1)"
+    source = BASE.replace(sdpa_line, " " + sdpa_line, 1)                  # one space too many
+    kind, line, text = _syntax(source)
+    assert kind == "IndentationError" and text.startswith("unindent does not match")
+    hint = _ok(load_hint(source, kind, line, text))
+    assert line == SDPA_LINE      # dedented from the if-body's 12 spaces to 9, a width no open block has
+    assert hint["en"] == (f"line {line} is indented by 9 spaces and line {line - 1} before it by 12: no enclosing "
+                          "block starts at 9 spaces. Give every line of a block the same indentation, 4 spaces "
+                          "per level.")
+    assert f"第 {line} 行缩进了 9 个空格，它前面的第 {line - 1} 行缩进了 12 个" in hint["zh"]
+
+
+def test_an_unexpected_indent_is_told_the_line_before_opens_no_block():
+    source = "import torch\n  x = 1\n"
+    hint = _ok(_hint(source))
+    assert hint["en"].startswith("line 2 is indented by 2 spaces, more than line 1 before it (0 spaces), which does "
+                                 "not end with ':'")
+    assert "第 1 行不以“:”结尾" in hint["zh"]
+    # a line before that does open something, or tabs, or another IndentationError: no such hint
+    assert load_hint("x = [\n    1,\n]\n", "IndentationError", 2, "unexpected indent") is None
+    assert load_hint("import torch\n\tx = 1\n", "IndentationError", 2, "unexpected indent") is None
+    assert load_hint("if x:\npass\n", *_syntax("if x:\npass\n")) is None     # expected an indented block

@@ -227,3 +227,35 @@ def test_a_note_from_the_grader_is_shown_with_the_score_in_the_students_language
     assert note["en"] in client.get(f"/submissions/{sub.id}").get_data(as_text=True)
     client.get("/lang/zh")
     assert note["zh"] in client.get(f"/submissions/{sub.id}").get_data(as_text=True)
+
+
+def test_an_indentation_error_page_shows_the_error_its_line_and_the_checked_hint_in_both_languages(client, web, course):
+    """The load error as the engine builds it (grading.proxy.load_error_text with the source) reaches
+    the result page whole: Python's words, the highlighted line, and the widths the hint read."""
+    import html as html_lib
+    import re
+
+    from app.storage import BlobStore
+    from app.submitting import Upload, submit
+    from grading.proxy import load_error_text
+    from grading.sandbox import StudentError
+
+    code = ("import torch\n\n\ndef scale(x):\n        y = x * 2\n      return y\n")   # 8 then 6 spaces
+    sub = submit(course["assignment"], course["alice"], Upload("attention.py", code.encode()),
+                 store=BlobStore(web.app.config["UPLOAD_DIR"]), max_pending=0)
+    error = StudentError("IndentationError", "unindent does not match any outer indentation level", 6)
+    result = realistic_result()
+    for t in result["tests"]:
+        t.update(outcome="failed", points=0,
+                 feedback={"en": "not run: attention.py did not load", "zh": "未运行：attention.py 无法导入"})
+    result["load_error"] = load_error_text(error, source=code)
+    web.grade(sub, result)
+    web.login(client, course["alice"])
+    for lang, says in (("en", ("IndentationError at line 6", "line 6 is indented by 6 spaces and line 5 before it "
+                                                            "by 8: no enclosing block starts at 6 spaces")),
+                       ("zh", ("第 6 行出现 IndentationError", "第 6 行缩进了 6 个空格，它前面的第 5 行缩进了 8 个"))):
+        client.get(f"/lang/{lang}")
+        page = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
+        shown = html_lib.unescape(page[page.index('id="load-error"'):page.index('id="tests-title"')])
+        assert all(s in shown for s in says), shown
+        assert re.search(r'<span class="hit"><span class="ln" aria-hidden="true">6</span>\s*return y', shown)
