@@ -248,12 +248,19 @@ def validate(t: Any, shape: list[int] | None, who: str, part: str, swapped: list
     if shape is None or list(t.shape) == list(shape):
         return
     got, want = _shape(t.shape), _shape(shape)
+    has = "have" if part == "weights" else "has"
     if swapped is not None and list(t.shape) == list(swapped):
-        raise Feedback(msg(f"the {part} of {who} has shape {got}, expected {want}: it has one row per key "
+        raise Feedback(msg(f"the {part} of {who} {has} shape {got}, expected {want}: it has one row per key "
                            "instead of one per query (the output length follows the queries)",
                            f"{who} 的{zh_part} shape 为 {got}，应为 {want}：它每个 key 一行，而不是每个 query 一行"
                            "（输出长度跟随 query）"))
-    raise Feedback(msg(f"the {part} of {who} has shape {got}, expected {want}",
+    if part == "weights" and len(shape) == 4 and list(t.shape) == [shape[0], *shape[2:]]:
+        raise Feedback(msg(f"the weights of {who} have shape {got}, expected {want}: that is the expected shape "
+                           f"without the head axis (dim 1, of size {shape[1]}): return the weights of every head "
+                           "separately, one [Nq, Nk] matrix per head",
+                           f"{who} 的权重 shape 为 {got}，应为 {want}：这是去掉 head 轴（dim 1，大小为 {shape[1]}）"
+                           "后的 shape：应分别返回每个 head 的权重，每个 head 一个 [Nq, Nk] 矩阵"))
+    raise Feedback(msg(f"the {part} of {who} {has} shape {got}, expected {want}",
                        f"{who} 的{zh_part} shape 为 {got}，应为 {want}"))
 
 

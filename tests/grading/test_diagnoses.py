@@ -396,3 +396,35 @@ def test_the_new_wrapper_models_are_not_named_for_a_correct_wrapper_around_a_fau
     got = diagnose.mha(out, w, **MHA_SETUP, **case, student=student)
     assert got is not None and diagnose.FAULTS["scale_one"]["en"] in got["en"]
     assert not any(diagnose.FAULTS[k]["en"] in got["en"] for k in WRAPPER_FIXTURES.values())
+
+
+def test_weights_without_the_head_axis_are_said_to_lack_it_and_other_shapes_are_not():
+    from grader_tests.attention.drivers import validate
+
+    def said(shape):
+        try:
+            validate(torch.zeros(*shape), [2, 4, 3, 6], "MultiHeadAttention", "weights", swapped=[2, 4, 6, 3])
+        except Feedback as exc:
+            return exc.message
+        raise AssertionError("accepted")
+
+    headless = said([2, 3, 6])
+    assert headless["en"] == ("the weights of MultiHeadAttention have shape [2,3,6], expected [2,4,3,6]: that is the "
+                              "expected shape without the head axis (dim 1, of size 4): return the weights of every "
+                              "head separately, one [Nq, Nk] matrix per head")
+    assert "去掉 head 轴（dim 1，大小为 4）" in headless["zh"]
+    for other in ([2, 4, 6, 3], [2, 3, 6, 4], [3, 6]):
+        assert "head axis" not in said(other)["en"] and "head 轴" not in said(other)["zh"]
+
+
+def test_a_wrapper_averaging_its_weights_over_heads_is_told_so_in_every_weights_test(executor):
+    from grading.runner import GradeInput, grade
+    from tests.grading.helpers import SUBMISSIONS
+
+    path = SUBMISSIONS / "faulty" / "mha_weights_averaged_over_heads.py"
+    failed = {t["id"]: t["feedback"] for t in grade(GradeInput(code=path.read_bytes()), "attention", executor)["tests"]
+              if t["outcome"] != "passed"}
+    for test_id in ("test_mha_weights_per_head", "test_mha_additive_mask", "test_padding_keys_get_zero_weight"):
+        assert "without the head axis (dim 1, of size 4)" in failed[test_id]["en"], failed[test_id]
+        assert "去掉 head 轴（dim 1，大小为 4）" in failed[test_id]["zh"], failed[test_id]
+    assert "without the head axis (dim 1, of size 1)" in failed["test_mha_single_head"]["en"]
