@@ -257,9 +257,13 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
                 return None
             mask = torch.zeros(B, 1, Nq, 1, dtype=torch.float64).masked_fill(
                 key_padding_mask[:, None, :, None], NEG_INF)
+        elif fault == "pad_on_values":          # the padded keys' values zeroed instead of their scores blocked
+            if not bool(key_padding_mask.any()):
+                return None
+            v = v.masked_fill(key_padding_mask[:, None, :, None], 0.0)
         elif fault != "pad_ignored":
             mask = mask.masked_fill(key_padding_mask[:, None, None, :], NEG_INF)
-    elif fault in ("pad_inverted", "pad_query_axis", "pad_ignored"):
+    elif fault in ("pad_inverted", "pad_query_axis", "pad_ignored", "pad_on_values"):
         return None
     if additive_mask is None and fault == "mask_ignored":
         return None
@@ -307,7 +311,8 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
 MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_dim_first", "shared_q", "kv_from_x",
               "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis",
               "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored", "mask_after_softmax",
-              "out_proj_skipped", "kv_swapped", "split_dim_first", "residual", "layer_norm", "residual_layer_norm")
+              "out_proj_skipped", "kv_swapped", "split_dim_first", "residual", "layer_norm", "residual_layer_norm",
+              "pad_on_values")
 
 
 def warm() -> None:

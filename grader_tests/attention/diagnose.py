@@ -121,6 +121,11 @@ FAULTS: dict[str, Msg] = {
     "pad_query_axis": msg("the padding mask is applied to the query axis: it marks keys, so it broadcasts "
                           "as [B, 1, 1, Nk]",
                           "padding mask 被用在了 query 轴上：它标记的是 key，应广播为 [B, 1, 1, Nk]"),
+    "pad_on_values": msg("the output matches the values of the padding keys set to zero while their scores stay "
+                         "in the softmax, so they still take weight: block them in the scores (-inf where "
+                         "key_padding_mask is True, before the softmax)",
+                         "输出与把 padding key 的 value 置零、但其 score 仍参与 softmax 的结果一致，因此它们仍然占有权重："
+                         "应在 score 上屏蔽它们（key_padding_mask 为 True 处加 -inf，在 softmax 之前）"),
     "pad_ignored": msg("the output is the one without the padding mask: here key_padding_mask had no effect",
                        "输出与不加 padding mask 时相同：这里 key_padding_mask 没有起作用"),
     "float16": msg("every returned value is exactly a float16 number: the computation runs in half "
@@ -451,6 +456,11 @@ def _confirmed_on(probe: _MhaCase, fault: str, d_model: int, head_dim: int) -> b
     return any(_matches(probe, key) for key in keys)
 
 
+# Mistakes whose outputs are the same numbers: only the weights tell them apart. Zeroing the padded
+# keys' weights after the softmax and zeroing their values give the same weighted sum.
+OUTPUT_TWINS = {"mask_after_softmax": ("pad_on_values",), "pad_on_values": ("mask_after_softmax",)}
+
+
 def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_heads: int, head_dim: int,
         x: Tensor, context: Tensor | None = None, additive_mask: Tensor | None = None,
         key_padding_mask: Tensor | None = None, *, student: MhaBuilder | None = None) -> Msg | None:
@@ -477,6 +487,8 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
     for fault in C.MHA_FAULTS:
         if not _matches(case, fault):
             continue
+        if weights is None and any(_matches(case, twin) for twin in OUTPUT_TWINS.get(fault, ())):
+            return None                 # the output alone cannot tell which of the two it is
         if student is not None:
             probe = probe or _probe_mha(student, case)
             if probe is None or not _confirmed_on(probe, fault, x.shape[-1], head_dim):

@@ -129,7 +129,9 @@ def test_mha_output_of_a_mistake_is_named_as_that_mistake_only(fault, case, out,
     expected = diagnose.FAULTS[diagnose.mha_key(fault, case["x"].shape[-1], MHA_SETUP["head_dim"])]
     assert diagnose.mha(out, w, **MHA_SETUP, **case) == expected
     output_only = diagnose.FAULTS["output_unmasked"] if fault == "mask_ignored" else expected
-    assert diagnose.mha(out, None, **MHA_SETUP, **case) == output_only
+    twins = [t for t in diagnose.OUTPUT_TWINS.get(fault, ())
+             if (got := C.mha_variant(fault=t, **MHA_SETUP, **case)) is not None and max_err(got[0], out) < 1e-6]
+    assert diagnose.mha(out, None, **MHA_SETUP, **case) == (None if twins else output_only)
     with_student = diagnose.mha(out, w, **MHA_SETUP, **case, student=Faulty(fault))
     if fault in C.SDPA_FAULTS:   # where the stand-in's ScaledDotProductAttention alone makes it: named as its own
         assert with_student in (expected, cat(diagnose.SDPA_CULPRIT, diagnose.FAULTS[fault], sep=SEMI))
@@ -362,8 +364,9 @@ def test_a_wrapper_mistake_is_named_only_when_a_second_case_of_other_sizes_repea
 # ScaledDotProductAttention, and the multi-head tests must name exactly it, in both languages.
 WRAPPER_FIXTURES = {"mha_kv_projections_swapped": "kv_swapped", "heads_split_head_dim_first": "split_dim_first",
                     "mha_residual_inside": "residual", "mha_layer_norm_inside": "layer_norm",
-                    "mha_post_norm_residual": "residual_layer_norm"}
+                    "mha_post_norm_residual": "residual_layer_norm", "padding_zeroes_values": "pad_on_values"}
 MHA_PARITY_TESTS = ("test_mha_self_attention_parity", "test_mha_cross_attention_parity", "test_mha_custom_head_dim")
+PADDING_TESTS = ("test_padding_keys_get_zero_weight", "test_mha_additive_mask", "test_mha_single_head")
 
 
 @pytest.mark.parametrize("name", list(WRAPPER_FIXTURES))
@@ -374,8 +377,9 @@ def test_a_wrapper_mistake_of_the_corpus_is_named_in_both_languages_and_nothing_
     key = WRAPPER_FIXTURES[name]
     result = grade(GradeInput(code=(SUBMISSIONS / "faulty" / f"{name}.py").read_bytes()), "attention", executor)
     failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
-    assert set(MHA_PARITY_TESTS) <= set(failed), failed
-    for test_id in MHA_PARITY_TESTS:
+    named_in = PADDING_TESTS if key.startswith("pad_") else MHA_PARITY_TESTS   # padding mistakes: padding tests
+    assert set(named_in) <= set(failed), failed
+    for test_id in named_in:
         fb = failed[test_id]
         assert diagnose.FAULTS[key]["en"] in fb["en"] and diagnose.FAULTS[key]["zh"] in fb["zh"], fb
     for test_id, fb in failed.items():
@@ -428,3 +432,16 @@ def test_a_wrapper_averaging_its_weights_over_heads_is_told_so_in_every_weights_
         assert "without the head axis (dim 1, of size 4)" in failed[test_id]["en"], failed[test_id]
         assert "去掉 head 轴（dim 1，大小为 4）" in failed[test_id]["zh"], failed[test_id]
     assert "without the head axis (dim 1, of size 1)" in failed["test_mha_single_head"]["en"]
+
+
+@pytest.mark.parametrize("name", ["self+pad", "cross+pad"])
+def test_padding_zeroed_after_the_softmax_and_on_the_values_are_told_apart_by_the_weights_only(name):
+    """Both give the same output: with the weights each is named, from the output alone neither."""
+    case = MHA_CASES[name]
+    (o1, w1), (o2, w2) = (C.mha_variant(fault=f, **MHA_SETUP, **case) for f in ("mask_after_softmax", "pad_on_values"))
+    assert max_err(o1, o2) < 1e-9 and max_err(w1, w2) > 0.1
+    assert diagnose.mha(o2.float(), w2.float(), **MHA_SETUP, **case) == diagnose.FAULTS["pad_on_values"]
+    assert diagnose.mha(o1.float(), w1.float(), **MHA_SETUP, **case) == diagnose.FAULTS["mask_after_softmax"]
+    assert diagnose.mha(o2.float(), None, **MHA_SETUP, **case) is None
+    assert diagnose.mha(o2.float(), w2.float(), **MHA_SETUP, **case, student=Faulty("pad_on_values")) == \
+        diagnose.FAULTS["pad_on_values"]
