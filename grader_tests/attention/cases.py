@@ -296,6 +296,10 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         o = o.permute(0, 2, 3, 1).reshape(B, Nq, inner)
     else:
         o = o.transpose(1, 2).reshape(B, Nq, inner)
+    if fault == "weights_transposed":           # the output right, the weights returned key x query
+        if Nq != Nk:
+            return None                         # the shape shows it (drivers.validate says so)
+        w = w.transpose(-2, -1)
     if fault == "out_proj_skipped":             # the merged heads returned as they are
         return (o, w) if inner == d_model else None
     if fault == "split_dim_first" and num_heads == 1:
@@ -308,11 +312,13 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     return out, w
 
 
+# Mistakes in the returned weights alone (the output is right): named only from weights of their shape.
+MHA_WEIGHTS_FAULTS = ("weights_transposed",)
 MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_dim_first", "shared_q", "kv_from_x",
               "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis",
               "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored", "mask_after_softmax",
               "out_proj_skipped", "kv_swapped", "split_dim_first", "residual", "layer_norm", "residual_layer_norm",
-              "pad_on_values")
+              "pad_on_values", "weights_transposed")
 
 
 def warm() -> None:

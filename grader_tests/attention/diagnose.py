@@ -394,10 +394,14 @@ def _probe_mha(student: MhaBuilder, case: _MhaCase) -> _MhaCase | None:
         kpm2[-1, -1] = True
     try:
         m = student.mha(dm, H, None if default else hd, params=C.mha_params(71, dm, H, hd))
-        out = m(x2, ctx2, am2, key_padding_mask=kpm2)
+        weights = None
+        if case.weights is None:
+            out = m(x2, ctx2, am2, key_padding_mask=kpm2)
+        else:                           # weights seen on the first case are compared on this one too
+            out, weights = m(x2, ctx2, am2, key_padding_mask=kpm2, return_weights=True)
     except Feedback:
         return None
-    return _MhaCase(out, None, m.params, H, hd, x2, ctx2, am2, kpm2)
+    return _MhaCase(out, weights, m.params, H, hd, x2, ctx2, am2, kpm2)
 
 
 def _sdpa_alone(student: MhaBuilder, case: _MhaCase) -> tuple[Tensor, ...] | None:
@@ -445,6 +449,8 @@ def _matches(case: _MhaCase, fault: str) -> bool:
     if got is None:
         return False
     ref_out, ref_w = got
+    if fault in C.MHA_WEIGHTS_FAULTS and (case.weights is None or case.weights.shape != ref_w.shape):
+        return False                    # the output is right: only weights of that shape can show it
     return _err(case.out, ref_out) < MATCH_TOL and (case.weights is None or case.weights.shape != ref_w.shape
                                                     or _err(case.weights, ref_w) < MATCH_TOL)
 

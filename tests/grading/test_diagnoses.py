@@ -37,17 +37,18 @@ class Faulty:
             def __init__(self):
                 self.params = params
 
-            def __call__(self, x, context=None, additive_mask=None, *, key_padding_mask=None):
+            def __call__(self, x, context=None, additive_mask=None, *, key_padding_mask=None, return_weights=False):
                 if self_.mha_scale is not None:   # a scale of its own, e.g. a constant
                     q, kk, vv, mask = C.mha_heads({n: t.double() for n, t in params.items()}, num_heads, hd,
                                                   x.double(), None if context is None else context.double(),
                                                   additive_mask, key_padding_mask)
                     w = torch.softmax(q @ kk.transpose(-2, -1) * self_.mha_scale(hd) + mask, -1)
-                    return C.mha_merge({n: t.double() for n, t in params.items()}, w @ vv).float()
+                    out = C.mha_merge({n: t.double() for n, t in params.items()}, w @ vv).float()
+                    return (out, w.float()) if return_weights else out
                 got = C.mha_variant(params, num_heads, hd, x, context, additive_mask, key_padding_mask, fault=fault)
                 if got is None:
                     raise Feedback({"en": "not applicable", "zh": "不适用"})
-                return got[0].float()
+                return (got[0].float(), got[1].float()) if return_weights else got[0].float()
 
         self_ = self
         return Module()
@@ -131,6 +132,8 @@ def test_mha_output_of_a_mistake_is_named_as_that_mistake_only(fault, case, out,
     output_only = diagnose.FAULTS["output_unmasked"] if fault == "mask_ignored" else expected
     twins = [t for t in diagnose.OUTPUT_TWINS.get(fault, ())
              if (got := C.mha_variant(fault=t, **MHA_SETUP, **case)) is not None and max_err(got[0], out) < 1e-6]
+    if fault in C.MHA_WEIGHTS_FAULTS:       # the output is right: nothing to name from it alone
+        twins = [fault]
     assert diagnose.mha(out, None, **MHA_SETUP, **case) == (None if twins else output_only)
     with_student = diagnose.mha(out, w, **MHA_SETUP, **case, student=Faulty(fault))
     if fault in C.SDPA_FAULTS:   # where the stand-in's ScaledDotProductAttention alone makes it: named as its own
@@ -340,10 +343,12 @@ class OnlyAtBatchTwo(Faulty):
             def __init__(self):
                 self.params = params
 
-            def __call__(self, x, context=None, additive_mask=None, *, key_padding_mask=None):
+            def __call__(self, x, context=None, additive_mask=None, *, key_padding_mask=None, return_weights=False):
                 if x.shape[0] == 2:
-                    return inner(x, context, additive_mask, key_padding_mask=key_padding_mask)
-                return C.ref_mha(params, num_heads, hd, x, context, additive_mask, key_padding_mask)[0]
+                    return inner(x, context, additive_mask, key_padding_mask=key_padding_mask,
+                                 return_weights=return_weights)
+                out, w = C.ref_mha(params, num_heads, hd, x, context, additive_mask, key_padding_mask)
+                return (out, w.float()) if return_weights else out
 
         return Module()
 
@@ -364,7 +369,8 @@ def test_a_wrapper_mistake_is_named_only_when_a_second_case_of_other_sizes_repea
 # ScaledDotProductAttention, and the multi-head tests must name exactly it, in both languages.
 WRAPPER_FIXTURES = {"mha_kv_projections_swapped": "kv_swapped", "heads_split_head_dim_first": "split_dim_first",
                     "mha_residual_inside": "residual", "mha_layer_norm_inside": "layer_norm",
-                    "mha_post_norm_residual": "residual_layer_norm", "padding_zeroes_values": "pad_on_values"}
+                    "mha_post_norm_residual": "residual_layer_norm", "padding_zeroes_values": "pad_on_values",
+                    "mha_wrapper_transposes_weights": "weights_transposed"}
 MHA_PARITY_TESTS = ("test_mha_self_attention_parity", "test_mha_cross_attention_parity", "test_mha_custom_head_dim")
 PADDING_TESTS = ("test_padding_keys_get_zero_weight", "test_mha_additive_mask", "test_mha_single_head")
 
@@ -378,6 +384,8 @@ def test_a_wrapper_mistake_of_the_corpus_is_named_in_both_languages_and_nothing_
     result = grade(GradeInput(code=(SUBMISSIONS / "faulty" / f"{name}.py").read_bytes()), "attention", executor)
     failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
     named_in = PADDING_TESTS if key.startswith("pad_") else MHA_PARITY_TESTS   # padding mistakes: padding tests
+    if key == "weights_transposed":     # the output is right: the square weights show it (others by their shape)
+        named_in = ("test_mha_single_head", "test_padding_keys_get_zero_weight")
     assert set(named_in) <= set(failed), failed
     for test_id in named_in:
         fb = failed[test_id]
