@@ -209,6 +209,20 @@ def _char_info(cp: int) -> tuple[str, str, str | None] | None:
     return None
 
 
+_PY2_PRINT = re.compile(r"^\s*print\s+[^\s(=]")
+
+
+def _py2_print_hint(source: str, lineno: int, message: str) -> Msg | None:
+    """Python 2's print statement: Python's own message is English only."""
+    line = _line(source, lineno)
+    if line is None or "Missing parentheses in call to 'print'" not in message or not _PY2_PRINT.match(line):
+        return None
+    return msg(f"line {lineno} uses print as a statement, as Python 2 did: in Python 3 print is a function, "
+               "so put what it prints in parentheses: print(...).",
+               f"第 {lineno} 行把 print 当作语句使用（Python 2 的写法）：Python 3 中 print 是函数，"
+               "要把打印的内容放在括号里：print(...)。")
+
+
 def _char_hint(source: str, lineno: int, kind: str, message: str) -> Msg | None:
     line = _line(source, lineno)
     if line is None:
@@ -591,7 +605,7 @@ def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
     try:
         if kind in SYNTAX_KINDS and lineno:
             return (_notebook_hint(source, lineno) or _py312_hint(source, lineno, message)
-                    or _char_hint(source, lineno, kind, message)
+                    or _char_hint(source, lineno, kind, message) or _py2_print_hint(source, lineno, message)
                     or (_indent_hint(source, lineno, message) if kind == "IndentationError" else None))
         if _NO_GPU.search(message):
             return _gpu_hint(source, lineno)

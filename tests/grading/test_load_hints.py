@@ -497,3 +497,14 @@ def test_an_unexpected_indent_is_told_the_line_before_opens_no_block():
     assert load_hint("x = [\n    1,\n]\n", "IndentationError", 2, "unexpected indent") is None
     assert load_hint("import torch\n\tx = 1\n", "IndentationError", 2, "unexpected indent") is None
     assert load_hint("if x:\npass\n", *_syntax("if x:\npass\n")) is None     # expected an indented block
+
+
+def test_a_python2_print_statement_is_explained_in_both_languages():
+    source = BASE + '\nprint "attention loaded"\n'
+    hint = _ok(_hint(source))
+    line = len(source.splitlines())
+    assert hint["en"].startswith(f"line {line} uses print as a statement, as Python 2 did")
+    assert f"第 {line} 行把 print 当作语句使用" in hint["zh"] and "print(...)" in hint["zh"]
+    # the message without a print statement on its line (a line number off): no hint
+    assert load_hint(BASE + "\nx = 1\n", "SyntaxError", line, "Missing parentheses in call to 'print'. Did you "
+                     "mean print(...)?") is None
