@@ -155,14 +155,17 @@ def test_padding_keys_get_zero_weight(student):
             out, w = mha(queries, context, key_padding_mask=pad, return_weights=True)
         except Feedback as exc:
             raise Feedback(cat(what, msg(": ", "："), exc.message)) from None
-        _padding_check(student, out, w, params, queries, context, pad, what)
+        _padding_check(student, out, w, params, queries, context, pad, what,
+                       lambda q=queries, c=context: mha(q, c, key_padding_mask=pad))
 
 
-def _padding_check(student, out, w, params, x, ctx, pad, what) -> None:
+def _padding_check(student, out, w, params, x, ctx, pad, what, mha_again) -> None:
     ref, ref_w = C.ref_mha(params, H, D // H, x, ctx, key_padding_mask=pad)
     if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref) <= C.OUT_TOL:
         return
     hint = diagnose.mha(out, w, params, H, D // H, x, ctx, None, pad, student=student)
+    if not identical(mha_again(), out):      # changes from one call to the next: that is what was seen
+        hint = diagnose.FAULTS["dropout"]
     wn = torch.nan_to_num(w.double(), nan=0.0, posinf=float("inf"), neginf=float("-inf"))  # inf stays inf
     on_pad = float(wn[1, :, :, 5:].abs().max())
     expect_finite(w, cat(what, msg(", the weights", "，权重")), hint)
@@ -190,6 +193,14 @@ def test_padding_leaves_valid_results_unchanged(student):
         mha, fixed = student.mha(D, H), False
     padded = mha(x, ctx, key_padding_mask=pad)
     plain = mha(x, ctx)
+    # Compared with itself: a module whose output changes from one call to the next would make any
+    # difference look like the padding mask's doing.
+    again = mha(x, ctx)
+    expect(identical(plain, again), cat(
+        msg(f"MultiHeadAttention(x, context) called twice with the same inputs gives outputs up to "
+            f"{max_err(plain, again):.3g} apart, so what the padding mask changes cannot be measured: ",
+            f"用相同输入调用两次 MultiHeadAttention(x, context)，输出最多相差 {max_err(plain, again):.3g}，"
+            "因此无法衡量 padding mask 的影响："), diagnose.FAULTS["dropout"]))
     err0 = max_err(padded[0], plain[0])
     by0 = msg(f" by {err0:.3g}", f" {err0:.3g}") if fixed else msg("", "")
     expect(err0 <= C.OUT_TOL, msg(f"sample 0 has no padding but its output changed{by0['en']} when the padding "
@@ -232,5 +243,7 @@ def test_mha_additive_mask(student):
         if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref_out) <= C.OUT_TOL:
             continue
         hint = diagnose.mha(out, w, params, H, D // H, x, context, mask, kpm, student=student)
+        if not identical(mha(x, context, mask, key_padding_mask=kpm), out):   # changes from call to call
+            hint = diagnose.FAULTS["dropout"]
         expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k", hint=hint)
         expect_close(out, ref_out, C.OUT_TOL, cat(what, msg(", the output", "，输出")), names="b,q,d", hint=hint)

@@ -453,3 +453,24 @@ def test_padding_zeroed_after_the_softmax_and_on_the_values_are_told_apart_by_th
     assert diagnose.mha(o2.float(), None, **MHA_SETUP, **case) is None
     assert diagnose.mha(o2.float(), w2.float(), **MHA_SETUP, **case, student=Faulty("pad_on_values")) == \
         diagnose.FAULTS["pad_on_values"]
+
+
+def test_dropout_left_on_in_the_wrapper_is_named_where_it_shows_and_never_blamed_on_the_padding_mask(executor):
+    """F.dropout without training=self.training in MultiHeadAttention: every multi-head test that
+    fails sees a result that changes from one call to the next, and says so; the padding test no
+    longer reads the random change as the padding mask's doing ("the mask must only affect ...")."""
+    from grading.runner import GradeInput, grade
+    from tests.grading.helpers import SUBMISSIONS
+
+    path = SUBMISSIONS / "faulty" / "mha_dropout_in_eval.py"
+    failed = {t["id"]: t["feedback"] for t in grade(GradeInput(code=path.read_bytes()), "attention", executor)["tests"]
+              if t["outcome"] != "passed"}
+    dropout = diagnose.FAULTS["dropout"]
+    for test_id in (*MHA_PARITY_TESTS, *PADDING_TESTS, "test_padding_leaves_valid_results_unchanged"):
+        assert dropout["en"] in failed[test_id]["en"] and dropout["zh"] in failed[test_id]["zh"], failed[test_id]
+    unchanged = failed["test_padding_leaves_valid_results_unchanged"]
+    assert "called twice with the same inputs" in unchanged["en"] and "调用两次" in unchanged["zh"]
+    assert "the mask must only affect" not in unchanged["en"] and "mask 只应影响" not in unchanged["zh"]
+    for test_id, fb in failed.items():
+        others = [k for k, text in diagnose.FAULTS.items() if k != "dropout" and text["en"] in fb["en"]]
+        assert not others, (test_id, others)
