@@ -116,6 +116,15 @@ FAULTS: dict[str, Msg] = {
                                "Transformer block around it",
                                "输出与 LayerNorm(x + out_proj(...)) 的结果一致：MultiHeadAttention 只返回合并后各 head "
                                "经 out_proj 的结果；残差连接和 LayerNorm 属于外层的 Transformer 模块"),
+    "additive_mask_ignored": msg("the output and the weights are those of MultiHeadAttention without additive_mask "
+                                 "(key_padding_mask, when given, applied as expected): here additive_mask had no effect",
+                                 "输出和权重都与 MultiHeadAttention 不加 additive_mask 时相同（key_padding_mask 如有，"
+                                 "则已按预期应用）：这里 additive_mask 没有起作用"),
+    "additive_mask_output_unmasked": msg("the output is that of MultiHeadAttention without additive_mask "
+                                         "(key_padding_mask, when given, applied as expected): here additive_mask had "
+                                         "no effect on it",
+                                         "输出与 MultiHeadAttention 不加 additive_mask 时相同（key_padding_mask 如有，"
+                                         "则已按预期应用）：这里 additive_mask 对输出没有起作用"),
     "pad_inverted": msg("the padding mask acts inverted: True in key_padding_mask means padding (blocked)",
                         "padding mask 的极性反了：key_padding_mask 中 True 表示 padding（禁止读取）"),
     "pad_query_axis": msg("the padding mask is applied to the query axis: it marks keys, so it broadcasts "
@@ -315,7 +324,10 @@ def large_scores(student: SdpaCaller, dtype: torch.dtype) -> Msg | None:
 
 def mha_key(fault: str, d_model: int, head_dim: int) -> str:
     """The name a multi-head mistake is given: 1/head_dim is also 1/sqrt(d_model) when
-    d_model == head_dim ** 2, and the hint then names both."""
+    d_model == head_dim ** 2, and the hint then names both; an ignored mask is additive_mask (the
+    padding mask has fault models of its own)."""
+    if fault == "mask_ignored":          # two masks reach a multi-head module: say which one had no effect
+        return "additive_mask_ignored"
     return "scale_dk_or_dmodel" if fault == "scale_dk" and d_model == head_dim * head_dim else fault
 
 
@@ -500,7 +512,7 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
             if probe is None or not _confirmed_on(probe, fault, x.shape[-1], head_dim):
                 return None
         if fault == "mask_ignored" and (weights is None or weights.shape != case.variant(fault)[1].shape):
-            return FAULTS["output_unmasked"]
+            return FAULTS["additive_mask_output_unmasked"]
         return FAULTS[mha_key(fault, x.shape[-1], head_dim)]
     return None
 

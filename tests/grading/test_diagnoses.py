@@ -129,7 +129,7 @@ def _mha_models():
 def test_mha_output_of_a_mistake_is_named_as_that_mistake_only(fault, case, out, w):
     expected = diagnose.FAULTS[diagnose.mha_key(fault, case["x"].shape[-1], MHA_SETUP["head_dim"])]
     assert diagnose.mha(out, w, **MHA_SETUP, **case) == expected
-    output_only = diagnose.FAULTS["output_unmasked"] if fault == "mask_ignored" else expected
+    output_only = diagnose.FAULTS["additive_mask_output_unmasked"] if fault == "mask_ignored" else expected
     twins = [t for t in diagnose.OUTPUT_TWINS.get(fault, ())
              if (got := C.mha_variant(fault=t, **MHA_SETUP, **case)) is not None and max_err(got[0], out) < 1e-6]
     if fault in C.MHA_WEIGHTS_FAULTS:       # the output is right: nothing to name from it alone
@@ -474,3 +474,12 @@ def test_dropout_left_on_in_the_wrapper_is_named_where_it_shows_and_never_blamed
     for test_id, fb in failed.items():
         others = [k for k, text in diagnose.FAULTS.items() if k != "dropout" and text["en"] in fb["en"]]
         assert not others, (test_id, others)
+
+
+def test_a_wrapper_ignoring_additive_mask_names_additive_mask_not_the_padding_mask_it_applied():
+    case = dict(MHA_CASES["cross+mask"], key_padding_mask=torch.tensor([[False] * 6, [False] * 4 + [True] * 2]))
+    out, w = C.mha_variant(fault="mask_ignored", **MHA_SETUP, **case)
+    got = diagnose.mha(out.float(), w.float(), **MHA_SETUP, **case, student=Faulty("mask_ignored"))
+    assert got == diagnose.FAULTS["additive_mask_ignored"]
+    assert "without additive_mask" in got["en"] and "不加 additive_mask" in got["zh"]
+    assert diagnose.mha(out.float(), None, **MHA_SETUP, **case) == diagnose.FAULTS["additive_mask_output_unmasked"]

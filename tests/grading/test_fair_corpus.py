@@ -71,7 +71,7 @@ def test_the_realistic_bug_corpus_covers_the_named_fault_models():
             "mask_inverted", "pad_inverted", "pad_query_axis", "split_no_transpose", "merge_no_transpose",
             "shared_q", "kv_from_x", "float16", "dropout", "overflow", "raw_scores", "out_proj_skipped", "weights_transposed",
             "weights_unmasked", "kv_swapped", "split_dim_first", "residual", "layer_norm",
-            "residual_layer_norm", "pad_on_values"} <= declared  # qk_swapped: unit test
+            "residual_layer_norm", "pad_on_values", "additive_mask_ignored"} <= declared  # qk_swapped: unit test
 
 
 @pytest.mark.parametrize("path", DIAGNOSED, ids=[p.stem for p in DIAGNOSED])
