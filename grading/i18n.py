@@ -90,7 +90,7 @@ def decode(stored: str | None) -> Text:
 def localized(result: dict | None, lang: str) -> dict | None:
     """A copy of a grade result with the engine's messages in one language (API, CLI).
 
-    Test feedback and the result message become strings; the audit checker's own dicts are
+    Test feedback, the result message and the load error become strings; the audit checker's own dicts are
     localised too (labels, item feedback, flags)."""
     if result is None:
         return None
@@ -98,6 +98,8 @@ def localized(result: dict | None, lang: str) -> dict | None:
     out = copy.deepcopy(result)
     if out.get("message") is not None:
         out["message"] = pick(out["message"], lang)
+    if is_msg(out.get("load_error")):       # the load error and its hint, as the result page shows them
+        out["load_error"] = pick(out["load_error"], lang)
     for test in out.get("tests") or []:
         if test.get("feedback") is not None:
             test["feedback"] = pick(test["feedback"], lang)

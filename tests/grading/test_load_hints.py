@@ -508,3 +508,17 @@ def test_a_python2_print_statement_is_explained_in_both_languages():
     # the message without a print statement on its line (a line number off): no hint
     assert load_hint(BASE + "\nx = 1\n", "SyntaxError", line, "Missing parentheses in call to 'print'. Did you "
                      "mean print(...)?") is None
+
+
+def test_the_api_and_cli_give_the_load_error_in_the_language_asked_for():
+    """``localized`` (API, ``autograder grade --json --lang``) made message and feedback strings but
+    left load_error an {"en", "zh"} dict in both languages."""
+    from grading.i18n import localized
+    from grading.proxy import load_error_text
+    source = "import torch\n  x = 1\n"
+    error = load_error_text(StudentError("IndentationError", "unexpected indent", 2), source=source)
+    result = {"status": "graded", "message": error, "load_error": error, "tests": []}
+    zh, en = localized(result, "zh"), localized(result, "en")
+    assert zh["load_error"] == error["zh"] and zh["load_error"].startswith("第 2 行出现 IndentationError")
+    assert en["load_error"] == error["en"] and "Hint: line 2 is indented by 2 spaces" in en["load_error"]
+    assert localized({"status": "graded", "load_error": None, "tests": []}, "zh")["load_error"] is None
