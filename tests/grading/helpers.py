@@ -14,6 +14,21 @@ SUBMISSIONS = Path(__file__).resolve().parent.parent / "fixtures" / "submissions
 PINNED_TOTALS = {"no_scale": 34, "qk_swapped": 25, "padding_polarity": 72, "mask_2d_only": 58, "no_mha": 55}
 
 
+# Corpus results by file, shared by the modules that check them (test_grading.py: points and
+# categories; test_fair_corpus.py: hints and their language): grading is deterministic (checked
+# there by grading files twice), and grading each of ~120 files once instead of twice saves minutes.
+_CORPUS_RESULTS: dict[Path, dict] = {}
+
+
+def graded_corpus_file(executor, path: Path) -> dict:
+    """``path``'s result (no audit), graded with the first executor that asks for it this session."""
+    from grading.runner import GradeInput, grade
+
+    if path not in _CORPUS_RESULTS:
+        _CORPUS_RESULTS[path] = grade(GradeInput(code=path.read_bytes()), "attention", executor)
+    return _CORPUS_RESULTS[path]
+
+
 def read(path: Path) -> bytes:
     return path.read_bytes()
 

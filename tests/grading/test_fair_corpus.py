@@ -12,7 +12,7 @@ from grader_tests.attention.diagnose import FAULTS
 from grading.i18n import is_msg
 from grading.plugin import GENERIC_ERROR
 from grading.runner import GradeInput, grade
-from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh
+from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh, graded_corpus_file
 
 CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
 FAULTY = sorted((SUBMISSIONS / "faulty").glob("*.py"))
@@ -23,14 +23,7 @@ def _grade(executor, code: str | bytes) -> dict:
     return grade(GradeInput(code=code.encode() if isinstance(code, str) else code), "attention", executor)
 
 
-_GRADED: dict[str, dict] = {}
-
-
-def _graded(executor, path) -> dict:
-    """A corpus file's result, graded once per module (the executor is the module's)."""
-    if str(path) not in _GRADED:
-        _GRADED[str(path)] = _grade(executor, path.read_bytes())
-    return _GRADED[str(path)]
+_graded = graded_corpus_file
 
 
 def _declared(path) -> list[str]:
@@ -95,7 +88,7 @@ def test_a_bug_that_only_coincides_with_a_fault_model_is_described_not_named(exe
 
 @pytest.mark.parametrize("path", CORRECT, ids=[p.stem for p in CORRECT])
 def test_no_hint_fires_on_a_correct_style(executor, path):
-    result = _grade(executor, path.read_bytes())
+    result = _graded(executor, path)
     assert _named(result) == {}
     assert all(t["outcome"] == "passed" for t in result["tests"]), [t["id"] for t in result["tests"]
                                                                   if t["outcome"] != "passed"]
@@ -203,7 +196,7 @@ def test_weights_returned_transposed_fail_every_weight_check(executor, name):
 def test_a_structure_problem_is_reported_once_and_the_behaviour_still_graded(executor):
     """minGPT kept as written (a fused c_attn, no q_proj/.../out_proj names): the projections are
     found by their shapes and driven; only the structure test loses its points."""
-    result = _grade(executor, (SUBMISSIONS / "faulty" / "mingpt_c_attn_no_names.py").read_bytes())
+    result = _graded(executor, SUBMISSIONS / "faulty" / "mingpt_c_attn_no_names.py")
     failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
     assert set(failed) == {"test_mha_structure"}, failed
     assert "no attribute q_proj" in failed["test_mha_structure"]["en"]
@@ -211,7 +204,7 @@ def test_a_structure_problem_is_reported_once_and_the_behaviour_still_graded(exe
 
 
 def test_one_module_under_three_projection_names_is_named_as_such(executor):
-    result = _grade(executor, (SUBMISSIONS / "faulty" / "one_linear_for_qkv.py").read_bytes())
+    result = _graded(executor, SUBMISSIONS / "faulty" / "one_linear_for_qkv.py")
     fb = next(t["feedback"] for t in result["tests"] if t["id"] == "test_mha_structure")
     assert "q_proj and k_proj and v_proj are one and the same Linear module" in fb["en"]
     assert "q_proj、k_proj、v_proj 是同一个 Linear 模块" in fb["zh"]
@@ -313,7 +306,7 @@ def test_malformed_output_is_graded_with_student_facing_feedback(executor, kind)
 
 # ----------------------------------------------------------------------------- packages
 def test_einops_is_importable_and_other_packages_get_a_message_naming_the_set(executor):
-    ok = _grade(executor, (SUBMISSIONS / "correct" / "vit_pytorch_einops.py").read_bytes())
+    ok = _graded(executor, SUBMISSIONS / "correct" / "vit_pytorch_einops.py")
     assert sum(ok["categories"][c]["score"] for c in CODE_CATEGORIES) == 85
     refused = _grade(executor, "import torch\nimport scipy\n")
     assert refused["status"] == "graded"
@@ -329,7 +322,7 @@ def test_display_packages_import_as_inert_stand_ins_and_the_student_is_told(exec
     saved as .py with get_ipython() and plotting cells) used to stop the file loading: 0 of 85."""
     for name, shown in (("pep8_matplotlib_imports", "matplotlib, seaborn, tqdm"),
                         ("notebook_export", "matplotlib, IPython, tqdm")):
-        result = _grade(executor, (SUBMISSIONS / "correct" / f"{name}.py").read_bytes())
+        result = _graded(executor, SUBMISSIONS / "correct" / f"{name}.py")
         assert sum(result["categories"][c]["score"] for c in CODE_CATEGORIES) == 85, name
         assert result["review"] == [], name              # the stand-ins reach nothing: no review needed
         m = result["message"]

@@ -10,7 +10,7 @@ import pytest
 
 from grading.runner import GradeInput, grade
 from rubric.scoring import student_view
-from tests.grading.helpers import PINNED_TOTALS, SUBMISSIONS, expected_category
+from tests.grading.helpers import PINNED_TOTALS, SUBMISSIONS, expected_category, graded_corpus_file
 
 CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
 CORRECT = sorted((SUBMISSIONS / "correct").glob("*.py"))
@@ -34,7 +34,7 @@ def _failures(result: dict) -> str:
 
 @pytest.mark.parametrize("path", CORRECT, ids=[p.stem for p in CORRECT])
 def test_correct_styles_get_full_code_marks(executor, path):
-    result = _grade(executor, path.read_bytes())
+    result = graded_corpus_file(executor, path)
     assert result["status"] == "graded", result["message"]
     assert _code_score(result) == 85, _failures(result)
     assert result["max_total"] == 100
@@ -47,7 +47,7 @@ def test_correct_styles_get_full_code_marks(executor, path):
 @pytest.mark.parametrize("path", FAULTY, ids=[p.stem for p in FAULTY])
 def test_fault_loses_points_in_its_category(executor, path):
     category = expected_category(path)
-    result = _grade(executor, path.read_bytes())
+    result = graded_corpus_file(executor, path)
     assert result["status"] == "graded", result["message"]
     cats = result["categories"]
     assert cats[category]["score"] < cats[category]["max"], f"{path.stem} kept full {category}"
