@@ -367,5 +367,9 @@ def test_a_student_page_of_many_large_attempts_costs_bounded_cpu(client, web, co
     web.login(client, course["teacher"])
     started = time.process_time()
     html = client.get(f"/instructor/students/{course['alice'].id}").get_data(as_text=True)
-    assert time.process_time() - started < 3.0
+    spent = time.process_time() - started
+    print(f"student page CPU {spent:.2f} s")
+    # 2.7-3.3 s on this host (the same before and after this stop's changes; 10 s before the cap):
+    # a 3 s bound failed CI once, 5 s still catches the old cost.
+    assert spent < 5.0
     assert html.count('class="hl"') >= 10 and "attempt 9" in html and "attempt 0" in html
