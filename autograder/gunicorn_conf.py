@@ -38,7 +38,3 @@ def on_starting(server: Any) -> None:
         server.log.error("refusing to start: %s", exc)
         sys.exit(2)   # raised before any worker is forked: the arbiter exits with it
 
-
-# What autograder/server.py passes to gunicorn besides bind, workers and threads.
-OPTIONS = {"worker_class": worker_class, "timeout": timeout, "graceful_timeout": graceful_timeout,
-           "accesslog": accesslog, "on_starting": on_starting}

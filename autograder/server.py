@@ -19,6 +19,11 @@ class _Server(BaseApplication):
         super().__init__()
 
     def load_config(self) -> None:
+        # What `-c python:autograder.gunicorn_conf` does: every module value that names a gunicorn
+        # setting is set, then the command line's (here: bind, workers, threads) override them.
+        for key in self.cfg.settings:
+            if hasattr(gunicorn_conf, key):
+                self.cfg.set(key, getattr(gunicorn_conf, key))
         for key, value in self.options.items():
             self.cfg.set(key, value)
 
@@ -31,4 +36,4 @@ class _Server(BaseApplication):
 def serve(host: str, port: int, processes: int = 2, threads: int = gunicorn_conf.threads) -> None:
     """gunicorn with autograder/gunicorn_conf.py's settings (the Dockerfile's, too); exits 2 with
     the numbers when ``threads`` leaves none for pages."""
-    _Server({"bind": f"{host}:{port}", "workers": processes, "threads": threads, **gunicorn_conf.OPTIONS}).run()
+    _Server({"bind": f"{host}:{port}", "workers": processes, "threads": threads}).run()

@@ -57,6 +57,26 @@ def test_a_web_server_whose_threads_waits_could_all_take_refuses_to_start_and_sa
     assert "Booting worker" not in done.stderr
 
 
+def test_autograder_web_serves_with_the_settings_the_dockerfile_loads():
+    # `autograder web` builds gunicorn in Python; the Dockerfile passes -c python:autograder.gunicorn_conf.
+    # Every setting but bind, workers and threads (the command line's) must come out the same.
+    from gunicorn.app.wsgiapp import WSGIApplication
+
+    from autograder.server import _Server
+
+    ours = _Server({"bind": "127.0.0.1:0", "workers": 3, "threads": 20}).cfg
+    argv, sys.argv = sys.argv, ["gunicorn", "-c", "python:autograder.gunicorn_conf", "app.wsgi:app"]
+    try:
+        dockerfile = WSGIApplication().cfg
+    finally:
+        sys.argv = argv
+    differ = {k for k in dockerfile.settings if ours.settings[k].get() != dockerfile.settings[k].get()}
+    # config and default_proc_name record the command line itself (-c ..., app.wsgi:app)
+    assert differ - {"config", "default_proc_name"} == {"bind", "workers", "threads"}
+    assert ours.worker_class_str == "gthread" and ours.on_starting.__module__ == "autograder.gunicorn_conf"
+    assert (ours.threads, ours.workers, ours.bind) == (20, 3, ["127.0.0.1:0"])
+
+
 @pytest.mark.postgres
 def test_db_upgrade_on_postgres(env, pg_url):
     env["DATABASE_URL"] = pg_url.replace("postgresql+psycopg://", "postgresql://")
