@@ -267,6 +267,13 @@ def _is_describe_reply(info: object) -> bool:
                     for x in info.get("linears", [])))
 
 
+MAX_TYPE_NAME = 100   # characters of a class name the jail reports (an exception's kind: the same)
+
+
+def _clip_name(name: str) -> str:
+    return name if len(name) <= MAX_TYPE_NAME else name[:MAX_TYPE_NAME - 1] + "…"
+
+
 _MAX_STAT_NAMES, _MAX_STAT_NAME = 64, 200   # the watch lists a handful of names of this length
 
 
@@ -598,6 +605,11 @@ class Session:
                              attributes=list(attributes))
         if not _is_describe_reply(info):
             raise self._die(StudentError("InvalidResult", "malformed describe reply"))
+        # Class names are the submission's to choose (type("x" * 10**6, ...)) and the tests quote
+        # them in feedback ("q_proj is a ..., not an nn.Linear"): clipped like an exception's kind.
+        info["type"] = _clip_name(info["type"])
+        for child in info.get("children", {}).values():
+            child["type"] = _clip_name(child["type"])
         return info
 
     def grad(self, handle: int, args, kwargs, grad_output, wrt=(0,)) -> list:

@@ -186,6 +186,24 @@ def test_a_forged_setup_error_reply_is_graded_as_the_students_failure(executor, 
     assert "contact your instructor" not in json.dumps(result["tests"]) + json.dumps(result["message"])
 
 
+def test_a_class_name_of_a_megabyte_is_quoted_clipped_in_feedback(executor, honest):
+    # The jail reports a projection's class name and the tests quote it ("q_proj is a ..., not an
+    # nn.Linear"): a name the submission made 500,000 characters long was copied into every such
+    # test's feedback, and the stored result grew by megabytes.
+    code = CORRECT.replace("self.q_proj = nn.Linear(d_model, inner)",
+                           'self.q_proj = type("P" * 500_000, (nn.Module,), {})()', 1)
+    assert code != CORRECT
+    result = _grade(executor, code)
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] < honest["correct"]
+    quoted = [t["feedback"]["en"] for t in result["tests"] if "not an nn.Linear" in str(t["feedback"])]
+    assert quoted, "the class name is quoted where q_proj is not an nn.Linear"
+    assert all(max(map(len, re.findall("P+", text))) == 99 for text in quoted), quoted[0][:300]
+    # Elsewhere the name reaches the result only inside error messages, clipped at 300 characters.
+    assert max(map(len, re.findall("P+", json.dumps(result)))) <= 300
+    assert len(json.dumps(result)) < 200_000
+
+
 @pytest.mark.parametrize("tail", ["X = " + "1 + " * 5000 + "1", "X = " + "-" * 20000 + "1"],
                          ids=["recursion_in_the_parser", "parser_out_of_memory"])
 def test_an_expression_nested_thousands_deep_is_the_students_load_error_not_a_grader_error(executor, tail):
