@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -233,6 +233,15 @@ _NEXT_OF_STUDENT = (
 )
 
 
+# The workers holding the student's other running runs: read only when a claim was deferred.
+_HOLDERS_OF_STUDENT = (
+    select(RUNS.c.worker)
+    .join(SUBMISSIONS, SUBMISSIONS.c.id == RUNS.c.submission_id)
+    .where(SUBMISSIONS.c.student_id == bindparam("student"), RUNS.c.id != bindparam("run_id"),
+           RUNS.c.status == Status.RUNNING.value)
+)
+
+
 def next_of_student(run_id: int) -> int | None:
     """The student's oldest queued run other than ``run_id``, for the worker that has just finished
     (or given back) ``run_id`` to send: a claim deferred while ``run_id`` ran dropped its message."""
@@ -246,12 +255,15 @@ _MARK_RUNNING = (
 )
 
 
-def claim(run_id: int, worker: str, store: BlobStore) -> RunInputs | None:
+def claim(run_id: int, worker: str, store: BlobStore,
+          on_given_up: Callable[[int], object] | None = None) -> RunInputs | None:
     """Take the run if it is queued, or abandoned with tries left. Else None.
 
-    An abandoned run without tries left is closed as ``error`` here (and by the sweeper).
-    One transaction of three statements: read the run's inputs, the guarded UPDATE (which alone
-    decides who holds the run), mark the submission running."""
+    An abandoned run without tries left is closed as ``error`` here (and by the sweeper), and
+    ``on_given_up(run_id)`` is called: the caller sends the student's next attempt, which may have
+    been deferred while this one ran. One transaction of three statements: read the run's
+    inputs, the guarded UPDATE (which alone decides who holds the run), mark the submission
+    running (a deferred claim reads the holders of the student's other runs too)."""
     row = db.session.execute(_INPUTS, {"run_id": run_id}).one_or_none()
     if row is None or row.status not in (Status.QUEUED.value, Status.RUNNING.value):
         # Finished (a duplicate delivery) or gone: only a running run can be given up on, and a
@@ -260,10 +272,20 @@ def claim(run_id: int, worker: str, store: BlobStore) -> RunInputs | None:
         return None
     holder = row.worker if row.status == Status.RUNNING.value else None
     dead = tuple(local_dead_workers([holder]))
+    params = {"run_id": run_id, "holder": worker, "student": row.student_id}
     tries = db.session.execute(
-        _claim_statement(max_tries(), heartbeat_stale_s(), run_deadline_s(), dead),
-        {"run_id": run_id, "holder": worker, "student": row.student_id},
+        _claim_statement(max_tries(), heartbeat_stale_s(), run_deadline_s(), dead), params
     ).scalar_one_or_none()
+    if tries is None and row.status == Status.QUEUED.value:
+        # Deferred behind another attempt of the student. A holder that is a process of this host
+        # which no longer exists (a pool process killed a moment ago, its heartbeat still fresh)
+        # grades nothing: claim again knowing it, rather than wait for the heartbeat to go stale
+        # and the sweeper to re-send this dropped message.
+        dead = tuple(local_dead_workers(db.session.scalars(_HOLDERS_OF_STUDENT, params)))
+        if dead:
+            tries = db.session.execute(
+                _claim_statement(max_tries(), heartbeat_stale_s(), run_deadline_s(), dead), params
+            ).scalar_one_or_none()
     if tries is None:
         db.session.rollback()
         if row.status == Status.QUEUED.value:
@@ -272,7 +294,8 @@ def claim(run_id: int, worker: str, store: BlobStore) -> RunInputs | None:
             # grading sends the next one (`next_of_student`), and the sweeper is the safety net.
             log.info("run %s deferred: another grading of its student is running", run_id)
             return None
-        give_up_exhausted(run_ids=[run_id], dead=dead)
+        if give_up_exhausted(run_ids=[run_id], dead=dead) and on_given_up is not None:
+            on_given_up(run_id)
         return None
     db.session.execute(_MARK_RUNNING, {"sub_id": row.id})
     db.session.commit()

@@ -80,7 +80,7 @@ def grade_run(run_id: int) -> str:
         return "kept"  # this host keeps its finished result until the database is back
     store = BlobStore(current_app.config["UPLOAD_DIR"])
     try:
-        inputs = runs.claim(run_id, worker, store)
+        inputs = runs.claim(run_id, worker, store, on_given_up=_send_next_of_student)
     except (OperationalError, InterfaceError) as exc:
         # Nothing was committed: the run is still queued (or still abandoned). Send it again.
         db.session.remove()

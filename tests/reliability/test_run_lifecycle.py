@@ -299,3 +299,33 @@ def test_a_claim_waits_for_the_students_row_so_two_concurrent_claims_cannot_both
         other.exec_driver_sql("ROLLBACK")
     t.join(10)
     assert done.is_set()
+
+
+def test_a_run_held_by_a_dead_local_process_does_not_hold_its_students_next_attempt(app, factory):
+    # The pool process grading the first attempt was killed a moment ago: its heartbeat is fresh,
+    # but its pid is gone. The next attempt was deferred behind it until the heartbeat went stale
+    # and the sweeper re-sent the dropped message; a dead local holder is known at once.
+    first, second = _attempts(app, factory, factory.student(), 2)
+    holder = f"{socket.gethostname()}:{dead_pid()}"
+    assert runs.claim(first, holder, store(app)) is not None
+    db.session.add(WorkerHeartbeat(hostname=holder, started_at=utcnow() - timedelta(minutes=1), last_seen=utcnow()))
+    db.session.commit()
+    assert runs.claim(second, "w:2", store(app)) is not None
+    # A live holder still defers it.
+    third = _attempts(app, factory, factory.student(), 2)
+    assert runs.claim(third[0], runs.worker_name(), store(app)) is not None
+    assert runs.claim(third[1], "w:2", store(app)) is None
+
+
+def test_a_run_given_up_at_its_claim_hands_the_students_next_attempt_on(app, factory, monkeypatch):
+    # A run interrupted max_tries times is closed as error by the claim of its redelivery; the
+    # student's next attempt, deferred while it ran, was left for the sweeper (QUEUED_GRACE_S).
+    first, second = _attempts(app, factory, factory.student(), 2)
+    host = socket.gethostname()
+    for _ in range(runs.max_tries()):
+        assert runs.claim(first, f"{host}:{dead_pid()}", store(app)) is not None
+    given_up = []
+    assert runs.claim(first, runs.worker_name(), store(app), on_given_up=given_up.append) is None
+    assert db.session.get(GradingRun, first).status == "error"
+    assert given_up == [first]
+    assert runs.next_of_student(first) == second
