@@ -123,7 +123,16 @@ TESTING_HARMLESS = {"make_tensor", "assert_allclose", "assert_close"}
 # ``torch.utils.checkpoint.checkpoint(...)``. The module itself under a name of its own
 # (``import torch.utils.checkpoint as c``, ``from torch.utils import checkpoint``) stays flagged: it
 # also holds torch.fx's traceback and _pytree.
-TORCH_HARMLESS_FUNCTIONS = {"torch.utils.checkpoint": frozenset({"checkpoint", "checkpoint_sequential"})}
+# The same for the toy-task datasets and loaders tutorials define beside their modules (``from
+# torch.utils.data import DataLoader, Dataset``: cost 13 points): classes that hold or batch tensors and
+# call the functions they are given; the datapipes (``functional_datapipe`` registers names),
+# DistributedSampler and the package's submodules (``dataloader.torch``, ``_utils``) stay flagged.
+TORCH_HARMLESS_FUNCTIONS = {"torch.utils.checkpoint": frozenset({"checkpoint", "checkpoint_sequential"}),
+                            "torch.utils.data": frozenset({
+                                "DataLoader", "Dataset", "IterableDataset", "TensorDataset", "StackDataset",
+                                "ConcatDataset", "ChainDataset", "Subset", "random_split", "default_collate",
+                                "default_convert", "get_worker_info", "Sampler", "BatchSampler", "RandomSampler",
+                                "SequentialSampler", "SubsetRandomSampler", "WeightedRandomSampler"})}
 NAME_FUNCS = {"getattr", "setattr", "hasattr", "delattr"}
 # Parts of torch that compile or load code, flagged on whatever object they are read from (an alias
 # kept in a list, ``[torch][0].jit``, is not followed); torch.jit's guards and decorators stay fine.
@@ -189,7 +198,9 @@ SAFE_MODULE_ATTRS: dict[str, frozenset[str]] = {name: frozenset(attrs.split()) f
 # runs the fused kernel).
 TORCH_BASES = frozenset({"Module", "Linear", "LazyLinear", "Dropout", "Sequential", "ModuleList", "ModuleDict",
                          "Identity", "LayerNorm", "Softmax", "Function", "ParameterList", "ParameterDict",
-                         "Parameter", "Tensor"})
+                         "Parameter", "Tensor",
+                         # torch.utils.data's, whose methods are __getitem__ and __add__ (a ConcatDataset)
+                         "Dataset", "IterableDataset"})
 MAX_FINDINGS = 20
 # The one finding of a source that does not parse: nothing can be checked (the load error says why).
 UNPARSED = "the source does not parse"
@@ -915,9 +926,13 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                     _harmless_part(parts[1], a.name) for a in node.names)  # from torch.compiler import is_compiling
                 if mod in TORCH_HARMLESS_FUNCTIONS:
                     # ``from torch.utils.checkpoint import checkpoint``; ``import torch.utils.checkpoint``
-                    # binds only ``torch``
+                    # binds only ``torch``, when it is the statement's one module of torch's unreviewable
+                    # packages (``import torch.utils.checkpoint, torch.utils.data`` stays flagged whole)
                     guards_only = all(a.name in TORCH_HARMLESS_FUNCTIONS[mod] for a in node.names) \
-                        if isinstance(node, ast.ImportFrom) else not any(a.asname for a in node.names if a.name == mod)
+                        if isinstance(node, ast.ImportFrom) else not any(
+                            a.asname for a in node.names if a.name == mod) and sum(
+                            m.split(".")[0] == "torch" and m.split(".")[1:2] != [] and m.split(".")[1]
+                            in TORCH_UNREVIEWABLE for m in mods) == 1
                 if parts[0] not in REVIEWABLE_MODULES or (isinstance(node, ast.ImportFrom) and node.level) \
                         or (parts[0] == "torch" and len(parts) > 1 and parts[1] in TORCH_UNREVIEWABLE
                             and not guards_only) \

@@ -680,3 +680,56 @@ ROUND_14_STILL = {
 def test_round_14_hostile_neighbours_of_the_honest_cases_stay_flagged(code, reason):
     found = static.hidden_name_uses(HEADER + code)
     assert any(reason in f for f in found), found
+
+
+# ------------------------------------------------------------------ round 15: correct code that lost points
+# Each cost a correct submission 13 points pending review; the tests/fixtures/submissions/correct/ files
+# toy_task_dataloader (torch.utils.data beside the modules), gc_collect_memory_helper (gc.collect() before
+# torch.cuda.empty_cache()), ntuple_pair_head_dims (torch.nn.modules.utils._pair) and
+# getattr_deprecated_aliases (a __getattr__ override handing on to super().__getattr__) are them in context.
+ROUND_15_FILES = ["toy_task_dataloader"]
+
+
+@pytest.mark.parametrize("name", ROUND_15_FILES)
+def test_round_15_correct_files_borrowing_public_code_are_neither_hiding_nor_fused(name):
+    from tests.grading.helpers import SUBMISSIONS
+
+    source = (SUBMISSIONS / "correct" / f"{name}.py").read_text(encoding="utf-8")
+    assert static.hidden_name_uses(source) == ()
+    assert static.fused_attention_uses(source) == []
+
+
+ROUND_15_HONEST = {
+    "torch_utils_data_read_through_torch": "import torch.utils.data\n\nclass D(torch.utils.data.Dataset):\n"
+                                           "    pass\n\ndl = torch.utils.data.DataLoader(torch.utils.data."
+                                           "TensorDataset(torch.ones(4, 2)), batch_size=2)\n",
+    "torch_utils_data_names_imported": "from torch.utils.data import IterableDataset, random_split, default_collate\n",
+    "torch_utils_data_beside_checkpoint_on_lines_of_their_own": "import torch.utils.data\nimport torch.utils.checkpoint\n",
+}
+
+
+@pytest.mark.parametrize("code", ROUND_15_HONEST.values(), ids=ROUND_15_HONEST.keys())
+def test_round_15_honest_code_is_neither_hiding_nor_fused(code):
+    assert static.hidden_name_uses(HEADER + code) == ()
+    assert static.fused_attention_uses(HEADER + code) == []
+
+
+# ...and the hostile neighbours of each of those stay flagged
+ROUND_15_STILL = {
+    "torch_utils_data_under_a_name_of_its_own": ("import torch.utils.data as data\n", "imports torch.utils.data"),
+    "torch_utils_data_other_names": ("from torch.utils.data import DataLoader, functional_datapipe\n",
+                                     "imports torch.utils.data"),
+    "torch_utils_data_internals": ("import torch.utils.data\nu = torch.utils.data._utils\n", "torch.utils"),
+    "torch_utils_data_reaching_a_module": ("import torch.utils.data\nm = torch.utils.data.dataloader.torch\n",
+                                           "torch.utils"),
+    "torch_utils_cpp_extension": ("import torch.utils.cpp_extension\n", "imports torch.utils.cpp_extension"),
+    "torch_utils_cpp_extension_from": ("from torch.utils.cpp_extension import load_inline\n",
+                                       "imports torch.utils.cpp_extension"),
+    "torch_utils_data_off_another_object": ("d = [torch][0].utils.data.DataLoader\n", "utils"),
+}
+
+
+@pytest.mark.parametrize(("code", "reason"), ROUND_15_STILL.values(), ids=ROUND_15_STILL.keys())
+def test_round_15_hostile_neighbours_of_the_honest_cases_stay_flagged(code, reason):
+    found = static.hidden_name_uses(HEADER + code)
+    assert any(reason in f for f in found), found
