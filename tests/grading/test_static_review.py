@@ -687,7 +687,7 @@ def test_round_14_hostile_neighbours_of_the_honest_cases_stay_flagged(code, reas
 # toy_task_dataloader (torch.utils.data beside the modules), gc_collect_memory_helper (gc.collect() before
 # torch.cuda.empty_cache()), ntuple_pair_head_dims (torch.nn.modules.utils._pair) and
 # getattr_deprecated_aliases (a __getattr__ override handing on to super().__getattr__) are them in context.
-ROUND_15_FILES = ["toy_task_dataloader"]
+ROUND_15_FILES = ["toy_task_dataloader", "gc_collect_memory_helper"]
 
 
 @pytest.mark.parametrize("name", ROUND_15_FILES)
@@ -705,6 +705,8 @@ ROUND_15_HONEST = {
                                            "TensorDataset(torch.ones(4, 2)), batch_size=2)\n",
     "torch_utils_data_names_imported": "from torch.utils.data import IterableDataset, random_split, default_collate\n",
     "torch_utils_data_beside_checkpoint_on_lines_of_their_own": "import torch.utils.data\nimport torch.utils.checkpoint\n",
+    "gc_collect_imported_by_name": "from gc import collect\n\ndef free():\n    collect()\n    torch.cuda.empty_cache()\n",
+    "gc_collect_on_the_module": "import gc\n\nclass M(nn.Module):\n    def reset(self):\n        gc.collect()\n",
 }
 
 
@@ -726,6 +728,12 @@ ROUND_15_STILL = {
     "torch_utils_cpp_extension_from": ("from torch.utils.cpp_extension import load_inline\n",
                                        "imports torch.utils.cpp_extension"),
     "torch_utils_data_off_another_object": ("d = [torch][0].utils.data.DataLoader\n", "utils"),
+    "gc_get_objects": ("import gc\nfs = [o for o in gc.get_objects() if callable(o)]\n", "gc.get_objects"),
+    "gc_get_referrers": ("import gc\nr = gc.get_referrers(F.softmax)\n", "gc.get_referrers"),
+    "gc_get_objects_imported": ("from gc import collect, get_objects\n", "imports gc"),
+    "gc_as_a_value": ("import gc\ng = gc\n", "gc used as a value"),
+    "gc_under_a_name_of_its_own": ("import gc as g\nr = g.get_referents(F)\n", "g.get_referents"),
+    "gc_reached_off_torch": ("c = torch.gc.collect\n", "torch.gc"),
 }
 
 
