@@ -548,7 +548,10 @@ def _fused_attention_uses(source: str) -> tuple[str, ...]:
 # one cost 13 points): each computes on the tensors it is given and looks nothing up by name.
 PRIVATE_OK = {"_calculate_fan_in_and_fan_out", "_calculate_correct_fan", "_no_grad_uniform_", "_no_grad_normal_",
               "_assert", "_canonical_mask", "_none_or_dtype", "_in_projection_packed", "_in_projection",
-              "_mha_shape_check"}
+              "_mha_shape_check",
+              # torch.nn.modules.utils's tuple helpers (``_pair(3) == (3, 3)``), as PyTorch's conv and pooling
+              # layers and the vision code copied from them normalise a size: cost 13 points
+              "_single", "_pair", "_triple", "_quadruple", "_ntuple", "_reverse_repeat_tuple"}
 # Builtin classes whose match patterns read no attribute (``case int(x)`` matches the value itself).
 MATCH_BUILTINS = {"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str", "tuple"}
 # Hooks that make a class pattern match any object, or name the attributes it reads; a metaclass's
@@ -984,10 +987,11 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 found.append(f"line {line}: {shown}(...) makes isinstance true for other classes")
                 continue
             # on any object, not only a known alias of torch (``[torch][0].fx``); ``nn.utils`` is PyTorch's
-            # layer helpers (rnn packing, weight norm)
+            # layer helpers (rnn packing, weight norm), ``nn.modules.utils`` its layers' tuple helpers
             if node.attr in TORCH_UNREVIEWABLE and not (
                     isinstance(node.value, ast.Name) and node.value.id in ("nn", "F", "functional")) \
-                    and not (node.attr == "utils" and (chain or [""])[-2:-1] == ["nn"]):
+                    and not (node.attr == "utils" and ((chain or [""])[-2:-1] == ["nn"]
+                                                       or (chain or [""])[-3:-1] == ["nn", "modules"])):
                 found.append(f"line {line}: {shown}")
                 continue
             if node.attr == "__setstate__" and _super_call_of(node, calls):

@@ -687,7 +687,7 @@ def test_round_14_hostile_neighbours_of_the_honest_cases_stay_flagged(code, reas
 # toy_task_dataloader (torch.utils.data beside the modules), gc_collect_memory_helper (gc.collect() before
 # torch.cuda.empty_cache()), ntuple_pair_head_dims (torch.nn.modules.utils._pair) and
 # getattr_deprecated_aliases (a __getattr__ override handing on to super().__getattr__) are them in context.
-ROUND_15_FILES = ["toy_task_dataloader", "gc_collect_memory_helper"]
+ROUND_15_FILES = ["toy_task_dataloader", "gc_collect_memory_helper", "ntuple_pair_head_dims"]
 
 
 @pytest.mark.parametrize("name", ROUND_15_FILES)
@@ -707,6 +707,9 @@ ROUND_15_HONEST = {
     "torch_utils_data_beside_checkpoint_on_lines_of_their_own": "import torch.utils.data\nimport torch.utils.checkpoint\n",
     "gc_collect_imported_by_name": "from gc import collect\n\ndef free():\n    collect()\n    torch.cuda.empty_cache()\n",
     "gc_collect_on_the_module": "import gc\n\nclass M(nn.Module):\n    def reset(self):\n        gc.collect()\n",
+    "ntuple_helpers_read_through_torch": "import torch.nn.modules.utils\n"
+                                         "p = torch.nn.modules.utils._pair(3)\nt = nn.modules.utils._triple(2)\n",
+    "ntuple_helpers_imported": "from torch.nn.modules.utils import _single, _ntuple, _quadruple\nto_4 = _ntuple(4)\n",
 }
 
 
@@ -734,6 +737,14 @@ ROUND_15_STILL = {
     "gc_as_a_value": ("import gc\ng = gc\n", "gc used as a value"),
     "gc_under_a_name_of_its_own": ("import gc as g\nr = g.get_referents(F)\n", "g.get_referents"),
     "gc_reached_off_torch": ("c = torch.gc.collect\n", "torch.gc"),
+    "another_private_name_of_nn_modules_utils": ("from torch.nn.modules.utils import _pair, _addindent\n",
+                                                 "import _addindent"),
+    "ntuple_named_like_torchs_imported_from_elsewhere": ("from numpy import _pair\n", "import _pair"),
+    "another_private_name_read_off_nn_modules_utils": ("d = torch.nn.modules.utils._list_with_default\n",
+                                                       "private name"),
+    "nn_modules_reaching_torch_utils": ("m = torch.nn.modules.module.torch.utils.cpp_extension\n",
+                                        "torch.nn.modules.module.torch.utils"),
+    "modules_utils_not_under_nn": ("m = torch.modules.utils\n", "torch.modules.utils"),
 }
 
 
