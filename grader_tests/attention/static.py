@@ -704,6 +704,18 @@ def _super_call_of(node: ast.Attribute, calls: dict[int, ast.Call]) -> bool:
         and not value.args and not value.keywords and id(node) in calls
 
 
+def _in_body_of_method(node: ast.AST, name: str, parents: dict[int, ast.AST]) -> bool:
+    """Whether ``node`` is in the body of a method ``name`` written in a class body, and in no function,
+    lambda, comprehension or class nested in it (where ``super()`` means another object or none)."""
+    child, scope = node, parents.get(id(node))
+    while scope is not None and not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+                                               | ast.ClassDef | ast.ListComp | ast.SetComp | ast.DictComp
+                                               | ast.GeneratorExp):
+        child, scope = scope, parents.get(id(scope))
+    return isinstance(scope, ast.FunctionDef) and scope.name == name and any(child is b for b in scope.body) \
+        and isinstance(parents.get(id(scope)), ast.ClassDef)
+
+
 def _on_self(call: ast.Call) -> bool:
     return bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == "self"
 
@@ -998,6 +1010,12 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 # ``super().__setstate__(state)`` in a ``__setstate__`` override, as nn.MultiheadAttention
                 # writes it (13 points): it sets attributes of the student's own object, which
                 # super() guarantees self is, like setattr(self, computed, ...)
+                continue
+            if node.attr == "__getattr__" and _super_call_of(node, calls) \
+                    and _in_body_of_method(node, "__getattr__", _parents(tree)):
+                # ``return super().__getattr__(name)`` in a ``__getattr__`` override (deprecated names mapped
+                # to new ones, HF and diffusers shims: 13 points): nn.Module's reads only the student's own
+                # object's parameters, buffers and submodules, which self._modules[name] reads as well
                 continue
             if node.attr.startswith("__") and node.attr in HIDING_ATTRS | ANYWHERE_HIDING_ATTRS:
                 found.append(f"line {line}: .{node.attr}")

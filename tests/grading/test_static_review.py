@@ -687,7 +687,8 @@ def test_round_14_hostile_neighbours_of_the_honest_cases_stay_flagged(code, reas
 # toy_task_dataloader (torch.utils.data beside the modules), gc_collect_memory_helper (gc.collect() before
 # torch.cuda.empty_cache()), ntuple_pair_head_dims (torch.nn.modules.utils._pair) and
 # getattr_deprecated_aliases (a __getattr__ override handing on to super().__getattr__) are them in context.
-ROUND_15_FILES = ["toy_task_dataloader", "gc_collect_memory_helper", "ntuple_pair_head_dims"]
+ROUND_15_FILES = ["toy_task_dataloader", "gc_collect_memory_helper", "ntuple_pair_head_dims",
+                  "getattr_deprecated_aliases"]
 
 
 @pytest.mark.parametrize("name", ROUND_15_FILES)
@@ -710,6 +711,10 @@ ROUND_15_HONEST = {
     "ntuple_helpers_read_through_torch": "import torch.nn.modules.utils\n"
                                          "p = torch.nn.modules.utils._pair(3)\nt = nn.modules.utils._triple(2)\n",
     "ntuple_helpers_imported": "from torch.nn.modules.utils import _single, _ntuple, _quadruple\nto_4 = _ntuple(4)\n",
+    "getattr_override_falling_back_to_nn_module": (
+        "class M(nn.Module):\n    def __getattr__(self, name):\n        try:\n"
+        "            return super().__getattr__(name)\n        except AttributeError:\n"
+        "            if name == 'n_heads':\n                return 4\n            raise\n"),
 }
 
 
@@ -745,6 +750,21 @@ ROUND_15_STILL = {
     "nn_modules_reaching_torch_utils": ("m = torch.nn.modules.module.torch.utils.cpp_extension\n",
                                         "torch.nn.modules.module.torch.utils"),
     "modules_utils_not_under_nn": ("m = torch.modules.utils\n", "torch.modules.utils"),
+    "getattribute_of_super_in_getattr": ("class M(nn.Module):\n    def __getattr__(self, name):\n"
+                                         "        return super().__getattribute__(name)\n", ".__getattribute__"),
+    "getattr_of_super_in_another_method": ("class M(nn.Module):\n    def forward(self, name):\n"
+                                           "        return super().__getattr__(name)\n", ".__getattr__"),
+    "getattr_of_super_with_an_object_given": ("class M(nn.Module):\n    def __getattr__(self, name):\n"
+                                              "        return super(M, F).__getattr__(name)\n", ".__getattr__"),
+    "getattr_of_super_kept_as_a_value": ("class M(nn.Module):\n    def __getattr__(self, name):\n"
+                                         "        return super().__getattr__\n", ".__getattr__"),
+    "getattr_of_the_base_called_on_torch": ("class M(nn.Module):\n    def __getattr__(self, name):\n"
+                                            "        return nn.Module.__getattr__(F, name)\n", ".__getattr__"),
+    "getattr_of_super_in_a_module_level_getattr": ("def __getattr__(name):\n    return super().__getattr__(name)\n",
+                                                   ".__getattr__"),
+    "getattr_of_super_in_a_nested_function": ("class M(nn.Module):\n    def __getattr__(self, name):\n"
+                                              "        def inner():\n            return super().__getattr__(name)\n"
+                                              "        return inner()\n", ".__getattr__"),
 }
 
 
