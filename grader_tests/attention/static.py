@@ -944,13 +944,9 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                     _harmless_part(parts[1], a.name) for a in node.names)  # from torch.compiler import is_compiling
                 if mod in TORCH_HARMLESS_FUNCTIONS:
                     # ``from torch.utils.checkpoint import checkpoint``; ``import torch.utils.checkpoint``
-                    # binds only ``torch``, when it is the statement's one module of torch's unreviewable
-                    # packages (``import torch.utils.checkpoint, torch.utils.data`` stays flagged whole)
+                    # binds only ``torch`` (each module of the statement is judged on its own)
                     guards_only = all(a.name in TORCH_HARMLESS_FUNCTIONS[mod] for a in node.names) \
-                        if isinstance(node, ast.ImportFrom) else not any(
-                            a.asname for a in node.names if a.name == mod) and sum(
-                            m.split(".")[0] == "torch" and m.split(".")[1:2] != [] and m.split(".")[1]
-                            in TORCH_UNREVIEWABLE for m in mods) == 1
+                        if isinstance(node, ast.ImportFrom) else not any(a.asname for a in node.names if a.name == mod)
                 if parts[0] not in REVIEWABLE_MODULES or (isinstance(node, ast.ImportFrom) and node.level) \
                         or (parts[0] == "torch" and len(parts) > 1 and parts[1] in TORCH_UNREVIEWABLE
                             and not guards_only) \

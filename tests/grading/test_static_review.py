@@ -652,8 +652,8 @@ ROUND_14_STILL = {
                                           "torch.utils"),
     "checkpoint_module_other_attribute": ("import torch.utils.checkpoint\nt = torch.utils.checkpoint.fx_traceback\n",
                                           "torch.utils"),
-    "the_rest_of_torch_utils_beside_it": ("import torch.utils.checkpoint, torch.utils.data\n",
-                                          "imports torch.utils.data"),
+    "the_rest_of_torch_utils_beside_it": ("import torch.utils.checkpoint, torch.utils.cpp_extension\n",
+                                          "imports torch.utils.cpp_extension"),
     "checkpoint_off_another_object": ("f = [torch][0].utils.checkpoint.checkpoint\n", "utils"),
     "typing_extensions_evaluating_strings": ("import typing_extensions as te\nf = te.evaluate_forward_ref\n",
                                              "te.evaluate_forward_ref"),
@@ -706,6 +706,7 @@ ROUND_15_HONEST = {
                                            "TensorDataset(torch.ones(4, 2)), batch_size=2)\n",
     "torch_utils_data_names_imported": "from torch.utils.data import IterableDataset, random_split, default_collate\n",
     "torch_utils_data_beside_checkpoint_on_lines_of_their_own": "import torch.utils.data\nimport torch.utils.checkpoint\n",
+    "torch_utils_data_beside_checkpoint_on_one_line": "import torch.utils.checkpoint, torch.utils.data\n",
     "gc_collect_imported_by_name": "from gc import collect\n\ndef free():\n    collect()\n    torch.cuda.empty_cache()\n",
     "gc_collect_on_the_module": "import gc\n\nclass M(nn.Module):\n    def reset(self):\n        gc.collect()\n",
     "ntuple_helpers_read_through_torch": "import torch.nn.modules.utils\n"
