@@ -312,7 +312,7 @@ class _Anchoring:
       not mean k2 causes the output.", or
     * is in a section whose heading names the figure or what it can or cannot show ("## Figure", "## 不能说明")
       and no general subject (``anchor.general``: "# What attention maps can and cannot tell us"), or after a
-      lead-in that does ("What it cannot prove:"), up to the next heading.
+      lead-in that refers to the figure ("What my heatmap cannot prove:").
 
     In a short audit one reference to the figure reaches every statement; in an essay on attention in general
     it anchors itself and its neighbours, not the essay. Sentences are looked at only when a statement asks
@@ -363,14 +363,14 @@ class _Anchoring:
             self._sections, open_ = [], False
             for j, s in enumerate(self.sentences):
                 self._sections.append(open_)
-                lead_in = not s.is_heading and s.text.rstrip().endswith(":")
-                if s.is_heading or (lead_in and not open_):
-                    # "## Figure", "## What it cannot show", "## 不能说明", "What it cannot prove:": the parts of an
-                    # audit the lab asks for; not "# What attention maps can and cannot tell us" (a title about
-                    # attention in general)
+                if s.is_heading:
+                    # "## Figure", "## What it cannot show", "## 不能说明": the parts of an audit the lab asks
+                    # for; not "# What attention maps can and cannot tell us" (a title about attention in general)
                     open_ = self.refers(j) or (not self.cc.anchor_general.search(s.text) and bool(
                         _FIGURE_WORDS.search(s.text) or self.cc.section_neg.search(s.text)
                         or self.cc.section_amb.search(s.text)))
+                elif s.text.rstrip().endswith(":") and self.refers(j):
+                    open_ = True                   # a lead-in: "What my heatmap cannot prove:"
         return self._sections[i]
 
 
