@@ -17,7 +17,7 @@ from rubric.audit.text import _CJK, normalise
 
 # Why a concept was not credited; the checklist words each reason in both languages (`reasons:`).
 REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
-           "threshold_only", "question", "mismatch", "contradicted", "copied_feedback", "unanchored", "unanchored_claim", "other_figure",
+           "threshold_only", "question", "mismatch", "contradicted", "copied_feedback", "unanchored", "other_figure",
            "noncommittal", "injection")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
@@ -309,10 +309,6 @@ class Checklist:
     anchor: _Pat = _NEVER               # a cell (q0, key 2, 第一行), "my heatmap", 这张图
     anchor_min_units: float = math.inf  # a text this long with no anchor is about attention in general
     anchor_quantities: _Pat = _NEVER    # what a measured value is of (entropy, weight, 误差): "0.31" alone is none
-    # items whose concepts are claims about the figure: each counts only where it is anchored (audit round 15)
-    anchor_claims: frozenset[str] = frozenset()
-    anchor_reach: float = math.inf      # units of text between a statement and the anchor that reaches it
-    anchor_general: _Pat = _NEVER       # a heading naming these is about attention in general, not the figure
     self_figure: _Pat = _NEVER          # the student naming their figure ("my figure", 我的图)
     other_figure: _Pat = _NEVER         # a figure that is no attention heatmap (a loss curve, 柱状图)
 
@@ -497,14 +493,9 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         injection=_opt_group(cues.get("injection"), "cues.injection") or _NEVER,
         mechanical=_opt_group(oc.get("mechanical"), "overclaims.mechanical") or _NEVER,
         zero=re.compile(macros["zero"]) if macros.get("zero") else None,
-        # split: a sentence is asked phrase by phrase (rubric.audit.grade._Anchoring), faster than one alternation
-        anchor=(_compile_group(anchor["phrases"], "anchor.phrases", split=True)
-                if _opt_group(anchor.get("phrases"), "anchor.phrases") else _NEVER),
+        anchor=_opt_group(anchor.get("phrases"), "anchor.phrases") or _NEVER,
         anchor_min_units=float(anchor.get("min_units", math.inf)),
         anchor_quantities=_opt_group(anchor.get("quantities"), "anchor.quantities") or _NEVER,
-        anchor_claims=frozenset(_anchor_claims(anchor, items)),
-        anchor_reach=float(anchor.get("reach", math.inf)),
-        anchor_general=_opt_group(anchor.get("general"), "anchor.general") or _NEVER,
         self_figure=_opt_group(anchor.get("self_figure"), "anchor.self_figure") or _NEVER,
         other_figure=_opt_group(anchor.get("other_figure"), "anchor.other_figure") or _NEVER,
     )
@@ -587,15 +578,3 @@ def load_checklist(path: str | Path | None = None) -> Checklist:
     with open(p, encoding="utf-8") as fh:
         data = yaml.safe_load(fh)
     return compile_checklist(data, p.parent)
-
-
-def _anchor_claims(anchor: dict, items: list[_Item]) -> list[str]:
-    """``anchor.claims``: ids of concept items (their statements must refer to the student's figure)."""
-    ids = anchor.get("claims") or []
-    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-        raise ChecklistError("anchor.claims: expected a list of item ids")
-    known = {it.id for it in items if it.kind == "concepts"}
-    unknown = sorted(set(ids) - known)
-    if unknown:
-        raise ChecklistError(f"anchor.claims: unknown concept items {unknown}")
-    return ids

@@ -50,7 +50,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "unanchored", "unanchored_claim", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "unanchored", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -60,7 +60,6 @@ _SHAPE_STATED = re.compile(r"(?<![\d.])([1-9])\s*[×x*]\s*([1-9])(?![\d.])")
 # a row of weights written out: "[0.21, 0.58, 0.21]", "(0.09, 0.24, 0.67)"
 _STATED_ROW = re.compile(r"[\[(]\s*(\d?\.\d+|[01])(?:\s*[,，、]\s*(?:\d?\.\d+|[01])){1,7}\s*[\])]")
 _DECIMAL = re.compile(r"\d?\.\d+|[01]")
-_DIGIT = re.compile(r"\d")
 WEIGHT_TOLERANCE = 0.015          # values rounded to two decimals still match
 _FIGURE_WORDS = re.compile(r"heat\s*map|figure|plot|image|picture|grid|图|热力图|格子")
 # a cell named by its index ("q5", "query 5", "row 6", "key_7", "column 4"; group 1: a row, group 2: a column)
@@ -211,8 +210,7 @@ def _anchor_number(cc: Checklist, text: str) -> bool:
     """A value of the student's own run in ``text``: a decimal, a power of ten or an output shape that is no
     lab threshold ("< 1e-6") and no bare 0 or 1 ("sums to 1.0"), in a sentence that says what it measures
     (anchor.quantities or a metric's name): "I saw the values 0.31 and 0.77" measures nothing."""
-    if _DIGIT.search(text) is None or (not cc.anchor_quantities.search(text)
-                                       and not any(m.names.search(text) for m in cc.metrics.values())):
+    if not cc.anchor_quantities.search(text) and not any(m.names.search(text) for m in cc.metrics.values()):
         return False
     thresholds = {m.threshold for m in cc.metrics.values()}
     for n in _RESULT_NUMBER.finditer(text):
@@ -284,100 +282,14 @@ def _anchoring(cc: Checklist, sentences: list[_Sentence],
                       "不能为 heatmap 能说明或不能说明什么得分。"}
     if cc.anchor.search(joined) or any(_anchor_number(cc, s.text) for s in own):
         return None, None
-    if not _at_least(own, cc.anchor_min_units):
+    if _units("\n".join(s.text for s in own if not s.is_heading)) < cc.anchor_min_units:
         return None, None
     return "unanchored", None
 
 
-def _at_least(sentences: list[_Sentence], units: float) -> bool:
-    """Do the sentences (not headings, not copied) hold at least ``units`` units? Counted up to there only."""
-    total = 0.0
-    for s in sentences:
-        if not (s.copied or s.is_heading):
-            total += _units(s.text)
-            if total >= units:
-                return True
-    return False
-
-
-class _Anchoring:
-    """Which sentences' statements are about the student's own figure or run (audit round 15). Every
-    sentence is in a text shorter than ``anchor.min_units`` (terse notes need no anchor); otherwise ``i in
-    anchoring`` when sentence i
-
-    * refers to the figure or run itself (:meth:`refers`: a cell, "my heatmap", "the heatmap shows", 这张图,
-      "I compared", a measured value of the run), or
-    * is near a sentence that does: at most ``anchor.reach`` units of text between them, before or after, in
-      the same block (no heading and no blank line between them): "q1 reads mostly from k2 (0.67). That does
-      not mean k2 causes the output.", or
-    * is in a section whose heading names the figure or what it can or cannot show ("## Figure", "## 不能说明")
-      and no general subject (``anchor.general``: "# What attention maps can and cannot tell us"), or after a
-      lead-in that refers to the figure ("What my heatmap cannot prove:").
-
-    In a short audit one reference to the figure reaches every statement; in an essay on attention in general
-    it anchors itself and its neighbours, not the essay. Sentences are looked at only when a statement asks
-    (most statements refer to the figure themselves or sit next to one that does)."""
-
-    def __init__(self, cc: Checklist, sentences: list[_Sentence]):
-        self.cc, self.sentences = cc, sentences
-        self.all = not _at_least(sentences, cc.anchor_min_units)
-        self._refers: dict[int, bool] = {}
-        self._units: dict[int, float] = {}
-        self._sections: list[bool] | None = None   # under a heading or lead-in that refers to the figure
-
-    def refers(self, i: int) -> bool:
-        if i not in self._refers:
-            s = self.sentences[i]
-            self._refers[i] = not (s.copied or s.is_code or s.wall) and (
-                any(p.search(s.text) for p in self.cc.anchor.parts or (self.cc.anchor,))
-                or _anchor_number(self.cc, s.text))
-        return self._refers[i]
-
-    def _size(self, i: int) -> float:
-        if i not in self._units:
-            self._units[i] = _units(self.sentences[i].text)
-        return self._units[i]
-
-    def _apart(self, i: int, j: int) -> bool:
-        """Are the neighbours i < j = i + 1 in different blocks (a heading or a blank line between them)?"""
-        a, b = self.sentences[i], self.sentences[j]
-        return a.is_heading or b.is_heading or b.para > a.para + 1
-
-    def __contains__(self, i: int) -> bool:
-        if self.all or self.refers(i):
-            return True
-        reach = self.cc.anchor_reach
-        for step in (-1, 1):
-            between, j = 0.0, i
-            while 0 <= j + step < len(self.sentences) and not self._apart(min(j, j + step), max(j, j + step)):
-                j += step
-                if self.refers(j):
-                    return True
-                between += self._size(j)
-                if between > reach:
-                    break
-        return self._in_section(i)
-
-    def _in_section(self, i: int) -> bool:
-        if self._sections is None:                 # one pass, the first time a statement needs it
-            self._sections, open_ = [], False
-            for j, s in enumerate(self.sentences):
-                self._sections.append(open_)
-                if s.is_heading:
-                    # "## Figure", "## What it cannot show", "## 不能说明": the parts of an audit the lab asks
-                    # for; not "# What attention maps can and cannot tell us" (a title about attention in general)
-                    open_ = self.refers(j) or (not self.cc.anchor_general.search(s.text) and bool(
-                        _FIGURE_WORDS.search(s.text) or self.cc.section_neg.search(s.text)
-                        or self.cc.section_amb.search(s.text)))
-                elif s.text.rstrip().endswith(":") and self.refers(j):
-                    open_ = True                   # a lead-in: "What my heatmap cannot prove:"
-        return self._sections[i]
-
-
 def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence],
-                        lists: set[int], anchored: _Anchoring | None = None) -> tuple[list[int], set[str]]:
-    """Sentences that may credit the concept, and the reasons the other places where it occurs do not.
-    ``anchored`` (None: all) holds the sentences about the student's own figure (:class:`_Anchoring`)."""
+                        lists: set[int]) -> tuple[list[int], set[str]]:
+    """Sentences that may credit the concept, and the reasons the other places where it occurs do not."""
     out: list[int] = []
     reasons: set[str] = set()
     for idx, s in enumerate(sentences):
@@ -404,8 +316,6 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             reasons.add("no_result")
         elif s.find(cc.noncommittal):  # "the heatmap may or may not show causality" states both, so nothing
             reasons.add("noncommittal")
-        elif anchored is not None and idx not in anchored:
-            reasons.add("unanchored_claim")
         else:
             out.append(idx)
     if not out and concept.contradicted_by is not None and "contradicted" not in reasons:
@@ -522,10 +432,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     phrase_concepts = [(item, c) for item in cc.items if item.kind == "concepts"
                        for c in item.concepts if c.kind == "phrases"]
     lists = _keyword_lists(cc, sentences, [c for _item, c in phrase_concepts])
-    anchored = _Anchoring(cc, sentences)
-    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists,
-                                                  anchored if item.id in cc.anchor_claims else None)
-             for item, c in phrase_concepts}
+    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists) for item, c in phrase_concepts}
     # Concepts that imply others go first (experiment B: "padding keys got weight 0 and rows still sum to 1"
     # states masked_zero and row_sum_one too); an implied concept credited in the same sentence is part of
     # that statement and takes no place of the sentence's budget.

@@ -139,11 +139,8 @@ def test_a_whole_audit_hidden_in_script_or_cdata_earns_nothing(name, audit_text,
 
 
 def test_what_the_page_shows_is_read_tags_in_code_blocks_characters_by_reference_and_attributes_no(checklist):
-    # the caveat names the figure: since round 15 a statement counts near a reference to it, and a blank line
-    # (here after the summary) ends a reference's reach
-    caveat = CAUSAL_CAVEAT.replace("A high weight", "A high weight in my heatmap")
-    shown = ("My heatmap is nice.\n<details><summary>Limits</summary>\n\n" + caveat + "\n</details>\n"
-             "<b title=\"hidden\">" + caveat + "</b>\n")
+    shown = ("My heatmap is nice.\n<details><summary>Limits</summary>\n\n" + CAUSAL_CAVEAT + "\n</details>\n"
+             "<b title=\"hidden\">" + CAUSAL_CAVEAT + "</b>\n")
     assert items(grade_audit(shown, None, {}, checklist))["limits"]["points"] > 0
     # a character reference is read as the character the page shows: no overclaim hides behind it
     assert "overclaim" in kinds(grade_audit("The heatmap proves that key 1 is the most imp&#111;rtant feature.",

@@ -92,7 +92,7 @@ def test_an_audit_hidden_in_white_or_zero_size_text_earns_nothing(checklist):
 # ------------------------------------------- 2. an audit about no figure, or about another one
 
 UNANCHORED = ["glossary_dump_en.md", "glossary_dump_zh.md", "seed_paraphrase_en.md", "checklist_as_statements_en.md",
-              "llm_essay_en.md", "llm_essay_zh.md", "no_figure_general_en.md"]
+              "llm_essay_en.md", "llm_essay_zh.md", "no_figure_general_en.md", "same_sentence_synonyms_en.md"]
 
 
 @pytest.mark.parametrize("name", UNANCHORED)
@@ -104,48 +104,15 @@ def test_a_long_text_that_never_refers_to_the_students_figure_earns_no_concept(n
         assert "names no cell of your figure" in fb["en"] and "没有提到你的图中的任何格子" in fb["zh"], fb
 
 
-def test_one_caveat_said_of_the_heatmap_eight_ways_earns_that_caveat_once(checklist):
-    """"The heatmap does not show a causal relationship" is said of the student's heatmap (round 15: "the
-    heatmap" is a reference to it); seven more wordings of the same caveat add nothing."""
-    r = grade_file(GAMING, "same_sentence_synonyms_en.md", checklist)
-    assert text_points(r) == 1.5 and items(r)["limits"]["points"] == 1.5
-
-
 ESSAY_ANCHOR = "\n\nIn my heatmap q1 reads mostly from k2 (0.67), which does not mean that k2 causes the output.\n"
 
 
-def test_one_reference_to_the_figure_anchors_its_own_statements_not_the_essay_around_it(checklist):
-    """Round 14 asked whether the text is about the student's figure at all; round 15 asks it of each statement
-    (the same essay with this sentence appended scored 11.5/15). The sentence about the heatmap earns what it
-    says (q1's reading, not causal); the essay's general statements earn nothing, and the feedback says why."""
+def test_one_reference_to_the_figure_anchors_the_text(checklist):
+    """The rule asks whether the text is about the student's figure, not how long it is: the same essay with
+    one sentence about the student's heatmap earns its caveats."""
     text = (GAMING / "llm_essay_en.md").read_text(encoding="utf-8") + ESSAY_ANCHOR
     r = grade_audit(text, make_heatmap(), MEASURED_OK, checklist)
-    it = items(r)
-    assert it["limits"]["points"] == 1.5 and it["figure_reading"]["points"] == 1
-    assert it["parity"]["points"] == 0 and it["experiments"]["points"] == 0
-    assert r["score"] <= 4.5
-    assert "not feature importance: stated only in sentences that refer to no cell" in it["limits"]["feedback"]["en"]
-    assert "不是 feature importance：只出现在没有提到你的图中任何格子" in it["limits"]["feedback"]["zh"]
-
-
-SHORT_HONEST = ("Rows are queries and columns are keys, and each row sums to 1. A high weight is not a causal effect, "
-                "and it is not feature importance. The weights are reading coefficients, not the true mechanism, and "
-                "one toy example does not generalise. In my heatmap q1 reads mostly from k2 (0.67).\n")
-
-
-def test_one_reference_to_the_figure_anchors_a_short_honest_audit(checklist):
-    """The other half of the round-14 rule: a short audit that names its figure once, in the same paragraph,
-    earns all its statements (a reference reaches anchor.reach units of its block)."""
-    r = grade_audit(SHORT_HONEST, make_heatmap(), MEASURED_OK, checklist)
-    assert items(r)["figure_reading"]["points"] == 3 and items(r)["limits"]["points"] == 4
-
-
-def test_the_same_statements_a_blank_line_away_from_the_reference_earn_nothing(checklist):
-    """A blank line ends the reach of a reference: the essay's statements do not borrow one from another
-    paragraph (the round-15 gaming essay appended it as a paragraph of its own)."""
-    body, anchor = SHORT_HONEST.split(" In my heatmap")
-    r = grade_audit(body + "\n\nIn my heatmap" + anchor, make_heatmap(), MEASURED_OK, checklist)
-    assert items(r)["limits"]["points"] == 0 and items(r)["figure_reading"]["points"] == 1
+    assert items(r)["limits"]["points"] >= 3
 
 
 @pytest.mark.parametrize("text", [
@@ -160,17 +127,11 @@ def test_short_notes_need_no_anchor(text, checklist):
 @pytest.mark.parametrize("anchor", [
     "Checked on my run: entropy 0.12 at d_k = 128.",
     "The second row of the figure is darker on the right.",
-    "The heatmap shows q1 reading mostly from k2.",
-    "The plot suggests that q0 spreads its weight.",
     "我的图里 q1 对 k2 的权重最高。",
     "这张图的第一行主要落在 k1 上。",
-    "热力图显示 q1 主要读 k2。",
-    "从热力图可以看出第二行更集中。",
 ])
-def test_a_cell_a_measured_value_or_my_figure_anchors_the_statements_next_to_it(anchor, checklist):
-    """The general text's caveats (3 to 6 lines before the reference, no blank line between) are anchored by it;
-    round 15 adds "the heatmap shows/suggests ...", 热力图显示, 从热力图可以看出."""
-    text = (GAMING / "no_figure_general_en.md").read_text(encoding="utf-8") + anchor + "\n"
+def test_a_cell_a_measured_value_or_my_figure_anchors_a_long_text(anchor, checklist):
+    text = (GAMING / "no_figure_general_en.md").read_text(encoding="utf-8") + "\n" + anchor + "\n"
     assert items(grade_audit(text, make_heatmap(), MEASURED_OK, checklist))["limits"]["points"] >= 3
 
 
