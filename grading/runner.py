@@ -307,19 +307,21 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     # the student's budget, and the forked test process inherits what it cached (the tests read the same
     # analysis), so it is done once per grading.
     review = _review(suite, source)
-    if source is not None:
+    # Not run: a refused upload, or a source that defines nothing (told once, as the upload's refusal is)
+    not_run = code_message if source is None else suite.nothing_defined(source)
+    if not_run is None:
         hidden = frozenset(tid for tid, spec in rubric.tests.items() if spec.hidden)
         child = run_suite(executor, source, assignment, suite, wall_timeout, hidden=hidden)
     else:
-        child = {"load_error": code_message, "outcomes": {
-            tid: {"outcome": "failed", "feedback": cat(msg("not run: ", "未运行："), code_message)}
+        child = {"load_error": not_run, "outcomes": {
+            tid: {"outcome": "failed", "feedback": cat(msg("not run: ", "未运行："), not_run)}
             for tid in rubric.tests}}
     log.extend(child.get("log") or [])
     if child.get("infra_error"):
         log.append("pytest output:\n" + child.get("pytest_output", ""))
         return _error_result(assignment, f"grader error: {child['infra_error']}", log, t0, rubric)
     collected = child.get("collected")
-    if source is not None and set(collected or []) != set(rubric.tests):
+    if not_run is None and set(collected or []) != set(rubric.tests):
         log.append(f"collected {sorted(collected or [])}")
         return _error_result(assignment, "grader error: the suite and the rubric disagree", log, t0, rubric)
 
@@ -346,7 +348,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     messages = []
     if child.get("load_error"):
         messages.append(cat(msg(f"{suite.student_file} did not load: ", f"{suite.student_file} 无法导入："),
-                            child["load_error"]) if source is not None else child["load_error"])
+                            child["load_error"]) if not_run is None else child["load_error"])
     elif source is not None:
         # e.g. the classes could not be built with the contract's arguments: one summary, not 31 raw errors
         note = _result_note(suite, source, child.get("outcomes") or {})

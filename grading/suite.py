@@ -63,6 +63,10 @@ class Suite:
     # Reasons for an instructor's review read from the source and the tests' outcomes together, e.g. a
     # run-time check that saw what the source review did not. Shown in the instructor log.
     outcome_review: Callable[[str, Mapping[str, Mapping]], list[str]] = lambda source, outcomes: []
+    # A message when the source (parsed, never executed) defines nothing the tests could use, e.g. only
+    # comments or imports: the suite is then not run, every test fails with it, and it is the result's
+    # one message (31 failures that each said a class was missing, and 3 points, told nothing more).
+    nothing_defined: Callable[[str], Msg | None] = lambda source: None
     # Importable inside the jail as inert stand-ins (see DISPLAY_PACKAGES); a name also in
     # `packages` is the real package.
     inert_packages: tuple[str, ...] = DISPLAY_PACKAGES

@@ -159,6 +159,34 @@ def forward_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | N
     return cat(lead, *parts, msg(".", "。"))
 
 
+NOTHING_DEFINED = msg("attention.py defines nothing: expected classes ScaledDotProductAttention and "
+                      "MultiHeadAttention, but the file holds only comments, docstrings and imports, so no test "
+                      "was run",
+                      "attention.py 没有定义任何内容：应定义类 ScaledDotProductAttention 和 MultiHeadAttention，"
+                      "但文件中只有注释、文档字符串和 import 语句，因此没有运行任何测试")
+
+
+def _binds_nothing(node: ast.stmt) -> bool:
+    """A top-level statement that can define no class: a docstring or other constant expression, ``pass``,
+    or an import that binds neither contract name (a star import may bind anything: not counted)."""
+    if isinstance(node, ast.Pass) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+        return True
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        names = [a.asname or a.name.split(".")[0] for a in node.names]
+        return "*" not in names and not set(names) & set(FORWARD_CONTRACT)
+    return False
+
+
+def nothing_defined(source: str | None) -> Msg | None:
+    """The Suite's ``nothing_defined``: one message, instead of the suite's run, when the source parses and
+    holds only comments, docstrings, imports and ``pass`` (an empty file is refused before: inputs.py). Read
+    with ``ast``, never executed; None for anything else (a source that does not parse is a load error)."""
+    tree = _parse(source) if source is not None else None
+    if tree is None or not all(_binds_nothing(node) for node in tree.body):
+        return None
+    return NOTHING_DEFINED
+
+
 def result_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | None:
     """The Suite's ``result_note``: the constructor summary and the forward summary, when they apply."""
     notes = [n for n in (constructor_note(source, outcomes), forward_note(source, outcomes)) if n is not None]

@@ -510,6 +510,23 @@ def unbound_calls(tree: ast.Module) -> list[str]:
     return found
 
 
+def binds_contract_name(source: str) -> bool:
+    """Whether the source defines or binds ScaledDotProductAttention or MultiHeadAttention anywhere (a
+    class, an assignment, an import, a star import); True when it cannot be reviewed (nothing is
+    judged then). A check that looks for fused attention in the classes passes only when one is there."""
+    tree = parse(source)
+    if tree is None:
+        return True
+    for node in _nodes(tree):
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.name in CONTRACT_NAMES:
+            return True
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in CONTRACT_NAMES:
+            return True
+        if isinstance(node, ast.alias) and (node.name == "*" or (node.asname or node.name) in CONTRACT_NAMES):
+            return True
+    return False
+
+
 def fused_attention_uses(source: str) -> list[str]:
     """Human-readable list of places where PyTorch's fused attention is used: its names read as an
     attribute of anything but the student's own object, imported, or asked of ``getattr``."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from grader_tests.attention import cases
 from grader_tests.attention.drivers import AttentionStudent
-from grader_tests.attention.signature_note import result_note
+from grader_tests.attention.signature_note import nothing_defined, result_note
 from grader_tests.attention.static import (
     COUNT_RUNTIME,
     FORBID_RUNTIME,
@@ -34,5 +34,6 @@ SUITE = Suite(
     review_gave_up=give_up,
     packages=("torch", "numpy", "einops"),
     result_note=result_note,
+    nothing_defined=nothing_defined,
     outcome_review=outcome_review,
 )

@@ -140,6 +140,11 @@ def _hidden_names(source: str) -> dict[str, str]:
 
 
 def test_no_fused_attention_static(student_source):
+    expect(static.binds_contract_name(student_source),
+           msg("attention.py defines neither ScaledDotProductAttention nor MultiHeadAttention: there is no "
+               "attention code in which to look for PyTorch's ready-made attention, so this check earns nothing",
+               "attention.py 既没有定义 ScaledDotProductAttention，也没有定义 MultiHeadAttention：没有可以检查"
+               "是否使用 PyTorch 现成 attention 的代码，因此这一项不得分"))
     uses = static.fused_attention_uses(student_source)
     expect(not uses, msg("attention.py uses PyTorch's ready-made attention (" + "; ".join(uses[:3]) +
                          "): the lab asks you to write QK^T / sqrt(dk), the softmax and the weighted sum yourself. "

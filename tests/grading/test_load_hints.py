@@ -522,3 +522,54 @@ def test_the_api_and_cli_give_the_load_error_in_the_language_asked_for():
     assert zh["load_error"] == error["zh"] and zh["load_error"].startswith("第 2 行出现 IndentationError")
     assert en["load_error"] == error["en"] and "Hint: line 2 is indented by 2 spaces" in en["load_error"]
     assert localized({"status": "graded", "load_error": None, "tests": []}, "zh")["load_error"] is None
+
+
+# ------------------------------------------------------------------ a file that defines nothing
+NOTHING_DEFINED = {
+    "comments only": "# attention.py\n# TODO: write the attention here\n",
+    "a docstring only": '"""Scaled dot-product attention, lab 3."""\n',
+    "imports only": "import torch\nimport torch.nn as nn\nfrom torch import Tensor\n",
+    "a docstring, comments, imports and pass": '"""lab"""\n# later\nimport math\npass\n...\n',
+}
+
+
+@pytest.mark.parametrize("source", NOTHING_DEFINED.values(), ids=NOTHING_DEFINED.keys())
+def test_a_file_that_defines_nothing_is_told_so_once_in_both_languages(source):
+    from grader_tests.attention.signature_note import nothing_defined
+    note = _ok(nothing_defined(source))
+    assert note["en"].startswith("attention.py defines nothing: expected classes ScaledDotProductAttention "
+                                 "and MultiHeadAttention"), note
+    assert note["zh"].startswith("attention.py 没有定义任何内容：应定义类 ScaledDotProductAttention 和 "
+                                 "MultiHeadAttention"), note
+    assert "no test was run" in note["en"] and "没有运行任何测试" in note["zh"]
+
+
+def test_a_file_that_defines_or_binds_anything_is_graded_as_usual():
+    from grader_tests.attention.signature_note import nothing_defined
+    head = BASE.split("class MultiHeadAttention", 1)[0]
+    for source in (BASE, head, "x = 1\n", "def helper():\n    pass\n", "from torch.nn import *\n",
+                   "from torch.nn import MultiheadAttention as MultiHeadAttention\n",
+                   'if __name__ == "__main__":\n    print(1)\n', "print('hello')\n", "def f(:\n"):
+        assert nothing_defined(source) is None, source
+
+
+def test_neither_contract_class_defined_earns_no_point_for_avoiding_fused_attention(executor):
+    """A file without the classes has no attention code to check: the static fused-attention check
+    does not pass by default (it gave 3/100 to a file of comments or helpers only)."""
+    result = _grade(executor, "import torch\n\ndef helper(x):\n    return x\n")
+    assert result["status"] == "graded" and result["total"] == 0, [
+        (t["id"], t["outcome"]) for t in result["tests"] if t["outcome"] == "passed"]
+
+
+@pytest.mark.parametrize("source", ["# only a comment\n", '"""only a docstring"""\n', "import torch\n"],
+                         ids=["comments", "docstring", "import torch"])
+def test_a_file_that_defines_nothing_scores_0_with_one_message_and_no_test_run(executor, source):
+    result = _grade(executor, source)
+    assert result["status"] == "graded" and result["total"] == 0
+    message = result["message"]
+    assert message["en"].startswith("attention.py defines nothing: expected classes"), message
+    assert message["zh"].startswith("attention.py 没有定义任何内容："), message
+    assert "did not load" not in message["en"] and "无法" not in message["zh"]
+    for t in result["tests"]:
+        assert t["outcome"] == "failed" and t["feedback"]["en"].startswith("not run: attention.py defines nothing"), t
+        assert t["feedback"]["zh"].startswith("未运行：attention.py 没有定义任何内容"), t
