@@ -265,8 +265,11 @@ def load_failure(result: dict | None, sub: Submission) -> dict | None:
             source = []
         if 1 <= line <= len(source):
             excerpt = [(n, source[n - 1], n == line) for n in range(max(1, line - 2), line + 1)]
+    # Not run at all (the runner's Suite.nothing_defined: only comments, docstrings and imports): no
+    # "<file> did not load:" lead in the message, and nothing to run on the student's computer.
+    loaded = "did not load: " in _en(result.get("message"))
     return {"message": shown or _("The file could not be imported."), "line": line, "excerpt": excerpt,
-            "not_run": len(tests), "filename": sub.code_filename or "attention.py"}
+            "not_run": len(tests), "filename": sub.code_filename or "attention.py", "imported": loaded}
 
 
 def siblings(sub: Submission) -> list[tuple[int, int]]:

@@ -274,6 +274,29 @@ def test_a_syntax_error_is_shown_first_with_its_line_in_the_students_language(cl
     assert "SyntaxError at line 2: expected" in en
 
 
+def test_a_file_that_defines_nothing_is_said_not_run_not_to_have_failed_to_load(client, web, course):
+    """The runner does not run a file of only comments or imports (Suite.nothing_defined): the page
+    heads its one message "was not run", not "did not load", and does not ask to run the file."""
+    from grader_tests.attention.signature_note import NOTHING_DEFINED
+
+    sub = web.submit(course["alice"])
+    result = load_failure_result(True)
+    for t in result["tests"]:
+        t["feedback"] = {"en": "not run: " + NOTHING_DEFINED["en"], "zh": "未运行：" + NOTHING_DEFINED["zh"]}
+    result["message"] = result["load_error"] = NOTHING_DEFINED
+    n = len(result["tests"])
+    web.grade(sub, result)
+    web.login(client, course["alice"])
+    zh = client.get(f"/submissions/{sub.id}", headers={"Accept-Language": "zh"}).get_data(as_text=True)
+    assert f"attention.py 未被运行，{n} 个测试都没有运行" in zh and "attention.py 没有定义任何内容" in zh
+    assert "无法" not in zh[zh.index('id="load-error"'):zh.index('id="tests-title"')]
+    client.get("/lang/en")
+    en = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
+    assert f"attention.py was not run, so none of the {n} tests could run" in en
+    assert "did not load" not in en and "until it starts without an error" not in en
+    assert "must define the classes the handout asks for" in en
+
+
 def test_measurements_have_human_labels_in_both_languages(client, web, course):
     sub = web.submit(course["alice"])
     result = realistic_result()
