@@ -262,6 +262,7 @@ def test_a_syntax_error_is_shown_first_with_its_line_in_the_students_language(cl
     web.login(client, course["alice"])
     zh = client.get(f"/submissions/{sub.id}", headers={"Accept-Language": "zh"}).get_data(as_text=True)
     assert zh.index('id="load-error"') < zh.index('id="tests-title"')   # the message comes first
+    assert f"attention.py 无法导入，所以 {n} 个测试都没有运行" in zh       # the engine's term (无法导入)
     assert "第 2 行出现 SyntaxError：expected &#39;:&#39;" in zh or "第 2 行出现 SyntaxError：expected ':'" in zh
     assert "审计 PDF" not in zh[zh.index('id="load-error"'):zh.index('id="tests-title"')]
     assert "class ScaledDotProductAttention(torch.nn.Module)" in zh      # the offending source line
