@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections.abc import Iterable, Mapping
 
 from grading.i18n import Msg, cat, is_msg, msg
@@ -166,23 +167,31 @@ NOTHING_DEFINED = msg("attention.py defines nothing: expected classes ScaledDotP
                       "但文件中只有注释、文档字符串和 import 语句，因此没有运行任何测试")
 
 
-def _binds_nothing(node: ast.stmt) -> bool:
+def _binds_nothing(node: ast.stmt, importable: frozenset[str]) -> bool:
     """A top-level statement that can define no class: a docstring or other constant expression, ``pass``,
-    or an import that binds neither contract name (a star import may bind anything: not counted)."""
+    or an import of the standard library or of ``importable`` that binds neither contract name (a star
+    import may bind anything; another package or a module of the student's own may fail to import, and
+    its load error, with its hint, says more)."""
     if isinstance(node, ast.Pass) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
         return True
     if isinstance(node, ast.Import | ast.ImportFrom):
+        modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        if isinstance(node, ast.ImportFrom) and node.level:
+            return False
+        known = all(m.split(".")[0] in sys.stdlib_module_names or m.split(".")[0] in importable for m in modules)
         names = [a.asname or a.name.split(".")[0] for a in node.names]
-        return "*" not in names and not set(names) & set(FORWARD_CONTRACT)
+        return known and "*" not in names and not set(names) & set(FORWARD_CONTRACT)
     return False
 
 
-def nothing_defined(source: str | None) -> Msg | None:
+def nothing_defined(source: str | None, importable: Iterable[str] = ()) -> Msg | None:
     """The Suite's ``nothing_defined``: one message, instead of the suite's run, when the source parses and
-    holds only comments, docstrings, imports and ``pass`` (an empty file is refused before: inputs.py). Read
-    with ``ast``, never executed; None for anything else (a source that does not parse is a load error)."""
+    holds only comments, docstrings, ``pass`` and imports of the standard library or of ``importable``
+    (the packages the jail has; an empty file is refused before: inputs.py). Read with ``ast``, never
+    executed; None for anything else (a source that does not parse is a load error)."""
     tree = _parse(source) if source is not None else None
-    if tree is None or not all(_binds_nothing(node) for node in tree.body):
+    known = frozenset(importable)
+    if tree is None or not all(_binds_nothing(node, known) for node in tree.body):
         return None
     return NOTHING_DEFINED
 

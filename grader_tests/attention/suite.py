@@ -12,7 +12,7 @@ from grader_tests.attention.static import (
     outcome_review,
     review_reasons,
 )
-from grading.suite import Suite
+from grading.suite import DISPLAY_PACKAGES, Suite
 
 
 def hand_reference() -> list[list[float]]:
@@ -20,6 +20,8 @@ def hand_reference() -> list[list[float]]:
     q, k, _ = cases.hand_example()
     return [[float(x) for x in row] for row in cases.ref_weights(q, k)[0, 0].tolist()]
 
+
+PACKAGES = ("torch", "numpy", "einops")
 
 SUITE = Suite(
     version="attention-suite 1.0",
@@ -32,8 +34,8 @@ SUITE = Suite(
     example_reference=hand_reference,
     review=review_reasons,
     review_gave_up=give_up,
-    packages=("torch", "numpy", "einops"),
+    packages=PACKAGES,
     result_note=result_note,
-    nothing_defined=nothing_defined,
+    nothing_defined=lambda source: nothing_defined(source, PACKAGES + DISPLAY_PACKAGES),
     outcome_review=outcome_review,
 )

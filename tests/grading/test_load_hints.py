@@ -535,8 +535,8 @@ NOTHING_DEFINED = {
 
 @pytest.mark.parametrize("source", NOTHING_DEFINED.values(), ids=NOTHING_DEFINED.keys())
 def test_a_file_that_defines_nothing_is_told_so_once_in_both_languages(source):
-    from grader_tests.attention.signature_note import nothing_defined
-    note = _ok(nothing_defined(source))
+    from grader_tests.attention.suite import SUITE
+    note = _ok(SUITE.nothing_defined(source))
     assert note["en"].startswith("attention.py defines nothing: expected classes ScaledDotProductAttention "
                                  "and MultiHeadAttention"), note
     assert note["zh"].startswith("attention.py 没有定义任何内容：应定义类 ScaledDotProductAttention 和 "
@@ -551,6 +551,16 @@ def test_a_file_that_defines_or_binds_anything_is_graded_as_usual():
                    "from torch.nn import MultiheadAttention as MultiHeadAttention\n",
                    'if __name__ == "__main__":\n    print(1)\n', "print('hello')\n", "def f(:\n"):
         assert nothing_defined(source) is None, source
+
+
+def test_imports_that_may_fail_are_run_so_that_their_load_error_is_told():
+    """A package the jail lacks or a module of the student's own fails to import, and the load error
+    and its hint say more than "defines nothing"."""
+    from grader_tests.attention.suite import SUITE
+    for source in ("import torch\nimport scipy\n", "from utils import helper\n", "from . import helper\n",
+                   "import torch, sklearn.linear_model\n"):
+        assert SUITE.nothing_defined(source) is None, source
+    assert SUITE.nothing_defined("import torch, numpy as np, einops, math, matplotlib.pyplot as plt\n") is not None
 
 
 def test_neither_contract_class_defined_earns_no_point_for_avoiding_fused_attention(executor):
