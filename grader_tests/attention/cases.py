@@ -215,6 +215,29 @@ SDPA_FAULTS = ("scale_one", "scale_dk", "scale_dv", "softmax_query_axis", "softm
                "raw_scores", "mask_after_softmax", "mask_ignored", "mask_inverted", "weights_transposed")
 
 
+# A [B,Nq,Nk] additive mask given to the wrong heads: which sample's mask head h of sample b reads.
+# "batch_as_head": added to the [B,H,Nq,Nk] scores without a head axis, its batch axis lines up with
+# the heads (it runs only when B == H, or B == 1 where it is right); "repeat_order": repeated over the
+# heads with repeat(H, 1, 1) while the heads are flattened sample by sample (b*H + h);
+# "interleave_order": repeat_interleave(H, dim=0) while they are flattened head by head (h*B + b).
+# When B == H all three read the mask of sample h: named "batch_as_head" only.
+ADDITIVE_MASK_HEAD_FAULTS = ("additive_mask_batch_as_head", "additive_mask_repeat_order",
+                             "additive_mask_interleave_order")
+
+
+def _mask_by_head(am: Tensor, fault: str, B: int, H: int) -> Tensor | None:
+    """The [B,H,Nq,Nk] mask each head reads under ``fault``, or None when the mistake cannot happen
+    here or computes the right mask (B == 1, H == 1)."""
+    if am.dim() != 3 or B == 1 or H == 1:
+        return None
+    b, h = torch.arange(B)[:, None], torch.arange(H)[None, :]
+    if fault == "additive_mask_batch_as_head":
+        index = None if B != H else h.expand(B, H)
+    else:
+        index = None if B == H else ((b * H + h) % B if fault == "additive_mask_repeat_order" else (h * B + b) // H)
+    return None if index is None else am[index]
+
+
 def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Tensor,
                 context: Tensor | None = None, additive_mask: Tensor | None = None,
                 key_padding_mask: Tensor | None = None, fault: str | None = None
@@ -269,7 +292,13 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         return None
     if additive_mask is not None and fault != "mask_ignored":
         am = additive_mask.double()
+        if fault in ADDITIVE_MASK_HEAD_FAULTS:
+            am = _mask_by_head(am, fault, B, num_heads)
+            if am is None:
+                return None
         mask = mask + (am if am.dim() == 4 else am.unsqueeze(1))
+    elif fault in ADDITIVE_MASK_HEAD_FAULTS:
+        return None
     scale = {"scale_one": 1.0, "scale_dk": 1.0 / head_dim,
              "scale_dmodel": 1.0 / math.sqrt(d_model)}.get(fault or "", 1.0 / math.sqrt(head_dim))
     if fault == "scale_dmodel" and d_model == head_dim * head_dim:
@@ -318,7 +347,7 @@ MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_d
               "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis",
               "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored", "mask_after_softmax",
               "out_proj_skipped", "kv_swapped", "split_dim_first", "residual", "layer_norm", "residual_layer_norm",
-              "pad_on_values", "weights_transposed")
+              "pad_on_values", "weights_transposed", *ADDITIVE_MASK_HEAD_FAULTS)
 
 
 def warm() -> None:

@@ -125,6 +125,27 @@ FAULTS: dict[str, Msg] = {
                                          "no effect on it",
                                          "输出与 MultiHeadAttention 不加 additive_mask 时相同（key_padding_mask 如有，"
                                          "则已按预期应用）：这里 additive_mask 对输出没有起作用"),
+    "additive_mask_batch_as_head": msg(
+        "the output matches a [B,Nq,Nk] additive_mask added to the [B,H,Nq,Nk] scores without a head axis, so "
+        "that its batch axis lines up with the heads (head h of every sample reads the mask of sample h): give "
+        "it a head axis first, additive_mask[:, None] ([B,1,Nq,Nk])",
+        "输出与把 [B,Nq,Nk] 的 additive_mask 不加 head 维直接加到 [B,H,Nq,Nk] 的 score 上的结果一致，这样它的 batch "
+        "轴对上了 head 轴（每个样本的第 h 个 head 读取的是样本 h 的 mask）：应先给它加上 head 维，即 "
+        "additive_mask[:, None]（[B,1,Nq,Nk]）"),
+    "additive_mask_repeat_order": msg(
+        "the output matches a [B,Nq,Nk] additive_mask repeated over the heads with repeat(H, 1, 1) while the "
+        "heads are laid out sample by sample (B*H rows, b*H + h), so a head reads another sample's mask: use "
+        "repeat_interleave(H, dim=0), or keep four dimensions and add additive_mask[:, None]",
+        "输出与用 repeat(H, 1, 1) 把 [B,Nq,Nk] 的 additive_mask 沿 head 重复、而各 head 按样本排列（B*H 行，"
+        "b*H + h）的结果一致，因此 head 读取的是另一个样本的 mask：应使用 repeat_interleave(H, dim=0)，"
+        "或保持四维并加上 additive_mask[:, None]"),
+    "additive_mask_interleave_order": msg(
+        "the output matches a [B,Nq,Nk] additive_mask repeated with repeat_interleave(H, dim=0) while the heads "
+        "are laid out head by head (B*H rows, h*B + b), so a head reads another sample's mask: use "
+        "repeat(H, 1, 1), or keep four dimensions and add additive_mask[:, None]",
+        "输出与用 repeat_interleave(H, dim=0) 重复 [B,Nq,Nk] 的 additive_mask、而各 head 按 head 排列（B*H 行，"
+        "h*B + b）的结果一致，因此 head 读取的是另一个样本的 mask：应使用 repeat(H, 1, 1)，"
+        "或保持四维并加上 additive_mask[:, None]"),
     "pad_inverted": msg("the padding mask acts inverted: True in key_padding_mask means padding (blocked)",
                         "padding mask 的极性反了：key_padding_mask 中 True 表示 padding（禁止读取）"),
     "pad_query_axis": msg("the padding mask is applied to the query axis: it marks keys, so it broadcasts "
@@ -377,19 +398,22 @@ def _other(n: int, choices: tuple[int, ...]) -> int:
     return next(c for c in choices if c != n)
 
 
-def _probe_mha(student: MhaBuilder, case: _MhaCase) -> _MhaCase | None:
+def _probe_mha(student: MhaBuilder, case: _MhaCase, *, heads: int | None = None,
+               batch: int | None = None) -> _MhaCase | None:
     """The student's module on a second, independent case: every size but num_heads changed
-    (batch, lengths, head_dim, d_model), self- or cross-attention kept, Nq == Nk kept when it held,
-    d_model == num_heads * head_dim kept when it held (the module is then built without head_dim,
-    as the default case was), other reference weights, inputs and masks of the same kinds (a
-    padding mask, an additive mask of the same rank), all from fixed seeds. None when the student's
-    code fails on it."""
-    x, H = case.x, case.num_heads
+    (batch, lengths, head_dim, d_model), self- or cross-attention kept, Nq == Nk and B != num_heads
+    kept when they held, d_model == num_heads * head_dim kept when it held (the module is then built
+    without head_dim, as the default case was), other reference weights, inputs and masks of the same
+    kinds (a padding mask, an additive mask of the same rank), all from fixed seeds; ``heads`` and
+    ``batch``, when given, are its num_heads and batch size. None when the student's code fails on it."""
+    x, H = case.x, heads or case.num_heads
     B, Nq, d_model = x.shape
-    default = d_model == H * case.head_dim
+    default = d_model == case.num_heads * case.head_dim
     hd = _other(case.head_dim, (5, 7))
     dm = H * hd if default else _other(d_model, tuple(n for n in (21, 22, 23) if n != H * hd))
-    b, nq = _other(B, (3, 2)), _other(Nq, (6, 4))
+    # B != num_heads kept when it held (a [B,Nq,Nk] mask reads other heads' masks when B == num_heads)
+    b = batch or next(n for n in (3, 2, 5) if n != B and (B == case.num_heads or n != H))
+    nq = _other(Nq, (6, 4))
     nk = nq
     if case.context is not None and case.context.shape[1] != Nq:
         nk = _other(case.context.shape[1], (nq + 3, nq + 4) if case.context.shape[1] > Nq else (nq - 2, nq - 3))
@@ -507,7 +531,10 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
             continue
         if weights is None and any(_matches(case, twin) for twin in OUTPUT_TWINS.get(fault, ())):
             return None                 # the output alone cannot tell which of the two it is
-        if student is not None:
+        if student is not None and fault == "additive_mask_batch_as_head":
+            if not _batch_as_head_on_probes(student, case):
+                return None
+        elif student is not None:
             probe = probe or _probe_mha(student, case)
             if probe is None or not _confirmed_on(probe, fault, x.shape[-1], head_dim):
                 return None
@@ -517,5 +544,40 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
     return None
 
 
-__all__ = ["FAULTS", "MATCH_TOL", "SDPA_CULPRIT", "half_precision", "large_scores", "mha", "mha_key", "probe_case", "sdpa_output",
+def _batch_as_head_heads(num_heads: int) -> tuple[int, int]:
+    """The head counts of the two probes of a mask without a head axis: the case's own and another
+    (two others for a single head, where the mistake cannot show)."""
+    return (num_heads, _other(num_heads, (3, 2))) if num_heads > 1 else (2, 3)
+
+
+def _batch_as_head_on_probes(student: MhaBuilder, case: _MhaCase) -> bool:
+    """Whether the student's module reads the mask of sample h in head h (a [B,Nq,Nk] mask without a
+    head axis) on two probes of batch == num_heads (where it broadcasts) and other sizes each."""
+    for heads in _batch_as_head_heads(case.num_heads):
+        probe = _probe_mha(student, case, heads=heads, batch=heads)
+        if probe is None or not _matches(probe, "additive_mask_batch_as_head"):
+            return False
+    return True
+
+
+def mha_mask_failure(student: MhaBuilder, num_heads: int, head_dim: int, x: Tensor, context: Tensor | None,
+                     additive_mask: Tensor | None, key_padding_mask: Tensor | None = None) -> Msg | None:
+    """Why the student's module failed on a [B,Nq,Nk] additive_mask with B != num_heads, when its
+    module, run with as many samples as heads (where a mask without a head axis broadcasts against the
+    [B,H,Nq,Nk] scores), reads the mask of sample h in head h on two such probes of other sizes (one of
+    another num_heads); None otherwise (nothing is said about the error then)."""
+    if additive_mask is None or additive_mask.dim() != 3 or x.shape[0] in (1, num_heads):
+        return None
+    case = _MhaCase(x, None, {}, num_heads, head_dim, x, context, additive_mask, key_padding_mask)
+    if not _batch_as_head_on_probes(student, case):
+        return None
+    a, b = _batch_as_head_heads(num_heads)
+    return cat(msg(f"run with as many samples as heads ({a} and {b} heads, where such a mask broadcasts), the "
+                   "module does not fail, and ",
+                   f"样本数与 head 数相同时（{a} 个和 {b} 个 head，这样的 mask 此时可以广播），模块不会出错，且"),
+               FAULTS["additive_mask_batch_as_head"])
+
+
+__all__ = ["FAULTS", "MATCH_TOL", "SDPA_CULPRIT", "half_precision", "large_scores", "mha", "mha_key",
+           "mha_mask_failure", "probe_case", "sdpa_output",
            "sdpa_weights"]

@@ -8,6 +8,7 @@ import torch
 from grader_tests.attention import cases as C
 from grader_tests.attention import diagnose, static
 from grader_tests.attention.checks import (
+    SEMI,
     Feedback,
     cat,
     dtype_name,
@@ -237,8 +238,9 @@ def test_mha_single_head(student):
         ref_out, ref_w = C.ref_mha(params, 1, hd, x, context, am, kpm)
         try:
             out, w = mha(x, context, am, key_padding_mask=kpm, return_weights=True)
-        except Feedback as exc:
-            raise Feedback(cat(what, msg(": ", "："), exc.message)) from None
+        except Feedback as exc:   # named only when probes with batch == num_heads show why
+            hint = diagnose.mha_mask_failure(student, 1, hd, x, context, am, kpm)
+            raise Feedback(cat(cat(what, msg(": ", "："), exc.message), hint, sep=SEMI)) from None
         if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref_out) <= C.OUT_TOL:
             continue
         hint = diagnose.mha(out, w, params, 1, hd, x, context, am, kpm, student=student)

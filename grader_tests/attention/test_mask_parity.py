@@ -238,8 +238,9 @@ def test_mha_additive_mask(student):
         ref_out, ref_w = C.ref_mha(params, H, D // H, x, context, mask, kpm)
         try:
             out, w = mha(x, context, mask, key_padding_mask=kpm, return_weights=True)
-        except Feedback as exc:
-            raise Feedback(cat(what, msg(": ", "："), exc.message)) from None
+        except Feedback as exc:   # named only when a probe with batch == num_heads shows why
+            hint = diagnose.mha_mask_failure(student, H, D // H, x, context, mask, kpm)
+            raise Feedback(cat(cat(what, msg(": ", "："), exc.message), hint, sep=SEMI)) from None
         if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref_out) <= C.OUT_TOL:
             continue
         hint = diagnose.mha(out, w, params, H, D // H, x, context, mask, kpm, student=student)

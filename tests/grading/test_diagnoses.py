@@ -114,6 +114,8 @@ MHA_CASES = {
                       key_padding_mask=torch.tensor([[False] * 8, [False] * 5 + [True] * 3])),
     "cross+mask": dict(x=C.tokens(86, 2, 4, 16), context=C.tokens(87, 2, 6, 16),
                        additive_mask=C.random_block_mask(95, (2, 4, 6))),
+    "cross+mask, B=3": dict(x=C.tokens(88, 3, 4, 16), context=C.tokens(89, 3, 6, 16),   # B != num_heads
+                            additive_mask=C.random_block_mask(93, (3, 4, 6))),
 }
 
 
@@ -483,3 +485,68 @@ def test_a_wrapper_ignoring_additive_mask_names_additive_mask_not_the_padding_ma
     assert got == diagnose.FAULTS["additive_mask_ignored"]
     assert "without additive_mask" in got["en"] and "不加 additive_mask" in got["zh"]
     assert diagnose.mha(out.float(), None, **MHA_SETUP, **case) == diagnose.FAULTS["additive_mask_output_unmasked"]
+
+
+# ------------------------------------------------------------------ an additive mask given to the wrong heads
+HEAD_MASK_CASES = {   # MHA_SETUP has 2 heads: a batch of 2 lines up with them, a batch of 3 does not
+    "additive_mask_batch_as_head": "cross+mask",
+    "additive_mask_repeat_order": "cross+mask, B=3",
+    "additive_mask_interleave_order": "cross+mask, B=3",
+}
+
+
+@pytest.mark.parametrize("fault", list(HEAD_MASK_CASES))
+def test_an_additive_mask_read_by_the_wrong_heads_is_named_when_a_second_case_repeats_it(fault):
+    case = MHA_CASES[HEAD_MASK_CASES[fault]]
+    out, w = C.mha_variant(fault=fault, **MHA_SETUP, **case)
+    out, w = out.float(), w.float()
+    assert diagnose.mha(out, w, **MHA_SETUP, **case, student=Faulty(fault)) == diagnose.FAULTS[fault]
+    assert diagnose.mha(out, w, **MHA_SETUP, **case, student=OnlyAtBatchTwo(fault)) is None or \
+        case["x"].shape[0] != 2
+    text = diagnose.FAULTS[fault]
+    assert "additive_mask" in text["en"] and "additive_mask[:, None]" in text["en"] and "head" in text["zh"]
+
+
+def test_a_mask_without_a_head_axis_that_fails_to_broadcast_is_named_from_a_batch_of_as_many_samples_as_heads():
+    """B=2 samples, 4 heads: a [B,Nq,Nk] mask added to [B,H,Nq,Nk] scores without unsqueeze(1) raises
+    a broadcasting error; the hint names it only when the student's module, run with B == H (where it
+    broadcasts), reads the mask of sample h in head h, on two cases of other sizes."""
+    params, x, ctx = C.mha_params(34, 16, 4, 4), C.tokens(86, 2, 4, 16), C.tokens(87, 2, 6, 16)
+    mask = C.random_block_mask(95, (2, 4, 6))
+    assert C.mha_variant(params, 4, 4, x, ctx, mask, fault="additive_mask_batch_as_head") is None   # cannot run
+    got = diagnose.mha_mask_failure(Faulty("additive_mask_batch_as_head"), 4, 4, x, ctx, mask)
+    assert got is not None and diagnose.FAULTS["additive_mask_batch_as_head"]["en"] in got["en"]
+    assert diagnose.FAULTS["additive_mask_batch_as_head"]["zh"] in got["zh"]
+    assert "as many samples as heads (4 and 3 heads" in got["en"] and "样本数与 head 数相同时（4 个和 3 个 head" in got["zh"]
+    one_head = diagnose.mha_mask_failure(Faulty("additive_mask_batch_as_head"), 1, 16, x, ctx, mask)
+    assert one_head is not None and "(2 and 3 heads" in one_head["en"]      # MultiHeadAttention(16, 1): probes of 2, 3
+    for other in (None, "mask_ignored", "additive_mask_repeat_order"):      # runs, but reads other masks
+        assert diagnose.mha_mask_failure(Faulty(other), 4, 4, x, ctx, mask) is None, other
+    assert diagnose.mha_mask_failure(Faulty("additive_mask_batch_as_head"), 4, 4, x, ctx, None) is None
+    assert diagnose.mha_mask_failure(Faulty("additive_mask_batch_as_head"), 4, 4, x, ctx,
+                                     C.random_block_mask(96, (2, 4, 4, 6))) is None     # 4-D: not this mistake
+
+
+HEAD_MASK_SOURCES = {
+    "additive_mask_batch_as_head": "mask = mask + additive_mask",
+    "additive_mask_repeat_order": ("mask = mask + (additive_mask.repeat(self.heads, 1, 1).view(B, self.heads, Nq, Nk) "
+                                   "if additive_mask.dim() == 3 else additive_mask)"),
+}
+
+
+@pytest.mark.parametrize("fault", list(HEAD_MASK_SOURCES))
+def test_a_wrapper_giving_additive_mask_to_the_wrong_heads_is_told_so_in_the_additive_mask_test(executor, fault):
+    from grading.runner import GradeInput, grade
+    from tests.grading.helpers import SUBMISSIONS
+
+    right = "mask = mask + (additive_mask[:, None] if additive_mask.dim() == 3 else additive_mask)"
+    source = (SUBMISSIONS / "correct" / "einsum.py").read_text(encoding="utf-8")
+    assert right in source
+    result = grade(GradeInput(code=source.replace(right, HEAD_MASK_SOURCES[fault]).encode()), "attention", executor)
+    failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
+    for test_id in ("test_mha_additive_mask", "test_mha_single_head")[:2 if "batch" in fault else 1]:
+        fb = failed[test_id]
+        assert diagnose.FAULTS[fault]["en"] in fb["en"] and diagnose.FAULTS[fault]["zh"] in fb["zh"], fb
+    for test_id, feedback in failed.items():
+        others = [k for k, text in diagnose.FAULTS.items() if k != fault and text["en"] in feedback["en"]]
+        assert not others, (test_id, others)
