@@ -105,13 +105,30 @@ def test_additive_mask_parity(student):
         expect_close(out, C.ref_output(q, k, v, mask), C.OUT_TOL, cat(what, msg(", the output", "，输出")))
 
 
+def _label(shape) -> str:
+    return "[" + ",".join(map(str, shape)) + "]"
+
+
+def _masks_work(student, q, k, v, masks) -> bool:
+    """Whether the student's weights and output are right with each of ``masks`` (a probe)."""
+    for mask in masks:
+        try:
+            out, w = student.sdpa(q, k, v, mask, return_weights=True)
+        except Feedback:
+            return False
+        if max_err(w, C.ref_weights(q, k, mask)) > C.WEIGHT_TOL or max_err(out, C.ref_output(q, k, v, mask)) > C.OUT_TOL:
+            return False
+    return True
+
+
 def test_mask_broadcasts_over_batch_and_heads(student):
     B, Hh, Nq, Nk = 2, 3, 4, 6
     q, k, v = C.qkv(83, B, Hh, Nq, Nk, 8, 5)
     plain_ok = False  # the [Nq,Nk] mask (checked first) passed: a later failure is broadcasting
-    for i, shape in enumerate([(Nq, Nk), (1, 1, Nq, Nk), (B, 1, Nq, Nk), (1, Hh, Nq, Nk)]):
+    shapes = [(Nq, Nk), (1, 1, Nq, Nk), (B, 1, Nq, Nk), (1, Hh, Nq, Nk)]
+    for i, shape in enumerate(shapes):
         mask = C.random_block_mask(90 + i, shape)
-        label = "[" + ",".join(map(str, shape)) + "]"
+        label = _label(shape)
         what = msg(f"with a mask of shape {label} for q [{B},{Hh},{Nq},8]",
                    f"q 为 [{B},{Hh},{Nq},8]、mask 的 shape 为 {label} 时")
         only_2d = msg(f"a [{Nq},{Nk}] mask works but {label} does not: the mask must broadcast over the "
@@ -121,6 +138,15 @@ def test_mask_broadcasts_over_batch_and_heads(student):
         try:
             out, w = student.sdpa(q, k, v, mask, return_weights=True)
         except Feedback as exc:
+            four_d = [C.random_block_mask(90 + j, s) for j, s in enumerate(shapes) if j > 0]
+            if i == 0 and _masks_work(student, q, k, v, four_d):   # what a probe of the 4-D masks shows
+                others = msg(", ".join(_label(s) for s in shapes[1:-1]) + " and " + _label(shapes[-1]),
+                             "、".join(_label(s) for s in shapes[1:-1]) + " 和 " + _label(shapes[-1]))
+                only_2d = msg(f"masks of shape {others['en']} work but {label} does not: a mask added to the "
+                              "[B,H,Nq,Nk] scores as it is broadcasts from the last axis, so a [Nq,Nk] one "
+                              "needs no axes added to it",
+                              f"{others['zh']} 的 mask 可以，但 {label} 不行：直接加到 [B,H,Nq,Nk] 的 score 上的 mask "
+                              "会从最后一维开始广播，所以 [Nq,Nk] 的 mask 不需要另加维度")
             raise Feedback(cat(cat(what, msg(": ", "："), exc.message), only_2d, sep=SEMI)) from None
         ref_w = C.ref_weights(q, k, mask)
         if max_err(w, ref_w) > C.WEIGHT_TOL:

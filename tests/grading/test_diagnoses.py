@@ -550,3 +550,23 @@ def test_a_wrapper_giving_additive_mask_to_the_wrong_heads_is_told_so_in_the_add
     for test_id, feedback in failed.items():
         others = [k for k, text in diagnose.FAULTS.items() if k != fault and text["en"] in feedback["en"]]
         assert not others, (test_id, others)
+
+
+def test_an_sdpa_that_fails_on_a_2d_mask_and_broadcasts_the_4d_ones_is_told_what_worked(executor):
+    """A [Nq,Nk] mask treated as if it had a batch or head axis (unsqueeze(1) for any mask of fewer
+    than 4 dimensions) fails to broadcast; the feedback says that the 4-D masks, run as a probe,
+    work, instead of the bare error alone."""
+    from grading.runner import GradeInput, grade
+    from tests.grading.helpers import SUBMISSIONS
+
+    source = (SUBMISSIONS / "correct" / "einsum.py").read_text(encoding="utf-8")
+    right = "            scores = scores + additive_mask\n"
+    wrong = ("            if additive_mask.dim() < 4:\n                additive_mask = additive_mask.unsqueeze(1)\n"
+             + right)
+    assert right in source
+    result = grade(GradeInput(code=source.replace(right, wrong).encode()), "attention", executor)
+    failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
+    assert set(failed) == {"test_mask_broadcasts_over_batch_and_heads"}, failed
+    fb = failed["test_mask_broadcasts_over_batch_and_heads"]
+    assert "masks of shape [1,1,4,6], [2,1,4,6] and [1,3,4,6] work but [4,6] does not" in fb["en"], fb
+    assert "[1,1,4,6]、[2,1,4,6] 和 [1,3,4,6] 的 mask 可以，但 [4,6] 不行" in fb["zh"], fb
