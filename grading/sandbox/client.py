@@ -247,9 +247,15 @@ _CHILD = {"type": str, "is_linear": bool, "in_features": int, "out_features": in
 _LINEAR = {"name": str, "in_features": int, "out_features": int, "bias": bool, "alias_of": str}
 
 
+def _is_size(v: object) -> bool:
+    """An int a torch size can be: the tests quote sizes in feedback, and an int of 4,300 digits
+    passes JSON."""
+    return type(v) is int and 0 <= v <= protocol.MAX_SIZE
+
+
 def _fields_ok(d: object, spec: dict[str, type], required: tuple[str, ...]) -> bool:
     return (type(d) is dict and all(k in d for k in required)
-            and all(k in spec and type(v) is spec[k] for k, v in d.items()))
+            and all(k in spec and type(v) is spec[k] and (spec[k] is not int or _is_size(v)) for k, v in d.items()))
 
 
 def _is_describe_reply(info: object) -> bool:
@@ -259,7 +265,7 @@ def _is_describe_reply(info: object) -> bool:
     return (type(info.get("type")) is str and type(info.get("is_module")) is bool
             and (info.get("training") is None or type(info.get("training")) is bool)
             and type(params) is dict and all(type(n) is str and type(shape) is list
-                                             and all(type(d) is int for d in shape) for n, shape in params.items())
+                                             and all(_is_size(d) for d in shape) for n, shape in params.items())
             and type(children) is dict and all(type(n) is str and _fields_ok(c, _CHILD, ("type", "is_linear"))
                                                for n, c in children.items())
             and type(info.get("linears", [])) is list

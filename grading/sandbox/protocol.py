@@ -45,6 +45,7 @@ MAX_DEPTH = 32
 MAX_ITEMS = 100_000           # values in one message
 MAX_TENSORS = 4096
 MAX_DIMS = 16
+MAX_SIZE = (1 << 63) - 1      # the largest size torch has (an int64): of a dimension, of a Linear's features
 READ_BUFFER = 1 << 16         # bytes read at once by ``reader``
 
 _LEN = struct.Struct(">I")

@@ -55,6 +55,18 @@ def _safe_str(e: BaseException) -> str:
     return s[:MESSAGE_CAP]
 
 
+def _size(v: int, what: str) -> int:
+    """``v`` when it can be a size (0..MAX_SIZE, what a torch size can be), else the submission's
+    error. The trusted side quotes sizes in feedback ("q_proj maps 16 -> 24 features"): a Linear
+    whose ``in_features`` was set to 10**4299 was quoted whole (4,300 digits) in every test that
+    looks at the projections, and one of 10**5000 failed to encode in an opaque way."""
+    if 0 <= v <= protocol.MAX_SIZE:
+        return v
+    shown = str(v) if abs(v) < 10 ** 18 else f"an integer of about {int(v.bit_length() * 0.30103) + 1} digits"
+    raise _Fail("ValueError", f"{what} is {shown}, which cannot be a number of features "
+                              f"(a size is between 0 and {protocol.MAX_SIZE})")
+
+
 class Runtime:
     def __init__(self):
         self.module: types.ModuleType | None = None
@@ -345,7 +357,7 @@ class Runtime:
                 for a in ("in_features", "out_features"):
                     v = getattr(c, a, None)
                     if type(v) is int:
-                        child[a] = v
+                        child[a] = _size(v, f"{n}.{a}")
                 if child["is_linear"]:
                     child["bias"] = isinstance(getattr(c, "bias", None), torch.Tensor)
                 info["children"][n] = child
@@ -354,7 +366,8 @@ class Runtime:
             first: dict[int, str] = {}
             for n, c in obj.named_modules(remove_duplicate=False):
                 if n and isinstance(c, torch.nn.Linear) and n.count(".") < 3:
-                    entry = {"name": n, "in_features": int(c.in_features), "out_features": int(c.out_features),
+                    entry = {"name": n, "in_features": _size(int(c.in_features), f"{n}.in_features"),
+                             "out_features": _size(int(c.out_features), f"{n}.out_features"),
                              "bias": isinstance(c.bias, torch.Tensor)}
                     if id(c) in first:
                         entry["alias_of"] = first[id(c)]

@@ -204,6 +204,55 @@ def test_a_class_name_of_a_megabyte_is_quoted_clipped_in_feedback(executor, hone
     assert len(json.dumps(result)) < 200_000
 
 
+# The runtime's describe op, as code that reaches it through gc can rewrite it: every size it reports
+# becomes an int of 4,000 digits (JSON carries those; Python refuses more than 4,300).
+FORGED_SIZES = '''
+import gc as _gc
+for _o in _gc.get_objects():
+    if type(_o).__name__ == "Runtime" and "describe" in getattr(_o, "OPS", {}):
+        _honest_describe = _o.OPS["describe"]
+        def _forged(self, req, _honest=_honest_describe):
+            info = _honest(self, req)
+            for _c in info["children"].values():
+                _c["in_features"] = 10 ** 4000
+            info["parameters"] = {_n: [10 ** 4000] for _n in info["parameters"]}
+            return info
+        type(_o).OPS = {**_o.OPS, "describe": _forged}
+'''
+
+
+@pytest.mark.parametrize("sizes", [("10 ** 4299", "-10 ** 4298"), ("10 ** 5000", "16"), ("-1", "2 ** 63")],
+                         ids=["4300_digits", "past_the_int_string_limit", "negative_and_past_int64"])
+def test_a_linear_reporting_an_absurd_number_of_features_is_the_students_failure_unquoted(executor, honest, sizes):
+    # The tests quote a projection's sizes ("q_proj maps 16 -> 24 features"): a Linear whose
+    # in_features the submission set to 10**4299 was quoted whole, 4,300 digits in each language of
+    # each of the 8 tests that look at the projections (result 223 KB instead of 12 KB); one of
+    # 10**5000 failed to encode ("Exceeds the limit (4300 digits) for integer string conversion").
+    fin, fout = sizes
+    code = CORRECT.replace("self.q_proj = nn.Linear(d_model, inner)",
+                           f"self.q_proj = nn.Linear(d_model, inner)\n        self.q_proj.in_features = {fin}\n"
+                           f"        self.q_proj.out_features = {fout}", 1)
+    assert code != CORRECT
+    result = _grade(executor, code)
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] < honest["correct"]
+    assert not re.search(r"\d{25}", json.dumps(result)), "an absurd size is quoted"
+    assert len(json.dumps(result)) < 60_000
+    structure = next(t for t in result["tests"] if t["id"] == "test_mha_structure")
+    assert structure["outcome"] == "failed"
+    assert "q_proj.in_features is " in structure["feedback"]["en"]
+    assert "cannot be a number of features" in structure["feedback"]["en"]
+    assert "q_proj.in_features" in structure["feedback"]["zh"] and "读取" in structure["feedback"]["zh"]
+
+
+def test_a_forged_describe_reply_of_absurd_sizes_is_the_students_failure(executor, honest):
+    result = _grade(executor, CORRECT + FORGED_SIZES)
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] < honest["correct"]
+    assert not re.search(r"\d{25}", json.dumps(result)), "a forged size is quoted"
+    assert "malformed describe reply" in json.dumps(result["tests"])
+
+
 @pytest.mark.parametrize("tail", ["X = " + "1 + " * 5000 + "1", "X = " + "-" * 20000 + "1"],
                          ids=["recursion_in_the_parser", "parser_out_of_memory"])
 def test_an_expression_nested_thousands_deep_is_the_students_load_error_not_a_grader_error(executor, tail):
