@@ -97,6 +97,9 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
      "进程以退出码 {code} 退出"),
     (r"the sandboxed process ended \((?P<status>\w+)\)", "the process ended ({status})", "进程已结束（{status}）"),
     (r"the session was closed", "the session was closed", "会话已关闭"),
+    (r"output limit exceeded \(more than (?P<mib>[\d.]+) MiB printed\)",
+     "it printed more than {mib} MiB (print() or other writes to stdout/stderr), and the grader stops code "
+     "that prints that much", "它输出了超过 {mib} MiB 的内容（print() 或其他写入 stdout/stderr 的操作），评分器会终止输出这么多内容的代码"),
 ))
 
 

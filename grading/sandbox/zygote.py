@@ -412,7 +412,7 @@ class Jail:
         self.pidfd = os.pidfd_open(pid)
         self.lifeline_fd, self.status_fd, self.setup_r = lifeline_fd, status_fd, setup_r
         self.deadline = time.monotonic() + wall
-        self.reason: str | None = None            # why it was killed: "closed" or "wall"
+        self.reason: str | None = None            # why it was killed: "closed", "wall" or "output"
         self.ended: tuple[int, object] | None = None  # (wait status, rusage) once reaped
 
     def kill(self, reason: str) -> None:
@@ -541,6 +541,14 @@ def probe() -> str | None:
     return None
 
 
+def _drain(fd: int) -> bytes:
+    """What is waiting on a lifeline (empty at its end)."""
+    try:
+        return os.read(fd, 64)
+    except OSError:
+        return b""
+
+
 def _reap(jails: dict[int, Jail]) -> None:
     """Reap every ended child; a jail's wait status is kept for its report."""
     by_pid = {j.pid: j for j in jails.values()}
@@ -607,7 +615,8 @@ def main() -> None:
                     del jails[key]
                     j.finish()
                 elif j.lifeline_fd in ready:
-                    j.kill("closed")
+                    # b"o" from the session's output reader: the jail printed past its limit.
+                    j.kill("output" if b"o" in _drain(j.lifeline_fd) else "closed")
                 elif now >= j.deadline:
                     j.kill("wall")
             except Exception:  # noqa: BLE001 - one jail's bookkeeping must not end the zygote

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import resource
 import time
 
 import pytest
@@ -319,7 +320,9 @@ def test_a_crash_costs_the_cpu_it_used_not_the_sessions_whole_reservation(execut
 @pytest.mark.parametrize(("how", "en", "zh"), [
     ("ctypes.string_at(0)", "crashed (SIGSEGV, a segmentation fault)", "进程崩溃（SIGSEGV，段错误）"),
     ("ctypes.CDLL(None).exit(3)", "exited with code 3", "进程以退出码 3 退出"),
-], ids=["segfault", "exit"])
+    ("while True: ctypes.CDLL(None).write(2, b'y' * (1 << 20), 1 << 20)", "printed more than 64 MiB",
+     "输出了超过 64 MiB 的内容"),
+], ids=["segfault", "exit", "output_flood"])
 def test_how_the_process_ended_is_said_in_both_languages(executor, how, en, zh):
     from tests.grading.helpers import code_names, english_in_zh
 
@@ -332,6 +335,48 @@ def test_how_the_process_ended_is_said_in_both_languages(executor, how, en, zh):
     assert crashed["outcome"] == "failed" and crashed["points"] == 0
     assert en in crashed["feedback"]["en"] and zh in crashed["feedback"]["zh"]
     assert english_in_zh(crashed["feedback"]["zh"], code_names(code)) == []
+
+
+def _worker_cpu() -> float:
+    """CPU seconds of this process and its reaped children (the grading children): the worker's
+    own cost, the jails' excluded."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.mark.parametrize("where", ["forward", "import"])
+def test_an_output_flood_is_stopped_at_the_output_limit_not_drained_by_the_worker(executor, where):
+    # The worker kept the first 64 KiB of the jail's output and read and dropped the rest: as much
+    # CPU as the jail spent writing it (4 GB: 0.70 s against the jail's 0.55 s), outside the
+    # grading's CPU budget, for as long as the call lasted. Here (2 s calls) a forward that prints
+    # forever cost 2.4 s of wall and 1.3 s of the worker's CPU (an honest grading: 0.1 s); with the
+    # service's limits, up to about 1.3 times the grading's 30 s CPU budget more.
+    flood = "while True:\n    os.write(2, b'y' * (1 << 20))\n"
+    code = (CORRECT.replace("import math\n", "import math\nimport os\n", 1).replace(
+        "        assert q.ndim == k.ndim == v.ndim == 4\n",
+        "        assert q.ndim == k.ndim == v.ndim == 4\n        if q.dtype == torch.float16:\n"
+        + "".join("            " + line + "\n" for line in flood.splitlines()), 1)
+            if where == "forward" else CORRECT + "\nimport os\n" + flood)
+    _grade(executor, CORRECT)                     # warm
+    cpu0, t0 = _worker_cpu(), time.monotonic()
+    _grade(executor, CORRECT)
+    honest_cpu, honest_wall = _worker_cpu() - cpu0, time.monotonic() - t0
+    cpu0, t0 = _worker_cpu(), time.monotonic()
+    result = _grade(executor, code)
+    cpu, wall = _worker_cpu() - cpu0, time.monotonic() - t0
+    assert result["status"] == "graded", result["message"]
+    assert cpu < honest_cpu + 0.5, f"{cpu:.2f} s of the worker's CPU (an honest grading: {honest_cpu:.2f} s)"
+    assert wall < honest_wall + executor.limits.call_timeout / 2, f"{wall:.1f} s (an honest grading: {honest_wall:.1f} s)"
+    if where == "forward":
+        flooded = next(t for t in result["tests"] if t["id"] == "test_half_precision_large_logits")
+        assert flooded["outcome"] == "failed" and flooded["points"] == 0
+        en, zh = flooded["feedback"]["en"], flooded["feedback"]["zh"]
+        assert result["total"] < 85
+    else:
+        en, zh = result["message"]["en"], result["message"]["zh"]
+        assert result["total"] == 0 and "did not load" in en
+    assert "printed more than 64 MiB" in en and "输出了超过 64 MiB 的内容" in zh
+    assert len(json.dumps(result)) < 300_000
 
 
 def test_a_flooded_log_keeps_its_review_flags_where_the_pages_show_them(executor):
