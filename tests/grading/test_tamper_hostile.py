@@ -337,6 +337,53 @@ def test_how_the_process_ended_is_said_in_both_languages(executor, how, en, zh):
     assert english_in_zh(crashed["feedback"]["zh"], code_names(code)) == []
 
 
+STOPS_ITSELF = '''
+import os as _os, signal as _signal, threading as _threading
+def _stop():
+    for _sig in (_signal.SIGSTOP, _signal.SIGTSTP):
+        for _target in (_os.getpid(), 0, -1):
+            try:
+                _os.kill(_target, _sig)
+            except OSError:
+                pass
+    _signal.pthread_kill(_threading.get_ident(), _signal.SIGSTOP)
+    _t = _threading.Thread(target=_os.kill, args=(_os.getpid(), _signal.SIGSTOP))
+    _t.start()
+    _t.join()
+    try:
+        if _os.fork() == 0:          # a grandchild that stays stopped, or alive
+            _os.kill(_os.getpid(), _signal.SIGSTOP)
+            _os._exit(0)
+    except OSError:
+        pass
+_stop()
+_honest_forward = ScaledDotProductAttention.forward
+def _stopping(self, q, *a, **k):
+    if q.dtype == torch.float16:
+        _stop()
+    return _honest_forward(self, q, *a, **k)
+ScaledDotProductAttention.forward = _stopping
+'''
+
+
+def test_a_jail_that_stops_itself_is_not_stopped_and_leaves_nothing_behind(executor):
+    # SIGSTOP/SIGTSTP to itself, its group, everything it can see, from a thread, and a forked
+    # grandchild that stops: the jail is pid 1 of its pid namespace, which ignores signals it has no
+    # handler for from inside it (SIGSTOP included), and fork is refused (EPERM). Found harmless:
+    # graded as the same code that does not stop itself, in about the same time.
+    honest_code = CORRECT + STOPS_ITSELF.replace("def _stop():\n", "def _stop():\n    return\n", 1)
+    t0 = time.monotonic()
+    honest = _grade(executor, honest_code)
+    honest_wall = time.monotonic() - t0
+    t0 = time.monotonic()
+    result = _grade(executor, CORRECT + STOPS_ITSELF)
+    wall = time.monotonic() - t0
+    assert result["status"] == honest["status"] == "graded", result["message"]
+    assert _outcomes(result) == _outcomes(honest) and result["total"] == honest["total"]
+    assert _outcomes(result)["test_half_precision_large_logits"] == "passed"
+    assert wall < honest_wall + 1.0, f"{wall:.1f} s (the same code not stopping itself: {honest_wall:.1f} s)"
+
+
 def _worker_cpu() -> float:
     """CPU seconds of this process and its reaped children (the grading children): the worker's
     own cost, the jails' excluded."""
