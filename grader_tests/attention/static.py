@@ -221,19 +221,77 @@ def _forbidden(name: str) -> bool:
 
 @functools.lru_cache(maxsize=4)
 def _parsed(source: str) -> tuple[ast.Module | None, str | None]:
-    """The source's tree, or why there is none to review (UNPARSED, UNREVIEWABLE)."""
+    """The source's tree, or why there is none to review (UNPARSED, UNREVIEWABLE); a ``getattr`` with a
+    literal name in it is read as the attribute it names (see _getattr_as_attribute)."""
     tree, failure = parsed(source)
     if tree is None:
         # nested too deeply for the parser here (the jail's compile may or may not manage it)
         return None, UNPARSED if isinstance(failure, SyntaxError) else UNREVIEWABLE
-    count, todo = 0, [(tree, 0)]
+    count, todo, literal = 0, [(tree, 0)], False
     while todo:
         node, depth = todo.pop()
         count += 1
         if count > MAX_REVIEW_NODES or depth > MAX_REVIEW_DEPTH:
             return None, UNREVIEWABLE
+        literal = literal or _literal_getattr(node) is not None
         todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    if literal:
+        # the shared tree is not ours to change: a tree of our own (the source parsed before, so it parses)
+        tree = _getattr_as_attribute(ast.parse(source))
     return tree, None
+
+
+def _literal_getattr(node: ast.AST) -> tuple[ast.expr, str, ast.expr | None] | None:
+    """(object, name, default) of ``getattr(obj, "name")`` / ``getattr(obj, "name", default)`` with a
+    plain string naming an attribute, or None. PyTorch's attention names keep the handling they have
+    as getattr's strings (a fused use, and a string naming it)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            and not node.keywords and len(node.args) in (2, 3)
+            and not any(isinstance(a, ast.Starred) for a in node.args)):
+        return None
+    name = node.args[1]
+    if not (isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value.isidentifier()) \
+            or _forbidden(name.value):
+        return None
+    return node.args[0], name.value, node.args[2] if len(node.args) == 3 else None
+
+
+# ``getattr(obj, "name")`` as read in the review: the attribute node it stands for is marked so
+LITERAL_GETATTR = "literal_getattr"
+
+
+def _only_tested(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Whether the value of ``node`` is only tested or compared where it stands (a bool, as from
+    hasattr): ``if getattr(torch, "compile", None) is not None:``, ``not getattr(...)``."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Compare) or isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+        return True
+    if isinstance(parent, ast.If | ast.While | ast.IfExp | ast.Assert) and parent.test is node:
+        return True
+    return isinstance(parent, ast.BoolOp) and _only_tested(parent, parents)
+
+
+def _getattr_as_attribute(tree: ast.Module) -> ast.Module:
+    """``tree`` with each ``getattr(obj, "name")`` whose value is used replaced by ``obj.name``, so that
+    every check judges it as that attribute read, in chains too (``getattr(torch, "utils").fx``,
+    ``getattr(getattr(torch, "utils"), "checkpoint")``); a default is kept beside it as ``obj.name or
+    default`` (a constant one is dropped). A getattr only tested is left as it is, as hasattr is."""
+    parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+
+    class Rewrite(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> ast.AST:
+            self.generic_visit(node)
+            found = _literal_getattr(node)
+            if found is None or _only_tested(node, parents):
+                return node
+            obj, name, default = found
+            attribute = ast.copy_location(ast.Attribute(value=obj, attr=name, ctx=ast.Load()), node)
+            setattr(attribute, LITERAL_GETATTR, True)
+            if default is None or isinstance(default, ast.Constant):
+                return attribute
+            return ast.copy_location(ast.BoolOp(op=ast.Or(), values=[attribute, default]), node)
+
+    return ast.fix_missing_locations(Rewrite().visit(tree))
 
 
 # Sources whose review the worker stopped (it ran past settings.REVIEW_CPU_S): unreviewable from then
@@ -996,6 +1054,8 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 continue
             chain = _dotted(node)
             shown = ".".join(chain) if chain else "..." + node.attr
+            if getattr(node, LITERAL_GETATTR, False):
+                shown = f"getattr({'.'.join(chain[:-1]) if chain else '...'}, {node.attr!r})"
             if node.attr == "__class__" and not isinstance(node.ctx, ast.Load):
                 # ``torch.functional.__class__ = Hop``: the object becomes one of the student's classes,
                 # whose ``self.X`` the review would take for the student's own

@@ -234,7 +234,7 @@ STDLIB_STILL_HIDING = {
     "os_sys": ("import os\nm = os.sys.modules\n", "os.sys"),
     "os_system": ("import os\nos.system('ls')\n", "os.system"),
     "os_as_a_value": ("import os\nx = os\n", "os used as a value"),
-    "getattr_on_os": ("import os\nm = getattr(os, 'sys')\n", "os used as a value"),
+    "getattr_on_os": ("import os\nm = getattr(os, 'sys')\n", "os.sys"),
     "os_path_module_as_a_value": ("import os\np = os.path\nm = p.os\n", "os.path used as a value"),
     "os_path_alias_reaches_os": ("import os.path as osp\nm = osp.os.sys\n", "osp.os"),
     "from_os_import_system": ("from os import system\n", "imports os"),
@@ -773,3 +773,77 @@ ROUND_15_STILL = {
 def test_round_15_hostile_neighbours_of_the_honest_cases_stay_flagged(code, reason):
     found = static.hidden_name_uses(HEADER + code)
     assert any(reason in f for f in found), found
+
+
+# ------------------------------------------------------------------ getattr with a literal name
+# ``getattr(obj, "name")`` reaches what ``obj.name`` reaches, so it is judged as that attribute read,
+# by the same code, in chains too (``getattr(torch, "utils").cpp_extension``). A getattr whose value is
+# only tested (``if getattr(torch, "compile", None) is not None:``) yields a bool, as hasattr does, and
+# is judged as hasattr is; PyTorch's attention names asked of getattr keep their own handling.
+GETATTR_LITERAL_HONEST = {
+    "compile_only_tested_for": "if getattr(torch, 'compile', None) is not None:\n    pass\n",
+    "compile_only_negated": "NO_COMPILE = not getattr(torch, 'compile', None)\n",
+    "compile_asked_of_hasattr": "USE_COMPILE = hasattr(torch, 'compile')\n",
+    "own_submodule_by_name": "class M(nn.Module):\n    def f(self, x):\n        return getattr(self, 'dropout')(x)\n",
+    "activation_by_name": "act = getattr(nn, 'GELU')()\n",
+    "dtype_by_name": "dt = getattr(torch, 'float16')\n",
+    "dtype_by_name_with_a_default": "dt = getattr(torch, 'bfloat16', torch.float32)\n",
+    "jit_guard_by_name": "s = getattr(torch.jit, 'is_scripting')()\n",
+    "jit_package_by_name_then_its_guard": "s = getattr(torch, 'jit').is_scripting()\n",
+    "checkpoint_function_by_name": "import torch.utils.checkpoint\nf = getattr(torch.utils.checkpoint, 'checkpoint')\n",
+    "nn_utils_by_name": "clip = getattr(nn.utils, 'clip_grad_norm_')\n",
+    "ntuple_helper_by_name": "p = getattr(torch.nn.modules.utils, '_pair')(3)\n",
+    "os_environ_by_name": "import os\nv = getattr(os, 'environ').get('X')\n",
+}
+
+
+@pytest.mark.parametrize("code", GETATTR_LITERAL_HONEST.values(), ids=GETATTR_LITERAL_HONEST.keys())
+def test_getattr_with_a_literal_name_is_allowed_where_the_attribute_read_is(code):
+    assert static.hidden_name_uses(HEADER + code) == ()
+    assert static.fused_attention_uses(HEADER + code) == []
+
+
+GETATTR_LITERAL_HOSTILE = {
+    "torch_fx": ("x = getattr(torch, 'fx')\n", "getattr(torch, 'fx')"),
+    "torch_utils_then_cpp_extension": ("x = getattr(torch, 'utils').cpp_extension.load_inline\n",
+                                       "getattr(torch, 'utils')"),
+    "nested_getattr_reaching_checkpoint_module": ("x = getattr(getattr(torch, 'utils'), 'checkpoint')\n",
+                                                  "getattr(torch, 'utils')"),
+    "torch_utils_with_a_default": ("x = getattr(torch, 'utils', None)\n", "getattr(torch, 'utils')"),
+    "torch_ops": ("x = getattr(torch, 'ops').aten\n", "getattr(torch, 'ops')"),
+    "torch_jit": ("x = getattr(torch, 'jit')\n", "getattr(torch, 'jit')"),
+    "torch_hub": ("x = getattr(torch, 'hub')\n", "getattr(torch, 'hub')"),
+    "torch_compiler_beyond_its_guards": ("x = getattr(torch, 'compiler')\n", "getattr(torch, 'compiler')"),
+    "compile_kept_and_called": ("c = getattr(torch, 'compile', None)\nm = c(nn.Linear(2, 2))\n",
+                                "getattr(torch, 'compile')"),
+    "compile_kept_by_a_walrus_in_a_test": ("if (c := getattr(torch, 'compile', None)) is not None:\n"
+                                           "    m = c(nn.Linear(2, 2))\n", "getattr(torch, 'compile')"),
+    "fx_as_an_operand_of_or": ("x = getattr(torch, 'fx', None) or F\n", "getattr(torch, 'fx')"),
+    "torch_load": ("x = getattr(torch, 'load')\n", "getattr(torch, 'load')"),
+    "numpy_load": ("import numpy as np\nw = getattr(np, 'load')('w.npy', allow_pickle=True)\n",
+                   "getattr(np, 'load')"),
+    "a_string_evaluating_function": ("import functools\nd = getattr(functools, 'singledispatch')\n",
+                                     "getattr(functools, 'singledispatch')"),
+    "a_default_is_read_too": ("x = getattr(torch, 'float16', getattr(torch, 'fx'))\n", "getattr(torch, 'fx')"),
+    "a_loader_read_off_an_alias_of_a_part_of_torch": ("N = getattr(torch, 'nn')\nw = N.load\n", "N.load"),
+    "a_method_called_with_another_self": ("class A:\n    def f(self):\n        return 1\n\ngetattr(A, 'f')(torch)\n",
+                                          "another self"),
+    # the other ways to a part of torch by a string were flagged before and stay so
+    "attrgetter_with_a_dotted_path": ("import operator\nx = operator.attrgetter('utils.cpp_extension')(torch)\n",
+                                      "operator.attrgetter"),
+    "vars_of_torch": ("x = vars(torch)['utils']\n", "vars"),
+    "dict_of_torch": ("x = torch.__dict__['fx']\n", "__dict__"),
+}
+
+
+@pytest.mark.parametrize(("code", "reason"), GETATTR_LITERAL_HOSTILE.values(), ids=GETATTR_LITERAL_HOSTILE.keys())
+def test_getattr_with_a_literal_name_is_flagged_where_the_attribute_read_is(code, reason):
+    found = static.hidden_name_uses(HEADER + code)
+    assert any(reason in f for f in found), found
+
+
+@pytest.mark.parametrize("code", ["f = getattr(F, 'scaled_dot_product_attention', None)\n",
+                                  "if getattr(F, 'scaled_dot_product_attention', None) is not None:\n    pass\n"])
+def test_getattr_of_pytorchs_attention_by_a_literal_name_is_a_fused_use_and_a_hidden_name_as_before(code):
+    assert static.fused_attention_uses(HEADER + code) == ["line 4: getattr(..., 'scaled_dot_product_attention')"]
+    assert static.hidden_name_uses(HEADER + code) == ("line 4: the string 'scaled_dot_product_attention'",)
