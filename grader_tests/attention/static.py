@@ -261,10 +261,13 @@ LITERAL_GETATTR = "literal_getattr"
 
 
 def _only_tested(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
-    """Whether the value of ``node`` is only tested or compared where it stands (a bool, as from
-    hasattr): ``if getattr(torch, "compile", None) is not None:``, ``not getattr(...)``."""
+    """Whether the value of ``node`` is only tested where it stands (a bool, as from hasattr): ``if
+    getattr(torch, "compile", None) is not None:``, ``not getattr(...)``. ``==``, ``in`` and the other
+    comparisons hand it to the other operand's methods (a class of the student's ``__eq__``)."""
     parent = parents.get(id(node))
-    if isinstance(parent, ast.Compare) or isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+    if isinstance(parent, ast.Compare) and all(isinstance(op, ast.Is | ast.IsNot) for op in parent.ops):
+        return True
+    if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
         return True
     if isinstance(parent, ast.If | ast.While | ast.IfExp | ast.Assert) and parent.test is node:
         return True
@@ -275,7 +278,7 @@ def _getattr_as_attribute(tree: ast.Module) -> ast.Module:
     """``tree`` with each ``getattr(obj, "name")`` whose value is used replaced by ``obj.name``, so that
     every check judges it as that attribute read, in chains too (``getattr(torch, "utils").fx``,
     ``getattr(getattr(torch, "utils"), "checkpoint")``); a default is kept beside it as ``obj.name or
-    default`` (a constant one is dropped). A getattr only tested is left as it is, as hasattr is."""
+    default`` (None, a number or a bool is dropped). A getattr only tested is left as it is, as hasattr is."""
     parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
 
     class Rewrite(ast.NodeTransformer):
@@ -287,8 +290,8 @@ def _getattr_as_attribute(tree: ast.Module) -> ast.Module:
             obj, name, default = found
             attribute = ast.copy_location(ast.Attribute(value=obj, attr=name, ctx=ast.Load()), node)
             setattr(attribute, LITERAL_GETATTR, True)
-            if default is None or isinstance(default, ast.Constant):
-                return attribute
+            if default is None or isinstance(default, ast.Constant) and not isinstance(default.value, str | bytes):
+                return attribute      # (a string default is kept: the strings a lookup may use are read)
             return ast.copy_location(ast.BoolOp(op=ast.Or(), values=[attribute, default]), node)
 
     return ast.fix_missing_locations(Rewrite().visit(tree))

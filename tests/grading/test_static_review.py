@@ -819,6 +819,10 @@ GETATTR_LITERAL_HOSTILE = {
     "compile_kept_by_a_walrus_in_a_test": ("if (c := getattr(torch, 'compile', None)) is not None:\n"
                                            "    m = c(nn.Linear(2, 2))\n", "getattr(torch, 'compile')"),
     "fx_as_an_operand_of_or": ("x = getattr(torch, 'fx', None) or F\n", "getattr(torch, 'fx')"),
+    "compared_by_an_own_eq": ("class Catch:\n    def __eq__(self, other):\n        return True\n\n"
+                              "ok = Catch() == getattr(torch, 'fx')\n", "getattr(torch, 'fx')"),
+    "tested_for_membership_of_an_own_container": ("ok = getattr(torch, 'fx') in CATCHER\n", "getattr(torch, 'fx')"),
+    "a_string_default_is_read_too": ("x = getattr(torch, 'float16', '__wrapped__')\n", "the string '__wrapped__'"),
     "torch_load": ("x = getattr(torch, 'load')\n", "getattr(torch, 'load')"),
     "numpy_load": ("import numpy as np\nw = getattr(np, 'load')('w.npy', allow_pickle=True)\n",
                    "getattr(np, 'load')"),
