@@ -128,7 +128,7 @@ def _hidden_names(source: str) -> dict[str, str]:
     found = static.hidden_name_uses(source)[:3]
     if found == (static.UNREVIEWABLE,):
         return UNREVIEWABLE
-    if found and all(re.search(r"\.compile\b|\bcompiler\b", f) for f in found):
+    if found and all(re.search(r"\.compile\b|\bcompiler\b|'compile'", f) for f in found):   # or by getattr
         where = ", ".join(f.split(":", 1)[0] for f in found)
         return {"en": COMPILED["en"].format(where), "zh": COMPILED["zh"].format(_zh(where + ": ").rstrip("："))}
     imports = [f.split(": imports ", 1) for f in found if ": imports " in f]

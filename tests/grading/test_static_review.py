@@ -851,3 +851,10 @@ def test_getattr_with_a_literal_name_is_flagged_where_the_attribute_read_is(code
 def test_getattr_of_pytorchs_attention_by_a_literal_name_is_a_fused_use_and_a_hidden_name_as_before(code):
     assert static.fused_attention_uses(HEADER + code) == ["line 4: getattr(..., 'scaled_dot_product_attention')"]
     assert static.hidden_name_uses(HEADER + code) == ("line 4: the string 'scaled_dot_product_attention'",)
+
+
+def test_torch_compile_kept_from_a_literal_getattr_gets_the_torch_compile_message():
+    from grader_tests.attention.test_implementation import _hidden_names
+
+    compiled = _hidden_names(HEADER + "c = getattr(torch, 'compile', None)\nm = c(nn.Linear(2, 2))\n")
+    assert "uses torch.compile (line 4)" in compiled["en"] and "torch.compile（第 4 行）" in compiled["zh"]
