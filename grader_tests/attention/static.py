@@ -4,6 +4,7 @@ never executed."""
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import re
 from collections.abc import Mapping
@@ -236,8 +237,7 @@ def _parsed(source: str) -> tuple[ast.Module | None, str | None]:
         literal = literal or _literal_getattr(node) is not None
         todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     if literal:
-        # the shared tree is not ours to change: a tree of our own (the source parsed before, so it parses)
-        tree = _getattr_as_attribute(ast.parse(source))
+        tree = _getattr_as_attribute(tree)
     return tree, None
 
 
@@ -278,23 +278,37 @@ def _getattr_as_attribute(tree: ast.Module) -> ast.Module:
     """``tree`` with each ``getattr(obj, "name")`` whose value is used replaced by ``obj.name``, so that
     every check judges it as that attribute read, in chains too (``getattr(torch, "utils").fx``,
     ``getattr(getattr(torch, "utils"), "checkpoint")``); a default is kept beside it as ``obj.name or
-    default`` (None, a number or a bool is dropped). A getattr only tested is left as it is, as hasattr is."""
+    default`` (None, a number or a bool is dropped). A getattr only tested is left as it is, as hasattr is.
+    The shared tree is not changed: the nodes above a replaced call are copies, the rest is shared."""
     parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
 
-    class Rewrite(ast.NodeTransformer):
-        def visit_Call(self, node: ast.Call) -> ast.AST:
-            self.generic_visit(node)
-            found = _literal_getattr(node)
-            if found is None or _only_tested(node, parents):
-                return node
-            obj, name, default = found
-            attribute = ast.copy_location(ast.Attribute(value=obj, attr=name, ctx=ast.Load()), node)
-            setattr(attribute, LITERAL_GETATTR, True)
-            if default is None or isinstance(default, ast.Constant) and not isinstance(default.value, str | bytes):
-                return attribute      # (a string default is kept: the strings a lookup may use are read)
-            return ast.copy_location(ast.BoolOp(op=ast.Or(), values=[attribute, default]), node)
+    def rewrite(node: ast.AST) -> ast.AST:
+        changed: dict[str, object] = {}
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.AST):
+                new = rewrite(value)
+                if new is not value:
+                    changed[field] = new
+            elif isinstance(value, list):
+                items = [rewrite(v) if isinstance(v, ast.AST) else v for v in value]
+                if any(a is not b for a, b in zip(items, value, strict=True)):
+                    changed[field] = items
+        original = node
+        if changed:
+            node = copy.copy(node)
+            for field, value in changed.items():
+                setattr(node, field, value)
+        found = _literal_getattr(node)
+        if found is None or _only_tested(original, parents):
+            return node
+        obj, name, default = found
+        attribute = ast.copy_location(ast.Attribute(value=obj, attr=name, ctx=ast.Load()), node)
+        setattr(attribute, LITERAL_GETATTR, True)
+        if default is None or isinstance(default, ast.Constant) and not isinstance(default.value, str | bytes):
+            return attribute      # (a string default is kept: the strings a lookup may use are read)
+        return ast.copy_location(ast.BoolOp(op=ast.Or(), values=[attribute, default]), node)
 
-    return ast.fix_missing_locations(Rewrite().visit(tree))
+    return rewrite(tree)  # type: ignore[return-value]
 
 
 # Sources whose review the worker stopped (it ran past settings.REVIEW_CPU_S): unreviewable from then

@@ -37,6 +37,14 @@ def test_the_review_the_notes_and_the_hints_parse_a_file_once(count_parses):
     assert count_parses[0] == 1
 
 
+def test_a_file_with_a_literal_getattr_is_parsed_once_and_its_shared_tree_left_as_it_was(count_parses):
+    source = (SUBMISSIONS / "correct" / "einsum.py").read_text(encoding="utf-8") + "\nx = getattr(torch, 'fx')\n"
+    shared = ast.dump(parsing.parsed(source)[0])
+    assert static.review_reasons(source)
+    assert ast.dump(parsing.parsed(source)[0]) == shared
+    assert count_parses[0] == 1
+
+
 def test_a_syntax_error_is_parsed_once_and_reported_as_python_does(count_parses):
     source = "import torch\nclass A:\n    def f(self)\n        pass\n"
     assert static.review_reasons(source) is not None
