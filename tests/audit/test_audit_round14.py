@@ -129,6 +129,11 @@ def test_short_notes_need_no_anchor(text, checklist):
     "The second row of the figure is darker on the right.",
     "我的图里 q1 对 k2 的权重最高。",
     "这张图的第一行主要落在 k1 上。",
+    # round 15: what the figure is said to show
+    "The heatmap shows q1 reading mostly from k2.",
+    "The plot suggests that q0 spreads its weight.",
+    "热力图显示 q1 主要读 k2。",
+    "从热力图可以看出第二行更集中。",
 ])
 def test_a_cell_a_measured_value_or_my_figure_anchors_a_long_text(anchor, checklist):
     text = (GAMING / "no_figure_general_en.md").read_text(encoding="utf-8") + "\n" + anchor + "\n"

@@ -1,0 +1,98 @@
+"""Audit round 15: "the heatmap shows ..." (热力图显示/表明, 从热力图可以看出) refers to the student's figure, and
+caveats written as what cannot be done ("it is impossible to read causality off my heatmap", "inferring
+importance ... is unjustified") state the caveat. Anchoring stays whole-text (round 14): one reference to
+the figure anywhere in a long text anchors all of it, so no honest caveat loses its points for being a
+paragraph away from the description of the figure (tests/audit/honest/caveats_*.md, observations_*.md).
+
+New honest texts, scores with the lab's heatmap before -> after this round:
+
+    heatmap_shows_en.md       10.0 -> 13.0   (limits 0 -> 3: "The heatmap shows ..." was no reference)
+    heatmap_shows_zh.md       14.0 -> 14.0
+    impossible_caveats_en.md  11.0 -> 14.0   (limits 1 -> 4: "impossible to read causality off my heatmap",
+                                              "inferring importance ... is unjustified" were missed)
+
+(The honest folder is also graded by test_audit_round14.py, the gaming folder by test_audit_validation.py.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rubric.audit import grade_audit
+from tests.audit.helpers import MEASURED_OK, items, kinds, make_heatmap
+
+HERE = Path(__file__).resolve().parent
+GAMING = HERE / "gaming"
+HONEST = HERE / "honest"
+NEW_HONEST = ["heatmap_shows_en.md", "heatmap_shows_zh.md", "impossible_caveats_en.md"]
+
+
+def grade(text: str, checklist) -> dict:
+    return grade_audit(text, make_heatmap(), MEASURED_OK, checklist)
+
+
+@pytest.mark.parametrize("name", NEW_HONEST)
+def test_a_new_honest_audit_scores_between_12_5_and_14(name, checklist):
+    r = grade((HONEST / name).read_text(encoding="utf-8"), checklist)
+    assert 12.5 <= r["score"] <= 14, [(it["id"], it["points"], it["feedback"]["en"][-160:]) for it in r["items"]]
+    assert items(r)["limits"]["points"] >= 3
+    assert kinds(r) == []
+
+
+# --------------------------------------------- 1. "the heatmap shows ..." refers to the figure
+
+def _general_text_with(sentence: str) -> str:
+    """A long text on attention in general (no reference to the student's figure) with one sentence added."""
+    return (GAMING / "no_figure_general_en.md").read_text(encoding="utf-8") + "\n" + sentence + "\n"
+
+
+@pytest.mark.parametrize("sentence", [
+    "The heatmap shows that the weights of each row add up to 1.",
+    "The figure suggests that one row is more peaked than the other.",
+    "The plot indicates that the softmax runs over the keys.",
+    "As the heatmap clearly shows, the rows are queries.",
+    "热力图显示每一行的和都是 1。",
+    "热力图表明 softmax 沿 key 轴。",
+    "从热力图可以看出一行更集中。",
+])
+def test_what_the_heatmap_is_said_to_show_is_a_reference_to_it(sentence, checklist):
+    assert items(grade(_general_text_with(sentence), checklist))["limits"]["points"] >= 3
+
+
+@pytest.mark.parametrize("sentence", [
+    "Attention heatmaps show how queries read keys.",
+    "A heatmap shows the weights of a layer.",
+    "The figure shows what it can prove and what it cannot prove.",
+    "The figure is used to audit routing.",
+    "热力图能显示什么需要谨慎解读。",
+])
+def test_a_heatmap_in_general_or_what_a_figure_is_for_is_no_reference(sentence, checklist):
+    assert items(grade(_general_text_with(sentence), checklist))["limits"]["points"] == 0
+
+
+# ----------------------------------------- 2. what cannot be done with the heatmap is a caveat
+
+@pytest.mark.parametrize("sentence", [
+    "It is impossible to read causality off my heatmap.",
+    "Reading causality off my heatmap is impossible.",
+    "Causality is impossible to establish from my heatmap.",
+    "Inferring causality from my heatmap would be unjustified.",
+    "My heatmap is incapable of establishing a causal effect.",
+    "Concluding feature importance from my plot would be unwarranted.",
+    "Claiming that k2 is important because of my heatmap is unfounded.",
+    "从我的热力图不可能读出因果关系。",
+    "这张图推不出因果。",
+])
+def test_what_cannot_be_read_off_the_heatmap_is_a_caveat(sentence, checklist):
+    r = grade(sentence, checklist)
+    assert items(r)["limits"]["points"] == 1.5 and "overclaim" not in kinds(r)
+
+
+@pytest.mark.parametrize("sentence", [
+    "It is impossible to deny that k2 causes the output.",
+    "It is not impossible that my heatmap proves that k2 causes the output.",
+])
+def test_impossible_denied_or_doubled_is_no_caveat(sentence, checklist):
+    r = grade(sentence, checklist)
+    assert items(r)["limits"]["points"] == 0 and "overclaim" in kinds(r)
