@@ -39,11 +39,42 @@ def text_points(r: dict) -> float:
 
 # ------------------------------------------------------------------------- honest audits
 
-@pytest.mark.parametrize("name", sorted(p.name for p in HONEST.glob("*.md")))
+# Honest audits of one heatmap and what it cannot prove, with no parity and no experiments (so below 12): the
+# caveats stand in a paragraph of their own, a blank line (or a "## 局限" / "Limitations" heading) away from
+# the paragraph that describes the figure. A rule against essays must not take their limit points (the
+# per-statement anchoring of 9bbdedf, reverted in a70b987, took all of them: limits 3.5 -> 0). They describe
+# a larger heatmap than the lab's 2x3 example (a diagonal, padded last columns) and are graded, like every
+# honest file, with the lab's figure: what is pinned here is what the text earns.
+FIGURE_AND_CAVEATS_ONLY = {
+    # name: (least limits, least score)
+    "caveats_own_paragraph_en.md": (3.5, 6.5),
+    "caveats_under_limits_heading_zh.md": (3.5, 6.5),
+    "observations_then_limitations_en.md": (3.5, 8.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in HONEST.glob("*.md") if p.name not in FIGURE_AND_CAVEATS_ONLY))
 def test_an_honest_precise_audit_scores_at_least_12(name, checklist):
     r = grade_file(HONEST, name, checklist)
     assert r["score"] >= 12, (r["score"], [(it["id"], it["points"], it["feedback"]["en"][-160:]) for it in r["items"]])
     assert "overclaim" not in kinds(r) and "copied" not in kinds(r)
+
+
+@pytest.mark.parametrize("name", sorted(FIGURE_AND_CAVEATS_ONLY))
+def test_honest_caveats_a_paragraph_away_from_the_figure_keep_their_points(name, checklist):
+    least_limits, least_score = FIGURE_AND_CAVEATS_ONLY[name]
+    r = grade_file(HONEST, name, checklist)
+    detail = [(it["id"], it["points"], it["feedback"]["en"][-160:]) for it in r["items"]]
+    assert items(r)["limits"]["points"] >= least_limits, detail
+    assert r["score"] >= least_score and items(r)["figure_reading"]["points"] >= 1, detail
+    assert kinds(r) == [], detail
+    # the text alone (no figure uploaded) earns the same limits
+    no_figure = grade_audit((HONEST / name).read_text(encoding="utf-8"), None, MEASURED_OK, checklist)
+    assert items(no_figure)["limits"]["points"] >= least_limits
+
+
+def test_every_honest_file_is_graded():
+    assert set(FIGURE_AND_CAVEATS_ONLY) <= {p.name for p in HONEST.glob("*.md")}
 
 
 def test_the_honest_corpus_covers_the_ways_students_write():
