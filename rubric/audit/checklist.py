@@ -17,7 +17,7 @@ from rubric.audit.text import _CJK, normalise
 
 # Why a concept was not credited; the checklist words each reason in both languages (`reasons:`).
 REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
-           "threshold_only", "question", "mismatch", "contradicted", "copied_feedback", "unanchored", "other_figure",
+           "threshold_only", "question", "mismatch", "contradicted", "copied_feedback", "unanchored", "unread", "other_figure",
            "noncommittal", "injection")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
@@ -309,6 +309,10 @@ class Checklist:
     anchor: _Pat = _NEVER               # a cell (q0, key 2, 第一行), "my heatmap", 这张图
     anchor_min_units: float = math.inf  # a text this long with no anchor is about attention in general
     anchor_quantities: _Pat = _NEVER    # what a measured value is of (entropy, weight, 误差): "0.31" alone is none
+    # what a reference to the figure must come with to anchor a long text (audit round 15): a reading in its own
+    # sentence (a number, a row, a column, weights) or, anywhere in the text, something seen (a bright diagonal)
+    anchor_readings: _Pat | None = None   # None: a reference anchors alone (round 14)
+    anchor_sights: _Pat = _NEVER
     self_figure: _Pat = _NEVER          # the student naming their figure ("my figure", 我的图)
     other_figure: _Pat = _NEVER         # a figure that is no attention heatmap (a loss curve, 柱状图)
 
@@ -496,6 +500,8 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         anchor=_opt_group(anchor.get("phrases"), "anchor.phrases") or _NEVER,
         anchor_min_units=float(anchor.get("min_units", math.inf)),
         anchor_quantities=_opt_group(anchor.get("quantities"), "anchor.quantities") or _NEVER,
+        anchor_readings=_opt_group(anchor.get("readings"), "anchor.readings"),
+        anchor_sights=_opt_group(anchor.get("sights"), "anchor.sights") or _NEVER,
         self_figure=_opt_group(anchor.get("self_figure"), "anchor.self_figure") or _NEVER,
         other_figure=_opt_group(anchor.get("other_figure"), "anchor.other_figure") or _NEVER,
     )

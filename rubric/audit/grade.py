@@ -51,7 +51,7 @@ class AuditResult(TypedDict):
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
 _REASON_ORDER = ("injection", "other_figure", "unanchored", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "not_a_limit", "negated",
-                 "question", "noncommittal", "stuffed", "copied_feedback", "copied")
+                 "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
 _RESULT_NUMBER = re.compile(
@@ -253,7 +253,8 @@ def _anchoring(cc: Checklist, sentences: list[_Sentence],
     """Is the text about the student's own figure? (None, None) when it is; ("other_figure", message) when it
     names its figure as another kind of figure, gives it only shapes the uploaded grid does not have or names
     cells the grid does not have; ("unanchored", None) when a text of ``anchor.min_units`` or more never
-    refers to the figure or run."""
+    refers to the figure or run; ("unread", None) when it refers to the figure but reads nothing in it
+    (:func:`_reads_the_figure`)."""
     own = [s for s in sentences if not s.copied]
     for s in own:
         if s.is_code or s.is_question or not cc.self_figure.search(s.text):
@@ -280,11 +281,24 @@ def _anchoring(cc: Checklist, sentences: list[_Sentence],
                       "another figure, and earns nothing for what the heatmap shows or cannot show.",
                 "zh": f"你的文字提到「{cell}」，而提交的 {r}×{c} heatmap 没有这个格子：它描述的是另一张图，"
                       "不能为 heatmap 能说明或不能说明什么得分。"}
-    if cc.anchor.search(joined) or any(_anchor_number(cc, s.text) for s in own):
+    referred = bool(cc.anchor.search(joined))
+    if (referred and _reads_the_figure(cc, own)) or any(_anchor_number(cc, s.text) for s in own):
         return None, None
     if _units("\n".join(s.text for s in own if not s.is_heading)) < cc.anchor_min_units:
         return None, None
-    return "unanchored", None
+    # "My heatmap is attached above." after an essay: the figure is named, nothing in it is read
+    return ("unread" if referred else "unanchored"), None
+
+
+def _reads_the_figure(cc: Checklist, own: list[_Sentence]) -> bool:
+    """Does a text that refers to the figure (anchor.phrases) also say what it sees in it (anchor.readings in
+    the referring sentence: "my heatmap has the queries as rows", "in my figure the weight of the key is 0.8";
+    or anchor.sights anywhere: "the diagonal is bright")? An essay on attention in general with "My heatmap
+    is attached above." appended reads nothing (audit round 15: it scored 11/15)."""
+    if cc.anchor_readings is None:
+        return True
+    return any(not s.is_code and cc.anchor_sights.search(s.text) for s in own) or any(
+        cc.anchor.search(s.text) and cc.anchor_readings.search(s.text) for s in own)
 
 
 def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence],
@@ -472,7 +486,12 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                   "your figure, never on requests; this text earns no points automatically and is left to the instructor.",
             "zh": f"审计中含有写给评分器的指令：{shown}。审计只按它对你的图说明了什么评分，不接受任何请求；"
                   "这段文字不自动得分，交由教师评阅。"}})
-    if anchor_reason:
+    if anchor_reason == "unread":
+        # a closer miss (stated both ways, negated, copied) says more than "reads nothing of the figure"
+        credited = set()
+        found = {key: ([], reasons | {"unread"} if (cands or reasons) else reasons)
+                 for key, (cands, reasons) in found.items()}
+    elif anchor_reason:
         credited = set()
         found = {key: ([], {anchor_reason}) for key in found}
         if other_message:

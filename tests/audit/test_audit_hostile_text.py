@@ -139,7 +139,8 @@ def test_a_whole_audit_hidden_in_script_or_cdata_earns_nothing(name, audit_text,
 
 
 def test_what_the_page_shows_is_read_tags_in_code_blocks_characters_by_reference_and_attributes_no(checklist):
-    shown = ("My heatmap is nice.\n<details><summary>Limits</summary>\n\n" + CAUSAL_CAVEAT + "\n</details>\n"
+    # the reference reads its figure (round 15: "My heatmap is nice." alone anchors no long text)
+    shown = ("My heatmap is nice: its diagonal is bright.\n<details><summary>Limits</summary>\n\n" + CAUSAL_CAVEAT + "\n</details>\n"
              "<b title=\"hidden\">" + CAUSAL_CAVEAT + "</b>\n")
     assert items(grade_audit(shown, None, {}, checklist))["limits"]["points"] > 0
     # a character reference is read as the character the page shows: no overclaim hides behind it

@@ -50,6 +50,14 @@ FIGURE_AND_CAVEATS_ONLY = {
     "caveats_own_paragraph_en.md": (3.5, 6.5),
     "caveats_under_limits_heading_zh.md": (3.5, 6.5),
     "observations_then_limitations_en.md": (3.5, 8.5),
+    # they name the figure in a sentence that reads nothing in it ("My heatmap is attached above.", 附上我的热力图)
+    # and say what they see elsewhere, in words only (a bright diagonal, most of the weight on the same
+    # position): anchored by audit.yaml anchor.sights (round 15)
+    "figure_named_last_en.md": (3.5, 5.5),
+    "figure_named_first_line_en.md": (3.5, 5.5),
+    "figure_named_first_zh.md": (3.5, 5.5),
+    "attends_mostly_no_numbers_en.md": (3.5, 6.5),
+    "most_weight_no_numbers_zh.md": (3.5, 5.5),
 }
 
 
@@ -66,7 +74,7 @@ def test_honest_caveats_a_paragraph_away_from_the_figure_keep_their_points(name,
     r = grade_file(HONEST, name, checklist)
     detail = [(it["id"], it["points"], it["feedback"]["en"][-160:]) for it in r["items"]]
     assert items(r)["limits"]["points"] >= least_limits, detail
-    assert r["score"] >= least_score and items(r)["figure_reading"]["points"] >= 1, detail
+    assert r["score"] >= least_score, detail
     assert kinds(r) == [], detail
     # the text alone (no figure uploaded) earns the same limits
     no_figure = grade_audit((HONEST / name).read_text(encoding="utf-8"), None, MEASURED_OK, checklist)

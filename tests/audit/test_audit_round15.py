@@ -11,6 +11,11 @@ New honest texts, scores with the lab's heatmap before -> after this round:
     impossible_caveats_en.md  11.0 -> 14.0   (limits 1 -> 4: "impossible to read causality off my heatmap",
                                               "inferring importance ... is unjustified" were missed)
 
+A long text whose only reference to the figure reads nothing in it ("My heatmap is attached above." after
+an essay) is not anchored unless it says elsewhere what it sees (audit.yaml anchor.readings / anchor.sights):
+
+    gaming/essay_one_figure_line_en.md  11.0 -> 2.0      gaming/essay_one_figure_line_zh.md  11.0 -> 2.0
+
 (The honest folder is also graded by test_audit_round14.py, the gaming folder by test_audit_validation.py.)"""
 
 from __future__ import annotations
@@ -96,3 +101,43 @@ def test_what_cannot_be_read_off_the_heatmap_is_a_caveat(sentence, checklist):
 def test_impossible_denied_or_doubled_is_no_caveat(sentence, checklist):
     r = grade(sentence, checklist)
     assert items(r)["limits"]["points"] == 0 and "overclaim" in kinds(r)
+
+
+# ------------------- 3. a reference that reads nothing of the figure does not anchor an essay
+
+NEW_GAMING = ["essay_one_figure_line_en.md", "essay_one_figure_line_zh.md"]
+
+
+@pytest.mark.parametrize("name", NEW_GAMING)
+def test_an_essay_with_a_line_naming_the_figure_but_reading_nothing_earns_only_the_figure(name, checklist):
+    """An essay on attention in general plus "My heatmap is attached above." (附上的是我的热力图。) scored 11/15:
+    the line anchored the whole essay. It names the figure and reads nothing in it (no cell, row, column, value
+    or pattern), and nothing else in the essay is seen in a figure: 11.0 -> 2.0 (the figure's own points)."""
+    r = grade((GAMING / name).read_text(encoding="utf-8"), checklist)
+    assert r["score"] == 2, [(it["id"], it["points"]) for it in r["items"]]
+    fb = items(r)["limits"]["feedback"]
+    assert "names your heatmap but never says what you see in it" in fb["en"]
+    assert "却没有说出你在图中看到了什么" in fb["zh"]
+
+
+@pytest.mark.parametrize("line", [
+    "My heatmap is attached above: q1 reads mostly from k2.",
+    "In my heatmap the second row is the most peaked.",
+    "My heatmap is attached above. Its diagonal is the brightest part.",
+    "附上的是我的热力图，第二行更集中。",
+])
+def test_the_same_essay_with_a_reading_of_the_figure_is_anchored_as_a_whole(line, checklist):
+    """Anchoring stays whole-text: once the text reads its figure, caveats anywhere in it count (the honest
+    texts in FIGURE_AND_CAVEATS_ONLY of test_audit_round14 keep their paragraphs apart). This is also the
+    rule's limit: an essay with one such line is anchored again (left open)."""
+    essay = (GAMING / "essay_one_figure_line_en.md").read_text(encoding="utf-8")
+    text = essay.replace("My heatmap is attached above.", line)
+    assert items(grade(text, checklist))["limits"]["points"] >= 3
+
+
+@pytest.mark.parametrize("essay", ["llm_essay_en.md", "llm_essay_zh.md"])
+@pytest.mark.parametrize("line", ["This is my heatmap.", "My figure is attached.", "这是我的热力图。", "附图是我的注意力图。"])
+def test_naming_the_figure_alone_anchors_no_long_text(essay, line, checklist):
+    text = (GAMING / essay).read_text(encoding="utf-8") + "\n\n" + line + "\n"
+    r = grade(text, checklist)
+    assert items(r)["limits"]["points"] == 0 and items(r)["figure_reading"]["points"] == 0
