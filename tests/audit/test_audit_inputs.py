@@ -146,7 +146,8 @@ def test_pdf_audit_text_layer_is_extracted_and_graded(checklist):
     ]
     t0 = time.perf_counter()
     text = validate_audit("audit.pdf", make_pdf(lines))
-    assert time.perf_counter() - t0 < 1.0
+    # Tenths of a second alone; over 1 s once with a CI run and three installs sharing the 2 CPUs.
+    assert time.perf_counter() - t0 < 2.0
     for line in lines:
         assert line in text
     result = grade_audit(text, None, {}, checklist)
