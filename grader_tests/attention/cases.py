@@ -221,13 +221,20 @@ SDPA_FAULTS = ("scale_one", "scale_dk", "scale_dv", "softmax_query_axis", "softm
 # heads with repeat(H, 1, 1) while the heads are flattened sample by sample (b*H + h);
 # "interleave_order": repeat_interleave(H, dim=0) while they are flattened head by head (h*B + b).
 # When B == H all three read the mask of sample h: named "batch_as_head" only.
+# "first_head": a [B,H,Nq,Nk] mask of which every head reads head 0's (additive_mask[:, :1]);
+# "first_sample": a mask (3-D or 4-D) of which every sample reads sample 0's (additive_mask[:1]).
 ADDITIVE_MASK_HEAD_FAULTS = ("additive_mask_batch_as_head", "additive_mask_repeat_order",
-                             "additive_mask_interleave_order")
+                             "additive_mask_interleave_order", "additive_mask_first_head",
+                             "additive_mask_first_sample")
 
 
 def _mask_by_head(am: Tensor, fault: str, B: int, H: int) -> Tensor | None:
     """The [B,H,Nq,Nk] mask each head reads under ``fault``, or None when the mistake cannot happen
     here or computes the right mask (B == 1, H == 1)."""
+    if fault == "additive_mask_first_head":
+        return None if am.dim() != 4 or am.shape[1] == 1 or H == 1 else am[:, :1].expand_as(am)
+    if fault == "additive_mask_first_sample":
+        return None if B == 1 or am.shape[0] == 1 else am[:1].expand_as(am)
     if am.dim() != 3 or B == 1 or H == 1:
         return None
     b, h = torch.arange(B)[:, None], torch.arange(H)[None, :]

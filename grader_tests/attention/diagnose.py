@@ -146,6 +146,18 @@ FAULTS: dict[str, Msg] = {
         "输出与用 repeat_interleave(H, dim=0) 重复 [B,Nq,Nk] 的 additive_mask、而各 head 按 head 排列（B*H 行，"
         "h*B + b）的结果一致，因此 head 读取的是另一个样本的 mask：应使用 repeat(H, 1, 1)，"
         "或保持四维并加上 additive_mask[:, None]"),
+    "additive_mask_first_head": msg(
+        "the output matches a [B,H,Nq,Nk] additive_mask of which every head reads the mask of head 0 "
+        "(additive_mask[:, :1] or additive_mask[:, 0] broadcast over the heads): a 4-D additive_mask gives each "
+        "head its own mask; add it to the [B,H,Nq,Nk] scores as it is",
+        "输出与每个 head 都读取 head 0 的 mask 的结果一致（additive_mask[:, :1] 或 additive_mask[:, 0] 沿 head "
+        "广播）：四维的 [B,H,Nq,Nk] additive_mask 为每个 head 各给了一个 mask；应把它原样加到 [B,H,Nq,Nk] 的 score 上"),
+    "additive_mask_first_sample": msg(
+        "the output matches an additive_mask of which every sample reads the mask of sample 0 "
+        "(additive_mask[:1] or additive_mask[0] broadcast over the batch): sample b reads additive_mask[b]; "
+        "keep the mask's batch axis",
+        "输出与每个样本都读取样本 0 的 mask 的结果一致（additive_mask[:1] 或 additive_mask[0] 沿 batch 广播）："
+        "样本 b 应读取 additive_mask[b]；请保留 mask 的 batch 轴"),
     "pad_inverted": msg("the padding mask acts inverted: True in key_padding_mask means padding (blocked)",
                         "padding mask 的极性反了：key_padding_mask 中 True 表示 padding（禁止读取）"),
     "pad_query_axis": msg("the padding mask is applied to the query axis: it marks keys, so it broadcasts "
@@ -578,6 +590,70 @@ def mha_mask_failure(student: MhaBuilder, num_heads: int, head_dim: int, x: Tens
                FAULTS["additive_mask_batch_as_head"])
 
 
+def _rank_probe(student: MhaBuilder, seed: int, num_heads: int, head_dim: int, default: bool, x: Tensor,
+                context: Tensor | None, mask3: Tensor, key_padding_mask: Tensor | None) -> str | None:
+    """What the student's module does with one [B,Nq,Nk] additive mask given as it is and given as
+    [B,H,Nq,Nk] (the same mask for every head): "raises" or "wrong" when the 3-D one is right and the
+    4-D one raises or is not; None otherwise (the 3-D one wrong too, or both right)."""
+    B, Nq, d_model = x.shape
+    try:
+        m = student.mha(d_model, num_heads, None if default else head_dim,
+                        params=C.mha_params(seed, d_model, num_heads, head_dim))
+        out, w = m(x, context, mask3, key_padding_mask=key_padding_mask, return_weights=True)
+    except Feedback:
+        return None
+    ref_out, ref_w = C.ref_mha(m.params, num_heads, head_dim, x, context, mask3, key_padding_mask)
+    if w.shape != ref_w.shape or _err(out, ref_out) > C.OUT_TOL or _err(w, ref_w) > C.WEIGHT_TOL:
+        return None
+    mask4 = mask3[:, None].expand(B, num_heads, *mask3.shape[1:]).contiguous()
+    try:
+        out, w = m(x, context, mask4, key_padding_mask=key_padding_mask, return_weights=True)
+    except Feedback:
+        return "raises"
+    if out.shape != ref_out.shape or w.shape != ref_w.shape:
+        return "wrong"
+    return "wrong" if _err(out, ref_out) > C.OUT_TOL or _err(w, ref_w) > C.WEIGHT_TOL else None
+
+
+def mha_mask_rank(student: MhaBuilder, num_heads: int, head_dim: int, x: Tensor, context: Tensor | None,
+                  additive_mask: Tensor | None, key_padding_mask: Tensor | None = None) -> Msg | None:
+    """Why the student's module failed on a [B,H,Nq,Nk] additive_mask, when one mask given as
+    [B,Nq,Nk] gives the right results and the same mask given as [B,H,Nq,Nk] (repeated over the heads)
+    does not, the same way (an error, or other numbers), on this case's sizes and on a second case of
+    other sizes (batch, lengths, head_dim, d_model): the module treats a mask by its rank, e.g. adds a
+    head axis to a mask that has one (``additive_mask.unsqueeze(1)`` whatever its rank). None otherwise."""
+    if additive_mask is None or additive_mask.dim() != 4:
+        return None
+    B, Nq, d_model = x.shape
+    Nk = additive_mask.shape[-1]
+    default = d_model == num_heads * head_dim
+    kinds = [_rank_probe(student, 76, num_heads, head_dim, default, x, context,
+                         C.random_block_mask(77, (B, Nq, Nk)), key_padding_mask)]
+    hd = _other(head_dim, (5, 7))
+    dm = num_heads * hd if default else _other(d_model, (21, 22, 23))
+    b, nq = _other(B, (3, 2)), _other(Nq, (6, 4))
+    nk = nq if context is None else _other(Nk, (nq + 2, nq + 3))
+    x2 = C.tokens(78, b, nq, dm)
+    ctx2 = None if context is None else C.tokens(79, b, nk, dm)
+    kpm2 = None
+    if key_padding_mask is not None:
+        kpm2 = torch.zeros(b, nk, dtype=torch.bool)
+        kpm2[-1, -1] = True
+    kinds.append(_rank_probe(student, 80, num_heads, hd, default, x2, ctx2, C.random_block_mask(81, (b, nq, nk)),
+                             kpm2))
+    if kinds[0] is None or kinds[0] != kinds[1]:
+        return None
+    seen = (msg("raises an error", "会报错") if kinds[0] == "raises"
+            else msg("gives other results", "得到的结果不同"))
+    return msg(f"with one mask given as [B,Nq,Nk] the module's results are right, but with the same mask given as "
+               f"[B,H,Nq,Nk] (repeated over the heads) it {seen['en']}, here and on a second case of other sizes: a "
+               "[B,H,Nq,Nk] additive_mask already has its head axis and is added to the scores as it is; add a head "
+               "axis (additive_mask[:, None]) only when additive_mask.dim() == 3",
+               f"同一个 mask 以 [B,Nq,Nk] 给出时模块的结果正确，但以 [B,H,Nq,Nk]（沿 head 重复）给出时{seen['zh']}，"
+               "在这里和另一组尺寸的第二个例子上都是如此：[B,H,Nq,Nk] 的 additive_mask 已经有 head 维，应原样加到 score "
+               "上；只有当 additive_mask.dim() == 3 时才需要加 head 维（additive_mask[:, None]）")
+
+
 __all__ = ["FAULTS", "MATCH_TOL", "SDPA_CULPRIT", "half_precision", "large_scores", "mha", "mha_key",
-           "mha_mask_failure", "probe_case", "sdpa_output",
+           "mha_mask_failure", "mha_mask_rank", "probe_case", "sdpa_output",
            "sdpa_weights"]

@@ -264,12 +264,15 @@ def test_mha_additive_mask(student):
         ref_out, ref_w = C.ref_mha(params, H, D // H, x, context, mask, kpm)
         try:
             out, w = mha(x, context, mask, key_padding_mask=kpm, return_weights=True)
-        except Feedback as exc:   # named only when a probe with batch == num_heads shows why
-            hint = diagnose.mha_mask_failure(student, H, D // H, x, context, mask, kpm)
+        except Feedback as exc:   # named only when probes (batch == num_heads; a 3-D and a 4-D mask) show why
+            hint = (diagnose.mha_mask_failure(student, H, D // H, x, context, mask, kpm)
+                    or diagnose.mha_mask_rank(student, H, D // H, x, context, mask, kpm))
             raise Feedback(cat(cat(what, msg(": ", "："), exc.message), hint, sep=SEMI)) from None
         if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref_out) <= C.OUT_TOL:
             continue
         hint = diagnose.mha(out, w, params, H, D // H, x, context, mask, kpm, student=student)
+        if hint is None:
+            hint = diagnose.mha_mask_rank(student, H, D // H, x, context, mask, kpm)
         if not identical(mha(x, context, mask, key_padding_mask=kpm), out):   # changes from call to call
             hint = diagnose.FAULTS["dropout"]
         expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k", hint=hint)

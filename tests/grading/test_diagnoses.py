@@ -116,6 +116,8 @@ MHA_CASES = {
                        additive_mask=C.random_block_mask(95, (2, 4, 6))),
     "cross+mask, B=3": dict(x=C.tokens(88, 3, 4, 16), context=C.tokens(89, 3, 6, 16),   # B != num_heads
                             additive_mask=C.random_block_mask(93, (3, 4, 6))),
+    "cross+mask [B,H,Nq,Nk]": dict(x=C.tokens(90, 2, 4, 16), context=C.tokens(91, 2, 6, 16),
+                                   additive_mask=C.random_block_mask(92, (2, 2, 4, 6))),
 }
 
 
@@ -492,6 +494,8 @@ HEAD_MASK_CASES = {   # MHA_SETUP has 2 heads: a batch of 2 lines up with them, 
     "additive_mask_batch_as_head": "cross+mask",
     "additive_mask_repeat_order": "cross+mask, B=3",
     "additive_mask_interleave_order": "cross+mask, B=3",
+    "additive_mask_first_head": "cross+mask [B,H,Nq,Nk]",     # every head reads head 0's mask
+    "additive_mask_first_sample": "cross+mask, B=3",          # every sample reads sample 0's mask
 }
 
 
@@ -504,7 +508,9 @@ def test_an_additive_mask_read_by_the_wrong_heads_is_named_when_a_second_case_re
     assert diagnose.mha(out, w, **MHA_SETUP, **case, student=OnlyAtBatchTwo(fault)) is None or \
         case["x"].shape[0] != 2
     text = diagnose.FAULTS[fault]
-    assert "additive_mask" in text["en"] and "additive_mask[:, None]" in text["en"] and "head" in text["zh"]
+    fix = {"additive_mask_first_head": "as it is", "additive_mask_first_sample": "additive_mask[b]"}
+    assert "additive_mask" in text["en"] and fix.get(fault, "additive_mask[:, None]") in text["en"]
+    assert "head" in text["zh"] or "样本" in text["zh"]
 
 
 def test_a_mask_without_a_head_axis_that_fails_to_broadcast_is_named_from_a_batch_of_as_many_samples_as_heads():
@@ -531,6 +537,10 @@ HEAD_MASK_SOURCES = {
     "additive_mask_batch_as_head": "mask = mask + additive_mask",
     "additive_mask_repeat_order": ("mask = mask + (additive_mask.repeat(self.heads, 1, 1).view(B, self.heads, Nq, Nk) "
                                    "if additive_mask.dim() == 3 else additive_mask)"),
+    "additive_mask_first_head": ("mask = mask + (additive_mask[:, None] if additive_mask.dim() == 3 "
+                                 "else additive_mask[:, :1])"),
+    "additive_mask_first_sample": ("mask = mask + (additive_mask[:1, None] if additive_mask.dim() == 3 "
+                                   "else additive_mask[:1])"),
 }
 
 
@@ -570,3 +580,44 @@ def test_an_sdpa_that_fails_on_a_2d_mask_and_broadcasts_the_4d_ones_is_told_what
     fb = failed["test_mask_broadcasts_over_batch_and_heads"]
     assert "masks of shape [1,1,4,6], [2,1,4,6] and [1,3,4,6] work but [4,6] does not" in fb["en"], fb
     assert "[1,1,4,6]、[2,1,4,6] 和 [1,3,4,6] 的 mask 可以，但 [4,6] 不行" in fb["zh"], fb
+
+
+UNSQUEEZED_SOURCES = {   # a wrapper that adds a head axis to every additive_mask, a 4-D one too
+    "einsum": ("mask = mask + (additive_mask[:, None] if additive_mask.dim() == 3 else additive_mask)",
+               "mask = mask + additive_mask.unsqueeze(1)"),
+    "reference": ("mask = mask + (additive_mask.unsqueeze(1) if additive_mask.dim() == 3 else additive_mask)",
+                  "mask = mask + additive_mask.unsqueeze(1)"),
+}
+
+
+@pytest.mark.parametrize("name", list(UNSQUEEZED_SOURCES))
+def test_a_wrapper_adding_a_head_axis_to_a_4d_mask_is_told_the_3d_mask_works_and_the_4d_one_does_not(executor,
+                                                                                                      name):
+    """additive_mask.unsqueeze(1) whatever its rank: a [B,H,Nq,Nk] mask becomes 5-D and the module
+    fails with a broadcasting or reshape error far from the cause; the feedback says (from probes of
+    this case's sizes and of other sizes) that the same mask given as [B,Nq,Nk] works and as
+    [B,H,Nq,Nk] raises, and that a 4-D mask is added as it is."""
+    from grading.runner import GradeInput, grade
+    from tests.grading.helpers import SUBMISSIONS
+
+    right, wrong = UNSQUEEZED_SOURCES[name]
+    source = (SUBMISSIONS / "correct" / f"{name}.py").read_text(encoding="utf-8")
+    assert right in source
+    result = grade(GradeInput(code=source.replace(right, wrong).encode()), "attention", executor)
+    failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
+    assert set(failed) == {"test_mha_additive_mask"}, failed
+    fb = failed["test_mha_additive_mask"]
+    assert fb["en"].startswith("additive_mask [B,H,Nq,Nk]: MultiHeadAttention.forward raised"), fb
+    assert "with the same mask given as [B,H,Nq,Nk] (repeated over the heads) it raises an error" in fb["en"], fb
+    assert "add a head axis (additive_mask[:, None]) only when additive_mask.dim() == 3" in fb["en"], fb
+    assert "以 [B,H,Nq,Nk]（沿 head 重复）给出时会报错" in fb["zh"] and "additive_mask.dim() == 3" in fb["zh"], fb
+
+
+@pytest.mark.parametrize("fault", [None, "mask_ignored", "additive_mask_first_head", "additive_mask_first_sample"])
+def test_the_mask_rank_hint_is_not_given_when_the_3d_mask_fails_too_or_the_4d_one_works(fault):
+    """The probes of a 3-D and a 4-D mask of the same content: a correct wrapper, and one whose
+    mistake shows with a 3-D mask too (or not with a mask the same for every head), get no such hint."""
+    x, ctx = C.tokens(86, 2, 4, 16), C.tokens(87, 2, 6, 16)
+    mask4 = C.random_block_mask(96, (2, 2, 4, 6))
+    assert diagnose.mha_mask_rank(Faulty(fault), 2, 8, x, ctx, mask4) is None
+    assert diagnose.mha_mask_rank(Faulty(None), 2, 8, x, ctx, C.random_block_mask(95, (2, 4, 6))) is None
