@@ -7,11 +7,13 @@ which many students copy) named as such. Read from the source with ``ast``, neve
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 import sys
 from collections.abc import Iterable, Mapping
 
 from grading.i18n import Msg, cat, is_msg, msg
+from grading.load_hints import is_main_guard
 from grading.load_hints import parse_source as _parse
 
 CONTRACT = msg("ScaledDotProductAttention() (no arguments) and MultiHeadAttention(d_model, num_heads, "
@@ -194,6 +196,147 @@ def nothing_defined(source: str | None, importable: Iterable[str] = ()) -> Msg |
     if tree is None or not all(_binds_nothing(node, known) for node in tree.body):
         return None
     return NOTHING_DEFINED
+
+
+# Names through which code may bind a module name without a statement that names it: a file using
+# any of them is run, whatever it seems to define.
+_DYNAMIC = frozenset({"globals", "locals", "vars", "setattr", "exec", "eval", "compile", "__import__", "importlib",
+                      "modules", "__dict__", "__builtins__", "builtins", "__getattr__", "__class__", "__all__"})
+_KIND = {ast.ClassDef: msg("class", "类"), ast.FunctionDef: msg("function", "函数"),
+         ast.AsyncFunctionDef: msg("function", "函数")}
+
+
+def _runs_nothing_else(node: ast.stmt, importable: frozenset[str]) -> bool:
+    """A top-level statement that only defines (a function, a class, a plain name) or imports a
+    package the jail has: nothing of it can fail at import in a way its load error would explain
+    better than the missing classes (a top-level call, loop or ``try`` is run as usual)."""
+    if _binds_nothing(node, importable):
+        return True
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return False
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return True
+    if isinstance(node, ast.Assign):
+        return all(isinstance(t, ast.Name) or (isinstance(t, ast.Tuple) and all(isinstance(e, ast.Name) for e in t.elts))
+                   for t in node.targets)
+    if isinstance(node, ast.AnnAssign):
+        return isinstance(node.target, ast.Name)
+    return isinstance(node, ast.If) and is_main_guard(node) and not node.orelse
+
+
+def _calls_at_import(node: ast.AST) -> bool:
+    """Whether running ``node`` at import calls anything (a function's or a lambda's body runs later; its
+    decorators and defaults, a class body and its bases run now): a call may fail (``input()``,
+    ``torch.load``, ``.cuda()``) with a load error whose hint says more than the missing classes."""
+    if isinstance(node, ast.Call):
+        return True
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        now = [*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+        return any(_calls_at_import(n) for n in now)
+    if isinstance(node, ast.Lambda):
+        return any(_calls_at_import(n) for n in [*node.args.defaults, *node.args.kw_defaults] if n is not None)
+    return any(_calls_at_import(n) for n in ast.iter_child_nodes(node))
+
+
+def _mentions(tree: ast.Module) -> set[str]:
+    """Every name, attribute, parameter, keyword and string (docstrings aside) the source uses."""
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    seen: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name):
+            seen.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            seen.add(n.attr)
+        elif isinstance(n, ast.alias):
+            seen.update(filter(None, (n.name, n.asname)))
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            seen.add(n.name)
+        elif isinstance(n, ast.arg | ast.keyword) and n.arg:
+            seen.add(n.arg)
+        elif isinstance(n, ast.Global | ast.Nonlocal):
+            seen.update(n.names)
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs:
+            seen.add(n.value)
+    return seen
+
+
+def _near(name: str, contract: str) -> float:
+    """How close ``name`` is to a contract class name (0 when not a typo or a shortening of it):
+    equal but for case and underscores, or of a SequenceMatcher ratio of 0.8 or more."""
+    fold_a, fold_b = name.lower().replace("_", ""), contract.lower().replace("_", "")
+    if fold_a == fold_b:
+        return 1.0
+    if len(fold_a) < 8:
+        return 0.0
+    ratio = difflib.SequenceMatcher(None, fold_a, fold_b).ratio()
+    return ratio if ratio >= 0.8 else 0.0
+
+
+def _defs(tree: ast.Module) -> list[tuple[str, int, Msg]]:
+    """(name, line, kind) of the module's top-level classes, functions and assigned names, in order."""
+    found: list[tuple[str, int, Msg]] = []
+    for node in tree.body:
+        if isinstance(node, tuple(_KIND)):
+            found.append((node.name, node.lineno, _KIND[type(node)]))
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
+                    found.append((e.id, node.lineno, msg("variable", "变量")))
+    return found
+
+
+def no_contract_class(source: str | None, importable: Iterable[str] = ()) -> Msg | None:
+    """One message, instead of the suite's run (every test would say "does not define ..."), when the
+    source defines code but neither contract class: its top level only defines functions, classes and
+    plain names and imports packages the jail has, calling nothing at import (nothing there can fail), no
+    statement, name or
+    string anywhere names ScaledDotProductAttention or MultiHeadAttention, and nothing binds names
+    another way (globals(), setattr, exec, sys.modules, a module ``__getattr__`` ...). The message names
+    what the file defines, and a class or function whose name is a typo or a shortening of a contract
+    name (``MultiheadAttention``, ``ScaledDotProductAttn``) as that name's likely stand-in. Read with
+    ``ast``, never executed; None for anything else (that file is run as usual)."""
+    tree = _parse(source) if source is not None else None
+    known = frozenset(importable)
+    if tree is None or not tree.body or not all(_runs_nothing_else(n, known) for n in tree.body):
+        return None
+    if any(_calls_at_import(n) for n in tree.body if not (isinstance(n, ast.If) and is_main_guard(n))):
+        return None
+    mentioned = _mentions(tree)
+    if mentioned & _DYNAMIC or any(c in text for text in mentioned for c in FORWARD_CONTRACT):
+        return None
+    defs = _defs(tree)
+    if not defs:
+        return None
+    near: list[tuple[str, int, Msg, str]] = []
+    for contract in FORWARD_CONTRACT:
+        scored = [(_near(n, contract), n, line, kind) for n, line, kind in defs if kind["en"] != "variable"]
+        best = max(scored, default=(0.0, "", 0, msg("", "")), key=lambda t: t[0])
+        if best[0] and all(best[1] != n for n, *_ in near):
+            near.append((best[1], best[2], best[3], contract))
+    head = msg("attention.py defines neither ScaledDotProductAttention nor MultiHeadAttention, so no test was run",
+               "attention.py 既没有定义 ScaledDotProductAttention，也没有定义 MultiHeadAttention，因此没有运行任何测试")
+    if near:
+        case = any(n.lower() == c.lower() for n, _, _, c in near)
+        case_en, case_zh = (" (Python names are case-sensitive)", "（Python 的名字区分大小写）") if case else ("", "")
+        en = ", and ".join(f"{n} ({kind['en']}, line {line}) where the class {c} is expected" for n, line, kind, c in near)
+        zh = "，以及".join(f"{kind['zh']} {n}（第 {line} 行），而应为类 {c}" for n, line, kind, c in near)
+        func = any(kind["en"] == "function" for _, _, kind, _ in near)
+        return cat(head, msg(f". It defines {en}: the tests look up these exact names{case_en}. Rename "
+                             f"{'it' if len(near) == 1 else 'them'}" + (", and write a class (nn.Module), not a function"
+                                                                       if func else "") + ".",
+                             f"。文件定义的是{zh}：测试按确切的名字查找{case_zh}。请改名"
+                             + ("，并写成类（nn.Module）而不是函数" if func else "") + "。"))
+    shown = defs[:6]
+    more = len(defs) - len(shown)
+    en = ", ".join(f"{kind['en']} {n}" for n, _, kind in shown) + (f" and {more} more" if more else "")
+    zh = "、".join(f"{kind['zh']} {n}" for n, _, kind in shown) + (f" 等另外 {more} 个" if more else "")
+    return cat(head, msg(f". It defines only {en}. The lab asks for two classes with exactly these names, "
+                         "class ScaledDotProductAttention(nn.Module) and class MultiHeadAttention(nn.Module) "
+                         "(see the assignment). Helper functions may stay beside them.",
+                         f"。文件中只定义了{zh}。本实验要求定义两个名字完全一致的类："
+                         "class ScaledDotProductAttention(nn.Module) 和 class MultiHeadAttention(nn.Module)"
+                         "（见作业说明）。辅助函数可以保留在它们旁边。"))
 
 
 def result_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | None:

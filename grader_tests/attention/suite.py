@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from grader_tests.attention import cases
 from grader_tests.attention.drivers import AttentionStudent
-from grader_tests.attention.signature_note import nothing_defined, result_note
+from grader_tests.attention.signature_note import no_contract_class, nothing_defined, result_note
 from grader_tests.attention.static import (
     COUNT_RUNTIME,
     FORBID_RUNTIME,
@@ -36,6 +36,7 @@ SUITE = Suite(
     review_gave_up=give_up,
     packages=PACKAGES,
     result_note=result_note,
-    nothing_defined=lambda source: nothing_defined(source, PACKAGES + DISPLAY_PACKAGES),
+    nothing_defined=lambda source: (nothing_defined(source, PACKAGES + DISPLAY_PACKAGES)
+                                    or no_contract_class(source, PACKAGES + DISPLAY_PACKAGES)),
     outcome_review=outcome_review,
 )

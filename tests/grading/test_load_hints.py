@@ -583,3 +583,73 @@ def test_a_file_that_defines_nothing_scores_0_with_one_message_and_no_test_run(e
     for t in result["tests"]:
         assert t["outcome"] == "failed" and t["feedback"]["en"].startswith("not run: attention.py defines nothing"), t
         assert t["feedback"]["zh"].startswith("未运行：attention.py 没有定义任何内容"), t
+
+
+# ------------------------------------------------------------------ code, but neither contract class
+HELPERS_ONLY = {
+    "helper functions": "import torch\n\n\ndef softmax(x):\n    return torch.softmax(x, -1)\n\n\n"
+                        "def attention(q, k, v):\n    return softmax(q @ k.transpose(-2, -1)) @ v\n",
+    "assignments": "import math\n\nD_MODEL = 16\nSCALE = 1 / D_MODEL ** 0.5\nPI = math.pi\n",
+    "a helper class": "from torch import nn\n\n\nclass Block(nn.Module):\n    pass\n",
+}
+
+
+@pytest.mark.parametrize("source", HELPERS_ONLY.values(), ids=HELPERS_ONLY.keys())
+def test_a_file_of_helpers_without_the_classes_is_told_so_once_and_not_run(executor, source):
+    """Every test said "does not define ScaledDotProductAttention" (31 times, score 0): now one
+    message, in both languages, names what the file defines and the two classes the lab asks for."""
+    result = _grade(executor, source)
+    assert result["status"] == "graded" and result["total"] == 0
+    message = _ok(result["message"])
+    assert message["en"].startswith("attention.py defines neither ScaledDotProductAttention nor MultiHeadAttention, "
+                                    "so no test was run. It defines only "), message
+    assert message["zh"].startswith("attention.py 既没有定义 ScaledDotProductAttention，也没有定义 MultiHeadAttention，"
+                                    "因此没有运行任何测试。文件中只定义了"), message
+    assert "class ScaledDotProductAttention(nn.Module) and class MultiHeadAttention(nn.Module)" in message["en"]
+    for t in result["tests"]:
+        assert t["outcome"] == "failed" and t["feedback"]["en"] == "not run: " + message["en"], t
+        assert t["feedback"]["zh"] == "未运行：" + message["zh"], t
+
+
+def test_a_file_defining_both_classes_under_near_names_is_told_the_names_it_found(executor):
+    """ScaledDotProductAttn (a shortening) and MultiheadAttention (case): named with their lines as
+    the classes the tests could not find, instead of 31 "does not define" failures."""
+    source = (BASE.replace("class ScaledDotProductAttention", "class ScaledDotProductAttn")
+              .replace("ScaledDotProductAttention()", "ScaledDotProductAttn()")
+              .replace("class MultiHeadAttention", "class MultiheadAttention"))
+    result = _grade(executor, source)
+    assert result["status"] == "graded" and result["total"] == 0
+    message = _ok(result["message"])
+    assert ("It defines ScaledDotProductAttn (class, line 6) where the class ScaledDotProductAttention is expected, and "
+            "MultiheadAttention (class, line 17) where the class MultiHeadAttention is expected: the tests look up these "
+            "exact names (Python names are case-sensitive). Rename them.") in message["en"], message
+    assert "类 ScaledDotProductAttn（第 6 行），而应为类 ScaledDotProductAttention，以及类 MultiheadAttention（第 17 行）" \
+        in message["zh"], message
+    fn = _ok(SUITE_NOTE("def scaled_dot_product_attention(q, k, v):\n    return q\n"))
+    assert "scaled_dot_product_attention (function, line 1) where the class ScaledDotProductAttention" in fn["en"]
+    assert "write a class (nn.Module), not a function" in fn["en"] and "写成类（nn.Module）而不是函数" in fn["zh"]
+
+
+def SUITE_NOTE(source: str):
+    from grader_tests.attention.suite import SUITE
+    return SUITE.nothing_defined(source)
+
+
+@pytest.mark.parametrize("source", [
+    BASE,                                                   # the classes
+    BASE.split("class MultiHeadAttention", 1)[0],           # one of them: the suite says which is missing
+    (SUBMISSIONS / "faulty" / "mha_class_name_case.py").read_text(encoding="utf-8"),
+    "import torch\n\ndef f():\n    pass\n\nprint(f())\n",  # a top-level call: its load error may say more
+    "import scipy\n\ndef f():\n    pass\n",                # an import that may fail
+    "def f():\n    pass\n\nglobals()['ScaledDot' + 'ProductAttention'] = f\n",
+    "def __getattr__(name):\n    return name\n",         # a module __getattr__ answers any name
+    "def f():\n    pass\n\n\nsetattr(__import__(__name__), 'X', f)\n",
+    "# ScaledDotProductAttention is not written yet\n\ndef f():\n    pass\n\nx = 'MultiHeadAttention'\n",
+    "try:\n    import torch\nexcept ImportError:\n    torch = None\n",
+    "import torch\n\nW = torch.load('weights.pt')\n",      # a call at import: its load error and hint say more
+    "d_model = int(input('d_model? '))\n\n\ndef f():\n    pass\n",
+    "import torch\n\n\nclass Block(torch.nn.Module):\n    device = torch.device('cuda')\n",
+    "import functools\n\n\n@functools.lru_cache()\ndef f():\n    pass\n",
+])
+def test_a_file_that_may_define_the_classes_or_runs_code_at_import_is_run_as_usual(source):
+    assert SUITE_NOTE(source) is None, source
