@@ -540,16 +540,23 @@ def _defined_names(tree: ast.Module) -> list[tuple[str, int]]:
     return found
 
 
-def _close(a: str, b: str) -> bool:
-    """Two names a typo apart: equal but for case or underscores, or one edit (a letter added,
-    dropped or changed) apart in names of 8 letters or more."""
+def closeness(a: str, b: str) -> float:
+    """How near two names are, 0.0 when not a typo apart: 1.0 when equal but for case or underscores;
+    else, in names of 8 letters or more, their SequenceMatcher ratio when it is 0.9 or more with at most
+    3 letters added or dropped (a typo), or 0.85 or more (a shortening, ``ScaledDotProductAttn``)."""
     fold_a, fold_b = a.lower().replace("_", ""), b.lower().replace("_", "")
     if fold_a == fold_b:
-        return True
-    if min(len(a), len(b)) < 8 or abs(len(fold_a) - len(fold_b)) > 3:
-        return False
+        return 1.0
+    if min(len(a), len(b)) < 8:
+        return 0.0
     import difflib
-    return difflib.SequenceMatcher(None, fold_a, fold_b).ratio() >= 0.9
+    ratio = difflib.SequenceMatcher(None, fold_a, fold_b).ratio()
+    return ratio if ratio >= (0.9 if abs(len(fold_a) - len(fold_b)) <= 3 else 0.85) else 0.0
+
+
+def _close(a: str, b: str) -> bool:
+    """Two names a typo or a shortening apart (``closeness``)."""
+    return closeness(a, b) > 0.0
 
 
 def missing_name_hint(source: str | None, name: str, filename: str = "attention.py") -> Msg | None:
@@ -635,4 +642,4 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["gpu_note", "load_hint", "missing_name_hint", "python_lines", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["closeness", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]

@@ -7,13 +7,12 @@ which many students copy) named as such. Read from the source with ``ast``, neve
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 import sys
 from collections.abc import Iterable, Mapping
 
 from grading.i18n import Msg, cat, is_msg, msg
-from grading.load_hints import is_main_guard
+from grading.load_hints import closeness, is_main_guard
 from grading.load_hints import parse_source as _parse
 
 CONTRACT = msg("ScaledDotProductAttention() (no arguments) and MultiHeadAttention(d_model, num_heads, "
@@ -260,18 +259,6 @@ def _mentions(tree: ast.Module) -> set[str]:
     return seen
 
 
-def _near(name: str, contract: str) -> float:
-    """How close ``name`` is to a contract class name (0 when not a typo or a shortening of it):
-    equal but for case and underscores, or of a SequenceMatcher ratio of 0.8 or more."""
-    fold_a, fold_b = name.lower().replace("_", ""), contract.lower().replace("_", "")
-    if fold_a == fold_b:
-        return 1.0
-    if len(fold_a) < 8:
-        return 0.0
-    ratio = difflib.SequenceMatcher(None, fold_a, fold_b).ratio()
-    return ratio if ratio >= 0.8 else 0.0
-
-
 def _defs(tree: ast.Module) -> list[tuple[str, int, Msg]]:
     """(name, line, kind) of the module's top-level classes, functions and assigned names, in order."""
     found: list[tuple[str, int, Msg]] = []
@@ -310,7 +297,7 @@ def no_contract_class(source: str | None, importable: Iterable[str] = ()) -> Msg
         return None
     near: list[tuple[str, int, Msg, str]] = []
     for contract in FORWARD_CONTRACT:
-        scored = [(_near(n, contract), n, line, kind) for n, line, kind in defs if kind["en"] != "variable"]
+        scored = [(closeness(n, contract), n, line, kind) for n, line, kind in defs if kind["en"] != "variable"]
         best = max(scored, default=(0.0, "", 0, msg("", "")), key=lambda t: t[0])
         if best[0] and all(best[1] != n for n, *_ in near):
             near.append((best[1], best[2], best[3], contract))

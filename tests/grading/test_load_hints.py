@@ -653,3 +653,15 @@ def SUITE_NOTE(source: str):
 ])
 def test_a_file_that_may_define_the_classes_or_runs_code_at_import_is_run_as_usual(source):
     assert SUITE_NOTE(source) is None, source
+
+
+def test_a_class_name_shortened_by_a_few_letters_is_named_as_the_missing_class():
+    """ScaledDotProductAttn (5 letters short) got no hint: a typo allowed 3 letters at most."""
+    from grading.load_hints import missing_name_hint
+    source = BASE.replace("class ScaledDotProductAttention", "class ScaledDotProductAttn").replace(
+        "ScaledDotProductAttention()", "ScaledDotProductAttn()")
+    hint = _ok(missing_name_hint(source, "ScaledDotProductAttention"))
+    assert hint["en"].startswith("attention.py defines ScaledDotProductAttn (line 6), not ScaledDotProductAttention")
+    assert "case-sensitive" not in hint["en"] and "定义的是 ScaledDotProductAttn（第 6 行）" in hint["zh"]
+    assert missing_name_hint(source.replace("ScaledDotProductAttn", "ScaledDotAttention"),
+                             "ScaledDotProductAttention") is None      # 7 letters short: not said to be it
