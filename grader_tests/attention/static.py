@@ -223,7 +223,8 @@ def _forbidden(name: str) -> bool:
 @functools.lru_cache(maxsize=4)
 def _parsed(source: str) -> tuple[ast.Module | None, str | None]:
     """The source's tree, or why there is none to review (UNPARSED, UNREVIEWABLE); a ``getattr`` with a
-    literal name in it is read as the attribute it names (see _getattr_as_attribute)."""
+    literal name in it is read as the attribute it names, a ``setattr``/``delattr`` with one as the store or
+    deletion it makes (see _getattr_as_attribute)."""
     tree, failure = parsed(source)
     if tree is None:
         # nested too deeply for the parser here (the jail's compile may or may not manage it)
@@ -234,30 +235,58 @@ def _parsed(source: str) -> tuple[ast.Module | None, str | None]:
         count += 1
         if count > MAX_REVIEW_NODES or depth > MAX_REVIEW_DEPTH:
             return None, UNREVIEWABLE
-        literal = literal or _literal_getattr(node) is not None
+        literal = literal or _literal_name_call(node) is not None
         todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     if literal:
         tree = _getattr_as_attribute(tree)
     return tree, None
 
 
-def _literal_getattr(node: ast.AST) -> tuple[ast.expr, str, ast.expr | None] | None:
-    """(object, name, default) of ``getattr(obj, "name")`` / ``getattr(obj, "name", default)`` with a
-    plain string naming an attribute, or None. PyTorch's attention names keep the handling they have
-    as getattr's strings (a fused use, and a string naming it)."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
-            and not node.keywords and len(node.args) in (2, 3)
+# The arities of the name functions whose literal-name calls the review reads as attribute accesses.
+LITERAL_ARITIES = {"getattr": (2, 3), "setattr": (3,), "delattr": (2,)}
+
+
+def _literal_name_call(node: ast.AST) -> tuple[str, list[ast.expr], str] | None:
+    """(function, arguments, name) of a getattr/setattr/delattr call with a plain string naming an
+    attribute, or None. PyTorch's attention names keep the handling they have as strings (a getattr of
+    one is a fused use; each is a string naming it)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in LITERAL_ARITIES
+            and not node.keywords and len(node.args) in LITERAL_ARITIES[node.func.id]
             and not any(isinstance(a, ast.Starred) for a in node.args)):
         return None
     name = node.args[1]
     if not (isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value.isidentifier()) \
             or _forbidden(name.value):
         return None
-    return node.args[0], name.value, node.args[2] if len(node.args) == 3 else None
+    return node.func.id, node.args, name.value
 
 
-# ``getattr(obj, "name")`` as read in the review: the attribute node it stands for is marked so
+def _literal_getattr(node: ast.AST) -> tuple[ast.expr, str, ast.expr | None] | None:
+    """(object, name, default) of ``getattr(obj, "name")`` / ``getattr(obj, "name", default)`` with a
+    plain string naming an attribute, or None."""
+    found = _literal_name_call(node)
+    if found is None or found[0] != "getattr":
+        return None
+    _, args, name = found
+    return args[0], name, args[2] if len(args) == 3 else None
+
+
+def _literal_setattr(node: ast.AST) -> tuple[str, ast.expr, str, ast.expr | None] | None:
+    """(function, object, name, value) of ``setattr(obj, "name", value)`` / ``delattr(obj, "name")`` (value
+    None) with a plain string naming an attribute, or None."""
+    found = _literal_name_call(node)
+    if found is None or found[0] == "getattr":
+        return None
+    function, args, name = found
+    return function, args[0], name, args[2] if function == "setattr" else None
+
+
+# ``getattr(obj, "name")`` / ``setattr(obj, "name", v)`` / ``delattr(obj, "name")`` as read in the review: the
+# attribute node each stands for is marked with the function's name
 LITERAL_GETATTR = "literal_getattr"
+# ``setattr(obj, "name", value)`` inside an expression (a lambda's body, ``_ = setattr(...)``), read as the
+# tuple (obj.name, value) with obj.name stored to: the tuple is marked so, and judged as ``obj.name = value``
+LITERAL_SETATTR = "literal_setattr"
 
 
 def _only_tested(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
@@ -279,6 +308,9 @@ def _getattr_as_attribute(tree: ast.Module) -> ast.Module:
     every check judges it as that attribute read, in chains too (``getattr(torch, "utils").fx``,
     ``getattr(getattr(torch, "utils"), "checkpoint")``); a default is kept beside it as ``obj.name or
     default`` (None, a number or a bool is dropped). A getattr only tested is left as it is, as hasattr is.
+    A statement ``setattr(obj, "name", value)`` becomes ``obj.name = value`` and ``delattr(obj, "name")``
+    ``del obj.name``; inside an expression, each is the tuple ``(obj.name, value)`` / ``(obj.name,)`` with
+    the attribute stored to or deleted (marked LITERAL_SETATTR, judged as the assignment).
     The shared tree is not changed: the nodes above a replaced call are copies, the rest is shared."""
     parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
 
@@ -298,17 +330,36 @@ def _getattr_as_attribute(tree: ast.Module) -> ast.Module:
             node = copy.copy(node)
             for field, value in changed.items():
                 setattr(node, field, value)
+        if isinstance(node, ast.Expr) and (stored := _literal_setattr(node.value)) is not None:
+            function, obj, name, value = stored
+            target = _attribute(obj, name, ast.Store() if value is not None else ast.Del(), function, node)
+            statement = ast.Assign(targets=[target], value=value) if value is not None else \
+                ast.Delete(targets=[target])
+            return ast.copy_location(statement, node)
+        if (stored := _literal_setattr(node)) is not None and not isinstance(parents.get(id(original)), ast.Expr):
+            function, obj, name, value = stored
+            target = _attribute(obj, name, ast.Store() if value is not None else ast.Del(), function, node)
+            pair = ast.copy_location(ast.Tuple(elts=[target] if value is None else [target, value],
+                                               ctx=ast.Load()), node)
+            setattr(pair, LITERAL_SETATTR, True)
+            return pair
         found = _literal_getattr(node)
         if found is None or _only_tested(original, parents):
             return node
         obj, name, default = found
-        attribute = ast.copy_location(ast.Attribute(value=obj, attr=name, ctx=ast.Load()), node)
-        setattr(attribute, LITERAL_GETATTR, True)
+        attribute = _attribute(obj, name, ast.Load(), "getattr", node)
         if default is None or isinstance(default, ast.Constant) and not isinstance(default.value, str | bytes):
             return attribute      # (a string default is kept: the strings a lookup may use are read)
         return ast.copy_location(ast.BoolOp(op=ast.Or(), values=[attribute, default]), node)
 
     return rewrite(tree)  # type: ignore[return-value]
+
+
+def _attribute(obj: ast.expr, name: str, ctx: ast.expr_context, function: str, call: ast.AST) -> ast.Attribute:
+    """``obj.name`` standing for ``call``, a getattr/setattr/delattr with that literal name."""
+    attribute = ast.copy_location(ast.Attribute(value=obj, attr=name, ctx=ctx), call)
+    setattr(attribute, LITERAL_GETATTR, function)
+    return attribute
 
 
 # Sources whose review the worker stopped (it ran past settings.REVIEW_CPU_S): unreviewable from then
@@ -1071,8 +1122,9 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 continue
             chain = _dotted(node)
             shown = ".".join(chain) if chain else "..." + node.attr
-            if getattr(node, LITERAL_GETATTR, False):
-                shown = f"getattr({'.'.join(chain[:-1]) if chain else '...'}, {node.attr!r})"
+            if function := getattr(node, LITERAL_GETATTR, None):
+                shown = f"{function}({'.'.join(chain[:-1]) if chain else '...'}, {node.attr!r}" \
+                    + (", ...)" if function == "setattr" else ")")
             if node.attr == "__class__" and not isinstance(node.ctx, ast.Load):
                 # ``torch.functional.__class__ = Hop``: the object becomes one of the student's classes,
                 # whose ``self.X`` the review would take for the student's own
@@ -1147,6 +1199,10 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             # ``t = torch`` in a class body, ``self.t = torch``: torch under a name of the object, where
             # self.t._VF reads like the student's own attribute
             found.append(f"line {line}: {node.value.id} kept as an attribute")
+        elif isinstance(node, ast.Tuple) and getattr(node, LITERAL_SETATTR, False) and len(node.elts) == 2 \
+                and isinstance(node.elts[1], ast.Name) and node.elts[1].id in aliases:
+            # ``_ = setattr(self, "t", torch)``: as ``self.t = torch``
+            found.append(f"line {line}: {node.elts[1].id} kept as an attribute")
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in MATCH_HOOKS:
             found.append(f"line {line}: defines {node.name}")
         elif isinstance(node, ast.ClassDef) and any(

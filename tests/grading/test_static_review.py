@@ -858,3 +858,63 @@ def test_torch_compile_kept_from_a_literal_getattr_gets_the_torch_compile_messag
 
     compiled = _hidden_names(HEADER + "c = getattr(torch, 'compile', None)\nm = c(nn.Linear(2, 2))\n")
     assert "uses torch.compile (line 4)" in compiled["en"] and "torch.compile（第 4 行）" in compiled["zh"]
+
+
+# ------------------------------------------------------------------ setattr/delattr with a literal name
+# ``setattr(obj, "name", value)`` stores what ``obj.name = value`` stores and ``delattr(obj, "name")`` deletes
+# what ``del obj.name`` deletes, so each is judged as that store or deletion, by the same code: what the
+# dotted form is flagged for, the literal form is flagged for, and what it is allowed, the literal form is.
+SETATTR_LITERAL_HONEST = {
+    "a_number_on_self": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                         "        setattr(self, 'scale', 0.125)\n"),
+    "computed_head_names_on_self": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                                    "        for i in range(2):\n            setattr(self, f'head_{i}', nn.Linear(4, 4))\n"),
+    "a_private_cache_on_self": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                                "        setattr(self, '_cache', None)\n"),
+    "a_weight_of_an_own_submodule": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                                     "        self.lin = nn.Linear(4, 4)\n"
+                                     "        setattr(self.lin, 'weight', nn.Parameter(torch.ones(4, 4)))\n"),
+    "a_weight_in_an_init_function": ("def init(m):\n    setattr(m, 'weight', nn.Parameter(torch.ones(4, 4)))\n"
+                                     "    setattr(m, 'bias', None)\n"),
+    "a_bias_deleted_from_an_own_submodule": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                                             "        self.lin = nn.Linear(4, 4)\n        delattr(self.lin, 'bias')\n"),
+    "a_buffer_registered": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                            "        self.register_buffer('mask', torch.ones(4, 4))\n"),
+    "set_in_a_lambda_on_an_own_module": "init = lambda m: setattr(m, 'bias', None)\n",
+}
+
+
+@pytest.mark.parametrize("code", SETATTR_LITERAL_HONEST.values(), ids=SETATTR_LITERAL_HONEST.keys())
+def test_setattr_and_delattr_with_a_literal_name_are_allowed_where_the_dotted_store_is(code):
+    assert static.hidden_name_uses(HEADER + code) == ()
+    assert static.fused_attention_uses(HEADER + code) == []
+
+
+SETATTR_LITERAL_HOSTILE = {
+    "class_of_a_torch_module_replaced": ("class Hop(nn.Module):\n    pass\n\nsetattr(F, '__class__', Hop)\n",
+                                         "sets setattr(F, '__class__', ...)"),
+    "class_of_a_torch_module_replaced_in_a_lambda": ("class Hop(nn.Module):\n    pass\n\n"
+                                                     "swap = lambda: setattr(F, '__class__', Hop)\n",
+                                                     "sets setattr(F, '__class__', ...)"),
+    "torch_kept_on_self": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                           "        setattr(self, 't', torch)\n\n    def f(self):\n        return self.t.load('w')\n",
+                           "torch kept as an attribute"),
+    "torch_kept_on_self_inside_an_expression": ("class M(nn.Module):\n    def __init__(self):\n"
+                                                "        super().__init__()\n        _ = setattr(self, 't', torch)\n",
+                                                "torch kept as an attribute"),
+    "torch_utils_replaced": ("setattr(torch, 'utils', None)\n", "setattr(torch, 'utils', ...)"),
+    "torch_jit_replaced": ("setattr(torch, 'jit', None)\n", "setattr(torch, 'jit', ...)"),
+    "torch_compile_deleted": ("delattr(torch, 'compile')\n", "delattr(torch, 'compile')"),
+    "a_private_name_of_torch_set": ("setattr(torch, '_hook', print)\n", "setattr(torch, '_hook', ...)"),
+    "numpys_loader_replaced": ("import numpy as np\nsetattr(np, 'load', print)\n", "setattr(np, 'load', ...)"),
+    "a_string_evaluating_function_replaced": ("import functools\nsetattr(functools, 'singledispatch', print)\n",
+                                              "setattr(functools, 'singledispatch', ...)"),
+    "the_value_is_judged_too": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                                "        setattr(self, 'kernel', torch.ops.aten)\n", "torch.ops"),
+}
+
+
+@pytest.mark.parametrize(("code", "reason"), SETATTR_LITERAL_HOSTILE.values(), ids=SETATTR_LITERAL_HOSTILE.keys())
+def test_setattr_and_delattr_with_a_literal_name_are_flagged_where_the_dotted_store_is(code, reason):
+    found = static.hidden_name_uses(HEADER + code)
+    assert any(reason in f for f in found), found
