@@ -416,11 +416,32 @@ def _root(node: ast.AST) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _module_aliases(tree: ast.Module, top: str) -> set[str]:
+def _operands(value: ast.AST, chosen: bool) -> list[ast.AST]:
+    """The values ``value`` may be: itself, or with ``chosen`` each operand of an ``or``/``and`` and each
+    branch of an if-else, through walruses (``getattr(torch, "nn", torch)`` is read as ``torch.nn or torch``)."""
+    if not chosen:
+        return [value]
+    out, todo = [], [value]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.BoolOp):             # (in source order)
+            todo.extend(reversed(node.values))
+        elif isinstance(node, ast.IfExp):
+            todo.extend((node.orelse, node.body))
+        elif isinstance(node, ast.NamedExpr):
+            todo.append(node.value)
+        else:
+            out.append(node)
+    return out
+
+
+def _module_aliases(tree: ast.Module, top: str, chosen: bool = False) -> set[str]:
     """Every name that may hold module ``top`` or one of its parts: its imports (``import torch as
     T``, ``from torch import nn``), then every name assigned from such a name, transitively
     (``_T = torch``, ``_F = T.nn.functional``, ``a, b = torch, sys``, ``x := torch``) and parameters
-    defaulting to one (``def f(m=torch)``)."""
+    defaulting to one (``def f(m=torch)``). With ``chosen``, also a name assigned a value that one of
+    these may be chosen by ``or`` or if-else (``T = torch or nn``): for the checks that a name of torch
+    makes stricter, never for those that trust it."""
     names = {top}
     pairs: list[tuple[ast.AST, ast.AST]] = []
     for node in _nodes(tree):
@@ -453,9 +474,10 @@ def _module_aliases(tree: ast.Module, top: str) -> set[str]:
                 and len(target.elts) == len(value.elts):
             todo_pairs.extend(zip(target.elts, value.elts, strict=True))
         elif isinstance(target, ast.Name):
-            root = _root(value)
-            if root is not None:
-                edges.setdefault(root, []).append(target.id)
+            for operand in _operands(value, chosen):
+                root = _root(operand)
+                if root is not None:
+                    edges.setdefault(root, []).append(target.id)
     todo = list(names)
     while todo:
         for name in edges.get(todo.pop(), ()):
@@ -1043,7 +1065,10 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
 def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
     skip = _never_run(source, uncalled_functions="guard")
     ok_imports, checked, stdlib_findings = _safe_stdlib(tree, skip)
-    aliases, sys_aliases = _torch_aliases(tree), _module_aliases(tree, "sys")
+    # the names that may hold torch (or sys), also by ``or``/if-else, for every check a name of torch makes
+    # stricter; ``torch_names`` (only names that are torch) where one is trusted
+    torch_names = _torch_aliases(tree)
+    aliases, sys_aliases = _module_aliases(tree, "torch", chosen=True), _module_aliases(tree, "sys", chosen=True)
     names_in_strings = _hidden_names_in_strings(tree)
     # a dataclass's positional pattern reads the fields its source shows (a hand-written
     # __match_args__ is flagged on its own)
@@ -1064,7 +1089,7 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             harmless.update((id(node.value), id(node)))
         # ``torch.utils.checkpoint.checkpoint``: every link of the chain, from a name of torch itself
         chain = _dotted(node) if isinstance(node, ast.Attribute) else None
-        if chain and len(chain) > 1 and chain[0] in aliases \
+        if chain and len(chain) > 1 and chain[0] in torch_names \
                 and node.attr in TORCH_HARMLESS_FUNCTIONS.get(".".join(["torch", *chain[1:-1]]), ()):
             link = node
             while isinstance(link, ast.Attribute):
@@ -1190,19 +1215,19 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                     found.append(f"line {line}: a match pattern reading .{attr}")
             cls_name = ".".join(_dotted(node.cls) or [""])
             if node.patterns and cls_name not in MATCH_BUILTINS and cls_name not in dataclasses_here \
-                    and not (cls_name.split(".")[-1] == "Size" and cls_name.split(".")[0] in aliases):
+                    and not (cls_name.split(".")[-1] == "Size" and cls_name.split(".")[0] in torch_names):
                 found.append(f"line {line}: a match pattern reading attributes by position")
-        elif isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Name) \
-                and node.value.id in aliases and (id(node) in class_level or any(
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and (kept := _kept_alias(node.value, aliases)) \
+                and (id(node) in class_level or any(
                     isinstance(t, ast.Attribute) for t in (node.targets if isinstance(node, ast.Assign)
                                                            else [node.target]))):
-            # ``t = torch`` in a class body, ``self.t = torch``: torch under a name of the object, where
-            # self.t._VF reads like the student's own attribute
-            found.append(f"line {line}: {node.value.id} kept as an attribute")
+            # ``t = torch`` in a class body, ``self.t = torch`` (or ``torch or nn``): torch under a name of the
+            # object, where self.t._VF reads like the student's own attribute
+            found.append(f"line {line}: {kept} kept as an attribute")
         elif isinstance(node, ast.Tuple) and getattr(node, LITERAL_SETATTR, False) and len(node.elts) == 2 \
-                and isinstance(node.elts[1], ast.Name) and node.elts[1].id in aliases:
+                and (kept := _kept_alias(node.elts[1], aliases)):
             # ``_ = setattr(self, "t", torch)``: as ``self.t = torch``
-            found.append(f"line {line}: {node.elts[1].id} kept as an attribute")
+            found.append(f"line {line}: {kept} kept as an attribute")
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in MATCH_HOOKS:
             found.append(f"line {line}: defines {node.name}")
         elif isinstance(node, ast.ClassDef) and any(
@@ -1267,6 +1292,13 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
     found = found[:MAX_FINDINGS]
     return tuple(sorted(set(found), key=lambda s: (int(s.split()[1].rstrip(":"))
                                                    if s.split()[1].rstrip(":").isdigit() else 0, s)))
+
+
+def _kept_alias(value: ast.AST | None, aliases: set[str]) -> str | None:
+    """The name of torch that ``value`` may be (``torch``, ``torch or nn``), or None."""
+    if value is None:
+        return None
+    return next((v.id for v in _operands(value, True) if isinstance(v, ast.Name) and v.id in aliases), None)
 
 
 def _module_bindings(tree: ast.Module) -> dict[str, list[ast.AST]]:

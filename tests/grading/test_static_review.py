@@ -918,3 +918,56 @@ SETATTR_LITERAL_HOSTILE = {
 def test_setattr_and_delattr_with_a_literal_name_are_flagged_where_the_dotted_store_is(code, reason):
     found = static.hidden_name_uses(HEADER + code)
     assert any(reason in f for f in found), found
+
+
+# ------------------------------------------------------------------ torch chosen by `or` / if-else
+# ``T = getattr(torch, "nn", torch)`` (read as ``torch.nn or torch``), ``T = torch or nn`` and ``T = torch if c
+# else nn`` may each hold torch, so T is followed as a name of torch where that makes the review stricter
+# (what is read off it, classes derived from it, keeping it on an object). Where a name of torch is trusted
+# (a base class the review can read, torch's decorators), only a name that is always torch counts.
+TORCH_CHOSEN_HONEST = {
+    "a_layer_class_off_nn_by_getattr_with_a_default": ("T = getattr(torch, 'nn', nn)\nclass M(T.Module):\n"
+                                                       "    def forward(self, x):\n        return x\n"),
+    "a_dtype_chosen_by_if_else": ("def pick(bf16):\n    dt = torch.bfloat16 if bf16 else torch.float32\n"
+                                  "    return torch.ones(2, dtype=dt).to(dt)\n"),
+    "an_activation_by_getattr_with_a_default": "act = getattr(nn, 'GELU', nn.ReLU)()\n",
+    "a_scale_kept_on_self_by_or": ("class M(nn.Module):\n    def __init__(self, d, scale=None):\n"
+                                   "        super().__init__()\n        self.scale = scale or d ** -0.5\n"),
+}
+
+
+@pytest.mark.parametrize("code", TORCH_CHOSEN_HONEST.values(), ids=TORCH_CHOSEN_HONEST.keys())
+def test_a_name_chosen_by_or_or_if_else_is_allowed_where_the_plain_alias_is(code):
+    assert static.hidden_name_uses(HEADER + code) == ()
+    assert static.fused_attention_uses(HEADER + code) == []
+
+
+TORCH_CHOSEN_HOSTILE = {
+    "a_class_derived_off_getattr_with_a_default": ("T = getattr(torch, 'nn', nn)\n"
+                                                   "class C(T.attention.bias.CausalBias):\n    pass\n",
+                                                   "derives from T.attention.bias.CausalBias"),
+    "a_loader_read_off_getattr_with_torch_as_default": ("T = getattr(F, 'gelu', torch)\nw = T.load('w.pt')\n",
+                                                        "T.load"),
+    "a_loader_read_off_torch_or_nn": ("T = torch or nn\nw = T.load('w.pt')\n", "T.load"),
+    "a_loader_read_off_torch_if_else_nn": ("T = torch if F else nn\nw = T.load('w.pt')\n", "T.load"),
+    "a_loader_read_off_a_walrus_in_or": ("T = (U := torch) or nn\nw = T.load('w.pt')\n", "T.load"),
+    "torch_or_nn_kept_on_self": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                                 "        self.t = torch or nn\n", "torch kept as an attribute"),
+    "torch_as_a_default_kept_on_self_by_setattr": ("class M(nn.Module):\n    def __init__(self):\n"
+                                                   "        super().__init__()\n"
+                                                   "        setattr(self, 't', getattr(F, 'gelu', torch))\n",
+                                                   "torch kept as an attribute"),
+}
+
+
+@pytest.mark.parametrize(("code", "reason"), TORCH_CHOSEN_HOSTILE.values(), ids=TORCH_CHOSEN_HOSTILE.keys())
+def test_a_name_that_may_hold_torch_by_or_or_if_else_is_flagged_where_the_plain_alias_is(code, reason):
+    found = static.hidden_name_uses(HEADER + code)
+    assert any(reason in f for f in found), found
+
+
+def test_a_name_only_sometimes_torch_is_not_trusted_as_torchs_decorator():
+    code = ("class Evil:\n    pass\n\nT = torch if F else Evil\n\nclass M(nn.Module):\n"
+            "    def scaled_dot_product_attention(self, q):\n        return q\n\n    @T.no_grad()\n"
+            "    def forward(self, q):\n        return self.scaled_dot_product_attention(q)\n")
+    assert static.fused_attention_uses(HEADER + code) == ["line 15: self.scaled_dot_product_attention"]
