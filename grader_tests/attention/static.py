@@ -510,6 +510,13 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
     own: set[int] = set()
     classes = {n.name: n for n in _nodes(tree) if isinstance(n, ast.ClassDef)}
     torch_names = _torch_aliases(tree)
+    replaced, rebound = _replaced_names(tree, torch_names)
+
+    def torchs(chain: list[str]) -> bool:
+        """Whether a dotted name is PyTorch's as the source shows it: it starts from a name only ever bound
+        to torch, and the file replaces (stores, deletes) no attribute of that name anywhere."""
+        return chain[0] in torch_names and chain[0] not in rebound and replaced is not None \
+            and not replaced.intersection(chain[1:])
 
     memo: dict[str, frozenset[str]] = {}
 
@@ -550,7 +557,7 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
                     ok = False
                 elif len(chain) == 1 and chain[0] in classes:
                     ok = ok and plain(classes[chain[0]])
-                elif not (chain == ["object"] or chain[0] in torch_names):
+                elif not (chain == ["object"] and "object" not in rebound or torchs(chain)):
                     ok = False
             plain_memo[cls.name] = ok
         return plain_memo[cls.name]
@@ -560,7 +567,7 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
         property keep self the instance; anything else might call the method with another self."""
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         chain = _dotted(target) or [""]
-        return chain[0] in torch_names or chain == ["property"]
+        return torchs(chain) or chain == ["property"] and "property" not in rebound
 
     taken = _methods_taken_off(tree, skip)
     for cls in classes.values():
@@ -580,6 +587,54 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
                 continue    # self may be anything here: the method is also reached off its object
             own.update(id(n) for n in found)
     return own
+
+
+def _replaced_names(tree: ast.Module, torch_names: set[str]) -> tuple[set[str] | None, set[str]]:
+    """(the attribute names the source stores or deletes on any object, with the names of the attributes
+    those are reached through -- ``[torch][0].no_grad.__call__ = f`` gives no_grad and __call__ -- or None when
+    it replaces a dunder of any object, or reaches ``__setattr__``/``__delattr__`` other than through super();
+    the names it binds other than to torch: ``torch = FakeTorch``, ``property = ...``, a parameter, a class).
+    A name of either kind is not PyTorch's as the source shows it."""
+    replaced: set[str] | None = set()
+    rebound: set[str] = set()
+    parents = _parents(tree)
+    for node in _nodes(tree):
+        if isinstance(node, ast.Attribute) and replaced is not None:
+            if node.attr in ("__setattr__", "__delattr__") and not (
+                    isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+                    and node.value.func.id == "super"):
+                replaced = None
+            elif not isinstance(node.ctx, ast.Load):
+                link: ast.AST = node
+                while isinstance(link, ast.Attribute):
+                    if link.attr.startswith("__") and link.attr not in NAMING_DUNDERS:
+                        replaced = None
+                        break
+                    replaced.add(link.attr)
+                    link = link.value
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            parent = parents.get(id(node))
+            direct = isinstance(parent, ast.Assign) and node in parent.targets or (
+                isinstance(parent, ast.AnnAssign | ast.NamedExpr) and parent.target is node)
+            if not (direct and parent.value is not None and _root(parent.value) in torch_names):
+                rebound.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            rebound.add(node.name)
+        elif isinstance(node, ast.arg):
+            rebound.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            rebound.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            rebound.add(node.rest)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            rebound.update(node.names)
+        elif isinstance(node, ast.Import):
+            rebound.update((a.asname or a.name).split(".")[0] for a in node.names
+                           if a.name.split(".")[0] != "torch")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] != "torch" or (
+                isinstance(node, ast.ImportFrom) and node.level):
+            rebound.update(a.asname or a.name for a in node.names)
+    return replaced, rebound
 
 
 def _methods_taken_off(tree: ast.Module, skip: frozenset[int] = frozenset()) -> dict[str, int]:

@@ -971,3 +971,60 @@ def test_a_name_only_sometimes_torch_is_not_trusted_as_torchs_decorator():
             "    def scaled_dot_product_attention(self, q):\n        return q\n\n    @T.no_grad()\n"
             "    def forward(self, q):\n        return self.scaled_dot_product_attention(q)\n")
     assert static.fused_attention_uses(HEADER + code) == ["line 15: self.scaled_dot_product_attention"]
+
+
+# ------------------------------------------------------------------ PyTorch's decorators replaced
+# The review trusts PyTorch's decorators (a method under ``@torch.no_grad()`` keeps the instance as self, so
+# what it reads through self is the student's own). A file that replaces one (``torch.no_grad = deco``, in
+# any form: setattr, through an object the review cannot follow, its ``__call__``, or the name ``torch``
+# or ``property`` rebound) could run such a method with F as self: there its self.<attention name> is
+# PyTorch's. Replacing PyTorch's other functions (``F.softmax = f``, as monkeypatch_torch.py does) changes
+# no verdict (the trusted side recomputes every one) and stays unflagged, in both forms alike.
+NO_GRAD_SWAP = ("class M(nn.Module):\n    def scaled_dot_product_attention(self, q):\n        return q\n\n"
+                "    @torch.no_grad()\n    def forward(self, q):\n        return self.scaled_dot_product_attention(q)\n")
+DECORATOR_SWAPS = {
+    "dotted": "torch.no_grad = lambda: (lambda fn: (lambda self, *a: fn(F, *a)))\n",
+    "by_setattr": "setattr(torch, 'no_grad', lambda: (lambda fn: (lambda self, *a: fn(F, *a))))\n",
+    "through_an_object_the_review_cannot_follow": "[torch][0].no_grad = lambda: (lambda fn: (lambda self, *a: fn(F, *a)))\n",
+    "its_call_replaced": "[torch][0].no_grad.__call__ = lambda d, fn: (lambda self, *a: fn(F, *a))\n",
+    "torch_rebound_to_an_own_class": ("class FakeTorch:\n    @staticmethod\n    def no_grad():\n"
+                                      "        return lambda fn: (lambda self, *a: fn(F, *a))\n\n\ntorch = FakeTorch\n"),
+}
+
+
+@pytest.mark.parametrize("swap", DECORATOR_SWAPS.values(), ids=DECORATOR_SWAPS.keys())
+def test_a_method_under_a_replaced_pytorch_decorator_no_longer_reads_its_own_attention_name(swap):
+    code = HEADER + swap + "\n" + NO_GRAD_SWAP
+    line = code.splitlines().index("        return self.scaled_dot_product_attention(q)") + 1
+    assert static.fused_attention_uses(code) == [f"line {line}: self.scaled_dot_product_attention"]
+
+
+def test_a_method_under_a_rebound_property_no_longer_reads_its_own_attention_name():
+    code = HEADER + ("property = lambda fn: (lambda self: fn(F))\n\nclass M(nn.Module):\n"
+                     "    def scaled_dot_product_attention(self):\n        return 1\n\n    @property\n"
+                     "    def forward(self):\n        return self.scaled_dot_product_attention\n")
+    assert static.fused_attention_uses(code) == ["line 12: self.scaled_dot_product_attention"]
+
+
+DECORATOR_KEPT = {
+    "stores_on_own_objects": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                              "        self.lin = nn.Linear(4, 4)\n        self.lin.bias = None\n\n"),
+    "an_init_function_and_cudnn_switches": ("def init(m):\n    m.weight = nn.Parameter(torch.ones(4, 4))\n\n"
+                                            "torch.backends.cudnn.benchmark = True\n\n"),
+    "torch_under_an_alias": "import torch as T\n\nTT = T\n\n",
+}
+
+
+@pytest.mark.parametrize("before", DECORATOR_KEPT.values(), ids=DECORATOR_KEPT.keys())
+def test_pytorchs_decorators_stay_trusted_where_nothing_replaces_them(before):
+    assert static.fused_attention_uses(HEADER + before + NO_GRAD_SWAP) == []
+    assert static.hidden_name_uses(HEADER + before + NO_GRAD_SWAP) == ()
+
+
+@pytest.mark.parametrize("store", ["F.softmax = f\n", "setattr(F, 'softmax', f)\n", "del F.softmax\n",
+                                   "delattr(F, 'softmax')\n", "nn.Linear.forward = f\n",
+                                   "setattr(nn.Linear, 'forward', f)\n"])
+def test_replacing_pytorchs_other_functions_is_judged_alike_in_both_forms(store):
+    code = HEADER + "def f(x, dim=-1):\n    return x\n\n" + store
+    assert static.hidden_name_uses(code) == ()
+    assert static.fused_attention_uses(code) == []
