@@ -246,19 +246,31 @@ def _parsed(source: str) -> tuple[ast.Module | None, str | None]:
 LITERAL_ARITIES = {"getattr": (2, 3), "setattr": (3,), "delattr": (2,)}
 
 
-def _literal_name_call(node: ast.AST) -> tuple[str, list[ast.expr], str] | None:
-    """(function, arguments, name) of a getattr/setattr/delattr call with a plain string naming an
-    attribute, or None. PyTorch's attention names keep the handling they have as strings (a getattr of
-    one is a fused use; each is a string naming it)."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in LITERAL_ARITIES
-            and not node.keywords and len(node.args) in LITERAL_ARITIES[node.func.id]
-            and not any(isinstance(a, ast.Starred) for a in node.args)):
+def _super_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+
+def _literal_name_call(node: ast.AST) -> tuple[str, str, list[ast.expr], str] | None:
+    """(function, how the source names it, arguments, name) of a getattr/setattr/delattr call -- or of
+    ``object.__setattr__``/``__delattr__``, setattr under another name (not super()'s, which binds self) --
+    with a plain string naming an attribute, or None. PyTorch's attention names keep the handling they have
+    as strings (a getattr of one is a fused use; each is a string naming it)."""
+    if not isinstance(node, ast.Call) or node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    if isinstance(node.func, ast.Name) and node.func.id in LITERAL_ARITIES:
+        function = shown = node.func.id
+    elif isinstance(node.func, ast.Attribute) and node.func.attr in ("__setattr__", "__delattr__") \
+            and not _super_call(node.func.value):
+        function, shown = node.func.attr.strip("_"), ".".join(_dotted(node.func) or [node.func.attr])
+    else:
+        return None
+    if len(node.args) not in LITERAL_ARITIES[function]:
         return None
     name = node.args[1]
     if not (isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value.isidentifier()) \
             or _forbidden(name.value):
         return None
-    return node.func.id, node.args, name.value
+    return function, shown, node.args, name.value
 
 
 def _literal_getattr(node: ast.AST) -> tuple[ast.expr, str, ast.expr | None] | None:
@@ -267,18 +279,19 @@ def _literal_getattr(node: ast.AST) -> tuple[ast.expr, str, ast.expr | None] | N
     found = _literal_name_call(node)
     if found is None or found[0] != "getattr":
         return None
-    _, args, name = found
+    _, _, args, name = found
     return args[0], name, args[2] if len(args) == 3 else None
 
 
 def _literal_setattr(node: ast.AST) -> tuple[str, ast.expr, str, ast.expr | None] | None:
-    """(function, object, name, value) of ``setattr(obj, "name", value)`` / ``delattr(obj, "name")`` (value
-    None) with a plain string naming an attribute, or None."""
+    """(how the source names the function, object, name, value) of ``setattr(obj, "name", value)`` /
+    ``delattr(obj, "name")`` (value None) and their ``object.__setattr__`` forms with a plain string naming
+    an attribute, or None."""
     found = _literal_name_call(node)
     if found is None or found[0] == "getattr":
         return None
-    function, args, name = found
-    return function, args[0], name, args[2] if function == "setattr" else None
+    function, shown, args, name = found
+    return shown, args[0], name, args[2] if function == "setattr" else None
 
 
 # ``getattr(obj, "name")`` / ``setattr(obj, "name", v)`` / ``delattr(obj, "name")`` as read in the review: the
@@ -1204,7 +1217,7 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             shown = ".".join(chain) if chain else "..." + node.attr
             if function := getattr(node, LITERAL_GETATTR, None):
                 shown = f"{function}({'.'.join(chain[:-1]) if chain else '...'}, {node.attr!r}" \
-                    + (", ...)" if function == "setattr" else ")")
+                    + (", ...)" if "setattr" in function else ")")
             if node.attr == "__class__" and not isinstance(node.ctx, ast.Load):
                 # ``torch.functional.__class__ = Hop``: the object becomes one of the student's classes,
                 # whose ``self.X`` the review would take for the student's own
@@ -1329,6 +1342,11 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             # attributes by the names they are given (a computed dest= sets any name on any object)
             callee = (_dotted(node.func) or [""])[-1] if isinstance(node.func, ast.Attribute | ast.Name) else ""
             keywords = {k.arg for k in node.keywords}
+            if isinstance(node.func, ast.Attribute) and node.func.attr in ("__setattr__", "__delattr__") \
+                    and not _super_call(node.func.value) and len(node.args) >= 2 and not _on_self(node) \
+                    and not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+                # ``object.__setattr__(torch, n, v)``: setattr with a computed name, under another name
+                found.append(f"line {line}: {node.func.attr} with a computed name")
             if callee == "wraps" and (len(node.args) > 1 or keywords & {"assigned", "updated", None}):
                 found.append(f"line {line}: wraps(..., assigned/updated)")
             elif callee in ("parse_args", "parse_known_args", "parse_intermixed_args",

@@ -1028,3 +1028,41 @@ def test_replacing_pytorchs_other_functions_is_judged_alike_in_both_forms(store)
     code = HEADER + "def f(x, dim=-1):\n    return x\n\n" + store
     assert static.hidden_name_uses(code) == ()
     assert static.fused_attention_uses(code) == []
+
+
+# ------------------------------------------------------------------ object.__setattr__ / __delattr__
+# ``object.__setattr__(obj, "name", value)`` is setattr under another name (a frozen dataclass's __post_init__
+# writes it): judged as ``obj.name = value``; with a computed name, as setattr with one.
+DUNDER_SETATTR_HONEST = {
+    "a_frozen_dataclass_post_init": ("from dataclasses import dataclass\n\n@dataclass(frozen=True)\nclass Cfg:\n"
+                                     "    d: int\n\n    def __post_init__(self):\n"
+                                     "        object.__setattr__(self, 'scale', self.d ** -0.5)\n"),
+    "a_setattr_override_falling_back_to_nn_module": ("class M(nn.Module):\n    def __setattr__(self, name, value):\n"
+                                                     "        super().__setattr__(name, value)\n"),
+    "a_computed_name_on_self": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                                "        for n in 'qk':\n            object.__setattr__(self, n + '_scale', 1.0)\n"),
+}
+
+
+@pytest.mark.parametrize("code", DUNDER_SETATTR_HONEST.values(), ids=DUNDER_SETATTR_HONEST.keys())
+def test_object_setattr_is_allowed_where_setattr_is(code):
+    assert static.hidden_name_uses(HEADER + code) == ()
+    assert static.fused_attention_uses(HEADER + code) == []
+
+
+DUNDER_SETATTR_HOSTILE = {
+    "class_of_a_torch_module_replaced": ("class Hop(nn.Module):\n    pass\n\nobject.__setattr__(F, '__class__', Hop)\n",
+                                         "sets object.__setattr__(F, '__class__', ...)"),
+    "torch_utils_replaced": ("object.__setattr__(torch, 'utils', None)\n", "object.__setattr__(torch, 'utils', ...)"),
+    "torch_compile_deleted": ("type(torch).__delattr__(torch, 'compile')\n", "__delattr__(torch, 'compile')"),
+    "torch_kept_on_self": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                           "        object.__setattr__(self, 't', torch)\n", "torch kept as an attribute"),
+    "a_computed_name_on_torch": ("def put(n, v):\n    object.__setattr__(torch, n, v)\n",
+                                 "__setattr__ with a computed name"),
+}
+
+
+@pytest.mark.parametrize(("code", "reason"), DUNDER_SETATTR_HOSTILE.values(), ids=DUNDER_SETATTR_HOSTILE.keys())
+def test_object_setattr_is_flagged_where_setattr_is(code, reason):
+    found = static.hidden_name_uses(HEADER + code)
+    assert any(reason in f for f in found), found
