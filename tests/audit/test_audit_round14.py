@@ -47,9 +47,11 @@ def text_points(r: dict) -> float:
 # honest file, with the lab's figure: what is pinned here is what the text earns.
 FIGURE_AND_CAVEATS_ONLY = {
     # name: (least limits, least score)
-    "caveats_own_paragraph_en.md": (3.5, 6.5),
-    "caveats_under_limits_heading_zh.md": (3.5, 6.5),
-    "observations_then_limitations_en.md": (3.5, 8.5),
+    # round 16: their black masked columns, "a high weight does not mean ..." and "only an intervention could ..."
+    # now count (test_audit_round16.py)
+    "caveats_own_paragraph_en.md": (4, 8),
+    "caveats_under_limits_heading_zh.md": (4, 8),
+    "observations_then_limitations_en.md": (4, 10),
     # they name the figure in a sentence that reads nothing in it ("My heatmap is attached above.", 附上我的热力图)
     # and say what they see elsewhere, in words only (a bright diagonal, most of the weight on the same
     # position): anchored by audit.yaml anchor.sights (round 15)
