@@ -54,12 +54,13 @@ FIGURE_AND_CAVEATS_ONLY = {
     "observations_then_limitations_en.md": (4, 10),
     # they name the figure in a sentence that reads nothing in it ("My heatmap is attached above.", 附上我的热力图)
     # and say what they see elsewhere, in words only (a bright diagonal, most of the weight on the same
-    # position): anchored by audit.yaml anchor.sights (round 15)
-    "figure_named_last_en.md": (3.5, 5.5),
-    "figure_named_first_line_en.md": (3.5, 5.5),
-    "figure_named_first_zh.md": (3.5, 5.5),
-    "attends_mostly_no_numbers_en.md": (3.5, 6.5),
-    "most_weight_no_numbers_zh.md": (3.5, 5.5),
+    # position): anchored by audit.yaml anchor.sights (round 15); round 16 credits their black or weightless masked
+    # keys and their caveats as written (test_audit_round16.py)
+    "figure_named_last_en.md": (4, 7),
+    "figure_named_first_line_en.md": (4, 6),
+    "figure_named_first_zh.md": (4, 7),
+    "attends_mostly_no_numbers_en.md": (4, 8),
+    "most_weight_no_numbers_zh.md": (4, 7),
 }
 
 

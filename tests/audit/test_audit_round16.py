@@ -16,8 +16,11 @@ Honest files, scores with the lab's heatmap before -> after this round:
     caveats_under_limits_heading_zh.md    6.5 -> 8.0    (figure_reading 1 -> 2, limits 3.5 -> 4)
     observations_then_limitations_en.md   8.5 -> 10.0   (figure_reading 2 -> 3, limits 3.5 -> 4)
 
-The other honest files written the same way gain too (figure_named_*, attends_mostly_*, most_weight_*:
-+0.5 to +1.5); the gaming corpus and the validation set are unchanged."""
+The other honest files written the same way gain too: attends_mostly_no_numbers_en 6.5 -> 8.0 ("the padding
+keys get no weight"), most_weight_no_numbers_zh 5.5 -> 7.0 (padding 的 key 没有权重), figure_named_first_zh 5.5 -> 7.0,
+figure_named_last_en 5.5 -> 7.0, figure_named_first_line_en 5.5 -> 6.0 (its "padded keys ... are dark" is left
+open: dark is zero in viridis but the largest weight in Blues). The gaming corpus (2-4) and the validation set
+(MAD 0.2368, Spearman 0.9947) are unchanged."""
 
 from __future__ import annotations
 
@@ -72,6 +75,12 @@ def test_the_three_honest_audits_earn_what_they_say(name, score, reading, limits
     "最后两列全是 0，这些 key 是 padding。",
     "最後兩行被遮罩的 key 全黑。",
     "被遮罩的那兩行是黑的。",
+    # "no weight" / 没有权重 of a masked key states its zero (audit.yaml cues.negation_exclusions)
+    "The padding keys get no weight, so the mask works.",
+    "The masked keys receive no attention at all.",
+    "padding 的 key 没有权重，说明 mask 生效了。",
+    "被遮罩的 key 完全没有权重。",
+    "被遮罩的那兩行完全沒有權重。",
 ])
 def test_masked_keys_shown_black_or_zero_earn_the_masked_point(sentence, checklist):
     assert concept_credited(sentence, *MASKED, checklist)
@@ -89,6 +98,13 @@ def test_masked_keys_shown_black_or_zero_earn_the_masked_point(sentence, checkli
     "被 mask 的 key 仍然有权重。",
     "被 mask 的列并没有变黑。",
     "最後兩行被遮罩的 key 並不是全黑。",
+    "It is not true that the padding keys get no weight.",
+    "The padding keys do not get no weight.",
+    "The padding keys never get no weight.",
+    "The padding keys still get some weight.",
+    "被 mask 的 key 不是没有权重。",
+    "被 mask 的 key 并非没有权重。",
+    "被遮罩的 key 並非沒有權重。",
 ])
 def test_masked_keys_with_weight_or_not_black_do_not(sentence, checklist):
     assert not concept_credited(sentence, *MASKED, checklist)
@@ -109,6 +125,7 @@ def test_masked_keys_with_weight_or_not_black_do_not(sentence, checklist):
     "这不能证明模型依赖这些位置做出预测。",
     "注意力權重不等於解釋：權重高並不意味著這個 key 導致了輸出。",
     "這不能證明模型依賴這些位置做出預測。",
+    "A high attention weight is not evidence that the key matters.",
 ])
 def test_what_a_high_weight_does_not_mean_is_the_importance_caveat(sentence, checklist):
     assert concept_credited(sentence, *IMPORTANCE, checklist)
@@ -124,6 +141,8 @@ def test_what_a_high_weight_does_not_mean_is_the_importance_caveat(sentence, che
     ("注意力权重就是解释：权重高代表这个 key 导致了输出。", True),
     ("这证明模型依赖这些位置做出预测。", False),
     ("權重高代表這個 key 導致了輸出。", True),
+    ("A high attention weight is evidence that the key matters most.", True),
+    ("A high attention weight is evidence that the key matters.", False),
 ])
 def test_a_high_weight_read_as_meaning_it_earns_no_caveat(sentence, overclaim, checklist):
     r = grade_audit(sentence, None, {}, checklist)
@@ -146,6 +165,11 @@ def test_a_high_weight_read_as_meaning_it_earns_no_caveat(sentence, overclaim, c
     "要证明因果，必须做消融实验。",
     "只有做幹預實驗才能證明因果。",
     "因果關係只能通過消融來檢驗。",
+    "I would need to intervene on the keys to claim a causal effect.",
+    "Whether k2 causes the output can only be tested with an ablation.",
+    "Establishing causation would require a counterfactual experiment.",
+    "想知道 k2 是否导致输出，只能靠消融实验。",
+    "因果需要做干预实验才能确定。",
 ])
 def test_what_only_an_intervention_could_show_is_the_causal_caveat(sentence, checklist):
     r = grade_audit(sentence, None, {}, checklist)
@@ -164,6 +188,8 @@ def test_what_only_an_intervention_could_show_is_the_causal_caveat(sentence, che
     ("The fix requires an intervention.", False),
     ("不需要干预就能证明因果。", True),
     ("无需消融就能确定因果关系。", False),
+    ("I do not need to intervene on the keys to claim a causal effect.", False),
+    ("想知道 k2 是否导致输出，不需要消融实验。", False),
 ])
 def test_an_intervention_said_to_prove_or_not_to_be_needed_earns_no_caveat(sentence, overclaim, checklist):
     r = grade_audit(sentence, None, {}, checklist)
