@@ -6,7 +6,9 @@ from __future__ import annotations
 import ast
 import copy
 import functools
+import importlib.util
 import re
+import sys
 from collections.abc import Mapping
 
 from grading.load_hints import is_main_guard
@@ -1114,6 +1116,43 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[
     return ok_imports, checked, findings
 
 
+# The handlers that catch a failed import (a bare ``except:`` too).
+_IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+# Optional packages of attention kernels (xformers, flash_attn...) stay flagged even guarded: wherever
+# they are installed, the code around them is a ready-made attention.
+_ATTENTION_WORDS = ("attn", "attention", "xformers", "flash", "sdpa", "fmha")
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    t = handler.type
+    kinds = t.elts if isinstance(t, ast.Tuple) else [t]
+    return t is None or any(isinstance(k, ast.Name) and k.id in _IMPORT_ERRORS for k in kinds)
+
+
+def _absent_optional_import(node: ast.Import | ast.ImportFrom, mod: str, parents: Mapping[int, ast.AST]) -> bool:
+    """``try: from apex.normalization import FusedLayerNorm`` / ``except ImportError:`` (an optional
+    package, as public code imports it) of a package that is not installed where the file is graded:
+    the import fails there, so it binds nothing and runs nothing, and the handler (reviewed as any
+    code) runs instead. Only a statement of the try's own body, of an absolute import, under a
+    handler that catches ImportError; never a module of the standard library (always there) nor a
+    package named after attention kernels. A package cannot appear at run time: modules written by
+    the submission are refused in the jail, and the ways to another importer (sys.meta_path,
+    importlib, __import__) are flagged on their own."""
+    top = mod.split(".")[0]
+    words = [p.lower() for p in mod.split(".")] + [a.name.lower() for a in node.names]
+    if not top or (isinstance(node, ast.ImportFrom) and node.level) or top in sys.stdlib_module_names \
+            or any(w in part for part in words for w in _ATTENTION_WORDS):
+        return False
+    parent = parents.get(id(node))
+    if not (isinstance(parent, ast.Try | ast.TryStar) and any(stmt is node for stmt in parent.body)
+            and any(_catches_import_error(h) for h in parent.handlers)):
+        return False
+    try:
+        return importlib.util.find_spec(top) is None
+    except (ImportError, ValueError):
+        return False
+
+
 @functools.lru_cache(maxsize=4)
 def hidden_name_uses(source: str) -> tuple[str, ...]:
     """Places where attention.py reaches a function through a computed or indirect name (the
@@ -1145,6 +1184,7 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
     imported = {(a.asname or a.name).split(".")[0] for node in _nodes(tree) if isinstance(node, ast.Import)
                 for a in node.names} | {"torch"}
     calls = {id(node.func): node for node in _nodes(tree) if isinstance(node, ast.Call)}
+    parents = _parents(tree)
     module_classes = {c.name for c in _nodes(tree) if isinstance(c, ast.ClassDef)}
     class_level = {id(stmt) for c in _nodes(tree) if isinstance(c, ast.ClassDef) for stmt in c.body}
     # ``torch.jit.export``, ``torch.compiler.is_compiling``, ``np.testing.assert_allclose``: the
@@ -1187,7 +1227,8 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                         or (parts[0] == "torch" and len(parts) > 1 and parts[1] in TORCH_UNREVIEWABLE
                             and not guards_only) \
                         or any(p.startswith("_") and not p.startswith("__") for p in parts[1:]):
-                    found.append(f"line {line}: imports {mod or '.'}")
+                    if not _absent_optional_import(node, mod, parents):
+                        found.append(f"line {line}: imports {mod or '.'}")
             if isinstance(node, ast.ImportFrom) and node.module == "torch":
                 for a in node.names:
                     if a.name in TORCH_UNREVIEWABLE:
