@@ -135,14 +135,14 @@ def test_what_a_high_weight_does_not_mean_is_the_importance_caveat(sentence, che
     ("A high weight means the key caused the output.", True),
     ("Attention weights are explanations: a high weight means the key caused the output.", True),
     ("A high weight shows that the model relies on k2.", False),
-    ("This proves that the model relies on these positions.", False),
+    ("This proves that the model relies on these positions.", True),  # an overclaim since round 17
     ("权重高代表这个 key 导致了输出。", True),
     ("注意力权重就是解释。", False),
     ("注意力权重就是解释：权重高代表这个 key 导致了输出。", True),
-    ("这证明模型依赖这些位置做出预测。", False),
+    ("这证明模型依赖这些位置做出预测。", True),  # an overclaim since round 17
     ("權重高代表這個 key 導致了輸出。", True),
     ("A high attention weight is evidence that the key matters most.", True),
-    ("A high attention weight is evidence that the key matters.", False),
+    ("A high attention weight is evidence that the key matters.", True),  # an overclaim since round 17
 ])
 def test_a_high_weight_read_as_meaning_it_earns_no_caveat(sentence, overclaim, checklist):
     r = grade_audit(sentence, None, {}, checklist)

@@ -1,0 +1,98 @@
+"""Audit round 17: three gaps left by round 16, each closed as a class (zh, en, 繁體), with the false and negated
+neighbours of every new rule pinned.
+
+1. a bare heading, a short line without final punctuation followed by a paragraph ("Limitations", "What it
+   cannot show", 局限, 不能证明什么), opens a "cannot prove" section as "## Limitations" does (rubric/audit/text.py
+   _segment); such a section ends at the next bare or marked heading, and a bare heading that denies its
+   caveats ("No limitations") opens none;
+2. a caveat across a "which" clause: "the heatmap does not tell us which key the prediction relies on",
+   热力图不能告诉我们预测依赖哪个 key (audit.yaml cues.carry; limits.not_importance);
+3. an assertion of proof or evidence with no importance word: "this proves that the model relies on k2",
+   "a high weight is evidence that the key matters", 这证明模型依赖 k2 (audit.yaml overclaims.patterns), while
+   "this does not prove that ...", "a high weight is not evidence that ..." stay caveats."""
+
+from __future__ import annotations
+
+import pytest
+
+from rubric.audit import grade_audit
+from tests.audit.helpers import items, kinds
+from tests.audit.test_audit_round16 import concept_credited
+
+IMPORTANCE = ("limits", "not feature importance")
+
+
+def limits(text: str, checklist) -> float:
+    return items(grade_audit(text, None, {}, checklist))["limits"]["points"]
+
+
+
+
+# ---------------------------------------------------------------------------- 2. "which" clauses
+
+@pytest.mark.parametrize("sentence", [
+    "The heatmap does not tell us which key the prediction relies on.",
+    "The heatmap cannot tell which key the output depends on.",
+    "The weights do not reveal which key the model relies on.",
+    "It doesn't tell us which key matters most for the output.",
+    "热力图不能告诉我们预测依赖哪个 key。",
+    "热力图不能告诉我们，输出依赖哪个 key。",
+    "热力图无法告诉我们模型依赖哪个 key。",
+    "熱力圖不能告訴我們預測依賴哪個 key。",
+])
+def test_a_negated_which_clause_is_the_importance_caveat(sentence, checklist):
+    r = grade_audit(sentence, None, {}, checklist)
+    assert concept_credited(sentence, *IMPORTANCE, checklist), items(r)["limits"]
+    assert "overclaim" not in kinds(r)
+
+
+@pytest.mark.parametrize("sentence", [
+    "The heatmap tells us which key the prediction relies on.",
+    "The heatmap clearly shows which key the output depends on.",
+    "The heatmap does not tell us much, which proves that the model relies on k2.",
+    "热力图告诉我们预测依赖哪个 key。",
+    "热力图清楚地告诉我们输出依赖哪个 key。",
+])
+def test_an_asserted_which_clause_earns_no_caveat(sentence, checklist):
+    assert not concept_credited(sentence, *IMPORTANCE, checklist)
+
+
+# -------------------------------------------------- 3. proof or evidence asserted: an overclaim
+
+@pytest.mark.parametrize("sentence", [
+    "This proves that the model relies on k2.",
+    "The heatmap proves the prediction depends on key 2.",
+    "This demonstrates that the model relies on k2.",
+    "A high weight is evidence that the key matters.",
+    "The bright cell is clear evidence that k2 is important.",
+    "The heatmap is proof that key 2 drives the output.",
+    "这证明模型依赖 k2。",
+    "热力图证明了预测依赖 key 2。",
+    "高权重是这个 key 重要的证据。",
+    "这证明了 k2 很重要。",
+    "這證明模型依賴 k2。",
+    "高權重是這個 key 重要的證據。",
+])
+def test_proof_or_evidence_asserted_is_an_overclaim(sentence, checklist):
+    r = grade_audit(sentence, None, {}, checklist)
+    assert "overclaim" in kinds(r)
+    assert items(r)["limits"]["points"] == 0
+
+
+@pytest.mark.parametrize("sentence", [
+    "This does not prove that the model relies on k2.",
+    "The heatmap cannot prove that the prediction depends on key 2.",
+    "A high weight is not evidence that the key matters.",
+    "A high weight is no evidence that the key matters.",
+    "The bright cell is not proof that key 2 drives the output.",
+    "Only an ablation could prove that the model relies on k2.",
+    "这不能证明模型依赖 k2。",
+    "热力图并不能证明预测依赖 key 2。",
+    "高权重不是这个 key 重要的证据。",
+    "这并不证明 key 2 很重要。",
+    "這不能證明模型依賴 k2。",
+])
+def test_proof_or_evidence_denied_is_no_overclaim(sentence, checklist):
+    r = grade_audit(sentence, None, {}, checklist)
+    assert "overclaim" not in kinds(r)
+    assert items(r)["limits"]["points"] > 0
