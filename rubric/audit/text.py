@@ -657,6 +657,24 @@ def _lines(raw: str, axes_swapped: bool = False) -> list[tuple[str, bool]]:
     return out
 
 
+# A bare heading: a short line of its own without final punctuation ("Limitations", "What it cannot show",
+# 局限, 不能证明什么) followed by a line of text. Only one that opens a "cannot prove" section (_negative_section)
+# is read as a heading; such a section ends at the next bare or marked heading.
+_BARE_HEADING_UNITS = 12
+_BARE_HEADING_END = re.compile(r"[\w\u3400-\u9fff]$")
+
+
+def _bare_heading(line: str, lines: list[tuple[str, bool]], i: int) -> bool:
+    if (line.startswith("|") or not _BARE_HEADING_END.search(line) or _units(line) > _BARE_HEADING_UNITS
+            or any(ch.isdigit() for ch in line)):
+        return False
+    for j in range(i + 1, len(lines)):        # indices, not a slice: no copy of the lines per line
+        s = lines[j][0].strip()
+        if s:
+            return not _HEADING.match(s) and not _BOLD_LINE.match(s) and not s.startswith(("```", "~~~", "|"))
+    return False
+
+
 def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Sentence]:
     """The sentences of an audit; with ``axes_swapped``, 行 and 列 read the Taiwanese way (:func:`swap_axes`)."""
     out: list[_Sentence] = []
@@ -664,7 +682,9 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
     section_neg = False
     table_header: list[str] | None = None   # the cells of the current table's first row
     leadin_neg = False
-    for para, (raw_line, cut) in enumerate(_lines(raw, axes_swapped)):
+    section_bare = False               # section_neg was opened by a bare heading (see _bare_heading)
+    lines = _lines(raw, axes_swapped)
+    for para, (raw_line, cut) in enumerate(lines):
         if len(out) >= _MAX_SENTENCES:
             break
         stripped = raw_line.strip()
@@ -691,8 +711,14 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
             line = line[bullet.end():]
         if not line or not re.search(r"\w", line):
             continue
+        bare = not is_heading and not bullet and not cut and _bare_heading(line, lines, para)
+        if bare and _negative_section(cc, line):
+            is_heading = section_bare = True      # "Limitations" / 不能证明什么 on a line of its own
+        elif bare and section_bare:
+            section_neg = section_bare = False    # the next bare heading ends a bare "cannot prove" section
         if is_heading:
             section_neg = _negative_section(cc, line)
+            section_bare = section_bare and section_neg and bare
             leadin_neg = False
             out.append(_Sentence(line, False, False, True, False, section_neg, para=para))
             continue

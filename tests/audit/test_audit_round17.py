@@ -13,10 +13,12 @@ neighbours of every new rule pinned.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rubric.audit import grade_audit
-from tests.audit.helpers import items, kinds
+from tests.audit.helpers import MEASURED_OK, items, kinds, make_heatmap
 from tests.audit.test_audit_round16 import concept_credited
 
 IMPORTANCE = ("limits", "not feature importance")
@@ -26,6 +28,66 @@ def limits(text: str, checklist) -> float:
     return items(grade_audit(text, None, {}, checklist))["limits"]["points"]
 
 
+
+
+# ------------------------------------------------------------------------------ 1. bare headings
+
+BODY_EN = "The importance of each key for the prediction. The causal effect of a key on the output."
+BODY_ZH = "每个 key 对预测的重要性。某个 key 对输出的因果效应。"
+
+
+@pytest.mark.parametrize("heading, body", [
+    ("Limitations", BODY_EN),
+    ("What it cannot show", BODY_EN),
+    ("What the heatmap cannot prove", BODY_EN),
+    ("Caveats", BODY_EN),
+    ("局限", BODY_ZH),
+    ("不能证明什么", BODY_ZH),
+    ("热力图不能说明的", BODY_ZH),
+    ("局限性", BODY_ZH),
+    ("不能證明什麼", "每個 key 對預測的重要性。某個 key 對輸出的因果效應。"),
+])
+def test_a_bare_heading_opens_a_limits_section_like_a_marked_one(heading, body, checklist):
+    marked = limits(f"## {heading}\n\n{body}", checklist)
+    assert marked > limits(body, checklist)
+    for text in (f"{heading}\n\n{body}", f"{heading}\n{body}"):
+        r = grade_audit(text, None, {}, checklist)
+        assert items(r)["limits"]["points"] == marked, text
+        assert "overclaim" not in kinds(r), text
+
+
+@pytest.mark.parametrize("text", [
+    # a sentence (final punctuation), not a heading
+    "The heatmap cannot prove everything.\n\nKey 2 is the most important feature for the prediction.",
+    "热力图不能证明一切。\n\nkey 2 是最重要的特征。",
+    # a heading that denies its caveats
+    "No limitations\n\nKey 2 is the most important feature for the prediction.",
+    "Limitations none\n\nKey 2 is the most important feature for the prediction.",
+    "所谓的局限\n\nkey 2 是最重要的特征。",
+    "What critics say it cannot prove\n\nKey 2 is the most important feature for the prediction.",
+    # a bare limits section ends at the next bare heading
+    "Limitations\n\nThe heatmap is not a causal effect.\n\nWhat it shows\n\nKey 2 is the most important feature for the prediction.",
+    "局限\n\n热力图不是因果效应。\n\n图能说明什么\n\nkey 2 是最重要的特征。",
+    # a long unpunctuated line is a line of text, not a heading
+    "The heatmap cannot prove causality and I checked every row of the batch by hand twice today\n\n"
+    "Key 2 is the most important feature for the prediction.",
+])
+def test_sentences_denied_headings_and_later_sections_open_no_limits_section(text, checklist):
+    r = grade_audit(text, None, {}, checklist)
+    assert "overclaim" in kinds(r), text
+
+
+@pytest.mark.parametrize("text", [
+    "Limitations\n\nThe heatmap is not a causal effect.\n\nWhat the heatmap shows\n\nEach row sums to 1.",
+    "局限\n\n热力图不是因果效应。\n\n图能说明什么\n\n每一行的和为 1。",
+])
+def test_what_follows_a_bare_limits_section_keeps_its_credit(text, checklist):
+    assert concept_credited(text, "figure_reading", "each row sums to 1", checklist)
+
+
+def test_a_bare_heading_at_the_end_opens_nothing(checklist):
+    text = "Key 2 is the most important feature for the prediction.\n\nLimitations"
+    assert "overclaim" in kinds(grade_audit(text, None, {}, checklist))
 
 
 # ---------------------------------------------------------------------------- 2. "which" clauses
@@ -96,3 +158,16 @@ def test_proof_or_evidence_denied_is_no_overclaim(sentence, checklist):
     r = grade_audit(sentence, None, {}, checklist)
     assert "overclaim" not in kinds(r)
     assert items(r)["limits"]["points"] > 0
+
+
+# ------------------------------------------ a bare heading gives a gamer nothing a marked one would not
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).resolve().parent / "gaming").iterdir()
+                                        if p.suffix in (".md", ".txt")))
+def test_a_bare_heading_scores_a_gaming_file_no_higher_than_a_marked_one(name, checklist):
+    text = (Path(__file__).resolve().parent / "gaming" / name).read_text(encoding="utf-8")
+    heading = "局限" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "Limitations"
+    figure = make_heatmap()
+    bare = grade_audit(f"{heading}\n\n{text}", figure, MEASURED_OK, checklist)["score"]
+    assert bare <= grade_audit(f"## {heading}\n\n{text}", figure, MEASURED_OK, checklist)["score"]
+    assert grade_audit(text, figure, MEASURED_OK, checklist)["score"] <= 4
