@@ -171,3 +171,16 @@ def test_a_bare_heading_scores_a_gaming_file_no_higher_than_a_marked_one(name, c
     bare = grade_audit(f"{heading}\n\n{text}", figure, MEASURED_OK, checklist)["score"]
     assert bare <= grade_audit(f"## {heading}\n\n{text}", figure, MEASURED_OK, checklist)["score"]
     assert grade_audit(text, figure, MEASURED_OK, checklist)["score"] <= 4
+
+
+@pytest.mark.parametrize("sentence", [
+    # facts of the computation: what the output depends on is a mechanism, not a key
+    "The parity test confirms that the output depends on the mask.",
+    "The test proves the output depends on the scaling factor.",
+    "This is evidence that the mask matters.",
+    "The row sums are evidence that softmax is applied over keys.",
+    "这证明输出依赖 mask。",
+    "测试证明了输出依赖缩放。",
+])
+def test_proof_that_the_output_depends_on_a_mechanism_is_no_overclaim(sentence, checklist):
+    assert "overclaim" not in kinds(grade_audit(sentence, None, {}, checklist))
