@@ -683,6 +683,7 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
     table_header: list[str] | None = None   # the cells of the current table's first row
     leadin_neg = False
     section_bare = False               # section_neg was opened by a bare heading (see _bare_heading)
+    section_start = 0                  # the line of that heading
     lines = _lines(raw, axes_swapped)
     for para, (raw_line, cut) in enumerate(lines):
         if len(out) >= _MAX_SENTENCES:
@@ -714,8 +715,11 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
         bare = not is_heading and not bullet and not cut and _bare_heading(line, lines, para)
         if bare and _negative_section(cc, line):
             is_heading = section_bare = True      # "Limitations" / 不能证明什么 on a line of its own
-        elif bare and section_bare:
-            section_neg = section_bare = False    # the next bare heading ends a bare "cannot prove" section
+            section_start = para
+        elif bare and section_bare and para - section_start > 2 and not lines[para - 1][0].strip():
+            # the next bare heading, a block of its own after the section's text, ends a bare "cannot prove"
+            # section; unpunctuated items on the lines under the heading ("Causality of a key") do not
+            section_neg = section_bare = False
         if is_heading:
             section_neg = _negative_section(cc, line)
             section_bare = section_bare and section_neg and bare

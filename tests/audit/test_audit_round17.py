@@ -184,3 +184,15 @@ def test_a_bare_heading_scores_a_gaming_file_no_higher_than_a_marked_one(name, c
 ])
 def test_proof_that_the_output_depends_on_a_mechanism_is_no_overclaim(sentence, checklist):
     assert "overclaim" not in kinds(grade_audit(sentence, None, {}, checklist))
+
+
+@pytest.mark.parametrize("heading, body", [
+    ("Limitations", "Causality of a key\nFeature importance of a key\nThe true mechanism of the model"),
+    ("局限", "因果效应\n特征重要性\n真实机制"),
+])
+def test_unpunctuated_items_under_a_bare_heading_stay_in_its_section(heading, body, checklist):
+    marked = grade_audit(f"## {heading}\n\n{body}", None, {}, checklist)
+    for text in (f"{heading}\n\n{body}", f"{heading}\n{body}"):
+        r = grade_audit(text, None, {}, checklist)
+        assert items(r)["limits"]["points"] == items(marked)["limits"]["points"] > 0, text
+        assert "overclaim" not in kinds(r), text
