@@ -97,6 +97,8 @@ def test_a_bare_heading_at_the_end_opens_nothing(checklist):
     "The heatmap cannot tell which key the output depends on.",
     "The weights do not reveal which key the model relies on.",
     "It doesn't tell us which key matters most for the output.",
+    "We cannot know which key the prediction relies on.",
+    "From the heatmap we cannot see which key the model relies on.",
     "热力图不能告诉我们预测依赖哪个 key。",
     "热力图不能告诉我们，输出依赖哪个 key。",
     "热力图无法告诉我们模型依赖哪个 key。",
