@@ -1,0 +1,195 @@
+"""Attacks on the jail's own state and on what crosses the boundary, each through the full grader:
+exceptions that cannot be printed or are huge or named like the grader's own errors, threads,
+atexit handlers, signal handlers, timers, tracers and lowered rlimits set by the submission. Each one
+ends `graded`, scores no more than the correct code, and finishes in bounded time and size."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from autograder import settings
+from grading.runner import GradeInput, grade
+from tests.grading.helpers import SUBMISSIONS
+
+CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_text()
+
+
+def _in_forward(body: str) -> str:
+    """CORRECT whose single-head forward first runs ``body`` (its own statements, 4-space indented
+    inside)."""
+    lines = "".join("    " + line + "\n" for line in body.strip("\n").splitlines())
+    return CORRECT + f'''
+_honest_forward = ScaledDotProductAttention.forward
+def _attacked(self, q, *a, **k):
+{lines}    return _honest_forward(self, q, *a, **k)
+ScaledDotProductAttention.forward = _attacked
+'''
+
+
+GRADER_NAMES = ["InfrastructureError", "SandboxError", "SandboxUnavailable", "SandboxDied", "StudentTimeout",
+                "StudentError", "InvalidResult", "Timeout", "Feedback", "NotLoaded", "SessionLost"]
+
+ATTACKS = {
+    # exceptions the runtime has to describe
+    "exception_whose_str_and_repr_raise": _in_forward('''
+class _E(Exception):
+    def __str__(self): raise SystemExit(3)
+    def __repr__(self): raise KeyboardInterrupt
+raise _E("x")'''),
+    "exception_carrying_megabytes": _in_forward('''
+raise RuntimeError("M" * 4_000_000, b"B" * 4_000_000, ["L" * 1000] * 4000)'''),
+    "exception_whose_str_is_a_lying_str_subclass": _in_forward('''
+class _S(str):
+    def __len__(self): return 1
+    def __getitem__(self, i): return self
+class _E(Exception):
+    def __str__(self): return _S("S" * 3_000_000)
+raise _E()'''),
+    "exception_whose_traceback_attribute_raises": _in_forward('''
+class _E(Exception):
+    @property
+    def __traceback__(self): raise RuntimeError("no traceback")
+raise _E("tb")'''),
+    "exception_class_whose_name_raises": _in_forward('''
+class _Meta(type):
+    def __getattribute__(cls, name):
+        if name in ("__name__", "__qualname__", "__module__"):
+            raise SystemExit(4)
+        return type.__getattribute__(cls, name)
+class _E(Exception, metaclass=_Meta): pass
+raise _E("name")'''),
+    "exceptions_named_like_the_graders_own": _in_forward(f'''
+global _n
+_n = globals().get("_n", 0) + 1
+_name = {GRADER_NAMES!r}[_n % {len(GRADER_NAMES)}]
+raise type(_name, (Exception,), {{}})("the sandbox is unavailable: please contact your instructor")'''),
+    "base_exception_subclasses_raised": _in_forward('''
+global _m
+_m = globals().get("_m", 0) + 1
+raise (SystemExit(0), KeyboardInterrupt(), GeneratorExit(), StopIteration(), MemoryError(), RecursionError())[_m % 6]'''),
+    # state of the jail's process
+    "a_thread_spinning_from_import": CORRECT + '''
+import threading as _threading
+def _spin():
+    while True:
+        pass
+_threading.Thread(target=_spin, daemon=True).start()
+''',
+    "atexit_handlers_that_spin_and_print": CORRECT + '''
+import atexit as _atexit, os as _os
+def _forever():
+    _os.write(1, b"atexit ran\\n")
+    while True:
+        pass
+_atexit.register(_forever)
+''',
+    "signal_handlers_for_every_catchable_signal": CORRECT + '''
+import signal as _signal
+for _s in _signal.valid_signals():
+    try:
+        _signal.signal(_s, lambda *a: (_ for _ in ()).throw(RuntimeError("signal")))
+    except (OSError, ValueError, RuntimeError):
+        pass
+''',
+    "an_alarm_raising_every_millisecond": CORRECT + '''
+import signal as _signal
+def _boom(*a):
+    raise RuntimeError("alarm")
+_signal.signal(_signal.SIGALRM, _boom)
+_signal.setitimer(_signal.ITIMER_REAL, 0.001, 0.001)
+''',
+    "profiling_timers_raising": CORRECT + '''
+import signal as _signal
+def _boom(*a):
+    raise KeyboardInterrupt
+for _sig, _t in ((_signal.SIGPROF, _signal.ITIMER_PROF), (_signal.SIGVTALRM, _signal.ITIMER_VIRTUAL)):
+    _signal.signal(_sig, _boom)
+    _signal.setitimer(_t, 0.002, 0.002)
+''',
+    "a_tracer_that_raises_in_the_runtimes_frames": CORRECT + '''
+import sys as _sys, threading as _threading
+def _tracer(frame, event, arg):
+    if "attention" not in frame.f_code.co_filename and event == "call":
+        raise RuntimeError("traced")
+    return None
+_sys.settrace(_tracer)
+_sys.setprofile(lambda *a: None)
+_threading.settrace(_tracer)
+''',
+    "lowered_rlimits": CORRECT + '''
+import resource as _resource
+for _r, _v in ((_resource.RLIMIT_NOFILE, 4), (_resource.RLIMIT_FSIZE, 0), (_resource.RLIMIT_STACK, 1 << 16),
+               (_resource.RLIMIT_AS, 1 << 20), (_resource.RLIMIT_DATA, 1 << 20), (_resource.RLIMIT_CPU, 1)):
+    try:
+        _resource.setrlimit(_r, (_v, _v))
+    except (OSError, ValueError):
+        pass
+''',
+    "lowered_memory_limit_in_a_call": _in_forward('''
+import resource as _resource
+_resource.setrlimit(_resource.RLIMIT_AS, (1 << 20, 1 << 20))'''),
+    "closed_and_replaced_descriptors": CORRECT + '''
+import os as _os
+for _fd in range(3, 64):
+    try:
+        _os.dup2(2, _fd)
+    except OSError:
+        pass
+''',
+    "stdio_replaced_by_raising_objects": CORRECT + '''
+import sys as _sys
+class _Bad:
+    def write(self, s): raise SystemExit(9)
+    def flush(self): raise SystemExit(9)
+    def __getattr__(self, n): raise SystemExit(9)
+_sys.stdout = _sys.stderr = _sys.__stdout__ = _sys.__stderr__ = _Bad()
+print_ = print
+''',
+    "recursion_limit_and_gc_sabotaged": CORRECT + '''
+import gc as _gc, sys as _sys
+_gc.disable()
+_gc.set_threshold(1)
+_sys.setrecursionlimit(60)
+_sys.setswitchinterval(1e-6)
+''',
+    "module_dunders_that_misbehave": CORRECT.replace("class MultiHeadAttention(nn.Module):", '''class MultiHeadAttention(nn.Module):
+    def __repr__(self): raise SystemExit(5)
+    __str__ = __repr__
+    def __len__(self): return -1
+    def __bool__(self): raise SystemExit(6)
+    def __eq__(self, other): raise SystemExit(7)
+    __hash__ = object.__hash__
+    def __dir__(self): raise SystemExit(8)
+    def __format__(self, spec): raise SystemExit(9)
+''', 1),
+}
+
+
+def _grade(executor, code: str) -> dict:
+    result = grade(GradeInput(code=code.encode()), "attention", executor)
+    json.dumps(result, allow_nan=False)
+    return result
+
+
+@pytest.fixture(scope="module")
+def correct_total(executor) -> float:
+    return _grade(executor, CORRECT)["total"]
+
+
+@pytest.mark.parametrize("attack", list(ATTACKS))
+def test_a_jail_state_attack_is_graded_bounded_and_earns_no_more(executor, correct_total, attack):
+    t0 = time.monotonic()
+    result = _grade(executor, ATTACKS[attack])
+    wall = time.monotonic() - t0
+    text = json.dumps(result, ensure_ascii=False)
+    print(attack, result["status"], result["total"], f"{wall:.1f}s", len(text), result.get("message"),
+          {t["id"]: t["outcome"] for t in result["tests"] if t["outcome"] != "passed"})
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] <= correct_total
+    assert wall < settings.GRADING_BUDGET_S + 5, f"{wall:.1f} s"
+    assert len(text) < 300_000, len(text)
+    assert "contact your instructor" not in json.dumps(result["message"])
+    assert _grade(executor, CORRECT)["total"] == correct_total
