@@ -83,6 +83,10 @@ class Limits:
     output_limit: int = 64 << 20   # stdout+stderr past which the jail is killed, bytes
     nproc: int = 16                # RLIMIT_NPROC (threads of the jail uid)
     max_message: int = 64 << 20    # body cap of one message, bytes
+    # What the jail's replies may add up to in one session, bytes (an honest attention grading's
+    # come to ~120 KB, none over 10 KB): reading and decoding them is the worker's CPU, outside the
+    # jail's limits, and a forward returning 30 MiB tensors cost 25 times an honest grading's.
+    max_received: int = 32 << 20
 
     def as_job(self) -> dict:
         return {"memory": int(self.memory), "cpu": float(self.cpu), "wall": float(self.wall),
@@ -397,6 +401,7 @@ class Session:
             self._watch["imports"] = [str(x) for x in watch["imports"]]
             self._watch["inert"] = [str(x) for x in watch.get("inert", [])]
         self._seq = 0
+        self._received = 0     # bytes of the jail's replies read so far (max_received)
         self._dead: BaseException | None = None
         self._loaded = False
         self._status: dict | None = None
@@ -532,6 +537,7 @@ class Session:
             raise self._dead
         self._seq += 1
         seq = self._seq
+        allowance = self.limits.max_received - self._received
         remaining = self.limits.wall - (time.monotonic() - self._t0)
         budget = max(0.01, min(timeout, remaining + 0.5))
         deadline = time.monotonic() + budget
@@ -547,7 +553,9 @@ class Session:
         try:
             self._sock.settimeout(budget)
             protocol.send(self._sock, {"op": op, "seq": seq, **fields}, self.limits.max_message)
-            reply = protocol.recv(self._rfile, protocol.HEADER_CAP, self.limits.max_message, before_read=rearm)
+            reply, size = protocol.recv_sized(self._rfile, min(protocol.HEADER_CAP, allowance),
+                                              min(self.limits.max_message, allowance), before_read=rearm)
+            self._received += size
         except TimeoutError:
             if remaining < timeout:
                 raise self._die(StudentTimeout(self.limits.wall, "the session")) from None
@@ -557,6 +565,10 @@ class Session:
         except protocol.ProtocolError as e:
             if "closed" in str(e):
                 raise self._died() from e
+            if "exceeds the cap" in str(e) and allowance < self.limits.max_message:
+                raise self._die(StudentError("InvalidResult", (
+                    f"its results in this session came to more than {self.limits.max_received >> 20} MiB, "
+                    "far more than the tests' inputs call for"))) from None
             raise self._die(StudentError("InvalidResult", f"invalid reply from the sandbox: {e}")) from None
         except OSError as e:
             raise self._died() from e

@@ -366,6 +366,13 @@ def recv(sock: socket.socket | io.BufferedReader, header_cap: int = HEADER_CAP, 
     socket: a socket's timeout bounds one read, so a peer that sends a byte now and then would
     hold ``recv`` for as long as it likes; the caller re-arms the timeout to what is left of its
     deadline there (or raises TimeoutError)."""
+    return recv_sized(sock, header_cap, body_cap, before_read)[0]
+
+
+def recv_sized(sock: socket.socket | io.BufferedReader, header_cap: int = HEADER_CAP, body_cap: int = BODY_CAP,
+               before_read=None) -> tuple[object, int]:
+    """``recv``, and the bytes the message took (length prefix, header and body): for a reader that
+    caps what a peer may send in all, not only in one message."""
     lb = bytearray(4)
     _recv_exact_into(sock, lb, first=True, before_read=before_read)
     (hlen,) = _LEN.unpack(lb)
@@ -382,4 +389,4 @@ def recv(sock: socket.socket | io.BufferedReader, header_cap: int = HEADER_CAP, 
         raise ProtocolError(f"body of {header_n} bytes exceeds the cap of {body_cap}")
     body = bytearray(header_n)
     _recv_exact_into(sock, body, before_read=before_read)
-    return _decode_parsed(header, body)
+    return _decode_parsed(header, body), _LEN.size + hlen + header_n

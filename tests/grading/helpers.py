@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import re
+import resource
+import time
 from pathlib import Path
 
 SUBMISSIONS = Path(__file__).resolve().parent.parent / "fixtures" / "submissions"
@@ -27,6 +29,18 @@ def graded_corpus_file(executor, path: Path) -> dict:
     if path not in _CORPUS_RESULTS:
         _CORPUS_RESULTS[path] = grade(GradeInput(code=path.read_bytes()), "attention", executor)
     return _CORPUS_RESULTS[path]
+
+
+def worker_cost(grade, *args):
+    """``grade(*args)``, the CPU seconds it cost this process and its reaped children (the grading
+    children: the worker's own cost, the jails' excluded) and its wall seconds."""
+    def cpu() -> float:
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+    cpu0, t0 = cpu(), time.monotonic()
+    result = grade(*args)
+    return result, cpu() - cpu0, time.monotonic() - t0
 
 
 def read(path: Path) -> bytes:

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import re
-import resource
 import time
 
 import pytest
 
 from autograder import settings
 from grading.runner import GradeInput, grade
-from tests.grading.helpers import SUBMISSIONS
+from tests.grading.helpers import SUBMISSIONS, worker_cost
 
 CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_text()
 WRONG = (SUBMISSIONS / "faulty" / "softmax_query_axis.py").read_text()
@@ -384,13 +383,6 @@ def test_a_jail_that_stops_itself_is_not_stopped_and_leaves_nothing_behind(execu
     assert wall < honest_wall + 1.0, f"{wall:.1f} s (the same code not stopping itself: {honest_wall:.1f} s)"
 
 
-def _worker_cpu() -> float:
-    """CPU seconds of this process and its reaped children (the grading children): the worker's
-    own cost, the jails' excluded."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
 @pytest.mark.parametrize("where", ["forward", "import"])
 def test_an_output_flood_is_stopped_at_the_output_limit_not_drained_by_the_worker(executor, where):
     # The worker kept the first 64 KiB of the jail's output and read and dropped the rest: as much
@@ -405,12 +397,8 @@ def test_an_output_flood_is_stopped_at_the_output_limit_not_drained_by_the_worke
         + "".join("            " + line + "\n" for line in flood.splitlines()), 1)
             if where == "forward" else CORRECT + "\nimport os\n" + flood)
     _grade(executor, CORRECT)                     # warm
-    cpu0, t0 = _worker_cpu(), time.monotonic()
-    _grade(executor, CORRECT)
-    honest_cpu, honest_wall = _worker_cpu() - cpu0, time.monotonic() - t0
-    cpu0, t0 = _worker_cpu(), time.monotonic()
-    result = _grade(executor, code)
-    cpu, wall = _worker_cpu() - cpu0, time.monotonic() - t0
+    _, honest_cpu, honest_wall = worker_cost(_grade, executor, CORRECT)
+    result, cpu, wall = worker_cost(_grade, executor, code)
     assert result["status"] == "graded", result["message"]
     assert cpu < honest_cpu + 0.5, f"{cpu:.2f} s of the worker's CPU (an honest grading: {honest_cpu:.2f} s)"
     assert wall < honest_wall + executor.limits.call_timeout / 2, f"{wall:.1f} s (an honest grading: {honest_wall:.1f} s)"

@@ -12,7 +12,7 @@ import pytest
 
 from autograder import settings
 from grading.runner import GradeInput, grade
-from tests.grading.helpers import SUBMISSIONS
+from tests.grading.helpers import SUBMISSIONS, worker_cost
 
 CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_text()
 
@@ -193,3 +193,32 @@ def test_a_jail_state_attack_is_graded_bounded_and_earns_no_more(executor, corre
     assert len(text) < 300_000, len(text)
     assert "contact your instructor" not in json.dumps(result["message"])
     assert _grade(executor, CORRECT)["total"] == correct_total
+
+
+# Each output the single-head module returns becomes a tensor of 7.8 M floats (two are 62 MiB, just
+# under the 64 MiB a message may carry), or one of 15 M floats (60 MiB) when it returns one.
+HUGE_RESULTS = CORRECT + '''
+_honest_forward = ScaledDotProductAttention.forward
+def _huge(self, q, *a, **k):
+    out = _honest_forward(self, q, *a, **k)
+    n = 7_800_000 if isinstance(out, tuple) else 15_000_000
+    grow = lambda o: o.reshape(-1)[:1].float().expand(n).contiguous()
+    return tuple(grow(o) for o in out) if isinstance(out, tuple) else grow(out)
+ScaledDotProductAttention.forward = _huge
+'''
+
+
+def test_results_of_tens_of_megabytes_cost_the_worker_little_and_are_the_students_failure(executor, correct_total):
+    # The worker read and decoded every reply up to 64 MiB each, without a cap on what a session's
+    # replies add up to: 2.09 s of the worker's CPU (an honest grading: 0.09 s) and 3.5 s of wall,
+    # outside the jail's CPU limits; one 60 MiB tensor per call, 1.43 s and 7.8 s. A session's
+    # replies may now come to 32 MiB (an honest grading's: ~120 KB).
+    _grade(executor, CORRECT)                     # warm
+    _, honest_cpu, honest_wall = worker_cost(_grade, executor, CORRECT)
+    result, cpu, wall = worker_cost(_grade, executor, HUGE_RESULTS)
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] < correct_total
+    assert cpu < honest_cpu + 0.6, f"{cpu:.2f} s of the worker's CPU (an honest grading: {honest_cpu:.2f} s)"
+    assert wall < honest_wall + 2.5, f"{wall:.1f} s (an honest grading: {honest_wall:.1f} s)"
+    said = [t["feedback"] for t in result["tests"] if "came to more than 32 MiB" in t["feedback"]["en"]]
+    assert said and all("无法从沙箱传回评分系统" in f["zh"] for f in said)
