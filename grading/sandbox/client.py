@@ -83,10 +83,11 @@ class Limits:
     output_limit: int = 64 << 20   # stdout+stderr past which the jail is killed, bytes
     nproc: int = 16                # RLIMIT_NPROC (threads of the jail uid)
     max_message: int = 64 << 20    # body cap of one message, bytes
-    # What the jail's replies may add up to in one session, bytes (an honest attention grading's
-    # come to ~120 KB, none over 10 KB): reading and decoding them is the worker's CPU, outside the
-    # jail's limits, and a forward returning 30 MiB tensors cost 25 times an honest grading's.
-    max_received: int = 32 << 20
+    # What the jail's replies may add up to in one session, bytes (an honest grading's come to
+    # 45-120 KB, none over 10 KB): reading them, decoding them and checking what they hold is the
+    # worker's CPU, outside the jail's limits; a forward returning 30 MiB tensors cost 25 times an
+    # honest grading's, and a grading opens up to 6 sessions.
+    max_received: int = 8 << 20
 
     def as_job(self) -> dict:
         return {"memory": int(self.memory), "cpu": float(self.cpu), "wall": float(self.wall),

@@ -212,7 +212,7 @@ def test_results_of_tens_of_megabytes_cost_the_worker_little_and_are_the_student
     # The worker read and decoded every reply up to 64 MiB each, without a cap on what a session's
     # replies add up to: 2.09 s of the worker's CPU (an honest grading: 0.09 s) and 3.5 s of wall,
     # outside the jail's CPU limits; one 60 MiB tensor per call, 1.43 s and 7.8 s. A session's
-    # replies may now come to 32 MiB (an honest grading's: ~120 KB).
+    # replies may now come to 8 MiB (an honest grading's: 45-120 KB).
     _grade(executor, CORRECT)                     # warm
     _, honest_cpu, honest_wall = worker_cost(_grade, executor, CORRECT)
     result, cpu, wall = worker_cost(_grade, executor, HUGE_RESULTS)
@@ -220,5 +220,6 @@ def test_results_of_tens_of_megabytes_cost_the_worker_little_and_are_the_student
     assert result["total"] < correct_total
     assert cpu < honest_cpu + 0.6, f"{cpu:.2f} s of the worker's CPU (an honest grading: {honest_cpu:.2f} s)"
     assert wall < honest_wall + 2.5, f"{wall:.1f} s (an honest grading: {honest_wall:.1f} s)"
-    said = [t["feedback"] for t in result["tests"] if "came to more than 32 MiB" in t["feedback"]["en"]]
+    cap = f"came to more than {executor.limits.max_received >> 20} MiB"
+    said = [t["feedback"] for t in result["tests"] if cap in t["feedback"]["en"]]
     assert said and all("无法从沙箱传回评分系统" in f["zh"] for f in said)
