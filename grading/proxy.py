@@ -148,9 +148,12 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     where_en = f" at {filename} line {lineno}" if lineno else ""
     where_zh = f"（{filename} 第 {lineno} 行）" if lineno else ""
     detail = _clip(message)
-    if kind == INVALID_RESULT:
+    if kind == INVALID_RESULT and lineno is None:
         # Not an exception of the student's code: the sandbox (its encoder, or the client checking a
         # reply) could not carry what the code returned back to the tests, and said why in English.
+        # Those never have a line; a class of the student's named InvalidResult raised in its file
+        # has one, and reads as what it is (it read as the grader's own word: "returned something
+        # the grader could not carry out of the sandbox: <the student's text>").
         return msg(f"{what['en']} returned something the grader could not carry out of the sandbox"
                    + (f": {detail}" if detail else ""),
                    f"{what['zh']} 返回的内容无法从沙箱传回评分系统"

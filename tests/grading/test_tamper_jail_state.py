@@ -223,3 +223,16 @@ def test_results_of_tens_of_megabytes_cost_the_worker_little_and_are_the_student
     cap = f"came to more than {executor.limits.max_received >> 20} MiB"
     said = [t["feedback"] for t in result["tests"] if cap in t["feedback"]["en"]]
     assert said and all("无法从沙箱传回评分系统" in f["zh"] for f in said)
+
+
+def test_an_exception_of_the_students_named_like_the_graders_reads_as_the_students(executor):
+    # A student class named InvalidResult, raised in forward, read as the grader's own statement:
+    # "ScaledDotProductAttention.forward returned something the grader could not carry out of the
+    # sandbox: <its text>" (no line); the other names already read "raised SandboxDied at ... line N".
+    result = _grade(executor, _in_forward(
+        'raise type("InvalidResult", (Exception,), {})("grader overloaded, your code is fine")'))
+    assert result["status"] == "graded", result["message"]
+    first = result["tests"][0]["feedback"]
+    assert "raised InvalidResult at attention.py line " in first["en"], first["en"]
+    assert "抛出 InvalidResult（attention.py 第 " in first["zh"], first["zh"]
+    assert "could not carry out of the sandbox" not in first["en"]
