@@ -236,3 +236,32 @@ def test_an_exception_of_the_students_named_like_the_graders_reads_as_the_studen
     assert "raised InvalidResult at attention.py line " in first["en"], first["en"]
     assert "抛出 InvalidResult（attention.py 第 " in first["zh"], first["zh"]
     assert "could not carry out of the sandbox" not in first["en"]
+
+
+RAISES_ITSELF = CORRECT + '''
+import os as _os, resource as _r
+_res = []
+for _name, _f in (("fifo", lambda: _os.sched_setscheduler(0, _os.SCHED_FIFO, _os.sched_param(1))),
+                  ("rr", lambda: _os.sched_setscheduler(0, _os.SCHED_RR, _os.sched_param(50))),
+                  ("nice", lambda: _os.nice(-10)), ("prio", lambda: _os.setpriority(_os.PRIO_PROCESS, 0, -20)),
+                  ("rtprio", lambda: _r.setrlimit(_r.RLIMIT_RTPRIO, (99, 99))),
+                  ("cpu", lambda: _r.setrlimit(_r.RLIMIT_CPU, (_r.RLIM_INFINITY, _r.RLIM_INFINITY))),
+                  ("as", lambda: _r.setrlimit(_r.RLIMIT_AS, (_r.RLIM_INFINITY, _r.RLIM_INFINITY))),
+                  ("nproc", lambda: _r.setrlimit(_r.RLIMIT_NPROC, (10**6, 10**6)))):
+    try:
+        _f()
+        _res.append(_name + ":granted")
+    except Exception as _e:
+        _res.append(_name + ":" + type(_e).__name__)
+raise RuntimeError(" ".join(_res))
+'''
+
+
+def test_a_jail_cannot_raise_its_priority_or_its_limits(executor):
+    # Real-time scheduling or a negative nice value would let a spinning jail starve the worker and
+    # the other jails; raised rlimits would outlast the session's CPU and memory. Found refused.
+    result = _grade(executor, RAISES_ITSELF)
+    assert result["status"] == "graded" and result["total"] == 0
+    said = result["message"]["en"]
+    assert "fifo:PermissionError rr:PermissionError nice:PermissionError prio:PermissionError" in said, said
+    assert "granted" not in said, said
