@@ -568,8 +568,9 @@ class Session:
                 raise self._died() from e
             if "exceeds the cap" in str(e) and allowance < self.limits.max_message:
                 raise self._die(StudentError("InvalidResult", (
-                    f"its results in this session came to more than {self.limits.max_received >> 20} MiB, "
-                    "far more than the tests' inputs call for"))) from None
+                    f"its results in this session came to more than {self.limits.max_received >> 20} MiB "
+                    f"(each tensor counting {protocol.TENSOR_WEIGHT >> 10} KiB more than its data), far more "
+                    "than the tests' inputs call for"))) from None
             raise self._die(StudentError("InvalidResult", f"invalid reply from the sandbox: {e}")) from None
         except OSError as e:
             raise self._died() from e

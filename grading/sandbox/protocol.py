@@ -47,6 +47,9 @@ MAX_TENSORS = 4096
 MAX_DIMS = 16
 MAX_SIZE = (1 << 63) - 1      # the largest size torch has (an int64): of a dimension, of a Linear's features
 READ_BUFFER = 1 << 16         # bytes read at once by ``reader``
+# What one tensor of a message weighs in ``recv_sized``, besides its bytes: decoding it costs about
+# what copying 16 KiB does (4000 empty tensors per reply cost the worker 8 times an honest grading).
+TENSOR_WEIGHT = 16 << 10
 
 _LEN = struct.Struct(">I")
 
@@ -366,13 +369,19 @@ def recv(sock: socket.socket | io.BufferedReader, header_cap: int = HEADER_CAP, 
     socket: a socket's timeout bounds one read, so a peer that sends a byte now and then would
     hold ``recv`` for as long as it likes; the caller re-arms the timeout to what is left of its
     deadline there (or raises TimeoutError)."""
-    return recv_sized(sock, header_cap, body_cap, before_read)[0]
+    return _recv(sock, header_cap, body_cap, before_read, 0)[0]
 
 
 def recv_sized(sock: socket.socket | io.BufferedReader, header_cap: int = HEADER_CAP, body_cap: int = BODY_CAP,
                before_read=None) -> tuple[object, int]:
-    """``recv``, and the bytes the message took (length prefix, header and body): for a reader that
-    caps what a peer may send in all, not only in one message."""
+    """``recv``, and what the message cost to read: the bytes it took (length prefix, header and
+    body) and ``TENSOR_WEIGHT`` for each tensor or array in it, which counts against ``body_cap``
+    too (checked before the body is read); for a reader that caps what a peer may send in all, not
+    only in one message."""
+    return _recv(sock, header_cap, body_cap, before_read, TENSOR_WEIGHT)
+
+
+def _recv(sock, header_cap: int, body_cap: int, before_read, weight: int) -> tuple[object, int]:
     lb = bytearray(4)
     _recv_exact_into(sock, lb, first=True, before_read=before_read)
     (hlen,) = _LEN.unpack(lb)
@@ -385,8 +394,11 @@ def recv_sized(sock: socket.socket | io.BufferedReader, header_cap: int = HEADER
     header_n = header.get("n")
     if type(header_n) is not int or header_n < 0:
         raise ProtocolError("bad body length")
-    if header_n > body_cap:
-        raise ProtocolError(f"body of {header_n} bytes exceeds the cap of {body_cap}")
+    descs = header.get("t")
+    weighed = header_n + weight * (len(descs) if isinstance(descs, list) else 0)
+    if weighed > body_cap:
+        raise ProtocolError(f"body of {header_n} bytes" + (f" and {len(descs)} tensors" if weighed > header_n else "")
+                            + f" exceeds the cap of {body_cap}")
     body = bytearray(header_n)
     _recv_exact_into(sock, body, before_read=before_read)
-    return _decode_parsed(header, body), _LEN.size + hlen + header_n
+    return _decode_parsed(header, body), _LEN.size + hlen + weighed

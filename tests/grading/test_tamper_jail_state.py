@@ -207,15 +207,22 @@ def _huge(self, q, *a, **k):
 ScaledDotProductAttention.forward = _huge
 '''
 
+# Each output becomes 4000 empty tensors: bytes that weigh nothing, each a tensor to decode.
+MANY_TENSORS = HUGE_RESULTS.replace("grow = lambda o: o.reshape(-1)[:1].float().expand(n).contiguous()",
+                                    "grow = lambda o: tuple(torch.empty(0) for _ in range(4000))")
 
-def test_results_of_tens_of_megabytes_cost_the_worker_little_and_are_the_students_failure(executor, correct_total):
+
+@pytest.mark.parametrize("attack", ["tens_of_megabytes", "thousands_of_empty_tensors"])
+def test_results_of_tens_of_megabytes_cost_the_worker_little_and_are_the_students_failure(executor, correct_total,
+                                                                                           attack):
     # The worker read and decoded every reply up to 64 MiB each, without a cap on what a session's
     # replies add up to: 2.09 s of the worker's CPU (an honest grading: 0.09 s) and 3.5 s of wall,
     # outside the jail's CPU limits; one 60 MiB tensor per call, 1.43 s and 7.8 s. A session's
-    # replies may now come to 8 MiB (an honest grading's: 45-120 KB).
+    # replies may now come to 8 MiB (an honest grading's: 45-120 KB). 4000 empty tensors per call
+    # cost 1.04 s (5.4 s of wall) however small: a tensor now weighs 16 KiB besides its data.
     _grade(executor, CORRECT)                     # warm
     _, honest_cpu, honest_wall = worker_cost(_grade, executor, CORRECT)
-    result, cpu, wall = worker_cost(_grade, executor, HUGE_RESULTS)
+    result, cpu, wall = worker_cost(_grade, executor, HUGE_RESULTS if attack == "tens_of_megabytes" else MANY_TENSORS)
     assert result["status"] == "graded", result["message"]
     assert result["total"] < correct_total
     assert cpu < honest_cpu + 0.6, f"{cpu:.2f} s of the worker's CPU (an honest grading: {honest_cpu:.2f} s)"

@@ -4,6 +4,7 @@ after."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import socket
@@ -248,12 +249,16 @@ def test_fake_results_and_forged_replies(executor):
 
 def test_descriptors_naming_the_same_bytes_are_refused_before_anything_is_decoded(executor):
     # 4096 descriptors over one 256 KiB body: decoded one by one, 1 GiB in the trusted process.
-    with open_session(executor, "overlapping_descriptors.py") as s:
-        with pytest.raises(StudentError) as ei:
-            s.load()
-        assert ei.value.kind == "InvalidResult" and "overlap" in ei.value.message
-        with pytest.raises(StudentError):
-            s.new("Model")
+    # With the default limits the 4096 tensors already weigh 64 MiB (protocol.TENSOR_WEIGHT), more
+    # than a session's replies may; with room for them, the overlap is what refuses them.
+    roomy = dataclasses.replace(executor.limits, max_received=1 << 30, max_message=1 << 30)
+    for limits, refusal in ((None, "came to more than"), (roomy, "overlap")):
+        with open_session(executor, "overlapping_descriptors.py", limits) as s:
+            with pytest.raises(StudentError) as ei:
+                s.load()
+            assert ei.value.kind == "InvalidResult" and refusal in ei.value.message
+            with pytest.raises(StudentError):
+                s.new("Model")
     assert_healthy(executor)
 
 
