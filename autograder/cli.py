@@ -473,11 +473,20 @@ def format_result(result: dict) -> str:
         lines.append(f"note: {result['message']}")
     for name, cat in result["categories"].items():
         lines.append(f"  {name:<15} {cat['score']:g} / {cat['max']:g}")
+    # A file that did not load (or defines nothing) gives every test the same "not run: ..." text:
+    # it is printed once, and the tests after it point back to it instead of repeating it 31 times.
+    first_with: dict[str, str] = {}
     for t in result["tests"]:
         mark = "ok " if t["outcome"] == "passed" else t["outcome"][:4]
         lines.append(f"  [{mark}] {t['id']} ({t['points']:g}/{t['max_points']:g})")
-        if t["outcome"] != "passed" and t.get("feedback"):
-            lines.append(f"         {t['feedback']}")
+        feedback = t.get("feedback")
+        if t["outcome"] != "passed" and feedback:
+            key = str(feedback)
+            if key in first_with:
+                lines.append(f"         (as {first_with[key]})")
+            else:
+                first_with[key] = t["id"]
+                lines.append(f"         {feedback}")
     return "\n".join(lines)
 
 

@@ -72,3 +72,19 @@ def test_grade_unknown_suite_is_a_grader_error_exit_1():
     assert res.returncode == 1
     out = json.loads(res.stdout.strip().splitlines()[-1])
     assert out["status"] == "error" and "no_such_lab" in pick(out["message"], "en")
+
+
+def test_the_text_report_prints_a_reason_shared_by_every_test_once():
+    # A file that did not load gives all 31 tests the same "not run: ..." text; the text report
+    # printed it 31 times, burying the one line that matters.
+    from autograder.cli import format_result
+
+    reason = "not run: attention.py did not load: SyntaxError at line 3: expected ':'"
+    tests = [{"id": f"test_{i}", "outcome": "failed", "points": 0, "max_points": 2, "feedback": reason}
+             for i in range(31)]
+    tests.append({"id": "test_other", "outcome": "failed", "points": 0, "max_points": 1, "feedback": "other"})
+    text = format_result({"status": "graded", "total": 0, "max_total": 100, "message": None,
+                          "categories": {"formula_shape": {"score": 0, "max": 25}}, "tests": tests})
+    assert text.count(reason) == 1
+    assert text.count("(as test_0)") == 30
+    assert "other" in text and all(f"test_{i} (0/2)" in text for i in range(31))
