@@ -103,6 +103,9 @@ def test_a_bare_heading_at_the_end_opens_nothing(checklist):
     "热力图不能告诉我们，输出依赖哪个 key。",
     "热力图无法告诉我们模型依赖哪个 key。",
     "熱力圖不能告訴我們預測依賴哪個 key。",
+    "It is impossible to tell from the heatmap which key the prediction relies on.",
+    "You cannot tell from my heatmap which key the model relies on.",
+    "There is no way to say from the heatmap which key the output depends on.",
 ])
 def test_a_negated_which_clause_is_the_importance_caveat(sentence, checklist):
     r = grade_audit(sentence, None, {}, checklist)
@@ -116,6 +119,10 @@ def test_a_negated_which_clause_is_the_importance_caveat(sentence, checklist):
     "The heatmap does not tell us much, which proves that the model relies on k2.",
     "热力图告诉我们预测依赖哪个 key。",
     "热力图清楚地告诉我们输出依赖哪个 key。",
+    "It is not impossible to tell from the heatmap which key the prediction relies on.",
+    "You can tell from the heatmap which key the model relies on.",
+    "It is easy to tell from the heatmap which key the prediction relies on.",
+    "It is wrong to say that you cannot tell from the heatmap which key the model relies on.",
 ])
 def test_an_asserted_which_clause_earns_no_caveat(sentence, checklist):
     assert not concept_credited(sentence, *IMPORTANCE, checklist)
