@@ -28,6 +28,19 @@ def kinds(result: dict) -> list[str]:
 # What the grader measured on code consistent with the fixture audits' reported numbers.
 MEASURED_OK = {"max_abs_error": 2.6e-7, "row_sum_error": 1.1e-7}
 
+# (checklist item, concept label) pairs the phrasing tests ask about
+MASKED = ("figure_reading", "masked / padding keys get weight 0")
+IMPORTANCE = ("limits", "not feature importance")
+CAUSAL = ("limits", "not a causal effect")
+
+
+def concept_credited(sentence: str, item: str, concept_label: str, checklist) -> bool:
+    """Whether the sentence alone credits the concept (its label is not among the item's "Not credited")."""
+    from rubric.audit import grade_audit
+
+    it = items(grade_audit(sentence, None, {}, checklist))[item]
+    return it["points"] > 0 and f"{concept_label}:" not in it["feedback"]["en"]
+
 
 def _viridis(x: float) -> tuple[int, int, int]:
     stops = [(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)]

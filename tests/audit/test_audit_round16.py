@@ -29,21 +29,19 @@ from pathlib import Path
 import pytest
 
 from rubric.audit import grade_audit
-from tests.audit.helpers import MEASURED_OK, items, kinds, make_heatmap
+from tests.audit.helpers import (
+    CAUSAL,
+    IMPORTANCE,
+    MASKED,
+    MEASURED_OK,
+    concept_credited,
+    items,
+    kinds,
+    make_heatmap,
+)
 
 HERE = Path(__file__).resolve().parent
 HONEST = HERE / "honest"
-
-
-def concept_credited(sentence: str, item: str, concept_label: str, checklist) -> bool:
-    """Whether the sentence alone credits the concept (its label is not among the item's "Not credited")."""
-    it = items(grade_audit(sentence, None, {}, checklist))[item]
-    return it["points"] > 0 and f"{concept_label}:" not in it["feedback"]["en"]
-
-
-MASKED = ("figure_reading", "masked / padding keys get weight 0")
-IMPORTANCE = ("limits", "not feature importance")
-CAUSAL = ("limits", "not a causal effect")
 
 
 @pytest.mark.parametrize("name, score, reading, limits", [

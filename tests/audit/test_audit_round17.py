@@ -18,10 +18,14 @@ from pathlib import Path
 import pytest
 
 from rubric.audit import grade_audit
-from tests.audit.helpers import MEASURED_OK, items, kinds, make_heatmap
-from tests.audit.test_audit_round16 import concept_credited
-
-IMPORTANCE = ("limits", "not feature importance")
+from tests.audit.helpers import (
+    IMPORTANCE,
+    MEASURED_OK,
+    concept_credited,
+    items,
+    kinds,
+    make_heatmap,
+)
 
 
 def limits(text: str, checklist) -> float:
