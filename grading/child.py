@@ -26,7 +26,7 @@ from grading.forking import name_process
 from grading.i18n import Msg, msg
 from grading.plugin import GradingPlugin
 from grading.proxy import Feedback, InfrastructureError, InheritedSession, StudentProxy, gave_up_text
-from grading.sandbox.client import Limits
+from grading.sandbox.client import Limits, ReplyAllowance
 from grading.suite import Suite
 
 MAX_REOPENS = 2                   # fresh sessions after a lost one
@@ -60,6 +60,9 @@ class Budget:
     cpu_left: float        # CPU seconds neither spent nor reserved by an open session
     wall_total: float
     cpu_total: float
+    # What the jail's replies may still come to in this grading, all its sessions together: set at
+    # the first ``reserve`` from that session's ``max_received``.
+    replies: ReplyAllowance | None = None
 
     @classmethod
     def start(cls, wall: float | None = None, cpu: float | None = None) -> Budget:
@@ -84,6 +87,8 @@ class Budget:
         """``base`` cut to what is left; ``share`` of the CPU left is reserved for the session."""
         if self.exhausted:
             raise BudgetExhausted(self.why())
+        if self.replies is None:
+            self.replies = ReplyAllowance(base.max_received)
         wall = min(base.wall, self.wall_left())
         cpu = min(base.cpu, max(MIN_SESSION_CPU_S, self.cpu_left * share))
         self.cpu_left -= cpu
@@ -129,7 +134,7 @@ class OwnSessions:
         try:
             session = self._ex.session(self._source, filename=self._suite.student_file,
                                        module_name=self._suite.module_name, watch=suite_watch(self._suite),
-                                       limits=limits)
+                                       limits=limits, replies=self._budget.replies)
         except Exception as exc:
             self._budget.settle(limits, 0.0)
             raise InfrastructureError(f"could not open a sandbox session: {exc!r}") from exc
@@ -193,6 +198,7 @@ class ChildReport(TypedDict, total=False):
     student_output: str              # the student's captured output (the child: its own sessions)
     sessions: int                    # sandbox sessions used (the child: those it opened itself)
     cpu_spent: float                 # CPU seconds the student's sessions used (ditto)
+    replies_read: int                # bytes of the jail's replies read (the child: in all its sessions)
     budget_exhausted: bool           # merged only: the grading's budget ran out
     session_status: dict | None      # the child only: the zygote's status of the parent's session, if read there
 
@@ -207,6 +213,7 @@ def _child_main(executor, session, source: str, collected: CollectedSuite, suite
     gc.disable()
     torch.set_num_threads(1)  # cheap tensors; avoids OpenMP pools inherited over fork
     t0 = time.perf_counter()
+    replies_before = budget.replies.spent if budget.replies is not None else 0
     plugin_log: list[str] = []
     own = OwnSessions(executor, source, suite, budget, plugin_log.append)
     proxy = suite.driver(InheritedSession(session), filename=suite.student_file, log=plugin_log.append,
@@ -225,6 +232,7 @@ def _child_main(executor, session, source: str, collected: CollectedSuite, suite
     res["child_seconds"] = time.perf_counter() - t0
     res["cpu_spent"] = own.cpu_spent
     res["sessions"] = own.count
+    res["replies_read"] = (budget.replies.spent if budget.replies is not None else 0) - replies_before
     # The zygote's status of the parent's session, if its end was seen (and its pipe read) here.
     status = getattr(session, "status", None)
     res["session_status"] = status if isinstance(status, dict) else None
@@ -392,7 +400,7 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
         try:
             limits = budget.reserve(executor.limits, share)
             session = executor.session(source, filename=suite.student_file, module_name=suite.module_name,
-                                       watch=suite_watch(suite), limits=limits)
+                                       watch=suite_watch(suite), limits=limits, replies=budget.replies)
         except Feedback:   # the budget ran out before anything was collected (cannot happen at start)
             merged["infra_error"] = "the grading budget is smaller than one session"
             return merged
@@ -417,6 +425,8 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
                 pass
         own_cpu = float(child.get("cpu_spent") or 0.0)
         budget.cpu_left -= own_cpu       # the child's sessions were counted on its copy
+        if budget.replies is not None:   # and the replies it read, the parent's session's included
+            budget.replies.take(int(child.get("replies_read") or 0))
         merged["cpu_spent"] += own_cpu
         merged["sessions"] += int(child.get("sessions") or 0)
         merged["student_output"] += str(child.get("student_output") or "")

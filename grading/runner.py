@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from typing import Any, TypedDict
 
 from autograder import settings
-from grading.child import reap_children, run_suite
+from grading.child import Budget, reap_children, run_suite
 from grading.decode import DecodeBusy
 from grading.i18n import SEMI, Msg, cat, msg
 from grading.inputs import InputError, validate_audit, validate_code, validate_figure
@@ -309,9 +309,10 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     review = _review(suite, source)
     # Not run: a refused upload, or a source that defines nothing (told once, as the upload's refusal is)
     not_run = code_message if source is None else suite.nothing_defined(source)
+    budget = Budget.start()
     if not_run is None:
         hidden = frozenset(tid for tid, spec in rubric.tests.items() if spec.hidden)
-        child = run_suite(executor, source, assignment, suite, wall_timeout, hidden=hidden)
+        child = run_suite(executor, source, assignment, suite, wall_timeout, hidden=hidden, budget=budget)
     else:
         child = {"load_error": not_run, "outcomes": {
             tid: {"outcome": "failed", "feedback": cat(msg("not run: ", "未运行："), not_run)}
@@ -360,6 +361,8 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     if display_note:
         messages.append(display_note)
     log.append(f"sessions used: {child.get('sessions')}")
+    if budget.replies is not None:      # what the worker read from the jails, all sessions together
+        log.append(f"replies read: {budget.replies.spent} bytes (at most {budget.replies.total} in a grading)")
     if child.get("student_output"):
         log.append("student output:\n" + child["student_output"])
     if child.get("pytest_output"):

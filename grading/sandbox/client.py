@@ -83,8 +83,9 @@ class Limits:
     output_limit: int = 64 << 20   # stdout+stderr past which the jail is killed, bytes
     nproc: int = 16                # RLIMIT_NPROC (threads of the jail uid)
     max_message: int = 64 << 20    # body cap of one message, bytes
-    # What the jail's replies may add up to in one session, bytes (an honest grading's come to
-    # 45-120 KB, none over 10 KB): reading them, decoding them and checking what they hold is the
+    # What the jail's replies may add up to, bytes: in one session, or in all the sessions that
+    # share one ``ReplyAllowance`` (a grading's, grading.child.Budget). An honest grading's come to
+    # 45-120 KB, none over 10 KB: reading them, decoding them and checking what they hold is the
     # worker's CPU, outside the jail's limits; a forward returning 30 MiB tensors cost 25 times an
     # honest grading's, and a grading opens up to 6 sessions.
     max_received: int = 8 << 20
@@ -93,6 +94,30 @@ class Limits:
         return {"memory": int(self.memory), "cpu": float(self.cpu), "wall": float(self.wall),
                 "fsize": int(self.fsize), "nofile": int(self.nofile), "tmp": int(self.tmp),
                 "nproc": int(self.nproc), "max_message": int(self.max_message)}
+
+
+class ReplyAllowance:
+    """What the jail replies of the sessions sharing it may still come to, bytes (``Limits.max_received``).
+
+    One per grading: with one per session, a grading whose sessions each die at the cap (its
+    reopened sessions, the hidden tests', fresh ones for comparisons: up to 6) made the worker read
+    and decode six times as much. It lives in the process that reads the replies: a forked grading
+    child uses a copy, reports what it ``spent``, and the parent ``take``s that from its own."""
+
+    # However little is left, a session may read this much: enough to load the module and answer
+    # small requests, so that its tests fail on the reply that does not fit (with the cap's own
+    # message), not as a module that "failed to load"; 6 sessions read at most 384 KiB more.
+    FLOOR = 64 << 10
+
+    def __init__(self, total: int):
+        self.total = int(total)
+        self.spent = 0
+
+    def left(self) -> int:
+        return max(self.FLOOR, self.total - self.spent)
+
+    def take(self, size: int) -> None:
+        self.spent += max(0, int(size))
 
 
 # --------------------------------------------------------------------------- executor
@@ -233,8 +258,13 @@ class Executor:
         return self._proc.poll() is None
 
     def session(self, source: str, filename: str = "student.py", module_name: str = "student",
-                watch: dict | None = None, limits: Limits | None = None) -> Session:
-        return Session(self, source, filename, module_name, watch or {}, limits or self.limits)
+                watch: dict | None = None, limits: Limits | None = None,
+                replies: ReplyAllowance | None = None) -> Session:
+        """``replies``: shared with the other sessions of a grading; by default the session's own
+        (``limits.max_received``)."""
+        limits = limits or self.limits
+        return Session(self, source, filename, module_name, watch or {}, limits,
+                       replies or ReplyAllowance(limits.max_received))
 
     def _launch(self, job: dict, fds: list[int]) -> None:
         if not self.alive:
@@ -391,7 +421,7 @@ class Session:
     """One jailed process. Any timeout or death makes it dead for good."""
 
     def __init__(self, executor: Executor, source: str, filename: str, module_name: str,
-                 watch: dict, limits: Limits):
+                 watch: dict, limits: Limits, replies: ReplyAllowance | None = None):
         if not isinstance(source, str):
             raise TypeError("source must be str")
         self.limits = limits
@@ -402,7 +432,7 @@ class Session:
             self._watch["imports"] = [str(x) for x in watch["imports"]]
             self._watch["inert"] = [str(x) for x in watch.get("inert", [])]
         self._seq = 0
-        self._received = 0     # bytes of the jail's replies read so far (max_received)
+        self._replies = replies or ReplyAllowance(limits.max_received)
         self._dead: BaseException | None = None
         self._loaded = False
         self._status: dict | None = None
@@ -538,7 +568,7 @@ class Session:
             raise self._dead
         self._seq += 1
         seq = self._seq
-        allowance = self.limits.max_received - self._received
+        allowance = self._replies.left()
         remaining = self.limits.wall - (time.monotonic() - self._t0)
         budget = max(0.01, min(timeout, remaining + 0.5))
         deadline = time.monotonic() + budget
@@ -556,7 +586,7 @@ class Session:
             protocol.send(self._sock, {"op": op, "seq": seq, **fields}, self.limits.max_message)
             reply, size = protocol.recv_sized(self._rfile, min(protocol.HEADER_CAP, allowance),
                                               min(self.limits.max_message, allowance), before_read=rearm)
-            self._received += size
+            self._replies.take(size)
         except TimeoutError:
             if remaining < timeout:
                 raise self._die(StudentTimeout(self.limits.wall, "the session")) from None
@@ -568,7 +598,7 @@ class Session:
                 raise self._died() from e
             if "exceeds the cap" in str(e) and allowance < self.limits.max_message:
                 raise self._die(StudentError("InvalidResult", (
-                    f"its results in this session came to more than {self.limits.max_received >> 20} MiB "
+                    f"its results came to more than {self._replies.total >> 20} MiB in all "
                     f"(each tensor counting {protocol.TENSOR_WEIGHT >> 10} KiB more than its data), far more "
                     "than the tests' inputs call for"))) from None
             raise self._die(StudentError("InvalidResult", f"invalid reply from the sandbox: {e}")) from None

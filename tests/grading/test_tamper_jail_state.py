@@ -232,6 +232,37 @@ def test_results_of_tens_of_megabytes_cost_the_worker_little_and_are_the_student
     assert said and all("无法从沙箱传回评分系统" in f["zh"] for f in said)
 
 
+# Each output the single-head module returns becomes 900,000 floats (a reply of 7.2 MB, under the
+# 8 MiB cap): each session reads one such reply, then dies at the next one.
+JUST_UNDER_THE_CAP = HUGE_RESULTS.replace("n = 7_800_000 if isinstance(out, tuple) else 15_000_000",
+                                          "n = 900_000 if isinstance(out, tuple) else 1_800_000")
+
+
+def test_the_reply_cap_is_one_for_all_the_sessions_of_a_grading(executor, correct_total):
+    # The cap was per session (Limits.max_received), and a grading whose sessions die at it opens
+    # up to 6 (two reopened after a lost one, the hidden tests', fresh ones for comparisons): the
+    # worker read 43.2 MB of replies for this submission, 6 times the cap, and spent 0.28 s of CPU
+    # (median of 3; a crash in every session costs 0.23 s, an honest grading 0.08 s). Now all the
+    # sessions of a grading share one cap: 7.2 MB read, 0.23 s.
+    import re
+
+    _grade(executor, CORRECT)                     # warm
+    _, honest_cpu, _ = worker_cost(_grade, executor, CORRECT)
+    result, cpu, _ = worker_cost(_grade, executor, JUST_UNDER_THE_CAP)
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] < correct_total
+    # one reply was read whole (its test says what shape it had); every later one met the cap
+    read_whole = [t["id"] for t in result["tests"] if "has shape [1800000]" in t["feedback"]["en"]]
+    assert len(read_whole) == 1, read_whole
+    said = [t["feedback"] for t in result["tests"] if "came to more than 8 MiB in all" in t["feedback"]["en"]]
+    assert said and all("无法从沙箱传回评分系统" in f["zh"] for f in said)
+    assert cpu < honest_cpu + 0.4, f"{cpu:.2f} s of the worker's CPU (an honest grading: {honest_cpu:.2f} s)"
+    sessions = int(re.search(r"^sessions used: (\d+)$", result["log"], re.M).group(1))
+    read = int(re.search(r"^replies read: (\d+) bytes", result["log"], re.M).group(1))
+    assert sessions >= 4, result["log"][-3000:]
+    assert 7_000_000 < read <= executor.limits.max_received + sessions * (64 << 10), read
+
+
 def test_an_exception_of_the_students_named_like_the_graders_reads_as_the_students(executor):
     # A student class named InvalidResult, raised in forward, read as the grader's own statement:
     # "ScaledDotProductAttention.forward returned something the grader could not carry out of the

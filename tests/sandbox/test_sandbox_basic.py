@@ -163,6 +163,31 @@ def test_correct_module_roundtrip(executor):
     assert wait_no_leftovers(executor) == []
 
 
+def test_sessions_sharing_a_reply_allowance_share_its_cap_and_each_can_still_load(executor):
+    # A grading's sessions share one allowance (grading.child.Budget.replies): with one each, six
+    # sessions could make the worker read six times Limits.max_received.
+    from grading.sandbox.client import ReplyAllowance
+
+    shared = ReplyAllowance(1 << 20)
+    x = torch.zeros(180_000)                           # 720 KB a reply: one fits in 1 MiB, two do not
+    with executor.session(GOOD, "good.py", "good", replies=shared) as s:
+        s.load()
+        assert s.call(s.new("Scale"), "__call__", x).shape == x.shape
+    read = shared.spent
+    assert 720_000 < read < 1 << 20
+    with executor.session(GOOD, "good.py", "good", replies=shared) as s:
+        s.load()                                       # small replies still fit (ReplyAllowance.FLOOR)
+        h = s.new("Scale")
+        with pytest.raises(StudentError) as ei:
+            s.call(h, "__call__", x)
+        assert ei.value.kind == "InvalidResult" and "came to more than 1 MiB in all" in ei.value.message
+    assert shared.spent - read < ReplyAllowance.FLOOR
+    with executor.session(GOOD, "good.py", "good") as s:   # a session of its own has its own cap
+        s.load()
+        assert s.call(s.new("Scale"), "__call__", x).shape == x.shape
+    assert_healthy(executor)
+
+
 def test_build_makes_the_object_sets_its_parameters_and_calls_eval_in_one_round_trip(executor):
     x = torch.randn(2, 3)
     w, bias = torch.randn(2, 3), torch.randn(2)
