@@ -28,6 +28,7 @@ import signal
 import threading
 import time
 import traceback
+import unicodedata
 from collections.abc import Iterator
 from typing import Any, TypedDict
 
@@ -140,13 +141,49 @@ def _error_result(assignment: str, message: str, log: list[str], t0: float, rubr
 REVIEW_LINE_CAP = 2_000          # characters of one REVIEW line in the log (the result's review is whole)
 
 
+REVIEW_MARK = "REVIEW:"           # begins the log's lines that flag the run for the instructor
+QUOTE = "| "                     # begins each line of the log that the student's code wrote
+
+
+def quoted(text: str) -> str:
+    """``text`` (the student's output) with ``QUOTE`` before each of its lines, by every line break a
+    page shows as one (CR, form feed, U+2028...): the instructor reads the log, and a printed
+    "REVIEW: ..." or "sessions used: 2" line read as the grader's own."""
+    return "\n".join(QUOTE + line for line in text.splitlines())
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its line breaks shown as ⏎: a REVIEW line may quote the student's source."""
+    return "⏎".join(text.splitlines()) if len(text.splitlines()) > 1 else text
+
+
+def _reads_as_mark(line: str) -> bool:
+    """Whether ``line`` reads as a REVIEW line on a page: after blanks and invisible characters
+    (U+200B, U+FEFF...), in any case, full-width letters included."""
+    start = line[:40]
+    while start and (start[0].isspace() or unicodedata.category(start[0]) in ("Cf", "Cc", "Mn")):
+        start = start[1:]
+    return unicodedata.normalize("NFKC", start).upper().startswith(REVIEW_MARK)
+
+
+def _no_marks(text: str) -> str:
+    """``text`` with every line that reads as a REVIEW line quoted (the student's words reach the log
+    inside the tests' feedback too): only the lines ``_cap_log`` puts last flag the run."""
+    lines = text.splitlines()
+    if not any(map(_reads_as_mark, lines)):
+        return text
+    return "\n".join(QUOTE + line if _reads_as_mark(line) else line for line in lines)
+
+
 def _cap_log(log: list[str], tail: list[str] = ()) -> str:
     """The instructor log, at most about LOG_CAP characters: what is cut is the end of ``log``, never
     ``tail`` (the REVIEW lines). The pages show the log's last 20,000 characters (worker/runs.py), and
     the REVIEW lines there are the instructor's flag: a submission printing 64 KiB in each of its
-    sessions made the log longer than LOG_CAP, and cutting its end took the flags with it."""
-    end = "\n".join(str(x) if len(str(x)) <= REVIEW_LINE_CAP else str(x)[:REVIEW_LINE_CAP - 1] + "…" for x in tail)
-    text = "\n".join(str(x) for x in log)
+    sessions made the log longer than LOG_CAP, and cutting its end took the flags with it. No other
+    line begins like a REVIEW line, and each of ``tail`` is one line."""
+    end = "\n".join(_one_line(str(x) if len(str(x)) <= REVIEW_LINE_CAP else str(x)[:REVIEW_LINE_CAP - 1] + "…")
+                    for x in tail)
+    text = _no_marks("\n".join(str(x) for x in log))
     room = max(0, LOG_CAP - len(end))
     if len(text) > room:
         text = text[:room] + "\n[log truncated]"
@@ -364,7 +401,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     if budget.replies is not None:      # what the worker read from the jails, all sessions together
         log.append(f"replies read: {budget.replies.spent} bytes (at most {budget.replies.total} in a grading)")
     if child.get("student_output"):
-        log.append("student output:\n" + child["student_output"])
+        log.append(f"student output (each line after {QUOTE!r}):\n" + quoted(child["student_output"]))
     if child.get("pytest_output"):
         log.append("pytest output:\n" + child["pytest_output"])
     review.extend(_outcome_review(suite, source, child.get("outcomes") or {}))
@@ -390,7 +427,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
         "duration_s": round(time.perf_counter() - t0, 3),
         "review": review,
         # REVIEW lines last, so that the stored tail of the log keeps them, whatever the log's length.
-        "log": _cap_log(log, [f"REVIEW: {reason}" for reason in review]),
+        "log": _cap_log(log, [f"{REVIEW_MARK} {reason}" for reason in review]),
     }
 
 

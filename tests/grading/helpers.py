@@ -112,3 +112,26 @@ def english_in_zh(zh: str, code: frozenset[str] = frozenset()) -> list[str]:
         if word and not _CODE.search(word) and word not in ZH_KEPT_WORDS and word not in code:
             found.append(word)
     return found
+
+
+def grade_stored(executor, code: str) -> dict:
+    """``code``'s result (attention, no audit), checked to serialise as the worker stores it and the
+    CLI prints it (no NaN)."""
+    import json
+
+    from grading.runner import GradeInput, grade
+
+    result = grade(GradeInput(code=code.encode()), "attention", executor)
+    json.dumps(result, allow_nan=False)
+    return result
+
+
+def in_forward(base: str, body: str) -> str:
+    """``base`` whose single-head forward first runs ``body`` (statements; ``q`` is the query)."""
+    lines = "".join("    " + line + "\n" for line in body.strip("\n").splitlines())
+    return base + f'''
+_honest_forward = ScaledDotProductAttention.forward
+def _attacked(self, q, *a, **k):
+{lines}    return _honest_forward(self, q, *a, **k)
+ScaledDotProductAttention.forward = _attacked
+'''

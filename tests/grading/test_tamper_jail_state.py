@@ -12,21 +12,14 @@ import pytest
 
 from autograder import settings
 from grading.runner import GradeInput, grade
-from tests.grading.helpers import SUBMISSIONS, worker_cost
+from tests.grading.helpers import SUBMISSIONS, in_forward, worker_cost
 
 CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_text()
 
 
 def _in_forward(body: str) -> str:
-    """CORRECT whose single-head forward first runs ``body`` (its own statements, 4-space indented
-    inside)."""
-    lines = "".join("    " + line + "\n" for line in body.strip("\n").splitlines())
-    return CORRECT + f'''
-_honest_forward = ScaledDotProductAttention.forward
-def _attacked(self, q, *a, **k):
-{lines}    return _honest_forward(self, q, *a, **k)
-ScaledDotProductAttention.forward = _attacked
-'''
+    """CORRECT whose single-head forward first runs ``body``."""
+    return in_forward(CORRECT, body)
 
 
 GRADER_NAMES = ["InfrastructureError", "SandboxError", "SandboxUnavailable", "SandboxDied", "StudentTimeout",
