@@ -32,6 +32,8 @@ MAX_MESSAGE = 300
 # How Chinese feedback introduces an exception's own (English) message, kept as PyTorch or Python
 # wrote it: the reader can search for it, and translating it could change its meaning.
 ORIGINAL_MESSAGE_ZH = "PyTorch/Python 报错原文："
+# Introduces, in Chinese, the sandbox's own English words about a reply it could not carry (up to "）").
+SANDBOX_ENGLISH_ZH = "评分系统的英文说明："
 # The kind the sandbox gives a reply it could not encode or the client could not decode: the grader's
 # words, not PyTorch's (grading/sandbox/runtime.py, client.py).
 INVALID_RESULT = "InvalidResult"
@@ -103,15 +105,41 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
 ))
 
 
+# Why a reply could not be carried to the tests, as the trusted side (grading.sandbox.client) says
+# it: its own words, so said in Chinese too. Other reasons come from inside the jail (its encoder,
+# which the submission can rewrite) and stay quoted as the sandbox's English.
+_NOT_CARRIED: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en, zh) for p, en, zh in (
+    (r"its results came to more than (?P<mib>\d+) MiB in all \(each tensor counting (?P<kib>\d+) KiB more than "
+     r"its data\), far more than the tests' inputs call for",
+     "its results came to more than {mib} MiB in all (each tensor counting {kib} KiB more than its data), far "
+     "more than the tests' inputs call for", "它返回的结果总计超过 {mib} MiB（每个 tensor 在数据之外另计 {kib} KiB），"
+     "远多于测试的输入所需"),
+    (r"a reply out of sequence: code in the sandbox wrote on the grader's channel",
+     "a reply out of sequence: code in the sandbox wrote on the grader's channel",
+     "收到顺序错乱的回复：沙箱中的代码向评分器的通道写入了数据"),
+    (r"malformed reply from the sandbox", "malformed reply from the sandbox", "沙箱的回复格式不正确"),
+    (r"malformed error reply", "malformed error reply", "沙箱报告错误的回复格式不正确"),
+    (r"malformed handle", "malformed handle", "沙箱返回的对象编号格式不正确"),
+    (r"malformed (?P<op>describe|grad|stats) reply", "malformed {op} reply", "沙箱对 `{op}` 请求的回复格式不正确"),
+    (r"invalid reply from the sandbox: (?P<why>.+)", "invalid reply from the sandbox: {why}",
+     "沙箱的回复无效（" + SANDBOX_ENGLISH_ZH + "{why}）"),
+))
+
+
+def _said(text: str, table: tuple[tuple[re.Pattern[str], str, str], ...]) -> Msg | None:
+    """``text`` in both languages when one of ``table``'s patterns is the whole of it."""
+    for pattern, en, zh in table:
+        m = pattern.fullmatch(text)
+        if m:
+            return msg(en.format(**m.groupdict()), zh.format(**m.groupdict()))
+    return None
+
+
 def death_text(reason: Any) -> Msg:
     """Why the student's process ended, in English and Chinese; a reason of another shape is shown
     as it is in both (it is the sandbox's English)."""
     text = _clip(reason)
-    for pattern, en, zh in _DEATHS:
-        m = pattern.fullmatch(text)
-        if m:
-            return msg(en.format(**m.groupdict()), zh.format(**m.groupdict()))
-    return msg(text, text)
+    return _said(text, _DEATHS) or msg(text, text)
 
 
 def packages_text(packages: Sequence[str]) -> Msg:
@@ -154,10 +182,11 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
         # Those never have a line; a class of the student's named InvalidResult raised in its file
         # has one, and reads as what it is (it read as the grader's own word: "returned something
         # the grader could not carry out of the sandbox: <the student's text>").
+        said = _said(detail, _NOT_CARRIED)
         return msg(f"{what['en']} returned something the grader could not carry out of the sandbox"
                    + (f": {detail}" if detail else ""),
                    f"{what['zh']} 返回的内容无法从沙箱传回评分系统"
-                   + (f"（评分系统的英文说明：{detail}）" if detail else ""))
+                   + (f"：{said['zh']}" if said else f"（{SANDBOX_ENGLISH_ZH}{detail}）" if detail else ""))
     text = msg(f"{what['en']} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
                f"{what['zh']} 抛出 {kind}{where_zh}" + (f"，{ORIGINAL_MESSAGE_ZH}{detail}" if detail else ""))
     return cat(text, _import_note(exc, packages) or gpu_note(str(message)), sep=SEMI)

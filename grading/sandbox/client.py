@@ -626,7 +626,10 @@ class Session:
         if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
             raise self._die(StudentError("InvalidResult", "malformed reply from the sandbox"))
         if reply.get("seq") != seq:
-            raise self._die(StudentError("InvalidResult", "reply out of sequence (forged by student code?)"))
+            # The runtime answers each request once, with its seq: another reply was written by other
+            # code in the jail (it may rewrite the runtime too), never by the grader.
+            raise self._die(StudentError("InvalidResult",
+                                         "a reply out of sequence: code in the sandbox wrote on the grader's channel"))
         if reply["ok"]:
             return reply.get("value")
         err = reply.get("error")

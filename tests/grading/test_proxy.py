@@ -78,11 +78,50 @@ def test_a_reply_the_sandbox_could_not_carry_is_said_as_the_graders_words_in_bot
                               StudentError("InvalidResult", "malformed reply from the sandbox"))
     assert text["en"] == ("MultiHeadAttention.forward returned something the grader could not carry out of "
                           "the sandbox: malformed reply from the sandbox")
-    assert text["zh"].startswith("MultiHeadAttention.forward 返回的内容无法从沙箱传回评分系统（评分系统的英文说明：")
+    assert text["zh"] == "MultiHeadAttention.forward 返回的内容无法从沙箱传回评分系统：沙箱的回复格式不正确"
     assert ORIGINAL_MESSAGE_ZH not in text["zh"] and "raised" not in text["en"]
     # PyTorch's own errors are still introduced as its original words
     torch_error = student_error_text("f", StudentError("RuntimeError", "shape mismatch", 3))
     assert ORIGINAL_MESSAGE_ZH in torch_error["zh"]
+
+
+def _reasons_the_client_writes() -> list[str]:
+    """Every reason grading.sandbox.client gives for a reply it could not carry, read from its source
+    (each placeholder of an f-string written as 7)."""
+    import ast
+    import inspect
+
+    import grading.sandbox.client as client
+
+    reasons = []
+    for node in ast.walk(ast.parse(inspect.getsource(client))):
+        if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "StudentError" and len(node.args) == 2
+                and isinstance(node.args[0], ast.Constant) and node.args[0].value == "InvalidResult"):
+            text = node.args[1]
+            parts = text.values if isinstance(text, ast.JoinedStr) else [text]
+            reasons.append("".join(str(v.value) if isinstance(v, ast.Constant) else "7" for v in parts))
+    return reasons
+
+
+def test_the_graders_own_reasons_for_a_reply_it_could_not_carry_are_said_in_chinese_and_guess_nothing():
+    # They were quoted as English inside the Chinese text, one with a guess: "reply out of sequence
+    # (forged by student code?)". What only the jail can say (its encoder's words, after "invalid reply
+    # from the sandbox:") stays quoted as the sandbox's English.
+    from grading.proxy import SANDBOX_ENGLISH_ZH, student_error_text
+    from tests.grading.helpers import english_in_zh
+
+    reasons = _reasons_the_client_writes()
+    assert len(reasons) >= 8, reasons
+    for reason in reasons:
+        text = student_error_text("MultiHeadAttention.forward", StudentError("InvalidResult", reason))
+        assert "?" not in text["en"], reason
+        assert text["en"] == ("MultiHeadAttention.forward returned something the grader could not carry out of the "
+                              f"sandbox: {reason}")
+        if reason.startswith("invalid reply from the sandbox: "):
+            assert f"（{SANDBOX_ENGLISH_ZH}7）" in text["zh"]
+        else:
+            assert SANDBOX_ENGLISH_ZH not in text["zh"], reason
+            assert english_in_zh(text["zh"]) == [], text["zh"]
 
 
 def test_load_errors_are_messages_not_exceptions():
