@@ -192,6 +192,7 @@ class ChildReport(TypedDict, total=False):
     log: list[str]                   # instructor log lines
     session_lost: bool
     last_death: str | None
+    lost_causes: list[str]           # how the sessions were lost (grading.proxy.LOST_CAUSES)
     pytest_exit: int
     child_seconds: float
     pytest_output: str
@@ -381,6 +382,7 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
                            "cpu_spent": 0.0, "budget_exhausted": False}
     attempt = 0
     kind = "failed"
+    causes: list[str] = []
     while True:
         attempt += 1
         done = frozenset(merged["outcomes"])
@@ -458,6 +460,7 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
         if not child.get("session_lost"):
             return merged
         kind = child.get("last_death") or kind
+        causes.extend(str(c) for c in child.get("lost_causes") or [])
         remaining = [t for t in merged["collected"] or [] if t not in merged["outcomes"]]
         if not remaining:
             return merged
@@ -467,5 +470,5 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
             for tid in remaining:
                 merged["outcomes"][tid] = {
                     "outcome": "timeout" if kind == "timeout" else "failed",
-                    "feedback": gave_up_text(suite.student_file, attempt)}
+                    "feedback": gave_up_text(suite.student_file, attempt, causes)}
             return merged

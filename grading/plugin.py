@@ -213,7 +213,8 @@ class GradingPlugin:
                 "example_weights": self.example_weights, "collected": self.collected,
                 "collect_errors": self.collect_errors, "infra_error": self.infra_error,
                 "load_error": self.load_error, "log": self.log,
-                "session_lost": bool(dead), "last_death": dead[-1].last_death if dead else self.proxy.last_death}
+                "session_lost": bool(dead), "last_death": dead[-1].last_death if dead else self.proxy.last_death,
+                "lost_causes": [cause for p in dead for cause in p.causes]}
 
 
 class _NotLoaded:

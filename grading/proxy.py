@@ -232,9 +232,23 @@ def not_loaded_text(filename: str) -> Msg:
     return msg(f"not run: {filename} did not load", f"未运行：{filename} 无法导入")
 
 
-def gave_up_text(filename: str, times: int) -> Msg:
-    return msg(f"not run: {filename} hung or crashed {times} times already, so the remaining checks "
-               "were skipped", f"未运行：{filename} 已卡死或崩溃 {times} 次，其余检查被跳过")
+# How a session was lost (StudentProxy.causes), as the checks that could not run then say it: a reply
+# the grader refused (more than the reply cap, forged) was called a hang or a crash.
+LOST_CAUSES = {"hung": ("hung", "卡死"), "crashed": ("crashed", "崩溃"),
+               "not_carried": ("returned what the grader could not carry out of the sandbox",
+                               "返回了无法从沙箱传回评分系统的内容")}
+
+
+def _lost(causes: Sequence[str]) -> Msg:
+    """The ``causes`` seen, in both languages (unknown: "hung or crashed")."""
+    seen = [c for c in LOST_CAUSES if c in causes] or ["hung", "crashed"]
+    return msg(" or ".join(LOST_CAUSES[c][0] for c in seen), "或".join(LOST_CAUSES[c][1] for c in seen))
+
+
+def gave_up_text(filename: str, times: int, causes: Sequence[str] = ()) -> Msg:
+    lost = _lost(causes)
+    return msg(f"not run: {filename} {lost['en']} {times} times already, so the remaining checks "
+               "were skipped", f"未运行：{filename} 已{lost['zh']} {times} 次，其余检查被跳过")
 
 
 def _seconds(exc: BaseException) -> str:
@@ -302,6 +316,7 @@ class StudentProxy:
         self.generation = 0
         self.deaths = 0
         self.last_death = "failed"
+        self.causes: list[str] = []          # how each lost session was lost (LOST_CAUSES)
         self.loaded = False
         self.load_error: Msg | None = None
         self._handles: dict[Any, Handle] = {}
@@ -355,12 +370,14 @@ class StudentProxy:
             raise NotLoaded(not_loaded_text(self.filename))
         if self._session is not None:
             return self._session
-        raise SessionLost(msg(f"not run: {self.filename} hung or crashed in an earlier call",
-                              f"未运行：{self.filename} 在之前的调用中卡死或崩溃"), self.last_death)
+        lost = _lost(self.causes[-1:])
+        raise SessionLost(msg(f"not run: {self.filename} {lost['en']} in an earlier call",
+                              f"未运行：{self.filename} 在之前的调用中{lost['zh']}"), self.last_death)
 
-    def _dead(self, kind: str) -> None:
+    def _dead(self, kind: str, cause: str) -> None:
         self.deaths += 1
         self.last_death = kind
+        self.causes.append(cause)
         self._close_session()
 
     def _run(self, what: str | Msg, fn: Callable[[Any], Any]) -> Any:
@@ -373,15 +390,15 @@ class StudentProxy:
         except Exception as exc:
             kind = _kind_of(exc)
             if kind == "StudentError":
-                if getattr(session, "alive", True) is False:  # e.g. a forged reply killed it
-                    self._dead("failed")
+                if getattr(session, "alive", True) is False:  # a reply it refused (forged, over the cap)
+                    self._dead("failed", "not_carried")
                 raise Feedback(student_error_text(what, exc, self.filename, self.packages)) from None
             if kind == "StudentTimeout":
-                self._dead("timeout")
+                self._dead("timeout", "hung")
                 raise StudentTimedOut(msg(f"{both['en']} did not finish within {_seconds(exc)} s",
                                           f"{both['zh']} 未在 {_seconds(exc)} 秒内结束")) from None
             if kind == "SandboxDied":
-                self._dead("failed")
+                self._dead("failed", "crashed")
                 reason = death_text(getattr(exc, "reason", exc))
                 raise Feedback(msg(f"your code's process stopped during {both['en']}: {reason['en']}",
                                    f"{both['zh']} 期间你的代码所在进程终止：{reason['zh']}")) from None

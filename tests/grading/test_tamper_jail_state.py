@@ -256,6 +256,20 @@ def test_the_reply_cap_is_one_for_all_the_sessions_of_a_grading(executor, correc
     assert 7_000_000 < read <= executor.limits.max_received + sessions * (64 << 10), read
 
 
+def test_checks_skipped_after_sessions_lost_to_refused_replies_say_so_not_hung_or_crashed(executor):
+    # Every session of this grading was lost to a reply over the cap; the checks skipped then said
+    # "attention.py hung or crashed 3 times already" (22 tests) and "... in an earlier call": it did neither.
+    result = _grade(executor, JUST_UNDER_THE_CAP)
+    assert result["status"] == "graded", result["message"]
+    skipped = [t["feedback"] for t in result["tests"] if t["feedback"]["en"].startswith("not run: attention.py")]
+    assert skipped, [t["feedback"]["en"][:80] for t in result["tests"]]
+    for f in skipped:
+        assert "hung" not in f["en"] and "crashed" not in f["en"], f["en"]
+        assert "卡死" not in f["zh"] and "崩溃" not in f["zh"], f["zh"]
+        assert "returned what the grader could not carry out of the sandbox" in f["en"]
+        assert "返回了无法从沙箱传回评分系统的内容" in f["zh"]
+
+
 def test_an_exception_of_the_students_named_like_the_graders_reads_as_the_students(executor):
     # A student class named InvalidResult, raised in forward, read as the grader's own statement:
     # "ScaledDotProductAttention.forward returned something the grader could not carry out of the
