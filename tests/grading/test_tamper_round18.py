@@ -239,6 +239,18 @@ while True:
         _fds.append(_os.open("/dev/null", _os.O_RDONLY))
     except OSError:
         break'''), "correct"),
+    "descriptors_passed_to_the_grader_on_the_data_socket": (in_forward(CORRECT, '''
+import array as _array, os as _os, socket as _socket
+_s = _socket.socket(fileno=_os.dup(3))
+_fds = [_os.open("/dev/null", _os.O_RDONLY) for _ in range(20)]
+for _k in range(50):
+    try:
+        _s.sendmsg([b""], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, _array.array("i", _fds))])
+    except OSError:
+        break
+for _fd in _fds:
+    _os.close(_fd)
+_s.close()'''), "correct"),
     "objects_that_only_pickle_could_carry": (_on_results(WRONG, '''
 import os as _os, collections as _collections
 class _Evil:
@@ -265,6 +277,7 @@ raise RuntimeError(_text)'''), "correct"),
 @pytest.mark.parametrize("attack", list(ATTACKS))
 def test_a_round_18_attack_is_graded_bounded_and_earns_no_more(executor, honest, attack):
     code, base = ATTACKS[attack]
+    fds = _open_fds()
     result, cpu, wall = worker_cost(_grade, executor, code)
     text = json.dumps(result, ensure_ascii=False)
     print(attack, result["status"], result["total"], honest[base], f"{wall:.1f}s {cpu:.2f}s CPU", len(text))
@@ -285,6 +298,15 @@ def test_a_round_18_attack_is_graded_bounded_and_earns_no_more(executor, honest,
             assert en and zh and en != zh, t
             assert english_in_zh(zh, names) == [], (t["id"], zh)
     assert _grade(executor, CORRECT)["total"] == honest["correct"], "the grader is unharmed afterwards"
+    assert _open_fds() == fds, "no descriptor is left open in the worker (none passed to it, none leaked)"
+
+
+def _open_fds() -> list[str]:
+    import gc
+    import os
+
+    gc.collect()                                  # sockets and files of ended sessions are closed
+    return sorted(os.listdir("/proc/self/fd"))
 
 
 # What no stored text may hold raw (grading.runner._encodable shows each as its escape): NUL and
