@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import unicodedata
 
 import pytest
@@ -239,6 +240,16 @@ while True:
         _fds.append(_os.open("/dev/null", _os.O_RDONLY))
     except OSError:
         break'''), "correct"),
+    # The jails of one executor share a uid, and RLIMIT_NPROC counts its threads: the visible jail
+    # holding all it can get while the hidden tests' jail starts (measured: 10 there, 4 left there).
+    "threads_held_while_the_next_jail_starts": (CORRECT + '''
+import threading as _threading, time as _time
+while True:
+    try:
+        _threading.Thread(target=_time.sleep, args=(1000,), daemon=True).start()
+    except RuntimeError:
+        break
+''', "correct"),
     "descriptors_passed_to_the_grader_on_the_data_socket": (in_forward(CORRECT, '''
 import array as _array, os as _os, socket as _socket
 _s = _socket.socket(fileno=_os.dup(3))
@@ -291,7 +302,8 @@ def test_a_round_18_attack_is_graded_bounded_and_earns_no_more(executor, honest,
     assert len(text) < 300_000, len(text)
     assert not _UNCLEAN.search(text), _UNCLEAN.search(text)
     assert "PWNED" not in text
-    names = code_names(code) | {"dict", "list", "tuple", "str", "int", "float", "deque", "_Evil", "_Float"}
+    # code the feedback may quote: the source's names, Python's types and the standard library's modules
+    names = code_names(code) | {"dict", "list", "tuple", "str", "int", "float", "deque"} | sys.stdlib_module_names
     for t in result["tests"]:
         if t["outcome"] != "passed":
             en, zh = t["feedback"]["en"], t["feedback"]["zh"]
