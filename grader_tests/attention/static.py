@@ -184,6 +184,13 @@ SAFE_MODULE_ATTRS: dict[str, frozenset[str]] = {name: frozenset(attrs.split()) f
     # points. get_objects, get_referrers and get_referents hand out every live object (the grader's too)
     "gc": "collect",
     "decimal": "Decimal",
+    # Ports of Hugging Face code that drop PretrainedConfig build the config as a SimpleNamespace of sizes
+    # (``config.hidden_size``): cost 13 points. types' other names make functions, code objects, modules
+    # and bound methods (FunctionType, CodeType, ModuleType, MethodType binding a function to torch).
+    "types": "SimpleNamespace",
+    # fairseq's FairseqIncrementalState keys each module's decoding state by ``str(uuid.uuid4())``: cost 13
+    # points. uuid's module attributes (uuid.os, uuid.sys...) stay flagged.
+    "uuid": "uuid4 UUID",
     # Stable Diffusion's ldm/modules/attention.py (and the lucidrains code its helpers come from) writes
     # ``default(val, d)`` with ``from inspect import isfunction``: cost 13 points. Only the predicates,
     # which answer a bool; getattr_static, getmembers, unwrap, signature (eval_str=True evaluates
