@@ -1490,11 +1490,72 @@ def _resolve_class(bindings: dict[str, list[ast.AST]], name: str) -> ast.ClassDe
     return None
 
 
+def _root_name(node: ast.AST) -> str | None:
+    """The name an attribute, item or call chain starts from (``ATTENTION`` in
+    ``ATTENTION.register_module()``, ``REGISTRY`` in ``REGISTRY["eager"]``), or None."""
+    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _holders_of(tree: ast.Module, bindings: dict[str, list[ast.AST]], wanted: set[str]) -> set[str]:
+    """Module-level names of the file's own objects that the module-level code puts a ``wanted`` class
+    into, as OpenMMLab's and fairseq's registries do: a decorator of the class rooted at the name
+    (``@ATTENTION.register_module()``), a statement calling a method of it with the class
+    (``ATTENTION.register_module(module=ScaledDotProductAttention)``) or storing the class in it
+    (``REGISTRY["eager"] = ScaledDotProductAttention``). A module-level function is no holder: a decorator
+    ``def register(cls)`` (fairseq's ``register_model(name)``) hands the class back, and what its body stores
+    into (``MODEL_REGISTRY[name] = cls``) holds it. Imported names are not bound here, so
+    ``@torch.jit.script`` makes torch no holder."""
+    def own(name: str | None) -> bool:
+        return name is not None and any(not isinstance(v, ast.FunctionDef | ast.AsyncFunctionDef)
+                                        for v in bindings.get(name, ()))
+
+    def names(node: ast.AST) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    def stored_into(body: ast.AST) -> set[str]:
+        """The own names a decorator function's body stores into (``MODEL_REGISTRY[name] = cls``)."""
+        found = set()
+        for n in ast.walk(body):
+            if isinstance(n, ast.Assign):
+                found |= {_root_name(t) for t in n.targets if isinstance(t, ast.Subscript | ast.Attribute)}
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+                found.add(_root_name(n.func))
+        return {r for r in found if own(r)}
+
+    holders: set[str] = set()
+    for name in wanted:
+        for definition in bindings.get(name, ()):
+            if not isinstance(definition, ast.ClassDef):
+                continue
+            for root in map(_root_name, definition.decorator_list):
+                if own(root):
+                    holders.add(root)
+                elif root is not None:
+                    # fairseq's ``@register_model("name")``: a module-level function storing the class
+                    for d in bindings.get(root, ()):
+                        if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef):
+                            holders |= stored_into(d)
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+                isinstance(stmt.value.func, ast.Attribute):
+            root = _root_name(stmt.value.func)
+            args = [*stmt.value.args, *(k.value for k in stmt.value.keywords)]
+            if own(root) and any(names(a) & wanted for a in args):
+                holders.add(root)
+        elif isinstance(stmt, ast.Assign) and names(stmt.value) & wanted:
+            holders |= {r for t in stmt.targets if isinstance(t, ast.Subscript | ast.Attribute)
+                        for r in [_root_name(t)] if own(r)}
+    return holders
+
+
 @functools.lru_cache(maxsize=8)
 def class_uses_class(source: str, class_name: str, used: str) -> bool:
     """Whether ``class_name`` refers to ``used``: in its own body or its bases, or through the
     module-level names it uses (an alias, an instance ``_core = ScaledDotProductAttention()``, a
-    registry ``{"eager": ScaledDotProductAttention}``, a base class or factory that holds it).
+    registry ``{"eager": ScaledDotProductAttention}`` or one the module-level code puts it into,
+    ``@ATTENTION.register_module()``, a base class or factory that holds it).
     The trusted half of "MultiHeadAttention reuses the single-head module"; the in-jail call
     counter is only ever taken as evidence against."""
     tree = parse(source)
@@ -1504,6 +1565,11 @@ def class_uses_class(source: str, class_name: str, used: str) -> bool:
     if class_name not in bindings:
         return False
     wanted = _aliases_of(bindings, used)
+    holders = _holders_of(tree, bindings, wanted) - {class_name}
+    # the class's own registration (``@ATTENTION.register_module()`` on MultiHeadAttention too) puts it
+    # beside the single-head module; it is no use of it
+    own_decorators = {id(n) for d in bindings.get(class_name, ()) if isinstance(d, ast.ClassDef)
+                      for dec in d.decorator_list for n in ast.walk(dec)}
     seen, todo = {class_name}, [class_name]
     while todo:
         name = todo.pop()
@@ -1512,6 +1578,8 @@ def class_uses_class(source: str, class_name: str, used: str) -> bool:
                 if not isinstance(node, ast.Name) or node.id in seen:
                     continue
                 if node.id in wanted and node.id != class_name:
+                    return True
+                if node.id in holders and id(node) not in own_decorators:
                     return True
                 if node.id in bindings:
                     seen.add(node.id)

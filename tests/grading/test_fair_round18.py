@@ -57,3 +57,73 @@ STDLIB_STILL = {
 def test_the_rest_of_types_and_uuid_stays_flagged(code, reason):
     found = static.hidden_name_uses(HEADER + code)
     assert any(reason in f for f in found), found
+
+
+# ------------------------------------------------------------------ the single-head module put into a registry
+# mmcv_registry_build (OpenMMLab's @ATTENTION.register_module() and ATTENTION.build(dict(type=...))) and
+# fairseq_register_decorator (fairseq's register_model(name) decorator factory storing the class in a dict)
+# lost test_mha_reuses_sdpa's 3 points: "MultiHeadAttention never refers to ScaledDotProductAttention".
+@pytest.mark.parametrize("name", ["mmcv_registry_build", "fairseq_register_decorator"])
+def test_round_18_correct_files_building_the_kernel_from_a_registry_refer_to_it(name):
+    source = _source(name)
+    assert static.class_uses_class(source, "MultiHeadAttention", "ScaledDotProductAttention")
+    assert static.class_softmax_calls(source, "MultiHeadAttention") == []
+    assert static.hidden_name_uses(source) == ()
+
+
+REGISTRY = ("class Registry:\n    def __init__(self):\n        self.items = {}\n"
+            "    def register_module(self, module=None):\n        def add(cls):\n"
+            "            self.items[cls.__name__] = cls\n            return cls\n"
+            "        return add if module is None else add(module)\n"
+            "    def build(self, cfg):\n        return self.items[cfg['type']]()\n\nATTENTION = Registry()\n\n")
+USES_THE_REGISTRY = ("class MultiHeadAttention(nn.Module):\n    def __init__(self):\n"
+                     "        self.attn = ATTENTION.build(dict(type='ScaledDotProductAttention'))\n")
+REGISTERED = {
+    "decorator_of_a_registry_object": REGISTRY + "@ATTENTION.register_module()\n" + SDPA + USES_THE_REGISTRY,
+    "registered_by_a_call": REGISTRY + SDPA + "ATTENTION.register_module(module=ScaledDotProductAttention)\n\n"
+                            + USES_THE_REGISTRY,
+    "stored_as_an_item": "KERNELS = {}\n\n" + SDPA + "KERNELS['eager'] = ScaledDotProductAttention\n\n"
+                         "class MultiHeadAttention(nn.Module):\n    def __init__(self):\n"
+                         "        self.attn = KERNELS['eager']()\n",
+    "decorator_factory_storing_in_a_dict": (
+        "KERNELS = {}\n\ndef register(name):\n    def inner(cls):\n        KERNELS[name] = cls\n        return cls\n"
+        "    return inner\n\n@register('eager')\n" + SDPA +
+        "class MultiHeadAttention(nn.Module):\n    def __init__(self):\n        self.attn = KERNELS['eager']()\n"),
+    "class_level_registry": ("class Kernels:\n    table = {}\n    @classmethod\n    def add(cls, k):\n"
+                             "        cls.table[k.__name__] = k\n        return k\n\n@Kernels.add\n" + SDPA +
+                             "class MultiHeadAttention(nn.Module):\n    def __init__(self):\n"
+                             "        self.attn = Kernels.table['ScaledDotProductAttention']()\n"),
+}
+
+
+@pytest.mark.parametrize("code", REGISTERED.values(), ids=REGISTERED.keys())
+def test_multi_head_refers_to_the_single_head_module_through_the_registry_it_was_put_into(code):
+    assert static.class_uses_class(HEADER + code, "MultiHeadAttention", "ScaledDotProductAttention")
+
+
+NOT_REGISTERED = {
+    # MultiHeadAttention registered beside the kernel, never building it: its own decorator is no use
+    "only_registered_itself": (REGISTRY + "@ATTENTION.register_module()\n" + SDPA +
+                               "@ATTENTION.register_module()\nclass MultiHeadAttention(nn.Module):\n"
+                               "    def forward(self, x):\n        return x\n"),
+    # an imported decorator (torch's) makes no holder of torch
+    "decorated_by_an_imported_name": ("@torch.jit.interface\n" + SDPA +
+                                      "class MultiHeadAttention(nn.Module):\n    def forward(self, x):\n"
+                                      "        return torch.relu(x)\n"),
+    # a decorator function is no holder: sharing it does not make one class hold the other
+    "a_shared_identity_decorator": ("def tag(cls):\n    return cls\n\n@tag\n" + SDPA +
+                                    "@tag\nclass MultiHeadAttention(nn.Module):\n    def forward(self, x):\n"
+                                    "        return x\n"),
+    # the kernel is in one registry, MultiHeadAttention builds from another
+    "another_registry": ("KERNELS = {}\nOTHERS = {}\n\n" + SDPA + "KERNELS['eager'] = ScaledDotProductAttention\n\n"
+                         "class MultiHeadAttention(nn.Module):\n    def __init__(self):\n"
+                         "        self.attn = OTHERS.get('eager')\n"),
+    # a registry call that does not pass the kernel
+    "registry_without_the_kernel": (REGISTRY + SDPA + "ATTENTION.register_module(module=nn.Identity)\n\n"
+                                    + USES_THE_REGISTRY),
+}
+
+
+@pytest.mark.parametrize("code", NOT_REGISTERED.values(), ids=NOT_REGISTERED.keys())
+def test_multi_head_beside_but_not_using_a_registry_holding_the_single_head_module_does_not_refer_to_it(code):
+    assert not static.class_uses_class(HEADER + code, "MultiHeadAttention", "ScaledDotProductAttention")
