@@ -1503,7 +1503,8 @@ def _holders_of(tree: ast.Module, bindings: dict[str, list[ast.AST]], wanted: se
     into, as OpenMMLab's and fairseq's registries do: a decorator of the class rooted at the name
     (``@ATTENTION.register_module()``), a statement calling a method of it with the class
     (``ATTENTION.register_module(module=ScaledDotProductAttention)``) or storing the class in it
-    (``REGISTRY["eager"] = ScaledDotProductAttention``). A module-level function is no holder: a decorator
+    (``REGISTRY["eager"] = ScaledDotProductAttention``), or a base class of the file's own registering its
+    subclasses in ``__init_subclass__``. A module-level function is no holder: a decorator
     ``def register(cls)`` (fairseq's ``register_model(name)``) hands the class back, and what its body stores
     into (``MODEL_REGISTRY[name] = cls``) holds it. Imported names are not bound here, so
     ``@torch.jit.script`` makes torch no holder."""
@@ -1537,6 +1538,15 @@ def _holders_of(tree: ast.Module, bindings: dict[str, list[ast.AST]], wanted: se
                     for d in bindings.get(root, ()):
                         if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef):
                             holders |= stored_into(d)
+            # a base of the file's own whose ``__init_subclass__`` registers each subclass (in itself,
+            # ``cls.registry[name] = cls``, or wherever it stores)
+            for root in map(_root_name, definition.bases):
+                for base in bindings.get(root or "", ()):
+                    hooks = [f for f in getattr(base, "body", ()) if isinstance(f, ast.FunctionDef)
+                             and f.name == "__init_subclass__"] if isinstance(base, ast.ClassDef) else []
+                    if hooks:
+                        holders.add(root)
+                        holders |= {r for f in hooks for r in stored_into(f)}
     for stmt in tree.body:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
                 isinstance(stmt.value.func, ast.Attribute):
@@ -1566,10 +1576,10 @@ def class_uses_class(source: str, class_name: str, used: str) -> bool:
         return False
     wanted = _aliases_of(bindings, used)
     holders = _holders_of(tree, bindings, wanted) - {class_name}
-    # the class's own registration (``@ATTENTION.register_module()`` on MultiHeadAttention too) puts it
-    # beside the single-head module; it is no use of it
+    # the class's own registration (``@ATTENTION.register_module()`` on MultiHeadAttention too, or a
+    # registering base class it shares) puts it beside the single-head module; it is no use of it
     own_decorators = {id(n) for d in bindings.get(class_name, ()) if isinstance(d, ast.ClassDef)
-                      for dec in d.decorator_list for n in ast.walk(dec)}
+                      for dec in (*d.decorator_list, *d.bases, *d.keywords) for n in ast.walk(dec)}
     seen, todo = {class_name}, [class_name]
     while todo:
         name = todo.pop()

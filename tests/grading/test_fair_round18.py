@@ -62,8 +62,8 @@ def test_the_rest_of_types_and_uuid_stays_flagged(code, reason):
 # ------------------------------------------------------------------ the single-head module put into a registry
 # mmcv_registry_build (OpenMMLab's @ATTENTION.register_module() and ATTENTION.build(dict(type=...))) and
 # fairseq_register_decorator (fairseq's register_model(name) decorator factory storing the class in a dict)
-# lost test_mha_reuses_sdpa's 3 points: "MultiHeadAttention never refers to ScaledDotProductAttention".
-@pytest.mark.parametrize("name", ["mmcv_registry_build", "fairseq_register_decorator"])
+# and init_subclass_plugin_registry (a base class whose __init_subclass__ registers every subclass) lost test_mha_reuses_sdpa's 3 points: "MultiHeadAttention never refers to ScaledDotProductAttention".
+@pytest.mark.parametrize("name", ["mmcv_registry_build", "fairseq_register_decorator", "init_subclass_plugin_registry"])
 def test_round_18_correct_files_building_the_kernel_from_a_registry_refer_to_it(name):
     source = _source(name)
     assert static.class_uses_class(source, "MultiHeadAttention", "ScaledDotProductAttention")
@@ -93,6 +93,16 @@ REGISTERED = {
                              "        cls.table[k.__name__] = k\n        return k\n\n@Kernels.add\n" + SDPA +
                              "class MultiHeadAttention(nn.Module):\n    def __init__(self):\n"
                              "        self.attn = Kernels.table['ScaledDotProductAttention']()\n"),
+    "base_registering_in_init_subclass": (
+        "class Kernel(nn.Module):\n    registry = {}\n    def __init_subclass__(cls, **kw):\n"
+        "        super().__init_subclass__(**kw)\n        cls.registry[cls.__name__] = cls\n\n"
+        + SDPA.replace("(nn.Module)", "(Kernel)") +
+        "class MultiHeadAttention(nn.Module):\n    def __init__(self):\n"
+        "        self.attn = Kernel.registry['ScaledDotProductAttention']()\n"),
+    "init_subclass_storing_in_a_module_dict": (
+        "KERNELS = {}\n\nclass Kernel(nn.Module):\n    def __init_subclass__(cls, **kw):\n"
+        "        KERNELS[cls.__name__] = cls\n\n" + SDPA.replace("(nn.Module)", "(Kernel)") +
+        "class MultiHeadAttention(nn.Module):\n    def __init__(self):\n        self.attn = KERNELS['x']()\n"),
 }
 
 
@@ -121,6 +131,16 @@ NOT_REGISTERED = {
     # a registry call that does not pass the kernel
     "registry_without_the_kernel": (REGISTRY + SDPA + "ATTENTION.register_module(module=nn.Identity)\n\n"
                                     + USES_THE_REGISTRY),
+    # MultiHeadAttention derived from the same registering base, never building from it
+    "sharing_the_registering_base": (
+        "class Kernel(nn.Module):\n    registry = {}\n    def __init_subclass__(cls, **kw):\n"
+        "        cls.registry[cls.__name__] = cls\n\n" + SDPA.replace("(nn.Module)", "(Kernel)") +
+        "class MultiHeadAttention(Kernel):\n    def forward(self, x):\n        return x\n"),
+    # a base that registers nothing
+    "a_plain_base_referred_to": ("class Kernel(nn.Module):\n    registry = {}\n\n" +
+                                 SDPA.replace("(nn.Module)", "(Kernel)") +
+                                 "class MultiHeadAttention(nn.Module):\n    def __init__(self):\n"
+                                 "        self.attn = Kernel.registry.get('x')\n"),
 }
 
 
