@@ -608,6 +608,52 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
             if fn.name in taken and any(_forbidden(n.attr) for n in found):
                 continue    # self may be anything here: the method is also reached off its object
             own.update(id(n) for n in found)
+    own |= _own_class_reads(tree, classes, plain, replaced, rebound)
+    return own
+
+
+def _own_class_reads(tree: ast.Module, classes: dict[str, ast.ClassDef], plain, replaced: set[str] | None,
+                     rebound: set[str]) -> set[int]:
+    """Attribute nodes ``Attention.X`` that can only mean the student's own function X: read off a plain,
+    undecorated class of the file whose body binds X once, by a def that is plain, a staticmethod or a
+    classmethod (a TF-tutorial port's ``ScaledDotProductAttention.scaled_dot_product_attention(q, k, v)``),
+    where the file binds the class's name nowhere else and stores or deletes no attribute X on anything."""
+    if replaced is None:
+        return set()
+    bound: dict[str, int] = {}
+    for node in _nodes(tree):
+        names = ([node.id] if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) else
+                 [node.name] if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else
+                 [node.arg] if isinstance(node, ast.arg) else
+                 [(node.asname or node.name).split(".")[0]] if isinstance(node, ast.alias) else
+                 [node.name] if isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name else
+                 list(node.names) if isinstance(node, ast.Global | ast.Nonlocal) else [])
+        for name in names:
+            bound[name] = bound.get(name, 0) + 1
+    # ``setattr(Attention, "X", f)`` replaces X as ``Attention.X = f`` does (any object: an alias may reach it)
+    replaced = replaced | {n.args[1].value for n in _nodes(tree) if isinstance(n, ast.Call)
+                           and isinstance(n.func, ast.Name) and n.func.id in ("setattr", "delattr")
+                           and len(n.args) >= 2 and isinstance(n.args[1], ast.Constant)
+                           and isinstance(n.args[1].value, str)}
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("setattr", "delattr")
+           and not (len(n.args) >= 2 and isinstance(n.args[1], ast.Constant)) for n in _nodes(tree)):
+        return set()                # a computed name may be any attribute
+    builtin_ok = {d for d in ("staticmethod", "classmethod") if d not in rebound}
+    own: set[int] = set()
+    for cls in classes.values():
+        if cls.decorator_list or bound.get(cls.name) != 1 or not plain(cls):
+            continue
+        in_body: dict[str, int] = {}
+        for stmt in cls.body:
+            names = [stmt.name] if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else [
+                n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]
+            for name in names:
+                in_body[name] = in_body.get(name, 0) + 1
+        defs = {f.name for f in cls.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                and in_body[f.name] == 1 and f.name not in replaced
+                and all(isinstance(d, ast.Name) and d.id in builtin_ok for d in f.decorator_list)}
+        own |= {id(n) for n in _nodes(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+                and isinstance(n.value, ast.Name) and n.value.id == cls.name and n.attr in defs}
     return own
 
 

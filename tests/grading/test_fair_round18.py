@@ -147,3 +147,57 @@ NOT_REGISTERED = {
 @pytest.mark.parametrize("code", NOT_REGISTERED.values(), ids=NOT_REGISTERED.keys())
 def test_multi_head_beside_but_not_using_a_registry_holding_the_single_head_module_does_not_refer_to_it(code):
     assert not static.class_uses_class(HEADER + code, "MultiHeadAttention", "ScaledDotProductAttention")
+
+
+# ------------------------------------------------------------------ an own function read off its own class
+# tf_tutorial_staticmethod (the TF tutorial's scaled_dot_product_attention(q, k, v, mask) kept as a
+# @staticmethod and called on its class) lost test_no_fused_attention_static's 3 points, told it "uses
+# PyTorch's ready-made attention". Only ``self.X`` was taken as the student's own X.
+OWN_STATIC = ("class ScaledDotProductAttention(nn.Module):\n    @staticmethod\n"
+              "    def scaled_dot_product_attention(q, k, v):\n"
+              "        return torch.softmax(q @ k.transpose(-2, -1), -1) @ v\n\n"
+              "    def forward(self, q, k, v):\n"
+              "        return ScaledDotProductAttention.scaled_dot_product_attention(q, k, v)\n")
+
+
+def test_round_18_the_tf_tutorials_function_kept_as_a_static_method_is_no_fused_attention():
+    source = _source("tf_tutorial_staticmethod")
+    assert static.fused_attention_uses(source) == []
+    assert static.hidden_name_uses(source) == ()
+
+
+OWN_CLASS_READS = {
+    "static_method": OWN_STATIC,
+    "class_method": OWN_STATIC.replace("@staticmethod", "@classmethod").replace("attention(q, k, v):",
+                                                                                 "attention(cls, q, k, v):"),
+    "plain_method_called_on_the_class_with_self": (
+        OWN_STATIC.replace("    @staticmethod\n", "").replace("attention(q, k, v):", "attention(self, q, k, v):")
+        .replace("attention(q, k, v)\n", "attention(self, q, k, v)\n")),
+}
+
+
+@pytest.mark.parametrize("code", OWN_CLASS_READS.values(), ids=OWN_CLASS_READS.keys())
+def test_an_attention_named_function_read_off_the_files_own_class_that_defines_it_is_no_fused_attention(code):
+    assert static.fused_attention_uses(HEADER + code) == []
+
+
+STILL_FUSED = {
+    "replaced_on_the_class": OWN_STATIC + "ScaledDotProductAttention.scaled_dot_product_attention = F.softmax\n",
+    "replaced_by_setattr": OWN_STATIC + "setattr(ScaledDotProductAttention, 'scaled_dot_product_attention', max)\n",
+    "a_computed_setattr_anywhere": OWN_STATIC + "n = 'x'\nsetattr(ScaledDotProductAttention, n, max)\n",
+    "the_class_name_rebound": OWN_STATIC + "ScaledDotProductAttention = F\n",
+    "a_parameter_named_like_the_class": OWN_STATIC + "def f(ScaledDotProductAttention):\n"
+                                                     "    return ScaledDotProductAttention.scaled_dot_product_attention\n",
+    "a_decorated_class": "@functools.lru_cache\n" + OWN_STATIC,
+    "a_base_computed_at_run_time": OWN_STATIC.replace("(nn.Module)", "(type(F))"),
+    "a_metaclass": OWN_STATIC.replace("(nn.Module)", "(nn.Module, metaclass=Meta)"),
+    "another_decorator_on_the_method": OWN_STATIC.replace("@staticmethod", "@some_decorator"),
+    "bound_twice_in_the_class_body": OWN_STATIC.replace("    def forward", "    scaled_dot_product_attention = max\n"
+                                                                          "    def forward"),
+    "not_defined_by_the_class": "class A(nn.Module):\n    pass\n\nx = A.scaled_dot_product_attention\n",
+}
+
+
+@pytest.mark.parametrize("code", STILL_FUSED.values(), ids=STILL_FUSED.keys())
+def test_an_attention_name_read_off_a_class_that_may_not_hold_the_own_function_is_still_fused(code):
+    assert any("scaled_dot_product_attention" in f for f in static.fused_attention_uses(HEADER + code))
