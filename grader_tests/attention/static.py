@@ -589,7 +589,8 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
         property keep self the instance; anything else might call the method with another self."""
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         chain = _dotted(target) or [""]
-        return torchs(chain) or chain == ["property"] and "property" not in rebound
+        # classmethod keeps cls the class (or a subclass, which the file defines where the review reads it)
+        return torchs(chain) or chain in (["property"], ["classmethod"]) and chain[0] not in rebound
 
     taken = _methods_taken_off(tree, skip)
     for cls in classes.values():
@@ -605,6 +606,12 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
                 continue
             found = [node for node in ast.walk(fn) if isinstance(node, ast.Attribute)
                      and isinstance(node.value, ast.Name) and node.value.id == first and node.attr in names]
+            # ``super().X`` in an override: X as one of the file's own bases defines it
+            inherited = frozenset().union(*(defined(classes[b.id], {cls.name, b.id}) for b in cls.bases
+                                            if isinstance(b, ast.Name) and b.id in classes))
+            found += [node for node in ast.walk(fn) if isinstance(node, ast.Attribute) and node.attr in inherited
+                      and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+                      and node.value.func.id == "super" and not node.value.args and "super" not in rebound]
             if fn.name in taken and any(_forbidden(n.attr) for n in found):
                 continue    # self may be anything here: the method is also reached off its object
             own.update(id(n) for n in found)

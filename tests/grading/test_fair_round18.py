@@ -198,6 +198,41 @@ STILL_FUSED = {
 }
 
 
+# ...and through super() in an override, or cls in a classmethod: subclass_super_own_kernel (a subclass
+# upcasting half inputs around super().scaled_dot_product_attention(...), as HF's LlamaSdpaAttention
+# subclasses LlamaAttention) lost the same 3 points.
+BASE_KERNEL = ("class Base(nn.Module):\n    def scaled_dot_product_attention(self, q, k, v):\n"
+               "        return torch.softmax(q @ k.transpose(-2, -1), -1) @ v\n\n")
+OVERRIDE = ("class ScaledDotProductAttention(Base):\n    def scaled_dot_product_attention(self, q, k, v):\n"
+            "        return super().scaled_dot_product_attention(q.float(), k.float(), v.float())\n")
+CLASSMETHOD = ("class A(nn.Module):\n    @classmethod\n    def scaled_dot_product_attention(cls, q, k, v):\n"
+               "        return q\n\n    @classmethod\n    def run(cls, q):\n"
+               "        return cls.scaled_dot_product_attention(q, q, q)\n")
+
+
+def test_round_18_an_override_calling_its_own_bases_method_through_super_is_no_fused_attention():
+    source = _source("subclass_super_own_kernel")
+    assert static.fused_attention_uses(source) == []
+    assert static.hidden_name_uses(source) == ()
+
+
+@pytest.mark.parametrize("code", [BASE_KERNEL + OVERRIDE, CLASSMETHOD], ids=["super_in_an_override", "cls_in_a_classmethod"])
+def test_an_own_method_reached_through_super_or_cls_is_no_fused_attention(code):
+    assert static.fused_attention_uses(HEADER + code) == []
+
+
+SUPER_STILL = {
+    "no_own_base_defines_it": "class Base(nn.Module):\n    pass\n\n" + OVERRIDE,
+    "only_torchs_base": OVERRIDE.replace("(Base)", "(nn.Module)"),
+    "super_given_another_object": BASE_KERNEL + OVERRIDE.replace("super()", "super(Base, F)"),
+    "super_rebound": "super = lambda: F\n\n" + BASE_KERNEL + OVERRIDE,
+    "a_base_with_a_metaclass": BASE_KERNEL.replace("(nn.Module)", "(nn.Module, metaclass=Meta)") + OVERRIDE,
+    "classmethod_rebound": "classmethod = lambda f: f\n\n" + CLASSMETHOD,
+}
+
+STILL_FUSED |= SUPER_STILL
+
+
 @pytest.mark.parametrize("code", STILL_FUSED.values(), ids=STILL_FUSED.keys())
-def test_an_attention_name_read_off_a_class_that_may_not_hold_the_own_function_is_still_fused(code):
+def test_an_attention_name_read_off_an_object_that_may_not_hold_the_own_function_is_still_fused(code):
     assert any("scaled_dot_product_attention" in f for f in static.fused_attention_uses(HEADER + code))
