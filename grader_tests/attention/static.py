@@ -871,7 +871,7 @@ def _folded(node: ast.AST) -> str | None:
 def _hidden_names_in_strings(tree: ast.Module) -> dict[int, str]:
     """String values (not docstrings) that spell a name the review looks for: such a string can
     only be meant for a lookup by name, which no check can follow."""
-    docstrings = {id(n.value) for n in _nodes(tree) if isinstance(n, ast.Expr)}
+    docstrings = {id(n.value) for n in _nodes(tree) if isinstance(n, ast.Expr)} | _exported_own_names(tree)
     inner = {id(c) for n in _nodes(tree) if isinstance(n, ast.BinOp | ast.JoinedStr) for c in ast.walk(n)
              if c is not n}
     out: dict[int, str] = {}
@@ -897,6 +897,24 @@ def _hidden_names_in_strings(tree: ast.Module) -> dict[int, str]:
             [n.id] if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) else
             [n.asname or n.name] if isinstance(n, ast.alias) else [])} & INERT_CALLEES
         out = {k: v for k, v in out.items() if not _inert_string(by_id[k], parents, loads, rebound)}
+    return out
+
+
+def _exported_own_names(tree: ast.Module) -> set[int]:
+    """The string nodes of a module-level ``__all__ = [...]`` (or ``+=``) that name a function or class the
+    module defines (``__all__ = ["scaled_dot_product_attention", "MultiHeadAttention"]`` beside the student's
+    own ``def scaled_dot_product_attention``): only ``import *`` reads them, and only when nothing in the file
+    reads ``__all__`` itself."""
+    if any(isinstance(n, ast.Name) and n.id == "__all__" and isinstance(n.ctx, ast.Load) for n in _nodes(tree)):
+        return set()
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+    out: set[int] = set()
+    for stmt in tree.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
+            if isinstance(stmt, ast.AugAssign | ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and \
+                isinstance(stmt.value, ast.List | ast.Tuple):
+            out |= {id(e) for e in stmt.value.elts if isinstance(e, ast.Constant) and e.value in defined}
     return out
 
 

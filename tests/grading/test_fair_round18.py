@@ -17,27 +17,30 @@ def _source(name: str) -> str:
     return (SUBMISSIONS / "correct" / f"{name}.py").read_text(encoding="utf-8")
 
 
+def _assert_neither_hiding_nor_fused(source: str) -> None:
+    assert static.hidden_name_uses(source) == ()
+    assert static.fused_attention_uses(source) == []
+
+
+# The corpus files of this round whose only loss was a finding of the review (hidden or fused names).
+REVIEWED_FILES = ["hf_vit_simplenamespace", "fairseq_incremental_uuid", "tf_tutorial_staticmethod",
+                  "subclass_super_own_kernel", "xformers_core_functions"]
+
+
+@pytest.mark.parametrize("name", REVIEWED_FILES)
+def test_round_18_correct_files_borrowing_public_code_are_neither_hiding_nor_fused(name):
+    _assert_neither_hiding_nor_fused(_source(name))
+
+
 # ------------------------------------------------------------------ standard-library helpers of public code
 # hf_vit_simplenamespace (a SimpleNamespace config in place of HF's PretrainedConfig) and
 # fairseq_incremental_uuid (FairseqIncrementalState's str(uuid.uuid4()) key) each cost 13 points pending review.
-@pytest.mark.parametrize("name", ["hf_vit_simplenamespace", "fairseq_incremental_uuid"])
-def test_round_18_correct_files_importing_types_or_uuid_are_neither_hiding_nor_fused(name):
-    assert static.hidden_name_uses(_source(name)) == ()
-    assert static.fused_attention_uses(_source(name)) == []
-
-
 STDLIB_HONEST = {
     "simple_namespace_imported": "from types import SimpleNamespace\ncfg = SimpleNamespace(hidden_size=8)\n",
     "simple_namespace_on_the_module": "import types\ncfg = types.SimpleNamespace(hidden_size=8)\n",
     "uuid4_on_the_module": "import uuid\nkey = str(uuid.uuid4())\n",
     "uuid4_imported": "from uuid import uuid4, UUID\nkey = UUID(str(uuid4()))\n",
 }
-
-
-@pytest.mark.parametrize("code", STDLIB_HONEST.values(), ids=STDLIB_HONEST.keys())
-def test_a_simple_namespace_config_or_a_uuid_key_is_not_flagged(code):
-    assert static.hidden_name_uses(HEADER + code) == ()
-    assert static.fused_attention_uses(HEADER + code) == []
 
 
 STDLIB_STILL = {
@@ -226,7 +229,39 @@ def test_an_attention_name_read_off_an_object_that_may_not_hold_the_own_function
     assert any("scaled_dot_product_attention" in f for f in static.fused_attention_uses(HEADER + code))
 
 
-@pytest.mark.parametrize("name", ["tf_tutorial_staticmethod", "subclass_super_own_kernel"])
-def test_round_18_own_functions_named_like_pytorchs_attention_are_no_fused_attention(name):
-    assert static.fused_attention_uses(_source(name)) == []
-    assert static.hidden_name_uses(_source(name)) == ()
+# ------------------------------------------------------------------ __all__ naming the file's own functions
+# xformers_core_functions (xformers' own pre-PyTorch-2 scaled_dot_product_attention function, listed in
+# __all__ as a library module lists its exports) cost 13 points pending review: "the string
+# 'scaled_dot_product_attention'" read as a name meant for a lookup.
+OWN_FUNCTION = "def scaled_dot_product_attention(q, k, v):\n    return torch.softmax(q @ k.transpose(-2, -1), -1) @ v\n\n"
+
+
+EXPORTED = {
+    "list": "__all__ = ['scaled_dot_product_attention', 'MultiHeadAttention']\n",
+    "tuple": "__all__ = ('scaled_dot_product_attention',)\n",
+    "annotated": "__all__: list[str] = ['scaled_dot_product_attention']\n",
+    "extended": "__all__ = []\n__all__ += ['scaled_dot_product_attention']\n",
+}
+
+# the honest forms of both: a SimpleNamespace config or a uuid key; __all__ naming a function the file defines
+HONEST = STDLIB_HONEST | {f"all_{k}": v + OWN_FUNCTION for k, v in EXPORTED.items()}
+
+
+@pytest.mark.parametrize("code", HONEST.values(), ids=HONEST.keys())
+def test_round_18_honest_forms_are_neither_hiding_nor_fused(code):
+    _assert_neither_hiding_nor_fused(HEADER + code)
+
+
+NOT_EXPORTED = {
+    "a_name_the_file_does_not_define": "__all__ = ['scaled_dot_product_attention']\n",
+    "all_read_by_the_file": "__all__ = ['scaled_dot_product_attention']\n" + OWN_FUNCTION + "n = __all__[0]\n",
+    "all_inside_a_function": "def f():\n    __all__ = ['scaled_dot_product_attention']\n    return 1\n\n" + OWN_FUNCTION,
+    "a_hiding_name": "__all__ = ['__wrapped__']\n",
+    "a_spelled_out_concatenation": "__all__ = ['scaled_dot_' + 'product_attention']\n" + OWN_FUNCTION,
+}
+
+
+@pytest.mark.parametrize("code", NOT_EXPORTED.values(), ids=NOT_EXPORTED.keys())
+def test_strings_naming_attention_outside_an_unread_all_of_own_names_stay_flagged(code):
+    found = static.hidden_name_uses(HEADER + code)
+    assert any("the string" in f for f in found), found
