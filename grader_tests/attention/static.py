@@ -116,6 +116,9 @@ JIT_HARMLESS = {"is_scripting", "is_tracing", "unused", "ignore", "export", "Fin
 # The same for ``torch.compiler``: guards that only answer whether the code is being compiled, and
 # the decorator that keeps a function out of compilation.
 COMPILER_HARMLESS = {"is_compiling", "is_dynamo_compiling", "is_exporting", "disable"}
+# ``torch.onnx``'s guard (export-aware code keeps a branch for ``torch.onnx.is_in_onnx_export()``: cost 13
+# points); its exporters and symbolic registries (register_custom_op_symbolic...) stay flagged.
+ONNX_HARMLESS = {"is_in_onnx_export"}
 # ``torch.testing`` / ``np.testing``: the assertions and the tensor maker a self-check uses; the
 # packages' other contents (torch.testing._internal's operator database) stay flagged.
 TESTING_HARMLESS_PREFIX = "assert_"
@@ -957,12 +960,14 @@ def _inert_string(node: ast.AST, parents: dict[int, ast.AST], loads: dict[str, l
 
 
 def _harmless_part(package: str, attr: str) -> bool:
-    """Whether ``<package>.<attr>`` is one of the harmless names of torch.jit, torch.compiler or a
-    testing package."""
+    """Whether ``<package>.<attr>`` is one of the harmless names of torch.jit, torch.compiler, torch.onnx or
+    a testing package."""
     if package == "jit":
         return attr in JIT_HARMLESS
     if package == "compiler":
         return attr in COMPILER_HARMLESS
+    if package == "onnx":
+        return attr in ONNX_HARMLESS
     if package == "testing":
         return attr in TESTING_HARMLESS or (attr.startswith(TESTING_HARMLESS_PREFIX) and attr.isidentifier())
     return False

@@ -24,7 +24,7 @@ def _assert_neither_hiding_nor_fused(source: str) -> None:
 
 # The corpus files of this round whose only loss was a finding of the review (hidden or fused names).
 REVIEWED_FILES = ["hf_vit_simplenamespace", "fairseq_incremental_uuid", "tf_tutorial_staticmethod",
-                  "subclass_super_own_kernel", "xformers_core_functions"]
+                  "subclass_super_own_kernel", "xformers_core_functions", "onnx_export_guard"]
 
 
 @pytest.mark.parametrize("name", REVIEWED_FILES)
@@ -55,11 +55,6 @@ STDLIB_STILL = {
     "simple_namespace_off_torch": ("n = torch.types.SimpleNamespace\n", "torch.types"),
 }
 
-
-@pytest.mark.parametrize(("code", "reason"), STDLIB_STILL.values(), ids=STDLIB_STILL.keys())
-def test_the_rest_of_types_and_uuid_stays_flagged(code, reason):
-    found = static.hidden_name_uses(HEADER + code)
-    assert any(reason in f for f in found), found
 
 
 # ------------------------------------------------------------------ the single-head module put into a registry
@@ -265,3 +260,34 @@ NOT_EXPORTED = {
 def test_strings_naming_attention_outside_an_unread_all_of_own_names_stay_flagged(code):
     found = static.hidden_name_uses(HEADER + code)
     assert any("the string" in f for f in found), found
+
+
+# ------------------------------------------------------------------ torch.onnx's export guard
+# onnx_export_guard ('torch.jit.is_tracing() or torch.onnx.is_in_onnx_export()' choosing a mask value that
+# exports) cost 13 points pending review: torch.onnx is one of torch's unreviewable packages.
+ONNX_GUARD = {
+    "read_through_torch": "exporting = torch.onnx.is_in_onnx_export()\n",
+    "imported_by_name": "from torch.onnx import is_in_onnx_export\n",
+}
+ONNX_STILL = {
+    "an_exporter_imported": ("from torch.onnx import export\n", "imports torch.onnx"),
+    "a_symbolic_registry": ("torch.onnx.register_custom_op_symbolic('a::b', None, 9)\n", "torch.onnx"),
+    "the_package_imported": ("import torch.onnx\n", "imports torch.onnx"),
+    "the_package_as_a_value": ("o = torch.onnx\n", "torch.onnx"),
+    "the_guard_off_a_submodule": ("x = torch.onnx.utils.is_in_onnx_export()\n", "torch.onnx.utils"),
+}
+
+
+@pytest.mark.parametrize("code", ONNX_GUARD.values(), ids=ONNX_GUARD.keys())
+def test_torch_onnx_export_guard_is_neither_hiding_nor_fused(code):
+    _assert_neither_hiding_nor_fused(HEADER + code)
+
+
+# the hostile neighbours of the modules and packages let through in this round
+STILL_FLAGGED = STDLIB_STILL | ONNX_STILL
+
+
+@pytest.mark.parametrize(("code", "reason"), STILL_FLAGGED.values(), ids=STILL_FLAGGED.keys())
+def test_the_rest_of_types_uuid_and_torch_onnx_stays_flagged(code, reason):
+    found = static.hidden_name_uses(HEADER + code)
+    assert any(reason in f for f in found), found
