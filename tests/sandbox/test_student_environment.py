@@ -442,3 +442,22 @@ def test_gradients_are_read_from_backward_so_reentrant_checkpointing_can_be_grad
         h = s.new("Chunked")
         gq, gk = s.grad(h, [q, k], {}, g, wrt=[0, 1])
     assert torch.allclose(gq, qq.grad, atol=1e-6) and torch.allclose(gk, kk.grad, atol=1e-6)
+
+
+@pytest.mark.parametrize("call_body", [
+    "        return q * 2\n\n    forward = __call__\n",                  # forward is __call__
+    "        return super().__call__(q)\n\n    def forward(self, q):\n        return q * 2\n",   # typed __call__
+])
+def test_a_counted_forward_counts_calls_through_the_classs_own_call(executor, call_body):
+    """A JAX/Flax habit: the computation in ``__call__`` (``forward = __call__``). ``self.a(q)`` then never
+    ran the wrapped forward, and MultiHeadAttention's call of its single-head module was not counted
+    (fairness round 18: test_mha_reuses_sdpa, 85 -> 82)."""
+    src = ("import torch\n\nclass A(torch.nn.Module):\n    def __call__(self, q):\n" + call_body +
+           "\nclass B(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+           "        self.a = A()\n\n    def forward(self, q):\n        return self.a(q)\n")
+    with open_session(executor, src, watch={"count": ["A.forward", "B.forward"]}) as s:
+        s.load()
+        h = s.new("B")
+        assert torch.equal(s.call(h, "__call__", torch.ones(2)), torch.full((2,), 2.0))
+        counts = s.stats()["count"]
+    assert counts["A.forward"] >= 1 and counts["B.forward"] == 1
