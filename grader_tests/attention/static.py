@@ -874,7 +874,8 @@ def _folded(node: ast.AST) -> str | None:
 def _hidden_names_in_strings(tree: ast.Module) -> dict[int, str]:
     """String values (not docstrings) that spell a name the review looks for: such a string can
     only be meant for a lookup by name, which no check can follow."""
-    docstrings = {id(n.value) for n in _nodes(tree) if isinstance(n, ast.Expr)} | _exported_own_names(tree)
+    docstrings = {id(n.value) for n in _nodes(tree) if isinstance(n, ast.Expr)} | _exported_own_names(tree) \
+        | _literal_type_values(tree)
     inner = {id(c) for n in _nodes(tree) if isinstance(n, ast.BinOp | ast.JoinedStr) for c in ast.walk(n)
              if c is not n}
     out: dict[int, str] = {}
@@ -900,6 +901,51 @@ def _hidden_names_in_strings(tree: ast.Module) -> dict[int, str]:
             [n.id] if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) else
             [n.asname or n.name] if isinstance(n, ast.alias) else [])} & INERT_CALLEES
         out = {k: v for k, v in out.items() if not _inert_string(by_id[k], parents, loads, rebound)}
+    return out
+
+
+def _literal_type_values(tree: ast.Module) -> set[int]:
+    """The string constants written directly as the values of ``typing.Literal[...]`` (HF-style configs:
+    ``attn_implementation: Literal["eager", "sdpa", "flash_attention_2"] = "eager"``): a Literal holds its
+    values and evaluates none of them. Only ``Literal`` imported from typing or typing_extensions and bound
+    nowhere else, or read as ``typing.Literal`` with ``typing`` bound only by its import, counts; a
+    concatenation inside the brackets, and the names that hide (``"__wrapped__"``, ``"ops"``), are still read."""
+    imported: dict[str, int] = {}       # local name -> times bound
+    typing_from_import: set[str] = set()
+    for node in _nodes(tree):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                names.append(a.asname or a.name)
+                if node.module in ("typing", "typing_extensions") and not node.level and a.name == "Literal":
+                    typing_from_import.add(a.asname or a.name)
+        elif isinstance(node, ast.Import):
+            names = [(a.asname or a.name).split(".")[0] for a in node.names]
+            typing_from_import.update(a.asname or a.name for a in node.names
+                                      if a.name in ("typing", "typing_extensions"))
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names = [node.id]
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names = [node.name]
+        elif isinstance(node, ast.arg):
+            names = [node.arg]
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            names = list(node.names)
+        for name in names:
+            imported[name] = imported.get(name, 0) + 1
+    literal_names = {n for n in typing_from_import if imported.get(n) == 1}
+
+    def is_literal(node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in literal_names
+        return isinstance(node, ast.Attribute) and node.attr == "Literal" and isinstance(node.value, ast.Name) \
+            and node.value.id in literal_names
+    out: set[int] = set()
+    for node in _nodes(tree):
+        if isinstance(node, ast.Subscript) and is_literal(node.value):
+            values = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            out |= {id(v) for v in values if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                    and not set(re.findall(r"\w+", v.value)) & (HIDING_ATTRS | ANYWHERE_HIDING_ATTRS | MATCH_HOOKS)}
     return out
 
 

@@ -24,7 +24,8 @@ def _assert_neither_hiding_nor_fused(source: str) -> None:
 
 # The corpus files of this round whose only loss was a finding of the review (hidden or fused names).
 REVIEWED_FILES = ["hf_vit_simplenamespace", "fairseq_incremental_uuid", "tf_tutorial_staticmethod",
-                  "subclass_super_own_kernel", "xformers_core_functions", "onnx_export_guard"]
+                  "subclass_super_own_kernel", "xformers_core_functions", "onnx_export_guard",
+                  "hf_config_literal_impl"]
 
 
 @pytest.mark.parametrize("name", REVIEWED_FILES)
@@ -242,11 +243,6 @@ EXPORTED = {
 HONEST = STDLIB_HONEST | {f"all_{k}": v + OWN_FUNCTION for k, v in EXPORTED.items()}
 
 
-@pytest.mark.parametrize("code", HONEST.values(), ids=HONEST.keys())
-def test_round_18_honest_forms_are_neither_hiding_nor_fused(code):
-    _assert_neither_hiding_nor_fused(HEADER + code)
-
-
 NOT_EXPORTED = {
     "a_name_the_file_does_not_define": "__all__ = ['scaled_dot_product_attention']\n",
     "all_read_by_the_file": "__all__ = ['scaled_dot_product_attention']\n" + OWN_FUNCTION + "n = __all__[0]\n",
@@ -283,11 +279,39 @@ def test_torch_onnx_export_guard_is_neither_hiding_nor_fused(code):
     _assert_neither_hiding_nor_fused(HEADER + code)
 
 
-# the hostile neighbours of the modules and packages let through in this round
 STILL_FLAGGED = STDLIB_STILL | ONNX_STILL
 
 
+# ------------------------------------------------------------------ strings that are values of typing.Literal
+# hf_config_literal_impl (an HF-style config field 'attn_implementation: Literal["eager", "sdpa",
+# "flash_attention_2"] = "eager"') cost 13 points pending review: "the string 'flash_attention_2'".
+LITERAL = "from typing import Literal\n"
+LITERAL_HONEST = {
+    "literal_field_annotation": LITERAL + "class Cfg:\n    impl: Literal['eager', 'sdpa', 'flash_attention_2'] = 'eager'\n",
+    "literal_type_alias": LITERAL + "Impl = Literal['eager', 'flash_attention_2']\n",
+    "literal_read_off_typing": "import typing\nImpl = typing.Literal['flash_attention_2']\n",
+    "literal_from_typing_extensions": "from typing_extensions import Literal\nImpl = Literal['flash_attention_2']\n",
+}
+LITERAL_STILL = {
+    "a_string_annotation": ("def f(x: 'flash_attention_2'):\n    pass\n", "the string"),
+    "literal_rebound": (LITERAL + "Literal = dict\nImpl = Literal['flash_attention_2']\n", "the string"),
+    "an_own_class_named_literal": ("class Literal:\n    pass\n\nImpl = Literal['flash_attention_2']\n", "the string"),
+    "a_concatenation_in_the_brackets": (LITERAL + "Impl = Literal['flash_attention' + '_2']\n", "the string"),
+    "a_call_in_the_brackets": (LITERAL + "Impl = Literal[str('flash_attention_2')]\n", "the string"),
+    "a_hiding_name_in_the_brackets": (LITERAL + "Impl = Literal['__wrapped__']\n", "the string"),
+    "typing_rebound": ("import typing\ntyping = torch\nImpl = typing.Literal['flash_attention_2']\n", "the string"),
+}
+HONEST |= LITERAL_HONEST
+STILL_FLAGGED |= LITERAL_STILL
+
+
+@pytest.mark.parametrize("code", HONEST.values(), ids=HONEST.keys())
+def test_round_18_honest_forms_are_neither_hiding_nor_fused(code):
+    _assert_neither_hiding_nor_fused(HEADER + code)
+
+
+# the hostile neighbours of the modules, packages and strings let through in this round
 @pytest.mark.parametrize(("code", "reason"), STILL_FLAGGED.values(), ids=STILL_FLAGGED.keys())
-def test_the_rest_of_types_uuid_and_torch_onnx_stays_flagged(code, reason):
+def test_the_rest_of_what_round_18_lets_through_stays_flagged(code, reason):
     found = static.hidden_name_uses(HEADER + code)
     assert any(reason in f for f in found), found
