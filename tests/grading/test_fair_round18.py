@@ -25,7 +25,7 @@ def _assert_neither_hiding_nor_fused(source: str) -> None:
 # The corpus files of this round whose only loss was a finding of the review (hidden or fused names).
 REVIEWED_FILES = ["hf_vit_simplenamespace", "fairseq_incremental_uuid", "tf_tutorial_staticmethod",
                   "subclass_super_own_kernel", "xformers_core_functions", "onnx_export_guard",
-                  "hf_config_literal_impl"]
+                  "hf_config_literal_impl", "mofan_data_alias"]
 
 
 @pytest.mark.parametrize("name", REVIEWED_FILES)
@@ -301,8 +301,24 @@ LITERAL_STILL = {
     "a_hiding_name_in_the_brackets": (LITERAL + "Impl = Literal['__wrapped__']\n", "the string"),
     "typing_rebound": ("import typing\ntyping = torch\nImpl = typing.Literal['flash_attention_2']\n", "the string"),
 }
-HONEST |= LITERAL_HONEST
-STILL_FLAGGED |= LITERAL_STILL
+# ...and Mofan's 'import torch.utils.data as Data' (mofan_data_alias: 13 points pending review), the alias
+# followed attribute by attribute as the standard library's modules are
+DATA_ALIAS = "import torch.utils.data as Data\n"
+DATA_ALIAS_HONEST = {
+    "data_alias_loader_and_dataset": DATA_ALIAS + "ds = Data.TensorDataset(torch.ones(4, 2))\n"
+                                                 "dl = Data.DataLoader(dataset=ds, batch_size=2, shuffle=True)\n"
+                                                 "class D(Data.Dataset):\n    pass\n",
+}
+DATA_ALIAS_STILL = {
+    "data_alias_reaching_a_submodule": (DATA_ALIAS + "m = Data.dataloader.torch\n", "Data.dataloader"),
+    "data_alias_private_name": (DATA_ALIAS + "u = Data._utils\n", "Data._utils"),
+    "data_alias_as_a_value": (DATA_ALIAS + "d = Data\n", "Data used as a value"),
+    "data_alias_datapipes": (DATA_ALIAS + "f = Data.functional_datapipe\n", "Data.functional_datapipe"),
+    "another_torch_utils_module_aliased": ("import torch.utils.cpp_extension as C\n", "imports torch.utils.cpp_extension"),
+    "torch_utils_aliased": ("import torch.utils as U\n", "imports torch.utils"),
+}
+HONEST |= LITERAL_HONEST | DATA_ALIAS_HONEST
+STILL_FLAGGED |= LITERAL_STILL | DATA_ALIAS_STILL
 
 
 @pytest.mark.parametrize("code", HONEST.values(), ids=HONEST.keys())

@@ -727,7 +727,9 @@ def test_round_15_honest_code_is_neither_hiding_nor_fused(code):
 
 # ...and the hostile neighbours of each of those stay flagged
 ROUND_15_STILL = {
-    "torch_utils_data_under_a_name_of_its_own": ("import torch.utils.data as data\n", "imports torch.utils.data"),
+    # round 18: the alias is followed attribute by attribute (Mofan's ``import torch.utils.data as Data``)
+    "torch_utils_data_under_a_name_of_its_own": ("import torch.utils.data as data\nm = data.dataloader\n",
+                                                 "data.dataloader"),
     "torch_utils_data_other_names": ("from torch.utils.data import DataLoader, functional_datapipe\n",
                                      "imports torch.utils.data"),
     "torch_utils_data_internals": ("import torch.utils.data\nu = torch.utils.data._utils\n", "torch.utils"),
