@@ -126,9 +126,9 @@ TESTING_HARMLESS = {"make_tensor", "assert_allclose", "assert_close"}
 # Functions of torch's unreviewable packages that only run the function they are given: activation
 # checkpointing (Rabe & Staats' memory-efficient attention, HF's gradient_checkpointing), written
 # ``from torch.utils.checkpoint import checkpoint`` or ``import torch.utils.checkpoint`` and
-# ``torch.utils.checkpoint.checkpoint(...)``. The module itself under a name of its own
-# (``import torch.utils.checkpoint as c``, ``from torch.utils import checkpoint``) stays flagged: it
-# also holds torch.fx's traceback and _pytree.
+# ``torch.utils.checkpoint.checkpoint(...)``. The module itself passed around (``from torch.utils import
+# checkpoint``) stays flagged: it also holds torch.fx's traceback and _pytree; under a name of its own
+# (``import torch.utils.checkpoint as c``) it is followed attribute by attribute (ALIASED_TORCH_MODULES).
 # The same for the toy-task datasets and loaders tutorials define beside their modules (``from
 # torch.utils.data import DataLoader, Dataset``: cost 13 points): classes that hold or batch tensors and
 # call the functions they are given; the datapipes (``functional_datapipe`` registers names),
@@ -139,11 +139,14 @@ TORCH_HARMLESS_FUNCTIONS = {"torch.utils.checkpoint": frozenset({"checkpoint", "
                                 "ConcatDataset", "ChainDataset", "Subset", "random_split", "default_collate",
                                 "default_convert", "get_worker_info", "Sampler", "BatchSampler", "RandomSampler",
                                 "SequentialSampler", "SubsetRandomSampler", "WeightedRandomSampler"})}
-# Of those, the modules Chinese tutorials import under a name of their own (Mofan's ``import torch.utils.data as
+# Of those, the modules public code imports under a name of its own (Mofan's ``import torch.utils.data as
 # Data``, then ``Data.TensorDataset``, ``Data.DataLoader``: cost 13 points): followed attribute by attribute as
-# the standard library's are (SAFE_MODULE_ATTRS), so ``Data.dataloader``, ``Data._utils`` or ``Data`` passed
-# around stay flagged.
-ALIASED_TORCH_MODULES = ("torch.utils.data",)
+# the standard library's are (SAFE_MODULE_ATTRS), so ``Data.dataloader``, ``Data._utils``,
+# ``checkpoint.torch`` or the module passed around stay flagged.
+ALIASED_TORCH_MODULES = ("torch.utils.data",
+                         # Swin Transformer's ``import torch.utils.checkpoint as checkpoint`` and
+                         # ``checkpoint.checkpoint(blk, x)``: cost 13 points
+                         "torch.utils.checkpoint")
 NAME_FUNCS = {"getattr", "setattr", "hasattr", "delattr"}
 # Parts of torch that compile or load code, flagged on whatever object they are read from (an alias
 # kept in a list, ``[torch][0].jit``, is not followed); torch.jit's guards and decorators stay fine.

@@ -25,7 +25,7 @@ def _assert_neither_hiding_nor_fused(source: str) -> None:
 # The corpus files of this round whose only loss was a finding of the review (hidden or fused names).
 REVIEWED_FILES = ["hf_vit_simplenamespace", "fairseq_incremental_uuid", "tf_tutorial_staticmethod",
                   "subclass_super_own_kernel", "xformers_core_functions", "onnx_export_guard",
-                  "hf_config_literal_impl", "mofan_data_alias"]
+                  "hf_config_literal_impl", "mofan_data_alias", "swin_checkpoint_alias"]
 
 
 @pytest.mark.parametrize("name", REVIEWED_FILES)
@@ -305,6 +305,9 @@ LITERAL_STILL = {
 # followed attribute by attribute as the standard library's modules are
 DATA_ALIAS = "import torch.utils.data as Data\n"
 DATA_ALIAS_HONEST = {
+    "checkpoint_alias": ("import torch.utils.checkpoint as checkpoint\n\nclass B(nn.Module):\n"
+                         "    def forward(self, x):\n        return checkpoint.checkpoint(self.f, x)\n\n"
+                         "    def f(self, x):\n        return x\n"),
     "data_alias_loader_and_dataset": DATA_ALIAS + "ds = Data.TensorDataset(torch.ones(4, 2))\n"
                                                  "dl = Data.DataLoader(dataset=ds, batch_size=2, shuffle=True)\n"
                                                  "class D(Data.Dataset):\n    pass\n",
@@ -316,6 +319,12 @@ DATA_ALIAS_STILL = {
     "data_alias_datapipes": (DATA_ALIAS + "f = Data.functional_datapipe\n", "Data.functional_datapipe"),
     "another_torch_utils_module_aliased": ("import torch.utils.cpp_extension as C\n", "imports torch.utils.cpp_extension"),
     "torch_utils_aliased": ("import torch.utils as U\n", "imports torch.utils"),
+    # Swin Transformer's 'import torch.utils.checkpoint as checkpoint' (swin_checkpoint_alias: 13 points)
+    "checkpoint_alias_reaching_fx_traceback": ("import torch.utils.checkpoint as cp\nt = cp.fx_traceback\n",
+                                               "cp.fx_traceback"),
+    "checkpoint_alias_reaching_torch": ("import torch.utils.checkpoint as cp\nt = cp.torch\n", "cp.torch"),
+    "checkpoint_alias_as_a_value": ("import torch.utils.checkpoint as cp\nt = cp\n", "cp used as a value"),
+    "checkpoint_module_from_torch_utils": ("from torch.utils import checkpoint\n", "imports torch.utils"),
 }
 HONEST |= LITERAL_HONEST | DATA_ALIAS_HONEST
 STILL_FLAGGED |= LITERAL_STILL | DATA_ALIAS_STILL

@@ -643,8 +643,9 @@ ROUND_14_STILL = {
     "another_private_name_imported_from_F": ("from torch.nn.functional import _canonical_mask, _add_docstr\n",
                                              "import _add_docstr"),
     "a_helpers_name_imported_from_elsewhere": ("from numpy import _canonical_mask\n", "import _canonical_mask"),
-    "checkpoint_module_under_a_name_of_its_own": ("import torch.utils.checkpoint as ckpt\n",
-                                                  "imports torch.utils.checkpoint"),
+    # round 18: the alias is followed attribute by attribute (Swin's ``import torch.utils.checkpoint as checkpoint``)
+    "checkpoint_module_under_a_name_of_its_own": ("import torch.utils.checkpoint as ckpt\nt = ckpt.fx_traceback\n",
+                                                  "ckpt.fx_traceback"),
     "checkpoint_module_from_utils": ("from torch.utils import checkpoint\n", "imports torch.utils"),
     "checkpoint_module_other_names": ("from torch.utils.checkpoint import checkpoint, fx_traceback\n",
                                       "imports torch.utils.checkpoint"),
