@@ -657,8 +657,15 @@ def _own_class_reads(tree: ast.Module, classes: dict[str, ast.ClassDef], plain, 
            and not (len(n.args) >= 2 and isinstance(n.args[1], ast.Constant)) for n in _nodes(tree)):
         return set()                # a computed name may be any attribute
     builtin_ok = {d for d in ("staticmethod", "classmethod") if d not in rebound}
+    reads: dict[str, list[ast.Attribute]] = {}      # ``Name.attr`` reads by Name, gathered once (linear)
+    for n in _nodes(tree):
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) \
+                and n.value.id in classes:
+            reads.setdefault(n.value.id, []).append(n)
     own: set[int] = set()
     for cls in classes.values():
+        if cls.name not in reads:
+            continue
         if cls.decorator_list or bound.get(cls.name) != 1 or not plain(cls):
             continue
         in_body: dict[str, int] = {}
@@ -670,8 +677,7 @@ def _own_class_reads(tree: ast.Module, classes: dict[str, ast.ClassDef], plain, 
         defs = {f.name for f in cls.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
                 and in_body[f.name] == 1 and f.name not in replaced
                 and all(isinstance(d, ast.Name) and d.id in builtin_ok for d in f.decorator_list)}
-        own |= {id(n) for n in _nodes(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
-                and isinstance(n.value, ast.Name) and n.value.id == cls.name and n.attr in defs}
+        own |= {id(n) for n in reads[cls.name] if n.attr in defs}
     return own
 
 
