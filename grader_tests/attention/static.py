@@ -1668,7 +1668,7 @@ def _holders_of(tree: ast.Module, bindings: dict[str, list[ast.AST]], wanted: se
         for definition in bindings.get(name, ()):
             if not isinstance(definition, ast.ClassDef):
                 continue
-            for root in map(_root_name, definition.decorator_list):
+            for root in set(map(_root_name, definition.decorator_list)):   # each function read once
                 if own(root):
                     holders.add(root)
                 elif root is not None:
@@ -1678,7 +1678,7 @@ def _holders_of(tree: ast.Module, bindings: dict[str, list[ast.AST]], wanted: se
                             holders |= stored_into(d)
             # a base of the file's own whose ``__init_subclass__`` registers each subclass (in itself,
             # ``cls.registry[name] = cls``, or wherever it stores)
-            for root in map(_root_name, definition.bases):
+            for root in set(map(_root_name, definition.bases)):
                 for base in bindings.get(root or "", ()):
                     hooks = [f for f in getattr(base, "body", ()) if isinstance(f, ast.FunctionDef)
                              and f.name == "__init_subclass__"] if isinstance(base, ast.ClassDef) else []

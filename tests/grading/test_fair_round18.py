@@ -352,3 +352,13 @@ def test_reads_off_the_files_own_classes_are_reviewed_in_linear_time():
     started = time.process_time()
     static.fused_attention_uses(source)
     assert time.process_time() - started < 1.0
+
+
+def test_a_registering_decorator_repeated_on_the_kernel_is_read_once():
+    # a 900-line decorator function written 900 times above the kernel: its body read once, not 900 times
+    register = "def reg(cls):\n" + "".join(f"    R[{i}] = cls\n" for i in range(900)) + "    return cls\n\nR = {}\n\n"
+    source = HEADER + register + "@reg\n" * 900 + SDPA + ("class MultiHeadAttention(nn.Module):\n"
+                                                         "    def f(self):\n        return R\n")
+    started = time.process_time()
+    assert static.class_uses_class(source, "MultiHeadAttention", "ScaledDotProductAttention")
+    assert time.process_time() - started < 1.0
