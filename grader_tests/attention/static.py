@@ -608,6 +608,8 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
         if not plain(cls):
             continue
         names = defined(cls, {cls.name})
+        inherited = frozenset().union(*(defined(classes[b.id], {cls.name, b.id}) for b in cls.bases
+                                        if isinstance(b, ast.Name) and b.id in classes))
         for fn in cls.body:
             if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) or not fn.args.args \
                     or not all(harmless(d) for d in fn.decorator_list):
@@ -618,8 +620,6 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
             found = [node for node in ast.walk(fn) if isinstance(node, ast.Attribute)
                      and isinstance(node.value, ast.Name) and node.value.id == first and node.attr in names]
             # ``super().X`` in an override: X as one of the file's own bases defines it
-            inherited = frozenset().union(*(defined(classes[b.id], {cls.name, b.id}) for b in cls.bases
-                                            if isinstance(b, ast.Name) and b.id in classes))
             found += [node for node in ast.walk(fn) if isinstance(node, ast.Attribute) and node.attr in inherited
                       and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
                       and node.value.func.id == "super" and not node.value.args and "super" not in rebound]
