@@ -392,6 +392,74 @@ def _toplevel_hint(source: str, lineno: int) -> Msg | None:
                f"第 {lineno} 行在评分器导入你的文件时就会运行{why_zh}：{_WHERE['zh']}。")
 
 
+_SIMPLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.While, ast.With,
+           ast.AsyncWith, ast.Assert, ast.Delete)   # a `raise` at the top level is meant, not a demo
+
+
+def _bound(node: ast.stmt) -> set[str]:
+    """The names a top-level statement binds (its targets, loop and ``with ... as`` variables, walrus)."""
+    out: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store | ast.Del):
+            out.add(sub.id)
+    return out
+
+
+def _script_statement(tree: ast.Module, lineno: int) -> bool:
+    """``lineno`` lies in a top-level statement (outside the main guard and outside any def or class body)
+    that binds no name a function or class of the module reads: script code (a demo, a self-test, a
+    print), which the main guard can hold without changing what the classes do. A statement whose
+    names the classes use (``D_K = D_MODEL // H``) is the module's own definition, and is not."""
+    found = [n for n in _statements(tree.body) if isinstance(n, _SIMPLE)
+             and n.lineno <= lineno <= (n.end_lineno or n.lineno)]
+    if not found or not _top_level(tree, lineno):
+        return False
+    return not _bound(found[-1]) & _global_reads(tree)
+
+
+def _global_reads(tree: ast.Module) -> set[str]:
+    """Names the module's functions and class bodies may read from the module: in a function, the names it
+    loads that are neither its parameters nor assigned in it (``forward(self, x)`` reads no global ``x``),
+    and every name declared ``global``; in a class body, every name it loads. Nested functions are read with
+    their outer one (their parameters count as its locals): an over-count, which only withholds the hint."""
+    read: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            subs = list(ast.walk(node))
+            declared = {n for sub in subs if isinstance(sub, ast.Global | ast.Nonlocal) for n in sub.names}
+            local = {a.arg for sub in subs if isinstance(sub, ast.arguments)
+                     for a in [*sub.posonlyargs, *sub.args, *sub.kwonlyargs, sub.vararg, sub.kwarg] if a}
+            local |= {sub.id for sub in subs if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store | ast.Del)}
+            read |= declared | {sub.id for sub in subs if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)
+                                and sub.id not in local - declared}
+        elif isinstance(node, ast.ClassDef):
+            read |= {sub.id for sub in _class_level(node) if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)}
+    return read
+
+
+def _class_level(node: ast.AST) -> Iterable[ast.AST]:
+    """The nodes a class statement runs at import: its body, bases and decorators, and its methods'
+    decorators and defaults, not the methods' bodies (walked as functions by ``_global_reads``)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            for now in [*child.decorator_list, *child.args.defaults, *(d for d in child.args.kw_defaults if d)]:
+                yield from ast.walk(now)
+        elif isinstance(child, ast.Lambda):
+            continue
+        else:
+            yield child
+            yield from _class_level(child)
+
+
+def _script_hint(source: str, lineno: int) -> Msg | None:
+    """Any error raised by a top-level statement that is script code (``_script_statement``): the line
+    runs at import, and the main guard is where script code belongs. None for any other line."""
+    tree = parse_source(source)
+    if tree is None or not _script_statement(tree, lineno):
+        return None
+    return _toplevel_hint(source, lineno)
+
+
 # What PyTorch says when code asks for a GPU the host does not have.
 _NO_GPU = re.compile(r"Torch not compiled with CUDA enabled|Found no NVIDIA driver|"
                      r"CUDA driver initialization failed|no CUDA GPUs are available|"
@@ -559,6 +627,51 @@ def _close(a: str, b: str) -> bool:
     return closeness(a, b) > 0.0
 
 
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# Spellings of one word of a contract name (``Attn``, ``MultiHeaded``), as students and libraries write them.
+_SYNONYMS = {"attn": ["attention"], "att": ["attention"], "heads": ["head"], "headed": ["head"],
+             "multihead": ["multi", "head"], "multiheaded": ["multi", "head"], "dotproduct": ["dot", "product"],
+             "scale": ["scaled"], "mhsa": ["multi", "head", "self", "attention"]}
+# Words that qualify a name without changing which module it is (``MultiHeadSelfAttention``, ``MyAttention``):
+# ``Cross``, ``Block``, ``Pooling``, ``Head`` alone ... are other modules and are not dropped.
+NAME_FILLERS = frozenset({"self", "causal", "my", "custom", "simple", "naive", "basic", "vanilla", "standard",
+                          "layer", "module", "impl", "manual", "scratch", "torch", "nn", "v"})
+
+
+def name_words(name: str, contract: str = "") -> list[str]:
+    """The lower-case words of a name (camel case, underscores, digits), each spelling of a contract word
+    written as that word, and a run of initials of ``contract``'s consecutive words (``MHA``, ``SDP``)
+    spelt out."""
+    cwords = [w.lower() for w in _WORD.findall(contract)]
+    out: list[str] = []
+    for word in (w.lower() for w in _WORD.findall(name)):
+        if word.isdigit():                      # a version (``MHA2``, ``Attention_v2``'s 2)
+            continue
+        if word in _SYNONYMS:
+            out.extend(_SYNONYMS[word])
+            continue
+        spelt = next((cwords[i:i + len(word)] for i in range(len(cwords) - len(word) + 1)
+                      if len(word) >= 2 and "".join(w[0] for w in cwords[i:i + len(word)]) == word), None)
+        out.extend(spelt or [word])
+    return out
+
+
+def abbreviates(name: str, contract: str) -> bool:
+    """``name`` is a shortening or a common alternative of the class name ``contract`` (``MHA``,
+    ``MultiHeadSelfAttention``, ``SDPA``, ``ScaledDotAttention``, ``DotProductAttention``): its words,
+    qualifiers aside (``NAME_FILLERS``), are the contract's own and include one only that contract has
+    (``contract_only``: ``multi`` for MultiHeadAttention, ``scaled``/``dot`` for ScaledDotProductAttention),
+    and either ``attention`` or two of its words. A single head (``AttentionHead``), ``CrossAttention`` or
+    ``Attention`` alone are not: they name other modules or both. Equal names are not abbreviations."""
+    if name == contract or not name or len(name) > 100:
+        return False
+    cwords = [w.lower() for w in _WORD.findall(contract)]
+    words = [w for w in name_words(name, contract) if w not in NAME_FILLERS]
+    own = set(cwords) - {"attention", "head", "product"}
+    return bool(words) and set(words) <= set(cwords) and bool(set(words) & own) and (
+        "attention" in words or len(set(words)) >= 2)
+
+
 def missing_name_hint(source: str | None, name: str, filename: str = "attention.py") -> Msg | None:
     """Why the tests found no ``name`` in the student's module, when its source shows it: a class
     or function of that name that does not run at import (under the main guard, or inside a
@@ -585,7 +698,8 @@ def missing_name_hint(source: str | None, name: str, filename: str = "attention.
                            f"grader cannot find it: define it at the top level of {filename}.",
                            f"{name} 定义在第 {node.lineno} 行，位于另一个函数或类的内部，评分器找不到它：请把它定义在 "
                            f"{filename} 的最外层。")
-        near = [(n, line) for n, line in top if _close(n, name)]
+        classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+        near = [(n, line) for n, line in top if _close(n, name) or (n in classes and abbreviates(n, name))]
         if len(near) == 1:
             other, line = near[0]
             case_en = " (Python names are case-sensitive)" if other.lower() == name.lower() else ""
@@ -626,6 +740,9 @@ def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
             return _own_module_hint(source, message, filename)
         if kind in ("RecursionError", "MemoryError"):
             return _too_deep_hint(source, message)
+        if lineno:
+            # a demo or self-test at the top level that raised (``print(model(x, x).shape)``)
+            return _script_hint(source, lineno)
     except (RecursionError, MemoryError, ValueError):  # a pathological source: no hint, never a failure
         return None
     return None
@@ -638,8 +755,17 @@ def hint_sep(text: Msg) -> Msg:
     return msg(f"{en} Hint: ", f"{zh}提示：")
 
 
+def then(text: Msg, note: Msg | None) -> Msg:
+    """``note`` as the next sentence after ``text`` (a full stop added where ``text`` has none)."""
+    if note is None:
+        return text
+    en = " " if text["en"].rstrip().endswith((".", "!", "?")) else ". "
+    zh = "" if text["zh"].rstrip().endswith(("。", "！", "？", ".")) else "。"
+    return cat(text, msg(en, zh), note)
+
+
 def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["closeness", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["abbreviates", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]

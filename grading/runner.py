@@ -35,9 +35,9 @@ from typing import Any, TypedDict
 from autograder import settings
 from grading.child import Budget, reap_children, run_suite
 from grading.decode import DecodeBusy
-from grading.i18n import SEMI, Msg, cat, msg
+from grading.i18n import SEMI, Msg, cat, is_msg, msg
 from grading.inputs import InputError, validate_audit, validate_code, validate_figure
-from grading.load_hints import parse_source
+from grading.load_hints import parse_source, then
 from grading.plugin import GradingPlugin
 from grading.suite import Suite
 from grading.suite_state import SuiteState, grader_version, suite_state
@@ -247,6 +247,13 @@ def _result_note(suite: Suite, source: str, outcomes: dict) -> Msg | None:
         return None
 
 
+def _load_note(suite: Suite, source: str) -> Msg | None:
+    try:
+        return suite.load_note(source)
+    except Exception:  # noqa: BLE001 - advice; its failure must not fail a grading
+        return None
+
+
 def _display_imports(suite: Suite, source: str | None) -> list[str]:
     """The display packages (``Suite.inert_packages``) the source imports, in order of first import:
     read from the source (trusted), not from the jail."""
@@ -354,6 +361,8 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
         child = {"load_error": not_run, "outcomes": {
             tid: {"outcome": "failed", "feedback": cat(msg("not run: ", "未运行："), not_run)}
             for tid in rubric.tests}}
+    if not_run is None and source is not None and is_msg(child.get("load_error")):
+        child["load_error"] = then(child["load_error"], _load_note(suite, source))
     log.extend(child.get("log") or [])
     if child.get("infra_error"):
         log.append("pytest output:\n" + child.get("pytest_output", ""))

@@ -67,6 +67,10 @@ class Suite:
     # comments or imports: the suite is then not run, every test fails with it, and it is the result's
     # one message (31 failures that each said a class was missing, and 3 points, told nothing more).
     nothing_defined: Callable[[str], Msg | None] = lambda source: None
+    # After the source failed to load (a demo at the top level that raised): what the source shows about
+    # the names the tests look up, e.g. that it defines none of them, told once after the load error (fixing
+    # the load error alone would be followed by every test failing on a missing name).
+    load_note: Callable[[str], Msg | None] = lambda source: None
     # Importable inside the jail as inert stand-ins (see DISPLAY_PACKAGES); a name also in
     # `packages` is the real package.
     inert_packages: tuple[str, ...] = DISPLAY_PACKAGES

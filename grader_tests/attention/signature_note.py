@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable, Mapping
 
 from grading.i18n import Msg, cat, is_msg, msg
-from grading.load_hints import closeness, is_main_guard
+from grading.load_hints import NAME_FILLERS, abbreviates, closeness, is_main_guard, name_words
 from grading.load_hints import parse_source as _parse
 
 CONTRACT = msg("ScaledDotProductAttention() (no arguments) and MultiHeadAttention(d_model, num_heads, "
@@ -268,8 +268,9 @@ def _defs(tree: ast.Module) -> list[tuple[str, int, Msg]]:
         elif isinstance(node, ast.Assign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
-                for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
-                    found.append((e.id, node.lineno, msg("variable", "变量")))
+                # (after a load error any statement may be here: ``x[0] = ...``, ``self.w = ...``)
+                found.extend((e.id, node.lineno, msg("variable", "变量"))
+                             for e in (t.elts if isinstance(t, ast.Tuple) else [t]) if isinstance(e, ast.Name))
     return found
 
 
@@ -289,26 +290,90 @@ def no_contract_class(source: str | None, importable: Iterable[str] = ()) -> Msg
         return None
     if any(_calls_at_import(n) for n in tree.body if not (isinstance(n, ast.If) and is_main_guard(n))):
         return None
+    head = msg("attention.py defines neither ScaledDotProductAttention nor MultiHeadAttention, so no test was run",
+               "attention.py 既没有定义 ScaledDotProductAttention，也没有定义 MultiHeadAttention，因此没有运行任何测试")
+    return _names_note(tree, head)
+
+
+def load_note(source: str | None) -> Msg | None:
+    """After a load error (a demo at the top level that raised, a GPU asked for), what the source shows
+    about the contract's names, when it defines neither class: the same account as ``no_contract_class``
+    (what it defines, the near names), so that fixing the load error is not followed by 31 "does not
+    define" failures. Read with ``ast``, never executed; None when the source may define them."""
+    tree = _parse(source) if source is not None else None
+    if tree is None or not tree.body:
+        return None
+    head = msg("Besides, attention.py defines neither ScaledDotProductAttention nor MultiHeadAttention",
+               "此外，attention.py 既没有定义 ScaledDotProductAttention，也没有定义 MultiHeadAttention")
+    return _names_note(tree, head)
+
+
+def _generic_stand_in(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> str | None:
+    """The contract class a class named only "attention" (``Attention``, ``SelfAttention``,
+    ``CausalSelfAttention``) stands in for, by its signatures: a forward taking q, k, v (three
+    required inputs) is the single-head module; a constructor taking two sizes and a forward taking one or two
+    inputs is the multi-head one. None when the name says more, or the signatures say neither."""
+    if [w for w in name_words(cls.name) if w not in NAME_FILLERS] != ["attention"]:
+        return None
+    fwd, init = _forward_params(cls), _init_params(cls, classes)
+    if fwd is None:
+        return None
+    if len(fwd[1]) >= 3:
+        return "ScaledDotProductAttention"
+    if init is not None and len(init[0]) >= 2 and 1 <= len(fwd[1]) <= 2:
+        return "MultiHeadAttention"
+    return None
+
+
+def _signature(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> str:
+    """The class's ``__init__`` and ``forward`` parameters as written, separated by NUL."""
+    init, fwd = _init_params(cls, classes), _forward_params(cls)
+    shown = [f"__init__({', '.join(init[0])})"] if init is not None else []
+    return "\0".join([*shown, f"forward({', '.join(fwd[0]) if fwd else ''})"])   # joined per language
+
+
+def _names_note(tree: ast.Module, head: Msg) -> Msg | None:
+    """``head`` and what the module defines, when nothing in it can name or bind a contract class: no
+    statement, name or string names ScaledDotProductAttention or MultiHeadAttention, and nothing binds
+    names another way (globals(), setattr, exec, sys.modules, a star import, a module ``__getattr__`` ...).
+    A class or function whose name is a typo or a shortening of a contract name (``MultiheadAttention``,
+    ``ScaledDotProductAttn``), a class whose name abbreviates it (``MHA``, ``SDPA``, ``ScaledDotAttention``,
+    ``MultiHeadSelfAttention``: ``load_hints.abbreviates``), or a class named only "attention" whose
+    signatures are the contract's (``_generic_stand_in``, shown) is named as its likely stand-in."""
     mentioned = _mentions(tree)
-    if mentioned & _DYNAMIC or any(c in text for text in mentioned for c in FORWARD_CONTRACT):
+    if mentioned & _DYNAMIC or "*" in mentioned or any(c in text for text in mentioned for c in FORWARD_CONTRACT):
         return None
     defs = _defs(tree)
     if not defs:
         return None
+    classes = _classes(tree)
+    nodes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     near: list[tuple[str, int, Msg, str]] = []
     for contract in FORWARD_CONTRACT:
-        scored = [(closeness(n, contract), n, line, kind) for n, line, kind in defs if kind["en"] != "variable"]
-        best = max(scored, default=(0.0, "", 0, msg("", "")), key=lambda t: t[0])
-        if best[0] and all(best[1] != n for n, *_ in near):
-            near.append((best[1], best[2], best[3], contract))
-    head = msg("attention.py defines neither ScaledDotProductAttention nor MultiHeadAttention, so no test was run",
-               "attention.py 既没有定义 ScaledDotProductAttention，也没有定义 MultiHeadAttention，因此没有运行任何测试")
+        scored = []
+        for n, line, kind in defs:
+            if kind["en"] == "variable" or any(n == m for m, *_ in near):
+                continue
+            score, sig = closeness(n, contract), ""
+            if not score and n in nodes and abbreviates(n, contract):
+                score = 0.5
+            elif not score and n in nodes and _generic_stand_in(nodes[n], classes) == contract:
+                # named for its signatures, which the message shows: what was seen, not a guess
+                score, sig = 0.4, _signature(nodes[n], classes)
+            if score:
+                scored.append((score, n, line, kind, sig))
+        best = max((t[0] for t in scored), default=0.0)
+        top = [t for t in scored if t[0] == best]
+        if len(top) == 1:       # two equally likely stand-ins: neither is named (a guess)
+            near.append((top[0][1], top[0][2], top[0][3], contract, top[0][4]))
     if near:
-        case = any(n.lower() == c.lower() for n, _, _, c in near)
+        case = any(n.lower() == c.lower() for n, _, _, c, _ in near)
         case_en, case_zh = (" (Python names are case-sensitive)", "（Python 的名字区分大小写）") if case else ("", "")
-        en = ", and ".join(f"{n} ({kind['en']}, line {line}) where the class {c} is expected" for n, line, kind, c in near)
-        zh = "，以及".join(f"{kind['zh']} {n}（第 {line} 行），而应为类 {c}" for n, line, kind, c in near)
-        func = any(kind["en"] == "function" for _, _, kind, _ in near)
+        en = ", and ".join(f"{n} ({kind['en']}, line {line}{', with the signatures ' + sig.replace(chr(0), ' and ') if sig else ''}) where the "
+                           f"class {c} is expected" for n, line, kind, c, sig in near)
+        zh = "，以及".join(f"{kind['zh']} {n}（第 {line} 行{'，签名为 ' + sig.replace(chr(0), ' 和 ') if sig else ''}），而应为类 {c}"
+                          for n, line, kind, c, sig in near)
+        func = any(kind["en"] == "function" for _, _, kind, _, _ in near)
         return cat(head, msg(f". It defines {en}: the tests look up these exact names{case_en}. Rename "
                              f"{'it' if len(near) == 1 else 'them'}" + (", and write a class (nn.Module), not a function"
                                                                        if func else "") + ".",

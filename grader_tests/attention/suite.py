@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from grader_tests.attention import cases
 from grader_tests.attention.drivers import AttentionStudent
-from grader_tests.attention.signature_note import no_contract_class, nothing_defined, result_note
+from grader_tests.attention.signature_note import load_note, no_contract_class, nothing_defined, result_note
 from grader_tests.attention.static import (
     COUNT_RUNTIME,
     FORBID_RUNTIME,
@@ -38,5 +38,6 @@ SUITE = Suite(
     result_note=result_note,
     nothing_defined=lambda source: (nothing_defined(source, PACKAGES + DISPLAY_PACKAGES)
                                     or no_contract_class(source, PACKAGES + DISPLAY_PACKAGES)),
+    load_note=load_note,
     outcome_review=outcome_review,
 )

@@ -1,0 +1,168 @@
+"""Red-team round 18 on hints for faulty code: class names that abbreviate the contract's (``MHA``,
+``SDPA``, ``ScaledDotAttention``, ``MultiHeadSelfAttention``, ``Attention`` by its signatures) are named as
+the missing class, and unrelated helpers are not; a file whose top-level demo raised is told so once, with the
+line, and what it defines instead of the contract classes; then new faulty files of common student mistakes,
+each graded, its hints read and pinned (``tests/fixtures/submissions/faulty/`` and ``faulty/unloadable/``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader_tests.attention.signature_note import load_note, no_contract_class
+from grading.i18n import is_msg
+from grading.load_hints import abbreviates, load_hint, missing_name_hint
+from grading.runner import GradeInput, grade
+from tests.grading.helpers import SUBMISSIONS, english_in_zh
+
+BASE = (SUBMISSIONS / "correct" / "einsum.py").read_text(encoding="utf-8")
+MHA, SDPA = "MultiHeadAttention", "ScaledDotProductAttention"
+
+
+def _ok(note) -> dict:
+    """Bilingual, no "; " (the result page cuts there), and Chinese apart from code and the error Python
+    raised (a load error's first sentence quotes it as Python wrote it)."""
+    assert is_msg(note) and note["en"] and note["zh"] and "; " not in note["en"], note
+    zh = note["zh"].split("。", 1)[1] if "行出现" in note["zh"].split("。", 1)[0] else note["zh"]
+    assert english_in_zh(zh, frozenset({"forward", "__init__", "class"})) == [], note["zh"]
+    return note
+
+
+def _renamed(source: str, old: str, new: str) -> str:
+    return source.replace(f"class {old}", f"class {new}").replace(f"{old}()", f"{new}()")
+
+
+def _grade(executor, code: str) -> dict:
+    return grade(GradeInput(code=code.encode()), "attention", executor)
+
+
+# ----------------------------------------------------------------------------- 1. abbreviated class names
+STAND_INS = [("MHA", MHA), ("MHSA", MHA), ("MultiHeadSelfAttention", MHA), ("MultiHeadAttn", MHA),
+             ("MultiHeadAttentionLayer", MHA), ("MyMHA", MHA), ("MHA2", MHA),
+             ("SDPA", SDPA), ("ScaledDotAttention", SDPA), ("DotProductAttention", SDPA), ("SDPAttention", SDPA),
+             ("ScaledDotProductAttn", SDPA), ("ScaledAttention", SDPA)]
+# Helpers students write beside the contract classes, and other modules: never said to be one of them.
+NOT_STAND_INS = ["AttentionHead", "Head", "CrossAttention", "MultiQueryAttention", "PositionalEncoding",
+                 "FeedForward", "TransformerBlock", "LayerNorm", "Attention",
+                 "SelfAttention", "Scaled", "AttentionPooling", "HeadSplitter"]
+
+
+@pytest.mark.parametrize("name, contract", STAND_INS, ids=[n for n, _ in STAND_INS])
+def test_an_abbreviated_or_alternative_class_name_is_named_where_the_contract_class_is_missing(name, contract):
+    source = _renamed(BASE, contract, name)
+    assert f"class {contract}(" not in source
+    hint = _ok(missing_name_hint(source, contract))
+    assert hint["en"].startswith(f"attention.py defines {name} (line "), hint
+    assert f"not {contract}: the tests look for the exact name {contract}" in hint["en"], hint
+    assert f"定义的是 {name}（第 " in hint["zh"], hint
+
+
+@pytest.mark.parametrize("name", NOT_STAND_INS)
+def test_an_unrelated_helper_class_is_never_named_as_either_contract_class(name):
+    assert not abbreviates(name, MHA) and not abbreviates(name, SDPA)
+    helper = f"import torch\n\n\nclass {name}(torch.nn.Module):\n    def forward(self, x):\n        return x\n"
+    assert missing_name_hint(BASE.split("class MultiHeadAttention", 1)[0] + "\n\n" + helper, MHA) is None
+    note = _ok(no_contract_class(helper, ("torch",)))
+    assert "where the class" not in note["en"] and f"It defines only class {name}." in note["en"], note
+
+
+def test_a_file_of_abbreviated_classes_only_is_told_which_class_stands_for_which():
+    """(The suite's one message, not run: the same path as ScaledDotProductAttn / MultiheadAttention, graded
+    end to end in test_load_hints.)"""
+    from grader_tests.attention.suite import SUITE
+
+    m = _ok(SUITE.nothing_defined(_renamed(_renamed(BASE, SDPA, "SDPA"), MHA, "MHA")))
+    expected = {"en": "It defines SDPA (class, line 6) where the class ScaledDotProductAttention is expected, and MHA "
+                      "(class, line 17) where the class MultiHeadAttention is expected: the tests look up these exact "
+                      "names. Rename them.",
+                "zh": "文件定义的是类 SDPA（第 6 行），而应为类 ScaledDotProductAttention，以及类 MHA（第 17 行），而应为类 "
+                      "MultiHeadAttention：测试按确切的名字查找。请改名。"}
+    assert all(m[lang].endswith(expected[lang]) for lang in expected), m
+
+
+GENERIC_MHA = ("import torch\n\n\nclass {name}(torch.nn.Module):\n    def __init__(self, d_model, num_heads):\n"
+               "        super().__init__()\n        self.qkv = torch.nn.Linear(d_model, 3 * d_model)\n\n"
+               "    def forward(self, x, mask=None):\n        return x\n")
+GENERIC_SDPA = ("import torch\n\n\nclass {name}(torch.nn.Module):\n    def forward(self, q, k, v, mask=None):\n"
+                "        return v\n")
+
+
+@pytest.mark.parametrize("name", ["Attention", "SelfAttention", "CausalSelfAttention", "MyAttention"])
+def test_a_class_named_only_attention_is_named_by_the_contract_its_signatures_match(name):
+    mha = _ok(no_contract_class(GENERIC_MHA.format(name=name), ("torch",)))
+    assert (f"It defines {name} (class, line 4, with the signatures __init__(d_model, num_heads) and forward(x, "
+            "mask)) where the class MultiHeadAttention is expected") in mha["en"], mha
+    assert f"类 {name}（第 4 行，签名为 __init__(d_model, num_heads) 和 forward(x, mask)），而应为类 MultiHeadAttention" \
+        in mha["zh"], mha
+    sdpa = _ok(no_contract_class(GENERIC_SDPA.format(name=name), ("torch",)))
+    assert f"{name} (class, line 4, with the signatures forward(q, k, v, mask)) where the class " \
+           "ScaledDotProductAttention is expected" in sdpa["en"], sdpa
+    # signatures of neither (no constructor sizes, one input): what it defines, no stand-in
+    neither = _ok(no_contract_class(GENERIC_SDPA.format(name=name).replace("q, k, v, mask=None", "x"), ("torch",)))
+    assert "where the class" not in neither["en"] and f"It defines only class {name}." in neither["en"]
+
+
+def test_two_equally_likely_stand_ins_for_one_contract_class_are_not_guessed_between():
+    source = "import torch\n\n\nclass MHA(torch.nn.Module):\n    pass\n\n\nclass MHSA(torch.nn.Module):\n    pass\n"
+    note = _ok(no_contract_class(source, ("torch",)))
+    assert "where the class" not in note["en"] and "class MHA, class MHSA" in note["en"], note
+
+
+# ----------------------------------------------------------------------------- 2. a demo at import that raised
+DEMO = ("import torch\nfrom torch import nn\n\n\nclass Attention(nn.Module):\n    def __init__(self, d_model, num_heads):\n"
+        "        super().__init__()\n        self.qkv = nn.Linear(d_model, 3 * d_model)\n        self.h = num_heads\n\n"
+        "    def forward(self, x):\n        q, k, v = self.qkv(x).chunk(3, dim=-1)\n"
+        "        w = torch.softmax(q @ k.transpose(-2, -1) / (q.shape[-1] // self.h) ** 0.5, dim=-1)\n"
+        "        return w @ v\n\n\n# quick demo\nx = torch.randn(2, 5, 16)\nprint(Attention(16, 4)(x, x).shape)\n")
+DEMO_LINE = 19
+
+
+def test_a_top_level_demo_that_raised_is_told_to_move_under_the_main_guard():
+    hint = _ok(load_hint(DEMO, "TypeError", DEMO_LINE, "Attention.forward() takes 2 positional arguments but 3 were given"))
+    assert hint["en"].startswith(f"line {DEMO_LINE} runs when the grader imports your file: put script code"), hint
+    assert f"第 {DEMO_LINE} 行在评分器导入你的文件时就会运行" in hint["zh"], hint
+
+
+def test_a_top_level_name_only_a_method_parameter_shares_is_script_code():
+    """``x = torch.randn(...)`` at the top level and ``forward(self, x)``: the method reads its own x."""
+    source = DEMO.replace("print(Attention(16, 4)(x, x).shape)", "y = Attention(16, 4)(x, x)")
+    assert "line 19 runs when the grader imports your file" in _ok(load_hint(source, "TypeError", 19, "takes 2"))["en"]
+    uses = source.replace("        return w @ v\n", "        return w @ v + y\n")        # forward reads the global y
+    assert load_hint(uses, "TypeError", 19, "takes 2") is None
+
+
+def test_a_failing_top_level_line_the_classes_read_or_a_line_inside_a_method_gets_no_main_guard_advice():
+    # D_K is the module's own definition: moving it under the main guard would break the class
+    defining = "import torch\n\nD_K = 16 // H\n\n\nclass A(torch.nn.Module):\n    scale = D_K ** -0.5\n"
+    assert load_hint(defining, "NameError", 3, "name 'H' is not defined") is None
+    # a `raise` at the top level is meant (a version check), not a demo
+    assert load_hint("import torch\n\nraise RuntimeError('needs torch 2')\n", "RuntimeError", 3, "needs torch 2") is None
+    in_method = DEMO.splitlines().index("        q, k, v = self.qkv(x).chunk(3, dim=-1)") + 1
+    assert load_hint(DEMO, "ValueError", in_method, "not enough values to unpack") is None
+    guarded = DEMO.replace("# quick demo\n", 'if __name__ == "__main__":\n').replace("\nx = torch", "\n    x = torch") \
+        .replace("\nprint(", "\n    print(")
+    assert load_hint(guarded, "TypeError", DEMO_LINE, "takes 2 positional arguments") is None
+
+
+def test_the_contract_note_after_a_load_error_is_given_only_when_the_source_defines_neither_class():
+    note = _ok(load_note(DEMO))
+    assert note["en"].startswith("Besides, attention.py defines neither ScaledDotProductAttention nor "
+                                 "MultiHeadAttention. It defines Attention (class, line 5"), note
+    assert note["zh"].startswith("此外，attention.py 既没有定义 ScaledDotProductAttention，也没有定义 MultiHeadAttention"), note
+    assert load_note(BASE + "\nprint(1 / 0)\n") is None                           # the classes are there
+    assert load_note(DEMO + "from helpers import *\n") is None                    # a star import may bind them
+    assert load_note(DEMO + "globals()['MultiHead' + 'Attention'] = Attention\n") is None
+
+
+def test_a_file_whose_demo_raised_at_import_says_once_the_line_the_fix_and_that_no_contract_class_is_defined(executor):
+    result = _grade(executor, DEMO)
+    assert result["status"] == "graded" and result["total"] == 0
+    m = _ok(result["load_error"])
+    assert m["en"].startswith(f"TypeError at line {DEMO_LINE}: Attention.forward() takes 2 positional arguments"), m
+    assert f"Hint: line {DEMO_LINE} runs when the grader imports your file" in m["en"], m
+    assert "It defines Attention (class, line 5, with the signatures __init__(d_model, num_heads) and forward(x)) " \
+           "where the class MultiHeadAttention is expected" in m["en"], m
+    assert f"第 {DEMO_LINE} 行出现 TypeError" in m["zh"] and "提示：第 19 行在评分器导入你的文件时就会运行" in m["zh"], m
+    assert "此外，attention.py 既没有定义" in m["zh"], m
+    # said once: each test says only that the file did not load
+    assert {t["feedback"]["en"] for t in result["tests"]} == {"not run: attention.py did not load"}
+    assert result["message"]["en"].count("defines neither") == 1
