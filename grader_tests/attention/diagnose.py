@@ -214,11 +214,32 @@ def _err(a: Tensor, b: Tensor) -> float:
     return float(torch.nan_to_num(d, nan=float("inf"), posinf=float("inf")).max()) if d.numel() else 0.0
 
 
-def bfloat16_precision(t: Tensor) -> bool:
-    """All values are exactly bfloat16 numbers (7 mantissa bits) although the tensor is wider."""
+# Significant bits up to which values are "simple" (0, 1, 1/2, 1/4, 3/8, 1/Nk for a power-of-two Nk): such
+# numbers are exact in every format, so they show no precision loss. Uniform weights 1/4 (a mask multiplied
+# into the scores, which makes them all 0) were named "runs in bfloat16" in round 18. Eight values computed in
+# bfloat16 all fall on 4 bits or fewer with a probability of about 2**-32.
+SIMPLE_BITS = 4
+
+
+def _exact_in_bits(t: Tensor, bits: int) -> bool:
+    """Every value has at most ``bits`` significant binary digits."""
+    mantissa, _ = torch.frexp(t.double())
+    scaled = mantissa * 2.0 ** bits
+    return bool((scaled == scaled.round()).all())
+
+
+def _rounded_to(t: Tensor, dtype: torch.dtype) -> bool:
+    """All of a wider tensor's values are exactly ``dtype`` numbers and not all of them simple (integers
+    or at most SIMPLE_BITS significant bits): evidence of a computation in ``dtype``, not a coincidence."""
     if t.dtype in (torch.float16, torch.bfloat16) or t.numel() < 8 or not bool(torch.isfinite(t).all()):
         return False
-    return bool((t.to(torch.bfloat16).to(t.dtype) == t).all()) and bool((t != t.round()).any())
+    return (bool((t.to(dtype).to(t.dtype) == t).all()) and bool((t != t.round()).any())
+            and not _exact_in_bits(t, SIMPLE_BITS))
+
+
+def bfloat16_precision(t: Tensor) -> bool:
+    """All values are exactly bfloat16 numbers (7 mantissa bits) although the tensor is wider."""
+    return _rounded_to(t, torch.bfloat16)
 
 
 def _half_fault(t: Tensor) -> Msg | None:
@@ -230,9 +251,7 @@ def _half_fault(t: Tensor) -> Msg | None:
 def half_precision(t: Tensor) -> bool:
     """All values are exactly representable in float16 although the tensor is wider: a sure sign
     that it went through half precision (random float32 values almost never are)."""
-    if t.dtype in (torch.float16, torch.bfloat16) or t.numel() < 8 or not bool(torch.isfinite(t).all()):
-        return False
-    return bool((t.to(torch.float16).to(t.dtype) == t).all()) and bool((t != t.round()).any())
+    return _rounded_to(t, torch.float16)
 
 
 class SdpaCaller(Protocol):

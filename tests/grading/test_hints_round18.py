@@ -166,3 +166,23 @@ def test_a_file_whose_demo_raised_at_import_says_once_the_line_the_fix_and_that_
     # said once: each test says only that the file did not load
     assert {t["feedback"]["en"] for t in result["tests"]} == {"not run: attention.py did not load"}
     assert result["message"]["en"].count("defines neither") == 1
+
+
+# ----------------------------------------------------------------------------- 3. precision named by coincidence
+def test_simple_values_exact_in_every_format_are_never_named_as_half_or_bfloat16_precision():
+    """A mask multiplied into the scores makes them all 0 without a mask: uniform weights 1/4, exact in
+    bfloat16, were named "the computation runs in bfloat16" (mask_multiplied.py). Values of at most
+    SIMPLE_BITS significant bits are no evidence; values rounded to the format's full precision still are."""
+    import torch
+
+    from grader_tests.attention import cases as C
+    from grader_tests.attention import diagnose
+
+    q, k, v = C.qkv(**{**C.PARITY, "Nk": 8})
+    for simple in (torch.full((2, 4, 7, 8), 1 / 8), torch.full((2, 4, 7, 8), 0.375), torch.eye(8)[:7].expand(2, 4, 7, 8) / 2):
+        assert not diagnose.bfloat16_precision(simple) and not diagnose.half_precision(simple)
+        assert diagnose.sdpa_weights(simple.contiguous(), q, k, v) not in (diagnose.FAULTS["bfloat16"],
+                                                                           diagnose.FAULTS["float16"])
+    w = C.ref_weights(q, k).float()
+    assert diagnose.sdpa_weights(w.bfloat16().float(), q, k, v) == diagnose.FAULTS["bfloat16"]
+    assert diagnose.sdpa_weights(w.half().float(), q, k, v) == diagnose.FAULTS["float16"]
