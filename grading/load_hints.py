@@ -223,6 +223,51 @@ def _py2_print_hint(source: str, lineno: int, message: str) -> Msg | None:
                "要把打印的内容放在括号里：print(...)。")
 
 
+_NEVER_CLOSED = re.compile(r"^'([(\[{])' was never closed")
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+
+
+def _bracket_counts(line: str, opening: str) -> tuple[int, int]:
+    """How many ``opening`` brackets and their closing ones ``line`` holds outside strings and its comment."""
+    opened = closed = 0
+    quote = ""
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            break
+        elif ch == opening:
+            opened += 1
+        elif ch == _CLOSING[opening]:
+            closed += 1
+        i += 1
+    return opened, closed
+
+
+def _unclosed_hint(source: str, lineno: int, message: str) -> Msg | None:
+    """Python's "'(' was never closed" (English only): the line it names, with its brackets counted."""
+    m = _NEVER_CLOSED.match(message)
+    line = _line(source, lineno)
+    if m is None or line is None or len(line) > MAX_HINT_LINE:
+        return None
+    opening = m.group(1)
+    closing = _CLOSING[opening]
+    opened, closed = _bracket_counts(line, opening)
+    if opened <= closed:
+        return None
+    return msg(f"line {lineno} opens {opened} '{opening}' and closes {closed} '{closing}': add the missing "
+               f"'{closing}' where the expression ends.",
+               f"第 {lineno} 行有 {opened} 个“{opening}”，却只有 {closed} 个“{closing}”：请在表达式结束处补上缺少的"
+               f"“{closing}”。")
+
+
 def _char_hint(source: str, lineno: int, kind: str, message: str) -> Msg | None:
     line = _line(source, lineno)
     if line is None:
@@ -279,8 +324,8 @@ def _tab_hint(source: str, lineno: int, line: str) -> Msg | None:
                "indentation to spaces (VS Code: Convert Indentation to Spaces, PyCharm: Edit → Convert Indents "
                "→ To Spaces).",
                f"第 {lineno} 行用{'制表符（Tab）' if chr(9) in indent else '空格'}缩进，而附近的行用的是另一种"
-               f"（文件中有 {tabs} 行用 Tab 缩进）：请让编辑器把缩进统一转换成空格（VS Code：Convert Indentation "
-               "to Spaces；PyCharm：Edit → Convert Indents → To Spaces）。")
+               f"（文件中有 {tabs} 行用 Tab 缩进）：请让编辑器把缩进统一转换成空格（VS Code：`Convert Indentation "
+               "to Spaces`；PyCharm：`Edit → Convert Indents → To Spaces`，菜单名照英文界面写出）。")
 
 
 def _spaces(line: str) -> int | None:
@@ -453,11 +498,71 @@ def _class_level(node: ast.AST) -> Iterable[ast.AST]:
 
 def _script_hint(source: str, lineno: int) -> Msg | None:
     """Any error raised by a top-level statement that is script code (``_script_statement``): the line
-    runs at import, and the main guard is where script code belongs. None for any other line."""
+    runs at import, and the main guard is where script code belongs. An error inside a function's body
+    (the line the sandbox reports is the deepest of the file) ran at import only because something at the
+    top level called it: the script statements that call code are named (``_called_at_import_hint``).
+    None for any other line."""
     tree = parse_source(source)
-    if tree is None or not _script_statement(tree, lineno):
+    if tree is None:
         return None
-    return _toplevel_hint(source, lineno)
+    if _script_statement(tree, lineno):
+        return _toplevel_hint(source, lineno)
+    return _called_at_import_hint(tree, lineno)
+
+
+def _import_callers(tree: ast.Module) -> list[int] | None:
+    """The lines of the top-level script statements that call something at import, when they are the only
+    code calling anything then; None when other code calls at import too (a decorator, a default value, a
+    class body, an ``if`` test, a statement whose names the classes read): that code may be what ran the
+    function, and naming the script lines would be a guess."""
+    lines: list[int] = []
+
+    def visit(body: Iterable[ast.stmt]) -> bool:
+        for node in body:
+            if is_main_guard(node):
+                if not visit(node.orelse):
+                    return False
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            elif isinstance(node, ast.ClassDef):
+                if any(_has_call(n) for n in [*node.decorator_list, *node.bases, *node.keywords]) or any(
+                        isinstance(n, ast.Call) for n in _class_level(node)):
+                    return False
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                now = [*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d)]
+                if any(_has_call(n) for n in now):
+                    return False
+            elif isinstance(node, ast.If | ast.Try | ast.TryStar):
+                if isinstance(node, ast.If) and _has_call(node.test):
+                    return False
+                handlers = [h.body for h in getattr(node, "handlers", [])]
+                if not all(visit(b) for b in [node.body, node.orelse, getattr(node, "finalbody", []), *handlers]):
+                    return False
+            elif _has_call(node):
+                if not (isinstance(node, _SIMPLE) and _script_statement(tree, node.lineno)):
+                    return False
+                lines.append(node.lineno)
+        return True
+
+    return sorted(lines) if visit(tree.body) else None
+
+
+def _called_at_import_hint(tree: ast.Module, lineno: int) -> Msg | None:
+    """``lineno`` lies in the body of a function or method, and top-level script statements (binding nothing
+    the classes read) call code at import: those lines, up to three, which the main guard can hold."""
+    if not any(node.lineno <= lineno <= (node.end_lineno or node.lineno) and _inside_scope(node, lineno)
+               for node in tree.body if not is_main_guard(node)):
+        return None
+    calls = _import_callers(tree)
+    if not calls:
+        return None
+    where = _lines_text(calls[:3])
+    more_en, more_zh = (" and more", " 等") if len(calls) > 3 else ("", "")
+    return msg(f"line {lineno} is inside a function, which ran while the grader imported your file because "
+               f"top-level code called it: {where['en']}{more_en} (script code) run at import. {_WHERE['en'][:1].upper()}"
+               f"{_WHERE['en'][1:]}.",
+               f"第 {lineno} 行在函数内部，它在评分器导入你的文件时就运行了，因为顶层代码调用了它：{where['zh']}{more_zh}"
+               f"（脚本代码）会在导入时运行。{_WHERE['zh']}。")
 
 
 # What PyTorch says when code asks for a GPU the host does not have.
@@ -727,6 +832,7 @@ def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
         if kind in SYNTAX_KINDS and lineno:
             return (_notebook_hint(source, lineno) or _py312_hint(source, lineno, message)
                     or _char_hint(source, lineno, kind, message) or _py2_print_hint(source, lineno, message)
+                    or _unclosed_hint(source, lineno, message)
                     or (_indent_hint(source, lineno, message) if kind == "IndentationError" else None))
         if _NO_GPU.search(message):
             return _gpu_hint(source, lineno)

@@ -18,12 +18,13 @@ BASE = (SUBMISSIONS / "correct" / "einsum.py").read_text(encoding="utf-8")
 MHA, SDPA = "MultiHeadAttention", "ScaledDotProductAttention"
 
 
-def _ok(note) -> dict:
-    """Bilingual, no "; " (the result page cuts there), and Chinese apart from code and the error Python
-    raised (a load error's first sentence quotes it as Python wrote it)."""
-    assert is_msg(note) and note["en"] and note["zh"] and "; " not in note["en"], note
+def _ok(note, *, semicolon: bool = False) -> dict:
+    """Bilingual, no "; " (a load hint: old result pages cut there; ``semicolon``: an upload's refusal, whole
+    on every page), and Chinese apart from code and the error Python raised (a load error's first sentence
+    quotes it as Python wrote it)."""
+    assert is_msg(note) and note["en"] and note["zh"] and (semicolon or "; " not in note["en"]), note
     zh = note["zh"].split("。", 1)[1] if "行出现" in note["zh"].split("。", 1)[0] else note["zh"]
-    assert english_in_zh(zh, frozenset({"forward", "__init__", "class"})) == [], note["zh"]
+    assert english_in_zh(zh, frozenset({"forward", "__init__", "class", "coding", "gbk"})) == [], note["zh"]
     return note
 
 
@@ -136,8 +137,10 @@ def test_a_failing_top_level_line_the_classes_read_or_a_line_inside_a_method_get
     assert load_hint(defining, "NameError", 3, "name 'H' is not defined") is None
     # a `raise` at the top level is meant (a version check), not a demo
     assert load_hint("import torch\n\nraise RuntimeError('needs torch 2')\n", "RuntimeError", 3, "needs torch 2") is None
+    # a line inside a method: not itself script code (the demo that called it is named instead, section 4)
     in_method = DEMO.splitlines().index("        q, k, v = self.qkv(x).chunk(3, dim=-1)") + 1
-    assert load_hint(DEMO, "ValueError", in_method, "not enough values to unpack") is None
+    inside = _ok(load_hint(DEMO, "ValueError", in_method, "not enough values to unpack"))
+    assert f"line {in_method} runs when" not in inside["en"] and f"line {in_method} is inside a function" in inside["en"]
     guarded = DEMO.replace("# quick demo\n", 'if __name__ == "__main__":\n').replace("\nx = torch", "\n    x = torch") \
         .replace("\nprint(", "\n    print(")
     assert load_hint(guarded, "TypeError", DEMO_LINE, "takes 2 positional arguments") is None
@@ -186,3 +189,77 @@ def test_simple_values_exact_in_every_format_are_never_named_as_half_or_bfloat16
     w = C.ref_weights(q, k).float()
     assert diagnose.sdpa_weights(w.bfloat16().float(), q, k, v) == diagnose.FAULTS["bfloat16"]
     assert diagnose.sdpa_weights(w.half().float(), q, k, v) == diagnose.FAULTS["float16"]
+
+
+# ----------------------------------------------------------------------------- 4. files that do not load
+UNLOADABLE = SUBMISSIONS / "faulty" / "unloadable"
+# file -> what its load error must say, in English and in Chinese (the error, its line, the checked hint)
+LOAD_ERRORS = {
+    "syntax_error_last_line": (
+        ["SyntaxError at line 60: '(' was never closed", "Hint: line 60 opens 3 '(' and closes 2 ')': add the missing ')'"],
+        ["第 60 行出现 SyntaxError", "第 60 行有 3 个“(”，却只有 2 个“)”：请在表达式结束处补上缺少的“)”"]),
+    "indentation_error": (
+        ["IndentationError at line 19", "line 19 is indented by 6 spaces and line 18 before it by 12"],
+        ["第 19 行出现 IndentationError", "第 19 行缩进了 6 个空格"]),
+    "tabs_spaces_mixed": (
+        ["TabError at line 20", "line 20 is indented with tabs where the lines around it use the other"],
+        ["第 20 行出现 TabError", "第 20 行用制表符（Tab）缩进"]),
+    "gbk_chinese_comments": (
+        ["not valid UTF-8 (first bad byte at line 9, column 3)", "GBK/GB18030"],
+        ["第 9 行第 3 列", "GBK/GB18030 编码"]),
+    "demo_at_import_alt_names": (
+        ["RuntimeError at line 45: mat1 and mat2 shapes cannot be multiplied",
+         "Hint: line 45 is inside a function, which ran while the grader imported your file because top-level code "
+         "called it: lines 58, 59, 60 (script code) run at import. Put script code",
+         "It defines SDPA (class, line 9) where the class ScaledDotProductAttention is expected, and MHA (class, "
+         "line 24) where the class MultiHeadAttention is expected"],
+        ["第 45 行出现 RuntimeError", "第 45 行在函数内部，它在评分器导入你的文件时就运行了，因为顶层代码调用了它：第 58、59、60 行",
+         "文件定义的是类 SDPA（第 9 行），而应为类 ScaledDotProductAttention，以及类 MHA（第 24 行）"]),
+}
+
+
+def test_every_unloadable_corpus_file_has_its_expected_load_error():
+    assert {p.stem for p in UNLOADABLE.glob("*.py")} == set(LOAD_ERRORS)
+
+
+@pytest.mark.parametrize("name", sorted(LOAD_ERRORS))
+def test_a_file_that_does_not_load_is_graded_zero_with_its_line_and_checked_hint_in_both_languages(executor, name):
+    result = grade(GradeInput(code=(UNLOADABLE / f"{name}.py").read_bytes()), "attention", executor)
+    assert result["status"] == "graded" and result["total"] == 0, result["message"]
+    shown = _ok(result["load_error"], semicolon=name == "gbk_chinese_comments")
+    en, zh = LOAD_ERRORS[name]
+    assert all(s in shown["en"] for s in en), shown["en"]
+    assert all(s in shown["zh"] for s in zh), shown["zh"]
+    assert all(t["outcome"] == "failed" and t["feedback"]["en"].startswith("not run") for t in result["tests"])
+
+
+def test_a_gbk_file_with_a_coding_cookie_loads_and_is_graded(executor):
+    code = b"# -*- coding: gbk -*-\n" + (UNLOADABLE / "gbk_chinese_comments.py").read_bytes()
+    result = grade(GradeInput(code=code), "attention", executor)
+    assert sum(result["categories"][c]["score"] for c in ("formula_shape", "implementation", "mask_parity")) == 85
+
+
+def test_an_unclosed_bracket_is_counted_only_on_the_line_python_names_and_outside_strings_and_comments():
+    assert "opens 1 '(' and closes 0 ')'" in _ok(load_hint('x = f("(", 1  # )\n', "SyntaxError", 1,
+                                                           "'(' was never closed"))["en"]
+    assert "opens 2 '[' and closes 1 ']'" in _ok(load_hint("x = [[1]\n", "SyntaxError", 1, "'[' was never closed"))["en"]
+    # the brackets of the line balance: Python's line is not where the bracket is, say nothing
+    assert load_hint("x = f(1)\ny = (\n", "SyntaxError", 1, "'(' was never closed") is None
+
+
+DEMO_IN_METHOD = UNLOADABLE / "demo_at_import_alt_names.py"
+
+
+def test_an_error_inside_a_function_names_the_top_level_script_lines_only_when_nothing_else_calls_at_import():
+    source = DEMO_IN_METHOD.read_text(encoding="utf-8")
+    hint = _ok(load_hint(source, "RuntimeError", 45, "mat1 and mat2 shapes cannot be multiplied"))
+    assert "top-level code called it: lines 58, 59, 60 (script code)" in hint["en"], hint
+    # other code that calls at import could be what ran the function: no lines named
+    for other in ("D_MODEL = int('16')\n\n\nclass Config:\n    d = D_MODEL\n",     # a name the classes read
+                  "class Cached:\n    table = torch.ones(3)\n",                   # a class body calling torch
+                  "if torch.cuda.is_available():\n    pass\n"):                  # a test that calls
+        assert load_hint(source.replace("x = torch.randn", other + "x = torch.randn"), "RuntimeError", 45, "m") is None
+    # the same error with the demo under the main guard: not at import, nothing to name
+    guarded = source.replace("x = torch.randn(2, 5, 16)\nattn = MHA(16, 4)\nprint(",
+                             "if __name__ == '__main__':\n    x = torch.randn(2, 5, 16)\n    attn = MHA(16, 4)\n    print(")
+    assert guarded != source and load_hint(guarded, "RuntimeError", 45, "m") is None

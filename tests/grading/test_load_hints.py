@@ -67,7 +67,9 @@ class TestNotebookCommands:
         assert "is a notebook command" in _ok(_hint(source))["en"]
 
     def test_no_hint_when_the_error_line_is_not_a_command(self):
-        assert _hint(_replace_line(SDPA_LINE, "        weights = scores.softmax(-1")) is None
+        # (round 18: an unclosed bracket gets its own hint, counting the line's brackets; never a notebook one)
+        unclosed = _ok(_hint(_replace_line(SDPA_LINE, "        weights = scores.softmax(-1")))
+        assert "notebook" not in unclosed["en"] and "opens 1 '('" in unclosed["en"], unclosed
         # "!=" at the start of a continuation line is Python, not a shell command
         assert load_hint("x = (1\n!= 2\n", "SyntaxError", 2, "invalid syntax") is None
 

@@ -229,33 +229,66 @@ def test_a_note_from_the_grader_is_shown_with_the_score_in_the_students_language
     assert note["zh"] in client.get(f"/submissions/{sub.id}").get_data(as_text=True)
 
 
-def test_an_indentation_error_page_shows_the_error_its_line_and_the_checked_hint_in_both_languages(client, web, course):
-    """The load error as the engine builds it (grading.proxy.load_error_text with the source) reaches
-    the result page whole: Python's words, the highlighted line, and the widths the hint read."""
+def _load_error_pages(client, web, course, code: str, load_error: dict) -> dict[str, str]:
+    """The load-error box of a result page, per language, for ``code`` graded with ``load_error`` (every test
+    not run, as the runner stores a file that did not load)."""
     import html as html_lib
-    import re
 
     from app.storage import BlobStore
     from app.submitting import Upload, submit
-    from grading.proxy import load_error_text
-    from grading.sandbox import StudentError
 
-    code = ("import torch\n\n\ndef scale(x):\n        y = x * 2\n      return y\n")   # 8 then 6 spaces
     sub = submit(course["assignment"], course["alice"], Upload("attention.py", code.encode()),
                  store=BlobStore(web.app.config["UPLOAD_DIR"]), max_pending=0)
-    error = StudentError("IndentationError", "unindent does not match any outer indentation level", 6)
     result = realistic_result()
     for t in result["tests"]:
         t.update(outcome="failed", points=0,
                  feedback={"en": "not run: attention.py did not load", "zh": "未运行：attention.py 无法导入"})
-    result["load_error"] = load_error_text(error, source=code)
+    result["load_error"] = load_error
     web.grade(sub, result)
     web.login(client, course["alice"])
+    shown = {}
+    for lang in ("en", "zh"):
+        client.get(f"/lang/{lang}")
+        page = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
+        shown[lang] = html_lib.unescape(page[page.index('id="load-error"'):page.index('id="tests-title"')])
+    return shown
+
+
+def test_an_indentation_error_page_shows_the_error_its_line_and_the_checked_hint_in_both_languages(client, web, course):
+    """The load error as the engine builds it (grading.proxy.load_error_text with the source) reaches
+    the result page whole: Python's words, the highlighted line, and the widths the hint read."""
+    import re
+
+    from grading.proxy import load_error_text
+    from grading.sandbox import StudentError
+
+    code = ("import torch\n\n\ndef scale(x):\n        y = x * 2\n      return y\n")   # 8 then 6 spaces
+    error = StudentError("IndentationError", "unindent does not match any outer indentation level", 6)
+    pages = _load_error_pages(client, web, course, code, load_error_text(error, source=code))
     for lang, says in (("en", ("IndentationError at line 6", "line 6 is indented by 6 spaces and line 5 before it "
                                                             "by 8: no enclosing block starts at 6 spaces")),
                        ("zh", ("第 6 行出现 IndentationError", "第 6 行缩进了 6 个空格，它前面的第 5 行缩进了 8 个"))):
-        client.get(f"/lang/{lang}")
-        page = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
-        shown = html_lib.unescape(page[page.index('id="load-error"'):page.index('id="tests-title"')])
-        assert all(s in shown for s in says), shown
-        assert re.search(r'<span class="hit"><span class="ln" aria-hidden="true">6</span>\s*return y', shown)
+        assert all(s in pages[lang] for s in says), pages[lang]
+        assert re.search(r'<span class="hit"><span class="ln" aria-hidden="true">6</span>\s*return y', pages[lang])
+
+
+def test_an_error_raised_at_import_by_a_demo_shows_its_line_the_calling_lines_and_the_missing_classes(client, web, course):
+    """Round 18: a demo at the top level ran the student's method at import and it raised. The page shows
+    Python's words and the highlighted line, the top-level lines that ran it, and that the file defines neither
+    contract class (SDPA and MHA named as such), as the runner builds the load error, in both languages."""
+    import re
+
+    from grader_tests.attention.signature_note import load_note
+    from grading.load_hints import then
+    from grading.proxy import load_error_text
+    from grading.sandbox import StudentError
+    from tests.grading.helpers import SUBMISSIONS
+
+    code = (SUBMISSIONS / "faulty" / "unloadable" / "demo_at_import_alt_names.py").read_text(encoding="utf-8")
+    error = StudentError("RuntimeError", "mat1 and mat2 shapes cannot be multiplied (6x8 and 16x16)", 45)
+    pages = _load_error_pages(client, web, course, code, then(load_error_text(error, source=code), load_note(code)))
+    for lang, says in (("en", ("RuntimeError at line 45: mat1 and mat2 shapes cannot be multiplied",
+                               "top-level code called it: lines 58, 59, 60", "It defines SDPA (class, line 9)")),
+                       ("zh", ("第 45 行出现 RuntimeError", "顶层代码调用了它：第 58、59、60 行", "文件定义的是类 SDPA（第 9 行）"))):
+        assert all(s in pages[lang] for s in says), pages[lang]
+        assert re.search(r'<span class="hit"><span class="ln" aria-hidden="true">45</span>\s*k = self._split', pages[lang])
