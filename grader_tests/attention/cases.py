@@ -188,6 +188,8 @@ def sdpa_fault_weights(fault: str, q: Tensor, k: Tensor, v: Tensor,
         return None if q.shape[-2] < 2 else torch.softmax(scores, -2)
     if fault == "softmax_head_axis":
         return None if q.dim() < 4 or q.shape[1] < 2 else torch.softmax(scores, 1)
+    if fault == "softmax_batch_axis":            # dim=0: with one sample every weight is 1, as over any axis of 1
+        return None if q.dim() < 4 or q.shape[0] < 2 else torch.softmax(scores, 0)
     if fault == "qk_swapped":
         if q.shape[-2] != k.shape[-2]:
             return None
@@ -211,7 +213,8 @@ def sdpa_fault_weights(fault: str, q: Tensor, k: Tensor, v: Tensor,
     return None
 
 
-SDPA_FAULTS = ("scale_one", "scale_dk", "scale_dv", "softmax_query_axis", "softmax_head_axis", "qk_swapped",
+SDPA_FAULTS = ("scale_one", "scale_dk", "scale_dv", "softmax_query_axis", "softmax_head_axis", "softmax_batch_axis",
+               "qk_swapped",
                "raw_scores", "mask_after_softmax", "mask_ignored", "mask_inverted", "weights_transposed")
 
 
@@ -323,6 +326,10 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         w = torch.softmax(scores, -2)
     elif fault == "softmax_head_axis":
         w = torch.softmax(scores, 1)
+    elif fault == "softmax_batch_axis":
+        if B < 2:
+            return None
+        w = torch.softmax(scores, 0)
     else:
         w = torch.softmax(scores, -1)
     o = w @ v
@@ -351,7 +358,7 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
 # Mistakes in the returned weights alone (the output is right): named only from weights of their shape.
 MHA_WEIGHTS_FAULTS = ("weights_transposed",)
 MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_dim_first", "shared_q", "kv_from_x",
-              "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis",
+              "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis", "softmax_batch_axis",
               "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored", "mask_after_softmax",
               "out_proj_skipped", "kv_swapped", "split_dim_first", "residual", "layer_norm", "residual_layer_norm",
               "pad_on_values", "weights_transposed", *ADDITIVE_MASK_HEAD_FAULTS)

@@ -49,6 +49,9 @@ FAULTS: dict[str, Msg] = {
     "softmax_head_axis": msg("the weights are normalised across heads (softmax over dim=1): each query row "
                              "must be normalised over the keys (dim=-1)",
                              "权重在不同 head 之间做了归一化（softmax 沿 dim=1）：每个 query 行应沿 key 轴（dim=-1）归一化"),
+    "softmax_batch_axis": msg("the weights are normalised across the samples of the batch (softmax over dim=0): "
+                              "each query row must be normalised over the keys (dim=-1)",
+                              "权重在 batch 的不同样本之间做了归一化（softmax 沿 dim=0）：每个 query 行应沿 key 轴（dim=-1）归一化"),
     "qk_swapped": msg("the weights equal softmax(K Q^T): Q and K are swapped; the scores are Q @ K^T",
                       "权重等于 softmax(K Q^T)：Q 和 K 互换了；score 应为 Q @ K^T"),
     "weights_transposed": msg("the returned weights are the right ones transposed, one row per key: return them "

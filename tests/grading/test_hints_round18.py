@@ -263,3 +263,75 @@ def test_an_error_inside_a_function_names_the_top_level_script_lines_only_when_n
     guarded = source.replace("x = torch.randn(2, 5, 16)\nattn = MHA(16, 4)\nprint(",
                              "if __name__ == '__main__':\n    x = torch.randn(2, 5, 16)\n    attn = MHA(16, 4)\n    print(")
     assert guarded != source and load_hint(guarded, "RuntimeError", 45, "m") is None
+
+
+# ----------------------------------------------------------------------------- 5. new faulty files, their hints pinned
+FAULTY = SUBMISSIONS / "faulty"
+# file -> test -> what its feedback must say (en, zh): what was seen, and a cause only where the code confirms it.
+# (Every file of faulty/ is also graded by test_grading.py, points lost in its '# expect:' category, and by
+# test_fair_corpus.py: its '# diagnosis:' named in both languages and nothing else, Chinese text Chinese.)
+PINNED = {
+    "scale_precedence": {"test_scale_experiment_a": (
+        "the scores are scaled by about 0.0625 instead of 1/sqrt(dk) = 0.3536", "score 大约被乘以 0.0625，而不是 1/sqrt(dk) = 0.3536")},
+    "merge_view_non_contiguous": {"test_mha_self_attention_parity": (
+        "raised RuntimeError at attention.py line 54: view size is not compatible", "（attention.py 第 54 行）")},
+    "mha_ignores_head_dim": {"test_mha_custom_head_dim": (
+        "with head_dim=8 (num_heads * head_dim = 24): q_proj maps 12 -> 12 features, expected 12 -> 24",
+        "head_dim=8（num_heads * head_dim = 24）时：q_proj 把 12 维映射到 12 维，应为 12 -> 24")},
+    "scale_in_place_on_input": {"test_gradients_match_reference": (
+        "raised RuntimeError at attention.py line 16: a leaf Variable that requires grad is being used in an in-place "
+        "operation", "抛出 RuntimeError（attention.py 第 16 行）")},
+    "mha_caches_keys": {"test_mha_additive_mask": (
+        "MultiHeadAttention.forward raised AssertionError at attention.py line 18", "抛出 AssertionError（attention.py 第 18 行）")},
+    "mask_filled_with_zero": {"test_blocked_key_gets_zero_weight": (
+        "blocked positions get weight up to 0.239 (expected 0)", "被屏蔽位置的权重最大为 0.239（应为 0）")},
+    "padding_mask_unsqueezed_once": {"test_padding_keys_get_zero_weight": (
+        "raised RuntimeError at attention.py line 19: The size of tensor a (4) must match the size of tensor b (2)",
+        "（attention.py 第 19 行）")},
+    "softmax_batch_axis": {
+        "test_row_sums_are_one": ("softmax over dim=0", "softmax 沿 dim=0"),
+        # one sample (B=1): every weight is 1 whatever the axis of size 1, so no axis is named, only what was seen
+        "test_hand_example": ("hand-example weights are [[1.0000, 1.0000, 1.0000], [1.0000, 1.0000, 1.0000]]",
+                              "手算例子的权重为 [[1.0000, 1.0000, 1.0000], [1.0000, 1.0000, 1.0000]]")},
+    "mask_multiplied": {"test_mha_single_head": ("the mistake is in ScaledDotProductAttention", "错误在 ScaledDotProductAttention 中")},
+}
+
+
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_a_new_faulty_file_gets_the_pinned_feedback_in_both_languages(executor, name):
+    from tests.grading.helpers import graded_corpus_file
+
+    tests = {t["id"]: t for t in graded_corpus_file(executor, FAULTY / f"{name}.py")["tests"]}
+    for tid, (en, zh) in PINNED[name].items():
+        fb = tests[tid]["feedback"]
+        assert tests[tid]["outcome"] == "failed" and en in fb["en"] and zh in fb["zh"], (tid, fb)
+    if name == "softmax_batch_axis":
+        assert "dim=" not in tests["test_hand_example"]["feedback"]["en"]
+    if name == "mask_multiplied":        # uniform weights 1/4: no precision named (section 3)
+        assert not any("bfloat16" in t["feedback"]["en"] or "float16" in t["feedback"]["en"] for t in tests.values()
+                       if t["outcome"] != "passed")
+
+
+RAISES = sorted((FAULTY / "raises").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", RAISES, ids=[p.stem for p in RAISES])
+def test_a_fault_that_raises_in_most_tests_is_told_by_its_line_and_pytorchs_message_and_named_as_nothing_else(executor,
+                                                                                                          path):
+    """k.T on a 4-D tensor, weights applied transposed with bmm: most tests raise (so these files keep fewer than
+    the 20 points test_grading asks of faulty/). Each failure says where it raised, in both languages; no fault
+    model is named (the numbers that do come back are described, or blamed on ScaledDotProductAttention)."""
+    from grader_tests.attention.diagnose import FAULTS
+    from grading.proxy import ORIGINAL_MESSAGE_ZH
+
+    result = grade(GradeInput(code=path.read_bytes()), "attention", executor)
+    assert result["status"] == "graded" and result["total"] < 85
+    raised = [t["feedback"] for t in result["tests"] if t["outcome"] != "passed" and "raised" in t["feedback"]["en"]]
+    assert len(raised) >= 10
+    marker = {"k_T_on_4d": "k.T)", "weights_applied_transposed": "torch.bmm("}[path.stem]
+    line = next(n for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if marker in text)
+    for fb in raised:
+        assert f"at attention.py line {line}: " in fb["en"] and f"attention.py 第 {line} 行" in fb["zh"], fb
+        assert ORIGINAL_MESSAGE_ZH in fb["zh"], fb
+    assert not [t["id"] for t in result["tests"] if t["outcome"] != "passed"
+                for text in FAULTS.values() if text["en"] in t["feedback"]["en"]]
