@@ -225,11 +225,13 @@ def _py2_print_hint(source: str, lineno: int, message: str) -> Msg | None:
 
 _NEVER_CLOSED = re.compile(r"^'([(\[{])' was never closed")
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
+_TRIPLE_QUOTES = ("'" * 3, '"' * 3)
 
 
-def _bracket_counts(line: str, opening: str) -> tuple[int, int]:
-    """How many ``opening`` brackets and their closing ones ``line`` holds outside strings and its comment."""
-    opened = closed = 0
+def _scan(line: str) -> tuple[str, str, bool, int]:
+    """One pass over a line: (its characters outside strings and its comment, the quote of a one-line string
+    it leaves open or "", whether a triple-quoted string starts on it, where its comment starts or -1)."""
+    outside: list[str] = []
     quote = ""
     i = 0
     while i < len(line):
@@ -239,16 +241,22 @@ def _bracket_counts(line: str, opening: str) -> tuple[int, int]:
                 i += 1
             elif ch == quote:
                 quote = ""
+        elif line.startswith(_TRIPLE_QUOTES, i):
+            return "".join(outside), "", True, -1
         elif ch in "'\"":
             quote = ch
         elif ch == "#":
-            break
-        elif ch == opening:
-            opened += 1
-        elif ch == _CLOSING[opening]:
-            closed += 1
+            return "".join(outside), "", False, i
+        else:
+            outside.append(ch)
         i += 1
-    return opened, closed
+    return "".join(outside), quote, False, -1
+
+
+def _bracket_counts(line: str, opening: str) -> tuple[int, int]:
+    """How many ``opening`` brackets and their closing ones ``line`` holds outside strings and its comment."""
+    outside = _scan(line)[0]
+    return outside.count(opening), outside.count(_CLOSING[opening])
 
 
 def _unclosed_hint(source: str, lineno: int, message: str) -> Msg | None:
@@ -266,6 +274,60 @@ def _unclosed_hint(source: str, lineno: int, message: str) -> Msg | None:
                f"'{closing}' where the expression ends.",
                f"第 {lineno} 行有 {opened} 个“{opening}”，却只有 {closed} 个“{closing}”：请在表达式结束处补上缺少的"
                f"“{closing}”。")
+
+
+_BLOCK_START = re.compile(r"^\s*(async\s+)?(def|class|if|elif|else|for|while|try|except|finally|with)\b")
+_ELSE_IF = re.compile(r"^\s*else\s+if\b")
+_UNMATCHED = re.compile(r"^unmatched '([)\]}])'")
+_OPENING = {v: k for k, v in _CLOSING.items()}
+
+
+def _code_part(line: str) -> str:
+    """The line without its comment (a ``#`` outside quotes), trailing spaces removed."""
+    comment = _scan(line)[3]
+    return (line if comment < 0 else line[:comment]).rstrip()
+
+
+def _open_quote(line: str) -> str:
+    """The quote of a one-line string ``line`` leaves open ("" when every string on it closes, or a
+    triple-quoted one starts: not this slip)."""
+    return _scan(line)[1]
+
+
+def _python_words_hint(source: str, lineno: int, message: str) -> Msg | None:
+    """Python's English-only words for the commonest slips, said in both languages with what the line shows:
+    ``else if`` (Python writes ``elif``), a block's first line without its ':', a string left open on its
+    line, more ')' than '(' on the line. None when the line does not show it."""
+    line = _line(source, lineno)
+    if line is None or len(line) > MAX_HINT_LINE:
+        return None
+    code = _code_part(line)
+    if message.startswith("expected ':'") and _ELSE_IF.match(code):
+        return msg(f"line {lineno} writes `else if`: Python writes `elif` (and ends the line with ':').",
+                   f"第 {lineno} 行写的是 `else if`：Python 中应写作 `elif`（行末加“:”）。")
+    m = _BLOCK_START.match(code)
+    if message.startswith("expected ':'") and m and not code.endswith(":"):
+        word = m.group(2)
+        return msg(f"line {lineno} starts a block with `{word}` but does not end with ':': add ':' at the end of "
+                   "the line.",
+                   f"第 {lineno} 行以 `{word}` 开始一个代码块，但行末没有“:”：请在行末加上英文冒号“:”。")
+    if message.startswith("unterminated string literal"):
+        quote = _open_quote(line)
+        if quote:
+            return msg(f"line {lineno} opens a string with {quote} and does not close it on that line: add the "
+                       f"closing {quote} (a string in ' or \" quotes must end on the line it starts on).",
+                       f"第 {lineno} 行用 {quote} 开始了一个字符串，但这一行中没有把它闭合：请补上结尾的 {quote}"
+                       "（单引号或双引号的字符串必须在同一行结束）。")
+    m = _UNMATCHED.match(message)
+    if m:
+        closing = m.group(1)
+        opened, closed = _bracket_counts(line, _OPENING[closing])
+        if closed > opened:
+            return msg(f"line {lineno} closes {closed} '{closing}' but opens {opened} '{_OPENING[closing]}': "
+                       f"delete the extra '{closing}' or add the '{_OPENING[closing]}' it closes.",
+                       f"第 {lineno} 行有 {closed} 个“{closing}”，却只有 {opened} 个“{_OPENING[closing]}”："
+                       f"请删掉多余的“{closing}”，或补上与之配对的“{_OPENING[closing]}”。")
+    return None
 
 
 def _char_hint(source: str, lineno: int, kind: str, message: str) -> Msg | None:
@@ -358,6 +420,13 @@ def _indent_hint(source: str, lineno: int, message: str) -> Msg | None:
         return None
     advice_en = "every line of a block the same indentation, 4 spaces per level."
     advice_zh = "同一代码块的每一行缩进要相同，每一层用 4 个空格。"
+    opener = re.match(r"expected an indented block after .* on line (\d+)$", message)
+    if opener and int(opener.group(1)) == prev and width <= before:
+        return msg(f"line {lineno} is indented by {width} spaces, no more than line {prev} ({before} spaces), whose "
+                   f"block it should hold: indent the block's lines by {before + 4} spaces (or write `pass` there if "
+                   "the block is empty for now).",
+                   f"第 {lineno} 行缩进了 {width} 个空格，并不比第 {prev} 行（{before} 个）多，而它应属于第 {prev} 行开始的"
+                   f"代码块：请把这个代码块的各行缩进 {before + 4} 个空格（暂时为空的代码块可以写 `pass`）。")
     if message.startswith("unindent does not match any outer indentation level") and before != width:
         return msg(f"line {lineno} is indented by {width} spaces and line {prev} before it by {before}: "
                    f"no enclosing block starts at {width} spaces. Give {advice_en}",
@@ -832,7 +901,7 @@ def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
         if kind in SYNTAX_KINDS and lineno:
             return (_notebook_hint(source, lineno) or _py312_hint(source, lineno, message)
                     or _char_hint(source, lineno, kind, message) or _py2_print_hint(source, lineno, message)
-                    or _unclosed_hint(source, lineno, message)
+                    or _unclosed_hint(source, lineno, message) or _python_words_hint(source, lineno, message)
                     or (_indent_hint(source, lineno, message) if kind == "IndentationError" else None))
         if _NO_GPU.search(message):
             return _gpu_hint(source, lineno)

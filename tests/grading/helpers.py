@@ -31,6 +31,15 @@ def graded_corpus_file(executor, path: Path) -> dict:
     return _CORPUS_RESULTS[path]
 
 
+def syntax_error_of(source: str) -> tuple[str, int, str]:
+    """What the sandbox reports for a source that does not parse: (kind, line, Python's msg)."""
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:
+        return type(exc).__name__, exc.lineno, exc.msg
+    raise AssertionError("the source parses")
+
+
 def worker_cost(grade, *args):
     """``grade(*args)``, the CPU seconds it cost this process and its reaped children (the grading
     children: the worker's own cost, the jails' excluded) and its wall seconds."""

@@ -12,7 +12,7 @@ from grader_tests.attention.signature_note import load_note, no_contract_class
 from grading.i18n import is_msg
 from grading.load_hints import abbreviates, load_hint, missing_name_hint
 from grading.runner import GradeInput, grade
-from tests.grading.helpers import SUBMISSIONS, english_in_zh
+from tests.grading.helpers import SUBMISSIONS, english_in_zh, syntax_error_of
 
 BASE = (SUBMISSIONS / "correct" / "einsum.py").read_text(encoding="utf-8")
 MHA, SDPA = "MultiHeadAttention", "ScaledDotProductAttention"
@@ -335,3 +335,48 @@ def test_a_fault_that_raises_in_most_tests_is_told_by_its_line_and_pytorchs_mess
         assert ORIGINAL_MESSAGE_ZH in fb["zh"], fb
     assert not [t["id"] for t in result["tests"] if t["outcome"] != "passed"
                 for text in FAULTS.values() if text["en"] in t["feedback"]["en"]]
+
+
+# ----------------------------------------------------------------------------- 6. Python's English-only syntax errors
+_parsed_error = syntax_error_of
+
+
+BASE_FAULTY = (FAULTY / "mha_no_out_proj.py").read_text(encoding="utf-8")
+SLIPS = {   # name: (the slip, what the hint must say in English, in Chinese)
+    "def without colon": (("return_weights=False):", "return_weights=False)"),
+                          "starts a block with `def` but does not end with ':'", "以 `def` 开始一个代码块，但行末没有“:”"),
+    "if without colon": (("        if additive_mask is not None:\n            mask",
+                          "        if additive_mask is not None  # add it\n            mask"),
+                         "starts a block with `if` but does not end with ':'", "以 `if` 开始一个代码块"),
+    "else if": (("        if key_padding_mask is not None:", "        else if key_padding_mask is not None:"),
+                "writes `else if`: Python writes `elif`", "应写作 `elif`"),
+    "string left open": (('float("-inf")', 'float("-inf)'),
+                         "opens a string with \" and does not close it on that line", "开始了一个字符串，但这一行中没有把它闭合"),
+    "extra bracket": (("        b, nq, _ = x.shape\n", "        b, nq, _ = x.shape)\n"),
+                      "closes 1 ')' but opens 0 '('", "有 1 个“)”，却只有 0 个“(”"),
+    "body not indented": (("        super().__init__()\n", "super().__init__()\n"),
+                          "is indented by 0 spaces, no more than line 26 (4 spaces), whose block it should hold: indent "
+                          "the block's lines by 8 spaces", "请把这个代码块的各行缩进 8 个空格"),
+}
+
+
+@pytest.mark.parametrize("name", SLIPS)
+def test_pythons_english_only_syntax_errors_get_a_bilingual_hint_from_what_the_line_shows(name):
+    (old, new), en, zh = SLIPS[name]
+    assert old in BASE_FAULTY
+    source = BASE_FAULTY.replace(old, new, 1)
+    hint = _ok(load_hint(source, *_parsed_error(source)))
+    assert en in hint["en"] and zh in hint["zh"], hint
+
+
+@pytest.mark.parametrize("source", [
+    "x = f(a b)\n",                         # expected ':'? no: another message, no hint
+    "d = {'a': 1 'b': 2}\n",
+    "x = '''open\n",                        # a triple-quoted string: not the one-line slip
+    "x = [1,\n2)]\n",                       # a ")" closing a "[": another message
+])
+def test_a_syntax_error_the_line_does_not_explain_gets_no_new_hint(source):
+    kind, line, message = _parsed_error(source)
+    hint = load_hint(source, kind, line, message)
+    assert hint is None or not any(w in hint["en"] for w in ("starts a block", "`else if`", "opens a string",
+                                                             "but opens")), (message, hint)

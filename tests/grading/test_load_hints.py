@@ -15,19 +15,13 @@ from grading.load_hints import load_hint, with_hint
 from grading.proxy import load_error_text
 from grading.runner import GradeInput, grade
 from grading.sandbox import StudentError, StudentTimeout
-from tests.grading.helpers import SUBMISSIONS
+from tests.grading.helpers import SUBMISSIONS, syntax_error_of
 
 BASE = (SUBMISSIONS / "correct" / "einsum.py").read_text(encoding="utf-8")
 SDPA_LINE = BASE.splitlines().index("        weights = scores.softmax(-1)") + 1
 
 
-def _syntax(source: str) -> tuple[str, int, str]:
-    """What the sandbox reports for a source that does not parse: (kind, line, Python's msg)."""
-    try:
-        ast.parse(source)
-    except SyntaxError as exc:
-        return type(exc).__name__, exc.lineno, exc.msg
-    raise AssertionError("the source parses")
+_syntax = syntax_error_of
 
 
 def _hint(source: str):
@@ -500,7 +494,9 @@ def test_an_unexpected_indent_is_told_the_line_before_opens_no_block():
     # a line before that does open something, or tabs, or another IndentationError: no such hint
     assert load_hint("x = [\n    1,\n]\n", "IndentationError", 2, "unexpected indent") is None
     assert load_hint("import torch\n\tx = 1\n", "IndentationError", 2, "unexpected indent") is None
-    assert load_hint("if x:\npass\n", *_syntax("if x:\npass\n")) is None     # expected an indented block
+    # expected an indented block: (round 18) its own hint, the block's width, never "opens no block"
+    block = _ok(load_hint("if x:\npass\n", *_syntax("if x:\npass\n")))
+    assert "opens no block" not in block["en"] and "indent the block's lines by 4 spaces" in block["en"], block
 
 
 def test_a_python2_print_statement_is_explained_in_both_languages():
