@@ -308,6 +308,21 @@ def load_note(source: str | None) -> Msg | None:
     return _names_note(tree, head)
 
 
+def names_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | None:
+    """A file that loaded (its top level calls code, so it was run) but defines neither contract class: every
+    test failed on a missing name, each saying which; one summary of what the file defines instead, as
+    ``no_contract_class`` gives a file that is not run. None when some test passed or the source may define them."""
+    if not outcomes or any(isinstance(o, Mapping) and o.get("outcome") == "passed" for o in outcomes.values()):
+        return None
+    tree = _parse(source) if source is not None else None
+    if tree is None or not tree.body:
+        return None
+    return _names_note(tree, msg("attention.py defines neither ScaledDotProductAttention nor MultiHeadAttention, so "
+                                 "no test passed",
+                                 "attention.py 既没有定义 ScaledDotProductAttention，也没有定义 MultiHeadAttention，"
+                                 "因此没有一项测试通过"))
+
+
 def _generic_stand_in(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> str | None:
     """The contract class a class named only "attention" (``Attention``, ``SelfAttention``,
     ``CausalSelfAttention``) stands in for, by its signatures: a forward taking q, k, v (three
@@ -392,8 +407,10 @@ def _names_note(tree: ast.Module, head: Msg) -> Msg | None:
 
 
 def result_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | None:
-    """The Suite's ``result_note``: the constructor summary and the forward summary, when they apply."""
-    notes = [n for n in (constructor_note(source, outcomes), forward_note(source, outcomes)) if n is not None]
+    """The Suite's ``result_note``: the constructor summary, the forward summary and the names summary, when
+    they apply."""
+    notes = [n for n in (constructor_note(source, outcomes), forward_note(source, outcomes),
+                         names_note(source, outcomes)) if n is not None]
     return cat(*notes, sep=" ") if notes else None
 
 

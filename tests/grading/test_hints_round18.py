@@ -380,3 +380,23 @@ def test_a_syntax_error_the_line_does_not_explain_gets_no_new_hint(source):
     hint = load_hint(source, kind, line, message)
     assert hint is None or not any(w in hint["en"] for w in ("starts a block", "`else if`", "opens a string",
                                                              "but opens")), (message, hint)
+
+
+def test_a_file_that_loads_but_defines_neither_class_gets_one_summary_of_what_it_defines(executor):
+    """Its demo at the top level runs fine (so the file is run, not refused as defining nothing): 31 tests each
+    said which class was missing, and nothing said it once."""
+    from grader_tests.attention.signature_note import names_note
+
+    source = DEMO_IN_METHOD.read_text(encoding="utf-8").replace("print(attn(x, x[:, :3, :8]).shape)",
+                                                                 "print(attn(x).shape)")
+    result = _grade(executor, source)
+    assert result["total"] == 0 and {t["outcome"] for t in result["tests"]} == {"failed"}
+    m = _ok(result["message"])
+    assert m["en"].startswith("attention.py defines neither ScaledDotProductAttention nor MultiHeadAttention, so no "
+                              "test passed. It defines SDPA (class, line 9) where the class ScaledDotProductAttention "
+                              "is expected, and MHA (class, line 24)"), m
+    assert m["zh"].startswith("attention.py 既没有定义 ScaledDotProductAttention，也没有定义 MultiHeadAttention，因此没有"
+                              "一项测试通过。文件定义的是类 SDPA（第 9 行）"), m
+    some_passed = {"test_a": {"outcome": "failed"}, "test_b": {"outcome": "passed"}}
+    assert names_note(source, some_passed) is None
+    assert names_note(BASE, {"test_a": {"outcome": "failed"}}) is None          # the classes are defined
