@@ -274,16 +274,25 @@ def _weights(fault: str, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -
 # Sizes of the confirmation case: primes, so that no size is another's square and no two scales
 # coincide (1/p is never 1/sqrt(p'), and sqrt(p) is never 1).
 _PROBE_SIZES = (3, 5, 7, 11, 13, 17)
+# Mistakes whose model exists only while two sizes are equal (Nq == Nk): their probe keeps equal sizes equal.
+EQUAL_SIZE_FAULTS = frozenset({"qk_swapped", "weights_transposed"})
 
 
-def probe_case(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None
+def probe_case(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, *, distinct: bool = False
                ) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
     """A second case for ``q, k, v, mask``: every size (B, H, Nq, Nk, dk, dv) replaced, sizes that
     were equal still equal (Nq == Nk keeps Q/K swaps visible), the order of sizes kept, the mask's
-    rank and broadcast dimensions kept. Fixed seed, same dtype."""
+    rank and broadcast dimensions kept. Fixed seed, same dtype. ``distinct``: every size different from
+    every other, so that a size read from the wrong axis (sqrt(H * dk) where H == dk: "1/dk") cannot
+    coincide again; for the mistakes whose model does not need two sizes equal (``EQUAL_SIZE_FAULTS``)."""
     sizes = (*q.shape[:-2], q.shape[-2], k.shape[-2], q.shape[-1], v.shape[-1])
-    new = dict(zip(sorted(set(sizes)), _PROBE_SIZES, strict=False))
-    *lead, nq, nk, dk, dv = (new[s] for s in sizes)
+    if distinct and len(sizes) <= len(_PROBE_SIZES):
+        order = sorted(range(len(sizes)), key=lambda i: (sizes[i], i))
+        replaced = dict(zip(order, _PROBE_SIZES, strict=False))
+        *lead, nq, nk, dk, dv = (replaced[i] for i in range(len(sizes)))
+    else:
+        new = dict(zip(sorted(set(sizes)), _PROBE_SIZES, strict=False))
+        *lead, nq, nk, dk, dv = (new[s] for s in sizes)
     g = torch.Generator().manual_seed(977)
     pq, pk, pv = (torch.randn(*lead, n, d, generator=g, dtype=torch.float64).to(q.dtype)
                   for n, d in ((nq, dk), (nk, dk), (nk, dv)))
@@ -304,7 +313,7 @@ def _confirmed(student: SdpaCaller | None, fault: str, q: Tensor, k: Tensor, v: 
         return True
     if mask is not None and mask.dim() > 4:
         return False
-    pq, pk, pv, pmask = probe_case(q, k, v, mask)
+    pq, pk, pv, pmask = probe_case(q, k, v, mask, distinct=fault not in EQUAL_SIZE_FAULTS)
     cand = _weights(fault, pq, pk, pv, pmask)
     if cand is None:
         return False

@@ -294,6 +294,12 @@ PINNED = {
         "test_hand_example": ("hand-example weights are [[1.0000, 1.0000, 1.0000], [1.0000, 1.0000, 1.0000]]",
                               "手算例子的权重为 [[1.0000, 1.0000, 1.0000], [1.0000, 1.0000, 1.0000]]")},
     "mask_multiplied": {"test_mha_single_head": ("the mistake is in ScaledDotProductAttention", "错误在 ScaledDotProductAttention 中")},
+    # sqrt(H * dk): 1/dk where H == dk; described, never named "divided by dk" (section 7)
+    "scale_by_d_model": {"test_scale_experiment_a": ("the scores are scaled by about 0.25 instead of 1/sqrt(dk) = 0.3536",
+                                                     "score 大约被乘以 0.25，而不是 1/sqrt(dk) = 0.3536")},
+    "softmax_float32_not_cast_back": {"test_dtype_preserved": (
+        "raised RuntimeError at attention.py line 21: expected scalar type Float but found Double",
+        "抛出 RuntimeError（attention.py 第 21 行）")},
 }
 
 
@@ -400,3 +406,40 @@ def test_a_file_that_loads_but_defines_neither_class_gets_one_summary_of_what_it
     some_passed = {"test_a": {"outcome": "failed"}, "test_b": {"outcome": "passed"}}
     assert names_note(source, some_passed) is None
     assert names_note(BASE, {"test_a": {"outcome": "failed"}}) is None          # the classes are defined
+
+
+# ----------------------------------------------------------------------------- 7. a coincidence the probe kept
+class _ScaleByDModel:
+    """A student's ScaledDotProductAttention dividing the scores by sqrt(H * dk) (its "d_model")."""
+
+    def sdpa(self, q, k, v, mask=None, *, return_weights=False):
+        import math
+
+        import torch
+
+        scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[1] * q.shape[-1])
+        w = torch.softmax(scores if mask is None else scores + mask, -1)
+        return (w @ v.double(), w) if return_weights else w @ v.double()
+
+
+def test_a_scale_by_sqrt_d_model_is_not_named_one_over_dk_where_heads_equal_dk_on_both_cases():
+    """H == dk == 4: sqrt(H * dk) = dk, and the probe kept H == dk, so "divided by dk" was confirmed and named
+    for code that divides by sqrt(d_model) (scale_by_d_model.py, 5 tests). Scale and axis mistakes are now
+    confirmed on a probe whose sizes all differ; Q/K swaps keep their Nq == Nk probe."""
+    import torch
+
+    from grader_tests.attention import diagnose
+
+    q = torch.randn(2, 4, 5, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    k = torch.randn(2, 4, 6, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    v = torch.randn(2, 4, 6, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    student = _ScaleByDModel()
+    _, w = student.sdpa(q, k, v, return_weights=True)
+    assert diagnose.sdpa_weights(w, q, k, v) == diagnose.FAULTS["scale_dk"]            # one case: it matches
+    assert diagnose.sdpa_weights(w, q, k, v, student=student) is None                  # the probe tells
+    pq, pk, pv, _ = diagnose.probe_case(q, k, v, None, distinct=True)
+    sizes = [*pq.shape[:2], pq.shape[-2], pk.shape[-2], pq.shape[-1], pv.shape[-1]]
+    assert len(set(sizes)) == len(sizes)
+    square = diagnose.probe_case(q, q, v[..., :5, :], None)                             # Nq == Nk kept equal
+    assert square[0].shape[-2] == square[1].shape[-2]
+
