@@ -323,6 +323,23 @@ def names_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | Non
                                  "因此没有一项测试通过"))
 
 
+def missing_class_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | None:
+    """Some tests passed, and others failed because the file does not define one contract class, which the
+    source names nowhere: the class that stands in for it, when one does (``_names_note``: a typo, an
+    abbreviation, or ``Attention`` whose signatures are the contract's, which the per-test hint cannot see)."""
+    texts = list(_feedback_texts(outcomes))
+    missing = tuple(c for c in FORWARD_CONTRACT if any(f"does not define {c}" in t for t in texts))
+    passed = any(isinstance(o, Mapping) and o.get("outcome") == "passed" for o in outcomes.values())
+    tree = _parse(source) if isinstance(source, str) and missing and passed else None
+    if tree is None:
+        return None
+    shown = missing[0] if len(missing) == 1 else f"either {' or '.join(missing)}"
+    return _names_note(tree, msg(f"attention.py does not define {shown}, so the tests that use "
+                                 f"{'it' if len(missing) == 1 else 'them'} failed",
+                                 f"attention.py 没有定义 {'、'.join(missing)}，因此用到它的测试都失败了"),
+                       missing, only_near=True)
+
+
 def _generic_stand_in(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> str | None:
     """The contract class a class named only "attention" (``Attention``, ``SelfAttention``,
     ``CausalSelfAttention``) stands in for, by its signatures: a forward taking q, k, v (three
@@ -347,16 +364,18 @@ def _signature(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> str:
     return "\0".join([*shown, f"forward({', '.join(fwd[0]) if fwd else ''})"])   # joined per language
 
 
-def _names_note(tree: ast.Module, head: Msg) -> Msg | None:
+def _names_note(tree: ast.Module, head: Msg, contracts: tuple[str, ...] = tuple(FORWARD_CONTRACT),
+                only_near: bool = False) -> Msg | None:
     """``head`` and what the module defines, when nothing in it can name or bind a contract class: no
     statement, name or string names ScaledDotProductAttention or MultiHeadAttention, and nothing binds
     names another way (globals(), setattr, exec, sys.modules, a star import, a module ``__getattr__`` ...).
     A class or function whose name is a typo or a shortening of a contract name (``MultiheadAttention``,
     ``ScaledDotProductAttn``), a class whose name abbreviates it (``MHA``, ``SDPA``, ``ScaledDotAttention``,
     ``MultiHeadSelfAttention``: ``load_hints.abbreviates``), or a class named only "attention" whose
-    signatures are the contract's (``_generic_stand_in``, shown) is named as its likely stand-in."""
+    signatures are the contract's (``_generic_stand_in``, shown) is named as its likely stand-in. Only
+    ``contracts`` are looked for; with ``only_near``, None when none has a stand-in."""
     mentioned = _mentions(tree)
-    if mentioned & _DYNAMIC or "*" in mentioned or any(c in text for text in mentioned for c in FORWARD_CONTRACT):
+    if mentioned & _DYNAMIC or "*" in mentioned or any(c in text for text in mentioned for c in contracts):
         return None
     defs = _defs(tree)
     if not defs:
@@ -364,7 +383,7 @@ def _names_note(tree: ast.Module, head: Msg) -> Msg | None:
     classes = _classes(tree)
     nodes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     near: list[tuple[str, int, Msg, str]] = []
-    for contract in FORWARD_CONTRACT:
+    for contract in contracts:
         scored = []
         for n, line, kind in defs:
             if kind["en"] == "variable" or any(n == m for m, *_ in near):
@@ -394,6 +413,8 @@ def _names_note(tree: ast.Module, head: Msg) -> Msg | None:
                                                                        if func else "") + ".",
                              f"。文件定义的是{zh}：测试按确切的名字查找{case_zh}。请改名"
                              + ("，并写成类（nn.Module）而不是函数" if func else "") + "。"))
+    if only_near:
+        return None
     shown = defs[:6]
     more = len(defs) - len(shown)
     en = ", ".join(f"{kind['en']} {n}" for n, _, kind in shown) + (f" and {more} more" if more else "")
@@ -410,7 +431,7 @@ def result_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | No
     """The Suite's ``result_note``: the constructor summary, the forward summary and the names summary, when
     they apply."""
     notes = [n for n in (constructor_note(source, outcomes), forward_note(source, outcomes),
-                         names_note(source, outcomes)) if n is not None]
+                         names_note(source, outcomes), missing_class_note(source, outcomes)) if n is not None]
     return cat(*notes, sep=" ") if notes else None
 
 

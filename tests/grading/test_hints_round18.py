@@ -443,3 +443,24 @@ def test_a_scale_by_sqrt_d_model_is_not_named_one_over_dk_where_heads_equal_dk_o
     square = diagnose.probe_case(q, q, v[..., :5, :], None)                             # Nq == Nk kept equal
     assert square[0].shape[-2] == square[1].shape[-2]
 
+
+
+def test_a_multi_head_class_named_attention_is_named_once_by_its_signatures_where_the_tests_missed_it(executor):
+    """ScaledDotProductAttention defined, the multi-head module named Attention: the tests said "does not
+    define MultiHeadAttention" with no hint (the engine's hint reads names, not signatures); one note now
+    names Attention by the signatures it has. A class of no contract signature is not named."""
+    from grader_tests.attention.signature_note import missing_class_note
+
+    base = (FAULTY / "mha_no_out_proj.py").read_text(encoding="utf-8")
+    result = _grade(executor, base.replace("class MultiHeadAttention(", "class Attention("))
+    m = _ok(result["message"])
+    assert m["en"].startswith("attention.py does not define MultiHeadAttention, so the tests that use it failed. It "
+                              "defines Attention (class, line 25, with the signatures __init__(d_model, num_heads, "
+                              "head_dim) and forward(x, context, additive_mask, key_padding_mask, return_weights)) "
+                              "where the class MultiHeadAttention is expected"), m
+    assert "文件定义的是类 Attention（第 25 行，签名为 __init__(d_model, num_heads, head_dim) 和" in m["zh"], m
+    outcomes = {"a": {"outcome": "passed"}, "b": {"outcome": "failed", "feedback": {
+        "en": "attention.py does not define MultiHeadAttention", "zh": "attention.py 没有定义 MultiHeadAttention"}}}
+    helper = base.split("class MultiHeadAttention", 1)[0] + "class Attention:\n    def forward(self, x):\n        return x\n"
+    assert missing_class_note(helper, outcomes) is None
+    assert missing_class_note(base, {"a": {"outcome": "passed"}}) is None             # nothing missing
