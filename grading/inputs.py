@@ -238,8 +238,10 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
         hint_en = " It looks like GBK/GB18030 (a Chinese Windows encoding)."
         hint_zh = "它看起来是 GBK/GB18030 编码（中文 Windows 默认编码）。"
         if cookie:
-            hint_en += " Python reads it only with '# -*- coding: gbk -*-' on its first line; UTF-8 is better."
-            hint_zh += "只有第一行写上「# -*- coding: gbk -*-」Python 才能读取；更好的做法是保存为 UTF-8。"
+            # PEP 263: the cookie may stand on the first or the second line (after a #! line)
+            hint_en += (" Python reads it only with '# -*- coding: gbk -*-' on its first or second line. UTF-8 is "
+                        "better.")
+            hint_zh += "只有在第一行或第二行写上「# -*- coding: gbk -*-」Python 才能读取；更好的做法是保存为 UTF-8。"
     except UnicodeDecodeError:
         pass
     line, col = _position(data, error.start)

@@ -233,10 +233,15 @@ def test_a_file_that_does_not_load_is_graded_zero_with_its_line_and_checked_hint
     assert all(t["outcome"] == "failed" and t["feedback"]["en"].startswith("not run") for t in result["tests"])
 
 
-def test_a_gbk_file_with_a_coding_cookie_loads_and_is_graded(executor):
-    code = b"# -*- coding: gbk -*-\n" + (UNLOADABLE / "gbk_chinese_comments.py").read_bytes()
+@pytest.mark.parametrize("head", [b"", b"#!/usr/bin/env python\n"], ids=["first_line", "after_a_shebang"])
+def test_a_gbk_file_with_a_coding_cookie_on_its_first_or_second_line_loads_and_is_graded(executor, head):
+    """The refusal says the cookie may stand on the first or the second line (PEP 263): it said "first line"."""
+    code = head + b"# -*- coding: gbk -*-\n" + (UNLOADABLE / "gbk_chinese_comments.py").read_bytes()
     result = grade(GradeInput(code=code), "attention", executor)
     assert sum(result["categories"][c]["score"] for c in ("formula_shape", "implementation", "mask_parity")) == 85
+    refused = grade(GradeInput(code=(UNLOADABLE / "gbk_chinese_comments.py").read_bytes()), "attention", executor)
+    m = refused["message"]
+    assert "'# -*- coding: gbk -*-' on its first or second line" in m["en"] and "第一行或第二行写上" in m["zh"], m
 
 
 def test_an_unclosed_bracket_is_counted_only_on_the_line_python_names_and_outside_strings_and_comments():
