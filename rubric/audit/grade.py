@@ -51,7 +51,7 @@ class AuditResult(TypedDict):
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
 _REASON_ORDER = ("injection", "other_figure", "unanchored", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "not_a_limit", "negated",
-                 "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread")
+                 "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
 _RESULT_NUMBER = re.compile(
@@ -301,9 +301,56 @@ def _reads_the_figure(cc: Checklist, own: list[_Sentence]) -> bool:
         cc.anchor.search(s.text) and cc.anchor_readings.search(s.text) for s in own)
 
 
+def _reads(cc: Checklist, s: _Sentence) -> bool:
+    """Does this sentence read the student's figure or run: something seen (anchor.sights), a reference with a
+    reading ("in my heatmap q0 attends most to k2", a cell) or a measured value?"""
+    if s.is_code or s.is_heading:
+        return False
+    return bool(cc.anchor_sights.search(s.text) or (cc.anchor.search(s.text) and cc.anchor_readings is not None
+                and cc.anchor_readings.search(s.text)) or _anchor_number(cc, s.text))
+
+
+def _far_from_figure(cc: Checklist, sentences: list[_Sentence]) -> set[int]:
+    """Sentences of a long text that earn no concept because they are about attention in general (audit round 18).
+
+    One sentence that reads the figure anchors a text as a whole (round 15), so a generic essay plus "In my
+    heatmap q0 attends most to k2." scored 11/15. When the sentences that read the figure hold less than
+    anchor.min_reading_share of a long text's units, only the paragraphs (or lists) that read it or speak of the student's
+    own figure or case (anchor.own_case: "this heatmap", "This does not prove ...", "I ran one
+    seed", 这不能证明, 它也看不出) earn concepts. Honest audits read their figure in several sentences (a share of
+    0.18 or more in tests/audit/honest and validation), and their caveats a paragraph away point back at it."""
+    body = [s for s in sentences if not s.is_code and not s.is_heading]
+    total = sum(_units(s.text) for s in body)
+    if not cc.anchor_min_reading_share or total < cc.anchor_min_units:
+        return set()
+    reading = [s for s in body if _reads(cc, s)]
+    if not reading or sum(_units(s.text) for s in reading) >= cc.anchor_min_reading_share * total:
+        return set()     # no reading at all is _anchoring's case (unanchored / unread)
+    read_ids = {id(s) for s in reading}
+    blocks = _blocks(sentences)
+    # a reference alone ties nothing: "interpreting these matrices requires care" names matrices in general
+    tied = {blocks[i] for i, s in enumerate(sentences)
+            if not s.is_code and not s.is_heading and (id(s) in read_ids or cc.anchor_own_case.search(s.text))}
+    return {i for i, s in enumerate(sentences) if not s.is_code and not s.is_heading and blocks[i] not in tied}
+
+
+def _blocks(sentences: list[_Sentence]) -> list[int]:
+    """The block of each sentence: a paragraph, or a list of bullets, with no blank line or heading inside
+    (``para`` numbers the lines, so a gap is a blank line). A list under "Observations" is read as one."""
+    out: list[int] = []
+    block, prev = 0, None
+    for s in sentences:
+        if prev is not None and (s.is_heading or prev.is_heading or s.para > prev.para + 1):
+            block += 1
+        out.append(block)
+        prev = s
+    return out
+
+
 def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence],
-                        lists: set[int]) -> tuple[list[int], set[str]]:
-    """Sentences that may credit the concept, and the reasons the other places where it occurs do not."""
+                        lists: set[int], far: set[int] = frozenset()) -> tuple[list[int], set[str]]:
+    """Sentences that may credit the concept, and the reasons the other places where it occurs do not
+    (``far``: sentences about attention in general, :func:`_far_from_figure`)."""
     out: list[int] = []
     reasons: set[str] = set()
     for idx, s in enumerate(sentences):
@@ -312,7 +359,9 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
         found, ok = _stated(concept, s)
         if not found:
             continue
-        if s.is_question:              # "Isn't a high weight the feature importance?" asks; it states nothing
+        if idx in far:
+            reasons.add("far")
+        elif s.is_question:              # "Isn't a high weight the feature importance?" asks; it states nothing
             reasons.add("question")
         elif s.copied:
             reasons.add("copied_feedback" if s.copy_source == "grader" else "copied")
@@ -446,7 +495,8 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     phrase_concepts = [(item, c) for item in cc.items if item.kind == "concepts"
                        for c in item.concepts if c.kind == "phrases"]
     lists = _keyword_lists(cc, sentences, [c for _item, c in phrase_concepts])
-    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists) for item, c in phrase_concepts}
+    far = _far_from_figure(cc, sentences)
+    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far) for item, c in phrase_concepts}
     # Concepts that imply others go first (experiment B: "padding keys got weight 0 and rows still sum to 1"
     # states masked_zero and row_sum_one too); an implied concept credited in the same sentence is part of
     # that statement and takes no place of the sentence's budget.

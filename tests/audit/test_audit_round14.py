@@ -149,12 +149,14 @@ def test_a_long_text_that_never_refers_to_the_students_figure_earns_no_concept(n
 ESSAY_ANCHOR = "\n\nIn my heatmap q1 reads mostly from k2 (0.67), which does not mean that k2 causes the output.\n"
 
 
-def test_one_reference_to_the_figure_anchors_the_text(checklist):
-    """The rule asks whether the text is about the student's figure, not how long it is: the same essay with
-    one sentence about the student's heatmap earns its caveats."""
+def test_one_reading_of_the_figure_earns_its_own_caveat_not_the_essays(checklist):
+    """The essay with one sentence about the student's heatmap is anchored (no "names no cell" reason), but since
+    round 18 (test_audit_round18.py) only that sentence's paragraph earns: its caveat (not causal, 1.5), not the
+    essay's (a share of 0.03 of the text reads the figure)."""
     text = (GAMING / "llm_essay_en.md").read_text(encoding="utf-8") + ESSAY_ANCHOR
     r = grade_audit(text, make_heatmap(), MEASURED_OK, checklist)
-    assert items(r)["limits"]["points"] >= 3
+    assert items(r)["limits"]["points"] == 1.5
+    assert "attention in general, away from what you read" in items(r)["limits"]["feedback"]["en"]
 
 
 @pytest.mark.parametrize("text", [
@@ -178,7 +180,8 @@ def test_short_notes_need_no_anchor(text, checklist):
     "从热力图可以看出第二行更集中。",
 ])
 def test_a_cell_a_measured_value_or_my_figure_anchors_a_long_text(anchor, checklist):
-    text = (GAMING / "no_figure_general_en.md").read_text(encoding="utf-8") + "\n" + anchor + "\n"
+    # in the paragraph of the general statements (round 18: a paragraph away, they would be far from the reading)
+    text = (GAMING / "no_figure_general_en.md").read_text(encoding="utf-8").rstrip("\n") + "\n" + anchor + "\n"
     assert items(grade_audit(text, make_heatmap(), MEASURED_OK, checklist))["limits"]["points"] >= 3
 
 

@@ -48,8 +48,9 @@ def test_a_new_honest_audit_scores_between_12_5_and_14(name, checklist):
 # --------------------------------------------- 1. "the heatmap shows ..." refers to the figure
 
 def _general_text_with(sentence: str) -> str:
-    """A long text on attention in general (no reference to the student's figure) with one sentence added."""
-    return (GAMING / "no_figure_general_en.md").read_text(encoding="utf-8") + "\n" + sentence + "\n"
+    """A long text on attention in general (no reference to the student's figure) with one sentence added to its
+    paragraph (round 18: a paragraph away, one reading of the figure does not tie the general statements)."""
+    return (GAMING / "no_figure_general_en.md").read_text(encoding="utf-8").rstrip("\n") + "\n" + sentence + "\n"
 
 
 @pytest.mark.parametrize("sentence", [
@@ -126,13 +127,16 @@ def test_an_essay_with_a_line_naming_the_figure_but_reading_nothing_earns_only_t
     "My heatmap is attached above. Its diagonal is the brightest part.",
     "附上的是我的热力图，第二行更集中。",
 ])
-def test_the_same_essay_with_a_reading_of_the_figure_is_anchored_as_a_whole(line, checklist):
-    """Anchoring stays whole-text: once the text reads its figure, caveats anywhere in it count (the honest
-    texts in FIGURE_AND_CAVEATS_ONLY of test_audit_round14 keep their paragraphs apart). This is also the
-    rule's limit: an essay with one such line is anchored again (left open)."""
+def test_the_same_essay_with_one_reading_of_the_figure_earns_no_caveat_of_the_essay(line, checklist):
+    """Round 15 anchored the whole text once it read its figure, so an essay with one such line was anchored
+    again (11/15, left open). Since round 18 (test_audit_round18.py) the line anchors the text (no "names no cell"
+    reason), but the essay's paragraphs, far from it, earn nothing: the reading is 3-5 % of the text. The honest
+    texts in FIGURE_AND_CAVEATS_ONLY of test_audit_round14 read their figure in 18 % or more and keep their caveats."""
     essay = (GAMING / "essay_one_figure_line_en.md").read_text(encoding="utf-8")
     text = essay.replace("My heatmap is attached above.", line)
-    assert items(grade(text, checklist))["limits"]["points"] >= 3
+    limits = items(grade(text, checklist))["limits"]
+    assert limits["points"] == 0
+    assert "attention in general, away from what you read" in limits["feedback"]["en"]
 
 
 @pytest.mark.parametrize("essay", ["llm_essay_en.md", "llm_essay_zh.md"])

@@ -1,0 +1,144 @@
+"""Audit red-team round 18: evidence against vocabulary.
+
+1. One sentence that reads the figure anchored a whole essay on attention in general (round 15): the essay of
+   gaming/essay_one_figure_line_en.md with "In my heatmap q0 attends most to k2." scored 11/15. When the sentences
+   that read the figure hold less than anchor.min_reading_share (0.12) of a long text, only the paragraphs (or
+   lists) that read it or speak of the student's own figure or case ("This does not prove ...", "I ran one seed",
+   这不能证明) earn concepts (rubric/audit/grade._far_from_figure): 11.0 -> 2.0. Honest audits read their figure
+   in 18 % or more of their text, and their caveats a paragraph away keep their points.
+4. A heading that names the figure ("## What my heatmap cannot prove") makes the statements under it caveats, as a
+   "Limitations" heading does; it is no reading of the figure, so rule 1 applies to its section as to any
+   paragraph.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from rubric.audit import grade_audit
+from tests.audit.helpers import (
+    MEASURED_OK,
+    items,
+    make_heatmap,
+)
+
+HERE = Path(__file__).resolve().parent
+GAMING = HERE / "gaming"
+HONEST = HERE / "honest"
+VALIDATION = HERE / "validation"
+
+
+def grade(text: str, checklist, figure: bytes | None = None, weights=None) -> dict:
+    return grade_audit(text, figure if figure is not None else make_heatmap(), MEASURED_OK, checklist, weights=weights)
+
+
+def _detail(r: dict) -> list:
+    return [(it["id"], it["points"], it["feedback"]["en"][-200:]) for it in r["items"]]
+
+
+# ------------------------------------------------ 1. one reading of the figure does not anchor an essay
+
+ESSAYS = ["essay_one_figure_line_en.md", "essay_one_figure_line_zh.md", "llm_essay_en.md", "llm_essay_zh.md"]
+READINGS = ["In my heatmap q0 attends most to k2.", "My heatmap: q1 reads mostly from k2 (0.67).",
+            "在我的热力图中，q0 主要关注 k2。", "我的图里第二行最亮的是 k2（0.67）。"]
+
+
+def _essay_with(name: str, line: str, where: str) -> str:
+    """The essay with the reading as a paragraph of its own at the start, in the middle or at the end (the
+    essays' own "My heatmap is attached above." / 附上的是我的热力图。 removed)."""
+    paras = [p for p in (GAMING / name).read_text(encoding="utf-8").split("\n\n")
+             if p.strip() and "attached above" not in p and "附上的是我的热力图" not in p]
+    at = {"start": 1 if paras[0].startswith("#") else 0, "middle": len(paras) // 2, "end": len(paras)}[where]
+    return "\n\n".join(paras[:at] + [line] + paras[at:]) + "\n"
+
+
+@pytest.mark.parametrize("where", ["start", "middle", "end"])
+@pytest.mark.parametrize("line", READINGS)
+@pytest.mark.parametrize("name", ESSAYS)
+def test_an_essay_with_one_paragraph_reading_the_figure_earns_no_concept_of_the_essay(name, line, where, checklist):
+    """48 texts (4 essays x 4 readings x 3 places): before 9.5-11.5/15, after 2-3 (the reading's paragraph only)."""
+    r = grade(_essay_with(name, line, where), checklist)
+    assert r["score"] <= 4, _detail(r)
+    assert items(r)["limits"]["points"] == 0, _detail(r)
+    fb = items(r)["limits"]["feedback"]
+    assert "attention in general, away from what you read" in fb["en"] and "泛泛讨论 attention 的段落" in fb["zh"]
+
+
+def test_the_essay_of_the_gaming_corpus_with_a_cell_read_scores_2(checklist):
+    """The brief's example: 11.0 -> 2.0 (the figure's own points)."""
+    essay = (GAMING / "essay_one_figure_line_en.md").read_text(encoding="utf-8")
+    r = grade(essay.replace("My heatmap is attached above.", "In my heatmap q0 attends most to k2."), checklist)
+    assert r["score"] == 2, _detail(r)
+
+
+@pytest.mark.parametrize("folder", [HONEST, VALIDATION])
+def test_the_rule_changes_no_score_of_an_honest_or_validation_audit(folder, checklist):
+    """Every text of these folders grades as it did without the rule (min_reading_share 0): most read their figure
+    in 18 % or more of their text; observations_then_limitations_en.md (4 %) reads it in a bullet list, held as one
+    block, and its limitations paragraph speaks of its own case ("This is a single head ... I cannot generalise")."""
+    without = dataclasses.replace(checklist, anchor_min_reading_share=0.0)
+    for p in sorted(folder.glob("*.md")) + sorted(folder.glob("*.txt")):
+        text = p.read_text(encoding="utf-8")
+        assert grade(text, checklist)["score"] == grade(text, without)["score"], p.name
+
+
+@pytest.mark.parametrize("name, least_limits", [
+    ("caveats_own_paragraph_en.md", 4), ("caveats_under_limits_heading_zh.md", 4),
+    ("observations_then_limitations_en.md", 4)])
+def test_honest_caveats_in_their_own_paragraph_keep_their_points(name, least_limits, checklist):
+    """The per-statement anchoring of an earlier round took all of them (3.5 -> 0); this rule takes none."""
+    r = grade((HONEST / name).read_text(encoding="utf-8"), checklist)
+    assert items(r)["limits"]["points"] >= least_limits, _detail(r)
+
+
+@pytest.mark.parametrize("caveat", [
+    "This does not prove that the model relies on these positions to make its prediction.",
+    "It also cannot show what the other heads do, and a high weight is not a causal effect.",
+    "I ran a single seed, so a high weight here is not a causal effect and does not generalise.",
+    "这不能证明模型依赖这些位置做出预测，高权重也不等于因果效应。",
+    "它也看不出其他头在做什么，权重高不代表因果。"])
+def test_a_caveat_that_points_back_at_the_students_case_counts_a_paragraph_away(caveat, checklist):
+    """In a long text that reads its figure little, a paragraph that speaks of this heatmap, this case or the
+    student's own run ("This ...", "It also ...", "I ran ...", 这/它) is tied to it; the essay's are not."""
+    text = _essay_with("llm_essay_en.md", "In my heatmap q0 attends most to k2.", "end") + "\n" + caveat + "\n"
+    assert items(grade(text, checklist))["limits"]["points"] >= 1.5
+
+
+def test_a_reading_inside_a_generic_paragraph_ties_that_paragraph_only(checklist):
+    """The rule's limit (left open): statements next to a reading of the figure are read as about it, so a
+    reading written into the essay's caveat paragraph earns that paragraph's caveats, not the rest."""
+    essay = (GAMING / "essay_one_figure_line_en.md").read_text(encoding="utf-8").replace(
+        "My heatmap is attached above.", "")
+    text = essay.replace("Interpreting these matrices requires care.",
+                         "In my heatmap q0 attends most to k2. Interpreting these matrices requires care.")
+    r = grade(text, checklist)
+    assert items(r)["limits"]["points"] == 4 and items(r)["figure_reading"]["points"] == 0, _detail(r)
+
+
+def test_a_short_text_needs_no_share_of_readings(checklist):
+    text = "Rows = queries. Not causal. Not feature importance. One example does not generalise."
+    assert items(grade(text, checklist))["limits"]["points"] >= 3
+
+
+# ------------------------------------------------------------ 4. a heading that names the figure
+
+HEADING_BODY = ("Attention weights are not causal effects, since the output also depends on the values and later "
+                "layers. A high weight is not feature importance. The weights are not the true mechanism of a model. "
+                "One small example does not generalise to other inputs.")
+
+
+def test_generic_caveats_under_a_heading_naming_the_figure_count_in_an_audit_that_reads_it(checklist):
+    honest = (HONEST / "bullets_en.md").read_text(encoding="utf-8").split("## What it cannot show")[0]
+    text = honest + "\n## What my heatmap cannot prove\n\n" + HEADING_BODY + "\n"
+    assert items(grade(text, checklist))["limits"]["points"] == 4
+
+
+def test_generic_caveats_under_a_heading_naming_the_figure_earn_nothing_in_an_essay(checklist):
+    """The heading makes them caveats, not readings: in an essay whose one reading is far from them, they are
+    about attention in general like any paragraph (before: limits 4)."""
+    essay = (GAMING / "llm_essay_en.md").read_text(encoding="utf-8")
+    text = essay + "\n\nIn my heatmap q0 attends most to k1.\n\n## What my heatmap cannot prove\n\n" + HEADING_BODY + "\n"
+    assert items(grade(text, checklist))["limits"]["points"] == 0
