@@ -132,7 +132,7 @@ def test_what_a_high_weight_does_not_mean_is_the_importance_caveat(sentence, che
 @pytest.mark.parametrize("sentence, overclaim", [
     ("A high weight means the key caused the output.", True),
     ("Attention weights are explanations: a high weight means the key caused the output.", True),
-    ("A high weight shows that the model relies on k2.", False),
+    ("A high weight shows that the model relies on k2.", True),  # an overclaim since round 18 ("shows" as "proves")
     ("This proves that the model relies on these positions.", True),  # an overclaim since round 17
     ("权重高代表这个 key 导致了输出。", True),
     ("注意力权重就是解释。", False),

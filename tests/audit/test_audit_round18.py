@@ -6,6 +6,8 @@
    lists) that read it or speak of the student's own figure or case ("This does not prove ...", "I ran one seed",
    这不能证明) earn concepts (rubric/audit/grade._far_from_figure): 11.0 -> 2.0. Honest audits read their figure
    in 18 % or more of their text, and their caveats a paragraph away keep their points.
+2. "This shows / indicates / means that the model relies on k2" (这表明/说明模型依赖 k2) is an overclaim as "This
+   proves that ..." is (audit.yaml overclaims.patterns); "suggests" is one, hedged.
 4. A heading that names the figure ("## What my heatmap cannot prove") makes the statements under it caveats, as a
    "Limitations" heading does; it is no reading of the figure, so rule 1 applies to its section as to any
    paragraph.
@@ -22,6 +24,7 @@ from rubric.audit import grade_audit
 from tests.audit.helpers import (
     MEASURED_OK,
     items,
+    kinds,
     make_heatmap,
 )
 
@@ -121,6 +124,38 @@ def test_a_reading_inside_a_generic_paragraph_ties_that_paragraph_only(checklist
 def test_a_short_text_needs_no_share_of_readings(checklist):
     text = "Rows = queries. Not causal. Not feature importance. One example does not generalise."
     assert items(grade(text, checklist))["limits"]["points"] >= 3
+
+
+# ------------------------------------------------------- 2. "shows that the model relies on" asserts
+
+@pytest.mark.parametrize("sentence, hedged", [
+    ("This shows that the model relies on k2.", False),
+    ("The heatmap indicates that the model relies on k2 for its prediction.", False),
+    ("It means the model depends on k2.", False),
+    ("The figure reveals that the network relies on k1.", False),
+    ("This suggests that the model relies on k2.", True),
+    ("这表明模型依赖 k2。", False),
+    ("这说明模型依赖 k2 做出预测。", False),
+    ("這顯示模型依賴 k2。", False),
+])
+def test_showing_that_the_model_relies_on_a_key_is_an_overclaim(sentence, hedged, checklist):
+    """Before: no flag ("This proves that ..." was flagged since round 17); after: flagged, at half cost when hedged."""
+    r = grade_audit(sentence, None, {}, checklist)
+    flags = [f for f in r["flags"] if f["kind"] == "overclaim"]
+    assert flags, sentence
+    assert (("still reads" in flags[0]["message"]["en"]) == hedged), flags[0]["message"]["en"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "This does not show that the model relies on k2.",
+    "The figure cannot show that the model relies on these positions.",
+    "Nothing here shows that the model relies on k2.",
+    "The heatmap shows that the model relies on the mask to remove padding.",
+    "这不能说明模型依赖这些位置做出预测。",
+    "这显示模型依赖 mask 去掉 padding。",
+])
+def test_a_denied_showing_or_one_about_the_mask_is_no_overclaim(sentence, checklist):
+    assert "overclaim" not in kinds(grade_audit(sentence, None, {}, checklist))
 
 
 # ------------------------------------------------------------ 4. a heading that names the figure
