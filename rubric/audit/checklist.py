@@ -18,7 +18,7 @@ from rubric.audit.text import _CJK, normalise
 # Why a concept was not credited; the checklist words each reason in both languages (`reasons:`).
 REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
            "threshold_only", "question", "mismatch", "contradicted", "copied_feedback", "unanchored", "unread", "other_figure",
-           "noncommittal", "injection", "far")
+           "noncommittal", "injection", "far", "colour_dark", "colour_light")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
 
@@ -221,6 +221,9 @@ class _Concept:
     # the opposite statement ("columns are queries"): a clause stating it credits the concept nothing
     contradicted_by: _Pat | None = None
     implies: list[str] = field(default_factory=list)   # concepts a statement of this one states too
+    # `low_end` (round 18): the concept as read when the figure's low end is "dark" or "light", its phrases plus
+    # the colour words of that end ("the masked keys are dark" / "... are white"); see grade._low_end
+    by_low_end: dict[str, _Concept] = field(default_factory=dict)
 
 
 @dataclass
@@ -412,6 +415,13 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
                     if not groups:
                         raise ChecklistError(f"{cw}: needs 'phrases' or 'all'")
                     concept.groups = [_compile_group(g, cw) for g in groups]
+                    for end, words in (c.get("low_end") or {}).items():
+                        if end not in ("dark", "light") or len(groups) != 1:
+                            raise ChecklistError(f"{cw}.low_end: 'dark' or 'light', on a concept with 'phrases'")
+                        both = {lang: list(groups[0].get(lang) or []) + list((words or {}).get(lang) or [])
+                                for lang in ("zh", "en")}
+                        concept.by_low_end[end] = _Concept(**{**concept.__dict__, "by_low_end": {},
+                                                              "groups": [_compile_group(both, f"{cw}.low_end.{end}")]})
                 item.concepts.append(concept)
             item.full_credit_at = float(it.get("full_credit_at", sum(c.credit for c in item.concepts)))
             if item.full_credit_at <= 0:

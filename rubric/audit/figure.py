@@ -167,6 +167,9 @@ class FigureReport:
     cells: int = 0
     ms: float = 0.0
     reason: str = ""
+    # the cells' lightness (0-255), row by row, when every cell of the grid was seen: with the weights the
+    # figure plots, it says which end of the colour scale is low (grade._low_end; reversed maps share a curve)
+    lightness: tuple[float, ...] = ()
 
     @property
     def shape(self) -> tuple[int, int] | None:
@@ -403,11 +406,26 @@ def _background(lab: np.ndarray, k: int) -> int | None:
     return top if owned[top] >= BACKGROUND_BORDER * len(edge) else None
 
 
+def _row_major_lightness(boxes: list[tuple[int, int, int, int]], lightness: list[float], rows: int,
+                         cols: int) -> tuple[float, ...]:
+    """The cells' lightness in the order of the matrix they draw (row by row), or () unless there is one cell
+    per entry: top to bottom by centre, then left to right within each row."""
+    if len(boxes) != rows * cols:
+        return ()
+    order = sorted(range(len(boxes)), key=lambda i: boxes[i][1] + boxes[i][3])
+    out: list[float] = []
+    for r in range(rows):
+        row = sorted(order[r * cols:(r + 1) * cols], key=lambda i: boxes[i][0] + boxes[i][2])
+        out.extend(round(lightness[i], 1) for i in row)
+    return tuple(out)
+
+
 def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
     t0 = time.perf_counter()
 
-    def done(kind: str, rows: int = 0, cols: int = 0, cells: int = 0, reason: str = "") -> FigureReport:
-        return FigureReport(kind, rows, cols, cells, round((time.perf_counter() - t0) * 1000, 2), reason)
+    def done(kind: str, rows: int = 0, cols: int = 0, cells: int = 0, reason: str = "",
+             lightness: tuple[float, ...] = ()) -> FigureReport:
+        return FigureReport(kind, rows, cols, cells, round((time.perf_counter() - t0) * 1000, 2), reason, lightness)
 
     try:
         px = _decode(data, side)
@@ -534,7 +552,8 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
     grids.sort(key=lambda g: -g[0])
     for _, rows, cols, members in grids:
         if _is_colour_scale(mean[[ids[i] for i in members]]):
-            return done("grid", rows, cols, len(members))
+            return done("grid", rows, cols, len(members), lightness=_row_major_lightness(
+                [cells[i] for i in members], [float(mean[ids[i]] @ LUM) for i in members], rows, cols))
     if grids:
         _, rows, cols, members = grids[0]
         return done("not_heatmap", rows, cols, len(members), reason="not_colour_scale")

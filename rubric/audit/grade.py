@@ -50,7 +50,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "unanchored", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "unanchored", "colour_dark", "colour_light", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -61,6 +61,9 @@ _SHAPE_STATED = re.compile(r"(?<![\d.])([1-9])\s*[×x*]\s*([1-9])(?![\d.])")
 _STATED_ROW = re.compile(r"[\[(]\s*(\d?\.\d+|[01])(?:\s*[,，、]\s*(?:\d?\.\d+|[01])){1,7}\s*[\])]")
 _DECIMAL = re.compile(r"\d?\.\d+|[01]")
 WEIGHT_TOLERANCE = 0.015          # values rounded to two decimals still match
+# how closely the cells' lightness must follow the plotted weights (Pearson r, either sign) for the figure to
+# tell which end of its colour scale is low: the lab's viridis example gives 0.99, a Blues one -0.99
+LOW_END_CORRELATION = 0.8
 _FIGURE_WORDS = re.compile(r"heat\s*map|figure|plot|image|picture|grid|图|热力图|格子")
 # a cell named by its index ("q5", "query 5", "row 6", "key_7", "column 4"; group 1: a row, group 2: a column)
 _CELL_EN = re.compile(r"(?=[qkrc])(?<![a-z0-9_])(?:(q|query|row)|(k|key|column|col))(?:\s*#\s*|_|\s?)(\d{1,3})(?![\d.])")
@@ -301,6 +304,31 @@ def _reads_the_figure(cc: Checklist, own: list[_Sentence]) -> bool:
         cc.anchor.search(s.text) and cc.anchor_readings.search(s.text) for s in own)
 
 
+def _low_end(report: FigureReport | None, weights: Sequence[Sequence[float]] | None) -> str | None:
+    """Which end of the uploaded figure's colour scale is low: "dark" (viridis, rocket, magma) or "light" (Blues,
+    Greys, Reds), from the lightness of its cells against the weights the student's code computes for the lab's
+    example (what the figure plots); None when the figure is not that grid or its cells do not follow the
+    weights either way (another example, equal weights). Reversed colour maps share one curve
+    (rubric/audit/figure.py), so the figure alone cannot tell."""
+    if report is None or not report.lightness or not weights:
+        return None
+    try:
+        w = [float(x) for row in weights for x in row]
+    except (TypeError, ValueError):
+        return None
+    if len(weights) != report.rows or len(w) != len(report.lightness) or max(w) - min(w) < 0.05:
+        return None
+    lum = report.lightness
+    mw, ml = sum(w) / len(w), sum(lum) / len(lum)
+    cov = sum((a - mw) * (b - ml) for a, b in zip(w, lum, strict=True))
+    sw = math.sqrt(sum((a - mw) ** 2 for a in w))
+    sl = math.sqrt(sum((b - ml) ** 2 for b in lum))
+    if sl < 1e-9:
+        return None
+    r = cov / (sw * sl)
+    return "dark" if r >= LOW_END_CORRELATION else "light" if r <= -LOW_END_CORRELATION else None
+
+
 def _reads(cc: Checklist, s: _Sentence) -> bool:
     """Does this sentence read the student's figure or run: something seen (anchor.sights), a reference with a
     reading ("in my heatmap q0 attends most to k2", a cell) or a measured value?"""
@@ -492,11 +520,24 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     flags: list[AuditFlag] = []
 
     # --- concept candidates, then a greedy assignment under the per-sentence budget -------------
-    phrase_concepts = [(item, c) for item in cc.items if item.kind == "concepts"
+    report = next((r for r, _it, _fl in figures.values() if r is not None), None)
+    low = _low_end(report, weights) or "dark"     # unknown: the default maps' (viridis, rocket) dark low end
+    phrase_concepts = [(item, c.by_low_end.get(low, c)) for item in cc.items if item.kind == "concepts"
                        for c in item.concepts if c.kind == "phrases"]
     lists = _keyword_lists(cc, sentences, [c for _item, c in phrase_concepts])
     far = _far_from_figure(cc, sentences)
     found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far) for item, c in phrase_concepts}
+    if low in ("dark", "light"):
+        # a colour word of the other end ("the masked keys are dark" on a Blues heatmap, where 0 is white): say so
+        other = "light" if low == "dark" else "dark"
+        for item in cc.items:
+            for c in item.concepts:
+                alt = c.by_low_end.get(other)
+                if alt is None:
+                    continue
+                cands, reasons = found[(item.id, c.id)]
+                if not cands and _concept_candidates(cc, alt, sentences, lists, far)[0]:
+                    reasons.add(f"colour_{low}")
     # Concepts that imply others go first (experiment B: "padding keys got weight 0 and rows still sum to 1"
     # states masked_zero and row_sum_one too); an implied concept credited in the same sentence is part of
     # that statement and takes no place of the sentence's budget.
@@ -523,7 +564,6 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 reasons.add("sentence_full")
 
     # --- a text about another figure, or about no figure at all, earns no concept ------------------
-    report = next((r for r, _it, _fl in figures.values() if r is not None), None)
     anchor_reason, other_message = _anchoring(cc, sentences, report)
     injected = [s.text for s in sentences if cc.injection.search(s.text)]
     if injected:

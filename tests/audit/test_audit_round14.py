@@ -57,7 +57,7 @@ FIGURE_AND_CAVEATS_ONLY = {
     # position): anchored by audit.yaml anchor.sights (round 15); round 16 credits their black or weightless masked
     # keys and their caveats as written (test_audit_round16.py)
     "figure_named_last_en.md": (4, 7),
-    "figure_named_first_line_en.md": (4, 6),
+    "figure_named_first_line_en.md": (4, 7),    # round 18: its "padded keys ... are dark" counts (6 -> 7)
     "figure_named_first_zh.md": (4, 7),
     "attends_mostly_no_numbers_en.md": (4, 8),
     "most_weight_no_numbers_zh.md": (4, 7),

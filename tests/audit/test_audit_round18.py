@@ -8,6 +8,11 @@
    in 18 % or more of their text, and their caveats a paragraph away keep their points.
 2. "This shows / indicates / means that the model relies on k2" (这表明/说明模型依赖 k2) is an overclaim as "This
    proves that ..." is (audit.yaml overclaims.patterns); "suggests" is one, hedged.
+3. The colour of a masked key: "dark" (深色, 暗) counts as "black" did, for the low end of the figure's colour scale.
+   The figure tells which end is low when its cells follow the weights the student's code computes for the lab's
+   example (grade._low_end): dark/black then count only on a dark-low map (viridis), white/light only on a
+   light-low map (Blues), and the feedback says which. When the figure cannot tell, dark and black count (the
+   defaults of matplotlib and seaborn are dark-low) and white does not.
 4. A heading that names the figure ("## What my heatmap cannot prove") makes the statements under it caveats, as a
    "Limitations" heading does; it is no reading of the figure, so rule 1 applies to its section as to any
    paragraph.
@@ -16,13 +21,20 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 from pathlib import Path
 
 import pytest
+from PIL import Image, ImageDraw
 
 from rubric.audit import grade_audit
+from rubric.audit.figure import analyse_figure
+from rubric.audit.grade import _low_end
 from tests.audit.helpers import (
+    EXAMPLE_WEIGHTS,
+    MASKED,
     MEASURED_OK,
+    concept_credited,
     items,
     kinds,
     make_heatmap,
@@ -156,6 +168,71 @@ def test_showing_that_the_model_relies_on_a_key_is_an_overclaim(sentence, hedged
 ])
 def test_a_denied_showing_or_one_about_the_mask_is_no_overclaim(sentence, checklist):
     assert "overclaim" not in kinds(grade_audit(sentence, None, {}, checklist))
+
+
+# -------------------------------------------------------------------- 3. the colour of a masked key
+
+def _blues(x: float) -> tuple[int, int, int]:
+    a, b = (247, 251, 255), (8, 48, 107)
+    return tuple(round(a[k] + (b[k] - a[k]) * x) for k in range(3))
+
+
+def _light_low_heatmap(weights=EXAMPLE_WEIGHTS) -> bytes:
+    """A Blues heatmap (seaborn's cmap="Blues"): 0 is near white, 1 dark blue."""
+    im = Image.new("RGB", (520, 330), "white")
+    d = ImageDraw.Draw(im)
+    for r, row in enumerate(weights):
+        for c, v in enumerate(row):
+            d.rectangle([90 + c * 110, 40 + r * 110, 199 + c * 110, 149 + r * 110], fill=_blues(v))
+    buf = io.BytesIO()
+    im.save(buf, "PNG")
+    return buf.getvalue()
+
+
+def test_the_figure_tells_which_end_of_its_colour_scale_is_low(checklist):
+    dark_low, light_low = analyse_figure(make_heatmap()), analyse_figure(_light_low_heatmap())
+    assert _low_end(dark_low, EXAMPLE_WEIGHTS) == "dark"
+    assert _low_end(light_low, EXAMPLE_WEIGHTS) == "light"
+    assert _low_end(dark_low, None) is None                                    # no weights: cannot tell
+    assert _low_end(dark_low, [[0.5, 0.5, 0.5], [0.5, 0.5, 0.5]]) is None      # equal weights: cannot tell
+    assert _low_end(dark_low, [[0.2, 0.8], [0.5, 0.5]]) is None                # another shape: cannot tell
+    other = [[0.67, 0.24, 0.09], [0.21, 0.58, 0.21]]                           # another example, unrelated
+    assert _low_end(dark_low, other) is None
+
+
+DARK = ["The masked keys are dark.", "The padded keys at the end are dark.", "被遮蔽的 key 是深色的。",
+        "被 mask 的那一列偏暗。", "The masked keys are black.", "被遮蔽的 key 全黑。"]
+LIGHT = ["The masked keys are white.", "The masked column looks pale.", "被遮蔽的 key 是白色的。", "被 mask 的列是浅色的。"]
+
+
+@pytest.mark.parametrize("sentence", DARK)
+def test_a_dark_masked_key_counts_on_a_dark_low_figure_and_when_the_figure_cannot_tell(sentence, checklist):
+    """Before: "dark"/深色 earned nothing where "black" did; after: both, unless the figure shows low as light."""
+    assert items(grade(sentence, checklist, make_heatmap(), EXAMPLE_WEIGHTS))[MASKED[0]]["points"] > 0
+    assert concept_credited(sentence, *MASKED, checklist)                      # no figure: cannot tell
+
+
+@pytest.mark.parametrize("sentence", DARK)
+def test_a_dark_masked_key_on_a_light_low_figure_earns_nothing_and_says_why(sentence, checklist):
+    r = grade(sentence, checklist, _light_low_heatmap(), EXAMPLE_WEIGHTS)
+    fb = items(r)["figure_reading"]["feedback"]
+    assert items(r)["figure_reading"]["points"] == 0
+    assert "smaller weights are drawn lighter" in fb["en"] and "权重越小颜色越浅" in fb["zh"]
+
+
+@pytest.mark.parametrize("sentence", LIGHT)
+def test_a_white_masked_key_counts_only_on_a_light_low_figure(sentence, checklist):
+    assert items(grade(sentence, checklist, _light_low_heatmap(), EXAMPLE_WEIGHTS))["figure_reading"]["points"] > 0
+    dark = grade(sentence, checklist, make_heatmap(), EXAMPLE_WEIGHTS)
+    assert items(dark)["figure_reading"]["points"] == 0
+    assert "smaller weights are drawn darker" in items(dark)["figure_reading"]["feedback"]["en"]
+    assert not concept_credited(sentence, *MASKED, checklist)                  # no figure: cannot tell
+
+
+@pytest.mark.parametrize("sentence", ["The masked keys are not dark.", "The masked keys are dark grey, not zero?",
+                                      "被遮蔽的 key 不是深色的。", "The unmasked keys are dark."])
+def test_a_denied_or_asked_dark_earns_nothing(sentence, checklist):
+    assert not concept_credited(sentence, *MASKED, checklist)
 
 
 # ------------------------------------------------------------ 4. a heading that names the figure
