@@ -330,12 +330,14 @@ def _low_end(report: FigureReport | None, weights: Sequence[Sequence[float]] | N
 
 
 def _reads(cc: Checklist, s: _Sentence) -> bool:
-    """Does this sentence read the student's figure or run: something seen (anchor.sights), a reference with a
-    reading ("in my heatmap q0 attends most to k2", a cell) or a measured value?"""
+    """Does this sentence read the student's figure or run: something seen (anchor.sights, not negated), a reference
+    with a reading ("in my heatmap q0 attends most to k2", a cell) or a measured value?"""
     if s.is_code or s.is_heading:
         return False
-    return bool(cc.anchor_sights.search(s.text) or (cc.anchor.search(s.text) and cc.anchor_readings is not None
-                and cc.anchor_readings.search(s.text)) or _anchor_number(cc, s.text))
+    # something seen, not denied: "a bright cell does not prove a causal effect" (亮的格子并不能证明) sees nothing
+    return bool(any(not s.negated(m.start(), m.end(), context=False) for m in s.find(cc.anchor_sights))
+                or (cc.anchor.search(s.text) and cc.anchor_readings is not None and cc.anchor_readings.search(s.text))
+                or _anchor_number(cc, s.text))
 
 
 def _far_from_figure(cc: Checklist, sentences: list[_Sentence]) -> set[int]:

@@ -29,7 +29,8 @@ from PIL import Image, ImageDraw
 
 from rubric.audit import grade_audit
 from rubric.audit.figure import analyse_figure
-from rubric.audit.grade import _low_end
+from rubric.audit.grade import _low_end, _reads
+from rubric.audit.text import _segment
 from tests.audit.helpers import (
     EXAMPLE_WEIGHTS,
     MASKED,
@@ -254,3 +255,51 @@ def test_generic_caveats_under_a_heading_naming_the_figure_earn_nothing_in_an_es
     essay = (GAMING / "llm_essay_en.md").read_text(encoding="utf-8")
     text = essay + "\n\nIn my heatmap q0 attends most to k1.\n\n## What my heatmap cannot prove\n\n" + HEADING_BODY + "\n"
     assert items(grade(text, checklist))["limits"]["points"] == 0
+
+
+# ------------------------------------------------------------------ 5. new gaming audits (zh and en)
+
+# name: score with the lab's heatmap before this round (every text of tests/audit/gaming must score <= 4:
+# test_audit_validation.py); after: 2-4
+NEW_GAMING = {
+    # an essay that writes "looking at heatmaps like mine, one sees ..." (看像我这样的热力图) and "a bright cell does not
+    # prove ...": a sight word in a denied or generic statement is no reading, "like mine" no own case
+    "essay_disguised_as_readings_en.md": 13.0, "essay_disguised_as_readings_zh.md": 13.0,
+    # the handout's claims reworded; "这类权重图" / "this kind of figure" is figures in general, not this one
+    "handout_rewritten_en.md": 8.5, "handout_rewritten_zh.md": 10.0,
+    "heading_over_essay_en.md": 9.0,                       # "## What my heatmap cannot prove" over an essay
+    "true_but_irrelevant_en.md": 6.5, "true_but_irrelevant_zh.md": 6.5,   # history, GPUs, softmax facts
+    "keyword_salad_sentences_en.md": 4.0, "keyword_salad_sentences_zh.md": 4.0,   # keywords joined by "and"
+    "different_figure_en.md": 2.0, "different_figure_zh.md": 2.0,   # a 16x16 head described: cells the grid lacks
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_GAMING))
+def test_a_new_gaming_audit_scores_at_most_4_with_the_real_heatmap(name, checklist):
+    r = grade((GAMING / name).read_text(encoding="utf-8"), checklist)
+    assert r["score"] <= 4, _detail(r)
+    assert items(r)["limits"]["points"] == 0, _detail(r)
+
+
+@pytest.mark.parametrize("sentence, reads", [
+    ("The diagonal is bright.", True),
+    ("对角线最亮。", True),
+    ("A bright cell does not prove a causal effect on the output.", False),
+    ("亮的格子并不能证明对输出的因果效应。", False),
+])
+def test_a_sight_word_in_a_denied_statement_reads_nothing(sentence, reads, checklist):
+    assert _reads(checklist, _segment(checklist, sentence)[0]) == reads
+
+
+@pytest.mark.parametrize("sentence, own", [
+    ("This does not prove that the model relies on k2.", True),
+    ("This kind of figure cannot prove causality.", False),
+    ("这不能证明因果。", True),
+    ("这类权重图能支持的结论很有限。", False),
+    ("我只跑了一个 seed。", True),
+    ("看像我这样的热力图，可以看出每一行对应一个 query。", False),
+    ("Looking at heatmaps like mine, one sees that rows are queries.", False),
+    ("I ran a single seed.", True),
+])
+def test_what_speaks_of_the_students_own_case(sentence, own, checklist):
+    assert bool(checklist.anchor_own_case.search(_segment(checklist, sentence)[0].text)) == own
