@@ -370,6 +370,10 @@ _HEADING = re.compile(r"^#{1,6}\s*")
 _BOLD_LINE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*[^*]+\*\*\s*[:]?\s*$")
 _BULLET = re.compile(r"^(?:[-*+•·]|\d{1,2}[.)、]|\(\d{1,2}\)|[a-h][.)])\s+")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+# A line that opens with a short label and a colon ("parity: max_abs_error 2.6e-7", "exp A: d_k 8 -> 128",
+# "实验 B：...") starts a note of its own, as a bullet does: it continues no wrapped line (audit round 18:
+# three such notes were joined into one sentence and lost two experiments to its two-point budget).
+_LABEL_LINE = re.compile(r"^[^\s:]{1,16}(?:\s[^\s:]{1,8})?\s*:\s*\S")
 # A line this long (in units: CJK characters + 2 per Latin word; a PDF line of Chinese is ~35 characters,
 # one of English ~12 words) that does not end a sentence was wrapped: it continues on the next line.
 # Short unpunctuated lines are notes and stay separate.
@@ -637,7 +641,8 @@ def _lines(raw: str, axes_swapped: bool = False) -> list[tuple[str, bool]]:
             line = swap_axes(line)
         s = line.strip()
         if (s and parts and last and units >= _WRAPPED_LINE_UNITS and not last.endswith(_SENTENCE_END)
-                and not _HEADING.match(s) and not _BULLET.match(s) and not s.startswith(("|", "```", "~~~"))
+                and not _HEADING.match(s) and not _BULLET.match(s) and not _LABEL_LINE.match(s)
+                and not s.startswith(("|", "```", "~~~"))
                 and not first.startswith(("|", "```", "~~~", "#"))):
             if size + len(s) < _MAX_JOINED_CHARS:
                 parts[-1] = parts[-1].rstrip()

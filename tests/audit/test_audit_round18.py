@@ -30,7 +30,7 @@ from PIL import Image, ImageDraw
 from rubric.audit import grade_audit
 from rubric.audit.figure import analyse_figure
 from rubric.audit.grade import _low_end, _reads
-from rubric.audit.text import _segment
+from rubric.audit.text import _lines, _segment
 from tests.audit.helpers import (
     EXAMPLE_WEIGHTS,
     MASKED,
@@ -303,3 +303,38 @@ def test_a_sight_word_in_a_denied_statement_reads_nothing(sentence, reads, check
 ])
 def test_what_speaks_of_the_students_own_case(sentence, own, checklist):
     assert bool(checklist.anchor_own_case.search(_segment(checklist, sentence)[0].text)) == own
+
+
+# ------------------------------------------------------------ 6. new honest audits, in new styles
+
+# name: score with the lab's heatmap before this round's fixes -> after (every honest file must score >= 12:
+# test_audit_round14.py)
+NEW_HONEST = {
+    "terse_notes_en.md": (10.5, 12.5),           # notes with arrows, "label: ..." lines and a "cannot conclude:" list
+    "table_claims_en.md": (15.0, 15.0),          # an English claims table: yes/no per claim and why
+    "zh_english_terms_inline_zh.md": (15.0, 15.0),   # 中文夹英文术语, numbers inline
+    "qa_format_zh.md": (15.0, 15.0),             # 问/答
+    "numbered_steps_dark_mask_en.md": (15.0, 15.0),  # a numbered list; the masked key "is dark" on viridis
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_HONEST))
+def test_a_new_honest_audit_scores_what_it_earns(name, checklist):
+    r = grade((HONEST / name).read_text(encoding="utf-8"), checklist, make_heatmap(), EXAMPLE_WEIGHTS)
+    assert r["score"] >= NEW_HONEST[name][1], _detail(r)
+    assert kinds(r) == [], r["flags"]
+
+
+@pytest.mark.parametrize("text, lines", [
+    ("exp A: d_k 8 -> 128, entropy w/o scale 1.07 -> 0.15, with scale ~1.05 flat over the whole range\n"
+     "exp B: 2 pad keys -> weight 0.000, sample 0 output unchanged, rows still sum to one\n"
+     "exp C: 1, 4, 16 queries -> output shapes (1, 8), (4, 8), (16, 8)", 3),
+    ("实验 A：d_k 从 8 增大到 128，不加 scale 时 entropy 从 1.07 降到 0.15，加了 scale 一直保持在 1.05 左右\n"
+     "实验 B：加 2 个 padding key，它们的 weight 都是 0，第一个样本的 output 没有变", 2),
+    # a wrapped line still continues on the next
+    ("In experiment A the entropy without the scale went down steadily as the dimension of\nthe keys grew from 8 to 128.", 1),
+])
+def test_a_line_opening_with_a_label_and_a_colon_is_a_note_of_its_own(text, lines):
+    """Before: unpunctuated "label: ..." lines were joined as one wrapped line, one sentence with a two-point
+    budget (terse_notes_en: experiments 1 -> 3)."""
+    assert len(_lines(text)) == lines
