@@ -33,6 +33,7 @@ from rubric.audit.grade import _low_end, _reads
 from rubric.audit.text import _lines, _segment
 from tests.audit.helpers import (
     EXAMPLE_WEIGHTS,
+    IMPORTANCE,
     MASKED,
     MEASURED_OK,
     concept_credited,
@@ -310,7 +311,7 @@ def test_what_speaks_of_the_students_own_case(sentence, own, checklist):
 # name: score with the lab's heatmap before this round's fixes -> after (every honest file must score >= 12:
 # test_audit_round14.py)
 NEW_HONEST = {
-    "terse_notes_en.md": (10.5, 12.5),           # notes with arrows, "label: ..." lines and a "cannot conclude:" list
+    "terse_notes_en.md": (10.5, 15.0),           # notes with arrows, "label: ..." lines and a "cannot conclude:" list
     "table_claims_en.md": (15.0, 15.0),          # an English claims table: yes/no per claim and why
     "zh_english_terms_inline_zh.md": (15.0, 15.0),   # 中文夹英文术语, numbers inline
     "qa_format_zh.md": (15.0, 15.0),             # 问/答
@@ -338,3 +339,12 @@ def test_a_line_opening_with_a_label_and_a_colon_is_a_note_of_its_own(text, line
     """Before: unpunctuated "label: ..." lines were joined as one wrapped line, one sentence with a two-point
     budget (terse_notes_en: experiments 1 -> 3)."""
     assert len(_lines(text)) == lines
+
+
+@pytest.mark.parametrize("lead, caveat", [
+    ("cannot conclude:", True), ("I can't infer:", True), ("不能推断：", True), ("we can conclude:", False)])
+def test_a_lead_in_saying_what_cannot_be_concluded_makes_its_bullets_caveats(lead, caveat, checklist):
+    """Before: "cannot conclude:" over "- k1 = most important feature for q0" earned no caveat (terse_notes_en: limits
+    1.5 -> 4)."""
+    text = f"{lead}\n- k1 = most important feature for q0 (values matter too)\n"
+    assert concept_credited(text, *IMPORTANCE, checklist) == caveat
