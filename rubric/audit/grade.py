@@ -191,6 +191,13 @@ def _keyword_lists(cc: Checklist, sentences: list[_Sentence], concepts: list[_Co
         hits = [(cid, ms) for cid, pat in pats if (ms := s.find(pat))]
         if len(hits) < cc.keyword_list_concepts:
             continue
+        # a metric given its value states a measurement, not a keyword (round 18: "my output matches
+        # scaled_dot_product_attention with max_abs_error = 2.6e-7 and row_sum_error = 1.1e-7" was a keyword list)
+        valued = {cl.metric for cl in _extract_claims(cc, s)[0] if cl.value is not None} if any(
+            cid in cc.metrics for cid, _ms in hits) else set()
+        hits = [(cid, ms) for cid, ms in hits if cid not in valued]
+        if len(hits) < cc.keyword_list_concepts:
+            continue
         per_clause: dict[int, set[str]] = {}
         for cid, ms in hits:
             for m in ms:
@@ -334,10 +341,11 @@ def _reads(cc: Checklist, s: _Sentence) -> bool:
     with a reading ("in my heatmap q0 attends most to k2", a cell) or a measured value?"""
     if s.is_code or s.is_heading:
         return False
+    if (cc.anchor.search(s.text) and cc.anchor_readings is not None and cc.anchor_readings.search(s.text)) \
+            or _anchor_number(cc, s.text):
+        return True
     # something seen, not denied: "a bright cell does not prove a causal effect" (亮的格子并不能证明) sees nothing
-    return bool(any(not s.negated(m.start(), m.end(), context=False) for m in s.find(cc.anchor_sights))
-                or (cc.anchor.search(s.text) and cc.anchor_readings is not None and cc.anchor_readings.search(s.text))
-                or _anchor_number(cc, s.text))
+    return any(not s.negated(m.start(), m.end(), context=False) for m in s.find(cc.anchor_sights))
 
 
 def _far_from_figure(cc: Checklist, sentences: list[_Sentence]) -> set[int]:
@@ -353,10 +361,17 @@ def _far_from_figure(cc: Checklist, sentences: list[_Sentence]) -> set[int]:
     total = sum(_units(s.text) for s in body)
     if not cc.anchor_min_reading_share or total < cc.anchor_min_units:
         return set()
-    reading = [s for s in body if _reads(cc, s)]
-    if not reading or sum(_units(s.text) for s in reading) >= cc.anchor_min_reading_share * total:
+    # stop at the share: a text that reads its figure is whole after a few of its sentences (a 20 KiB audit's cost)
+    needed, seen = cc.anchor_min_reading_share * total, 0.0
+    read_ids: set[int] = set()
+    for s in body:
+        if _reads(cc, s):
+            read_ids.add(id(s))
+            seen += _units(s.text)
+            if seen >= needed:
+                return set()
+    if not read_ids:
         return set()     # no reading at all is _anchoring's case (unanchored / unread)
-    read_ids = {id(s) for s in reading}
     blocks = _blocks(sentences)
     # a reference alone ties nothing: "interpreting these matrices requires care" names matrices in general
     tied = {blocks[i] for i, s in enumerate(sentences)

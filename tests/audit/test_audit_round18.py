@@ -312,6 +312,7 @@ def test_what_speaks_of_the_students_own_case(sentence, own, checklist):
 # test_audit_round14.py)
 NEW_HONEST = {
     "terse_notes_en.md": (10.5, 15.0),           # notes with arrows, "label: ..." lines and a "cannot conclude:" list
+    "numbers_inline_prose_en.md": (13.0, 14.0),  # one paragraph, every number inline
     "table_claims_en.md": (15.0, 15.0),          # an English claims table: yes/no per claim and why
     "zh_english_terms_inline_zh.md": (15.0, 15.0),   # 中文夹英文术语, numbers inline
     "qa_format_zh.md": (15.0, 15.0),             # 问/答
@@ -348,3 +349,21 @@ def test_a_lead_in_saying_what_cannot_be_concluded_makes_its_bullets_caveats(lea
     1.5 -> 4)."""
     text = f"{lead}\n- k1 = most important feature for q0 (values matter too)\n"
     assert concept_credited(text, *IMPORTANCE, checklist) == caveat
+
+
+@pytest.mark.parametrize("sentence", [
+    "My output matches torch.nn.functional.scaled_dot_product_attention with max_abs_error = 2.6e-7 and "
+    "row_sum_error = 1.1e-7 at seed 0.",
+    "max_abs_error = 2.6e-7 and row_sum_error = 1.1e-7 against F.scaled_dot_product_attention with seed 0.",
+    "与 scaled_dot_product_attention 比较，max_abs_error = 2.6e-7 且 row_sum_error = 1.1e-7。",
+])
+def test_metrics_given_their_values_are_a_measurement_not_a_keyword_list(sentence, checklist):
+    """Before: the reference and two metric names in one clause were three keywords (reference not credited: parity
+    2.5 of 3; validation en_partial_copy 6.0, hand 6.5)."""
+    r = grade_audit(sentence, None, MEASURED_OK, checklist)
+    assert items(r)["parity"]["points"] == 2.5, items(r)["parity"]["feedback"]["en"]
+
+
+def test_metric_names_without_values_in_a_keyword_clause_are_still_keywords(checklist):
+    r = grade_audit("max_abs_error row_sum_error scaled_dot_product_attention rows queries", None, MEASURED_OK, checklist)
+    assert "list of keywords" in items(r)["parity"]["feedback"]["en"]
