@@ -561,19 +561,23 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     order = sorted(range(len(phrase_concepts)),
                    key=lambda i: (not phrase_concepts[i][1].implies,
                                   len(found[(phrase_concepts[i][0].id, phrase_concepts[i][1].id)][0]), i))
-    budget: dict[int, int] = {}
-    implied_at: dict[int, set[str]] = {}
+    # The budget is per statement: the parts of a sentence between semicolons ("in experiment A ...; in B ...; in C
+    # ...") are statements of their own, as the checklist's sentence rule says (round 18: C lost to A and B).
+    budget: dict[tuple[int, int], int] = {}
+    implied_at: dict[tuple[int, int], set[str]] = {}
     credited: set[tuple[str, str]] = set()
     for i in order:
         item, c = phrase_concepts[i]
         cands, reasons = found[(item.id, c.id)]
         for idx in cands:
-            if c.id in implied_at.get(idx, set()):
+            first = sentences[idx].find(c.groups[0])
+            key = (idx, sentences[idx].text.count(";", 0, first[0].start()) if first else 0)
+            if c.id in implied_at.get(key, set()):
                 credited.add((item.id, c.id))
                 break
-            if budget.get(idx, 0) < cc.max_per_sentence:
-                budget[idx] = budget.get(idx, 0) + 1
-                implied_at.setdefault(idx, set()).update(c.implies)
+            if budget.get(key, 0) < cc.max_per_sentence:
+                budget[key] = budget.get(key, 0) + 1
+                implied_at.setdefault(key, set()).update(c.implies)
                 credited.add((item.id, c.id))
                 break
         else:

@@ -312,7 +312,7 @@ def test_what_speaks_of_the_students_own_case(sentence, own, checklist):
 # test_audit_round14.py)
 NEW_HONEST = {
     "terse_notes_en.md": (10.5, 15.0),           # notes with arrows, "label: ..." lines and a "cannot conclude:" list
-    "numbers_inline_prose_en.md": (13.0, 14.0),  # one paragraph, every number inline
+    "numbers_inline_prose_en.md": (13.0, 15.0),  # one paragraph, every number inline
     "table_claims_en.md": (15.0, 15.0),          # an English claims table: yes/no per claim and why
     "zh_english_terms_inline_zh.md": (15.0, 15.0),   # 中文夹英文术语, numbers inline
     "qa_format_zh.md": (15.0, 15.0),             # 问/答
@@ -367,3 +367,23 @@ def test_metrics_given_their_values_are_a_measurement_not_a_keyword_list(sentenc
 def test_metric_names_without_values_in_a_keyword_clause_are_still_keywords(checklist):
     r = grade_audit("max_abs_error row_sum_error scaled_dot_product_attention rows queries", None, MEASURED_OK, checklist)
     assert "list of keywords" in items(r)["parity"]["feedback"]["en"]
+
+
+@pytest.mark.parametrize("text, item, points", [
+    ("In experiment A the entropy without scaling dropped from 1.07 to 0.15; in experiment B the 2 padding keys got "
+     "weight 0.0 and the output was unchanged; in experiment C 1, 4 and 16 queries gave output shapes (1, 8), (4, 8) "
+     "and (16, 8).", "experiments", 3),
+    ("In the figure each row is one query and each column is one key; every row sums to 1; a masked key is 0 in every "
+     "row.", "figure_reading", 3),
+    ("实验 A：不缩放时熵从 1.07 降到 0.15；实验 B：2 个 padding key 的权重都是 0.0，输出不变；实验 C：1、4、16 个 query 的"
+     "输出形状分别是 (1, 8)、(4, 8)、(16, 8)。", "experiments", 3),
+])
+def test_the_parts_of_a_sentence_between_semicolons_have_a_budget_each(text, item, points, checklist):
+    """Before: one two-point budget for the whole sentence (experiments 2, figure_reading 2; validation
+    en/zh_wrong_numbers 8 -> 9, hand 9)."""
+    assert items(grade_audit(text, None, MEASURED_OK, checklist))[item]["points"] == points
+
+
+def test_a_keyword_list_between_semicolons_is_still_a_keyword_list(checklist):
+    r = grade_audit("rows queries columns keys sums to 1 masked 0; not causal", None, MEASURED_OK, checklist)
+    assert "list of keywords" in items(r)["figure_reading"]["feedback"]["en"]
