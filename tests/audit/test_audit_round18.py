@@ -272,6 +272,8 @@ NEW_GAMING = {
     "true_but_irrelevant_en.md": 6.5, "true_but_irrelevant_zh.md": 6.5,   # history, GPUs, softmax facts
     "keyword_salad_sentences_en.md": 4.0, "keyword_salad_sentences_zh.md": 4.0,   # keywords joined by "and"
     "different_figure_en.md": 2.0, "different_figure_zh.md": 2.0,   # a 16x16 head described: cells the grid lacks
+    # the essay of essay_one_figure_line with each paragraph opened by "This is ..." / 这就是...: no own case
+    "essay_this_prefixed_en.md": 11.0, "essay_this_prefixed_zh.md": 11.0,
 }
 
 
@@ -301,6 +303,14 @@ def test_a_sight_word_in_a_denied_statement_reads_nothing(sentence, reads, check
     ("看像我这样的热力图，可以看出每一行对应一个 query。", False),
     ("Looking at heatmaps like mine, one sees that rows are queries.", False),
     ("I ran a single seed.", True),
+    ("This is a single head and a single example.", True),
+    ("It also cannot show what the other heads do.", True),
+    ("这只是一个小例子。", True),
+    ("它也看不出其他头在做什么。", True),
+    ("This is why interpreting these matrices requires care.", False),
+    ("This is self-attention: it compares every query with every key.", False),
+    ("这就是 mask 的作用。", False),
+    ("这一点需要谨慎解读。", False),
 ])
 def test_what_speaks_of_the_students_own_case(sentence, own, checklist):
     assert bool(checklist.anchor_own_case.search(_segment(checklist, sentence)[0].text)) == own
