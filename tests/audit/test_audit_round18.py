@@ -274,6 +274,8 @@ NEW_GAMING = {
     "different_figure_en.md": 2.0, "different_figure_zh.md": 2.0,   # a 16x16 head described: cells the grid lacks
     # the essay of essay_one_figure_line with each paragraph opened by "This is ..." / 这就是...: no own case
     "essay_this_prefixed_en.md": 11.0, "essay_this_prefixed_zh.md": 11.0,
+    # ... and by "I think ..." / 我认为...: an opinion on attention in general is no own case
+    "essay_i_think_en.md": 11.0, "essay_i_think_zh.md": 8.0,
 }
 
 
@@ -311,6 +313,9 @@ def test_a_sight_word_in_a_denied_statement_reads_nothing(sentence, reads, check
     ("This is self-attention: it compares every query with every key.", False),
     ("这就是 mask 的作用。", False),
     ("这一点需要谨慎解读。", False),
+    ("I think interpreting these matrices requires care.", False),
+    ("我认为注意力不等于特征重要性。", False),
+    ("I only plotted the first head.", True),
 ])
 def test_what_speaks_of_the_students_own_case(sentence, own, checklist):
     assert bool(checklist.anchor_own_case.search(_segment(checklist, sentence)[0].text)) == own
