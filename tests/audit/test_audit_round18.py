@@ -276,6 +276,9 @@ NEW_GAMING = {
     "essay_this_prefixed_en.md": 11.0, "essay_this_prefixed_zh.md": 11.0,
     # ... and by "I think ..." / 我认为...: an opinion on attention in general is no own case
     "essay_i_think_en.md": 11.0, "essay_i_think_zh.md": 8.0,
+    # every sentence of the essay opened by "The heatmap shows that ..." / 热力图显示...: a reference with general
+    # words is no specific reading (anchor.specifics), so the text's share of readings is 0
+    "essay_heatmap_shows_prefixed_en.md": 11.0, "essay_heatmap_shows_prefixed_zh.md": 11.0,
 }
 
 
@@ -291,6 +294,11 @@ def test_a_new_gaming_audit_scores_at_most_4_with_the_real_heatmap(name, checkli
     ("对角线最亮。", True),
     ("A bright cell does not prove a causal effect on the output.", False),
     ("亮的格子并不能证明对输出的因果效应。", False),
+    ("In my heatmap q0 attends most to k2.", True),
+    ("我的热力图里第一行最亮。", True),
+    ("The heatmap shows that a large weight does not prove a causal effect.", False),
+    ("The heatmap shows that each row of the matrix belongs to one query.", False),
+    ("热力图显示每一行属于一个 query。", False),
 ])
 def test_a_sight_word_in_a_denied_statement_reads_nothing(sentence, reads, checklist):
     assert _reads(checklist, _segment(checklist, sentence)[0]) == reads
