@@ -320,7 +320,6 @@ class Checklist:
     # its units, only passages that read the figure or point at the student's own case (anchor.own_case) earn concepts
     anchor_min_reading_share: float = 0.0
     anchor_own_case: _Pat = _NEVER      # "This does not prove ...", "I ran one seed", 这不能证明, 它也看不出
-    anchor_specifics: _Pat | None = None  # a cell, a row by its place, a value: what a reference must read (the share)
     self_figure: _Pat = _NEVER          # the student naming their figure ("my figure", 我的图)
     other_figure: _Pat = _NEVER         # a figure that is no attention heatmap (a loss curve, 柱状图)
 
@@ -519,7 +518,6 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         anchor_sights=_opt_group(anchor.get("sights"), "anchor.sights") or _NEVER,
         anchor_min_reading_share=float(anchor.get("min_reading_share", 0.0)),
         anchor_own_case=_opt_group(anchor.get("own_case"), "anchor.own_case") or _NEVER,
-        anchor_specifics=_opt_group(anchor.get("specifics"), "anchor.specifics"),
         self_figure=_opt_group(anchor.get("self_figure"), "anchor.self_figure") or _NEVER,
         other_figure=_opt_group(anchor.get("other_figure"), "anchor.other_figure") or _NEVER,
     )

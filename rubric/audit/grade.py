@@ -338,13 +338,11 @@ def _low_end(report: FigureReport | None, weights: Sequence[Sequence[float]] | N
 
 def _reads(cc: Checklist, s: _Sentence) -> bool:
     """Does this sentence read the student's figure or run: something seen (anchor.sights, not negated), a reference
-    with something specific (anchor.specifics: "in my heatmap q0 attends most to k2", a cell) or a measured value?"""
+    with a reading ("in my heatmap q0 attends most to k2", a cell) or a measured value?"""
     if s.is_code or s.is_heading:
         return False
-    # a reference reads the figure when it names what in it (anchor.specifics: "in my heatmap q1 reads k2"), not when
-    # it prefixes a statement about attention in general ("The heatmap shows that a large weight is not causal")
-    readings = cc.anchor_specifics if cc.anchor_specifics is not None else cc.anchor_readings
-    if (readings is not None and cc.anchor.search(s.text) and readings.search(s.text)) or _anchor_number(cc, s.text):
+    if (cc.anchor.search(s.text) and cc.anchor_readings is not None and cc.anchor_readings.search(s.text)) \
+            or _anchor_number(cc, s.text):
         return True
     # something seen, not denied: "a bright cell does not prove a causal effect" (亮的格子并不能证明) sees nothing
     return any(not s.negated(m.start(), m.end(), context=False) for m in s.find(cc.anchor_sights))
@@ -372,8 +370,8 @@ def _far_from_figure(cc: Checklist, sentences: list[_Sentence]) -> set[int]:
             seen += _units(s.text)
             if seen >= needed:
                 return set()
-    # no reading at all: a text _anchoring finds unanchored or unread earns nothing anyway; one it anchors by a
-    # reference and a general word ("The heatmap shows that a large weight ...", round 15) has a share of 0
+    if not read_ids:
+        return set()     # no reading at all is _anchoring's case (unanchored / unread)
     blocks = _blocks(sentences)
     # a reference alone ties nothing: "interpreting these matrices requires care" names matrices in general
     tied = {blocks[i] for i, s in enumerate(sentences)

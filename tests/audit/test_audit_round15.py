@@ -63,11 +63,7 @@ def _general_text_with(sentence: str) -> str:
     "从热力图可以看出一行更集中。",
 ])
 def test_what_the_heatmap_is_said_to_show_is_a_reference_to_it(sentence, checklist):
-    """The text is anchored: its feedback no longer says that it never refers to the figure or never says what it
-    sees. (Since round 18 a reference with only general words, "the weights of each row add up to 1", is no
-    specific reading, so the general caveats of this text are far from any: test_audit_round18.py.)"""
-    fb = items(grade(_general_text_with(sentence), checklist))["limits"]["feedback"]["en"]
-    assert "names no cell of your figure" not in fb and "never says what you see in it" not in fb, fb
+    assert items(grade(_general_text_with(sentence), checklist))["limits"]["points"] >= 3
 
 
 @pytest.mark.parametrize("sentence", [

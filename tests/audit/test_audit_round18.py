@@ -276,9 +276,6 @@ NEW_GAMING = {
     "essay_this_prefixed_en.md": 11.0, "essay_this_prefixed_zh.md": 11.0,
     # ... and by "I think ..." / 我认为...: an opinion on attention in general is no own case
     "essay_i_think_en.md": 11.0, "essay_i_think_zh.md": 8.0,
-    # every sentence of the essay opened by "The heatmap shows that ..." / 热力图显示...: a reference with general
-    # words is no specific reading (anchor.specifics), so the text's share of readings is 0
-    "essay_heatmap_shows_prefixed_en.md": 11.0, "essay_heatmap_shows_prefixed_zh.md": 11.0,
 }
 
 
@@ -294,11 +291,6 @@ def test_a_new_gaming_audit_scores_at_most_4_with_the_real_heatmap(name, checkli
     ("对角线最亮。", True),
     ("A bright cell does not prove a causal effect on the output.", False),
     ("亮的格子并不能证明对输出的因果效应。", False),
-    ("In my heatmap q0 attends most to k2.", True),
-    ("我的热力图里第一行最亮。", True),
-    ("The heatmap shows that a large weight does not prove a causal effect.", False),
-    ("The heatmap shows that each row of the matrix belongs to one query.", False),
-    ("热力图显示每一行属于一个 query。", False),
 ])
 def test_a_sight_word_in_a_denied_statement_reads_nothing(sentence, reads, checklist):
     assert _reads(checklist, _segment(checklist, sentence)[0]) == reads
@@ -410,3 +402,20 @@ def test_the_parts_of_a_sentence_between_semicolons_have_a_budget_each(text, ite
 def test_a_keyword_list_between_semicolons_is_still_a_keyword_list(checklist):
     r = grade_audit("rows queries columns keys sums to 1 masked 0; not causal", None, MEASURED_OK, checklist)
     assert "list of keywords" in items(r)["figure_reading"]["feedback"]["en"]
+
+
+@pytest.mark.parametrize("text", [
+    "In my heatmap the rows are the queries and the columns are the keys, and each row sums to 1. The masked key gets "
+    "weight 0 in both rows, so the mask works as it should.\n\nA high attention weight is not a causal effect: removing "
+    "the key might not change the output at all. Attention weights are not feature importance either, since the size of "
+    "the values matters. One example does not generalise to other inputs.\n",
+    "我的热力图里行是 query，列是 key，每一行的和都是 1。被 mask 的 key 在两行里的权重都是 0，说明 mask 生效了。\n\n"
+    "高注意力权重不等于因果效应：去掉这个 key 输出可能根本不变。注意力权重也不是特征重要性，value 的大小同样重要。"
+    "一个例子不能推广到其他输入。\n",
+])
+def test_readings_in_general_words_keep_the_caveats_a_paragraph_away(text, checklist):
+    """An honest audit may read its figure in general words ("in my heatmap the rows are the queries ... each row sums
+    to 1"): those are readings. Requiring a cell or a value of every reading (ec17158, reverted) took these caveats
+    (limits 4 -> 0, 9 -> 5); its target, an essay whose every sentence opens with "The heatmap shows that ...", is
+    left open (README)."""
+    assert items(grade(text, checklist))["limits"]["points"] == 4
