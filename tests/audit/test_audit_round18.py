@@ -16,6 +16,11 @@
 4. A heading that names the figure ("## What my heatmap cannot prove") makes the statements under it caveats, as a
    "Limitations" heading does; it is no reading of the figure, so rule 1 applies to its section as to any
    paragraph.
+5. New gaming audits (tests/audit/gaming, zh and en) and what they revealed: a sight word in a denied statement is no
+   reading; "this kind of figure"/这类图, "heatmaps like mine", "This is why ...", "I think ..."/我认为 are no own case.
+6. New honest audits (tests/audit/honest) and what they revealed: "label: ..." note lines are notes of their own, a
+   "cannot conclude:" lead-in opens a caveat list, a metric given its value is no keyword, and the parts of a sentence
+   between semicolons have a two-point budget each.
 """
 
 from __future__ import annotations
