@@ -10,7 +10,7 @@ from typing import Any, TypedDict
 from rubric.audit.checklist import Checklist, _bilingual, _Concept, _Item, _Metric
 from rubric.audit.claims import _check_metric, _Claim, _extract_claims, _measured_value
 from rubric.audit.figure import FigureReport, analyse_figure
-from rubric.audit.text import _segment, _Sentence, _units, has_traditional
+from rubric.audit.text import _CJK, _segment, _Sentence, _units, has_traditional
 
 
 class Bilingual(TypedDict):
@@ -358,16 +358,18 @@ def _far_from_figure(cc: Checklist, sentences: list[_Sentence]) -> set[int]:
     seed", 这不能证明, 它也看不出) earn concepts. Honest audits read their figure in several sentences (a share of
     0.18 or more in tests/audit/honest and validation), and their caveats a paragraph away point back at it."""
     body = [s for s in sentences if not s.is_code and not s.is_heading]
-    total = sum(_units(s.text) for s in body)
-    if not cc.anchor_min_reading_share or total < cc.anchor_min_units:
+    if not cc.anchor_min_reading_share or sum(_units(s.text) for s in body) < cc.anchor_min_units:
         return set()
+    # the share counts cells and values as words ("q0 peaks at k1 (0.58)" is 11 of them, 3 for _units): a reading
+    # dense in numbers is as long as it looks
+    total = sum(_share_units(s.text) for s in body)
     # stop at the share: a text that reads its figure is whole after a few of its sentences (a 20 KiB audit's cost)
     needed, seen = cc.anchor_min_reading_share * total, 0.0
     read_ids: set[int] = set()
     for s in body:
         if _reads(cc, s):
             read_ids.add(id(s))
-            seen += _units(s.text)
+            seen += _share_units(s.text)
             if seen >= needed:
                 return set()
     if not read_ids:
@@ -377,6 +379,14 @@ def _far_from_figure(cc: Checklist, sentences: list[_Sentence]) -> set[int]:
     tied = {blocks[i] for i, s in enumerate(sentences)
             if not s.is_code and not s.is_heading and (id(s) in read_ids or cc.anchor_own_case.search(s.text))}
     return {i for i, s in enumerate(sentences) if not s.is_code and not s.is_heading and blocks[i] not in tied}
+
+
+_SHARE_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def _share_units(text: str) -> float:
+    """Length for the reading share: a Chinese character is one, a Latin word, a number or a cell name two."""
+    return len(_CJK.findall(text)) + 2 * len(_SHARE_TOKEN.findall(text))
 
 
 def _blocks(sentences: list[_Sentence]) -> list[int]:

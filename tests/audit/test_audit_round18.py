@@ -424,3 +424,15 @@ def test_readings_in_general_words_keep_the_caveats_a_paragraph_away(text, check
     (limits 4 -> 0, 9 -> 5); its target, an essay whose every sentence opens with "The heatmap shows that ...", is
     left open (README)."""
     assert items(grade(text, checklist))["limits"]["points"] == 4
+
+
+def test_a_reading_dense_in_cells_and_values_counts_at_its_length(checklist):
+    """"q0 peaks at k1 (0.58), q1 at k2 (0.67)" is 3 units of _units (cells and numbers are no words) but 11 tokens:
+    measured in _units, this audit read its figure in 11.9 % of its text and its "Limitations" lost 4 points (6 -> 2)."""
+    text = ("Figure: weights[0, 0], q0 and q1 as rows, k0-k2 as columns. q0 peaks at k1 (0.58), q1 at k2 (0.67).\n\n"
+            "Limitations\n\nAttention weights are reading coefficients. A high weight is not a causal effect, and it is "
+            "not feature importance, because the values and the later layers shape the output as much as the weights. "
+            "The weights are not the true mechanism of the model. A single small example does not generalise to other "
+            "inputs, other seeds or a trained model, and a nice heatmap does not replace the shape tests and the parity "
+            "check.\n")
+    assert items(grade(text, checklist))["limits"]["points"] == 4
