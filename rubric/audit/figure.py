@@ -219,10 +219,29 @@ def to_8bit(im):
     return Image.fromarray(np.clip(a / full * 255.0, 0, 255).round().astype(np.uint8), "L")
 
 
+# EXIF orientation (tag 0x0112) -> the transposition that shows the image upright, as ImageOps.exif_transpose.
+_EXIF_ORIENTATION = 0x0112
+_UPRIGHT = {2: "FLIP_LEFT_RIGHT", 3: "ROTATE_180", 4: "FLIP_TOP_BOTTOM", 5: "TRANSPOSE", 6: "ROTATE_270",
+            7: "TRANSVERSE", 8: "ROTATE_90"}
+
+
+def _orientation(im) -> int:
+    """The EXIF orientation of ``im`` (1 when absent or unreadable: metadata is best effort)."""
+    try:
+        value = im.getexif().get(_EXIF_ORIENTATION, 1)
+    except Exception:  # noqa: BLE001 - a damaged EXIF block leaves the pixels as stored
+        return 1
+    return value if isinstance(value, int) else 1
+
+
 def _decode(data: bytes, side: int) -> np.ndarray:
     from PIL import Image
 
     im = Image.open(io.BytesIO(data))
+    # A phone photo or a camera-app export stores its pixels sideways with an EXIF orientation; the
+    # browser (the result page) and every viewer show it upright, and the student describes what they
+    # see: a 2x3 heatmap stored as 3x2 was read as "a 3x2 grid", the shape the audit does not have.
+    orientation = _orientation(im)
     if im.format == "JPEG":
         im.draft("RGB", (2 * side, 2 * side))     # DCT scaling: never decodes the full-size image
     im = to_8bit(im)
@@ -231,6 +250,8 @@ def _decode(data: bytes, side: int) -> np.ndarray:
     factor = max(1, math.ceil(max(im.size) / side))
     if factor > 1:
         im = im.reduce(factor)
+    if orientation in _UPRIGHT:                   # on the reduced copy: a transposition commutes with it
+        im = im.transpose(getattr(Image.Transpose, _UPRIGHT[orientation]))
     rgba = np.asarray(im.convert("RGBA"), dtype=np.float32)
     alpha = rgba[..., 3:4] / 255.0
     return (rgba[..., :3] * alpha + 255.0 * (1.0 - alpha)).round().astype(np.int16)   # flattened onto white

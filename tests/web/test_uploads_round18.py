@@ -1,0 +1,98 @@
+"""Red-team round 18 on uploads and the pages a student reads: hostile or odd files sent through the
+API and the form. Each costs the web process a bounded amount of CPU and wall time (measured here with
+``time.process_time`` for this process, the web, and ``time.perf_counter``; the decoding child's CPU is
+not the web's), is refused with a clear message in both languages and nothing stored, or, when it is an
+honest odd-but-valid file, is accepted and read as the student sees it."""
+
+from __future__ import annotations
+
+import io
+import struct
+import time
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from app.extensions import db
+from app.models import Submission
+from tests.audit.helpers import MEASURED_OK, make_heatmap
+from tests.web.test_api import upload
+
+HONEST = Path(__file__).resolve().parents[1] / "audit" / "honest"
+AUDIT_LINE = "The heatmap does not prove that key 1 causes the output."
+# Bounds of the web process's own work per upload. Measured here (2 shared cores): 0.01-0.05 s of the
+# test process's CPU for a refused file, under 0.7 s of wall for the slowest accepted decode.
+WEB_CPU_S = 1.0
+WALL_S = 5.0
+
+
+@pytest.fixture(autouse=True)
+def _decoder_started():
+    from grading.decode import warm
+
+    warm()
+
+
+def timed(call: Callable[[], object]) -> tuple[object, float, float]:
+    """(result, CPU seconds of this process, wall seconds) of ``call()``."""
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    out = call()
+    return out, time.process_time() - cpu0, time.perf_counter() - wall0
+
+
+def refused(resp, code: str, status: int | None = None) -> dict:
+    """The API's refusal: its code, a message in both languages, and nothing stored."""
+    body = resp.json
+    assert body is not None and body["code"] == code, (resp.status_code, body)
+    if status is not None:
+        assert resp.status_code == status, (resp.status_code, body)
+    assert body["message"]["en"] and body["message"]["zh"] and body["message"]["en"] != body["message"]["zh"]
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in body["message"]["zh"])
+    assert db.session.query(Submission).count() == 0, "nothing is stored after a refusal"
+    return body["message"]
+
+
+def _png(im: Image.Image, **save) -> bytes:
+    buf = io.BytesIO()
+    im.save(buf, "PNG", **save)
+    return buf.getvalue()
+
+
+def _jpeg(im: Image.Image, **save) -> bytes:
+    buf = io.BytesIO()
+    im.save(buf, "JPEG", quality=95, **save)
+    return buf.getvalue()
+
+
+def _chunk(kind: bytes, payload: bytes) -> bytes:
+    return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
+
+
+# --- figures ----------------------------------------------------------------------------------------
+
+
+def test_an_exif_rotated_photo_of_a_2x3_heatmap_is_read_as_the_2x3_grid_the_page_shows(client, factory, course):
+    # A phone saves its pixels sideways with an EXIF orientation; the result page (a browser) shows the
+    # figure upright, and the student writes about that 2x3 heatmap. The checker read the stored pixels
+    # as a 3x2 grid: the audit was "about another figure" (shape it does not have) and lost its concepts.
+    from rubric.audit import grade_audit, load_checklist
+    from rubric.audit.figure import analyse_figure
+
+    upright = Image.open(io.BytesIO(make_heatmap()))
+    exif = Image.Exif()
+    exif[0x0112] = 6                                   # "rotate 90° clockwise to display"
+    sideways = _jpeg(upright.transpose(Image.Transpose.ROTATE_90), exif=exif)
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, figure=(io.BytesIO(sideways), "IMG_2041.jpg")))
+    assert resp.status_code == 202, resp.json
+    assert cpu < WEB_CPU_S and wall < WALL_S
+    assert analyse_figure(sideways).shape == (2, 3)
+    checklist = load_checklist()
+    text = (HONEST / "en_only.md").read_text(encoding="utf-8")
+    as_seen = grade_audit(text, _jpeg(upright), MEASURED_OK, checklist)
+    rotated = grade_audit(text, sideways, MEASURED_OK, checklist)
+    assert rotated["score"] == as_seen["score"] >= 12
+    assert not [f for f in rotated["flags"] if f["kind"] == "figure"]
