@@ -110,6 +110,20 @@ def error_response(status: int, *, en: str | None = None, zh: str | None = None,
     return page, status, headers
 
 
+def form_limits_message(sent: int, limit: int) -> dict[str, str]:
+    """en/zh of a form refused for its parts or a text field (not its size: ``sent`` <= ``limit``)."""
+    kib, mib = max(1, round(sent / 1024)), limit // (1024 * 1024)
+    parts, field_kib = request.max_form_parts, (request.max_form_memory_size or 0) // 1024
+    return {
+        "en": f"The upload ({kib} KiB) is within the {mib} MiB limit, but the form has more parts than the server "
+              f"reads ({parts} at most) or a text field longer than {field_kib} KiB. A submission sends at most "
+              "three files (code, audit, figure): choose only those and send it again; nothing was saved.",
+        "zh": f"本次上传（{kib} KiB）没有超过 {mib} MiB 的上限，但表单的部分数超过服务器读取的上限（最多 {parts} 个），"
+              f"或某个文字字段超过 {field_kib} KiB。一次提交最多三个文件（代码、审计、图）：只选择这些文件后重新提交；"
+              "没有保存任何内容。",
+    }
+
+
 def request_locale() -> str:
     from flask_babel import get_locale, refresh
 
@@ -196,7 +210,13 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(413)
     def too_large(exc: HTTPException):
-        return error_response(413, n=app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024))
+        limit, sent = app.config["MAX_CONTENT_LENGTH"], request.content_length
+        if limit is not None and sent is not None and sent <= limit:
+            # Werkzeug answers the same 413 to a form of more than max_form_parts parts or with a text
+            # field over max_form_memory_size: the size, checked here, is not the cause, and "too
+            # large: the limit is 8 MiB" sent the student to shrink files that were small.
+            return error_response(413, code="form_too_complex", **form_limits_message(sent, limit))
+        return error_response(413, n=limit // (1024 * 1024))
 
     @app.errorhandler(429)
     def too_many(exc: HTTPException):

@@ -15,11 +15,13 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
+from werkzeug.datastructures import MultiDict
 
 from app.extensions import db
 from app.models import Submission
 from tests.audit.helpers import MEASURED_OK, make_heatmap
-from tests.web.test_api import upload
+from tests.web.helpers import GOOD_CODE
+from tests.web.test_api import bearer, upload
 
 HONEST = Path(__file__).resolve().parents[1] / "audit" / "honest"
 AUDIT_LINE = "The heatmap does not prove that key 1 causes the output."
@@ -96,3 +98,36 @@ def test_an_exif_rotated_photo_of_a_2x3_heatmap_is_read_as_the_2x3_grid_the_page
     rotated = grade_audit(text, sideways, MEASURED_OK, checklist)
     assert rotated["score"] == as_seen["score"] >= 12
     assert not [f for f in rotated["flags"] if f["kind"] == "figure"]
+
+
+# --- the request itself -----------------------------------------------------------------------------
+
+
+def _many_parts(n: int) -> MultiDict:
+    return MultiDict([("code", (io.BytesIO(GOOD_CODE), "attention.py"))]
+                     + [(f"extra{i}", (io.BytesIO(b"x"), f"x{i}.py")) for i in range(n)])
+
+
+def test_a_small_upload_of_thousands_of_parts_is_refused_for_its_parts_not_called_too_large(
+        client, factory, course, web):
+    # 2,000 one-byte files (~300 KiB) went past werkzeug's form-part limit, whose 413 said "the upload is
+    # too large: the limit is 8 MiB": the student was told to shrink files that were small.
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: client.post("/api/v1/submissions", data=_many_parts(2000), headers=bearer(token),
+                                                content_type="multipart/form-data"))
+    assert resp.status_code == 413
+    message = refused(resp, "form_too_complex")
+    assert "within the 8 MiB limit" in message["en"] and "1000 at most" in message["en"]
+    assert "没有超过 8 MiB" in message["zh"] and "最多 1000 个" in message["zh"]
+    assert cpu < WEB_CPU_S and wall < WALL_S
+    web.login(client, course["bob"])
+    client.get("/lang/en")
+    page = client.post("/assignments/attention/submit", data=_many_parts(2000), content_type="multipart/form-data")
+    assert page.status_code == 413 and "more parts than the server reads" in page.get_data(as_text=True)
+
+
+def test_an_upload_over_the_size_limit_is_still_called_too_large(client, factory, course, app):
+    app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
+    token = factory.token(course["alice"])
+    resp = upload(client, token, code=b"x = 1\n" * 20_000)
+    assert resp.status_code == 413 and resp.json["code"] == "too_large", resp.json
