@@ -39,7 +39,7 @@ from app.queue import queue_position
 from app.scores import best_of, effective, effective_for, fmt, student_view
 from app.storage import BlobStore
 from app.submitting import SubmissionRefused, carried_forward, late_days, not_enrolled, submit
-from app.views_helpers import uploaded
+from app.views_helpers import safe_filename, uploaded
 from grading.inputs import code_text
 from grading.load_hints import python_lines
 
@@ -147,7 +147,10 @@ def upload(slug: str):
     a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
     if a is None or (not a.published and not current_user.is_instructor):
         abort(404)
-    code, audit, figure = uploaded("code"), uploaded("audit"), uploaded("figure")
+    try:
+        code, audit, figure = uploaded("code"), uploaded("audit"), uploaded("figure")
+    except SubmissionRefused as exc:
+        return _refused(a, exc, [safe_filename(f.filename) for _k, f in request.files.items(multi=True) if f.filename])
     keep_audit = not request.form.get("remove_audit")
     keep_figure = not request.form.get("remove_figure")
     # A browser cannot put files back into a form: after a refusal the page names what to pick
@@ -171,15 +174,20 @@ def upload(slug: str):
         )
     except SubmissionRefused as exc:
         db.session.rollback()
-        page, status = assignment_page(a, error=exc.message(locale()), status=exc.http_status, pick_again=chosen)
-        headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
-        return page, status, headers
+        return _refused(a, exc, chosen)
     flash(_("Submitted: attempt %(n)s is queued for grading.", n=sub.attempt), "submitted")
     target = url_for("student.submission", submission_id=sub.id)
     if request.headers.get("X-Upload") == "fetch":
         # The page's script uploaded in the background; it goes to the new attempt itself.
         return jsonify({"id": sub.id, "url": target}), 201
     return redirect(target)
+
+
+def _refused(a: Assignment, exc: SubmissionRefused, chosen: list[str]):
+    """The assignment page with the refusal, naming the files to pick again (Retry-After when given)."""
+    page, status = assignment_page(a, error=exc.message(locale()), status=exc.http_status, pick_again=chosen)
+    headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else {}
+    return page, status, headers
 
 
 # --- one submission -------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from flask import Flask, request
 from markupsafe import Markup
 
 from app.models import FINAL, PENDING, Status
-from app.submitting import Upload
+from app.submitting import SubmissionRefused, Upload
 
 # Student text is rendered from Markdown and then sanitised: no script, no event handlers,
 # no javascript: links can reach the browser, whatever the audit contains.
@@ -111,10 +111,24 @@ def safe_filename(raw: str) -> str:
 
 
 def uploaded(field: str) -> Upload | None:
-    """The file sent in form field `field` of the current request, or None when none was chosen."""
-    f = request.files.get(field)
-    if f is None or not f.filename:
+    """The file sent in form field `field` of the current request, or None when none was chosen.
+
+    Raises SubmissionRefused (400 ``several_files``) when the field holds more than one file: the
+    first one was graded before, silently, whichever the client listed first."""
+    files = [f for f in request.files.getlist(field) if f.filename]
+    if not files:
         return None
+    if len(files) > 1:
+        names = ", ".join(f"'{safe_filename(f.filename)}'" for f in files[:5]) + (", …" if len(files) > 5 else "")
+        raise SubmissionRefused(
+            "several_files",
+            f"The field '{field}' holds {len(files)} files ({names}); it takes one. Choose the one file to "
+            "submit and send it again; nothing was saved.",
+            f"字段「{field}」中有 {len(files)} 个文件（{names}），但它只接受一个。请只选择要提交的那一个文件后重新提交；"
+            "没有保存任何内容。",
+            400,
+        )
+    f = files[0]
     return Upload(filename=safe_filename(f.filename), data=f.read())
 
 

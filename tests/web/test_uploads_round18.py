@@ -131,3 +131,27 @@ def test_an_upload_over_the_size_limit_is_still_called_too_large(client, factory
     token = factory.token(course["alice"])
     resp = upload(client, token, code=b"x = 1\n" * 20_000)
     assert resp.status_code == 413 and resp.json["code"] == "too_large", resp.json
+
+
+def test_two_files_in_the_code_field_are_refused_naming_both_not_the_first_graded_silently(
+        client, factory, course, web):
+    # An API client (or a form built by a script) sent attention.py and test_attention.py in "code":
+    # the first was taken and graded without a word about the second.
+    token = factory.token(course["alice"])
+    both_files = MultiDict([("code", (io.BytesIO(b"import torch\n"), "test_attention.py")),
+                            ("code", (io.BytesIO(GOOD_CODE), "attention.py"))])
+    resp, cpu, wall = timed(lambda: client.post("/api/v1/submissions", data=both_files, headers=bearer(token),
+                                                content_type="multipart/form-data"))
+    assert resp.status_code == 400
+    message = refused(resp, "several_files")
+    assert "'test_attention.py', 'attention.py'" in message["en"] and "2 个文件" in message["zh"]
+    assert cpu < WEB_CPU_S and wall < WALL_S
+    web.login(client, course["bob"])
+    client.get("/lang/zh")
+    page = client.post("/assignments/attention/submit", content_type="multipart/form-data", data=MultiDict([
+        ("code", (io.BytesIO(GOOD_CODE), "attention.py")), ("figure", (io.BytesIO(make_heatmap()), "a.png")),
+        ("figure", (io.BytesIO(make_heatmap()), "b.png"))]))
+    html = page.get_data(as_text=True)
+    assert page.status_code == 400 and "字段「figure」中有 2 个文件" in html
+    assert "请重新选择：attention.py, a.png, b.png。" in html, "the page names the files to pick again"
+    assert db.session.query(Submission).count() == 0
