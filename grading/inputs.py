@@ -167,13 +167,20 @@ def _utf16_without_bom(data: bytes) -> bool:
 
 def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
                  cookie: bool = False, gb18030: bool = False) -> str:
-    """UTF-8 (with or without BOM); UTF-16 is accepted only when it carries a BOM.
+    """UTF-8 (with or without BOM); UTF-16 and UTF-32 are accepted only when they carry a BOM.
 
     ``cookie`` (code only): a file that is not UTF-8 but declares its encoding on line 1 or 2 (PEP 263,
     ``# -*- coding: gbk -*-``) is decoded with it, as Python itself would. A file that *is* UTF-8 is read
     as UTF-8 whatever its cookie says: editors keep a stale cookie when they re-save as UTF-8, and the
     grader compiles the decoded text (``compile(str)`` ignores cookies).
     ``gb18030`` (audit text only): see :func:`_plausibly_chinese`."""
+    # UTF-32's byte order marks begin with UTF-16's (FF FE 00 00): read as UTF-16, such text was every
+    # other character a NUL and refused as "contains NUL characters", a cause the file does not have.
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        try:
+            return data.decode("utf-32")
+        except UnicodeDecodeError:
+            pass
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             return data.decode("utf-16")

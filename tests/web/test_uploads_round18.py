@@ -155,3 +155,21 @@ def test_two_files_in_the_code_field_are_refused_naming_both_not_the_first_grade
     assert page.status_code == 400 and "字段「figure」中有 2 个文件" in html
     assert "请重新选择：attention.py, a.png, b.png。" in html, "the page names the files to pick again"
     assert db.session.query(Submission).count() == 0
+
+
+# --- text files -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("codec", ["utf-32", "utf-32-be"])
+def test_code_and_audit_in_utf32_with_a_bom_are_read_not_called_nul_characters(client, factory, course, codec):
+    # UTF-32's byte order mark begins with UTF-16's: the text was read as UTF-16, every other character a
+    # NUL, and refused as "contains NUL characters".
+    bom = {"utf-32": b"", "utf-32-be": b"\x00\x00\xfe\xff"}[codec]
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(
+        client, token, code=bom + GOOD_CODE.decode().encode(codec),
+        audit=(io.BytesIO(bom + f"# 审计\n\n{AUDIT_LINE}\n".encode(codec)), "audit.txt")))
+    assert resp.status_code == 202, resp.json
+    assert cpu < WEB_CPU_S and wall < WALL_S
+    sub = db.session.get(Submission, resp.json["id"])
+    assert sub.audit_text == f"# 审计\n\n{AUDIT_LINE}\n"
