@@ -455,11 +455,14 @@ def _audit_document_kind(ext: str, data: bytes) -> tuple[str, tuple[str, ...]] |
     """(word processor, its extensions) of a document, by its content (whatever it is named) or its name."""
     head = data[:64 * 1024]
     if data.startswith(_ZIP_MAGIC):
-        if b"word/" in head:
+        # A ZIP names its members in their local headers and again in its central directory, at the end:
+        # a .docx whose first members (a large [Content_Types].xml, images) fill the head was "binary".
+        names = head + data[-64 * 1024:]
+        if b"word/" in names:
             return "Word (.docx)", (".docx",)
         if b"opendocument.text" in head:
             return "OpenDocument (.odt)", (".odt",)
-        if b".iwa" in head or b"Index/" in head:
+        if b".iwa" in names or b"Index/" in names:
             return "Pages", (".pages",)
     if data.startswith(_OLE2_MAGIC):
         return ("WPS", (".wps",)) if ext == ".wps" else ("Word/WPS (.doc/.wps)", (".doc", ".wps"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import struct
 import time
+import zipfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -173,3 +174,41 @@ def test_code_and_audit_in_utf32_with_a_bom_are_read_not_called_nul_characters(c
     assert cpu < WEB_CPU_S and wall < WALL_S
     sub = db.session.get(Submission, resp.json["id"])
     assert sub.audit_text == f"# 审计\n\n{AUDIT_LINE}\n"
+
+
+def _docx(members: list[tuple[str, bytes]], compression: int = zipfile.ZIP_DEFLATED) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression) as z:
+        for name, data in members:
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+EXTERNAL_RELS = (b'<Relationships><Relationship Id="r1" TargetMode="External" '
+                 b'Target="http://127.0.0.1:9/track.png" Type="image"/></Relationships>')
+
+
+@pytest.mark.parametrize("name", ["audit.docx", "audit.md"])
+def test_a_docx_whose_word_part_comes_after_a_large_member_is_named_a_word_document(client, factory, course, name):
+    # The kind was read from the first 64 KiB only: a .docx that begins with a 100 KiB thumbnail and
+    # an external relationship was "a binary file" (named .md) or a Word document without the member seen.
+    docx = _docx([("[Content_Types].xml", b"<Types/>"), ("docProps/thumbnail.jpeg", bytes(range(256)) * 400),
+                  ("_rels/.rels", EXTERNAL_RELS), ("word/document.xml", b"<w:document>heatmap</w:document>")],
+                 zipfile.ZIP_STORED)
+    assert b"word/" not in docx[:64 * 1024]
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, audit=(io.BytesIO(docx), name)))
+    message = refused(resp, "audit_bad_type", 415)
+    assert "Word (.docx) document" in message["en"] and "Word (.docx) 文档" in message["zh"]
+    assert cpu < WEB_CPU_S and wall < WALL_S
+
+
+def test_a_docx_zip_bomb_is_refused_by_its_name_table_without_inflating_anything(client, factory, course):
+    # 200 MB of document.xml in a 0.2 MB file: nothing of it is inflated to tell what it is.
+    bomb = _docx([("[Content_Types].xml", b"<Types/>"), ("_rels/.rels", EXTERNAL_RELS),
+                  ("word/document.xml", b"A" * 200_000_000)])
+    assert len(bomb) < 300_000
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, audit=(io.BytesIO(bomb), "audit.docx")))
+    refused(resp, "audit_bad_type", 415)
+    assert cpu < 0.2 and wall < 1.0
