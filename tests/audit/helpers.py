@@ -111,15 +111,19 @@ def one_page_pdf(contents: bytes) -> bytes:
         contents,
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
     ]
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    return pdf_of(objects, header=b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+
+
+def pdf_of(objects: list[bytes], header: bytes = b"%PDF-1.4\n") -> bytes:
+    """A PDF whose objects 1..n are ``objects`` (object 1 the catalog), with its xref and trailer."""
+    out = bytearray(header)
     offsets = []
     for i, body in enumerate(objects, start=1):
         offsets.append(len(out))
         out += f"{i} 0 obj\n".encode() + body + b"\nendobj\n"
     xref = len(out)
     out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    for off in offsets:
-        out += f"{off:010d} 00000 n \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
     out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
     return bytes(out)
 

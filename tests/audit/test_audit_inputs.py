@@ -15,7 +15,7 @@ from PIL import Image
 
 from grading import inputs
 from grading.inputs import FigureInfo, InputError, validate_audit, validate_code, validate_figure
-from tests.audit.helpers import make_heatmap, make_pdf, make_png_header_only
+from tests.audit.helpers import make_heatmap, make_pdf, make_png_header_only, pdf_of
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -213,20 +213,6 @@ def test_a_pdf_whose_encryption_the_server_cannot_undo_says_so_not_damaged(monke
     assert "cannot decrypt" in err.en and "AES" in err.en and "无法解密" in err.zh
 
 
-def _pdf_of(objects: list[bytes]) -> bytes:
-    """A PDF whose objects 1..n are ``objects`` (object 1 the catalog), with its xref and trailer."""
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for i, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{i} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
-
-
 def test_a_pdf_past_pypdfs_own_limits_is_too_complex_not_damaged():
     """A page tree nested 150 deep (pypdf stops at 100 with LimitReachedError): a limit of the
     reader, said with its own words, not "damaged"."""
@@ -241,8 +227,8 @@ def test_a_pdf_past_pypdfs_own_limits_is_too_complex_not_damaged():
     objects.append(b"<< /Length " + str(len(content)).encode() + b" >>\nstream\n" + content + b"\nendstream")
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
     with pytest.raises(pypdf.errors.LimitReachedError):
-        len(pypdf.PdfReader(io.BytesIO(_pdf_of(objects))).pages)
-    err = rejects(validate_audit, "audit.pdf", _pdf_of(objects), "pdf_too_complex", max_seconds=2)
+        len(pypdf.PdfReader(io.BytesIO(pdf_of(objects))).pages)
+    err = rejects(validate_audit, "audit.pdf", pdf_of(objects), "pdf_too_complex", max_seconds=2)
     assert "page tree depth" in err.en and "page tree depth" in err.zh and "复杂" in err.zh
     assert "damaged" not in err.en and "损坏" not in err.zh
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import struct
+import threading
 import time
 import zipfile
 import zlib
@@ -20,7 +21,7 @@ from werkzeug.datastructures import MultiDict
 
 from app.extensions import db
 from app.models import Submission
-from tests.audit.helpers import MEASURED_OK, make_heatmap
+from tests.audit.helpers import MEASURED_OK, make_heatmap, pdf_of
 from tests.web.helpers import GOOD_CODE
 from tests.web.test_api import bearer, upload
 
@@ -212,3 +213,375 @@ def test_a_docx_zip_bomb_is_refused_by_its_name_table_without_inflating_anything
     resp, cpu, wall = timed(lambda: upload(client, token, audit=(io.BytesIO(bomb), "audit.docx")))
     refused(resp, "audit_bad_type", 415)
     assert cpu < 0.2 and wall < 1.0
+
+
+# --- hostile figures the web stays fast on -------------------------------------------------------
+
+
+def _png_of_zeros(side: int, bit_depth: int) -> bytes:
+    """A side x side RGBA PNG of zeros: a few tens of KB that inflate to side² x 4 x bit_depth/8 bytes."""
+    row = b"\x00" * (1 + side * 4 * bit_depth // 8)
+    ihdr = struct.pack(">IIBBBBB", side, side, bit_depth, 6, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", zlib.compress(row * side, 9))
+            + _chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize("bit_depth", [8, 16])
+def test_a_tiny_png_that_inflates_to_the_pixel_cap_costs_the_web_no_decoding(client, factory, course, bit_depth):
+    # 65 KB that inflate to 64 MiB (8-bit) or 128 MiB (16-bit) of pixels, within the 4096x4096 cap: decoded
+    # in the limited child (0.5-0.7 s of wall here), accepted as what it is, a blank figure.
+    bomb = _png_of_zeros(4096, bit_depth)
+    assert len(bomb) < 300_000
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, figure=(io.BytesIO(bomb), "heatmap.png")))
+    assert resp.status_code == 202, resp.json
+    assert cpu < 0.3 and wall < WALL_S
+
+
+def test_an_apng_of_1500_frames_is_read_as_its_first_frame_in_bounded_time(client, factory, course):
+    # Each frame differs from the one before in one pixel: 1,500 small frame chunks (a decoder that
+    # played them all would pay 1,500 passes), built in 2 s.
+    base = Image.open(io.BytesIO(make_heatmap())).convert("RGB")
+    frames = []
+    for i in range(1500):
+        frame = base.copy()
+        frame.putpixel((i % base.width, 0), (i % 256, 0, 0))
+        frames.append(frame)
+    apng = _png(frames[0], save_all=True, append_images=frames[1:])
+    assert Image.open(io.BytesIO(apng)).n_frames == 1500
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, figure=(io.BytesIO(apng), "heatmap.png")))
+    assert resp.status_code == 202, resp.json
+    assert cpu < WEB_CPU_S and wall < WALL_S
+    from rubric.audit.figure import analyse_figure
+
+    assert analyse_figure(apng).shape == (2, 3)
+
+
+def test_a_progressive_jpeg_with_sixty_scans_at_the_pixel_cap_is_decoded_in_bounded_time(client, factory, course):
+    from tests.web.test_hostile_uploads import hostile
+
+    jpeg = hostile.progressive_jpeg_with_repeated_scan(side=4096, repeats=50)    # 60 scans, cap 64
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, figure=(io.BytesIO(jpeg), "heatmap.jpg")))
+    assert resp.status_code == 202, resp.json
+    assert cpu < 0.3 and wall < WALL_S
+
+
+def _transparent_margins(im: Image.Image) -> Image.Image:
+    """The figure as plt.savefig(..., transparent=True) writes it: white margins fully transparent."""
+    rgb = im.convert("RGB")
+    opaque = rgb.convert("L").point(lambda v: 0 if v > 250 else 255)
+    rgba = rgb.copy()
+    rgba.putalpha(opaque)
+    return rgba
+
+
+HONEST_MODES = {
+    "palette_png": lambda im: _png(im.quantize(16)),
+    "grey_alpha_png": lambda im: _png(im.convert("LA")),
+    "transparent_png": lambda im: _png(_transparent_margins(im)),
+    "cmyk_jpeg": lambda im: _jpeg(im.convert("CMYK")),
+    "grey_jpeg": lambda im: _jpeg(im.convert("L")),
+    "progressive_jpeg": lambda im: _jpeg(im, progressive=True),
+}
+
+
+@pytest.mark.parametrize("save", HONEST_MODES.values(), ids=HONEST_MODES.keys())
+def test_an_honest_heatmap_saved_in_another_mode_is_accepted_and_read_as_the_2x3_grid(client, factory, course, save):
+    data = save(Image.open(io.BytesIO(make_heatmap())).convert("RGB"))
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, figure=(io.BytesIO(data), "heatmap.png")))
+    assert resp.status_code == 202, resp.json
+    assert cpu < WEB_CPU_S and wall < WALL_S
+    from rubric.audit.figure import analyse_figure
+
+    assert analyse_figure(data).shape == (2, 3)
+
+
+@pytest.fixture
+def listener():
+    """A local TCP port that counts who connects: an upload's external reference must never be fetched."""
+    import socket
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    srv.settimeout(0.3)
+    yield srv
+    srv.close()
+
+
+def _connections(srv) -> int:
+    n = 0
+    while True:
+        try:
+            conn, _ = srv.accept()
+        except TimeoutError:
+            return n
+        conn.close()
+        n += 1
+
+
+@pytest.mark.parametrize("kind", ["svg", "html"])
+def test_a_figure_that_references_an_external_url_is_refused_by_its_type_and_nothing_is_fetched(
+        client, factory, course, listener, kind):
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/x.png"
+    data = {"svg": f'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><image href="{url}"/></svg>',
+            "html": f'<html><body><img src="{url}"></body></html>'}[kind].encode()
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, figure=(io.BytesIO(data), "heatmap.png")))
+    message = refused(resp, "figure_bad_type", 415)
+    assert "PNG" in message["en"] and "PNG" in message["zh"]
+    assert cpu < 0.2 and wall < 1.0
+    assert _connections(listener) == 0
+
+
+# --- PDFs ---------------------------------------------------------------------------------------------
+
+
+CONTENT = f"BT /F1 12 Tf 72 700 Td ({AUDIT_LINE}) Tj ET".encode()
+FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
+
+
+def _one_page(catalog_extra: bytes = b"", page_extra: bytes = b"") -> bytes:
+    return pdf_of([b"<< /Type /Catalog /Pages 2 0 R " + catalog_extra + b">>",
+                 b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                 b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+                 b"/Resources << /Font << /F1 5 0 R >> >> " + page_extra + b">>",
+                 b"<< /Length %d >>\nstream\n" % len(CONTENT) + CONTENT + b"\nendstream", FONT])
+
+
+def test_a_pdf_with_javascript_and_link_actions_is_read_for_its_text_and_nothing_runs_or_is_fetched(
+        client, factory, course, listener):
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/"
+    pdf = _one_page(b"/OpenAction << /S /JavaScript /JS (app.launchURL('" + url.encode() + b"');) >> ",
+                    b"/AA << /O << /S /URI /URI (" + url.encode() + b") >> >> ")
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, audit=(io.BytesIO(pdf), "audit.pdf")))
+    assert resp.status_code == 202, resp.json
+    assert AUDIT_LINE in db.session.get(Submission, resp.json["id"]).audit_text
+    assert cpu < WEB_CPU_S and wall < WALL_S
+    assert _connections(listener) == 0
+
+
+def test_a_pdf_of_ten_thousand_pages_is_refused_by_its_page_count_in_bounded_time(client, factory, course):
+    n = 10_000
+    kids = b" ".join(b"%d 0 R" % (i + 4) for i in range(n))
+    pdf = pdf_of([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % n,
+                b"<< /Length %d >>\nstream\n" % len(CONTENT) + CONTENT + b"\nendstream"]
+               + [b"<< /Type /Page /Parent 2 0 R /Contents 3 0 R >>"] * n)
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, audit=(io.BytesIO(pdf), "audit.pdf")))
+    message = refused(resp, "pdf_too_many_pages", 422)
+    assert "10000 pages" in message["en"] and "10000 页" in message["zh"]
+    assert cpu < 0.3 and wall < WALL_S
+
+
+def test_a_pdf_whose_page_tree_nests_three_thousand_deep_is_too_complex_not_damaged(client, factory, course):
+    depth = 3000
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>"]
+    for i in range(depth):
+        parent = b"" if i == 0 else b"/Parent %d 0 R " % (i + 1)
+        objects.append(b"<< /Type /Pages /Kids [%d 0 R] /Count 1 %s>>" % (i + 3, parent))
+    objects.append(b"<< /Type /Page /Parent %d 0 R /Contents %d 0 R /Resources << /Font << /F1 %d 0 R >> >> >>"
+                   % (depth + 1, depth + 3, depth + 4))
+    objects += [b"<< /Length %d >>\nstream\n" % len(CONTENT) + CONTENT + b"\nendstream", FONT]
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, audit=(io.BytesIO(pdf_of(objects)), "audit.pdf")))
+    message = refused(resp, "pdf_too_complex", 422)
+    assert "page tree depth" in message["en"]
+    assert cpu < 0.3 and wall < WALL_S
+
+
+def test_a_pdf_with_fifty_thousand_nested_dictionaries_on_its_page_is_read_in_bounded_time(client, factory, course):
+    pdf = _one_page(page_extra=b"/Junk " + b"<< /A " * 50_000 + b">>" * 50_000 + b" ")
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, audit=(io.BytesIO(pdf), "audit.pdf")))
+    assert resp.status_code == 202, resp.json
+    assert cpu < 0.3 and wall < WALL_S
+
+
+# --- text and names -----------------------------------------------------------------------------------
+
+
+def test_an_audit_in_utf16_with_a_bom_and_crlf_is_stored_as_plain_text(client, factory, course):
+    text = f"# 审计\r\n\r\n{AUDIT_LINE}\r\n每一行权重之和为 1。\r\n"
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, audit=(io.BytesIO(text.encode("utf-16")), "audit.txt")))
+    assert resp.status_code == 202, resp.json
+    assert db.session.get(Submission, resp.json["id"]).audit_text == text.replace("\r\n", "\n")
+    assert cpu < WEB_CPU_S and wall < WALL_S
+
+
+def test_an_audit_in_utf8_with_nul_bytes_is_refused_as_binary_in_both_languages(client, factory, course):
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(
+        client, token, audit=(io.BytesIO(f"{AUDIT_LINE}\x00\x00 热力图".encode()), "audit.md")))
+    message = refused(resp, "audit_binary", 422)
+    assert "NUL" in message["en"] and "NUL" in message["zh"]
+    assert cpu < 0.2 and wall < 1.0
+
+
+def test_a_five_megabyte_python_file_is_refused_by_its_size_before_any_decoding(client, factory, course):
+    big = GOOD_CODE + b"# padding\n" * 500_000
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, code=big))
+    message = refused(resp, "code_too_large", 413)
+    assert "256 KiB" in message["en"] and "256 KiB" in message["zh"]
+    assert cpu < 0.5 and wall < 2.0
+
+
+def test_a_code_file_with_a_latin1_cookie_is_served_back_as_the_student_wrote_it(client, factory, course, web):
+    code = b"# -*- coding: latin-1 -*-\n# r\xe9sum\xe9 of the lab\n" + GOOD_CODE
+    token = factory.token(course["alice"])
+    resp = upload(client, token, code=code)
+    assert resp.status_code == 202, resp.json
+    web.login(client, course["alice"])
+    served = client.get(f"/submissions/{resp.json['id']}/code")
+    assert served.data == code          # the bytes as uploaded; the cookie says how to read them
+    from grading.inputs import code_text
+
+    assert "# résumé of the lab" in code_text(served.data)
+
+
+def test_a_file_name_of_ten_thousand_characters_is_kept_as_a_short_label(client, factory, course):
+    from app.views_helpers import MAX_FILENAME_CHARS
+
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, filename="注" * 10_000 + ".py"))
+    assert resp.status_code == 202, resp.json
+    name = db.session.get(Submission, resp.json["id"]).code_filename
+    assert len(name) == MAX_FILENAME_CHARS and name.endswith(".py")
+    assert cpu < WEB_CPU_S and wall < WALL_S
+
+
+@pytest.mark.parametrize("raw", ["heatmap\u202egnp.exe.png", "..\\..\\\u2066heat\u2069map.png", "\u200f\u202e.png"])
+def test_bidi_controls_and_folders_are_removed_from_a_figure_name_on_every_page_and_download(
+        client, factory, course, web, raw):
+    # U+202E (right-to-left override) shows "heatmap\u202egnp.exe.png" as "heatmapgnp.exe.png" reversed:
+    # a name that reads as another file's. Stored, shown and sent back without it.
+    token = factory.token(course["alice"])
+    resp = upload(client, token, figure=(io.BytesIO(make_heatmap()), raw))
+    assert resp.status_code == 202, resp.json
+    sub = db.session.get(Submission, resp.json["id"])
+    assert not any(0x200E <= ord(ch) <= 0x202E or 0x2066 <= ord(ch) <= 0x2069 for ch in sub.figure_filename)
+    assert "\\" not in sub.figure_filename and "/" not in sub.figure_filename and sub.figure_filename.endswith(".png")
+    web.login(client, course["alice"])
+    disposition = client.get(f"/submissions/{sub.id}/figure").headers["Content-Disposition"]
+    assert "%E2%80%AE" not in disposition and "%E2%81%A6" not in disposition and "%E2%80%8F" not in disposition
+
+
+def test_an_empty_figure_on_the_form_is_named_empty_in_both_languages_and_the_files_to_pick_again_are_listed(
+        client, web, course):
+    web.login(client, course["alice"])
+    for lang, empty, again in (("en", "The figure file is empty.", "Choose these again: attention.py, audit.md, "
+                                "heatmap.png."), ("zh", "图文件是空的。", "请重新选择：attention.py, audit.md, heatmap.png。")):
+        client.get(f"/lang/{lang}")
+        resp, cpu, wall = timed(lambda: client.post("/assignments/attention/submit", content_type="multipart/form-data",
+                                                    data={"code": (io.BytesIO(GOOD_CODE), "attention.py"),
+                                                          "audit": (io.BytesIO(AUDIT_LINE.encode()), "audit.md"),
+                                                          "figure": (io.BytesIO(b""), "heatmap.png")}))
+        html = resp.get_data(as_text=True)
+        assert resp.status_code == 422 and empty in html and again in html, lang
+        assert cpu < WEB_CPU_S and wall < WALL_S
+    assert db.session.query(Submission).count() == 0
+
+
+def test_the_same_upload_sent_twice_at_once_makes_two_numbered_attempts_and_no_error(app, factory, course):
+    # A double click without JavaScript, or an API client retrying: both requests are answered, the
+    # student's uploads are serialised (distinct attempt numbers) and the first-upload race on the new
+    # blobs is retried, never a 500.
+    token = factory.token(course["alice"])
+    figure, answers = make_heatmap(), []
+    start = threading.Barrier(2)
+
+    def send() -> None:
+        with app.app_context():
+            c = app.test_client()
+            start.wait()
+            r = upload(c, token, audit=(io.BytesIO(AUDIT_LINE.encode()), "audit.md"),
+                       figure=(io.BytesIO(figure), "heatmap.png"))
+            answers.append((r.status_code, (r.json or {}).get("attempt")))
+
+    threads = [threading.Thread(target=send) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(answers) == [(202, 1), (202, 2)], answers
+    subs = db.session.query(Submission).all()
+    assert len({(s.code_sha256, s.audit_sha256, s.figure_sha256) for s in subs}) == 1
+
+
+# --- the result page ------------------------------------------------------------------------------------
+
+
+def test_the_result_page_says_why_an_accepted_figure_earned_nothing_in_the_students_language(
+        client, factory, course, web):
+    # A blank PNG passes the upload (it is a valid image) and the checker says what it saw: the page
+    # must show that reason, in English and in Chinese, with the figure beside it.
+    from rubric.audit import grade_audit, load_checklist
+    from tests.web.helpers import realistic_result
+
+    blank = _png(Image.new("RGB", (450, 330), "white"))
+    token = factory.token(course["alice"])
+    text = (HONEST / "en_only.md").read_text(encoding="utf-8")
+    resp = upload(client, token, audit=(io.BytesIO(text.encode()), "audit.md"), figure=(io.BytesIO(blank), "h.png"))
+    assert resp.status_code == 202, resp.json
+    audit = grade_audit(text, blank, MEASURED_OK, load_checklist())
+    flags = [f["message"] for f in audit["flags"] if f["kind"] == "figure"]
+    assert flags, audit["flags"]
+    result = realistic_result()
+    result["audit"] = audit
+    sub = db.session.get(Submission, resp.json["id"])
+    web.grade(sub, result)
+    web.login(client, course["alice"])
+    from markupsafe import escape
+
+    for lang in ("en", "zh"):
+        client.get(f"/lang/{lang}")
+        html = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
+        assert str(escape(flags[0][lang])) in html, lang
+        assert f"/submissions/{sub.id}/figure" in html
+
+
+BROKEN = "import torch\n# caf\u00e9\nclass ScaledDotProductAttention(torch.nn.Module)\n    pass\n"
+SAVED_AS = {
+    "utf8_bom_crlf": lambda s: b"\xef\xbb\xbf" + s.replace("\n", "\r\n").encode(),
+    "utf16_bom": lambda s: s.encode("utf-16"),
+    "utf32_bom": lambda s: s.encode("utf-32"),
+    "cr_only": lambda s: s.replace("\n", "\r").encode(),
+    "latin1_cookie": lambda s: ("# -*- coding: latin-1 -*-\n" + s).encode("latin-1"),
+}
+
+
+@pytest.mark.parametrize("save", SAVED_AS.values(), ids=SAVED_AS.keys())
+def test_a_syntax_error_in_code_saved_oddly_is_shown_at_its_line_with_its_message_in_both_languages(
+        client, factory, course, web, save):
+    from grading.inputs import validate_code
+    from tests.web.test_student_experience import load_failure_result
+
+    data = save(BROKEN)
+    token = factory.token(course["alice"])
+    resp = upload(client, token, code=data)
+    assert resp.status_code == 202, resp.json
+    try:
+        compile(validate_code("attention.py", data), "attention.py", "exec")
+    except SyntaxError as exc:
+        line, msg = exc.lineno, exc.msg
+    result = load_failure_result(True)
+    result["load_error"] = {"en": f"SyntaxError at line {line}: {msg}", "zh": f"第 {line} 行出现 SyntaxError：{msg}"}
+    result["message"] = {"en": f"attention.py did not load: {result['load_error']['en']}",
+                         "zh": f"attention.py 无法导入：{result['load_error']['zh']}"}
+    sub = db.session.get(Submission, resp.json["id"])
+    web.grade(sub, result)
+    web.login(client, course["alice"])
+    for lang, said in (("en", f"SyntaxError at line {line}: expected"), ("zh", f"第 {line} 行出现 SyntaxError：expected")):
+        client.get(f"/lang/{lang}")
+        html = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
+        shown = html[html.index('id="load-error"'):html.index('id="tests-title"')]
+        assert said in shown, lang
+        assert (f'<span class="hit"><span class="ln" aria-hidden="true">{line}</span>'
+                "class ScaledDotProductAttention(torch.nn.Module)") in shown, lang
+        assert "# café" in shown, "the line before it, decoded as the file declares"
