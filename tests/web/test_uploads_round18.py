@@ -585,3 +585,38 @@ def test_a_syntax_error_in_code_saved_oddly_is_shown_at_its_line_with_its_messag
         assert (f'<span class="hit"><span class="ln" aria-hidden="true">{line}</span>'
                 "class ScaledDotProductAttention(torch.nn.Module)") in shown, lang
         assert "# café" in shown, "the line before it, decoded as the file declares"
+
+
+def _jpeg_with(prefix_segment: bytes, total: int = 5 * 1024 * 1024 - 4096) -> bytes:
+    """The lab's heatmap as a JPEG with ``prefix_segment`` repeated after SOI to about ``total`` bytes."""
+    jpeg = _jpeg(Image.open(io.BytesIO(make_heatmap())).convert("RGB"))
+    return jpeg[:2] + prefix_segment * ((total - len(jpeg)) // len(prefix_segment)) + jpeg[2:]
+
+
+@pytest.mark.parametrize("segment", [b"\xff\xfe\x00\x02", b"\xff\xe1\x00\x02"], ids=["COM", "APP1"])
+def test_a_jpeg_of_a_million_empty_segments_is_refused_before_the_web_walks_them(client, factory, course, segment):
+    # 1.3 million four-byte segments in 5 MiB: the structure checks, which run in the web process before
+    # any decoding child, walked them all in Python (1.4 s of the web's CPU per upload), then the child
+    # spent 2.7 s more. Real JPEGs have fewer than 40 segments.
+    from grading.inputs import MAX_JPEG_SEGMENTS
+
+    jpeg = _jpeg_with(segment)
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, figure=(io.BytesIO(jpeg), "heatmap.jpg")))
+    message = refused(resp, "figure_too_complex", 422)
+    assert f"more than {MAX_JPEG_SEGMENTS} marker segments" in message["en"]
+    assert f"超过 {MAX_JPEG_SEGMENTS} 个标记段" in message["zh"]
+    assert cpu < 0.3 and wall < 1.0
+
+
+def test_a_jpeg_of_five_megabytes_of_fill_bytes_is_walked_in_c_not_byte_by_byte_in_the_web(client, factory, course):
+    # 0xFF fill bytes before a marker are legal (libjpeg skips them): the web's structure check stepped
+    # over them one by one in Python, 0.75 s of the web's CPU for 5 MiB.
+    from grading.inputs import _figure_precheck
+
+    jpeg = _jpeg_with(b"\xff")
+    started = time.process_time()
+    assert _figure_precheck("heatmap.jpg", jpeg)[0] == "JPEG"
+    assert time.process_time() - started < 0.1
+    honest = _jpeg_with(b"\xff", total=300_000)        # a few fill bytes more than usual: still a figure
+    assert upload(client, factory.token(course["alice"]), figure=(io.BytesIO(honest), "h.jpg")).status_code == 202
