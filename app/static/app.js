@@ -89,7 +89,19 @@
         e.preventDefault();
         var files = Array.prototype.slice.call(e.dataTransfer.files || []);
         if (files.length === 1 && !routeFile(form, files[0])) { assign(input, files[0]); return; }
-        files.forEach(function (f) { var target = routeFile(form, f) || input; assign(target, f); });
+        /* Each field takes one file: two dropped for one field (attention.py and test_attention.py)
+           kept the last silently, so the other would have been graded. Say so and take neither. */
+        var targets = [], groups = [];
+        files.forEach(function (f) {
+          var target = routeFile(form, f) || input, at = targets.indexOf(target);
+          if (at < 0) { targets.push(target); groups.push([f]); } else { groups[at].push(f); }
+        });
+        var several = [];
+        targets.forEach(function (target, i) {
+          if (groups[i].length === 1) { assign(target, groups[i][0]); return; }
+          several.push(groups[i].map(function (f) { return f.name; }).join(", "));
+        });
+        if (several.length) showError(form, fill(labels.several, { names: several.join("; ") }));
       });
     });
     function busy(on) {
