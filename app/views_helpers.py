@@ -117,6 +117,18 @@ def uploaded(field: str) -> Upload | None:
     first one was graded before, silently, whichever the client listed first."""
     files = [f for f in request.files.getlist(field) if f.filename]
     if not files:
+        if request.form.get(field):
+            # curl -F 'code=<attention.py' (or a script's data= instead of files=) sends the file's
+            # contents as a text field: "attention.py is required" said it was never sent.
+            raise SubmissionRefused(
+                "not_a_file",
+                f"The field '{field}' was sent as text, not as a file upload. Send it as a file: with curl, "
+                f"-F {field}=@<file> (with @, not <); in Python requests, files={{'{field}': open(<file>, 'rb')}}. "
+                "Nothing was saved.",
+                f"字段「{field}」是作为文字发送的，不是文件上传。请以文件方式发送：curl 用 -F {field}=@<文件>"
+                f"（用 @，不是 <）；Python requests 用 files={{'{field}': open(<文件>, 'rb')}}。没有保存任何内容。",
+                400,
+            )
         return None
     if len(files) > 1:
         names = ", ".join(f"'{safe_filename(f.filename)}'" for f in files[:5]) + (", …" if len(files) > 5 else "")

@@ -620,3 +620,28 @@ def test_a_jpeg_of_five_megabytes_of_fill_bytes_is_walked_in_c_not_byte_by_byte_
     assert time.process_time() - started < 0.1
     honest = _jpeg_with(b"\xff", total=300_000)        # a few fill bytes more than usual: still a figure
     assert upload(client, factory.token(course["alice"]), figure=(io.BytesIO(honest), "h.jpg")).status_code == 202
+
+
+@pytest.mark.parametrize("field", ["code", "audit"])
+def test_a_file_sent_as_a_text_field_is_told_how_to_send_a_file_not_that_it_is_missing(
+        client, factory, course, field):
+    # curl -F 'code=<attention.py' sends the contents as a text field; the answer was "attention.py is
+    # required" (code) or the audit was silently absent (a code-only attempt with the audit not kept).
+    token = factory.token(course["alice"])
+    data = {field: AUDIT_LINE if field == "audit" else GOOD_CODE.decode()}
+    if field != "code":
+        data["code"] = (io.BytesIO(GOOD_CODE), "attention.py")
+    resp = client.post("/api/v1/submissions", data=data, headers=bearer(token), content_type="multipart/form-data")
+    assert resp.status_code == 400
+    message = refused(resp, "not_a_file")
+    assert f"-F {field}=@<file>" in message["en"] and f"-F {field}=@<文件>" in message["zh"]
+
+
+def test_a_text_field_of_600_kb_is_refused_for_the_form_limits_not_called_too_large(client, factory, course):
+    token = factory.token(course["alice"])
+    resp = client.post("/api/v1/submissions", data={"code": (io.BytesIO(GOOD_CODE), "attention.py"),
+                                                    "assignment": "a" * 600_000},
+                       headers=bearer(token), content_type="multipart/form-data")
+    assert resp.status_code == 413
+    message = refused(resp, "form_too_complex")
+    assert "a text field longer than 488 KiB" in message["en"]
