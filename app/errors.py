@@ -111,15 +111,16 @@ def error_response(status: int, *, en: str | None = None, zh: str | None = None,
 
 
 def form_limits_message(sent: int, limit: int) -> dict[str, str]:
-    """en/zh of a form refused for its parts or a text field (not its size: ``sent`` <= ``limit``)."""
+    """en/zh of a form refused for its parts, or a text field or part header (a file name) over the form's
+    memory limit: not its size (``sent`` <= ``limit``)."""
     kib, mib = max(1, round(sent / 1024)), limit // (1024 * 1024)
     parts, field_kib = request.max_form_parts, (request.max_form_memory_size or 0) // 1024
     return {
         "en": f"The upload ({kib} KiB) is within the {mib} MiB limit, but the form has more parts than the server "
-              f"reads ({parts} at most) or a text field longer than {field_kib} KiB. A submission sends at most "
+              f"reads ({parts} at most) or a text field or file name longer than {field_kib} KiB. A submission sends at most "
               "three files (code, audit, figure): choose only those and send it again; nothing was saved.",
         "zh": f"本次上传（{kib} KiB）没有超过 {mib} MiB 的上限，但表单的部分数超过服务器读取的上限（最多 {parts} 个），"
-              f"或某个文字字段超过 {field_kib} KiB。一次提交最多三个文件（代码、审计、图）：只选择这些文件后重新提交；"
+              f"或某个文字字段或文件名超过 {field_kib} KiB。一次提交最多三个文件（代码、审计、图）：只选择这些文件后重新提交；"
               "没有保存任何内容。",
     }
 

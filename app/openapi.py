@@ -100,8 +100,12 @@ def spec() -> dict[str, Any]:
                     "responses": {
                         "202": {"description": "Queued", "content": {"application/json": {
                             "schema": {"$ref": "#/components/schemas/Queued"}}}},
-                        "400": _err("code missing"), "401": unauth, "403": _err("deadline passed, or the student was dropped (not_enrolled)"),
-                        "413": _err("file too large"), "415": _err("wrong file type"),
+                        "400": _err("code missing (code_missing), a file sent as a text field (not_a_file: use "
+                                    "curl -F code=@file) or several files in one field (several_files)"),
+                        "401": unauth, "403": _err("deadline passed, or the student was dropped (not_enrolled)"),
+                        "413": _err("file too large (too_large, code_too_large, ...), or the form past its "
+                                    "limits of parts or of a text field's length (form_too_complex)"),
+                        "415": _err("wrong file type"),
                         "422": _err("file rejected (encoding, empty, damaged)"),
                         "429": _err("cooldown, too many pending attempts or rate limit"),
                         "503": _err("server_busy: no decoder free for the PDF or image now; nothing was "

@@ -637,11 +637,15 @@ def test_a_file_sent_as_a_text_field_is_told_how_to_send_a_file_not_that_it_is_m
     assert f"-F {field}=@<file>" in message["en"] and f"-F {field}=@<文件>" in message["zh"]
 
 
-def test_a_text_field_of_600_kb_is_refused_for_the_form_limits_not_called_too_large(client, factory, course):
+@pytest.mark.parametrize("part", ["text_field", "file_name"])
+def test_a_600_kb_text_field_or_file_name_is_refused_for_the_form_limits_not_called_too_large(
+        client, factory, course, part):
     token = factory.token(course["alice"])
-    resp = client.post("/api/v1/submissions", data={"code": (io.BytesIO(GOOD_CODE), "attention.py"),
-                                                    "assignment": "a" * 600_000},
-                       headers=bearer(token), content_type="multipart/form-data")
+    data = {"code": (io.BytesIO(GOOD_CODE), "注" * 200_000 + ".py" if part == "file_name" else "attention.py")}
+    if part == "text_field":
+        data["assignment"] = "a" * 600_000
+    resp = client.post("/api/v1/submissions", data=data, headers=bearer(token), content_type="multipart/form-data")
     assert resp.status_code == 413
     message = refused(resp, "form_too_complex")
-    assert "a text field longer than 488 KiB" in message["en"]
+    assert "a text field or file name longer than 488 KiB" in message["en"]
+    assert "文字字段或文件名超过 488 KiB" in message["zh"]
