@@ -51,6 +51,7 @@ MAX_JPEG_SCANS = 64                    # libjpeg's progressive files have about 
 # tables, scans). Four-byte empty COM segments fill a 5 MiB file 1.3 million times: walking them cost the
 # web process 1.4 s of CPU before the decoding child, and the child 2.7 s more.
 MAX_JPEG_SEGMENTS = 1024
+MAX_JPEG_STRAY_BYTES = 64 * 1024       # fill or junk bytes before the first scan, outside any segment
 MAX_PNG_CHUNKS = 4096                  # libpng writes 8 KiB IDATs: a 5 MiB file has ~640
 MAX_PNG_TEXT_CHUNK = 64 * 1024         # compressed text/profile chunks (zTXt, iTXt, iCCP)
 
@@ -873,14 +874,24 @@ def _jpeg_scans(data: bytes, stop_after: int) -> int:
     scan's entropy-coded data runs to the next real marker. Bytes where a marker should be are
     skipped to the next marker, as libjpeg does ("extraneous bytes before marker"), so scans
     cannot hide behind them."""
-    i, n, scans, segments = 2, len(data), 0, 0
+    i, n, scans, segments, stray = 2, len(data), 0, 0, 0
     while i + 4 <= n:
+        start = i
         if data[i] != 0xFF:
             found = _JPEG_NEXT_MARKER.search(data, i)
             if found is None:
                 break
             i = found.start()
         i = _JPEG_FILL.match(data, i).end()
+        if scans == 0:
+            # Pillow parses the header (everything before the first scan) in Python, byte by byte
+            # where no segment is: 5 MiB of fill bytes cost its decode 2.2 s and the worker's figure
+            # reading 2.0 s per grading. libjpeg and cameras write none.
+            stray += i - start - 1
+            if stray > MAX_JPEG_STRAY_BYTES:
+                raise _too_complex("JPEG", f"more than {_fmt_size(MAX_JPEG_STRAY_BYTES)} of bytes between its "
+                                   "header segments that belong to none",
+                                   f"头部各段之间有超过 {_fmt_size(MAX_JPEG_STRAY_BYTES)} 不属于任何段的字节")
         if i >= n:
             break
         marker = data[i]
