@@ -48,6 +48,10 @@ PAGES: dict[int, tuple[str, Any, Any]] = {
 }
 
 
+# Where deploy/nginx.conf sends a request whose body it refused as too large (error_page 413).
+PROXY_TOO_LARGE = "/_errors/413"
+
+
 def both(text: Any, **params: Any) -> dict[str, str]:
     """A (lazy) UI string in both languages, as the API's `message` carries it."""
     out = {}
@@ -93,16 +97,18 @@ def retry_after_seconds(exc: HTTPException | None = None) -> int | None:
 
 
 def error_response(status: int, *, en: str | None = None, zh: str | None = None, code: str | None = None,
-                   retry_after: int | None = None, **params: Any) -> tuple[str, int, dict] | Response:
-    """The answer to one error: JSON for the API, the styled page otherwise. `en`/`zh` replace the
-    table's message when the caller knows more (a refused upload, a deadline)."""
+                   retry_after: int | None = None, as_json: bool | None = None,
+                   **params: Any) -> tuple[str, int, dict] | Response:
+    """The answer to one error: JSON for the API, the styled page otherwise (`as_json` decides when the
+    request's own path does not say: the proxy's 413). `en`/`zh` replace the table's message when the
+    caller knows more (a refused upload, a deadline)."""
     default_code, title, message = PAGES.get(status, PAGES[500] if status >= 500 else PAGES[400])
     code = code or default_code
     text = both(message, **params)
     if en is not None:
         text = {"en": en, "zh": zh or en}
     headers = {"Retry-After": str(retry_after)} if retry_after else {}
-    if wants_json():
+    if wants_json() if as_json is None else as_json:
         return api_error(code, status, text, headers=headers)
     lang = "zh" if str(request_locale()).startswith("zh") else "en"
     page = render_template("error.html", status=status, code=code, title=str(title), message=text[lang],
@@ -218,6 +224,14 @@ def register(app: Flask) -> None:
             # large: the limit is 8 MiB" sent the student to shrink files that were small.
             return error_response(413, code="form_too_complex", **form_limits_message(sent, limit))
         return error_response(413, n=limit // (1024 * 1024))
+
+    @app.get(PROXY_TOO_LARGE)
+    def too_large_at_the_proxy():
+        # nginx refuses a body over its client_max_body_size before the app sees it and asks this
+        # route for the answer, without the body (deploy/nginx.conf, error_page 413): its own page was
+        # English only, and HTML under /api/. The status stays the proxy's 413.
+        api = request.headers.get("X-Original-URI", "").startswith("/api/")
+        return error_response(413, as_json=api or wants_json(), n=app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024))
 
     @app.errorhandler(429)
     def too_many(exc: HTTPException):

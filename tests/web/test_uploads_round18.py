@@ -24,6 +24,7 @@ from app.models import Submission
 from tests.audit.helpers import MEASURED_OK, make_heatmap, pdf_of
 from tests.web.helpers import GOOD_CODE
 from tests.web.test_api import bearer, upload
+from tests.web.test_hardening import live, proxied, server, server_env  # noqa: F401 - the live service's fixtures
 
 HONEST = Path(__file__).resolve().parents[1] / "audit" / "honest"
 AUDIT_LINE = "The heatmap does not prove that key 1 causes the output."
@@ -668,3 +669,25 @@ def test_a_600_kb_text_field_or_file_name_is_refused_for_the_form_limits_not_cal
     message = refused(resp, "form_too_complex")
     assert "a text field or file name longer than 488 KiB" in message["en"]
     assert "文字字段或文件名超过 488 KiB" in message["zh"]
+
+
+# --- through the deployed proxy -------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.redis
+def test_a_body_over_the_proxys_limit_gets_the_apps_bilingual_413_not_nginxs_english_page(
+        live, proxied, course, factory):  # noqa: F811 - fixtures imported from test_hardening
+    # nginx (deploy/nginx.conf, client_max_body_size 9m) refuses a 12 MB upload before the app sees it; its
+    # own page said "413 Request Entity Too Large" in English, as HTML even to the API.
+    from tests.live import Client, multipart
+
+    token = factory.token(course["alice"])
+    body, ctype = multipart({"code": ("attention.py", GOOD_CODE), "audit": ("audit.pdf", b"%PDF-1.4\n" + b"0" * 12_000_000)})
+    api = Client(proxied).request("POST", "/api/v1/submissions", body, {**bearer(token), "Content-Type": ctype})
+    assert api.status == 413, api.body[:200]
+    reply = api.json()
+    assert reply["code"] == "too_large" and "8 MiB" in reply["message"]["en"] and "8 MiB" in reply["message"]["zh"]
+    page = Client(proxied).request("POST", "/assignments/attention/submit", body,
+                                   {"Content-Type": ctype, "Accept-Language": "zh-CN,zh;q=0.9"})
+    assert page.status == 413 and "上传的文件太大" in page.text and "nginx" not in page.text
