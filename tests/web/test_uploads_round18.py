@@ -691,3 +691,25 @@ def test_a_body_over_the_proxys_limit_gets_the_apps_bilingual_413_not_nginxs_eng
     page = Client(proxied).request("POST", "/assignments/attention/submit", body,
                                    {"Content-Type": ctype, "Accept-Language": "zh-CN,zh;q=0.9"})
     assert page.status == 413 and "上传的文件太大" in page.text and "nginx" not in page.text
+
+
+def test_a_16_bit_heatmap_at_the_pixel_cap_is_read_without_a_second_of_the_workers_cpu(client, factory, course):
+    # The upload is decoded in the limited child; the worker reads the figure again at every grading,
+    # and scaled the whole 4096x4096 16-bit image to 8-bit in float64 before reducing it: 0.9 s of CPU.
+    import numpy as np
+
+    from rubric.audit.figure import analyse_figure
+    from tests.audit.helpers import EXAMPLE_WEIGHTS
+
+    grey = np.full((4096, 4096), 65535, dtype=np.uint16)
+    for r, row in enumerate(EXAMPLE_WEIGHTS):
+        for c, v in enumerate(row):
+            grey[600 + r * 1400:600 + (r + 1) * 1400, 100 + c * 1300:100 + (c + 1) * 1300] = int(65535 * (0.15 + 0.8 * v))
+    data = _png(Image.fromarray(grey))
+    token = factory.token(course["alice"])
+    resp, cpu, wall = timed(lambda: upload(client, token, figure=(io.BytesIO(data), "heatmap.png")))
+    assert resp.status_code == 202, resp.json
+    assert cpu < WEB_CPU_S and wall < WALL_S
+    started = time.process_time()
+    assert analyse_figure(data).shape == (2, 3)
+    assert time.process_time() - started < 0.4
