@@ -48,7 +48,8 @@ def test_no_test_module_imports_from_a_conftest():
     """Helpers live in helpers.py modules; conftest.py files hold fixtures and hooks only."""
     offenders = []
     for path in sorted((ROOT / "tests").rglob("*.py")):
-        if path.name == "conftest.py":
+        # tests/fixtures holds student submissions: data in any encoding or syntax, not test modules.
+        if path.name == "conftest.py" or "fixtures" in path.relative_to(ROOT / "tests").parts:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "conftest":
