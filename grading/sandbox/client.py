@@ -584,9 +584,10 @@ class Session:
         try:
             self._sock.settimeout(budget)
             protocol.send(self._sock, {"op": op, "seq": seq, **fields}, self.limits.max_message)
-            reply, size = protocol.recv_sized(self._rfile, min(protocol.HEADER_CAP, allowance),
-                                              min(self.limits.max_message, allowance), before_read=rearm)
-            self._replies.take(size)
+            # Charged as it is read, refused or not (a refused reply's header was not: 6 MiB a grading).
+            reply, _ = protocol.recv_sized(self._rfile, min(protocol.HEADER_CAP, allowance),
+                                           min(self.limits.max_message, allowance), before_read=rearm,
+                                           charge=self._replies.take)
         except TimeoutError:
             if remaining < timeout:
                 raise self._die(StudentTimeout(self.limits.wall, "the session")) from None

@@ -35,6 +35,7 @@ import re
 import socket
 import struct
 import sys
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -373,20 +374,28 @@ def recv(sock: socket.socket | io.BufferedReader, header_cap: int = HEADER_CAP, 
 
 
 def recv_sized(sock: socket.socket | io.BufferedReader, header_cap: int = HEADER_CAP, body_cap: int = BODY_CAP,
-               before_read=None) -> tuple[object, int]:
+               before_read=None, charge: Callable[[int], object] | None = None) -> tuple[object, int]:
     """``recv``, and what the message cost to read: the bytes it took (length prefix, header and
     body) and ``TENSOR_WEIGHT`` for each tensor or array in it, which counts against ``body_cap``
     too (checked before the body is read); for a reader that caps what a peer may send in all, not
-    only in one message."""
-    return _recv(sock, header_cap, body_cap, before_read, TENSOR_WEIGHT)
+    only in one message.
+
+    ``charge(n)`` is called with each part of that cost before the part is read (the header once
+    its length is known, the body once it is accepted), so a message refused or cut off after its
+    header is charged too: a 1 MiB header read and parsed, then refused for its body, cost the
+    reader as much as an accepted one did, and was not counted."""
+    return _recv(sock, header_cap, body_cap, before_read, TENSOR_WEIGHT, charge)
 
 
-def _recv(sock, header_cap: int, body_cap: int, before_read, weight: int) -> tuple[object, int]:
+def _recv(sock, header_cap: int, body_cap: int, before_read, weight: int,
+          charge: Callable[[int], object] | None = None) -> tuple[object, int]:
     lb = bytearray(4)
     _recv_exact_into(sock, lb, first=True, before_read=before_read)
     (hlen,) = _LEN.unpack(lb)
     if hlen > header_cap:
         raise ProtocolError(f"header of {hlen} bytes exceeds the cap of {header_cap}")
+    if charge is not None:
+        charge(_LEN.size + hlen)
     hb = bytearray(hlen)
     _recv_exact_into(sock, hb, before_read=before_read)
     # Peek at the declared body length before allocating the body.
@@ -399,6 +408,8 @@ def _recv(sock, header_cap: int, body_cap: int, before_read, weight: int) -> tup
     if weighed > body_cap:
         raise ProtocolError(f"body of {header_n} bytes" + (f" and {len(descs)} tensors" if weighed > header_n else "")
                             + f" exceeds the cap of {body_cap}")
+    if charge is not None:
+        charge(weighed)
     body = bytearray(header_n)
     _recv_exact_into(sock, body, before_read=before_read)
     return _decode_parsed(header, body), _LEN.size + hlen + weighed
