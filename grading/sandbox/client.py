@@ -26,7 +26,13 @@ from autograder import settings
 from grading.sandbox import protocol
 
 UID_BASE = 60000
-MAX_SLOTS = 5000
+MAX_SLOTS = 1250
+# Each executor (slot) has UIDS_PER_SLOT uids, one for each jail it runs at once (the zygote picks
+# one no live jail has): RLIMIT_NPROC counts threads per uid, and a grading's jails run side by side
+# (the visible tests' and a fresh one for comparisons). The first is 60000 + slot, as when it was
+# the only one; the others lie past every slot's first, 61250 + 3 * slot.., up to 64999.
+UIDS_PER_SLOT = 4
+EXTRA_UID_BASE = UID_BASE + MAX_SLOTS
 SLOT_DIR = "/run/autograder-sandbox/slots"
 
 
@@ -178,7 +184,7 @@ class Executor:
             raise SandboxUnavailable("the sandbox needs Linux namespaces")
         self._owner_pid = os.getpid()
         self.slot, self._lock_fd = _acquire_slot(slot)
-        self.uid = UID_BASE + self.slot
+        self.uid = UID_BASE + self.slot          # its first uid (a jail alone has it)
         self._send_lock = threading.Lock()
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # The zygote's own stderr (never the student's: that goes to the session's output pipe) is
@@ -220,6 +226,12 @@ class Executor:
         self.zygote_pid = self._proc.pid
         self.binds = list(hello.get("binds", []))
         self.start_seconds = time.monotonic() - t0
+
+    @property
+    def uids(self) -> list[int]:
+        """The uids its jails run as (the zygote gives each live jail its own), ``uid`` first."""
+        extra = EXTRA_UID_BASE + self.slot * (UIDS_PER_SLOT - 1)
+        return [self.uid, *range(extra, extra + UIDS_PER_SLOT - 1)]
 
     def _stderr_tail(self, n: int = 2000) -> str:
         if self._stderr is None:
@@ -448,7 +460,7 @@ class Session:
         st_r, st_w = os.pipe()
         self._sock, self._life_w, self._st_r = mine, life_w, st_r
         self._rfile = protocol.reader(mine)
-        job = {"uid": executor.uid, "limits": limits.as_job()}
+        job = {"uids": executor.uids, "limits": limits.as_job()}
         try:
             executor._launch(job, [theirs.fileno(), life_r, out_w, st_w])
         except BaseException:

@@ -127,6 +127,14 @@ SYS_pivot_root = 155  # x86_64
 UID_MIN, UID_MAX = 60000, 65000
 
 
+def jail_uid(uids: list[int], live: list[int]) -> int:
+    """The uid of a new jail among its executor's ``uids``: the first that no live jail (``live``:
+    their uids) has, else the least shared. RLIMIT_NPROC counts the threads of a uid: with one uid
+    per executor, a jail holding all it could get left 4 of the 16 to the jail opened beside it in
+    the same grading (the determinism test's fresh session)."""
+    return min(uids, key=lambda u: (live.count(u), uids.index(u)))
+
+
 def _check(rc: int, what: str) -> None:
     if rc != 0:
         e = ctypes.get_errno()
@@ -407,8 +415,9 @@ def _fcntl_dup(fd: int) -> int:
 class Jail:
     """A running jail as the zygote supervises it."""
 
-    def __init__(self, pid: int, lifeline_fd: int, status_fd: int, setup_r: int, wall: float):
+    def __init__(self, pid: int, lifeline_fd: int, status_fd: int, setup_r: int, wall: float, uid: int):
         self.pid = pid
+        self.uid = uid
         self.pidfd = os.pidfd_open(pid)
         self.lifeline_fd, self.status_fd, self.setup_r = lifeline_fd, status_fd, setup_r
         self.deadline = time.monotonic() + wall
@@ -457,17 +466,22 @@ def _report(status_fd: int, status: dict) -> None:
 
 
 def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds, root: str,
-           seccomp: SeccompProgram, held: list[int] = ()) -> Jail | None:
+           seccomp: SeccompProgram, held: list[int] = (), live_uids: list[int] = ()) -> Jail | None:
     """Fork one jail for ``job``; ``fds`` are its data socket, lifeline, output and status pipe.
     The zygote keeps the lifeline and the status pipe; None when no jail could be started (the
     reason is on the status pipe). ``held``: the fds the zygote holds for other jails, closed in
-    the new jail at once (it closes every other fd before student code runs anyway)."""
+    the new jail at once (it closes every other fd before student code runs anyway).
+    ``job["uids"]`` are the executor's uids; the jail gets one of them that no live jail has
+    (``live_uids``), see :func:`jail_uid`."""
     data_fd, lifeline_fd, out_fd, status_fd = fds
     try:
         wall = float(job["limits"]["wall"])
-        uid = int(job["uid"])
-        if not UID_MIN <= uid <= UID_MAX:     # checked again in the jail, before anything else
-            raise ValueError(f"uid {uid} outside {UID_MIN}..{UID_MAX}")
+        uids = [int(u) for u in job["uids"]]
+        for u in uids or [None]:
+            if u is None or not UID_MIN <= u <= UID_MAX:
+                raise ValueError(f"uid {u} outside {UID_MIN}..{UID_MAX}")
+        uid = jail_uid(uids, list(live_uids))
+        job = {**job, "uid": uid}             # checked again in the jail, before anything else
     except (KeyError, TypeError, ValueError) as e:
         _report(status_fd, {"status": "setup_failed", "reason": f"jail setup failed: {type(e).__name__}: {e}"})
         for fd in fds:
@@ -512,7 +526,7 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
             os.close(fd)
         return None
     try:
-        return Jail(pid, lifeline_fd, status_fd, setup_r, wall)
+        return Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid)
     except OSError as e:                      # no pidfd: a jail nobody watches must not run
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
@@ -642,7 +656,8 @@ def main() -> None:
             continue
         held = [fd for j in jails.values() for fd in (j.pidfd, j.lifeline_fd, j.status_fd, j.setup_r)]
         try:
-            jail = launch(job, fds, own_pidns, ctrl, binds, root, seccomp, held)
+            jail = launch(job, fds, own_pidns, ctrl, binds, root, seccomp, held,
+                          [j.uid for j in jails.values()])
         except Exception:  # noqa: BLE001 - launch reports and closes what it can; never end the loop
             traceback.print_exc()
             continue

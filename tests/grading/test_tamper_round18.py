@@ -240,8 +240,9 @@ while True:
         _fds.append(_os.open("/dev/null", _os.O_RDONLY))
     except OSError:
         break'''), "correct"),
-    # The jails of one executor share a uid, and RLIMIT_NPROC counts its threads: the visible jail
-    # holding all it can get while the hidden tests' jail starts (measured: 10 there, 4 left there).
+    # The jails of one executor shared a uid, and RLIMIT_NPROC counts its threads: the visible jail
+    # holding all it can get while the hidden tests' jail starts (measured: 10 there, 4 left there,
+    # before round 19 gave each live jail a uid of its own: tests/sandbox/test_sandbox_round19.py).
     "threads_held_while_the_next_jail_starts": (CORRECT + '''
 import threading as _threading, time as _time
 while True:

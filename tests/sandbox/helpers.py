@@ -57,8 +57,8 @@ def processes() -> list[dict]:
 
 
 def leftovers(ex: Executor) -> list[dict]:
-    """Processes of the jail uid, and any child of the zygote (supervisors, jails, zombies)."""
-    return [p for p in processes() if p["uid"] == ex.uid or p["ppid"] == ex.zygote_pid]
+    """Processes of the jail uids, and any child of the zygote (supervisors, jails, zombies)."""
+    return [p for p in processes() if p["uid"] in ex.uids or p["ppid"] == ex.zygote_pid]
 
 
 def wait_no_leftovers(ex: Executor, timeout: float = 3.0) -> list[dict]:

@@ -1,4 +1,5 @@
-"""Round 19 of hostile submissions at the sandbox's level: what the worker reads of refused replies."""
+"""Round 19 of hostile submissions at the sandbox's level: what the worker reads of refused replies,
+and what one jail of an executor can take from the one beside it (their uid's thread limit)."""
 
 from __future__ import annotations
 
@@ -58,3 +59,80 @@ def test_once_refused_headers_have_spent_the_allowance_the_next_session_reads_no
         s.load()
         assert torch.equal(s.call_function("f", x), x + 1)    # small replies still fit (the floor)
 
+
+# A module that starts threads (each sleeping) until RLIMIT_NPROC refuses one, and says how many it got.
+THREAD_HOARDER = '''
+import os
+import threading
+import time
+
+_held = []
+
+
+def hoard():
+    while True:
+        try:
+            t = threading.Thread(target=time.sleep, args=(60,), daemon=True)
+            t.start()
+        except RuntimeError:
+            break
+        _held.append(t)
+    return len(_held)
+
+
+def uid():
+    return os.getuid()
+'''
+
+
+def test_jails_open_side_by_side_each_get_the_threads_rlimit_nproc_allows(executor):
+    # The jails of one executor ran as one uid, and RLIMIT_NPROC (16) counts a uid's threads: a jail
+    # holding all it could get left the one opened next to it, in the same grading (the determinism
+    # test's fresh session), what was left of the 16. Each live jail now has a uid
+    # of its own among the executor's (the zygote picks one no live jail has).
+    with executor.session(THREAD_HOARDER, "h.py", "h") as a:
+        a.load()
+        got_a = a.call_function("hoard")
+        with executor.session(THREAD_HOARDER, "h.py", "h") as b:
+            b.load()
+            got_b = b.call_function("hoard")
+            uid_a, uid_b = a.call_function("uid"), b.call_function("uid")
+    # Measured: 10 each (the address space ends them first); before, the second jail got 4.
+    assert got_a >= 4, got_a
+    assert got_b == got_a, (got_a, got_b)
+    assert uid_a != uid_b and {uid_a, uid_b} <= set(executor.uids), (uid_a, uid_b, executor.uids)
+    assert min(executor.uids) >= 60000
+    with executor.session(THREAD_HOARDER, "h.py", "h") as c:    # alone again: the executor's first uid
+        c.load()
+        assert c.call_function("uid") == executor.uid
+    assert_healthy(executor)
+
+
+def test_past_its_uids_an_executor_shares_the_least_used_one(executor):
+    # More live jails than uids (none in a grading: at most 2-3 at once) share, as all did before.
+    import contextlib
+
+    with contextlib.ExitStack() as stack:
+        seen = []
+        for _ in range(len(executor.uids) + 1):
+            s = stack.enter_context(executor.session(THREAD_HOARDER, "h.py", "h"))
+            s.load()
+            seen.append(s.call_function("uid"))
+    assert seen == [*executor.uids, executor.uid], seen
+    assert_healthy(executor)
+
+
+def test_no_two_slots_share_a_uid_and_each_first_uid_is_60000_plus_its_slot():
+    # Slots are exclusive (a lock file each), so disjoint uids keep every executor's jails apart; the
+    # first uid is the one a slot had before round 19 (an executor still on it never meets a new one).
+    from grading.sandbox.client import MAX_SLOTS, Executor
+
+    seen: set[int] = set()
+    for slot in range(MAX_SLOTS):
+        ex = object.__new__(Executor)           # the uids only: no zygote
+        ex.slot, ex.uid = slot, 60000 + slot
+        uids = ex.uids
+        assert uids[0] == 60000 + slot and len(set(uids)) == len(uids) >= 2
+        assert all(60000 <= u <= 65000 for u in uids)
+        assert not seen & set(uids), slot
+        seen |= set(uids)
