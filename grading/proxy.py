@@ -252,8 +252,12 @@ def gave_up_text(filename: str, times: int, causes: Sequence[str] = ()) -> Msg:
 
 
 def _seconds(exc: BaseException) -> str:
+    """The limit a timeout met, as a student reads it: at most two decimals. A call's limit is cut
+    to what is left of the grading's budget, which is no round number ("within 9.93107 s")."""
     s = getattr(exc, "seconds", None)
-    return f"{s:g}" if isinstance(s, int | float) else "?"
+    if not isinstance(s, int | float) or s != s:
+        return "?"
+    return f"{s:.2f}".rstrip("0").rstrip(".")
 
 
 # --------------------------------------------------------------------------- the proxy

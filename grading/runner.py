@@ -181,9 +181,12 @@ def _cap_log(log: list[str], tail: list[str] = ()) -> str:
     the REVIEW lines there are the instructor's flag: a submission printing 64 KiB in each of its
     sessions made the log longer than LOG_CAP, and cutting its end took the flags with it. No other
     line begins like a REVIEW line, and each of ``tail`` is one line."""
-    end = "\n".join(_one_line(str(x) if len(str(x)) <= REVIEW_LINE_CAP else str(x)[:REVIEW_LINE_CAP - 1] + "…")
-                    for x in tail)
-    text = _no_marks("\n".join(str(x) for x in log))
+    # Measured as stored: each control character the submission printed is stored as its escape
+    # (``_encodable``), 4-6 characters, so a log of terminal escapes capped before that was stored
+    # at up to 6 times LOG_CAP (316,000 characters for a stderr flood of ESC [2J).
+    end = _encodable("\n".join(_one_line(str(x) if len(str(x)) <= REVIEW_LINE_CAP
+                                          else str(x)[:REVIEW_LINE_CAP - 1] + "…") for x in tail))
+    text = _encodable(_no_marks("\n".join(str(x) for x in log)))
     room = max(0, LOG_CAP - len(end))
     if len(text) > room:
         text = text[:room] + "\n[log truncated]"
