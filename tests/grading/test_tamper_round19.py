@@ -166,6 +166,41 @@ print(sorted({_o for _o in _gc.get_objects() if isinstance(_o, str) and len(_o) 
               and ("hidden" in _o or "grader_tests" in _o or "expected" in _o)})[:50])'''), "correct"),
 }
 
+# The jail's own request handlers, found through the frames of the import and rewritten: replies
+# with the right sequence number whose values are forged (the client checks each op's reply shape).
+_HANDLERS = """
+import sys as _sys
+def _handlers():
+    _f = _sys._getframe()
+    while _f is not None:
+        _s = _f.f_locals.get("self")
+        if _s is not None and isinstance(getattr(type(_s), "OPS", None), dict):
+            return type(_s).OPS
+        _f = _f.f_back
+_OPS = _handlers()
+"""
+for _name, _forgery in {
+    "new_answering_a_handle_of_31_digits": '_real = _OPS["new"]\n_OPS["new"] = lambda self, req: (_real(self, req), 10**30)[1]',
+    "new_answering_true": '_OPS["new"] = lambda self, req: True',
+    "call_answering_an_int": '_OPS["call"] = lambda self, req: 0',
+    "grad_answering_strings_and_none": '_OPS["grad"] = lambda self, req: ["x", None, {"a": 1}]',
+    "grad_answering_a_million_zeros": '_OPS["grad"] = lambda self, req: [__import__("torch").zeros(10**6)]',
+    "describe_answering_5000_children": """_real = _OPS["describe"]
+def _d(self, req):
+    r = _real(self, req)
+    r["children"] = {str(i): dict(r, children={}) for i in range(5000)} if isinstance(r, dict) else r
+    return r
+_OPS["describe"] = _d""",
+    "stats_answering_counts_of_10_to_the_18_and_negative": """_real = _OPS["stats"]
+def _s(self, req):
+    r = _real(self, req)
+    r["count"] = {k: 10**18 for k in r.get("count", {})}
+    r["forbid"] = {k: -5 for k in r.get("forbid", {})}
+    return r
+_OPS["stats"] = _s""",
+}.items():
+    ATTACKS[f"the_jails_handler_rewritten_{_name}"] = (CORRECT + _HANDLERS + _forgery + "\n", "correct")
+
 
 @pytest.mark.parametrize("attack", list(ATTACKS))
 def test_a_round_19_attack_is_graded_bounded_and_earns_no_more(executor, honest, attack):
