@@ -29,7 +29,7 @@ from app.queue import queue_position
 from app.regrading import request_regrade
 from app.scores import effective_for, fmt, student_view
 from app.storage import BlobStore
-from app.submitting import SubmissionRefused, submit
+from app.submitting import SubmissionRefused, idempotency_key, submit_once
 from app.views_helpers import uploaded
 from grading.i18n import localized
 
@@ -95,23 +95,29 @@ def create_submission():
         if a is None:
             return api_error("assignment_not_found", 404, _l("No assignment is published yet."))
     try:
-        sub = submit(
+        # A retry with the key of an earlier send gets that send's attempt back (docs/contracts.md).
+        key = idempotency_key(request.headers.get("Idempotency-Key"))
+        accepted = submit_once(
             a, g.api_user, uploaded("code"), uploaded("audit"), uploaded("figure"),
             store=BlobStore(current_app.config["UPLOAD_DIR"]),
             max_pending=current_app.config["MAX_PENDING_PER_STUDENT"],
             keep_audit=not request.form.get("remove_audit"),
             keep_figure=not request.form.get("remove_figure"),
+            key=f"api:{key}" if key is not None else None,
         )
     except SubmissionRefused as exc:
         db.session.rollback()
         headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after else None
         return api_error(exc.code, exc.http_status, {"en": exc.en, "zh": exc.zh}, headers=headers)
-    body = {"id": sub.id, "status": Status.QUEUED, "attempt": sub.attempt,
-            "queue_position": queue_position(sub.latest_run),
+    sub = accepted.submission
+    latest = sub.latest_run
+    body = {"id": sub.id, "status": latest.status if latest else sub.status, "attempt": sub.attempt,
+            "queue_position": queue_position(latest),
             "url": f"/api/v1/submissions/{sub.id}",
             # A code-only resubmission keeps the previous audit and figure; say which were kept.
-            "carried_forward": {"audit": sub.audit_from_attempt, "figure": sub.figure_from_attempt}}
-    rubric = rubric_for(a.suite)
+            "carried_forward": {"audit": sub.audit_from_attempt, "figure": sub.figure_from_attempt},
+            "replayed": accepted.replayed}
+    rubric = rubric_for(sub.assignment.suite)
     if rubric.audit_category and not sub.audit_sha256:
         body["warnings"] = [{"code": "no_audit", "message": both(_l(
             "No audit was submitted or kept: the audit and the figure carry %(a)s of the %(t)s points."),
@@ -119,6 +125,8 @@ def create_submission():
     resp = jsonify(body)
     resp.status_code = 202
     resp.headers["Location"] = f"/api/v1/submissions/{sub.id}"
+    if accepted.replayed:
+        resp.headers["Idempotent-Replayed"] = "true"
     return resp
 
 

@@ -147,6 +147,9 @@ class Submission(db.Model):
     __tablename__ = "submissions"
     __table_args__ = (
         UniqueConstraint("assignment_id", "student_id", "attempt", name="uq_submission_attempt"),
+        # One attempt per idempotency key of a student: a retried or double-sent upload finds the
+        # attempt its first send made (app/submitting.py submit_once) instead of making another.
+        UniqueConstraint("student_id", "idempotency_key", name="uq_submission_idempotency_key"),
         Index("ix_submissions_status", "status"),
     )
 
@@ -170,6 +173,11 @@ class Submission(db.Model):
     status: Mapped[str] = mapped_column(String(20), default=Status.QUEUED.value)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     late_days: Mapped[int] = mapped_column(default=0)
+    # The key the upload was sent with ("api:<Idempotency-Key header>" or "form:<form token>:<files>")
+    # and the sha256 of what was sent with it: a second send with the key and the same request
+    # gets this attempt back; with another request under the same key it is refused.
+    idempotency_key: Mapped[str | None] = mapped_column(String(300))
+    request_sha256: Mapped[str | None] = mapped_column(String(64))
 
     assignment: Mapped[Assignment] = relationship()
     student: Mapped[User] = relationship(back_populates="submissions", foreign_keys=[student_id])

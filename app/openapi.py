@@ -38,7 +38,13 @@ def spec() -> dict[str, Any]:
                 },
                 "Queued": {
                     "type": "object",
-                    "properties": {"id": {"type": "integer"}, "status": {"type": "string", "enum": ["queued"]},
+                    "properties": {"id": {"type": "integer"},
+                                   "status": {"type": "string", "enum": ["queued", "running", "graded", "error"],
+                                              "description": "`queued` for a new attempt; a replay gives the "
+                                                             "attempt's status now"},
+                                   "replayed": {"type": "boolean",
+                                                "description": "true when an earlier send with the same "
+                                                               "Idempotency-Key made this attempt"},
                                    "attempt": {"type": "integer"}, "queue_position": {"type": "integer"},
                                    "url": {"type": "string"},
                                    "carried_forward": {
@@ -80,7 +86,19 @@ def spec() -> dict[str, Any]:
                 "post": {
                     "summary": "Submit an attempt",
                     "description": "Send the files as `multipart/form-data`. A code-only resubmission "
-                                   "keeps the previous attempt's audit and figure (see `carried_forward`).",
+                                   "keeps the previous attempt's audit and figure (see `carried_forward`). "
+                                   "Send an `Idempotency-Key` header (a new UUID per attempt) to retry "
+                                   "safely: a send with the key of an earlier one makes no new attempt and "
+                                   "answers 202 with that attempt (`replayed: true`, header "
+                                   "`Idempotent-Replayed: true`), even past the cooldown or the pending cap.",
+                    "parameters": [
+                        {"name": "Idempotency-Key", "in": "header", "required": False,
+                         "description": "1-200 visible ASCII characters, bare or in double quotes; the same "
+                                        "key with other files or fields is 422 `idempotency_key_reused`; a "
+                                        "malformed key is 400 `bad_idempotency_key`. Keys are per user and "
+                                        "never expire.",
+                         "schema": {"type": "string", "maxLength": 200}},
+                    ],
                     "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
                         "type": "object", "required": ["code"],
                         "properties": {
@@ -101,12 +119,14 @@ def spec() -> dict[str, Any]:
                         "202": {"description": "Queued", "content": {"application/json": {
                             "schema": {"$ref": "#/components/schemas/Queued"}}}},
                         "400": _err("code missing (code_missing), a file sent as a text field (not_a_file: use "
-                                    "curl -F code=@file) or several files in one field (several_files)"),
+                                    "curl -F code=@file), several files in one field (several_files) or a "
+                                    "malformed Idempotency-Key (bad_idempotency_key)"),
                         "401": unauth, "403": _err("deadline passed, or the student was dropped (not_enrolled)"),
                         "413": _err("file too large (too_large, code_too_large, ...), or the form past its "
                                     "limits of parts or of a text field's length (form_too_complex)"),
                         "415": _err("wrong file type"),
-                        "422": _err("file rejected (encoding, empty, damaged)"),
+                        "422": _err("file rejected (encoding, empty, damaged), or an Idempotency-Key "
+                                    "already used for another upload (idempotency_key_reused)"),
                         "429": _err("cooldown, too many pending attempts or rate limit"),
                         "503": _err("server_busy: no decoder free for the PDF or image now; nothing was "
                                     "stored, send it again after Retry-After seconds"),

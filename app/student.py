@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 
 from flask import (
     Blueprint,
@@ -38,7 +39,15 @@ from app.models import ApiToken, Assignment, AuditReview, Status, Submission, ut
 from app.queue import queue_position
 from app.scores import best_of, effective, effective_for, fmt, student_view
 from app.storage import BlobStore
-from app.submitting import SubmissionRefused, carried_forward, late_days, not_enrolled, submit
+from app.submitting import (
+    SubmissionRefused,
+    carried_forward,
+    form_key,
+    late_days,
+    not_enrolled,
+    request_sha256,
+    submit_once,
+)
 from app.views_helpers import safe_filename, uploaded
 from grading.inputs import code_text
 from grading.load_hints import python_lines
@@ -127,6 +136,9 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
         carried_figure=carried_figure,
         max_upload_bytes=current_app.config["MAX_CONTENT_LENGTH"],
         not_enrolled=not_enrolled().message(loc) if is_dropped(current_user.id) else None,
+        # One token per rendering of the form: a double click or a resent POST of this page is one
+        # attempt (app/submitting.py form_key); a page rendered again gets a new token.
+        form_token=secrets.token_urlsafe(16),
         loc=loc,
     ), status
 
@@ -166,16 +178,23 @@ def upload(slug: str):
                            "%(t)s points. Add your audit, or tick the box to confirm that you submit without one.",
                            a=fmt(rubric.audit_max), t=fmt(rubric.max_total)),
                 status=400, confirm_no_audit=True, pick_again=chosen)
+    digest = request_sha256(a, code, audit, figure, keep_audit, keep_figure)
     try:
-        sub = submit(
+        accepted = submit_once(
             a, current_user, code, audit, figure,
             store=store(), max_pending=current_app.config["MAX_PENDING_PER_STUDENT"],
             keep_audit=keep_audit, keep_figure=keep_figure,
+            key=form_key(request.form.get("form_token"), digest), digest=digest,
         )
     except SubmissionRefused as exc:
         db.session.rollback()
         return _refused(a, exc, chosen)
-    flash(_("Submitted: attempt %(n)s is queued for grading.", n=sub.attempt), "submitted")
+    sub = accepted.submission
+    if accepted.replayed:
+        flash(_("This upload was already received as attempt %(n)s: it was sent twice (a double click or a "
+                "resent page) and counted once.", n=sub.attempt), "submitted")
+    else:
+        flash(_("Submitted: attempt %(n)s is queued for grading.", n=sub.attempt), "submitted")
     target = url_for("student.submission", submission_id=sub.id)
     if request.headers.get("X-Upload") == "fetch":
         # The page's script uploaded in the background; it goes to the new attempt itself.

@@ -5,8 +5,10 @@ Takes plain data (no Flask request) so the web form, the JSON API and the CLI sh
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -202,6 +204,82 @@ def _commit_keeping_loaded() -> None:
         session.expire_on_commit = True
 
 
+# --- idempotency ----------------------------------------------------------------------------------
+#
+# A double click, a browser resending a form, or an API client retrying after a timeout sends the
+# same upload again. Each send carries a key (the form: a token rendered into it; the API: the
+# `Idempotency-Key` header, as in Stripe's API and the IETF httpapi draft); the attempt made by the
+# first send records the key and the request's sha256, and every later send with that key gets that
+# attempt back: no second attempt, no second pending slot, no cooldown refusal of the retry.
+
+# The header's value: 1-200 visible ASCII characters (a UUID is the usual choice), optionally as a
+# structured-field string in double quotes ("8e03978e-...").
+MAX_IDEMPOTENCY_KEY = 200
+_KEY = re.compile(r'[!#-~][ !#-~]*')  # visible ASCII and inner spaces, no double quote
+
+
+def idempotency_key(header: str | None) -> str | None:
+    """The key of an `Idempotency-Key` header value; None when absent or empty. A key that is not
+    1-200 visible ASCII characters is refused (400), never ignored: ignoring it would make the
+    retry the client relies on a second attempt."""
+    if header is None:
+        return None
+    value = header.strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        value = value[1:-1]
+    if not value:
+        return None
+    if len(value) > MAX_IDEMPOTENCY_KEY or not _KEY.fullmatch(value) or value.endswith(" "):
+        raise SubmissionRefused(
+            "bad_idempotency_key",
+            f"The Idempotency-Key header must be 1-{MAX_IDEMPOTENCY_KEY} visible ASCII characters "
+            "(a UUID, for example); nothing was submitted.",
+            f"Idempotency-Key 请求头必须是 1-{MAX_IDEMPOTENCY_KEY} 个可见 ASCII 字符（例如一个 UUID）；"
+            "本次没有提交任何内容。",
+            400)
+    return value
+
+
+def request_sha256(assignment: Assignment, code: Upload | None, audit: Upload | None,
+                   figure: Upload | None, keep_audit: bool, keep_figure: bool) -> str:
+    """What a send asks for, as one digest: the assignment, each file's name and bytes, and whether
+    the previous audit and figure are kept."""
+    h = hashlib.sha256(f"{assignment.id}\0{int(keep_audit)}{int(keep_figure)}".encode())
+    for upload in (code, audit, figure):
+        if upload is None:
+            h.update(b"\0-")
+        else:
+            h.update(b"\0" + upload.filename.encode("utf-8", "surrogatepass") + b"\0")
+            h.update(hashlib.sha256(upload.data).digest())
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """An attempt and whether this send made it (False: an earlier send with the key did)."""
+
+    submission: Submission
+    replayed: bool
+
+
+def _sent_before(student: User, key: str, digest: str) -> Submission | None:
+    """The attempt an earlier send with `key` made, or None; a different request under the key is
+    refused (422), as the IETF draft asks: the key names one request, not a slot to reuse."""
+    earlier = db.session.scalar(
+        select(Submission).where(Submission.student_id == student.id, Submission.idempotency_key == key))
+    if earlier is None:
+        return None
+    if earlier.request_sha256 != digest:
+        raise SubmissionRefused(
+            "idempotency_key_reused",
+            f"This Idempotency-Key was already used for a different upload (attempt {earlier.attempt}); "
+            "use a new key for each new attempt. Nothing was submitted.",
+            f"这个 Idempotency-Key 已用于另一次不同的上传（第 {earlier.attempt} 次提交）；每次新的提交请使用"
+            "新的 key。本次没有提交任何内容。",
+            422)
+    return earlier
+
+
 def submit(
     assignment: Assignment,
     student: User,
@@ -217,7 +295,42 @@ def submit(
 ) -> Submission:
     """Accept one attempt. With no audit (figure) uploaded, the previous attempt's is carried
     forward unless `keep_audit` (`keep_figure`) is False: the student removed it."""
+    return submit_once(assignment, student, code, audit, figure, store=store, max_pending=max_pending,
+                       now=now, keep_audit=keep_audit, keep_figure=keep_figure).submission
+
+
+def form_key(token: str | None, digest: str) -> str | None:
+    """The key of a form send: its token and the files sent. The same page sent twice with the same
+    files is one attempt; sent again with other files (after the back button) it is a new one."""
+    if not token or len(token) > 64 or not re.fullmatch(r"[A-Za-z0-9_-]+", token):
+        return None  # a form from before tokens, or a hand-made one: no idempotency, as before
+    return f"form:{token}:{digest}"
+
+
+def submit_once(
+    assignment: Assignment,
+    student: User,
+    code: Upload | None,
+    audit: Upload | None = None,
+    figure: Upload | None = None,
+    *,
+    store: BlobStore,
+    max_pending: int = 3,
+    now: datetime | None = None,
+    keep_audit: bool = True,
+    keep_figure: bool = True,
+    key: str | None = None,
+    digest: str | None = None,
+) -> Accepted:
+    """`submit`, idempotent under `key` (already namespaced: "api:..." or form_key()): the attempt
+    an earlier send with the key made is returned (replayed) before any policy check or decoding,
+    so a retry is never refused by the pending cap or the cooldown its first send caused."""
     now = now or utcnow()
+    if key is not None:
+        digest = digest or request_sha256(assignment, code, audit, figure, keep_audit, keep_figure)
+        earlier = _sent_before(student, key, digest)
+        if earlier is not None:
+            return Accepted(earlier, True)
     # An audit or a figure is decoded (PDF, image: up to seconds of CPU) before any lock is taken,
     # so the cheap policy checks come first: a student at the pending cap or in the cooldown costs
     # one query, not a PDF parse. They are checked again, under the row lock, in the transaction
@@ -238,6 +351,12 @@ def submit(
             # One student's uploads are serialised: the pending cap, the cooldown and the attempt
             # number are checked and used in the transaction that inserts the attempt.
             _lock_student(student)
+            if key is not None:
+                # A send with the same key that got the lock first made the attempt meanwhile.
+                earlier = _sent_before(student, key, digest)
+                if earlier is not None:
+                    _commit_keeping_loaded()  # ends the transaction (releases the lock), keeps the row
+                    return Accepted(earlier, True)
             days = check_policy(assignment, student, now, max_pending)
             if not decodes:
                 validate_uploads(code, None, None)
@@ -262,6 +381,8 @@ def submit(
                 status=Status.QUEUED.value,
                 late_days=days,
                 created_at=now,
+                idempotency_key=key,
+                request_sha256=digest if key is not None else None,
             )
             run = GradingRun(submission=submission, trigger="submit")  # queued_at: the database's clock
             db.session.add_all([submission, run])
@@ -272,10 +393,11 @@ def submit(
             db.session.rollback()
             raise
         except IntegrityError:
-            # Two first uploads of the same file raced for its blob row: retry.
+            # Two first uploads of the same file raced for its blob row (or two sends of one key
+            # on a database without the row lock): retry; the key's attempt is found then.
             db.session.rollback()
     else:
         raise SubmissionRefused("busy", "Please retry.", "请重试。", 503)
     # Queue only after the commit: a worker must never receive an id it cannot read yet.
     enqueue_run(run.id)
-    return submission
+    return Accepted(submission, False)
