@@ -9,9 +9,17 @@ import hashlib
 import logging
 import math
 import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
+from flask import current_app, has_app_context
+from limits import RateLimitItemPerSecond
+from limits.storage import Storage, storage_from_string
+from limits.strategies import FixedWindowRateLimiter
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
@@ -66,6 +74,129 @@ def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload |
             status = 413
         raise SubmissionRefused(exc.code, exc.en, exc.zh, status) from exc
     return text
+
+
+# --- what one user's uploads may cost in decoding --------------------------------------------------
+#
+# A PDF audit or a figure is decoded in a child with up to DECODE_CPU_S of CPU (grading/decode.py),
+# and each process runs DECODE_SLOTS decodes at once. Without a per-user bound one user sending
+# uploads at the decoder's limits in parallel took every slot (the others' uploads: 503 "server
+# busy"), and in series cost up to 2 x DECODE_CPU_S per upload at the submit rate limit. Now one
+# user has at most one decode at a time per process, and their decodes' CPU is counted against
+# DECODE_USER_CPU_S per DECODE_USER_WINDOW_S in the rate limiter's store.
+
+_IN_FLIGHT = object()  # a running decode sent without an idempotency key
+
+
+class _Decoding:
+    """The users of this process with a decode running, and the idempotency key it was sent with
+    (a second one is refused, not queued: a queue per user would hold web threads that
+    DECODE_SLOTS + DECODE_QUEUE do not count)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users: dict[int, object] = {}
+
+    @contextmanager
+    def only_one(self, user_id: int, key: str | None) -> Iterator[object | None]:
+        """Yields None when the user had no decode running here, else the running one's key."""
+        with self._lock:
+            running = self._users.get(user_id)
+            if running is None:
+                self._users[user_id] = key if key is not None else _IN_FLIGHT
+        try:
+            yield running
+        finally:
+            if running is None:
+                with self._lock:
+                    self._users.pop(user_id, None)
+
+
+_decoding = _Decoding()
+
+
+def _budget_store() -> tuple[FixedWindowRateLimiter, RateLimitItemPerSecond] | None:
+    """The per-user decode budget's counter (tenths of a CPU second), in the limiter's storage."""
+    if not has_app_context():
+        return None
+    cfg = current_app.config
+    if not cfg.get("DECODE_USER_CPU_S") or not cfg.get("DECODE_USER_WINDOW_S"):
+        return None
+    ext = current_app.extensions
+    if "decode_budget" not in ext:
+        storage: Storage = storage_from_string(cfg["RATELIMIT_STORAGE_URI"],
+                                               **cfg.get("RATELIMIT_STORAGE_OPTIONS", {}))
+        ext["decode_budget"] = FixedWindowRateLimiter(storage)
+    item = RateLimitItemPerSecond(max(1, round(10 * float(cfg["DECODE_USER_CPU_S"]))),
+                                  int(cfg["DECODE_USER_WINDOW_S"]), namespace="DECODE")
+    return ext["decode_budget"], item
+
+
+def _budget_refusal(retry_after: int) -> SubmissionRefused:
+    cfg = current_app.config
+    minutes = max(1, round(int(cfg["DECODE_USER_WINDOW_S"]) / 60))
+    return SubmissionRefused(
+        "decode_budget",
+        f"Your uploads of the last {minutes} minutes used all the time the server gives one student to "
+        f"check PDFs and images ({cfg['DECODE_USER_CPU_S']:g} s of CPU). This upload was not stored; send it "
+        f"again in {retry_after} s, or send the audit as .md or .txt and the figure as a plain PNG, "
+        "which cost almost nothing to check. Code-only uploads are not affected.",
+        f"你最近 {minutes} 分钟的上传已用完服务器分给每位学生检查 PDF 和图片的时间（{cfg['DECODE_USER_CPU_S']:g} 秒 CPU）。"
+        f"本次上传没有保存；请在 {retry_after} 秒后重新提交，或把审计改为 .md / .txt、图片存为普通 PNG"
+        "（检查几乎不花时间）。只提交代码不受影响。",
+        429, retry_after=retry_after)
+
+
+@contextmanager
+def decode_budget(student: User, key: str | None = None) -> Iterator[None]:
+    """Decode inside this for `student`: refused (nothing stored) while another of their uploads is
+    being decoded in this process (409 when it was sent with the same idempotency key: the first
+    send is still being processed, as the IETF draft asks; else 429), or when their decodes used up
+    the budget (429); the CPU the decodes used is charged to them, accepted or not."""
+    from grading.decode import cpu_meter
+
+    with _decoding.only_one(student.id, key) as running:
+        if running is not None and running == key:
+            raise SubmissionRefused(
+                "upload_in_progress",
+                "This upload was sent twice and the first send is still being checked: nothing more was "
+                "stored. Look at your attempts in a few seconds (an API client: send it again with the same "
+                "Idempotency-Key to get its attempt).",
+                "这次上传被发送了两次，第一次仍在检查中：没有再保存任何内容。请过几秒查看你的提交记录"
+                "（API 客户端：用同一个 Idempotency-Key 再发送一次即可得到该次提交）。",
+                409, retry_after=5)
+        if running is not None:
+            raise SubmissionRefused(
+                "decode_in_progress",
+                "Another of your uploads with an audit or figure is still being checked, so this one was "
+                "not stored. If you sent the same files twice, the first upload is still being processed: "
+                "look at your attempts in a few seconds before sending again.",
+                "你的另一次带审计或图片的上传仍在检查中，因此本次上传没有保存。如果你把同样的文件发送了两次，"
+                "第一次上传仍在处理：请过几秒查看你的提交记录，再决定是否重新提交。",
+                429, retry_after=5)
+        budget = _budget_store()
+        key = str(student.id)
+        if budget is not None:
+            limiter, item = budget
+            try:
+                if not limiter.test(item, key):
+                    reset = limiter.get_window_stats(item, key).reset_time
+                    raise _budget_refusal(max(1, math.ceil(reset - time.time())))
+            except SubmissionRefused:
+                raise
+            except Exception:  # the store is unreachable: no budget rather than no uploads
+                log.warning("decode budget store unreachable; upload not limited", exc_info=True)
+                budget = None
+        with cpu_meter() as spent:
+            try:
+                yield
+            finally:
+                if budget is not None:
+                    try:
+                        budget[0].hit(budget[1], key, cost=max(1, math.ceil(10 * spent[0])))
+                    except Exception:
+                        log.warning("decode budget store unreachable; %.2f s not charged", spent[0],
+                                    exc_info=True)
 
 
 def late_days(assignment: Assignment, now: datetime, student_id: int | None = None) -> int:
@@ -345,7 +476,8 @@ def submit_once(
             raise SubmissionRefused(
                 "no_audit", "This assignment has no written audit or figure: submit the code only.",
                 "本作业没有审计文字和图片：只需提交代码。", 422)
-        audit_text = validate_uploads(code, audit, figure)
+        with decode_budget(student, key):
+            audit_text = validate_uploads(code, audit, figure)
     for _ in range(5):
         try:
             # One student's uploads are serialised: the pending cap, the cooldown and the attempt

@@ -20,6 +20,7 @@ with Retry-After and stores nothing.
 
 from __future__ import annotations
 
+import contextvars
 import multiprocessing
 import os
 import resource
@@ -221,8 +222,36 @@ def _child(conn: Connection, kind: str, filename: str | None, data: bytes, cpu: 
         reply = {"ok": False, "code": exc.code, "en": exc.en, "zh": exc.zh}
     except MemoryError:
         reply = {"ok": False, "memory": True}
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    reply["cpu"] = usage.ru_utime + usage.ru_stime
     conn.send(reply)
     conn.close()
+
+
+# The CPU seconds of the decodes run inside cpu_meter(), for a caller that charges them to whoever
+# sent the files (app/submitting.py: a per-user decode budget).
+_meter: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("decode_cpu_meter", default=None)
+
+
+@contextmanager
+def cpu_meter() -> Iterator[list[float]]:
+    """Add up, in the one-element list it yields, the CPU seconds used by the decoding children
+    started inside it (in this thread): what a child reports, else what /proc says it used when it
+    was stopped, else DECODE_CPU_S (it died at its CPU or memory limit)."""
+    spent = [0.0]
+    token = _meter.set(spent)
+    try:
+        yield spent
+    finally:
+        _meter.reset(token)
+
+
+def _charge(reply: dict | None, used: float | None) -> None:
+    spent = _meter.get()
+    if spent is None:
+        return
+    cpu = reply.get("cpu") if reply else None
+    spent[0] += float(cpu if isinstance(cpu, int | float) else used if used is not None else settings.DECODE_CPU_S)
 
 
 def run_bounded(kind: str, filename: str | None, data: bytes) -> object:
@@ -257,13 +286,16 @@ def _run_child(kind: str, filename: str | None, data: bytes) -> object:
         if daemonic is not None:
             config["daemon"] = daemonic
     send.close()
+    reply = used = None
     try:
         reply = _outcome_wait(receive, proc.pid, kind)
     finally:
         receive.close()
         if proc.is_alive():
+            used = _cpu_used_s(proc.pid)  # stopped at its wall limit, or given up as busy
             proc.kill()
         proc.join()
+        _charge(reply, used)
     if reply is None:
         raise _too_costly(kind, "takes too long")
     if reply.get("memory"):

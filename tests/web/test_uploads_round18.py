@@ -492,7 +492,9 @@ def test_an_empty_figure_on_the_form_is_named_empty_in_both_languages_and_the_fi
 def test_the_same_upload_sent_twice_at_once_makes_two_numbered_attempts_and_no_error(app, factory, course):
     # A double click without JavaScript, or an API client retrying: both requests are answered, the
     # student's uploads are serialised (distinct attempt numbers) and the first-upload race on the new
-    # blobs is retried, never a 500.
+    # blobs is retried, never a 500. Since round 19 a student has one decode at a time: a send that
+    # arrives while the other is being decoded is refused 429 decode_in_progress (nothing stored);
+    # sent with an Idempotency-Key, the two are one attempt (test_uploads_round19.py).
     token = factory.token(course["alice"])
     figure, answers = make_heatmap(), []
     start = threading.Barrier(2)
@@ -510,7 +512,7 @@ def test_the_same_upload_sent_twice_at_once_makes_two_numbered_attempts_and_no_e
         t.start()
     for t in threads:
         t.join(30)
-    assert sorted(answers) == [(202, 1), (202, 2)], answers
+    assert sorted(answers) in ([(202, 1), (202, 2)], [(202, 1), (429, None)]), answers
     subs = db.session.query(Submission).all()
     assert len({(s.code_sha256, s.audit_sha256, s.figure_sha256) for s in subs}) == 1
 

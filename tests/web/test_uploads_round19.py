@@ -106,9 +106,9 @@ def test_keys_belong_to_one_student_and_uploads_without_a_key_are_separate_attem
     assert attempts() == sorted([(course["alice"].id, n) for n in (1, 2, 3)] + [(course["bob"].id, 1)])
 
 
-def test_two_sends_of_one_key_at_once_with_a_figure_make_one_attempt(app, factory, course):
-    # The retry arrives while the first send is still being decoded: the second waits for the
-    # student's lock and finds the first send's attempt there.
+def test_sends_of_one_key_at_once_with_a_figure_make_one_attempt(app, client, factory, course):
+    # Retries that arrive while the first send is being decoded are told it is in progress (409,
+    # nothing stored) or, once it is stored, get its attempt back; a last retry gets it too.
     token = factory.token(course["alice"])
     figure, answers = make_heatmap(), []
     start = threading.Barrier(3)
@@ -118,15 +118,18 @@ def test_two_sends_of_one_key_at_once_with_a_figure_make_one_attempt(app, factor
             start.wait()
             r = send(app.test_client(), token, "at-once", audit=(AUDIT_LINE.encode(), "audit.md"),
                      figure=(figure, "heatmap.png"))
-            answers.append((r.status_code, r.json.get("id"), r.json.get("replayed")))
+            answers.append((r.status_code, r.json.get("id") or r.json.get("code"), r.json.get("replayed")))
 
     threads = [threading.Thread(target=one) for _ in range(3)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(30)
-    assert len(answers) == 3 and {(s, i) for s, i, _r in answers} == {(202, answers[0][1])}, answers
-    assert sorted(r for _s, _i, r in answers) == [False, True, True]
+    made = [a for a in answers if a[0] == 202 and a[2] is False]
+    assert len(answers) == 3 and len(made) == 1, answers
+    assert all(a in ((202, made[0][1], True), (409, "upload_in_progress", None)) for a in answers if a not in made)
+    last = send(client, token, "at-once", audit=(AUDIT_LINE.encode(), "audit.md"), figure=(figure, "heatmap.png"))
+    assert last.json["id"] == made[0][1] and last.json["replayed"] is True
     assert attempts() == [(course["alice"].id, 1)]
 
 
@@ -189,3 +192,125 @@ def test_the_same_page_sent_with_other_files_or_without_a_token_is_a_new_attempt
     post_form(client, None)
     post_form(client, "not a token!")
     assert attempts() == [(course["alice"].id, n) for n in (1, 2, 3, 4)]
+
+
+# --- what one user's uploads may cost others in decoding --------------------------------------------
+
+
+@pytest.fixture
+def costly_pdf() -> bytes:
+    """An honest audit PDF whose text extraction costs about a second of CPU (under DECODE_CPU_S)."""
+    from tests.web.test_decode_load import valid_audit_pdf
+
+    return valid_audit_pdf(8000)
+
+
+def _when(condition, timeout: float = 20.0) -> None:
+    import time
+
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.01)
+
+
+def test_one_student_decoding_in_parallel_holds_one_decode_slot_and_others_still_upload(
+        app, factory, course, costly_pdf, monkeypatch):
+    # Two decode slots and no queue: a student who sends two costly PDFs at once took both, and the
+    # next student's figure was refused 503 "server busy". Now the second is refused at once (429,
+    # in both languages, nothing stored) and the other student's upload gets the free slot.
+    import time
+
+    from autograder import settings
+    from grading import decode
+
+    monkeypatch.setattr(settings, "DECODE_SLOTS", 2)
+    monkeypatch.setattr(settings, "DECODE_QUEUE", 0)
+    alice, bob = factory.token(course["alice"]), factory.token(course["bob"])
+    first: list = []
+
+    def alice_first() -> None:
+        with app.app_context():
+            first.append(send(app.test_client(), alice, audit=(costly_pdf, "audit.pdf")).status_code)
+
+    thread = threading.Thread(target=alice_first)
+    thread.start()
+    _when(lambda: decode.slots().running == 1)
+    again: list = []
+
+    def alice_again() -> None:
+        with app.app_context():
+            start = time.monotonic()
+            r = send(app.test_client(), alice, code=OTHER_CODE, audit=(costly_pdf, "audit2.pdf"))
+            again.append((r, time.monotonic() - start))
+
+    second = threading.Thread(target=alice_again)
+    second.start()
+    second.join(5)  # refused at once now; before, it held the second slot for a second
+    if again:
+        resp, wall = again[0]
+        assert resp.status_code == 429 and resp.json["code"] == "decode_in_progress", resp.json
+        assert "still being checked" in resp.json["message"]["en"] and "仍在检查中" in resp.json["message"]["zh"]
+        assert int(resp.headers["Retry-After"]) > 0 and wall < 1.0
+    theirs = send(app.test_client(), bob, figure=(make_heatmap(), "heatmap.png"),
+                  audit=(AUDIT_LINE.encode(), "audit.md"))
+    assert theirs.status_code == 202, theirs.json
+    thread.join(30)
+    second.join(30)
+    assert first == [202] and again and again[0][0].status_code == 429
+    assert attempts() == sorted([(course["alice"].id, 1), (course["bob"].id, 1)])
+
+
+def test_the_same_upload_sent_again_while_its_first_send_is_decoding_is_told_so(
+        app, client, web, factory, course, costly_pdf):
+    token = factory.token(course["alice"])
+    answers: list = []
+
+    def first() -> None:
+        with app.app_context():
+            answers.append(send(app.test_client(), token, "k-pdf", audit=(costly_pdf, "audit.pdf")))
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    from grading import decode
+
+    _when(lambda: decode.slots().running == 1)
+    again = send(client, token, "k-pdf", audit=(costly_pdf, "audit.pdf"))
+    assert again.status_code == 409 and again.json["code"] == "upload_in_progress"
+    assert "Idempotency-Key" in again.json["message"]["en"] and "第一次仍在检查中" in again.json["message"]["zh"]
+    thread.join(30)
+    late = send(client, token, "k-pdf", audit=(costly_pdf, "audit.pdf"))
+    assert answers[0].status_code == 202 and late.json["id"] == answers[0].json["id"] and late.json["replayed"]
+    assert attempts() == [(course["alice"].id, 1)]
+
+
+def test_a_students_decoding_cpu_is_budgeted_and_the_refusal_says_when_to_retry(
+        app, client, factory, course, costly_pdf):
+    # A PDF at about a second of CPU, sent again and again, cost the web that second every time
+    # (up to the submit rate limit, 30 a minute). Now the CPU of a student's decodes is counted:
+    # past DECODE_USER_CPU_S in the window, 429 with Retry-After; others and code-only uploads pass.
+    app.config.update(DECODE_USER_CPU_S=0.5, DECODE_USER_WINDOW_S=600, MAX_PENDING_PER_STUDENT=10)
+    alice, bob = factory.token(course["alice"]), factory.token(course["bob"])
+    assert send(client, alice, audit=(costly_pdf, "audit.pdf")).status_code == 202
+    for files in ({"audit": (costly_pdf, "audit.pdf")}, {"figure": (make_heatmap(), "heatmap.png")}):
+        refused = send(client, alice, code=OTHER_CODE, **files)
+        assert refused.status_code == 429 and refused.json["code"] == "decode_budget", refused.json
+        assert 0 < int(refused.headers["Retry-After"]) <= 600
+        assert "0.5 s of CPU" in refused.json["message"]["en"] and "0.5 秒 CPU" in refused.json["message"]["zh"]
+    assert send(client, alice, code=OTHER_CODE).status_code == 202  # code only: nothing to decode
+    assert send(client, bob, audit=(costly_pdf, "audit.pdf")).status_code == 202
+    assert attempts() == sorted([(course["alice"].id, 1), (course["alice"].id, 2), (course["bob"].id, 1)])
+
+
+def test_the_cpu_a_decode_used_is_what_is_charged(app):
+    # An honest figure costs a few hundredths of a second; a costly PDF about a second: each upload
+    # is charged what its decode used (never the limit, unless the child died at it).
+    from grading.decode import cpu_meter
+    from grading.inputs import validate_audit, validate_figure
+    from tests.web.test_decode_load import valid_audit_pdf
+
+    with cpu_meter() as small:
+        validate_figure("heatmap.png", make_heatmap())
+    with cpu_meter() as big:
+        validate_audit("audit.pdf", valid_audit_pdf(8000))
+    assert 0 < small[0] < 0.5 and 0.3 < big[0] < 3.5, (small, big)
