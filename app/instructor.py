@@ -6,6 +6,7 @@ otherwise); every form carries a CSRF token."""
 from __future__ import annotations
 
 import functools
+import secrets
 from datetime import datetime
 
 from flask import (
@@ -25,6 +26,7 @@ from flask_babel import gettext as _
 from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import func, or_, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload, undefer
 
 from app import course, gradebook, regrading
@@ -353,11 +355,25 @@ def regrade():
     if not confirmed or not p.submission_ids:
         if request.method == "POST" and request.form.get("confirm"):
             flash(_("The number of runs changed since the confirmation; please confirm again."), "error")
+        # One token per rendering of the confirmation: confirming the same page twice queues once.
         return render_template("instructor/regrade_confirm.html", assignment=a, plan=p,
-                               count=len(p.submission_ids))
-    batch = regrading.start(a, p, current_user)
-    flash(_("%(n)s regrade(s) queued.", n=batch.runs_queued), "ok")
-    return redirect(url_for("instructor.regrade_batch", batch_id=batch.id))
+                               count=len(p.submission_ids), form_token=secrets.token_urlsafe(16))
+    token = request.form.get("form_token", "")[:64] or None
+    earlier = regrading.confirmed_before(token)
+    if earlier is None:
+        try:
+            batch = regrading.start(a, p, current_user, form_token=token)
+        except IntegrityError:  # the same page confirmed at the same moment: that one queued it
+            db.session.rollback()
+            earlier = regrading.confirmed_before(token)
+            if earlier is None:
+                raise
+        else:
+            flash(_("%(n)s regrade(s) queued.", n=batch.runs_queued), "ok")
+            return redirect(url_for("instructor.regrade_batch", batch_id=batch.id))
+    flash(_("This regrade was already queued as batch %(b)s: the confirmation was sent twice and queued "
+            "once.", b=earlier.id), "ok")
+    return redirect(url_for("instructor.regrade_batch", batch_id=earlier.id))
 
 
 @bp.get("/regrades")

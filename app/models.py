@@ -362,6 +362,7 @@ class RegradeBatch(db.Model):
     """One regrade request; its runs carry `trigger = "batch:<id>"` (the run table is unchanged)."""
 
     __tablename__ = "regrade_batches"
+    __table_args__ = (UniqueConstraint("form_token", name="uq_regrade_batches_form_token"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"), index=True)
@@ -373,6 +374,9 @@ class RegradeBatch(db.Model):
     runs_queued: Mapped[int] = mapped_column(default=0)
     # Effective score of each submission before the batch: {submission_id: total | null}.
     before: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # The token of the confirmation page that queued it: the same page confirmed twice (a double
+    # click, a resent POST) queues one batch, not every run twice.
+    form_token: Mapped[str | None] = mapped_column(String(64))
 
     requester: Mapped[User | None] = relationship(foreign_keys=[requested_by])
     student: Mapped[User | None] = relationship(foreign_keys=[student_id])

@@ -89,13 +89,22 @@ def plan(assignment: Assignment, scope: str, *, student_email: str | None = None
     return Plan(scope, sorted(ids), {str(i): scores.get(i) for i in ids}, student, submission)
 
 
-def start(assignment: Assignment, p: Plan, actor: User | None) -> RegradeBatch:
+def confirmed_before(form_token: str | None) -> RegradeBatch | None:
+    """The batch the confirmation page with this token already queued, if any."""
+    if not form_token:
+        return None
+    return db.session.scalar(select(RegradeBatch).where(RegradeBatch.form_token == form_token))
+
+
+def start(assignment: Assignment, p: Plan, actor: User | None, *, form_token: str | None = None) -> RegradeBatch:
     """Queue one new run per planned submission, all tagged with the batch (``actor`` None: the
-    command line). Commits before it queues: a worker never receives a run it cannot read."""
+    command line). Commits before it queues: a worker never receives a run it cannot read. With
+    the `form_token` of a page that already queued a batch, the commit fails (IntegrityError,
+    unique token) and nothing is queued: the caller shows that batch (confirmed_before)."""
     batch = RegradeBatch(assignment_id=assignment.id, scope=p.scope, requested_by=actor.id if actor else None,
                          student_id=p.student.id if p.student else None,
                          submission_id=p.submission.id if p.submission else None,
-                         runs_queued=len(p.submission_ids), before=p.before)
+                         runs_queued=len(p.submission_ids), before=p.before, form_token=form_token)
     db.session.add(batch)
     db.session.flush()
     runs = []
