@@ -21,9 +21,47 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from app.coursework import RubricView, rubric_for
-from rubric.scoring import num, student_view  # noqa: F401 - student_view re-exported for the views
+from rubric.scoring import num
+from rubric.scoring import student_view as _student_view
 
 T = TypeVar("T")
+
+# What a student reads when the grading of an attempt failed. The engine's message and the worker's
+# reason ("grader configuration error: FileNotFoundError('/srv/...')", "submission files unreadable:
+# [Errno 5] ...") are for the staff: English, and the grader's internals. A grader error is the
+# grader's by contract (a submission cannot cause one: docs/contracts.md §2); a run given up only
+# says that it did not complete, and how many times it was tried.
+GRADER_FAILED = {
+    "en": "The grader failed on the server's side, not because of your files. An instructor can grade "
+          "this attempt again; you do not need to submit it again.",
+    "zh": "评分程序在服务器端出错，并非你的文件造成。老师可以重新评分这次提交；你不需要重新提交。",
+}
+
+
+def grading_stopped(tries: int) -> dict[str, str]:
+    return {
+        "en": f"Grading of this attempt did not complete (it was tried {tries} time(s)). An instructor can "
+              "grade it again; you do not need to submit it again.",
+        "zh": f"这次提交的评分没有完成（已尝试 {tries} 次）。老师可以重新评分；你不需要重新提交。",
+    }
+
+
+def student_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """rubric.scoring.student_view (no instructor log, no hidden feedback), and a grader error's
+    message replaced by GRADER_FAILED."""
+    view = _student_view(result)
+    if view is not None and view.get("status") == "error":
+        view["message"] = dict(GRADER_FAILED)
+    return view
+
+
+def failure_for_student(run: Any) -> dict[str, str] | None:
+    """{"en", "zh"}: why the student has no grade for this run (None unless it ended in error)."""
+    if run is None or run.status != "error":
+        return None
+    if run.result is not None and run.result.get("status") == "error":
+        return dict(GRADER_FAILED)
+    return grading_stopped(max(1, run.tries or 1))
 
 # Effective scores are shown with 2 decimals; stored results keep 4 (rubric.scoring.num).
 

@@ -37,7 +37,7 @@ from app.coursework import contract_markdown, rubric_for
 from app.extensions import db, limiter
 from app.models import ApiToken, Assignment, AuditReview, Status, Submission, utcnow
 from app.queue import queue_position
-from app.scores import best_of, effective, effective_for, fmt, student_view
+from app.scores import best_of, effective, effective_for, failure_for_student, fmt, student_view
 from app.storage import BlobStore
 from app.submitting import (
     SubmissionRefused,
@@ -324,8 +324,16 @@ def result_context(sub: Submission) -> dict:
         rubric=rubric_for(sub.assignment.suite),
         audit_html=audit_text(sub),
         instructor=instructor,
+        failed=failure_for_student(run),
         loc=locale(),
     )
+
+
+def _reason(run) -> str | None:
+    if current_user.is_authenticated and current_user.is_instructor:
+        return run.status_reason if run is not None and run.status == Status.ERROR else None
+    failed = failure_for_student(run)
+    return failed["zh" if locale().startswith("zh") else "en"] if failed else None
 
 
 def status_payload(sub: Submission) -> dict:
@@ -341,7 +349,8 @@ def status_payload(sub: Submission) -> dict:
         "graded_run_id": graded.id if graded else None,
         "total": score.total if score else None,
         "max_total": score.max_total if score else None,
-        "reason": latest.status_reason if latest and latest.status == Status.ERROR else None,
+        # the staff's reason stays on the instructor's pages; the student reads what was seen
+        "reason": _reason(latest),
     }
 
 
