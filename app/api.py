@@ -7,6 +7,7 @@ limit, with `Retry-After`; 500 and 503 too), built by `app.errors.api_error`.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 
@@ -14,6 +15,7 @@ from flask import Blueprint, Response, abort, current_app, g, jsonify, render_te
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from app import gradebook
@@ -290,12 +292,38 @@ def create_regrade():
     if scope == "submission" and not isinstance(body.get("submission"), int):
         return api_error("submission_missing", 400, _l("The scope 'submission' needs 'submission': an id."))
     try:
+        key = idempotency_key(request.headers.get("Idempotency-Key"))
         plan = regrading.plan(a, scope, student_email=body.get("student"), submission_id=body.get("submission"))
+    except SubmissionRefused as exc:
+        return api_error(exc.code, exc.http_status, {"en": exc.en, "zh": exc.zh})
     except regrading.RegradeError as exc:
         return api_error(exc.code, 404, {"en": exc.en, "zh": exc.zh})
-    batch = regrading.start(a, plan, g.api_user)
-    return jsonify({"batch": batch.id, "runs_queued": batch.runs_queued,
-                    "url": f"/instructor/regrades/{batch.id}"}), 202
+    # A retry with the key of an earlier request answers its batch: never every run queued twice.
+    # The key is kept (hashed with the user, in the column the confirmation page's token uses).
+    token = "api:" + hashlib.sha256(f"{g.api_user.id}:{key}".encode()).hexdigest()[:60] if key else None
+    batch = regrading.confirmed_before(token)
+    replayed = batch is not None
+    if batch is None:
+        try:
+            batch = regrading.start(a, plan, g.api_user, form_token=token)
+        except IntegrityError:  # the same key at the same moment: that request queued it
+            db.session.rollback()
+            batch, replayed = regrading.confirmed_before(token), True
+            if batch is None:
+                raise
+    if replayed and (batch.assignment_id, batch.scope, batch.student_id, batch.submission_id) != (
+            a.id, plan.scope, plan.student.id if plan.student else None,
+            plan.submission.id if plan.submission else None):
+        return api_error("idempotency_key_reused", 422, {
+            "en": f"This Idempotency-Key was already used for another regrade (batch {batch.id}); use a new key "
+                  "for each new regrade. Nothing was queued.",
+            "zh": f"这个 Idempotency-Key 已用于另一次重新评分（第 {batch.id} 批）；每次新的重新评分请使用新的 key。"
+                  "本次没有排队任何内容。"})
+    resp = jsonify({"batch": batch.id, "runs_queued": batch.runs_queued, "replayed": replayed,
+                    "url": f"/instructor/regrades/{batch.id}"})
+    if replayed:
+        resp.headers["Idempotent-Replayed"] = "true"
+    return resp, 202
 
 
 @bp.post("/extensions")

@@ -184,6 +184,15 @@ def spec() -> dict[str, Any]:
             "/regrades": {
                 "post": {
                     "summary": "Queue a regrade batch (instructors)",
+                    "description": "Send an `Idempotency-Key` header to retry safely: a request with the key "
+                                   "of an earlier one queues nothing and answers 202 with that batch "
+                                   "(`replayed: true`, header `Idempotent-Replayed: true`).",
+                    "parameters": [
+                        {"name": "Idempotency-Key", "in": "header", "required": False,
+                         "description": "1-200 visible ASCII characters; the same key for another scope, "
+                                        "student or submission is 422 `idempotency_key_reused`.",
+                         "schema": {"type": "string", "maxLength": 200}},
+                    ],
                     "requestBody": {"required": True, "content": {"application/json": {"schema": {
                         "type": "object", "required": ["scope"],
                         "properties": {
@@ -198,8 +207,11 @@ def spec() -> dict[str, Any]:
                         "202": {"description": "Queued", "content": {"application/json": {"schema": {
                             "type": "object", "properties": {"batch": {"type": "integer"},
                                                              "runs_queued": {"type": "integer"},
+                                                             "replayed": {"type": "boolean"},
                                                              "url": {"type": "string"}}}}}},
-                        "400": _err("bad scope or missing student/submission"), "401": unauth,
+                        "400": _err("bad scope or missing student/submission, or a malformed Idempotency-Key "
+                                    "(bad_idempotency_key)"), "401": unauth,
+                        "422": _err("the Idempotency-Key was used for another regrade (idempotency_key_reused)"),
                         "403": _err("instructors only"), "404": _err("no such assignment, student or submission"),
                     },
                 },

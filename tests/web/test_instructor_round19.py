@@ -83,3 +83,27 @@ def test_each_confirmation_page_is_its_own_regrade(client, web, course):
     for _ in range(2):
         assert client.post("/instructor/regrade", data=confirmation(client, scope="all")).status_code == 302
     assert db.session.query(RegradeBatch).count() == 2 and runs() == 3
+
+
+def test_an_api_regrade_retried_with_its_idempotency_key_queues_one_batch(client, web, course):
+    from tests.web.test_api import bearer
+
+    for student in (course["alice"], course["bob"]):
+        web.grade(web.submit(student))
+    headers = bearer(web.f.token(course["teacher"])) | {"Idempotency-Key": "regrade-after-fix-1"}
+    first = client.post("/api/v1/regrades", json={"scope": "all"}, headers=headers)
+    again = client.post("/api/v1/regrades", json={"scope": "all"}, headers=headers)
+    assert first.status_code == again.status_code == 202
+    assert again.json["batch"] == first.json["batch"] and again.json["replayed"] is True
+    assert again.headers["Idempotent-Replayed"] == "true" and first.json["replayed"] is False
+    assert db.session.query(RegradeBatch).count() == 1 and runs() == 4
+    other = client.post("/api/v1/regrades", json={"scope": "student", "student": course["bob"].email},
+                        headers=headers)
+    assert other.status_code == 422 and other.json["code"] == "idempotency_key_reused"
+    assert f"batch {first.json['batch']}" in other.json["message"]["en"] and "批" in other.json["message"]["zh"]
+    bad = client.post("/api/v1/regrades", json={"scope": "all"}, headers=headers | {"Idempotency-Key": "é" * 3})
+    assert bad.status_code == 400 and bad.json["code"] == "bad_idempotency_key"
+    # without a key, or with a new one, a regrade is a new batch as before
+    assert client.post("/api/v1/regrades", json={"scope": "all"}, headers=bearer(web.f.token(course["teacher"]))
+                       ).status_code == 202
+    assert db.session.query(RegradeBatch).count() == 2 and runs() == 6
