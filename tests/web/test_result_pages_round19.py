@@ -20,11 +20,13 @@ from tests.web.test_api import bearer
 INTERNAL = "grader configuration error: FileNotFoundError('/srv/autograder/grader_tests/attention/hidden_x.py')"
 
 
-def grader_error(web, sub) -> None:
-    from grading.runner import _error_result
+def grader_error(web, sub, monkeypatch) -> None:
+    """A grader error as the runner builds it (its version string pinned: hashing the suite costs 2 s)."""
+    from grading import runner
     from rubric.loader import load_rubric
 
-    web.grade(sub, _error_result("attention", INTERNAL, ["Traceback ..."], 0.0, load_rubric("attention")))
+    monkeypatch.setattr(runner, "grader_version", lambda _assignment: "attn-test")
+    web.grade(sub, runner._error_result("attention", INTERNAL, ["Traceback ..."], 0.0, load_rubric("attention")))
 
 
 def given_up(sub, reason: str = "submission files unreadable: [Errno 5] /data/blobs/ab/abcdef") -> None:
@@ -43,10 +45,10 @@ SAID = {
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("how", ["grader_error", "given_up"])
 def test_a_failed_grading_tells_the_student_what_was_seen_in_their_language_and_no_internals(
-        client, web, course, lang, how):
+        client, web, course, lang, how, monkeypatch):
     sub = web.submit(course["alice"])
     if how == "grader_error":
-        grader_error(web, sub)
+        grader_error(web, sub, monkeypatch)
     else:
         given_up(sub)
     web.login(client, course["alice"])
