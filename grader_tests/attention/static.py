@@ -4,12 +4,13 @@ never executed."""
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 import functools
 import importlib.util
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 
 from grading.load_hints import is_main_guard
 from grading.parsing import parsed
@@ -249,15 +250,17 @@ def _parsed(source: str) -> tuple[ast.Module | None, str | None]:
     if tree is None:
         # nested too deeply for the parser here (the jail's compile may or may not manage it)
         return None, UNPARSED if isinstance(failure, SyntaxError) else UNREVIEWABLE
-    count, todo, literal = 0, [(tree, 0)], False
+    count, todo, literal, computed = 0, [(tree, 0)], False, []
     while todo:
         node, depth = todo.pop()
         count += 1
         if count > MAX_REVIEW_NODES or depth > MAX_REVIEW_DEPTH:
             return None, UNREVIEWABLE
         literal = literal or _literal_name_call(node) is not None
+        if _computed_name_call(node):
+            computed.append(node)
         todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
-    if literal:
+    if computed and _resolve_computed_names(tree, computed) or literal:
         tree = _getattr_as_attribute(tree)
     return tree, None
 
@@ -377,13 +380,25 @@ def _getattr_as_attribute(tree: ast.Module) -> ast.Module:
             setattr(pair, LITERAL_SETATTR, True)
             return pair
         found = _literal_getattr(node)
-        if found is None or _only_tested(original, parents):
+        resolved = getattr(node, RESOLVED_NAMES, None) if isinstance(node, ast.Call) and isinstance(
+            node.func, ast.Name) and node.func.id == "getattr" else None
+        if found is None and resolved is None or _only_tested(original, parents):
             return node
-        obj, name, default = found
-        attribute = _attribute(obj, name, ast.Load(), "getattr", node)
+        if found is not None:
+            obj, name, default = found
+            attributes = [_attribute(obj, name, ast.Load(), "getattr", node)]
+        else:
+            # a name spelled by loops over literals: each attribute it may read (of a copy of the object
+            # past the first, so that every node keeps one parent)
+            obj, default = node.args[0], node.args[2] if len(node.args) == 3 else None
+            attributes = [_attribute(obj if i == 0 else copy.deepcopy(obj), name, ast.Load(), "getattr", node)
+                          for i, name in enumerate(sorted(resolved))]
         if default is None or isinstance(default, ast.Constant) and not isinstance(default.value, str | bytes):
-            return attribute      # (a string default is kept: the strings a lookup may use are read)
-        return ast.copy_location(ast.BoolOp(op=ast.Or(), values=[attribute, default]), node)
+            if len(attributes) == 1:
+                return attributes[0]
+        else:                     # (a string default is kept: the strings a lookup may use are read)
+            attributes.append(default)
+        return ast.copy_location(ast.BoolOp(op=ast.Or(), values=attributes), node)
 
     return rewrite(tree)  # type: ignore[return-value]
 
@@ -393,6 +408,182 @@ def _attribute(obj: ast.expr, name: str, ctx: ast.expr_context, function: str, c
     attribute = ast.copy_location(ast.Attribute(value=obj, attr=name, ctx=ctx), call)
     setattr(attribute, LITERAL_GETATTR, function)
     return attribute
+
+
+# ---------------------------------------------------------------- names the source spells out in a loop
+# ``for name in ("q", "k", "v"): getattr(self, f"{name}_proj")`` (Hugging Face, T5 and BART ports) and
+# ``getattr(self, f"head_{i}")`` over ``range(n)`` (per-head modules registered with add_module) cost 13
+# points as "a computed name". A name bound only by loops over literals takes only the values the source
+# shows: such a getattr is read as the attributes it may read (``self.q_proj or self.k_proj or ...``), each
+# judged as if written out, so ``for n in ("scaled_dot_product_attention",): getattr(F, n)`` is a fused use.
+MAX_NAME_CHOICES = 32
+# A part of a name that is a loop counter: some decimal integer (``range``, ``enumerate``'s index).
+INT_PART = "\x00"
+STR_REBOUND = "\x00str"      # (a key of _loop_values's answer: the file binds ``str`` itself)
+# Marks a getattr/hasattr call whose name's every value is known (RESOLVED_NAMES: the set of them), or
+# whose name holds a loop counter beside known text (NUMBERED_NAME: read on ``self``, see _numbered_self_reads).
+RESOLVED_NAMES = "resolved_names"
+NUMBERED_NAME = "numbered_name"
+_LOOP_BUILTINS = ("range", "enumerate", "zip")
+
+
+def _loop_values(tree: ast.Module) -> dict[str, frozenset[str]]:
+    """Name -> every value it can hold (strings, or INT_PART for a loop counter), for the names the
+    source binds only as targets of ``for`` loops and comprehensions over literals: a tuple, list or set
+    of strings (or of tuples of them), ``range(...)``, ``enumerate``/``zip`` of those, a literal dict's
+    ``keys()``/``items()``. A name bound any other way anywhere in the file (a parameter, an assignment,
+    a walrus, an import, ``global``...) is left out, and so is every name when the file binds
+    ``range``, ``enumerate`` or ``zip`` itself."""
+    values: dict[str, set[str]] = {}
+    other: set[str] = set()
+    loop_targets: set[int] = set()
+
+    def elements(node: ast.AST, width: int | None) -> list[list[frozenset[str] | None]] | None:
+        """Per element of a literal iterable: the values of each position (width None: the element
+        itself is the value)."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and all(
+                k.arg == "strict" and node.func.id == "zip" for k in node.keywords):   # zip(..., strict=True)
+            if node.func.id == "range":
+                return [[frozenset({INT_PART})]] if width is None else None
+            if node.func.id == "enumerate" and width == 2 and len(node.args) == 1:
+                # the index is a counter whatever is enumerated
+                inner = elements(node.args[0], None)
+                return [[frozenset({INT_PART}), None]] if inner is None else \
+                    [[frozenset({INT_PART}), *e] for e in inner]
+            if node.func.id == "zip" and width == len(node.args) and width:
+                # zip(("q", "k"), (x, ctx)): an unknown column only leaves its own name unknown
+                row: list[frozenset[str] | None] = []
+                for arg in node.args:
+                    column = elements(arg, None)
+                    row.append(None if column is None or any(e[0] is None for e in column)
+                               else frozenset().union(*(e[0] for e in column)))   # type: ignore[misc]
+                return [row]
+            if node.func.id in _LOOP_BUILTINS:
+                return None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args \
+                and isinstance(node.func.value, ast.Dict) and node.func.attr in ("keys", "items") \
+                and None not in node.func.value.keys:
+            keys = [_folded(k) for k in node.func.value.keys]   # type: ignore[arg-type]
+            if any(k is None or INT_PART in k for k in keys):
+                return None
+            return [[frozenset(keys), None]] if node.func.attr == "items" and width == 2 else \
+                [[frozenset(keys)]] if node.func.attr == "keys" and width is None else None  # type: ignore[arg-type]
+        if not isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return None
+        out: list[list[frozenset[str] | None]] = []
+        for elt in node.elts:
+            if width is None:
+                text = _folded(elt)
+                out.append([frozenset({text}) if text is not None and INT_PART not in text else None])
+            elif isinstance(elt, ast.Tuple | ast.List) and len(elt.elts) == width:
+                out.append([frozenset({t}) if (t := _folded(e)) is not None and INT_PART not in t else None
+                            for e in elt.elts])
+            else:
+                return None
+        return out
+
+    for node in _nodes(tree):
+        if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+            target = node.target
+            names = [target] if isinstance(target, ast.Name) else list(target.elts) \
+                if isinstance(target, ast.Tuple) else []
+            width = None if isinstance(target, ast.Name) else len(names)
+            if not names or not all(isinstance(n, ast.Name) for n in names):
+                continue                     # (its names count as bound otherwise, below)
+            rows = elements(node.iter, width)
+            for position, name in enumerate(names):
+                loop_targets.add(id(name))
+                column = None if rows is None else [r[position] for r in rows]
+                if column is None or any(c is None for c in column):
+                    other.add(name.id)       # type: ignore[attr-defined]
+                else:
+                    values.setdefault(name.id, set()).update(*column)   # type: ignore[attr-defined,arg-type]
+    for node in _nodes(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and id(node) not in loop_targets:
+            other.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            other.add(node.name)
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+        elif isinstance(node, ast.alias):
+            other.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            other.update(node.names)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            other.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            other.add(node.rest)
+    if other.intersection(_LOOP_BUILTINS):
+        return {}
+    loops = {name: frozenset(v) for name, v in values.items() if name not in other}
+    if "str" in other:
+        loops[STR_REBOUND] = frozenset()
+    return loops
+
+
+def _name_values(node: ast.AST, loops: dict[str, frozenset[str]]) -> frozenset[str] | None:
+    """Every string ``node`` may spell (with INT_PART standing for a loop counter's digits): constants,
+    loop names of ``loops``, ``str()`` of a counter, and their concatenations and f-strings; None when
+    unknown or more than MAX_NAME_CHOICES."""
+    def product(parts: list[frozenset[str] | None]) -> frozenset[str] | None:
+        out = frozenset({""})
+        for part in parts:
+            if part is None:
+                return None
+            out = frozenset(a + b for a in out for b in part)
+            if len(out) > MAX_NAME_CHOICES:
+                return None
+        return out
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return frozenset({node.value}) if INT_PART not in node.value else None
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        return loops.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return product([_name_values(node.left, loops), _name_values(node.right, loops)])
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" \
+            and STR_REBOUND not in loops and len(node.args) == 1 and not node.keywords:
+        inner = _name_values(node.args[0], loops)
+        return inner if inner == frozenset({INT_PART}) else None
+    if isinstance(node, ast.JoinedStr):
+        parts: list[frozenset[str] | None] = []
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                ok = value.conversion in (-1, ord("s")) and value.format_spec is None
+                parts.append(_name_values(value.value, loops) if ok else None)
+            else:
+                parts.append(_name_values(value, loops))
+        return product(parts)
+    return None
+
+
+def _computed_name_call(n: ast.AST) -> bool:
+    """Whether ``n`` is ``getattr(obj, name[, default])`` or ``hasattr(obj, name)`` with a name that is no constant."""
+    return isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "hasattr") \
+        and 2 <= len(n.args) <= (3 if n.func.id == "getattr" else 2) and not n.keywords \
+        and not any(isinstance(a, ast.Starred) for a in n.args) and not isinstance(n.args[1], ast.Constant)
+
+
+def _resolve_computed_names(tree: ast.Module, calls: list[ast.Call]) -> bool:
+    """Marks each of ``calls`` (_computed_name_call) whose name is computed from loop names of literals
+    (RESOLVED_NAMES, NUMBERED_NAME); whether any was marked."""
+    loops = _loop_values(tree)
+    marked = False
+    for call in calls:
+        spelled = _name_values(call.args[1], loops)
+        if not spelled:
+            continue
+        if all(INT_PART not in s and s.isidentifier() for s in spelled):
+            setattr(call, RESOLVED_NAMES, frozenset(spelled))
+            marked = True
+        elif all(INT_PART in s and s.replace(INT_PART, "0").isidentifier() for s in spelled) and not any(
+                _forbidden(s) or set(re.findall(r"[A-Za-z_]\w*", s.replace(INT_PART, " ")))
+                & (HIDING_ATTRS | ANYWHERE_HIDING_ATTRS | MATCH_HOOKS)
+                or any(re.fullmatch("-?[0-9]+".join(map(re.escape, s.split(INT_PART))), n) for n in BASE_DIGIT_NAMES)
+                for s in spelled):
+            setattr(call, NUMBERED_NAME, True)
+            marked = True
+    return marked
 
 
 # Sources whose review the worker stopped (it ran past settings.REVIEW_CPU_S): unreviewable from then
@@ -540,7 +731,31 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
     directly in a class body, undecorated) whose first parameter is ``self``/``cls``, where the
     class defines X (a method, or ``self.X = ...``). Anything else that reads PyTorch's names is
     PyTorch's: a function with a ``self`` parameter can be called with ``torch`` as ``self``."""
+    return _method_context(tree, skip)[0]
+
+
+# PyTorch classes among TORCH_BASES with many attribute names holding digits (Tensor.log2, Tensor.int8):
+# on an object of a class deriving from one, ``getattr(self, f"log{i}")`` may read PyTorch's attribute.
+DIGIT_NAMED_BASES = frozenset({"Tensor", "Parameter"})
+# The only such name of the other bases and of ``object`` (nn.Module.bfloat16): a numbered name that may
+# spell it is not read as the student's own (tests/grading/test_fair_round19.py checks the list).
+BASE_DIGIT_NAMES = frozenset({"bfloat16"})
+
+
+def _self_methods(tree: ast.Module, skip: frozenset[int] = frozenset()) -> dict[int, frozenset[str]]:
+    """The methods in which ``self`` can only be an instance of the file's own class, by id, each with the
+    names of PyTorch classes that class derives from: a def in the body of a plain class (see
+    _method_context), undecorated or under torch's decorators or ``property`` (not ``classmethod``:
+    there ``self`` would be the class), whose first parameter is ``self``, that the source never
+    reaches other than through an object (``Cls.method(torch)``, a string of its name: _methods_taken_off)
+    and that binds ``self`` nowhere else (``self = torch``, a nested ``lambda self: ...``)."""
+    return _method_context(tree, skip)[1]
+
+
+def _method_context(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], dict[int, frozenset[str]]]:
+    """(_own_method_accesses, _self_methods)."""
     own: set[int] = set()
+    trusted: dict[int, frozenset[str]] = {}
     classes = {n.name: n for n in _nodes(tree) if isinstance(n, ast.ClassDef)}
     torch_names = _torch_aliases(tree)
     replaced, rebound = _replaced_names(tree, torch_names)
@@ -603,10 +818,30 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
         # classmethod keeps cls the class (or a subclass, which the file defines where the review reads it)
         return torchs(chain) or chain in (["property"], ["classmethod"]) and chain[0] not in rebound
 
+    def torch_bases(cls: ast.ClassDef, seen: set[str]) -> frozenset[str]:
+        """The last names of the torch classes a plain class derives from, through the file's own."""
+        out: set[str] = set()
+        for base in cls.bases:
+            chain = _dotted(base.value if isinstance(base, ast.Subscript) else base) or [""]
+            if len(chain) == 1 and chain[0] in classes and chain[0] not in seen:
+                out |= torch_bases(classes[chain[0]], seen | {chain[0]})
+            elif chain[0] in torch_names:
+                out.add(chain[-1])
+        return frozenset(out)
+
     taken = _methods_taken_off(tree, skip)
     for cls in classes.values():
         if not plain(cls):
             continue
+        for fn in cls.body:
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and fn.args.args \
+                    and fn.args.args[0].arg == "self" and fn.name not in taken \
+                    and all(harmless(d) and (_dotted(d) or [""]) != ["classmethod"] for d in fn.decorator_list) \
+                    and not any(isinstance(n, ast.Name) and n.id == "self" and not isinstance(n.ctx, ast.Load)
+                                or isinstance(n, ast.arg) and n.arg == "self" and n is not fn.args.args[0]
+                                or isinstance(n, ast.Global | ast.Nonlocal) and "self" in n.names
+                                for n in ast.walk(fn)):
+                trusted[id(fn)] = torch_bases(cls, {cls.name})
         names = defined(cls, {cls.name})
         inherited = frozenset().union(*(defined(classes[b.id], {cls.name, b.id}) for b in cls.bases
                                         if isinstance(b, ast.Name) and b.id in classes))
@@ -627,7 +862,7 @@ def _own_method_accesses(tree: ast.Module, skip: frozenset[int] = frozenset()) -
                 continue    # self may be anything here: the method is also reached off its object
             own.update(id(n) for n in found)
     own |= _own_class_reads(tree, classes, plain, replaced, rebound)
-    return own
+    return own, trusted
 
 
 def _own_class_reads(tree: ast.Module, classes: dict[str, ast.ClassDef], plain, replaced: set[str] | None,
@@ -864,6 +1099,10 @@ PRIVATE_OK = {"_calculate_fan_in_and_fan_out", "_calculate_correct_fan", "_no_gr
               # torch.nn.modules.utils's tuple helpers (``_pair(3) == (3, 3)``), as PyTorch's conv and pooling
               # layers and the vision code copied from them normalise a size: cost 13 points
               "_single", "_pair", "_triple", "_quadruple", "_ntuple", "_reverse_repeat_tuple"}
+# A named tuple's public methods and fields, underscored so as not to clash with field names: an output
+# ``AttentionOutput(out, weights)._asdict()`` (HF-style ModelOutput ports) cost 13 points as "a private name
+# of something not your own". No public part of PyTorch has attributes of these names.
+NAMEDTUPLE_API = {"_asdict", "_replace", "_make", "_fields", "_field_defaults"}
 # Builtin classes whose match patterns read no attribute (``case int(x)`` matches the value itself).
 MATCH_BUILTINS = {"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str", "tuple"}
 # Hooks that make a class pattern match any object, or name the attributes it reads; a metaclass's
@@ -913,8 +1152,85 @@ def _hidden_names_in_strings(tree: ast.Module) -> dict[int, str]:
         rebound = {name for n in _nodes(tree) for name in (
             [n.name] if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else
             [n.id] if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) else
-            [n.asname or n.name] if isinstance(n, ast.alias) else [])} & INERT_CALLEES
-        out = {k: v for k, v in out.items() if not _inert_string(by_id[k], parents, loads, rebound)}
+            [n.asname or n.name] if isinstance(n, ast.alias) else [])} & (INERT_CALLEES | BUILTIN_EXCEPTIONS)
+        sealed = _sealed_registry_uses(tree, loads)
+        scope_loads: dict[int, dict[str, list[ast.Name]]] = {}
+        out = {k: v for k, v in out.items()
+               if not _inert_string(by_id[k], parents, loads, rebound, sealed, scope_loads)}
+    return out
+
+
+def _binding_counts(tree: ast.Module) -> dict[str, int]:
+    """How many times the file binds each name, in any scope and any way (assignment, loop, definition,
+    parameter, import, ``global``, ``except ... as``, a match capture)."""
+    bound: dict[str, int] = {}
+    for node in _nodes(tree):
+        names = ([node.id] if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) else
+                 [node.name] if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else
+                 [node.arg] if isinstance(node, ast.arg) else
+                 [(node.asname or node.name).split(".")[0]] if isinstance(node, ast.alias) else
+                 list(node.names) if isinstance(node, ast.Global | ast.Nonlocal) else
+                 [node.name] if isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name else
+                 [node.rest] if isinstance(node, ast.MatchMapping) and node.rest else [])
+        for name in names:
+            bound[name] = bound.get(name, 0) + 1
+    return bound
+
+
+def _own_registers(tree: ast.Module) -> set[str]:
+    """Names of the file's classes whose ``register`` is the student's own: the class, bound once, or one of
+    its own bases (followed by name) defines ``register`` in its body, as AllenNLP's ``Registrable`` does for
+    ``@Attention.register("dot_product")`` (cost 13 points as an ABC's register). A class attribute comes
+    before its metaclass's (ABCMeta.register) and no PyTorch base class has one (test_fair_round19)."""
+    bound = _binding_counts(tree)
+    classes = {n.name: n for n in _nodes(tree) if isinstance(n, ast.ClassDef) and bound.get(n.name) == 1}
+    memo: dict[str, bool] = {}
+
+    def defines(name: str) -> bool:
+        if name not in memo:
+            memo[name] = False               # (a cycle of bases defines nothing)
+            cls = classes.get(name)
+            memo[name] = cls is not None and (
+                any(isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == "register" for f in cls.body)
+                or any(isinstance(b, ast.Name) and defines(b.id) for b in cls.bases))
+        return memo[name]
+    return {name for name in classes if defines(name)}
+
+
+def _sealed_registry_uses(tree: ast.Module, loads: dict[str, list[ast.Name]]) -> set[int]:
+    """The nodes that are only keys of a sealed registry: a name bound once in the file, to a dict literal,
+    whose every read looks a key up in it (``ATTENTION_CLASSES[config.attn_type]``, ``.get(name)``, ``name
+    in ATTENTION_CLASSES``, ``ATTENTION_CLASSES["extra"] = Kernel``). Its keys never leave it (no ``for k in``,
+    ``.keys()``, no passing it on), so a key ``"scaled_dot_product"`` only picks one of its values, which
+    are reviewed where they are written; the literal's keys, the subscripts and ``.get``'s first argument
+    are such nodes. (A registry keyed by ``"scaled_dot_product"`` cost 13 points pending review as "a string
+    that spells a looked-for name".)"""
+    bound = _binding_counts(tree)
+    dicts: dict[str, ast.Dict] = {}
+    for node in _nodes(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Dict) \
+                and None not in node.value.keys:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if len(targets) == 1 and isinstance(targets[0], ast.Name):
+                dicts[targets[0].id] = node.value
+    parents = _parents(tree)
+    out: set[int] = set()
+    for name, literal in dicts.items():
+        if bound.get(name) != 1:
+            continue
+        picks: list[ast.AST] = []
+        for use in loads.get(name, ()):
+            parent = parents.get(id(use))
+            if isinstance(parent, ast.Subscript) and parent.value is use:
+                picks.append(parent.slice)
+            elif isinstance(parent, ast.Attribute) and parent.attr == "get" and isinstance(
+                    call := parents.get(id(parent)), ast.Call) and call.func is parent and call.args:
+                picks.append(call.args[0])
+            elif not (isinstance(parent, ast.Compare) and use in parent.comparators
+                      and all(isinstance(op, ast.In | ast.NotIn) for op in parent.ops)):
+                break
+        else:
+            out |= {id(k) for k in literal.keys if k is not None} | {id(p) for p in picks}
     return out
 
 
@@ -987,36 +1303,70 @@ INERT_CALLEES = {"print", "getLogger", "debug", "info", "warning", "warn", "erro
                  "log", "write", "startswith", "endswith"}
 
 
-def _inert_use(node: ast.AST, parents: dict[int, ast.AST], rebound: set[str]) -> bool:
-    """Whether the value of ``node`` is only compared, printed or logged where it stands."""
+# The builtin exception and warning classes: made with a message, they look nothing up by it.
+BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
+                               if isinstance(value, type) and issubclass(value, BaseException))
+
+
+def _inert_use(node: ast.AST, parents: dict[int, ast.AST], rebound: set[str],
+               sealed: Set[int] = frozenset()) -> bool:
+    """Whether the value of ``node`` is only compared, printed or logged where it stands, or only picks
+    a value of a sealed registry (``sealed``: _sealed_registry_uses)."""
+    if id(node) in sealed:
+        return True
     parent = parents.get(id(node))
     if isinstance(parent, ast.Compare):
         return True                        # ``if impl == "flash_attention_2":`` is a bool
+    if isinstance(parent, ast.FormattedValue) and parent.value is node:
+        # ``raise ValueError(f"unknown attention type {attn_type!r}")``: the message it is formatted into
+        # is what the call gets
+        node = parents.get(id(parent))     # type: ignore[assignment]
+        parent = parents.get(id(node))
     if isinstance(parent, ast.keyword):
         node, parent = parent, parents.get(id(parent))
     if isinstance(parent, ast.Call) and parent.func is not node:
         func = parent.func
         if isinstance(func, ast.Name):
-            return func.id in INERT_CALLEES and func.id not in rebound
+            return (func.id in INERT_CALLEES or func.id in BUILTIN_EXCEPTIONS) and func.id not in rebound
         return isinstance(func, ast.Attribute) and func.attr in INERT_CALLEES
     return False
 
 
 def _inert_string(node: ast.AST, parents: dict[int, ast.AST], loads: dict[str, list[ast.Name]],
-                  rebound: set[str]) -> bool:
+                  rebound: set[str], sealed: Set[int] = frozenset(),
+                  scope_loads: dict[int, dict[str, list[ast.Name]]] | None = None) -> bool:
     """A string that only names something for a person: compared, printed or logged, or kept under
-    names that are never read or only read that way (``ATTN_IMPLEMENTATION = "flash_attention_2"``).
+    names that are never read or only read that way (``ATTN_IMPLEMENTATION = "flash_attention_2"``);
+    or one that only picks a value of a sealed registry, itself or as the default of a parameter read
+    only so (``def __init__(self, attn_type="scaled_dot_product")`` and ``ATTENTION_CLASSES[attn_type]``).
     Any other use could be a lookup by name: the reflective functions are flagged on their own, and
     this is the second net under them."""
-    if _inert_use(node, parents, rebound):
+    if _inert_use(node, parents, rebound, sealed):
         return True
     parent = parents.get(id(node))
+    if isinstance(parent, ast.arguments) and isinstance(node, ast.Constant):
+        scope_loads = {} if scope_loads is None else scope_loads
+        positional = [*parent.posonlyargs, *parent.args]
+        params = [a for a, d in zip(positional[len(positional) - len(parent.defaults):], parent.defaults,
+                                    strict=True) if d is node]
+        params += [a for a, d in zip(parent.kwonlyargs, parent.kw_defaults, strict=True) if d is node]
+        function = parents.get(id(parent))
+        if len(params) != 1 or function is None:
+            return False
+        if id(function) not in scope_loads:      # each function's body walked once, however many defaults
+            body = function.body if isinstance(function.body, list) else [function.body]   # type: ignore[attr-defined]
+            by_name: dict[str, list[ast.Name]] = {}
+            for use in (n for stmt in body for n in ast.walk(stmt)):
+                if isinstance(use, ast.Name) and isinstance(use.ctx, ast.Load):
+                    by_name.setdefault(use.id, []).append(use)
+            scope_loads[id(function)] = by_name
+        return all(_inert_use(use, parents, rebound, sealed) for use in scope_loads[id(function)].get(params[0].arg, ()))
     if not isinstance(parent, ast.Assign | ast.AnnAssign) or parent.value is not node \
             or not isinstance(node, ast.Constant):   # a name spelled in pieces is being hidden
         return False
     targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
     return all(isinstance(t, ast.Name) for t in targets) and all(
-        _inert_use(use, parents, rebound) for t in targets for use in loads.get(t.id, ()))  # type: ignore[union-attr]
+        _inert_use(use, parents, rebound, sealed) for t in targets for use in loads.get(t.id, ()))  # type: ignore[union-attr]
 
 
 def _harmless_part(package: str, attr: str) -> bool:
@@ -1094,6 +1444,63 @@ def _in_body_of_method(node: ast.AST, name: str, parents: dict[int, ast.AST]) ->
         and isinstance(parents.get(id(scope)), ast.ClassDef)
 
 
+# Calls that copy or only read the dict they are given (``copy.deepcopy(self.__dict__)``, HF's to_dict()).
+DICT_READERS = {"dict", "list", "tuple", "set", "frozenset", "sorted", "len", "repr", "str", "print", "deepcopy",
+                "copy", "dumps", "pformat", "pprint", "OrderedDict"}
+# Methods of a dict that read it without changing it or handing out a way to.
+DICT_READING_METHODS = {"items", "keys", "values", "copy", "get"}
+
+
+def _enclosing_function(node: ast.AST, parents: dict[int, ast.AST]) -> ast.AST | None:
+    """The function, lambda or class body ``node`` runs in (comprehensions run in their function)."""
+    scope = parents.get(id(node))
+    while scope is not None and not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+                                               | ast.ClassDef):
+        scope = parents.get(id(scope))
+    return scope
+
+
+def _in_self_method(node: ast.AST, parents: dict[int, ast.AST], methods: Mapping[int, frozenset[str]]) -> bool:
+    scope = _enclosing_function(node, parents)
+    return scope is not None and id(scope) in methods
+
+
+def _own_dict_read(node: ast.AST, parents: dict[int, ast.AST], methods: Mapping[int, frozenset[str]],
+                   own_names: set[str]) -> bool:
+    """Whether ``node`` (``vars(self)`` or ``self.__dict__``) reads the student's own object's attributes
+    and only reads them: in a method where ``self`` is the file's own object (_self_methods), copied or
+    read where it stands (``copy.deepcopy(vars(self))``, ``dict(self.__dict__)``, ``{**vars(self)}``,
+    ``vars(self).items()``, ``self.__dict__["d_model"]``, ``"x" in vars(self)``) by a function the file
+    does not define itself (``own_names``). Written to, it would put any object under any name of ``self``
+    (``self.__dict__["t"] = torch``), where the review takes ``self.t...`` for the student's own."""
+    if not _in_self_method(node, parents, methods):
+        return False
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name | ast.Attribute):
+        callee = _dotted(parent.func) or [""]
+        return callee[-1] in DICT_READERS and not {callee[0], callee[-1]} & own_names
+    if isinstance(parent, ast.Attribute) and parent.attr in DICT_READING_METHODS:
+        call = parents.get(id(parent))
+        return isinstance(call, ast.Call) and call.func is parent
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        return isinstance(parent.ctx, ast.Load)
+    if isinstance(parent, ast.Dict):
+        return any(k is None and v is node for k, v in zip(parent.keys, parent.values, strict=True))
+    return isinstance(parent, ast.Compare) and node in parent.comparators \
+        and all(isinstance(op, ast.In | ast.NotIn) for op in parent.ops)
+
+
+def _numbered_self_read(call: ast.Call, parents: dict[int, ast.AST], methods: Mapping[int, frozenset[str]]) -> bool:
+    """Whether ``call`` is ``getattr(self, f"head_{i}")`` (NUMBERED_NAME: known text around a loop counter's
+    digits) in a method where ``self`` is the file's own object of a class none of whose PyTorch bases has
+    an attribute name with a digit: no attribute of PyTorch's, nor of ``object``, can be read so, only the
+    student's own (``self.add_module(f"head_{i}", ...)``)."""
+    if not (getattr(call, NUMBERED_NAME, False) and isinstance(call.args[0], ast.Name) and call.args[0].id == "self"):
+        return False
+    scope = _enclosing_function(call, parents)
+    return scope is not None and id(scope) in methods and not methods[id(scope)] & DIGIT_NAMED_BASES
+
+
 def _on_self(call: ast.Call) -> bool:
     return bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == "self"
 
@@ -1110,6 +1517,8 @@ def _name_func_use(node: ast.Name, call: ast.Call | None) -> str | None:
     computed = not (isinstance(name, ast.Constant) and isinstance(name.value, str))
     if node.id in ("setattr", "delattr"):
         return f"{node.id} with a computed name" if computed and not _on_self(call) else None
+    if computed and getattr(call, RESOLVED_NAMES, None) is not None:
+        return None               # read as the attributes it may name (a getattr), or only tested (hasattr)
     if computed:
         return f"{node.id} with a computed name"
     if name.value.startswith("_") and not _on_self(call):
@@ -1331,6 +1740,15 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
     calls = {id(node.func): node for node in _nodes(tree) if isinstance(node, ast.Call)}
     parents = _parents(tree)
     module_classes = {c.name for c in _nodes(tree) if isinstance(c, ast.ClassDef)}
+    own_registers = _own_registers(tree) if module_classes else set()
+    # ``Registrable._registry`` (AllenNLP): a private name read off the file's own class, bound once, whose
+    # body binds it, is its own as ``self._registry`` is (cost 13 points)
+    bound_once = {n for n, k in _binding_counts(tree).items() if k == 1} if module_classes else set()
+    own_class_attrs = {(c.name, name) for c in _nodes(tree) if isinstance(c, ast.ClassDef) and c.name in bound_once
+                       for stmt in c.body for name in (
+                           [stmt.name] if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else
+                           [t.id for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                            if isinstance(t, ast.Name)] if isinstance(stmt, ast.Assign | ast.AnnAssign) else [])}
     class_level = {id(stmt) for c in _nodes(tree) if isinstance(c, ast.ClassDef) for stmt in c.body}
     # ``torch.jit.export``, ``torch.compiler.is_compiling``, ``np.testing.assert_allclose``: the
     # package node and the harmless name read from it (``export`` and ``testing`` are also names of
@@ -1349,6 +1767,20 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 harmless.add(id(link))
                 link = link.value
     found: list[str] = list(stdlib_findings)
+    # methods where ``self`` is the file's own object: computed on demand (vars(self), self.__dict__,
+    # getattr(self, f"head_{i}") are all it serves)
+    methods: dict[int, frozenset[str]] | None = None
+    own_names = {n.name for n in _nodes(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+    own_names |= {n.id for n in _nodes(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    own_names |= {n.arg for n in _nodes(tree) if isinstance(n, ast.arg)}
+
+    def self_methods() -> dict[int, frozenset[str]]:
+        nonlocal methods
+        if methods is None:
+            # a class of the file with a member named ``__dict__`` answers self.__dict__ itself
+            methods = {} if "__dict__" in own_names else _self_methods(tree, skip)
+        return methods
+
     for node in _nodes(tree):
         if len(found) >= MAX_FINDINGS:      # enough to decide and to explain; bounded cost
             break
@@ -1414,7 +1846,8 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 found.append(f"line {line}: sets {shown}")
                 continue
             if node.attr == "register" and isinstance(node.value, ast.Name) and (
-                    node.value.id in module_classes or node.value.id in ("ABC", "ABCMeta", "abc")):
+                    node.value.id in module_classes or node.value.id in ("ABC", "ABCMeta", "abc")) \
+                    and node.value.id not in own_registers:
                 # an ABC's register(type(torch)) makes isinstance() -- and so a class pattern -- true
                 # for PyTorch's own objects
                 found.append(f"line {line}: {shown}(...) makes isinstance true for other classes")
@@ -1438,6 +1871,9 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 # to new ones, HF and diffusers shims: 13 points): nn.Module's reads only the student's own
                 # object's parameters, buffers and submodules, which self._modules[name] reads as well
                 continue
+            if node.attr == "__dict__" and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
+                    and node.value.id == "self" and _own_dict_read(node, parents, self_methods(), own_names):
+                continue
             if node.attr.startswith("__") and node.attr in HIDING_ATTRS | ANYWHERE_HIDING_ATTRS:
                 found.append(f"line {line}: .{node.attr}")
             elif node.attr in ANYWHERE_HIDING_ATTRS:
@@ -1456,9 +1892,10 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             elif node.attr in EVALUATING_NAMES:
                 found.append(f"line {line}: {shown}")
             elif node.attr.startswith("_") and not node.attr.startswith("__") and not _forbidden(node.attr) \
-                    and node.attr not in PRIVATE_OK and _root(node) not in ("self", "cls") \
+                    and node.attr not in PRIVATE_OK | NAMEDTUPLE_API and _root(node) not in ("self", "cls") \
                     and not (isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
-                             and node.value.func.id == "super"):
+                             and node.value.func.id == "super") \
+                    and not (isinstance(node.value, ast.Name) and (node.value.id, node.attr) in own_class_attrs):
                 found.append(f"line {line}: {shown} (a private name of something not your own)")
         elif isinstance(node, ast.MatchClass):
             # ``case object(__dict__=d)`` reads attributes without an Attribute node, and ``case C(x)``
@@ -1518,8 +1955,16 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
         elif isinstance(node, ast.Name) and node.id in HIDING_BUILTINS and not (
                 node.id in SHADOWABLE_BUILTINS and (not isinstance(node.ctx, ast.Load)
                                                     or _bound_in_function(node, _parents(tree)))):
+            call = calls.get(id(node))
+            if node.id == "vars" and call is not None and call.func is node and not call.keywords \
+                    and [getattr(a, "id", None) for a in call.args] == ["self"] \
+                    and _own_dict_read(call, parents, self_methods(), own_names):
+                continue
             found.append(f"line {line}: {node.id}")
         elif isinstance(node, ast.Name) and node.id in NAME_FUNCS:
+            call = calls.get(id(node))
+            if call is not None and call.func is node and _numbered_self_read(call, parents, self_methods()):
+                continue
             reason = _name_func_use(node, calls.get(id(node)))
             if reason:
                 found.append(f"line {line}: {reason}")
