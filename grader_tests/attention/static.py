@@ -549,8 +549,14 @@ def _name_values(node: ast.AST, loops: dict[str, frozenset[str]]) -> frozenset[s
         parts: list[frozenset[str] | None] = []
         for value in node.values:
             if isinstance(value, ast.FormattedValue):
-                ok = value.conversion in (-1, ord("s")) and value.format_spec is None
-                parts.append(_name_values(value.value, loops) if ok else None)
+                inner = _name_values(value.value, loops) if value.conversion in (-1, ord("s")) else None
+                spec = value.format_spec
+                if spec is not None:
+                    # ``f"layer_{i:02d}"``: a counter's digits, padded; any other format is unknown
+                    text = _folded(spec)
+                    inner = inner if inner == frozenset({INT_PART}) and text is not None \
+                        and re.fullmatch(r"0?[0-9]*d", text) else None
+                parts.append(inner)
             else:
                 parts.append(_name_values(value, loops))
         return product(parts)

@@ -65,6 +65,8 @@ LOOP_HONEST = {
     "hasattr_over_a_tuple": "for n in ('relu', 'mish'):\n    ok = hasattr(F, n)\n",
     "numbered_own_module": MODULE + "    def forward(self, x):\n        for i in range(3):\n"
                                     "            x = getattr(self, f'layer_{i}')(x)\n        return x\n",
+    "numbered_zero_padded": MODULE + "    def forward(self, x):\n        for i in range(3):\n"
+                                    "            x = getattr(self, f'layer_{i:02d}')(x)\n        return x\n",
     "numbered_with_str": MODULE + "    def forward(self, x):\n        for i, _ in enumerate(x):\n"
                                   "            x = getattr(self, 'block' + str(i))(x)\n        return x\n",
 }
@@ -108,6 +110,9 @@ LOOP_STILL = {
                          "            return getattr(self, f'_C{i}')\n", "computed"),
     "numbered_attention_name": (MODULE + "    def f(self):\n        for i in range(3):\n"
                                 "            return getattr(self, f'flash_attention{i}')\n", "computed"),
+    "numbered_with_another_format": (MODULE + "    def f(self):\n        for i in range(3):\n"
+                                     "            return getattr(self, f'x{i:s}')\n", "computed"),
+    "a_name_with_a_format": ("for n in ('relu',):\n    f = getattr(F, f'{n:>4}')\n", "computed"),
     "numbered_with_an_unknown_part": (MODULE + "    def f(self, n):\n        for i in range(3):\n"
                                       "            return getattr(self, f'{n}{i}')\n", "computed"),
 }
