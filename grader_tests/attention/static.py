@@ -1161,8 +1161,9 @@ def _hidden_names_in_strings(tree: ast.Module) -> dict[int, str]:
             [n.asname or n.name] if isinstance(n, ast.alias) else [])} & (INERT_CALLEES | BUILTIN_EXCEPTIONS)
         sealed = _sealed_registry_uses(tree, loads)
         scope_loads: dict[int, dict[str, list[ast.Name]]] = {}
-        out = {k: v for k, v in out.items()
-               if not _inert_string(by_id[k], parents, loads, rebound, sealed, scope_loads)}
+        attribute_reads, inert_attributes = _attribute_reads(tree), {}
+        out = {k: v for k, v in out.items() if not _inert_string(by_id[k], parents, loads, rebound, sealed, scope_loads,
+                                                                 attribute_reads, inert_attributes)}
     return out
 
 
@@ -1340,11 +1341,14 @@ def _inert_use(node: ast.AST, parents: dict[int, ast.AST], rebound: set[str],
 
 def _inert_string(node: ast.AST, parents: dict[int, ast.AST], loads: dict[str, list[ast.Name]],
                   rebound: set[str], sealed: Set[int] = frozenset(),
-                  scope_loads: dict[int, dict[str, list[ast.Name]]] | None = None) -> bool:
+                  scope_loads: dict[int, dict[str, list[ast.Name]]] | None = None,
+                  attribute_reads: Mapping[str, list[ast.Attribute]] | None = None,
+                  inert_attributes: dict[str, bool] | None = None) -> bool:
     """A string that only names something for a person: compared, printed or logged, or kept under
     names that are never read or only read that way (``ATTN_IMPLEMENTATION = "flash_attention_2"``);
     or one that only picks a value of a sealed registry, itself or as the default of a parameter read
-    only so (``def __init__(self, attn_type="scaled_dot_product")`` and ``ATTENTION_CLASSES[attn_type]``).
+    only so (``def __init__(self, attn_type="scaled_dot_product")`` and ``ATTENTION_CLASSES[attn_type]``),
+    also once kept on ``self`` (``self.attn_type = attn_type``; see _kept_for_inert_reads).
     Any other use could be a lookup by name: the reflective functions are flagged on their own, and
     this is the second net under them."""
     if _inert_use(node, parents, rebound, sealed):
@@ -1352,6 +1356,7 @@ def _inert_string(node: ast.AST, parents: dict[int, ast.AST], loads: dict[str, l
     parent = parents.get(id(node))
     if isinstance(parent, ast.arguments) and isinstance(node, ast.Constant):
         scope_loads = {} if scope_loads is None else scope_loads
+        inert_attributes = {} if inert_attributes is None else inert_attributes
         positional = [*parent.posonlyargs, *parent.args]
         params = [a for a, d in zip(positional[len(positional) - len(parent.defaults):], parent.defaults,
                                     strict=True) if d is node]
@@ -1366,13 +1371,53 @@ def _inert_string(node: ast.AST, parents: dict[int, ast.AST], loads: dict[str, l
                 if isinstance(use, ast.Name) and isinstance(use.ctx, ast.Load):
                     by_name.setdefault(use.id, []).append(use)
             scope_loads[id(function)] = by_name
-        return all(_inert_use(use, parents, rebound, sealed) for use in scope_loads[id(function)].get(params[0].arg, ()))
+        return all(_inert_use(use, parents, rebound, sealed) or _kept_for_inert_reads(use, parents, rebound, sealed,
+                                                                                   attribute_reads, inert_attributes)
+                   for use in scope_loads[id(function)].get(params[0].arg, ()))
     if not isinstance(parent, ast.Assign | ast.AnnAssign) or parent.value is not node \
             or not isinstance(node, ast.Constant):   # a name spelled in pieces is being hidden
         return False
     targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
     return all(isinstance(t, ast.Name) for t in targets) and all(
         _inert_use(use, parents, rebound, sealed) for t in targets for use in loads.get(t.id, ()))  # type: ignore[union-attr]
+
+
+# Ways to read every attribute of an object at once (its values, or its fields by position): past them an
+# attribute's value may go anywhere, whatever the reads of its name show.
+BULK_ATTRIBUTE_READERS = {"vars", "__dict__", "asdict", "astuple", "fields", "_asdict", "__getstate__", "__reduce__",
+                          "__reduce_ex__", "__match_args__", "__slots__"}
+
+
+def _attribute_reads(tree: ast.Module) -> dict[str, list[ast.Attribute]] | None:
+    """Attribute name -> every read of it in the file (``x.attn_type``), or None when the file reads
+    attributes in bulk (BULK_ATTRIBUTE_READERS, a match pattern reading fields by position or by keyword)."""
+    reads: dict[str, list[ast.Attribute]] = {}
+    for node in _nodes(tree):
+        if isinstance(node, ast.Name) and node.id in BULK_ATTRIBUTE_READERS or isinstance(node, ast.MatchClass) \
+                or isinstance(node, ast.Attribute) and node.attr in BULK_ATTRIBUTE_READERS:
+            return None
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            reads.setdefault(node.attr, []).append(node)
+    return reads
+
+
+def _kept_for_inert_reads(use: ast.AST, parents: dict[int, ast.AST], rebound: set[str], sealed: Set[int],
+                          attribute_reads: Mapping[str, list[ast.Attribute]] | None, memo: dict[str, bool]) -> bool:
+    """Whether ``use`` (a read of a parameter) is only stored on ``self`` under a name every read of which, on
+    any object, is inert (_inert_use: ``ATTENTION_TYPES[self.attn_type]``, ``if self.attn_type == ...``), in a
+    file that reads no object's attributes in bulk (``attribute_reads`` is None then): OpenNMT-py's and
+    Hugging Face's ``self.attn_type = attn_type`` before the registry picks (cost 13 points)."""
+    parent = parents.get(id(use))
+    if attribute_reads is None or not (isinstance(parent, ast.Assign | ast.AnnAssign) and parent.value is use):
+        return False
+    targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+    if not (len(targets) == 1 and isinstance(targets[0], ast.Attribute) and isinstance(targets[0].value, ast.Name)
+            and targets[0].value.id == "self"):
+        return False
+    name = targets[0].attr
+    if name not in memo:           # each attribute's reads judged once, however many parameters it keeps
+        memo[name] = all(_inert_use(read, parents, rebound, sealed) for read in attribute_reads.get(name, ()))
+    return memo[name]
 
 
 def _harmless_part(package: str, attr: str) -> bool:

@@ -9,7 +9,9 @@ neighbours (the same pattern reaching PyTorch's attention or its internals) stil
 2. ``copy.deepcopy(vars(self))`` / ``dict(self.__dict__)`` in a method of the file's own class, where
    ``self`` can only be its own object and the dict is only read (hf_config_to_dict_vars);
 3. a registry keyed by ``"scaled_dot_product"`` whose keys never leave it, and a parameter defaulting to
-   that key that only picks from it (registry_scaled_dot_product_key);
+   that key that only picks from it, also once kept on ``self`` (``self.attn_type = attn_type``) when every
+   read of that attribute picks or compares and nothing reads attributes in bulk
+   (registry_scaled_dot_product_key, opennmt_attn_type_attribute);
 4. two styles this round found misread: AllenNLP's ``Registrable`` (``@Attention.register("dot_product")``
    read as an ABC's register, ``Registrable._registry`` as a private name of something not the student's
    own: allennlp_registrable_attention) and a NamedTuple output's ``._asdict()``/``._replace()``
@@ -34,7 +36,7 @@ MODULE = "class C(nn.Module):\n    def __init__(self):\n        super().__init__
 
 REVIEWED_FILES = ["hf_t5_getattr_loop", "karpathy_add_module_heads", "hf_config_to_dict_vars",
                   "registry_scaled_dot_product_key", "py311_typeddict_self_match", "allennlp_registrable_attention",
-                  "namedtuple_output_asdict"]
+                  "namedtuple_output_asdict", "opennmt_attn_type_attribute"]
 
 
 def _hidden(code: str) -> tuple[str, ...]:
@@ -202,6 +204,16 @@ REGISTRY_HONEST = {
 }
 
 
+KEPT = ("class K(nn.Module):\n    def __init__(self, attn_type='scaled_dot_product'):\n        super().__init__()\n"
+        "        self.attn_type = attn_type\n")
+REGISTRY_HONEST |= {
+    "kept_on_self_then_picked": REGISTRY + KEPT + "        self.a = REG[self.attn_type]()\n",
+    "kept_on_self_never_read": REGISTRY + KEPT,
+    "kept_on_self_then_compared": REGISTRY + KEPT + "    def f(self):\n        return self.attn_type == 'x'\n",
+    "kept_on_self_picked_elsewhere": REGISTRY + KEPT + "def build(k):\n    return REG.get(k.attn_type)\n",
+}
+
+
 @pytest.mark.parametrize("code", REGISTRY_HONEST.values(), ids=REGISTRY_HONEST.keys())
 def test_keys_of_a_sealed_registry_are_no_hidden_names(code):
     assert _hidden(code) == ()
@@ -213,9 +225,15 @@ REGISTRY_STILL = {
     "registry_bound_twice": REGISTRY + "REG = {'scaled_dot_product': 1}\nk = REG['x']\n",
     "default_also_used_otherwise": REGISTRY + "def build(kind='scaled_dot_product'):\n"
                                               "    return REG[kind], kind.upper()\n",
-    "default_stored": REGISTRY + "class K:\n    def __init__(self, kind='scaled_dot_product'):\n"
-                                 "        self.kind = kind\n",
     "not_a_registry_key": REGISTRY + "x = ['scaled_dot_product']\n",
+    "kept_then_read_otherwise": REGISTRY + KEPT + "    def f(self):\n        return self.attn_type.upper()\n",
+    "kept_then_read_in_bulk": REGISTRY + KEPT + "        self.a = REG[self.attn_type]\n    def f(self):\n"
+                                                "        return dict(vars(self))\n",
+    "kept_then_matched_by_keyword": REGISTRY + KEPT + "def f(k):\n    match k:\n        case K(attn_type=t):\n"
+                                                      "            return t\n",
+    "kept_on_another_object": REGISTRY + KEPT.replace("self.attn_type = attn_type", "other.attn_type = attn_type"),
+    "kept_in_a_tuple": REGISTRY + KEPT.replace("self.attn_type = attn_type", "self.attn_type, self.b = attn_type, 1"),
+    "kept_then_read_by_getattr": REGISTRY + KEPT + "    def f(self):\n        return getattr(self, 'attn_type')[0]\n",
 }
 
 
@@ -281,8 +299,9 @@ def _review_cpu(source: str) -> float:
 
 def test_the_new_readings_stay_cheap_on_pathological_files():
     """Near the review's node limit, every getattr a loop over literals (a product of f-string parts
-    capped at MAX_NAME_CHOICES), every parameter default picking from a registry and every vars(self)
-    cost < 1 s of CPU to review (the limit is REVIEW_CPU_S, 3 s)."""
+    capped at MAX_NAME_CHOICES), every parameter default picking from a registry (also kept on self, its
+    attribute read 700 times) and every vars(self) cost < 1 s of CPU to review (the limit is REVIEW_CPU_S,
+    3 s)."""
     loops = "".join(f"        for n{i} in ('q', 'k', 'v', 'o'):\n            x = getattr(self, f'{{n{i}}}_p{i}')(x)\n"
                     for i in range(700))
     params = ", ".join(f"a{i}='scaled_dot_product'" for i in range(900))
@@ -293,6 +312,9 @@ def test_the_new_readings_stay_cheap_on_pathological_files():
                    + "x = getattr(torch, f'{a}{a}{a}{a}{a}{a}{a}{a}')\n" * 600,
         "vars": HEADER + "class C:\n" + "".join(f"    def m{i}(self):\n        return dict(vars(self))\n"
                                                 for i in range(900)),
+        "kept": HEADER + REGISTRY + "class K(nn.Module):\n    def __init__(self, "
+                + ", ".join(f"p{i}='scaled_dot_product'" for i in range(700)) + "):\n"
+                + "".join(f"        self.a = p{i}\n" for i in range(700)) + "        x = REG[self.a]\n" * 700,
     }
     for name, source in sources.items():
         assert static._parsed(source)[1] is None, name          # within the review's limits: read whole
