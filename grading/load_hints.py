@@ -887,6 +887,155 @@ def missing_name_hint(source: str | None, name: str, filename: str = "attention.
     return None
 
 
+# ============================================================================ in-place changes of an input
+# PyTorch's words when autograd meets an in-place change of a tensor that requires grad (the tests pass
+# q, k and v as such leaves when they check the gradients).
+_INPLACE_LEAF = re.compile(r"a (?:view of a )?leaf Variable that requires grad is being used in an in-place operation")
+_AUG_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Pow: "**",
+            ast.MatMult: "@", ast.Mod: "%"}
+
+
+def _innermost_function(tree: ast.Module, lineno: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and \
+                node.lineno <= lineno <= (node.end_lineno or node.lineno) and (best is None or node.lineno > best.lineno):
+            best = node
+    return best
+
+
+def _parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    a = fn.args
+    names = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+    return set(names[1:] if names[:1] == ["self"] else names)
+
+
+def _root_name(node: ast.AST) -> str | None:
+    while isinstance(node, ast.Subscript | ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _inplace_change(stmt: ast.stmt) -> tuple[str, Msg] | None:
+    """(name, the fix) when ``stmt`` changes the tensor a name holds in place: ``q /= s``,
+    ``q[..., 0] = 0``, ``q.div_(s)``; None otherwise."""
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and type(stmt.op) in _AUG_OPS:
+        name = stmt.target.id
+        fix = f"{name} = {name} {_AUG_OPS[type(stmt.op)]} {ast.unparse(stmt.value)}"
+        return name, msg(fix, fix)
+    if isinstance(stmt, ast.AugAssign | ast.Assign):
+        targets = [stmt.target] if isinstance(stmt, ast.AugAssign) else stmt.targets
+        for t in targets:
+            if isinstance(t, ast.Subscript) and (name := _root_name(t)) is not None:
+                return name, msg(f"{name} = {name}.clone() before this line", f"在这一行之前写 {name} = {name}.clone()")
+    value = getattr(stmt, "value", None)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        method = value.func.attr
+        if method.endswith("_") and not method.endswith("__") and (name := _root_name(value.func.value)) is not None:
+            fix = f"{name} = " + ast.unparse(ast.Call(ast.Attribute(value.func.value, method[:-1], ast.Load()),
+                                                      value.args, value.keywords))
+            return name, msg(fix, fix)
+    return None
+
+
+def inplace_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For an exception raised while the tests call the student's code: when PyTorch says a tensor that
+    requires grad was changed in place and the line it names changes a parameter of its function in
+    place (``q /= math.sqrt(d_k)`` in ``forward(self, q, k, v)``), that this changes the caller's tensor
+    and how to compute a new one; None otherwise (another line, a local tensor, another error)."""
+    if not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE or not isinstance(message, str) \
+            or not _INPLACE_LEAF.search(message):
+        return None
+    try:
+        tree = parse_source(source)
+        if tree is None:
+            return None
+        fn = _innermost_function(tree, lineno)
+        stmt = next((n for n in ast.walk(fn) if isinstance(n, ast.stmt) and n.lineno == lineno
+                     and n is not fn), None) if fn is not None else None
+        change = _inplace_change(stmt) if stmt is not None else None
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    if change is None or change[0] not in _parameters(fn):
+        return None
+    name, fix = change
+    return msg(f"line {lineno} changes {name}, the tensor the caller passed in, in place: the caller's {name} is "
+               f"changed too (a second call with it reads the changed values), and autograd refuses an in-place "
+               f"change of a tensor that requires grad; compute a new tensor instead: {fix['en']}",
+               f"第 {lineno} 行原地（in-place）修改了调用者传入的 tensor {name}：调用者手中的 {name} 也被改变了"
+               f"（再次用它调用时读到的是改变后的值），而且 PyTorch 的自动求导不允许原地修改需要梯度的 tensor；请改为计算一个新的 tensor：{fix['zh']}")
+
+
+# ============================================================================ a size computed with /
+# PyTorch's and Python's words when a float is given where a size (an int) is needed.
+_FLOAT_SIZE = re.compile(r"must be tuple of ints, but found element of type float|'float' object cannot be "
+                         r"interpreted as an integer|argument '\w+' (?:\(position \d+\) )?must be int, not float")
+
+
+def _key(node: ast.AST) -> str | None:
+    """``name`` or ``self.attr`` (the names a size is kept under)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return f"self.{node.attr}"
+    return None
+
+
+def _true_division(value: ast.AST) -> bool:
+    """A ``/`` in ``value`` outside any call (``int(a / b)`` and ``math.ceil(a / b)`` give ints)."""
+    todo = [value]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Call | ast.Lambda):
+            continue
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def float_size_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For an exception raised while the tests call the student's code: when PyTorch or Python says a
+    float was given where a size is needed and a name the failing line reads was computed, directly or
+    through other names, with ``/`` (``self.head_dim = d_model / num_heads``: 4.0 in Python 3), that
+    line and ``//``; None otherwise."""
+    if not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE or not isinstance(message, str) \
+            or not _FLOAT_SIZE.search(message):
+        return None
+    try:
+        tree = parse_source(source)
+        if tree is None:
+            return None
+        assigned: dict[str, list[tuple[int, ast.AST]]] = {}
+        read: list[str] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if (k := _key(t)) is not None:
+                        assigned.setdefault(k, []).append((node.lineno, node.value))
+            if getattr(node, "lineno", None) == lineno and isinstance(node, ast.Name | ast.Attribute) \
+                    and isinstance(node.ctx, ast.Load) and (k := _key(node)) is not None:
+                read.append(k)
+        seen, todo = set(read), list(dict.fromkeys(read))
+        while todo:
+            name = todo.pop(0)
+            for line, value in sorted(assigned.get(name, [])):
+                if _true_division(value):
+                    shown = name.split(".")[-1]
+                    return msg(f"line {line} computes {name} with '/', which gives a float in Python 3 even when it "
+                               f"divides evenly (16 / 4 == 4.0), and line {lineno} passes a size computed from it: compute "
+                               f"{shown} with '//' (integer division)",
+                               f"第 {line} 行用“/”计算 {name}，在 Python 3 中即使能整除，结果也是浮点数（16 / 4 == "
+                               f"4.0），而第 {lineno} 行传入的尺寸由它算出：请用“//”（整除）计算 {shown}")
+                for n in ast.walk(value):
+                    if isinstance(n, ast.Name | ast.Attribute) and (k := _key(n)) is not None and k not in seen:
+                        seen.add(k)
+                        todo.append(k)
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    return None
+
+
 # ============================================================================ the entry point
 def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
               filename: str = "attention.py") -> Msg | None:
@@ -943,4 +1092,4 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["abbreviates", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["abbreviates", "inplace_note", "float_size_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]

@@ -25,7 +25,14 @@ from typing import Any
 from torch import Tensor
 
 from grading.i18n import SEMI, Msg, Text, as_msg, cat, msg
-from grading.load_hints import gpu_note, load_hint, missing_name_hint, with_hint
+from grading.load_hints import (
+    float_size_note,
+    gpu_note,
+    inplace_note,
+    load_hint,
+    missing_name_hint,
+    with_hint,
+)
 from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
 
 MAX_MESSAGE = 300
@@ -163,7 +170,7 @@ def _both(what: str | Msg) -> Msg:
 
 
 def student_error_text(what: str | Msg, exc: BaseException, filename: str = "attention.py",
-                       packages: Sequence[str] | None = None) -> Msg:
+                       packages: Sequence[str] | None = None, source: str | None = None) -> Msg:
     """``what raised Kind at file line N: message``. PyTorch's (or Python's) own text stays inside,
     untranslated; the Chinese sentence introduces it as that original message, so that a zh reader
     is told why an English sentence follows."""
@@ -189,7 +196,9 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
                    + (f"：{said['zh']}" if said else f"（{SANDBOX_ENGLISH_ZH}{detail}）" if detail else ""))
     text = msg(f"{what['en']} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
                f"{what['zh']} 抛出 {kind}{where_zh}" + (f"，{ORIGINAL_MESSAGE_ZH}{detail}" if detail else ""))
-    return cat(text, _import_note(exc, packages) or gpu_note(str(message)), sep=SEMI)
+    return cat(text, _import_note(exc, packages) or gpu_note(str(message))
+               or inplace_note(source, lineno if isinstance(lineno, int) else None, str(message))
+               or float_size_note(source, lineno if isinstance(lineno, int) else None, str(message)), sep=SEMI)
 
 
 def load_error_text(exc: BaseException, filename: str = "attention.py",
@@ -220,7 +229,7 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
     return msg(f"{filename} could not be imported", f"{filename} 无法导入")
 
 
-def _source_of(session) -> str | None:
+def source_of(session) -> str | None:
     """The text a sandbox session loaded (trusted: the parent handed it over), for load hints."""
     source = getattr(session, "source", None)
     if not isinstance(source, str):
@@ -274,6 +283,9 @@ class Handle:
         # weight loading read the same object's layout (13 round trips per grading, 4 of them distinct).
         # Dropped when the object is rebuilt or called (a forward may change it: lazy modules).
         self.described: dict[tuple[str, ...], dict] = {}
+        # Calls this object served in session generation ``calls_gen`` (a driver's record: an object
+        # rebuilt in a new session starts with none).
+        self.calls, self.calls_gen = 0, -1
 
     def id(self, session) -> Any:
         if self._gen != self._proxy.generation:
@@ -361,7 +373,7 @@ class StudentProxy:
             if kind in (None, "SandboxUnavailable"):
                 self._close_session()
                 raise InfrastructureError(f"loading the submission failed in the sandbox: {exc!r}") from exc
-            self.load_error = load_error_text(exc, self.filename, self.packages, _source_of(session))
+            self.load_error = load_error_text(exc, self.filename, self.packages, source_of(session))
             self._log(f"load failed: {self.load_error['en']}")
             self._close_session()
             return False
@@ -396,7 +408,8 @@ class StudentProxy:
             if kind == "StudentError":
                 if getattr(session, "alive", True) is False:  # a reply it refused (forged, over the cap)
                     self._dead("failed", "not_carried")
-                raise Feedback(student_error_text(what, exc, self.filename, self.packages)) from None
+                raise Feedback(student_error_text(what, exc, self.filename, self.packages,
+                                                  source_of(session))) from None
             if kind == "StudentTimeout":
                 self._dead("timeout", "hung")
                 raise StudentTimedOut(msg(f"{both['en']} did not finish within {_seconds(exc)} s",
@@ -433,7 +446,7 @@ class StudentProxy:
                         and handle.cls_name in str(getattr(exc, "message", exc)):
                     raise Feedback(with_hint(msg(f"{self.filename} does not define {handle.cls_name}",
                                                  f"{self.filename} 没有定义 {handle.cls_name}"),
-                                             missing_name_hint(_source_of(session), handle.cls_name,
+                                             missing_name_hint(source_of(session), handle.cls_name,
                                                                self.filename))) from None
                 raise
         self._run(msg(f"creating {handle.label}", f"创建 {handle.label}"), make)
@@ -464,7 +477,7 @@ class StudentProxy:
                         and getattr(exc, "lineno", None) is None and name in str(getattr(exc, "message", exc)):
                     raise Feedback(with_hint(msg(f"{self.filename} does not define {name}",
                                                  f"{self.filename} 没有定义 {name}"),
-                                             missing_name_hint(_source_of(session), name, self.filename))) from None
+                                             missing_name_hint(source_of(session), name, self.filename))) from None
                 raise
         return self._run(f"{name}()", call)
 
@@ -492,4 +505,4 @@ class StudentProxy:
 
 __all__ = ["Feedback", "StudentTimedOut", "NotLoaded", "SessionLost", "InfrastructureError",
            "expect", "StudentProxy", "InheritedSession", "student_error_text", "load_error_text", "death_text",
-           "not_loaded_text", "gave_up_text", "packages_text"]
+           "not_loaded_text", "gave_up_text", "packages_text", "source_of"]

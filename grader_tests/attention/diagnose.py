@@ -13,6 +13,7 @@ what was seen against what was expected. Trusted side only, plain tensors.
 
 from __future__ import annotations
 
+import ast
 from typing import Any, Protocol
 
 import torch
@@ -205,6 +206,18 @@ FAULTS: dict[str, Msg] = {
 }
 
 
+def kept_state(cls_name: str, earlier: int) -> Msg:
+    """Said when a call of an object that served ``earlier`` calls failed and the same call on a newly
+    built twin (same arguments, same weights) succeeded: checked, so the cause is named."""
+    calls = f"{earlier} earlier call" + ("s" if earlier != 1 else "")
+    return msg(f"a newly built {cls_name} with the same weights runs this same call without the failure, and "
+               f"this one had served {calls}: it keeps something from one call to the next (such as keys and "
+               "values, a mask or a size cached in self) that does not fit this call; keep nothing between calls",
+               f"用相同权重新建的 {cls_name} 执行同样的调用时没有出现这个失败，而这个实例之前已被调用过 {earlier} 次："
+               "它在调用之间保留了某些东西（例如缓存在 self 中的 key 和 value、mask 或尺寸），与这次调用不符；"
+               "请不要在调用之间保留任何东西")
+
+
 def _err(a: Tensor, b: Tensor) -> float:
     """Largest absolute difference between the student's numbers and a fault model's: NaN in both
     (a fully blocked row) and equal infinities in both (a blocked raw score) count as agreeing;
@@ -327,9 +340,90 @@ def _confirmed(student: SdpaCaller | None, fault: str, q: Tensor, k: Tensor, v: 
     return _err(got, cand) < MATCH_TOL
 
 
-def _sdpa_name(fault: str, on_output: bool) -> Msg:
+# What a name imported from torch stands for, by its dotted path (``import torch.nn.functional as F``:
+# F -> torch.nn.functional; ``from torch.nn import Softmax``: Softmax -> torch.nn.Softmax).
+_SOFTMAX_FUNCTION = "torch.nn.functional.softmax"
+_SOFTMAX_MODULES = ("torch.nn.Softmax", "torch.nn.modules.activation.Softmax")
+
+
+def _torch_names(tree: ast.Module) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "torch":
+                    names[a.asname or a.name.split(".")[0]] = a.name if a.asname else "torch"
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "torch":
+            for a in node.names:
+                names[a.asname or a.name] = f"{node.module}.{a.name}"
+    return names
+
+
+def _path(node: ast.AST, names: dict[str, str]) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in names:
+        return None
+    return ".".join([names[node.id], *reversed(parts)])
+
+
+def _no_dim(call: ast.Call, position: int) -> bool:
+    """No ``dim`` given to ``call`` (``dim`` its ``position``-th positional parameter), or dim=None."""
+    given = [k.value for k in call.keywords if k.arg == "dim"]
+    if len(call.args) > position:
+        given.append(call.args[position])
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False                    # *args / **kwargs: the dim cannot be read
+    return all(isinstance(g, ast.Constant) and g.value is None for g in given)
+
+
+def softmax_without_dim(source: str | None) -> list[tuple[int, str]]:
+    """(line, code) of each softmax of the source that is given no dim (``F.softmax(scores)``,
+    ``nn.Softmax()``, ``dim=None``): PyTorch then picks the dim itself, dim=1 for a 4-D tensor
+    (torch.nn.functional._get_softmax_dim). ``torch.softmax`` and ``Tensor.softmax`` require a dim."""
+    try:
+        tree = ast.parse(source) if isinstance(source, str) else None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    if tree is None:
+        return []
+    names = _torch_names(tree)
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        path = _path(node.func, names)
+        if (path == _SOFTMAX_FUNCTION and node.args and _no_dim(node, 1)) or \
+                (path in _SOFTMAX_MODULES and _no_dim(node, 0)):
+            found.append((node.lineno, ast.get_source_segment(source, node) or ast.unparse(node)))
+    return sorted(found)
+
+
+def _student_source(student: object | None) -> str | None:
+    source = getattr(student, "source", None)
+    return source if isinstance(source, str) else None
+
+
+def _implicit_dim(source: str | None) -> Msg | None:
+    """Why the softmax ran over the head axis, when the source shows it: a softmax given no dim."""
+    calls = softmax_without_dim(source)
+    if not calls:
+        return None
+    line, code = calls[0]
+    code = code if len(code) <= 60 and "\n" not in code else code.split("(", 1)[0] + "(...)"
+    return msg(f"line {line} calls {code} without dim: for a 4-D tensor PyTorch then picks dim=1 itself (and "
+               "warns 'Implicit dimension choice for softmax has been deprecated'); pass dim=-1",
+               f"第 {line} 行调用 {code} 时没有给出 dim：对 4 维 tensor，PyTorch 会自行选择 dim=1（并警告 "
+               "'Implicit dimension choice for softmax has been deprecated'）；请传入 dim=-1")
+
+
+def _sdpa_name(fault: str, on_output: bool, student: object | None = None) -> Msg:
     if fault == "mask_ignored":
         return FAULTS["output_unmasked" if on_output else "weights_unmasked"]
+    if fault == "softmax_head_axis":
+        return cat(FAULTS[fault], _implicit_dim(_student_source(student)), sep=SEMI)
     return FAULTS[fault]
 
 
@@ -341,7 +435,7 @@ def sdpa_weights(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None
     for fault in C.SDPA_FAULTS:
         cand = _weights(fault, q, k, v, mask)
         if cand is not None and _err(w, cand) < MATCH_TOL:
-            return _sdpa_name(fault, False) if _confirmed(student, fault, q, k, v, mask, False) else None
+            return _sdpa_name(fault, False, student) if _confirmed(student, fault, q, k, v, mask, False) else None
     return None
 
 
@@ -356,7 +450,7 @@ def sdpa_output(out: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | Non
             continue
         cand = _weights(fault, q, k, v, mask)
         if cand is not None and torch.isfinite(cand).all() and _err(out, cand @ v.double()) < MATCH_TOL:
-            return _sdpa_name(fault, True) if _confirmed(student, fault, q, k, v, mask, True) else None
+            return _sdpa_name(fault, True, student) if _confirmed(student, fault, q, k, v, mask, True) else None
     return None
 
 
@@ -685,6 +779,6 @@ def mha_mask_rank(student: MhaBuilder, num_heads: int, head_dim: int, x: Tensor,
                "上；只有当 additive_mask.dim() == 3 时才需要加 head 维（additive_mask[:, None]）")
 
 
-__all__ = ["FAULTS", "MATCH_TOL", "SDPA_CULPRIT", "half_precision", "large_scores", "mha", "mha_key",
+__all__ = ["FAULTS", "MATCH_TOL", "kept_state", "SDPA_CULPRIT", "half_precision", "large_scores", "mha", "mha_key",
            "mha_mask_failure", "mha_mask_rank", "probe_case", "sdpa_output",
-           "sdpa_weights"]
+           "sdpa_weights", "softmax_without_dim"]

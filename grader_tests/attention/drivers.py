@@ -10,13 +10,15 @@ mistake and becomes feedback, never an error of the grader. Modules are driven i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
 from torch import Tensor
 
-from grading.i18n import Msg, msg
-from grading.proxy import Feedback, Handle, StudentProxy
+from grader_tests.attention.diagnose import kept_state
+from grading.i18n import SEMI, Msg, cat, msg
+from grading.proxy import Feedback, Handle, NotLoaded, SessionLost, StudentProxy, StudentTimedOut, source_of
 
 PROJECTIONS = ("q_proj", "k_proj", "v_proj", "out_proj")
 
@@ -24,8 +26,39 @@ PROJECTIONS = ("q_proj", "k_proj", "v_proj", "out_proj")
 class AttentionStudent(StudentProxy):
     """The student's `ScaledDotProductAttention` and `MultiHeadAttention`, called in the jail."""
 
+    @property
+    def source(self) -> str | None:
+        """The submitted text (the parent handed it to the session; never run here), for hints that a
+        line of it confirms (grader_tests/attention/diagnose.py)."""
+        return source_of(self._session)
+
     def sdpa_handle(self, eval_mode: bool = True) -> Handle:
         return self.new("ScaledDotProductAttention", eval_mode=eval_mode)
+
+    def called(self, handle: Handle, run: Callable[[Handle], Any]) -> Any:
+        """``run(handle)`` (a call of the student's object, its result checked); when it fails and the
+        object served earlier calls in this session, the same call on a newly built twin (same class,
+        arguments and weights): if that one succeeds, the failure comes from what the object kept from
+        its earlier calls, and the feedback says so (``diagnose.kept_state``)."""
+        earlier = handle.calls if handle.calls_gen == self.generation else 0
+        try:
+            return run(handle)
+        except (StudentTimedOut, NotLoaded, SessionLost):
+            raise
+        except Feedback as exc:
+            if not earlier or handle.calls_gen != self.generation:
+                raise               # its first call, or the session was lost (the object rebuilt)
+            twin = Handle(self, handle.cls_name, handle.args, handle.kwargs, handle.params, handle.label,
+                          handle.eval_mode)
+            try:
+                run(twin)
+            except Feedback:
+                raise exc from None
+            raise Feedback(cat(exc.message, kept_state(handle.cls_name, earlier), sep=SEMI)) from None
+        finally:
+            if handle.calls_gen != self.generation:
+                handle.calls_gen, handle.calls = self.generation, 0
+            handle.calls += 1
 
     def sdpa(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,
              return_weights: bool = False, strict: bool = False, pass_flag: bool = False,
@@ -38,21 +71,25 @@ class AttentionStudent(StudentProxy):
         args = (q, k, v) if mask is None else (q, k, v, mask)
         kwargs = {"return_weights": True} if return_weights else (
             {"return_weights": False} if pass_flag else {})
-        res = self.call(self.sdpa_handle(eval_mode), "__call__", *args, **kwargs)
-        res = normalise_result(res, "ScaledDotProductAttention", return_weights, strict)
         lead = list(q.shape[:-2])
         nq, nk, dv = q.shape[-2], k.shape[-2], v.shape[-1]
         out_shape, w_shape = [*lead, nq, dv], [*lead, nq, nk]
-        if return_weights:
-            out, w = res
-            validate(out, out_shape if check_shape else None, "ScaledDotProductAttention", "output",
+
+        def run(handle: Handle):
+            res = self.call(handle, "__call__", *args, **kwargs)
+            res = normalise_result(res, "ScaledDotProductAttention", return_weights, strict)
+            if return_weights:
+                out, w = res
+                validate(out, out_shape if check_shape else None, "ScaledDotProductAttention", "output",
+                         swapped=[*lead, nk, dv] if nq != nk else None)
+                validate(w, w_shape if check_shape else None, "ScaledDotProductAttention", "weights",
+                         swapped=[*lead, nk, nq] if nq != nk else None)
+                return out, w
+            validate(res, out_shape if check_shape else None, "ScaledDotProductAttention", "output",
                      swapped=[*lead, nk, dv] if nq != nk else None)
-            validate(w, w_shape if check_shape else None, "ScaledDotProductAttention", "weights",
-                     swapped=[*lead, nk, nq] if nq != nk else None)
-            return out, w
-        validate(res, out_shape if check_shape else None, "ScaledDotProductAttention", "output",
-                 swapped=[*lead, nk, dv] if nq != nk else None)
-        return res
+            return res
+
+        return self.called(self.sdpa_handle(eval_mode), run)
 
     def sdpa_grad(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None,
                   grad_output: Tensor) -> list[Tensor]:
@@ -214,21 +251,26 @@ class MHA:
             kwargs["key_padding_mask"] = key_padding_mask
         if return_weights:
             kwargs["return_weights"] = True
-        res = self._p.call(self.handle, "__call__", *args, **kwargs)
-        res = normalise_result(res, "MultiHeadAttention", return_weights, strict)
         B, Nq = x.shape[0], x.shape[1]
         Nk = (x if context is None else context).shape[1]
         out_shape = [B, Nq, self.d_model]
-        if return_weights:
-            out, w = res
-            validate(out, out_shape, "MultiHeadAttention", "output",
+
+        def run(handle: Handle):
+            res = self._p.call(handle, "__call__", *args, **kwargs)
+            res = normalise_result(res, "MultiHeadAttention", return_weights, strict)
+            if return_weights:
+                out, w = res
+                validate(out, out_shape, "MultiHeadAttention", "output",
+                         swapped=[B, Nk, self.d_model] if Nk != Nq else None)
+                validate(w, [B, self.num_heads, Nq, Nk], "MultiHeadAttention", "weights",
+                         swapped=[B, self.num_heads, Nk, Nq] if Nk != Nq else None)
+                return out, w
+            validate(res, out_shape, "MultiHeadAttention", "output",
                      swapped=[B, Nk, self.d_model] if Nk != Nq else None)
-            validate(w, [B, self.num_heads, Nq, Nk], "MultiHeadAttention", "weights",
-                     swapped=[B, self.num_heads, Nk, Nq] if Nk != Nq else None)
-            return out, w
-        validate(res, out_shape, "MultiHeadAttention", "output",
-                 swapped=[B, Nk, self.d_model] if Nk != Nq else None)
-        return res
+            return res
+
+        called = getattr(self._p, "called", None)
+        return called(self.handle, run) if called is not None else run(self.handle)
 
 
 _ZH_PART = {"output": "输出", "weights": "权重"}
