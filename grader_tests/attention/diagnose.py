@@ -419,6 +419,49 @@ def _implicit_dim(source: str | None) -> Msg | None:
                "'Implicit dimension choice for softmax has been deprecated'）；请传入 dim=-1")
 
 
+_DROPOUT_FUNCTIONS = {"torch.nn.functional.dropout": 2, "torch.dropout": 2, "torch.nn.functional.dropout1d": 2,
+                      "torch.nn.functional.dropout2d": 2, "torch.nn.functional.alpha_dropout": 2}
+
+
+def dropout_always_on(source: str | None) -> list[tuple[int, str]]:
+    """(line, code) of each PyTorch dropout call of the source whose ``training`` (``train`` for
+    ``torch.dropout``) is not given (F.dropout's default is True) or is the constant True: it drops in
+    eval() too. ``training=self.training`` or any other expression is not listed (it may follow the mode)."""
+    try:
+        tree = ast.parse(source) if isinstance(source, str) else None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    if tree is None:
+        return []
+    names = _torch_names(tree)
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or (position := _DROPOUT_FUNCTIONS.get(_path(node.func, names) or "")) is None:
+            continue
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            continue
+        given = [k.value for k in node.keywords if k.arg in ("training", "train")]
+        if len(node.args) > position:
+            given.append(node.args[position])
+        if all(isinstance(g, ast.Constant) and g.value is True for g in given):
+            found.append((node.lineno, ast.get_source_segment(source, node) or ast.unparse(node)))
+    return sorted(found)
+
+
+def randomness(student: object | None = None) -> Msg:
+    """``FAULTS["dropout"]`` (randomness seen in eval mode, checked by the caller), and the line of a
+    dropout call that is on whatever the mode, when the source has one."""
+    calls = dropout_always_on(_student_source(student))
+    if not calls:
+        return FAULTS["dropout"]
+    line, code = calls[0]
+    code = code if len(code) <= 60 and "\n" not in code else code.split("(", 1)[0] + "(...)"
+    return cat(FAULTS["dropout"], msg(f"line {line} calls {code}, which drops values whatever the mode: pass "
+                                      "training=self.training, or use an nn.Dropout module",
+                                      f"第 {line} 行调用 {code}，无论处于什么模式都会丢弃数值：请传入 "
+                                      "training=self.training，或使用 nn.Dropout 模块"), sep=SEMI)
+
+
 def _sdpa_name(fault: str, on_output: bool, student: object | None = None) -> Msg:
     if fault == "mask_ignored":
         return FAULTS["output_unmasked" if on_output else "weights_unmasked"]
@@ -781,4 +824,4 @@ def mha_mask_rank(student: MhaBuilder, num_heads: int, head_dim: int, x: Tensor,
 
 __all__ = ["FAULTS", "MATCH_TOL", "kept_state", "SDPA_CULPRIT", "half_precision", "large_scores", "mha", "mha_key",
            "mha_mask_failure", "mha_mask_rank", "probe_case", "sdpa_output",
-           "sdpa_weights", "softmax_without_dim"]
+           "sdpa_weights", "softmax_without_dim", "dropout_always_on", "randomness"]

@@ -48,7 +48,7 @@ def _mha_parity(student, mha, params, hd, x, ctx=None, what=None, heads=H):
         # The same call again: a result that changes from one call to the next is what was wrong
         # (dropout active in eval, state kept), whatever one call matches.
         again = mha(x, ctx)
-        hint = (diagnose.FAULTS["dropout"] if not identical(again, out)
+        hint = (diagnose.randomness(student) if not identical(again, out)
                 else diagnose.mha(out, None, params, heads, hd, x, ctx, student=student))
         expect_close(out, ref, C.OUT_TOL, what, names="b,q,d", hint=hint)
 
@@ -245,7 +245,7 @@ def test_mha_single_head(student):
             continue
         hint = diagnose.mha(out, w, params, 1, hd, x, context, am, kpm, student=student)
         if not identical(mha(x, context, am, key_padding_mask=kpm), out):   # changes from call to call
-            hint = diagnose.FAULTS["dropout"]
+            hint = diagnose.randomness(student)
         expect_close(out, ref_out, C.OUT_TOL, cat(what, msg(", the output", "，输出")), names="b,q,d", hint=hint)
         expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k",
                      hint=hint)
@@ -366,7 +366,7 @@ def test_deterministic(student, fresh_student):
         again = (student.sdpa(q, k, v, return_weights=True), fresh_student.sdpa(q, k, v, return_weights=True))
         raise Feedback(cat(msg(f"ScaledDotProductAttention (max difference {diff:.3g}): ",
                                f"ScaledDotProductAttention（最大差 {diff:.3g}）："),
-                           _why_sessions_differ((a, b), again)))
+                           _why_sessions_differ((a, b), again, student)))
     # Equal twice is not enough: randomness seeded from the input repeats itself. The same sample
     # twice in one batch must give the same rows (a seeded dropout draws different masks for them).
     n = q.shape[0]
@@ -375,7 +375,7 @@ def test_deterministic(student, fresh_student):
     expect(diff <= 1e-6, cat(msg(f"ScaledDotProductAttention on one batch holding the same sample twice "
                                  f"(max difference between the copies {diff:.3g}): ",
                                  f"ScaledDotProductAttention 在同一批中两次输入相同样本（两份结果最大差 {diff:.3g}）："),
-                             diagnose.FAULTS["dropout"]))
+                             diagnose.randomness(student)))
     # Nor may a result depend on earlier calls: the same call after a call with a mask (a mask kept
     # from that call) must give what it gave before.
     # The mask is the plainest kind, [Nq, Nk]; code that cannot take it at all is graded by the mask
@@ -401,7 +401,7 @@ def test_deterministic(student, fresh_student):
     if not identical(o1, o2):
         raise Feedback(cat(msg(f"MultiHeadAttention (max difference {max_err(o1, o2):.3g}): ",
                                f"MultiHeadAttention（最大差 {max_err(o1, o2):.3g}）："),
-                           _why_sessions_differ((o1, o2), (m1(x), m2(x)))))
+                           _why_sessions_differ((o1, o2), (m1(x), m2(x)), student)))
     pad = torch.zeros(x.shape[0], x.shape[1], dtype=torch.bool)
     pad[1, 3:] = True
     try:
@@ -426,12 +426,12 @@ def _results(r) -> tuple:
     return r if isinstance(r, tuple) else (r,)
 
 
-def _why_sessions_differ(first: tuple, again: tuple):
+def _why_sessions_differ(first: tuple, again: tuple, student):
     """Two sessions gave different results for one call. Randomness is named only when a session
     also differs from itself on the same call; otherwise what was seen is said as it is."""
     stable = all(identical(x, y) for r1, r2 in zip(first, again, strict=True)
                  for x, y in zip(_results(r1), _results(r2), strict=True))
-    return diagnose.FAULTS["call_history" if stable else "dropout"]
+    return diagnose.FAULTS["call_history"] if stable else diagnose.randomness(student)
 
 
 def test_large_logits_stable(student):

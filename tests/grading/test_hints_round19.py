@@ -6,6 +6,8 @@
    changes a parameter of its function, with the out-of-place form of that line.
 3. State kept between calls: a call that fails on an object that served earlier calls is repeated on a newly
    built twin (same arguments and weights); only when the twin succeeds is the kept state named.
+3b. Dropout seen active in eval (a session differs from itself) names the dropout call of the source that is on
+   whatever the mode (``F.dropout(w, 0.1)``, ``training=True``); one that follows the mode is never named.
 4. A size computed with ``/`` (``head_dim = d_model / num_heads``): PyTorch's "found element of type float" is
    tied to the ``/`` assignment the failing line's names come from.
 5. New faulty files written as students write them, graded, their feedback pinned in both languages.
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader_tests.attention.diagnose import FAULTS, softmax_without_dim
+from grader_tests.attention.diagnose import FAULTS, dropout_always_on, softmax_without_dim
 from grading.i18n import is_msg
 from grading.load_hints import float_size_note, inplace_note
 from grading.runner import GradeInput, grade
@@ -148,6 +150,48 @@ def test_a_failure_a_newly_built_module_repeats_is_not_blamed_on_kept_state(exec
     """Each fails the same way on a fresh object: the twin fails too, and nothing is said of state."""
     failed = _failed(graded_corpus_file(executor, FAULTY / f"{name}.py"))
     assert failed and not [tid for tid, fb in failed.items() if "newly built" in fb["en"]], failed
+
+
+# ----------------------------------------------------------------------------- 3b. dropout on whatever the mode
+ALWAYS_ON = [
+    "import torch.nn.functional as F\nw = F.dropout(w, 0.1)\n",
+    "import torch.nn.functional as F\nw = F.dropout(w, p=0.1, training=True)\n",
+    "from torch import nn\nw = nn.functional.dropout(w, self.p)\n",
+    "import torch\nw = torch.dropout(w, 0.1, True)\n",
+    "from torch.nn.functional import dropout\nw = dropout(w, 0.1, True)\n",
+]
+FOLLOWS_MODE = [
+    "import torch.nn.functional as F\nw = F.dropout(w, 0.1, training=self.training)\n",
+    "import torch.nn.functional as F\nw = F.dropout(w, 0.1, self.training)\n",
+    "import torch.nn.functional as F\nw = F.dropout(w, 0.1, training=False)\n",
+    "import torch\nw = torch.dropout(w, 0.1, self.training)\n",
+    "from torch import nn\nself.drop = nn.Dropout(0.1)\nw = self.drop(w)\n",
+    "import torch.nn.functional as F\nw = F.dropout(w, **self.kw)\n",
+]
+
+
+@pytest.mark.parametrize("source", ALWAYS_ON, ids=[s.split("\n")[1] for s in ALWAYS_ON])
+def test_a_dropout_call_on_whatever_the_mode_is_found(source):
+    assert [n for n, _ in dropout_always_on(source)] == [2]
+
+
+@pytest.mark.parametrize("source", FOLLOWS_MODE, ids=[s.split("\n")[-2] for s in FOLLOWS_MODE])
+def test_a_dropout_that_may_follow_the_mode_is_never_found(source):
+    assert dropout_always_on(source) == []
+
+
+@pytest.mark.parametrize("name, line, code", [("dropout_on", 22, "F.dropout(weights, 0.1)"),
+                                              ("dropout_training_true", 22, "F.dropout(weights, p=0.1, training=True)"),
+                                              ("mha_dropout_in_eval", 52, "nn.functional.dropout(out, self.p)")])
+def test_randomness_seen_in_eval_names_the_dropout_call_that_is_always_on(executor, name, line, code):
+    """The feedback said 'e.g. F.dropout without training=self.training' of every random module; the line of the
+    call, when the source has one, now follows in both languages."""
+    failed = _failed(graded_corpus_file(executor, FAULTY / f"{name}.py"))
+    named = [fb for fb in failed.values() if FAULTS["dropout"]["en"] in fb["en"]]
+    assert len(named) >= 2, failed
+    for fb in named:
+        assert f"line {line} calls {code}, which drops values whatever the mode" in fb["en"], fb
+        assert f"第 {line} 行调用 {code}，无论处于什么模式都会丢弃数值" in fb["zh"], fb
 
 
 # ----------------------------------------------------------------------------- 4. a size computed with /
