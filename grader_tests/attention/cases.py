@@ -271,7 +271,8 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
             name = "q_proj"
         elif fault == "kv_swapped" and name in ("k_proj", "v_proj"):
             name = "v_proj" if name == "k_proj" else "k_proj"
-        return F.linear(t, p[f"{name}.weight"], p[f"{name}.bias"])
+        # bias_dropped: x @ W.T for every projection (its weight read off the Linear, its bias forgotten)
+        return F.linear(t, p[f"{name}.weight"], None if fault == "bias_dropped" else p[f"{name}.bias"])
 
     def split(t: Tensor, n: int) -> Tensor:
         if fault == "split_no_transpose":
@@ -347,7 +348,7 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         return (o, w) if inner == d_model else None
     if fault == "split_dim_first" and num_heads == 1:
         return None                             # one head: the split is the same either way
-    out = F.linear(o, p["out_proj.weight"], p["out_proj.bias"])
+    out = F.linear(o, p["out_proj.weight"], None if fault == "bias_dropped" else p["out_proj.bias"])
     if fault in ("residual", "residual_layer_norm"):   # x + attention: the block's residual, inside
         out = out + xd
     if fault in ("layer_norm", "residual_layer_norm"):  # an nn.LayerNorm(d_model) as built (weight 1, bias 0)
@@ -361,7 +362,7 @@ MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_d
               "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis", "softmax_batch_axis",
               "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored", "mask_after_softmax",
               "out_proj_skipped", "kv_swapped", "split_dim_first", "residual", "layer_norm", "residual_layer_norm",
-              "pad_on_values", "weights_transposed", *ADDITIVE_MASK_HEAD_FAULTS)
+              "pad_on_values", "weights_transposed", "bias_dropped", *ADDITIVE_MASK_HEAD_FAULTS)
 
 
 def warm() -> None:

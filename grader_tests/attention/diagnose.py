@@ -107,6 +107,11 @@ FAULTS: dict[str, Msg] = {
                            "输出与用 view(B, N, head_dim, H) 拆分 head 的结果一致，这样每个 head 取的是每隔 H 个的特征："
                            "应使用 view(B, N, H, head_dim).transpose(1, 2) 拆分，第 h 个 head 取特征 "
                            "[h*head_dim, (h+1)*head_dim)"),
+    "bias_dropped": msg("the output matches the four projections applied without their biases (x @ weight.T): "
+                        "an nn.Linear adds its bias; call the module itself (self.q_proj(x)), or F.linear(x, "
+                        "weight, bias)",
+                        "输出与四个投影都不加偏置（x @ weight.T）的结果一致：nn.Linear 会加上它的偏置；请直接调用"
+                        "模块本身（self.q_proj(x)），或使用 F.linear(x, weight, bias)"),
     "residual": msg("the output matches out_proj(...) plus the input x: MultiHeadAttention returns out_proj of the "
                     "merged heads alone; the residual connection belongs to the Transformer block around it",
                     "输出与 out_proj(...) 再加上输入 x 的结果一致：MultiHeadAttention 只返回合并后各 head 经 out_proj "

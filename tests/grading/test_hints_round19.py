@@ -10,7 +10,8 @@
    whatever the mode (``F.dropout(w, 0.1)``, ``training=True``); one that follows the mode is never named.
 4. A size computed with ``/`` (``head_dim = d_model / num_heads``): PyTorch's "found element of type float" is
    tied to the ``/`` assignment the failing line's names come from.
-5. New faulty files written as students write them, graded, their feedback pinned in both languages.
+5. New faulty files written as students write them, graded, their feedback pinned in both languages; projections
+   applied as ``x @ proj.weight.T`` (their biases never added) get a fault model of their own, ``bias_dropped``.
 (float16 with ``masked_fill(mask, -1e9)``: no test, by the contract; see README, Known limits.)"""
 
 from __future__ import annotations
@@ -231,6 +232,9 @@ PINNED = {
     "additive_mask_unsqueeze0": {"test_mha_additive_mask": (FAULTS["additive_mask_batch_as_head"]["en"],
                                                             FAULTS["additive_mask_batch_as_head"]["zh"])},
     "dropout_training_true": {"test_deterministic": (FAULTS["dropout"]["en"], FAULTS["dropout"]["zh"])},
+    # x @ proj.weight.T for all four projections: the Linears' biases never added (a new fault model, bias_dropped)
+    "projection_bias_dropped": {"test_mha_self_attention_parity": (FAULTS["bias_dropped"]["en"],
+                                                                   FAULTS["bias_dropped"]["zh"])},
     "mask_polarity_where": {"test_blocked_key_gets_zero_weight": (FAULTS["mask_inverted"]["en"],
                                                                   FAULTS["mask_inverted"]["zh"])},
     # q pre-scaled by 1/sqrt(d_model), then 1/sqrt(head_dim) again: with one head (d_model == head_dim) that IS
