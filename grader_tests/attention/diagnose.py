@@ -14,6 +14,7 @@ what was seen against what was expected. Trusted side only, plain tensors.
 from __future__ import annotations
 
 import ast
+import functools
 from typing import Any, Protocol
 
 import torch
@@ -216,9 +217,9 @@ def kept_state(cls_name: str, earlier: int) -> Msg:
     built twin (same arguments, same weights) succeeded: checked, so the cause is named."""
     calls = f"{earlier} earlier call" + ("s" if earlier != 1 else "")
     return msg(f"a newly built {cls_name} with the same weights runs this same call without the failure, and "
-               f"this one had served {calls}: it keeps something from one call to the next (such as keys and "
+               f"this one had answered {calls}: it keeps something from one call to the next (such as keys and "
                "values, a mask or a size cached in self) that does not fit this call; keep nothing between calls",
-               f"用相同权重新建的 {cls_name} 执行同样的调用时没有出现这个失败，而这个实例之前已被调用过 {earlier} 次："
+               f"用相同权重新建的 {cls_name} 执行同样的调用时没有出现这个失败，而这个实例之前已成功响应过 {earlier} 次调用："
                "它在调用之间保留了某些东西（例如缓存在 self 中的 key 和 value、mask 或尺寸），与这次调用不符；"
                "请不要在调用之间保留任何东西")
 
@@ -384,14 +385,20 @@ def _no_dim(call: ast.Call, position: int) -> bool:
     return all(isinstance(g, ast.Constant) and g.value is None for g in given)
 
 
+@functools.lru_cache(maxsize=4)
+def _tree(source: str) -> ast.Module | None:
+    """The source's tree, parsed once per grading however many hints read it (None: it does not parse)."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def softmax_without_dim(source: str | None) -> list[tuple[int, str]]:
     """(line, code) of each softmax of the source that is given no dim (``F.softmax(scores)``,
     ``nn.Softmax()``, ``dim=None``): PyTorch then picks the dim itself, dim=1 for a 4-D tensor
     (torch.nn.functional._get_softmax_dim). ``torch.softmax`` and ``Tensor.softmax`` require a dim."""
-    try:
-        tree = ast.parse(source) if isinstance(source, str) else None
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+    tree = _tree(source) if isinstance(source, str) else None
     if tree is None:
         return []
     names = _torch_names(tree)
@@ -432,10 +439,7 @@ def dropout_always_on(source: str | None) -> list[tuple[int, str]]:
     """(line, code) of each PyTorch dropout call of the source whose ``training`` (``train`` for
     ``torch.dropout``) is not given (F.dropout's default is True) or is the constant True: it drops in
     eval() too. ``training=self.training`` or any other expression is not listed (it may follow the mode)."""
-    try:
-        tree = ast.parse(source) if isinstance(source, str) else None
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+    tree = _tree(source) if isinstance(source, str) else None
     if tree is None:
         return []
     names = _torch_names(tree)

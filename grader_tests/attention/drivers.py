@@ -21,10 +21,16 @@ from grading.i18n import SEMI, Msg, cat, msg
 from grading.proxy import Feedback, Handle, NotLoaded, SessionLost, StudentProxy, StudentTimedOut, source_of
 
 PROJECTIONS = ("q_proj", "k_proj", "v_proj", "out_proj")
+# Twins built per session to tell a failure caused by state kept between calls (AttentionStudent.called).
+TWIN_CALLS = 8
 
 
 class AttentionStudent(StudentProxy):
     """The student's `ScaledDotProductAttention` and `MultiHeadAttention`, called in the jail."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._twins: dict[int, int] = {}        # twins built, by session generation
 
     @property
     def source(self) -> str | None:
@@ -37,17 +43,19 @@ class AttentionStudent(StudentProxy):
 
     def called(self, handle: Handle, run: Callable[[Handle], Any]) -> Any:
         """``run(handle)`` (a call of the student's object, its result checked); when it fails and the
-        object served earlier calls in this session, the same call on a newly built twin (same class,
+        object answered earlier calls in this session, the same call on a newly built twin (same class,
         arguments and weights): if that one succeeds, the failure comes from what the object kept from
-        its earlier calls, and the feedback says so (``diagnose.kept_state``)."""
+        its earlier calls, and the feedback says so (``diagnose.kept_state``). At most TWIN_CALLS twins
+        per session: code that fails everywhere costs no more than that."""
         earlier = handle.calls if handle.calls_gen == self.generation else 0
         try:
-            return run(handle)
+            result = run(handle)
         except (StudentTimedOut, NotLoaded, SessionLost):
             raise
         except Feedback as exc:
-            if not earlier or handle.calls_gen != self.generation:
-                raise               # its first call, or the session was lost (the object rebuilt)
+            if not earlier or handle.calls_gen != self.generation or self._twins.get(self.generation, 0) >= TWIN_CALLS:
+                raise               # no earlier answer, the session was lost (the object rebuilt), or enough twins
+            self._twins[self.generation] = self._twins.get(self.generation, 0) + 1
             twin = Handle(self, handle.cls_name, handle.args, handle.kwargs, handle.params, handle.label,
                           handle.eval_mode)
             try:
@@ -55,10 +63,10 @@ class AttentionStudent(StudentProxy):
             except Feedback:
                 raise exc from None
             raise Feedback(cat(exc.message, kept_state(handle.cls_name, earlier), sep=SEMI)) from None
-        finally:
-            if handle.calls_gen != self.generation:
-                handle.calls_gen, handle.calls = self.generation, 0
-            handle.calls += 1
+        if handle.calls_gen != self.generation:
+            handle.calls_gen, handle.calls = self.generation, 0
+        handle.calls += 1           # answered: only an object that answered before can have kept something
+        return result
 
     def sdpa(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,
              return_weights: bool = False, strict: bool = False, pass_flag: bool = False,
