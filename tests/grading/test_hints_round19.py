@@ -146,7 +146,7 @@ def test_keys_cached_at_an_earlier_call_are_named_where_the_call_fails(executor)
 
 
 @pytest.mark.parametrize("name", ["head_dim_true_division", "additive_mask_unsqueeze0", "merge_view_non_contiguous",
-                                  "padding_mask_unsqueezed_once"])
+                                  "padding_mask_unsqueezed_once", "split_view_after_transpose"])
 def test_a_failure_a_newly_built_module_repeats_is_not_blamed_on_kept_state(executor, name):
     """Each fails the same way on a fresh object: the twin fails too, and nothing is said of state."""
     failed = _failed(graded_corpus_file(executor, FAULTY / f"{name}.py"))
@@ -235,6 +235,10 @@ PINNED = {
     # x @ proj.weight.T for all four projections: the Linears' biases never added (a new fault model, bias_dropped)
     "projection_bias_dropped": {"test_mha_self_attention_parity": (FAULTS["bias_dropped"]["en"],
                                                                    FAULTS["bias_dropped"]["zh"])},
+    # fairseq's [N, B, D] split on a batch-first tensor: PyTorch's own words say what to do, and nothing else is said
+    "split_view_after_transpose": {"test_mha_self_attention_parity": (
+        "raised RuntimeError at attention.py line 40: view size is not compatible with input tensor's size and stride",
+        "抛出 RuntimeError（attention.py 第 40 行）")},
     "mask_polarity_where": {"test_blocked_key_gets_zero_weight": (FAULTS["mask_inverted"]["en"],
                                                                   FAULTS["mask_inverted"]["zh"])},
     # q pre-scaled by 1/sqrt(d_model), then 1/sqrt(head_dim) again: with one head (d_model == head_dim) that IS
