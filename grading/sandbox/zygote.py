@@ -76,18 +76,63 @@ def _settle_dynamo_disables() -> None:
     compilation dynamo's disable of a function is the function itself: each wrapper's cached answer is
     set to it here, before the forks, without importing dynamo (73 MB of every jail's 1 GiB address
     space and ~8 ms more per fork). The non-reentrant path also reads torch._dynamo.config: see
-    runtime.Runtime.op_load."""
+    runtime.Runtime.op_load.
+
+    Every such wrapper in the torch modules loaded here is settled, not only checkpoint's: the
+    optimizers' constructors are wrapped too (``torch.optim.Adam(...)`` at a module's top level, a
+    Kaggle habit, cost 1.36 s of CPU and 822 imported modules in each of a grading's jails).
+    ``Optimizer.step`` imports torch._dynamo itself and stays a lazy path."""
+    import types
+
+    import torch.optim  # its wrapped methods are settled below
     import torch.utils.checkpoint
 
     probe = torch._disable_dynamo(lambda: None).__code__
-    for value in list(vars(torch.utils.checkpoint).values()):
-        wrapped = getattr(value, "__wrapped__", None)
-        if getattr(value, "__code__", None) is probe and wrapped is not None \
-                and getattr(wrapped, "__dynamo_disable", None) is None:
-            setattr(wrapped, "__dynamo_disable", wrapped)
+
+    def settle(value: object) -> None:
+        # Only plain functions are looked at, read from their __dict__: torch's modules hold objects
+        # whose getattr runs code (torch.backends.cuda's lazy device properties initialise CUDA).
+        if isinstance(value, (classmethod, staticmethod)):
+            value = value.__func__
+        if type(value) is not types.FunctionType or value.__code__ is not probe:
+            return
+        wrapped = value.__dict__.get("__wrapped__")
+        if type(wrapped) is types.FunctionType and "__dynamo_disable" not in wrapped.__dict__:
+            wrapped.__dynamo_disable = wrapped
+
+    for name, module in list(sys.modules.items()):
+        if not isinstance(module, types.ModuleType) or not (name == "torch" or name.startswith("torch.")):
+            continue
+        for value in list(vars(module).values()):
+            settle(value)
+            if isinstance(value, type) and str(getattr(value, "__module__", "")).startswith("torch"):
+                for member in list(vars(value).values()):
+                    settle(member)
+
+
+def _deterministic_without_inductor() -> None:
+    """``torch.use_deterministic_algorithms`` (the seed_everything() helper of PyTorch Lightning and
+    Kaggle kernels, often called at a module's top level) imports torch._inductor.config only to copy
+    the flag into the compiler's settings: 1.25-1.5 s of CPU and 822 modules (sympy, mpmath) in each
+    jail, which under load pushed a correct file past its import limit. Nothing in a jail is compiled
+    (torch.compile is a review finding), so the flag goes to the compiler's settings only once they
+    are loaded; the flag itself is set as torch sets it."""
+    import functools
+
+    original = torch.use_deterministic_algorithms
+
+    @functools.wraps(original)
+    def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+        config = sys.modules.get("torch._inductor.config")
+        if config is not None:
+            config.deterministic = mode
+        torch._C._set_deterministic_algorithms(mode, warn_only=warn_only)
+
+    torch.use_deterministic_algorithms = use_deterministic_algorithms
 
 
 _settle_dynamo_disables()
+_deterministic_without_inductor()
 
 import pyseccomp  # noqa: E402
 
