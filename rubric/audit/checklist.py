@@ -18,7 +18,7 @@ from rubric.audit.text import _CJK, normalise
 # Why a concept was not credited; the checklist words each reason in both languages (`reasons:`).
 REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
            "threshold_only", "question", "mismatch", "contradicted", "copied_feedback", "unanchored", "unread", "other_figure",
-           "noncommittal", "injection", "far", "colour_dark", "colour_light")
+           "noncommittal", "injection", "far", "colour_dark", "colour_light", "shown", "formula")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
 
@@ -320,6 +320,9 @@ class Checklist:
     # its units, only passages that read the figure or point at the student's own case (anchor.own_case) earn concepts
     anchor_min_reading_share: float = 0.0
     anchor_own_case: _Pat = _NEVER      # "This does not prove ...", "I ran one seed", 这不能证明, 它也看不出
+    # "the heatmap shows that ...", 热力图表明… (audit round 19): a caveat after it is said to be shown, and a text
+    # that says so twice uses the phrase as a formula that ties nothing to the figure
+    anchor_said_to_show: _Pat = _NEVER
     self_figure: _Pat = _NEVER          # the student naming their figure ("my figure", 我的图)
     other_figure: _Pat = _NEVER         # a figure that is no attention heatmap (a loss curve, 柱状图)
 
@@ -518,6 +521,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         anchor_sights=_opt_group(anchor.get("sights"), "anchor.sights") or _NEVER,
         anchor_min_reading_share=float(anchor.get("min_reading_share", 0.0)),
         anchor_own_case=_opt_group(anchor.get("own_case"), "anchor.own_case") or _NEVER,
+        anchor_said_to_show=_opt_group(anchor.get("said_to_show"), "anchor.said_to_show") or _NEVER,
         self_figure=_opt_group(anchor.get("self_figure"), "anchor.self_figure") or _NEVER,
         other_figure=_opt_group(anchor.get("other_figure"), "anchor.other_figure") or _NEVER,
     )

@@ -50,7 +50,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "unanchored", "colour_dark", "colour_light", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "formula", "unanchored", "colour_dark", "colour_light", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -258,8 +258,8 @@ def _outside_grid(sentences: list[_Sentence], shape: tuple[int, int]) -> str | N
     return None
 
 
-def _anchoring(cc: Checklist, sentences: list[_Sentence],
-               report: FigureReport | None) -> tuple[str | None, dict[str, str] | None]:
+def _anchoring(cc: Checklist, sentences: list[_Sentence], report: FigureReport | None,
+               formula: bool = False) -> tuple[str | None, dict[str, str] | None]:
     """Is the text about the student's own figure? (None, None) when it is; ("other_figure", message) when it
     names its figure as another kind of figure, gives it only shapes the uploaded grid does not have or names
     cells the grid does not have; ("unanchored", None) when a text of ``anchor.min_units`` or more never
@@ -291,16 +291,18 @@ def _anchoring(cc: Checklist, sentences: list[_Sentence],
                       "another figure, and earns nothing for what the heatmap shows or cannot show.",
                 "zh": f"你的文字提到「{cell}」，而提交的 {r}×{c} heatmap 没有这个格子：它描述的是另一张图，"
                       "不能为 heatmap 能说明或不能说明什么得分。"}
-    referred = bool(cc.anchor.search(joined))
-    if (referred and _reads_the_figure(cc, own)) or any(_anchor_number(cc, s.text) for s in own):
+    referred = any(_refers(cc, s, cc.anchor, formula) for s in own) if formula else bool(cc.anchor.search(joined))
+    if (referred and _reads_the_figure(cc, own, formula)) or any(_anchor_number(cc, s.text) for s in own):
         return None, None
     if _units("\n".join(s.text for s in own if not s.is_heading)) < cc.anchor_min_units:
         return None, None
+    if formula and cc.anchor.search(joined):
+        return "formula", None       # referred to only by "the heatmap shows that", which it also says of its caveats
     # "My heatmap is attached above." after an essay: the figure is named, nothing in it is read
     return ("unread" if referred else "unanchored"), None
 
 
-def _reads_the_figure(cc: Checklist, own: list[_Sentence]) -> bool:
+def _reads_the_figure(cc: Checklist, own: list[_Sentence], formula: bool = False) -> bool:
     """Does a text that refers to the figure (anchor.phrases) also say what it sees in it (anchor.readings in
     the referring sentence: "my heatmap has the queries as rows", "in my figure the weight of the key is 0.8";
     or anchor.sights anywhere: "the diagonal is bright")? An essay on attention in general with "My heatmap
@@ -308,7 +310,7 @@ def _reads_the_figure(cc: Checklist, own: list[_Sentence]) -> bool:
     if cc.anchor_readings is None:
         return True
     return any(not s.is_code and cc.anchor_sights.search(s.text) for s in own) or any(
-        cc.anchor.search(s.text) and cc.anchor_readings.search(s.text) for s in own)
+        _refers(cc, s, cc.anchor, formula) and cc.anchor_readings.search(s.text) for s in own)
 
 
 def _low_end(report: FigureReport | None, weights: Sequence[Sequence[float]] | None) -> str | None:
@@ -336,19 +338,19 @@ def _low_end(report: FigureReport | None, weights: Sequence[Sequence[float]] | N
     return "dark" if r >= LOW_END_CORRELATION else "light" if r <= -LOW_END_CORRELATION else None
 
 
-def _reads(cc: Checklist, s: _Sentence) -> bool:
+def _reads(cc: Checklist, s: _Sentence, formula: bool = False) -> bool:
     """Does this sentence read the student's figure or run: something seen (anchor.sights, not negated), a reference
     with a reading ("in my heatmap q0 attends most to k2", a cell) or a measured value?"""
     if s.is_code or s.is_heading:
         return False
-    if (cc.anchor.search(s.text) and cc.anchor_readings is not None and cc.anchor_readings.search(s.text)) \
+    if (_refers(cc, s, cc.anchor, formula) and cc.anchor_readings is not None and cc.anchor_readings.search(s.text)) \
             or _anchor_number(cc, s.text):
         return True
     # something seen, not denied: "a bright cell does not prove a causal effect" (亮的格子并不能证明) sees nothing
     return any(not s.negated(m.start(), m.end(), context=False) for m in s.find(cc.anchor_sights))
 
 
-def _far_from_figure(cc: Checklist, sentences: list[_Sentence]) -> set[int]:
+def _far_from_figure(cc: Checklist, sentences: list[_Sentence], formula: bool = False) -> set[int]:
     """Sentences of a long text that earn no concept because they are about attention in general (audit round 18).
 
     One sentence that reads the figure anchors a text as a whole (round 15), so a generic essay plus "In my
@@ -367,7 +369,7 @@ def _far_from_figure(cc: Checklist, sentences: list[_Sentence]) -> set[int]:
     needed, seen = cc.anchor_min_reading_share * total, 0.0
     read_ids: set[int] = set()
     for s in body:
-        if _reads(cc, s):
+        if _reads(cc, s, formula):
             read_ids.add(id(s))
             seen += _share_units(s.text)
             if seen >= needed:
@@ -377,7 +379,7 @@ def _far_from_figure(cc: Checklist, sentences: list[_Sentence]) -> set[int]:
     blocks = _blocks(sentences)
     # a reference alone ties nothing: "interpreting these matrices requires care" names matrices in general
     tied = {blocks[i] for i, s in enumerate(sentences)
-            if not s.is_code and not s.is_heading and (id(s) in read_ids or cc.anchor_own_case.search(s.text))}
+            if not s.is_code and not s.is_heading and (id(s) in read_ids or _refers(cc, s, cc.anchor_own_case, formula))}
     return {i for i, s in enumerate(sentences) if not s.is_code and not s.is_heading and blocks[i] not in tied}
 
 
@@ -400,6 +402,64 @@ def _blocks(sentences: list[_Sentence]) -> list[int]:
         out.append(block)
         prev = s
     return out
+
+
+# A text that writes this many of its caveats as what its figure shows uses "the heatmap shows that" as a formula
+# (audit round 19): one may be a slip of an honest writer, who loses that caveat only.
+FORMULA_AFTER = 2
+
+
+def _refers(cc: Checklist, s: _Sentence, pattern: Any, formula: bool) -> bool:
+    """Does ``s`` match ``pattern`` (anchor.phrases, anchor.own_case)? In a ``formula`` text, a match inside "the
+    heatmap shows that ..." (anchor.said_to_show) does not count: the text says that of what no figure shows."""
+    if not formula:
+        return pattern.search(s.text) is not None
+    said = [(m.start(), m.end()) for m in s.find(cc.anchor_said_to_show)]
+    return any(not any(a < m.end() and m.start() < b for a, b in said) for m in s.find(pattern))
+
+
+def _in_what_is_shown(s: _Sentence, show: re.Match, m: re.Match) -> bool:
+    """Is the match ``m`` inside what "the heatmap shows that ..." (``show``) says is shown, negated there?
+
+    What is shown runs to the end of the clause of ``show``, or fills the next clause when ``show`` ends its own
+    ("as the heatmap shows, ...", "热力图显示，..."). The negation must be inside it: "the heatmap does not show
+    that ..." and "nothing here shows that ..." deny the showing, which is a caveat stated the right way."""
+    if m.start() < show.end():
+        return False
+    clause, target = s.clause_at(show.start()), s.clause_at(m.start())
+    if any(clause.start <= cs < show.end() for cs, _ce in s.cues):
+        return False
+    if target is not clause:
+        following = [c for c in s.clauses if c.start >= clause.end]
+        if s.text[show.end():clause.end].strip(" ,:，：") or not following or following[0] is not target:
+            return False
+    return any(show.end() <= cs < target.end for cs, _ce in s.cues)
+
+
+def _shown(cc: Checklist, concept: _Concept, s: _Sentence) -> bool:
+    """A caveat written as what the figure shows ("the heatmap shows that attention is not feature importance",
+    热力图表明注意力权重不能证明因果): every negated match of it is inside what "the heatmap shows that" says is shown.
+    A heatmap shows weights; that they prove nothing is no part of it."""
+    shows = [m for m in s.find(cc.anchor_said_to_show)] if not s.is_question else []
+    if not shows:
+        return False
+    caveats = [m for m in s.find(concept.groups[0]) if s.negated(m.start(), m.end())]
+    return bool(caveats) and all(any(_in_what_is_shown(s, sh, m) for sh in shows) for m in caveats)
+
+
+def _formula(cc: Checklist, sentences: list[_Sentence], concepts: list[_Concept]) -> bool:
+    """Does the text write FORMULA_AFTER or more of its caveats as what its figure shows?"""
+    n = 0
+    for s in sentences:
+        if s.is_code or s.is_heading or not s.eligible or not s.find(cc.anchor_said_to_show):
+            continue
+        for c in concepts:
+            if c.mode == "caveat" and _stated(c, s) == (True, True) and _shown(cc, c, s):
+                n += 1
+                break
+        if n >= FORMULA_AFTER:
+            return True
+    return False
 
 
 def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence],
@@ -428,6 +488,8 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             reasons.add("stuffed")
         elif not ok:
             reasons.add("not_a_limit" if concept.mode == "caveat" else "negated")
+        elif concept.mode == "caveat" and _shown(cc, concept, s):
+            reasons.add("shown")
         elif _stated_the_other_way(concept, s):
             reasons.add("contradicted")
         elif concept.evidence == "observed" and not _observed(cc, sentences, idx, concept):
@@ -552,7 +614,8 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     phrase_concepts = [(item, c.by_low_end.get(low, c)) for item in cc.items if item.kind == "concepts"
                        for c in item.concepts if c.kind == "phrases"]
     lists = _keyword_lists(cc, sentences, [c for _item, c in phrase_concepts])
-    far = _far_from_figure(cc, sentences)
+    formula = _formula(cc, sentences, [c for _item, c in phrase_concepts])
+    far = _far_from_figure(cc, sentences, formula)
     found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far) for item, c in phrase_concepts}
     if low in ("dark", "light"):
         # a colour word of the other end ("the masked keys are dark" on a Blues heatmap, where 0 is white): say so
@@ -595,7 +658,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 reasons.add("sentence_full")
 
     # --- a text about another figure, or about no figure at all, earns no concept ------------------
-    anchor_reason, other_message = _anchoring(cc, sentences, report)
+    anchor_reason, other_message = _anchoring(cc, sentences, report, formula)
     injected = [s.text for s in sentences if cc.injection.search(s.text)]
     if injected:
         # instructions to the grader ("Grader: give full marks"): the text earns nothing automatically, whatever

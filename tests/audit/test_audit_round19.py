@@ -1,0 +1,128 @@
+"""Audit red-team round 19: what a figure is said to show.
+
+1. "The heatmap shows that attention is not feature importance" (热力图表明注意力权重不能证明因果) writes a caveat as
+   something the figure shows; a heatmap shows weights, never what they fail to prove. Such a caveat earns nothing
+   (reason `shown`), wherever "the heatmap shows that" (anchor.said_to_show) is followed by a clause negated inside.
+   "The heatmap does not show that ...", "the heatmap shows weights, not causal effects" and a caveat after "but"
+   are stated the right way and still count.
+2. A text that does so twice or more uses the phrase as a formula (left open by round 18: an essay whose every
+   sentence opens with "The heatmap shows that ..." scored 11.5/15): the phrase then ties none of its sentences to
+   the figure, and the text must name a cell, a value or a pattern to be read as about it (reason `formula`).
+   gaming/said_to_show_essay_{en,zh,mixed}.md: 11.5, 11.5, 9.0 -> 2.0; every honest and validation audit unchanged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rubric.audit import grade_audit
+from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, items, make_heatmap
+
+HERE = Path(__file__).resolve().parent
+GAMING, HONEST = HERE / "gaming", HERE / "honest"
+FIGURE = make_heatmap()
+
+
+def grade(text: str, checklist) -> dict:
+    return grade_audit(text, FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+
+
+def _feedback(r: dict, item: str) -> str:
+    return items(r)[item]["feedback"]["en"] + items(r)[item]["feedback"]["zh"]
+
+
+# ------------------------------------------------------------------ 1. a caveat said to be shown earns nothing
+
+READING = "In my heatmap q0 reads mostly from k1 (0.58) and q1 mostly from k2 (0.67).\n"
+READING_ZH = "我的热力图里 q0 主要读 k1（0.58），q1 主要读 k2（0.67）。\n"
+
+
+@pytest.mark.parametrize("reading, caveat", [
+    (READING, "The heatmap shows that a high weight is not a causal effect."),
+    (READING, "The figure indicates that attention weights do not establish causality."),
+    (READING, "As the plot shows, a high weight does not mean that k1 caused the output."),
+    (READING, "From the heatmap we can see that a bright cell is not a causal effect."),
+    (READING, "It is clear from my heatmap that the weights do not prove causality."),
+    (READING_ZH, "热力图表明注意力权重不能证明因果。"),
+    (READING_ZH, "从热力图可以看出高权重不代表因果关系。"),
+    (READING_ZH, "如热力图所示，高权重并不意味着因果。"),
+    (READING_ZH, "热力图显示，高权重不等于因果效应。"),
+])
+def test_a_caveat_written_as_what_the_figure_shows_earns_nothing(reading, caveat, checklist):
+    """Before: limits 1.5 (the caveat "not a causal effect" credited); after: 0, and the feedback says why."""
+    r = grade(reading + caveat + "\n", checklist)
+    assert items(r)["limits"]["points"] == 0, _feedback(r, "limits")
+    assert "written as something your figure shows" in _feedback(r, "limits")
+    assert "写成了图「显示」的内容" in _feedback(r, "limits")
+
+
+@pytest.mark.parametrize("reading, caveat", [
+    (READING, "The heatmap does not show that a high weight is a causal effect."),
+    (READING, "Nothing in the heatmap shows that k1 is a causal effect on the output."),
+    (READING, "The heatmap shows weights, not causal effects."),
+    (READING, "The heatmap shows that q0 peaks at k1, but this is not a causal effect."),
+    (READING, "The heatmap shows that q0 peaks at k1; a high weight is not a causal effect."),
+    (READING, "A high weight in my heatmap is not a causal effect."),
+    (READING_ZH, "热力图并不能表明高权重就是因果。"),
+    (READING_ZH, "热力图显示的权重不能证明因果。"),
+    (READING_ZH, "热力图只显示权重，不能证明因果。"),
+    (READING_ZH, "热力图显示 q0 主要读 k1，但这不代表因果。"),
+])
+def test_a_caveat_stated_the_right_way_next_to_what_the_figure_shows_counts(reading, caveat, checklist):
+    r = grade(reading + caveat + "\n", checklist)
+    assert items(r)["limits"]["points"] == 1.5, _feedback(r, "limits")
+
+
+def test_one_caveat_said_to_be_shown_costs_that_caveat_only(checklist):
+    """One slip in an honest audit that reads its figure only through "the heatmap shows ...": the other caveats and
+    the readings keep their points (14 -> 12.5: not_causal's 1.5 of limits)."""
+    text = (HONEST / "heatmap_shows_en.md").read_text(encoding="utf-8")
+    before = grade(text, checklist)
+    slipped = text.replace("Still, it is impossible to read causality off the heatmap:",
+                           "The heatmap also shows that a bright cell is not a causal effect:")
+    assert slipped != text
+    after = grade(slipped, checklist)
+    assert items(after)["figure_reading"]["points"] == items(before)["figure_reading"]["points"] == 3
+    assert items(before)["limits"]["points"] - items(after)["limits"]["points"] == 1.5
+    assert "formula" not in _feedback(after, "figure_reading")
+
+
+# -------------------------------------------------------------------- 2. the phrase as a formula ties nothing
+
+@pytest.mark.parametrize("name", ["said_to_show_essay_en.md", "said_to_show_essay_zh.md", "said_to_show_essay_mixed.md"])
+def test_an_essay_told_as_what_the_heatmap_shows_earns_the_figure_only(name, checklist):
+    """Before: 11.5, 11.5, 9.0 of 15 (figure_reading 3, limits 4); after: 2.0, the figure's points, and the feedback
+    says the phrase reads as a formula."""
+    r = grade((GAMING / name).read_text(encoding="utf-8"), checklist)
+    assert r["score"] == 2.0, [(it["id"], it["points"]) for it in r["items"]]
+    assert "reads as a formula" in items(r)["figure_reading"]["feedback"]["en"]
+    assert "读作套话" in items(r)["figure_reading"]["feedback"]["zh"]
+
+
+@pytest.mark.parametrize("opener", ["My heatmap shows that", "This heatmap demonstrates that", "The figure tells us that"])
+def test_the_formula_is_read_whatever_names_the_figure(opener, checklist):
+    """"My heatmap"/"this heatmap" anchors on its own; inside the formula it is the formula."""
+    text = (GAMING / "said_to_show_essay_en.md").read_text(encoding="utf-8")
+    text = text.replace("The heatmap shows that", opener).replace("The figure indicates that", opener)
+    assert grade(text, checklist)["score"] <= 4
+
+
+def test_a_formula_text_that_names_its_cells_is_read(checklist):
+    """The formula ties nothing, but a cell and a value still do, for their own paragraph (round 18's reading share):
+    its reading and its caveat stated as a limit count, the essay's readings and caveats said to be shown do not."""
+    text = (GAMING / "said_to_show_essay_en.md").read_text(encoding="utf-8") + (
+        "\nIn my heatmap q0 reads mostly from k1 (0.58) and q1 mostly from k2 (0.67). One toy example cannot show "
+        "whether this generalises to other inputs.\n")
+    r = grade(text, checklist)
+    assert items(r)["figure_reading"]["points"] == 1.0, _feedback(r, "figure_reading")
+    assert items(r)["limits"]["points"] == 1.0, _feedback(r, "limits")
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in HONEST.iterdir()))
+def test_no_honest_audit_is_read_as_a_formula(name, checklist):
+    r = grade((HONEST / name).read_text(encoding="utf-8"), checklist)
+    for it in r["items"]:
+        assert "formula" not in it["feedback"]["en"] and "written as something your figure shows" not in \
+            it["feedback"]["en"], (name, it["id"], it["feedback"]["en"])
