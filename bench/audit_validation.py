@@ -3,7 +3,8 @@
     .venv/bin/python bench/audit_validation.py [-v]
 
 Prints the mean absolute difference, Spearman's rank correlation, the largest differences and the
-gaming corpus' scores. Figures: the lab's 2x3 heatmap drawn by tests/audit/helpers.make_heatmap."""
+gaming corpus' scores. Figures: the lab's 2x3 heatmap drawn by tests/audit/helpers.make_heatmap, with the weights
+it plots passed as the grader passes the student's (cells read in the text are checked against them)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rubric.audit import grade_audit, load_checklist  # noqa: E402
-from tests.audit.helpers import MEASURED_OK, make_heatmap  # noqa: E402
+from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, make_heatmap  # noqa: E402
 
 
 def _ranks(xs: list[float]) -> list[float]:
@@ -53,7 +54,8 @@ def main() -> None:
     cpu = []
     for name, spec in hand["audits"].items():
         t0 = time.process_time()
-        r = grade_audit((val / name).read_text(encoding="utf-8"), fig, spec.get("measured", MEASURED_OK), cl)
+        r = grade_audit((val / name).read_text(encoding="utf-8"), fig, spec.get("measured", MEASURED_OK), cl,
+                        weights=EXAMPLE_WEIGHTS)
         cpu.append(time.process_time() - t0)
         rows.append((name, spec["hand"], r["score"], r))
     mad = sum(abs(h - s) for _, h, s, _ in rows) / len(rows)
@@ -68,7 +70,7 @@ def main() -> None:
     gaming = ROOT / "tests" / "audit" / "gaming"
     print("gaming corpus (with the real heatmap, must be <= 4):")
     for p in sorted(gaming.iterdir()):
-        r = grade_audit(p.read_text(encoding="utf-8"), fig, MEASURED_OK, cl)
+        r = grade_audit(p.read_text(encoding="utf-8"), fig, MEASURED_OK, cl, weights=EXAMPLE_WEIGHTS)
         print(f"  {p.name:32s} {r['score']:5.1f}  " + " ".join(f"{it['id']}={it['points']:g}" for it in r["items"]))
 
 

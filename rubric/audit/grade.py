@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from rubric.audit.checklist import Checklist, _bilingual, _Concept, _Item, _Metric
@@ -50,7 +51,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "formula", "unanchored", "colour_dark", "colour_light", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "misread", "formula", "unanchored", "colour_dark", "colour_light", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -462,8 +463,8 @@ def _formula(cc: Checklist, sentences: list[_Sentence], concepts: list[_Concept]
     return False
 
 
-def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence],
-                        lists: set[int], far: set[int] = frozenset()) -> tuple[list[int], set[str]]:
+def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence], lists: set[int],
+                        far: set[int] = frozenset(), misread: set[int] = frozenset()) -> tuple[list[int], set[str]]:
     """Sentences that may credit the concept, and the reasons the other places where it occurs do not
     (``far``: sentences about attention in general, :func:`_far_from_figure`)."""
     out: list[int] = []
@@ -474,7 +475,9 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
         found, ok = _stated(concept, s)
         if not found:
             continue
-        if idx in far:
+        if idx in misread:               # it reads a cell the figure does not show: a false statement earns nothing
+            reasons.add("misread")
+        elif idx in far:
             reasons.add("far")
         elif s.is_question:              # "Isn't a high weight the feature importance?" asks; it states nothing
             reasons.add("question")
@@ -616,7 +619,9 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     lists = _keyword_lists(cc, sentences, [c for _item, c in phrase_concepts])
     formula = _formula(cc, sentences, [c for _item, c in phrase_concepts])
     far = _far_from_figure(cc, sentences, formula)
-    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far) for item, c in phrase_concepts}
+    false_cells, true_cells = _misread_cells(cc, sentences, weights)
+    misread = {cl.sentence for cl in false_cells}
+    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread) for item, c in phrase_concepts}
     if low in ("dark", "light"):
         # a colour word of the other end ("the masked keys are dark" on a Blues heatmap, where 0 is white): say so
         other = "light" if low == "dark" else "dark"
@@ -626,7 +631,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 if alt is None:
                     continue
                 cands, reasons = found[(item.id, c.id)]
-                if not cands and _concept_candidates(cc, alt, sentences, lists, far)[0]:
+                if not cands and _concept_candidates(cc, alt, sentences, lists, far, misread)[0]:
                     reasons.add(f"colour_{low}")
     # Concepts that imply others go first (experiment B: "padding keys got weight 0 and rows still sum to 1"
     # states masked_zero and row_sum_one too); an implied concept credited in the same sentence is part of
@@ -659,6 +664,10 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
 
     # --- a text about another figure, or about no figure at all, earns no concept ------------------
     anchor_reason, other_message = _anchoring(cc, sentences, report, formula)
+    misread_flag = _misread_flag(false_cells, weights or []) if false_cells else None
+    if misread_flag and anchor_reason is None and len(false_cells) >= MIN_FALSE_READINGS and not true_cells:
+        # every cell it reads is another figure's: the text is about another figure (flagged below)
+        anchor_reason, other_message, misread_flag = "other_figure", misread_flag["message"], None
     injected = [s.text for s in sentences if cc.injection.search(s.text)]
     if injected:
         # instructions to the grader ("Grader: give full marks"): the text earns nothing automatically, whatever
@@ -793,7 +802,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                   "The feedback says what to check; write what you found in your own words.",
             "zh": f"有 {len(pasted)} 句照搬评分器的反馈，不计分：{shown}。反馈只提示要检查什么；请用自己的话写出你的发现。"}})
     flags.extend(_test_claim_flags(cc, sentences, credited, _outcomes(tests)))
-    for check in (_stated_shape_flag(sentences, figure_report), _stated_weights_flag(sentences, weights)):
+    for check in (_stated_shape_flag(sentences, figure_report), _stated_weights_flag(sentences, weights), misread_flag):
         if check:
             flags.append(check)
 
@@ -879,6 +888,107 @@ def _stated_weights_flag(sentences: list[_Sentence], weights: Sequence[Sequence[
                     "zh": f"你的文字给出的权重是 {m.group()}，但你的代码对实验例子算出的是 {shown}。"
                           "请确认图和文字来自你提交的代码。"}}
     return None
+
+
+# A reading of one cell of the figure (audit round 19): "q0 reads mostly from k1 (0.58)", "q1 peaks at k2", "k0: 0.21"
+# after its query, "q0 主要关注 k1（0.58）". Checked against the weights the student's code computes for the lab's
+# example, which the figure plots: "q0 reads mostly from k0 (0.71)" on a figure whose q0 peaks at k1 is a reading of
+# another figure (a friend's, another seed, an invented one). Not in sentences about a mask or an experiment (other
+# tensors), nor planned, hedged, negated or asked ones.
+_PEAK = re.compile(r"\b(?:most(?:ly)?|mainly|primarily|largely|peaks?|peaked|highest|largest|strongest|brightest|"
+                   r"maximum|max)\b|主要|最|集中|峰值")
+_CELL_VALUE = re.compile(r"\s*(?:[(:=（：≈~]|->|→|约|\b(?:gets|got|has|had|with|is|was|at|of|weight(?:\s+of)?)\b|的?权重(?:是|为)?|为|是)"
+                         r"\s*(?:weight\s+(?:of\s+)?|about\s+|约\s*|≈\s*)?(\d?\.\d+)(?![\d.]|\s*[)）]?\s*(?:e|x|×)\s*-?\d)")
+_OTHER_TENSOR = re.compile(r"mask|-inf|\binf\b|block|遮|屏蔽|掩码|设为|置为|experiment|\bexp\b|\bpad|batch|实验|填充|批|"
+                           r"d_?k\s*=|seed|trained|训练")
+MIN_FALSE_READINGS = 2      # this many readings of cells, none true of the figure: the text is about another figure
+
+
+@dataclass
+class _CellClaim:
+    sentence: int
+    text: str               # as written ("q0 ... k0 (0.71)")
+    row: int
+    col: int
+    value: float | None     # None: a peak ("q0 reads mostly from k0")
+    tolerance: float = 0.0  # half a unit of its last digit ("≈ 0.7" is 0.65-0.75)
+
+
+def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
+    """The cells the text reads, each with the query it follows in its clause: a value or a peak."""
+    out: list[_CellClaim] = []
+    for idx, s in enumerate(sentences):
+        if s.is_code or s.is_heading or s.is_question or s.copied or "k" not in s.text and "key" not in s.text:
+            continue
+        if _OTHER_TENSOR.search(s.text) or _PLANNED.search(s.text) or cc.hedge.search(s.text):
+            continue
+        cells = [(m.start(), m.end(), bool(m.group(1)), int(m.group(3))) for m in _CELL_EN.finditer(s.text)
+                 if m.group(1) in (None, "q", "query") and m.group(2) in (None, "k", "key")]
+        for n, (ks, ke, is_row, col) in enumerate(cells):
+            if is_row:
+                continue
+            rows = [c for c in cells[:n] if c[2] and s.clause_at(c[0]) is s.clause_at(ks)]
+            if not rows or s.negated(ks, ke, context=False):
+                continue
+            qs, qe, _r, row = rows[-1]
+            between = s.text[qe:ks]
+            value = _CELL_VALUE.match(s.text, ke)
+            if value:
+                digits = len(value.group(1).partition(".")[2])
+                out.append(_CellClaim(idx, s.text[qs:value.end()], row, col, float(value.group(1)),
+                                      0.5 * 10 ** -digits + 0.005))
+                continue
+            # a peak: the first key after its query, a peak word between, and no other key sharing it ("mostly
+            # from k1 and k2")
+            first_key = not any(not c[2] and c[0] > qs for c in cells[:n])
+            nxt = cells[n + 1] if n + 1 < len(cells) else None
+            shared = nxt is not None and not nxt[2] and _between_and(s.text[ke:nxt[0]])
+            if first_key and not shared and _PEAK.search(between):
+                out.append(_CellClaim(idx, s.text[qs:ke], row, col, None))
+    return out
+
+
+def _between_and(gap: str) -> bool:
+    """"k1 and k2", "k1 or k2", "k1/k2", "k1、k2": the peak is shared, no one key is named."""
+    return bool(re.fullmatch(r"\s*(?:,|and|or|/|、|和|或|与)\s*", gap))
+
+
+def _true_of(claim: _CellClaim, rows: list[list[float]]) -> bool:
+    """Is the claim true of the weights, indices counted from 0 or from 1?"""
+    for base in (0, 1):
+        r, c = claim.row - base, claim.col - base
+        if not (0 <= r < len(rows) and 0 <= c < len(rows[r])):
+            continue
+        w = rows[r][c]
+        if claim.value is not None and abs(w - claim.value) <= max(WEIGHT_TOLERANCE, claim.tolerance):
+            return True
+        if claim.value is None and w >= max(rows[r]) - WEIGHT_TOLERANCE:
+            return True
+    return False
+
+
+def _misread_cells(cc: Checklist, sentences: list[_Sentence],
+                   weights: Sequence[Sequence[float]] | None) -> tuple[list[_CellClaim], int]:
+    """(the readings of cells that are false of the student's weights, how many readings are true)."""
+    try:
+        rows = [[float(x) for x in row] for row in weights or []]
+    except (TypeError, ValueError):
+        return [], 0
+    if not rows:
+        return [], 0
+    claims = _cell_claims(cc, sentences)
+    false = [cl for cl in claims if not _true_of(cl, rows)]
+    return false, len(claims) - len(false)
+
+
+def _misread_flag(false: list[_CellClaim], weights: Sequence[Sequence[float]]) -> AuditFlag:
+    said = " / ".join(f"\"{_snippet(cl.text, 50)}\"" for cl in false[:3])
+    shown = "; ".join(f"q{i}: [" + ", ".join(f"{float(x):.2f}" for x in row) + "]" for i, row in enumerate(weights))
+    return {"kind": "figure", "message": {
+        "en": f"Your text reads cells your figure does not show: {said}; your code computes {shown} for the lab's "
+              "example, which the figure plots. A reading of another figure earns nothing.",
+        "zh": f"你的文字读出的格子与你的图不符：{said}；你的代码对实验例子算出的是 {shown}，图画的正是它。"
+              "描述另一张图的读数不计分。"}}
 
 
 def _article(n: int) -> str:

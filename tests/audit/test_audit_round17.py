@@ -19,6 +19,7 @@ import pytest
 
 from rubric.audit import grade_audit
 from tests.audit.helpers import (
+    EXAMPLE_WEIGHTS,
     IMPORTANCE,
     MEASURED_OK,
     concept_credited,
@@ -180,10 +181,10 @@ def test_proof_or_evidence_denied_is_no_overclaim(sentence, checklist):
 def test_a_bare_heading_scores_a_gaming_file_no_higher_than_a_marked_one(name, checklist):
     text = (Path(__file__).resolve().parent / "gaming" / name).read_text(encoding="utf-8")
     heading = "局限" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "Limitations"
-    figure = make_heatmap()
-    bare = grade_audit(f"{heading}\n\n{text}", figure, MEASURED_OK, checklist)["score"]
-    assert bare <= grade_audit(f"## {heading}\n\n{text}", figure, MEASURED_OK, checklist)["score"]
-    assert grade_audit(text, figure, MEASURED_OK, checklist)["score"] <= 4
+    figure, w = make_heatmap(), EXAMPLE_WEIGHTS      # the weights the figure plots, as the grader passes them
+    bare = grade_audit(f"{heading}\n\n{text}", figure, MEASURED_OK, checklist, weights=w)["score"]
+    assert bare <= grade_audit(f"## {heading}\n\n{text}", figure, MEASURED_OK, checklist, weights=w)["score"]
+    assert grade_audit(text, figure, MEASURED_OK, checklist, weights=w)["score"] <= 4
 
 
 @pytest.mark.parametrize("sentence", [

@@ -126,3 +126,75 @@ def test_no_honest_audit_is_read_as_a_formula(name, checklist):
     for it in r["items"]:
         assert "formula" not in it["feedback"]["en"] and "written as something your figure shows" not in \
             it["feedback"]["en"], (name, it["id"], it["feedback"]["en"])
+
+
+# ------------------------------------------- 3. cells read against the weights the student's code computes
+
+# the weights of the lab's hand example as the reference computes them (grader_tests/attention/cases.hand_example):
+# q0 ties k0 and k2, q1 peaks at k2
+LAB_WEIGHTS = [[0.4011, 0.1978, 0.4011], [0.2840, 0.1400, 0.5760]]
+HONEST_EN = (HONEST / "en_only.md").read_text(encoding="utf-8")
+PEAKS_EN = "q0 reads mostly from k1 (0.58) and q1 mostly from k2 (0.67)."
+
+
+@pytest.mark.parametrize("reading", [
+    "q0 reads mostly from k0 (0.71) and q1 mostly from k1 (0.64).",       # another figure's values
+    "q1 reads mostly from k1 (0.58) and q0 mostly from k2 (0.67).",       # the rows swapped
+    "q0 reads mostly from k0 and q1 mostly from k1.",                     # peaks only, no value
+    "q0 主要关注 k0（0.71），q1 主要关注 k1（0.64）。",
+    "The weight of q0 on k2 is 0.58 and q1 → k0 ≈ 0.7.",
+])
+def test_an_audit_whose_cells_are_another_figures_earns_nothing(reading, checklist):
+    """Before: 14 of 15 with no flag (the cells were never read against the weights); after: 4, the text is about
+    another figure (the figure's 2 and the metrics it reports, 2, still count) and the flag says which cells and what
+    the student's code computes."""
+    text = HONEST_EN.replace(PEAKS_EN, reading)
+    assert text != HONEST_EN
+    r = grade(text, checklist)
+    assert items(r)["figure_reading"]["points"] == items(r)["limits"]["points"] == 0, r["items"]
+    flag = next(f for f in r["flags"] if f["kind"] == "figure")
+    assert "q0: [0.21, 0.58, 0.21]" in flag["message"]["en"] and "q0: [0.21, 0.58, 0.21]" in flag["message"]["zh"]
+
+
+def test_one_misread_cell_costs_its_sentence_only(checklist):
+    """One false reading among true ones is flagged, and what its sentence states earns nothing (a false reading of
+    the figure is not rewarded: reading_budget there is "reads mostly from"); the rest of the audit keeps its points."""
+    text = HONEST_EN.replace(PEAKS_EN, "q0 reads mostly from k1 (0.58). q1 reads mostly from k1 (0.40).")
+    r = grade(text, checklist)
+    assert items(r)["limits"]["points"] == 4 and items(r)["figure_reading"]["points"] == 3
+    assert "figure" in [f["kind"] for f in r["flags"]]
+    lone = grade_audit("q1 reads mostly from k1 (0.40), how it spends its reading budget.", None, {}, checklist,
+                       weights=EXAMPLE_WEIGHTS)
+    assert items(lone)["figure_reading"]["points"] == 0
+    assert "reads a cell your figure does not show" in items(lone)["figure_reading"]["feedback"]["en"]
+
+
+@pytest.mark.parametrize("reading", [
+    PEAKS_EN,
+    "query 1 attends mostly to key 2 (0.58), query 2 mostly to key 3 (0.67).",     # counted from 1
+    "The weight of q0 on k1 is 0.58, and q1 → k2 ≈ 0.7.",                         # rounded to one decimal
+    "q0's highest weight is on k1. Unlike q0, q1 mostly attends to k2.",
+    "q0 主要关注 k1（0.58），q1 对 k2 的权重是 0.67。",
+    "q0 attends mostly to k0 and k2 equally, q1 mostly to k1 and k2.",             # shared peaks: not read
+    "After masking k1, q0 reads mostly from k0 (0.50) and q1 mostly from k2 (0.88).",   # another tensor
+    "If q0 read mostly from k0, the mask would be broken.",                        # a plan, no reading
+    "q0 does not read mostly from k0.",
+])
+def test_cells_true_of_the_figure_or_not_read_as_its_cells_are_not_flagged(reading, checklist):
+    text = HONEST_EN.replace(PEAKS_EN, reading)
+    r = grade(text, checklist)
+    assert "figure" not in [f["kind"] for f in r["flags"]], r["flags"]
+    assert r["score"] >= 13
+
+
+def test_cells_are_read_against_the_students_own_weights_not_the_examples(checklist):
+    """The lab's hand example ties q0 between k0 and k2: either is its peak; the figure plots the student's weights."""
+    text = HONEST_EN.replace(PEAKS_EN, "q0 reads mostly from k2 (0.40) and q1 mostly from k2 (0.58).")
+    assert "figure" not in kinds_of(grade_audit(text, None, MEASURED_OK, checklist, weights=LAB_WEIGHTS))
+    assert "figure" in kinds_of(grade_audit(text, None, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS))
+    # without the student's weights (their code did not run) nothing is checked
+    assert "figure" not in kinds_of(grade_audit(text, None, MEASURED_OK, checklist))
+
+
+def kinds_of(r: dict) -> list[str]:
+    return [f["kind"] for f in r["flags"]]

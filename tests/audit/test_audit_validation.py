@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from rubric.audit import grade_audit
-from tests.audit.helpers import MEASURED_OK
+from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK
 
 HERE = Path(__file__).resolve().parent
 VALIDATION = HERE / "validation"
@@ -20,7 +20,8 @@ HAND = yaml.safe_load((VALIDATION / "hand_scores.yaml").read_text(encoding="utf-
 def _score(name: str, figure: bytes, checklist) -> float:
     spec = HAND["audits"][name]
     text = (VALIDATION / name).read_text(encoding="utf-8")
-    return grade_audit(text, figure, spec.get("measured", MEASURED_OK), checklist)["score"]
+    # the weights the figure plots, as the grader passes the student's own (example_weights["student"])
+    return grade_audit(text, figure, spec.get("measured", MEASURED_OK), checklist, weights=EXAMPLE_WEIGHTS)["score"]
 
 
 @pytest.fixture(scope="module")
@@ -51,5 +52,5 @@ def test_translation_and_layout_pairs_score_within_one_point(a, b, scores):
 @pytest.mark.parametrize("name", sorted(p.name for p in GAMING.iterdir()))
 def test_gaming_text_scores_at_most_4_even_with_the_real_heatmap(name, heatmap_png, checklist):
     text = (GAMING / name).read_text(encoding="utf-8")
-    r = grade_audit(text, heatmap_png, MEASURED_OK, checklist)
+    r = grade_audit(text, heatmap_png, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
     assert r["score"] <= 4, (r["score"], [(it["id"], it["points"]) for it in r["items"]])
