@@ -323,6 +323,8 @@ class Checklist:
     # "the heatmap shows that ...", 热力图表明… (audit round 19): a caveat after it is said to be shown, and a text
     # that says so twice uses the phrase as a formula that ties nothing to the figure
     anchor_said_to_show: _Pat = _NEVER
+    # "This does not prove ...", 这不能证明 (audit round 19): the student's own case when the sentence before it is
+    anchor_points_back: _Pat = _NEVER
     self_figure: _Pat = _NEVER          # the student naming their figure ("my figure", 我的图)
     other_figure: _Pat = _NEVER         # a figure that is no attention heatmap (a loss curve, 柱状图)
 
@@ -522,6 +524,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         anchor_min_reading_share=float(anchor.get("min_reading_share", 0.0)),
         anchor_own_case=_opt_group(anchor.get("own_case"), "anchor.own_case") or _NEVER,
         anchor_said_to_show=_opt_group(anchor.get("said_to_show"), "anchor.said_to_show") or _NEVER,
+        anchor_points_back=_opt_group(anchor.get("points_back"), "anchor.points_back") or _NEVER,
         self_figure=_opt_group(anchor.get("self_figure"), "anchor.self_figure") or _NEVER,
         other_figure=_opt_group(anchor.get("other_figure"), "anchor.other_figure") or _NEVER,
     )

@@ -378,9 +378,18 @@ def _far_from_figure(cc: Checklist, sentences: list[_Sentence], formula: bool = 
     if not read_ids:
         return set()     # no reading at all is _anchoring's case (unanchored / unread)
     blocks = _blocks(sentences)
-    # a reference alone ties nothing: "interpreting these matrices requires care" names matrices in general
-    tied = {blocks[i] for i, s in enumerate(sentences)
-            if not s.is_code and not s.is_heading and (id(s) in read_ids or _refers(cc, s, cc.anchor_own_case, formula))}
+    # a reference alone ties nothing: "interpreting these matrices requires care" names matrices in general. A sentence
+    # that points back ("This does not prove ...", 这不能证明) is about what the sentence before it is about (round 19:
+    # "This does not prove ..." after each generic sentence of an essay made its caveats the student's own, 6 -> 2)
+    tied: set[int] = set()
+    own = False        # is the sentence before about the student's figure or case?
+    for i, s in enumerate(sentences):
+        if s.is_code or s.is_heading:
+            continue
+        own = id(s) in read_ids or _refers(cc, s, cc.anchor_own_case, formula) or (
+            own and cc.anchor_points_back.search(s.text) is not None)
+        if own:
+            tied.add(blocks[i])
     return {i for i, s in enumerate(sentences) if not s.is_code and not s.is_heading and blocks[i] not in tied}
 
 

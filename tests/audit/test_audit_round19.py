@@ -198,3 +198,38 @@ def test_cells_are_read_against_the_students_own_weights_not_the_examples(checkl
 
 def kinds_of(r: dict) -> list[str]:
     return [f["kind"] for f in r["flags"]]
+
+
+# ----------------------------------------- 4. "This does not prove ..." is about what the sentence before is about
+
+ESSAY = (GAMING / "llm_essay_en.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["essay_this_after_generic_en.md", "essay_this_after_generic_zh.md"])
+def test_this_after_a_sentence_on_attention_in_general_is_about_attention_in_general(name, checklist):
+    """An essay with one reading, each of its paragraphs closed by "This does not prove ..." (这不能证明...) after a
+    sentence on attention in general. Before: 6.0 (limits 4, every paragraph "the student's own case"); after: 2.0."""
+    r = grade((GAMING / name).read_text(encoding="utf-8"), checklist)
+    assert items(r)["limits"]["points"] == 0 and r["score"] == 2.0, r["items"]
+    assert "away from what you read in your figure" in items(r)["limits"]["feedback"]["en"]
+
+
+@pytest.mark.parametrize("tail", [
+    # right after the reading, in its paragraph
+    " This does not prove that k2 causes the output. It also cannot show whether k2 is feature importance.",
+    # a paragraph of its own, pointing back at the reading that ends the paragraph before
+    "\n\nThis does not prove that k2 causes the output. It also cannot show whether k2 is feature importance.",
+    " 这不能证明 k2 导致了输出。它也不代表 k2 的特征重要性最高。",
+])
+def test_this_after_a_reading_of_the_figure_is_the_students_own_case(tail, checklist):
+    """The chain holds: "It also ..." points back at "This ...", which points back at the reading."""
+    text = ESSAY.rstrip("\n") + "\n\nIn my heatmap q1 reads mostly from k2." + tail + "\n"
+    r = grade(text, checklist)
+    assert items(r)["limits"]["points"] == 3, _feedback(r, "limits")
+
+
+def test_a_generic_sentence_breaks_the_chain(checklist):
+    """A paragraph that reads the figure counts whole; in the next one, "This" points back at a generic sentence."""
+    text = (ESSAY.rstrip("\n") + "\n\nIn my heatmap q1 reads mostly from k2.\n\nAttention is used in every "
+            "transformer layer today. This does not prove that a high weight is a causal effect.\n")
+    assert items(grade(text, checklist))["limits"]["points"] == 0
