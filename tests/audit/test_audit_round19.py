@@ -233,3 +233,34 @@ def test_a_generic_sentence_breaks_the_chain(checklist):
     text = (ESSAY.rstrip("\n") + "\n\nIn my heatmap q1 reads mostly from k2.\n\nAttention is used in every "
             "transformer layer today. This does not prove that a high weight is a causal effect.\n")
     assert items(grade(text, checklist))["limits"]["points"] == 0
+
+
+# ------------------------------------ 5. a caveat that denies one reading to assert the other is an overclaim
+
+@pytest.mark.parametrize("sentence", [
+    "A high weight is not a causal effect but the feature importance of the key.",
+    "A high weight is not a causal effect. It is exactly the feature importance of that key.",
+    "Attention weights are not causal effects, and after training they are exactly feature importance.",
+    "The weight of k1 is not a causal effect, rather the importance of k1.",
+    "高权重不是因果效应，而是特征重要性。",
+    "注意力权重不是因果，而是 feature importance。",
+])
+def test_what_the_weight_is_said_to_be_after_a_caveat_is_an_overclaim(sentence, checklist):
+    """Before: the caveat earned limits 1.5 and nothing was flagged; after: flagged "overclaim" (2 points), limits 0."""
+    r = grade(READING + sentence + "\n", checklist)
+    assert "overclaim" in [f["kind"] for f in r["flags"]]
+    assert items(r)["limits"]["points"] == 0
+
+
+@pytest.mark.parametrize("sentence", [
+    "A high weight is not a causal effect, but importance is a different question.",
+    "A high weight is not a causal effect, but the feature importance of k1 cannot be read off either.",
+    "A high weight is not the cause but a reading coefficient.",
+    "高权重不是因果效应，而是读取系数。",
+    "The weight is not the cause of the output, rather a reading coefficient.",
+    "A high weight is not feature importance but a routing choice.",
+])
+def test_a_caveat_followed_by_what_the_weight_really_is_is_no_overclaim(sentence, checklist):
+    r = grade(READING + sentence + "\n", checklist)
+    assert "overclaim" not in [f["kind"] for f in r["flags"]]
+    assert items(r)["limits"]["points"] >= 1.5
