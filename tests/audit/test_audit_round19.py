@@ -101,6 +101,19 @@ def test_an_essay_told_as_what_the_heatmap_shows_earns_the_figure_only(name, che
     assert "读作套话" in items(r)["figure_reading"]["feedback"]["zh"]
 
 
+ROWS = ["each row is a query and each column is a key", "every row sums to one", "a masked key gets zero weight",
+        "attention weights do not establish causality", "attention is not feature importance",
+        "the weights are not the true mechanism of the model", "one example does not generalise to other inputs"]
+TABLE = "| What the heatmap shows | |\n|---|---|\n" + "".join(f"| The heatmap shows that | {r} |\n" for r in ROWS)
+HTML_LIST = "<ul>\n" + "".join(f"<li>The heatmap shows that {r}.</li>\n" for r in ROWS) + "</ul>\n"
+
+
+@pytest.mark.parametrize("text", [TABLE, HTML_LIST], ids=["markdown_table", "html_list"])
+def test_the_formula_in_a_table_or_an_html_list_is_the_formula(text, checklist):
+    """Before: 9.0 and 9.0 (in the table each cell is a clause, "The heatmap shows that" one of its own); after: 2.0."""
+    assert grade(text, checklist)["score"] == 2.0
+
+
 @pytest.mark.parametrize("opener", ["My heatmap shows that", "This heatmap demonstrates that", "The figure tells us that"])
 def test_the_formula_is_read_whatever_names_the_figure(opener, checklist):
     """"My heatmap"/"this heatmap" anchors on its own; inside the formula it is the formula."""
