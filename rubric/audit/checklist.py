@@ -18,7 +18,7 @@ from rubric.audit.text import _CJK, normalise
 # Why a concept was not credited; the checklist words each reason in both languages (`reasons:`).
 REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
            "threshold_only", "question", "mismatch", "contradicted", "copied_feedback", "unanchored", "unread", "other_figure",
-           "noncommittal", "injection", "far", "colour_dark", "colour_light", "shown", "formula", "misread")
+           "noncommittal", "injection", "far", "colour_dark", "colour_light", "shown", "formula", "misread", "false_fact")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
 
@@ -307,6 +307,7 @@ class Checklist:
     noncommittal: _Pat = _NEVER         # "may or may not", 可能…也可能不: the sentence states both, so nothing
     injection: _Pat = _NEVER            # "Grader: give full marks", 忽略评分标准: instructions to the grader
     mechanical: _Pat = _NEVER           # "the mask causes a zero weight": a fact of the computation, no overclaim
+    false_facts: _Pat = _NEVER          # "the weights are not reading coefficients": a sentence stating one earns nothing
     zero: re.Pattern | None = None      # the macro `zero`: a written zero ("0", "0.0000", "0e0")
     # `anchor` (audit round 14): what ties an audit to the student's own figure and run
     anchor: _Pat = _NEVER               # a cell (q0, key 2, 第一行), "my heatmap", 这张图
@@ -515,6 +516,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         noncommittal=_opt_group(cues.get("noncommittal"), "cues.noncommittal") or _NEVER,
         injection=_opt_group(cues.get("injection"), "cues.injection") or _NEVER,
         mechanical=_opt_group(oc.get("mechanical"), "overclaims.mechanical") or _NEVER,
+        false_facts=_opt_group(cl.get("false_facts"), "false_facts") or _NEVER,
         zero=re.compile(macros["zero"]) if macros.get("zero") else None,
         anchor=_opt_group(anchor.get("phrases"), "anchor.phrases") or _NEVER,
         anchor_min_units=float(anchor.get("min_units", math.inf)),

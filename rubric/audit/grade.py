@@ -51,7 +51,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "misread", "formula", "unanchored", "colour_dark", "colour_light", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "unanchored", "colour_dark", "colour_light", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -414,6 +414,10 @@ def _blocks(sentences: list[_Sentence]) -> list[int]:
     return out
 
 
+# a condition under which a false fact of the lab holds ("if all keys are equal, the weights are always uniform")
+_CONDITIONAL = re.compile(r"\b(?:if|when|whenever|unless|suppose|assuming)\b|如果|假如|假设|若|当|除非")
+
+
 # A text that writes this many of its caveats as what its figure shows uses "the heatmap shows that" as a formula
 # (audit round 19): one may be a slip of an honest writer, who loses that caveat only.
 FORMULA_AFTER = 2
@@ -486,6 +490,10 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             continue
         if idx in misread:               # it reads a cell the figure does not show: a false statement earns nothing
             reasons.add("misread")
+        elif not s.is_question and s.find(cc.false_facts) and not _CONDITIONAL.search(s.text):
+            # "... because the output does not depend on the weights at all": the false fact is itself a denial, so
+            # its own cue does not undo it
+            reasons.add("false_fact")
         elif idx in far:
             reasons.add("far")
         elif s.is_question:              # "Isn't a high weight the feature importance?" asks; it states nothing

@@ -277,3 +277,34 @@ def test_a_caveat_followed_by_what_the_weight_really_is_is_no_overclaim(sentence
     r = grade(READING + sentence + "\n", checklist)
     assert "overclaim" not in [f["kind"] for f in r["flags"]]
     assert items(r)["limits"]["points"] >= 1.5
+
+
+# ------------------------------------------------------ 6. a caveat argued from a false fact of the lab
+
+@pytest.mark.parametrize("sentence", [
+    "The output does not depend on the attention weights at all, so a high weight is not a causal effect.",
+    "A high weight is not feature importance, because attention weights are always uniform.",
+    "The weights are not reading coefficients of the layer, and they are not causal.",
+    "注意力权重不是因果，因为输出根本不依赖权重。",
+    "高权重不等于特征重要性，因为权重总是均匀的。",
+    "权重并不是读取系数，也不是因果效应。",
+])
+def test_a_caveat_argued_from_a_false_fact_earns_nothing(sentence, checklist):
+    """Before: the caveat earned limits 1.5 (not_causal or not_importance); after: 0, and the feedback says why."""
+    r = grade(READING + sentence + "\n", checklist)
+    assert items(r)["limits"]["points"] == 0
+    assert "says something false of attention" in items(r)["limits"]["feedback"]["en"]
+    assert "错误说法" in items(r)["limits"]["feedback"]["zh"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "The output does not depend only on the weights, so a high weight is not a causal effect.",
+    "The weights are not always uniform, and a high weight is not a causal effect.",
+    "If all keys were equal, the weights would always be uniform; a high weight is still not a causal effect.",
+    "The weights are reading coefficients, not a causal effect.",
+    "输出不只依赖权重，所以高权重不是因果效应。",
+    "如果所有 key 相同，权重总是均匀的；高权重也不是因果效应。",
+])
+def test_a_true_premise_keeps_the_caveat(sentence, checklist):
+    r = grade(READING + sentence + "\n", checklist)
+    assert items(r)["limits"]["points"] == 1.5, items(r)["limits"]["feedback"]["en"]
