@@ -51,7 +51,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "unanchored", "colour_dark", "colour_light", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -260,7 +260,7 @@ def _outside_grid(sentences: list[_Sentence], shape: tuple[int, int]) -> str | N
 
 
 def _anchoring(cc: Checklist, sentences: list[_Sentence], report: FigureReport | None,
-               formula: bool = False) -> tuple[str | None, dict[str, str] | None]:
+               formula: _Formula | bool = False) -> tuple[str | None, dict[str, str] | None]:
     """Is the text about the student's own figure? (None, None) when it is; ("other_figure", message) when it
     names its figure as another kind of figure, gives it only shapes the uploaded grid does not have or names
     cells the grid does not have; ("unanchored", None) when a text of ``anchor.min_units`` or more never
@@ -298,12 +298,13 @@ def _anchoring(cc: Checklist, sentences: list[_Sentence], report: FigureReport |
     if _units("\n".join(s.text for s in own if not s.is_heading)) < cc.anchor_min_units:
         return None, None
     if formula and cc.anchor.search(joined):
-        return "formula", None       # referred to only by "the heatmap shows that", which it also says of its caveats
+        # referred to only by "the heatmap shows that", which it also says of its caveats, or by a repeated opener
+        return ("formula" if getattr(formula, "said", True) else "template"), None
     # "My heatmap is attached above." after an essay: the figure is named, nothing in it is read
     return ("unread" if referred else "unanchored"), None
 
 
-def _reads_the_figure(cc: Checklist, own: list[_Sentence], formula: bool = False) -> bool:
+def _reads_the_figure(cc: Checklist, own: list[_Sentence], formula: _Formula | bool = False) -> bool:
     """Does a text that refers to the figure (anchor.phrases) also say what it sees in it (anchor.readings in
     the referring sentence: "my heatmap has the queries as rows", "in my figure the weight of the key is 0.8";
     or anchor.sights anywhere: "the diagonal is bright")? An essay on attention in general with "My heatmap
@@ -339,7 +340,7 @@ def _low_end(report: FigureReport | None, weights: Sequence[Sequence[float]] | N
     return "dark" if r >= LOW_END_CORRELATION else "light" if r <= -LOW_END_CORRELATION else None
 
 
-def _reads(cc: Checklist, s: _Sentence, formula: bool = False) -> bool:
+def _reads(cc: Checklist, s: _Sentence, formula: _Formula | bool = False) -> bool:
     """Does this sentence read the student's figure or run: something seen (anchor.sights, not negated), a reference
     with a reading ("in my heatmap q0 attends most to k2", a cell) or a measured value?"""
     if s.is_code or s.is_heading:
@@ -351,7 +352,7 @@ def _reads(cc: Checklist, s: _Sentence, formula: bool = False) -> bool:
     return any(not s.negated(m.start(), m.end(), context=False) for m in s.find(cc.anchor_sights))
 
 
-def _far_from_figure(cc: Checklist, sentences: list[_Sentence], formula: bool = False) -> set[int]:
+def _far_from_figure(cc: Checklist, sentences: list[_Sentence], formula: _Formula | bool = False) -> set[int]:
     """Sentences of a long text that earn no concept because they are about attention in general (audit round 18).
 
     One sentence that reads the figure anchors a text as a whole (round 15), so a generic essay plus "In my
@@ -423,12 +424,57 @@ _CONDITIONAL = re.compile(r"\b(?:if|when|whenever|unless|suppose|assuming)\b|如
 FORMULA_AFTER = 2
 
 
-def _refers(cc: Checklist, s: _Sentence, pattern: Any, formula: bool) -> bool:
+@dataclass
+class _Formula:
+    """What ties nothing to the figure in this text: "the heatmap shows that" (``said``, :func:`_formula`) and an
+    opener repeated before most of its sentences (``opener``, :func:`_template_opener`)."""
+    said: bool = False
+    opener: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.said or self.opener is not None
+
+
+# A text whose sentences mostly open with the same words ("In my heatmap, ...") is a template (audit round 19): the
+# opener says of every statement that it is about the figure, which makes none of them so. This many sentences, and
+# at least half of a text's, with the same opener that names the figure or the student's case.
+TEMPLATE_MIN = 4
+_OPENER = re.compile(r"\W*([^,;:。]{1,40}?)\s*[,:]")
+_FIRST_WORDS = re.compile(r"\W*((?:\S+\s+){2}\S+|[\u3400-\u9fff]{1,6})")
+
+
+def _opener(text: str) -> str | None:
+    m = _OPENER.match(text) or _FIRST_WORDS.match(text)
+    return m.group(1).strip() if m else None
+
+
+def _template_opener(cc: Checklist, sentences: list[_Sentence]) -> str | None:
+    body = [s for s in sentences if not s.is_code and not s.is_heading and s.eligible]
+    counts: dict[str, int] = {}
+    for s in body:
+        o = _opener(s.text)
+        if o:
+            counts[o] = counts.get(o, 0) + 1
+    for o, n in sorted(counts.items(), key=lambda kv: -kv[1]):
+        if n < TEMPLATE_MIN or 2 * n < len(body):
+            break
+        if cc.anchor.search(o) or cc.anchor_own_case.search(o):
+            return o
+    return None
+
+
+def _refers(cc: Checklist, s: _Sentence, pattern: Any, formula: _Formula | bool) -> bool:
     """Does ``s`` match ``pattern`` (anchor.phrases, anchor.own_case)? In a ``formula`` text, a match inside "the
-    heatmap shows that ..." (anchor.said_to_show) does not count: the text says that of what no figure shows."""
+    heatmap shows that ..." (anchor.said_to_show) or inside the template's opener does not count: the text says that
+    of what no figure shows, or of every statement alike."""
     if not formula:
         return pattern.search(s.text) is not None
-    said = [(m.start(), m.end()) for m in s.find(cc.anchor_said_to_show)]
+    said = [(m.start(), m.end()) for m in s.find(cc.anchor_said_to_show)] if getattr(formula, "said", True) else []
+    opener = getattr(formula, "opener", None)
+    if opener:
+        at = s.text.find(opener)
+        if 0 <= at <= 3:
+            said.append((at, at + len(opener)))
     return any(not any(a < m.end() and m.start() < b for a, b in said) for m in s.find(pattern))
 
 
@@ -463,6 +509,8 @@ def _shown(cc: Checklist, concept: _Concept, s: _Sentence) -> bool:
 
 def _formula(cc: Checklist, sentences: list[_Sentence], concepts: list[_Concept]) -> bool:
     """Does the text write FORMULA_AFTER or more of its caveats as what its figure shows?"""
+    if not cc.anchor_said_to_show.search("\n".join(s.text for s in sentences)):
+        return False            # one scan first: most texts never say "the heatmap shows that"
     n = 0
     for s in sentences:
         if s.is_code or s.is_heading or not s.eligible or not s.find(cc.anchor_said_to_show):
@@ -477,7 +525,8 @@ def _formula(cc: Checklist, sentences: list[_Sentence], concepts: list[_Concept]
 
 
 def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence], lists: set[int],
-                        far: set[int] = frozenset(), misread: set[int] = frozenset()) -> tuple[list[int], set[str]]:
+                        far: set[int] = frozenset(), misread: set[int] = frozenset(),
+                        false_facts: bool = True) -> tuple[list[int], set[str]]:
     """Sentences that may credit the concept, and the reasons the other places where it occurs do not
     (``far``: sentences about attention in general, :func:`_far_from_figure`)."""
     out: list[int] = []
@@ -490,7 +539,7 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             continue
         if idx in misread:               # it reads a cell the figure does not show: a false statement earns nothing
             reasons.add("misread")
-        elif not s.is_question and s.find(cc.false_facts) and not _CONDITIONAL.search(s.text):
+        elif false_facts and not s.is_question and s.find(cc.false_facts) and not _CONDITIONAL.search(s.text):
             # "... because the output does not depend on the weights at all": the false fact is itself a denial, so
             # its own cue does not undo it
             reasons.add("false_fact")
@@ -634,11 +683,14 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     phrase_concepts = [(item, c.by_low_end.get(low, c)) for item in cc.items if item.kind == "concepts"
                        for c in item.concepts if c.kind == "phrases"]
     lists = _keyword_lists(cc, sentences, [c for _item, c in phrase_concepts])
-    formula = _formula(cc, sentences, [c for _item, c in phrase_concepts])
+    formula = _Formula(_formula(cc, sentences, [c for _item, c in phrase_concepts]), _template_opener(cc, sentences))
     far = _far_from_figure(cc, sentences, formula)
     false_cells, true_cells = _misread_cells(cc, sentences, weights)
     misread = {cl.sentence for cl in false_cells}
-    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread) for item, c in phrase_concepts}
+    # one scan of the normalised text first: most texts state no false fact
+    false_facts = cc.false_facts.search("\n".join(s.text for s in sentences)) is not None
+    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread, false_facts)
+             for item, c in phrase_concepts}
     if low in ("dark", "light"):
         # a colour word of the other end ("the masked keys are dark" on a Blues heatmap, where 0 is white): say so
         other = "light" if low == "dark" else "dark"
@@ -648,7 +700,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 if alt is None:
                     continue
                 cands, reasons = found[(item.id, c.id)]
-                if not cands and _concept_candidates(cc, alt, sentences, lists, far, misread)[0]:
+                if not cands and _concept_candidates(cc, alt, sentences, lists, far, misread, false_facts)[0]:
                     reasons.add(f"colour_{low}")
     # Concepts that imply others go first (experiment B: "padding keys got weight 0 and rows still sum to 1"
     # states masked_zero and row_sum_one too); an implied concept credited in the same sentence is part of

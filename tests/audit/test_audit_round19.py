@@ -308,3 +308,25 @@ def test_a_caveat_argued_from_a_false_fact_earns_nothing(sentence, checklist):
 def test_a_true_premise_keeps_the_caveat(sentence, checklist):
     r = grade(READING + sentence + "\n", checklist)
     assert items(r)["limits"]["points"] == 1.5, items(r)["limits"]["feedback"]["en"]
+
+
+# ---------------------------------------------- 7. an opener repeated before most sentences ties none of them
+
+@pytest.mark.parametrize("name", ["template_in_my_heatmap_en.md", "template_in_my_heatmap_zh.md"])
+def test_an_essay_with_in_my_heatmap_before_every_sentence_earns_the_figure_only(name, checklist):
+    """The formula's variant without "shows": "In my heatmap, attention is not feature importance." Before: 11.5 and
+    11.5; after: 2.0, and the feedback says the opening reads as a formula."""
+    r = grade((GAMING / name).read_text(encoding="utf-8"), checklist)
+    assert r["score"] == 2.0, r["items"]
+    assert "opening reads as a formula" in items(r)["limits"]["feedback"]["en"]
+    assert "开头读作套话" in items(r)["limits"]["feedback"]["zh"]
+
+
+TEMPLATE_HONEST_EN = "In my heatmap, the rows are the queries q0 and q1 and the columns are the keys k0, k1, k2.\nIn my heatmap, q0 reads mostly from k1 (0.58) and q1 mostly from k2 (0.67).\nIn my heatmap, each row sums to 1.\nIn my heatmap, the bright cell at k2 does not mean that k2 caused q1's output, and a high weight is not feature importance.\nIn my heatmap, the weights are reading coefficients, not the true mechanism, and one toy example does not generalise.\n"
+TEMPLATE_HONEST_ZH = '在我的热力图中，行是 q0、q1，列是 k0、k1、k2。\n在我的热力图中，q0 主要关注 k1（0.58），q1 主要关注 k2（0.67）。\n在我的热力图中，每一行的和都是 1。\n在我的热力图中，k2 那一格很亮，但这不代表 k2 导致了 q1 的输出，高权重也不等于特征重要性。\n在我的热力图中，权重只是读取系数，不是真实机制；一个小例子也不能推广。\n'
+
+
+@pytest.mark.parametrize("text, score", [(TEMPLATE_HONEST_EN, 9.0), (TEMPLATE_HONEST_ZH, 7.0)])
+def test_a_template_that_names_cells_and_values_keeps_its_score(text, score, checklist):
+    """The same opener before every line, but the lines read cells and values: unchanged (9.0, 7.0 before and after)."""
+    assert grade(text, checklist)["score"] == score
