@@ -9,6 +9,13 @@
    sentence opens with "The heatmap shows that ..." scored 11.5/15): the phrase then ties none of its sentences to
    the figure, and the text must name a cell, a value or a pattern to be read as about it (reason `formula`).
    gaming/said_to_show_essay_{en,zh,mixed}.md: 11.5, 11.5, 9.0 -> 2.0; every honest and validation audit unchanged.
+3. Cells the text reads ("q0 reads mostly from k1 (0.58)") are checked against the weights the student's code computes
+   for the lab's example: a false one costs its sentence (reason `misread`, flagged "figure"); two or more false and
+   none true make the text about another figure (a classmate's audit: 9.0 -> 2.0).
+4. "This does not prove ..." (这不能证明) is the student's own case only when the sentence before it is (6.0 -> 2.0).
+5. "Not a causal effect but the feature importance" (不是因果，而是特征重要性) is an overclaim.
+6. A caveat argued from a false fact of the lab ("the output does not depend on the weights") earns nothing.
+7. An opener naming the figure before half or more of the sentences ("In my heatmap, ...") ties none (11.5 -> 2.0).
 """
 
 from __future__ import annotations
