@@ -429,38 +429,40 @@ class _Formula:
     """What ties nothing to the figure in this text: "the heatmap shows that" (``said``, :func:`_formula`) and an
     opener repeated before most of its sentences (``opener``, :func:`_template_opener`)."""
     said: bool = False
-    opener: str | None = None
+    openers: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
-        return self.said or self.opener is not None
+        return self.said or bool(self.openers)
 
 
-# A text whose sentences mostly open with the same words ("In my heatmap, ...") is a template (audit round 19): the
-# opener says of every statement that it is about the figure, which makes none of them so. This many sentences, and
-# at least half of a text's, with the same opener that names the figure or the student's case.
+# A text whose sentences mostly open by naming the figure ("In my heatmap, ...", "Looking at my heatmap, ...", "In this
+# figure, ...") and nothing else in that opening is a template (audit round 19): the openers say of every statement
+# that it is about the figure, which makes none of them so. This many sentences, and at least half of a text's, open
+# so; an opening that reads something (a cell, a value: "In my heatmap q0, ...") is no template.
 TEMPLATE_MIN = 4
 _OPENER = re.compile(r"\W*([^,;:。]{1,40}?)\s*[,:]")
-_FIRST_WORDS = re.compile(r"\W*((?:\S+\s+){2}\S+|[\u3400-\u9fff]{1,6})")
 
 
 def _opener(text: str) -> str | None:
-    m = _OPENER.match(text) or _FIRST_WORDS.match(text)
+    """The words before the first comma or colon, when they are few ("In my heatmap, ...", 在我的热力图中，...)."""
+    m = _OPENER.match(text)
     return m.group(1).strip() if m else None
 
 
-def _template_opener(cc: Checklist, sentences: list[_Sentence]) -> str | None:
+def _template_openers(cc: Checklist, sentences: list[_Sentence]) -> frozenset[str]:
+    """The openings that name the figure and say nothing of it, when they open TEMPLATE_MIN or more sentences and at
+    least half of the text's (else none)."""
     body = [s for s in sentences if not s.is_code and not s.is_heading and s.eligible]
-    counts: dict[str, int] = {}
+    openers: list[str] = []
     for s in body:
         o = _opener(s.text)
-        if o:
-            counts[o] = counts.get(o, 0) + 1
-    for o, n in sorted(counts.items(), key=lambda kv: -kv[1]):
-        if n < TEMPLATE_MIN or 2 * n < len(body):
-            break
-        if cc.anchor.search(o) or cc.anchor_own_case.search(o):
-            return o
-    return None
+        # a figure word first (one small regex): most openings name none
+        if o and _FIGURE_WORDS.search(o) and (cc.anchor.search(o) or cc.anchor_own_case.search(o)) \
+                and not re.search(r"\d", o) and not cc.anchor_sights.search(o):
+            openers.append(o)
+    if len(openers) < TEMPLATE_MIN or 2 * len(openers) < len(body):
+        return frozenset()
+    return frozenset(openers)
 
 
 def _refers(cc: Checklist, s: _Sentence, pattern: Any, formula: _Formula | bool) -> bool:
@@ -470,8 +472,7 @@ def _refers(cc: Checklist, s: _Sentence, pattern: Any, formula: _Formula | bool)
     if not formula:
         return pattern.search(s.text) is not None
     said = [(m.start(), m.end()) for m in s.find(cc.anchor_said_to_show)] if getattr(formula, "said", True) else []
-    opener = getattr(formula, "opener", None)
-    if opener:
+    for opener in getattr(formula, "openers", ()):
         at = s.text.find(opener)
         if 0 <= at <= 3:
             said.append((at, at + len(opener)))
@@ -509,24 +510,24 @@ def _shown(cc: Checklist, concept: _Concept, s: _Sentence) -> bool:
 
 def _formula(cc: Checklist, sentences: list[_Sentence], concepts: list[_Concept]) -> bool:
     """Does the text write FORMULA_AFTER or more of its caveats as what its figure shows?"""
-    if not cc.anchor_said_to_show.search("\n".join(s.text for s in sentences)):
-        return False            # one scan first: most texts never say "the heatmap shows that"
     n = 0
     for s in sentences:
-        if s.is_code or s.is_heading or not s.eligible or not s.find(cc.anchor_said_to_show):
+        if s.is_code or s.is_heading or not s.eligible:
             continue
-        for c in concepts:
-            if c.mode == "caveat" and _stated(c, s) == (True, True) and _shown(cc, c, s):
-                n += 1
-                break
+        # a caveat's keyword first (the concepts look for it anyway: cached per sentence), then the phrase, then
+        # the negations: most sentences stop at the first step
+        named = [c for c in concepts if c.mode == "caveat" and s.find(c.groups[0])]
+        if not named or not s.find(cc.anchor_said_to_show):
+            continue
+        if any(_stated(c, s) == (True, True) and _shown(cc, c, s) for c in named):
+            n += 1
         if n >= FORMULA_AFTER:
             return True
     return False
 
 
 def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence], lists: set[int],
-                        far: set[int] = frozenset(), misread: set[int] = frozenset(),
-                        false_facts: bool = True) -> tuple[list[int], set[str]]:
+                        far: set[int] = frozenset(), misread: set[int] = frozenset()) -> tuple[list[int], set[str]]:
     """Sentences that may credit the concept, and the reasons the other places where it occurs do not
     (``far``: sentences about attention in general, :func:`_far_from_figure`)."""
     out: list[int] = []
@@ -539,10 +540,6 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             continue
         if idx in misread:               # it reads a cell the figure does not show: a false statement earns nothing
             reasons.add("misread")
-        elif false_facts and not s.is_question and s.find(cc.false_facts) and not _CONDITIONAL.search(s.text):
-            # "... because the output does not depend on the weights at all": the false fact is itself a denial, so
-            # its own cue does not undo it
-            reasons.add("false_fact")
         elif idx in far:
             reasons.add("far")
         elif s.is_question:              # "Isn't a high weight the feature importance?" asks; it states nothing
@@ -565,6 +562,10 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             reasons.add("no_result")
         elif s.find(cc.noncommittal):  # "the heatmap may or may not show causality" states both, so nothing
             reasons.add("noncommittal")
+        elif s.find(cc.false_facts) and not _CONDITIONAL.search(s.text):
+            # "... because the output does not depend on the weights at all": the false fact is itself a denial, so
+            # its own cue does not undo it (looked for last: only in sentences that would earn the concept)
+            reasons.add("false_fact")
         else:
             out.append(idx)
     if not out and concept.contradicted_by is not None and "contradicted" not in reasons:
@@ -683,14 +684,11 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     phrase_concepts = [(item, c.by_low_end.get(low, c)) for item in cc.items if item.kind == "concepts"
                        for c in item.concepts if c.kind == "phrases"]
     lists = _keyword_lists(cc, sentences, [c for _item, c in phrase_concepts])
-    formula = _Formula(_formula(cc, sentences, [c for _item, c in phrase_concepts]), _template_opener(cc, sentences))
+    formula = _Formula(_formula(cc, sentences, [c for _item, c in phrase_concepts]), _template_openers(cc, sentences))
     far = _far_from_figure(cc, sentences, formula)
     false_cells, true_cells = _misread_cells(cc, sentences, weights)
     misread = {cl.sentence for cl in false_cells}
-    # one scan of the normalised text first: most texts state no false fact
-    false_facts = cc.false_facts.search("\n".join(s.text for s in sentences)) is not None
-    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread, false_facts)
-             for item, c in phrase_concepts}
+    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread) for item, c in phrase_concepts}
     if low in ("dark", "light"):
         # a colour word of the other end ("the masked keys are dark" on a Blues heatmap, where 0 is white): say so
         other = "light" if low == "dark" else "dark"
@@ -700,7 +698,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 if alt is None:
                     continue
                 cands, reasons = found[(item.id, c.id)]
-                if not cands and _concept_candidates(cc, alt, sentences, lists, far, misread, false_facts)[0]:
+                if not cands and _concept_candidates(cc, alt, sentences, lists, far, misread)[0]:
                     reasons.add(f"colour_{low}")
     # Concepts that imply others go first (experiment B: "padding keys got weight 0 and rows still sum to 1"
     # states masked_zero and row_sum_one too); an implied concept credited in the same sentence is part of

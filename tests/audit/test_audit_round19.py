@@ -337,3 +337,14 @@ TEMPLATE_HONEST_ZH = '在我的热力图中，行是 q0、q1，列是 k0、k1、
 def test_a_template_that_names_cells_and_values_keeps_its_score(text, score, checklist):
     """The same opener before every line, but the lines read cells and values: unchanged (9.0, 7.0 before and after)."""
     assert grade(text, checklist)["score"] == score
+
+
+def test_alternating_openers_that_only_name_the_figure_are_a_template_too(checklist):
+    """"In my heatmap," / "Looking at my heatmap," / "In this figure," in turn, none before half of the sentences: 11.5
+    with a template of one repeated opener only, 2.0 with any opening that names the figure and reads nothing."""
+    text = (GAMING / "template_in_my_heatmap_en.md").read_text(encoding="utf-8")
+    parts = text.split("In my heatmap,")
+    openers = ["In my heatmap,", "Looking at my heatmap,", "In this figure,"]
+    text = parts[0] + "".join(openers[i % 3] + p for i, p in enumerate(parts[1:]))
+    assert text.count("In this figure,") >= 2
+    assert grade(text, checklist)["score"] == 2.0
