@@ -146,3 +146,15 @@ def _attacked(self, q, *a, **k):
 {lines}    return _honest_forward(self, q, *a, **k)
 ScaledDotProductAttention.forward = _attacked
 '''
+
+
+def on_results(base: str, body: str) -> str:
+    """``base`` whose single-head forward returns ``_form(o)`` for each tensor ``o`` it returned;
+    ``body`` defines ``_form``."""
+    return base + "\n" + body.strip("\n") + '''
+_honest_results = ScaledDotProductAttention.forward
+def _formed(self, *a, **k):
+    out = _honest_results(self, *a, **k)
+    return tuple(_form(o) for o in out) if isinstance(out, tuple) else _form(out)
+ScaledDotProductAttention.forward = _formed
+'''

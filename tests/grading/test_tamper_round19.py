@@ -16,21 +16,11 @@ import pytest
 from grading.runner import LOG_CAP
 from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh, in_forward, worker_cost
 from tests.grading.helpers import grade_stored as _grade
+from tests.grading.helpers import on_results as _on_results
 
 CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_text()
 WRONG = (SUBMISSIONS / "faulty" / "softmax_query_axis.py").read_text()
 
-
-def _on_results(base: str, body: str) -> str:
-    """``base`` whose single-head forward returns ``_form(o)`` for each tensor ``o`` it returned;
-    ``body`` defines ``_form``."""
-    return base + "\n" + body.strip("\n") + '''
-_honest_results = ScaledDotProductAttention.forward
-def _formed(self, *a, **k):
-    out = _honest_results(self, *a, **k)
-    return tuple(_form(o) for o in out) if isinstance(out, tuple) else _form(out)
-ScaledDotProductAttention.forward = _formed
-'''
 
 
 @pytest.fixture(scope="module")
