@@ -131,8 +131,26 @@ def _deterministic_without_inductor() -> None:
     torch.use_deterministic_algorithms = use_deterministic_algorithms
 
 
+def _assert_close_without_dtensor() -> None:
+    """``torch.testing.assert_close`` (a self-check students leave at a file's top level) imports
+    torch.distributed.tensor on every call to ask whether its arguments are DTensors: 0.8 s of CPU and
+    519 modules in each jail. No object can be a DTensor before the module defining the class is
+    loaded, so until then the answer is no without the import; once it is loaded, torch asks itself."""
+    import torch.testing._comparison as comparison
+
+    original = comparison._unwrap_dtensor_for_comparison
+
+    def unwrap_dtensor_for_comparison(actual: object, expected: object) -> tuple[object, object]:
+        if "torch.distributed.tensor" not in sys.modules:
+            return actual, expected
+        return original(actual, expected)
+
+    comparison._unwrap_dtensor_for_comparison = unwrap_dtensor_for_comparison
+
+
 _settle_dynamo_disables()
 _deterministic_without_inductor()
+_assert_close_without_dtensor()
 
 import pyseccomp  # noqa: E402
 
