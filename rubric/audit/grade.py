@@ -869,7 +869,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                   "The feedback says what to check; write what you found in your own words.",
             "zh": f"有 {len(pasted)} 句照搬评分器的反馈，不计分：{shown}。反馈只提示要检查什么；请用自己的话写出你的发现。"}})
     flags.extend(_test_claim_flags(cc, sentences, credited, _outcomes(tests)))
-    for check in (_stated_shape_flag(sentences, figure_report), _stated_weights_flag(sentences, weights), misread_flag):
+    for check in (_stated_shape_flag(sentences, figure_report), misread_flag):
         if check:
             flags.append(check)
 
@@ -932,40 +932,29 @@ def _stated_shape_flag(sentences: list[_Sentence], report: FigureReport | None) 
     return None
 
 
-def _stated_weights_flag(sentences: list[_Sentence], weights: Sequence[Sequence[float]] | None) -> AuditFlag | None:
-    """A row of weights written in the text ("q0 这一行是 [0.21, 0.58, 0.21]") that is not a row of the
-    weights the student's own code computes for the lab's example."""
-    try:
-        rows = [[float(x) for x in row] for row in weights or []]
-    except (TypeError, ValueError):
-        return None
-    if not rows:
-        return None
-    for s in sentences:
-        for m in _STATED_ROW.finditer(s.text):
-            stated = [float(x) for x in _DECIMAL.findall(m.group())]
-            same_len = [r for r in rows if len(r) == len(stated)]
-            if not same_len or abs(sum(stated) - 1) > 0.05:     # not a row of attention weights
-                continue
-            if not any(all(abs(a - b) <= WEIGHT_TOLERANCE for a, b in zip(r, stated, strict=True)) for r in same_len):
-                shown = "; ".join("[" + ", ".join(f"{x:.2f}" for x in r) + "]" for r in rows)
-                return {"kind": "figure", "message": {
-                    "en": f"Your text gives the weights {m.group()}, but your code computes {shown} for the lab's "
-                          "example. Check that the figure and the text come from your submitted code.",
-                    "zh": f"你的文字给出的权重是 {m.group()}，但你的代码对实验例子算出的是 {shown}。"
-                          "请确认图和文字来自你提交的代码。"}}
-    return None
-
-
 # A reading of one cell of the figure (audit round 19): "q0 reads mostly from k1 (0.58)", "q1 peaks at k2", "k0: 0.21"
 # after its query, "q0 主要关注 k1（0.58）". Checked against the weights the student's code computes for the lab's
 # example, which the figure plots: "q0 reads mostly from k0 (0.71)" on a figure whose q0 peaks at k1 is a reading of
 # another figure (a friend's, another seed, an invented one). Not in sentences about a mask or an experiment (other
 # tensors), nor planned, hedged, negated or asked ones.
+# Round 20: a cell is named as students name it, not only as q/k with a number: "row 1 ... column 2", ordinals ("the
+# first query ... the second key", 第一行/第二列, 第2个查询, 第三个键; counted from 1), a value as a percentage
+# ("58%", 占 58%), and a row of weights written out after its query ("q0's weights are [0.21, 0.58, 0.21]").
 _PEAK = re.compile(r"\b(?:most(?:ly)?|mainly|primarily|largely|peaks?|peaked|highest|largest|strongest|brightest|"
                    r"maximum|max)\b|主要|最|集中|峰值")
-_CELL_VALUE = re.compile(r"\s*(?:[(:=（：≈~]|->|→|约|\b(?:gets|got|has|had|with|is|was|at|of|weight(?:\s+of)?)\b|的?权重(?:是|为)?|为|是)"
-                         r"\s*(?:weight\s+(?:of\s+)?|about\s+|约\s*|≈\s*)?(\d?\.\d+)(?![\d.]|\s*[)）]?\s*(?:e|x|×)\s*-?\d)")
+_CELL_VALUE = re.compile(r"\s*(?:[(:=（：≈~]|->|→|约|\b(?:gets|got|has|had|with|is|was|at|of|weight(?:\s+of)?)\b|"
+                         r"的?(?:权重|注意力)(?:是|为|占)?|占|为|是)"
+                         r"\s*(?:weight\s+(?:of\s+)?|about\s+|around\s+|约\s*|≈\s*)?"
+                         r"(\d?\.\d+(?!\s*%)|\d{1,3}(?:\.\d+)?\s*%)(?![\d.]|\s*[)）]?\s*(?:e|x|×)\s*-?\d)")
+# a cell named by its query (row) or key (column): an index (q/query/row, k/key/column/col: counted from 0 or 1) or an
+# ordinal (English or Chinese: counted from 1)
+_CELL_READ = re.compile(
+    r"(?=[qkrcfst1-4第])(?<![a-z0-9_])(?:(?P<q>q|query|row)|(?P<k>k|key|column|col))(?:\s*#\s*|_|\s?)(?P<n>\d{1,3})(?![\d.])"
+    r"|\b(?P<o>first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:(?P<oq>query|row)|(?P<ok>key|column))\b"
+    r"|第\s*(?P<z>\d{1,3}|[一二三四五六七八九十]{1,3})\s*个?\s*(?:(?P<zq>行|查询|query\b|q\b)|(?P<zk>列|键|key\b|k\b))")
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+_CELL_PAIR = re.compile(r"\s*[,，、]?\s*")
+_KEY_HINTS = ("k", "col", "列", "键")     # a sentence without one of these names no key: nothing to read
 _OTHER_TENSOR = re.compile(r"mask|-inf|\binf\b|block|遮|屏蔽|掩码|设为|置为|experiment|\bexp\b|\bpad|batch|实验|填充|批|"
                            r"d_?k\s*=|seed|trained|训练")
 MIN_FALSE_READINGS = 2      # this many readings of cells, none true of the figure: the text is about another figure
@@ -975,35 +964,72 @@ MIN_FALSE_READINGS = 2      # this many readings of cells, none true of the figu
 class _CellClaim:
     sentence: int
     text: str               # as written ("q0 ... k0 (0.71)")
-    row: int
-    col: int
+    row: int | None         # None: a written-out row of weights not tied to a query (it must match one of them)
+    col: int | None         # None: a whole row (``values``)
     value: float | None     # None: a peak ("q0 reads mostly from k0")
     tolerance: float = 0.0  # half a unit of its last digit ("≈ 0.7" is 0.65-0.75)
+    # how (row, column) may be counted: q1 and k2 alike, from 0 or from 1; an ordinal ("first", 第一) from 1
+    bases: tuple[tuple[int, int], ...] = ((0, 0), (1, 1))
+    values: tuple[float, ...] = ()      # a row of weights written out ("[0.21, 0.58, 0.21]")
+
+
+def _cell_ref(m: re.Match) -> tuple[bool, int, tuple[int, ...]] | None:
+    """(names a query, its index, how it may be counted) of a :data:`_CELL_READ` match."""
+    if m.group("n") is not None:
+        return m.group("q") is not None, int(m.group("n")), (0, 1)
+    if m.group("o") is not None:
+        return m.group("oq") is not None, _ORDINALS[m.group("o")], (1,)
+    n = _zh_number(m.group("z"))
+    if n is None:
+        return None
+    # 第0行 counts from 0; 第1行 may follow a figure whose ticks count from 0 ("第1行" for q1), 第一行 never does
+    return m.group("zq") is not None, n, (0, 1) if m.group("z").isdigit() else (1,)
+
+
+def _parse_value(raw: str) -> tuple[float, float] | None:
+    """(value, tolerance) of a stated weight: "0.58", ".6", "58%", "58.3%"; a percentage under 1 ("0.58%") is
+    ambiguous (a slip for 0.58 or a weight of 0.0058) and is not read."""
+    if raw.endswith("%"):
+        number = raw[:-1].strip()
+        if float(number) < 1:
+            return None
+        digits = len(number.partition(".")[2]) + 2
+        return float(number) / 100, 0.5 * 10 ** -digits + 0.005
+    digits = len(raw.partition(".")[2])
+    return float(raw), 0.5 * 10 ** -digits + 0.005
 
 
 def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
-    """The cells the text reads, each with the query it follows in its clause: a value or a peak."""
+    """The cells the text reads, each with the query it follows in its clause: a value or a peak; and the rows of
+    weights it writes out."""
     out: list[_CellClaim] = []
     for idx, s in enumerate(sentences):
-        if s.is_code or s.is_heading or s.is_question or s.copied or "k" not in s.text and "key" not in s.text:
+        if s.is_code or s.is_heading or s.is_question or s.copied:
+            continue
+        # most sentences name no key and write out no row: two substring tests and at most one scan settle them
+        if not any(h in s.text for h in _KEY_HINTS) and not (
+                ("[" in s.text or "(" in s.text) and _STATED_ROW.search(s.text)):
             continue
         if _OTHER_TENSOR.search(s.text) or _PLANNED.search(s.text) or cc.hedge.search(s.text):
             continue
-        cells = [(m.start(), m.end(), bool(m.group(1)), int(m.group(3))) for m in _CELL_EN.finditer(s.text)
-                 if m.group(1) in (None, "q", "query") and m.group(2) in (None, "k", "key")]
-        for n, (ks, ke, is_row, col) in enumerate(cells):
+        cells = [(m.start(), m.end(), *ref) for m in _CELL_READ.finditer(s.text) if (ref := _cell_ref(m))]
+        for n, (ks, ke, is_row, col, col_bases) in enumerate(cells):
             if is_row:
                 continue
-            rows = [c for c in cells[:n] if c[2] and s.clause_at(c[0]) is s.clause_at(ks)]
+            # its query in its clause, or just before it across a comma ("row 1, column 2 is 0.58", 第一行，第二列)
+            rows = [c for c in cells[:n] if c[2] and (s.clause_at(c[0]) is s.clause_at(ks)
+                                                    or c is cells[n - 1] and _CELL_PAIR.fullmatch(s.text, c[1], ks))]
             if not rows or s.negated(ks, ke, context=False):
                 continue
-            qs, qe, _r, row = rows[-1]
+            qs, qe, _r, row, row_bases = rows[-1]
+            # q1 and k2 are counted alike; an ordinal beside an index ("the first query ... k1") each its own way
+            bases = tuple((b, b) for b in row_bases) if row_bases == col_bases else tuple(
+                (rb, cb) for rb in row_bases for cb in col_bases)
             between = s.text[qe:ks]
             value = _CELL_VALUE.match(s.text, ke)
-            if value:
-                digits = len(value.group(1).partition(".")[2])
-                out.append(_CellClaim(idx, s.text[qs:value.end()], row, col, float(value.group(1)),
-                                      0.5 * 10 ** -digits + 0.005))
+            parsed = _parse_value(value.group(1)) if value else None
+            if value and parsed:
+                out.append(_CellClaim(idx, s.text[qs:value.end()], row, col, parsed[0], parsed[1], bases))
                 continue
             # a peak: the first key after its query, a peak word between, and no other key sharing it ("mostly
             # from k1 and k2")
@@ -1011,7 +1037,24 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
             nxt = cells[n + 1] if n + 1 < len(cells) else None
             shared = nxt is not None and not nxt[2] and _between_and(s.text[ke:nxt[0]])
             if first_key and not shared and _PEAK.search(between):
-                out.append(_CellClaim(idx, s.text[qs:ke], row, col, None))
+                out.append(_CellClaim(idx, s.text[qs:ke], row, col, None, bases=bases))
+        for m in _STATED_ROW.finditer(s.text):
+            if s.negated(m.start(), m.end(), context=False):
+                continue
+            raw = _DECIMAL.findall(m.group())
+            stated = tuple(float(x) for x in raw)
+            # to the precision written: "[0.2, 0.6, 0.2]" is the row [0.21, 0.58, 0.21] rounded
+            digits = min((len(x.partition(".")[2]) for x in raw if "." in x), default=2)
+            tolerance = 0.5 * 10 ** -digits + 0.005
+            if abs(sum(stated) - 1) > 0.05:     # not a row of attention weights
+                continue
+            rows = [c for c in cells if c[2] and c[1] <= m.start() and s.clause_at(c[0]) is s.clause_at(m.start())]
+            if rows:
+                qs, _qe, _r, row, row_bases = rows[-1]
+                out.append(_CellClaim(idx, s.text[qs:m.end()], row, None, None, bases=tuple((b, b) for b in row_bases),
+                                      tolerance=tolerance, values=stated))
+            else:
+                out.append(_CellClaim(idx, m.group(), None, None, None, tolerance, values=stated))
     return out
 
 
@@ -1021,9 +1064,18 @@ def _between_and(gap: str) -> bool:
 
 
 def _true_of(claim: _CellClaim, rows: list[list[float]]) -> bool:
-    """Is the claim true of the weights, indices counted from 0 or from 1?"""
-    for base in (0, 1):
-        r, c = claim.row - base, claim.col - base
+    """Is the claim true of the weights, indices counted as the claim may count them? A row written out that has
+    not as many weights as the figure has keys is not read (another tensor: padding, more keys)."""
+    if claim.values:
+        if len(claim.values) != len(rows[0]):
+            return True
+        candidates = rows if claim.row is None else [
+            rows[claim.row - b] for b, _ in claim.bases if 0 <= claim.row - b < len(rows)]
+        tolerance = max(WEIGHT_TOLERANCE, claim.tolerance)
+        return any(all(abs(a - b) <= tolerance for a, b in zip(r, claim.values, strict=True))
+                   for r in candidates if len(r) == len(claim.values))
+    for row_base, col_base in claim.bases:
+        r, c = claim.row - row_base, claim.col - col_base
         if not (0 <= r < len(rows) and 0 <= c < len(rows[r])):
             continue
         w = rows[r][c]
@@ -1032,6 +1084,14 @@ def _true_of(claim: _CellClaim, rows: list[list[float]]) -> bool:
         if claim.value is None and w >= max(rows[r]) - WEIGHT_TOLERANCE:
             return True
     return False
+
+
+def _inside(claim: _CellClaim, rows: list[list[float]]) -> bool:
+    """Does the claim name a row (and a column) of the grid in one of the ways it may be counted?"""
+    if claim.row is None:
+        return True
+    return any(0 <= claim.row - rb < len(rows) and (claim.col is None or 0 <= claim.col - cb < len(rows[0]))
+               for rb, cb in claim.bases)
 
 
 def _misread_cells(cc: Checklist, sentences: list[_Sentence],
@@ -1043,7 +1103,9 @@ def _misread_cells(cc: Checklist, sentences: list[_Sentence],
         return [], 0
     if not rows:
         return [], 0
-    claims = _cell_claims(cc, sentences)
+    # a cell outside the grid however it is counted ("第 4 行第 4 列" of a 2x3 grid) is no misreading of this grid
+    # but a cell of another one, which the anchoring check names (``_outside_grid``)
+    claims = [cl for cl in _cell_claims(cc, sentences) if _inside(cl, rows)]
     false = [cl for cl in claims if not _true_of(cl, rows)]
     return false, len(claims) - len(false)
 
