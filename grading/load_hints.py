@@ -1036,6 +1036,101 @@ def float_size_note(source: str | None, lineno: int | None, message: str) -> Msg
     return None
 
 
+# ============================================================================ .view after a transpose
+# PyTorch's words when .view cannot re-read a tensor's memory as the sizes asked (strides that do not fit).
+_VIEW_STRIDES = re.compile(r"view size is not compatible with input tensor's size and stride")
+# Tensor methods (and torch functions of the same name) whose result shares memory with its input in another
+# order: the result is not contiguous, and a .view that merges or splits the reordered axes fails.
+_REORDERING_CALLS = frozenset({"transpose", "permute", "swapaxes", "swapdims", "movedim", "moveaxis", "t"})
+_REORDERING_ATTRS = frozenset({"T", "mT", "H", "mH"})
+MAX_SHOWN_EXPR = 60
+
+
+def _reordering(node: ast.AST) -> str | None:
+    """How ``node`` reorders the axes of a tensor (``.transpose(1, 2)``, ``torch.permute(x, ...)``, ``.mT``),
+    when it is such an expression; None otherwise (a method of ``self`` of that name is the student's own)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _REORDERING_CALLS \
+            and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "self"):
+        if isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "th", "T"):
+            shown = ast.unparse(node)
+        else:
+            shown = "." + ast.unparse(ast.Call(func=ast.Name(node.func.attr), args=node.args,
+                                               keywords=node.keywords))
+        return shown if len(shown) <= MAX_SHOWN_EXPR else shown[:MAX_SHOWN_EXPR - 3] + "..."
+    if isinstance(node, ast.Attribute) and node.attr in _REORDERING_ATTRS and isinstance(node.ctx, ast.Load):
+        return f".{node.attr}"
+    return None
+
+
+def _passed_in(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.expr | None:
+    """What the one call of ``fn`` in the file (``self.fn(...)`` or ``fn(...)``) passes as its parameter
+    ``name``; None when ``fn`` is called from no place or from several (which call failed is not known)."""
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and (
+        (isinstance(n.func, ast.Attribute) and n.func.attr == fn.name and isinstance(n.func.value, ast.Name)
+         and n.func.value.id == "self") or (isinstance(n.func, ast.Name) and n.func.id == fn.name))]
+    if len(calls) != 1 or any(isinstance(a, ast.Starred) for a in calls[0].args) \
+            or any(k.arg is None for k in calls[0].keywords):
+        return None
+    call = calls[0]
+    for k in call.keywords:
+        if k.arg == name:
+            return k.value
+    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    if isinstance(call.func, ast.Attribute) and positional[:1] == ["self"]:
+        positional = positional[1:]
+    i = positional.index(name) if name in positional else len(call.args)
+    return call.args[i] if i < len(call.args) else None
+
+
+def view_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For an exception raised while the tests call the student's code: when PyTorch says a ``.view`` does not
+    fit the tensor's strides and the one ``.view`` of the failing line reads a tensor that a transpose or
+    permute made, that line and ``.reshape`` (in the same expression, ``out.transpose(1, 2).view(...)``, as the
+    last value given to the name it reads in that function, ``out = out.transpose(1, 2)``, or as what the one
+    call of that function passes for the parameter it reads, ``self._merge(out.transpose(1, 2))``); None otherwise (a function called from several places, a
+    tensor made contiguous, several views on the line, another error)."""
+    if not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE or not isinstance(message, str) \
+            or not _VIEW_STRIDES.search(message):
+        return None
+    try:
+        tree = parse_source(source)
+        fn = _innermost_function(tree, lineno) if tree is not None else None
+        if fn is None:
+            return None
+        views = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                 and n.func.attr == "view" and n.lineno <= lineno <= (n.end_lineno or n.lineno)]
+        if len(views) != 1:     # which one failed cannot be read from the source
+            return None
+        read = views[0].func.value
+        made, where, name, passed_in = _reordering(read), read.lineno, None, False
+        if made is None and (name := _key(read)) is not None:
+            # the last assignment to that name above the failing line, in the same function
+            last = max(((n.lineno, n.value) for n in ast.walk(fn) if isinstance(n, ast.Assign)
+                        and n.lineno < views[0].lineno and any(_key(t) == name for t in n.targets)),
+                       key=lambda pair: pair[0], default=None)
+            if last is not None:
+                made, where = _reordering(last[1]), last[0]
+            elif name in _parameters(fn) and (passed := _passed_in(tree, fn, name)) is not None:
+                made, where, passed_in = _reordering(passed), passed.lineno, True
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    if made is None:
+        return None
+    if passed_in:
+        of_en = f"{name}, which line {where} passes in as the result of {made}"
+        of_zh = f"调用 {name}.view(...)，而 {name} 是第 {where} 行传入的 {made} 的结果"
+    else:
+        of_en = f"{name}, which line {where} made with {made}" if name else f"the result of {made}"
+        of_zh = f"调用 {name}.view(...)，而 {name} 由第 {where} 行的 {made} 得到" if name else \
+            f"直接对 {made} 的结果调用 .view(...)"
+    return msg(f"line {lineno} calls .view(...) on {of_en}: a transpose or permute only changes the order in "
+               f"which the same memory is read, so that tensor is not contiguous and .view cannot merge or split "
+               f"those axes; use .reshape(...) on line {lineno} (or .contiguous().view(...))",
+               f"第 {lineno} 行{of_zh}：transpose() / permute() 只改变读取同一块内存的顺序，"
+               f"得到的 tensor 在内存中不连续，.view 无法合并或拆分这些维度；请在第 {lineno} 行改用 "
+               f".reshape(...)（或 .contiguous().view(...)）")
+
+
 # ============================================================================ the entry point
 def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
               filename: str = "attention.py") -> Msg | None:
@@ -1092,4 +1187,4 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["abbreviates", "inplace_note", "float_size_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["abbreviates", "inplace_note", "float_size_note", "view_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]

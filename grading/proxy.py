@@ -31,6 +31,7 @@ from grading.load_hints import (
     inplace_note,
     load_hint,
     missing_name_hint,
+    view_note,
     with_hint,
 )
 from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
@@ -198,7 +199,8 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
                f"{what['zh']} 抛出 {kind}{where_zh}" + (f"，{ORIGINAL_MESSAGE_ZH}{detail}" if detail else ""))
     return cat(text, _import_note(exc, packages) or gpu_note(str(message))
                or inplace_note(source, lineno if isinstance(lineno, int) else None, str(message))
-               or float_size_note(source, lineno if isinstance(lineno, int) else None, str(message)), sep=SEMI)
+               or float_size_note(source, lineno if isinstance(lineno, int) else None, str(message))
+               or view_note(source, lineno if isinstance(lineno, int) else None, str(message)), sep=SEMI)
 
 
 def load_error_text(exc: BaseException, filename: str = "attention.py",

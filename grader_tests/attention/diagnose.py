@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 from typing import Any, Protocol
 
 import torch
@@ -113,6 +114,9 @@ FAULTS: dict[str, Msg] = {
                         "weight, bias)",
                         "输出与四个投影都不加偏置（x @ weight.T）的结果一致：nn.Linear 会加上它的偏置；请直接调用"
                         "模块本身（self.q_proj(x)），或使用 F.linear(x, weight, bias)"),
+    # said after which projections were seen without their bias (_bias_partly_dropped)
+    "bias_partly_dropped": msg("an nn.Linear adds its bias: call the module itself, or F.linear(x, weight, bias)",
+                               "nn.Linear 会加上它的偏置：请直接调用模块本身，或使用 F.linear(x, weight, bias)"),
     "residual": msg("the output matches out_proj(...) plus the input x: MultiHeadAttention returns out_proj of the "
                     "merged heads alone; the residual connection belongs to the Transformer block around it",
                     "输出与 out_proj(...) 再加上输入 x 的结果一致：MultiHeadAttention 只返回合并后各 head 经 out_proj "
@@ -575,7 +579,12 @@ class _MhaCase:
         self.num_heads, self.head_dim = num_heads, head_dim
         self.x, self.context, self.additive_mask, self.key_padding_mask = x, context, additive_mask, key_padding_mask
 
-    def variant(self, fault: str) -> tuple[Tensor, Tensor] | None:
+    def with_params(self, params: dict[str, Tensor]) -> _MhaCase:
+        """This case, as computed from other reference weights."""
+        return _MhaCase(self.out, self.weights, params, self.num_heads, self.head_dim, self.x, self.context,
+                        self.additive_mask, self.key_padding_mask)
+
+    def variant(self, fault: str | None) -> tuple[Tensor, Tensor] | None:
         try:
             return C.mha_variant(self.params, self.num_heads, self.head_dim, self.x, self.context,
                                  self.additive_mask, self.key_padding_mask, fault)
@@ -669,7 +678,7 @@ def _sdpa_culprit(student: MhaBuilder, q: Tensor, k: Tensor, v: Tensor, m: Tenso
     return cat(SDPA_CULPRIT, w_name or o_name, sep=SEMI)
 
 
-def _matches(case: _MhaCase, fault: str) -> bool:
+def _matches(case: _MhaCase, fault: str | None) -> bool:
     got = case.variant(fault)
     if got is None:
         return False
@@ -678,6 +687,36 @@ def _matches(case: _MhaCase, fault: str) -> bool:
         return False                    # the output is right: only weights of that shape can show it
     return _err(case.out, ref_out) < MATCH_TOL and (case.weights is None or case.weights.shape != ref_w.shape
                                                     or _err(case.weights, ref_w) < MATCH_TOL)
+
+
+# k_proj's bias adds q_i . b_k to every score of row i, which the softmax cancels: leaving it out changes
+# nothing, so only subsets of these three can be seen (all four is bias_dropped, a fault model of its own).
+_BIASED = ("q_proj", "v_proj", "out_proj")
+
+
+def _biases_left_out(case: _MhaCase) -> tuple[str, ...] | None:
+    """The fewest projections (one or two of q_proj, v_proj, out_proj) that, applied without their bias and
+    the others with theirs, give the case's output (and weights); None when no such set does."""
+    for r in (1, 2):
+        for names in itertools.combinations(_BIASED, r):
+            biases = {f"{n}.bias" for n in names}
+            if not biases <= set(case.params):
+                continue
+            zeroed = {n: torch.zeros_like(t) if n in biases else t for n, t in case.params.items()}
+            if _matches(case.with_params(zeroed), None):
+                return names
+    return None
+
+
+def _bias_partly_dropped(names: tuple[str, ...]) -> Msg:
+    listed = " and ".join(names)
+    its = "its bias" if len(names) == 1 else "their biases"
+    calls = ", ".join(f"self.{n}(...)" for n in names)
+    return cat(msg(f"the output matches {listed} applied without {its} (x @ weight.T) and the other "
+                   f"projections with theirs ({calls} {'adds it' if len(names) == 1 else 'add them'}): ",
+                   f"输出与 {'、'.join(names)} 不加偏置（x @ weight.T）、其余投影照常加偏置的结果一致"
+                   f"（{calls} 会加上偏置）："),
+               FAULTS["bias_partly_dropped"])
 
 
 def _confirmed_on(probe: _MhaCase, fault: str, d_model: int, head_dim: int) -> bool:
@@ -730,6 +769,12 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
         if fault == "mask_ignored" and (weights is None or weights.shape != case.variant(fault)[1].shape):
             return FAULTS["additive_mask_output_unmasked"]
         return FAULTS[mha_key(fault, x.shape[-1], head_dim)]
+    if (names := _biases_left_out(case)) is not None:
+        if student is not None:
+            probe = probe or _probe_mha(student, case)
+            if probe is None or _biases_left_out(probe) != names:
+                return None
+        return _bias_partly_dropped(names)
     return None
 
 

@@ -235,7 +235,8 @@ PINNED = {
     # x @ proj.weight.T for all four projections: the Linears' biases never added (a new fault model, bias_dropped)
     "projection_bias_dropped": {"test_mha_self_attention_parity": (FAULTS["bias_dropped"]["en"],
                                                                    FAULTS["bias_dropped"]["zh"])},
-    # fairseq's [N, B, D] split on a batch-first tensor: PyTorch's own words say what to do, and nothing else is said
+    # fairseq's [N, B, D] split on a batch-first tensor: PyTorch's own words say what to do (round 20 adds the
+    # transpose's line: test_hints_round20), and no fault model or kept state is named
     "split_view_after_transpose": {"test_mha_self_attention_parity": (
         "raised RuntimeError at attention.py line 40: view size is not compatible with input tensor's size and stride",
         "抛出 RuntimeError（attention.py 第 40 行）")},
