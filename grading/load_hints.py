@@ -1057,7 +1057,8 @@ def _reordering(node: ast.AST) -> str | None:
             shown = "." + ast.unparse(ast.Call(func=ast.Name(node.func.attr), args=node.args,
                                                keywords=node.keywords))
         return shown if len(shown) <= MAX_SHOWN_EXPR else shown[:MAX_SHOWN_EXPR - 3] + "..."
-    if isinstance(node, ast.Attribute) and node.attr in _REORDERING_ATTRS and isinstance(node.ctx, ast.Load):
+    if isinstance(node, ast.Attribute) and node.attr in _REORDERING_ATTRS and isinstance(node.ctx, ast.Load) \
+            and not (isinstance(node.value, ast.Name) and node.value.id == "self"):     # self.T: a temperature?
         return f".{node.attr}"
     return None
 

@@ -66,6 +66,7 @@ NOT_FOUND = [
     (_fn("out = x.transpose(1, 2)", "out = out.contiguous()", "return out.view(b, n, -1)"), 7, VIEW_ERROR),
     (_fn("out = x.transpose(1, 2)", "return out.view(b, n, -1) + x.view(b, n, -1)"), 6, VIEW_ERROR),  # two views
     (_fn("return self.transpose(x).view(b, n, -1)"), 5, VIEW_ERROR),                    # the student's own method
+    (_fn("return self.T.view(b, n, -1)"), 5, VIEW_ERROR),                               # and attribute
     (_fn("return x.transpose(1, 2).view(b, n, -1)"), 5, "shape '[2, 5, -1]' is invalid for input of size 7"),
     (_fn("out = x.transpose(1, 2)", "return out.view(b, n, -1)"), 5, VIEW_ERROR),        # not the view's line
     (_fn("return x.transpose(1, 2).view(b, n, -1)"), None, VIEW_ERROR),
