@@ -709,12 +709,16 @@ def _biases_left_out(case: _MhaCase) -> tuple[str, ...] | None:
 
 
 def _bias_partly_dropped(names: tuple[str, ...]) -> Msg:
+    """What the numbers show: these projections without their bias, the others of _BIASED with theirs.
+    k_proj's is not said either way: the softmax cancels it, so the output cannot show it."""
     listed = " and ".join(names)
     its = "its bias" if len(names) == 1 else "their biases"
+    kept = [n for n in _BIASED if n not in names]
+    kept_its = "its bias" if len(kept) == 1 else "their biases"
     calls = ", ".join(f"self.{n}(...)" for n in names)
-    return cat(msg(f"the output matches {listed} applied without {its} (x @ weight.T) and the other "
-                   f"projections with theirs ({calls} {'adds it' if len(names) == 1 else 'add them'}): ",
-                   f"输出与 {'、'.join(names)} 不加偏置（x @ weight.T）、其余投影照常加偏置的结果一致"
+    return cat(msg(f"the output matches {listed} applied without {its} (x @ weight.T) and {' and '.join(kept)} "
+                   f"with {kept_its} ({calls} {'adds it' if len(names) == 1 else 'add them'}): ",
+                   f"输出与 {'、'.join(names)} 不加偏置（x @ weight.T）、{'、'.join(kept)} 加偏置的结果一致"
                    f"（{calls} 会加上偏置）："),
                FAULTS["bias_partly_dropped"])
 

@@ -117,6 +117,7 @@ def test_biases_left_out_of_some_projections_are_named_by_projection(names, case
         assert f"the output matches {' and '.join(names)} applied without" in said["en"]
         assert f"输出与 {'、'.join(names)} 不加偏置" in said["zh"]
         assert english_in_zh(said["zh"], ZH_CODE) == [], said["zh"]
+        assert "k_proj" not in said["en"] + said["zh"]       # its bias cannot show: nothing is said of it
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -148,9 +149,13 @@ PINNED = {
     "merge_helper_permute_view": ("line 45 calls .view(...) on t, which line 44 made with .permute(0, 2, 1, 3)",
                                   "第 45 行调用 t.view(...)，而 t 由第 44 行的 .permute(0, 2, 1, 3) 得到"),
     "out_proj_bias_forgotten": ("the output matches out_proj applied without its bias",
-                                "输出与 out_proj 不加偏置（x @ weight.T）、其余投影照常加偏置的结果一致"),
+                                "输出与 out_proj 不加偏置（x @ weight.T）、q_proj、v_proj 加偏置的结果一致"),
+    # k_proj's bias left out too: it cannot show (the softmax cancels it), so it is not said either way
+    "qkv_matmul_weights_only": ("the output matches q_proj and v_proj applied without their biases (x @ weight.T) "
+                                "and out_proj with its bias",
+                                "输出与 q_proj、v_proj 不加偏置（x @ weight.T）、out_proj 加偏置的结果一致"),
     "v_proj_bias_forgotten": ("the output matches v_proj applied without its bias",
-                              "输出与 v_proj 不加偏置（x @ weight.T）、其余投影照常加偏置的结果一致"),
+                              "输出与 v_proj 不加偏置（x @ weight.T）、q_proj、out_proj 加偏置的结果一致"),
 }
 
 
