@@ -292,7 +292,15 @@ def to_csv(rows: list[StudentRow], rubric: RubricView) -> bytes:
             *("" if v is None else fmt(v) for v in item["categories"].values()),
             item["attempts"], item["best_attempt"] or "", item["late_days"],
         ])
-    return ("\ufeff" + buf.getvalue()).encode("utf-8")
+    return _excel_utf8(buf.getvalue())
+
+
+def _excel_utf8(text: str) -> bytes:
+    """UTF-8 with a byte-order mark: Excel reads a CSV without one in the ANSI code page, so 王小明
+    comes out garbled. Both LMS importers read the mark: Moodle's csv_import_reader strips it
+    (core_text::trim_utf8_bom in load_csv_content), and Canvas writes one in its own gradebook
+    exports (the include_byte_order_mark_in_gradebook_exports setting) that its importer takes back."""
+    return ("\ufeff" + text).encode("utf-8")
 
 
 # --- LMS import layouts ---------------------------------------------------------------------------
@@ -328,7 +336,7 @@ def to_canvas_csv(rows: list[StudentRow], assignment: Assignment) -> bytes:
     for item in items:
         w.writerow([_safe_cell(item["name"] or item["email"]), "", "", _safe_cell(item["email"]), "",
                     _points(item)])
-    return buf.getvalue().encode("utf-8")
+    return _excel_utf8(buf.getvalue())
 
 
 def _split_name(name: str) -> tuple[str, str]:
@@ -345,7 +353,7 @@ def to_moodle_csv(rows: list[StudentRow], assignment: Assignment) -> bytes:
     for item in items:
         first, last = _split_name(item["name"])
         w.writerow([_safe_cell(first), _safe_cell(last), _safe_cell(item["email"]), _points(item)])
-    return buf.getvalue().encode("utf-8")
+    return _excel_utf8(buf.getvalue())
 
 
 EXPORT_FORMATS = ("csv", "canvas", "moodle")

@@ -426,8 +426,10 @@ def test_canvas_export_follows_canvas_gradebook_import_layout(client, web, grade
     switch(client, web, graded_class["teacher"])
     resp = client.get("/instructor/gradebook.csv?format=canvas")
     assert resp.status_code == 200 and resp.mimetype == "text/csv"
-    assert not resp.data.startswith(b"\xef\xbb\xbf")   # the header must read exactly "Student"
-    rows = list(csv.reader(io.StringIO(resp.data.decode("utf-8"))))
+    # A byte-order mark for Excel; Canvas's importer matches the header with /Student/ (unanchored)
+    # and takes back its own exports, which carry one (include_byte_order_mark_in_gradebook_exports).
+    assert resp.data.startswith(b"\xef\xbb\xbfStudent,")
+    rows = list(csv.reader(io.StringIO(resp.data.decode("utf-8-sig"))))
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Attention"]
     assert rows[1] == ["Points Possible", "", "", "", "", "100"]
     by_login = {r[3]: r for r in rows[2:]}
@@ -441,7 +443,7 @@ def test_moodle_export_follows_moodle_csv_grade_import_layout(client, web, grade
     """Moodle: one header row and one row per student, no other rows; the email column maps to
     useremail; the grade column is numeric; the maximum is in the column's name."""
     switch(client, web, graded_class["teacher"])
-    rows = list(csv.reader(io.StringIO(client.get("/instructor/gradebook.csv?format=moodle").data.decode())))
+    rows = list(csv.reader(io.StringIO(client.get("/instructor/gradebook.csv?format=moodle").data.decode("utf-8-sig"))))
     assert rows[0] == ["First name", "Last name", "Email address", "Attention (out of 100)"]
     assert len(rows) == 1 + 3
     for r in rows[1:]:
@@ -455,8 +457,8 @@ def test_moodle_export_follows_moodle_csv_grade_import_layout(client, web, grade
 def test_api_gradebook_formats(client, web, graded_class):
     headers = _bearer(web, graded_class["teacher"])
     canvas = client.get("/api/v1/gradebook?format=canvas", headers=headers)
-    assert canvas.status_code == 200 and canvas.data.startswith(b"Student,ID,SIS User ID")
-    assert client.get("/api/v1/gradebook?format=moodle", headers=headers).data.startswith(b"First name,")
+    assert canvas.status_code == 200 and canvas.data.startswith(b"\xef\xbb\xbfStudent,ID,SIS User ID")
+    assert client.get("/api/v1/gradebook?format=moodle", headers=headers).data.startswith(b"\xef\xbb\xbfFirst name,")
     assert client.get("/api/v1/gradebook?format=csv", headers=headers).data.startswith(b"\xef\xbb\xbfemail,")
     assert client.get("/api/v1/gradebook?format=xls", headers=headers).status_code == 400
     assert client.get("/instructor/gradebook.csv?format=xls").status_code in (302, 400)
