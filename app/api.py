@@ -7,7 +7,6 @@ limit, with `Retry-After`; 500 and 503 too), built by `app.errors.api_error`.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import time
 
@@ -24,11 +23,12 @@ from app.authz import api_limit, can_see, load_submission, rate_key, submit_limi
 from app.coursework import rubric_for
 from app.errors import api_error, both
 from app.extensions import db, limiter
+from app.idempotency import scoped_key
 from app.longpoll import Admission, final_listener, waits
-from app.models import FINAL, Assignment, AuditReview, Status, Submission
+from app.models import FINAL, Assignment, AuditReview, Submission
 from app.openapi import spec
 from app.queue import queue_position
-from app.regrading import request_regrade
+from app.regrading import regrade_requested_before, request_regrade
 from app.scores import effective_for, fmt, student_view
 from app.storage import BlobStore
 from app.submitting import SubmissionRefused, idempotency_key, submit_once
@@ -229,9 +229,32 @@ def regrade(submission_id: int):
     if not g.api_user.is_instructor:
         return api_error("forbidden", 403, _l("Only instructors may do this."))
     sub = load_submission(submission_id, g.api_user)  # 404 (JSON) when absent or not theirs
-    run = request_regrade(sub)
-    return jsonify({"id": sub.id, "run_id": run.id, "status": Status.QUEUED,
-                    "queue_position": queue_position(run)}), 202
+    try:
+        key = scoped_key("api", g.api_user.id, idempotency_key(request.headers.get("Idempotency-Key")))
+    except SubmissionRefused as exc:
+        return api_error(exc.code, exc.http_status, {"en": exc.en, "zh": exc.zh})
+    # A retry with the key of an earlier request answers its run: never a second run queued.
+    run = regrade_requested_before(key)
+    replayed = run is not None
+    if run is None:
+        try:
+            run = request_regrade(sub, key=key)
+        except IntegrityError:  # the same key at the same moment: that request queued the run
+            db.session.rollback()
+            run, replayed = regrade_requested_before(key), True
+            if run is None:
+                raise
+    if replayed and run.submission_id != sub.id:
+        return api_error("idempotency_key_reused", 422, {
+            "en": f"This Idempotency-Key was already used to regrade another submission ({run.submission_id}); "
+                  "use a new key for each new regrade. Nothing was queued.",
+            "zh": f"这个 Idempotency-Key 已用于重新评分另一份提交（{run.submission_id}）；每次新的重新评分请使用"
+                  "新的 key。本次没有排队任何内容。"})
+    resp = jsonify({"id": sub.id, "run_id": run.id, "status": run.status, "replayed": replayed,
+                    "queue_position": queue_position(run)})
+    if replayed:
+        resp.headers["Idempotent-Replayed"] = "true"
+    return resp, 202
 
 
 def _instructor_assignment(slug: str | None):
@@ -300,7 +323,7 @@ def create_regrade():
         return api_error(exc.code, 404, {"en": exc.en, "zh": exc.zh})
     # A retry with the key of an earlier request answers its batch: never every run queued twice.
     # The key is kept (hashed with the user, in the column the confirmation page's token uses).
-    token = "api:" + hashlib.sha256(f"{g.api_user.id}:{key}".encode()).hexdigest()[:60] if key else None
+    token = scoped_key("api", g.api_user.id, key)
     batch = regrading.confirmed_before(token)
     replayed = batch is not None
     if batch is None:
@@ -357,8 +380,21 @@ def start_similarity():
     a, refused = _instructor_assignment(_json_body().get("assignment"))
     if refused is not None:
         return refused
-    report = start(a, g.api_user)
-    return jsonify({"id": report.id, "status": report.status}), 202
+    try:
+        key = scoped_key("api", g.api_user.id, idempotency_key(request.headers.get("Idempotency-Key")))
+    except SubmissionRefused as exc:
+        return api_error(exc.code, exc.http_status, {"en": exc.en, "zh": exc.zh})
+    report, replayed = start(a, g.api_user, key=key)
+    if replayed and report.assignment_id != a.id:
+        return api_error("idempotency_key_reused", 422, {
+            "en": f"This Idempotency-Key was already used to start another similarity check (report {report.id}); "
+                  "use a new key for each new check. Nothing was started.",
+            "zh": f"这个 Idempotency-Key 已用于启动另一次相似度检查（报告 {report.id}）；每次新的检查请使用新的 key。"
+                  "本次没有启动任何检查。"})
+    resp = jsonify({"id": report.id, "status": report.status, "replayed": replayed})
+    if replayed:
+        resp.headers["Idempotent-Replayed"] = "true"
+    return resp, 202
 
 
 @bp.get("/similarity")

@@ -6,6 +6,7 @@ otherwise); every form carries a CSRF token."""
 from __future__ import annotations
 
 import functools
+import re
 import secrets
 from datetime import datetime
 
@@ -34,6 +35,7 @@ from app.assignments import default_assignment
 from app.authz import instructor_required
 from app.coursework import rubric_for
 from app.extensions import db
+from app.idempotency import scoped_key
 from app.models import (
     Assignment,
     AuditReview,
@@ -523,13 +525,22 @@ def _names(ids: set[int]) -> dict[int, Submission]:
 def similarity():
     a = chosen_assignment()
     if request.method == "POST":
-        start_similarity(a, current_user)
+        # The page's per-render token: the same page sent twice (a double click, a resent POST)
+        # starts one check of the whole class, not two.
+        token = request.form.get("form_token", "")
+        key = scoped_key("form", current_user.id, token) if re.fullmatch(r"[A-Za-z0-9_-]{1,64}", token) else None
+        report, replayed = start_similarity(a, current_user, key=key)
+        if replayed:
+            flash(_("This similarity check was already started as report %(r)s: the page was sent twice and "
+                    "started one check.", r=report.id), "ok")
+            return redirect(url_for("instructor.similarity", a=db.session.get(Assignment, report.assignment_id).slug))
         flash(_("The similarity check is queued; this page updates when it is done."), "ok")
         return redirect(url_for("instructor.similarity", a=a.slug))
     report = latest_report(a)
     pairs = (report.pairs or []) if report else []
     subs = _names({p["a"] for p in pairs} | {p["b"] for p in pairs})
-    return render_template("instructor/similarity.html", assignment=a, report=report, pairs=pairs, subs=subs)
+    return render_template("instructor/similarity.html", assignment=a, report=report, pairs=pairs, subs=subs,
+                           form_token=secrets.token_urlsafe(16))
 
 
 @bp.get("/similarity/<int:report_id>/pairs/<int:index>")

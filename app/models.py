@@ -210,7 +210,8 @@ class GradingRun(db.Model):
     """One grading of one submission. Regrades add runs; old runs are kept for comparison."""
 
     __tablename__ = "grading_runs"
-    __table_args__ = (Index("ix_grading_runs_status_queued", "status", "queued_at"),)
+    __table_args__ = (Index("ix_grading_runs_status_queued", "status", "queued_at"),
+                      UniqueConstraint("idempotency_key", name="uq_grading_runs_idempotency_key"))
 
     id: Mapped[int] = mapped_column(primary_key=True)
     submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
@@ -231,6 +232,9 @@ class GradingRun(db.Model):
     log_excerpt: Mapped[str | None] = mapped_column(Text)
     # CPU seconds of the grading in the worker and its test process (not the jail's), for /metrics.
     cpu_s: Mapped[float | None]
+    # A single-run regrade's Idempotency-Key (app/idempotency.py scoped_key): a retried request
+    # answers this run instead of queuing a second one. NULL for other runs and after RETENTION.
+    idempotency_key: Mapped[str | None] = mapped_column(String(64))
 
     submission: Mapped[Submission] = relationship(back_populates="runs")
     tests: Mapped[list[TestResult]] = relationship(
@@ -417,6 +421,7 @@ class SimilarityReport(db.Model):
     """A similarity check over the latest submissions of an assignment (worker/similarity.py)."""
 
     __tablename__ = "similarity_reports"
+    __table_args__ = (UniqueConstraint("form_token", name="uq_similarity_reports_form_token"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"), index=True)
@@ -430,3 +435,6 @@ class SimilarityReport(db.Model):
     #   "slices_a": [[start, end], ...], "slices_b": [...]}], highest first.
     pairs: Mapped[list[Any] | None] = mapped_column(JSON)
     message: Mapped[str | None] = mapped_column(Text)
+    # The starting page's token or the API's Idempotency-Key (scoped_key): the same start sent
+    # twice makes one report, not two checks of the whole class.
+    form_token: Mapped[str | None] = mapped_column(String(64))

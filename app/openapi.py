@@ -96,7 +96,8 @@ def spec() -> dict[str, Any]:
                          "description": "1-200 visible ASCII characters, bare or in double quotes; the same "
                                         "key with other files or fields is 422 `idempotency_key_reused`; a "
                                         "malformed key is 400 `bad_idempotency_key`. Keys are per user and "
-                                        "never expire.",
+                                        "kept 24 hours: a retry within them gets the first answer, a key "
+                                        "older than that names a new request.",
                          "schema": {"type": "string", "maxLength": 200}},
                     ],
                     "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
@@ -162,9 +163,19 @@ def spec() -> dict[str, Any]:
             "/submissions/{id}/regrade": {
                 "post": {
                     "summary": "Queue a regrade (instructors)",
-                    "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}],
-                    "responses": {"202": {"description": "Queued"}, "401": unauth,
-                                  "403": _err("instructors only"), "404": _err("not found")},
+                    "description": "Send an `Idempotency-Key` header to retry safely: a request with the key "
+                                   "of an earlier one (within 24 hours) queues nothing and answers 202 with "
+                                   "that run (`replayed: true`, header `Idempotent-Replayed: true`).",
+                    "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
+                                   {"name": "Idempotency-Key", "in": "header", "required": False,
+                                    "description": "1-200 visible ASCII characters; the same key for another "
+                                                   "submission is 422 `idempotency_key_reused`.",
+                                    "schema": {"type": "string", "maxLength": 200}}],
+                    "responses": {"202": {"description": "Queued: {id, run_id, status, replayed, queue_position}"},
+                                  "400": _err("a malformed Idempotency-Key (bad_idempotency_key)"), "401": unauth,
+                                  "403": _err("instructors only"), "404": _err("not found"),
+                                  "422": _err("the Idempotency-Key was used for another submission "
+                                              "(idempotency_key_reused)")},
                 },
             },
             "/gradebook": {
@@ -238,10 +249,20 @@ def spec() -> dict[str, Any]:
             "/similarity": {
                 "post": {
                     "summary": "Start a similarity report over the latest submissions (instructors)",
+                    "description": "Send an `Idempotency-Key` header to retry safely: a request with the key "
+                                   "of an earlier one (within 24 hours) starts nothing and answers 202 with "
+                                   "that report (`replayed: true`, header `Idempotent-Replayed: true`).",
+                    "parameters": [{"name": "Idempotency-Key", "in": "header", "required": False,
+                                    "description": "1-200 visible ASCII characters; the same key for another "
+                                                   "assignment is 422 `idempotency_key_reused`.",
+                                    "schema": {"type": "string", "maxLength": 200}}],
                     "requestBody": {"content": {"application/json": {"schema": {
                         "type": "object", "properties": {"assignment": {"type": "string"}}}}}},
-                    "responses": {"202": {"description": "Queued: {id, status}"}, "401": unauth,
-                                  "403": _err("instructors only")},
+                    "responses": {"202": {"description": "Queued: {id, status, replayed}"},
+                                  "400": _err("a malformed Idempotency-Key (bad_idempotency_key)"), "401": unauth,
+                                  "403": _err("instructors only"),
+                                  "422": _err("the Idempotency-Key was used for another assignment "
+                                              "(idempotency_key_reused)")},
                 },
                 "get": {
                     "summary": "The latest similarity report (instructors). A pair is a lead, never a penalty.",

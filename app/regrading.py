@@ -21,6 +21,7 @@ from sqlalchemy.orm import selectinload
 from app import gradebook
 from app.auth import find_user
 from app.extensions import db
+from app.idempotency import earlier
 from app.models import PENDING, Assignment, AuditReview, GradingRun, RegradeBatch, Status, Submission, User
 from app.queue import enqueue_run
 from app.scores import effective_for
@@ -34,14 +35,21 @@ class RegradeError(LookupError):
         self.code, self.en, self.zh = code, en, zh
 
 
-def request_regrade(submission: Submission, trigger: str = "regrade") -> GradingRun:
-    """Add a new run for a submission; the old runs stay for the old-vs-new comparison."""
-    run = GradingRun(submission=submission, trigger=trigger)
+def request_regrade(submission: Submission, trigger: str = "regrade", *, key: str | None = None) -> GradingRun:
+    """Add a new run for a submission; the old runs stay for the old-vs-new comparison. With the
+    `key` of a run queued already (unique) the commit fails (IntegrityError) and nothing is queued:
+    the caller answers that run (regrade_requested_before)."""
+    run = GradingRun(submission=submission, trigger=trigger, idempotency_key=key)
     submission.status = Status.QUEUED.value
     db.session.add(run)
     db.session.commit()
     enqueue_run(run.id)
     return run
+
+
+def regrade_requested_before(key: str | None) -> GradingRun | None:
+    """The run a single-run regrade request with `key` queued within the retention window, or None."""
+    return earlier(GradingRun.idempotency_key, key, GradingRun.queued_at)
 
 
 @dataclass
@@ -90,10 +98,9 @@ def plan(assignment: Assignment, scope: str, *, student_email: str | None = None
 
 
 def confirmed_before(form_token: str | None) -> RegradeBatch | None:
-    """The batch the confirmation page with this token already queued, if any."""
-    if not form_token:
-        return None
-    return db.session.scalar(select(RegradeBatch).where(RegradeBatch.form_token == form_token))
+    """The batch the confirmation page (or API key) with this token queued within the retention
+    window (app/idempotency.py), if any."""
+    return earlier(RegradeBatch.form_token, form_token, RegradeBatch.created_at)
 
 
 def start(assignment: Assignment, p: Plan, actor: User | None, *, form_token: str | None = None) -> RegradeBatch:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from flask import current_app
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from app.extensions import db
+from app.idempotency import earlier
 from app.models import Assignment, SimilarityReport, User
 from app.queue import enqueue_similarity
 
@@ -16,13 +18,26 @@ def latest_report(a: Assignment) -> SimilarityReport | None:
                              .order_by(SimilarityReport.id.desc()).limit(1))
 
 
-def start_similarity(a: Assignment, actor: User) -> SimilarityReport:
-    report = SimilarityReport(assignment_id=a.id, requested_by=actor.id,
+def start_similarity(a: Assignment, actor: User, *, key: str | None = None) -> tuple[SimilarityReport, bool]:
+    """(the report, replayed): a new check queued, or, for a `key` (app/idempotency.scoped_key)
+    that started one within the retention window, that check (replayed, nothing queued). The
+    caller compares the report's assignment with the one asked for."""
+    report = earlier(SimilarityReport.form_token, key, SimilarityReport.created_at)
+    if report is not None:
+        return report, True
+    report = SimilarityReport(assignment_id=a.id, requested_by=actor.id, form_token=key,
                               threshold=float(current_app.config["SIMILARITY_THRESHOLD"]))
     db.session.add(report)
-    db.session.commit()
+    try:
+        db.session.commit()
+    except IntegrityError:  # the same key at the same moment: that request started the check
+        db.session.rollback()
+        report = earlier(SimilarityReport.form_token, key, SimilarityReport.created_at)
+        if report is None:
+            raise
+        return report, True
     enqueue_similarity(report.id)
-    return report
+    return report, False
 
 
 def similarity_json(report: SimilarityReport | None) -> dict:

@@ -25,6 +25,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.coursework import rubric_for
 from app.extensions import db
+from app.idempotency import earlier as sent_with
 from app.models import PENDING, Assignment, GradingRun, Status, Submission, User, utcnow
 from app.queue import enqueue_run
 from app.storage import BlobStore, StorageUnavailable
@@ -396,8 +397,9 @@ class Accepted:
 def _sent_before(student: User, key: str, digest: str) -> Submission | None:
     """The attempt an earlier send with `key` made, or None; a different request under the key is
     refused (422), as the IETF draft asks: the key names one request, not a slot to reuse."""
-    earlier = db.session.scalar(
-        select(Submission).where(Submission.student_id == student.id, Submission.idempotency_key == key))
+    # Within the retention window only (app/idempotency.py): an older attempt forgets the key.
+    earlier = sent_with(Submission.idempotency_key, key, Submission.created_at,
+                        where=Submission.student_id == student.id)
     if earlier is None:
         return None
     if earlier.request_sha256 != digest:
