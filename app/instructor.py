@@ -211,11 +211,25 @@ def _back_to_attempt(sub: Submission):
                     + f"#attempt-{sub.attempt}")
 
 
-@bp.post("/submissions/<int:submission_id>/review")
-def review(submission_id: int):
-    sub = db.session.get(Submission, submission_id)
+def _changed_since_render(seen: str | None, current: int) -> bool:
+    """Whether the page's form was rendered before the row now in force (`current`, 0: none): its
+    hidden `seen` field holds that row's id at rendering. A form without one (a script, a page from
+    before this field) is not checked, as before."""
+    return seen is not None and seen.isdigit() and int(seen) != current
+
+
+def _locked_submission(submission_id: int) -> Submission:
+    # The row lock (PostgreSQL) orders two saves on one attempt: the second one sees the first's
+    # row when it checks its form, instead of both passing the check at the same moment.
+    sub = db.session.get(Submission, submission_id, with_for_update=True)
     if sub is None:
         abort(404)
+    return sub
+
+
+@bp.post("/submissions/<int:submission_id>/review")
+def review(submission_id: int):
+    sub = _locked_submission(submission_id)
     top = rubric_for(sub.assignment.suite).audit_max
     if top is None:
         abort(404)  # this assignment has no written audit to review
@@ -223,7 +237,20 @@ def review(submission_id: int):
         score = float(request.form.get("score", ""))
     except ValueError:
         score = -1
-    if not 0 <= score <= top:
+    current = sub.audit_review
+    if _changed_since_render(request.form.get("seen"), current.id if current else 0):
+        # Two instructors reviewing one attempt: the later save must not silently replace a review
+        # its author never saw (nor bring back one that was replaced meanwhile).
+        if current is None:
+            said = _("The audit review of this attempt changed after you opened the page; yours was not saved. "
+                     "Reload the page and save yours again if it still applies.")
+        else:
+            said = _("%(who)s saved an audit review of this attempt (%(s)s) after you opened the page; yours "
+                     "was not saved. Read theirs below and save yours again if it should replace it.",
+                     who=current.reviewer.display_name, s=fmt(current.score))
+        db.session.rollback()
+        flash(said, "error")
+    elif not 0 <= score <= top:
         flash(_("The audit score must be a number from 0 to %(m)s.", m=fmt(top)), "error")
     else:
         comment = request.form.get("comment", "")[:5000]
@@ -238,12 +265,18 @@ def review(submission_id: int):
 
 @bp.post("/submissions/<int:submission_id>/override")
 def override(submission_id: int):
-    sub = db.session.get(Submission, submission_id)
-    if sub is None:
-        abort(404)
+    sub = _locked_submission(submission_id)
     run = sub.latest_graded_run
     if run is None:
         flash(_("Only a graded attempt can be overridden."), "error")
+        return _back_to_attempt(sub)
+    newest = max(sub.overrides, key=lambda o: o.id, default=None)
+    if _changed_since_render(request.form.get("seen"), newest.id if newest else 0):
+        said = _("The overrides of this attempt changed after you opened the page (%(who)s); yours was not "
+                 "saved. Read them below and save yours again if it still applies.",
+                 who=newest.author.display_name if newest and newest.author else _("another instructor"))
+        db.session.rollback()
+        flash(said, "error")
         return _back_to_attempt(sub)
     kind, _sep, target = (request.form.get("target") or "").partition(":")
     raw = (request.form.get("points") or "").strip()
