@@ -1184,6 +1184,69 @@ def _binding_counts(tree: ast.Module) -> dict[str, int]:
     return bound
 
 
+def _foreign_holders(tree: ast.Module, bound_once: set[str], aliases: set[str]) -> set[str] | None:
+    """Attribute names ``A`` for which ``self.A`` / ``cls.A`` may be something other than an object of a
+    plain class of the file; None when that is every name. A private name read off ``self.A`` is the
+    student's own, as one read off ``self`` is, only when every binding of ``A`` the file shows is
+    ``<anything>.A = Own(...)`` with ``Own`` a class bound once, with no decorator but dataclasses', no
+    metaclass or ``__new__``, and bases that are such classes or torch's allowed ones read off a name of
+    torch (``self.config = LlamaConfig(...)``, then
+    ``self.config._attn_implementation``: cost 13 points), or there is none (a submodule the grader or
+    add_module sets, which can only be a module or tensor). Any other binding (``[torch][0]``, a list, a
+    module, a tuple or loop target, a class attribute, a method or property named ``A``) marks ``A``; a
+    setattr whose name the source does not spell (``setattr(self, n, torch)``, setattr passed as a value)
+    may bind any name."""
+    classes = {c.name: c for c in _nodes(tree) if isinstance(c, ast.ClassDef) and c.name in bound_once}
+    # ``from dataclasses import dataclass`` as the one binding of the name (no ``def dataclass`` of the file's)
+    dataclass = ["dataclass"] if "dataclass" in bound_once and any(
+        isinstance(n, ast.ImportFrom) and n.module == "dataclasses" and any(
+            a.name == "dataclass" and a.asname is None for a in n.names) for n in _nodes(tree)) else None
+    qualified = ["dataclasses", "dataclass"] if "dataclasses" in bound_once else None
+
+    def plain(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        cls = classes.get(name)
+        # dataclasses' decorator hands back the class itself (with generated methods); any other may not
+        if cls is None or name in seen or cls.keywords or any(
+                _dotted(d.func if isinstance(d, ast.Call) else d) not in (dataclass, qualified)
+                for d in cls.decorator_list) or any(
+                isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == "__new__" for f in cls.body):
+            return False
+        for base in cls.bases:
+            chain = _dotted(base)
+            if chain is None or not (chain == ["object"] or (len(chain) > 1 and chain[0] in aliases
+                                                             and chain[-1] in TORCH_BASES)
+                                     or (len(chain) == 1 and plain(chain[0], seen | {name}))):
+                return False
+        return True
+
+    foreign: set[str] = set()
+    for node in _nodes(tree):
+        if isinstance(node, ast.Call) and (
+                (isinstance(node.func, ast.Name) and node.func.id == "setattr")
+                or (isinstance(node.func, ast.Attribute) and node.func.attr == "__setattr__")):
+            return None                     # a name the source does not spell (literal ones are rewritten)
+        if isinstance(node, ast.Name) and node.id == "setattr":
+            return None                     # setattr handed on (``partial(setattr, self)``)
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            if not any(isinstance(parent, ast.Assign | ast.AnnAssign) and node in (
+                    parent.targets if isinstance(parent, ast.Assign) else [parent.target])
+                    and isinstance(parent.value, ast.Call) and isinstance(parent.value.func, ast.Name)
+                    and plain(parent.value.func.id) for parent in [_parents(tree).get(id(node))]):
+                foreign.add(node.attr)
+    for cls in _nodes(tree):
+        if isinstance(cls, ast.ClassDef):
+            for stmt in ast.walk(cls):
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    foreign.add(stmt.name)
+            for stmt in cls.body:
+                for t in (stmt.targets if isinstance(stmt, ast.Assign) else
+                          [stmt.target] if isinstance(stmt, ast.AnnAssign | ast.AugAssign) else []):
+                    for name in ast.walk(t):
+                        if isinstance(name, ast.Name):
+                            foreign.add(name.id)
+    return foreign
+
+
 def _own_registers(tree: ast.Module) -> set[str]:
     """Names of the file's classes whose ``register`` is the student's own: the class, bound once, or one of
     its own bases (followed by name) defines ``register`` in its body, as AllenNLP's ``Registrable`` does for
@@ -1825,6 +1888,24 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
     own_names |= {n.id for n in _nodes(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     own_names |= {n.arg for n in _nodes(tree) if isinstance(n, ast.arg)}
 
+    holders: set[str] | None = None
+    holders_read = False
+
+    def own_private(node: ast.Attribute) -> bool:
+        """``self._x`` / ``cls._x``, or ``self.A._x`` where ``self.A`` can only be an object of the file's own
+        class. Deeper (``self.t.nn.attention.bias.CausalBias._dispatch``, ``self.ts[0]._dispatch``), what
+        sits in between may be PyTorch's, whatever name of ``self`` holds it."""
+        nonlocal holders, holders_read
+        value = node.value
+        if isinstance(value, ast.Name):
+            return value.id in ("self", "cls")
+        if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
+                and value.value.id in ("self", "cls")):
+            return False
+        if not holders_read:
+            holders, holders_read = _foreign_holders(tree, bound_once, aliases), True
+        return holders is not None and value.attr not in holders
+
     def self_methods() -> dict[int, frozenset[str]]:
         nonlocal methods
         if methods is None:
@@ -1943,7 +2024,7 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             elif node.attr in EVALUATING_NAMES:
                 found.append(f"line {line}: {shown}")
             elif node.attr.startswith("_") and not node.attr.startswith("__") and not _forbidden(node.attr) \
-                    and node.attr not in PRIVATE_OK | NAMEDTUPLE_API and _root(node) not in ("self", "cls") \
+                    and node.attr not in PRIVATE_OK | NAMEDTUPLE_API and not own_private(node) \
                     and not (isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
                              and node.value.func.id == "super") \
                     and not (isinstance(node.value, ast.Name) and (node.value.id, node.attr) in own_class_attrs):
