@@ -41,6 +41,14 @@ FORBID_RUNTIME = [
     "torch._flash_attention_forward_no_dropout_inplace",
     "torch._triton_multi_head_attention",
     "torch.nn.attention.flex_attention.flex_attention",
+    # the same kernels as dispatcher operators: ``torch.ops.aten.X`` and its overloads (``.default``) call
+    # the operator, not the ``torch.X`` wrapped above
+    *(f"torch.ops.aten.{op}" for op in (
+        "scaled_dot_product_attention", "_scaled_dot_product_attention_math", "_fused_sdp_choice",
+        "_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_efficient_attention",
+        "_scaled_dot_product_flash_attention", "_scaled_dot_product_cudnn_attention", "_native_multi_head_attention",
+        "_triton_multi_head_attention", "_scaled_dot_product_attention_math_for_mps",
+        "_scaled_dot_product_fused_attention_overrideable")),
 ]
 COUNT_RUNTIME = ["ScaledDotProductAttention.forward", "MultiHeadAttention.forward"]
 # How test_no_fused_attention_runtime's feedback starts when the counters above saw a call (the

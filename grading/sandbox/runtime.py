@@ -144,13 +144,30 @@ class Runtime:
         else:
             setattr(owner, attr, wrapper)
 
+    @staticmethod
+    def _wrap_operator(packet, counter: dict, name: str) -> None:
+        """Count the calls of a dispatcher operator (``torch.ops.aten._scaled_dot_product_attention_math``)
+        made through its packet or any overload (``.default``): each of them calls its own ``_op``, a
+        builtin no wrapper of ``torch.X`` reaches, so each instance's ``_op`` is wrapped."""
+        def counted(op):
+            def wrapper(*args, **kwargs):
+                counter[name] = counter.get(name, 0) + 1
+                return op(*args, **kwargs)
+            return wrapper
+
+        for target in [packet, *(getattr(packet, overload) for overload in packet.overloads())]:
+            target._op = counted(target._op)
+
     def _install_forbid(self, names: list[str]) -> None:
         for name in names:
             self.forbid[name] = 0
             path = name[len("torch."):] if name.startswith("torch.") else name
             try:
                 owner, attr = self._resolve(torch, path)
-                self._wrap(owner, attr, self.forbid, name)
+                if path.startswith("ops."):
+                    self._wrap_operator(getattr(owner, attr), self.forbid, name)
+                else:
+                    self._wrap(owner, attr, self.forbid, name)
             except AttributeError:
                 self.missing.append(name)
                 # Not imported yet (torch.nn.attention.flex_attention, which torch.compile also imports):

@@ -5,7 +5,9 @@ attributes and subscripts), so PyTorch's module, class or function kept under a 
 turned ``self.t.nn.attention.bias.CausalBias._dispatch`` (which runs the fused kernel) into no finding.
 Now ``self._x`` / ``cls._x`` stay trusted, ``self.A._x`` only when every binding of ``A`` the file shows is an
 object of a plain class of the file (hf_llama_eager_forward's ``self.config = LlamaConfig(...)``, a dataclass,
-then ``self.config._attn_implementation``), and anything deeper is judged as any other private name."""
+then ``self.config._attn_implementation``), and anything deeper is judged as any other private name.
+The run-time watch now also counts the attention kernels called as dispatcher operators (``torch.ops.aten.X``
+and its overloads), which no wrapper of ``torch.X`` reached."""
 
 from __future__ import annotations
 
@@ -101,3 +103,31 @@ def test_the_llama_style_config_stays_unflagged():
     source = (SUBMISSIONS / "correct" / "hf_llama_eager_forward.py").read_text(encoding="utf-8")
     assert static.hidden_name_uses(source) == ()
 
+
+# ------------------------------------------------------------------ the run-time watch, end to end
+# A dispatcher operator called through torch.ops (its packet or an overload such as ``.default``) runs the
+# kernel without passing through ``torch.X`` or ``F.scaled_dot_product_attention``, which were all the watch
+# wrapped: these four ran the fused or math kernel with every counter at 0.
+RUNTIME = {
+    "ops_packet": "return torch.ops.aten.scaled_dot_product_attention(q, k, v)",
+    "ops_overload": "return torch.ops.aten.scaled_dot_product_attention.default(q, k, v)",
+    "ops_math_kernel": "return torch.ops.aten._scaled_dot_product_attention_math.default(q, k, v)[0]",
+    "ops_flash_kernel": "return torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v)[0]",
+    "honest": "return torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5, dim=-1) @ v",
+}
+
+
+@pytest.mark.parametrize("name", RUNTIME)
+def test_the_run_time_watch_counts_the_kernels_called_as_operators(executor, name):
+    import torch
+
+    src = f"import torch\nclass A(torch.nn.Module):\n    def forward(self, q, k, v):\n        {RUNTIME[name]}\n"
+    q = torch.randn(1, 2, 3, 4)
+    with executor.session(src, "attention.py", "attention",
+                          watch={"count": ["A.forward"], "forbid": static.FORBID_RUNTIME}) as s:
+        s.load()
+        out = s.call(s.new("A"), "__call__", q, q, q)
+        stats = s.stats()
+    assert torch.allclose(out, torch.nn.functional.scaled_dot_product_attention(q, q, q), atol=1e-5)
+    assert not [n for n in stats["missing"] if n.startswith("torch.ops.")]
+    assert (sum(stats["forbid"].values()) > 0) == (name != "honest"), stats["forbid"]
