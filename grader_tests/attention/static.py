@@ -1192,6 +1192,11 @@ def _binding_counts(tree: ast.Module) -> dict[str, int]:
     return bound
 
 
+# What nn.Module.__getattr__ answers ``self.X`` from when X is no attribute of the object: whatever the file puts
+# in them (``self._modules["cb"] = CausalBias``, ``self._buffers.update(...)``) is ``self.cb``.
+MODULE_GETATTR_STORES = ("_parameters", "_buffers", "_modules")
+
+
 def _foreign_holders(tree: ast.Module, bound_once: set[str], aliases: set[str]) -> set[str] | None:
     """Attribute names ``A`` for which ``self.A`` / ``cls.A`` may be something other than an object of a
     plain class of the file; None when that is every name. A private name read off ``self.A`` is the
@@ -1203,7 +1208,8 @@ def _foreign_holders(tree: ast.Module, bound_once: set[str], aliases: set[str]) 
     add_module sets, which can only be a module or tensor). Any other binding (``[torch][0]``, a list, a
     module, a tuple or loop target, a class attribute, a method or property named ``A``) marks ``A``; a
     setattr whose name the source does not spell (``setattr(self, n, torch)``, setattr passed as a value)
-    may bind any name."""
+    may bind any name, and a ``__getattr__``/``__getattribute__`` of the file's or nn.Module's stores read by the
+    file may answer any."""
     classes = {c.name: c for c in _nodes(tree) if isinstance(c, ast.ClassDef) and c.name in bound_once}
     # ``from dataclasses import dataclass`` as the one binding of the name (no ``def dataclass`` of the file's)
     dataclass = ["dataclass"] if "dataclass" in bound_once and any(
@@ -1229,6 +1235,10 @@ def _foreign_holders(tree: ast.Module, bound_once: set[str], aliases: set[str]) 
 
     foreign: set[str] = set()
     for node in _nodes(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in ("__getattr__", "__getattribute__"):
+            return None                     # ``self.anything`` may be what it returns (``return torch.nn``)
+        if isinstance(node, ast.Attribute) and node.attr in MODULE_GETATTR_STORES:
+            return None                     # ``self._modules["cb"] = ...``: nn.Module.__getattr__ answers from it
         if isinstance(node, ast.Call) and (
                 (isinstance(node.func, ast.Name) and node.func.id == "setattr")
                 or (isinstance(node.func, ast.Attribute) and node.func.attr == "__setattr__")):

@@ -68,6 +68,16 @@ HOSTILE = {
     "class Own(x.Module):\n    pass\n" + INIT + "        self.cb = Own()\n" + _forward("return self.cb._dispatch(q, k, v)"),
     "a_decorator_named_dataclass_of_the_files_own": f"def dataclass(c):\n    return {DISPATCH}\n@dataclass\n"
     "class Own:\n    pass\n" + INIT + "        self.cb = Own()\n" + _forward("return self.cb._dispatch(q, k, v)"),
+    "a_getattr_answering_any_name": "class C(nn.Module):\n    def __getattr__(self, name):\n"
+    f"        return {DISPATCH}\n" + _forward("return self.cb._dispatch(q, k, v)"),
+    "a_getattribute_answering_any_name": "class C(nn.Module):\n    def __getattribute__(self, name):\n"
+    f"        return {DISPATCH}\n" + _forward("return self.cb._dispatch(q, k, v)"),
+    "put_in_nn_modules_own_modules_dict": INIT + f"        self._modules['cb'] = {DISPATCH}\n"
+    + _forward("return self.cb._dispatch(q, k, v)"),
+    "put_in_nn_modules_own_buffers_dict": INIT + f"        self._buffers.update(cb={DISPATCH})\n"
+    + _forward("return self.cb._dispatch(q, k, v)"),
+    "put_in_nn_modules_own_parameters_dict": INIT + f"        self._parameters.setdefault('cb', {DISPATCH})\n"
+    + _forward("return self.cb._dispatch(q, k, v)"),
     "own_object_then_deeper": "class Own:\n    def __init__(self):\n        self.m = torch.nn\n" + INIT
     + "        self.cb = Own()\n" + _forward("return self.cb.m.attention.bias.CausalBias._dispatch(q, k, v)"),
 }
