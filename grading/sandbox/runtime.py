@@ -266,7 +266,7 @@ class Runtime:
             # its first call imported torch._dynamo, 1.6 s of CPU and 4-6 s of wall on a busy host,
             # inside a call limited to 5 s. Imported here it is load time, which has 10 s (the zygote
             # does not import it for everyone: 73 MB more of each jail's 1 GiB address space and ~8 ms
-            # more per fork; the reentrant default needs none of it, see zygote._settle_dynamo_disables).
+            # more per fork; the reentrant default needs none of it, see lazy_torch._settle_dynamo_disables).
             try:
                 import torch._dynamo  # noqa: F401
             except Exception:  # noqa: BLE001 - the student's call imports it itself, and reports its error

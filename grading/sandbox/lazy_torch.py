@@ -1,0 +1,203 @@
+"""Torch's lazy first-use paths, taken once in the zygote before any jail forks from it.
+
+Some ordinary torch calls import large stacks at their first use (the compiler: torch._dynamo,
+torch._inductor, sympy), in each jail, twice per grading: seconds of CPU charged to the student's
+import limit and to the service. Each function below either runs the path here once, so every jail
+inherits it, or, where importing the stack here would cost every jail its address space and ~8 ms
+per fork, settles the call so it no longer needs the import while that stack is not loaded (once
+it is, torch's own code runs). Measured in tests/grading/test_lazy_torch_paths.py; the paths left
+lazy, with their cost, are in the README's sandbox section.
+
+Imported by the zygote only (after torch is made single-threaded), never by the trusted side.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import torch
+
+
+def _warm_torch() -> None:
+    """Take torch's lazy first-use paths here, once, so no jail pays them: the first autograd
+    backward alone costs ~0.3 s, and inside the jail its lazy imports would also need the files.
+    Single-threaded (set_num_threads(1) above), so nothing that breaks over fork is started."""
+    q = torch.randn(1, 2, 3, 4, requires_grad=True)
+    w = torch.softmax(torch.matmul(q, q.transpose(-2, -1)) / math.sqrt(4.0), dim=-1)
+    out = torch.einsum("bhqk,bhkd->bhqd", w, q).masked_fill(torch.zeros(3, 4, dtype=torch.bool), 0.0)
+    torch.nn.functional.linear(out, torch.ones(4, 4)).sum().backward()
+    # autograd.grad takes another lazy path than backward() (~0.3-0.5 s of imports at first use).
+    x = torch.randn(2, 3, requires_grad=True)
+    torch.autograd.grad([torch.softmax(x, dim=-1)], [x], [torch.ones(2, 3)], allow_unused=True)
+    torch.nn.Linear(4, 4)(out.detach().double().float())
+
+
+def _settle_dynamo_disables() -> None:
+    """torch wraps torch.utils.checkpoint's checkpoint and checkpoint_sequential in
+    ``torch._disable_dynamo`` (torch/_compile.py), which keeps them out of torch.compile by importing
+    torch._dynamo at their first call: 1.6 s of CPU and 4-6 s of wall on a busy host, inside a call
+    limited to 5 s. Nothing in a jail is compiled (torch.compile is a review finding), and outside
+    compilation dynamo's disable of a function is the function itself: each wrapper's cached answer is
+    set to it here, before the forks, without importing dynamo (73 MB of every jail's 1 GiB address
+    space and ~8 ms more per fork). The non-reentrant path also reads torch._dynamo.config: see
+    runtime.Runtime.op_load.
+
+    Every such wrapper in the torch modules loaded here is settled, not only checkpoint's: the
+    optimizers' constructors are wrapped too (``torch.optim.Adam(...)`` at a module's top level, a
+    Kaggle habit, cost 1.36 s of CPU and 822 imported modules in each of a grading's jails).
+    ``Optimizer.step`` imports torch._dynamo itself: see _optimizer_steps_without_dynamo."""
+    import gc
+    import types
+
+    import torch.optim  # its wrapped methods are settled below
+    import torch.utils.checkpoint
+
+    probe = torch._disable_dynamo(lambda: None).__code__
+    fn_cell = probe.co_freevars.index("fn")
+
+    def settle(fn: object) -> None:
+        if type(fn) is types.FunctionType and "__dynamo_disable" not in fn.__dict__:
+            fn.__dynamo_disable = fn
+
+    # Every wrapper alive, not only those a module or class names: most sit under other wrappers or
+    # in tables (torch._refs' out_wrapper functions wrap one each; torch.func.hessian's backward ran
+    # through one of them and imported torch._dynamo). The collector lists every function object.
+    # A wrapper made later, by a module first imported in a jail, is not settled: none was seen.
+    for obj in gc.get_objects():
+        if type(obj) is types.FunctionType and obj.__code__ is probe:
+            settle(obj.__closure__[fn_cell].cell_contents)
+
+
+def _deterministic_without_inductor() -> None:
+    """``torch.use_deterministic_algorithms`` (the seed_everything() helper of PyTorch Lightning and
+    Kaggle kernels, often called at a module's top level) imports torch._inductor.config only to copy
+    the flag into the compiler's settings: 1.25-1.5 s of CPU and 822 modules (sympy, mpmath) in each
+    jail, which under load pushed a correct file past its import limit. Nothing in a jail is compiled
+    (torch.compile is a review finding), so the flag goes to the compiler's settings only once they
+    are loaded; the flag itself is set as torch sets it."""
+    import functools
+
+    original = torch.use_deterministic_algorithms
+
+    @functools.wraps(original)
+    def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+        config = sys.modules.get("torch._inductor.config")
+        if config is not None:
+            config.deterministic = mode
+        torch._C._set_deterministic_algorithms(mode, warn_only=warn_only)
+
+    torch.use_deterministic_algorithms = use_deterministic_algorithms
+
+
+def _assert_close_without_dtensor() -> None:
+    """``torch.testing.assert_close`` (a self-check students leave at a file's top level) imports
+    torch.distributed.tensor on every call to ask whether its arguments are DTensors: 0.8 s of CPU and
+    519 modules in each jail. No object can be a DTensor before the module defining the class is
+    loaded, so until then the answer is no without the import; once it is loaded, torch asks itself."""
+    import torch.testing._comparison as comparison
+
+    original = comparison._unwrap_dtensor_for_comparison
+
+    def unwrap_dtensor_for_comparison(actual: object, expected: object) -> tuple[object, object]:
+        if "torch.distributed.tensor" not in sys.modules:
+            return actual, expected
+        return original(actual, expected)
+
+    comparison._unwrap_dtensor_for_comparison = unwrap_dtensor_for_comparison
+
+
+def _optimizer_steps_without_dynamo() -> None:
+    """Every ``step`` of torch.optim (a training loop or one sanity step at a file's top level) runs
+    through ``_use_grad_for_differentiable``, which imports torch._dynamo at each call only to call
+    ``torch._dynamo.graph_break()`` around the step: 0.7-0.95 s of CPU and 336 modules in each of a
+    grading's jails. graph_break's body is empty; it matters only to a frame that dynamo is compiling,
+    and nothing can be compiling before torch._dynamo is loaded. So until it is, each step sets the
+    grad mode around the step as torch does, without the import; once it is loaded, torch's own
+    wrapper runs. Every wrapped method of the loaded optimizers is replaced (found by the wrapper's
+    code, not by name), keeping its name, docstring and ``__wrapped__``."""
+    import functools
+    import types
+
+    import torch.optim.optimizer as optimizer
+
+    probe = optimizer._use_grad_for_differentiable(lambda self: None).__code__
+
+    def without_dynamo(torch_step: types.FunctionType) -> types.FunctionType:
+        step = torch_step.__wrapped__
+
+        @functools.wraps(step)
+        def use_grad(*args: object, **kwargs: object) -> object:
+            if "torch._dynamo" in sys.modules:
+                return torch_step(*args, **kwargs)
+            prev_grad = torch.is_grad_enabled()
+            try:
+                torch.set_grad_enabled(args[0].defaults["differentiable"])
+                return step(*args, **kwargs)
+            finally:
+                torch.set_grad_enabled(prev_grad)
+
+        return use_grad
+
+    for name, module in list(sys.modules.items()):
+        if not isinstance(module, types.ModuleType) or not name.startswith("torch.optim"):
+            continue
+        for cls in list(vars(module).values()):
+            if not isinstance(cls, type) or not issubclass(cls, optimizer.Optimizer):
+                continue
+            for attr, value in list(vars(cls).items()):
+                if (type(value) is types.FunctionType and value.__code__ is probe
+                        and type(value.__dict__.get("__wrapped__")) is types.FunctionType):
+                    setattr(cls, attr, without_dynamo(value))
+
+
+def _functorch_grad_without_dynamo() -> None:
+    """torch.func.grad, vjp and jacrev (a student's own gradient check) take their gradients through
+    ``eager_transforms._autograd_grad``, which imports torch._dynamo at each call to switch compiled
+    autograd off around ``torch.autograd.grad``: 0.74 s of CPU and 335 modules in each jail. Compiled
+    autograd is switched on only through torch._dynamo; before that module is loaded the switch is
+    settled with the C call that torch's ``compiled_autograd._disable()`` makes (its Python flags live
+    in the unloaded module), and the rest is torch's function. Once torch._dynamo is loaded, torch's
+    own function runs."""
+    from collections.abc import Sequence
+
+    import torch._functorch.eager_transforms as eager
+
+    original = eager._autograd_grad
+    set_compiler = torch._C._dynamo.compiled_autograd.set_autograd_compiler
+
+    def autograd_grad(outputs: Sequence[torch.Tensor], inputs: Sequence[torch.Tensor],
+                      grad_outputs: Sequence[torch.Tensor] | None = None, retain_graph: bool = False,
+                      create_graph: bool = True) -> tuple[torch.Tensor, ...]:
+        if "torch._dynamo" in sys.modules:
+            return original(outputs, inputs, grad_outputs, retain_graph, create_graph)
+        # torch's body (torch/_functorch/eager_transforms.py, 2.13), with the C switch for the import.
+        if grad_outputs is None:
+            diff_outputs = tuple(out for out in outputs if out.requires_grad)
+        else:
+            result = tuple((out, go) for out, go in zip(outputs, grad_outputs, strict=False) if out.requires_grad)
+            if len(result) == 0:
+                diff_outputs, grad_outputs = (), ()
+            else:
+                diff_outputs, grad_outputs = zip(*result, strict=False)
+        if len(diff_outputs) == 0:
+            return tuple(torch.zeros_like(inp) for inp in inputs)
+        prior_compiler, prior_dynamic = set_compiler(None, False)
+        try:
+            grad_inputs = torch.autograd.grad(diff_outputs, inputs, grad_outputs, retain_graph=retain_graph,
+                                              create_graph=create_graph, allow_unused=True)
+        finally:
+            set_compiler(prior_compiler, prior_dynamic)
+        return tuple(torch.zeros_like(inp) if gi is None else gi for gi, inp in zip(grad_inputs, inputs, strict=False))
+
+    eager._autograd_grad = autograd_grad
+
+
+def prepare() -> None:
+    """Take or settle every path above, in this process, before the forks."""
+    _warm_torch()
+    _settle_dynamo_disables()
+    _deterministic_without_inductor()
+    _assert_close_without_dtensor()
+    _optimizer_steps_without_dynamo()
+    _functorch_grad_without_dynamo()
