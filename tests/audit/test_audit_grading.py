@@ -7,8 +7,6 @@ numbers are cross-checked with the grader's own measurement, and that keyword st
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from rubric.audit import grade_audit
@@ -369,9 +367,10 @@ def test_a_20kb_audit_costs_at_most_9_yardsticks_of_cpu(audit_text, heatmap_png,
 def test_pathological_input_stays_fast(checklist):
     """Long lines without punctuation, thousands of numbers and metric names: still bounded (< 0.2 s)."""
     text = ("max_abs_error row_sum_error 1e-7 " * 2000) + ("因果" * 5000) + ("a" * 20000)
-    t0 = time.perf_counter()
     r = grade_audit(text, None, {"max_abs_error": 1e-7}, checklist)
-    assert time.perf_counter() - t0 < 0.2
+    # CPU, best of three: a wall-clock bound failed at 0.22 s while helpers loaded the 2 cores.
+    seconds, _ = cpu_in_yardsticks(lambda: grade_audit(text, None, {"max_abs_error": 1e-7}, checklist), rounds=3)
+    assert seconds < 0.2, f"{seconds * 1000:.0f} ms of CPU"
     assert r["score"] <= 2            # a wall of text is not a sentence: only the numbers can count
 
 
