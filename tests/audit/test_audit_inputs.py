@@ -541,7 +541,8 @@ def test_waiting_beyond_the_queue_is_refused_at_once(monkeypatch):
         t0 = time.perf_counter()
         with pytest.raises(decode.DecodeBusy):
             validate_audit("audit.pdf", make_pdf(["The heatmap does not prove that key 1 causes the output."]))
-        assert time.perf_counter() - t0 < 0.2
+        # Refused at once, not after the 5 s wait; 1 s leaves room for a loaded host.
+        assert time.perf_counter() - t0 < 1.0
 
 
 def test_decoding_that_needs_too_much_memory_is_refused(monkeypatch):
