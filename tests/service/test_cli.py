@@ -78,6 +78,7 @@ def test_autograder_web_serves_with_the_settings_the_dockerfile_loads():
 
 
 @pytest.mark.postgres
+@pytest.mark.slow   # CLI subprocesses (8-17 s under load): the fast lane stays under 10 minutes
 def test_db_upgrade_on_postgres(env, pg_url):
     env["DATABASE_URL"] = pg_url.replace("postgresql+psycopg://", "postgresql://")
     up = cli("db", "upgrade", env=env)
@@ -86,12 +87,14 @@ def test_db_upgrade_on_postgres(env, pg_url):
     assert demo.returncode == 0 and "alice@example.edu" in demo.stdout
 
 
+@pytest.mark.slow   # CLI subprocesses (8-17 s under load): the fast lane stays under 10 minutes
 def test_regrade_needs_exactly_one_selector(env):
     assert cli("db", "upgrade", env=env).returncode == 0
     res = cli("regrade", env=env)
     assert res.returncode == 2 and "exactly one" in res.stderr
 
 
+@pytest.mark.slow   # CLI subprocesses (8-17 s under load): the fast lane stays under 10 minutes
 def test_assignment_add_sets_deadline_late_policy_and_cooldown(env):
     assert cli("db", "upgrade", env=env).returncode == 0
     res = cli("assignment", "add", "attention", "--title", "Attention", "--deadline", "2026-12-20T23:59",

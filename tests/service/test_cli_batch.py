@@ -48,6 +48,7 @@ def test_a_canvas_zip_is_graded_one_json_line_per_student(tmp_path):
     assert not (tmp_path.parent / "escape_104_1_attention.py").exists()
 
 
+@pytest.mark.slow   # CLI subprocesses (8-17 s under load): the fast lane stays under 10 minutes
 def test_a_folder_per_student_costs_one_start_plus_warm_gradings(tmp_path):
     students = [f"student{i:02d}" for i in range(6)]
     for name in students:

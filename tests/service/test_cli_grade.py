@@ -67,6 +67,7 @@ def test_grade_suite_attention_numpy_grades_the_course_page_code():
         "stable_softmax": 20, "scaled_scores": 25, "weights_context": 25, "causal_mask": 30}
 
 
+@pytest.mark.slow   # CLI subprocesses (8-17 s under load): the fast lane stays under 10 minutes
 def test_grade_unknown_suite_is_a_grader_error_exit_1():
     res = grade(str(CORRECT), "--suite", "no_such_lab", "--json")
     assert res.returncode == 1
