@@ -13,10 +13,12 @@ Engine code: no torch, no Flask.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import re
 import sys
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 
 from grading.i18n import Msg, cat, msg
 from grading.parsing import parsed
@@ -28,6 +30,44 @@ TOP_LEVEL_KINDS = ("SystemExit", "EOFError", "KeyboardInterrupt", "OSError", "Fi
 MAX_SOURCE = 2_000_000           # characters: past this, no analysis (the upload limit is far below)
 MAX_HINT_LINE = 2_000            # characters of one line that line-level hints read
 MAX_REPARSED = 400_000           # characters parsed again in all while locating notebook commands
+# Analyses of one source the hints below may run (distinct questions: a line, a missing name, a load error).
+# They run in the trusted test process for every failing test, each walking the whole tree (~0.08 s on a
+# 256 KiB file): an error raised from another line in every call made 32 tests cost the worker 3 s of CPU.
+# An answer is kept, so the same error in every test costs one analysis; honest files ask 1-4 questions.
+MAX_ANALYSES = 8
+_KEPT_SOURCES = 4                # the gradings at hand (as grading.parsing.parsed keeps)
+_answers: OrderedDict[str, dict[tuple, Msg | None]] = OrderedDict()
+
+
+def _bounded(analysis: Callable[..., Msg | None]) -> Callable[..., Msg | None]:
+    """``analysis(source, *question)``, answered once per question and at most MAX_ANALYSES questions per
+    source (past them: None, no hint, as when the source shows no cause). Deterministic: which questions a
+    grading asks depends on the submission alone, never on the host's load."""
+    @functools.wraps(analysis)
+    def bounded(source: str, *question) -> Msg | None:
+        answers = _answers.get(source)
+        if answers is None:
+            answers = _answers[source] = {}
+            while len(_answers) > _KEPT_SOURCES:
+                _answers.popitem(last=False)
+        else:
+            _answers.move_to_end(source)
+        key = (analysis.__name__, *question)
+        if key not in answers:
+            if len(answers) >= MAX_ANALYSES:
+                return None
+            answers[key] = analysis(source, *question)
+        answer = answers[key]
+        return None if answer is None else msg(answer["en"], answer["zh"])   # callers may edit theirs
+    return bounded
+
+
+@functools.lru_cache(maxsize=_KEPT_SOURCES)
+def _walk(tree: ast.AST) -> tuple[ast.AST, ...]:
+    """Every node of ``tree`` (one of ``parsed``'s, shared), in ``ast.walk``'s order, listed once: the
+    hints read a large file's ~75,000 nodes once per question, and a list is read 4-5 times faster
+    than ``ast.walk`` makes it."""
+    return tuple(ast.walk(tree))
 
 
 # ============================================================================ helpers
@@ -537,7 +577,7 @@ def _global_reads(tree: ast.Module) -> set[str]:
     and every name declared ``global``; in a class body, every name it loads. Nested functions are read with
     their outer one (their parameters count as its locals): an over-count, which only withholds the hint."""
     read: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
             subs = list(ast.walk(node))
             declared = {n for sub in subs if isinstance(sub, ast.Global | ast.Nonlocal) for n in sub.names}
@@ -710,7 +750,7 @@ KNOWN_PACKAGES = frozenset({
 
 
 def _imports_module(tree: ast.Module, top: str) -> bool:
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, ast.Import) and any(a.name.split(".")[0] == top for a in node.names):
             return True
         if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == top:
@@ -852,6 +892,11 @@ def missing_name_hint(source: str | None, name: str, filename: str = "attention.
     function or class), or a top-level name a typo away (``MultiheadAttention``). None otherwise."""
     if not isinstance(source, str) or not source or len(source) > MAX_SOURCE:
         return None
+    return _missing_name_hint(source, name, filename)
+
+
+@_bounded
+def _missing_name_hint(source: str, name: str, filename: str) -> Msg | None:
     try:
         tree = parse_source(source)
         if tree is None:
@@ -859,7 +904,7 @@ def missing_name_hint(source: str | None, name: str, filename: str = "attention.
         top = _defined_names(tree)
         if any(n == name for n, _ in top):
             return None
-        for node in ast.walk(tree):
+        for node in _walk(tree):
             if isinstance(node, _DEFS) and node.name == name:
                 guarded = any(is_main_guard(g) and g.lineno <= node.lineno <= (g.end_lineno or g.lineno)
                               for g in tree.body)
@@ -897,11 +942,15 @@ _AUG_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDi
 
 def _innermost_function(tree: ast.Module, lineno: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     best = None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and \
-                node.lineno <= lineno <= (node.end_lineno or node.lineno) and (best is None or node.lineno > best.lineno):
+    for node in _functions(tree):
+        if node.lineno <= lineno <= (node.end_lineno or node.lineno) and (best is None or node.lineno > best.lineno):
             best = node
     return best
+
+
+@functools.lru_cache(maxsize=_KEPT_SOURCES)
+def _functions(tree: ast.Module) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, ...]:
+    return tuple(n for n in _walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
 
 
 def _parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
@@ -946,6 +995,11 @@ def inplace_note(source: str | None, lineno: int | None, message: str) -> Msg | 
     if not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE or not isinstance(message, str) \
             or not _INPLACE_LEAF.search(message):
         return None
+    return _inplace_note(source, lineno)
+
+
+@_bounded
+def _inplace_note(source: str, lineno: int) -> Msg | None:
     try:
         tree = parse_source(source)
         if tree is None:
@@ -994,6 +1048,28 @@ def _true_division(value: ast.AST) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=_KEPT_SOURCES)
+def _assignments(tree: ast.Module) -> dict[str, list[tuple[int, ast.AST]]]:
+    """(line, value) of every assignment to a ``name`` or ``self.attr``, by that key: one list per source."""
+    assigned: dict[str, list[tuple[int, ast.AST]]] = {}
+    for node in _walk(tree):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if (k := _key(t)) is not None:
+                    assigned.setdefault(k, []).append((node.lineno, node.value))
+    return assigned
+
+
+@functools.lru_cache(maxsize=_KEPT_SOURCES)
+def _names_read(tree: ast.Module) -> dict[int, list[ast.Name | ast.Attribute]]:
+    """The names and attributes each line reads (``Load``), by line, in ``ast.walk``'s order."""
+    read: dict[int, list[ast.Name | ast.Attribute]] = {}
+    for node in _walk(tree):
+        if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
+            read.setdefault(node.lineno, []).append(node)
+    return read
+
+
 def float_size_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
     """For an exception raised while the tests call the student's code: when PyTorch or Python says a
     float was given where a size is needed and a name the failing line reads was computed, directly or
@@ -1002,20 +1078,17 @@ def float_size_note(source: str | None, lineno: int | None, message: str) -> Msg
     if not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE or not isinstance(message, str) \
             or not _FLOAT_SIZE.search(message):
         return None
+    return _float_size_note(source, lineno)
+
+
+@_bounded
+def _float_size_note(source: str, lineno: int) -> Msg | None:
     try:
         tree = parse_source(source)
         if tree is None:
             return None
-        assigned: dict[str, list[tuple[int, ast.AST]]] = {}
-        read: list[str] = []
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-                for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                    if (k := _key(t)) is not None:
-                        assigned.setdefault(k, []).append((node.lineno, node.value))
-            if getattr(node, "lineno", None) == lineno and isinstance(node, ast.Name | ast.Attribute) \
-                    and isinstance(node.ctx, ast.Load) and (k := _key(node)) is not None:
-                read.append(k)
+        assigned = _assignments(tree)
+        read = [k for node in _names_read(tree).get(lineno, ()) if (k := _key(node)) is not None]
         seen, todo = set(read), list(dict.fromkeys(read))
         while todo:
             name = todo.pop(0)
@@ -1066,7 +1139,7 @@ def _reordering(node: ast.AST) -> str | None:
 def _passed_in(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.expr | None:
     """What the one call of ``fn`` in the file (``self.fn(...)`` or ``fn(...)``) passes as its parameter
     ``name``; None when ``fn`` is called from no place or from several (which call failed is not known)."""
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and (
+    calls = [n for n in _walk(tree) if isinstance(n, ast.Call) and (
         (isinstance(n.func, ast.Attribute) and n.func.attr == fn.name and isinstance(n.func.value, ast.Name)
          and n.func.value.id == "self") or (isinstance(n.func, ast.Name) and n.func.id == fn.name))]
     if len(calls) != 1 or any(isinstance(a, ast.Starred) for a in calls[0].args) \
@@ -1093,6 +1166,11 @@ def view_note(source: str | None, lineno: int | None, message: str) -> Msg | Non
     if not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE or not isinstance(message, str) \
             or not _VIEW_STRIDES.search(message):
         return None
+    return _view_note(source, lineno)
+
+
+@_bounded
+def _view_note(source: str, lineno: int) -> Msg | None:
     try:
         tree = parse_source(source)
         fn = _innermost_function(tree, lineno) if tree is not None else None
@@ -1141,7 +1219,11 @@ def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
     that timed out), ``lineno`` its line in the student's file, ``message`` its text."""
     if not isinstance(source, str) or not source or len(source) > MAX_SOURCE:
         return None
-    message = message or ""
+    return _load_hint(source, kind, lineno, message or "", filename)
+
+
+@_bounded
+def _load_hint(source: str, kind: str, lineno: int | None, message: str, filename: str) -> Msg | None:
     try:
         if kind in SYNTAX_KINDS and lineno:
             return (_notebook_hint(source, lineno) or _py312_hint(source, lineno, message)
