@@ -2,7 +2,8 @@
 failing test. The load hints and the notes of grading/load_hints.py walk the whole syntax tree of the
 source; a file of 256 KiB raising in every call made them cost the worker ~3 s of CPU per grading
 (32 failing tests, ~0.08 s each), outside every limit of the jail. Each question is now answered once,
-and at most MAX_ANALYSES questions are answered per source."""
+and at most MAX_ANALYSES questions are answered per source. Below them, the round's attacks that found
+nothing open (ROUND_21), graded as the earlier rounds' are."""
 
 from __future__ import annotations
 
