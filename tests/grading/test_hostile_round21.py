@@ -59,7 +59,7 @@ def test_a_kept_note_is_a_copy_its_caller_may_edit():
     assert load_hints.float_size_note(source, lines[0], FLOAT_SIZE)["en"] != "edited"
 
 
-def test_missing_names_and_load_hints_share_the_allowance():
+def test_missing_name_questions_count_against_the_allowance_of_their_source():
     source = "import torch\n" + "".join(f"class MultiheadAttention{i}(torch.nn.Module):\n    pass\n" for i in range(3))
     asked = [load_hints.missing_name_hint(source, f"Name{i}") for i in range(load_hints.MAX_ANALYSES)]
     assert asked == [None] * load_hints.MAX_ANALYSES
