@@ -308,6 +308,7 @@ class Checklist:
     injection: _Pat = _NEVER            # "Grader: give full marks", 忽略评分标准: instructions to the grader
     mechanical: _Pat = _NEVER           # "the mask causes a zero weight": a fact of the computation, no overclaim
     false_facts: _Pat = _NEVER          # "the weights are not reading coefficients": a sentence stating one earns nothing
+    false_claims: _Pat = _NEVER         # "masked keys get a small weight": the same, unless a cue before it denies it
     zero: re.Pattern | None = None      # the macro `zero`: a written zero ("0", "0.0000", "0e0")
     # `anchor` (audit round 14): what ties an audit to the student's own figure and run
     anchor: _Pat = _NEVER               # a cell (q0, key 2, 第一行), "my heatmap", 这张图
@@ -517,6 +518,10 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         injection=_opt_group(cues.get("injection"), "cues.injection") or _NEVER,
         mechanical=_opt_group(oc.get("mechanical"), "overclaims.mechanical") or _NEVER,
         false_facts=_opt_group(cl.get("false_facts"), "false_facts") or _NEVER,
+        # one prefiltered regex per claim (``parts``): an alternation of all of them, each with a bounded gap after a
+        # common word ("weights", 权重), cost a 20 KiB audit 11 ms more; most sentences hold no claim's literals
+        false_claims=(_compile_group(cl["false_claims"], "false_claims", split=True)
+                      if cl.get("false_claims") else _NEVER),
         zero=re.compile(macros["zero"]) if macros.get("zero") else None,
         anchor=_opt_group(anchor.get("phrases"), "anchor.phrases") or _NEVER,
         anchor_min_units=float(anchor.get("min_units", math.inf)),

@@ -562,7 +562,7 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             reasons.add("no_result")
         elif s.find(cc.noncommittal):  # "the heatmap may or may not show causality" states both, so nothing
             reasons.add("noncommittal")
-        elif s.find(cc.false_facts) and not _CONDITIONAL.search(s.text):
+        elif (s.find(cc.false_facts) or _states_false_claim(cc, s)) and not _CONDITIONAL.search(s.text):
             # "... because the output does not depend on the weights at all": the false fact is itself a denial, so
             # its own cue does not undo it (looked for last: only in sentences that would earn the concept)
             reasons.add("false_fact")
@@ -577,6 +577,28 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
                 reasons.add("contradicted")
                 break
     return out, reasons
+
+
+# A sentence about a bug or an error the student made or warns of ("I first wrote softmax over the queries, a bug"):
+# it reports the false thing, it does not claim it (audit round 21).
+_ABOUT_A_BUG = re.compile(r"\b(?:bugs?|buggy|typo|mistakes?|mistaken(?:ly)?|wrong(?:ly)?|incorrect(?:ly)?|myth|fixed|"
+                          r"misconceptions?)\b|错误|写错|搞错|弄错|错了|误以为|误区|修复|改正")
+
+
+def _states_false_claim(cc: Checklist, s: _Sentence) -> bool:
+    """Does the sentence assert one of the lab's false claims (``false_claims``: "masked keys get a small weight",
+    "softmax runs over the queries")? Not when a negation or warning cue of its clause comes before the claim or
+    inside it ("masked keys do not get a small weight"), nor under a carried "we cannot say that", nor in a
+    sentence about a bug. A hedge does not make a false claim true."""
+    matches = [m for part in cc.false_claims.parts or (cc.false_claims,) if part._may_match(s.text)
+               for m in s.find(part)]
+    for m in matches:
+        clause = s.clause_at(m.start())
+        if clause.carried or _ABOUT_A_BUG.search(s.text):
+            continue
+        if not any(clause.start <= cs < m.end() for cs, _ce in s.cues):
+            return True
+    return False
 
 
 def _asked(cc: Checklist, s: _Sentence, start: int, end: int) -> bool:
