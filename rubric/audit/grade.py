@@ -973,7 +973,18 @@ _CELL_VALUE = re.compile(r"\s*(?:[(:=（：≈~]|->|→|约|\b(?:gets|got|has|ha
 _CELL_READ = re.compile(
     r"(?=[qkrcfst1-4第])(?<![a-z0-9_])(?:(?P<q>q|query|row)|(?P<k>k|key|column|col))(?:\s*#\s*|_|\s?)(?P<n>\d{1,3})(?![\d.])"
     r"|\b(?P<o>first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:(?P<oq>query|row)|(?P<ok>key|column))\b"
-    r"|第\s*(?P<z>\d{1,3}|[一二三四五六七八九十]{1,3})\s*个?\s*(?:(?P<zq>行|查询|query\b|q\b)|(?P<zk>列|键|key\b|k\b))")
+    r"|第\s*(?P<z>\d{1,3}|[一二三四五六七八九十]{1,3})\s*个?\s*(?:(?P<zq>行|查询|query\b|q\b)|(?P<zk>列|键|key\b|k\b))"
+    # the last one (round 21): "the last key", "the final column", 最后一列, 最后一个 key
+    r"|\b(?:last|final)\s+(?:(?P<lq>query|row)|(?P<lk>key|column))\b"
+    r"|最后\s*一?\s*个?\s*(?:(?P<yq>行|查询|query\b|q\b)|(?P<yk>列|键|key\b|k\b))")
+_LAST = -1                  # a cell index meaning "the last row / column", whatever the grid's size
+# a key named before its query (round 21): "key 2 of query 1 is 0.67", "k0 对 q0 的权重是 0.71", "k1 in row 0"
+_KEY_OF_QUERY = re.compile(r"\s*(?:of|for|from|in|对|在)\s*(?:the\s+)?")
+# a row of weights written out without brackets after its query (round 21): "q0's weights are 0.71, 0.20 and 0.09",
+# "q0 的权重分别是 0.71、0.20、0.09", "q0: 21%, 58%, 21%"
+_LIST_VALUE = r"(?:\d?\.\d+(?![\d.%]|\s*e\s*-?\d)|\d{1,3}(?:\.\d+)?\s*%)"
+_LISTED_ROW = re.compile(rf"(?<![\d.])({_LIST_VALUE}(?:\s*(?:[,，、;；]\s*(?:and\s+|和\s*)?|and\s+|和\s*|与\s*|及\s*){_LIST_VALUE}){{2,7}})")
+_LIST_GAP = re.compile(r"[^\d]{0,30}")
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 _CELL_PAIR = re.compile(r"\s*[,，、]?\s*")
 _KEY_HINTS = ("k", "col", "列", "键")     # a sentence without one of these names no key: nothing to read
@@ -1001,6 +1012,10 @@ def _cell_ref(m: re.Match) -> tuple[bool, int, tuple[int, ...]] | None:
         return m.group("q") is not None, int(m.group("n")), (0, 1)
     if m.group("o") is not None:
         return m.group("oq") is not None, _ORDINALS[m.group("o")], (1,)
+    if m.group("lq") is not None or m.group("lk") is not None:
+        return m.group("lq") is not None, _LAST, (0,)
+    if m.group("yq") is not None or m.group("yk") is not None:
+        return m.group("yq") is not None, _LAST, (0,)
     n = _zh_number(m.group("z"))
     if n is None:
         return None
@@ -1030,7 +1045,7 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
             continue
         # most sentences name no key and write out no row: two substring tests and at most one scan settle them
         if not any(h in s.text for h in _KEY_HINTS) and not (
-                ("[" in s.text or "(" in s.text) and _STATED_ROW.search(s.text)):
+                ("[" in s.text or "(" in s.text) and _STATED_ROW.search(s.text)) and not _LISTED_ROW.search(s.text):
             continue
         if _OTHER_TENSOR.search(s.text) or _PLANNED.search(s.text) or cc.hedge.search(s.text):
             continue
@@ -1041,9 +1056,15 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
             # its query in its clause, or just before it across a comma ("row 1, column 2 is 0.58", 第一行，第二列)
             rows = [c for c in cells[:n] if c[2] and (s.clause_at(c[0]) is s.clause_at(ks)
                                                     or c is cells[n - 1] and _CELL_PAIR.fullmatch(s.text, c[1], ks))]
+            after = cells[n + 1] if n + 1 < len(cells) else None
+            key_first = after is not None and after[2] and _KEY_OF_QUERY.fullmatch(s.text, ke, after[0])
+            if key_first:
+                rows = [after]
             if not rows or s.negated(ks, ke, context=False):
                 continue
             qs, qe, _r, row, row_bases = rows[-1]
+            if key_first:       # "key 2 of query 1 is 0.67": the value follows the query; the claim reads from the key
+                qs, ke = ks, qe
             # q1 and k2 are counted alike; an ordinal beside an index ("the first query ... k1") each its own way
             bases = tuple((b, b) for b in row_bases) if row_bases == col_bases else tuple(
                 (rb, cb) for rb in row_bases for cb in col_bases)
@@ -1060,17 +1081,27 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
             shared = nxt is not None and not nxt[2] and _between_and(s.text[ke:nxt[0]])
             if first_key and not shared and _PEAK.search(between):
                 out.append(_CellClaim(idx, s.text[qs:ke], row, col, None, bases=bases))
-        for m in _STATED_ROW.finditer(s.text):
+        bracketed = [(m.start(), m.end()) for m in _STATED_ROW.finditer(s.text)]
+        listed = []
+        if any(c[2] for c in cells):
+            for m in _LISTED_ROW.finditer(s.text):
+                # after its query with words only between them, and not a bracketed row read already
+                before = [c for c in cells if c[2] and c[1] <= m.start() and _LIST_GAP.fullmatch(s.text, c[1], m.start())]
+                if before and not any(a < m.end() and m.start() < b for a, b in bracketed):
+                    listed.append(m)
+        for m in [*_STATED_ROW.finditer(s.text), *listed]:
             if s.negated(m.start(), m.end(), context=False):
                 continue
-            raw = _DECIMAL.findall(m.group())
+            raw = _DECIMAL.findall(m.group()) if m.re is _STATED_ROW else [
+                str(float(x.rstrip("% ")) / 100) if x.endswith("%") else x for x in re.findall(_LIST_VALUE, m.group())]
             stated = tuple(float(x) for x in raw)
             # to the precision written: "[0.2, 0.6, 0.2]" is the row [0.21, 0.58, 0.21] rounded
             digits = min((len(x.partition(".")[2]) for x in raw if "." in x), default=2)
             tolerance = 0.5 * 10 ** -digits + 0.005
             if abs(sum(stated) - 1) > 0.05:     # not a row of attention weights
                 continue
-            rows = [c for c in cells if c[2] and c[1] <= m.start() and s.clause_at(c[0]) is s.clause_at(m.start())]
+            rows = [c for c in cells if c[2] and c[1] <= m.start() and (
+                s.clause_at(c[0]) is s.clause_at(m.start()) or m.re is _LISTED_ROW)]
             if rows:
                 qs, _qe, _r, row, row_bases = rows[-1]
                 out.append(_CellClaim(idx, s.text[qs:m.end()], row, None, None, bases=tuple((b, b) for b in row_bases),
@@ -1091,13 +1122,14 @@ def _true_of(claim: _CellClaim, rows: list[list[float]]) -> bool:
     if claim.values:
         if len(claim.values) != len(rows[0]):
             return True
-        candidates = rows if claim.row is None else [
+        candidates = rows if claim.row is None else [rows[-1]] if claim.row == _LAST else [
             rows[claim.row - b] for b, _ in claim.bases if 0 <= claim.row - b < len(rows)]
         tolerance = max(WEIGHT_TOLERANCE, claim.tolerance)
         return any(all(abs(a - b) <= tolerance for a, b in zip(r, claim.values, strict=True))
                    for r in candidates if len(r) == len(claim.values))
     for row_base, col_base in claim.bases:
-        r, c = claim.row - row_base, claim.col - col_base
+        r = len(rows) - 1 if claim.row == _LAST else claim.row - row_base
+        c = len(rows[0]) - 1 if claim.col == _LAST else claim.col - col_base
         if not (0 <= r < len(rows) and 0 <= c < len(rows[r])):
             continue
         w = rows[r][c]
@@ -1110,7 +1142,7 @@ def _true_of(claim: _CellClaim, rows: list[list[float]]) -> bool:
 
 def _inside(claim: _CellClaim, rows: list[list[float]]) -> bool:
     """Does the claim name a row (and a column) of the grid in one of the ways it may be counted?"""
-    if claim.row is None:
+    if claim.row is None or claim.row == _LAST or claim.col == _LAST:
         return True
     return any(0 <= claim.row - rb < len(rows) and (claim.col is None or 0 <= claim.col - cb < len(rows[0]))
                for rb, cb in claim.bases)

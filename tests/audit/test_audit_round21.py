@@ -81,3 +81,59 @@ def test_a_caveat_beside_a_false_claim_of_the_lab_earns_nothing(sentence, checkl
 ])
 def test_the_same_claims_denied_warned_of_or_reported_as_a_bug_keep_the_caveat(sentence, checklist):
     assert limits_of(sentence, checklist) == 1.5
+
+
+# ------------------------------------------------------- 2. cells read the ways round 20 did not read
+
+HONEST_EN = (HERE / "honest" / "en_only.md").read_text(encoding="utf-8")
+PEAKS_EN = "q0 reads mostly from k1 (0.58) and q1 mostly from k2 (0.67)."
+HONEST_ZH = (HERE / "honest" / "short_precise_zh.md").read_text(encoding="utf-8")
+PEAKS_ZH = "q0 主要读 k1（0.58），q1 主要读 k2（0.67）；"
+
+
+def with_reading(reading: str) -> str:
+    text = HONEST_EN.replace(PEAKS_EN, reading) if reading.isascii() else HONEST_ZH.replace(PEAKS_ZH, reading)
+    assert text not in (HONEST_EN, HONEST_ZH)
+    return text
+
+
+# EXAMPLE_WEIGHTS: q0 [0.21, 0.58, 0.21], q1 [0.09, 0.24, 0.67]
+@pytest.mark.parametrize("reading", [
+    "key 0 of query 0 is 0.71 and key 1 of query 1 is 0.64.",                  # the key named before its query
+    "k0 of q0 has weight 0.71 and k1 of q1 has 0.64.",
+    "q0's weights are 0.71, 0.20 and 0.09; q1's are 0.10, 0.64 and 0.26.",     # a row without brackets
+    "Row 0: 71%, 20%, 9%; row 1: 10%, 64%, 26%.",                              # a row of percentages
+    "q0 puts most weight on the last key (0.71) and q1 on the first key (0.64).",
+    "q0 的权重分别是 0.71、0.20、0.09，q1 的分别是 0.10、0.64、0.26；",
+    "k0 对 q0 的权重是 0.71，k1 对 q1 的权重是 0.64；",
+    "q0 的权重：71%、20%、9%；q1 的权重：10%、64%、26%；",
+    "q0 主要关注第一列（0.71），q1 主要关注最后一列（0.26）；",
+])
+def test_another_figures_cells_in_these_forms_earn_nothing(reading, checklist):
+    """Before: 14 (en) / 13 (zh) with no flag; after: 4, the text read as another figure's, as round 20's forms."""
+    r = grade(with_reading(reading), checklist)
+    assert r["score"] == 4, r["items"]
+    assert "q0: [0.21, 0.58, 0.21]" in str(r["flags"])
+
+
+@pytest.mark.parametrize("reading", [
+    "key 1 of query 0 is 0.58 and key 2 of query 1 is 0.67.",
+    "q0's weights are 0.21, 0.58 and 0.21; q1's are 0.09, 0.24 and 0.67.",
+    "Row 0: 21%, 58%, 21%; row 1: 9%, 24%, 67%.",
+    "q0 reads mostly from k1 (0.58) and q1 puts most weight on the last key (0.67).",
+    "q0 的权重分别是 0.21、0.58、0.21，q1 的分别是 0.09、0.24、0.67；",
+    "k1 对 q0 的权重是 0.58，k2 对 q1 的权重是 0.67；",
+    "q0 主要关注 k1（0.58），q1 主要关注最后一列（0.67）；",
+    "q0 reads mostly from k1 (0.58); max_abs_error 2.6e-7, 1.1e-7 and 0.3 for q1.",    # not a row of weights
+])
+def test_true_readings_in_these_forms_keep_their_points(reading, checklist):
+    r = grade(with_reading(reading), checklist)
+    assert "figure" not in [f["kind"] for f in r["flags"]], r["flags"]
+    assert r["score"] >= (14 if reading.isascii() else 13), r["items"]
+
+
+def test_one_false_row_without_brackets_is_flagged_and_costs_its_sentence(checklist):
+    r = grade(with_reading("q0 reads mostly from k1 (0.58), and q1's weights are 0.50, 0.30 and 0.20."), checklist)
+    assert [f["kind"] for f in r["flags"]].count("figure") == 1
+    assert "q1: [0.09, 0.24, 0.67]" in r["flags"][0]["message"]["en"]
+    assert r["score"] > 4
