@@ -590,15 +590,20 @@ def _states_false_claim(cc: Checklist, s: _Sentence) -> bool:
     "softmax runs over the queries")? Not when a negation or warning cue of its clause comes before the claim or
     inside it ("masked keys do not get a small weight"), nor under a carried "we cannot say that", nor in a
     sentence about a bug. A hedge does not make a false claim true."""
-    matches = [m for part in cc.false_claims.parts or (cc.false_claims,) if part._may_match(s.text)
-               for m in s.find(part)]
-    for m in matches:
-        clause = s.clause_at(m.start())
-        if clause.carried or _ABOUT_A_BUG.search(s.text):
-            continue
-        if not any(clause.start <= cs < m.end() for cs, _ce in s.cues):
-            return True
-    return False
+    if s.false_claim is None:
+        s.false_claim = False
+        # one scan for all the claims' literals, then each claim behind its own (most sentences pass neither)
+        parts = cc.false_claims.parts_that_may_match(s.text)
+        if parts and not _ABOUT_A_BUG.search(s.text):
+            for part in parts:
+                for m in part.regex.finditer(s.text):
+                    clause = s.clause_at(m.start())
+                    if not clause.carried and not any(clause.start <= cs < m.end() for cs, _ce in s.cues):
+                        s.false_claim = True
+                        break
+                if s.false_claim:
+                    break
+    return s.false_claim
 
 
 def _asked(cc: Checklist, s: _Sentence, start: int, end: int) -> bool:
@@ -985,9 +990,17 @@ _KEY_OF_QUERY = re.compile(r"\s*(?:of|for|from|in|对|在)\s*(?:the\s+)?")
 _LIST_VALUE = r"(?:\d?\.\d+(?![\d.%]|\s*e\s*-?\d)|\d{1,3}(?:\.\d+)?\s*%)"
 _LISTED_ROW = re.compile(rf"(?<![\d.])({_LIST_VALUE}(?:\s*(?:[,，、;；]\s*(?:and\s+|和\s*)?|and\s+|和\s*|与\s*|及\s*){_LIST_VALUE}){{2,7}})")
 _LIST_GAP = re.compile(r"[^\d]{0,30}")
+# a diagonal read in the figure (round 21): "the diagonal is bright", "a strong diagonal", "each query puts most of its
+# weight on the key at the same position", 对角线最亮, 大部分权重在同一位置的 key 上: each query i peaks at key i
+_DIAGONAL = re.compile(
+    r"\bdiagonal\b[^.;。；]{0,30}?\b(?:bright\w*|largest|highest|strongest|dominan\w*|dominates?|stands? out|hot(?:test)?|"
+    r"peaks?)\b|\b(?:bright|strong|dominant|clear|hot|visible)\s+diagonal\b"
+    r"|\b(?:most|largest|highest|bulk)\b[^.;]{0,40}\b(?:same|own|matching)\s+(?:position|index|token)\b"
+    r"|对角线[^，,;。；]{0,10}?(?:最亮|很亮|较亮|亮|最大|最高|突出|明显|集中)"
+    r"|(?:大部分|最多|主要|最大)[^，,;。；]{0,16}(?:同一|相同|自己|自身|对应)的?位置")
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 _CELL_PAIR = re.compile(r"\s*[,，、]?\s*")
-_KEY_HINTS = ("k", "col", "列", "键")     # a sentence without one of these names no key: nothing to read
+_KEY_HINTS = ("k", "col", "列", "键", "diagonal", "对角", "位置")   # a sentence without one names no key: nothing to read
 _OTHER_TENSOR = re.compile(r"mask|-inf|\binf\b|block|遮|屏蔽|掩码|设为|置为|experiment|\bexp\b|\bpad|batch|实验|填充|批|"
                            r"d_?k\s*=|seed|trained|训练")
 MIN_FALSE_READINGS = 2      # this many readings of cells, none true of the figure: the text is about another figure
@@ -1004,6 +1017,7 @@ class _CellClaim:
     # how (row, column) may be counted: q1 and k2 alike, from 0 or from 1; an ordinal ("first", 第一) from 1
     bases: tuple[tuple[int, int], ...] = ((0, 0), (1, 1))
     values: tuple[float, ...] = ()      # a row of weights written out ("[0.21, 0.58, 0.21]")
+    diagonal: bool = False              # "the diagonal is bright": each query i peaks at key i
 
 
 def _cell_ref(m: re.Match) -> tuple[bool, int, tuple[int, ...]] | None:
@@ -1050,6 +1064,9 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
         if _OTHER_TENSOR.search(s.text) or _PLANNED.search(s.text) or cc.hedge.search(s.text):
             continue
         cells = [(m.start(), m.end(), *ref) for m in _CELL_READ.finditer(s.text) if (ref := _cell_ref(m))]
+        diagonal = _DIAGONAL.search(s.text)
+        if diagonal and not s.negated(diagonal.start(), diagonal.end(), context=False):
+            out.append(_CellClaim(idx, diagonal.group(), None, None, None, diagonal=True))
         for n, (ks, ke, is_row, col, col_bases) in enumerate(cells):
             if is_row:
                 continue
@@ -1119,6 +1136,8 @@ def _between_and(gap: str) -> bool:
 def _true_of(claim: _CellClaim, rows: list[list[float]]) -> bool:
     """Is the claim true of the weights, indices counted as the claim may count them? A row written out that has
     not as many weights as the figure has keys is not read (another tensor: padding, more keys)."""
+    if claim.diagonal:
+        return all(rows[i][i] >= max(rows[i]) - WEIGHT_TOLERANCE for i in range(min(len(rows), len(rows[0]))))
     if claim.values:
         if len(claim.values) != len(rows[0]):
             return True

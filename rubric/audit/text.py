@@ -409,6 +409,7 @@ class _Sentence:
     _clauses: list[_Clause] | None = None
     _cues: list[tuple[int, int]] | None = None
     _found: dict[int, list[re.Match]] | None = None
+    false_claim: bool | None = None     # grade._states_false_claim's answer, asked once per concept: computed once
 
     def find(self, pattern) -> list[re.Match]:
         """All matches of a compiled phrase group, computed once per sentence (several rules ask)."""

@@ -137,3 +137,37 @@ def test_one_false_row_without_brackets_is_flagged_and_costs_its_sentence(checkl
     assert [f["kind"] for f in r["flags"]].count("figure") == 1
     assert "q1: [0.09, 0.24, 0.67]" in r["flags"][0]["message"]["en"]
     assert r["score"] > 4
+
+
+# ------------------------------------------------ 3. a diagonal claim is a reading of every query's peak
+
+DIAGONAL_WEIGHTS = [[0.71, 0.20, 0.09], [0.10, 0.64, 0.26]]     # each query i peaks at key i
+
+
+@pytest.mark.parametrize("sentence", [
+    "The diagonal is bright, so rows sum to 1 over the keys.",
+    "There is a strong diagonal and each row sums to 1.",
+    "Each query puts most of its weight on the key at the same position, and every row sums to 1.",
+    "对角线最亮，每一行的和都是 1。",
+    "每个 query 把大部分权重放在同一位置的 key 上，每一行的和都是 1。",
+])
+def test_a_diagonal_the_weights_do_not_have_is_a_misreading(sentence, checklist):
+    """EXAMPLE_WEIGHTS peak at k1 and k2, off the diagonal. Before: the sentence earned its row-sum concept with no
+    flag; after: it earns nothing and the figure flag gives the computed rows. With weights that do peak on the
+    diagonal, the same sentence keeps its points."""
+    text = READING.replace("q0 reads mostly from k1 (0.58) and q1 mostly from k2 (0.67)", "I plotted q0 and q1") \
+        + sentence + "\n"
+    off = grade(text, checklist)
+    on = grade_audit(text, make_heatmap(DIAGONAL_WEIGHTS), MEASURED_OK, checklist, weights=DIAGONAL_WEIGHTS)
+    assert "q0: [0.21, 0.58, 0.21]" in str(off["flags"])
+    assert "figure" not in [f["kind"] for f in on["flags"]], on["flags"]
+    assert items(off)["figure_reading"]["points"] < items(on)["figure_reading"]["points"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "There is no bright diagonal: q0 peaks at k1 and q1 at k2.",
+    "对角线并不亮：q0 主要看 k1，q1 主要看 k2。",
+])
+def test_a_denied_diagonal_is_no_reading(sentence, checklist):
+    r = grade(READING + sentence + "\n", checklist)
+    assert "figure" not in [f["kind"] for f in r["flags"]], r["flags"]
