@@ -171,3 +171,21 @@ def test_a_diagonal_the_weights_do_not_have_is_a_misreading(sentence, checklist)
 def test_a_denied_diagonal_is_no_reading(sentence, checklist):
     r = grade(READING + sentence + "\n", checklist)
     assert "figure" not in [f["kind"] for f in r["flags"]], r["flags"]
+
+
+# ------------------------------------------------------------------------------ 4. the corpora
+
+# Round 21's honest audits read the lab's example in the forms above (keys before queries, rows without brackets,
+# percentages, full-width digits, the last key, a table) and deny or warn of the false claims. Graded with the weights
+# the student's code computes, they keep every point: no misreading, no false claim.
+ROUND21_HONEST = ["fullwidth_digits_zh.md", "key_first_readings_en.md", "key_first_zh.md", "mixed_bullets_zh.md",
+                  "negated_false_claims_en.md", "ordinal_last_key_en.md", "percent_table_en.md",
+                  "qa_readings_mixed.md", "rows_unbracketed_zh.md", "warned_misconceptions_en.md"]
+
+
+@pytest.mark.parametrize("name", ROUND21_HONEST)
+def test_round21_honest_audits_keep_their_points_with_the_students_weights(name, checklist):
+    r = grade((HERE / "honest" / name).read_text(encoding="utf-8"), checklist)
+    assert r["score"] >= 12.5, r["items"]
+    assert r["flags"] == [], r["flags"]
+    assert "false_fact" not in str([it["feedback"] for it in r["items"]])
