@@ -990,6 +990,14 @@ _KEY_OF_QUERY = re.compile(r"\s*(?:of|for|from|in|对|在)\s*(?:the\s+)?")
 _LIST_VALUE = r"(?:\d?\.\d+(?![\d.%]|\s*e\s*-?\d)|\d{1,3}(?:\.\d+)?\s*%)"
 _LISTED_ROW = re.compile(rf"(?<![\d.])({_LIST_VALUE}(?:\s*(?:[,，、;；]\s*(?:and\s+|和\s*)?|and\s+|和\s*|与\s*|及\s*){_LIST_VALUE}){{2,7}})")
 _LIST_GAP = re.compile(r"[^\d]{0,30}")
+# another quantity of a query written out as a row ("q0's entropy values were 0.45, 0.30 and 0.25", "the scores of
+# q0 are 0.5, 0.3 and 0.2", q0 的输出分别是 ...): not its weights, nothing to check
+_OTHER_QUANTITY = re.compile(r"\b(?:entrop\w*|errors?|loss\w*|outputs?|scores?|logits?|values? vectors?|gradients?)\b|"
+                             r"熵|误差|损失|输出|分数|得分|梯度")
+# a diagonal seen in attention maps in general, or in another one ("one often sees a bright diagonal, but mine has
+# none"): no reading of this figure
+_GENERIC = re.compile(r"\b(?:often|usually|typically|commonly|generally|in general|unlike|would|could)\b|"
+                      r"通常|一般|往往|常见|不像|可能会")
 # a diagonal read in the figure (round 21): "the diagonal is bright", "a strong diagonal", "each query puts most of its
 # weight on the key at the same position", 对角线最亮, 大部分权重在同一位置的 key 上: each query i peaks at key i
 _DIAGONAL = re.compile(
@@ -1065,7 +1073,7 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
             continue
         cells = [(m.start(), m.end(), *ref) for m in _CELL_READ.finditer(s.text) if (ref := _cell_ref(m))]
         diagonal = _DIAGONAL.search(s.text)
-        if diagonal and not s.negated(diagonal.start(), diagonal.end(), context=False):
+        if diagonal and not s.negated(diagonal.start(), diagonal.end(), context=False) and not _GENERIC.search(s.text):
             out.append(_CellClaim(idx, diagonal.group(), None, None, None, diagonal=True))
         for n, (ks, ke, is_row, col, col_bases) in enumerate(cells):
             if is_row:
@@ -1104,7 +1112,8 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
             for m in _LISTED_ROW.finditer(s.text):
                 # after its query with words only between them, and not a bracketed row read already
                 before = [c for c in cells if c[2] and c[1] <= m.start() and _LIST_GAP.fullmatch(s.text, c[1], m.start())]
-                if before and not any(a < m.end() and m.start() < b for a, b in bracketed):
+                if before and not any(a < m.end() and m.start() < b for a, b in bracketed) \
+                        and not _OTHER_QUANTITY.search(s.text, 0, m.start()):
                     listed.append(m)
         for m in [*_STATED_ROW.finditer(s.text), *listed]:
             if s.negated(m.start(), m.end(), context=False):

@@ -189,3 +189,16 @@ def test_round21_honest_audits_keep_their_points_with_the_students_weights(name,
     assert r["score"] >= 12.5, r["items"]
     assert r["flags"] == [], r["flags"]
     assert "false_fact" not in str([it["feedback"] for it in r["items"]])
+
+
+@pytest.mark.parametrize("sentence", [
+    "q0's entropy values were 0.45, 0.30 and 0.25 over the three runs.",    # another quantity written out as a row
+    "The scores of q0 are 0.5, 0.3 and 0.2 before the softmax.",
+    "q0 的输出分别是 0.5、0.3、0.2。",
+    "In self-attention one often sees a bright diagonal, but mine has none.",   # a diagonal of attention maps in general
+    "通常自注意力图的对角线最亮，但我的图不是这样。",
+])
+def test_other_quantities_and_diagonals_in_general_are_no_reading(sentence, checklist):
+    """Before the guards these read as a row of weights or a diagonal of this figure and were flagged."""
+    r = grade(READING + sentence + "\n", checklist)
+    assert "figure" not in [f["kind"] for f in r["flags"]], r["flags"]
