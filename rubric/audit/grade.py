@@ -579,10 +579,12 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
     return out, reasons
 
 
-# A sentence about a bug or an error the student made or warns of ("I first wrote softmax over the queries, a bug"):
-# it reports the false thing, it does not claim it (audit round 21).
+# A sentence about a bug or an error the student made or warns of ("I first wrote softmax over the queries, a bug"),
+# or about what the student's own code does ("my softmax runs over the query axis instead of the key axis", a failing
+# run reported honestly): it reports the false thing of that code, it does not claim it of attention (audit round 21).
 _ABOUT_A_BUG = re.compile(r"\b(?:bugs?|buggy|typo|mistakes?|mistaken(?:ly)?|wrong(?:ly)?|incorrect(?:ly)?|myth|fixed|"
-                          r"misconceptions?)\b|错误|写错|搞错|弄错|错了|误以为|误区|修复|改正")
+                          r"misconceptions?)\b|错误|写错|搞错|弄错|错了|误以为|误区|修复|改正|"
+                          r"\bmy (?:softmax|code|implementation|function|version|mask)\b|我的\s*(?:softmax|代码|实现|函数)")
 
 
 def _states_false_claim(cc: Checklist, s: _Sentence) -> bool:

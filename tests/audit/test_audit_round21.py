@@ -202,3 +202,11 @@ def test_other_quantities_and_diagonals_in_general_are_no_reading(sentence, chec
     """Before the guards these read as a row of weights or a diagonal of this figure and were flagged."""
     r = grade(READING + sentence + "\n", checklist)
     assert "figure" not in [f["kind"] for f in r["flags"]], r["flags"]
+
+
+def test_a_failing_run_reported_of_the_students_own_softmax_is_no_false_claim(checklist):
+    """fixtures/audits/en_honest_failure.md: "... because I think my softmax runs over the query axis (dim=-2) instead
+    of the key axis" describes the student's buggy code, not attention."""
+    sentence = ("A high weight is not a causal effect; row_sum_error is 4.3e-1 because my softmax runs over the query "
+                "axis (dim=-2) instead of the key axis.")
+    assert limits_of(sentence, checklist) == 1.5
