@@ -157,6 +157,15 @@ ALIASED_TORCH_MODULES = ("torch.utils.data",
                          # ``checkpoint.checkpoint(blk, x)``: cost 13 points
                          "torch.utils.checkpoint")
 NAME_FUNCS = {"getattr", "setattr", "hasattr", "delattr"}
+# Functions that read or set attributes by the names they are given: functools.wraps(f, assigned=(n,))
+# copies f.<n> onto its target, argparse's parse_args(args, namespace) sets each dest (any string) on
+# the namespace. Called directly with only their ordinary arguments they name nothing; any other use
+# (an alias, a starred argument, functools.partial or map over them) hands them names the source does
+# not show: ``w = functools.wraps; w(F, (n,), ())(self)`` put F.scaled_dot_product_attention under the
+# name of the student's own method, with no finding.
+NAME_TAKING_CALLS = {"wraps": frozenset({"assigned", "updated", None}),
+                     **dict.fromkeys(("parse_args", "parse_known_args", "parse_intermixed_args",
+                                      "parse_known_intermixed_args"), frozenset({"namespace", None}))}
 # Parts of torch that compile or load code, flagged on whatever object they are read from (an alias
 # kept in a list, ``[torch][0].jit``, is not followed); torch.jit's guards and decorators stay fine.
 ANYWHERE_TORCH_PARTS = {"jit", "hub", "library", "compile"}
@@ -1931,12 +1940,20 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             methods = {} if "__dict__" in own_names else _self_methods(tree, skip)
         return methods
 
+    # the name-taking functions under the names the file gives them (``from functools import wraps as W``)
+    name_takers = {name: name for name in NAME_TAKING_CALLS} | {
+        a.asname: a.name for node in _nodes(tree) if isinstance(node, ast.ImportFrom)
+        for a in node.names if a.asname and a.name in NAME_TAKING_CALLS}
     for node in _nodes(tree):
         if len(found) >= MAX_FINDINGS:      # enough to decide and to explain; bounded cost
             break
         if id(node) in skip or id(node) in checked:
             continue
         line = getattr(node, "lineno", "?")
+        taken = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if taken in name_takers and isinstance(node.ctx, ast.Load) \
+                and getattr(calls.get(id(node)), "func", None) is not node:
+            found.append(f"line {line}: {name_takers[taken]} used as a value")
         if isinstance(node, ast.Import | ast.ImportFrom) and id(node) in ok_imports:
             continue
         if isinstance(node, ast.Import | ast.ImportFrom):
@@ -2128,11 +2145,11 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                     and not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
                 # ``object.__setattr__(torch, n, v)``: setattr with a computed name, under another name
                 found.append(f"line {line}: {node.func.attr} with a computed name")
-            if callee == "wraps" and (len(node.args) > 1 or keywords & {"assigned", "updated", None}):
-                found.append(f"line {line}: wraps(..., assigned/updated)")
-            elif callee in ("parse_args", "parse_known_args", "parse_intermixed_args",
-                            "parse_known_intermixed_args") and (len(node.args) > 1 or keywords & {"namespace", None}):
-                found.append(f"line {line}: {callee}(namespace=...)")
+            taker = name_takers.get(callee)
+            if taker is not None and (len(node.args) > 1 or keywords & NAME_TAKING_CALLS[taker]
+                                      or any(isinstance(a, ast.Starred) for a in node.args)):
+                found.append(f"line {line}: {taker}(..., assigned/updated)" if taker == "wraps"
+                             else f"line {line}: {taker}(namespace=...)")
     found.extend(unbound_calls(tree))
     taken = _methods_taken_off(tree, skip)
     for c in _nodes(tree):
