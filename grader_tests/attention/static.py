@@ -147,7 +147,13 @@ TORCH_HARMLESS_FUNCTIONS = {"torch.utils.checkpoint": frozenset({"checkpoint", "
                                 "DataLoader", "Dataset", "IterableDataset", "TensorDataset", "StackDataset",
                                 "ConcatDataset", "ChainDataset", "Subset", "random_split", "default_collate",
                                 "default_convert", "get_worker_info", "Sampler", "BatchSampler", "RandomSampler",
-                                "SequentialSampler", "SubsetRandomSampler", "WeightedRandomSampler"})}
+                                "SequentialSampler", "SubsetRandomSampler", "WeightedRandomSampler"}),
+                            # model-parallel code (fairscale, Megatron, DeepSpeed, HF) asks how many processes
+                            # there are and falls back to one: ``if dist.is_available() and dist.is_initialized():
+                            # world_size = dist.get_world_size()`` (cost 13 points). The questions answer a bool or
+                            # an int; the collectives, process groups, rpc and the c10d internals stay flagged.
+                            "torch.distributed": frozenset({"is_available", "is_initialized", "get_rank",
+                                                            "get_world_size"})}
 # Of those, the modules public code imports under a name of its own (Mofan's ``import torch.utils.data as
 # Data``, then ``Data.TensorDataset``, ``Data.DataLoader``: cost 13 points): followed attribute by attribute as
 # the standard library's are (SAFE_MODULE_ATTRS), so ``Data.dataloader``, ``Data._utils``,
@@ -155,7 +161,9 @@ TORCH_HARMLESS_FUNCTIONS = {"torch.utils.checkpoint": frozenset({"checkpoint", "
 ALIASED_TORCH_MODULES = ("torch.utils.data",
                          # Swin Transformer's ``import torch.utils.checkpoint as checkpoint`` and
                          # ``checkpoint.checkpoint(blk, x)``: cost 13 points
-                         "torch.utils.checkpoint")
+                         "torch.utils.checkpoint",
+                         # fairscale's and Megatron's ``import torch.distributed as dist``
+                         "torch.distributed")
 NAME_FUNCS = {"getattr", "setattr", "hasattr", "delattr"}
 # Functions that read or set attributes by the names they are given: functools.wraps(f, assigned=(n,))
 # copies f.<n> onto its target, argparse's parse_args(args, namespace) sets each dest (any string) on
@@ -279,7 +287,39 @@ def _parsed(source: str) -> tuple[ast.Module | None, str | None]:
         todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     if computed and _resolve_computed_names(tree, computed) or literal:
         tree = _getattr_as_attribute(tree)
-    return tree, None
+    return _without_dead_try_code(tree), None
+
+
+def _failing_import_index(body: list[ast.stmt], parents: Mapping[int, ast.AST]) -> int | None:
+    """The index in a try's body of the first import that fails where the file is graded (an absent
+    optional package, see _absent_optional_import), or None."""
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, ast.Import) and any(_absent_optional_import(stmt, a.name, parents) for a in stmt.names) \
+                or isinstance(stmt, ast.ImportFrom) and _absent_optional_import(stmt, stmt.module or "", parents):
+            return i
+    return None
+
+
+def _without_dead_try_code(tree: ast.Module) -> ast.Module:
+    """The tree without the code that follows a failing optional import in its try (and the try's
+    ``else``): the import raises, the handler runs, and none of it ever runs where the file is graded.
+    ``try: import lightning.pytorch as pl; Base = pl.LightningModule`` / ``except ImportError: Base =
+    nn.Module`` then ``class Model(Base)`` cost 13 points: the review took ``Base`` for a class it cannot
+    follow. The handler stays and is reviewed as any code; a copy is cut, never the parser's cached tree."""
+    tries = [n for n in ast.walk(tree) if isinstance(n, ast.Try | ast.TryStar)
+             and (len(n.body) > 1 or n.orelse) and any(isinstance(s, ast.Import | ast.ImportFrom) for s in n.body)]
+    if not tries:
+        return tree
+    parents = {id(child): t for t in tries for child in t.body}
+    cuts = {id(t): i for t in tries if (i := _failing_import_index(t.body, parents)) is not None
+            and (i + 1 < len(t.body) or t.orelse)}
+    if not cuts:
+        return tree
+    copied = copy.deepcopy(tree)
+    for original, twin in zip(ast.walk(tree), ast.walk(copied), strict=True):
+        if id(original) in cuts:
+            twin.body, twin.orelse = twin.body[:cuts[id(original)] + 1], []
+    return copied
 
 
 # The arities of the name functions whose literal-name calls the review reads as attribute accesses.
@@ -1940,6 +1980,21 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             methods = {} if "__dict__" in own_names else _self_methods(tree, skip)
         return methods
 
+    bindings_here: dict[str, list[ast.AST]] | None = None
+    counts_here: dict[str, int] | None = None
+
+    def torch_base_alias(name: str) -> bool:
+        """``Base = nn.Module`` (Lightning-style code: ``Base = pl.LightningModule`` when lightning imports,
+        else nn.Module): a name every binding of which, all at module level, is a torch class that may be
+        derived from (TORCH_BASES)."""
+        nonlocal bindings_here, counts_here
+        if bindings_here is None or counts_here is None:
+            bindings_here, counts_here = _module_bindings(tree), _binding_counts(tree)
+        values = bindings_here.get(name, [])
+        return bool(values) and counts_here.get(name) == len(values) and all(
+            (chain := _dotted(v)) is not None and len(chain) > 1 and chain[0] in torch_names
+            and chain[-1] in TORCH_BASES for v in values)
+
     # the name-taking functions under the names the file gives them (``from functools import wraps as W``)
     name_takers = {name: name for name in NAME_TAKING_CALLS} | {
         a.asname: a.name for node in _nodes(tree) if isinstance(node, ast.ImportFrom)
@@ -2095,7 +2150,8 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             found.append(f"line {line}: class {node.name} with a base computed at run time")
         elif isinstance(node, ast.ClassDef) and (foreign := [
                 ".".join(chain) for b in node.bases
-                if (chain := _dotted(b)) and chain[0] in aliases and chain[-1] not in TORCH_BASES]):
+                if (chain := _dotted(b)) and chain[0] in aliases and chain[-1] not in TORCH_BASES
+                and not (len(chain) == 1 and torch_base_alias(chain[0]))]):
             # a torch class's inherited methods (CausalBias._dispatch calls the fused kernel) are read
             # through cls/self, where the review trusts what the class shows
             found.append(f"line {line}: class {node.name} derives from {foreign[0]}, whose methods the review "

@@ -3,9 +3,17 @@
 their own arguments, so an alias, a starred argument, functools.partial or map handed them a computed name
 unseen, and ``wraps(F, (n,), ())(self)`` put F.scaled_dot_product_attention under the name of the student's
 own method (``self.scaled_dot_product_attention(q, k, v)``, which the review trusts). The round's other cheats
-were caught already and are kept here so that they stay caught."""
+were caught already and are kept here so that they stay caught.
+
+Fairness: Lightning-style code lost 13 points: ``try: import lightning.pytorch as pl; _Base = pl.LightningModule``
+/ ``except ImportError: _Base = nn.Module`` then ``class Model(_Base)``. The code after a failing optional import
+never runs, and a name bound only to torch classes one may derive from (``Base = nn.Module``) is one. So did
+model-parallel code asking ``torch.distributed`` how many processes there are (fairscale, Megatron, DeepSpeed:
+``dist.is_initialized()``, ``dist.get_world_size()``), now followed as torch.utils.data's classes are."""
 
 from __future__ import annotations
+
+import ast
 
 import pytest
 import torch
@@ -90,6 +98,78 @@ def test_wraps_and_parse_args_called_plainly_are_no_finding(prelude):
     assert _found(_sdpa("        return q", prelude=prelude, own_method="")) == ()
 
 
+# ------------------------------------------------------------------ code that never runs after a failing import
+LIGHTNING = ("try:\n    import lightning.pytorch as pl\n    Base = pl.LightningModule\nexcept ImportError:\n"
+             "    pl = None\n    Base = nn.Module\nclass Model(Base):\n    pass\n")
+
+
+def test_a_base_chosen_after_an_optional_import_that_fails_is_no_finding():
+    assert _found(HEADER + LIGHTNING) == ()
+
+
+def test_a_name_bound_only_to_a_torch_class_one_may_derive_from_is_a_plain_base():
+    assert _found(HEADER + "Base = nn.Module\nclass Model(Base):\n    pass\n") == ()
+
+
+BIAS = "torch.nn.attention.bias.CausalBias"
+FOREIGN_BASES = {
+    "after_an_import_that_succeeds": f"try:\n    import numpy as np\n    B = {BIAS}\nexcept ImportError:\n"
+    "    B = nn.Module\nclass C(B):\n    pass\n",
+    "in_the_handler_of_a_failing_import": "try:\n    import lightning_absent as pl\n    B = nn.Module\n"
+    f"except ImportError:\n    B = {BIAS}\nclass C(B):\n    pass\n",
+    "after_the_try": "try:\n    import lightning_absent as pl\nexcept ImportError:\n    pass\nelse:\n    B = 1\n"
+    f"B = {BIAS}\nclass C(B):\n    pass\n",
+    "rebound_in_a_function": f"B = nn.Module\ndef f():\n    global B\n    B = {BIAS}\nclass C(B):\n    pass\n",
+    "rebound_by_a_loop": f"B = nn.Module\nfor B in [{BIAS}]:\n    pass\nclass C(B):\n    pass\n",
+    "an_attention_package_after_its_import": "try:\n    import flash_attn\n    B = nn.Module\nexcept ImportError:\n"
+    f"    B = nn.Module\nB2 = {BIAS}\nclass C(B2):\n    pass\n",
+}
+
+
+@pytest.mark.parametrize("code", FOREIGN_BASES.values(), ids=FOREIGN_BASES.keys())
+def test_a_base_that_may_be_another_torch_class_is_still_flagged(code):
+    assert any("derives from" in f for f in static.hidden_name_uses(HEADER + code))
+
+
+def test_the_parsers_cached_tree_is_not_cut():
+    from grading.parsing import parsed
+
+    source = HEADER + LIGHTNING
+    static.hidden_name_uses(source)
+    tree, _ = parsed(source)
+    assert any(isinstance(n, ast.Try) and len(n.body) == 2 for n in ast.walk(tree))
+
+
+# ------------------------------------------------------------------ torch.distributed's questions
+DISTRIBUTED_OK = {
+    "aliased": "import torch.distributed as dist\nn = dist.get_world_size() if dist.is_available() "
+    "and dist.is_initialized() else 1\n",
+    "imported": "import torch.distributed\nn = torch.distributed.get_rank() if torch.distributed.is_initialized() else 0\n",
+    "from_imported": "from torch.distributed import get_world_size, is_initialized\n"
+    "n = get_world_size() if is_initialized() else 1\n",
+    "through_torch": "n = torch.distributed.get_world_size() if torch.distributed.is_initialized() else 1\n",
+}
+DISTRIBUTED_BAD = {
+    "rpc_off_the_alias": "import torch.distributed as dist\ndist.rpc.rpc_sync('w', print)\n",
+    "c10d_internals": "import torch.distributed as dist\nx = dist.distributed_c10d._get_default_group()\n",
+    "the_module_as_a_value": "import torch.distributed as dist\nd = dist\n",
+    "rpc_imported": "from torch.distributed import rpc\n",
+    "rpc_through_torch": "x = torch.distributed.rpc\n",
+    "a_collective": "import torch.distributed\nx = torch.distributed.broadcast_object_list\n",
+}
+
+
+@pytest.mark.parametrize("code", DISTRIBUTED_OK.values(), ids=DISTRIBUTED_OK.keys())
+def test_asking_torch_distributed_for_the_world_size_is_no_finding(code):
+    assert _found(HEADER + code) == ()
+
+
+@pytest.mark.parametrize("code", DISTRIBUTED_BAD.values(), ids=DISTRIBUTED_BAD.keys())
+def test_the_rest_of_torch_distributed_stays_flagged(code):
+    assert static.hidden_name_uses(HEADER + code)
+
+
+# ------------------------------------------------------------------ the round's other cheats
 # Cheats of this round the review already caught (kept so that they stay caught): each reaches a fused
 # kernel or nn.MultiheadAttention without writing the name where the review trusts it.
 CAUGHT = {
