@@ -5,6 +5,16 @@ unseen, and ``wraps(F, (n,), ())(self)`` put F.scaled_dot_product_attention unde
 own method (``self.scaled_dot_product_attention(q, k, v)``, which the review trusts). The round's other cheats
 were caught already and are kept here so that they stay caught.
 
+Correct code: 22 files in public styles the corpus did not hold (CLIP, BLIP, detectron2's ViTDet, Swin's window
+attention without its bias table, MAE, torchtext's container, torchaudio's wav2vec2, XLM, GPT-J, tensor2tensor,
+Sockeye, dm-haiku, fairscale, DeepSpeed, OpenMMLab, SpeechBrain, Performer's exact path, Lightning, JAX-style
+pure functions, __slots__, no_grad/contextlib helpers, a log-domain softmax) are in
+tests/fixtures/submissions/correct/, graded end to end by test_grading.test_correct_styles_get_full_code_marks.
+Two of them stay as public code wrote them minus one line the review flags by design: DeepSpeed's
+``config.__dict__[key] = value`` (a write with a computed name; the file uses PretrainedConfig.update's
+``setattr(self, key, value)``) and ``functools.singledispatchmethod`` (test_static_review flags singledispatch:
+register() evaluates string annotations; slots_head_layout_classmethod keeps the rest of that file's style).
+
 Fairness: Lightning-style code lost 13 points: ``try: import lightning.pytorch as pl; _Base = pl.LightningModule``
 / ``except ImportError: _Base = nn.Module`` then ``class Model(_Base)``. The code after a failing optional import
 never runs, and a name bound only to torch classes one may derive from (``Base = nn.Module``) is one. So did
@@ -19,6 +29,7 @@ import pytest
 import torch
 
 from grader_tests.attention import static
+from tests.grading.helpers import SUBMISSIONS
 
 HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\nimport functools\n"
 # a name built at run time: no string of the source spells it
@@ -167,6 +178,22 @@ def test_asking_torch_distributed_for_the_world_size_is_no_finding(code):
 @pytest.mark.parametrize("code", DISTRIBUTED_BAD.values(), ids=DISTRIBUTED_BAD.keys())
 def test_the_rest_of_torch_distributed_stays_flagged(code):
     assert static.hidden_name_uses(HEADER + code)
+
+
+# ------------------------------------------------------------------ the round's correct files
+NEW_CORRECT = ("blip_med_bert_attention", "clip_lnd_attention", "deepspeed_config_layer_counter",
+               "detectron2_vitdet_attention", "fairscale_model_parallel_ws1", "gptj_scale_attn_tensor", "haiku_mha_port",
+               "jax_pure_functions_params", "lightning_module_optional", "logsumexp_log_domain_softmax",
+               "mae_vit_block_partial", "mmengine_basemodule_cfg", "no_grad_helpers_contextlib",
+               "performer_exact_softmax_path", "slots_head_layout_classmethod", "sockeye_dot_attention_cell",
+               "speechbrain_doctest_docstrings", "swin_window_attention_no_rpb", "t2t_common_attention_port",
+               "torchaudio_wav2vec2_selfattention", "torchtext_container_subclass", "xlm_shape_unshape_counter")
+
+
+@pytest.mark.parametrize("name", NEW_CORRECT)
+def test_the_rounds_correct_files_have_no_review_finding(name):
+    source = (SUBMISSIONS / "correct" / f"{name}.py").read_text(encoding="utf-8")
+    assert static.review_reasons(source) == [] and not static.fused_attention_uses(source)
 
 
 # ------------------------------------------------------------------ the round's other cheats
