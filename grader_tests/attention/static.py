@@ -174,6 +174,13 @@ NAME_FUNCS = {"getattr", "setattr", "hasattr", "delattr"}
 NAME_TAKING_CALLS = {"wraps": frozenset({"assigned", "updated", None}),
                      **dict.fromkeys(("parse_args", "parse_known_args", "parse_intermixed_args",
                                       "parse_known_intermixed_args"), frozenset({"namespace", None}))}
+# Methods that run on whatever object is passed as their self, and set attributes on it by names they
+# are given: ``argparse.Namespace.__init__(torch, **{n: f})`` is ``setattr(torch, n, f)`` for every n (a
+# computed ``no_grad``, then a method under @torch.no_grad() ran with F as self and read F's attention through
+# its own ``self.<name>``: no finding). Taken off anything but ``super()``, they count unless called with
+# ``self``/``cls`` first (``nn.Module.__init__(self)``, ``Base.__init__(self, ...)``) or on the object they
+# came from with no argument that could be a self.
+FOREIGN_SELF_DUNDERS = frozenset({"__init__", "__call__", "__set__", "__set_name__", "__init_subclass__"})
 # Parts of torch that compile or load code, flagged on whatever object they are read from (an alias
 # kept in a list, ``[torch][0].jit``, is not followed); torch.jit's guards and decorators stay fine.
 ANYWHERE_TORCH_PARTS = {"jit", "hub", "library", "compile"}
@@ -1686,6 +1693,17 @@ def _on_self(call: ast.Call) -> bool:
     return bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == "self"
 
 
+def _called_on_self(node: ast.Attribute, call: ast.Call | None) -> bool:
+    """Whether ``X.__init__`` (a FOREIGN_SELF_DUNDERS method) is called with ``self``/``cls`` as its self, or
+    with nothing that could be another self (no positional argument, no ``**``, no ``self=``)."""
+    if call is None or call.func is not node:
+        return False
+    if call.args:
+        first = call.args[0]
+        return isinstance(first, ast.Name) and first.id in ("self", "cls")
+    return not any(k.arg is None or k.arg in ("self", "cls") for k in call.keywords)
+
+
 def _name_func_use(node: ast.Name, call: ast.Call | None) -> str | None:
     """Why a use of ``getattr``/``hasattr``/``setattr``/``delattr`` hides a name, or None.
     Setting an attribute reaches nothing, so ``setattr``/``delattr`` count only with a computed
@@ -2005,6 +2023,10 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
         if id(node) in skip or id(node) in checked:
             continue
         line = getattr(node, "lineno", "?")
+        if isinstance(node, ast.Attribute) and node.attr in FOREIGN_SELF_DUNDERS and isinstance(node.ctx, ast.Load) \
+                and not (isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+                         and node.value.func.id == "super") and not _called_on_self(node, calls.get(id(node))):
+            found.append(f"line {line}: .{node.attr} called with another self or used as a value")
         taken = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
         if taken in name_takers and isinstance(node.ctx, ast.Load) \
                 and getattr(calls.get(id(node)), "func", None) is not node:

@@ -2,7 +2,9 @@
 (functools.wraps's ``assigned``, argparse's ``namespace``) were judged only when called by their own name with
 their own arguments, so an alias, a starred argument, functools.partial or map handed them a computed name
 unseen, and ``wraps(F, (n,), ())(self)`` put F.scaled_dot_product_attention under the name of the student's
-own method (``self.scaled_dot_product_attention(q, k, v)``, which the review trusts). The round's other cheats
+own method (``self.scaled_dot_product_attention(q, k, v)``, which the review trusts). The same for methods that
+set attributes on whatever self they are given: ``argparse.Namespace.__init__(torch, **{n: f})`` replaced
+torch.no_grad, under which a method's ``self`` was F. The round's other cheats
 were caught already and are kept here so that they stay caught.
 
 Correct code: 22 files in public styles the corpus did not hold (CLIP, BLIP, detectron2's ViTDet, Swin's window
@@ -231,3 +233,53 @@ CAUGHT = {
 def test_the_rounds_other_cheats_are_caught(code):
     assert _found(code)
 
+
+
+# ------------------------------------------------------------------ a method run with torch as its self
+# ``argparse.Namespace.__init__(torch, **{n: deco})`` is ``setattr(torch, n, deco)`` for a computed n: with n
+# "no_grad", a method under @torch.no_grad() ran with F as self and its ``self.scaled_dot_product_attention`` was
+# F's. Nothing was flagged.
+SWAP = "n = ''.join(reversed('darg_on'))\nfake = lambda: (lambda fn: (lambda self, *a: fn(F, *a)))\n"
+UNDER_NO_GRAD = ("class ScaledDotProductAttention(nn.Module):\n    def scaled_dot_product_attention(self, q, k, v):\n"
+                 "        return q\n    @torch.no_grad()\n    def forward(self, q, k, v):\n"
+                 "        return self.scaled_dot_product_attention(q, k, v)\n")
+RUN_WITH_ANOTHER_SELF = {
+    "namespace_init_on_torch": "argparse.Namespace.__init__(torch, **{n: fake})\n",
+    "kept_under_another_name": "init = argparse.Namespace.__init__\ninit(torch, **{n: fake})\n",
+    "self_given_by_keyword": "argparse.Namespace.__init__(**{'self': torch, n: fake})\n",
+    "imported_by_name": "from argparse import Namespace\nNamespace.__init__(torch, **{n: fake})\n",
+    "inherited_by_an_own_class": "class NS(argparse.Namespace):\n    pass\nNS.__init__(torch, **{n: fake})\n",
+    "through_self_class": "class NS(argparse.Namespace):\n    def put(self):\n        self.__class__.__init__(torch, **{n: fake})\n"
+    "NS().put()\n",
+}
+
+
+@pytest.mark.parametrize("swap", RUN_WITH_ANOTHER_SELF.values(), ids=RUN_WITH_ANOTHER_SELF.keys())
+def test_a_library_method_run_with_another_object_as_self_is_flagged(swap):
+    found = static.hidden_name_uses(HEADER + "import argparse\n" + SWAP + swap + UNDER_NO_GRAD)
+    assert any("called with another self" in f for f in found), found
+
+
+def test_the_namespace_cheat_really_runs_the_fused_kernel():
+    source = HEADER + "import argparse\n" + SWAP + RUN_WITH_ANOTHER_SELF["namespace_init_on_torch"] + UNDER_NO_GRAD
+    namespace: dict = {}
+    no_grad = torch.no_grad
+    try:
+        exec(compile(source, "attention.py", "exec"), namespace)
+        q = torch.randn(1, 1, 3, 4)
+        out = namespace["ScaledDotProductAttention"]()(q, q, q)
+    finally:
+        torch.no_grad = no_grad
+    assert torch.allclose(out, torch.nn.functional.scaled_dot_product_attention(q, q, q))
+
+
+ON_ITS_OWN_SELF = {
+    "a_base_init": "class B(nn.Module):\n    def __init__(self):\n        nn.Module.__init__(self)\n",
+    "super_with_arguments": "class B(nn.Module):\n    def __init__(self):\n        super(B, self).__init__()\n",
+    "a_bound_init_without_a_self": "import argparse\nns = argparse.Namespace()\nns.__init__(a=1)\n",
+}
+
+
+@pytest.mark.parametrize("code", ON_ITS_OWN_SELF.values(), ids=ON_ITS_OWN_SELF.keys())
+def test_an_init_run_on_its_own_object_is_no_finding(code):
+    assert _found(HEADER + code) == ()
