@@ -174,6 +174,11 @@ NAME_FUNCS = {"getattr", "setattr", "hasattr", "delattr"}
 NAME_TAKING_CALLS = {"wraps": frozenset({"assigned", "updated", None}),
                      **dict.fromkeys(("parse_args", "parse_known_args", "parse_intermixed_args",
                                       "parse_known_intermixed_args"), frozenset({"namespace", None}))}
+# argparse's actions set ``namespace.<dest>`` on whatever namespace they are called with: the action that
+# ``parser.add_argument('--x', dest=n)`` returns, called as ``action(parser, torch, f)``, is ``setattr(torch, n, f)``
+# (a computed torch.no_grad: no finding). add_argument as a statement and ``action=argparse.BooleanOptionalAction``
+# stay fine; an action kept or built by hand counts.
+ARGPARSE_ACTIONS = frozenset({"Action", "BooleanOptionalAction"})
 # Methods that run on whatever object is passed as their self, and set attributes on it by names they
 # are given: ``argparse.Namespace.__init__(torch, **{n: f})`` is ``setattr(torch, n, f)`` for every n (a
 # computed ``no_grad``, then a method under @torch.no_grad() ran with F as self and read F's attention through
@@ -2017,17 +2022,37 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
     name_takers = {name: name for name in NAME_TAKING_CALLS} | {
         a.asname: a.name for node in _nodes(tree) if isinstance(node, ast.ImportFrom)
         for a in node.names if a.asname and a.name in NAME_TAKING_CALLS}
+    # argparse's actions under the names the file gives them, and the file's classes deriving from one
+    argparse_names = {a.asname or a.name for node in _nodes(tree) if isinstance(node, ast.Import)
+                      for a in node.names if a.name == "argparse"}
+
+    def is_action(ref: ast.AST) -> bool:
+        return isinstance(ref, ast.Name) and ref.id in action_names or isinstance(ref, ast.Attribute) \
+            and ref.attr in ARGPARSE_ACTIONS and isinstance(ref.value, ast.Name) and ref.value.id in argparse_names
+
+    action_names = {a.asname or a.name for node in _nodes(tree) if isinstance(node, ast.ImportFrom)
+                    and node.module == "argparse" for a in node.names if a.name in ARGPARSE_ACTIONS}
+    file_classes = [c for c in _nodes(tree) if isinstance(c, ast.ClassDef)]
+    while derived := {c.name for c in file_classes if c.name not in action_names and any(map(is_action, c.bases))}:
+        action_names |= derived
     for node in _nodes(tree):
         if len(found) >= MAX_FINDINGS:      # enough to decide and to explain; bounded cost
             break
-        if id(node) in skip or id(node) in checked:
+        if id(node) in skip:
             continue
         line = getattr(node, "lineno", "?")
+        # (before the stdlib attributes checked elsewhere: ``argparse.BooleanOptionalAction`` is one)
+        taken = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if is_action(node) and isinstance(node.ctx, ast.Load) and not (
+                isinstance(parents.get(id(node)), ast.keyword) and parents[id(node)].arg == "action"
+                or isinstance(parents.get(id(node)), ast.ClassDef) and node in parents[id(node)].bases):
+            found.append(f"line {line}: an argparse action kept or built ({taken})")
+        if id(node) in checked:
+            continue
         if isinstance(node, ast.Attribute) and node.attr in FOREIGN_SELF_DUNDERS and isinstance(node.ctx, ast.Load) \
                 and not (isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
                          and node.value.func.id == "super") and not _called_on_self(node, calls.get(id(node))):
             found.append(f"line {line}: .{node.attr} called with another self or used as a value")
-        taken = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
         if taken in name_takers and isinstance(node.ctx, ast.Load) \
                 and getattr(calls.get(id(node)), "func", None) is not node:
             found.append(f"line {line}: {name_takers[taken]} used as a value")
@@ -2223,6 +2248,8 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                     and not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
                 # ``object.__setattr__(torch, n, v)``: setattr with a computed name, under another name
                 found.append(f"line {line}: {node.func.attr} with a computed name")
+            if callee == "add_argument" and not isinstance(parents.get(id(node)), ast.Expr):
+                found.append(f"line {line}: an argparse action kept or built ({callee}(...))")
             taker = name_takers.get(callee)
             if taker is not None and (len(node.args) > 1 or keywords & NAME_TAKING_CALLS[taker]
                                       or any(isinstance(a, ast.Starred) for a in node.args)):

@@ -4,7 +4,8 @@ their own arguments, so an alias, a starred argument, functools.partial or map h
 unseen, and ``wraps(F, (n,), ())(self)`` put F.scaled_dot_product_attention under the name of the student's
 own method (``self.scaled_dot_product_attention(q, k, v)``, which the review trusts). The same for methods that
 set attributes on whatever self they are given: ``argparse.Namespace.__init__(torch, **{n: f})`` replaced
-torch.no_grad, under which a method's ``self`` was F. The round's other cheats
+torch.no_grad, under which a method's ``self`` was F; so did the action ``parser.add_argument('--x', dest=n)``
+returns, called by hand on torch. The round's other cheats
 were caught already and are kept here so that they stay caught.
 
 Correct code: 22 files in public styles the corpus did not hold (CLIP, BLIP, detectron2's ViTDet, Swin's window
@@ -283,3 +284,53 @@ ON_ITS_OWN_SELF = {
 @pytest.mark.parametrize("code", ON_ITS_OWN_SELF.values(), ids=ON_ITS_OWN_SELF.keys())
 def test_an_init_run_on_its_own_object_is_no_finding(code):
     assert _found(HEADER + code) == ()
+
+
+# ------------------------------------------------------------------ argparse's actions called by hand
+# The action ``parser.add_argument('--x', dest=n)`` returns sets ``namespace.<n>`` on whatever it is called with:
+# ``action(parser, torch, deco)`` replaced torch.no_grad by a computed name, with no finding.
+PARSER_HEAD = "import argparse\nparser = argparse.ArgumentParser()\n"
+ACTIONS_BY_HAND = {
+    "the_action_add_argument_returns": "action = parser.add_argument('--x', dest=n)\naction(parser, torch, fake)\n",
+    "kept_in_a_list": "actions = [parser.add_argument('--x', dest=n)]\nactions[0](parser, torch, fake)\n",
+    "of_an_argument_group": "g = parser.add_argument_group('g')\ng.add_argument('--x', dest=n)(parser, torch, fake)\n",
+    "built_from_the_module": "argparse.BooleanOptionalAction(['--x'], n)(parser, torch, None, '--x')\n",
+    "kept_under_another_name": "B = argparse.BooleanOptionalAction\nB(['--x'], n)(parser, torch, None, '--x')\n",
+    "imported_under_another_name": "from argparse import BooleanOptionalAction as B\n"
+    "B(['--x'], n)(parser, torch, None, '--x')\n",
+    "an_own_subclass_built": "class B(argparse.BooleanOptionalAction):\n    pass\nclass C(B):\n    pass\n"
+    "C(['--x'], n)(parser, torch, None, '--x')\n",
+}
+
+
+@pytest.mark.parametrize("code", ACTIONS_BY_HAND.values(), ids=ACTIONS_BY_HAND.keys())
+def test_an_argparse_action_kept_or_built_by_hand_is_flagged(code):
+    found = static.hidden_name_uses(HEADER + PARSER_HEAD + SWAP + code + UNDER_NO_GRAD)
+    assert any("argparse action" in f for f in found), found
+
+
+def test_the_action_cheat_really_runs_the_fused_kernel():
+    source = HEADER + PARSER_HEAD + SWAP + ACTIONS_BY_HAND["the_action_add_argument_returns"] + UNDER_NO_GRAD
+    namespace: dict = {}
+    no_grad = torch.no_grad
+    try:
+        exec(compile(source, "attention.py", "exec"), namespace)
+        q = torch.randn(1, 1, 3, 4)
+        out = namespace["ScaledDotProductAttention"]()(q, q, q)
+    finally:
+        torch.no_grad = no_grad
+    assert torch.allclose(out, torch.nn.functional.scaled_dot_product_attention(q, q, q))
+
+
+ORDINARY_CLI = {
+    "arguments_and_a_boolean_action": "parser.add_argument('--y', type=int, default=3)\n"
+    "parser.add_argument('--z', action=argparse.BooleanOptionalAction)\nargs = parser.parse_args([])\n",
+    "an_own_action_class_passed": "class B(argparse.BooleanOptionalAction):\n    pass\n"
+    "parser.add_argument('--z', action=B)\n",
+    "an_own_class_named_action": "import enum\nclass Action(enum.Enum):\n    MOVE = 1\nx = Action.MOVE\ny = Action(1)\n",
+}
+
+
+@pytest.mark.parametrize("code", ORDINARY_CLI.values(), ids=ORDINARY_CLI.keys())
+def test_ordinary_argparse_code_is_no_finding(code):
+    assert _found(HEADER + PARSER_HEAD + code) == ()
