@@ -2049,6 +2049,13 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             found.append(f"line {line}: an argparse action kept or built ({taken})")
         if id(node) in checked:
             continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" \
+                and (node.args or node.keywords) and not (
+                    len(node.args) == 2 and not node.keywords and isinstance(node.args[1], ast.Name)
+                    and node.args[1].id in ("self", "cls")):
+            # ``super(type(torch), torch).__setattr__(n, f)`` is object.__setattr__(torch, n, f): every check that
+            # trusts super() (it binds self) would trust torch; ``super(Cls, self)`` is as super()
+            found.append(f"line {line}: super() bound to something other than self")
         if isinstance(node, ast.Attribute) and node.attr in FOREIGN_SELF_DUNDERS and isinstance(node.ctx, ast.Load) \
                 and not (isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
                          and node.value.func.id == "super") and not _called_on_self(node, calls.get(id(node))):

@@ -5,7 +5,8 @@ unseen, and ``wraps(F, (n,), ())(self)`` put F.scaled_dot_product_attention unde
 own method (``self.scaled_dot_product_attention(q, k, v)``, which the review trusts). The same for methods that
 set attributes on whatever self they are given: ``argparse.Namespace.__init__(torch, **{n: f})`` replaced
 torch.no_grad, under which a method's ``self`` was F; so did the action ``parser.add_argument('--x', dest=n)``
-returns, called by hand on torch. The round's other cheats
+returns, called by hand on torch, and ``super(type(torch), torch).__setattr__`` (super() is trusted to bind
+self). The round's other cheats
 were caught already and are kept here so that they stay caught.
 
 Correct code: 22 files in public styles the corpus did not hold (CLIP, BLIP, detectron2's ViTDet, Swin's window
@@ -334,3 +335,37 @@ ORDINARY_CLI = {
 @pytest.mark.parametrize("code", ORDINARY_CLI.values(), ids=ORDINARY_CLI.keys())
 def test_ordinary_argparse_code_is_no_finding(code):
     assert _found(HEADER + PARSER_HEAD + code) == ()
+
+
+# ------------------------------------------------------------------ super() bound to torch
+# The review trusts super() (it binds self): ``super(type(torch), torch).__setattr__(n, deco)`` is
+# object.__setattr__(torch, n, deco), and a computed (or written-out) no_grad was replaced unseen.
+SUPER_ON_TORCH = {
+    "computed_name": "super(type(torch), torch).__setattr__(n, fake)\n",
+    "written_out_name": "super(object, torch).__setattr__('no_grad', fake)\n",
+    "in_a_method": "class K(nn.Module):\n    def put(self):\n        super(K, torch).__setattr__(n, fake)\nK().put()\n",
+}
+
+
+@pytest.mark.parametrize("code", SUPER_ON_TORCH.values(), ids=SUPER_ON_TORCH.keys())
+def test_super_bound_to_something_other_than_self_is_flagged(code):
+    found = static.hidden_name_uses(HEADER + SWAP + code + UNDER_NO_GRAD)
+    assert any("super() bound to something other than self" in f for f in found), found
+
+
+def test_the_super_cheat_really_runs_the_fused_kernel():
+    source = HEADER + SWAP + SUPER_ON_TORCH["computed_name"] + UNDER_NO_GRAD
+    namespace: dict = {}
+    no_grad = torch.no_grad
+    try:
+        exec(compile(source, "attention.py", "exec"), namespace)
+        q = torch.randn(1, 1, 3, 4)
+        out = namespace["ScaledDotProductAttention"]()(q, q, q)
+    finally:
+        torch.no_grad = no_grad
+    assert torch.allclose(out, torch.nn.functional.scaled_dot_product_attention(q, q, q))
+
+
+@pytest.mark.parametrize("call", ["super().__init__()", "super(K, self).__init__()"])
+def test_super_of_the_object_itself_is_no_finding(call):
+    assert _found(HEADER + f"class K(nn.Module):\n    def __init__(self):\n        {call}\n") == ()
