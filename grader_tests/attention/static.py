@@ -1765,6 +1765,30 @@ def _binds_dunder_name(tree: ast.Module) -> bool:
     return False
 
 
+def _type_checking_blocks(tree: ast.Module) -> list[ast.If]:
+    """The ``if TYPE_CHECKING:`` blocks (typing's or typing_extensions' flag, imported by name or read off the
+    module), whose body runs only under a type checker: HF ports import ``PretrainedConfig`` from transformers
+    there (cost 13 points: an import the review cannot follow). None when the file stores to the flag in any
+    way the source shows (``typing.TYPE_CHECKING = True``, a name rebound); the ways it does not show (a
+    computed setattr, ``vars(typing)``) are flagged on their own."""
+    flags: set[str] = set()
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in ("typing", "typing_extensions"):
+            flags.update(a.asname or a.name for a in node.names if a.name == "TYPE_CHECKING")
+        elif isinstance(node, ast.Import):
+            modules.update(a.asname or a.name for a in node.names if a.name in ("typing", "typing_extensions"))
+    counts = _binding_counts(tree)
+    if not (flags or modules) or any(counts.get(name, 0) != 1 for name in flags | modules) or any(
+            isinstance(n, ast.Attribute) and n.attr == "TYPE_CHECKING" and not isinstance(n.ctx, ast.Load)
+            for n in ast.walk(tree)):
+        return []
+    return [n for n in ast.walk(tree) if isinstance(n, ast.If) and (
+        isinstance(n.test, ast.Name) and n.test.id in flags
+        or isinstance(n.test, ast.Attribute) and n.test.attr == "TYPE_CHECKING"
+        and isinstance(n.test.value, ast.Name) and n.test.value.id in modules)]
+
+
 @functools.lru_cache(maxsize=8)
 def _never_run(source: str, uncalled_functions: bool | str = True) -> frozenset[int]:
     """Ids of the nodes that never run when the grader imports the file: the body of a top-level
@@ -1782,6 +1806,7 @@ def _never_run(source: str, uncalled_functions: bool | str = True) -> frozenset[
         return frozenset()
     guards = [] if _binds_dunder_name(tree) else [n for n in tree.body if isinstance(n, ast.If)
                                                    and is_main_guard(n.test)]
+    guards += _type_checking_blocks(tree)
     guarded = {id(sub) for g in guards for stmt in g.body for sub in ast.walk(stmt)}
     # a dunder (module ``__getattr__``, ``__dir__``) is called by Python itself, by no name in the source
     # ...and the contract's names are looked up by the grader (``def MultiHeadAttention(...)``, a factory)

@@ -23,7 +23,8 @@ Fairness: Lightning-style code lost 13 points: ``try: import lightning.pytorch a
 / ``except ImportError: _Base = nn.Module`` then ``class Model(_Base)``. The code after a failing optional import
 never runs, and a name bound only to torch classes one may derive from (``Base = nn.Module``) is one. So did
 model-parallel code asking ``torch.distributed`` how many processes there are (fairscale, Megatron, DeepSpeed:
-``dist.is_initialized()``, ``dist.get_world_size()``), now followed as torch.utils.data's classes are."""
+``dist.is_initialized()``, ``dist.get_world_size()``), now followed as torch.utils.data's classes are, and an
+import for the type checker only (``if TYPE_CHECKING: from transformers import PretrainedConfig``), never run."""
 
 from __future__ import annotations
 
@@ -191,7 +192,8 @@ NEW_CORRECT = ("blip_med_bert_attention", "clip_lnd_attention", "deepspeed_confi
                "mae_vit_block_partial", "mmengine_basemodule_cfg", "no_grad_helpers_contextlib",
                "performer_exact_softmax_path", "slots_head_layout_classmethod", "sockeye_dot_attention_cell",
                "speechbrain_doctest_docstrings", "swin_window_attention_no_rpb", "t2t_common_attention_port",
-               "torchaudio_wav2vec2_selfattention", "torchtext_container_subclass", "xlm_shape_unshape_counter")
+               "torchaudio_wav2vec2_selfattention", "torchtext_container_subclass", "xlm_shape_unshape_counter",
+               "hf_type_checking_imports")
 
 
 @pytest.mark.parametrize("name", NEW_CORRECT)
@@ -369,3 +371,37 @@ def test_the_super_cheat_really_runs_the_fused_kernel():
 @pytest.mark.parametrize("call", ["super().__init__()", "super(K, self).__init__()"])
 def test_super_of_the_object_itself_is_no_finding(call):
     assert _found(HEADER + f"class K(nn.Module):\n    def __init__(self):\n        {call}\n") == ()
+
+
+# ------------------------------------------------------------------ imports for the type checker only
+# ``if TYPE_CHECKING: from transformers import PretrainedConfig`` (HF ports) never runs; it cost 13 points as an
+# import the review cannot follow. The block is skipped as the main guard is, unless the file touches the flag.
+TYPE_CHECKING_ONLY = {
+    "flag_imported_by_name": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from transformers import PretrainedConfig\n",
+    "flag_read_off_typing": "import typing\nif typing.TYPE_CHECKING:\n    from transformers.configuration_utils import "
+    "PretrainedConfig\n",
+}
+TYPE_CHECKING_RUNS = {
+    "the_else_branch": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    pass\nelse:\n    import transformers\n",
+    "flag_set_on_typing": "import typing\ntyping.TYPE_CHECKING = True\nif typing.TYPE_CHECKING:\n    import transformers\n",
+    "flag_set_by_setattr": "import typing\nsetattr(typing, 'TYPE_CHECKING', True)\nif typing.TYPE_CHECKING:\n"
+    "    import transformers\n",
+    "flag_name_rebound": "from typing import TYPE_CHECKING\nTYPE_CHECKING = True\nif TYPE_CHECKING:\n    import transformers\n",
+    "own_flag": "TYPE_CHECKING = True\nif TYPE_CHECKING:\n    import transformers\n",
+    "negated": "from typing import TYPE_CHECKING\nif not TYPE_CHECKING:\n    import transformers\n",
+}
+
+
+@pytest.mark.parametrize("code", TYPE_CHECKING_ONLY.values(), ids=TYPE_CHECKING_ONLY.keys())
+def test_an_import_only_the_type_checker_runs_is_no_finding(code):
+    assert _found(HEADER + code) == ()
+
+
+@pytest.mark.parametrize("code", TYPE_CHECKING_RUNS.values(), ids=TYPE_CHECKING_RUNS.keys())
+def test_an_import_that_runs_beside_type_checking_is_still_flagged(code):
+    assert any("imports transformers" in f for f in static.hidden_name_uses(HEADER + code))
+
+
+def test_the_fused_kernel_under_a_flag_the_file_sets_is_still_found():
+    code = HEADER + "import typing\ntyping.TYPE_CHECKING = 1\nif typing.TYPE_CHECKING:\n    f = F.scaled_dot_product_attention\n"
+    assert static.fused_attention_uses(code)
