@@ -445,6 +445,35 @@ def _previous_code_line(lines: list[str], lineno: int) -> int | None:
     return None
 
 
+# What starts a line that cannot be the body of the block above it at the same or a lesser indentation:
+# the next definition, or the next clause of the same statement.
+_NEXT_STATEMENT = re.compile(r"^\s*(@|async\s+def\b|def\b|class\b|elif\b|else\b|except\b|finally\b)")
+
+
+def _empty_block_hint(lines: list[str], opener: int, before: int, lineno: int, width: int) -> Msg | None:
+    """"expected an indented block" where the line Python stopped at begins the next definition or
+    clause (``def``, ``class``, a decorator, ``else``...): that line is not the block's lost body (indenting
+    it would nest it), the block above has no code at all, e.g. a method left with only a ``# TODO``
+    comment. None for any other line, whose indentation is what the general hint speaks of."""
+    found = _NEXT_STATEMENT.match(lines[lineno - 1])
+    if found is None:
+        return None
+    word = found.group(1).split()[0] if found.group(1) != "@" else "@"
+    comments = [n for n in range(opener + 1, lineno) if lines[n - 1].strip().startswith("#")]
+    note_en = note_zh = ""
+    if comments:
+        shown = ", ".join(str(n) for n in comments[:3]) + (", ..." if len(comments) > 3 else "")
+        note_en = (f" (line {shown} holds only a comment, and a comment is not code)" if len(comments) == 1 else
+                   f" (lines {shown} hold only comments, and a comment is not code)")
+        note_zh = f"（第 {shown.replace(', ', '、')} 行只有注释，注释不算代码）"
+    return msg(f"line {opener} ends with ':' and opens a block, but no code follows it{note_en}: line {lineno}, the "
+               f"next line of code, starts with `{word}` at {width} spaces, outside that block. Write the block's code "
+               f"under line {opener}, indented by {before + 4} spaces, or `pass` if the block is empty for now.",
+               f"第 {opener} 行以“:”结尾，开始了一个代码块，但它下面没有代码{note_zh}：下一行代码第 {lineno} 行以 `{word}` "
+               f"开始，缩进 {width} 个空格，不属于这个代码块。请在第 {opener} 行下面写出这个代码块的代码，缩进 {before + 4} "
+               "个空格；暂时为空的代码块可以写 `pass`。")
+
+
 def _indent_hint(source: str, lineno: int, message: str) -> Msg | None:
     """An IndentationError Python words in terms of blocks: the widths the line and the code line
     before it have (spaces only; tabs are the TabError's and the character hint's)."""
@@ -462,6 +491,9 @@ def _indent_hint(source: str, lineno: int, message: str) -> Msg | None:
     advice_zh = "同一代码块的每一行缩进要相同，每一层用 4 个空格。"
     opener = re.match(r"expected an indented block after .* on line (\d+)$", message)
     if opener and int(opener.group(1)) == prev and width <= before:
+        empty = _empty_block_hint(lines, prev, before, lineno, width)
+        if empty is not None:
+            return empty
         return msg(f"line {lineno} is indented by {width} spaces, no more than line {prev} ({before} spaces), whose "
                    f"block it should hold: indent the block's lines by {before + 4} spaces (or write `pass` there if "
                    "the block is empty for now).",

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import math
 
@@ -17,7 +18,9 @@ import torch
 from grader_tests.attention import cases as C
 from grader_tests.attention import diagnose
 from grader_tests.attention import test_formula_shape as formula
+from grading.load_hints import load_hint
 from grading.proxy import Feedback
+from tests.grading.helpers import english_in_zh
 
 
 class Student:
@@ -90,3 +93,49 @@ def test_the_stand_in_weights_are_what_they_claim():
     q, k, _ = C.qkv(1, 1, 2, 6, 10, 8, 4)
     assert not torch.equal(_dropout_on_scores(q.double(), k.double(), 1), _dropout_on_scores(q.double(), k.double(), 2))
     assert torch.allclose(_by_query_count(q.double(), k.double(), 1), C.ref_weights(q, k, scale=6 ** -0.5))
+
+
+# ----------------------------------------------------------------------------- 2. a block with no code
+# "expected an indented block" at a line that starts the next definition or clause: the block above is
+# empty (a method left as a TODO comment). The hint said that line "should" be in the block and to indent
+# it, which would nest the next method inside the empty one.
+def _syntax(source: str) -> tuple[str, int, str]:
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:
+        return type(exc).__name__, exc.lineno, exc.msg
+    raise AssertionError("the source parses")
+
+
+EMPTY_BLOCKS = [   # (source, the opener's line, the line Python stops at, the word it starts with, comment lines)
+    ("class M:\n    def split(self, t):\n        # TODO: split the heads\n\n    def merge(self, t):\n"
+     "        return t\n", 2, 5, "def", "line 3 holds only a comment"),
+    ("class M:\n    def split(self, t):\n        # TODO\n        # later\n    @property\n    def h(self):\n"
+     "        return 1\n", 2, 5, "@", "lines 3, 4 hold only comments"),
+    ("if True:\n    # nothing yet\nelse:\n    x = 1\n", 1, 3, "else", "line 2 holds only a comment"),
+    ("try:\nexcept ImportError:\n    pass\n", 1, 2, "except", None),
+    ("def forward(x):\nclass Model:\n    pass\n", 1, 2, "class", None),
+]
+
+
+@pytest.mark.parametrize("source, opener, line, word, comments", EMPTY_BLOCKS,
+                         ids=[f"{w}-{i}" for i, (_, _, _, w, _) in enumerate(EMPTY_BLOCKS)])
+def test_a_block_left_without_code_is_told_so_and_the_next_definition_is_not_moved_into_it(
+        source, opener, line, word, comments):
+    kind, lineno, message = _syntax(source)
+    assert (kind, lineno) == ("IndentationError", line)
+    hint = load_hint(source, kind, lineno, message)
+    assert hint is not None and hint["en"] and hint["zh"]
+    assert f"line {opener} ends with ':' and opens a block, but no code follows it" in hint["en"], hint
+    assert f"line {line}, the next line of code, starts with `{word}`" in hint["en"], hint
+    assert "whose block it should hold" not in hint["en"] and "应属于" not in hint["zh"], hint
+    assert f"第 {opener} 行以“:”结尾" in hint["zh"] and f"第 {line} 行以 `{word}` 开始" in hint["zh"], hint
+    assert "`pass`" in hint["en"] and "`pass`" in hint["zh"]
+    assert (comments in hint["en"]) if comments else "comment" not in hint["en"], hint
+    assert english_in_zh(hint["zh"]) == [], hint["zh"]
+
+
+def test_a_body_line_that_lost_its_indentation_keeps_the_indent_hint():
+    source = "class M:\n    def f(self):\n    return 1\n"
+    hint = load_hint(source, *_syntax(source))
+    assert "line 3 is indented by 4 spaces, no more than line 2 (4 spaces), whose block it should hold" in hint["en"]
