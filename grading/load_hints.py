@@ -1052,6 +1052,62 @@ def _inplace_note(source: str, lineno: int) -> Msg | None:
                f"（再次用它调用时读到的是改变后的值），而且 PyTorch 的自动求导不允许原地修改需要梯度的 tensor；请改为计算一个新的 tensor：{fix['zh']}")
 
 
+# ============================================================================ a name never imported
+_NOT_DEFINED = re.compile(r"^name '([A-Za-z_]\w*)' is not defined")
+# The usual import of a name students use without importing it (the lab's code and the handout's).
+_USUAL_IMPORT = {
+    "torch": "import torch", "nn": "from torch import nn", "F": "import torch.nn.functional as F",
+    "Tensor": "from torch import Tensor", "math": "import math", "np": "import numpy as np",
+    "rearrange": "from einops import rearrange", "plt": "import matplotlib.pyplot as plt",
+    **{t: f"from typing import {t}" for t in ("Optional", "Tuple", "List", "Dict", "Union", "Any", "Callable")},
+}
+# Ways a file may create names the source does not show: a name is then never called missing.
+_DYNAMIC_NAMES = re.compile(r"\b(globals|locals|vars|exec|eval|__import__)\s*\(|__builtins__|builtins\b|import\s+\*")
+
+
+def _bound_names(tree: ast.Module) -> set[str]:
+    """Every name the file binds anywhere, in any scope: imports, assignments and loop targets,
+    definitions, parameters, ``except ... as`` and match captures."""
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            bound.add(node.id)
+        elif isinstance(node, _DEFS):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bound.add(node.rest)
+    return bound
+
+
+def name_note(source: str | None, lineno: int | None, message: str, filename: str = "attention.py") -> Msg | None:
+    """For a NameError (at import, or in a call of the tests) of one of the lab's usual names (``nn``, ``F``,
+    ``math``...): when nothing in the file binds it anywhere (no import, assignment, definition or parameter
+    of that name, and no way of making names the source does not show), that it is never imported or
+    defined, and its usual import (``nn``: ``from torch import nn``). None when the file binds it somewhere
+    (a scope or order mistake the source alone does not settle), for other names, or for any other error."""
+    if not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE or not isinstance(message, str):
+        return None
+    found = _NOT_DEFINED.match(message)
+    if found is None or _DYNAMIC_NAMES.search(source):
+        return None
+    name = found.group(1)
+    usual = _USUAL_IMPORT.get(name)
+    tree = parse_source(source) if usual is not None else None
+    # Only a name with a usual import: for any other Python's "not defined" already says all that is
+    # known (a constant of the student's own, such as a head count, is theirs to define or import).
+    if tree is None or name in _bound_names(tree):
+        return None
+    return msg(f"line {lineno} uses `{name}`, which nothing in {filename} imports, assigns or defines: add "
+               f"`{usual}` at the top of the file",
+               f"第 {lineno} 行用到了 `{name}`，而 {filename} 中没有任何地方导入、赋值或定义它：请在文件开头加上 `{usual}`")
+
+
 # ============================================================================ a size computed with /
 # PyTorch's and Python's words when a float is given where a size (an int) is needed.
 _FLOAT_SIZE = re.compile(r"must be tuple of ints, but found element of type float|'float' object cannot be "
@@ -1274,6 +1330,8 @@ def _load_hint(source: str, kind: str, lineno: int | None, message: str, filenam
             return _own_module_hint(source, message, filename)
         if kind in ("RecursionError", "MemoryError"):
             return _too_deep_hint(source, message)
+        if kind == "NameError" and (note := name_note(source, lineno, message, filename)) is not None:
+            return cat(note, msg(".", "。"))      # a load hint is a sentence of its own
         if lineno:
             # a demo or self-test at the top level that raised (``print(model(x, x).shape)``)
             return _script_hint(source, lineno)
@@ -1302,4 +1360,4 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["abbreviates", "inplace_note", "float_size_note", "view_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["abbreviates", "inplace_note", "name_note", "float_size_note", "view_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]

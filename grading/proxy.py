@@ -31,6 +31,7 @@ from grading.load_hints import (
     inplace_note,
     load_hint,
     missing_name_hint,
+    name_note,
     view_note,
     with_hint,
 )
@@ -200,7 +201,8 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     return cat(text, _import_note(exc, packages) or gpu_note(str(message))
                or inplace_note(source, lineno if isinstance(lineno, int) else None, str(message))
                or float_size_note(source, lineno if isinstance(lineno, int) else None, str(message))
-               or view_note(source, lineno if isinstance(lineno, int) else None, str(message)), sep=SEMI)
+               or view_note(source, lineno if isinstance(lineno, int) else None, str(message))
+               or name_note(source, lineno if isinstance(lineno, int) else None, str(message), filename), sep=SEMI)
 
 
 def load_error_text(exc: BaseException, filename: str = "attention.py",
@@ -484,7 +486,10 @@ class StudentProxy:
         return self._run(f"{name}()", call)
 
     def grad(self, handle: Handle, args: Sequence, kwargs: dict, grad_output: Tensor,
-             wrt: Sequence[int]) -> list[Tensor]:
+             wrt: Sequence[int], missing_ok: bool = False) -> list[Tensor | None]:
+        """The gradients of ``sum(forward(*args) * grad_output)`` with respect to ``args[i]`` for i in
+        ``wrt``; one that did not reach its input is a Feedback, or None with ``missing_ok`` (a caller that
+        knows the inputs' names says which)."""
         self.instantiate(handle)
         handle.described = {}
         res = self._run(msg(f"backward through {handle.cls_name}.forward",
@@ -495,11 +500,11 @@ class StudentProxy:
             raise Feedback(msg(f"expected {len(wrt)} gradients, got {len(grads)}",
                                f"应得到 {len(wrt)} 个梯度，实际为 {len(grads)} 个"))
         for i, g in zip(wrt, grads, strict=True):
-            if not isinstance(g, Tensor):
+            if not isinstance(g, Tensor) and not missing_ok:
                 raise Feedback(msg(f"no gradient reached input {i}: the output does not depend on it "
                                    "differentiably",
                                    f"梯度没有传到第 {i} 个输入：输出对它不可微（与它断开了）"))
-        return grads
+        return [g if isinstance(g, Tensor) else None for g in grads]
 
     def stats(self) -> dict:
         return self._run(msg("reading the call counters", "读取调用计数"), lambda s: s.stats())

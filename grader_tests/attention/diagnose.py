@@ -461,6 +461,46 @@ def dropout_always_on(source: str | None) -> list[tuple[int, str]]:
     return sorted(found)
 
 
+# Calls whose result autograd does not follow back to their input.
+_GRAPH_CUTS = frozenset({"detach", "detach_", "numpy", "item", "tolist", "no_grad", "inference_mode"})
+
+
+def graph_cuts(source: str | None, cls_name: str = "ScaledDotProductAttention") -> list[tuple[int, str]]:
+    """(line, code) of each call in class ``cls_name`` of the source that autograd does not follow
+    (``.detach()``, ``.numpy()``, ``.item()``, ``.tolist()``, ``torch.no_grad()``, ``torch.inference_mode()``),
+    first three in line order: what the class's code shows, whether or not that call is on the output's path."""
+    tree = _tree(source) if isinstance(source, str) else None
+    if tree is None:
+        return []
+    found: dict[int, str] = {}       # one per line: the outermost call (x.detach().numpy(), not x.detach())
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls_name):
+        for node in ast.walk(cls):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _GRAPH_CUTS:
+                code = ast.get_source_segment(source, node) or ast.unparse(node)
+                code = code if len(code) <= 50 and "\n" not in code else f".{node.func.attr}(...)"
+                if len(code) > len(found.get(node.lineno, "")):
+                    found[node.lineno] = code
+    return sorted(found.items())[:3]
+
+
+def no_gradient(names: list[str], source: str | None) -> Msg:
+    """No gradient reached the inputs ``names`` (q, k, v) of ScaledDotProductAttention: said by name, with
+    the calls of the class that autograd does not follow, when its source has any."""
+    them = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    said = msg(f"no gradient reached {them}: the output does not depend on {'it' if len(names) == 1 else 'them'} "
+               "differentiably",
+               f"梯度没有传到 {'、'.join(names)}：输出对{'它' if len(names) == 1 else '它们'}不可微（与之断开了）")
+    cuts = graph_cuts(source)
+    if not cuts:
+        return said
+    lines_en = ", ".join(f"line {n}: {code}" for n, code in cuts)
+    lines_zh = "，".join(f"第 {n} 行：{code}" for n, code in cuts)
+    return cat(said, msg(f"ScaledDotProductAttention calls what autograd does not follow ({lines_en}); the "
+                         "gradient must flow from the output back through the weights to q, k and v",
+                         f"ScaledDotProductAttention 中有自动求导不会跟踪的调用（{lines_zh}）；梯度必须能从输出经过"
+                         "权重传回 q、k、v"), sep=SEMI)
+
+
 def randomness(student: object | None = None) -> Msg:
     """``FAULTS["dropout"]`` (randomness seen in eval mode, checked by the caller), and the line of a
     dropout call that is on whatever the mode, when the source has one."""

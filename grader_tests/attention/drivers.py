@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from grader_tests.attention.diagnose import kept_state
+from grader_tests.attention.diagnose import kept_state, no_gradient
 from grading.i18n import SEMI, Msg, cat, msg
 from grading.proxy import Feedback, Handle, NotLoaded, SessionLost, StudentProxy, StudentTimedOut, source_of
 
@@ -102,7 +102,9 @@ class AttentionStudent(StudentProxy):
     def sdpa_grad(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None,
                   grad_output: Tensor) -> list[Tensor]:
         args = (q, k, v) if mask is None else (q, k, v, mask)
-        grads = self.grad(self.sdpa_handle(), args, {}, grad_output, wrt=[0, 1, 2])
+        grads = self.grad(self.sdpa_handle(), args, {}, grad_output, wrt=[0, 1, 2], missing_ok=True)
+        if missing := [name for name, g in zip("qkv", grads, strict=True) if g is None]:
+            raise Feedback(no_gradient(missing, self.source))
         for name, g, ref in zip("qkv", grads, (q, k, v), strict=True):
             validate(g, list(ref.shape), "ScaledDotProductAttention", f"gradient with respect to {name}")
         return grads
@@ -310,6 +312,15 @@ def validate(t: Any, shape: list[int] | None, who: str, part: str, swapped: list
                            "separately, one [Nq, Nk] matrix per head",
                            f"{who} 的权重 shape 为 {got}，应为 {want}：这是去掉 head 轴（dim 1，大小为 {shape[1]}）"
                            "后的 shape：应分别返回每个 head 的权重，每个 head 一个 [Nq, Nk] 矩阵"))
+    ones = [i for i, n in enumerate(shape) if n == 1]
+    if ones and list(t.shape) == [n for n in shape if n != 1]:
+        # e.g. weights.squeeze() kept for a heatmap: right only where no axis happens to be of size 1
+        axes = ", ".join(str(i) for i in ones)
+        raise Feedback(msg(f"the {part} of {who} {has} shape {got}, expected {want}: that is the expected shape with "
+                           f"its axes of size 1 (dim {axes}) removed, as .squeeze() does: keep every axis, whatever "
+                           "its size",
+                           f"{who} 的{zh_part} shape 为 {got}，应为 {want}：这是去掉大小为 1 的轴（dim {axes}）后的 "
+                           "shape，就像 .squeeze() 所做的那样：无论大小如何，每个轴都应保留"))
     raise Feedback(msg(f"the {part} of {who} {has} shape {got}, expected {want}",
                        f"{who} 的{zh_part} shape 为 {got}，应为 {want}"))
 

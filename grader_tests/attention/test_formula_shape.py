@@ -26,9 +26,16 @@ def _weights_hint(student, w, q, k, v):
     """What the weights show, named only on stable numbers: a second call that returns other weights
     is what was wrong (dropout active in eval, state kept), and no fault model, scale estimate or
     "each query must be independent" may be read from one random draw."""
-    if not identical(student.sdpa(q, k, v, return_weights=True)[1], w):
+    if not identical(student.sdpa(q, k, v, return_weights=True)[1], w) or _unstable(student):
         return diagnose.randomness(student)
     return diagnose.sdpa_weights(w, q, k, v, student=student)
+
+
+def _unstable(student) -> bool:
+    """Whether two calls on the parity case (504 weights) differ: a small case (the hand example's 6) can
+    draw the same dropout mask twice, about one time in two."""
+    q, k, v = C.parity_case()
+    return not identical(student.sdpa(q, k, v, return_weights=True)[1], student.sdpa(q, k, v, return_weights=True)[1])
 
 
 def test_sdpa_interface(student):
@@ -104,7 +111,7 @@ def test_query_count_experiment_c(student):
                    f"使用 {n} 个 query 时，结果与 16 个 query 结果的前 {n} 行相差 {err:.3g}")
         # the same call twice first: results that change between calls are no sign that queries
         # depend on each other
-        if not identical(student.sdpa(q16, k, v), full):
+        if not identical(student.sdpa(q16, k, v), full) or _unstable(student):
             raise Feedback(cat(seen, diagnose.randomness(student), sep=SEMI))
         raise Feedback(cat(seen, msg(": each query must be computed independently of the others",
                                      "：每个 query 的计算应与其他 query 无关")))

@@ -215,6 +215,22 @@ LOAD_ERRORS = {
          "line 24) where the class MultiHeadAttention is expected"],
         ["第 45 行出现 RuntimeError", "第 45 行在函数内部，它在评分器导入你的文件时就运行了，因为顶层代码调用了它：第 58、59、60 行",
          "文件定义的是类 SDPA（第 9 行），而应为类 ScaledDotProductAttention，以及类 MHA（第 24 行）"]),
+    # round 21 (tests/grading/test_hints_round21.py)
+    "nameerror_nn_not_imported": (
+        ["NameError at line 9: name 'nn' is not defined", "Hint: line 9 uses `nn`, which nothing in attention.py "
+         "imports, assigns or defines: add `from torch import nn` at the top of the file."],
+        ["第 9 行出现 NameError", "提示：第 9 行用到了 `nn`，而 attention.py 中没有任何地方导入、赋值或定义它：请在文件开头加上 "
+         "`from torch import nn`。"]),
+    "empty_method_body": (
+        ["IndentationError at line 39", "Hint: line 36 ends with ':' and opens a block, but no code follows it (line 37 "
+         "holds only a comment, and a comment is not code): line 39, the next line of code, starts with `def`"],
+        ["第 39 行出现 IndentationError", "第 36 行以“:”结尾，开始了一个代码块，但它下面没有代码（第 37 行只有注释，注释不算代码）"]),
+    "toplevel_int_input": (
+        ["ValueError at line 58: invalid literal for int() with base 10: ''", "Hint: line 58 runs when the grader "
+         "imports your file (input() gets no keyboard input there)"],
+        ["第 58 行出现 ValueError", "评分器中 input() 读不到键盘输入"]),
+    "cp1252_smart_quotes": (
+        ["not valid UTF-8 (first bad byte at line 9, column 3)"], ["第 9 行第 3 列"]),
 }
 
 

@@ -11,16 +11,19 @@ from __future__ import annotations
 import ast
 import inspect
 import math
+import re
 
 import pytest
 import torch
 
 from grader_tests.attention import cases as C
-from grader_tests.attention import diagnose
+from grader_tests.attention import diagnose, drivers
 from grader_tests.attention import test_formula_shape as formula
-from grading.load_hints import load_hint
+from grading.load_hints import load_hint, name_note
 from grading.proxy import Feedback
-from tests.grading.helpers import english_in_zh
+from tests.grading.helpers import SUBMISSIONS, english_in_zh, graded_corpus_file
+
+FAULTY = SUBMISSIONS / "faulty"
 
 
 class Student:
@@ -66,6 +69,19 @@ def test_weights_that_change_between_calls_are_told_as_randomness_and_nothing_is
     assert diagnose.FAULTS["dropout"]["en"] in said["en"] and diagnose.FAULTS["dropout"]["zh"] in said["zh"], said
     assert "scaled by about" not in said["en"] and "大约被乘以" not in said["zh"], said
     assert "independently" not in said["en"] and "无关" not in said["zh"], said
+
+
+def test_randomness_is_seen_even_when_a_small_case_draws_the_same_dropout_mask_twice():
+    """The hand example has 6 weights: F.dropout(p=0.1) keeps all of them about one time in two, twice in a
+    row one time in four; the check calls the student again on a case of 504 weights too."""
+    def same_draw_when_small(q, k, call):
+        s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        seed = call if s.numel() > 50 else 0
+        keep = torch.rand(s.shape, generator=torch.Generator().manual_seed(seed)) > 0.1
+        return torch.softmax(s * keep / 0.9, -1)
+
+    said = _said(formula.test_hand_example, Student(same_draw_when_small))
+    assert diagnose.FAULTS["dropout"]["en"] in said["en"] and diagnose.FAULTS["dropout"]["zh"] in said["zh"], said
 
 
 def test_a_fitted_scale_is_stated_only_when_it_gives_the_weights_back():
@@ -139,3 +155,128 @@ def test_a_body_line_that_lost_its_indentation_keeps_the_indent_hint():
     source = "class M:\n    def f(self):\n    return 1\n"
     hint = load_hint(source, *_syntax(source))
     assert "line 3 is indented by 4 spaces, no more than line 2 (4 spaces), whose block it should hold" in hint["en"]
+
+
+# ----------------------------------------------------------------------------- 3. a name never imported
+# `nn.Module` with only `import torch`, `F.softmax` without `import torch.nn.functional as F`: Python's
+# English "name 'nn' is not defined" alone, at import or in every test. Said only when nothing in the file
+# binds the name anywhere; a name bound somewhere (a scope or order mistake) or without a usual import gets nothing.
+NEVER_BOUND = [
+    ("import torch\n\n\nclass M(nn.Module):\n    pass\n", 4, "nn", "from torch import nn"),
+    ("import torch\n\n\ndef f(s):\n    return F.softmax(s, dim=-1)\n", 5, "F", "import torch.nn.functional as F"),
+    ("import torch\n\n\ndef f(s):\n    return s / math.sqrt(s.shape[-1])\n", 5, "math", "import math"),
+    ("import torch\n\n\ndef f(x: Optional[int] = None):\n    pass\n", 4, "Optional", "from typing import Optional"),
+]
+BOUND_SOMEWHERE = [   # or a name with no usual import (round 18: a constant of the student's own, `H`)
+    ("import torch\n\n\ndef f(s):\n    return s * scale\n", 5),
+    ("import torch\n\n\ndef f(s):\n    return s * scale\n\n\ndef g():\n    scale = 2\n", 5),      # another scope
+    ("import torch\nprint(nn)\nfrom torch import nn\n", 2),                                     # bound later
+    ("import torch\n\n\ndef f(s, F=None):\n    return s\n\n\ndef g(s):\n    return F.relu(s)\n", 9),
+    ("import torch\nfrom torch.nn import *\n\n\ndef f(s):\n    return functional.relu(s)\n", 6),  # star import
+    ("import torch\nglobals()['nn'] = torch.nn\nclass M(nn.Module):\n    pass\n", 3),              # made at run time
+]
+
+
+@pytest.mark.parametrize("source, line, name, usual", NEVER_BOUND, ids=[n for _, _, n, _ in NEVER_BOUND])
+def test_a_name_nothing_imports_or_defines_is_told_with_its_usual_import(source, line, name, usual):
+    message = f"name '{name}' is not defined"
+    for note in (name_note(source, line, message), load_hint(source, "NameError", line, message)):
+        assert note is not None and english_in_zh(note["zh"], frozenset({name})) == [], note
+        assert f"line {line} uses `{name}`, which nothing in attention.py imports, assigns or defines" in note["en"]
+        assert f"第 {line} 行用到了 `{name}`，而 attention.py 中没有任何地方导入、赋值或定义它" in note["zh"]
+        assert f"add `{usual}` at the top of the file" in note["en"] and f"加上 `{usual}`" in note["zh"], note
+
+
+@pytest.mark.parametrize("source, line", BOUND_SOMEWHERE, ids=range(len(BOUND_SOMEWHERE)))
+def test_a_name_the_file_binds_somewhere_gets_no_never_defined_note(source, line):
+    name = re.search(r"(scale|nn|F|functional)\b", source.splitlines()[line - 1]).group(1)
+    assert name_note(source, line, f"name '{name}' is not defined") is None
+    assert name_note(NEVER_BOUND[0][0], 4, "'NoneType' object is not callable") is None   # another error
+
+
+def test_a_runtime_name_error_in_forward_gets_the_note_after_pythons_words():
+    from grading.proxy import student_error_text
+    from grading.sandbox import StudentError
+
+    source = NEVER_BOUND[1][0]
+    text = student_error_text("ScaledDotProductAttention.forward", StudentError("NameError", "name 'F' is not defined", 5),
+                              source=source)
+    assert text["en"] == ("ScaledDotProductAttention.forward raised NameError at attention.py line 5: name 'F' is not "
+                          "defined; line 5 uses `F`, which nothing in attention.py imports, assigns or defines: add "
+                          "`import torch.nn.functional as F` at the top of the file"), text
+    assert "第 5 行用到了 `F`" in text["zh"] and "`import torch.nn.functional as F`" in text["zh"], text
+
+
+# ----------------------------------------------------------------------------- 4. no gradient: which input, and what cuts it
+# "no gradient reached input 0" numbered the arguments; the inputs have names (q, k, v), and the weights
+# detached for a heatmap leave v's gradient intact: every input without one is named, and the class's
+# calls that autograd does not follow are quoted as what its code shows.
+def test_the_inputs_without_a_gradient_are_named_with_the_calls_autograd_does_not_follow():
+    source = ("import torch\n\n\nclass ScaledDotProductAttention(torch.nn.Module):\n    def forward(self, q, k, v):\n"
+              "        w = torch.softmax(q @ k.mT, -1).detach()\n        self.seen = w.detach().numpy()\n"
+              "        return w @ v\n\n\nclass Other:\n    def f(self, x):\n        return x.item()\n")
+    assert diagnose.graph_cuts(source) == [(6, "torch.softmax(q @ k.mT, -1).detach()"), (7, "w.detach().numpy()")]
+    said = diagnose.no_gradient(["q", "k"], source)
+    assert said["en"].startswith("no gradient reached q and k: the output does not depend on them differentiably; ")
+    assert "(line 6: torch.softmax(q @ k.mT, -1).detach(), line 7: w.detach().numpy())" in said["en"], said
+    assert said["zh"].startswith("梯度没有传到 q、k：") and "第 6 行：" in said["zh"], said
+    assert english_in_zh(said["zh"], frozenset({"mT", "seen"})) == [], said["zh"]
+    # nothing of the kind in the class: only what was seen
+    assert diagnose.no_gradient(["q", "k", "v"], "import torch\n") == {
+        "en": "no gradient reached q, k and v: the output does not depend on them differentiably",
+        "zh": "梯度没有传到 q、k、v：输出对它们不可微（与之断开了）"}
+
+
+# ----------------------------------------------------------------------------- 5. the round's faulty files, graded
+GRADIENT_FILES = {   # file -> the inputs named, the line of the call quoted
+    "weights_detached": ("no gradient reached q and k:", "line 21: weights.detach()"),
+    "numpy_softmax_roundtrip": ("no gradient reached q and k:", "line 21: scores.detach().numpy()"),
+    "forward_under_no_grad": ("no gradient reached q, k and v:", "line 16: torch.no_grad()"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADIENT_FILES))
+def test_a_round21_file_that_cuts_the_gradient_is_told_which_inputs_and_which_line(executor, name):
+    failed = {t["id"]: t["feedback"] for t in graded_corpus_file(executor, FAULTY / f"{name}.py")["tests"]
+              if t["outcome"] != "passed"}
+    assert set(failed) == {"test_gradients_match_reference"}, failed
+    fb = failed["test_gradients_match_reference"]
+    inputs, line = GRADIENT_FILES[name]
+    assert fb["en"].startswith(inputs) and line in fb["en"] and "input 0" not in fb["en"], fb
+
+
+def test_dropout_on_the_scores_is_told_as_randomness_and_no_scale_is_read_into_it(executor):
+    result = graded_corpus_file(executor, FAULTY / "dropout_on_scores.py")
+    failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
+    for tid in ("test_scale_experiment_a", "test_query_count_experiment_c", "test_hand_example"):
+        assert diagnose.FAULTS["dropout"]["en"] in failed[tid]["en"], (tid, failed[tid])
+        assert "line 21 calls F.dropout(scores, p=0.1)" in failed[tid]["en"], (tid, failed[tid])
+    assert not [tid for tid, fb in failed.items() if "scaled by about" in fb["en"] or "independently" in fb["en"]]
+
+
+# ----------------------------------------------------------------------------- 6. a shape with its size-1 axes dropped
+SQUEEZED = [([2, 3], [1, 1, 2, 3], "0, 1"), ([2, 2, 5], [2, 2, 1, 5], "2"), ([2, 6, 10], [1, 2, 6, 10], "0")]
+
+
+@pytest.mark.parametrize("got, want, axes", SQUEEZED, ids=[str(w) for _, w, _ in SQUEEZED])
+def test_weights_returned_without_their_size_one_axes_are_told_so(got, want, axes):
+    with pytest.raises(Feedback) as exc:
+        drivers.validate(torch.zeros(got), want, "ScaledDotProductAttention", "weights")
+    said = exc.value.message
+    assert f"that is the expected shape with its axes of size 1 (dim {axes}) removed, as .squeeze() does" in said["en"]
+    assert f"这是去掉大小为 1 的轴（dim {axes}）后的 shape" in said["zh"], said
+    assert english_in_zh(said["zh"]) == [], said["zh"]
+
+
+def test_a_shape_that_is_not_the_expected_one_squeezed_gets_no_squeeze_note():
+    for got, want in (([2, 3], [1, 2, 2, 3]), ([3, 2], [1, 1, 2, 3]), ([2, 2, 3, 5], [2, 2, 1, 5])):
+        with pytest.raises(Feedback) as exc:
+            drivers.validate(torch.zeros(got), want, "ScaledDotProductAttention", "weights")
+        assert "squeeze" not in exc.value.message["en"], exc.value.message
+
+
+def test_the_squeezed_weights_file_is_told_so_in_every_shape_test(executor):
+    failed = {t["id"]: t["feedback"] for t in graded_corpus_file(executor, FAULTY / "weights_squeezed.py")["tests"]
+              if t["outcome"] != "passed"}
+    sdpa = {tid: fb for tid, fb in failed.items() if "of ScaledDotProductAttention" in fb["en"]}
+    assert len(sdpa) == 4 and all("as .squeeze() does" in fb["en"] for fb in sdpa.values()), failed
