@@ -199,6 +199,12 @@ def sdpa_fault_weights(fault: str, q: Tensor, k: Tensor, v: Tensor,
         return scores
     if fault == "weights_transposed":            # key x query: visible in the values only when square
         return None if q.shape[-2] != k.shape[-2] else torch.softmax(scores, -1).transpose(-2, -1)
+    if fault == "causal":                        # a decoder's mask applied too: query i reads keys 0..i only
+        nq, nk = q.shape[-2], k.shape[-2]
+        if nk < 2:                               # one key: every query reads it either way
+            return None
+        future = torch.triu(torch.ones(nq, nk, dtype=torch.bool), diagonal=1)
+        return torch.softmax(scores.masked_fill(future, NEG_INF), -1)
     if mask is None:
         return None
     blocked = torch.isinf(mask.double()) & (mask.double() < 0)
@@ -215,7 +221,7 @@ def sdpa_fault_weights(fault: str, q: Tensor, k: Tensor, v: Tensor,
 
 SDPA_FAULTS = ("scale_one", "scale_dk", "scale_dv", "softmax_query_axis", "softmax_head_axis", "softmax_batch_axis",
                "qk_swapped",
-               "raw_scores", "mask_after_softmax", "mask_ignored", "mask_inverted", "weights_transposed")
+               "raw_scores", "mask_after_softmax", "mask_ignored", "mask_inverted", "weights_transposed", "causal")
 
 
 # A [B,Nq,Nk] additive mask given to the wrong heads: which sample's mask head h of sample b reads.

@@ -75,6 +75,11 @@ FAULTS: dict[str, Msg] = {
     "output_unmasked": msg("the output is the one without the mask: here the mask had no effect on it; add it "
                            "to the scores before the softmax",
                            "输出与不加 mask 时相同：这里 mask 对输出没有起作用；应在 softmax 之前把它加到 score 上"),
+    "causal": msg("the weights match a causal mask applied on top of the mask given (each query reads only the "
+                  "keys up to its own position, as in a decoder): ScaledDotProductAttention applies only the additive_mask it is given; a "
+                  "causal mask, where one is wanted, is passed in by the caller",
+                  "权重与在给定 mask 之外又加了一个因果 mask 的结果一致（每个 query 只读取位置不在它之后的 key，"
+                  "像解码器那样）：ScaledDotProductAttention 只应使用传给它的 additive_mask；需要因果 mask 时由调用者传入"),
     "mask_inverted": msg("the mask acts inverted: the allowed positions (0.0) are blocked and the blocked "
                          "ones (-inf) are read",
                          "mask 的作用反了：允许读取的位置（0.0）被屏蔽，而被禁止的位置（-inf）被读取"),

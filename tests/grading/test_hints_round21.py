@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import ast
 import inspect
 import math
 import re
@@ -21,7 +20,7 @@ from grader_tests.attention import diagnose, drivers
 from grader_tests.attention import test_formula_shape as formula
 from grading.load_hints import load_hint, name_note
 from grading.proxy import Feedback
-from tests.grading.helpers import SUBMISSIONS, english_in_zh, graded_corpus_file
+from tests.grading.helpers import SUBMISSIONS, english_in_zh, graded_corpus_file, syntax_error_of
 
 FAULTY = SUBMISSIONS / "faulty"
 
@@ -115,14 +114,6 @@ def test_the_stand_in_weights_are_what_they_claim():
 # "expected an indented block" at a line that starts the next definition or clause: the block above is
 # empty (a method left as a TODO comment). The hint said that line "should" be in the block and to indent
 # it, which would nest the next method inside the empty one.
-def _syntax(source: str) -> tuple[str, int, str]:
-    try:
-        ast.parse(source)
-    except SyntaxError as exc:
-        return type(exc).__name__, exc.lineno, exc.msg
-    raise AssertionError("the source parses")
-
-
 EMPTY_BLOCKS = [   # (source, the opener's line, the line Python stops at, the word it starts with, comment lines)
     ("class M:\n    def split(self, t):\n        # TODO: split the heads\n\n    def merge(self, t):\n"
      "        return t\n", 2, 5, "def", "line 3 holds only a comment"),
@@ -138,7 +129,7 @@ EMPTY_BLOCKS = [   # (source, the opener's line, the line Python stops at, the w
                          ids=[f"{w}-{i}" for i, (_, _, _, w, _) in enumerate(EMPTY_BLOCKS)])
 def test_a_block_left_without_code_is_told_so_and_the_next_definition_is_not_moved_into_it(
         source, opener, line, word, comments):
-    kind, lineno, message = _syntax(source)
+    kind, lineno, message = syntax_error_of(source)
     assert (kind, lineno) == ("IndentationError", line)
     hint = load_hint(source, kind, lineno, message)
     assert hint is not None and hint["en"] and hint["zh"]
@@ -153,7 +144,7 @@ def test_a_block_left_without_code_is_told_so_and_the_next_definition_is_not_mov
 
 def test_a_body_line_that_lost_its_indentation_keeps_the_indent_hint():
     source = "class M:\n    def f(self):\n    return 1\n"
-    hint = load_hint(source, *_syntax(source))
+    hint = load_hint(source, *syntax_error_of(source))
     assert "line 3 is indented by 4 spaces, no more than line 2 (4 spaces), whose block it should hold" in hint["en"]
 
 
@@ -280,3 +271,28 @@ def test_the_squeezed_weights_file_is_told_so_in_every_shape_test(executor):
               if t["outcome"] != "passed"}
     sdpa = {tid: fb for tid, fb in failed.items() if "of ScaledDotProductAttention" in fb["en"]}
     assert len(sdpa) == 4 and all("as .squeeze() does" in fb["en"] for fb in sdpa.values()), failed
+
+
+# ----------------------------------------------------------------------------- 7. a causal mask always applied
+# A decoder's habit (the course text names the causal mask): `scores.masked_fill(triu(ones(Nq, Nk), 1), -inf)` in
+# ScaledDotProductAttention whatever it is given. Described only ("off by up to 0.599") before; now a fault
+# model, confirmed on the probe case like the others.
+def test_a_causal_mask_applied_on_top_of_the_given_one_is_named_and_only_on_its_own_numbers():
+    q, k, v = C.qkv(11, 2, 4, 7, 9, 16, 12)
+    mask = C.random_block_mask(5, (2, 4, 7, 9))
+    for m in (None, mask):
+        w = C.sdpa_fault_weights("causal", q, k, v, m)
+        assert bool(torch.isfinite(w).all())
+        assert diagnose.sdpa_weights(w.float(), q, k, v, m) == diagnose.FAULTS["causal"]
+        assert diagnose.sdpa_weights(C.ref_weights(q, k, m).float(), q, k, v, m) is None
+    zh = diagnose.FAULTS["causal"]["zh"]
+    assert english_in_zh(zh, frozenset({"additive_mask"})) == [], zh
+    assert C.sdpa_fault_weights("causal", *C.qkv(1, 1, 1, 3, 1, 4, 4)) is None    # one key: nothing to tell
+
+
+def test_the_causal_mask_file_is_named_in_its_weight_tests(executor):
+    failed = {t["id"]: t["feedback"] for t in graded_corpus_file(executor, FAULTY / "causal_mask_always.py")["tests"]
+              if t["outcome"] != "passed"}
+    for tid in ("test_hand_example", "test_weights_parity_reference", "test_additive_mask_parity"):
+        assert diagnose.FAULTS["causal"]["en"] in failed[tid]["en"], (tid, failed[tid])
+        assert diagnose.FAULTS["causal"]["zh"] in failed[tid]["zh"], (tid, failed[tid])
