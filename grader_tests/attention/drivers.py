@@ -88,6 +88,8 @@ class AttentionStudent(StudentProxy):
             res = normalise_result(res, "ScaledDotProductAttention", return_weights, strict)
             if return_weights:
                 out, w = res
+                if check_shape and out_shape != w_shape and list(out.shape) == w_shape and list(w.shape) == out_shape:
+                    raise Feedback(reversed_pair(out_shape, w_shape))
                 validate(out, out_shape if check_shape else None, "ScaledDotProductAttention", "output",
                          swapped=[*lead, nk, dv] if nq != nk else None)
                 validate(w, w_shape if check_shape else None, "ScaledDotProductAttention", "weights",
@@ -323,6 +325,16 @@ def validate(t: Any, shape: list[int] | None, who: str, part: str, swapped: list
                            "shape，就像 .squeeze() 所做的那样：无论大小如何，每个轴都应保留"))
     raise Feedback(msg(f"the {part} of {who} {has} shape {got}, expected {want}",
                        f"{who} 的{zh_part} shape 为 {got}，应为 {want}"))
+
+
+def reversed_pair(out_shape: list[int], w_shape: list[int]) -> Msg:
+    """(weights, output) returned for (output, weights): seen by their shapes, each the other's (checked
+    by the caller, where the two expected shapes differ)."""
+    out, w = _shape(out_shape), _shape(w_shape)
+    return msg(f"with return_weights=True the first tensor returned has the weights' shape {w} and the second the "
+               f"output's shape {out}: return (output, weights), in this order",
+               f"return_weights=True 时返回的第一个 tensor 是权重的 shape {w}，第二个是输出的 shape {out}："
+               "应按 (output, weights) 的顺序返回")
 
 
 def _shape(shape) -> str:

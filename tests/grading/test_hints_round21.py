@@ -296,3 +296,21 @@ def test_the_causal_mask_file_is_named_in_its_weight_tests(executor):
     for tid in ("test_hand_example", "test_weights_parity_reference", "test_additive_mask_parity"):
         assert diagnose.FAULTS["causal"]["en"] in failed[tid]["en"], (tid, failed[tid])
         assert diagnose.FAULTS["causal"]["zh"] in failed[tid]["zh"], (tid, failed[tid])
+
+
+# ----------------------------------------------------------------------------- 8. (weights, output) returned
+# return_weights=True returning (weights, output): "the output has shape [1,1,2,3], expected [1,1,2,2]" in 14 tests,
+# the shapes each the other's never said. Told from the shapes alone, only where the two expected shapes differ.
+def test_a_pair_returned_in_reverse_order_is_told_so_in_every_test_it_fails(executor):
+    failed = {t["id"]: t["feedback"] for t in graded_corpus_file(executor, FAULTY / "returns_weights_first.py")["tests"]
+              if t["outcome"] != "passed"}
+    sdpa = [tid for tid in failed if not tid.startswith("test_mha")]
+    assert len(sdpa) >= 10, failed
+    for tid in sdpa:
+        fb = failed[tid]
+        assert "the first tensor returned has the weights' shape" in fb["en"], (tid, fb)
+        assert "return (output, weights), in this order" in fb["en"] and "应按 (output, weights) 的顺序返回" in fb["zh"]
+    said = drivers.reversed_pair([1, 1, 2, 2], [1, 1, 2, 3])
+    assert said["en"].startswith("with return_weights=True the first tensor returned has the weights' shape [1,1,2,3] "
+                                 "and the second the output's shape [1,1,2,2]"), said
+    assert english_in_zh(said["zh"]) == [], said["zh"]
