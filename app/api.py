@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from app import gradebook
+from app.api_input import BadInput, check_form_fields, json_object
 from app.assignments import default_assignment
 from app.authz import api_limit, can_see, load_submission, rate_key, submit_limit, token_required
 from app.coursework import rubric_for
@@ -42,6 +43,13 @@ limiter.limit(api_limit, key_func=rate_key)(bp)
 
 # Errors: 404/405/413/429/500 raised anywhere under /api/ are answered by app/errors.py in the
 # shape above; the views below name their own refusals with api_error().
+
+
+@bp.errorhandler(BadInput)
+def bad_input(exc: BadInput) -> Response:
+    """A body the API cannot take as sent (app/api_input.py): refused before anything is done."""
+    db.session.rollback()
+    return api_error(exc.code, exc.status, {"en": exc.en, "zh": exc.zh})
 
 
 def api_lang() -> str:
@@ -87,6 +95,7 @@ def serialise(sub: Submission, *, full: bool = False) -> dict:
 @token_required
 @limiter.limit(submit_limit, key_func=rate_key, override_defaults=False)
 def create_submission():
+    check_form_fields("/submissions")
     slug = request.form.get("assignment")
     if slug:
         a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
@@ -269,11 +278,6 @@ def _instructor_assignment(slug: str | None):
     return a, None
 
 
-def _json_body() -> dict:
-    body = request.get_json(silent=True)
-    return body if isinstance(body, dict) else {}
-
-
 @bp.get("/gradebook")
 @token_required
 def get_gradebook():
@@ -303,7 +307,7 @@ def create_regrade():
     number of runs queued."""
     from app import regrading
 
-    body = _json_body()
+    body = json_object("/regrades")
     a, refused = _instructor_assignment(body.get("assignment"))
     if refused is not None:
         return refused
@@ -354,7 +358,7 @@ def create_regrade():
 def create_extension():
     from app import course
 
-    body = _json_body()
+    body = json_object("/extensions")
     a, refused = _instructor_assignment(body.get("assignment"))
     if refused is not None:
         return refused
@@ -377,7 +381,7 @@ def create_extension():
 def start_similarity():
     from app.similarity import start_similarity as start
 
-    a, refused = _instructor_assignment(_json_body().get("assignment"))
+    a, refused = _instructor_assignment(json_object("/similarity").get("assignment"))
     if refused is not None:
         return refused
     try:

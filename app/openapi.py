@@ -212,7 +212,8 @@ def spec() -> dict[str, Any]:
                                       "description": "counting: each student's counted attempt; all: every "
                                                      "attempt; student: one student's attempts; submission: one"},
                             "student": {"type": "string", "description": "email (scope student)"},
-                            "submission": {"type": "integer", "description": "id (scope submission)"},
+                            "submission": {"type": "integer", "minimum": 1, "maximum": 2147483647,
+                                           "description": "id (scope submission)"},
                         }}}}},
                     "responses": {
                         "202": {"description": "Queued", "content": {"application/json": {"schema": {

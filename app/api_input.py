@@ -1,0 +1,142 @@
+"""What an API request body may hold: the fields the OpenAPI description (app/openapi.py) names for
+its route, of the types it names. The description is the one list: a field added there is accepted
+here, and a client's typo is refused instead of silently ignored.
+
+Before this, a body the views could not read was read as `{}`: a form-encoded, `text/plain` or
+malformed JSON body, or one with a misspelt field (`"assignmnet"`), fell back to the default
+assignment (`POST /api/v1/similarity` started a report on another assignment than the one
+named), and a field of the wrong type reached the database (`"assignment": {}`: a 500).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import request
+
+from app.openapi import spec
+
+# The JSON bodies of this API are a few short fields; a body past this is not one of them, and
+# parsing megabytes of nested arrays only costs the server memory and time.
+MAX_JSON_BYTES = 16 * 1024
+
+_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "boolean": (bool,),
+                                       "number": (int, float)}
+_TYPE_ZH = {"string": "字符串", "integer": "整数", "boolean": "布尔值", "number": "数字"}
+
+
+class BadInput(Exception):
+    """A request body the API refuses before doing anything; carries its message in both languages."""
+
+    def __init__(self, code: str, status: int, en: str, zh: str) -> None:
+        super().__init__(en)
+        self.code, self.status, self.en, self.zh = code, status, en, zh
+
+
+def _schema(path: str, content_type: str) -> dict[str, Any]:
+    return spec()["paths"][path]["post"]["requestBody"]["content"][content_type]["schema"]
+
+
+def _unknown(names: list[str], known: dict[str, Any]) -> BadInput:
+    listed, allowed = ", ".join(repr(n) for n in names[:5]), ", ".join(known)
+    return BadInput(
+        "unknown_field", 400,
+        f"Unknown field(s) {listed}; this request takes {allowed}. Check the spelling. Nothing was done.",
+        f"未知字段 {listed}；此请求接受的字段为 {allowed}。请检查拼写。本次没有执行任何操作。")
+
+
+def _type_ok(value: Any, prop: dict[str, Any]) -> bool:
+    if value is None:  # a client's "not set": the view treats it as absent
+        return True
+    kinds = _TYPES.get(prop.get("type", ""), (object,))
+    if isinstance(value, bool) and bool not in kinds:
+        return False  # JSON true is not the submission id 1
+    if not isinstance(value, kinds):
+        return False
+    if isinstance(value, int) and not isinstance(value, bool):
+        return prop.get("minimum", value) <= value <= prop.get("maximum", value)
+    return True
+
+
+def json_object(path: str) -> dict[str, Any]:
+    """The JSON object sent to POST `path` (a key of the spec's paths), checked against its schema:
+    an empty body is `{}`; otherwise it must be `application/json`, at most MAX_JSON_BYTES, an
+    object, with only the schema's fields, each of its type (or null). Raises BadInput."""
+    schema = _schema(path, "application/json")
+    props: dict[str, Any] = schema.get("properties", {})
+    if request.content_length is not None and request.content_length > MAX_JSON_BYTES:
+        raise _too_large()
+    raw = request.get_data(cache=True)
+    if len(raw) > MAX_JSON_BYTES:  # chunked bodies have no Content-Length
+        raise _too_large()
+    if not request.is_json:
+        # A form body may already have been read into request.form (its stream is then empty).
+        if raw.strip() or request.content_length or request.form or request.files:
+            raise _media_type("a JSON object with the header Content-Type: application/json",
+                              "JSON 对象，并带请求头 Content-Type: application/json",
+                              "-H 'Content-Type: application/json' -d '{...}'", "json={...}")
+        return {}
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError) as exc:  # RecursionError: arrays nested thousands deep
+        detail = str(exc)[:120] if isinstance(exc, ValueError) else "nested too deep"
+        raise BadInput("bad_json", 400, f"The body is not valid JSON ({detail}). Nothing was done.",
+                       f"请求体不是有效的 JSON（{detail}）。本次没有执行任何操作。") from None
+    if not isinstance(body, dict):
+        raise BadInput("bad_json", 400,
+                       f"The body must be a JSON object ({{\"field\": value, ...}}), not a {type(body).__name__}. "
+                       "Nothing was done.",
+                       f"请求体必须是 JSON 对象（{{\"字段\": 值, ...}}），而不是 {type(body).__name__}。本次没有执行任何操作。")
+    unknown = [k for k in body if k not in props]
+    if unknown:
+        raise _unknown(unknown, props)
+    for name, value in body.items():
+        prop = props[name]
+        if not _type_ok(value, prop):
+            kind = prop.get("type", "value")
+            kind_zh = _TYPE_ZH.get(kind, kind)
+            bounds = (f" from {prop['minimum']} to {prop['maximum']}"
+                      if "minimum" in prop and "maximum" in prop else "")
+            bounds_zh = (f"（{prop['minimum']} 到 {prop['maximum']}）"
+                         if "minimum" in prop and "maximum" in prop else "")
+            raise BadInput(
+                "bad_field", 400,
+                f"The field '{name}' must be a JSON {kind}{bounds} (sent: {json.dumps(value)[:60]}). Nothing was done.",
+                f"字段「{name}」必须是 JSON {kind_zh}{bounds_zh}（实际发送：{json.dumps(value, ensure_ascii=False)[:60]}）。"
+                "本次没有执行任何操作。")
+    return body
+
+
+def check_form_fields(path: str) -> None:
+    """Refuse a multipart form sent to POST `path` with fields its schema does not name (`audti`
+    for `audit`: the audit was dropped without a word, and the attempt lost its 15 points)."""
+    props: dict[str, Any] = _schema(path, "multipart/form-data").get("properties", {})
+    # A urlencoded form is let through: its file field sent as text gets its own answer (not_a_file).
+    if request.mimetype not in ("multipart/form-data", "application/x-www-form-urlencoded") and (
+            request.content_length or request.get_data(cache=True).strip()):
+        raise _media_type("multipart/form-data (the files as file fields)", "multipart/form-data（文件以文件字段发送）",
+                          "-F code=@attention.py", "files={'code': open('attention.py', 'rb')}")
+    names = list(dict.fromkeys([*request.form.keys(), *request.files.keys()]))
+    unknown = [n for n in names if n not in props]
+    if unknown:
+        raise _unknown(unknown, props)
+
+
+def _media_type(wanted_en: str, wanted_zh: str, curl: str, requests_arg: str) -> BadInput:
+    sent = request.mimetype or "no Content-Type"
+    return BadInput(
+        "unsupported_media_type", 415,
+        f"This request takes {wanted_en} (sent: {sent}). With curl: {curl}; in Python requests: "
+        f"{requests_arg}. Nothing was done.",
+        f"此请求需要 {wanted_zh}（实际发送：{sent}）。curl 用 {curl}；Python requests 用 {requests_arg}。"
+        "本次没有执行任何操作。")
+
+
+def _too_large() -> BadInput:
+    return BadInput("body_too_large", 413,
+                    f"The JSON body is larger than {MAX_JSON_BYTES // 1024} KiB; this request takes a few short "
+                    "fields. Nothing was done.",
+                    f"JSON 请求体超过 {MAX_JSON_BYTES // 1024} KiB；此请求只需要几个简短字段。本次没有执行任何操作。")
