@@ -4,8 +4,10 @@ A request sent again with the key of an earlier one (a script retrying after a t
 twice) gets the earlier request's answer instead of doing the work twice. Keys are kept for
 RETENTION, as Stripe keeps them for 24 hours: a retry inside the window is still answered; after
 it the key is forgotten (its row keeps the work, the key column becomes NULL) and may name a new
-request. The key is forgotten when it is looked up, so no sweeper is needed and no retry inside
-the window can lose its answer to one.
+request. A key is forgotten when it is looked up, and `purge()` forgets every expired key at once
+(the worker's sweeper calls it hourly; `autograder db purge-keys` by hand): a key never sent again
+would otherwise stay in its row, and in its unique index, for ever. Both only touch keys past
+RETENTION, so no retry inside the window can lose its answer.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import hashlib
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import InstrumentedAttribute
 
 from app.extensions import db
@@ -47,3 +49,26 @@ def earlier(column: InstrumentedAttribute, key: str | None, born: InstrumentedAt
     setattr(row, column.key, None)
     db.session.flush()
     return None
+
+
+def keyed_columns() -> list[tuple[InstrumentedAttribute, InstrumentedAttribute]]:
+    """(key column, the column of when its row was made) of every table that keeps keys."""
+    from app.models import GradingRun, RegradeBatch, SimilarityReport, Submission
+
+    return [(Submission.idempotency_key, Submission.created_at),
+            (GradingRun.idempotency_key, GradingRun.queued_at),
+            (RegradeBatch.form_token, RegradeBatch.created_at),
+            (SimilarityReport.form_token, SimilarityReport.created_at)]
+
+
+def purge(now: datetime | None = None) -> dict[str, int]:
+    """Forget every key made before RETENTION (set to NULL; the rows and their work stay), and
+    commit. Returns the number of keys forgotten per table."""
+    cutoff = (now or utcnow()) - RETENTION
+    forgotten = {}
+    for column, born in keyed_columns():
+        result = db.session.execute(update(column.class_).where(column.is_not(None), born < cutoff)
+                                    .values({column.key: None}).execution_options(synchronize_session=False))
+        forgotten[column.class_.__tablename__] = result.rowcount
+    db.session.commit()
+    return forgotten

@@ -180,6 +180,17 @@ def db_upgrade(revision: str) -> None:
     click.echo(f"database at {revision}: {app.config['SQLALCHEMY_DATABASE_URI'].split('@')[-1]}")
 
 
+@db.command("purge-keys")
+def db_purge_keys() -> None:
+    """Forget idempotency keys older than their 24 hours (the worker's sweeper does it hourly)."""
+    from app.idempotency import purge
+
+    with _app().app_context():
+        forgotten = purge()
+    click.echo(f"forgot {sum(forgotten.values())} expired key(s): "
+               + ", ".join(f"{table} {n}" for table, n in forgotten.items()))
+
+
 # --- users and tokens ------------------------------------------------------------------------
 
 

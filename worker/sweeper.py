@@ -34,6 +34,7 @@ from sqlalchemy import and_, or_, select
 
 from app.clock import db_now
 from app.extensions import db
+from app.idempotency import purge
 from app.models import GradingRun, Status
 from app.queue import enqueue_run
 from worker.runs import abandoned_clause, give_up_exhausted, local_dead_workers, setting
@@ -42,6 +43,9 @@ log = logging.getLogger(__name__)
 
 # Without a broker we can look into, only a much older queued run is re-sent (seconds).
 BLIND_GRACE_S = 600.0
+# Expired idempotency keys are forgotten this often (seconds); a key lives 24 hours, so an hour
+# late costs nothing, and the UPDATE over four tables runs 24 times a day, not every sweep.
+PURGE_INTERVAL_S = 3600.0
 
 
 def queued_grace_s() -> float:
@@ -155,7 +159,8 @@ class SweeperLoop:
     no grace period, and every ``SWEEP_INTERVAL_S`` in between. Nothing a sweep or a pause raises ends the loop: a sweeper
     that died silently once left lost runs waiting for the 6-minute deadline."""
 
-    def __init__(self, app: Flask, sweep_fn: Callable[..., list[int]] = sweep) -> None:
+    def __init__(self, app: Flask, sweep_fn: Callable[..., list[int]] = sweep,
+                 purge_fn: Callable[[], dict[str, int]] = purge) -> None:
         self.app = app
         self.sweep_fn = sweep_fn
         self.sweeps = 0  # completed sweeps (tests and logs read it)
@@ -166,6 +171,9 @@ class SweeperLoop:
         self._urgent = True
         self._stop = threading.Event()
         self.thread: threading.Thread | None = None
+        self.purge_fn = purge_fn
+        self.purge_interval_s = PURGE_INTERVAL_S
+        self._last_purge: float | None = None
 
     def wake(self, urgent: bool = True) -> None:
         self._urgent = self._urgent or urgent
@@ -187,6 +195,25 @@ class SweeperLoop:
             log.exception("SWEEP_INTERVAL_S unreadable; next sweep in %g s", self.fallback_interval_s)
             return self.fallback_interval_s
 
+    def _purge_keys(self) -> None:
+        """Forget expired idempotency keys (app/idempotency.purge) once every PURGE_INTERVAL_S: a
+        key never sent again is otherwise kept for ever. Its failure is logged and retried at the
+        next interval; it never stops the sweeps."""
+        now = time.monotonic()
+        if self._last_purge is not None and now - self._last_purge < self.purge_interval_s:
+            return
+        self._last_purge = now
+        try:
+            with self.app.app_context():
+                try:
+                    forgotten = self.purge_fn()
+                finally:
+                    db.session.remove()
+            if any(forgotten.values()):
+                log.info("forgot expired idempotency keys: %s", forgotten)
+        except Exception as exc:  # noqa: BLE001 - the database may be away
+            log.warning("idempotency key purge failed: %s: %s", exc.__class__.__name__, exc)
+
     def run(self) -> None:
         while not self._stop.is_set():
             try:
@@ -203,6 +230,7 @@ class SweeperLoop:
                 self.sweeps += 1
             except Exception as exc:  # noqa: BLE001 - the database or broker may be away
                 log.warning("sweep failed: %s: %s", exc.__class__.__name__, exc)
+            self._purge_keys()
             try:
                 self._wake.wait(self._interval())
             except Exception:
