@@ -7,6 +7,9 @@ Plain functions on ORM rows and plain values (no Flask request), shared by the p
 
 from __future__ import annotations
 
+import math
+import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -37,6 +40,29 @@ class CourseError(ValueError):
 
     def message(self, locale: str = "en") -> str:
         return self.zh if str(locale).startswith("zh") else self.en
+
+
+_DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
+
+
+def parse_number(raw: str | None) -> float:
+    """A number an instructor typed: `12.5`, and also `12,5` (a decimal comma, as most of Europe
+    writes it) and full-width `１２．５` (a Chinese input method). A comma followed by exactly three
+    digits (`1,250`) could be a thousands separator, so it is refused rather than guessed. Raises
+    ValueError (a CourseError saying why, for the comma) for anything that is not a finite number."""
+    text = unicodedata.normalize("NFKC", raw or "").strip().replace(" ", "")
+    if _DECIMAL_COMMA.fullmatch(text):
+        whole, frac = text.split(",")
+        if len(frac) == 3:
+            raise CourseError(
+                "ambiguous_number",
+                f"'{text}' could be {whole}.{frac} or {whole}{frac}: write it with a dot ({whole}.{frac}).",
+                f"「{text}」可能是 {whole}.{frac}，也可能是 {whole}{frac}：请用小数点书写（{whole}.{frac}）。")
+        text = f"{whole}.{frac}"
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
 
 
 def _json(value: Any) -> Any:
@@ -86,7 +112,9 @@ def parse_deadline(raw: str | None) -> datetime | None:
 def parse_settings(form: dict[str, Any]) -> SettingsInput:
     def number(name: str, lo: float, hi: float, en: str, zh: str) -> float:
         try:
-            x = float(str(form.get(name, "")).strip())
+            x = parse_number(str(form.get(name, "")))
+        except CourseError:
+            raise  # it says why (a comma that may be a thousands separator)
         except ValueError:
             x = float("nan")
         if not lo <= x <= hi:

@@ -233,8 +233,11 @@ def review(submission_id: int):
     top = rubric_for(sub.assignment.suite).audit_max
     if top is None:
         abort(404)  # this assignment has no written audit to review
+    refusal = None
     try:
-        score = float(request.form.get("score", ""))
+        score = course.parse_number(request.form.get("score"))
+    except course.CourseError as exc:  # says why: a comma that may be a thousands separator
+        score, refusal = -1, exc.message(loc())
     except ValueError:
         score = -1
     current = sub.audit_review
@@ -251,7 +254,7 @@ def review(submission_id: int):
         db.session.rollback()
         flash(said, "error")
     elif not 0 <= score <= top:
-        flash(_("The audit score must be a number from 0 to %(m)s.", m=fmt(top)), "error")
+        flash(refusal or _("The audit score must be a number from 0 to %(m)s.", m=fmt(top)), "error")
     else:
         comment = request.form.get("comment", "")[:5000]
         before = sub.audit_review.score if sub.audit_review else None
@@ -281,7 +284,7 @@ def override(submission_id: int):
     kind, _sep, target = (request.form.get("target") or "").partition(":")
     raw = (request.form.get("points") or "").strip()
     try:
-        points = None if raw == "" or request.form.get("clear") else float(raw)
+        points = None if raw == "" or request.form.get("clear") else course.parse_number(raw)
         course.set_override(sub, current_user, kind=kind, target=target, points=points,
                             comment=request.form.get("comment", ""), categories=run.categories or {},
                             tests=run_tests(run))
