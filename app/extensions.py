@@ -30,3 +30,18 @@ limiter = Limiter(
     in_memory_fallback_enabled=True,
     swallow_errors=True,
 )
+
+
+def begin_write_on_sqlite() -> bool:
+    """On SQLite, start the session's transaction with BEGIN IMMEDIATE (its write lock, for the
+    whole database) unless one is open; True on SQLite. SQLite has no row locks and ignores
+    SELECT ... FOR UPDATE, and its reads outside a transaction take no lock, so two requests
+    could both check-then-write on the same state; the write lock makes the second one wait (up to
+    the driver's busy timeout) and then read what the first committed. Callers on PostgreSQL take
+    a row lock instead."""
+    conn = db.session.connection()
+    if conn.dialect.name != "sqlite":
+        return False
+    if not conn.connection.dbapi_connection.in_transaction:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    return True

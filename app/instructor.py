@@ -34,7 +34,7 @@ from app import course, gradebook, regrading
 from app.assignments import default_assignment
 from app.authz import instructor_required
 from app.coursework import rubric_for
-from app.extensions import db
+from app.extensions import begin_write_on_sqlite, db
 from app.idempotency import scoped_key
 from app.models import (
     Assignment,
@@ -219,8 +219,10 @@ def _changed_since_render(seen: str | None, current: int) -> bool:
 
 
 def _locked_submission(submission_id: int) -> Submission:
-    # The row lock (PostgreSQL) orders two saves on one attempt: the second one sees the first's
-    # row when it checks its form, instead of both passing the check at the same moment.
+    # The row lock (PostgreSQL; SQLite: its database write lock, taken first) orders two saves on
+    # one attempt: the second one sees the first's row when it checks its form, instead of both
+    # passing the check at the same moment.
+    begin_write_on_sqlite()
     sub = db.session.get(Submission, submission_id, with_for_update=True)
     if sub is None:
         abort(404)

@@ -24,7 +24,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from app.coursework import rubric_for
-from app.extensions import db
+from app.extensions import begin_write_on_sqlite, db
 from app.idempotency import earlier as sent_with
 from app.models import PENDING, Assignment, GradingRun, Status, Submission, User, utcnow
 from app.queue import enqueue_run
@@ -316,10 +316,7 @@ def _lock_student(student: User) -> None:
     outside a transaction, so two uploads could both read "2 pending" and both insert: there
     the transaction starts with BEGIN IMMEDIATE, which takes the database's write lock first
     (other writers wait up to the driver's busy timeout, 5 s)."""
-    conn = db.session.connection()
-    if conn.dialect.name == "sqlite":
-        if not conn.connection.dbapi_connection.in_transaction:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+    if begin_write_on_sqlite():
         return
     db.session.execute(select(User.id).where(User.id == student.id).with_for_update())
 
