@@ -18,13 +18,13 @@ from datetime import datetime
 
 from flask import current_app, has_app_context
 from limits import RateLimitItemPerSecond
-from limits.storage import Storage, storage_from_string
+from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from app.coursework import rubric_for
-from app.extensions import begin_write_on_sqlite, db
+from app.extensions import begin_write_on_sqlite, db, limiter
 from app.idempotency import earlier as sent_with
 from app.models import PENDING, Assignment, GradingRun, Status, Submission, User, utcnow
 from app.queue import enqueue_run
@@ -117,19 +117,26 @@ _decoding = _Decoding()
 
 
 def _budget_store() -> tuple[FixedWindowRateLimiter, RateLimitItemPerSecond] | None:
-    """The per-user decode budget's counter (tenths of a CPU second), in the limiter's storage."""
+    """The per-user decode budget's counter (tenths of a CPU second), in Flask-Limiter's own
+    storage: one Redis connection pool, not a second one, and the budget is cleared with the rate
+    limits (`limiter.reset()`), as an operator clearing limits after an incident expects."""
     if not has_app_context():
         return None
     cfg = current_app.config
     if not cfg.get("DECODE_USER_CPU_S") or not cfg.get("DECODE_USER_WINDOW_S"):
         return None
-    ext = current_app.extensions
-    if "decode_budget" not in ext:
-        storage: Storage = storage_from_string(cfg["RATELIMIT_STORAGE_URI"],
-                                               **cfg.get("RATELIMIT_STORAGE_OPTIONS", {}))
-        ext["decode_budget"] = FixedWindowRateLimiter(storage)
     item = RateLimitItemPerSecond(max(1, round(10 * float(cfg["DECODE_USER_CPU_S"]))),
                                   int(cfg["DECODE_USER_WINDOW_S"]), namespace="DECODE")
+    # A fixed window whatever RATELIMIT_STRATEGY is: a moving window keeps one entry per unit of
+    # cost, and a decode costs up to hundreds of tenths.
+    if limiter.enabled and limiter._storage is not None:
+        return FixedWindowRateLimiter(limiter.storage), item
+    # Rate limits switched off (RATELIMIT_ENABLED=0; the tests' default): the limiter has no
+    # storage, and the budget, which guards the decoder's CPU rather than a request rate, keeps one.
+    ext = current_app.extensions
+    if "decode_budget" not in ext:
+        ext["decode_budget"] = FixedWindowRateLimiter(storage_from_string(
+            cfg["RATELIMIT_STORAGE_URI"], **cfg.get("RATELIMIT_STORAGE_OPTIONS", {})))
     return ext["decode_budget"], item
 
 
