@@ -282,16 +282,25 @@ def export_rows(rows: list[StudentRow], rubric: RubricView) -> list[dict]:
 def to_csv(rows: list[StudentRow], rubric: RubricView) -> bytes:
     """UTF-8 with a BOM (Excel opens Chinese names correctly); one row per student, one column
     per rubric category."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\r\n")
-    w.writerow(["email", "name", SCORE_HEADER, *rubric.names, "attempts", "best_attempt", "late_days"])
+    out = [["email", "name", SCORE_HEADER, *rubric.names, "attempts", "best_attempt", "late_days"]]
     for item in export_rows(rows, rubric):
-        w.writerow([
-            _safe_cell(item["email"]), _safe_cell(item["name"]),
+        out.append([
+            item["email"], item["name"],
             "" if item["score"] is None else fmt(item["score"]),
             *("" if v is None else fmt(v) for v in item["categories"].values()),
             item["attempts"], item["best_attempt"] or "", item["late_days"],
         ])
+    return excel_csv(out)
+
+
+def excel_csv(rows: list[list]) -> bytes:
+    """Every CSV the course downloads: UTF-8 with a BOM, CRLF, and every text cell, headers
+    included, through _safe_cell. Cells were made safe one by one before, and the Canvas and
+    Moodle headers, which carry the assignment's title, were not: a title starting with = opened
+    as a formula in the instructor's spreadsheet."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\r\n")
+    w.writerows([_safe_cell(c) if isinstance(c, str) else c for c in row] for row in rows)
     return _excel_utf8(buf.getvalue())
 
 
@@ -329,14 +338,9 @@ def _max_points(assignment: Assignment) -> float:
 
 def to_canvas_csv(rows: list[StudentRow], assignment: Assignment) -> bytes:
     items = export_rows(rows, rubric_for(assignment.suite))
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\r\n")
-    w.writerow([*CANVAS_ID_COLUMNS, assignment.title])
-    w.writerow(["Points Possible", "", "", "", "", fmt(_max_points(assignment))])
-    for item in items:
-        w.writerow([_safe_cell(item["name"] or item["email"]), "", "", _safe_cell(item["email"]), "",
-                    _points(item)])
-    return _excel_utf8(buf.getvalue())
+    out = [[*CANVAS_ID_COLUMNS, assignment.title], ["Points Possible", "", "", "", "", fmt(_max_points(assignment))]]
+    out += [[item["name"] or item["email"], "", "", item["email"], "", _points(item)] for item in items]
+    return excel_csv(out)
 
 
 def _split_name(name: str) -> tuple[str, str]:
@@ -347,13 +351,9 @@ def _split_name(name: str) -> tuple[str, str]:
 
 def to_moodle_csv(rows: list[StudentRow], assignment: Assignment) -> bytes:
     items = export_rows(rows, rubric_for(assignment.suite))
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\r\n")
-    w.writerow([*MOODLE_ID_COLUMNS, f"{assignment.title} (out of {fmt(_max_points(assignment))})"])
-    for item in items:
-        first, last = _split_name(item["name"])
-        w.writerow([_safe_cell(first), _safe_cell(last), _safe_cell(item["email"]), _points(item)])
-    return _excel_utf8(buf.getvalue())
+    out = [[*MOODLE_ID_COLUMNS, f"{assignment.title} (out of {fmt(_max_points(assignment))})"]]
+    out += [[*_split_name(item["name"]), item["email"], _points(item)] for item in items]
+    return excel_csv(out)
 
 
 EXPORT_FORMATS = ("csv", "canvas", "moodle")

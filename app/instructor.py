@@ -527,7 +527,9 @@ def sign_in_links():
     if not users:
         flash(_("Choose at least one student."), "error")
         return redirect(url_for("instructor.roster"))
-    links = issue_links(users, current_user, request.host_url)
+    # PUBLIC_URL, never the Host header: the links are mailed to students, and a Host rewritten by
+    # a proxy (or sent by a client) named another site in them.
+    links = issue_links(users, current_user, current_app.config.get("PUBLIC_URL") or request.host_url)
     name = f"sign-in-links-{datetime.now():%Y%m%d-%H%M}.csv"
     return Response(links_csv(links), mimetype="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})

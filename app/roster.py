@@ -159,14 +159,10 @@ def issue_links(users: list[User], actor: User, base_url: str) -> list[dict]:
 
 
 def links_csv(links: list[dict]) -> bytes:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\r\n")
-    w.writerow(["email", "name", "sign_in_link", "expires_at"])
-    for x in links:
-        from app.gradebook import _safe_cell
+    from app.gradebook import excel_csv
 
-        w.writerow([_safe_cell(x["email"]), _safe_cell(x["name"] or ""), x["url"], x["expires_at"]])
-    return ("\ufeff" + buf.getvalue()).encode("utf-8")
+    return excel_csv([["email", "name", "sign_in_link", "expires_at"],
+                      *([x["email"], x["name"] or "", x["url"], x["expires_at"]] for x in links)])
 
 
 def _usable(token: str) -> SignInLink | None:
