@@ -46,6 +46,9 @@ def register_extensions(app: Flask) -> None:
     migrate.init_app(app, db, directory=str(_migrations_dir()))
     login_manager.init_app(app)
     login_manager.login_view = "auth.login"
+    from app.auth import signed_out
+
+    login_manager.unauthorized_handler(signed_out)
     csrf.init_app(app)
     babel.init_app(app, locale_selector=select_locale)
     limiter.init_app(app)

@@ -30,6 +30,7 @@ from flask import (
     url_for,
 )
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_limiter.util import get_remote_address
 from flask_login import current_user, login_required, login_user, logout_user
 from flask_wtf import FlaskForm
@@ -156,6 +157,35 @@ def end_expired_sessions() -> None:
     if now - signed_in_at > max_age:
         logout_user()  # also clears the remember-me cookie
         start_fresh_session()
+
+
+SESSION_ENDED = _l("Your session ended before this form was sent (signed out in another tab, or signed in too "
+                   "long ago), so nothing was saved. Sign in, then send it again.")
+
+
+def signed_out():
+    """Flask-Login's answer to a request that needs a signed-in user (`login_manager.unauthorized`).
+
+    Its default flashed "Please log in to access this page." in English on the Chinese sign-in page,
+    and sent `next=` the URL asked for: after a form was posted with an ended session (signed out
+    in another tab, or past SESSION_MAX_HOURS) that was the form's POST-only action, so signing
+    in ended on a 405 page. The page's background upload followed the redirect to the sign-in page
+    and showed its status, "200", as the error. Now: a GET goes to the sign-in page and back; a
+    form goes back to the page it was sent from (its Referer on this site), saying nothing was
+    saved; the background upload (and a JSON client) gets that message as a 401 it can show."""
+    from app.errors import both, error_response, wants_json
+
+    if request.method in ("GET", "HEAD"):
+        flash(_("Please sign in to see this page."), "info")
+        return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
+    if request.headers.get("X-Upload") == "fetch" or wants_json():
+        text = both(SESSION_ENDED)
+        return error_response(401, code="signed_out", en=text["en"], zh=text["zh"])
+    flash(str(SESSION_ENDED), "error")
+    referrer = urlsplit(request.referrer or "")
+    back = (urlunsplit(("", "", referrer.path, referrer.query, ""))
+            if referrer.netloc == request.host else None)
+    return redirect(url_for("auth.login", next=safe_next(back)) if safe_next(back) else url_for("auth.login"))
 
 
 @bp.route("/login", methods=["GET", "POST"])
