@@ -12,7 +12,7 @@ one shape, whatever the status (500 included):
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
@@ -50,6 +50,17 @@ PAGES: dict[int, tuple[str, Any, Any]] = {
 
 # Where deploy/nginx.conf sends a request whose body it refused as too large (error_page 413).
 PROXY_TOO_LARGE = "/_errors/413"
+# The other requests nginx refuses itself, before the app (deploy/nginx.conf, error_page 494 and
+# 429): its pages were English HTML, under /api/ too. status, code, message; nginx's status stays.
+PROXY_REFUSALS: dict[str, tuple[int, str, Any]] = {
+    "headers": (400, "headers_too_large", _l(
+        "The request's headers are larger than the server accepts (8 KiB a line): most often a cookie that grew "
+        "too large, or an over-long header set by a script (an Idempotency-Key takes at most 200 characters). "
+        "Clear this site's cookies, or shorten the header, and send it again; nothing was saved.")),
+    "connections": (429, "too_many_connections", _l(
+        "Too many connections from your network address are open at once (a classroom behind one address "
+        "shares the limit). Wait a few seconds and try again; nothing was saved.")),
+}
 
 
 def both(text: Any, **params: Any) -> dict[str, str]:
@@ -232,6 +243,22 @@ def register(app: Flask) -> None:
         # English only, and HTML under /api/. The status stays the proxy's 413.
         api = request.headers.get("X-Original-URI", "").startswith("/api/")
         return error_response(413, as_json=api or wants_json(), n=app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024))
+
+    def refused_at_the_proxy(kind: str) -> Callable[[], Any]:
+        # As too_large_at_the_proxy: nginx asks for the answer without the request (whose headers may
+        # be what it refused) and keeps its own status.
+        status, code, message = PROXY_REFUSALS[kind]
+
+        def answer():
+            api = request.headers.get("X-Original-URI", "").startswith("/api/")
+            text = both(message)
+            return error_response(status, code=code, en=text["en"], zh=text["zh"], as_json=api or wants_json(),
+                                  retry_after=5 if status == 429 else None)
+
+        return answer
+
+    for kind in PROXY_REFUSALS:  # one route (and endpoint) each, so each is classified and tested
+        app.add_url_rule(f"/_errors/proxy/{kind}", f"refused_at_the_proxy_{kind}", refused_at_the_proxy(kind))
 
     @app.errorhandler(429)
     def too_many(exc: HTTPException):

@@ -81,11 +81,15 @@ def gunicorn(env: dict[str, str], log: Path, *, workers: int = 1, threads: int =
 
 
 @contextmanager
-def nginx(upstream_port: int, workdir: Path) -> Iterator[int]:
+def nginx(upstream_port: int, workdir: Path, edits: dict[str, str] | None = None) -> Iterator[int]:
     """nginx running deploy/nginx.conf as shipped, with only its upstream and listen address
-    pointed at this machine's ports; yields the proxy's port."""
+    pointed at this machine's ports (and `edits`: text -> replacement, e.g. a lower limit to reach
+    in a test); yields the proxy's port."""
     port = free_port()
     conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    for old, new in (edits or {}).items():
+        assert old in conf, old
+        conf = conf.replace(old, new)
     conf = conf.replace("server web:8000;", f"server 127.0.0.1:{upstream_port};")
     conf = conf.replace("listen 80;", f"listen 127.0.0.1:{port};")
     workdir.mkdir(parents=True, exist_ok=True)

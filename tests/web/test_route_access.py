@@ -11,7 +11,9 @@ ACCESS: dict[str, set[str]] = {
     # anyone, signed in or not
     "public": {"static", "auth.login", "auth.logout", "auth.set_language", "health.healthz",
                "api.openapi", "api.docs", "signin.signin_page", "signin.signin_use",
-               "too_large_at_the_proxy"},  # only the error nginx refused the body with (a 413, no data)
+               "too_large_at_the_proxy",  # only the error nginx refused the body with (a 413, no data)
+               # the same for its other refusals (headers too large: 400, connections: 429)
+               "refused_at_the_proxy_headers", "refused_at_the_proxy_connections"},
     # a signed-in user (students see only their own submissions: tests/web/test_authz.py)
     "signed_in": {"student.index", "student.assignment", "student.upload", "student.submission",
                   "student.submission_status", "student.submission_result", "student.audit_file",
@@ -77,7 +79,8 @@ def test_public_routes_answer_anonymous_visitors(app, client):
     for endpoint, method, url in routes(app, "public"):
         if method != "GET" or endpoint in ("static", "auth.set_language", "signin.signin_page"):
             continue  # a file name, a redirect, and a one-time link need real arguments
-        expected = 413 if endpoint == "too_large_at_the_proxy" else 200      # it is that error's answer
+        expected = {"too_large_at_the_proxy": 413, "refused_at_the_proxy_headers": 400,  # it is that error's answer
+                    "refused_at_the_proxy_connections": 429}.get(endpoint, 200)
         assert client.get(url).status_code == expected, endpoint
 
 
