@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from flask import Blueprint, abort, current_app, redirect, render_template
+from flask_babel import lazy_gettext as _l
 from flask_login import login_user
 from sqlalchemy import func, select, update
 
@@ -35,6 +36,7 @@ class RosterReport:
     created: list[dict] = field(default_factory=list)   # {"line", "email", "name", "role", "id"}
     updated: list[dict] = field(default_factory=list)
     unchanged: list[dict] = field(default_factory=list)
+    # "reason": a lazy string, shown in the reader's language (they were English on the zh page)
     skipped: list[dict] = field(default_factory=list)   # {"line", "reason", "raw"}
     ignored: list[dict] = field(default_factory=list)   # {"line", "reason", "raw"}: cells not imported
 
@@ -60,7 +62,7 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
     existing = {u.email.lower(): u for u in db.session.scalars(select(User))}
     for lineno, raw in enumerate(reader, start=1):
         if lineno > MAX_ROWS:
-            report.skipped.append({"line": lineno, "reason": f"more than {MAX_ROWS} lines: the rest was not read",
+            report.skipped.append({"line": lineno, "reason": _l("more than %(n)s lines: the rest was not read", n=MAX_ROWS),
                                    "raw": ""})
             break
         cells = [c.strip() for c in raw]
@@ -68,37 +70,37 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
         if not any(cells):
             continue
         if cells[0].startswith("#"):
-            report.ignored.append({"line": lineno, "reason": "comment line", "raw": shown})
+            report.ignored.append({"line": lineno, "reason": _l("comment line"), "raw": shown})
             continue
         if lineno == 1 and cells[0].lower() in ("email", "e-mail", "邮箱"):
             extra = [c for c in cells[3:] if c]
             if extra:
-                report.ignored.append({"line": 1, "reason": "columns not imported: " + ", ".join(extra),
+                report.ignored.append({"line": 1, "reason": _l("columns not imported: %(c)s", c=", ".join(extra)),
                                        "raw": shown})
             continue  # header
         if len(cells) < 2:
-            report.skipped.append({"line": lineno, "reason": "expected email,name[,role]", "raw": shown})
+            report.skipped.append({"line": lineno, "reason": _l("expected email,name[,role]"), "raw": shown})
             continue
         email, name = cells[0], cells[1]
         role = (cells[2].lower() if len(cells) > 2 and cells[2] else Role.STUDENT.value)
         if not EMAIL_RE.match(email) or len(email) > 254:
-            report.skipped.append({"line": lineno, "reason": "invalid email", "raw": shown})
+            report.skipped.append({"line": lineno, "reason": _l("invalid email"), "raw": shown})
             continue
         if role not in (Role.STUDENT.value, Role.INSTRUCTOR.value):
-            report.skipped.append({"line": lineno, "reason": f"unknown role {role!r}", "raw": shown})
+            report.skipped.append({"line": lineno, "reason": _l("unknown role %(r)s", r=repr(role)), "raw": shown})
             continue
         if len(name) > 120:
-            report.skipped.append({"line": lineno, "reason": "name longer than 120 characters", "raw": shown})
+            report.skipped.append({"line": lineno, "reason": _l("name longer than 120 characters"), "raw": shown})
             continue
         key = email.lower()
         if key in seen:
-            report.skipped.append({"line": lineno, "reason": "duplicate email in this file", "raw": shown})
+            report.skipped.append({"line": lineno, "reason": _l("duplicate email in this file"), "raw": shown})
             continue
         seen.add(key)
         extra = [c for c in cells[3:] if c]
         if extra:
-            report.ignored.append({"line": lineno, "reason": f"{len(extra)} extra cell(s) not imported: "
-                                   + ", ".join(extra)[:120], "raw": shown})
+            report.ignored.append({"line": lineno, "reason": _l("%(n)s extra cell(s) not imported: %(c)s",
+                                                                   n=len(extra), c=", ".join(extra)[:120]), "raw": shown})
         user = existing.get(key)
         if user is None:
             user = User(email=email, name=name, role=role)   # no password: a sign-in link instead
@@ -108,7 +110,7 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
             report.created.append({"line": lineno, "email": email, "name": name, "role": role, "id": user.id})
             continue
         if acting is not None and user.id == acting.id and role != user.role:
-            report.skipped.append({"line": lineno, "reason": "you cannot change your own role", "raw": shown})
+            report.skipped.append({"line": lineno, "reason": _l("you cannot change your own role"), "raw": shown})
             continue
         changes = {}
         if name and name != user.name:
