@@ -381,7 +381,9 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     example = child.get("example_weights") or {"student": None, "reference": _example_reference(suite)}
     audit_failed = False
     try:
-        audit, audit_message = _grade_audit(inp, assignment, measurements, tests, example.get("student"))
+        # Code that did not load ran no test: its "failed" rows say so, and refute no claim of the audit.
+        ran = [] if child.get("load_error") else tests
+        audit, audit_message = _grade_audit(inp, assignment, measurements, ran, example.get("student"))
     except DecodeBusy as exc:
         # The host was too loaded to decode the figure or PDF: the grader's trouble, not the student's
         # file, so no points are taken for it; the run is an error and is retried.
