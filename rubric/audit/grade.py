@@ -926,7 +926,8 @@ def _test_claim_flags(cc: Checklist, sentences: list[_Sentence], credited: set[t
     credited_ids = {cid for _iid, cid in credited}
     out: list[AuditFlag] = []
     for tc in cc.test_claims:
-        failing = [t for t in tc.tests if t in outcomes and outcomes[t] != "passed"]
+        # A test stopped by its time limit measured nothing: it refutes no claim (the test row says it timed out).
+        failing = [t for t in tc.tests if t in outcomes and outcomes[t] not in ("passed", "timeout")]
         if not failing:
             continue
         claimed = bool(set(tc.concepts) & credited_ids)

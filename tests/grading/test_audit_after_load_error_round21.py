@@ -28,3 +28,19 @@ def test_code_that_does_not_load_gets_no_audit_flag_citing_tests_that_did_not_ru
     assert result["load_error"]
     flags = result["audit"]["flags"]
     assert [f for f in flags if f["kind"] == "claim_vs_tests"] == [], flags
+
+
+def test_tests_that_timed_out_refute_no_audit_claim_but_failed_ones_do():
+    from grading.suite_state import suite_state
+    from rubric.audit import grade_audit
+
+    checklist = suite_state("attention").checklist
+    text = AUDIT.decode()
+    timed_out = {"test_blocked_key_gets_zero_weight": "timeout", "test_row_sums_are_one": "timeout",
+                 "test_padding_keys_get_zero_weight": "timeout", "test_additive_mask_parity": "timeout"}
+    assert [f for f in grade_audit(text, None, {}, checklist, tests=timed_out)["flags"]
+            if f["kind"] == "claim_vs_tests"] == []
+    failed = dict(timed_out, test_row_sums_are_one="failed")
+    flags = [f for f in grade_audit(text, None, {}, checklist, tests=failed)["flags"] if f["kind"] == "claim_vs_tests"]
+    assert len(flags) == 1 and "test_row_sums_are_one" in flags[0]["message"]["en"]
+    assert "test_row_sums_are_one" in flags[0]["message"]["zh"]
