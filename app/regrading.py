@@ -173,5 +173,5 @@ def progress_json(batch: RegradeBatch) -> dict:
         "batch": batch.id, "total": r["total"], "pending": r["pending"], "counts": r["counts"],
         "changed": r["changed"],
         "runs": [{"run": x.run.id, "submission": x.sub.id, "status": x.run.status, "old": x.old, "new": x.new,
-                  "delta": x.delta} for x in r["rows"]],
+                  "delta": x.delta, "grader": x.run.grader_version} for x in r["rows"]],
     }

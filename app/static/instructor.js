@@ -45,6 +45,9 @@
         if (st) { st.textContent = labels[r.status] || r.status; st.className = "badge " + r.status; }
         var nw = row.querySelector("[data-new]");
         if (nw) nw.textContent = fmt(r["new"]);
+        // the grader version is known only once the run is stored: without it the column kept "—" until a reload
+        var gv = row.querySelector("[data-grader]");
+        if (gv) gv.textContent = r.grader || "—";
         var dl = row.querySelector("[data-delta]");
         if (dl) {
           dl.textContent = r.delta === null ? "—" : (r.delta > 0 ? "+" : "") + fmt(r.delta);
