@@ -155,10 +155,15 @@ def _highlighted(code: str, python: bool) -> str:
 
 @bp.get("/students/<int:user_id>")
 def student(user_id: int):
+    return _student_page(user_id, chosen_assignment())
+
+
+def _student_page(user_id: int, a: Assignment, kept: dict | None = None, status: int = 200):
+    """The student's page for assignment `a`. `kept`: a refused review or override form, shown
+    again as it was sent (its attempt open, its fields filled), so nothing typed is lost."""
     user = db.session.get(User, user_id)
     if user is None:
         abort(404)
-    a = chosen_assignment()
     subs = list(
         db.session.scalars(
             select(Submission)
@@ -203,12 +208,20 @@ def student(user_id: int):
                            counting_id=counting["sub"].id if counting else None, extension=ext,
                            deadline=course.student_deadline(a, user.id),
                            dropped=db.session.get(DroppedStudent, user.id) is not None,
-                           rubric=rubric)
+                           rubric=rubric, kept=kept or {}), status
 
 
 def _back_to_attempt(sub: Submission):
     return redirect(url_for("instructor.student", user_id=sub.student_id, a=sub.assignment.slug)
                     + f"#attempt-{sub.attempt}")
+
+
+def _refused_form(sub: Submission, form: str, status: int):
+    """A review or override that was not saved: the page again, with what was sent (a redirect
+    dropped the comment the instructor may have spent minutes on)."""
+    sent = {name: request.form.get(name, "")[:5000] for name in ("target", "points", "score", "comment")}
+    return _student_page(sub.student_id, sub.assignment, kept={"submission_id": sub.id, "form": form, **sent},
+                         status=status)
 
 
 def _changed_since_render(seen: str | None, current: int) -> bool:
@@ -255,8 +268,10 @@ def review(submission_id: int):
                      who=current.reviewer.display_name, s=fmt(current.score))
         db.session.rollback()
         flash(said, "error")
+        return _refused_form(sub, "review", 409)
     elif not 0 <= score <= top:
         flash(refusal or _("The audit score must be a number from 0 to %(m)s.", m=fmt(top)), "error")
+        return _refused_form(sub, "review", 422)
     else:
         comment = request.form.get("comment", "")[:5000]
         before = sub.audit_review.score if sub.audit_review else None
@@ -282,7 +297,7 @@ def override(submission_id: int):
                  who=newest.author.display_name if newest and newest.author else _("another instructor"))
         db.session.rollback()
         flash(said, "error")
-        return _back_to_attempt(sub)
+        return _refused_form(sub, "override", 409)
     kind, _sep, target = (request.form.get("target") or "").partition(":")
     raw = (request.form.get("points") or "").strip()
     try:
@@ -293,6 +308,7 @@ def override(submission_id: int):
     except ValueError as exc:
         msg = exc.message(loc()) if isinstance(exc, course.CourseError) else _("Points must be a number.")
         flash(msg, "error")
+        return _refused_form(sub, "override", 422)
     else:
         flash(_("Override cleared.") if points is None else _("Override saved."), "ok")
     return _back_to_attempt(sub)
