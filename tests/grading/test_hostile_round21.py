@@ -15,6 +15,10 @@ from grading import load_hints
 from tests.grading.helpers import SUBMISSIONS, in_forward, on_results, worker_cost
 from tests.grading.helpers import grade_stored as _grade
 
+# Each attack is graded in the real sandbox (these modules: ~160 tests, ~90 s on 2 idle cores): the
+# slow lane, so `make test` stays under 10 minutes; CI runs both lanes.
+pytestmark = pytest.mark.slow
+
 CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_text()
 # ~240 KiB of helpers nothing calls: a tree of ~75,000 nodes for every walk of it
 PADDING = "".join(f"def helper_{i}(x, y):\n    z = x.transpose(1, 2)\n    z += y\n    return z.view(3, -1) / 2\n"

@@ -11,6 +11,10 @@ import pytest
 from grading.runner import GradeInput, grade
 from tests.grading.helpers import SUBMISSIONS
 
+# Each attack is graded in the real sandbox (these modules: ~160 tests, ~90 s on 2 idle cores): the
+# slow lane, so `make test` stays under 10 minutes; CI runs both lanes.
+pytestmark = pytest.mark.slow
+
 CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_text()
 
 # The runtime's ops, reached through an aliased ``sys`` (``sys.modules`` was once matched by name).

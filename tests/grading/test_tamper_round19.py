@@ -18,6 +18,10 @@ from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh, in_for
 from tests.grading.helpers import grade_stored as _grade
 from tests.grading.helpers import on_results as _on_results
 
+# Each attack is graded in the real sandbox (these modules: ~160 tests, ~90 s on 2 idle cores): the
+# slow lane, so `make test` stays under 10 minutes; CI runs both lanes.
+pytestmark = pytest.mark.slow
+
 CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_text()
 WRONG = (SUBMISSIONS / "faulty" / "softmax_query_axis.py").read_text()
 
