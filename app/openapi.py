@@ -115,6 +115,12 @@ def spec() -> dict[str, Any]:
                             "remove_figure": {"type": "string", "enum": ["1"],
                                               "description": "`1`: do not keep the previous figure"},
                             "assignment": {"type": "string", "description": "slug; default: first published"},
+                            # The upload page's own field: scripts that copy the page's form send it too,
+                            # and refusing it as a typo would fail an upload that means no harm.
+                            "confirm_no_audit": {"type": "string", "enum": ["1"],
+                                                 "description": "the upload page's confirmation that no audit "
+                                                                "is sent; accepted and ignored here (the API "
+                                                                "asks for none)"},
                         }}}}},
                     "responses": {
                         "202": {"description": "Queued", "content": {"application/json": {

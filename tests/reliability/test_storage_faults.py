@@ -112,7 +112,8 @@ def test_a_full_upload_disk_answers_503_storage_unavailable_and_keeps_nothing(di
 
     # Space comes back: the same upload is accepted, and /healthz is healthy again.
     filler.unlink()
-    assert api_post(client, token).status_code == 202
+    again = api_post(client, token)
+    assert again.status_code == 202, again.get_data(as_text=True)[:500]
     assert rows(app) == (1, 1, 1)
     storage = client.get("/healthz").get_json()["storage"]
     assert storage["ok"] is True and storage["free_bytes"] > 0

@@ -160,3 +160,14 @@ def test_every_documented_upload_field_is_still_taken(client, factory, course):
                        data={"code": (io.BytesIO(GOOD_CODE), "attention.py"), "assignment": "attention",
                              "remove_audit": "1", "remove_figure": "1"})
     assert resp.status_code == 202, resp.json
+
+
+@pytest.mark.parametrize("field, status", [("confirm_no_audit", 202), ("confirm_no_audti", 400)])
+def test_the_upload_pages_confirmation_field_is_taken_and_ignored_a_misspelling_of_it_is_not(client, factory, course,
+                                                                                             field, status):
+    # Scripts that copy the upload page's form send its confirmation too (a CI run's storage test did).
+    token = factory.token(course["alice"])
+    resp = client.post("/api/v1/submissions", headers=bearer(token), content_type="multipart/form-data",
+                       data={"code": (io.BytesIO(GOOD_CODE), "attention.py"), field: "1"})
+    assert resp.status_code == status, resp.json
+    assert count(Submission) == (1 if status == 202 else 0)
