@@ -11,8 +11,10 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 
+from grader_tests.attention.static import MAX_REVIEW_NODES
 from grading.i18n import Msg, cat, is_msg, msg
 from grading.load_hints import NAME_FILLERS, abbreviates, closeness, is_main_guard, name_words
+from grading.load_hints import _walk as _walk_once
 from grading.load_hints import parse_source as _parse
 
 CONTRACT = msg("ScaledDotProductAttention() (no arguments) and MultiHeadAttention(d_model, num_heads, "
@@ -201,6 +203,10 @@ def nothing_defined(source: str | None, importable: Iterable[str] = ()) -> Msg |
 # any of them is run, whatever it seems to define.
 _DYNAMIC = frozenset({"globals", "locals", "vars", "setattr", "exec", "eval", "compile", "__import__", "importlib",
                       "modules", "__dict__", "__builtins__", "builtins", "__getattr__", "__class__", "__all__"})
+# The largest tree whose names are read for a note: the source review's own bound (honest files: a few
+# thousand nodes); past it the review says the file cannot be reviewed, and no note is given.
+MAX_NOTE_NODES = MAX_REVIEW_NODES
+MAX_NOTE_DEFS = 300      # top-level classes, functions and names compared with the contract's (honest: < 60)
 _KIND = {ast.ClassDef: msg("class", "类"), ast.FunctionDef: msg("function", "函数"),
          ast.AsyncFunctionDef: msg("function", "函数")}
 
@@ -239,9 +245,10 @@ def _calls_at_import(node: ast.AST) -> bool:
 
 def _mentions(tree: ast.Module) -> set[str]:
     """Every name, attribute, parameter, keyword and string (docstrings aside) the source uses."""
-    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    nodes = _walk_once(tree)
+    docs = {id(n.value) for n in nodes if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
     seen: set[str] = set()
-    for n in ast.walk(tree):
+    for n in nodes:
         if isinstance(n, ast.Name):
             seen.add(n.id)
         elif isinstance(n, ast.Attribute):
@@ -260,9 +267,12 @@ def _mentions(tree: ast.Module) -> set[str]:
 
 
 def _defs(tree: ast.Module) -> list[tuple[str, int, Msg]]:
-    """(name, line, kind) of the module's top-level classes, functions and assigned names, in order."""
+    """(name, line, kind) of the module's top-level classes, functions and assigned names, in order; read
+    no further than one past ``MAX_NOTE_DEFS``."""
     found: list[tuple[str, int, Msg]] = []
     for node in tree.body:
+        if len(found) > MAX_NOTE_DEFS:
+            break
         if isinstance(node, tuple(_KIND)):
             found.append((node.name, node.lineno, _KIND[type(node)]))
         elif isinstance(node, ast.Assign | ast.AnnAssign):
@@ -373,12 +383,15 @@ def _names_note(tree: ast.Module, head: Msg, contracts: tuple[str, ...] = tuple(
     ``ScaledDotProductAttn``), a class whose name abbreviates it (``MHA``, ``SDPA``, ``ScaledDotAttention``,
     ``MultiHeadSelfAttention``: ``load_hints.abbreviates``), or a class named only "attention" whose
     signatures are the contract's (``_generic_stand_in``, shown) is named as its likely stand-in. Only
-    ``contracts`` are looked for; with ``only_near``, None when none has a stand-in."""
+    ``contracts`` are looked for; with ``only_near``, None when none has a stand-in.
+    None, unread, past ``MAX_NOTE_DEFS`` top-level names or ``MAX_NOTE_NODES`` nodes: the note is computed
+    in the worker, outside every limit of the jail (a 255 KiB file of 7,000 near names cost ~0.5 s of its
+    CPU), and a stand-in picked among thousands of names would be a guess."""
+    defs = _defs(tree)
+    if not defs or len(defs) > MAX_NOTE_DEFS or len(_walk_once(tree)) > MAX_NOTE_NODES:
+        return None
     mentioned = _mentions(tree)
     if mentioned & _DYNAMIC or "*" in mentioned or any(c in text for text in mentioned for c in contracts):
-        return None
-    defs = _defs(tree)
-    if not defs:
         return None
     classes = _classes(tree)
     nodes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
