@@ -175,6 +175,7 @@ def _jail_mountpoint() -> str:
 
 
 # --------------------------------------------------------------------------- seccomp
+F_SETPIPE_SZ = 1031   # fcntl.F_SETPIPE_SZ (Linux)
 DENY_EPERM = [
     "fork", "vfork", "execve", "execveat", "ptrace", "unshare", "setns", "mount", "umount2",
     "pivot_root", "chroot", "bpf", "perf_event_open", "keyctl", "add_key", "request_key",
@@ -201,6 +202,9 @@ def seccomp_filter():
     f.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")
     f.add_rule(eperm, "socket", pyseccomp.Arg(0, pyseccomp.NE, socket.AF_UNIX))
     f.add_rule(eperm, "socketpair", pyseccomp.Arg(0, pyseccomp.NE, socket.AF_UNIX))
+    # A pipe keeps its default 64 KiB: enlarged (F_SETPIPE_SZ, up to 1 MiB each), the pipes a jail's
+    # descriptors allow held ~1 MiB each of kernel memory, outside RLIMIT_AS, until the jail ended.
+    f.add_rule(eperm, "fcntl", pyseccomp.Arg(1, pyseccomp.EQ, F_SETPIPE_SZ))
     return f
 
 
