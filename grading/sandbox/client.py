@@ -365,6 +365,12 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
 
 
 OUTPUT_LIMIT_TEXT = "output limit exceeded (more than {mib:g} MiB printed)"
+# After a read that found less than TRICKLE_BYTES waiting, the reader pauses TRICKLE_PAUSE_S before the
+# next one, so output written a byte at a time wakes this process at most ~200 times a second: each
+# write had woken it (200,000 one-byte writes a test cost the worker 1.9-3.1 s of CPU per grading,
+# outside the grading's budget, against 0.09 s for an honest file). The jail's writes wait, at worst,
+# for the pipe (1 MiB) to be read; the output is read whole once the session ends, as before.
+TRICKLE_BYTES, TRICKLE_PAUSE_S = 4096, 0.005
 
 
 class _OutputReader(threading.Thread):
@@ -389,6 +395,8 @@ class _OutputReader(threading.Thread):
                     room = self.cap - len(self.buf)
                     self.buf += chunk[:room]
                     self.dropped += max(0, len(chunk) - room)
+                if len(chunk) < TRICKLE_BYTES:
+                    time.sleep(TRICKLE_PAUSE_S)
             # Past the cap the output is only counted, spliced to /dev/null (never copied here),
             # and past the limit the jail is killed: draining a flood cost this process as much CPU
             # as the jail spent writing it (4 GB: 0.70 s here, 0.55 s in the jail), outside the
@@ -411,6 +419,8 @@ class _OutputReader(threading.Thread):
                         os.write(self.lifeline, b"o")
                     except OSError:
                         pass
+                if n < TRICKLE_BYTES:
+                    time.sleep(TRICKLE_PAUSE_S)
         except OSError:
             return
         finally:
