@@ -439,3 +439,27 @@ def test_output_trickled_a_byte_at_a_time_costs_the_worker_what_the_same_output_
     assert result["status"] == base["status"] == "graded", result["message"]
     assert result["total"] <= base["total"]
     assert cpu < 2 * base_cpu + 0.4, f"{cpu:.2f} s of the worker's CPU against {base_cpu:.2f} s"
+
+
+# A reply announced on the data socket, then written a byte at a time until the call's timeout, woke the
+# worker once a byte: 0.9 s of its CPU per grading (the same reply announced and left silent: 0.1 s).
+REPLY_TRICKLED = in_forward(CORRECT, '''
+import os as _o, struct as _st
+_o.write(3, _st.pack(">I", 900000))
+while True:
+    _o.write(3, b" ")''')
+REPLY_SILENT = in_forward(CORRECT, '''
+import os as _o, struct as _st, time as _tm
+_o.write(3, _st.pack(">I", 900000))
+while True:
+    _tm.sleep(1)''')
+
+
+def test_a_reply_trickled_a_byte_at_a_time_costs_the_worker_what_a_silent_one_does(executor):
+    _grade(executor, CORRECT)                                   # the first grading's own warm-up
+    base, base_cpu, _ = worker_cost(_grade, executor, REPLY_SILENT)
+    result, cpu, wall = worker_cost(_grade, executor, REPLY_TRICKLED)
+    print(f"{cpu:.2f} s of the worker's CPU, silent {base_cpu:.2f} s, wall {wall:.1f} s")
+    assert result["status"] == base["status"] == "graded", result["message"]
+    assert result["total"] <= base["total"]
+    assert cpu < 2 * base_cpu + 0.3, f"{cpu:.2f} s of the worker's CPU against {base_cpu:.2f} s"
