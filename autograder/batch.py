@@ -118,6 +118,8 @@ def _extract(archive: Path, into: Path, notes: list[str]) -> Path:
             if name.is_absolute() or ".." in name.parts or info.external_attr >> 28 == 0o12:
                 continue  # absolute paths, parent references and symlinks are never written
             if info.file_size > MAX_ZIP_MEMBER_BYTES:
+                notes.append(f"{archive}: skipped {info.filename[:200]}: unpacks to {info.file_size} bytes, more than "
+                             f"{MAX_ZIP_MEMBER_BYTES // 2**20} MiB")
                 continue
             total += info.file_size
             if total > MAX_ZIP_TOTAL_BYTES:
