@@ -103,7 +103,9 @@ globals()["_raise_%d" % _calls](q)''')
     print(attack, f"{cpu:.2f} s of the worker's CPU, control {base_cpu:.2f} s, wall {wall:.1f} s")
     assert result["status"] == base["status"] == "graded", result["message"]
     assert result["total"] == 0
-    assert cpu < 2 * base_cpu + 0.3, f"{cpu:.2f} s of the worker's CPU against {base_cpu:.2f} s"
+    # Before round 21 the hinted file cost 2.4-3.1 s; the margin absorbs a loaded host's CPU inflation
+    # now that the control is cheaper (round 22's names-note bound: 0.36 -> 0.15 s).
+    assert cpu < 2 * base_cpu + 0.5, f"{cpu:.2f} s of the worker's CPU against {base_cpu:.2f} s"
 
 
 # The round's attacks that found nothing open, kept so that what holds keeps holding. Each: (the code, the
