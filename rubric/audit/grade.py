@@ -926,8 +926,9 @@ def _test_claim_flags(cc: Checklist, sentences: list[_Sentence], credited: set[t
     credited_ids = {cid for _iid, cid in credited}
     out: list[AuditFlag] = []
     for tc in cc.test_claims:
-        # A test stopped by its time limit measured nothing: it refutes no claim (the test row says it timed out).
-        failing = [t for t in tc.tests if t in outcomes and outcomes[t] not in ("passed", "timeout")]
+        # Only a failed test refutes a claim: one stopped by its time limit measured nothing, and an "error" is the
+        # grader's own problem, not the student's code (grading/plugin.py GENERIC_ERROR): neither is evidence.
+        failing = [t for t in tc.tests if outcomes.get(t) == "failed"]
         if not failing:
             continue
         claimed = bool(set(tc.concepts) & credited_ids)
@@ -988,6 +989,16 @@ _CELL_READ = re.compile(
 _LAST = -1                  # a cell index meaning "the last row / column", whatever the grid's size
 # a key named before its query (round 21): "key 2 of query 1 is 0.67", "k0 对 q0 的权重是 0.71", "k1 in row 0"
 _KEY_OF_QUERY = re.compile(r"\s*(?:of|for|from|in|对|在)\s*(?:the\s+)?")
+# a key that gets a share of a query's weight (round 22): "the last key gets most of q1's weight", "k2 takes 0.67 of
+# q1's attention", "key 0 receives 21% of query 0's weight", 最后一个 key 得到了 q1 的大部分权重, k2 分到了 q1 0.67 的权重
+_KEY_GETS = re.compile(
+    r"\s*(?:is\s+|was\s+)?(?:gets?|got|receives?|received|takes?|took|holds?|held|draws?|drew|attracts?|attracted|"
+    r"captures?|captured|given|has|had|carries|carried)\b(?:[^.;:!?]|(?<![^\s\d])\.(?=\d)){0,30}?\b(?:of|from|by|in)\s+(?:the\s+)?"
+    r"|\s*(?:得到|拿到|分到|获得|吸引|占据|占|收到|接收|拿走|分走)了?[^，,;。；]{0,12}?")
+_GAP_VALUE = re.compile(r"(?<![\d.])(\d?\.\d+(?![\d%])|\d{1,3}(?:\.\d+)?\s*%)(?!\s*e\s*-?\d)")
+# the query's share written after it: "of q1's weight (0.67)", "q1 0.67 的权重", "q1 的大部分权重", "q1 最多的注意力"
+_QUERY_TAIL = re.compile(r"[^.;:!?。；：\d]{0,16}")
+_PEAK_SHARE = re.compile(r"大部分|大多数|绝大多数|大头|多数")
 # a row of weights written out without brackets after its query (round 21): "q0's weights are 0.71, 0.20 and 0.09",
 # "q0 的权重分别是 0.71、0.20、0.09", "q0: 21%, 58%, 21%"
 _LIST_VALUE = r"(?:\d?\.\d+(?![\d.%]|\s*e\s*-?\d)|\d{1,3}(?:\.\d+)?\s*%)"
@@ -1088,6 +1099,26 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
             key_first = after is not None and after[2] and _KEY_OF_QUERY.fullmatch(s.text, ke, after[0])
             if key_first:
                 rows = [after]
+            gets = None
+            if not key_first and after is not None and after[2] and s.clause_at(after[0]) is s.clause_at(ks) and not (
+                    n and not cells[n - 1][2] and _between_and(s.text[cells[n - 1][1]:ks])):
+                gets = _KEY_GETS.fullmatch(s.text, ke, after[0])
+            if gets:            # "the last key gets most of q1's weight": a value or a peak, said of the key
+                if s.negated(ks, after[1], context=False):
+                    continue
+                tail = _QUERY_TAIL.match(s.text, after[1])
+                value = _GAP_VALUE.search(gets.group()) or _GAP_VALUE.match(s.text, tail.end())
+                parsed = _parse_value(value.group(1)) if value else None
+                _qs, _qe, _r, row, row_bases = after
+                bases = tuple((b, b) for b in row_bases) if row_bases == col_bases else tuple(
+                    (rb, cb) for rb in row_bases for cb in col_bases)
+                if parsed:
+                    end = value.end() if value.string is s.text else after[1]
+                    out.append(_CellClaim(idx, s.text[ks:end], row, col, parsed[0], parsed[1], bases))
+                elif _PEAK.search(gets.group()) or _PEAK.search(tail.group()) or _PEAK_SHARE.search(
+                        gets.group() + tail.group()):
+                    out.append(_CellClaim(idx, s.text[ks:after[1]], row, col, None, bases=bases))
+                continue
             if not rows or s.negated(ks, ke, context=False):
                 continue
             qs, qe, _r, row, row_bases = rows[-1]

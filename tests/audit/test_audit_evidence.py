@@ -219,7 +219,7 @@ def test_a_claim_the_tests_support_or_no_test_results_is_not_flagged(checklist):
 
 def test_an_english_mask_before_softmax_claim_is_checked_too(checklist):
     r = grade_audit("The mask is added to the scores before the softmax.", None, {}, checklist,
-                    tests={"test_additive_mask_parity": "error"})
+                    tests={"test_additive_mask_parity": "failed"})
     assert kinds(r) == ["claim_vs_tests"]
 
 
