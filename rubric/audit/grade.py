@@ -701,7 +701,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
         for s, from_grader in zip(prose, pasted, strict=True):
             if s.is_heading:
                 continue
-            if cc.handout.is_copied(s.text):
+            if cc.handout.is_copied(s.text) or cc.handout.is_translated(s.text):
                 s.copied, s.eligible, s.copy_source = True, False, "handout"
             elif from_grader:
                 s.copied, s.eligible, s.copy_source = True, False, "grader"

@@ -57,6 +57,13 @@ class Handout:
     grader_shingles: frozenset[tuple[str, ...]] = frozenset()   # token n-grams of the grader's messages
     grader_min_run: int = 20
     grader_overlap: float = 0.5
+    # the handout's ideas in either language (round 22, ``translated``): one named group per idea, the handout's
+    # sentences as the sets of ideas they state, and how many a sentence must share with one of them
+    terms: re.Pattern | None = None
+    term_heads: tuple[tuple[str, ...], ...] = ()     # per idea, literals one of which its regex needs (() = none known)
+    term_sets: tuple[frozenset[str], ...] = ()
+    min_terms: int = 5
+    terms_share: float = 0.8
 
     def overlap(self, normalised_sentence: str, source: str = "handout") -> tuple[float, int]:
         """(share of the sentence's shingles found in the handout, or with ``source="grader"`` in the
@@ -72,6 +79,36 @@ class Handout:
         """Copied from the handout."""
         share, n = self.overlap(normalised_sentence)
         return n >= self.min_shingles and share >= self.copied_overlap
+
+    def ideas(self, normalised_sentence: str) -> frozenset[str]:
+        """The handout's ideas a sentence names (``translated.terms``), in Chinese or English."""
+        if self.terms is None:
+            return frozenset()
+        return frozenset(m.lastgroup for m in self.terms.finditer(normalised_sentence))
+
+    def _may_name(self, normalised_sentence: str) -> bool:
+        """Substring tests (C speed) first: the term regex is tried only where ``min_terms`` ideas may occur (one
+        alternation of 31 ideas tried at every position of every sentence cost 22 ms on a 20 KiB audit)."""
+        n = 0
+        for heads in self.term_heads:
+            if not heads or any(h in normalised_sentence for h in heads):
+                n += 1
+                if n >= self.min_terms:
+                    return True
+        return False
+
+    def is_translated(self, normalised_sentence: str) -> bool:
+        """A handout sentence translated (machine translation to English, or back) or reworded with synonyms: no
+        4-gram survives, but its ideas do. A copy when the sentence names ``min_terms`` or more ideas of one handout
+        sentence and those are ``terms_share`` or more of the ideas it names (round 22: "this does not automatically
+        equal causal explanation, feature importance or real mechanism discovery" shares 8 of 8)."""
+        if self.terms is None or not self._may_name(normalised_sentence):
+            return False
+        ideas = self.ideas(normalised_sentence)
+        if len(ideas) < self.min_terms:
+            return False
+        need = max(self.min_terms, self.terms_share * len(ideas))
+        return any(len(ideas & sig) >= need for sig in self.term_sets)
 
     def grader_copies(self, normalised_sentences: list[str | None]) -> list[bool]:
         """For each sentence of an audit (in order), whether it is part of a paste of the grader's own
@@ -134,7 +171,10 @@ def load_handout(spec: Any, base_dir: Path, grader_texts: list[str] | tuple[str,
     if n < 2 or not 0 < share <= 1 or not 0 < grader_share <= 1 or grader_run < n:
         raise ChecklistError("handout: shingle_tokens >= 2, 0 < copied_overlap, grader_overlap <= 1 and "
                              "grader_min_run >= shingle_tokens")
+    terms, heads, min_terms, terms_share = _translated_terms(spec.get("translated"))
+    term_sets: tuple = ()
     shingles: set[str] = set()
+    texts: list[str] = []
     for name in spec["files"]:
         path = (base_dir / str(name)).resolve()
         try:
@@ -143,6 +183,10 @@ def load_handout(spec: Any, base_dir: Path, grader_texts: list[str] | tuple[str,
             raise ChecklistError(f"handout: cannot read {name} ({exc.strerror})") from None
         for line in normalise(text).split("\n"):
             shingles.update(_shingles(tokens(line), n))
+            texts.append(line)
+    if terms is not None:
+        ideas = (frozenset(m.lastgroup for m in terms.finditer(u)) for line in texts for u in _UNIT_END.split(line))
+        term_sets = tuple({x for x in ideas if len(x) >= min_terms})
     grader: set[tuple[str, ...]] = set()
     for text in grader_texts:
         for piece in _PLACEHOLDER.split(text):
@@ -150,4 +194,68 @@ def load_handout(spec: Any, base_dir: Path, grader_texts: list[str] | tuple[str,
                 t = tokens(line)
                 grader.update(zip(*(t[i:] for i in range(n)), strict=False))
     return Handout(tuple(str(f) for f in spec["files"]), n, min_sh, share, frozenset(shingles), frozenset(grader),
-                   grader_run, grader_share)
+                   grader_run, grader_share, terms, heads, term_sets, min_terms, terms_share)
+
+
+# the end of a handout sentence
+_UNIT_END = re.compile(r"[。.!?！？](?!\d)")
+
+
+def _translated_terms(spec: Any) -> tuple[re.Pattern | None, tuple, int, float]:
+    """The ``handout.translated`` mapping: ``terms`` (idea -> regex matching it in zh and en), ``min_terms``,
+    ``terms_share``."""
+    from rubric.audit.checklist import ChecklistError
+
+    if not spec:
+        return None, (), 5, 0.8
+    if not isinstance(spec, dict) or not isinstance(spec.get("terms"), dict) or not spec["terms"]:
+        raise ChecklistError("handout.translated: needs a mapping of terms (idea: regex)")
+    try:
+        min_terms = int(spec.get("min_terms", 5))
+        terms_share = float(spec.get("terms_share", 0.8))
+    except (TypeError, ValueError):
+        raise ChecklistError("handout.translated: min_terms and terms_share are numbers") from None
+    if min_terms < 2 or not 0 < terms_share <= 1:
+        raise ChecklistError("handout.translated: min_terms >= 2 and 0 < terms_share <= 1")
+    parts, heads = [], []
+    for idea, rx in spec["terms"].items():
+        if not str(idea).isidentifier():
+            raise ChecklistError(f"handout.translated.terms: {idea!r} is not a name (letters, digits, _)")
+        try:
+            re.compile(str(rx))
+        except re.error as exc:
+            raise ChecklistError(f"handout.translated.terms.{idea}: {exc}") from None
+        parts.append(f"(?P<{idea}>{rx})")
+        found = [_literal_head(alt) for alt in _alternatives(str(rx))]
+        heads.append(() if not all(found) else tuple(found))
+    return re.compile("|".join(parts)), tuple(heads), min_terms, terms_share
+
+
+def _alternatives(rx: str) -> list[str]:
+    """The top-level alternatives of a regex ("a|b(c|d)" -> "a", "b(c|d)")."""
+    out, depth, start, i = [], 0, 0, 0
+    while i < len(rx):
+        c = rx[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        if c == "|" and depth == 0:
+            out.append(rx[start:i])
+            start = i + 1
+        i += 1
+    return out + [rx[start:]]
+
+
+_HEAD = re.compile(r"(?:\\b)?([a-z\u3400-\u9fff]+)([?*{]?)")
+
+
+def _literal_head(alt: str) -> str:
+    """The literal an alternative starts with ("\\bcaus\\w*" -> "caus", "colou?r" -> "colo"); "" when none."""
+    m = _HEAD.match(alt)
+    if not m:
+        return ""
+    return m.group(1)[:-1] if m.group(2) else m.group(1)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from rubric.audit import grade_audit
-from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, make_heatmap
+from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, items, make_heatmap
 
 FIGURE = make_heatmap()
 OPENER = "My heatmap has rows q0, q1 and columns k0-k2.\n"
@@ -79,3 +79,49 @@ def test_a_test_the_grader_could_not_complete_refutes_no_claim(outcome, checklis
 def test_a_failed_test_still_refutes_the_claim(checklist):
     flags = _test_flags("failed", checklist)
     assert len(flags) == 1 and "test_blocked_key_gets_zero_weight" in flags[0]["message"]["en"]
+
+
+# ------------------------------------------------------------------ 3. the handout translated or reworded
+
+READINGS = "My heatmap: rows q0, q1; columns k0-k2. q0 reads mostly from k1 (0.58) and q1 mostly from k2 (0.67).\n"
+
+
+def limits(sentence: str, checklist) -> tuple[float, dict]:
+    r = grade_audit(READINGS + sentence + "\n", FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    return items(r)["limits"]["points"], r
+
+
+@pytest.mark.parametrize("sentence", [
+    # machine translations of the handout's caveats (lesson 2 §9, §3, the course page's case and §13)
+    "But this does not automatically equal causal explanation, feature importance or real mechanism discovery.",
+    "This does not automatically mean a causal explanation, feature importance, or the discovery of a true mechanism.",
+    "The figure is used to audit the routing, not to upgrade the depth of color into \"causal importance\".",
+    "Attention itself is not causal evidence; it is only a differentiable retrieval of the representation layer.",
+    "A beautiful heatmap or a lower loss cannot replace these basic evidences, so it does not show the code is correct.",
+    "Interpreting the attention weight directly as causal importance is wrong; weights are the model's internal "
+    "computation and are not equal to the real mechanism.",
+    # the Chinese handout reworded with synonyms (no 4-gram left)
+    "但是这并不自动等同于因果解释、特征重要性或者真实的机制发现。",
+    "注意力本身并非因果证据；它仅仅是表示层的可微分检索。",
+    "这张图是拿来审计路由的，不是把颜色的深浅升级为「因果重要性」。",
+])
+def test_a_handout_caveat_translated_or_reworded_earns_nothing(sentence, checklist):
+    """Before: limits 1.5-3 (4 for four of them in one audit, tests/audit/gaming/handout_translated_en.md); after: 0,
+    and flagged as copied."""
+    points, r = limits(sentence, checklist)
+    assert points == 0, items(r)["limits"]["feedback"]["en"]
+    assert "copied" in [f["kind"] for f in r["flags"]]
+
+
+@pytest.mark.parametrize("sentence", [
+    "This does not prove causality: a high weight on k2 does not mean k2 caused the output.",
+    "The weights are only the model's internal reading coefficients, not the true mechanism.",
+    "A nice heatmap also cannot replace the shape tests and the reference parity check as evidence.",
+    "A high weight is not a causal effect or feature importance, and one example says nothing about other inputs.",
+    "这张图不能说明因果，k2 权重高不代表 k2 导致了输出；高权重也不等于 feature importance。",
+    "图里看到的是模型内部的读取系数，不是真实机制，也不能替代 parity 测试。",
+])
+def test_caveats_in_the_students_own_words_keep_their_points(sentence, checklist):
+    points, r = limits(sentence, checklist)
+    assert points > 0, items(r)["limits"]["feedback"]["en"]
+    assert "copied" not in [f["kind"] for f in r["flags"]]
