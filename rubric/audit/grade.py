@@ -620,7 +620,9 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[str, bo
     for s in sentences:
         if s.is_code or s.is_heading or s.is_question or s.copied:
             continue
-        if not cc.overclaim_patterns.search(s.text):
+        # the parts of the phrase group whose literals occur, each on its own: the same answer as the whole
+        # alternation's search, without trying ~60 phrases at every position of every sentence (round 22)
+        if not any(part.regex.search(s.text) for part in cc.overclaim_patterns.parts_that_may_match(s.text)):
             continue
         hit = None
         for clause in s.clauses:       # per clause: "cannot prove causality, but it shows k2 is most important"

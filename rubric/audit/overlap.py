@@ -59,8 +59,11 @@ class Handout:
     grader_overlap: float = 0.5
     # the handout's ideas in either language (round 22, ``translated``): one named group per idea, the handout's
     # sentences as the sets of ideas they state, and how many a sentence must share with one of them
-    terms: re.Pattern | None = None
-    term_heads: tuple[tuple[str, ...], ...] = ()     # per idea, literals one of which its regex needs (() = none known)
+    terms: tuple[tuple[str, re.Pattern], ...] = ()
+    # (literal, idea) for each literal one of which the idea's regex needs; ideas without one are counted as present
+    term_heads: tuple[tuple[str, int], ...] = ()
+    term_always: int = 0
+    term_bare: frozenset[int] = frozenset()          # the ideas without such a literal
     term_sets: tuple[frozenset[str], ...] = ()
     min_terms: int = 5
     terms_share: float = 0.8
@@ -82,29 +85,24 @@ class Handout:
 
     def ideas(self, normalised_sentence: str) -> frozenset[str]:
         """The handout's ideas a sentence names (``translated.terms``), in Chinese or English."""
-        if self.terms is None:
-            return frozenset()
-        return frozenset(m.lastgroup for m in self.terms.finditer(normalised_sentence))
+        return frozenset(name for name, rx in self.terms if rx.search(normalised_sentence))
 
-    def _may_name(self, normalised_sentence: str) -> bool:
-        """Substring tests (C speed) first: the term regex is tried only where ``min_terms`` ideas may occur (one
-        alternation of 31 ideas tried at every position of every sentence cost 22 ms on a 20 KiB audit)."""
-        n = 0
-        for heads in self.term_heads:
-            if not heads or any(h in normalised_sentence for h in heads):
-                n += 1
-                if n >= self.min_terms:
-                    return True
-        return False
+    def _may_name(self, normalised_sentence: str) -> set[int] | None:
+        """Substring tests (C speed) first: the ideas whose literals occur, when ``min_terms`` of them may (one
+        alternation of the 31 ideas tried at every position of every sentence cost 22 ms on a 20 KiB audit)."""
+        found = {i for h, i in self.term_heads if h in normalised_sentence}
+        return found if self.term_always + len(found) >= self.min_terms else None
 
     def is_translated(self, normalised_sentence: str) -> bool:
         """A handout sentence translated (machine translation to English, or back) or reworded with synonyms: no
         4-gram survives, but its ideas do. A copy when the sentence names ``min_terms`` or more ideas of one handout
         sentence and those are ``terms_share`` or more of the ideas it names (round 22: "this does not automatically
         equal causal explanation, feature importance or real mechanism discovery" shares 8 of 8)."""
-        if self.terms is None or not self._may_name(normalised_sentence):
+        maybe = self._may_name(normalised_sentence) if self.terms else None
+        if maybe is None:
             return False
-        ideas = self.ideas(normalised_sentence)
+        ideas = {name for i, (name, rx) in enumerate(self.terms) if (i in maybe or i in self.term_bare)
+                 and rx.search(normalised_sentence)}
         if len(ideas) < self.min_terms:
             return False
         need = max(self.min_terms, self.terms_share * len(ideas))
@@ -184,8 +182,8 @@ def load_handout(spec: Any, base_dir: Path, grader_texts: list[str] | tuple[str,
         for line in normalise(text).split("\n"):
             shingles.update(_shingles(tokens(line), n))
             texts.append(line)
-    if terms is not None:
-        ideas = (frozenset(m.lastgroup for m in terms.finditer(u)) for line in texts for u in _UNIT_END.split(line))
+    if terms:
+        ideas = (frozenset(name for name, rx in terms if rx.search(u)) for line in texts for u in _UNIT_END.split(line))
         term_sets = tuple({x for x in ideas if len(x) >= min_terms})
     grader: set[tuple[str, ...]] = set()
     for text in grader_texts:
@@ -194,20 +192,22 @@ def load_handout(spec: Any, base_dir: Path, grader_texts: list[str] | tuple[str,
                 t = tokens(line)
                 grader.update(zip(*(t[i:] for i in range(n)), strict=False))
     return Handout(tuple(str(f) for f in spec["files"]), n, min_sh, share, frozenset(shingles), frozenset(grader),
-                   grader_run, grader_share, terms, heads, term_sets, min_terms, terms_share)
+                   grader_run, grader_share, terms, tuple((h, i) for i, hs in enumerate(heads) for h in hs),
+                   sum(1 for hs in heads if not hs), frozenset(i for i, hs in enumerate(heads) if not hs), term_sets,
+                   min_terms, terms_share)
 
 
 # the end of a handout sentence
 _UNIT_END = re.compile(r"[。.!?！？](?!\d)")
 
 
-def _translated_terms(spec: Any) -> tuple[re.Pattern | None, tuple, int, float]:
+def _translated_terms(spec: Any) -> tuple[tuple[tuple[str, re.Pattern], ...], tuple, int, float]:
     """The ``handout.translated`` mapping: ``terms`` (idea -> regex matching it in zh and en), ``min_terms``,
     ``terms_share``."""
     from rubric.audit.checklist import ChecklistError
 
     if not spec:
-        return None, (), 5, 0.8
+        return (), (), 5, 0.8
     if not isinstance(spec, dict) or not isinstance(spec.get("terms"), dict) or not spec["terms"]:
         raise ChecklistError("handout.translated: needs a mapping of terms (idea: regex)")
     try:
@@ -222,13 +222,12 @@ def _translated_terms(spec: Any) -> tuple[re.Pattern | None, tuple, int, float]:
         if not str(idea).isidentifier():
             raise ChecklistError(f"handout.translated.terms: {idea!r} is not a name (letters, digits, _)")
         try:
-            re.compile(str(rx))
+            parts.append((str(idea), re.compile(str(rx))))
         except re.error as exc:
             raise ChecklistError(f"handout.translated.terms.{idea}: {exc}") from None
-        parts.append(f"(?P<{idea}>{rx})")
         found = [_literal_head(alt) for alt in _alternatives(str(rx))]
         heads.append(() if not all(found) else tuple(found))
-    return re.compile("|".join(parts)), tuple(heads), min_terms, terms_share
+    return tuple(parts), tuple(heads), min_terms, terms_share
 
 
 def _alternatives(rx: str) -> list[str]:
