@@ -345,6 +345,7 @@ class Checklist:
     # its units, only passages that read the figure or point at the student's own case (anchor.own_case) earn concepts
     anchor_min_reading_share: float = 0.0
     anchor_own_case: _Pat = _NEVER      # "This does not prove ...", "I ran one seed", 这不能证明, 它也看不出
+    anchor_masked_colour: _Pat = _NEVER  # a colour said of a masked key: no reading of a figure that shows none
     # "the heatmap shows that ...", 热力图表明… (audit round 19): a caveat after it is said to be shown, and a text
     # that says so twice uses the phrase as a formula that ties nothing to the figure
     anchor_said_to_show: _Pat = _NEVER
@@ -555,6 +556,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         anchor_sights=_opt_group(anchor.get("sights"), "anchor.sights") or _NEVER,
         anchor_min_reading_share=float(anchor.get("min_reading_share", 0.0)),
         anchor_own_case=_opt_group(anchor.get("own_case"), "anchor.own_case") or _NEVER,
+        anchor_masked_colour=_opt_group(anchor.get("masked_colour"), "anchor.masked_colour") or _NEVER,
         anchor_said_to_show=_opt_group(anchor.get("said_to_show"), "anchor.said_to_show") or _NEVER,
         anchor_points_back=_opt_group(anchor.get("points_back"), "anchor.points_back") or _NEVER,
         self_figure=_opt_group(anchor.get("self_figure"), "anchor.self_figure") or _NEVER,

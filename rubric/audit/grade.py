@@ -51,7 +51,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_unmasked", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -266,7 +266,7 @@ def _anchoring(cc: Checklist, sentences: list[_Sentence], report: FigureReport |
     cells the grid does not have; ("unanchored", None) when a text of ``anchor.min_units`` or more never
     refers to the figure or run; ("unread", None) when it refers to the figure but reads nothing in it
     (:func:`_reads_the_figure`)."""
-    own = [s for s in sentences if not s.copied]
+    own = [s for s in sentences if not s.copied and not s.unseen]
     for s in own:
         if s.is_code or s.is_question or not cc.self_figure.search(s.text):
             continue
@@ -340,10 +340,30 @@ def _low_end(report: FigureReport | None, weights: Sequence[Sequence[float]] | N
     return "dark" if r >= LOW_END_CORRELATION else "light" if r <= -LOW_END_CORRELATION else None
 
 
+MASKED_WEIGHT = 1e-3        # a masked key's weight is exactly 0 (softmax of -inf); at most this is a masked cell
+
+
+def _no_masked_cell(weights: Sequence[Sequence[float]] | None) -> bool:
+    """Are the student's weights of the lab's example (what the figure plots) all above a masked key's 0?"""
+    try:
+        return bool(weights) and min(float(x) for row in weights for x in row) > MASKED_WEIGHT
+    except (TypeError, ValueError):
+        return False
+
+
+def _unseen_colours(cc: Checklist, sentences: list[_Sentence]) -> None:
+    """Mark the sentences that give a masked key a colour (audit.yaml anchor.masked_colour), when the figure shows no
+    masked key: "the masked positions appear as the darkest colour in the figure" read nothing in it, so one such
+    line does not tie an essay on attention in general to the figure (round 22: 10 -> 2)."""
+    for s in sentences:
+        if not s.is_code and s.find(cc.anchor_masked_colour):
+            s.unseen = True
+
+
 def _reads(cc: Checklist, s: _Sentence, formula: _Formula | bool = False) -> bool:
     """Does this sentence read the student's figure or run: something seen (anchor.sights, not negated), a reference
     with a reading ("in my heatmap q0 attends most to k2", a cell) or a measured value?"""
-    if s.is_code or s.is_heading:
+    if s.is_code or s.is_heading or s.unseen:
         return False
     if (_refers(cc, s, cc.anchor, formula) and cc.anchor_readings is not None and cc.anchor_readings.search(s.text)) \
             or _anchor_number(cc, s.text):
@@ -711,8 +731,14 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
 
     # --- concept candidates, then a greedy assignment under the per-sentence budget -------------
     report = next((r for r, _it, _fl in figures.values() if r is not None), None)
-    low = _low_end(report, weights) or "dark"     # unknown: the default maps' (viridis, rocket) dark low end
-    phrase_concepts = [(item, c.by_low_end.get(low, c)) for item in cc.items if item.kind == "concepts"
+    low = _low_end(report, weights)
+    # the figure plots the student's weights and none of them is a masked key's 0 (the lab's example has no mask):
+    # a colour said of a masked key ("the masked column is black", 被遮罩的位置在图中最暗) is seen in no cell of it
+    unmasked = low is not None and _no_masked_cell(weights)
+    if unmasked:
+        _unseen_colours(cc, sentences)
+    low = None if unmasked else low or "dark"     # unknown: the default maps' (viridis, rocket) dark low end
+    phrase_concepts = [(item, c.by_low_end.get(low, c) if low else c) for item in cc.items if item.kind == "concepts"
                        for c in item.concepts if c.kind == "phrases"]
     lists = _keyword_lists(cc, sentences, [c for _item, c in phrase_concepts])
     formula = _Formula(_formula(cc, sentences, [c for _item, c in phrase_concepts]), _template_openers(cc, sentences))
@@ -731,6 +757,13 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 cands, reasons = found[(item.id, c.id)]
                 if not cands and _concept_candidates(cc, alt, sentences, lists, far, misread)[0]:
                     reasons.add(f"colour_{low}")
+    elif unmasked:
+        for item in cc.items:
+            for c in item.concepts:
+                cands, reasons = found.get((item.id, c.id), ([], set()))
+                if c.by_low_end and not cands and any(
+                        _concept_candidates(cc, alt, sentences, lists, far, misread)[0] for alt in c.by_low_end.values()):
+                    reasons.add("colour_unmasked")
     # Concepts that imply others go first (experiment B: "padding keys got weight 0 and rows still sum to 1"
     # states masked_zero and row_sum_one too); an implied concept credited in the same sentence is part of
     # that statement and takes no place of the sentence's budget.

@@ -410,6 +410,8 @@ class _Sentence:
     _cues: list[tuple[int, int]] | None = None
     _found: dict[int, list[re.Match]] | None = None
     false_claim: bool | None = None     # grade._states_false_claim's answer, asked once per concept: computed once
+    # reads the colour of a masked key in a figure that shows none (grade._unseen_colours): no reading of the figure
+    unseen: bool = False
 
     def find(self, pattern) -> list[re.Match]:
         """All matches of a compiled phrase group, computed once per sentence (several rules ask)."""

@@ -184,13 +184,15 @@ def _blues(x: float) -> tuple[int, int, int]:
     return tuple(round(a[k] + (b[k] - a[k]) * x) for k in range(3))
 
 
-def _light_low_heatmap(weights=EXAMPLE_WEIGHTS) -> bytes:
-    """A Blues heatmap (seaborn's cmap="Blues"): 0 is near white, 1 dark blue."""
+def _light_low_heatmap(weights=EXAMPLE_WEIGHTS, vmin: float = 0.0) -> bytes:
+    """A Blues heatmap (seaborn's cmap="Blues"): 0 is near white, 1 dark blue (with ``vmin`` below 0, as
+    ``sns.heatmap(w, vmin=-0.2)`` draws it, a weight of 0 is a pale blue that stands out from the page)."""
     im = Image.new("RGB", (520, 330), "white")
     d = ImageDraw.Draw(im)
     for r, row in enumerate(weights):
         for c, v in enumerate(row):
-            d.rectangle([90 + c * 110, 40 + r * 110, 199 + c * 110, 149 + r * 110], fill=_blues(v))
+            d.rectangle([90 + c * 110, 40 + r * 110, 199 + c * 110, 149 + r * 110],
+                        fill=_blues((v - vmin) / (1 - vmin)))
     buf = io.BytesIO()
     im.save(buf, "PNG")
     return buf.getvalue()
@@ -207,6 +209,11 @@ def test_the_figure_tells_which_end_of_its_colour_scale_is_low(checklist):
     assert _low_end(dark_low, other) is None
 
 
+# The colour of a masked key is read on a figure that shows one (round 22): the lab's example with k0 masked, as the
+# student's code computes it (k0 masked for q0). On the lab's example itself no key is masked (test_audit_round22.py).
+MASKED_W = [[0.0, 0.73, 0.27], [0.09, 0.24, 0.67]]
+VMIN = -0.2        # the masked cell of the Blues figure is pale blue, not the page's white
+
 DARK = ["The masked keys are dark.", "The padded keys at the end are dark.", "被遮蔽的 key 是深色的。",
         "被 mask 的那一列偏暗。", "The masked keys are black.", "被遮蔽的 key 全黑。"]
 LIGHT = ["The masked keys are white.", "The masked column looks pale.", "被遮蔽的 key 是白色的。", "被 mask 的列是浅色的。"]
@@ -215,13 +222,13 @@ LIGHT = ["The masked keys are white.", "The masked column looks pale.", "被遮�
 @pytest.mark.parametrize("sentence", DARK)
 def test_a_dark_masked_key_counts_on_a_dark_low_figure_and_when_the_figure_cannot_tell(sentence, checklist):
     """Before: "dark"/深色 earned nothing where "black" did; after: both, unless the figure shows low as light."""
-    assert items(grade(sentence, checklist, make_heatmap(), EXAMPLE_WEIGHTS))[MASKED[0]]["points"] > 0
+    assert items(grade(sentence, checklist, make_heatmap(MASKED_W), MASKED_W))[MASKED[0]]["points"] > 0
     assert concept_credited(sentence, *MASKED, checklist)                      # no figure: cannot tell
 
 
 @pytest.mark.parametrize("sentence", DARK)
 def test_a_dark_masked_key_on_a_light_low_figure_earns_nothing_and_says_why(sentence, checklist):
-    r = grade(sentence, checklist, _light_low_heatmap(), EXAMPLE_WEIGHTS)
+    r = grade(sentence, checklist, _light_low_heatmap(MASKED_W, VMIN), MASKED_W)
     fb = items(r)["figure_reading"]["feedback"]
     assert items(r)["figure_reading"]["points"] == 0
     assert "smaller weights are drawn lighter" in fb["en"] and "权重越小颜色越浅" in fb["zh"]
@@ -229,8 +236,8 @@ def test_a_dark_masked_key_on_a_light_low_figure_earns_nothing_and_says_why(sent
 
 @pytest.mark.parametrize("sentence", LIGHT)
 def test_a_white_masked_key_counts_only_on_a_light_low_figure(sentence, checklist):
-    assert items(grade(sentence, checklist, _light_low_heatmap(), EXAMPLE_WEIGHTS))["figure_reading"]["points"] > 0
-    dark = grade(sentence, checklist, make_heatmap(), EXAMPLE_WEIGHTS)
+    assert items(grade(sentence, checklist, _light_low_heatmap(MASKED_W, VMIN), MASKED_W))["figure_reading"]["points"] > 0
+    dark = grade(sentence, checklist, make_heatmap(MASKED_W), MASKED_W)
     assert items(dark)["figure_reading"]["points"] == 0
     assert "smaller weights are drawn darker" in items(dark)["figure_reading"]["feedback"]["en"]
     assert not concept_credited(sentence, *MASKED, checklist)                  # no figure: cannot tell

@@ -125,3 +125,42 @@ def test_caveats_in_the_students_own_words_keep_their_points(sentence, checklist
     points, r = limits(sentence, checklist)
     assert points > 0, items(r)["limits"]["feedback"]["en"]
     assert "copied" not in [f["kind"] for f in r["flags"]]
+
+
+# ------------------------------------------------------------------ 4. a masked key's colour on a figure with none
+
+LAB_FIGURE_TEXT = READINGS      # the figure plots EXAMPLE_WEIGHTS: no weight is 0, no key is masked
+
+
+@pytest.mark.parametrize("sentence", ["The masked keys are dark.", "The masked column is black in my heatmap.",
+                                      "被遮蔽的 key 是深色的。", "被 mask 的那一列全黑。"])
+def test_a_masked_keys_colour_on_a_figure_without_a_masked_key_earns_nothing_and_says_why(sentence, checklist):
+    """Before: figure_reading's masked point (the colour accepted whatever the weights); after: 0, and the feedback
+    says the figure has no masked key. On a figure that shows one, the colour still counts (test_audit_round18)."""
+    r = grade_audit(LAB_FIGURE_TEXT + sentence + "\n", FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    fb = items(r)["figure_reading"]["feedback"]
+    assert "masked / padding keys get weight 0:" in fb["en"], fb["en"]
+    assert "no key is masked" in fb["en"] and "没有被 mask 的 key" in fb["zh"]
+
+
+def test_a_masked_keys_weight_still_counts_on_a_figure_without_a_masked_key(checklist):
+    r = grade_audit(LAB_FIGURE_TEXT + "With k0 set to -inf, both queries gave k0 a weight of exactly 0.\n", FIGURE,
+                    MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    assert "masked / padding keys get weight 0:" not in items(r)["figure_reading"]["feedback"]["en"]
+
+
+ESSAY_ZH = ("注意力热力图是理解模型的重要工具。一般而言，热力图的每一行对应一个 query，每一列对应一个 key，由于 softmax 沿着 key "
+            "的维度计算，每一行的权重加总为 1。\n\n被遮罩的位置在 softmax 之前加上负无穷，因此权重恰好为 0，在图中呈现为最暗的颜色。\n\n"
+            "然而，热力图不能证明因果关系：权重高并不代表该 key 导致了输出，也不等于特征重要性。权重只是模型内部的读取系数，"
+            "单一例子也无法推广到其他输入。\n")
+
+
+@pytest.mark.parametrize("text", [ESSAY_ZH, ESSAY_ZH.replace("在图中呈现为最暗的颜色", "在图中是黑色的"),
+                                  "Attention maps show how queries spread their weight over keys; each row of such a "
+                                  "matrix sums to 1 after the softmax.\n\nMasked positions receive exactly 0 after "
+                                  "adding -inf, so they appear black in the figure.\n\nA high weight does not prove "
+                                  "causality and is not feature importance, and one example does not generalise.\n"])
+def test_an_essay_tied_to_the_figure_only_by_a_masked_keys_colour_earns_no_concept(text, checklist):
+    """Before: 10/15 (the one line "appears darkest in the figure" anchored the essay); after: the figure's 2."""
+    r = grade_audit(text, FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    assert r["score"] <= 2, [(it["id"], it["points"]) for it in r["items"]]
