@@ -796,8 +796,9 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     # --- a text about another figure, or about no figure at all, earns no concept ------------------
     anchor_reason, other_message = _anchoring(cc, sentences, report, formula)
     misread_flag = _misread_flag(false_cells, weights or []) if false_cells else None
-    if misread_flag and anchor_reason is None and len(false_cells) >= MIN_FALSE_READINGS and not true_cells:
-        # every cell it reads is another figure's: the text is about another figure (flagged below)
+    if misread_flag and anchor_reason is None and len(false_cells) >= MIN_FALSE_READINGS and len(false_cells) > true_cells:
+        # most cells it reads are another figure's (round 22: two false readings beside one true one kept every caveat,
+        # 8/15): the text is about another figure (flagged below); one slip among true readings costs its sentence
         anchor_reason, other_message, misread_flag = "other_figure", misread_flag["message"], None
     injected = [s.text for s in sentences if cc.injection.search(s.text)]
     if injected:
@@ -1060,7 +1061,7 @@ _CELL_PAIR = re.compile(r"\s*[,，、]?\s*")
 _KEY_HINTS = ("k", "col", "列", "键", "diagonal", "对角", "位置")   # a sentence without one names no key: nothing to read
 _OTHER_TENSOR = re.compile(r"mask|-inf|\binf\b|block|遮|屏蔽|掩码|设为|置为|experiment|\bexp\b|\bpad|batch|实验|填充|批|"
                            r"d_?k\s*=|seed|trained|训练")
-MIN_FALSE_READINGS = 2      # this many readings of cells, none true of the figure: the text is about another figure
+MIN_FALSE_READINGS = 2      # this many readings of cells, most not true of the figure: the text is about another figure
 
 
 @dataclass

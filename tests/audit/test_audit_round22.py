@@ -164,3 +164,30 @@ def test_an_essay_tied_to_the_figure_only_by_a_masked_keys_colour_earns_no_conce
     """Before: 10/15 (the one line "appears darkest in the figure" anchored the essay); after: the figure's 2."""
     r = grade_audit(text, FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
     assert r["score"] <= 2, [(it["id"], it["points"]) for it in r["items"]]
+
+
+# ------------------------------------------------------------------ 5. most readings false: another figure
+
+CAVEATS = ("This does not prove that k0 causes q0's output, and a high weight is not feature importance. It is one "
+           "example with one seed, so nothing generalises.\n")
+
+
+@pytest.mark.parametrize("readings", [
+    "q0 reads mostly from k0 (0.71).\nq1 reads mostly from k2 (0.67).\nKey 1 of query 1 is 0.55.\n",
+    "Query 0 gives 71%, 20% and 9% to keys 0, 1 and 2; query 1 gives 15%, 15% and 70%. The first query peaks at the "
+    "first key and the second query peaks at the last key.\n",
+    "q0 主要读 k0（0.71）。\nq1 主要读 k2（0.67）。\nq1 对 k1 的权重是 0.55。\n",
+])
+def test_an_audit_whose_readings_are_mostly_false_is_about_another_figure(readings, checklist):
+    """Before: 6-8/15 (one true reading kept the false ones' caveats); after: the figure's 2, flagged."""
+    r = grade_audit("My heatmap is weights[0, 0].\n" + readings + CAVEATS, FIGURE, MEASURED_OK, checklist,
+                    weights=EXAMPLE_WEIGHTS)
+    assert r["score"] <= 2, [(it["id"], it["points"]) for it in r["items"]]
+    assert "figure" in [f["kind"] for f in r["flags"]]
+
+
+def test_one_false_reading_among_true_ones_costs_its_sentence_only(checklist):
+    text = ("My heatmap is weights[0, 0].\nq0 reads mostly from k1 (0.58).\nq1 reads mostly from k2 (0.67).\n"
+            "Key 0 of query 1 is 0.30.\n" + CAVEATS)
+    r = grade_audit(text, FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    assert items(r)["limits"]["points"] > 0
