@@ -1038,7 +1038,8 @@ _PEAK_SHARE = re.compile(r"大部分|大多数|绝大多数|大头|多数")
 # a row of weights written out without brackets after its query (round 21): "q0's weights are 0.71, 0.20 and 0.09",
 # "q0 的权重分别是 0.71、0.20、0.09", "q0: 21%, 58%, 21%"
 _LIST_VALUE = r"(?:\d?\.\d+(?![\d.%]|\s*e\s*-?\d)|\d{1,3}(?:\.\d+)?\s*%)"
-_LISTED_ROW = re.compile(rf"(?<![\d.])({_LIST_VALUE}(?:\s*(?:[,，、;；]\s*(?:and\s+|和\s*)?|and\s+|和\s*|与\s*|及\s*){_LIST_VALUE}){{2,7}})")
+# (round 22: also a Markdown table's row, "| q0 | 0.71 | 0.20 | 0.09 |")
+_LISTED_ROW = re.compile(rf"(?<![\d.])({_LIST_VALUE}(?:\s*(?:[,，、;；|]\s*(?:and\s+|和\s*)?|and\s+|和\s*|与\s*|及\s*){_LIST_VALUE}){{2,7}})")
 _LIST_GAP = re.compile(r"[^\d]{0,30}")
 # another quantity of a query written out as a row ("q0's entropy values were 0.45, 0.30 and 0.25", "the scores of
 # q0 are 0.5, 0.3 and 0.2", q0 的输出分别是 ...): not its weights, nothing to check

@@ -191,3 +191,24 @@ def test_one_false_reading_among_true_ones_costs_its_sentence_only(checklist):
             "Key 0 of query 1 is 0.30.\n" + CAVEATS)
     r = grade_audit(text, FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
     assert items(r)["limits"]["points"] > 0
+
+
+# ------------------------------------------------------------------ 6. a Markdown table's rows are rows
+
+TABLE = "| query | k0 | k1 | k2 |\n|---|---|---|---|\n| q0 | {a} |\n| q1 | {b} |\n"
+
+
+@pytest.mark.parametrize("a, b, false", [
+    ("0.71 | 0.20 | 0.09", "0.33 | 0.33 | 0.34", True),     # another figure's table
+    ("21% | 58% | 21%", "9% | 24% | 67%", False),            # the figure's own, in percentages
+    ("0.21 | 0.58 | 0.21", "0.09 | 0.24 | 0.67", False),
+])
+def test_a_markdown_table_row_of_weights_is_checked_against_the_figure(a, b, false, checklist):
+    """Before: a table's rows were not read (the table of another figure kept its caveats: 7.0); after: checked."""
+    text = "My heatmap (weights[0, 0]):\n\n" + TABLE.format(a=a, b=b) + "\n" + CAVEATS
+    assert misread_text(text, checklist) is false
+
+
+def misread_text(text: str, checklist) -> bool:
+    r = grade_audit(text, FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    return any(f["kind"] == "figure" and "does not show" in f["message"]["en"] for f in r["flags"])
