@@ -346,6 +346,7 @@ class Checklist:
     anchor_min_reading_share: float = 0.0
     anchor_own_case: _Pat = _NEVER      # "This does not prove ...", "I ran one seed", 这不能证明, 它也看不出
     anchor_masked_colour: _Pat = _NEVER  # a colour said of a masked key: no reading of a figure that shows none
+    requirement: _Pat = _NEVER          # "the rubric asks students to state that ...": a requirement restated
     # "the heatmap shows that ...", 热力图表明… (audit round 19): a caveat after it is said to be shown, and a text
     # that says so twice uses the phrase as a formula that ties nothing to the figure
     anchor_said_to_show: _Pat = _NEVER
@@ -542,6 +543,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         embedded_question=_opt_group(cues.get("embedded_question"), "cues.embedded_question") or _NEVER,
         noncommittal=_opt_group(cues.get("noncommittal"), "cues.noncommittal") or _NEVER,
         injection=_opt_group(cues.get("injection"), "cues.injection") or _NEVER,
+        requirement=_opt_group(cues.get("requirement"), "cues.requirement") or _NEVER,
         mechanical=_opt_group(oc.get("mechanical"), "overclaims.mechanical") or _NEVER,
         false_facts=_opt_group(cl.get("false_facts"), "false_facts") or _NEVER,
         # one prefiltered regex per claim (``parts``): an alternation of all of them, each with a bounded gap after a

@@ -51,7 +51,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_unmasked", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_unmasked", "requirement", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -564,6 +564,8 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             reasons.add("far")
         elif s.is_question:              # "Isn't a high weight the feature importance?" asks; it states nothing
             reasons.add("question")
+        elif s.find(cc.requirement):     # "the rubric asks students to state that ...": restated, not stated (round 22)
+            reasons.add("requirement")
         elif s.copied:
             reasons.add("copied_feedback" if s.copy_source == "grader" else "copied")
         elif s.short:

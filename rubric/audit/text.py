@@ -359,7 +359,8 @@ _GAP_BREAK = re.compile(r"\b(?:and|or|but|than|with)\b|和|与|而|或|及")
 # Items of a list after a negated clause are negated too: "cannot prove causality, feature importance,
 # or the true mechanism", "不能证明因果、重要性或真实机制". An enumeration comma (、) always continues a
 # list; in English an item starting with "or"/"nor", and a short item followed by one, do.
-_LIST_ITEM_START = re.compile(r"^\s*(?:or|nor)\s")
+# (round 22: also "that ..." repeated after "cannot show that X, that Y, or Z"; not "that is"/"that means")
+_LIST_ITEM_START = re.compile(r"^\s*(?:or|nor|that(?!\s+(?:is|was|means|meant|said)\b))\s")
 _LIST_ITEM_UNITS = 8
 # A table cell that only answers "no" ("| k1 causes the output | ✗ | needs an ablation |") denies the claim
 # of its row, as a "cannot prove" heading does for its section. Cells are clauses of their own.

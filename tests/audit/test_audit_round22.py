@@ -212,3 +212,50 @@ def test_a_markdown_table_row_of_weights_is_checked_against_the_figure(a, b, fal
 def misread_text(text: str, checklist) -> bool:
     r = grade_audit(text, FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
     return any(f["kind"] == "figure" and "does not show" in f["message"]["en"] for f in r["flags"])
+
+
+# ------------------------------------------------------------------ 7. the rubric restated
+
+@pytest.mark.parametrize("sentence", [
+    "The rubric asks students to state that the heatmap is not causality and not feature importance, and this audit "
+    "states that.",
+    "As required by the rubric, a high weight is not a causal effect and not feature importance.",
+    "According to the rubric, the heatmap cannot prove causality and one example does not generalise.",
+    "评分标准要求说明热力图不等于因果、高权重不等于特征重要性，本审计已经说明。",
+    "按照评分标准，这张图不能证明因果，高权重也不等于特征重要性。",
+])
+def test_a_caveat_restated_from_the_rubric_earns_nothing_and_says_why(sentence, checklist):
+    """Before: limits 1.5-3 (an audit quoting the rubric item by item: 5.5/15); after: 0, reason "requirement"."""
+    points, r = limits(sentence, checklist)
+    assert points == 0
+    fb = items(r)["limits"]["feedback"]
+    assert "restates what the rubric asks" in fb["en"] and "复述的是评分标准的要求" in fb["zh"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "This does not prove that k2 causes q1's output, and a high weight is not feature importance.",
+    "I plotted weights[0, 0] as the lab asks; it does not prove that k2 causes q1's output.",
+])
+def test_a_caveat_of_the_students_own_keeps_its_points(sentence, checklist):
+    assert limits(sentence, checklist)[0] > 0
+
+
+# ------------------------------------------------------------------ 8. "cannot show that X, that Y, or Z"
+
+@pytest.mark.parametrize("sentence", [
+    "This figure cannot show that k2 causes q1's output, that a high weight is feature importance, or anything about "
+    "other inputs.",
+    "What this figure cannot show: that k2 causes q1's output (only an ablation could), that a high weight is feature "
+    "importance, or anything about inputs other than this one example.",
+])
+def test_every_that_clause_listed_after_cannot_show_is_a_caveat_not_an_overclaim(sentence, checklist):
+    """Before: the second "that ..." was read as an assertion: an overclaim (-2) and limits 0; after: caveats."""
+    points, r = limits(sentence, checklist)
+    assert "overclaim" not in [f["kind"] for f in r["flags"]]
+    assert points >= 3
+
+
+def test_that_is_after_a_caveat_carries_no_negation(checklist):
+    _points, r = limits("This figure does not show that k2 causes q1's output, that is the limit; k1 is the most "
+                        "important feature.", checklist)
+    assert "overclaim" in [f["kind"] for f in r["flags"]]
