@@ -1037,6 +1037,10 @@ _GAP_VALUE = re.compile(r"(?<![\d.])(\d?\.\d+(?![\d%])|\d{1,3}(?:\.\d+)?\s*%)(?!
 # the query's share written after it: "of q1's weight (0.67)", "q1 0.67 的权重", "q1 的大部分权重", "q1 最多的注意力"
 _QUERY_TAIL = re.compile(r"[^.;:!?。；：\d]{0,16}")
 _PEAK_SHARE = re.compile(r"大部分|大多数|绝大多数|大头|多数")
+# the peak named before its query (round 22): "most of q1's weight lands on k2", "the largest share of q1's weight goes
+# to k2", 大部分 in "q1 的大部分权重落在 k2 上" is between them
+_PEAK_BEFORE = re.compile(r"\b(?:most|the\s+(?:largest|biggest|greatest)\s+share|the\s+bulk|the\s+majority)\s+of\s+"
+                          r"(?:the\s+)?$")
 # a row of weights written out without brackets after its query (round 21): "q0's weights are 0.71, 0.20 and 0.09",
 # "q0 的权重分别是 0.71、0.20、0.09", "q0: 21%, 58%, 21%"
 _LIST_VALUE = r"(?:\d?\.\d+(?![\d.%]|\s*e\s*-?\d)|\d{1,3}(?:\.\d+)?\s*%)"
@@ -1177,7 +1181,8 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
             first_key = not any(not c[2] and c[0] > qs for c in cells[:n])
             nxt = cells[n + 1] if n + 1 < len(cells) else None
             shared = nxt is not None and not nxt[2] and _between_and(s.text[ke:nxt[0]])
-            if first_key and not shared and _PEAK.search(between):
+            if first_key and not shared and (_PEAK.search(between) or _PEAK_SHARE.search(between)
+                                             or _PEAK_BEFORE.search(s.text, s.clause_at(qs).start, qs)):
                 out.append(_CellClaim(idx, s.text[qs:ke], row, col, None, bases=bases))
         bracketed = [(m.start(), m.end()) for m in _STATED_ROW.finditer(s.text)]
         listed = []

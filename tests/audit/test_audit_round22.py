@@ -259,3 +259,19 @@ def test_that_is_after_a_caveat_carries_no_negation(checklist):
     _points, r = limits("This figure does not show that k2 causes q1's output, that is the limit; k1 is the most "
                         "important feature.", checklist)
     assert "overclaim" in [f["kind"] for f in r["flags"]]
+
+
+# ------------------------------------------------------------------ 9. the peak named before its query
+
+@pytest.mark.parametrize("sentence, false", [
+    ("Most of q1's weight lands on k0.", True),
+    ("The largest share of q1's weight goes to k0.", True),
+    ("q1 的大部分权重落在 k0 上。", True),
+    ("Most of q1's weight lands on k2.", False),
+    ("The largest share of q0's weight goes to k1.", False),
+    ("q1 的大部分权重落在 k2 上。", False),
+    ("Most of the time q1 reads k0 and k2 equally.", False),
+])
+def test_a_peak_named_before_its_query_is_checked(sentence, false, checklist):
+    """Before: "most of q1's weight lands on k0" (false) was not read; after: checked like "q1 mostly reads k0"."""
+    assert misread(sentence, checklist) is false
