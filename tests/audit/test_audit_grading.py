@@ -353,15 +353,16 @@ def test_deterministic(audit_text, heatmap_png, checklist):
                                                                                   checklist)
 
 
-def test_a_20kb_audit_costs_at_most_9_yardsticks_of_cpu(audit_text, heatmap_png, checklist):
-    """The largest audit accepted is graded in about 7 yardsticks of CPU (tests/helpers.py), 56-59 ms
-    on this project's 2-core hosts (6.9-7.0 measured after the round-15/16 cues; 4.5-5.3 when the
-    budget of 7 was set); 9 leaves room for noise and fails on a 30 % slowdown."""
+def test_a_20kb_audit_costs_at_most_11_yardsticks_of_cpu(audit_text, heatmap_png, checklist):
+    """The largest audit accepted is graded in about 8.5 yardsticks of CPU (tests/helpers.py), 68-69 ms
+    on this project's 2-core hosts (4.5-5.3 when a budget of 7 was set, 6.9-7.0 after the round-15/16
+    cues, 8.4-8.6 after round 22's checks, which also made the overclaim pass 3x cheaper); 11 leaves
+    room for noise and fails on a 30 % slowdown."""
     text = audit_text("zh_thorough.md") + "\n" + audit_text("en_thorough.md") + "\n" + audit_text("mixed.md")
     text = (text * 5).encode()[:20 * 1024].decode("utf-8", "ignore")     # 20 KiB of mixed zh/en UTF-8
     grade_audit(text, heatmap_png, MEASURED_OK, checklist)   # warm-up (regexes compiled and cached)
     seconds, yardsticks = cpu_in_yardsticks(lambda: grade_audit(text, heatmap_png, MEASURED_OK, checklist))
-    assert yardsticks < 9, f"{yardsticks:.1f} yardsticks ({seconds * 1000:.1f} ms of CPU)"
+    assert yardsticks < 11, f"{yardsticks:.1f} yardsticks ({seconds * 1000:.1f} ms of CPU)"
 
 
 def test_pathological_input_stays_fast(checklist):
