@@ -89,8 +89,15 @@ def _rendered(text: str, shift: int) -> str:
     )
 
 
-def fmt_dt(value: datetime | None) -> str:
-    return value.strftime("%Y-%m-%d %H:%M:%S") if value else "—"
+def fmt_dt(value: datetime | None, short: bool = False) -> Markup:
+    """A stored (naive UTC) time as every page shows one: a <time> that app.js rewrites in the
+    reader's own time zone, the UTC text kept one hover away (and shown, labelled, without script).
+    Pages printed some times as bare UTC beside local ones: an override or an audit review
+    "on 2026-12-04 20:14" read 8 hours off in Beijing, on a page whose other times were local."""
+    if not value:
+        return Markup("—")
+    return Markup('<time datetime="{}Z" data-local="{}">{} UTC</time>').format(
+        value.isoformat(), "short" if short else "long", value.strftime("%Y-%m-%d %H:%M:%S"))
 
 
 # Longest file name kept (characters); the database column holds 255, and a name is only a label.
