@@ -222,6 +222,7 @@
   }
   if (lastStatus === "graded" || lastStatus === "error") dropSubmittedBanner();
 
+  function points(x) { return typeof x === "number" ? String(Math.round(x * 100) / 100) : "—"; }
   function render(s) {
     badge.className = "badge " + s.status;
     badge.textContent = labels[s.status] || s.status;
@@ -233,6 +234,10 @@
       text = labels.running_detail || "";
     } else if (s.status === "error") {
       text = s.reason || "";
+    } else if (s.status === "graded" && typeof s.total === "number" && labels.done) {
+      /* The detail is the page's live region: it said nothing when grading ended (the badge is not
+         announced), so a screen-reader user waiting on the page never heard that the score was in. */
+      text = fill(labels.done, { total: points(s.total), max: points(s.max_total) });
     }
     detail.textContent = text;
     if (spinner) spinner.hidden = !(s.status === "queued" || s.status === "running");
