@@ -11,6 +11,8 @@ import re
 
 import pytest
 
+from app.extensions import db
+from app.models import Submission
 from tests.helpers import rubric_result
 
 ROW = re.compile(r'<code class="test-id">(\w+)</code>.*?<td class="num nowrap">(.*?)</td>', re.S)
@@ -54,3 +56,26 @@ def test_test_rows_add_up_to_the_total_after_an_override(client, web, course, la
             {k: v for k, v in auto.items() if k != "test_hand_example"}, who
         assert sum(rows.values()) + 9 == pytest.approx(total), who
         assert html.count(note) == 1, who
+
+
+@pytest.mark.parametrize("lang, note", [("en", "changed by the instructor"), ("zh", "老师已调整")])
+def test_who_fails_a_test_page_gives_the_overridden_points(client, web, course, lang, note):
+    """The instructor's drill-down from the pass-rate chart (who fails this test) is the same class:
+    its Points column said the automatic 0 / 3 for a student whose override counts 2."""
+    teacher, alice, bob = course["teacher"], course["alice"], course["bob"]
+    for who in (alice, bob):
+        web.grade(web.submit(who, course["assignment"]), rubric_result("attention", {"test_hand_example"}))
+    sub = db.session.query(Submission).filter_by(student_id=alice.id).one()
+    web.login(client, teacher)
+    client.get(f"/lang/{lang}")
+    assert client.post(f"/instructor/submissions/{sub.id}/override",
+                       data={"target": "test:test_hand_example", "points": "2", "comment": "阈值过严",
+                             "seen": "0"}).status_code == 302
+    html = client.get("/instructor/tests/test_hand_example").get_data(as_text=True)
+    cells = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", html.split("<tbody", 1)[-1] if "<tbody" in html else html, re.S):
+        name = re.search(r">(Alice Wang|Bob Zhang)</a>", row)
+        if name:
+            text = re.sub(r"<[^>]+>", " ", re.sub(r"<s\b.*?</s>", "", row, flags=re.S))
+            cells[name.group(1)] = (float(re.search(r"([\d.]+)\s*/\s*3\b", text).group(1)), note in row)
+    assert cells == {"Alice Wang": (2.0, True), "Bob Zhang": (0.0, False)}
