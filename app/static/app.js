@@ -165,6 +165,27 @@
     });
   }
   localTimes();
+
+  /* Deadline inputs take UTC (labelled so) while every page shows times in the reader's zone: say
+     what the typed time is there, as it is typed (23:59 UTC is 07:59 the next day in Beijing). */
+  document.querySelectorAll("input[type=datetime-local][data-utc]").forEach(function (input) {
+    var out = document.createElement("span");
+    out.className = "small muted utc-local";
+    out.setAttribute("data-utc-local", "");
+    input.insertAdjacentElement("afterend", out);
+    function update() {
+      var v = input.value, d = v ? new Date(v.length === 16 ? v + ":00Z" : v + "Z") : null;
+      if (!d || isNaN(d)) { out.textContent = ""; return; }
+      try {
+        out.textContent = fill(input.getAttribute("data-utc"), { t: new Intl.DateTimeFormat(lang, {
+          weekday: "short", year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
+          timeZoneName: "short" }).format(d) });
+      } catch (e) { out.textContent = ""; }
+    }
+    input.addEventListener("input", update);
+    input.addEventListener("change", update);
+    update();
+  });
   document.querySelectorAll("[data-countdown]").forEach(function (el) {
     var end = new Date(el.getAttribute("data-countdown"));
     var labels = labelsOf(el);
