@@ -317,6 +317,15 @@ def override(submission_id: int):
 # --- settings, extensions, course log ------------------------------------------------------------
 
 
+def setting_label(name: str) -> str:
+    """A course setting's name in the reader's language (the saved message said the stored field names,
+    late_penalty_per_day, in zh sentences too); instructor/_labels.html says the same in the course log."""
+    labels = {"deadline": _("Deadline"), "late_penalty_per_day": _("Late penalty"),
+              "late_days_allowed": _("Late days accepted"), "cooldown_seconds": _("Wait between attempts"),
+              "published": _("Published")}
+    return labels.get(name, name)
+
+
 @bp.route("/settings", methods=["GET", "POST"])
 def settings():
     a = chosen_assignment()
@@ -326,7 +335,8 @@ def settings():
         except course.CourseError as exc:
             flash(exc.message(loc()), "error")
         else:
-            flash(_("Settings saved: %(f)s.", f=", ".join(changed)) if changed else _("Nothing changed."), "ok")
+            flash(_("Settings saved: %(f)s.", f=", ".join(setting_label(n) for n in changed)) if changed
+                  else _("Nothing changed."), "ok")
         return redirect(url_for("instructor.settings", a=a.slug))
     exts = list(db.session.scalars(
         select(Extension).where(Extension.assignment_id == a.id)
@@ -629,14 +639,17 @@ def similarity_status():
 
 
 @bp.app_template_filter("logval")
-def log_value(value: object) -> str:
-    """A course-log value for people: dates as 'YYYY-MM-DD HH:MM UTC', None as a dash."""
+def log_value(value: object) -> Markup | str:
+    """A course-log value for people: dates as every page shows a time (the reader's zone, UTC one
+    hover away: views_helpers.fmt_dt), None as a dash."""
     import re
+
+    from app.views_helpers import fmt_dt
 
     if value is None:
         return "—"
     if isinstance(value, str) and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?", value):
-        return value.replace("T", " ")[:16] + " UTC"
+        return fmt_dt(datetime.fromisoformat(value))
     if isinstance(value, dict):
-        return ", ".join(f"{k}: {log_value(v)}" for k, v in value.items())
+        return Markup(", ").join(Markup("{}: {}").format(k, log_value(v)) for k, v in value.items())
     return str(value)

@@ -50,8 +50,8 @@ def test_settings_extension_and_override_in_the_browser(app, web, live_server, b
     page.click("nav.subnav >> text=Settings and extensions")
     page.fill("input[name=late_penalty_percent]", "5")
     page.click("text=Save settings")
-    expect(page.locator(".flash.ok")).to_contain_text("late_penalty_per_day")
-    expect(page.locator("table.log-table")).to_contain_text("late_penalty_per_day")
+    expect(page.locator(".flash.ok")).to_contain_text("Late penalty")
+    expect(page.locator("table.log-table")).to_contain_text("Late penalty")
 
     # an extension of 2 days for Alice: her attempt is no longer late
     page.fill("#extension-form input[name=student]", "alice@example.edu")
