@@ -403,15 +403,22 @@ def comparison(a: Submission, b: Submission) -> dict:
         x, y = ca.get("score"), cb.get("score")
         categories.append({"name": name, "a": x, "b": y, "max": cb.get("max") or ca.get("max"),
                            "delta": (y - x) if x is not None and y is not None else None})
-    tests_a = {t["id"]: t for t in (ra or {}).get("tests") or []}
-    tests_b = {t["id"]: t for t in (rb or {}).get("tests") or []}
+    def counted(tests: dict, score) -> dict:
+        """Each test's points as they count: an override of the test replaces them, as in the
+        categories above (the rows compared the automatic points: an override changed no row)."""
+        given = {o["target"]: o["points"] for o in (score.overrides if score else []) if o["kind"] == "test"}
+        return {tid: {**t, "counted": min(max(float(given[tid]), 0.0), float(t["max_points"] or 0))
+                      if tid in given else t["points"]} for tid, t in tests.items()}
+
+    tests_a = counted({t["id"]: t for t in (ra or {}).get("tests") or []}, sa)
+    tests_b = counted({t["id"]: t for t in (rb or {}).get("tests") or []}, sb)
     changed = []
     for tid in list(tests_b) + [t for t in tests_a if t not in tests_b]:
         ta, tb = tests_a.get(tid), tests_b.get(tid)
-        if ta and tb and (ta["outcome"], ta["points"]) == (tb["outcome"], tb["points"]):
+        if ta and tb and (ta["outcome"], ta["counted"]) == (tb["outcome"], tb["counted"]):
             continue
         changed.append({"id": tid, "a": ta, "b": tb,
-                        "delta": (tb["points"] - ta["points"]) if ta and tb else None})
+                        "delta": (tb["counted"] - ta["counted"]) if ta and tb else None})
     changed.sort(key=lambda c: (c["delta"] is None, c["delta"] or 0))
     same = len([t for t in tests_b if t in tests_a]) - len([c for c in changed if c["a"] and c["b"]])
     return dict(a=a, b=b, score_a=sa, score_b=sb, categories=categories, changed=changed, same=same,

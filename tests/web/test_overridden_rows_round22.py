@@ -79,3 +79,28 @@ def test_who_fails_a_test_page_gives_the_overridden_points(client, web, course, 
             text = re.sub(r"<[^>]+>", " ", re.sub(r"<s\b.*?</s>", "", row, flags=re.S))
             cells[name.group(1)] = (float(re.search(r"([\d.]+)\s*/\s*3\b", text).group(1)), note in row)
     assert cells == {"Alice Wang": (2.0, True), "Bob Zhang": (0.0, False)}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_compare_page_counts_an_overridden_test_as_changed(client, web, course, lang):
+    """The compare page is the same class: its categories counted an override while its tests compared
+    the automatic points, so a test whose override gave it its points was "unchanged"."""
+    teacher, alice = course["teacher"], course["alice"]
+    subs = []
+    for _ in range(2):
+        sub = web.submit(alice, course["assignment"])
+        web.grade(sub, rubric_result("attention", {"test_hand_example"}))
+        subs.append(sub)
+    web.login(client, teacher)
+    assert client.post(f"/instructor/submissions/{subs[1].id}/override",
+                       data={"target": "test:test_hand_example", "points": "3", "comment": "阈值过严",
+                             "seen": "0"}).status_code == 302
+    client.post("/logout")
+    web.login(client, alice)
+    client.get(f"/lang/{lang}")
+    html = client.get(f"/submissions/compare?a={subs[0].id}&b={subs[1].id}").get_data(as_text=True)
+    changed = html.split('id="cmp-tests"', 1)[1]
+    row = re.search(r'<code class="test-id">test_hand_example</code>(.*?)</tr>', changed, re.S)
+    assert row, "the overridden test is listed as changed"
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", re.sub(r"<s\b.*?</s>", "", row.group(1), flags=re.S)))
+    assert re.search(r"0 / 3 .* 3 / 3 .*\+3", text), text
