@@ -3,7 +3,8 @@ and audit checklist fit the card, so each test's pass/fail and points are in vie
 feedback is cut at the screen's edge. One long name in a cell (the rubric's own description
 "float32 output matches torch.nn.functional.scaled_dot_product_attention ...", the audit hint that
 names the same function) set the table's minimum width: 461 px in a 313 px card, the Result and
-Points columns off screen and every line of the first column cut, in both languages."""
+Points columns off screen and every line of the first column cut, in both languages. The note under
+an overridden test's points ("changed by the instructor") wraps too: 348 px in en before it did."""
 
 from __future__ import annotations
 
@@ -32,6 +33,13 @@ def test_result_tables_fit_a_360px_phone(app, web, factory, live_server, browser
                      "zh": "请报告输出与 torch.nn.functional.scaled_dot_product_attention 的 max_abs_error。"}})
     sub = web.submit(alice, a)
     web.grade(sub, result)
+    # an instructor's override of one test: its row carries a note under the points
+    teacher = factory.instructor(email="teacher@example.edu", name="李老师")
+    client = app.test_client()
+    web.login(client, teacher)
+    assert client.post(f"/instructor/submissions/{sub.id}/override",
+                       data={"target": "test:test_blocked_key_gets_zero_weight", "points": "2",
+                             "comment": "旧的 mask 测试有误", "seen": "0"}).status_code == 302
     ctx = browser.new_context(viewport={"width": 360, "height": 800}, locale=locale, timezone_id="Asia/Shanghai")
     page = ctx.new_page()
     login(page, live_server, alice.email)
