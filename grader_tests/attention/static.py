@@ -21,7 +21,7 @@ FORBIDDEN_EXACT = {"MultiheadAttention", "multi_head_attention_forward", "Transf
                    "TransformerEncoder", "TransformerEncoderLayer", "TransformerDecoder",
                    "TransformerDecoderLayer", "_native_multi_head_attention"}
 FORBIDDEN_PARTS = ("scaled_dot_product", "scaled_dot_attention", "flash_attention", "efficient_attention",
-                   "flex_attention")
+                   "flex_attention", "varlen_attn")
 
 # Runtime watch passed to the sandbox (names relative to the torch package / the student's module).
 FORBID_RUNTIME = [
@@ -41,6 +41,9 @@ FORBID_RUNTIME = [
     "torch._flash_attention_forward_no_dropout_inplace",
     "torch._triton_multi_head_attention",
     "torch.nn.attention.flex_attention.flex_attention",
+    # variable-length attention over packed sequences (torch 2.9+: flash kernels behind a public function)
+    "torch.nn.attention.varlen.varlen_attn",
+    "torch.nn.attention.varlen.varlen_attn_out",
     # the same kernels as dispatcher operators: ``torch.ops.aten.X`` and its overloads (``.default``) call
     # the operator, not the ``torch.X`` wrapped above
     *(f"torch.ops.aten.{op}" for op in (
@@ -1228,7 +1231,7 @@ def _hidden_names_in_strings(tree: ast.Module) -> dict[int, str]:
             [n.name] if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else
             [n.id] if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) else
             [n.asname or n.name] if isinstance(n, ast.alias) else [])} & (INERT_CALLEES | BUILTIN_EXCEPTIONS)
-        sealed = _sealed_registry_uses(tree, loads)
+        sealed = _sealed_registry_uses(tree, loads) | _own_registry_keys(tree)
         scope_loads: dict[int, dict[str, list[ast.Name]]] = {}
         attribute_reads, inert_attributes = _attribute_reads(tree), {}
         out = {k: v for k, v in out.items() if not _inert_string(by_id[k], parents, loads, rebound, sealed, scope_loads,
@@ -1300,6 +1303,9 @@ def _foreign_holders(tree: ast.Module, bound_once: set[str], aliases: set[str]) 
             return None                     # ``self.anything`` may be what it returns (``return torch.nn``)
         if isinstance(node, ast.Attribute) and node.attr in MODULE_GETATTR_STORES:
             return None                     # ``self._modules["cb"] = ...``: nn.Module.__getattr__ answers from it
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del) \
+                and isinstance(node.value, ast.Attribute) and node.value.attr == "__dict__":
+            return None                     # ``obj.__dict__[key] = value``: a setattr by a name the source does not spell
         if isinstance(node, ast.Call) and (
                 (isinstance(node.func, ast.Name) and node.func.id == "setattr")
                 or (isinstance(node.func, ast.Attribute) and node.func.attr == "__setattr__")):
@@ -1380,6 +1386,134 @@ def _sealed_registry_uses(tree: ast.Module, loads: dict[str, list[ast.Name]]) ->
                 break
         else:
             out |= {id(k) for k in literal.keys if k is not None} | {id(p) for p in picks}
+    return out
+
+
+def _own_registry_keys(tree: ast.Module) -> set[int]:
+    """The string arguments of a call of the file's own registry method that only keys a dict the method's own
+    object holds (``@ATTENTION.register("scaled_dot_product")`` and ``ATTENTION.get("scaled_dot_product")`` with
+    ``ATTENTION = Registry("attention")``, mmcv/detectron2/timm style; or the AllenNLP-style classmethod on the
+    file's own class; cost 13 points). The call is ``R.m(...)`` where R is a class of the file bound once, or a
+    module-level name bound once to an object of one; ``m`` is defined once in that class (or its own bases)
+    with no decorator but ``classmethod``; the argument's parameter is bound nowhere else in it and each read of
+    it is inert (compared, formatted into a message) or the key of ``self.A[...]`` / ``cls.A[...]`` (self or cls
+    the method's own first parameter); and every binding of the attribute ``A`` in the file is an empty or literal
+    dict (``self._module_dict = {}``, a class attribute ``_registry = {}``), every read of it a lookup
+    (``[key]``, ``.get(key)``, ``key in``). The key then only picks one of the dict's values, which are reviewed
+    where they are written, as a sealed registry's keys are (_sealed_registry_uses)."""
+    bound = _binding_counts(tree)
+    classes = {n.name: n for n in _nodes(tree) if isinstance(n, ast.ClassDef) and bound.get(n.name) == 1}
+    if not classes:
+        return set()
+    owners: dict[str, ast.ClassDef] = dict(classes)
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and bound.get(stmt.targets[0].id) == 1 and isinstance(stmt.value, ast.Call) \
+                and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id in classes:
+            owners[stmt.targets[0].id] = classes[stmt.value.func.id]
+    parents = _parents(tree)
+
+    def lookup(cls: ast.ClassDef, name: str, seen: frozenset[str]) -> list[ast.FunctionDef]:
+        found = [f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == name]
+        for base in cls.bases:
+            if isinstance(base, ast.Name) and base.id in classes and base.id not in seen:
+                found += lookup(classes[base.id], name, seen | {base.id})
+        return found
+
+    dict_attrs: dict[str, bool] = {}
+
+    def is_dict(value: ast.AST | None) -> bool:
+        return isinstance(value, ast.Dict) and None not in value.keys or (
+            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict"
+            and "dict" not in bound and not value.args and not value.keywords)
+
+    def sealed(attr: str) -> bool:
+        if attr not in dict_attrs:
+            ok = True
+            for node in _nodes(tree):
+                if isinstance(node, ast.Attribute) and node.attr == attr:
+                    parent = parents.get(id(node))
+                    if isinstance(node.ctx, ast.Store):
+                        ok = isinstance(parent, ast.Assign | ast.AnnAssign) and is_dict(parent.value) and (
+                            parent.targets == [node] if isinstance(parent, ast.Assign) else parent.target is node)
+                    elif isinstance(parent, ast.Subscript) and parent.value is node:
+                        ok = True
+                    elif isinstance(parent, ast.Attribute) and parent.attr == "get":
+                        call = parents.get(id(parent))
+                        ok = isinstance(call, ast.Call) and call.func is parent
+                    else:
+                        ok = isinstance(parent, ast.Compare) and node in parent.comparators \
+                            and all(isinstance(op, ast.In | ast.NotIn) for op in parent.ops)
+                elif isinstance(node, ast.Name) and node.id == attr and not isinstance(node.ctx, ast.Load):
+                    parent = parents.get(id(node))
+                    ok = isinstance(parents.get(id(parent)), ast.ClassDef) and isinstance(
+                        parent, ast.Assign | ast.AnnAssign) and is_dict(parent.value)
+                elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == attr:
+                    ok = False
+                if not ok:
+                    break
+            dict_attrs[attr] = ok
+        return dict_attrs[attr]
+
+    def passed_on(call: ast.AST, use: ast.Name, first: str, owner: ast.ClassDef, depth: int) -> bool:
+        """``self._do_register(name, obj)``: the key handed to another method of the same class, read the same
+        way there."""
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(
+                call.func.value, ast.Name) and call.func.value.id == first and depth < 4):
+            return False
+        methods = lookup(owner, call.func.attr, frozenset())
+        if len(methods) != 1 or not methods[0].args.args or methods[0].decorator_list:
+            return False
+        params = [a.arg for a in methods[0].args.args[1:]]
+        given = [params[i] for i, a in enumerate(call.args) if a is use and i < len(params)]
+        given += [k.arg for k in call.keywords if k.value is use and k.arg in params]
+        return len(given) == 1 and not any(isinstance(a, ast.Starred) for a in call.args) \
+            and key_only(methods[0], given[0], owner, depth + 1)
+
+    def key_only(method: ast.FunctionDef, param: str, owner: ast.ClassDef, depth: int = 0) -> bool:
+        first = method.args.args[0].arg
+        for n in ast.walk(method):
+            if (isinstance(n, ast.arg) and n.arg in (param, first) and n not in method.args.args) \
+                    or (isinstance(n, ast.Name) and n.id in (param, first) and not isinstance(n.ctx, ast.Load)) \
+                    or (isinstance(n, ast.Global | ast.Nonlocal) and {param, first} & set(n.names)):
+                return False
+        for use in ast.walk(method):
+            if not (isinstance(use, ast.Name) and use.id == param):
+                continue
+            parent = parents.get(id(use))
+            if isinstance(parent, ast.Subscript) and parent.slice is use and isinstance(parent.value, ast.Attribute) \
+                    and isinstance(parent.value.value, ast.Name) and parent.value.value.id == first \
+                    and sealed(parent.value.attr):
+                continue
+            if isinstance(parent, ast.Call) and parent.args and parent.args[0] is use \
+                    and isinstance(parent.func, ast.Attribute) and parent.func.attr == "get" \
+                    and isinstance(parent.func.value, ast.Attribute) and isinstance(parent.func.value.value, ast.Name) \
+                    and parent.func.value.value.id == first and sealed(parent.func.value.attr):
+                continue
+            if not (_inert_use(use, parents, set()) or passed_on(parent, use, first, owner, depth)):
+                return False
+        return True
+
+    out: set[int] = set()
+    for call in _nodes(tree):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and isinstance(call.func.value, ast.Name) and call.func.value.id in owners):
+            continue
+        owner = owners[call.func.value.id]
+        methods = lookup(owner, call.func.attr, frozenset())
+        if len(methods) != 1 or not methods[0].args.args or any(
+                (_dotted(d) or [""]) != ["classmethod"] for d in methods[0].decorator_list) \
+                or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        method = methods[0]
+        params = [a.arg for a in method.args.args[1:]]
+        given = [(params[i], a) for i, a in enumerate(call.args) if i < len(params)]
+        given += [(k.arg, k.value) for k in call.keywords if k.arg in params]
+        for param, arg in given:
+            # a string written there, or a name (a parameter defaulting to one: ``ATTENTION.get(attn_type)``)
+            if (isinstance(arg, ast.Constant) and isinstance(arg.value, str) or isinstance(arg, ast.Name)) \
+                    and key_only(method, param, owner):
+                out.add(id(arg))
     return out
 
 
@@ -1683,6 +1817,99 @@ def _own_dict_read(node: ast.AST, parents: dict[int, ast.AST], methods: Mapping[
         and all(isinstance(op, ast.In | ast.NotIn) for op in parent.ops)
 
 
+def _isinstance_of(test: ast.AST, name: str, classes: Set[str]) -> bool:
+    """Whether ``test`` is ``isinstance(name, C)`` (or a tuple of such C) with every C a class of the file."""
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2 and not test.keywords and isinstance(test.args[0], ast.Name)
+            and test.args[0].id == name):
+        return False
+    kinds = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    return bool(kinds) and all(isinstance(k, ast.Name) and k.id in classes for k in kinds)
+
+
+def _own_dict_equality(node: ast.Attribute, parents: dict[int, ast.AST], methods: Mapping[int, frozenset[str]],
+                       classes: Set[str]) -> bool:
+    """Whether ``node`` is one side of ``self.__dict__ == other.__dict__`` (HF's ``PretrainedConfig.__eq__``:
+    ``return isinstance(other, PretrainedConfig) and self.__dict__ == other.__dict__``; cost 13 points) in a
+    method where ``self`` is the file's own object, ``other`` a parameter of that method bound nowhere else
+    in it and known to be an instance of the file's own plain class by an ``isinstance`` test before the
+    comparison (the ``and`` before it, or an ``if not isinstance(other, C): return ...`` ahead of it). Both
+    dicts then hold the student's own attributes, and ``==`` only answers a bool."""
+    compare = parents.get(id(node))
+    if not (isinstance(compare, ast.Compare) and len(compare.ops) == 1
+            and isinstance(compare.ops[0], ast.Eq | ast.NotEq)):
+        return False
+    sides = [compare.left, *compare.comparators]
+    if not all(isinstance(x, ast.Attribute) and x.attr == "__dict__" and isinstance(x.value, ast.Name)
+               and isinstance(x.ctx, ast.Load) for x in sides):
+        return False
+    names = [x.value.id for x in sides]          # type: ignore[attr-defined]
+    if "self" not in names:
+        return False
+    function = _enclosing_function(compare, parents)
+    if not (isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) and id(function) in methods):
+        return False
+    others = {n for n in names if n != "self"}
+    if len(others) > 1:
+        return False
+    if not others:
+        return True
+    other = others.pop()
+    if other not in {a.arg for a in function.args.args[1:]} or any(
+            (isinstance(n, ast.Name) and n.id == other and not isinstance(n.ctx, ast.Load))
+            or (isinstance(n, ast.arg) and n.arg == other and n not in function.args.args)
+            or (isinstance(n, ast.Global | ast.Nonlocal) and other in n.names) for n in ast.walk(function)):
+        return False
+    # the ``and`` the comparison is a later operand of
+    child, up = compare, parents.get(id(compare))
+    while up is not None and up is not function:
+        if isinstance(up, ast.BoolOp) and isinstance(up.op, ast.And) and any(
+                _isinstance_of(v, other, classes) for v in up.values[:up.values.index(child)]):
+            return True
+        child, up = up, parents.get(id(up))
+    # an early return for anything else, at the top of the method's body, before the statement holding it
+    for stmt in function.body:
+        if any(n is compare for n in ast.walk(stmt)):
+            return False
+        if isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.test, ast.UnaryOp) \
+                and isinstance(stmt.test.op, ast.Not) and _isinstance_of(stmt.test.operand, other, classes) \
+                and stmt.body and isinstance(stmt.body[-1], ast.Return | ast.Raise):
+            return True
+    return False
+
+
+def _fresh_own_dict_write(node: ast.Attribute, parents: dict[int, ast.AST], classes: Set[str]) -> bool:
+    """Whether ``node`` is ``config.__dict__`` in ``config.__dict__[key] = value`` (DeepSpeed's
+    ``DeepSpeedTransformerConfig.from_dict``; cost 13 points) where ``config`` is bound once in its function,
+    to a new object of the file's own class (``config = DeepSpeedTransformerConfig()``, or ``cls()`` in a
+    classmethod of such a class), and nowhere else: a setattr with a computed name on an object the file just
+    made, which setattr on ``self`` is too (it reaches nothing). Written anywhere else (``self.__dict__``, a
+    parameter's, torch's), it may put any object under any name of something the review trusts."""
+    target = parents.get(id(node))
+    if not (isinstance(target, ast.Subscript) and target.value is node and isinstance(target.ctx, ast.Store)
+            and isinstance(node.value, ast.Name) and isinstance(parents.get(id(target)), ast.Assign)):
+        return False
+    name = node.value.id
+    function = _enclosing_function(node, parents)
+    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    owner = parents.get(id(function))
+    made = {c.name for c in classes}
+    if isinstance(owner, ast.ClassDef) and owner.name in made and any(
+            (_dotted(d) or [""]) == ["classmethod"] for d in function.decorator_list) \
+            and function.args.args and function.args.args[0].arg == "cls":
+        made.add("cls")
+    bindings = [n for n in ast.walk(function) if (isinstance(n, ast.Name) and n.id == name
+                                                  and not isinstance(n.ctx, ast.Load))
+                or (isinstance(n, ast.arg) and n.arg == name)
+                or (isinstance(n, ast.Global | ast.Nonlocal) and name in n.names)]
+    if len(bindings) != 1 or not isinstance(bindings[0], ast.Name):
+        return False
+    assign = parents.get(id(bindings[0]))
+    return isinstance(assign, ast.Assign) and assign.targets == [bindings[0]] and isinstance(assign.value, ast.Call) \
+        and isinstance(assign.value.func, ast.Name) and assign.value.func.id in made
+
+
 def _numbered_self_read(call: ast.Call, parents: dict[int, ast.AST], methods: Mapping[int, frozenset[str]]) -> bool:
     """Whether ``call`` is ``getattr(self, f"head_{i}")`` (NUMBERED_NAME: known text around a loop counter's
     digits) in a method where ``self`` is the file's own object of a class none of whose PyTorch bases has
@@ -1936,6 +2163,55 @@ def _absent_optional_import(node: ast.Import | ast.ImportFrom, mod: str, parents
         return False
 
 
+DISPATCHERS = frozenset({"singledispatch", "singledispatchmethod"})
+
+
+def _string_annotations(tree: ast.Module) -> bool:
+    """Whether any annotation of the file holds a string constant (``x: "Tensor"``, ``List["T"]``): what
+    ``typing.get_type_hints`` evaluates as code. (Under ``from __future__ import annotations`` every annotation
+    is kept as its own source text, which the review reads where it is written.)"""
+    annotations: list[ast.AST] = []
+    for node in _nodes(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            annotations.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns is not None:
+            annotations.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            annotations.append(node.annotation)
+    return any(isinstance(c, ast.Constant) and isinstance(c.value, str) for a in annotations for c in ast.walk(a))
+
+
+def _decorating_dispatchers(tree: ast.Module) -> set[int]:
+    """The ``functools.singledispatch``/``singledispatchmethod`` nodes (a read of ``functools.X``, ``X`` imported
+    from functools, or the import itself) that are safe: each use is a bare decorator of a def
+    (``@functools.singledispatchmethod``, a mask helper per input type; cost 13 points), and no annotation of
+    the file holds a string, the only code their ``register()`` evaluates (``get_type_hints``). An imported
+    name must be bound once and used; an unused import, an alias or a call with arguments stays flagged."""
+    if _string_annotations(tree):
+        return set()
+    bound = _binding_counts(tree)
+    parents = _parents(tree)
+
+    def decorates(node: ast.AST) -> bool:
+        parent = parents.get(id(node))
+        return isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef) and node in parent.decorator_list
+
+    out: set[int] = set()
+    for node in _nodes(tree):
+        if isinstance(node, ast.Attribute) and node.attr in DISPATCHERS and isinstance(node.value, ast.Name) \
+                and node.value.id == "functools" and bound.get("functools") == 1 and decorates(node):
+            out.add(id(node))
+    for node in _nodes(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "functools" and not node.level:
+            names = [a for a in node.names if a.name in DISPATCHERS]
+            if names and all(a.asname is None and bound.get(a.name) == 1 for a in names):
+                uses = [n for n in _nodes(tree) if isinstance(n, ast.Name) and n.id in {a.name for a in names}]
+                if uses and all(decorates(u) for u in uses) and {u.id for u in uses} == {a.name for a in names}:
+                    out.add(id(node))
+                    out.update(id(u) for u in uses)
+    return out
+
+
 @functools.lru_cache(maxsize=4)
 def hidden_name_uses(source: str) -> tuple[str, ...]:
     """Places where attention.py reaches a function through a computed or indirect name (the
@@ -1979,6 +2255,23 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                            [t.id for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
                             if isinstance(t, ast.Name)] if isinstance(stmt, ast.Assign | ast.AnnAssign) else [])}
     class_level = {id(stmt) for c in _nodes(tree) if isinstance(c, ast.ClassDef) for stmt in c.body}
+
+    dispatch_memo: list[set[int]] = []
+
+    def dispatchers() -> set[int]:
+        if not dispatch_memo:
+            dispatch_memo.append(_decorating_dispatchers(tree))
+        return dispatch_memo[0]
+
+    def own_plain_class_nodes() -> list[ast.ClassDef]:
+        """Classes of the file, bound once, with no metaclass (whose ``__instancecheck__`` could answer for
+        any object) nor ``__new__``: ``isinstance(x, C)`` then means x is an object of the file's own class,
+        and ``C()`` makes one."""
+        return [c for c in _nodes(tree) if isinstance(c, ast.ClassDef) and c.name in bound_once and not c.keywords
+                and not any(isinstance(f, ast.FunctionDef) and f.name == "__new__" for f in c.body)]
+
+    def own_plain_classes() -> set[str]:
+        return {c.name for c in own_plain_class_nodes()}
     # ``torch.jit.export``, ``torch.compiler.is_compiling``, ``np.testing.assert_allclose``: the
     # package node and the harmless name read from it (``export`` and ``testing`` are also names of
     # packages the review cannot follow)
@@ -2118,7 +2411,8 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                     found.append(f"line {line}: imports {mod}")
             if isinstance(node, ast.ImportFrom):
                 for a in node.names:
-                    if a.name in MODULE_LOADERS | EVALUATING_NAMES | ANYWHERE_HIDING_ATTRS or (
+                    if a.name in MODULE_LOADERS | ANYWHERE_HIDING_ATTRS or (
+                            a.name in EVALUATING_NAMES and id(node) not in dispatchers()) or (
                             a.name.startswith("_") and not a.name.startswith("__")
                             and not (a.name in PRIVATE_OK and (node.module or "").split(".")[0] == "torch")) or any(
                             p.startswith("_") and not p.startswith("__") for p in (node.module or "").split(".")):
@@ -2175,6 +2469,12 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             if node.attr == "__dict__" and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
                     and node.value.id == "self" and _own_dict_read(node, parents, self_methods(), own_names):
                 continue
+            if node.attr == "__dict__" and isinstance(node.ctx, ast.Load) \
+                    and "__dict__" not in own_names and _own_dict_equality(node, parents, self_methods(), own_plain_classes()):
+                continue
+            if node.attr == "__dict__" and isinstance(node.ctx, ast.Load) \
+                    and "__dict__" not in own_names and _fresh_own_dict_write(node, parents, own_plain_class_nodes()):
+                continue
             if node.attr.startswith("__") and node.attr in HIDING_ATTRS | ANYWHERE_HIDING_ATTRS:
                 found.append(f"line {line}: .{node.attr}")
             elif node.attr in ANYWHERE_HIDING_ATTRS:
@@ -2190,7 +2490,7 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 found.append(f"line {line}: {shown} (a module's private name)")
             elif node.attr in MODULE_LOADERS and _root(node) in imported:
                 found.append(f"line {line}: {shown}")
-            elif node.attr in EVALUATING_NAMES:
+            elif node.attr in EVALUATING_NAMES and id(node) not in dispatchers():
                 found.append(f"line {line}: {shown}")
             elif node.attr.startswith("_") and not node.attr.startswith("__") and not _forbidden(node.attr) \
                     and node.attr not in PRIVATE_OK | NAMEDTUPLE_API and not own_private(node) \
@@ -2252,7 +2552,7 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
             found.append(f"line {line}: defines {node.id}")
         elif isinstance(node, ast.Constant | ast.BinOp | ast.JoinedStr) and id(node) in names_in_strings:
             found.append(f"line {line}: the string {names_in_strings[id(node)]!r}")
-        elif isinstance(node, ast.Name) and node.id in EVALUATING_NAMES:
+        elif isinstance(node, ast.Name) and node.id in EVALUATING_NAMES and id(node) not in dispatchers():
             found.append(f"line {line}: {node.id}")
         elif isinstance(node, ast.Name) and node.id in HIDING_BUILTINS and not (
                 node.id in SHADOWABLE_BUILTINS and (not isinstance(node.ctx, ast.Load)
