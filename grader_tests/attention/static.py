@@ -1501,9 +1501,11 @@ def _own_registry_keys(tree: ast.Module) -> set[int]:
             continue
         owner = owners[call.func.value.id]
         methods = lookup(owner, call.func.attr, frozenset())
-        if len(methods) != 1 or not methods[0].args.args or any(
-                (_dotted(d) or [""]) != ["classmethod"] for d in methods[0].decorator_list) \
-                or any(isinstance(a, ast.Starred) for a in call.args):
+        # read off the class, only a classmethod binds its first parameter (``Registry.get("x", y)`` would make
+        # the string ``self``); off an object, only a plain method
+        decorators = [["classmethod"]] if call.func.value.id in classes else []
+        if len(methods) != 1 or not methods[0].args.args or any(isinstance(a, ast.Starred) for a in call.args) \
+                or [_dotted(d) for d in methods[0].decorator_list] != decorators:
             continue
         method = methods[0]
         params = [a.arg for a in method.args.args[1:]]

@@ -164,6 +164,8 @@ BAD = {
     "registry_name_rebound": _registry(rebind="ATTENTION = F"),
     "registry_key_handed_out": _registry("        return getattr(F, name)"),
     "registry_key_to_a_function_of_the_file": _registry("        return pick(name)") + "\ndef pick(n):\n    return n\n",
+    "registry_method_read_off_the_class": _registry(rebind="KEY = Registry.get('scaled_dot_product', 'x')")
+    .replace("        return self._obj_map[name]", "        return self"),
     "registry_staticmethod": _registry(**{"    def get(self, name):": "    @staticmethod\n    def get(self, name):"}),
     # singledispatch: register() evaluates string annotations
     "dispatch_string_annotation": _dispatch(annotation='"Tensor"'),
