@@ -2090,11 +2090,14 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[
             # ``import os.path as osp``, ``import torch.utils.data as Data``: the submodule under its own name
             keys = [a.name if a.name in ("os.path", *ALIASED_TORCH_MODULES) and a.asname else a.name.split(".")[0]
                     for a in node.names]
-            if all(k in SAFE_MODULE_ATTRS and (a.name in (k, "os.path")) for k, a in zip(keys, node.names,
-                                                                                       strict=True)):
-                ok_imports.add(id(node))
-                for k, a in zip(keys, node.names, strict=True):
+            # each module of the statement on its own (``import os, math, time``: os is followed attribute by
+            # attribute, math is reviewable; the whole line was flagged as "imports os", 13 points)
+            for k, a in zip(keys, node.names, strict=True):
+                if k in SAFE_MODULE_ATTRS and a.name in (k, "os.path"):
+                    ok_imports.add(id(a))
                     aliases[a.asname or a.name.split(".")[0]] = k
+            if all(id(a) in ok_imports for a in node.names):
+                ok_imports.add(id(node))
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module in SAFE_MODULE_ATTRS:
             allowed = SAFE_MODULE_ATTRS[node.module]
             if all(a.name in allowed for a in node.names):
@@ -2386,7 +2389,8 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
         if isinstance(node, ast.Import | ast.ImportFrom) and id(node) in ok_imports:
             continue
         if isinstance(node, ast.Import | ast.ImportFrom):
-            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            mods = [a.name for a in node.names if id(a) not in ok_imports] if isinstance(node, ast.Import) \
+                else [node.module or ""]
             for mod in mods:
                 parts = mod.split(".")
                 guards_only = isinstance(node, ast.ImportFrom) and len(parts) == 2 and all(

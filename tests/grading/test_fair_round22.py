@@ -200,7 +200,7 @@ def test_a_bare_singledispatch_import_stays_flagged():
     assert any("singledispatch" in f for f in static.hidden_name_uses(HEADER + "from functools import singledispatch\n"))
 
 
-CORPUS = ["hf_config_eq_dict", "registry_object_register_decorator", "singledispatchmethod_mask_bias",
+CORPUS = ["hf_config_eq_dict", "registry_object_register_decorator", "singledispatchmethod_mask_bias", "combined_import_lines",
           "deepspeed_config_layer_counter"]
 
 
@@ -215,3 +215,33 @@ def test_variable_length_attention_is_on_the_run_time_watch():
     # are CUDA-only, so on the grader's CPU a call fails anyway)
     assert {"torch.nn.attention.varlen.varlen_attn", "torch.nn.attention.varlen.varlen_attn_out"} <= set(
         static.FORBID_RUNTIME)
+
+
+# ------------------------------------------------------------------ several modules on one import line
+# ``import os, math, time``: the line was flagged as "imports os" (13 points) whenever a followed standard-library
+# module (os, sys, json, operator...) shared it with a reviewable one (math, torch, numpy, functools); each
+# module of the statement is now judged on its own.
+ONE_LINE_OK = {
+    "os_beside_math": "import math, os, time\nos.environ['KMP_DUPLICATE_LIB_OK'] = 'TRUE'\n",
+    "torch_and_os": "import torch, os\np = os.path.join('a', 'b')\n",
+    "numpy_aliased_and_sys": "import numpy as np, sys\nok = sys.version_info >= (3, 8)\n",
+    "functools_and_operator": "import functools, operator\nn = functools.reduce(operator.mul, (2, 3), 1)\n",
+    "json_and_math": "import json, math\ncfg = json.loads('{}')\n",
+}
+ONE_LINE_BAD = {
+    "os_reaching_sys_modules": "import math, os\nm = os.sys.modules\n",
+    "os_kept_as_a_value": "import math, os\nx = os\n",
+    "an_unfollowed_module_beside_math": "import math, pydoc\n",
+    "operator_attrgetter": "import math, operator\nf = operator.attrgetter('x')\n",
+    "importlib_beside_math": "import importlib, math\n",
+}
+
+
+@pytest.mark.parametrize("code", ONE_LINE_OK.values(), ids=ONE_LINE_OK.keys())
+def test_each_module_of_an_import_line_is_judged_on_its_own(code):
+    assert _found(HEADER + code) == ()
+
+
+@pytest.mark.parametrize("code", ONE_LINE_BAD.values(), ids=ONE_LINE_BAD.keys())
+def test_a_module_sharing_an_import_line_is_still_followed_attribute_by_attribute(code):
+    assert _found(HEADER + code)
