@@ -201,6 +201,7 @@ def test_a_bare_singledispatch_import_stays_flagged():
 
 
 CORPUS = ["hf_config_eq_dict", "registry_object_register_decorator", "singledispatchmethod_mask_bias", "combined_import_lines",
+          "mingpt_cfgnode_key_query_value",
           "deepspeed_config_layer_counter"]
 
 
@@ -245,3 +246,63 @@ def test_each_module_of_an_import_line_is_judged_on_its_own(code):
 @pytest.mark.parametrize("code", ONE_LINE_BAD.values(), ids=ONE_LINE_BAD.keys())
 def test_a_module_sharing_an_import_line_is_still_followed_attribute_by_attribute(code):
     assert _found(HEADER + code)
+
+
+# ------------------------------------------------------------------ minGPT's CfgNode
+# ``self.__dict__.update(kwargs)`` (setattr on self by the caller's names, as setattr(self, k, v) is) and methods
+# called on an object known to be of the file's own class (``v._str_helper(...)`` under ``isinstance(v, CfgNode)``,
+# ``config = CfgNode(...); config.merge_from_dict(d)``) were "reached off their object" / "a private name of something
+# not your own": 13 points.
+CFG = '''class CfgNode:
+    def __init__(self, **kwargs):
+        self.__dict__.update(kwargs)
+
+    def _str_helper(self, indent):
+        parts = []
+        for k, v in self.__dict__.items():
+            {loop}
+        return "".join(parts)
+
+    def merge_from_dict(self, d):
+        self.__dict__.update(d)
+
+{tail}'''
+RECURSE_IF = "if isinstance(v, CfgNode):\n                parts.append(v._str_helper(indent + 1))"
+RECURSE_IFEXP = "parts.append(v._str_helper(indent + 1) if isinstance(v, CfgNode) else str(v))"
+RECURSE_AND = "parts.append(isinstance(v, CfgNode) and v._str_helper(indent + 1))"
+FRESH = "def build(d):\n    config = CfgNode(n_embd=16)\n    config.merge_from_dict(d)\n    return config\n"
+
+
+def _cfg(loop: str = RECURSE_IF, tail: str = FRESH) -> str:
+    return HEADER + CFG.format(loop=loop, tail=tail)
+
+
+CFG_OK = {"recursion_under_if_isinstance": _cfg(), "recursion_in_a_conditional_expression": _cfg(RECURSE_IFEXP),
+          "recursion_after_and": _cfg(RECURSE_AND)}
+CFG_BAD = {
+    "the_class_in_a_variable": _cfg(tail="K = CfgNode\nK._str_helper(F, 0)\n"),
+    "rebound_under_the_guard": _cfg("if isinstance(v, CfgNode):\n                v = F\n"
+                                    "                parts.append(v._str_helper(indent + 1))"),
+    "the_else_branch": _cfg("parts.append(str(v) if isinstance(v, CfgNode) else v._str_helper(indent + 1))"),
+    "after_or": _cfg("parts.append(isinstance(v, CfgNode) or v._str_helper(indent + 1))"),
+    "a_guard_naming_another_class": _cfg("if isinstance(v, (CfgNode, type)):\n"
+                                         "                parts.append(v._str_helper(indent + 1))"),
+    "a_class_with_a_metaclass": _cfg().replace("class CfgNode:", "class CfgNode(metaclass=type):"),
+    "a_class_answering_isinstance": _cfg().replace("class CfgNode:", "class CfgNode:\n    @classmethod\n"
+                                                  "    def __subclasshook__(cls, c):\n        return True\n"),
+    "bound_twice": _cfg(tail=FRESH.replace("    config.merge", "    config = F\n    config.merge")),
+    "a_parameter": _cfg(tail="def build(config, d):\n    config.merge_from_dict(d)\n"),
+    "update_with_names_the_method_writes": _cfg().replace("self.__dict__.update(d)", "self.__dict__.update(t=torch)"),
+    "update_outside_a_method": _cfg(tail="def put(self, d):\n    self.__dict__.update(d)\n"),
+    "update_on_another_object": _cfg().replace("self.__dict__.update(d)", "d.__dict__.update(d)"),
+}
+
+
+@pytest.mark.parametrize("source", CFG_OK.values(), ids=CFG_OK.keys())
+def test_mingpt_cfgnode_is_no_finding(source):
+    assert _found(source) == ()
+
+
+@pytest.mark.parametrize("source", CFG_BAD.values(), ids=CFG_BAD.keys())
+def test_a_method_or_dict_write_on_an_object_not_known_to_be_the_files_own_is_still_flagged(source):
+    assert _found(source), source
