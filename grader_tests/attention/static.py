@@ -2161,6 +2161,52 @@ def _never_run(source: str, uncalled_functions: bool | str = True) -> frozenset[
     return frozenset(guarded | unreached)
 
 
+def _own_signature(call: ast.AST, attr_node: ast.Attribute, tree: ast.Module, parents: Mapping[int, ast.AST],
+                   skip: frozenset[int]) -> bool:
+    """Whether ``call`` is ``inspect.signature(X)`` of one of the file's own callables, with no keyword (``eval_str``
+    would evaluate string annotations): a config's ``from_dict`` keeping the keys its constructor takes
+    (``k in inspect.signature(cls).parameters``, diffusers' ConfigMixin; cost 13 points). X is ``cls`` in a
+    classmethod of a class of the file, ``self`` (``type(self)``, ``self.__class__``) in a method where self is
+    the file's own object, or a class or function of the file bound once, optionally with ``.__init__``,
+    ``.forward`` or a method of the file. The defaults and annotations it hands back are the file's own code."""
+    if not (isinstance(call, ast.Call) and call.func is attr_node and len(call.args) == 1 and not call.keywords):
+        return False
+    bound = _binding_counts(tree)
+    methods = {f.name for c in _nodes(tree) if isinstance(c, ast.ClassDef) for f in c.body
+               if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
+    def own_type(t: ast.expr) -> ast.expr:
+        """``type(self)`` / ``self.__class__`` as ``self``."""
+        if isinstance(t, ast.Call) and isinstance(t.func, ast.Name) and t.func.id == "type" and "type" not in bound \
+                and len(t.args) == 1 and not t.keywords and isinstance(t.args[0], ast.Name) and t.args[0].id == "self":
+            return t.args[0]
+        if isinstance(t, ast.Attribute) and t.attr == "__class__" and isinstance(t.value, ast.Name) \
+                and t.value.id == "self":
+            return t.value
+        return t
+
+    target = own_type(call.args[0])
+    if isinstance(target, ast.Attribute):
+        if target.attr not in methods | {"__init__", "forward", "__call__"}:
+            return False
+        target = own_type(target.value)
+    if not isinstance(target, ast.Name):
+        return False
+    classes = _instance_classes(tree)
+    if target.id == "self":
+        return _in_self_method(call, parents, _self_methods(tree, skip))
+    if target.id == "cls":
+        function = _enclosing_function(call, parents)
+        owner = parents.get(id(function)) if function is not None else None
+        return isinstance(function, ast.FunctionDef) and isinstance(owner, ast.ClassDef) and owner.name in classes \
+            and [_dotted(d) for d in function.decorator_list] == [["classmethod"]] and function.args.args \
+            and function.args.args[0].arg == "cls" and not any(
+                (isinstance(n, ast.Name) and n.id == "cls" and not isinstance(n.ctx, ast.Load))
+                or (isinstance(n, ast.arg) and n.arg == "cls" and n is not function.args.args[0])
+                for n in ast.walk(function))
+    return target.id in classes or (bound.get(target.id) == 1 and any(
+        isinstance(f, ast.FunctionDef) and f.name == target.id for f in tree.body))
+
+
 def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[int], list[str]]:
     """(import nodes that only bring in SAFE_MODULE_ATTRS names, attribute nodes checked here, findings):
     every use of an alias of such a module must read one of its listed attributes."""
@@ -2201,7 +2247,11 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[
         if not (isinstance(attr_node, ast.Attribute) and attr_node.value is node):
             findings.append(f"line {node.lineno}: {node.id} used as a value")
             continue
-        if attr_node.attr not in SAFE_MODULE_ATTRS[key]:
+        if key == "inspect" and attr_node.attr == "signature" \
+                and _own_signature(call := parents.get(id(attr_node)), attr_node, tree, parents, skip):
+            if isinstance(call.args[0], ast.Attribute):      # type: ignore[union-attr]
+                checked.add(id(call.args[0]))               # ``cls.__init__`` read for its signature only  # type: ignore[union-attr]
+        elif attr_node.attr not in SAFE_MODULE_ATTRS[key]:
             findings.append(f"line {node.lineno}: {node.id}.{attr_node.attr}")
             continue
         checked.add(id(attr_node))
