@@ -69,6 +69,10 @@ IMPORTS_UNFOLLOWED = msg(
     "只有标准库的常用部分（os.environ、os.path、sys.path、pathlib、logging、argparse、json、re 等）可以检查。"
     "请删除这个 import，或把它连同用到它的代码放到 if __name__ == \"__main__\": 之下（教师会人工复核）")
 _ZH_FINDING = [(re.compile(r"imports (\S+)"), r"导入 \1"),
+               # (round 21's three forms, before the patterns that read their parts)
+               (re.compile(r"(\S+) called with another self or used as a value"), r"\1 用另一个 self 调用或被当作值使用"),
+               (re.compile(r"an argparse action kept or built \((.+)\)$"), r"保存或构造了 argparse 动作（\1）"),
+               (re.compile(r"super\(\) bound to something other than self"), "super() 绑定到了 self 以外的对象"),
                (re.compile(r"(\S+) used as a value"), r"把 \1 当作值使用"),
                (re.compile(r" \(a module's private name\)"), "（模块的私有名字）"),
                (re.compile(r" \(a private name of something not your own\)"), "（不属于你的对象的私有名字）"),

@@ -201,7 +201,7 @@ def test_a_bare_singledispatch_import_stays_flagged():
 
 
 CORPUS = ["hf_config_eq_dict", "registry_object_register_decorator", "singledispatchmethod_mask_bias", "combined_import_lines",
-          "mingpt_cfgnode_key_query_value",
+          "mingpt_cfgnode_key_query_value", "config_from_dict_inspect_signature",
           "deepspeed_config_layer_counter"]
 
 
@@ -306,3 +306,54 @@ def test_mingpt_cfgnode_is_no_finding(source):
 @pytest.mark.parametrize("source", CFG_BAD.values(), ids=CFG_BAD.keys())
 def test_a_method_or_dict_write_on_an_object_not_known_to_be_the_files_own_is_still_flagged(source):
     assert _found(source), source
+
+
+# ------------------------------------------------------------------ inspect.signature of the file's own callables
+SIGNATURE = ("import inspect\nclass C:\n    def __init__(self, a=1):\n        self.a = a\n\n    @classmethod\n"
+             "    def from_dict(cls, d):\n        keys = {sig}.parameters\n"
+             "        return cls(**{{k: v for k, v in d.items() if k in keys}})\n\n"
+             "    def names(self):\n        return list({own}.parameters)\n")
+SIGNATURE_OK = {
+    "of_cls": ("inspect.signature(cls)", "inspect.signature(type(self))"),
+    "of_cls_init": ("inspect.signature(cls.__init__)", "inspect.signature(self.__class__)"),
+    "of_the_class_and_a_bound_method": ("inspect.signature(C)", "inspect.signature(self.names)"),
+}
+SIGNATURE_BAD = {
+    "evaluating_string_annotations": ("inspect.signature(cls, eval_str=True)", "inspect.signature(self)"),
+    "of_a_torch_function": ("inspect.signature(F.softmax)", "inspect.signature(self)"),
+    "of_a_parameter": ("inspect.signature(d)", "inspect.signature(self)"),
+    "kept_as_a_value": ("(s := inspect.signature)(cls)", "inspect.signature(self)"),
+    "of_something_off_the_class": ("inspect.signature(cls.mro)", "inspect.signature(self)"),
+    "of_a_torch_init": ("inspect.signature(torch.nn.Module.__init__)", "inspect.signature(self)"),
+}
+
+
+@pytest.mark.parametrize(("sig", "own"), SIGNATURE_OK.values(), ids=SIGNATURE_OK.keys())
+def test_the_signature_of_the_files_own_callable_is_no_finding(sig, own):
+    assert _found(HEADER + SIGNATURE.format(sig=sig, own=own)) == ()
+
+
+@pytest.mark.parametrize(("sig", "own"), SIGNATURE_BAD.values(), ids=SIGNATURE_BAD.keys())
+def test_any_other_signature_stays_flagged(sig, own):
+    assert _found(HEADER + SIGNATURE.format(sig=sig, own=own))
+
+
+# ------------------------------------------------------------------ the review's findings in Chinese
+# Three forms round 21 added were English (or garbled) in the zh feedback: ".__init__ 用另一个 self 调用 把 or 当作值使用",
+# "an argparse action kept or built (...)", "super() bound to something other than self".
+ROUND21_FINDINGS = [
+    "line 9: .__init__ called with another self or used as a value",
+    "line 9: an argparse action kept or built (add_argument(...))",
+    "line 9: an argparse action kept or built (BooleanOptionalAction)",
+    "line 9: super() bound to something other than self",
+]
+
+
+@pytest.mark.parametrize("finding", ROUND21_FINDINGS)
+def test_round_21s_review_findings_read_as_chinese(finding):
+    from grader_tests.attention.test_implementation import _zh
+    from tests.grading.helpers import english_in_zh
+
+    zh = _zh(finding)
+    assert zh.startswith("第 9 行：") and english_in_zh(zh, frozenset({"argparse", "add_argument",
+                                                                     "BooleanOptionalAction"})) == [], zh
