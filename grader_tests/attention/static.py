@@ -2613,6 +2613,12 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 # to new ones, HF and diffusers shims: 13 points): nn.Module's reads only the student's own
                 # object's parameters, buffers and submodules, which self._modules[name] reads as well
                 continue
+            if node.attr == "__getattribute__" and _super_call_of(node, calls) \
+                    and _in_self_method(node, parents, self_methods()):
+                # HF's PretrainedConfig maps names through ``attribute_map`` in its ``__getattribute__`` and
+                # ``__setattr__`` overrides with ``super().__getattribute__(key)`` (13 points): super() binds
+                # the file's own object, whose attributes alone such a read reaches, as ``self.x`` does
+                continue
             if node.attr == "__dict__" and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
                     and node.value.id == "self" and _own_dict_read(node, parents, self_methods(), own_names):
                 continue

@@ -201,7 +201,7 @@ def test_a_bare_singledispatch_import_stays_flagged():
 
 
 CORPUS = ["hf_config_eq_dict", "registry_object_register_decorator", "singledispatchmethod_mask_bias", "combined_import_lines",
-          "mingpt_cfgnode_key_query_value", "config_from_dict_inspect_signature",
+          "mingpt_cfgnode_key_query_value", "config_from_dict_inspect_signature", "hf_config_attribute_map",
           "deepspeed_config_layer_counter"]
 
 
@@ -357,3 +357,39 @@ def test_round_21s_review_findings_read_as_chinese(finding):
     zh = _zh(finding)
     assert zh.startswith("第 9 行：") and english_in_zh(zh, frozenset({"argparse", "add_argument",
                                                                      "BooleanOptionalAction"})) == [], zh
+
+
+# ------------------------------------------------------------------ HF's attribute_map
+ATTRIBUTE_MAP = '''class Config:
+    attribute_map = {{"n_embd": "hidden_size"}}
+
+    def __setattr__(self, key, value):
+        if key in super().__getattribute__("attribute_map"):
+            key = super().__getattribute__("attribute_map")[key]
+        super().__setattr__(key, value)
+
+    def __getattribute__(self, key):
+        {body}
+'''
+MAP_OK = "if key != 'attribute_map' and key in super().__getattribute__('attribute_map'):\n" \
+         "            key = super().__getattribute__('attribute_map')[key]\n        return super().__getattribute__(key)"
+MAP_BAD = {
+    "super_bound_to_torch": "return super(type(torch), torch).__getattribute__(key)",
+    "object_getattribute_on_torch": "return object.__getattribute__(torch, key)",
+    "kept_as_a_value": "g = super().__getattribute__\n        return g(key)",
+}
+
+
+def test_hfs_attribute_map_through_super_getattribute_is_no_finding():
+    assert _found(HEADER + ATTRIBUTE_MAP.format(body=MAP_OK)) == ()
+
+
+@pytest.mark.parametrize("body", MAP_BAD.values(), ids=MAP_BAD.keys())
+def test_getattribute_on_anything_but_super_is_still_flagged(body):
+    assert _found(HEADER + ATTRIBUTE_MAP.format(body=body))
+
+
+def test_super_getattribute_outside_a_method_of_the_files_own_class_is_still_flagged():
+    source = HEADER + "class M(type):\n    pass\n\n" + ATTRIBUTE_MAP.format(body=MAP_OK).replace(
+        "class Config:", "class Config(metaclass=M):")
+    assert _found(source)
