@@ -1819,6 +1819,13 @@ def _bound_in_function(node: ast.Name, parents: dict[int, ast.AST]) -> bool:
     return False
 
 
+def _public_literal_argument(call: ast.Call) -> bool:
+    """Whether ``call``'s one argument is a string constant naming a public attribute (``"attribute_map"``)."""
+    return len(call.args) == 1 and not call.keywords and isinstance(call.args[0], ast.Constant) \
+        and isinstance(call.args[0].value, str) and call.args[0].value.isidentifier() \
+        and not call.args[0].value.startswith("_") and call.args[0].value not in HIDING_ATTRS | ANYWHERE_HIDING_ATTRS
+
+
 def _super_call_of(node: ast.Attribute, calls: dict[int, ast.Call]) -> bool:
     """Whether ``node`` is ``super().<attr>`` (no arguments to super) and is called where it stands."""
     value = node.value
@@ -2614,10 +2621,15 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                 # object's parameters, buffers and submodules, which self._modules[name] reads as well
                 continue
             if node.attr == "__getattribute__" and _super_call_of(node, calls) \
-                    and _in_self_method(node, parents, self_methods()):
+                    and _in_self_method(node, parents, self_methods()) and (
+                        _in_body_of_method(node, "__getattribute__", parents)
+                        or _public_literal_argument(calls[id(node)])):
                 # HF's PretrainedConfig maps names through ``attribute_map`` in its ``__getattribute__`` and
-                # ``__setattr__`` overrides with ``super().__getattribute__(key)`` (13 points): super() binds
-                # the file's own object, whose attributes alone such a read reaches, as ``self.x`` does
+                # ``__setattr__`` overrides (13 points): ``super().__getattribute__("attribute_map")`` is
+                # ``self.attribute_map``, and ``super().__getattribute__(key)`` in the ``__getattribute__`` override
+                # reads the file's own object (super() binds it) by any name, as the override itself answers every
+                # ``self.x`` (so no ``self.A`` is taken for the student's own: _foreign_holders). Elsewhere a computed
+                # name could reach ``__dict__`` or ``_modules`` and write into them unseen.
                 continue
             if node.attr == "__dict__" and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
                     and node.value.id == "self" and _own_dict_read(node, parents, self_methods(), own_names):

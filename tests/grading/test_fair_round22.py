@@ -378,6 +378,13 @@ MAP_BAD = {
     "object_getattribute_on_torch": "return object.__getattribute__(torch, key)",
     "kept_as_a_value": "g = super().__getattribute__\n        return g(key)",
 }
+# outside the __getattribute__ override, only a public name written out (a computed one could reach __dict__ or
+# _modules and write into them; test_static_review's getattribute_of_super_in_getattr)
+OUTSIDE_GETATTRIBUTE = {
+    "a_computed_name_in_setattr": "super().__getattribute__(key)",
+    "a_private_name_in_setattr": "super().__getattribute__('_modules')",
+    "the_instance_dict_in_setattr": "super().__getattribute__('__dict__')",
+}
 
 
 def test_hfs_attribute_map_through_super_getattribute_is_no_finding():
@@ -393,3 +400,10 @@ def test_super_getattribute_outside_a_method_of_the_files_own_class_is_still_fla
     source = HEADER + "class M(type):\n    pass\n\n" + ATTRIBUTE_MAP.format(body=MAP_OK).replace(
         "class Config:", "class Config(metaclass=M):")
     assert _found(source)
+
+
+@pytest.mark.parametrize("read", OUTSIDE_GETATTRIBUTE.values(), ids=OUTSIDE_GETATTRIBUTE.keys())
+def test_super_getattribute_outside_the_override_only_reads_public_names_written_out(read):
+    source = HEADER + ATTRIBUTE_MAP.format(body=MAP_OK).replace(
+        '        super().__setattr__(key, value)\n', f"        {read}\n        super().__setattr__(key, value)\n")
+    assert read in source and _found(source)
