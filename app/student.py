@@ -262,8 +262,11 @@ def load_failure(result: dict | None, sub: Submission) -> dict | None:
     tests = result.get("tests") or []
     # Hidden tests carry no feedback in the student's view: judge by the visible ones.
     visible = [t for t in tests if not t.get("hidden")]
+    # Code that did not load marks every test `failed` "not run: ... did not load"; tests skipped once the
+    # budget was used up or the code hung too often are `timeout`, and are no load failure.
     if (not visible or any(t.get("outcome") == "passed" for t in tests)
-            or not all(_en(t.get("feedback")).startswith("not run") for t in visible)):
+            or not all(_en(t.get("feedback")).startswith("not run") and t.get("outcome") != "timeout"
+                       for t in visible)):
         return None
     whole = result.get("load_error")
     message = whole or result.get("message") or ""
@@ -526,6 +529,15 @@ def translate_field(value) -> str:
     from grading.i18n import pick
 
     return pick(value, "zh" if locale().startswith("zh") else "en")
+
+
+@bp.app_template_test("not_run")
+def test_not_run(test: dict) -> bool:
+    """A test the engine never ran: its feedback says so (grading.i18n.NOT_RUN), or, hidden from a
+    student, the view kept only that fact (rubric.scoring.student_view)."""
+    from grading.i18n import not_run
+
+    return bool(test.get("not_run")) or not_run(test.get("feedback"))
 
 
 @bp.app_template_filter("num")

@@ -57,6 +57,17 @@ def cat(*parts: Text | None, sep: Text = "") -> Msg:
     return {lang: sep_m[lang].join(p[lang] for p in kept) for lang in LANGS}  # type: ignore[return-value]
 
 
+# A check the engine did not run (the budget was used up, the code hung or crashed too often, it did not
+# load again) says so first, in English "not run: ...", in Chinese "未运行：...": its outcome (``timeout``
+# or ``failed``) alone does not tell a test that met its own limit from one that never started.
+NOT_RUN: Msg = {"en": "not run: ", "zh": "未运行："}
+
+
+def not_run(value: Any) -> bool:
+    """Whether a test's feedback says the check was not run (:data:`NOT_RUN`)."""
+    return as_msg(value)["en"].startswith(NOT_RUN["en"])
+
+
 def pick(value: Any, lang: str) -> str:
     """The text of ``value`` in ``lang`` (falling back to the other language); strings pass through.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from grading.i18n import not_run
 from rubric.loader import Rubric
 
 OUTCOMES = ("passed", "failed", "error", "timeout")
@@ -71,5 +72,10 @@ def student_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
     view.pop("log", None)
     for test in view.get("tests") or []:
         if test.get("hidden"):
+            # Whether the engine ran a hidden check at all (it skips the rest once the code hung too
+            # often or the budget is used up) is the grading's story, not the check's: it stays, so a
+            # page can count such tests apart from those that met their own time limit.
+            if not_run(test.get("feedback")):
+                test["not_run"] = True
             test["feedback"] = None
     return view
