@@ -141,15 +141,44 @@ def create_submission():
     return resp
 
 
+# Pages of GET /submissions: oldest first, `?after=<last id seen>&limit=N`. The default page holds
+# what one client received before pages existed for every realistic student (README: pagination).
+LIST_DEFAULT_LIMIT = 100
+LIST_MAX_LIMIT = 500
+
+
+def _whole_arg(name: str, lo: int, hi: int, default: int) -> int | None:
+    """A whole-number query argument within [lo, hi]; None when it is not one."""
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    raw = raw.strip()
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 12:
+        return None
+    value = int(raw)
+    return value if lo <= value <= hi else None
+
+
 @bp.get("/submissions")
 @token_required
 def list_submissions():
-    subs = db.session.scalars(
-        select(Submission).where(Submission.student_id == g.api_user.id)
+    """Own submissions, oldest first, one page at a time: `next` (and the `Link: rel="next"` header)
+    names the next page, null on the last one. A cursor (the last id seen), so attempts made while
+    a client pages are neither skipped nor listed twice."""
+    limit = _whole_arg("limit", 1, LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT)
+    if limit is None:
+        return api_error("bad_limit", 400, _l("limit must be a whole number from 1 to %(n)s.", n=LIST_MAX_LIMIT))
+    after = _whole_arg("after", 0, 2**63 - 1, 0)
+    if after is None:
+        return api_error("bad_cursor", 400, _l(
+            "after must be the id of a submission: use the 'next' link of the previous page."))
+    subs = list(db.session.scalars(
+        select(Submission).where(Submission.student_id == g.api_user.id, Submission.id > after)
         .options(selectinload(Submission.runs), selectinload(Submission.assignment),
                  selectinload(Submission.reviews).selectinload(AuditReview.reviewer))
-        .order_by(Submission.id)
-    )
+        .order_by(Submission.id).limit(limit + 1)
+    ))
+    more, subs = len(subs) > limit, subs[:limit]
     items = []
     for s in subs:
         score = effective_for(s, s.latest_graded_run)
@@ -157,7 +186,11 @@ def list_submissions():
                       "status": s.latest_run.status if s.latest_run else s.status,
                       "submitted_at": s.created_at.isoformat() + "Z", "late_days": s.late_days,
                       "total": score.total if score else None})
-    return jsonify({"submissions": items})
+    next_url = f"/api/v1/submissions?after={subs[-1].id}&limit={limit}" if more else None
+    resp = jsonify({"submissions": items, "next": next_url})
+    if next_url:
+        resp.headers["Link"] = f'<{next_url}>; rel="next"'
+    return resp
 
 
 @bp.get("/submissions/<int:submission_id>")

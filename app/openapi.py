@@ -141,7 +141,34 @@ def spec() -> dict[str, Any]:
                 },
                 "get": {
                     "summary": "List my submissions",
-                    "responses": {"200": {"description": "Own submissions"}, "401": unauth},
+                    "description": "Own submissions, oldest first, in pages of `limit` (default 100). "
+                                   "`next` in the body and the `Link: <...>; rel=\"next\"` header name "
+                                   "the next page; `next` is null on the last one. Follow it as given: "
+                                   "`after` is the last id seen, so attempts made meanwhile are neither "
+                                   "skipped nor listed twice.",
+                    "parameters": [
+                        {"name": "limit", "in": "query", "required": False,
+                         "description": "items per page (1-500, default 100)",
+                         "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 100}},
+                        {"name": "after", "in": "query", "required": False,
+                         "description": "cursor: list the submissions with a larger id (from `next`)",
+                         "schema": {"type": "integer", "minimum": 0}},
+                    ],
+                    "responses": {
+                        "200": {"description": "Own submissions",
+                                "headers": {"Link": {"description": "`<next page>; rel=\"next\"`, absent "
+                                                                    "on the last page",
+                                                     "schema": {"type": "string"}}},
+                                "content": {"application/json": {"schema": {
+                                    "type": "object", "required": ["submissions", "next"],
+                                    "properties": {
+                                        "submissions": {"type": "array", "items": {"type": "object"}},
+                                        "next": {"type": "string", "nullable": True,
+                                                 "description": "URL of the next page, null on the last"}}}}}},
+                        "400": _err("limit not a whole number from 1 to 500 (bad_limit), or after not an "
+                                    "id (bad_cursor)"),
+                        "401": unauth,
+                    },
                 },
             },
             "/submissions/{id}": {
