@@ -11,7 +11,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -92,20 +92,39 @@ class SettingsInput:
     published: bool
 
 
+# Deadlines a course can have. Outside these, a date is a typo (year 9999, 0202, 20026), and the
+# arithmetic on it (extra days, late days, an offset to UTC) overflowed into a 500.
+EARLIEST_DEADLINE = datetime(2000, 1, 1)
+LATEST_DEADLINE = datetime(2100, 1, 1)
+# An extension moves a student's deadline by at most this much, whether it is given as a new
+# deadline or as extra days (the same bound as the extra days').
+MAX_EXTENSION = timedelta(days=365)
+
+
+def _utc_minutes(value: datetime) -> str:
+    return value.strftime("%Y-%m-%d %H:%M") + " UTC"
+
+
 def parse_deadline(raw: str | None) -> datetime | None:
-    """ISO 8601 (a trailing Z or an offset is converted to naive UTC); empty means none."""
+    """ISO 8601 (a trailing Z or an offset is converted to naive UTC); empty means none. A date
+    outside [EARLIEST_DEADLINE, LATEST_DEADLINE) is refused, saying the range."""
     raw = (raw or "").strip()
     if not raw:
         return None
     try:
         value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        if value.tzinfo is not None:
+            value = value.astimezone(UTC).replace(tzinfo=None)
     except ValueError:
         raise CourseError("bad_deadline", f"{raw!r} is not a date and time (ISO 8601, e.g. 2026-12-01T23:59).",
                           f"{raw!r} 不是有效的日期时间（ISO 8601，例如 2026-12-01T23:59）。") from None
-    if value.tzinfo is not None:
-        from datetime import UTC
-
-        value = value.astimezone(UTC).replace(tzinfo=None)
+    except OverflowError:  # 0001-01-01T00:00+08:00 is before the first representable instant
+        value = datetime.min
+    if not EARLIEST_DEADLINE <= value < LATEST_DEADLINE:
+        lo, hi = EARLIEST_DEADLINE.year, LATEST_DEADLINE.year - 1
+        raise CourseError("deadline_out_of_range",
+                          f"{raw!r} is not a deadline a course can have: give a date from {lo} to {hi}.",
+                          f"{raw!r} 不是课程可用的截止时间：请填写 {lo} 年到 {hi} 年之间的日期。")
     return value
 
 
@@ -200,6 +219,21 @@ def grant_extension(assignment: Assignment, student: User, actor: User, *, deadl
                           "请填写新的截止时间或延长的天数。")
     if not 0 <= extra_days <= 365:
         raise CourseError("bad_days", "Extra days must be from 0 to 365.", "延长天数必须在 0 到 365 之间。")
+    if deadline is not None:
+        # Counted from the class's deadline, or from now when the assignment has none.
+        base = assignment.deadline or utcnow().replace(second=0, microsecond=0)
+        if deadline > base + MAX_EXTENSION:
+            latest = _utc_minutes(base + MAX_EXTENSION)
+            raise CourseError(
+                "extension_too_long",
+                f"An extension moves a deadline by at most 365 days: give a deadline up to {latest}.",
+                f"延期最多 365 天：请填写不晚于 {latest} 的截止时间。")
+        if assignment.deadline is not None and deadline < assignment.deadline:
+            due = _utc_minutes(assignment.deadline)
+            raise CourseError(
+                "extension_before_deadline",
+                f"An extension cannot end before the assignment's deadline ({due}): give a later deadline.",
+                f"延期不能早于作业的截止时间（{due}）：请填写更晚的截止时间。")
     ext = db.session.scalar(select(Extension).where(Extension.assignment_id == assignment.id,
                                                     Extension.student_id == student.id))
     before = None

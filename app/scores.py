@@ -245,12 +245,16 @@ def best_of(scored: Sequence[tuple[T, Effective]]) -> tuple[T, Effective] | None
 def deadline_for(deadline: datetime | None, ext_deadline: datetime | None = None,
                  extra_days: int = 0) -> datetime | None:
     """The deadline in force for one student: their extension's own deadline if it has one, else
-    the assignment's deadline moved by their extra days."""
+    the assignment's deadline moved by their extra days. An extension never makes it earlier than
+    the class's: a deadline moved past an extension's own leaves that student the class's."""
     if ext_deadline is not None:
-        return ext_deadline
+        return ext_deadline if deadline is None else max(ext_deadline, deadline)
     if deadline is None:
         return None
-    return deadline + timedelta(days=max(0, extra_days or 0))
+    try:
+        return deadline + timedelta(days=max(0, extra_days or 0))
+    except OverflowError:  # a deadline stored near year 9999 before deadlines were bounded
+        return datetime.max
 
 
 def late_days_at(deadline: datetime | None, when: datetime) -> int:

@@ -11,7 +11,6 @@ import tempfile
 import time
 import warnings
 import zipfile
-from datetime import datetime
 from pathlib import Path
 
 import click
@@ -19,7 +18,7 @@ from flask import Flask
 from flask_migrate import upgrade
 from sqlalchemy import select
 
-from app import create_app, regrading
+from app import course, create_app, regrading
 from app.assignments import default_assignment, ensure_assignment
 from app.auth import find_user
 from app.authz import TokenLimitReached, issue_token
@@ -265,7 +264,7 @@ def assignment_add(
     with app.app_context():
         try:
             a = ensure_assignment(
-                slug, title, suite or slug, datetime.fromisoformat(deadline) if deadline else None, cooldown,
+                slug, title, suite or slug, course.parse_deadline(deadline), cooldown,
                 late_penalty_per_day=late_penalty, late_days_allowed=late_days,
             )
         except ValueError as exc:
