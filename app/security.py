@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from flask import Flask, Response
+from flask import Flask, Response, request
 
 
 def security_headers(resp: Response) -> Response:
+    # Pages and API answers hold one person's grades, feedback, code or a new token: no cache keeps
+    # them (a shared lab computer's back button after sign-out, a proxy). Static files are public.
+    if request.endpoint != "static" and "Cache-Control" not in resp.headers:
+        resp.headers["Cache-Control"] = "no-store"
     # Student text is escaped and sanitised; the policy is a second line of defence: no inline
     # script, nothing loaded from elsewhere (the app works offline).
     resp.headers.setdefault(
