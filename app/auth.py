@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+import unicodedata
 from functools import cache
 from urllib.parse import urlsplit, urlunsplit
 
@@ -50,16 +51,46 @@ EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
+# An ideographic full stop is a dot in a domain name (IDNA, RFC 3490 3.1): a Chinese input method
+# types it for '.'.
+_IDEOGRAPHIC_DOTS = str.maketrans({"\u3002": ".", "\uff61": "."})
+
+
+def _visible(text: str) -> str:
+    """`text` without format characters (Unicode Cf: zero-width spaces and joiners, bidi marks and
+    overrides, soft hyphens, byte order marks), which pasting from a chat, a web page or Excel adds
+    and nobody sees."""
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+
+
+def normalize_email(raw: str | None) -> str:
+    """An email as typed or pasted, as the address it means: NFKC (a Chinese input method's
+    full-width `ａｌｉｃｅ＠ｅｘａｍｐｌｅ．ｅｄｕ`), ideographic full stops as dots, invisible format
+    characters removed, surrounding spaces stripped. Case is kept (compared case-insensitively)."""
+    text = unicodedata.normalize("NFKC", raw or "").translate(_IDEOGRAPHIC_DOTS)
+    return _visible(text).strip()
+
+
+def clean_name(raw: str | None) -> str:
+    """A person's name as stored: bidi embeddings, overrides and isolates (U+202A-E, U+2066-9),
+    which reorder the text around the name on every page, and other invisible format characters
+    are removed; zero-width joiners (U+200C/U+200D: Persian, Indic scripts, emoji sequences) stay."""
+    keep = {"\u200c", "\u200d"}
+    return "".join(ch for ch in (raw or "") if ch in keep or unicodedata.category(ch) != "Cf").strip()
+
+
 class LoginForm(FlaskForm):
     # A plain pattern, not wtforms' Email(): that one needs the email_validator package, which is
     # not a dependency (sign-in crashed with a 500 without it).
-    email = EmailField("Email", validators=[DataRequired(), Length(max=254), Regexp(EMAIL_PATTERN)])
+    email = EmailField("Email", filters=[normalize_email],
+                       validators=[DataRequired(), Length(max=254), Regexp(EMAIL_PATTERN)])
     password = PasswordField("Password", validators=[DataRequired(), Length(max=1024)])
     remember = BooleanField("Remember me")
 
 
 def find_user(email: str) -> User | None:
-    return db.session.scalar(select(User).where(func.lower(User.email) == email.strip().lower()))
+    key = normalize_email(email).lower()
+    return db.session.scalar(select(User).where(func.lower(User.email) == key))
 
 
 @cache
@@ -103,7 +134,7 @@ def home_for(user: User) -> str:
 
 def account_key() -> str:
     """(client address, account) for the per-account failure limit; the email is normalised."""
-    email = (request.form.get("email") or "").strip().lower()
+    email = normalize_email(request.form.get("email")).lower()
     return f"{get_remote_address()}|{hashlib.sha256(email.encode()).hexdigest()[:24]}"
 
 

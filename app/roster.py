@@ -9,11 +9,13 @@ and the reason; nothing about a skipped line is changed.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import io
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -22,7 +24,7 @@ from flask_babel import lazy_gettext as _l
 from flask_login import login_user
 from sqlalchemy import func, select, update
 
-from app.auth import EMAIL_PATTERN, home_for
+from app.auth import EMAIL_PATTERN, clean_name, home_for, normalize_email
 from app.extensions import db, limiter
 from app.models import Role, SignInLink, User, utcnow
 
@@ -46,6 +48,11 @@ class RosterReport:
 
 
 def _decode(data: bytes) -> str:
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # Excel's "Unicode text"
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise ValueError("not UTF-16 text") from None
     for enc in ("utf-8-sig", "gb18030"):
         try:
             return data.decode(enc)
@@ -54,10 +61,30 @@ def _decode(data: bytes) -> str:
     raise ValueError("not UTF-8 text")
 
 
+# Roles as a Chinese roster names them.
+_ROLE_WORDS = {"学生": Role.STUDENT.value, "教师": Role.INSTRUCTOR.value, "老师": Role.INSTRUCTOR.value}
+
+
+def _role(cell: str) -> str:
+    word = unicodedata.normalize("NFKC", cell).strip().lower()
+    return _ROLE_WORDS.get(word, word)
+
+
+def _delimiter(text: str) -> str:
+    """The separator of the first line that holds one: a comma, else a tab (Excel's "Unicode
+    text"), a semicolon (Excel where the decimal mark is a comma) or a full-width comma (typed
+    with a Chinese input method)."""
+    for line in text.splitlines():
+        for sep in (",", "\t", ";", "，"):
+            if sep in line:
+                return sep
+    return ","
+
+
 def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
     report = RosterReport()
     text = _decode(data)
-    reader = csv.reader(io.StringIO(text))
+    reader = csv.reader(io.StringIO(text), delimiter=_delimiter(text))
     seen: set[str] = set()
     existing = {u.email.lower(): u for u in db.session.scalars(select(User))}
     for lineno, raw in enumerate(reader, start=1):
@@ -81,8 +108,8 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
         if len(cells) < 2:
             report.skipped.append({"line": lineno, "reason": _l("expected email,name[,role]"), "raw": shown})
             continue
-        email, name = cells[0], cells[1]
-        role = (cells[2].lower() if len(cells) > 2 and cells[2] else Role.STUDENT.value)
+        email, name = normalize_email(cells[0]), clean_name(cells[1])
+        role = _role(cells[2]) if len(cells) > 2 and cells[2] else Role.STUDENT.value
         if not EMAIL_RE.match(email) or len(email) > 254:
             report.skipped.append({"line": lineno, "reason": _l("invalid email"), "raw": shown})
             continue

@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from app import course, create_app, regrading
 from app.assignments import default_assignment, ensure_assignment
-from app.auth import find_user
+from app.auth import clean_name, find_user, normalize_email
 from app.authz import TokenLimitReached, issue_token
 from app.extensions import db as sqla
 from app.models import Assignment, Submission, User
@@ -212,9 +212,9 @@ def user_add(email: str, role: str, name: str, password: str | None) -> None:
         u = find_user(email)
         created = u is None
         if u is None:
-            u = User(email=email.strip())
+            u = User(email=normalize_email(email))
             sqla.session.add(u)
-        u.role, u.name = role, name or u.name
+        u.role, u.name = role, clean_name(name) or u.name
         u.set_password(password)
         sqla.session.commit()
         click.echo(f"{'created' if created else 'updated'} {role} {u.email} (id {u.id})")
