@@ -498,8 +498,10 @@ def roster():
     show = request.args.get("show", "enrolled")
     stmt = select(User).order_by(User.role.desc(), User.email)
     if q:
-        like = f"%{q.lower()}%"
-        stmt = stmt.where(or_(func.lower(User.email).like(like), func.lower(User.name).like(like)))
+        # The text as typed: '_' and '%' in an email (li_wei@...) are letters, not LIKE wildcards.
+        text = q.lower()
+        stmt = stmt.where(or_(func.lower(User.email).contains(text, autoescape=True),
+                              func.lower(User.name).contains(text, autoescape=True)))
     dropped = {d.user_id: d for d in db.session.scalars(select(DroppedStudent))}
     people = list(db.session.scalars(stmt))
     if show == "dropped":
