@@ -168,7 +168,7 @@ def list_submissions():
     limit = _whole_arg("limit", 1, LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT)
     if limit is None:
         return api_error("bad_limit", 400, _l("limit must be a whole number from 1 to %(n)s.", n=LIST_MAX_LIMIT))
-    after = _whole_arg("after", 0, 2**63 - 1, 0)
+    after = _whole_arg("after", 0, 2**31 - 1, 0)  # ids are 32-bit integers
     if after is None:
         return api_error("bad_cursor", 400, _l(
             "after must be the id of a submission: use the 'next' link of the previous page."))

@@ -152,7 +152,7 @@ def spec() -> dict[str, Any]:
                          "schema": {"type": "integer", "minimum": 1, "maximum": 500, "default": 100}},
                         {"name": "after", "in": "query", "required": False,
                          "description": "cursor: list the submissions with a larger id (from `next`)",
-                         "schema": {"type": "integer", "minimum": 0}},
+                         "schema": {"type": "integer", "minimum": 0, "maximum": 2147483647}},
                     ],
                     "responses": {
                         "200": {"description": "Own submissions",

@@ -70,6 +70,7 @@ def test_a_cursor_never_reveals_another_students_submissions(client, factory, co
     ("limit=0", "bad_limit"), ("limit=501", "bad_limit"), ("limit=-1", "bad_limit"), ("limit=ten", "bad_limit"),
     ("limit=%EF%BC%95", "bad_limit"), ("limit=" + "9" * 40, "bad_limit"),
     ("after=abc", "bad_cursor"), ("after=-5", "bad_cursor"), ("after=" + "9" * 40, "bad_cursor"),
+    ("after=2147483648", "bad_cursor"),
 ])
 def test_a_bad_limit_or_cursor_is_a_400_saying_why_in_both_languages(client, factory, course, query, code):
     token = factory.token(course["alice"])
