@@ -44,6 +44,20 @@ class CourseError(ValueError):
 
 _DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
 
+# Longest comment a student is shown (overrides, audit reviews) and longest extension reason.
+MAX_COMMENT = 5000
+MAX_REASON = 2000
+
+
+def check_length(text: str, limit: int, what_en: str, what_zh: str) -> str:
+    """`text` when it fits, else a CourseError saying its length and the limit: cutting it would
+    store a comment whose end nobody sees missing."""
+    if len(text) > limit:
+        raise CourseError("too_long", f"The {what_en} has {len(text)} characters; at most {limit} are kept. "
+                                      "Shorten it and save again; nothing was saved.",
+                          f"{what_zh}共 {len(text)} 个字符，最多可保存 {limit} 个。请缩短后重新保存；本次没有保存任何内容。")
+    return text
+
 
 def parse_number(raw: str | None) -> float:
     """A number an instructor typed: `12.5`, and also `12,5` (a decimal comma, as most of Europe
@@ -219,6 +233,7 @@ def grant_extension(assignment: Assignment, student: User, actor: User, *, deadl
                           "请填写新的截止时间或延长的天数。")
     if not 0 <= extra_days <= 365:
         raise CourseError("bad_days", "Extra days must be from 0 to 365.", "延长天数必须在 0 到 365 之间。")
+    check_length(reason, MAX_REASON, "reason", "原因")
     if deadline is not None:
         # Counted from the class's deadline, or from now when the assignment has none.
         base = assignment.deadline or utcnow().replace(second=0, microsecond=0)
@@ -273,7 +288,7 @@ def set_override(submission: Submission, actor: User, *, kind: str, target: str,
                  comment: str, categories: dict[str, dict], tests: dict[str, dict]) -> ScoreOverride:
     """Record an override (points None clears it). `categories` and `tests` are what the graded run
     holds, so only real targets can be overridden, within their maximum. Commits."""
-    comment = (comment or "").strip()
+    comment = check_length((comment or "").strip(), MAX_COMMENT, "comment", "说明")
     if kind == "category":
         if target not in categories:
             raise CourseError("bad_target", f"No category {target!r} in this result.", f"结果中没有类别 {target!r}。")

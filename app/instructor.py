@@ -219,7 +219,9 @@ def _back_to_attempt(sub: Submission):
 def _refused_form(sub: Submission, form: str, status: int):
     """A review or override that was not saved: the page again, with what was sent (a redirect
     dropped the comment the instructor may have spent minutes on)."""
-    sent = {name: request.form.get(name, "")[:5000] for name in ("target", "points", "score", "comment")}
+    sent = {name: request.form.get(name, "")[:5000] for name in ("target", "points", "score")}
+    # The comment comes back whole, even when its length was the refusal: the instructor shortens it.
+    sent["comment"] = request.form.get("comment", "")[:100_000]
     return _student_page(sub.student_id, sub.assignment, kept={"submission_id": sub.id, "form": form, **sent},
                          status=status)
 
@@ -273,7 +275,12 @@ def review(submission_id: int):
         flash(refusal or _("The audit score must be a number from 0 to %(m)s.", m=fmt(top)), "error")
         return _refused_form(sub, "review", 422)
     else:
-        comment = request.form.get("comment", "")[:5000]
+        try:  # cut at the limit, the end of the student's feedback was lost without a word
+            comment = course.check_length(request.form.get("comment", ""), course.MAX_COMMENT, "comment", "说明")
+        except course.CourseError as exc:
+            db.session.rollback()
+            flash(exc.message(loc()), "error")
+            return _refused_form(sub, "review", 422)
         before = sub.audit_review.score if sub.audit_review else None
         db.session.add(AuditReview(submission_id=sub.id, reviewer_id=current_user.id, score=score, comment=comment))
         course.log("override", current_user, assignment=sub.assignment, student_id=sub.student_id,
