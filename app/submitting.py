@@ -245,11 +245,21 @@ def check_policy(assignment: Assignment, student: User, now: datetime, max_pendi
             f"{assignment.late_days_allowed} 天。",
             403,
         )
-    # The pending count and the latest attempt's time in one query.
+    # The pending count and the latest attempt's time in one query. Pending are the attempts whose
+    # own grading (trigger "submit") waits: runs an instructor's regrade queued are not the
+    # student's doing, and counting them refused uploads after a regrade of every attempt.
+    waiting = (
+        select(func.count(func.distinct(GradingRun.submission_id)))
+        .join(Submission, Submission.id == GradingRun.submission_id)
+        .where(Submission.assignment_id == assignment.id, Submission.student_id == student.id,
+               GradingRun.trigger == "submit", GradingRun.status.in_(PENDING))
+        .scalar_subquery()
+    )
     pending, last = db.session.execute(
-        select(func.count().filter(Submission.status.in_(PENDING)), func.max(Submission.created_at))
+        select(waiting, func.max(Submission.created_at))
         .where(Submission.assignment_id == assignment.id, Submission.student_id == student.id)
     ).one()
+    pending = pending or 0
     if max_pending and pending >= max_pending:
         raise SubmissionRefused(
             "too_many_pending",
