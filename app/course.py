@@ -115,6 +115,10 @@ LATEST_DEADLINE = datetime(2100, 1, 1)
 MAX_EXTENSION = timedelta(days=365)
 
 
+_DATE_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_END_OF_DAY = re.compile(r"(\d{4}-\d{2}-\d{2})[T ]24:00(?::00(?:\.0+)?)?(Z|[+-]\d{2}:?\d{2})?")
+
+
 def _utc_minutes(value: datetime) -> str:
     return value.strftime("%Y-%m-%d %H:%M") + " UTC"
 
@@ -125,8 +129,20 @@ def parse_deadline(raw: str | None) -> datetime | None:
     raw = (raw or "").strip()
     if not raw:
         return None
+    if _DATE_ONLY.fullmatch(raw):
+        raise CourseError(
+            "deadline_without_time",
+            f"{raw!r} is a day without a time: give the time too (e.g. {raw}T23:59+08:00); a date alone "
+            "could mean the start or the end of that day.",
+            f"{raw!r} 只有日期没有时间：请同时填写时间（例如 {raw}T23:59+08:00）；只写日期可能指当天开始，也可能指当天结束。")
+    end_of_day = _END_OF_DAY.fullmatch(raw)
     try:
-        value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        if end_of_day:  # ISO 8601's 24:00, the end of a day ("24:00 截止"): the next day's 00:00
+            day = datetime.fromisoformat(end_of_day.group(1)) + timedelta(days=1)
+            raw_next = f"{day:%Y-%m-%d}T00:00{end_of_day.group(2) or ''}"
+            value = datetime.fromisoformat(raw_next.replace("Z", "+00:00"))
+        else:
+            value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
         if value.tzinfo is not None:
             value = value.astimezone(UTC).replace(tzinfo=None)
     except ValueError:

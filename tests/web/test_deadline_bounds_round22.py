@@ -120,5 +120,24 @@ def test_the_cli_reads_a_deadline_as_the_pages_do(app, course, monkeypatch):
     assert ok.exit_code == 0, ok.output
     db.session.expire_all()
     assert course["assignment"].deadline == datetime(2026, 12, 20, 15, 59)
-    bad = runner.invoke(main, ["assignment", "add", "attention", "--title", "Attention", "--deadline", "9999-12-31"])
+    bad = runner.invoke(main, ["assignment", "add", "attention", "--title", "Attention", "--deadline", "9999-12-31T23:59"])
     assert bad.exit_code != 0 and "2000" in bad.output
+
+
+@pytest.mark.parametrize("sent, stored", [
+    ("2026-12-20T24:00+08:00", "2026-12-20T16:00:00Z"),     # "12月20日24:00截止", Beijing time
+    ("2026-12-31T24:00:00Z", "2027-01-01T00:00:00Z"),
+])
+def test_iso_24_00_is_the_end_of_that_day(client, web, course, sent, stored):
+    resp = client.post("/api/v1/extensions", json={"student": "bob@example.edu", "deadline": sent},
+                       headers=_bearer(web, course["teacher"]))
+    assert resp.status_code == 201, resp.json
+    assert resp.json["deadline"] == stored
+
+
+def test_a_date_without_a_time_is_refused_saying_so_rather_than_read_as_its_start(client, web, course):
+    resp = client.post("/api/v1/extensions", json={"student": "bob@example.edu", "deadline": "2026-12-20"},
+                       headers=_bearer(web, course["teacher"]))
+    assert resp.status_code == 422 and resp.json["code"] == "deadline_without_time"
+    assert "2026-12-20T23:59+08:00" in resp.json["message"]["en"] and ZH.search(resp.json["message"]["zh"])
+    assert db.session.query(Extension).count() == 0
