@@ -32,6 +32,7 @@ from sqlalchemy.orm import selectinload, undefer
 
 from app import course, gradebook, regrading
 from app.assignments import default_assignment
+from app.auth import safe_next
 from app.authz import instructor_required
 from app.coursework import rubric_for
 from app.extensions import begin_write_on_sqlite, db
@@ -372,8 +373,8 @@ def grant_extension():
         flash(exc.message(loc()), "error")
     else:
         flash(_("Extension saved for %(who)s.", who=student.display_name), "ok")
-    return redirect(request.form.get("next") if (request.form.get("next") or "").startswith("/instructor/")
-                    else url_for("instructor.settings", a=a.slug))
+    back = safe_next(request.form.get("next"))  # a path only, without control characters
+    return redirect(back if back and back.startswith("/instructor/") else url_for("instructor.settings", a=a.slug))
 
 
 @bp.post("/extensions/<int:student_id>/revoke")
