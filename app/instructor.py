@@ -519,7 +519,7 @@ def roster():
     attempts = dict(db.session.execute(
         select(Submission.student_id, func.count(Submission.id)).group_by(Submission.student_id)).all())
     return render_template("instructor/roster.html", report=report, people=people, dropped=dropped, q=q,
-                           show=show, attempts=attempts)
+                           show=show, attempts=attempts, links_token=secrets.token_urlsafe(16))
 
 
 def _student_or_404(user_id: int) -> User:
@@ -565,7 +565,8 @@ def sign_in_links():
         return redirect(url_for("instructor.roster"))
     # PUBLIC_URL, never the Host header: the links are mailed to students, and a Host rewritten by
     # a proxy (or sent by a client) named another site in them.
-    links = issue_links(users, current_user, current_app.config.get("PUBLIC_URL") or request.host_url)
+    links = issue_links(users, current_user, current_app.config.get("PUBLIC_URL") or request.host_url,
+                        form_token=request.form.get("form_token", "")[:64] or None)
     name = f"sign-in-links-{datetime.now():%Y%m%d-%H%M}.csv"
     return Response(links_csv(links), mimetype="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})

@@ -9,9 +9,11 @@ and the reason; nothing about a skipped line is changed.
 
 from __future__ import annotations
 
+import base64
 import codecs
 import csv
 import hashlib
+import hmac
 import io
 import re
 import secrets
@@ -165,24 +167,49 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def issue_links(users: list[User], actor: User, base_url: str) -> list[dict]:
+def _form_link_token(form_token: str, user_id: int) -> str:
+    """The link token one rendering of the roster page's form gives a user: derived (HMAC with the
+    app's secret key) so that the same form sent twice gives the same links again."""
+    key = current_app.config["SECRET_KEY"]
+    key = key.encode() if isinstance(key, str) else key
+    mac = hmac.new(key, f"signin-link|{form_token}|{user_id}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
+
+
+def issue_links(users: list[User], actor: User, base_url: str, *, form_token: str | None = None) -> list[dict]:
     """One fresh link per user; earlier unused links of these users stop working. Commits.
-    Returns [{"email", "name", "url", "expires_at"}]: the only time the tokens exist in clear."""
+    Returns [{"email", "name", "url", "expires_at"}]: the only time the tokens exist in clear.
+
+    With the roster page's `form_token`, the same form sent again (a double click: the browser
+    downloads both answers, and the first file's links had been ended by the second) answers the
+    links it issued, still usable, instead of ending them."""
     ttl = timedelta(hours=float(current_app.config["SIGNIN_LINK_TTL_H"]))
     now = utcnow()
-    ids = [u.id for u in users]
+    tokens = {u.id: _form_link_token(form_token, u.id) if form_token else secrets.token_urlsafe(32) for u in users}
+    issued = {link.user_id: link for link in db.session.scalars(select(SignInLink).where(
+        SignInLink.token_hash.in_([_hash(t) for t in tokens.values()]), SignInLink.used_at.is_(None),
+        SignInLink.expires_at > now))} if form_token else {}
+    fresh = [u for u in users if u.id not in issued]
+    ids = [u.id for u in fresh]
     if ids:
         db.session.execute(update(SignInLink).where(SignInLink.user_id.in_(ids), SignInLink.used_at.is_(None))
                            .values(expires_at=now).execution_options(synchronize_session=False))
     out = []
     for u in users:
-        token = secrets.token_urlsafe(32)
-        db.session.add(SignInLink(user_id=u.id, token_hash=_hash(token), created_by=actor.id, expires_at=now + ttl))
+        token = tokens[u.id]
+        if u.id in issued:
+            expires = issued[u.id].expires_at
+        else:
+            if form_token and db.session.scalar(select(SignInLink.id).where(SignInLink.token_hash == _hash(token))):
+                token = secrets.token_urlsafe(32)  # this form's link was used or has expired: a new one
+            expires = now + ttl
+            db.session.add(SignInLink(user_id=u.id, token_hash=_hash(token), created_by=actor.id, expires_at=expires))
         out.append({"email": u.email, "name": u.name, "url": base_url.rstrip("/") + f"/signin/{token}",
-                    "expires_at": (now + ttl).strftime("%Y-%m-%d %H:%M UTC")})
-    from app.course import log
+                    "expires_at": expires.strftime("%Y-%m-%d %H:%M UTC")})
+    if fresh:
+        from app.course import log
 
-    log("sign_in_links", actor, subject=f"{len(users)} link(s)", after=[u.email for u in users][:500])
+        log("sign_in_links", actor, subject=f"{len(fresh)} link(s)", after=[u.email for u in fresh][:500])
     db.session.commit()
     return out
 
