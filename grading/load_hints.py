@@ -1361,3 +1361,54 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
 
 
 __all__ = ["abbreviates", "inplace_note", "name_note", "float_size_note", "view_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+
+
+# ============================================================================ a fill value the dtype cannot hold
+# PyTorch's "value cannot be converted to type c10::Half without overflow": masked_fill (or fill_, full) given a
+# constant past the dtype's range, -1e9 on float16 scores (whose largest magnitude is 65504).
+_FILL_OVERFLOW = re.compile(r"value cannot be converted to type (?:c10::|at::)?(Half|BFloat16|float|double) "
+                            r"without overflow")
+_DTYPE_MAX = {"Half": ("float16", "65504"), "BFloat16": ("bfloat16", "3.39e38"), "float": ("float32", "3.4e38"),
+              "double": ("float64", "1.8e308")}
+
+
+def fill_overflow_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For an exception raised while the tests call the student's code: when PyTorch says a value does not fit
+    the tensor's dtype, that dtype's largest magnitude, the constants of the failing line past it (``-1e9``),
+    and what fits every dtype; None for another error."""
+    if not isinstance(message, str) or not (m := _FILL_OVERFLOW.search(message)):
+        return None
+    dtype, largest = _DTYPE_MAX[m.group(1)]
+    big = _big_constants(source, lineno, float(largest)) if isinstance(source, str) and lineno \
+        and len(source) <= MAX_SOURCE else None
+    shown = f" (line {lineno}: {big['en']})" if big else ""
+    shown_zh = f"（第 {lineno} 行：{big['zh']}）" if big else ""
+    return msg(f"the value given does not fit in {dtype}, whose largest magnitude is {largest}{shown}: fill blocked "
+               "scores with float('-inf') or torch.finfo(scores.dtype).min, which every dtype holds",
+               f"给出的值超出了 {dtype} 的范围，它的最大绝对值为 {largest}{shown_zh}：请用 float('-inf') 或 "
+               "torch.finfo(scores.dtype).min 填充被屏蔽的 score，它们在任何 dtype 中都能表示")
+
+
+@_bounded
+def _big_constants(source: str, lineno: int, largest: float) -> Msg | None:
+    """The numeric constants of line ``lineno`` whose magnitude is past ``largest`` (at most 3), or None."""
+    try:
+        tree = parse_source(source)
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    found: list[str] = []
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            value, node = node.operand, node
+            sign = "-"
+        elif isinstance(node, ast.Constant):
+            value, sign = node, ""
+        else:
+            continue
+        if getattr(node, "lineno", None) == lineno and isinstance(value, ast.Constant) and \
+                isinstance(value.value, int | float) and not isinstance(value.value, bool) and \
+                abs(value.value) > largest and value.value != float("inf"):
+            text = f"{sign}{ast.get_source_segment(source, value) or value.value}"
+            if text not in found and text.lstrip("-") not in [f.lstrip("-") for f in found]:
+                found.append(text)
+    return msg(", ".join(found[:3]), "，".join(found[:3])) if found else None

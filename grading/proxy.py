@@ -26,6 +26,7 @@ from torch import Tensor
 
 from grading.i18n import SEMI, Msg, Text, as_msg, cat, msg
 from grading.load_hints import (
+    fill_overflow_note,
     float_size_note,
     gpu_note,
     inplace_note,
@@ -202,6 +203,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
                or inplace_note(source, lineno if isinstance(lineno, int) else None, str(message))
                or float_size_note(source, lineno if isinstance(lineno, int) else None, str(message))
                or view_note(source, lineno if isinstance(lineno, int) else None, str(message))
+               or fill_overflow_note(source, lineno if isinstance(lineno, int) else None, str(message))
                or name_note(source, lineno if isinstance(lineno, int) else None, str(message), filename), sep=SEMI)
 
 

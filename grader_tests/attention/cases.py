@@ -9,6 +9,7 @@ weights from an explicit float64 softmax.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import torch
@@ -261,6 +262,13 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     """Multi-head attention in float64 as the reference does it, or with one named mistake.
     Returns (output, weights), or None when ``fault`` cannot happen with these shapes."""
     p = {n: t.double() for n, t in params.items()}
+    if fault == "seq_first":     # x read as [N, B, d]: attention over the batch axis, the result turned back
+        if additive_mask is not None or key_padding_mask is not None or x.shape[0] < 2 or (
+                context is not None and context.shape[1] != x.shape[1]):
+            return None          # the masks' sizes no longer fit (an error, not numbers); one sample: same
+        out, w = mha_variant(params, num_heads, head_dim, x.transpose(0, 1),
+                             None if context is None else context.transpose(0, 1))
+        return out.transpose(0, 1), w
     xd = x.double()
     ctx = xd if context is None else context.double()
     if fault == "kv_from_x":
@@ -271,17 +279,21 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     B, Nq, d_model = xd.shape
     Nk = ctx.shape[1]
     inner = num_heads * head_dim
+    if fault == "roles_kqv" and context is None:
+        return None    # q and k projections swapped in self-attention: the scores transposed, named qk_swapped
 
     def proj(t: Tensor, name: str) -> Tensor:
         if fault == "shared_q":
             name = "q_proj"
         elif fault == "kv_swapped" and name in ("k_proj", "v_proj"):
             name = "v_proj" if name == "k_proj" else "k_proj"
+        elif fault in PROJECTION_ROLE_FAULTS:    # roles_qkk: Q from q_proj, K from k_proj, V from k_proj
+            name = f"{fault[6 + 'qkv'.index(name[0])]}_proj"
         # bias_dropped: x @ W.T for every projection (its weight read off the Linear, its bias forgotten)
         return F.linear(t, p[f"{name}.weight"], None if fault == "bias_dropped" else p[f"{name}.bias"])
 
     def split(t: Tensor, n: int) -> Tensor:
-        if fault == "split_no_transpose":
+        if fault in ("split_no_transpose", "split_no_transpose_only"):
             return t.reshape(B, num_heads, n, head_dim)
         if fault == "split_dim_first":           # view(B, N, head_dim, H): head h takes every H-th feature
             return t.view(B, n, head_dim, num_heads).permute(0, 3, 1, 2)
@@ -352,7 +364,7 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         w = w.transpose(-2, -1)
     if fault == "out_proj_skipped":             # the merged heads returned as they are
         return (o, w) if inner == d_model else None
-    if fault == "split_dim_first" and num_heads == 1:
+    if fault in ("split_dim_first", "split_no_transpose_only") and num_heads == 1:
         return None                             # one head: the split is the same either way
     out = F.linear(o, p["out_proj.weight"], None if fault == "bias_dropped" else p["out_proj.bias"])
     if fault in ("residual", "residual_layer_norm"):   # x + attention: the block's residual, inside
@@ -362,13 +374,20 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     return out, w
 
 
+# A projection used for another role (``v = self.k_proj(context)``, q and k's projections swapped): which of
+# q_proj, k_proj, v_proj computes Q, K and V, by their initials ("roles_qkk": V from k_proj). The right one,
+# q_proj for all three ("shared_q") and k/v swapped ("kv_swapped") have fault models of their own.
+PROJECTION_ROLE_FAULTS = tuple(f"roles_{''.join(r)}" for r in itertools.product("qkv", repeat=3)
+                               if "".join(r) not in ("qkv", "qqq", "qvk"))
+
 # Mistakes in the returned weights alone (the output is right): named only from weights of their shape.
 MHA_WEIGHTS_FAULTS = ("weights_transposed",)
 MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_dim_first", "shared_q", "kv_from_x",
               "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis", "softmax_batch_axis",
               "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored", "mask_after_softmax",
               "out_proj_skipped", "kv_swapped", "split_dim_first", "residual", "layer_norm", "residual_layer_norm",
-              "pad_on_values", "weights_transposed", "bias_dropped", *ADDITIVE_MASK_HEAD_FAULTS)
+              "pad_on_values", "weights_transposed", "bias_dropped", *ADDITIVE_MASK_HEAD_FAULTS,
+              *PROJECTION_ROLE_FAULTS, "seq_first", "split_no_transpose_only")
 
 
 def warm() -> None:

@@ -100,4 +100,6 @@ def row_sum_error(w: Tensor) -> float:
 
 
 def fmt_matrix(m: Tensor) -> str:
-    return "[" + ", ".join("[" + ", ".join(f"{float(x):.4f}" for x in row) + "]" for row in m) + "]"
+    # NaN as the feedback writes it elsewhere ("3 NaN"), in both languages (Python's "nan" reads as an English word)
+    return "[" + ", ".join("[" + ", ".join(f"{float(x):.4f}".replace("nan", "NaN") for x in row) + "]"
+                           for row in m) + "]"

@@ -89,6 +89,12 @@ FAULTS: dict[str, Msg] = {
                               "输出与不做 transpose、直接 view(B, H, N, head_dim) 拆分（并以同样方式合并）head 的结果一致："
                               "应使用 view(B, N, H, head_dim).transpose(1, 2) 拆分，"
                               "用 transpose(1, 2).reshape(B, N, H * head_dim) 合并"),
+    "split_no_transpose_only": msg("the output matches heads split with view(B, H, N, head_dim) (or reshape) "
+                                   "without the transpose, and merged back with transpose(1, 2): the split and the "
+                                   "merge do not undo each other; split with view(B, N, H, head_dim).transpose(1, 2)",
+                                   "输出与不做 transpose、直接 view(B, H, N, head_dim)（或 reshape）拆分 head，再用 "
+                                   "transpose(1, 2) 合并的结果一致：拆分与合并并不互逆；应使用 "
+                                   "view(B, N, H, head_dim).transpose(1, 2) 拆分"),
     "merge_no_transpose": msg("the output matches heads merged with reshape(B, N, H * head_dim) without "
                               "transpose(1, 2) first",
                               "输出与合并 head 时没有先 transpose(1, 2) 就 reshape(B, N, H * head_dim) 的结果一致"),
@@ -135,6 +141,13 @@ FAULTS: dict[str, Msg] = {
                                "Transformer block around it",
                                "输出与 LayerNorm(x + out_proj(...)) 的结果一致：MultiHeadAttention 只返回合并后各 head "
                                "经 out_proj 的结果；残差连接和 LayerNorm 属于外层的 Transformer 模块"),
+    "seq_first": msg("the output matches x (and context) read as [N, B, d_model], sequence first as "
+                     "nn.MultiheadAttention's default is, instead of [B, N, d_model]: each position then attends over "
+                     "the samples of the batch, not over the sequence; the inputs are batch-first, B, N, _ = x.shape, "
+                     "with no transpose(0, 1)",
+                     "输出与把 x（和 context）当作 [N, B, d_model]（序列维在前，nn.MultiheadAttention 的默认布局）而不是 "
+                     "[B, N, d_model] 读取的结果一致：这样每个位置是在 batch 的各个样本之间做 attention，而不是沿序列；"
+                     "输入是 batch 在前的，B, N, _ = x.shape，不需要 transpose(0, 1)"),
     "additive_mask_ignored": msg("the output and the weights are those of MultiHeadAttention without additive_mask "
                                  "(key_padding_mask, when given, applied as expected): here additive_mask had no effect",
                                  "输出和权重都与 MultiHeadAttention 不加 additive_mask 时相同（key_padding_mask 如有，"
@@ -220,6 +233,23 @@ FAULTS: dict[str, Msg] = {
                    "training=self.training 的 F.dropout；请使用 nn.Dropout），或在调用之间保留了状态"),
 }
 
+
+
+def _projection_roles(fault: str) -> Msg:
+    """What ``roles_xyz`` (cases.PROJECTION_ROLE_FAULTS) computes: each role whose projection is another's."""
+    used = dict(zip("QKV", (f"{p}_proj" for p in fault[6:]), strict=True))
+    wrong = [(role, proj) for role, proj in used.items() if proj != f"{role.lower()}_proj"]
+    en = ", ".join(f"{role} projected with {proj}" for role, proj in wrong)
+    zh = "、".join(f"{role} 用 {proj} 投影" for role, proj in wrong)
+    code = "; ".join(f"{role.lower()} = self.{proj}(...)" for role, proj in wrong)
+    code_zh = "、".join(f"`{role.lower()} = self.{proj}(...)`" for role, proj in wrong)
+    return msg(f"the output matches {en} ({code}): each role has its own projection, Q = q_proj(x), "
+               "K = k_proj(context), V = v_proj(context)",
+               f"输出与 {zh}的结果一致（{code_zh}）：每个角色使用各自的投影，Q = q_proj(x)，K = k_proj(context)，"
+               "V = v_proj(context)")
+
+
+FAULTS.update({fault: _projection_roles(fault) for fault in C.PROJECTION_ROLE_FAULTS})
 
 def kept_state(cls_name: str, earlier: int) -> Msg:
     """Said when a call of an object that served ``earlier`` calls failed and the same call on a newly
@@ -581,6 +611,172 @@ def large_scores(student: SdpaCaller, dtype: torch.dtype) -> Msg | None:
     return FAULTS["row_max"] if finite else FAULTS["overflow"]
 
 
+# ----------------------------------------------------------------------------- NaN from the mask's -inf
+def _finite(*tensors: Tensor) -> bool:
+    return all(bool(torch.isfinite(t).all()) for t in tensors)
+
+
+def _blocked(mask: Tensor) -> Tensor:
+    return torch.isinf(mask.double()) & (mask.double() < 0)
+
+
+def _finite_stand_in(mask: Tensor) -> Tensor:
+    """``mask`` with a large finite negative number in place of each -inf (-1e9, or what the dtype holds)."""
+    return mask.masked_fill(_blocked(mask), max(-1e9, torch.finfo(mask.dtype).min / 4))
+
+
+_MASK_ZERO_ONE = msg("given the same mask written as 1.0 on the blocked keys and 0.0 elsewhere, the results are "
+                     "right (here and on a second case of other sizes): the code reads additive_mask as a 0/1 mask "
+                     "(1 = blocked), as scores + mask * -1e9 does, and on the real mask's -inf that arithmetic "
+                     "gives +inf (-inf * -1e9), then NaN in the softmax; additive_mask holds 0.0 (read) and -inf "
+                     "(blocked): add it to the scores as it is, scores + additive_mask",
+                     "把同一个 mask 写成被屏蔽的 key 为 1.0、其余为 0.0 时结果正确（在这里和另一组尺寸的第二个例子上都是如此）："
+                     "代码把 additive_mask 当作 0/1 mask（1 表示屏蔽），像 `scores + mask * -1e9` 那样，而对真实 mask 中的 "
+                     "-inf，这样的运算得到 +inf（-inf * -1e9），softmax 后成为 NaN；additive_mask 的值是 0.0（读取）和 "
+                     "-inf（屏蔽）：应把它原样加到 score 上，即 `scores + additive_mask`")
+_MASK_INF_ARITHMETIC = msg("with the same mask holding a large finite negative number in place of each -inf the "
+                           "results are right (here and on a second case of other sizes): the NaN come from the mask's "
+                           "-inf entries themselves, through arithmetic that turns -inf into NaN (inf - inf, 0 * -inf, "
+                           "a mean or sum over a row holding -inf); add additive_mask to the scores as it is and leave "
+                           "the -inf to the softmax, which gives those keys weight 0",
+                           "把同一个 mask 中的每个 -inf 换成一个很大的有限负数时结果正确（在这里和另一组尺寸的第二个例子上都是"
+                           "如此）：NaN 来自 mask 中的 -inf 本身，即把 -inf 变成 NaN 的运算（inf - inf、0 * -inf、对含 -inf "
+                           "的一行求均值或求和）；应把 additive_mask 原样加到 score 上，让 softmax 处理 -inf，它会给这些 key "
+                           "权重 0")
+
+
+def _right_with(student: SdpaCaller, q: Tensor, k: Tensor, v: Tensor, mask: Tensor, given: Tensor) -> bool:
+    """The student's results, given ``given`` in place of ``mask``, are the reference's with ``mask``."""
+    try:
+        out, w = student.sdpa(q, k, v, given, return_weights=True)
+    except Feedback:
+        return False
+    return (_err(w, C.ref_weights(q, k, mask)) < MATCH_TOL
+            and _err(out, C.ref_output(q, k, v, mask)) < MATCH_TOL)
+
+
+def _zero_one_right(student: SdpaCaller, q: Tensor, k: Tensor, v: Tensor, mask: Tensor) -> bool:
+    return _right_with(student, q, k, v, mask, _blocked(mask).to(mask.dtype))
+
+
+def _stand_in_right(student: SdpaCaller, q: Tensor, k: Tensor, v: Tensor, mask: Tensor) -> bool:
+    return _right_with(student, q, k, v, mask, _finite_stand_in(mask))
+
+
+def _on_both(check, student: SdpaCaller, q: Tensor, k: Tensor, v: Tensor, mask: Tensor) -> bool:
+    """``check`` holds on this case and on its probe case (other sizes, another mask of the same kind)."""
+    if not check(student, q, k, v, mask):
+        return False
+    pq, pk, pv, pmask = probe_case(q, k, v, mask, distinct=True)
+    return pmask is not None and check(student, pq, pk, pv, pmask)
+
+
+def _allowed_entry_nan(student: SdpaCaller, q: Tensor, k: Tensor, v: Tensor) -> Msg | None:
+    """Said when an all-zero mask (nothing blocked) gives NaN and no mask gives the right results: an entry
+    0.0 becomes NaN (0 * -inf), with the source's line that multiplies by -inf when it has one."""
+    try:
+        out, w = student.sdpa(q, k, v, return_weights=True)
+    except Feedback:
+        return None
+    if _err(w, C.ref_weights(q, k)) >= MATCH_TOL or _err(out, C.ref_output(q, k, v)) >= MATCH_TOL:
+        return None
+    said = msg("with a mask that is 0.0 everywhere (nothing blocked) the results hold NaN too, and without a mask they "
+               "are right: "
+               "an entry 0.0 (a key to read) becomes NaN, as 0 * -inf does (for example "
+               "(mask == float('-inf')).float() * float('-inf')); add additive_mask to the scores as it is "
+               "(scores + additive_mask)",
+               "mask 处处为 0.0（没有屏蔽任何位置）时结果中也有 NaN，而不给 mask 时结果正确：值为 0.0 的项（应读取的 key）"
+               "变成了 NaN，正如 0 * -inf 那样（例如 `(mask == float('-inf')).float() * float('-inf')`）；应把 "
+               "additive_mask 原样加到 score 上（`scores + additive_mask`）")
+    return cat(said, _neg_inf_line(student), sep=SEMI)
+
+
+def mask_nan(student: SdpaCaller | None, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None,
+             *seen: Tensor) -> Msg | None:
+    """Why ScaledDotProductAttention's results ``seen`` with a 0/-inf ``mask`` are not finite, when probes
+    show it (each on this case and on a probe case of other sizes): an all-zero mask gives NaN and no mask the
+    right results (an entry 0.0 becomes NaN: 0 * -inf); or the mask written as 0/1 gives the right results
+    (the mask read as 0/1: ``mask * -1e9``); or the mask with a large finite number for each -inf gives the
+    right results (arithmetic turns the -inf into NaN). None when the results are finite or no probe shows why."""
+    if student is None or mask is None or _finite(*seen) or not bool(_blocked(mask).any()):
+        return None
+    try:
+        zero = student.sdpa(q, k, v, torch.zeros_like(mask), return_weights=True)
+    except Feedback:
+        return None
+    if not _finite(*zero):
+        # 0 * -inf: every weight NaN with nothing blocked and with the mask (each row reads a key), where an
+        # inverted mask, say, leaves finite the rows it blocks a key of
+        try:
+            _, w = student.sdpa(q, k, v, mask, return_weights=True)
+        except Feedback:
+            return None
+        if bool(torch.isnan(zero[1]).all()) and bool(torch.isnan(w).all()):
+            return _allowed_entry_nan(student, q, k, v)
+        return None
+    if _on_both(_zero_one_right, student, q, k, v, mask):
+        return _MASK_ZERO_ONE
+    if _on_both(_stand_in_right, student, q, k, v, mask):
+        return _MASK_INF_ARITHMETIC
+    return None
+
+
+def _times_neg_inf(source: str | None) -> list[tuple[int, str]]:
+    """(line, code) of each product of the source with -inf as a factor (``mask.float() * float('-inf')``,
+    ``pad * -math.inf``, ``-torch.inf * m``)."""
+    tree = _tree(source) if isinstance(source, str) else None
+    if tree is None:
+        return []
+
+    def neg_inf(node: ast.AST) -> bool:
+        try:
+            text = ast.unparse(node).replace(" ", "").replace('"', "'")
+        except (ValueError, RecursionError):
+            return False
+        return text in ("float('-inf')", "-float('inf')", "-math.inf", "-torch.inf", "-np.inf", "-numpy.inf",
+                        "float('-Infinity')", "-float('Infinity')")
+
+    found = [(n.lineno, ast.get_source_segment(source, n) or ast.unparse(n)) for n in ast.walk(tree)
+             if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and (neg_inf(n.left) or neg_inf(n.right))]
+    return sorted(found)
+
+
+def _padding_nan(student: MhaBuilder, case: _MhaCase) -> Msg | None:
+    """Why the module's results with a key_padding_mask hold NaN: the same module (same weights) with a
+    key_padding_mask marking no key gives NaN too, and without key_padding_mask finite results, so an
+    entry False (a key to read) becomes NaN, as 0 * -inf does. With the source's line that multiplies by
+    -inf, when it has one. None when the probes do not show it."""
+    x, ctx, am, kpm = case.x, case.context, case.additive_mask, case.key_padding_mask
+    if kpm is None:
+        return None
+    default = x.shape[-1] == case.num_heads * case.head_dim
+    try:
+        m = student.mha(x.shape[-1], case.num_heads, None if default else case.head_dim, params=case.params)
+        if _finite(m(x, ctx, am, key_padding_mask=torch.zeros_like(kpm))) or not _finite(m(x, ctx, am)):
+            return None
+    except Feedback:
+        return None
+    said = msg("with a key_padding_mask that marks no key (all False) the results hold NaN too, and without "
+               "key_padding_mask they are finite: an entry False (a key to read) becomes NaN, as 0 * -inf does "
+               "(key_padding_mask.float() * float('-inf')); block the padding keys with "
+               "scores.masked_fill(key_padding_mask[:, None, None, :], float('-inf'))",
+               "key_padding_mask 不标记任何 key（全为 False）时结果中也有 NaN，而不给 key_padding_mask 时结果是有限的："
+               "值为 False 的项（应读取的 key）变成了 NaN，正如 0 * -inf 那样（`key_padding_mask.float() * "
+               "float('-inf')`）；应使用 `scores.masked_fill(key_padding_mask[:, None, None, :], float('-inf'))` "
+               "屏蔽 padding key")
+    return cat(said, _neg_inf_line(student), sep=SEMI)
+
+
+def _neg_inf_line(student: object) -> Msg | None:
+    """The first line of the student's source that multiplies by -inf, quoted, or None."""
+    lines = _times_neg_inf(_student_source(student))
+    if not lines:
+        return None
+    line, code = lines[0]
+    code = code if len(code) <= 60 and "\n" not in code else "... * -inf"
+    return msg(f"line {line} multiplies by -inf: {code}", f"第 {line} 行乘以了 -inf：`{code}`")
+
+
 def mha_key(fault: str, d_model: int, head_dim: int) -> str:
     """The name a multi-head mistake is given: 1/head_dim is also 1/sqrt(d_model) when
     d_model == head_dim ** 2, and the hint then names both; an ignored mask is additive_mask (the
@@ -720,7 +916,7 @@ def _sdpa_culprit(student: MhaBuilder, q: Tensor, k: Tensor, v: Tensor, m: Tenso
     o_name = sdpa_output(o, q, k, v, m, student=student)
     if w_name == FAULTS["weights_unmasked"] and o_name == FAULTS["output_unmasked"]:
         return cat(SDPA_CULPRIT, FAULTS["mask_ignored"], sep=SEMI)
-    return cat(SDPA_CULPRIT, w_name or o_name, sep=SEMI)
+    return cat(SDPA_CULPRIT, w_name or o_name or mask_nan(student, q, k, v, m, o, w), sep=SEMI)
 
 
 def _matches(case: _MhaCase, fault: str | None) -> bool:
@@ -824,6 +1020,8 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
             if probe is None or _biases_left_out(probe) != names:
                 return None
         return _bias_partly_dropped(names)
+    if student is not None and not _finite(out, *(() if weights is None else (weights,))):
+        return _padding_nan(student, case)
     return None
 
 

@@ -314,6 +314,15 @@ def validate(t: Any, shape: list[int] | None, who: str, part: str, swapped: list
                            "separately, one [Nq, Nk] matrix per head",
                            f"{who} 的权重 shape 为 {got}，应为 {want}：这是去掉 head 轴（dim 1，大小为 {shape[1]}）"
                            "后的 shape：应分别返回每个 head 的权重，每个 head 一个 [Nq, Nk] 矩阵"))
+    if part == "weights" and len(shape) == 4 and shape[0] != shape[2] == shape[3] and \
+            list(t.shape) == [shape[2], shape[1], shape[0], shape[0]]:
+        raise Feedback(msg(f"the weights of {who} have shape {got}, expected {want}: that is [N, H, B, B], the shape "
+                           "of attention over the batch axis, as when x of shape [B, N, d_model] is read as [N, B, "
+                           "d_model] (sequence first, nn.MultiheadAttention's default): the inputs are batch-first, "
+                           "B, N, _ = x.shape",
+                           f"{who} 的权重 shape 为 {got}，应为 {want}：这是 [N, H, B, B]，即沿 batch 轴做 attention 的 "
+                           "shape，就像把 [B, N, d_model] 的 x 当作 [N, B, d_model]（序列维在前，nn.MultiheadAttention "
+                           "的默认布局）读取时那样：输入是 batch 在前的，B, N, _ = x.shape"))
     ones = [i for i, n in enumerate(shape) if n == 1]
     if ones and list(t.shape) == [n for n in shape if n != 1]:
         # e.g. weights.squeeze() kept for a heatmap: right only where no axis happens to be of size 1

@@ -59,7 +59,9 @@ def test_weights_parity_reference(student):
 def _blocked_check(student, w: torch.Tensor, blocked: torch.Tensor, what, q, k, v, mask) -> None:
     """Weights at blocked positions are 0 and rows still sum to 1; a named mistake only when the
     student's weights match it."""
-    expect_finite(w, cat(what, msg(": weights", "：权重")))
+    if not bool(torch.isfinite(w).all()):
+        expect_finite(w, cat(what, msg(": weights", "：权重")), diagnose.sdpa_weights(w, q, k, v, mask, student=student)
+                      or diagnose.mask_nan(student, q, k, v, mask, w))
     on_blocked = float(w.double().masked_select(blocked).abs().max()) if blocked.any() else 0.0
     rs = row_sum_error(w)
     if on_blocked <= C.ZERO_TOL and rs <= C.ROW_SUM_TOL:
@@ -151,7 +153,8 @@ def test_mask_broadcasts_over_batch_and_heads(student):
         ref_w = C.ref_weights(q, k, mask)
         if max_err(w, ref_w) > C.WEIGHT_TOL:
             expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k",
-                         hint=diagnose.sdpa_weights(w, q, k, v, mask, student=student) or only_2d)
+                         hint=(diagnose.sdpa_weights(w, q, k, v, mask, student=student)
+                               or diagnose.mask_nan(student, q, k, v, mask, w, out) or only_2d))
         expect_close(out, C.ref_output(q, k, v, mask), C.OUT_TOL, cat(what, msg(", the output", "，输出")),
                      hint=only_2d)
         plain_ok = plain_ok or i == 0
