@@ -767,6 +767,31 @@ def _padding_nan(student: MhaBuilder, case: _MhaCase) -> Msg | None:
     return cat(said, _neg_inf_line(student), sep=SEMI)
 
 
+def _additive_mask_nan(student: MhaBuilder, case: _MhaCase) -> Msg | None:
+    """Why the module's results with an additive_mask hold NaN, when the same module (same weights) given
+    that mask written as 0/1 (1.0 on the blocked keys) gives the right results, here and on a second case of
+    other sizes: it reads additive_mask as a 0/1 mask (``mask * -1e9``). None otherwise."""
+    if case.additive_mask is None or not bool(_blocked(case.additive_mask).any()):
+        return None
+
+    def right_with_zero_one(c: _MhaCase) -> bool:
+        default = c.x.shape[-1] == c.num_heads * c.head_dim
+        am = c.additive_mask
+        try:
+            m = student.mha(c.x.shape[-1], c.num_heads, None if default else c.head_dim, params=c.params)
+            out, w = m(c.x, c.context, _blocked(am).to(am.dtype), key_padding_mask=c.key_padding_mask,
+                       return_weights=True)
+        except Feedback:
+            return False
+        ref_out, ref_w = C.ref_mha(m.params, c.num_heads, c.head_dim, c.x, c.context, am, c.key_padding_mask)
+        return _err(out, ref_out) < MATCH_TOL and _err(w, ref_w) < MATCH_TOL
+
+    if not right_with_zero_one(case):
+        return None
+    probe = _probe_mha(student, case)
+    return _MASK_ZERO_ONE if probe is not None and right_with_zero_one(probe) else None
+
+
 def _neg_inf_line(student: object) -> Msg | None:
     """The first line of the student's source that multiplies by -inf, quoted, or None."""
     lines = _times_neg_inf(_student_source(student))
@@ -1021,7 +1046,7 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
                 return None
         return _bias_partly_dropped(names)
     if student is not None and not _finite(out, *(() if weights is None else (weights,))):
-        return _padding_nan(student, case)
+        return _padding_nan(student, case) or _additive_mask_nan(student, case)
     return None
 
 

@@ -109,6 +109,16 @@ def test_the_mask_file_multiplied_by_neg_1e9_is_told_it_reads_the_mask_as_zero_o
         assert "代码把 additive_mask 当作 0/1 mask" in failed[tid]["zh"], tid
 
 
+def test_a_wrapper_that_multiplies_the_additive_mask_by_neg_1e9_is_told_so_too(executor):
+    """The same mistake in MultiHeadAttention (its ScaledDotProductAttention correct): re-run with the mask
+    written as 0/1, the module's results are right, here and on a second case of other sizes."""
+    failed = _failed(executor, "mha_additive_mask_times_neg_1e9")
+    assert set(failed) == {"test_mha_additive_mask", "test_mha_single_head"}, failed
+    for fb in failed.values():
+        assert "reads additive_mask as a 0/1 mask (1 = blocked)" in fb["en"] and "0/1 mask（1 表示屏蔽）" in fb["zh"], fb
+        assert "the mistake is in ScaledDotProductAttention" not in fb["en"], fb
+
+
 def test_a_padding_mask_multiplied_by_neg_inf_is_told_with_the_probe_and_its_line(executor):
     failed = _failed(executor, "padding_times_neg_inf")
     for tid in ("test_padding_keys_get_zero_weight", "test_mha_additive_mask", "test_mha_single_head"):
