@@ -301,11 +301,21 @@ def test_gradients_match_reference(student):
     mask = C.random_block_mask(51, (2, 2, 5, 6))
     g = C.tokens(52, 2, 2, 5, 4)
     grads = student.sdpa_grad(q, k, v, mask, g)
+    hint = None
+    if not all(bool(torch.isfinite(t).all()) for t in grads):
+        # NaN gradients: said where they start when the forward pass with this mask is not finite already
+        out, w = student.sdpa(q, k, v, mask, return_weights=True)
+        bad = int((~torch.isfinite(out)).sum()) + int((~torch.isfinite(w)).sum())
+        if bad:
+            hint = cat(msg(f"the forward pass with this mask already gives {bad} non-finite values (output and "
+                           "weights), and the gradients follow them",
+                           f"在这个 mask 下，前向计算就已得到 {bad} 个非有限值（输出和权重），梯度随之而来"),
+                       diagnose.mask_nan(student, q, k, v, mask, out, w), sep=SEMI)
     for name, got, ref in zip("qkv", grads, C.ref_grads(q, k, v, mask, g), strict=True):
         err = max_err(got, ref)
-        expect(err <= 1e-4, msg(f"the gradient with respect to {name} differs from the reference by {err:.3g} "
-                                "(allowed 1e-4)",
-                                f"对 {name} 的梯度与参考实现相差 {err:.3g}（允许 1e-4）"))
+        expect(err <= 1e-4, cat(msg(f"the gradient with respect to {name} differs from the reference by {err:.3g} "
+                                    "(allowed 1e-4)",
+                                    f"对 {name} 的梯度与参考实现相差 {err:.3g}（允许 1e-4）"), hint, sep=SEMI))
 
 
 def _expect_dtype(dtype: torch.dtype, out, w, advice) -> None:

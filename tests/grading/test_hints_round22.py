@@ -109,6 +109,17 @@ def test_the_mask_file_multiplied_by_neg_1e9_is_told_it_reads_the_mask_as_zero_o
         assert "代码把 additive_mask 当作 0/1 mask" in failed[tid]["zh"], tid
 
 
+def test_nan_gradients_say_the_forward_pass_with_the_mask_is_not_finite_and_why_when_checked(executor):
+    """'the gradient with respect to q differs from the reference by inf' alone, where the forward pass with
+    the test's mask already gave NaN."""
+    fb = _failed(executor, "additive_mask_times_neg_1e9")["test_gradients_match_reference"]
+    assert "differs from the reference by inf (allowed 1e-4); the forward pass with this mask already gives " \
+           in fb["en"] and "reads additive_mask as a 0/1 mask" in fb["en"], fb
+    assert "前向计算就已得到" in fb["zh"], fb
+    fb = _failed(executor, "mask_where_bool_inverted")["test_gradients_match_reference"]
+    assert "the forward pass with this mask already gives" in fb["en"] and "becomes NaN" not in fb["en"], fb
+
+
 def test_a_wrapper_that_multiplies_the_additive_mask_by_neg_1e9_is_told_so_too(executor):
     """The same mistake in MultiHeadAttention (its ScaledDotProductAttention correct): re-run with the mask
     written as 0/1, the module's results are right, here and on a second case of other sizes."""
