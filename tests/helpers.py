@@ -70,12 +70,17 @@ def make_app(tmp_dir: Path, db_url: str, **overrides):
 
 
 def empty_database(app) -> None:
-    """Remove every row (PostgreSQL), keeping the migrated schema."""
+    """Remove every row (PostgreSQL), keeping the migrated schema, and start every id at 1 again.
+
+    DELETE, children first, and one ``setval`` per sequence: a test leaves a few rows, and TRUNCATE
+    (new files for each of the 16 tables and their indexes) cost 80-320 ms per test against 6-12 ms
+    for this; the fast lane runs it before each of its ~2,000 database tests."""
     from app.extensions import db
 
     with app.app_context():
-        tables = ", ".join(t.name for t in db.metadata.sorted_tables)
-        db.session.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+        for table in reversed(db.metadata.sorted_tables):
+            db.session.execute(table.delete())
+        db.session.execute(text("SELECT setval(c.oid::regclass, 1, false) FROM pg_class c WHERE c.relkind = 'S'"))
         db.session.commit()
 
 
