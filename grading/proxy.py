@@ -207,6 +207,24 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
                or name_note(source, lineno if isinstance(lineno, int) else None, str(message), filename), sep=SEMI)
 
 
+# The sandbox's own refusal of an import (grading/sandbox/runtime.py): the grader's words, said in Chinese.
+_NOT_IN_GRADER = re.compile(r"No module named '(?P<name>[^']+)' in the grader")
+
+
+def _load_detail_zh(kind: str, lineno: Any, detail: str) -> str:
+    """The Chinese of a load error's message, with its leading separator: the grader's own words
+    (a module it lacks, a reply it could not carry) translated, Python's or PyTorch's introduced as
+    their original text (a zh reader is told why English follows)."""
+    if not detail:
+        return ""
+    if kind in ("ModuleNotFoundError", "ImportError") and (m := _NOT_IN_GRADER.fullmatch(detail)):
+        return f"：评分环境中没有模块 `{m['name']}`"
+    if kind == INVALID_RESULT and lineno is None:
+        said = _said(detail, _NOT_CARRIED)
+        return f"：{said['zh']}" if said else f"（{SANDBOX_ENGLISH_ZH}{detail}）"
+    return f"，{ORIGINAL_MESSAGE_ZH}{detail}"
+
+
 def load_error_text(exc: BaseException, filename: str = "attention.py",
                     packages: Sequence[str] | None = None, source: str | None = None) -> Msg:
     """The load error for the student; with ``source`` (the submitted text, never executed here),
@@ -218,8 +236,9 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         lineno = getattr(exc, "lineno", None)
         raw = getattr(exc, "message", None) or str(exc)
         m = _clip(raw)
-        text = (msg(f"{k} at line {lineno}: {m}", f"第 {lineno} 行出现 {k}：{m}") if lineno else
-                msg(f"{k} while importing {filename}: {m}", f"导入 {filename} 时出现 {k}：{m}"))
+        m_zh = _load_detail_zh(k, lineno, m)
+        text = (msg(f"{k} at line {lineno}: {m}", f"第 {lineno} 行出现 {k}{m_zh}") if lineno else
+                msg(f"{k} while importing {filename}: {m}", f"导入 {filename} 时出现 {k}{m_zh}"))
         hinted = with_hint(text, load_hint(source, k, lineno, str(raw), filename))
         note = _import_note(exc, packages)
         if note is not None and hinted is not text:    # "...hint; note", not "...hint.; note"

@@ -908,8 +908,8 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 it["points"] -= take
                 it["found"] = it["points"] > 0
                 it["feedback"] = {
-                    "en": it["feedback"]["en"] + f" {_round(take):g} point(s) deducted for overclaiming (see flags).",
-                    "zh": it["feedback"]["zh"] + f"因过度解读扣 {_round(take):g} 分（见 flags）。"}
+                    "en": it["feedback"]["en"] + f" {_round(take):g} point(s) deducted for overclaiming (see the \"overclaim\" flags).",
+                    "zh": it["feedback"]["zh"] + f"因过度解读扣 {_round(take):g} 分（见「过度解读」标记）。"}
                 remaining -= take
             if remaining <= 0:
                 break

@@ -168,9 +168,10 @@ def test_a_figure_that_could_not_be_read_is_not_reported_as_not_submitted(checkl
     assert "could not be read" in item["feedback"]["en"] and "WebP" in item["feedback"]["en"]
     assert "无法读取" in item["feedback"]["zh"]
     assert "No figure was submitted" not in item["feedback"]["en"]
-    # when the grader only knows that no figure reached it, the text claims neither cause
+    # no figure reached the grader: an unreadable upload is refused (upload) or passed on as its error
+    # (grading.runner), so None means none was submitted, and the text says so (round 23)
     missing = _figure_item(grade_audit("", None, MEASURED_OK, checklist))["feedback"]
-    assert "none was submitted, or" in missing["en"] and "无法读取" in missing["zh"]
+    assert missing["en"].startswith("No figure was submitted.") and missing["zh"].startswith("没有提交图。")
 
 
 # ------------------------------------------------------------------------------------------- audits

@@ -127,7 +127,7 @@ def test_the_graders_own_reasons_for_a_reply_it_could_not_carry_are_said_in_chin
 def test_load_errors_are_messages_not_exceptions():
     p = _proxy("load-syntax")
     assert not p.load()
-    assert p.load_error == {"en": "SyntaxError at line 12: invalid syntax", "zh": "第 12 行出现 SyntaxError：invalid syntax"}
+    assert p.load_error == {"en": "SyntaxError at line 12: invalid syntax", "zh": "第 12 行出现 SyntaxError，PyTorch/Python 报错原文：invalid syntax"}
     with pytest.raises(Feedback, match="did not load"):
         p.sdpa(Q, Q, Q)
     p = _proxy("load-hang")
