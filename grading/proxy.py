@@ -197,8 +197,10 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
                    + (f": {detail}" if detail else ""),
                    f"{what['zh']} 返回的内容无法从沙箱传回评分系统"
                    + (f"：{said['zh']}" if said else f"（{SANDBOX_ENGLISH_ZH}{detail}）" if detail else ""))
+    said = _said(detail, _GRADER_SAID)
     text = msg(f"{what['en']} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
-               f"{what['zh']} 抛出 {kind}{where_zh}" + (f"，{ORIGINAL_MESSAGE_ZH}{detail}" if detail else ""))
+               f"{what['zh']} 抛出 {kind}{where_zh}" + (f"：{said['zh']}" if said else
+                                                       f"，{ORIGINAL_MESSAGE_ZH}{detail}" if detail else ""))
     return cat(text, _import_note(exc, packages) or gpu_note(str(message))
                or inplace_note(source, lineno if isinstance(lineno, int) else None, str(message))
                or float_size_note(source, lineno if isinstance(lineno, int) else None, str(message))
@@ -207,8 +209,21 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
                or name_note(source, lineno if isinstance(lineno, int) else None, str(message), filename), sep=SEMI)
 
 
-# The sandbox's own refusal of an import (grading/sandbox/runtime.py): the grader's words, said in Chinese.
-_NOT_IN_GRADER = re.compile(r"No module named '(?P<name>[^']+)' in the grader")
+# The exceptions the sandbox's runtime raises in the student's code (grading/sandbox/runtime.py): the
+# grader's words, not PyTorch's or Python's, so said in Chinese too (as (pattern, en, zh) for _said).
+_GRADER_SAID: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en, zh) for p, en, zh in (
+    (r"No module named '(?P<name>[^']+)' in the grader", "No module named '{name}' in the grader",
+     "评分环境中没有模块 `{name}`"),
+    (r"module '(?P<name>[^']+)' comes from a file written at run time; the grader imports only the standard "
+     r"library and the allowed packages",
+     "module '{name}' comes from a file written at run time; the grader imports only the standard library and "
+     "the allowed packages", "模块 `{name}` 来自运行时写入的文件；评分器只导入标准库和允许的包"),
+    (r"input\(\) was called more than (?P<n>\d+) times, but the grader has no keyboard: put code that asks for "
+     r"input under if __name__ == '__main__':",
+     "input() was called more than {n} times, but the grader has no keyboard: put code that asks for input "
+     "under if __name__ == '__main__':",
+     "input() 被调用了超过 {n} 次，但评分器没有键盘输入：请把需要输入的代码放到 `if __name__ == '__main__':` 之下"),
+))
 
 
 def _load_detail_zh(kind: str, lineno: Any, detail: str) -> str:
@@ -217,8 +232,8 @@ def _load_detail_zh(kind: str, lineno: Any, detail: str) -> str:
     their original text (a zh reader is told why English follows)."""
     if not detail:
         return ""
-    if kind in ("ModuleNotFoundError", "ImportError") and (m := _NOT_IN_GRADER.fullmatch(detail)):
-        return f"：评分环境中没有模块 `{m['name']}`"
+    if said := _said(detail, _GRADER_SAID):
+        return f"：{said['zh']}"
     if kind == INVALID_RESULT and lineno is None:
         said = _said(detail, _NOT_CARRIED)
         return f"：{said['zh']}" if said else f"（{SANDBOX_ENGLISH_ZH}{detail}）"

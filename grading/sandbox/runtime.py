@@ -702,8 +702,7 @@ def _no_keyboard_input(prompt: object = "") -> str:
         pass
     if _input_calls[0] > INPUT_CALLS:
         raise EOFError(f"input() was called more than {INPUT_CALLS} times, but the grader has no "
-                       "keyboard: put code that asks for input under if __name__ == '__main__': "
-                       "(评分程序没有键盘输入)")
+                       "keyboard: put code that asks for input under if __name__ == '__main__':")
     try:
         out.write("\n")
         if _input_calls[0] == 1:

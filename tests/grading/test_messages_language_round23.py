@@ -6,6 +6,7 @@ Chinese; and the figure item says which of "not submitted" and "not readable" ha
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 
@@ -23,7 +24,7 @@ FIXTURE_AUDITS = sorted(p for p in AUDITS.iterdir() if p.is_file())
 # "causal effect", "heatmap", "reference parity", "mask audit", "entropy", "seed"), and Python's `class`
 # in the class headers the feedback quotes ("class ScaledDotProductAttention(nn.Module)").
 COURSE_WORDS = frozenset({"heatmap", "feature", "importance", "causal", "effect", "reference", "audit", "entropy",
-                          "scale", "seed", "class"})
+                          "scale", "seed", "class"}) | frozenset(sys.stdlib_module_names)   # modules named as code
 # What the student wrote, quoted back to them: in either language it stays as written.
 _QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|`[^`]*`")
 # en quotes a student's sentence in ASCII quotes, and that sentence may hold quotes of its own
@@ -100,3 +101,31 @@ def test_no_figure_is_said_as_not_submitted_and_an_unreadable_one_with_its_reaso
                                           figure=b"not an image", figure_filename="heatmap.png"), "attention", executor))
     assert unreadable["en"].startswith("The figure could not be read: ") and unreadable["zh"].startswith("无法读取提交的图：")
     assert "submitted" not in unreadable["en"] and "未提交" not in unreadable["zh"]
+
+
+_BASE = (SUBMISSIONS / "correct" / "d2l.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("source, en", [
+    ("import torch\nfor _ in range(1000):\n    input()\n",
+     "but the grader has no keyboard: put code that asks for input under if __name__ == '__main__':"),
+    ("import sys\nopen('einops.py', 'w').write('X = 1\\n')\nsys.path.insert(0, '.')\nimport einops\n",
+     "module 'einops' comes from a file written at run time"),
+], ids=["input-without-keyboard", "module-written-at-run-time"])
+def test_the_sandboxs_own_refusals_at_import_are_said_in_each_language(executor, source, en):
+    """The runtime's own sentences (not Python's) are translated, not shown as "PyTorch/Python 报错原文"
+    in zh; the input() one carried a Chinese aside in its English text."""
+    result = grade(GradeInput(code=source.encode()), "attention", executor)
+    assert en in result["load_error"]["en"], result["load_error"]
+    assert "报错原文" not in result["load_error"]["zh"]
+    assert mixed(result) == {}
+
+
+def test_a_module_the_grader_lacks_imported_in_forward_is_said_in_each_language(executor):
+    source = _BASE.replace("import torch\n", "import torch\n\n\ndef _helper():\n    import scipy  # noqa\n\n\n", 1)
+    source = source + "\n_f = ScaledDotProductAttention.forward\nScaledDotProductAttention.forward = " \
+                      "lambda self, *a, **k: (_helper(), _f(self, *a, **k))[1]\n"
+    result = grade(GradeInput(code=source.encode()), "attention", executor)
+    said = [t["feedback"] for t in result["tests"] if "No module named 'scipy'" in str(t["feedback"])]
+    assert said and all("评分环境中没有模块 `scipy`" in fb["zh"] and "报错原文" not in fb["zh"] for fb in said), said
+    assert mixed(result, code_names(source)) == {}
