@@ -103,12 +103,19 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
     (r"file size limit exceeded \(SIGXFSZ\)", "file size limit exceeded (SIGXFSZ)", "写入的文件超出大小上限（SIGXFSZ）"),
     (r"the sandboxed process crashed \(SIGSEGV\)", "the process crashed (SIGSEGV, a segmentation fault)",
      "进程崩溃（SIGSEGV，段错误）"),
+    (r"the sandboxed process was killed by signal (?P<n>\d+)", "the process was killed by signal {n}",
+     "进程被信号 {n} 终止"),
     (r"the sandboxed process was killed by (?P<sig>[A-Za-z0-9 ]+)", "the process was killed by {sig}",
      "进程被信号 {sig} 终止"),
     (r"the sandboxed process exited with code (?P<code>-?\d+)", "the process exited with code {code}",
      "进程以退出码 {code} 退出"),
-    (r"the sandboxed process ended \((?P<status>\w+)\)", "the process ended ({status})", "进程已结束（{status}）"),
+    (r"the sandboxed process ended \((?P<status>\w+)\)", "the process ended ({status})", "进程已结束（状态 `{status}`）"),
     (r"the session was closed", "the session was closed", "会话已关闭"),
+    (r"the sandboxed process ended without a status \(the executor was closed or its zygote died\)",
+     "the process ended without a status (the executor was closed or its zygote died)",
+     "进程结束时没有留下状态（评分器的执行器已关闭，或其母进程已退出）"),
+    (r"the jail could not be set up: (?P<why>.+)", "the jail could not be set up: {why}",
+     "无法建立沙箱（" + SANDBOX_ENGLISH_ZH + "{why}）"),
     (r"output limit exceeded \(more than (?P<mib>[\d.]+) MiB printed\)",
      "it printed more than {mib} MiB (print() or other writes to stdout/stderr), and the grader stops code "
      "that prints that much", "它输出了超过 {mib} MiB 的内容（print() 或其他写入 stdout/stderr 的操作），评分器会终止输出这么多内容的代码"),
@@ -146,10 +153,10 @@ def _said(text: str, table: tuple[tuple[re.Pattern[str], str, str], ...]) -> Msg
 
 
 def death_text(reason: Any) -> Msg:
-    """Why the student's process ended, in English and Chinese; a reason of another shape is shown
-    as it is in both (it is the sandbox's English)."""
+    """Why the student's process ended, in English and Chinese; a reason of another shape is the
+    sandbox's English, introduced as such in Chinese."""
     text = _clip(reason)
-    return _said(text, _DEATHS) or msg(text, text)
+    return _said(text, _DEATHS) or msg(text, f"进程已结束（{SANDBOX_ENGLISH_ZH}{text}）")
 
 
 def packages_text(packages: Sequence[str]) -> Msg:

@@ -129,3 +129,19 @@ def test_a_module_the_grader_lacks_imported_in_forward_is_said_in_each_language(
     said = [t["feedback"] for t in result["tests"] if "No module named 'scipy'" in str(t["feedback"])]
     assert said and all("评分环境中没有模块 `scipy`" in fb["zh"] and "报错原文" not in fb["zh"] for fb in said), said
     assert mixed(result, code_names(source)) == {}
+
+
+@pytest.mark.parametrize("status", [None, {"status": "setup_failed", "reason": "pivot_root: EPERM"},
+                                    {"signal": 9, "cpu": 5.0}, {"signal": 25}, {"signal": 11}, {"signal": 15},
+                                    {"signal": 99}, {"exit_code": 3}, {"status": "odd"}],
+                         ids=["no-status", "setup", "cpu", "fsize", "segv", "term", "unknown-signal", "exit", "other"])
+def test_every_way_the_sandbox_says_a_process_ended_is_said_in_each_language(status):
+    """Each reason grading.sandbox.client gives (and one it does not know) as the load error says it."""
+    from grading.proxy import load_error_text
+    from grading.sandbox import SandboxDied
+    from grading.sandbox.client import _describe_status
+    from tests.sandbox.helpers import TEST_LIMITS
+
+    text = load_error_text(SandboxDied(_describe_status(status, TEST_LIMITS)))
+    assert mixed({"load_error": text}) == {}
+    assert mixed({"load_error": load_error_text(SandboxDied("something the sandbox never said"))}) == {}
