@@ -111,6 +111,7 @@ def _grade_audit(inp: GradeInput, assignment: str, measured: dict, tests: list,
             text = validate_audit(inp.audit_filename or "audit.md", inp.audit)
         except InputError as exc:
             notes.append(msg(f"audit not read: {exc.en}", f"审计文字未读取：{exc.zh}"))
+            text = exc       # the items say why, not "no audit text was submitted"
     if inp.figure is not None:
         try:
             if not inp.figure_validated:

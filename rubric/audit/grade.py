@@ -700,9 +700,12 @@ def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, f
     code (the engine's ``example_weights["student"]``): a row of weights written in the text that
     matches no row of them is flagged."""
     cc = checklist
-    text = (text or "")[: cc.max_text_chars]
+    # the upload validator's refusal (an InputError, as for the figure): an audit was submitted but
+    # could not be read, which its items say instead of "no audit text was submitted"
+    unread = text if hasattr(text, "en") and hasattr(text, "zh") else None
+    text = ("" if unread is not None else text or "")[: cc.max_text_chars]
     figures = {item.id: _grade_figure(item, figure) for item in cc.items if item.kind == "figure"}
-    result = _grade_text(cc, text, figures, measured, tests, weights, axes_swapped=False)
+    result = _grade_text(cc, text, figures, measured, tests, weights, axes_swapped=False, unread=unread)
     if result["score"] < result["max"] and ("行" in text or "列" in text) and has_traditional(text):
         # Taiwan's 列 is a row and 行 a column (rubric.audit.text.swap_axes); a traditional-script audit
         # may follow either usage, so it gets the better of the two readings (the first on a tie; a full
@@ -715,7 +718,7 @@ def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, f
 
 def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport | None, AuditItem, AuditFlag | None]],
                 measured: Mapping[str, float] | None, tests: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None,
-                weights: Sequence[Sequence[float]] | None, *, axes_swapped: bool) -> AuditResult:
+                weights: Sequence[Sequence[float]] | None, *, axes_swapped: bool, unread: Any = None) -> AuditResult:
     """One reading of the audit's text (see :func:`grade_audit`); ``figures`` are the figure items, graded once."""
     sentences = _segment(cc, text, axes_swapped=axes_swapped) if text.strip() else []
     has_text = any(re.search(r"\w", s.text) for s in sentences)
@@ -880,6 +883,9 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
             fb = _bilingual(item.raw.get("feedback_contradiction"), "", {
                 "en": "The numbers you report contradict the grader's measurement; this item earns no points.",
                 "zh": "你报告的数值与评分器的测量结果矛盾，本项不得分。"})
+        elif not has_text and unread is not None:
+            fb = {"en": f"The audit could not be read: {unread.en} " + item.feedback_missing["en"],
+                  "zh": f"无法读取提交的审计文字：{unread.zh}" + item.feedback_missing["zh"]}
         elif not has_text:
             fb = {"en": "No audit text was submitted. " + item.feedback_missing["en"],
                   "zh": "没有提交审计文字。" + item.feedback_missing["zh"]}

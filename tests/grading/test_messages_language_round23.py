@@ -29,6 +29,7 @@ COURSE_WORDS = frozenset({"heatmap", "feature", "importance", "causal", "effect"
 _QUOTED = re.compile(r"「[^」]*」|“[^”]*”|\"[^\"]*\"|`[^`]*`")
 # en quotes a student's sentence in ASCII quotes, and that sentence may hold quotes of its own
 _QUOTED_EN = re.compile(r"「[^」]*」|“[^”]*”|\"[^\n]*\"|`[^`]*`")
+_EXTENSION = re.compile(r"(?<![\w.])\.[a-z0-9]{1,5}\b")          # file names' extensions: .md, .txt
 _CJK = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]")
 
 
@@ -49,7 +50,7 @@ def mixed(result, code: frozenset[str] = frozenset()) -> dict[str, object]:
     """where -> what is in the other language: English words left in zh, Chinese left in en."""
     found: dict[str, object] = {}
     for where, m in _messages(result):
-        if left := english_in_zh(_QUOTED.sub("", m["zh"]), code | COURSE_WORDS):
+        if left := english_in_zh(_EXTENSION.sub("", _QUOTED.sub("", m["zh"])), code | COURSE_WORDS):
             found[f"{where}.zh"] = (left, m["zh"])
         if chinese := _CJK.findall(_QUOTED_EN.sub("", m["en"])):
             found[f"{where}.en"] = ("".join(chinese), m["en"])
@@ -145,3 +146,20 @@ def test_every_way_the_sandbox_says_a_process_ended_is_said_in_each_language(sta
     text = load_error_text(SandboxDied(_describe_status(status, TEST_LIMITS)))
     assert mixed({"load_error": text}) == {}
     assert mixed({"load_error": load_error_text(SandboxDied("something the sandbox never said"))}) == {}
+
+
+def test_an_audit_that_could_not_be_read_is_not_reported_as_not_submitted(executor):
+    """As for the figure: the upload validator's refusal reaches the items, which say the file could not
+    be read and why; "No audit text was submitted" is said only when none was."""
+    code = (SUBMISSIONS / "correct" / "d2l.py").read_bytes()
+    docx = b"PK\x03\x04" + b"\x00" * 60
+    result = grade(GradeInput(code=code, audit=docx, audit_filename="audit.docx"), "attention", executor)
+    items = [it for it in result["audit"]["items"] if it["id"] != "figure"]
+    assert all(it["feedback"]["en"].startswith("The audit could not be read: ") and
+               it["feedback"]["zh"].startswith("无法读取提交的审计文字：") for it in items), items
+    assert not any("No audit text was submitted" in it["feedback"]["en"] or "没有提交审计文字" in it["feedback"]["zh"]
+                   for it in items)
+    assert mixed(result, code_names(code.decode())) == {}
+    none = grade(GradeInput(code=code), "attention", executor)
+    assert all(it["feedback"]["en"].startswith("No audit text was submitted. ")
+               for it in none["audit"]["items"] if it["id"] != "figure")
