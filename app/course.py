@@ -13,6 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
@@ -29,6 +30,7 @@ from app.models import (
     utcnow,
 )
 from app.scores import deadline_for, late_days_at
+from autograder import settings
 
 
 class CourseError(ValueError):
@@ -123,9 +125,53 @@ def _utc_minutes(value: datetime) -> str:
     return value.strftime("%Y-%m-%d %H:%M") + " UTC"
 
 
-def parse_deadline(raw: str | None) -> datetime | None:
-    """ISO 8601 (a trailing Z or an offset is converted to naive UTC); empty means none. A date
-    outside [EARLIEST_DEADLINE, LATEST_DEADLINE) is refused, saying the range."""
+def course_zone(name: str | None = None) -> ZoneInfo:
+    """The course's time zone (COURSE_TIMEZONE, checked at start), or the zone named."""
+    if name is None:
+        from flask import current_app, has_app_context
+
+        name = current_app.config.get("COURSE_TIMEZONE") if has_app_context() else None
+    return ZoneInfo(name or settings.COURSE_TIMEZONE)
+
+
+def to_zone(value: datetime | None, zone: ZoneInfo | str | None = None) -> datetime | None:
+    """A stored (naive UTC) time as the wall time in the course's zone, naive, for a form input."""
+    if value is None:
+        return None
+    tz = zone if isinstance(zone, ZoneInfo) else course_zone(zone)
+    return value.replace(tzinfo=UTC).astimezone(tz).replace(tzinfo=None)
+
+
+def _from_zone(value: datetime, raw: str, tz: ZoneInfo) -> datetime:
+    """A naive wall time in `tz` as naive UTC. A time the zone's clocks skip (spring forward) or
+    show twice (fall back) is refused, saying so: taking either reading would move a deadline by
+    the size of the change without anyone seeing it."""
+    first, second = value.replace(tzinfo=tz, fold=0), value.replace(tzinfo=tz, fold=1)
+    as_utc = first.astimezone(UTC)
+    if as_utc.astimezone(tz).replace(tzinfo=None) != value:
+        later = f"{as_utc.astimezone(tz):%Y-%m-%d %H:%M}"
+        raise CourseError(
+            "nonexistent_local_time",
+            f"{raw!r} does not exist in {tz.key}: the clocks jump forward over it. "
+            f"Choose a time before or after the change, e.g. {later}; nothing was saved.",
+            f"{raw!r} 在 {tz.key} 时区不存在：时钟向前调整时跳过了这段时间。请选择调整前或调整后的时间，"
+            f"例如 {later}；没有保存任何内容。")
+    if first.utcoffset() != second.utcoffset():
+        a, b = (f"{x.astimezone(UTC):%Y-%m-%d %H:%M} UTC" for x in (first, second))
+        raise CourseError(
+            "ambiguous_local_time",
+            f"{raw!r} happens twice in {tz.key} (the clocks are set back over it): it "
+            f"could be {a} or {b}. Choose a time outside the repeated span; nothing was saved.",
+            f"{raw!r} 在 {tz.key} 时区出现两次（时钟回拨，这段时间重复一次）：它可能是 {a}，也可能是 {b}。"
+            "请选择重复时段以外的时间；没有保存任何内容。")
+    return as_utc.replace(tzinfo=None)
+
+
+def parse_deadline(raw: str | None, zone: str | None = "UTC") -> datetime | None:
+    """ISO 8601 (a trailing Z or an offset is converted to naive UTC); empty means none. A value
+    without an offset is a wall time in `zone` (an IANA name): UTC for the API, the course's zone
+    (`zone=None`: COURSE_TIMEZONE) for the instructor pages and the CLI. A date outside
+    [EARLIEST_DEADLINE, LATEST_DEADLINE) is refused, saying the range."""
     raw = (raw or "").strip()
     if not raw:
         return None
@@ -145,6 +191,10 @@ def parse_deadline(raw: str | None) -> datetime | None:
             value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
         if value.tzinfo is not None:
             value = value.astimezone(UTC).replace(tzinfo=None)
+        elif zone != "UTC" and EARLIEST_DEADLINE <= value < LATEST_DEADLINE:
+            value = _from_zone(value, raw, course_zone(zone))
+    except CourseError:
+        raise
     except ValueError:
         raise CourseError("bad_deadline", f"{raw!r} is not a date and time (ISO 8601, e.g. 2026-12-01T23:59).",
                           f"{raw!r} 不是有效的日期时间（ISO 8601，例如 2026-12-01T23:59）。") from None
@@ -158,7 +208,8 @@ def parse_deadline(raw: str | None) -> datetime | None:
     return value
 
 
-def parse_settings(form: dict[str, Any]) -> SettingsInput:
+def parse_settings(form: dict[str, Any], zone: str | None = None) -> SettingsInput:
+    """The settings page's form; its deadline is read in `zone` (None: the course's zone)."""
     def number(name: str, lo: float, hi: float, en: str, zh: str) -> float:
         try:
             x = parse_number(str(form.get(name, "")))
@@ -180,7 +231,7 @@ def parse_settings(form: dict[str, Any]) -> SettingsInput:
         raise CourseError("not_whole", "Late days and cooldown must be whole numbers.",
                           "迟交天数与冷却时间必须是整数。")
     published = str(form.get("published", "")).lower() in ("1", "on", "true", "yes")
-    return SettingsInput(parse_deadline(form.get("deadline")), round(penalty, 6), int(days), int(cooldown),
+    return SettingsInput(parse_deadline(form.get("deadline"), zone), round(penalty, 6), int(days), int(cooldown),
                          published)
 
 

@@ -367,7 +367,7 @@ def grant_extension():
             days = int(days_raw) if days_raw else 0
         except ValueError:
             raise course.CourseError("bad_days", "Extra days must be a whole number.", "延长天数必须是整数。") from None
-        course.grant_extension(a, student, current_user, deadline=course.parse_deadline(request.form.get("deadline")),
+        course.grant_extension(a, student, current_user, deadline=course.parse_deadline(request.form.get("deadline"), None),
                                extra_days=days, reason=request.form.get("reason", ""))
     except course.CourseError as exc:
         flash(exc.message(loc()), "error")

@@ -151,9 +151,44 @@ def uploaded(field: str) -> Upload | None:
     return Upload(filename=safe_filename(f.filename), data=f.read())
 
 
+# How a zh reader names the zones Chinese courses use, before the IANA name.
+_ZONE_NAMES_ZH = {"Asia/Shanghai": "北京时间", "Asia/Chongqing": "北京时间", "Asia/Harbin": "北京时间",
+                  "PRC": "北京时间", "Asia/Hong_Kong": "香港时间", "Asia/Taipei": "台北时间", "Asia/Macau": "澳门时间"}
+
+
+def course_input_value(value) -> str:
+    """A stored naive-UTC time as a datetime-local value in the course's zone ('' for none)."""
+    from app.course import to_zone
+
+    local = to_zone(value)
+    return local.strftime("%Y-%m-%dT%H:%M") if local else ""
+
+
+def course_zone_key() -> str:
+    """The course's IANA zone name (the deadline inputs' hint reads the typed time in it)."""
+    from app.course import course_zone
+
+    return course_zone().key
+
+
+def course_zone_label() -> str:
+    """The course's zone for a deadline input's label: `Asia/Shanghai`, in zh `北京时间，Asia/Shanghai`."""
+    from flask_babel import get_locale
+
+    from app.course import course_zone
+
+    key = course_zone().key
+    name = _ZONE_NAMES_ZH.get(key) if str(get_locale() or "").startswith("zh") else None
+    return f"{name}，{key}" if name else key
+
+
 def register(app: Flask) -> None:
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["dt"] = fmt_dt
+    # Deadline inputs of the instructor pages: a stored (UTC) time as typed in the course's zone.
+    app.jinja_env.filters["course_input"] = course_input_value
+    app.jinja_env.globals["course_zone"] = course_zone_label
+    app.jinja_env.globals["course_zone_key"] = course_zone_key
     # Templates compare statuses with the enum and its named groups, never with literals.
     app.jinja_env.globals.update(Status=Status, PENDING=PENDING, FINAL=FINAL)
     from flask_babel import get_locale

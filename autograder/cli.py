@@ -240,6 +240,14 @@ def token(email: str) -> None:
 # --- assignments and grading -----------------------------------------------------------------
 
 
+def _deadline_text(value) -> str:
+    """A stored deadline as UTC and as the course's wall time: `2026-12-20 15:59 UTC (2026-12-20 23:59 Asia/Shanghai)`."""
+    if value is None:
+        return "none"
+    zone = course.course_zone()
+    return f"{value:%Y-%m-%d %H:%M} UTC ({course.to_zone(value, zone):%Y-%m-%d %H:%M} {zone.key})"
+
+
 @main.group()
 def assignment() -> None:
     """Assignments (each names a folder of grader_tests/ and rubric/)."""
@@ -249,7 +257,9 @@ def assignment() -> None:
 @click.argument("slug")
 @click.option("--title", required=True)
 @click.option("--suite", default=None, help="Folder under grader_tests/ (defaults to SLUG).")
-@click.option("--deadline", default=None, help="UTC, e.g. 2026-12-20T23:59")
+@click.option("--deadline", default=None,
+              help=f"ISO 8601, e.g. 2026-12-20T23:59; without an offset it is read in the course's time zone, "
+                   f"COURSE_TIMEZONE ({settings.COURSE_TIMEZONE}), as the instructor pages read it. Stored in UTC.")
 @click.option("--cooldown", default=0, type=int, help="Seconds between attempts (0 = off).")
 @click.option("--late-penalty", default=None, type=float, help="Fraction of the attempt's score lost per started day late (0.1: 85 two days late counts 68).")
 @click.option("--late-days", default=None, type=int, help="Days after the deadline attempts are accepted.")
@@ -264,13 +274,13 @@ def assignment_add(
     with app.app_context():
         try:
             a = ensure_assignment(
-                slug, title, suite or slug, course.parse_deadline(deadline), cooldown,
+                slug, title, suite or slug, course.parse_deadline(deadline, None), cooldown,
                 late_penalty_per_day=late_penalty, late_days_allowed=late_days,
             )
         except ValueError as exc:
             raise click.ClickException(str(exc)) from exc
         click.echo(
-            f"assignment {a.slug} (id {a.id}) uses grader_tests/{a.suite}; deadline {a.deadline or 'none'}, "
+            f"assignment {a.slug} (id {a.id}) uses grader_tests/{a.suite}; deadline {_deadline_text(a.deadline)}, "
             f"late: -{a.late_penalty_per_day:.0%}/day for {a.late_days_allowed} day(s), cooldown {a.cooldown_seconds} s"
         )
 

@@ -202,6 +202,13 @@ WORKER_PROC_ALIVE_TIMEOUT_S = _num("WORKER_PROC_ALIVE_TIMEOUT_S", 120)
 WORKER_RESTART_BACKOFF_S = _num("WORKER_RESTART_BACKOFF_S", 1)
 WORKER_RESTART_BACKOFF_MAX_S = _num("WORKER_RESTART_BACKOFF_MAX_S", 30)
 
+# --- the course's time zone (app/course.py, instructor pages, `autograder assignment add`) --------
+# IANA name of the zone staff think in. A deadline typed on an instructor page or given to the CLI
+# without an offset is read in it (DST-correct; a local time a DST change skips or repeats is
+# refused), and those inputs show stored deadlines in it. Stored times stay UTC; the API reads an
+# ISO 8601 value without an offset as UTC, as it always has; student pages show the reader's zone.
+COURSE_TIMEZONE = _str("COURSE_TIMEZONE", "Asia/Shanghai").strip()
+
 # Names of the chain, in order, for check() and its message.
 TIMEOUT_CHAIN = (
     "CALL_TIMEOUT_S", "IMPORT_TIMEOUT_S", "SESSION_WALL_S", "GRADING_BUDGET_S", "GRADING_WALL_S",
@@ -225,6 +232,7 @@ def check(values: Mapping[str, float] | None = None) -> None:
             chain = " < ".join(f"{n} ({v[n]:g})" for n in TIMEOUT_CHAIN)
             raise SettingsError(f"{a} ({v[a]:g}) must be less than {b} ({v[b]:g}); the chain is {chain}")
     _check_decoding(values)
+    _check_timezone(values)
     if v["BROKER_VISIBILITY_S"] < v["RUN_DEADLINE_S"]:
         raise SettingsError(
             f"BROKER_VISIBILITY_S ({v['BROKER_VISIBILITY_S']:g}) must be at least RUN_DEADLINE_S "
@@ -250,6 +258,21 @@ def _check_decoding(values: Mapping[str, float] | None) -> None:
             f"DECODE_WALL_S ({v['DECODE_WALL_S']:g}) must be less than DECODE_BUSY_WALL_S "
             f"({v['DECODE_BUSY_WALL_S']:g}): a decode stuck without using CPU would never be refused"
         )
+
+
+def _check_timezone(values: Mapping[str, object] | None) -> None:
+    """COURSE_TIMEZONE must name a zone of the IANA database (a typo would put every deadline an
+    instructor types in UTC, or fail on the first save)."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    name = (values or {}).get("COURSE_TIMEZONE") or COURSE_TIMEZONE
+    try:
+        ZoneInfo(str(name))
+    except (ZoneInfoNotFoundError, ValueError):
+        raise SettingsError(
+            f"COURSE_TIMEZONE={name!r} is not an IANA time zone name: give one such as Asia/Shanghai, "
+            "Europe/Berlin or UTC"
+        ) from None
 
 
 def check_web_threads(threads: int, values: Mapping[str, float] | None = None) -> None:

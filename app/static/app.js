@@ -166,15 +166,31 @@
   }
   localTimes();
 
-  /* Deadline inputs take UTC (labelled so) while every page shows times in the reader's zone: say
-     what the typed time is there, as it is typed (23:59 UTC is 07:59 the next day in Beijing). */
+  /* Deadline inputs take the course's zone (data-tz, labelled so; UTC without it) while every page
+     shows times in the reader's zone: say what the typed time is there, as it is typed. */
+  function zoneOffset(tz, ms) {  // ms since the epoch -> that instant's offset in tz, in ms
+    var o = {};
+    new Intl.DateTimeFormat("en-US", { timeZone: tz, hourCycle: "h23", year: "numeric", month: "2-digit",
+      day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" }).formatToParts(new Date(ms))
+      .forEach(function (p) { o[p.type] = p.value; });
+    return Date.UTC(+o.year, o.month - 1, +o.day, +o.hour % 24, +o.minute, +o.second) - Math.floor(ms / 1000) * 1000;
+  }
+  function wallTime(v, tz) {  // "2026-12-10T23:59" typed in tz -> Date
+    var m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(v);
+    if (!m) return null;
+    var wall = Date.UTC(+m[1], m[2] - 1, +m[3], +m[4], +m[5], +(m[6] || 0));
+    if (!tz) return new Date(wall);
+    var t = wall - zoneOffset(tz, wall);
+    return new Date(wall - zoneOffset(tz, t));
+  }
   document.querySelectorAll("input[type=datetime-local][data-utc]").forEach(function (input) {
     var out = document.createElement("span");
     out.className = "small muted utc-local";
     out.setAttribute("data-utc-local", "");
     input.insertAdjacentElement("afterend", out);
     function update() {
-      var v = input.value, d = v ? new Date(v.length === 16 ? v + ":00Z" : v + "Z") : null;
+      var v = input.value, d = null;
+      try { d = v ? wallTime(v, input.getAttribute("data-tz")) : null; } catch (e) { d = null; }
       if (!d || isNaN(d)) { out.textContent = ""; return; }
       try {
         out.textContent = fill(input.getAttribute("data-utc"), { t: new Intl.DateTimeFormat(lang, {

@@ -56,7 +56,7 @@ def test_settings_take_effect_at_once_are_logged_and_show_on_the_student_page(cl
     a = course["assignment"]
     switch(client, web, course["teacher"])
     client.get("/lang/en")
-    resp = client.post("/instructor/settings", data=settings_form(deadline="2026-12-24T23:59",
+    resp = client.post("/instructor/settings", data=settings_form(deadline="2026-12-25T07:59",
                                                                   late_penalty_percent="20", cooldown_seconds="60"))
     assert resp.status_code == 302
     db.session.expire_all()

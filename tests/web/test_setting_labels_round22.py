@@ -32,7 +32,7 @@ def test_saved_settings_and_their_log_speak_the_readers_language(client, web, co
     web.login(client, course["teacher"])
     client.get(f"/lang/{lang}")
     page = client.post("/instructor/settings", data=settings_form(
-        deadline="2026-12-24T23:59", late_penalty_percent="20", cooldown_seconds="60", published=""),
+        deadline="2026-12-25T07:59", late_penalty_percent="20", cooldown_seconds="60", published=""),
         follow_redirects=True).get_data(as_text=True)
     flash = re.search(r'<div class="flash ok"[^>]*>(.*?)</div>', page, re.S).group(1)
     assert all(k not in flash for k in KEYS), flash
