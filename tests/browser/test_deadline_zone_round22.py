@@ -13,14 +13,16 @@ from tests.browser.test_browser_flows import login
 pytestmark = pytest.mark.browser
 
 
-@pytest.mark.parametrize("lang, locale, words", [("zh", "zh-CN", ("你所在时区", "12月25日", "07:59")),
-                                                 ("en", "en-US", ("In your time zone", "Dec 25", "07:59"))])
-def test_deadline_inputs_say_the_typed_utc_time_in_the_readers_zone(app, web, factory, live_server, browser,
-                                                                    lang, locale, words):
+# Round 23: the inputs take the course's zone (Asia/Shanghai), no longer UTC: 23:59 typed there is
+# 16:59 the same day for a reader in Berlin (before: read as UTC, 07:59 the next day in Beijing).
+@pytest.mark.parametrize("lang, locale, words", [("zh", "zh-CN", ("你所在时区", "12月24日", "16:59")),
+                                                 ("en", "en-US", ("In your time zone", "Dec 24", "04:59 PM"))])
+def test_deadline_inputs_say_the_typed_course_time_in_the_readers_zone(app, web, factory, live_server, browser,
+                                                                       lang, locale, words):
     factory.assignment()
     teacher = factory.instructor(email="teacher@example.edu", name="李老师")
     alice = factory.student(email="alice@example.edu", name="王小明")
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale=locale, timezone_id="Asia/Shanghai")
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale=locale, timezone_id="Europe/Berlin")
     page = ctx.new_page()
     login(page, live_server, teacher.email)
     page.wait_for_url(f"{live_server}/instructor/")
