@@ -122,7 +122,11 @@ _END_OF_DAY = re.compile(r"(\d{4}-\d{2}-\d{2})[T ]24:00(?::00(?:\.0+)?)?(Z|[+-]\
 
 
 def _utc_minutes(value: datetime) -> str:
-    return value.strftime("%Y-%m-%d %H:%M") + " UTC"
+    """A stored time for a refusal: in the course's zone, as the pages' inputs take it, and in UTC
+    (`2026-12-20 23:59 Asia/Shanghai = 2026-12-20 15:59 UTC`)."""
+    utc = value.strftime("%Y-%m-%d %H:%M") + " UTC"
+    zone = course_zone()
+    return utc if zone.key == "UTC" else f"{to_zone(value, zone):%Y-%m-%d %H:%M} {zone.key} = {utc}"
 
 
 def course_zone(name: str | None = None) -> ZoneInfo:

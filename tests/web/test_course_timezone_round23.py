@@ -168,3 +168,17 @@ def test_an_unknown_course_timezone_stops_the_start_with_a_message_naming_the_se
 def test_an_iana_course_timezone_is_accepted_at_start(monkeypatch, name):
     monkeypatch.setattr(settings, "COURSE_TIMEZONE", name)
     settings.check()
+
+
+@pytest.mark.parametrize("lang, words", [("en", "deadline (2026-12-20 23:59 Asia/Shanghai = 2026-12-20 15:59 UTC)"),
+                                         ("zh", "截止时间（2026-12-20 23:59 Asia/Shanghai = 2026-12-20 15:59 UTC）")])
+def test_a_refused_extension_names_the_class_deadline_in_the_zone_the_form_takes(client, web, course, lang, words):
+    a = course["assignment"]
+    a.deadline = datetime(2026, 12, 20, 15, 59)
+    db.session.commit()
+    switch(client, web, course["teacher"])
+    client.get(f"/lang/{lang}")
+    page = client.post("/instructor/extensions", data={"student": "alice@example.edu", "deadline": "2026-12-20T23:00"},
+                       follow_redirects=True).get_data(as_text=True)
+    assert words in page
+    assert db.session.query(Extension).count() == 0
