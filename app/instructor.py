@@ -341,11 +341,26 @@ def settings():
         try:
             changed = course.update_settings(a, course.parse_settings(request.form), current_user)
         except course.CourseError as exc:
+            # The page again, 422, with what was typed: a redirect lost it and answered as if saved.
+            db.session.rollback()
             flash(exc.message(loc()), "error")
-        else:
-            flash(_("Settings saved: %(f)s.", f=", ".join(setting_label(n) for n in changed)) if changed
-                  else _("Nothing changed."), "ok")
+            return _settings_page(a, _kept_form("settings"), 422)
+        flash(_("Settings saved: %(f)s.", f=", ".join(setting_label(n) for n in changed)) if changed
+              else _("Nothing changed."), "ok")
         return redirect(url_for("instructor.settings", a=a.slug))
+    return _settings_page(a)
+
+
+_KEPT_FIELDS = ("deadline", "late_penalty_percent", "late_days_allowed", "cooldown_seconds", "published",
+                "student", "extra_days", "reason")
+
+
+def _kept_form(form: str) -> dict:
+    """A refused settings or extension form as it was sent, to fill it in again."""
+    return {"form": form, **{name: request.form.get(name, "")[:2000] for name in _KEPT_FIELDS}}
+
+
+def _settings_page(a: Assignment, kept: dict | None = None, status: int = 200):
     exts = list(db.session.scalars(
         select(Extension).where(Extension.assignment_id == a.id)
         .options(selectinload(Extension.student), selectinload(Extension.granter)).order_by(Extension.id)))
@@ -354,12 +369,13 @@ def settings():
         .options(selectinload(CourseLog.actor)).order_by(CourseLog.id.desc()).limit(20)))
     return render_template("instructor/settings.html", assignment=a, assignments=all_assignments(),
                            extensions=[(e, course.student_deadline(a, e.student_id)) for e in exts],
-                           recent=recent)
+                           recent=recent, kept=kept or {}), status
 
 
 @bp.post("/extensions")
 def grant_extension():
     a = chosen_assignment()
+    student = None
     try:
         student = course.find_student(request.form.get("student", ""))
         days_raw = (request.form.get("extra_days") or "").strip()
@@ -370,9 +386,14 @@ def grant_extension():
         course.grant_extension(a, student, current_user, deadline=course.parse_deadline(request.form.get("deadline"), None),
                                extra_days=days, reason=request.form.get("reason", ""))
     except course.CourseError as exc:
+        # The page the form was on again, 422, filled in as sent (a redirect answered as if saved).
+        db.session.rollback()
         flash(exc.message(loc()), "error")
-    else:
-        flash(_("Extension saved for %(who)s.", who=student.display_name), "ok")
+        back = safe_next(request.form.get("next")) or ""
+        if student is not None and back.startswith(f"/instructor/students/{student.id}"):
+            return _student_page(student.id, a, kept=_kept_form("extension"), status=422)
+        return _settings_page(a, _kept_form("extension"), 422)
+    flash(_("Extension saved for %(who)s.", who=student.display_name), "ok")
     back = safe_next(request.form.get("next"))  # a path only, without control characters
     return redirect(back if back and back.startswith("/instructor/") else url_for("instructor.settings", a=a.slug))
 

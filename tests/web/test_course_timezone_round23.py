@@ -79,11 +79,18 @@ def test_a_local_time_the_clocks_skip_or_repeat_is_refused_saying_so_not_shifted
     en_words, zh_words = code_words[:2], code_words[2]
     for lang, words in (("en", en_words), ("zh", (zh_words,))):
         client.get(f"/lang/{lang}")
-        for url, data in (("/instructor/settings", settings_form(deadline=typed)),
-                          ("/instructor/extensions", {"student": "alice@example.edu", "deadline": typed})):
-            page = client.post(url, data=data, follow_redirects=True).get_data(as_text=True)
+        alice = course["alice"]
+        for url, data, form in (
+                ("/instructor/settings", settings_form(deadline=typed), "settings-form"),
+                ("/instructor/extensions", {"student": alice.email, "deadline": typed}, "extension-form"),
+                ("/instructor/extensions", {"student": alice.email, "deadline": typed,
+                                            "next": f"/instructor/students/{alice.id}"}, "extension-form")):
+            resp = client.post(url, data=data)
+            page = resp.get_data(as_text=True)
+            assert resp.status_code == 422, url                     # refused, not redirected as if saved
             for w in words:
                 assert w in page, (url, w)
+            assert shown_deadline(page, form) == typed               # what was typed is kept to correct
     db.session.expire_all()
     assert a.deadline is None and db.session.query(Extension).count() == 0
 
@@ -182,3 +189,19 @@ def test_a_refused_extension_names_the_class_deadline_in_the_zone_the_form_takes
                        follow_redirects=True).get_data(as_text=True)
     assert words in page
     assert db.session.query(Extension).count() == 0
+
+
+def test_a_refused_settings_form_is_a_422_filled_in_as_typed_and_stores_nothing(client, web, course):
+    a = course["assignment"]
+    switch(client, web, course["teacher"])
+    client.get("/lang/en")
+    resp = client.post("/instructor/settings", data=settings_form(deadline="2026-12-10T23:59",
+                                                                  late_penalty_percent="150", cooldown_seconds="45"))
+    page = resp.get_data(as_text=True)
+    assert resp.status_code == 422
+    assert "The late penalty must be a percentage from 0 to 100." in page
+    assert shown_deadline(page, "settings-form") == "2026-12-10T23:59"
+    assert 'name="late_penalty_percent" min="0" max="100" step="any" value="150"' in page
+    assert 'name="cooldown_seconds" min="0" max="86400" step="1" value="45"' in page
+    db.session.expire_all()
+    assert a.deadline is None and a.cooldown_seconds == 0
