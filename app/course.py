@@ -212,8 +212,19 @@ def parse_deadline(raw: str | None, zone: str | None = "UTC") -> datetime | None
     return value
 
 
-def parse_settings(form: dict[str, Any], zone: str | None = None) -> SettingsInput:
-    """The settings page's form; its deadline is read in `zone` (None: the course's zone)."""
+def parse_shown_deadline(raw: str | None, shown: datetime | None, zone: str | None = None) -> datetime | None:
+    """A deadline typed in a page's input that showed the stored `shown` (naive UTC) in `zone`:
+    sent back unchanged it is `shown` itself. Read again, a stored time whose wall time the zone
+    repeats (01:30 on the night DST ends) was refused as ambiguous, and no other field of the form
+    could be saved without changing it."""
+    if shown is not None and (raw or "").strip() == f"{to_zone(shown, zone):%Y-%m-%dT%H:%M}":
+        return shown
+    return parse_deadline(raw, zone)
+
+
+def parse_settings(form: dict[str, Any], zone: str | None = None, current: datetime | None = None) -> SettingsInput:
+    """The settings page's form; its deadline is read in `zone` (None: the course's zone), the
+    stored one (`current`) when sent back as the page showed it."""
     def number(name: str, lo: float, hi: float, en: str, zh: str) -> float:
         try:
             x = parse_number(str(form.get(name, "")))
@@ -235,7 +246,7 @@ def parse_settings(form: dict[str, Any], zone: str | None = None) -> SettingsInp
         raise CourseError("not_whole", "Late days and cooldown must be whole numbers.",
                           "迟交天数与冷却时间必须是整数。")
     published = str(form.get("published", "")).lower() in ("1", "on", "true", "yes")
-    return SettingsInput(parse_deadline(form.get("deadline"), zone), round(penalty, 6), int(days), int(cooldown),
+    return SettingsInput(parse_shown_deadline(form.get("deadline"), current, zone), round(penalty, 6), int(days), int(cooldown),
                          published)
 
 

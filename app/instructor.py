@@ -339,7 +339,7 @@ def settings():
     a = chosen_assignment()
     if request.method == "POST":
         try:
-            changed = course.update_settings(a, course.parse_settings(request.form), current_user)
+            changed = course.update_settings(a, course.parse_settings(request.form, current=a.deadline), current_user)
         except course.CourseError as exc:
             # The page again, 422, with what was typed: a redirect lost it and answered as if saved.
             db.session.rollback()
@@ -383,7 +383,10 @@ def grant_extension():
             days = int(days_raw) if days_raw else 0
         except ValueError:
             raise course.CourseError("bad_days", "Extra days must be a whole number.", "延长天数必须是整数。") from None
-        course.grant_extension(a, student, current_user, deadline=course.parse_deadline(request.form.get("deadline"), None),
+        ext = db.session.scalar(select(Extension).where(Extension.assignment_id == a.id,
+                                                        Extension.student_id == student.id))
+        deadline = course.parse_shown_deadline(request.form.get("deadline"), ext.deadline if ext else None)
+        course.grant_extension(a, student, current_user, deadline=deadline,
                                extra_days=days, reason=request.form.get("reason", ""))
     except course.CourseError as exc:
         # The page the form was on again, 422, filled in as sent (a redirect answered as if saved).

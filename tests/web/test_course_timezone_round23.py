@@ -205,3 +205,29 @@ def test_a_refused_settings_form_is_a_422_filled_in_as_typed_and_stores_nothing(
     assert 'name="cooldown_seconds" min="0" max="86400" step="1" value="45"' in page
     db.session.expire_all()
     assert a.deadline is None and a.cooldown_seconds == 0
+
+
+@pytest.mark.parametrize("stored", [datetime(2026, 11, 1, 5, 30), datetime(2026, 11, 1, 6, 30)])  # both 01:30
+def test_a_stored_deadline_whose_wall_time_repeats_does_not_block_saving_the_forms_as_shown(
+        app, client, web, course, stored):
+    app.config["COURSE_TIMEZONE"] = "America/New_York"
+    a, alice = course["assignment"], course["alice"]
+    a.deadline = stored
+    later = datetime(2026, 11, 1, 6, 30)                # the second 01:30, not before the class's
+    db.session.add(Extension(assignment_id=a.id, student_id=alice.id, deadline=later))
+    db.session.commit()
+    switch(client, web, course["teacher"])
+    shown = shown_deadline(client.get("/instructor/settings").get_data(as_text=True), "settings-form")
+    assert shown == "2026-11-01T01:30"
+    resp = client.post("/instructor/settings", data=settings_form(deadline=shown, late_penalty_percent="20"))
+    assert resp.status_code == 302
+    student_page = client.get(f"/instructor/students/{alice.id}").get_data(as_text=True)
+    ext_shown = shown_deadline(student_page, "extension-form")
+    assert ext_shown == "2026-11-01T01:30"
+    resp = client.post("/instructor/extensions", data={"student": alice.email, "deadline": ext_shown,
+                                                        "reason": "note from the clinic"})
+    assert resp.status_code == 302
+    db.session.expire_all()
+    assert a.deadline == stored and a.late_penalty_per_day == 0.2
+    ext = db.session.query(Extension).one()
+    assert ext.deadline == later and ext.reason == "note from the clinic"
