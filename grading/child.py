@@ -78,10 +78,16 @@ class Budget:
         return self.wall_left() < MIN_SESSION_WALL_S or self.cpu_left < MIN_SESSION_CPU_S
 
     def why(self) -> Msg:
-        return msg(f"not run: this grading's budget of {self.wall_total:g} s ({self.cpu_total:g} s of CPU) "
-                   "for your code was used up by earlier checks (endless loop, sleeps or far too much work?)",
-                   f"未运行：本次评分给你的代码的预算 {self.wall_total:g} 秒（CPU {self.cpu_total:g} 秒）已被前面的"
-                   "检查用完（死循环、sleep 或计算量过大？）")
+        """Which budget is spent, as measured now. No guess at what spent it (a loop, sleeps, slow
+        code): the earlier tests' own rows say what was seen. CPU is "taken": an open session's
+        reservation counts until it ends."""
+        if self.wall_left() < MIN_SESSION_WALL_S:
+            return msg(f"not run: the {self.wall_total:g} s of wall time this grading gives your code were used "
+                       "up by earlier checks",
+                       f"未运行：本次评分给你的代码的 {self.wall_total:g} 秒运行时间已被前面的检查用完")
+        return msg(f"not run: the {self.cpu_total:g} s of CPU time this grading gives your code were taken by "
+                   "earlier checks",
+                   f"未运行：本次评分给你的代码的 {self.cpu_total:g} 秒 CPU 时间已被前面的检查占用")
 
     def reserve(self, base: Limits, share: float = 1.0) -> Limits:
         """``base`` cut to what is left; ``share`` of the CPU left is reserved for the session."""
