@@ -49,6 +49,7 @@ from app.submitting import (
     submit_once,
 )
 from app.views_helpers import safe_filename, uploaded
+from grading.i18n import not_run
 from grading.inputs import code_text
 from grading.load_hints import python_lines
 
@@ -265,8 +266,7 @@ def load_failure(result: dict | None, sub: Submission) -> dict | None:
     # Code that did not load marks every test `failed` "not run: ... did not load"; tests skipped once the
     # budget was used up or the code hung too often are `timeout`, and are no load failure.
     if (not visible or any(t.get("outcome") == "passed" for t in tests)
-            or not all(_en(t.get("feedback")).startswith("not run") and t.get("outcome") != "timeout"
-                       for t in visible)):
+            or not all(not_run(t.get("feedback")) and t.get("outcome") != "timeout" for t in visible)):
         return None
     whole = result.get("load_error")
     message = whole or result.get("message") or ""
@@ -535,8 +535,6 @@ def translate_field(value) -> str:
 def test_not_run(test: dict) -> bool:
     """A test the engine never ran: its feedback says so (grading.i18n.NOT_RUN), or, hidden from a
     student, the view kept only that fact (rubric.scoring.student_view)."""
-    from grading.i18n import not_run
-
     return bool(test.get("not_run")) or not_run(test.get("feedback"))
 
 
