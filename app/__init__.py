@@ -19,6 +19,10 @@ from app.queue import celery_init_app
 def create_app(config: Config | None = None, **overrides: Any) -> Flask:
     """Build the app. Migrations never run here: `autograder db upgrade` does that."""
     app = Flask(__name__)
+    # Before any blueprint: every `<int:...>` in a route then stops at the largest id (app/ids.py).
+    from app.ids import IdConverter
+
+    app.url_map.converters["int"] = IdConverter
     app.config.from_object(config or Config())
     app.config.update(overrides)
     register_extensions(app)

@@ -25,6 +25,7 @@ from app.coursework import rubric_for
 from app.errors import api_error, both
 from app.extensions import db, limiter
 from app.idempotency import scoped_key
+from app.ids import MAX_ID
 from app.longpoll import Admission, final_listener, waits
 from app.models import FINAL, Assignment, AuditReview, Submission
 from app.openapi import spec
@@ -168,7 +169,7 @@ def list_submissions():
     limit = _whole_arg("limit", 1, LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT)
     if limit is None:
         return api_error("bad_limit", 400, _l("limit must be a whole number from 1 to %(n)s.", n=LIST_MAX_LIMIT))
-    after = _whole_arg("after", 0, 2**31 - 1, 0)  # ids are 32-bit integers
+    after = _whole_arg("after", 0, MAX_ID, 0)  # ids are 32-bit integers
     if after is None:
         return api_error("bad_cursor", 400, _l(
             "after must be the id of a submission: use the 'next' link of the previous page."))

@@ -37,6 +37,7 @@ from app.authz import instructor_required
 from app.coursework import rubric_for
 from app.extensions import begin_write_on_sqlite, db
 from app.idempotency import scoped_key
+from app.ids import db_id
 from app.models import (
     Assignment,
     AuditReview,
@@ -431,9 +432,9 @@ def _plan_from_form(a: Assignment) -> regrading.Plan:
     if scope not in regrading.SCOPES:
         abort(400)
     try:
-        return regrading.plan(a, scope, student_id=request.values.get("user_id", type=int),
+        return regrading.plan(a, scope, student_id=request.values.get("user_id", type=db_id),
                               student_email=request.values.get("student"),
-                              submission_id=request.values.get("submission_id", type=int))
+                              submission_id=request.values.get("submission_id", type=db_id))
     except regrading.RegradeError:
         abort(404)
 
@@ -442,7 +443,7 @@ def _plan_from_form(a: Assignment) -> regrading.Plan:
 def regrade():
     """GET (or a POST without `confirm`) shows how many runs would be queued; a POST whose
     `confirm` equals that number queues them. A class that changed meanwhile is asked again."""
-    sub_id = request.values.get("submission_id", type=int)
+    sub_id = request.values.get("submission_id", type=db_id)
     if sub_id and not request.values.get("a"):
         sub = db.session.get(Submission, sub_id)
         a = sub.assignment if sub else chosen_assignment()
@@ -573,7 +574,7 @@ def restore(user_id: int):
 def sign_in_links():
     """A CSV of one-time sign-in links for the chosen students (or every enrolled student without a
     password). Issuing new links ends the unused old ones."""
-    ids = [int(x) for x in request.form.getlist("user_id") if x.isdigit()]
+    ids = [db_id(x) for x in request.form.getlist("user_id") if x.isascii() and x.isdigit()]
     if request.form.get("who") == "no_password":
         dropped = select(DroppedStudent.user_id)
         users = list(db.session.scalars(select(User).where(

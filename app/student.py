@@ -35,6 +35,7 @@ from app.authz import (
 from app.course import is_dropped, student_deadline
 from app.coursework import contract_markdown, rubric_for
 from app.extensions import db, limiter
+from app.ids import db_id
 from app.models import ApiToken, Assignment, AuditReview, Status, Submission, utcnow
 from app.queue import queue_position
 from app.scores import best_of, effective, effective_for, failure_for_student, fmt, student_view
@@ -374,8 +375,8 @@ def submission(submission_id: int):
 @login_required
 def compare():
     """Two attempts side by side: scores, categories, and the tests whose result changed."""
-    b = load_submission(request.args.get("b", type=int) or 0, current_user)
-    a_id = request.args.get("a", type=int)
+    b = load_submission(request.args.get("b", type=db_id) or 0, current_user)
+    a_id = request.args.get("a", type=db_id)
     if a_id is None:
         earlier = [i for i, n in siblings(b) if n < b.attempt]
         if not earlier:
@@ -497,7 +498,7 @@ def tokens():
     secret = None
     if request.method == "POST":
         if request.form.get("revoke"):
-            row = db.session.get(ApiToken, request.form.get("revoke", type=int) or 0)
+            row = db.session.get(ApiToken, request.form.get("revoke", type=db_id) or 0)
             if row is None or row.user_id != current_user.id:
                 abort(404)
             row.revoked = True
