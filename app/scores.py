@@ -100,6 +100,20 @@ class Effective:
         }
 
 
+def overridden_test_points(points: float, max_points: float | None) -> float:
+    """The points a test override gives, as they count: clamped to 0..the test's max (no max: 0).
+    The one rule for the score (`effective`) and the rows that show each test (`counted_tests`)."""
+    return min(max(float(points), 0.0), float(max_points or 0))
+
+
+def counted_tests(tests: dict[str, dict], score: Effective | None) -> dict[str, dict]:
+    """Each graded test (id -> row with "points", "max_points") with "counted": its points as the score
+    counts them, an override of the test in force in `score` replacing them."""
+    given = {o["target"]: o["points"] for o in (score.overrides if score else []) if o["kind"] == "test"}
+    return {tid: {**t, "counted": overridden_test_points(given[tid], t["max_points"]) if tid in given else t["points"]}
+            for tid, t in tests.items()}
+
+
 def effective(
     total: float | None,
     max_total: float | None,
@@ -130,7 +144,7 @@ def effective(
         t = (tests or {}).get(o.target)
         if t is None or t.get("category") not in cats:
             continue  # the test is not in this run (renamed or removed): nothing to replace
-        new = min(max(float(o.points), 0.0), float(t.get("max_points") or 0))
+        new = overridden_test_points(o.points, t.get("max_points"))
         cat = cats[t["category"]]
         before = float(cat.get("score") or 0)
         after = min(max(before + new - float(t.get("points") or 0), 0.0), float(cat.get("max") or before))

@@ -38,7 +38,15 @@ from app.extensions import db, limiter
 from app.ids import db_id
 from app.models import ApiToken, Assignment, AuditReview, Status, Submission, utcnow
 from app.queue import queue_position
-from app.scores import best_of, effective, effective_for, failure_for_student, fmt, student_view
+from app.scores import (
+    best_of,
+    counted_tests,
+    effective,
+    effective_for,
+    failure_for_student,
+    fmt,
+    student_view,
+)
 from app.storage import BlobStore
 from app.submitting import (
     SubmissionRefused,
@@ -407,15 +415,10 @@ def comparison(a: Submission, b: Submission) -> dict:
         x, y = ca.get("score"), cb.get("score")
         categories.append({"name": name, "a": x, "b": y, "max": cb.get("max") or ca.get("max"),
                            "delta": (y - x) if x is not None and y is not None else None})
-    def counted(tests: dict, score) -> dict:
-        """Each test's points as they count: an override of the test replaces them, as in the
-        categories above (the rows compared the automatic points: an override changed no row)."""
-        given = {o["target"]: o["points"] for o in (score.overrides if score else []) if o["kind"] == "test"}
-        return {tid: {**t, "counted": min(max(float(given[tid]), 0.0), float(t["max_points"] or 0))
-                      if tid in given else t["points"]} for tid, t in tests.items()}
-
-    tests_a = counted({t["id"]: t for t in (ra or {}).get("tests") or []}, sa)
-    tests_b = counted({t["id"]: t for t in (rb or {}).get("tests") or []}, sb)
+    # Each test's points as they count, an override of the test replacing them as in the categories
+    # above (the rows compared the automatic points: an override changed no row).
+    tests_a = counted_tests({t["id"]: t for t in (ra or {}).get("tests") or []}, sa)
+    tests_b = counted_tests({t["id"]: t for t in (rb or {}).get("tests") or []}, sb)
     changed = []
     for tid in list(tests_b) + [t for t in tests_a if t not in tests_b]:
         ta, tb = tests_a.get(tid), tests_b.get(tid)

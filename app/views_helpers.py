@@ -191,6 +191,10 @@ def register(app: Flask) -> None:
     app.jinja_env.globals["course_zone_key"] = course_zone_key
     # Templates compare statuses with the enum and its named groups, never with literals.
     app.jinja_env.globals.update(Status=Status, PENDING=PENDING, FINAL=FINAL)
+    # A test row's points under an override: the score's own rule (clamped to 0..max), not a copy.
+    from app.scores import overridden_test_points
+
+    app.jinja_env.globals["overridden_test_points"] = overridden_test_points
     from flask_babel import get_locale
 
     app.jinja_env.globals["get_locale"] = get_locale
