@@ -175,7 +175,7 @@ def parse_deadline(raw: str | None, zone: str | None = "UTC") -> datetime | None
     """ISO 8601 (a trailing Z or an offset is converted to naive UTC); empty means none. A value
     without an offset is a wall time in `zone` (an IANA name): UTC for the API, the course's zone
     (`zone=None`: COURSE_TIMEZONE) for the instructor pages and the CLI. A date outside
-    [EARLIEST_DEADLINE, LATEST_DEADLINE) is refused, saying the range."""
+    [EARLIEST_DEADLINE, LATEST_DEADLINE), as typed in its own zone, is refused, saying the range."""
     raw = (raw or "").strip()
     if not raw:
         return None
@@ -193,22 +193,23 @@ def parse_deadline(raw: str | None, zone: str | None = "UTC") -> datetime | None
             value = datetime.fromisoformat(raw_next.replace("Z", "+00:00"))
         else:
             value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-        if value.tzinfo is not None:
-            value = value.astimezone(UTC).replace(tzinfo=None)
-        elif zone != "UTC" and EARLIEST_DEADLINE <= value < LATEST_DEADLINE:
-            value = _from_zone(value, raw, course_zone(zone))
-    except CourseError:
-        raise
     except ValueError:
         raise CourseError("bad_deadline", f"{raw!r} is not a date and time (ISO 8601, e.g. 2026-12-01T23:59).",
                           f"{raw!r} 不是有效的日期时间（ISO 8601，例如 2026-12-01T23:59）。") from None
-    except OverflowError:  # 0001-01-01T00:00+08:00 is before the first representable instant
-        value = datetime.min
-    if not EARLIEST_DEADLINE <= value < LATEST_DEADLINE:
+    except OverflowError:  # 9999-12-31T24:00: the day after the last representable one
+        value = datetime.max
+    # The range is the years the person typed, in the zone they typed them in (their offset, or `zone`):
+    # checked after the conversion to UTC, 2000-01-01T05:00 in Asia/Shanghai (1999-12-31 21:00 UTC) was
+    # refused as "before 2000". UTC is at most 14 hours away, far from any overflow.
+    if not EARLIEST_DEADLINE <= value.replace(tzinfo=None) < LATEST_DEADLINE:
         lo, hi = EARLIEST_DEADLINE.year, LATEST_DEADLINE.year - 1
         raise CourseError("deadline_out_of_range",
                           f"{raw!r} is not a deadline a course can have: give a date from {lo} to {hi}.",
                           f"{raw!r} 不是课程可用的截止时间：请填写 {lo} 年到 {hi} 年之间的日期。")
+    if value.tzinfo is not None:
+        return value.astimezone(UTC).replace(tzinfo=None)
+    if zone != "UTC":
+        return _from_zone(value, raw, course_zone(zone))
     return value
 
 
