@@ -42,7 +42,14 @@ def select_locale() -> str:
     chosen = request.args.get("lang") or session.get("lang")
     if chosen in ("zh", "en"):
         return chosen
-    return request.accept_languages.best_match(["zh", "en"]) or "zh"
+    # The reader's most wanted language whose primary subtag we have: `zh-Hant-TW, en;q=0.5` is zh.
+    # Werkzeug's best_match tries exact tags first and falls back to primary subtags only when
+    # nothing matched, so the `en;q=0.5` the reader liked less won. Sorted by quality; q=0 is "not this".
+    for tag, quality in request.accept_languages:
+        primary = tag.split("-", 1)[0].split("_", 1)[0].lower()
+        if quality > 0 and primary in ("zh", "en"):
+            return primary
+    return "zh"
 
 
 def register_extensions(app: Flask) -> None:
