@@ -142,6 +142,31 @@ def check_form_fields(path: str) -> None:
             request.content_length or request.get_data(cache=True).strip()):
         raise _media_type("multipart/form-data (the files as file fields)", "multipart/form-data（文件以文件字段发送）",
                           "-F code=@attention.py", "files={'code': open('attention.py', 'rb')}")
+    boundary = request.mimetype_params.get("boundary") or ""
+    # An empty form is the closing delimiter alone (`--<boundary>--`, CRLF): a body longer than that
+    # (with room for line breaks a client may add) of which no part was read is unreadable, not empty.
+    empty_form = len(boundary) + 6 + 64
+    if request.mimetype == "multipart/form-data" and (request.content_length or 0) > (empty_form if boundary else 0) \
+            and not request.form and not request.files:
+        # Werkzeug reads nothing from such a body, and "attention.py is required" sent the client to look
+        # for a file it did send. The usual cause: a script that sets the header by hand (requests with
+        # files= and headers={"Content-Type": "multipart/form-data"}), which drops the boundary.
+        if not boundary:
+            raise BadInput(
+                "no_boundary", 400,
+                "The Content-Type header says multipart/form-data but names no boundary, so the files in the body "
+                "cannot be told apart. Do not set Content-Type yourself: curl -F and Python requests with files= "
+                "set it with its boundary. Nothing was saved.",
+                "Content-Type 请求头写的是 multipart/form-data，但没有给出 boundary（分隔符），因此无法从请求体中分出文件。"
+                "请不要自己设置 Content-Type：curl -F 和 Python requests 的 files= 会连同分隔符一起设置。没有保存任何内容。")
+        raise BadInput(
+            "unreadable_multipart", 400,
+            f"No field or file could be read from the multipart body ({request.content_length} bytes): its parts must "
+            "be separated by the boundary the Content-Type header names. Let curl -F or Python requests (files=) "
+            "build the body and the header. Nothing was saved.",
+            f"无法从 multipart 请求体（{request.content_length} 字节）中读出任何字段或文件：各部分必须用 Content-Type "
+            "请求头中给出的 boundary（分隔符）分开。请让 curl -F 或 Python requests（files=）生成请求体和请求头。"
+            "没有保存任何内容。")
     names = list(dict.fromkeys([*request.form.keys(), *request.files.keys()]))
     unknown = [n for n in names if n not in props]
     if unknown:
