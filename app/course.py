@@ -61,12 +61,20 @@ def check_length(text: str, limit: int, what_en: str, what_zh: str) -> str:
     return text
 
 
+def typed(raw: str | None) -> str:
+    """A value an instructor typed or pasted, as they see it: NFKC (a Chinese input method's full-width
+    `１２．５`, `２０２６－１２－０１Ｔ２３：５９`), without invisible format characters (a zero-width space
+    pasted from a chat made `2` "not a number" and a deadline "not a date"), stripped."""
+    text = unicodedata.normalize("NFKC", raw or "")
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf").strip()
+
+
 def parse_number(raw: str | None) -> float:
     """A number an instructor typed: `12.5`, and also `12,5` (a decimal comma, as most of Europe
     writes it) and full-width `１２．５` (a Chinese input method). A comma followed by exactly three
     digits (`1,250`) could be a thousands separator, so it is refused rather than guessed. Raises
     ValueError (a CourseError saying why, for the comma) for anything that is not a finite number."""
-    text = unicodedata.normalize("NFKC", raw or "").strip().replace(" ", "")
+    text = typed(raw).replace(" ", "")
     if _DECIMAL_COMMA.fullmatch(text):
         whole, frac = text.split(",")
         if len(frac) == 3:
@@ -176,7 +184,7 @@ def parse_deadline(raw: str | None, zone: str | None = "UTC") -> datetime | None
     without an offset is a wall time in `zone` (an IANA name): UTC for the API, the course's zone
     (`zone=None`: COURSE_TIMEZONE) for the instructor pages and the CLI. A date outside
     [EARLIEST_DEADLINE, LATEST_DEADLINE), as typed in its own zone, is refused, saying the range."""
-    raw = (raw or "").strip()
+    raw = typed(raw)
     if not raw:
         return None
     if _DATE_ONLY.fullmatch(raw):

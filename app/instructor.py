@@ -379,7 +379,7 @@ def grant_extension():
     student = None
     try:
         student = course.find_student(request.form.get("student", ""))
-        days_raw = (request.form.get("extra_days") or "").strip()
+        days_raw = course.typed(request.form.get("extra_days"))
         try:
             days = int(days_raw) if days_raw else 0
         except ValueError:
