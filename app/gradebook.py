@@ -369,7 +369,9 @@ def export(rows: list[StudentRow], assignment: Assignment, fmt_name: str) -> tup
 
 
 def _safe_cell(value: str) -> str:
-    """No spreadsheet formula injection through a name: prefix cells starting with = + - @."""
-    if value and value[0] in "=+-@\t\r":
+    """No spreadsheet formula injection through a name: prefix cells starting with = + - @, a tab, a
+    carriage return or a line feed (OWASP's list), and those whose first visible character is one of
+    = + - @ after spaces or line breaks (`"   =SUM(...)"` is evaluated too: round 24, it was let through)."""
+    if value and (value[0] in "=+-@\t\r\n" or value.lstrip(" \t\r\n\u3000")[:1] in ("=", "+", "-", "@")):
         return "'" + value
     return value
