@@ -371,7 +371,8 @@ def export(rows: list[StudentRow], assignment: Assignment, fmt_name: str) -> tup
 def _safe_cell(value: str) -> str:
     """No spreadsheet formula injection through a name: prefix cells starting with = + - @, a tab, a
     carriage return or a line feed (OWASP's list), and those whose first visible character is one of
-    = + - @ after spaces or line breaks (`"   =SUM(...)"` is evaluated too: round 24, it was let through)."""
+    = + - @ after spaces or line breaks (`"   =SUM(...)"`, a published bypass of a first-character check;
+    whether it runs depends on the spreadsheet's import settings, unknown here: round 24)."""
     if value and (value[0] in "=+-@\t\r\n" or value.lstrip(" \t\r\n\u3000")[:1] in ("=", "+", "-", "@")):
         return "'" + value
     return value

@@ -1,8 +1,9 @@
 """Round 24: no cell of a downloaded CSV starts a formula after leading spaces or a line feed.
 
 Round 21's writer (app/gradebook.excel_csv) prefixed cells starting with = + - @ tab CR; a cell
-`"   =SUM(A1:A9)"` (spreadsheets evaluate it past the spaces) or one starting with a line feed (OWASP
-added LF to its list) went out as it was. An assignment title is stored as typed, so it reached the
+`"   =SUM(A1:A9)"` (a published bypass of the same first-character check in json-2-csv; whether a
+spreadsheet evaluates it depends on its import settings, which the writer cannot know) or one starting
+with a line feed (OWASP added LF to its list) went out as it was. An assignment title is stored as typed, so it reached the
 Canvas and Moodle headers that way."""
 
 from __future__ import annotations
