@@ -163,7 +163,10 @@ def test_the_own_objects_attributes_read_in_its_own_method_are_no_hidden_names(c
 DICT_STILL = {
     # written to: any object under any name of self, where self.t... reads as the student's own
     "stored_into": (MODULE + "    def f(self):\n        vars(self)['t'] = torch\n", "vars"),
-    "updated": (MODULE + "    def f(self):\n        self.__dict__.update(t=torch)\n", ".__dict__"),
+    # (round 24: judged as ``self.t = torch`` and ``setattr(self, n, torch)`` are, since an update of the own
+    # object's __dict__ is a setattr on self and any such write already makes every ``self.A`` a possible
+    # foreign holder; the finding names torch as the value instead of the ``__dict__`` it goes through)
+    "updated": (MODULE + "    def f(self):\n        self.__dict__.update(t=torch)\n", "torch kept as an attribute"),
     "kept_under_a_name": (MODULE + "    def f(self):\n        d = self.__dict__\n        d['t'] = torch\n",
                           ".__dict__"),
     "handed_out": (MODULE + "    def f(self):\n        return vars(self)\n", "vars"),
