@@ -3041,6 +3041,9 @@ def _holders_of(tree: ast.Module, bindings: dict[str, list[ast.AST]], wanted: se
             for root in set(map(_root_name, definition.decorator_list)):   # each function read once
                 if own(root):
                     holders.add(root)
+                    # ``reg = Attention.register`` then ``@reg("x")``: the bound method stores into its object
+                    holders |= {r for v in bindings.get(root, ()) if isinstance(v, ast.Attribute)
+                                for r in [_root_name(v)] if own(r)}
                 elif root is not None:
                     # fairseq's ``@register_model("name")``: a module-level function storing the class
                     for d in bindings.get(root, ()):

@@ -194,3 +194,16 @@ BAD = {
 def test_cheats_at_each_rules_edge_stay_flagged(source, reason):
     found = _found(source)
     assert any(reason in f for f in found), found
+
+
+# ------------------------------------------------------------------ reuse through the aliased registry
+def test_a_kernel_registered_through_an_alias_of_the_register_method_is_reused_by_the_class_that_builds_it():
+    """``reg = Attention.register; @reg("scaled_dot_product")`` puts the kernel into Attention's registry as
+    ``@Attention.register(...)`` does, so a multi-head module that builds ``Attention.by_name(kind)()`` refers to
+    it (static._holders_of; this cost 3 points, "never refers to ScaledDotProductAttention")."""
+    source = _registrable(alias="reg = Attention.register\n", register="reg").replace(
+        "class Kernel(Attention)", "class ScaledDotProductAttention(Attention)")
+    assert static.class_uses_class(source, "Layer", "ScaledDotProductAttention")
+    # a class that builds nothing from that registry still does not refer to it
+    unrelated = source + "\n\nclass Other(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    assert not static.class_uses_class(unrelated, "Other", "ScaledDotProductAttention")
