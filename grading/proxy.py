@@ -134,6 +134,11 @@ _NOT_CARRIED: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p
     (r"a reply out of sequence: code in the sandbox wrote on the grader's channel",
      "a reply out of sequence: code in the sandbox wrote on the grader's channel",
      "收到顺序错乱的回复：沙箱中的代码向评分器的通道写入了数据"),
+    (r"a reply came in more than (?P<reads>\d+) pieces of less than (?P<size>\d+) bytes: code in the sandbox wrote "
+     r"on the grader's channel a few bytes at a time",
+     "a reply came in more than {reads} pieces of less than {size} bytes: code in the sandbox wrote on the "
+     "grader's channel a few bytes at a time",
+     "回复被拆成了超过 {reads} 段、每段不足 {size} 字节：沙箱中的代码每次只向评分器的通道写入几个字节"),
     (r"malformed reply from the sandbox", "malformed reply from the sandbox", "沙箱的回复格式不正确"),
     (r"malformed error reply", "malformed error reply", "沙箱报告错误的回复格式不正确"),
     (r"malformed handle", "malformed handle", "沙箱返回的对象编号格式不正确"),

@@ -461,6 +461,8 @@ class Session:
         self._closed = False
         self._owner_pid = os.getpid()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        # Before the jail has it (protocol.JAIL_SNDBUF): what it can queue bounds each read here.
+        theirs.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, protocol.JAIL_SNDBUF)
         life_r, life_w = os.pipe()
         out_r, out_w = os.pipe()
         try:
@@ -616,6 +618,12 @@ class Session:
             raise self._die(StudentTimeout(timeout, during)) from None
         except (protocol.PeerClosed, ConnectionError, BrokenPipeError) as e:
             raise self._died() from e
+        except protocol.Trickled:
+            # The runtime writes each reply at once: only other code in the jail writes on its channel a
+            # few bytes at a time (grading.proxy says it in Chinese too).
+            raise self._die(StudentError("InvalidResult", (
+                f"a reply came in more than {protocol.TRICKLE_READS} pieces of less than {protocol.TRICKLE_BYTES} "
+                "bytes: code in the sandbox wrote on the grader's channel a few bytes at a time"))) from None
         except protocol.ProtocolError as e:
             if "closed" in str(e):
                 raise self._died() from e

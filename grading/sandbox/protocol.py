@@ -28,6 +28,7 @@ made with ``numpy.frombuffer(...).copy()``: never a view of the receive buffer, 
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import io
 import json
 import math
@@ -35,7 +36,7 @@ import re
 import socket
 import struct
 import sys
-import time
+import termios
 from collections.abc import Callable
 
 import numpy as np
@@ -49,16 +50,24 @@ MAX_TENSORS = 4096
 MAX_DIMS = 16
 MAX_SIZE = (1 << 63) - 1      # the largest size torch has (an int64): of a dimension, of a Linear's features
 READ_BUFFER = 1 << 16         # bytes read at once by ``reader``
-# A message that keeps arriving in small pieces (more than TRICKLE_READS reads of less than
-# TRICKLE_BYTES) is read with a TRICKLE_PAUSE_S pause before each further read: a reply written a byte
-# at a time had woken the worker once a byte until the call's timeout (0.9 s of its CPU for a grading,
-# honest 0.1 s). An honest message comes in one read or a few large ones, and never pauses.
-TRICKLE_BYTES, TRICKLE_READS, TRICKLE_PAUSE_S = 4096, 64, 0.005
+# Every read of a socket takes at most what is queued on it when the read starts (FIONREAD): a read
+# of "up to 64 KiB" kept copying while the writer kept writing, and a reply written a byte at a time
+# cost the reader ~1 us per byte (a kernel buffer per write), 0.70-1.41 s of the worker's CPU per
+# grading. What is queued is bounded by the writer's send buffer: the jail's end of the data socket
+# gets JAIL_SNDBUF (set by the trusted side before the jail starts; seccomp keeps the jail from
+# raising it), which the kernel doubles: 32 KiB, up to 43 one-byte writes queued (278 by default),
+# and an honest reply (none over 10 KB) still in one read. A message that keeps arriving in small
+# pieces (more than TRICKLE_READS reads of less than TRICKLE_BYTES, in its length, header or body)
+# is refused (``Trickled``): an honest one arrives in one read or a few of a kernel buffer (16 KiB)
+# each, and only its last piece is small.
+TRICKLE_BYTES, TRICKLE_READS = 4096, 128
+JAIL_SNDBUF = 16 << 10
 # What one tensor of a message weighs in ``recv_sized``, besides its bytes: decoding it costs about
 # what copying 16 KiB does (4000 empty tensors per reply cost the worker 8 times an honest grading).
 TENSOR_WEIGHT = 16 << 10
 
 _LEN = struct.Struct(">I")
+_INT = struct.Struct("i")
 
 DTYPES: dict[str, torch.dtype] = {
     "float32": torch.float32,
@@ -84,6 +93,10 @@ class ProtocolError(Exception):
 
 class PeerClosed(ProtocolError):
     """The peer closed the connection (cleanly, before a new message started)."""
+
+
+class Trickled(ProtocolError):
+    """A message kept arriving in small pieces (``TRICKLE_READS`` reads of less than ``TRICKLE_BYTES``)."""
 
 
 # --------------------------------------------------------------------------- encoding
@@ -188,22 +201,63 @@ def send(sock: socket.socket, value, body_cap: int = BODY_CAP) -> None:
 
 # --------------------------------------------------------------------------- decoding
 
+def _queued(sock: socket.socket) -> int:
+    """Bytes waiting to be read on ``sock`` (FIONREAD), 0 when the kernel will not say."""
+    try:
+        return _INT.unpack(fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0" * _INT.size))[0]
+    except OSError:
+        return 0
+
+
+def _read_queued(sock: socket.socket, buf) -> int:
+    """One read of ``sock`` into ``buf`` of at most the bytes queued when it starts (``READ_BUFFER``
+    comment): waits for the first byte without taking it (the socket's timeout applies), then takes
+    what is there. 0 at the end of the stream."""
+    view = memoryview(buf)
+    n = _queued(sock)
+    if not n:
+        if not sock.recv_into(view, 1, socket.MSG_PEEK):
+            return 0
+        n = _queued(sock) or 1
+    return sock.recv_into(view, min(n, len(view)))
+
+
+class _QueuedSocketIO(socket.SocketIO):
+    """``socket.SocketIO`` whose every read is ``_read_queued``."""
+
+    def readinto(self, b) -> int | None:
+        self._checkClosed()
+        self._checkReadable()
+        if self._timeout_occurred:
+            raise OSError("cannot read from timed out object")
+        try:
+            return _read_queued(self._sock, b)
+        except TimeoutError:
+            self._timeout_occurred = True
+            raise
+        except BlockingIOError:
+            return None
+
+
 def reader(sock: socket.socket) -> io.BufferedReader:
     """A buffered reader of ``sock`` for ``recv``: a small message (the usual request or reply) then
-    arrives in one ``recv`` system call instead of three (length, header, body). Closing the
-    socket closes the connection only once this reader is closed too."""
-    return sock.makefile("rb", buffering=READ_BUFFER)
+    arrives in one ``recv`` system call instead of three (length, header, body). Each read of the
+    socket takes at most what is queued (``_read_queued``). Closing the socket closes the connection
+    only once this reader is closed too (as ``socket.makefile``'s)."""
+    raw = _QueuedSocketIO(sock, "rb")
+    sock._io_refs += 1       # what socket.makefile does: the socket stays open while this reader is
+    return io.BufferedReader(raw, READ_BUFFER)
 
 
 def _recv_exact_into(src, buf, first: bool = False, before_read=None) -> None:
     # readinto1: at most one read of the socket per call (readinto loops over reads until the buffer
     # is full, and ``before_read`` would never run in between).
-    read_into = src.recv_into if isinstance(src, socket.socket) else src.readinto1
+    read_into = (lambda v: _read_queued(src, v)) if isinstance(src, socket.socket) else src.readinto1
     view = memoryview(buf)
     got = small = 0
     while got < len(view):
         if small > TRICKLE_READS:
-            time.sleep(TRICKLE_PAUSE_S)
+            raise Trickled(f"a message came in more than {TRICKLE_READS} pieces of less than {TRICKLE_BYTES} bytes")
         if before_read is not None:
             before_read()
         n = read_into(view[got:])

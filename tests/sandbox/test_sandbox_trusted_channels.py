@@ -105,7 +105,7 @@ def test_two_jails_open_at_once_cannot_reach_each_other(executor):
     with executor.session(CHANNELS, "a.py", "a") as first, executor.session(CHANNELS, "b.py", "b") as second:
         first.load()
         second.load()
-        assert "abstract socket" in first.call_function("leave", "hidden inputs")   # the attack ran
+        assert "/tmp" in first.call_function("leave", "hidden inputs")   # the attack ran (a jail makes no socket)
         assert second.call_function("find") == []
     assert_healthy(executor)
 

@@ -1,0 +1,177 @@
+"""Round 24 of hostile submissions at the sandbox's level: the bytes a jail can make the trusted side
+read, and the kernel memory it can queue outside RLIMIT_AS.
+
+A reply written a byte at a time is one kernel buffer per byte; a read of "up to 64 KiB" kept copying
+while the writer kept writing (~1 us of the reader's CPU per byte: 0.70-1.41 s of the worker's CPU per
+grading). Reads now take at most what is queued when they start, the jail's end of the data socket
+queues at most 32 KiB, and a message arriving in more than ``protocol.TRICKLE_READS`` small pieces is
+refused. A jail makes no socket of its own (30 socketpairs queued 13 MiB with default buffers)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+import torch
+
+from grading.sandbox import StudentError, protocol
+from tests.sandbox.helpers import assert_healthy
+
+
+def _one_byte_writer(sock: socket.socket, header_len: int) -> tuple[threading.Thread, list[int], threading.Event]:
+    """A thread that announces a header of ``header_len`` bytes on ``sock``, then writes spaces one at a
+    time until told to stop or the socket closes: the bytes it wrote, in ``written[0]``."""
+    written, stop = [0], threading.Event()
+
+    def run() -> None:
+        try:
+            sock.sendall(header_len.to_bytes(4, "big"))
+            while not stop.is_set():
+                written[0] += sock.send(b" ")
+        except OSError:
+            pass
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t, written, stop
+
+
+def _jail_end_pair() -> tuple[socket.socket, socket.socket]:
+    """(the trusted end, the jail's end) as client.Session makes them."""
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    theirs.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, protocol.JAIL_SNDBUF)
+    return mine, theirs
+
+
+def test_a_message_written_a_byte_at_a_time_is_refused_after_a_bounded_number_of_bytes_read():
+    mine, theirs = _jail_end_pair()
+    mine.settimeout(10)
+    rfile = protocol.reader(mine)
+    writer, written, stop = _one_byte_writer(theirs, 900_000)
+    deadline = time.monotonic() + 5
+
+    def before_read() -> None:
+        if time.monotonic() > deadline:
+            raise TimeoutError
+    t0 = time.thread_time()
+    try:
+        with pytest.raises(protocol.Trickled):
+            protocol.recv_sized(rfile, before_read=before_read)
+        cpu = time.thread_time() - t0
+    finally:
+        stop.set()
+        rfile.close()
+        mine.close()
+        writer.join(5)
+        theirs.close()
+    print(f"{written[0]} bytes written, reader CPU {cpu * 1e3:.1f} ms")
+    # Before: no refusal; the reads went on until the call's deadline. Now at most TRICKLE_READS + 1
+    # reads, each of what was queued when it started: one-byte writes queue ~43 bytes in the jail's
+    # buffer (the writer has written those too, and may be one byte further).
+    assert written[0] <= (protocol.TRICKLE_READS + 2) * 256, written[0]
+
+
+@pytest.mark.parametrize("size", [10, 10_000, 1 << 20, 6 << 20])
+def test_an_honest_message_through_the_jails_small_buffer_arrives_whole_and_is_not_refused(size):
+    mine, theirs = _jail_end_pair()
+    mine.settimeout(10)
+    rfile = protocol.reader(mine)
+    value = {"seq": 1, "ok": True, "value": torch.arange(size // 4, dtype=torch.float32)}
+    sender = threading.Thread(target=protocol.send, args=(theirs, value), daemon=True)
+    try:
+        sender.start()
+        got, _ = protocol.recv_sized(rfile)
+        sender.join(10)
+    finally:
+        rfile.close()
+        mine.close()
+        theirs.close()
+    assert torch.equal(got["value"], value["value"])
+
+
+def test_reader_closes_the_connection_only_when_both_it_and_the_socket_are_closed():
+    mine, theirs = socket.socketpair()
+    rfile = protocol.reader(mine)
+    mine.close()
+    theirs.sendall(b"\0\0\0\2{}")            # still readable through the reader
+    assert rfile.read(6) == b"\0\0\0\2{}"
+    rfile.close()
+    theirs.settimeout(2)
+    assert theirs.recv(1) == b""             # now closed
+    theirs.close()
+
+
+SOCKETS = '''
+import socket
+
+
+def make():
+    """Every way of making a socket: what each one did."""
+    out = {}
+    for name, make in (("socketpair", lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)),
+                       ("unix_stream", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)),
+                       ("unix_dgram", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)),
+                       ("inet", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))):
+        try:
+            make()
+            out[name] = "made"
+        except OSError as e:
+            out[name] = type(e).__name__
+    return out
+
+
+def data_socket():
+    """The data socket's send buffer, and what asking for more did."""
+    s = socket.socket(fileno=3)
+    try:
+        before = s.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        try:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 30)
+            raised = "raised"
+        except PermissionError:
+            raised = "refused"
+        return [before, raised, s.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)]
+    finally:
+        s.detach()
+'''
+
+
+def test_a_jail_makes_no_socket_and_its_data_socket_keeps_a_small_send_buffer(executor):
+    with executor.session(SOCKETS, "sockets.py", "sockets") as s:
+        s.load()
+        made = s.call_function("make")
+        before, raised, after = s.call_function("data_socket")
+    assert made == {"socketpair": "PermissionError", "unix_stream": "PermissionError",
+                    "unix_dgram": "PermissionError", "inet": "PermissionError"}, made
+    assert raised == "refused"
+    assert before == after <= 2 * protocol.JAIL_SNDBUF, (before, after)
+    assert_healthy(executor)
+
+
+TRICKLER = '''
+import os, struct, torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        os.write(3, struct.pack(">I", 900000))
+        while True:
+            os.write(3, b" ")
+'''
+
+
+def test_a_reply_trickled_in_the_jail_fails_that_call_at_once_with_what_happened(executor):
+    with executor.session(TRICKLER, "trickler.py", "trickler") as s:
+        s.load()
+        h = s.new("Model")
+        t0 = time.monotonic()
+        with pytest.raises(StudentError) as e:
+            s.call(h, "__call__", torch.zeros(2))
+        wall = time.monotonic() - t0
+    assert e.value.kind == "InvalidResult"
+    assert "pieces of less than" in e.value.message and "a few bytes at a time" in e.value.message
+    assert wall < 1.0, f"{wall:.1f} s"        # before: the call's whole timeout (2 s here)
+    assert_healthy(executor)
+
