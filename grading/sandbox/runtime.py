@@ -45,6 +45,13 @@ class _Fail(Exception):
         self.message = message
 
 
+def _take(left: list[int], n: int) -> None:
+    """Count ``n`` more values of a result against ``left``; past it, what the encoder says of them."""
+    left[0] -= n
+    if left[0] < 0:
+        raise _Fail("InvalidResult", "too many values")
+
+
 def _safe_str(e: BaseException) -> str:
     try:
         s = str(e)
@@ -194,7 +201,12 @@ class Runtime:
                 self.missing.append(name)
 
     # ------------------------------------------------------------------ results
-    def result(self, value, obj=None, method: str = "__call__", depth: int = 0):
+    def result(self, value, obj=None, method: str = "__call__", depth: int = 0, left: list[int] | None = None):
+        """``value`` as plain types; ``left``: how many more values the whole result may hold (the
+        encoder's ``protocol.MAX_ITEMS``), counted before a container is walked: a tuple of a million
+        Nones was walked whole, ~1 s of the jail's budget per call, and then refused by the encoder."""
+        if left is None:
+            left = [protocol.MAX_ITEMS]
         if obj is not None and value is obj:
             return None                      # e.g. module.eval() returns the module itself
         if isinstance(value, torch.Tensor):
@@ -214,11 +226,13 @@ class Runtime:
         # only plain containers cross the boundary.
         if isinstance(value, tuple | list) and depth < 4:
             base = tuple if isinstance(value, tuple) else list
-            return base(self.result(v, None, method, depth + 1) for v in base.__iter__(value))
+            _take(left, base.__len__(value))
+            return base(self.result(v, None, method, depth + 1, left) for v in base.__iter__(value))
         if isinstance(value, dict) and depth < 4:
+            _take(left, dict.__len__(value))
             items = list(dict.items(value))
             if all(type(k) is str for k, _ in items):
-                return {k: self.result(v, None, method, depth + 1) for k, v in items}
+                return {k: self.result(v, None, method, depth + 1, left) for k, v in items}
         what = "forward" if method in ("__call__", "forward") else method
         try:
             tname = type(value).__name__

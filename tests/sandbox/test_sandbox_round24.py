@@ -175,3 +175,37 @@ def test_a_reply_trickled_in_the_jail_fails_that_call_at_once_with_what_happened
     assert wall < 1.0, f"{wall:.1f} s"        # before: the call's whole timeout (2 s here)
     assert_healthy(executor)
 
+
+MANY = '''
+import torch
+
+_inner = [None] * 50_000
+
+
+class Model(torch.nn.Module):
+    def __init__(self, shape):
+        super().__init__()
+        self.shape = shape
+
+    def forward(self, x):
+        if self.shape == "flat":
+            return (None,) * 1_000_000
+        return [_inner] * 1000          # 50 million values, 51,000 objects
+'''
+
+
+@pytest.mark.parametrize("shape", ["flat", "shared"])
+def test_a_result_of_millions_of_values_is_refused_before_it_is_walked(executor, shape):
+    """The runtime walked the whole result before the encoder counted it: a tuple of a million Nones
+    cost ~1 s of the jail's budget per call, a list holding one 50,000-long list 1000 times the call's
+    whole timeout. Both are refused as the encoder refuses them, at once."""
+    with executor.session(MANY, "many.py", "many") as s:
+        s.load()
+        h = s.new("Model", shape)
+        t0 = time.monotonic()
+        with pytest.raises(StudentError) as e:
+            s.call(h, "__call__", torch.zeros(2))
+        wall = time.monotonic() - t0
+    assert (e.value.kind, e.value.message) == ("InvalidResult", "too many values")
+    assert wall < 0.3, f"{wall:.2f} s"
+    assert_healthy(executor)
