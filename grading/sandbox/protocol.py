@@ -95,6 +95,14 @@ class PeerClosed(ProtocolError):
     """The peer closed the connection (cleanly, before a new message started)."""
 
 
+class TooLarge(ProtocolError):
+    """A message announced a header or body (``part``) of ``size`` bytes, past the reader's ``cap``."""
+
+    def __init__(self, message: str, part: str, size: int, cap: int):
+        super().__init__(message)
+        self.part, self.size, self.cap = part, size, cap
+
+
 class Trickled(ProtocolError):
     """A message kept arriving in small pieces (``TRICKLE_READS`` reads of less than ``TRICKLE_BYTES``)."""
 
@@ -456,7 +464,7 @@ def _recv(sock, header_cap: int, body_cap: int, before_read, weight: int,
     _recv_exact_into(sock, lb, first=True, before_read=before_read)
     (hlen,) = _LEN.unpack(lb)
     if hlen > header_cap:
-        raise ProtocolError(f"header of {hlen} bytes exceeds the cap of {header_cap}")
+        raise TooLarge(f"header of {hlen} bytes exceeds the cap of {header_cap}", "header", hlen, header_cap)
     if charge is not None:
         charge(_LEN.size + hlen)
     hb = bytearray(hlen)
@@ -469,8 +477,8 @@ def _recv(sock, header_cap: int, body_cap: int, before_read, weight: int,
     descs = header.get("t")
     weighed = header_n + weight * (len(descs) if isinstance(descs, list) else 0)
     if weighed > body_cap:
-        raise ProtocolError(f"body of {header_n} bytes" + (f" and {len(descs)} tensors" if weighed > header_n else "")
-                            + f" exceeds the cap of {body_cap}")
+        raise TooLarge(f"body of {header_n} bytes" + (f" and {len(descs)} tensors" if weighed > header_n else "")
+                       + f" exceeds the cap of {body_cap}", "body", weighed, body_cap)
     if charge is not None:
         charge(weighed)
     body = bytearray(header_n)

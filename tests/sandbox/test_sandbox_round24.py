@@ -209,3 +209,36 @@ def test_a_result_of_millions_of_values_is_refused_before_it_is_walked(executor,
     assert (e.value.kind, e.value.message) == ("InvalidResult", "too many values")
     assert wall < 0.3, f"{wall:.2f} s"
     assert_healthy(executor)
+
+
+FORGED_LENGTH = '''
+import os, torch
+
+
+class Model(torch.nn.Module):
+    def __init__(self, length):
+        super().__init__()
+        self.length = length
+
+    def forward(self, x):
+        os.write(3, self.length.to_bytes(4, "big"))     # read as the reply's header length
+        return x
+'''
+
+
+@pytest.mark.parametrize("length", [0x7FFFFFFF, (1 << 20) + 1])
+def test_a_length_no_reply_may_have_is_not_said_to_be_results_over_the_gradings_allowance(executor, length):
+    """Bytes written on the channel ahead of the reply (three out-of-band bytes did it too) were read as a
+    header's length, and the feedback said "its results came to more than 8 MiB in all ... far more than
+    the tests' inputs call for": a guess about results. A header past the 1 MiB any header may have is
+    said as what it is."""
+    with executor.session(FORGED_LENGTH, "forged.py", "forged") as s:
+        s.load()
+        h = s.new("Model", length)
+        with pytest.raises(StudentError) as e:
+            s.call(h, "__call__", torch.zeros(2))
+    assert e.value.kind == "InvalidResult"
+    assert "in all" not in e.value.message
+    assert e.value.message == (f"invalid reply from the sandbox: header of {length} bytes exceeds the cap of "
+                               f"{protocol.HEADER_CAP}")
+    assert_healthy(executor)
