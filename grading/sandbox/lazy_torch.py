@@ -229,6 +229,122 @@ def _profiler_without_inductor() -> None:
     profiler._KinetoProfile.prepare_trace = prepare_trace
 
 
+def _config_default(module: str, name: str) -> object:
+    """The literal a torch config module assigns to ``name`` at its top level, read from its source
+    without importing it (``_MISSING`` when it is not one literal assignment)."""
+    import ast
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module.rsplit(".", 1)[0])
+        path = spec.submodule_search_locations[0] + "/" + module.rsplit(".", 1)[1] + ".py"
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (AttributeError, ImportError, IndexError, OSError, SyntaxError, TypeError, ValueError):
+        return _MISSING
+    found = [node.value for node in tree.body if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None
+             and [getattr(t, "id", None) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])]
+             == [name]]
+    if len(found) != 1 or not isinstance(found[0], ast.Constant):
+        return _MISSING
+    return found[0].value
+
+
+_MISSING = object()
+# Whether non-reentrant checkpoints run without torch._dynamo (read by runtime.Runtime.op_load).
+NON_REENTRANT_CHECKPOINT_SETTLED = False
+
+
+def _non_reentrant_checkpoint_without_dynamo() -> None:
+    """``torch.utils.checkpoint.checkpoint(..., use_reentrant=False)`` reads
+    ``torch._dynamo.config.error_on_nested_fx_trace`` before the forward it checkpoints, and its backward
+    wraps a saved-tensor hook in ``torch._dynamo.disable``; torch answers both by importing torch._dynamo:
+    1.6 s of CPU in a call, so the runtime imported it at the load of any source that names
+    ``use_reentrant=False`` (0.67-0.81 s of the load's CPU). Before torch._dynamo is loaded nothing can be
+    compiling and nothing can have changed its settings: the setting is its default, which
+    torch/_dynamo/config.py assigns as a literal (read here from the source), and ``disable`` of a
+    function is the function (as ``_settle_dynamo_disables`` settles torch's own wrappers). So until
+    dynamo is loaded, those two steps of torch's (the pre-forward step, before the checkpointed function
+    runs, and the recomputation hook's construction) find a stand-in holding just that; every other
+    attribute, and everything once dynamo is loaded, is torch's own. The setting is read again only
+    under non-strict tracing, which needs dynamo loaded."""
+    global NON_REENTRANT_CHECKPOINT_SETTLED
+    import contextlib
+    import types
+
+    import torch.utils.checkpoint as checkpoint
+
+    default = _config_default("torch._dynamo.config", "error_on_nested_fx_trace")
+    original = getattr(checkpoint, "_checkpoint_without_reentrant_generator", None)
+    hook = getattr(checkpoint, "_recomputation_hook", None)
+    lazy = vars(torch).get("__getattr__")
+    if default is _MISSING or original is None or hook is None or lazy is None or "torch._dynamo" in sys.modules:
+        return
+
+    def disable(fn=None, recursive=True, **kwargs):
+        return fn if fn is not None else (lambda f: f)
+
+    stand_in = types.SimpleNamespace(config=types.SimpleNamespace(error_on_nested_fx_trace=default),
+                                     disable=disable)
+
+    def without_dynamo(name: str) -> object:
+        if name == "_dynamo":
+            return stand_in
+        return lazy(name)
+
+    @contextlib.contextmanager
+    def standing_in():
+        if "torch._dynamo" in sys.modules or vars(torch).get("__getattr__") is not lazy:
+            yield
+            return
+        torch.__getattr__ = without_dynamo
+        try:
+            yield
+        finally:
+            torch.__getattr__ = lazy
+
+    def resume(gen, value):
+        """What ``yield from gen`` does, for a generator already advanced to ``value``."""
+        while True:
+            try:
+                sent = yield value
+            except GeneratorExit:
+                gen.close()
+                raise
+            except BaseException as e:  # noqa: BLE001 - handed on to torch's generator, as yield from does
+                try:
+                    value = gen.throw(e)
+                except StopIteration as stop:
+                    return stop.value
+                continue
+            try:
+                value = gen.send(sent)
+            except StopIteration as stop:
+                return stop.value
+
+    def generator(*args, **kwargs):
+        gen = original(*args, **kwargs)
+        try:
+            with standing_in():
+                first = next(gen)            # torch's pre-forward step: the one read of the setting
+        except StopIteration as stop:
+            return stop.value
+        return (yield from resume(gen, first))
+
+    generator.__wrapped__ = original          # type: ignore[attr-defined]
+    generator.__doc__ = original.__doc__
+    checkpoint._checkpoint_without_reentrant_generator = generator
+    hook_init = hook.__init__
+
+    def __init__(self, *args, **kwargs) -> None:
+        with standing_in():
+            hook_init(self, *args, **kwargs)
+
+    __init__.__wrapped__ = hook_init          # type: ignore[attr-defined]
+    hook.__init__ = __init__
+    NON_REENTRANT_CHECKPOINT_SETTLED = True
+
+
 def prepare() -> None:
     """Take or settle every path above, in this process, before the forks."""
     _warm_torch()
@@ -238,3 +354,4 @@ def prepare() -> None:
     _optimizer_steps_without_dynamo()
     _functorch_grad_without_dynamo()
     _profiler_without_inductor()
+    _non_reentrant_checkpoint_without_dynamo()

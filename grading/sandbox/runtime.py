@@ -25,7 +25,7 @@ import torch
 import torch.nn
 import torch.nn.functional
 
-from grading.sandbox import protocol
+from grading.sandbox import lazy_torch, protocol
 
 MESSAGE_CAP = 2000
 
@@ -275,7 +275,8 @@ class Runtime:
                     raise
         finally:
             self._restore_defaults()
-        if _NON_REENTRANT_CHECKPOINT.search(source) and "torch._dynamo" not in sys.modules:
+        if _NON_REENTRANT_CHECKPOINT.search(source) and "torch._dynamo" not in sys.modules \
+                and not lazy_torch.NON_REENTRANT_CHECKPOINT_SETTLED:    # settled: no dynamo needed
             # torch.utils.checkpoint with use_reentrant=False reads torch._dynamo.config at every call:
             # its first call imported torch._dynamo, 1.6 s of CPU and 4-6 s of wall on a busy host,
             # inside a call limited to 5 s. Imported here it is load time, which has 10 s (the zygote

@@ -375,17 +375,17 @@ def doubled():
 '''
 
 
-def test_activation_checkpointing_imports_dynamo_while_loading_not_in_a_call(executor):
+def test_activation_checkpointing_imports_dynamo_neither_while_loading_nor_in_a_call(executor):
     """Non-reentrant torch.utils.checkpoint reads torch._dynamo.config, whose first import (1.6 s of
     CPU, 4-6 s of wall on a busy host) timed the first call of memory-efficient attention out at 5 s.
-    A source asking for use_reentrant=False gets the import in its load, which has 10 s; any other
-    source does not pay it. (The grader's own limits: the tests' 3 s import limit is shorter than
-    this import on a busy host.)"""
+    Round 21 moved the import to the load of a source asking for use_reentrant=False (0.67-0.81 s);
+    since round 24 the zygote settles what that path reads (lazy_torch), and nothing imports it."""
     with executor.session(CHECKPOINTED, filename="attention.py", module_name="attention", watch={},
                           limits=Limits()) as s:
         s.load()
-        assert s.call_function("dynamo_imported") is True
+        assert s.call_function("dynamo_imported") is False
         assert s.call_function("doubled") == [2.0, 2.0, 2.0]
+        assert s.call_function("dynamo_imported") is False
     plain = CHECKPOINTED.replace("from torch.utils.checkpoint import checkpoint\n", "").split("def doubled")[0]
     with open_session(executor, plain, watch={}) as s:
         s.load()
