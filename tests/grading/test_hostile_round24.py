@@ -55,6 +55,10 @@ _o.close(3)'''),
     "stdout_put_in_place_of_the_data_socket": in_forward(CORRECT, '''
 import os as _o
 _o.dup2(1, 3)'''),
+    "stdout_put_onto_the_data_socket_and_printed_to": in_forward(CORRECT, '''
+import os as _o, sys as _s
+_o.dup2(3, 1)
+print("{" * 5000, flush=True)'''),
     "the_data_socket_shut_down_for_reading": in_forward(CORRECT, '''
 import socket as _so, os as _o
 _so.socket(fileno=_o.dup(3)).shutdown(_so.SHUT_RD)'''),
@@ -104,4 +108,4 @@ def test_a_round_24_attack_on_the_data_socket_is_graded_bounded_and_earns_no_mor
             assert t["feedback"]["en"] and t["feedback"]["zh"] and t["feedback"]["en"] != t["feedback"]["zh"], t
         # None of them returns large results: out-of-band bytes read as a reply's length were said to be
         # "results [that] came to more than 8 MiB in all", a guess.
-        assert "MiB in all" not in t["feedback"]["en"], t["feedback"]["en"]
+        assert not t["feedback"] or "MiB in all" not in t["feedback"]["en"], t["feedback"]["en"]
