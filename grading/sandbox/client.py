@@ -627,11 +627,12 @@ class Session:
         except protocol.ProtocolError as e:
             if "closed" in str(e):
                 raise self._died() from e
-            # "In all" only when what is left of the grading's allowance refused a reply that one reply
-            # may be: a length that no reply may have (bytes written on the channel by other code, read
-            # as a length) is not results, and said so it guessed ("came to more than 8 MiB in all").
-            if isinstance(e, protocol.TooLarge) and allowance < e.size <= (
-                    protocol.HEADER_CAP if e.part == "header" else self.limits.max_message):
+            # A body is what a parsed header declares: results, whatever refused them. A header's length is
+            # four raw bytes: "in all" only when what is left of the grading's allowance refused a length a
+            # header may have; past HEADER_CAP it is no header (bytes other code wrote on the channel, read
+            # as a length), and "came to more than 8 MiB in all" was a guess.
+            if isinstance(e, protocol.TooLarge) and allowance < self.limits.max_message and (
+                    e.part == "body" or e.size <= protocol.HEADER_CAP):
                 raise self._die(StudentError("InvalidResult", (
                     f"its results came to more than {self._replies.total >> 20} MiB in all "
                     f"(each tensor counting {protocol.TENSOR_WEIGHT >> 10} KiB more than its data), far more "
