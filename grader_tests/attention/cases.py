@@ -185,6 +185,13 @@ def sdpa_fault_weights(fault: str, q: Tensor, k: Tensor, v: Tensor,
         return torch.softmax(ref_scores(q, k, mask, scale=1.0 / dk), -1)
     if fault == "scale_dv":
         return None if dv == dk else torch.softmax(ref_scores(q, k, mask, scale=1.0 / math.sqrt(dv)), -1)
+    if fault == "scale_nk":                      # 1/sqrt(Nk): the number of keys, k.shape[-2], read for dk
+        nk = k.shape[-2]
+        return None if nk == dk else torch.softmax(ref_scores(q, k, mask, scale=1.0 / math.sqrt(nk)), -1)
+    if fault == "scale_heads_dk":                # 1/sqrt(H * dk): d_model read from the heads' shape
+        if q.dim() < 4 or q.shape[1] < 2:
+            return None
+        return torch.softmax(ref_scores(q, k, mask, scale=1.0 / math.sqrt(q.shape[1] * dk)), -1)
     if fault == "softmax_query_axis":
         return None if q.shape[-2] < 2 else torch.softmax(scores, -2)
     if fault == "softmax_head_axis":
@@ -206,6 +213,14 @@ def sdpa_fault_weights(fault: str, q: Tensor, k: Tensor, v: Tensor,
             return None
         future = torch.triu(torch.ones(nq, nk, dtype=torch.bool), diagonal=1)
         return torch.softmax(scores.masked_fill(future, NEG_INF), -1)
+    if fault in ("causal_diagonal", "causal_ahead"):
+        # A causal mask off by one: triu(diagonal=0) blocks each query's own key too (query 0 reads none:
+        # a row of NaN), triu(diagonal=2) lets query i read key i + 1 as well.
+        nq, nk = q.shape[-2], k.shape[-2]
+        if nq < 2 or nk < (2 if fault == "causal_diagonal" else 3):   # else the same as the decoder's mask or none
+            return None
+        future = torch.triu(torch.ones(nq, nk, dtype=torch.bool), diagonal=0 if fault == "causal_diagonal" else 2)
+        return torch.softmax(scores.masked_fill(future, NEG_INF), -1)
     if mask is None:
         return None
     blocked = torch.isinf(mask.double()) & (mask.double() < 0)
@@ -222,7 +237,8 @@ def sdpa_fault_weights(fault: str, q: Tensor, k: Tensor, v: Tensor,
 
 SDPA_FAULTS = ("scale_one", "scale_dk", "scale_dv", "softmax_query_axis", "softmax_head_axis", "softmax_batch_axis",
                "qk_swapped",
-               "raw_scores", "mask_after_softmax", "mask_ignored", "mask_inverted", "weights_transposed", "causal")
+               "raw_scores", "mask_after_softmax", "mask_ignored", "mask_inverted", "weights_transposed", "causal",
+               "scale_nk", "scale_heads_dk", "causal_diagonal", "causal_ahead")
 
 
 # A [B,Nq,Nk] additive mask given to the wrong heads: which sample's mask head h of sample b reads.

@@ -46,6 +46,15 @@ FAULTS: dict[str, Msg] = {
     "scale_dmodel": msg("the output matches scores divided by sqrt(d_model): inside each head the scale is "
                         "1/sqrt(head_dim)",
                         "输出与 score 除以 sqrt(d_model) 的结果一致：每个 head 内的缩放应为 1/sqrt(head_dim)"),
+    "scale_nk": msg("the weights equal softmax(QK^T / sqrt(Nk)): the scores are divided by the square root of the "
+                    "number of keys (k.shape[-2]) instead of sqrt(dk), the feature size dk = q.shape[-1]",
+                    "权重等于 softmax(QK^T / sqrt(Nk))：score 除以的是 key 个数（k.shape[-2]）的平方根，"
+                    "应除以特征维度 dk = q.shape[-1] 的平方根 sqrt(dk)"),
+    "scale_heads_dk": msg("the weights equal softmax(QK^T / sqrt(H * dk)), H = q.shape[1] the number of heads: the "
+                          "scores are divided by the square root of d_model (all heads' features together) instead "
+                          "of sqrt(dk), each head's own size q.shape[-1]",
+                          "权重等于 softmax(QK^T / sqrt(H * dk))，其中 H = q.shape[1] 为 head 数：score 除以的是 "
+                          "d_model（所有 head 的特征合计）的平方根，应除以每个 head 自己的维度 dk = q.shape[-1] 的平方根"),
     "softmax_query_axis": msg("the columns sum to 1 instead of the rows: the softmax runs over the query axis "
                               "(dim=-2); it must normalise over the keys (dim=-1)",
                               "每一列的和为 1 而不是每一行：softmax 沿 query 轴（dim=-2）做了归一化，应沿 key 轴（dim=-1）"),
@@ -80,6 +89,21 @@ FAULTS: dict[str, Msg] = {
                   "causal mask, where one is wanted, is passed in by the caller",
                   "权重与在给定 mask 之外又加了一个因果 mask 的结果一致（每个 query 只读取位置不在它之后的 key，"
                   "像解码器那样）：ScaledDotProductAttention 只应使用传给它的 additive_mask；需要因果 mask 时由调用者传入"),
+    "causal_diagonal": msg("the weights match a causal mask off by one, applied on top of the mask given: each query "
+                           "is blocked from its own position too (torch.triu(..., diagonal=0)), so query 0 reads no key "
+                           "and its row is NaN; ScaledDotProductAttention applies only the additive_mask it is given, "
+                           "and a causal mask, where one is wanted, blocks only the later keys (diagonal=1)",
+                           "权重与在给定 mask 之外又加了一个错位一格的因果 mask 的结果一致：每个 query 连自己的位置也被屏蔽"
+                           "（torch.triu(..., diagonal=0)），因此 query 0 读不到任何 key，该行为 NaN；"
+                           "ScaledDotProductAttention 只应使用传给它的 additive_mask，需要因果 mask 时只屏蔽之后的 key"
+                           "（diagonal=1）"),
+    "causal_ahead": msg("the weights match a causal mask off by one, applied on top of the mask given: each query "
+                        "also reads the key right after its own position (torch.triu(..., diagonal=2)); "
+                        "ScaledDotProductAttention applies only the additive_mask it is given, and a causal mask, "
+                        "where one is wanted, blocks every later key (diagonal=1)",
+                        "权重与在给定 mask 之外又加了一个错位一格的因果 mask 的结果一致：每个 query 还读取了紧随其后的一个 key"
+                        "（torch.triu(..., diagonal=2)）；ScaledDotProductAttention 只应使用传给它的 additive_mask，"
+                        "需要因果 mask 时应屏蔽之后的所有 key（diagonal=1）"),
     "mask_inverted": msg("the mask acts inverted: the allowed positions (0.0) are blocked and the blocked "
                          "ones (-inf) are read",
                          "mask 的作用反了：允许读取的位置（0.0）被屏蔽，而被禁止的位置（-inf）被读取"),
@@ -565,8 +589,9 @@ def sdpa_weights(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None
         return half
     for fault in C.SDPA_FAULTS:
         cand = _weights(fault, q, k, v, mask)
-        if cand is not None and _err(w, cand) < MATCH_TOL:
-            return _sdpa_name(fault, False, student) if _confirmed(student, fault, q, k, v, mask, False) else None
+        # Two models can coincide on one case (sqrt(H * dk) is dk where H == dk): each is tried on the probe.
+        if cand is not None and _err(w, cand) < MATCH_TOL and _confirmed(student, fault, q, k, v, mask, False):
+            return _sdpa_name(fault, False, student)
     return None
 
 
@@ -580,8 +605,9 @@ def sdpa_output(out: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | Non
         if fault in ("raw_scores", "weights_transposed"):   # models of the returned weights only
             continue
         cand = _weights(fault, q, k, v, mask)
-        if cand is not None and torch.isfinite(cand).all() and _err(out, cand @ v.double()) < MATCH_TOL:
-            return _sdpa_name(fault, True, student) if _confirmed(student, fault, q, k, v, mask, True) else None
+        if cand is not None and torch.isfinite(cand).all() and _err(out, cand @ v.double()) < MATCH_TOL \
+                and _confirmed(student, fault, q, k, v, mask, True):
+            return _sdpa_name(fault, True, student)
     return None
 
 

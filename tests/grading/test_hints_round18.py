@@ -315,9 +315,9 @@ PINNED = {
         "test_hand_example": ("hand-example weights are [[1.0000, 1.0000, 1.0000], [1.0000, 1.0000, 1.0000]]",
                               "手算例子的权重为 [[1.0000, 1.0000, 1.0000], [1.0000, 1.0000, 1.0000]]")},
     "mask_multiplied": {"test_mha_single_head": ("the mistake is in ScaledDotProductAttention", "错误在 ScaledDotProductAttention 中")},
-    # sqrt(H * dk): 1/dk where H == dk; described, never named "divided by dk" (section 7)
-    "scale_by_d_model": {"test_scale_experiment_a": ("the scores are scaled by about 0.25 instead of 1/sqrt(dk) = 0.3536",
-                                                     "score 大约被乘以 0.25，而不是 1/sqrt(dk) = 0.3536")},
+    # sqrt(H * dk): 1/dk where H == dk; never named "divided by dk" (section 7); named sqrt(H * dk) since round 24
+    "scale_by_d_model": {"test_scale_experiment_a": ("the weights equal softmax(QK^T / sqrt(H * dk))",
+                                                     "权重等于 softmax(QK^T / sqrt(H * dk))")},
     "softmax_float32_not_cast_back": {"test_dtype_preserved": (
         "raised RuntimeError at attention.py line 21: expected scalar type Float but found Double",
         "抛出 RuntimeError（attention.py 第 21 行）")},
@@ -457,7 +457,7 @@ def test_a_scale_by_sqrt_d_model_is_not_named_one_over_dk_where_heads_equal_dk_o
     student = _ScaleByDModel()
     _, w = student.sdpa(q, k, v, return_weights=True)
     assert diagnose.sdpa_weights(w, q, k, v) == diagnose.FAULTS["scale_dk"]            # one case: it matches
-    assert diagnose.sdpa_weights(w, q, k, v, student=student) is None                  # the probe tells
+    assert diagnose.sdpa_weights(w, q, k, v, student=student) == diagnose.FAULTS["scale_heads_dk"]  # the probe tells
     pq, pk, pv, _ = diagnose.probe_case(q, k, v, None, distinct=True)
     sizes = [*pq.shape[:2], pq.shape[-2], pk.shape[-2], pq.shape[-1], pv.shape[-1]]
     assert len(set(sizes)) == len(sizes)
