@@ -1052,6 +1052,44 @@ def _inplace_note(source: str, lineno: int) -> Msg | None:
                f"（再次用它调用时读到的是改变后的值），而且 PyTorch 的自动求导不允许原地修改需要梯度的 tensor；请改为计算一个新的 tensor：{fix['zh']}")
 
 
+def inplace_lines_note(source: str | None, cls_name: str, method: str, argument: int | str) -> Msg | None:
+    """Where the class ``cls_name``'s ``method`` (``forward`` for a call) changes the parameter that receives
+    ``argument`` (a position after self, or a keyword name) in place, with the out-of-place form; None when
+    the source does not show such a line (a helper, an alias): the feedback then says only what was seen."""
+    if not isinstance(source, str) or len(source) > MAX_SOURCE:
+        return None
+    return _inplace_lines(source, cls_name, method, argument)
+
+
+@_bounded
+def _inplace_lines(source: str, cls_name: str, method: str, argument: int | str) -> Msg | None:
+    try:
+        tree = parse_source(source)
+        if tree is None:
+            return None
+        cls = next((n for n in _walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls_name), None)
+        fn = None if cls is None else next(
+            (n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == method), None)
+        if fn is None:
+            return None
+        a = fn.args
+        positional = [x.arg for x in (*a.posonlyargs, *a.args)][1:]       # after self
+        if type(argument) is int:
+            name = positional[argument] if argument < len(positional) else None
+        else:
+            name = argument if argument in positional or argument in [x.arg for x in a.kwonlyargs] else None
+        found = sorted((stmt.lineno, change[1]) for stmt in ast.walk(fn)
+                       if isinstance(stmt, ast.stmt) and stmt is not fn and name is not None
+                       and (change := _inplace_change(stmt)) is not None and change[0] == name)
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    if not found:
+        return None
+    lineno, fix = found[0]
+    return msg(f"line {lineno} changes {name} in place; compute a new tensor instead: {fix['en']}",
+               f"第 {lineno} 行原地（in-place）修改了 {name}；请改为计算一个新的 tensor：{fix['zh']}")
+
+
 # ============================================================================ a name never imported
 _NOT_DEFINED = re.compile(r"^name '([A-Za-z_]\w*)' is not defined")
 # The usual import of a name students use without importing it (the lab's code and the handout's).

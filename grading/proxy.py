@@ -388,6 +388,9 @@ class StudentProxy:
         self.loaded = False
         self.load_error: Msg | None = None
         self._handles: dict[Any, Handle] = {}
+        # (class name, method, [positions and keyword names]) of each call that changed its tensor arguments
+        # in place, as the jail reported it (its inputs are copies: the grader's own tensors never change).
+        self.changed_inputs: list[tuple[str, str, list[int | str]]] = []
 
     # ---------------------------------------------------------------- session management
     def _open(self):
@@ -516,7 +519,13 @@ class StudentProxy:
         self.instantiate(handle)
         handle.described = {}
         what = f"{handle.cls_name}.forward" if method == "__call__" else f"{handle.cls_name}.{method}"
-        return self._run(what, lambda s: s.call(handle.id(s), method, *args, **kwargs))
+
+        def call(session):
+            out = session.call(handle.id(session), method, *args, **kwargs)
+            if changed := list(getattr(session, "changed_inputs", None) or ()):
+                self.changed_inputs.append((handle.cls_name, method, changed))
+            return out
+        return self._run(what, call)
 
     def function(self, name: str, *args, **kwargs) -> Any:
         """``name(*args, **kwargs)`` for a module-level function of the student's file (tensors,

@@ -275,6 +275,33 @@ def _projection_roles(fault: str) -> Msg:
 
 FAULTS.update({fault: _projection_roles(fault) for fault in C.PROJECTION_ROLE_FAULTS})
 
+# The contract's names of the positional arguments the tests pass (keywords are named by themselves).
+_CALL_ARGS = {"ScaledDotProductAttention": ("q", "k", "v", "additive_mask"),
+              "MultiHeadAttention": ("x", "context", "additive_mask")}
+
+
+def inputs_changed(changes: list[tuple[str, str, list[int | str]]], source: str | None) -> Msg:
+    """What the jail saw (``StudentProxy.changed_inputs``): which call changed which of its tensor arguments
+    in place, and the line that does it when the source shows one (``load_hints.inplace_lines_note``)."""
+    from grading.load_hints import inplace_lines_note
+
+    cls_name, method, changed = changes[0]
+    names = _CALL_ARGS.get(cls_name, ())
+    said = [names[c] if type(c) is int and c < len(names) else (f"argument {c + 1}" if type(c) is int else c)
+            for c in changed]
+    said_zh = [names[c] if type(c) is int and c < len(names) else (f"第 {c + 1} 个参数" if type(c) is int else c)
+               for c in changed]
+    call = f"{cls_name}.forward" if method == "__call__" else f"{cls_name}.{method}"
+    where = inplace_lines_note(source, cls_name, "forward" if method == "__call__" else method, changed[0])
+    return cat(msg(f"{call} changed the tensor{'s' if len(said) > 1 else ''} {', '.join(said)} it was given, in "
+                   "place (the inputs compared before and after the call): the caller's tensors change too, so a "
+                   "later call with them (the same mask given to another layer, the same call repeated) reads the "
+                   "changed values; leave the inputs as they are and compute new tensors",
+                   f"{call} 原地（in-place）修改了传入的 tensor {'、'.join(said_zh)}（比较了调用前后的输入）：调用者手中的 "
+                   "tensor 也随之改变，之后再用它们调用（例如把同一个 mask 传给另一层，或重复同一次调用）时读到的是"
+                   "改变后的值；请保持输入不变，计算新的 tensor"), where, sep=SEMI)
+
+
 def kept_state(cls_name: str, earlier: int) -> Msg:
     """Said when a call of an object that served ``earlier`` calls failed and the same call on a newly
     built twin (same arguments, same weights) succeeded: checked, so the cause is named."""

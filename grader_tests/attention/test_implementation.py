@@ -381,7 +381,9 @@ def _finite(student, q, k, v) -> bool:
 def test_deterministic(student, fresh_student):
     """Modules are graded in eval() mode, as PyTorch users run inference: dropout that is inert in
     eval keeps full marks; randomness still active in eval does not. The second call runs in a
-    fresh session, so an answer remembered from an earlier call cannot hide randomness."""
+    fresh session, so an answer remembered from an earlier call cannot hide randomness. Nor may a call change
+    the tensors it is given (the caller's next call with them would read other inputs)."""
+    _expect_inputs_unchanged(student)
     q, k, v = C.parity_case()
     a = student.sdpa(q, k, v, return_weights=True)
     b = fresh_student.sdpa(q, k, v, return_weights=True)
@@ -436,6 +438,30 @@ def test_deterministic(student, fresh_student):
         return
     _expect_unchanged(o1, again, msg("MultiHeadAttention(x) after a call with key_padding_mask",
                                      "在一次带 key_padding_mask 的调用之后，MultiHeadAttention(x)"))
+
+
+def _expect_inputs_unchanged(student) -> None:
+    """Each module called with every input it takes (masks included): the jail compares each tensor argument
+    before and after the call, since the inputs it receives are copies and the tests' tensors never change.
+    This test is where it loses points: a changed input makes the caller's next call depend on this one,
+    which is what this test grades (one test, whatever the inputs changed). A call that fails is graded by
+    the other tests."""
+    seen = len(student.changed_inputs)
+    q, k, v = C.parity_case()
+    try:
+        student.sdpa(q, k, v, C.random_block_mask(66, (*q.shape[:-1], k.shape[-2])), return_weights=True)
+    except Feedback:
+        pass
+    x, context = C.tokens(67, 2, 5, D), C.tokens(68, 2, 7, D)
+    pad = torch.zeros(2, 7, dtype=torch.bool)
+    pad[1, 4:] = True
+    try:
+        student.mha(D, H, params=C.mha_params(69, D, H, D // H))(
+            x, context, C.random_block_mask(70, (2, 5, 7)), key_padding_mask=pad, return_weights=True)
+    except Feedback:
+        pass
+    if changes := student.changed_inputs[seen:]:
+        raise Feedback(diagnose.inputs_changed(changes, student.source))
 
 
 def _expect_unchanged(before, after, what) -> None:

@@ -454,6 +454,7 @@ class Session:
             self._watch["imports"] = [str(x) for x in watch["imports"]]
             self._watch["inert"] = [str(x) for x in watch.get("inert", [])]
         self._seq = 0
+        self.changed_inputs: list[int | str] = []   # what the last reply said the call changed in place
         self._replies = replies or ReplyAllowance(limits.max_received)
         self._dead: BaseException | None = None
         self._loaded = False
@@ -667,6 +668,10 @@ class Session:
             raise self._die(StudentError("InvalidResult",
                                          "a reply out of sequence: code in the sandbox wrote on the grader's channel"))
         if reply["ok"]:
+            # The tensor arguments the call changed in place (runtime.op_call): positions and keyword names.
+            changed = reply.get("changed")
+            self.changed_inputs = [c for c in changed[:64] if type(c) is int or (type(c) is str and len(c) < 100)] \
+                if isinstance(changed, list) else []
             return reply.get("value")
         err = reply.get("error")
         if not isinstance(err, dict):

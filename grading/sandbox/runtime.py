@@ -83,6 +83,7 @@ class Runtime:
         self.forbid: dict[str, int] = {}
         self.missing: list[str] = []
         self._guards: list[object] = []       # kept alive: torch mode guards set by _restore_defaults
+        self.changed: list[int | str] = []    # the last call's tensor arguments changed in place (op_call)
 
     # ------------------------------------------------------------------ errors
     def error_info(self, e: BaseException) -> dict:
@@ -341,7 +342,12 @@ class Runtime:
         obj = self._handle(req["handle"])
         method = req["method"]
         fn = obj if method == "__call__" else getattr(obj, method)
-        out = fn(*req.get("args", []), **req.get("kwargs", {}))
+        args, kwargs = req.get("args", []), req.get("kwargs", {})
+        before = _snapshot(args, kwargs)
+        out = fn(*args, **kwargs)
+        # The inputs are the jail's own copies: a call that changes them in place (mask.masked_fill_(...))
+        # changes nothing the grader holds, so it is told in the reply ("changed": positions and names).
+        self.changed = _changed(before, args, kwargs)
         return self.result(out, obj, method)
 
     def op_fn(self, req):
@@ -469,10 +475,13 @@ class Runtime:
             except protocol.PeerClosed:
                 return
             seq = req.get("seq") if isinstance(req, dict) else None
+            self.changed = []
             try:
                 op = self.OPS[req["op"]]
                 value = op(self, req)
                 reply = {"seq": seq, "ok": True, "value": value}
+                if self.changed:
+                    reply["changed"] = self.changed
             except BaseException as e:  # noqa: BLE001 - student code may raise anything
                 reply = {"seq": seq, "ok": False, "error": self.error_info(e)}
                 e = None  # drop the traceback (frames of student code)
@@ -487,6 +496,32 @@ class Runtime:
 
 
 _UNINITIALISED = (torch.nn.parameter.UninitializedParameter, torch.nn.parameter.UninitializedBuffer)
+
+
+def _raw(t: torch.Tensor) -> tuple:
+    """A tensor's shape, dtype and bytes (its logical values, in order): NaN equals NaN, -0.0 differs from 0.0."""
+    flat = t.detach().reshape(-1).contiguous()
+    return tuple(t.shape), t.dtype, flat.view(torch.uint8).clone() if flat.numel() else flat.clone()
+
+
+def _snapshot(args: list, kwargs: dict) -> list[tuple[int | str, torch.Tensor, tuple]]:
+    keyed = [*enumerate(args), *kwargs.items()]
+    return [(key, t, _raw(t)) for key, t in keyed if type(t) is torch.Tensor]
+
+
+def _changed(before: list[tuple[int | str, torch.Tensor, tuple]], args: list, kwargs: dict) -> list[int | str]:
+    """The positions (ints) and keyword names of the tensor arguments whose shape, dtype or values differ
+    after the call from before it (changed in place: ``masked_fill_``, ``add_``, ``transpose_``, ``t[...] = x``)."""
+    out: list[int | str] = []
+    for key, t, (shape, dtype, data) in before:
+        try:
+            now = _raw(t)
+            same = now[0] == shape and now[1] == dtype and now[2].shape == data.shape and torch.equal(now[2], data)
+        except Exception:  # noqa: BLE001 - a tensor left unreadable (resize_ to a storage of another size) changed
+            same = False
+        if not same:
+            out.append(key)
+    return out
 
 # The zygote's torch defaults, read when it imports this module (it sets one thread first).
 _DEFAULTS: dict = {}

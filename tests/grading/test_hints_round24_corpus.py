@@ -1,0 +1,49 @@
+"""Round 24's corpus files graded through the whole grader (see test_hints_round24.py for the fault models).
+
+1. A module that changes the caller's tensors in place (``additive_mask.clamp_(min=-1e9)``,
+   ``additive_mask.masked_fill_(pad, -inf)`` in the wrapper, ``k.transpose_(-2, -1)``) kept 85: the jail
+   receives copies. The jail's call handler now compares each tensor argument before and after the call;
+   test_deterministic (a result that depends on an earlier call) loses its 2 points, with the argument and
+   the line. 2. A causal mask off by one and a scale by sqrt(Nk) / sqrt(H * dk) are named in their files.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grader_tests.attention import diagnose
+from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
+
+FAULTY = SUBMISSIONS / "faulty"
+pytestmark = pytest.mark.slow      # seven files graded: about 7 s each on a loaded host
+
+
+def _failed(executor, name: str) -> dict:
+    return {t["id"]: t["feedback"] for t in graded_corpus_file(executor, FAULTY / f"{name}.py")["tests"]
+            if t["outcome"] != "passed"}
+
+
+@pytest.mark.parametrize("name, call, arg, line", [
+    ("sdpa_mask_clamped_in_place", "ScaledDotProductAttention.forward", "additive_mask",
+     "line 19 changes additive_mask in place; compute a new tensor instead: additive_mask = additive_mask.clamp("),
+    ("mha_padding_into_caller_mask", "MultiHeadAttention.forward", "additive_mask",
+     "line 50 changes additive_mask in place; compute a new tensor instead: additive_mask = "
+     "additive_mask.masked_fill(pad, float('-inf'))"),
+    ("k_transposed_in_place", "ScaledDotProductAttention.forward", "k", "line 15 changes k in place")])
+def test_a_call_that_changes_the_callers_tensors_in_place_loses_the_determinism_test(executor, name, call, arg, line):
+    failed = _failed(executor, name)
+    fb = failed["test_deterministic"]
+    assert fb["en"].startswith(f"{call} changed the tensor {arg} it was given, in place"), fb
+    assert line in fb["en"], fb
+    assert fb["zh"].startswith(f"{call} 原地（in-place）修改了传入的 tensor {arg}"), fb
+    assert set(failed) <= {"test_deterministic", "test_gradients_match_reference"}, failed
+
+
+@pytest.mark.parametrize("name, fault", [("causal_mask_diagonal_blocked", "causal_diagonal"),
+                                         ("causal_mask_one_ahead", "causal_ahead"),
+                                         ("scale_by_key_count", "scale_nk"), ("scale_by_d_model", "scale_heads_dk")])
+def test_the_off_by_one_causal_masks_and_scales_are_named_in_their_files(executor, name, fault):
+    failed = _failed(executor, name)
+    named = [tid for tid, fb in failed.items() if diagnose.FAULTS[fault]["en"] in fb["en"]
+             and diagnose.FAULTS[fault]["zh"] in fb["zh"]]
+    assert "test_weights_parity_reference" in named and len(named) >= 5, named
