@@ -1336,6 +1336,97 @@ def _view_note(source: str, lineno: int) -> Msg | None:
                f".reshape(...)（或 .contiguous().view(...)）")
 
 
+# ============================================================================ the wrong axes transposed for Q @ K^T
+# PyTorch's words when the two operands of a product do not fit (matmul's broadcast, bmm, mm).
+_PRODUCT_SIZES = re.compile(r"must match the size of tensor b|Expected size for first two dimensions of batch2 tensor"
+                            r"|shapes cannot be multiplied|size mismatch|Expected batch2_sizes")
+_PRODUCTS = frozenset({"matmul", "bmm", "mm", "einsum"})
+
+
+def _int_literal(node: ast.AST) -> int | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int_literal(node.operand)
+        return None if inner is None else -inner
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
+def _wrong_axes(node: ast.AST) -> str | None:
+    """``x.transpose(i, j)`` (literal axes) that is not the last two axes of a 4-D tensor, or ``x.T``: as written."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("transpose", "swapaxes",
+                                                                                                 "swapdims") \
+            and len(node.args) == 2 and not node.keywords:
+        axes = [_int_literal(a) for a in node.args]
+        if None not in axes and {a % 4 for a in axes} != {2, 3}:        # type: ignore[operator]
+            return ast.unparse(node)[:MAX_SHOWN_EXPR]
+    if isinstance(node, ast.Attribute) and node.attr == "T" and isinstance(node.ctx, ast.Load) \
+            and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+        return ast.unparse(node)[:MAX_SHOWN_EXPR]
+    return None
+
+
+def transpose_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For an exception raised while the tests call the student's code: when PyTorch says the operands of a
+    product do not fit and that product, on the failing line, takes ``k.transpose(1, 2)`` (axes other than the
+    last two of the 4-D tensors the tests pass) or ``k.T``, what that transpose does to [B, H, N, d] and the
+    transpose of the last two axes; None otherwise (another error, another line, no such operand)."""
+    if not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE or not isinstance(message, str) \
+            or not _PRODUCT_SIZES.search(message):
+        return None
+    return _transpose_note(source, lineno)
+
+
+@_bounded
+def _transpose_note(source: str, lineno: int) -> Msg | None:
+    try:
+        tree = parse_source(source)
+        if tree is None:
+            return None
+        # Checked only where the operand is surely 4-D: a parameter of ScaledDotProductAttention.forward (the
+        # tests pass [B, H, N, d]) not assigned again before the failing line.
+        cls = next((n for n in _walk(tree) if isinstance(n, ast.ClassDef) and n.name == "ScaledDotProductAttention"),
+                   None)
+        fn = _innermost_function(tree, lineno)
+        if cls is None or fn is None or fn.name != "forward" or fn not in cls.body:
+            return None
+        reassigned = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign)
+                      and n.lineno < lineno for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                      if isinstance(t, ast.Name)}
+        four_d = _parameters(fn) - reassigned
+        operands = []
+        for n in ast.walk(fn):
+            if not isinstance(n, ast.expr) or not n.lineno <= lineno <= (n.end_lineno or n.lineno):
+                continue
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
+                operands += [n.left, n.right]
+            elif isinstance(n, ast.Call) and (getattr(n.func, "attr", None) or getattr(n.func, "id", None)) in _PRODUCTS:
+                operands += list(n.args)
+                if isinstance(n.func, ast.Attribute) and n.func.attr in _PRODUCTS:
+                    operands.append(n.func.value)
+        found = sorted({w for o in operands if (w := _wrong_axes(o)) is not None
+                        and isinstance(base := o.func.value if isinstance(o, ast.Call) else o.value, ast.Name)
+                        and base.id in four_d})
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    if len(found) != 1:
+        return None
+    shown = found[0]
+    if shown.endswith(".T"):
+        what_en = ("reverses the order of all the axes ([B, H, N, d] becomes [d, N, H, B]); it is a matrix's "
+                   "transpose only for a 2-D tensor")
+        what_zh = "会反转所有维度的顺序（[B, H, N, d] 变为 [d, N, H, B]），只有对二维 tensor 它才是矩阵的转置"
+    else:
+        what_en = ("swaps the two axes it names; the tests pass 4-D tensors [B, H, N, d], whose last two axes are 2 "
+                   "and 3 (-2 and -1), so it does not give K^T there (transpose(1, 2) is K^T only for 3-D [B, N, d], "
+                   "and on [B, H, N, d] swaps the head and position axes)")
+        what_zh = ("交换的是它指定的两个维度；测试传入的是四维 tensor [B, H, N, d]，其最后两个维度是 2 和 3（-2 和 -1），"
+                   "所以这里得到的不是 K^T（transpose(1, 2) 只对三维的 [B, N, d] 才是 K^T，对 [B, H, N, d] 交换的是 head "
+                   "维和位置维）")
+    return msg(f"line {lineno} multiplies by {shown}, which {what_en}: transpose the last two axes with "
+               ".transpose(-2, -1), which works for any number of leading axes",
+               f"第 {lineno} 行乘以 {shown}，它{what_zh}：请用 .transpose(-2, -1) 交换最后两个维度，"
+               "这对任意数量的前导维度都适用")
+
+
 # ============================================================================ the entry point
 def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
               filename: str = "attention.py") -> Msg | None:
@@ -1398,7 +1489,7 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["abbreviates", "inplace_note", "name_note", "float_size_note", "view_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["abbreviates", "inplace_note", "name_note", "float_size_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
 
 
 # ============================================================================ a fill value the dtype cannot hold

@@ -33,6 +33,7 @@ from grading.load_hints import (
     load_hint,
     missing_name_hint,
     name_note,
+    transpose_note,
     view_note,
     with_hint,
 )
@@ -217,6 +218,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
                or inplace_note(source, lineno if isinstance(lineno, int) else None, str(message))
                or float_size_note(source, lineno if isinstance(lineno, int) else None, str(message))
                or view_note(source, lineno if isinstance(lineno, int) else None, str(message))
+               or transpose_note(source, lineno if isinstance(lineno, int) else None, str(message))
                or fill_overflow_note(source, lineno if isinstance(lineno, int) else None, str(message))
                or name_note(source, lineno if isinstance(lineno, int) else None, str(message), filename), sep=SEMI)
 

@@ -96,3 +96,49 @@ def test_the_new_hints_are_chinese_in_chinese(fault):
     text = diagnose.FAULTS[fault]
     assert english_in_zh(text["zh"], frozenset({"softmax", "score", "key", "query", "head", "mask", "additive_mask",
                                                  "d_model", "dk", "NaN", "torch", "triu", "diagonal", "shape"})) == []
+
+
+# ----------------------------------------------------------------------------- 3. k.transpose(1, 2) on 4-D keys
+SDPA_SOURCE = '''import math
+import torch
+from torch import nn
+
+
+class ScaledDotProductAttention(nn.Module):
+    def forward(self, q, k, v, additive_mask=None, *, return_weights=False):
+        {before}
+        scores = {product} / math.sqrt(q.shape[-1])
+        return scores
+'''
+BROADCAST = "The size of tensor a (4) must match the size of tensor b (9) at non-singleton dimension 1"
+BATCH2 = "Expected size for first two dimensions of batch2 tensor to be: [3, 2] but got: [3, 1]."
+
+
+@pytest.mark.parametrize("product, message, said", [
+    ("torch.matmul(q, k.transpose(1, 2))", BROADCAST, "line 9 multiplies by k.transpose(1, 2), which swaps the two axes"),
+    ("q @ k.transpose(2, 1)", BATCH2, "line 9 multiplies by k.transpose(2, 1), which swaps"),
+    ("q.matmul(k.swapaxes(0, 1))", BROADCAST, "line 9 multiplies by k.swapaxes(0, 1), which swaps"),
+    ("torch.matmul(q, k.T)", BATCH2, "line 9 multiplies by k.T, which reverses the order of all the axes")])
+def test_a_transpose_of_other_axes_than_the_last_two_in_the_scores_is_explained(product, message, said):
+    from grading.load_hints import transpose_note
+
+    note = transpose_note(SDPA_SOURCE.format(before="pass", product=product), 9, message)
+    assert note is not None and note["en"].startswith(said), note
+    assert note["en"].endswith("transpose the last two axes with .transpose(-2, -1), which works for any number "
+                               "of leading axes"), note
+    assert "请用 .transpose(-2, -1) 交换最后两个维度" in note["zh"], note
+    assert english_in_zh(note["zh"], frozenset({"line", "T", "K", "N", "B", "H"})) == [], note["zh"]
+
+
+@pytest.mark.parametrize("before, product, message", [
+    ("pass", "torch.matmul(q, k.transpose(-2, -1))", BROADCAST),           # the last two: another cause
+    ("pass", "torch.matmul(q, k.transpose(2, 3))", BROADCAST),
+    ("k = k.reshape(-1, k.shape[-2], k.shape[-1])", "torch.matmul(q, k.transpose(1, 2))", BROADCAST),   # 3-D now
+    ("pass", "torch.matmul(q, k.transpose(1, 2))", "mat1 must be a matrix"),          # not a size mismatch
+    ("pass", "torch.matmul(q, self.w.T)", BROADCAST)])                         # not an input
+def test_no_transpose_note_where_the_axes_or_the_rank_or_the_error_do_not_show_it(before, product, message):
+    from grading.load_hints import transpose_note
+
+    assert transpose_note(SDPA_SOURCE.format(before=before, product=product), 9, message) is None
+    mha = SDPA_SOURCE.replace("ScaledDotProductAttention", "MultiHeadAttention")     # x, context are 3-D there
+    assert transpose_note(mha.format(before="pass", product="torch.matmul(q, k.transpose(1, 2))"), 9, BROADCAST) is None

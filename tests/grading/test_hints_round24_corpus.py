@@ -47,3 +47,13 @@ def test_the_off_by_one_causal_masks_and_scales_are_named_in_their_files(executo
     named = [tid for tid, fb in failed.items() if diagnose.FAULTS[fault]["en"] in fb["en"]
              and diagnose.FAULTS[fault]["zh"] in fb["zh"]]
     assert "test_weights_parity_reference" in named and len(named) >= 5, named
+
+
+@pytest.mark.parametrize("name, said", [("k_transpose_1_2_on_4d", "line 16 multiplies by k.transpose(1, 2), which swaps"),
+                                        ("k_T_on_4d", "line 16 multiplies by k.T, which reverses")])
+def test_a_key_transposed_on_the_wrong_axes_is_explained_where_pytorch_only_gives_sizes(executor, name, said):
+    result = graded_corpus_file(executor, FAULTY / "raises" / f"{name}.py")
+    raised = [t["feedback"] for t in result["tests"] if t["outcome"] != "passed" and "raised" in t["feedback"]["en"]]
+    assert len(raised) >= 10
+    for fb in raised:
+        assert said in fb["en"] and "请用 .transpose(-2, -1) 交换最后两个维度" in fb["zh"], fb
