@@ -227,6 +227,8 @@ def sdpa_fault_weights(fault: str, q: Tensor, k: Tensor, v: Tensor,
     unmasked = torch.softmax(ref_scores(q, k), -1)
     if fault == "mask_after_softmax":
         return unmasked.masked_fill(blocked, 0.0)
+    if fault == "mask_added_after_softmax":      # softmax(scores) + mask: -inf weights on the blocked keys
+        return None if not bool(blocked.any()) else unmasked + mask.double()
     if fault == "mask_ignored":
         return None if not bool(blocked.any()) else unmasked.expand_as(scores)
     if fault == "mask_inverted":
@@ -238,7 +240,7 @@ def sdpa_fault_weights(fault: str, q: Tensor, k: Tensor, v: Tensor,
 SDPA_FAULTS = ("scale_one", "scale_dk", "scale_dv", "softmax_query_axis", "softmax_head_axis", "softmax_batch_axis",
                "qk_swapped",
                "raw_scores", "mask_after_softmax", "mask_ignored", "mask_inverted", "weights_transposed", "causal",
-               "scale_nk", "scale_heads_dk", "causal_diagonal", "causal_ahead")
+               "scale_nk", "scale_heads_dk", "causal_diagonal", "causal_ahead", "mask_added_after_softmax")
 
 
 # A [B,Nq,Nk] additive mask given to the wrong heads: which sample's mask head h of sample b reads.
@@ -372,6 +374,10 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         o = o.reshape(B, Nq, inner)
     elif fault == "merge_dim_first":
         o = o.permute(0, 2, 3, 1).reshape(B, Nq, inner)
+    elif fault == "merge_heads_reversed":       # torch.cat([o[:, h] for h in reversed(range(H))], -1)
+        if num_heads < 2:
+            return None
+        o = o.flip(1).transpose(1, 2).reshape(B, Nq, inner)
     else:
         o = o.transpose(1, 2).reshape(B, Nq, inner)
     if fault == "weights_transposed":           # the output right, the weights returned key x query
@@ -403,7 +409,7 @@ MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_d
               "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored", "mask_after_softmax",
               "out_proj_skipped", "kv_swapped", "split_dim_first", "residual", "layer_norm", "residual_layer_norm",
               "pad_on_values", "weights_transposed", "bias_dropped", *ADDITIVE_MASK_HEAD_FAULTS,
-              *PROJECTION_ROLE_FAULTS, "seq_first", "split_no_transpose_only")
+              *PROJECTION_ROLE_FAULTS, "seq_first", "split_no_transpose_only", "merge_heads_reversed")
 
 
 def warm() -> None:

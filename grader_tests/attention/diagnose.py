@@ -75,6 +75,11 @@ FAULTS: dict[str, Msg] = {
     "mask_after_softmax": msg("the blocked positions are zeroed after the softmax, so the rows no longer sum "
                               "to 1: add the mask to the scores before the softmax",
                               "被屏蔽的位置是在 softmax 之后置零的，因此行和不再为 1：应在 softmax 之前把 mask 加到 score 上"),
+    "mask_added_after_softmax": msg("the weights are the softmax of the unmasked scores plus the mask, -inf on the "
+                                    "blocked keys: the mask is added after the softmax; add it to the scores before "
+                                    "the softmax",
+                                    "权重等于未加 mask 的 score 的 softmax 再加上 mask（被屏蔽的 key 处为 -inf）：mask 是在 "
+                                    "softmax 之后加上的；应在 softmax 之前把它加到 score 上"),
     "mask_ignored": msg("the output and the weights are those without the mask: here the mask had no effect",
                         "输出和权重都与不加 mask 时相同：这里 mask 没有起作用"),
     "weights_unmasked": msg("the returned weights are the softmax of the scores without the mask (blocked keys "
@@ -125,6 +130,12 @@ FAULTS: dict[str, Msg] = {
     "merge_dim_first": msg("the output matches heads merged in the wrong order (features of one position "
                            "across heads first): merge with transpose(1, 2).reshape(B, N, H * head_dim)",
                            "输出与按错误顺序合并 head 的结果一致：应使用 transpose(1, 2).reshape(B, N, H * head_dim)"),
+    "merge_heads_reversed": msg("the output matches the heads concatenated in reverse order (head H-1's features "
+                                "first): merge with transpose(1, 2).reshape(B, N, H * head_dim), head h taking features "
+                                "[h*head_dim, (h+1)*head_dim)",
+                                "输出与按相反顺序拼接各 head 的结果一致（head H-1 的特征在最前）：应使用 "
+                                "transpose(1, 2).reshape(B, N, H * head_dim) 合并，第 h 个 head 占特征 "
+                                "[h*head_dim, (h+1)*head_dim)"),
     "shared_q": msg("the output matches q_proj used for the keys and values too: project K with k_proj "
                     "and V with v_proj",
                     "输出与 K、V 也使用 q_proj 的结果一致：K 应使用 k_proj，V 应使用 v_proj"),

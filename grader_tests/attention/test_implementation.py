@@ -382,8 +382,13 @@ def test_deterministic(student, fresh_student):
     """Modules are graded in eval() mode, as PyTorch users run inference: dropout that is inert in
     eval keeps full marks; randomness still active in eval does not. The second call runs in a
     fresh session, so an answer remembered from an earlier call cannot hide randomness. Nor may a call change
-    the tensors it is given (the caller's next call with them would read other inputs)."""
+    the tensors it is given (the caller's next call with them would read other inputs): checked after the
+    rest, whose sequence of calls tells state kept from one call to the next."""
+    _expect_same_results(student, fresh_student)
     _expect_inputs_unchanged(student)
+
+
+def _expect_same_results(student, fresh_student) -> None:
     q, k, v = C.parity_case()
     a = student.sdpa(q, k, v, return_weights=True)
     b = fresh_student.sdpa(q, k, v, return_weights=True)

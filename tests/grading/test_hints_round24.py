@@ -142,3 +142,22 @@ def test_no_transpose_note_where_the_axes_or_the_rank_or_the_error_do_not_show_i
     assert transpose_note(SDPA_SOURCE.format(before=before, product=product), 9, message) is None
     mha = SDPA_SOURCE.replace("ScaledDotProductAttention", "MultiHeadAttention")     # x, context are 3-D there
     assert transpose_note(mha.format(before="pass", product="torch.matmul(q, k.transpose(1, 2))"), 9, BROADCAST) is None
+
+
+# ----------------------------------------------------------------------------- 4. found writing new faulty files
+def test_a_mask_added_to_the_weights_after_the_softmax_is_named_only_on_its_numbers():
+    class AddedAfter(Student):
+        def sdpa(self, q, k, v, mask=None, *, return_weights=False, **_):
+            w = torch.softmax(q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1]), -1)
+            w = w if mask is None else w + mask.double()
+            out, w = (w @ v.double()).to(q.dtype), w.to(q.dtype)
+            return (out, w) if return_weights else out
+
+    q, k, v = C.parity_case()
+    mask = C.random_block_mask(3, (2, 4, 7, 9))
+    student = AddedAfter(None)
+    _, w = student.sdpa(q, k, v, mask, return_weights=True)
+    assert diagnose.sdpa_weights(w, q, k, v, mask, student=student) == diagnose.FAULTS["mask_added_after_softmax"]
+    zeroed = Student(MODELS["scale_nk"])       # another mistake's numbers with the same mask: not this name
+    _, w = zeroed.sdpa(q, k, v, mask, return_weights=True)
+    assert diagnose.sdpa_weights(w, q, k, v, mask, student=zeroed) != diagnose.FAULTS["mask_added_after_softmax"]
