@@ -77,10 +77,12 @@ class InfrastructureError(RuntimeError):
     """The sandbox could not do its job; never the student's fault (grading status ``error``)."""
 
 
-def expect(condition: Any, message: Text) -> None:
-    """``assert`` for graders: raise :class:`Feedback` with an actionable message."""
+def expect(condition: Any, message: Text | Callable[[], Text]) -> None:
+    """``assert`` for graders: raise :class:`Feedback` with an actionable message. A message that
+    costs work to write (a diagnosis reading the source, a measured difference) is given as a
+    function, called only when the check fails: a passing check pays nothing for its feedback."""
     if not condition:
-        raise Feedback(message)
+        raise Feedback(message() if callable(message) else message)
 
 
 # --------------------------------------------------------------------------- sandbox error kinds

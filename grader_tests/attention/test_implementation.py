@@ -404,10 +404,10 @@ def _expect_same_results(student, fresh_student) -> None:
     c = student.sdpa(*(torch.cat([t, t]) for t in (q, k, v)), return_weights=True)
     same = identical(c[0][:n], c[0][n:]) and identical(c[1][:n], c[1][n:])   # NaN where the other copy has NaN too
     diff = 0.0 if same else max(max_err(c[0][:n], c[0][n:]), max_err(c[1][:n], c[1][n:]))
-    expect(diff <= 1e-6, cat(msg(f"ScaledDotProductAttention on one batch holding the same sample twice "
-                                 f"(max difference between the copies {diff:.3g}): ",
-                                 f"ScaledDotProductAttention 在同一批中两次输入相同样本（两份结果最大差 {diff:.3g}）："),
-                             diagnose.randomness(student)))
+    expect(diff <= 1e-6, lambda: cat(msg(f"ScaledDotProductAttention on one batch holding the same sample twice "
+                                         f"(max difference between the copies {diff:.3g}): ",
+                                         f"ScaledDotProductAttention 在同一批中两次输入相同样本（两份结果最大差 {diff:.3g}）："),
+                                     diagnose.randomness(student)))
     # Nor may a result depend on earlier calls: the same call after a call with a mask (a mask kept
     # from that call) must give what it gave before.
     # The mask is the plainest kind, [Nq, Nk]; code that cannot take it at all is graded by the mask

@@ -225,7 +225,7 @@ def test_padding_leaves_valid_results_unchanged(student):
     # Compared with itself: a module whose output changes from one call to the next would make any
     # difference look like the padding mask's doing.
     again = mha(x, ctx)
-    expect(identical(plain, again), cat(
+    expect(identical(plain, again), lambda: cat(
         msg(f"MultiHeadAttention(x, context) called twice with the same inputs gives outputs up to "
             f"{max_err(plain, again):.3g} apart, so what the padding mask changes cannot be measured: ",
             f"用相同输入调用两次 MultiHeadAttention(x, context)，输出最多相差 {max_err(plain, again):.3g}，"
