@@ -208,6 +208,7 @@ class ChildReport(TypedDict, total=False):
     replies_read: int                # bytes of the jail's replies read (the child: in all its sessions)
     budget_exhausted: bool           # merged only: the grading's budget ran out
     session_status: dict | None      # the child only: the zygote's status of the parent's session, if read there
+    fixed: list                      # the child only: recipes of fixed references it computed (grading/fixed.py)
 
 
 def _child_main(executor, session, source: str, collected: CollectedSuite, suite: Suite,
@@ -229,6 +230,8 @@ def _child_main(executor, session, source: str, collected: CollectedSuite, suite
     # it, parsed when the parent registered it (see grading.collected).
     plugin = collected.plugin
     GradingPlugin.__init__(plugin, proxy, source, suite.student_file, skip, hidden=hidden, sessions=own)
+    if suite.fixed is not None:
+        suite.fixed.start()
     try:
         code = run_collected(collected)
     finally:
@@ -244,6 +247,7 @@ def _child_main(executor, session, source: str, collected: CollectedSuite, suite
     status = getattr(session, "status", None)
     res["session_status"] = status if isinstance(status, dict) else None
     res["student_output"] = "".join(own.output)
+    res["fixed"] = suite.fixed.new_recipes() if suite.fixed is not None else []
     return res
 
 
@@ -431,6 +435,8 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
                 merged["student_output"] += session.output
             except Exception:  # noqa: BLE001
                 pass
+        if suite.fixed is not None and child.get("fixed"):
+            suite.fixed.learn(child["fixed"])   # computed once here, inherited by the next children
         own_cpu = float(child.get("cpu_spent") or 0.0)
         budget.cpu_left -= own_cpu       # the child's sessions were counted on its copy
         if budget.replies is not None:   # and the replies it read, the parent's session's included

@@ -12,9 +12,13 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from grading.i18n import Msg
 from grading.proxy import StudentProxy
+
+if TYPE_CHECKING:
+    from grading.fixed import FixedCache
 
 # Display-only packages students import beside their code to draw the heatmap or show progress.
 # Inside the jail an import of one gives an inert stand-in (grading/sandbox/runtime.py): nothing is
@@ -74,6 +78,9 @@ class Suite:
     # Importable inside the jail as inert stand-ins (see DISPLAY_PACKAGES); a name also in
     # `packages` is the real package.
     inert_packages: tuple[str, ...] = DISPLAY_PACKAGES
+    # Fixed-seed inputs and their references (grading/fixed.py), memoised per suite version: the
+    # grading child reports what it computed, the worker computes it once, later children inherit it.
+    fixed: FixedCache | None = None
 
 
 def suite_names() -> list[str]:

@@ -3,12 +3,12 @@
 Everything here runs on the trusted side only, on plain tensors.  Inputs are built from fixed seeds
 and cached (the grading runner warms the cache in the parent process, so forked grading children
 reuse them).  References: outputs from ``torch.nn.functional.scaled_dot_product_attention``;
-weights from an explicit float64 softmax.
+weights from an explicit float64 softmax. References of fixed inputs are memoised in ``FIXED``
+and computed once per suite version in the worker (see grading/fixed.py).
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 
@@ -16,6 +16,9 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from grading.fixed import FixedCache
+
+FIXED = FixedCache()
 NEG_INF = float("-inf")
 
 # Student-facing tolerances (from the lab text).
@@ -30,7 +33,7 @@ def _randn(seed: int, *shape: int, dtype=torch.float32) -> Tensor:
     return torch.randn(*shape, generator=g, dtype=torch.float64).to(dtype)
 
 
-@functools.cache
+@FIXED.input
 def qkv(seed: int, B: int, H: int, Nq: int, Nk: int, dk: int, dv: int,
         dtype: torch.dtype = torch.float32, scale: float = 1.0) -> tuple[Tensor, Tensor, Tensor]:
     q = _randn(seed, B, H, Nq, dk, dtype=torch.float64) * scale
@@ -57,7 +60,7 @@ def square_case() -> tuple[Tensor, Tensor, Tensor]:
     return qkv(**SQUARE)
 
 
-@functools.cache
+@FIXED.input
 def hand_example() -> tuple[Tensor, Tensor, Tensor]:
     """The lab's hand-computation example: B=H=1, Nq=2, Nk=3, dk=dv=2, small integers."""
     q = torch.tensor([[[[1.0, 0.0], [2.0, 1.0]]]])
@@ -75,17 +78,20 @@ def ref_scores(q: Tensor, k: Tensor, mask: Tensor | None = None, scale: float | 
     return s
 
 
+@FIXED.reference
 def ref_weights(q: Tensor, k: Tensor, mask: Tensor | None = None, scale: float | None = None) -> Tensor:
     """float64 softmax over the key axis (returned in float64)."""
     return torch.softmax(ref_scores(q, k, mask, scale), dim=-1)
 
 
+@FIXED.reference
 def ref_output(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None) -> Tensor:
     """PyTorch's own attention in the inputs' dtype (float additive mask: 0 allowed, -inf blocked)."""
     m = None if mask is None else mask.to(q.dtype)
     return F.scaled_dot_product_attention(q, k, v, attn_mask=m)
 
 
+@FIXED.reference
 def ref_grads(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, grad_output: Tensor) -> list[Tensor]:
     ins = [t.detach().clone().requires_grad_(True) for t in (q, k, v)]
     out = ref_output(*ins, mask)
@@ -98,8 +104,14 @@ def entropy(weights: Tensor) -> float:
     return float(-(w * torch.log(w.clamp_min(1e-300))).sum(-1).mean())
 
 
+@FIXED.reference
+def ref_entropy(q: Tensor, k: Tensor, scale: float | None = None) -> float:
+    """Mean entropy of the reference weights (float64 softmax) of q and k."""
+    return entropy(ref_weights(q, k, scale=scale))
+
+
 # ------------------------------------------------------------------------------------- masks
-@functools.cache
+@FIXED.input
 def random_block_mask(seed: int, shape: tuple[int, ...], p: float = 0.35) -> Tensor:
     """0/-inf additive mask; column 0 is always allowed so no row is fully blocked."""
     g = torch.Generator().manual_seed(seed)
@@ -115,7 +127,7 @@ def column_block_mask(shape: tuple[int, ...], column: int) -> Tensor:
 
 
 # ------------------------------------------------------------------------------------- multi-head
-@functools.cache
+@FIXED.input
 def mha_params(seed: int, d_model: int, num_heads: int, head_dim: int) -> dict[str, Tensor]:
     inner = num_heads * head_dim
     p = {}
@@ -126,7 +138,7 @@ def mha_params(seed: int, d_model: int, num_heads: int, head_dim: int) -> dict[s
     return p
 
 
-@functools.cache
+@FIXED.input
 def tokens(seed: int, *shape: int) -> Tensor:
     return _randn(seed, *shape)
 
@@ -164,6 +176,7 @@ def mha_merge(params: dict[str, Tensor], heads_out: Tensor) -> Tensor:
     return F.linear(out, params["out_proj.weight"].to(out.dtype), params["out_proj.bias"].to(out.dtype))
 
 
+@FIXED.reference
 def ref_mha(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Tensor,
             context: Tensor | None = None, additive_mask: Tensor | None = None,
             key_padding_mask: Tensor | None = None) -> tuple[Tensor, Tensor]:

@@ -40,4 +40,5 @@ SUITE = Suite(
                                     or no_contract_class(source, PACKAGES + DISPLAY_PACKAGES)),
     load_note=load_note,
     outcome_review=outcome_review,
+    fixed=cases.FIXED,
 )
