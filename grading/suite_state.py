@@ -45,7 +45,9 @@ def suite_state(assignment: str) -> SuiteState:
     if state is not None and state.stamp == stamp:
         return state
     package = f"grader_tests.{assignment}"
-    for name in [m for m in sys.modules if m.startswith(package + ".")]:
+    # The package too: ``from grader_tests.<assignment> import cases`` reads the package's attribute
+    # and would hand back the old module, so an edited cases.py (references, inputs) was not reloaded.
+    for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
         del sys.modules[name]
     importlib.invalidate_caches()
     suite = load_suite(assignment)
