@@ -56,6 +56,7 @@ class GradingPlugin:
         self.infra_error: str | None = None
         self.load_error: Msg | None = None
         self.log: list[str] = []
+        self._running: str = ""     # the test being run, for the fixtures (see pytest_runtest_protocol)
 
     # ---------------------------------------------------------------- sessions
     def _hidden_proxy(self) -> StudentProxy:
@@ -86,16 +87,16 @@ class GradingPlugin:
 
     # ---------------------------------------------------------------- fixtures
     @pytest.fixture
-    def student(self, request: pytest.FixtureRequest) -> StudentProxy:
-        return self._proxy_for(test_id(request.node))
+    def student(self) -> StudentProxy:
+        return self._proxy_for(self._running)
 
     @pytest.fixture
-    def fresh_student(self, request: pytest.FixtureRequest) -> Iterator[StudentProxy]:
+    def fresh_student(self) -> Iterator[StudentProxy]:
         """A driver on a session nothing has called yet: no earlier call of this grading can have
         left state there."""
         if self.sessions is None:
             raise InfrastructureError("fresh_student needs a session of its own, and none can be opened")
-        if self._prepared is not None and not self._lent and test_id(request.node) not in self.hidden:
+        if self._prepared is not None and not self._lent and self._running not in self.hidden:
             # The hidden tests' session, started but not yet called, is fresh: lent to one visible
             # test it saves a jail, and what the submission sees there is visible-test data only
             # (the hidden tests run after every visible one).
@@ -140,6 +141,11 @@ class GradingPlugin:
         return record
 
     # ---------------------------------------------------------------- hooks
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item, nextitem) -> None:
+        # The fixtures read the running test from here: a fixture that takes ``request`` makes
+        # pytest build a fixture definition for it at each test (a signature inspection each).
+        self._running = test_id(item)
     def pytest_collectreport(self, report) -> None:
         if report.failed:
             self.collect_errors.append(f"{report.nodeid}: {report.longreprtext}")
