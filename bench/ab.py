@@ -34,7 +34,9 @@ from bench.common import write  # noqa: E402
 METRICS = {
     "grade_one": [("wall median ms", ("grading_seconds", "median"), 1e3),
                   ("CPU mean ms", ("grading_cpu_mean_seconds",), 1e3),
-                  ("jails CPU mean ms", ("grading_cpu_mean_by_process", "jails"), 1e3)],
+                  ("jails CPU mean ms", ("grading_cpu_mean_by_process", "jails"), 1e3),
+                  ("test process CPU mean ms", ("grading_cpu_mean_by_process", "pytest_child"), 1e3),
+                  ("worker CPU mean ms", ("grading_cpu_mean_by_process", "worker"), 1e3)],
     "session_cpu": [("jail CPU ms", ("cpu_per_session_s", "jails"), 1e3),
                     ("wall median ms", ("wall_median_s",), 1e3)],
     "round_trip": [("round trip us", ("median_seconds", "total"), 1e6)],
