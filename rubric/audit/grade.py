@@ -1075,6 +1075,16 @@ _KEY_HINTS = ("k", "col", "列", "键", "diagonal", "对角", "位置")   # a se
 _OTHER_TENSOR = re.compile(r"mask|-inf|\binf\b|block|遮|屏蔽|掩码|设为|置为|experiment|\bexp\b|\bpad|batch|实验|填充|批|"
                            r"d_?k\s*=|seed|trained|训练")
 MIN_FALSE_READINGS = 2      # this many readings of cells, most not true of the figure: the text is about another figure
+# Round 24: a peak is read whatever the word order, not only with the peak word between query and key: a cleft ("k0 is
+# where q1 puts most of its weight"), a relative clause ("k0, which gets most of q1's weight"), a passive ("k0 is
+# attended to most by q1"), the peak after both ("the weight of q1 on k0 is the largest", q1 对 k0 的权重最大) or a key
+# first (k0 是 q1 权重最大的位置). A part of a sentence (up to a contrast or a semicolon) that names one query and one
+# key, a peak word and no low end, no value and no other quantity reads that query's peak; one naming two keys or
+# queries, or an entropy/loss beside them, reads nothing (which key the peak belongs to would be a guess).
+_PEAK_PART_BREAK = re.compile(r"[;；]|(?:(?<=\s)|^|(?<=,))\s*(?:but|however|whereas|although|though|yet|while|whilst|"
+                              r"unlike|instead)\b|但是|但|然而|不过|可是|，?而(?!且)|相反")
+_LOW_END = re.compile(r"\b(?:least|lowest|smallest|weakest|darkest|dimmest|minimum|min|fewest|less|lower|smaller|"
+                      r"weaker|than|little|zero)\b|最小|最少|最低|最弱|最暗|最浅|最不|较小|较少|较低|更少|更小|更低|比|不到")
 
 
 @dataclass
@@ -1126,7 +1136,7 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
     weights it writes out."""
     out: list[_CellClaim] = []
     for idx, s in enumerate(sentences):
-        if s.is_code or s.is_heading or s.is_question or s.copied:
+        if s.is_code or s.is_heading or s.is_question or s.answered_no or s.copied:
             continue
         # most sentences name no key and write out no row: two substring tests and at most one scan settle them
         if not any(h in s.text for h in _KEY_HINTS) and not (
@@ -1138,6 +1148,7 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
         diagonal = _DIAGONAL.search(s.text)
         if diagonal and not s.negated(diagonal.start(), diagonal.end(), context=False) and not _GENERIC.search(s.text):
             out.append(_CellClaim(idx, diagonal.group(), None, None, None, diagonal=True))
+        before_keys = len(out)
         for n, (ks, ke, is_row, col, col_bases) in enumerate(cells):
             if is_row:
                 continue
@@ -1190,6 +1201,8 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
             if first_key and not shared and (_PEAK.search(between) or _PEAK_SHARE.search(between)
                                              or _PEAK_BEFORE.search(s.text, s.clause_at(qs).start, qs)):
                 out.append(_CellClaim(idx, s.text[qs:ke], row, col, None, bases=bases))
+        if len(out) == before_keys:
+            out.extend(_peak_anywhere(idx, s, cells))
         bracketed = [(m.start(), m.end()) for m in _STATED_ROW.finditer(s.text)]
         listed = []
         if any(c[2] for c in cells):
@@ -1218,6 +1231,33 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
                                       tolerance=tolerance, values=stated))
             else:
                 out.append(_CellClaim(idx, m.group(), None, None, None, tolerance, values=stated))
+    return out
+
+
+def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple]) -> list[_CellClaim]:
+    """The peaks a sentence reads in another word order than "q1 ... most ... k0" (see :data:`_PEAK_PART_BREAK`);
+    called only for a sentence whose keys read nothing the usual way."""
+    out: list[_CellClaim] = []
+    bounds = [0, *(m.start() for m in _PEAK_PART_BREAK.finditer(s.text) if m.start() > 0), len(s.text)]
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        part = s.text[start:end]
+        inside = [c for c in cells if start <= c[0] < end]
+        queries = {(c[3], c[4]) for c in inside if c[2]}
+        keys = {(c[3], c[4]) for c in inside if not c[2]}
+        if len(queries) != 1 or len(keys) != 1 or _LOW_END.search(part) or _OTHER_QUANTITY.search(part) \
+                or _GAP_VALUE.search(part):
+            continue
+        peak = _PEAK.search(part) or _PEAK_SHARE.search(part) or _PEAK_BEFORE.search(part)
+        if peak is None:
+            continue
+        first = min(c[0] for c in inside)
+        last = max(max(c[1] for c in inside), start + peak.end())
+        if s.negated(min(first, start + peak.start()), last, context=False):
+            continue
+        q = next(c for c in inside if c[2])
+        k = next(c for c in inside if not c[2])
+        bases = tuple((b, b) for b in q[4]) if q[4] == k[4] else tuple((rb, cb) for rb in q[4] for cb in k[4])
+        out.append(_CellClaim(idx, s.text[first:last], q[3], k[3], None, bases=bases))
     return out
 
 

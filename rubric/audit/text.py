@@ -411,6 +411,7 @@ class _Sentence:
     _cues: list[tuple[int, int]] | None = None
     _found: dict[int, list[re.Match]] | None = None
     false_claim: bool | None = None     # grade._states_false_claim's answer, asked once per concept: computed once
+    answered_no: bool = False           # a question the next sentence answers "no" to: it reads no cell (round 24)
     # reads the colour of a masked key in a figure that shows none (grade._unseen_colours): no reading of the figure
     unseen: bool = False
 
@@ -764,7 +765,7 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
     # "Can the heatmap prove causality? No." states the caveat: the question takes the answer's negation.
     for s, nxt in zip(out, out[1:], strict=False):
         if s.is_question and nxt.para == s.para and _NO_ANSWER.match(nxt.text):
-            s.is_question, s.context_negated = False, True
+            s.is_question, s.context_negated, s.answered_no = False, True, True
     _attributions(cc, out)
     return out
 
