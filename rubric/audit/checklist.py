@@ -336,6 +336,7 @@ class Checklist:
     # `anchor` (audit round 14): what ties an audit to the student's own figure and run
     anchor: _Pat = _NEVER               # a cell (q0, key 2, 第一行), "my heatmap", 这张图
     anchor_min_units: float = math.inf  # a text this long with no anchor is about attention in general
+    bare_caveat_units: float = 0.0      # see settings.bare_caveat_units; 0: no caveat is bare
     anchor_quantities: _Pat = _NEVER    # what a measured value is of (entropy, weight, 误差): "0.31" alone is none
     # what a reference to the figure must come with to anchor a long text (audit round 15): a reading in its own
     # sentence (a number, a row, a column, weights) or, anywhere in the text, something seen (a bright diagonal)
@@ -510,6 +511,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         max_points=max_points,
         min_units=float(settings.get("min_units", 10)),
         max_per_sentence=int(settings.get("max_concepts_per_sentence", 2)),
+        bare_caveat_units=float(settings.get("bare_caveat_units", 0)),
         keyword_list_concepts=int(settings.get("keyword_list_concepts", 3)),
         max_text_chars=int(settings.get("max_text_chars", 60000)),
         max_overclaim_flags=int(settings.get("max_overclaim_flags", 5)),

@@ -52,7 +52,7 @@ class AuditResult(TypedDict):
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
 _REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_unmasked", "requirement", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
-                 "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far")
+                 "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far", "bare")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
 _RESULT_NUMBER = re.compile(
@@ -546,6 +546,28 @@ def _formula(cc: Checklist, sentences: list[_Sentence], concepts: list[_Concept]
     return False
 
 
+# Words that say nothing of their own beside a caveat's keyword and its negation ("- not the true mechanism", "不是因果")
+_BARE_FILLER = re.compile(
+    r"\b(?:no|not|never|none|only|just|merely|is|are|was|were|it|its|this|that|these|a|an|the|of|to|be|can|cannot|"
+    r"can't|does|doesn't|do|don't|isn't|aren't|nor|true|real|actual|effects?|attention|heat\s*map|figure|by "
+    r"itself|itself|evidence|proof|yes)\b|不是|不能|不代表|不等于|并非|并不|只是|只|仅|不|非|无|没有|是|权重|注意力|图|"
+    r"热力图|的|也|能|证据", re.IGNORECASE)
+
+
+def _bare_caveat(cc: Checklist, concept: _Concept, s: _Sentence) -> bool:
+    """A caveat stated as its keyword and a negation only ("- not causal", "causality: no", "因果：不能"): what is
+    left once its one match, the negation words and filler words are blanked is under ``bare_caveat_units`` (the
+    negation words, not the cue spans, which may cover a whole predicate: "reading causality off my heatmap is
+    impossible"). Two matches ("one seed, one toy example, cannot generalise") say what the case is: not bare."""
+    if not cc.bare_caveat_units:
+        return False
+    matches = [m for g in concept.groups for m in s.find(g)]
+    if len(matches) != 1:
+        return False
+    a, b = matches[0].start(), matches[0].end()
+    return _units(_BARE_FILLER.sub(" ", s.text[:a] + " " + s.text[b:])) < cc.bare_caveat_units
+
+
 def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence], lists: set[int],
                         far: set[int] = frozenset(), misread: set[int] = frozenset()) -> tuple[list[int], set[str]]:
     """Sentences that may credit the concept, and the reasons the other places where it occurs do not
@@ -780,19 +802,25 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     budget: dict[tuple[int, int], int] = {}
     implied_at: dict[tuple[int, int], set[str]] = {}
     credited: set[tuple[str, str]] = set()
+    credited_at: dict[tuple[str, str], int] = {}        # the sentence that earned a concept
     for i in order:
         item, c = phrase_concepts[i]
         cands, reasons = found[(item.id, c.id)]
+        # a caveat said in full goes before the same caveat said as a bare keyword (see _bare_caveat)
+        if c.mode == "caveat" and len(cands) > 1:
+            cands = sorted(cands, key=lambda idx: _bare_caveat(cc, c, sentences[idx]))
         for idx in cands:
             first = sentences[idx].find(c.groups[0])
             key = (idx, sentences[idx].text.count(";", 0, first[0].start()) if first else 0)
             if c.id in implied_at.get(key, set()):
                 credited.add((item.id, c.id))
+                credited_at[(item.id, c.id)] = idx
                 break
             if budget.get(key, 0) < cc.max_per_sentence:
                 budget[key] = budget.get(key, 0) + 1
                 implied_at.setdefault(key, set()).update(c.implies)
                 credited.add((item.id, c.id))
+                credited_at[(item.id, c.id)] = idx
                 break
         else:
             if cands:
@@ -860,6 +888,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 flags.append(fig_flag)
             continue
         got = 0.0
+        bare = 0.0              # what bare caveats earned: together at most half the item (a list of every keyword)
         missing: list[tuple[dict, str]] = []
         item_contradicted = False
         for c in item.concepts:
@@ -874,6 +903,9 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 credit = c.credit if (item.id, c.id) in credited else 0.0
                 reasons = found[(item.id, c.id)][1]
                 reason = next((r for r in _REASON_ORDER if r in reasons), "not_found")
+                if credit and c.mode == "caveat" and _bare_caveat(cc, c, sentences[credited_at[(item.id, c.id)]]):
+                    credit, reason = min(c.credit / 2, max(0.0, item.full_credit_at / 2 - bare)), "bare"
+                    bare += credit
             got += credit
             if credit < c.credit:
                 missing.append((c.label, reason))

@@ -285,7 +285,8 @@ def test_a_heading_that_reports_others_opens_no_limits_section(heading, checklis
 def test_the_students_own_limits_heading_still_opens_the_section(checklist):
     r = grade_audit("## What the heatmap cannot prove\n\n- causality of k2 on the output\n- feature importance\n",
                     None, {}, checklist)
-    assert items(r)["limits"]["points"] == 3 and "overclaim" not in kinds(r)
+    # round 24: the bare keyword "- feature importance" earns half its 1.5 (reason "bare"); both are still caveats
+    assert items(r)["limits"]["points"] == 1.5 + 0.75 and "overclaim" not in kinds(r)
 
 
 def test_every_cue_group_of_the_checklist_is_read_by_the_checker(checklist):

@@ -165,7 +165,9 @@ def test_one_reading_of_the_figure_earns_its_own_caveat_not_the_essays(checklist
 ])
 def test_short_notes_need_no_anchor(text, checklist):
     r = grade_audit(text, make_heatmap(), MEASURED_OK, checklist)
-    assert items(r)["figure_reading"]["points"] >= 2 and items(r)["limits"]["points"] >= 3
+    # round 24: "Not causal." and "Not feature importance." are bare keywords, half credit each (1.5 of 3): still
+    # credited, which an unanchored text would not be
+    assert items(r)["figure_reading"]["points"] >= 2 and items(r)["limits"]["points"] >= 1.5
 
 
 @pytest.mark.parametrize("anchor", [

@@ -142,7 +142,8 @@ def test_a_reading_inside_a_generic_paragraph_ties_that_paragraph_only(checklist
 
 def test_a_short_text_needs_no_share_of_readings(checklist):
     text = "Rows = queries. Not causal. Not feature importance. One example does not generalise."
-    assert items(grade(text, checklist))["limits"]["points"] >= 3
+    # round 24: "Not causal." and "Not feature importance." are bare keywords, half credit each: 0.75 + 0.75 + 1
+    assert items(grade(text, checklist))["limits"]["points"] >= 2.5
 
 
 # ------------------------------------------------------- 2. "shows that the model relies on" asserts

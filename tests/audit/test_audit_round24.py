@@ -6,6 +6,12 @@
    (k0 是 q1 权重最大的位置). A false one earned its sentence and was not flagged; now it is checked against the weights
    the student's code computes. A question answered "no" ("q1 puts most of its weight on k0? No.") denies the reading:
    it was flagged as a misread cell, now it reads nothing.
+2. A caveat written as a bare keyword and its negation ("- not causal", "因果：不能") earned its full credit: five such
+   bullets and the heatmap scored 6/15 (limits 4/4). Now a bare caveat earns half its credit, and bare caveats together
+   at most half the item (settings.bare_caveat_units, reason "bare"); a caveat with a reason or about the student's own
+   case earns it all. Validation MAD 0.17 -> 0.21 (bench/audit_validation.py): the hand scorers took 1 point for
+   "'causality: no' is stated without a reason" (terse_bullets, 15 -> 14.25, hand 14) but gave terse_minimal's
+   "Not causal. Not feature importance." full credit (7 -> 5.5, hand 7).
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from __future__ import annotations
 import pytest
 
 from rubric.audit import grade_audit
-from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, make_heatmap
+from tests.audit.helpers import AUDITS, EXAMPLE_WEIGHTS, MEASURED_OK, items, make_heatmap
 
 FIGURE = make_heatmap()
 OPENER = "My heatmap has rows q0, q1 and columns k0-k2.\n"
@@ -75,3 +81,47 @@ def test_a_false_peak_in_a_cleft_relative_passive_or_trailing_superlative_is_a_m
 ])
 def test_a_true_denied_low_end_hedged_or_other_quantity_peak_is_no_misread(sentence, checklist):
     assert not misread(sentence, checklist)
+
+
+# ------------------------------------------------------------------ 2. bare keyword caveats
+
+GAMING = AUDITS.parents[1] / "audit" / "gaming"
+
+
+def limits_of(text: str, checklist) -> dict:
+    return items(grade_audit(text, FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS))["limits"]
+
+
+@pytest.mark.parametrize("name", ["bare_caveat_bullets_en.md", "bare_caveat_bullets_zh.md"])
+def test_a_list_of_bare_caveat_keywords_earns_at_most_half_the_limits(name, checklist):
+    """Before: limits 4/4 (6/15 with the heatmap); after: 2/4, and the feedback says why."""
+    it = limits_of((GAMING / name).read_text(encoding="utf-8"), checklist)
+    assert it["points"] == 2
+    assert "only a keyword with its negation" in it["feedback"]["en"] and "只有一个关键词加否定" in it["feedback"]["zh"]
+
+
+READ = OPENER + "q1 puts most of its weight on k2.\n\n## What it cannot show\n"
+
+
+@pytest.mark.parametrize("bullet", ["- not causal", "- causality: no", "- 不是因果", "- 因果：不能"])
+def test_one_bare_caveat_earns_half_its_credit(bullet, checklist):
+    """not_causal is worth 1.5 of the item's 4: before 1.5 points, after 0.75."""
+    assert limits_of(READ + bullet + "\n", checklist)["points"] == 0.75
+
+
+@pytest.mark.parametrize("bullet", [
+    "- not causal: a high weight on k2 does not mean k2 causes q1's output",
+    "- causality: no, nobody removed k2 to see whether the output changes",
+    "- 不是因果：k2 权重高不代表 k2 导致了 q1 的输出",
+    "- one seed, one toy example, cannot generalise",
+])
+def test_a_caveat_with_a_reason_or_its_own_case_earns_its_full_credit(bullet, checklist):
+    it = limits_of(READ + bullet + "\n", checklist)
+    assert it["points"] >= 1, it["feedback"]["en"]
+    assert "only a keyword" not in it["feedback"]["en"]
+
+
+def test_a_caveat_said_in_full_anywhere_is_not_cut_by_its_bare_bullet(checklist):
+    text = READ + "- not causal\n- k2 does not cause q1's output: no ablation was run\n"
+    it = limits_of(text, checklist)
+    assert it["points"] == 1.5 and "only a keyword" not in it["feedback"]["en"]
