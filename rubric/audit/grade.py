@@ -1114,7 +1114,9 @@ MIN_FALSE_READINGS = 2      # this many readings of cells, most not true of the 
 # key, a peak word and no low end, no value and no other quantity reads that query's peak; one naming two keys or
 # queries, or an entropy/loss beside them, reads nothing (which key the peak belongs to would be a guess).
 _PEAK_PART_BREAK = re.compile(r"[;；]|(?:(?<=\s)|^|(?<=,))\s*(?:but|however|whereas|although|though|yet|while|whilst|"
-                              r"unlike|instead)\b|但是|但|然而|不过|可是|，?而(?!且)|相反")
+                              r"unlike|instead)\b|但是|但|然而|不过|可是|，?而(?!且)|相反"
+                              # a comma before the next query ("q0 ... k0, q1 ... k1"), not "k0, which ..."
+                              r"|[,，、](?=\s*(?:(?:q|query|row)\s*#?\d|第\s*\S{1,3}\s*个?\s*(?:行|查询)))")
 _LOW_END = re.compile(r"\b(?:least|lowest|smallest|weakest|darkest|dimmest|minimum|min|fewest|less|lower|smaller|"
                       r"weaker|than|little|zero)\b|最小|最少|最低|最弱|最暗|最浅|最不|较小|较少|较低|更少|更小|更低|比|不到")
 
@@ -1174,14 +1176,18 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
         if not any(h in s.text for h in _KEY_HINTS) and not (
                 ("[" in s.text or "(" in s.text) and _STATED_ROW.search(s.text)) and not _LISTED_ROW.search(s.text):
             continue
-        if _OTHER_TENSOR.search(s.text) or _PLANNED.search(s.text) or cc.hedge.search(s.text):
+        if _OTHER_TENSOR.search(s.text) or _PLANNED.search(s.text):
             continue
         cells = [(m.start(), m.end(), *ref) for m in _CELL_READ.finditer(s.text) if (ref := _cell_ref(m))]
         diagonal = _DIAGONAL.search(s.text)
         if diagonal and not s.negated(diagonal.start(), diagonal.end(), context=False) and not _GENERIC.search(s.text):
             out.append(_CellClaim(idx, diagonal.group(), None, None, None, diagonal=True))
-        before_keys = len(out)
+        claimed: set[int] = set()       # where the keys that read a cell the usual way start
+        mark, prev = len(out), -1
         for n, (ks, ke, is_row, col, col_bases) in enumerate(cells):
+            if len(out) > mark:
+                claimed.add(prev)
+            mark, prev = len(out), ks
             if is_row:
                 continue
             # its query in its clause, or just before it across a comma ("row 1, column 2 is 0.58", 第一行，第二列)
@@ -1233,8 +1239,9 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
             if first_key and not shared and (_PEAK.search(between) or _PEAK_SHARE.search(between)
                                              or _PEAK_BEFORE.search(s.text, s.clause_at(qs).start, qs)):
                 out.append(_CellClaim(idx, s.text[qs:ke], row, col, None, bases=bases))
-        if len(out) == before_keys:
-            out.extend(_peak_anywhere(idx, s, cells))
+        if len(out) > mark:
+            claimed.add(prev)
+        out.extend(_peak_anywhere(idx, s, cells, claimed))
         bracketed = [(m.start(), m.end()) for m in _STATED_ROW.finditer(s.text)]
         listed = []
         if any(c[2] for c in cells):
@@ -1266,14 +1273,16 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
     return out
 
 
-def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple]) -> list[_CellClaim]:
-    """The peaks a sentence reads in another word order than "q1 ... most ... k0" (see :data:`_PEAK_PART_BREAK`);
-    called only for a sentence whose keys read nothing the usual way."""
+def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]) -> list[_CellClaim]:
+    """The peaks a sentence reads in another word order than "q1 ... most ... k0" (see :data:`_PEAK_PART_BREAK`),
+    in the parts of it whose key read nothing the usual way (``claimed``: where those that did start)."""
     out: list[_CellClaim] = []
     bounds = [0, *(m.start() for m in _PEAK_PART_BREAK.finditer(s.text) if m.start() > 0), len(s.text)]
     for start, end in zip(bounds, bounds[1:], strict=False):
         part = s.text[start:end]
         inside = [c for c in cells if start <= c[0] < end]
+        if any(c[0] in claimed for c in inside):
+            continue
         queries = {(c[3], c[4]) for c in inside if c[2]}
         keys = {(c[3], c[4]) for c in inside if not c[2]}
         if len(queries) != 1 or len(keys) != 1 or _LOW_END.search(part) or _OTHER_QUANTITY.search(part) \

@@ -12,6 +12,11 @@
    case earns it all. Validation MAD 0.17 -> 0.21 (bench/audit_validation.py): the hand scorers took 1 point for
    "'causality: no' is stated without a reason" (terse_bullets, 15 -> 14.25, hand 14) but gave terse_minimal's
    "Not causal. Not feature importance." full credit (7 -> 5.5, hand 7).
+3. A reading in hedged words ("In my heatmap q0 might attend most to k0", q0 可能主要关注 k0) was not checked: false
+   hedged readings anchored a text whose caveats earned limits 4 (6/15, tests/audit/gaming/hedged_readings_*.md). A
+   hedged reading is still a reading (as a hedged overclaim is still an overclaim): now it is checked against the
+   weights the student's code computes, and two false ones make the text another figure's (2/15). Also, a comma before
+   the next query ("q0 ... k0，q1 ... k1") ends the part of a sentence a peak is read in.
 """
 
 from __future__ import annotations
@@ -48,6 +53,11 @@ def misread(sentence: str, checklist) -> bool:
     "q1 在 k0 上的权重最高。",
     "k0 被 q1 分配了最多的权重。",
     "第一列是第二行最亮的格子。",
+    # hedged: still a reading (round 24, 3)
+    "k0 might be where q1 puts most of its weight.",
+    "k0 可能是 q1 权重最大的位置。",
+    "In my heatmap q1 probably peaks at k0.",
+    "q0 的权重也许是 [0.71, 0.20, 0.09]。",
 ])
 def test_a_false_peak_in_a_cleft_relative_passive_or_trailing_superlative_is_a_misread_cell(sentence, checklist):
     """Before: not read (no flag, the sentence kept its credit); after: flagged as a cell the figure does not show."""
@@ -63,7 +73,7 @@ def test_a_false_peak_in_a_cleft_relative_passive_or_trailing_superlative_is_a_m
     "q0's weight on k1 is the highest in its row.",
     "k2 是 q1 权重最大的位置。",
     "q0 在 k1 上的权重最高。",
-    # denied, the low end, another quantity, another tensor, hedged, a value that is true
+    # denied, the low end, another quantity, another tensor, a value that is true
     "k0 is not where q1 puts most of its weight.",
     "q1 对 k0 的权重不是最大的。",
     "The weight of q1 on k0 is the smallest.",
@@ -71,15 +81,13 @@ def test_a_false_peak_in_a_cleft_relative_passive_or_trailing_superlative_is_a_m
     "The weight of q1 on k0 is lower than the largest.",
     "q1 has the highest entropy, spread over k0.",
     "k0 is where q1 puts most of its weight in the masked experiment.",
-    "k0 might be where q1 puts most of its weight.",
-    "k0 可能是 q1 权重最大的位置。",
     "The weight of q1 on k0 is 0.09, the smallest.",
     "q1 puts most weight on k2, while k0 gets the least.",
     # a question answered no denies the reading
     "q1 puts most of its weight on k0? No.",
     "Does q1 put most of its weight on k0? No.",
 ])
-def test_a_true_denied_low_end_hedged_or_other_quantity_peak_is_no_misread(sentence, checklist):
+def test_a_true_denied_low_end_or_other_quantity_peak_is_no_misread(sentence, checklist):
     assert not misread(sentence, checklist)
 
 
@@ -125,3 +133,33 @@ def test_a_caveat_said_in_full_anywhere_is_not_cut_by_its_bare_bullet(checklist)
     text = READ + "- not causal\n- k2 does not cause q1's output: no ablation was run\n"
     it = limits_of(text, checklist)
     assert it["points"] == 1.5 and "only a keyword" not in it["feedback"]["en"]
+
+
+# ------------------------------------------------------------------ 3. readings only in hedged words
+
+@pytest.mark.parametrize("name", ["hedged_readings_en.md", "hedged_readings_zh.md"])
+def test_false_readings_in_hedged_words_are_another_figures_and_earn_no_caveat(name, checklist):
+    """Before: limits 4 (6/15), no flag; after: 0, and the figure flag names the cells."""
+    r = grade_audit((GAMING / name).read_text(encoding="utf-8"), FIGURE, MEASURED_OK, checklist,
+                    weights=EXAMPLE_WEIGHTS)
+    assert items(r)["limits"]["points"] == 0 and r["score"] == 2
+    assert any(f["kind"] == "figure" and "q0" in f["message"]["en"] for f in r["flags"])
+
+
+@pytest.mark.parametrize("sentence", [
+    "In my heatmap q1 probably peaks at k2.",
+    "q0 可能主要关注 k1。",
+    "q0 可能主要关注 k1，q1 也许在 k2 上最高。",
+])
+def test_a_true_hedged_reading_is_no_misread(sentence, checklist):
+    assert not misread(sentence, checklist)
+
+
+@pytest.mark.parametrize("first", [
+    "In my heatmap q0 attends most to k1 and q1 peaks at k2.",
+    "In my heatmap q0 attends most to k1, and q1 might be sharper in another seed.",
+    "在我的热力图里，q0 主要关注 k1，q1 在 k2 上最高。",
+])
+def test_the_same_caveats_after_a_plain_reading_still_earn(first, checklist):
+    rest = (GAMING / "hedged_readings_en.md").read_text(encoding="utf-8").split("\n", 1)[1]
+    assert limits_of(first + "\n" + rest, checklist)["points"] >= 3
