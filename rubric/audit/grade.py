@@ -1133,6 +1133,7 @@ class _CellClaim:
     bases: tuple[tuple[int, int], ...] = ((0, 0), (1, 1))
     values: tuple[float, ...] = ()      # a row of weights written out ("[0.21, 0.58, 0.21]")
     diagonal: bool = False              # "the diagonal is bright": each query i peaks at key i
+    anywhere: bool = False              # ``values`` are weights of some cells, which ones not said (_values_seen)
 
 
 def _cell_ref(m: re.Match) -> tuple[bool, int, tuple[int, ...]] | None:
@@ -1174,10 +1175,12 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
             continue
         # most sentences name no key and write out no row: two substring tests and at most one scan settle them
         if not any(h in s.text for h in _KEY_HINTS) and not (
-                ("[" in s.text or "(" in s.text) and _STATED_ROW.search(s.text)) and not _LISTED_ROW.search(s.text):
+                ("[" in s.text or "(" in s.text) and _STATED_ROW.search(s.text)) and not _LISTED_ROW.search(s.text) \
+                and not (_FIGURE_WORDS.search(s.text) and _GAP_VALUE.search(s.text)):
             continue
         if _OTHER_TENSOR.search(s.text) or _PLANNED.search(s.text):
             continue
+        start_len = len(out)
         cells = [(m.start(), m.end(), *ref) for m in _CELL_READ.finditer(s.text) if (ref := _cell_ref(m))]
         diagonal = _DIAGONAL.search(s.text)
         if diagonal and not s.negated(diagonal.start(), diagonal.end(), context=False) and not _GENERIC.search(s.text):
@@ -1270,7 +1273,29 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
                                       tolerance=tolerance, values=stated))
             else:
                 out.append(_CellClaim(idx, m.group(), None, None, None, tolerance, values=stated))
+        if len(out) == start_len:
+            out.extend(_values_seen(idx, s))
     return out
+
+
+# Round 24: weights said to be in the figure without their cells ("my heatmap shows the values 0.33, 0.45 and 0.91 as
+# its brightest cells", 图中的权重有 0.91): each must be a weight of the grid, wherever it is. Not a colour bar's or an
+# axis's ticks, another quantity, a generic or denied statement.
+_SEEN_VALUE_WORDS = re.compile(r"\b(?:values?|weights?|cells?|numbers?|entries)\b|数值|权重|格子|的值")
+_NOT_CELL_VALUES = re.compile(r"\b(?:bar|scale|ticks?|axis|axes|legend|range|threshold|tolerance)\b|色条|色标|刻度|坐标|"
+                              r"图例|范围|阈值")
+
+
+def _values_seen(idx: int, s: _Sentence) -> list[_CellClaim]:
+    if not (_FIGURE_WORDS.search(s.text) and _SEEN_VALUE_WORDS.search(s.text)) or _NOT_CELL_VALUES.search(s.text) \
+            or _OTHER_QUANTITY.search(s.text) or _GENERIC.search(s.text):
+        return []
+    found = [(m, p) for m in _GAP_VALUE.finditer(s.text) if (p := _parse_value(m.group(1))) and 0 < p[0] < 1
+             and not s.negated(m.start(), m.end(), context=False)]
+    if not found:
+        return []
+    # each value is a reading of its own (three invented values are three readings of another figure)
+    return [_CellClaim(idx, m.group(1), None, None, None, p[1], values=(p[0],), anywhere=True) for m, p in found]
 
 
 def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]) -> list[_CellClaim]:
@@ -1310,6 +1335,9 @@ def _between_and(gap: str) -> bool:
 def _true_of(claim: _CellClaim, rows: list[list[float]]) -> bool:
     """Is the claim true of the weights, indices counted as the claim may count them? A row written out that has
     not as many weights as the figure has keys is not read (another tensor: padding, more keys)."""
+    if claim.anywhere:
+        tolerance = max(WEIGHT_TOLERANCE, claim.tolerance)
+        return all(any(abs(w - v) <= tolerance for r in rows for w in r) for v in claim.values)
     if claim.diagonal:
         return all(rows[i][i] >= max(rows[i]) - WEIGHT_TOLERANCE for i in range(min(len(rows), len(rows[0]))))
     if claim.values:

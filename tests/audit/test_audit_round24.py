@@ -17,6 +17,10 @@
    hedged reading is still a reading (as a hedged overclaim is still an overclaim): now it is checked against the
    weights the student's code computes, and two false ones make the text another figure's (2/15). Also, a comma before
    the next query ("q0 ... k0，q1 ... k1") ends the part of a sentence a peak is read in.
+4. Weights said to be in the figure without their cells ("My heatmap shows the values 0.33, 0.45 and 0.91 as its
+   brightest cells", 图中的权重有 0.91) were not checked: invented values anchored a text whose caveats earned limits 4
+   (6/15, tests/audit/gaming/values_without_cells_*.md). Now each value must be a weight of the grid, wherever it is
+   (one reading per value); a colour bar's or axis's ticks, another quantity and a denied value are not read.
 """
 
 from __future__ import annotations
@@ -163,3 +167,35 @@ def test_a_true_hedged_reading_is_no_misread(sentence, checklist):
 def test_the_same_caveats_after_a_plain_reading_still_earn(first, checklist):
     rest = (GAMING / "hedged_readings_en.md").read_text(encoding="utf-8").split("\n", 1)[1]
     assert limits_of(first + "\n" + rest, checklist)["points"] >= 3
+
+
+# ------------------------------------------------------------------ 4. values without their cells
+
+@pytest.mark.parametrize("name", ["values_without_cells_en.md", "values_without_cells_zh.md"])
+def test_invented_values_said_to_be_in_the_figure_make_it_another_figure(name, checklist):
+    """Before: 6/15 with limits 4 and no flag; after: 2, flagged."""
+    r = grade_audit((GAMING / name).read_text(encoding="utf-8"), FIGURE, MEASURED_OK, checklist,
+                    weights=EXAMPLE_WEIGHTS)
+    assert r["score"] == 2 and any(f["kind"] == "figure" for f in r["flags"])
+
+
+@pytest.mark.parametrize("sentence", [
+    "My heatmap shows the values 0.33, 0.45 and 0.91 as its brightest cells.",
+    "图中的权重有 0.91 和 0.33。",
+    "The heatmap cells are 91% at the peak.",
+])
+def test_a_value_the_grid_does_not_hold_is_a_misread_cell(sentence, checklist):
+    assert misread(sentence, checklist)
+
+
+@pytest.mark.parametrize("sentence", [
+    "My heatmap shows the values 0.21, 0.58 and 0.67.",
+    "图中的权重有 0.67 和 0.09。",
+    "The weights in my figure range from 0.09 to 0.67.",
+    "The colour bar of my figure goes from 0.1 to 0.9.",
+    "My heatmap does not show a value of 0.91.",
+    "The heatmap cells are 58% and 67% at the peaks.",
+    "The entropy of each row in my figure is 0.95.",
+])
+def test_values_the_grid_holds_ticks_other_quantities_and_denied_values_are_no_misread(sentence, checklist):
+    assert not misread(sentence, checklist)
