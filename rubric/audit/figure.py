@@ -289,6 +289,44 @@ def _label(same_x: np.ndarray, same_y: np.ndarray, h: int, w: int) -> np.ndarray
     return (np.cumsum(roots) - 1)[lab]
 
 
+def _light_cells(group: list[tuple[int, int, int, int]], light: list[tuple[int, int, int, int]],
+                 gap: float) -> list[tuple[tuple[int, int, int, int], int]]:
+    """The light candidates that continue the grid's rows and columns, as (cell box, index into ``light``): a
+    candidate of a whole number of the grid's cells (a masked column of equal cells is one region) on its lattice,
+    within a gridline of the grid or of a cell taken, until none is added."""
+    if not light:
+        return []
+    cw = sorted(c[2] - c[0] for c in group)[len(group) // 2]
+    ch = sorted(c[3] - c[1] for c in group)[len(group) // 2]
+    ox, oy = min(c[0] for c in group), min(c[1] for c in group)
+
+    def steps(v: float, origin: float, step: int) -> int | None:
+        k = round((v - origin) / step)
+        return k if abs(v - origin - k * step) <= gap else None
+
+    units: list[tuple[tuple[int, int, int, int], int]] = []
+    for j, (ax0, ay0, ax1, ay1) in enumerate(light):
+        kx, ky = steps(ax0, ox, cw), steps(ay0, oy, ch)
+        nx, ny = steps(ax1 - ax0, 0, cw), steps(ay1 - ay0, 0, ch)
+        if kx is None or ky is None or not nx or not ny or nx * ny > 64:
+            continue
+        units += [((ax0 + a * cw, ay0 + b * ch, ax0 + (a + 1) * cw, ay0 + (b + 1) * ch), j)
+                  for a in range(nx) for b in range(ny)]
+    taken: list[tuple[tuple[int, int, int, int], int]] = []
+    boxes = list(group)
+    grew = True
+    while grew:
+        grew = False
+        for u in units:
+            a = u[0]
+            if u not in taken and any(a[0] - gap <= b[2] and b[0] - gap <= a[2] and a[1] - gap <= b[3]
+                                      and b[1] - gap <= a[3] for b in boxes):
+                taken.append(u)
+                boxes.append(a)
+                grew = True
+    return taken
+
+
 def _steps(edges: list[float], tol: float) -> int | None:
     """Number of equal steps between clustered edge positions (None if they are not evenly spaced)."""
     pts: list[list[float]] = []
@@ -530,15 +568,26 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
                 merged[lo] = True
                 ok[hi] = False
 
+    # a cell as light as the page (a masked key's 0 on Blues or Greys) is not taken for the page when something
+    # encloses it (the axes' frame, neighbouring cells): it is a candidate that joins a grid it completes (round 24)
+    light_ok = part & white_all & (std <= MAX_CELL_STD)
+    if bg is not None:
+        light_ok[bg] = False
     cells: list[tuple[int, int, int, int]] = []
     ids: list[int] = []
-    for i in np.flatnonzero(ok & (count >= min_count)):
+    light: list[tuple[int, int, int, int]] = []
+    light_ids: list[int] = []
+    for i in np.flatnonzero((ok | light_ok) & (count >= min_count)):
         bw, bh = int(x1[i] - x0[i]), int(y1[i] - y0[i])
         if bw < MIN_CELL_SIDE or bh < MIN_CELL_SIDE:
             continue
         fill = count[i] / (bw * bh)
         whole = merged[i] or border[i] >= MIN_BORDER * (2 * (bw + bh) - 4)
         if fill < MIN_FILL and not (whole and fill >= MIN_HOLED_FILL):
+            continue
+        if not ok[i]:
+            light.append((int(x0[i]), int(y0[i]), int(x1[i]), int(y1[i])))
+            light_ids.append(int(i))
             continue
         cells.append((int(x0[i]), int(y0[i]), int(x1[i]), int(y1[i])))
         ids.append(int(i))
@@ -548,41 +597,61 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
     # clusters of touching cells: a gridline narrower than a quarter of a typical cell may separate them
     sides = sorted(min(c[2] - c[0], c[3] - c[1]) for c in cells)
     gap = max(2.0, 0.25 * sides[len(sides) // 2])
-    parent = list(range(len(cells)))
+    def grids_of(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, list[int]]]:
+        """(area, rows, cols, indices into ``boxes``) of each cluster of touching boxes that tiles a grid."""
+        parent = list(range(len(boxes)))
 
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+        def root(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
 
-    for i, (ax0, ay0, ax1, ay1) in enumerate(cells):
-        for j in range(i):
-            bx0, by0, bx1, by1 = cells[j]
-            if ax0 - gap <= bx1 and bx0 - gap <= ax1 and ay0 - gap <= by1 and by0 - gap <= ay1:
-                parent[root(i)] = root(j)
-    clusters: dict[int, list[int]] = {}
-    for i in range(len(cells)):
-        clusters.setdefault(root(i), []).append(i)
+        for i, (ax0, ay0, ax1, ay1) in enumerate(boxes):
+            for j in range(i):
+                bx0, by0, bx1, by1 = boxes[j]
+                if ax0 - gap <= bx1 and bx0 - gap <= ax1 and ay0 - gap <= by1 and by0 - gap <= ay1:
+                    parent[root(i)] = root(j)
+        clusters: dict[int, list[int]] = {}
+        for i in range(len(boxes)):
+            clusters.setdefault(root(i), []).append(i)
+        found: list[tuple[int, int, int, list[int]]] = []
+        for members in clusters.values():
+            group = [boxes[i] for i in members]
+            gx0, gy0 = min(c[0] for c in group), min(c[1] for c in group)
+            gx1, gy1 = max(c[2] for c in group), max(c[3] for c in group)
+            area = (gx1 - gx0) * (gy1 - gy0)
+            if sum((c[2] - c[0]) * (c[3] - c[1]) for c in group) < MIN_COVERAGE * area:
+                continue
+            cols = _steps([e for c in group for e in (c[0], c[2])], gap)
+            rows = _steps([e for c in group for e in (c[1], c[3])], gap)
+            # no grid, a tiny one (a legend), or a single row/column of bands (a stepped colour bar, sky over grass)
+            if rows and cols and rows >= 2 and cols >= 2 and area >= 0.05 * h * w:
+                found.append((area, rows, cols, members))
+        return found
 
-    grids: list[tuple[int, int, int, list[int]]] = []     # (area, rows, cols, cell indices)
-    for members in clusters.values():
-        group = [cells[i] for i in members]
-        gx0, gy0 = min(c[0] for c in group), min(c[1] for c in group)
-        gx1, gy1 = max(c[2] for c in group), max(c[3] for c in group)
-        area = (gx1 - gx0) * (gy1 - gy0)
-        if sum((c[2] - c[0]) * (c[3] - c[1]) for c in group) < MIN_COVERAGE * area:
-            continue
-        cols = _steps([e for c in group for e in (c[0], c[2])], gap)
-        rows = _steps([e for c in group for e in (c[1], c[3])], gap)
-        # no grid, a tiny one (a legend), or a single row/column of bands (a stepped colour bar, sky over grass)
-        if rows and cols and rows >= 2 and cols >= 2 and area >= 0.05 * h * w:
-            grids.append((area, rows, cols, members))
+    grids = grids_of(cells)
     grids.sort(key=lambda g: -g[0])
     for _, rows, cols, members in grids:
         if _is_colour_scale(mean[[ids[i] for i in members]]):
-            return done("grid", rows, cols, len(members), lightness=_row_major_lightness(
-                [cells[i] for i in members], [float(mean[ids[i]] @ LUM) for i in members], rows, cols))
+            group, colours = [cells[i] for i in members], [mean[ids[i]] for i in members]
+            more = _light_cells(group, light, gap)
+            if more:
+                wider = group + [box for box, _j in more]
+                wr, wc = _steps([e for c in wider for e in (c[1], c[3])], gap), _steps(
+                    [e for c in wider for e in (c[0], c[2])], gap)
+                wcol = colours + [mean[light_ids[j]] for _box, j in more]
+                if wr and wc and wr * wc == len(wider) and _is_colour_scale(np.array(wcol)):
+                    group, colours, rows, cols = wider, wcol, wr, wc
+            return done("grid", rows, cols, len(group), lightness=_row_major_lightness(
+                group, [float(c @ LUM) for c in colours], rows, cols))
+    if light:
+        # light cells between the others (a masked middle column): only then do they take part in the clusters
+        every, every_ids = cells + light, ids + light_ids
+        for _, rows, cols, members in sorted(grids_of(every), key=lambda g: -g[0]):
+            if any(i >= len(cells) for i in members) and _is_colour_scale(mean[[every_ids[i] for i in members]]):
+                return done("grid", rows, cols, len(members), lightness=_row_major_lightness(
+                    [every[i] for i in members], [float(mean[every_ids[i]] @ LUM) for i in members], rows, cols))
     if grids:
         _, rows, cols, members = grids[0]
         return done("not_heatmap", rows, cols, len(members), reason="not_colour_scale")
