@@ -95,6 +95,14 @@ def test_a_true_denied_low_end_or_other_quantity_peak_is_no_misread(sentence, ch
     assert not misread(sentence, checklist)
 
 
+def test_a_text_of_cleft_and_trailing_peak_readings_of_another_figure_earns_nothing(checklist):
+    """tests/audit/gaming/cleft_readings_other_mixed.md, all four readings false: before 6/15 (limits 4, no flag), now
+    2 and flagged."""
+    text = (AUDITS.parents[1] / "audit" / "gaming" / "cleft_readings_other_mixed.md").read_text(encoding="utf-8")
+    r = grade_audit(text, FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    assert r["score"] == 2 and "figure" in [f["kind"] for f in r["flags"]]
+
+
 # ------------------------------------------------------------------ 2. bare keyword caveats
 
 GAMING = AUDITS.parents[1] / "audit" / "gaming"
