@@ -1115,8 +1115,9 @@ MIN_FALSE_READINGS = 2      # this many readings of cells, most not true of the 
 # queries, or an entropy/loss beside them, reads nothing (which key the peak belongs to would be a guess).
 _PEAK_PART_BREAK = re.compile(r"[;；]|(?:(?<=\s)|^|(?<=,))\s*(?:but|however|whereas|although|though|yet|while|whilst|"
                               r"unlike|instead)\b|但是|但|然而|不过|可是|，?而(?!且)|相反"
-                              # a comma before the next query ("q0 ... k0, q1 ... k1"), not "k0, which ..."
-                              r"|[,，、](?=\s*(?:(?:q|query|row)\s*#?\d|第\s*\S{1,3}\s*个?\s*(?:行|查询)))")
+                              # a comma or "and" before the next query ("q0 ... k0, q1 ... k1"), not "k0, which ..."
+                              r"|(?:[,，、]|\band\b|和|并且|而且)(?=\s*(?:(?:q|query|row)\s*[#_]?\d|"
+                              r"第\s*\S{1,3}\s*个?\s*(?:行|查询)))")
 _LOW_END = re.compile(r"\b(?:least|lowest|smallest|weakest|darkest|dimmest|minimum|min|fewest|less|lower|smaller|"
                       r"weaker|than|little|zero)\b|最小|最少|最低|最弱|最暗|最浅|最不|较小|较少|较低|更少|更小|更低|比|不到")
 
@@ -1176,12 +1177,15 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
         # most sentences name no key and write out no row: two substring tests and at most one scan settle them
         if not any(h in s.text for h in _KEY_HINTS) and not (
                 ("[" in s.text or "(" in s.text) and _STATED_ROW.search(s.text)) and not _LISTED_ROW.search(s.text) \
-                and not (_FIGURE_WORDS.search(s.text) and _GAP_VALUE.search(s.text)):
+                and not (_FIGURE_WORDS.search(s.text) and _GAP_VALUE.search(s.text)) \
+                and not (("_" in s.text or "[" in s.text) and _ENTRY.search(s.text)):
             continue
         if _OTHER_TENSOR.search(s.text) or _PLANNED.search(s.text):
             continue
         start_len = len(out)
         cells = [(m.start(), m.end(), *ref) for m in _CELL_READ.finditer(s.text) if (ref := _cell_ref(m))]
+        if "_" in s.text or "[" in s.text:
+            cells = _entry_cells(s.text, cells)
         diagonal = _DIAGONAL.search(s.text)
         if diagonal and not s.negated(diagonal.start(), diagonal.end(), context=False) and not _GENERIC.search(s.text):
             out.append(_CellClaim(idx, diagonal.group(), None, None, None, diagonal=True))
@@ -1296,6 +1300,24 @@ def _values_seen(idx: int, s: _Sentence) -> list[_CellClaim]:
         return []
     # each value is a reading of its own (three invented values are three readings of another figure)
     return [_CellClaim(idx, m.group(1), None, None, None, p[1], values=(p[0],), anywhere=True) for m, p in found]
+
+
+# Round 24: an entry of the weight matrix written as in maths or code, "A_{0,2}", "a_01", "α_{12}", "w[0][2]",
+# "attn[1, 2]" (row, then column; counted from 0 or from 1, as q1 and k2 are), names its query and its key
+_ENTRY = re.compile(r"(?<![a-z0-9])(?:a|attn|attention|w|weights?|α|\\?alpha|p)\s*"
+                    r"(?:_\s*\{?\s*(\d)\s*,?\s*(\d)\s*\}?|\[\s*(\d)\s*(?:,|\]\s*\[)\s*(\d)\s*\])(?![\d.])")
+
+
+def _entry_cells(text: str, cells: list[tuple]) -> list[tuple]:
+    """``cells`` with the query and the key of each matrix entry written as one (``_ENTRY``), in text order."""
+    extra = []
+    for m in _ENTRY.finditer(text):
+        r, c = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
+        mid = m.start() + (m.end() - m.start()) // 2
+        extra += [(m.start(), mid, True, int(r), (0, 1)), (mid, m.end(), False, int(c), (0, 1))]
+    if not extra:
+        return cells
+    return sorted([c for c in cells if not any(e[0] <= c[0] < e[1] for e in extra)] + extra)
 
 
 def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]) -> list[_CellClaim]:

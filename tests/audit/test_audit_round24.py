@@ -21,6 +21,10 @@
    brightest cells", 图中的权重有 0.91) were not checked: invented values anchored a text whose caveats earned limits 4
    (6/15, tests/audit/gaming/values_without_cells_*.md). Now each value must be a weight of the grid, wherever it is
    (one reading per value); a colour bar's or axis's ticks, another quantity and a denied value are not read.
+5. An entry of the weight matrix written as in maths or code ("$A_{0,0}$ is the largest in row $q_0$", "w[0][0]",
+   "attn[1, 0] = 0.67", "$\\alpha_{10}$ = 0.67") named no cell: LaTeX and emoji readings of another figure kept their
+   caveats (5/15, tests/audit/gaming/latex_entries_emoji_en.md). Now it names its query and key (counted from 0 or 1),
+   and "and" before the next query ends the part of a sentence a peak is read in.
 """
 
 from __future__ import annotations
@@ -207,3 +211,36 @@ def test_a_value_the_grid_does_not_hold_is_a_misread_cell(sentence, checklist):
 ])
 def test_values_the_grid_holds_ticks_other_quantities_and_denied_values_are_no_misread(sentence, checklist):
     assert not misread(sentence, checklist)
+
+
+# ------------------------------------------------------------------ 5. matrix entries as in maths or code
+
+@pytest.mark.parametrize("sentence", [
+    "$A_{0,0}$ is the largest weight in row $q_0$.",
+    "A_{1,2} = 0.21.",
+    "w[0][0] is the largest in its row.",
+    "attn[1, 0] = 0.67 in my heatmap.",
+    "$\\alpha_{10}$ = 0.67.",
+])
+def test_a_false_matrix_entry_is_a_misread_cell(sentence, checklist):
+    assert misread(sentence, checklist)
+
+
+@pytest.mark.parametrize("sentence", [
+    "$A_{0,1}$ is the largest weight in row $q_0$.",
+    "A_{1,2} = 0.67.",
+    "w[0][1] is the largest in its row.",
+    "attn[1, 2] = 0.67 in my heatmap.",
+    "$\\alpha_{12}$ = 0.67.",
+    "$A_{ij}$ sums to 1 over j.",
+    "weights[0] = [0.21, 0.58, 0.21]",
+])
+def test_a_true_or_symbolic_matrix_entry_is_no_misread(sentence, checklist):
+    assert not misread(sentence, checklist)
+
+
+def test_latex_and_emoji_readings_of_another_figure_earn_nothing(checklist):
+    """Before: 5/15 (limits 3, one reading flagged); after: 2."""
+    r = grade_audit((GAMING / "latex_entries_emoji_en.md").read_text(encoding="utf-8"), FIGURE, MEASURED_OK, checklist,
+                    weights=EXAMPLE_WEIGHTS)
+    assert r["score"] == 2
