@@ -42,6 +42,18 @@ def concept_credited(sentence: str, item: str, concept_label: str, checklist) ->
     return it["points"] > 0 and f"{concept_label}:" not in it["feedback"]["en"]
 
 
+# The opening line of the cell-reading tests: it names the example figure's rows and columns.
+CELL_OPENER = "My heatmap has rows q0, q1 and columns k0-k2.\n"
+
+
+def misreads_a_cell(sentence: str, checklist, figure: bytes) -> bool:
+    """Whether the sentence, after CELL_OPENER, is flagged as reading a cell the example weights do not show."""
+    from rubric.audit import grade_audit
+
+    r = grade_audit(CELL_OPENER + sentence + "\n", figure, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    return any(f["kind"] == "figure" and "does not show" in f["message"]["en"] for f in r["flags"])
+
+
 def _viridis(x: float) -> tuple[int, int, int]:
     stops = [(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)]
     x = min(max(x, 0.0), 1.0) * (len(stops) - 1)

@@ -12,15 +12,21 @@ from __future__ import annotations
 import pytest
 
 from rubric.audit import grade_audit
-from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, items, make_heatmap
+from tests.audit.helpers import (
+    CELL_OPENER,
+    EXAMPLE_WEIGHTS,
+    MEASURED_OK,
+    items,
+    make_heatmap,
+    misreads_a_cell,
+)
 
 FIGURE = make_heatmap()
-OPENER = "My heatmap has rows q0, q1 and columns k0-k2.\n"
+OPENER = CELL_OPENER
 
 
 def misread(sentence: str, checklist) -> bool:
-    r = grade_audit(OPENER + sentence + "\n", FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
-    return any(f["kind"] == "figure" and "does not show" in f["message"]["en"] for f in r["flags"])
+    return misreads_a_cell(sentence, checklist, FIGURE)
 
 
 # ------------------------------------------------------------------ 1. a key that gets a share of a query's weight
