@@ -16,7 +16,7 @@ is an infrastructure failure and propagates as :class:`InfrastructureError`.
 
 from __future__ import annotations
 
-import copy
+import marshal
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -343,13 +343,17 @@ class Handle:
         # rebuilt in a new session starts with none).
         self.calls, self.calls_gen = 0, -1
 
-    def id(self, session) -> Any:
+    def id(self, session, layout: tuple[str, ...] | None = None) -> Any:
+        """The object's handle in ``session``, built when needed; with ``layout`` (attributes), a build
+        also brings back the describe reply for them (client.Session.build), which a describe made
+        next reads without a round trip."""
         if self._gen != self._proxy.generation:
             self._id = None
             self.described = {}
             # One round trip: the object, its parameters and eval() (each was its own before).
+            extra = {} if layout is None else {"describe": layout}
             self._id = session.build(self.cls_name, self.args, self.kwargs, params=self.params or None,
-                                     eval_mode=self.eval_mode)
+                                     eval_mode=self.eval_mode, **extra)
             self._gen = self._proxy.generation
         return self._id
 
@@ -495,11 +499,12 @@ class StudentProxy:
                 self._handles[key] = handle
         return handle
 
-    def instantiate(self, handle: Handle) -> None:
-        """Create the object now (so constructor errors surface with a clear message)."""
+    def instantiate(self, handle: Handle, layout: tuple[str, ...] | None = None) -> None:
+        """Create the object now (so constructor errors surface with a clear message); ``layout``:
+        see :meth:`Handle.id`."""
         def make(session):
             try:
-                return handle.id(session)
+                return handle.id(session, layout)
             except Exception as exc:
                 if _kind_of(exc) == "StudentError" and getattr(exc, "kind", "") == "AttributeError" \
                         and handle.cls_name in str(getattr(exc, "message", exc)):
@@ -511,13 +516,18 @@ class StudentProxy:
         self._run(msg(f"creating {handle.label}", f"创建 {handle.label}"), make)
 
     def describe(self, handle: Handle, attributes: Sequence[str] = ()) -> dict:
-        self.instantiate(handle)
         key = tuple(attributes)
+        # An object not built yet in this session is built with this layout: the describe below is
+        # then answered from the build's reply (issue 14: one round trip instead of two).
+        self.instantiate(handle, key)
         if key not in handle.described:
             info = self._run(msg(f"describing {handle.label}", f"读取 {handle.label} 的结构"),
                              lambda s: s.describe(handle.id(s), key))
             handle.described[key] = info
-        return copy.deepcopy(handle.described[key])      # callers may edit what they are given
+        # Callers may edit what they are given. A describe reply is plain JSON (dicts, lists, str,
+        # int, bool, None: client._is_describe_reply), which marshal copies in C: 8 µs against
+        # copy.deepcopy's 48 for a MultiHeadAttention's layout, 16 times a grading.
+        return marshal.loads(marshal.dumps(handle.described[key]))
 
     def call(self, handle: Handle, method: str, *args, **kwargs) -> Any:
         self.instantiate(handle)

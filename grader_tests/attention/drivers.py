@@ -121,9 +121,7 @@ class AttentionStudent(StudentProxy):
         hd = head_dim or d_model // num_heads
         used = None
         if params is not None:
-            plain = self.new("MultiHeadAttention", d_model, num_heads, eval_mode=eval_mode, **kwargs)
-            self.instantiate(plain)
-            info = self.describe(plain, PROJECTIONS)
+            info = self.mha_layout(d_model, num_heads, head_dim, eval_mode=eval_mode)
             problem = projection_problem(info, d_model, num_heads * hd, linear_only=False)
             layout = None if problem is None else layout_by_shape(info, d_model, num_heads * hd)
             if problem is not None and layout is not None:
@@ -150,6 +148,16 @@ class AttentionStudent(StudentProxy):
         handle = self.new("MultiHeadAttention", d_model, num_heads, params=used, eval_mode=eval_mode, **kwargs)
         self.instantiate(handle)
         return MHA(self, handle, d_model, num_heads, params)
+
+
+    def mha_layout(self, d_model: int, num_heads: int, head_dim: int | None = None, *,
+                   eval_mode: bool = True) -> dict:
+        """``describe`` of the student's ``MultiHeadAttention`` (the one ``mha`` gives without weights),
+        with the contract's projections asked by name. One not built yet in this session is built and
+        described in one round trip (``StudentProxy.describe``)."""
+        kwargs = {} if head_dim is None else {"head_dim": head_dim}
+        return self.describe(self.new("MultiHeadAttention", d_model, num_heads, eval_mode=eval_mode, **kwargs),
+                             PROJECTIONS)
 
 
 def _linear_like(info: dict, name: str, fin: int, fout: int) -> bool:

@@ -185,7 +185,7 @@ def test_mha_structure(student, student_source):
     # The layout is what the jail reports, and code that reaches the runtime can forge reports:
     # like the call counters, it is believed only from source that hides nothing.
     expect(not static.hidden_name_uses(student_source), _hidden_names(student_source))
-    info = student.mha(D, H).describe()
+    info = student.mha_layout(D, H)
     expect(info.get("is_module"), msg("MultiHeadAttention must subclass torch.nn.Module",
                                       "MultiHeadAttention 必须继承 torch.nn.Module"))
     problem = projection_problem(info, D, D)
@@ -197,7 +197,7 @@ def test_mha_structure(student, student_source):
 def test_mha_custom_head_dim(student, student_source):
     expect(not static.hidden_name_uses(student_source), _hidden_names(student_source))
     d_model, heads, hd = 12, 3, 8
-    info = student.mha(d_model, heads, hd).describe()
+    info = student.mha_layout(d_model, heads, hd)
     problem = projection_problem(info, d_model, heads * hd, linear_only=False)
     # Names are graded once, in test_mha_structure: here only the sizes head_dim implies count.
     if problem is not None and layout_by_shape(info, d_model, heads * hd) is not None:
