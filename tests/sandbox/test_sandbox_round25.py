@@ -101,3 +101,32 @@ def test_a_layout_the_describe_op_cannot_give_leaves_the_build_and_raises_as_the
         assert s._seq == before + 4 and s.alive                      # asked again, and refused as before
         assert asked.value.kind != "InvalidResult"
     assert wait_no_leftovers(executor) == []
+
+
+# The new op rewritten to answer something else than {"handle", "layout"} when a layout is asked.
+FORGED_NEW = GOOD + '''
+import gc as _gc
+for _o in _gc.get_objects():
+    if type(_o).__name__ == "Runtime" and "new" in getattr(_o, "OPS", {}):
+        def _new(self, req, _honest=_o.OPS["new"]):
+            h = _honest(self, req)
+            return {"int": lambda: h["handle"] if isinstance(h, dict) else h, "true": lambda: True,
+                    "list": lambda: [h], "no_layout": lambda: {"handle": 1}}[self.module.ANSWER]()
+        type(_o).OPS = {**_o.OPS, "new": _new}
+'''
+
+
+@pytest.mark.parametrize(("answer", "refused"), [("int", False), ("no_layout", False), ("true", True),
+                                                 ("list", True)])
+def test_a_rewritten_new_op_answering_without_a_layout_is_checked_as_a_handle(executor, answer, refused):
+    with executor.session(FORGED_NEW + f"ANSWER = {answer!r}\n", "forged.py", "forged") as s:
+        s.load()
+        if refused:
+            with pytest.raises(StudentError, match="malformed handle"):
+                s.build("Scale", describe=[])
+            assert not s.alive
+        else:
+            h = s.build("Scale", describe=[])
+            before = s._seq
+            assert s.describe(h)["type"] == "Scale" and s._seq == before + 1     # no layout: asked
+    assert wait_no_leftovers(executor) == []
