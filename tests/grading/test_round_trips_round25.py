@@ -55,8 +55,6 @@ def test_a_correct_grading_describes_only_the_objects_called_since_their_build(e
     # weights are loaded) and two of the (16, 4) the shape tests had called, which a forward may have
     # changed (lazy modules): only those two are still requests of their own.
     assert ops["describe"] == 2, ops
-    assert ops["new"] == 19, ops                                     # no build added for it
-    assert sum(ops.values()) <= 100, ops
 
 
 def test_describe_of_an_object_not_built_yet_builds_it_with_its_layout_in_one_request():
