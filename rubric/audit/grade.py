@@ -704,6 +704,19 @@ def _outcomes(tests: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None) -> 
     return {str(t.get("id")): str(t.get("outcome")) for t in tests if isinstance(t, Mapping)}
 
 
+def _labels_by_reason(missing: Sequence[tuple[dict[str, str], str]]) -> list[tuple[str, dict[str, str]]]:
+    """(reason, the labels of every concept it is given for) in the order the reasons first occur: a
+    reason shared by several concepts (four bare caveat bullets) is said once with their labels, where
+    the feedback repeated its whole explanation once per concept."""
+    grouped: dict[str, list[dict[str, str]]] = {}
+    for label, reason in missing:
+        grouped.setdefault(reason, []).append(label)
+    joined = {"en": lambda xs: xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1],
+              "zh": lambda xs: "、".join(xs)}
+    return [(reason, {lang: joined[lang]([lb[lang] for lb in labels]) for lang in ("en", "zh")})
+            for reason, labels in grouped.items()]
+
+
 def _reason_text(cc: Checklist, reason: str, label: dict[str, str]) -> dict[str, str]:
     r = cc.reasons[reason]
     return {lang: r[lang].replace("{concept}", label[lang]) for lang in ("en", "zh")}
@@ -926,7 +939,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
         else:
             fb = dict(item.feedback_missing)
             if missing and (len(missing) < len(item.concepts) or any(r != "not_found" for _l, r in missing)):
-                why = [_reason_text(cc, r, label) for label, r in missing]
+                why = [_reason_text(cc, r, label) for r, label in _labels_by_reason(missing)]
                 fb = {"en": fb["en"] + " Not credited: " + " ".join(w["en"] for w in why),
                       "zh": fb["zh"] + "未得分：" + "".join(w["zh"] for w in why)}
         items_out.append({"id": item.id, "label": dict(item.label), "found": points > 0, "points": points,
