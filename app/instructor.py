@@ -688,4 +688,24 @@ def log_value(value: object) -> Markup | str:
         return fmt_dt(datetime.fromisoformat(value))
     if isinstance(value, dict):
         return Markup(", ").join(Markup("{}: {}").format(k, log_value(v)) for k, v in value.items())
-    return str(value)
+    if isinstance(value, list):   # the sign-in links' addresses were printed as a Python list, ['a@x', 'b@y']
+        return Markup(", ").join(log_value(v) for v in value)
+    return _shown_invisibles(str(value))
+
+
+def _shown_invisibles(text: str) -> Markup | str:
+    """A logged value with its invisible characters named (U+200B, U+3000, a space at either end): what
+    migration 0012 and app.course.typed remove from emails and typed values, so an 'email cleaned' entry
+    read ' Bob@example.edu\u200b' -> 'Bob@example.edu', two values that look the same."""
+    import unicodedata
+
+    lead, trail = len(text) - len(text.lstrip(" ")), len(text.rstrip(" "))
+
+    def invisible(i: int, ch: str) -> bool:
+        cat = unicodedata.category(ch)
+        return cat in ("Cf", "Cc", "Zl", "Zp") or (cat == "Zs" and (ch != " " or i < lead or i >= trail))
+
+    if not any(invisible(i, ch) for i, ch in enumerate(text)):
+        return text
+    return Markup("").join(Markup('<span class="invisible-char">U+{:04X}</span>').format(ord(ch))
+                           if invisible(i, ch) else ch for i, ch in enumerate(text))
