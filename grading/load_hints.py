@@ -997,12 +997,29 @@ def _root_name(node: ast.AST) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _inplace_change(stmt: ast.stmt) -> tuple[str, Msg] | None:
+# A right-hand side that needs brackets once it follows `name op`: `q /= a * b` is q / (a * b), where
+# `q = q / a * b` (what the fix said) is (q / a) * b.
+_LOOSE = (ast.BinOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Lambda, ast.NamedExpr)
+
+
+def _as_written(source: str | None, node: ast.AST) -> str | None:
+    """``node`` as the student wrote it (their -1e9, float("-inf")), None when it spans lines or is not
+    found: ast.unparse rewrote -1e9 as -1000000000.0 and double quotes as single ones, so the fix the
+    feedback quotes was not the student's own line."""
+    text = ast.get_source_segment(source, node) if source else None
+    return text if text and "\n" not in text else None
+
+
+def _inplace_change(stmt: ast.stmt, source: str | None = None) -> tuple[str, Msg] | None:
     """(name, the fix) when ``stmt`` changes the tensor a name holds in place: ``q /= s``,
-    ``q[..., 0] = 0``, ``q.div_(s)``; None otherwise."""
+    ``q[..., 0] = 0``, ``q.div_(s)``; None otherwise. With ``source``, the fix keeps the student's
+    spelling of what it copies."""
     if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and type(stmt.op) in _AUG_OPS:
         name = stmt.target.id
-        fix = f"{name} = {name} {_AUG_OPS[type(stmt.op)]} {ast.unparse(stmt.value)}"
+        value = _as_written(source, stmt.value) or ast.unparse(stmt.value)
+        if isinstance(stmt.value, _LOOSE):
+            value = f"({value})"
+        fix = f"{name} = {name} {_AUG_OPS[type(stmt.op)]} {value}"
         return name, msg(fix, fix)
     if isinstance(stmt, ast.AugAssign | ast.Assign):
         targets = [stmt.target] if isinstance(stmt, ast.AugAssign) else stmt.targets
@@ -1013,8 +1030,12 @@ def _inplace_change(stmt: ast.stmt) -> tuple[str, Msg] | None:
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         method = value.func.attr
         if method.endswith("_") and not method.endswith("__") and (name := _root_name(value.func.value)) is not None:
-            fix = f"{name} = " + ast.unparse(ast.Call(ast.Attribute(value.func.value, method[:-1], ast.Load()),
-                                                      value.args, value.keywords))
+            call, func = _as_written(source, value), _as_written(source, value.func)
+            if call and func and func.endswith(method) and call.startswith(func):
+                fix = f"{name} = {func[:-1]}{call[len(func):]}"
+            else:
+                fix = f"{name} = " + ast.unparse(ast.Call(ast.Attribute(value.func.value, method[:-1], ast.Load()),
+                                                          value.args, value.keywords))
             return name, msg(fix, fix)
     return None
 
@@ -1039,7 +1060,7 @@ def _inplace_note(source: str, lineno: int) -> Msg | None:
         fn = _innermost_function(tree, lineno)
         stmt = next((n for n in ast.walk(fn) if isinstance(n, ast.stmt) and n.lineno == lineno
                      and n is not fn), None) if fn is not None else None
-        change = _inplace_change(stmt) if stmt is not None else None
+        change = _inplace_change(stmt, source) if stmt is not None else None
     except (RecursionError, MemoryError, ValueError):
         return None
     if change is None or change[0] not in _parameters(fn):
@@ -1080,7 +1101,7 @@ def _inplace_lines(source: str, cls_name: str, method: str, argument: int | str)
             name = argument if argument in positional or argument in [x.arg for x in a.kwonlyargs] else None
         found = sorted((stmt.lineno, change[1]) for stmt in ast.walk(fn)
                        if isinstance(stmt, ast.stmt) and stmt is not fn and name is not None
-                       and (change := _inplace_change(stmt)) is not None and change[0] == name)
+                       and (change := _inplace_change(stmt, source)) is not None and change[0] == name)
     except (RecursionError, MemoryError, ValueError):
         return None
     if not found:

@@ -28,7 +28,7 @@ def _failed(executor, name: str) -> dict:
      "line 19 changes additive_mask in place; compute a new tensor instead: additive_mask = additive_mask.clamp("),
     ("mha_padding_into_caller_mask", "MultiHeadAttention.forward", "additive_mask",
      "line 50 changes additive_mask in place; compute a new tensor instead: additive_mask = "
-     "additive_mask.masked_fill(pad, float('-inf'))"),
+     'additive_mask.masked_fill(pad, float("-inf"))'),
     ("k_transposed_in_place", "ScaledDotProductAttention.forward", "k", "line 15 changes k in place")])
 def test_a_call_that_changes_the_callers_tensors_in_place_loses_the_determinism_test(executor, name, call, arg, line):
     failed = _failed(executor, name)
