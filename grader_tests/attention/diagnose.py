@@ -306,10 +306,10 @@ def inputs_changed(changes: list[tuple[str, str, list[int | str]]], source: str 
     where = inplace_lines_note(source, cls_name, "forward" if method == "__call__" else method, changed[0])
     return cat(msg(f"{call} changed the tensor{'s' if len(said) > 1 else ''} {', '.join(said)} it was given, in "
                    "place (the inputs compared before and after the call): the caller's tensors change too, so a "
-                   "later call with them (the same mask given to another layer, the same call repeated) reads the "
+                   f"later call with them (the same {said[0]} given to another layer, the same call repeated) reads the "
                    "changed values; leave the inputs as they are and compute new tensors",
                    f"{call} 原地（in-place）修改了传入的 tensor {'、'.join(said_zh)}（比较了调用前后的输入）：调用者手中的 "
-                   "tensor 也随之改变，之后再用它们调用（例如把同一个 mask 传给另一层，或重复同一次调用）时读到的是"
+                   f"tensor 也随之改变，之后再用它们调用（例如把同一个 {said_zh[0]} 传给另一层，或重复同一次调用）时读到的是"
                    "改变后的值；请保持输入不变，计算新的 tensor"), where, sep=SEMI)
 
 

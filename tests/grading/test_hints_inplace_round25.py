@@ -43,3 +43,16 @@ def test_a_call_written_over_two_lines_is_still_given_a_fix():
     source = FORWARD.format(line="mask.masked_fill_(\n            mask == 0, -1e9)")
     assert en(inplace_lines_note(source, "A", "forward", "mask")).endswith(
         "compute a new tensor instead: mask = mask.masked_fill(mask == 0, -1000000000.0)")
+
+
+@pytest.mark.parametrize("cls, changed, name", [("ScaledDotProductAttention", [1], "k"),
+                                                 ("ScaledDotProductAttention", [3], "additive_mask"),
+                                                 ("MultiHeadAttention", [0], "x")])
+def test_the_example_of_a_later_call_names_the_tensor_that_was_changed(cls, changed, name):
+    """k_transposed_in_place.py: 'changed the tensor k ... (the same mask given to another layer ...)', a mask
+    the file never touched."""
+    from grader_tests.attention.diagnose import inputs_changed
+
+    note = inputs_changed([(cls, "__call__", changed)], None)
+    assert f"(the same {name} given to another layer" in note["en"], note["en"]
+    assert f"例如把同一个 {name} 传给另一层" in note["zh"], note["zh"]
