@@ -711,9 +711,9 @@ def _labels_by_reason(missing: Sequence[tuple[dict[str, str], str]]) -> list[tup
     grouped: dict[str, list[dict[str, str]]] = {}
     for label, reason in missing:
         grouped.setdefault(reason, []).append(label)
-    joined = {"en": lambda xs: xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1],
-              "zh": lambda xs: "、".join(xs)}
-    return [(reason, {lang: joined[lang]([lb[lang] for lb in labels]) for lang in ("en", "zh")})
+    # semicolons: labels hold commas and 、 themselves ("B: padding keys get weight 0, rows still sum to 1")
+    joined = {"en": "; ", "zh": "；"}
+    return [(reason, {lang: joined[lang].join(lb[lang] for lb in labels) for lang in ("en", "zh")})
             for reason, labels in grouped.items()]
 
 

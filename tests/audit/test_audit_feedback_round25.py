@@ -37,3 +37,13 @@ def test_caveats_with_different_reasons_keep_a_reason_each(checklist):
     en = limits_of(text, checklist)["feedback"]["en"].split("Not credited:")[1]
     assert en.count("only a keyword with its negation") == 1 and en.count("not found") == 1
     assert en.index("not a causal effect") < en.index("only a keyword") < en.index("not the true mechanism")
+
+
+def test_labels_that_hold_commas_themselves_stay_apart(checklist):
+    """values_without_cells_zh.md: every item's concepts share 'other_figure'; the experiments' labels hold
+    commas and 、 ("B: padding keys get weight 0, rows still sum to 1", 实验 B：padding key 权重为 0、行和仍为 1)."""
+    r = grade_audit((GAMING / "values_without_cells_zh.md").read_text(encoding="utf-8"), FIGURE, MEASURED_OK,
+                    checklist, weights=EXAMPLE_WEIGHTS)
+    fb = items(r)["experiments"]["feedback"]
+    assert "rows still sum to 1; C:" in fb["en"], fb["en"]
+    assert "行和仍为 1；实验 C" in fb["zh"], fb["zh"]
