@@ -136,10 +136,19 @@ def run(host: str, port: int, concurrency: int) -> None:
     # SIGINT ignored, and Python then keeps it ignored, so Ctrl-C or `kill -INT` did nothing.
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, stop_on_signal)
+    from worker.supervisor import die_with_parent
+
+    def start(*args: str) -> subprocess.Popen:
+        # Each child leads its own process group: a terminal's Ctrl-C (SIGINT to the whole foreground
+        # group) reaches this process only, which stops each child in order below, instead of landing
+        # at once on Celery's pool processes mid-task, which left the Celery worker blocked on a pool
+        # lock and running after `make run` exited. The child still gets SIGTERM if this process dies.
+        return subprocess.Popen([*exe, *args], start_new_session=True, preexec_fn=die_with_parent)
+
     try:
-        procs.append(subprocess.Popen([*exe, "worker", "--concurrency", str(concurrency)]))
+        procs.append(start("worker", "--concurrency", str(concurrency)))
         click.echo(f"\n  Autograder is starting: open http://{host}:{port}/  (Ctrl-C stops web and worker)\n")
-        procs.append(subprocess.Popen([*exe, "web", "--host", host, "--port", str(port)]))
+        procs.append(start("web", "--host", host, "--port", str(port)))
         while all(p.poll() is None for p in procs):
             time.sleep(0.5)
         click.echo("a child process exited; stopping the others", err=True)
@@ -159,6 +168,12 @@ def run(host: str, port: int, concurrency: int) -> None:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=10)
+        for proc in procs:
+            # Whatever of a child's group outlived it (a pool process, a zygote) goes with it.
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 # --- database --------------------------------------------------------------------------------

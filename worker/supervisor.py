@@ -39,8 +39,8 @@ PR_SET_PDEATHSIG = 1
 STABLE_S = 60.0  # a child that ran this long resets the backoff
 
 
-def _die_with_parent() -> None:
-    # Runs in the child between fork and exec.
+def die_with_parent() -> None:
+    """``preexec_fn``: the child gets SIGTERM when the process that started it dies (runs between fork and exec)."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
@@ -66,7 +66,7 @@ def supervise(argv: Sequence[str]) -> int:
     restarts = 0
     while True:
         started = time.monotonic()
-        child = subprocess.Popen(list(argv), preexec_fn=_die_with_parent)
+        child = subprocess.Popen(list(argv), preexec_fn=die_with_parent)
         log.info("celery worker started (pid %s)%s", child.pid, f", restart {restarts}" if restarts else "")
         code = _wait(child)
         if stopping:

@@ -51,10 +51,13 @@ def _as_a_background_job() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-@pytest.mark.parametrize(("sig", "background"), [(signal.SIGTERM, False), (signal.SIGINT, False),
-                                                 (signal.SIGINT, True)],
-                         ids=["SIGTERM", "SIGINT", "SIGINT_to_a_background_job"])
-def test_autograder_run_stops_web_workers_and_zygotes_on_sigterm_as_on_ctrl_c(tmp_path, sig, background):
+@pytest.mark.parametrize(("sig", "background", "group"),
+                         [(signal.SIGTERM, False, False), (signal.SIGINT, False, False),
+                          (signal.SIGINT, True, False), (signal.SIGINT, False, True)],
+                         ids=["SIGTERM", "SIGINT", "SIGINT_to_a_background_job", "ctrl_c_in_a_terminal"])
+def test_autograder_run_stops_web_workers_and_zygotes_on_sigterm_as_on_ctrl_c(tmp_path, sig, background, group):
+    """``group``: the signal goes to the whole process group, as a terminal's Ctrl-C does (round 25: after
+    such a stop the Celery worker was left running, blocked on a pool lock, in 3 of 4 manual stops)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("PYTEST") and k not in ("DATABASE_URL", "REDIS_URL")}
     env.update(DATA_DIR=str(tmp_path / "data"), SECRET_KEY="test-secret", HEARTBEAT_INTERVAL_S="1")
@@ -77,7 +80,10 @@ def test_autograder_run_stops_web_workers_and_zygotes_on_sigterm_as_on_ctrl_c(tm
         names = wait_for(with_zygote, 120, interval=0.5, what="a warm sandbox zygote")
         family = set(names)
         assert any(" web " in c for c in names.values()), names
-        proc.send_signal(sig)
+        if group:
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
         assert proc.wait(timeout=90) == 0
         left = {pid: names[pid] for pid in family if alive(pid)}
         assert not left, f"still running after {sig.name}: {left}"
