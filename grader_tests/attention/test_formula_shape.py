@@ -113,7 +113,8 @@ def test_query_count_experiment_c(student):
             continue
         seen = msg(("with 1 query, the row differs from the first row" if n == 1 else
                     f"with {n} queries, the rows differ from the first {n} rows") + f" of the 16-query result by {err:.3g}",
-                   f"使用 {n} 个 query 时，结果与 16 个 query 结果的前 {n} 行相差 {err:.3g}")
+                   f"使用 {n} 个 query 时，结果与 16 个 query 结果的" + ("第一行" if n == 1 else f"前 {n} 行")
+                   + f"相差 {err:.3g}")
         # the same call twice first: results that change between calls are no sign that queries
         # depend on each other
         if not identical(student.sdpa(q16, k, v), full) or _unstable(student):

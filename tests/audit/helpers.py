@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import struct
 import zlib
 from pathlib import Path
@@ -39,7 +40,10 @@ def concept_credited(sentence: str, item: str, concept_label: str, checklist) ->
     from rubric.audit import grade_audit
 
     it = items(grade_audit(sentence, None, {}, checklist))[item]
-    return it["points"] > 0 and f"{concept_label}:" not in it["feedback"]["en"]
+    # The feedback lists what is not credited as "label: reason." or, where labels share a reason,
+    # "label; label: reason." (round 25).
+    listed = re.search(rf"(?:Not credited: |[.;] ){re.escape(concept_label)}[;:]", it["feedback"]["en"])
+    return it["points"] > 0 and listed is None
 
 
 # The opening line of the cell-reading tests: it names the example figure's rows and columns.
