@@ -103,6 +103,7 @@ def test_stdout_flood_is_capped(executor):
     assert_healthy(executor)
 
 
+@pytest.mark.slow  # seconds of wall spent waiting for a limit or a cold start
 def test_infinite_loop_ignoring_signals_times_out(executor):
     with open_session(executor, "infinite_loop.py") as s:
         s.load()
@@ -117,6 +118,7 @@ def test_infinite_loop_ignoring_signals_times_out(executor):
     assert_healthy(executor)
 
 
+@pytest.mark.slow  # seconds of wall spent waiting for a limit or a cold start
 def test_cpu_limit_kills_spinning_import(executor):
     lim = Limits(cpu=1, wall=20, call_timeout=3, import_timeout=10)
     t0 = time.monotonic()
@@ -261,6 +263,7 @@ def test_descriptors_naming_the_same_bytes_are_refused_before_anything_is_decode
     assert_healthy(executor)
 
 
+@pytest.mark.slow  # seconds of wall spent waiting for a limit or a cold start
 def test_a_reply_trickled_byte_by_byte_times_out_at_the_call_timeout(executor):
     with open_session(executor, "trickled_reply.py") as s:
         s.load()
@@ -343,6 +346,7 @@ def _gone(pid: int) -> bool:
     return False
 
 
+@pytest.mark.slow  # seconds of wall spent waiting for a limit or a cold start
 def test_executor_close_kills_running_jails():
     """Closing an Executor mid-session leaves nothing behind (its own Executor, slot != module's)."""
     ex = Executor(TEST_LIMITS)
@@ -357,6 +361,7 @@ def test_executor_close_kills_running_jails():
     assert _gone(ex.zygote_pid)
 
 
+@pytest.mark.slow  # seconds of wall spent waiting for a limit or a cold start
 def test_zygote_death_kills_jails_and_is_reported():
     ex = Executor(TEST_LIMITS)
     try:

@@ -355,6 +355,7 @@ def test_exception_in_call_keeps_session_alive(executor):
         assert torch.equal(s.call(h, "ok", x), x)
 
 
+@pytest.mark.slow  # seconds of wall spent waiting for a limit or a cold start
 def test_import_hang_times_out(executor):
     src = "import time\ntime.sleep(1000)\n"
     lim = Limits(cpu=5, wall=20, call_timeout=3, import_timeout=1.5)
@@ -369,6 +370,7 @@ def test_import_hang_times_out(executor):
     assert_healthy(executor)
 
 
+@pytest.mark.slow  # seconds of wall spent waiting for a limit or a cold start
 def test_wall_limit_kills_the_session(executor):
     src = "import time\nclass M:\n    def nap(self, t):\n        time.sleep(t)\n"
     lim = Limits(cpu=5, wall=1.5, call_timeout=10, import_timeout=5)
@@ -382,6 +384,7 @@ def test_wall_limit_kills_the_session(executor):
     assert_healthy(executor)
 
 
+@pytest.mark.slow  # seconds of wall spent waiting for a limit or a cold start
 def test_the_zygote_keeps_each_jails_wall_limit_while_it_serves_the_others(executor):
     """One loop in the zygote supervises every jail: a jail past its wall limit is killed on time
     while a second one, opened after it, keeps working, and each reports its own end."""

@@ -149,6 +149,7 @@ NUMPY_DRAW = "import numpy as np\n\ndef draw():\n    return np.random.rand(8)\n"
 
 @pytest.mark.parametrize("preload", [(), ("pandas",)], ids=["numpy.random imported in the jail",
                                                             "numpy.random preloaded by pandas"])
+@pytest.mark.slow  # seconds of wall spent waiting for a limit or a cold start
 def test_two_sessions_do_not_share_numpy_random_draws(preload):
     """With pandas preloaded the zygote holds NumPy's global generator, which every jail would
     inherit in the same state: each jail seeds it afresh, as it does torch's and Python's."""

@@ -19,6 +19,7 @@ def grade(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([str(BIN), "grade", *args], capture_output=True, text=True, timeout=180, cwd=cwd)
 
 
+@pytest.mark.slow  # seconds of wall spent waiting for a limit or a cold start
 def test_grade_json_has_the_documented_shape_and_exit_0(tmp_path):
     res = grade(str(CORRECT), "--audit", str(FIXTURES / "audits" / "en_thorough.md"), "--json")
     assert res.returncode == 0, res.stderr
