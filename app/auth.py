@@ -56,7 +56,7 @@ CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _IDEOGRAPHIC_DOTS = str.maketrans({"\u3002": ".", "\uff61": "."})
 
 
-def _visible(text: str) -> str:
+def visible(text: str) -> str:
     """`text` without format characters (Unicode Cf: zero-width spaces and joiners, bidi marks and
     overrides, soft hyphens, byte order marks), which pasting from a chat, a web page or Excel adds
     and nobody sees."""
@@ -68,7 +68,7 @@ def normalize_email(raw: str | None) -> str:
     full-width `ａｌｉｃｅ＠ｅｘａｍｐｌｅ．ｅｄｕ`), ideographic full stops as dots, invisible format
     characters removed, surrounding spaces stripped. Case is kept (compared case-insensitively)."""
     text = unicodedata.normalize("NFKC", raw or "").translate(_IDEOGRAPHIC_DOTS)
-    return _visible(text).strip()
+    return visible(text).strip()
 
 
 def clean_name(raw: str | None) -> str:

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
+from app.auth import visible
 from app.extensions import db
 from app.models import (
     Assignment,
@@ -65,8 +66,7 @@ def typed(raw: str | None) -> str:
     """A value an instructor typed or pasted, as they see it: NFKC (a Chinese input method's full-width
     `１２．５`, `２０２６－１２－０１Ｔ２３：５９`), without invisible format characters (a zero-width space
     pasted from a chat made `2` "not a number" and a deadline "not a date"), stripped."""
-    text = unicodedata.normalize("NFKC", raw or "")
-    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf").strip()
+    return visible(unicodedata.normalize("NFKC", raw or "")).strip()
 
 
 def parse_number(raw: str | None) -> float:

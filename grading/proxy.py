@@ -216,13 +216,12 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     text = msg(f"{what['en']} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
                f"{what['zh']} 抛出 {kind}{where_zh}" + (f"：{said['zh']}" if said else
                                                        f"，{ORIGINAL_MESSAGE_ZH}{detail}" if detail else ""))
-    return cat(text, _import_note(exc, packages) or gpu_note(str(message))
-               or inplace_note(source, lineno if isinstance(lineno, int) else None, str(message))
-               or float_size_note(source, lineno if isinstance(lineno, int) else None, str(message))
-               or view_note(source, lineno if isinstance(lineno, int) else None, str(message))
-               or transpose_note(source, lineno if isinstance(lineno, int) else None, str(message))
-               or fill_overflow_note(source, lineno if isinstance(lineno, int) else None, str(message))
-               or name_note(source, lineno if isinstance(lineno, int) else None, str(message), filename), sep=SEMI)
+    # The first checked note that applies (each reads the failing line of the source and the message).
+    line, said = (lineno if isinstance(lineno, int) else None), str(message)
+    note = _import_note(exc, packages) or gpu_note(said) or next(
+        (n for note_of in (inplace_note, float_size_note, view_note, transpose_note, fill_overflow_note)
+         if (n := note_of(source, line, said))), None) or name_note(source, line, said, filename)
+    return cat(text, note, sep=SEMI)
 
 
 # The exceptions the sandbox's runtime raises in the student's code (grading/sandbox/runtime.py): the
