@@ -1180,6 +1180,53 @@ def _methods_taken_off(tree: ast.Module, skip: frozenset[int] = frozenset()) -> 
 NAMING_DUNDERS = {"__name__", "__qualname__", "__module__", "__doc__"}
 
 
+def _only_called_by_name(function: ast.AST, tree: ast.Module, parents: Mapping[int, ast.AST]) -> bool:
+    """Whether ``function`` is a def (no lambda, no decorator) whose name the file binds once and only ever calls,
+    ``f(...)``: never stored, passed on or set on a class or object (``torch.Tensor.numpy = f``,
+    ``Cls.forward = f``), where it would run as a method with whatever object as ``self``."""
+    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) or function.decorator_list \
+            or _binding_counts(tree).get(function.name) != 1:
+        return False
+    for n in _nodes(tree):
+        if isinstance(n, ast.Name) and n.id == function.name:
+            call = parents.get(id(n))
+            if not (isinstance(n.ctx, ast.Load) and isinstance(call, ast.Call) and call.func is n):
+                return False
+        elif isinstance(n, ast.Constant) and n.value == function.name:
+            return False                      # a string of its name, for a lookup
+    return True
+
+
+def _reads_self_as_any_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, names: set[str],
+                                 parents: Mapping[int, ast.AST]) -> bool:
+    """Whether a function outside a class uses its ``self``/``cls`` parameter only as the review judges any other
+    parameter: every use reads a public attribute off it (``self.dtype``, ``self.size(-1)``), none of a name the
+    review looks for or trusts on the student's own object (a private name, also further along the chain as in
+    ``self.A._x``; a dunder but the naming ones; a hiding or looked-for name), and the name is bound nowhere else
+    in it. HF's ``softmax_backward_data(parent, grad_output, output, dim, self)`` in pytorch_utils, called by
+    DeBERTa's XSoftmax with a tensor as ``self``, reads ``self.dtype`` only (cost 13 points). ``getattr(self, ...)``,
+    ``vars(self)`` or ``self`` handed on stay findings: the review reads those as the student's own object."""
+    def plain(attr: str) -> bool:
+        return (not attr.startswith("_") or attr in NAMING_DUNDERS) and not _forbidden(attr) and attr not in (
+            HIDING_ATTRS | ANYWHERE_HIDING_ATTRS | SYS_HIDING_ATTRS | TORCH_UNREVIEWABLE | MATCH_HOOKS)
+
+    for n in ast.walk(function):
+        if isinstance(n, ast.arg) and n.arg in names and n not in (
+                *function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs):
+            return False                      # a nested function's or lambda's own parameter of that name
+        if not (isinstance(n, ast.Name) and n.id in names):
+            continue
+        chain = parents.get(id(n))
+        if not (isinstance(n.ctx, ast.Load) and isinstance(chain, ast.Attribute) and chain.value is n):
+            return False
+        while isinstance(chain, ast.Attribute):
+            if not plain(chain.attr):
+                return False
+            up = parents.get(id(chain))
+            chain = up if isinstance(up, ast.Attribute) and up.value is chain else None
+    return True
+
+
 def unbound_calls(tree: ast.Module, signature_only: Set[int] = frozenset()) -> list[str]:
     """Places where a method can run with something else as ``self``: a function outside a class
     body with a ``self``/``cls`` parameter, or ``SomeClass.method(x, ...)`` on a class of the module
@@ -1209,7 +1256,9 @@ def unbound_calls(tree: ast.Module, signature_only: Set[int] = frozenset()) -> l
             # ``def register(cls)`` that reads only cls.__name__ and returns cls reads nothing so
             if any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
                    and n.value.id in params & {"self", "cls"} and n.attr not in NAMING_DUNDERS
-                   for n in ast.walk(node)):
+                   for n in ast.walk(node)) and not (_only_called_by_name(node, tree, parents)
+                                                     and _reads_self_as_any_parameter(node, params & {"self", "cls"},
+                                                                                      parents)):
                 found.append(f"line {node.lineno}: a function outside a class taking self")
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
                 and node.value.id in classes and (node.value.id, node.attr) in methods \
@@ -1286,7 +1335,10 @@ PRIVATE_OK = {"_calculate_fan_in_and_fan_out", "_calculate_correct_fan", "_no_gr
               "_mha_shape_check",
               # torch.nn.modules.utils's tuple helpers (``_pair(3) == (3, 3)``), as PyTorch's conv and pooling
               # layers and the vision code copied from them normalise a size: cost 13 points
-              "_single", "_pair", "_triple", "_quadruple", "_ntuple", "_reverse_repeat_tuple"}
+              "_single", "_pair", "_triple", "_quadruple", "_ntuple", "_reverse_repeat_tuple",
+              # softmax's backward on the tensors given (HF's pytorch_utils.softmax_backward_data, which DeBERTa's
+              # XSoftmax autograd.Function calls: ``from torch import _softmax_backward_data``; cost 13 points)
+              "_softmax_backward_data"}
 # A named tuple's public methods and fields, underscored so as not to clash with field names: an output
 # ``AttentionOutput(out, weights)._asdict()`` (HF-style ModelOutput ports) cost 13 points as "a private name
 # of something not your own". No public part of PyTorch has attributes of these names.
@@ -2311,7 +2363,7 @@ def _never_run(source: str, uncalled_functions: bool | str = True) -> frozenset[
     return frozenset(guarded | unreached)
 
 
-def _own_signature(call: ast.AST, attr_node: ast.Attribute, tree: ast.Module, parents: Mapping[int, ast.AST],
+def _own_signature(call: ast.AST, attr_node: ast.expr, tree: ast.Module, parents: Mapping[int, ast.AST],
                    skip: frozenset[int]) -> bool:
     """Whether ``call`` is ``inspect.signature(X)`` of one of the file's own callables, with no keyword (``eval_str``
     would evaluate string annotations): a config's ``from_dict`` keeping the keys its constructor takes
@@ -2357,11 +2409,33 @@ def _own_signature(call: ast.AST, attr_node: ast.Attribute, tree: ast.Module, pa
         isinstance(f, ast.FunctionDef) and f.name == target.id for f in tree.body))
 
 
+def _own_signature_import(alias: ast.alias, tree: ast.Module, skip: frozenset[int], checked: set[int]) -> bool:
+    """``from inspect import signature`` (the from-import form of ``inspect.signature``) when the name it binds
+    is bound nowhere else and every call of it is ``signature(X)`` of one of the file's own callables
+    (_own_signature); any other use (kept, passed on, given a keyword such as ``eval_str=True``) stays flagged
+    as the import of inspect. The ``Cls.__init__`` nodes read for their signature go to ``checked``."""
+    name = alias.asname or alias.name
+    if _binding_counts(tree).get(name) != 1:
+        return False
+    parents = _parents(tree)
+    uses = [n for n in _nodes(tree) if isinstance(n, ast.Name) and n.id == name and id(n) not in skip]
+    read: list[int] = []
+    for use in uses:
+        call = parents.get(id(use))
+        if not _own_signature(call, use, tree, parents, skip):
+            return False
+        if isinstance(call.args[0], ast.Attribute):      # type: ignore[union-attr]
+            read.append(id(call.args[0]))               # type: ignore[union-attr]
+    checked.update(read)
+    return bool(uses)
+
+
 def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[int], list[str]]:
     """(import nodes that only bring in SAFE_MODULE_ATTRS names, attribute nodes checked here, findings):
     every use of an alias of such a module must read one of its listed attributes."""
     aliases: dict[str, str] = {}          # local name -> "os" / "os.path" / ...
     ok_imports: set[int] = set()
+    checked: set[int] = set()
     findings: list[str] = []
     for node in _nodes(tree):
         if id(node) in skip:
@@ -2380,12 +2454,12 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[
                 ok_imports.add(id(node))
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module in SAFE_MODULE_ATTRS:
             allowed = SAFE_MODULE_ATTRS[node.module]
-            if all(a.name in allowed for a in node.names):
+            if all(a.name in allowed or (node.module == "inspect" and a.name == "signature"
+                                         and _own_signature_import(a, tree, skip, checked)) for a in node.names):
                 ok_imports.add(id(node))
                 for a in node.names:
                     if node.module == "os" and a.name == "path":
                         aliases[a.asname or a.name] = "os.path"
-    checked: set[int] = set()
     if not aliases:
         return ok_imports, checked, findings
     parents = _parents(tree)

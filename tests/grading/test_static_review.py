@@ -80,7 +80,9 @@ HIDDEN = {
     "a_loader_imported_by_name": ("from numpy import load\n", "import load"),
     "a_loader_deeper_in_numpy": ("from numpy.lib.format import read_array\n", "read_array"),
     "string_annotations_evaluated": ("from functools import singledispatch\n", "singledispatch"),
-    "a_function_taking_self_outside_a_class": ("def attend(self, q):\n    return self.softmax(q)\n", "taking self"),
+    # (round 26: a public name read off self, ``self.softmax(q)``, is judged as off any parameter; a private one is
+    # what the review trusts on the student's own object)
+    "a_function_taking_self_outside_a_class": ("def attend(self, q):\n    return self._softmax(q)\n", "taking self"),
     "a_method_called_with_another_self": ("class A:\n    def f(self):\n        return 1\n\nA.f(torch)\n",
                                           "another self"),
     "a_private_name_of_anything": ("lib = (torch,)[0]\nf = lib._C\n", "_C"),
@@ -568,7 +570,7 @@ ROUND_13_STILL = {
                                   "the string"),
     "a_helper_named_outside_the_guard_too": ("def check():\n    return getattr(F, name)\n\nx = check\n"
                                              "if __name__ == '__main__':\n    check()\n", "computed name"),
-    "a_function_outside_a_class_reading_self": ("def attend(self, q):\n    return self.softmax(q)\n", "taking self"),
+    "a_function_outside_a_class_reading_self": ("def attend(self, q):\n    return self._softmax(q)\n", "taking self"),
     "a_method_called_on_what_new_returns": ("class H:\n    def __new__(cls):\n        return torch\n"
                                             "    def f(self, x):\n        return x\n\ny = H.f(H(), 1)\n",
                                             "another self"),
