@@ -1554,6 +1554,135 @@ def _sealed_registry_uses(tree: ast.Module, loads: dict[str, list[ast.Name]]) ->
     return out
 
 
+# Builtins that copy a registry's keys into a new list, tuple or set (``list(registry.keys())``).
+LISTING_BUILTINS = frozenset({"list", "sorted", "tuple", "set"})
+
+
+def _listed_for_messages(expr: ast.AST, tree: ast.Module, parents: Mapping[int, ast.AST],
+                         classes: Mapping[str, ast.ClassDef], bound: Mapping[str, int]) -> bool:
+    """Whether ``expr`` (a registry's dict of names) is listed only for error messages: AllenNLP's
+    ``list_available()`` (``keys = list(Registrable._registry[cls].keys())``, the default implementation put
+    first) whose every call is formatted into a message (``f"Available names are: {', '.join(available)}"`` in a
+    ``raise``; cost 13 points, the keys registered with ``@Attention.register("scaled_dot_product")`` read as a
+    string for a lookup). The listing runs in a method of a class of the file (undecorated or a classmethod,
+    defined once, its name never written as a string) and its value reaches only that method's ``return``,
+    through ``.keys()``, ``list``/``sorted``/``tuple``/``set``, ``+``, list displays, a comprehension's elements
+    and local names bound once; every call of the method, kept or not under a local name bound once, is
+    formatted, joined, compared, printed or logged, or given to a builtin exception or an exception class of
+    the file (_message_use). Anything else (iterated elsewhere, handed to a function, kept on an object) stays
+    a finding."""
+    method = _enclosing_function(expr, parents)
+    owner = parents.get(id(method)) if method is not None else None
+    if not (isinstance(method, ast.FunctionDef) and isinstance(owner, ast.ClassDef) and owner.name in classes
+            and [_dotted(d) for d in method.decorator_list] in ([], [["classmethod"]])
+            and bound.get(method.name) == 1):
+        return False
+    rebound = {name for name in (*LISTING_BUILTINS, "str") if name in bound}
+    if not _flows_to_return(expr, method, parents, rebound, 0):
+        return False
+    calls = []
+    for node in _nodes(tree):
+        if isinstance(node, ast.Constant) and node.value == method.name:
+            return False                      # a lookup of the method by its name
+        if isinstance(node, ast.Attribute) and node.attr == method.name:
+            call = parents.get(id(node))
+            if not (isinstance(node.ctx, ast.Load) and isinstance(call, ast.Call) and call.func is node):
+                return False
+            calls.append(call)
+    exceptions = _own_exception_classes(tree, bound)
+    return all(_message_use(call, parents, rebound, exceptions, 0) for call in calls)
+
+
+def _flows_to_return(expr: ast.AST, method: ast.FunctionDef, parents: Mapping[int, ast.AST], rebound: set[str],
+                     depth: int) -> bool:
+    """Whether the value of ``expr`` only reaches ``method``'s own ``return`` (or is compared on the way)."""
+    if depth > 8:
+        return False
+    parent = parents.get(id(expr))
+    if isinstance(parent, ast.Compare):
+        return True                           # ``default not in keys`` is a bool
+    if isinstance(parent, ast.Return):
+        return _enclosing_function(parent, parents) is method
+    if isinstance(parent, ast.Attribute) and parent.value is expr and parent.attr == "keys":
+        call = parents.get(id(parent))
+        return isinstance(call, ast.Call) and call.func is parent and not call.args and not call.keywords \
+            and _flows_to_return(call, method, parents, rebound, depth + 1)
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in LISTING_BUILTINS \
+            and parent.func.id not in rebound and parent.args == [expr] and not parent.keywords:
+        return _flows_to_return(parent, method, parents, rebound, depth + 1)
+    if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add) \
+            or isinstance(parent, ast.List | ast.Tuple) and isinstance(parent.ctx, ast.Load) \
+            or isinstance(parent, ast.ListComp) and parent.elt is expr:
+        return _flows_to_return(parent, method, parents, rebound, depth + 1)
+    if isinstance(parent, ast.comprehension) and parent.iter is expr and isinstance(parent.target, ast.Name):
+        comp = parents.get(id(parent))
+        if not isinstance(comp, ast.ListComp) or len(comp.generators) != 1:
+            return False
+        uses = [n for n in ast.walk(comp) if isinstance(n, ast.Name) and n.id == parent.target.id
+                and n is not parent.target]
+        return all(isinstance(n.ctx, ast.Load) and _flows_to_return(n, method, parents, rebound, depth + 1)
+                   for n in uses) and _flows_to_return(comp, method, parents, rebound, depth + 1)
+    if isinstance(parent, ast.Assign) and parent.value is expr and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], ast.Name):
+        name = parent.targets[0].id
+        found = [n for n in ast.walk(method) if isinstance(n, ast.Name) and n.id == name
+                 or isinstance(n, ast.arg) and n.arg == name]
+        return all(n is parent.targets[0] or (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                                              and _flows_to_return(n, method, parents, rebound, depth + 1))
+                   for n in found)
+    return False
+
+
+def _own_exception_classes(tree: ast.Module, bound: Mapping[str, int]) -> set[str]:
+    """Classes of the file, bound once, with no keywords (a metaclass), each base a builtin exception not rebound
+    or another such class (AllenNLP's ``ConfigurationError(Exception)``): made with a message, they are what a
+    builtin exception is, their own methods reviewed where they are written."""
+    candidates = {c.name: c for c in _nodes(tree) if isinstance(c, ast.ClassDef) and bound.get(c.name) == 1
+                  and not c.keywords and c.bases}
+    own: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, cls in candidates.items():
+            if name not in own and all(isinstance(b, ast.Name) and (
+                    (b.id in BUILTIN_EXCEPTIONS and b.id not in bound) or b.id in own) for b in cls.bases):
+                own.add(name)
+                changed = True
+    return own
+
+
+def _message_use(node: ast.AST, parents: Mapping[int, ast.AST], rebound: set[str], exceptions: set[str],
+                 depth: int) -> bool:
+    """Whether the value of ``node`` only goes into a message: formatted, joined by a string constant
+    (``", ".join(available)``), compared, printed or logged, or given to a builtin exception or one of the file's
+    own exception classes; kept under a local name bound once in its function, each read of which is so."""
+    if depth > 8:
+        return False
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "join" \
+            and isinstance(parent.func.value, ast.Constant) and isinstance(parent.func.value.value, str) \
+            and parent.args == [node] and not parent.keywords:
+        return _message_use(parent, parents, rebound, exceptions, depth + 1)
+    if isinstance(parent, ast.FormattedValue) and parent.value is node:
+        return _message_use(parents.get(id(parent)), parents, rebound, exceptions, depth + 1)  # type: ignore[arg-type]
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in exceptions \
+            and node in parent.args:
+        return True
+    if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], ast.Name):
+        function = _enclosing_function(parent, parents)
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            return False
+        # each read of the name, whatever else it is bound to (AllenNLP's register writes ``message = ...`` in
+        # two branches), goes into a message; a global or nonlocal of that name would let other code read it
+        name = parent.targets[0].id
+        if any(isinstance(n, ast.Global | ast.Nonlocal) and name in n.names for n in ast.walk(function)):
+            return False
+        return all(_message_use(n, parents, rebound, exceptions, depth + 1) for n in ast.walk(function)
+                   if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load))
+    return _inert_use(node, parents, rebound)      # type: ignore[arg-type]
+
+
 def _own_registry_keys(tree: ast.Module) -> set[int]:
     """The string arguments of a call of the file's own registry method that only keys a dict the method's own
     object holds (``@ATTENTION.register("scaled_dot_product")`` and ``ATTENTION.get("scaled_dot_product")`` with
@@ -1613,7 +1742,7 @@ def _own_registry_keys(tree: ast.Module) -> set[int]:
             return isinstance(call, ast.Call) and call.func is parent
         if isinstance(parent, ast.Compare):
             return expr in parent.comparators and all(isinstance(op, ast.In | ast.NotIn) for op in parent.ops)
-        return local_alias(expr) is not None
+        return local_alias(expr) is not None or _listed_for_messages(expr, tree, parents, classes, bound)
 
     def local_alias(expr: ast.AST) -> str | None:
         """The local name ``expr`` is kept under (``registry = Registrable._registry[cls]``), when that name
@@ -1677,7 +1806,9 @@ def _own_registry_keys(tree: ast.Module) -> set[int]:
                 call.func.value, ast.Name) and call.func.value.id == first and depth < 4):
             return False
         methods = lookup(owner, call.func.attr, frozenset())
-        if len(methods) != 1 or not methods[0].args.args or methods[0].decorator_list:
+        # a classmethod's first parameter is the class (``cls.resolve_class_name(name)`` in AllenNLP's by_name)
+        if len(methods) != 1 or not methods[0].args.args \
+                or [_dotted(d) for d in methods[0].decorator_list] not in ([], [["classmethod"]]):
             return False
         params = [a.arg for a in methods[0].args.args[1:]]
         given = [params[i] for i, a in enumerate(call.args) if a is use and i < len(params)]
@@ -1721,9 +1852,18 @@ def _own_registry_keys(tree: ast.Module) -> set[int]:
                     and isinstance(parent.func.value, ast.Attribute) and isinstance(parent.func.value.value, ast.Name) \
                     and parent.func.value.value.id == first and sealed(parent.func.value.attr):
                 continue
-            if not (_inert_use(use, parents, set()) or passed_on(parent, use, first, owner, depth)):
+            if not (_inert_use(use, parents, set()) or passed_on(parent, use, first, owner, depth)
+                    or _message_use(use, parents, rebound, exceptions(), 0)):
                 return False
         return True
+
+    exception_memo: list[set[str]] = []
+    rebound = {name for name in (*LISTING_BUILTINS, "str") if name in bound}
+
+    def exceptions() -> set[str]:
+        if not exception_memo:
+            exception_memo.append(_own_exception_classes(tree, bound))
+        return exception_memo[0]
 
     # ``reg = Attention.register`` at module level, bound once: ``@reg("x")`` is ``@Attention.register("x")``
     # (the bound method keeps its class or object)

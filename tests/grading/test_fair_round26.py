@@ -5,6 +5,9 @@ must lose points in their category with the hint that names them.
 
 - ``from inspect import signature`` (the from-import form of ``inspect.signature``, followed since round 22) when
   every call of the name is ``signature(X)`` of the file's own callable (static._own_signature_import).
+- AllenNLP's ``Registrable.list_available()`` listing the registry's keys (``"scaled_dot_product"``) for
+  ``resolve_class_name``'s error message, and ``register``'s ``message`` kept in a local in two branches: keys that
+  leave the registry only for messages (static._listed_for_messages, static._message_use).
 - HF's ``pytorch_utils.softmax_backward_data(parent, grad_output, output, dim, self)``, which DeBERTa's XSoftmax
   calls: a def outside a class with a ``self`` parameter that the file only calls by name, and that reads only
   public names off ``self``, uses ``self`` as any parameter (static._only_called_by_name,
@@ -74,7 +77,91 @@ def _helper(body: str = "return _softmax_backward_data(grad_output, output, pare
     return HEADER + HELPER.format(imports=imports, body=body, call=call, extra=extra)
 
 
+# ------------------------------------------------------------------ AllenNLP's list_available()
+REGISTRABLE = '''class ConfigurationError(Exception):
+    def __init__(self, message):
+        super().__init__()
+        self.message = message
+
+
+class Registrable:
+    _registry = defaultdict(dict)
+    default_implementation = "scaled_dot_product"
+
+    @classmethod
+    def register(cls, name, constructor=None, exist_ok=False):
+        registry = Registrable._registry[cls]
+
+        def add_subclass_to_registry(subclass):
+            if name in registry:
+                if exist_ok:
+                    message = f"{{name}} has already been registered as {{registry[name][0].__name__}}"
+                    logger.info(message)
+                else:
+                    message = f"Cannot register {{name}} as {{cls.__name__}}; name already in use"
+                    raise ConfigurationError(message)
+            registry[name] = (subclass, constructor)
+            return subclass
+
+        return add_subclass_to_registry
+
+    @classmethod
+    def by_name(cls, name):
+        subclass, constructor = cls.resolve_class_name(name)
+        return subclass
+
+    @classmethod
+    def resolve_class_name(cls, name):
+        if name in Registrable._registry[cls]:
+            subclass, constructor = Registrable._registry[cls][name]
+            return subclass, constructor
+        {resolve}
+
+    @classmethod
+    def list_available(cls):
+        {listing}
+
+
+class Attention(nn.Module, Registrable):
+    pass
+
+
+@Attention.register("scaled_dot_product")
+class Kernel(Attention):
+    pass
+
+
+class Layer(nn.Module):
+    def __init__(self, kind="scaled_dot_product"):
+        super().__init__()
+        self.attention = Attention.by_name(kind)()
+{extra}'''
+RESOLVE = ("available = cls.list_available()\n        raise ConfigurationError(f\"'{{name}}' is not a registered name. \"\n"
+           "                                 f\"Available names are: {{', '.join(available)}}\")")
+LISTING = ("keys = list(Registrable._registry[cls].keys())\n        default = cls.default_implementation\n"
+           "        if default is None:\n            return keys\n        elif default not in keys:\n"
+           "            raise ConfigurationError(f\"Default implementation {{default}} is not registered\")\n"
+           "        else:\n            return [default] + [k for k in keys if k != default]")
+
+
+def _listing(resolve: str = RESOLVE, listing: str = LISTING, extra: str = "", **replace: str) -> str:
+    source = "import logging\nfrom collections import defaultdict\n\n" + HEADER + "logger = logging.getLogger(__name__)\n\n" \
+        + REGISTRABLE.format(resolve=resolve.replace("{{", "{").replace("}}", "}"),
+                             listing=listing.replace("{{", "{").replace("}}", "}"), extra=extra)
+    for old, new in replace.items():
+        assert old in source, old
+        source = source.replace(old, new)
+    return source
+
+
 OK = {
+    "allennlp_list_available": _listing(),
+    "allennlp_list_available_sorted": _listing(listing="return sorted(Registrable._registry[cls])"),
+    "allennlp_list_available_logged": _listing(resolve="logger.warning(f'known: {{cls.list_available()}}')\n"
+                                                       "        raise KeyError(name)"),
+    "allennlp_list_available_compared": _listing(resolve="assert name not in cls.list_available()\n"
+                                                         "        raise KeyError(name)"),
+
     "signature_from_import": _signature(),
     "signature_from_import_aliased": _signature("from inspect import signature as sig", "sig(cls.__init__)"),
     "signature_from_import_beside_a_predicate": _signature("from inspect import isclass, signature"),
@@ -94,6 +181,35 @@ def test_public_styles_read_for_what_they_reach_are_no_finding(source):
 
 
 BAD = {
+    # 0. AllenNLP's listing, its keys going elsewhere than a message
+    "listing_kept_at_module_level": (_listing(extra="\nNAMES = Attention.list_available()\n"), "scaled_dot_product"),
+    "listing_iterated": (_listing(resolve="for k in cls.list_available():\n            print(k)"),
+                         "scaled_dot_product"),
+    "listing_indexed": (_listing(resolve="return cls.list_available()[0]"), "scaled_dot_product"),
+    "listing_handed_to_a_function": (_listing(resolve="return tuple(cls.list_available())"), "scaled_dot_product"),
+    "listing_joined_by_a_name": (_listing(resolve="sep = ', '\n        raise KeyError(sep.join(cls.list_available()))"),
+                                 "scaled_dot_product"),
+    "listing_kept_on_the_class": (_listing(listing="Registrable.names = list(Registrable._registry[cls])\n"
+                                                   "        return []"), "scaled_dot_product"),
+    "listing_yielded": (_listing(listing="yield from Registrable._registry[cls]"), "scaled_dot_product"),
+    "listing_method_named_in_a_string": (_listing(extra="\nf = 'list_available'\n"), "scaled_dot_product"),
+    "listing_method_taken_as_a_value": (_listing(extra="\nf = Attention.list_available\n"), "scaled_dot_product"),
+    "listing_in_a_staticmethod": (_listing(**{"    @classmethod\n    def list_available(cls):":
+                                              "    @staticmethod\n    def list_available(cls=Attention):"}),
+                                  "scaled_dot_product"),
+    "listing_given_to_a_class_that_is_no_exception": (_listing(extra="\nclass Holder:\n    def __init__(self, m):\n"
+                                                                     "        self.m = m\n",
+                                                               **{"raise ConfigurationError(f\"'":
+                                                                  "raise Holder(f\"'"}), "scaled_dot_product"),
+    "listing_given_to_an_exception_with_a_metaclass": (_listing(**{"class ConfigurationError(Exception):":
+                                                                   "class ConfigurationError(Exception, metaclass=M):"}),
+                                                       "scaled_dot_product"),
+    "message_kept_in_a_global": (_listing(**{"                    message = f\"Cannot":
+                                             "                    global message\n                    message = f\"Cannot"}),
+                                 "scaled_dot_product"),
+    "message_looked_up": (_listing(**{"                    logger.info(message)":
+                                      "                    getattr(F, message)"}), "scaled_dot_product"),
+
     # 1. the name signature used otherwise, or what it is given not the file's own
     "signature_of_torch": (_signature(extra="\nS = signature(torch.nn.functional.softmax)\n"), "inspect"),
     "signature_evaluating_strings": (_signature(call="signature(cls.__init__, eval_str=True)"), "inspect"),
