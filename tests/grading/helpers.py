@@ -31,6 +31,19 @@ def graded_corpus_file(executor, path: Path) -> dict:
     return _CORPUS_RESULTS[path]
 
 
+def graded_mutant(executor, path: Path, old: str, new: str) -> dict:
+    """The grading of ``path`` with the last occurrence of ``old`` (the code's: a docstring may quote it first)
+    replaced by ``new``, checked to be graded: a fault put into a correct corpus file."""
+    from grading.runner import GradeInput, grade
+
+    source = path.read_text(encoding="utf-8")
+    assert old in source, old
+    head, tail = source.rsplit(old, 1)
+    result = grade(GradeInput(code=(head + new + tail).encode()), "attention", executor)
+    assert result["status"] == "graded", result["message"]
+    return result
+
+
 def syntax_error_of(source: str) -> tuple[str, int, str]:
     """What the sandbox reports for a source that does not parse: (kind, line, Python's msg)."""
     try:

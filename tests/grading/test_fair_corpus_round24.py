@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from grading.runner import GradeInput, grade
-from tests.grading.helpers import SUBMISSIONS
+from tests.grading.helpers import SUBMISSIONS, graded_mutant
 
 CORRECT = SUBMISSIONS / "correct"
 
@@ -33,10 +32,6 @@ MUTANTS = {
 
 @pytest.mark.parametrize("name, old, new, category", MUTANTS.values(), ids=MUTANTS.keys())
 def test_a_fault_in_a_new_correct_style_loses_points_in_its_category(executor, name, old, new, category):
-    source = (CORRECT / name).read_text(encoding="utf-8")
-    assert old in source, old
-    head, tail = source.rsplit(old, 1)          # the code's occurrence (a docstring may quote it first)
-    result = grade(GradeInput(code=(head + new + tail).encode()), "attention", executor)
-    assert result["status"] == "graded", result["message"]
+    result = graded_mutant(executor, CORRECT / name, old, new)
     cats = result["categories"]
     assert cats[category]["score"] < cats[category]["max"], f"{name} with {new!r} kept full {category}"

@@ -18,8 +18,7 @@ from __future__ import annotations
 import pytest
 
 from grader_tests.attention import static
-from grading.runner import GradeInput, grade
-from tests.grading.helpers import SUBMISSIONS
+from tests.grading.helpers import SUBMISSIONS, graded_mutant
 
 HEADER = "import inspect\nimport math\n\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 CORRECT = SUBMISSIONS / "correct"
@@ -276,11 +275,7 @@ MUTANTS = {
 @pytest.mark.slow          # ~12 s together: the diagnoses of a wrong scale try every fault model
 @pytest.mark.parametrize(("name", "old", "new", "category", "hint"), MUTANTS.values(), ids=MUTANTS.keys())
 def test_a_fault_in_a_new_correct_style_loses_points_with_its_hint(executor, name, old, new, category, hint):
-    source = (CORRECT / name).read_text(encoding="utf-8")
-    assert old in source, old
-    head, tail = source.rsplit(old, 1)          # the code's occurrence (a docstring may quote it first)
-    result = grade(GradeInput(code=(head + new + tail).encode()), "attention", executor)
-    assert result["status"] == "graded", result["message"]
+    result = graded_mutant(executor, CORRECT / name, old, new)
     cats = result["categories"]
     assert cats[category]["score"] < cats[category]["max"], f"{name} with {new!r} kept full {category}"
     hinted = [t for t in result["tests"] if t["outcome"] != "passed" and hint in t["feedback"]["en"]]
