@@ -1062,8 +1062,11 @@ def _stated_shape_flag(sentences: list[_Sentence], report: FigureReport | None) 
 # ("58%", 占 58%), and a row of weights written out after its query ("q0's weights are [0.21, 0.58, 0.21]").
 _PEAK = re.compile(r"\b(?:most(?:ly)?|mainly|primarily|largely|peaks?|peaked|highest|largest|strongest|brightest|"
                    r"maximum|max)\b|主要|最|集中|峰值")
-_CELL_VALUE = re.compile(r"\s*(?:[(:=（：≈~]|->|→|约|\b(?:gets|got|has|had|with|is|was|at|of|weight(?:\s+of)?)\b|"
-                         r"的?(?:权重|注意力)(?:是|为|占)?|占|为|是)"
+# (round 26: also after a pair's closing bracket, "(q0, k0) = 0.74", "w(q1, k2) = 0.67", "a_{q0,k0} = 0.74", with
+# "holds"/"equals", after a table cell, "| q0 | k0 | 0.74 |", and 之间: "q0 和 k0 之间的权重是 0.74")
+_CELL_VALUE = re.compile(r"\s*(?:[)\]}]\s*)?(?:[(:=（：≈~|]|->|→|约|"
+                         r"\b(?:gets|got|has|had|holds|held|equals|with|is|was|at|of|weight(?:\s+of)?)\b|"
+                         r"(?:之间)?的?(?:权重|注意力)(?:是|为|占)?|占|为|是)"
                          r"\s*(?:weight\s+(?:of\s+)?|about\s+|around\s+|约\s*|≈\s*)?"
                          r"(\d?\.\d+(?!\s*%)|\d{1,3}(?:\.\d+)?\s*%)(?![\d.]|\s*[)）]?\s*(?:e|x|×)\s*-?\d)")
 # a cell named by its query (row) or key (column): an index (q/query/row, k/key/column/col: counted from 0 or 1) or an
@@ -1115,7 +1118,22 @@ _DIAGONAL = re.compile(
     r"|对角线[^，,;。；]{0,10}?(?:最亮|很亮|较亮|亮|最大|最高|突出|明显|集中)"
     r"|(?:大部分|最多|主要|最大)[^，,;。；]{0,16}(?:同一|相同|自己|自身|对应)的?位置")
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
-_CELL_PAIR = re.compile(r"\s*[,，、]?\s*")
+# a query and its key side by side across a comma, a colon or a table rule ("row 1, column 2", "For q0: k0 = 0.74",
+# "| q0 | k0 | 0.74 |": round 26)
+_CELL_PAIR = re.compile(r"\s*[,，、:：|]?\s*")
+# the next key of a list read after a query's first one (round 26): "q0: k0 = 0.74, k1 = 0.21", "q0 attends to k1
+# (0.21), k0 (0.74) and k2 (0.05)" read k1 and k2 of q0 too
+_LIST_NEXT = re.compile(r"\s*[)）]?\s*(?:[,，、]\s*)?(?:and\s+|和\s*|以及\s*|及\s*)?")
+# a value a query gives a key, written between them (round 26): "q0 puts 0.74 on k0", "q1 gives 81% of its weight to
+# k1", "q0 把 0.74 的权重给了 k0"; after the first, the verb may be left out ("..., 0.21 on k1 and 0.05 on k2")
+_VALUE_GIVEN = re.compile(
+    r"\s*[)）]?\s*(?:[,，、]\s*)?(?:and\s+|和\s*)?"
+    r"(?P<verb>(?:also\s+)?(?:puts?|plac(?:es|ed|e)|assign(?:s|ed)?|gives?|gave|spends?|spent|allocat(?:es|ed|e)|"
+    r"sends?|sent|devot(?:es|ed|e)|pays?|paid)\s+|(?:把|将|给了?|分给了?|分配了?)\s*)?"
+    r"(?:only\s+|just\s+|about\s+|around\s+|roughly\s+|约\s*|大约\s*)?"
+    rf"(?P<v>{_LIST_VALUE})"
+    r"(?:\s+of\s+(?:its|the|their)\s+(?:weight|attention|probability|mass)|\s*的?\s*(?:权重|注意力))?"
+    r"\s*(?:\b(?:on|to|onto)\s+(?:the\s+)?|(?:给了?|分给了?|放在|分配给了?|留给了?|落在)\s*)")
 _KEY_HINTS = ("k", "col", "列", "键", "diagonal", "对角", "位置")   # a sentence without one names no key: nothing to read
 _OTHER_TENSOR = re.compile(r"mask|-inf|\binf\b|block|遮|屏蔽|掩码|设为|置为|experiment|\bexp\b|\bpad|batch|实验|填充|批|"
                            r"d_?k\s*=|seed|trained|训练")
@@ -1131,6 +1149,9 @@ _PEAK_PART_BREAK = re.compile(r"[;；]|(?:(?<=\s)|^|(?<=,))\s*(?:but|however|whe
                               # a comma or "and" before the next query ("q0 ... k0, q1 ... k1"), not "k0, which ..."
                               r"|(?:[,，、]|\band\b|和|并且|而且)(?=\s*(?:(?:q|query|row)\s*[#_]?\d|"
                               r"第\s*\S{1,3}\s*个?\s*(?:行|查询)))")
+# a query's least-weighted key named (round 26): not a colour ("darkest" is the high end of a light-low colour map)
+_LOWEST = re.compile(r"\b(?:least|lowest|smallest|weakest|minimum|ignor(?:es|ed|ing|e)|barely|hardly|"
+                     r"(?:almost|nearly|virtually)\s+no(?:thing)?)\b|最小|最少|最低|最弱|几乎不|基本不|几乎没有|忽略|忽视")
 _LOW_END = re.compile(r"\b(?:least|lowest|smallest|weakest|darkest|dimmest|minimum|min|fewest|less|lower|smaller|"
                       r"weaker|than|little|zero)\b|最小|最少|最低|最弱|最暗|最浅|最不|较小|较少|较低|更少|更小|更低|比|不到")
 
@@ -1148,6 +1169,8 @@ class _CellClaim:
     values: tuple[float, ...] = ()      # a row of weights written out ("[0.21, 0.58, 0.21]")
     diagonal: bool = False              # "the diagonal is bright": each query i peaks at key i
     anywhere: bool = False              # ``values`` are weights of some cells, which ones not said (_values_seen)
+    low: bool = False                   # a query's least-weighted key ("q1 almost ignores k0"), not its peak
+    uniform: bool = False               # the query's weights are (about) equal ("q0 spreads its weight evenly")
 
 
 def _cell_ref(m: re.Match) -> tuple[bool, int, tuple[int, ...]] | None:
@@ -1191,7 +1214,7 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
         if not any(h in s.text for h in _KEY_HINTS) and not (
                 ("[" in s.text or "(" in s.text) and _STATED_ROW.search(s.text)) and not _LISTED_ROW.search(s.text) \
                 and not (_FIGURE_WORDS.search(s.text) and _GAP_VALUE.search(s.text)) \
-                and not (("_" in s.text or "[" in s.text) and _ENTRY.search(s.text)):
+                and not (("_" in s.text or "[" in s.text) and _ENTRY.search(s.text)) and not _UNIFORM.search(s.text):
             continue
         if _OTHER_TENSOR.search(s.text) or _PLANNED.search(s.text):
             continue
@@ -1204,15 +1227,24 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
             out.append(_CellClaim(idx, diagonal.group(), None, None, None, diagonal=True))
         claimed: set[int] = set()       # where the keys that read a cell the usual way start
         mark, prev = len(out), -1
+        # the last value read: (its query's cell, where the reading ends, the key's index in ``cells``, given
+        # between query and key) -- the next key of a list reads the same query (round 26)
+        last: tuple[tuple, int, int, bool] | None = None
         for n, (ks, ke, is_row, col, col_bases) in enumerate(cells):
             if len(out) > mark:
                 claimed.add(prev)
             mark, prev = len(out), ks
             if is_row:
+                last = None
                 continue
             # its query in its clause, or just before it across a comma ("row 1, column 2 is 0.58", 第一行，第二列)
             rows = [c for c in cells[:n] if c[2] and (s.clause_at(c[0]) is s.clause_at(ks)
                                                     or c is cells[n - 1] and _CELL_PAIR.fullmatch(s.text, c[1], ks))]
+            listed_after = last is not None and last[2] == n - 1 and (
+                _VALUE_GIVEN.fullmatch(s.text, last[1], ks) if last[3] else _LIST_NEXT.fullmatch(s.text, last[1], ks))
+            if not rows and listed_after:
+                rows = [last[0]]
+            last = None
             after = cells[n + 1] if n + 1 < len(cells) else None
             key_first = after is not None and after[2] and _KEY_OF_QUERY.fullmatch(s.text, ke, after[0])
             if key_first:
@@ -1250,18 +1282,31 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
             parsed = _parse_value(value.group(1)) if value else None
             if value and parsed:
                 out.append(_CellClaim(idx, s.text[qs:value.end()], row, col, parsed[0], parsed[1], bases))
+                last = (rows[-1], value.end(), n, False)
+                continue
+            given = _VALUE_GIVEN.fullmatch(s.text, cells[n - 1][1], ks) if n and not key_first else None
+            parsed = _parse_value(given.group("v")) if given and (given.group("verb") or listed_after) else None
+            if parsed:          # "q0 puts 0.74 on k0", "... and 0.05 on k2"
+                out.append(_CellClaim(idx, s.text[qs:ke], row, col, parsed[0], parsed[1], bases))
+                last = (rows[-1], ke, n, True)
                 continue
             # a peak: the first key after its query, a peak word between, and no other key sharing it ("mostly
             # from k1 and k2")
             first_key = not any(not c[2] and c[0] > qs for c in cells[:n])
             nxt = cells[n + 1] if n + 1 < len(cells) else None
             shared = nxt is not None and not nxt[2] and _between_and(s.text[ke:nxt[0]])
-            if first_key and not shared and (_PEAK.search(between) or _PEAK_SHARE.search(between)
-                                             or _PEAK_BEFORE.search(s.text, s.clause_at(qs).start, qs)):
+            lowest = _LOWEST.search(between)
+            if first_key and not shared and lowest is not None:
+                # "q0 最小的权重在 k1 上" names q0's least-weighted key: 最 is no peak there (round 26)
+                if _lowest_read(s, qe, ks, lowest):
+                    out.append(_CellClaim(idx, s.text[qs:ke], row, col, None, bases=bases, low=True))
+            elif first_key and not shared and (_PEAK.search(between) or _PEAK_SHARE.search(between)
+                                               or _PEAK_BEFORE.search(s.text, s.clause_at(qs).start, qs)):
                 out.append(_CellClaim(idx, s.text[qs:ke], row, col, None, bases=bases))
         if len(out) > mark:
             claimed.add(prev)
         out.extend(_peak_anywhere(idx, s, cells, claimed))
+        out.extend(_uniform_rows(idx, s, cells))
         bracketed = [(m.start(), m.end()) for m in _STATED_ROW.finditer(s.text)]
         listed = []
         if any(c[2] for c in cells):
@@ -1345,21 +1390,76 @@ def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]
             continue
         queries = {(c[3], c[4]) for c in inside if c[2]}
         keys = {(c[3], c[4]) for c in inside if not c[2]}
-        if len(queries) != 1 or len(keys) != 1 or _LOW_END.search(part) or _OTHER_QUANTITY.search(part) \
-                or _GAP_VALUE.search(part):
+        if len(queries) != 1 or len(keys) != 1 or _OTHER_QUANTITY.search(part) or _GAP_VALUE.search(part):
+            continue
+        first = min(c[0] for c in inside)
+        q = next(c for c in inside if c[2])
+        k = next(c for c in inside if not c[2])
+        bases = tuple((b, b) for b in q[4]) if q[4] == k[4] else tuple((rb, cb) for rb in q[4] for cb in k[4])
+        lowest = _LOWEST.search(part)
+        if lowest is not None:
+            if _lowest_read(s, start, end, lowest):
+                a, b = start + lowest.start(), start + lowest.end()
+                last = max(max(c[1] for c in inside), b)
+                out.append(_CellClaim(idx, s.text[min(first, a):last], q[3], k[3], None, bases=bases, low=True))
+            continue
+        if _LOW_END.search(part):
             continue
         peak = _PEAK.search(part) or _PEAK_SHARE.search(part) or _PEAK_BEFORE.search(part)
         if peak is None:
             continue
-        first = min(c[0] for c in inside)
         last = max(max(c[1] for c in inside), start + peak.end())
         if s.negated(min(first, start + peak.start()), last, context=False):
             continue
-        q = next(c for c in inside if c[2])
-        k = next(c for c in inside if not c[2])
-        bases = tuple((b, b) for b in q[4]) if q[4] == k[4] else tuple((rb, cb) for rb in q[4] for cb in k[4])
         out.append(_CellClaim(idx, s.text[first:last], q[3], k[3], None, bases=bases))
     return out
+
+
+# A query's weights read as equal (round 26): "q0 spreads its weight evenly over the keys", "q1's weights are uniform",
+# q0 的权重很均匀. Not denied (不均匀, "not uniform"), compared ("closer to uniform than", 更均匀), supposed ("if the
+# weights were uniform", "a uniform baseline"), nor with a key named (an even split between two keys is another claim).
+_UNIFORM = re.compile(r"\b(?:uniform(?:ly)?|evenly|equally|flat)\b|均匀|平均分|平分")
+_NOT_A_UNIFORM_READING = re.compile(
+    r"\b(?:if|would|were|compared|baseline|than|instead|unlike|rather|expect\w*|should|ideal|more|less|closer|"
+    r"towards?|approach\w*|become|becomes|became|get|gets|got|entrop\w*)\b|如果|假如|若|相比|比|而不是|应该|期望|理想|"
+    r"更|越|接近|趋向|变得|熵")
+UNIFORM_SPREAD = 0.1        # a row whose weights differ by at most this is (about) uniform
+
+
+def _uniform_rows(idx: int, s: _Sentence, cells: list[tuple]) -> list[_CellClaim]:
+    """The queries a sentence reads as spreading their weight evenly over the keys, part by part (see
+    :data:`_PEAK_PART_BREAK`): checked like a peak against the weights the student's code computes."""
+    if not _UNIFORM.search(s.text):
+        return []
+    out: list[_CellClaim] = []
+    bounds = [0, *(m.start() for m in _PEAK_PART_BREAK.finditer(s.text) if m.start() > 0), len(s.text)]
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        part = s.text[start:end]
+        inside = [c for c in cells if start <= c[0] < end]
+        word = _UNIFORM.search(part)
+        if word is None or not inside or not all(c[2] for c in inside) or _NOT_A_UNIFORM_READING.search(part) \
+                or s.negated(start + word.start(), start + word.end(), context=False):
+            continue
+        for q in inside:
+            if q[3] != _LAST:
+                out.append(_CellClaim(idx, part.strip(), q[3], None, None, bases=tuple((b, b) for b in q[4]),
+                                      uniform=True))
+    return out
+
+
+_LOW_COLOUR = re.compile(r"\b(?:darkest|dimmest|palest|lightest)\b|最暗|最浅|最淡")
+
+
+def _lowest_read(s: _Sentence, start: int, end: int, lowest: re.Match) -> bool:
+    """Does ``lowest`` (a :data:`_LOWEST` match in ``s.text[start:end]``) read the query's least-weighted key (round
+    26)? Only when nothing else there is a peak, a comparison or a negation: "q1 almost ignores k0" reads, "q1 does
+    not ignore k0" and "q1 gives less to k0 than to k2" do not. A colour word beside it ("its darkest cell") agrees on
+    a dark-low colour map and is not a peak."""
+    part = s.text[start:end]
+    rest = _LOW_COLOUR.sub(" ", part[:lowest.start()] + " " + part[lowest.end():])
+    a, b = start + lowest.start(), start + lowest.end()
+    return not (_LOW_END.search(rest) or _PEAK.search(rest) or _PEAK_SHARE.search(rest)
+                or any(start <= c0 < end and not a <= c0 < b for c0, _c1 in s.cues))
 
 
 def _between_and(gap: str) -> bool:
@@ -1375,6 +1475,9 @@ def _true_of(claim: _CellClaim, rows: list[list[float]]) -> bool:
         return all(any(abs(w - v) <= tolerance for r in rows for w in r) for v in claim.values)
     if claim.diagonal:
         return all(rows[i][i] >= max(rows[i]) - WEIGHT_TOLERANCE for i in range(min(len(rows), len(rows[0]))))
+    if claim.uniform:
+        return any(max(rows[claim.row - b]) - min(rows[claim.row - b]) <= UNIFORM_SPREAD
+                   for b, _ in claim.bases if 0 <= claim.row - b < len(rows))
     if claim.values:
         if len(claim.values) != len(rows[0]):
             return True
@@ -1391,7 +1494,9 @@ def _true_of(claim: _CellClaim, rows: list[list[float]]) -> bool:
         w = rows[r][c]
         if claim.value is not None and abs(w - claim.value) <= max(WEIGHT_TOLERANCE, claim.tolerance):
             return True
-        if claim.value is None and w >= max(rows[r]) - WEIGHT_TOLERANCE:
+        if claim.value is None and claim.low and w <= min(rows[r]) + WEIGHT_TOLERANCE:
+            return True
+        if claim.value is None and not claim.low and w >= max(rows[r]) - WEIGHT_TOLERANCE:
             return True
     return False
 
