@@ -152,6 +152,38 @@ def _polylines() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 _SEG_START, _SEG_DIR, _SEG_OWNER = _polylines()
 _SEG_LEN2 = np.maximum((_SEG_DIR ** 2).sum(axis=1), 1e-9)
+# where each segment starts along its colormap, as a share of the colormap's length (round 26: a cell's position)
+_SEG_LEN = np.sqrt(_SEG_LEN2)
+_SEG_FROM = np.zeros(len(_SEG_LEN))
+_SEG_SHARE = np.zeros(len(_SEG_LEN))
+for _k in np.unique(_SEG_OWNER):
+    _mine = np.flatnonzero(_SEG_OWNER == _k)
+    _total = _SEG_LEN[_mine].sum()
+    _SEG_FROM[_mine] = np.r_[0.0, np.cumsum(_SEG_LEN[_mine])[:-1]] / _total
+    _SEG_SHARE[_mine] = _SEG_LEN[_mine] / _total
+
+
+def scale_positions(colours: np.ndarray) -> tuple[float, ...]:
+    """Where each colour lies along the one known colormap they all lie on (0-255, from its first colour), or ()
+    when no known colormap holds them all. A value maps to a position monotonically whatever the colormap
+    (sequential, diverging or rainbow) and its normalisation; a reversed colormap reverses the order."""
+    c = np.asarray(colours, dtype=np.float64).reshape(-1, 3)
+    if not len(c):
+        return ()
+    rel = c[:, None, :] - _SEG_START[None]
+    t = np.clip((rel * _SEG_DIR[None]).sum(axis=2) / _SEG_LEN2, 0.0, 1.0)
+    dist = np.linalg.norm(rel - t[..., None] * _SEG_DIR[None], axis=2)           # colours x segments
+    best, fit = None, SCALE_TOL
+    for k in np.unique(_SEG_OWNER):
+        mine = np.flatnonzero(_SEG_OWNER == k)
+        worst = dist[:, mine].min(axis=1).max()
+        if worst <= fit:
+            best, fit = mine, worst
+    if best is None:
+        return ()
+    seg = best[dist[:, best].argmin(axis=1)]
+    at = _SEG_FROM[seg] + t[np.arange(len(c)), seg] * _SEG_SHARE[seg]
+    return tuple(float(round(x * 255, 1)) for x in at)
 
 
 @dataclass(frozen=True)
@@ -170,6 +202,9 @@ class FigureReport:
     # the cells' lightness (0-255), row by row, when every cell of the grid was seen: with the weights the
     # figure plots, it says which end of the colour scale is low (grade._low_end; reversed maps share a curve)
     lightness: tuple[float, ...] = ()
+    # the cells' positions along the known colormap they lie on (scale_positions), row by row, when every cell was
+    # seen and one known colormap holds them all: with the weights, whether the figure plots them (round 26)
+    positions: tuple[float, ...] = ()
 
     @property
     def shape(self) -> tuple[int, int] | None:
@@ -491,8 +526,13 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
     t0 = time.perf_counter()
 
     def done(kind: str, rows: int = 0, cols: int = 0, cells: int = 0, reason: str = "",
-             lightness: tuple[float, ...] = ()) -> FigureReport:
-        return FigureReport(kind, rows, cols, cells, round((time.perf_counter() - t0) * 1000, 2), reason, lightness)
+             lightness: tuple[float, ...] = (), colours: list | None = None, boxes: list | None = None) -> FigureReport:
+        positions: tuple[float, ...] = ()
+        if lightness and colours is not None and boxes is not None:
+            at = scale_positions(np.array(colours))
+            positions = _row_major_lightness(boxes, list(at), rows, cols) if at else ()
+        return FigureReport(kind, rows, cols, cells, round((time.perf_counter() - t0) * 1000, 2), reason, lightness,
+                            positions)
 
     try:
         px = _decode(data, side)
@@ -644,14 +684,15 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
                 if wr and wc and wr * wc == len(wider) and _is_colour_scale(np.array(wcol)):
                     group, colours, rows, cols = wider, wcol, wr, wc
             return done("grid", rows, cols, len(group), lightness=_row_major_lightness(
-                group, [float(c @ LUM) for c in colours], rows, cols))
+                group, [float(c @ LUM) for c in colours], rows, cols), colours=colours, boxes=group)
     if light:
         # light cells between the others (a masked middle column): only then do they take part in the clusters
         every, every_ids = cells + light, ids + light_ids
         for _, rows, cols, members in sorted(grids_of(every), key=lambda g: -g[0]):
             if any(i >= len(cells) for i in members) and _is_colour_scale(mean[[every_ids[i] for i in members]]):
                 return done("grid", rows, cols, len(members), lightness=_row_major_lightness(
-                    [every[i] for i in members], [float(mean[every_ids[i]] @ LUM) for i in members], rows, cols))
+                    [every[i] for i in members], [float(mean[every_ids[i]] @ LUM) for i in members], rows, cols),
+                    colours=[mean[every_ids[i]] for i in members], boxes=[every[i] for i in members])
     if grids:
         _, rows, cols, members = grids[0]
         return done("not_heatmap", rows, cols, len(members), reason="not_colour_scale")

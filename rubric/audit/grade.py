@@ -340,6 +340,57 @@ def _low_end(report: FigureReport | None, weights: Sequence[Sequence[float]] | N
     return "dark" if r >= LOW_END_CORRELATION else "light" if r <= -LOW_END_CORRELATION else None
 
 
+# how closely the order of the cells' colours along their colormap must follow the weights (Spearman, either sign: a
+# reversed map) for the figure to plot them (round 26): the lab's figure drawn on any known colormap gives 0.95 and
+# more; a 2x3 heatmap of other numbers (a random matrix, another example) mostly less
+FIGURE_FOLLOWS_WEIGHTS = 0.7
+
+
+def _ranks(xs: Sequence[float]) -> list[float]:
+    """Ranks from 0, ties sharing their mean rank."""
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    ranks = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] - xs[order[i]] <= 1e-9:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2
+        i = j + 1
+    return ranks
+
+
+def _correlation(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Pearson's r of two equally long sequences; None when either is constant."""
+    ma, mb = sum(a) / len(a), sum(b) / len(b)
+    sa = math.sqrt(sum((x - ma) ** 2 for x in a))
+    sb = math.sqrt(sum((y - mb) ** 2 for y in b))
+    if sa < 1e-9 or sb < 1e-9:
+        return None
+    return sum((x - ma) * (y - mb) for x, y in zip(a, b, strict=True)) / (sa * sb)
+
+
+def _plots_other_weights(report: FigureReport | None, weights: Sequence[Sequence[float]] | None) -> bool:
+    """Does the lab's grid plot other numbers than the weights the student's code computes for the lab's example (round
+    26)? Only when that can be told: every cell seen on a known colormap (``report.positions``), weights that differ,
+    and neither the cells' lightness nor their order along the colormap following the weights."""
+    if report is None or not report.positions or not weights:
+        return False
+    try:
+        w = [float(x) for row in weights for x in row]
+    except (TypeError, ValueError):
+        return False
+    if len(weights) != report.rows or len(w) != len(report.positions) or max(w) - min(w) < 0.05 \
+            or max(report.positions) - min(report.positions) < 8:
+        return False
+    light = _correlation(w, report.lightness) if len(report.lightness) == len(w) else None
+    if light is not None and abs(light) >= LOW_END_CORRELATION:
+        return False
+    order = _correlation(_ranks(w), _ranks(report.positions))
+    return order is not None and abs(order) < FIGURE_FOLLOWS_WEIGHTS
+
+
 MASKED_WEIGHT = 1e-3        # a masked key's weight is exactly 0 (softmax of -inf); at most this is a masked cell
 
 
@@ -739,7 +790,7 @@ def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, f
     # could not be read, which its items say instead of "no audit text was submitted"
     unread = text if hasattr(text, "en") and hasattr(text, "zh") else None
     text = ("" if unread is not None else text or "")[: cc.max_text_chars]
-    figures = {item.id: _grade_figure(item, figure) for item in cc.items if item.kind == "figure"}
+    figures = {item.id: _grade_figure(item, figure, weights) for item in cc.items if item.kind == "figure"}
     result = _grade_text(cc, text, figures, measured, tests, weights, axes_swapped=False, unread=unread)
     if result["score"] < result["max"] and ("行" in text or "列" in text) and has_traditional(text):
         # Taiwan's 列 is a row and 行 a column (rubric.audit.text.swap_axes); a traditional-script audit
@@ -910,6 +961,8 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 credit = c.credit if any(cl.relation == "eq" for cl in mine) else (c.credit / 2 if mine else 0.0)
                 item_contradicted |= c.metric in contradicted
                 reason = "threshold_only" if not mine and c.metric in threshold_only else "not_found"
+                if mine and credit < c.credit:
+                    reason = "bound_only"       # half credit: "< 1e-6" or "passed", no value (round 26)
                 if c.metric in mismatched:
                     credit, reason = 0.0, "mismatch"
             else:
@@ -917,11 +970,13 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 reasons = found[(item.id, c.id)][1]
                 reason = next((r for r in _REASON_ORDER if r in reasons), "not_found")
                 if credit and c.mode == "caveat" and _bare_caveat(cc, c, sentences[credited_at[(item.id, c.id)]]):
-                    credit, reason = min(c.credit / 2, max(0.0, item.full_credit_at / 2 - bare)), "bare"
+                    credit = min(c.credit / 2, max(0.0, item.full_credit_at / 2 - bare))
+                    # past the cap a bare caveat earns nothing: said so, not "at most half credit" again (round 26)
+                    reason = "bare" if credit else "bare_capped"
                     bare += credit
             got += credit
             if credit < c.credit:
-                missing.append((c.label, reason))
+                missing.append((c.label, reason, credit > 0))
         points = item.weight * min(1.0, got / item.full_credit_at)
         if item_contradicted:
             points = 0.0
@@ -938,10 +993,16 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
             fb = dict(item.feedback_ok)
         else:
             fb = dict(item.feedback_missing)
-            if missing and (len(missing) < len(item.concepts) or any(r != "not_found" for _l, r in missing)):
-                why = [_reason_text(cc, r, label) for r, label in _labels_by_reason(missing)]
-                fb = {"en": fb["en"] + " Not credited: " + " ".join(w["en"] for w in why),
-                      "zh": fb["zh"] + "未得分：" + "".join(w["zh"] for w in why)}
+            if missing and (len(missing) < len(item.concepts) or any(r != "not_found" for _l, r, _p in missing)):
+                # a concept that earned part of its credit (a bare caveat, a metric's bound) is not listed as "not
+                # credited" (round 26): the student would look for what they wrote and find it half counted
+                for heading, partly in (({"en": " Partly credited: ", "zh": "部分得分："}, True),
+                                        ({"en": " Not credited: ", "zh": "未得分："}, False)):
+                    why = [_reason_text(cc, r, label) for r, label in
+                           _labels_by_reason([(lb, r) for lb, r, p in missing if p == partly])]
+                    if why:
+                        fb = {"en": fb["en"] + heading["en"] + " ".join(w["en"] for w in why),
+                              "zh": fb["zh"] + heading["zh"] + "".join(w["zh"] for w in why)}
         items_out.append({"id": item.id, "label": dict(item.label), "found": points > 0, "points": points,
                           "max_points": item.weight, "feedback": fb})
 
@@ -1540,9 +1601,11 @@ def _article(n: int) -> str:
     return "an" if str(n).startswith("8") or n in (11, 18) else "a"
 
 
-def _grade_figure(item: _Item, figure: Any) -> tuple[FigureReport | None, AuditItem, AuditFlag | None]:
+def _grade_figure(item: _Item, figure: Any, weights: Sequence[Sequence[float]] | None = None
+                  ) -> tuple[FigureReport | None, AuditItem, AuditFlag | None]:
     """Only the lab's grid (``grid: [rows, cols]`` in the checklist, 2x3) earns the figure points; anything
-    else earns 0, says what was seen, and is flagged for the instructor."""
+    else earns 0, says what was seen, and is flagged for the instructor. So does the lab's grid whose colours do not
+    follow the weights the student's code computes for the lab's example (round 26: another matrix drawn)."""
     raw = item.raw
     expected = tuple(raw.get("grid") or (2, 3))
     report: FigureReport | None = None
@@ -1557,6 +1620,22 @@ def _grade_figure(item: _Item, figure: Any) -> tuple[FigureReport | None, AuditI
     else:
         report = analyse_figure(figure) if isinstance(figure, (bytes, bytearray, memoryview)) \
             else FigureReport("unreadable")
+        if report.shape == expected and _plots_other_weights(report, weights):
+            shown = "; ".join(f"q{i}: [" + ", ".join(f"{float(x):.2f}" for x in row) + "]" for i, row in enumerate(weights))
+            points = 0.0
+            tmpl = _bilingual(raw.get("feedback_other_weights"), f"items.{item.id}.feedback_other_weights", {
+                "en": "The figure is a 2×3 heatmap, but the order of its colours does not follow the weights your code "
+                      "computes for the lab's example ({weights}). Draw weights[0, 0] of that example.",
+                "zh": "这张图是 2×3 的 heatmap，但颜色的深浅顺序与你的代码在实验例子上算出的权重（{weights}）不一致。"
+                      "请画这个例子的 weights[0, 0]。"})
+            fb = {lang: tmpl[lang].replace("{weights}", shown) for lang in ("en", "zh")}
+            flag = {"kind": "figure", "message": {
+                "en": f"The figure is a {expected[0]}×{expected[1]} heatmap whose colours do not follow the weights the "
+                      f"student's code computes for the lab's example ({shown}): it plots other numbers.",
+                "zh": f"提交的图是 {expected[0]}×{expected[1]} 的 heatmap，但颜色与学生代码在实验例子上算出的权重"
+                      f"（{shown}）不一致：图上画的是别的数。"}}
+            return report, {"id": item.id, "label": dict(item.label), "found": False, "points": points,
+                            "max_points": item.weight, "feedback": fb}, flag
         if report.shape == expected:
             points, fb = item.weight, dict(item.feedback_ok)
         else:

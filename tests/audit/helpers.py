@@ -36,13 +36,14 @@ CAUSAL = ("limits", "not a causal effect")
 
 
 def concept_credited(sentence: str, item: str, concept_label: str, checklist) -> bool:
-    """Whether the sentence alone credits the concept (its label is not among the item's "Not credited")."""
+    """Whether the sentence alone credits the concept in full (its label is not among the item's "Not credited" nor,
+    since round 26, its "Partly credited")."""
     from rubric.audit import grade_audit
 
     it = items(grade_audit(sentence, None, {}, checklist))[item]
     # The feedback lists what is not credited as "label: reason." or, where labels share a reason,
     # "label; label: reason." (round 25).
-    listed = re.search(rf"(?:Not credited: |[.;] ){re.escape(concept_label)}[;:]", it["feedback"]["en"])
+    listed = re.search(rf"(?:(?:Not|Partly) credited: |[.;] ){re.escape(concept_label)}[;:]", it["feedback"]["en"])
     return it["points"] > 0 and listed is None
 
 
@@ -231,3 +232,47 @@ def make_noise_photo(fmt: str = "JPEG") -> bytes:
 
 def make_blank(fmt: str = "PNG") -> bytes:
     return _png(Image.new("RGB", (640, 480), "white"), fmt)
+
+
+def colormap(name: str, reverse: bool = False):
+    """A colour function on [0, 1] along one of the colormaps the figure analysis knows (rubric/audit/figure.py), as
+    matplotlib interpolates its stops."""
+    from rubric.audit.figure import _COLORMAPS_HEX
+
+    stops = [tuple(int(h[k:k + 2], 16) for k in (0, 2, 4)) for h in _COLORMAPS_HEX[name].split()]
+    if reverse:
+        stops = stops[::-1]
+
+    def colour(x: float) -> tuple[int, int, int]:
+        x = min(max(x, 0.0), 1.0) * (len(stops) - 1)
+        i = min(int(x), len(stops) - 2)
+        t = x - i
+        return tuple(round(stops[i][k] + (stops[i + 1][k] - stops[i][k]) * t) for k in range(3))
+    return colour
+
+
+def make_cmap_heatmap(weights, name: str, reverse: bool = False, fmt: str = "PNG", cell: int = 110) -> bytes:
+    """The lab's heatmap drawn as plt.imshow(weights, cmap=name) does: colours normalised from the smallest weight to
+    the largest, each value written in its cell, a colour bar beside the grid (round 26)."""
+    cmap = colormap(name, reverse)
+    flat = [float(x) for row in weights for x in row]
+    lo, hi = min(flat), max(flat)
+    norm = (lambda v: (v - lo) / (hi - lo)) if hi > lo else (lambda v: 0.5)
+    rows, cols = len(weights), len(weights[0])
+    left, top = 90, 40
+    im = Image.new("RGB", (left + cols * cell + 110, top + rows * cell + 70), "white")
+    d = ImageDraw.Draw(im)
+    for r in range(rows):
+        for c in range(cols):
+            x0, y0 = left + c * cell, top + r * cell
+            fill = cmap(norm(weights[r][c]))
+            d.rectangle([x0, y0, x0 + cell - 1, y0 + cell - 1], fill=fill)
+            ink = "black" if 0.299 * fill[0] + 0.587 * fill[1] + 0.114 * fill[2] > 128 else "white"
+            d.text((x0 + cell // 2 - 12, y0 + cell // 2 - 5), f"{weights[r][c]:.2f}", fill=ink)
+        d.text((20, top + r * cell + cell // 2 - 5), f"query {r}", fill="black")
+    for c in range(cols):
+        d.text((left + c * cell + cell // 2 - 15, top + rows * cell + 10), f"key {c}", fill="black")
+    bar_x = left + cols * cell + 30
+    for y in range(rows * cell):
+        d.line([bar_x, top + y, bar_x + 20, top + y], fill=cmap(1 - y / (rows * cell)))
+    return _png(im, fmt)

@@ -28,13 +28,14 @@ def test_a_reason_shared_by_several_caveats_is_written_once_naming_each(name, ch
     assert zh.count("只有一个关键词加否定") == 1, zh
     for caveat_en, caveat_zh in (("not a causal effect", "不是因果效应"), ("not feature importance", "不是 feature importance"),
                                  ("not the true mechanism", "不是真实机制"), ("does not generalise", "不能推广")):
-        assert caveat_en in en.split("Not credited:")[1] and caveat_zh in zh.split("未得分：")[1]
+        # round 26: a bare caveat that earned half its credit is listed as partly credited, one past the cap as not
+        assert caveat_en in en.split("Partly credited:")[1] and caveat_zh in zh.split("部分得分：")[1]
 
 
 def test_caveats_with_different_reasons_keep_a_reason_each(checklist):
     text = "## Limits\n- not causal\n\nThe weights are not feature importance: a high weight on k2 does not " \
            "make k2 important to the prediction.\n"
-    en = limits_of(text, checklist)["feedback"]["en"].split("Not credited:")[1]
+    en = limits_of(text, checklist)["feedback"]["en"].split("Partly credited:")[1]     # round 26: then "Not credited:"
     assert en.count("only a keyword with its negation") == 1 and en.count("not found") == 1
     assert en.index("not a causal effect") < en.index("only a keyword") < en.index("not the true mechanism")
 

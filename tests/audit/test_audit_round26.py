@@ -27,7 +27,16 @@ from pathlib import Path
 import pytest
 
 from rubric.audit import grade_audit
-from tests.audit.helpers import CELL_OPENER, EXAMPLE_WEIGHTS, MEASURED_OK, items, kinds, make_heatmap
+from rubric.audit.figure import _COLORMAPS_HEX
+from tests.audit.helpers import (
+    CELL_OPENER,
+    EXAMPLE_WEIGHTS,
+    MEASURED_OK,
+    items,
+    kinds,
+    make_cmap_heatmap,
+    make_heatmap,
+)
 
 HERE = Path(__file__).resolve().parent
 FIGURE = make_heatmap()
@@ -121,3 +130,105 @@ def test_honest_readings_in_these_notations_keep_their_credit(name, checklist):
     r = _grade((HERE / "honest" / name).read_text(encoding="utf-8"), checklist)
     assert r["score"] >= 12 and items(r)["figure_reading"]["points"] == 3, [(it["id"], it["points"]) for it in r["items"]]
     assert kinds(r) == []
+
+
+# ------------------------------------------------- 5. what earned half its credit is not listed as "not credited"
+# Known open since round 24: a bare caveat ("Not causal.") earned half its credit and was listed under "Not credited:",
+# and so was a metric given only as a bound ("max_abs_error < 1e-6", half credit), with the reason "not found".
+
+def _feedback(text: str, item: str, checklist, measured=MEASURED_OK) -> dict[str, str]:
+    return items(grade_audit(text, None, measured, checklist))[item]["feedback"]
+
+
+def test_a_half_credited_bare_caveat_is_listed_as_partly_credited(checklist):
+    fb = _feedback("Rows = queries, cols = keys. Rows sum to 1. Not causal. Not feature importance.", "limits",
+                   checklist)
+    partly_en, _, not_en = fb["en"].partition("Partly credited:")[2].partition("Not credited:")
+    partly_zh, _, not_zh = fb["zh"].partition("部分得分：")[2].partition("未得分：")
+    assert "not a causal effect" in partly_en and "only a keyword with its negation" in partly_en, fb["en"]
+    assert "not a causal effect" not in not_en and "does not generalise: not found" in not_en, fb["en"]
+    assert "不是因果效应" in partly_zh and "只有一个关键词加否定" in partly_zh and "不是因果效应" not in not_zh, fb["zh"]
+
+
+def test_a_bare_caveat_past_the_cap_says_the_cap_is_reached(checklist):
+    fb = _feedback("## What my heatmap cannot prove\n- not causal\n- not feature importance\n- not the true mechanism\n"
+                   "- one seed only\n- no generalisation\n", "limits", checklist)
+    not_en = fb["en"].split("Not credited:")[1]
+    assert "at most half of this item" in not_en and "only a keyword with its negation" not in not_en, fb["en"]
+    assert "合计最多得本项一半分" in fb["zh"].split("未得分：")[1], fb["zh"]
+
+
+def test_a_metric_given_only_as_a_bound_is_partly_credited_not_missing(checklist):
+    fb = _feedback("Parity: max_abs_error < 1e-6 against the reference.", "parity", checklist,
+                   {"max_abs_error": 2.6e-7, "row_sum_error": 1.1e-7})
+    partly = fb["en"].split("Partly credited:")[1].split("Not credited:")[0]
+    assert "max_abs_error" in partly and "only a bound" in partly and "not found" not in partly, fb["en"]
+    assert "只写了上界" in fb["zh"].split("部分得分：")[1], fb["zh"]
+
+
+# ------------------------------------------------- 6. a 2x3 heatmap of other numbers than the student's weights
+# Before: any 2x3 heatmap on one colour scale earned the figure's 2 points, whatever it plotted (a random matrix, the
+# weights normalised over the queries, another example). Now, when every cell lies on a colormap the analysis knows,
+# the order of the cells along it (or their lightness) must follow the weights the student's code computes for the
+# lab's example. Drawn on every known colormap, reversed or not, PNG and JPEG, the lab's weights and random softmax
+# rows: 0 of 877 such figures flagged; other weights than those plotted: 469 of 877 flagged (the rest rank alike by
+# chance, or JPEG noise leaves the colours off the colormap: not judged).
+
+OTHER_NUMBERS = [[0.9, 0.1, 0.5], [0.3, 0.8, 0.2]]
+OVER_QUERIES = [[0.7, 0.71, 0.24], [0.3, 0.29, 0.76]]      # EXAMPLE_WEIGHTS' scores with softmax over the queries
+
+
+def _figure(figure: bytes, checklist, weights=EXAMPLE_WEIGHTS) -> tuple[dict, list[dict]]:
+    r = grade_audit("", figure, MEASURED_OK, checklist, weights=weights)
+    return items(r)["figure"], r["flags"]
+
+
+FAST_COLORMAPS = ["viridis", "magma", "Blues", "Greys", "coolwarm", "RdBu", "Spectral", "turbo", "rocket", "icefire"]
+
+
+def _the_students_weights_earn_the_figure(name: str, checklist) -> None:
+    for reverse in (False, True):
+        for fmt in ("PNG", "JPEG"):
+            item, flags = _figure(make_cmap_heatmap(EXAMPLE_WEIGHTS, name, reverse, fmt), checklist)
+            if any("not the lab's" in f["message"]["en"] for f in flags):
+                continue    # a grid the analysis does not recognise (seismic's white centre): not this check
+            assert item["points"] == 2.0 and flags == [], (name, reverse, fmt, item["feedback"]["en"])
+
+
+@pytest.mark.parametrize("name", FAST_COLORMAPS)
+def test_the_students_weights_on_a_known_colormap_earn_the_figure(name, checklist):
+    _the_students_weights_earn_the_figure(name, checklist)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(set(_COLORMAPS_HEX) - set(FAST_COLORMAPS)))
+def test_the_students_weights_on_every_other_known_colormap_earn_the_figure(name, checklist):
+    _the_students_weights_earn_the_figure(name, checklist)
+
+
+@pytest.mark.parametrize("cmap", ["viridis", "Blues", "coolwarm", "rocket"])
+@pytest.mark.parametrize("plotted", [OTHER_NUMBERS, OVER_QUERIES])
+def test_a_heatmap_of_other_numbers_earns_nothing_and_says_what_was_seen(cmap, plotted, checklist):
+    item, flags = _figure(make_cmap_heatmap(plotted, cmap), checklist)
+    assert item["points"] == 0.0
+    assert "[0.21, 0.58, 0.21]" in item["feedback"]["en"] and "[0.21, 0.58, 0.21]" in item["feedback"]["zh"]
+    assert "does not follow" in item["feedback"]["en"] and "不一致" in item["feedback"]["zh"]
+    assert [f["kind"] for f in flags] == ["figure"] and "other numbers" in flags[0]["message"]["en"]
+
+
+def test_the_figure_is_checked_against_the_students_weights_not_the_reference(checklist):
+    """A student whose code takes the softmax over the queries plots what it computes: that figure is theirs."""
+    item, flags = _figure(make_cmap_heatmap(OVER_QUERIES, "viridis", fmt="JPEG"), checklist, weights=OVER_QUERIES)
+    assert item["points"] == 2.0 and flags == []
+    # without the student's weights (code that did not run) nothing is judged
+    item, flags = _figure(make_cmap_heatmap(OTHER_NUMBERS, "viridis"), checklist, weights=None)
+    assert item["points"] == 2.0 and flags == []
+
+
+def test_an_honest_text_with_a_figure_of_other_numbers_loses_the_figure_only(checklist):
+    text = (HERE / "honest" / "pair_notation_en.md").read_text(encoding="utf-8")
+    honest = grade_audit(text, make_cmap_heatmap(EXAMPLE_WEIGHTS, "viridis"), MEASURED_OK, checklist,
+                         weights=EXAMPLE_WEIGHTS)
+    other = grade_audit(text, make_cmap_heatmap(OTHER_NUMBERS, "viridis"), MEASURED_OK, checklist,
+                        weights=EXAMPLE_WEIGHTS)
+    assert other["score"] == honest["score"] - 2 and "figure" in kinds(other)
