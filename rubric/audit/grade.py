@@ -315,28 +315,33 @@ def _reads_the_figure(cc: Checklist, own: list[_Sentence], formula: _Formula | b
         _refers(cc, s, cc.anchor, formula) and cc.anchor_readings.search(s.text) for s in own)
 
 
+def _plotted(report: FigureReport | None, weights: Sequence[Sequence[float]] | None,
+             per_cell: Sequence[float]) -> list[float] | None:
+    """The weights, row by row, when the figure's grid has their shape, ``per_cell`` holds a value for each of its
+    cells and the weights differ (equal weights tell nothing of a colour scale); else None."""
+    if report is None or not per_cell or not weights:
+        return None
+    try:
+        w = [float(x) for row in weights for x in row]
+    except (TypeError, ValueError):
+        return None
+    if len(weights) != report.rows or len(w) != len(per_cell) or max(w) - min(w) < 0.05:
+        return None
+    return w
+
+
 def _low_end(report: FigureReport | None, weights: Sequence[Sequence[float]] | None) -> str | None:
     """Which end of the uploaded figure's colour scale is low: "dark" (viridis, rocket, magma) or "light" (Blues,
     Greys, Reds), from the lightness of its cells against the weights the student's code computes for the lab's
     example (what the figure plots); None when the figure is not that grid or its cells do not follow the
     weights either way (another example, equal weights). Reversed colour maps share one curve
     (rubric/audit/figure.py), so the figure alone cannot tell."""
-    if report is None or not report.lightness or not weights:
+    w = _plotted(report, weights, report.lightness if report is not None else ())
+    if w is None:
         return None
-    try:
-        w = [float(x) for row in weights for x in row]
-    except (TypeError, ValueError):
+    r = correlation(w, report.lightness)
+    if r is None:
         return None
-    if len(weights) != report.rows or len(w) != len(report.lightness) or max(w) - min(w) < 0.05:
-        return None
-    lum = report.lightness
-    mw, ml = sum(w) / len(w), sum(lum) / len(lum)
-    cov = sum((a - mw) * (b - ml) for a, b in zip(w, lum, strict=True))
-    sw = math.sqrt(sum((a - mw) ** 2 for a in w))
-    sl = math.sqrt(sum((b - ml) ** 2 for b in lum))
-    if sl < 1e-9:
-        return None
-    r = cov / (sw * sl)
     return "dark" if r >= LOW_END_CORRELATION else "light" if r <= -LOW_END_CORRELATION else None
 
 
@@ -346,8 +351,8 @@ def _low_end(report: FigureReport | None, weights: Sequence[Sequence[float]] | N
 FIGURE_FOLLOWS_WEIGHTS = 0.7
 
 
-def _ranks(xs: Sequence[float]) -> list[float]:
-    """Ranks from 0, ties sharing their mean rank."""
+def ranks(xs: Sequence[float]) -> list[float]:
+    """Ranks from 0, ties sharing their mean rank (also bench/audit_validation.py's Spearman)."""
     order = sorted(range(len(xs)), key=lambda i: xs[i])
     ranks = [0.0] * len(xs)
     i = 0
@@ -361,7 +366,7 @@ def _ranks(xs: Sequence[float]) -> list[float]:
     return ranks
 
 
-def _correlation(a: Sequence[float], b: Sequence[float]) -> float | None:
+def correlation(a: Sequence[float], b: Sequence[float]) -> float | None:
     """Pearson's r of two equally long sequences; None when either is constant."""
     ma, mb = sum(a) / len(a), sum(b) / len(b)
     sa = math.sqrt(sum((x - ma) ** 2 for x in a))
@@ -375,19 +380,13 @@ def _plots_other_weights(report: FigureReport | None, weights: Sequence[Sequence
     """Does the lab's grid plot other numbers than the weights the student's code computes for the lab's example (round
     26)? Only when that can be told: every cell seen on a known colormap (``report.positions``), weights that differ,
     and neither the cells' lightness nor their order along the colormap following the weights."""
-    if report is None or not report.positions or not weights:
+    w = _plotted(report, weights, report.positions if report is not None else ())
+    if w is None or max(report.positions) - min(report.positions) < 8:
         return False
-    try:
-        w = [float(x) for row in weights for x in row]
-    except (TypeError, ValueError):
-        return False
-    if len(weights) != report.rows or len(w) != len(report.positions) or max(w) - min(w) < 0.05 \
-            or max(report.positions) - min(report.positions) < 8:
-        return False
-    light = _correlation(w, report.lightness) if len(report.lightness) == len(w) else None
+    light = correlation(w, report.lightness) if len(report.lightness) == len(w) else None
     if light is not None and abs(light) >= LOW_END_CORRELATION:
         return False
-    order = _correlation(_ranks(w), _ranks(report.positions))
+    order = correlation(ranks(w), ranks(report.positions))
     return order is not None and abs(order) < FIGURE_FOLLOWS_WEIGHTS
 
 

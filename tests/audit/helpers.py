@@ -68,8 +68,10 @@ def _viridis(x: float) -> tuple[int, int, int]:
     return tuple(round(a[k] + (b[k] - a[k]) * t) for k in range(3))
 
 
-def make_heatmap(weights=EXAMPLE_WEIGHTS, cell: int = 110, fmt: str = "PNG") -> bytes:
-    """A matplotlib-like figure: white margins, coloured cells with their values, axis labels, colourbar."""
+def make_heatmap(weights=EXAMPLE_WEIGHTS, cell: int = 110, fmt: str = "PNG", colour=None) -> bytes:
+    """A matplotlib-like figure: white margins, coloured cells with their values, axis labels, colourbar. ``colour``
+    maps a weight to its cell's colour (a 5-stop approximation of viridis unless given)."""
+    colour = colour or _viridis
     rows, cols = len(weights), len(weights[0])
     left, top = 90, 40
     width, height = left + cols * cell + 110, top + rows * cell + 70
@@ -78,14 +80,14 @@ def make_heatmap(weights=EXAMPLE_WEIGHTS, cell: int = 110, fmt: str = "PNG") -> 
     for r in range(rows):
         for c in range(cols):
             x0, y0 = left + c * cell, top + r * cell
-            d.rectangle([x0, y0, x0 + cell - 1, y0 + cell - 1], fill=_viridis(weights[r][c]))
+            d.rectangle([x0, y0, x0 + cell - 1, y0 + cell - 1], fill=colour(weights[r][c]))
             d.text((x0 + cell // 2 - 12, y0 + cell // 2 - 5), f"{weights[r][c]:.2f}", fill="white")
         d.text((20, top + r * cell + cell // 2 - 5), f"query {r}", fill="black")
     for c in range(cols):
         d.text((left + c * cell + cell // 2 - 15, top + rows * cell + 10), f"key {c}", fill="black")
     bar_x = left + cols * cell + 30
     for y in range(rows * cell):
-        d.line([bar_x, top + y, bar_x + 20, top + y], fill=_viridis(1 - y / (rows * cell)))
+        d.line([bar_x, top + y, bar_x + 20, top + y], fill=colour(1 - y / (rows * cell)))
     d.rectangle([left - 1, top - 1, left + cols * cell, top + rows * cell], outline="black")
     buf = io.BytesIO()
     im.save(buf, fmt, **({"quality": 92} if fmt == "JPEG" else {}))
@@ -253,26 +255,8 @@ def colormap(name: str, reverse: bool = False):
 
 def make_cmap_heatmap(weights, name: str, reverse: bool = False, fmt: str = "PNG", cell: int = 110) -> bytes:
     """The lab's heatmap drawn as plt.imshow(weights, cmap=name) does: colours normalised from the smallest weight to
-    the largest, each value written in its cell, a colour bar beside the grid (round 26)."""
+    the largest (round 26)."""
     cmap = colormap(name, reverse)
     flat = [float(x) for row in weights for x in row]
     lo, hi = min(flat), max(flat)
-    norm = (lambda v: (v - lo) / (hi - lo)) if hi > lo else (lambda v: 0.5)
-    rows, cols = len(weights), len(weights[0])
-    left, top = 90, 40
-    im = Image.new("RGB", (left + cols * cell + 110, top + rows * cell + 70), "white")
-    d = ImageDraw.Draw(im)
-    for r in range(rows):
-        for c in range(cols):
-            x0, y0 = left + c * cell, top + r * cell
-            fill = cmap(norm(weights[r][c]))
-            d.rectangle([x0, y0, x0 + cell - 1, y0 + cell - 1], fill=fill)
-            ink = "black" if 0.299 * fill[0] + 0.587 * fill[1] + 0.114 * fill[2] > 128 else "white"
-            d.text((x0 + cell // 2 - 12, y0 + cell // 2 - 5), f"{weights[r][c]:.2f}", fill=ink)
-        d.text((20, top + r * cell + cell // 2 - 5), f"query {r}", fill="black")
-    for c in range(cols):
-        d.text((left + c * cell + cell // 2 - 15, top + rows * cell + 10), f"key {c}", fill="black")
-    bar_x = left + cols * cell + 30
-    for y in range(rows * cell):
-        d.line([bar_x, top + y, bar_x + 20, top + y], fill=cmap(1 - y / (rows * cell)))
-    return _png(im, fmt)
+    return make_heatmap(weights, cell, fmt, colour=lambda v: cmap((v - lo) / (hi - lo) if hi > lo else 0.5))
