@@ -6,6 +6,7 @@ import io
 import re
 import struct
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -236,7 +237,7 @@ def make_blank(fmt: str = "PNG") -> bytes:
     return _png(Image.new("RGB", (640, 480), "white"), fmt)
 
 
-def colormap(name: str, reverse: bool = False):
+def colormap(name: str, reverse: bool = False) -> Callable[[float], tuple[int, int, int]]:
     """A colour function on [0, 1] along one of the colormaps the figure analysis knows (rubric/audit/figure.py), as
     matplotlib interpolates its stops."""
     from rubric.audit.figure import _COLORMAPS_HEX
