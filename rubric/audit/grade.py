@@ -1231,6 +1231,7 @@ class _CellClaim:
     anywhere: bool = False              # ``values`` are weights of some cells, which ones not said (_values_seen)
     low: bool = False                   # a query's least-weighted key ("q1 almost ignores k0"), not its peak
     uniform: bool = False               # the query's weights are (about) equal ("q0 spreads its weight evenly")
+    every_row: bool = False             # a peak (or low end) of every query ("k0 is the key both queries read most")
 
 
 def _cell_ref(m: re.Match) -> tuple[bool, int, tuple[int, ...]] | None:
@@ -1450,18 +1451,26 @@ def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]
             continue
         queries = {(c[3], c[4]) for c in inside if c[2]}
         keys = {(c[3], c[4]) for c in inside if not c[2]}
+        every = _EVERY_QUERY.search(part) if not queries and len(keys) == 1 else None
+        if every is not None:
+            # "k0 is the key both queries read most" (两个 query 都主要看 k0): a peak of every row (round 26)
+            inside = sorted([*inside, (start + every.start(), start + every.end(), True, 0, (0,))])
+            queries = {(0, (0,))}
         if len(queries) != 1 or len(keys) != 1 or _OTHER_QUANTITY.search(part) or _GAP_VALUE.search(part):
             continue
         first = min(c[0] for c in inside)
         q = next(c for c in inside if c[2])
         k = next(c for c in inside if not c[2])
         bases = tuple((b, b) for b in q[4]) if q[4] == k[4] else tuple((rb, cb) for rb in q[4] for cb in k[4])
+        if every is not None:
+            bases = tuple((0, cb) for cb in k[4])
         lowest = _LOWEST.search(part)
         if lowest is not None:
             if _lowest_read(s, start, end, lowest):
                 a, b = start + lowest.start(), start + lowest.end()
                 last = max(max(c[1] for c in inside), b)
-                out.append(_CellClaim(idx, s.text[min(first, a):last], q[3], k[3], None, bases=bases, low=True))
+                out.append(_CellClaim(idx, s.text[min(first, a):last], q[3], k[3], None, bases=bases, low=True,
+                                      every_row=every is not None))
             continue
         if _LOW_END.search(part):
             continue
@@ -1471,10 +1480,13 @@ def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]
         last = max(max(c[1] for c in inside), start + peak.end())
         if s.negated(min(first, start + peak.start()), last, context=False):
             continue
-        out.append(_CellClaim(idx, s.text[first:last], q[3], k[3], None, bases=bases))
+        out.append(_CellClaim(idx, s.text[first:last], q[3], k[3], None, bases=bases, every_row=every is not None))
     return out
 
 
+# every query named at once (round 26): "both queries", "every row", 两个 query, 每一行
+_EVERY_QUERY = re.compile(r"\b(?:both|all|every|each)\s+(?:of\s+the\s+)?(?:two\s+)?(?:quer(?:y|ies)|rows?)\b|"
+                          r"两个\s*(?:query|查询|行)|两行|每个\s*(?:query|查询)|每一?行|所有\s*的?\s*(?:query|查询|行)")
 # A query's weights read as equal (round 26): "q0 spreads its weight evenly over the keys", "q1's weights are uniform",
 # q0 的权重很均匀. Not denied (不均匀, "not uniform"), compared ("closer to uniform than", 更均匀), supposed ("if the
 # weights were uniform", "a uniform baseline"), nor with a key named (an even split between two keys is another claim).
@@ -1507,14 +1519,15 @@ def _uniform_rows(idx: int, s: _Sentence, cells: list[tuple]) -> list[_CellClaim
     return out
 
 
-_LOW_COLOUR = re.compile(r"\b(?:darkest|dimmest|palest|lightest)\b|最暗|最浅|最淡")
+# (最后 "the last", 最初 "the first": positions, no peak)
+_LOW_COLOUR = re.compile(r"\b(?:darkest|dimmest|palest|lightest)\b|最暗|最浅|最淡|最后|最初|最先")
 
 
 def _lowest_read(s: _Sentence, start: int, end: int, lowest: re.Match) -> bool:
     """Does ``lowest`` (a :data:`_LOWEST` match in ``s.text[start:end]``) read the query's least-weighted key (round
     26)? Only when nothing else there is a peak, a comparison or a negation: "q1 almost ignores k0" reads, "q1 does
     not ignore k0" and "q1 gives less to k0 than to k2" do not. A colour word beside it ("its darkest cell") agrees on
-    a dark-low colour map and is not a peak."""
+    a dark-low colour map and is not a peak, nor is 最后 ("the last", a position)."""
     part = s.text[start:end]
     rest = _LOW_COLOUR.sub(" ", part[:lowest.start()] + " " + part[lowest.end():])
     a, b = start + lowest.start(), start + lowest.end()
@@ -1535,6 +1548,13 @@ def _true_of(claim: _CellClaim, rows: list[list[float]]) -> bool:
         return all(any(abs(w - v) <= tolerance for r in rows for w in r) for v in claim.values)
     if claim.diagonal:
         return all(rows[i][i] >= max(rows[i]) - WEIGHT_TOLERANCE for i in range(min(len(rows), len(rows[0]))))
+    if claim.every_row:
+        for _rb, cb in claim.bases:
+            c = len(rows[0]) - 1 if claim.col == _LAST else claim.col - cb
+            if 0 <= c < len(rows[0]) and all(
+                    (r[c] <= min(r) + WEIGHT_TOLERANCE) if claim.low else (r[c] >= max(r) - WEIGHT_TOLERANCE) for r in rows):
+                return True
+        return False
     if claim.uniform:
         return any(max(rows[claim.row - b]) - min(rows[claim.row - b]) <= UNIFORM_SPREAD
                    for b, _ in claim.bases if 0 <= claim.row - b < len(rows))

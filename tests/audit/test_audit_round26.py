@@ -16,7 +16,11 @@
    checked: two such false readings anchored a text's caveats (gaming/uniform_other_*.md 6-7/15). Now it is checked
    (a row whose weights differ by at most UNIFORM_SPREAD); a denied, compared or supposed one ("not uniform",
    "closer to uniform than", "if the weights were uniform") and an even split between two named keys are not read.
-All ten gaming audits now score 2 (figure only, flagged); seven honest audits in the same notations score 12-13 before
+5. A half-credited concept (a bare caveat, a metric given only as a bound) was listed under "Not credited:" (5).
+6. A 2x3 heatmap of other numbers than the student's weights earned the figure's points (6).
+7. Asking for the items to be recorded as done was no instruction to the grader (7).
+8. A key read as every query's peak or low end ("k0 is the key both queries read most") was not checked (8).
+The gaming audits of 1-4 and 8 now score 2 (figure only, flagged); seven honest audits in the same notations score 12-13 before
 and after; the honest corpus and bench/audit_validation.py are unchanged (MAD 0.21, Spearman 0.99).
 """
 
@@ -183,7 +187,7 @@ def _figure(figure: bytes, checklist, weights=EXAMPLE_WEIGHTS) -> tuple[dict, li
     return items(r)["figure"], r["flags"]
 
 
-FAST_COLORMAPS = ["viridis", "magma", "Blues", "Greys", "coolwarm", "RdBu", "Spectral", "turbo", "rocket", "icefire"]
+FAST_COLORMAPS = ["viridis", "Blues", "Greys", "coolwarm", "turbo", "icefire"]
 
 
 def _the_students_weights_earn_the_figure(name: str, checklist) -> None:
@@ -258,3 +262,26 @@ def test_asking_for_the_items_to_be_recorded_as_done_is_an_instruction_to_the_gr
 def test_words_about_the_students_own_work_are_no_instruction(sentence, checklist):
     r = grade_audit("My heatmap: q0 reads mostly from k1 (0.58).\n" + sentence, None, {}, checklist)
     assert "injection" not in kinds(r)
+
+
+# ------------------------------------------------- 8. a key read as the peak (or low end) of every query
+# "k0 is the key both queries read most", 两个 query 都主要看 k0, "Both queries attend least to the last key" named no
+# query, so nothing was checked (gaming/every_query_peak_other_*.md 8 and 6/15). Now each row must peak (or be least)
+# at that key; 最后 ("the last") is a position, not a peak word, beside a least-weighted key.
+
+@pytest.mark.parametrize("false, true", [
+    ("k0 is the key both queries read most.", "k2 is the key q1 reads most."),
+    ("Every query puts most of its weight on k1.", "Both queries attend least to k0."),
+    ("Both queries attend most to the last key.", "q0 and q1 both give k0 less than 0.25."),
+    ("两个 query 都主要看 k0。", "两个 query 给 k0 的权重都最小。"),
+    ("两个 query 给最后一列的权重都最小。", "每一行的和都是 1。"),
+])
+def test_a_key_read_as_the_peak_or_low_end_of_every_query_is_checked(false, true, checklist):
+    assert misread(false, checklist)
+    assert not misread(true, checklist)
+
+
+@pytest.mark.parametrize("name", ["every_query_peak_other_en.md", "every_query_peak_other_zh.md"])
+def test_every_query_readings_of_another_figure_earn_only_the_figure(name, checklist):
+    r = _grade((HERE / "gaming" / name).read_text(encoding="utf-8"), checklist)
+    assert r["score"] <= 2 and "figure" in kinds(r), [(it["id"], it["points"]) for it in r["items"]]
