@@ -39,3 +39,21 @@ def test_page_states_eval_mode_packages_and_tolerances(page):
 def test_assignment_page_states_it_in_chinese_too():
     text = PAGES["ASSIGNMENT.md"]
     assert "`eval()` 模式下评分" in text and "Python 标准库" in text and "容差" in text
+
+
+def test_assignment_page_publishes_the_hand_example_the_figure_and_readings_are_checked_against():
+    """The handout asks for "small integer tensors" without naming them, and the audit checks the figure and its
+    readings against the weights of the grader's example: a student must be able to draw that one (round 26)."""
+    import re
+    import textwrap
+
+    import torch
+
+    text = PAGES["ASSIGNMENT.md"]
+    block = re.search(r"```python\n(.*?)```", text[text.index("the hand example and the figure"):], re.S)
+    assert block, "the hand example's tensors are not on the page"
+    published: dict = {}
+    exec(textwrap.dedent(block.group(1)), {"torch": torch}, published)  # our own page's code block
+    for name, tensor in zip("qkv", C.hand_example(), strict=True):
+        assert torch.equal(published[name], tensor), name
+    assert "手算例子与图" in text and "weights[0, 0]" in text
