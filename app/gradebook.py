@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -373,6 +374,19 @@ def _safe_cell(value: str) -> str:
     carriage return or a line feed (OWASP's list), and those whose first visible character is one of
     = + - @ after spaces or line breaks (`"   =SUM(...)"`, a published bypass of a first-character check;
     whether it runs depends on the spreadsheet's import settings, unknown here: round 24)."""
-    if value and (value[0] in "=+-@\t\r\n" or value.lstrip(" \t\r\n\u3000")[:1] in ("=", "+", "-", "@")):
+    if value and (value[0] in "\t\r\n" or _first_visible_is_formula_sign(value)):
         return "'" + value
     return value
+
+
+def _first_visible_is_formula_sign(value: str) -> bool:
+    """Whether the first character that is neither a space nor an invisible format character is = + - @
+    in any of its Unicode forms. Round 26: the full-width ＝＋－＠ (what a Chinese or Japanese input
+    method types), the small ﹦﹢﹣ and a zero-width space or BOM in front of = went out as they were;
+    CJK spreadsheets turn a full-width ＝ into = as it is entered. NFKC folds every such form (and only
+    compatibility forms: the minus sign U+2212 and the dash stay text) onto the ASCII sign."""
+    for ch in value:
+        if ch.isspace() or unicodedata.category(ch) == "Cf":
+            continue
+        return unicodedata.normalize("NFKC", ch) in ("=", "+", "-", "@")
+    return False
