@@ -63,6 +63,8 @@ FIGURE_EXTENSIONS = (".png", ".jpg", ".jpeg")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 JPEG_MAGIC = b"\xff\xd8\xff"
 PDF_MAGIC = b"%PDF-"
+_OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"     # .doc, .wps, .xls, .ppt (Microsoft compound file)
+_ZIP_MAGIC = b"PK\x03\x04"
 
 
 class InputError(Exception):
@@ -170,6 +172,142 @@ def _utf16_without_bom(data: bytes) -> bool:
     return max(nul_even, nul_odd) >= 0.5 and min(nul_even, nul_odd) <= 0.02
 
 
+@dataclass(frozen=True)
+class FileKind:
+    """What a file that is not text is, by its bytes: its name with an article in English, its name in
+    Chinese, and a family that decides what the student is told to do instead."""
+
+    en: str
+    zh: str
+    family: str      # archive | image | document | compiled | program | data
+
+
+def _zip_kind(data: bytes) -> FileKind:
+    # A ZIP names its members in its local headers and again in its central directory, at the end.
+    names = data[:64 * 1024] + data[-64 * 1024:]
+    if b"word/" in names:
+        return FileKind("a Word document (.docx)", "Word 文档（.docx）", "document")
+    if b"xl/" in names:
+        return FileKind("an Excel workbook (.xlsx)", "Excel 工作簿（.xlsx）", "document")
+    if b"ppt/" in names:
+        return FileKind("a PowerPoint presentation (.pptx)", "PowerPoint 演示文稿（.pptx）", "document")
+    if b"opendocument" in names:
+        return FileKind("an OpenDocument file (.odt/.ods)", "OpenDocument 文档（.odt/.ods）", "document")
+    if b"data.pkl" in names:
+        return FileKind("a PyTorch file saved with torch.save (.pt/.pth)", "用 torch.save 保存的 PyTorch 文件（.pt/.pth）",
+                        "data")
+    return FileKind("a ZIP archive", "ZIP 压缩包", "archive")
+
+
+# Magic bytes of what students upload by mistake in place of a text file (first match wins).
+_MAGIC_KINDS: tuple[tuple[bytes, FileKind], ...] = (
+    (b"\x1f\x8b", FileKind("a gzip archive (.gz/.tar.gz)", "gzip 压缩包（.gz/.tar.gz）", "archive")),
+    (b"7z\xbc\xaf\x27\x1c", FileKind("a 7-Zip archive", "7-Zip 压缩包", "archive")),
+    (b"Rar!\x1a\x07", FileKind("a RAR archive", "RAR 压缩包", "archive")),
+    (b"\xfd7zXZ\x00", FileKind("an xz archive", "xz 压缩包", "archive")),
+    (b"\x28\xb5\x2f\xfd", FileKind("a Zstandard archive", "Zstandard 压缩包", "archive")),
+    (PDF_MAGIC, FileKind("a PDF file", "PDF 文件", "document")),
+    (_OLE2_MAGIC, FileKind("an Office or WPS document (.doc/.xls/.ppt/.wps)", "Office 或 WPS 文档（.doc/.xls/.ppt/.wps）",
+              "document")),
+    (b"\x7fELF", FileKind("a compiled program (ELF)", "编译好的程序（ELF）", "program")),
+    (b"\xcf\xfa\xed\xfe", FileKind("a compiled program (Mach-O)", "编译好的程序（Mach-O）", "program")),
+    (b"\xca\xfe\xba\xbe", FileKind("a compiled Java class or macOS program", "编译好的 Java 类或 macOS 程序",
+                                   "program")),
+    (b"\x93NUMPY", FileKind("a NumPy array file (.npy)", "NumPy 数组文件（.npy）", "data")),
+    (b"\x89HDF\r\n\x1a\n", FileKind("an HDF5 data file (.h5)", "HDF5 数据文件（.h5）", "data")),
+    (b"SQLite format 3\x00", FileKind("an SQLite database", "SQLite 数据库", "data")),
+)
+
+
+def sniff_binary_kind(data: bytes) -> FileKind | None:
+    """What a file is when its bytes say so (archives, images, documents, compiled code, saved data), or
+    None. Called only on files already being refused as not text, so a weak match can change what the
+    message says, never whether the file is accepted. Before round 26 a ZIP, a screenshot or a PDF
+    uploaded as the code was "contains NUL bytes: a binary file" (or, for a PDF, "looks like GBK")."""
+    head = bytes(data[:4096])
+    # Text is never sniffed: a file without NUL bytes counts only when it is not UTF-8 and begins with a
+    # byte no text encoding begins a file with, or with %PDF- (so "BMI ..." in GBK is not a BMP).
+    if b"\x00" not in data and (_is_utf8(data) or not (head[:1] >= b"\x80" or head.startswith(PDF_MAGIC))):
+        return None
+    if head.startswith((_ZIP_MAGIC, b"PK\x05\x06")):
+        return _zip_kind(bytes(data))
+    if head.lstrip().startswith(PDF_MAGIC):
+        return FileKind("a PDF file", "PDF 文件", "document")
+    for magic, kind in _MAGIC_KINDS:
+        if head.startswith(magic):
+            return kind
+    if head.startswith(PNG_MAGIC) or head.startswith(JPEG_MAGIC):
+        fmt = "PNG" if head.startswith(PNG_MAGIC) else "JPEG"
+        return FileKind(f"a {fmt} image", f"{fmt} 图片", "image")
+    image = _sniff_figure_format(head + bytes(data[4096:4096 + 32]))
+    if image is not None and image[0] not in ("PDF", "SVG"):
+        name = image[0]
+        return FileKind(f"{'an' if name[0] in 'AEFHIMNORSX' else 'a'} {name} image", f"{name} 图片", "image")
+    # Python 3's .pyc: a 2-byte magic number (3000-3999 little-endian), then \r\n, then 12 header bytes.
+    if len(data) >= 16 and head[2:4] == b"\r\n" and 3000 <= int.from_bytes(head[:2], "little") < 4000:
+        return FileKind("compiled Python bytecode (.pyc)", "编译后的 Python 字节码（.pyc）", "compiled")
+    if len(data) >= 512 and data[257:262] == b"ustar":
+        return FileKind("a tar archive", "tar 归档文件", "archive")
+    if head[:2] == b"MZ" and b"\x00" in head[:64]:
+        return FileKind("a Windows program (.exe/.dll)", "Windows 程序（.exe/.dll）", "program")
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        return FileKind("a Python pickle (saved data)", "Python pickle（保存的数据）", "data")
+    return None
+
+
+# What to do instead, per upload field and family of what was uploaded: (English, Chinese).
+_INSTEAD: dict[str, dict[str, tuple[str, str]]] = {
+    "code": {
+        "archive": ("Extract it and upload attention.py from inside it.", "请先解压，再上传其中的 attention.py。"),
+        "image": ("A picture of code cannot be run: upload attention.py itself, the text file your editor saves.",
+                  "代码的图片无法运行：请上传编辑器保存的 attention.py 文本文件本身。"),
+        "document": ("Code inside a document cannot be run: copy it into a code editor (VS Code, Notepad), save "
+                     "it as attention.py in UTF-8 and upload that file.",
+                     "文档里的代码无法运行：请把代码复制到代码编辑器（VS Code、记事本），以 UTF-8 保存为 attention.py，"
+                     "再上传该文件。"),
+        "compiled": ("It comes from a __pycache__ folder: upload the source file attention.py (next to "
+                     "__pycache__, not inside it).",
+                     "它来自 __pycache__ 文件夹：请上传源代码文件 attention.py（在 __pycache__ 旁边，不在里面）。"),
+        "program": ("Upload the source file attention.py.", "请上传源代码文件 attention.py。"),
+        "data": ("It holds saved data, not code: upload attention.py, the file with your class in it.",
+                 "它保存的是数据，不是代码：请上传写有你的类的 attention.py。"),
+    },
+    "audit": {
+        "archive": ("Extract it and upload the audit (.md, .txt or .pdf) from inside it.",
+                    "请先解压，再上传其中的审计文件（.md、.txt 或 .pdf）。"),
+        "image": ("Upload the figure in the figure field and the audit text as .md, .txt or .pdf.",
+                  "请把图放在「图」的上传框，审计文字以 .md、.txt 或 .pdf 上传。"),
+        "document": ("Save it as PDF (File → Save As or Export → PDF) and upload that, or copy the text into a "
+                     "plain-text file saved as UTF-8 and named audit.md or audit.txt.",
+                     "请另存为 PDF（文件 → 另存为或导出 → PDF）后上传，或把文字复制到纯文本文件，以 UTF-8 保存为 "
+                     "audit.md 或 audit.txt。"),
+    },
+    "figure": {
+        "archive": ("Extract it and upload the PNG or JPEG image from inside it.",
+                    "请先解压，再上传其中的 PNG 或 JPEG 图片。"),
+    },
+}
+_INSTEAD_DEFAULT = {
+    "code": ("Upload the source file attention.py.", "请上传源代码文件 attention.py。"),
+    "audit": ("Upload the audit text as .md, .txt or .pdf.", "请以 .md、.txt 或 .pdf 上传审计文字。"),
+    "figure": ("Save the plot with plt.savefig('heatmap.png') and upload that PNG.",
+               "请用 plt.savefig('heatmap.png') 保存图，再上传该 PNG。"),
+}
+
+
+def _binary_kind_error(code: str, field: str, what_en: str, what_zh: str, kind: FileKind, *,
+                       named: tuple[str, str] = ("", "")) -> InputError:
+    """The refusal of a file that is ``kind``, in the ``field`` it was uploaded to."""
+    instead_en, instead_zh = _INSTEAD.get(field, {}).get(kind.family) or _INSTEAD_DEFAULT[field]
+    not_en, not_zh = ("a PNG or JPEG image", "PNG 或 JPEG 图片") if field == "figure" else ("a text file", "文本文件")
+    space = " " if kind.zh[:1].isascii() else ""
+    return InputError(
+        code,
+        f"The {what_en} is {kind.en}{named[0]}, not {not_en}. {instead_en}",
+        f"{what_zh}是{space}{kind.zh}{named[1]}，不是{not_zh}。{instead_zh}",
+    )
+
+
 def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
                  cookie: bool = False, gb18030: bool = False) -> str:
     """UTF-8 (with or without BOM); UTF-16 and UTF-32 are accepted only when they carry a BOM.
@@ -191,6 +329,8 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
             return data.decode("utf-16")
         except UnicodeDecodeError:
             pass
+    elif (kind := sniff_binary_kind(data)) is not None:
+        raise _binary_kind_error(f"{code_prefix}_binary", code_prefix, what_en, what_zh, kind)
     elif _utf16_without_bom(data):
         raise InputError(
             f"{code_prefix}_utf16_no_bom",
@@ -264,6 +404,14 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
         f"{what_zh}不是有效的 UTF-8（第一个错误字节位于第 {line} 行第 {col} 列）。{hint_zh}"
         f"请另存为 UTF-8 后重新上传。",
     ) from None
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _declared_encoding(data: bytes) -> str | None:
@@ -452,8 +600,6 @@ def _audit_precheck(filename: str | None, data: bytes) -> bool:
 
 _AUDIT_DOCUMENT_EXTENSIONS = {".docx": "Word", ".doc": "Word", ".wps": "WPS", ".pages": "Pages",
                               ".rtf": "RTF", ".odt": "OpenDocument (LibreOffice)"}
-_OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"     # .doc, .wps, .xls, .ppt (Microsoft compound file)
-_ZIP_MAGIC = b"PK\x03\x04"
 
 
 def _audit_document_kind(ext: str, data: bytes) -> tuple[str, tuple[str, ...]] | None:
@@ -1035,6 +1181,9 @@ def _sniff_figure_format(data: bytes) -> tuple[str, tuple[str, ...]] | None:
 
 def _figure_format_error(ext: str, data: bytes) -> InputError:
     found = _sniff_figure_format(data)
+    if found is None and (kind := sniff_binary_kind(data)) is not None:
+        return _binary_kind_error("figure_bad_type", "figure", "figure", "图", kind,
+                                  named=(f" (named '{ext or 'no extension'}')", f"（文件名为「{ext or '无扩展名'}」）"))
     if found is None:
         return InputError(
             "figure_bad_type",
