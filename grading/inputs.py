@@ -23,6 +23,7 @@ import os
 import re
 import struct
 import time
+import unicodedata
 import warnings
 from collections import Counter
 from dataclasses import asdict, dataclass
@@ -127,8 +128,25 @@ def _fmt_size(n: int) -> str:
     return f"{n} B"
 
 
+# What Chinese and Japanese input methods type for "." in their own mode: 。 and the half-width ｡ (NFKC
+# makes ｡ into 。, and the full-width ．ｐｙ into .py).
+_IDEOGRAPHIC_STOPS = str.maketrans({"\u3002": ".", "\uff61": "."})
+
+
+def _plain_name(filename: str | None) -> str:
+    """The base name, lower case, as the type checks read it. Round 26: a name typed with an input method
+    ("attention。py", "attention．py", "audit.ｍｄ") or saved with a trailing dot ("attention.py.", which
+    Windows opens as attention.py) was "got 'no extension'", "got '.ｐｙ'" or "got '.'": an extension that
+    looks like the one asked for. Folded here: NFKC, the ideographic full stop read as a dot, invisible
+    format characters (a zero-width space) dropped, trailing dots and spaces dropped as Windows does."""
+    name = unicodedata.normalize("NFKC", filename or "").translate(_IDEOGRAPHIC_STOPS)
+    name = os.path.basename(name.replace("\\", "/"))
+    name = "".join(ch for ch in name if unicodedata.category(ch) != "Cf")
+    return name.strip().rstrip(". ").lower()
+
+
 def _extension(filename: str | None) -> str:
-    name = os.path.basename((filename or "").replace("\\", "/")).strip().lower()
+    name = _plain_name(filename)
     ext = os.path.splitext(name)[1]
     # splitext reads ".py" as a hidden file named ".py" with no extension; a student who uploads a
     # file named only ".py" has a Python file whose name is all extension.
@@ -524,7 +542,7 @@ def validate_code(filename: str | None, data: bytes) -> str:
         )
     # Windows hides known extensions: a file Explorer shows as "attention.py" may be attention.py.txt
     # (saved from Notepad or a browser). It is the code all the same.
-    py_txt = os.path.basename((filename or "").replace("\\", "/")).strip().lower().endswith(".py.txt")
+    py_txt = _plain_name(filename).endswith(".py.txt")
     if ext not in CODE_EXTENSIONS and not py_txt:
         hidden_en = hidden_zh = ""
         if ext in ("", ".txt"):
