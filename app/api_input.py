@@ -11,6 +11,7 @@ named), and a field of the wrong type reached the database (`"assignment": {}`: 
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from flask import request
@@ -77,6 +78,38 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _json_kind(value: Any) -> tuple[str, str]:
+    """A parsed JSON value named in JSON's words (an array, a string...), not Python's (list, str): (en, zh)."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value), json.dumps(value)
+    return {list: ("an array", "数组"), str: ("a string", "字符串")}.get(type(value), ("a number", "数字"))
+
+
+def _not_json(exc: BaseException) -> BadInput:
+    """The refusal of a body json.loads refused, saying what is wrong with the body in the client's terms.
+    Round 26: Python's own text reached clients: "'utf-16-le' codec can't decode byte 0x7b" for a body
+    that is not UTF-8 (json.loads guesses UTF-16 from a BOM or NUL bytes), and "Exceeds the limit (4300
+    digits) for integer string conversion ... use sys.set_int_max_str_digits()", advice for the server."""
+    if isinstance(exc, UnicodeDecodeError):
+        en = (f"it is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at position {exc.start} is not "
+              "valid there): send the JSON encoded as UTF-8")
+        zh = f"它不是 UTF-8 文本（位置 {exc.start} 的字节 0x{exc.object[exc.start]:02x} 无效）：请以 UTF-8 编码发送 JSON"
+        if exc.encoding.replace("-", "").lower() != "utf8":
+            en, zh = ("it is not UTF-8 text (its first bytes look like UTF-16 or UTF-32): send the JSON encoded as "
+                      "UTF-8"), "它不是 UTF-8 文本（开头的字节像 UTF-16 或 UTF-32）：请以 UTF-8 编码发送 JSON"
+    elif isinstance(exc, json.JSONDecodeError):
+        en = zh = f"{exc.msg}: line {exc.lineno}, column {exc.colno}"
+    elif isinstance(exc, RecursionError):
+        en, zh = "it is nested too deep", "嵌套层数过深"
+    elif "integer string conversion" in str(exc):
+        en, zh = (f"a number has more than {sys.get_int_max_str_digits()} digits",
+                  f"其中某个数字超过 {sys.get_int_max_str_digits()} 位")
+    else:
+        en = zh = str(exc)[:120]
+    return BadInput("bad_json", 400, f"The body is not valid JSON: {en}. Nothing was done.",
+                    f"请求体不是有效的 JSON：{zh}。本次没有执行任何操作。")
+
+
 def json_object(path: str) -> dict[str, Any]:
     """The JSON object sent to POST `path` (a key of the spec's paths), checked against its schema:
     an empty body is `{}`; otherwise it must be `application/json`, at most MAX_JSON_BYTES, an
@@ -105,14 +138,13 @@ def json_object(path: str) -> dict[str, Any]:
                        "Nothing was done.",
                        f"字段「{exc.name}」发送了不止一次；请只发送一次，并填写你想要的值。本次没有执行任何操作。") from None
     except (ValueError, RecursionError) as exc:  # RecursionError: arrays nested thousands deep
-        detail = str(exc)[:120] if isinstance(exc, ValueError) else "nested too deep"
-        raise BadInput("bad_json", 400, f"The body is not valid JSON ({detail}). Nothing was done.",
-                       f"请求体不是有效的 JSON（{detail}）。本次没有执行任何操作。") from None
+        raise _not_json(exc) from None
     if not isinstance(body, dict):
+        kind_en, kind_zh = _json_kind(body)
         raise BadInput("bad_json", 400,
-                       f"The body must be a JSON object ({{\"field\": value, ...}}), not a {type(body).__name__}. "
+                       f"The body must be a JSON object ({{\"field\": value, ...}}), not {kind_en}. "
                        "Nothing was done.",
-                       f"请求体必须是 JSON 对象（{{\"字段\": 值, ...}}），而不是 {type(body).__name__}。本次没有执行任何操作。")
+                       f"请求体必须是 JSON 对象（{{\"字段\": 值, ...}}），而不是{kind_zh}。本次没有执行任何操作。")
     unknown = [k for k in body if k not in props]
     if unknown:
         raise _unknown(unknown, props)
