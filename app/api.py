@@ -322,7 +322,7 @@ def get_gradebook():
     fmt_name = request.args.get("format", "json")
     if fmt_name in gradebook.EXPORT_FORMATS:
         body, name = gradebook.export(rows, a, fmt_name)
-        return Response(body, mimetype="text/csv; charset=utf-8",
+        return Response(body, content_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
     if fmt_name != "json":
         return api_error("bad_format", 400, _l("format must be one of %(f)s.",

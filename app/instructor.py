@@ -593,7 +593,7 @@ def sign_in_links():
     links = issue_links(users, current_user, current_app.config.get("PUBLIC_URL") or request.host_url,
                         form_token=request.form.get("form_token", "")[:64] or None)
     name = f"sign-in-links-{datetime.now():%Y%m%d-%H%M}.csv"
-    return Response(links_csv(links), mimetype="text/csv; charset=utf-8",
+    return Response(links_csv(links), content_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
 
 
@@ -608,7 +608,7 @@ def gradebook_csv():
         abort(400)
     body, name = gradebook.export(gradebook.class_rows(a), a, fmt_name)
     name = name.replace(".csv", f"-{datetime.now():%Y%m%d-%H%M}.csv")
-    return Response(body, mimetype="text/csv; charset=utf-8",
+    return Response(body, content_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}"',
                              "Cache-Control": "no-store"})
 

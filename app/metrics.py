@@ -144,4 +144,6 @@ def metrics() -> Response:
         body = generate_latest(registry)
     finally:
         db.session.remove()
-    return Response(body, mimetype=CONTENT_TYPE_LATEST)
+    # content_type, not mimetype: Werkzeug 3 appends '; charset=utf-8' to any text/* mimetype, and a
+    # repeated parameter makes the header invalid to Prometheus (Go's mime.ParseMediaType refuses it).
+    return Response(body, content_type=CONTENT_TYPE_LATEST)

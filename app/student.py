@@ -450,7 +450,7 @@ def submission_result(submission_id: int):
 
 
 def _file_response(data: bytes, mimetype: str, filename: str, inline: bool) -> Response:
-    resp = Response(data, mimetype=mimetype)
+    resp = Response(data, content_type=mimetype)   # as given: a text/* mimetype gets a second charset
     disposition = "inline" if inline else "attachment"
     from urllib.parse import quote
 
