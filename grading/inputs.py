@@ -314,10 +314,12 @@ _INSTEAD_DEFAULT = {
 
 
 def _binary_kind_error(code: str, field: str, what_en: str, what_zh: str, kind: FileKind, *,
-                       named: tuple[str, str] = ("", "")) -> InputError:
-    """The refusal of a file that is ``kind``, in the ``field`` it was uploaded to."""
+                       named: tuple[str, str] = ("", ""), expected: tuple[str, str] | None = None) -> InputError:
+    """The refusal of a file that is ``kind``, in the ``field`` it was uploaded to, where ``expected`` (by
+    default: a text file, or an image for the figure) was."""
     instead_en, instead_zh = _INSTEAD.get(field, {}).get(kind.family) or _INSTEAD_DEFAULT[field]
-    not_en, not_zh = ("a PNG or JPEG image", "PNG 或 JPEG 图片") if field == "figure" else ("a text file", "文本文件")
+    not_en, not_zh = expected or (
+        ("a PNG or JPEG image", "PNG 或 JPEG 图片") if field == "figure" else ("a text file", "文本文件"))
     space = " " if kind.zh[:1].isascii() else ""
     return InputError(
         code,
@@ -608,6 +610,10 @@ def _audit_precheck(filename: str | None, data: bytes) -> bool:
         )
     is_pdf = data[:1024].lstrip().startswith(PDF_MAGIC)
     if ext in AUDIT_PDF_EXTENSIONS and not is_pdf:
+        kind = sniff_binary_kind(data)
+        if kind is not None:   # say what it is, as for a file that is not text (round 26)
+            raise _binary_kind_error("pdf_corrupt", "audit", "audit", "审计文件", kind,
+                                     named=(" (named '.pdf')", "（文件名为「.pdf」）"), expected=("a PDF", "PDF"))
         raise InputError("pdf_corrupt", "The file is named .pdf but is not a PDF.", "文件名是 .pdf，但内容不是 PDF。")
     if is_pdf:
         _check_size(data, MAX_AUDIT_PDF_BYTES, "audit_too_large", "PDF audit", "PDF 审计文件")

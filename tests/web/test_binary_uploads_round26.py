@@ -155,3 +155,14 @@ def test_text_that_begins_like_a_file_format_is_read_as_text(client, factory, co
     assert resp.status_code == 202, resp.json
     sub = db.session.get(Submission, resp.json["id"])
     assert sub.audit_text.startswith("BMI 与注意力无关。")
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar.gz", "npy", "screenshot png"])
+def test_a_file_named_pdf_that_is_something_else_is_named(kind):
+    make, en_words, zh_words = NOT_TEXT[kind]
+    with pytest.raises(InputError) as caught:
+        validate_audit("audit.pdf", make())
+    assert caught.value.code in ("pdf_corrupt", "audit_is_image")
+    if caught.value.code == "pdf_corrupt":
+        _says(caught.value.message, en_words, zh_words)
+        assert "not a PDF" in caught.value.en and "named '.pdf'" in caught.value.en
