@@ -3,8 +3,18 @@
   "use strict";
 
   /* ---- drag and drop onto the upload form ------------------------------------------------ */
+  /* A file name as the server's type check reads it (grading/inputs._plain_name): the full-width
+     "．ｐｙ" and the "。" an input method types are "." and "py", invisible format characters are
+     dropped, and so are trailing dots and spaces (Windows opens "attention.py." as attention.py). */
+  function plainName(name) {
+    var s = String(name || "");
+    if (s.normalize) s = s.normalize("NFKC");
+    /* built at run time: a /\p{..}/u literal is a syntax error, for the whole file, in an old browser */
+    try { s = s.replace(new RegExp("\\p{Cf}", "gu"), ""); } catch (e) { s = s.replace(/[\u200b-\u200f\u2060\ufeff]/g, ""); }
+    return s.replace(/[\u3002\uff61]/g, ".").trim().replace(/[. ]+$/, "").toLowerCase();
+  }
   function routeFile(form, file) {
-    var name = (file.name || "").toLowerCase();
+    var name = plainName(file.name);
     if (/\.py$/.test(name)) return form.querySelector("input[name=code]");
     if (/\.(md|markdown|txt|pdf)$/.test(name)) return form.querySelector("input[name=audit]");
     if (/\.(png|jpe?g)$/.test(name)) return form.querySelector("input[name=figure]");
@@ -36,7 +46,7 @@
       if (!f) return;
       total += f.size;
       var exts = (input.getAttribute("data-ext") || "").split(/\s+/).filter(Boolean);
-      var name = (f.name || "").toLowerCase();
+      var name = plainName(f.name);
       if (exts.length && !exts.some(function (x) { return name.slice(-x.length) === x; })) {
         out.push(fill(labels.ext, { name: f.name, allowed: exts.join(" ") }));
       } else if (f.size === 0) {
