@@ -243,9 +243,10 @@ def sniff_binary_kind(data: bytes) -> FileKind | None:
     message says, never whether the file is accepted. Before round 26 a ZIP, a screenshot or a PDF
     uploaded as the code was "contains NUL bytes: a binary file" (or, for a PDF, "looks like GBK")."""
     head = bytes(data[:4096])
-    # Text is never sniffed: a file without NUL bytes counts only when it is not UTF-8 and begins with a
-    # byte no text encoding begins a file with, or with %PDF- (so "BMI ..." in GBK is not a BMP).
-    if b"\x00" not in data and (_is_utf8(data) or not (head[:1] >= b"\x80" or head.startswith(PDF_MAGIC))):
+    # Text is never sniffed: every format below writes NUL bytes in its first blocks (a header field,
+    # a length, a flag) but PDF, whose header is text; text in GBK may begin with the bytes of a magic
+    # number ("漱壕" is CA FE BA BE, a Java class's) and has no NUL.
+    if b"\x00" not in data and not head.lstrip().startswith(PDF_MAGIC):
         return None
     if head.startswith((_ZIP_MAGIC, b"PK\x05\x06")):
         return _zip_kind(bytes(data))
@@ -424,14 +425,6 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
         f"{what_zh}不是有效的 UTF-8（第一个错误字节位于第 {line} 行第 {col} 列）。{hint_zh}"
         f"请另存为 UTF-8 后重新上传。",
     ) from None
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _declared_encoding(data: bytes) -> str | None:
