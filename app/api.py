@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
 from app import gradebook
-from app.api_input import BadInput, check_form_fields, json_object
+from app.api_input import BadInput, check_form_fields, json_object, refuse_repeated
 from app.assignments import default_assignment
 from app.authz import api_limit, can_see, load_submission, rate_key, submit_limit, token_required
 from app.coursework import rubric_for
@@ -44,6 +44,11 @@ limiter.limit(api_limit, key_func=rate_key)(bp)
 
 # Errors: 404/405/413/429/500 raised anywhere under /api/ are answered by app/errors.py in the
 # shape above; the views below name their own refusals with api_error().
+
+
+@bp.before_request
+def one_value_per_parameter() -> None:
+    refuse_repeated(request.args, "query parameter", "查询参数")
 
 
 @bp.errorhandler(BadInput)

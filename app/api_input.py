@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from flask import request
+from werkzeug.datastructures import MultiDict
 
 from app.openapi import spec
 
@@ -203,6 +204,21 @@ def check_form_fields(path: str) -> None:
     unknown = [n for n in names if n not in props]
     if unknown:
         raise _unknown(unknown, props)
+    refuse_repeated(request.form, "field", "字段")
+
+
+def refuse_repeated(values: MultiDict, what_en: str, what_zh: str) -> None:
+    """Refuse a form field or query parameter sent twice (400 ``duplicate_field``), as a JSON key sent
+    twice is. Round 26: Werkzeug reads the first of `assignment=lab1&assignment=lab2`, a proxy or a log may
+    read the last; which one was meant cannot be known (an attempt went to lab1, the gradebook of lab1 was
+    exported). Files sent twice have their own answer (app.views_helpers.uploaded: several_files)."""
+    repeated = [name for name in values if len(values.getlist(name)) > 1]
+    if repeated:
+        name, n = repeated[0][:60], len(values.getlist(repeated[0]))
+        raise BadInput("duplicate_field", 400,
+                       f"The {what_en} '{name}' is sent {n} times; send it once, with the value you mean. "
+                       "Nothing was done.",
+                       f"{what_zh}「{name}」发送了 {n} 次；请只发送一次，并填写你想要的值。本次没有执行任何操作。")
 
 
 def _media_type(wanted_en: str, wanted_zh: str, curl: str, requests_arg: str) -> BadInput:
