@@ -142,6 +142,10 @@ _NOT_CARRIED: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p
      "a reply came in more than {reads} pieces of less than {size} bytes: code in the sandbox wrote on the "
      "grader's channel a few bytes at a time",
      "回复被拆成了超过 {reads} 段、每段不足 {size} 字节：沙箱中的代码每次只向评分器的通道写入几个字节"),
+    (r"a tensor on the meta device, which has a shape but no values",
+     "a tensor on the meta device, which has a shape but no values", "一个 meta 设备上的 tensor：它只有 shape，没有数值"),
+    (r"a nested tensor \(torch.nested\), which has no single shape",
+     "a nested tensor (torch.nested), which has no single shape", "一个嵌套 tensor（torch.nested）：它没有统一的 shape"),
     (r"malformed reply from the sandbox", "malformed reply from the sandbox", "沙箱的回复格式不正确"),
     (r"malformed error reply", "malformed error reply", "沙箱报告错误的回复格式不正确"),
     (r"malformed handle", "malformed handle", "沙箱返回的对象编号格式不正确"),

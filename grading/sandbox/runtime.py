@@ -212,10 +212,7 @@ class Runtime:
             return None                      # e.g. module.eval() returns the module itself
         if isinstance(value, torch.Tensor):
             t = value if type(value) is torch.Tensor else torch.Tensor.as_subclass(value, torch.Tensor)
-            t = t.detach()
-            if t.layout != torch.strided:
-                t = t.to_dense()
-            return t.cpu().contiguous()
+            return _plain_tensor(t.detach())
         if isinstance(value, np.ndarray | np.generic):
             # Arrays (and NumPy scalars such as np.float64) go back as plain arrays; a subclass
             # (np.matrix, masked arrays, student classes) is reduced to its data.
@@ -507,6 +504,28 @@ class Runtime:
 
 
 _UNINITIALISED = (torch.nn.parameter.UninitializedParameter, torch.nn.parameter.UninitializedBuffer)
+
+
+def _plain_tensor(t: torch.Tensor) -> torch.Tensor:
+    """``t`` (detached, no subclass) as a dense contiguous CPU tensor, or an ``InvalidResult`` that says
+    what kind of tensor could not be read. A tensor with no values to copy (on the ``meta`` device) or
+    with no single shape (``torch.nested``) was reported as an exception of the student's forward
+    ("forward raised NotImplementedError: Cannot copy out of meta tensor"), or as PyTorch's "Internal
+    error ... Please file an issue" from the encoder: neither is what the code did, which is return it."""
+    if t.device.type == "meta":
+        raise _Fail("InvalidResult", "a tensor on the meta device, which has a shape but no values")
+    if t.is_nested:
+        raise _Fail("InvalidResult", "a nested tensor (torch.nested), which has no single shape")
+    try:
+        if t.layout != torch.strided:
+            t = t.to_dense()
+        t = t.cpu().contiguous()
+        tuple(t.shape)                  # what the encoder reads next: a tensor without sizes fails here
+        return t
+    except Exception as e:  # noqa: BLE001 - a tensor of an exotic kind: said as such, with torch's words
+        device, layout = _safe_str(t.device), _safe_str(t.layout).replace("torch.", "")
+        raise _Fail("InvalidResult", f"a tensor ({layout}, on {device}) whose values could not be copied: "
+                                     f"{type(e).__name__}: {_safe_str(e)[:200]}") from None
 
 
 def _raw(t: torch.Tensor) -> tuple:

@@ -1,0 +1,209 @@
+"""Round 26 of hostile submissions: results of exotic tensor kinds, the gradient call and its hooks, state
+and process-wide modes left behind by a call, signals, threads and finalizers, floods, and import-time
+poisoning of what the jail's own serving loop uses. Each attack is graded in the real sandbox and must
+end `graded` (never the grader's `error`), score no more than the honest file it is built on, leak
+nothing of the hidden suite, say in both languages what happened and cost the worker about what an
+honest grading does."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from autograder.settings import GRADING_BUDGET_S
+from tests.grading.helpers import SUBMISSIONS, in_forward, on_results, worker_cost
+from tests.grading.helpers import grade_stored as _grade
+
+# Gradings in the real sandbox: the slow lane, as the earlier rounds' corpora.
+pytestmark = pytest.mark.slow
+
+CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_text()
+WRONG = (SUBMISSIONS / "faulty" / "softmax_query_axis.py").read_text()
+_ANCHOR = "        assert q.ndim == k.ndim == v.ndim == 4\n"
+assert _ANCHOR in CORRECT
+
+
+def inside(body: str) -> str:
+    """CORRECT whose single-head forward first runs ``body``, written inside the class (the source review
+    then flags nothing that the attack itself does not)."""
+    lines = "".join("        " + line + "\n" for line in body.strip("\n").splitlines())
+    return CORRECT.replace(_ANCHOR, lines + _ANCHOR)
+
+
+# name -> (attack, the honest file it is built on)
+ROUND_26: dict[str, tuple[str, str]] = {
+    # results of tensor kinds that hold no readable values, or no single shape
+    "a_meta_tensor_returned": (on_results(CORRECT, "def _form(o):\n    return torch.empty_like(o, device='meta')"),
+                               CORRECT),
+    "a_nested_tensor_returned": (on_results(CORRECT, "def _form(o):\n    return torch.nested.nested_tensor([o[0], o[0]])"),
+                                 CORRECT),
+    "a_meta_tensor_returned_by_wrong_code": (on_results(WRONG, "def _form(o):\n    return torch.empty_like(o, device='meta')"),
+                                             WRONG),
+    "a_batched_vmap_tensor_returned": (on_results(CORRECT, "def _form(o):\n    return torch.vmap(lambda x: x)(o)"), CORRECT),
+    # the gradient call: hooks that replace the gradient
+    "a_hook_that_makes_the_gradient_meta": (in_forward(CORRECT, '''
+if q.requires_grad:
+    import torch as _t
+    q.register_hook(lambda g: _t.empty_like(g, device="meta"))'''), CORRECT),
+    "a_hook_that_makes_the_gradient_nan": (in_forward(CORRECT, '''
+if q.requires_grad:
+    q.register_hook(lambda g: g * 0 + float("nan"))'''), CORRECT),
+    # process-wide modes left behind by one call, seen by the next ones
+    "grad_mode_switched_off_by_a_call": (inside("torch.set_grad_enabled(False)"), CORRECT),
+    "inference_mode_entered_by_a_call": (inside("torch.inference_mode().__enter__()"), CORRECT),
+    "default_device_meta_set_by_a_call": (inside('torch.set_default_device("meta")'), CORRECT),
+    # describe: a property that raises once the module is built
+    "a_training_property_that_raises": (CORRECT + '''
+def _tr_get(self):
+    if getattr(self, "_armed", False):
+        raise RuntimeError("no")
+    return self.__dict__.get("_t", True)
+def _tr_set(self, v):
+    self.__dict__["_t"] = v
+    self.__dict__["_armed"] = True
+MultiHeadAttention.training = property(_tr_get, _tr_set)
+''', CORRECT),
+    # the contract's classes given by a module __getattr__, or a metaclass that refuses the counters
+    "the_classes_given_by_a_module_getattr": (CORRECT.replace("class ScaledDotProductAttention(", "class _S(").replace(
+        "self.attention = ScaledDotProductAttention()", "self.attention = _S()") + '''
+def __getattr__(name):
+    if name == "ScaledDotProductAttention":
+        return _S
+    raise AttributeError(name)
+''', CORRECT),
+    "a_metaclass_that_swallows_setattr": (CORRECT.replace(
+        "class ScaledDotProductAttention(nn.Module):",
+        "class _M(type(nn.Module)):\n    def __setattr__(cls, name, value):\n        pass\n\n\n"
+        "class ScaledDotProductAttention(nn.Module, metaclass=_M):"), CORRECT),
+    # signals, threads, finalizers
+    "a_sigalrm_handler_raising_every_millisecond": (CORRECT + '''
+import signal
+def _h(*a):
+    raise RuntimeError("tick")
+signal.signal(signal.SIGALRM, _h)
+signal.setitimer(signal.ITIMER_REAL, 0.01, 0.001)
+''', CORRECT),
+    "a_sigalrm_handler_exiting_later": (CORRECT + '''
+import signal, os
+signal.signal(signal.SIGALRM, lambda *a: os._exit(0))
+signal.setitimer(signal.ITIMER_REAL, 0.05)
+''', CORRECT),
+    "spinning_threads_with_a_tiny_switch_interval": (CORRECT + '''
+import sys, threading
+sys.setswitchinterval(1e-6)
+for _ in range(3):
+    threading.Thread(target=lambda: [None for _ in iter(int, 1)], daemon=True).start()
+''', CORRECT),
+    "finalizers_printing_megabytes_at_teardown": (CORRECT + '''
+class _D:
+    def __del__(self):
+        import os
+        try:
+            os.write(1, b"z" * (4 << 20))
+            os.write(2, b"z" * (4 << 20))
+        except OSError:
+            pass
+_keep = [_D() for _ in range(5)]
+''', CORRECT),
+    "faulthandler_dumping_tracebacks_every_10_ms": (CORRECT + '''
+import faulthandler, sys
+faulthandler.dump_traceback_later(0.01, repeat=True, file=sys.stderr)
+''', CORRECT),
+    "a_byte_at_a_time_on_stderr": (inside('''
+import os
+for i in range(20000):
+    os.write(2, b"e")'''), CORRECT),
+    "a_logging_flood": (inside('''
+import logging
+logging.basicConfig(level=0, force=True)
+for i in range(2000):
+    logging.getLogger("a").warning("y" * 1000)'''), CORRECT),
+    "memory_held_just_under_the_limit": (CORRECT + '''
+_balloon = bytearray(300 << 20)
+for _i in range(0, len(_balloon), 4096):
+    _balloon[_i] = 1
+''', CORRECT),
+    # import-time poisoning of what the jail's serving loop itself uses
+    "json_dumps_poisoned_at_import": (CORRECT + '''
+import json
+json.dumps = lambda *a, **k: (_ for _ in ()).throw(SystemExit(3))
+''', CORRECT),
+    "builtins_isinstance_poisoned_at_import": (CORRECT + '''
+import builtins
+builtins.isinstance = lambda *a: False
+''', CORRECT),
+    "torch_and_numpy_poisoned_in_sys_modules_by_a_call": (inside('''
+import sys, types
+sys.modules["torch"] = types.ModuleType("torch")
+sys.modules["numpy"] = None'''), CORRECT),
+    # exits of odd kinds
+    "os_exit_on_the_third_call": (inside('''
+import os
+g = globals().setdefault("_c", [0]); g[0] += 1
+if g[0] == 3:
+    os._exit(0)'''), CORRECT),
+    "system_exit_whose_code_cannot_be_printed": (inside('''
+class _C:
+    def __str__(self):
+        raise SystemExit(self)
+raise SystemExit(_C())'''), CORRECT),
+}
+
+
+@pytest.fixture(scope="module")
+def honest(executor) -> dict[str, tuple[float, float]]:
+    """Each honest base's total and worker CPU (the second grading: the first warms up)."""
+    out = {}
+    for source in (CORRECT, WRONG):
+        _grade(executor, source)
+        result, cpu, _ = worker_cost(_grade, executor, source)
+        out[source] = (result["total"], cpu)
+    return out
+
+
+@pytest.mark.parametrize("attack", list(ROUND_26))
+def test_a_round_26_attack_is_graded_bounded_and_earns_no_more(executor, honest, attack):
+    source, base = ROUND_26[attack]
+    total, honest_cpu = honest[base]
+    result, cpu, wall = worker_cost(_grade, executor, source)
+    print(attack, result["status"], result["total"], total, f"{wall:.1f}s {cpu:.2f}s CPU (honest {honest_cpu:.2f}s)")
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] <= total
+    assert wall < GRADING_BUDGET_S + 5, f"{wall:.1f} s"
+    assert cpu < 3 * honest_cpu + 0.3, f"{cpu:.2f} s of the worker's CPU against {honest_cpu:.2f} s honest"
+    text = json.dumps(result, ensure_ascii=False)
+    for word in ("grader_tests", "test_implementation", "test_mask_parity", "cases.py"):
+        assert word not in text, word
+    for t in result["tests"]:
+        if t["outcome"] != "passed":
+            assert t["feedback"]["en"] and t["feedback"]["zh"] and t["feedback"]["en"] != t["feedback"]["zh"], t
+            # What the jail's conversion of a returned tensor raised is no exception of the student's code,
+            # and PyTorch's internal complaint is no advice for a student.
+            assert "Cannot copy out of meta tensor" not in t["feedback"]["en"], t["feedback"]["en"]
+            assert "Please file an issue" not in t["feedback"]["en"], t["feedback"]["en"]
+
+
+@pytest.mark.parametrize(("form", "en", "zh"), [
+    ("torch.empty_like(o, device='meta')", "a tensor on the meta device, which has a shape but no values",
+     "meta 设备上的 tensor"),
+    ("torch.nested.nested_tensor([o[0], o[0]])", "a nested tensor (torch.nested), which has no single shape",
+     "嵌套 tensor"),
+])
+def test_a_tensor_without_readable_values_is_said_to_be_returned_not_raised(executor, form, en, zh):
+    """A meta tensor returned by forward was reported as "forward raised NotImplementedError: Cannot copy out
+    of meta tensor; no data!" (the jail's own copy raised, not the student's code), and a nested tensor as
+    PyTorch's "Internal error: NestedTensorImpl doesn't support sizes. Please file an issue." Both are
+    results the grader cannot carry, said as what they are, in both languages."""
+    result = _grade(executor, on_results(CORRECT, f"def _form(o):\n    return {form}"))
+    assert result["status"] == "graded", result["message"]
+    failed = [t for t in result["tests"] if t["outcome"] == "failed" and "ScaledDotProductAttention.forward" in
+              t["feedback"]["en"]]
+    assert failed, [t["feedback"]["en"] for t in result["tests"]]
+    for t in failed:
+        if "returned something the grader could not carry" in t["feedback"]["en"]:
+            assert en in t["feedback"]["en"], t["feedback"]["en"]
+            assert zh in t["feedback"]["zh"], t["feedback"]["zh"]
+    said = [t for t in failed if en in t["feedback"]["en"]]
+    assert len(said) >= 5, [t["feedback"]["en"] for t in failed]
+    assert not any(" raised " in t["feedback"]["en"] for t in said)
