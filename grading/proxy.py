@@ -402,6 +402,8 @@ class StudentProxy:
         # (class name, method, [positions and keyword names]) of each call that changed its tensor arguments
         # in place, as the jail reported it (its inputs are copies: the grader's own tensors never change).
         self.changed_inputs: list[tuple[str, str, list[int | str]]] = []
+        # What the last gradient call changed in place (``grad``): the entries it added to changed_inputs.
+        self.grad_changed: list[tuple[str, str, list[int | str]]] = []
 
     # ---------------------------------------------------------------- session management
     def _open(self):
@@ -566,9 +568,17 @@ class StudentProxy:
         knows the inputs' names says which)."""
         self.instantiate(handle)
         handle.described = {}
+
+        def grad(session):
+            out = session.grad(handle.id(session), list(args), dict(kwargs), grad_output, wrt=list(wrt))
+            # Inputs the forward changed in place during this call (runtime.op_grad), as ``call`` records them.
+            if changed := list(getattr(session, "changed_inputs", None) or ()):
+                self.changed_inputs.append((handle.cls_name, "__call__", changed))
+            return out
+        seen = len(self.changed_inputs)
         res = self._run(msg(f"backward through {handle.cls_name}.forward",
-                            f"对 {handle.cls_name}.forward 反向传播"),
-                        lambda s: s.grad(handle.id(s), list(args), dict(kwargs), grad_output, wrt=list(wrt)))
+                            f"对 {handle.cls_name}.forward 反向传播"), grad)
+        self.grad_changed = self.changed_inputs[seen:]
         grads = list(res) if isinstance(res, list | tuple) else [res]
         if len(grads) != len(wrt):
             raise Feedback(msg(f"expected {len(wrt)} gradients, got {len(grads)}",

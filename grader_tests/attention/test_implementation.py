@@ -311,6 +311,9 @@ def test_gradients_match_reference(student):
                            "weights), and the gradients follow them",
                            f"在这个 mask 下，前向计算就已得到 {bad} 个非有限值（输出和权重），梯度随之而来"),
                        diagnose.mask_nan(student, q, k, v, mask, out, w), sep=SEMI)
+    if changed := getattr(student, "grad_changed", None):
+        # seen by the jail in this very call: the gradient's cause when it differs
+        hint = cat(hint, diagnose.changed_in_gradient_call(changed, student.source), sep=SEMI)
     for name, got, ref in zip("qkv", grads, C.ref_grads(q, k, v, mask, g), strict=True):
         err = max_err(got, ref)
         expect(err <= 1e-4, cat(msg(f"the gradient with respect to {name} differs from the reference by {err:.3g} "

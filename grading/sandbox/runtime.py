@@ -441,7 +441,12 @@ class Runtime:
                 raise _Fail("TypeError", f"argument {i} is not a tensor")
             args[i] = args[i].detach().clone().requires_grad_(True)
             inputs.append(args[i])
+        before = _snapshot(args, kwargs)
         out = obj(*args, **kwargs)
+        # As op_call: the tensor arguments the forward changed in place. Here it can also change a leaf
+        # that requires grad, unseen by autograd (under torch.no_grad() or through .data), and the
+        # gradient is then that of the changed values: the reply says which, as a call's does.
+        self.changed = _changed(before, args, kwargs)
         g = req["grad_output"]
         if isinstance(out, (tuple, list)):
             out = (tuple if isinstance(out, tuple) else list).__iter__(out)   # a NamedTuple's own storage

@@ -151,6 +151,17 @@ raise SystemExit(_C())'''), CORRECT),
 }
 
 
+# q scaled in place under no_grad: every result is right, and so are the gradients of k and v, but in the
+# gradient call q is a leaf, and autograd never saw it scaled.
+Q_SCALED_IN_PLACE = CORRECT.replace(
+    "        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1])\n",
+    "        with torch.no_grad():\n"
+    "            q.mul_(1 / math.sqrt(q.shape[-1]))\n"
+    "        scores = torch.matmul(q, k.transpose(-2, -1))\n")
+assert Q_SCALED_IN_PLACE != CORRECT
+ROUND_26["q_scaled_in_place_under_no_grad"] = (Q_SCALED_IN_PLACE, CORRECT)
+
+
 @pytest.fixture(scope="module")
 def honest(executor) -> dict[str, tuple[float, float]]:
     """Each honest base's total and worker CPU (the second grading: the first warms up)."""
@@ -207,3 +218,17 @@ def test_a_tensor_without_readable_values_is_said_to_be_returned_not_raised(exec
     said = [t for t in failed if en in t["feedback"]["en"]]
     assert len(said) >= 5, [t["feedback"]["en"] for t in failed]
     assert not any(" raised " in t["feedback"]["en"] for t in said)
+
+
+def test_an_input_changed_in_place_during_the_gradient_call_is_said(executor):
+    """The jail compared a call's tensor arguments before and after it, but not the gradient call's: a q
+    changed in place under torch.no_grad() gave "the gradient with respect to q differs from the reference
+    by 0.0713 (allowed 1e-4)" and nothing else, though the jail had seen the change in that very call."""
+    result = _grade(executor, Q_SCALED_IN_PLACE)
+    assert result["status"] == "graded", result["message"]
+    failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
+    grad = failed["test_gradients_match_reference"]
+    assert "gradient with respect to q differs" in grad["en"], grad["en"]
+    assert "during the gradient call ScaledDotProductAttention.forward changed q in place" in grad["en"], grad["en"]
+    assert "在求梯度的调用中，ScaledDotProductAttention.forward 原地（in-place）修改了 q" in grad["zh"], grad["zh"]
+    assert "q.mul_" in grad["en"] or "line" in grad["en"], grad["en"]       # the line that does it, when shown
