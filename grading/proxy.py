@@ -146,6 +146,10 @@ _NOT_CARRIED: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p
      "a tensor on the meta device, which has a shape but no values", "一个 meta 设备上的 tensor：它只有 shape，没有数值"),
     (r"a nested tensor \(torch.nested\), which has no single shape",
      "a nested tensor (torch.nested), which has no single shape", "一个嵌套 tensor（torch.nested）：它没有统一的 shape"),
+    (r"a tensor of shape (?P<shape>\[[0-9,]*\]), whose values take (?P<n>\d+) bytes: larger than the (?P<cap>\d+) "
+     r"bytes a reply may carry",
+     "a tensor of shape {shape}, whose values take {n} bytes: larger than the {cap} bytes a reply may carry",
+     "一个 shape 为 {shape} 的 tensor：其数值占 {n} 字节，超过一次回复可携带的 {cap} 字节"),
     (r"malformed reply from the sandbox", "malformed reply from the sandbox", "沙箱的回复格式不正确"),
     (r"malformed error reply", "malformed error reply", "沙箱报告错误的回复格式不正确"),
     (r"malformed handle", "malformed handle", "沙箱返回的对象编号格式不正确"),

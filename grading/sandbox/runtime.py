@@ -84,6 +84,7 @@ class Runtime:
         self.missing: list[str] = []
         self._guards: list[object] = []       # kept alive: torch mode guards set by _restore_defaults
         self.changed: list[int | str] = []    # the last call's tensor arguments changed in place (op_call)
+        self.body_cap = protocol.BODY_CAP      # what one reply may carry (serve's body_cap)
 
     # ------------------------------------------------------------------ errors
     def error_info(self, e: BaseException) -> dict:
@@ -212,7 +213,7 @@ class Runtime:
             return None                      # e.g. module.eval() returns the module itself
         if isinstance(value, torch.Tensor):
             t = value if type(value) is torch.Tensor else torch.Tensor.as_subclass(value, torch.Tensor)
-            return _plain_tensor(t.detach())
+            return _plain_tensor(t.detach(), self.body_cap)
         if isinstance(value, np.ndarray | np.generic):
             # Arrays (and NumPy scalars such as np.float64) go back as plain arrays; a subclass
             # (np.matrix, masked arrays, student classes) is reduced to its data.
@@ -481,6 +482,7 @@ class Runtime:
 
     # ------------------------------------------------------------------ loop
     def serve(self, sock: socket.socket, body_cap: int) -> None:
+        self.body_cap = body_cap
         rfile = protocol.reader(sock)
         while True:
             try:
@@ -511,16 +513,24 @@ class Runtime:
 _UNINITIALISED = (torch.nn.parameter.UninitializedParameter, torch.nn.parameter.UninitializedBuffer)
 
 
-def _plain_tensor(t: torch.Tensor) -> torch.Tensor:
+def _plain_tensor(t: torch.Tensor, cap: int) -> torch.Tensor:
     """``t`` (detached, no subclass) as a dense contiguous CPU tensor, or an ``InvalidResult`` that says
     what kind of tensor could not be read. A tensor with no values to copy (on the ``meta`` device) or
     with no single shape (``torch.nested``) was reported as an exception of the student's forward
     ("forward raised NotImplementedError: Cannot copy out of meta tensor"), or as PyTorch's "Internal
-    error ... Please file an issue" from the encoder: neither is what the code did, which is return it."""
+    error ... Please file an issue" from the encoder: neither is what the code did, which is return it.
+    One whose values take more than ``cap`` bytes is refused before they are copied: an expanded view
+    (``torch.zeros(1).expand(2**20, 2**20)``) holds 4 bytes and its copy 4 TiB, which was reported as the
+    allocator's "can't allocate memory", or took most of the jail's memory before the encoder refused it."""
     if t.device.type == "meta":
         raise _Fail("InvalidResult", "a tensor on the meta device, which has a shape but no values")
     if t.is_nested:
         raise _Fail("InvalidResult", "a nested tensor (torch.nested), which has no single shape")
+    nbytes = t.numel() * t.element_size()
+    if nbytes > cap:
+        shape = "[" + ",".join(str(int(n)) for n in t.shape) + "]"
+        raise _Fail("InvalidResult", f"a tensor of shape {shape}, whose values take {nbytes} bytes: larger than "
+                                     f"the {cap} bytes a reply may carry")
     try:
         if t.layout != torch.strided:
             t = t.to_dense()

@@ -40,6 +40,10 @@ ROUND_26: dict[str, tuple[str, str]] = {
                                  CORRECT),
     "a_meta_tensor_returned_by_wrong_code": (on_results(WRONG, "def _form(o):\n    return torch.empty_like(o, device='meta')"),
                                              WRONG),
+    "an_expanded_view_of_four_tebibytes_returned": (
+        on_results(CORRECT, "def _form(o):\n    return torch.zeros(1).expand(2**20, 2**20)"), CORRECT),
+    "an_expanded_view_of_300_mebibytes_returned": (
+        on_results(CORRECT, "def _form(o):\n    return torch.zeros(1).expand(75 * 2**20)"), CORRECT),
     "a_batched_vmap_tensor_returned": (on_results(CORRECT, "def _form(o):\n    return torch.vmap(lambda x: x)(o)"), CORRECT),
     # the gradient call: hooks that replace the gradient
     "a_hook_that_makes_the_gradient_meta": (in_forward(CORRECT, '''
@@ -232,3 +236,21 @@ def test_an_input_changed_in_place_during_the_gradient_call_is_said(executor):
     assert "during the gradient call ScaledDotProductAttention.forward changed q in place" in grad["en"], grad["en"]
     assert "在求梯度的调用中，ScaledDotProductAttention.forward 原地（in-place）修改了 q" in grad["zh"], grad["zh"]
     assert "q.mul_" in grad["en"] or "line" in grad["en"], grad["en"]       # the line that does it, when shown
+
+
+@pytest.mark.parametrize("size", ["2**20, 2**20", "75 * 2**20"])
+def test_a_result_larger_than_a_reply_is_refused_before_it_is_copied(executor, size):
+    """An expanded view holds 4 bytes and its copy up to 4 TiB: it was copied before the encoder's size check,
+    so one of 4 TiB read "forward raised RuntimeError: [enforce fail at alloc_cpu.cpp] ... can't allocate
+    memory" (no exception of the student's code), and one of 300 MiB took most of the jail's memory and then
+    made the next calls fail that way. Refused before the copy, every call says the same thing, in both
+    languages."""
+    result = _grade(executor, on_results(CORRECT, f"def _form(o):\n    return torch.zeros(1).expand({size})"))
+    assert result["status"] == "graded", result["message"]
+    said = [t["feedback"] for t in result["tests"] if t["outcome"] == "failed"
+            and any(f"ScaledDotProductAttention.forward {w}" in t["feedback"]["en"] for w in ("raised", "returned"))]
+    assert len(said) >= 5, said
+    for fb in said:
+        assert "allocate" not in fb["en"] and " raised " not in fb["en"], fb["en"]
+        assert "bytes a reply may carry" in fb["en"], fb["en"]
+        assert "超过一次回复可携带的" in fb["zh"] and "评分系统的英文说明" not in fb["zh"], fb["zh"]
