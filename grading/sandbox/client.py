@@ -311,6 +311,10 @@ def _is_describe_reply(info: object) -> bool:
     if type(info) is not dict or set(info) - {"type", "is_module", "training", "parameters", "children", "linears"}:
         return False
     params, children = info.get("parameters", {}), info.get("children", {})
+    # The runtime lists at most DESCRIBE_ENTRIES of each kind under the attributes asked for and as many others.
+    most = 2 * protocol.DESCRIBE_ENTRIES
+    if any(hasattr(x, "__len__") and len(x) > most for x in (params, children, info.get("linears", []))):
+        return False
     return (type(info.get("type")) is str and type(info.get("is_module")) is bool
             and (info.get("training") is None or type(info.get("training")) is bool)
             and type(params) is dict and all(type(n) is str and type(shape) is list

@@ -66,6 +66,12 @@ JAIL_SNDBUF = 16 << 10
 # what copying 16 KiB does (4000 empty tensors per reply cost the worker 8 times an honest grading).
 TENSOR_WEIGHT = 16 << 10
 
+# Entries of each kind (parameters, children, Linears) a describe reply lists of the attributes asked for,
+# and as many of the others, in registration order: a module holding 60,000 parameters (a ParameterList)
+# made a reply of "too many values", so its MultiHeadAttention could not be driven at all, and 25,000 cost
+# the worker 4 times an honest grading's CPU. The tests read the projections and a handful of Linears.
+DESCRIBE_ENTRIES = 256
+
 _LEN = struct.Struct(">I")
 _INT = struct.Struct("i")
 

@@ -395,12 +395,14 @@ class Runtime:
                 "parameters": {}, "children": {}}
         if is_module:
             info["training"] = bool(obj.training)
+            asked = {n for n in req.get("attributes", []) if type(n) is str}
+            kept = _Kept(asked)
             info["parameters"] = {n: [int(s) for s in p.shape] for n, p in obj.named_parameters()
-                                  if not isinstance(p, _UNINITIALISED)}   # a lazy one has no shape yet
+                                  if not isinstance(p, _UNINITIALISED) and kept(n, "p")}   # a lazy one has no shape yet
             # Every registered name, aliases included (named_children() drops a second name of the
             # same module, e.g. ``self.q_proj = self.linears[0]``), plus the attributes asked for.
-            names = [n for n, c in obj._modules.items() if c is not None]
-            names += [n for n in req.get("attributes", []) if type(n) is str and n not in names]
+            names = [n for n, c in obj._modules.items() if c is not None and kept(n, "c")]
+            names += [n for n in req.get("attributes", []) if type(n) is str and n not in names and kept(n, "c")]
             for n in names:
                 try:
                     c = getattr(obj, n)
@@ -420,7 +422,7 @@ class Runtime:
             # name of the same module, the first one (so that aliases are not counted twice).
             first: dict[int, str] = {}
             for n, c in obj.named_modules(remove_duplicate=False):
-                if n and isinstance(c, torch.nn.Linear) and n.count(".") < 3:
+                if n and isinstance(c, torch.nn.Linear) and n.count(".") < 3 and kept(n, "l"):
                     entry = {"name": n, "in_features": _size(int(c.in_features), f"{n}.in_features"),
                              "out_features": _size(int(c.out_features), f"{n}.out_features"),
                              "bias": isinstance(c.bias, torch.Tensor)}
@@ -511,6 +513,19 @@ class Runtime:
 
 
 _UNINITIALISED = (torch.nn.parameter.UninitializedParameter, torch.nn.parameter.UninitializedBuffer)
+
+
+class _Kept:
+    """Which entries a describe reply lists (``protocol.DESCRIBE_ENTRIES``): of each kind, in registration
+    order, the first ones under an attribute asked for, and the first ones of the others."""
+
+    def __init__(self, asked: set[str]):
+        self.asked, self.counts = asked, {}
+
+    def __call__(self, name: str, kind: str) -> bool:
+        key = (kind, name.split(".", 1)[0] in self.asked)
+        self.counts[key] = self.counts.get(key, 0) + 1
+        return self.counts[key] <= protocol.DESCRIBE_ENTRIES
 
 
 def _plain_tensor(t: torch.Tensor, cap: int) -> torch.Tensor:

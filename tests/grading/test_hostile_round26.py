@@ -31,6 +31,15 @@ def inside(body: str) -> str:
     return CORRECT.replace(_ANCHOR, lines + _ANCHOR)
 
 
+# A correct MultiHeadAttention that also holds 6,000 parameters of its own, by long names (its describe
+# reply listed each: 1.3 MiB).
+MANY_PARAMETERS = CORRECT.replace(
+    "        self.attention = ScaledDotProductAttention()\n",
+    "        self.attention = ScaledDotProductAttention()\n"
+    "        self.extra = nn.ParameterDict({f\"p{i}_\" + \"x\" * 200: nn.Parameter(torch.zeros(1)) "
+    "for i in range(6000)})\n")
+assert MANY_PARAMETERS != CORRECT
+
 # name -> (attack, the honest file it is built on)
 ROUND_26: dict[str, tuple[str, str]] = {
     # results of tensor kinds that hold no readable values, or no single shape
@@ -45,6 +54,8 @@ ROUND_26: dict[str, tuple[str, str]] = {
     "an_expanded_view_of_300_mebibytes_returned": (
         on_results(CORRECT, "def _form(o):\n    return torch.zeros(1).expand(75 * 2**20)"), CORRECT),
     "a_batched_vmap_tensor_returned": (on_results(CORRECT, "def _form(o):\n    return torch.vmap(lambda x: x)(o)"), CORRECT),
+    # describe: a module holding very many parameters, or Linears
+    "a_module_holding_6000_parameters_by_long_names": (MANY_PARAMETERS, CORRECT),
     # the gradient call: hooks that replace the gradient
     "a_hook_that_makes_the_gradient_meta": (in_forward(CORRECT, '''
 if q.requires_grad:
@@ -254,3 +265,15 @@ def test_a_result_larger_than_a_reply_is_refused_before_it_is_copied(executor, s
         assert "allocate" not in fb["en"] and " raised " not in fb["en"], fb["en"]
         assert "bytes a reply may carry" in fb["en"], fb["en"]
         assert "超过一次回复可携带的" in fb["zh"] and "评分系统的英文说明" not in fb["zh"], fb["zh"]
+
+
+def test_a_module_with_very_many_parameters_is_driven_like_any_other(executor, honest):
+    """describe listed every parameter of the module: 6,000 by long names made a reply larger than a header
+    may be, refused as what "the grader could not carry out of the sandbox" (28 points instead of 85), and
+    60,000 one of "too many values" (64); 25,000 cost the worker 4 times an honest grading's CPU. The reply
+    lists the projections' entries and the first few hundred others."""
+    total, honest_cpu = honest[CORRECT]
+    result, cpu, _ = worker_cost(_grade, executor, MANY_PARAMETERS)
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] == total, [t["feedback"]["en"] for t in result["tests"] if t["outcome"] != "passed"]
+    assert cpu < 2 * honest_cpu + 0.1, f"{cpu:.2f} s of the worker's CPU against {honest_cpu:.2f} s honest"
