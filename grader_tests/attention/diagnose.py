@@ -291,9 +291,11 @@ _CALL_ARGS = {"ScaledDotProductAttention": ("q", "k", "v", "additive_mask"),
               "MultiHeadAttention": ("x", "context", "additive_mask")}
 
 
-def inputs_changed(changes: list[tuple[str, str, list[int | str]]], source: str | None) -> Msg:
-    """What the jail saw (``StudentProxy.changed_inputs``): which call changed which of its tensor arguments
-    in place, and the line that does it when the source shows one (``load_hints.inplace_lines_note``)."""
+def _changed_arguments(changes: list[tuple[str, str, list[int | str]]], source: str | None
+                       ) -> tuple[str, list[str], list[str], Msg | None]:
+    """The first change's class and method as called (``MultiHeadAttention.forward``), the arguments it
+    changed by name in English and Chinese, and the line that does it when the source shows one
+    (``load_hints.inplace_lines_note``)."""
     from grading.load_hints import inplace_lines_note
 
     cls_name, method, changed = changes[0]
@@ -304,6 +306,13 @@ def inputs_changed(changes: list[tuple[str, str, list[int | str]]], source: str 
                for c in changed]
     call = f"{cls_name}.forward" if method == "__call__" else f"{cls_name}.{method}"
     where = inplace_lines_note(source, cls_name, "forward" if method == "__call__" else method, changed[0])
+    return call, said, said_zh, where
+
+
+def inputs_changed(changes: list[tuple[str, str, list[int | str]]], source: str | None) -> Msg:
+    """What the jail saw (``StudentProxy.changed_inputs``): which call changed which of its tensor arguments
+    in place, and the line that does it when the source shows one."""
+    call, said, said_zh, where = _changed_arguments(changes, source)
     return cat(msg(f"{call} changed the tensor{'s' if len(said) > 1 else ''} {', '.join(said)} it was given, in "
                    "place (the inputs compared before and after the call): the caller's tensors change too, so a "
                    f"later call with them (the same {said[0]} given to another layer, the same call repeated) reads the "
@@ -317,21 +326,13 @@ def changed_in_gradient_call(changes: list[tuple[str, str, list[int | str]]], so
     """What the jail saw during the gradient call (``StudentProxy.grad_changed``): the forward changed tensor
     arguments in place. A change of q, k or v that autograd does not record (under ``torch.no_grad()``, through
     ``.data``) leaves the gradient that of the values before it, which no reference computes."""
-    from grading.load_hints import inplace_lines_note
-
-    cls_name, method, changed = changes[0]
-    names = _CALL_ARGS.get(cls_name, ())
-    said = [names[c] if type(c) is int and c < len(names) else (f"argument {c + 1}" if type(c) is int else c)
-            for c in changed]
-    said_zh = [names[c] if type(c) is int and c < len(names) else (f"第 {c + 1} 个参数" if type(c) is int else c)
-               for c in changed]
-    where = inplace_lines_note(source, cls_name, "forward" if method == "__call__" else method, changed[0])
+    call, said, said_zh, where = _changed_arguments(changes, source)
     # The line's own note, when the source shows it, ends with the out-of-place form: the advice once.
     advice = where or msg("compute new tensors instead of changing the inputs", "请计算新的 tensor，不要修改输入")
-    return cat(msg(f"during the gradient call {cls_name}.forward changed {', '.join(said)} in place (the inputs "
+    return cat(msg(f"during the gradient call {call} changed {', '.join(said)} in place (the inputs "
                    "compared before and after the call): autograd does not record a change made under "
                    "torch.no_grad() or through .data, so the gradient is not that of what the forward computed",
-                   f"在求梯度的调用中，{cls_name}.forward 原地（in-place）修改了 {'、'.join(said_zh)}（比较了调用前后的"
+                   f"在求梯度的调用中，{call} 原地（in-place）修改了 {'、'.join(said_zh)}（比较了调用前后的"
                    "输入）：自动求导不会记录在 torch.no_grad() 下或通过 .data 所做的修改，因此得到的梯度并不是 forward "
                    "实际计算的梯度"), advice, sep=SEMI)
 

@@ -1,5 +1,5 @@
 """Round 26 of hostile submissions: results of exotic tensor kinds, the gradient call and its hooks, state
-and process-wide modes left behind by a call, signals, threads and finalizers, floods, and import-time
+and process-wide modes left behind by a call, threads and finalizers, floods, and import-time
 poisoning of what the jail's own serving loop uses. Each attack is graded in the real sandbox and must
 end `graded` (never the grader's `error`), score no more than the honest file it is built on, leak
 nothing of the hidden suite, say in both languages what happened and cost the worker about what an
@@ -91,19 +91,7 @@ def __getattr__(name):
         "class ScaledDotProductAttention(nn.Module):",
         "class _M(type(nn.Module)):\n    def __setattr__(cls, name, value):\n        pass\n\n\n"
         "class ScaledDotProductAttention(nn.Module, metaclass=_M):"), CORRECT),
-    # signals, threads, finalizers
-    "a_sigalrm_handler_raising_every_millisecond": (CORRECT + '''
-import signal
-def _h(*a):
-    raise RuntimeError("tick")
-signal.signal(signal.SIGALRM, _h)
-signal.setitimer(signal.ITIMER_REAL, 0.01, 0.001)
-''', CORRECT),
-    "a_sigalrm_handler_exiting_later": (CORRECT + '''
-import signal, os
-signal.signal(signal.SIGALRM, lambda *a: os._exit(0))
-signal.setitimer(signal.ITIMER_REAL, 0.05)
-''', CORRECT),
+    # threads, finalizers
     "spinning_threads_with_a_tiny_switch_interval": (CORRECT + '''
 import sys, threading
 sys.setswitchinterval(1e-6)
