@@ -24,11 +24,12 @@ _ANCHOR = "        assert q.ndim == k.ndim == v.ndim == 4\n"
 assert _ANCHOR in CORRECT
 
 
-def inside(body: str) -> str:
-    """CORRECT whose single-head forward first runs ``body``, written inside the class (the source review
+def inside(body: str, base: str = CORRECT) -> str:
+    """``base`` whose single-head forward first runs ``body``, written inside the class (the source review
     then flags nothing that the attack itself does not)."""
+    assert _ANCHOR in base
     lines = "".join("        " + line + "\n" for line in body.strip("\n").splitlines())
-    return CORRECT.replace(_ANCHOR, lines + _ANCHOR)
+    return base.replace(_ANCHOR, lines + _ANCHOR)
 
 
 # A correct MultiHeadAttention that also holds 6,000 parameters of its own, by long names (its describe
@@ -91,6 +92,32 @@ def __getattr__(name):
         "class ScaledDotProductAttention(nn.Module):",
         "class _M(type(nn.Module)):\n    def __setattr__(cls, name, value):\n        pass\n\n\n"
         "class ScaledDotProductAttention(nn.Module, metaclass=_M):"), CORRECT),
+    # torch modes entered at import: they see the jail's own copies of inputs and results too
+    "a_torch_function_mode_refusing_copies": (CORRECT + '''
+from torch.overrides import TorchFunctionMode
+class _Mode(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if getattr(func, "__name__", "") in ("contiguous", "numpy", "cpu", "detach", "clone", "view", "reshape"):
+            raise RuntimeError("mode says no")
+        return func(*args, **(kwargs or {}))
+_Mode().__enter__()
+''', CORRECT),
+    "a_dispatch_mode_exiting_on_any_copy": (CORRECT + '''
+from torch.utils._python_dispatch import TorchDispatchMode
+class _D(TorchDispatchMode):
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if "clone" in str(func) or "copy" in str(func):
+            import os; os._exit(0)
+        return func(*args, **(kwargs or {}))
+_D().__enter__()
+''', CORRECT),
+    # state across calls: the first answer for a shape, returned again to every later call of that shape
+    "wrong_code_answering_from_a_cache_keyed_by_shape": (inside('''
+import sys
+_c = sys.modules[__name__].__dict__.setdefault("_cache", {})
+key = (tuple(q.shape), tuple(k.shape), additive_mask is None, return_weights)
+if key in _c:
+    return _c[key]''', WRONG), WRONG),
     # threads, finalizers
     "spinning_threads_with_a_tiny_switch_interval": (CORRECT + '''
 import sys, threading
