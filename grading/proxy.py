@@ -38,6 +38,7 @@ from grading.load_hints import (
     with_hint,
 )
 from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
+from grading.sandbox.protocol import MAX_DIMS, MAX_ITEMS, MAX_TENSORS
 
 MAX_MESSAGE = 300
 # How Chinese feedback introduces an exception's own (English) message, kept as PyTorch or Python
@@ -150,6 +151,19 @@ _NOT_CARRIED: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p
      r"bytes a reply may carry",
      "a tensor of shape {shape}, whose values take {n} bytes: larger than the {cap} bytes a reply may carry",
      "一个 shape 为 {shape} 的 tensor：其数值占 {n} 字节，超过一次回复可携带的 {cap} 字节"),
+    # The encoder's refusals (grading/sandbox/protocol.py ``encode``), what the jail could not send back
+    (r"tensor dtype (?P<dt>[\w.]+) is not allowed", "tensor dtype {dt} is not allowed",
+     "tensor 的 dtype {dt} 无法传回（可传回的只有 float32、float64、float16、bfloat16、int64、int32 和 `bool`）"),
+    (r"array dtype (?P<dt>[\w.]+) is not allowed", "array dtype {dt} is not allowed",
+     "数组的 dtype {dt} 无法传回（可传回的只有 float32、float64、float16、int64、int32 和 `bool`）"),
+    (r"(?P<what>tensor|array) has too many dimensions", "{what} has too many dimensions",
+     "它的维数过多（最多 " + str(MAX_DIMS) + " 维）"),
+    (r"too many tensors", "too many tensors", "tensor 数量过多（一次回复最多 " + str(MAX_TENSORS) + " 个）"),
+    (r"message body larger than (?P<cap>\d+) bytes", "message body larger than {cap} bytes",
+     "结果的数据超过一次回复可携带的 {cap} 字节"),
+    (r"too many values", "too many values", "值的数量过多（一次回复最多 " + str(MAX_ITEMS) + " 个）"),
+    (r"value nested too deeply", "value nested too deeply", "嵌套层数过深"),
+    (r"dict keys must be str", "dict keys must be str", "`dict` 的键必须是 `str`"),
     (r"malformed reply from the sandbox", "malformed reply from the sandbox", "沙箱的回复格式不正确"),
     (r"malformed error reply", "malformed error reply", "沙箱报告错误的回复格式不正确"),
     (r"malformed handle", "malformed handle", "沙箱返回的对象编号格式不正确"),

@@ -292,3 +292,24 @@ def test_a_module_with_very_many_parameters_is_driven_like_any_other(executor, h
     assert result["status"] == "graded", result["message"]
     assert result["total"] == total, [t["feedback"]["en"] for t in result["tests"] if t["outcome"] != "passed"]
     assert cpu < 2 * honest_cpu + 0.1, f"{cpu:.2f} s of the worker's CPU against {honest_cpu:.2f} s honest"
+
+
+@pytest.mark.parametrize(("form", "zh"), [
+    ("o.to(torch.complex64)", "tensor 的 dtype torch.complex64 无法传回"),
+    ("torch.quantize_per_tensor(o.float(), 0.01, 0, torch.qint8)", "tensor 的 dtype torch.qint8 无法传回"),
+    ("o.reshape(*o.shape, *([1] * 14))", "它的维数过多"),
+    ("[o] + [torch.zeros(0)] * 5000", "tensor 数量过多"),
+    ("[o] + [torch.zeros(1 << 22)] * 5", "结果的数据超过一次回复可携带的"),
+    ("[o] + [None] * 200000", "值的数量过多"),
+])
+def test_what_the_encoder_refuses_is_said_in_chinese(executor, form, zh):
+    """The jail's encoder refuses a result it cannot send (a dtype that may not cross, too many dimensions,
+    tensors or values, too many bytes) in English; the Chinese feedback quoted that English as the sandbox's
+    own words ("评分系统的英文说明：tensor dtype torch.complex64 is not allowed"): each is now said in Chinese."""
+    result = _grade(executor, on_results(CORRECT, f"def _form(o):\n    return {form}"))
+    assert result["status"] == "graded", result["message"]
+    said = [t["feedback"] for t in result["tests"] if t["outcome"] == "failed"
+            and "could not carry out of the sandbox: " in t["feedback"]["en"]]     # with the encoder's words
+    assert said, [t["feedback"]["en"] for t in result["tests"] if t["outcome"] != "passed"]
+    for fb in said:
+        assert zh in fb["zh"] and "评分系统的英文说明" not in fb["zh"], fb["zh"]
