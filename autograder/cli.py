@@ -125,17 +125,23 @@ def run(host: str, port: int, concurrency: int) -> None:
     """Web server and a worker together (what `make run` starts).
 
     SIGTERM (systemd, `docker stop`) stops everything as Ctrl-C does: web, worker, pool and
-    sandbox processes, then exits."""
+    sandbox processes, then exits; a second Ctrl-C (or the terminal closed) while it waits for
+    them stops them at once."""
     exe = [sys.executable, "-m", "autograder.cli"]
     procs: list[subprocess.Popen] = []
+    # Signals only set a flag, whenever they come: an exception raised by a handler landed inside
+    # Popen (a child started but never recorded, so never stopped) or inside the stop below (a
+    # terminal closed while stopping sent SIGHUP, which cut the stop short and left the Celery worker,
+    # its pool and a zygote running after `run` exited).
+    signals: list[int] = []
 
-    def stop_on_signal(signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt  # one path for Ctrl-C, SIGTERM and SIGHUP: the finally below
+    def note_signal(signum: int, _frame: object) -> None:
+        signals.append(signum)
 
     # SIGINT too: a shell starts a background job (`autograder run &` in a script, a CI runner) with
     # SIGINT ignored, and Python then keeps it ignored, so Ctrl-C or `kill -INT` did nothing.
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, stop_on_signal)
+        signal.signal(sig, note_signal)
     from worker.supervisor import die_with_parent
 
     def start(*args: str) -> subprocess.Popen:
@@ -147,33 +153,63 @@ def run(host: str, port: int, concurrency: int) -> None:
 
     try:
         procs.append(start("worker", "--concurrency", str(concurrency)))
-        click.echo(f"\n  Autograder is starting: open http://{host}:{port}/  (Ctrl-C stops web and worker)\n")
-        procs.append(start("web", "--host", host, "--port", str(port)))
-        while all(p.poll() is None for p in procs):
-            time.sleep(0.5)
-        click.echo("a child process exited; stopping the others", err=True)
-    except KeyboardInterrupt:
-        pass
+        _say(f"\n  Autograder is starting: open http://{host}:{port}/  (Ctrl-C stops web and worker)\n")
+        if not signals:
+            procs.append(start("web", "--host", host, "--port", str(port)))
+        while not signals and all(p.poll() is None for p in procs):
+            time.sleep(0.2)
+        if not signals:
+            _say("a child process exited; stopping the others", err=True)
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):   # a second signal must not cut the cleanup short
-            signal.signal(sig, signal.SIG_IGN)
-        # Signal each main process only: the supervisor passes it to Celery, whose warm shutdown
-        # stops its pool and sandboxes; gunicorn's arbiter stops its workers.
-        for proc in procs:
-            if proc.poll() is None:
+        _stop_children(procs, signals)
+
+
+RUN_STOP_WAIT_S = 30.0  # a graceful stop of web and worker (a grading finishing, a pool warming up)
+
+
+def _say(text: str, err: bool = False) -> None:
+    """Print, but never fail: after a hang-up the terminal answers every write with EIO."""
+    try:
+        click.echo(text, err=err)
+    except OSError:
+        pass
+
+
+def _stop_children(procs: list[subprocess.Popen], signals: list[int]) -> None:
+    """Stop `run`'s children: SIGTERM to each main process, up to RUN_STOP_WAIT_S for them to end,
+    then SIGKILL to each child's whole process group (a pool process, a zygote that outlived it).
+
+    A signal that comes while waiting (Ctrl-C again, the terminal closed) ends the wait at once, as a
+    second Ctrl-C does to Celery itself: a worker still warming its pool, or in the middle of a
+    grading, made the first Ctrl-C wait the whole 30 s, and a second one was ignored. Nothing is lost
+    by hurrying: a grading cut short is sent again (acks_late) and taken over at the next start."""
+    # Signal each main process only: the supervisor passes it to Celery, whose warm shutdown
+    # stops its pool and sandboxes; gunicorn's arbiter stops its workers.
+    for proc in procs:
+        if proc.poll() is None:
+            try:
                 proc.send_signal(signal.SIGTERM)
-        for proc in procs:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
-        for proc in procs:
-            # Whatever of a child's group outlived it (a pool process, a zygote) goes with it.
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+            except ProcessLookupError:
                 pass
+    seen = len(signals)
+    if any(p.poll() is None for p in procs):
+        _say("stopping web and worker (Ctrl-C again stops them at once)", err=True)
+    deadline = time.monotonic() + RUN_STOP_WAIT_S
+    while (any(p.poll() is None for p in procs) and len(signals) == seen
+           and time.monotonic() < deadline):
+        time.sleep(0.1)
+    for proc in procs:
+        # Whatever of a child's group is still there (the child itself when it did not stop in
+        # time or a second signal came, a pool process, a zygote) goes now.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
 
 
 # --- database --------------------------------------------------------------------------------
