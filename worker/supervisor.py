@@ -51,13 +51,16 @@ def supervise(argv: Sequence[str]) -> int:
     stopping: list[int] = []
     child: subprocess.Popen | None = None
 
-    def forward(signum: int, _frame: object) -> None:
-        stopping.append(signum)
+    def pass_on(signum: int) -> None:
         if child is not None and child.poll() is None:
             try:
                 child.send_signal(signum)
             except ProcessLookupError:
                 pass
+
+    def forward(signum: int, _frame: object) -> None:
+        stopping.append(signum)
+        pass_on(signum)
 
     for sig in FORWARDED:
         signal.signal(sig, forward)
@@ -67,6 +70,10 @@ def supervise(argv: Sequence[str]) -> int:
     while True:
         started = time.monotonic()
         child = subprocess.Popen(list(argv), preexec_fn=die_with_parent)
+        if stopping:
+            # The stop came while the child was being started (``forward`` had no child to pass it
+            # to): pass it now, or this process waits forever on a worker nobody asked to stop.
+            pass_on(stopping[0])
         log.info("celery worker started (pid %s)%s", child.pid, f", restart {restarts}" if restarts else "")
         code = _wait(child)
         if stopping:
