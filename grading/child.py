@@ -22,7 +22,7 @@ from typing import Any, TypedDict
 
 from autograder import settings
 from grading.collected import CollectedSuite, collected_suite, run_collected
-from grading.forking import name_process
+from grading.forking import end_with_parent, name_process
 from grading.i18n import Msg, msg
 from grading.plugin import GradingPlugin
 from grading.proxy import Feedback, InfrastructureError, InheritedSession, StudentProxy, gave_up_text
@@ -292,10 +292,12 @@ def _fork_child(executor, session, source: str, collected: CollectedSuite, suite
             pass
     out_file = tempfile.TemporaryFile()
     r, w = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # ------------------------------------------------------------ child
         status = 0
         try:
+            end_with_parent(parent)
             os.close(r)
             name_process("ag-tests")
             os.setpgid(0, 0)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import os
+import signal
 
 MADV_HUGEPAGE = 14
 MADV_COLLAPSE = 25        # Linux 6.1+: collapse now, synchronously, instead of by khugepaged later
@@ -75,3 +77,20 @@ def name_process(name: str) -> None:
     bytes): the forked test process and the jails otherwise all read ``python``."""
     if _libc is not None:
         _libc.prctl(PR_SET_NAME, ctypes.c_char_p(name.encode()[:15]), 0, 0, 0)
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def end_with_parent(parent: int) -> None:
+    """In a forked child: be SIGKILLed when ``parent``, the process (thread) that forked it, dies.
+
+    The grading child leads its own process group, so a kill of its worker's group misses it, and it
+    holds copies of its parent's descriptors: when a pool process was SIGKILLed mid-grading (Celery's
+    hard time limit, the OOM killer), it ran on with the student's code, and kept the zygote (whose
+    control socket it held) and the decoding fork server alive, beside the replacement grading the
+    same run. ``parent`` is checked after the prctl: a parent that died before it is not noticed."""
+    if _libc is not None:
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(70)
