@@ -13,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import select
 import signal
 import socket
 import subprocess
@@ -61,12 +62,16 @@ class Terminal:
         self.log = log
         self.family: dict[int, str] = {}
         self._done = threading.Event()
-        threading.Thread(target=self._drain, daemon=True).start()
+        self._hang_up = threading.Event()
+        self._drainer = threading.Thread(target=self._drain, daemon=True)
+        self._drainer.start()
         threading.Thread(target=self._track, daemon=True).start()
 
     def _drain(self) -> None:
         with open(self.log, "wb") as out:
-            while True:
+            while not self._hang_up.is_set():
+                if not select.select([self.master], [], [], 0.1)[0]:
+                    continue
                 try:
                     chunk = os.read(self.master, 65536)
                 except OSError:
@@ -75,6 +80,9 @@ class Terminal:
                     return
                 out.write(chunk)
                 out.flush()
+        # Closed here, by the only reader: a close from another thread while a read is in progress
+        # leaves the terminal open until that read returns.
+        os.close(self.master)
 
     def _track(self) -> None:
         # Every process of the tree ever seen: one that outlives `run` is no longer its descendant.
@@ -90,7 +98,8 @@ class Terminal:
     def hang_up(self) -> None:
         # What closing the window does: the pty's master goes, the kernel sends SIGHUP to the session.
         self._done.set()
-        os.close(self.master)
+        self._hang_up.set()
+        self._drainer.join(timeout=5)
 
     def left(self) -> dict[int, str]:
         self._done.set()
