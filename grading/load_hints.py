@@ -1031,10 +1031,13 @@ def _inplace_change(stmt: ast.stmt, source: str | None = None) -> tuple[str, Msg
         method = value.func.attr
         if method.endswith("_") and not method.endswith("__") and (name := _root_name(value.func.value)) is not None:
             call, func = _as_written(source, value), _as_written(source, value.func)
+            # `w = s.exp_()` keeps its own name: `w = s.exp()` (saying `s = s.exp()` would leave w unset)
+            kept = stmt.targets[0].id if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name) else name
             if call and func and func.endswith(method) and call.startswith(func):
-                fix = f"{name} = {func[:-1]}{call[len(func):]}"
+                fix = f"{kept} = {func[:-1]}{call[len(func):]}"
             else:
-                fix = f"{name} = " + ast.unparse(ast.Call(ast.Attribute(value.func.value, method[:-1], ast.Load()),
+                fix = f"{kept} = " + ast.unparse(ast.Call(ast.Attribute(value.func.value, method[:-1], ast.Load()),
                                                           value.args, value.keywords))
             return name, msg(fix, fix)
     return None
@@ -1109,6 +1112,93 @@ def _inplace_lines(source: str, cls_name: str, method: str, argument: int | str)
     lineno, fix = found[0]
     return msg(f"line {lineno} changes {name} in place; compute a new tensor instead: {fix['en']}",
                f"第 {lineno} 行原地（in-place）修改了 {name}；请改为计算一个新的 tensor：{fix['zh']}")
+
+
+# PyTorch's words when backward meets a tensor it saved in the forward pass and the forward changed it in
+# place afterwards (weights.nan_to_num_(0.0) after the softmax): raised by backward, so the error has no line.
+_INPLACE_SAVED = re.compile(r"one of the variables needed for gradient computation has been modified by an "
+                            r"inplace operation")
+# Values that are numbers, not tensors: `dk = q.size(-1)`, `scale = math.sqrt(dk)`, `n = 0` (`n += 1` is no
+# in-place change of a tensor).
+_NUMBER_CALLS = frozenset({"len", "int", "float", "round", "abs", "min", "max", "size", "dim", "numel", "item"})
+_SHOWN_INPLACE = 3           # lines listed at most
+
+
+def _number_valued(value: ast.expr) -> bool:
+    """``value`` reads as a plain number: a constant, ``math.*(...)``, ``len``/``int``/``.size()``/``.item()``,
+    ``t.shape[i]``, or arithmetic of those."""
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, int | float)
+    if isinstance(value, ast.UnaryOp):
+        return _number_valued(value.operand)
+    if isinstance(value, ast.BinOp):
+        return _number_valued(value.left) and _number_valued(value.right)
+    if isinstance(value, ast.Subscript):
+        return isinstance(value.value, ast.Attribute) and value.value.attr == "shape"
+    if isinstance(value, ast.Call):
+        f = value.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "math":
+            return True
+        return (f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None) in _NUMBER_CALLS
+    return False
+
+
+def inplace_backward_note(source: str | None, cls_name: str, message: str) -> Msg | None:
+    """For an error backward raised because a tensor saved in the forward pass was changed in place
+    afterwards: the lines of the class ``cls_name`` (its methods) that change a tensor in place, with the
+    out-of-place form. None for another error, or when the class shows no such line (the change is in a
+    helper elsewhere): PyTorch's own message is then all that is said."""
+    if not isinstance(source, str) or len(source) > MAX_SOURCE or not isinstance(message, str) \
+            or not _INPLACE_SAVED.search(message):
+        return None
+    return _inplace_backward_lines(source, cls_name)
+
+
+@_bounded
+def _inplace_backward_lines(source: str, cls_name: str) -> Msg | None:
+    try:
+        tree = parse_source(source)
+        if tree is None:
+            return None
+        cls = next((n for n in _walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls_name), None)
+        if cls is None:
+            return None
+        found: dict[int, tuple[str, Msg]] = {}
+        for fn in (n for n in ast.walk(cls) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            numbers = _number_names(fn)
+            for stmt in ast.walk(fn):
+                if isinstance(stmt, ast.stmt) and stmt is not fn and stmt.lineno not in found \
+                        and (change := _inplace_change(stmt, source)) is not None \
+                        and not (isinstance(stmt, ast.AugAssign) and change[0] in numbers):
+                    found[stmt.lineno] = change
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    if not found:
+        return None
+    shown = sorted(found.items())[:_SHOWN_INPLACE]
+    lines_en = ", ".join(f"{n} ({name})" for n, (name, _) in shown)
+    lines_zh = "、".join(f"第 {n} 行（{name}）" for n, (name, _) in shown)
+    fixes_en = "; ".join(fix["en"] for _, (_, fix) in shown)
+    fixes_zh = "；".join(fix["zh"] for _, (_, fix) in shown)
+    one = len(shown) == 1
+    return msg(f"autograd saved a tensor in the forward pass that was changed in place afterwards; {cls_name} "
+               f"changes a tensor in place on line{'' if one else 's'} {lines_en}: compute "
+               f"{'a new tensor' if one else 'new tensors'} instead: {fixes_en}",
+               f"自动求导在前向计算中保存的某个 tensor 之后被原地（in-place）修改了；{cls_name} 在{lines_zh}"
+               f"原地修改了 tensor：请改为计算新的 tensor：{fixes_zh}")
+
+
+def _number_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names every assignment of which in ``fn`` is a plain number (``_number_valued``)."""
+    values: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    values.setdefault(t.id, []).append(node.value)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            values.setdefault(node.target.id, []).append(node.value)
+    return {name for name, vs in values.items() if all(_number_valued(v) for v in vs)}
 
 
 # ============================================================================ a name never imported
@@ -1510,7 +1600,7 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["abbreviates", "inplace_note", "name_note", "float_size_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["abbreviates", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
 
 
 # ============================================================================ a fill value the dtype cannot hold

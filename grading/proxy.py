@@ -29,6 +29,7 @@ from grading.load_hints import (
     fill_overflow_note,
     float_size_note,
     gpu_note,
+    inplace_backward_note,
     inplace_note,
     load_hint,
     missing_name_hint,
@@ -586,16 +587,26 @@ class StudentProxy:
         knows the inputs' names says which)."""
         self.instantiate(handle)
         handle.described = {}
+        what = msg(f"backward through {handle.cls_name}.forward", f"对 {handle.cls_name}.forward 反向传播")
 
         def grad(session):
-            out = session.grad(handle.id(session), list(args), dict(kwargs), grad_output, wrt=list(wrt))
+            try:
+                out = session.grad(handle.id(session), list(args), dict(kwargs), grad_output, wrt=list(wrt))
+            except Exception as exc:
+                # backward's error has no line of the student's: when it says a saved tensor was changed in
+                # place, the lines of the class that change a tensor in place are where to look
+                said = str(getattr(exc, "message", None) or exc)
+                if _kind_of(exc) != "StudentError" or getattr(session, "alive", True) is False or not (
+                        note := inplace_backward_note(source_of(session), handle.cls_name, said)):
+                    raise
+                raise Feedback(cat(student_error_text(what, exc, self.filename, self.packages, source_of(session)),
+                                   note, sep=SEMI)) from None
             # Inputs the forward changed in place during this call (runtime.op_grad), as ``call`` records them.
             if changed := list(getattr(session, "changed_inputs", None) or ()):
                 self.changed_inputs.append((handle.cls_name, "__call__", changed))
             return out
         seen = len(self.changed_inputs)
-        res = self._run(msg(f"backward through {handle.cls_name}.forward",
-                            f"对 {handle.cls_name}.forward 反向传播"), grad)
+        res = self._run(what, grad)
         self.grad_changed = self.changed_inputs[seen:]
         grads = list(res) if isinstance(res, list | tuple) else [res]
         if len(grads) != len(wrt):

@@ -1,0 +1,93 @@
+"""Round 26: multi-head hints read as a student reads them (see also the corpus files of round 26 in
+tests/fixtures/submissions/faulty/, whose `# diagnosis:` headers test_fair_corpus.py checks).
+
+1. An in-place change of a tensor autograd saved (``weights.nan_to_num_(0.0)`` after the softmax, a softmax
+   written with ``exp_()`` and ``/=``) raises in backward, where the error has no line of the student's: the
+   gradient test showed PyTorch's message alone. It now adds the lines of the class that change a tensor in
+   place, with the out-of-place form; a number changed with ``+=`` is no tensor and is not listed.
+2. The out-of-place form of ``w = s.exp_()`` was ``s = s.exp()``, which leaves ``w`` unset: it keeps the
+   student's own name, ``w = s.exp()``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grading.load_hints import inplace_backward_note, inplace_lines_note
+from tests.grading.helpers import SUBMISSIONS, english_in_zh
+
+SAVED = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
+         "[torch.FloatTensor [2, 2, 5, 6]], which is output 0 of Softmax, is at version 1; expected version 0")
+FAULTY = SUBMISSIONS / "faulty"
+
+
+def _source(body: str) -> str:
+    return ("import math\nimport torch\n\n\nclass ScaledDotProductAttention:\n"
+            "    def forward(self, q, k, v, additive_mask=None):\n"
+            "        scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))\n" + body +
+            "        return weights @ v\n")
+
+
+def test_backward_on_a_tensor_changed_in_place_names_the_line_and_the_new_tensor_to_compute():
+    source = _source("        weights = torch.softmax(scores, dim=-1)\n        weights.nan_to_num_(0.0)\n")
+    note = inplace_backward_note(source, "ScaledDotProductAttention", SAVED)
+    assert note is not None
+    assert note["en"].endswith("ScaledDotProductAttention changes a tensor in place on line 9 (weights): compute a "
+                               "new tensor instead: weights = weights.nan_to_num(0.0)"), note["en"]
+    assert "在第 9 行（weights）原地修改了 tensor：请改为计算新的 tensor：weights = weights.nan_to_num(0.0)" in note["zh"]
+    assert english_in_zh(note["zh"], frozenset({"ScaledDotProductAttention", "nan_to_num", "weights"})) == []
+
+
+def test_every_in_place_line_is_listed_and_an_assigned_call_keeps_its_own_name():
+    source = _source("        n = 0\n        n += 1\n        scale = math.sqrt(q.size(-1))\n        scale *= 2\n"
+                     "        weights = scores.exp_()\n        weights /= weights.sum(-1, keepdim=True)\n")
+    note = inplace_backward_note(source, "ScaledDotProductAttention", SAVED)
+    assert note is not None
+    # n and scale are numbers: `+=` on them changes no tensor
+    assert "on lines 12 (scores), 13 (weights): compute new tensors instead: weights = scores.exp(); " \
+           "weights = weights / weights.sum(-1, keepdim=True)" in note["en"], note["en"]
+    assert "第 12 行（scores）、第 13 行（weights）" in note["zh"], note["zh"]
+
+
+def test_the_out_of_place_form_of_an_assigned_in_place_call_keeps_the_assigned_name():
+    source = ("class A:\n    def forward(self, q, mask):\n        m = mask.clamp_(min=-1e9)\n"
+              "        return q + m\n")
+    note = inplace_lines_note(source, "A", "forward", "mask")
+    assert note is not None and note["en"].endswith("compute a new tensor instead: m = mask.clamp(min=-1e9)"), note
+
+
+@pytest.mark.parametrize("message, cls", [
+    ("a leaf Variable that requires grad is being used in an in-place operation.", "ScaledDotProductAttention"),
+    ("mat1 and mat2 shapes cannot be multiplied (8x64 and 16x16)", "ScaledDotProductAttention"),
+    (SAVED, "MultiHeadAttention")])          # another error, or a class without an in-place line
+def test_no_in_place_line_is_said_for_another_error_or_another_class(message, cls):
+    source = _source("        weights = torch.softmax(scores, dim=-1)\n        weights.nan_to_num_(0.0)\n")
+    assert inplace_backward_note(source, cls, message) is None
+
+
+def test_the_round_26_corpus_has_fifteen_or_more_multi_head_bugs_with_a_declared_diagnosis():
+    names = ["softmax_over_flattened_scores", "softmax_over_heads_and_keys", "merge_transpose_last_two",
+             "einops_split_d_h", "out_proj_per_head_bias", "padding_repeat_wrong_order", "padding_first_head_only",
+             "padding_keep_mask_added", "padding_zeroes_context", "causal_bottom_right", "causal_from_query_length",
+             "nan_to_num_in_place", "softmax_in_place_normalise", "scale_multiplied", "additive_mask_unsqueeze_2",
+             "output_seq_first", "sdpa_mask_as_0_1", "split_stack_heads_dim2", "dropout_p_without_training"]
+    for name in names:
+        head = (FAULTY / f"{name}.py").read_text(encoding="utf-8").splitlines()[:3]
+        assert head[0].startswith("# expect: ") and head[1].startswith("# diagnosis: "), name
+
+
+@pytest.mark.slow      # its own executor: a few seconds of start-up
+@pytest.mark.parametrize("name, said", [
+    ("nan_to_num_in_place", "changes a tensor in place on line 24 (weights): compute a new tensor instead: "
+                            "weights = weights.nan_to_num(0.0)"),
+    ("softmax_in_place_normalise", "on lines 24 (scores), 25 (weights): compute new tensors instead: "
+                                   "weights = scores.exp(); weights = weights / weights.sum(dim=-1, keepdim=True)")])
+def test_the_gradient_test_of_a_graded_file_names_its_in_place_lines(executor, name, said):
+    from tests.grading.helpers import graded_corpus_file
+
+    result = graded_corpus_file(executor, FAULTY / f"{name}.py")
+    failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
+    assert set(failed) == {"test_gradients_match_reference"}, failed
+    fb = failed["test_gradients_match_reference"]
+    assert fb["en"].startswith("backward through ScaledDotProductAttention.forward raised RuntimeError") and said in fb["en"]
+    assert "原地修改了 tensor：请改为计算新的 tensor" in fb["zh"], fb["zh"]
