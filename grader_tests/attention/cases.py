@@ -335,6 +335,13 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     if key_padding_mask is not None:
         if fault == "pad_inverted":
             mask = mask.masked_fill(~key_padding_mask[:, None, None, :], NEG_INF)
+        elif fault == "pad_inverted_finite":    # applied below, on the scores
+            pass
+        elif fault == "pad_square":             # the padding tokens blocked as queries too: [B,1,N,N]
+            if Nq != Nk or not bool(key_padding_mask.any()):
+                return None
+            mask = torch.zeros(B, 1, Nq, Nk, dtype=torch.float64).masked_fill(
+                key_padding_mask[:, None, :, None] | key_padding_mask[:, None, None, :], NEG_INF)
         elif fault == "pad_query_axis":
             if Nq != Nk:
                 return None
@@ -346,7 +353,8 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
             v = v.masked_fill(key_padding_mask[:, None, :, None], 0.0)
         elif fault != "pad_ignored":
             mask = mask.masked_fill(key_padding_mask[:, None, None, :], NEG_INF)
-    elif fault in ("pad_inverted", "pad_query_axis", "pad_ignored", "pad_on_values"):
+    elif fault in ("pad_inverted", "pad_query_axis", "pad_ignored", "pad_on_values", "pad_inverted_finite",
+                   "pad_square"):
         return None
     if additive_mask is None and fault == "mask_ignored":
         return None
@@ -368,6 +376,12 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
             return None
         q, k = k, q
     scores = q @ k.transpose(-2, -1) * scale + mask
+    if fault == "pad_inverted_finite":          # (1.0 - key_padding_mask.float()) * -1e9: the real keys blocked
+        real = ~key_padding_mask[:, None, None, :]
+        if x.dtype == torch.float64:
+            scores = scores + real * _FINITE_BLOCK
+        else:   # s + -1e9 rounds to -1e9 in float32: a row of blocked keys only is uniform, not softmax(s)
+            scores = torch.where(real & torch.isfinite(scores), _FINITE_BLOCK, scores)
     if fault == "mask_after_softmax":           # softmax of the unmasked scores, blocked zeroed after
         if not bool(torch.isinf(mask).any()):
             return None
@@ -409,6 +423,10 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     return out, w
 
 
+# The finite fill students block with instead of -inf (-1e9; torch.finfo(float32).min rounds the same way).
+_FINITE_BLOCK = -1e9
+
+
 # A projection used for another role (``v = self.k_proj(context)``, q and k's projections swapped): which of
 # q_proj, k_proj, v_proj computes Q, K and V, by their initials ("roles_qkk": V from k_proj). The right one,
 # q_proj for all three ("shared_q") and k/v swapped ("kv_swapped") have fault models of their own.
@@ -419,7 +437,8 @@ PROJECTION_ROLE_FAULTS = tuple(f"roles_{''.join(r)}" for r in itertools.product(
 MHA_WEIGHTS_FAULTS = ("weights_transposed",)
 MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_dim_first", "shared_q", "kv_from_x",
               "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis", "softmax_batch_axis",
-              "pad_inverted", "pad_query_axis", "pad_ignored", "mask_ignored", "mask_after_softmax",
+              "pad_inverted", "pad_inverted_finite", "pad_square", "pad_query_axis", "pad_ignored", "mask_ignored",
+              "mask_after_softmax",
               "out_proj_skipped", "kv_swapped", "split_dim_first", "residual", "layer_norm", "residual_layer_norm",
               "pad_on_values", "weights_transposed", "bias_dropped", *ADDITIVE_MASK_HEAD_FAULTS,
               *PROJECTION_ROLE_FAULTS, "seq_first", "split_no_transpose_only", "merge_heads_reversed")

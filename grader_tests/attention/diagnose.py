@@ -227,6 +227,12 @@ FAULTS: dict[str, Msg] = {
         "样本 b 应读取 additive_mask[b]；请保留 mask 的 batch 轴"),
     "pad_inverted": msg("the padding mask acts inverted: True in key_padding_mask means padding (blocked)",
                         "padding mask 的极性反了：key_padding_mask 中 True 表示 padding（禁止读取）"),
+    "pad_square": msg("the output matches a padding mask that blocks the padding tokens as queries too ([B,1,N,N], "
+                      "key_padding_mask on both axes): a padding query then reads no key and its row is NaN; "
+                      "key_padding_mask marks keys only, so it broadcasts as [B, 1, 1, Nk]",
+                      "输出与 padding mask 把 padding token 作为 query 也一并屏蔽的结果一致（[B,1,N,N]，"
+                      "key_padding_mask 同时用在两个轴上）：这样 padding query 读不到任何 key，该行为 NaN；"
+                      "key_padding_mask 只标记 key，应广播为 [B, 1, 1, Nk]"),
     "pad_query_axis": msg("the padding mask is applied to the query axis: it marks keys, so it broadcasts "
                           "as [B, 1, 1, Nk]",
                           "padding mask 被用在了 query 轴上：它标记的是 key，应广播为 [B, 1, 1, Nk]"),
@@ -896,6 +902,8 @@ def mha_key(fault: str, d_model: int, head_dim: int) -> str:
     padding mask has fault models of its own)."""
     if fault == "mask_ignored":          # two masks reach a multi-head module: say which one had no effect
         return "additive_mask_ignored"
+    if fault == "pad_inverted_finite":   # inverted with -1e9 instead of -inf: the same mistake
+        return "pad_inverted"
     return "scale_dk_or_dmodel" if fault == "scale_dk" and d_model == head_dim * head_dim else fault
 
 

@@ -7,12 +7,19 @@ tests/fixtures/submissions/faulty/, whose `# diagnosis:` headers test_fair_corpu
    place, with the out-of-place form; a number changed with ``+=`` is no tensor and is not listed.
 2. The out-of-place form of ``w = s.exp_()`` was ``s = s.exp()``, which leaves ``w`` unset: it keeps the
    student's own name, ``w = s.exp()``.
+3. Two padding mistakes were only described: a padding mask inverted with a finite fill (Hugging Face's
+   ``(1.0 - mask) * -1e9``, read as 1 = keep), whose fully blocked rows are uniform in float32 rather than NaN,
+   so the -inf model missed it; and a square [B,1,N,N] padding mask that blocks the padding queries too (their
+   rows NaN). Both are fault models now (``pad_inverted_finite``, named as ``pad_inverted``; ``pad_square``).
 """
 
 from __future__ import annotations
 
 import pytest
+import torch
 
+from grader_tests.attention import cases as C
+from grader_tests.attention import diagnose
 from grading.load_hints import inplace_backward_note, inplace_lines_note
 from tests.grading.helpers import SUBMISSIONS, english_in_zh
 
@@ -66,11 +73,14 @@ def test_no_in_place_line_is_said_for_another_error_or_another_class(message, cl
 
 
 def test_the_round_26_corpus_has_fifteen_or_more_multi_head_bugs_with_a_declared_diagnosis():
+    """Their grades and hints are checked by test_grading.py and test_fair_corpus.py."""
     names = ["softmax_over_flattened_scores", "softmax_over_heads_and_keys", "merge_transpose_last_two",
              "einops_split_d_h", "out_proj_per_head_bias", "padding_repeat_wrong_order", "padding_first_head_only",
              "padding_keep_mask_added", "padding_zeroes_context", "causal_bottom_right", "causal_from_query_length",
              "nan_to_num_in_place", "softmax_in_place_normalise", "scale_multiplied", "additive_mask_unsqueeze_2",
-             "output_seq_first", "sdpa_mask_as_0_1", "split_stack_heads_dim2", "dropout_p_without_training"]
+             "output_seq_first", "sdpa_mask_as_0_1", "split_stack_heads_dim2", "dropout_p_without_training",
+             "padding_where_inverted", "padding_hf_style_inverted", "padding_square_mask", "einops_merge_d_h",
+             "per_head_loop_cat_seq", "weights_last_head_only", "additive_mask_expand_no_unsqueeze"]
     for name in names:
         head = (FAULTY / f"{name}.py").read_text(encoding="utf-8").splitlines()[:3]
         assert head[0].startswith("# expect: ") and head[1].startswith("# diagnosis: "), name
@@ -91,3 +101,54 @@ def test_the_gradient_test_of_a_graded_file_names_its_in_place_lines(executor, n
     fb = failed["test_gradients_match_reference"]
     assert fb["en"].startswith("backward through ScaledDotProductAttention.forward raised RuntimeError") and said in fb["en"]
     assert "原地修改了 tensor：请改为计算新的 tensor" in fb["zh"], fb["zh"]
+
+
+def _padding_case(n_q: int = 5):
+    params = C.mha_params(30, 16, 4, 4)
+    x = C.tokens(42, 2, n_q, 16)
+    kpm = torch.zeros(2, n_q, dtype=torch.bool)
+    kpm[1, -2:] = True
+    return params, x, kpm
+
+
+def _student_mha(params, x, kpm, pad) -> tuple[torch.Tensor, torch.Tensor]:
+    """A float32 multi-head self-attention written as students write it, its padding mask given by ``pad``."""
+    B, N, _ = x.shape
+
+    def heads(name):
+        return torch.nn.functional.linear(x, params[f"{name}.weight"], params[f"{name}.bias"]).view(
+            B, N, 4, 4).transpose(1, 2)
+
+    q, k, v = heads("q_proj"), heads("k_proj"), heads("v_proj")
+    w = torch.softmax(q @ k.transpose(-2, -1) / 2.0 + pad(kpm), dim=-1)
+    out = (w @ v).transpose(1, 2).reshape(B, N, 16)
+    return torch.nn.functional.linear(out, params["out_proj.weight"], params["out_proj.bias"]), w
+
+
+@pytest.mark.parametrize("pad", [lambda kpm: (1.0 - kpm[:, None, None, :].float()) * -1e9,
+                                 lambda kpm: (~kpm[:, None, None, :]).float() * torch.finfo(torch.float32).min])
+def test_a_padding_mask_inverted_with_a_finite_fill_is_named_inverted(pad):
+    params, x, kpm = _padding_case()
+    out, w = _student_mha(params, x, kpm, pad)
+    assert diagnose.mha(out, w, params, 4, 4, x, None, None, kpm) == diagnose.FAULTS["pad_inverted"]
+    assert diagnose.mha(out, None, params, 4, 4, x, None, None, kpm) == diagnose.FAULTS["pad_inverted"]
+
+
+def test_a_square_padding_mask_that_blocks_the_padding_queries_is_named():
+    params, x, kpm = _padding_case()
+    square = kpm[:, :, None] | kpm[:, None, :]
+    out, w = _student_mha(params, x, kpm,
+                          lambda _: torch.zeros(2, 1, 5, 5).masked_fill(square[:, None], float("-inf")))
+    assert diagnose.mha(out, w, params, 4, 4, x, None, None, kpm) == diagnose.FAULTS["pad_square"]
+    zh = diagnose.FAULTS["pad_square"]["zh"]
+    assert english_in_zh(zh, frozenset({"key_padding_mask", "nan"})) == [], zh
+
+
+@pytest.mark.parametrize("fault", ["pad_square", "pad_inverted_finite"])
+def test_the_new_padding_models_stay_silent_on_right_numbers_and_without_padding(fault):
+    params, x, kpm = _padding_case()
+    out, w = C.ref_mha(params, 4, 4, x, None, None, kpm)
+    assert diagnose.mha(out, w, params, 4, 4, x, None, None, kpm) is None
+    none = torch.zeros_like(kpm)
+    assert fault == "pad_inverted_finite" or C.mha_variant(params, 4, 4, x, None, None, none, fault=fault) is None
+    assert C.mha_variant(params, 4, 4, x, None, None, None, fault=fault) is None
