@@ -17,6 +17,7 @@ from grader_tests.attention.checks import (
     msg,
     row_sum_error,
 )
+from grading.i18n import Msg
 
 D, H = 16, 4
 
@@ -199,15 +200,31 @@ def _padding_check(student, out, w, params, x, ctx, pad, what, mha_again) -> Non
     on_pad = float(wn[1, :, :, 5:].abs().max())
     expect_finite(w, cat(what, msg(", the weights", "，权重")), hint)
     expect(on_pad <= C.ZERO_TOL,
-           cat(cat(what, msg(f": padding keys get weight up to {on_pad:.3g}; they must get exactly 0 from every "
-                             "head and query",
-                             f"：padding key 的权重最大为 {on_pad:.3g}；它们在所有 head 和 query 上都应为 0")),
+           cat(cat(what, msg(f": padding keys get weight up to {on_pad:.3g}", f"：padding key 的权重最大为 {on_pad:.3g}"),
+                   _heads_reading(wn[1, :, :, 5:]),
+                   msg("; they must get exactly 0 from every head and query", "；它们在所有 head 和 query 上都应为 0")),
                hint, sep=SEMI))
     rs = row_sum_error(w)
     expect(rs <= C.ROW_SUM_TOL, cat(cat(what, msg(f": row sums deviate from 1 by up to {rs:.3g}",
                                                   f"：行和与 1 最多相差 {rs:.3g}")), hint, sep=SEMI))
     expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k", hint=hint)
     expect_close(out, ref, C.OUT_TOL, cat(what, msg(", the output", "，输出")), names="b,q,d", hint=hint)
+
+
+def _heads_reading(on_pad: torch.Tensor) -> Msg | None:
+    """Which heads give the padding keys weight, when some heads do and others do not (a mask written into
+    one head only): what was seen, per head. ``on_pad``: one sample's [H, Nq, padding keys] weights."""
+    if on_pad.dim() != 3 or on_pad.shape[0] < 2:
+        return None
+    reading = [h for h in range(on_pad.shape[0]) if float(on_pad[h].abs().max()) > C.ZERO_TOL]
+    if not reading or len(reading) == on_pad.shape[0]:
+        return None
+    clean = [h for h in range(on_pad.shape[0]) if h not in reading]
+    listed, listed_zh = ", ".join(map(str, reading)), "、".join(map(str, reading))
+    clean_en, clean_zh = ", ".join(map(str, clean)), "、".join(map(str, clean))
+    return msg(f" in head{'s' if len(reading) > 1 else ''} {listed} only (head{'s' if len(clean) > 1 else ''} "
+               f"{clean_en} give{'' if len(clean) > 1 else 's'} them 0)",
+               f"（只出现在 head {listed_zh} 中；head {clean_zh} 给它们的权重为 0）")
 
 
 def test_padding_leaves_valid_results_unchanged(student):

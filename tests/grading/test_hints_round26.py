@@ -11,6 +11,8 @@ tests/fixtures/submissions/faulty/, whose `# diagnosis:` headers test_fair_corpu
    ``(1.0 - mask) * -1e9``, read as 1 = keep), whose fully blocked rows are uniform in float32 rather than NaN,
    so the -inf model missed it; and a square [B,1,N,N] padding mask that blocks the padding queries too (their
    rows NaN). Both are fault models now (``pad_inverted_finite``, named as ``pad_inverted``; ``pad_square``).
+4. A padding mask written into head 0 only read "padding keys get weight up to 0.722; they must get exactly 0
+   from every head": the heads that read the padding keys are now said when others do not.
 """
 
 from __future__ import annotations
@@ -152,3 +154,27 @@ def test_the_new_padding_models_stay_silent_on_right_numbers_and_without_padding
     none = torch.zeros_like(kpm)
     assert fault == "pad_inverted_finite" or C.mha_variant(params, 4, 4, x, None, None, none, fault=fault) is None
     assert C.mha_variant(params, 4, 4, x, None, None, None, fault=fault) is None
+
+
+@pytest.mark.parametrize("clean, said, said_zh", [
+    ([0], "in heads 1, 2, 3 only (head 0 gives them 0)", "（只出现在 head 1、2、3 中；head 0 给它们的权重为 0）"),
+    ([1, 3], "in heads 0, 2 only (heads 1, 3 give them 0)", "（只出现在 head 0、2 中；head 1、3 给它们的权重为 0）")])
+def test_the_heads_that_read_the_padding_keys_are_said_when_others_do_not(clean, said, said_zh):
+    from grader_tests.attention.test_mask_parity import _heads_reading
+
+    on_pad = torch.full((4, 8, 3), 0.2)
+    on_pad[clean] = 0.0
+    note = _heads_reading(on_pad)
+    assert note is not None and note["en"] == f" {said}" and note["zh"] == said_zh, note
+    assert _heads_reading(torch.full((4, 8, 3), 0.2)) is None        # every head: nothing to add
+    assert _heads_reading(torch.full((1, 8, 3), 0.2)) is None        # one head
+
+
+@pytest.mark.slow      # its own executor
+def test_a_padding_mask_in_head_0_only_is_described_per_head(executor):
+    from tests.grading.helpers import graded_corpus_file
+
+    result = graded_corpus_file(executor, FAULTY / "padding_first_head_only.py")
+    fb = next(t["feedback"] for t in result["tests"] if t["id"] == "test_padding_keys_get_zero_weight")
+    assert "in heads 1, 2, 3 only (head 0 gives them 0); they must get exactly 0" in fb["en"], fb["en"]
+    assert "（只出现在 head 1、2、3 中；head 0 给它们的权重为 0）；它们在所有 head" in fb["zh"], fb["zh"]
