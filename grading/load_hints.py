@@ -1201,6 +1201,51 @@ def _number_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return {name for name, vs in values.items() if all(_number_valued(v) for v in vs)}
 
 
+# ============================================================================ a class kept where a module belongs
+# Python's words when a class is called with a module's arguments: `self.attention = ScaledDotProductAttention`
+# (no parentheses) makes `self.attention(q, k, v, mask)` build a new module from q, k, v, mask.
+_CLASS_CALLED = re.compile(r"^(?P<cls>[A-Za-z_]\w*)\.__init__\(\) (?:got an unexpected keyword argument|takes \d+ "
+                           r"positional arguments? but \d+ (?:were|was) given|got multiple values for argument)")
+
+
+def class_not_instance_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For an exception raised while the tests call the student's code: when Python says a class's __init__
+    was given arguments it does not take, the failing line calls ``self.<name>(...)``, and the file sets
+    ``self.<name> = <that class>`` without calling it: that the attribute holds the class, so the call builds a
+    new object from the arguments, and the line that should build it with parentheses. None otherwise."""
+    if not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE or not isinstance(message, str) \
+            or not (m := _CLASS_CALLED.match(message)):
+        return None
+    return _class_not_instance(source, lineno, m.group("cls"))
+
+
+@_bounded
+def _class_not_instance(source: str, lineno: int, cls_name: str) -> Msg | None:
+    try:
+        tree = parse_source(source)
+        if tree is None:
+            return None
+        called = {n.func.attr for n in _walk(tree) if isinstance(n, ast.Call) and getattr(n, "lineno", 0) <= lineno
+                  <= (getattr(n, "end_lineno", 0) or 0) and isinstance(n.func, ast.Attribute)
+                  and isinstance(n.func.value, ast.Name) and n.func.value.id == "self"}
+        kept = sorted((n.lineno, t.attr) for n in _walk(tree) if isinstance(n, ast.Assign)
+                      and isinstance(n.value, ast.Name | ast.Attribute)
+                      and (n.value.id if isinstance(n.value, ast.Name) else n.value.attr) == cls_name
+                      for t in n.targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                      and t.value.id == "self" and t.attr in called)
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    if not kept:
+        return None
+    where, attr = kept[0]
+    return msg(f"self.{attr} holds the class {cls_name} itself (line {where}: self.{attr} = {cls_name}, without "
+               f"parentheses), so line {lineno} calls the class and builds a new {cls_name} from these arguments; "
+               f"build the module once in __init__: self.{attr} = {cls_name}()",
+               f"self.{attr} 存放的是类 {cls_name} 本身（第 {where} 行：self.{attr} = {cls_name}，没有括号），因此第 "
+               f"{lineno} 行调用的是这个类，会用这些参数新建一个 {cls_name}；应在 __init__ 中创建一次模块："
+               f"self.{attr} = {cls_name}()")
+
+
 # ============================================================================ a name never imported
 _NOT_DEFINED = re.compile(r"^name '([A-Za-z_]\w*)' is not defined")
 # The usual import of a name students use without importing it (the lab's code and the handout's).
@@ -1600,7 +1645,7 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["abbreviates", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["abbreviates", "class_not_instance_note", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
 
 
 # ============================================================================ a fill value the dtype cannot hold

@@ -13,6 +13,9 @@ tests/fixtures/submissions/faulty/, whose `# diagnosis:` headers test_fair_corpu
    rows NaN). Both are fault models now (``pad_inverted_finite``, named as ``pad_inverted``; ``pad_square``).
 4. A padding mask written into head 0 only read "padding keys get weight up to 0.722; they must get exactly 0
    from every head": the heads that read the padding keys are now said when others do not.
+5. ``self.attention = ScaledDotProductAttention`` (no parentheses) showed Python's "ScaledDotProductAttention.__init__()
+   got an unexpected keyword argument 'return_weights'" alone: the note now says the attribute holds the class,
+   on which line, and how to build the module.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import torch
 
 from grader_tests.attention import cases as C
 from grader_tests.attention import diagnose
-from grading.load_hints import inplace_backward_note, inplace_lines_note
+from grading.load_hints import class_not_instance_note, inplace_backward_note, inplace_lines_note
 from tests.grading.helpers import SUBMISSIONS, english_in_zh
 
 SAVED = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
@@ -82,7 +85,8 @@ def test_the_round_26_corpus_has_fifteen_or_more_multi_head_bugs_with_a_declared
              "nan_to_num_in_place", "softmax_in_place_normalise", "scale_multiplied", "additive_mask_unsqueeze_2",
              "output_seq_first", "sdpa_mask_as_0_1", "split_stack_heads_dim2", "dropout_p_without_training",
              "padding_where_inverted", "padding_hf_style_inverted", "padding_square_mask", "einops_merge_d_h",
-             "per_head_loop_cat_seq", "weights_last_head_only", "additive_mask_expand_no_unsqueeze"]
+             "per_head_loop_cat_seq", "weights_last_head_only", "additive_mask_expand_no_unsqueeze",
+             "mha_attention_class_not_instance", "mha_returns_weights_first", "mha_unpacks_single_output"]
     for name in names:
         head = (FAULTY / f"{name}.py").read_text(encoding="utf-8").splitlines()[:3]
         assert head[0].startswith("# expect: ") and head[1].startswith("# diagnosis: "), name
@@ -178,3 +182,32 @@ def test_a_padding_mask_in_head_0_only_is_described_per_head(executor):
     fb = next(t["feedback"] for t in result["tests"] if t["id"] == "test_padding_keys_get_zero_weight")
     assert "in heads 1, 2, 3 only (head 0 gives them 0); they must get exactly 0" in fb["en"], fb["en"]
     assert "（只出现在 head 1、2、3 中；head 0 给它们的权重为 0）；它们在所有 head" in fb["zh"], fb["zh"]
+
+
+_KEPT_CLASS = ("import torch\nfrom torch import nn\n\n\nclass ScaledDotProductAttention(nn.Module):\n"
+               "    def forward(self, q, k, v, additive_mask=None, *, return_weights=False):\n        return q\n\n\n"
+               "class MultiHeadAttention(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+               "        self.attention = {built}\n\n    def forward(self, x):\n"
+               "        return self.attention(x, x, x, None, return_weights=True)\n")
+
+
+@pytest.mark.parametrize("message", [
+    "ScaledDotProductAttention.__init__() got an unexpected keyword argument 'return_weights'",
+    "ScaledDotProductAttention.__init__() takes 1 positional argument but 5 were given"])
+def test_a_module_kept_as_its_class_is_explained_at_the_call(message):
+    note = class_not_instance_note(_KEPT_CLASS.format(built="ScaledDotProductAttention"), 16, message)
+    assert note is not None
+    assert note["en"] == ("self.attention holds the class ScaledDotProductAttention itself (line 13: self.attention "
+                          "= ScaledDotProductAttention, without parentheses), so line 16 calls the class and builds a "
+                          "new ScaledDotProductAttention from these arguments; build the module once in __init__: "
+                          "self.attention = ScaledDotProductAttention()"), note["en"]
+    assert english_in_zh(note["zh"], frozenset({"ScaledDotProductAttention", "attention", "__init__"})) == []
+
+
+@pytest.mark.parametrize("built, line, message", [
+    ("ScaledDotProductAttention()", 16, "ScaledDotProductAttention.__init__() got an unexpected keyword argument 'a'"),
+    ("ScaledDotProductAttention", 15, "ScaledDotProductAttention.__init__() got an unexpected keyword argument 'a'"),
+    ("ScaledDotProductAttention", 16, "Other.__init__() got an unexpected keyword argument 'a'"),
+    ("ScaledDotProductAttention", 16, "mat1 and mat2 shapes cannot be multiplied (8x64 and 16x16)")])
+def test_no_class_note_for_a_built_module_another_line_another_class_or_another_error(built, line, message):
+    assert class_not_instance_note(_KEPT_CLASS.format(built=built), line, message) is None
