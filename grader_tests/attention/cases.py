@@ -367,6 +367,10 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         mask = mask + (am if am.dim() == 4 else am.unsqueeze(1))
     elif fault in ADDITIVE_MASK_HEAD_FAULTS:
         return None
+    if fault == "mha_causal":                   # the wrapper adds a decoder's causal mask in self-attention
+        if context is not None or Nq < 2:
+            return None
+        mask = mask + torch.full((Nq, Nk), NEG_INF, dtype=torch.float64).triu(1)
     scale = {"scale_one": 1.0, "scale_dk": 1.0 / head_dim,
              "scale_dmodel": 1.0 / math.sqrt(d_model)}.get(fault or "", 1.0 / math.sqrt(head_dim))
     if fault == "scale_dmodel" and d_model == head_dim * head_dim:
@@ -441,7 +445,7 @@ MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_d
               "mask_after_softmax",
               "out_proj_skipped", "kv_swapped", "split_dim_first", "residual", "layer_norm", "residual_layer_norm",
               "pad_on_values", "weights_transposed", "bias_dropped", *ADDITIVE_MASK_HEAD_FAULTS,
-              *PROJECTION_ROLE_FAULTS, "seq_first", "split_no_transpose_only", "merge_heads_reversed")
+              *PROJECTION_ROLE_FAULTS, "seq_first", "split_no_transpose_only", "merge_heads_reversed", "mha_causal")
 
 
 def warm() -> None:

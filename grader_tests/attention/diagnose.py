@@ -94,6 +94,13 @@ FAULTS: dict[str, Msg] = {
                   "causal mask, where one is wanted, is passed in by the caller",
                   "权重与在给定 mask 之外又加了一个因果 mask 的结果一致（每个 query 只读取位置不在它之后的 key，"
                   "像解码器那样）：ScaledDotProductAttention 只应使用传给它的 additive_mask；需要因果 mask 时由调用者传入"),
+    "mha_causal": msg("the output matches self-attention with a causal mask added on top of the masks given (each "
+                      "query reads only the keys up to its own position, as in a decoder): MultiHeadAttention applies "
+                      "only additive_mask and "
+                      "key_padding_mask; a causal mask, where one is wanted, is passed in as additive_mask",
+                      "输出与 self-attention 在给定 mask 之外又加了一个因果 mask 的结果一致（每个 query 只读取位置不在它之后"
+                      "的 key，像解码器那样）：MultiHeadAttention 只应使用 "
+                      "additive_mask 和 key_padding_mask；需要因果 mask 时应作为 additive_mask 传入"),
     "causal_diagonal": msg("the weights match a causal mask off by one, applied on top of the mask given: each query "
                            "is blocked from its own position too (torch.triu(..., diagonal=0)), so query 0 reads no key "
                            "and its row is NaN; ScaledDotProductAttention applies only the additive_mask it is given, "

@@ -16,6 +16,9 @@ tests/fixtures/submissions/faulty/, whose `# diagnosis:` headers test_fair_corpu
 5. ``self.attention = ScaledDotProductAttention`` (no parentheses) showed Python's "ScaledDotProductAttention.__init__()
    got an unexpected keyword argument 'return_weights'" alone: the note now says the attribute holds the class,
    on which line, and how to build the module.
+6. A MultiHeadAttention that adds a decoder's causal mask in self-attention (its ScaledDotProductAttention right)
+   was only described; the "causal" text of ScaledDotProductAttention would blame the wrong class, so it is a
+   model of the wrapper's own (``mha_causal``).
 """
 
 from __future__ import annotations
@@ -86,7 +89,8 @@ def test_the_round_26_corpus_has_fifteen_or_more_multi_head_bugs_with_a_declared
              "output_seq_first", "sdpa_mask_as_0_1", "split_stack_heads_dim2", "dropout_p_without_training",
              "padding_where_inverted", "padding_hf_style_inverted", "padding_square_mask", "einops_merge_d_h",
              "per_head_loop_cat_seq", "weights_last_head_only", "additive_mask_expand_no_unsqueeze",
-             "mha_attention_class_not_instance", "mha_returns_weights_first", "mha_unpacks_single_output"]
+             "mha_attention_class_not_instance", "mha_returns_weights_first", "mha_unpacks_single_output",
+             "mha_causal_in_self_attention"]
     for name in names:
         head = (FAULTY / f"{name}.py").read_text(encoding="utf-8").splitlines()[:3]
         assert head[0].startswith("# expect: ") and head[1].startswith("# diagnosis: "), name
@@ -151,10 +155,9 @@ def test_a_square_padding_mask_that_blocks_the_padding_queries_is_named():
 
 
 @pytest.mark.parametrize("fault", ["pad_square", "pad_inverted_finite"])
-def test_the_new_padding_models_stay_silent_on_right_numbers_and_without_padding(fault):
+def test_the_new_padding_models_do_not_apply_without_padding(fault):
+    """(Silent on the reference's numbers: test_diagnoses.test_no_mha_hint_fires_on_the_reference.)"""
     params, x, kpm = _padding_case()
-    out, w = C.ref_mha(params, 4, 4, x, None, None, kpm)
-    assert diagnose.mha(out, w, params, 4, 4, x, None, None, kpm) is None
     none = torch.zeros_like(kpm)
     assert fault == "pad_inverted_finite" or C.mha_variant(params, 4, 4, x, None, None, none, fault=fault) is None
     assert C.mha_variant(params, 4, 4, x, None, None, None, fault=fault) is None
@@ -211,3 +214,12 @@ def test_a_module_kept_as_its_class_is_explained_at_the_call(message):
     ("ScaledDotProductAttention", 16, "mat1 and mat2 shapes cannot be multiplied (8x64 and 16x16)")])
 def test_no_class_note_for_a_built_module_another_line_another_class_or_another_error(built, line, message):
     assert class_not_instance_note(_KEPT_CLASS.format(built=built), line, message) is None
+
+
+def test_a_causal_mask_added_by_the_wrapper_in_self_attention_is_named_as_the_wrappers():
+    params, x, kpm = _padding_case()
+    am = C.random_block_mask(98, (2, 5, 5))
+    out, w = C.mha_variant(params, 4, 4, x, None, am, kpm, fault="mha_causal")
+    named = diagnose.mha(out.float(), w.float(), params, 4, 4, x, None, am, kpm)
+    assert named == diagnose.FAULTS["mha_causal"] and "MultiHeadAttention applies only" in named["en"]
+    assert C.mha_variant(params, 4, 4, x, C.tokens(43, 2, 7, 16), fault="mha_causal") is None   # cross-attention
