@@ -985,6 +985,11 @@ def _functions(tree: ast.Module) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef
     return tuple(n for n in _walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
 
 
+def _class_named(tree: ast.Module, name: str) -> ast.ClassDef | None:
+    """The first class of that name, at any depth."""
+    return next((n for n in _walk(tree) if isinstance(n, ast.ClassDef) and n.name == name), None)
+
+
 def _parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     a = fn.args
     names = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
@@ -1091,7 +1096,7 @@ def _inplace_lines(source: str, cls_name: str, method: str, argument: int | str)
         tree = parse_source(source)
         if tree is None:
             return None
-        cls = next((n for n in _walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls_name), None)
+        cls = _class_named(tree, cls_name)
         fn = None if cls is None else next(
             (n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == method), None)
         if fn is None:
@@ -1160,7 +1165,7 @@ def _inplace_backward_lines(source: str, cls_name: str) -> Msg | None:
         tree = parse_source(source)
         if tree is None:
             return None
-        cls = next((n for n in _walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls_name), None)
+        cls = _class_named(tree, cls_name)
         if cls is None:
             return None
         found: dict[int, tuple[str, Msg]] = {}
