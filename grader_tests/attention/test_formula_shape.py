@@ -64,8 +64,9 @@ def test_hand_example(student, record_example_weights):
                                f"(off by up to {err:.3g})",
                                f"手算例子的权重为 {fmt_matrix(w[0, 0])}，应为 {fmt_matrix(ref_w)}："
                                f"每一行是 3 个 key 上的 softmax(q·k / sqrt(2))（最多相差 {err:.3g}）"), hint, sep=SEMI))
-    expect_close(out, C.ref_output(q, k, v), C.OUT_TOL, msg("hand-example output (weights @ v)",
-                                                            "手算例子的输出（weights @ v）"))
+    ref = C.ref_output(q, k, v)
+    hint = diagnose.sdpa_output(out, q, k, v, student=student) if max_err(out, ref) > C.OUT_TOL else None
+    expect_close(out, ref, C.OUT_TOL, msg("hand-example output (weights @ v)", "手算例子的输出（weights @ v）"), hint=hint)
 
 
 def test_self_attention_shapes(student):

@@ -19,6 +19,9 @@ tests/fixtures/submissions/faulty/, whose `# diagnosis:` headers test_fair_corpu
 6. A MultiHeadAttention that adds a decoder's causal mask in self-attention (its ScaledDotProductAttention right)
    was only described; the "causal" text of ScaledDotProductAttention would blame the wrong class, so it is a
    model of the wrapper's own (``mha_causal``).
+7. Dropout on in eval while the weights returned are those from before it: the weights tests are right, and the
+   output tests said only "up to 0.8 away" (the hand example, the parity and float64 outputs). An output no model
+   explains is now called twice, and randomness is said when the calls differ.
 """
 
 from __future__ import annotations
@@ -92,7 +95,7 @@ def test_the_round_26_corpus_has_fifteen_or_more_multi_head_bugs_with_a_declared
              "padding_where_inverted", "padding_hf_style_inverted", "padding_square_mask", "einops_merge_d_h",
              "per_head_loop_cat_seq", "weights_last_head_only", "additive_mask_expand_no_unsqueeze",
              "mha_attention_class_not_instance", "mha_returns_weights_first", "mha_unpacks_single_output",
-             "mha_causal_in_self_attention"]
+             "mha_causal_in_self_attention", "weights_kept_before_dropout_train"]
     for name in names:
         path = FAULTY / f"{name}.py" if (FAULTY / f"{name}.py").exists() else DESCRIBED / f"{name}.py"
         head = path.read_text(encoding="utf-8").splitlines()[:3]
@@ -226,3 +229,23 @@ def test_a_causal_mask_added_by_the_wrapper_in_self_attention_is_named_as_the_wr
     named = diagnose.mha(out.float(), w.float(), params, 4, 4, x, None, am, kpm)
     assert named == diagnose.FAULTS["mha_causal"] and "MultiHeadAttention applies only" in named["en"]
     assert C.mha_variant(params, 4, 4, x, C.tokens(43, 2, 7, 16), fault="mha_causal") is None   # cross-attention
+
+
+class _Sdpa:
+    """A stand-in ScaledDotProductAttention: right weights, and an output that is random or off by a constant."""
+
+    def __init__(self, noisy: bool):
+        self.noisy, self.source = noisy, None
+
+    def sdpa(self, q, k, v, mask=None, *, return_weights=False):
+        w = C.ref_weights(q, k, mask).to(q.dtype)
+        out = (torch.nn.functional.dropout(w, 0.5) if self.noisy else w) @ v + (0.0 if self.noisy else 0.5)
+        return (out, w) if return_weights else out
+
+
+@pytest.mark.parametrize("noisy", [True, False])
+def test_an_output_that_changes_between_calls_is_told_as_randomness_not_only_as_a_distance(noisy):
+    q, k, v = C.qkv(13, 2, 3, 5, 6, 4, 9)
+    student = _Sdpa(noisy)
+    named = diagnose.sdpa_output(student.sdpa(q, k, v), q, k, v, student=student)
+    assert named == (diagnose.FAULTS["dropout"] if noisy else None), named
