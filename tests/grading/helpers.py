@@ -171,3 +171,23 @@ def _formed(self, *a, **k):
     return tuple(_form(o) for o in out) if isinstance(out, tuple) else _form(out)
 ScaledDotProductAttention.forward = _formed
 '''
+
+
+def assert_attack_bounded(result: dict, total: float, wall: float, cpu: float, honest_cpu: float) -> None:
+    """A hostile submission's grading: `graded` (never a grader error), no more than its honest base's ``total``,
+    within the grading budget and 3x the honest CPU (+0.3 s), no hidden test's name in what the student reads,
+    and every failed test's feedback in both languages."""
+    import json
+
+    from autograder.settings import GRADING_BUDGET_S
+
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] <= total
+    assert wall < GRADING_BUDGET_S + 5, f"{wall:.1f} s"
+    assert cpu < 3 * honest_cpu + 0.3, f"{cpu:.2f} s of the worker's CPU against {honest_cpu:.2f} s honest"
+    text = json.dumps(result, ensure_ascii=False)
+    for word in ("grader_tests", "test_implementation", "test_mask_parity", "cases.py"):
+        assert word not in text, word
+    for t in result["tests"]:
+        if t["outcome"] != "passed":
+            assert t["feedback"]["en"] and t["feedback"]["zh"] and t["feedback"]["en"] != t["feedback"]["zh"], t

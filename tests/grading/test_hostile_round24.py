@@ -7,12 +7,9 @@ honest grading does."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from autograder.settings import GRADING_BUDGET_S
-from tests.grading.helpers import SUBMISSIONS, in_forward, worker_cost
+from tests.grading.helpers import SUBMISSIONS, assert_attack_bounded, in_forward, worker_cost
 from tests.grading.helpers import grade_stored as _grade
 
 # Gradings in the real sandbox: the slow lane, as the earlier rounds' corpora.
@@ -96,16 +93,8 @@ def test_a_round_24_attack_on_the_data_socket_is_graded_bounded_and_earns_no_mor
     total, honest_cpu = honest
     result, cpu, wall = worker_cost(_grade, executor, ROUND_24[attack])
     print(attack, result["status"], result["total"], total, f"{wall:.1f}s {cpu:.2f}s CPU (honest {honest_cpu:.2f}s)")
-    assert result["status"] == "graded", result["message"]
-    assert result["total"] <= total
-    assert wall < GRADING_BUDGET_S + 5, f"{wall:.1f} s"
-    assert cpu < 3 * honest_cpu + 0.3, f"{cpu:.2f} s of the worker's CPU against {honest_cpu:.2f} s honest"
-    text = json.dumps(result, ensure_ascii=False)
-    for word in ("grader_tests", "test_implementation", "test_mask_parity", "cases.py"):
-        assert word not in text, word
+    assert_attack_bounded(result, total, wall, cpu, honest_cpu)
     for t in result["tests"]:
-        if t["outcome"] != "passed":
-            assert t["feedback"]["en"] and t["feedback"]["zh"] and t["feedback"]["en"] != t["feedback"]["zh"], t
         # None of them returns large results: out-of-band bytes read as a reply's length were said to be
         # "results [that] came to more than 8 MiB in all", a guess.
         assert not t["feedback"] or "MiB in all" not in t["feedback"]["en"], t["feedback"]["en"]
