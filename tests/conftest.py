@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +27,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.postgres)
         if set(item.path.relative_to(ROOT / "tests").parts[:1]) & set(SLOW_FOLDERS):
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The corpus files the grading tests will ask for, in order: graded from the end by a second
+    process on the other core while the tests ask from the start (tests/grading/prefetch.py)."""
+    if any(item.path.parent.name == "grading" for item in session.items):
+        from tests.grading import helpers, prefetch
+
+        helpers.PLANNED[:] = prefetch.planned_files(session.items, helpers.SUBMISSIONS)
 
 
 @pytest.fixture(scope="session")
@@ -92,21 +102,33 @@ def factory(app):
         yield Factory()
 
 
-@pytest.fixture(scope="module")
-def executor():
-    """ONE real sandbox Executor per test module (torch imported once), for the sandbox and the
-    grading tests. On a root host an unavailable sandbox fails the test: grading without it is
-    not grading. Nothing of the jail may be left running afterwards."""
+@pytest.fixture(scope="session")
+def _shared_executor():
+    """The sandbox Executor the test modules share (tests/sandbox/helpers.SharedExecutor)."""
     # Imported here: the sandbox helpers import torch, which the web tests never need.
-    from grading.sandbox import Executor, SandboxUnavailable
-    from tests.sandbox.helpers import TEST_LIMITS, wait_no_leftovers
+    from tests.sandbox.helpers import SharedExecutor
+
+    shared = SharedExecutor()
+    yield shared
+    try:
+        shared.close()
+    finally:
+        if "tests.grading.helpers" in sys.modules:     # the corpus prefetch's executor: nothing left either
+            sys.modules["tests.grading.helpers"].close_corpus_prefetch()
+
+
+@pytest.fixture(scope="module")
+def executor(_shared_executor):
+    """A real sandbox Executor for the sandbox and grading tests, shared by the modules (torch imported
+    once, in one zygote). On a root host an unavailable sandbox fails the test: grading without it is
+    not grading. Nothing of a module's jails may outlive the module: a jail still running after it, or
+    a zygote that died in it, is ended with the executor (checked to leave nothing running, as each
+    module's own executor was) and the next module gets a fresh one."""
+    from tests.sandbox.helpers import wait_no_leftovers
 
     if os.geteuid() != 0:
         pytest.skip("the sandbox needs root (namespaces, uid change)")
-    try:
-        ex = Executor(TEST_LIMITS)
-    except SandboxUnavailable as e:
-        pytest.fail(f"sandbox unavailable on a root host: {e.reason}")
+    ex = _shared_executor.get()
     yield ex
-    ex.close()
-    assert wait_no_leftovers(ex) == []
+    if not ex.alive or wait_no_leftovers(ex) != []:
+        _shared_executor.close()

@@ -18,16 +18,25 @@ PINNED_TOTALS = {"no_scale": 34, "qk_swapped": 25, "padding_polarity": 72, "mask
 
 # Corpus results by file, shared by the modules that check them (test_grading.py: points and
 # categories; test_fair_corpus.py: hints and their language): grading is deterministic (checked
-# there by grading files twice), and grading each of ~120 files once instead of twice saves minutes.
+# there by grading files twice), and grading each of ~340 files once instead of twice saves minutes.
 _CORPUS_RESULTS: dict[Path, dict] = {}
+# The corpus files the collected tests will ask for, in order (tests/conftest.py sets it after the
+# collection), and the process that grades them from the end (tests/grading/prefetch.py).
+PLANNED: list[Path] = []
+_PREFETCH: list = []
 
 
 def graded_corpus_file(executor, path: Path) -> dict:
-    """``path``'s result (no audit), graded with the first executor that asks for it this session."""
+    """``path``'s result (no audit), graded with the first executor that asks for it this session, or
+    by the corpus prefetch process on the other core (tests/grading/prefetch.py)."""
     from grading.runner import GradeInput, grade
 
     if path not in _CORPUS_RESULTS:
-        _CORPUS_RESULTS[path] = grade(GradeInput(code=path.read_bytes()), "attention", executor)
+        prefetch = _corpus_prefetch()
+        result = prefetch.result(path) if prefetch is not None else None
+        if result is None:
+            result = grade(GradeInput(code=path.read_bytes()), "attention", executor)
+        _CORPUS_RESULTS[path] = result
     return _CORPUS_RESULTS[path]
 
 
@@ -42,6 +51,36 @@ def graded_mutant(executor, path: Path, old: str, new: str) -> dict:
     result = grade(GradeInput(code=(head + new + tail).encode()), "attention", executor)
     assert result["status"] == "graded", result["message"]
     return result
+
+
+def _corpus_prefetch():
+    """The prefetch process, started at the first request when enough planned files are left."""
+    from tests.grading import prefetch
+
+    if not _PREFETCH:
+        left = [p for p in PLANNED if p not in _CORPUS_RESULTS]
+        _PREFETCH.append(prefetch.CorpusPrefetch(left) if prefetch.enabled() and len(left) >= prefetch.MIN_FILES
+                         else None)
+    return _PREFETCH[0]
+
+
+def close_corpus_prefetch() -> None:
+    """End the prefetch process: nothing of its executor may be left running (tests/conftest.py).
+    With AG_TEST_CORPUS_PREFETCH_REPORT=FILE, a line of what each process graded is added to FILE."""
+    import json
+    import os
+
+    if not _PREFETCH or _PREFETCH[0] is None:
+        return
+    fetch = _PREFETCH[0]
+    left = fetch.close()
+    if os.environ.get("AG_TEST_CORPUS_PREFETCH_REPORT"):
+        with open(os.environ["AG_TEST_CORPUS_PREFETCH_REPORT"], "a", encoding="utf-8") as f:
+            f.write(json.dumps({"planned": len(fetch.paths), "graded_there": fetch.stats.get("graded"),
+                                "cpu_there_s": fetch.stats.get("cpu_s"), "taken_from_there": fetch.received,
+                                "graded_here": len(_CORPUS_RESULTS) - fetch.received,
+                                "waited_here_s": round(fetch.waited_s, 3)}) + "\n")
+    assert left == []
 
 
 def syntax_error_of(source: str) -> tuple[str, int, str]:
