@@ -32,7 +32,7 @@ def graded_corpus_file(executor, path: Path) -> dict:
     from grading.runner import GradeInput, grade
 
     if path not in _CORPUS_RESULTS:
-        prefetch = _corpus_prefetch()
+        prefetch = start_corpus_prefetch()
         result = prefetch.result(path) if prefetch is not None else None
         if result is None:
             result = grade(GradeInput(code=path.read_bytes()), "attention", executor)
@@ -53,8 +53,9 @@ def graded_mutant(executor, path: Path, old: str, new: str) -> dict:
     return result
 
 
-def _corpus_prefetch():
-    """The prefetch process, started at the first request when enough planned files are left."""
+def start_corpus_prefetch():
+    """The prefetch process, started when the shared executor is (tests/conftest.py) or at the first
+    request, if enough planned files are left: it grades while the tests before the corpus's run."""
     from tests.grading import prefetch
 
     if not _PREFETCH:

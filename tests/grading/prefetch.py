@@ -1,10 +1,11 @@
 """Corpus gradings on the host's second core (the fast lane runs its tests one at a time, on one).
 
 The corpus tests (``helpers.graded_corpus_file``) grade ~340 files, ~100 s of a 9-minute lane, and a
-grading keeps one core busy (the forked test process and the jail take turns). At the first request,
-a second process with an Executor of its own (the worker's model: one executor per process) grades
-the files the collected tests will ask for, from the last one asked back, while the test process
-grades what its tests ask for, from the first: they meet in the middle. Each file is graded once,
+grading keeps one core busy (the forked test process and the jail take turns). When the tests' shared
+executor starts (tests/conftest.py), a second process with an Executor of its own (the worker's model:
+one executor per process) grades the files the collected tests will ask for, from the last one asked
+back, while the tests before the corpus's run; the test process grades what its tests ask for that is
+not graded yet, from the first: they meet. Each file is graded once,
 by whichever process claims it first (an ``O_EXCL`` file, never both); a test that asks for a file
 the other process claimed waits for its result.
 
@@ -13,7 +14,7 @@ and pytest state it would hold), started with the test run's environment, so it 
 process does; test_corpus_prefetch_round26.py checks that a file graded there and here gives the
 same result. ``AG_TEST_CORPUS_PREFETCH=0`` grades every file in the test process.
 
-Run as ``python -m tests.grading.prefetch DIR PARENT_PID`` by :class:`CorpusPrefetch` only.
+Run as ``python -m tests.grading.prefetch DIR PARENT_PID NOTIFY_FD`` by :class:`CorpusPrefetch` only.
 """
 
 from __future__ import annotations

@@ -72,6 +72,7 @@ def test_the_plan_is_the_corpus_files_the_collected_tests_name_in_their_order(tm
     assert planned == [tmp_path / "correct" / "c.py", tmp_path / "correct" / "b.py", tmp_path / "faulty" / "b.py"]
 
 
+@pytest.mark.slow  # seconds of wall spent waiting for a limit or a cold start
 @pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox needs root")
 def test_the_modules_share_one_executor_and_one_whose_zygote_died_is_replaced():
     shared = SharedExecutor()
