@@ -769,6 +769,63 @@ def _timeout_hint(source: str) -> Msg | None:
                f"导入你的文件会运行顶层代码，{where['zh']}（{kind_zh}）都会在导入时运行：{_WHERE['zh']}。")
 
 
+# How the sandbox says a process ended by itself (grading.sandbox.client._describe_status).
+_EXITED = re.compile(r"the sandboxed process exited with code (-?\d+)")
+# Calls that end the Python process with an exit status: os._exit ends it at once; sys.exit, exit and
+# quit raise SystemExit, which ends it when nothing catches it.
+_EXIT_CALLS = frozenset({"_exit", "exit", "quit"})
+
+
+def _exit_call(node: ast.AST) -> str | None:
+    """``node``'s written name when it is a call of an exit function (``os._exit``, ``sys.exit``, ``exit``)."""
+    if not isinstance(node, ast.Call):
+        return None
+    f = node.func
+    if isinstance(f, ast.Name) and f.id in _EXIT_CALLS:
+        return f.id
+    if isinstance(f, ast.Attribute) and f.attr in _EXIT_CALLS and isinstance(f.value, ast.Name):
+        return f"{f.value.id}.{f.attr}"
+    return None
+
+
+def _outside_scopes(node: ast.AST) -> Iterable[ast.AST]:
+    """``node`` and what it holds, not into nested def, class or lambda bodies (they do not run at import)."""
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            yield from _outside_scopes(child)
+    yield node
+
+
+def _exit_hint(source: str, message: str) -> Msg | None:
+    """The process exited with a status while the file was imported: the first top-level call of an
+    exit function (outside the main guard, defs and classes) whose status, when written as a number,
+    is the one seen. Checked against the source, so a crash of another kind gets no hint."""
+    seen = _EXITED.fullmatch(message.strip())
+    tree = parse_source(source) if seen else None
+    if tree is None:
+        return None
+    code = int(seen.group(1))
+    guarded = {id(n) for g in tree.body if is_main_guard(g) for n in ast.walk(g)}
+    for node in _statements(tree.body):
+        if id(node) in guarded or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for sub in _outside_scopes(node):
+            name = _exit_call(sub)
+            if name is None:
+                continue
+            arg = sub.args[0] if sub.args else None
+            written = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, int) else None
+            if arg is None and name != "_exit":
+                written = 0
+            if written is not None and not isinstance(written, bool) and written != code:
+                continue
+            return msg(f"line {sub.lineno} calls {name}() when the grader imports your file, which ends the "
+                       f"process before any test can run: {_WHERE['en']}.",
+                       f"第 {sub.lineno} 行在评分器导入你的文件时调用 {name}()，进程因此在任何测试运行之前就结束了："
+                       f"{_WHERE['zh']}。")
+    return None
+
+
 # ============================================================================ 5. own helper modules
 # Well-known packages students import: never their own file (the packages note covers them).
 KNOWN_PACKAGES = frozenset({
@@ -1608,6 +1665,8 @@ def _load_hint(source: str, kind: str, lineno: int | None, message: str, filenam
                     or _char_hint(source, lineno, kind, message) or _py2_print_hint(source, lineno, message)
                     or _unclosed_hint(source, lineno, message) or _python_words_hint(source, lineno, message)
                     or (_indent_hint(source, lineno, message) if kind == "IndentationError" else None))
+        if kind == "SandboxDied":
+            return _exit_hint(source, message)
         if _NO_GPU.search(message):
             return _gpu_hint(source, lineno)
         if lineno and (kind in TOP_LEVEL_KINDS or _reads_input(source, lineno)):

@@ -304,8 +304,13 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
                    f"导入 {filename} 超时（{_seconds(exc)} 秒）")
         return with_hint(text, load_hint(source, "StudentTimeout", None, "", filename))
     if kind == "SandboxDied":
-        reason = death_text(getattr(exc, "reason", exc))
-        return msg(f"{filename} crashed while importing: {reason['en']}", f"导入 {filename} 时进程崩溃：{reason['zh']}")
+        # Said as a call's end is (StudentProxy.call): "crashed" was a guess, false for an exit code or a
+        # limit; the reason says how it ended, and a checked hint names the line that ended it.
+        raw = str(getattr(exc, "reason", exc))
+        reason = death_text(raw)
+        text = msg(f"your code's process stopped while importing {filename}: {reason['en']}",
+                   f"导入 {filename} 期间你的代码所在进程终止：{reason['zh']}")
+        return with_hint(text, load_hint(source, "SandboxDied", None, raw, filename))
     return msg(f"{filename} could not be imported", f"{filename} 无法导入")
 
 

@@ -76,7 +76,8 @@ def test_every_fault_class_of_the_brief_is_in_the_corpus():
     ("import torch\nimport numpyy_not_installed\n", "ModuleNotFoundError at line 2: No module named "
      "'numpyy_not_installed' in the grader. Hint: "),
     ("import torch\nraise RuntimeError('boom at import')\n", "RuntimeError at line 2: boom at import"),
-    ("import os\nos._exit(3)\n", "crashed while importing"),
+    ("import os\nos._exit(3)\n", "process stopped while importing attention.py: the process exited with code 3. "
+     "Hint: line 2 calls os._exit()"),
     ("while True:\n    pass\n", "timed out after 3 s while importing"),
 ], ids=["syntax", "missing-import", "raises", "exits", "hangs"])
 def test_load_failures_are_graded_with_actionable_message(executor, source, expect):
