@@ -891,7 +891,10 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
 
     # --- a text about another figure, or about no figure at all, earns no concept ------------------
     anchor_reason, other_message = _anchoring(cc, sentences, report, formula)
-    misread_flag = _misread_flag(false_cells, weights or []) if false_cells else None
+    # the figure item is credited only for the lab's grid whose colours do not contradict the weights: then, and only
+    # then, may the flag say that the figure plots them
+    plotted = any(r is not None and it["points"] > 0 for r, it, _fl in figures.values())
+    misread_flag = _misread_flag(false_cells, weights or [], plotted) if false_cells else None
     if misread_flag and anchor_reason is None and len(false_cells) >= MIN_FALSE_READINGS and len(false_cells) > true_cells:
         # most cells it reads are another figure's (round 22: two false readings beside one true one kept every caveat,
         # 8/15): the text is about another figure (flagged below); one slip among true readings costs its sentence
@@ -1605,14 +1608,25 @@ def _misread_cells(cc: Checklist, sentences: list[_Sentence],
     return false, len(claims) - len(false)
 
 
-def _misread_flag(false: list[_CellClaim], weights: Sequence[Sequence[float]]) -> AuditFlag:
+def _misread_flag(false: list[_CellClaim], weights: Sequence[Sequence[float]], plotted: bool = True) -> AuditFlag:
+    """The readings of cells that the student's weights of the lab's example do not have. ``plotted``: the figure was
+    seen to be the lab's grid plotting those weights; otherwise (no figure, one that could not be read, another grid,
+    other numbers) the flag says what the figure is to plot, never that it plots them (round 27: "which the figure
+    plots" stood beside "the figure could not be read")."""
     said = " / ".join(f"\"{_snippet(cl.text, 50)}\"" for cl in false[:3])
     shown = "; ".join(f"q{i}: [" + ", ".join(f"{float(x):.2f}" for x in row) + "]" for i, row in enumerate(weights))
+    if plotted:
+        return {"kind": "figure", "message": {
+            "en": f"Your text reads cells your figure does not show: {said}; your code computes {shown} for the lab's "
+                  "example, which the figure plots. A reading of another figure earns nothing.",
+            "zh": f"你的文字读出的格子与你的图不符：{said}；你的代码对实验例子算出的是 {shown}，图画的正是它。"
+                  "描述另一张图的读数不计分。"}}
     return {"kind": "figure", "message": {
-        "en": f"Your text reads cells your figure does not show: {said}; your code computes {shown} for the lab's "
-              "example, which the figure plots. A reading of another figure earns nothing.",
-        "zh": f"你的文字读出的格子与你的图不符：{said}；你的代码对实验例子算出的是 {shown}，图画的正是它。"
-              "描述另一张图的读数不计分。"}}
+        "en": f"Your text reads cells that the weights of the lab's example do not have: {said}; your code computes "
+              f"{shown} for that example, and the figure is to plot these weights (weights[0, 0]). A reading of other "
+              "numbers earns nothing.",
+        "zh": f"你的文字读出的格子与实验例子的权重不符：{said}；你的代码对这个例子算出的是 {shown}，图应当画的就是这组权重"
+              "（weights[0, 0]）。描述别的数的读数不计分。"}}
 
 
 def _article(n: int) -> str:
