@@ -530,7 +530,7 @@ def validate_code(filename: str | None, data: bytes) -> str:
             "JupyterLab: File → Save and Export Notebook As → Executable Script; Colab: File → Download → "
             "Download .py; VS Code: Export (… menu above the notebook) → Python Script. "
             "Then remove lines that only run in a notebook (such as !pip or %matplotlib) and upload the .py file.",
-            f"这是 Jupyter notebook（文件名为「{ext or '无扩展名'}」），不是 Python 文件：评分需要 .py 代码文件。"
+            f"这是 Jupyter notebook（{_ext_zh(ext)}），不是 Python 文件：评分需要 .py 代码文件。"
             "请导出：Jupyter Notebook：File → Download as → Python (.py)；JupyterLab：File → Save and Export "
             "Notebook As → Executable Script；Colab：文件 → 下载 → 下载 .py；VS Code：notebook 上方「…」菜单 → "
             "导出（Export）→ Python Script。然后删掉只能在 notebook 里运行的行（如 !pip、%matplotlib），再上传 .py 文件。",
@@ -606,7 +606,7 @@ def _audit_precheck(filename: str | None, data: bytes) -> bool:
         kind = sniff_binary_kind(data)
         if kind is not None:   # say what it is, as for a file that is not text (round 26)
             raise _binary_kind_error("pdf_corrupt", "audit", "audit", "审计文件", kind,
-                                     named=(" (named '.pdf')", "（文件名为「.pdf」）"), expected=("a PDF", "PDF"))
+                                     named=(" (named '.pdf')", "（扩展名为「.pdf」）"), expected=("a PDF", "PDF"))
         raise InputError("pdf_corrupt", "The file is named .pdf but is not a PDF.", "文件名是 .pdf，但内容不是 PDF。")
     if is_pdf:
         _check_size(data, MAX_AUDIT_PDF_BYTES, "audit_too_large", "PDF audit", "PDF 审计文件")
@@ -646,7 +646,7 @@ def _named(ext: str, expected: tuple[str, ...]) -> tuple[str, str]:
     if ext in expected:
         return "", ""
     shown = ext or "no extension"
-    return f" (named '{shown}')", f"（文件名却是「{ext or '无扩展名'}」）"
+    return f" (named '{shown}')", f"（扩展名却是「{ext}」）" if ext else "（文件名却没有扩展名）"
 
 
 def _refuse_audit_document(ext: str, data: bytes) -> None:
@@ -1196,17 +1196,44 @@ def _sniff_figure_format(data: bytes) -> tuple[str, tuple[str, ...]] | None:
     return None
 
 
+def _ext_zh(ext: str) -> str:
+    """The name's extension, said as one (文件名为「.png」 called heatmap.png's extension its name)."""
+    return f"扩展名为「{ext}」" if ext else "文件名没有扩展名"
+
+
+def _is_text(data: bytes) -> bool:
+    """Do the first bytes read as text: UTF-8 (a cut character at the end allowed), no NUL, no control
+    characters but whitespace?"""
+    head = data[:4096]
+    if not head.strip() or b"\x00" in head:
+        return False
+    text = head.decode("utf-8", errors="ignore")
+    if len(text.encode("utf-8")) < len(head) - 3:
+        return False
+    return not any(ord(c) < 32 and c not in "\t\r\n\f" for c in text)
+
+
 def _figure_format_error(ext: str, data: bytes) -> InputError:
     found = _sniff_figure_format(data)
     if found is None and (kind := sniff_binary_kind(data)) is not None:
         return _binary_kind_error("figure_bad_type", "figure", "figure", "图", kind,
-                                  named=(f" (named '{ext or 'no extension'}')", f"（文件名为「{ext or '无扩展名'}」）"))
+                                  named=(f" (named '{ext or 'no extension'}')", f"（{_ext_zh(ext)}）"))
+    if found is None and _is_text(data):
+        # a text file (code, an audit, a CSV of the weights) renamed .png: what it is, seen in its bytes
+        return InputError(
+            "figure_bad_type",
+            f"The figure is a text file (named '{ext or 'no extension'}'), not a PNG or JPEG image"
+            + (": renaming a file does not change what is inside it" if ext else "")
+            + ". Save the plot with plt.savefig('heatmap.png') and upload that file.",
+            f"图是一个文本文件（{_ext_zh(ext)}），不是 PNG 或 JPEG 图片" + ("：改文件名不会改变文件的内容" if ext else "")
+            + "。请用 plt.savefig('heatmap.png') 保存图，再上传这个文件。",
+        )
     if found is None:
         return InputError(
             "figure_bad_type",
             f"The figure is not a PNG or JPEG image, nor any image format we recognise (file named "
             f"'{ext or 'no extension'}'). Save the plot with plt.savefig('heatmap.png').",
-            f"图不是 PNG 或 JPEG 图片，也不是可识别的图片格式（文件名为「{ext or '无扩展名'}」）。"
+            f"图不是 PNG 或 JPEG 图片，也不是可识别的图片格式（{_ext_zh(ext)}）。"
             "请用 plt.savefig('heatmap.png') 保存。",
         )
     fmt, extensions = found

@@ -155,7 +155,8 @@ def test_a_figure_in_another_format_is_refused_naming_its_real_format_and_how_to
 
 def test_a_figure_whose_name_disagrees_with_its_format_says_both():
     err = refused(validate_figure, "wechat_image.jpg", _webp(), "figure_bad_type")
-    assert "WebP image (named '.jpg')" in err.en and "文件名却是「.jpg」" in err.zh
+    # round 27: the zh names the extension as one (文件名却是「.jpg」 called it the file name)
+    assert "WebP image (named '.jpg')" in err.en and "扩展名却是「.jpg」" in err.zh
 
 
 def test_a_figure_that_could_not_be_read_is_not_reported_as_not_submitted(checklist):
