@@ -11,6 +11,7 @@ import pytest
 
 from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 from tests.audit.helpers import make_heatmap
+from tests.grading.helpers import english_in_zh
 
 
 def refusal(fn, name: str, data: bytes) -> InputError:
@@ -31,6 +32,7 @@ def test_a_text_file_given_as_the_figure_is_said_to_be_text(data):
     assert "renaming a file does not change what is inside it" in err.en
     assert "图是一个文本文件（扩展名为「.png」），不是 PNG 或 JPEG 图片" in err.zh
     assert "savefig('heatmap.png')" in err.en and "savefig('heatmap.png')" in err.zh
+    assert english_in_zh(err.zh, frozenset({"savefig", "plt", "heatmap", "png"})) == []
 
 
 @pytest.mark.parametrize("data", [bytes(range(256)) * 4, b"\x00" * 64 + b"abc", b"   \n\t"],

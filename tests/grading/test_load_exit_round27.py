@@ -10,6 +10,7 @@ import pytest
 
 from grading.proxy import load_error_text
 from grading.sandbox import SandboxDied
+from tests.grading.helpers import code_names, english_in_zh
 
 EXITED_0 = "the sandboxed process exited with code 0"
 
@@ -39,6 +40,7 @@ def test_the_top_level_exit_call_is_named_with_its_line(source, line, name):
     assert f"Hint: line {line} calls {name}() when the grader imports your file" in text["en"], text["en"]
     assert f"提示：第 {line} 行在评分器导入你的文件时调用 {name}()" in text["zh"], text["zh"]
     assert 'if __name__ == "__main__":' in text["en"] and 'if __name__ == "__main__":' in text["zh"]
+    assert english_in_zh(text["zh"], code_names(source)) == []
 
 
 @pytest.mark.parametrize(("reason", "source"), [
