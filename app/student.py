@@ -138,6 +138,7 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
         late_now=late_days(assignment, now, current_user.id),
         my_deadline=student_deadline(assignment, current_user.id),
         late_example=example,
+        ext_advice=_ext_advice(),
         now=now,
         error=error,
         confirm_no_audit=confirm_no_audit,
@@ -521,6 +522,16 @@ def tokens():
 
 def visible(sub: Submission) -> bool:
     return can_see(current_user, sub)
+
+
+def _ext_advice() -> dict[str, dict[str, str]]:
+    """The server's refusal of files picked by mistake ({field: {extension: text}}, in the user's language), which
+    the page's own check shows when it stops a wrong extension before uploading (grading.inputs.wrong_extension_advice)."""
+    from grading.i18n import pick
+    from grading.inputs import wrong_extension_advice
+
+    lang = "zh" if locale().startswith("zh") else "en"
+    return {field: {ext: pick(m, lang) for ext, m in picks.items()} for field, picks in wrong_extension_advice().items()}
 
 
 # --- template helpers -----------------------------------------------------------------------------

@@ -18,6 +18,7 @@ Untrusted bytes are handled defensively:
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import re
@@ -1398,3 +1399,37 @@ def _figure_stats(im) -> dict:
         "is_blank": is_blank,
         "looks_like_heatmap": (not is_blank) and len(blocks) >= 2 and coverage >= 0.20,
     }
+
+
+# --------------------------------------------------------------------------------------------------
+# what the upload page says before uploading
+# --------------------------------------------------------------------------------------------------
+
+# Files students pick by mistake in each field, by extension, with the first bytes of such a file. The upload
+# page's own check (app/static/app.js) stops a wrong extension before anything is sent; it said only "has the
+# wrong type for this field: use .py .py.txt", never the refusal's advice (export a notebook, save Word as PDF,
+# WebP as PNG). It now shows the refusal the validators give such a file, computed here from these samples.
+_ZIP = b"PK\x03\x04" + b"\x00" * 60
+_WRONG_PICKS: dict[str, dict[str, bytes]] = {
+    "code": {".ipynb": b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', ".txt": b"x = 1\n",
+             ".zip": _ZIP, ".pdf": b"%PDF-1.4\n", ".docx": _ZIP, ".png": b"\x89PNG\r\n\x1a\n" + b"\x00" * 24},
+    "audit": {".docx": _ZIP, ".doc": b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 56, ".rtf": b"{\\rtf1 x}",
+              ".odt": _ZIP, ".pages": _ZIP, ".zip": _ZIP, ".ipynb": b'{"cells": [], "nbformat": 4}'},
+    "figure": {".webp": b"RIFF\x00\x00\x00\x00WEBPVP8 " + b"\x00" * 16, ".gif": b"GIF89a" + b"\x00" * 16,
+               ".bmp": b"BM" + b"\x00" * 40, ".svg": b"<svg xmlns='http://www.w3.org/2000/svg'></svg>",
+               ".pdf": b"%PDF-1.4\n", ".tif": b"II*\x00" + b"\x00" * 16, ".tiff": b"II*\x00" + b"\x00" * 16},
+}
+
+
+@functools.cache
+def wrong_extension_advice() -> dict[str, dict[str, dict[str, str]]]:
+    """{field: {extension: the refusal of such a file, {"en", "zh"}}} for files picked by mistake (see _WRONG_PICKS)."""
+    check = {"code": validate_code, "audit": validate_audit, "figure": validate_figure}
+    out: dict[str, dict[str, dict[str, str]]] = {}
+    for field, picks in _WRONG_PICKS.items():
+        for ext, data in picks.items():
+            try:
+                check[field](f"{field}{ext}", data)
+            except InputError as exc:
+                out.setdefault(field, {})[ext] = {"en": exc.en, "zh": exc.zh}
+    return out

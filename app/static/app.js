@@ -48,7 +48,10 @@
       var exts = (input.getAttribute("data-ext") || "").split(/\s+/).filter(Boolean);
       var name = plainName(f.name);
       if (exts.length && !exts.some(function (x) { return name.slice(-x.length) === x; })) {
-        out.push(fill(labels.ext, { name: f.name, allowed: exts.join(" ") }));
+        /* the server's own refusal of such a file when it has one (export a notebook, save Word as PDF) */
+        var ext = (name.match(/\.[^.]+$/) || [""])[0];
+        var advice = ((labels.advice || {})[input.name] || {})[ext];
+        out.push(advice ? f.name + ": " + advice : fill(labels.ext, { name: f.name, allowed: exts.join(" ") }));
       } else if (f.size === 0) {
         out.push(fill(labels.empty, { name: f.name }));
       }

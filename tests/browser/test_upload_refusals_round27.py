@@ -36,3 +36,30 @@ def test_a_text_file_as_the_figure_is_said_to_be_text_on_a_phone(app, factory, l
     assert overflow(page) == []
     assert axe_violations(page) == []
     ctx.close()
+
+
+@pytest.mark.parametrize(("locale", "said"), [
+    ("zh-CN", "attention.ipynb: 这是 Jupyter notebook（扩展名为「.ipynb」），不是 Python 文件：评分需要 .py 代码文件。请导出"),
+    ("en-US", "attention.ipynb: This is a Jupyter notebook (named '.ipynb'), not a Python file"),
+])
+def test_a_notebook_picked_as_the_code_gets_the_export_advice_before_uploading(app, factory, live_server, browser,
+                                                                               tmp_path, locale, said):
+    """The page's own check stopped it with "has the wrong type for this field: use .py .py.txt"."""
+    factory.assignment()
+    alice = factory.student(email="alice@example.edu", name="王小明")
+    notebook = tmp_path / "attention.ipynb"
+    notebook.write_bytes(b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    ctx = browser.new_context(viewport={"width": 360, "height": 800}, locale=locale, bypass_csp=True)
+    page = ctx.new_page()
+    login(page, live_server, alice.email)
+    page.goto(f"{live_server}/lang/{locale[:2]}")
+    page.goto(f"{live_server}/assignments/attention")
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.set_input_files("input[name=code]", str(notebook))
+    page.click("form[data-dropform] button[type=submit]")
+    expect(page.locator("#upload-error")).to_contain_text(said)
+    assert "wrong type" not in page.inner_text("#upload-error") and "类型不适合" not in page.inner_text("#upload-error")
+    assert posts == []
+    assert overflow(page) == []
+    ctx.close()
