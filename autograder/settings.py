@@ -150,6 +150,13 @@ SESSION_WALL_S = _num("SESSION_WALL_S", 30)
 # submission uses well under a second of it.
 GRADING_BUDGET_S = _num("GRADING_BUDGET_S", 40)
 GRADING_CPU_BUDGET_S = _num("GRADING_CPU_BUDGET_S", 30)
+# A call (or the import) the grader waits for while the jail's threads use no CPU, none of them
+# runnable or waiting for a CPU, is stopped after IDLE_WINDOW_S of that (a sleep, a blocking read, a
+# lock nobody releases): a sleeping submission held a worker for the whole budget while an honest
+# grading uses ~0.2 s of CPU. IDLE_TOTAL_S bounds such waiting over a whole grading (many shorter
+# sleeps). A call starved of CPU by other load is runnable, hence never idle.
+IDLE_WINDOW_S = _num("IDLE_WINDOW_S", 2)
+IDLE_TOTAL_S = _num("IDLE_TOTAL_S", 6)
 # The trusted side's own hard limit: only a hung grader reaches it (status `error`, retried).
 GRADING_WALL_S = _num("GRADING_WALL_S", 120)
 # CPU seconds the worker gives the suite's source review (never executed code: a syntax-tree
@@ -221,7 +228,7 @@ def check(values: Mapping[str, float] | None = None) -> None:
 
     `values` overrides module values by name (the Flask config passes its own)."""
     v = {name: float(globals()[name]) for name in (*TIMEOUT_CHAIN, "BROKER_VISIBILITY_S", "GRADING_CPU_BUDGET_S",
-                                                   "REVIEW_CPU_S")}
+                                                   "REVIEW_CPU_S", "IDLE_WINDOW_S", "IDLE_TOTAL_S")}
     if values:
         v.update({k: float(x) for k, x in values.items() if k in v and x is not None})
     for name, x in v.items():

@@ -94,7 +94,7 @@ class Budget:
         if self.exhausted:
             raise BudgetExhausted(self.why())
         if self.replies is None:
-            self.replies = ReplyAllowance(base.max_received)
+            self.replies = ReplyAllowance(base.max_received, base.idle_total)
         wall = min(base.wall, self.wall_left())
         cpu = min(base.cpu, max(MIN_SESSION_CPU_S, self.cpu_left * share))
         self.cpu_left -= cpu
@@ -206,6 +206,7 @@ class ChildReport(TypedDict, total=False):
     sessions: int                    # sandbox sessions used (the child: those it opened itself)
     cpu_spent: float                 # CPU seconds the student's sessions used (ditto)
     replies_read: int                # bytes of the jail's replies read (the child: in all its sessions)
+    idle_spent: float                # the child: seconds its jails sat idle while a call was pending
     budget_exhausted: bool           # merged only: the grading's budget ran out
     session_status: dict | None      # the child only: the zygote's status of the parent's session, if read there
     fixed: list                      # the child only: recipes of fixed references it computed (grading/fixed.py)
@@ -222,6 +223,7 @@ def _child_main(executor, session, source: str, collected: CollectedSuite, suite
     torch.set_num_threads(1)  # cheap tensors; avoids OpenMP pools inherited over fork
     t0 = time.perf_counter()
     replies_before = budget.replies.spent if budget.replies is not None else 0
+    idle_before = budget.replies.idle_spent if budget.replies is not None else 0.0
     plugin_log: list[str] = []
     own = OwnSessions(executor, source, suite, budget, plugin_log.append)
     proxy = suite.driver(InheritedSession(session), filename=suite.student_file, log=plugin_log.append,
@@ -243,6 +245,7 @@ def _child_main(executor, session, source: str, collected: CollectedSuite, suite
     res["cpu_spent"] = own.cpu_spent
     res["sessions"] = own.count
     res["replies_read"] = (budget.replies.spent if budget.replies is not None else 0) - replies_before
+    res["idle_spent"] = (budget.replies.idle_spent if budget.replies is not None else 0.0) - idle_before
     # The zygote's status of the parent's session, if its end was seen (and its pipe read) here.
     status = getattr(session, "status", None)
     res["session_status"] = status if isinstance(status, dict) else None
@@ -443,6 +446,8 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
         budget.cpu_left -= own_cpu       # the child's sessions were counted on its copy
         if budget.replies is not None:   # and the replies it read, the parent's session's included
             budget.replies.take(int(child.get("replies_read") or 0))
+            idle = child.get("idle_spent")   # and the seconds its jails sat idle in a pending call
+            budget.replies.idle_spent += float(idle) if isinstance(idle, int | float) and math.isfinite(idle) else 0.0
         merged["cpu_spent"] += own_cpu
         merged["sessions"] += int(child.get("sessions") or 0)
         merged["student_output"] += str(child.get("student_output") or "")

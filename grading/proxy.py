@@ -39,7 +39,7 @@ from grading.load_hints import (
     view_note,
     with_hint,
 )
-from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentTimeout
+from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentIdle, StudentTimeout
 from grading.sandbox.protocol import MAX_DIMS, MAX_ITEMS, MAX_TENSORS
 
 MAX_MESSAGE = 300
@@ -299,6 +299,8 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         if note is not None and hinted is not text:    # "...hint; note", not "...hint.; note"
             hinted = {lang: hinted[lang].rstrip(".。") for lang in ("en", "zh")}  # type: ignore[assignment]
         return cat(hinted, note, sep=SEMI)
+    if isinstance(exc, StudentIdle):
+        return idle_text(msg(f"importing {filename}", f"导入 {filename}"), exc)
     if kind == "StudentTimeout":
         text = msg(f"timed out after {_seconds(exc)} s while importing {filename}",
                    f"导入 {filename} 超时（{_seconds(exc)} 秒）")
@@ -329,6 +331,7 @@ def not_loaded_text(filename: str) -> Msg:
 # How a session was lost (StudentProxy.causes), as the checks that could not run then say it: a reply
 # the grader refused (more than the reply cap, forged) was called a hang or a crash.
 LOST_CAUSES = {"hung": ("hung", "卡死"), "crashed": ("crashed", "崩溃"),
+               "idle": ("sat idle while the grader waited", "在评分器等待时空闲不动"),
                "not_carried": ("returned what the grader could not carry out of the sandbox",
                                "返回了无法从沙箱传回评分系统的内容")}
 
@@ -343,6 +346,23 @@ def gave_up_text(filename: str, times: int, causes: Sequence[str] = ()) -> Msg:
     lost = _lost(causes)
     return msg(f"not run: {filename} {lost['en']} {times} times already, so the remaining checks "
                "were skipped", f"未运行：{filename} 已{lost['zh']} {times} 次，其余检查被跳过")
+
+
+def idle_text(what: Msg, exc: BaseException) -> Msg:
+    """What was seen of a call the sandbox stopped as idle (client.StudentIdle): how long the jail
+    used (almost) no CPU while the grader waited, and that no reply came. No guess at the cause."""
+    secs = f"{float(getattr(exc, 'seconds', 0.0)):.1f}"
+    cpu = f"{float(getattr(exc, 'cpu', 0.0)):.2f}"
+    if getattr(exc, "total", False):
+        return msg(f"{what['en']} was stopped: your code sat idle (no CPU used, nothing running) while the grader "
+                   f"waited for its results, {secs} s in all in this grading, the most it allows; nothing this "
+                   "call computed arrived",
+                   f"{what['zh']} 被终止：评分器等待结果时你的代码处于空闲（不占用 CPU，没有任何计算在运行），本次评分中累计 "
+                   f"{secs} 秒，已达上限；这次调用没有返回任何结果")
+    return msg(f"{what['en']} used {cpu} s of CPU in {secs} s while the grader waited for its results (nothing "
+               "was running), so the grader stopped it; nothing it computed arrived",
+               f"{what['zh']} 在评分器等待结果的 {secs} 秒内只用了 {cpu} 秒 CPU（没有任何计算在运行），评分器因此终止了它；"
+               "它没有返回任何结果")
 
 
 def _seconds(exc: BaseException) -> str:
@@ -504,6 +524,9 @@ class StudentProxy:
                     self._dead("failed", "not_carried")
                 raise Feedback(student_error_text(what, exc, self.filename, self.packages,
                                                   source_of(session))) from None
+            if isinstance(exc, StudentIdle):
+                self._dead("timeout", "idle")
+                raise StudentTimedOut(idle_text(both, exc)) from None
             if kind == "StudentTimeout":
                 self._dead("timeout", "hung")
                 raise StudentTimedOut(msg(f"{both['en']} did not finish within {_seconds(exc)} s",

@@ -11,8 +11,9 @@ from grading.sandbox.client import (
     SandboxUnavailable,
     Session,
     StudentError,
+    StudentIdle,
     StudentTimeout,
 )
 
-__all__ = ["Executor", "Limits", "Session", "SandboxError", "StudentError", "StudentTimeout",
+__all__ = ["Executor", "Limits", "Session", "SandboxError", "StudentError", "StudentTimeout", "StudentIdle",
            "SandboxDied", "SandboxUnavailable"]

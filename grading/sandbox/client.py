@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import fcntl
 import json
+import math
 import os
 import select
 import signal
@@ -59,6 +60,22 @@ class StudentTimeout(SandboxError):
         super().__init__(f"{during} took longer than {seconds:g} s")
 
 
+class StudentIdle(StudentTimeout):
+    """A call (or the import) used (almost) no CPU for ``seconds`` while the grader waited for its
+    reply: none of the jail's threads was running or waiting for a CPU (a sleep, a blocking read, a
+    lock). ``total``: the grading's allowance of such waiting (``Limits.idle_total``) ran out, in
+    shorter waits. The session is dead."""
+
+    def __init__(self, seconds: float, during: str, cpu: float, total: bool = False):
+        self.cpu, self.total = cpu, total
+        StudentTimeout.__init__(self, seconds, during)
+        self.args = (f"{during} used {cpu:.2f} s of CPU in {seconds:.1f} s while the grader waited for its "
+                     "reply; nothing it computed arrived",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 class SandboxDied(SandboxError):
     """The jailed process ended (exit code, signal, memory/CPU limit); the session is dead."""
 
@@ -96,6 +113,10 @@ class Limits:
     # worker's CPU, outside the jail's limits; a forward returning 30 MiB tensors cost 25 times an
     # honest grading's, and a grading opens up to 6 sessions.
     max_received: int = 8 << 20
+    # A pending call whose jail is idle this long is stopped (StudentIdle); such waiting may add up to
+    # idle_total seconds in the sessions sharing one ``ReplyAllowance`` (a grading's). See IdleWatch.
+    idle_window: float = settings.IDLE_WINDOW_S
+    idle_total: float = settings.IDLE_TOTAL_S
 
     def as_job(self) -> dict:
         return {"memory": int(self.memory), "cpu": float(self.cpu), "wall": float(self.wall),
@@ -116,15 +137,100 @@ class ReplyAllowance:
     # message), not as a module that "failed to load"; 6 sessions read at most 384 KiB more.
     FLOOR = 64 << 10
 
-    def __init__(self, total: int):
+    def __init__(self, total: int, idle_total: float = math.inf):
         self.total = int(total)
         self.spent = 0
+        # Seconds the jails of these sessions sat idle while a call was pending (IdleWatch), and
+        # how many they may: one allowance per grading, as for the replies' bytes.
+        self.idle_total = float(idle_total)
+        self.idle_spent = 0.0
+
+    def idle_left(self) -> float:
+        return max(0.0, self.idle_total - self.idle_spent)
 
     def left(self) -> int:
         return max(self.FLOOR, self.total - self.spent)
 
     def take(self, size: int) -> None:
         self.spent += max(0, int(size))
+
+
+# --------------------------------------------------------------------------- idle jails
+# A pending call's jail is first looked at after IDLE_FIRST_S (most calls have answered by then, and
+# cost one select), then every IDLE_TICK_S: a sleep shorter than a tick still counts, in part.
+IDLE_FIRST_S, IDLE_TICK_S = 0.02, 0.1
+# CPU a jail may use, as a share of the wall time, and still count as idle: a loop of 1 ms sleeps
+# costs ~2 %; an honest call under contention is runnable (its wait for a CPU counts as active).
+IDLE_CPU_SHARE = 0.05
+
+
+@dataclasses.dataclass(frozen=True)
+class JailSample:
+    """What the jail's threads had done at ``t``: seconds on a CPU, seconds runnable waiting for one
+    (schedstat), and whether one of them is running, runnable or in an uninterruptible wait now."""
+
+    t: float
+    cpu: float
+    waited: float
+    busy: bool
+
+
+def sample_jail(pid: int) -> JailSample | None:
+    """``pid``'s threads as /proc shows them to root; None when it is gone or unreadable."""
+    cpu = waited = 0.0
+    busy = False
+    t = time.monotonic()
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                    run_ns, wait_ns = f.read().split()[:2]
+                with open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
+                    state = f.read().rpartition(b")")[2].split()[0]
+            except (FileNotFoundError, ProcessLookupError, ValueError, IndexError):
+                continue          # a thread that ended meanwhile
+            cpu += int(run_ns) / 1e9
+            waited += int(wait_ns) / 1e9
+            busy = busy or state in (b"R", b"D")
+    except (OSError, ValueError):
+        return None
+    return JailSample(t, cpu, waited, busy)
+
+
+class IdleWatch:
+    """Decides, from samples of a jail taken while one call is pending, whether it is idle.
+
+    An interval between two samples is idle when no thread was seen running or runnable at its end
+    and the threads were active (on a CPU or waiting for one) for less than ``IDLE_CPU_SHARE`` of
+    it. ``feed`` returns "window" once the last ``window`` seconds were all idle, "total" once the
+    idle seconds of this call reach ``allowance`` (what is left of the grading's), else None."""
+
+    def __init__(self, window: float, allowance: float):
+        self.window, self.allowance = window, allowance
+        self.idle = 0.0                      # idle seconds seen in this call
+        self._prev: JailSample | None = None
+        self._run: JailSample | None = None  # the start of the current run of idle intervals
+        self.run_seconds = self.run_cpu = 0.0
+
+    def feed(self, s: JailSample) -> str | None:
+        prev, self._prev = self._prev, s
+        if prev is None:
+            self._run = s
+            return None
+        dt = max(0.0, s.t - prev.t)
+        active = max(0.0, s.cpu - prev.cpu) + max(0.0, s.waited - prev.waited)
+        if s.busy or active > IDLE_CPU_SHARE * dt:
+            self._run = s
+            return None
+        self.idle += dt
+        assert self._run is not None
+        self.run_seconds, self.run_cpu = s.t - self._run.t, max(0.0, s.cpu - self._run.cpu)
+        if self.run_seconds >= self.window:
+            return "window"
+        if self.idle >= self.allowance:
+            return "total"
+        return None
 
 
 # --------------------------------------------------------------------------- executor
@@ -277,7 +383,7 @@ class Executor:
         (``limits.max_received``)."""
         limits = limits or self.limits
         return Session(self, source, filename, module_name, watch or {}, limits,
-                       replies or ReplyAllowance(limits.max_received))
+                       replies or ReplyAllowance(limits.max_received, limits.idle_total))
 
     def _launch(self, job: dict, fds: list[int]) -> None:
         if not self.alive:
@@ -463,10 +569,12 @@ class Session:
         # to a describe of that object as long as no other request has run since (any may run its code).
         self._layout: tuple[int, tuple[str, ...], object] | None = None
         self.changed_inputs: list[int | str] = []   # what the last reply said the call changed in place
-        self._replies = replies or ReplyAllowance(limits.max_received)
+        self._replies = replies or ReplyAllowance(limits.max_received, limits.idle_total)
         self._dead: BaseException | None = None
         self._loaded = False
         self._status: dict | None = None
+        self._st_buf = b""                 # the status pipe's bytes not parsed yet
+        self._jail_pid: int | None = None  # the zygote's first line on the status pipe
         self._closed = False
         self._owner_pid = os.getpid()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -552,12 +660,31 @@ class Session:
                 pass
             self._life_w = -1
 
+    def _parse_status(self, final: bool) -> None:
+        """The status pipe's lines: the zygote writes ``{"pid": N}`` once the jail is forked, and the
+        jail's end (a dict with "status") once it has ended; ``final``: the pipe is at its end."""
+        *lines, rest = self._st_buf.split(b"\n")
+        self._st_buf = rest
+        if final and rest:
+            lines.append(rest)
+            self._st_buf = b""
+        for line in lines:
+            try:
+                st = json.loads(line.decode())
+            except ValueError:
+                continue
+            if not isinstance(st, dict):
+                continue
+            if "status" in st:
+                self._status = st
+            elif type(st.get("pid")) is int and st["pid"] > 1 and self._jail_pid is None:
+                self._jail_pid = st["pid"]
+
     def _read_status(self, timeout: float) -> dict | None:
         if self._status is not None:
             return self._status
         deadline = time.monotonic() + timeout
-        data = b""
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and self._status is None:
             r, _, _ = select.select([self._st_r], [], [], max(0.0, deadline - time.monotonic()))
             if not r:
                 break
@@ -565,16 +692,57 @@ class Session:
                 chunk = os.read(self._st_r, 4096)
             except OSError:
                 break
-            if not chunk:
+            self._st_buf += chunk
+            if not chunk or len(self._st_buf) > 65536:
                 break
-            data += chunk
-            if len(data) > 65536:
-                break
-        try:
-            self._status = json.loads(data.decode()) if data else None
-        except ValueError:
-            self._status = None
+            self._parse_status(final=False)
+        self._parse_status(final=True)
         return self._status
+
+    def _pid(self) -> int | None:
+        """The jail's pid, if the zygote has said it (read without waiting)."""
+        if self._jail_pid is None and self._status is None:
+            try:
+                r, _, _ = select.select([self._st_r], [], [], 0)
+                if r:
+                    chunk = os.read(self._st_r, 4096)
+                    self._st_buf += chunk
+                    self._parse_status(final=not chunk)
+            except (OSError, ValueError):
+                return None
+        return self._jail_pid if self._status is None else None
+
+    def _watch_idle(self, deadline: float, during: str) -> None:
+        """Wait for the reply to start arriving (or ``deadline``); meanwhile look at the jail every
+        IDLE_TICK_S and stop it when it is idle (IdleWatch). A call that answers at once costs one
+        select; the reply itself is read afterwards, under the call's deadline as before."""
+        watch: IdleWatch | None = None
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                r, _, _ = select.select([self._sock], [], [], min(IDLE_TICK_S if watch else IDLE_FIRST_S, left))
+                if r:
+                    return
+                pid = self._pid()
+                sample = sample_jail(pid) if pid is not None else None
+                if sample is None:
+                    return          # no pid yet, or the jail is gone: the read sees its end
+                if select.select([self._sock], [], [], 0)[0]:
+                    # The reply came before the sample: the jail may already wait for the next request,
+                    # and this process, slow to run on a loaded host, would count that wait as idle.
+                    return
+                if watch is None:
+                    watch = IdleWatch(self.limits.idle_window, self._replies.idle_left())
+                verdict = watch.feed(sample)
+                if verdict is not None:
+                    # "total": the idle seconds of the whole grading (this call's are not counted yet).
+                    seconds = watch.run_seconds if verdict == "window" else self._replies.idle_spent + watch.idle
+                    raise self._die(StudentIdle(seconds, during, watch.run_cpu, total=verdict == "total"))
+        finally:
+            if watch is not None:
+                self._replies.idle_spent += watch.idle
 
     @property
     def output(self) -> str:
@@ -618,6 +786,7 @@ class Session:
         try:
             self._sock.settimeout(budget)
             protocol.send(self._sock, {"op": op, "seq": seq, **fields}, self.limits.max_message)
+            self._watch_idle(deadline, during)
             # Charged as it is read, refused or not (a refused reply's header was not: 6 MiB a grading).
             reply, _ = protocol.recv_sized(self._rfile, min(protocol.HEADER_CAP, allowance),
                                            min(self.limits.max_message, allowance), before_read=rearm,

@@ -505,7 +505,11 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
             os.close(fd)
         return None
     try:
-        return Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid)
+        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid)
+        # The jail's pid, first on the status pipe: the trusted side reads what the jail's threads do
+        # (/proc) while it waits for a reply, and stops a jail that sleeps there (client.IdleWatch).
+        _report(status_fd, {"pid": pid})
+        return jail
     except OSError as e:                      # no pidfd: a jail nobody watches must not run
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)

@@ -1,0 +1,155 @@
+"""Round 27: a pending call whose jail sits idle (a sleep, a blocking read, a lock, select() on
+nothing, a gc callback that sleeps) is stopped after ``Limits.idle_window`` with ``StudentIdle``,
+not at the call's timeout; a call that is starved of CPU by other load is runnable, and is never
+stopped. Before, each such call held the worker for its whole timeout (5 s; ~40 s a grading)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from grading.sandbox import Limits, StudentIdle, StudentTimeout
+from grading.sandbox.client import IdleWatch, JailSample
+from tests.sandbox.helpers import assert_healthy
+
+# Short windows keep these fast; the call timeout (3 s) is what a sleeping call met before.
+IDLE = Limits(cpu=5, wall=20, call_timeout=3, import_timeout=3, idle_window=0.5, idle_total=10)
+
+SLEEPERS = {
+    "sleep": "import time\n        time.sleep(60)",
+    "blocking_read": "import os\n        r, w = os.pipe()\n        os.read(r, 1)",
+    "lock_never_released": "import threading\n        lk = threading.Lock()\n        lk.acquire()\n        lk.acquire()",
+    "select_on_nothing": "import select\n        select.select([], [], [])",
+    "gc_callback_sleeps": ("import gc, time\n        gc.callbacks.append(lambda *a: time.sleep(60))\n"
+                           "        gc.collect()"),
+    "reads_the_graders_channel": "import os\n        os.read(3, 1)",
+}
+
+
+def _module(body: str) -> str:
+    return f"class M:\n    def go(self):\n        {body}\n        return 1\n    def ok(self):\n        return 2\n"
+
+
+@pytest.mark.parametrize("how", sorted(SLEEPERS))
+def test_an_idle_call_is_stopped_after_the_idle_window_not_at_its_timeout(executor, how):
+    t0 = time.monotonic()
+    with executor.session(_module(SLEEPERS[how]), "m.py", "m", limits=IDLE) as s:
+        s.load()
+        h = s.new("M")
+        assert s.call(h, "ok") == 2
+        with pytest.raises(StudentIdle) as ei:
+            s.call(h, "go")
+        assert ei.value.during == "call go" and 0.5 <= ei.value.seconds < 1.5 and ei.value.cpu < 0.05
+        assert isinstance(ei.value, StudentTimeout)        # a timeout as the tests count it
+        with pytest.raises(StudentIdle):                   # the session is dead
+            s.call(h, "ok")
+    assert time.monotonic() - t0 < 2.0                      # the call timeout is 3 s
+
+
+def test_an_import_that_sleeps_is_stopped_as_idle(executor):
+    t0 = time.monotonic()
+    with executor.session("import time\ntime.sleep(60)\n", "m.py", "m", limits=IDLE) as s:
+        with pytest.raises(StudentIdle) as ei:
+            s.load()
+        assert ei.value.during == "import"
+    assert time.monotonic() - t0 < 2.0
+
+
+def test_a_thread_left_sleeping_after_the_call_returned_costs_nothing(executor):
+    src = ("import threading, time\nclass M:\n    def go(self):\n"
+           "        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n        return 1\n")
+    with executor.session(src, "m.py", "m", limits=IDLE) as s:
+        s.load()
+        h = s.new("M")
+        t0 = time.monotonic()
+        assert [s.call(h, "go") for _ in range(3)] == [1, 1, 1]
+        time.sleep(0.8)                                      # idle between calls: nothing is pending
+        assert s.call(h, "go") == 1 and s.alive
+        assert time.monotonic() - t0 < 1.5
+
+
+def test_short_sleeps_add_up_to_the_idle_allowance(executor):
+    # Each call sleeps less than the window; the allowance shared by the sessions (a grading's) stops them.
+    src = "import time\nclass M:\n    def go(self):\n        time.sleep(0.45)\n        return 1\n"
+    lim = dataclasses.replace(IDLE, idle_window=5, idle_total=1.0)
+    t0 = time.monotonic()
+    with executor.session(src, "m.py", "m", limits=lim) as s:
+        s.load()
+        h = s.new("M")
+        with pytest.raises(StudentIdle) as ei:
+            for _ in range(20):
+                s.call(h, "go")
+        assert ei.value.total
+    assert time.monotonic() - t0 < 3.5                      # 20 calls: 9 s
+
+
+def test_a_call_that_computes_is_not_idle(executor):
+    src = ("import time\nclass M:\n    def go(self, s):\n        t = time.process_time()\n"
+           "        while time.process_time() - t < s:\n            pass\n        return 1\n")
+    with executor.session(src, "m.py", "m", limits=IDLE) as s:
+        s.load()
+        assert s.call(s.new("M"), "go", 1.2) == 1
+
+
+@pytest.mark.slow   # ~3 s: a call given under 5 % of a CPU by hogs of higher priority
+def test_a_call_starved_of_cpu_is_runnable_and_never_stopped(executor):
+    # Hogs on every CPU, and the jail's scheduling group (its own autogroup: it calls setsid) at nice
+    # 19, leave the jail about 1 % of a CPU: it uses far less CPU than IDLE_CPU_SHARE of the wall
+    # time, but waits on the run queue the whole time.
+    src = ("import time\nclass M:\n    def go(self, s):\n        t = time.process_time()\n"
+           "        while time.process_time() - t < s:\n            pass\n        return time.process_time() - t\n")
+    hog = "while True:\n    pass\n"
+    hogs = [subprocess.Popen([sys.executable, "-c", hog]) for _ in range(2 * (os.cpu_count() or 1))]
+    try:
+        lim = dataclasses.replace(IDLE, call_timeout=15, idle_window=0.5)
+        with executor.session(src, "m.py", "m", limits=lim) as s:
+            s.load()
+            h = s.new("M")
+            pid = s._pid()
+            assert pid is not None
+            with open(f"/proc/{pid}/autogroup", "w") as f:
+                f.write("19")
+            t0 = time.monotonic()
+            assert s.call(h, "go", 0.03) >= 0.03
+            waited = time.monotonic() - t0
+    finally:
+        for p in hogs:
+            p.kill()
+            p.wait()
+    assert waited > 1.0, f"the hogs did not starve the call ({waited:.2f} s): the test proves nothing"
+    assert_healthy(executor)
+
+
+# ---------------------------------------------------------------------------- the rule itself
+def _samples(*rows: tuple[float, float, float, bool]) -> list[JailSample]:
+    return [JailSample(*r) for r in rows]
+
+
+def test_idle_watch_cuts_a_window_of_idle_intervals_only():
+    w = IdleWatch(window=1.0, allowance=100)
+    verdicts = [w.feed(s) for s in _samples(*[(0.25 * i, 0.0, 0.0, False) for i in range(6)])]
+    assert verdicts == [None, None, None, None, "window", "window"]
+    assert w.run_seconds == 1.0
+
+
+@pytest.mark.parametrize("row", [
+    lambda i: (0.25 * i, 0.0, 0.0, True),               # a thread running or runnable at each look
+    lambda i: (0.25 * i, 0.0, 0.2 * i, False),          # waiting for a CPU (run queue), never on it
+    lambda i: (0.25 * i, 0.02 * i, 0.0, False),         # 8 % of a CPU
+])
+def test_idle_watch_never_cuts_a_call_that_is_running_or_waiting_for_a_cpu(row):
+    w = IdleWatch(window=1.0, allowance=0.1)
+    assert [w.feed(JailSample(*row(i))) for i in range(40)] == [None] * 40
+    assert w.idle == 0
+
+
+def test_idle_watch_counts_idle_seconds_against_the_allowance():
+    w = IdleWatch(window=10, allowance=0.6)
+    rows = [(0.0, 0, 0, False), (0.25, 0, 0, False), (0.5, 0, 0, True), (0.75, 0, 0, False), (1.0, 0, 0, False),
+            (1.25, 0, 0, False)]
+    assert [w.feed(s) for s in _samples(*rows)] == [None, None, None, None, None, "total"]
