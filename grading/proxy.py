@@ -40,6 +40,7 @@ from grading.load_hints import (
     with_hint,
 )
 from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentIdle, StudentTimeout
+from grading.sandbox.client import SERVE_FAILED_TEXT
 from grading.sandbox.protocol import MAX_DIMS, MAX_ITEMS, MAX_TENSORS
 
 MAX_MESSAGE = 300
@@ -113,6 +114,11 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
      "进程被信号 {n} 终止"),
     (r"the sandboxed process was killed by (?P<sig>[A-Za-z0-9 ]+)", "the process was killed by {sig}",
      "进程被信号 {sig} 终止"),
+    (r"after your code had run, the sandbox stopped answering the grader: the loop that reads its requests and "
+     r"writes its replies failed \(exit code (?P<code>\d+)\)",
+     "after your code had run, the sandbox stopped answering the grader: the loop that reads its requests and "
+     "writes its replies failed (exit code {code})",
+     "你的代码运行完之后，沙箱不再回应评分器：沙箱中读取请求、写回结果的循环出错（退出码 {code}）"),
     (r"the sandboxed process exited with code (?P<code>-?\d+)", "the process exited with code {code}",
      "进程以退出码 {code} 退出"),
     (r"the sandboxed process ended \((?P<status>\w+)\)", "the process ended ({status})", "进程已结束（状态 `{status}`）"),
@@ -306,10 +312,13 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
                    f"导入 {filename} 超时（{_seconds(exc)} 秒）")
         return with_hint(text, load_hint(source, "StudentTimeout", None, "", filename))
     if kind == "SandboxDied":
-        # Said as a call's end is (StudentProxy.call): "crashed" was a guess, false for an exit code or a
-        # limit; the reason says how it ended, and a checked hint names the line that ended it.
         raw = str(getattr(exc, "reason", exc))
         reason = death_text(raw)
+        if getattr(exc, "reason", None) == SERVE_FAILED_TEXT:
+            # The module's top level had returned (or raised) when the loop failed: no crash of the import.
+            return reason
+        # Said as a call's end is (StudentProxy.call): "crashed" was a guess, false for an exit code or a
+        # limit; the reason says how it ended, and a checked hint names the line that ended it.
         text = msg(f"your code's process stopped while importing {filename}: {reason['en']}",
                    f"导入 {filename} 期间你的代码所在进程终止：{reason['zh']}")
         return with_hint(text, load_hint(source, "SandboxDied", None, raw, filename))

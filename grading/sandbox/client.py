@@ -452,6 +452,10 @@ def _is_stats_reply(st: object) -> bool:
             and all(type(n) is str and len(n) <= _MAX_STAT_NAME for n in st.get("missing", [])))
 
 
+SERVE_FAILED_TEXT = ("after your code had run, the sandbox stopped answering the grader: the loop that reads its "
+                     f"requests and writes its replies failed (exit code {protocol.SERVE_FAILED_EXIT})")
+
+
 def _describe_status(st: dict | None, limits: Limits) -> str:
     if not st:
         return "the sandboxed process ended without a status (the executor was closed or its zygote died)"
@@ -470,6 +474,8 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
         if sig == signal.SIGSEGV:
             return "the sandboxed process crashed (SIGSEGV)"
         return f"the sandboxed process was killed by {name}"
+    if st.get("exit_code") == protocol.SERVE_FAILED_EXIT:
+        return SERVE_FAILED_TEXT
     if "exit_code" in st:
         return f"the sandboxed process exited with code {st['exit_code']}"
     return f"the sandboxed process ended ({st.get('status')})"

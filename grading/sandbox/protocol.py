@@ -43,6 +43,10 @@ import numpy as np
 import torch
 
 HEADER_CAP = 1 << 20          # 1 MiB
+# The jail's exit code when its serving loop itself raised (zygote.run_jail): after the student's module
+# ran, something it replaced (json.dumps, isinstance, ...) broke reading a request or writing a reply.
+# It exited 0 then, which read as "crashed while importing: exited with code 0" after a good import.
+SERVE_FAILED_EXIT = 71
 BODY_CAP = 64 << 20           # 64 MiB (configurable per call)
 MAX_DEPTH = 32
 MAX_ITEMS = 100_000           # values in one message

@@ -57,7 +57,7 @@ lazy_torch.prepare()
 import pyseccomp  # noqa: E402
 
 from grading.forking import name_process, prepare_for_forks  # noqa: E402
-from grading.sandbox import protocol  # noqa: E402, F401
+from grading.sandbox import protocol  # noqa: E402
 from grading.sandbox.runtime import Runtime, before_forks, prepare_process  # noqa: E402
 
 # --------------------------------------------------------------------------- libc
@@ -378,7 +378,10 @@ def run_jail(job: dict, data_fd: int, out_fd: int, parent_pidfd: int, setup_fd: 
             except BaseException:  # noqa: BLE001
                 pass
             os._exit(70)
-        Runtime().serve(sock, int(job["limits"]["max_message"]))
+        try:
+            Runtime().serve(sock, int(job["limits"]["max_message"]))
+        except BaseException:  # noqa: BLE001 - said as such to the trusted side (the exit code)
+            code = protocol.SERVE_FAILED_EXIT
     except BaseException:  # noqa: BLE001
         code = 0
     finally:
