@@ -143,3 +143,11 @@ def test_honest_gradings_beside_cpu_hogs_are_never_cut(executor):
                 w.kill()
     for status, total, not_passed in results:
         assert status == "graded" and total == honest, not_passed
+
+
+@pytest.mark.parametrize("name", ["IDLE_WINDOW_S", "IDLE_TOTAL_S"])
+def test_an_idle_limit_that_is_not_positive_stops_the_start(name):
+    from autograder import settings
+
+    with pytest.raises(settings.SettingsError, match=name):
+        settings.check({name: 0})

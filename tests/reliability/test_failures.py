@@ -399,7 +399,9 @@ def test_a_student_whose_attempts_use_their_whole_budget_takes_one_pool_process_
                       Upload("attention.py", CORRECT), store=store).id
         db.session.remove()
     log = rig.log("fair")
-    with running_worker(rig.env(), "fair", concurrency=2, log=log, ready_timeout=90):
+    # The slow attempts sleep at import: sitting idle that long is stopped since round 27 (IDLE_WINDOW_S), and
+    # this test needs correct gradings that take seconds.
+    with running_worker(rig.env(IDLE_WINDOW_S=60, IDLE_TOTAL_S=120), "fair", concurrency=2, log=log, ready_timeout=90):
         try:
             wait_for(lambda: all_finished(rig.app, [first, second, fair]), 120, what="three gradings")
         except AssertionError:
