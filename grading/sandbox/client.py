@@ -723,18 +723,22 @@ class Session:
         IDLE_TICK_S and stop it when it is idle (IdleWatch). A call that answers at once costs one
         select; the reply itself is read afterwards, under the call's deadline as before."""
         watch: IdleWatch | None = None
+        tick = IDLE_FIRST_S
         try:
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return
-                r, _, _ = select.select([self._sock], [], [], min(IDLE_TICK_S if watch else IDLE_FIRST_S, left))
+                r, _, _ = select.select([self._sock], [], [], min(tick, left))
                 if r:
                     return
+                tick = IDLE_TICK_S
                 pid = self._pid()
-                sample = sample_jail(pid) if pid is not None else None
+                if pid is None:
+                    continue        # not said yet (or the jail has ended: its socket is at its end)
+                sample = sample_jail(pid)
                 if sample is None:
-                    return          # no pid yet, or the jail is gone: the read sees its end
+                    return          # the jail is gone: the read sees its end
                 if select.select([self._sock], [], [], 0)[0]:
                     # The reply came before the sample: the jail may already wait for the next request,
                     # and this process, slow to run on a loaded host, would count that wait as idle.
