@@ -17,7 +17,7 @@ import pytest
 
 from grading.proxy import gave_up_text, idle_text, load_error_text
 from grading.sandbox import StudentIdle
-from tests.grading.helpers import SUBMISSIONS, in_forward
+from tests.grading.helpers import SUBMISSIONS, english_in_zh, in_forward
 from tests.grading.helpers import grade_stored as _grade
 
 CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_text()
@@ -60,6 +60,8 @@ def test_the_idle_message_says_what_was_seen_in_both_languages():
     assert loaded["en"].startswith("importing attention.py used 0.00 s of CPU in 2.0 s") and "导入 attention.py" in loaded["zh"]
     skipped = gave_up_text("attention.py", 3, ["idle"])
     assert "sat idle while the grader waited 3 times" in skipped["en"] and "空闲" in skipped["zh"]
+    for t in (text, total, loaded, skipped):
+        assert english_in_zh(t["zh"]) == [], t["zh"]
 
 
 # ---------------------------------------------------------------------------- gradings in the sandbox
