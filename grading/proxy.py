@@ -152,7 +152,7 @@ _NOT_CARRIED: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p
      "grader's channel a few bytes at a time",
      "回复被拆成了超过 {reads} 段、每段不足 {size} 字节：沙箱中的代码每次只向评分器的通道写入几个字节"),
     (r"a tensor on the meta device, which has a shape but no values",
-     "a tensor on the meta device, which has a shape but no values", "一个 meta 设备上的 tensor：它只有 shape，没有数值"),
+     "a tensor on the meta device, which has a shape but no values", "一个 `meta` 设备上的 tensor：它只有 shape，没有数值"),
     (r"a nested tensor \(torch.nested\), which has no single shape",
      "a nested tensor (torch.nested), which has no single shape", "一个嵌套 tensor（torch.nested）：它没有统一的 shape"),
     (r"a tensor of shape (?P<shape>\[[0-9,]*\]), whose values take (?P<n>\d+) bytes: larger than the (?P<cap>\d+) "

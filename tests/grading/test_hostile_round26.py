@@ -217,7 +217,7 @@ def test_a_round_26_attack_is_graded_bounded_and_earns_no_more(executor, honest,
 
 @pytest.mark.parametrize(("form", "en", "zh"), [
     ("torch.empty_like(o, device='meta')", "a tensor on the meta device, which has a shape but no values",
-     "meta 设备上的 tensor"),
+     "`meta` 设备上的 tensor"),
     ("torch.nested.nested_tensor([o[0], o[0]])", "a nested tensor (torch.nested), which has no single shape",
      "嵌套 tensor"),
 ])
