@@ -27,7 +27,8 @@ from tests.workers import child_pids, running_worker, wait_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
 
-# Every forward sleeps: the grading outlasts the checks below by far.
+# Every forward sleeps: the grading outlasts the checks below by far (with the idle limits of round 27 raised:
+# sitting idle that long is otherwise stopped).
 SLOW = CORRECT + (b"\nimport time as _time\n_forward = ScaledDotProductAttention.forward\n"
                   b"def _slow(self, *a, **k):\n    _time.sleep(1)\n    return _forward(self, *a, **k)\n"
                   b"ScaledDotProductAttention.forward = _slow\n")
@@ -43,7 +44,7 @@ def comm(pid: int) -> str:
 
 def test_a_pool_process_killed_mid_grading_takes_its_test_process_and_zygote_with_it(rig):
     expected = submit_many(rig.app, [(SLOW, CORRECT_TOTAL)])
-    with running_worker(rig.env(HEARTBEAT_STALE_S=600, SWEEP_INTERVAL_S=600), "orphans", 1, rig.log("orphans")):
+    with running_worker(rig.env(HEARTBEAT_STALE_S=600, SWEEP_INTERVAL_S=600, IDLE_WINDOW_S=60, IDLE_TOTAL_S=120), "orphans", 1, rig.log("orphans")):
 
         def holder_pid() -> int | None:
             with rig.app.app_context():
