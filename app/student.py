@@ -58,7 +58,7 @@ from app.submitting import (
     submit_once,
 )
 from app.views_helpers import safe_filename, uploaded
-from grading.i18n import not_run
+from grading.i18n import not_run, stopped_idle
 from grading.inputs import code_text
 from grading.load_hints import python_lines
 
@@ -551,6 +551,13 @@ def test_not_run(test: dict) -> bool:
     """A test the engine never ran: its feedback says so (grading.i18n.NOT_RUN), or, hidden from a
     student, the view kept only that fact (rubric.scoring.student_view)."""
     return bool(test.get("not_run")) or not_run(test.get("feedback"))
+
+
+@bp.app_template_test("idle")
+def test_idle(test: dict) -> bool:
+    """A test whose call the sandbox stopped because the code sat idle (grading.i18n.IDLE_SEEN), not at
+    its time limit; hidden from a student, the view kept only that fact (rubric.scoring.student_view)."""
+    return bool(test.get("idle")) or stopped_idle(test.get("feedback"))
 
 
 @bp.app_template_filter("num")

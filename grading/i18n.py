@@ -68,6 +68,16 @@ def not_run(value: Any) -> bool:
     return as_msg(value)["en"].startswith(NOT_RUN["en"])
 
 
+# Words every message of a call the sandbox stopped as idle carries (grading.proxy.idle_text builds them
+# with these): a page tells such a stop from a test that met its time limit by them, as NOT_RUN does.
+IDLE_SEEN: Msg = {"en": "while the grader waited for its results", "zh": "评分器等待结果"}
+
+
+def stopped_idle(value: Any) -> bool:
+    """Whether a test's feedback says the sandbox stopped the call as idle (:data:`IDLE_SEEN`)."""
+    return IDLE_SEEN["en"] in as_msg(decode(value) if isinstance(value, str) else value)["en"]
+
+
 def pick(value: Any, lang: str) -> str:
     """The text of ``value`` in ``lang`` (falling back to the other language); strings pass through.
 
@@ -127,4 +137,5 @@ def localized(result: dict | None, lang: str) -> dict | None:
     return out
 
 
-__all__ = ["LANGS", "Msg", "Text", "SEMI", "COLON", "msg", "is_msg", "as_msg", "cat", "pick", "encode", "decode", "localized"]
+__all__ = ["LANGS", "Msg", "Text", "SEMI", "COLON", "NOT_RUN", "not_run", "IDLE_SEEN", "stopped_idle",
+           "msg", "is_msg", "as_msg", "cat", "pick", "encode", "decode", "localized"]

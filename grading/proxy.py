@@ -24,7 +24,7 @@ from typing import Any
 
 from torch import Tensor
 
-from grading.i18n import SEMI, Msg, Text, as_msg, cat, msg
+from grading.i18n import IDLE_SEEN, SEMI, Msg, Text, as_msg, cat, msg
 from grading.load_hints import (
     class_not_instance_note,
     fill_overflow_note,
@@ -362,15 +362,15 @@ def idle_text(what: Msg, exc: BaseException) -> Msg:
     used (almost) no CPU while the grader waited, and that no reply came. No guess at the cause."""
     secs = f"{float(getattr(exc, 'seconds', 0.0)):.1f}"
     cpu = f"{float(getattr(exc, 'cpu', 0.0)):.2f}"
+    seen = IDLE_SEEN  # a page tells an idle stop from a time limit by these words (i18n.stopped_idle)
     if getattr(exc, "total", False):
-        return msg(f"{what['en']} was stopped: your code sat idle (no CPU used, nothing running) while the grader "
-                   f"waited for its results, {secs} s in all in this grading, the most it allows; nothing this "
-                   "call computed arrived",
-                   f"{what['zh']} 被终止：评分器等待结果时你的代码处于空闲（不占用 CPU，没有任何计算在运行），本次评分中累计 "
+        return msg(f"{what['en']} was stopped: your code sat idle (no CPU used, nothing running) {seen['en']}, "
+                   f"{secs} s in all in this grading, the most it allows; nothing this call computed arrived",
+                   f"{what['zh']} 被终止：{seen['zh']}时你的代码处于空闲（不占用 CPU，没有任何计算在运行），本次评分中累计 "
                    f"{secs} 秒，已达上限；这次调用没有返回任何结果")
-    return msg(f"{what['en']} used {cpu} s of CPU in {secs} s while the grader waited for its results (nothing "
+    return msg(f"{what['en']} used {cpu} s of CPU in {secs} s {seen['en']} (nothing "
                "was running), so the grader stopped it; nothing it computed arrived",
-               f"{what['zh']} 在评分器等待结果的 {secs} 秒内只用了 {cpu} 秒 CPU（没有任何计算在运行），评分器因此终止了它；"
+               f"{what['zh']} 在{seen['zh']}的 {secs} 秒内只用了 {cpu} 秒 CPU（没有任何计算在运行），评分器因此终止了它；"
                "它没有返回任何结果")
 
 

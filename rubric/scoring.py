@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from grading.i18n import not_run
+from grading.i18n import not_run, stopped_idle
 from rubric.loader import Rubric
 
 OUTCOMES = ("passed", "failed", "error", "timeout")
@@ -77,5 +77,8 @@ def student_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
             # page can count such tests apart from those that met their own time limit.
             if not_run(test.get("feedback")):
                 test["not_run"] = True
+            # Likewise whether it was stopped as idle rather than at its time limit (the page's heading).
+            if stopped_idle(test.get("feedback")):
+                test["idle"] = True
             test["feedback"] = None
     return view
