@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any, TypedDict
 
 LANGS = ("en", "zh")
@@ -47,14 +48,39 @@ def as_msg(value: Text | None) -> Msg:
     return {"en": s, "zh": s}
 
 
+# A clause that already ends with one of these (a quoted PyTorch message ending "instead.") takes no
+# second punctuation from a separator beginning with one of _SEP_MARKS: "instead.；第 45 行" doubled it.
+_ENDS_CLAUSE = ".;:!?。；：！？"
+_SEP_MARKS = ";:,；：，"
+
+
+def _join(sep: str, texts: list[str]) -> str:
+    """``sep.join(texts)``, but a separator's leading punctuation is dropped after a text ending with
+    :data:`_ENDS_CLAUSE`; a space stays after ASCII punctuation ("instead. 第 45 行")."""
+    bare = sep.lstrip(_SEP_MARKS)
+    if bare == sep:
+        return sep.join(texts)
+    out = texts[0] if texts else ""
+    for text in texts[1:]:
+        end = out.rstrip()[-1:]
+        if end and end in _ENDS_CLAUSE:
+            if end in ".!?" and re.match(r"[a-z]+ ", text):   # a new sentence: "line 45" -> "Line 45"
+                text = text[0].upper() + text[1:]
+            out = out.rstrip() + (bare or (" " if end.isascii() else "")) + text
+        else:
+            out += sep + text
+    return out
+
+
 def cat(*parts: Text | None, sep: Text = "") -> Msg:
     """Concatenate messages (and plain strings) language by language; empty parts are skipped.
 
     A plain-string ``sep`` is the same in both languages: join clauses with :data:`SEMI` or
-    :data:`COLON`, whose Chinese side is full-width."""
+    :data:`COLON`, whose Chinese side is full-width. A part that already ends a clause ("." "；" ...)
+    is not followed by the separator's own punctuation."""
     sep_m = as_msg(sep)
     kept = [as_msg(p) for p in parts if p is not None and as_msg(p)["en"] + as_msg(p)["zh"] != ""]
-    return {lang: sep_m[lang].join(p[lang] for p in kept) for lang in LANGS}  # type: ignore[return-value]
+    return {lang: _join(sep_m[lang], [p[lang] for p in kept]) for lang in LANGS}  # type: ignore[return-value]
 
 
 # A check the engine did not run (the budget was used up, the code hung or crashed too often, it did not

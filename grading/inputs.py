@@ -323,10 +323,11 @@ def _binary_kind_error(code: str, field: str, what_en: str, what_zh: str, kind: 
     not_en, not_zh = expected or (
         ("a PNG or JPEG image", "PNG 或 JPEG 图片") if field == "figure" else ("a text file", "文本文件"))
     space = " " if kind.zh[:1].isascii() else ""
+    space_not = " " if not_zh[:1].isascii() else ""    # "不是 PNG 或 JPEG 图片", as "是 ZIP 压缩包"
     return InputError(
         code,
         f"The {what_en} is {kind.en}{named[0]}, not {not_en}. {instead_en}",
-        f"{what_zh}是{space}{kind.zh}{named[1]}，不是{not_zh}。{instead_zh}",
+        f"{what_zh}是{space}{kind.zh}{named[1]}，不是{space_not}{not_zh}。{instead_zh}",
     )
 
 
@@ -526,7 +527,7 @@ def validate_code(filename: str | None, data: bytes) -> str:
     if _is_notebook(data):
         raise InputError(
             "code_is_notebook",
-            f"This is a Jupyter notebook (named '{ext or 'no extension'}'), not a Python file: the grader needs "
+            f"This is a Jupyter notebook ({_ext_en(ext)}), not a Python file: the grader needs "
             "the code as a .py file. Export it: Jupyter Notebook: File → Download as → Python (.py); "
             "JupyterLab: File → Save and Export Notebook As → Executable Script; Colab: File → Download → "
             "Download .py; VS Code: Export (… menu above the notebook) → Python Script. "
@@ -540,6 +541,11 @@ def validate_code(filename: str | None, data: bytes) -> str:
     # (saved from Notepad or a browser). It is the code all the same.
     py_txt = _plain_name(filename).endswith(".py.txt")
     if ext not in CODE_EXTENSIONS and not py_txt:
+        if (kind := sniff_binary_kind(data)) is not None:
+            # attention.zip, a .docx, a screenshot: what it is and what to do, as for a .py holding such
+            # bytes (round 26), not only "got '.zip'"
+            raise _binary_kind_error("code_bad_type", "code", "code file", "代码文件", kind,
+                                     expected=("a Python file (.py)", "Python 文件（.py）"))
         hidden_en = hidden_zh = ""
         if ext in ("", ".txt"):
             hidden_en = (" Windows hides file extensions: if the file shows as 'attention.py', turn on "
@@ -607,8 +613,8 @@ def _audit_precheck(filename: str | None, data: bytes) -> bool:
         kind = sniff_binary_kind(data)
         if kind is not None:   # say what it is, as for a file that is not text (round 26)
             raise _binary_kind_error("pdf_corrupt", "audit", "audit", "审计文件", kind,
-                                     named=(" (named '.pdf')", "（扩展名为「.pdf」）"), expected=("a PDF", "PDF"))
-        raise InputError("pdf_corrupt", "The file is named .pdf but is not a PDF.", "文件名是 .pdf，但内容不是 PDF。")
+                                     named=(f" ({_ext_en('.pdf')})", f"（{_ext_zh('.pdf')}）"), expected=("a PDF", "PDF"))
+        raise InputError("pdf_corrupt", "The file's extension is .pdf but it is not a PDF.", "扩展名是 .pdf，但内容不是 PDF。")
     if is_pdf:
         _check_size(data, MAX_AUDIT_PDF_BYTES, "audit_too_large", "PDF audit", "PDF 审计文件")
     else:
@@ -643,11 +649,10 @@ def _audit_document_kind(ext: str, data: bytes) -> tuple[str, tuple[str, ...]] |
 
 
 def _named(ext: str, expected: tuple[str, ...]) -> tuple[str, str]:
-    """(" (named .md)", "（文件名却是 .md）") when the name does not match the content, else ("", "")."""
+    """(" (extension '.md')", "（扩展名却是「.md」）") when the name does not match the content, else ("", "")."""
     if ext in expected:
         return "", ""
-    shown = ext or "no extension"
-    return f" (named '{shown}')", f"（扩展名却是「{ext}」）" if ext else "（文件名却没有扩展名）"
+    return f" ({_ext_en(ext)})", f"（扩展名却是「{ext}」）" if ext else "（文件名却没有扩展名）"
 
 
 def _refuse_audit_document(ext: str, data: bytes) -> None:
@@ -1197,6 +1202,12 @@ def _sniff_figure_format(data: bytes) -> tuple[str, tuple[str, ...]] | None:
     return None
 
 
+def _ext_en(ext: str) -> str:
+    """The name's extension, said as one, as :func:`_ext_zh` does (it was "named '.png'", which read as
+    the file's whole name)."""
+    return f"extension '{ext}'" if ext else "no extension"
+
+
 def _ext_zh(ext: str) -> str:
     """The name's extension, said as one (文件名为「.png」 called heatmap.png's extension its name)."""
     return f"扩展名为「{ext}」" if ext else "文件名没有扩展名"
@@ -1218,12 +1229,12 @@ def _figure_format_error(ext: str, data: bytes) -> InputError:
     found = _sniff_figure_format(data)
     if found is None and (kind := sniff_binary_kind(data)) is not None:
         return _binary_kind_error("figure_bad_type", "figure", "figure", "图", kind,
-                                  named=(f" (named '{ext or 'no extension'}')", f"（{_ext_zh(ext)}）"))
+                                  named=(f" ({_ext_en(ext)})", f"（{_ext_zh(ext)}）"))
     if found is None and _is_text(data):
         # a text file (code, an audit, a CSV of the weights) renamed .png: what it is, seen in its bytes
         return InputError(
             "figure_bad_type",
-            f"The figure is a text file (named '{ext or 'no extension'}'), not a PNG or JPEG image"
+            f"The figure is a text file ({_ext_en(ext)}), not a PNG or JPEG image"
             + (": renaming a file does not change what is inside it" if ext else "")
             + ". Save the plot with plt.savefig('heatmap.png') and upload that file.",
             f"图是一个文本文件（{_ext_zh(ext)}），不是 PNG 或 JPEG 图片" + ("：改文件名不会改变文件的内容" if ext else "")

@@ -156,7 +156,7 @@ def test_a_figure_in_another_format_is_refused_naming_its_real_format_and_how_to
 def test_a_figure_whose_name_disagrees_with_its_format_says_both():
     err = refused(validate_figure, "wechat_image.jpg", _webp(), "figure_bad_type")
     # round 27: the zh names the extension as one (文件名却是「.jpg」 called it the file name)
-    assert "WebP image (named '.jpg')" in err.en and "扩展名却是「.jpg」" in err.zh
+    assert "WebP image (extension '.jpg')" in err.en and "扩展名却是「.jpg」" in err.zh
 
 
 def test_a_figure_that_could_not_be_read_is_not_reported_as_not_submitted(checklist):
@@ -205,7 +205,7 @@ def test_a_word_processor_document_is_refused_with_how_to_convert_it(filename, d
     assert "另存为" in err.zh and "PDF" in err.zh and "复制" in err.zh
     assert "NUL" not in err.en
     if not filename.endswith((".docx", ".doc", ".wps", ".pages", ".rtf", ".odt")):
-        assert f"(named '{filename[filename.rindex('.'):]}')" in err.en
+        assert f"(extension '{filename[filename.rindex('.'):]}')" in err.en
 
 
 NOTEBOOK = json.dumps({"cells": [{"cell_type": "code", "source": [REFERENCE], "metadata": {}, "outputs": [],

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.mark.parametrize(("locale", "said"), [("zh-CN", "图是一个文本文件（扩展名为「.png」），不是 PNG 或 JPEG 图片"),
-                                              ("en-US", "The figure is a text file (named '.png'), not a PNG or JPEG")])
+                                              ("en-US", "The figure is a text file (extension '.png'), not a PNG or JPEG")])
 def test_a_text_file_as_the_figure_is_said_to_be_text_on_a_phone(app, factory, live_server, browser, tmp_path,
                                                                   locale, said):
     factory.assignment()
@@ -40,7 +40,7 @@ def test_a_text_file_as_the_figure_is_said_to_be_text_on_a_phone(app, factory, l
 
 @pytest.mark.parametrize(("locale", "said"), [
     ("zh-CN", "attention.ipynb: 这是 Jupyter notebook（扩展名为「.ipynb」），不是 Python 文件：评分需要 .py 代码文件。请导出"),
-    ("en-US", "attention.ipynb: This is a Jupyter notebook (named '.ipynb'), not a Python file"),
+    ("en-US", "attention.ipynb: This is a Jupyter notebook (extension '.ipynb'), not a Python file"),
 ])
 def test_a_notebook_picked_as_the_code_gets_the_export_advice_before_uploading(app, factory, live_server, browser,
                                                                                tmp_path, locale, said):

@@ -28,7 +28,7 @@ def refusal(fn, name: str, data: bytes) -> InputError:
 def test_a_text_file_given_as_the_figure_is_said_to_be_text(data):
     err = refusal(validate_figure, "heatmap.png", data)
     assert err.code == "figure_bad_type"
-    assert "The figure is a text file (named '.png'), not a PNG or JPEG image" in err.en
+    assert "The figure is a text file (extension '.png'), not a PNG or JPEG image" in err.en
     assert "renaming a file does not change what is inside it" in err.en
     assert "图是一个文本文件（扩展名为「.png」），不是 PNG 或 JPEG 图片" in err.zh
     assert "savefig('heatmap.png')" in err.en and "savefig('heatmap.png')" in err.zh

@@ -117,7 +117,7 @@ def test_a_file_that_is_not_text_given_as_the_audit_is_named_in_both_languages(k
 @pytest.mark.parametrize("kind", ["zip", "tar.gz", "tar", "pyc", "npy", "torch.save", "pickle"])
 def test_a_file_that_is_not_an_image_given_as_the_figure_is_named_in_both_languages(kind):
     error = refusal(validate_figure, "heatmap.png", kind, "figure_bad_type")
-    assert "not a PNG or JPEG image" in error.en and "named '.png'" in error.en
+    assert "not a PNG or JPEG image" in error.en and "extension '.png'" in error.en
 
 
 def test_each_field_of_the_api_refuses_a_zip_saying_so_with_bounded_cost(client, factory, course):
@@ -159,4 +159,4 @@ def test_text_that_begins_like_a_file_format_is_read_as_text(client, factory, co
 @pytest.mark.parametrize("kind", ["zip", "tar.gz", "npy"])
 def test_a_file_named_pdf_that_is_something_else_is_named(kind):
     error = refusal(validate_audit, "audit.pdf", kind, "pdf_corrupt")
-    assert "not a PDF" in error.en and "named '.pdf'" in error.en
+    assert "not a PDF" in error.en and "extension '.pdf'" in error.en
