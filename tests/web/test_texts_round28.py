@@ -75,3 +75,15 @@ def test_idle_stops_and_timeouts_are_counted_apart(client, web, course, lang, he
 def test_a_hidden_tests_idle_stop_is_said_without_its_message(client, web, course):
     text = page(client, web, course, stopped({HIDDEN}), "en")
     assert text.startswith("1 of the 32 tests were stopped because your code sat idle") and IDLE["en"] not in text
+
+
+@pytest.mark.parametrize("lang, badge, timeout", [("en", "stopped: idle", "timeout"), ("zh", "空闲被终止", "超时")])
+def test_the_table_badge_of_an_idle_stop_says_idle_and_a_timeout_still_says_timeout(client, web, course, lang, badge,
+                                                                                     timeout):
+    sub = web.submit(course["alice"])
+    web.grade(sub, stopped(None, hung=1))
+    web.login(client, course["alice"])
+    client.get(f"/lang/{lang}")
+    page_html = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
+    assert page_html.count(f'<span class="badge timeout">{badge}</span>') == 31
+    assert page_html.count(f'<span class="badge timeout">{timeout}</span>') == 1
