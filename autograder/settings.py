@@ -135,7 +135,7 @@ DECODE_BUSY_RETRY_S = _num("DECODE_BUSY_RETRY_S", 5)
 # What one user's uploads may cost the web in decoding (app/submitting.py): the CPU seconds of
 # their decodes in a fixed window of DECODE_USER_WINDOW_S, counted in the rate limiter's store
 # (Redis: across processes). Past it their uploads with an audit or figure get 429 with Retry-After
-# (code-only uploads are never decoded). Honest files cost 0.01-0.3 s; a file at the decoder's
+# (code-only uploads are never decoded). Honest files cost about 0.05 s (round 28); a file at the decoder's
 # limits costs DECODE_CPU_S. 0 switches the budget off.
 DECODE_USER_CPU_S = _num("DECODE_USER_CPU_S", 30)
 DECODE_USER_WINDOW_S = _int("DECODE_USER_WINDOW_S", 600)
