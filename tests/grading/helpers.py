@@ -231,3 +231,9 @@ def assert_attack_bounded(result: dict, total: float, wall: float, cpu: float, h
     for t in result["tests"]:
         if t["outcome"] != "passed":
             assert t["feedback"]["en"] and t["feedback"]["zh"] and t["feedback"]["en"] != t["feedback"]["zh"], t
+
+
+def says(phrase: str, text: str) -> bool:
+    """Does ``text`` hold ``phrase``, also as the start of a sentence? grading.i18n.cat capitalises a clause
+    that follows one ending with "." (a PyTorch message: "...instead. Line 45 calls .view(...)")."""
+    return phrase in text or phrase[:1].upper() + phrase[1:] in text
