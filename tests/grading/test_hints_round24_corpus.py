@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from grader_tests.attention import diagnose
-from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
+from tests.grading.helpers import SUBMISSIONS, graded_corpus_file, says
 
 FAULTY = SUBMISSIONS / "faulty"
 pytestmark = pytest.mark.slow      # seven files graded: about 7 s each on a loaded host
@@ -61,4 +61,4 @@ def test_a_key_transposed_on_the_wrong_axes_is_explained_where_pytorch_only_give
     raised = [t["feedback"] for t in result["tests"] if t["outcome"] != "passed" and "raised" in t["feedback"]["en"]]
     assert len(raised) >= 10
     for fb in raised:
-        assert said in fb["en"] and "请用 .transpose(-2, -1) 交换最后两个维度" in fb["zh"], fb
+        assert says(said, fb["en"]) and "请用 .transpose(-2, -1) 交换最后两个维度" in fb["zh"], fb
