@@ -59,7 +59,7 @@ from app.submitting import (
 )
 from app.views_helpers import safe_filename, uploaded
 from grading.i18n import not_run, stopped_idle
-from grading.inputs import code_text
+from grading.inputs import PDF_MAGIC, PNG_MAGIC, code_text
 from grading.load_hints import python_lines
 
 bp = Blueprint("student", __name__)
@@ -469,7 +469,7 @@ def figure(submission_id: int):
     if not sub.figure_sha256:
         abort(404)
     data = store().get(sub.figure_sha256)
-    mimetype = "image/png" if data.startswith(b"\x89PNG") else "image/jpeg"
+    mimetype = "image/png" if data.startswith(PNG_MAGIC) else "image/jpeg"
     return _file_response(data, mimetype, sub.figure_filename or "figure", inline=True)
 
 
@@ -480,7 +480,7 @@ def audit_file(submission_id: int):
     if not sub.audit_sha256:
         abort(404)
     data = store().get(sub.audit_sha256)
-    pdf = data[:1024].lstrip().startswith(b"%PDF-")
+    pdf = data[:1024].lstrip().startswith(PDF_MAGIC)
     return _file_response(data, "application/pdf" if pdf else "text/plain; charset=utf-8",
                           sub.audit_filename or "audit", inline=False)
 

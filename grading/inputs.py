@@ -1420,15 +1420,15 @@ def _figure_stats(im) -> dict:
 # page's own check (app/static/app.js) stops a wrong extension before anything is sent; it said only "has the
 # wrong type for this field: use .py .py.txt", never the refusal's advice (export a notebook, save Word as PDF,
 # WebP as PNG). It now shows the refusal the validators give such a file, computed here from these samples.
-_ZIP = b"PK\x03\x04" + b"\x00" * 60
+_ZIP = _ZIP_MAGIC + b"\x00" * 60
 _WRONG_PICKS: dict[str, dict[str, bytes]] = {
     "code": {".ipynb": b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', ".txt": b"x = 1\n",
-             ".zip": _ZIP, ".pdf": b"%PDF-1.4\n", ".docx": _ZIP, ".png": b"\x89PNG\r\n\x1a\n" + b"\x00" * 24},
-    "audit": {".docx": _ZIP, ".doc": b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 56, ".rtf": b"{\\rtf1 x}",
+             ".zip": _ZIP, ".pdf": PDF_MAGIC + b"1.4\n", ".docx": _ZIP, ".png": PNG_MAGIC + b"\x00" * 24},
+    "audit": {".docx": _ZIP, ".doc": _OLE2_MAGIC + b"\x00" * 56, ".rtf": b"{\\rtf1 x}",
               ".odt": _ZIP, ".pages": _ZIP, ".zip": _ZIP, ".ipynb": b'{"cells": [], "nbformat": 4}'},
     "figure": {".webp": b"RIFF\x00\x00\x00\x00WEBPVP8 " + b"\x00" * 16, ".gif": b"GIF89a" + b"\x00" * 16,
                ".bmp": b"BM" + b"\x00" * 40, ".svg": b"<svg xmlns='http://www.w3.org/2000/svg'></svg>",
-               ".pdf": b"%PDF-1.4\n", ".tif": b"II*\x00" + b"\x00" * 16, ".tiff": b"II*\x00" + b"\x00" * 16},
+               ".pdf": PDF_MAGIC + b"1.4\n", ".tif": b"II*\x00" + b"\x00" * 16, ".tiff": b"II*\x00" + b"\x00" * 16},
 }
 
 
