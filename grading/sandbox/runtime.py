@@ -386,7 +386,8 @@ class Runtime:
                 if tuple(p.shape) != tuple(value.shape):
                     raise _Fail("ValueError", f"parameter {name!r} has shape {tuple(p.shape)}, "
                                               f"expected {tuple(value.shape)}")
-                p.copy_(value)
+                if not _load_reparametrized(obj, name, value):
+                    p.copy_(value)
 
     def op_describe(self, req):
         obj = self._handle(req["handle"])
@@ -823,15 +824,57 @@ def _no_keyboard_input(prompt: object = "") -> str:
     return ""
 
 
-def _tensor_at(obj, dotted: str):
-    """The tensor reached by attribute access (``q_proj.weight``), aliases and properties included;
-    ``named_parameters()`` lists an aliased module under one of its names only."""
+def _tensor_at(obj, dotted: str, kind: type = torch.Tensor):
+    """The tensor (or other ``kind``) reached by attribute access (``q_proj.weight``), aliases and
+    properties included; ``named_parameters()`` lists an aliased module under one of its names only."""
     for part in dotted.split("."):
         try:
             obj = getattr(obj, part)
         except Exception:  # noqa: BLE001 - a student property may raise
             return None
-    return obj if isinstance(obj, torch.Tensor) else None
+    return obj if isinstance(obj, kind) else None
+
+
+def _load_reparametrized(obj, dotted: str, value: torch.Tensor) -> bool:
+    """Load ``value`` into a tensor the module computes from other parameters, and say whether it was
+    one: copying into the computed tensor changes nothing the module uses. Weight normalisation is the
+    public form of this on projections: ``torch.nn.utils.parametrizations.weight_norm`` (any
+    ``torch.nn.utils.parametrize`` parametrization, set through its ``right_inverse``, or through its
+    one ``original`` when it has none and is the identity there, as a LoRA's zero update is) and the
+    legacy ``torch.nn.utils.weight_norm``, whose forward pre-hook rewrites ``weight`` from ``weight_g`` and
+    ``weight_v`` before each call. A parametrization the values cannot be set through is reported."""
+    from torch.nn.utils import parametrize
+    from torch.nn.utils.weight_norm import WeightNorm
+
+    path, _, attr = dotted.rpartition(".")
+    owner = _tensor_at(obj, path, torch.nn.Module) if path else obj
+    if not isinstance(owner, torch.nn.Module):
+        return False
+    if parametrize.is_parametrized(owner, attr):
+        chain = owner.parametrizations[attr]
+        kinds = ", ".join(type(m).__name__ for m in chain)
+        try:
+            setattr(owner, attr, value)                     # each right_inverse, last one first
+        except (RuntimeError, NotImplementedError, ValueError, TypeError):
+            original = getattr(chain, "original", None)
+            if not isinstance(original, torch.Tensor) or tuple(original.shape) != tuple(value.shape):
+                raise _Fail("ValueError", f"{dotted} is computed by a parametrization ({kinds}) that cannot be "
+                                          "set to given values") from None
+            original.copy_(value)
+        if not torch.allclose(getattr(owner, attr), value, rtol=1e-6, atol=1e-7):
+            raise _Fail("ValueError", f"{dotted} is computed by a parametrization ({kinds}) that does not give "
+                                      "back the values set into it")
+        return True
+    for hook in owner._forward_pre_hooks.values():
+        if isinstance(hook, WeightNorm) and hook.name == attr:
+            g, v = getattr(owner, f"{attr}_g", None), getattr(owner, f"{attr}_v", None)
+            if not (isinstance(g, torch.Tensor) and isinstance(v, torch.Tensor)):
+                return False
+            v.copy_(value)
+            g.copy_(torch.norm_except_dim(value, 2, hook.dim))
+            getattr(owner, attr).copy_(value)               # what the hook recomputes before each call
+            return True
+    return False
 
 
 # ``checkpoint(fn, x, use_reentrant=False)``: activation checkpointing on the path that reads

@@ -1,0 +1,87 @@
+"""Fairness round 29: public styles that cost correct code points, each fixed for its whole class, and the new
+correct files (tests/fixtures/submissions/correct/, graded whole by test_grading.test_correct_styles_get_full_code_marks
+and test_fair_corpus.test_no_hint_fires_on_a_correct_style).
+
+- Weight normalisation on the projections (``torch.nn.utils.parametrizations.weight_norm``, the legacy
+  ``torch.nn.utils.weight_norm`` and any ``torch.nn.utils.parametrize`` parametrization, e.g. minLoRA's LoRA):
+  the reference weights were copied into the tensor the module computes on each access (or that its forward
+  pre-hook recomputes), so the module kept its own random weights: 20 of 85 points lost, and test_deterministic
+  guessed at "a random value drawn when the module is imported or built" (runtime._load_reparametrized)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from grading.sandbox import runtime
+from tests.grading.helpers import SUBMISSIONS, graded_corpus_file, graded_mutant
+
+CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
+CORRECT = SUBMISSIONS / "correct"
+
+
+def _code_score(result: dict) -> float:
+    return sum(result["categories"][c]["score"] for c in CODE_CATEGORIES)
+
+
+def _failed(result: dict) -> dict[str, dict]:
+    return {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
+
+
+# ------------------------------------------------------------------ reparametrized projections
+def _loaded(module: nn.Module, name: str = "weight") -> torch.Tensor:
+    """The weight ``module`` computes with after the runtime loads fixed values into it, and those values."""
+    value = torch.arange(12.0).reshape(3, 4) / 7 - 0.5
+    with torch.no_grad():
+        if not runtime._load_reparametrized(module, name, value):
+            getattr(module, name).copy_(value)
+        module(torch.zeros(1, 4))                       # a legacy pre-hook recomputes the weight here
+    return getattr(module, name).detach(), value
+
+
+class _Lora(nn.Module):
+    """minLoRA's parametrization: no right_inverse, and the identity while its update is zero."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lora_a, self.lora_b = nn.Parameter(torch.randn(2, 4)), nn.Parameter(torch.zeros(3, 2))
+
+    def forward(self, w: torch.Tensor) -> torch.Tensor:
+        return w + self.lora_b @ self.lora_a
+
+
+@pytest.mark.parametrize("wrap", [
+    torch.nn.utils.parametrizations.weight_norm,
+    lambda m: torch.nn.utils.weight_norm(m),
+    lambda m: torch.nn.utils.parametrize.register_parametrization(m, "weight", _Lora()),
+], ids=["parametrizations.weight_norm", "legacy weight_norm", "parametrize without right_inverse"])
+@pytest.mark.filterwarnings("ignore:`torch.nn.utils.weight_norm` is deprecated:FutureWarning")
+def test_values_load_into_a_weight_the_module_computes(wrap):
+    module = wrap(nn.Linear(4, 3))
+    used, value = _loaded(module)
+    torch.testing.assert_close(used, value, rtol=1e-6, atol=1e-6)
+
+
+def test_a_parametrization_that_cannot_hold_the_values_is_reported_not_ignored():
+    """spectral_norm divides by the largest singular value: no setting of its parameters gives the values back."""
+    module = torch.nn.utils.parametrizations.spectral_norm(nn.Linear(4, 3))
+    with pytest.raises(runtime._Fail, match="q_proj.weight is computed by a parametrization .*_SpectralNorm"):
+        runtime._load_reparametrized(nn.ModuleDict({"q_proj": module}), "q_proj.weight", torch.ones(3, 4))
+
+
+def test_a_plain_weight_is_left_to_the_copy():
+    assert runtime._load_reparametrized(nn.Linear(4, 3), "weight", torch.ones(3, 4)) is False
+
+
+@pytest.mark.parametrize("name", ["weight_norm_parametrizations", "minlora_parametrize"])
+def test_reparametrized_projections_get_full_marks(executor, name):
+    result = graded_corpus_file(executor, CORRECT / f"{name}.py")
+    assert _code_score(result) == 85 and _failed(result) == {}, _failed(result)
+
+
+def test_legacy_weight_norm_hooks_get_full_marks(executor):
+    result = graded_mutant(executor, CORRECT / "weight_norm_parametrizations.py",
+                           "from torch.nn.utils.parametrizations import weight_norm",
+                           "from torch.nn.utils import weight_norm")
+    assert _code_score(result) == 85 and _failed(result) == {}, _failed(result)
