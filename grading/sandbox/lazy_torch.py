@@ -345,6 +345,27 @@ def _non_reentrant_checkpoint_without_dynamo() -> None:
     NON_REENTRANT_CHECKPOINT_SETTLED = True
 
 
+def _compile_runs_eagerly() -> None:
+    """``torch.compile`` (as a decorator, bare or with arguments, or on a module) and ``Module.compile``
+    give back what they are given: the jail cannot compile (inductor writes a cache and runs a C++
+    compiler, both refused), so each call of a compiled function raised InductorError after 2-30 s of
+    tracing, and one ``@torch.compile`` helper used up a grading's whole budget (40 s: every test failed
+    on PyTorch's internal message). Eager code is what the tests grade, as the assignment says ("the
+    results are the same without it"); a compiled function's ``backend`` is never called, so compiling
+    can hide nothing from the run-time count either (the review still reports the use)."""
+    def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
+                options=None, disable=False):
+        return (lambda fn: fn) if model is None else model
+
+    def module_compile(self, *args, **kwargs) -> None:
+        return None
+
+    compile.__doc__ = torch.compile.__doc__
+    module_compile.__doc__ = torch.nn.Module.compile.__doc__
+    torch.compile = compile
+    torch.nn.Module.compile = module_compile
+
+
 def prepare() -> None:
     """Take or settle every path above, in this process, before the forks."""
     _warm_torch()
@@ -355,3 +376,4 @@ def prepare() -> None:
     _functorch_grad_without_dynamo()
     _profiler_without_inductor()
     _non_reentrant_checkpoint_without_dynamo()
+    _compile_runs_eagerly()
