@@ -835,6 +835,8 @@ KNOWN_PACKAGES = frozenset({
     "yaml", "requests", "einops", "numpy", "torch", "xformers", "flash_attn", "triton", "accelerate",
     "datasets", "tokenizers", "sentencepiece", "plotly", "ipywidgets", "torchinfo", "torchsummary",
     "thop", "fvcore", "mmcv", "paddle", "mindspore", "jieba", "h5py", "skimage", "rich", "loguru",
+    # type-annotation packages (shapes in annotations, run-time type checkers)
+    "jaxtyping", "torchtyping", "typeguard", "beartype", "nptyping", "tensor_annotations",
 })
 
 
@@ -852,6 +854,59 @@ def _installed(top: str) -> bool:
         return importlib.util.find_spec(top) is not None
     except (ImportError, ValueError, AttributeError):
         return False
+
+
+def _annotation_uses(tree: ast.Module, top: str) -> list[int] | None:
+    """The lines where the names ``top``'s imports bind are read, when every read is inside a type
+    annotation (a parameter's, a return's, a variable's), directly or through a module-level alias
+    (``BHQD = Float[Tensor, "b h q d"]``) itself read only there; else None."""
+    nodes = _walk(tree)
+    bound: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name.split(".")[0] == top}
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == top:
+            bound |= {a.asname or a.name for a in node.names if a.name != "*"}
+    annotations = [a for n in nodes for a in (
+        [n.annotation] if isinstance(n, ast.arg | ast.AnnAssign) else [n.returns] if isinstance(
+            n, ast.FunctionDef | ast.AsyncFunctionDef) else []) if a is not None]
+    in_annotation = {id(sub) for a in annotations for sub in ast.walk(a)}
+    aliases = {}                      # alias name -> the ids of its value's nodes
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            aliases[stmt.targets[0].id] = {id(sub) for sub in ast.walk(stmt.value)}
+    names, in_alias = set(bound), set()
+    while True:                       # an alias of a name of the package is one of its names too
+        grown = {a for a, value in aliases.items() if a not in names and any(
+            isinstance(n, ast.Name) and n.id in names and id(n) in value for n in nodes)}
+        if not grown:
+            break
+        names |= grown
+        in_alias |= set().union(*(aliases[a] for a in grown))
+    reads = [n for n in nodes if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
+    if not bound or not reads or any(id(n) not in in_annotation | in_alias for n in reads):
+        return None
+    lines = sorted({n.lineno for n in reads if id(n) in in_annotation})
+    return lines or None
+
+
+def _annotation_only_hint(source: str, message: str) -> Msg | None:
+    """A package missing here whose names the file reads only in type annotations (jaxtyping's
+    ``Float[Tensor, "b h q d"]``, torchtyping's ``TensorType``): checked on the source, never guessed."""
+    m = re.search(r"No module named '([A-Za-z_][\w.]*)'", message)
+    tree = parse_source(source)
+    if not m or tree is None:
+        return None
+    top = m.group(1).split(".")[0]
+    lines = _annotation_uses(tree, top)
+    if lines is None:
+        return None
+    where = _lines_text(lines[:3])
+    return msg(f"the file uses `{top}` only for type annotations ({where['en']}), and the grader does not have it: "
+               f"put the import under `try:` with an `except ImportError:` that falls back to `typing.Annotated` "
+               "or `typing.Any`, or leave those annotations out.",
+               f"这个文件只在类型标注中用到 `{top}`（{where['zh']}），而评分器里没有这个包：请把导入放进 `try:`，"
+               "并在 `except ImportError:` 分支里改用 `typing.Annotated` 或 `typing.Any`，或者去掉这些标注。")
 
 
 def _own_module_hint(source: str, message: str, filename: str) -> Msg | None:
@@ -1676,7 +1731,7 @@ def _load_hint(source: str, kind: str, lineno: int | None, message: str, filenam
         if kind == "StudentTimeout":
             return _timeout_hint(source)
         if kind == "ModuleNotFoundError":
-            return _own_module_hint(source, message, filename)
+            return _annotation_only_hint(source, message) or _own_module_hint(source, message, filename)
         if kind in ("RecursionError", "MemoryError"):
             return _too_deep_hint(source, message)
         if kind == "NameError" and (note := name_note(source, lineno, message, filename)) is not None:

@@ -6,7 +6,10 @@ and test_fair_corpus.test_no_hint_fires_on_a_correct_style).
   ``torch.nn.utils.weight_norm`` and any ``torch.nn.utils.parametrize`` parametrization, e.g. minLoRA's LoRA):
   the reference weights were copied into the tensor the module computes on each access (or that its forward
   pre-hook recomputes), so the module kept its own random weights: 20 of 85 points lost, and test_deterministic
-  guessed at "a random value drawn when the module is imported or built" (runtime._load_reparametrized)."""
+  guessed at "a random value drawn when the module is imported or built" (runtime._load_reparametrized).
+- ``@torch.compile`` and ``Module.compile`` in the jail (lazy_torch._compile_runs_eagerly).
+- A type-annotation package the grader lacks (jaxtyping unguarded): the hint guessed it was the student's own file
+  (load_hints._annotation_only_hint, KNOWN_PACKAGES)."""
 
 from __future__ import annotations
 
@@ -124,3 +127,36 @@ class ScaledDotProductAttention(nn.Module):''', 1)
     prefix = COMPILED["en"].split("({})")[0]
     assert all(fb["en"].startswith(prefix) for fb in failed.values()), failed
     assert _code_score(result) == 85 - 13
+
+
+# ------------------------------------------------------------------ a type-annotation package the grader lacks
+JAXTYPING = CORRECT / "jaxtyping_guarded.py"
+GUARD = ("try:\n    from jaxtyping import Float\nexcept ImportError:  # jaxtyping is only for the type checker\n"
+         "    from typing import Annotated as Float\n")
+
+
+def _hint(source: str) -> dict[str, str] | None:
+    from grading.load_hints import load_hint
+
+    return load_hint(source, "ModuleNotFoundError", 9, "No module named 'jaxtyping' in the grader")
+
+
+def test_a_package_used_only_in_annotations_gets_a_hint_that_says_so():
+    """jaxtyping imported without the guard: the hint guessed "if `jaxtyping` is a file of your own (jaxtyping.py),
+    paste the code you use from it"; it is a public package, and the file only annotates with it."""
+    source = JAXTYPING.read_text(encoding="utf-8").replace(GUARD, "from jaxtyping import Float\n")
+    assert GUARD not in source and "from jaxtyping import Float\n" in source
+    hint = _hint(source)
+    assert hint is not None and "only for type annotations (lines " in hint["en"], hint
+    assert "只在类型标注中用到 `jaxtyping`" in hint["zh"] and "except ImportError:" in hint["zh"], hint
+    assert "file of your own" not in hint["en"]
+    from tests.grading.helpers import code_names, english_in_zh
+
+    assert english_in_zh(hint["zh"], code_names(source)) == [], hint["zh"]
+
+
+@pytest.mark.parametrize("use", ["@jaxtyped(typechecker=None)\ndef f(x: Float) -> None:\n    pass\n",
+                                 "def f(x):\n    return isinstance(x, Float)\n"])
+def test_a_package_also_used_at_run_time_gets_no_annotation_hint_and_no_guess(use):
+    source = "import torch\nfrom jaxtyping import Float, jaxtyped\n\n\n" + use
+    assert _hint(source) is None
