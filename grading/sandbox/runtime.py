@@ -842,8 +842,11 @@ def _load_reparametrized(obj, dotted: str, value: torch.Tensor) -> bool:
     ``torch.nn.utils.parametrize`` parametrization, set through its ``right_inverse``, or through its
     one ``original`` when it has none and is the identity there, as a LoRA's zero update is) and the
     legacy ``torch.nn.utils.weight_norm``, whose forward pre-hook rewrites ``weight`` from ``weight_g`` and
-    ``weight_v`` before each call. A parametrization the values cannot be set through is reported."""
+    ``weight_v`` before each call, and ``torch.nn.utils.prune`` (``weight_orig * weight_mask``, a mask of ones
+    while nothing is pruned). A parametrization the values cannot be set through, or a pruned entry, is
+    reported."""
     from torch.nn.utils import parametrize
+    from torch.nn.utils.prune import BasePruningMethod
     from torch.nn.utils.weight_norm import WeightNorm
 
     path, _, attr = dotted.rpartition(".")
@@ -873,6 +876,16 @@ def _load_reparametrized(obj, dotted: str, value: torch.Tensor) -> bool:
             v.copy_(value)
             g.copy_(torch.norm_except_dim(value, 2, hook.dim))
             getattr(owner, attr).copy_(value)               # what the hook recomputes before each call
+            return True
+        if isinstance(hook, BasePruningMethod) and getattr(hook, "_tensor_name", None) == attr:
+            orig, mask = getattr(owner, f"{attr}_orig", None), getattr(owner, f"{attr}_mask", None)
+            if not (isinstance(orig, torch.Tensor) and isinstance(mask, torch.Tensor)):
+                return False
+            if not bool(mask.ne(0).all()):
+                raise _Fail("ValueError", f"{dotted} is pruned: {int(mask.eq(0).sum())} of {mask.numel()} entries "
+                                          "are masked to zero")
+            orig.copy_(value)
+            getattr(owner, attr).copy_(value)
             return True
     return False
 

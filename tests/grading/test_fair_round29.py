@@ -7,6 +7,7 @@ and test_fair_corpus.test_no_hint_fires_on_a_correct_style).
   the reference weights were copied into the tensor the module computes on each access (or that its forward
   pre-hook recomputes), so the module kept its own random weights: 20 of 85 points lost, and test_deterministic
   guessed at "a random value drawn when the module is imported or built" (runtime._load_reparametrized).
+  torch.nn.utils.prune's ``weight_orig * weight_mask`` (``amount=0.0``, ready for pruning later) is the same class.
 - ``@torch.compile`` and ``Module.compile`` in the jail (lazy_torch._compile_runs_eagerly).
 - A type-annotation package the grader lacks (jaxtyping unguarded): the hint guessed it was the student's own file
   (load_hints._annotation_only_hint, KNOWN_PACKAGES)."""
@@ -58,7 +59,10 @@ class _Lora(nn.Module):
     torch.nn.utils.parametrizations.weight_norm,
     lambda m: torch.nn.utils.weight_norm(m),
     lambda m: torch.nn.utils.parametrize.register_parametrization(m, "weight", _Lora()),
-], ids=["parametrizations.weight_norm", "legacy weight_norm", "parametrize without right_inverse"])
+    lambda m: torch.nn.utils.prune.l1_unstructured(m, "weight", amount=0.0),
+    lambda m: torch.nn.utils.prune.identity(m, "weight"),
+], ids=["parametrizations.weight_norm", "legacy weight_norm", "parametrize without right_inverse",
+        "prune, nothing pruned yet", "prune.identity"])
 @pytest.mark.filterwarnings("ignore:`torch.nn.utils.weight_norm` is deprecated:FutureWarning")
 def test_values_load_into_a_weight_the_module_computes(wrap):
     module = wrap(nn.Linear(4, 3))
@@ -71,6 +75,12 @@ def test_a_parametrization_that_cannot_hold_the_values_is_reported_not_ignored()
     module = torch.nn.utils.parametrizations.spectral_norm(nn.Linear(4, 3))
     with pytest.raises(runtime._Fail, match="q_proj.weight is computed by a parametrization .*_SpectralNorm"):
         runtime._load_reparametrized(nn.ModuleDict({"q_proj": module}), "q_proj.weight", torch.ones(3, 4))
+
+
+def test_a_pruned_weight_is_reported_not_ignored():
+    module = torch.nn.utils.prune.l1_unstructured(nn.Linear(4, 3), "weight", amount=3)
+    with pytest.raises(runtime._Fail, match="weight is pruned: 3 of 12 entries are masked to zero"):
+        runtime._load_reparametrized(module, "weight", torch.ones(3, 4))
 
 
 def test_a_plain_weight_is_left_to_the_copy():
