@@ -269,6 +269,19 @@ _GRADER_SAID: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p
      "input() was called more than {n} times, but the grader has no keyboard: put code that asks for input "
      "under if __name__ == '__main__':",
      "input() 被调用了超过 {n} 次，但评分器没有键盘输入：请把需要输入的代码放到 `if __name__ == '__main__':` 之下"),
+    # runtime._load_reparametrized: a projection whose weight is computed from other tensors
+    (r"the reference weights cannot be loaded into (?P<name>[\w.]+): a parametrization \((?P<kinds>[\w, ]+)\) "
+     r"computes it and cannot be set",
+     "the reference weights cannot be loaded into {name}: a parametrization ({kinds}) computes it and cannot be set",
+     "参考权重无法载入 {name}：它由参数化（{kinds}）计算得出，无法设为参考权重"),
+    (r"the reference weights cannot be loaded into (?P<name>[\w.]+): the parametrization \((?P<kinds>[\w, ]+)\) "
+     r"that computes it does not give them back",
+     "the reference weights cannot be loaded into {name}: the parametrization ({kinds}) that computes it does not "
+     "give them back", "参考权重无法载入 {name}：计算它的参数化（{kinds}）设入参考权重后得不到原值"),
+    (r"the reference weights cannot be loaded into (?P<name>[\w.]+): it is pruned \((?P<n>\d+) of (?P<m>\d+) "
+     r"entries masked to zero\)",
+     "the reference weights cannot be loaded into {name}: it is pruned ({n} of {m} entries masked to zero)",
+     "参考权重无法载入 {name}：它已被剪枝（{m} 个元素中有 {n} 个被置零）"),
 ))
 
 

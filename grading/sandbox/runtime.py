@@ -861,12 +861,12 @@ def _load_reparametrized(obj, dotted: str, value: torch.Tensor) -> bool:
         except (RuntimeError, NotImplementedError, ValueError, TypeError):
             original = getattr(chain, "original", None)
             if not isinstance(original, torch.Tensor) or tuple(original.shape) != tuple(value.shape):
-                raise _Fail("ValueError", f"{dotted} is computed by a parametrization ({kinds}) that cannot be "
-                                          "set to given values") from None
+                raise _Fail("ValueError", f"the reference weights cannot be loaded into {dotted}: a "
+                                          f"parametrization ({kinds}) computes it and cannot be set") from None
             original.copy_(value)
         if not torch.allclose(getattr(owner, attr), value, rtol=1e-6, atol=1e-7):
-            raise _Fail("ValueError", f"{dotted} is computed by a parametrization ({kinds}) that does not give "
-                                      "back the values set into it")
+            raise _Fail("ValueError", f"the reference weights cannot be loaded into {dotted}: the "
+                                      f"parametrization ({kinds}) that computes it does not give them back")
         return True
     for hook in owner._forward_pre_hooks.values():
         if isinstance(hook, WeightNorm) and hook.name == attr:
@@ -882,8 +882,8 @@ def _load_reparametrized(obj, dotted: str, value: torch.Tensor) -> bool:
             if not (isinstance(orig, torch.Tensor) and isinstance(mask, torch.Tensor)):
                 return False
             if not bool(mask.ne(0).all()):
-                raise _Fail("ValueError", f"{dotted} is pruned: {int(mask.eq(0).sum())} of {mask.numel()} entries "
-                                          "are masked to zero")
+                raise _Fail("ValueError", f"the reference weights cannot be loaded into {dotted}: it is pruned "
+                                          f"({int(mask.eq(0).sum())} of {mask.numel()} entries masked to zero)")
             orig.copy_(value)
             getattr(owner, attr).copy_(value)
             return True

@@ -6,7 +6,8 @@ and test_fair_corpus.test_no_hint_fires_on_a_correct_style).
   ``torch.nn.utils.weight_norm`` and any ``torch.nn.utils.parametrize`` parametrization, e.g. minLoRA's LoRA):
   the reference weights were copied into the tensor the module computes on each access (or that its forward
   pre-hook recomputes), so the module kept its own random weights: 20 of 85 points lost, and test_deterministic
-  guessed at "a random value drawn when the module is imported or built" (runtime._load_reparametrized).
+  guessed at "a random value drawn when the module is imported or built" (runtime._load_reparametrized). A
+  parametrization that cannot hold them (spectral_norm) or a pruned weight is said so, in both languages.
   torch.nn.utils.prune's ``weight_orig * weight_mask`` (``amount=0.0``, ready for pruning later) is the same class.
 - ``@torch.compile`` and ``Module.compile`` in the jail (lazy_torch._compile_runs_eagerly).
 - A type-annotation package the grader lacks (jaxtyping unguarded): the hint guessed it was the student's own file
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import pytest
 import torch
+import torch.nn.utils.parametrize
+import torch.nn.utils.prune
 from torch import nn
 
 from grading.sandbox import runtime
@@ -42,6 +45,17 @@ def _loaded(module: nn.Module, name: str = "weight") -> torch.Tensor:
             getattr(module, name).copy_(value)
         module(torch.zeros(1, 4))                       # a legacy pre-hook recomputes the weight here
     return getattr(module, name).detach(), value
+
+
+def _said_in_both(fail: runtime._Fail) -> dict[str, str]:
+    """What a test's feedback says of a load the runtime refused: the grader's words, translated (never introduced
+    as PyTorch's original English)."""
+    from grading.proxy import ORIGINAL_MESSAGE_ZH, student_error_text
+    from grading.sandbox.client import StudentError
+
+    text = student_error_text("creating MultiHeadAttention(16, 4)", StudentError(fail.kind, fail.message, None))
+    assert ORIGINAL_MESSAGE_ZH not in text["zh"], text
+    return text
 
 
 class _Lora(nn.Module):
@@ -73,14 +87,20 @@ def test_values_load_into_a_weight_the_module_computes(wrap):
 def test_a_parametrization_that_cannot_hold_the_values_is_reported_not_ignored():
     """spectral_norm divides by the largest singular value: no setting of its parameters gives the values back."""
     module = torch.nn.utils.parametrizations.spectral_norm(nn.Linear(4, 3))
-    with pytest.raises(runtime._Fail, match="q_proj.weight is computed by a parametrization .*_SpectralNorm"):
+    with pytest.raises(runtime._Fail) as failed:
         runtime._load_reparametrized(nn.ModuleDict({"q_proj": module}), "q_proj.weight", torch.ones(3, 4))
+    text = _said_in_both(failed.value)
+    assert "cannot be loaded into q_proj.weight: the parametrization (_SpectralNorm)" in text["en"], text
+    assert "参考权重无法载入 q_proj.weight：计算它的参数化（_SpectralNorm）" in text["zh"], text
 
 
 def test_a_pruned_weight_is_reported_not_ignored():
     module = torch.nn.utils.prune.l1_unstructured(nn.Linear(4, 3), "weight", amount=3)
-    with pytest.raises(runtime._Fail, match="weight is pruned: 3 of 12 entries are masked to zero"):
+    with pytest.raises(runtime._Fail) as failed:
         runtime._load_reparametrized(module, "weight", torch.ones(3, 4))
+    text = _said_in_both(failed.value)
+    assert text["en"].endswith("cannot be loaded into weight: it is pruned (3 of 12 entries masked to zero)"), text
+    assert text["zh"].endswith("参考权重无法载入 weight：它已被剪枝（12 个元素中有 3 个被置零）"), text
 
 
 def test_a_plain_weight_is_left_to_the_copy():
