@@ -37,7 +37,7 @@ def _failed(result: dict) -> dict[str, dict]:
 
 
 # ------------------------------------------------------------------ reparametrized projections
-def _loaded(module: nn.Module, name: str = "weight") -> torch.Tensor:
+def _loaded(module: nn.Module, name: str = "weight") -> tuple[torch.Tensor, torch.Tensor]:
     """The weight ``module`` computes with after the runtime loads fixed values into it, and those values."""
     value = torch.arange(12.0).reshape(3, 4) / 7 - 0.5
     with torch.no_grad():
