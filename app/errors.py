@@ -19,7 +19,7 @@ from flask import Flask, Response, jsonify, render_template, request
 from flask_babel import force_locale
 from flask_babel import lazy_gettext as _l
 from sqlalchemy.exc import DataError, OperationalError
-from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed
 
 # status -> (code, title, what happened and what to do). Titles and messages are lazy so that one
 # table serves both languages (see `both`).
@@ -109,16 +109,17 @@ def retry_after_seconds(exc: HTTPException | None = None) -> int | None:
 
 def error_response(status: int, *, en: str | None = None, zh: str | None = None, code: str | None = None,
                    retry_after: int | None = None, as_json: bool | None = None,
+                   headers: Mapping[str, str] | None = None,
                    **params: Any) -> tuple[str, int, dict] | Response:
     """The answer to one error: JSON for the API, the styled page otherwise (`as_json` decides when the
     request's own path does not say: the proxy's 413). `en`/`zh` replace the table's message when the
-    caller knows more (a refused upload, a deadline)."""
+    caller knows more (a refused upload, a deadline); `headers` are sent as well (a 405's Allow)."""
     default_code, title, message = PAGES.get(status, PAGES[500] if status >= 500 else PAGES[400])
     code = code or default_code
     text = both(message, **params)
     if en is not None:
         text = {"en": en, "zh": zh or en}
-    headers = {"Retry-After": str(retry_after)} if retry_after else {}
+    headers = {**(headers or {}), **({"Retry-After": str(retry_after)} if retry_after else {})}
     if wants_json() if as_json is None else as_json:
         return api_error(code, status, text, headers=headers)
     lang = "zh" if str(request_locale()).startswith("zh") else "en"
@@ -268,7 +269,16 @@ def register(app: Flask) -> None:
     def http_error(exc: HTTPException):
         if exc.code is None or exc.code < 400:
             return exc
-        return error_response(exc.code)
+        # The exception's own headers say what the client needs to retry correctly: a 405's Allow
+        # (RFC 9110 15.5.6: required; it was dropped with Werkzeug's page), a 401's WWW-Authenticate.
+        # The body is ours, so not its Content-Type.
+        headers = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
+        if isinstance(exc, MethodNotAllowed) and exc.valid_methods:
+            allowed = ", ".join(m for m in sorted(exc.valid_methods) if m != "OPTIONS")
+            text = both(_l("This address does not accept %(method)s requests; it accepts %(allowed)s."),
+                        method=request.method[:16], allowed=allowed)
+            return error_response(405, en=text["en"], zh=text["zh"], headers=headers)
+        return error_response(exc.code, headers=headers)
 
     @app.errorhandler(InternalServerError)
     def internal_error(exc: InternalServerError):
