@@ -34,7 +34,7 @@ from app.regrading import regrade_requested_before, request_regrade
 from app.scores import effective_for, fmt, student_view
 from app.storage import BlobStore
 from app.submitting import SubmissionRefused, idempotency_key, submit_once
-from app.views_helpers import uploaded
+from app.views_helpers import content_disposition, uploaded
 from grading.i18n import localized
 
 bp = Blueprint("api", __name__)
@@ -328,7 +328,7 @@ def get_gradebook():
     if fmt_name in gradebook.EXPORT_FORMATS:
         body, name = gradebook.export(rows, a, fmt_name)
         return Response(body, content_type="text/csv; charset=utf-8",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+                        headers={"Content-Disposition": content_disposition(name)})
     if fmt_name != "json":
         return api_error("bad_format", 400, _l("format must be one of %(f)s.",
                                                 f="json, " + ", ".join(gradebook.EXPORT_FORMATS)))

@@ -56,6 +56,7 @@ from app.roster import import_roster, issue_links, links_csv
 from app.scores import effective_for, fmt, run_tests
 from app.similarity import latest_report, similarity_json, start_similarity
 from app.storage import BlobStore
+from app.views_helpers import content_disposition
 from grading.inputs import code_text
 
 bp = Blueprint("instructor", __name__)
@@ -594,7 +595,7 @@ def sign_in_links():
                         form_token=request.form.get("form_token", "")[:64] or None)
     name = f"sign-in-links-{datetime.now():%Y%m%d-%H%M}.csv"
     return Response(links_csv(links), content_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
+                    headers={"Content-Disposition": content_disposition(name), "Cache-Control": "no-store"})
 
 
 # --- gradebook export ----------------------------------------------------------------------------
@@ -609,8 +610,7 @@ def gradebook_csv():
     body, name = gradebook.export(gradebook.class_rows(a), a, fmt_name)
     name = name.replace(".csv", f"-{datetime.now():%Y%m%d-%H%M}.csv")
     return Response(body, content_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="{name}"',
-                             "Cache-Control": "no-store"})
+                    headers={"Content-Disposition": content_disposition(name), "Cache-Control": "no-store"})
 
 
 # --- similarity ----------------------------------------------------------------------------------

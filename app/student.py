@@ -57,7 +57,7 @@ from app.submitting import (
     request_sha256,
     submit_once,
 )
-from app.views_helpers import safe_filename, uploaded
+from app.views_helpers import content_disposition, safe_filename, uploaded
 from grading.i18n import not_run, stopped_idle
 from grading.inputs import PDF_MAGIC, PNG_MAGIC, code_text
 from grading.load_hints import python_lines
@@ -452,10 +452,7 @@ def submission_result(submission_id: int):
 
 def _file_response(data: bytes, mimetype: str, filename: str, inline: bool) -> Response:
     resp = Response(data, content_type=mimetype)   # as given: a text/* mimetype gets a second charset
-    disposition = "inline" if inline else "attachment"
-    from urllib.parse import quote
-
-    resp.headers["Content-Disposition"] = f"{disposition}; filename*=UTF-8''{quote(filename)}"
+    resp.headers["Content-Disposition"] = content_disposition(filename, inline=inline)
     resp.headers["Cache-Control"] = "private, no-store"
     resp.headers["X-Content-Type-Options"] = "nosniff"
     resp.headers["Content-Security-Policy"] = "default-src 'none'; sandbox"

@@ -6,6 +6,7 @@ import functools
 import re
 import unicodedata
 from datetime import datetime
+from urllib.parse import quote
 
 import cmarkgfm
 import nh3
@@ -115,6 +116,20 @@ def safe_filename(raw: str) -> str:
         ext = f".{ext}" if dot and stem and len(ext) <= 10 else ""
         name = name[: MAX_FILENAME_CHARS - len(ext)].rstrip(".") + ext
     return name
+
+
+def content_disposition(filename: str, *, inline: bool = False) -> str:
+    """The Content-Disposition of a download (RFC 6266): `filename` reduced as `safe_filename` does (no
+    control or bidi characters, so no CR/LF), an ASCII `filename="..."` for clients that read only that
+    (curl -OJ, old mail clients) and, when the name is not plain ASCII, `filename*=UTF-8''...` (RFC 8187)
+    with every other byte percent-encoded. A name is never written raw into the header: a quote in it ended
+    the parameter, and a Chinese character is not Latin-1, which a WSGI server must refuse to send."""
+    name = safe_filename(filename)
+    fallback = "".join(ch if " " <= ch <= "~" and ch not in '"\\%;' else "_" for ch in name)
+    value = f'{"inline" if inline else "attachment"}; filename="{fallback}"'
+    if fallback != name:
+        value += f"; filename*=UTF-8''{quote(name, safe='')}"
+    return value
 
 
 def uploaded(field: str) -> Upload | None:

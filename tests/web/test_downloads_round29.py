@@ -1,0 +1,73 @@
+"""Every download names its file in a Content-Disposition any client can read and no name can break.
+
+Round 29: the gradebook exports (page and API) and the sign-in links wrote the file name raw into
+`filename="..."`: an assignment slug with a quote ended the parameter and added others (`x=1`), and a
+Chinese slug put characters into the header that are not Latin-1, which a WSGI server cannot send (the
+export failed). The student's own files had only `filename*`, which curl -OJ does not read."""
+
+from __future__ import annotations
+
+import pytest
+from werkzeug.http import parse_options_header
+
+from app.gradebook import EXPORT_FORMATS
+from tests.web.helpers import AUDIT_MD, GOOD_CODE, png_bytes
+
+SLUG = '注意力"; x=1'
+
+
+def read(header: str) -> tuple[str, dict[str, str], str]:
+    """(disposition, parameters with filename* decoded, the ASCII fallback) of a header a server can send."""
+    header.encode("latin-1")  # what gunicorn does with every header value
+    assert "\r" not in header and "\n" not in header
+    kind, params = parse_options_header(header)
+    fallback = parse_options_header(header.split("; filename*=")[0])[1]["filename"]
+    assert fallback.isascii() and '"' not in fallback and "\\" not in fallback
+    return kind, params, fallback
+
+
+@pytest.mark.parametrize("fmt_name", EXPORT_FORMATS)
+def test_an_export_of_an_assignment_with_a_quote_and_chinese_in_its_slug_keeps_its_name(
+        client, web, factory, course, fmt_name):
+    factory.assignment(SLUG)
+    web.login(client, course["teacher"])
+    resp = client.get("/instructor/gradebook.csv", query_string={"a": SLUG, "format": fmt_name})
+    assert resp.status_code == 200
+    kind, params, fallback = read(resp.headers["Content-Disposition"])
+    assert kind == "attachment" and set(params) == {"filename"}, params
+    assert SLUG in params["filename"] and params["filename"].endswith(".csv")
+    assert fallback.endswith(".csv")
+
+
+def test_the_api_export_of_such_an_assignment_too(client, factory, course):
+    factory.assignment(SLUG)
+    token = factory.token(course["teacher"])
+    resp = client.get("/api/v1/gradebook", query_string={"assignment": SLUG, "format": "csv"},
+                      headers={"Authorization": f"Bearer {token}"})
+    assert resp.status_code == 200
+    kind, params, _fallback = read(resp.headers["Content-Disposition"])
+    assert kind == "attachment" and set(params) == {"filename"} and params["filename"] == f"gradebook-{SLUG}.csv"
+
+
+@pytest.mark.parametrize("what, name", [("code", "注意力 v2.py"), ("audit", "审计报告.md"), ("figure", "热力图.png")])
+def test_a_students_chinese_file_name_comes_back_with_an_ascii_fallback(app, client, web, course, what, name):
+    from app.storage import BlobStore
+    from app.submitting import Upload, submit
+
+    files = {"code": Upload("attention.py", GOOD_CODE), "audit": Upload("audit.md", AUDIT_MD),
+             "figure": Upload("heatmap.png", png_bytes())}
+    files[what] = Upload(name, files[what].data)
+    sub = submit(course["assignment"], course["alice"], files["code"], files["audit"], files["figure"],
+                 store=BlobStore(app.config["UPLOAD_DIR"]), max_pending=0)
+    web.login(client, course["alice"])
+    resp = client.get(f"/submissions/{sub.id}/{what}")
+    assert resp.status_code == 200
+    kind, params, fallback = read(resp.headers["Content-Disposition"])
+    assert kind == ("inline" if what == "figure" else "attachment") and params["filename"] == name
+    assert fallback.rsplit(".", 1)[1] == name.rsplit(".", 1)[1]
+
+
+def test_a_plain_ascii_name_is_sent_once_as_it_is(app, client, web, course):
+    sub = web.submit(course["alice"], course["assignment"])
+    web.login(client, course["alice"])
+    assert client.get(f"/submissions/{sub.id}/code").headers["Content-Disposition"] == 'attachment; filename="attention.py"'
