@@ -45,10 +45,15 @@ from app.models import User
 
 bp = Blueprint("auth", __name__)
 
-EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+# No control character either (round 29: a NUL in a roster's email failed the whole import as a
+# database error, an ESC or DEL was stored and went out in every export).
+EMAIL_PATTERN = r"^[^@\s\x00-\x1f\x7f-\x9f]+@[^@\s\x00-\x1f\x7f-\x9f]+\.[^@\s\x00-\x1f\x7f-\x9f]+$"
 # C0 and C1 control characters and DEL: browsers drop tabs and newlines inside URLs, so
 # "/\t/evil.example" is "//evil.example" to them.
 CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# The control characters that separate words (tab, line breaks, the information separators, NEL): a
+# run of them in a name is one space.
+_CONTROL_BREAKS = re.compile(r"[\t-\r\x1c-\x1f\x85]+")
 
 
 # An ideographic full stop is a dot in a domain name (IDNA, RFC 3490 3.1): a Chinese input method
@@ -74,9 +79,13 @@ def normalize_email(raw: str | None) -> str:
 def clean_name(raw: str | None) -> str:
     """A person's name as stored: bidi embeddings, overrides and isolates (U+202A-E, U+2066-9),
     which reorder the text around the name on every page, and other invisible format characters
-    are removed; zero-width joiners (U+200C/U+200D: Persian, Indic scripts, emoji sequences) stay."""
+    are removed; zero-width joiners (U+200C/U+200D: Persian, Indic scripts, emoji sequences) stay.
+    A line break or tab (a quoted roster cell, a paste) is a space, and the other control characters
+    go: a NUL failed the whole roster import in the database, an ESC sequence or a line break was kept
+    and sent into every export and the sign-in links file that is mailed on."""
     keep = {"\u200c", "\u200d"}
-    return "".join(ch for ch in (raw or "") if ch in keep or unicodedata.category(ch) != "Cf").strip()
+    text = "".join(ch for ch in (raw or "") if ch in keep or unicodedata.category(ch) != "Cf")
+    return CONTROL_CHARS.sub("", _CONTROL_BREAKS.sub(" ", text)).strip()
 
 
 class LoginForm(FlaskForm):

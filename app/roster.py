@@ -18,6 +18,7 @@ import io
 import re
 import secrets
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -83,13 +84,34 @@ def _delimiter(text: str) -> str:
     return ","
 
 
+def _records(reader: Iterator[list[str]], report: RosterReport) -> Iterator[list[str]]:
+    """The reader's records until one the csv module refuses (a cell past its field limit of 128 KiB,
+    which no email or name is near: it was a 500), reported as a skipped line: the reader does not go
+    on past it, so the rest is not read, and the lines before it are imported as usual."""
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            if str(exc).startswith("field larger than field limit"):
+                reason = _l("a cell of this line is longer than %(n)s characters: it and the lines after it "
+                            "were not read", n=csv.field_size_limit())
+            else:
+                reason = _l("this line could not be read as CSV: it and the lines after it were not read")
+            report.skipped.append({"line": reader.line_num, "raw": "", "reason": reason})
+            return
+
+
 def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
     report = RosterReport()
     text = _decode(data)
-    reader = csv.reader(io.StringIO(text), delimiter=_delimiter(text))
+    # newline="" as the csv module asks: a file saved with CR line ends (Excel for Mac's "CSV
+    # (Macintosh)") raised "new-line character seen in unquoted field", a 500.
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text))
     seen: set[str] = set()
     existing = {u.email.lower(): u for u in db.session.scalars(select(User))}
-    for lineno, raw in enumerate(reader, start=1):
+    for lineno, raw in enumerate(_records(reader, report), start=1):
         if lineno > MAX_ROWS:
             report.skipped.append({"line": lineno, "reason": _l("more than %(n)s lines: the rest was not read", n=MAX_ROWS),
                                    "raw": ""})
