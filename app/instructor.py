@@ -56,7 +56,7 @@ from app.roster import import_roster, issue_links, links_csv
 from app.scores import effective_for, fmt, run_tests
 from app.similarity import latest_report, similarity_json, start_similarity
 from app.storage import BlobStore
-from app.views_helpers import content_disposition
+from app.views_helpers import content_disposition, reveal_hidden
 from grading.inputs import code_text
 
 bp = Blueprint("instructor", __name__)
@@ -141,8 +141,9 @@ PAGE_HIGHLIGHT_CHARS = 128_000
 
 
 def highlight(code: str, python: bool = True) -> Markup:
-    """The code with line numbers, coloured as Python (``python`` and short enough) or as plain text."""
-    return Markup(_highlighted(code, python and len(code) <= MAX_HIGHLIGHT_CHARS))
+    """The code with line numbers, coloured as Python (``python`` and short enough) or as plain text,
+    its bidi controls and zero-width characters shown (views_helpers.reveal_hidden)."""
+    return reveal_hidden(Markup(_highlighted(code, python and len(code) <= MAX_HIGHLIGHT_CHARS)))
 
 
 @functools.lru_cache(maxsize=32)

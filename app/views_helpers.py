@@ -132,6 +132,22 @@ def content_disposition(filename: str, *, inline: bool = False) -> str:
     return value
 
 
+# Characters that change what a reader of code sees without being seen: the bidi controls of "Trojan
+# Source" (CVE-2021-42574: an override in a comment or string shows the instructor another order of the
+# code than Python runs) and the zero-width characters.
+_HIDDEN_IN_CODE = re.compile("[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
+
+
+def reveal_hidden(html: str | Markup) -> Markup:
+    """Escaped text (or HTML whose text is escaped, as Pygments writes it) with each bidi control and
+    zero-width character shown as a marked `U+XXXX` where it stands. None of them is markup, so the
+    replacement never lands inside a tag."""
+    escaped = Markup.escape(html)
+    return Markup(_HIDDEN_IN_CODE.sub(
+        lambda m: f'<span class="invisible-char" title="{unicodedata.name(m.group(), "")}">U+{ord(m.group()):04X}</span>',
+        str(escaped)))
+
+
 def uploaded(field: str) -> Upload | None:
     """The file sent in form field `field` of the current request, or None when none was chosen.
 
@@ -200,6 +216,7 @@ def course_zone_label() -> str:
 def register(app: Flask) -> None:
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["dt"] = fmt_dt
+    app.jinja_env.filters["reveal_hidden"] = reveal_hidden
     # Deadline inputs of the instructor pages: a stored (UTC) time as typed in the course's zone.
     app.jinja_env.filters["course_input"] = course_input_value
     app.jinja_env.globals["course_zone"] = course_zone_label
