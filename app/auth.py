@@ -177,6 +177,17 @@ def start_fresh_session() -> None:
         session["lang"] = lang
 
 
+def sign_in(user: User, *, remember: bool = False) -> None:
+    """Every way of signing in (password, one-time link): a fresh session, so nothing of the one before
+    survives (another account's keys, the CSRF token), and the sign-in time end_expired_sessions ages.
+    Round 29: the link signed in without either, so the session kept its CSRF token and, with no sign-in
+    time, was taken for a remember-me restore and lived REMEMBER_COOKIE_DAYS instead of SESSION_MAX_HOURS."""
+    start_fresh_session()
+    login_user(user, remember=remember)
+    session[SIGNED_IN_AT], session[REMEMBERED] = time.time(), remember
+    request.environ[SIGNED_IN] = True
+
+
 @bp.before_app_request
 def end_expired_sessions() -> None:
     """Sessions end server-side: SESSION_MAX_HOURS after sign-in, or REMEMBER_COOKIE_DAYS with
@@ -239,10 +250,7 @@ def login():
     if form.validate_on_submit():
         user = authenticate(form.email.data, form.password.data)
         if user is not None:
-            start_fresh_session()
-            login_user(user, remember=form.remember.data)
-            session[SIGNED_IN_AT], session[REMEMBERED] = time.time(), bool(form.remember.data)
-            request.environ[SIGNED_IN] = True
+            sign_in(user, remember=bool(form.remember.data))
             return redirect(safe_next(request.args.get("next")) or home_for(user))
         flash(_("Wrong email or password."), "error")
     return render_template("auth/login.html", form=form)

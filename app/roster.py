@@ -24,10 +24,9 @@ from datetime import timedelta
 
 from flask import Blueprint, abort, current_app, redirect, render_template
 from flask_babel import lazy_gettext as _l
-from flask_login import login_user
 from sqlalchemy import func, select, update
 
-from app.auth import EMAIL_PATTERN, clean_name, home_for, normalize_email
+from app.auth import EMAIL_PATTERN, clean_name, home_for, normalize_email, sign_in
 from app.extensions import db, limiter
 from app.models import Role, SignInLink, User, utcnow
 
@@ -279,6 +278,6 @@ def signin_use(token: str):
     user = db.session.get(User, used)
     if user is None:
         abort(410)
-    login_user(user)
+    sign_in(user)
     return redirect(home_for(user))
 
