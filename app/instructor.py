@@ -57,7 +57,7 @@ from app.scores import effective_for, fmt, run_tests
 from app.similarity import latest_report, similarity_json, start_similarity
 from app.storage import BlobStore
 from app.views_helpers import content_disposition, reveal_hidden
-from grading.inputs import code_text
+from grading.inputs import code_text, sniff_binary_kind
 
 bp = Blueprint("instructor", __name__)
 
@@ -525,10 +525,11 @@ def roster():
         if f is None or not f.filename:
             flash(_("Choose a CSV file."), "error")
         else:
+            data = f.read()
             try:
-                report = import_roster(f.read(), acting=current_user)
+                report = import_roster(data, acting=current_user)
             except ValueError:
-                flash(_("The file is not UTF-8 text."), "error")
+                flash(_roster_unreadable(data), "error")
     q = (request.args.get("q") or "").strip()
     show = request.args.get("show", "enrolled")
     stmt = select(User).order_by(User.role.desc(), User.email)
@@ -547,6 +548,21 @@ def roster():
         select(Submission.student_id, func.count(Submission.id)).group_by(Submission.student_id)).all())
     return render_template("instructor/roster.html", report=report, people=people, dropped=dropped, q=q,
                            show=show, attempts=attempts, links_token=secrets.token_urlsafe(16))
+
+
+def _roster_unreadable(data: bytes) -> str:
+    """Why a roster file is not read, in the reader's language: what its bytes say it is when they do (the
+    workbook itself is the usual mistake; "not UTF-8 text" sent instructors to change the encoding of an
+    .xlsx), else that it is not text in any encoding the import reads."""
+    kind = sniff_binary_kind(data)
+    if kind is not None:
+        # zh sets a Latin word apart with a space (grading.inputs does the same): 该文件是 Excel 工作簿
+        zh = (" " if kind.zh[:1].isascii() else "") + kind.zh
+        return _("The file is %(kind)s, not CSV text: nothing was imported. Save the roster as CSV (in Excel "
+                 "or WPS: File → Save As → CSV UTF-8) and upload that file.",
+                 kind=zh if str(get_locale() or "").startswith("zh") else kind.en)
+    return _("The file is not text in UTF-8, UTF-16 or GB18030: nothing was imported. Save the roster as "
+             "CSV UTF-8 and upload that file.")
 
 
 def _student_or_404(user_id: int) -> User:

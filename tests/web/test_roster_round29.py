@@ -11,8 +11,8 @@ import csv
 import html
 import io
 import re
+import zipfile
 
-import pytest
 from sqlalchemy import select
 
 from app.models import User
@@ -40,16 +40,16 @@ def test_a_roster_saved_with_cr_line_ends_is_read_line_by_line(client, web, cour
     assert names()["mac1@example.edu"] == "Mac One" and names()["mac2@example.edu"] == "Mac Two"
 
 
-@pytest.mark.parametrize("lang, reason", [
-    ("en", "a cell of this line is longer than 131072 characters: it and the lines after it were not read"),
-    ("zh", "这一行有一个单元格超过 131072 个字符：这一行及之后的各行都没有读取"),
-])
-def test_a_cell_past_the_csv_field_limit_is_a_skipped_line_and_the_lines_before_it_are_imported(
-        client, web, course, lang, reason):
+REASONS = {"en": "a cell of this line is longer than 131072 characters: it and the lines after it were not read",
+           "zh": "这一行有一个单元格超过 131072 个字符：这一行及之后的各行都没有读取"}
+
+
+def test_a_cell_past_the_csv_field_limit_is_a_skipped_line_and_the_lines_before_it_are_imported(client, web, course):
     web.login(client, course["teacher"])
     body = b"email,name\nfirst@example.edu,First\nhuge@example.edu," + b"x" * 140_000 + b"\nlast@example.edu,Last\n"
-    status, page = import_page(client, body, lang)
-    assert status == 200 and reason in skipped(page)
+    for lang, reason in REASONS.items():
+        status, page = import_page(client, body, lang)
+        assert status == 200 and reason in skipped(page)
     assert "first@example.edu" in names() and "huge@example.edu" not in names()
 
 
@@ -81,3 +81,27 @@ def test_another_csv_refusal_is_reported_without_naming_a_cause_it_did_not_check
     assert list(_records(Refusing(), report)) == []
     assert [(r["line"], str(r["reason"])) for r in report.skipped] == [
         (7, "this line could not be read as CSV: it and the lines after it were not read")]
+
+
+def workbook() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("xl/worksheets/sheet1.xml", "<sheetData>" + "<c>alice@example.edu</c>" * 40 + "</sheetData>")
+    return buf.getvalue()
+
+
+NOT_TEXT = [
+    (workbook(), "en", "The file is an Excel workbook (.xlsx), not CSV text: nothing was imported."),
+    (workbook(), "zh", "该文件是 Excel 工作簿（.xlsx），不是 CSV 文本：没有导入任何内容。"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00\xff" * 300, "en", "The file is an Office or WPS document"),
+    (b"\xff\x00\xfe\x81\x00" * 200, "en", "The file is not text in UTF-8, UTF-16 or GB18030: nothing was imported."),
+    (b"\xff\x00\xfe\x81\x00" * 200, "zh", "该文件不是 UTF-8、UTF-16 或 GB18030 编码的文本：没有导入任何内容。"),
+]
+
+
+def test_a_roster_that_is_not_text_is_named_for_what_it_is_in_the_readers_language(client, web, course):
+    web.login(client, course["teacher"])
+    for body, lang, said in NOT_TEXT:
+        status, page = import_page(client, body, lang)
+        assert status == 200 and said in html.unescape(page), (lang, said)
