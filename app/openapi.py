@@ -10,6 +10,17 @@ def _err(desc: str) -> dict:
 
 
 def spec() -> dict[str, Any]:
+    """The description, with every GET's 304 (app.api.conditional) added to its responses."""
+    out = _spec()
+    for item in out["paths"].values():
+        if "get" in item:
+            item["get"]["responses"].setdefault("304", {
+                "description": "Not modified: the If-None-Match header named this answer's current ETag (sent "
+                               "with every 200); nothing else is sent."})
+    return out
+
+
+def _spec() -> dict[str, Any]:
     auth = [{"bearer": []}]
     unauth = _err("Missing or invalid token")
     return {
