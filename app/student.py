@@ -263,6 +263,16 @@ def _load_detail(text: str, marker: str) -> str:
     return (match.group(1) if match else text).split("; ")[0].strip()
 
 
+def _column_mark(text: str, column: int | None) -> tuple[str, str, str] | None:
+    """The line split around the character Python's caret points at (column 1-based, characters):
+    (before, at, after). One past the end is where something is missing (``expected ':'``): a blank
+    is marked there. None when the column is unknown or not on this line (the caret would lie)."""
+    if not column or column > len(text) + 1:
+        return None
+    at = text[column - 1:column] or "\u00a0"
+    return text[:column - 1], at, text[column:]
+
+
 def load_failure(result: dict | None, sub: Submission) -> dict | None:
     """When attention.py did not load, what the student must see first: the message in their
     language, the line and the offending source line when known, and how many tests did not run.
@@ -295,20 +305,24 @@ def load_failure(result: dict | None, sub: Submission) -> dict | None:
             if m:
                 shown = str(render(m))
                 break
-    line_match = re.search(r"\bline (\d+)\b", detail_en)
+    # "SyntaxError at line 32, column 9: ..." (grading.proxy.load_error_text: the column is a SyntaxError's)
+    line_match = re.search(r"\bline (\d+)\b(?:, column (\d+)\b)?", detail_en)
     line = int(line_match.group(1)) if line_match else None
-    excerpt: list[tuple[int, str, bool]] = []
+    column = int(line_match.group(2)) if line_match and line_match.group(2) else None
+    excerpt: list[tuple[int, str, bool, tuple[str, str, str] | None]] = []
     if line:
         try:
             source = python_lines(code_text(store().get(sub.code_sha256)))
         except OSError:
             source = []
         if 1 <= line <= len(source):
-            excerpt = [(n, source[n - 1], n == line) for n in range(max(1, line - 2), line + 1)]
+            excerpt = [(n, source[n - 1], n == line, _column_mark(source[n - 1], column) if n == line else None)
+                       for n in range(max(1, line - 2), line + 1)]
     # Not run at all (the runner's Suite.nothing_defined: only comments, docstrings and imports): no
     # "<file> did not load:" lead in the message, and nothing to run on the student's computer.
     loaded = "did not load: " in _en(result.get("message"))
-    return {"message": shown or _("The file could not be imported."), "line": line, "excerpt": excerpt,
+    return {"message": shown or _("The file could not be imported."), "line": line, "column": column,
+            "excerpt": excerpt,
             "not_run": len(tests), "filename": sub.code_filename or "attention.py", "imported": loaded}
 
 

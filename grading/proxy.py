@@ -311,7 +311,11 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         raw = getattr(exc, "message", None) or str(exc)
         m = _clip(raw)
         m_zh = _load_detail_zh(k, lineno, m)
-        text = (msg(f"{k} at line {lineno}: {m}", f"第 {lineno} 行出现 {k}{m_zh}") if lineno else
+        # A SyntaxError's column, as Python's caret shows it: the result page marks it in the line.
+        column = getattr(exc, "offset", None) if lineno else None
+        where = msg(f"line {lineno}, column {column}", f"第 {lineno} 行第 {column} 列") if column else \
+            msg(f"line {lineno}", f"第 {lineno} 行")
+        text = (msg(f"{k} at {where['en']}: {m}", f"{where['zh']}出现 {k}{m_zh}") if lineno else
                 msg(f"{k} while importing {filename}: {m}", f"导入 {filename} 时出现 {k}{m_zh}"))
         hinted = with_hint(text, load_hint(source, k, lineno, str(raw), filename))
         note = _import_note(exc, packages)

@@ -46,8 +46,9 @@ class SandboxError(Exception):
 class StudentError(SandboxError):
     """The student's code raised (SyntaxError at load included)."""
 
-    def __init__(self, kind: str, message: str, lineno: int | None = None):
-        self.kind, self.message, self.lineno = kind, message, lineno
+    def __init__(self, kind: str, message: str, lineno: int | None = None, offset: int | None = None):
+        # offset: the column of a SyntaxError (1-based, characters), as Python's caret shows it
+        self.kind, self.message, self.lineno, self.offset = kind, message, lineno, offset
         where = f" (line {lineno})" if lineno is not None else ""
         super().__init__(f"{kind}: {message}{where}")
 
@@ -870,7 +871,9 @@ class Session:
         kind = kind[:100] if isinstance(kind, str) and kind.isidentifier() else "Exception"
         message = message[:2000] if isinstance(message, str) else ""
         lineno = lineno if type(lineno) is int and 0 <= lineno < 10_000_000 else None
-        raise StudentError(kind, message, lineno)
+        offset = err.get("offset")
+        offset = offset if lineno is not None and type(offset) is int and 0 < offset < 10_000_000 else None
+        raise StudentError(kind, message, lineno, offset)
 
     # ------------------------------------------------------------------ public ops
     def load(self) -> None:

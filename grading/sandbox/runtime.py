@@ -2,8 +2,9 @@
 
 Imported by the zygote *before* any fork: the jail cannot import anything from the project tree.
 Every request is ``{"op": ..., "seq": n, ...}``; every reply is ``{"seq": n, "ok": True, "value": v}`` or
-``{"seq": n, "ok": False, "error": {"kind", "message", "lineno"}}``. The trusted side treats every reply as
-untrusted data (student code shares this process and can forge anything it likes).
+``{"seq": n, "ok": False, "error": {"kind", "message", "lineno", "offset"}}`` (offset: a SyntaxError's
+column). The trusted side treats every reply as untrusted data (student code shares this process and
+can forge anything it likes).
 """
 
 from __future__ import annotations
@@ -94,10 +95,14 @@ class Runtime:
             kind = str(type(e).__name__)[:100]
         except BaseException:  # noqa: BLE001
             kind = "Exception"
-        lineno = None
+        lineno = offset = None
         if isinstance(e, SyntaxError) and getattr(e, "filename", None) == self.filename:
             ln = getattr(e, "lineno", None)
             lineno = ln if type(ln) is int else None
+            # The column Python's own traceback points its caret at (1-based, in characters of the
+            # line): the result page names it and marks it in the line shown.
+            col = getattr(e, "offset", None)
+            offset = col if type(col) is int and col > 0 else None
         tb = e.__traceback__
         while tb is not None:
             try:
@@ -111,7 +116,9 @@ class Runtime:
             message = msg[:MESSAGE_CAP] if isinstance(msg, str) else _safe_str(e)
         else:
             message = _safe_str(e)
-        return {"kind": kind, "message": message, "lineno": lineno}
+        if offset is not None and lineno != getattr(e, "lineno", None):
+            offset = None      # the line is a frame's (code compiling more code), not the error's own
+        return {"kind": kind, "message": message, "lineno": lineno, "offset": offset}
 
     # ------------------------------------------------------------------ watch wrappers
     @staticmethod

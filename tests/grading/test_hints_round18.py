@@ -196,14 +196,14 @@ UNLOADABLE = SUBMISSIONS / "faulty" / "unloadable"
 # file -> what its load error must say, in English and in Chinese (the error, its line, the checked hint)
 LOAD_ERRORS = {
     "syntax_error_last_line": (
-        ["SyntaxError at line 60: '(' was never closed", "Hint: line 60 opens 3 '(' and closes 2 ')': add the missing ')'"],
-        ["第 60 行出现 SyntaxError", "第 60 行有 3 个“(”，却只有 2 个“)”：请在表达式结束处补上缺少的“)”"]),
+        ["SyntaxError at line 60, column 10: '(' was never closed", "Hint: line 60 opens 3 '(' and closes 2 ')': add the missing ')'"],
+        ["第 60 行第 10 列出现 SyntaxError", "第 60 行有 3 个“(”，却只有 2 个“)”：请在表达式结束处补上缺少的“)”"]),
     "indentation_error": (
-        ["IndentationError at line 19", "line 19 is indented by 6 spaces and line 18 before it by 12"],
-        ["第 19 行出现 IndentationError", "第 19 行缩进了 6 个空格"]),
+        ["IndentationError at line 19, column 46", "line 19 is indented by 6 spaces and line 18 before it by 12"],
+        ["第 19 行第 46 列出现 IndentationError", "第 19 行缩进了 6 个空格"]),
     "tabs_spaces_mixed": (
-        ["TabError at line 20", "line 20 is indented with tabs where the lines around it use the other"],
-        ["第 20 行出现 TabError", "第 20 行用制表符（Tab）缩进"]),
+        ["TabError at line 20, column 1", "line 20 is indented with tabs where the lines around it use the other"],
+        ["第 20 行第 1 列出现 TabError", "第 20 行用制表符（Tab）缩进"]),
     "gbk_chinese_comments": (
         ["not valid UTF-8 (first bad byte at line 9, column 3)", "GBK/GB18030"],
         ["第 9 行第 3 列", "GBK/GB18030 编码"]),
@@ -222,9 +222,9 @@ LOAD_ERRORS = {
         ["第 9 行出现 NameError", "提示：第 9 行用到了 `nn`，而 attention.py 中没有任何地方导入、赋值或定义它：请在文件开头加上 "
          "`from torch import nn`。"]),
     "empty_method_body": (
-        ["IndentationError at line 39", "Hint: line 36 ends with ':' and opens a block, but no code follows it (line 37 "
+        ["IndentationError at line 39, column 5", "Hint: line 36 ends with ':' and opens a block, but no code follows it (line 37 "
          "holds only a comment, and a comment is not code): line 39, the next line of code, starts with `def`"],
-        ["第 39 行出现 IndentationError", "第 36 行以“:”结尾，开始了一个代码块，但它下面没有代码（第 37 行只有注释，注释不算代码）"]),
+        ["第 39 行第 5 列出现 IndentationError", "第 36 行以“:”结尾，开始了一个代码块，但它下面没有代码（第 37 行只有注释，注释不算代码）"]),
     "toplevel_int_input": (
         ["ValueError at line 58: invalid literal for int() with base 10: ''", "Hint: line 58 runs when the grader "
          "imports your file (input() gets no keyboard input there)"],
