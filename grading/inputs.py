@@ -591,7 +591,7 @@ def _audit_precheck(filename: str | None, data: bytes) -> bool:
     _refuse_audit_document(ext, data)
     if ext not in AUDIT_TEXT_EXTENSIONS + AUDIT_PDF_EXTENSIONS:
         plain_en = plain_zh = ""
-        if ext in (".rst", ".tex", ".org", ".text", ".rmd", ".qmd", ".adoc", ".markdown~"):
+        if ext in _PLAIN_TEXT_EXTENSIONS:
             plain_en = " This kind of file is plain text: rename it to audit.txt (or audit.md) and upload it again."
             plain_zh = "这类文件本身就是纯文本：请把它重命名为 audit.txt（或 audit.md）后重新上传。"
         raise InputError(
@@ -624,6 +624,9 @@ def _audit_precheck(filename: str | None, data: bytes) -> bool:
 
 _AUDIT_DOCUMENT_EXTENSIONS = {".docx": "Word", ".doc": "Word", ".wps": "WPS", ".pages": "Pages",
                               ".rtf": "RTF", ".odt": "OpenDocument (LibreOffice)"}
+# Web pages (refused with "print it to PDF") and plain-text formats under another name ("rename it").
+_HTML_EXTENSIONS = (".html", ".htm", ".mhtml", ".mht")
+_PLAIN_TEXT_EXTENSIONS = (".rst", ".tex", ".org", ".text", ".rmd", ".qmd", ".adoc", ".markdown~")
 
 
 def _audit_document_kind(ext: str, data: bytes) -> tuple[str, tuple[str, ...]] | None:
@@ -686,8 +689,8 @@ def _refuse_audit_document(ext: str, data: bytes) -> None:
             "Markdown (.md) 或 PDF；JupyterLab：File → Save and Export Notebook As → Markdown；Colab 或 VS Code："
             f"打印为 PDF（文件 → 打印 → 另存为 PDF）；{copy_zh}。",
         )
-    if ext in (".html", ".htm", ".mhtml", ".mht"):
-        named_en, named_zh = _named(ext, (".html", ".htm", ".mhtml", ".mht"))
+    if ext in _HTML_EXTENSIONS:
+        named_en, named_zh = _named(ext, _HTML_EXTENSIONS)
         raise InputError(
             "audit_bad_type",
             f"{types_en}: this is a web page (HTML){named_en}. Open it in the browser and print it to PDF "
@@ -1420,15 +1423,26 @@ def _figure_stats(im) -> dict:
 # page's own check (app/static/app.js) stops a wrong extension before anything is sent; it said only "has the
 # wrong type for this field: use .py .py.txt", never the refusal's advice (export a notebook, save Word as PDF,
 # WebP as PNG). It now shows the refusal the validators give such a file, computed here from these samples.
+# The extensions are the validators' own (round 29): a hand-kept list had left out HEIC/HEIF (an iPhone's
+# photo), AVIF, PSD and ICO, which the figure's refusal explains, and WPS, web pages and plain-text formats,
+# which the audit's does: the page said "wrong type" where the server would have said how to convert.
 _ZIP = _ZIP_MAGIC + b"\x00" * 60
+# one file of each format the figure's sniffer names (_sniff_figure_format), under each of its extensions
+_FIGURE_FORMAT_SAMPLES = (
+    b"RIFF\x00\x00\x00\x00WEBPVP8 " + b"\x00" * 16, b"\x00\x00\x00\x1cftypavif" + b"\x00" * 16,
+    b"\x00\x00\x00\x18ftypheic" + b"\x00" * 16, b"GIF89a" + b"\x00" * 16, b"BM" + b"\x00" * 40,
+    b"II*\x00" + b"\x00" * 16, PDF_MAGIC + b"1.4\n", b"<svg xmlns='http://www.w3.org/2000/svg'></svg>",
+    b"8BPS" + b"\x00" * 22, b"\x00\x00\x01\x00" + b"\x00" * 18,
+)
 _WRONG_PICKS: dict[str, dict[str, bytes]] = {
     "code": {".ipynb": b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', ".txt": b"x = 1\n",
              ".zip": _ZIP, ".pdf": PDF_MAGIC + b"1.4\n", ".docx": _ZIP, ".png": PNG_MAGIC + b"\x00" * 24},
-    "audit": {".docx": _ZIP, ".doc": _OLE2_MAGIC + b"\x00" * 56, ".rtf": b"{\\rtf1 x}",
+    # a document is recognised by its name as well as by its content: any bytes give its advice
+    "audit": {**{ext: b"x" for ext in (*_AUDIT_DOCUMENT_EXTENSIONS, *_HTML_EXTENSIONS, *_PLAIN_TEXT_EXTENSIONS)},
+              ".docx": _ZIP, ".doc": _OLE2_MAGIC + b"\x00" * 56, ".rtf": b"{\\rtf1 x}",
               ".odt": _ZIP, ".pages": _ZIP, ".zip": _ZIP, ".ipynb": b'{"cells": [], "nbformat": 4}'},
-    "figure": {".webp": b"RIFF\x00\x00\x00\x00WEBPVP8 " + b"\x00" * 16, ".gif": b"GIF89a" + b"\x00" * 16,
-               ".bmp": b"BM" + b"\x00" * 40, ".svg": b"<svg xmlns='http://www.w3.org/2000/svg'></svg>",
-               ".pdf": PDF_MAGIC + b"1.4\n", ".tif": b"II*\x00" + b"\x00" * 16, ".tiff": b"II*\x00" + b"\x00" * 16},
+    "figure": {ext: sample for sample in _FIGURE_FORMAT_SAMPLES
+               for ext in (_sniff_figure_format(sample) or ("", ()))[1]},
 }
 
 
