@@ -250,10 +250,23 @@
     });
   }
   focusableScrollers();
+
+  /* A load error's marked column can lie past a phone's width in its scrolling excerpt: the student saw
+     the line's start and not the mark. Scroll the excerpt (never the page) so that the mark is in view. */
+  function showMarkedColumns(root) {
+    (root || document).querySelectorAll(".excerpt pre").forEach(function (pre) {
+      var mark = pre.querySelector("mark.column");
+      if (!mark || pre.scrollWidth <= pre.clientWidth + 1) return;
+      var m = mark.getBoundingClientRect(), p = pre.getBoundingClientRect();
+      if (m.left >= p.left && m.right <= p.right) return;
+      pre.scrollLeft += m.left - p.left - p.width / 2;
+    });
+  }
+  showMarkedColumns();
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(function () { focusableScrollers(); }, 200);
+    resizeTimer = setTimeout(function () { focusableScrollers(); showMarkedColumns(); }, 200);
   });
 
   /* ---- live status of a submission ------------------------------------------------------- */
@@ -298,7 +311,7 @@
       .then(function (html) {
         if (html === null) return;
         var box = document.getElementById("result");
-        if (box) { box.innerHTML = html; localTimes(box); focusableScrollers(box); }
+        if (box) { box.innerHTML = html; localTimes(box); focusableScrollers(box); showMarkedColumns(box); }
       });
   }
   function tick() {

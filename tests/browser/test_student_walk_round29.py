@@ -52,9 +52,12 @@ def test_a_missing_colon_is_shown_at_its_line_and_column_with_the_place_marked(a
     expect(box).to_contain_text(said)
     mark = box.locator(".hit mark.column")
     expect(mark).to_have_count(1)
-    # the mark sits on the highlighted line, right after the signature's ')', and can be scrolled to
+    # the mark sits on the highlighted line, right after the signature's ')', and is in view: on a phone the
+    # excerpt scrolls sideways, and it showed the line's start with the mark 500 px to the right, out of sight
     hit, spot = box.locator(".hit").bounding_box(), mark.bounding_box()
     assert hit["y"] <= spot["y"] < hit["y"] + hit["height"] and spot["width"] > 0
+    shown = box.locator("pre").bounding_box()
+    assert shown["x"] <= spot["x"] and spot["x"] + spot["width"] <= shown["x"] + shown["width"], (spot, shown)
     before = page.evaluate("() => document.querySelector('#load-error .hit mark.column').previousSibling.textContent")
     assert before.endswith("return_weights=False)")
     # keyboard only: the excerpt (it scrolls sideways on a phone) is reached with Tab
