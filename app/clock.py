@@ -9,9 +9,11 @@ for a UTC timestamp function (`@compiles`); columns stay naive UTC `timestamp`s 
 
 * PostgreSQL: `statement_timestamp() AT TIME ZONE 'utc'` (the time of the statement, not of a
   long transaction's start, which `now()` returns), plus the offset as an interval;
-* SQLite: `strftime('%Y-%m-%d %H:%M:%f', 'now', '+N seconds')`, the text format SQLAlchemy
-  stores DateTime columns in, so comparisons of stored and computed values stay textual and
-  ordered.
+* SQLite: `strftime('%Y-%m-%d %H:%M:%f', 'now', '+N seconds') || '000'`, the text format
+  SQLAlchemy stores and binds DateTime values in ("06:32:02.168000": %f gives milliseconds, the
+  three zeros make them microseconds), so comparisons of stored, bound and computed values stay
+  textual and ordered. Without the zeros a run's stored "…02.168" sorted before the same instant
+  read back and bound ("…02.168000"), and a student alone in the queue had one run ahead: its own.
 """
 
 from __future__ import annotations
@@ -52,8 +54,8 @@ def _pg(element: db_now, compiler: Any, **kw: Any) -> str:
 @compiles(db_now, "sqlite")
 def _sqlite(element: db_now, compiler: Any, **kw: Any) -> str:
     if element.offset_s:
-        return f"strftime('%Y-%m-%d %H:%M:%f', 'now', '{element.offset_s:+.6f} seconds')"
-    return "strftime('%Y-%m-%d %H:%M:%f', 'now')"
+        return f"(strftime('%Y-%m-%d %H:%M:%f', 'now', '{element.offset_s:+.6f} seconds') || '000')"
+    return "(strftime('%Y-%m-%d %H:%M:%f', 'now') || '000')"
 
 
 @compiles(db_now)
