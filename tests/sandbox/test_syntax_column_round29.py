@@ -45,3 +45,20 @@ def test_a_syntax_error_of_other_text_or_of_a_frame_line_gives_no_column():
         info = rt.error_info(e)
     assert info["lineno"] == 3 and info["offset"] is None
     assert rt.error_info(ValueError("x"))["offset"] is None
+
+
+@pytest.mark.slow
+def test_the_jail_replies_the_column_and_the_trusted_side_keeps_only_a_plausible_one(executor):
+    from grading.sandbox import StudentError
+
+    src = "import torch\n\nx = 1\ndef f(x)\n    pass\n"
+    with executor.session(src, "attention.py", "attention") as s:
+        with pytest.raises(StudentError) as ei:
+            s.load()
+    assert (ei.value.kind, ei.value.lineno, ei.value.offset) == ("SyntaxError", 4, 9)
+    # the student's code can raise a SyntaxError of its own, naming its file, with any column
+    forged = "raise SyntaxError('x', ('attention.py', 1, 10 ** 9, 'raise'))\n"
+    with executor.session(forged, "attention.py", "attention") as s:
+        with pytest.raises(StudentError) as ei:
+            s.load()
+    assert ei.value.lineno == 1 and ei.value.offset is None
