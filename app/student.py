@@ -443,8 +443,11 @@ def comparison(a: Submission, b: Submission) -> dict:
                         "delta": (tb["counted"] - ta["counted"]) if ta and tb else None})
     changed.sort(key=lambda c: (c["delta"] is None, c["delta"] or 0))
     same = len([t for t in tests_b if t in tests_a]) - len([c for c in changed if c["a"] and c["b"]])
+    # An attempt whose file did not load: its error first, as on its result page (the rows alone listed
+    # every test as failed with "not run", and the SyntaxError with its line was one click away).
+    loads = [(sub, load) for sub, r in ((a, ra), (b, rb)) if (load := load_failure(r, sub))]
     return dict(a=a, b=b, score_a=sa, score_b=sb, categories=categories, changed=changed, same=same,
-                rubric=rubric, instructor=instructor, loc=locale(), attempts=siblings(b))
+                rubric=rubric, instructor=instructor, loc=locale(), attempts=siblings(b), loads=loads)
 
 
 @bp.get("/submissions/<int:submission_id>/status")
