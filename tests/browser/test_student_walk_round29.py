@@ -105,3 +105,38 @@ def test_a_picked_file_of_a_format_the_server_explains_gets_that_advice_on_a_pho
     assert overflow(page) == []
     assert axe_violations(page) == []
     ctx.close()
+
+
+def test_comparing_with_an_attempt_that_did_not_load_says_why_on_a_phone_and_opens_by_keyboard(
+        app, web, factory, live_server, browser):
+    from app.storage import BlobStore
+    from app.submitting import Upload, submit
+
+    a = factory.assignment()
+    alice = factory.student(email="alice@example.edu", name="王小明")
+    store = BlobStore(app.config["UPLOAD_DIR"])
+    good = submit(a, alice, Upload("attention.py", GOOD_CODE), store=store, max_pending=0)
+    web.grade(good, full_result())
+    broken = submit(a, alice, Upload("attention.py", SOURCE.encode()), store=store, max_pending=0)
+    error = load_error_text(StudentError("SyntaxError", "expected ':'", 7, len(SIGNATURE) + 1), source=SOURCE)
+    result = load_failure(full_result())
+    result["message"] = {"en": f"attention.py did not load: {error['en']}", "zh": f"attention.py 无法导入：{error['zh']}"}
+    result["load_error"] = error
+    web.grade(broken, result)
+    ctx, page = new_page(browser, 390, "zh-CN")
+    login(page, live_server, alice.email)
+    page.goto(f"{live_server}/lang/zh")
+    page.goto(f"{live_server}/submissions/compare?a={good.id}&b={broken.id}")
+    lead = page.locator("[data-load-error]")
+    expect(lead).to_contain_text("第 2 次提交：attention.py 无法导入，所以它的测试都没有运行。")
+    expect(lead).to_contain_text(f"第 7 行第 {len(SIGNATURE) + 1} 列出现 SyntaxError")
+    expect(page.locator("#cmp-tests ~ details table")).not_to_be_visible()
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.tagName === 'SUMMARY'"):
+            break
+    page.keyboard.press("Enter")
+    expect(page.locator("#cmp-tests ~ details table")).to_be_visible()
+    assert overflow(page) == []
+    assert axe_violations(page) == []
+    ctx.close()
