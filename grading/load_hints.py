@@ -1102,6 +1102,38 @@ def _class_named(tree: ast.Module, name: str) -> ast.ClassDef | None:
     return next((n for n in _walk(tree) if isinstance(n, ast.ClassDef) and n.name == name), None)
 
 
+def class_family(tree: ast.Module, cls_name: str) -> list[tuple[str, ast.AST]]:
+    """(owner, node) of the code class ``cls_name`` runs: the class itself first, then the base classes the
+    file defines, the file's classes it builds (``self.core = Core()``) and the file's top-level functions it
+    calls by name (and theirs in turn), each once: a line a hint shows is found in the class that does it,
+    and said with that class's name. Empty when the file has no such top-level class."""
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    if cls_name not in classes:
+        return []
+    found: list[tuple[str, ast.AST]] = []
+    seen: set[str] = set()
+    todo = [cls_name]
+    while todo:
+        name = todo.pop(0)
+        node = classes.get(name) or functions.get(name)
+        if name in seen or node is None:
+            continue
+        seen.add(name)
+        found.append((name, node))
+        bases = [b.id for b in node.bases if isinstance(b, ast.Name)] if isinstance(node, ast.ClassDef) else []
+        called = [n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+        todo.extend(n for n in (*bases, *called) if n in classes or n in functions)
+    return found
+
+
+def where_in(line: int, owner: str, cls_name: str) -> Msg:
+    """"line N", with the class or function it is in when that is not ``cls_name`` itself."""
+    if owner == cls_name:
+        return msg(f"line {line}", f"第 {line} 行")
+    return msg(f"line {line} (in {owner})", f"第 {line} 行（在 {owner} 中）")
+
+
 def _parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     a = fn.args
     names = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
@@ -1277,26 +1309,29 @@ def _inplace_backward_lines(source: str, cls_name: str) -> Msg | None:
         tree = parse_source(source)
         if tree is None:
             return None
-        cls = _class_named(tree, cls_name)
-        if cls is None:
-            return None
-        found: dict[int, tuple[str, Msg]] = {}
-        for fn in (n for n in ast.walk(cls) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
-            numbers = _number_names(fn)
-            for stmt in ast.walk(fn):
-                if isinstance(stmt, ast.stmt) and stmt is not fn and stmt.lineno not in found \
-                        and (change := _inplace_change(stmt, source)) is not None \
-                        and not (isinstance(stmt, ast.AugAssign) and change[0] in numbers):
-                    found[stmt.lineno] = change
+        found: dict[int, tuple[str, Msg, str]] = {}
+        # the class's own methods, and those of the base classes and helpers it runs (said with their name)
+        for owner, node in class_family(tree, cls_name):
+            for fn in (n for n in ast.walk(node) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+                numbers = _number_names(fn)
+                for stmt in ast.walk(fn):
+                    if isinstance(stmt, ast.stmt) and stmt is not fn and stmt.lineno not in found \
+                            and (change := _inplace_change(stmt, source)) is not None \
+                            and not (isinstance(stmt, ast.AugAssign) and change[0] in numbers):
+                        found[stmt.lineno] = (*change, owner)
     except (RecursionError, MemoryError, ValueError):
         return None
     if not found:
         return None
     shown = sorted(found.items())[:_SHOWN_INPLACE]
-    lines_en = ", ".join(f"{n} ({name})" for n, (name, _) in shown)
-    lines_zh = "、".join(f"第 {n} 行（{name}）" for n, (name, _) in shown)
-    fixes_en = "; ".join(fix["en"] for _, (_, fix) in shown)
-    fixes_zh = "；".join(fix["zh"] for _, (_, fix) in shown)
+
+    def other(owner: str, sep: str, words: str) -> str:
+        return "" if owner == cls_name else f"{sep}{words.format(owner)}"
+
+    lines_en = ", ".join(f"{n} ({name}{other(owner, ', ', 'in {}')})" for n, (name, _, owner) in shown)
+    lines_zh = "、".join(f"第 {n} 行（{name}{other(owner, '，', '在 {} 中')}）" for n, (name, _, owner) in shown)
+    fixes_en = "; ".join(fix["en"] for _, (_, fix, _) in shown)
+    fixes_zh = "；".join(fix["zh"] for _, (_, fix, _) in shown)
     one = len(shown) == 1
     return msg(f"autograd saved a tensor in the forward pass that was changed in place afterwards; {cls_name} "
                f"changes a tensor in place on line{'' if one else 's'} {lines_en}: compute "

@@ -14,7 +14,6 @@ what was seen against what was expected. Trusted side only, plain tensors.
 from __future__ import annotations
 
 import ast
-import functools
 import itertools
 from typing import Any, Protocol
 
@@ -22,8 +21,14 @@ import torch
 from torch import Tensor
 
 from grader_tests.attention import cases as C
+from grader_tests.attention import source_lines
 from grader_tests.attention.checks import abs_diff, identical
+from grader_tests.attention.source_lines import SOFTMAX_MODULES as _SOFTMAX_MODULES
+from grader_tests.attention.source_lines import dotted_path as _path
+from grader_tests.attention.source_lines import torch_names as _torch_names
+from grader_tests.attention.source_lines import tree_of as _tree
 from grading.i18n import SEMI, Msg, cat, msg
+from grading.load_hints import where_in
 from grading.proxy import Feedback
 
 MATCH_TOL = 1e-4   # the student's numbers "are" a fault model within this (float32 rounding and more)
@@ -55,9 +60,12 @@ FAULTS: dict[str, Msg] = {
                           "of sqrt(dk), each head's own size q.shape[-1]",
                           "权重等于 softmax(QK^T / sqrt(H * dk))，其中 H = q.shape[1] 为 head 数：score 除以的是 "
                           "d_model（所有 head 的特征合计）的平方根，应除以每个 head 自己的维度 dk = q.shape[-1] 的平方根"),
-    "softmax_query_axis": msg("the columns sum to 1 instead of the rows: the softmax runs over the query axis "
-                              "(dim=-2); it must normalise over the keys (dim=-1)",
-                              "每一列的和为 1 而不是每一行：softmax 沿 query 轴（dim=-2）做了归一化，应沿 key 轴（dim=-1）"),
+    # No dim of the student's is claimed here: scores laid out keys first ('bhqd,bhkd->bhkq') reach the query
+    # axis with dim=-1 (the line that does it is added from the source, source_lines.softmax_axis_note).
+    "softmax_query_axis": msg("the columns sum to 1 instead of the rows: the softmax runs over the query axis; it "
+                              "must normalise over the keys (dim=-1 of scores laid out [B, H, Nq, Nk])",
+                              "每一列的和为 1 而不是每一行：softmax 沿 query 轴做了归一化，应沿 key 轴归一化"
+                              "（score 按 [B, H, Nq, Nk] 排列时为 dim=-1）"),
     "softmax_head_axis": msg("the weights are normalised across heads (softmax over dim=1): each query row "
                              "must be normalised over the keys (dim=-1)",
                              "权重在不同 head 之间做了归一化（softmax 沿 dim=1）：每个 query 行应沿 key 轴（dim=-1）归一化"),
@@ -101,21 +109,21 @@ FAULTS: dict[str, Msg] = {
                       "输出与 self-attention 在给定 mask 之外又加了一个因果 mask 的结果一致（每个 query 只读取位置不在它之后"
                       "的 key，像解码器那样）：MultiHeadAttention 只应使用 "
                       "additive_mask 和 key_padding_mask；需要因果 mask 时应作为 additive_mask 传入"),
+    # Named from the weights: how the mask was built is said only from the source (source_lines.causal_note).
     "causal_diagonal": msg("the weights match a causal mask off by one, applied on top of the mask given: each query "
-                           "is blocked from its own position too (torch.triu(..., diagonal=0)), so query 0 reads no key "
-                           "and its row is NaN; ScaledDotProductAttention applies only the additive_mask it is given, "
-                           "and a causal mask, where one is wanted, blocks only the later keys (diagonal=1)",
-                           "权重与在给定 mask 之外又加了一个错位一格的因果 mask 的结果一致：每个 query 连自己的位置也被屏蔽"
-                           "（torch.triu(..., diagonal=0)），因此 query 0 读不到任何 key，该行为 NaN；"
-                           "ScaledDotProductAttention 只应使用传给它的 additive_mask，需要因果 mask 时只屏蔽之后的 key"
-                           "（diagonal=1）"),
+                           "is blocked from its own position too, so query 0 reads no key and its row is NaN; "
+                           "ScaledDotProductAttention applies only the additive_mask it is given, and a causal mask, "
+                           "where one is wanted, blocks only the later keys (torch.triu(..., diagonal=1))",
+                           "权重与在给定 mask 之外又加了一个错位一格的因果 mask 的结果一致：每个 query 连自己的位置也被屏蔽，"
+                           "因此 query 0 读不到任何 key，该行为 NaN；ScaledDotProductAttention 只应使用传给它的 "
+                           "additive_mask，需要因果 mask 时只屏蔽之后的 key（torch.triu(..., diagonal=1)）"),
     "causal_ahead": msg("the weights match a causal mask off by one, applied on top of the mask given: each query "
-                        "also reads the key right after its own position (torch.triu(..., diagonal=2)); "
-                        "ScaledDotProductAttention applies only the additive_mask it is given, and a causal mask, "
-                        "where one is wanted, blocks every later key (diagonal=1)",
-                        "权重与在给定 mask 之外又加了一个错位一格的因果 mask 的结果一致：每个 query 还读取了紧随其后的一个 key"
-                        "（torch.triu(..., diagonal=2)）；ScaledDotProductAttention 只应使用传给它的 additive_mask，"
-                        "需要因果 mask 时应屏蔽之后的所有 key（diagonal=1）"),
+                        "also reads the key right after its own position; ScaledDotProductAttention applies only the "
+                        "additive_mask it is given, and a causal mask, where one is wanted, blocks every later key "
+                        "(torch.triu(..., diagonal=1))",
+                        "权重与在给定 mask 之外又加了一个错位一格的因果 mask 的结果一致：每个 query 还读取了紧随其后的一个 "
+                        "key；ScaledDotProductAttention 只应使用传给它的 additive_mask，需要因果 mask 时应屏蔽之后的所有 "
+                        "key（torch.triu(..., diagonal=1)）"),
     "mask_inverted": msg("the mask acts inverted: the allowed positions (0.0) are blocked and the blocked "
                          "ones (-inf) are read",
                          "mask 的作用反了：允许读取的位置（0.0）被屏蔽，而被禁止的位置（-inf）被读取"),
@@ -131,9 +139,10 @@ FAULTS: dict[str, Msg] = {
                                    "输出与不做 transpose、直接 view(B, H, N, head_dim)（或 reshape）拆分 head，再用 "
                                    "transpose(1, 2) 合并的结果一致：拆分与合并并不互逆；应使用 "
                                    "view(B, N, H, head_dim).transpose(1, 2) 拆分"),
-    "merge_no_transpose": msg("the output matches heads merged with reshape(B, N, H * head_dim) without "
+    # "(or view)": the same numbers, and the student who wrote view must recognise the line
+    "merge_no_transpose": msg("the output matches heads merged with reshape(B, N, H * head_dim) (or view) without "
                               "transpose(1, 2) first",
-                              "输出与合并 head 时没有先 transpose(1, 2) 就 reshape(B, N, H * head_dim) 的结果一致"),
+                              "输出与合并 head 时没有先 transpose(1, 2) 就 reshape(B, N, H * head_dim)（或 view）的结果一致"),
     "merge_dim_first": msg("the output matches heads merged in the wrong order (features of one position "
                            "across heads first): merge with transpose(1, 2).reshape(B, N, H * head_dim)",
                            "输出与按错误顺序合并 head 的结果一致：应使用 transpose(1, 2).reshape(B, N, H * head_dim)"),
@@ -487,30 +496,6 @@ def _confirmed(student: SdpaCaller | None, fault: str, q: Tensor, k: Tensor, v: 
 # What a name imported from torch stands for, by its dotted path (``import torch.nn.functional as F``:
 # F -> torch.nn.functional; ``from torch.nn import Softmax``: Softmax -> torch.nn.Softmax).
 _SOFTMAX_FUNCTION = "torch.nn.functional.softmax"
-_SOFTMAX_MODULES = ("torch.nn.Softmax", "torch.nn.modules.activation.Softmax")
-
-
-def _torch_names(tree: ast.Module) -> dict[str, str]:
-    names: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                if a.name.split(".")[0] == "torch":
-                    names[a.asname or a.name.split(".")[0]] = a.name if a.asname else "torch"
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "torch":
-            for a in node.names:
-                names[a.asname or a.name] = f"{node.module}.{a.name}"
-    return names
-
-
-def _path(node: ast.AST, names: dict[str, str]) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name) or node.id not in names:
-        return None
-    return ".".join([names[node.id], *reversed(parts)])
 
 
 def _no_dim(call: ast.Call, position: int) -> bool:
@@ -521,15 +506,6 @@ def _no_dim(call: ast.Call, position: int) -> bool:
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return False                    # *args / **kwargs: the dim cannot be read
     return all(isinstance(g, ast.Constant) and g.value is None for g in given)
-
-
-@functools.lru_cache(maxsize=4)
-def _tree(source: str) -> ast.Module | None:
-    """The source's tree, parsed once per grading however many hints read it (None: it does not parse)."""
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 def softmax_without_dim(source: str | None) -> list[tuple[int, str]]:
@@ -599,22 +575,20 @@ def dropout_always_on(source: str | None) -> list[tuple[int, str]]:
 _GRAPH_CUTS = frozenset({"detach", "detach_", "numpy", "item", "tolist", "no_grad", "inference_mode"})
 
 
-def graph_cuts(source: str | None, cls_name: str = "ScaledDotProductAttention") -> list[tuple[int, str]]:
-    """(line, code) of each call in class ``cls_name`` of the source that autograd does not follow
-    (``.detach()``, ``.numpy()``, ``.item()``, ``.tolist()``, ``torch.no_grad()``, ``torch.inference_mode()``),
-    first three in line order: what the class's code shows, whether or not that call is on the output's path."""
-    tree = _tree(source) if isinstance(source, str) else None
-    if tree is None:
-        return []
-    found: dict[int, str] = {}       # one per line: the outermost call (x.detach().numpy(), not x.detach())
-    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls_name):
-        for node in ast.walk(cls):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _GRAPH_CUTS:
-                code = ast.get_source_segment(source, node) or ast.unparse(node)
-                code = code if len(code) <= 50 and "\n" not in code else f".{node.func.attr}(...)"
-                if len(code) > len(found.get(node.lineno, "")):
-                    found[node.lineno] = code
-    return sorted(found.items())[:3]
+def graph_cuts(source: str | None, cls_name: str = "ScaledDotProductAttention") -> list[tuple[int, str, str]]:
+    """(line, code, owner) of each call in the code class ``cls_name`` runs (its own, its base classes' and
+    helpers' the file defines: ``source_lines.family``) that autograd does not follow (``.detach()``,
+    ``.numpy()``, ``.item()``, ``.tolist()``, ``torch.no_grad()``, ``torch.inference_mode()``), first three in
+    line order: what the code shows, whether or not that call is on the output's path."""
+    found: dict[int, tuple[str, str]] = {}  # one per line: the outermost call (x.detach().numpy(), not x.detach())
+    for owner, node in source_lines.family(source, cls_name):
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _GRAPH_CUTS:
+                code = ast.get_source_segment(source, n) or ast.unparse(n)
+                code = code if len(code) <= 50 and "\n" not in code else f".{n.func.attr}(...)"
+                if len(code) > len(found.get(n.lineno, ("",))[0]):
+                    found[n.lineno] = (code, owner)
+    return [(line, code, owner) for line, (code, owner) in sorted(found.items())[:3]]
 
 
 def no_gradient(names: list[str], source: str | None) -> Msg:
@@ -627,8 +601,8 @@ def no_gradient(names: list[str], source: str | None) -> Msg:
     cuts = graph_cuts(source)
     if not cuts:
         return said
-    lines_en = ", ".join(f"line {n}: {code}" for n, code in cuts)
-    lines_zh = "，".join(f"第 {n} 行：{code}" for n, code in cuts)
+    lines_en = ", ".join(f"{where_in(n, owner, 'ScaledDotProductAttention')['en']}: {code}" for n, code, owner in cuts)
+    lines_zh = "，".join(f"{where_in(n, owner, 'ScaledDotProductAttention')['zh']}：{code}" for n, code, owner in cuts)
     return cat(said, msg(f"ScaledDotProductAttention calls what autograd does not follow ({lines_en}); the "
                          "gradient must flow from the output back through the weights to q, k and v",
                          f"ScaledDotProductAttention 中有自动求导不会跟踪的调用（{lines_zh}）；梯度必须能从输出经过"
@@ -649,12 +623,25 @@ def randomness(student: object | None = None) -> Msg:
                                       "training=self.training，或使用 nn.Dropout 模块"), sep=SEMI)
 
 
+# The fault models whose line the source can show, by the source_lines note that finds it in a class.
+SOURCE_NOTES = {"softmax_query_axis": source_lines.softmax_axis_note, "qk_swapped": source_lines.keys_first_note,
+                "causal": source_lines.causal_note, "causal_diagonal": source_lines.causal_note,
+                "causal_ahead": source_lines.causal_note, "mha_causal": source_lines.causal_note}
+
+
+def with_source_line(key: str, student: object | None, cls_name: str) -> Msg:
+    """``FAULTS[key]``, and the line of class ``cls_name`` (or of the code it runs) that does it, when the
+    student's source shows one (``SOURCE_NOTES``)."""
+    note = SOURCE_NOTES.get(key)
+    return cat(FAULTS[key], note and note(_student_source(student), cls_name), sep=SEMI)
+
+
 def _sdpa_name(fault: str, on_output: bool, student: object | None = None) -> Msg:
     if fault == "mask_ignored":
         return FAULTS["output_unmasked" if on_output else "weights_unmasked"]
     if fault == "softmax_head_axis":
         return cat(FAULTS[fault], _implicit_dim(_student_source(student)), sep=SEMI)
-    return FAULTS[fault]
+    return with_source_line(fault, student, "ScaledDotProductAttention")
 
 
 def sdpa_weights(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,
@@ -1158,7 +1145,7 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
                 return None
         if fault == "mask_ignored" and (weights is None or weights.shape != case.variant(fault)[1].shape):
             return FAULTS["additive_mask_output_unmasked"]
-        return FAULTS[mha_key(fault, x.shape[-1], head_dim)]
+        return with_source_line(mha_key(fault, x.shape[-1], head_dim), student, "MultiHeadAttention")
     if (names := _biases_left_out(case)) is not None:
         if student is not None:
             probe = probe or _probe_mha(student, case)

@@ -206,7 +206,8 @@ def test_the_inputs_without_a_gradient_are_named_with_the_calls_autograd_does_no
     source = ("import torch\n\n\nclass ScaledDotProductAttention(torch.nn.Module):\n    def forward(self, q, k, v):\n"
               "        w = torch.softmax(q @ k.mT, -1).detach()\n        self.seen = w.detach().numpy()\n"
               "        return w @ v\n\n\nclass Other:\n    def f(self, x):\n        return x.item()\n")
-    assert diagnose.graph_cuts(source) == [(6, "torch.softmax(q @ k.mT, -1).detach()"), (7, "w.detach().numpy()")]
+    assert diagnose.graph_cuts(source) == [(6, "torch.softmax(q @ k.mT, -1).detach()", "ScaledDotProductAttention"),
+                                           (7, "w.detach().numpy()", "ScaledDotProductAttention")]
     said = diagnose.no_gradient(["q", "k"], source)
     assert said["en"].startswith("no gradient reached q and k: the output does not depend on them differentiably; ")
     assert "(line 6: torch.softmax(q @ k.mT, -1).detach(), line 7: w.detach().numpy())" in said["en"], said

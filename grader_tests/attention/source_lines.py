@@ -1,0 +1,255 @@
+"""What a student's source shows about a mistake the numbers already named (round 29).
+
+A named mistake is confirmed on the student's numbers (``diagnose.py``); these helpers only add the line
+that does it, in the student's own terms, and say nothing when the source does not show one line
+unambiguously. A class's code is its own methods, those of the base classes the file defines, those of the
+file's classes it builds (``self.core = Core()``) and the file's functions it calls by name: a line found
+in one of those is said with the class it is in, so "line N" points to the class that does it.
+Trusted side only (the source is text here, never run).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+from grading.i18n import Msg, msg
+from grading.load_hints import class_family, where_in
+
+_SHOWN = 60          # longest code quoted as it is written
+
+
+@functools.lru_cache(maxsize=4)
+def tree_of(source: str) -> ast.Module | None:
+    """The source's tree, parsed once per grading however many hints read it (None: it does not parse)."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def torch_names(tree: ast.Module) -> dict[str, str]:
+    """What a name imported from torch stands for, by its dotted path (``F`` -> torch.nn.functional)."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "torch":
+                    names[a.asname or a.name.split(".")[0]] = a.name if a.asname else "torch"
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "torch":
+            for a in node.names:
+                names[a.asname or a.name] = f"{node.module}.{a.name}"
+    return names
+
+
+def dotted_path(node: ast.AST, names: dict[str, str]) -> str | None:
+    """The dotted torch path ``node`` names (``F.softmax`` -> torch.nn.functional.softmax), or None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in names:
+        return None
+    return ".".join([names[node.id], *reversed(parts)])
+
+
+@functools.lru_cache(maxsize=8)
+def family(source: str | None, cls_name: str) -> tuple[tuple[str, ast.AST], ...]:
+    """``grading.load_hints.class_family`` of the source's tree: the class and the code it runs, by owner."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    return () if tree is None else tuple(class_family(tree, cls_name))
+
+
+def _code(source: str, node: ast.AST) -> str:
+    text = ast.get_source_segment(source, node) or ast.unparse(node)
+    if len(text) <= _SHOWN and "\n" not in text:
+        return text
+    head = text.split("(", 1)[0]
+    return f"{head}(...)" if len(head) <= _SHOWN and "\n" not in head else "..."
+
+
+def _own_first(found: list, cls_name: str) -> list:
+    """The class's own findings when it has any (a wrapper computing its own softmax beside the module it
+    builds), else those of the code it runs."""
+    own = [f for f in found if f[1] == cls_name]
+    return own or found
+
+
+def _int(node: ast.AST | None) -> int | None:
+    """A constant integer as written (``-1``, ``2``), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+_SOFTMAX_FUNCTIONS = ("torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax")
+SOFTMAX_MODULES = ("torch.nn.Softmax", "torch.nn.modules.activation.Softmax")
+_UNREAD = object()       # a dim that cannot be read from the source (a variable, *args)
+
+
+def _softmax_dim(call: ast.Call, names: dict[str, str]) -> object | None:
+    """The dim of a softmax call (an int, or _UNREAD), None when ``call`` is no softmax."""
+    path = dotted_path(call.func, names)
+    if path in _SOFTMAX_FUNCTIONS:
+        position = 1
+    elif path in SOFTMAX_MODULES or (path is None and isinstance(call.func, ast.Attribute)
+                                      and call.func.attr == "softmax"):
+        position = 0                     # nn.Softmax(dim) or tensor.softmax(dim)
+    else:
+        return None
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return _UNREAD
+    given = [k.value for k in call.keywords if k.arg == "dim"]
+    if len(call.args) > position:
+        given.append(call.args[position])
+    value = _int(given[0]) if len(given) == 1 else None
+    return _UNREAD if value is None else value
+
+
+def softmax_calls(source: str | None, cls_name: str) -> list[tuple[int, str, str, object]]:
+    """(line, owner, code, dim) of each softmax in the code class ``cls_name`` runs (``family``)."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    if tree is None:
+        return []
+    names = torch_names(tree)
+    found = []
+    for owner, node in family(source, cls_name):
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call) and (dim := _softmax_dim(n, names)) is not None:
+                found.append((n.lineno, owner, _code(source, n), dim))
+    return sorted(found)
+
+
+def _query_key_names(node: ast.AST) -> tuple[str, str] | None:
+    """The names of the first two parameters (after self) of a class's ``forward`` (or of a function): q and k."""
+    fn = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None) \
+        if isinstance(node, ast.ClassDef) else node
+    if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    args = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    args = args[1:] if args[:1] == ["self"] else args
+    return (args[0], args[1]) if len(args) >= 2 else None
+
+
+def _name_of(node: ast.AST) -> str | None:
+    """The tensor a product operand reads: ``k`` for ``k``, ``k.transpose(-2, -1)``, ``k.mT``, ``k.permute(...)``."""
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Attribute) and node.attr in ("mT", "T"):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("transpose", "permute", "contiguous", "float", "double", "to"):
+            node = node.func.value
+        else:
+            return None
+
+
+def keys_first_scores(source: str | None, cls_name: str) -> tuple[int, str, str] | None:
+    """(line, owner, code) of the product that lays the scores out keys first, [.., Nk, Nq]: an einsum
+    whose output puts k's sequence letter before q's (``einsum('bhqd,bhkd->bhkq', q, k)``), or
+    ``k @ q.transpose(-2, -1)`` / ``torch.matmul(k, q...)``, q and k being the first two
+    parameters of the ``forward`` (or function) it is in. None when the class shows no such product."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    if tree is None:
+        return None
+    names = torch_names(tree)
+    for owner, node in family(source, cls_name):
+        if (qk := _query_key_names(node)) is None:
+            continue
+        q_name, k_name = qk
+        for n in ast.walk(node):
+            operands: list[ast.AST] = []
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
+                operands = [n.left, n.right]
+            elif isinstance(n, ast.Call) and dotted_path(n.func, names) in ("torch.matmul", "torch.bmm") and len(n.args) == 2:
+                operands = list(n.args)
+            elif isinstance(n, ast.Call) and dotted_path(n.func, names) == "torch.einsum" and len(n.args) == 3 \
+                    and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
+                spec = n.args[0].value.replace(" ", "")
+                inputs, _, out = spec.partition("->")
+                parts = inputs.split(",")
+                if len(parts) == 2 and min(len(p) for p in parts) >= 2 and len(out) >= 2:
+                    letters = {_name_of(n.args[1]): parts[0][-2], _name_of(n.args[2]): parts[1][-2]}
+                    if q_name in letters and k_name in letters and out[-2:] == letters[k_name] + letters[q_name]:
+                        return n.lineno, owner, _code(source, n)
+                continue
+            if len(operands) == 2 and [_name_of(o) for o in operands] == [k_name, q_name]:
+                return n.lineno, owner, _code(source, n)
+    return None
+
+
+def softmax_axis_note(source: str | None, cls_name: str) -> Msg | None:
+    """For weights normalised over the queries (confirmed on the numbers): the one softmax of the class,
+    quoted with the axis it normalises; for a softmax over the last axis, the product that put the queries
+    there, when the class shows it. None when the class has no single softmax with a readable dim: the
+    feedback then says only what the numbers show."""
+    calls = _own_first(softmax_calls(source, cls_name), cls_name)
+    if len(calls) != 1 or calls[0][3] is _UNREAD:
+        return None
+    line, owner, code, dim = calls[0]
+    where = where_in(line, owner, cls_name)
+    if dim in (-2, 2):
+        return msg(f"{where['en']}: {code} normalises over dim={dim}, the queries of [B, H, Nq, Nk]",
+                   f"{where['zh']}：{code} 沿 dim={dim} 归一化，即 [B, H, Nq, Nk] 中的 query 轴")
+    said = msg(f"{where['en']}: {code} normalises over dim={dim}, which holds the queries in the tensor it is "
+               "given",
+               f"{where['zh']}：{code} 沿 dim={dim} 归一化，而它得到的 tensor 在这一维上排列的是 query")
+    if dim in (-1, 3) and (layout := keys_first_scores(source, cls_name)) is not None:
+        l_line, l_owner, l_code = layout
+        at = where_in(l_line, l_owner, cls_name)
+        return msg(f"{said['en']}: {at['en']} computes the scores keys first ({l_code}, [B, H, Nk, Nq], i.e. "
+                   "K Q^T); compute them as Q K^T, [B, H, Nq, Nk], or normalise over the keys' axis of this layout "
+                   "(dim=-2)",
+                   f"{said['zh']}：{at['zh']}按先 key 后 query 的顺序计算了 score（{l_code}，[B, H, Nk, Nq]，即 "
+                   "K Q^T）；请按 Q K^T 计算成 [B, H, Nq, Nk]，或在这种排列下沿 key 所在的轴（dim=-2）归一化")
+    return msg(f"{said['en']}: normalise over the axis that holds the keys",
+               f"{said['zh']}：请沿 key 所在的轴归一化")
+
+
+def keys_first_note(source: str | None, cls_name: str) -> Msg | None:
+    """For weights that are softmax(K Q^T) (confirmed on the numbers): the product of the class that lays
+    the scores out keys first, quoted, or None when the class shows none."""
+    layout = keys_first_scores(source, cls_name)
+    if layout is None:
+        return None
+    line, owner, code = layout
+    at = where_in(line, owner, cls_name)
+    return msg(f"{at['en']} computes {code}: keys first, [B, H, Nk, Nq]",
+               f"{at['zh']}计算的是 {code}：key 在前，[B, H, Nk, Nq]")
+
+
+_TRIANGLES = ("torch.triu", "torch.tril")
+
+
+def triangle_calls(source: str | None, cls_name: str) -> list[tuple[int, str, str]]:
+    """(line, owner, code) of each torch.triu / torch.tril / tensor.triu() / tensor.tril() in the code class
+    ``cls_name`` runs: where a causal mask is built."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    if tree is None:
+        return []
+    names = torch_names(tree)
+    found = []
+    for owner, node in family(source, cls_name):
+        for n in ast.walk(node):
+            if not isinstance(n, ast.Call):
+                continue
+            path = dotted_path(n.func, names)
+            if path in _TRIANGLES or (path is None and isinstance(n.func, ast.Attribute)
+                                      and n.func.attr in ("triu", "tril", "triu_", "tril_")):
+                found.append((n.lineno, owner, _code(source, n)))
+    return sorted(found)
+
+
+def causal_note(source: str | None, cls_name: str) -> Msg | None:
+    """For weights that match a causal mask (confirmed on the numbers): the line of the class that builds a
+    triangular matrix, quoted, when it has exactly one; None otherwise (no line is guessed)."""
+    calls = _own_first(triangle_calls(source, cls_name), cls_name)
+    if len(calls) != 1:
+        return None
+    line, owner, code = calls[0]
+    at = where_in(line, owner, cls_name)
+    return msg(f"{at['en']} builds a triangular mask: {code}", f"{at['zh']}构造了三角形 mask：{code}")
