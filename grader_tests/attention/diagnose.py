@@ -532,16 +532,32 @@ def _student_source(student: object | None) -> str | None:
     return source if isinstance(source, str) else None
 
 
-def _implicit_dim(source: str | None) -> Msg | None:
-    """Why the softmax ran over the head axis, when the source shows it: a softmax given no dim."""
-    calls = softmax_without_dim(source)
+def in_class(found: list[tuple[int, str]], source: str | None, cls_name: str | None) -> list[tuple[Msg, str]]:
+    """(where, code) of the (line, code) findings of the whole file that lie in the code class ``cls_name`` runs
+    (``source_lines.family``: a line of another class is not what made this class's result), "line N" said with
+    the class it is in when that is not ``cls_name``; every finding, as "line N", without a class name."""
+    if cls_name is None:
+        return [(msg(f"line {line}", f"第 {line} 行"), code) for line, code in found]
+    spans = [(node.lineno, node.end_lineno or node.lineno, owner) for owner, node in source_lines.family(source, cls_name)]
+    kept = []
+    for line, code in found:
+        owner = next((o for start, end, o in spans if start <= line <= end), None)
+        if owner is not None:
+            kept.append((where_in(line, owner, cls_name), code))
+    return kept
+
+
+def _implicit_dim(source: str | None, cls_name: str | None = None) -> Msg | None:
+    """Why the softmax ran over the head axis, when the source (of class ``cls_name``, when given) shows it:
+    a softmax given no dim."""
+    calls = in_class(softmax_without_dim(source), source, cls_name)
     if not calls:
         return None
-    line, code = calls[0]
+    where, code = calls[0]
     code = code if len(code) <= 60 and "\n" not in code else code.split("(", 1)[0] + "(...)"
-    return msg(f"line {line} calls {code} without dim: for a 4-D tensor PyTorch then picks dim=1 itself (and "
+    return msg(f"{where['en']} calls {code} without dim: for a 4-D tensor PyTorch then picks dim=1 itself (and "
                "warns 'Implicit dimension choice for softmax has been deprecated'); pass dim=-1",
-               f"第 {line} 行调用 {code} 时没有给出 dim：对 4 维 tensor，PyTorch 会自行选择 dim=1（并警告 "
+               f"{where['zh']}调用 {code} 时没有给出 dim：对 4 维 tensor，PyTorch 会自行选择 dim=1（并警告 "
                "'Implicit dimension choice for softmax has been deprecated'）；请传入 dim=-1")
 
 
@@ -609,17 +625,19 @@ def no_gradient(names: list[str], source: str | None) -> Msg:
                          "权重传回 q、k、v"), sep=SEMI)
 
 
-def randomness(student: object | None = None) -> Msg:
+def randomness(student: object | None = None, cls_name: str | None = None) -> Msg:
     """``FAULTS["dropout"]`` (randomness seen in eval mode, checked by the caller), and the line of a
-    dropout call that is on whatever the mode, when the source has one."""
-    calls = dropout_always_on(_student_source(student))
+    dropout call that is on whatever the mode, when the source has one: in the code class ``cls_name`` runs,
+    the class whose results changed, when the caller knows it (a dropout of another class did not change them)."""
+    source = _student_source(student)
+    calls = in_class(dropout_always_on(source), source, cls_name)
     if not calls:
         return FAULTS["dropout"]
-    line, code = calls[0]
+    where, code = calls[0]
     code = code if len(code) <= 60 and "\n" not in code else code.split("(", 1)[0] + "(...)"
-    return cat(FAULTS["dropout"], msg(f"line {line} calls {code}, which drops values whatever the mode: pass "
+    return cat(FAULTS["dropout"], msg(f"{where['en']} calls {code}, which drops values whatever the mode: pass "
                                       "training=self.training, or use an nn.Dropout module",
-                                      f"第 {line} 行调用 {code}，无论处于什么模式都会丢弃数值：请传入 "
+                                      f"{where['zh']}调用 {code}，无论处于什么模式都会丢弃数值：请传入 "
                                       "training=self.training，或使用 nn.Dropout 模块"), sep=SEMI)
 
 
@@ -640,7 +658,7 @@ def _sdpa_name(fault: str, on_output: bool, student: object | None = None) -> Ms
     if fault == "mask_ignored":
         return FAULTS["output_unmasked" if on_output else "weights_unmasked"]
     if fault == "softmax_head_axis":
-        return cat(FAULTS[fault], _implicit_dim(_student_source(student)), sep=SEMI)
+        return cat(FAULTS[fault], _implicit_dim(_student_source(student), "ScaledDotProductAttention"), sep=SEMI)
     return with_source_line(fault, student, "ScaledDotProductAttention")
 
 
@@ -673,7 +691,7 @@ def sdpa_output(out: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | Non
     # An output no model explains may be one random draw (dropout on in eval while the weights returned are
     # those from before it): the output tests said only "up to 0.9 away" where the weights tests named dropout.
     if student is not None and _changes_between_calls(student, q, k, v, mask):
-        return randomness(student)
+        return randomness(student, "ScaledDotProductAttention")
     return None
 
 

@@ -27,7 +27,7 @@ def _weights_hint(student, w, q, k, v):
     is what was wrong (dropout active in eval, state kept), and no fault model, scale estimate or
     "each query must be independent" may be read from one random draw."""
     if not identical(student.sdpa(q, k, v, return_weights=True)[1], w) or _unstable(student):
-        return diagnose.randomness(student)
+        return diagnose.randomness(student, "ScaledDotProductAttention")
     return diagnose.sdpa_weights(w, q, k, v, student=student)
 
 
@@ -119,7 +119,7 @@ def test_query_count_experiment_c(student):
         # the same call twice first: results that change between calls are no sign that queries
         # depend on each other
         if not identical(student.sdpa(q16, k, v), full) or _unstable(student):
-            raise Feedback(cat(seen, diagnose.randomness(student), sep=SEMI))
+            raise Feedback(cat(seen, diagnose.randomness(student, "ScaledDotProductAttention"), sep=SEMI))
         raise Feedback(cat(seen, msg(": each query must be computed independently of the others",
                                      "：每个 query 的计算应与其他 query 无关")))
 

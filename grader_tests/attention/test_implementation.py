@@ -48,7 +48,7 @@ def _mha_parity(student, mha, params, hd, x, ctx=None, what=None, heads=H):
         # The same call again: a result that changes from one call to the next is what was wrong
         # (dropout active in eval, state kept), whatever one call matches.
         again = mha(x, ctx)
-        hint = (diagnose.randomness(student) if not identical(again, out)
+        hint = (diagnose.randomness(student, "MultiHeadAttention") if not identical(again, out)
                 else diagnose.mha(out, None, params, heads, hd, x, ctx, student=student))
         expect_close(out, ref, C.OUT_TOL, what, names="b,q,d", hint=hint)
 
@@ -249,7 +249,7 @@ def test_mha_single_head(student):
             continue
         hint = diagnose.mha(out, w, params, 1, hd, x, context, am, kpm, student=student)
         if not identical(mha(x, context, am, key_padding_mask=kpm), out):   # changes from call to call
-            hint = diagnose.randomness(student)
+            hint = diagnose.randomness(student, "MultiHeadAttention")
         expect_close(out, ref_out, C.OUT_TOL, cat(what, msg(", the output", "，输出")), names="b,q,d", hint=hint)
         expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k",
                      hint=hint)
@@ -410,7 +410,7 @@ def _expect_same_results(student, fresh_student) -> None:
     expect(diff <= 1e-6, lambda: cat(msg(f"ScaledDotProductAttention on one batch holding the same sample twice "
                                          f"(max difference between the copies {diff:.3g}): ",
                                          f"ScaledDotProductAttention 在同一批中两次输入相同样本（两份结果最大差 {diff:.3g}）："),
-                                     diagnose.randomness(student)))
+                                     diagnose.randomness(student, "ScaledDotProductAttention")))
     # Nor may a result depend on earlier calls: the same call after a call with a mask (a mask kept
     # from that call) must give what it gave before.
     # The mask is the plainest kind, [Nq, Nk]; code that cannot take it at all is graded by the mask

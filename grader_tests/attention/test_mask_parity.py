@@ -70,7 +70,7 @@ def _blocked_check(student, w: torch.Tensor, blocked: torch.Tensor, what, q, k, 
     hint = diagnose.sdpa_weights(w, q, k, v, mask, student=student)
     again = student.sdpa(q, k, v, mask, return_weights=True)[1]
     if not identical(again, w):
-        hint = diagnose.randomness(student)
+        hint = diagnose.randomness(student, "ScaledDotProductAttention")
     seen = []
     if on_blocked > C.ZERO_TOL:
         seen.append(msg(f"blocked positions get weight up to {on_blocked:.3g} (expected 0)",
@@ -195,7 +195,7 @@ def _padding_check(student, out, w, params, x, ctx, pad, what, mha_again) -> Non
         return
     hint = diagnose.mha(out, w, params, H, D // H, x, ctx, None, pad, student=student)
     if not identical(mha_again(), out):      # changes from one call to the next: that is what was seen
-        hint = diagnose.randomness(student)
+        hint = diagnose.randomness(student, "MultiHeadAttention")
     wn = torch.nan_to_num(w.double(), nan=0.0, posinf=float("inf"), neginf=float("-inf"))  # inf stays inf
     on_pad = float(wn[1, :, :, 5:].abs().max())
     expect_finite(w, cat(what, msg(", the weights", "，权重")), hint)
@@ -246,7 +246,7 @@ def test_padding_leaves_valid_results_unchanged(student):
         msg(f"MultiHeadAttention(x, context) called twice with the same inputs gives outputs up to "
             f"{max_err(plain, again):.3g} apart, so what the padding mask changes cannot be measured: ",
             f"用相同输入调用两次 MultiHeadAttention(x, context)，输出最多相差 {max_err(plain, again):.3g}，"
-            "因此无法衡量 padding mask 的影响："), diagnose.randomness(student)))
+            "因此无法衡量 padding mask 的影响："), diagnose.randomness(student, "MultiHeadAttention")))
     err0 = max_err(padded[0], plain[0])
     by0 = msg(f" by {err0:.3g}", f" {err0:.3g}") if fixed else msg("", "")
     expect(err0 <= C.OUT_TOL, msg(f"sample 0 has no padding but its output changed{by0['en']} when the padding "
@@ -294,6 +294,6 @@ def test_mha_additive_mask(student):
         if hint is None:
             hint = diagnose.mha_mask_rank(student, H, D // H, x, context, mask, kpm)
         if not identical(mha(x, context, mask, key_padding_mask=kpm), out):   # changes from call to call
-            hint = diagnose.randomness(student)
+            hint = diagnose.randomness(student, "MultiHeadAttention")
         expect_close(w, ref_w, C.WEIGHT_TOL, cat(what, msg(", the weights", "，权重")), names="b,h,q,k", hint=hint)
         expect_close(out, ref_out, C.OUT_TOL, cat(what, msg(", the output", "，输出")), names="b,q,d", hint=hint)

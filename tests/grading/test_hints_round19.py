@@ -16,6 +16,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from grader_tests.attention.diagnose import FAULTS, dropout_always_on, softmax_without_dim
@@ -190,9 +192,10 @@ def test_randomness_seen_in_eval_names_the_dropout_call_that_is_always_on(execut
     failed = _failed(graded_corpus_file(executor, FAULTY / f"{name}.py"))
     named = [fb for fb in failed.values() if FAULTS["dropout"]["en"] in fb["en"]]
     assert len(named) >= 2, failed
-    for fb in named:
-        assert f"line {line} calls {code}, which drops values whatever the mode" in fb["en"], fb
-        assert f"第 {line} 行调用 {code}，无论处于什么模式都会丢弃数值" in fb["zh"], fb
+    for fb in named:   # MultiHeadAttention's tests say the class of a line in the module it builds (round 29)
+        assert re.search(rf"line {line}( \(in \w+\))? calls {re.escape(code)}, which drops values whatever the mode",
+                         fb["en"]), fb
+        assert re.search(rf"第 {line} 行(（在 \w+ 中）)?调用 {re.escape(code)}，无论处于什么模式都会丢弃数值", fb["zh"]), fb
 
 
 # ----------------------------------------------------------------------------- 4. a size computed with /

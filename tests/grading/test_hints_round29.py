@@ -11,7 +11,9 @@ test_fair_corpus.py checks, and test_grading.py their points).
    keep-mask gives the same numbers): the name says what the weights show, and the line that builds a triangular
    mask is quoted from the source when the class has exactly one.
 3. A line in a base class or a helper the class builds or calls is found there and said with that class's name
-   ("line 17 (in AttentionBase)"): the softmax and causal notes, the no-gradient calls and the in-place lines.
+   ("line 17 (in AttentionBase)"): the softmax and causal notes, the no-gradient calls and the in-place lines. The
+   always-on dropout and the softmax without dim were the file's first, of whatever class: they are now those of
+   the class whose results were wrong (ScaledDotProductAttention, or MultiHeadAttention and what it builds).
 4. The merge hint said "reshape" to students who wrote view: "(or view)".
 """
 
@@ -204,6 +206,41 @@ def test_an_in_place_change_in_a_base_class_is_listed_with_it():
     assert inplace_backward_note(other, "ScaledDotProductAttention", saved) is None
 
 
+class _Source:
+    def __init__(self, source: str):
+        self.source = source
+
+
+TRAINER = ("class Trainer:\n    def step(self, x):\n        return torch.nn.functional.dropout(x, 0.5)\n\n\n"
+           "class Head(torch.nn.Module):\n    def forward(self, x):\n        return torch.nn.functional.softmax(x)\n\n\n")
+
+
+def test_randomness_quotes_the_dropout_of_the_class_whose_results_changed():
+    """Before: the first always-on dropout of the file was quoted, here a training helper's (line 7), for a
+    ScaledDotProductAttention whose own dropout is on line 20."""
+    source = _sdpa("w = torch.softmax(q @ k.mT, -1)\nw = torch.nn.functional.dropout(w, 0.1)", base=TRAINER)
+    mha = source + ("\n\nclass MultiHeadAttention(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                    "        self.attention = ScaledDotProductAttention()\n")
+    line = _line(source, "dropout(w, 0.1)")
+    said = diagnose.randomness(_Source(mha), "ScaledDotProductAttention")
+    assert said["en"].endswith(f"; line {line} calls torch.nn.functional.dropout(w, 0.1), which drops values whatever "
+                               "the mode: pass training=self.training, or use an nn.Dropout module"), said
+    wrapped = diagnose.randomness(_Source(mha), "MultiHeadAttention")
+    assert f"line {line} (in ScaledDotProductAttention) calls" in wrapped["en"], wrapped
+    assert f"第 {line} 行（在 ScaledDotProductAttention 中）调用" in wrapped["zh"], wrapped
+    # only another class has one: no line is said
+    alone = _sdpa("w = torch.softmax(q @ k.mT, -1)", base=TRAINER)
+    assert diagnose.randomness(_Source(alone), "ScaledDotProductAttention") == diagnose.FAULTS["dropout"]
+
+
+def test_a_softmax_without_dim_is_quoted_from_the_class_that_normalised_over_the_heads():
+    source = _sdpa("w = torch.nn.functional.softmax(q @ k.mT, dim=None)", base=TRAINER)
+    said = diagnose._implicit_dim(source, "ScaledDotProductAttention")
+    assert said is not None and said["en"].startswith(f"line {_line(source, 'dim=None')} calls"), said
+    assert diagnose._implicit_dim(_sdpa("w = torch.softmax(q @ k.mT, -1)", base=TRAINER),
+                                  "ScaledDotProductAttention") is None
+
+
 # ----------------------------------------------------------------------------- 4. merge: view as well as reshape
 def test_the_merge_hint_names_view_too():
     text = diagnose.FAULTS["merge_no_transpose"]
@@ -242,8 +279,10 @@ def test_keys_first_scores_never_transposed_back_are_described_in_the_students_t
                            "        weights = torch.softmax(scores, dim=-1)\n"
                            "        output = torch.einsum('bhkq,bhkd->bhqd', weights, v)\n")
     failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
-    line = _line(path.read_text(encoding="utf-8"), "einsum('bhqd,bhkd->bhkq'")
+    line = _line(path.read_text(encoding="utf-8"), "torch.einsum('bhqd,bhkd->bhkq'")
     assert "one row per key instead of one per query" in failed["test_row_sums_are_one"]["en"]
     named = [fb for fb in failed.values() if "the query axis" in fb["en"] or "Q and K are swapped" in fb["en"]]
-    assert named and all(f"line {line} computes" in fb["en"] for fb in named), named
+    # named by MultiHeadAttention's tests too, where the line is said with its class
+    assert named and all(f"line {line} computes" in fb["en"] or f"line {line} (in ScaledDotProductAttention) computes"
+                         in fb["en"] for fb in named), named
     assert all("(dim=-2); it must" not in fb["en"] for fb in failed.values())
