@@ -109,8 +109,9 @@ def _softmax_dim(call: ast.Call, names: dict[str, str]) -> object | None:
     return _UNREAD if value is None else value
 
 
-def softmax_calls(source: str | None, cls_name: str) -> list[tuple[int, str, str, object]]:
-    """(line, owner, code, dim) of each softmax in the code class ``cls_name`` runs (``family``)."""
+def _calls(source: str | None, cls_name: str, pick) -> list[tuple[int, str, str, object]]:
+    """(line, owner, code, what ``pick(call, torch names)`` says of it) of each call in the code class ``cls_name``
+    runs (``family``) that ``pick`` does not answer None for, in line order."""
     tree = tree_of(source) if isinstance(source, str) else None
     if tree is None:
         return []
@@ -118,9 +119,14 @@ def softmax_calls(source: str | None, cls_name: str) -> list[tuple[int, str, str
     found = []
     for owner, node in family(source, cls_name):
         for n in ast.walk(node):
-            if isinstance(n, ast.Call) and (dim := _softmax_dim(n, names)) is not None:
-                found.append((n.lineno, owner, _code(source, n), dim))
-    return sorted(found)
+            if isinstance(n, ast.Call) and (value := pick(n, names)) is not None:
+                found.append((n.lineno, owner, _code(source, n), value))
+    return sorted(found, key=lambda f: f[:3])
+
+
+def softmax_calls(source: str | None, cls_name: str) -> list[tuple[int, str, str, object]]:
+    """(line, owner, code, dim) of each softmax in the code class ``cls_name`` runs (``family``)."""
+    return _calls(source, cls_name, _softmax_dim)
 
 
 def _query_key_names(node: ast.AST) -> tuple[str, str] | None:
@@ -225,23 +231,18 @@ def keys_first_note(source: str | None, cls_name: str) -> Msg | None:
 _TRIANGLES = ("torch.triu", "torch.tril")
 
 
+def _triangle(call: ast.Call, names: dict[str, str]) -> bool | None:
+    path = dotted_path(call.func, names)
+    if path in _TRIANGLES or (path is None and isinstance(call.func, ast.Attribute)
+                              and call.func.attr in ("triu", "tril", "triu_", "tril_")):
+        return True
+    return None
+
+
 def triangle_calls(source: str | None, cls_name: str) -> list[tuple[int, str, str]]:
     """(line, owner, code) of each torch.triu / torch.tril / tensor.triu() / tensor.tril() in the code class
     ``cls_name`` runs: where a causal mask is built."""
-    tree = tree_of(source) if isinstance(source, str) else None
-    if tree is None:
-        return []
-    names = torch_names(tree)
-    found = []
-    for owner, node in family(source, cls_name):
-        for n in ast.walk(node):
-            if not isinstance(n, ast.Call):
-                continue
-            path = dotted_path(n.func, names)
-            if path in _TRIANGLES or (path is None and isinstance(n.func, ast.Attribute)
-                                      and n.func.attr in ("triu", "tril", "triu_", "tril_")):
-                found.append((n.lineno, owner, _code(source, n)))
-    return sorted(found)
+    return [(line, owner, code) for line, owner, code, _ in _calls(source, cls_name, _triangle)]
 
 
 def causal_note(source: str | None, cls_name: str) -> Msg | None:
