@@ -72,6 +72,16 @@ def test_scores_laid_out_queries_first_are_not_called_keys_first(product):
                                               "of [B, H, Nq, Nk]", note
 
 
+def test_a_softmax_over_another_layouts_query_axis_is_quoted_with_its_own_dim():
+    """Transformer-XL's [Nq, Nk, B, H] scores with softmax(dim=0): the hint said "(dim=-2) ... (dim=-1)" to it."""
+    source = _sdpa("s = torch.einsum('ibnd,jbnd->ijbn', q, k)\nw = torch.nn.functional.softmax(s, dim=0)")
+    note = source_lines.softmax_axis_note(source, "ScaledDotProductAttention")
+    assert note is not None and note["en"] == ("line 8: torch.nn.functional.softmax(s, dim=0) normalises over dim=0, "
+                                               "which holds the queries in the tensor it is given: normalise over the "
+                                               "axis that holds the keys"), note
+    assert note["zh"].endswith("：请沿 key 所在的轴归一化"), note
+
+
 @pytest.mark.parametrize("body", [
     "s = q @ k.mT\nw = torch.softmax(s, dim=self.axis)",                      # a dim the source does not give
     "s = q @ k.mT\nw = torch.softmax(s, -1)\nw = torch.softmax(w, -2)",       # two softmaxes: which one is unknown
