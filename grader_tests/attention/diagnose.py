@@ -127,10 +127,11 @@ FAULTS: dict[str, Msg] = {
     "mask_inverted": msg("the mask acts inverted: the allowed positions (0.0) are blocked and the blocked "
                          "ones (-inf) are read",
                          "mask 的作用反了：允许读取的位置（0.0）被屏蔽，而被禁止的位置（-inf）被读取"),
-    "split_no_transpose": msg("the output matches heads split with view(B, H, N, head_dim) (and merged back "
-                              "the same way) without the transpose: split with view(B, N, H, head_dim)"
+    "split_no_transpose": msg("the output matches heads split with view(B, H, N, head_dim) (or reshape; and merged "
+                              "back the same way) without the transpose: split with view(B, N, H, head_dim)"
                               ".transpose(1, 2) and merge with transpose(1, 2).reshape(B, N, H * head_dim)",
-                              "输出与不做 transpose、直接 view(B, H, N, head_dim) 拆分（并以同样方式合并）head 的结果一致："
+                              "输出与不做 transpose、直接 view(B, H, N, head_dim)（或 reshape）拆分（并以同样方式合并）head "
+                              "的结果一致："
                               "应使用 view(B, N, H, head_dim).transpose(1, 2) 拆分，"
                               "用 transpose(1, 2).reshape(B, N, H * head_dim) 合并"),
     "split_no_transpose_only": msg("the output matches heads split with view(B, H, N, head_dim) (or reshape) "

@@ -14,7 +14,7 @@ test_fair_corpus.py checks, and test_grading.py their points).
    ("line 17 (in AttentionBase)"): the softmax and causal notes, the no-gradient calls and the in-place lines. The
    always-on dropout and the softmax without dim were the file's first, of whatever class: they are now those of
    the class whose results were wrong (ScaledDotProductAttention, or MultiHeadAttention and what it builds).
-4. The merge hint said "reshape" to students who wrote view: "(or view)".
+4. The merge hint said "reshape" to students who wrote view: "(or view)"; the split hint names reshape as well as view.
 """
 
 from __future__ import annotations
@@ -252,9 +252,12 @@ def test_a_softmax_without_dim_is_quoted_from_the_class_that_normalised_over_the
 
 
 # ----------------------------------------------------------------------------- 4. merge: view as well as reshape
-def test_the_merge_hint_names_view_too():
+def test_the_split_and_merge_hints_name_both_spellings():
     text = diagnose.FAULTS["merge_no_transpose"]
     assert "reshape(B, N, H * head_dim) (or view)" in text["en"] and "（或 view）" in text["zh"]
+    for key in ("split_no_transpose", "split_no_transpose_only"):
+        text = diagnose.FAULTS[key]
+        assert "view(B, H, N, head_dim) (or reshape" in text["en"] and "view(B, H, N, head_dim)（或 reshape）" in text["zh"]
 
 
 # ----------------------------------------------------------------------------- the round's corpus
