@@ -15,7 +15,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from app.clock import db_now
 from app.extensions import db
-from grading.i18n import decode
+from grading.i18n import decode, stop_of
 
 
 def utcnow() -> datetime:
@@ -264,6 +264,12 @@ class TestResult(db.Model):
     def feedback_message(self) -> dict[str, str] | str:
         """The feedback as the engine produced it: a {"en", "zh"} dict (old rows: a string)."""
         return decode(self.feedback)
+
+    @property
+    def stopped(self) -> str | None:
+        """How a ``timeout`` ended (grading.i18n.stop_of): the instructor's run tables say it as the
+        student's result page does."""
+        return stop_of({"outcome": self.outcome, "feedback": self.feedback})
 
 
 class AuditReview(db.Model):

@@ -83,7 +83,10 @@ def _spec() -> dict[str, Any]:
                                    "description": "The grade JSON (docs/contracts.md §2); for students "
                                    "without 'log' and with hidden tests' feedback set to null. Feedback and "
                                    "the message are in one language ('lang': ?lang=zh|en, else "
-                                   "Accept-Language)."},
+                                   "Accept-Language). A test whose outcome is 'timeout' says how it ended in "
+                                   "'stopped': 'time_limit' (its wall or CPU limit), 'idle' (the code sat idle "
+                                   "while the grader waited: no limit was met) or 'not_run' (the grader skipped "
+                                   "it)."},
                         "score": {"type": "object", "nullable": True,
                                   "description": "total after the audit review and the late penalty"},
                         "audit_review": {"type": "object", "nullable": True},

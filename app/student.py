@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Mapping
+from typing import Any
 
 from flask import (
     Blueprint,
@@ -36,7 +38,7 @@ from app.course import is_dropped, student_deadline
 from app.coursework import contract_markdown, rubric_for
 from app.extensions import db, limiter
 from app.ids import db_id
-from app.models import ApiToken, Assignment, AuditReview, Status, Submission, utcnow
+from app.models import ApiToken, Assignment, AuditReview, Status, Submission, TestResult, utcnow
 from app.queue import queue_position
 from app.scores import (
     best_of,
@@ -58,7 +60,7 @@ from app.submitting import (
     submit_once,
 )
 from app.views_helpers import content_disposition, safe_filename, uploaded
-from grading.i18n import not_run, stopped_idle
+from grading.i18n import not_run, stop_of
 from grading.inputs import PDF_MAGIC, PNG_MAGIC, code_text
 from grading.load_hints import python_lines
 
@@ -568,10 +570,11 @@ def test_not_run(test: dict) -> bool:
 
 
 @bp.app_template_test("idle")
-def test_idle(test: dict) -> bool:
-    """A test whose call the sandbox stopped because the code sat idle (grading.i18n.IDLE_SEEN), not at
-    its time limit; hidden from a student, the view kept only that fact (rubric.scoring.student_view)."""
-    return bool(test.get("idle")) or stopped_idle(test.get("feedback"))
+def test_idle(test: Mapping[str, Any] | TestResult) -> bool:
+    """A `timeout` test whose call the sandbox stopped because the code sat idle (grading.i18n.IDLE_SEEN),
+    not at its time limit; hidden from a student, the view kept only that fact (rubric.scoring.student_view).
+    A result's test (a dict) or a stored row (the instructor's run tables): one rule for every page."""
+    return (stop_of(test) if isinstance(test, Mapping) else test.stopped) == "idle"
 
 
 @bp.app_template_filter("num")

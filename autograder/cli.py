@@ -535,6 +535,9 @@ def _grade_batch(paths: list[Path], suite_name: str, lang: str = "en") -> None:
     sys.exit(1 if failed else 0)
 
 
+STOP_MARKS = {"time_limit": "time", "idle": "idle", "not_run": "skip"}
+
+
 def format_result(result: dict) -> str:
     """Plain text of a result already localised (grading.i18n.localized)."""
     if result.get("status") != "graded":
@@ -548,7 +551,8 @@ def format_result(result: dict) -> str:
     # it is printed once, and the tests after it point back to it instead of repeating it 31 times.
     first_with: dict[str, str] = {}
     for t in result["tests"]:
-        mark = "ok " if t["outcome"] == "passed" else t["outcome"][:4]
+        # A timeout says how it ended ("stopped", grading.i18n.stop_of): an idle stop met no time limit.
+        mark = "ok " if t["outcome"] == "passed" else STOP_MARKS.get(t.get("stopped"), t["outcome"][:4])
         lines.append(f"  [{mark}] {t['id']} ({t['points']:g}/{t['max_points']:g})")
         feedback = t.get("feedback")
         if t["outcome"] != "passed" and feedback:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Mapping
 from typing import Any, TypedDict
 
 LANGS = ("en", "zh")
@@ -104,6 +105,27 @@ def stopped_idle(value: Any) -> bool:
     return IDLE_SEEN["en"] in as_msg(decode(value) if isinstance(value, str) else value)["en"]
 
 
+# How a test whose outcome is ``timeout`` ended (``stopped`` in the API's and the CLI's results; the pages'
+# badges and headings): the outcome alone is shared by three different stories.
+STOP_KINDS = ("time_limit", "idle", "not_run")
+
+
+def stop_of(test: Mapping[str, Any]) -> str | None:
+    """``"not_run"`` (the engine skipped it: budget used up, the code hung too often), ``"idle"`` (the sandbox
+    stopped the call because the code sat idle: no limit was met) or ``"time_limit"`` (it met its wall or CPU
+    limit), for a ``timeout`` test; None for any other outcome. Read from the engine's feedback, or from the
+    flags a student's view keeps of a hidden test (rubric.scoring.student_view), in this order as the
+    result page counts them."""
+    if test.get("outcome") != "timeout":
+        return None
+    feedback = test.get("feedback")
+    if test.get("not_run") or not_run(decode(feedback) if isinstance(feedback, str) else feedback):
+        return "not_run"
+    if test.get("idle") or stopped_idle(feedback):
+        return "idle"
+    return "time_limit"
+
+
 def pick(value: Any, lang: str) -> str:
     """The text of ``value`` in ``lang`` (falling back to the other language); strings pass through.
 
@@ -137,7 +159,8 @@ def decode(stored: str | None) -> Text:
 def localized(result: dict | None, lang: str) -> dict | None:
     """A copy of a grade result with the engine's messages in one language (API, CLI).
 
-    Test feedback, the result message and the load error become strings; the audit checker's own dicts are
+    Test feedback, the result message and the load error become strings; a ``timeout`` test says how it
+    ended in ``stopped`` (:func:`stop_of`); the audit checker's own dicts are
     localised too (labels, item feedback, flags)."""
     if result is None:
         return None
@@ -148,6 +171,8 @@ def localized(result: dict | None, lang: str) -> dict | None:
     if is_msg(out.get("load_error")):       # the load error and its hint, as the result page shows them
         out["load_error"] = pick(out["load_error"], lang)
     for test in out.get("tests") or []:
+        if (stop := stop_of(test)) is not None:     # read before the feedback loses its English
+            test["stopped"] = stop
         if test.get("feedback") is not None:
             test["feedback"] = pick(test["feedback"], lang)
     audit = out.get("audit")
@@ -164,4 +189,5 @@ def localized(result: dict | None, lang: str) -> dict | None:
 
 
 __all__ = ["LANGS", "Msg", "Text", "SEMI", "COLON", "NOT_RUN", "not_run", "IDLE_SEEN", "stopped_idle",
+           "STOP_KINDS", "stop_of",
            "msg", "is_msg", "as_msg", "cat", "pick", "encode", "decode", "localized"]

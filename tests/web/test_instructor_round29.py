@@ -1,0 +1,109 @@
+"""Round 29, instructor workflows.
+
+Idle stops (round 27's StudentIdle) were told apart on the student's result page only (round 28): the
+instructor's run tables, the page of a test's failures and the compare page still badged them
+"timeout", and the API and `autograder grade` gave no way to tell them from a time limit. Every view
+now says it with one rule (grading.i18n.stop_of), zh and en."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from autograder.cli import format_result
+from grading.i18n import localized, stop_of
+from tests.web.helpers import realistic_result
+from tests.web.test_api import bearer
+from tests.web.test_texts_round28 import HIDDEN, IDLE, stopped
+from tests.web.test_timeout_summary_round21 import SEEN
+
+BADGES = {"en": ("stopped: idle", "timeout"), "zh": ("空闲被终止", "超时")}
+VISIBLE = "test_row_sums_are_one"
+NOT_RUN = {"en": "not run: attention.py hung 3 times already, so the remaining checks were skipped",
+           "zh": "未运行：attention.py 已卡死 3 次，其余检查被跳过"}
+
+
+def mixed() -> dict:
+    """One test that met its time limit, every other stopped as idle (hidden ones included)."""
+    return stopped(None, hung=1)
+
+
+def badges(page: str, outcome: str = "timeout") -> list[str]:
+    return re.findall(rf'<span class="badge {outcome}">([^<]*)</span>', page)
+
+
+def graded(web, course, result: dict):
+    sub = web.submit(course["alice"])
+    web.grade(sub, result)
+    return sub
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_instructors_run_table_badges_an_idle_stop_as_the_students_page_does(client, web, course, lang):
+    sub = graded(web, course, mixed())
+    web.login(client, course["teacher"])
+    client.get(f"/lang/{lang}")
+    page = client.get(f"/instructor/students/{course['alice'].id}?a={sub.assignment.slug}").get_data(as_text=True)
+    idle, timeout = BADGES[lang]
+    assert sorted(set(badges(page))) == sorted({idle, timeout})
+    assert badges(page).count(idle) == 31 and badges(page).count(timeout) == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_of_a_tests_failures_says_who_was_stopped_idle_and_who_met_the_limit(client, web, course, factory,
+                                                                                       lang):
+    hung = realistic_result()
+    for t in hung["tests"]:
+        if t["id"] == VISIBLE:
+            t.update(outcome="timeout", points=0, feedback=SEEN)
+    sub = graded(web, course, mixed())        # alice: idle on every test but the first
+    bob = web.submit(course["bob"])
+    web.grade(bob, hung)                      # bob: the time limit
+    web.login(client, course["teacher"])
+    client.get(f"/lang/{lang}")
+    page = client.get(f"/instructor/tests/{VISIBLE}?a={sub.assignment.slug}").get_data(as_text=True)
+    assert sorted(badges(page)) == sorted(BADGES[lang])
+
+
+def test_the_compare_page_badges_an_idle_stop(client, web, course):
+    first = graded(web, course, realistic_result())
+    second = graded(web, course, stopped({VISIBLE}))
+    web.login(client, course["teacher"])
+    client.get("/lang/en")
+    page = client.get(f"/submissions/compare?a={first.id}&b={second.id}").get_data(as_text=True)
+    assert badges(page) == ["stopped: idle"], badges(page)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_api_says_how_every_timeout_ended_to_instructors_and_students(client, web, course, factory, lang):
+    result = stopped({VISIBLE, HIDDEN})
+    result["tests"][-1].update(outcome="timeout", points=0, feedback=SEEN)
+    result["tests"][-2].update(outcome="timeout", points=0, feedback=NOT_RUN)
+    sub = graded(web, course, result)
+    for who in ("teacher", "alice"):
+        body = client.get(f"/api/v1/submissions/{sub.id}?lang={lang}", headers=bearer(factory.token(course[who])))
+        tests = body.get_json()["result"]["tests"]
+        got = {t["id"]: t.get("stopped") for t in tests if t["outcome"] == "timeout"}
+        assert got == {VISIBLE: "idle", HIDDEN: "idle", tests[-1]["id"]: "time_limit", tests[-2]["id"]: "not_run"}, who
+        assert all("stopped" not in t for t in tests if t["outcome"] != "timeout")
+
+
+def test_autograder_grade_marks_an_idle_stop_and_a_skipped_check_apart_from_a_time_limit():
+    result = stopped({VISIBLE}, hung=1)
+    result["tests"][-1].update(outcome="timeout", points=0, feedback=NOT_RUN)
+    for lang in ("en", "zh"):
+        text = format_result(localized(result, lang))
+        marks = re.findall(r"\[(\w+) *\] (\w+)", text)
+        assert (("idle", VISIBLE) in marks and ("time", result["tests"][0]["id"]) in marks
+                and ("skip", result["tests"][-1]["id"]) in marks), text
+
+
+def test_a_stop_is_read_from_stored_json_text_and_from_a_students_view_flags():
+    import json
+
+    assert stop_of({"outcome": "timeout", "feedback": json.dumps(NOT_RUN)}) == "not_run"
+    assert stop_of({"outcome": "timeout", "feedback": json.dumps(IDLE)}) == "idle"
+    assert stop_of({"outcome": "timeout", "feedback": None, "idle": True}) == "idle"
+    assert stop_of({"outcome": "timeout", "feedback": None}) == "time_limit"
+    assert stop_of({"outcome": "failed", "feedback": IDLE}) is None
