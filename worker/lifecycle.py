@@ -9,9 +9,14 @@ lost the waiting messages, and the runs they carried are sent again right away.
 from __future__ import annotations
 
 import logging
+import os
+import select
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from celery import Celery, bootsteps, signals
+from celery.concurrency.prefork import TaskPool as PreforkPool
 from flask import Flask
 
 log = logging.getLogger(__name__)
@@ -30,9 +35,93 @@ class SweepOnConnect(bootsteps.StartStopStep):
             log.info("connected to the broker: sweeping for runs it may have lost")
             _sweeper.wake(urgent=True)
 
+
+class WarmupStop:
+    """Ends the pool processes still warming up (torch import, zygote, suites: 5-25 s on a loaded
+    host) as soon as the pool is stopped.
+
+    Why: Celery's warm shutdown closes the pool and joins its processes, and a process still in its
+    initializer reads the pool's stop only once that initializer returns: the first Ctrl-C of
+    `autograder run` (or a `docker stop`) waited out the whole warm-up, measured 25.7 s, for a process
+    that held no task. Such a process has nothing to lose; a process that already holds a grading is
+    left to finish it, as before (warm shutdown).
+
+    How: a pipe made in the Celery main process before the pool forks. Each pool process closes its
+    copy of the write end and, while it warms up, a thread waits on the read end. The main process
+    closes its write end once the pool is closed (:class:`TaskPool`: no process is started in place of
+    one that ends), the read end sees EOF, and the thread ends the process (``os._exit``, after
+    ``on_stop``): an exception raised into the warming thread instead landed inside imports (numpy
+    then refused to load again) or in code that swallowed it and warmed on. Its zygote, if started,
+    ends when its control socket closes; `run` kills what is left of the worker's process group."""
+
+    def __init__(self) -> None:
+        self._owner = os.getpid()
+        self._r, self._w = os.pipe()
+
+    def pool_stopped(self) -> None:
+        """In the Celery main process, once its pool is closed."""
+        if os.getpid() == self._owner and self._w >= 0:
+            os.close(self._w)
+            self._w = -1
+
+    @contextmanager
+    def warming(self, on_stop: Callable[[], None]) -> Iterator[None]:
+        """Around a pool process's warm-up: when the pool is stopped meanwhile, ``on_stop()`` then exit."""
+        if os.getpid() != self._owner and self._w >= 0:
+            os.close(self._w)        # this process's copy: the main process's close alone must end the pipe
+            self._w = -1
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.is_set():
+                if select.select([self._r], [], [], 0.2)[0]:
+                    if done.is_set():
+                        return
+                    log.info("the pool was stopped while this process warmed up: it ends now (it holds no task)")
+                    try:
+                        on_stop()
+                    finally:
+                        os._exit(0)
+
+        watcher = threading.Thread(target=watch, name="warmup-stop", daemon=True)
+        watcher.start()
+        try:
+            yield
+        finally:
+            done.set()
+            watcher.join()
+
+
+_warmup: WarmupStop | None = None
+
+
+class TaskPool(PreforkPool):
+    """Celery's prefork pool (``worker_pool``, worker/entry.py) whose stop ends the processes still
+    warming up (:class:`WarmupStop`), after closing the pool so that none is started in their place."""
+
+    def on_stop(self) -> None:
+        if self._pool is not None:
+            self._pool.close()       # billiard's close is idempotent: on_stop's own close does nothing more
+        if _warmup is not None:
+            _warmup.pool_stopped()
+        super().on_stop()
+
+
 def connect(app: Flask, celery_app: Celery | None = None) -> None:
     if celery_app is not None:
         celery_app.steps["consumer"].add(SweepOnConnect)
+    global _warmup
+    _warmup = warmup = WarmupStop()
+
+    def forget_beat() -> None:
+        """This pool process's heartbeat row goes: it takes no more work."""
+        from worker import heartbeat, runs
+
+        try:
+            with app.app_context():
+                heartbeat.forget(runs.worker_name())
+        except Exception:  # noqa: BLE001 - the row goes stale by itself
+            pass
 
     @signals.worker_process_init.connect(weak=False)
     def init_pool_process(**_: object) -> None:
@@ -60,23 +149,19 @@ def connect(app: Flask, celery_app: Celery | None = None) -> None:
         except Exception as exc:  # noqa: BLE001 - the database may be briefly away
             log.warning("first heartbeat failed: %s", exc)
         heartbeat.start_thread(app, runs.worker_name(), release, first_done=first_done)
-        try:
-            get_executor()  # pay the torch import now, not in the first student's grading
-        except Exception as exc:  # noqa: BLE001 - reported per run as an infrastructure error
-            log.error("sandbox executor could not start: %s", exc)
-        warm_suites()
+        with warmup.warming(on_stop=forget_beat):
+            try:
+                get_executor()  # pay the torch import now, not in the first student's grading
+            except Exception as exc:  # noqa: BLE001 - reported per run as an infrastructure error
+                log.error("sandbox executor could not start: %s", exc)
+            warm_suites()
 
     @signals.worker_process_shutdown.connect(weak=False)
     def shutdown_pool_process(**_: object) -> None:
         from grading.executor import close_executor
-        from worker import heartbeat, runs
 
         close_executor()
-        try:
-            with app.app_context():
-                heartbeat.forget(runs.worker_name())
-        except Exception:  # noqa: BLE001
-            pass
+        forget_beat()
 
     @signals.worker_ready.connect(weak=False)
     def start_sweeper(**_: object) -> None:
