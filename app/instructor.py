@@ -203,6 +203,9 @@ def _student_page(user_id: int, a: Assignment, kept: dict | None = None, status:
             "audit": audit_text(s),
             "queue_position": queue_position(s.latest_run),
             "tests": run_tests(graded),
+            # The grader's reasons for a person to look (result["review"]: an audit the checker failed
+            # on, names the review could not follow, a fused call): only in the run's log before.
+            "review": [str(r) for r in ((graded.result or {}).get("review") or [])] if graded else [],
         })
     scored = [x for x in attempts if x["score"] is not None]
     counting = max(scored, key=lambda x: (x["score"].total, x["sub"].attempt)) if scored else None

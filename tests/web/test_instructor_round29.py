@@ -107,3 +107,24 @@ def test_a_stop_is_read_from_stored_json_text_and_from_a_students_view_flags():
     assert stop_of({"outcome": "timeout", "feedback": None, "idle": True}) == "idle"
     assert stop_of({"outcome": "timeout", "feedback": None}) == "time_limit"
     assert stop_of({"outcome": "failed", "feedback": IDLE}) is None
+
+
+# The grader's reasons for a person to look at an attempt (result["review"]) were only in the run's log,
+# inside a closed <details>: at a deadline nobody found the audits the checker failed on.
+REASON = "the audit checker failed on this audit (traceback in the log): grade the audit by hand"
+
+
+@pytest.mark.parametrize("lang, head, badge", [("en", "The grader asks you to look at this attempt:", "to look at"),
+                                               ("zh", "评分器提请你查看这次提交：", "待查看")])
+def test_the_students_page_shows_what_the_grader_asks_the_instructor_to_look_at(client, web, course, lang, head,
+                                                                               badge):
+    graded(web, course, realistic_result())                        # attempt 1: nothing to look at
+    sub = graded(web, course, {**realistic_result(), "review": [REASON]})
+    web.login(client, course["teacher"])
+    client.get(f"/lang/{lang}")
+    page = client.get(f"/instructor/students/{course['alice'].id}?a={sub.assignment.slug}").get_data(as_text=True)
+    boxes = re.findall(r"<div class=\"flash error\" data-review-reasons>(.*?)</div>", page, re.S)
+    assert len(boxes) == 1 and head in boxes[0] and f"<li>{REASON}</li>" in boxes[0], boxes
+    assert page.count(f'<span class="badge error" data-flagged>{badge}</span>') == 1
+    assert page.index("data-flagged") > page.index('id="attempt-2"')   # on the flagged attempt, not the first
+    assert page.index("data-flagged") < page.index('id="attempt-1"')
