@@ -46,6 +46,21 @@ def healthz(port: int) -> dict | None:
         return None
 
 
+def start_run(tmp_path: Path, preexec_fn=None) -> tuple[subprocess.Popen, int]:
+    """`autograder run --concurrency 1` on SQLite in ``tmp_path``, leading its own group, its output in
+    ``tmp_path / "run.log"``; returns the process and its port."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PYTEST") and k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update(DATA_DIR=str(tmp_path / "data"), SECRET_KEY="test-secret", HEARTBEAT_INTERVAL_S="1")
+    subprocess.run([str(BIN), "db", "upgrade"], env=env, check=True, capture_output=True)
+    port = free_port()
+    log = open(tmp_path / "run.log", "wb")
+    proc = subprocess.Popen([str(BIN), "run", "--port", str(port), "--concurrency", "1"], env=env,
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=preexec_fn)
+    log.close()
+    return proc, port
+
+
 def _as_a_background_job() -> None:
     # What a non-interactive shell does to `cmd &`: SIGINT ignored, which Python then keeps.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -58,16 +73,7 @@ def _as_a_background_job() -> None:
 def test_autograder_run_stops_web_workers_and_zygotes_on_sigterm_as_on_ctrl_c(tmp_path, sig, background, group):
     """``group``: the signal goes to the whole process group, as a terminal's Ctrl-C does (round 25: after
     such a stop the Celery worker was left running, blocked on a pool lock, in 3 of 4 manual stops)."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PYTEST") and k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update(DATA_DIR=str(tmp_path / "data"), SECRET_KEY="test-secret", HEARTBEAT_INTERVAL_S="1")
-    subprocess.run([str(BIN), "db", "upgrade"], env=env, check=True, capture_output=True)
-    port = free_port()
-    log = open(tmp_path / "run.log", "wb")
-    proc = subprocess.Popen([str(BIN), "run", "--port", str(port), "--concurrency", "1"], env=env,
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                            preexec_fn=_as_a_background_job if background else None)
-    log.close()
+    proc, port = start_run(tmp_path, preexec_fn=_as_a_background_job if background else None)
     try:
         body = wait_for(lambda: (h := healthz(port)) and h.get("workers", {}).get("count") and h, 180,
                         interval=0.5, what="the web server and a beating worker")

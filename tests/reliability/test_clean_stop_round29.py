@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
 
 import pytest
 
-from tests.reliability.services import free_port
-from tests.reliability.test_clean_stop import alive, cmdline, healthz
-from tests.workers import BIN, descendant_pids, wait_for
+from tests.reliability.test_clean_stop import alive, cmdline, healthz, start_run
+from tests.workers import descendant_pids, wait_for
 
 pytestmark = [pytest.mark.slow]
 
@@ -31,15 +29,7 @@ def test_one_ctrl_c_while_the_pool_process_warms_up_stops_run_promptly(tmp_path)
     from autograder.cli import RUN_STOP_WAIT_S
 
     assert PROMPT_S < RUN_STOP_WAIT_S
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("PYTEST") and k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update(DATA_DIR=str(tmp_path / "data"), SECRET_KEY="test-secret", HEARTBEAT_INTERVAL_S="1")
-    subprocess.run([str(BIN), "db", "upgrade"], env=env, check=True, capture_output=True)
-    port = free_port()
-    log = open(tmp_path / "run.log", "wb")
-    proc = subprocess.Popen([str(BIN), "run", "--port", str(port), "--concurrency", "1"], env=env,
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    log.close()
+    proc, port = start_run(tmp_path)
     family: dict[int, str] = {}
     try:
         def zygote() -> int | None:
