@@ -220,6 +220,21 @@ def pass_rates(rows: list[StudentRow]) -> list[dict]:
     return sorted(out, key=lambda d: (d["rate"], d["test_id"]))
 
 
+def flagged(rows: list[StudentRow]) -> list[tuple[StudentRow, list[str]]]:
+    """The students whose counting attempt's graded run the grader flagged for a person to look at
+    (result["review"]: an audit the checker failed on, names its review could not follow, ...), with
+    the reasons, by name. One query, reading only that key of each result."""
+    by_run = {r.counting.run_id: r for r in rows if r.counting is not None and r.counting.run_id is not None}
+    if not by_run:
+        return []
+    found = db.session.execute(
+        select(GradingRun.id, GradingRun.result["review"]).where(GradingRun.id.in_(list(by_run)))
+    ).all()
+    out = [(by_run[run_id], [str(x) for x in review]) for run_id, review in found
+           if isinstance(review, list) and review]
+    return sorted(out, key=lambda item: (item[0].name or item[0].email).lower())
+
+
 def failing(rows: list[StudentRow], test_id: str) -> list[dict]:
     """The students whose counting attempt does not pass `test_id`, with the test's feedback (the
     instructor's full text, hidden tests included). One query."""

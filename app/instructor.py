@@ -111,6 +111,7 @@ def dashboard():
         mean=(sum(graded) / len(graded)) if graded else None,
         graded_count=len(graded),
         rates=gradebook.pass_rates(rows),
+        flagged=gradebook.flagged(rows),
         queue=gradebook.queue_stats(),
         rubric=rubric_for(a.suite),
         q=q, status=status, sort=sort, desc=desc,

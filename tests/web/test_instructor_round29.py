@@ -128,3 +128,21 @@ def test_the_students_page_shows_what_the_grader_asks_the_instructor_to_look_at(
     assert page.count(f'<span class="badge error" data-flagged>{badge}</span>') == 1
     assert page.index("data-flagged") > page.index('id="attempt-2"')   # on the flagged attempt, not the first
     assert page.index("data-flagged") < page.index('id="attempt-1"')
+
+
+@pytest.mark.parametrize("lang, head", [("en", "Counted attempts the grader asks you to look at (1)"),
+                                        ("zh", "评分器提请你查看的计分提交（1 份）")])
+def test_the_dashboard_lists_the_counted_attempts_the_grader_flagged(client, web, course, lang, head):
+    from app.extensions import db
+
+    graded(web, course, {**realistic_result(), "review": [REASON]})   # alice's only attempt: it counts
+    bob = web.submit(course["bob"])
+    web.grade(bob, realistic_result())
+    web.login(client, course["teacher"])
+    client.get(f"/lang/{lang}")
+    db.session.expire_all()
+    page = client.get("/instructor/").get_data(as_text=True)
+    card = re.search(r'<section class="card" id="flagged">(.*?)</section>', page, re.S)
+    assert card is not None and head in card.group(1) and REASON in card.group(1), page[:3000]
+    assert course["alice"].email in card.group(1) or course["alice"].name in card.group(1)
+    assert course["bob"].name not in card.group(1) and course["bob"].email not in card.group(1)
