@@ -146,3 +146,18 @@ def test_the_dashboard_lists_the_counted_attempts_the_grader_flagged(client, web
     assert card is not None and head in card.group(1) and REASON in card.group(1), page[:3000]
     assert course["alice"].email in card.group(1) or course["alice"].name in card.group(1)
     assert course["bob"].name not in card.group(1) and course["bob"].email not in card.group(1)
+
+
+def test_a_flagged_attempt_whose_audit_the_instructor_reviewed_says_so(client, web, course):
+    from app.extensions import db
+    from app.models import AuditReview
+
+    sub = graded(web, course, {**realistic_result(), "review": [REASON]})
+    web.login(client, course["teacher"])
+    client.get("/lang/zh")
+    card = re.search(r'id="flagged">(.*?)</section>', client.get("/instructor/").get_data(as_text=True), re.S)
+    assert card is not None and "data-audit-reviewed" not in card.group(1)
+    db.session.add(AuditReview(submission_id=sub.id, reviewer_id=course["teacher"].id, score=12, comment="ok"))
+    db.session.commit()
+    card = re.search(r'id="flagged">(.*?)</section>', client.get("/instructor/").get_data(as_text=True), re.S)
+    assert card is not None and '<span class="badge graded" data-audit-reviewed>审计已复核</span>' in card.group(1)
