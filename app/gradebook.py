@@ -235,6 +235,21 @@ def flagged(rows: list[StudentRow]) -> list[tuple[StudentRow, list[str]]]:
     return sorted(out, key=lambda item: (item[0].name or item[0].email).lower())
 
 
+def grader_versions(rows: list[StudentRow]) -> list[dict]:
+    """The grader versions that graded the counting attempts, each with how many and its newest run,
+    the version of the newest run first: after the tests change (a new suite version), the attempts
+    graded before still count until they are regraded, and the dashboard says how many. No query."""
+    seen: dict[str, dict] = {}
+    for r in rows:
+        c = r.counting
+        if c is None or c.run_id is None:
+            continue
+        v = seen.setdefault(c.grader_version or "", {"version": c.grader_version or "", "count": 0, "newest": 0})
+        v["count"] += 1
+        v["newest"] = max(v["newest"], c.run_id)
+    return sorted(seen.values(), key=lambda v: -v["newest"])
+
+
 def failing(rows: list[StudentRow], test_id: str) -> list[dict]:
     """The students whose counting attempt does not pass `test_id`, with the test's feedback (the
     instructor's full text, hidden tests included). One query."""

@@ -112,6 +112,7 @@ def dashboard():
         graded_count=len(graded),
         rates=gradebook.pass_rates(rows),
         flagged=gradebook.flagged(rows),
+        versions=gradebook.grader_versions(rows),
         queue=gradebook.queue_stats(),
         rubric=rubric_for(a.suite),
         q=q, status=status, sort=sort, desc=desc,

@@ -158,3 +158,21 @@ def test_a_flagged_attempt_whose_audit_the_instructor_reviewed_says_so(client, w
     db.session.commit()
     card = re.search(r'id="flagged">(.*?)</section>', client.get("/instructor/").get_data(as_text=True), re.S)
     assert card is not None and '<span class="badge graded" data-audit-reviewed>审计已复核</span>' in card.group(1)
+
+
+def test_the_dashboard_says_when_counted_attempts_were_graded_by_other_grader_versions(client, web, course):
+    """After the tests change (a new suite version), attempts graded before keep counting until a regrade."""
+    graded(web, course, realistic_result())                                   # attn-2026.11.1
+    web.login(client, course["teacher"])
+    assert 'id="grader-versions"' not in client.get("/instructor/").get_data(as_text=True)
+    bob = web.submit(course["bob"])
+    web.grade(bob, realistic_result(grader_version="attn-2026.12.0"))         # graded after the change
+    for lang, head, newest in (
+            ("en", "The counted attempts were graded by 2 grader versions", "The newest grading used attn-2026.12.0."),
+            ("zh", "计分提交由 2 个不同的评分器版本评分", "最近一次评分使用的是 attn-2026.12.0。")):
+        client.get(f"/lang/{lang}")
+        card = re.search(r'id="grader-versions">(.*?)</section>', client.get("/instructor/").get_data(as_text=True),
+                         re.S)
+        assert card is not None and head in card.group(1) and newest in card.group(1), card
+        text = re.sub(r"<[^>]+>", "", card.group(1))
+        assert text.index("attn-2026.12.0: 1") < text.index("attn-2026.11.1: 1"), text
