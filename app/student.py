@@ -439,7 +439,8 @@ def comparison(a: Submission, b: Submission) -> dict:
     changed = []
     for tid in list(tests_b) + [t for t in tests_a if t not in tests_b]:
         ta, tb = tests_a.get(tid), tests_b.get(tid)
-        if ta and tb and (ta["outcome"], ta["counted"]) == (tb["outcome"], tb["counted"]):
+        # How a timeout ended counts too: a time limit one attempt, an idle stop the next is a change.
+        if ta and tb and (ta["outcome"], stop_of(ta), ta["counted"]) == (tb["outcome"], stop_of(tb), tb["counted"]):
             continue
         changed.append({"id": tid, "a": ta, "b": tb,
                         "delta": (tb["counted"] - ta["counted"]) if ta and tb else None})

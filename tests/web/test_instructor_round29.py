@@ -62,13 +62,17 @@ def test_the_page_of_a_tests_failures_says_who_was_stopped_idle_and_who_met_the_
         assert sorted(badges(page)) == sorted(said)
 
 
-def test_the_compare_page_badges_an_idle_stop(client, web, course):
-    first = graded(web, course, realistic_result())
+def test_the_compare_page_badges_an_idle_stop_and_lists_a_time_limit_turned_idle_as_a_change(client, web, course):
+    hung = realistic_result()
+    for t in hung["tests"]:
+        if t["id"] == VISIBLE:
+            t.update(outcome="timeout", points=0, feedback=SEEN)
+    first = graded(web, course, hung)
     second = graded(web, course, stopped({VISIBLE}))
     web.login(client, course["teacher"])
     client.get("/lang/en")
     page = client.get(f"/submissions/compare?a={first.id}&b={second.id}").get_data(as_text=True)
-    assert badges(page) == ["stopped: idle"], badges(page)
+    assert badges(page) == ["timeout", "stopped: idle"], badges(page)
 
 
 def test_the_api_says_how_every_timeout_ended_to_instructors_and_students(client, web, course, factory):
