@@ -67,6 +67,9 @@ class Handout:
     term_sets: tuple[frozenset[str], ...] = ()
     min_terms: int = 5
     terms_share: float = 0.8
+    # the ideas the rubric asks every student to state (``translated.asked``): a copy keeps ``min_other`` of the others
+    asked: frozenset[str] = frozenset()
+    min_other: int = 0
 
     def overlap(self, normalised_sentence: str, source: str = "handout") -> tuple[float, int]:
         """(share of the sentence's shingles found in the handout, or with ``source="grader"`` in the
@@ -97,7 +100,9 @@ class Handout:
         """A handout sentence translated (machine translation to English, or back) or reworded with synonyms: no
         4-gram survives, but its ideas do. A copy when the sentence names ``min_terms`` or more ideas of one handout
         sentence and those are ``terms_share`` or more of the ideas it names (round 22: "this does not automatically
-        equal causal explanation, feature importance or real mechanism discovery" shares 8 of 8)."""
+        equal causal explanation, feature importance or real mechanism discovery" shares 8 of 8), ``min_other`` or more
+        of them not among the ideas the rubric asks every student to state (round 29: an honest caveat naming causality,
+        importance and the real mechanism shares those with the handout, not its wording)."""
         maybe = self._may_name(normalised_sentence) if self.terms else None
         if maybe is None:
             return False
@@ -106,7 +111,8 @@ class Handout:
         if len(ideas) < self.min_terms:
             return False
         need = max(self.min_terms, self.terms_share * len(ideas))
-        return any(len(ideas & sig) >= need for sig in self.term_sets)
+        return any(len(shared := ideas & sig) >= need and len(shared - self.asked) >= self.min_other
+                   for sig in self.term_sets)
 
     def grader_copies(self, normalised_sentences: list[str | None]) -> list[bool]:
         """For each sentence of an audit (in order), whether it is part of a paste of the grader's own
@@ -169,7 +175,7 @@ def load_handout(spec: Any, base_dir: Path, grader_texts: list[str] | tuple[str,
     if n < 2 or not 0 < share <= 1 or not 0 < grader_share <= 1 or grader_run < n:
         raise ChecklistError("handout: shingle_tokens >= 2, 0 < copied_overlap, grader_overlap <= 1 and "
                              "grader_min_run >= shingle_tokens")
-    terms, heads, min_terms, terms_share = _translated_terms(spec.get("translated"))
+    terms, heads, min_terms, terms_share, asked, min_other = _translated_terms(spec.get("translated"))
     term_sets: tuple = ()
     shingles: set[str] = set()
     texts: list[str] = []
@@ -194,29 +200,33 @@ def load_handout(spec: Any, base_dir: Path, grader_texts: list[str] | tuple[str,
     return Handout(tuple(str(f) for f in spec["files"]), n, min_sh, share, frozenset(shingles), frozenset(grader),
                    grader_run, grader_share, terms, tuple((h, i) for i, hs in enumerate(heads) for h in hs),
                    sum(1 for hs in heads if not hs), frozenset(i for i, hs in enumerate(heads) if not hs), term_sets,
-                   min_terms, terms_share)
+                   min_terms, terms_share, asked, min_other)
 
 
 # the end of a handout sentence
 _UNIT_END = re.compile(r"[。.!?！？](?!\d)")
 
 
-def _translated_terms(spec: Any) -> tuple[tuple[tuple[str, re.Pattern], ...], tuple, int, float]:
+def _translated_terms(spec: Any) -> tuple[tuple[tuple[str, re.Pattern], ...], tuple, int, float, frozenset[str], int]:
     """The ``handout.translated`` mapping: ``terms`` (idea -> regex matching it in zh and en), ``min_terms``,
-    ``terms_share``."""
+    ``terms_share``, ``asked`` (ideas no sign of copying on their own) and ``min_other``."""
     from rubric.audit.checklist import ChecklistError
 
     if not spec:
-        return (), (), 5, 0.8
+        return (), (), 5, 0.8, frozenset(), 0
     if not isinstance(spec, dict) or not isinstance(spec.get("terms"), dict) or not spec["terms"]:
         raise ChecklistError("handout.translated: needs a mapping of terms (idea: regex)")
     try:
         min_terms = int(spec.get("min_terms", 5))
         terms_share = float(spec.get("terms_share", 0.8))
+        min_other = int(spec.get("min_other", 0))
     except (TypeError, ValueError):
-        raise ChecklistError("handout.translated: min_terms and terms_share are numbers") from None
-    if min_terms < 2 or not 0 < terms_share <= 1:
-        raise ChecklistError("handout.translated: min_terms >= 2 and 0 < terms_share <= 1")
+        raise ChecklistError("handout.translated: min_terms, terms_share and min_other are numbers") from None
+    if min_terms < 2 or not 0 < terms_share <= 1 or not 0 <= min_other <= min_terms:
+        raise ChecklistError("handout.translated: min_terms >= 2, 0 < terms_share <= 1 and 0 <= min_other <= min_terms")
+    asked = spec.get("asked") or []
+    if not isinstance(asked, list) or any(a not in spec["terms"] for a in asked):
+        raise ChecklistError("handout.translated.asked: a list of the names in terms")
     parts, heads = [], []
     for idea, rx in spec["terms"].items():
         if not str(idea).isidentifier():
@@ -227,7 +237,7 @@ def _translated_terms(spec: Any) -> tuple[tuple[tuple[str, re.Pattern], ...], tu
             raise ChecklistError(f"handout.translated.terms.{idea}: {exc}") from None
         found = [_literal_head(alt) for alt in _alternatives(str(rx))]
         heads.append(() if not all(found) else tuple(found))
-    return tuple(parts), tuple(heads), min_terms, terms_share
+    return tuple(parts), tuple(heads), min_terms, terms_share, frozenset(map(str, asked)), min_other
 
 
 def _alternatives(rx: str) -> list[str]:
