@@ -821,7 +821,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
 
     # --- concept candidates, then a greedy assignment under the per-sentence budget -------------
     report = next((r for r, _it, _fl in figures.values() if r is not None), None)
-    low = _low_end(report, weights)
+    low = seen_low = _low_end(report, weights)
     # the figure plots the student's weights and none of them is a masked key's 0 (the lab's example has no mask):
     # a colour said of a masked key ("the masked column is black", 被遮罩的位置在图中最暗) is seen in no cell of it
     unmasked = low is not None and _no_masked_cell(weights)
@@ -833,7 +833,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     lists = _keyword_lists(cc, sentences, [c for _item, c in phrase_concepts])
     formula = _Formula(_formula(cc, sentences, [c for _item, c in phrase_concepts]), _template_openers(cc, sentences))
     far = _far_from_figure(cc, sentences, formula)
-    false_cells, true_cells = _misread_cells(cc, sentences, weights)
+    false_cells, true_cells = _misread_cells(cc, sentences, weights, seen_low)
     misread = {cl.sentence for cl in false_cells}
     found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread) for item, c in phrase_concepts}
     if low in ("dark", "light"):
@@ -1235,6 +1235,7 @@ class _CellClaim:
     low: bool = False                   # a query's least-weighted key ("q1 almost ignores k0"), not its peak
     uniform: bool = False               # the query's weights are (about) equal ("q0 spreads its weight evenly")
     every_row: bool = False             # a peak (or low end) of every query ("k0 is the key both queries read most")
+    column: bool = False                # a key's whole column, summed over the queries ("k2 gets the most weight overall")
 
 
 def _cell_ref(m: re.Match) -> tuple[bool, int, tuple[int, ...]] | None:
@@ -1267,9 +1268,9 @@ def _parse_value(raw: str) -> tuple[float, float] | None:
     return float(raw), 0.5 * 10 ** -digits + 0.005
 
 
-def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
-    """The cells the text reads, each with the query it follows in its clause: a value or a peak; and the rows of
-    weights it writes out."""
+def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = None) -> list[_CellClaim]:
+    """The cells the text reads, each with the query it follows in its clause: a value or a peak; the rows of
+    weights it writes out; and the columns it reads as a whole (``low``: the figure's low end, see :func:`_low_end`)."""
     out: list[_CellClaim] = []
     for idx, s in enumerate(sentences):
         if s.is_code or s.is_heading or s.is_question or s.answered_no or s.copied:
@@ -1370,6 +1371,7 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence]) -> list[_CellClaim]:
         if len(out) > mark:
             claimed.add(prev)
         out.extend(_peak_anywhere(idx, s, cells, claimed))
+        out.extend(_column_reads(idx, s, cells, claimed, low))
         out.extend(_uniform_rows(idx, s, cells))
         bracketed = [(m.start(), m.end()) for m in _STATED_ROW.finditer(s.text)]
         listed = []
@@ -1454,7 +1456,7 @@ def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]
             continue
         queries = {(c[3], c[4]) for c in inside if c[2]}
         keys = {(c[3], c[4]) for c in inside if not c[2]}
-        every = _EVERY_QUERY.search(part) if not queries and len(keys) == 1 else None
+        every = _EVERY_QUERY.search(part) if not queries and len(keys) == 1 and not _COLUMN_WHOLE.search(part) else None
         if every is not None:
             # "k0 is the key both queries read most" (两个 query 都主要看 k0): a peak of every row (round 26)
             inside = sorted([*inside, (start + every.start(), start + every.end(), True, 0, (0,))])
@@ -1484,6 +1486,70 @@ def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]
         if s.negated(min(first, start + peak.start()), last, context=False):
             continue
         out.append(_CellClaim(idx, s.text[first:last], q[3], k[3], None, bases=bases, every_row=every is not None))
+    return out
+
+
+# Round 29: a key's column read as a whole, the weight it receives from all the queries together ("key 2 receives the
+# most attention overall", "across both queries k0 gets the least weight in total", 两个 query 加起来 k2 得到的权重最多,
+# "column 1 is the darkest", 第三列最亮). A part (see :data:`_PEAK_PART_BREAK`) that names one key and no query, says it
+# of the whole column (a total, or the key named as a column) and has a peak, a low end or a colour extreme reads the
+# column's sum over the queries. A colour word counts only where the figure's low end is known ("darkest" is the least
+# weight on viridis, the most on Blues); a value, another quantity or a comparison ("darker than") reads nothing.
+_COLUMN_WHOLE = re.compile(r"\b(?:overall|in total|total(?:ly)?|altogether|in all|summed|combined|cumulative\w*|"
+                           r"across (?:both|all|the two|every|each) (?:of the )?(?:quer(?:y|ies)|rows?)|"
+                           r"of all (?:the )?(?:keys|columns)|(?:whole|entire) (?:heat\s*map|figure|map|grid|plot))\b|"
+                           r"整体|总体|总共|合计|加起来|加总|总和|总量|全图|整张图|所有列|各列|(?:这|那)一列")
+_COLUMN_NAMED = re.compile(r"col|列")
+_COLUMN_HIGH = re.compile(r"\b(?:most|largest|highest|biggest|greatest|strongest|heaviest|maximum|max)\b|最多|最大|最高|最强|最重")
+_COLUMN_LOW = re.compile(r"\b(?:least|lowest|smallest|weakest|fewest|lightest weight|minimum|min)\b|最少|最小|最低|最弱")
+_COLUMN_LIGHT = re.compile(r"\b(?:brightest|lightest|palest|whitest)\b|最亮|最浅|最淡|最白")
+_COLUMN_DARK = re.compile(r"\b(?:darkest|deepest|dimmest|blackest)\b|最暗|最深|最黑")
+_COMPARED = re.compile(r"\b(?:than|compared|versus|vs)\b|比|相比|不如")
+_COLUMN_PIECE = re.compile(r"[,:，：]")
+
+
+def _column_reads(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int], low: str | None) -> list[_CellClaim]:
+    """The columns a sentence reads as a whole (see :data:`_COLUMN_WHOLE`), part by part, checked against the sums of
+    the student's weights over the queries."""
+    if not (_COLUMN_WHOLE.search(s.text) or _COLUMN_NAMED.search(s.text)):
+        return []
+    out: list[_CellClaim] = []
+    bounds = [0, *(m.start() for m in _PEAK_PART_BREAK.finditer(s.text) if m.start() > 0), len(s.text)]
+    spans = []
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        if sum(1 for c in cells if start <= c[0] < end) < 2:
+            spans.append((start, end, start, end))
+            continue
+        # two columns in one part ("key 0 gets the most overall, and column 0 is the brightest", "k2 gets the least in
+        # total: the last column is the darkest"): each comma- or colon-separated piece on its own
+        cuts = [start, *(m.end() for m in _COLUMN_PIECE.finditer(s.text, start, end)), end]
+        # a total said once covers the part's pieces ("两个 query 加起来，k0 得到的权重最多")
+        spans += [(a, b, start, end) for a, b in zip(cuts, cuts[1:], strict=False)]
+    for start, end, whole_start, whole_end in spans:
+        part = s.text[start:end]
+        inside = [c for c in cells if start <= c[0] < end]
+        keys = [c for c in inside if not c[2]]
+        if len(keys) != 1 or len(inside) != 1 or keys[0][0] in claimed or _GAP_VALUE.search(part) \
+                or _OTHER_QUANTITY.search(part) or _COMPARED.search(part):
+            continue
+        k = keys[0]
+        if not (_COLUMN_WHOLE.search(s.text, whole_start, whole_end) or _COLUMN_NAMED.search(s.text, k[0], k[1])):
+            continue
+        high, lowest = _COLUMN_HIGH.search(part), _COLUMN_LOW.search(part)
+        light, dark = _COLUMN_LIGHT.search(part), _COLUMN_DARK.search(part)
+        if low is not None and (light or dark):
+            # the colour of the most weight: light on a dark-low map (viridis), dark on a light-low one (Blues)
+            high = high or (light if low == "dark" else dark)
+            lowest = lowest or (dark if low == "dark" else light)
+        word = high or lowest
+        if word is None or (high and lowest):
+            continue
+        a, b = start + word.start(), start + word.end()
+        first, last = min(k[0], a), max(k[1], b)
+        if s.negated(first, last, context=False):
+            continue
+        out.append(_CellClaim(idx, s.text[first:last], None, k[3], None, bases=tuple((0, cb) for cb in k[4]),
+                              low=high is None, column=True))
     return out
 
 
@@ -1546,6 +1612,14 @@ def _between_and(gap: str) -> bool:
 def _true_of(claim: _CellClaim, rows: list[list[float]]) -> bool:
     """Is the claim true of the weights, indices counted as the claim may count them? A row written out that has
     not as many weights as the figure has keys is not read (another tensor: padding, more keys)."""
+    if claim.column:
+        sums = [sum(r[c] for r in rows) for c in range(len(rows[0]))]
+        tolerance = WEIGHT_TOLERANCE * len(rows)
+        for _rb, cb in claim.bases:
+            c = len(sums) - 1 if claim.col == _LAST else claim.col - cb
+            if 0 <= c < len(sums) and (sums[c] <= min(sums) + tolerance if claim.low else sums[c] >= max(sums) - tolerance):
+                return True
+        return False
     if claim.anywhere:
         tolerance = max(WEIGHT_TOLERANCE, claim.tolerance)
         return all(any(abs(w - v) <= tolerance for r in rows for w in r) for v in claim.values)
@@ -1586,15 +1660,18 @@ def _true_of(claim: _CellClaim, rows: list[list[float]]) -> bool:
 
 def _inside(claim: _CellClaim, rows: list[list[float]]) -> bool:
     """Does the claim name a row (and a column) of the grid in one of the ways it may be counted?"""
+    if claim.column:
+        return claim.col == _LAST or any(0 <= claim.col - cb < len(rows[0]) for _rb, cb in claim.bases)
     if claim.row is None or claim.row == _LAST or claim.col == _LAST:
         return True
     return any(0 <= claim.row - rb < len(rows) and (claim.col is None or 0 <= claim.col - cb < len(rows[0]))
                for rb, cb in claim.bases)
 
 
-def _misread_cells(cc: Checklist, sentences: list[_Sentence],
-                   weights: Sequence[Sequence[float]] | None) -> tuple[list[_CellClaim], int]:
-    """(the readings of cells that are false of the student's weights, how many readings are true)."""
+def _misread_cells(cc: Checklist, sentences: list[_Sentence], weights: Sequence[Sequence[float]] | None,
+                   low: str | None = None) -> tuple[list[_CellClaim], int]:
+    """(the readings of cells that are false of the student's weights, how many readings are true); ``low``: the
+    figure's low end, which its colour words are read by."""
     try:
         rows = [[float(x) for x in row] for row in weights or []]
     except (TypeError, ValueError):
@@ -1603,7 +1680,7 @@ def _misread_cells(cc: Checklist, sentences: list[_Sentence],
         return [], 0
     # a cell outside the grid however it is counted ("第 4 行第 4 列" of a 2x3 grid) is no misreading of this grid
     # but a cell of another one, which the anchoring check names (``_outside_grid``)
-    claims = [cl for cl in _cell_claims(cc, sentences) if _inside(cl, rows)]
+    claims = [cl for cl in _cell_claims(cc, sentences, low) if _inside(cl, rows)]
     false = [cl for cl in claims if not _true_of(cl, rows)]
     return false, len(claims) - len(false)
 

@@ -8,6 +8,12 @@
    state; a translation also keeps the handout sentence's other ideas (automatic, discovery, routing, upgrade...). Now a
    copy needs ``translated.min_other`` of those: the honest sentences keep their points, every translation of round 22
    is still a copy.
+2. A key's column read as a whole was not checked: "key 0 receives the most attention overall", "column 0 is the
+   brightest", 第一列总体上获得的注意力最多 of a figure whose first column holds the least weight earned the readings' and the
+   caveats' points (gaming/column_claims_other_*.md 8/15), and a true total over both queries ("across both queries, k2
+   gets the largest total weight") was read as every query's peak and called a misreading. Now the column's sum over
+   the queries is checked; a colour word by the figure's low end (darkest is the least weight on viridis, the most on
+   Blues); both fixtures 2, flagged; honest/column_claims_*.md 12 before and after.
 """
 
 from __future__ import annotations
@@ -15,7 +21,16 @@ from __future__ import annotations
 import pytest
 
 from rubric.audit import grade_audit
-from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, items, kinds, make_heatmap
+from tests.audit.helpers import (
+    EXAMPLE_WEIGHTS,
+    MEASURED_OK,
+    items,
+    kinds,
+    make_cmap_heatmap,
+    make_heatmap,
+    misreads_a_cell,
+)
+from tests.audit.test_audit_validation import GAMING
 
 FIGURE = make_heatmap()
 READINGS_EN = ("My heatmap is weights[0,0] of the 2x3 example: rows are the queries q0, q1 and columns the keys k0-k2.\n"
@@ -69,3 +84,59 @@ def test_the_checklist_refuses_asked_ideas_it_does_not_define(checklist, tmp_pat
 
     with pytest.raises(ChecklistError, match="asked"):
         _edited(checklist, tmp_path, lambda d: d["handout"]["translated"].update(asked=["causal", "causality"]))
+
+
+# ------------------------------------------------------------------ 2. a column read as a whole
+
+# EXAMPLE_WEIGHTS by column, summed over both queries: k0 0.30 (least), k1 0.82, k2 0.88 (most); keys counted from 0 or 1
+# as cells are, so a false reading is false either way
+VIRIDIS = FIGURE                                            # the low end dark: the most weight is the brightest
+BLUES = make_cmap_heatmap(EXAMPLE_WEIGHTS, "Blues")         # the low end light: the most weight is the darkest
+
+
+@pytest.mark.parametrize(("sentence", "figure"), [
+    ("Key 0 receives the most attention overall.", VIRIDIS),
+    ("Overall, key 0 is attended to the most.", VIRIDIS),
+    ("k0 gets the most weight in total.", VIRIDIS),
+    ("Across both queries, k0 gets the largest total weight.", VIRIDIS),
+    ("q0 reads mostly from k1, but overall k0 receives the most attention.", VIRIDIS),
+    ("Column 2 is the darkest column.", VIRIDIS),
+    ("The first column is the brightest.", VIRIDIS),
+    ("Key 2 receives the least attention of all the keys.", VIRIDIS),
+    ("Column 0 is the darkest column.", BLUES),
+    ("第一列总体上获得的注意力最多。", VIRIDIS),
+    ("两个 query 加起来，k0 得到的权重最多。", VIRIDIS),
+    ("k1 这一列是全图最亮的一列。", VIRIDIS),
+    ("第三列整体最暗。", VIRIDIS),
+])
+def test_a_false_reading_of_a_whole_column_is_a_misreading(sentence, figure, checklist):
+    """Before: not read (or, with "both queries", read as every query's peak); after: flagged."""
+    assert misreads_a_cell(sentence, checklist, figure)
+
+
+@pytest.mark.parametrize(("sentence", "figure"), [
+    ("Key 2 receives the most attention overall.", VIRIDIS),
+    ("Across both queries, k2 gets the largest total weight.", VIRIDIS),
+    ("q0 reads mostly from k1, but overall k2 receives the most attention.", VIRIDIS),
+    ("Column 0 is the darkest column.", VIRIDIS),
+    ("The last column is the brightest.", VIRIDIS),
+    ("Column 2 is the darkest column.", BLUES),
+    ("第三列总体上获得的注意力最多。", VIRIDIS),
+    ("两个 query 加起来，k2 得到的权重最多。", VIRIDIS),
+    ("第一列总体上获得的注意力最少，是全图最暗的一列。", VIRIDIS),
+    # not a reading of a column: denied, compared, another quantity
+    ("It is not true that k0 receives the most attention overall.", VIRIDIS),
+    ("Column 0 is darker than column 2.", VIRIDIS),
+    ("Overall, k0 has the largest entropy contribution.", VIRIDIS),
+])
+def test_a_true_or_no_reading_of_a_whole_column_is_no_misreading(sentence, figure, checklist):
+    """"across both queries, k2 gets the largest total weight" was read as a peak of each query before (flagged)."""
+    assert not misreads_a_cell(sentence, checklist, figure)
+
+
+@pytest.mark.parametrize("name", ["column_claims_other_en.md", "column_claims_other_zh.md"])
+def test_an_audit_reading_another_figures_columns_earns_only_the_figure(name, checklist):
+    """Before: 8/15 (readings 2, limits 4); after: 2, flagged."""
+    text = (GAMING / name).read_text(encoding="utf-8")
+    r = grade_audit(text, FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    assert r["score"] == 2 and "figure" in kinds(r), [(it["id"], it["points"]) for it in r["items"]]
