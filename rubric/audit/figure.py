@@ -324,13 +324,10 @@ def _label(same_x: np.ndarray, same_y: np.ndarray, h: int, w: int) -> np.ndarray
     return (np.cumsum(roots) - 1)[lab]
 
 
-def _light_cells(group: list[tuple[int, int, int, int]], light: list[tuple[int, int, int, int]],
+def _light_units(group: list[tuple[int, int, int, int]], light: list[tuple[int, int, int, int]],
                  gap: float) -> list[tuple[tuple[int, int, int, int], int]]:
-    """The light candidates that continue the grid's rows and columns, as (cell box, index into ``light``): a
-    candidate of a whole number of the grid's cells (a masked column of equal cells is one region) on its lattice,
-    within a gridline of the grid or of a cell taken, until none is added."""
-    if not light:
-        return []
+    """The light candidates on the lattice of ``group``'s cells, cut into cells of its size, as (cell box, index into
+    ``light``): a masked column of equal cells is one region of two or more cells."""
     cw = sorted(c[2] - c[0] for c in group)[len(group) // 2]
     ch = sorted(c[3] - c[1] for c in group)[len(group) // 2]
     ox, oy = min(c[0] for c in group), min(c[1] for c in group)
@@ -347,6 +344,17 @@ def _light_cells(group: list[tuple[int, int, int, int]], light: list[tuple[int, 
             continue
         units += [((ax0 + a * cw, ay0 + b * ch, ax0 + (a + 1) * cw, ay0 + (b + 1) * ch), j)
                   for a in range(nx) for b in range(ny)]
+    return units
+
+
+def _light_cells(group: list[tuple[int, int, int, int]], light: list[tuple[int, int, int, int]],
+                 gap: float) -> list[tuple[tuple[int, int, int, int], int]]:
+    """The light candidates that continue the grid's rows and columns, as (cell box, index into ``light``): a
+    candidate of a whole number of the grid's cells (a masked column of equal cells is one region) on its lattice,
+    within a gridline of the grid or of a cell taken, until none is added."""
+    if not light:
+        return []
+    units = _light_units(group, light, gap)
     taken: list[tuple[tuple[int, int, int, int], int]] = []
     boxes = list(group)
     grew = True
@@ -686,8 +694,10 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
             return done("grid", rows, cols, len(group), lightness=_row_major_lightness(
                 group, [float(c @ LUM) for c in colours], rows, cols), colours=colours, boxes=group)
     if light:
-        # light cells between the others (a masked middle column): only then do they take part in the clusters
-        every, every_ids = cells + light, ids + light_ids
+        # light cells between the others (a masked middle column): only then do they take part in the clusters, each
+        # cut into cells of the others' size (round 29: a masked column of two equal cells was one box, 5 cells of 6)
+        units = _light_units(cells, light, gap)
+        every, every_ids = cells + [u for u, _j in units], ids + [light_ids[j] for _u, j in units]
         for _, rows, cols, members in sorted(grids_of(every), key=lambda g: -g[0]):
             if any(i >= len(cells) for i in members) and _is_colour_scale(mean[[every_ids[i] for i in members]]):
                 return done("grid", rows, cols, len(members), lightness=_row_major_lightness(

@@ -51,7 +51,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_unmasked", "requirement", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "requirement", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far", "bare")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -339,10 +339,27 @@ def _low_end(report: FigureReport | None, weights: Sequence[Sequence[float]] | N
     w = _plotted(report, weights, report.lightness if report is not None else ())
     if w is None:
         return None
-    r = correlation(w, report.lightness)
+    drawn = [(x, y) for x, y in zip(w, report.lightness, strict=True) if not (_masked_blank(report, weights) and x <= MASKED_WEIGHT)]
+    r = correlation([x for x, _y in drawn], [y for _x, y in drawn])
     if r is None:
         return None
     return "dark" if r >= LOW_END_CORRELATION else "light" if r <= -LOW_END_CORRELATION else None
+
+
+# lightness of a cell that shows the page (matplotlib leaves a NaN or a masked entry undrawn, seaborn's mask= too):
+# white, whatever the colour map (rubric.audit.figure takes a region this light for the page)
+BLANK_LIGHTNESS = 235
+
+
+def _masked_blank(report: FigureReport | None, weights: Sequence[Sequence[float]] | None) -> bool:
+    """Are the masked keys' cells (weight 0) of the figure left blank, as light as the page, while the other cells
+    are drawn on the colour scale (round 29: a masked key read as "white" on viridis was told that 0 is the darkest
+    colour, and one read as "black" was credited)? Then a masked key's colour is white whatever the colour map."""
+    w = _plotted(report, weights, report.lightness if report is not None else ())
+    if w is None:
+        return False
+    masked = [y for x, y in zip(w, report.lightness, strict=True) if x <= MASKED_WEIGHT]
+    return bool(masked) and len(masked) < len(w) and min(masked) > BLANK_LIGHTNESS
 
 
 # how closely the order of the cells' colours along their colormap must follow the weights (Spearman, either sign: a
@@ -822,12 +839,15 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     # --- concept candidates, then a greedy assignment under the per-sentence budget -------------
     report = next((r for r, _it, _fl in figures.values() if r is not None), None)
     low = seen_low = _low_end(report, weights)
+    blank = _masked_blank(report, weights)
     # the figure plots the student's weights and none of them is a masked key's 0 (the lab's example has no mask):
     # a colour said of a masked key ("the masked column is black", 被遮罩的位置在图中最暗) is seen in no cell of it
     unmasked = low is not None and _no_masked_cell(weights)
     if unmasked:
         _unseen_colours(cc, sentences)
     low = None if unmasked else low or "dark"     # unknown: the default maps' (viridis, rocket) dark low end
+    if blank:
+        low = "light"       # a masked key's cell shows the white page, whatever the colour map's low end
     phrase_concepts = [(item, c.by_low_end.get(low, c) if low else c) for item in cc.items if item.kind == "concepts"
                        for c in item.concepts if c.kind == "phrases"]
     lists = _keyword_lists(cc, sentences, [c for _item, c in phrase_concepts])
@@ -846,7 +866,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                     continue
                 cands, reasons = found[(item.id, c.id)]
                 if not cands and _concept_candidates(cc, alt, sentences, lists, far, misread)[0]:
-                    reasons.add(f"colour_{low}")
+                    reasons.add("colour_blank" if blank else f"colour_{low}")
     elif unmasked:
         for item in cc.items:
             for c in item.concepts:

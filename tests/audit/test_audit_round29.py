@@ -14,6 +14,11 @@
    gets the largest total weight") was read as every query's peak and called a misreading. Now the column's sum over
    the queries is checked; a colour word by the figure's low end (darkest is the least weight on viridis, the most on
    Blues); both fixtures 2, flagged; honest/column_claims_*.md 12 before and after.
+3. Masked keys' cells left blank (a NaN or a masked entry is not drawn: the white page shows through) on a dark-low
+   colour map (viridis): "the masked key k2 is white" was told "a weight of 0 is the darkest colour of its scale, not
+   white" and earned nothing, "the masked key k2 is black" was credited; a masked middle column of two such cells was
+   one box (5 cells of 6: no lightness read at all). Now such cells are white (reason ``colour_blank`` for "black"),
+   the colour scale's low end is read from the drawn cells, and a light region is cut into cells of the grid's size.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from rubric.audit import grade_audit
 from tests.audit.helpers import (
     EXAMPLE_WEIGHTS,
     MEASURED_OK,
+    _viridis,
     items,
     kinds,
     make_cmap_heatmap,
@@ -31,6 +37,7 @@ from tests.audit.helpers import (
     misreads_a_cell,
 )
 from tests.audit.test_audit_validation import GAMING
+from tests.grading.helpers import english_in_zh
 
 FIGURE = make_heatmap()
 READINGS_EN = ("My heatmap is weights[0,0] of the 2x3 example: rows are the queries q0, q1 and columns the keys k0-k2.\n"
@@ -140,3 +147,45 @@ def test_an_audit_reading_another_figures_columns_earns_only_the_figure(name, ch
     text = (GAMING / name).read_text(encoding="utf-8")
     r = grade_audit(text, FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
     assert r["score"] == 2 and "figure" in kinds(r), [(it["id"], it["points"]) for it in r["items"]]
+
+
+# ------------------------------------------------------------------ 3. masked cells left blank
+
+def _blank_zero(v: float) -> tuple[int, int, int]:
+    """viridis, with a weight of 0 not drawn (the page's white), as plt.imshow draws a NaN."""
+    return (255, 255, 255) if v == 0 else _viridis(v)
+
+
+# the lab's example with one key masked, as the mask audit computes it (a masked key's weight is exactly 0)
+MASKED = {0: [[0.0, 0.73, 0.27], [0.0, 0.27, 0.73]], 1: [[0.27, 0.0, 0.73], [0.73, 0.0, 0.27]],
+          2: [[0.27, 0.73, 0.0], [0.73, 0.27, 0.0]]}
+
+
+@pytest.mark.parametrize("key", [0, 1, 2])
+@pytest.mark.parametrize(("colour", "credited"), [
+    ("white", True), ("blank, as white as the page", True), ("black", False), ("dark", False)])
+def test_a_masked_key_left_blank_is_white(key, colour, credited, checklist):
+    """Before: "white" not credited (told that 0 is the darkest colour), "black" credited; the middle key's column was
+    one box. After: the cells' colour decides, and "black" is told the cells show the page."""
+    weights = MASKED[key]
+    figure = make_heatmap(weights, colour=_blank_zero)
+    text = f"My heatmap: rows q0, q1, columns k0-k2. The masked key k{key} is {colour} in both rows: its weight is 0.\n"
+    r = grade_audit(text, figure, MEASURED_OK, checklist, weights=weights)
+    item = items(r)["figure_reading"]
+    assert items(r)["figure"]["points"] == 2 and "figure" not in kinds(r)
+    assert (item["points"] > 0) is credited, item["feedback"]["en"]
+    if not credited:
+        assert "not drawn: they show the white page" in item["feedback"]["en"]
+        assert "没有着色，露出的是白色的底" in item["feedback"]["zh"]
+        assert not english_in_zh(item["feedback"]["zh"].split("：", 1)[1])
+
+
+@pytest.mark.parametrize("key", [0, 1, 2])
+def test_a_masked_key_drawn_in_the_colour_maps_low_end_is_still_dark(key, checklist):
+    """The same weights drawn with the 0 on the colour map (viridis' dark end): "black" counts, "white" does not."""
+    weights = MASKED[key]
+    figure = make_heatmap(weights)
+    for colour, credited in (("black", True), ("white", False)):
+        text = f"My heatmap: rows q0, q1, columns k0-k2. The masked key k{key} is {colour} in both rows: its weight is 0.\n"
+        item = items(grade_audit(text, figure, MEASURED_OK, checklist, weights=weights))["figure_reading"]
+        assert (item["points"] > 0) is credited, (colour, item["feedback"]["en"])
