@@ -366,6 +366,9 @@ _LIST_ITEM_UNITS = 8
 # of its row, as a "cannot prove" heading does for its section. Cells are clauses of their own.
 _NO_CELL = re.compile(r"^(?:否|不|不能|不可以|不可|不行|不是|不对|没有|无法|错|✗|✘|×|❌|🚫|no|nope|cannot|can't|not|"
                       r"false|wrong)$")
+# ...also with its reason after it (round 29: "| k2 causes q1's output | No: that needs an ablation |", "否，需要消融",
+# "✗ (one example)" -- the claim was read as the student's and flagged an overclaim): the cell's first piece
+_NO_CELL_REASON = re.compile(r"\s*(?:[:：,，;；(（]|—|–|-(?=\s)|\bbecause\b|\bsince\b|因为|由于)")
 _NO_ANSWER = re.compile(r"^(?:no|nope|not|it (?:can't|cannot|does not|doesn't))\b|^(?:不|没有|否|并不|不能)")
 _HEADING = re.compile(r"^#{1,6}\s*")
 _BOLD_LINE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*[^*]+\*\*\s*[:]?\s*$")
@@ -743,7 +746,8 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
             # a "no" cell denies its row's claim only in a column that asks whether the figure proves, shows
             # or supports it ("热力图能证明吗"), not "Can a skeptic refute it?", "有反例吗", "Wrong?"
             for k, cell in enumerate(line.strip("|").split("|")):
-                if (_NO_CELL.match(cell.strip(" .!")) and k < len(header) and cc.proof_header.search(header[k])
+                if (_NO_CELL.match(_NO_CELL_REASON.split(cell.strip(" .!"), 1)[0].strip(" .!"))
+                        and k < len(header) and cc.proof_header.search(header[k])
                         and not cc.section_denied.search(header[k])):
                     context = True
         for k, m in enumerate(_SENTENCE.finditer(line)):

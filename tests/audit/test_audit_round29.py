@@ -19,6 +19,10 @@
    white" and earned nothing, "the masked key k2 is black" was credited; a masked middle column of two such cells was
    one box (5 cells of 6: no lightness read at all). Now such cells are white (reason ``colour_blank`` for "black"),
    the colour scale's low end is read from the drawn cells, and a light region is cut into cells of the grid's size.
+4. A Markdown table whose answer cell gives its reason after the "no" ("| k2 causes q1's output | No: that needs an
+   ablation |", 不能：需要消融, "No (one small example)") did not deny its row: the claims were read as the student's, flagged
+   as overclaims and deducted (honest/table_no_reasons_*.md 7/15, limits 0). Now the cell's first piece is its answer:
+   12; "No doubt: ...", "Nothing else matters", "No question" still assert (gaming/table_no_doubt_en.md 2).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from tests.audit.helpers import (
     make_heatmap,
     misreads_a_cell,
 )
+from tests.audit.test_audit_round14 import HONEST
 from tests.audit.test_audit_validation import GAMING
 from tests.grading.helpers import english_in_zh
 
@@ -189,3 +194,40 @@ def test_a_masked_key_drawn_in_the_colour_maps_low_end_is_still_dark(key, checkl
         text = f"My heatmap: rows q0, q1, columns k0-k2. The masked key k{key} is {colour} in both rows: its weight is 0.\n"
         item = items(grade_audit(text, figure, MEASURED_OK, checklist, weights=weights))["figure_reading"]
         assert (item["points"] > 0) is credited, (colour, item["feedback"]["en"])
+
+
+# ------------------------------------------------------------------ 4. a table's "no" with its reason
+
+TABLE = ("My heatmap: rows q0, q1, columns k0-k2; q0 reads mostly from k1 (0.58), q1 mostly from k2 (0.67).\n\n"
+         "| Claim | {header} |\n|---|---|\n| k2 causes q1's output | {answer} |\n")
+
+
+@pytest.mark.parametrize(("header", "answer"), [
+    ("Can my heatmap prove it?", "No: that would need an ablation of k2"),
+    ("Can my heatmap prove it?", "No, a weight is not an effect"),
+    ("Can my heatmap prove it?", "No — only an intervention could"),
+    ("Does the heatmap show it?", "No (one small example)"),
+    ("Does the heatmap show it?", "✗ because it needs an ablation"),
+    ("这张图能证明吗", "不能：需要对 k2 做消融"),
+    ("这张图能证明吗", "否，权重不是因果"),
+])
+def test_a_table_no_with_its_reason_denies_the_rows_claim(header, answer, checklist):
+    """Before: the row's claim was the student's, an overclaim (limits 0, deducted); after: a caveat."""
+    r = grade_audit(TABLE.format(header=header, answer=answer), FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    assert "overclaim" not in kinds(r)
+    assert items(r)["limits"]["points"] > 0, items(r)["limits"]["feedback"]["en"]
+
+
+@pytest.mark.parametrize("answer", ["No doubt: the brightest cell is the cause", "No question", "Yes: no ablation needed",
+                                    "Nothing else matters"])
+def test_a_table_answer_that_only_starts_like_no_still_asserts(answer, checklist):
+    r = grade_audit(TABLE.format(header="Can my heatmap prove it?", answer=answer), FIGURE, MEASURED_OK, checklist,
+                    weights=EXAMPLE_WEIGHTS)
+    assert items(r)["limits"]["points"] == 0, answer
+
+
+@pytest.mark.parametrize("name", ["table_no_reasons_en.md", "table_no_reasons_zh.md"])
+def test_an_honest_table_of_reasoned_noes_keeps_its_caveats(name, checklist):
+    """Before: 7/15 (limits 0, two or three overclaims); after: 12."""
+    r = grade_audit((HONEST / name).read_text(encoding="utf-8"), FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    assert r["score"] >= 12 and "overclaim" not in kinds(r), [(it["id"], it["points"]) for it in r["items"]]
