@@ -23,6 +23,9 @@
    ablation |", 不能：需要消融, "No (one small example)") did not deny its row: the claims were read as the student's, flagged
    as overclaims and deducted (honest/table_no_reasons_*.md 7/15, limits 0). Now the cell's first piece is its answer:
    12; "No doubt: ...", "Nothing else matters", "No question" still assert (gaming/table_no_doubt_en.md 2).
+5. Struck-through text was read: "This does ~~not~~ prove that k2 causes q1's output" (also ~not~, <del>, <s>, <strike>)
+   earned a caveat on a page that shows the "not" struck out, and a claim the student struck out and took back was an
+   overclaim. Now struck text is not read; "~0.58" (approximately) is no strikethrough.
 """
 
 from __future__ import annotations
@@ -231,3 +234,31 @@ def test_an_honest_table_of_reasoned_noes_keeps_its_caveats(name, checklist):
     """Before: 7/15 (limits 0, two or three overclaims); after: 12."""
     r = grade_audit((HONEST / name).read_text(encoding="utf-8"), FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
     assert r["score"] >= 12 and "overclaim" not in kinds(r), [(it["id"], it["points"]) for it in r["items"]]
+
+
+# ------------------------------------------------------------------ 5. struck-through text
+
+READ = "My heatmap: rows are q0, q1 and columns k0-k2; q0 reads mostly from k1 (0.58), q1 mostly from k2 (0.67).\n"
+
+
+@pytest.mark.parametrize("struck", ["~~not~~", "~not~", "<del>not</del>", "<s>not</s>", "<strike>not</strike>"])
+def test_a_struck_out_negation_is_no_caveat(struck, checklist):
+    """Before: limits 1.5 (the caveat "does not prove ... causes"); after: the page shows "This does prove", an
+    overclaim."""
+    text = READ + f"This does {struck} prove that k2 causes q1's output.\n"
+    r = grade_audit(text, FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    assert items(r)["limits"]["points"] == 0 and "overclaim" in kinds(r)
+
+
+def test_a_claim_struck_out_and_taken_back_is_no_overclaim(checklist):
+    text = READ + "~~k2 causes q1's output.~~ This does not prove that k2 causes q1's output.\n"
+    r = grade_audit(text, FIGURE, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] > 0
+
+
+@pytest.mark.parametrize("text", ["q0 reads mostly from k1 (~0.58), q1 mostly from k2 (~0.67)",
+                                  "k0 ~0.21 and k1 ~0.58.", "```\nw = ~~mask\n```"])
+def test_an_approximate_value_or_code_is_no_strikethrough(text):
+    from rubric.audit.text import visible
+
+    assert visible(text) == text
