@@ -531,7 +531,64 @@ def _row_major_lightness(boxes: list[tuple[int, int, int, int]], lightness: list
 
 
 def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
+    """What the figure is (see :class:`FigureReport`), from a copy of it at most ``side`` pixels a side. A figure that
+    fills a small part of a larger image (a screenshot of a notebook or a slide: round 29, a 2x3 heatmap filling a
+    ninth of a screenshot was "not a heatmap") is analysed again, cropped to what differs from the image's border."""
     t0 = time.perf_counter()
+    try:
+        px = _decode(data, side)
+    except Exception:  # noqa: BLE001 - validated upstream; anything Pillow still refuses is "unreadable"
+        return _analyse(None, False, t0)
+    jpeg = bytes(data[:2]) == b"\xff\xd8"                # lossy: flat areas carry small differences
+    report = _analyse(px, jpeg, t0)
+    if report.kind != "not_heatmap" or report.rows:
+        return report
+    box = _content_box(px, COLOUR_TOL if jpeg else CLEAN_TOL)
+    if box is None:
+        return report
+    x0, y0, x1, y1 = box
+    h, w = px.shape[:2]
+    share = max(x1 - x0, y1 - y0) / max(h, w)
+    try:
+        # decoded again so that the content, not the whole screenshot, is about ``side`` pixels a side
+        big = _decode(data, min(side * CROP_ZOOM, math.ceil(side / share)))
+    except Exception:  # noqa: BLE001 - as above
+        return report
+    fy, fx = big.shape[0] / h, big.shape[1] / w
+    crop = big[int(y0 * fy):math.ceil(y1 * fy), int(x0 * fx):math.ceil(x1 * fx)]
+    step = max(1, math.ceil(max(crop.shape[:2]) / side))
+    again = _analyse(crop[::step, ::step].copy(), jpeg, t0)
+    return again if again.kind != "not_heatmap" else report
+
+
+# The content of a screenshot: the box of what differs from the colour of most of the image's border, when it is at
+# most CONTENT_SHARE of the image's longer side and far from a sliver; decoded again at up to CROP_ZOOM times the
+# analysed size.
+CONTENT_SHARE = 0.6
+CROP_ZOOM = 4
+
+
+def _content_box(px: np.ndarray, tol: int) -> tuple[int, int, int, int] | None:
+    h, w = px.shape[:2]
+    if h < 8 or w < 8:
+        return None
+    edge = np.concatenate([px[0], px[-1], px[1:-1, 0], px[1:-1, -1]])
+    colours, counts = np.unique(edge, axis=0, return_counts=True)
+    if counts.max() < 0.5 * len(edge):
+        return None                                        # no one colour around it: no page to crop away
+    page = colours[int(np.argmax(counts))]
+    other = np.abs(px - page).max(axis=2) > max(tol, 8)
+    rows, cols = np.flatnonzero(other.any(axis=1)), np.flatnonzero(other.any(axis=0))
+    if not len(rows):
+        return None
+    x0, y0, x1, y1 = int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1
+    if max(x1 - x0, y1 - y0) > CONTENT_SHARE * max(h, w) or min(x1 - x0, y1 - y0) < 8:
+        return None
+    return x0, y0, x1, y1
+
+
+def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
+    """The analysis of the decoded pixels (``None``: the figure could not be decoded)."""
 
     def done(kind: str, rows: int = 0, cols: int = 0, cells: int = 0, reason: str = "",
              lightness: tuple[float, ...] = (), colours: list | None = None, boxes: list | None = None) -> FigureReport:
@@ -542,9 +599,7 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
         return FigureReport(kind, rows, cols, cells, round((time.perf_counter() - t0) * 1000, 2), reason, lightness,
                             positions)
 
-    try:
-        px = _decode(data, side)
-    except Exception:  # noqa: BLE001 - validated upstream; anything Pillow still refuses is "unreadable"
+    if px is None:
         return done("unreadable")
     h, w = px.shape[:2]
     if h < 2 or w < 2:
@@ -554,7 +609,6 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
     if lum.std() < 3.0 or ink.mean() < 0.005:
         return done("blank")
 
-    jpeg = bytes(data[:2]) == b"\xff\xd8"                # lossy: flat areas carry small differences
     tol = COLOUR_TOL if jpeg or _noisy(px) else CLEAN_TOL
     same_x = np.abs(px[:, 1:] - px[:, :-1]).max(axis=2) <= tol
     same_y = np.abs(px[1:, :] - px[:-1, :]).max(axis=2) <= tol

@@ -26,6 +26,10 @@
 5. Struck-through text was read: "This does ~~not~~ prove that k2 causes q1's output" (also ~not~, <del>, <s>, <strike>)
    earned a caveat on a page that shows the "not" struck out, and a claim the student struck out and took back was an
    overclaim. Now struck text is not read; "~0.58" (approximately) is no strikethrough.
+6. A screenshot in which the heatmap fills a small part (a notebook or slide captured whole: the lab's figure in the
+   middle ninth of a grey page) was "not a heatmap" (figure 0/2, and feedback that calls it a photo or a chart): the
+   analysed copy is 160 pixels a side, where such a grid is under the 5 % of the image a grid must cover. Now a figure
+   that finds no grid is analysed again, cropped to what differs from the image's border.
 """
 
 from __future__ import annotations
@@ -262,3 +266,37 @@ def test_an_approximate_value_or_code_is_no_strikethrough(text):
     from rubric.audit.text import visible
 
     assert visible(text) == text
+
+
+# ------------------------------------------------------------------ 6. a heatmap in a larger screenshot
+
+def _in_screenshot(figure: bytes, times: int, page=(240, 240, 240), fmt: str = "PNG") -> bytes:
+    """``figure`` in the middle of a page ``times`` its size (a screenshot of the whole window)."""
+    import io
+
+    from PIL import Image
+
+    im = Image.open(io.BytesIO(figure)).convert("RGB")
+    shot = Image.new("RGB", (im.width * times, im.height * times), page)
+    shot.paste(im, ((shot.width - im.width) // 2, (shot.height - im.height) // 2))
+    buf = io.BytesIO()
+    shot.save(buf, fmt, **({"quality": 90} if fmt == "JPEG" else {}))
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(("times", "page", "fmt"), [(3, (240, 240, 240), "PNG"), (4, (30, 30, 30), "PNG"),
+                                                     (3, (255, 255, 255), "JPEG")])
+def test_a_heatmap_filling_a_small_part_of_a_screenshot_is_recognised(times, page, fmt):
+    """Before: not_heatmap; after: the 2x3 grid, with the cells' lightness read."""
+    from rubric.audit.figure import analyse_figure
+
+    report = analyse_figure(_in_screenshot(FIGURE, times, page, fmt))
+    assert (report.kind, report.rows, report.cols) == ("grid", 2, 3)
+
+
+def test_a_chart_in_a_screenshot_is_still_no_heatmap():
+    from rubric.audit.figure import analyse_figure
+    from tests.audit.helpers import make_bar_chart, make_pie
+
+    for figure in (make_pie(), make_bar_chart()):
+        assert analyse_figure(_in_screenshot(figure, 3)).kind == "not_heatmap"
