@@ -347,6 +347,35 @@ def _light_units(group: list[tuple[int, int, int, int]], light: list[tuple[int, 
     return units
 
 
+def _page_gaps(cells: list[tuple[int, int, int, int]], gap: float, page: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """Cells of the page's white between two cells of one row (or column) of the grid: the gap between them is a whole
+    number of cells wide and every pixel of it is page white (``page``), with no cell in between."""
+    if len(cells) < 2 or len(cells) > 64:
+        return []
+    cw = sorted(c[2] - c[0] for c in cells)[len(cells) // 2]
+    ch = sorted(c[3] - c[1] for c in cells)[len(cells) // 2]
+    out: set[tuple[int, int, int, int]] = set()
+    for a in cells:
+        for b in cells:
+            for lo, hi, size, across in ((0, 2, cw, (1, 3)), (1, 3, ch, (0, 2))):
+                i, j = across
+                if abs(a[i] - b[i]) > gap or abs(a[j] - b[j]) > gap or b[lo] <= a[hi]:
+                    continue
+                span = b[lo] - a[hi]
+                n = round(span / size)
+                if not 1 <= n <= 8 or abs(span - n * size) > gap or any(
+                        c[lo] >= a[hi] - gap and c[hi] <= b[lo] + gap and abs(c[i] - a[i]) <= gap for c in cells):
+                    continue
+                step = span / n
+                for k in range(n):
+                    p0, p1 = round(a[hi] + k * step), round(a[hi] + (k + 1) * step)
+                    box = (p0, a[1], p1, a[3]) if lo == 0 else (a[0], p0, a[2], p1)
+                    # (its rim may blend with the cells beside it in the reduced copy)
+                    if page[box[1] + 1:box[3] - 1, box[0] + 1:box[2] - 1].all():
+                        out.add(box)
+    return sorted(out)
+
+
 def _light_cells(group: list[tuple[int, int, int, int]], light: list[tuple[int, int, int, int]],
                  gap: float) -> list[tuple[tuple[int, int, int, int], int]]:
     """The light candidates that continue the grid's rows and columns, as (cell box, index into ``light``): a
@@ -747,16 +776,35 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
                     group, colours, rows, cols = wider, wcol, wr, wc
             return done("grid", rows, cols, len(group), lightness=_row_major_lightness(
                 group, [float(c @ LUM) for c in colours], rows, cols), colours=colours, boxes=group)
+    def with_extra(boxes: list[tuple[int, int, int, int]], colours: list[np.ndarray], whole: bool) -> FigureReport | None:
+        """The largest grid of the cells and ``boxes`` (of ``colours``) that needs one of them; ``whole``: one box a
+        cell (two cells of one colour merged into a box would place a page gap wrongly)."""
+        every, every_colours = cells + boxes, [mean[i] for i in ids] + colours
+        for _, rows, cols, members in sorted(grids_of(every), key=lambda g: -g[0]):
+            found = [every_colours[i] for i in members]
+            if any(i >= len(cells) for i in members) and (not whole or len(members) == rows * cols) \
+                    and _is_colour_scale(np.array(found)):
+                return done("grid", rows, cols, len(members), lightness=_row_major_lightness(
+                    [every[i] for i in members], [float(c @ LUM) for c in found], rows, cols),
+                    colours=found, boxes=[every[i] for i in members])
+        return None
+
     if light:
         # light cells between the others (a masked middle column): only then do they take part in the clusters, each
         # cut into cells of the others' size (round 29: a masked column of two equal cells was one box, 5 cells of 6)
         units = _light_units(cells, light, gap)
-        every, every_ids = cells + [u for u, _j in units], ids + [light_ids[j] for _u, j in units]
-        for _, rows, cols, members in sorted(grids_of(every), key=lambda g: -g[0]):
-            if any(i >= len(cells) for i in members) and _is_colour_scale(mean[[every_ids[i] for i in members]]):
-                return done("grid", rows, cols, len(members), lightness=_row_major_lightness(
-                    [every[i] for i in members], [float(mean[every_ids[i]] @ LUM) for i in members], rows, cols),
-                    colours=[mean[every_ids[i]] for i in members], boxes=[every[i] for i in members])
+        report = with_extra([u for u, _j in units], [mean[light_ids[j]] for _u, j in units], whole=False)
+        if report is not None:
+            return report
+    if not grids:
+        # cells left blank on a page without a frame (seaborn's mask=, a NaN on a gridless plot) are the page itself,
+        # no candidate: a gap of whole cells between two cells of a row or a column, all page white, is such a cell
+        # (round 29: a masked middle column was "not a heatmap")
+        gaps = _page_gaps(cells, gap, (lum > 235) & (px.max(axis=2) - px.min(axis=2) < 20))
+        report = with_extra(gaps, [px[y0 + 1:y1 - 1, x0 + 1:x1 - 1].reshape(-1, 3).mean(axis=0)
+                                   for x0, y0, x1, y1 in gaps], whole=True) if gaps else None
+        if report is not None:
+            return report
     if grids:
         _, rows, cols, members = grids[0]
         return done("not_heatmap", rows, cols, len(members), reason="not_colour_scale")

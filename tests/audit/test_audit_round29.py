@@ -192,6 +192,38 @@ def test_a_masked_key_left_blank_is_white(key, colour, credited, checklist):
         assert not english_in_zh(item["feedback"]["zh"].split("：", 1)[1])
 
 
+def _frameless(weights) -> bytes:
+    """seaborn's heatmap(w, mask=w == 0): the masked cells not drawn, no frame, tick labels beside the grid."""
+    import io
+
+    from PIL import Image, ImageDraw
+
+    cell = 110
+    im = Image.new("RGB", (90 + 3 * cell + 110, 40 + 2 * cell + 70), "white")
+    d = ImageDraw.Draw(im)
+    for r, row in enumerate(weights):
+        for c, v in enumerate(row):
+            if v:
+                d.rectangle([90 + c * cell, 40 + r * cell, 90 + (c + 1) * cell - 1, 40 + (r + 1) * cell - 1],
+                            fill=_viridis(v))
+        d.text((20, 40 + r * cell + 50), f"q{r}", fill="black")
+    for c in range(3):
+        d.text((90 + c * cell + 50, 40 + 2 * cell + 10), f"k{c}", fill="black")
+    buf = io.BytesIO()
+    im.save(buf, "PNG")
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("colour", ["white", "black"])
+def test_a_masked_middle_column_left_blank_without_a_frame_is_a_column_of_the_grid(colour, checklist):
+    """Before: "not a heatmap" (figure 0, flagged); after: the 2x3 grid, its masked key white."""
+    weights = MASKED[1]
+    text = f"My heatmap: rows q0, q1, columns k0-k2. The masked key k1 is {colour} in both rows: its weight is 0.\n"
+    r = grade_audit(text, _frameless(weights), MEASURED_OK, checklist, weights=weights)
+    assert items(r)["figure"]["points"] == 2 and "figure" not in kinds(r)
+    assert (items(r)["figure_reading"]["points"] > 0) is (colour == "white")
+
+
 @pytest.mark.parametrize("key", [0, 1, 2])
 def test_a_masked_key_drawn_in_the_colour_maps_low_end_is_still_dark(key, checklist):
     """The same weights drawn with the 0 on the colour map (viridis' dark end): "black" counts, "white" does not."""
