@@ -1520,10 +1520,12 @@ _COLUMN_WHOLE = re.compile(r"\b(?:overall|in total|total(?:ly)?|altogether|in al
                            r"of all (?:the )?(?:keys|columns)|(?:whole|entire) (?:heat\s*map|figure|map|grid|plot))\b|"
                            r"整体|总体|总共|合计|加起来|加总|总和|总量|全图|整张图|所有列|各列|(?:这|那)一列")
 _COLUMN_NAMED = re.compile(r"col|列")
-_COLUMN_HIGH = re.compile(r"\b(?:most|largest|highest|biggest|greatest|strongest|heaviest|maximum|max)\b|最多|最大|最高|最强|最重")
-_COLUMN_LOW = re.compile(r"\b(?:least|lowest|smallest|weakest|fewest|lightest weight|minimum|min)\b|最少|最小|最低|最弱")
-_COLUMN_LIGHT = re.compile(r"\b(?:brightest|lightest|palest|whitest)\b|最亮|最浅|最淡|最白")
-_COLUMN_DARK = re.compile(r"\b(?:darkest|deepest|dimmest|blackest)\b|最暗|最深|最黑")
+# the column's extreme: the most weight, the least, the lightest colour, the darkest (named groups)
+_COLUMN_EXTREME = re.compile(
+    r"(?P<high>\b(?:most|largest|highest|biggest|greatest|strongest|heaviest|maximum|max)\b|最多|最大|最高|最强|最重)"
+    r"|(?P<low>\b(?:least|lowest|smallest|weakest|fewest|minimum|min)\b|最少|最小|最低|最弱)"
+    r"|(?P<light>\b(?:brightest|lightest|palest|whitest)\b|最亮|最浅|最淡|最白)"
+    r"|(?P<dark>\b(?:darkest|deepest|dimmest|blackest)\b|最暗|最深|最黑)")
 _COMPARED = re.compile(r"\b(?:than|compared|versus|vs)\b|比|相比|不如")
 _COLUMN_PIECE = re.compile(r"[,:，：]")
 
@@ -1555,8 +1557,8 @@ def _column_reads(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int],
         k = keys[0]
         if not (_COLUMN_WHOLE.search(s.text, whole_start, whole_end) or _COLUMN_NAMED.search(s.text, k[0], k[1])):
             continue
-        high, lowest = _COLUMN_HIGH.search(part), _COLUMN_LOW.search(part)
-        light, dark = _COLUMN_LIGHT.search(part), _COLUMN_DARK.search(part)
+        words = {m.lastgroup: m for m in reversed(list(_COLUMN_EXTREME.finditer(part)))}     # the first of each
+        high, lowest, light, dark = (words.get(k) for k in ("high", "low", "light", "dark"))
         if low is not None and (light or dark):
             # the colour of the most weight: light on a dark-low map (viridis), dark on a light-low one (Blues)
             high = high or (light if low == "dark" else dark)
