@@ -36,7 +36,7 @@ from __future__ import annotations
 import io
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -191,7 +191,8 @@ class FigureReport:
     """``kind`` is "grid" (with ``rows`` x ``cols``), "flat" (a single flat colour area whose rows and
     columns cannot be counted), "blank", "not_heatmap" or "unreadable". ``reason`` refines it: "uniform" for
     a grid whose cells all have one colour (counted from its labels), "not_colour_scale" for a grid whose
-    colours are not one colour scale (``rows`` x ``cols`` is then the grid that was seen)."""
+    colours are not one colour scale (``rows`` x ``cols`` is then the grid that was seen), "too_small" for an image
+    under SMALL_SIDE pixels a side in which no grid was found (``width`` x ``height``: its size)."""
 
     kind: str
     rows: int = 0
@@ -205,6 +206,9 @@ class FigureReport:
     # the cells' positions along the known colormap they lie on (scale_positions), row by row, when every cell was
     # seen and one known colormap holds them all: with the weights, whether the figure plots them (round 26)
     positions: tuple[float, ...] = ()
+    # the image's own size in pixels, given with reason "too_small" (round 29)
+    width: int = 0
+    height: int = 0
 
     @property
     def shape(self) -> tuple[int, int] | None:
@@ -227,6 +231,9 @@ class FigureReport:
             return {"en": f"a {r}×{c} grid of cells of unrelated colours that are not one colour scale, "
                           "so not a heatmap",
                     "zh": f"{r}×{c} 的色块，但颜色互不相关、不在同一条色阶上，所以不是 heatmap"}
+        if self.reason == "too_small":
+            return {"en": f"an image of only {self.width}×{self.height} pixels in which no grid of cells was found",
+                    "zh": f"只有 {self.width}×{self.height} 像素的图，其中没有找到格子"}
         if self.kind == "blank":
             return {"en": "a blank image", "zh": "空白图"}
         if self.kind == "unreadable":
@@ -572,6 +579,11 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
     report = _analyse(px, jpeg, t0)
     if report.kind != "not_heatmap" or report.rows:
         return report
+    if max(px.shape[:2]) < SMALL_SIDE and _size(data) == (px.shape[1], px.shape[0]):
+        # what was seen, not a guess at what it is: an image this small is not reduced for the analysis (its own
+        # size), and its cells, blurred by value labels and resampling, are a few pixels each (round 29: a 60x34
+        # heatmap was told it is "a photo, a chart or a drawing")
+        return replace(report, reason="too_small", width=px.shape[1], height=px.shape[0])
     box = _content_box(px, COLOUR_TOL if jpeg else CLEAN_TOL)
     if box is None:
         return report
@@ -595,6 +607,18 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
 # analysed size.
 CONTENT_SHARE = 0.6
 CROP_ZOOM = 4
+# an image smaller than this a side in which no grid is found is said to be that small (its size, not "not a heatmap")
+SMALL_SIDE = 160
+
+
+def _size(data: bytes) -> tuple[int, int] | None:
+    """The image's own width and height (its header only; None when unreadable)."""
+    from PIL import Image
+
+    try:
+        return Image.open(io.BytesIO(data)).size
+    except Exception:  # noqa: BLE001 - decoded once already; anything Pillow refuses now has no size to give
+        return None
 
 
 def _content_box(px: np.ndarray, tol: int) -> tuple[int, int, int, int] | None:

@@ -1777,11 +1777,14 @@ def _grade_figure(item: _Item, figure: Any, weights: Sequence[Sequence[float]] |
                    "flat": "feedback_flat"}.get(report.kind, "feedback_not_heatmap")
             if report.reason == "not_colour_scale" and raw.get("feedback_not_colour_scale"):
                 key = "feedback_not_colour_scale"
+            elif report.reason == "too_small" and raw.get("feedback_too_small"):
+                key = "feedback_too_small"
             tmpl = _bilingual(raw.get(key) or raw.get("feedback_not_heatmap"), f"items.{item.id}.{key}",
                               item.feedback_missing)
             a_grid = f"{_article(report.rows)} {report.rows}×{report.cols} grid"
             fb = {lang: tmpl[lang].replace("{rows}", str(report.rows)).replace("{cols}", str(report.cols))
-                  .replace("{a_grid}", a_grid) for lang in ("en", "zh")}
+                  .replace("{a_grid}", a_grid).replace("{width}", str(report.width))
+                  .replace("{height}", str(report.height)) for lang in ("en", "zh")}
     flag: AuditFlag | None = None
     if seen is not None and report is not None and report.kind == "not_heatmap" and not report.reason:
         # ``seen`` is then a predicate ("not a heatmap"), not a noun phrase to follow "The figure is"

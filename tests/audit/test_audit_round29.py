@@ -29,7 +29,9 @@
 6. A screenshot in which the heatmap fills a small part (a notebook or slide captured whole: the lab's figure in the
    middle ninth of a grey page) was "not a heatmap" (figure 0/2, and feedback that calls it a photo or a chart): the
    analysed copy is 160 pixels a side, where such a grid is under the 5 % of the image a grid must cover. Now a figure
-   that finds no grid is analysed again, cropped to what differs from the image's border.
+   that finds no grid is analysed again, cropped to what differs from the image's border. And an image too small to
+   analyse (a 60x34 heatmap) was told it is "not a heatmap ... a photo, a chart or a drawing": a guess. Now the
+   feedback gives its size and that no grid was found in it, with how to save it larger.
 """
 
 from __future__ import annotations
@@ -332,3 +334,27 @@ def test_a_chart_in_a_screenshot_is_still_no_heatmap():
 
     for figure in (make_pie(), make_bar_chart()):
         assert analyse_figure(_in_screenshot(figure, 3)).kind == "not_heatmap"
+
+
+def test_a_tiny_figure_is_told_its_size_not_that_it_is_a_photo_or_a_chart(checklist):
+    """Before: feedback_not_heatmap ("a photo, a chart or a drawing earns nothing"); after: its size, what was not
+    found and how to save it larger, zh and en; still 0 points and flagged."""
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.open(io.BytesIO(FIGURE)).resize((60, 34), Image.Resampling.LANCZOS).save(buf, "PNG")
+    r = grade_audit(READ, buf.getvalue(), MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    fb = items(r)["figure"]["feedback"]
+    assert items(r)["figure"]["points"] == 0 and "figure" in kinds(r)
+    assert "60×34 pixels" in fb["en"] and "photo" not in fb["en"]
+    assert "60×34 像素" in fb["zh"] and not english_in_zh(fb["zh"])
+
+
+def test_a_large_image_reduced_for_the_analysis_is_not_called_small():
+    """The size is the image's own, not that of its reduced copy (a 640x480 photo is analysed at 160x120)."""
+    from rubric.audit.figure import analyse_figure
+    from tests.audit.helpers import make_noise_photo
+
+    assert analyse_figure(make_noise_photo()).reason != "too_small"
