@@ -10,7 +10,7 @@ import functools
 import importlib.util
 import re
 import sys
-from collections.abc import Mapping, Set
+from collections.abc import Callable, Mapping, Set
 
 from grading.load_hints import is_main_guard
 from grading.parsing import parsed
@@ -1300,8 +1300,15 @@ def fused_attention_uses(source: str) -> list[str]:
     return list(_fused_attention_uses(source))
 
 
-@functools.lru_cache(maxsize=4)
 def _fused_attention_uses(source: str) -> tuple[str, ...]:
+    return named_uses(source, _forbidden)
+
+
+@functools.lru_cache(maxsize=4)
+def named_uses(source: str, forbidden: Callable[[str], bool]) -> tuple[str, ...]:
+    """Where code that runs at import or in a call names a function ``forbidden`` accepts: read as an attribute
+    of anything but the student's own object, imported, or asked of ``getattr`` (the fused-attention check's
+    rule, for any set of names)."""
     tree = parse(source)
     if tree is None:
         return ()
@@ -1314,14 +1321,14 @@ def _fused_attention_uses(source: str) -> tuple[str, ...]:
         line = getattr(node, "lineno", "?")
         if isinstance(node, ast.ImportFrom):
             for a in node.names:
-                if _forbidden(a.name) or any(_forbidden(p) for p in (node.module or "").split(".")):
+                if forbidden(a.name) or any(forbidden(p) for p in (node.module or "").split(".")):
                     found.append(f"line {line}: from {node.module} import {a.name}")
-        elif isinstance(node, ast.Attribute) and _forbidden(node.attr) and id(node) not in own:
+        elif isinstance(node, ast.Attribute) and forbidden(node.attr) and id(node) not in own:
             chain = _dotted(node)
             found.append(f"line {line}: {'.'.join(chain) if chain else '...' + node.attr}")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
                 and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
-                and isinstance(node.args[1].value, str) and _forbidden(node.args[1].value):
+                and isinstance(node.args[1].value, str) and forbidden(node.args[1].value):
             found.append(f"line {line}: getattr(..., {node.args[1].value!r})")
     return tuple(sorted(set(found), key=lambda s: (len(s.split(":")[0]), s)))
 
@@ -2715,23 +2722,59 @@ def _decorating_dispatchers(tree: ast.Module) -> set[int]:
     return out
 
 
+# The review's findings in Chinese: the patterns of the findings below (the code in them stays as written).
+ZH_FINDING = [(re.compile(r"imports (\S+)"), r"导入 \1"),
+               # (round 21's three forms, before the patterns that read their parts)
+               (re.compile(r"(\S+) called with another self or used as a value"), r"\1 用另一个 self 调用或被当作值使用"),
+               (re.compile(r"an argparse action kept or built \((.+)\)$"), r"保存或构造了 argparse 动作（\1）"),
+               (re.compile(r"super\(\) bound to something other than self"), "super() 绑定到了 self 以外的对象"),
+               (re.compile(r"(\S+) used as a value"), r"把 \1 当作值使用"),
+               (re.compile(r" \(a module's private name\)"), "（模块的私有名字）"),
+               (re.compile(r" \(a private name of something not your own\)"), "（不属于你的对象的私有名字）"),
+               (re.compile(r"a function outside a class taking self"), "类外部带 self 参数的函数"),
+               (re.compile(r"(\S+) with a computed name"), r"用计算出的名字调用 \1"),
+               (re.compile(r"called with another self"), "用另一个 self 调用"),
+               (re.compile(r"a class attribute named (\S+)"), r"名为 \1 的类属性"),
+               (re.compile(r"the string "), "字符串 "), (re.compile(r": defines "), ": 定义了 "),
+               (re.compile(r": sets "), ": 设置了 "),
+               (re.compile(r"(\S+) makes isinstance true for other classes"), r"\1 让 isinstance 对其他类也成立"),
+               (re.compile(r" used without self"), "（没有通过 self 使用）"),
+               (re.compile(r"a match pattern reading attributes by position"), "按位置读取属性的 match 模式"),
+               (re.compile(r"a match pattern reading (\S+)"), r"读取 \1 的 match 模式"),
+               (re.compile(r"(\S+) kept as an attribute"), r"把 \1 保存为属性"),
+               (re.compile(r"class (\S+) with a base computed at run time"), r"类 \1 的基类在运行时才计算出来"),
+               (re.compile(r"class (\S+) derives from (\S+), whose methods the review cannot follow"),
+                r"类 \1 继承自 \2，审查无法跟踪它的方法"),
+               (re.compile(r"(\S+) reached off its object, and it reads PyTorch's attention names through self"),
+                r"\1 脱离其对象被取用，而它通过 self 读取 PyTorch 的 attention 名字"),
+               (re.compile(r"^line (\d+): "), r"第 \1 行：")]   # last: the patterns above read "line N: "
+
+
+def finding_zh(finding: str) -> str:
+    """A finding of hidden_name_uses or named_uses in Chinese (the code in it stays as written)."""
+    for pattern, repl in ZH_FINDING:
+        finding = pattern.sub(repl, finding)
+    return finding
+
+
 @functools.lru_cache(maxsize=4)
-def hidden_name_uses(source: str) -> tuple[str, ...]:
+def hidden_name_uses(source: str, packages: tuple[str, ...] = ()) -> tuple[str, ...]:
     """Places where attention.py reaches a function through a computed or indirect name (the
     reason for each), which the static check cannot follow: ``getattr`` with a name that is not
     a plain string, ``torch.ops``, ``__wrapped__``, ``importlib``, ``sys.modules``, ``eval``...
     Unparseable source counts as hiding (nothing can be checked), and so does a source past the
-    review's limits."""
+    review's limits. ``packages``: more modules whose plain import is followed (another suite's own,
+    whose caller checks what of them reaches names by strings)."""
     tree, why = _reviewable(source)
     if tree is None:
         return (why or UNPARSED,)
     try:
-        return _hidden_name_uses(source, tree)
+        return _hidden_name_uses(source, tree, packages)
     except (RecursionError, MemoryError):
         return (UNREVIEWABLE,)
 
 
-def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
+def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] = ()) -> tuple[str, ...]:
     skip = _never_run(source, uncalled_functions="guard")
     ok_imports, checked, stdlib_findings = _safe_stdlib(tree, skip)
     # the names that may hold torch (or sys), also by ``or``/if-else, for every check a name of torch makes
@@ -2906,7 +2949,8 @@ def _hidden_name_uses(source: str, tree: ast.Module) -> tuple[str, ...]:
                     # binds only ``torch`` (each module of the statement is judged on its own)
                     guards_only = all(a.name in TORCH_HARMLESS_FUNCTIONS[mod] for a in node.names) \
                         if isinstance(node, ast.ImportFrom) else not any(a.asname for a in node.names if a.name == mod)
-                if parts[0] not in REVIEWABLE_MODULES or (isinstance(node, ast.ImportFrom) and node.level) \
+                if (parts[0] not in REVIEWABLE_MODULES and mod not in packages) \
+                        or (isinstance(node, ast.ImportFrom) and node.level) \
                         or (parts[0] == "torch" and len(parts) > 1 and parts[1] in TORCH_UNREVIEWABLE
                             and not guards_only) \
                         or any(p.startswith("_") and not p.startswith("__") for p in parts[1:]):

@@ -68,38 +68,7 @@ IMPORTS_UNFOLLOWED = msg(
     "attention.py 导入了 {}，检查是否使用 PyTorch 现成 attention 时无法跟踪：除了 torch、numpy、einops 和作业页面列出的模块，"
     "只有标准库的常用部分（os.environ、os.path、sys.path、pathlib、logging、argparse、json、re 等）可以检查。"
     "请删除这个 import，或把它连同用到它的代码放到 if __name__ == \"__main__\": 之下（教师会人工复核）")
-_ZH_FINDING = [(re.compile(r"imports (\S+)"), r"导入 \1"),
-               # (round 21's three forms, before the patterns that read their parts)
-               (re.compile(r"(\S+) called with another self or used as a value"), r"\1 用另一个 self 调用或被当作值使用"),
-               (re.compile(r"an argparse action kept or built \((.+)\)$"), r"保存或构造了 argparse 动作（\1）"),
-               (re.compile(r"super\(\) bound to something other than self"), "super() 绑定到了 self 以外的对象"),
-               (re.compile(r"(\S+) used as a value"), r"把 \1 当作值使用"),
-               (re.compile(r" \(a module's private name\)"), "（模块的私有名字）"),
-               (re.compile(r" \(a private name of something not your own\)"), "（不属于你的对象的私有名字）"),
-               (re.compile(r"a function outside a class taking self"), "类外部带 self 参数的函数"),
-               (re.compile(r"(\S+) with a computed name"), r"用计算出的名字调用 \1"),
-               (re.compile(r"called with another self"), "用另一个 self 调用"),
-               (re.compile(r"a class attribute named (\S+)"), r"名为 \1 的类属性"),
-               (re.compile(r"the string "), "字符串 "), (re.compile(r": defines "), ": 定义了 "),
-               (re.compile(r": sets "), ": 设置了 "),
-               (re.compile(r"(\S+) makes isinstance true for other classes"), r"\1 让 isinstance 对其他类也成立"),
-               (re.compile(r" used without self"), "（没有通过 self 使用）"),
-               (re.compile(r"a match pattern reading attributes by position"), "按位置读取属性的 match 模式"),
-               (re.compile(r"a match pattern reading (\S+)"), r"读取 \1 的 match 模式"),
-               (re.compile(r"(\S+) kept as an attribute"), r"把 \1 保存为属性"),
-               (re.compile(r"class (\S+) with a base computed at run time"), r"类 \1 的基类在运行时才计算出来"),
-               (re.compile(r"class (\S+) derives from (\S+), whose methods the review cannot follow"),
-                r"类 \1 继承自 \2，审查无法跟踪它的方法"),
-               (re.compile(r"(\S+) reached off its object, and it reads PyTorch's attention names through self"),
-                r"\1 脱离其对象被取用，而它通过 self 读取 PyTorch 的 attention 名字"),
-               (re.compile(r"^line (\d+): "), r"第 \1 行：")]   # last: the patterns above read "line N: "
-
-
-def _zh(finding: str) -> str:
-    """A finding of static.hidden_name_uses in Chinese (the code in it stays as written)."""
-    for pattern, repl in _ZH_FINDING:
-        finding = pattern.sub(repl, finding)
-    return finding
+_zh = static.finding_zh   # a finding of the source review in Chinese
 
 
 COMPILED = msg("attention.py uses torch.compile ({}): it runs your code through TorchDynamo, whose graph the "

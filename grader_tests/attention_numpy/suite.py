@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from grader_tests.attention_numpy.drivers import NumpyAttentionStudent
-from grader_tests.attention_numpy.static import FORBID_RUNTIME
+from grader_tests.attention_numpy.static import FORBID_RUNTIME, PACKAGES
 from grading.suite import Suite
 
 SUITE = Suite(
@@ -13,5 +13,5 @@ SUITE = Suite(
     categories=("stable_softmax", "scaled_scores", "weights_context", "causal_mask"),
     driver=NumpyAttentionStudent,
     watch={"forbid": list(FORBID_RUNTIME)},
-    packages=("numpy", "pandas"),
+    packages=PACKAGES,
 )

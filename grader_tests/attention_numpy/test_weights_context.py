@@ -1,6 +1,7 @@
 """Weights A = softmax(S) are row-stochastic; Z = A V; parity with a float64 reference (page §04-05)."""
 
 from grader_tests.attention_numpy import cases as C
+from grader_tests.attention_numpy import static
 from grader_tests.attention_numpy.checks import (
     cat,
     diagnose_weights,
@@ -58,7 +59,22 @@ def test_parity_with_reference(student, record_measurement):
     record_measurement("max_abs_error", worst)
 
 
-def test_written_with_numpy(student):
+def test_written_with_numpy(student, student_source):
+    # The pass rests on the trusted review of the source: the jail's counters below live in the student's
+    # process, which can rewrite them, and see only the names they wrap, so they only count against it.
+    uses = static.ready_made_uses(student_source)[:3]
+    expect(not uses, msg("attention.py uses PyTorch's ready-made softmax or attention (" + "; ".join(uses) + "): this "
+                         "lab is written by hand in NumPy. A comparison with PyTorch belongs under "
+                         "if __name__ == \"__main__\":, where it is not counted",
+                         "attention.py 使用了 PyTorch 现成的 softmax 或 attention（" +
+                         "；".join(static.finding_zh(u) for u in uses) + "）：本实验要求用 NumPy 手写。与 PyTorch 的"
+                         "对比请放到 if __name__ == \"__main__\": 之下，那里不计入"))
+    hidden = static.hidden_name_uses(student_source)[:3]
+    expect(not hidden, msg("attention.py reaches functions through names computed or hidden at run time (" +
+                           "; ".join(hidden) + "), which the check for PyTorch's ready-made softmax cannot follow: "
+                           "write the names out (np.exp, np.max) instead",
+                           "attention.py 在运行时计算或隐藏了名字（" + "；".join(static.finding_zh(h) for h in hidden) +
+                           "），检查是否使用 PyTorch 现成 softmax 时无法跟踪：请直接写出名字（np.exp、np.max）"))
     x, wq, wk, wv = C.weights_for(4, 6, 4, 4, seed=36)
     student.attention(x, wq, wk, wv, C.causal_mask(4))
     student.softmax(x)
