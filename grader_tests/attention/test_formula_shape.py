@@ -20,6 +20,7 @@ from grader_tests.attention.checks import (
     msg,
     row_sum_error,
 )
+from grader_tests.attention.test_implementation import believed
 
 
 def _weights_hint(student, w, q, k, v):
@@ -38,10 +39,13 @@ def _unstable(student) -> bool:
     return not identical(student.sdpa(q, k, v, return_weights=True)[1], student.sdpa(q, k, v, return_weights=True)[1])
 
 
-def test_sdpa_interface(student):
+def test_sdpa_interface(student, student_source):
     info = student.describe(student.sdpa_handle())
     expect(info.get("is_module"), msg("ScaledDotProductAttention must subclass torch.nn.Module",
                                       "ScaledDotProductAttention 必须继承 torch.nn.Module"))
+    # "is a Module" is the jail's report, which a rewritten describe op forges (2 points)
+    believed(student_source, msg("whether ScaledDotProductAttention subclasses torch.nn.Module",
+                                 "ScaledDotProductAttention 是否继承 torch.nn.Module"))
     q, k, v = C.qkv(1, 1, 1, 3, 3, 4, 4)
     out = student.sdpa(q, k, v)
     expect_shape(out, [1, 1, 3, 4], msg("ScaledDotProductAttention()(q, k, v)", "ScaledDotProductAttention()(q, k, v)"))

@@ -20,6 +20,7 @@ from grader_tests.attention.checks import (
     msg,
 )
 from grader_tests.attention.drivers import layout_by_shape, projection_problem
+from grading.i18n import Msg
 
 D, H = 16, 4
 FLOAT64_TOL = 1e-6   # float64 parity: float32 rounding inside (a float32 constant, an upcast softmax) passes
@@ -111,6 +112,14 @@ def _hidden_names(source: str) -> dict[str, str]:
         return {"en": IMPORTS_UNFOLLOWED["en"].format(en), "zh": IMPORTS_UNFOLLOWED["zh"].format(zh)}
     return {"en": HIDDEN_NAMES["en"].format("; ".join(found)),
             "zh": HIDDEN_NAMES["zh"].format(_zh_findings(found))}
+
+
+def believed(source: str, what: Msg) -> None:
+    """A pass that rests on what the jail reported (``what``: "whether X"), which code reaching the runtime can
+    forge, is believed only from source that hides no names (docs/contracts.md, "Trusted evidence")."""
+    expect(not static.hidden_name_uses(source),
+           lambda: cat(what, msg(" is seen in your code's process, which this file can reach: ",
+                                 "是在你的代码所在的进程里观察的，而这个文件能触及该进程："), _hidden_names(source)))
 
 
 def test_no_fused_attention_static(student_source):
@@ -439,6 +448,10 @@ def _expect_inputs_unchanged(student) -> None:
         pass
     if changes := student.changed_inputs[seen:]:
         raise Feedback(diagnose.inputs_changed(changes, student.source))
+    # "Nothing changed" is the jail's report, which code reaching the runtime can forge (the call's snapshot of
+    # its inputs, cleared through the frames: 2 points).
+    believed(student.source, msg("whether the modules leave their input tensors unchanged",
+                                 "模块是否保持输入 tensor 不变"))
 
 
 def _expect_unchanged(before, after, what) -> None:

@@ -220,3 +220,86 @@ def test_a_round_29_attack_is_graded_bounded_and_earns_no_more(executor, honest,
     result, cpu, wall = worker_cost(_grade, executor, source)
     print(attack, result["status"], result["total"], total, f"{wall:.1f}s {cpu:.2f}s CPU (honest {honest_cpu:.2f}s)")
     assert_attack_bounded(result, total, wall, cpu, honest_cpu)
+
+
+# ---------------------------------------------------------------------------- a report the jail gives, forged
+# v changed in place after the forward computed its results: test_deterministic says so, from the jail's report
+# of the call's tensor arguments compared before and after it ...
+V_CHANGED = CORRECT + '''
+import sys
+_honest_forward = ScaledDotProductAttention.forward
+def _changes_v(self, q, k, v, *a, **kw):
+    out = _honest_forward(self, q, k, v, *a, **kw)
+    v.add_(1.0)
+    return out
+ScaledDotProductAttention.forward = _changes_v
+'''
+# ... which the same code forged by clearing the call's snapshot of its arguments, found through the frames:
+# it earned test_deterministic's 2 points back (70 against 68).
+V_CHANGED_AND_REPORT_FORGED = V_CHANGED.replace("    v.add_(1.0)\n", '''    v.add_(1.0)
+    f = sys._getframe(1)
+    while f is not None:
+        b = f.f_locals.get("before")
+        if isinstance(b, list):
+            b.clear()
+        f = f.f_back
+''')
+assert V_CHANGED_AND_REPORT_FORGED != V_CHANGED
+
+
+@pytest.mark.slow
+def test_a_forged_report_of_unchanged_inputs_earns_nothing(executor):
+    honest = _grade(executor, V_CHANGED)
+    forged = _grade(executor, V_CHANGED_AND_REPORT_FORGED)
+    outcomes = {t["id"]: t for t in forged["tests"]}
+    assert forged["status"] == "graded", forged["message"]
+    assert {t["id"]: t["outcome"] for t in honest["tests"]}["test_deterministic"] == "failed"
+    said = outcomes["test_deterministic"]
+    assert said["outcome"] == "failed", said
+    assert forged["total"] <= honest["total"], (forged["total"], honest["total"])
+    assert "sys._getframe" in said["feedback"]["en"] and "sys._getframe" in said["feedback"]["zh"], said["feedback"]
+    assert english_in_zh(said["feedback"]["zh"], code_names(V_CHANGED_AND_REPORT_FORGED)) == [], said["feedback"]["zh"]
+
+
+# A ScaledDotProductAttention that is no torch.nn.Module loses test_sdpa_interface, from the jail's describe
+# reply; the same code with the describe op rewritten through gc to answer "is_module": True passed it.
+PLAIN_SDPA = CORRECT.replace("class ScaledDotProductAttention(nn.Module):\n", '''class ScaledDotProductAttention:
+    training = False
+
+    def __call__(self, *a, **k):
+        return self.forward(*a, **k)
+
+    def eval(self):
+        return self
+
+    def train(self, mode=True):
+        return self
+
+''')
+assert PLAIN_SDPA != CORRECT
+PLAIN_SDPA_DESCRIBED_AS_A_MODULE = PLAIN_SDPA + '''
+import gc as _gc
+for _o in _gc.get_objects():
+    if type(_o).__name__ == "Runtime":
+        _orig = type(_o).op_describe
+        def _described(self, req, _orig=_orig):
+            info = _orig(self, req)
+            if isinstance(info, dict):
+                info["is_module"] = True
+            return info
+        type(_o).OPS["describe"] = _described
+'''
+
+
+@pytest.mark.slow
+def test_a_describe_reply_forged_to_say_module_earns_nothing(executor):
+    honest = _grade(executor, PLAIN_SDPA)
+    forged = _grade(executor, PLAIN_SDPA_DESCRIBED_AS_A_MODULE)
+    assert forged["status"] == "graded", forged["message"]
+    assert {t["id"]: t["outcome"] for t in honest["tests"]}["test_sdpa_interface"] == "failed"
+    said = next(t for t in forged["tests"] if t["id"] == "test_sdpa_interface")
+    assert said["outcome"] == "failed", said
+    assert forged["total"] <= honest["total"], (forged["total"], honest["total"])
+    assert "_gc.get_objects" in said["feedback"]["en"], said["feedback"]
+    assert english_in_zh(said["feedback"]["zh"], code_names(PLAIN_SDPA_DESCRIBED_AS_A_MODULE)) == [], \
+        said["feedback"]["zh"]
