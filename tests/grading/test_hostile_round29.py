@@ -303,3 +303,59 @@ def test_a_describe_reply_forged_to_say_module_earns_nothing(executor):
     assert "_gc.get_objects" in said["feedback"]["en"], said["feedback"]
     assert english_in_zh(said["feedback"]["zh"], code_names(PLAIN_SDPA_DESCRIBED_AS_A_MODULE)) == [], \
         said["feedback"]["zh"]
+
+
+# The round's attacks on the NumPy lab that found nothing open (its counters forged or its stats op replaced
+# now cost the point through the review). name -> attack on the course page code
+_PAGE_RETURN = "    return context, weights, scores"
+assert _PAGE_RETURN in PAGE
+
+
+def _softmax_first(body: str) -> str:
+    lines = "".join("    " + line + "\n" for line in body.strip("\n").splitlines())
+    return PAGE.replace("def softmax(a, axis=-1):\n", "def softmax(a, axis=-1):\n" + lines, 1)
+
+
+NUMPY_ROUND_29: dict[str, str] = {
+    "an_exit_in_softmax": _softmax_first("import os\nos._exit(3)"),
+    "nan_and_inf_results": PAGE.replace(_PAGE_RETURN, "    return context * np.nan, weights * np.nan, scores * np.inf"),
+    "counters_forged_to_absurd_values": '''import gc as _gc
+def _forge():
+    for _o in _gc.get_objects():
+        if type(_o).__name__ == "Runtime":
+            _o.forbid = {k: 10**30 for k in _o.forbid}
+            _o.forbid["x" * 100000] = -5
+''' + _softmax_first("_forge()"),
+    "the_stats_op_answering_a_list": '''import gc as _gc
+def _forge():
+    for _o in _gc.get_objects():
+        if type(_o).__name__ == "Runtime":
+            type(_o).OPS["stats"] = lambda self, req: [1, 2, 3]
+''' + _softmax_first("_forge()"),
+    "a_base_exception_group_raised": _softmax_first("raise BaseExceptionGroup('x', [KeyboardInterrupt('k')])"),
+    "numpy_errors_calling_a_function_that_exits": _softmax_first(
+        "np.seterr(all='call')\nnp.seterrcall(lambda *a: (_ for _ in ()).throw(SystemExit(0)))"),
+    "integer_results_at_their_extremes": PAGE.replace(_PAGE_RETURN, (
+        "    return (np.full(context.shape, -2**31, dtype=np.int32), np.full(weights.shape, -2**31, dtype=np.int32),\n"
+        "            np.full(scores.shape, 2**63 - 1, dtype=np.int64))")),
+    "matrix_and_masked_array_results": PAGE.replace(
+        _PAGE_RETURN, "    return np.matrix(context), np.ma.masked_array(weights, mask=True), scores"),
+}
+
+
+@pytest.fixture(scope="module")
+def honest_page(executor) -> tuple[float, float]:
+    _numpy(executor, PAGE)
+    result, cpu, _ = worker_cost(_numpy, executor, PAGE)
+    return result["total"], cpu
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", list(NUMPY_ROUND_29))
+def test_a_round_29_attack_on_the_numpy_lab_is_graded_bounded_and_earns_no_more(executor, honest_page, attack):
+    total, honest_cpu = honest_page
+    result, cpu, wall = worker_cost(_numpy, executor, NUMPY_ROUND_29[attack])
+    print(attack, result["status"], result["total"], total, f"{wall:.1f}s {cpu:.2f}s CPU (honest {honest_cpu:.2f}s)")
+    assert_attack_bounded(result, total, wall, cpu, honest_cpu)
+    if "Runtime" in NUMPY_ROUND_29[attack]:
+        assert _written_with_numpy(result)["outcome"] == "failed"
