@@ -26,12 +26,13 @@ READY_MADE_NAMES = frozenset({"softmax", "log_softmax", "softmin", "Softmax", "L
                               "_softmax", "_log_softmax", "gumbel_softmax", "scaled_dot_product_attention",
                               "MultiheadAttention", "multi_head_attention_forward"})
 # The suite's own packages (suite.py), whose plain import the review follows; of them, pandas turns strings
-# into calls: pd.eval("t.softmax(x, 1)", local_dict=...) and DataFrame.eval/query call what the string names,
-# read_pickle whatever the pickle names.
+# into calls: pd.eval("t.softmax(x, 1)", local_dict=...), DataFrame.eval/query and the parser behind them
+# (pd.core.computation.expr.Expr) call what the string names, read_pickle/read_hdf (pd.io.pickle,
+# pandas.compat.pickle_compat) whatever the pickle names.
 PACKAGES = ("numpy", "pandas")
+STRING_CALLERS = frozenset({"eval", "query", "computation", "read_pickle", "read_hdf", "pickle", "pickle_compat"})
 # this lab's own finding, in Chinese (the attention review's are read by its finding_zh)
 _ZH_OWN = (re.compile(r"(\S+)\(\.\.\.\) calls what a string names"), r"\1(...) 会调用字符串里写的名字")
-STRING_CALLERS = frozenset({"eval", "query", "read_pickle"})
 
 
 def _ready_made(name: str) -> bool:
@@ -51,9 +52,10 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
     tree = review.parse(source)
     for node in ast.walk(tree) if tree is not None and found[:1] != [review.UNREVIEWABLE] else ():
         names = [node.attr] if isinstance(node, ast.Attribute) else \
-            [a.name for a in node.names] if isinstance(node, ast.ImportFrom) else []
+            [a.name for a in node.names] + (node.module or "").split(".") if isinstance(node, ast.ImportFrom) else \
+            [part for a in node.names for part in a.name.split(".")] if isinstance(node, ast.Import) else []
         found.extend(f"line {node.lineno}: {name}(...) calls what a string names"
-                     for name in names if name in STRING_CALLERS)
+                     for name in dict.fromkeys(names) if name in STRING_CALLERS)
     return tuple(found)
 
 
