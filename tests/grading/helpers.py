@@ -237,3 +237,21 @@ def says(phrase: str, text: str) -> bool:
     """Does ``text`` hold ``phrase``, also as the start of a sentence? grading.i18n.cat capitalises a clause
     that follows one ending with "." (a PyTorch message: "...instead. Line 45 calls .view(...)")."""
     return phrase in text or phrase[:1].upper() + phrase[1:] in text
+
+
+def honest_cost(grade, *args) -> tuple[float, float]:
+    """An honest file's total and the worker's CPU for grading it: ``grade(*args)`` twice, the second measured
+    (the first warms up)."""
+    grade(*args)
+    result, cpu, _ = worker_cost(grade, *args)
+    return result["total"], cpu
+
+
+def graded_attack(name: str, honest: tuple[float, float], grade, *args) -> dict:
+    """``grade(*args)`` of the attack ``name``, checked by assert_attack_bounded against ``honest`` (its honest
+    base's total and worker CPU, from honest_cost); a line of what it cost is printed for -s runs."""
+    total, honest_cpu = honest
+    result, cpu, wall = worker_cost(grade, *args)
+    print(name, result["status"], result["total"], total, f"{wall:.1f}s {cpu:.2f}s CPU (honest {honest_cpu:.2f}s)")
+    assert_attack_bounded(result, total, wall, cpu, honest_cpu)
+    return result

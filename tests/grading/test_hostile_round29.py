@@ -14,12 +14,12 @@ from grader_tests.attention_numpy import static as numpy_static
 from grading.runner import GradeInput, grade
 from tests.grading.helpers import (
     SUBMISSIONS,
-    assert_attack_bounded,
     code_names,
     english_in_zh,
+    graded_attack,
+    honest_cost,
     in_forward,
     on_results,
-    worker_cost,
 )
 from tests.grading.helpers import grade_stored as _grade
 
@@ -214,19 +214,14 @@ weakref.finalize(_o, os.write, 1, b"PASSED" * 100000)
 
 @pytest.fixture(scope="module")
 def honest(executor) -> dict[str, tuple[float, float]]:
-    _grade(executor, CORRECT)
-    result, cpu, _ = worker_cost(_grade, executor, CORRECT)
-    return {CORRECT: (result["total"], cpu)}
+    return {CORRECT: honest_cost(_grade, executor, CORRECT)}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("attack", list(ROUND_29))
 def test_a_round_29_attack_is_graded_bounded_and_earns_no_more(executor, honest, attack):
     source, base = ROUND_29[attack]
-    total, honest_cpu = honest[base]
-    result, cpu, wall = worker_cost(_grade, executor, source)
-    print(attack, result["status"], result["total"], total, f"{wall:.1f}s {cpu:.2f}s CPU (honest {honest_cpu:.2f}s)")
-    assert_attack_bounded(result, total, wall, cpu, honest_cpu)
+    graded_attack(attack, honest[base], _grade, executor, source)
 
 
 # ---------------------------------------------------------------------------- a report the jail gives, forged
@@ -352,17 +347,12 @@ def _forge():
 
 @pytest.fixture(scope="module")
 def honest_page(executor) -> tuple[float, float]:
-    _numpy(executor, PAGE)
-    result, cpu, _ = worker_cost(_numpy, executor, PAGE)
-    return result["total"], cpu
+    return honest_cost(_numpy, executor, PAGE)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("attack", list(NUMPY_ROUND_29))
 def test_a_round_29_attack_on_the_numpy_lab_is_graded_bounded_and_earns_no_more(executor, honest_page, attack):
-    total, honest_cpu = honest_page
-    result, cpu, wall = worker_cost(_numpy, executor, NUMPY_ROUND_29[attack])
-    print(attack, result["status"], result["total"], total, f"{wall:.1f}s {cpu:.2f}s CPU (honest {honest_cpu:.2f}s)")
-    assert_attack_bounded(result, total, wall, cpu, honest_cpu)
+    result = graded_attack(attack, honest_page, _numpy, executor, NUMPY_ROUND_29[attack])
     if "Runtime" in NUMPY_ROUND_29[attack]:
         assert _written_with_numpy(result)["outcome"] == "failed"
