@@ -43,12 +43,13 @@ def test_sdpa_interface(student, student_source):
     info = student.describe(student.sdpa_handle())
     expect(info.get("is_module"), msg("ScaledDotProductAttention must subclass torch.nn.Module",
                                       "ScaledDotProductAttention 必须继承 torch.nn.Module"))
-    # "is a Module" is the jail's report, which a rewritten describe op forges (2 points)
-    believed(student_source, msg("whether ScaledDotProductAttention subclasses torch.nn.Module",
-                                 "ScaledDotProductAttention 是否继承 torch.nn.Module"))
     q, k, v = C.qkv(1, 1, 1, 3, 3, 4, 4)
     out = student.sdpa(q, k, v)
     expect_shape(out, [1, 1, 3, 4], msg("ScaledDotProductAttention()(q, k, v)", "ScaledDotProductAttention()(q, k, v)"))
+    # "is a Module" is the jail's report, which a rewritten describe op forges (2 points); what the call showed
+    # against the submission is said first
+    believed(student_source, msg("whether ScaledDotProductAttention subclasses torch.nn.Module",
+                                 "ScaledDotProductAttention 是否继承 torch.nn.Module"))
 
 
 def test_hand_example(student, record_example_weights):

@@ -359,14 +359,14 @@ def _finite(student, q, k, v) -> bool:
     return bool(torch.isfinite(out).all() and torch.isfinite(w).all())
 
 
-def test_deterministic(student, fresh_student):
+def test_deterministic(student, fresh_student, student_source):
     """Modules are graded in eval() mode, as PyTorch users run inference: dropout that is inert in
     eval keeps full marks; randomness still active in eval does not. The second call runs in a
     fresh session, so an answer remembered from an earlier call cannot hide randomness. Nor may a call change
     the tensors it is given (the caller's next call with them would read other inputs): checked after the
     rest, whose sequence of calls tells state kept from one call to the next."""
     _expect_same_results(student, fresh_student)
-    _expect_inputs_unchanged(student)
+    _expect_inputs_unchanged(student, student_source)
 
 
 def _expect_same_results(student, fresh_student) -> None:
@@ -426,7 +426,7 @@ def _expect_same_results(student, fresh_student) -> None:
                                      "在一次带 key_padding_mask 的调用之后，MultiHeadAttention(x)"))
 
 
-def _expect_inputs_unchanged(student) -> None:
+def _expect_inputs_unchanged(student, source: str) -> None:
     """Each module called with every input it takes (masks included): the jail compares each tensor argument
     before and after the call, since the inputs it receives are copies and the tests' tensors never change.
     This test is where it loses points: a changed input makes the caller's next call depend on this one,
@@ -450,8 +450,8 @@ def _expect_inputs_unchanged(student) -> None:
         raise Feedback(diagnose.inputs_changed(changes, student.source))
     # "Nothing changed" is the jail's report, which code reaching the runtime can forge (the call's snapshot of
     # its inputs, cleared through the frames: 2 points).
-    believed(student.source, msg("whether the modules leave their input tensors unchanged",
-                                 "模块是否保持输入 tensor 不变"))
+    believed(source, msg("whether the modules leave their input tensors unchanged",
+                         "模块是否保持输入 tensor 不变"))
 
 
 def _expect_unchanged(before, after, what) -> None:
