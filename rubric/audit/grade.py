@@ -51,7 +51,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "requirement", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far", "bare")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -657,6 +657,8 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             reasons.add("requirement")
         elif s.copied:
             reasons.add("copied_feedback" if s.copy_source == "grader" else "copied")
+        elif s.echoes is not None and all(g.search(s.echoes) for g in concept.groups):
+            reasons.add("copied")       # the own half of a half-copied sentence restates the copied line's idea
         elif s.short:
             reasons.add("too_short")
         elif not s.eligible:
@@ -784,6 +786,18 @@ def _labels_by_reason(missing: Sequence[tuple[dict[str, str], str]]) -> list[tup
             for reason, labels in grouped.items()]
 
 
+# the anchor's reasons that are said of the whole text, which no other flag states (see _grade_text)
+_WHOLE_TEXT = ("unanchored", "unread", "template", "formula")
+
+
+def _whole_text_reason(cc: Checklist, reason: str) -> dict[str, str]:
+    """A reason of the checklist said of the whole text: its words without the concept ("{concept}: your text
+    names no cell ..." -> "Your text names no cell ...")."""
+    out = {lang: re.sub(r"^\{concept\}\s*[:：]\s*", "", cc.reasons[reason][lang]) for lang in ("en", "zh")}
+    out["en"] = out["en"][:1].upper() + out["en"][1:]
+    return out
+
+
 def _reason_text(cc: Checklist, reason: str, label: dict[str, str]) -> dict[str, str]:
     r = cc.reasons[reason]
     return {lang: r[lang].replace("{concept}", label[lang]) for lang in ("en", "zh")}
@@ -827,13 +841,28 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     if cc.handout is not None:
         prose = [s for s in sentences if not s.is_code]
         pasted = cc.handout.grader_copies([None if s.is_heading else s.text for s in prose])
+        halves: dict[int, _Sentence] = {}
         for s, from_grader in zip(prose, pasted, strict=True):
             if s.is_heading:
                 continue
             if cc.handout.is_copied(s.text) or cc.handout.is_translated(s.text):
-                s.copied, s.eligible, s.copy_source = True, False, "handout"
+                # (not in a sentence whose attribution is denied: its span is of the whole text)
+                split = None if from_grader or s.denied is not None else cc.handout.own_words(s.text)
+                if split is None:
+                    s.copied, s.eligible, s.copy_source = True, False, "handout"
+                else:
+                    # half copied, half the student's (round 30: "<a handout caveat>, but my figure is one seed and
+                    # cannot generalise" lost the own half): the own clauses are read as the sentence, the copied
+                    # ones go before it as a copy, which earns nothing and is flagged as one
+                    own, copy, s.echoes = split
+                    halves[id(s)] = _Sentence(copy, False, False, False, False, s.context_negated, cc, s.para,
+                                              copied=True, copy_source="handout")
+                    s.text, s.short = own, _units(own) < cc.min_units
+                    s.eligible = not s.short
             elif from_grader:
                 s.copied, s.eligible, s.copy_source = True, False, "grader"
+        if halves:
+            sentences = [x for s in sentences for x in ((halves[id(s)], s) if id(s) in halves else (s,))]
     flags: list[AuditFlag] = []
 
     # --- concept candidates, then a greedy assignment under the per-sentence budget -------------
@@ -857,8 +886,12 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     misread = {cl.sentence for cl in false_cells}
     found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread) for item, c in phrase_concepts}
     if low in ("dark", "light"):
-        # a colour word of the other end ("the masked keys are dark" on a Blues heatmap, where 0 is white): say so
+        # a colour word of the other end ("the masked keys are dark" on a Blues heatmap, where 0 is white): say so,
+        # naming the figure's end only when it was read from the figure (round 30: with no figure, or one whose cells
+        # do not tell, "in your heatmap the smaller weights are drawn darker" was a guess)
         other = "light" if low == "dark" else "dark"
+        seen = "colour_blank" if blank else f"colour_{low}" if seen_low else \
+            "colour_no_figure" if report is None else "colour_unknown"
         for item in cc.items:
             for c in item.concepts:
                 alt = c.by_low_end.get(other)
@@ -866,7 +899,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                     continue
                 cands, reasons = found[(item.id, c.id)]
                 if not cands and _concept_candidates(cc, alt, sentences, lists, far, misread)[0]:
-                    reasons.add("colour_blank" if blank else f"colour_{low}")
+                    reasons.add(seen)
     elif unmasked:
         for item in cc.items:
             for c in item.concepts:
@@ -936,10 +969,20 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
         found = {key: ([], reasons | {"unread"} if (cands or reasons) else reasons)
                  for key, (cands, reasons) in found.items()}
     elif anchor_reason:
+        # Each concept says what was seen of IT (round 30: every concept of a text about another figure was told
+        # "your text describes another figure", the -inf check it never mentioned too): one the text states where
+        # it would earn gets the anchor's reason; one stated only where it earns nothing anyway keeps that reason
+        # (a cell the figure does not show, a copy, a negation); one never mentioned is not found. The figure flag
+        # says once what the text describes.
         credited = set()
-        found = {key: ([], {anchor_reason}) for key in found}
+        found = {key: ([], {anchor_reason} if cands else reasons) for key, (cands, reasons) in found.items()}
         if other_message:
             flags.append({"kind": "figure", "message": other_message})
+    if anchor_reason in _WHOLE_TEXT:
+        # a cause of the whole text (it never refers to the figure, reads nothing in it, opens every sentence with the
+        # same words): said once, as a figure flag, since an item whose concepts the text never mentions lists them
+        # as not found, not as missed for this cause (round 30)
+        flags.append({"kind": "figure", "message": _whole_text_reason(cc, anchor_reason)})
 
     # --- numbers ---------------------------------------------------------------------------------
     claims: dict[str, list[_Claim]] = {mid: [] for mid in cc.metrics}

@@ -70,6 +70,7 @@ class Handout:
     # the ideas the rubric asks every student to state (``translated.asked``): a copy keeps ``min_other`` of the others
     asked: frozenset[str] = frozenset()
     min_other: int = 0
+    lines: tuple[str, ...] = ()         # the handout's normalised lines (the source of a half-copied sentence)
 
     def overlap(self, normalised_sentence: str, source: str = "handout") -> tuple[float, int]:
         """(share of the sentence's shingles found in the handout, or with ``source="grader"`` in the
@@ -85,6 +86,32 @@ class Handout:
         """Copied from the handout."""
         share, n = self.overlap(normalised_sentence)
         return n >= self.min_shingles and share >= self.copied_overlap
+
+    def own_words(self, normalised_sentence: str) -> tuple[str, str, str] | None:
+        """A copied sentence's own words (round 30): (its own clauses, its copied clauses, the handout line they copy)
+        when the sentence is a handout clause and a clause of the student's (a copied caveat, then "but my figure is
+        one seed, it cannot generalise"); None when it is a copy throughout. A clause is copied when
+        ``copied_overlap`` of its shingles occur in the handout; the own clauses, read together, must be no copy
+        themselves (commas sprinkled through a copy leave clauses too short to judge, which read together are the
+        copy again). The line is returned so that the own clauses earn no idea of it: a copied clause with the rest
+        of its handout sentence reworded ("图用于审计路由" as "这张图是拿来审计路由的") is still the copy's idea."""
+        cuts = [0, *(m.end() for m in _CLAUSE_CUT.finditer(normalised_sentence)), len(normalised_sentence)]
+        own: list[str] = []
+        copied: list[str] = []
+        for a, b in zip(cuts, cuts[1:], strict=False):
+            piece = normalised_sentence[a:b]
+            share, n = self.overlap(piece)
+            (copied if n and share >= self.copied_overlap else own).append(piece)
+        if not copied or not own:
+            return None
+        mine = " ".join(own).strip()
+        if self.is_copied(mine) or self.is_translated(mine):
+            return None
+        copy = " ".join(copied).strip()
+        sh = set(_shingles(tokens(copy), self.shingle_tokens))
+        source = max(self.lines, key=lambda line: len(sh.intersection(_shingles(tokens(line), self.shingle_tokens))),
+                     default="")
+        return mine, copy, source
 
     def ideas(self, normalised_sentence: str) -> frozenset[str]:
         """The handout's ideas a sentence names (``translated.terms``), in Chinese or English."""
@@ -152,6 +179,11 @@ class Handout:
         return [total[i] > 0 and copied[i] / total[i] >= self.grader_overlap for i in range(len(total))]
 
 
+# Where a copied clause may end and the student's own words begin: a clause mark or a conjunction that opens a new
+# predicate (the text is normalised: full-width marks are half-width)
+_CLAUSE_CUT = re.compile(r"[,;:]\s*|(?<=\s)(?=(?:but|however|whereas|yet)\b)|(?=但是|但|然而|不过|可是)")
+
+
 # "{concept}", "{snippet}", "{rows}": a placeholder of a message is not text the student reads
 _PLACEHOLDER = re.compile(r"\{[a-z_]*\}")
 
@@ -200,7 +232,7 @@ def load_handout(spec: Any, base_dir: Path, grader_texts: list[str] | tuple[str,
     return Handout(tuple(str(f) for f in spec["files"]), n, min_sh, share, frozenset(shingles), frozenset(grader),
                    grader_run, grader_share, terms, tuple((h, i) for i, hs in enumerate(heads) for h in hs),
                    sum(1 for hs in heads if not hs), frozenset(i for i, hs in enumerate(heads) if not hs), term_sets,
-                   min_terms, terms_share, asked, min_other)
+                   min_terms, terms_share, asked, min_other, tuple(t for t in texts if t.strip()))
 
 
 # the end of a handout sentence

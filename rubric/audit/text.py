@@ -415,6 +415,9 @@ class _Sentence:
     short: bool = False     # too short to earn credit (settings.min_units)
     copied: bool = False    # matches the course text closely (see rubric.audit.overlap)
     copy_source: str | None = None   # "handout" or "grader" (the grader's own feedback) when copied
+    # the handout line the copied half of a half-copied sentence comes from (grade._grade_text): the student's own
+    # half earns no concept that line states
+    echoes: str | None = None
     wall: bool = False      # a piece of a wall of text without punctuation: no concept is looked for
     # [start, end) of what an attribution reports when a verdict denies it ("Critics say X. They are
     # wrong."): the student asserts the opposite of X there (see :func:`_deny_attributed`)

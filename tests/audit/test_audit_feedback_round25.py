@@ -40,10 +40,16 @@ def test_caveats_with_different_reasons_keep_a_reason_each(checklist):
     assert en.index("not a causal effect") < en.index("only a keyword") < en.index("not the true mechanism")
 
 
+# round 30: a text about another figure gives 'other_figure' only to the concepts it states (not to every concept of
+# every item, as values_without_cells_zh.md alone did): these two lines state experiments B and C
+B_AND_C = ("\n实验 B 中 padding key 的权重是 0.0000，有效 key 的行和仍为 1.0000。\n"
+           "实验 C 固定 context，用 1、4、16 个 query，输出形状分别是 (1, 8)、(4, 8)、(16, 8)。\n")
+
+
 def test_labels_that_hold_commas_themselves_stay_apart(checklist):
-    """values_without_cells_zh.md: every item's concepts share 'other_figure'; the experiments' labels hold
-    commas and 、 ("B: padding keys get weight 0, rows still sum to 1", 实验 B：padding key 权重为 0、行和仍为 1)."""
-    r = grade_audit((GAMING / "values_without_cells_zh.md").read_text(encoding="utf-8"), FIGURE, MEASURED_OK,
+    """values_without_cells_zh.md and experiments B and C: both concepts share 'other_figure'; the experiments'
+    labels hold commas and 、 ("B: padding keys get weight 0, rows still sum to 1", 实验 B：padding key 权重为 0、行和仍为 1)."""
+    r = grade_audit((GAMING / "values_without_cells_zh.md").read_text(encoding="utf-8") + B_AND_C, FIGURE, MEASURED_OK,
                     checklist, weights=EXAMPLE_WEIGHTS)
     fb = items(r)["experiments"]["feedback"]
     assert "rows still sum to 1; C:" in fb["en"], fb["en"]

@@ -141,9 +141,10 @@ UNANCHORED = ["glossary_dump_en.md", "glossary_dump_zh.md", "seed_paraphrase_en.
 def test_a_long_text_that_never_refers_to_the_students_figure_earns_no_concept(name, checklist):
     r = grade_file(GAMING, name, checklist)
     assert text_points(r) == 0, [(it["id"], it["points"]) for it in r["items"]]
-    for item in ("figure_reading", "limits"):
-        fb = items(r)[item]["feedback"]
-        assert "names no cell of your figure" in fb["en"] and "没有提到你的图中的任何格子" in fb["zh"], fb
+    # round 30: said once, as a figure flag (an item whose concepts the text never states, or states only where they
+    # earn nothing anyway, negated or copied, gives those reasons, not this one)
+    said = [f["message"] for f in r["flags"] if f["kind"] == "figure"]
+    assert any("names no cell of your figure" in m["en"] and "没有提到你的图中的任何格子" in m["zh"] for m in said), said
 
 
 ESSAY_ANCHOR = "\n\nIn my heatmap q1 reads mostly from k2 (0.67), which does not mean that k2 causes the output.\n"
