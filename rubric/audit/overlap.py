@@ -96,23 +96,47 @@ class Handout:
         copy again). The line is returned so that the own clauses earn no idea of it: a copied clause with the rest
         of its handout sentence reworded ("图用于审计路由" as "这张图是拿来审计路由的") is still the copy's idea."""
         cuts = [0, *(m.end() for m in _CLAUSE_CUT.finditer(normalised_sentence)), len(normalised_sentence)]
-        own: list[str] = []
-        copied: list[str] = []
-        for a, b in zip(cuts, cuts[1:], strict=False):
-            piece = normalised_sentence[a:b]
-            share, n = self.overlap(piece)
-            (copied if n and share >= self.copied_overlap else own).append(piece)
+        pieces = [normalised_sentence[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+        copied = [p for p in pieces if (o := self.overlap(p))[1] and o[0] >= self.copied_overlap]
+        sig = None
+        if not copied:
+            # a translated handout sentence (no 4-gram survives): its clauses that name an idea of the handout
+            # sentence it translates are the copy ("attention itself is not causal evidence; it is only a
+            # differentiable retrieval ..., and my figure is one seed, so it does not generalise")
+            sig = self._translated_from(normalised_sentence)
+            copied = [p for p in pieces if sig and self.ideas(p) & sig]
+        own = [p for p in pieces if p not in copied]
         if not copied or not own:
             return None
-        mine = " ".join(own).strip()
+        mine = " ".join(p.strip() for p in own).strip()
         if self.is_copied(mine) or self.is_translated(mine):
             return None
-        copy = " ".join(copied).strip()
+        copy = " ".join(p.strip() for p in copied).strip()
+        if sig:
+            return mine, copy, self._sig_sources.get(sig, "")
         shared: dict[int, int] = {}
         for x in set(_shingles(tokens(copy), self.shingle_tokens)):
             for i in self._lines_of.get(x, ()):
                 shared[i] = shared.get(i, 0) + 1
         return mine, copy, self.lines[max(shared, key=shared.__getitem__)] if shared else ""
+
+    def _translated_from(self, normalised_sentence: str) -> frozenset[str] | None:
+        """The ideas of the handout sentence :meth:`is_translated` finds the sentence a translation of."""
+        if not self.is_translated(normalised_sentence):
+            return None
+        ideas = self.ideas(normalised_sentence)
+        need = max(self.min_terms, self.terms_share * len(ideas))
+        return next((sig for sig in self.term_sets if len(ideas & sig) >= need and len((ideas & sig) - self.asked)
+                     >= self.min_other), None)
+
+    @functools.cached_property
+    def _sig_sources(self) -> dict[frozenset[str], str]:
+        """The handout sentence of each set of ideas (``term_sets``), built once."""
+        out: dict[frozenset[str], str] = {}
+        for line in self.lines:
+            for unit in _UNIT_END.split(line):
+                out.setdefault(self.ideas(unit), unit)
+        return out
 
     @functools.cached_property
     def _lines_of(self) -> dict[str, tuple[int, ...]]:

@@ -136,3 +136,16 @@ def test_half_copied_sentences_do_not_each_read_the_whole_handout(checklist, mon
     r = grade(text, checklist)
     assert items(r)["limits"]["points"] > 0
     assert len(calls) < n * 20 + len(checklist.handout.lines), len(calls)
+
+
+def test_the_own_half_of_a_half_translated_sentence_counts(checklist):
+    # the course page's "注意力本身不是因果证据；它只是表示层的可微检索" translated (no 4-gram survives), then the student's own
+    text = ("My heatmap: q1 is brightest at k2 (0.67) and q0 at k1 (0.58).\n"
+            "Attention itself is not causal evidence; it is only a differentiable retrieval of the representation "
+            "layer, and my figure comes from one toy example with one seed, so it does not generalise to other inputs.\n")
+    r = grade(text, checklist)
+    limits = items(r)["limits"]["feedback"]["en"]
+    assert "one small example does not generalise" not in limits.split("credited: ", 1)[1], limits
+    assert reason_of(limits, "not a causal effect").startswith("copied from the handout"), limits
+    copied = [f["message"]["en"] for f in r["flags"] if f["kind"] == "copied"]
+    assert len(copied) == 1 and "causal evidence" in copied[0] and "generalise" not in copied[0], copied
