@@ -31,8 +31,9 @@ class AuditItem(TypedDict):
 class AuditFlag(TypedDict):
     """``kind``: "contradiction" (a reported number vs the grader's measurement), "overclaim",
     "copied" (sentences copied from the handout), "figure" (not the lab's 2x3 heatmap, or the text
-    describes another shape or kind of figure), "claim_vs_tests" (a claim the student's own test results refute)
-    or "injection" (instructions to the grader: the text earns no concept)."""
+    describes another shape or kind of figure, or, round 30, never refers to it or reads nothing in it),
+    "claim_vs_tests" (a claim the student's own test results refute) or "injection" (instructions to the
+    grader: the text earns no concept)."""
 
     kind: str
     message: Bilingual
@@ -731,7 +732,9 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[str, bo
     """(sentence, hedged) for each sentence that reads the weights as importance or causality."""
     found: list[tuple[str, bool]] = []
     for s in sentences:
-        if s.is_code or s.is_heading or s.is_question or s.copied:
+        # nor the own half of a half-copied sentence (round 30): its clauses may continue the copied clause's
+        # negation ("这不自动等于因果解释……，或者说明 k2 导致了输出"), which is not read with them
+        if s.is_code or s.is_heading or s.is_question or s.copied or s.echoes is not None:
             continue
         # the parts of the phrase group whose literals occur, each on its own: the same answer as the whole
         # alternation's search, without trying ~60 phrases at every position of every sentence (round 22)

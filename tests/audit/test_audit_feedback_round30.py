@@ -149,3 +149,10 @@ def test_the_own_half_of_a_half_translated_sentence_counts(checklist):
     assert reason_of(limits, "not a causal effect").startswith("copied from the handout"), limits
     copied = [f["message"]["en"] for f in r["flags"] if f["kind"] == "copied"]
     assert len(copied) == 1 and "causal evidence" in copied[0] and "generalise" not in copied[0], copied
+
+
+def test_the_own_half_is_no_overclaim_where_it_continues_the_copied_negation(checklist):
+    copy = "Attention 的输出依赖其他位置，但这不自动等于因果解释、feature importance 或真实机制发现，"
+    for own in ("或者说明 k2 导致了 q1 的输出。\n", "更不等于 k2 导致了 q1 的输出，或者 k2 是最重要的特征。\n"):
+        r = grade(READING + copy + own, checklist)
+        assert "overclaim" not in [f["kind"] for f in r["flags"]], r["flags"]
