@@ -12,7 +12,7 @@ import uuid
 
 from celery import Celery, Task
 from flask import Flask, current_app
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import and_, case, func, or_, select
 
 from app.extensions import db
 from app.models import GradingRun, Status
@@ -64,13 +64,42 @@ def celery_init_app(app: Flask) -> Celery:
     return celery_app
 
 
-def enqueue_run(run_id: int, countdown: float | None = None) -> bool:
-    """Send the run to the grading queue. A failure is logged, not raised: the run is already
+# Broker priorities (kombu's Redis transport: 0 is served first, steps 0/3/6/9). A student's
+# upload and an instructor's single regrade are served before the runs of a class regrade: a
+# student must not wait behind 300 regrades queued a minute before the deadline.
+PRIORITY_FIRST = 0
+PRIORITY_BATCH = 6
+BATCH_PREFIX = "batch:"
+
+
+def priority_of(trigger: str | None) -> int:
+    return PRIORITY_BATCH if (trigger or "").startswith(BATCH_PREFIX) else PRIORITY_FIRST
+
+
+def _is_batch(column: object) -> object:
+    return column.like(f"{BATCH_PREFIX}%")  # type: ignore[attr-defined]
+
+
+def _trigger_of(run_id: int) -> str | None:
+    try:
+        return db.session.scalar(select(GradingRun.trigger).where(GradingRun.id == run_id))
+    except Exception as exc:  # noqa: BLE001 - unreadable: sent first rather than not at all
+        log.warning("could not read the trigger of run %s (%s)", run_id, exc.__class__.__name__)
+        db.session.rollback()
+        return None
+
+
+def enqueue_run(run_id: int, countdown: float | None = None, *, priority: int | None = None) -> bool:
+    """Send the run to the grading queue, at the priority of its trigger (read from the database
+    when the caller does not give it). A failure is logged, not raised: the run is already
     committed as queued, and the sweeper sends it again when the broker is back."""
+    if priority is None:
+        priority = priority_of(_trigger_of(run_id))
     try:
         # Through the current Flask app's Celery app: its broker, whichever app is default.
         current_app.extensions["celery"].send_task(
-            GRADE_TASK, args=[run_id], task_id=f"run-{run_id}-{uuid.uuid4().hex[:12]}", countdown=countdown
+            GRADE_TASK, args=[run_id], task_id=f"run-{run_id}-{uuid.uuid4().hex[:12]}", countdown=countdown,
+            priority=priority,
         )
         return True
     except Exception as exc:  # noqa: BLE001 - any broker failure must not lose the upload
@@ -92,26 +121,25 @@ def enqueue_similarity(report_id: int) -> bool:
 
 
 def queue_position(run: GradingRun | None) -> int | None:
-    """How many queued runs were queued before this one (0 = next), None if it is not queued."""
+    """How many queued runs a worker takes before this one (0 = next), None if it is not queued:
+    the runs of its priority queued before it, and every queued run of a higher priority."""
     if run is None or run.status != Status.QUEUED:
         return None
+    batch = _is_batch(GradingRun.trigger)
+    same = batch if priority_of(run.trigger) == PRIORITY_BATCH else ~batch
+    earlier = and_(same, or_(GradingRun.queued_at < run.queued_at,
+                             and_(GradingRun.queued_at == run.queued_at, GradingRun.id < run.id)))
+    ahead = or_(earlier, ~batch) if priority_of(run.trigger) == PRIORITY_BATCH else earlier
     return int(
-        db.session.scalar(
-            select(func.count(GradingRun.id)).where(
-                GradingRun.status == Status.QUEUED,
-                or_(
-                    GradingRun.queued_at < run.queued_at,
-                    and_(GradingRun.queued_at == run.queued_at, GradingRun.id < run.id),
-                ),
-            )
-        )
-        or 0
+        db.session.scalar(select(func.count(GradingRun.id)).where(GradingRun.status == Status.QUEUED, ahead)) or 0
     )
 
 
 def queue_positions() -> dict[int, int]:
-    """Position of every queued run in one query (for pages listing many runs)."""
+    """Position of every queued run in one query (for pages listing many runs), in the order
+    queue_position counts."""
     ids = db.session.scalars(
-        select(GradingRun.id).where(GradingRun.status == Status.QUEUED).order_by(GradingRun.queued_at, GradingRun.id)
+        select(GradingRun.id).where(GradingRun.status == Status.QUEUED)
+        .order_by(case((_is_batch(GradingRun.trigger), 1), else_=0), GradingRun.queued_at, GradingRun.id)
     )
     return {run_id: i for i, run_id in enumerate(ids)}

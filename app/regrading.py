@@ -23,7 +23,7 @@ from app.auth import find_user
 from app.extensions import db
 from app.idempotency import earlier
 from app.models import PENDING, Assignment, AuditReview, GradingRun, RegradeBatch, Status, Submission, User
-from app.queue import enqueue_run
+from app.queue import PRIORITY_BATCH, enqueue_run, priority_of
 from app.scores import effective_for
 
 SCOPES = ("counting", "all", "student", "submission")
@@ -43,7 +43,7 @@ def request_regrade(submission: Submission, trigger: str = "regrade", *, key: st
     submission.status = Status.QUEUED.value
     db.session.add(run)
     db.session.commit()
-    enqueue_run(run.id)
+    enqueue_run(run.id, priority=priority_of(trigger))
     return run
 
 
@@ -126,7 +126,7 @@ def start(assignment: Assignment, p: Plan, actor: User | None, *, form_token: st
         subject=p.scope, after={"batch": batch.id, "runs": len(runs)})
     db.session.commit()
     for run in runs:
-        enqueue_run(run.id)
+        enqueue_run(run.id, priority=PRIORITY_BATCH)
     return batch
 
 

@@ -27,7 +27,7 @@ from app.coursework import rubric_for
 from app.extensions import begin_write_on_sqlite, db, limiter
 from app.idempotency import earlier as sent_with
 from app.models import PENDING, Assignment, GradingRun, Status, Submission, User, utcnow
-from app.queue import enqueue_run
+from app.queue import PRIORITY_FIRST, enqueue_run
 from app.storage import BlobStore, StorageUnavailable
 
 log = logging.getLogger(__name__)
@@ -547,5 +547,5 @@ def submit_once(
     else:
         raise SubmissionRefused("busy", "Please retry.", "请重试。", 503)
     # Queue only after the commit: a worker must never receive an id it cannot read yet.
-    enqueue_run(run.id)
+    enqueue_run(run.id, priority=PRIORITY_FIRST)
     return Accepted(submission, False)

@@ -36,7 +36,7 @@ from app.clock import db_now
 from app.extensions import db
 from app.idempotency import purge
 from app.models import GradingRun, Status
-from app.queue import enqueue_run
+from app.queue import enqueue_run, priority_of
 from worker.runs import abandoned_clause, give_up_exhausted, local_dead_workers, setting
 
 log = logging.getLogger(__name__)
@@ -134,6 +134,7 @@ def sweep(grace_s: float | None = None) -> list[int]:
     ).all()
     wall = time.time()
     sent: list[int] = []
+    priorities: dict[int, int] = {}
     for run in candidates:
         prefix = f"run-{run.id}-"
         if view is not None:
@@ -146,9 +147,10 @@ def sweep(grace_s: float | None = None) -> list[int]:
         if run.status == Status.QUEUED.value:
             run.queued_at = db_now()  # restart the grace period so one sweep does not resend it again
         sent.append(run.id)
+        priorities[run.id] = priority_of(run.trigger)
     db.session.commit()
     for run_id in sent:
-        enqueue_run(run_id)
+        enqueue_run(run_id, priority=priorities[run_id])
     if sent:
         log.warning("sweeper re-queued runs %s", sent)
     return sent

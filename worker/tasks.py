@@ -15,7 +15,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from app.extensions import db
 from app.models import Status
-from app.queue import GRADE_TASK, enqueue_run
+from app.queue import GRADE_TASK, PRIORITY_FIRST, enqueue_run
 from app.storage import BlobStore
 from grading.executor import grade_with_warm_executor
 from worker import runs, spool
@@ -85,7 +85,9 @@ def grade_run(run_id: int) -> str:
         # Nothing was committed: the run is still queued (or still abandoned). Send it again.
         db.session.remove()
         log.warning("run %s: database unavailable at claim (%s); sent again", run_id, exc.__class__.__name__)
-        enqueue_run(run_id, countdown=runs.setting("DB_DOWN_REQUEUE_S"))
+        # Its trigger cannot be read either: sent first, so a student's upload never drops behind
+        # a class regrade (a regrade run served early once costs nothing).
+        enqueue_run(run_id, countdown=runs.setting("DB_DOWN_REQUEUE_S"), priority=PRIORITY_FIRST)
         return "db-unavailable"
     if inputs is None:
         # Already graded, held by a live worker (a duplicate delivery), or deferred while another

@@ -53,7 +53,7 @@ def test_a_host_45_s_ahead_takes_over_no_live_run_and_sweeps_nothing(app, run_id
 
     host_clock_ahead(monkeypatch, 45)
     sent: list[int] = []
-    monkeypatch.setattr("worker.sweeper.enqueue_run", lambda rid, countdown=None: sent.append(rid) or True)
+    monkeypatch.setattr("worker.sweeper.enqueue_run", lambda rid, countdown=None, priority=None: sent.append(rid) or True)
     assert runs.claim(run_id, "fast-host:1", BlobStore(app.config["UPLOAD_DIR"])) is None
     assert sweeper.sweep() == [] and sent == []
     db.session.expire_all()

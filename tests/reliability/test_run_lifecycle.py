@@ -118,12 +118,12 @@ def held_by_a_silent_worker(app, run_id: int) -> None:
 def test_stale_heartbeat_means_abandoned_and_the_sweeper_resends(app, run_id, monkeypatch):
     held_by_a_silent_worker(app, run_id)
     sent = []
-    monkeypatch.setattr("worker.sweeper.enqueue_run", lambda rid, countdown=None: sent.append(rid) or True)
+    monkeypatch.setattr("worker.sweeper.enqueue_run", lambda rid, countdown=None, priority=None: sent.append(rid) or True)
     assert sweeper.sweep() == [run_id] and sent == [run_id]
 
 
 def test_a_run_interrupted_max_tries_times_ends_in_error_with_a_reason(app, run_id, monkeypatch):
-    monkeypatch.setattr("worker.sweeper.enqueue_run", lambda rid, countdown=None: True)
+    monkeypatch.setattr("worker.sweeper.enqueue_run", lambda rid, countdown=None, priority=None: True)
     host = socket.gethostname()
     for _ in range(runs.max_tries()):
         assert runs.claim(run_id, f"{host}:{dead_pid()}", store(app)) is not None
