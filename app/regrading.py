@@ -104,18 +104,27 @@ def confirmed_before(form_token: str | None) -> RegradeBatch | None:
 
 
 def start(assignment: Assignment, p: Plan, actor: User | None, *, form_token: str | None = None) -> RegradeBatch:
-    """Queue one new run per planned submission, all tagged with the batch (``actor`` None: the
-    command line). Commits before it queues: a worker never receives a run it cannot read. With
+    """Queue one new run per planned submission not waiting for its first grading, all tagged with
+    the batch (``actor`` None: the command line). Commits before it queues: a worker never receives a run it cannot read. With
     the `form_token` of a page that already queued a batch, the commit fails (IntegrityError,
     unique token) and nothing is queued: the caller shows that batch (confirmed_before)."""
+    subs = db.session.scalars(select(Submission).where(Submission.id.in_(p.submission_ids))
+                              .order_by(Submission.id)).all()
+    # An attempt still waiting for its first grading (a student's upload a minute old) is graded by
+    # that run, with the grader the workers have then: a regrade run would grade it twice. (A run
+    # of an earlier batch is another matter: asking again is a new decision, app/instructor.py.)
+    waiting = set(db.session.scalars(select(GradingRun.submission_id).where(
+        GradingRun.submission_id.in_(p.submission_ids), GradingRun.trigger == "submit",
+        GradingRun.status == Status.QUEUED.value)))
+    subs = [sub for sub in subs if sub.id not in waiting]
     batch = RegradeBatch(assignment_id=assignment.id, scope=p.scope, requested_by=actor.id if actor else None,
                          student_id=p.student.id if p.student else None,
                          submission_id=p.submission.id if p.submission else None,
-                         runs_queued=len(p.submission_ids), before=p.before, form_token=form_token)
+                         runs_queued=len(subs), before=p.before, form_token=form_token)
     db.session.add(batch)
     db.session.flush()
     runs = []
-    for sub in db.session.scalars(select(Submission).where(Submission.id.in_(p.submission_ids))):
+    for sub in subs:
         sub.status = Status.QUEUED.value
         run = GradingRun(submission=sub, trigger=batch.trigger)
         db.session.add(run)
@@ -163,7 +172,9 @@ def report(batch: RegradeBatch) -> dict:
                               new.total if new else None))
     counts = {s: sum(1 for r in rows if r.run.status == s) for s in Status}
     changed = sorted({r.sub.student.display_name for r in rows if r.delta not in (None, 0)})
-    return {"rows": rows, "counts": counts, "total": len(rows),
+    # Planned attempts left to their first grading, still waiting (start): none of this batch's runs.
+    already_waiting = max(len(batch.before or {}) - batch.runs_queued, 0)
+    return {"rows": rows, "counts": counts, "total": len(rows), "already_waiting": already_waiting,
             "pending": sum(counts[s] for s in PENDING), "changed": changed}
 
 
@@ -171,6 +182,7 @@ def progress_json(batch: RegradeBatch) -> dict:
     r = report(batch)
     return {
         "batch": batch.id, "total": r["total"], "pending": r["pending"], "counts": r["counts"],
+        "already_waiting": r["already_waiting"],
         "changed": r["changed"],
         "runs": [{"run": x.run.id, "submission": x.sub.id, "status": x.run.status, "old": x.old, "new": x.new,
                   "delta": x.delta, "grader": x.run.grader_version} for x in r["rows"]],

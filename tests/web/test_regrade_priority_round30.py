@@ -39,7 +39,7 @@ def _regrade_all(assignment, teacher):
 
 
 def test_a_students_upload_is_not_placed_behind_a_class_regrade(web, factory, course):
-    _graded_class(web, factory, 5)
+    _graded_class(web, factory, 3)
     batch = _regrade_all(course["assignment"], course["teacher"])
     first = web.submit(course["alice"], audit=False, figure=False)
     later = web.submit(course["bob"], audit=False, figure=False, now=first.created_at + timedelta(seconds=1))
