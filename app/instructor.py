@@ -159,6 +159,12 @@ def _highlighted(code: str, python: bool) -> str:
                HtmlFormatter(linenos="table", cssclass="hl", wrapcode=True))
 
 
+# Attempts a student's page shows in full, newest first; older ones are folded to one line each
+# (the counted attempt, the one a link or a refused form names, and all with ?show=all stay full).
+# A student with 55 attempts made a page of 1.9 MB that took 1.8 s to render (bench/student_page.py).
+FULL_ATTEMPTS = 5
+
+
 @bp.get("/students/<int:user_id>")
 def student(user_id: int):
     return _student_page(user_id, chosen_assignment())
@@ -170,20 +176,35 @@ def _student_page(user_id: int, a: Assignment, kept: dict | None = None, status:
     user = db.session.get(User, user_id)
     if user is None:
         abort(404)
+    # Runs without their test rows: only the attempts shown in full read those (lazily, a few).
     subs = list(
         db.session.scalars(
             select(Submission)
             .where(Submission.student_id == user.id, Submission.assignment_id == a.id)
             .options(
-                selectinload(Submission.runs).selectinload(GradingRun.tests),
+                selectinload(Submission.runs),
                 selectinload(Submission.reviews).selectinload(AuditReview.reviewer),
                 selectinload(Submission.overrides),
                 selectinload(Submission.assignment),
-                undefer(Submission.audit_text),   # stored at upload; one query, no parsing
             )
             .order_by(Submission.attempt.desc())
         )
     )
+    scores = {s.id: effective_for(s, s.latest_graded_run) for s in subs}
+    scored = [s for s in subs if scores[s.id] is not None]
+    counting = max(scored, key=lambda s: (scores[s.id].total, s.attempt)) if scored else None
+    show = request.args.get("show", "")
+    full = {s.id for s in subs[:FULL_ATTEMPTS]} | {counting.id if counting else None,
+                                                   (kept or {}).get("submission_id")}
+    if show == "all":
+        full = {s.id for s in subs}
+    elif show.isdigit():
+        full |= {s.id for s in subs if s.attempt == int(show)}
+    # The test rows and audit texts of the attempts in full, in two queries whatever their number.
+    db.session.scalars(select(GradingRun).where(GradingRun.submission_id.in_(full))
+                       .options(selectinload(GradingRun.tests))).all()
+    db.session.scalars(select(Submission).where(Submission.id.in_(full))
+                       .options(undefer(Submission.audit_text))).all()
     store = BlobStore(current_app.config["UPLOAD_DIR"])
     rubric = rubric_for(a.suite)
     from app.student import audit_text
@@ -191,38 +212,43 @@ def _student_page(user_id: int, a: Assignment, kept: dict | None = None, status:
     attempts = []
     budget = PAGE_HIGHLIGHT_CHARS           # newest attempts first
     for s in subs:
+        score, graded = scores[s.id], s.latest_graded_run
+        # The grader's reasons for a person to look (result["review"]: an audit the checker failed
+        # on, names the review could not follow, a fused call): only in the run's log before.
+        review = [str(r) for r in ((graded.result or {}).get("review") or [])] if graded else []
+        if s.id not in full:
+            attempts.append({"sub": s, "score": score, "full": False, "review": review,
+                             "queue_position": queue_position(s.latest_run)})
+            continue
         try:
             code = code_text(store.get(s.code_sha256))
         except OSError:
             code = ""
         budget -= len(code)
-        graded = s.latest_graded_run
         attempts.append({
             "sub": s,
-            "score": effective_for(s, graded),
+            "full": True,
+            "score": score,
             "runs": [(r, effective_for(s, r)) for r in s.runs],
             "code": highlight(code, python=budget >= 0),
             "audit": audit_text(s),
             "queue_position": queue_position(s.latest_run),
             "tests": run_tests(graded),
-            # The grader's reasons for a person to look (result["review"]: an audit the checker failed
-            # on, names the review could not follow, a fused call): only in the run's log before.
-            "review": [str(r) for r in ((graded.result or {}).get("review") or [])] if graded else [],
+            "review": review,
         })
-    scored = [x for x in attempts if x["score"] is not None]
-    counting = max(scored, key=lambda x: (x["score"].total, x["sub"].attempt)) if scored else None
     ext = db.session.scalar(select(Extension).where(Extension.assignment_id == a.id,
                                                     Extension.student_id == user.id))
     return render_template("instructor/student.html", user=user, assignment=a, attempts=attempts,
-                           counting_id=counting["sub"].id if counting else None, extension=ext,
+                           counting_id=counting.id if counting else None, extension=ext,
+                           folded=sum(1 for x in attempts if not x["full"]),
                            deadline=course.student_deadline(a, user.id),
                            dropped=db.session.get(DroppedStudent, user.id) is not None,
                            rubric=rubric, kept=kept or {}), status
 
 
 def _back_to_attempt(sub: Submission):
-    return redirect(url_for("instructor.student", user_id=sub.student_id, a=sub.assignment.slug)
-                    + f"#attempt-{sub.attempt}")
+    return redirect(url_for("instructor.student", user_id=sub.student_id, a=sub.assignment.slug,
+                            show=sub.attempt) + f"#attempt-{sub.attempt}")
 
 
 def _refused_form(sub: Submission, form: str, status: int):
