@@ -22,7 +22,7 @@ from app.api_input import BadInput, check_form_fields, json_object, refuse_repea
 from app.assignments import default_assignment
 from app.authz import api_limit, can_see, load_submission, rate_key, submit_limit, token_required
 from app.coursework import rubric_for
-from app.errors import api_error, both
+from app.errors import api_error, both, echoed
 from app.extensions import db, limiter
 from app.idempotency import scoped_key
 from app.ids import MAX_ID
@@ -117,7 +117,7 @@ def create_submission():
     if slug:
         a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
         if a is None or (not a.published and not g.api_user.is_instructor):
-            return api_error("assignment_not_found", 404, _l("No assignment %(slug)s.", slug=repr(slug)))
+            return api_error("assignment_not_found", 404, _l("No assignment %(slug)s.", slug=echoed(slug)))
     else:
         a = default_assignment()
         if a is None:
@@ -323,7 +323,7 @@ def _instructor_assignment(slug: str | None):
     a = db.session.scalar(select(Assignment).where(Assignment.slug == slug)) if slug else default_assignment()
     if a is None:
         if slug:
-            return None, api_error("assignment_not_found", 404, _l("No assignment %(slug)s.", slug=repr(slug)))
+            return None, api_error("assignment_not_found", 404, _l("No assignment %(slug)s.", slug=echoed(slug)))
         return None, api_error("assignment_not_found", 404, _l("No assignment is published yet."))
     return a, None
 

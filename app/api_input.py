@@ -17,6 +17,7 @@ from typing import Any
 from flask import request
 from werkzeug.datastructures import MultiDict
 
+from app.errors import echoed
 from app.openapi import spec
 
 # The JSON bodies of this API are a few short fields; a body past this is not one of them, and
@@ -41,7 +42,7 @@ def _schema(path: str, content_type: str) -> dict[str, Any]:
 
 
 def _unknown(names: list[str], known: dict[str, Any]) -> BadInput:
-    listed, allowed = ", ".join(repr(n) for n in names[:5]), ", ".join(known)
+    listed, allowed = ", ".join(echoed(n) for n in names[:5]), ", ".join(known)
     return BadInput(
         "unknown_field", 400,
         f"Unknown field(s) {listed}; this request takes {allowed}. Check the spelling. Nothing was done.",

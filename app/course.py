@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from app.auth import visible
+from app.errors import cut, echoed
 from app.extensions import db
 from app.models import (
     Assignment,
@@ -78,10 +79,11 @@ def parse_number(raw: str | None) -> float:
     if _DECIMAL_COMMA.fullmatch(text):
         whole, frac = text.split(",")
         if len(frac) == 3:
+            whole = whole if len(whole) <= 20 else "…" + whole[-20:]  # quoted three times: its end is enough
             raise CourseError(
                 "ambiguous_number",
-                f"'{text}' could be {whole}.{frac} or {whole}{frac}: write it with a dot ({whole}.{frac}).",
-                f"「{text}」可能是 {whole}.{frac}，也可能是 {whole}{frac}：请用小数点书写（{whole}.{frac}）。")
+                f"'{cut(text)}' could be {whole}.{frac} or {whole}{frac}: write it with a dot ({whole}.{frac}).",
+                f"「{cut(text)}」可能是 {whole}.{frac}，也可能是 {whole}{frac}：请用小数点书写（{whole}.{frac}）。")
         text = f"{whole}.{frac}"
     value = float(text)
     if not math.isfinite(value):
@@ -164,17 +166,17 @@ def _from_zone(value: datetime, raw: str, tz: ZoneInfo) -> datetime:
         later = f"{as_utc.astimezone(tz):%Y-%m-%d %H:%M}"
         raise CourseError(
             "nonexistent_local_time",
-            f"{raw!r} does not exist in {tz.key}: the clocks jump forward over it. "
+            f"{echoed(raw)} does not exist in {tz.key}: the clocks jump forward over it. "
             f"Choose a time before or after the change, e.g. {later}; nothing was saved.",
-            f"{raw!r} 在 {tz.key} 时区不存在：时钟向前调整时跳过了这段时间。请选择调整前或调整后的时间，"
+            f"{echoed(raw)} 在 {tz.key} 时区不存在：时钟向前调整时跳过了这段时间。请选择调整前或调整后的时间，"
             f"例如 {later}；没有保存任何内容。")
     if first.utcoffset() != second.utcoffset():
         a, b = (f"{x.astimezone(UTC):%Y-%m-%d %H:%M} UTC" for x in (first, second))
         raise CourseError(
             "ambiguous_local_time",
-            f"{raw!r} happens twice in {tz.key} (the clocks are set back over it): it "
+            f"{echoed(raw)} happens twice in {tz.key} (the clocks are set back over it): it "
             f"could be {a} or {b}. Choose a time outside the repeated span; nothing was saved.",
-            f"{raw!r} 在 {tz.key} 时区出现两次（时钟回拨，这段时间重复一次）：它可能是 {a}，也可能是 {b}。"
+            f"{echoed(raw)} 在 {tz.key} 时区出现两次（时钟回拨，这段时间重复一次）：它可能是 {a}，也可能是 {b}。"
             "请选择重复时段以外的时间；没有保存任何内容。")
     return as_utc.replace(tzinfo=None)
 
@@ -190,9 +192,9 @@ def parse_deadline(raw: str | None, zone: str | None = "UTC") -> datetime | None
     if _DATE_ONLY.fullmatch(raw):
         raise CourseError(
             "deadline_without_time",
-            f"{raw!r} is a day without a time: give the time too (e.g. {raw}T23:59+08:00); a date alone "
+            f"{echoed(raw)} is a day without a time: give the time too (e.g. {raw}T23:59+08:00); a date alone "
             "could mean the start or the end of that day.",
-            f"{raw!r} 只有日期没有时间：请同时填写时间（例如 {raw}T23:59+08:00）；只写日期可能指当天开始，也可能指当天结束。")
+            f"{echoed(raw)} 只有日期没有时间：请同时填写时间（例如 {raw}T23:59+08:00）；只写日期可能指当天开始，也可能指当天结束。")
     end_of_day = _END_OF_DAY.fullmatch(raw)
     try:
         if end_of_day:  # ISO 8601's 24:00, the end of a day ("24:00 截止"): the next day's 00:00
@@ -202,8 +204,8 @@ def parse_deadline(raw: str | None, zone: str | None = "UTC") -> datetime | None
         else:
             value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError:
-        raise CourseError("bad_deadline", f"{raw!r} is not a date and time (ISO 8601, e.g. 2026-12-01T23:59).",
-                          f"{raw!r} 不是有效的日期时间（ISO 8601，例如 2026-12-01T23:59）。") from None
+        raise CourseError("bad_deadline", f"{echoed(raw)} is not a date and time (ISO 8601, e.g. 2026-12-01T23:59).",
+                          f"{echoed(raw)} 不是有效的日期时间（ISO 8601，例如 2026-12-01T23:59）。") from None
     except OverflowError:  # 9999-12-31T24:00: the day after the last representable one
         value = datetime.max
     # The range is the years the person typed, in the zone they typed them in (their offset, or `zone`):
@@ -212,8 +214,8 @@ def parse_deadline(raw: str | None, zone: str | None = "UTC") -> datetime | None
     if not EARLIEST_DEADLINE <= value.replace(tzinfo=None) < LATEST_DEADLINE:
         lo, hi = EARLIEST_DEADLINE.year, LATEST_DEADLINE.year - 1
         raise CourseError("deadline_out_of_range",
-                          f"{raw!r} is not a deadline a course can have: give a date from {lo} to {hi}.",
-                          f"{raw!r} 不是课程可用的截止时间：请填写 {lo} 年到 {hi} 年之间的日期。")
+                          f"{echoed(raw)} is not a deadline a course can have: give a date from {lo} to {hi}.",
+                          f"{echoed(raw)} 不是课程可用的截止时间：请填写 {lo} 年到 {hi} 年之间的日期。")
     if value.tzinfo is not None:
         return value.astimezone(UTC).replace(tzinfo=None)
     if zone != "UTC":
@@ -312,7 +314,7 @@ def find_student(email: str) -> User:
 
     user = find_user(email or "")
     if user is None or user.role != Role.STUDENT.value:
-        raise CourseError("no_student", f"No student with the email {email!r}.", f"没有邮箱为 {email!r} 的学生。")
+        raise CourseError("no_student", f"No student with the email {echoed(email)}.", f"没有邮箱为 {echoed(email)} 的学生。")
     return user
 
 
@@ -382,11 +384,11 @@ def set_override(submission: Submission, actor: User, *, kind: str, target: str,
     comment = check_length((comment or "").strip(), MAX_COMMENT, "comment", "说明")
     if kind == "category":
         if target not in categories:
-            raise CourseError("bad_target", f"No category {target!r} in this result.", f"结果中没有类别 {target!r}。")
+            raise CourseError("bad_target", f"No category {echoed(target)} in this result.", f"结果中没有类别 {echoed(target)}。")
         top = float(categories[target].get("max") or 0)
     elif kind == "test":
         if target not in tests:
-            raise CourseError("bad_target", f"No test {target!r} in this result.", f"结果中没有测试 {target!r}。")
+            raise CourseError("bad_target", f"No test {echoed(target)} in this result.", f"结果中没有测试 {echoed(target)}。")
         top = float(tests[target].get("max_points") or 0)
     else:
         raise CourseError("bad_kind", "Override a test or a category.", "只能覆盖测试或类别的分数。")

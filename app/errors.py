@@ -21,6 +21,23 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy.exc import DataError, OperationalError
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed
 
+# Characters of user input an error text quotes back (a slug, an email, a deadline, a field name):
+# the texts quoted it whole, so a 100 KB field came back in the answer twice (en and zh) and filled
+# the instructor's page. Enough to recognise what was typed.
+ECHO_CHARS = 60
+
+
+def cut(text: str, limit: int = ECHO_CHARS) -> str:
+    """A text longer than `limit` characters cut there and ended with '…'."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def echoed(value: object, limit: int = ECHO_CHARS) -> str:
+    """User input as an error text quotes it: the repr (control characters escaped) of its first
+    `limit` characters (cut)."""
+    return repr(cut(value, limit)) if isinstance(value, str) else repr(value)
+
+
 # status -> (code, title, what happened and what to do). Titles and messages are lazy so that one
 # table serves both languages (see `both`).
 PAGES: dict[int, tuple[str, Any, Any]] = {

@@ -20,6 +20,7 @@ from sqlalchemy.orm import selectinload
 
 from app import gradebook
 from app.auth import find_user
+from app.errors import echoed
 from app.extensions import db
 from app.idempotency import earlier
 from app.models import PENDING, Assignment, AuditReview, GradingRun, RegradeBatch, Status, Submission, User
@@ -77,15 +78,15 @@ def plan(assignment: Assignment, scope: str, *, student_email: str | None = None
     elif scope == "student":
         student = db.session.get(User, student_id) if student_id else find_user(student_email or "")
         if student is None:
-            raise RegradeError("no_student", f"no student {student_email or student_id!r}",
-                               f"没有学生 {student_email or student_id!r}")
+            raise RegradeError("no_student", f"no student {echoed(student_email or student_id)}",
+                               f"没有学生 {echoed(student_email or student_id)}")
         ids = list(db.session.scalars(select(Submission.id).where(
             Submission.assignment_id == assignment.id, Submission.student_id == student.id).order_by(Submission.id)))
     else:
         submission = db.session.get(Submission, submission_id or 0)
         if submission is None or submission.assignment_id != assignment.id:
-            raise RegradeError("no_submission", f"no submission {submission_id!r} in {assignment.slug}",
-                               f"{assignment.slug} 中没有提交 {submission_id!r}")
+            raise RegradeError("no_submission", f"no submission {echoed(submission_id)} in {assignment.slug}",
+                               f"{assignment.slug} 中没有提交 {echoed(submission_id)}")
         ids = [submission.id]
     if scope in ("student", "submission"):
         # Scores of attempts outside the class list (a dropped student) are computed directly.

@@ -27,6 +27,7 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import func, select, update
 
 from app.auth import EMAIL_PATTERN, clean_name, home_for, normalize_email, sign_in
+from app.errors import echoed
 from app.extensions import db, limiter
 from app.models import Role, SignInLink, User, utcnow
 
@@ -125,7 +126,7 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
         if lineno == 1 and cells[0].lower() in ("email", "e-mail", "邮箱"):
             extra = [c for c in cells[3:] if c]
             if extra:
-                report.ignored.append({"line": 1, "reason": _l("columns not imported: %(c)s", c=", ".join(extra)),
+                report.ignored.append({"line": 1, "reason": _l("columns not imported: %(c)s", c=", ".join(extra)[:120]),
                                        "raw": shown})
             continue  # header
         if len(cells) < 2:
@@ -137,7 +138,7 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
             report.skipped.append({"line": lineno, "reason": _l("invalid email"), "raw": shown})
             continue
         if role not in (Role.STUDENT.value, Role.INSTRUCTOR.value):
-            report.skipped.append({"line": lineno, "reason": _l("unknown role %(r)s", r=repr(role)), "raw": shown})
+            report.skipped.append({"line": lineno, "reason": _l("unknown role %(r)s", r=echoed(role)), "raw": shown})
             continue
         if len(name) > 120:
             report.skipped.append({"line": lineno, "reason": _l("name longer than 120 characters"), "raw": shown})
