@@ -136,6 +136,19 @@ def seed(app, students: int, attempts: int, results: list[dict]) -> dict:
     return {"counts": counts, "teacher_id": teacher_id}
 
 
+def migrated_app(db_url: str, data_dir: str):
+    """The app on `db_url` migrated to the newest revision, its files in `data_dir`."""
+    os.environ["DATA_DIR"] = data_dir
+    from flask_migrate import upgrade
+
+    from app import create_app
+
+    app = create_app(SQLALCHEMY_DATABASE_URI=db_url, CELERY_BROKER_URL="memory://", RATELIMIT_ENABLED=False)
+    with app.app_context():
+        upgrade()
+    return app
+
+
 def measure(app, teacher_id: int, path: str, repeats: int) -> dict:
     from sqlalchemy import event
 
@@ -175,6 +188,14 @@ def measure(app, teacher_id: int, path: str, repeats: int) -> dict:
             "html_bytes": sizes[-1], "statements": [" ".join(s.split())[:160] for s in sample]}
 
 
+def page_line(p: dict) -> str:
+    """One measured page (measure()) in one line."""
+    w = p["warm_seconds"]
+    return (f"{p['path']}: cold {p['cold_seconds'] * 1000:.0f} ms, warm median {w['median'] * 1000:.0f} ms "
+            f"(p95 {w['p95'] * 1000:.0f} ms), {p['queries_per_render'][-1]} SQL statements, "
+            f"{p['html_bytes'] / 1024:.0f} KiB HTML")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=1000)
@@ -184,15 +205,9 @@ def main() -> None:
 
     results = real_results()
     with fresh_database("autograder_dash") as db_url, tempfile.TemporaryDirectory() as tmp:
-        os.environ["DATA_DIR"] = tmp
-        from flask_migrate import upgrade
-
-        from app import create_app
         from app.extensions import db
 
-        app = create_app(SQLALCHEMY_DATABASE_URI=db_url, CELERY_BROKER_URL="memory://", RATELIMIT_ENABLED=False)
-        with app.app_context():
-            upgrade()
+        app = migrated_app(db_url, tmp)
         seeded = seed(app, args.students, args.attempts, results)
         pages = [measure(app, seeded["teacher_id"], "/instructor/", args.repeats),
                  measure(app, seeded["teacher_id"], "/instructor/?sort=best&dir=desc&status=graded", args.repeats)]
@@ -206,10 +221,7 @@ def main() -> None:
     print(f"seeded {c['users']} users, {c['submissions']} submissions, {c['runs']} runs, "
           f"{c['test_results']} test results in {c['seed_seconds']:.1f} s")
     for p in pages:
-        w = p["warm_seconds"]
-        print(f"{p['path']}: cold {p['cold_seconds'] * 1000:.0f} ms, warm median {w['median'] * 1000:.0f} ms "
-              f"(p95 {w['p95'] * 1000:.0f} ms), {p['queries_per_render'][-1]} SQL statements, "
-              f"{p['html_bytes'] / 1024:.0f} KiB HTML")
+        print(page_line(p))
     print(f"written to {path}")
 
 

@@ -59,21 +59,10 @@ REDIS_LOCK = "autograder:bench:lock"
 @contextmanager
 def fresh_database(prefix: str = "autograder_bench"):
     """A new, empty PostgreSQL database (URL yielded), dropped afterwards."""
-    from sqlalchemy import create_engine, text
+    from tests.helpers import scratch_pg_database
 
-    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(
-                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"), {"n": name}
-            )
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-        admin.dispose()
+    with scratch_pg_database(prefix, PG_ADMIN_URL) as url:
+        yield url
 
 
 @contextmanager

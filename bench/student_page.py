@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import write  # noqa: E402
-from bench.dashboard import SAMPLES, measure, real_results, seed  # noqa: E402
+from bench.dashboard import SAMPLES, measure, migrated_app, page_line, real_results, seed  # noqa: E402
 from bench.load import fresh_database  # noqa: E402
 
 
@@ -57,15 +57,9 @@ def main() -> None:
 
     results = real_results()
     with fresh_database("autograder_student_page") as db_url, tempfile.TemporaryDirectory() as tmp:
-        os.environ["DATA_DIR"] = tmp
-        from flask_migrate import upgrade
-
-        from app import create_app
         from app.extensions import db
 
-        app = create_app(SQLALCHEMY_DATABASE_URI=db_url, CELERY_BROKER_URL="memory://", RATELIMIT_ENABLED=False)
-        with app.app_context():
-            upgrade()
+        app = migrated_app(db_url, tmp)
         seeded = seed(app, 1, args.attempts, results)
         student_id = store_code(app)
         path = f"/instructor/students/{student_id}?a=attention" + (f"&{args.query}" if args.query else "")
@@ -76,10 +70,7 @@ def main() -> None:
     page.pop("statements")
     data = {"attempts": args.attempts, "page": page}
     out = write("student_page" + ("_" + args.query.replace("=", "_") if args.query else ""), data)
-    w = page["warm_seconds"]
-    print(f"{path}: cold {page['cold_seconds'] * 1000:.0f} ms, warm median {w['median'] * 1000:.0f} ms "
-          f"(p95 {w['p95'] * 1000:.0f} ms), {page['queries_per_render'][-1]} SQL statements, "
-          f"{page['html_bytes'] / 1024:.0f} KiB HTML")
+    print(page_line(page))
     print(f"written to {out}")
 
 

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
 
-from tests.helpers import PG_ADMIN_URL, ROOT, empty_database, make_app, pg_available
+from tests.helpers import ROOT, empty_database, make_app, pg_available, scratch_pg_database
 
 # Folders whose tests start real services (workers, private Redis/PostgreSQL servers, gunicorn,
 # Chromium) and take minutes together: marked `slow`, run by `make test-slow` (and CI).
@@ -43,19 +41,8 @@ def pg_url() -> Iterator[str]:
     """A fresh PostgreSQL database for this test session, dropped afterwards."""
     if not pg_available():
         pytest.fail("PostgreSQL is not reachable at 127.0.0.1:5432 (start it: see .ci/run)")
-    name = f"autograder_test_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
-    yield url
-    with admin.connect() as conn:
-        conn.execute(
-            text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n AND pid <> pg_backend_pid()"),
-            {"n": name},
-        )
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-    admin.dispose()
+    with scratch_pg_database("autograder_test") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

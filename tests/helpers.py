@@ -7,7 +7,9 @@ import os
 import re
 import statistics
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +62,24 @@ def redis_available() -> bool:
         return bool(redis.Redis.from_url(REDIS_TEST_URL, socket_timeout=1).ping())
     except Exception:  # noqa: BLE001
         return False
+
+
+@contextmanager
+def scratch_pg_database(prefix: str, admin_url: str = PG_ADMIN_URL) -> Iterator[str]:
+    """A new, empty PostgreSQL database (its URL), dropped afterwards with any connection left to it
+    (the tests' and the benchmarks' scratch databases)."""
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield admin_url.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                              "WHERE datname = :n AND pid <> pg_backend_pid()"), {"n": name})
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+        admin.dispose()
 
 
 def make_app(tmp_dir: Path, db_url: str, **overrides):

@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import uuid
 from pathlib import Path
 
 import pytest
-from flask_migrate import upgrade
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import func, select
 
 from app.auth import EMAIL_PATTERN, authenticate, find_user, normalize_email
 from app.extensions import db
 from app.models import CourseLog, Submission, User
-from tests.factories import PASSWORD, Factory
-from tests.helpers import PG_ADMIN_URL, make_app, pg_available
-from tests.web.helpers import Web
+from tests.factories import PASSWORD
+from tests.helpers import make_app
+from tests.service.helpers import app_on_scratch_postgres, seeded_at
 
 BEFORE = "0011_regrade_similarity_keys"
 # (stored email, password set, submissions) -> the email after the upgrade ("#id": a kept duplicate)
@@ -37,11 +35,7 @@ ROWS = [
 
 def _seed_and_upgrade(app) -> dict[int, str]:
     """Build the schema of round 23, store ROWS as they were, upgrade; {user id: expected email}."""
-    with app.app_context():
-        upgrade(revision=BEFORE)
-        f = Factory()
-        web = Web(app, f)
-        a = f.assignment()
+    with seeded_at(app, BEFORE) as (f, web, a):
         expected = {}
         for stored, password, n_subs, after in ROWS:
             u = f.student(email=stored)
@@ -53,7 +47,7 @@ def _seed_and_upgrade(app) -> dict[int, str]:
             expected[u.id] = after + str(u.id) if after.endswith("#") else after
         subs_before = db.session.scalar(select(func.count(Submission.id)))
         db.session.remove()
-        upgrade()
+    with app.app_context():
         assert db.session.scalar(select(func.count(Submission.id))) == subs_before
         return expected
 
@@ -85,19 +79,8 @@ def test_the_upgrade_normalises_stored_emails_and_keeps_colliding_accounts_on_sq
 
 @pytest.mark.postgres
 def test_the_upgrade_normalises_stored_emails_and_keeps_colliding_accounts_on_postgres(tmp_path):
-    if not pg_available():
-        pytest.fail("PostgreSQL is not reachable")
-    name = f"autograder_emails_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        app = make_app(tmp_path, PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}", CELERY_BROKER_URL="memory://")
+    with app_on_scratch_postgres(tmp_path, "autograder_emails") as app:
         _check(app, _seed_and_upgrade(app))
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def test_a_duplicates_email_cannot_be_typed_at_sign_in():

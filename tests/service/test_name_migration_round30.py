@@ -5,18 +5,14 @@ name is kept in the course log."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
-from flask_migrate import upgrade
-from sqlalchemy import create_engine, func, select, text
+from sqlalchemy import func, select
 
 from app.auth import clean_name
 from app.extensions import db
 from app.models import CourseLog, Submission, User
-from tests.factories import Factory
-from tests.helpers import PG_ADMIN_URL, make_app, pg_available
-from tests.web.helpers import Web
+from tests.helpers import make_app
+from tests.service.helpers import app_on_scratch_postgres, seeded_at
 
 BEFORE = "0012_normalise_emails"
 # stored name -> the name after the upgrade
@@ -34,11 +30,7 @@ SQLITE_ONLY = {"Frank\x00 Liu": "Frank Liu"}              # PostgreSQL text neve
 
 def _seed_and_upgrade(app, names: dict[str, str]) -> dict[int, tuple]:
     """Store `names` at revision BEFORE, upgrade; {user id: (email, password hash, expected name)}."""
-    with app.app_context():
-        upgrade(revision=BEFORE)
-        f = Factory()
-        web = Web(app, f)
-        a = f.assignment()
+    with seeded_at(app, BEFORE) as (f, web, a):
         expected = {}
         for stored, after in names.items():
             u = f.student()
@@ -47,7 +39,7 @@ def _seed_and_upgrade(app, names: dict[str, str]) -> dict[int, tuple]:
             web.submit(u, a, audit=False, figure=False)
             expected[u.id] = (u.email, u.password_hash, after)
         db.session.remove()
-        upgrade()
+    with app.app_context():
         assert db.session.scalar(select(func.count(Submission.id))) == len(names)
         rows = {u.id: (u.email, u.password_hash, u.name) for u in db.session.scalars(select(User))}
         assert rows == expected
@@ -61,23 +53,14 @@ def _seed_and_upgrade(app, names: dict[str, str]) -> dict[int, tuple]:
         return expected
 
 
+@pytest.mark.slow     # the whole migration chain (3 s): the fast lane keeps the models' schema test
 def test_the_upgrade_cleans_stored_names_on_sqlite(tmp_path):
     app = make_app(tmp_path, f"sqlite:///{tmp_path / 'db.sqlite'}", CELERY_BROKER_URL="memory://")
     _seed_and_upgrade(app, NAMES | SQLITE_ONLY)
 
 
+@pytest.mark.slow
 @pytest.mark.postgres
 def test_the_upgrade_cleans_stored_names_on_postgres(tmp_path):
-    if not pg_available():
-        pytest.fail("PostgreSQL is not reachable")
-    name = f"autograder_names_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        app = make_app(tmp_path, PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}", CELERY_BROKER_URL="memory://")
+    with app_on_scratch_postgres(tmp_path, "autograder_names") as app:
         _seed_and_upgrade(app, NAMES)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
