@@ -135,6 +135,12 @@ def queue_position(run: GradingRun | None) -> int | None:
     )
 
 
+def first_waiting() -> int:
+    """Queued runs served before every run of a class regrade (uploads, single regrades)."""
+    return int(db.session.scalar(select(func.count(GradingRun.id)).where(
+        GradingRun.status == Status.QUEUED, ~_is_batch(GradingRun.trigger))) or 0)
+
+
 def queue_positions() -> dict[int, int]:
     """Position of every queued run in one query (for pages listing many runs), in the order
     queue_position counts."""

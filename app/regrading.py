@@ -24,7 +24,7 @@ from app.errors import echoed
 from app.extensions import db
 from app.idempotency import earlier
 from app.models import PENDING, Assignment, AuditReview, GradingRun, RegradeBatch, Status, Submission, User
-from app.queue import PRIORITY_BATCH, enqueue_run, priority_of
+from app.queue import PRIORITY_BATCH, enqueue_run, first_waiting, priority_of
 from app.scores import effective_for
 
 SCOPES = ("counting", "all", "student", "submission")
@@ -155,8 +155,8 @@ class ReportRow:
 
 
 def report(batch: RegradeBatch) -> dict:
-    """Rows (one per run of the batch), progress counts, and the students whose score changed.
-    Four queries whatever the batch size."""
+    """Rows (one per run of the batch), progress counts, the students whose score changed, and the
+    runs served before this batch's queued ones. Five queries whatever the batch size."""
     runs = list(db.session.scalars(
         select(GradingRun).where(GradingRun.trigger == batch.trigger)
         .options(selectinload(GradingRun.submission).selectinload(Submission.student),
@@ -175,15 +175,18 @@ def report(batch: RegradeBatch) -> dict:
     changed = sorted({r.sub.student.display_name for r in rows if r.delta not in (None, 0)})
     # Planned attempts left to their first grading, still waiting (start): none of this batch's runs.
     already_waiting = max(len(batch.before or {}) - batch.runs_queued, 0)
+    pending = sum(counts[s] for s in PENDING)
+    # Uploads go first (app/queue.py): while they wait, this batch's progress pauses; the page says why.
+    ahead = first_waiting() if counts[Status.QUEUED] else 0
     return {"rows": rows, "counts": counts, "total": len(rows), "already_waiting": already_waiting,
-            "pending": sum(counts[s] for s in PENDING), "changed": changed}
+            "pending": pending, "changed": changed, "uploads_ahead": ahead}
 
 
 def progress_json(batch: RegradeBatch) -> dict:
     r = report(batch)
     return {
         "batch": batch.id, "total": r["total"], "pending": r["pending"], "counts": r["counts"],
-        "already_waiting": r["already_waiting"],
+        "already_waiting": r["already_waiting"], "uploads_ahead": r["uploads_ahead"],
         "changed": r["changed"],
         "runs": [{"run": x.run.id, "submission": x.sub.id, "status": x.run.status, "old": x.old, "new": x.new,
                   "delta": x.delta, "grader": x.run.grader_version} for x in r["rows"]],

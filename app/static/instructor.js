@@ -36,6 +36,8 @@
         var el = batch.querySelector("[data-count=" + k + "]");
         if (el) el.textContent = d.counts[k];
       });
+      var ahead = batch.querySelector("[data-uploads-ahead]");
+      if (ahead) ahead.textContent = d.uploads_ahead;
       var changed = document.querySelector("[data-changed]");
       if (changed) changed.textContent = d.changed.length ? d.changed.join(", ") : (labels.none || "");
       d.runs.forEach(function (r) {

@@ -5,6 +5,8 @@ counted attempt stays the graded one while the regrade is in flight."""
 
 from __future__ import annotations
 
+import re
+
 from sqlalchemy import func, select
 
 from app import gradebook, regrading
@@ -15,6 +17,7 @@ from tests.web.helpers import realistic_result
 from tests.web.test_instructor import confirm_regrade
 from worker.runs import claim
 
+AHEAD = {"en": "Waiting now:", "zh": "当前等待中："}
 NOTE = {"en": "1 attempt(s) were still waiting for their first grading",
         "zh": "1 次提交仍在等待第一次评分"}
 
@@ -36,7 +39,13 @@ def test_an_attempt_waiting_for_its_run_is_not_queued_again(client, web, course)
     for lang, note in NOTE.items():
         client.get(f"/lang/{lang}")
         assert note in client.get(f"/instructor/regrades/{batch.id}").get_data(as_text=True)
-    assert client.get(f"/instructor/regrades/{batch.id}/progress").json["already_waiting"] == 1
+    progress = client.get(f"/instructor/regrades/{batch.id}/progress").json
+    # Bob's upload is served first (app/queue.py): the page says what the batch waits behind.
+    assert (progress["already_waiting"], progress["uploads_ahead"]) == (1, 1)
+    for lang, text in AHEAD.items():
+        client.get(f"/lang/{lang}")
+        page = client.get(f"/instructor/regrades/{batch.id}").get_data(as_text=True)
+        assert re.search(text + r"\s*<strong data-uploads-ahead>1</strong>", page), lang
     assert fresh.latest_run.trigger == "submit"
 
 
