@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from html import unescape
 
 import pytest
 
+from app import regrading
 from tests.web.helpers import realistic_result
 
 NOTE = {"en": "older attempt(s) are folded to one line each", "zh": "次提交各折叠为一行"}
@@ -62,3 +64,9 @@ def test_older_attempts_are_folded_but_the_counted_and_newest_stay_full(client, 
                         data={"score": "10", "comment": "ok", "a": course["assignment"].slug})
     assert saved.status_code == 302, saved.get_data(as_text=True)[:300]
     assert 1 in _full(client.get(saved.headers["Location"]).get_data(as_text=True))
+    # A regrade report links each attempt to itself in full, folded or not.
+    batch = regrading.start(course["assignment"], regrading.plan(course["assignment"], "all"), course["teacher"])
+    report = unescape(client.get(f"/instructor/regrades/{batch.id}").get_data(as_text=True))
+    links = set(re.findall(r'href="([^"]*show=(\d+)#attempt-(\d+))"', report))
+    assert {(int(shown), int(anchor)) for _, shown, anchor in links} == {(i, i) for i in range(1, n + 1)}
+    assert 1 in _full(client.get(next(url for url, shown, _ in links if shown == "1")).get_data(as_text=True))
