@@ -76,6 +76,13 @@ def priority_of(trigger: str | None) -> int:
     return PRIORITY_BATCH if (trigger or "").startswith(BATCH_PREFIX) else PRIORITY_FIRST
 
 
+def broker_has_priorities() -> bool:
+    """Whether the broker serves by priority. kombu's Redis transport does; the SQLAlchemy transport of
+    the embedded default (no REDIS_URL) ignores priorities and serves in arrival order, so positions and
+    the regrade page must count every queued run there, not say that uploads go first."""
+    return not str(current_app.config["CELERY_BROKER_URL"]).startswith("sqla+")
+
+
 def _is_batch(column: object) -> object:
     return column.like(f"{BATCH_PREFIX}%")  # type: ignore[attr-defined]
 
@@ -125,6 +132,11 @@ def queue_position(run: GradingRun | None) -> int | None:
     the runs of its priority queued before it, and every queued run of a higher priority."""
     if run is None or run.status != Status.QUEUED:
         return None
+    if not broker_has_priorities():
+        earlier = or_(GradingRun.queued_at < run.queued_at,
+                      and_(GradingRun.queued_at == run.queued_at, GradingRun.id < run.id))
+        return int(db.session.scalar(
+            select(func.count(GradingRun.id)).where(GradingRun.status == Status.QUEUED, earlier)) or 0)
     batch = _is_batch(GradingRun.trigger)
     same = batch if priority_of(run.trigger) == PRIORITY_BATCH else ~batch
     earlier = and_(same, or_(GradingRun.queued_at < run.queued_at,
@@ -135,8 +147,11 @@ def queue_position(run: GradingRun | None) -> int | None:
     )
 
 
-def first_waiting() -> int:
-    """Queued runs served before every run of a class regrade (uploads, single regrades)."""
+def first_waiting() -> int | None:
+    """Queued runs served before every run of a class regrade (uploads, single regrades); None when
+    the broker serves in arrival order, where nothing is served before them."""
+    if not broker_has_priorities():
+        return None
     return int(db.session.scalar(select(func.count(GradingRun.id)).where(
         GradingRun.status == Status.QUEUED, ~_is_batch(GradingRun.trigger))) or 0)
 
@@ -144,8 +159,9 @@ def first_waiting() -> int:
 def queue_positions() -> dict[int, int]:
     """Position of every queued run in one query (for pages listing many runs), in the order
     queue_position counts."""
+    first = (case((_is_batch(GradingRun.trigger), 1), else_=0),) if broker_has_priorities() else ()
     ids = db.session.scalars(
         select(GradingRun.id).where(GradingRun.status == Status.QUEUED)
-        .order_by(case((_is_batch(GradingRun.trigger), 1), else_=0), GradingRun.queued_at, GradingRun.id)
+        .order_by(*first, GradingRun.queued_at, GradingRun.id)
     )
     return {run_id: i for i, run_id in enumerate(ids)}

@@ -24,7 +24,7 @@ from app.errors import echoed
 from app.extensions import db
 from app.idempotency import earlier
 from app.models import PENDING, Assignment, AuditReview, GradingRun, RegradeBatch, Status, Submission, User
-from app.queue import PRIORITY_BATCH, enqueue_run, first_waiting, priority_of
+from app.queue import PRIORITY_BATCH, broker_has_priorities, enqueue_run, first_waiting, priority_of
 from app.scores import effective_for
 
 SCOPES = ("counting", "all", "student", "submission")
@@ -177,7 +177,8 @@ def report(batch: RegradeBatch) -> dict:
     already_waiting = max(len(batch.before or {}) - batch.runs_queued, 0)
     pending = sum(counts[s] for s in PENDING)
     # Uploads go first (app/queue.py): while they wait, this batch's progress pauses; the page says why.
-    ahead = first_waiting() if counts[Status.QUEUED] else 0
+    # None: the broker serves in arrival order (no Redis), and the page says that instead.
+    ahead = first_waiting() if counts[Status.QUEUED] or not broker_has_priorities() else 0
     return {"rows": rows, "counts": counts, "total": len(rows), "already_waiting": already_waiting,
             "pending": pending, "changed": changed, "uploads_ahead": ahead}
 

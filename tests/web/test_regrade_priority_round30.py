@@ -80,3 +80,24 @@ def test_every_way_a_run_is_sent_keeps_its_priority(web, factory, course, sent, 
     db.session.commit()
     assert set(sweeper.sweep()) == batch_ids | {upload.latest_run.id}
     assert dict(sent) == {**dict.fromkeys(batch_ids, PRIORITY_BATCH), upload.latest_run.id: PRIORITY_FIRST}
+
+
+def test_a_broker_without_priorities_is_counted_in_arrival_order_and_the_batch_page_says_so(
+        web, factory, course, app):
+    """The embedded default's SQLAlchemy transport ignores priorities: a student's upload sent after a
+    class regrade does wait behind it there, and neither the position nor the batch page may say otherwise."""
+    app.config["CELERY_BROKER_URL"] = "sqla+sqlite:///unused.sqlite"   # read per call; nothing is sent
+    _graded_class(web, factory, 3)
+    batch = _regrade_all(course["assignment"], course["teacher"])
+    upload = web.submit(course["alice"], audit=False, figure=False)
+    batch_runs = db.session.query(GradingRun).filter(GradingRun.trigger == batch.trigger).all()
+    assert queue_position(upload.latest_run) == len(batch_runs)
+    assert queue_positions()[upload.latest_run.id] == len(batch_runs)
+    client = app.test_client()
+    web.login(client, course["teacher"])
+    for lang, says, never in (("en", "graded in the order they were queued", "are graded before the runs"),
+                              ("zh", "按进入队列的先后", "先于")):
+        client.get(f"/lang/{lang}")
+        page = client.get(f"/instructor/regrades/{batch.id}").get_data(as_text=True)
+        assert says in page and never not in page
+    assert client.get(f"/instructor/regrades/{batch.id}/progress").json["uploads_ahead"] is None
