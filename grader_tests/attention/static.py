@@ -92,7 +92,11 @@ HIDING_ATTRS = {"__wrapped__", "__dict__", "__getattribute__", "__getattr__", "_
                 "__annotations__",
                 "__closure__", "__code__", "__subclasses__", "__func__", "__self__", "__base__", "__bases__",
                 "__mro__", "__loader__", "__spec__", "ops", "_ops", "_C", "_c10d", "_dynamo", "_inductor",
-                "_refs", "_decomp", "_prims", "library", "jit", "compile", "_jit_internal", "hub", "load"}
+                "_refs", "_decomp", "_prims", "library", "jit", "_jit_internal", "hub", "load"}
+# ``compile`` is not among them: in the jail ``torch.compile`` and ``Module.compile`` give back what they are
+# given (grading.sandbox.lazy_torch._compile_runs_eagerly), so compiled code runs as written, its calls are
+# counted like any other, and the review reads it like any other. The builtin ``compile`` (source from a
+# string) is a HIDING_BUILTIN.
 # ``sys.modules`` hides; ``torch.nn.modules`` is only the package PyTorch's layers live in.
 SYS_HIDING_ATTRS = {"modules"}
 # Names that no attention code needs on any object, whatever it is called (``_T = torch;
@@ -127,7 +131,8 @@ JIT_HARMLESS = {"is_scripting", "is_tracing", "unused", "ignore", "export", "Fin
                 "script", "script_if_tracing", "trace", "Attribute"}
 # The same for ``torch.compiler``: guards that only answer whether the code is being compiled, and
 # the decorator that keeps a function out of compilation.
-COMPILER_HARMLESS = {"is_compiling", "is_dynamo_compiling", "is_exporting", "disable"}
+# ``torch.compiler.compile`` only calls ``torch.compile``, which the jail makes return what it is given.
+COMPILER_HARMLESS = {"is_compiling", "is_dynamo_compiling", "is_exporting", "disable", "compile"}
 # ``torch.onnx``'s guard (export-aware code keeps a branch for ``torch.onnx.is_in_onnx_export()``: cost 13
 # points); its exporters and symbolic registries (register_custom_op_symbolic...) stay flagged.
 ONNX_HARMLESS = {"is_in_onnx_export"}
@@ -191,7 +196,7 @@ ARGPARSE_ACTIONS = frozenset({"Action", "BooleanOptionalAction"})
 FOREIGN_SELF_DUNDERS = frozenset({"__init__", "__call__", "__set__", "__set_name__", "__init_subclass__"})
 # Parts of torch that compile or load code, flagged on whatever object they are read from (an alias
 # kept in a list, ``[torch][0].jit``, is not followed); torch.jit's guards and decorators stay fine.
-ANYWHERE_TORCH_PARTS = {"jit", "hub", "library", "compile"}
+ANYWHERE_TORCH_PARTS = {"jit", "hub", "library"}
 # Standard-library modules students import for ordinary script chores, with the attributes the review
 # lets them use (the first attribute after the module; "os.path" for the second after os.path). A
 # module's other attributes are where the ways to a string's object live (os.sys.modules,
@@ -1387,7 +1392,7 @@ def _hidden_names_in_strings(tree: ast.Module) -> dict[int, str]:
             continue                   # a message ("Transformer attention: ...") is no name to look up
         words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
         if any(_forbidden(w) for w in words) or words & (HIDING_ATTRS | ANYWHERE_HIDING_ATTRS | MATCH_HOOKS) \
-                - {"load", "compile", "jit", "library", "hub", "ops", "overrides"}:
+                - {"load", "jit", "library", "hub", "ops", "overrides"}:
             out[id(node)] = text
     if out:
         parents, by_id = _parents(tree), {id(n): n for n in _nodes(tree)}
@@ -3116,8 +3121,8 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
             for stmt in node.body:
                 targets = ([stmt.target] if isinstance(stmt, ast.AnnAssign) else
                            stmt.targets if isinstance(stmt, ast.Assign) else [])
-                # (a field ``compile: bool``: every read of ``x.compile`` is flagged where it is written,
-                # and the generated methods read fields only on objects of the class itself)
+                # (a field ``jit: bool``: every read of ``x.jit`` is flagged where it is written, and the
+                # generated methods read fields only on objects of the class itself)
                 for t in targets:
                     if isinstance(t, ast.Name) and (_forbidden(t.id) or t.id in (
                             HIDING_ATTRS | ANYWHERE_HIDING_ATTRS | SYS_HIDING_ATTRS) - ANYWHERE_TORCH_PARTS):

@@ -72,11 +72,15 @@ IMPORTS_UNFOLLOWED = msg(
 _zh = static.finding_zh   # a finding of the source review in Chinese
 
 
-COMPILED = msg("attention.py uses torch.compile ({}): it runs your code through TorchDynamo, whose graph the "
-               "check for PyTorch's ready-made attention cannot follow. Remove it (the results are the same without "
-               "it); your instructor will review this",
-               "attention.py 使用了 torch.compile（{}）：它会把代码交给 TorchDynamo 改写，检查是否使用 PyTorch 现成 "
-               "attention 时无法跟踪。请删除它（去掉后结果相同）；教师会人工复核")
+# torch.compile and Module.compile are no finding (the jail runs compiled code as written); what is left of
+# torch.compiler (allow_in_graph, substitute_in_graph...) steers TorchDynamo.
+COMPILER = msg("attention.py uses torch.compiler ({}): apart from torch.compile and the is_compiling() guards, its "
+               "functions change how TorchDynamo rewrites code, which the check for PyTorch's ready-made attention "
+               "cannot follow. Remove them (the results are the same without them; torch.compile itself is fine, "
+               "the grader runs compiled code as written); your instructor will review this",
+               "attention.py 使用了 torch.compiler（{}）：除 torch.compile 和 is_compiling() 判断外，它的函数会改变 "
+               "TorchDynamo 改写代码的方式，检查是否使用 PyTorch 现成 attention 时无法跟踪。请删除它们（去掉后结果相同；"
+               "torch.compile 本身没有问题，评分时编译的代码按原样运行）；教师会人工复核")
 
 
 UNREVIEWABLE = msg(f"attention.py is too large or too deeply nested for the check for PyTorch's ready-made attention "
@@ -102,9 +106,9 @@ def _hidden_names(source: str) -> dict[str, str]:
     found = static.hidden_name_uses(source)[:3]
     if found == (static.UNREVIEWABLE,):
         return UNREVIEWABLE
-    if found and all(re.search(r"\.compile\b|\bcompiler\b|'compile'", f) for f in found):   # or by getattr
+    if found and all(re.search(r"\bcompiler\b", f) for f in found):   # or by getattr
         where = ", ".join(f.split(":", 1)[0] for f in found)
-        return {"en": COMPILED["en"].format(where), "zh": COMPILED["zh"].format(_zh(where + ": ").rstrip("："))}
+        return {"en": COMPILER["en"].format(where), "zh": COMPILER["zh"].format(_zh(where + ": ").rstrip("："))}
     imports = [f.split(": imports ", 1) for f in found if ": imports " in f]
     if found and len(imports) == len(found):          # only imports: say so, and what to do
         en = ", ".join(f"{mod} ({where})" for where, mod in imports)

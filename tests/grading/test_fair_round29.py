@@ -121,16 +121,12 @@ def test_legacy_weight_norm_hooks_get_full_marks(executor):
 
 
 # ------------------------------------------------------------------ torch.compile in the jail
-REVIEWED = {"test_no_fused_attention_static", "test_no_fused_attention_runtime", "test_mha_structure",
-            "test_mha_custom_head_dim", "test_mha_reuses_sdpa"}   # the 13 points that wait for the review
-
-
-def test_compiled_code_runs_eagerly_and_only_waits_for_the_review(executor):
+def test_compiled_code_runs_eagerly_and_gets_full_marks(executor):
     """``@torch.compile`` bare and with arguments, ``torch.compile(module)`` and ``Module.compile()``: each call of
     compiled code raised InductorError (the jail cannot run a C++ compiler) after seconds of tracing, and one
     compiled helper used up the grading's 40 s, every test failing on PyTorch's internal message
-    (lazy_torch._compile_runs_eagerly). The use is still reported for review, with the message that says so."""
-    from grader_tests.attention.test_implementation import COMPILED
+    (lazy_torch._compile_runs_eagerly). Since round 30 the use is no review finding either
+    (tests/grading/test_fair_round30.py)."""
     from grading.runner import GradeInput, grade
 
     source = (CORRECT / "reference.py").read_text(encoding="utf-8")
@@ -152,11 +148,8 @@ class ScaledDotProductAttention(nn.Module):''', 1)
                             "        self.out_proj.compile()")
     assert source.count("_scores(") == 2 and source.count("_mix(") == 2 and ".compile()" in source
     result = grade(GradeInput(code=source.encode()), "attention", executor)
-    failed = _failed(result)
-    assert set(failed) == REVIEWED, failed
-    prefix = COMPILED["en"].split("({})")[0]
-    assert all(fb["en"].startswith(prefix) for fb in failed.values()), failed
-    assert _code_score(result) == 85 - 13
+    assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
+    assert _code_score(result) == 85
 
 
 # ------------------------------------------------------------------ a type-annotation package the grader lacks

@@ -333,8 +333,9 @@ def test_messages_for_imports_and_torch_compile_say_what_was_seen_in_both_langua
 
     imports = _hidden_names(HEADER + "import subprocess\n")
     assert "imports subprocess (line 4)" in imports["en"] and "导入了 subprocess（第 4 行）" in imports["zh"]
-    compiled = _hidden_names(HEADER + "class A(nn.Module):\n    pass\n\nm = torch.compile(A())\n")
-    assert "uses torch.compile (line 7)" in compiled["en"] and "torch.compile（第 7 行）" in compiled["zh"]
+    assert static.hidden_name_uses(HEADER + "class A(nn.Module):\n    pass\n\nm = torch.compile(A())\n") == ()
+    compiler = _hidden_names(HEADER + "def f(x):\n    return x\n\ng = torch.compiler.allow_in_graph(f)\n")
+    assert "uses torch.compiler (line 7)" in compiler["en"] and "torch.compiler（第 7 行）" in compiler["zh"]
     mixed = _hidden_names(HEADER + "import os\nx = os\n")
     assert "第 5 行：把 os 当作值使用" in mixed["zh"] and "line" not in mixed["zh"]
 
@@ -789,6 +790,11 @@ GETATTR_LITERAL_HONEST = {
     "compile_only_tested_for": "if getattr(torch, 'compile', None) is not None:\n    pass\n",
     "compile_only_negated": "NO_COMPILE = not getattr(torch, 'compile', None)\n",
     "compile_asked_of_hasattr": "USE_COMPILE = hasattr(torch, 'compile')\n",
+    # torch.compile gives back what it is given in the jail (lazy_torch._compile_runs_eagerly): kept and called,
+    # it is read as ``torch.compile`` is
+    "compile_kept_and_called": "c = getattr(torch, 'compile', None)\nm = c(nn.Linear(2, 2))\n",
+    "compile_kept_by_a_walrus_in_a_test": ("if (c := getattr(torch, 'compile', None)) is not None:\n"
+                                           "    m = c(nn.Linear(2, 2))\n"),
     "own_submodule_by_name": "class M(nn.Module):\n    def f(self, x):\n        return getattr(self, 'dropout')(x)\n",
     "activation_by_name": "act = getattr(nn, 'GELU')()\n",
     "dtype_by_name": "dt = getattr(torch, 'float16')\n",
@@ -819,10 +825,6 @@ GETATTR_LITERAL_HOSTILE = {
     "torch_jit": ("x = getattr(torch, 'jit')\n", "getattr(torch, 'jit')"),
     "torch_hub": ("x = getattr(torch, 'hub')\n", "getattr(torch, 'hub')"),
     "torch_compiler_beyond_its_guards": ("x = getattr(torch, 'compiler')\n", "getattr(torch, 'compiler')"),
-    "compile_kept_and_called": ("c = getattr(torch, 'compile', None)\nm = c(nn.Linear(2, 2))\n",
-                                "getattr(torch, 'compile')"),
-    "compile_kept_by_a_walrus_in_a_test": ("if (c := getattr(torch, 'compile', None)) is not None:\n"
-                                           "    m = c(nn.Linear(2, 2))\n", "getattr(torch, 'compile')"),
     "fx_as_an_operand_of_or": ("x = getattr(torch, 'fx', None) or F\n", "getattr(torch, 'fx')"),
     "compared_by_an_own_eq": ("class Catch:\n    def __eq__(self, other):\n        return True\n\n"
                               "ok = Catch() == getattr(torch, 'fx')\n", "getattr(torch, 'fx')"),
@@ -858,11 +860,11 @@ def test_getattr_of_pytorchs_attention_by_a_literal_name_is_a_fused_use_and_a_hi
     assert static.hidden_name_uses(HEADER + code) == ("line 4: the string 'scaled_dot_product_attention'",)
 
 
-def test_torch_compile_kept_from_a_literal_getattr_gets_the_torch_compile_message():
+def test_torch_compiler_kept_from_a_literal_getattr_gets_the_torch_compiler_message():
     from grader_tests.attention.test_implementation import _hidden_names
 
-    compiled = _hidden_names(HEADER + "c = getattr(torch, 'compile', None)\nm = c(nn.Linear(2, 2))\n")
-    assert "uses torch.compile (line 4)" in compiled["en"] and "torch.compile（第 4 行）" in compiled["zh"]
+    compiler = _hidden_names(HEADER + "c = getattr(torch, 'compiler', None)\nm = c.allow_in_graph(print)\n")
+    assert "uses torch.compiler (line 4)" in compiler["en"] and "torch.compiler（第 4 行）" in compiler["zh"]
 
 
 # ------------------------------------------------------------------ setattr/delattr with a literal name
@@ -909,7 +911,7 @@ SETATTR_LITERAL_HOSTILE = {
                                                 "torch kept as an attribute"),
     "torch_utils_replaced": ("setattr(torch, 'utils', None)\n", "setattr(torch, 'utils', ...)"),
     "torch_jit_replaced": ("setattr(torch, 'jit', None)\n", "setattr(torch, 'jit', ...)"),
-    "torch_compile_deleted": ("delattr(torch, 'compile')\n", "delattr(torch, 'compile')"),
+    "torch_jit_deleted": ("delattr(torch, 'jit')\n", "delattr(torch, 'jit')"),
     "a_private_name_of_torch_set": ("setattr(torch, '_hook', print)\n", "setattr(torch, '_hook', ...)"),
     "numpys_loader_replaced": ("import numpy as np\nsetattr(np, 'load', print)\n", "setattr(np, 'load', ...)"),
     "a_string_evaluating_function_replaced": ("import functools\nsetattr(functools, 'singledispatch', print)\n",
@@ -1059,7 +1061,7 @@ DUNDER_SETATTR_HOSTILE = {
     "class_of_a_torch_module_replaced": ("class Hop(nn.Module):\n    pass\n\nobject.__setattr__(F, '__class__', Hop)\n",
                                          "sets object.__setattr__(F, '__class__', ...)"),
     "torch_utils_replaced": ("object.__setattr__(torch, 'utils', None)\n", "object.__setattr__(torch, 'utils', ...)"),
-    "torch_compile_deleted": ("type(torch).__delattr__(torch, 'compile')\n", "__delattr__(torch, 'compile')"),
+    "torch_jit_deleted": ("type(torch).__delattr__(torch, 'jit')\n", "__delattr__(torch, 'jit')"),
     "torch_kept_on_self": ("class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
                            "        object.__setattr__(self, 't', torch)\n", "torch kept as an attribute"),
     "a_computed_name_on_torch": ("def put(n, v):\n    object.__setattr__(torch, n, v)\n",

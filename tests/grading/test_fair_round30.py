@@ -1,0 +1,111 @@
+"""Fairness round 30: points taken from correct or nearly-correct code.
+
+- ``torch.compile`` (a decorator, bare or with arguments, ``torch.compile(module)``, ``Module.compile()``,
+  ``torch.compiler.compile``): the jail makes it give back what it is given (lazy_torch._compile_runs_eagerly),
+  so compiled code runs as written and the run-time counters see every call in it; the review still flagged the
+  use and 13 points waited for the instructor. Now no finding; a fused kernel inside compiled code is still
+  caught, by the review and by the counters."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader_tests.attention import static
+from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
+
+CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
+CORRECT = SUBMISSIONS / "correct"
+HEADER = "import math\nimport torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
+
+
+def _code_score(result: dict) -> float:
+    return sum(result["categories"][c]["score"] for c in CODE_CATEGORIES)
+
+
+def _failed(result: dict) -> dict[str, dict]:
+    return {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
+
+
+# ------------------------------------------------------------------ torch.compile
+COMPILED_HONEST = {
+    "decorator": "@torch.compile\ndef f(x):\n    return x\n",
+    "decorator_with_arguments": "@torch.compile(dynamic=True, fullgraph=True, mode='max-autotune')\n"
+                                "def f(x):\n    return x\n",
+    "on_a_module": "m = torch.compile(nn.Linear(2, 2), backend='inductor')\n",
+    "module_compile_in_place": "m = nn.Linear(2, 2)\nm.compile()\n",
+    "on_self_in_init": "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                       "        self.lin = nn.Linear(2, 2)\n        self.lin.compile(mode='reduce-overhead')\n",
+    "by_a_literal_getattr": "c = getattr(torch, 'compile', None)\nm = c(nn.Linear(2, 2))\n",
+    "torch_compiler_compile": "m = torch.compiler.compile(nn.Linear(2, 2))\n",
+    "imported_from_torch_compiler": "from torch.compiler import compile, is_compiling\n",
+}
+
+
+@pytest.mark.parametrize("code", COMPILED_HONEST.values(), ids=COMPILED_HONEST.keys())
+def test_torch_compile_is_no_finding(code):
+    assert static.hidden_name_uses(HEADER + code) == ()
+    assert static.fused_attention_uses(HEADER + code) == []
+
+
+COMPILED_STILL = {
+    "the_builtin_compile": ("x = compile('1', 'f', 'eval')\n", "hidden", "line 5: compile"),
+    "dynamo_directly": ("f = torch._dynamo.optimize('eager')\n", "hidden", "torch._dynamo"),
+    "the_rest_of_torch_compiler": ("g = torch.compiler.allow_in_graph(print)\n", "hidden", "torch.compiler"),
+    "a_compiled_fused_kernel": ("@torch.compile\ndef f(q, k, v):\n    return F.scaled_dot_product_attention(q, k, v)\n",
+                                "fused", "F.scaled_dot_product_attention"),
+    "the_fused_kernel_compiled": ("f = torch.compile(F.scaled_dot_product_attention)\n", "fused",
+                                  "F.scaled_dot_product_attention"),
+    "a_compiled_multihead_module": ("m = torch.compile(nn.MultiheadAttention(8, 2))\n", "fused",
+                                    "nn.MultiheadAttention"),
+}
+
+
+@pytest.mark.parametrize(("code", "check", "reason"), COMPILED_STILL.values(), ids=COMPILED_STILL.keys())
+def test_what_compiling_does_not_excuse_is_still_found(code, check, reason):
+    found = (static.fused_attention_uses if check == "fused" else static.hidden_name_uses)(HEADER + code)
+    assert any(reason in f for f in found), found
+
+
+@pytest.mark.parametrize("name", ["torch_compile_decorated", "module_compile_in_place"])
+def test_compiled_correct_files_get_full_marks_and_no_review(executor, name):
+    result = graded_corpus_file(executor, CORRECT / f"{name}.py")
+    assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
+    assert _code_score(result) == 85
+
+
+FUSED_IN_COMPILED = {
+    # a compiled helper that calls the fused function for the output
+    "sdpa_in_a_compiled_helper": (('''@torch.compile(dynamic=True, fullgraph=True)
+def weighted_sum(weights: Tensor, v: Tensor) -> Tensor:
+    return torch.matmul(weights, v)''', '''@torch.compile(dynamic=True, fullgraph=True)
+def fused(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None) -> Tensor:
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)'''),
+                                  ("output = weighted_sum(weights, v)", "output = fused(q, k, v, additive_mask)"),
+                                  "scaled_dot_product_attention"),
+    # PyTorch's multi-head module, compiled, computing the wrapper's output
+    "multihead_module_compiled": (("self.attention = torch.compile(ScaledDotProductAttention(), mode=\"reduce-overhead\")",
+                                   "self.attention = torch.compile(ScaledDotProductAttention(), mode=\"reduce-overhead\")\n"
+                                   "        self.fused = torch.compile(nn.MultiheadAttention(d_model, num_heads, "
+                                   "batch_first=True))"),
+                                  ("out, weights = self.attention(q, k, v, mask, return_weights=True)",
+                                   "out, weights = self.attention(q, k, v, mask, return_weights=True)\n"
+                                   "        self.fused(x, context, context)"),
+                                  "multi_head_attention_forward"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("first", "second", "counted"), FUSED_IN_COMPILED.values(), ids=FUSED_IN_COMPILED.keys())
+def test_a_fused_kernel_in_compiled_code_is_still_caught_by_the_review_and_at_run_time(executor, first, second,
+                                                                                      counted):
+    """The jail's torch.compile runs the function as written, so the counters see the fused call inside it."""
+    from grading.runner import GradeInput, grade
+
+    source = (CORRECT / "torch_compile_decorated.py").read_text(encoding="utf-8")
+    for old, new in (first, second):
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    result = grade(GradeInput(code=source.encode()), "attention", executor)
+    failed = _failed(result)
+    assert {"test_no_fused_attention_static", "test_no_fused_attention_runtime"} <= set(failed), failed
+    assert counted in failed["test_no_fused_attention_runtime"]["en"], failed["test_no_fused_attention_runtime"]
