@@ -10,13 +10,15 @@ mistake and becomes feedback, never an error of the grader. Modules are driven i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import torch
 from torch import Tensor
 
-from grader_tests.attention.diagnose import kept_state, no_gradient
+from grader_tests.attention import cases as C
+from grader_tests.attention.diagnose import FAULTS, kept_state, no_gradient
 from grading.i18n import SEMI, Msg, cat, msg
 from grading.proxy import Feedback, Handle, NotLoaded, SessionLost, StudentProxy, StudentTimedOut, source_of
 
@@ -68,6 +70,20 @@ class AttentionStudent(StudentProxy):
         handle.calls += 1           # answered: only an object that answered before can have kept something
         return result
 
+    # Whether the weights are taken as returned (weights_as_returned) or read back (read_back).
+    as_returned = False
+
+    @contextmanager
+    def weights_as_returned(self) -> Iterator[None]:
+        """The tests whose subject is the returned weights' layout (shapes, the hand example, parity, per-head
+        weights), and the diagnoses they ask for, take the weights as returned: elsewhere weights returned as
+        the right ones transposed are read back, so that one layout mistake costs those tests only."""
+        before, self.as_returned = self.as_returned, True
+        try:
+            yield
+        finally:
+            self.as_returned = before
+
     def sdpa(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,
              return_weights: bool = False, strict: bool = False, pass_flag: bool = False,
              eval_mode: bool = True, check_shape: bool = True):
@@ -75,7 +91,9 @@ class AttentionStudent(StudentProxy):
 
         Returns a tensor, or ``(output, weights)`` when ``return_weights``.  Unless ``strict``, an
         output returned inside a tuple when no weights were asked for is accepted (the return
-        contract has its own test); ``pass_flag`` passes ``return_weights=False`` explicitly."""
+        contract has its own test); ``pass_flag`` passes ``return_weights=False`` explicitly. Outside
+        ``weights_as_returned`` (the tests whose subject is the weights' layout), weights returned as the
+        right ones transposed are read back as [..., Nq, Nk] (``read_back``)."""
         args = (q, k, v) if mask is None else (q, k, v, mask)
         kwargs = {"return_weights": True} if return_weights else (
             {"return_weights": False} if pass_flag else {})
@@ -92,8 +110,10 @@ class AttentionStudent(StudentProxy):
                     raise Feedback(reversed_pair(out_shape, w_shape))
                 validate(out, out_shape if check_shape else None, "ScaledDotProductAttention", "output",
                          swapped=[*lead, nk, dv] if nq != nk else None)
-                validate(w, w_shape if check_shape else None, "ScaledDotProductAttention", "weights",
-                         swapped=[*lead, nk, nq] if nq != nk else None)
+                if check_shape and not self.as_returned:
+                    w = read_back(w, w_shape, lambda: C.ref_weights(q, k, mask))
+                validate_weights(w, w_shape if check_shape else None, "ScaledDotProductAttention",
+                                 [*lead, nk, nq] if nq != nk else None, lambda: C.ref_weights(q, k, mask))
                 return out, w
             validate(res, out_shape if check_shape else None, "ScaledDotProductAttention", "output",
                      swapped=[*lead, nk, dv] if nq != nk else None)
@@ -265,6 +285,8 @@ class MHA:
     def __call__(self, x: Tensor, context: Tensor | None = None, additive_mask: Tensor | None = None,
                  *, key_padding_mask: Tensor | None = None, return_weights: bool = False,
                  strict: bool = False):
+        """The module called in the jail; its weights read back as ``AttentionStudent.sdpa`` reads the kernel's
+        (for square ones, against the reference of ``params`` when the module holds them)."""
         args = (x,) if context is None and additive_mask is None else (x, context, additive_mask)
         kwargs: dict[str, Any] = {}
         if key_padding_mask is not None:
@@ -282,8 +304,12 @@ class MHA:
                 out, w = res
                 validate(out, out_shape, "MultiHeadAttention", "output",
                          swapped=[B, Nk, self.d_model] if Nk != Nq else None)
-                validate(w, [B, self.num_heads, Nq, Nk], "MultiHeadAttention", "weights",
-                         swapped=[B, self.num_heads, Nk, Nq] if Nk != Nq else None)
+                if not getattr(self._p, "as_returned", True):
+                    w = read_back(w, [B, self.num_heads, Nq, Nk], lambda: self._reference_weights(
+                        x, context, additive_mask, key_padding_mask))
+                validate_weights(w, [B, self.num_heads, Nq, Nk], "MultiHeadAttention",
+                                 [B, self.num_heads, Nk, Nq] if Nk != Nq else None,
+                                 lambda: self._reference_weights(x, context, additive_mask, key_padding_mask))
                 return out, w
             validate(res, out_shape, "MultiHeadAttention", "output",
                      swapped=[B, Nk, self.d_model] if Nk != Nq else None)
@@ -291,6 +317,68 @@ class MHA:
 
         called = getattr(self._p, "called", None)
         return called(self.handle, run) if called is not None else run(self.handle)
+
+
+    def _reference_weights(self, x: Tensor, context: Tensor | None, additive_mask: Tensor | None,
+                           key_padding_mask: Tensor | None) -> Tensor | None:
+        """The reference's per-head weights for this call, when the module holds the reference's projections."""
+        if self.params is None:
+            return None
+        head_dim = self.params["q_proj.weight"].shape[0] // self.num_heads
+        return C.ref_mha(self.params, self.num_heads, head_dim, x, context, additive_mask, key_padding_mask)[1]
+
+
+# How far the weights read back may be from the reference to tell their orientation (the tests judge precision)
+ORIENTATION_TOL = {torch.float16: 1e-2, torch.bfloat16: 5e-2}
+ORIENTATION_TOL_DEFAULT = 1e-3
+
+
+def read_back(w: Any, want: list[int], reference: Callable[[], Tensor | None]) -> Any:
+    """Weights returned as the expected ones transposed (one row per key), as [..., Nq, Nk]: one layout mistake
+    is graded by the tests of the weights' layout (shapes, hand example, parity, per-head weights), and the others
+    judge what the weights say read the student's way. Where Nq != Nk the shape shows it: the axis of size Nk is
+    the keys'. Where Nq == Nk only the values can: the weights are read back when their transpose is the
+    reference's (``reference()``, None when unknown) and they themselves are not. Anything else is left as it
+    came, for ``validate`` and the tests to judge."""
+    if not isinstance(w, Tensor) or not w.is_floating_point() or w.dim() < 2 or list(w.shape[:-2]) != want[:-2]:
+        return w
+    if want[-2] != want[-1]:
+        return w.transpose(-2, -1) if list(w.shape[-2:]) == [want[-1], want[-2]] else w
+    if list(w.shape) != want:
+        return w
+    return w.transpose(-2, -1) if reference_transposed(w, reference) else w
+
+
+def reference_transposed(w: Tensor, reference: Callable[[], Tensor | None]) -> bool:
+    """Whether ``w`` is the reference's weights transposed (and, when square, not the reference's itself), within
+    what tells an orientation (the tests judge the precision): checked on the values, never on a shape alone."""
+    try:
+        ref = reference()
+    except Exception:  # noqa: BLE001 - an input the reference cannot take (a bool mask) tells no orientation
+        return False
+    if ref is None or w.dim() < 2 or list(ref.shape) != list(w.transpose(-2, -1).shape) \
+            or not bool(torch.isfinite(ref).all()):
+        return False
+    got = w.detach().to(torch.float64)
+    if not bool(torch.isfinite(got).all()):
+        return False
+    tol = ORIENTATION_TOL.get(w.dtype, ORIENTATION_TOL_DEFAULT)
+    if (got.transpose(-2, -1) - ref).abs().max() > tol:
+        return False
+    return got.shape != ref.shape or bool((got - ref).abs().max() > tol)
+
+
+def validate_weights(w: Any, shape: list[int] | None, who: str, swapped: list[int] | None,
+                     reference: Callable[[], Tensor | None]) -> None:
+    """``validate`` for returned weights: weights of the swapped shape whose values are the reference's transposed
+    are said to be so (seen on the values, not guessed from the shape)."""
+    try:
+        validate(w, shape, who, "weights", swapped=swapped)
+    except Feedback as exc:
+        if swapped is not None and isinstance(w, Tensor) and list(w.shape) == list(swapped) \
+                and reference_transposed(w, reference):
+            raise Feedback(cat(exc.message, FAULTS["weights_transposed"], sep=SEMI)) from None
+        raise
 
 
 _ZH_PART = {"output": "输出", "weights": "权重"}

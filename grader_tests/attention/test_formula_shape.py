@@ -53,40 +53,43 @@ def test_sdpa_interface(student, student_source):
 
 
 def test_hand_example(student, record_example_weights):
-    q, k, v = C.hand_example()
-    ref_w = C.ref_weights(q, k)[0, 0]
-    try:
-        out, w = student.sdpa(q, k, v, return_weights=True)
-    except Feedback:
-        record_example_weights(None, ref_w)
-        raise
-    record_example_weights(w[0, 0], ref_w)
-    err = max_err(w[0, 0], ref_w)
-    if err > C.WEIGHT_TOL:
-        hint = _weights_hint(student, w, q, k, v)
-        raise Feedback(cat(msg(f"hand-example weights are {fmt_matrix(w[0, 0])}, expected {fmt_matrix(ref_w)}: "
-                               "each row is softmax(q·k / sqrt(2)) over the 3 keys "
-                               f"(off by up to {err:.3g})",
-                               f"手算例子的权重为 {fmt_matrix(w[0, 0])}，应为 {fmt_matrix(ref_w)}："
-                               f"每一行是 3 个 key 上的 softmax(q·k / sqrt(2))（最多相差 {err:.3g}）"), hint, sep=SEMI))
-    ref = C.ref_output(q, k, v)
-    hint = diagnose.sdpa_output(out, q, k, v, student=student) if max_err(out, ref) > C.OUT_TOL else None
-    expect_close(out, ref, C.OUT_TOL, msg("hand-example output (weights @ v)", "手算例子的输出（weights @ v）"), hint=hint)
+    with student.weights_as_returned():   # the weights' layout is graded here (drivers.read_back)
+        q, k, v = C.hand_example()
+        ref_w = C.ref_weights(q, k)[0, 0]
+        try:
+            out, w = student.sdpa(q, k, v, return_weights=True)
+        except Feedback:
+            record_example_weights(None, ref_w)
+            raise
+        record_example_weights(w[0, 0], ref_w)
+        err = max_err(w[0, 0], ref_w)
+        if err > C.WEIGHT_TOL:
+            hint = _weights_hint(student, w, q, k, v)
+            raise Feedback(cat(msg(f"hand-example weights are {fmt_matrix(w[0, 0])}, expected {fmt_matrix(ref_w)}: "
+                                   "each row is softmax(q·k / sqrt(2)) over the 3 keys "
+                                   f"(off by up to {err:.3g})",
+                                   f"手算例子的权重为 {fmt_matrix(w[0, 0])}，应为 {fmt_matrix(ref_w)}："
+                                   f"每一行是 3 个 key 上的 softmax(q·k / sqrt(2))（最多相差 {err:.3g}）"), hint, sep=SEMI))
+        ref = C.ref_output(q, k, v)
+        hint = diagnose.sdpa_output(out, q, k, v, student=student) if max_err(out, ref) > C.OUT_TOL else None
+        expect_close(out, ref, C.OUT_TOL, msg("hand-example output (weights @ v)", "手算例子的输出（weights @ v）"), hint=hint)
 
 
 def test_self_attention_shapes(student):
-    q, k, v = C.qkv(2, 2, 3, 5, 5, 8, 8)
-    student.sdpa(q, k, v, return_weights=True)  # the driver checks [2,3,5,8] and [2,3,5,5]
+    with student.weights_as_returned():   # the weights' layout is graded here (drivers.read_back)
+        q, k, v = C.qkv(2, 2, 3, 5, 5, 8, 8)
+        student.sdpa(q, k, v, return_weights=True)  # the driver checks [2,3,5,8] and [2,3,5,5]
 
 
 def test_cross_attention_shapes(student):
-    for nq, nk in ((3, 7), (6, 2), (1, 5)):
-        q, k, v = C.qkv(3, 2, 2, nq, nk, 4, 6)
-        try:
-            student.sdpa(q, k, v, return_weights=True)
-        except Feedback as exc:
-            raise Feedback(cat(msg(f"with Nq={nq}, Nk={nk}, dk=4, dv=6: ", f"在 Nq={nq}、Nk={nk}、dk=4、dv=6 时："),
-                               exc.message)) from None
+    with student.weights_as_returned():   # the weights' layout is graded here (drivers.read_back)
+        for nq, nk in ((3, 7), (6, 2), (1, 5)):
+            q, k, v = C.qkv(3, 2, 2, nq, nk, 4, 6)
+            try:
+                student.sdpa(q, k, v, return_weights=True)
+            except Feedback as exc:
+                raise Feedback(cat(msg(f"with Nq={nq}, Nk={nk}, dk=4, dv=6: ", f"在 Nq={nq}、Nk={nk}、dk=4、dv=6 时："),
+                                   exc.message)) from None
 
 
 def test_mha_self_and_cross_shapes(student):

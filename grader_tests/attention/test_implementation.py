@@ -263,19 +263,20 @@ def test_mha_reuses_sdpa(student, student_source):
 
 
 def test_mha_weights_per_head(student):
-    mha, params, hd = _mha_with_params(student)
-    # cross-attention (Nq != Nk), then self-attention (Nq == Nk: weights returned transposed keep
-    # their shape there, not their values)
-    x, ctx = C.tokens(46, 2, 3, D), C.tokens(47, 2, 6, D)
-    for what, context in ((msg("multi-head weights (x [2,3,16], context [2,6,16])",
-                               "多头权重（x [2,3,16]，context [2,6,16]）"), ctx),
-                          (msg("multi-head self-attention weights (x [2,3,16])", "多头 self-attention 权重（x [2,3,16]）"),
-                           None)):
-        _, ref_w = C.ref_mha(params, H, hd, x, context)
-        out, w = mha(x, context, return_weights=True)
-        if max_err(w, ref_w) > C.WEIGHT_TOL:
-            expect_close(w, ref_w, C.WEIGHT_TOL, what, names="b,h,q,k",
-                         hint=diagnose.mha(out, w, params, H, hd, x, context, student=student))
+    with student.weights_as_returned():   # the weights' layout is graded here (drivers.read_back)
+        mha, params, hd = _mha_with_params(student)
+        # cross-attention (Nq != Nk), then self-attention (Nq == Nk: weights returned transposed keep
+        # their shape there, not their values)
+        x, ctx = C.tokens(46, 2, 3, D), C.tokens(47, 2, 6, D)
+        for what, context in ((msg("multi-head weights (x [2,3,16], context [2,6,16])",
+                                   "多头权重（x [2,3,16]，context [2,6,16]）"), ctx),
+                              (msg("multi-head self-attention weights (x [2,3,16])", "多头 self-attention 权重（x [2,3,16]）"),
+                               None)):
+            _, ref_w = C.ref_mha(params, H, hd, x, context)
+            out, w = mha(x, context, return_weights=True)
+            if max_err(w, ref_w) > C.WEIGHT_TOL:
+                expect_close(w, ref_w, C.WEIGHT_TOL, what, names="b,h,q,k",
+                             hint=diagnose.mha(out, w, params, H, hd, x, context, student=student))
 
 
 def test_gradients_match_reference(student):

@@ -44,17 +44,18 @@ def test_output_parity_reference(student, record_measurement):
 
 
 def test_weights_parity_reference(student):
-    # The rectangular parity case, then a square one: weights returned transposed (key x query)
-    # fail the first by their shape and the second by their values.
-    for what, (q, k, v) in (
-            (msg("weights (vs a float64 softmax of QK^T/sqrt(dk))", "权重（对比 float64 计算的 softmax(QK^T/sqrt(dk))）"),
-             C.parity_case()),
-            (msg("weights with Nq = Nk = 8 (vs a float64 softmax of QK^T/sqrt(dk))",
-                 "Nq = Nk = 8 时的权重（对比 float64 计算的 softmax(QK^T/sqrt(dk))）"), C.square_case())):
-        _, w = student.sdpa(q, k, v, return_weights=True)
-        ref = C.ref_weights(q, k)
-        hint = diagnose.sdpa_weights(w, q, k, v, student=student) if max_err(w, ref) > C.WEIGHT_TOL else None
-        expect_close(w, ref, C.WEIGHT_TOL, what, names="b,h,q,k", hint=hint)
+    with student.weights_as_returned():   # the weights' layout is graded here (drivers.read_back)
+        # The rectangular parity case, then a square one: weights returned transposed (key x query)
+        # fail the first by their shape and the second by their values.
+        for what, (q, k, v) in (
+                (msg("weights (vs a float64 softmax of QK^T/sqrt(dk))", "权重（对比 float64 计算的 softmax(QK^T/sqrt(dk))）"),
+                 C.parity_case()),
+                (msg("weights with Nq = Nk = 8 (vs a float64 softmax of QK^T/sqrt(dk))",
+                     "Nq = Nk = 8 时的权重（对比 float64 计算的 softmax(QK^T/sqrt(dk))）"), C.square_case())):
+            _, w = student.sdpa(q, k, v, return_weights=True)
+            ref = C.ref_weights(q, k)
+            hint = diagnose.sdpa_weights(w, q, k, v, student=student) if max_err(w, ref) > C.WEIGHT_TOL else None
+            expect_close(w, ref, C.WEIGHT_TOL, what, names="b,h,q,k", hint=hint)
 
 
 def _blocked_check(student, w: torch.Tensor, blocked: torch.Tensor, what, q, k, v, mask) -> None:

@@ -402,8 +402,8 @@ def test_a_wrapper_mistake_of_the_corpus_is_named_in_both_languages_and_nothing_
     result = grade(GradeInput(code=(SUBMISSIONS / "faulty" / f"{name}.py").read_bytes()), "attention", executor)
     failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
     named_in = PADDING_TESTS if key.startswith("pad_") else MHA_PARITY_TESTS   # padding mistakes: padding tests
-    if key == "weights_transposed":     # the output is right: the square weights show it (others by their shape)
-        named_in = ("test_mha_single_head", "test_padding_keys_get_zero_weight")
+    if key == "weights_transposed":     # the output is right: the test of the per-head weights' layout names it
+        named_in = ("test_mha_weights_per_head",)
     assert set(named_in) <= set(failed), failed
     for test_id in named_in:
         fb = failed[test_id]
