@@ -11,7 +11,7 @@ mistake and becomes feedback, never an error of the grader. Modules are driven i
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 import torch
@@ -326,6 +326,13 @@ class MHA:
             return None
         head_dim = self.params["q_proj.weight"].shape[0] // self.num_heads
         return C.ref_mha(self.params, self.num_heads, head_dim, x, context, additive_mask, key_padding_mask)[1]
+
+
+def weights_as_returned(student: Any) -> AbstractContextManager[None]:
+    """``student.weights_as_returned()``, or nothing to change for a caller that reads no weights back (a stand-in
+    of the student's code in the grader's own tests)."""
+    method = getattr(student, "weights_as_returned", None)
+    return method() if method is not None else nullcontext()
 
 
 # How far the weights read back may be from the reference to tell their orientation (the tests judge precision)

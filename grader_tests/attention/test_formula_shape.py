@@ -20,6 +20,7 @@ from grader_tests.attention.checks import (
     msg,
     row_sum_error,
 )
+from grader_tests.attention.drivers import weights_as_returned
 from grader_tests.attention.test_implementation import believed
 
 
@@ -53,7 +54,7 @@ def test_sdpa_interface(student, student_source):
 
 
 def test_hand_example(student, record_example_weights):
-    with student.weights_as_returned():   # the weights' layout is graded here (drivers.read_back)
+    with weights_as_returned(student):   # the weights' layout is graded here (drivers.read_back)
         q, k, v = C.hand_example()
         ref_w = C.ref_weights(q, k)[0, 0]
         try:
@@ -76,13 +77,13 @@ def test_hand_example(student, record_example_weights):
 
 
 def test_self_attention_shapes(student):
-    with student.weights_as_returned():   # the weights' layout is graded here (drivers.read_back)
+    with weights_as_returned(student):   # the weights' layout is graded here (drivers.read_back)
         q, k, v = C.qkv(2, 2, 3, 5, 5, 8, 8)
         student.sdpa(q, k, v, return_weights=True)  # the driver checks [2,3,5,8] and [2,3,5,5]
 
 
 def test_cross_attention_shapes(student):
-    with student.weights_as_returned():   # the weights' layout is graded here (drivers.read_back)
+    with weights_as_returned(student):   # the weights' layout is graded here (drivers.read_back)
         for nq, nk in ((3, 7), (6, 2), (1, 5)):
             q, k, v = C.qkv(3, 2, 2, nq, nk, 4, 6)
             try:

@@ -19,7 +19,7 @@ from grader_tests.attention.checks import (
     max_err,
     msg,
 )
-from grader_tests.attention.drivers import layout_by_shape, projection_problem
+from grader_tests.attention.drivers import layout_by_shape, projection_problem, weights_as_returned
 from grading.i18n import Msg
 
 D, H = 16, 4
@@ -263,7 +263,7 @@ def test_mha_reuses_sdpa(student, student_source):
 
 
 def test_mha_weights_per_head(student):
-    with student.weights_as_returned():   # the weights' layout is graded here (drivers.read_back)
+    with weights_as_returned(student):   # the weights' layout is graded here (drivers.read_back)
         mha, params, hd = _mha_with_params(student)
         # cross-attention (Nq != Nk), then self-attention (Nq == Nk: weights returned transposed keep
         # their shape there, not their values)

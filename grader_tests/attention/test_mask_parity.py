@@ -17,6 +17,7 @@ from grader_tests.attention.checks import (
     msg,
     row_sum_error,
 )
+from grader_tests.attention.drivers import weights_as_returned
 from grading.i18n import Msg
 
 D, H = 16, 4
@@ -44,7 +45,7 @@ def test_output_parity_reference(student, record_measurement):
 
 
 def test_weights_parity_reference(student):
-    with student.weights_as_returned():   # the weights' layout is graded here (drivers.read_back)
+    with weights_as_returned(student):   # the weights' layout is graded here (drivers.read_back)
         # The rectangular parity case, then a square one: weights returned transposed (key x query)
         # fail the first by their shape and the second by their values.
         for what, (q, k, v) in (
