@@ -42,7 +42,8 @@ def _settle_dynamo_disables() -> None:
     """torch wraps torch.utils.checkpoint's checkpoint and checkpoint_sequential in
     ``torch._disable_dynamo`` (torch/_compile.py), which keeps them out of torch.compile by importing
     torch._dynamo at their first call: 1.6 s of CPU and 4-6 s of wall on a busy host, inside a call
-    limited to 5 s. Nothing in a jail is compiled (torch.compile is a review finding), and outside
+    limited to 5 s. Nothing in a jail is compiled (torch.compile gives back what it is given,
+    _compile_runs_eagerly; torch._dynamo is a review finding), and outside
     compilation dynamo's disable of a function is the function itself: each wrapper's cached answer is
     set to it here, before the forks, without importing dynamo (73 MB of every jail's 1 GiB address
     space and ~8 ms more per fork). The non-reentrant path also reads torch._dynamo.config: see
@@ -79,7 +80,7 @@ def _deterministic_without_inductor() -> None:
     Kaggle kernels, often called at a module's top level) imports torch._inductor.config only to copy
     the flag into the compiler's settings: 1.25-1.5 s of CPU and 822 modules (sympy, mpmath) in each
     jail, which under load pushed a correct file past its import limit. Nothing in a jail is compiled
-    (torch.compile is a review finding), so the flag goes to the compiler's settings only once they
+    (see _settle_dynamo_disables), so the flag goes to the compiler's settings only once they
     are loaded; the flag itself is set as torch sets it."""
     import functools
 
@@ -350,9 +351,9 @@ def _compile_runs_eagerly() -> None:
     give back what they are given: the jail cannot compile (inductor writes a cache and runs a C++
     compiler, both refused), so each call of a compiled function raised InductorError after 2-30 s of
     tracing, and one ``@torch.compile`` helper used up a grading's whole budget (40 s: every test failed
-    on PyTorch's internal message). Eager code is what the tests grade, as the assignment says ("the
-    results are the same without it"); a compiled function's ``backend`` is never called, so compiling
-    can hide nothing from the run-time count either (the review still reports the use)."""
+    on PyTorch's internal message). Eager code is what the tests grade (the results are the same); a
+    compiled function's ``backend`` is never called, so compiling can hide nothing from the run-time
+    count, and the review reads compiled code as any other (round 30: the use is no finding)."""
     def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,
                 options=None, disable=False):
         return (lambda fn: fn) if model is None else model
