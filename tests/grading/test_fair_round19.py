@@ -290,7 +290,7 @@ def test_no_pytorch_base_has_a_register_that_would_come_before_the_files_own():
 
 # ------------------------------------------------------------------ cost
 def _review_cpu(source: str) -> float:
-    for cached in (static._parsed, static.hidden_name_uses, static._fused_attention_uses, static._never_run,
+    for cached in (static._parsed, static.hidden_name_uses, static.named_uses, static._never_run,
                    static._class_softmax_calls, static.class_uses_class):
         cached.cache_clear()
     usage = resource.getrusage(resource.RUSAGE_SELF)
