@@ -380,7 +380,12 @@ def regrade(scope: str | None, student: str | None, submission: int | None, slug
             click.echo(f"nothing to regrade in {a.slug} (scope {scope})")
             return
         batch = regrading.start(a, p, None)
-        click.echo(f"regrade batch {batch.id} ({a.slug}, scope {scope}): queued {batch.runs_queued} run(s); "
+        waiting = len(p.submission_ids) - batch.runs_queued
+        # Attempts still waiting for their first grading get no second run (regrading.start): say so,
+        # or "queued 0 run(s)" reads as a regrade that did nothing.
+        also = (f" ({waiting} attempt(s) still waiting for their first grading: that run grades them "
+                f"with the current grader)") if waiting else ""
+        click.echo(f"regrade batch {batch.id} ({a.slug}, scope {scope}): queued {batch.runs_queued} run(s){also}; "
                    f"report at /instructor/regrades/{batch.id}")
         if wait_s is None:
             return

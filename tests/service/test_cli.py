@@ -128,6 +128,16 @@ def test_regrade_queues_new_runs_and_keeps_the_old_ones(env, tmp_path):
     made = subprocess.run([sys.executable, "-c", seed], env=env, cwd=root, capture_output=True, text=True)
     assert made.returncode == 0, made.stderr
     sub_id = made.stdout.strip().splitlines()[-1]
+    # No worker runs here: the upload's own run is still queued, and a regrade must not grade it twice.
+    waiting = cli("regrade", "--submission", sub_id, env=env)
+    assert waiting.returncode == 0, waiting.stderr
+    assert "queued 0 run(s) (1 attempt(s) still waiting for their first grading" in waiting.stdout
+    ended = (
+        "from app import create_app\nfrom app.extensions import db\nfrom app.models import GradingRun\n"
+        "app = create_app()\nwith app.app_context():\n"
+        "    db.session.query(GradingRun).update({GradingRun.status: 'error'})\n    db.session.commit()\n"
+    )
+    assert subprocess.run([sys.executable, "-c", ended], env=env, cwd=root).returncode == 0
     one = cli("regrade", "--submission", sub_id, env=env)
     assert one.returncode == 0 and "scope submission): queued 1 run(s)" in one.stdout, one.stderr
     by_student = cli("regrade", "--student", "alice@example.edu", env=env)
