@@ -1302,11 +1302,7 @@ def binds_contract_name(source: str) -> bool:
 def fused_attention_uses(source: str) -> list[str]:
     """Human-readable list of places where PyTorch's fused attention is used: its names read as an
     attribute of anything but the student's own object, imported, or asked of ``getattr``."""
-    return list(_fused_attention_uses(source))
-
-
-def _fused_attention_uses(source: str) -> tuple[str, ...]:
-    return named_uses(source, _forbidden)
+    return list(named_uses(source, _forbidden))
 
 
 @functools.lru_cache(maxsize=4)
