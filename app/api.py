@@ -309,8 +309,17 @@ def regrade(submission_id: int):
                   "use a new key for each new regrade. Nothing was queued.",
             "zh": f"这个 Idempotency-Key 已用于重新评分另一份提交（{run.submission_id}）；每次新的重新评分请使用"
                   "新的 key。本次没有排队任何内容。"})
-    resp = jsonify({"id": sub.id, "run_id": run.id, "status": run.status, "replayed": replayed,
-                    "queue_position": queue_position(run)})
+    # An attempt still waiting for its first grading is answered with that run (request_regrade):
+    # the same rule as the page's, the CLI's and a batch's, and the answer says so.
+    waiting = run.trigger == "submit"
+    body = {"id": sub.id, "run_id": run.id, "status": run.status, "replayed": replayed,
+            "queue_position": queue_position(run), "already_waiting": waiting}
+    if waiting:
+        body["message"] = {
+            "en": "This attempt is still waiting for its first grading: that run grades it with the current "
+                  "grader. No second run was queued.",
+            "zh": "这次提交仍在等待第一次评分：那次评分使用当前的评分程序。没有再排队第二次。"}
+    resp = jsonify(body)
     if replayed:
         resp.headers["Idempotent-Replayed"] = "true"
     return resp, 202
@@ -396,7 +405,10 @@ def create_regrade():
                   "for each new regrade. Nothing was queued.",
             "zh": f"这个 Idempotency-Key 已用于另一次重新评分（第 {batch.id} 批）；每次新的重新评分请使用新的 key。"
                   "本次没有排队任何内容。"})
-    resp = jsonify({"batch": batch.id, "runs_queued": batch.runs_queued, "replayed": replayed,
+    # Attempts left to their first grading (regrading.start): "runs_queued": 0 alone read as a
+    # regrade that did nothing.
+    resp = jsonify({"batch": batch.id, "runs_queued": batch.runs_queued,
+                    "already_waiting": regrading.already_waiting(batch), "replayed": replayed,
                     "url": f"/instructor/regrades/{batch.id}"})
     if replayed:
         resp.headers["Idempotent-Replayed"] = "true"

@@ -218,7 +218,10 @@ def _spec() -> dict[str, Any]:
                                     "description": "1-200 visible ASCII characters; the same key for another "
                                                    "submission is 422 `idempotency_key_reused`.",
                                     "schema": {"type": "string", "maxLength": 200}}],
-                    "responses": {"202": {"description": "Queued: {id, run_id, status, replayed, queue_position}"},
+                    "responses": {"202": {"description": "Queued: {id, run_id, status, replayed, queue_position, "
+                                                        "already_waiting}. already_waiting true: the attempt "
+                                                        "was still waiting for its first grading, run_id is "
+                                                        "that run and no second run was queued (message en/zh)"},
                                   "400": _err("a malformed Idempotency-Key (bad_idempotency_key)"), "401": unauth,
                                   "403": _err("instructors only"), "404": _err("not found"),
                                   "422": _err("the Idempotency-Key was used for another submission "
@@ -266,6 +269,11 @@ def _spec() -> dict[str, Any]:
                         "202": {"description": "Queued", "content": {"application/json": {"schema": {
                             "type": "object", "properties": {"batch": {"type": "integer"},
                                                              "runs_queued": {"type": "integer"},
+                                                             "already_waiting": {
+                                                                 "type": "integer",
+                                                                 "description": "planned attempts still waiting "
+                                                                                "for their first grading: no "
+                                                                                "run queued for them"},
                                                              "replayed": {"type": "boolean"},
                                                              "url": {"type": "string"}}}}}},
                         "400": _err("bad scope or missing student/submission, or a malformed Idempotency-Key "

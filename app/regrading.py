@@ -13,6 +13,7 @@ Scopes:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -36,10 +37,29 @@ class RegradeError(LookupError):
         self.code, self.en, self.zh = code, en, zh
 
 
+def first_gradings_waiting(submission_ids: Iterable[int]) -> dict[int, GradingRun]:
+    """The upload runs still queued for their first grading, by submission id. The one rule of every
+    regrade entry point (the page, `autograder regrade`, the API's batch and single regrade): such
+    an attempt is graded by that run, with the grader the workers have then, and a regrade run would
+    grade it twice at the deadline, when workers are scarcest. (A run of an earlier regrade is
+    another matter: asking again is a new decision, app/instructor.py.)"""
+    ids = list(submission_ids)
+    if not ids:
+        return {}
+    return {run.submission_id: run for run in db.session.scalars(select(GradingRun).where(
+        GradingRun.submission_id.in_(ids), GradingRun.trigger == "submit",
+        GradingRun.status == Status.QUEUED.value))}
+
+
 def request_regrade(submission: Submission, trigger: str = "regrade", *, key: str | None = None) -> GradingRun:
-    """Add a new run for a submission; the old runs stay for the old-vs-new comparison. With the
-    `key` of a run queued already (unique) the commit fails (IntegrityError) and nothing is queued:
-    the caller answers that run (regrade_requested_before)."""
+    """Add a new run for a submission; the old runs stay for the old-vs-new comparison. An attempt
+    still waiting for its first grading gets none: its waiting run is answered (trigger "submit",
+    first_gradings_waiting) and `key` is not stored. With the `key` of a run queued already (unique)
+    the commit fails (IntegrityError) and nothing is queued: the caller answers that run
+    (regrade_requested_before)."""
+    waiting = first_gradings_waiting([submission.id]).get(submission.id)
+    if waiting is not None:
+        return waiting
     run = GradingRun(submission=submission, trigger=trigger, idempotency_key=key)
     submission.status = Status.QUEUED.value
     db.session.add(run)
@@ -111,12 +131,7 @@ def start(assignment: Assignment, p: Plan, actor: User | None, *, form_token: st
     unique token) and nothing is queued: the caller shows that batch (confirmed_before)."""
     subs = db.session.scalars(select(Submission).where(Submission.id.in_(p.submission_ids))
                               .order_by(Submission.id)).all()
-    # An attempt still waiting for its first grading (a student's upload a minute old) is graded by
-    # that run, with the grader the workers have then: a regrade run would grade it twice. (A run
-    # of an earlier batch is another matter: asking again is a new decision, app/instructor.py.)
-    waiting = set(db.session.scalars(select(GradingRun.submission_id).where(
-        GradingRun.submission_id.in_(p.submission_ids), GradingRun.trigger == "submit",
-        GradingRun.status == Status.QUEUED.value)))
+    waiting = first_gradings_waiting(p.submission_ids)
     subs = [sub for sub in subs if sub.id not in waiting]
     batch = RegradeBatch(assignment_id=assignment.id, scope=p.scope, requested_by=actor.id if actor else None,
                          student_id=p.student.id if p.student else None,
@@ -138,6 +153,11 @@ def start(assignment: Assignment, p: Plan, actor: User | None, *, form_token: st
     for run in runs:
         enqueue_run(run.id, priority=PRIORITY_BATCH)
     return batch
+
+
+def already_waiting(batch: RegradeBatch) -> int:
+    """Planned attempts the batch left to their first grading (start): none of its runs graded them."""
+    return max(len(batch.before or {}) - batch.runs_queued, 0)
 
 
 @dataclass
@@ -173,13 +193,11 @@ def report(batch: RegradeBatch) -> dict:
                               new.total if new else None))
     counts = {s: sum(1 for r in rows if r.run.status == s) for s in Status}
     changed = sorted({r.sub.student.display_name for r in rows if r.delta not in (None, 0)})
-    # Planned attempts left to their first grading, still waiting (start): none of this batch's runs.
-    already_waiting = max(len(batch.before or {}) - batch.runs_queued, 0)
     pending = sum(counts[s] for s in PENDING)
     # Uploads go first (app/queue.py): while they wait, this batch's progress pauses; the page says why.
     # None: the broker serves in arrival order (no Redis), and the page says that instead.
     ahead = first_waiting() if counts[Status.QUEUED] or not broker_has_priorities() else 0
-    return {"rows": rows, "counts": counts, "total": len(rows), "already_waiting": already_waiting,
+    return {"rows": rows, "counts": counts, "total": len(rows), "already_waiting": already_waiting(batch),
             "pending": pending, "changed": changed, "uploads_ahead": ahead}
 
 
