@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -356,6 +358,15 @@ def _excel_utf8(text: str) -> bytes:
 # Moodle keeps the maximum on the grade item, so the points possible are in the column's name.
 
 CANVAS_ID_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+# Checked in round 31 against Canvas's importer (GradebookImporter#update_column_count, and its specs'
+# CSVs): the columns are read by position, Student and ID first, then "SIS User ID" and "SIS Login ID"
+# side by side, then Section; ours are in that order. Canvas then finds each row's student by ID, SIS
+# User ID, SIS Login ID (the login, exactly), and last by the Student cell's name: a name two students
+# share would give both rows to whichever Canvas student has it when the login does not match (a
+# course whose Canvas login is not the email), so such a row names the student by email instead.
+# Two things in an assignment column's name change what Canvas reads, see _canvas_column.
+CANVAS_TOTALS = ("Current Score", "Current Points", "Current Grade", "Final Score", "Final Points", "Final Grade",
+                 "Override Score", "Override Grade", "Override Status")
 MOODLE_ID_COLUMNS = ["First name", "Last name", "Email address"]
 
 
@@ -367,10 +378,26 @@ def _max_points(assignment: Assignment) -> float:
     return float(rubric_for(assignment.suite).max_total)
 
 
+def _canvas_column(title: str) -> str:
+    r"""The assignment column's name, as Canvas will read it back: its importer takes a name ending in
+    a number in brackets for "title (Canvas id)" (Assignment.title_and_id, /\A(.*)\s\((\d+)\)\z/: "Lab
+    (2)" became an assignment "Lab", or id 2's grades), and drops a column whose name contains one of
+    its total columns' names (CANVAS_TOTALS, unanchored: "Lab 3 Final Score" was not imported). A
+    no-break space in place of the space these patterns need keeps the title as written: Ruby's \s
+    and the patterns' spaces are ASCII only, and it looks the same."""
+    title = re.sub(r"\s(\(\d+\))\Z", "\u00a0\\1", title)
+    for total in CANVAS_TOTALS:
+        title = title.replace(total, total.replace(" ", "\u00a0"))
+    return title
+
+
 def to_canvas_csv(rows: list[StudentRow], assignment: Assignment) -> bytes:
     items = export_rows(rows, rubric_for(assignment.suite))
-    out = [[*CANVAS_ID_COLUMNS, assignment.title], ["Points Possible", "", "", "", "", fmt(_max_points(assignment))]]
-    out += [[item["name"] or item["email"], "", "", item["email"], "", _points(item)] for item in items]
+    shared = {name for name, n in Counter(item["name"] for item in items if item["name"]).items() if n > 1}
+    out = [[*CANVAS_ID_COLUMNS, _canvas_column(assignment.title)],
+           ["Points Possible", "", "", "", "", fmt(_max_points(assignment))]]
+    out += [[item["email"] if not item["name"] or item["name"] in shared else item["name"], "", "", item["email"], "",
+             _points(item)] for item in items]
     return excel_csv(out)
 
 
