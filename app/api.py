@@ -311,7 +311,7 @@ def regrade(submission_id: int):
                   "新的 key。本次没有排队任何内容。"})
     # An attempt still waiting for its first grading is answered with that run (request_regrade):
     # the same rule as the page's, the CLI's and a batch's, and the answer says so.
-    waiting = run.trigger == "submit"
+    waiting = not run.is_regrade
     body = {"id": sub.id, "run_id": run.id, "status": run.status, "replayed": replayed,
             "queue_position": queue_position(run), "already_waiting": waiting}
     if waiting:

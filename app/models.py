@@ -237,6 +237,14 @@ class GradingRun(db.Model):
     idempotency_key: Mapped[str | None] = mapped_column(String(64))
 
     submission: Mapped[Submission] = relationship(back_populates="runs")
+
+    @property
+    def is_regrade(self) -> bool:
+        """Every run but an upload's own: a single regrade ("regrade") and a batch's ("batch:<id>").
+        The one rule of the run tables' labels (the student's page read only "regrade*", so a class
+        regrade's runs were labelled "submission" there, round 31)."""
+        return self.trigger != "submit"
+
     tests: Mapped[list[TestResult]] = relationship(
         back_populates="run", order_by="TestResult.id", cascade="all, delete-orphan"
     )
