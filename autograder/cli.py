@@ -25,6 +25,7 @@ from app.authz import TokenLimitReached, issue_token
 from app.extensions import db as sqla
 from app.models import Assignment, Submission, User
 from autograder import batch, settings
+from autograder.exiting import exit_now
 from grading.i18n import localized
 
 DEMO_PASSWORD = "demo-password"
@@ -73,7 +74,7 @@ def worker(concurrency: int, name: str | None, supervise: bool, check: bool) -> 
 
         argv = [sys.executable, "-m", "autograder.cli", "worker", "--no-supervise",
                 "--concurrency", str(concurrency)]
-        sys.exit(run_supervised(argv + (["--name", name] if name else [])))
+        exit_now(run_supervised(argv + (["--name", name] if name else [])))
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     # The worker is root on purpose: only root can build the per-job namespaces and drop each
     # jail to its own unprivileged uid. Student code never runs as root.
@@ -83,19 +84,23 @@ def worker(concurrency: int, name: str | None, supervise: bool, check: bool) -> 
     from worker.entry import celery_app, flask_app
 
     queue = flask_app.config["GRADING_QUEUE"]
-    celery_app.worker_main(
-        [
-            "worker",
-            "--loglevel=INFO",
-            "-Q",
-            queue,
-            "--concurrency",
-            str(concurrency),
-            "--pool=prefork",
-            "-n",
-            name or f"grader-{os.getpid()}@%h",
-        ]
-    )
+    try:
+        celery_app.worker_main(
+            [
+                "worker",
+                "--loglevel=INFO",
+                "-Q",
+                queue,
+                "--concurrency",
+                str(concurrency),
+                "--pool=prefork",
+                "-n",
+                name or f"grader-{os.getpid()}@%h",
+            ]
+        )
+    except SystemExit as stop:  # Celery ends its command so, after its warm shutdown
+        exit_now(stop.code)  # nothing left to finish: no interpreter teardown (autograder/exiting.py)
+    exit_now(0)
 
 
 def _worker_check() -> int:
@@ -162,6 +167,7 @@ def run(host: str, port: int, concurrency: int) -> None:
             _say("a child process exited; stopping the others", err=True)
     finally:
         _stop_children(procs, signals)
+    exit_now(0)
 
 
 RUN_STOP_WAIT_S = 30.0  # a graceful stop of web and worker (a grading finishing, a pool warming up)
@@ -210,6 +216,37 @@ def _stop_children(procs: list[subprocess.Popen], signals: list[int]) -> None:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             pass
+    _wait_groups_gone({proc.pid for proc in procs})
+
+
+def _wait_groups_gone(pgids: set[int], timeout_s: float = 5.0) -> None:
+    """Return once no process of these groups is left (or after ``timeout_s``). SIGKILL lands when
+    the process next runs: one in the middle of a disk read (a zygote importing numpy) ends a moment
+    later, and `run` must not exit before it (whoever waits for `run`, systemd, docker or a script,
+    reuses what it held). Its interpreter's teardown used to cover that moment (round 31 removed it,
+    autograder/exiting.py)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and _live_in_groups(pgids):
+        time.sleep(0.02)
+
+
+def _live_in_groups(pgids: set[int]) -> bool:
+    """Whether a process of ``pgids`` is running (a zombie is not); False where /proc is not readable."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return False
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            # After the command's closing bracket: state, ppid, process group.
+            fields = Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] not in (b"Z", b"X") and int(fields[2]) in pgids:
+            return True
+    return False
 
 
 # --- database --------------------------------------------------------------------------------

@@ -31,6 +31,16 @@ graceful_timeout = 20
 accesslog = "-"
 
 
+def worker_exit(server: Any, worker: Any) -> None:
+    """A worker asked to stop (SIGTERM: ``alive`` false) has answered its requests by now (gthread
+    waits for them): it ends without the interpreter's teardown (autograder/exiting.py). A worker
+    that failed to boot exits as gunicorn decides, with the code that tells the arbiter to halt."""
+    if worker.booted and not worker.alive:
+        from autograder.exiting import exit_now
+
+        exit_now(0)
+
+
 def on_starting(server: Any) -> None:
     try:
         settings.check_web_threads(server.cfg.threads)

@@ -11,6 +11,7 @@ from typing import Any
 from gunicorn.app.base import BaseApplication
 
 from autograder import gunicorn_conf
+from autograder.exiting import exit_now
 
 
 class _Server(BaseApplication):
@@ -36,4 +37,7 @@ class _Server(BaseApplication):
 def serve(host: str, port: int, processes: int = 2, threads: int = gunicorn_conf.threads) -> None:
     """gunicorn with autograder/gunicorn_conf.py's settings (the Dockerfile's, too); exits 2 with
     the numbers when ``threads`` leaves none for pages."""
-    _Server({"bind": f"{host}:{port}", "workers": processes, "threads": threads}).run()
+    try:
+        _Server({"bind": f"{host}:{port}", "workers": processes, "threads": threads}).run()
+    except SystemExit as stop:  # the arbiter's halt, once its workers are gone
+        exit_now(stop.code)

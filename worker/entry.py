@@ -1,7 +1,10 @@
 """The Celery application as the `celery` command and `autograder worker` load it."""
 
 from app import create_app
-from worker import lifecycle, similarity, tasks
+from worker import lifecycle, polling, similarity, tasks
+
+# The embedded broker's waits end when the worker is asked to stop (worker/polling.py).
+polling.install()
 
 flask_app = create_app()
 celery_app = flask_app.extensions["celery"]
