@@ -443,6 +443,11 @@ def revoke_extension(student_id: int):
         abort(404)
     if course.revoke_extension(a, student, current_user):
         flash(_("Extension removed for %(who)s.", who=student.display_name), "ok")
+    else:
+        # A second click, or a page older than another instructor's removal: the page said nothing,
+        # and the extension still listed on the old page read as a removal that did not happen.
+        flash(_("%(who)s has no extension for this assignment: nothing was removed.", who=student.display_name),
+              "error")
     return redirect(url_for("instructor.settings", a=a.slug))
 
 
