@@ -408,7 +408,7 @@ def create_regrade():
     # Attempts left to their first grading (regrading.start): "runs_queued": 0 alone read as a
     # regrade that did nothing.
     resp = jsonify({"batch": batch.id, "runs_queued": batch.runs_queued,
-                    "already_waiting": regrading.already_waiting(batch), "replayed": replayed,
+                    "already_waiting": batch.already_waiting, "replayed": replayed,
                     "url": f"/instructor/regrades/{batch.id}"})
     if replayed:
         resp.headers["Idempotent-Replayed"] = "true"

@@ -404,6 +404,12 @@ class RegradeBatch(db.Model):
     def trigger(self) -> str:
         return f"batch:{self.id}"
 
+    @property
+    def already_waiting(self) -> int:
+        """Planned attempts the batch left to their first grading (app/regrading.py start): none
+        of its runs grades them."""
+        return max(len(self.before or {}) - self.runs_queued, 0)
+
 
 class SignInLink(db.Model):
     """A one-time, expiring sign-in link. Only the sha256 of its token is stored."""

@@ -155,11 +155,6 @@ def start(assignment: Assignment, p: Plan, actor: User | None, *, form_token: st
     return batch
 
 
-def already_waiting(batch: RegradeBatch) -> int:
-    """Planned attempts the batch left to their first grading (start): none of its runs graded them."""
-    return max(len(batch.before or {}) - batch.runs_queued, 0)
-
-
 @dataclass
 class ReportRow:
     run: GradingRun
@@ -197,7 +192,7 @@ def report(batch: RegradeBatch) -> dict:
     # Uploads go first (app/queue.py): while they wait, this batch's progress pauses; the page says why.
     # None: the broker serves in arrival order (no Redis), and the page says that instead.
     ahead = first_waiting() if counts[Status.QUEUED] or not broker_has_priorities() else 0
-    return {"rows": rows, "counts": counts, "total": len(rows), "already_waiting": already_waiting(batch),
+    return {"rows": rows, "counts": counts, "total": len(rows), "already_waiting": batch.already_waiting,
             "pending": pending, "changed": changed, "uploads_ahead": ahead}
 
 

@@ -417,7 +417,7 @@ def regrade(scope: str | None, student: str | None, submission: int | None, slug
             click.echo(f"nothing to regrade in {a.slug} (scope {scope})")
             return
         batch = regrading.start(a, p, None)
-        waiting = regrading.already_waiting(batch)
+        waiting = batch.already_waiting
         # Attempts still waiting for their first grading get no second run (regrading.start): say so,
         # or "queued 0 run(s)" reads as a regrade that did nothing.
         also = (f" ({waiting} attempt(s) still waiting for their first grading: that run grades them "

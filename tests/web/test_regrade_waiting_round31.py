@@ -78,3 +78,14 @@ def test_the_cli_regrade_of_one_waiting_attempt_queues_none(app, monkeypatch, gr
     assert _runs_of(waiting.id) == 1
     out = CliRunner().invoke(cli.main, ["regrade", "--submission", str(graded.id)])
     assert "queued 1 run(s);" in out.output and _runs_of(graded.id) == 2
+
+
+def test_the_regrade_list_says_how_many_attempts_a_batch_left_to_their_first_grading(client, web, course,
+                                                                                    graded_and_waiting):
+    graded, waiting = graded_and_waiting
+    web.login(client, course["teacher"])
+    assert confirm_regrade(client, scope="submission", submission_id=waiting.id) == 1
+    for lang, text in {"en": "1 left to their first grading", "zh": "1 次提交留给第一次评分"}.items():
+        client.get(f"/lang/{lang}")
+        page = client.get("/instructor/regrades").get_data(as_text=True)
+        assert f"<span data-already-waiting>{text}</span>" in page, lang
