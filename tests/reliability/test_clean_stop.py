@@ -11,6 +11,8 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -61,6 +63,22 @@ def start_run(tmp_path: Path, preexec_fn=None) -> tuple[subprocess.Popen, int]:
     return proc, port
 
 
+@contextmanager
+def running(tmp_path: Path, preexec_fn=None) -> Iterator[tuple[subprocess.Popen, int]]:
+    """start_run, then: on a failure the run's log is printed; in the end its group is killed."""
+    proc, port = start_run(tmp_path, preexec_fn=preexec_fn)
+    try:
+        yield proc, port
+    except BaseException:
+        sys.stdout.write((tmp_path / "run.log").read_text(errors="replace")[-4000:])
+        raise
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def _as_a_background_job() -> None:
     # What a non-interactive shell does to `cmd &`: SIGINT ignored, which Python then keeps.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -73,8 +91,7 @@ def _as_a_background_job() -> None:
 def test_autograder_run_stops_web_workers_and_zygotes_on_sigterm_as_on_ctrl_c(tmp_path, sig, background, group):
     """``group``: the signal goes to the whole process group, as a terminal's Ctrl-C does (round 25: after
     such a stop the Celery worker was left running, blocked on a pool lock, in 3 of 4 manual stops)."""
-    proc, port = start_run(tmp_path, preexec_fn=_as_a_background_job if background else None)
-    try:
+    with running(tmp_path, preexec_fn=_as_a_background_job if background else None) as (proc, port):
         body = wait_for(lambda: (h := healthz(port)) and h.get("workers", {}).get("count") and h, 180,
                         interval=0.5, what="the web server and a beating worker")
         assert body["database"]["dialect"] == "sqlite"
@@ -95,11 +112,3 @@ def test_autograder_run_stops_web_workers_and_zygotes_on_sigterm_as_on_ctrl_c(tm
         assert not left, f"still running after {sig.name}: {left}"
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
-    except BaseException:
-        sys.stdout.write((tmp_path / "run.log").read_text(errors="replace")[-4000:])
-        raise
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass

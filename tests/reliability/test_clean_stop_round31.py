@@ -9,12 +9,11 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import sys
 import time
 
 import pytest
 
-from tests.reliability.test_clean_stop import alive, cmdline, healthz, start_run
+from tests.reliability.test_clean_stop import alive, cmdline, healthz, running
 from tests.workers import descendant_pids, wait_for
 
 pytestmark = [pytest.mark.slow]
@@ -25,8 +24,7 @@ IDLE_STOP_S = 5.0
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "ctrl_c"])
 def test_an_idle_run_stops_within_seconds_and_leaves_nothing(tmp_path, sig):
-    proc, port = start_run(tmp_path)
-    try:
+    with running(tmp_path) as (proc, port):
         wait_for(lambda: (h := healthz(port)) and h.get("workers", {}).get("count"), 180, interval=0.5,
                  what="the web server and a beating worker")
         # Idle: the pool process has warmed its sandbox and waits for work, as between two deadlines.
@@ -46,11 +44,3 @@ def test_an_idle_run_stops_within_seconds_and_leaves_nothing(tmp_path, sig):
         assert not left, f"still running after {sig.name}: {left}"
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
-    except BaseException:
-        sys.stdout.write((tmp_path / "run.log").read_text(errors="replace")[-4000:])
-        raise
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
