@@ -400,6 +400,11 @@ def set_override(submission: Submission, actor: User, *, kind: str, target: str,
     for row in submission.overrides:
         if row.kind == kind and row.target == target:
             before = row.points
+    if points is None and before is None:
+        # Blank points with no override in force (forgotten points, a second "clear"): this was
+        # saved as a clearing, logged as a change, and said "Override cleared." for nothing.
+        raise CourseError("nothing_to_clear", "This score has no override to clear; to override it, give the points.",
+                          "这项分数没有可清除的覆盖；要覆盖它，请填写分数。")
     row = ScoreOverride(submission_id=submission.id, kind=kind, target=target, points=points,
                         comment=comment[:5000], author_id=actor.id)
     db.session.add(row)
