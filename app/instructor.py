@@ -613,6 +613,8 @@ def drop(user_id: int):
     user = _student_or_404(user_id)
     if course.drop(user, current_user):
         flash(_("%(who)s was dropped: their submissions and grades are kept, and they can no longer submit.", who=user.display_name), "ok")
+    else:  # a second click, an older page: say so, as a removed extension does
+        flash(_("%(who)s was already dropped: nothing changed.", who=user.display_name), "error")
     return redirect(url_for("instructor.roster", q=request.form.get("q") or None))
 
 
@@ -621,6 +623,8 @@ def restore(user_id: int):
     user = _student_or_404(user_id)
     if course.restore(user, current_user):
         flash(_("%(who)s is back in the class.", who=user.display_name), "ok")
+    else:
+        flash(_("%(who)s is already in the class: nothing changed.", who=user.display_name), "error")
     return redirect(url_for("instructor.roster", show="dropped"))
 
 
