@@ -3,8 +3,9 @@
 Import: `email,name[,role]`, one person a line, a header line optional. Missing users are created
 without a password; the instructor hands them a one-time, expiring sign-in link (downloaded as
 CSV), so no password is ever shown or sent. Existing users get their name/role updated. Every line
-that is skipped, and every cell that is ignored (extra columns), is reported with its line number
-and the reason; nothing about a skipped line is changed.
+that is skipped, and every cell that is ignored (extra columns), is reported with its row as a
+spreadsheet shows it (and its line in a text editor where that differs) and the reason; nothing about a
+skipped line is changed.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Protocol
 
 from flask import Blueprint, abort, current_app, redirect, render_template
 from flask_babel import lazy_gettext as _l
@@ -38,12 +40,12 @@ KNOWN_HEADER = ("email", "name", "role")
 
 @dataclass
 class RosterReport:
-    created: list[dict] = field(default_factory=list)   # {"line", "email", "name", "role", "id"}
+    created: list[dict] = field(default_factory=list)   # {"line", "where", "email", "name", "role", "id"}
     updated: list[dict] = field(default_factory=list)
     unchanged: list[dict] = field(default_factory=list)
     # "reason": a lazy string, shown in the reader's language (they were English on the zh page)
-    skipped: list[dict] = field(default_factory=list)   # {"line", "reason", "raw"}
-    ignored: list[dict] = field(default_factory=list)   # {"line", "reason", "raw"}: cells not imported
+    skipped: list[dict] = field(default_factory=list)   # {"line", "where", "reason", "raw"}
+    ignored: list[dict] = field(default_factory=list)   # {"line", "where", "reason", "raw"}: cells not imported
 
     def as_dict(self) -> dict:
         return {"created": self.created, "updated": self.updated, "unchanged": self.unchanged,
@@ -84,13 +86,57 @@ def _delimiter(text: str) -> str:
     return ","
 
 
-def _records(reader: Iterator[list[str]], report: RosterReport) -> Iterator[list[str]]:
-    """The reader's records until one the csv module refuses (a cell past its field limit of 128 KiB,
-    which no email or name is near: it was a 500), reported as a skipped line: the reader does not go
-    on past it, so the rest is not read, and the lines before it are imported as usual."""
+@dataclass(frozen=True)
+class Where:
+    """Where a record sits: `row` as a spreadsheet shows it (Excel and WPS keep a quoted cell's line
+    breaks inside one row, and count a blank line as a row), and `first`, the physical line it starts
+    on, as a text editor numbers it. The two differ below a cell that holds a line break."""
+
+    row: int
+    first: int
+    last: int   # its last physical line (a quoted cell with line breaks spans several)
+
+    def label(self, *, bare: bool = False) -> str:
+        """'line 5', or 'line 5 (line 7 in a text editor)' when a text editor numbers it otherwise, in
+        the reader's language; `bare`: without the word 'line', under a "Line" column heading."""
+        if self.first == self.row:
+            return str(self.row) if bare else str(_l("line %(n)s", n=self.row))
+        if bare:
+            return str(_l("%(n)s (line %(first)s in a text editor)", n=self.row, first=self.first))
+        return str(_l("line %(n)s (line %(first)s in a text editor)", n=self.row, first=self.first))
+
+
+class _Reader(Protocol):
+    line_num: int
+
+    def __next__(self) -> list[str]: ...
+
+
+def _swallowed(cells: list[str], delimiter: str) -> bool:
+    """Whether a cell holds lines that read as further roster records: a quote opened and never closed
+    (`a@x.edu,"Bob` ...) makes the csv module read every line after it, up to the next quote or the
+    end of the file, into that one cell. They were imported as one person named "Bob c@d.edu,Carl
+    e@f.edu,Eve", and the people of those lines were silently missing."""
+    for cell in cells:
+        lines = cell.splitlines()
+        if any(delimiter in line or "@" in line for line in lines[1:]):
+            return True
+    return False
+
+
+def _records(reader: _Reader, report: RosterReport) -> Iterator[tuple[Where, list[str]]]:
+    """The reader's records, each with where it sits, until one the csv module refuses (a cell past its
+    field limit of 128 KiB, which no email or name is near: it was a 500), reported as a skipped line:
+    the reader does not go on past it, so the rest is not read, and the lines before it are imported as
+    usual. `reader.line_num` counts physical lines read so far: after a record with a line break in a
+    cell it is that record's last line, and every record below it is further down in a text editor
+    than in a spreadsheet, so each record's row is counted here and its first line read before it."""
+    row = 0
     while True:
+        first = reader.line_num + 1
+        row += 1
         try:
-            yield next(reader)
+            cells = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
@@ -99,8 +145,10 @@ def _records(reader: Iterator[list[str]], report: RosterReport) -> Iterator[list
                             "were not read", n=csv.field_size_limit())
             else:
                 reason = _l("this line could not be read as CSV: it and the lines after it were not read")
-            report.skipped.append({"line": reader.line_num, "raw": "", "reason": reason})
+            report.skipped.append({"line": row, "where": Where(row, first, reader.line_num), "raw": "",
+                                   "reason": reason})
             return
+        yield Where(row, first, reader.line_num), cells
 
 
 def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
@@ -108,49 +156,57 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
     text = _decode(data)
     # newline="" as the csv module asks: a file saved with CR line ends (Excel for Mac's "CSV
     # (Macintosh)") raised "new-line character seen in unquoted field", a 500.
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text))
+    delimiter = _delimiter(text)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     seen: set[str] = set()
     existing = {u.email.lower(): u for u in db.session.scalars(select(User))}
-    for lineno, raw in enumerate(_records(reader, report), start=1):
+    for where, raw in _records(reader, report):
+        lineno, at = where.row, {"line": where.row, "where": where}
         if lineno > MAX_ROWS:
-            report.skipped.append({"line": lineno, "reason": _l("more than %(n)s lines: the rest was not read", n=MAX_ROWS),
-                                   "raw": ""})
+            report.skipped.append({**at, "raw": "",
+                                   "reason": _l("more than %(n)s lines: the rest was not read", n=MAX_ROWS)})
             break
         cells = [c.strip() for c in raw]
         shown = ",".join(raw)[:200]
         if not any(cells):
             continue
+        if where.last > where.first and _swallowed(raw, delimiter):
+            report.skipped.append({**at, "raw": shown, "reason": _l(
+                "a quote (\") opened on this line is never closed, so lines %(first)s–%(last)s (as a text editor "
+                "numbers them) were read as one cell: nothing of them was imported. Close or remove the quote and import the file again.",
+                first=where.first, last=where.last)})
+            continue
         if cells[0].startswith("#"):
-            report.ignored.append({"line": lineno, "reason": _l("comment line"), "raw": shown})
+            report.ignored.append({**at, "reason": _l("comment line"), "raw": shown})
             continue
         if lineno == 1 and cells[0].lower() in ("email", "e-mail", "邮箱"):
             extra = [c for c in cells[3:] if c]
             if extra:
-                report.ignored.append({"line": 1, "reason": _l("columns not imported: %(c)s", c=", ".join(extra)[:120]),
+                report.ignored.append({**at, "reason": _l("columns not imported: %(c)s", c=", ".join(extra)[:120]),
                                        "raw": shown})
             continue  # header
         if len(cells) < 2:
-            report.skipped.append({"line": lineno, "reason": _l("expected email,name[,role]"), "raw": shown})
+            report.skipped.append({**at, "reason": _l("expected email,name[,role]"), "raw": shown})
             continue
         email, name = normalize_email(cells[0]), clean_name(cells[1])
         role = _role(cells[2]) if len(cells) > 2 and cells[2] else Role.STUDENT.value
         if not EMAIL_RE.match(email) or len(email) > 254:
-            report.skipped.append({"line": lineno, "reason": _l("invalid email"), "raw": shown})
+            report.skipped.append({**at, "reason": _l("invalid email"), "raw": shown})
             continue
         if role not in (Role.STUDENT.value, Role.INSTRUCTOR.value):
-            report.skipped.append({"line": lineno, "reason": _l("unknown role %(r)s", r=echoed(role)), "raw": shown})
+            report.skipped.append({**at, "reason": _l("unknown role %(r)s", r=echoed(role)), "raw": shown})
             continue
         if len(name) > 120:
-            report.skipped.append({"line": lineno, "reason": _l("name longer than 120 characters"), "raw": shown})
+            report.skipped.append({**at, "reason": _l("name longer than 120 characters"), "raw": shown})
             continue
         key = email.lower()
         if key in seen:
-            report.skipped.append({"line": lineno, "reason": _l("duplicate email in this file"), "raw": shown})
+            report.skipped.append({**at, "reason": _l("duplicate email in this file"), "raw": shown})
             continue
         seen.add(key)
         extra = [c for c in cells[3:] if c]
         if extra:
-            report.ignored.append({"line": lineno, "reason": _l("%(n)s extra cell(s) not imported: %(c)s",
+            report.ignored.append({**at, "reason": _l("%(n)s extra cell(s) not imported: %(c)s",
                                                                    n=len(extra), c=", ".join(extra)[:120]), "raw": shown})
         user = existing.get(key)
         if user is None:
@@ -158,10 +214,10 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
             db.session.add(user)
             db.session.flush()
             existing[key] = user
-            report.created.append({"line": lineno, "email": email, "name": name, "role": role, "id": user.id})
+            report.created.append({**at, "email": email, "name": name, "role": role, "id": user.id})
             continue
         if acting is not None and user.id == acting.id and role != user.role:
-            report.skipped.append({"line": lineno, "reason": _l("you cannot change your own role"), "raw": shown})
+            report.skipped.append({**at, "reason": _l("you cannot change your own role"), "raw": shown})
             continue
         changes = {}
         if name and name != user.name:
@@ -171,9 +227,9 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
         if changes:
             for k, v in changes.items():
                 setattr(user, k, v)
-            report.updated.append({"line": lineno, "email": user.email, "changes": changes})
+            report.updated.append({**at, "email": user.email, "changes": changes})
         else:
-            report.unchanged.append({"line": lineno, "email": user.email})
+            report.unchanged.append({**at, "email": user.email})
     db.session.commit()
     return report
 

@@ -80,7 +80,7 @@ def test_another_csv_refusal_is_reported_without_naming_a_cause_it_did_not_check
     report = RosterReport()
     assert list(_records(Refusing(), report)) == []
     assert [(r["line"], str(r["reason"])) for r in report.skipped] == [
-        (7, "this line could not be read as CSV: it and the lines after it were not read")]
+        (1, "this line could not be read as CSV: it and the lines after it were not read")]
 
 
 def workbook() -> bytes:
