@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Callable
 from datetime import datetime
 from urllib.parse import quote
 
@@ -16,6 +17,7 @@ from markupsafe import Markup
 
 from app.models import FINAL, PENDING, Status
 from app.submitting import SubmissionRefused, Upload
+from grading.i18n import COLON, SEMI
 
 # Student text is rendered from Markdown and then sanitised: no script, no event handlers,
 # no javascript: links can reach the browser, whatever the audit contains.
@@ -213,7 +215,25 @@ def course_zone_label() -> str:
     return f"{name}，{key}" if name else key
 
 
+# Punctuation a template puts between two outputs ("{{ label }}: {{ value }}"): written as ASCII in the
+# template it was the same on zh pages, where it reads "代码: attention.py", "一次提交: 王五".
+_PUNCTUATION = {"colon": COLON, "semicolon": SEMI, "comma": {"en": ", ", "zh": "，"},
+                "full_stop": {"en": ".", "zh": "。"}}
+
+
+def _punctuation(kind: str) -> Callable[[], str]:
+    def mark() -> str:
+        from flask_babel import get_locale
+
+        return _PUNCTUATION[kind]["zh" if str(get_locale() or "").startswith("zh") else "en"]
+
+    mark.__name__ = kind
+    return mark
+
+
 def register(app: Flask) -> None:
+    for kind in _PUNCTUATION:
+        app.jinja_env.globals[kind] = _punctuation(kind)
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["dt"] = fmt_dt
     app.jinja_env.filters["reveal_hidden"] = reveal_hidden

@@ -24,7 +24,7 @@ BODY = ("email,name,role,student_no\n"
 
 
 @pytest.mark.parametrize("lang, reasons", [
-    ("zh", ["未导入的列：student_no", "注释行", "1 个多余的单元格未导入：2026001", "邮箱无效", "应为 邮箱,姓名[,角色]",
+    ("zh", ["未导入的列：student_no", "注释行", "1 个多余的单元格未导入：2026001", "邮箱无效", "应有两到三个单元格：邮箱、姓名，以及可选的角色",
             "未知角色 'admin'", "文件中邮箱重复", "不能更改你自己的角色"]),
     ("en", ["columns not imported: student_no", "comment line", "1 extra cell(s) not imported: 2026001",
             "invalid email", "expected email,name[,role]", "unknown role 'admin'", "duplicate email in this file",
