@@ -19,7 +19,7 @@ import io
 import re
 import secrets
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Protocol
@@ -32,6 +32,7 @@ from app.auth import EMAIL_PATTERN, clean_name, home_for, normalize_email, sign_
 from app.errors import echoed
 from app.extensions import db, limiter
 from app.models import Role, SignInLink, User, utcnow
+from app.roster_xlsx import xlsx_rows
 
 MAX_ROWS = 5000
 EMAIL_RE = re.compile(EMAIL_PATTERN)
@@ -153,16 +154,25 @@ def _records(reader: _Reader, report: RosterReport) -> Iterator[tuple[Where, lis
 
 def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
     report = RosterReport()
-    text = _decode(data)
-    # newline="" as the csv module asks: a file saved with CR line ends (Excel for Mac's "CSV
-    # (Macintosh)") raised "new-line character seen in unquoted field", a 500.
-    delimiter = _delimiter(text)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    records: Iterable[tuple[Where, list[str]]]
+    if data.startswith(b"PK\x03\x04"):
+        # A workbook: its rows as Excel numbers them. One that does not read is refused as before,
+        # with what the file is (ValueError: app.instructor._roster_unreadable).
+        rows = xlsx_rows(data)
+        if rows is None:
+            raise ValueError("not a workbook this reads")
+        records, delimiter = ((Where(n, n, n), cells) for n, cells in rows), ","
+    else:
+        text = _decode(data)
+        # newline="" as the csv module asks: a file saved with CR line ends (Excel for Mac's "CSV
+        # (Macintosh)") raised "new-line character seen in unquoted field", a 500.
+        delimiter = _delimiter(text)
+        records = _records(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), report)
     seen: set[str] = set()
     existing = {u.email.lower(): u for u in db.session.scalars(select(User))}
-    for where, raw in _records(reader, report):
+    for count, (where, raw) in enumerate(records, start=1):
         lineno, at = where.row, {"line": where.row, "where": where}
-        if lineno > MAX_ROWS:
+        if count > MAX_ROWS:   # records read, not the row number: a workbook's rows may skip
             report.skipped.append({**at, "raw": "",
                                    "reason": _l("more than %(n)s lines: the rest was not read", n=MAX_ROWS)})
             break
