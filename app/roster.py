@@ -158,7 +158,7 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
     if data.startswith(b"PK\x03\x04"):
         # A workbook: its rows as Excel numbers them. One that does not read is refused as before,
         # with what the file is (ValueError: app.instructor._roster_unreadable).
-        rows = xlsx_rows(data)
+        rows = xlsx_rows(data, max_rows=MAX_ROWS + 1)
         if rows is None:
             raise ValueError("not a workbook this reads")
         records, delimiter = ((Where(n, n, n), cells) for n, cells in rows), ","

@@ -17,10 +17,17 @@ import io
 import posixpath
 import re
 import zipfile
+from collections.abc import Iterator
 from xml.etree import ElementTree
 
 MAX_PART_BYTES = 16 * 1024 * 1024
-MAX_COLUMNS = 64   # a roster has three; a reference far to the right is not a reason to build a huge row
+MAX_SHARED = 1_000_000
+MAX_COLUMNS = 64
+MAX_CHILDREN = 256
+MAX_DEPTH = 12
+# 5000 rows (app.roster.MAX_ROWS) of 16 cells with inline text are ~250,000 elements; past this the
+# instructor is asked to save the sheet as CSV, which reads its first 5000 rows at any width.
+MAX_ELEMENTS = 300_000   # a roster has three; a reference far to the right is not a reason to build a huge row
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
@@ -32,7 +39,7 @@ class _NotAWorkbook(Exception):
     pass
 
 
-def _part(z: zipfile.ZipFile, name: str) -> ElementTree.Element | None:
+def _bytes(z: zipfile.ZipFile, name: str) -> bytes | None:
     try:
         with z.open(name) as f:
             data = f.read(MAX_PART_BYTES + 1)
@@ -40,7 +47,44 @@ def _part(z: zipfile.ZipFile, name: str) -> ElementTree.Element | None:
         return None
     if len(data) > MAX_PART_BYTES or b"<!DOCTYPE" in data or b"<!ENTITY" in data:
         raise _NotAWorkbook(name)
-    return ElementTree.fromstring(data)
+    return data
+
+
+def _part(z: zipfile.ZipFile, name: str) -> ElementTree.Element | None:
+    data = _bytes(z, name)
+    return None if data is None else ElementTree.fromstring(data)
+
+
+def _each(data: bytes, root: str, tag: str, limit: int) -> Iterator[ElementTree.Element]:
+    """The `tag` elements of a part whose root is `root`, one at a time, each dropped once used. No
+    element keeps more than MAX_CHILDREN children or nests deeper than MAX_DEPTH, and a part has at most
+    MAX_ELEMENTS: a tree is ~300 bytes an element, and a million `<c/>` in one row (1 MB zipped) held
+    200 MB and took 17 s to read; an element is ~20 µs of reading here."""
+    events = ElementTree.iterparse(io.BytesIO(data), events=("start", "end"))
+    _event, first = next(events)
+    if first.tag != root:
+        raise _NotAWorkbook(first.tag)   # a ZIP with "xl/" names in it, not a workbook's part
+    stack, seen = [first], 0
+    for event, node in events:
+        if event == "start":
+            seen += 1
+            if seen > MAX_ELEMENTS:
+                raise _NotAWorkbook("too many elements")
+            stack.append(node)
+            if len(stack) > MAX_DEPTH:
+                raise _NotAWorkbook("nested too deep")
+            continue
+        stack.pop()
+        parent = stack[-1] if stack else None
+        if node.tag == tag:
+            if limit <= 0:
+                return
+            limit -= 1
+            yield node
+            if parent is not None:
+                del parent[-1]        # used (at its end it is its parent's last child)
+        elif parent is not None and len(parent) > MAX_CHILDREN:
+            del parent[-1]            # nothing a roster reads has this many
 
 
 def _text(node: ElementTree.Element) -> str:
@@ -71,22 +115,26 @@ def _column(letters: str) -> int:
     return n - 1
 
 
-def xlsx_rows(data: bytes) -> list[tuple[int, list[str]]] | None:
-    """[(row number as Excel shows it, cells)] of the workbook's first sheet, or None when `data` is not
-    a workbook this reads (damaged, encrypted, no sheet, a DTD, a part over MAX_PART_BYTES)."""
+def xlsx_rows(data: bytes, max_rows: int = 100_000) -> list[tuple[int, list[str]]] | None:
+    """[(row number as Excel shows it, cells)] of the workbook's first sheet (its first `max_rows` rows),
+    or None when `data` is not a workbook this reads (damaged, encrypted, no sheet, a DTD, a part over
+    MAX_PART_BYTES)."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
-            shared_root = _part(z, "xl/sharedStrings.xml")
-            shared = [_text(si) for si in shared_root.findall(f"{_MAIN}si")] if shared_root is not None else []
-            sheet = _part(z, _first_sheet(z))
+            shared_xml = _bytes(z, "xl/sharedStrings.xml") or f'<sst xmlns="{_MAIN[1:-1]}"/>'.encode()
+            sheet = _bytes(z, _first_sheet(z))
+        if sheet is None:
+            return None
+        shared = [_text(si) for si in _each(shared_xml, f"{_MAIN}sst", f"{_MAIN}si", MAX_SHARED)]
+        return list(_rows(sheet, shared, max_rows))
     except (zipfile.BadZipFile, ElementTree.ParseError, _NotAWorkbook, RuntimeError, OSError, EOFError,
-            NotImplementedError, ValueError):
+            NotImplementedError, ValueError, StopIteration):
         return None   # RuntimeError: an encrypted member; NotImplementedError: a compression zipfile lacks
-    if sheet is None or sheet.find(f"{_MAIN}sheetData") is None:
-        return None
-    rows: list[tuple[int, list[str]]] = []
+
+
+def _rows(sheet: bytes, shared: list[str], max_rows: int) -> Iterator[tuple[int, list[str]]]:
     last = 0
-    for row in sheet.find(f"{_MAIN}sheetData").findall(f"{_MAIN}row"):
+    for row in _each(sheet, f"{_MAIN}worksheet", f"{_MAIN}row", max_rows):
         number = int(row.get("r")) if (row.get("r") or "").isdigit() else last + 1   # `r` may be left out
         last = number
         cells: dict[int, str] = {}
@@ -108,5 +156,4 @@ def xlsx_rows(data: bytes) -> list[tuple[int, list[str]]] | None:
                 text = value.text or "" if value is not None else ""
             cells[col] = text
         if cells:
-            rows.append((number, [cells.get(i, "") for i in range(max(cells) + 1)]))
-    return rows
+            yield number, [cells.get(i, "") for i in range(max(cells) + 1)]

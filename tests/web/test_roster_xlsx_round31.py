@@ -72,3 +72,20 @@ def test_a_workbook_this_cannot_read_is_still_refused_for_what_it_is(client, web
     web.login(client, course["teacher"])
     status, page = import_page(client, damaged, "en")
     assert status == 200 and "The file is an Excel workbook (.xlsx), not CSV text: nothing was imported." in page
+
+
+def test_a_zip_with_excel_names_that_is_no_workbook_and_a_sheet_past_the_row_cap_are_bounded():
+    from tests.web.test_roster_round29 import workbook as named_like_a_workbook
+
+    assert xlsx_rows(named_like_a_workbook()) is None      # "xl/" names, but no worksheet part
+    many = workbook("".join(f'<row r="{n}"><c r="A{n}" t="inlineStr"><is><t>s{n}@example.edu</t></is></c></row>'
+                            for n in range(1, 51)))
+    assert [n for n, _cells in xlsx_rows(many, max_rows=3)] == [1, 2, 3]
+
+
+def test_a_sheet_of_more_elements_than_a_roster_has_is_refused_before_it_is_read(monkeypatch):
+    import app.roster_xlsx as reader
+
+    monkeypatch.setattr(reader, "MAX_ELEMENTS", 1000)
+    assert xlsx_rows(workbook('<row r="1">' + "<c/>" * 2000 + "</row>")) is None   # a million: 17 s, 200 MB
+    assert xlsx_rows(workbook('<row r="1">' + "<c/>" * 500 + "</row>")) == [(1, [""] * 64)]
