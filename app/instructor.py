@@ -56,7 +56,7 @@ from app.roster import import_roster, issue_links, links_csv
 from app.scores import effective_for, fmt, run_tests
 from app.similarity import latest_report, similarity_json, start_similarity
 from app.storage import BlobStore
-from app.views_helpers import content_disposition, reveal_hidden
+from app.views_helpers import content_disposition, list_join, reveal_hidden
 from grading.inputs import code_text, sniff_binary_kind
 
 bp = Blueprint("instructor", __name__)
@@ -379,7 +379,7 @@ def settings():
             db.session.rollback()
             flash(exc.message(loc()), "error")
             return _settings_page(a, _kept_form("settings"), 422)
-        flash(_("Settings saved: %(f)s.", f=", ".join(setting_label(n) for n in changed)) if changed
+        flash(_("Settings saved: %(f)s.", f=list_join(setting_label(n) for n in changed)) if changed
               else _("Nothing changed."), "ok")
         return redirect(url_for("instructor.settings", a=a.slug))
     return _settings_page(a)

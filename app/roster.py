@@ -33,6 +33,7 @@ from app.errors import echoed
 from app.extensions import db, limiter
 from app.models import Role, SignInLink, User, utcnow
 from app.roster_xlsx import xlsx_rows
+from app.views_helpers import list_join
 
 MAX_ROWS = 5000
 EMAIL_RE = re.compile(EMAIL_PATTERN)
@@ -192,7 +193,7 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
         if lineno == 1 and cells[0].lower() in ("email", "e-mail", "邮箱"):
             extra = [c for c in cells[3:] if c]
             if extra:
-                report.ignored.append({**at, "reason": _l("columns not imported: %(c)s", c=", ".join(extra)[:120]),
+                report.ignored.append({**at, "reason": _l("columns not imported: %(c)s", c=list_join(extra)[:120]),
                                        "raw": shown})
             continue  # header
         if len(cells) < 2:
@@ -217,7 +218,7 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
         extra = [c for c in cells[3:] if c]
         if extra:
             report.ignored.append({**at, "reason": _l("%(n)s extra cell(s) not imported: %(c)s",
-                                                                   n=len(extra), c=", ".join(extra)[:120]), "raw": shown})
+                                                                   n=len(extra), c=list_join(extra)[:120]), "raw": shown})
         user = existing.get(key)
         if user is None:
             user = User(email=email, name=name, role=role)   # no password: a sign-in link instead

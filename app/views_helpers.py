@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from urllib.parse import quote
 
@@ -171,13 +171,13 @@ def uploaded(field: str) -> Upload | None:
             )
         return None
     if len(files) > 1:
-        names = ", ".join(f"'{safe_filename(f.filename)}'" for f in files[:5]) + (", …" if len(files) > 5 else "")
+        quoted = [f"'{safe_filename(f.filename)}'" for f in files[:5]] + (["…"] if len(files) > 5 else [])
         raise SubmissionRefused(
             "several_files",
-            f"The field '{field}' holds {len(files)} files ({names}); it takes one. Choose the one file to "
-            "submit and send it again; nothing was saved.",
-            f"字段「{field}」中有 {len(files)} 个文件（{names}），但它只接受一个。请只选择要提交的那一个文件后重新提交；"
-            "没有保存任何内容。",
+            f"The field '{field}' holds {len(files)} files ({', '.join(quoted)}); it takes one. Choose the one "
+            "file to submit and send it again; nothing was saved.",
+            f"字段「{field}」中有 {len(files)} 个文件（{'、'.join(quoted)}），但它只接受一个。请只选择要提交的那一个文件"
+            "后重新提交；没有保存任何内容。",
             400,
         )
     f = files[0]
@@ -218,22 +218,33 @@ def course_zone_label() -> str:
 # Punctuation a template puts between two outputs ("{{ label }}: {{ value }}"): written as ASCII in the
 # template it was the same on zh pages, where it reads "代码: attention.py", "一次提交: 王五".
 _PUNCTUATION = {"colon": COLON, "semicolon": SEMI, "comma": {"en": ", ", "zh": "，"},
-                "full_stop": {"en": ".", "zh": "。"}}
+                "full_stop": {"en": ".", "zh": "。"}, "list": {"en": ", ", "zh": "、"}}
+
+
+def _reader_lang() -> str:
+    from flask_babel import get_locale
+
+    return "zh" if str(get_locale() or "").startswith("zh") else "en"
+
+
+def list_join(items: Iterable[object]) -> str:
+    """Items of a list in a sentence, in the reader's language: "a, b" in en, "a、b" in zh (a list
+    joined with ", " inside a zh message read "设置已保存：截止时间, 迟交扣分。")."""
+    return _PUNCTUATION["list"][_reader_lang()].join(str(x) for x in items)
 
 
 def _punctuation(kind: str) -> Callable[[], str]:
     def mark() -> str:
-        from flask_babel import get_locale
-
-        return _PUNCTUATION[kind]["zh" if str(get_locale() or "").startswith("zh") else "en"]
+        return _PUNCTUATION[kind][_reader_lang()]
 
     mark.__name__ = kind
     return mark
 
 
 def register(app: Flask) -> None:
-    for kind in _PUNCTUATION:
+    for kind in ("colon", "semicolon", "comma", "full_stop"):
         app.jinja_env.globals[kind] = _punctuation(kind)
+    app.jinja_env.filters["join_list"] = list_join
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["dt"] = fmt_dt
     app.jinja_env.filters["reveal_hidden"] = reveal_hidden

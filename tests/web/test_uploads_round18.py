@@ -160,7 +160,7 @@ def test_two_files_in_the_code_field_are_refused_naming_both_not_the_first_grade
         ("figure", (io.BytesIO(make_heatmap()), "b.png"))]))
     html = page.get_data(as_text=True)
     assert page.status_code == 400 and "字段「figure」中有 2 个文件" in html
-    assert "请重新选择：attention.py, a.png, b.png。" in html, "the page names the files to pick again"
+    assert "请重新选择：attention.py、a.png、b.png。" in html, "the page names the files to pick again"
     assert db.session.query(Submission).count() == 0
 
 
@@ -481,7 +481,7 @@ def test_an_empty_figure_on_the_form_is_named_empty_in_both_languages_and_the_fi
         client, web, course):
     web.login(client, course["alice"])
     for lang, empty, again in (("en", "The figure file is empty.", "Choose these again: attention.py, audit.md, "
-                                "heatmap.png."), ("zh", "图文件是空的。", "请重新选择：attention.py, audit.md, heatmap.png。")):
+                                "heatmap.png."), ("zh", "图文件是空的。", "请重新选择：attention.py、audit.md、heatmap.png。")):
         client.get(f"/lang/{lang}")
         resp, cpu, wall = timed(lambda: client.post("/assignments/attention/submit", content_type="multipart/form-data",
                                                     data={"code": (io.BytesIO(GOOD_CODE), "attention.py"),

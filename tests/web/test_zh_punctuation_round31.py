@@ -11,6 +11,8 @@ suites, app, worker), and every template, so a new text with ASCII punctuation f
 from __future__ import annotations
 
 import ast
+import html
+import io
 import re
 from pathlib import Path
 
@@ -105,14 +107,17 @@ def template_marks(source: str) -> list[str]:
     text = re.sub(r"\{\{.*?\}\}", "\x00", text, flags=re.S)
     text = re.sub(r"\{%.*?%\}", "", text, flags=re.S)
     text = re.sub(r"<[^<>]*>", " ", text)
-    return [text[max(0, m.start() - 20):m.end() + 5].replace("\x00", "{{}}")
-            for m in re.finditer(r"\x00\s*[:.;,!?]|[:.;,!?]\s*\x00", text)]
+    joins = re.findall(r"\|\s*join\(\s*['\"][,;] ?['\"]\s*\)", source)   # a list joined with ", " (use |join_list)
+    return joins + [text[max(0, m.start() - 20):m.end() + 5].replace("\x00", "{{}}")
+                    for m in re.finditer(r"\x00\s*[:.;,!?]|[:.;,!?]\s*\x00", text)]
 
 
 def test_the_template_scan_finds_punctuation_between_outputs_and_not_in_attributes():
     assert template_marks("<p>{{ a }}: {{ b }}.</p>") and template_marks("<li><code>{{ a }}</code>: {{ b }}</li>")
     assert template_marks("{% for w in ws %}{{ w }}{% if not loop.last %}, {% endif %}{% endfor %}")
+    assert template_marks("<p>{{ _('Changed: %(n)s', n=names|join(', ')) }}</p>")
     assert not template_marks('<input value="{{ a }}:{{ b }}"><p>{{ a }}{{ colon() }}{{ b }}</p>')
+    assert not template_marks("<p>{{ _('Changed: %(n)s', n=names|join_list) }}</p>")
 
 
 def test_no_template_writes_ascii_punctuation_next_to_an_output():
@@ -130,3 +135,57 @@ def test_the_regrade_confirmation_ends_its_sentence_in_the_readers_punctuation(c
     client.get(f"/lang/{lang}")
     page = client.post("/instructor/regrade", data={"scope": "counting", "a": course["assignment"].slug})
     assert sentence in page.get_data(as_text=True)
+
+
+_GETTEXT = {"_", "_l", "gettext", "lazy_gettext", "ngettext"}
+
+
+def ascii_list_joins(tree: ast.AST) -> list[int]:
+    """Lines where a translated message gets a list joined with ", " or "; " as a value (list_join says it
+    in the reader's language: "a、b" in zh)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _GETTEXT:
+            for value in [k.value for k in node.keywords]:
+                for inner in ast.walk(value):
+                    if (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+                            and inner.func.attr == "join" and isinstance(inner.func.value, ast.Constant)
+                            and inner.func.value.value in (", ", "; ", ",", ";")):
+                        found.append(node.lineno)
+    return found
+
+
+def test_the_join_scan_finds_a_list_joined_with_an_ascii_comma_into_a_translated_message():
+    assert ascii_list_joins(ast.parse('_("Saved: %(f)s.", f=", ".join(names))')) == [1]
+    assert ascii_list_joins(ast.parse('_("Saved: %(f)s.", f=list_join(names))')) == []
+
+
+def test_no_translated_message_of_the_pages_takes_a_list_joined_with_an_ascii_comma():
+    # The API's lists are its accepted values ("json, canvas", "counting, all"): code, and one value
+    # serves both languages of its error's message.
+    api = {"api.py", "api_input.py"}
+    found = {str(p.relative_to(ROOT)): ascii_list_joins(ast.parse(p.read_text(encoding="utf-8")))
+             for p in sorted((ROOT / "app").glob("*.py")) if p.name not in api}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+@pytest.mark.parametrize("lang, joined", [("en", "('a.py', 'b.py')"), ("zh", "（'a.py'、'b.py'）")])
+def test_two_files_in_one_field_are_listed_with_the_readers_list_comma(client, web, course, lang, joined):
+    web.login(client, course["alice"])
+    client.get(f"/lang/{lang}")
+    files = [(io.BytesIO(b"x = 1\n"), "a.py"), (io.BytesIO(b"x = 2\n"), "b.py")]
+    page = client.post("/assignments/attention/submit", data={"code": files, "confirm_no_audit": "1"},
+                       content_type="multipart/form-data")
+    assert page.status_code == 400 and joined in html.unescape(page.get_data(as_text=True))
+
+
+@pytest.mark.parametrize("lang, saved", [("en", "Settings saved: Late penalty, Wait between attempts."),
+                                         ("zh", "设置已保存：迟交扣分、两次提交的最短间隔。")])
+def test_settings_saved_lists_the_changed_settings_with_the_readers_list_comma(client, web, course, lang, saved):
+    web.login(client, course["teacher"])
+    client.get(f"/lang/{lang}")
+    a = course["assignment"]
+    form = {"late_penalty_percent": "37", "late_days_allowed": str(a.late_days_allowed),
+            "cooldown_seconds": "77", "published": "1"}
+    page = client.post(f"/instructor/settings?a={a.slug}", data=form, follow_redirects=True)
+    assert saved in html.unescape(page.get_data(as_text=True))
