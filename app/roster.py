@@ -120,9 +120,11 @@ def _swallowed(cells: list[str], delimiter: str) -> bool:
     end of the file, into that one cell. They were imported as one person named "Bob c@d.edu,Carl
     e@f.edu,Eve", and the people of those lines were silently missing."""
     for cell in cells:
-        lines = cell.splitlines()
-        if any(delimiter in line or "@" in line for line in lines[1:]):
-            return True
+        for line in cell.splitlines()[1:]:
+            # A roster line: an email, then the separator ("Wang\nFang, Jr." is a name with a line break).
+            first, sep, _rest = line.partition(delimiter)
+            if sep and EMAIL_RE.match(normalize_email(first.strip().strip('"'))):
+                return True
     return False
 
 

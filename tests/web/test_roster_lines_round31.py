@@ -84,3 +84,12 @@ def test_a_quoted_name_with_a_line_break_and_no_further_record_is_still_imported
     status, page = import_page(client, b'email,name\nli@example.edu,"Li\nWei"\nok@example.edu,Ok\n', "en")
     assert status == 200 and names()["li@example.edu"] == "Li Wei" and names()["ok@example.edu"] == "Ok"
     assert 'id="skipped"' not in page
+
+
+def test_a_name_with_a_line_break_and_a_comma_is_no_unclosed_quote():
+    from app.roster import _swallowed
+
+    assert not _swallowed(["w@example.edu", "Wang\nFang, Jr."], ",")
+    assert not _swallowed(["w@example.edu", "Wang\nmail: w@home.example"], ",")
+    assert _swallowed(["x@example.edu", "Bob\nc@example.edu,Carl\n"], ",")
+    assert _swallowed(["x@example.edu", "Bob\r\n\"c@example.edu\";Carl"], ";")
