@@ -233,6 +233,12 @@ def list_join(items: Iterable[object]) -> str:
     return _PUNCTUATION["list"][_reader_lang()].join(str(x) for x in items)
 
 
+def parenthesized(text: object) -> Markup:
+    """`(text)` in en, `（text）` in zh: parentheses a template wrote around an output were ASCII on zh
+    pages ("(原始 80，迟交 −8)", "(+2 天)")."""
+    return Markup("（{}）" if _reader_lang() == "zh" else "({})").format(text)   # escapes text unless Markup
+
+
 def _punctuation(kind: str) -> Callable[[], str]:
     def mark() -> str:
         return _PUNCTUATION[kind][_reader_lang()]
@@ -245,6 +251,7 @@ def register(app: Flask) -> None:
     for kind in ("colon", "semicolon", "comma", "full_stop"):
         app.jinja_env.globals[kind] = _punctuation(kind)
     app.jinja_env.filters["join_list"] = list_join
+    app.jinja_env.filters["parens"] = parenthesized
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["dt"] = fmt_dt
     app.jinja_env.filters["reveal_hidden"] = reveal_hidden

@@ -109,13 +109,14 @@ def template_marks(source: str) -> list[str]:
     text = re.sub(r"<[^<>]*>", " ", text)
     joins = re.findall(r"\|\s*join\(\s*['\"][,;] ?['\"]\s*\)", source)   # a list joined with ", " (use |join_list)
     return joins + [text[max(0, m.start() - 20):m.end() + 5].replace("\x00", "{{}}")
-                    for m in re.finditer(r"\x00\s*[:.;,!?]|[:.;,!?]\s*\x00", text)]
+                    for m in re.finditer(r"\x00\s*[:.;,!?)]|[:.;,!?(]\s*\x00", text)]
 
 
 def test_the_template_scan_finds_punctuation_between_outputs_and_not_in_attributes():
     assert template_marks("<p>{{ a }}: {{ b }}.</p>") and template_marks("<li><code>{{ a }}</code>: {{ b }}</li>")
     assert template_marks("{% for w in ws %}{{ w }}{% if not loop.last %}, {% endif %}{% endfor %}")
     assert template_marks("<p>{{ _('Changed: %(n)s', n=names|join(', ')) }}</p>")
+    assert template_marks("<span>({{ _('raw %(r)s', r=r) }})</span>") and not template_marks("<span>{{ x|parens }}</span>")
     assert not template_marks('<input value="{{ a }}:{{ b }}"><p>{{ a }}{{ colon() }}{{ b }}</p>')
     assert not template_marks("<p>{{ _('Changed: %(n)s', n=names|join_list) }}</p>")
 
@@ -189,3 +190,22 @@ def test_settings_saved_lists_the_changed_settings_with_the_readers_list_comma(c
             "cooldown_seconds": "77", "published": "1"}
     page = client.post(f"/instructor/settings?a={a.slug}", data=form, follow_redirects=True)
     assert saved in html.unescape(page.get_data(as_text=True))
+
+
+@pytest.mark.parametrize("lang, shown", [("en", "(+2 days)"), ("zh", "（+2 天）")])
+def test_an_extension_in_days_is_parenthesized_in_the_readers_punctuation(client, web, course, lang, shown):
+    web.login(client, course["teacher"])
+    client.get(f"/lang/{lang}")
+    a = course["assignment"]
+    client.post(f"/instructor/extensions?a={a.slug}", data={"student": "alice@example.edu", "extra_days": "2"})
+    page = html.unescape(client.get(f"/instructor/settings?a={a.slug}").get_data(as_text=True))
+    assert shown in page
+
+
+def test_parentheses_escape_what_they_hold(app):
+    from markupsafe import Markup
+
+    from app.views_helpers import parenthesized
+
+    with app.test_request_context("/", headers={"Accept-Language": "en"}):
+        assert parenthesized("<b>") == "(&lt;b&gt;)" and parenthesized(Markup("<b>x</b>")) == "(<b>x</b>)"
