@@ -94,7 +94,10 @@ def test_no_zh_text_of_the_code_uses_ascii_punctuation():
     found = []
     for package in ("app", "grading", "rubric", "grader_tests", "worker", "autograder"):
         for path in sorted((ROOT / package).rglob("*.py")):
-            for line, text in zh_texts(ast.parse(path.read_text(encoding="utf-8"))):
+            source = path.read_text(encoding="utf-8")
+            if "zh" not in source:     # parsing only what can hold a zh text: the scan took 3.7 s
+                continue
+            for line, text in zh_texts(ast.parse(source)):
                 found += [f"{path.relative_to(ROOT)}:{line}: {m}" for m in ascii_marks(text)]
     assert found == []
 
