@@ -7,9 +7,11 @@ warmed) here once per version, so every forked grading child starts hot.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib
 import sys
+from pathlib import Path
 
 from grading.suite import Suite, check_against_rubric, load_suite
 from rubric.audit import Checklist, load_checklist
@@ -30,9 +32,38 @@ class SuiteState:
 _states: dict[str, SuiteState] = {}
 
 
+# The code every grading runs besides its suite's own folder: the engine (sandbox, drivers, feedback
+# texts such as grading/proxy.py's) and the rubric's (scoring, the audit checker). Its text is part of the
+# grader version, as the suite's files are: a changed feedback text or audit rule is a new version.
+_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+SHARED_CODE: tuple[tuple[Path, str], ...] = (
+    (_PACKAGE_ROOT / "grading", "**/*.py"), (_PACKAGE_ROOT / "rubric", "*.py"), (_PACKAGE_ROOT / "rubric" / "audit", "**/*.py"))
+
+
+def _files_under(root: Path, pattern: str = "**/*") -> list[Path]:
+    """Files under ``root`` (sorted), without bytecode caches and Markdown (the assignment page, which
+    grades nothing)."""
+    return sorted(p for p in root.glob(pattern)
+                  if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".md"))
+
+
 def _suite_files(assignment: str) -> list:
-    rubric_file = rubric_path(assignment)
-    return [*sorted(suite_dir(assignment).glob("*.py")), rubric_file, rubric_file.parent / "audit.yaml"]
+    """The suite's folder and the rubric's (rubric.yaml, audit.yaml, the handout the audit checker reads,
+    pytest.ini): every file whose change reloads the suite and makes a new grader version. Only the
+    top-level ``*.py`` and the two YAML files were read: an edited handout or pytest.ini graded
+    differently under the same version."""
+    return [*_files_under(suite_dir(assignment)), *_files_under(rubric_path(assignment).parent)]
+
+
+@functools.lru_cache(maxsize=1)
+def shared_code_digest(roots: tuple[tuple[Path, str], ...] = SHARED_CODE) -> str:
+    """sha256 of the shared code as this process loaded it (read once: an edit takes a restart)."""
+    h = hashlib.sha256()
+    for root, pattern in roots:
+        for path in _files_under(root, pattern):
+            h.update(str(path.relative_to(root.parent)).encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
 
 
 def suite_state(assignment: str) -> SuiteState:
@@ -56,7 +87,7 @@ def suite_state(assignment: str) -> SuiteState:
     for path in sorted(suite_dir(assignment).glob("test_*.py")):
         importlib.import_module(f"{package}.{path.stem}")
     suite.warm()  # build cached inputs once in the warm parent; forked children inherit them
-    h = hashlib.sha256()
+    h = hashlib.sha256(shared_code_digest().encode())
     for path in files:
         h.update(path.name.encode())
         h.update(path.read_bytes())
