@@ -47,6 +47,7 @@ class GradingPlugin:
         # Which proxy serves which phase: the first phase uses the session the parent opened.
         self.phase_proxy: dict[str, StudentProxy] = {}
         self._prepared: StudentProxy | None = None
+        self._want_prepared = False   # the hidden tests' session is to be started at its first use
         self._lent = False
         self.outcomes: dict[str, TestOutcome] = {}
         self.measurements: dict[str, float] = {}
@@ -72,7 +73,7 @@ class GradingPlugin:
             kill = getattr(visible._session, "_kill", None)
             if kill is not None:
                 kill()
-        proxy, self._prepared = self._prepared, None
+        proxy, self._prepared = self._prepare_hidden(), None
         if proxy is not None and proxy.deaths:          # lent to a visible test, which killed it
             self.sessions.close(proxy)
             proxy = None
@@ -96,7 +97,7 @@ class GradingPlugin:
         left state there."""
         if self.sessions is None:
             raise InfrastructureError("fresh_student needs a session of its own, and none can be opened")
-        if self._prepared is not None and not self._lent and self._running not in self.hidden:
+        if not self._lent and self._running not in self.hidden and self._prepare_hidden() is not None:
             # The hidden tests' session, started but not yet called, is fresh: lent to one visible
             # test it saves a jail, and what the submission sees there is visible-test data only
             # (the hidden tests run after every visible one).
@@ -178,13 +179,22 @@ class GradingPlugin:
                     "outcome": "failed", "feedback": not_loaded_text(self.filename)}
             items[:] = []
             return
-        if first == "visible" and self.sessions is not None and any(test_id(i) in self.hidden for i in items):
-            # Started now, the hidden tests' jail is built while the visible tests run; no student
-            # code runs in it before it is first called (a fresh comparison, or the hidden tests).
+        # The hidden tests' jail is started when it is first needed (a fresh comparison it is lent
+        # to, or the first hidden test), right before its module is loaded, as the visible tests'
+        # is: started here, it sat idle through the visible tests, and its age at the import
+        # (/proc/self/stat's start time against the clock) told the submission which session it was.
+        self._want_prepared = (first == "visible" and self.sessions is not None
+                               and any(test_id(i) in self.hidden for i in items))
+
+    def _prepare_hidden(self) -> StudentProxy | None:
+        """The hidden tests' session, started now if it was not (None when the budget is spent)."""
+        if self._prepared is None and self._want_prepared:
+            self._want_prepared = False
             try:
                 self._prepared = self.sessions.proxy(HIDDEN_CPU_SHARE)
             except Feedback:
                 self._prepared = None      # out of budget: the hidden tests will say so
+        return self._prepared
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):

@@ -159,6 +159,10 @@ _NOT_CARRIED: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p
      r"bytes a reply may carry",
      "a tensor of shape {shape}, whose values take {n} bytes: larger than the {cap} bytes a reply may carry",
      "一个 shape 为 {shape} 的 tensor：其数值占 {n} 字节，超过一次回复可携带的 {cap} 字节"),
+    (r"an array of shape (?P<shape>\[[0-9,]*\]), whose values take (?P<n>\d+) bytes: larger than the (?P<cap>\d+) "
+     r"bytes a reply may carry",
+     "an array of shape {shape}, whose values take {n} bytes: larger than the {cap} bytes a reply may carry",
+     "一个 shape 为 {shape} 的数组：其数值占 {n} 字节，超过一次回复可携带的 {cap} 字节"),
     # The encoder's refusals (grading/sandbox/protocol.py ``encode``), what the jail could not send back
     (r"tensor dtype (?P<dt>[\w.]+) is not allowed", "tensor dtype {dt} is not allowed",
      "tensor 的 dtype {dt} 无法传回（可传回的只有 float32、float64、float16、bfloat16、int64、int32 和 `bool`）"),
@@ -167,6 +171,8 @@ _NOT_CARRIED: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p
     (r"(?P<what>tensor|array) has too many dimensions", "{what} has too many dimensions",
      "它的维数过多（最多 " + str(MAX_DIMS) + " 维）"),
     (r"too many tensors", "too many tensors", "tensor 数量过多（一次回复最多 " + str(MAX_TENSORS) + " 个）"),
+    (r"message header larger than (?P<cap>\d+) bytes", "message header larger than {cap} bytes",
+     "结果中 tensor 以外的部分超过一次回复可携带的 {cap} 字节"),
     (r"message body larger than (?P<cap>\d+) bytes", "message body larger than {cap} bytes",
      "结果的数据超过一次回复可携带的 {cap} 字节"),
     (r"too many values", "too many values", "值的数量过多（一次回复最多 " + str(MAX_ITEMS) + " 个）"),

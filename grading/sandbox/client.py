@@ -155,6 +155,18 @@ class ReplyAllowance:
     def take(self, size: int) -> None:
         self.spent += max(0, int(size))
 
+    # One reply may carry this share of the total (1 MiB of 8: an honest reply is under 10 KB), so that
+    # one result over it costs its own test only: the jail is told the cap and refuses a larger result
+    # itself (runtime.Runtime.serve), and what is left serves the other tests.
+    REPLY_SHARE = 8
+
+    def reply_cap(self) -> int:
+        """What the next reply may carry, told to the jail with each request. The same in every
+        session until the replies read come within a share of the total (an honest grading reads
+        ~100 KB of 8 MiB): what is left, told exactly, would tell a session how much the sessions
+        before it read, and so whether it is the first (the visible tests') or a later one."""
+        return min(self.left(), max(self.FLOOR, self.total // self.REPLY_SHARE))
+
 
 # --------------------------------------------------------------------------- idle jails
 # A pending call's jail is first looked at after IDLE_FIRST_S (most calls have answered by then, and
@@ -596,7 +608,10 @@ class Session:
         st_r, st_w = os.pipe()
         self._sock, self._life_w, self._st_r = mine, life_w, st_r
         self._rfile = protocol.reader(mine)
-        job = {"uids": executor.uids, "limits": limits.as_job()}
+        # RLIMIT_CPU is the executor's for every session (the zygote enforces this session's cut):
+        # an rlimit that followed the grading's budget told a jail which session it was.
+        job = {"uids": executor.uids,
+               "limits": {**limits.as_job(), "cpu_rlimit": float(max(limits.cpu, executor.limits.cpu))}}
         try:
             executor._launch(job, [theirs.fileno(), life_r, out_w, st_w])
         except BaseException:
@@ -796,7 +811,11 @@ class Session:
 
         try:
             self._sock.settimeout(budget)
-            protocol.send(self._sock, {"op": op, "seq": seq, **fields}, self.limits.max_message)
+            # "cap": what this side will read of the reply, so the jail refuses a larger one itself and
+            # its session lives on (runtime.Runtime.serve); one sent anyway is refused below.
+            cap = min(self.limits.max_message, self._replies.reply_cap())
+            caps = [min(protocol.HEADER_CAP, cap), cap]
+            protocol.send(self._sock, {"op": op, "seq": seq, "cap": caps, **fields}, self.limits.max_message)
             self._watch_idle(deadline, during)
             # Charged as it is read, refused or not (a refused reply's header was not: 6 MiB a grading).
             reply, _ = protocol.recv_sized(self._rfile, min(protocol.HEADER_CAP, allowance),

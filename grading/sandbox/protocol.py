@@ -148,7 +148,10 @@ def array_bytes(a: np.ndarray) -> bytes:
 _PLAIN = frozenset({type(None), bool, str, int, float})
 
 
-def encode(value, body_cap: int = BODY_CAP) -> bytes:
+def encode(value, body_cap: int = BODY_CAP, weight: int = 0, header_cap: int | None = None) -> bytes:
+    """``value`` as one message. ``weight``: what each tensor or array weighs against ``body_cap``
+    besides its bytes, as ``recv_sized`` weighs it (``TENSOR_WEIGHT``); ``header_cap``: the longest
+    header the reader takes. A message the reader would refuse is refused here, before it is sent."""
     tensors: list[dict] = []
     chunks: list[bytes] = []
     size = 0
@@ -166,7 +169,7 @@ def encode(value, body_cap: int = BODY_CAP) -> bytes:
             raise ProtocolError("too many tensors")
         # Check the size before copying: a huge result must fail cleanly, not run the
         # jail out of address space while being serialised.
-        if size + numel * _ITEMSIZE[dtype] > body_cap:
+        if size + numel * _ITEMSIZE[dtype] + weight * (len(tensors) + 1) > body_cap:
             raise ProtocolError(f"message body larger than {body_cap} bytes")
         data = to_bytes(v)
         tensors.append({"dtype": dtype, "shape": [int(s) for s in shape], "offset": size, "nbytes": len(data)})
@@ -210,6 +213,8 @@ def encode(value, body_cap: int = BODY_CAP) -> bytes:
 
     header = {"v": enc(value, 0), "t": tensors, "n": size}
     hb = json.dumps(header, allow_nan=True, separators=(",", ":")).encode()
+    if header_cap is not None and len(hb) > header_cap:
+        raise ProtocolError(f"message header larger than {header_cap} bytes")
     return b"".join((_LEN.pack(len(hb)), hb, *chunks))
 
 

@@ -223,7 +223,13 @@ class Runtime:
             return _plain_tensor(t.detach(), self.body_cap)
         if isinstance(value, np.ndarray | np.generic):
             # Arrays (and NumPy scalars such as np.float64) go back as plain arrays; a subclass
-            # (np.matrix, masked arrays, student classes) is reduced to its data.
+            # (np.matrix, masked arrays, student classes) is reduced to its data. One over the reply's cap
+            # is said as a tensor is (its shape and bytes), before it is copied.
+            nbytes = int(np.ndarray.__getattribute__(value, "nbytes")) if isinstance(value, np.ndarray) else 0
+            if nbytes > self.body_cap:
+                shape = "[" + ",".join(str(int(n)) for n in np.ndarray.__getattribute__(value, "shape")) + "]"
+                raise _Fail("InvalidResult", f"an array of shape {shape}, whose values take {nbytes} bytes: larger "
+                                             f"than the {self.body_cap} bytes a reply may carry")
             return np.array(value, order="C", copy=True, subok=False)
         if value is None or type(value) in (bool, int, float, str):
             return value
@@ -500,6 +506,15 @@ class Runtime:
             except protocol.PeerClosed:
                 return
             seq = req.get("seq") if isinstance(req, dict) else None
+            # What the trusted side will read of this reply ([header, body] bytes: what is left of the
+            # grading's allowance): a larger result is refused here, as this call's InvalidResult, and
+            # the session goes on. Sent anyway, it was refused there, which ended the session: each of
+            # the next sessions lost a test the same way, and every later test was "not run".
+            caps = req.get("cap") if isinstance(req, dict) else None
+            header_cap, reply_cap = protocol.HEADER_CAP, body_cap
+            if type(caps) is list and len(caps) == 2 and all(type(c) is int and c > 0 for c in caps):
+                header_cap, reply_cap = min(caps[0], protocol.HEADER_CAP), min(caps[1], body_cap)
+            self.body_cap = reply_cap
             self.changed = []
             try:
                 op = self.OPS[req["op"]]
@@ -512,7 +527,7 @@ class Runtime:
                 e = None  # drop the traceback (frames of student code)
             _flush()
             try:
-                data = protocol.encode(reply, body_cap)
+                data = protocol.encode(reply, reply_cap, protocol.TENSOR_WEIGHT, header_cap)
             except BaseException as e:  # noqa: BLE001
                 data = protocol.encode({"seq": seq, "ok": False,
                                         "error": {"kind": "InvalidResult", "message": _safe_str(e),

@@ -29,6 +29,7 @@ import json  # noqa: E402
 import math  # noqa: E402
 import random  # noqa: E402
 import resource  # noqa: E402
+import secrets  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
@@ -36,6 +37,7 @@ import sys  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 import warnings  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 
 warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
 
@@ -90,14 +92,21 @@ PR_SET_NO_NEW_PRIVS = 38
 SYS_pivot_root = 155  # x86_64
 
 UID_MIN, UID_MAX = 60000, 65000
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+CPU_CHECK_S = 0.1     # how often the zygote reads a running jail's CPU against its session's limit
 
 
-def jail_uid(uids: list[int], live: list[int]) -> int:
-    """The uid of a new jail among its executor's ``uids``: the first that no live jail (``live``:
-    their uids) has, else the least shared. RLIMIT_NPROC counts the threads of a uid: with one uid
-    per executor, a jail holding all it could get left 4 of the 16 to the jail opened beside it in
-    the same grading (the determinism test's fresh session)."""
-    return min(uids, key=lambda u: (live.count(u), uids.index(u)))
+def jail_uid(uids: list[int], live: list[int], choice: Callable[[list[int]], int] = secrets.choice) -> int:
+    """The uid of a new jail among its executor's ``uids``: one that no live jail (``live``: their
+    uids) has, else one of the least shared, drawn at random. RLIMIT_NPROC counts the threads of a
+    uid: with one uid per executor, a jail holding all it could get left 4 of the 16 to the jail
+    opened beside it in the same grading (the determinism test's fresh session). Drawn, not the first
+    free one: a grading's first session (the visible tests') always had the executor's first uid and
+    the hidden tests' session, opened beside it, another, so ``os.getuid()`` told a submission which
+    tests it was answering. Drawn uniformly among the free ones, every session's uid is uniform over
+    the executor's, whichever session it is."""
+    least = min(live.count(u) for u in uids)
+    return choice([u for u in uids if live.count(u) == least])
 
 
 def _check(rc: int, what: str) -> None:
@@ -289,7 +298,11 @@ def build_root(root: str, binds, tmp_bytes: int) -> None:
 
 
 def _set_rlimits(lim: dict) -> None:
-    cpu = int(math.ceil(lim["cpu"]))
+    # RLIMIT_CPU is the executor's, the same for every session (``cpu_rlimit``): the session's own CPU
+    # limit, cut to what is left of the grading's budget (the hidden tests' session gets less than the
+    # visible tests'), is enforced by this zygote (``Jail.over_cpu``). Set as the rlimit, getrlimit()
+    # told a submission which session it was in (20 s for the visible tests, 8 s for the hidden ones).
+    cpu = int(math.ceil(max(lim["cpu"], lim.get("cpu_rlimit", 0))))
     resource.setrlimit(resource.RLIMIT_AS, (lim["memory"], lim["memory"]))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_NPROC, (lim["nproc"], lim["nproc"]))
@@ -397,14 +410,27 @@ def _fcntl_dup(fd: int) -> int:
 class Jail:
     """A running jail as the zygote supervises it."""
 
-    def __init__(self, pid: int, lifeline_fd: int, status_fd: int, setup_r: int, wall: float, uid: int):
+    def __init__(self, pid: int, lifeline_fd: int, status_fd: int, setup_r: int, wall: float, uid: int,
+                 cpu: float = math.inf):
         self.pid = pid
         self.uid = uid
+        self.cpu = cpu                              # CPU seconds it may use (its session's limit)
+        self._stat = f"/proc/{pid}/stat"
         self.pidfd = os.pidfd_open(pid)
         self.lifeline_fd, self.status_fd, self.setup_r = lifeline_fd, status_fd, setup_r
         self.deadline = time.monotonic() + wall
         self.reason: str | None = None            # why it was killed: "closed", "wall" or "output"
         self.ended: tuple[int, object] | None = None  # (wait status, rusage) once reaped
+
+    def over_cpu(self) -> bool:
+        """It used its CPU limit: the CPU of all its threads (it can start no process), read from
+        /proc as the kernel counts it for RLIMIT_CPU."""
+        try:
+            with open(self._stat, "rb") as f:
+                fields = f.read().rpartition(b")")[2].split()
+            return (int(fields[11]) + int(fields[12])) / _CLK_TCK >= self.cpu
+        except (OSError, ValueError, IndexError):
+            return False               # ended meanwhile: its end is reported as such
 
     def kill(self, reason: str) -> None:
         if self.reason is None:
@@ -458,6 +484,7 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
     data_fd, lifeline_fd, out_fd, status_fd = fds
     try:
         wall = float(job["limits"]["wall"])
+        cpu = float(job["limits"]["cpu"])
         uids = [int(u) for u in job["uids"]]
         for u in uids or [None]:
             if u is None or not UID_MIN <= u <= UID_MAX:
@@ -508,7 +535,7 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
             os.close(fd)
         return None
     try:
-        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid)
+        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid, cpu)
         # The jail's pid, first on the status pipe: the trusted side reads what the jail's threads do
         # (/proc) while it waits for a reply, and stops a jail that sleeps there (client.IdleWatch).
         _report(status_fd, {"pid": pid})
@@ -601,7 +628,9 @@ def main() -> None:
         return
     while True:
         now = time.monotonic()
-        wait = min([0.25, *(max(0.0, j.deadline - now) for j in jails.values() if j.reason is None)])
+        # Every CPU_CHECK_S while a jail runs: its CPU is read against its session's limit.
+        wait = min([0.25 if not jails else CPU_CHECK_S,
+                    *(max(0.0, j.deadline - now) for j in jails.values() if j.reason is None)])
         # A killed jail's lifeline stays readable: only its end is awaited then.
         watched = [ctrl.fileno()] + [j.pidfd for j in jails.values()] \
             + [j.lifeline_fd for j in jails.values() if j.reason is None]
@@ -619,6 +648,8 @@ def main() -> None:
                     j.kill("output" if b"o" in _drain(j.lifeline_fd) else "closed")
                 elif now >= j.deadline:
                     j.kill("wall")
+                elif j.reason is None and j.over_cpu():
+                    j.kill("cpu")
             except Exception:  # noqa: BLE001 - one jail's bookkeeping must not end the zygote
                 traceback.print_exc()
         if ctrl.fileno() not in ready:

@@ -224,7 +224,9 @@ def test_results_of_tens_of_megabytes_cost_the_worker_little_and_are_the_student
     assert result["total"] < correct_total
     assert cpu < honest_cpu + 0.6, f"{cpu:.2f} s of the worker's CPU (an honest grading: {honest_cpu:.2f} s)"
     assert wall < honest_wall + 2.5, f"{wall:.1f} s (an honest grading: {honest_wall:.1f} s)"
-    cap = f"came to more than {executor.limits.max_received >> 20} MiB"
+    # Refused in the jail, over the cap one reply may carry (round 31: it said "came to more than 8 MiB in all"
+    # once the session had died at it, and every later session lost its first test the same way).
+    cap = "bytes a reply may carry" if attack == "tens_of_megabytes" else "message body larger than"
     said = [t["feedback"] for t in result["tests"] if cap in t["feedback"]["en"]]
     assert said and all("无法从沙箱传回评分系统" in f["zh"] for f in said)
 
@@ -235,7 +237,16 @@ JUST_UNDER_THE_CAP = HUGE_RESULTS.replace("n = 7_800_000 if isinstance(out, tupl
                                           "n = 900_000 if isinstance(out, tuple) else 1_800_000")
 
 
-def test_the_reply_cap_is_one_for_all_the_sessions_of_a_grading(executor, correct_total):
+@pytest.fixture
+def cap_ignored(monkeypatch):
+    """The jail told no reply cap: it sends what a jail that ignores its cap (round 31: the runtime refuses
+    a result over it) would, and this side's shared cap must hold."""
+    from grading.sandbox.client import ReplyAllowance
+
+    monkeypatch.setattr(ReplyAllowance, "reply_cap", lambda self: 1 << 40)
+
+
+def test_the_reply_cap_is_one_for_all_the_sessions_of_a_grading(executor, correct_total, cap_ignored):
     # The cap was per session (Limits.max_received), and a grading whose sessions die at it opens
     # up to 6 (two reopened after a lost one, the hidden tests', fresh ones for comparisons): the
     # worker read 43.2 MB of replies for this submission, 6 times the cap, and spent 0.28 s of CPU
@@ -256,11 +267,11 @@ def test_the_reply_cap_is_one_for_all_the_sessions_of_a_grading(executor, correc
     assert cpu < honest_cpu + 0.4, f"{cpu:.2f} s of the worker's CPU (an honest grading: {honest_cpu:.2f} s)"
     sessions = int(re.search(r"^sessions used: (\d+)$", result["log"], re.M).group(1))
     read = int(re.search(r"^replies read: (\d+) bytes", result["log"], re.M).group(1))
-    assert sessions >= 4, result["log"][-3000:]
+    assert sessions >= 3, result["log"][-3000:]   # the hidden tests' is opened when first needed (round 31)
     assert 7_000_000 < read <= executor.limits.max_received + sessions * (64 << 10), read
 
 
-def test_checks_skipped_after_sessions_lost_to_refused_replies_say_so_not_hung_or_crashed(executor):
+def test_checks_skipped_after_sessions_lost_to_refused_replies_say_so_not_hung_or_crashed(executor, cap_ignored):
     # Every session of this grading was lost to a reply over the cap; the checks skipped then said
     # "attention.py hung or crashed 3 times already" (22 tests) and "... in an earlier call": it did neither.
     result = _grade(executor, JUST_UNDER_THE_CAP)

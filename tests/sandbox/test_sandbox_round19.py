@@ -21,7 +21,14 @@ def big(n):
 '''
 
 
-def test_a_reply_refused_for_its_body_is_charged_for_the_header_read(executor):
+@pytest.fixture
+def cap_ignored(monkeypatch):
+    """The jail told no reply cap: it sends what a jail that ignores its cap (round 31: the runtime refuses a
+    result over it itself) would, which this side refuses and charges."""
+    monkeypatch.setattr(ReplyAllowance, "reply_cap", lambda self: 1 << 40)
+
+
+def test_a_reply_refused_for_its_body_is_charged_for_the_header_read(executor, cap_ignored):
     # The refused reply's header (up to 1 MiB, read and JSON-parsed by the worker) was not counted
     # against the grading's allowance: six sessions each ending this way made the worker read 6 MiB
     # beyond Limits.max_received, and the next session's cap was still the whole allowance.
@@ -38,7 +45,7 @@ def test_a_reply_refused_for_its_body_is_charged_for_the_header_read(executor):
     assert_healthy(executor)
 
 
-def test_once_refused_headers_have_spent_the_allowance_the_next_session_reads_no_more_of_them(executor):
+def test_once_refused_headers_have_spent_the_allowance_the_next_session_reads_no_more_of_them(executor, cap_ignored):
     # Charged, a refused header shrinks what the next session may read: its header cap is what is
     # left, so a second 1 MB header is refused from its length (4 bytes read), not read and parsed.
     shared = ReplyAllowance(1_500_000)
@@ -102,9 +109,9 @@ def test_jails_open_side_by_side_each_get_the_threads_rlimit_nproc_allows(execut
     assert got_b == got_a, (got_a, got_b)
     assert uid_a != uid_b and {uid_a, uid_b} <= set(executor.uids), (uid_a, uid_b, executor.uids)
     assert min(executor.uids) >= 60000
-    with executor.session(THREAD_HOARDER, "h.py", "h") as c:    # alone again: the executor's first uid
-        c.load()
-        assert c.call_function("uid") == executor.uid
+    with executor.session(THREAD_HOARDER, "h.py", "h") as c:    # alone again: any of the executor's uids
+        c.load()                                                # (drawn: round 31)
+        assert c.call_function("uid") in executor.uids
     assert_healthy(executor)
 
 
@@ -118,7 +125,8 @@ def test_past_its_uids_an_executor_shares_the_least_used_one(executor):
             s = stack.enter_context(executor.session(THREAD_HOARDER, "h.py", "h"))
             s.load()
             seen.append(s.call_function("uid"))
-    assert seen == [*executor.uids, executor.uid], seen
+    # Each a free uid while there is one (drawn among them: round 31), then one of the least shared.
+    assert sorted(seen[:-1]) == sorted(executor.uids) and seen[-1] in executor.uids, seen
     assert_healthy(executor)
 
 
