@@ -170,7 +170,8 @@ def encode(value, body_cap: int = BODY_CAP, weight: int = 0, header_cap: int | N
         # Check the size before copying: a huge result must fail cleanly, not run the
         # jail out of address space while being serialised.
         if size + numel * _ITEMSIZE[dtype] + weight * (len(tensors) + 1) > body_cap:
-            raise ProtocolError(f"message body larger than {body_cap} bytes")
+            raise ProtocolError(f"message body larger than {body_cap} bytes" + (
+                f" (each tensor or array counting {weight >> 10} KiB besides its data)" if weight else ""))
         data = to_bytes(v)
         tensors.append({"dtype": dtype, "shape": [int(s) for s in shape], "offset": size, "nbytes": len(data)})
         chunks.append(data)

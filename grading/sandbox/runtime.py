@@ -506,8 +506,8 @@ class Runtime:
             except protocol.PeerClosed:
                 return
             seq = req.get("seq") if isinstance(req, dict) else None
-            # What the trusted side will read of this reply ([header, body] bytes: what is left of the
-            # grading's allowance): a larger result is refused here, as this call's InvalidResult, and
+            # What the trusted side will read of this reply ([header, body] bytes: client.ReplyAllowance
+            # .reply_cap, 1 MiB of the grading's 8): a larger result is refused here, as this call's InvalidResult, and
             # the session goes on. Sent anyway, it was refused there, which ended the session: each of
             # the next sessions lost a test the same way, and every later test was "not run".
             caps = req.get("cap") if isinstance(req, dict) else None

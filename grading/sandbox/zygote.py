@@ -419,7 +419,7 @@ class Jail:
         self.pidfd = os.pidfd_open(pid)
         self.lifeline_fd, self.status_fd, self.setup_r = lifeline_fd, status_fd, setup_r
         self.deadline = time.monotonic() + wall
-        self.reason: str | None = None            # why it was killed: "closed", "wall" or "output"
+        self.reason: str | None = None            # why it was killed: "closed", "wall", "output" or "cpu"
         self.ended: tuple[int, object] | None = None  # (wait status, rusage) once reaped
 
     def over_cpu(self) -> bool:

@@ -126,3 +126,18 @@ def test_a_result_over_the_reply_cap_costs_only_the_tests_that_got_it(executor, 
         assert "超过一次回复可携带的" in t["feedback"]["zh"] and "评分系统的英文说明" not in t["feedback"]["zh"]
     assert result["total"] >= honest["total"] - sum(t["max_points"] for t in failed)
     assert result["total"] >= honest["total"] - 20, (result["total"], honest["total"])
+
+
+@pytest.mark.parametrize("said", [
+    "an array of shape [7000000], whose values take 28000000 bytes: larger than the 1048576 bytes a reply may carry",
+    "message header larger than 1048576 bytes",
+    "message body larger than 1048576 bytes (each tensor or array counting 16 KiB besides its data)",
+])
+def test_what_the_jail_refuses_over_the_reply_cap_is_said_in_chinese_too(said):
+    from grading.proxy import student_error_text
+    from grading.sandbox import StudentError
+    from tests.grading.helpers import english_in_zh
+
+    text = student_error_text("scaled_dot_attention()", StudentError("InvalidResult", said))
+    assert said in text["en"]
+    assert "1048576 字节" in text["zh"] and english_in_zh(text["zh"]) == [], text["zh"]
