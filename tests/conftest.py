@@ -121,3 +121,17 @@ def executor(_shared_executor):
     yield ex
     if not ex.alive or wait_no_leftovers(ex) != []:
         _shared_executor.close()
+
+
+@pytest.fixture(scope="module")
+def served(executor):
+    """An executor with the service's limits (a session's CPU limit of 20 s under a grading's budget of 30 s:
+    the shared one has 5 s, which every session of a grading gets, so what a cut limit shows is not seen
+    there), closed with nothing left running. Asks for ``executor`` for its root check."""
+    from grading.executor import suite_packages
+    from grading.sandbox import Executor, Limits
+    from tests.sandbox.helpers import wait_no_leftovers
+
+    with Executor(Limits(), preload=suite_packages()) as ex:
+        yield ex
+        assert wait_no_leftovers(ex) == []

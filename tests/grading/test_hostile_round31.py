@@ -335,14 +335,9 @@ if len(seen["others"]) > 1:
 
 
 @pytest.fixture(scope="module")
-def served(executor):
-    """An executor with the service's limits, closed with nothing left running."""
-    from grading.sandbox import Executor, Limits
-    from tests.sandbox.helpers import wait_no_leftovers
-
-    with Executor(Limits()) as ex:
-        yield ex
-        assert wait_no_leftovers(ex) == []
+def honest(served) -> tuple[float, float]:
+    """The honest file's total and the worker's CPU for it, on the executor the attacks are graded by."""
+    return honest_cost(_grade, served, CORRECT)
 
 
 def _grade(executor, code: str) -> dict:
@@ -367,11 +362,6 @@ def test_nothing_a_session_reads_tells_it_runs_the_hidden_tests(served, name):
     assert lost == [], f"{name} fired in: {lost}"
     assert result["total"] == control["total"]
     _nothing_left(served)
-
-
-@pytest.fixture(scope="module")
-def honest(served) -> tuple[float, float]:
-    return honest_cost(_grade, served, CORRECT)
 
 
 @pytest.mark.slow

@@ -51,18 +51,6 @@ print("OBSERVED", repr(_observed()))
 '''
 
 
-@pytest.fixture(scope="module")
-def served(executor):
-    """An executor with the service's limits (a session's CPU limit of 20 s under a grading's budget of 30 s:
-    the tests' executor has 5 s, which both sessions got), closed with nothing left running."""
-    from grading.sandbox import Executor, Limits
-    from tests.sandbox.helpers import wait_no_leftovers
-
-    with Executor(Limits()) as ex:
-        yield ex
-        assert wait_no_leftovers(ex) == []
-
-
 def _observed(result: dict) -> list[dict]:
     lines = [line.split("OBSERVED ", 1)[1] for line in result["log"].splitlines() if "OBSERVED " in line]
     return [ast.literal_eval(line) for line in lines]
