@@ -85,6 +85,13 @@ HIDING_BUILTINS = {"__import__", "eval", "exec", "compile", "globals", "vars", "
 # own (``compile = False``, a dataclass field ``compile: bool``, ``for vars in ...``) is no use of it,
 # nor is a read of it inside the function that binds it. The dunders hide when written too.
 SHADOWABLE_BUILTINS = {"eval", "exec", "compile", "globals", "vars", "locals", "breakpoint"}
+# The attributes of reviewable modules that carry one of those builtins' names and are not the builtin (checked
+# against the modules in tests/grading/test_fair_round31.py): ``from torch import compile`` then ``@compile`` or
+# ``compile(model)`` is torch.compile (which the jail makes give back what it is given), and cost 13 points pending
+# review when the name alone decided. What a name is bound to decides (_imported_over_builtins).
+SHADOWING_IMPORTS: dict[str, frozenset[str]] = {"torch": frozenset({"compile"}),
+                                                "torch.compiler": frozenset({"compile"}),
+                                                "re": frozenset({"compile"})}
 # ``x.__class__`` is not among them: it only leads to the student's own class, and every way on
 # from a class to other code (``__mro__``, ``__base__``, ``__subclasses__``, ``__globals__``,
 # ``__dict__``, a computed ``getattr``) is flagged itself.
@@ -133,6 +140,17 @@ JIT_HARMLESS = {"is_scripting", "is_tracing", "unused", "ignore", "export", "Fin
 # the decorator that keeps a function out of compilation.
 # ``torch.compiler.compile`` only calls ``torch.compile``, which the jail makes return what it is given.
 COMPILER_HARMLESS = {"is_compiling", "is_dynamo_compiling", "is_exporting", "disable", "compile"}
+# The same for ``torch._dynamo``, as public code wrote it before torch.compiler existed (``@torch._dynamo.disable``,
+# ``torch._dynamo.reset()``, ``torch._dynamo.mark_dynamic(x, 0)``; 13 points pending review): the decorator that keeps
+# a function out of compilation, the guard, and the calls that forget or mark what a compilation traced. Nothing in
+# the jail is compiled (grading.sandbox.lazy_torch), so none of them changes what runs; ``optimize``, ``export``,
+# ``allow_in_graph``, the package's modules and its ``config`` as a value stay flagged (``config.load_config``
+# unpickles). A constant assigned to a setting (``torch._dynamo.config.suppress_errors = True``) is
+# _dynamo_setting's.
+DYNAMO_HARMLESS = {"disable", "is_compiling", "reset", "mark_dynamic", "mark_static", "maybe_mark_dynamic"}
+# ``import torch.compiler`` / ``import torch._dynamo`` / ``import torch.onnx`` (no ``as``) bind only ``torch``: each
+# use, ``torch.compiler.X``, is judged where it stands (the harmless parts above), so the import itself is no finding.
+IMPORTS_BINDING_TORCH_ONLY = {"torch.compiler", "torch._dynamo", "torch.onnx"}
 # ``torch.onnx``'s guard (export-aware code keeps a branch for ``torch.onnx.is_in_onnx_export()``: cost 13
 # points); its exporters and symbolic registries (register_custom_op_symbolic...) stay flagged.
 ONNX_HARMLESS = {"is_in_onnx_export"}
@@ -2094,9 +2112,21 @@ def _harmless_part(package: str, attr: str) -> bool:
         return attr in COMPILER_HARMLESS
     if package == "onnx":
         return attr in ONNX_HARMLESS
+    if package == "_dynamo":
+        return attr in DYNAMO_HARMLESS
     if package == "testing":
         return attr in TESTING_HARMLESS or (attr.startswith(TESTING_HARMLESS_PREFIX) and attr.isidentifier())
     return False
+
+
+def _dynamo_setting(node: ast.Attribute, parents: dict[int, ast.AST]) -> bool:
+    """Whether ``node`` is ``<x>._dynamo.config.<name>`` assigned a constant (``torch._dynamo.config.suppress_errors =
+    True``, ``.cache_size_limit = 64``): a setting of a compiler the jail never runs, and nothing is read from it."""
+    config = node.value
+    assign = parents.get(id(node))
+    return isinstance(node.ctx, ast.Store) and not node.attr.startswith("_") and isinstance(config, ast.Attribute) \
+        and config.attr == "config" and isinstance(config.value, ast.Attribute) and config.value.attr == "_dynamo" \
+        and isinstance(assign, ast.Assign) and assign.targets == [node] and isinstance(assign.value, ast.Constant)
 
 
 def _function_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
@@ -2138,6 +2168,54 @@ def _bound_in_function(node: ast.Name, parents: dict[int, ast.AST]) -> bool:
         if in_body and node.id in _function_locals(scope):
             return True
         child, scope = scope, parents.get(id(scope))
+    return False
+
+
+def _imported_over_builtins(tree: ast.Module) -> set[str]:
+    """The shadowable builtins' names that, at module level, are bound to an import from SHADOWING_IMPORTS before
+    anything could read them: a top-level ``from torch import compile`` (not in ``try``/``if``: it always runs),
+    that binding the file's only one of the name (no ``del``, no ``global``, no other assignment), and only
+    imports, docstrings, constants and undecorated definitions before it (nothing there runs code or names it).
+    Every read of such a name, at module level or in a function, is the imported object, never the builtin."""
+    counts = _binding_counts(tree)
+    names: set[str] = set()
+    for name in SHADOWABLE_BUILTINS:
+        if counts.get(name) != 1:
+            continue
+        for stmt in tree.body:
+            if isinstance(stmt, ast.ImportFrom) and not stmt.level and any(
+                    (a.asname or a.name) == name and a.name in SHADOWING_IMPORTS.get(stmt.module or "", ())
+                    for a in stmt.names):
+                names.add(name)
+                break
+            # (a definition's body runs later, when it is called: after the import)
+            run = [p for p in (stmt.args, stmt.returns) if p is not None] \
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) else [stmt]
+            if not _runs_nothing(stmt) or any(isinstance(n, ast.Name) and n.id == name for r in run for n in ast.walk(r)):
+                break
+    return names
+
+
+def _runs_nothing(stmt: ast.stmt) -> bool:
+    """Whether running a top-level statement can call nothing of the file's: an import, a docstring or a
+    constant, ``pass``, an undecorated ``def`` whose defaults and annotations call nothing (its body runs
+    later), or a ``try`` of these (optional imports)."""
+    if isinstance(stmt, ast.Import | ast.ImportFrom | ast.Pass):
+        return True
+    if isinstance(stmt, ast.Expr | ast.Assign | ast.AnnAssign):
+        value = stmt.value
+        return value is not None and all(isinstance(n, ast.Constant | ast.List | ast.Tuple | ast.Set | ast.Dict
+                                                    | ast.Load | ast.UnaryOp | ast.USub) for n in ast.walk(value)) \
+            and (isinstance(stmt, ast.Expr) or all(
+                isinstance(t, ast.Name) for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])))
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+        return not stmt.decorator_list and not any(
+            isinstance(n, ast.Call | ast.NamedExpr | ast.Lambda | ast.Await | ast.Yield)
+            for part in (stmt.args, stmt.returns) if part is not None for n in ast.walk(part))
+    if isinstance(stmt, ast.Try):
+        return all(_runs_nothing(s) for s in (*stmt.body, *stmt.orelse, *stmt.finalbody,
+                                              *(s for h in stmt.handlers for s in h.body))) \
+            and all(h.type is None or isinstance(h.type, ast.Name) for h in stmt.handlers)
     return False
 
 
@@ -2804,6 +2882,12 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
     class_level = {id(stmt) for c in _nodes(tree) if isinstance(c, ast.ClassDef) for stmt in c.body}
 
     dispatch_memo: list[set[int]] = []
+    shadowed_memo: list[set[str]] = []
+
+    def imported_over_builtins() -> set[str]:
+        if not shadowed_memo:
+            shadowed_memo.append(_imported_over_builtins(tree))
+        return shadowed_memo[0]
 
     def dispatchers() -> set[int]:
         if not dispatch_memo:
@@ -2827,6 +2911,8 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
                 and _harmless_part(node.value.attr, node.attr):
             harmless.update((id(node.value), id(node)))
+        if isinstance(node, ast.Attribute) and _dynamo_setting(node, parents):
+            harmless.update((id(node.value), id(node.value.value)))
         # ``torch.utils.checkpoint.checkpoint``: every link of the chain, from a name of torch itself
         chain = _dotted(node) if isinstance(node, ast.Attribute) else None
         if chain and len(chain) > 1 and chain[0] in torch_names \
@@ -2945,6 +3031,8 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                 parts = mod.split(".")
                 guards_only = isinstance(node, ast.ImportFrom) and len(parts) == 2 and all(
                     _harmless_part(parts[1], a.name) for a in node.names)  # from torch.compiler import is_compiling
+                if mod in IMPORTS_BINDING_TORCH_ONLY and isinstance(node, ast.Import):
+                    guards_only = not any(a.asname for a in node.names if a.name == mod)
                 if mod in TORCH_HARMLESS_FUNCTIONS:
                     # ``from torch.utils.checkpoint import checkpoint``; ``import torch.utils.checkpoint``
                     # binds only ``torch`` (each module of the statement is judged on its own)
@@ -2954,7 +3042,8 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                         or (isinstance(node, ast.ImportFrom) and node.level) \
                         or (parts[0] == "torch" and len(parts) > 1 and parts[1] in TORCH_UNREVIEWABLE
                             and not guards_only) \
-                        or any(p.startswith("_") and not p.startswith("__") for p in parts[1:]):
+                        or (any(p.startswith("_") and not p.startswith("__") for p in parts[1:])
+                            and not (guards_only and mod == "torch._dynamo")):
                     if not _absent_optional_import(node, mod, parents):
                         found.append(f"line {line}: imports {mod or '.'}")
             if isinstance(node, ast.ImportFrom) and node.module == "torch":
@@ -2971,8 +3060,9 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                     if a.name in MODULE_LOADERS | ANYWHERE_HIDING_ATTRS or (
                             a.name in EVALUATING_NAMES and id(node) not in dispatchers()) or (
                             a.name.startswith("_") and not a.name.startswith("__")
-                            and not (a.name in PRIVATE_OK and (node.module or "").split(".")[0] == "torch")) or any(
-                            p.startswith("_") and not p.startswith("__") for p in (node.module or "").split(".")):
+                            and not (a.name in PRIVATE_OK and (node.module or "").split(".")[0] == "torch")) or (any(
+                            p.startswith("_") and not p.startswith("__") for p in (node.module or "").split("."))
+                            and not (node.module == "torch._dynamo" and a.name in DYNAMO_HARMLESS)):
                         found.append(f"line {line}: from {node.module} import {a.name}")
             if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("torch", "sys"):
                 for a in node.names:
@@ -3131,7 +3221,8 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
             found.append(f"line {line}: {node.id}")
         elif isinstance(node, ast.Name) and node.id in HIDING_BUILTINS and not (
                 node.id in SHADOWABLE_BUILTINS and (not isinstance(node.ctx, ast.Load)
-                                                    or _bound_in_function(node, _parents(tree)))):
+                                                    or _bound_in_function(node, _parents(tree))
+                                                    or node.id in imported_over_builtins())):
             call = calls.get(id(node))
             if node.id == "vars" and call is not None and call.func is node and not call.keywords \
                     and [getattr(a, "id", None) for a in call.args] == ["self"] \

@@ -367,6 +367,28 @@ def _compile_runs_eagerly() -> None:
     torch.nn.Module.compile = module_compile
 
 
+def _scripting_runs_eagerly() -> None:
+    """``torch.jit.script`` and ``torch.jit.trace`` (as a decorator, or on a function or a module) give back
+    what they are given, as torch.compile does (_compile_runs_eagerly). Scripting the kernel compiled its
+    ``forward`` from source, and the grader's count of ``ScaledDotProductAttention.forward`` (runtime._wrap)
+    had replaced it by a wrapper with no source: a correct file scripting its kernel module lost 32 of 85
+    points, each on "Can't get source" (round 31). Scripted, the calls would not reach the counters at all
+    (nor the forbidden-kernel watch: TorchScript calls aten directly), and TorchScript compiled the text
+    ``inspect`` hands it, which the review need not have read as code (README, stop 23). Eager code computes
+    what its scripted version computes, so the grade of correct math is the same; only TorchScript's own
+    objects (``.code``, ``.graph``, ``save``) are missing, which no test reads."""
+    def script(obj=None, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
+        return obj
+
+    def trace(func, example_inputs=None, *args, **kwargs):
+        return func
+
+    script.__doc__ = torch.jit.script.__doc__
+    trace.__doc__ = torch.jit.trace.__doc__
+    torch.jit.script = script
+    torch.jit.trace = trace
+
+
 def prepare() -> None:
     """Take or settle every path above, in this process, before the forks."""
     _warm_torch()
@@ -378,3 +400,4 @@ def prepare() -> None:
     _profiler_without_inductor()
     _non_reentrant_checkpoint_without_dynamo()
     _compile_runs_eagerly()
+    _scripting_runs_eagerly()
