@@ -123,7 +123,7 @@ def test_the_rest_of_dynamo_is_still_found(code, reason):
     assert any(reason in f for f in found), found
 
 
-@pytest.mark.parametrize("name", ["dynamo_era_compile_imports", "torchscript_kernel_module"])
+@pytest.mark.parametrize("name", ["from_torch_import_compile", "torchscript_kernel_module"])
 def test_compiled_and_scripted_correct_files_get_full_marks_and_no_review(executor, name):
     result = graded_corpus_file(executor, CORRECT / f"{name}.py")
     assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
