@@ -16,6 +16,7 @@ import builtins
 import importlib
 
 import pytest
+import torch
 
 from grader_tests.attention import static
 from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
@@ -145,3 +146,97 @@ def test_a_fused_kernel_in_a_scripted_function_is_caught_at_run_time(executor):
     failed = _failed(result)
     assert {"test_no_fused_attention_static", "test_no_fused_attention_runtime"} <= set(failed), failed
     assert "scaled_dot_product_attention" in failed["test_no_fused_attention_runtime"]["en"]
+
+
+# ------------------------------------------------------------------ square weights: a second probe of the layout
+def _square_case() -> tuple[torch.Tensor, torch.Tensor]:
+    from grader_tests.attention import cases as C
+
+    g = torch.Generator().manual_seed(5)
+    q, k = torch.randn(2, 3, 4, 4, generator=g), torch.randn(2, 3, 4, 4, generator=g)
+    return C.ref_weights(q, k).float(), C.ref_weights(q, k)
+
+
+def _never() -> bool:
+    raise AssertionError("the probe was asked where the values tell the layout")
+
+
+def test_square_weights_the_values_cannot_place_are_read_back_when_a_rectangular_probe_shows_key_by_query():
+    from grader_tests.attention.drivers import read_back
+
+    w, ref = _square_case()
+    unscaled = torch.softmax(torch.randn(2, 3, 4, 4, generator=torch.Generator().manual_seed(9)), dim=-1)
+    shown = unscaled.transpose(-2, -1)           # another mistake's weights, returned key x query
+    assert torch.equal(read_back(shown, [2, 3, 4, 4], lambda: ref, lambda: True), unscaled)
+    assert torch.equal(read_back(shown, [2, 3, 4, 4], lambda: None, lambda: True), unscaled)
+    for told in (False, None):                    # query x key, or the probe could not tell: as returned
+        assert read_back(shown, [2, 3, 4, 4], lambda: ref, lambda t=told: t) is shown
+    # where the values decide, the probe is never asked (no extra call for code that is right)
+    assert read_back(w, [2, 3, 4, 4], lambda: ref, _never) is w
+    assert torch.equal(read_back(w.transpose(-2, -1), [2, 3, 4, 4], lambda: ref, _never), w)
+
+
+class _Kernel:
+    """A stand-in of the jail's kernel for layout_probe: returns weights of the given layout."""
+
+    def __init__(self, transposed: bool | None):
+        self.transposed, self.calls = transposed, 0
+
+    def __call__(self, handle, method, q, k, v, return_weights=False):
+        self.calls += 1
+        if self.transposed is None:
+            return q                                   # no weights at all
+        w = torch.softmax(q @ k.transpose(-2, -1), dim=-1)
+        return q, (w.transpose(-2, -1) if self.transposed else w)
+
+
+@pytest.mark.parametrize("transposed", [True, False, None])
+def test_the_layout_probe_reads_the_layout_off_a_rectangular_call_once_per_session(transposed):
+    from grader_tests.attention.drivers import AttentionStudent
+    from grading.proxy import Handle
+
+    student = AttentionStudent.__new__(AttentionStudent)
+    student._layouts, student.generation = {}, 1
+    student.call = _Kernel(transposed)
+    handle = Handle(student, "ScaledDotProductAttention", (), {}, None, "ScaledDotProductAttention()", True)
+    assert student.layout_probe(handle, [2, 3], 4, torch.float32) is transposed
+    assert student.layout_probe(handle, [2, 3], 4, torch.float32) is transposed
+    assert student.call.calls == 1
+    student.generation = 2                             # a new session asks again
+    student.layout_probe(handle, [2, 3], 4, torch.float32)
+    assert student.call.calls == 2
+
+
+KERNEL_RETURN = "return (output, weights) if return_weights else output"
+KERNEL_T = "return (output, weights.transpose(-2, -1)) if return_weights else output"
+NO_SCALE = ("torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1])", "torch.matmul(q, k.transpose(-2, -1))")
+WRAPPER_RETURN = "return (out, weights) if return_weights else out"
+WRAPPER_T = "return (out, weights.transpose(-2, -1)) if return_weights else out"
+NO_OUT_PROJ = ("        out = self.out_proj(out)\n", "")
+
+
+def _graded_reference(executor, replacements: list[tuple[str, str]]) -> dict:
+    from grading.runner import GradeInput, grade
+
+    source = (CORRECT / "reference.py").read_text(encoding="utf-8")
+    for old, new in replacements:
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    result = grade(GradeInput(code=source.encode()), "attention", executor)
+    assert result["status"] == "graded", result["message"]
+    return result
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("both", "alone", "layout"), [
+    ([(KERNEL_RETURN, KERNEL_T), NO_SCALE], [NO_SCALE],
+     {"test_hand_example", "test_cross_attention_shapes", "test_weights_parity_reference", "test_mha_weights_per_head"}),
+    ([(WRAPPER_RETURN, WRAPPER_T), NO_OUT_PROJ], [NO_OUT_PROJ], {"test_mha_weights_per_head"}),
+], ids=["kernel_without_the_scale", "wrapper_without_out_proj"])
+def test_transposed_weights_with_a_second_mistake_cost_the_layout_tests_and_that_mistake_only(executor, both, alone,
+                                                                                                layout):
+    """Round 30 left the square weights of a second mistake as returned: the row sums' Nq == Nk case failed them
+    (3 points) on the layout alone. The rectangular probe proves the layout; what fails is the mistake's and the
+    layout's tests."""
+    with_layout, without = _graded_reference(executor, both), _graded_reference(executor, alone)
+    assert set(_failed(with_layout)) == set(_failed(without)) | layout, (_failed(without), _failed(with_layout))
