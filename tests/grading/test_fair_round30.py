@@ -165,7 +165,7 @@ def test_feedback_of_transposed_weights_says_the_shape_returned_and_expected(exe
 
 
 # A second mistake is not excused by the read-back weights: what it fails alone still fails, and the layout's tests
-# too. (Square weights of other values cannot be told transposed: the row sums' Nq == Nk case fails them as well.)
+# too. (Square weights of other values are read back on a rectangular probe: test_fair_round31.py.)
 SECOND_MISTAKE = {
     "kernel_without_the_scale": ([(KERNEL_RETURN, KERNEL_T), NO_SCALE], [NO_SCALE],
                                  LAYOUT_TESTS | {"test_mha_weights_per_head"}),
