@@ -21,17 +21,21 @@ import torch
 from grader_tests.attention import static
 from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
 
-CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
+# the reference's return lines and the two second mistakes round 30 graded with weights transposed
+from tests.grading.test_fair_round30 import (
+    KERNEL_RETURN,
+    KERNEL_T,
+    NO_OUT_PROJ,
+    NO_SCALE,
+    WRAPPER_RETURN,
+    WRAPPER_T,
+    _code_score,
+    _failed,
+    _graded,
+)
+
 CORRECT = SUBMISSIONS / "correct"
 HEADER = "import math\nimport torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
-
-
-def _code_score(result: dict) -> float:
-    return sum(result["categories"][c]["score"] for c in CODE_CATEGORIES)
-
-
-def _failed(result: dict) -> dict[str, dict]:
-    return {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
 
 
 @pytest.mark.parametrize(("module", "name"), [(m, n) for m, names in static.SHADOWING_IMPORTS.items() for n in names])
@@ -207,26 +211,6 @@ def test_the_layout_probe_reads_the_layout_off_a_rectangular_call_once_per_sessi
     assert student.call.calls == 2
 
 
-KERNEL_RETURN = "return (output, weights) if return_weights else output"
-KERNEL_T = "return (output, weights.transpose(-2, -1)) if return_weights else output"
-NO_SCALE = ("torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1])", "torch.matmul(q, k.transpose(-2, -1))")
-WRAPPER_RETURN = "return (out, weights) if return_weights else out"
-WRAPPER_T = "return (out, weights.transpose(-2, -1)) if return_weights else out"
-NO_OUT_PROJ = ("        out = self.out_proj(out)\n", "")
-
-
-def _graded_reference(executor, replacements: list[tuple[str, str]]) -> dict:
-    from grading.runner import GradeInput, grade
-
-    source = (CORRECT / "reference.py").read_text(encoding="utf-8")
-    for old, new in replacements:
-        assert source.count(old) == 1, old
-        source = source.replace(old, new)
-    result = grade(GradeInput(code=source.encode()), "attention", executor)
-    assert result["status"] == "graded", result["message"]
-    return result
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(("both", "alone", "layout"), [
     ([(KERNEL_RETURN, KERNEL_T), NO_SCALE], [NO_SCALE],
@@ -238,5 +222,5 @@ def test_transposed_weights_with_a_second_mistake_cost_the_layout_tests_and_that
     """Round 30 left the square weights of a second mistake as returned: the row sums' Nq == Nk case failed them
     (3 points) on the layout alone. The rectangular probe proves the layout; what fails is the mistake's and the
     layout's tests."""
-    with_layout, without = _graded_reference(executor, both), _graded_reference(executor, alone)
+    with_layout, without = _graded(executor, both), _graded(executor, alone)
     assert set(_failed(with_layout)) == set(_failed(without)) | layout, (_failed(without), _failed(with_layout))
