@@ -2119,6 +2119,47 @@ def _harmless_part(package: str, attr: str) -> bool:
     return False
 
 
+# The torch packages with harmless parts (_harmless_part), as a file may bind them to a name of its own.
+PACKAGES_WITH_HARMLESS_PARTS = ("jit", "compiler", "onnx", "_dynamo")
+
+
+def _harmless_package_aliases(tree: ast.Module) -> set[int]:
+    """The ``import`` names (ast.alias nodes) that bind one of torch's packages with harmless parts to a name of the
+    file's own, ``from torch import jit`` / ``compiler``, ``import torch.compiler as tc``, when that name is bound
+    nowhere else, is read, and every read of it takes a harmless part off it (``@jit.script``,
+    ``compiler.disable``): what the name is bound to decides, as ``torch.jit.script`` is no finding (13 points pending review before). The package
+    passed around, or any other part read off it, leaves the import flagged."""
+    counts = _binding_counts(tree)
+    candidates: dict[str, tuple[int, str]] = {}
+    for node in _nodes(tree):
+        for a in node.names if isinstance(node, ast.Import | ast.ImportFrom) else ():
+            if isinstance(node, ast.ImportFrom) and node.module == "torch" and not node.level \
+                    and a.name in PACKAGES_WITH_HARMLESS_PARTS:
+                package, bound = a.name, a.asname or a.name
+            elif isinstance(node, ast.Import) and a.asname and a.name.startswith("torch.") \
+                    and a.name.split(".", 1)[1] in PACKAGES_WITH_HARMLESS_PARTS:
+                package, bound = a.name.split(".", 1)[1], a.asname
+            else:
+                continue
+            if counts.get(bound) == 1:
+                candidates[bound] = (id(a), package)
+    if not candidates:
+        return set()
+    parents = _parents(tree)
+    read: set[str] = set()
+    for node in _nodes(tree):
+        if isinstance(node, ast.Name) and node.id in candidates:
+            use = parents.get(id(node))
+            if not (isinstance(node.ctx, ast.Load) and isinstance(use, ast.Attribute) and use.value is node
+                    and _harmless_part(candidates[node.id][1], use.attr)):
+                del candidates[node.id]
+            else:
+                read.add(node.id)
+    # (a package imported and never read through its name stays flagged, as it always was: nothing shows
+    # what it is there for)
+    return {alias for name, (alias, _) in candidates.items() if name in read}
+
+
 def _dynamo_setting(node: ast.Attribute, parents: dict[int, ast.AST]) -> bool:
     """Whether ``node`` is ``<x>._dynamo.config.<name>`` assigned a constant (``torch._dynamo.config.suppress_errors =
     True``, ``.cache_size_limit = 64``): a setting of a compiler the jail never runs, and nothing is read from it."""
@@ -2191,7 +2232,8 @@ def _imported_over_builtins(tree: ast.Module) -> set[str]:
             # (a definition's body runs later, when it is called: after the import)
             run = [p for p in (stmt.args, stmt.returns) if p is not None] \
                 if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) else [stmt]
-            if not _runs_nothing(stmt) or any(isinstance(n, ast.Name) and n.id == name for r in run for n in ast.walk(r)):
+            if not _runs_nothing(stmt) or any(isinstance(n, ast.Name) and n.id == name
+                                              for r in run for n in ast.walk(r)):
                 break
     return names
 
@@ -2883,6 +2925,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
 
     dispatch_memo: list[set[int]] = []
     shadowed_memo: list[set[str]] = []
+    package_aliases = _harmless_package_aliases(tree)
 
     def imported_over_builtins() -> set[str]:
         if not shadowed_memo:
@@ -3025,8 +3068,8 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
         if isinstance(node, ast.Import | ast.ImportFrom) and id(node) in ok_imports:
             continue
         if isinstance(node, ast.Import | ast.ImportFrom):
-            mods = [a.name for a in node.names if id(a) not in ok_imports] if isinstance(node, ast.Import) \
-                else [node.module or ""]
+            mods = [a.name for a in node.names if id(a) not in ok_imports and id(a) not in package_aliases] \
+                if isinstance(node, ast.Import) else [node.module or ""]
             for mod in mods:
                 parts = mod.split(".")
                 guards_only = isinstance(node, ast.ImportFrom) and len(parts) == 2 and all(
@@ -3048,7 +3091,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                         found.append(f"line {line}: imports {mod or '.'}")
             if isinstance(node, ast.ImportFrom) and node.module == "torch":
                 for a in node.names:
-                    if a.name in TORCH_UNREVIEWABLE:
+                    if a.name in TORCH_UNREVIEWABLE and id(a) not in package_aliases:
                         found.append(f"line {line}: from torch import {a.name}")
                 jit_guards = (isinstance(node, ast.ImportFrom) and mod == "torch.jit"
                               and all(a.name in JIT_HARMLESS for a in node.names))
@@ -3057,6 +3100,8 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                     found.append(f"line {line}: imports {mod}")
             if isinstance(node, ast.ImportFrom):
                 for a in node.names:
+                    if id(a) in package_aliases:
+                        continue
                     if a.name in MODULE_LOADERS | ANYWHERE_HIDING_ATTRS or (
                             a.name in EVALUATING_NAMES and id(node) not in dispatchers()) or (
                             a.name.startswith("_") and not a.name.startswith("__")
@@ -3066,6 +3111,8 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                         found.append(f"line {line}: from {node.module} import {a.name}")
             if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("torch", "sys"):
                 for a in node.names:
+                    if id(a) in package_aliases:
+                        continue
                     if a.name == "*" or (a.name in HIDING_ATTRS and not (node.module == "torch.jit"
                                                                          and a.name in JIT_HARMLESS)) \
                             or (node.module == "sys" and a.name in SYS_HIDING_ATTRS):

@@ -128,6 +128,40 @@ def test_the_rest_of_dynamo_is_still_found(code, reason):
     assert any(reason in f for f in found), found
 
 
+PACKAGE_UNDER_A_NAME_HONEST = {
+    "from_torch_import_jit": "from torch import jit\n@jit.script\ndef f(x):\n    return x\n",
+    "from_torch_import_compiler": "from torch import compiler\n@compiler.disable\ndef f(x):\n    return x\n"
+                                  "y = compiler.is_compiling()\n",
+    "compiler_as": "import torch.compiler as tc\n@tc.disable(recursive=False)\ndef f(x):\n    return x\n",
+    "jit_as_a_private_name": "from torch import jit as _jit\nm = _jit.script(nn.Linear(2, 2))\n",
+    "onnx_guard": "from torch import onnx\nexporting = onnx.is_in_onnx_export()\n",
+    "dynamo_from_torch": "from torch import _dynamo\n_dynamo.reset()\n",
+}
+
+
+@pytest.mark.parametrize("code", PACKAGE_UNDER_A_NAME_HONEST.values(), ids=PACKAGE_UNDER_A_NAME_HONEST.keys())
+def test_a_torch_package_under_a_name_of_the_file_is_judged_by_what_is_read_off_it(code):
+    assert static.hidden_name_uses(HEADER + code) == ()
+
+
+PACKAGE_UNDER_A_NAME_STILL = {
+    "passed_around": ("from torch import jit\nj = jit\n", "from torch import jit"),
+    "a_loader_read_off_it": ("from torch import jit\nm = jit.load('m.pt')\n", "jit.load"),
+    "compiling_a_string": ("from torch import jit\ncu = jit.CompilationUnit('def f(x):\\n    return x')\n",
+                           "jit.CompilationUnit"),
+    "the_name_rebound": ("from torch import jit\ndef g(jit):\n    return jit.script\n", "from torch import jit"),
+    "dynamo_optimize": ("import torch._dynamo as dy\nf = dy.optimize('eager')\n", "imports torch._dynamo"),
+    "compiler_allow_in_graph": ("from torch import compiler\ng = compiler.allow_in_graph(print)\n",
+                                "from torch import compiler"),
+}
+
+
+@pytest.mark.parametrize(("code", "reason"), PACKAGE_UNDER_A_NAME_STILL.values(), ids=PACKAGE_UNDER_A_NAME_STILL.keys())
+def test_a_torch_package_under_a_name_is_still_flagged_when_more_than_a_harmless_part_is_read(code, reason):
+    found = static.hidden_name_uses(HEADER + code)
+    assert any(reason in f for f in found), found
+
+
 @pytest.mark.parametrize("name", ["from_torch_import_compile", "torchscript_kernel_module"])
 def test_compiled_and_scripted_correct_files_get_full_marks_and_no_review(executor, name):
     result = graded_corpus_file(executor, CORRECT / f"{name}.py")
