@@ -162,7 +162,8 @@ def test_a_torch_package_under_a_name_is_still_flagged_when_more_than_a_harmless
     assert any(reason in f for f in found), found
 
 
-@pytest.mark.parametrize("name", ["from_torch_import_compile", "torchscript_kernel_module"])
+@pytest.mark.parametrize("name", ["from_torch_import_compile", "torchscript_kernel_module",
+                                  "torchscript_function_kernel"])
 def test_compiled_and_scripted_correct_files_get_full_marks_and_no_review(executor, name):
     result = graded_corpus_file(executor, CORRECT / f"{name}.py")
     assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
