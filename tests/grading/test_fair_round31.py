@@ -50,6 +50,7 @@ BOUND_BY_AN_IMPORT = {
     "read_in_a_method": "from torch import compile\nclass M(nn.Module):\n    def __init__(self):\n"
                         "        super().__init__()\n        self.lin = compile(nn.Linear(2, 2))\n",
     "from_torch_compiler": "from torch.compiler import compile\n@compile(fullgraph=True)\ndef f(x):\n    return x\n",
+    "a_regular_expression": "from re import compile\nWORD = compile(r'[a-z]+')\n",
     "among_other_names": "from torch import Tensor, compile, nn\n@compile\ndef f(x: Tensor):\n    return x\n",
     "after_a_docstring_def_and_optional_import": '"""doc."""\nEPS = -1e9\ndef g(x: int = 1) -> int:\n'
                                                  '    return compile(x)\ntry:\n    import numpy\nexcept ImportError:\n'
