@@ -450,7 +450,34 @@ def comparison(a: Submission, b: Submission) -> dict:
     # every test as failed with "not run", and the SyntaxError with its line was one click away).
     loads = [(sub, load) for sub, r in ((a, ra), (b, rb)) if (load := load_failure(r, sub))]
     return dict(a=a, b=b, score_a=sa, score_b=sb, categories=categories, changed=changed, same=same,
-                rubric=rubric, instructor=instructor, loc=locale(), attempts=siblings(b), loads=loads)
+                rubric=rubric, instructor=instructor, loc=locale(), attempts=siblings(b), loads=loads,
+                audit_changed=audit_changes(ra, rb))
+
+
+def _audit_items(result: Mapping[str, Any] | None) -> dict[str, dict]:
+    audit = (result or {}).get("audit")
+    items = audit.get("items") if isinstance(audit, dict) else None
+    return {str(it["id"]): it for it in items or [] if isinstance(it, dict) and it.get("id") is not None}
+
+
+def audit_changes(ra: Mapping[str, Any] | None, rb: Mapping[str, Any] | None) -> list[dict]:
+    """The audit checklist items whose result differs between two attempts' results, biggest loss first.
+
+    Round 31, walked in Chromium: two attempts whose audits differed compared as "Audit explanation 14 -> 11"
+    and "32 tests unchanged", with nothing saying which audit item moved; the checklist was on each attempt's
+    page, two clicks apart. An item graded in only one of the two attempts has no change (None)."""
+    items_a, items_b = _audit_items(ra), _audit_items(rb)
+    out = []
+    for iid in list(items_b) + [i for i in items_a if i not in items_b]:
+        ia, ib = items_a.get(iid), items_b.get(iid)
+        if ia and ib and (bool(ia.get("found")), ia.get("points")) == (bool(ib.get("found")), ib.get("points")):
+            continue
+        pa, pb = (ia or {}).get("points"), (ib or {}).get("points")
+        numeric = isinstance(pa, int | float) and isinstance(pb, int | float)
+        out.append({"id": iid, "a": ia, "b": ib, "label": (ib or ia or {}).get("label"),
+                    "delta": (pb - pa) if ia and ib and numeric else None})
+    out.sort(key=lambda c: (c["delta"] is None, c["delta"] or 0))
+    return out
 
 
 @bp.get("/submissions/<int:submission_id>/status")
