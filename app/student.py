@@ -590,6 +590,13 @@ def translate_field(value) -> str:
     return pick(value, "zh" if locale().startswith("zh") else "en")
 
 
+@bp.app_template_filter("sentence")
+def sentence(text: str) -> str:
+    """``text`` with its first letter capitalised: the engine's notes are clauses joined with "; " (grading.i18n.cat),
+    each starting in lower case, and one shown alone began a paragraph with "your code ..."."""
+    return text[:1].upper() + text[1:] if text[:1].islower() else text
+
+
 @bp.app_template_test("not_run")
 def test_not_run(test: dict) -> bool:
     """A test the engine never ran: its feedback says so (grading.i18n.NOT_RUN), or, hidden from a

@@ -39,6 +39,7 @@ from grading.i18n import SEMI, Msg, cat, is_msg, msg
 from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 from grading.load_hints import parse_source, then
 from grading.plugin import GradingPlugin
+from grading.sandbox.client import printed_bytes
 from grading.suite import Suite
 from grading.suite_state import SuiteState, grader_version, suite_state
 from rubric import scoring
@@ -286,6 +287,27 @@ def _display_note(suite: Suite, source: str | None) -> Msg | None:
                "代码照常评分（图请单独上传）。")
 
 
+def _size(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{max(1, round(n / 1024))} KiB"
+
+
+def _output_note(output: str) -> Msg | None:
+    """What the student's code printed, when more than a session keeps (``Limits.output``).
+
+    Round 31, walked in Chromium: a correct file that printed its weights in every call (32 MiB) was
+    graded in 20 s instead of 1 s, and the page said nothing about it; printing more makes calls meet
+    their time limits, with "did not finish within 5 s" alone. Said as seen: the size, and that the
+    grader reads none of it; never that it caused a timeout (not measured per call)."""
+    total, dropped = printed_bytes(output)
+    if not dropped:
+        return None
+    return msg(f"your code printed {_size(total)} while it was graded (print() or other writes to stdout/stderr): "
+               "the grader reads none of it, and printing takes time within each test's time limit, so remove "
+               "debugging prints before you submit",
+               f"评分时你的代码输出了 {_size(total)}（print() 或其他写入 stdout/stderr 的操作）：评分器不读取这些输出，"
+               "而输出所用的时间计入每个测试的时间限制，所以提交前请删掉调试用的 print")
+
+
 def _example_reference(suite: Suite) -> list | None:
     try:
         return suite.example_reference()
@@ -412,6 +434,9 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     display_note = _display_note(suite, source)
     if display_note:
         messages.append(display_note)
+    output_note = _output_note(str(child.get("student_output") or ""))
+    if output_note:
+        messages.append(output_note)
     log.append(f"sessions used: {child.get('sessions')}")
     if budget.replies is not None:      # what the worker read from the jails, all sessions together
         log.append(f"replies read: {budget.replies.spent} bytes (at most {budget.replies.total} in a grading)")

@@ -11,6 +11,7 @@ import fcntl
 import json
 import math
 import os
+import re
 import select
 import signal
 import socket
@@ -495,6 +496,17 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
 
 
 OUTPUT_LIMIT_TEXT = "output limit exceeded (more than {mib:g} MiB printed)"
+# Appended to a session's kept output when more was printed than ``Limits.output`` keeps.
+DISCARDED_TEXT = "\n[... {n} more bytes of output discarded]\n"
+_DISCARDED = re.compile(re.escape(DISCARDED_TEXT).replace(re.escape("{n}"), r"(\d+)"))
+
+
+def printed_bytes(output: str) -> tuple[int, int]:
+    """(bytes printed in all, bytes discarded) of the kept output of one or more sessions joined
+    (``Session.output``): the kept text plus what each session's DISCARDED_TEXT counted."""
+    dropped = sum(int(m.group(1)) for m in _DISCARDED.finditer(output))
+    kept = len(_DISCARDED.sub("", output).encode("utf-8", "replace"))
+    return kept + dropped, dropped
 # After a read that found less than TRICKLE_BYTES waiting, the reader pauses TRICKLE_PAUSE_S before the
 # next one, so output written a byte at a time wakes this process at most ~200 times a second: each
 # write had woken it (200,000 one-byte writes a test cost the worker 1.9-3.1 s of CPU per grading,
@@ -565,7 +577,7 @@ class _OutputReader(threading.Thread):
         with self.lock:
             s = bytes(self.buf).decode("utf-8", "replace")
             if self.dropped:
-                s += f"\n[... {self.dropped} more bytes of output discarded]\n"
+                s += DISCARDED_TEXT.format(n=self.dropped)
             return s
 
 
