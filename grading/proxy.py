@@ -226,6 +226,23 @@ def _both(what: str | Msg) -> Msg:
     return msg(what, what) if isinstance(what, str) else what
 
 
+def inputs_text(args: Sequence[Any], kwargs: dict[str, Any] | None = None) -> Msg | None:
+    """The shapes (and a dtype other than float32) of the tensors a call was given, in order, keyword ones by
+    name: " (inputs [2, 4, 5, 64], [2, 4, 7, 64], additive_mask [5, 7])". None when no tensor was given.
+
+    Round 31, walked in Chromium: a call stopped at its time limit said "ScaledDotProductAttention.forward did
+    not finish within 5 s", and the page asked to "run that call on your computer with the sizes the test
+    names": no size was named anywhere (it was d_k = 64 of experiment A)."""
+    def one(t: Tensor) -> str:
+        dtype = "" if t.dtype.is_floating_point and t.dtype.itemsize == 4 else f" {str(t.dtype).removeprefix('torch.')}"
+        return f"[{', '.join(map(str, t.shape))}]{dtype}"
+    parts = [one(a) for a in args if isinstance(a, Tensor)]
+    parts += [f"{k} {one(v)}" for k, v in (kwargs or {}).items() if isinstance(v, Tensor)]
+    if not parts:
+        return None
+    return msg(f" (inputs {', '.join(parts)})", f"（输入 {'，'.join(parts)}）")
+
+
 def student_error_text(what: str | Msg, exc: BaseException, filename: str = "attention.py",
                        packages: Sequence[str] | None = None, source: str | None = None) -> Msg:
     """``what raised Kind at file line N: message``. PyTorch's (or Python's) own text stays inside,
@@ -545,7 +562,9 @@ class StudentProxy:
         self.causes.append(cause)
         self._close_session()
 
-    def _run(self, what: str | Msg, fn: Callable[[Any], Any]) -> Any:
+    def _run(self, what: str | Msg, fn: Callable[[Any], Any], inputs: Msg | None = None) -> Any:
+        """``fn(session)``; its failures as the student's feedback. ``inputs`` (inputs_text) is told when the
+        call was stopped: the sizes to run it with at home."""
         session = self._ensure_session()
         both = _both(what)
         try:
@@ -561,11 +580,12 @@ class StudentProxy:
                                                   source_of(session))) from None
             if isinstance(exc, StudentIdle):
                 self._dead("timeout", "idle")
-                raise StudentTimedOut(idle_text(both, exc)) from None
+                raise StudentTimedOut(idle_text(cat(both, inputs), exc)) from None
             if kind == "StudentTimeout":
                 self._dead("timeout", "hung")
-                raise StudentTimedOut(msg(f"{both['en']} did not finish within {_seconds(exc)} s",
-                                          f"{both['zh']} 未在 {_seconds(exc)} 秒内结束")) from None
+                called = cat(both, inputs)
+                raise StudentTimedOut(msg(f"{called['en']} did not finish within {_seconds(exc)} s",
+                                          f"{called['zh']} 未在 {_seconds(exc)} 秒内结束")) from None
             if kind == "SandboxDied":
                 self._dead("failed", "crashed")
                 reason = death_text(getattr(exc, "reason", exc))
@@ -628,7 +648,7 @@ class StudentProxy:
             if changed := list(getattr(session, "changed_inputs", None) or ()):
                 self.changed_inputs.append((handle.cls_name, method, changed))
             return out
-        return self._run(what, call)
+        return self._run(what, call, inputs_text(args, kwargs))
 
     def function(self, name: str, *args, **kwargs) -> Any:
         """``name(*args, **kwargs)`` for a module-level function of the student's file (tensors,
@@ -671,7 +691,7 @@ class StudentProxy:
                 self.changed_inputs.append((handle.cls_name, "__call__", changed))
             return out
         seen = len(self.changed_inputs)
-        res = self._run(what, grad)
+        res = self._run(what, grad, inputs_text(args, kwargs))
         self.grad_changed = self.changed_inputs[seen:]
         grads = list(res) if isinstance(res, list | tuple) else [res]
         if len(grads) != len(wrt):
