@@ -49,6 +49,11 @@ def test_the_audit_item_that_moved_is_listed_whole_on_a_phone_and_a_desktop(app,
         expect(card).to_contain_text(text)
     expect(card.locator("tbody tr")).to_have_count(1)
     expect(card.locator("tbody .diff-down")).to_have_text("-4")
+    # the attempts' headers read on one line: at 390 px "第 1 次提交" broke after 提 and 变化 into two lines
+    lines = page.evaluate("""() => [...document.querySelectorAll('main thead th')].filter(th => th.textContent.trim())
+        .map(th => { const r = document.createRange(); r.selectNodeContents(th);
+                     return [th.textContent.trim(), new Set([...r.getClientRects()].map(x => Math.round(x.top))).size]; })""")
+    assert [t for t, n in lines if n > 1 and ("提交" in t or "Attempt" in t or t in ("变化", "Change"))] == [], lines
     for _ in range(60):
         page.keyboard.press("Tab")
         if page.evaluate("() => document.activeElement.closest('#cmp-audit-card') !== null"):

@@ -35,8 +35,9 @@ def test_a_comparison_names_the_audit_item_that_moved_and_each_attempts_audit_in
     web.grade(second, _worse_audit())
     web.login(client, alice)
     said = {"en": ("Audit items whose result changed", "Reports row sums", "Report the row sums you measured.",
-                   "kept from attempt 1"),
-            "zh": ("结果有变化的审计检查项", "报告行和", "请报告测得的行和。", "沿用第 1 次提交")}
+                   "Attempt 1: audit.md", "Attempt 2: audit.md", "kept from attempt 1"),
+            "zh": ("结果有变化的审计检查项", "报告行和", "请报告测得的行和。", "第 1 次提交：audit.md", "第 2 次提交：audit.md",
+                   "沿用第 1 次提交")}
     for lang, texts in said.items():
         client.get(f"/lang/{lang}")
         card = _audit_card(client, first, second)
