@@ -101,3 +101,13 @@ class FakeWorker:
         self.thread.join(timeout=30)
         if self.error:
             raise self.error
+
+
+def tab_to(page, predicate: str, what: str, presses: int = 60) -> None:
+    """Press Tab until ``predicate`` (a JavaScript expression on ``document.activeElement``) holds: what a
+    keyboard-only student does to reach ``what``; fails when it cannot be reached in ``presses`` presses."""
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        if page.evaluate(f"() => {{ const el = document.activeElement; return Boolean({predicate}); }}"):
+            return
+    raise AssertionError(f"{what} cannot be reached with the keyboard")
