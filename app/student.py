@@ -592,9 +592,18 @@ def translate_field(value) -> str:
 
 @bp.app_template_filter("sentence")
 def sentence(text: str) -> str:
-    """``text`` with its first letter capitalised: the engine's notes are clauses joined with "; " (grading.i18n.cat),
-    each starting in lower case, and one shown alone began a paragraph with "your code ..."."""
-    return text[:1].upper() + text[1:] if text[:1].islower() else text
+    """``text`` as a sentence: the engine's notes are clauses joined with "; " (grading.i18n.cat), each starting in
+    lower case with no full stop, and one shown alone was a paragraph "your code printed ... before you submit"
+    (zh "……删掉调试用的 print", no 。). First letter capitalised, and the reader's full stop when none ends it."""
+    text = text.strip()
+    if not text:
+        return text
+    # a plain word only: "attention.py defines neither ..." and "test_x ..." are names, kept as written
+    if text.split(" ", 1)[0].isalpha() and text[:1].islower():
+        text = text[:1].upper() + text[1:]
+    if text[-1] not in ".!?。！？":
+        text += "。" if locale().startswith("zh") else "."
+    return text
 
 
 @bp.app_template_test("not_run")

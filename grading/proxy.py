@@ -584,8 +584,9 @@ class StudentProxy:
             if kind == "StudentTimeout":
                 self._dead("timeout", "hung")
                 called = cat(both, inputs)
+                gap = "" if called["zh"].endswith("）") else " "   # no blank after a full-width bracket
                 raise StudentTimedOut(msg(f"{called['en']} did not finish within {_seconds(exc)} s",
-                                          f"{called['zh']} 未在 {_seconds(exc)} 秒内结束")) from None
+                                          f"{called['zh']}{gap}未在 {_seconds(exc)} 秒内结束")) from None
             if kind == "SandboxDied":
                 self._dead("failed", "crashed")
                 reason = death_text(getattr(exc, "reason", exc))
