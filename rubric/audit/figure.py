@@ -785,6 +785,22 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
                 found.append((area, rows, cols, members))
         return found
 
+    page = (lum > 235) & (px.max(axis=2) - px.min(axis=2) < 20)
+
+    def a_grid(group: list[tuple[int, int, int, int]], colours: list, rows: int, cols: int) -> FigureReport:
+        """The grid of ``group``'s cells, with the blank cells at its edges its labels or colour bar say it has."""
+        blank = _edge_cells(group, ink, page, gap, tol > CLEAN_TOL)
+        if blank:
+            wider = group + blank
+            wr, wc = _steps([e for c in wider for e in (c[1], c[3])], gap), _steps(
+                [e for c in wider for e in (c[0], c[2])], gap)
+            if wr and wc:
+                group, rows, cols = wider, wr, wc
+                colours = colours + [px[y0 + 1:y1 - 1, x0 + 1:x1 - 1].reshape(-1, 3).mean(axis=0)
+                                     for x0, y0, x1, y1 in blank]
+        return done("grid", rows, cols, len(group), lightness=_row_major_lightness(
+            group, [float(c @ LUM) for c in colours], rows, cols), colours=colours, boxes=group)
+
     grids = grids_of(cells)
     grids.sort(key=lambda g: -g[0])
     for _, rows, cols, members in grids:
@@ -798,8 +814,7 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
                 wcol = colours + [mean[light_ids[j]] for _box, j in more]
                 if wr and wc and wr * wc == len(wider) and _is_colour_scale(np.array(wcol)):
                     group, colours, rows, cols = wider, wcol, wr, wc
-            return done("grid", rows, cols, len(group), lightness=_row_major_lightness(
-                group, [float(c @ LUM) for c in colours], rows, cols), colours=colours, boxes=group)
+            return a_grid(group, colours, rows, cols)
     def with_extra(boxes: list[tuple[int, int, int, int]], colours: list[np.ndarray], whole: bool) -> FigureReport | None:
         """The largest grid of the cells and ``boxes`` (of ``colours``) that needs one of them; ``whole``: one box a
         cell (two cells of one colour merged into a box would place a page gap wrongly)."""
@@ -808,9 +823,7 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
             found = [every_colours[i] for i in members]
             if any(i >= len(cells) for i in members) and (not whole or len(members) == rows * cols) \
                     and _is_colour_scale(np.array(found)):
-                return done("grid", rows, cols, len(members), lightness=_row_major_lightness(
-                    [every[i] for i in members], [float(c @ LUM) for c in found], rows, cols),
-                    colours=found, boxes=[every[i] for i in members])
+                return a_grid([every[i] for i in members], found, rows, cols)
         return None
 
     if light:
@@ -824,7 +837,7 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
         # cells left blank on a page without a frame (seaborn's mask=, a NaN on a gridless plot) are the page itself,
         # no candidate: a gap of whole cells between two cells of a row or a column, all page white, is such a cell
         # (round 29: a masked middle column was "not a heatmap")
-        gaps = _page_gaps(cells, gap, (lum > 235) & (px.max(axis=2) - px.min(axis=2) < 20))
+        gaps = _page_gaps(cells, gap, page)
         report = with_extra(gaps, [px[y0 + 1:y1 - 1, x0 + 1:x1 - 1].reshape(-1, 3).mean(axis=0)
                                    for x0, y0, x1, y1 in gaps], whole=True) if gaps else None
         if report is not None:
@@ -847,3 +860,117 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
             return done("grid", rows, cols, 1, reason="uniform")
         return done("flat", cells=1)
     return done("not_heatmap", cells=len(cells))
+
+
+# Whole columns (rows) of page white at the edge of a grid without a frame: a masked first or last key left undrawn
+# (seaborn's mask=, a NaN) is the page itself, so the grid was read a column short (round 31: a 3x3 heatmap with a
+# masked last column was "a 3×2 grid"). Such a column is taken only on the figure's own evidence that it is one:
+# a tick label (or tick mark) centred on it as on every drawn column, or a colour bar (or axis line) beside the grid
+# that ends exactly a whole number of cells beyond it. Pure margin, with nothing to say where cells would be, is
+# never made into cells.
+MAX_EDGE_CELLS = 3         # at most this many blank columns (rows) taken on one side
+EDGE_REACH = 3             # ... looking for their evidence up to this many cells away from the grid
+
+
+def _edge_extension(ink: np.ndarray, box: tuple[int, int, int, int], cw: int, ch: int, cols: int,
+                    gap: float) -> tuple[int, int]:
+    """(left, right): how many whole columns of cells beyond the grid's ``box`` (``cols`` columns of ``cw`` pixels,
+    rows of ``ch``) the figure's tick labels above or below it, or a colour bar or axis line there, say it has. For
+    rows, call it on the transposed image."""
+    gx0, gy0, gx1, gy1 = box
+    h, w = ink.shape
+    wx0, wx1 = max(0, gx0 - MAX_EDGE_CELLS * cw), min(w, gx1 + MAX_EDGE_CELLS * cw)
+    tol = max(1.5, 0.15 * cw)
+    best = (0, 0)
+    for lines in (range(gy1 + 1, min(h, gy1 + 1 + EDGE_REACH * ch)), range(gy0 - 2, max(-1, gy0 - 2 - EDGE_REACH * ch), -1)):
+        block: list[np.ndarray] = []
+        for y in lines:
+            row = ink[y, wx0:wx1]
+            if row.any():
+                block.append(row)
+            elif block and sum(int(b.sum()) for b in block) > 2:
+                break
+            else:
+                block = []                                  # a speck (JPEG ringing at the grid's edge) is no mark
+        if not block:
+            continue
+        runs = _runs(np.any(block, axis=0))
+        found = _ticks(runs, gx0 - wx0, cw, cols, tol) if len(block) <= 0.6 * ch else None
+        if found is None and len(runs) == 1:
+            found = _span(runs[0], gx0 - wx0, gx1 - wx0, cw)
+        if found is not None and sum(found) > sum(best):
+            best = found
+    return best
+
+
+def _runs(profile: np.ndarray) -> list[tuple[int, int]]:
+    """Runs of ink in a profile, as (first, last + 1), joining runs a gap of at most 2 apart (the letters of a label)."""
+    runs: list[list[int]] = []
+    for i in np.flatnonzero(profile):
+        if runs and i - runs[-1][1] <= 2:
+            runs[-1][1] = int(i) + 1
+        else:
+            runs.append([int(i), int(i) + 1])
+    return [(a, b) for a, b in runs]
+
+
+def _ticks(runs: list[tuple[int, int]], x0: int, cw: int, cols: int, tol: float) -> tuple[int, int] | None:
+    """Blank columns beyond the grid labelled as its drawn ones are: every run a label centred on a column of the
+    grid's lattice (from ``x0``, ``cw`` wide), every drawn column labelled; None when the runs are not such labels."""
+    at: set[int] = set()
+    for a, b in runs:
+        k = math.floor(((a + b) / 2 - x0) / cw)
+        if b - a > 0.85 * cw or abs((a + b) / 2 - x0 - (k + 0.5) * cw) > tol:
+            return None
+        at.add(k)
+    if not set(range(cols)) <= at:
+        return None
+    left = next(n for n in range(MAX_EDGE_CELLS + 1) if n == MAX_EDGE_CELLS or -(n + 1) not in at)
+    right = next(n for n in range(MAX_EDGE_CELLS + 1) if n == MAX_EDGE_CELLS or cols + n not in at)
+    return left, right
+
+
+def _span(run: tuple[int, int], x0: int, x1: int, cw: int) -> tuple[int, int] | None:
+    """Blank columns that a colour bar or an axis line beside the grid spans: it covers the grid and ends a whole
+    number of cells beyond it, to within a pixel and a half (a colour bar taller than an imshow's image by less than a
+    cell is not one)."""
+    a, b = run
+    if a > x0 + 1.5 or b < x1 - 1.5:
+        return None
+    left, right = round((x0 - a) / cw), round((b - x1) / cw)
+    if abs(x0 - a - left * cw) > 1.5 or abs(b - x1 - right * cw) > 1.5:
+        return None
+    return min(left, MAX_EDGE_CELLS), min(right, MAX_EDGE_CELLS)
+
+
+def _edge_cells(group: list[tuple[int, int, int, int]], ink: np.ndarray, page: np.ndarray,
+                gap: float, noisy: bool) -> list[tuple[int, int, int, int]]:
+    """The blank cells at the grid's edges that its tick labels or colour bar say it has (see ``_edge_extension``),
+    each page white inside its rim: the boxes of the wider grid's lattice no cell of ``group`` covers. On a noisy
+    (JPEG) image the rim is wider and a speck or two may remain (ringing of the cells' edges and the labels)."""
+    rim = 3 if noisy else 1
+    cw = sorted(c[2] - c[0] for c in group)[len(group) // 2]
+    ch = sorted(c[3] - c[1] for c in group)[len(group) // 2]
+    gx0, gy0 = min(c[0] for c in group), min(c[1] for c in group)
+    gx1, gy1 = max(c[2] for c in group), max(c[3] for c in group)
+    cols, rows = round((gx1 - gx0) / cw), round((gy1 - gy0) / ch)
+    if cw < MIN_CELL_SIDE or ch < MIN_CELL_SIDE or not cols or not rows:
+        return []
+    left, right = _edge_extension(ink, (gx0, gy0, gx1, gy1), cw, ch, cols, gap)
+    top, bottom = _edge_extension(ink.T, (gy0, gx0, gy1, gx1), ch, cw, rows, gap)
+    if not left + right + top + bottom:
+        return []
+    h, w = ink.shape
+    out: list[tuple[int, int, int, int]] = []
+    for r in range(-top, rows + bottom):
+        for c in range(-left, cols + right):
+            cx, cy = gx0 + (c + 0.5) * cw, gy0 + (r + 0.5) * ch
+            if any(b[0] <= cx < b[2] and b[1] <= cy < b[3] for b in group):
+                continue
+            x0, y0 = round(gx0 + c * cw), round(gy0 + r * ch)
+            x1, y1 = x0 + cw, y0 + ch
+            inner = page[y0 + rim:y1 - rim, x0 + rim:x1 - rim]
+            if x0 < 0 or y0 < 0 or x1 > w or y1 > h or not inner.size or inner.mean() < 1.0 - 0.02 * (rim > 1):
+                return []                                   # not blank: something else is drawn there
+            out.append((x0, y0, x1, y1))
+    return out

@@ -1,0 +1,105 @@
+"""Figure reader, round 31.
+
+1. A heatmap without a frame whose first or last key (or query) is masked and left undrawn shows the page there: the
+   blank column was taken for margin and the grid read a column short (a 3×3 with a white last column was "a 3×2
+   grid", the lab's 2×3 with a masked first key "a 2×2 grid"). Now a blank edge column or row counts when the figure
+   says it is one: a tick label centred on it as on the drawn ones, or a colour bar that spans it. Margin with nothing
+   to say where cells would be stays margin.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image, ImageDraw
+
+from rubric.audit import grade_audit
+from rubric.audit.figure import analyse_figure
+from tests.audit.helpers import MEASURED_OK, _viridis, items, kinds
+
+
+def seaborn_masked(weights, ticks: bool = True, bar: bool = False, cell: int = 110) -> bytes:
+    """seaborn's heatmap(w, mask=w == 0): masked cells not drawn, no frame; tick labels centred on the cells (or none),
+    a colour bar as high as the axes (or none)."""
+    rows, cols = len(weights), len(weights[0])
+    left, top = 90, 40
+    im = Image.new("RGB", (left + cols * cell + 110, top + rows * cell + 70), "white")
+    d = ImageDraw.Draw(im)
+    for r, row in enumerate(weights):
+        for c, v in enumerate(row):
+            if v:
+                d.rectangle([left + c * cell, top + r * cell, left + (c + 1) * cell - 1, top + (r + 1) * cell - 1],
+                            fill=_viridis(v))
+        if ticks:
+            d.text((20, top + r * cell + cell // 2 - 5), f"q{r}", fill="black")
+    if ticks:
+        for c in range(cols):
+            d.text((left + c * cell + cell // 2 - 5, top + rows * cell + 10), f"k{c}", fill="black")
+    if bar:
+        x = left + cols * cell + 30
+        for y in range(rows * cell):
+            d.line([x, top + y, x + 20, top + y], fill=_viridis(1 - y / (rows * cell)))
+    buf = io.BytesIO()
+    im.save(buf, "PNG")
+    return buf.getvalue()
+
+
+MASKED_EDGES = {
+    "3x3, last key": [[0.3, 0.7, 0.0], [0.6, 0.4, 0.0], [0.2, 0.8, 0.0]],
+    "2x3, last key": [[0.27, 0.73, 0.0], [0.73, 0.27, 0.0]],
+    "2x3, first key": [[0.0, 0.73, 0.27], [0.0, 0.27, 0.73]],
+    "2x4, last two keys": [[0.27, 0.73, 0.0, 0.0], [0.73, 0.27, 0.0, 0.0]],
+    "3x3, first query": [[0.0, 0.0, 0.0], [0.3, 0.7, 0.5], [0.45, 0.2, 0.9]],
+    "3x3, last query": [[0.3, 0.7, 0.5], [0.45, 0.2, 0.9], [0.0, 0.0, 0.0]],
+}
+
+
+@pytest.mark.parametrize("name", list(MASKED_EDGES))
+def test_a_blank_edge_column_or_row_with_its_tick_label_is_a_column_or_row_of_the_grid(name):
+    """Before: a column (row) short, e.g. "3×2"; after: the grid the weights have."""
+    w = MASKED_EDGES[name]
+    r = analyse_figure(seaborn_masked(w))
+    assert (r.kind, r.rows, r.cols) == ("grid", len(w), len(w[0])), (r.kind, r.rows, r.cols)
+
+
+@pytest.mark.parametrize("name", ["3x3, first query", "3x3, last query"])
+def test_a_colour_bar_as_high_as_the_axes_counts_a_blank_edge_row_without_tick_labels(name):
+    w = MASKED_EDGES[name]
+    r = analyse_figure(seaborn_masked(w, ticks=False, bar=True))
+    assert (r.kind, r.rows, r.cols) == ("grid", 3, 3), (r.kind, r.rows, r.cols)
+
+
+@pytest.mark.parametrize("name", ["3x3, last key", "2x3, first key", "3x3, first query"])
+@pytest.mark.parametrize("bar", [False, True], ids=["nothing", "bar beside the drawn rows only"])
+def test_margin_with_no_label_or_bar_beyond_it_is_not_made_into_cells(name, bar):
+    """No tick labels: nothing says the page beside the grid was a column of it (a colour bar beside a grid says
+    nothing of its columns), so the grid is what is drawn."""
+    w = MASKED_EDGES[name]
+    drawn = [row for row in w if any(row)]
+    r = analyse_figure(seaborn_masked(w, ticks=False, bar=bar and name != "3x3, first query"))
+    assert r.kind == "grid" and (r.rows, r.cols) == (len(drawn), sum(1 for c in zip(*drawn, strict=True) if any(c)))
+
+
+def test_tick_labels_at_cell_edges_are_not_read_as_blank_cells():
+    """imshow's default ticks (0, 0.5, 1...) fall on cell edges too: they are no column labels, nothing is added."""
+    w = [[0.3, 0.7], [0.6, 0.4]]
+    im = Image.open(io.BytesIO(seaborn_masked(w, ticks=False)))
+    d = ImageDraw.Draw(im)
+    for k in range(7):                                   # a label every half cell, from the grid's left edge on
+        d.text((90 + k * 55 - 6, 40 + 2 * 110 + 10), f"{k / 2:.1f}", fill="black")
+    buf = io.BytesIO()
+    im.save(buf, "PNG")
+    r = analyse_figure(buf.getvalue())
+    assert (r.kind, r.rows, r.cols) == ("grid", 2, 2)
+
+
+@pytest.mark.parametrize("name, key", [("2x3, last key", 2), ("2x3, first key", 0)])
+def test_the_labs_heatmap_with_an_edge_key_masked_and_blank_is_graded_as_the_labs_figure(name, key, checklist):
+    """Before: "a 2×2 grid, not the lab's 2×3 example" (figure 0, flagged); after: the figure counts and its blank key
+    reads white."""
+    w = MASKED_EDGES[name]
+    text = f"My heatmap: rows q0, q1, columns k0-k2. The masked key k{key} is white in both rows: its weight is 0.\n"
+    r = grade_audit(text, seaborn_masked(w), MEASURED_OK, checklist, weights=w)
+    assert items(r)["figure"]["points"] == 2 and "figure" not in kinds(r), items(r)["figure"]["feedback"]["en"]
+    assert items(r)["figure_reading"]["points"] > 0, items(r)["figure_reading"]["feedback"]["en"]
