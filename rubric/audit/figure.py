@@ -430,17 +430,50 @@ def _steps(edges: list[float], tol: float) -> int | None:
     return n
 
 
-def _is_colour_scale(colours: np.ndarray) -> bool:
-    """Whether the cells' colours (n x 3, RGB) lie along one sequential or diverging colour scale."""
+def _centre_steps(spans: list[tuple[int, int]], tol: float) -> int | None:
+    """Number of equal steps between the centres of the cells' spans on one axis (None if not evenly spaced): on a
+    noisy image, where the cells' edges are eaten unevenly (ringing is stronger against a frame or the page than
+    between two cells), their centres still fall on the lattice. A span of a whole number of the narrowest span's
+    width (a run of equal cells merged) stands for that many cells."""
+    unit = min(b - a for a, b in spans)
+    if unit < MIN_CELL_SIDE:
+        return None
+    centres: list[float] = []
+    for a, b in spans:
+        n = max(1, round((b - a) / unit))
+        centres += [a + (j + 0.5) * (b - a) / n for j in range(n)]
+    pts: list[list[float]] = []
+    for x in sorted(centres):
+        if pts and x - pts[-1][-1] <= tol:
+            pts[-1].append(x)
+        else:
+            pts.append([x])
+    lines = [sum(p) / len(p) for p in pts]
+    gaps = [b - a for a, b in zip(lines, lines[1:], strict=False)]
+    if not gaps or min(gaps) < MIN_CELL_SIDE:
+        return None
+    base = min(gaps)
+    n = 1
+    for g in gaps:
+        k = round(g / base)
+        if k < 1 or abs(g - k * base) > 0.2 * base:
+            return None
+        n += k
+    return n
+
+
+def _is_colour_scale(colours: np.ndarray, tol: float = SCALE_TOL) -> bool:
+    """Whether the cells' colours (n x 3, RGB) lie along one sequential or diverging colour scale, each within ``tol``
+    of it (wider on a low-quality JPEG, whose colours are quantised)."""
     c = colours.astype(np.float64)
-    if len(c) < 2 or np.abs(c - c.mean(axis=0)).max() <= SCALE_TOL:
+    if len(c) < 2 or np.abs(c - c.mean(axis=0)).max() <= tol:
         return True
     # a known colormap: every colour near one of its segments
     rel = c[:, None, :] - _SEG_START[None]
     t = np.clip((rel * _SEG_DIR[None]).sum(axis=2) / _SEG_LEN2, 0.0, 1.0)
     dist = np.linalg.norm(rel - t[..., None] * _SEG_DIR[None], axis=2)           # colours x segments
     bounds = np.flatnonzero(np.r_[True, _SEG_OWNER[1:] != _SEG_OWNER[:-1]])
-    if (np.minimum.reduceat(dist, bounds, axis=1).max(axis=0) <= SCALE_TOL).any():
+    if (np.minimum.reduceat(dist, bounds, axis=1).max(axis=0) <= tol).any():
         return True
     # one or two linear gradients from a white, black or neutral centre (a linear map is one through an end)
     light = c[np.argmax(c @ LUM)]
@@ -453,12 +486,12 @@ def _is_colour_scale(colours: np.ndarray) -> bool:
         for _ in range(2):
             d = left - centre
             far = d[np.argmax((d ** 2).sum(axis=1))]
-            if (far ** 2).sum() <= SCALE_TOL ** 2:
+            if (far ** 2).sum() <= tol ** 2:
                 left = left[:0]
                 break
             u = far / np.linalg.norm(far)
             off = np.linalg.norm(d - (d @ u)[:, None] * u, axis=1)
-            left = left[(off > SCALE_TOL) | (d @ u < -SCALE_TOL)]
+            left = left[(off > tol) | (d @ u < -tol)]
             if not len(left):
                 break
         if not len(left):
@@ -467,14 +500,14 @@ def _is_colour_scale(colours: np.ndarray) -> bool:
     order = np.argsort(c @ LUM)
     pts = [c[order[0]]]
     for p in c[order[1:]]:
-        if np.linalg.norm(p - pts[-1]) > SCALE_TOL:
+        if np.linalg.norm(p - pts[-1]) > tol:
             pts.append(p)
     steps = np.diff(np.array(pts), axis=0)
     if len(steps) == 0:
         return True
     norms = np.linalg.norm(steps, axis=1)
     dl = steps @ LUM
-    if np.any((norms > 3 * SCALE_TOL) & (norms > MAX_STEP_RATIO * dl)):
+    if np.any((norms > 3 * tol) & (norms > MAX_STEP_RATIO * dl)):
         return False
     unit = steps / norms[:, None]
     return bool(np.all((unit[1:] * unit[:-1]).sum(axis=1) > 0.0))
@@ -576,7 +609,8 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
     except Exception:  # noqa: BLE001 - validated upstream; anything Pillow still refuses is "unreadable"
         return _analyse(None, False, t0)
     jpeg = bytes(data[:2]) == b"\xff\xd8"                # lossy: flat areas carry small differences
-    report = _analyse(px, jpeg, t0)
+    coarse = _coarseness(data) if jpeg else 0.0
+    report = _analyse(px, jpeg, t0, coarse)
     if report.kind != "not_heatmap" or report.rows:
         return report
     if max(px.shape[:2]) < SMALL_SIDE and _size(data) == (px.shape[1], px.shape[0]):
@@ -598,7 +632,7 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
     fy, fx = big.shape[0] / h, big.shape[1] / w
     crop = big[int(y0 * fy):math.ceil(y1 * fy), int(x0 * fx):math.ceil(x1 * fx)]
     step = max(1, math.ceil(max(crop.shape[:2]) / side))
-    again = _analyse(crop[::step, ::step].copy(), jpeg, t0)
+    again = _analyse(crop[::step, ::step].copy(), jpeg, t0, coarse)
     return again if again.kind != "not_heatmap" else report
 
 
@@ -640,8 +674,9 @@ def _content_box(px: np.ndarray, tol: int) -> tuple[int, int, int, int] | None:
     return x0, y0, x1, y1
 
 
-def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
-    """The analysis of the decoded pixels (``None``: the figure could not be decoded)."""
+def _analyse(px: np.ndarray | None, jpeg: bool, t0: float, coarse: float = 0.0) -> FigureReport:
+    """The analysis of the decoded pixels (``None``: the figure could not be decoded); ``coarse``: how much wider a
+    low-quality JPEG's colours spread than at quality 50 (see :func:`_coarseness`)."""
 
     def done(kind: str, rows: int = 0, cols: int = 0, cells: int = 0, reason: str = "",
              lightness: tuple[float, ...] = (), colours: list | None = None, boxes: list | None = None) -> FigureReport:
@@ -662,7 +697,8 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
     if lum.std() < 3.0 or ink.mean() < 0.005:
         return done("blank")
 
-    tol = COLOUR_TOL if jpeg or _noisy(px) else CLEAN_TOL
+    tol = COLOUR_TOL + round(coarse) if jpeg or _noisy(px) else CLEAN_TOL
+    cell_std, scale_tol = MAX_CELL_STD + coarse / 2, SCALE_TOL + coarse
     same_x = np.abs(px[:, 1:] - px[:, :-1]).max(axis=2) <= tol
     same_y = np.abs(px[1:, :] - px[:-1, :]).max(axis=2) <= tol
     lab = _label(same_x, same_y, h, w).ravel()
@@ -692,7 +728,7 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
     std = np.sqrt(np.maximum(sq - mean ** 2, 0.0)).max(axis=1)
     bw_all, bh_all = x1 - x0, y1 - y0
     white_all = (mean @ LUM > 235) & (mean.max(axis=1) - mean.min(axis=1) < 20)
-    ok = part & ~white_all & (std <= MAX_CELL_STD)
+    ok = part & ~white_all & (std <= cell_std)
     bg = _background(lab.reshape(h, w), k)
     if bg is not None:
         ok[bg] = False
@@ -725,7 +761,7 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
 
     # a cell as light as the page (a masked key's 0 on Blues or Greys) is not taken for the page when something
     # encloses it (the axes' frame, neighbouring cells): it is a candidate that joins a grid it completes (round 24)
-    light_ok = part & white_all & (std <= MAX_CELL_STD)
+    light_ok = part & white_all & (std <= cell_std)
     if bg is not None:
         light_ok[bg] = False
     cells: list[tuple[int, int, int, int]] = []
@@ -746,6 +782,14 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
             continue
         cells.append((int(x0[i]), int(y0[i]), int(x1[i]), int(y1[i])))
         ids.append(int(i))
+    if 1 < len(cells) <= MAX_CELLS:
+        # a region inside another cell's box is what fills its hole, not a cell of the grid: a value label that a
+        # low-quality JPEG flattened into a block or two of one colour (round 31: at quality 5 each label of the lab's
+        # heatmap was an 8x8 "cell" between the cells' edges, and the figure was "not a heatmap")
+        nested = [any(j != i and o[0] < c[0] and o[1] < c[1] and c[2] < o[2] and c[3] < o[3]
+                      for j, o in enumerate(cells)) for i, c in enumerate(cells)]
+        cells = [c for c, n in zip(cells, nested, strict=True) if not n]
+        ids = [i for i, n in zip(ids, nested, strict=True) if not n]
     if not cells or len(cells) > MAX_CELLS:
         return done("not_heatmap", cells=len(cells))
 
@@ -773,6 +817,8 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
         found: list[tuple[int, int, int, list[int]]] = []
         for members in clusters.values():
             group = [boxes[i] for i in members]
+            if jpeg:
+                group = _regrown(group, gap)
             gx0, gy0 = min(c[0] for c in group), min(c[1] for c in group)
             gx1, gy1 = max(c[2] for c in group), max(c[3] for c in group)
             area = (gx1 - gx0) * (gy1 - gy0)
@@ -780,6 +826,9 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
                 continue
             cols = _steps([e for c in group for e in (c[0], c[2])], gap)
             rows = _steps([e for c in group for e in (c[1], c[3])], gap)
+            if jpeg and not (rows and cols):
+                cols = cols or _centre_steps([(c[0], c[2]) for c in group], gap)
+                rows = rows or _centre_steps([(c[1], c[3]) for c in group], gap)
             # no grid, a tiny one (a legend), or a single row/column of bands (a stepped colour bar, sky over grass)
             if rows and cols and rows >= 2 and cols >= 2 and area >= 0.05 * h * w:
                 found.append((area, rows, cols, members))
@@ -804,7 +853,7 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
     grids = grids_of(cells)
     grids.sort(key=lambda g: -g[0])
     for _, rows, cols, members in grids:
-        if _is_colour_scale(mean[[ids[i] for i in members]]):
+        if _is_colour_scale(mean[[ids[i] for i in members]], scale_tol):
             group, colours = [cells[i] for i in members], [mean[ids[i]] for i in members]
             more = _light_cells(group, light, gap)
             if more:
@@ -812,7 +861,7 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
                 wr, wc = _steps([e for c in wider for e in (c[1], c[3])], gap), _steps(
                     [e for c in wider for e in (c[0], c[2])], gap)
                 wcol = colours + [mean[light_ids[j]] for _box, j in more]
-                if wr and wc and wr * wc == len(wider) and _is_colour_scale(np.array(wcol)):
+                if wr and wc and wr * wc == len(wider) and _is_colour_scale(np.array(wcol), scale_tol):
                     group, colours, rows, cols = wider, wcol, wr, wc
             return a_grid(group, colours, rows, cols)
     def with_extra(boxes: list[tuple[int, int, int, int]], colours: list[np.ndarray], whole: bool) -> FigureReport | None:
@@ -822,7 +871,7 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float) -> FigureReport:
         for _, rows, cols, members in sorted(grids_of(every), key=lambda g: -g[0]):
             found = [every_colours[i] for i in members]
             if any(i >= len(cells) for i in members) and (not whole or len(members) == rows * cols) \
-                    and _is_colour_scale(np.array(found)):
+                    and _is_colour_scale(np.array(found), scale_tol):
                 return a_grid([every[i] for i in members], found, rows, cols)
         return None
 
@@ -974,3 +1023,39 @@ def _edge_cells(group: list[tuple[int, int, int, int]], ink: np.ndarray, page: n
                 return []                                   # not blank: something else is drawn there
             out.append((x0, y0, x1, y1))
     return out
+
+
+# the luma DC quantiser step of a JPEG saved at quality 50 (the IJG table's first entry)
+DC_STEP_Q50 = 16
+MAX_COARSE = 8.0
+
+
+def _coarseness(data: bytes) -> float:
+    """How much wider than at quality 50 a JPEG's flat colours spread: (its luma DC quantiser step - 16) / 16, from 0
+    (quality 50 and better: nothing changes) to MAX_COARSE (quality 5 is 9). Each block's mean is rounded to that
+    step, and its chroma to a coarser one, so a cell's colour shifts and its blocks differ by more than
+    COLOUR_TOL (round 31: the lab's heatmap saved at quality 5 was "not a heatmap")."""
+    from PIL import Image
+
+    try:
+        tables = Image.open(io.BytesIO(data)).quantization or {}
+        dc = float(tables[0][0]) if 0 in tables else 0.0
+    except Exception:  # noqa: BLE001 - decoded once already; a table Pillow cannot give leaves the analysis as it was
+        return 0.0
+    return min(MAX_COARSE, max(0.0, (dc - DC_STEP_Q50) / DC_STEP_Q50))
+
+
+def _regrown(group: list[tuple[int, int, int, int]], gap: float) -> list[tuple[int, int, int, int]]:
+    """The cells of a noisy (JPEG) image grown back by half the usual gap between neighbours: the ringing of a
+    low-quality JPEG eats a rim of every cell, both sides of each edge alike, so neighbouring cells stand apart and the
+    outer ones are short of the lattice (round 31: at quality 10 the gridded heatmap's cells were 22 pixels a side
+    on a 28-pixel lattice, and no lattice was found). A drawn gridline is closed as well, which changes nothing."""
+    def half_gap(lo: int, hi: int, a0: int, a1: int) -> int:
+        gaps = sorted(b[lo] - a[hi] for a in group for b in group
+                      if 0 <= b[lo] - a[hi] <= gap and min(a[a1], b[a1]) - max(a[a0], b[a0]) > 0)
+        return gaps[len(gaps) // 2] // 2 if gaps else 0
+
+    gx, gy = half_gap(0, 2, 1, 3), half_gap(1, 3, 0, 2)
+    if not gx and not gy:
+        return group
+    return [(x0 - gx, y0 - gy, x1 + gx, y1 + gy) for x0, y0, x1, y1 in group]

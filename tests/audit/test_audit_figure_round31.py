@@ -5,6 +5,12 @@
    grid", the lab's 2×3 with a masked first key "a 2×2 grid"). Now a blank edge column or row counts when the figure
    says it is one: a tick label centred on it as on the drawn ones, or a colour bar that spans it. Margin with nothing
    to say where cells would be stays margin.
+2. A JPEG saved at a low quality (5 to 20) of an honest heatmap was "not a heatmap": each value label flattened into a
+   block of one colour read as a cell of its own, the ringing at the cells' edges ate their rims unevenly (the edges
+   fell off the lattice), and the quantised colours left the colour scale. Now a region inside another cell is no
+   cell, a JPEG's cells are regrown and placed by their centres, and the tolerances widen with the JPEG's own
+   quantiser step (nothing changes at quality 50 and better). Quality 5 of
+   the lab's heatmap and of its magma version now pass.
 """
 
 from __future__ import annotations
@@ -16,7 +22,17 @@ from PIL import Image, ImageDraw
 
 from rubric.audit import grade_audit
 from rubric.audit.figure import analyse_figure
-from tests.audit.helpers import MEASURED_OK, _viridis, items, kinds
+from tests.audit.helpers import (
+    EXAMPLE_WEIGHTS,
+    MEASURED_OK,
+    _viridis,
+    items,
+    kinds,
+    make_cmap_heatmap,
+    make_gridded_heatmap,
+    make_heatmap,
+    make_pie,
+)
 
 
 def seaborn_masked(weights, ticks: bool = True, bar: bool = False, cell: int = 110) -> bytes:
@@ -103,3 +119,41 @@ def test_the_labs_heatmap_with_an_edge_key_masked_and_blank_is_graded_as_the_lab
     r = grade_audit(text, seaborn_masked(w), MEASURED_OK, checklist, weights=w)
     assert items(r)["figure"]["points"] == 2 and "figure" not in kinds(r), items(r)["figure"]["feedback"]["en"]
     assert items(r)["figure_reading"]["points"] > 0, items(r)["figure_reading"]["feedback"]["en"]
+
+
+# ------------------------------------------------------------------ 2. low-quality JPEG
+
+def jpeg(figure: bytes, quality: int) -> bytes:
+    buf = io.BytesIO()
+    Image.open(io.BytesIO(figure)).convert("RGB").save(buf, "JPEG", quality=quality)
+    return buf.getvalue()
+
+
+LOW_QUALITY = {
+    "the lab's heatmap, quality 5": (make_heatmap, 5),
+    "magma, quality 5": (lambda: make_cmap_heatmap(EXAMPLE_WEIGHTS, "magma"), 5),
+    "magma, quality 10": (lambda: make_cmap_heatmap(EXAMPLE_WEIGHTS, "magma"), 10),
+    "Blues, quality 10": (lambda: make_cmap_heatmap(EXAMPLE_WEIGHTS, "Blues"), 10),
+    "gridded, quality 10": (lambda: make_gridded_heatmap(EXAMPLE_WEIGHTS), 10),
+    "gridded, quality 20": (lambda: make_gridded_heatmap(EXAMPLE_WEIGHTS), 20),
+    "last key blank, quality 20": (lambda: seaborn_masked(MASKED_EDGES["2x3, last key"]), 20),
+}
+
+
+@pytest.mark.parametrize("name", list(LOW_QUALITY))
+def test_a_low_quality_jpeg_of_a_heatmap_is_read_as_its_grid(name):
+    """Before: "not a heatmap" (or a 2×2 grid); after: the lab's 2×3 grid."""
+    make, quality = LOW_QUALITY[name]
+    r = analyse_figure(jpeg(make(), quality))
+    assert (r.kind, r.rows, r.cols) == ("grid", 2, 3), (r.kind, r.rows, r.cols, r.reason)
+
+
+def test_an_honest_audit_with_its_heatmap_saved_at_quality_5_earns_the_figure(checklist):
+    text = "My heatmap: rows are queries q0, q1 and columns are keys k0-k2; q1 puts most of its weight on k2 (0.67).\n"
+    r = grade_audit(text, jpeg(make_heatmap(), 5), MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
+    assert items(r)["figure"]["points"] == 2 and "figure" not in kinds(r), items(r)["figure"]["feedback"]["en"]
+
+
+@pytest.mark.parametrize("quality", [5, 10, 20])
+def test_a_low_quality_jpeg_of_a_pie_chart_is_still_no_grid(quality):
+    assert analyse_figure(jpeg(make_pie(), quality)).kind != "grid"
