@@ -1046,6 +1046,11 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
             if credit < c.credit:
                 missing.append((c.label, reason, credit > 0))
         points = item.weight * min(1.0, got / item.full_credit_at)
+        if points > 0:
+            # the whole text's cause is said once, as the figure flag: an item that earned points points to it rather
+            # than repeating, beside those points, that "statements about attention in general earn nothing" (round 31)
+            missing = [(label, "whole_text" if reason in _WHOLE_TEXT else reason, partly)
+                       for label, reason, partly in missing]
         if item_contradicted:
             points = 0.0
             fb = _bilingual(item.raw.get("feedback_contradiction"), "", {
@@ -1302,6 +1307,9 @@ class _CellClaim:
     uniform: bool = False               # the query's weights are (about) equal ("q0 spreads its weight evenly")
     every_row: bool = False             # a peak (or low end) of every query ("k0 is the key both queries read most")
     column: bool = False                # a key's whole column, summed over the queries ("k2 gets the most weight overall")
+    # a column read with no total said ("k2 gets the most attention", round 31): it may be meant of the whole column
+    # or of the rows, so it is false only when it is false both ways
+    loose: bool = False
 
 
 def _cell_ref(m: re.Match) -> tuple[bool, int, tuple[int, ...]] | None:
@@ -1522,7 +1530,7 @@ def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]
             continue
         queries = {(c[3], c[4]) for c in inside if c[2]}
         keys = {(c[3], c[4]) for c in inside if not c[2]}
-        every = _EVERY_QUERY.search(part) if not queries and len(keys) == 1 and not _COLUMN_WHOLE.search(part) else None
+        every = _every_query(part) if not queries and len(keys) == 1 and not _COLUMN_WHOLE.search(part) else None
         if every is not None:
             # "k0 is the key both queries read most" (两个 query 都主要看 k0): a peak of every row (round 26)
             inside = sorted([*inside, (start + every.start(), start + every.end(), True, 0, (0,))])
@@ -1573,13 +1581,17 @@ _COLUMN_EXTREME = re.compile(
     r"|(?P<light>\b(?:brightest|lightest|palest|whitest)\b|最亮|最浅|最淡|最白)"
     r"|(?P<dark>\b(?:darkest|deepest|dimmest|blackest)\b|最暗|最深|最黑)")
 _COMPARED = re.compile(r"\b(?:than|compared|versus|vs)\b|比|相比|不如")
+# Round 31: a key said to receive the most (least) attention with no total and no query ("k2 gets the most attention",
+# 第二个键得到的注意力最多) was not read, so a false one was credited. A part that names what the key receives reads its
+# column as well, with a peak or a low end only (a colour word of a key alone may be a cell's).
+_COLUMN_QUANTITY = re.compile(r"\b(?:attention|weights?|probabilit(?:y|ies)|attended)\b|注意力|权重|概率|关注")
 _COLUMN_PIECE = re.compile(r"[,:，：]")
 
 
 def _column_reads(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int], low: str | None) -> list[_CellClaim]:
     """The columns a sentence reads as a whole (see :data:`_COLUMN_WHOLE`), part by part, checked against the sums of
     the student's weights over the queries."""
-    if not (_COLUMN_WHOLE.search(s.text) or _COLUMN_NAMED.search(s.text)):
+    if not (_COLUMN_WHOLE.search(s.text) or _COLUMN_NAMED.search(s.text) or _COLUMN_QUANTITY.search(s.text)):
         return []
     out: list[_CellClaim] = []
     bounds = [0, *(m.start() for m in _PEAK_PART_BREAK.finditer(s.text) if m.start() > 0), len(s.text)]
@@ -1601,7 +1613,11 @@ def _column_reads(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int],
                 or _OTHER_QUANTITY.search(part) or _COMPARED.search(part):
             continue
         k = keys[0]
-        if not (_COLUMN_WHOLE.search(s.text, whole_start, whole_end) or _COLUMN_NAMED.search(s.text, k[0], k[1])):
+        loose = not (_COLUMN_WHOLE.search(s.text, whole_start, whole_end) or _COLUMN_NAMED.search(s.text, k[0], k[1]))
+        if loose and (not _COLUMN_QUANTITY.search(part) or _GENERIC.search(part) or _every_query(part) or any(
+                c[2] for c in cells if whole_start <= c[0] < whole_end)):
+            # (a query named in the part, before a comma or a colon, is the row the key is read in: "for q0, k1 gets
+            # the most attention" is q0's peak, read as such)
             continue
         words = {m.lastgroup: m for m in reversed(list(_COLUMN_EXTREME.finditer(part)))}     # the first of each
         high, lowest, light, dark = (words.get(k) for k in ("high", "low", "light", "dark"))
@@ -1609,6 +1625,8 @@ def _column_reads(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int],
             # the colour of the most weight: light on a dark-low map (viridis), dark on a light-low one (Blues)
             high = high or (light if low == "dark" else dark)
             lowest = lowest or (dark if low == "dark" else light)
+        if loose:
+            high, lowest = words.get("high"), words.get("low")
         word = high or lowest
         if word is None or (high and lowest):
             continue
@@ -1617,13 +1635,24 @@ def _column_reads(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int],
         if s.negated(first, last, context=False):
             continue
         out.append(_CellClaim(idx, s.text[first:last], None, k[3], None, bases=tuple((0, cb) for cb in k[4]),
-                              low=high is None, column=True))
+                              low=high is None, column=True, loose=loose))
     return out
 
 
 # every query named at once (round 26): "both queries", "every row", 两个 query, 每一行
 _EVERY_QUERY = re.compile(r"\b(?:both|all|every|each)\s+(?:of\s+the\s+)?(?:two\s+)?(?:quer(?:y|ies)|rows?)\b|"
                           r"两个\s*(?:query|查询|行)|两行|每个\s*(?:query|查询)|每一?行|所有\s*的?\s*(?:query|查询|行)")
+# "each row is a query", 每一行是一个 query: the layout, said of every row, not what every query reads (round 31: "each
+# row is a query, each column is a key, and k2 gets the most attention" was read as k2 the peak of every row, false of
+# the lab's q0, and the honest layout statement earned nothing)
+_LAYOUT_AFTER = re.compile(r"\s*(?:is|are|represents?|corresponds?\s+to|stands?\s+for|means?|=|:|是|表示|代表|对应|为|就是)")
+
+
+def _every_query(part: str) -> re.Match | None:
+    """The first mention of every query in ``part`` that is not the subject of the figure's layout."""
+    return next((m for m in _EVERY_QUERY.finditer(part) if not _LAYOUT_AFTER.match(part, m.end())), None)
+
+
 # A query's weights read as equal (round 26): "q0 spreads its weight evenly over the keys", "q1's weights are uniform",
 # q0 的权重很均匀. Not denied (不均匀, "not uniform"), compared ("closer to uniform than", 更均匀), supposed ("if the
 # weights were uniform", "a uniform baseline"), nor with a key named (an even split between two keys is another claim).
@@ -1687,6 +1716,9 @@ def _true_of(claim: _CellClaim, rows: list[list[float]]) -> bool:
             c = len(sums) - 1 if claim.col == _LAST else claim.col - cb
             if 0 <= c < len(sums) and (sums[c] <= min(sums) + tolerance if claim.low else sums[c] >= max(sums) - tolerance):
                 return True
+            if claim.loose and 0 <= c < len(sums) and any(
+                    (r[c] <= min(r) + WEIGHT_TOLERANCE) if claim.low else (r[c] >= max(r) - WEIGHT_TOLERANCE) for r in rows):
+                return True             # true of a query's row: perhaps the one meant
         return False
     if claim.anywhere:
         tolerance = max(WEIGHT_TOLERANCE, claim.tolerance)
