@@ -408,8 +408,15 @@ def _light_cells(group: list[tuple[int, int, int, int]], light: list[tuple[int, 
 
 def _steps(edges: list[float], tol: float) -> int | None:
     """Number of equal steps between clustered edge positions (None if they are not evenly spaced)."""
+    return _even_steps(edges, tol)
+
+
+def _even_steps(points: list[float], tol: float) -> int | None:
+    """Number of equal steps between the lines the points cluster on (points within ``tol`` of the previous one join
+    its line): each gap between neighbouring lines a whole number of the smallest, to within a fifth of it; None if
+    they are not so spaced or the smallest gap is under MIN_CELL_SIDE."""
     pts: list[list[float]] = []
-    for e in sorted(edges):
+    for e in sorted(points):
         if pts and e - pts[-1][-1] <= tol:
             pts[-1].append(e)
         else:
@@ -431,10 +438,10 @@ def _steps(edges: list[float], tol: float) -> int | None:
 
 
 def _centre_steps(spans: list[tuple[int, int]], tol: float) -> int | None:
-    """Number of equal steps between the centres of the cells' spans on one axis (None if not evenly spaced): on a
-    noisy image, where the cells' edges are eaten unevenly (ringing is stronger against a frame or the page than
-    between two cells), their centres still fall on the lattice. A span of a whole number of the narrowest span's
-    width (a run of equal cells merged) stands for that many cells."""
+    """Number of cells along one axis from the centres of the cells' spans (None if not evenly spaced): on a noisy
+    image, where the cells' edges are eaten unevenly (ringing is stronger against a frame or the page than between two
+    cells), their centres still fall on the lattice. A span of a whole number of the narrowest span's width (a run of
+    equal cells merged) stands for that many cells."""
     unit = min(b - a for a, b in spans)
     if unit < MIN_CELL_SIDE:
         return None
@@ -442,24 +449,8 @@ def _centre_steps(spans: list[tuple[int, int]], tol: float) -> int | None:
     for a, b in spans:
         n = max(1, round((b - a) / unit))
         centres += [a + (j + 0.5) * (b - a) / n for j in range(n)]
-    pts: list[list[float]] = []
-    for x in sorted(centres):
-        if pts and x - pts[-1][-1] <= tol:
-            pts[-1].append(x)
-        else:
-            pts.append([x])
-    lines = [sum(p) / len(p) for p in pts]
-    gaps = [b - a for a, b in zip(lines, lines[1:], strict=False)]
-    if not gaps or min(gaps) < MIN_CELL_SIDE:
-        return None
-    base = min(gaps)
-    n = 1
-    for g in gaps:
-        k = round(g / base)
-        if k < 1 or abs(g - k * base) > 0.2 * base:
-            return None
-        n += k
-    return n
+    steps = _even_steps(centres, tol)
+    return steps + 1 if steps else None
 
 
 def _is_colour_scale(colours: np.ndarray, tol: float = SCALE_TOL) -> bool:

@@ -25,22 +25,15 @@ def _misread(r: dict) -> bool:
     return any(f["kind"] == "figure" and "does not show" in f["message"]["en"] for f in r["flags"])
 
 
-@pytest.mark.parametrize("sentence", [
+FALSE = [
     "My heatmap has query rows and key columns, and k0 gets the most attention.",
     "My heatmap has query rows and key columns, and k0 receives the most weight.",
     "My heatmap has query rows and key columns, and the second key gets the least attention.",
     "我的热力图行是 query，列是 key，第一个键得到的注意力最多。",
     "我的热力图行是 query，列是 key，k0 得到的权重最大。",
     "我的热力图行是 query，列是 key，第二个键得到的注意力最少。",
-])
-def test_a_false_column_claim_without_a_total_is_read_and_not_credited(sentence, checklist, heatmap_png):
-    """Before: not read, the sentence's layout credited and nothing flagged; after: flagged, its sentence earns nothing."""
-    r = _grade(sentence, checklist, heatmap_png)
-    assert _misread(r), r["flags"]
-    assert items(r)["figure_reading"]["points"] == 0, items(r)["figure_reading"]["feedback"]["en"]
-
-
-@pytest.mark.parametrize("sentence", [
+]
+TRUE = [
     "My heatmap has query rows and key columns, and k2 gets the most attention.",
     "My heatmap has query rows and key columns, and k0 gets the least attention.",
     # true of q0's row (k1 is its peak), nearly true of the column (0.82 against 0.88): perhaps the row was meant
@@ -48,11 +41,16 @@ def test_a_false_column_claim_without_a_total_is_read_and_not_credited(sentence,
     "我的热力图行是 query，列是 key，第三个键得到的注意力最多。",
     "我的热力图行是 query，列是 key，第二个键得到的注意力最多。",
     "我的热力图行是 query，列是 key，k0 得到的权重最少。",
-])
-def test_a_true_column_claim_without_a_total_is_credited(sentence, checklist, heatmap_png):
+]
+
+
+@pytest.mark.parametrize(("sentence", "true"), [(s, False) for s in FALSE] + [(s, True) for s in TRUE])
+def test_a_column_claim_without_a_total_is_checked_against_the_weights(sentence, true, checklist, heatmap_png):
+    """Before: never read, so a false one was credited like a true one and nothing flagged; after: a false one is
+    flagged and its sentence earns nothing, a true one is credited."""
     r = _grade(sentence, checklist, heatmap_png)
-    assert not _misread(r), r["flags"]
-    assert items(r)["figure_reading"]["points"] > 0, items(r)["figure_reading"]["feedback"]["en"]
+    assert _misread(r) is not true, r["flags"]
+    assert (items(r)["figure_reading"]["points"] > 0) is true, items(r)["figure_reading"]["feedback"]["en"]
 
 
 @pytest.mark.parametrize("sentence", [
