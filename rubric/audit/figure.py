@@ -912,17 +912,19 @@ MAX_EDGE_CELLS = 3         # at most this many blank columns (rows) taken on one
 EDGE_REACH = 3             # ... looking for their evidence up to this many cells away from the grid
 
 
-def _edge_extension(ink: np.ndarray, box: tuple[int, int, int, int], cw: int, ch: int, cols: int,
-                    gap: float) -> tuple[int, int]:
+def _edge_extension(ink: np.ndarray, box: tuple[int, int, int, int], cw: float, ch: float, cols: int,
+                    gap: float, skip: int = 0) -> tuple[int, int]:
     """(left, right): how many whole columns of cells beyond the grid's ``box`` (``cols`` columns of ``cw`` pixels,
     rows of ``ch``) the figure's tick labels above or below it, or a colour bar or axis line there, say it has. For
     rows, call it on the transposed image."""
     gx0, gy0, gx1, gy1 = box
     h, w = ink.shape
-    wx0, wx1 = max(0, gx0 - MAX_EDGE_CELLS * cw), min(w, gx1 + MAX_EDGE_CELLS * cw)
+    wx0, wx1 = max(0, round(gx0 - MAX_EDGE_CELLS * cw)), min(w, round(gx1 + MAX_EDGE_CELLS * cw))
     tol = max(1.5, 0.15 * cw)
     best = (0, 0)
-    for lines in (range(gy1 + 1, min(h, gy1 + 1 + EDGE_REACH * ch)), range(gy0 - 2, max(-1, gy0 - 2 - EDGE_REACH * ch), -1)):
+    reach = round(EDGE_REACH * ch)
+    # (``skip``: lines beside the grid left out, a JPEG's ringing along the cells' edge is no mark)
+    for lines in (range(gy1 + 1 + skip, min(h, gy1 + 1 + reach)), range(gy0 - 2 - skip, max(-1, gy0 - 2 - reach), -1)):
         block: list[np.ndarray] = []
         for y in lines:
             row = ink[y, wx0:wx1]
@@ -954,7 +956,7 @@ def _runs(profile: np.ndarray) -> list[tuple[int, int]]:
     return [(a, b) for a, b in runs]
 
 
-def _ticks(runs: list[tuple[int, int]], x0: int, cw: int, cols: int, tol: float) -> tuple[int, int] | None:
+def _ticks(runs: list[tuple[int, int]], x0: int, cw: float, cols: int, tol: float) -> tuple[int, int] | None:
     """Blank columns beyond the grid labelled as its drawn ones are: every run a label centred on a column of the
     grid's lattice (from ``x0``, ``cw`` wide), every drawn column labelled; None when the runs are not such labels."""
     at: set[int] = set()
@@ -970,7 +972,7 @@ def _ticks(runs: list[tuple[int, int]], x0: int, cw: int, cols: int, tol: float)
     return left, right
 
 
-def _span(run: tuple[int, int], x0: int, x1: int, cw: int) -> tuple[int, int] | None:
+def _span(run: tuple[int, int], x0: int, x1: int, cw: float) -> tuple[int, int] | None:
     """Blank columns that a colour bar or an axis line beside the grid spans: it covers the grid and ends a whole
     number of cells beyond it, to within a pixel and a half (a colour bar taller than an imshow's image by less than a
     cell is not one)."""
@@ -996,8 +998,11 @@ def _edge_cells(group: list[tuple[int, int, int, int]], ink: np.ndarray, page: n
     cols, rows = round((gx1 - gx0) / cw), round((gy1 - gy0) / ch)
     if cw < MIN_CELL_SIDE or ch < MIN_CELL_SIDE or not cols or not rows:
         return []
-    left, right = _edge_extension(ink, (gx0, gy0, gx1, gy1), cw, ch, cols, gap)
-    top, bottom = _edge_extension(ink.T, (gy0, gx0, gy1, gx1), ch, cw, rows, gap)
+    # the lattice's pitch, not the median cell: a JPEG's ringing eats a rim of each cell (a 27-pixel pitch of 25-pixel
+    # cells put the third label 6 pixels off its column)
+    cw, ch = (gx1 - gx0) / cols, (gy1 - gy0) / rows
+    left, right = _edge_extension(ink, (gx0, gy0, gx1, gy1), cw, ch, cols, gap, rim - 1)
+    top, bottom = _edge_extension(ink.T, (gy0, gx0, gy1, gx1), ch, cw, rows, gap, rim - 1)
     if not left + right + top + bottom:
         return []
     h, w = ink.shape
@@ -1008,7 +1013,7 @@ def _edge_cells(group: list[tuple[int, int, int, int]], ink: np.ndarray, page: n
             if any(b[0] <= cx < b[2] and b[1] <= cy < b[3] for b in group):
                 continue
             x0, y0 = round(gx0 + c * cw), round(gy0 + r * ch)
-            x1, y1 = x0 + cw, y0 + ch
+            x1, y1 = round(gx0 + (c + 1) * cw), round(gy0 + (r + 1) * ch)
             inner = page[y0 + rim:y1 - rim, x0 + rim:x1 - rim]
             if x0 < 0 or y0 < 0 or x1 > w or y1 > h or not inner.size or inner.mean() < 1.0 - 0.02 * (rim > 1):
                 return []                                   # not blank: something else is drawn there

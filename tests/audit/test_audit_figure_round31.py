@@ -157,3 +157,17 @@ def test_an_honest_audit_with_its_heatmap_saved_at_quality_5_earns_the_figure(ch
 @pytest.mark.parametrize("quality", [5, 10, 20])
 def test_a_low_quality_jpeg_of_a_pie_chart_is_still_no_grid(quality):
     assert analyse_figure(jpeg(make_pie(), quality)).kind != "grid"
+
+
+@pytest.mark.parametrize("quality", [50, 20, 15, 10, 8, 5])
+def test_a_blank_edge_key_with_its_tick_label_survives_a_low_quality_jpeg(quality):
+    """Before: "a 2×2 grid" at quality 15, 8 and 5 (the lattice was taken from the ringing-eaten cells, and the ringing
+    under the grid's edge was read as the first line of tick labels); after: 2×3 from quality 1 to 95."""
+    r = analyse_figure(jpeg(seaborn_masked(MASKED_EDGES["2x3, last key"]), quality))
+    assert (r.kind, r.rows, r.cols) == ("grid", 2, 3), (r.kind, r.rows, r.cols)
+
+
+@pytest.mark.parametrize("quality", [20, 5])
+def test_margin_is_not_made_into_cells_in_a_low_quality_jpeg_either(quality):
+    r = analyse_figure(jpeg(seaborn_masked(MASKED_EDGES["3x3, last key"], ticks=False, bar=True), quality))
+    assert (r.kind, r.rows, r.cols) == ("grid", 3, 2), (r.kind, r.rows, r.cols)
