@@ -1584,6 +1584,9 @@ _COMPARED = re.compile(r"\b(?:than|compared|versus|vs)\b|比|相比|不如")
 # Round 31: a key said to receive the most (least) attention with no total and no query ("k2 gets the most attention",
 # 第二个键得到的注意力最多) was not read, so a false one was credited. A part that names what the key receives reads its
 # column as well, with a peak or a low end only (a colour word of a key alone may be a cell's).
+# a column supposed, not read: "if k0 gets the most attention, it does not mean ...", 假设 k0 得到的权重最大 (the cue in the
+# key's own clause: "如果把两行加起来，k2 得到的注意力最多" reads the sum after its comma)
+_SUPPOSED = re.compile(r"\b(?:if|suppose\w*|assum\w*|whether|imagine|even though)\b|如果|假如|假设|即使|即便|若|要是")
 _COLUMN_QUANTITY = re.compile(r"\b(?:attention|weights?|probabilit(?:y|ies)|attended)\b|注意力|权重|概率|关注")
 _COLUMN_PIECE = re.compile(r"[,:，：]")
 
@@ -1613,6 +1616,9 @@ def _column_reads(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int],
                 or _OTHER_QUANTITY.search(part) or _COMPARED.search(part):
             continue
         k = keys[0]
+        clause = s.clause_at(k[0])
+        if _SUPPOSED.search(s.text, clause.start, k[0]):
+            continue
         loose = not (_COLUMN_WHOLE.search(s.text, whole_start, whole_end) or _COLUMN_NAMED.search(s.text, k[0], k[1]))
         if loose and (not _COLUMN_QUANTITY.search(part) or _GENERIC.search(part) or _every_query(part) or any(
                 c[2] for c in cells if whole_start <= c[0] < whole_end)):

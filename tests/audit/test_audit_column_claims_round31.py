@@ -92,3 +92,21 @@ def test_a_key_read_after_its_query_and_a_comma_is_that_querys_peak_not_also_its
 
     claims = _cell_claims(checklist, _segment(checklist, sentence, axes_swapped=False))
     assert claims and all(cl.row is not None and not cl.column for cl in claims), claims
+
+
+@pytest.mark.parametrize("sentence", [
+    "If k0 gets the most attention, it does not mean that k0 causes the output.",
+    "如果第一个键得到的注意力最多，也不能说明它导致了输出。",
+    "假设 k0 得到的权重最大，这也不代表因果。",
+    "Even if k0 received the most attention overall, that is no causal effect.",
+])
+def test_a_supposed_column_is_no_reading_of_the_figure(sentence, checklist, heatmap_png):
+    """A caveat built on a supposition is not flagged as misreading the figure, and keeps its credit."""
+    r = _grade("My heatmap has query rows and key columns. " + sentence, checklist, heatmap_png)
+    assert not _misread(r), r["flags"]
+    assert items(r)["limits"]["points"] > 0, items(r)["limits"]["feedback"]["en"]
+
+
+@pytest.mark.parametrize("sentence", ["如果把两行加起来，k0 得到的注意力最多。", "If I add both rows up, k0 gets the most attention overall."])
+def test_a_column_summed_after_an_if_clause_is_still_read(sentence, checklist, heatmap_png):
+    assert _misread(_grade("My heatmap has query rows and key columns. " + sentence, checklist, heatmap_png))
