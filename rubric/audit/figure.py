@@ -437,6 +437,15 @@ def _even_steps(points: list[float], tol: float) -> int | None:
     return n
 
 
+def _drawn(colours: list) -> np.ndarray:
+    """The cells' colours without the page-white ones (when some are not): a white cell joins a grid as the low end of
+    a light colour map (Blues' 0) or as a masked key left undrawn (a NaN shows the page), and neither is a colour the
+    others' scale must reach (round 31: a blank first row under viridis cells, enclosed by gridlines, left 2x3 of 3x3)."""
+    c = np.array(colours, dtype=np.float64).reshape(-1, 3)
+    white = (c @ LUM > 235) & (c.max(axis=1) - c.min(axis=1) < 20)
+    return c[~white] if (~white).any() else c
+
+
 def _centre_steps(spans: list[tuple[int, int]], tol: float) -> int | None:
     """Number of cells along one axis from the centres of the cells' spans (None if not evenly spaced): on a noisy
     image, where the cells' edges are eaten unevenly (ringing is stronger against a frame or the page than between two
@@ -852,7 +861,7 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float, coarse: float = 0.0) 
                 wr, wc = _steps([e for c in wider for e in (c[1], c[3])], gap), _steps(
                     [e for c in wider for e in (c[0], c[2])], gap)
                 wcol = colours + [mean[light_ids[j]] for _box, j in more]
-                if wr and wc and wr * wc == len(wider) and _is_colour_scale(np.array(wcol), scale_tol):
+                if wr and wc and wr * wc == len(wider) and _is_colour_scale(_drawn(wcol), scale_tol):
                     group, colours, rows, cols = wider, wcol, wr, wc
             return a_grid(group, colours, rows, cols)
     def with_extra(boxes: list[tuple[int, int, int, int]], colours: list[np.ndarray], whole: bool) -> FigureReport | None:
@@ -862,7 +871,7 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float, coarse: float = 0.0) 
         for _, rows, cols, members in sorted(grids_of(every), key=lambda g: -g[0]):
             found = [every_colours[i] for i in members]
             if any(i >= len(cells) for i in members) and (not whole or len(members) == rows * cols) \
-                    and _is_colour_scale(np.array(found), scale_tol):
+                    and _is_colour_scale(_drawn(found), scale_tol):
                 return a_grid([every[i] for i in members], found, rows, cols)
         return None
 

@@ -171,3 +171,32 @@ def test_a_blank_edge_key_with_its_tick_label_survives_a_low_quality_jpeg(qualit
 def test_margin_is_not_made_into_cells_in_a_low_quality_jpeg_either(quality):
     r = analyse_figure(jpeg(seaborn_masked(MASKED_EDGES["3x3, last key"], ticks=False, bar=True), quality))
     assert (r.kind, r.rows, r.cols) == ("grid", 3, 2), (r.kind, r.rows, r.cols)
+
+
+def gridlined(weights, cell: int = 110) -> bytes:
+    """Masked cells left blank, every cell bordered by black gridlines (ax.grid on the cell edges): the borders
+    enclose the blank cells too."""
+    rows, cols = len(weights), len(weights[0])
+    im = Image.new("RGB", (90 + cols * cell + 110, 40 + rows * cell + 70), "white")
+    d = ImageDraw.Draw(im)
+    for r, row in enumerate(weights):
+        for c, v in enumerate(row):
+            if v:
+                d.rectangle([90 + c * cell, 40 + r * cell, 90 + (c + 1) * cell - 1, 40 + (r + 1) * cell - 1],
+                            fill=_viridis(v))
+    for c in range(cols + 1):
+        d.line([90 + c * cell, 40, 90 + c * cell, 40 + rows * cell], fill="black", width=2)
+    for r in range(rows + 1):
+        d.line([90, 40 + r * cell, 90 + cols * cell, 40 + r * cell], fill="black", width=2)
+    buf = io.BytesIO()
+    im.save(buf, "PNG")
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("name", ["3x3, first query", "3x3, last query", "2x3, first key"])
+def test_blank_cells_enclosed_by_cell_borders_are_cells_whatever_the_colour_scale(name):
+    """Before: a blank row under viridis cells was left out ("2×3" of 3×3: white is no viridis colour); after: the
+    borders say where its cells are, and a blank cell is no colour of the scale."""
+    w = MASKED_EDGES[name]
+    r = analyse_figure(gridlined(w))
+    assert (r.kind, r.rows, r.cols) == ("grid", len(w), len(w[0])), (r.kind, r.rows, r.cols)
