@@ -29,6 +29,10 @@ threads = 16
 timeout = 60
 graceful_timeout = 20
 accesslog = "-"
+# gunicorn 25+ opens a control socket for `gunicornc` at one path per user ($XDG_RUNTIME_DIR or
+# ~/.gunicorn/gunicorn.ctl): a second server of the host took it over, and stopping either deleted it.
+# Nothing of ours uses it; servers are stopped and resized by their process manager.
+control_socket_disable = True
 
 
 def worker_exit(server: Any, worker: Any) -> None:
