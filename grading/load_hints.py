@@ -20,6 +20,7 @@ import sys
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
+from grading.family import class_family
 from grading.i18n import Msg, cat, msg
 from grading.parsing import parsed
 
@@ -1100,31 +1101,6 @@ def _functions(tree: ast.Module) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef
 def _class_named(tree: ast.Module, name: str) -> ast.ClassDef | None:
     """The first class of that name, at any depth."""
     return next((n for n in _walk(tree) if isinstance(n, ast.ClassDef) and n.name == name), None)
-
-
-def class_family(tree: ast.Module, cls_name: str) -> list[tuple[str, ast.AST]]:
-    """(owner, node) of the code class ``cls_name`` runs: the class itself first, then the base classes the
-    file defines, the file's classes it builds (``self.core = Core()``) and the file's top-level functions it
-    calls by name (and theirs in turn), each once: a line a hint shows is found in the class that does it,
-    and said with that class's name. Empty when the file has no such top-level class."""
-    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
-    if cls_name not in classes:
-        return []
-    found: list[tuple[str, ast.AST]] = []
-    seen: set[str] = set()
-    todo = [cls_name]
-    while todo:
-        name = todo.pop(0)
-        node = classes.get(name) or functions.get(name)
-        if name in seen or node is None:
-            continue
-        seen.add(name)
-        found.append((name, node))
-        bases = [b.id for b in node.bases if isinstance(b, ast.Name)] if isinstance(node, ast.ClassDef) else []
-        called = [n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
-        todo.extend(n for n in (*bases, *called) if n in classes or n in functions)
-    return found
 
 
 def where_in(line: int, owner: str, cls_name: str) -> Msg:

@@ -13,10 +13,12 @@ from __future__ import annotations
 import ast
 import functools
 
+from grading.family import class_family
 from grading.i18n import Msg, msg
-from grading.load_hints import class_family, where_in
+from grading.load_hints import where_in
 
 _SHOWN = 60          # longest code quoted as it is written
+MODULE = "attention"  # the name the tests import the file as (suite.SUITE.module_name): ``from attention import f``
 
 
 @functools.lru_cache(maxsize=4)
@@ -57,7 +59,7 @@ def dotted_path(node: ast.AST, names: dict[str, str]) -> str | None:
 def family(source: str | None, cls_name: str) -> tuple[tuple[str, ast.AST], ...]:
     """``grading.load_hints.class_family`` of the source's tree: the class and the code it runs, by owner."""
     tree = tree_of(source) if isinstance(source, str) else None
-    return () if tree is None else tuple(class_family(tree, cls_name))
+    return () if tree is None else tuple(class_family(tree, cls_name, MODULE))
 
 
 def _code(source: str, node: ast.AST) -> str:
@@ -68,10 +70,12 @@ def _code(source: str, node: ast.AST) -> str:
     return f"{head}(...)" if len(head) <= _SHOWN and "\n" not in head else "..."
 
 
-def _own_first(found: list, cls_name: str) -> list:
+def _own_first(found: list, source: str | None, cls_name: str) -> list:
     """The class's own findings when it has any (a wrapper computing its own softmax beside the module it
-    builds), else those of the code it runs."""
-    own = [f for f in found if f[1] == cls_name]
+    builds), else those of the code it runs. The class is the family's first member: the one ``cls_name``
+    holds, under its own name when ``cls_name`` is an alias of it."""
+    first = family(source, cls_name)[:1]
+    own = [f for f in found if first and f[1] == first[0][0]]
     return own or found
 
 
@@ -193,7 +197,7 @@ def softmax_axis_note(source: str | None, cls_name: str) -> Msg | None:
     quoted with the axis it normalises; for a softmax over the last axis, the product that put the queries
     there, when the class shows it. None when the class has no single softmax with a readable dim: the
     feedback then says only what the numbers show."""
-    calls = _own_first(softmax_calls(source, cls_name), cls_name)
+    calls = _own_first(softmax_calls(source, cls_name), source, cls_name)
     if len(calls) != 1 or calls[0][3] is _UNREAD:
         return None
     line, owner, code, dim = calls[0]
@@ -248,7 +252,7 @@ def triangle_calls(source: str | None, cls_name: str) -> list[tuple[int, str, st
 def causal_note(source: str | None, cls_name: str) -> Msg | None:
     """For weights that match a causal mask (confirmed on the numbers): the line of the class that builds a
     triangular matrix, quoted, when it has exactly one; None otherwise (no line is guessed)."""
-    calls = _own_first(triangle_calls(source, cls_name), cls_name)
+    calls = _own_first(triangle_calls(source, cls_name), source, cls_name)
     if len(calls) != 1:
         return None
     line, owner, code = calls[0]
