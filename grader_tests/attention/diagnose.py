@@ -292,6 +292,66 @@ FAULTS: dict[str, Msg] = {
 }
 
 
+# The same mistakes said of an output, for the tests that see only the output (round 31): "the weights equal
+# softmax(QK^T / dk)" told a student whose weights no test had looked at more than was seen. Each says what the
+# output equals, and keeps the name's advice. A name not listed here says nothing of the weights.
+ON_OUTPUT: dict[str, Msg] = {
+    "scale_one": msg("the output equals softmax(QK^T) V, the scores without the 1/sqrt(dk) scale: divide the "
+                     "scores by sqrt(dk)",
+                     "输出等于 softmax(QK^T) V，即 score 没有 1/sqrt(dk) 缩放：score 需要除以 sqrt(dk)"),
+    "scale_dk": msg("the output equals softmax(QK^T / dk) V: the scores are divided by dk (or by sqrt(dk) twice) "
+                    "instead of once by sqrt(dk)",
+                    "输出等于 softmax(QK^T / dk) V：score 被除以 dk（或除了两次 sqrt(dk)），应只除一次 sqrt(dk)"),
+    "scale_dv": msg("the output equals softmax(QK^T / sqrt(dv)) V: the scale must use the key dimension dk = "
+                    "q.shape[-1], not the value dimension",
+                    "输出等于 softmax(QK^T / sqrt(dv)) V：缩放应使用 key 的维度 dk = q.shape[-1]，而不是 value 的维度"),
+    "scale_nk": msg("the output equals softmax(QK^T / sqrt(Nk)) V: the scores are divided by the square root of the "
+                    "number of keys (k.shape[-2]) instead of sqrt(dk), the feature size dk = q.shape[-1]",
+                    "输出等于 softmax(QK^T / sqrt(Nk)) V：score 除以的是 key 个数（k.shape[-2]）的平方根，"
+                    "应除以特征维度 dk = q.shape[-1] 的平方根 sqrt(dk)"),
+    "scale_heads_dk": msg("the output equals softmax(QK^T / sqrt(H * dk)) V, H = q.shape[1] the number of heads: the "
+                          "scores are divided by the square root of d_model (all heads' features together) instead "
+                          "of sqrt(dk), each head's own size q.shape[-1]",
+                          "输出等于 softmax(QK^T / sqrt(H * dk)) V，其中 H = q.shape[1] 为 head 数：score 除以的是 "
+                          "d_model（所有 head 的特征合计）的平方根，应除以每个 head 自己的维度 dk = q.shape[-1] 的平方根"),
+    "softmax_query_axis": msg("the output equals W V with W the softmax of the scores over the query axis (each "
+                              "column summing to 1) instead of over the keys: it must normalise over the keys "
+                              "(dim=-1 of scores laid out [B, H, Nq, Nk])",
+                              "输出等于 W V，其中 W 是 score 沿 query 轴（每一列的和为 1）而不是沿 key 轴做的 softmax："
+                              "应沿 key 轴归一化（score 按 [B, H, Nq, Nk] 排列时为 dim=-1）"),
+    "softmax_head_axis": msg("the output equals W V with W the softmax of the scores across heads (over dim=1): each "
+                             "query row must be normalised over the keys (dim=-1)",
+                             "输出等于 W V，其中 W 是 score 在不同 head 之间（沿 dim=1）做的 softmax：每个 query 行应沿 "
+                             "key 轴（dim=-1）归一化"),
+    "softmax_batch_axis": msg("the output equals W V with W the softmax of the scores across the samples of the "
+                              "batch (over dim=0): each query row must be normalised over the keys (dim=-1)",
+                              "输出等于 W V，其中 W 是 score 在 batch 的不同样本之间（沿 dim=0）做的 softmax：每个 "
+                              "query 行应沿 key 轴（dim=-1）归一化"),
+    "qk_swapped": msg("the output equals softmax(K Q^T) V: Q and K are swapped; the scores are Q @ K^T",
+                      "输出等于 softmax(K Q^T) V：Q 和 K 互换了；score 应为 Q @ K^T"),
+    "mask_after_softmax": msg("the output equals W V with W the softmax of the unmasked scores, the blocked "
+                              "positions zeroed after the softmax (its rows no longer sum to 1): add the mask to "
+                              "the scores before the softmax",
+                              "输出等于 W V，其中 W 是未加 mask 的 score 的 softmax，被屏蔽的位置在 softmax 之后才置零"
+                              "（其行和不再为 1）：应在 softmax 之前把 mask 加到 score 上"),
+}
+
+
+def _said_of_output(key: str) -> Msg:
+    """``FAULTS[key]`` of a causal mask, its "the weights match" said of the output."""
+    text = FAULTS[key]
+    assert text["en"].startswith("the weights match ") and text["zh"].startswith("权重与"), key
+    return msg("the output matches " + text["en"].removeprefix("the weights match "),
+               "输出与" + text["zh"].removeprefix("权重与"))
+
+
+ON_OUTPUT.update({key: _said_of_output(key) for key in ("causal", "causal_diagonal", "causal_ahead")})
+
+
+def fault_name(key: str, on_output: bool) -> Msg:
+    """What the feedback calls mistake ``key``: said of the output when the test saw only the output."""
+    return ON_OUTPUT.get(key, FAULTS[key]) if on_output else FAULTS[key]
+
 
 def _projection_roles(fault: str) -> Msg:
     """What ``roles_xyz`` (cases.PROJECTION_ROLE_FAULTS) computes: each role whose projection is another's."""
@@ -648,19 +708,20 @@ SOURCE_NOTES = {"softmax_query_axis": source_lines.softmax_axis_note, "qk_swappe
                 "causal_ahead": source_lines.causal_note, "mha_causal": source_lines.causal_note}
 
 
-def with_source_line(key: str, student: object | None, cls_name: str) -> Msg:
-    """``FAULTS[key]``, and the line of class ``cls_name`` (or of the code it runs) that does it, when the
-    student's source shows one (``SOURCE_NOTES``)."""
+def with_source_line(key: str, student: object | None, cls_name: str, on_output: bool = False) -> Msg:
+    """``fault_name(key, on_output)``, and the line of class ``cls_name`` (or of the code it runs) that does it,
+    when the student's source shows one (``SOURCE_NOTES``)."""
     note = SOURCE_NOTES.get(key)
-    return cat(FAULTS[key], note and note(_student_source(student), cls_name), sep=SEMI)
+    return cat(fault_name(key, on_output), note and note(_student_source(student), cls_name), sep=SEMI)
 
 
 def _sdpa_name(fault: str, on_output: bool, student: object | None = None) -> Msg:
     if fault == "mask_ignored":
         return FAULTS["output_unmasked" if on_output else "weights_unmasked"]
     if fault == "softmax_head_axis":
-        return cat(FAULTS[fault], _implicit_dim(_student_source(student), "ScaledDotProductAttention"), sep=SEMI)
-    return with_source_line(fault, student, "ScaledDotProductAttention")
+        return cat(fault_name(fault, on_output), _implicit_dim(_student_source(student), "ScaledDotProductAttention"),
+                   sep=SEMI)
+    return with_source_line(fault, student, "ScaledDotProductAttention", on_output)
 
 
 def sdpa_weights(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,
@@ -1164,7 +1225,10 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
                 return None
         if fault == "mask_ignored" and (weights is None or weights.shape != case.variant(fault)[1].shape):
             return FAULTS["additive_mask_output_unmasked"]
-        return with_source_line(mha_key(fault, x.shape[-1], head_dim), student, "MultiHeadAttention")
+        # weights of another shape than the model's were not compared (_matches): the output alone showed it
+        seen_weights = weights is not None and weights.shape == case.variant(fault)[1].shape
+        return with_source_line(mha_key(fault, x.shape[-1], head_dim), student, "MultiHeadAttention",
+                                not seen_weights)
     if (names := _biases_left_out(case)) is not None:
         if student is not None:
             probe = probe or _probe_mha(student, case)
@@ -1274,6 +1338,6 @@ def mha_mask_rank(student: MhaBuilder, num_heads: int, head_dim: int, x: Tensor,
                "上；只有当 additive_mask.dim() == 3 时才需要加 head 维（additive_mask[:, None]）")
 
 
-__all__ = ["FAULTS", "MATCH_TOL", "kept_state", "SDPA_CULPRIT", "half_precision", "large_scores", "mha", "mha_key",
+__all__ = ["FAULTS", "ON_OUTPUT", "fault_name", "MATCH_TOL", "kept_state", "SDPA_CULPRIT", "half_precision", "large_scores", "mha", "mha_key",
            "mha_mask_failure", "mha_mask_rank", "probe_case", "sdpa_output",
            "sdpa_weights", "softmax_without_dim", "dropout_always_on", "randomness"]

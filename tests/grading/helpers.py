@@ -16,6 +16,19 @@ SUBMISSIONS = Path(__file__).resolve().parent.parent / "fixtures" / "submissions
 PINNED_TOTALS = {"no_scale": 34, "qk_swapped": 25, "padding_polarity": 72, "mask_2d_only": 58, "no_mha": 55}
 
 
+def fault_texts() -> list[tuple[str, dict]]:
+    """(key, text) of every name the feedback gives a mistake: ``FAULTS``, and ``ON_OUTPUT``'s wording of the same
+    mistakes for the tests that see only an output (round 31). A check that no other mistake is named reads both."""
+    from grader_tests.attention.diagnose import FAULTS, ON_OUTPUT
+
+    return [*FAULTS.items(), *ON_OUTPUT.items()]
+
+
+def named_faults(feedback: dict) -> set[str]:
+    """The keys of the mistakes ``feedback`` names, in English AND Chinese."""
+    return {key for key, text in fault_texts() if text["en"] in feedback["en"] and text["zh"] in feedback["zh"]}
+
+
 # Corpus results by file, shared by the modules that check them (test_grading.py: points and
 # categories; test_fair_corpus.py: hints and their language): grading is deterministic (checked
 # there by grading files twice), and grading each of ~340 files once instead of twice saves minutes.

@@ -8,11 +8,10 @@ import re
 
 import pytest
 
-from grader_tests.attention.diagnose import FAULTS
 from grading.i18n import is_msg
 from grading.plugin import GENERIC_ERROR
 from grading.runner import GradeInput, grade
-from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh, graded_corpus_file
+from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh, graded_corpus_file, named_faults
 
 CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
 FAULTY = sorted((SUBMISSIONS / "faulty").glob("*.py"))
@@ -46,9 +45,8 @@ def _named(result: dict) -> dict[str, set[str]]:
         fb = t["feedback"]
         if t["outcome"] == "passed" or not is_msg(fb):
             continue
-        for key, text in FAULTS.items():
-            if text["en"] in fb["en"] and text["zh"] in fb["zh"]:
-                named.setdefault(key, set()).add(t["id"])
+        for key in named_faults(fb):
+            named.setdefault(key, set()).add(t["id"])
     return named
 
 

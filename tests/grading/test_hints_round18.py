@@ -12,7 +12,7 @@ from grader_tests.attention.signature_note import load_note, no_contract_class
 from grading.i18n import is_msg
 from grading.load_hints import abbreviates, load_hint, missing_name_hint
 from grading.runner import GradeInput, grade
-from tests.grading.helpers import SUBMISSIONS, english_in_zh, syntax_error_of
+from tests.grading.helpers import SUBMISSIONS, english_in_zh, fault_texts, syntax_error_of
 
 BASE = (SUBMISSIONS / "correct" / "einsum.py").read_text(encoding="utf-8")
 MHA, SDPA = "MultiHeadAttention", "ScaledDotProductAttention"
@@ -348,7 +348,6 @@ def test_a_fault_that_raises_in_most_tests_is_told_by_its_line_and_pytorchs_mess
     """k.T on a 4-D tensor, weights applied transposed with bmm: most tests raise (so these files keep fewer than
     the 20 points test_grading asks of faulty/). Each failure says where it raised, in both languages; no fault
     model is named (the numbers that do come back are described, or blamed on ScaledDotProductAttention)."""
-    from grader_tests.attention.diagnose import FAULTS
     from grading.proxy import ORIGINAL_MESSAGE_ZH
 
     result = grade(GradeInput(code=path.read_bytes()), "attention", executor)
@@ -362,7 +361,7 @@ def test_a_fault_that_raises_in_most_tests_is_told_by_its_line_and_pytorchs_mess
         assert f"at attention.py line {line}: " in fb["en"] and f"attention.py 第 {line} 行" in fb["zh"], fb
         assert ORIGINAL_MESSAGE_ZH in fb["zh"], fb
     assert not [t["id"] for t in result["tests"] if t["outcome"] != "passed"
-                for text in FAULTS.values() if text["en"] in t["feedback"]["en"]]
+                for _, text in fault_texts() if text["en"] in t["feedback"]["en"]]
 
 
 # ----------------------------------------------------------------------------- 6. Python's English-only syntax errors

@@ -24,7 +24,7 @@ from grader_tests.attention.diagnose import FAULTS, dropout_always_on, softmax_w
 from grading.i18n import is_msg
 from grading.load_hints import float_size_note, inplace_note
 from grading.runner import GradeInput, grade
-from tests.grading.helpers import SUBMISSIONS, english_in_zh, graded_corpus_file, says
+from tests.grading.helpers import SUBMISSIONS, english_in_zh, fault_texts, graded_corpus_file, says
 
 FAULTY = SUBMISSIONS / "faulty"
 ZH_CODE = frozenset({"warns", "Implicit", "dimension", "choice", "for", "has", "been", "deprecated", "requires",
@@ -260,4 +260,4 @@ def test_a_round19_faulty_file_gets_the_pinned_feedback_in_both_languages(execut
         assert tid in failed and en in failed[tid]["en"] and zh in failed[tid]["zh"], (tid, failed.get(tid))
     if name == "mha_prescale_by_d_model":     # never a fault model where several heads tell them apart
         assert not [tid for tid, fb in failed.items() if tid != "test_mha_single_head"
-                    for text in FAULTS.values() if text["en"] in fb["en"]]
+                    for _, text in fault_texts() if text["en"] in fb["en"]]

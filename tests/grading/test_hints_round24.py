@@ -65,7 +65,9 @@ def test_an_off_by_one_causal_mask_and_a_scale_from_the_wrong_size_are_named_on_
     _, w = student.sdpa(q, k, v, return_weights=True)
     assert diagnose.sdpa_weights(w, q, k, v, student=student) == diagnose.FAULTS[fault]
     if fault != "causal_diagonal":          # its first row is NaN: only the weights model it
-        assert diagnose.sdpa_output(student.sdpa(q, k, v), q, k, v, student=student) == diagnose.FAULTS[fault]
+        # said of the output (round 31): this call returns no weights
+        assert diagnose.sdpa_output(student.sdpa(q, k, v), q, k, v, student=student) == \
+            diagnose.fault_name(fault, on_output=True)
 
 
 @pytest.mark.parametrize("fault", sorted(MODELS))

@@ -11,7 +11,6 @@ import re
 
 import pytest
 
-from grader_tests.attention.diagnose import FAULTS
 from grading.i18n import is_msg
 from tests.grading.helpers import (
     SUBMISSIONS,
@@ -19,6 +18,7 @@ from tests.grading.helpers import (
     english_in_zh,
     expected_category,
     graded_corpus_file,
+    named_faults,
 )
 
 DESCRIBED = sorted((SUBMISSIONS / "faulty" / "described").glob("*.py"))
@@ -48,9 +48,8 @@ def test_a_described_bug_loses_points_and_is_described_in_both_languages_without
         if t["outcome"] == "passed":
             continue
         assert is_msg(fb) and fb["en"] and "Traceback" not in fb["en"] and "/work/" not in fb["en"], (t["id"], fb)
-        for key, text in FAULTS.items():
-            if text["en"] in fb["en"] and text["zh"] in fb["zh"]:
-                named.setdefault(key, []).append(t["id"])
+        for key in named_faults(fb):
+            named.setdefault(key, []).append(t["id"])
         if left := english_in_zh(fb["zh"], code):
             english[t["id"]] = (left, fb["zh"])
         if sorted(_NUMBER.findall(fb["en"])) != sorted(_NUMBER.findall(fb["zh"])):
