@@ -217,7 +217,7 @@ def _names_run(top: ast.AST, file: _File) -> list[tuple[str, int | None]]:
             todo.extend((s, inner, None) for s in reversed(body))
             continue
         if isinstance(node, ast.ClassDef):
-            for base in node.bases:
+            for base in node.bases if node is not top else ():   # top's bases: read member by member
                 if isinstance(base, ast.Name):
                     add(base.id, chain, node.lineno if at is not None else None)
             todo.extend((s, [*chain, _scope_of(node, file)], at) for s in reversed(node.body))
@@ -231,29 +231,98 @@ def _names_run(top: ast.AST, file: _File) -> list[tuple[str, int | None]]:
     return found
 
 
+def _member_names(stmt: ast.stmt) -> list[str]:
+    """The class attributes a statement of a class body defines (a method, ``name = ...``)."""
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [stmt.name]
+    if isinstance(stmt, ast.Assign | ast.AnnAssign):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        return [t.id for t in targets if isinstance(t, ast.Name)]
+    return []
+
+
+def _reached(nodes: list[ast.AST], bases: set[str]) -> tuple[set[str], set[str], bool]:
+    """What ``nodes`` read of their objects: the attribute names (and string constants: ``getattr(self, "f")``),
+    those read past an override (on ``super()`` or on a base class by name, ``Base.f(self)``), and whether
+    they read attributes by computed names (then any member may run)."""
+    names: set[str] = set()
+    past: set[str] = set()
+    computed = False
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Attribute):
+                names.add(n.attr)
+                v = n.value
+                if (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "super") or (
+                        isinstance(v, ast.Name) and v.id in bases):
+                    past.add(n.attr)
+                computed |= n.attr == "__dict__"
+            elif isinstance(n, ast.Constant) and isinstance(n.value, str):
+                names.add(n.value)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "vars") \
+                    and not (len(n.args) >= 2 and isinstance(n.args[1], ast.Constant)):
+                computed = True
+    return names, past, computed
+
+
+def _runs(name: str, below: frozenset[str], names: set[str], past: set[str], computed: bool) -> bool:
+    """Whether a base class's member ``name`` runs: Python and the tests call the dunders and ``forward``, the
+    code calls the rest by name; a member a class below defines again runs only when read past the override."""
+    if name in past:
+        return True
+    if name in below:
+        return False
+    return (name.startswith("__") and name.endswith("__")) or name == "forward" or name in names or computed
+
+
 def class_family(tree: ast.Module, cls_name: str, module: str | None = None) -> list[tuple[str, ast.AST]]:
     """(owner, node) of the code class ``cls_name`` runs: the class ``cls_name`` holds once the file is loaded
-    first (itself, or the class it is an alias of: then said with that class's own name), then the base
-    classes the file defines, the file's classes it builds (``self.core = Core()``, a ModuleList of
-    ``Head(...)``) and the file's top-level functions it calls (and theirs in turn), by their own names or
-    through sure aliases, ``functools.partial`` and imports of ``module`` (the name the tests import the file
-    as), each once: a line a hint shows is found in the class or function that does it, and said with its
-    name. Empty when the file does not say for sure which class ``cls_name`` is."""
+    first (itself, or the class it is an alias of: then said with that class's own name), then the file's
+    classes it builds (``self.core = Core()``, a ModuleList of ``Head(...)``) and the file's top-level functions
+    it calls (and theirs in turn), by their own names or through sure aliases, ``functools.partial`` and imports
+    of ``module`` (the name the tests import the file as), each once; of a base class the file defines, only the
+    members that run: not one a class below overrides (unless read through ``super()``), nor a helper nothing
+    calls. A line a hint shows is found in the class or function that does it, and said with its name. Empty
+    when the file does not say for sure which class ``cls_name`` is."""
     try:
         file = _File(_module_bindings(tree), _partial_names(tree), module)
         start = file.resolve(cls_name, None)
         if not isinstance(start, ast.ClassDef):
             return []
         found: list[tuple[str, ast.AST]] = []
-        seen: set[int] = set()
-        todo: list[ast.AST] = [start]
-        while todo:
-            node = todo.pop(0)
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            found.append((node.name, node))
-            todo.extend(d for name, at in _names_run(node, file) if (d := file.resolve(name, at)) is not None)
-        return found
+        taken: set[int] = set()
+        bases: list[tuple[ast.ClassDef, frozenset[str]]] = []   # a base, with the names the classes below define
+        queue: list[ast.AST] = [start]
+
+        def take(owner: str, node: ast.AST) -> None:
+            taken.add(id(node))
+            found.append((owner, node))
+            queue.extend(d for name, at in _names_run(node, file) if (d := file.resolve(name, at)) is not None)
+
+        def add_bases(cls: ast.ClassDef, below: frozenset[str]) -> None:
+            below = below | {n for stmt in cls.body for n in _member_names(stmt)}
+            for base in cls.bases:
+                b = file.resolve(base.id, cls.lineno) if isinstance(base, ast.Name) else None
+                if isinstance(b, ast.ClassDef) and all(b is not c for c, _ in bases):
+                    bases.append((b, below))
+                    add_bases(b, below)
+
+        while True:
+            while queue:
+                node = queue.pop(0)
+                if id(node) not in taken:
+                    take(node.name, node)
+                    if isinstance(node, ast.ClassDef):
+                        add_bases(node, frozenset())
+            names, past, computed = _reached([n for _, n in found], {b.name for b, _ in bases})
+            before = len(found)
+            for base, below in bases:
+                for stmt in base.body:
+                    members = _member_names(stmt)
+                    if id(stmt) not in taken and members and any(_runs(m, below, names, past, computed)
+                                                                 for m in members):
+                        take(base.name, stmt)
+            if len(found) == before:          # a member taken may call another: read again until none is
+                return found
     except RecursionError:
         return []

@@ -63,11 +63,25 @@ def family(source: str | None, cls_name: str) -> tuple[tuple[str, ast.AST], ...]
 
 
 def _code(source: str, node: ast.AST) -> str:
+    """The code of ``node`` as written, or shortened: a method call keeps its method, so that a long
+    ``torch.ones(n, m, dtype=torch.bool).triu()`` reads ``torch.ones(...).triu()``, not ``torch.ones(...)``."""
     text = ast.get_source_segment(source, node) or ast.unparse(node)
     if len(text) <= _SHOWN and "\n" not in text:
         return text
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Call):
+        chained = f"{_code(source, node.func.value)}.{node.func.attr}({'...' if node.args or node.keywords else ''})"
+        if len(chained) <= _SHOWN:
+            return chained
     head = text.split("(", 1)[0]
     return f"{head}(...)" if len(head) <= _SHOWN and "\n" not in head else "..."
+
+
+def _tensor_method(func: ast.AST, name: tuple[str, ...]) -> bool:
+    """``func`` reads a method of that name off a value that may be a tensor (``scores.softmax``), not off the
+    module itself: ``self.softmax(s)`` calls the module's own attribute (an ``nn.Softmax`` built in __init__,
+    whose own line says its dim, or a method of the class, whose body is read)."""
+    return isinstance(func, ast.Attribute) and func.attr in name and not (
+        isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"))
 
 
 def _own_first(found: list, source: str | None, cls_name: str) -> list:
@@ -99,8 +113,7 @@ def _softmax_dim(call: ast.Call, names: dict[str, str]) -> object | None:
     path = dotted_path(call.func, names)
     if path in _SOFTMAX_FUNCTIONS:
         position = 1
-    elif path in SOFTMAX_MODULES or (path is None and isinstance(call.func, ast.Attribute)
-                                      and call.func.attr == "softmax"):
+    elif path in SOFTMAX_MODULES or (path is None and _tensor_method(call.func, ("softmax",))):
         position = 0                     # nn.Softmax(dim) or tensor.softmax(dim)
     else:
         return None
@@ -237,8 +250,7 @@ _TRIANGLES = ("torch.triu", "torch.tril")
 
 def _triangle(call: ast.Call, names: dict[str, str]) -> bool | None:
     path = dotted_path(call.func, names)
-    if path in _TRIANGLES or (path is None and isinstance(call.func, ast.Attribute)
-                              and call.func.attr in ("triu", "tril", "triu_", "tril_")):
+    if path in _TRIANGLES or (path is None and _tensor_method(call.func, ("triu", "tril", "triu_", "tril_"))):
         return True
     return None
 

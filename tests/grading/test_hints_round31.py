@@ -156,3 +156,60 @@ def test_the_in_place_lines_of_an_aliased_class_are_found():
     note = inplace_backward_note(source, SDPA, "one of the variables needed for gradient computation has been "
                                                "modified by an inplace operation")
     assert note is not None and "line 10 (w, in MyAttention)" in note["en"], note
+
+
+# ----------------------------------------------------------------------------- 3. only the base members that run
+BASE_WITH_HELPER = ("class AttentionBase(nn.Module):\n    def causal_mask(self, n):\n"
+                    "        return torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)\n\n"
+                    "    def forward(self, q, k, v, additive_mask=None, *, return_weights=False):\n"
+                    "        return torch.softmax(q @ k.mT, dim=-2) @ v\n\n\n")
+
+
+def _subclass(body: str) -> str:
+    return (HEAD + BASE_WITH_HELPER + "class ScaledDotProductAttention(AttentionBase):\n" + FORWARD +
+            "".join(f"        {line}\n" for line in body.splitlines()) +
+            "        w = torch.softmax(s, dim=-1)\n        return (w @ v, w) if return_weights else w @ v\n")
+
+
+def test_a_base_helper_nothing_calls_and_an_overridden_forward_are_not_quoted():
+    """Before: the base's uncalled causal_mask was quoted as the line that builds the causal mask (a kernel that
+    built its own by comparing positions, tests/fixtures/.../r31_causal_base_helper_unused.py)."""
+    source = _subclass("n = q.shape[-2]\ns = (q @ k.mT).masked_fill(torch.arange(n)[None] > torch.arange(n)[:, None], "
+                       "float('-inf'))")
+    assert source_lines.causal_note(source, SDPA) is None
+    assert [(o, type(n).__name__) for o, n in source_lines.family(source, SDPA)] == [(SDPA, "ClassDef")]
+
+
+@pytest.mark.parametrize("call", ["self.causal_mask(q.shape[-2])", "getattr(self, 'causal_mask')(q.shape[-2])",
+                                  "AttentionBase.causal_mask(self, q.shape[-2])"])
+def test_a_base_helper_the_class_calls_is_quoted(call):
+    source = _subclass(f"s = (q @ k.mT).masked_fill({call}, float('-inf'))")
+    note = source_lines.causal_note(source, SDPA)
+    assert note is not None and note["en"].startswith("line 8 (in AttentionBase) builds a triangular mask"), note
+
+
+def test_an_overridden_base_method_runs_when_called_through_super():
+    source = (HEAD + BASE_WITH_HELPER + "class ScaledDotProductAttention(AttentionBase):\n" + FORWARD +
+              "        return super().forward(q, k, v)\n")
+    note = source_lines.softmax_axis_note(source, SDPA)
+    assert note is not None and note["en"].startswith("line 11 (in AttentionBase): torch.softmax(q @ k.mT, dim=-2)")
+
+
+# ----------------------------------------------------------------------------- 4. the module's own softmax attribute
+def test_an_nn_softmax_kept_as_an_attribute_is_quoted_where_it_is_built():
+    """Before: self.softmax(scores) was read as a tensor's softmax with a dim that cannot be read: two softmax calls,
+    no line (tests/fixtures/.../r31_softmax_module_attr_dim_minus2.py)."""
+    source = (HEAD + "class ScaledDotProductAttention(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.softmax = nn.Softmax(dim=-2)\n\n" + FORWARD +
+              "        w = self.softmax(q @ k.mT)\n        return (w @ v, w) if return_weights else w @ v\n")
+    assert _axis(source) == "line 9: nn.Softmax(dim=-2) normalises over dim=-2, the queries of [B, H, Nq, Nk]"
+
+
+def test_a_long_method_chain_is_shortened_to_its_method():
+    """Before: ``torch.ones(n, m, dtype=torch.bool, device=q.device).triu()`` was quoted as "torch.ones(...)"."""
+    source = (HEAD + "class ScaledDotProductAttention(nn.Module):\n" + FORWARD +
+              "        blocked = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool, device=q.device).triu()\n"
+              "        w = torch.softmax((q @ k.mT).masked_fill(blocked, float('-inf')), dim=-1)\n"
+              "        return (w @ v, w) if return_weights else w @ v\n")
+    note = source_lines.causal_note(source, SDPA)
+    assert note is not None and note["en"] == "line 8 builds a triangular mask: torch.ones(...).triu()", note
