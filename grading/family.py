@@ -17,6 +17,8 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from grading.parsing import is_main_guard
+
 _DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _BLOCKS = (ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.Match)
@@ -24,15 +26,6 @@ _BLOCKS = (ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.For, ast.A
 # What binds a module-level name: a def, the value of a plain assignment, a name imported from a module (the
 # ImportFrom and the alias), or None: a binding whose value cannot be read for sure.
 Binding = ast.AST | tuple[ast.ImportFrom, ast.alias] | None
-
-
-def _is_main_guard(node: ast.AST) -> bool:
-    test = node.test if isinstance(node, ast.If) else None
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
-        return False
-    sides = [test.left, test.comparators[0]]
-    return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and any(
-        isinstance(b, ast.Constant) and b.value == "__main__" for b in sides)
 
 
 def _scope_nodes(nodes: list[ast.AST]) -> Iterator[ast.AST]:
@@ -82,7 +75,7 @@ def _module_bindings(tree: ast.Module) -> dict[str, list[tuple[int, Binding]]]:
         found.setdefault(name, []).append((line, value))
 
     for node in tree.body:
-        if _is_main_guard(node):           # its body does not run when the tests import the file; its else does
+        if is_main_guard(node):           # its body does not run when the tests import the file; its else does
             for name in _bound_in(node.orelse):
                 bind(name, node.lineno, None)
             continue

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 
 from grading.family import class_family
 from grading.i18n import Msg, cat, msg
-from grading.parsing import parsed
+from grading.parsing import is_main_guard, parsed
 
 MAIN_GUARD = 'if __name__ == "__main__":'
 SYNTAX_KINDS = ("SyntaxError", "IndentationError", "TabError")
@@ -525,16 +525,6 @@ def _statements(body: Iterable[ast.stmt]) -> Iterable[ast.stmt]:
                 yield from _statements(getattr(node, field, []) or [])
             for handler in getattr(node, "handlers", []) or []:
                 yield from _statements(handler.body)
-
-
-def is_main_guard(node: ast.AST) -> bool:
-    """An ``if __name__ == "__main__":`` statement (either way round), or its test expression."""
-    test = node.test if isinstance(node, ast.If) else node
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
-        return False
-    sides = [test.left, test.comparators[0]]
-    return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and any(
-        isinstance(b, ast.Constant) and b.value == "__main__" for b in sides)
 
 
 def _inside_scope(node: ast.AST, lineno: int) -> bool:

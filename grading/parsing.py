@@ -17,3 +17,13 @@ def parsed(source: str) -> tuple[ast.Module | None, ParseFailure | None]:
         return ast.parse(source), None
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return None, exc
+
+
+def is_main_guard(node: ast.AST) -> bool:
+    """An ``if __name__ == "__main__":`` statement (either way round), or its test expression."""
+    test = node.test if isinstance(node, ast.If) else node
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and any(
+        isinstance(b, ast.Constant) and b.value == "__main__" for b in sides)
