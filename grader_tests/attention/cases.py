@@ -286,6 +286,10 @@ def _mask_by_head(am: Tensor, fault: str, B: int, H: int) -> Tensor | None:
     return None if index is None else am[index]
 
 
+# The diagonal of torch.triu a wrapper's own causal mask starts at: the decoder's, and the two off by one (round 31).
+MHA_CAUSAL_DIAGONALS = {"mha_causal": 1, "mha_causal_diagonal": 0, "mha_causal_ahead": 2}
+
+
 def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Tensor,
                 context: Tensor | None = None, additive_mask: Tensor | None = None,
                 key_padding_mask: Tensor | None = None, fault: str | None = None
@@ -367,10 +371,11 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         mask = mask + (am if am.dim() == 4 else am.unsqueeze(1))
     elif fault in ADDITIVE_MASK_HEAD_FAULTS:
         return None
-    if fault == "mha_causal":                   # the wrapper adds a decoder's causal mask in self-attention
-        if context is not None or Nq < 2:
+    if fault in MHA_CAUSAL_DIAGONALS:            # the wrapper adds a decoder's causal mask in self-attention
+        # (off by one: triu(diagonal=0) blocks each query's own key too, triu(diagonal=2) lets it read the next)
+        if context is not None or Nq < 2 or (fault == "mha_causal_ahead" and Nk < 3):
             return None
-        mask = mask + torch.full((Nq, Nk), NEG_INF, dtype=torch.float64).triu(1)
+        mask = mask + torch.full((Nq, Nk), NEG_INF, dtype=torch.float64).triu(MHA_CAUSAL_DIAGONALS[fault])
     scale = {"scale_one": 1.0, "scale_dk": 1.0 / head_dim,
              "scale_dmodel": 1.0 / math.sqrt(d_model)}.get(fault or "", 1.0 / math.sqrt(head_dim))
     if fault == "scale_dmodel" and d_model == head_dim * head_dim:
@@ -445,7 +450,8 @@ MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_d
               "mask_after_softmax",
               "out_proj_skipped", "kv_swapped", "split_dim_first", "residual", "layer_norm", "residual_layer_norm",
               "pad_on_values", "weights_transposed", "bias_dropped", *ADDITIVE_MASK_HEAD_FAULTS,
-              *PROJECTION_ROLE_FAULTS, "seq_first", "split_no_transpose_only", "merge_heads_reversed", "mha_causal")
+              *PROJECTION_ROLE_FAULTS, "seq_first", "split_no_transpose_only", "merge_heads_reversed", "mha_causal",
+              "mha_causal_diagonal", "mha_causal_ahead")
 
 
 def warm() -> None:

@@ -109,6 +109,22 @@ FAULTS: dict[str, Msg] = {
                       "输出与 self-attention 在给定 mask 之外又加了一个因果 mask 的结果一致（每个 query 只读取位置不在它之后"
                       "的 key，像解码器那样）：MultiHeadAttention 只应使用 "
                       "additive_mask 和 key_padding_mask；需要因果 mask 时应作为 additive_mask 传入"),
+    "mha_causal_diagonal": msg(
+        "the output matches self-attention with a causal mask off by one added on top of the masks given: each query "
+        "is blocked from its own position too, so query 0 reads no key and its row is NaN; MultiHeadAttention applies "
+        "only additive_mask and key_padding_mask, and a causal mask, where one is wanted, is passed in as "
+        "additive_mask and blocks only the later keys (torch.triu(..., diagonal=1))",
+        "输出与 self-attention 在给定 mask 之外又加了一个错位一格的因果 mask 的结果一致：每个 query 连自己的位置也被屏蔽，"
+        "因此 query 0 读不到任何 key，该行为 NaN；MultiHeadAttention 只应使用 additive_mask 和 key_padding_mask，"
+        "需要因果 mask 时应作为 additive_mask 传入，且只屏蔽之后的 key（torch.triu(..., diagonal=1)）"),
+    "mha_causal_ahead": msg(
+        "the output matches self-attention with a causal mask off by one added on top of the masks given: each query "
+        "also reads the key right after its own position; MultiHeadAttention applies only additive_mask and "
+        "key_padding_mask, and a causal mask, where one is wanted, is passed in as additive_mask and blocks every "
+        "later key (torch.triu(..., diagonal=1))",
+        "输出与 self-attention 在给定 mask 之外又加了一个错位一格的因果 mask 的结果一致：每个 query 还读取了紧随其后的"
+        "一个 key；MultiHeadAttention 只应使用 additive_mask 和 key_padding_mask，需要因果 mask 时应作为 "
+        "additive_mask 传入，且屏蔽之后的所有 key（torch.triu(..., diagonal=1)）"),
     # Named from the weights: how the mask was built is said only from the source (source_lines.causal_note).
     "causal_diagonal": msg("the weights match a causal mask off by one, applied on top of the mask given: each query "
                            "is blocked from its own position too, so query 0 reads no key and its row is NaN; "
@@ -705,7 +721,8 @@ def randomness(student: object | None = None, cls_name: str | None = None) -> Ms
 # The fault models whose line the source can show, by the source_lines note that finds it in a class.
 SOURCE_NOTES = {"softmax_query_axis": source_lines.softmax_axis_note, "qk_swapped": source_lines.keys_first_note,
                 "causal": source_lines.causal_note, "causal_diagonal": source_lines.causal_note,
-                "causal_ahead": source_lines.causal_note, "mha_causal": source_lines.causal_note}
+                "causal_ahead": source_lines.causal_note, "mha_causal": source_lines.causal_note,
+                "mha_causal_diagonal": source_lines.causal_note, "mha_causal_ahead": source_lines.causal_note}
 
 
 def with_source_line(key: str, student: object | None, cls_name: str, on_output: bool = False) -> Msg:

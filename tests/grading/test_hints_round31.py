@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader_tests.attention import source_lines
+from grader_tests.attention import cases as C
+from grader_tests.attention import diagnose, source_lines
 from grading.load_hints import inplace_backward_note
 from tests.grading.helpers import code_names, english_in_zh
 
@@ -213,3 +214,15 @@ def test_a_long_method_chain_is_shortened_to_its_method():
               "        return (w @ v, w) if return_weights else w @ v\n")
     note = source_lines.causal_note(source, SDPA)
     assert note is not None and note["en"] == "line 8 builds a triangular mask: torch.ones(...).triu()", note
+
+
+# ----------------------------------------------------------------------------- 5. a wrapper's causal mask off by one
+@pytest.mark.parametrize("fault", ["mha_causal_diagonal", "mha_causal_ahead"])
+def test_a_wrappers_causal_mask_off_by_one_is_named(fault):
+    """Before: only the non-finite count (triu(0): query 0 reads nothing) or the distance was said
+    (tests/fixtures/.../r31_mha_causal_diagonal_in_wrapper.py, r31_mha_causal_ahead_in_wrapper.py)."""
+    params, x = C.mha_params(30, 16, 4, 4), C.tokens(42, 2, 5, 16)
+    out, w = C.mha_variant(params, 4, 4, x, fault=fault)
+    assert diagnose.mha(out.float(), w.float(), params, 4, 4, x) == diagnose.FAULTS[fault]
+    assert diagnose.SOURCE_NOTES[fault] is source_lines.causal_note
+    assert C.mha_variant(params, 4, 4, x, C.tokens(43, 2, 7, 16), fault=fault) is None     # cross-attention
