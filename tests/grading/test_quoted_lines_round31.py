@@ -1,0 +1,73 @@
+"""Round 31: every line the feedback of the faulty corpus quotes from the student's file is that line.
+
+A hint that says "line 19 (in Attention): F.softmax(scores, dim=2) ..." must point at a line that holds that code,
+inside the class or function it names; one that pointed at a class the tests never ran, or at a base helper nothing
+calls, contradicted the code (grading/family.py). Read off the graded corpus results the other corpus modules share
+(tests/grading/helpers.graded_corpus_file): no grading of its own when they run in the same session.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+
+from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
+
+FAULTY = sorted((SUBMISSIONS / "faulty").glob("*.py"))
+# The forms in which the hints quote a line with its code (grader_tests/attention/source_lines.py, diagnose.py):
+# "line 8: CODE normalises over ...", "line 12 (in Core) builds a triangular mask: CODE", "line 7 computes CODE:
+# keys first", "line 7 computes the scores keys first (CODE, [B, ...", "line 20 calls CODE, which drops ...",
+# "line 5 calls CODE without dim". PyTorch's messages ("at attention.py line 21: ...") are not quotes.
+_WHERE = r"(?<!attention\.py )line (\d+)(?: \(in (\w+)\))?"
+_QUOTES = [re.compile(_WHERE + tail) for tail in (
+    r": (.+?) normalises over", r" builds a triangular mask: (.+?)(?:; |$)", r" computes (?!the scores)(.+?): keys first",
+    r" computes the scores keys first \((.+?), \[B", r" calls (.+?)(?:, which drops| without dim)")]
+
+
+def quoted_lines(feedback: str) -> list[tuple[int, str | None, str]]:
+    """(line, owner or None, code) of each source line an English feedback quotes with its code, in order."""
+    found = [(m.start(), int(m.group(1)), m.group(2), m.group(3)) for q in _QUOTES for m in q.finditer(feedback)]
+    return [f[1:] for f in sorted(found)]
+
+
+def _spans(source: str) -> dict[str, list[tuple[int, int]]]:
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            spans.setdefault(node.name, []).append((node.lineno, node.end_lineno or node.lineno))
+    return spans
+
+
+def _shown(code: str, line: str) -> bool:
+    """The quoted code is on the line: as written, or shortened (``torch.ones(...).triu()``, ``torch.triu(...)``)."""
+    if "(...)" not in code:
+        return code in line
+    return all(part.split("(")[0] in line for part in re.split(r"\(\.\.\.\)|\(\)", code) if part)
+
+
+def test_the_quote_pattern_reads_each_form_of_quoted_line():
+    said = ("raised at attention.py line 21: x; line 19 (in Attention): F.softmax(scores, dim=2) normalises over dim=2; "
+            "line 8 builds a triangular mask: torch.ones(...).triu(); line 7 computes torch.einsum('bhqd,bhkd->bhkq', "
+            "q, k): keys first, [B, H, Nk, Nq]; line 20 (in F) calls F.dropout(w, 0.1), which drops values")
+    assert quoted_lines(said) == [(19, "Attention", "F.softmax(scores, dim=2)"), (8, None, "torch.ones(...).triu()"),
+                                  (7, None, "torch.einsum('bhqd,bhkd->bhkq', q, k)"), (20, "F", "F.dropout(w, 0.1)")]
+    assert _shown("torch.ones(...).triu()", "        blocked = torch.ones(a, b, dtype=torch.bool).triu()")
+    assert not _shown("torch.triu(...)", "        keep = torch.tril(torch.ones(n, n))")
+
+
+@pytest.mark.parametrize("path", FAULTY, ids=[p.stem for p in FAULTY])
+def test_every_quoted_line_holds_the_code_quoted_in_the_class_named(executor, path):
+    source = path.read_text(encoding="utf-8")
+    lines, spans = source.splitlines(), _spans(source)
+    wrong = []
+    for t in graded_corpus_file(executor, path)["tests"]:
+        fb = t["feedback"]
+        if t["outcome"] == "passed" or not isinstance(fb, dict):
+            continue
+        for n, owner, code in quoted_lines(fb["en"]):
+            inside = owner is None or any(a <= n <= b for a, b in spans.get(owner, ()))
+            if not (1 <= n <= len(lines) and _shown(code, lines[n - 1]) and inside):
+                wrong.append((t["id"], n, owner, code))
+    assert wrong == [], wrong
