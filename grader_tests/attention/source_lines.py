@@ -30,15 +30,19 @@ def tree_of(source: str) -> ast.Module | None:
         return None
 
 
+_IMPORTS_READ = ("torch", "functools")   # functools: ``functools.partial(F.softmax, dim=-2)`` is a softmax
+
+
 def torch_names(tree: ast.Module) -> dict[str, str]:
-    """What a name imported from torch stands for, by its dotted path (``F`` -> torch.nn.functional)."""
+    """What a name imported from torch (or functools) stands for, by its dotted path (``F`` ->
+    torch.nn.functional, ``partial`` -> functools.partial)."""
     names: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
-                if a.name.split(".")[0] == "torch":
-                    names[a.asname or a.name.split(".")[0]] = a.name if a.asname else "torch"
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "torch":
+                if a.name.split(".")[0] in _IMPORTS_READ:
+                    names[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] in _IMPORTS_READ:
             for a in node.names:
                 names[a.asname or a.name] = f"{node.module}.{a.name}"
     return names
@@ -109,8 +113,12 @@ _UNREAD = object()       # a dim that cannot be read from the source (a variable
 
 
 def _softmax_dim(call: ast.Call, names: dict[str, str]) -> object | None:
-    """The dim of a softmax call (an int, or _UNREAD), None when ``call`` is no softmax."""
+    """The dim of a softmax call (an int, or _UNREAD), None when ``call`` is no softmax. A
+    ``functools.partial(torch.softmax, dim=-2)`` is the softmax its calls run, with the dim it binds."""
     path = dotted_path(call.func, names)
+    if path == "functools.partial" and call.args and dotted_path(call.args[0], names) in _SOFTMAX_FUNCTIONS:
+        call = ast.Call(func=call.args[0], args=call.args[1:], keywords=call.keywords)
+        path = dotted_path(call.func, names)
     if path in _SOFTMAX_FUNCTIONS:
         position = 1
     elif path in SOFTMAX_MODULES or (path is None and _tensor_method(call.func, ("softmax",))):

@@ -226,3 +226,22 @@ def test_a_wrappers_causal_mask_off_by_one_is_named(fault):
     assert diagnose.mha(out.float(), w.float(), params, 4, 4, x) == diagnose.FAULTS[fault]
     assert diagnose.SOURCE_NOTES[fault] is source_lines.causal_note
     assert C.mha_variant(params, 4, 4, x, C.tokens(43, 2, 7, 16), fault=fault) is None     # cross-attention
+
+
+@pytest.mark.parametrize("imports, bound", [("import functools\n", "functools.partial(F.softmax, dim=-2)"),
+                                            ("from functools import partial\n", "partial(torch.softmax, dim=-2)")])
+def test_a_softmax_bound_with_functools_partial_is_quoted_with_its_dim(imports, bound):
+    """Before: no line (the partial was no softmax, self.normalise(s) one of unreadable dim;
+    tests/fixtures/.../r31_softmax_partial_dim_minus2.py)."""
+    source = ("import torch\nimport torch.nn.functional as F\n" + imports + "\n\n"
+              "class ScaledDotProductAttention(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              f"        self.normalise = {bound}\n\n" + FORWARD +
+              "        w = self.normalise(q @ k.mT)\n        return (w @ v, w) if return_weights else w @ v\n")
+    assert _axis(source) == f"line 9: {bound} normalises over dim=-2, the queries of [B, H, Nq, Nk]"
+
+
+def test_a_partial_of_something_else_is_no_softmax():
+    source = ("import functools\nimport torch\n\n\ndef softmax(x, dim):\n    return x\n\n\n"
+              "class ScaledDotProductAttention(torch.nn.Module):\n" + FORWARD +
+              "        w = functools.partial(softmax, dim=-2)(q @ k.mT)\n        return w @ v\n")
+    assert source_lines.softmax_calls(source, SDPA) == []
