@@ -1,7 +1,7 @@
 """What the pages know about an assignment: its contract and its rubric, read from its files.
 
 `rubric/<suite>/rubric.yaml` is the one source of categories, points and labels for the pages,
-the API, the gradebook and the CSV; `grader_tests/<suite>/ASSIGNMENT.md` is the student contract.
+the API, the gradebook and the CSV; `grader_tests/<suite>/ASSIGNMENT.<lang>.md` (zh, en) is the student contract.
 A broken or missing rubric is an error (RubricError), never a silent default.
 """
 
@@ -90,8 +90,8 @@ def rubric_for(suite: str) -> RubricView:
 
 
 def contract_markdown(suite: str, locale: str, description: str = "") -> tuple[str, str]:
-    """(markdown, source): ASSIGNMENT.md of the suite (ASSIGNMENT.<lang>.md first), else the
-    assignment's description, else nothing."""
+    """(markdown, source): ASSIGNMENT.<lang>.md of the suite (the shipped labs have one per language),
+    else a single ASSIGNMENT.md shown to every reader, else the assignment's description, else nothing."""
     base = ROOT / "grader_tests" / suite
     lang = "zh" if locale.startswith("zh") else "en"
     for name in (f"ASSIGNMENT.{lang}.md", "ASSIGNMENT.md"):

@@ -59,7 +59,7 @@ class Suite:
     # test process inherits that) instead of starting the same analysis again.
     review_gave_up: Callable[[str], None] = lambda source: None
     # Third-party packages importable inside the jail besides the standard library (documented
-    # to students in ASSIGNMENT.md).
+    # to students in ASSIGNMENT.zh.md / ASSIGNMENT.en.md).
     packages: tuple[str, ...] = ()
     # One note for the whole result, from the source (never executed) and the tests' outcomes, e.g. the
     # constructors' signatures against the contract; shown once in the result's message.
