@@ -89,9 +89,24 @@ def test_a_warm_process_is_backed_by_huge_pages_after_prepare_for_forks():
         "    return int(re.search(r'AnonHugePages:\\s+(\\d+)', t).group(1))\n"
         "before = huge()\n"
         "asked = prepare_for_forks()\n"
-        "print(before, huge(), asked)\n"
+        "after = huge()\n"
+        # a control: can the kernel give 2 MiB pages at all right now? (a fresh, touched 8 MiB region)
+        "import mmap, ctypes\n"
+        "from grading.forking import MADV_COLLAPSE, HUGE\n"
+        "m = mmap.mmap(-1, 5 * HUGE)\n"
+        "m.write(b'x' * len(m))\n"
+        "base = ctypes.addressof(ctypes.c_char.from_buffer(m))\n"
+        "lo = (base + HUGE - 1) // HUGE * HUGE\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]\n"
+        "control = libc.madvise(lo, 4 * HUGE, MADV_COLLAPSE) == 0\n"
+        "print(before, after, asked, int(control))\n"
     )
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
-    before, after, asked = (int(x) for x in out.stdout.split())
+    before, after, asked, control = (int(x) for x in out.stdout.split())
     assert asked >= 32 << 20          # torch's heap alone is far larger
+    if after < before + 16 * 1024 and not control:
+        # MADV_COLLAPSE is best effort: with memory fragmented (CI beside other work) the kernel has no free
+        # 2 MiB pages even for a fresh region, which says nothing about prepare_for_forks
+        pytest.skip("the kernel could not collapse even a fresh region into huge pages just now")
     assert after >= before + 16 * 1024, out.stdout   # kB: at least 16 MiB now in 2 MiB pages

@@ -266,11 +266,13 @@ def test_strings_naming_attention_outside_an_unread_all_of_own_names_stay_flagge
 ONNX_GUARD = {
     "read_through_torch": "exporting = torch.onnx.is_in_onnx_export()\n",
     "imported_by_name": "from torch.onnx import is_in_onnx_export\n",
+    # (round 31: ``import torch.onnx`` binds only ``torch``; each ``torch.onnx.X`` is judged where it is read,
+    # as the rows below show, so the import alone is no finding: static.IMPORTS_BINDING_TORCH_ONLY)
+    "the_package_imported": "import torch.onnx\n",
 }
 ONNX_STILL = {
     "an_exporter_imported": ("from torch.onnx import export\n", "imports torch.onnx"),
     "a_symbolic_registry": ("torch.onnx.register_custom_op_symbolic('a::b', None, 9)\n", "torch.onnx"),
-    "the_package_imported": ("import torch.onnx\n", "imports torch.onnx"),
     "the_package_as_a_value": ("o = torch.onnx\n", "torch.onnx"),
     "the_guard_off_a_submodule": ("x = torch.onnx.utils.is_in_onnx_export()\n", "torch.onnx.utils"),
 }
