@@ -19,7 +19,7 @@ from rubric.audit.text import _CJK, normalise
 REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
            "threshold_only", "question", "mismatch", "contradicted", "copied_feedback", "unanchored", "unread", "other_figure",
            "noncommittal", "injection", "far", "colour_dark", "colour_light", "colour_blank", "colour_no_figure", "colour_unknown", "shown", "formula", "misread", "false_fact", "template",
-           "whole_text")
+           "whole_text", "unasserted")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
 
@@ -307,6 +307,8 @@ class Checklist:
     section_neg: _Pat
     section_amb: _Pat
     hedge: _Pat
+    unasserted: _Pat
+    ditto: _Pat
     passed: _Pat
     lt_before: _Pat
     lt_after: _Pat | None
@@ -529,6 +531,8 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         section_neg=_compile_group(cues["section_negative"], "cues.section_negative"),
         section_amb=_compile_group(cues["section_ambiguous"], "cues.section_ambiguous"),
         hedge=_compile_group(cues["hedge"], "cues.hedge"),
+        unasserted=_opt_group(cues.get("unasserted"), "cues.unasserted") or _NEVER,
+        ditto=_opt_group(cues.get("ditto"), "cues.ditto") or _NEVER,
         passed=_compile_group(cues["pass"], "cues.pass"),
         lt_before=_compile_group(cues["less_than"]["before"], "cues.less_than.before"),
         lt_after=_opt_group(cues["less_than"].get("after"), "cues.less_than.after"),

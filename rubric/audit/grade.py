@@ -52,7 +52,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "no_result", "too_short", "shown", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "no_result", "unasserted", "too_short", "shown", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far", "bare")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -643,6 +643,31 @@ def _bare_caveat(cc: Checklist, concept: _Concept, s: _Sentence) -> bool:
     return _units(_BARE_FILLER.sub(" ", s.text[:a] + " " + s.text[b:])) < cc.bare_caveat_units
 
 
+# A clause that is only a hedge or a source besides its cue ("..., I think", "..., my friend told me", "（抄的）"): it
+# disowns its whole sentence, not one clause of it.
+_TAG_CLAUSE_UNITS = 3
+_TAG_FILLER = re.compile(r"\b(?:my|our|a|the|me|us|so|and|just|that)\b|我们|我|的|了|是")
+
+
+def _unasserted(cc: Checklist, sentences: list[_Sentence], idx: int, pos: int | None) -> bool:
+    """Does the student state what sentence ``idx`` says at ``pos`` (None: anywhere in it) only as a guess or as what
+    someone else said (``cues.unasserted``, round 32)? The cue counts in the statement's own clause, or as a clause of
+    its own that says nothing else; a ditto mark ("(same)", 同上) repeats the sentence before it."""
+    s = sentences[idx]
+    cues = s.find(cc.unasserted)
+    if cues:
+        here = s.clause_at(pos) if pos is not None else None
+        for m in cues:
+            clause = s.clause_at(m.start())
+            rest = s.text[clause.start:m.start()] + s.text[m.end():clause.end]
+            if pos is None or clause is here or _units(_TAG_FILLER.sub(" ", rest)) <= _TAG_CLAUSE_UNITS:
+                return True
+    if idx > 0 and s.find(cc.ditto):
+        prev = next((j for j in range(idx - 1, -1, -1) if not sentences[j].is_heading), None)
+        return prev is not None and _unasserted(cc, sentences, prev, None)
+    return False
+
+
 def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence], lists: set[int],
                         far: set[int] = frozenset(), misread: set[int] = frozenset()) -> tuple[list[int], set[str]]:
     """Sentences that may credit the concept, and the reasons the other places where it occurs do not
@@ -681,6 +706,8 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             reasons.add("contradicted")
         elif concept.evidence == "observed" and not _observed(cc, sentences, idx, concept):
             reasons.add("no_result")
+        elif concept.mode != "caveat" and _unasserted(cc, sentences, idx, s.find(concept.groups[0])[0].start()):
+            reasons.add("unasserted")   # "the rows are queries, my friend told me" (round 32)
         elif s.find(cc.noncommittal):  # "the heatmap may or may not show causality" states both, so nothing
             reasons.add("noncommittal")
         elif (s.find(cc.false_facts) or _states_false_claim(cc, s)) and not _CONDITIONAL.search(s.text):
@@ -997,11 +1024,16 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     # --- numbers ---------------------------------------------------------------------------------
     claims: dict[str, list[_Claim]] = {mid: [] for mid in cc.metrics}
     threshold_only: set[str] = set()
-    for s in sentences:
+    unasserted_metrics: set[str] = set()
+    for si, s in enumerate(sentences):
         if s.is_heading or s.copied:
             continue
         found_claims, thr = _extract_claims(cc, s)
         for cl in found_claims:
+            name = s.find(cc.metrics[cl.metric].names)
+            if _unasserted(cc, sentences, si, name[0].start() if name else None):
+                unasserted_metrics.add(cl.metric)    # "max_abs_error = 2.4e-7 (copied from a classmate)" (round 32)
+                continue
             claims[cl.metric].append(cl)
         threshold_only |= thr
     contradicted: set[str] = set()
@@ -1035,7 +1067,8 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 mine = claims[c.metric]
                 credit = c.credit if any(cl.relation == "eq" for cl in mine) else (c.credit / 2 if mine else 0.0)
                 item_contradicted |= c.metric in contradicted
-                reason = "threshold_only" if not mine and c.metric in threshold_only else "not_found"
+                reason = "threshold_only" if not mine and c.metric in threshold_only else \
+                    "unasserted" if not mine and c.metric in unasserted_metrics else "not_found"
                 if mine and credit < c.credit:
                     reason = "bound_only"       # half credit: "< 1e-6" or "passed", no value (round 26)
                 if c.metric in mismatched:
