@@ -95,8 +95,10 @@ def _validate_code(filename: str, data: bytes) -> tuple[str | None, Msg | None]:
 
 
 def _grade_audit(inp: GradeInput, assignment: str, measured: dict, tests: list,
-                 weights: list | None) -> tuple[dict | None, Msg | None]:
-    """(audit result, message about unreadable parts).  Raises on a failure of the checker itself."""
+                 weights: list | None, reference: list | None = None) -> tuple[dict | None, Msg | None]:
+    """(audit result, message about unreadable parts).  Raises on a failure of the checker itself.
+    ``weights``/``reference``: the lab's example computed by the student's code (None when it did not load or
+    run) and by the reference; the figure is checked against either (docs/contracts.md §3)."""
     checklist = suite_state(assignment).checklist
     if checklist is None:
         if inp.audit is None and inp.figure is None:
@@ -123,7 +125,7 @@ def _grade_audit(inp: GradeInput, assignment: str, measured: dict, tests: list,
             figure = exc     # the figure item says why, not "no figure was submitted"
     # The student's own test outcomes and example weights let the checker flag audit claims that
     # the student's code refutes (docs/contracts.md §3).
-    return (grade_audit(text, figure, dict(measured), checklist, tests=tests, weights=weights),
+    return (grade_audit(text, figure, dict(measured), checklist, tests=tests, weights=weights, reference=reference),
             cat(*notes, sep=SEMI) if notes else None)
 
 
@@ -406,7 +408,10 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     try:
         # Code that did not load ran no test: its "failed" rows say so, and refute no claim of the audit.
         ran = [] if child.get("load_error") else tests
-        audit, audit_message = _grade_audit(inp, assignment, measurements, ran, example.get("student"))
+        # Round 32: code that gave no weights must not skip the figure check (the same audit scored 15/15 where
+        # working code whose weights the figure did not match scored 4/15): the reference weights are evidence too.
+        reference = example.get("reference") or _example_reference(suite)
+        audit, audit_message = _grade_audit(inp, assignment, measurements, ran, example.get("student"), reference)
     except DecodeBusy as exc:
         # The host was too loaded to decode the figure or PDF: the grader's trouble, not the student's
         # file, so no points are taken for it; the run is an error and is retried.

@@ -842,7 +842,8 @@ def _reason_text(cc: Checklist, reason: str, label: dict[str, str]) -> dict[str,
 
 def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, float] | None,
                 checklist: Checklist, *, tests: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None = None,
-                weights: Sequence[Sequence[float]] | None = None) -> AuditResult:
+                weights: Sequence[Sequence[float]] | None = None,
+                reference: Sequence[Sequence[float]] | None = None) -> AuditResult:
     """Grade a written audit (docs/contracts.md §3).
 
     ``figure`` is the figure's bytes as accepted by the upload validator (or None); ``measured`` holds
@@ -851,7 +852,46 @@ def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, f
     a claim in the audit that its own failing tests refute is flagged (``checklist.test_claims``).
     ``weights`` (optional) are the grader's weights of the lab's example computed with the student's
     code (the engine's ``example_weights["student"]``): a row of weights written in the text that
-    matches no row of them is flagged."""
+    matches no row of them is flagged. ``reference`` (optional) are the reference weights of the same example
+    (``example_weights["reference"]``): the figure and the cells the text reads are evidence when they match either
+    (round 32: broken code that gave no weights skipped the check, and the same audit scored 15/15 where working code
+    whose weights it did not match scored 4/15). The audit is graded against each and keeps the better grade, so it
+    never gains from code that computes less; with no weights of the student's, against the reference, said in the
+    figure item's feedback."""
+    if not reference or (weights and _same_weights(weights, reference)):
+        return _grade_against(text, figure, measured, checklist, tests, weights)
+    if not weights:
+        result = _grade_against(text, figure, measured, checklist, tests, reference)
+        note = _bilingual(checklist.source.get("reference_note"), "reference_note", _REFERENCE_NOTE)
+        for it in result["items"]:
+            if it["id"] in {i.id for i in checklist.items if i.kind == "figure"}:
+                it["feedback"] = {lang: f"{it['feedback'][lang]}{' ' if lang == 'en' else ''}{note[lang]}"
+                                  for lang in ("en", "zh")}
+        return result
+    own = _grade_against(text, figure, measured, checklist, tests, weights)
+    ref = _grade_against(text, figure, measured, checklist, tests, reference)
+    return ref if ref["score"] > own["score"] else own
+
+
+# said in the figure item when the student's code gave no weights of the lab's example (checklist `reference_note`)
+_REFERENCE_NOTE = {
+    "en": "Your code computed no weights for the lab's 2x3 example (it did not load or did not run on it), so your "
+          "figure and the cells your text reads were checked against the reference weights of that example.",
+    "zh": "你的代码没有算出实验 2x3 例子的权重（代码无法导入，或在该例子上没有运行成功），所以你的图和文字中读出的格子"
+          "是对照该例子的参考权重检查的。"}
+
+
+def _same_weights(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> bool:
+    """The same matrix, to the precision a figure or a reading can show (nothing to grade twice)."""
+    return len(a) == len(b) and all(len(x) == len(y) and all(abs(float(u) - float(v)) <= WEIGHT_TOLERANCE / 3
+                                                             for u, v in zip(x, y, strict=True))
+                                    for x, y in zip(a, b, strict=True))
+
+
+def _grade_against(text: Any, figure: Any, measured: Mapping[str, float] | None, checklist: Checklist,
+                   tests: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None,
+                   weights: Sequence[Sequence[float]] | None) -> AuditResult:
+    """:func:`grade_audit` against one matrix of the example's weights."""
     cc = checklist
     # the upload validator's refusal (an InputError, as for the figure): an audit was submitted but
     # could not be read, which its items say instead of "no audit text was submitted"
