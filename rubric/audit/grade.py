@@ -993,6 +993,20 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     # The budget is per statement: the parts of a sentence between semicolons ("in experiment A ...; in B ...; in C
     # ...") are statements of their own, as the checklist's sentence rule says (round 18: C lost to A and B).
     budget: dict[tuple[int, int], int] = {}
+    # A sentence that only restates an earlier one (every concept it may credit is one the earlier may: the same
+    # keyword line again in the other language) shares that sentence's budget (round 32: an en keyword line and its zh
+    # twin earned 2 concepts each, 6.5/15 where a TA gives 4).
+    per_sentence: dict[int, set[tuple[str, str]]] = {}
+    for item, c in phrase_concepts:
+        for idx in found[(item.id, c.id)][0]:
+            per_sentence.setdefault(idx, set()).add((item.id, c.id))
+    restates: dict[int, int] = {}
+    for j in sorted(per_sentence):
+        if len(per_sentence[j]) > cc.max_per_sentence:
+            earlier = next((i for i in sorted(per_sentence) if i < j and i not in restates
+                            and per_sentence[j] <= per_sentence[i]), None)
+            if earlier is not None:
+                restates[j] = earlier
     implied_at: dict[tuple[int, int], set[str]] = {}
     credited: set[tuple[str, str]] = set()
     credited_at: dict[tuple[str, str], int] = {}        # the sentence that earned a concept
@@ -1005,6 +1019,8 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
         for idx in cands:
             first = sentences[idx].find(c.groups[0])
             key = (idx, sentences[idx].text.count(";", 0, first[0].start()) if first else 0)
+            if idx in restates:
+                key = (restates[idx], 0)
             if c.id in implied_at.get(key, set()):
                 credited.add((item.id, c.id))
                 credited_at[(item.id, c.id)] = idx

@@ -62,3 +62,14 @@ def test_honest_caveats_keep_their_credit(text, checklist):
 def test_numbers_copied_from_someone_else_earn_nothing_nor_does_their_ditto(text, credited, checklist):
     r = grade_audit(text, None, MEASURED_OK, checklist)
     assert (items(r)["parity"]["points"] >= 2) is credited, items(r)["parity"]
+
+
+# Round 32, finding 3: the same keyword line in en and in zh earned the per-sentence budget twice (6.5/15; a TA gives 4)
+DUMP_EN = "Keywords: rows = queries, row sums = 1, masked = 0, not causal.\n"
+DUMP_ZH = "关键词：行 = query，行和 = 1，mask = 0，不是因果。\n"
+
+
+def test_a_keyword_line_repeated_in_the_other_language_earns_no_more_than_once(heatmap_png, checklist):
+    once = grade_audit(DUMP_EN, heatmap_png, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)["score"]
+    both = grade_audit(DUMP_EN + DUMP_ZH, heatmap_png, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)["score"]
+    assert both <= max(once, 4.0), (once, both)
