@@ -21,7 +21,7 @@ def test_hedged_and_hearsay_audit_scores_what_a_ta_gives(name, heatmap_png, chec
 
     r = grade_audit((GAMING / name).read_text(encoding="utf-8"), heatmap_png, MEASURED_OK, checklist,
                     weights=EXAMPLE_WEIGHTS)
-    assert abs(r["score"] - TA_SCORES[name]) <= 1.0, [(it["id"], it["points"]) for it in r["items"]]
+    assert abs(r["score"] - TA_SCORES[name]) <= 0.5, [(it["id"], it["points"]) for it in r["items"]]
 
 
 @pytest.mark.parametrize("text", [
@@ -73,3 +73,19 @@ def test_a_keyword_line_repeated_in_the_other_language_earns_no_more_than_once(h
     once = grade_audit(DUMP_EN, heatmap_png, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)["score"]
     both = grade_audit(DUMP_EN + DUMP_ZH, heatmap_png, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)["score"]
     assert both <= max(once, 4.0), (once, both)
+
+
+@pytest.mark.parametrize("text", [
+    "I did not run scaled_dot_product_attention myself.",
+    "I don't know what scaled_dot_product_attention is.",
+    "我没有跑 scaled_dot_product_attention。",
+    "scaled_dot_product_attention 是什么我也不清楚。",
+])
+def test_a_reference_the_student_did_not_run_or_does_not_know_is_no_comparison_with_it(text, checklist):
+    it = items(grade_audit(text, None, {}, checklist))["parity"]
+    assert it["points"] == 0, it["feedback"]["en"]
+
+
+def test_a_comparison_the_student_ran_is_credited(checklist):
+    assert items(grade_audit("I compared my output with scaled_dot_product_attention under a fixed seed.", None, {},
+                             checklist))["parity"]["points"] > 0
