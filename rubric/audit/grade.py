@@ -993,9 +993,9 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     # The budget is per statement: the parts of a sentence between semicolons ("in experiment A ...; in B ...; in C
     # ...") are statements of their own, as the checklist's sentence rule says (round 18: C lost to A and B).
     budget: dict[tuple[int, int], int] = {}
-    # A sentence that only restates an earlier one (every concept it may credit is one the earlier may: the same
-    # keyword line again in the other language) shares that sentence's budget (round 32: an en keyword line and its zh
-    # twin earned 2 concepts each, 6.5/15 where a TA gives 4).
+    # A sentence that restates an earlier one (more concepts than a budget, and the concepts one may credit all among
+    # the other's: the same keyword line again in the other language, a keyword or two more or less) shares that
+    # sentence's budget (round 32: an en keyword line and its zh twin earned 2 concepts each, 6.5/15 where a TA gives 4).
     per_sentence: dict[int, set[tuple[str, str]]] = {}
     for item, c in phrase_concepts:
         for idx in found[(item.id, c.id)][0]:
@@ -1004,7 +1004,8 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     for j in sorted(per_sentence):
         if len(per_sentence[j]) > cc.max_per_sentence:
             earlier = next((i for i in sorted(per_sentence) if i < j and i not in restates
-                            and per_sentence[j] <= per_sentence[i]), None)
+                            and len(per_sentence[i]) > cc.max_per_sentence
+                            and (per_sentence[j] <= per_sentence[i] or per_sentence[i] <= per_sentence[j])), None)
             if earlier is not None:
                 restates[j] = earlier
     implied_at: dict[tuple[int, int], set[str]] = {}

@@ -89,3 +89,12 @@ def test_a_reference_the_student_did_not_run_or_does_not_know_is_no_comparison_w
 def test_a_comparison_the_student_ran_is_credited(checklist):
     assert items(grade_audit("I compared my output with scaled_dot_product_attention under a fixed seed.", None, {},
                              checklist))["parity"]["points"] > 0
+
+
+def test_a_keyword_line_and_a_longer_twin_in_the_other_language_earn_no_more_than_either(heatmap_png, checklist):
+    en = "Keywords: rows = queries, columns = keys, row sum 1, masked key 0, not causal, not feature importance.\n"
+    zh = "关键词：行 = query，列 = key，行和为 1，被 mask 的 key 为 0，不是因果，不是特征重要性。\n"
+
+    def score(text: str) -> float:
+        return grade_audit(text, heatmap_png, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)["score"]
+    assert score(en + zh) <= max(score(en), score(zh))
