@@ -143,6 +143,10 @@ DECODE_USER_WINDOW_S = _int("DECODE_USER_WINDOW_S", 600)
 # --- the grading timeout chain (seconds; see the module docstring) ------------------------------
 CALL_TIMEOUT_S = _num("CALL_TIMEOUT_S", 5)
 IMPORT_TIMEOUT_S = _num("IMPORT_TIMEOUT_S", 10)
+# CALL_TIMEOUT_S and IMPORT_TIMEOUT_S count the jail's CPU seconds (a loaded host does not inflate
+# them); each also has a wall limit WALL_BACKSTOP times as long (cut to the session's), which bounds
+# a call that waits without using CPU where the idle watch does not see it.
+WALL_BACKSTOP = _num("WALL_BACKSTOP", 3)
 SESSION_WALL_S = _num("SESSION_WALL_S", 30)
 # One budget per grading for all the student's sessions together: each session's wall and CPU
 # limits are cut to what is left, so a submission that sleeps or spins ends `graded` (its
@@ -234,6 +238,11 @@ def check(values: Mapping[str, float] | None = None) -> None:
     for name, x in v.items():
         if not x > 0:
             raise SettingsError(f"{name} must be a positive number of seconds, not {x:g}")
+    given = (values or {}).get("WALL_BACKSTOP")
+    backstop = float(WALL_BACKSTOP if given is None else given)
+    if not backstop >= 1:
+        raise SettingsError(f"WALL_BACKSTOP ({backstop:g}) must be at least 1: a call's wall limit is that many "
+                            "times its CPU limit, and less would stop a call before it had used its CPU")
     for a, b in zip(TIMEOUT_CHAIN, TIMEOUT_CHAIN[1:], strict=False):
         if not v[a] < v[b]:
             chain = " < ".join(f"{n} ({v[n]:g})" for n in TIMEOUT_CHAIN)

@@ -351,8 +351,12 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
     if isinstance(exc, StudentIdle):
         return idle_text(msg(f"importing {filename}", f"导入 {filename}"), exc)
     if kind == "StudentTimeout":
-        text = msg(f"timed out after {_seconds(exc)} s while importing {filename}",
-                   f"导入 {filename} 超时（{_seconds(exc)} 秒）")
+        if getattr(exc, "clock", "wall") == "cpu":
+            text = msg(f"stopped after using {_seconds(exc)} s of CPU time, the limit, while importing {filename}",
+                       f"导入 {filename} 时用完了 {_seconds(exc)} 秒的 CPU 时间上限，已被终止")
+        else:
+            text = msg(f"timed out after {_seconds(exc)} s of wall-clock time while importing {filename}",
+                       f"导入 {filename} 超时（实际经过 {_seconds(exc)} 秒）")
         return with_hint(text, load_hint(source, "StudentTimeout", None, "", filename))
     if kind == "SandboxDied":
         raw = str(getattr(exc, "reason", exc))
@@ -585,8 +589,12 @@ class StudentProxy:
                 self._dead("timeout", "hung")
                 called = cat(both, inputs)
                 gap = "" if called["zh"].endswith("）") else " "   # no blank after a full-width bracket
-                raise StudentTimedOut(msg(f"{called['en']} did not finish within {_seconds(exc)} s",
-                                          f"{called['zh']}{gap}未在 {_seconds(exc)} 秒内结束")) from None
+                if getattr(exc, "clock", "wall") == "cpu":
+                    raise StudentTimedOut(msg(
+                        f"{called['en']} did not finish within {_seconds(exc)} s of CPU time",
+                        f"{called['zh']}{gap}未在 {_seconds(exc)} 秒的 CPU 时间内结束")) from None
+                raise StudentTimedOut(msg(f"{called['en']} did not finish within {_seconds(exc)} s of wall-clock time",
+                                          f"{called['zh']}{gap}未在实际经过的 {_seconds(exc)} 秒内结束")) from None
             if kind == "SandboxDied":
                 self._dead("failed", "crashed")
                 reason = death_text(getattr(exc, "reason", exc))

@@ -55,11 +55,16 @@ class StudentError(SandboxError):
 
 
 class StudentTimeout(SandboxError):
-    """A call or the import exceeded its wall time; the session is dead."""
+    """A call or the import exceeded its time; the session is dead. ``clock`` says which limit was
+    met: "cpu" (the jail's CPU seconds, which a loaded host does not inflate) or "wall" (the
+    backstop that bounds a jail that waits without using CPU, and the session's own wall limit)."""
 
-    def __init__(self, seconds: float, during: str):
-        self.seconds, self.during = seconds, during
-        super().__init__(f"{during} took longer than {seconds:g} s")
+    def __init__(self, seconds: float, during: str, clock: str = "wall"):
+        self.seconds, self.during, self.clock = seconds, during, clock
+        if clock == "cpu":
+            super().__init__(f"{during} used more than {seconds:g} s of CPU time")
+        else:
+            super().__init__(f"{during} took longer than {seconds:g} s")
 
 
 class StudentIdle(StudentTimeout):
@@ -100,8 +105,13 @@ class Limits:
     memory: int = 1 << 30          # RLIMIT_AS, bytes
     cpu: float = 20                # RLIMIT_CPU soft (hard = soft + 1), seconds
     wall: float = settings.SESSION_WALL_S            # whole session (enforced by the zygote)
-    call_timeout: float = settings.CALL_TIMEOUT_S    # each new/call/grad/...
-    import_timeout: float = settings.IMPORT_TIMEOUT_S  # load (jail setup + module top level)
+    # CPU seconds of the jail each new/call/grad/... may use, and the load (jail setup + module top
+    # level). Each also has a wall limit of ``wall_backstop`` times as much (cut to the session's): at
+    # load average 13-20 a correct file whose import used 1 s of CPU took more than 3 s of wall time
+    # and lost every point, while a wait that uses no CPU is bounded by the backstop (and the idle watch).
+    call_timeout: float = settings.CALL_TIMEOUT_S
+    import_timeout: float = settings.IMPORT_TIMEOUT_S
+    wall_backstop: float = settings.WALL_BACKSTOP
     fsize: int = 16 << 20          # RLIMIT_FSIZE, bytes
     nofile: int = 64               # RLIMIT_NOFILE
     tmp: int = 64 << 20            # size of the jail's /tmp tmpfs, bytes
@@ -187,6 +197,20 @@ class JailSample:
     cpu: float
     waited: float
     busy: bool
+
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def jail_cpu(pid: int) -> float | None:
+    """CPU seconds ``pid`` has used, all its threads, ended ones included (what the zygote's CPU limit
+    counts; schedstat sums the live threads only); None when it is gone or unreadable."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rpartition(b")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def sample_jail(pid: int) -> JailSample | None:
@@ -746,9 +770,11 @@ class Session:
                 return None
         return self._jail_pid if self._status is None else None
 
-    def _watch_idle(self, deadline: float, during: str) -> None:
+    def _watch_idle(self, deadline: float, during: str, cpu_limit: float = math.inf,
+                    cpu_base: float = 0.0) -> None:
         """Wait for the reply to start arriving (or ``deadline``); meanwhile look at the jail every
-        IDLE_TICK_S and stop it when it is idle (IdleWatch). A call that answers at once costs one
+        IDLE_TICK_S and stop it when it is idle (IdleWatch), or once it has used ``cpu_limit`` CPU
+        seconds past ``cpu_base`` (StudentTimeout, clock "cpu"). A call that answers at once costs one
         select; the reply itself is read afterwards, under the call's deadline as before."""
         watch: IdleWatch | None = None
         tick = IDLE_FIRST_S
@@ -765,8 +791,11 @@ class Session:
                 if pid is None:
                     continue        # not said yet (or the jail has ended: its socket is at its end)
                 sample = sample_jail(pid)
-                if sample is None:
+                used = jail_cpu(pid)
+                if sample is None or used is None:
                     return          # the jail is gone: the read sees its end
+                if used - cpu_base >= cpu_limit:
+                    raise self._die(StudentTimeout(cpu_limit, during, clock="cpu"))
                 if select.select([self._sock], [], [], 0)[0]:
                     # The reply came before the sample: the jail may already wait for the next request,
                     # and this process, slow to run on a loaded host, would count that wait as idle.
@@ -810,7 +839,14 @@ class Session:
         seq = self._seq
         allowance = self._replies.left()
         remaining = self.limits.wall - (time.monotonic() - self._t0)
-        budget = max(0.01, min(timeout, remaining + 0.5))
+        # ``timeout`` counts the jail's CPU (checked as the idle watch samples it); the wall limit is
+        # the backstop. The CPU counted starts at what the jail had used when the request was sent
+        # (one read of /proc); before the zygote has said the jail's pid (the load, at once), at 0:
+        # the jail's setup is the load's, as before.
+        wall = timeout * max(1.0, self.limits.wall_backstop)
+        pid = self._pid()
+        cpu_base = (jail_cpu(pid) or 0.0) if pid is not None else 0.0
+        budget = max(0.01, min(wall, remaining + 0.5))
         deadline = time.monotonic() + budget
 
         def rearm() -> None:
@@ -828,15 +864,15 @@ class Session:
             cap = min(self.limits.max_message, self._replies.reply_cap())
             caps = [min(protocol.HEADER_CAP, cap), cap]
             protocol.send(self._sock, {"op": op, "seq": seq, "cap": caps, **fields}, self.limits.max_message)
-            self._watch_idle(deadline, during)
+            self._watch_idle(deadline, during, timeout, cpu_base)
             # Charged as it is read, refused or not (a refused reply's header was not: 6 MiB a grading).
             reply, _ = protocol.recv_sized(self._rfile, min(protocol.HEADER_CAP, allowance),
                                            min(self.limits.max_message, allowance), before_read=rearm,
                                            charge=self._replies.take)
         except TimeoutError:
-            if remaining < timeout:
+            if remaining < wall:
                 raise self._die(StudentTimeout(self.limits.wall, "the session")) from None
-            raise self._die(StudentTimeout(timeout, during)) from None
+            raise self._die(StudentTimeout(wall, during)) from None
         except (protocol.PeerClosed, ConnectionError, BrokenPipeError) as e:
             raise self._died() from e
         except protocol.Trickled:

@@ -78,7 +78,7 @@ def test_every_fault_class_of_the_brief_is_in_the_corpus():
     ("import torch\nraise RuntimeError('boom at import')\n", "RuntimeError at line 2: boom at import"),
     ("import os\nos._exit(3)\n", "process stopped while importing attention.py: the process exited with code 3. "
      "Hint: line 2 calls os._exit()"),
-    ("while True:\n    pass\n", "timed out after 3 s while importing"),
+    ("while True:\n    pass\n", "stopped after using 3 s of CPU time, the limit, while importing"),
 ], ids=["syntax", "missing-import", "raises", "exits", "hangs"])
 def test_load_failures_are_graded_with_actionable_message(executor, source, expect):
     result = _grade(executor, source)

@@ -216,7 +216,7 @@ class TestLoadErrorText:
     def test_a_timeout(self):
         exc = StudentTimeout(10, "import")
         text = load_error_text(exc, source=BASE + "import time\ntime.sleep(12)\n")
-        assert text["en"].startswith("timed out after 10 s while importing attention.py. Hint: ")
+        assert text["en"].startswith("timed out after 10 s of wall-clock time while importing attention.py. Hint: ")
         assert "提示：导入你的文件会运行顶层代码" in text["zh"]
 
     def test_with_hint_keeps_punctuation(self):

@@ -132,8 +132,8 @@ def test_load_errors_are_messages_not_exceptions():
         p.sdpa(Q, Q, Q)
     p = _proxy("load-hang")
     assert not p.load()
-    assert p.load_error == {"en": "timed out after 10 s while importing attention.py",
-                            "zh": "导入 attention.py 超时（10 秒）"}
+    assert p.load_error == {"en": "timed out after 10 s of wall-clock time while importing attention.py",
+                            "zh": "导入 attention.py 超时（实际经过 10 秒）"}
 
 
 def test_crash_maps_to_feedback_and_infrastructure_propagates():
