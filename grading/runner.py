@@ -39,7 +39,7 @@ from grading.i18n import SEMI, Msg, cat, is_msg, msg
 from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 from grading.load_hints import parse_source, then
 from grading.plugin import GradingPlugin
-from grading.sandbox.client import printed_bytes
+from grading.sandbox.client import output_quieted, printed_bytes
 from grading.suite import Suite
 from grading.suite_state import SuiteState, grader_version, suite_state
 from rubric import scoring
@@ -303,10 +303,12 @@ def _output_note(output: str) -> Msg | None:
     total, dropped = printed_bytes(output)
     if not dropped:
         return None
-    return msg(f"your code printed {_size(total)} while it was graded (print() or other writes to stdout/stderr): "
+    # Past half the output limit a session's later printing goes to /dev/null uncounted: "more than".
+    more, more_zh = ("more than ", "超过") if output_quieted(output) else ("", "")
+    return msg(f"your code printed {more}{_size(total)} while it was graded (print() or other writes to stdout/stderr): "
                "the grader reads none of it, and printing takes time within each test's time limit, so remove "
                "debugging prints before you submit",
-               f"评分时你的代码输出了 {_size(total)}（print() 或其他写入 stdout/stderr 的操作）：评分器不读取这些输出，"
+               f"评分时你的代码输出了{more_zh} {_size(total)}（print() 或其他写入 stdout/stderr 的操作）：评分器不读取这些输出，"
                "而输出所用的时间计入每个测试的时间限制，所以提交前请删掉调试用的 print")
 
 

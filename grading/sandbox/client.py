@@ -10,6 +10,7 @@ import dataclasses
 import fcntl
 import json
 import math
+import mmap
 import os
 import re
 import select
@@ -116,7 +117,11 @@ class Limits:
     nofile: int = 64               # RLIMIT_NOFILE
     tmp: int = 64 << 20            # size of the jail's /tmp tmpfs, bytes
     output: int = 64 << 10         # captured stdout+stderr kept, bytes
-    output_limit: int = 64 << 20   # stdout+stderr past which the jail is killed, bytes
+    # stdout+stderr past which the jail is killed, bytes. Past half of it the jail's next request tells
+    # it to write its stdout/stderr to /dev/null (``Session.quieted``): a correct file that printed
+    # its weights in every call (116 MiB in a grading) lost its session at the limit, and the grading
+    # ran its remaining tests again in a fresh one (pytest exit 2, then a second child).
+    output_limit: int = 64 << 20
     nproc: int = 16                # RLIMIT_NPROC (threads of the jail uid)
     max_message: int = 64 << 20    # body cap of one message, bytes
     # What the jail's replies may add up to, bytes: in one session, or in all the sessions that
@@ -525,11 +530,21 @@ DISCARDED_TEXT = "\n[... {n} more bytes of output discarded]\n"
 _DISCARDED = re.compile(re.escape(DISCARDED_TEXT).replace(re.escape("{n}"), r"(\d+)"))
 
 
+# Follows a session's output once its jail was told to print to /dev/null (Session.quieted): what it
+# printed after that was neither read nor counted.
+QUIETED_TEXT = "\n[... later output went to /dev/null, not counted]\n"
+
+
+def output_quieted(output: str) -> bool:
+    """Whether some session of ``output`` (``Session.output`` joined) printed more than was counted."""
+    return QUIETED_TEXT in output
+
+
 def printed_bytes(output: str) -> tuple[int, int]:
     """(bytes printed in all, bytes discarded) of the kept output of one or more sessions joined
     (``Session.output``): the kept text plus what each session's DISCARDED_TEXT counted."""
     dropped = sum(int(m.group(1)) for m in _DISCARDED.finditer(output))
-    kept = len(_DISCARDED.sub("", output).encode("utf-8", "replace"))
+    kept = len(_DISCARDED.sub("", output.replace(QUIETED_TEXT, "")).encode("utf-8", "replace"))
     return kept + dropped, dropped
 # After a read that found less than TRICKLE_BYTES waiting, the reader pauses TRICKLE_PAUSE_S before the
 # next one, so output written a byte at a time wakes this process at most ~200 times a second: each
@@ -549,6 +564,20 @@ class _OutputReader(threading.Thread):
         self.buf = bytearray()
         self.dropped = 0
         self.lock = threading.Lock()
+        self.quiet_at = limit // 2      # past this, the session asks the jail to print to /dev/null
+        # Set once more than ``quiet_at`` bytes were printed, in memory shared with forked processes:
+        # the requests of the visible tests are sent by a forked grading child, where this thread
+        # does not run (its copy of the counts stays as they were at the fork).
+        # [0]: printed past ``quiet_at``; [1]: the jail was told to print to /dev/null (Session.quieted).
+        self.loud_flag = mmap.mmap(-1, 2)
+
+    def loud(self) -> bool:
+        """Whether the jail has printed more than ``quiet_at`` bytes (in this process or any fork of it)."""
+        return self.loud_flag[0] == 1
+
+    def _count(self) -> None:
+        if len(self.buf) + self.dropped > self.quiet_at and self.loud_flag[0] != 1:
+            self.loud_flag[0] = 1
 
     def run(self) -> None:
         sink = -1
@@ -561,6 +590,7 @@ class _OutputReader(threading.Thread):
                     room = self.cap - len(self.buf)
                     self.buf += chunk[:room]
                     self.dropped += max(0, len(chunk) - room)
+                    self._count()
                 if len(chunk) < TRICKLE_BYTES:
                     time.sleep(TRICKLE_PAUSE_S)
             # Past the cap the output is only counted, spliced to /dev/null (never copied here),
@@ -578,6 +608,7 @@ class _OutputReader(threading.Thread):
                     return
                 with self.lock:
                     self.dropped += n
+                    self._count()
                     over = len(self.buf) + self.dropped > self.limit
                 if over and not told:
                     told = True
@@ -812,9 +843,14 @@ class Session:
                 self._replies.idle_spent += watch.idle
 
     @property
+    def quieted(self) -> bool:
+        """Whether the jail was told to write its stdout/stderr to /dev/null (by this process or a fork)."""
+        return self._out.loud_flag[1] == 1
+
+    @property
     def output(self) -> str:
         """Captured stdout+stderr of the student (first ``limits.output`` bytes)."""
-        return self._out.text()
+        return self._out.text() + (QUIETED_TEXT if self.quieted else "")
 
     @property
     def alive(self) -> bool:
@@ -863,6 +899,12 @@ class Session:
             # its session lives on (runtime.Runtime.serve); one sent anyway is refused below.
             cap = min(self.limits.max_message, self._replies.reply_cap())
             caps = [min(protocol.HEADER_CAP, cap), cap]
+            if self._out.loud() and not self.quieted:
+                # Past half the output limit the jail prints to /dev/null from this request on (the
+                # runtime does it before the op), so printing in every call never reaches the limit
+                # and ends the session; one call printing without end still does.
+                self._out.loud_flag[1] = 1
+                fields["quiet"] = True
             protocol.send(self._sock, {"op": op, "seq": seq, "cap": caps, **fields}, self.limits.max_message)
             self._watch_idle(deadline, during, timeout, cpu_base)
             # Charged as it is read, refused or not (a refused reply's header was not: 6 MiB a grading).

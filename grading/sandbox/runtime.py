@@ -516,6 +516,8 @@ class Runtime:
                 header_cap, reply_cap = min(caps[0], protocol.HEADER_CAP), min(caps[1], body_cap)
             self.body_cap = reply_cap
             self.changed = []
+            if isinstance(req, dict) and req.get("quiet") is True:
+                _quiet()
             try:
                 op = self.OPS[req["op"]]
                 value = op(self, req)
@@ -1008,6 +1010,22 @@ class _Inert:
 
     def __repr__(self) -> str:
         return f"<inert stand-in for {self._name}>"
+
+
+def _quiet() -> None:
+    """From now on stdout and stderr go to /dev/null (the trusted side asks, once the jail has printed
+    half its output limit): the grader reads none of it, and the pipe's reader would kill the jail at
+    the limit."""
+    _flush()
+    try:
+        null = os.open("/dev/null", os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+    finally:
+        os.close(null)
 
 
 def _flush():
