@@ -401,3 +401,43 @@ def prepare() -> None:
     _non_reentrant_checkpoint_without_dynamo()
     _compile_runs_eagerly()
     _scripting_runs_eagerly()
+    _compiler_disable_without_dynamo()
+
+
+def _compiler_disable_without_dynamo() -> None:
+    """``torch.compiler.disable`` (``@torch.compiler.disable`` on a helper, a habit from code written for
+    torch.compile) imports torch._dynamo to wrap the function: 1.4-1.6 s of CPU in each jail, and a
+    correct file so decorated took 10 s to grade and once met its import limit. Outside compilation a
+    disabled function is the function, and nothing can be compiling before torch._dynamo is loaded. So
+    until it is, a plain function is given back in a thin wrapper that calls it; the wrapper asks again
+    at each call, and once dynamo is loaded (the file's own ``import torch._dynamo``, say) it calls
+    torch's disabled function, made then, as torch would have. Anything other than a plain function
+    (a module, a class), and every call once dynamo is loaded, goes to torch's own ``disable``.
+    ``torch._dynamo.disable`` itself names the module, whose import is the file's own: left as it is."""
+    import functools
+    import types
+
+    import torch.compiler as compiler
+
+    original = compiler.disable
+
+    def disable(fn=None, recursive=True, *, reason=None):
+        if "torch._dynamo" in sys.modules or (fn is not None and type(fn) is not types.FunctionType):
+            return original(fn, recursive, reason=reason)
+        if fn is None:          # @torch.compiler.disable(recursive=False)
+            return functools.partial(disable, recursive=recursive, reason=reason)
+        made: list = []
+
+        @functools.wraps(fn)
+        def disabled(*args, **kwargs):
+            if "torch._dynamo" not in sys.modules:
+                return fn(*args, **kwargs)
+            if not made:
+                made.append(original(fn, recursive, reason=reason))
+            return made[0](*args, **kwargs)
+
+        return disabled
+
+    disable.__doc__ = original.__doc__
+    disable.__wrapped__ = original          # type: ignore[attr-defined]
+    compiler.disable = disable
