@@ -44,3 +44,12 @@ def test_a_correct_file_whose_import_uses_a_second_of_cpu_grades_in_full_beside_
     assert result["load_error"] is None, result["load_error"]
     assert result["status"] == "graded" and result["total"] == honest, [
         (t["id"], t["feedback"]) for t in result["tests"] if t["outcome"] != "passed"]
+
+
+@pytest.mark.parametrize("value", [0, 0.5])
+def test_a_wall_backstop_shorter_than_the_cpu_limit_stops_the_start(value):
+    from autograder import settings
+
+    with pytest.raises(settings.SettingsError, match="WALL_BACKSTOP"):
+        settings.check({"WALL_BACKSTOP": value})
+    settings.check({"WALL_BACKSTOP": 1})
