@@ -802,10 +802,11 @@ class Session:
         return self._jail_pid if self._status is None else None
 
     def _watch_idle(self, deadline: float, during: str, cpu_limit: float = math.inf,
-                    cpu_base: float = 0.0) -> None:
+                    cpu_base: float | None = 0.0) -> None:
         """Wait for the reply to start arriving (or ``deadline``); meanwhile look at the jail every
         IDLE_TICK_S and stop it when it is idle (IdleWatch), or once it has used ``cpu_limit`` CPU
-        seconds past ``cpu_base`` (StudentTimeout, clock "cpu"). A call that answers at once costs one
+        seconds past ``cpu_base`` (None: what it had used at the first sample) (StudentTimeout, clock
+        "cpu"). A call that answers at once costs one
         select; the reply itself is read afterwards, under the call's deadline as before."""
         watch: IdleWatch | None = None
         tick = IDLE_FIRST_S
@@ -825,6 +826,8 @@ class Session:
                 used = jail_cpu(pid)
                 if sample is None or used is None:
                     return          # the jail is gone: the read sees its end
+                if cpu_base is None:
+                    cpu_base = used
                 if used - cpu_base >= cpu_limit:
                     raise self._die(StudentTimeout(cpu_limit, during, clock="cpu"))
                 if select.select([self._sock], [], [], 0)[0]:
@@ -876,12 +879,11 @@ class Session:
         allowance = self._replies.left()
         remaining = self.limits.wall - (time.monotonic() - self._t0)
         # ``timeout`` counts the jail's CPU (checked as the idle watch samples it); the wall limit is
-        # the backstop. The CPU counted starts at what the jail had used when the request was sent
-        # (one read of /proc); before the zygote has said the jail's pid (the load, at once), at 0:
-        # the jail's setup is the load's, as before.
+        # the backstop. The load counts all the jail's CPU (its setup is the load's, as before); a call,
+        # what the jail used after the first sample (IDLE_FIRST_S after the request: a call that has
+        # answered by then reads nothing of /proc, and the limit is at most that much CPU later).
         wall = timeout * max(1.0, self.limits.wall_backstop)
-        pid = self._pid()
-        cpu_base = (jail_cpu(pid) or 0.0) if pid is not None else 0.0
+        cpu_base = 0.0 if op == "load" else None
         budget = max(0.01, min(wall, remaining + 0.5))
         deadline = time.monotonic() + budget
 
