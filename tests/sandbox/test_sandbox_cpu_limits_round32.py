@@ -75,6 +75,7 @@ def test_a_call_that_spins_stops_at_its_cpu_limit(executor):
     assert_healthy(executor)
 
 
+@pytest.mark.slow  # seconds of wall spent waiting for the backstop
 def test_an_import_that_sleeps_forever_still_stops_at_the_wall_backstop(executor):
     # The idle watch would stop it first (2 s); it is set past the backstop to see the backstop alone.
     lim = Limits(cpu=5, wall=30, call_timeout=2, import_timeout=0.5, wall_backstop=3, idle_window=100)
