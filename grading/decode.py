@@ -32,6 +32,7 @@ from multiprocessing import spawn
 from multiprocessing.connection import Connection
 
 from autograder import settings
+from grading.forking import cpu_seconds
 
 _ctx_lock = threading.Lock()
 _ctx = None
@@ -185,16 +186,6 @@ def _cpu_wait_s(pid: int) -> float | None:
         return None
 
 
-def _cpu_used_s(pid: int) -> float | None:
-    """CPU seconds (user + system) the process ``pid`` has used, from ``/proc/<pid>/stat``."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return None
-
-
 def _outcome_wait(receive: Connection, pid: int, kind: str) -> dict | None:
     """The child's reply, or None when it died (its CPU limit) or ran past DECODE_WALL_S of time
     not spent waiting for a CPU. Raises DecodeBusy when the CPU is so shared that the decode is
@@ -207,7 +198,7 @@ def _outcome_wait(receive: Connection, pid: int, kind: str) -> dict | None:
         elapsed = time.monotonic() - start
         waited = _cpu_wait_s(pid)
         if waited is None:  # no schedstat: count all the wall time not spent on a CPU as waiting
-            used = _cpu_used_s(pid)
+            used = cpu_seconds(pid)
             waited = elapsed - used if used is not None else 0.0
         if elapsed - waited > limit:
             return None
@@ -326,7 +317,7 @@ def _run_child(kind: str, filename: str | None, data: bytes) -> object:
     finally:
         receive.close()
         if proc.is_alive():
-            used = _cpu_used_s(proc.pid)  # stopped at its wall limit, or given up as busy
+            used = cpu_seconds(proc.pid)  # stopped at its wall limit, or given up as busy
             proc.kill()
         proc.join()
         _charge(reply, used)

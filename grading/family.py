@@ -21,7 +21,6 @@ from grading.parsing import is_main_guard
 
 _DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_BLOCKS = (ast.If, ast.Try, ast.TryStar, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While, ast.Match)
 
 # What binds a module-level name: a def, the value of a plain assignment, a name imported from a module (the
 # ImportFrom and the alias), or None: a binding whose value cannot be read for sure.

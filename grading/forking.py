@@ -94,3 +94,19 @@ def end_with_parent(parent: int) -> None:
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:
         os._exit(70)
+
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU seconds (user + system) the process ``pid`` has used, all its threads, ended ones included,
+    from ``/proc/<pid>/stat`` as the kernel counts it for RLIMIT_CPU (schedstat sums the live threads
+    only); None when it is gone or unreadable. One reader for the jail's limits (the zygote's and the
+    trusted side's) and the decoding child's."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rpartition(b")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+    except (OSError, ValueError, IndexError):
+        return None

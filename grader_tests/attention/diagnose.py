@@ -1240,10 +1240,10 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
             probe = probe or _probe_mha(student, case)
             if probe is None or not _confirmed_on(probe, fault, x.shape[-1], head_dim):
                 return None
-        if fault == "mask_ignored" and (weights is None or weights.shape != case.variant(fault)[1].shape):
-            return FAULTS["additive_mask_output_unmasked"]
         # weights of another shape than the model's were not compared (_matches): the output alone showed it
         seen_weights = weights is not None and weights.shape == case.variant(fault)[1].shape
+        if fault == "mask_ignored" and not seen_weights:
+            return FAULTS["additive_mask_output_unmasked"]
         return with_source_line(mha_key(fault, x.shape[-1], head_dim), student, "MultiHeadAttention",
                                 not seen_weights)
     if (names := _biases_left_out(case)) is not None:

@@ -10,6 +10,7 @@ mistake and becomes feedback, never an error of the grader. Modules are driven i
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
@@ -385,6 +386,7 @@ def read_back(w: Any, want: list[int], reference: Callable[[], Tensor | None],
         return w.transpose(-2, -1) if list(w.shape[-2:]) == [want[-1], want[-2]] else w
     if list(w.shape) != want:
         return w
+    reference = functools.cache(reference)      # asked by both checks below: one forward of the reference
     if reference_transposed(w, reference):
         return w.transpose(-2, -1)
     if probe is not None and not _is_reference(w, reference) and probe() is True:

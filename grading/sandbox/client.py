@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import torch
 
 from autograder import settings
+from grading.forking import cpu_seconds
 from grading.sandbox import protocol
 
 UID_BASE = 60000
@@ -202,20 +203,6 @@ class JailSample:
     cpu: float
     waited: float
     busy: bool
-
-
-_CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def jail_cpu(pid: int) -> float | None:
-    """CPU seconds ``pid`` has used, all its threads, ended ones included (what the zygote's CPU limit
-    counts; schedstat sums the live threads only); None when it is gone or unreadable."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = f.read().rpartition(b")")[2].split()
-        return (int(fields[11]) + int(fields[12])) / _CLK_TCK
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def sample_jail(pid: int) -> JailSample | None:
@@ -823,7 +810,7 @@ class Session:
                 if pid is None:
                     continue        # not said yet (or the jail has ended: its socket is at its end)
                 sample = sample_jail(pid)
-                used = jail_cpu(pid)
+                used = cpu_seconds(pid)
                 if sample is None or used is None:
                     return          # the jail is gone: the read sees its end
                 if cpu_base is None:

@@ -58,7 +58,7 @@ lazy_torch.prepare()
 
 import pyseccomp  # noqa: E402
 
-from grading.forking import name_process, prepare_for_forks  # noqa: E402
+from grading.forking import cpu_seconds, name_process, prepare_for_forks  # noqa: E402
 from grading.sandbox import protocol  # noqa: E402
 from grading.sandbox.runtime import Runtime, before_forks, prepare_process  # noqa: E402
 
@@ -92,7 +92,6 @@ PR_SET_NO_NEW_PRIVS = 38
 SYS_pivot_root = 155  # x86_64
 
 UID_MIN, UID_MAX = 60000, 65000
-_CLK_TCK = os.sysconf("SC_CLK_TCK")
 CPU_CHECK_S = 0.1     # how often the zygote reads a running jail's CPU against its session's limit
 
 
@@ -415,7 +414,6 @@ class Jail:
         self.pid = pid
         self.uid = uid
         self.cpu = cpu                              # CPU seconds it may use (its session's limit)
-        self._stat = f"/proc/{pid}/stat"
         self.pidfd = os.pidfd_open(pid)
         self.lifeline_fd, self.status_fd, self.setup_r = lifeline_fd, status_fd, setup_r
         self.deadline = time.monotonic() + wall
@@ -423,14 +421,10 @@ class Jail:
         self.ended: tuple[int, object] | None = None  # (wait status, rusage) once reaped
 
     def over_cpu(self) -> bool:
-        """It used its CPU limit: the CPU of all its threads (it can start no process), read from
-        /proc as the kernel counts it for RLIMIT_CPU."""
-        try:
-            with open(self._stat, "rb") as f:
-                fields = f.read().rpartition(b")")[2].split()
-            return (int(fields[11]) + int(fields[12])) / _CLK_TCK >= self.cpu
-        except (OSError, ValueError, IndexError):
-            return False               # ended meanwhile: its end is reported as such
+        """It used its CPU limit: the CPU of all its threads (it can start no process), as the kernel
+        counts it for RLIMIT_CPU. One that ended meanwhile is not: its end is reported as such."""
+        used = cpu_seconds(self.pid)
+        return used is not None and used >= self.cpu
 
     def kill(self, reason: str) -> None:
         if self.reason is None:

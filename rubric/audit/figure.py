@@ -406,11 +406,6 @@ def _light_cells(group: list[tuple[int, int, int, int]], light: list[tuple[int, 
     return taken
 
 
-def _steps(edges: list[float], tol: float) -> int | None:
-    """Number of equal steps between clustered edge positions (None if they are not evenly spaced)."""
-    return _even_steps(edges, tol)
-
-
 def _even_steps(points: list[float], tol: float) -> int | None:
     """Number of equal steps between the lines the points cluster on (points within ``tol`` of the previous one join
     its line): each gap between neighbouring lines a whole number of the smallest, to within a fifth of it; None if
@@ -824,8 +819,8 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float, coarse: float = 0.0) 
             area = (gx1 - gx0) * (gy1 - gy0)
             if sum((c[2] - c[0]) * (c[3] - c[1]) for c in group) < MIN_COVERAGE * area:
                 continue
-            cols = _steps([e for c in group for e in (c[0], c[2])], gap)
-            rows = _steps([e for c in group for e in (c[1], c[3])], gap)
+            cols = _even_steps([e for c in group for e in (c[0], c[2])], gap)
+            rows = _even_steps([e for c in group for e in (c[1], c[3])], gap)
             if jpeg and not (rows and cols):
                 cols = cols or _centre_steps([(c[0], c[2]) for c in group], gap)
                 rows = rows or _centre_steps([(c[1], c[3]) for c in group], gap)
@@ -838,10 +833,10 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float, coarse: float = 0.0) 
 
     def a_grid(group: list[tuple[int, int, int, int]], colours: list, rows: int, cols: int) -> FigureReport:
         """The grid of ``group``'s cells, with the blank cells at its edges its labels or colour bar say it has."""
-        blank = _edge_cells(group, ink, page, gap, tol > CLEAN_TOL)
+        blank = _edge_cells(group, ink, page, tol > CLEAN_TOL)
         if blank:
             wider = group + blank
-            wr, wc = _steps([e for c in wider for e in (c[1], c[3])], gap), _steps(
+            wr, wc = _even_steps([e for c in wider for e in (c[1], c[3])], gap), _even_steps(
                 [e for c in wider for e in (c[0], c[2])], gap)
             if wr and wc:
                 group, rows, cols = wider, wr, wc
@@ -858,7 +853,7 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float, coarse: float = 0.0) 
             more = _light_cells(group, light, gap)
             if more:
                 wider = group + [box for box, _j in more]
-                wr, wc = _steps([e for c in wider for e in (c[1], c[3])], gap), _steps(
+                wr, wc = _even_steps([e for c in wider for e in (c[1], c[3])], gap), _even_steps(
                     [e for c in wider for e in (c[0], c[2])], gap)
                 wcol = colours + [mean[light_ids[j]] for _box, j in more]
                 if wr and wc and wr * wc == len(wider) and _is_colour_scale(_drawn(wcol), scale_tol):
@@ -922,7 +917,7 @@ EDGE_REACH = 3             # ... looking for their evidence up to this many cell
 
 
 def _edge_extension(ink: np.ndarray, box: tuple[int, int, int, int], cw: float, ch: float, cols: int,
-                    gap: float, skip: int = 0) -> tuple[int, int]:
+                    skip: int = 0) -> tuple[int, int]:
     """(left, right): how many whole columns of cells beyond the grid's ``box`` (``cols`` columns of ``cw`` pixels,
     rows of ``ch``) the figure's tick labels above or below it, or a colour bar or axis line there, say it has. For
     rows, call it on the transposed image."""
@@ -995,7 +990,7 @@ def _span(run: tuple[int, int], x0: int, x1: int, cw: float) -> tuple[int, int] 
 
 
 def _edge_cells(group: list[tuple[int, int, int, int]], ink: np.ndarray, page: np.ndarray,
-                gap: float, noisy: bool) -> list[tuple[int, int, int, int]]:
+                noisy: bool) -> list[tuple[int, int, int, int]]:
     """The blank cells at the grid's edges that its tick labels or colour bar say it has (see ``_edge_extension``),
     each page white inside its rim: the boxes of the wider grid's lattice no cell of ``group`` covers. On a noisy
     (JPEG) image the rim is wider and a speck or two may remain (ringing of the cells' edges and the labels)."""
@@ -1010,8 +1005,8 @@ def _edge_cells(group: list[tuple[int, int, int, int]], ink: np.ndarray, page: n
     # the lattice's pitch, not the median cell: a JPEG's ringing eats a rim of each cell (a 27-pixel pitch of 25-pixel
     # cells put the third label 6 pixels off its column)
     cw, ch = (gx1 - gx0) / cols, (gy1 - gy0) / rows
-    left, right = _edge_extension(ink, (gx0, gy0, gx1, gy1), cw, ch, cols, gap, rim - 1)
-    top, bottom = _edge_extension(ink.T, (gy0, gx0, gy1, gx1), ch, cw, rows, gap, rim - 1)
+    left, right = _edge_extension(ink, (gx0, gy0, gx1, gy1), cw, ch, cols, rim - 1)
+    top, bottom = _edge_extension(ink.T, (gy0, gx0, gy1, gx1), ch, cw, rows, rim - 1)
     if not left + right + top + bottom:
         return []
     h, w = ink.shape

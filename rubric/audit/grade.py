@@ -863,11 +863,14 @@ def grade_audit(text: str | None, figure: bytes | None, measured: Mapping[str, f
     if not weights:
         result = _grade_against(text, figure, measured, checklist, tests, reference)
         note = _bilingual(checklist.source.get("reference_note"), "reference_note", _REFERENCE_NOTE)
+        figure_items = {i.id for i in checklist.items if i.kind == "figure"}
         for it in result["items"]:
-            if it["id"] in {i.id for i in checklist.items if i.kind == "figure"}:
+            if it["id"] in figure_items:
                 it["feedback"] = {lang: f"{it['feedback'][lang]}{' ' if lang == 'en' else ''}{note[lang]}"
                                   for lang in ("en", "zh")}
         return result
+    if isinstance(figure, (bytes, bytearray, memoryview)):
+        figure = analyse_figure(figure)     # graded twice below; what the figure shows does not depend on the weights
     own = _grade_against(text, figure, measured, checklist, tests, weights)
     ref = _grade_against(text, figure, measured, checklist, tests, reference)
     return ref if ref["score"] > own["score"] else own
@@ -1931,8 +1934,8 @@ def _grade_figure(item: _Item, figure: Any, weights: Sequence[Sequence[float]] |
         points, seen = 0.0, report.seen
         fb = {"en": f"The figure could not be read: {figure.en}", "zh": f"无法读取提交的图：{figure.zh}"}
     else:
-        report = analyse_figure(figure) if isinstance(figure, (bytes, bytearray, memoryview)) \
-            else FigureReport("unreadable")
+        report = figure if isinstance(figure, FigureReport) else analyse_figure(figure) \
+            if isinstance(figure, (bytes, bytearray, memoryview)) else FigureReport("unreadable")
         if report.shape == expected and _plots_other_weights(report, weights):
             shown = "; ".join(f"q{i}: [" + ", ".join(f"{float(x):.2f}" for x in row) + "]" for i, row in enumerate(weights))
             points = 0.0
