@@ -27,7 +27,7 @@ from app.extensions import db, limiter
 from app.idempotency import scoped_key
 from app.ids import MAX_ID
 from app.longpoll import Admission, final_listener, waits
-from app.models import FINAL, Assignment, AuditReview, Submission
+from app.models import FINAL, Assignment, AuditReview, Status, Submission
 from app.openapi import spec
 from app.queue import queue_position
 from app.regrading import regrade_requested_before, request_regrade
@@ -314,11 +314,20 @@ def regrade(submission_id: int):
     waiting = not run.is_regrade
     body = {"id": sub.id, "run_id": run.id, "status": run.status, "replayed": replayed,
             "queue_position": queue_position(run), "already_waiting": waiting}
-    if waiting:
+    if waiting and run.status == Status.QUEUED.value:
         body["message"] = {
             "en": "This attempt is still waiting for its first grading: that run grades it with the current "
                   "grader. No second run was queued.",
             "zh": "这次提交仍在等待第一次评分：那次评分使用当前的评分程序。没有再排队第二次。"}
+    elif waiting:
+        # A retry of a request answered while the attempt waited (regrading.AnsweredRegradeKey): the
+        # same run as the first answer, no longer waiting, so the answer no longer says it waits.
+        body["message"] = {
+            "en": "This request was answered with this attempt's first grading, which was still waiting when the "
+                  "request was first sent. No regrade run was queued; to grade the attempt again, send a new "
+                  "request with a new Idempotency-Key.",
+            "zh": "这次请求首次发送时，这次提交仍在等待第一次评分，因此由那次评分作答，没有排队重新评分。"
+                  "若要再次评分，请用新的 Idempotency-Key 发送新的请求。"}
     resp = jsonify(body)
     if replayed:
         resp.headers["Idempotent-Replayed"] = "true"

@@ -53,10 +53,11 @@ def earlier(column: InstrumentedAttribute, key: str | None, born: InstrumentedAt
 
 def keyed_columns() -> list[tuple[InstrumentedAttribute, InstrumentedAttribute]]:
     """(key column, the column of when its row was made) of every table that keeps keys."""
-    from app.models import GradingRun, RegradeBatch, SimilarityReport, Submission
+    from app.models import AnsweredRegradeKey, GradingRun, RegradeBatch, SimilarityReport, Submission
 
     return [(Submission.idempotency_key, Submission.created_at),
             (GradingRun.idempotency_key, GradingRun.queued_at),
+            (AnsweredRegradeKey.idempotency_key, AnsweredRegradeKey.created_at),
             (RegradeBatch.form_token, RegradeBatch.created_at),
             (SimilarityReport.form_token, SimilarityReport.created_at)]
 

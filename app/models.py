@@ -376,6 +376,25 @@ class ScoreOverride(db.Model):
     author: Mapped[User | None] = relationship()
 
 
+class AnsweredRegradeKey(db.Model):
+    """A single regrade's Idempotency-Key that queued no run: the attempt was still waiting for its
+    first grading, and the request was answered with that run (app/regrading.request_regrade). The
+    key is kept here, not on the run, because several requests (each with its own key) can be
+    answered by one waiting run. Round 33: the key was not stored at all, so its retry after the
+    first grading had started queued a regrade run: another answer to the same request."""
+
+    __tablename__ = "answered_regrade_keys"
+    __table_args__ = (UniqueConstraint("idempotency_key", name="uq_answered_regrade_keys_idempotency_key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("grading_runs.id", ondelete="CASCADE"), index=True)
+    # scoped_key(...), NULL once past app.idempotency.RETENTION (as every other key column)
+    idempotency_key: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    run: Mapped[GradingRun] = relationship()
+
+
 class RegradeBatch(db.Model):
     """One regrade request; its runs carry `trigger = "batch:<id>"` (the run table is unchanged)."""
 

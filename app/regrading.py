@@ -24,7 +24,17 @@ from app.auth import find_user
 from app.errors import echoed
 from app.extensions import db
 from app.idempotency import earlier
-from app.models import PENDING, Assignment, AuditReview, GradingRun, RegradeBatch, Status, Submission, User
+from app.models import (
+    PENDING,
+    AnsweredRegradeKey,
+    Assignment,
+    AuditReview,
+    GradingRun,
+    RegradeBatch,
+    Status,
+    Submission,
+    User,
+)
 from app.queue import PRIORITY_BATCH, broker_has_priorities, enqueue_run, first_waiting, priority_of
 from app.scores import effective_for
 
@@ -54,11 +64,15 @@ def first_gradings_waiting(submission_ids: Iterable[int]) -> dict[int, GradingRu
 def request_regrade(submission: Submission, trigger: str = "regrade", *, key: str | None = None) -> GradingRun:
     """Add a new run for a submission; the old runs stay for the old-vs-new comparison. An attempt
     still waiting for its first grading gets none: its waiting run is answered (trigger "submit",
-    first_gradings_waiting) and `key` is not stored. With the `key` of a run queued already (unique)
-    the commit fails (IntegrityError) and nothing is queued: the caller answers that run
+    first_gradings_waiting) and `key` is kept with that answer (AnsweredRegradeKey), so a retry
+    gets it too once the grading has started. With the `key` of an earlier request (unique) the
+    commit fails (IntegrityError) and nothing is queued: the caller answers that run
     (regrade_requested_before)."""
     waiting = first_gradings_waiting([submission.id]).get(submission.id)
     if waiting is not None:
+        if key is not None:
+            db.session.add(AnsweredRegradeKey(run=waiting, idempotency_key=key))
+            db.session.commit()
         return waiting
     run = GradingRun(submission=submission, trigger=trigger, idempotency_key=key)
     submission.status = Status.QUEUED.value
@@ -69,8 +83,13 @@ def request_regrade(submission: Submission, trigger: str = "regrade", *, key: st
 
 
 def regrade_requested_before(key: str | None) -> GradingRun | None:
-    """The run a single-run regrade request with `key` queued within the retention window, or None."""
-    return earlier(GradingRun.idempotency_key, key, GradingRun.queued_at)
+    """The run that answered a single-run regrade request with `key` within the retention window:
+    the run it queued, or the first grading it was answered with (AnsweredRegradeKey); else None."""
+    run = earlier(GradingRun.idempotency_key, key, GradingRun.queued_at)
+    if run is None:
+        answered = earlier(AnsweredRegradeKey.idempotency_key, key, AnsweredRegradeKey.created_at)
+        run = answered.run if answered is not None else None
+    return run
 
 
 @dataclass

@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from app.extensions import db
 from app.idempotency import RETENTION, keyed_columns, purge
-from app.models import GradingRun, RegradeBatch, SimilarityReport, Submission
+from app.models import AnsweredRegradeKey, GradingRun, RegradeBatch, SimilarityReport, Submission
 from tests.web.test_api import bearer
 from tests.web.test_uploads_round19 import send
 
@@ -32,7 +32,8 @@ def keys() -> dict[str, list]:
 
 
 def keyed_everywhere(client, web, course) -> None:
-    """One key in each table: an upload, a single regrade, a batch and a similarity check."""
+    """One key in each table: an upload, a single regrade, a batch, a similarity check, and (round 33)
+    a single regrade answered with the first grading its attempt was waiting for."""
     alice = web.f.token(course["alice"])
     teacher = bearer(web.f.token(course["teacher"]))
     assert send(client, alice, key="upload-1").status_code == 202
@@ -43,16 +44,21 @@ def keyed_everywhere(client, web, course) -> None:
     assert client.post("/api/v1/regrades", json={"scope": "all"}, headers=teacher | {"Idempotency-Key": "b1"}
                        ).status_code == 202
     assert client.post("/api/v1/similarity", json={}, headers=teacher | {"Idempotency-Key": "s1"}).status_code == 202
+    assert send(client, alice, key="upload-2").status_code == 202
+    waiting = db.session.query(Submission).order_by(Submission.id.desc()).first()
+    assert client.post(f"/api/v1/submissions/{waiting.id}/regrade", headers=teacher | {"Idempotency-Key": "w1"}
+                       ).json["already_waiting"] is True
 
 
 def test_purge_forgets_every_key_past_24_hours_in_every_table_and_keeps_the_rows(client, web, course):
     keyed_everywhere(client, web, course)
     before = keys()
     assert all(before.values()), before  # each table holds a key
-    rows = {m: db.session.query(m).count() for m in (Submission, GradingRun, RegradeBatch, SimilarityReport)}
+    rows = {m: db.session.query(m).count()
+            for m in (Submission, GradingRun, RegradeBatch, SimilarityReport, AnsweredRegradeKey)}
     hours = RETENTION.total_seconds() / 3600 + 1
     for model, born in ((Submission, "created_at"), (GradingRun, "queued_at"), (RegradeBatch, "created_at"),
-                        (SimilarityReport, "created_at")):
+                        (SimilarityReport, "created_at"), (AnsweredRegradeKey, "created_at")):
         _age(model, born, hours)
     forgotten = purge()
     assert forgotten == {table: len(v) for table, v in before.items()}
@@ -76,11 +82,12 @@ def test_the_purge_command_reports_what_it_forgot(app, client, web, course, monk
     import autograder.cli
 
     keyed_everywhere(client, web, course)
+    uploads = len(keys()["submissions"])
     _age(Submission, "created_at", RETENTION.total_seconds() / 3600 + 1)
     monkeypatch.setattr(autograder.cli, "_app", lambda: app)
     out = CliRunner().invoke(autograder.cli.main, ["db", "purge-keys"])
     assert out.exit_code == 0, out.output
-    assert "forgot 1 expired key(s)" in out.output and "submissions 1" in out.output
+    assert f"forgot {uploads} expired key(s)" in out.output and f"submissions {uploads}" in out.output
     assert keys()["submissions"] == []
 
 
