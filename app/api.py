@@ -22,7 +22,7 @@ from app.api_input import BadInput, check_form_fields, json_object, refuse_repea
 from app.assignments import default_assignment
 from app.authz import api_limit, can_see, load_submission, rate_key, submit_limit, token_required
 from app.coursework import rubric_for
-from app.errors import api_error, both, echoed
+from app.errors import api_error, both, echoed, one_of
 from app.extensions import db, limiter
 from app.idempotency import scoped_key
 from app.ids import MAX_ID
@@ -66,7 +66,7 @@ def conditional(resp: Response) -> Response:
 def bad_input(exc: BadInput) -> Response:
     """A body the API cannot take as sent (app/api_input.py): refused before anything is done."""
     db.session.rollback()
-    return api_error(exc.code, exc.status, {"en": exc.en, "zh": exc.zh})
+    return api_error(exc.code, exc.status, {"en": exc.en, "zh": exc.zh}, accepted=exc.accepted)
 
 
 def api_lang() -> str:
@@ -359,8 +359,8 @@ def get_gradebook():
         return Response(body, content_type="text/csv; charset=utf-8",
                         headers={"Content-Disposition": content_disposition(name)})
     if fmt_name != "json":
-        return api_error("bad_format", 400, _l("format must be one of %(f)s.",
-                                                f="json, " + ", ".join(gradebook.EXPORT_FORMATS)))
+        return api_error("bad_format", 400, one_of("format", gradebook.FORMAT_TEXT, fmt_name),
+                         accepted=list(gradebook.FORMAT_TEXT))
     return jsonify({"assignment": a.slug, "score_rule": gradebook.SCORE_HEADER,
                     # A list: JSON objects are sorted by key, the rubric's order is the columns'.
                     "categories": [{"name": name, "max": c["max"], "label": c["label"]}
@@ -381,7 +381,7 @@ def create_regrade():
         return refused
     scope = body.get("scope")
     if scope not in regrading.SCOPES:
-        return api_error("bad_scope", 400, _l("scope must be one of %(s)s.", s=", ".join(regrading.SCOPES)))
+        return api_error("bad_scope", 400, one_of("scope", regrading.SCOPE_TEXT, scope), accepted=regrading.SCOPES)
     if scope == "student" and not body.get("student"):
         return api_error("student_missing", 400, _l("The scope 'student' needs 'student': an email."))
     if scope == "submission" and not isinstance(body.get("submission"), int):

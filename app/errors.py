@@ -12,7 +12,7 @@ one shape, whatever the status (500 included):
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
@@ -90,17 +90,38 @@ def both(text: Any, **params: Any) -> dict[str, str]:
 
 
 def api_error(code: str, status: int, message: Mapping[str, str] | Any, *,
-              headers: Mapping[str, str] | None = None) -> Response:
-    """The JSON error body of the API: `{"error", "code", "message": {"en", "zh"}}`.
+              headers: Mapping[str, str] | None = None, accepted: Sequence[str] | None = None) -> Response:
+    """The JSON error body of the API: `{"error", "code", "message": {"en", "zh"}}`, and
+    `"accepted": [...]` (the values, or field names, the request may send) when the refusal is
+    about a value outside a fixed set: a client reads the list there, a person reads the message.
 
     `message` is a `{"en", "zh"}` dict (e.g. a refused upload's) or a lazy UI string, which is
     rendered in both languages."""
     text = dict(message) if isinstance(message, Mapping) else both(message)
-    resp = jsonify({"error": text["en"], "code": code, "message": {"en": text["en"], "zh": text.get("zh") or text["en"]}})
+    body: dict[str, Any] = {"error": text["en"], "code": code,
+                            "message": {"en": text["en"], "zh": text.get("zh") or text["en"]}}
+    if accepted is not None:
+        body["accepted"] = list(accepted)
+    resp = jsonify(body)
     resp.status_code = status
     for name, value in (headers or {}).items():
         resp.headers[name] = value
     return resp
+
+
+def one_of(name: str, options: Mapping[str, tuple[str, str]], sent: object) -> dict[str, str]:
+    """The refusal of `name`'s value `sent` when it takes one of `options` ({value: (en, zh)}, what
+    each value does), in both languages. Round 33: the answer listed the values alone ("scope must be
+    one of counting, all, student, submission", in the Chinese text too): codes, not what they do.
+    Each value stays quoted exactly as it is sent; the list itself goes in the body's "accepted"."""
+    values_en = "; ".join(f"'{value}' ({en})" for value, (en, _zh) in options.items())
+    values_zh = "；".join(f"'{value}'（{zh}）" for value, (_en, zh) in options.items())
+    if sent is None:
+        sent_en, sent_zh = "none was sent", "没有发送"
+    else:
+        sent_en, sent_zh = f"sent: {echoed(sent)}", f"实际发送：{echoed(sent)}"
+    return {"en": f"'{name}' takes one of these values ({sent_en}): {values_en}. Nothing was done.",
+            "zh": f"「{name}」只接受以下取值之一（{sent_zh}）：{values_zh}。本次没有执行任何操作。"}
 
 
 def wants_json() -> bool:

@@ -438,6 +438,13 @@ def to_moodle_csv(rows: list[StudentRow], assignment: Assignment) -> bytes:
 
 
 EXPORT_FORMATS = ("csv", "canvas", "moodle")
+# What each format of GET /api/v1/gradebook gives, in both languages (errors.one_of); "json" is the API's own.
+FORMAT_TEXT: dict[str, tuple[str, str]] = {
+    "json": ("the gradebook as JSON", "JSON 格式的成绩册"),
+    "csv": ("a spreadsheet: UTF-8 CSV, one column per rubric category", "电子表格：UTF-8 编码的 CSV，每个评分类别一列"),
+    "canvas": ("a CSV in the layout of Canvas's gradebook import", "按 Canvas 成绩导入格式排列的 CSV"),
+    "moodle": ("a CSV in the layout of Moodle's CSV grade import", "按 Moodle CSV 成绩导入格式排列的 CSV"),
+}
 
 
 def export(rows: list[StudentRow], assignment: Assignment, fmt_name: str) -> tuple[bytes, str]:

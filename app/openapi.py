@@ -45,6 +45,9 @@ def _spec() -> dict[str, Any]:
                         "code": {"type": "string"},
                         "message": {"type": "object", "properties": {"en": {"type": "string"},
                                                                      "zh": {"type": "string"}}},
+                        "accepted": {"type": "array", "items": {"type": "string"},
+                                     "description": "when a value (or a field name) is not one the request "
+                                                    "takes: the ones it takes, as they are sent"},
                     },
                 },
                 "Queued": {

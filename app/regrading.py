@@ -21,7 +21,7 @@ from sqlalchemy.orm import selectinload
 
 from app import gradebook
 from app.auth import find_user
-from app.errors import echoed
+from app.errors import echoed, one_of
 from app.extensions import db
 from app.idempotency import earlier
 from app.models import (
@@ -38,7 +38,14 @@ from app.models import (
 from app.queue import PRIORITY_BATCH, broker_has_priorities, enqueue_run, first_waiting, priority_of
 from app.scores import effective_for
 
-SCOPES = ("counting", "all", "student", "submission")
+# What each scope regrades, in both languages: the refusal of another scope says it (errors.one_of).
+SCOPE_TEXT: dict[str, tuple[str, str]] = {
+    "counting": ("the attempt that counts for each enrolled student", "每位在册学生计分的那次提交"),
+    "all": ("every attempt of every enrolled student", "每位在册学生的所有提交"),
+    "student": ("every attempt of one student, whose email is sent as 'student'", "某位学生的所有提交，其邮箱以「student」发送"),
+    "submission": ("one attempt, whose id is sent as 'submission'", "某一次提交，其编号以「submission」发送"),
+}
+SCOPES = tuple(SCOPE_TEXT)
 
 
 class RegradeError(LookupError):
@@ -105,8 +112,8 @@ def plan(assignment: Assignment, scope: str, *, student_email: str | None = None
          submission_id: int | None = None, student_id: int | None = None) -> Plan:
     """What a regrade would queue, without queuing anything (the confirmation shows this)."""
     if scope not in SCOPES:
-        raise RegradeError("bad_scope", f"scope must be one of {', '.join(SCOPES)}",
-                           f"scope 必须是 {', '.join(SCOPES)} 之一")
+        text = one_of("scope", SCOPE_TEXT, scope)
+        raise RegradeError("bad_scope", text["en"], text["zh"])
     rows = gradebook.class_rows(assignment)
     scores = {s.id: (s.score.total if s.score else None) for r in rows for s in r.submissions}
     student = submission = None
