@@ -53,6 +53,7 @@ from app.models import (
 )
 from app.queue import queue_position
 from app.roster import import_roster, issue_links, links_csv
+from app.roster_xlsx import WorkbookUnreadable
 from app.scores import effective_for, fmt, run_tests
 from app.similarity import latest_report, similarity_json, start_similarity
 from app.storage import BlobStore
@@ -564,8 +565,8 @@ def roster():
             data = f.read()
             try:
                 report = import_roster(data, acting=current_user)
-            except ValueError:
-                flash(_roster_unreadable(data), "error")
+            except ValueError as exc:
+                flash(_roster_unreadable(data, exc), "error")
     q = (request.args.get("q") or "").strip()
     show = request.args.get("show", "enrolled")
     stmt = select(User).order_by(User.role.desc(), User.email)
@@ -586,17 +587,24 @@ def roster():
                            show=show, attempts=attempts, links_token=secrets.token_urlsafe(16))
 
 
-def _roster_unreadable(data: bytes) -> str:
+def _roster_unreadable(data: bytes, exc: ValueError | None = None) -> str:
     """Why a roster file is not read, in the reader's language: what its bytes say it is when they do (the
     workbook itself is the usual mistake; "not UTF-8 text" sent instructors to change the encoding of an
-    .xlsx), else that it is not text in any encoding the import reads."""
+    .xlsx), and for a workbook that does not read, what was found in it (WorkbookUnreadable: round 33,
+    every such workbook was "not CSV text", the workbooks that are read included), else that it is not
+    text in any encoding the import reads."""
     kind = sniff_binary_kind(data)
+    zh_page = str(get_locale() or "").startswith("zh")
     if kind is not None:
         # zh sets a Latin word apart with a space (grading.inputs does the same): 该文件是 Excel 工作簿
         zh = (" " if kind.zh[:1].isascii() else "") + kind.zh
+        if isinstance(exc, WorkbookUnreadable):
+            return _("The file is %(kind)s, but its rows could not be read: %(found)s. Nothing was imported. Save "
+                     "the roster as CSV (in Excel or WPS: File → Save As → CSV UTF-8) and upload that file.",
+                     kind=zh if zh_page else kind.en, found=exc.zh if zh_page else exc.en)
         return _("The file is %(kind)s, not CSV text: nothing was imported. Save the roster as CSV (in Excel "
                  "or WPS: File → Save As → CSV UTF-8) and upload that file.",
-                 kind=zh if str(get_locale() or "").startswith("zh") else kind.en)
+                 kind=zh if zh_page else kind.en)
     return _("The file is not text in UTF-8, UTF-16 or GB18030: nothing was imported. Save the roster as "
              "CSV UTF-8 and upload that file.")
 

@@ -32,7 +32,7 @@ from app.auth import EMAIL_PATTERN, clean_name, home_for, normalize_email, sign_
 from app.errors import echoed
 from app.extensions import db, limiter
 from app.models import Role, SignInLink, User, utcnow
-from app.roster_xlsx import xlsx_rows
+from app.roster_xlsx import read_workbook
 from app.views_helpers import list_join
 
 MAX_ROWS = 5000
@@ -159,9 +159,10 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
     report = RosterReport()
     records: Iterable[tuple[Where, list[str]]]
     if data.startswith(b"PK\x03\x04"):
-        # A workbook: its rows as Excel numbers them. One that does not read is refused as before,
-        # with what the file is (ValueError: app.instructor._roster_unreadable).
-        rows = xlsx_rows(data, max_rows=MAX_ROWS + 1)
+        # A workbook: its rows as Excel numbers them. One that does not read is refused with what the
+        # file is and, for a workbook, what was found in it (ValueError, WorkbookUnreadable:
+        # app.instructor._roster_unreadable).
+        rows = read_workbook(data, max_rows=MAX_ROWS + 1)
         if rows is None:
             raise ValueError("not a workbook this reads")
         records, delimiter = ((Where(n, n, n), cells) for n, cells in rows), ","

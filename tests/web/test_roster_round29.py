@@ -92,8 +92,11 @@ def workbook() -> bytes:
 
 
 NOT_TEXT = [
-    (workbook(), "en", "The file is an Excel workbook (.xlsx), not CSV text: nothing was imported."),
-    (workbook(), "zh", "该文件是 Excel 工作簿（.xlsx），不是 CSV 文本：没有导入任何内容。"),
+    # round 33: a workbook says what was found in it (here a sheet part that is no worksheet)
+    (workbook(), "en", "The file is an Excel workbook (.xlsx), but its rows could not be read: a part that should "
+                       "be a worksheet is <sheetData>. Nothing was imported."),
+    (workbook(), "zh", "该文件是 Excel 工作簿（.xlsx），但无法读出其中的行：本应是工作表的部件却是 <sheetData>。"
+                       "没有导入任何内容。"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00\xff" * 300, "en", "The file is an Office or WPS document"),
     (b"\xff\x00\xfe\x81\x00" * 200, "en", "The file is not text in UTF-8, UTF-16 or GB18030: nothing was imported."),
     (b"\xff\x00\xfe\x81\x00" * 200, "zh", "该文件不是 UTF-8、UTF-16 或 GB18030 编码的文本：没有导入任何内容。"),
