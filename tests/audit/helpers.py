@@ -134,8 +134,9 @@ def one_page_pdf(contents: bytes) -> bytes:
     return pdf_of(objects, header=b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
 
 
-def pdf_of(objects: list[bytes], header: bytes = b"%PDF-1.4\n") -> bytes:
-    """A PDF whose objects 1..n are ``objects`` (object 1 the catalog), with its xref and trailer."""
+def pdf_of(objects: list[bytes], header: bytes = b"%PDF-1.4\n", trailer: bytes = b"") -> bytes:
+    """A PDF whose objects 1..n are ``objects`` (object 1 the catalog), with its xref and trailer
+    (``trailer``: more entries of the trailer dictionary, e.g. /Encrypt)."""
     out = bytearray(header)
     offsets = []
     for i, body in enumerate(objects, start=1):
@@ -144,7 +145,8 @@ def pdf_of(objects: list[bytes], header: bytes = b"%PDF-1.4\n") -> bytes:
     xref = len(out)
     out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
     out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R ".encode() + trailer
+    out += f">>\nstartxref\n{xref}\n%%EOF\n".encode()
     return bytes(out)
 
 

@@ -17,6 +17,7 @@ threads held /login 3.8 s, which is why gunicorn publishes no port.
 from __future__ import annotations
 
 import io
+import re
 import socket
 import threading
 import time
@@ -28,6 +29,7 @@ import pytest
 import redis
 from PIL import Image
 
+from tests.audit.helpers import pdf_of
 from tests.audit.hostile_files import _png_chunk
 from tests.helpers import REDIS_TEST_URL
 from tests.live import Client, Reply, gunicorn
@@ -55,19 +57,14 @@ def png_huge_chunk(kind: bytes) -> bytes:
 
 
 def pdf_objects(objs: list[bytes], trailer_extra: bytes = b"", xref_loop: bool = False) -> bytes:
-    """A PDF of these objects (1 is the catalogue) with a classic xref table; `xref_loop`: the trailer's
-    /Prev names the table itself."""
-    out = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
-    offsets = []
-    for i, obj in enumerate(objs, start=1):
-        offsets.append(len(out))
-        out += f"{i} 0 obj\n".encode() + obj + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    prev = f" /Prev {xref}" if xref_loop else ""
-    out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R{prev} ".encode() + trailer_extra
-    return out + f">>\nstartxref\n{xref}\n%%EOF\n".encode()
+    """A PDF of these objects (1 is the catalogue); `xref_loop`: the trailer's /Prev names its own
+    xref table (whose offset no trailer entry moves)."""
+    header = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
+    pdf = pdf_of(objs, header=header, trailer=trailer_extra)
+    if xref_loop:
+        xref = int(re.search(rb"startxref\n(\d+)", pdf).group(1))
+        pdf = pdf_of(objs, header=header, trailer=trailer_extra + b"/Prev %d " % xref)
+    return pdf
 
 
 CATALOG, ONE_PAGE = b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>"
