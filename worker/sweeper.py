@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 # Without a broker we can look into, only a much older queued run is re-sent (seconds).
 BLIND_GRACE_S = 600.0
 # Expired idempotency keys are forgotten this often (seconds); a key lives 24 hours, so an hour
-# late costs nothing, and the UPDATE over four tables runs 24 times a day, not every sweep.
+# late costs nothing, and the UPDATE over five tables runs 24 times a day, not every sweep.
 PURGE_INTERVAL_S = 3600.0
 
 
