@@ -75,10 +75,28 @@ def test_an_unknown_field_lists_the_fields_taken_quoted_and_for_a_program(client
 
 
 def test_errors_about_no_fixed_set_carry_no_accepted_list(client, teacher):
-    resp = client.get("/api/v1/gradebook?assignment=nope", headers=teacher)
-    assert resp.status_code == 404 and "accepted" not in resp.json
+    resp = client.get("/api/v1/submissions?limit=0", headers=teacher)
+    assert resp.status_code == 400 and resp.json["code"] == "bad_limit" and "accepted" not in resp.json
 
 
 def test_the_documented_error_shape_names_the_accepted_list():
     props = spec()["components"]["schemas"]["Error"]["properties"]
     assert props["accepted"]["type"] == "array"
+
+
+def test_an_unknown_assignment_lists_the_ones_the_user_may_name(client, teacher, factory, course):
+    from app.assignments import ensure_assignment
+    from app.extensions import db
+
+    hidden = ensure_assignment("draft-lab", "Draft lab", "attention")
+    hidden.published = False
+    db.session.commit()
+    resp = client.get("/api/v1/gradebook?assignment=lab1", headers=teacher)
+    assert resp.status_code == 404 and resp.json["code"] == "assignment_not_found"
+    assert resp.json["accepted"] == ["attention", "draft-lab"]   # an instructor may name a draft
+    assert "'draft-lab' ('Draft lab')" in resp.json["message"]["en"] and "'draft-lab'（'Draft lab'）" in \
+        resp.json["message"]["zh"]
+    student = bearer(factory.token(course["alice"]))
+    resp = client.post("/api/v1/submissions", data={"assignment": "lab1"}, headers=student)
+    assert resp.status_code == 404 and resp.json["accepted"] == ["attention"]   # a student: published ones only
+    assert "draft" not in resp.get_data(as_text=True)
