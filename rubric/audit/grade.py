@@ -96,6 +96,22 @@ _GAP_STOP = re.compile(r"[;。；]|\b(?:page|pp?\.|section|sec\.|chapter|fig(?:u
 # what a plan or an expectation says, not an observation
 _PLANNED = re.compile(r"\b(?:should|would|will|expect\w*|check(?:s|ed)? (?:that|if)|supposed to|must|want\w*|plan\w*)\b|"
                       r"应该|应当|预期|期望|检查|需要|要求|计划|打算|理论上")
+# an observation said to meet an expectation ("the diagonal is bright, as expected", "..., as a self-attention should",
+# 对角线最亮，符合预期): the reading is still stated, so the plan words in this remark do not make it a plan (round 33:
+# "In my heatmap the diagonal is bright, as expected for self-attention." escaped the check of cells it reads)
+_AS_EXPECTED = re.compile(
+    r"\b(?:just |exactly )?as (?:(?:i|we|one|you) (?:would |might |had |did )?)?(?:expected|predicted|hoped|anticipated)\b"
+    r"|\b(?:just |exactly )?as (?:(?:a|an|the|any|my|it|they|this|one)\b[^,;.]{0,30}?)?\b(?:should|would|must)(?: do| be)?"
+    r"(?=\s*(?:[,;.)]|$))"
+    r"|\b(?:unsurprisingly|as one would expect|in line with (?:my |the |our )?expectations?|(?:consistent|in agreement) with "
+    r"(?:what (?:i|we) |my |the |our )?expect\w*)\b"
+    r"|正如(?:我们?)?(?:所)?预期(?:的那样)?|如(?:我们?)?预期(?:的那样|一样)?|符合(?:我的|我们的)?预期|(?:和|与|跟)(?:我的|我们的)?预期(?:一样|一致|相符)|不出所料")
+
+
+def _planned(text: str) -> bool:
+    """Does ``text`` state a plan or an expectation rather than what was seen (:data:`_PLANNED`, outside a remark that
+    what was seen met the expectation, :data:`_AS_EXPECTED`)?"""
+    return _PLANNED.search(_AS_EXPECTED.sub(" ", text)) is not None
 
 
 def _measured_number(measures: Any, text: str, number: re.Match) -> bool:
@@ -625,8 +641,11 @@ def _formula(cc: Checklist, sentences: list[_Sentence], concepts: list[_Concept]
 _BARE_FILLER = re.compile(
     r"\b(?:no|not|never|none|only|just|merely|is|are|was|were|it|its|this|that|these|a|an|the|of|to|be|can|cannot|"
     r"can't|does|doesn't|do|don't|isn't|aren't|nor|true|real|actual|effects?|attention|heat\s*map|figure|by "
-    r"itself|itself|evidence|proof|yes)\b|不是|不能|不代表|不等于|并非|并不|只是|只|仅|不|非|无|没有|是|权重|注意力|图|"
-    r"热力图|的|也|能|证据", re.IGNORECASE)
+    r"itself|itself|evidence|proof|yes)\b|不是|不能|不代表|不等于|并非|并不|只是|只|仅|不|非|无|没有|是|注意力|图|"
+    # 权重 is filler as "weights" is not: "attention weights are not causal" and 权重不是因果 are bare alike, while a high
+    # weight said ("a large weight is not a causal effect", 高权重不代表因果, 权重高不等于因果) names what is not causal
+    # (round 33: the zh sentence earned half of what its en twin earned)
+    r"(?<![高大])权重(?![高大])|热力图|的|也|能|证据", re.IGNORECASE)
 
 
 def _bare_caveat(cc: Checklist, concept: _Concept, s: _Sentence) -> bool:
@@ -1455,7 +1474,7 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = No
                 and not (_FIGURE_WORDS.search(s.text) and _GAP_VALUE.search(s.text)) \
                 and not (("_" in s.text or "[" in s.text) and _ENTRY.search(s.text)) and not _UNIFORM.search(s.text):
             continue
-        if _OTHER_TENSOR.search(s.text) or _PLANNED.search(s.text):
+        if _OTHER_TENSOR.search(s.text) or _planned(s.text):
             continue
         start_len = len(out)
         cells = [(m.start(), m.end(), *ref) for m in _CELL_READ.finditer(s.text) if (ref := _cell_ref(m))]

@@ -351,6 +351,9 @@ def _clean_line(line: str) -> str:
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[a-z]{2,}|\b[a-z]\b")
+# a query's or a key's label ("q0", "k_2"): content for the length a note needs to count ("行 = q0、q1；列 = k0、k1、k2" is a
+# note as "rows = q0,q1; cols = k0..k2" is; round 33: the zh one was "too short", 行 and 列 being one unit each)
+_INDEX_LABEL = re.compile(r"(?<![a-z0-9_])[qk]_?\d+\b")
 _MAX_SENTENCE = 1000
 # Sentences read at most: a 20 KiB audit holds ~200, the longest accepted (settings.max_text_chars) of terse
 # notes ~2000. Each costs ~30 us whatever its length, so 30000 one-character lines would cost ~1 s.
@@ -429,6 +432,9 @@ class _Sentence:
     answered_no: bool = False           # a question the next sentence answers "no" to: it reads no cell (round 24)
     # reads the colour of a masked key in a figure that shows none (grade._unseen_colours): no reading of the figure
     unseen: bool = False
+    # a Markdown table row whose "no" cell answers its claim (round 33, "| 行是 query | 否 |" under "答案"): the student
+    # denies what the row says, a plain statement in it too (a "cannot prove" heading only frames caveats)
+    row_denied: bool = False
 
     def find(self, pattern) -> list[re.Match]:
         """All matches of a compiled phrase group, computed once per sentence (several rules ask)."""
@@ -471,6 +477,8 @@ class _Sentence:
         it in the same clause ("it does *not* prove causality": the predicate runs to the end of the
         clause), or a cue right after a short subject ("causality *cannot* be inferred", "因果关系*无法*").
         With ``context``, a "cannot prove" section, lead-in or carried "we cannot say that," also counts."""
+        if self.row_denied:
+            return True
         clause = self.clause_at(start)
         if context and (self.context_negated or clause.carried):
             return True
@@ -546,7 +554,9 @@ def _cancel_stacked(t: str, cues: list[tuple[int, int, bool]]) -> list[tuple[int
         if i + 1 < len(cues):
             c, d, flip2 = cues[i + 1]
             gap = t[b:c]
-            same_clause = not _CLAUSE_SPLIT.search(gap)
+            # ... nor with a warning that runs on into a clause of its own ("it is not causal: that would need an
+            # ablation", round 33: the warning's span starts at "causal", so the two read as a double negation)
+            same_clause = not _CLAUSE_SPLIT.search(gap) and not _CLAUSE_SPLIT.search(t, c + 1, d)
             stacked = ((flip or flip2) or (_units(gap) <= _STACKED_GAP_UNITS and not _NOT_STACKED.search(
                 t[a:d])))
             if same_clause and stacked:
@@ -754,6 +764,7 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
         if not bullet:
             leadin_neg = False
         context = section_neg or leadin_neg
+        row_no, first = False, len(out)
         if line.startswith("|") and header is not None:
             # a "no" cell denies its row's claim only in a column that asks whether the figure proves, shows
             # or supports it ("热力图能证明吗"), not "Can a skeptic refute it?", "有反例吗", "Wrong?"
@@ -761,7 +772,7 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
                 if (_NO_CELL.match(_NO_CELL_REASON.split(cell.strip(" .!"), 1)[0].strip(" .!"))
                         and k < len(header) and cc.proof_header.search(header[k])
                         and not cc.section_denied.search(header[k])):
-                    context = True
+                    context = row_no = True
         for k, m in enumerate(_SENTENCE.finditer(line)):
             s = m.group().strip()
             if len(s) > _MAX_SENTENCE or (cut and k == 0):
@@ -774,8 +785,10 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
             if not s or not re.search(r"\w", s):
                 continue
             body = s.rstrip("。!?;. ")
-            short = _units(body) < cc.min_units
+            short = _units(body) + len(_INDEX_LABEL.findall(body)) < cc.min_units
             out.append(_Sentence(body, not short, False, False, s.endswith("?"), context, cc, para, short))
+        for denied in out[first:] if row_no else ():
+            denied.row_denied = True
         if line.rstrip().endswith(":") and _negative_section(cc, line):
             leadin_neg = True
     # "Can the heatmap prove causality? No." states the caveat: the question takes the answer's negation.
