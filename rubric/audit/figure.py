@@ -57,6 +57,7 @@ MIN_COVERAGE = 0.7         # cells' boxes / the cluster's box (gridlines take th
 MAX_CELLS = 400            # more uniform patches than this is not a heatmap of a small matrix
 SCALE_TOL = 14.0           # RGB distance of a cell's colour from a colour scale's curve
 MAX_STEP_RATIO = 5.0       # colour change / lightness change along a curve of monotonic lightness
+SLIVER_SHARE = 0.25        # a box under this share of its cluster's median cell is a sliver (of a colour bar), no cell
 LUM = np.array([0.299, 0.587, 0.114])
 
 # Colour scales students use, as polylines through RGB anchors (hex), simplified from the 256-colour tables
@@ -209,6 +210,9 @@ class FigureReport:
     # the image's own size in pixels, given with reason "too_small" (round 29)
     width: int = 0
     height: int = 0
+    # round 33: the quality (1-100) a JPEG was saved at, read from its quantisation tables, when it is at most
+    # LOW_JPEG_QUALITY: compression that strong blurs the cells' edges and shifts their colours (0: not such a JPEG)
+    jpeg_quality: int = 0
 
     @property
     def shape(self) -> tuple[int, int] | None:
@@ -604,11 +608,19 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
     except Exception:  # noqa: BLE001 - validated upstream; anything Pillow still refuses is "unreadable"
         return _analyse(None, False, t0)
     jpeg = bytes(data[:2]) == b"\xff\xd8"                # lossy: flat areas carry small differences
-    coarse = _coarseness(data) if jpeg else 0.0
-    report = _analyse(px, jpeg, t0, coarse)
+    dc = _dc_step(data) if jpeg else 0.0
+    quality = jpeg_quality(dc)
+    report = _read(data, px, jpeg, t0, _coarseness(dc), side)
+    return replace(report, jpeg_quality=quality) if 0 < quality <= LOW_JPEG_QUALITY else report
+
+
+def _read(data: bytes, px: np.ndarray, jpeg: bool, t0: float, coarse: float, side: int) -> FigureReport:
+    """:func:`analyse_figure` of the decoded pixels ``px``: the whole image, then its content cropped."""
+    size = _size(data) if jpeg else None
+    report = _analyse(px, jpeg, t0, coarse, _mcu(size, px.shape[1]))
     if report.kind != "not_heatmap" or report.rows:
         return report
-    if max(px.shape[:2]) < SMALL_SIDE and _size(data) == (px.shape[1], px.shape[0]):
+    if max(px.shape[:2]) < SMALL_SIDE and (size or _size(data)) == (px.shape[1], px.shape[0]):
         # what was seen, not a guess at what it is: an image this small is not reduced for the analysis (its own
         # size), and its cells, blurred by value labels and resampling, are a few pixels each (round 29: a 60x34
         # heatmap was told it is "a photo, a chart or a drawing")
@@ -627,8 +639,18 @@ def analyse_figure(data: bytes, side: int = ANALYSIS_SIDE) -> FigureReport:
     fy, fx = big.shape[0] / h, big.shape[1] / w
     crop = big[int(y0 * fy):math.ceil(y1 * fy), int(x0 * fx):math.ceil(x1 * fx)]
     step = max(1, math.ceil(max(crop.shape[:2]) / side))
-    again = _analyse(crop[::step, ::step].copy(), jpeg, t0, coarse)
+    again = _analyse(crop[::step, ::step].copy(), jpeg, t0, coarse, _mcu(size, big.shape[1] / step))
     return again if again.kind != "not_heatmap" else report
+
+
+# a JPEG's pixels are coded in blocks of 16x16 (8x8 for luma, chroma halved): the ringing of an edge between two cells
+# spreads over the block holding it
+JPEG_MCU = 16
+
+
+def _mcu(size: tuple[int, int] | None, width: float) -> float:
+    """A JPEG block's width in analysed pixels (``width``: the analysed copy's; 0 when the image's size is unknown)."""
+    return JPEG_MCU * width / size[0] if size and size[0] else 0.0
 
 
 # The content of a screenshot: the box of what differs from the colour of most of the image's border, when it is at
@@ -669,9 +691,10 @@ def _content_box(px: np.ndarray, tol: int) -> tuple[int, int, int, int] | None:
     return x0, y0, x1, y1
 
 
-def _analyse(px: np.ndarray | None, jpeg: bool, t0: float, coarse: float = 0.0) -> FigureReport:
+def _analyse(px: np.ndarray | None, jpeg: bool, t0: float, coarse: float = 0.0, mcu: float = 0.0) -> FigureReport:
     """The analysis of the decoded pixels (``None``: the figure could not be decoded); ``coarse``: how much wider a
-    low-quality JPEG's colours spread than at quality 50 (see :func:`_coarseness`)."""
+    low-quality JPEG's colours spread than at quality 50 (see :func:`_coarseness`); ``mcu``: a JPEG block's width in
+    these pixels (see :func:`_mcu`)."""
 
     def done(kind: str, rows: int = 0, cols: int = 0, cells: int = 0, reason: str = "",
              lightness: tuple[float, ...] = (), colours: list | None = None, boxes: list | None = None) -> FigureReport:
@@ -768,7 +791,10 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float, coarse: float = 0.0) 
         if bw < MIN_CELL_SIDE or bh < MIN_CELL_SIDE:
             continue
         fill = count[i] / (bw * bh)
-        whole = merged[i] or border[i] >= MIN_BORDER * (2 * (bw + bh) - 4)
+        # a cell rejoined across its value label lacks at most the label's rows (round 33: the slanted side of a mountain
+        # in a JPEG photo came in aligned pieces rejoined into a half-filled "cell", and with the grass below it the
+        # photo was read as a 3×3 grid)
+        whole = (merged[i] and fill >= MIN_FILL * (1 - LABEL_GAP / bh)) or border[i] >= MIN_BORDER * (2 * (bw + bh) - 4)
         if fill < MIN_FILL and not (whole and fill >= MIN_HOLED_FILL):
             continue
         if not ok[i]:
@@ -791,6 +817,11 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float, coarse: float = 0.0) 
     # clusters of touching cells: a gridline narrower than a quarter of a typical cell may separate them
     sides = sorted(min(c[2] - c[0], c[3] - c[1]) for c in cells)
     gap = max(2.0, 0.25 * sides[len(sides) // 2])
+    if jpeg and mcu:
+        # the ringing of an edge eats the block holding it, on either side, and the reduction blurs a pixel more each
+        # way (round 33: 60-pixel cells at quality 40 stood 6 analysed pixels apart where the block was 5, and the
+        # heatmap was "a 2×2 grid")
+        gap = max(gap, min(mcu + 2.0, 0.5 * sides[len(sides) // 2]))
     def grids_of(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, list[int]]]:
         """(area, rows, cols, indices into ``boxes``) of each cluster of touching boxes that tiles a grid."""
         parent = list(range(len(boxes)))
@@ -809,8 +840,7 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float, coarse: float = 0.0) 
         clusters: dict[int, list[int]] = {}
         for i in range(len(boxes)):
             clusters.setdefault(root(i), []).append(i)
-        found: list[tuple[int, int, int, list[int]]] = []
-        for members in clusters.values():
+        def tiled(members: list[int]) -> tuple[int, int, int, list[int]] | None:
             group = [boxes[i] for i in members]
             if jpeg:
                 group = _regrown(group, gap)
@@ -818,7 +848,7 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float, coarse: float = 0.0) 
             gx1, gy1 = max(c[2] for c in group), max(c[3] for c in group)
             area = (gx1 - gx0) * (gy1 - gy0)
             if sum((c[2] - c[0]) * (c[3] - c[1]) for c in group) < MIN_COVERAGE * area:
-                continue
+                return None
             cols = _even_steps([e for c in group for e in (c[0], c[2])], gap)
             rows = _even_steps([e for c in group for e in (c[1], c[3])], gap)
             if jpeg and not (rows and cols):
@@ -826,7 +856,21 @@ def _analyse(px: np.ndarray | None, jpeg: bool, t0: float, coarse: float = 0.0) 
                 rows = rows or _centre_steps([(c[1], c[3]) for c in group], gap)
             # no grid, a tiny one (a legend), or a single row/column of bands (a stepped colour bar, sky over grass)
             if rows and cols and rows >= 2 and cols >= 2 and area >= 0.05 * h * w:
-                found.append((area, rows, cols, members))
+                return area, rows, cols, members
+            return None
+
+        found: list[tuple[int, int, int, list[int]]] = []
+        for members in clusters.values():
+            grid = tiled(members)
+            if grid is None and len(members) > 2:
+                # a sliver within a gap of the cells (the flat end of a colour bar beside large cells, round 33: a
+                # plotly export with its bar 40 px from the grid was "not a heatmap") is no cell: the rest may tile
+                areas = sorted((boxes[i][2] - boxes[i][0]) * (boxes[i][3] - boxes[i][1]) for i in members)
+                big = [i for i in members
+                       if (boxes[i][2] - boxes[i][0]) * (boxes[i][3] - boxes[i][1]) >= SLIVER_SHARE * areas[len(areas) // 2]]
+                grid = tiled(big) if 1 < len(big) < len(members) else None
+            if grid is not None:
+                found.append(grid)
         return found
 
     page = (lum > 235) & (px.max(axis=2) - px.min(axis=2) < 20)
@@ -1030,19 +1074,37 @@ DC_STEP_Q50 = 16
 MAX_COARSE = 8.0
 
 
-def _coarseness(data: bytes) -> float:
-    """How much wider than at quality 50 a JPEG's flat colours spread: (its luma DC quantiser step - 16) / 16, from 0
-    (quality 50 and better: nothing changes) to MAX_COARSE (quality 5 is 9). Each block's mean is rounded to that
-    step, and its chroma to a coarser one, so a cell's colour shifts and its blocks differ by more than
-    COLOUR_TOL (round 31: the lab's heatmap saved at quality 5 was "not a heatmap")."""
+# a JPEG saved at this quality or lower is named in the figure's feedback when its grid was not read (round 33)
+LOW_JPEG_QUALITY = 20
+
+
+def _dc_step(data: bytes) -> float:
+    """A JPEG's luma DC quantiser step (0 when Pillow cannot give its tables)."""
     from PIL import Image
 
     try:
         tables = Image.open(io.BytesIO(data)).quantization or {}
-        dc = float(tables[0][0]) if 0 in tables else 0.0
+        return float(tables[0][0]) if 0 in tables else 0.0
     except Exception:  # noqa: BLE001 - decoded once already; a table Pillow cannot give leaves the analysis as it was
         return 0.0
+
+
+def _coarseness(dc: float) -> float:
+    """How much wider than at quality 50 a JPEG's flat colours spread: (its luma DC quantiser step ``dc`` - 16) / 16,
+    from 0 (quality 50 and better: nothing changes) to MAX_COARSE (quality 5 is 9). Each block's mean is rounded to
+    that step, and its chroma to a coarser one, so a cell's colour shifts and its blocks differ by more than
+    COLOUR_TOL (round 31: the lab's heatmap saved at quality 5 was "not a heatmap")."""
     return min(MAX_COARSE, max(0.0, (dc - DC_STEP_Q50) / DC_STEP_Q50))
+
+
+def jpeg_quality(dc: float) -> int:
+    """The quality (1-100) of the IJG scaling that gives the luma DC step ``dc`` (libjpeg, Pillow, matplotlib and most
+    cameras scale its table: below 50 each step is the table's times 50 / quality); 0 when unknown."""
+    if dc <= 0:
+        return 0
+    if dc > DC_STEP_Q50:
+        return max(1, round(DC_STEP_Q50 * 50 / dc))
+    return min(100, round(100 - dc * 50 / DC_STEP_Q50))
 
 
 def _regrown(group: list[tuple[int, int, int, int]], gap: float) -> list[tuple[int, int, int, int]]:

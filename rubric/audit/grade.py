@@ -1988,6 +1988,17 @@ def _grade_figure(item: _Item, figure: Any, weights: Sequence[Sequence[float]] |
             fb = {lang: tmpl[lang].replace("{rows}", str(report.rows)).replace("{cols}", str(report.cols))
                   .replace("{a_grid}", a_grid).replace("{width}", str(report.width))
                   .replace("{height}", str(report.height)) for lang in ("en", "zh")}
+            if report.jpeg_quality:
+                # what was seen of the file itself (its quantisation tables), and what to upload instead (round 33:
+                # the lab's heatmap with 60-pixel cells saved at quality 15 or lower was "a 2×2 grid" or "not a
+                # heatmap", with nothing said of the compression)
+                note = _bilingual(raw.get("feedback_low_quality_jpeg"), f"items.{item.id}.feedback_low_quality_jpeg", {
+                    "en": "The file is a JPEG saved at about quality {quality} of 100: compression this strong blurs the "
+                          "cells' edges and shifts their colours. Upload the heatmap as PNG (plt.savefig('attention.png')).",
+                    "zh": "这个文件是以约 {quality}/100 的质量保存的 JPEG：这么强的压缩会模糊格子边界、改变颜色，以上是从压缩后的图中读到的。"
+                          "请把 heatmap 保存为 PNG 再上传（plt.savefig('attention.png')），或保存为质量 75 以上的 JPEG。"})
+                fb = {lang: fb[lang] + (" " if lang == "en" else "") + note[lang].replace(
+                    "{quality}", str(report.jpeg_quality)) for lang in ("en", "zh")}
     flag: AuditFlag | None = None
     if seen is not None and report is not None and report.kind == "not_heatmap" and not report.reason:
         # ``seen`` is then a predicate ("not a heatmap"), not a noun phrase to follow "The figure is"

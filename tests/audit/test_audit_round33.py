@@ -28,7 +28,16 @@ Found and fixed this round (each test below fails before the fix):
    count towards a note's length, text._INDEX_LABEL).
 7. The handout's warning restated as a rule on writing ("heatmap 中高权重不能写成 feature importance 或 causal effect",
    "不要把 high weight 写成 ...", "Do not write the high weights as ...") earned limits 3 of a 52-character audit: it is a
-   requirement restated (audit.yaml cues.requirement)."""
+   requirement restated (audit.yaml cues.requirement).
+8. A plotly export (large cells, a colour bar whose flat end, reduced, is a sliver beside them) was "not a heatmap":
+   a sliver under a quarter of the cluster's median cell is left out when the rest tiles a grid (figure.SLIVER_SHARE).
+9. A landscape photo saved as JPEG at quality 75 was "a 3×3 grid": pieces of a mountain's slanted side were rejoined
+   as if cut by a value label into a half-filled "cell"; a rejoined cell now lacks at most the label's rows.
+10. A heatmap JPEG with small cells was "a 2×2 grid" or "not a heatmap" (60-pixel cells at quality 10, 15 and 40; seaborn's
+   50-pixel cells even at quality 90): the ringing of the JPEG block holding an edge set neighbouring cells further apart
+   than the cells' gap allowed; the gap now allows a block (figure.JPEG_MCU) and is read. One too compressed to read
+   still (60-pixel cells at quality 5, 40-pixel ones at 10-20) is told the file's quality, read from its quantisation
+   tables, and asked for a PNG (figure.LOW_JPEG_QUALITY, feedback_low_quality_jpeg)."""
 
 from __future__ import annotations
 
@@ -39,15 +48,21 @@ import pytest
 from PIL import Image, ImageDraw
 
 from rubric.audit import grade_audit
+from rubric.audit.figure import analyse_figure
 from tests.audit.helpers import (
     EXAMPLE_WEIGHTS,
     MEASURED_OK,
     _viridis,
+    colormap,
     items,
     kinds,
+    make_bar_chart,
     make_cmap_heatmap,
     make_gridded_heatmap,
     make_heatmap,
+    make_landscape,
+    make_noise_photo,
+    make_pie,
 )
 
 ZW = "\u200b"
@@ -389,3 +404,102 @@ def test_the_handouts_warning_restated_as_a_rule_earns_no_caveat(text):
                                   "k2 的权重高不代表 k2 导致了 q1 的输出。"])
 def test_a_caveat_of_the_students_own_figure_is_no_rule(text):
     assert items(grade(text + "\n"))["limits"]["points"] >= 1.5
+
+
+# ------------------------------------------------------------------ 8. figures: a plotly export, a photo, a JPEG
+
+def plotly_export(weights=EXAMPLE_WEIGHTS, cell: int = 160) -> bytes:
+    """plotly's px.imshow(w) written with fig.write_image: large cells with no gaps (plasma), tick labels, and a colour
+    bar 40 px right of the grid whose flat yellow end, reduced for the analysis, is a sliver beside the cells."""
+    cmap = colormap("plasma")
+    flat = [x for row in weights for x in row]
+    lo, hi = min(flat), max(flat)
+    im = Image.new("RGB", (700, 450), "white")
+    d = ImageDraw.Draw(im)
+    for r, row in enumerate(weights):
+        for c, v in enumerate(row):
+            x0, y0 = 80 + c * cell, 60 + r * cell
+            d.rectangle([x0, y0, x0 + cell - 1, y0 + cell - 1], fill=cmap((v - lo) / (hi - lo)))
+        d.text((40, 60 + r * cell + cell // 2), f"q{r}", fill=(42, 63, 95))
+    for c in range(len(weights[0])):
+        d.text((80 + c * cell + cell // 2, 60 + 2 * cell + 10), f"k{c}", fill=(42, 63, 95))
+    for y in range(2 * cell):
+        d.line([600, 60 + y, 620, 60 + y], fill=cmap(1 - y / (2 * cell)))
+    return _png(im)
+
+
+@pytest.mark.parametrize("weights", [EXAMPLE_WEIGHTS, [[0.1, 0.6, 0.3], [0.05, 0.25, 0.7]]])
+def test_a_plotly_export_with_its_colour_bar_is_read_as_its_grid(weights):
+    """Before: "not a heatmap" (the colour bar's end joined the grid's cells); after: the 2×3 grid."""
+    r = analyse_figure(plotly_export(weights))
+    assert r.shape == (2, 3), (r.kind, r.rows, r.cols, r.reason)
+
+
+def test_an_honest_audit_with_a_plotly_export_earns_the_figure():
+    text = ("Plotly export of my heatmap: rows = queries q0, q1; columns = keys k0, k1, k2.\nq0 peaks at k1 (0.58), q1 at "
+            "k2 (0.67). Each row sums to 1.\nA high weight is not a causal effect and not feature importance.\n")
+    r = grade(text, plotly_export())
+    assert items(r)["figure"]["points"] == 2 and r["score"] >= 7, (_points(r), kinds(r))
+
+
+@pytest.mark.parametrize("quality", [60, 75, 85])
+def test_a_landscape_photo_saved_as_jpeg_is_no_grid(quality):
+    """Before: a 3×3 grid at quality 75 (a mountain's slanted side came in pieces rejoined into a "cell", with the
+    grass below it); after: not a heatmap."""
+    r = analyse_figure(jpeg(make_landscape(), quality))
+    assert r.kind == "not_heatmap", (r.kind, r.rows, r.cols)
+
+
+def jpeg(figure_bytes: bytes, quality: int) -> bytes:
+    return _png(Image.open(io.BytesIO(figure_bytes)).convert("RGB"), "JPEG", quality)
+
+
+@pytest.mark.parametrize("cell, quality", [(60, 5), (40, 10), (40, 15)])
+def test_a_heatmap_jpeg_too_compressed_to_read_says_so_and_what_to_upload(cell, quality):
+    """Before: "not a heatmap", nothing said of the compression; after: the feedback names the JPEG's quality (read from
+    its quantisation tables) and asks for a PNG, in en and zh."""
+    r = grade("My heatmap: rows are queries q0, q1; columns are keys k0-k2.\n", jpeg(make_heatmap(cell=cell), quality))
+    it = items(r)["figure"]
+    assert it["points"] == 0
+    assert f"about quality {quality} of 100" in it["feedback"]["en"] and "PNG" in it["feedback"]["en"]
+    assert f"约 {quality}/100" in it["feedback"]["zh"] and "PNG" in it["feedback"]["zh"]
+
+
+SMALL_CELL_JPEGS = {
+    "60-pixel cells, quality 10": (lambda: make_heatmap(cell=60), 10),
+    "60-pixel cells, quality 15": (lambda: make_heatmap(cell=60), 15),
+    "60-pixel cells, quality 40": (lambda: make_heatmap(cell=60), 40),
+    "50-pixel cells, quality 20": (lambda: make_heatmap(cell=50), 20),
+    "seaborn, 50-pixel cells, quality 15": (lambda: make_gridded_heatmap(EXAMPLE_WEIGHTS, cell=50), 15),
+    "seaborn, 50-pixel cells, quality 75": (lambda: make_gridded_heatmap(EXAMPLE_WEIGHTS, cell=50), 75),
+    "seaborn, 50-pixel cells, quality 90": (lambda: make_gridded_heatmap(EXAMPLE_WEIGHTS, cell=50), 90),
+    "seaborn, 80-pixel cells, quality 20": (lambda: make_gridded_heatmap(EXAMPLE_WEIGHTS, cell=80), 20),
+}
+
+
+@pytest.mark.parametrize("name", list(SMALL_CELL_JPEGS))
+def test_a_heatmap_jpeg_with_small_cells_is_read_as_its_grid(name):
+    """Before: "a 2×2 grid" or "not a heatmap" (the ringing of the JPEG block holding an edge between two cells set
+    them further apart than the cells' gap allowed); after: the lab's 2×3 grid."""
+    make, quality = SMALL_CELL_JPEGS[name]
+    r = analyse_figure(jpeg(make(), quality))
+    assert r.shape == (2, 3), (r.kind, r.rows, r.cols)
+
+
+@pytest.mark.parametrize("make", [make_pie, make_bar_chart, make_landscape, make_noise_photo])
+@pytest.mark.parametrize("quality", [10, 40, 75])
+def test_charts_and_photos_in_jpeg_are_still_no_grid(make, quality):
+    assert analyse_figure(jpeg(make("PNG"), quality)).kind != "grid"
+
+
+@pytest.mark.parametrize("quality", [20, 50, 90])
+def test_a_heatmap_jpeg_that_is_read_or_not_very_compressed_gets_no_such_note(quality):
+    r = grade("My heatmap: rows are queries q0, q1.\n", jpeg(make_heatmap(), quality))
+    assert "quality" not in items(r)["figure"]["feedback"]["en"]
+
+
+@pytest.mark.parametrize("quality", [5, 15, 50, 75, 95])
+def test_the_jpeg_quality_is_read_from_the_files_tables(quality):
+    from rubric.audit.figure import _dc_step, jpeg_quality
+
+    assert abs(jpeg_quality(_dc_step(jpeg(make_heatmap(), quality))) - quality) <= 1
