@@ -143,6 +143,13 @@ def _points(r: dict) -> list[tuple[str, float]]:
     return [(it["id"], it["points"]) for it in r["items"]]
 
 
+def assert_earns_nothing_saying(text: str, item: str, en: str, zh: str) -> None:
+    """The item earns nothing for ``text`` and its feedback gives the reason in both languages."""
+    it = items(grade(text + "\n"))[item]
+    assert it["points"] == 0, it["feedback"]["en"]
+    assert en in it["feedback"]["en"] and zh in it["feedback"]["zh"], it["feedback"]
+
+
 # ------------------------------------------------------------------ the corpus
 # (text, figure, bound): a false audit scores at most its bound, an honest one at least its bound (of 15).
 
@@ -295,9 +302,7 @@ def test_a_reading_stated_as_a_plan_is_still_no_reading_of_the_figure(sentence):
 def test_a_table_row_answered_no_denies_its_reading(text):
     """Before: figure_reading 2 (the rows read as stated); after: 0, and the feedback says it is stated in the
     negative."""
-    it = items(grade(text))["figure_reading"]
-    assert it["points"] == 0, it["feedback"]["en"]
-    assert "stated in the negative" in it["feedback"]["en"] and "否定" in it["feedback"]["zh"]
+    assert_earns_nothing_saying(text.rstrip("\n"), "figure_reading", "stated in the negative", "否定")
 
 
 @pytest.mark.parametrize("text", [
@@ -325,9 +330,7 @@ def test_a_table_row_answered_no_to_a_causal_claim_is_still_a_caveat():
 ])
 def test_a_reading_hedged_as_a_guess_earns_nothing_and_says_why(text):
     """Before: the reading credited as stated; after: unasserted, and the feedback says so in en and zh."""
-    it = items(grade(text + "\n"))["figure_reading"]
-    assert it["points"] == 0, it["feedback"]["en"]
-    assert "only as a guess" in it["feedback"]["en"] and "只是猜测" in it["feedback"]["zh"]
+    assert_earns_nothing_saying(text, "figure_reading", "only as a guess", "只是猜测")
 
 
 @pytest.mark.parametrize("text", [
@@ -395,9 +398,7 @@ def test_the_labels_the_other_way_round_are_contradicted(text):
 ])
 def test_the_handouts_warning_restated_as_a_rule_earns_no_caveat(text):
     """Before: limits 3 (a 52-character zh audit scored 5/15); after: 0, the feedback says it restates a requirement."""
-    it = items(grade(text + "\n"))["limits"]
-    assert it["points"] == 0, it["feedback"]["en"]
-    assert "restates what the rubric asks" in it["feedback"]["en"] and "复述" in it["feedback"]["zh"]
+    assert_earns_nothing_saying(text, "limits", "restates what the rubric asks", "复述")
 
 
 @pytest.mark.parametrize("text", ["The high weight on k2 does not mean that k2 causes q1's output.",
