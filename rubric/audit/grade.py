@@ -11,7 +11,7 @@ from typing import Any, TypedDict
 from rubric.audit.checklist import Checklist, _bilingual, _Concept, _Item, _Metric
 from rubric.audit.claims import _check_metric, _Claim, _extract_claims, _measured_value
 from rubric.audit.figure import FigureReport, analyse_figure
-from rubric.audit.text import _CJK, _segment, _Sentence, _units, has_traditional
+from rubric.audit.text import _CJK, _INDEX_LABEL, _segment, _Sentence, _units, has_traditional
 
 
 class Bilingual(TypedDict):
@@ -659,7 +659,10 @@ def _bare_caveat(cc: Checklist, concept: _Concept, s: _Sentence) -> bool:
     if len(matches) != 1:
         return False
     a, b = matches[0].start(), matches[0].end()
-    return _units(_BARE_FILLER.sub(" ", s.text[:a] + " " + s.text[b:])) < cc.bare_caveat_units
+    rest = _BARE_FILLER.sub(" ", s.text[:a] + " " + s.text[b:])
+    # a key or query named (k2, q1) says what of the student's figure it concerns (round 33: "要把 k2 去掉看输出会不会改变"
+    # was bare where "I'd have to remove k2 and see whether the output changes" was not)
+    return _units(rest) + len(_INDEX_LABEL.findall(rest)) < cc.bare_caveat_units
 
 
 # A clause that is only a hedge or a source besides its cue ("..., I think", "..., my friend told me", "（抄的）"): it

@@ -37,7 +37,10 @@ Found and fixed this round (each test below fails before the fix):
    50-pixel cells even at quality 90): the ringing of the JPEG block holding an edge set neighbouring cells further apart
    than the cells' gap allowed; the gap now allows a block (figure.JPEG_MCU) and is read. One too compressed to read
    still (60-pixel cells at quality 5, 40-pixel ones at 10-20) is told the file's quality, read from its quantisation
-   tables, and asked for a PNG (figure.LOW_JPEG_QUALITY, feedback_low_quality_jpeg)."""
+   tables, and asked for a PNG (figure.LOW_JPEG_QUALITY, feedback_low_quality_jpeg).
+11. The causal caveat in the student's own words ("I'd have to remove k2 and see whether the output moves", 得把 k2 去掉看
+   输出变不变, "I can't tell whether k2 actually matters for q1's result") was not found; a key named (k2) now also keeps
+   a caveat from being bare (grade._bare_caveat)."""
 
 from __future__ import annotations
 
@@ -204,8 +207,8 @@ FALSE = {
 HONEST = {
     'terse_en': ('rows = q0,q1; cols = k0..k2.\nq0 -> k1 (0.58); q1 -> k2 (0.67).\nrows sum to 1.\nnot causal: would need ablation.\n', 'mpl', 5.5),
     'terse_zh': ('行 = q0、q1；列 = k0、k1、k2。\nq0 主要读 k1（0.58），q1 主要读 k2（0.67）。\n每行和为 1。\n不是因果：要做消融才知道。\n', 'mpl', 5.5),
-    'own_words_en': ("Looking at my plot, the top row (q0) is brightest in the middle cell, k1, at 0.58, and the bottom row (q1) is brightest on the right, k2, at 0.67.\nThe three cells of a row add up to 1, so a row is how one query splits its attention.\nI can't tell from this plot whether k2 actually matters for q1's result; I'd have to remove k2 and see whether the output moves. It also isn't a measure of feature importance.\n", 'mpl', 5.5),
-    'own_words_zh': ('看我画的图，上面一行（q0）中间那格 k1 最亮，是 0.58；下面一行（q1）最右边 k2 最亮，是 0.67。\n一行三个格子加起来是 1，所以一行就是一个 query 怎么分配注意力。\n光看这张图，我没法知道 k2 对 q1 的结果是不是真的重要，得把 k2 去掉看输出变不变。它也不是特征重要性。\n', 'mpl', 4.5),
+    'own_words_en': ("Looking at my plot, the top row (q0) is brightest in the middle cell, k1, at 0.58, and the bottom row (q1) is brightest on the right, k2, at 0.67.\nThe three cells of a row add up to 1, so a row is how one query splits its attention.\nI can't tell from this plot whether k2 actually matters for q1's result; I'd have to remove k2 and see whether the output moves. It also isn't a measure of feature importance.\n", 'mpl', 7),
+    'own_words_zh': ('看我画的图，上面一行（q0）中间那格 k1 最亮，是 0.58；下面一行（q1）最右边 k2 最亮，是 0.67。\n一行三个格子加起来是 1，所以一行就是一个 query 怎么分配注意力。\n光看这张图，我没法知道 k2 对 q1 的结果是不是真的重要，得把 k2 去掉看输出变不变。它也不是特征重要性。\n', 'mpl', 6.25),
     'caption': ("Figure 1. weights[0, 0] of the lab's 2x3 example; rows are queries q0, q1, columns are keys k0, k1, k2; each row sums to 1.\n\nq0's largest weight is on k1 (0.58), q1's on k2 (0.67). A high weight does not mean the key causes the output, and it is not feature importance; this is one example only.\n", 'mpl', 7),
     'caption_zh': ('图 1：实验 2x3 例子的 weights[0, 0]；行是 query（q0、q1），列是 key（k0、k1、k2）；每行之和为 1。\n\nq0 权重最大的是 k1（0.58），q1 是 k2（0.67）。权重高不代表这个 key 导致了输出，也不是特征重要性；这只是一个例子。\n', 'mpl', 7),
     'seaborn': ("I drew it with seaborn (annot=True). Rows are the queries q0 and q1, columns the keys k0, k1, k2.\nq1 gives 0.67 to k2 and only 0.09 to k0. Each row sums to 1.\nThis does not show that k2 causes q1's output, and it is not feature importance.\n", 'seaborn', 7),
@@ -504,3 +507,25 @@ def test_the_jpeg_quality_is_read_from_the_files_tables(quality):
     from rubric.audit.figure import _dc_step, jpeg_quality
 
     assert abs(jpeg_quality(_dc_step(jpeg(make_heatmap(), quality))) - quality) <= 1
+
+
+# ------------------------------------------------------------------ 11. the causal test in the student's own words
+
+@pytest.mark.parametrize("text", [
+    "I can't tell from this plot whether k2 actually matters for q1's result.",
+    "I'd have to remove k2 and see whether the output moves.",
+    "光看这张图，我没法知道 k2 对 q1 的结果是不是真的重要。",
+    "得把 k2 去掉看输出变不变。",
+    "要把 k2 去掉看输出会不会改变。",
+])
+def test_the_causal_caveat_in_the_students_own_words_is_credited_in_full(text):
+    """Before: not found (the intervention named as removing a key and watching the output); after: the causal
+    caveat's full credit (a key named is what of the figure it concerns, not a bare keyword)."""
+    it = items(grade(text + "\n"))["limits"]
+    assert it["points"] >= 1.5, it["feedback"]["en"]
+
+
+@pytest.mark.parametrize("text", ["I removed k2 and checked whether the output changes: it did.", "k2 matters for the output.",
+                                  "去掉 k2 以后输出变了。"])
+def test_an_intervention_done_or_a_claim_of_importance_is_no_caveat(text):
+    assert items(grade(text + "\n"))["limits"]["points"] == 0
