@@ -410,15 +410,19 @@ def idle_text(what: Msg, exc: BaseException) -> Msg:
     secs = f"{float(getattr(exc, 'seconds', 0.0)):.1f}"
     cpu = f"{float(getattr(exc, 'cpu', 0.0)):.2f}"
     seen = IDLE_SEEN  # a page tells an idle stop from a time limit by these words (i18n.stopped_idle)
+    # A reply that had begun to arrive and then stalled (written a few bytes at a time) is told as such.
+    partial = getattr(exc, "partial", False) is True
     if getattr(exc, "total", False):
         return msg(f"{what['en']} was stopped: your code sat idle (no CPU used, nothing running) {seen['en']}, "
-                   f"{secs} s in all in this grading, the most it allows; nothing this call computed arrived",
+                   f"{secs} s in all in this grading, the most it allows; "
+                   + ("only part of this call's reply arrived" if partial else "nothing this call computed arrived"),
                    f"{what['zh']} 被终止：{seen['zh']}时你的代码处于空闲（不占用 CPU，没有任何计算在运行），本次评分中累计 "
-                   f"{secs} 秒，已达上限；这次调用没有返回任何结果")
+                   f"{secs} 秒，已达上限；" + ("这次调用的回复只传回了一部分" if partial else "这次调用没有返回任何结果"))
     return msg(f"{what['en']} used {cpu} s of CPU in {secs} s {seen['en']} (nothing "
-               "was running), so the grader stopped it; nothing it computed arrived",
+               "was running), so the grader stopped it; "
+               + ("only part of its reply arrived" if partial else "nothing it computed arrived"),
                f"{what['zh']} 在{seen['zh']}的 {secs} 秒内只用了 {cpu} 秒 CPU（没有任何计算在运行），评分器因此终止了它；"
-               "它没有返回任何结果")
+               + ("它的回复只传回了一部分" if partial else "它没有返回任何结果"))
 
 
 def _seconds(exc: BaseException) -> str:

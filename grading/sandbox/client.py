@@ -73,13 +73,14 @@ class StudentIdle(StudentTimeout):
     """A call (or the import) used (almost) no CPU for ``seconds`` while the grader waited for its
     reply: none of the jail's threads was running or waiting for a CPU (a sleep, a blocking read, a
     lock). ``total``: the grading's allowance of such waiting (``Limits.idle_total``) ran out, in
-    shorter waits. The session is dead."""
+    shorter waits. ``partial``: the reply had begun to arrive (the wait was for the rest of it). The
+    session is dead."""
 
-    def __init__(self, seconds: float, during: str, cpu: float, total: bool = False):
-        self.cpu, self.total = cpu, total
+    def __init__(self, seconds: float, during: str, cpu: float, total: bool = False, partial: bool = False):
+        self.cpu, self.total, self.partial = cpu, total, partial
         StudentTimeout.__init__(self, seconds, during)
         self.args = (f"{during} used {cpu:.2f} s of CPU in {seconds:.1f} s while the grader waited for its "
-                     "reply; nothing it computed arrived",)
+                     + ("reply; only part of the reply arrived" if partial else "reply; nothing it computed arrived"),)
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -261,6 +262,19 @@ class IdleWatch:
         if self.idle >= self.allowance:
             return "total"
         return None
+
+
+@dataclasses.dataclass
+class _PendingCall:
+    """One request's wait for its reply (Session._watch_idle): what it may use and what was seen so far."""
+
+    deadline: float                 # time.monotonic() of the call's wall backstop
+    during: str
+    cpu_limit: float                # CPU seconds of the jail past ``cpu_base``
+    cpu_base: float | None          # None: the jail's CPU at the first sample
+    next_look: float                # time.monotonic() at which the jail is next looked at
+    watch: IdleWatch | None = None
+    reading: bool = False           # the reply has begun to arrive
 
 
 # --------------------------------------------------------------------------- executor
@@ -788,49 +802,53 @@ class Session:
                 return None
         return self._jail_pid if self._status is None else None
 
-    def _watch_idle(self, deadline: float, during: str, cpu_limit: float = math.inf,
-                    cpu_base: float | None = 0.0) -> None:
-        """Wait for the reply to start arriving (or ``deadline``); meanwhile look at the jail every
-        IDLE_TICK_S and stop it when it is idle (IdleWatch), or once it has used ``cpu_limit`` CPU
-        seconds past ``cpu_base`` (None: what it had used at the first sample) (StudentTimeout, clock
-        "cpu"). A call that answers at once costs one
-        select; the reply itself is read afterwards, under the call's deadline as before."""
-        watch: IdleWatch | None = None
-        tick = IDLE_FIRST_S
-        try:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
+    def _watch_idle(self, w: _PendingCall) -> None:
+        """Wait until something of the reply is there to read (or ``w.deadline``); meanwhile look at the
+        jail every IDLE_TICK_S (from IDLE_FIRST_S after the request) and stop it when it is idle
+        (IdleWatch), or once it has used ``w.cpu_limit`` CPU seconds past ``w.cpu_base`` (None: what it
+        had used at the first sample) (StudentTimeout, clock "cpu"). Called after the request is sent,
+        and again before every read of the reply that would wait (nothing queued, ``w.reading``): there
+        the jail is looked at on time even when a byte came meanwhile, so a reply trickled out a byte at
+        a time, asleep or spinning, is stopped by the call's idle and CPU limits as a jail that never
+        answers is, not by the wall backstop. A call that answers at once costs one select. The caller
+        ends the session on what this raises (not here: the reader it may be called from is busy)."""
+        while True:
+            now = time.monotonic()
+            left = w.deadline - now
+            if left <= 0:
+                return
+            readable = select.select([self._sock], [], [], max(0.0, min(w.next_look - now, left)))[0]
+            if readable and (not w.reading or time.monotonic() < w.next_look):
+                return
+            pid = self._pid()
+            if pid is None:
+                w.next_look = time.monotonic() + IDLE_TICK_S
+                if readable:
                     return
-                r, _, _ = select.select([self._sock], [], [], min(tick, left))
-                if r:
-                    return
-                tick = IDLE_TICK_S
-                pid = self._pid()
-                if pid is None:
-                    continue        # not said yet (or the jail has ended: its socket is at its end)
-                sample = sample_jail(pid)
-                used = cpu_seconds(pid)
-                if sample is None or used is None:
-                    return          # the jail is gone: the read sees its end
-                if cpu_base is None:
-                    cpu_base = used
-                if used - cpu_base >= cpu_limit:
-                    raise self._die(StudentTimeout(cpu_limit, during, clock="cpu"))
-                if select.select([self._sock], [], [], 0)[0]:
-                    # The reply came before the sample: the jail may already wait for the next request,
-                    # and this process, slow to run on a loaded host, would count that wait as idle.
-                    return
-                if watch is None:
-                    watch = IdleWatch(self.limits.idle_window, self._replies.idle_left())
-                verdict = watch.feed(sample)
-                if verdict is not None:
-                    # "total": the idle seconds of the whole grading (this call's are not counted yet).
-                    seconds = watch.run_seconds if verdict == "window" else self._replies.idle_spent + watch.idle
-                    raise self._die(StudentIdle(seconds, during, watch.run_cpu, total=verdict == "total"))
-        finally:
-            if watch is not None:
-                self._replies.idle_spent += watch.idle
+                continue        # not said yet (or the jail has ended: its socket is at its end)
+            sample = sample_jail(pid)
+            used = cpu_seconds(pid)
+            w.next_look = time.monotonic() + IDLE_TICK_S
+            if sample is None or used is None:
+                return          # the jail is gone: the read sees its end
+            if w.cpu_base is None:
+                w.cpu_base = used
+            if used - w.cpu_base >= w.cpu_limit:
+                raise StudentTimeout(w.cpu_limit, w.during, clock="cpu")
+            if not w.reading and select.select([self._sock], [], [], 0)[0]:
+                # The reply came before the sample: the jail may already wait for the next request,
+                # and this process, slow to run on a loaded host, would count that wait as idle. (Within a
+                # reply it cannot: what it wrote of the rest is read before this side waits again.)
+                return
+            if w.watch is None:
+                w.watch = IdleWatch(self.limits.idle_window, self._replies.idle_left())
+            verdict = w.watch.feed(sample)
+            if verdict is not None:
+                # "total": the idle seconds of the whole grading (this call's are not counted yet).
+                seconds = w.watch.run_seconds if verdict == "window" else self._replies.idle_spent + w.watch.idle
+                raise StudentIdle(seconds, w.during, w.watch.run_cpu, total=verdict == "total", partial=w.reading)
+            if readable:
+                return
 
     @property
     def quieted(self) -> bool:
@@ -870,9 +888,10 @@ class Session:
         # what the jail used after the first sample (IDLE_FIRST_S after the request: a call that has
         # answered by then reads nothing of /proc, and the limit is at most that much CPU later).
         wall = timeout * max(1.0, self.limits.wall_backstop)
-        cpu_base = 0.0 if op == "load" else None
         budget = max(0.01, min(wall, remaining + 0.5))
         deadline = time.monotonic() + budget
+        pending = _PendingCall(deadline, during, timeout, 0.0 if op == "load" else None,
+                               next_look=time.monotonic() + IDLE_FIRST_S)
 
         def rearm() -> None:
             # Every read gets what is left of the call's time, not a fresh timeout: a jail sending
@@ -895,11 +914,17 @@ class Session:
                 self._out.loud_flag[1] = 1
                 fields["quiet"] = True
             protocol.send(self._sock, {"op": op, "seq": seq, "cap": caps, **fields}, self.limits.max_message)
-            self._watch_idle(deadline, during, timeout, cpu_base)
+            self._watch_idle(pending)
+            pending.reading = True
             # Charged as it is read, refused or not (a refused reply's header was not: 6 MiB a grading).
+            # Each wait for more of the reply is watched as the wait for its start is (then the read gets what is
+            # left of the call's time: rearm).
+            self._rfile.raw.wait = lambda: (self._watch_idle(pending), rearm())
             reply, _ = protocol.recv_sized(self._rfile, min(protocol.HEADER_CAP, allowance),
                                            min(self.limits.max_message, allowance), before_read=rearm,
                                            charge=self._replies.take)
+        except StudentTimeout as e:      # the idle watch's or the CPU limit's (_watch_idle)
+            raise self._die(e) from None
         except TimeoutError:
             if remaining < wall:
                 raise self._die(StudentTimeout(self.limits.wall, "the session")) from None
@@ -928,6 +953,10 @@ class Session:
             raise self._die(StudentError("InvalidResult", f"invalid reply from the sandbox: {e}")) from None
         except OSError as e:
             raise self._died() from e
+        finally:
+            self._rfile.raw.wait = None
+            if pending.watch is not None:
+                self._replies.idle_spent += pending.watch.idle
         return self._check_reply(reply, seq)
 
     def _died(self) -> BaseException:

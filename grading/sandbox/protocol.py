@@ -233,13 +233,16 @@ def _queued(sock: socket.socket) -> int:
         return 0
 
 
-def _read_queued(sock: socket.socket, buf) -> int:
+def _read_queued(sock: socket.socket, buf, wait: Callable[[], object] | None = None) -> int:
     """One read of ``sock`` into ``buf`` of at most the bytes queued when it starts (``READ_BUFFER``
-    comment): waits for the first byte without taking it (the socket's timeout applies), then takes
-    what is there. 0 at the end of the stream."""
+    comment): when nothing is queued, calls ``wait`` (if given) and then waits for the first byte
+    without taking it (the socket's timeout applies), then takes what is there. 0 at the end of the
+    stream."""
     view = memoryview(buf)
     n = _queued(sock)
     if not n:
+        if wait is not None:
+            wait()
         if not sock.recv_into(view, 1, socket.MSG_PEEK):
             return 0
         n = _queued(sock) or 1
@@ -247,7 +250,10 @@ def _read_queued(sock: socket.socket, buf) -> int:
 
 
 class _QueuedSocketIO(socket.SocketIO):
-    """``socket.SocketIO`` whose every read is ``_read_queued``."""
+    """``socket.SocketIO`` whose every read is ``_read_queued``; ``wait``, when set, runs before a read
+    that would wait for data (the trusted side watches the jail there: Session._watch_idle)."""
+
+    wait: Callable[[], object] | None = None
 
     def readinto(self, b) -> int | None:
         self._checkClosed()
@@ -255,7 +261,7 @@ class _QueuedSocketIO(socket.SocketIO):
         if self._timeout_occurred:
             raise OSError("cannot read from timed out object")
         try:
-            return _read_queued(self._sock, b)
+            return _read_queued(self._sock, b, self.wait)
         except TimeoutError:
             self._timeout_occurred = True
             raise
