@@ -99,6 +99,28 @@ def end_with_parent(parent: int) -> None:
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
+def load_credit(pid: int, elapsed: float) -> float:
+    """Seconds of the ``elapsed`` wall time of process ``pid`` that host load took from it: what its live
+    threads spent runnable, waiting for a CPU (/proc/<pid>/task/*/schedstat, second field), at most the part
+    of ``elapsed`` it was not on a CPU (its own threads waiting for each other, a submission that spins in
+    16 of them, earn nothing: their CPU seconds exceed the wall). 0 when it is gone or unreadable. The
+    session's and the grading's wall limits give this back (zygote.Jail.wall_over, child.Budget)."""
+    used = cpu_seconds(pid)
+    waited = 0.0
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                    waited += int(f.read().split()[1]) / 1e9
+            except (OSError, ValueError, IndexError):
+                continue          # a thread that ended meanwhile
+    except OSError:
+        return 0.0
+    if used is None:
+        return 0.0
+    return max(0.0, min(waited, elapsed - used))
+
+
 def cpu_seconds(pid: int) -> float | None:
     """CPU seconds (user + system) the process ``pid`` has used, all its threads, ended ones included,
     from ``/proc/<pid>/stat`` as the kernel counts it for RLIMIT_CPU (schedstat sums the live threads

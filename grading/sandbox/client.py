@@ -139,6 +139,7 @@ class Limits:
 
     def as_job(self) -> dict:
         return {"memory": int(self.memory), "cpu": float(self.cpu), "wall": float(self.wall),
+                "wall_backstop": float(self.wall_backstop),
                 "fsize": int(self.fsize), "nofile": int(self.nofile), "tmp": int(self.tmp),
                 "nproc": int(self.nproc), "max_message": int(self.max_message)}
 
@@ -882,7 +883,10 @@ class Session:
         self._seq += 1
         seq = self._seq
         allowance = self._replies.left()
-        remaining = self.limits.wall - (time.monotonic() - self._t0)
+        # The zygote enforces the session's wall limit, moved on by the time host load took from the jail
+        # (zygote.Jail.wall_over), up to the backstop: this side waits that long, and a jail the zygote
+        # ends there is "the session" timing out (_died).
+        remaining = self.limits.wall * max(1.0, self.limits.wall_backstop) - (time.monotonic() - self._t0)
         # ``timeout`` counts the jail's CPU (checked as the idle watch samples it); the wall limit is
         # the backstop. The load counts all the jail's CPU (its setup is the load's, as before); a call,
         # what the jail used after the first sample (IDLE_FIRST_S after the request: a call that has

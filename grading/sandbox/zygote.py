@@ -58,7 +58,7 @@ lazy_torch.prepare()
 
 import pyseccomp  # noqa: E402
 
-from grading.forking import cpu_seconds, name_process, prepare_for_forks  # noqa: E402
+from grading.forking import cpu_seconds, load_credit, name_process, prepare_for_forks  # noqa: E402
 from grading.sandbox import protocol  # noqa: E402
 from grading.sandbox.runtime import Runtime, before_forks, prepare_process  # noqa: E402
 
@@ -410,15 +410,26 @@ class Jail:
     """A running jail as the zygote supervises it."""
 
     def __init__(self, pid: int, lifeline_fd: int, status_fd: int, setup_r: int, wall: float, uid: int,
-                 cpu: float = math.inf):
+                 cpu: float = math.inf, backstop: float = 1.0):
         self.pid = pid
         self.uid = uid
         self.cpu = cpu                              # CPU seconds it may use (its session's limit)
         self.pidfd = os.pidfd_open(pid)
         self.lifeline_fd, self.status_fd, self.setup_r = lifeline_fd, status_fd, setup_r
-        self.deadline = time.monotonic() + wall
+        self.started, self.wall = time.monotonic(), wall
+        self.deadline = self.started + wall        # moved on by the time host load took (wall_over)
+        self.hard = self.started + wall * max(1.0, backstop)
         self.reason: str | None = None            # why it was killed: "closed", "wall", "output" or "cpu"
         self.ended: tuple[int, object] | None = None  # (wait status, rusage) once reaped
+
+    def wall_over(self, now: float) -> bool:
+        """Its session's wall limit has passed (called once ``deadline`` has): the time its threads
+        waited for a CPU that other load held is not counted (forking.load_credit), up to ``hard``, the
+        limit times the backstop. At load average 13-20 an honest session's seconds of CPU took several
+        times as long, and the wall limit lost the tests a loaded host, not the submission, made slow."""
+        if now < self.hard:
+            self.deadline = min(self.hard, self.started + self.wall + load_credit(self.pid, now - self.started))
+        return now >= self.deadline
 
     def over_cpu(self) -> bool:
         """It used its CPU limit: the CPU of all its threads (it can start no process), as the kernel
@@ -479,6 +490,7 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
     try:
         wall = float(job["limits"]["wall"])
         cpu = float(job["limits"]["cpu"])
+        backstop = float(job["limits"].get("wall_backstop", 1.0))
         uids = [int(u) for u in job["uids"]]
         for u in uids or [None]:
             if u is None or not UID_MIN <= u <= UID_MAX:
@@ -529,7 +541,7 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
             os.close(fd)
         return None
     try:
-        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid, cpu)
+        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid, cpu, backstop)
         # The jail's pid, first on the status pipe: the trusted side reads what the jail's threads do
         # (/proc) while it waits for a reply, and stops a jail that sleeps there (client.IdleWatch).
         _report(status_fd, {"pid": pid})
@@ -640,7 +652,7 @@ def main() -> None:
                 elif j.lifeline_fd in ready:
                     # b"o" from the session's output reader: the jail printed past its limit.
                     j.kill("output" if b"o" in _drain(j.lifeline_fd) else "closed")
-                elif now >= j.deadline:
+                elif now >= j.deadline and j.wall_over(now):
                     j.kill("wall")
                 elif j.reason is None and j.over_cpu():
                     j.kill("cpu")

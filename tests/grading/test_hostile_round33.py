@@ -98,14 +98,15 @@ def _grade(executor, code: str) -> dict:
 
 @pytest.mark.slow
 def test_a_grading_whose_replies_trickle_ends_within_the_idle_allowance_not_the_budget(served, honest):
+    name = "the_runtimes_replies_trickled_a_byte_every_tenth_of_a_second"
     t0 = time.monotonic()
-    result = graded_attack("trickled asleep", honest, _grade, served, CORRECT + ASLEEP)
+    result = graded_attack(name, honest, _grade, served, ATTACKS[name])
     took = time.monotonic() - t0
     # Before: 40 s (the budget), every test lost to a session held 12.8 s each. Now each session is stopped
     # after the idle window (2 s), the grading's idle allowance (6 s) bounds them all.
     assert took < 15, f"{took:.1f} s"
     said = [t["feedback"] for t in result["tests"] if t["outcome"] == "timeout"]
-    assert said and all("part of" in f["en"] or "allowed" in f["en"] or "budget" in f["en"] for f in said), said[:2]
+    assert said and any("part of" in f["en"] and "一部分" in f["zh"] for f in said), said[:2]
 
 
 @pytest.mark.slow
