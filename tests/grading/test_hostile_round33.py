@@ -103,10 +103,11 @@ def test_a_grading_whose_replies_trickle_ends_within_the_idle_allowance_not_the_
     result = graded_attack(name, honest, _grade, served, ATTACKS[name])
     took = time.monotonic() - t0
     # Before: 40 s (the budget), every test lost to a session held 12.8 s each. Now each session is stopped
-    # after the idle window (2 s), the grading's idle allowance (6 s) bounds them all.
+    # after the idle window (2 s), the grading's idle allowance (6 s) bounds them all. The load's own reply
+    # trickles (the rewrite runs at import): the file "did not load", and the message says what was seen.
     assert took < 15, f"{took:.1f} s"
-    said = [t["feedback"] for t in result["tests"] if t["outcome"] == "timeout"]
-    assert said and any("part of" in f["en"] and "一部分" in f["zh"] for f in said), said[:2]
+    said = result["message"]
+    assert "only part of its reply arrived" in said["en"] and "回复只传回了一部分" in said["zh"], said
 
 
 @pytest.mark.slow
