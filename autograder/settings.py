@@ -11,7 +11,8 @@ Timeouts form one chain, each stage inside the next:
 
 - a student call (one forward) is bounded by CALL_TIMEOUT_S,
 - loading attention.py (jail setup + module top level) by IMPORT_TIMEOUT_S,
-- one sandbox session by SESSION_WALL_S,
+- one sandbox session by SESSION_WALL_S (time host load kept its jail waiting for a CPU not counted,
+  up to WALL_BACKSTOP times as long),
 - everything the student's code does in one grading, over all its sessions, by GRADING_BUDGET_S of
   wall time and GRADING_CPU_BUDGET_S of CPU (tests that run out are `timeout`, the run is `graded`),
 - one whole grading (every session and the trusted test process) by GRADING_WALL_S,
@@ -147,6 +148,8 @@ IMPORT_TIMEOUT_S = _num("IMPORT_TIMEOUT_S", 10)
 # them); each also has a wall limit WALL_BACKSTOP times as long (cut to the session's), which bounds
 # a call that waits without using CPU where the idle watch does not see it.
 WALL_BACKSTOP = _num("WALL_BACKSTOP", 3)
+# A session's wall limit; the zygote does not count the time its jail's threads waited for a CPU that other
+# load held (forking.load_credit), up to WALL_BACKSTOP times the limit.
 SESSION_WALL_S = _num("SESSION_WALL_S", 30)
 # One budget per grading for all the student's sessions together: each session's wall and CPU
 # limits are cut to what is left, so a submission that sleeps or spins ends `graded` (its
@@ -247,6 +250,16 @@ def check(values: Mapping[str, float] | None = None) -> None:
         if not v[a] < v[b]:
             chain = " < ".join(f"{n} ({v[n]:g})" for n in TIMEOUT_CHAIN)
             raise SettingsError(f"{a} ({v[a]:g}) must be less than {b} ({v[b]:g}); the chain is {chain}")
+    # A session's wall limit (SESSION_WALL_S, cut to what is left of the budget) does not count the time host
+    # load took from its jail, up to WALL_BACKSTOP times the limit (zygote.Jail.wall_over): the last session the
+    # budget allows a full limit, so credited, must still end before the trusted side's own limit.
+    session, budget = v["SESSION_WALL_S"], v["GRADING_BUDGET_S"]
+    latest = max(0.0, budget - session) + backstop * min(session, budget)
+    if not latest < v["GRADING_WALL_S"]:
+        raise SettingsError(
+            f"GRADING_WALL_S ({v['GRADING_WALL_S']:g}) must exceed the latest end of a session whose wall limit "
+            f"host load stretched to WALL_BACKSTOP ({backstop:g}) times SESSION_WALL_S ({session:g}) within "
+            f"GRADING_BUDGET_S ({budget:g}): {latest:g} s")
     _check_decoding(values)
     _check_timezone(values)
     if v["BROKER_VISIBILITY_S"] < v["RUN_DEADLINE_S"]:

@@ -48,3 +48,14 @@ def test_the_load_credit_never_exceeds_the_time_off_a_cpu():
 
     assert load_credit(os.getpid(), 0.0) == 0.0
     assert load_credit(2 ** 22 + 1, 100.0) == 0.0      # no such process
+
+
+def test_a_backstop_that_would_stretch_a_session_past_the_graders_own_limit_is_refused():
+    from autograder import settings
+
+    settings.check()
+    # 10 s of budget before the last full session, then 30 s stretched 5 times: 160 s, past GRADING_WALL_S (120).
+    with pytest.raises(settings.SettingsError, match="GRADING_WALL_S"):
+        settings.check({"WALL_BACKSTOP": 5})
+    settings.check({"WALL_BACKSTOP": 5, "GRADING_WALL_S": 161, "TASK_SOFT_TIME_LIMIT_S": 300,
+                    "TASK_HARD_TIME_LIMIT_S": 360, "RUN_DEADLINE_S": 400, "BROKER_VISIBILITY_S": 500})
