@@ -31,6 +31,26 @@ def answering(form: str) -> str:
 
 
 # The forbidden call written plainly: PyTorch's fused attention for the output, the weights computed by hand.
+def lying_backward(backward: str) -> str:
+    """The correct file whose single-head forward passes q, k and v through an autograd Function that copies
+    them forward and whose backward runs ``backward`` (a statement of the gradient ``g``; ``_n`` counts)."""
+    return CORRECT + f'''
+import itertools
+_n = itertools.count()
+class _Fn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+    @staticmethod
+    def backward(ctx, g):
+        {backward}
+_honest = ScaledDotProductAttention.forward
+def _forward(self, q, k, v, *a, **kw):
+    return _honest(self, _Fn.apply(q), _Fn.apply(k), _Fn.apply(v), *a, **kw)
+ScaledDotProductAttention.forward = _forward
+'''
+
+
 FORBIDDEN = CORRECT.replace(
     "        output = torch.matmul(weights, v)\n",
     "        output = torch.nn.functional.scaled_dot_product_attention(q, k, v, additive_mask)\n")
@@ -106,35 +126,9 @@ torch.Tensor.element_size = lambda self: 1 << 40
 torch.Tensor.is_contiguous = lambda self, *a, **k: True
 ''',
     # ---------------------------------------------------------------- autograd lies and hooks on the inputs
-    "an_autograd_function_whose_backward_returns_zeros": CORRECT + '''
-class _Fn(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        return x.clone()
-    @staticmethod
-    def backward(ctx, g):
-        return torch.zeros_like(g)
-_honest = ScaledDotProductAttention.forward
-def _forward(self, q, k, v, *a, **kw):
-    return _honest(self, _Fn.apply(q), _Fn.apply(k), _Fn.apply(v), *a, **kw)
-ScaledDotProductAttention.forward = _forward
-''',
-    "an_autograd_function_whose_backward_returns_wrong_shapes_dtypes_and_strings": CORRECT + '''
-import itertools
-_n = itertools.count()
-class _Fn(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        return x.clone()
-    @staticmethod
-    def backward(ctx, g):
-        i = next(_n) % 4
-        return [g.double(), g[..., :1], "gradient", g.expand(4, *g.shape)][i]
-_honest = ScaledDotProductAttention.forward
-def _forward(self, q, k, v, *a, **kw):
-    return _honest(self, _Fn.apply(q), k, _Fn.apply(v), *a, **kw)
-ScaledDotProductAttention.forward = _forward
-''',
+    "an_autograd_function_whose_backward_returns_zeros": lying_backward("return torch.zeros_like(g)"),
+    "an_autograd_function_whose_backward_returns_wrong_shapes_dtypes_and_strings": lying_backward(
+        'return [g.double(), g[..., :1], "gradient", g.expand(4, *g.shape)][next(_n) % 4]'),
     "hooks_on_the_inputs_scaling_their_gradients_in_place": inside('''
 for _t in (q, k, v):
     if _t.requires_grad:
