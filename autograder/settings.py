@@ -157,6 +157,9 @@ SESSION_WALL_S = _num("SESSION_WALL_S", 30)
 # submission uses well under a second of it.
 GRADING_BUDGET_S = _num("GRADING_BUDGET_S", 40)
 GRADING_CPU_BUDGET_S = _num("GRADING_CPU_BUDGET_S", 30)
+# The wall budget gives back the seconds host load kept the ended sessions' jails waiting for a CPU
+# (forking.load_credit), at most this many in a grading.
+GRADING_LOAD_CREDIT_S = _num("GRADING_LOAD_CREDIT_S", 15)
 # A call (or the import) the grader waits for while the jail's threads use no CPU, none of them
 # runnable or waiting for a CPU, is stopped after IDLE_WINDOW_S of that (a sleep, a blocking read, a
 # lock nobody releases): a sleeping submission held a worker for the whole budget while an honest
@@ -253,13 +256,17 @@ def check(values: Mapping[str, float] | None = None) -> None:
     # A session's wall limit (SESSION_WALL_S, cut to what is left of the budget) does not count the time host
     # load took from its jail, up to WALL_BACKSTOP times the limit (zygote.Jail.wall_over): the last session the
     # budget allows a full limit, so credited, must still end before the trusted side's own limit.
-    session, budget = v["SESSION_WALL_S"], v["GRADING_BUDGET_S"]
+    given = (values or {}).get("GRADING_LOAD_CREDIT_S")
+    credit = float(GRADING_LOAD_CREDIT_S if given is None else given)
+    if not credit >= 0:
+        raise SettingsError(f"GRADING_LOAD_CREDIT_S must not be negative, not {credit:g}")
+    session, budget = v["SESSION_WALL_S"], v["GRADING_BUDGET_S"] + credit
     latest = max(0.0, budget - session) + backstop * min(session, budget)
     if not latest < v["GRADING_WALL_S"]:
         raise SettingsError(
             f"GRADING_WALL_S ({v['GRADING_WALL_S']:g}) must exceed the latest end of a session whose wall limit "
             f"host load stretched to WALL_BACKSTOP ({backstop:g}) times SESSION_WALL_S ({session:g}) within "
-            f"GRADING_BUDGET_S ({budget:g}): {latest:g} s")
+            f"GRADING_BUDGET_S and GRADING_LOAD_CREDIT_S ({budget:g}): {latest:g} s")
     _check_decoding(values)
     _check_timezone(values)
     if v["BROKER_VISIBILITY_S"] < v["RUN_DEADLINE_S"]:

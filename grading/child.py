@@ -63,6 +63,11 @@ class Budget:
     # What the jail's replies may still come to in this grading, all its sessions together: set at
     # the first ``reserve`` from that session's ``max_received``.
     replies: ReplyAllowance | None = None
+    # Seconds host load took from the ended sessions' jails (their run-queue wait, at most their time off a
+    # CPU: the zygote's status "credit", forking.load_credit), given back to the wall budget up to
+    # GRADING_LOAD_CREDIT_S: at load average 13-20 an honest visible session's seconds of CPU took several
+    # times as long, and the hidden tests' session found the budget spent.
+    credit: float = 0.0
 
     @classmethod
     def start(cls, wall: float | None = None, cpu: float | None = None) -> Budget:
@@ -71,7 +76,7 @@ class Budget:
         return cls(time.monotonic() + wall, cpu, wall, cpu)
 
     def wall_left(self) -> float:
-        return self.deadline - time.monotonic()
+        return self.deadline + min(self.credit, settings.GRADING_LOAD_CREDIT_S) - time.monotonic()
 
     @property
     def exhausted(self) -> bool:
@@ -82,9 +87,11 @@ class Budget:
         code): the earlier tests' own rows say what was seen. CPU is "taken": an open session's
         reservation counts until it ends."""
         if self.wall_left() < MIN_SESSION_WALL_S:
-            return msg(f"not run: the {self.wall_total:g} s of wall time this grading gives your code were used "
+            # What host load took is given back (``credit``), so the seconds said are those the code had.
+            total = f"{self.wall_total + min(self.credit, settings.GRADING_LOAD_CREDIT_S):.3g}"
+            return msg(f"not run: the {total} s of wall time this grading gives your code were used "
                        "up by earlier checks",
-                       f"未运行：本次评分给你的代码的 {self.wall_total:g} 秒运行时间已被前面的检查用完")
+                       f"未运行：本次评分给你的代码的 {total} 秒运行时间已被前面的检查用完")
         return msg(f"not run: the {self.cpu_total:g} s of CPU time this grading gives your code were taken by "
                    "earlier checks",
                    f"未运行：本次评分给你的代码的 {self.cpu_total:g} 秒 CPU 时间已被前面的检查占用")
@@ -101,16 +108,19 @@ class Budget:
         return dataclasses.replace(base, wall=wall, cpu=cpu, import_timeout=min(base.import_timeout, wall),
                                    call_timeout=min(base.call_timeout, wall))
 
-    def settle(self, limits: Limits, used: float | None) -> float:
+    def settle(self, limits: Limits, used: float | None, credit: float | None = None) -> float:
         """A session reserved with ``limits`` has ended having used ``used`` CPU seconds (all of
-        its reservation when unknown). Returns what is counted."""
+        its reservation when unknown), host load having taken ``credit`` seconds from it. Returns the
+        CPU counted."""
         spent = limits.cpu if used is None else min(float(used), limits.cpu + 1.0)
         self.cpu_left += limits.cpu - spent
+        self.credit += credit or 0.0
         return spent
 
 
-def _session_cpu(session, reported: object = None) -> float | None:
-    """CPU seconds the session's jail used, from the zygote's status of its end. The status pipe is
+def _session_cpu(session, reported: object = None, key: str = "cpu") -> float | None:
+    """CPU seconds the session's jail used (``key`` "credit": the seconds host load took from it), from
+    the zygote's status of its end. The status pipe is
     read once, by whichever process saw the end first: when the grading child saw the jail die
     (a crash, an exit), the parent's copy of the session finds the pipe empty and uses the status
     the child ``reported`` (without it, the whole reservation was charged: two crashes used up
@@ -118,8 +128,13 @@ def _session_cpu(session, reported: object = None) -> float | None:
     st = getattr(session, "status", None)
     if not isinstance(st, dict):
         st = reported
-    cpu = st.get("cpu") if isinstance(st, dict) else None
+    cpu = st.get(key) if isinstance(st, dict) else None
     return float(cpu) if isinstance(cpu, int | float) and math.isfinite(cpu) and cpu >= 0 else None
+
+
+def _settled(budget: Budget, limits: Limits, session, reported: object = None) -> float:
+    """``budget.settle`` of an ended session, from the zygote's status of its end (``_session_cpu``)."""
+    return budget.settle(limits, _session_cpu(session, reported), _session_cpu(session, reported, "credit"))
 
 
 class OwnSessions:
@@ -158,7 +173,7 @@ class OwnSessions:
             session.close()
         except Exception as exc:  # noqa: BLE001
             self._log(f"closing a session failed: {exc!r}")
-        self.cpu_spent += self._budget.settle(limits, _session_cpu(session))
+        self.cpu_spent += _settled(self._budget, limits, session)
         try:
             self.output.append(session.output)
         except Exception:  # noqa: BLE001
@@ -171,7 +186,7 @@ class OwnSessions:
                 session.close()
             except Exception:  # noqa: BLE001
                 pass
-            self.cpu_spent += self._budget.settle(limits, _session_cpu(session))
+            self.cpu_spent += _settled(self._budget, limits, session)
             try:
                 self.output.append(session.output)
             except Exception:  # noqa: BLE001
@@ -207,6 +222,7 @@ class ChildReport(TypedDict, total=False):
     cpu_spent: float                 # CPU seconds the student's sessions used (ditto)
     replies_read: int                # bytes of the jail's replies read (the child: in all its sessions)
     idle_spent: float                # the child: seconds its jails sat idle while a call was pending
+    load_credit: float               # the child: seconds host load took from the jails of its own sessions
     budget_exhausted: bool           # merged only: the grading's budget ran out
     session_status: dict | None      # the child only: the zygote's status of the parent's session, if read there
     fixed: list                      # the child only: recipes of fixed references it computed (grading/fixed.py)
@@ -224,6 +240,7 @@ def _child_main(executor, session, source: str, collected: CollectedSuite, suite
     t0 = time.perf_counter()
     replies_before = budget.replies.spent if budget.replies is not None else 0
     idle_before = budget.replies.idle_spent if budget.replies is not None else 0.0
+    credit_before = budget.credit
     plugin_log: list[str] = []
     own = OwnSessions(executor, source, suite, budget, plugin_log.append)
     proxy = suite.driver(InheritedSession(session), filename=suite.student_file, log=plugin_log.append,
@@ -246,6 +263,7 @@ def _child_main(executor, session, source: str, collected: CollectedSuite, suite
     res["sessions"] = own.count
     res["replies_read"] = (budget.replies.spent if budget.replies is not None else 0) - replies_before
     res["idle_spent"] = (budget.replies.idle_spent if budget.replies is not None else 0.0) - idle_before
+    res["load_credit"] = budget.credit - credit_before
     # The zygote's status of the parent's session, if its end was seen (and its pipe read) here.
     status = getattr(session, "status", None)
     res["session_status"] = status if isinstance(status, dict) else None
@@ -434,7 +452,7 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
                 session.close()
             except Exception as exc:  # noqa: BLE001
                 merged["log"].append(f"closing the session failed: {exc!r}")
-            used = budget.settle(limits, _session_cpu(session, child.get("session_status")))
+            used = _settled(budget, limits, session, child.get("session_status"))
             merged["cpu_spent"] += used
             try:
                 merged["student_output"] += session.output
@@ -444,6 +462,8 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
             suite.fixed.learn(child["fixed"])   # computed once here, inherited by the next children
         own_cpu = float(child.get("cpu_spent") or 0.0)
         budget.cpu_left -= own_cpu       # the child's sessions were counted on its copy
+        credit = child.get("load_credit")   # and what host load took from their jails
+        budget.credit += float(credit) if isinstance(credit, int | float) and math.isfinite(credit) and credit > 0 else 0.0
         if budget.replies is not None:   # and the replies it read, the parent's session's included
             budget.replies.take(int(child.get("replies_read") or 0))
             idle = child.get("idle_spent")   # and the seconds its jails sat idle in a pending call

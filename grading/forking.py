@@ -99,13 +99,14 @@ def end_with_parent(parent: int) -> None:
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-def load_credit(pid: int, elapsed: float) -> float:
+def load_credit(pid: int, elapsed: float, used: float | None = None) -> float:
     """Seconds of the ``elapsed`` wall time of process ``pid`` that host load took from it: what its live
     threads spent runnable, waiting for a CPU (/proc/<pid>/task/*/schedstat, second field), at most the part
     of ``elapsed`` it was not on a CPU (its own threads waiting for each other, a submission that spins in
     16 of them, earn nothing: their CPU seconds exceed the wall). 0 when it is gone or unreadable. The
-    session's and the grading's wall limits give this back (zygote.Jail.wall_over, child.Budget)."""
-    used = cpu_seconds(pid)
+    session's and the grading's wall limits give this back (zygote.Jail.wall_over, child.Budget). ``used``: its
+    CPU seconds, when just read."""
+    used = cpu_seconds(pid) if used is None else used
     waited = 0.0
     try:
         for tid in os.listdir(f"/proc/{pid}/task"):

@@ -419,6 +419,7 @@ class Jail:
         self.started, self.wall = time.monotonic(), wall
         self.deadline = self.started + wall        # moved on by the time host load took (wall_over)
         self.hard = self.started + wall * max(1.0, backstop)
+        self.credit = 0.0                           # the latest forking.load_credit read, reported at its end
         self.reason: str | None = None            # why it was killed: "closed", "wall", "output" or "cpu"
         self.ended: tuple[int, object] | None = None  # (wait status, rusage) once reaped
 
@@ -428,13 +429,16 @@ class Jail:
         limit times the backstop. At load average 13-20 an honest session's seconds of CPU took several
         times as long, and the wall limit lost the tests a loaded host, not the submission, made slow."""
         if now < self.hard:
-            self.deadline = min(self.hard, self.started + self.wall + load_credit(self.pid, now - self.started))
+            self.credit = max(self.credit, load_credit(self.pid, now - self.started))
+            self.deadline = min(self.hard, self.started + self.wall + self.credit)
         return now >= self.deadline
 
     def over_cpu(self) -> bool:
         """It used its CPU limit: the CPU of all its threads (it can start no process), as the kernel
         counts it for RLIMIT_CPU. One that ended meanwhile is not: its end is reported as such."""
         used = cpu_seconds(self.pid)
+        if used is not None:   # the grading's budget gives back what host load took (child.Budget.credit)
+            self.credit = max(self.credit, load_credit(self.pid, time.monotonic() - self.started, used))
         return used is not None and used >= self.cpu
 
     def kill(self, reason: str) -> None:
@@ -452,7 +456,7 @@ class Jail:
         else:
             wstatus, ru = self.ended
         status: dict = {"status": self.reason or "exited", "cpu": round(ru.ru_utime + ru.ru_stime, 3),
-                        "maxrss_kib": ru.ru_maxrss}
+                        "maxrss_kib": ru.ru_maxrss, "credit": round(self.credit, 3)}
         try:
             setup_error = os.read(self.setup_r, 4096)   # the jail has ended: every write end is closed
         except OSError:

@@ -232,11 +232,12 @@ def assert_attack_bounded(result: dict, total: float, wall: float, cpu: float, h
     and every failed test's feedback in both languages."""
     import json
 
-    from autograder.settings import GRADING_BUDGET_S
+    from autograder.settings import GRADING_BUDGET_S, GRADING_LOAD_CREDIT_S
 
     assert result["status"] == "graded", result["message"]
     assert result["total"] <= total
-    assert wall < GRADING_BUDGET_S + 5, f"{wall:.1f} s"
+    # The budget gives back what host load took from the jails, up to GRADING_LOAD_CREDIT_S (round 33).
+    assert wall < GRADING_BUDGET_S + GRADING_LOAD_CREDIT_S + 5, f"{wall:.1f} s"
     assert cpu < 3 * honest_cpu + 0.3, f"{cpu:.2f} s of the worker's CPU against {honest_cpu:.2f} s honest"
     text = json.dumps(result, ensure_ascii=False)
     for word in ("grader_tests", "test_implementation", "test_mask_parity", "cases.py"):

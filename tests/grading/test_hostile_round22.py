@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from autograder.settings import GRADING_BUDGET_S
+from autograder.settings import GRADING_BUDGET_S, GRADING_LOAD_CREDIT_S
 from tests.grading.helpers import SUBMISSIONS, in_forward, on_results, worker_cost
 from tests.grading.helpers import grade_stored as _grade
 
@@ -402,7 +402,8 @@ def test_a_round_22_attack_is_graded_bounded_and_earns_no_more(executor, honest,
     print(attack, result["status"], result["total"], honest[base], f"{wall:.1f}s {cpu:.2f}s CPU")
     assert result["status"] == "graded", result["message"]
     assert result["total"] <= honest[base]
-    assert wall < GRADING_BUDGET_S + 5, f"{wall:.1f} s"         # the grading's own budget, and no more
+    # the grading's own budget (and what host load took from the jails, given back), and no more
+    assert wall < GRADING_BUDGET_S + GRADING_LOAD_CREDIT_S + 5, f"{wall:.1f} s"
     assert cpu < 1.5, f"{cpu:.2f} s of the worker's CPU"
     text = json.dumps(result, ensure_ascii=False)
     for word in ("grader_tests", "test_implementation", "test_mask_parity", "cases.py"):

@@ -186,7 +186,7 @@ def test_a_jail_state_attack_is_graded_bounded_and_earns_no_more(executor, corre
           {t["id"]: t["outcome"] for t in result["tests"] if t["outcome"] != "passed"})
     assert result["status"] == "graded", result["message"]
     assert result["total"] <= correct_total
-    assert wall < settings.GRADING_BUDGET_S + 5, f"{wall:.1f} s"
+    assert wall < settings.GRADING_BUDGET_S + settings.GRADING_LOAD_CREDIT_S + 5, f"{wall:.1f} s"  # load given back
     assert len(text) < 300_000, len(text)
     assert "contact your instructor" not in json.dumps(result["message"])
     assert _grade(executor, CORRECT)["total"] == correct_total

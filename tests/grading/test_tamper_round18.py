@@ -292,7 +292,7 @@ def test_a_round_18_attack_is_graded_bounded_and_earns_no_more(executor, honest,
     # Measured on a loaded 2-core host: at most 6.8 s of wall (__del__ sleeping: 2 s calls time out,
     # sessions reopened) and 0.26 s of the worker's CPU (gc callbacks; an honest grading 0.1 s; before
     # plugin.feedback_without_traceback, the attacks that fail every test cost 0.6-0.8 s).
-    assert wall < settings.GRADING_BUDGET_S + 5, f"{wall:.1f} s"
+    assert wall < settings.GRADING_BUDGET_S + settings.GRADING_LOAD_CREDIT_S + 5, f"{wall:.1f} s"  # load given back
     assert cpu < 1.5, f"{cpu:.2f} s of the worker's CPU"
     assert len(text) < 300_000, len(text)
     assert not _UNCLEAN.search(text), _UNCLEAN.search(text)

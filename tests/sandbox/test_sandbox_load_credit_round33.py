@@ -54,8 +54,48 @@ def test_a_backstop_that_would_stretch_a_session_past_the_graders_own_limit_is_r
     from autograder import settings
 
     settings.check()
-    # 10 s of budget before the last full session, then 30 s stretched 5 times: 160 s, past GRADING_WALL_S (120).
+    # 40 s of budget and 15 of load credit, the last full session started at 25 s and stretched 5 times: 175 s,
+    # past GRADING_WALL_S (120).
     with pytest.raises(settings.SettingsError, match="GRADING_WALL_S"):
         settings.check({"WALL_BACKSTOP": 5})
-    settings.check({"WALL_BACKSTOP": 5, "GRADING_WALL_S": 161, "TASK_SOFT_TIME_LIMIT_S": 300,
+    with pytest.raises(settings.SettingsError, match="GRADING_WALL_S"):
+        settings.check({"GRADING_LOAD_CREDIT_S": 60})
+    with pytest.raises(settings.SettingsError, match="GRADING_LOAD_CREDIT_S"):
+        settings.check({"GRADING_LOAD_CREDIT_S": -1})
+    settings.check({"WALL_BACKSTOP": 5, "GRADING_WALL_S": 176, "TASK_SOFT_TIME_LIMIT_S": 300,
                     "TASK_HARD_TIME_LIMIT_S": 360, "RUN_DEADLINE_S": 400, "BROKER_VISIBILITY_S": 500})
+
+
+# ---------------------------------------------------------------------------- the grading's wall budget
+def test_the_grading_budget_gives_back_what_host_load_took_up_to_its_cap():
+    from autograder import settings
+    from grading.child import Budget, _session_cpu
+
+    budget = Budget.start(wall=1.0, cpu=5.0)
+    lim = budget.reserve(Limits(cpu=2.0))
+    budget.settle(lim, 0.1, 3.0)              # a session that waited 3 s for a CPU other load held
+    assert 3.5 < budget.wall_left() <= 4.0
+    budget.settle(lim, 0.1, 1000.0)
+    assert budget.wall_left() <= 1.0 + settings.GRADING_LOAD_CREDIT_S
+    # The credit comes from the zygote's status of the session's end, or the one a grading child reported.
+    class Ended:
+        status = None
+    assert _session_cpu(Ended(), {"status": "exited", "cpu": 0.2, "credit": 1.5}, "credit") == 1.5
+    assert _session_cpu(Ended(), {"status": "exited", "cpu": 0.2, "credit": float("nan")}, "credit") is None
+
+
+def test_the_zygote_reports_no_credit_for_a_jail_that_sleeps(executor):
+    with executor.session("import time\ntime.sleep(0.5)\n" + GOOD, "m.py", "m", limits=Limits(cpu=5, wall=10)) as s:
+        s.load()
+    assert 0.0 <= s.status["credit"] < 0.2, s.status
+
+
+@pytest.mark.slow
+def test_the_zygote_reports_the_time_host_load_took_from_a_jail(executor):
+    lim = Limits(cpu=10, wall=30, call_timeout=5, import_timeout=5)
+    with cpu_hogs(2), executor.session(SPIN.format(seconds=1.0) + GOOD, "m.py", "m", limits=lim) as s:
+        t0 = time.monotonic()
+        s.load()
+        took = time.monotonic() - t0
+    assert took > 1.5, f"{took:.1f} s: the host was not loaded, the test shows nothing"
+    assert 0.3 < s.status["credit"] <= took - 0.9, (s.status, took)
