@@ -195,6 +195,11 @@ DENY_EPERM = [
     "swapon", "swapoff", "reboot", "acct", "quotactl", "syslog", "iopl", "ioperm", "pidfd_getfd",
     "shmget", "shmat", "msgget", "semget", "mq_open", "personality", "kcmp", "lookup_dcookie",
     "vhangup", "set_mempolicy", "mbind", "migrate_pages", "move_pages",
+    # Its own priority: a session's wall limit and the grading's budget give back the time a jail waited
+    # for a CPU (forking.load_credit), so a jail that made itself nice 19 or SCHED_IDLE would be paid for
+    # waiting it caused, holding a worker slot longer. Only lowering is possible unprivileged; torch and
+    # its OpenMP runtime call none of these.
+    "setpriority", "sched_setscheduler", "sched_setattr", "sched_setparam",
 ]
 
 
