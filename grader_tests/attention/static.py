@@ -135,7 +135,10 @@ EVALUATING_NAMES = {"singledispatch", "singledispatchmethod", "get_type_hints", 
 # (``torch.jit.CompilationUnit``, ``torch.jit.load`` and the like compile or load code the source
 # does not show.)
 JIT_HARMLESS = {"is_scripting", "is_tracing", "unused", "ignore", "export", "Final", "annotate", "interface",
-                "script", "script_if_tracing", "trace", "Attribute"}
+                "script", "script_if_tracing", "trace", "Attribute",
+                # the pre-1.2 style: in the jail a ScriptModule subclass is a plain module and script_method
+                # gives back the function (grading.sandbox.lazy_torch._scripting_runs_eagerly)
+                "ScriptModule", "script_method"}
 # The same for ``torch.compiler``: guards that only answer whether the code is being compiled, and
 # the decorator that keeps a function out of compilation.
 # ``torch.compiler.compile`` only calls ``torch.compile``, which the jail makes return what it is given.
@@ -287,6 +290,8 @@ SAFE_MODULE_ATTRS: dict[str, frozenset[str]] = {name: frozenset(attrs.split()) f
 TORCH_BASES = frozenset({"Module", "Linear", "LazyLinear", "Dropout", "Sequential", "ModuleList", "ModuleDict",
                          "Identity", "LayerNorm", "Softmax", "Function", "ParameterList", "ParameterDict",
                          "Parameter", "Tensor",
+                         # torch.jit's, a plain module in the jail (its ``define`` compiles nothing there)
+                         "ScriptModule",
                          # torch.utils.data's, whose methods are __getitem__ and __add__ (a ConcatDataset)
                          "Dataset", "IterableDataset"})
 MAX_FINDINGS = 20

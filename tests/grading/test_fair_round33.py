@@ -1,0 +1,76 @@
+"""Fairness round 33: points taken from correct code.
+
+- The pre-1.2 TorchScript style, classes deriving from ``torch.jit.ScriptModule`` with methods under
+  ``@torch.jit.script_method``: 0/85 (every test failed on "Can't redefine method" or on TorchScript's
+  message about the counted ``F.softmax``; the review flagged the base and the decorator). In the jail such a
+  class is a plain module and script_method gives back the function, as ``PYTORCH_JIT=0`` makes torch run
+  them (grading.sandbox.lazy_torch._scripting_runs_eagerly); the review reads both as harmless."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader_tests.attention import static
+from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
+from tests.grading.test_fair_round30 import _code_score, _failed
+
+CORRECT = SUBMISSIONS / "correct"
+HEADER = "import math\nimport torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
+
+# ------------------------------------------------------------------ torch.jit.ScriptModule + script_method
+SCRIPT_MODULE_HONEST = {
+    "dotted_base_and_decorator": "class K(torch.jit.ScriptModule):\n    __constants__ = ['h']\n"
+                                 "    def __init__(self):\n        super().__init__()\n        self.h = 2\n"
+                                 "    @torch.jit.script_method\n    def forward(self, x):\n        return x\n",
+    "imported_names": "from torch.jit import ScriptModule, script_method\nclass K(ScriptModule):\n"
+                      "    @script_method\n    def forward(self, x):\n        return x\n",
+    "jit_imported_from_torch": "from torch import jit\nclass K(jit.ScriptModule):\n    @jit.script_method\n"
+                               "    def forward(self, x):\n        return x\n",
+    "an_attribute_declared": "class K(torch.jit.ScriptModule):\n    def __init__(self):\n        super().__init__()\n"
+                             "        self.scale = torch.jit.Attribute(0.5, float)\n",
+}
+
+
+@pytest.mark.parametrize("code", SCRIPT_MODULE_HONEST.values(), ids=SCRIPT_MODULE_HONEST.keys())
+def test_the_pre_1_2_script_module_style_is_no_review_finding(code):
+    assert static.hidden_name_uses(HEADER + code) == ()
+
+
+SCRIPT_MODULE_STILL = {
+    "a_compilation_unit": ("cu = torch.jit.CompilationUnit('def f(x):\\n    return x')\n", "torch.jit"),
+    "a_loaded_module": ("m = torch.jit.load('m.pt')\n", "torch.jit.load"),
+}
+
+
+@pytest.mark.parametrize(("code", "reason"), SCRIPT_MODULE_STILL.values(), ids=SCRIPT_MODULE_STILL.keys())
+def test_the_rest_of_torch_jit_is_still_found(code, reason):
+    found = static.hidden_name_uses(HEADER + code)
+    assert any(reason in f for f in found), found
+
+
+def test_a_script_module_kernel_with_script_methods_gets_full_marks_and_no_review(executor):
+    result = graded_corpus_file(executor, CORRECT / "jit_scriptmodule_script_method.py")
+    assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
+    assert _code_score(result) == 85
+
+
+def test_in_the_jail_a_script_module_subclass_is_a_plain_module_and_script_method_the_function():
+    """What the jail's torch does with the style, run here in a child with the zygote's preparation."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import torch\nfrom grading.sandbox import lazy_torch\nlazy_torch._scripting_runs_eagerly()\n"
+        "def f(self, x):\n    return x * self.k\n"
+        "assert torch.jit.script_method(f) is f\n"
+        "class K(torch.jit.ScriptModule):\n    __constants__ = ['k']\n"
+        "    def __init__(self):\n        super().__init__()\n        self.k = torch.jit.Attribute(2.0, float)\n"
+        "        self.lin = torch.nn.Linear(2, 2)\n"
+        "    forward = torch.jit.script_method(f)\n"
+        "a, b = K(), K()\n"
+        "assert '_actual_script_module' not in vars(a) and a.k == 2.0 and a.forward.__func__ is f\n"
+        "assert [n for n, _ in b.named_parameters()] == ['lin.weight', 'lin.bias']\n"
+        "assert torch.equal(a(torch.ones(2)), torch.full((2,), 2.0))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
