@@ -925,6 +925,11 @@ _NON_REENTRANT_CHECKPOINT = re.compile(r"\buse_reentrant\s*=\s*False\b")
 WITH_TORCH = frozenset({"typing_extensions"})
 
 
+# What ``from torch._dynamo import ...`` may take off the stand-in without loading dynamo.
+DYNAMO_STAND_IN_NAMES = frozenset({"disable", "is_compiling", "reset", "mark_dynamic", "mark_static",
+                                   "maybe_mark_dynamic", "config"})
+
+
 def _limited_builtins(packages: list[str], own: str, inert: list[str] = ()) -> dict:
     """Builtins for the student's module whose ``import`` accepts only the standard library and
     ``packages`` (the set the assignment page states); ``inert`` packages import as stand-ins
@@ -941,6 +946,11 @@ def _limited_builtins(packages: list[str], own: str, inert: list[str] = ()) -> d
             return _Inert(name) if fromlist else stand_ins[top]
         if level == 0 and top not in allowed:
             raise ModuleNotFoundError(f"No module named {top!r} in the grader", name=top)
+        if level == 0 and name == "torch._dynamo" and lazy_torch.DYNAMO_STAND_IN is not None \
+                and "torch._dynamo" not in sys.modules and set(fromlist or ()) <= DYNAMO_STAND_IN_NAMES:
+            # ``import torch._dynamo`` binds torch, whose ``_dynamo`` is the stand-in until dynamo is loaded;
+            # ``from torch._dynamo import disable`` reads the stand-in's (lazy_torch._dynamo_stand_in)
+            return lazy_torch.DYNAMO_STAND_IN if fromlist else sys.modules["torch"]
         return real_import(name, globals, locals, fromlist, level)
 
     table = dict(builtins.__dict__)
