@@ -138,7 +138,10 @@ JIT_HARMLESS = {"is_scripting", "is_tracing", "unused", "ignore", "export", "Fin
                 "script", "script_if_tracing", "trace", "Attribute",
                 # the pre-1.2 style: in the jail a ScriptModule subclass is a plain module and script_method
                 # gives back the function (grading.sandbox.lazy_torch._scripting_runs_eagerly)
-                "ScriptModule", "script_method"}
+                "ScriptModule", "script_method",
+                # the dynamic-parallelism tutorial's futures: in the jail fork calls the function in Python and
+                # hands back a completed future (lazy_torch._scripting_runs_eagerly)
+                "fork", "wait", "Future"}
 # The same for ``torch.compiler``: guards that only answer whether the code is being compiled, and
 # the decorator that keeps a function out of compilation.
 # ``torch.compiler.compile`` only calls ``torch.compile``, which the jail makes return what it is given.

@@ -388,7 +388,12 @@ def _scripting_runs_eagerly() -> None:
     ``script_method`` gives back the function, and ScriptModule's metaclass leaves classes deriving from it
     as torch leaves its own (``_disable_script_meta``), so they are plain modules; ScriptModule's
     ``__setattr__`` still unwraps ``torch.jit.Attribute``, and ``define`` keeps its source uncompiled (a
-    method it names does not exist)."""
+    method it names does not exist).
+
+    ``torch.jit.fork`` (the tutorial "Dynamic Parallelism in TorchScript": one fork per head, then
+    ``torch.jit.wait``) runs a Python function at once in eager mode and hands back a completed future, but
+    given a scripted function it runs the graph, past the counters: here it calls what it is given in Python
+    and hands back a completed ``torch.jit.Future``, which torch's ``wait`` reads (round 33)."""
     def script(obj=None, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
         return obj
 
@@ -398,9 +403,16 @@ def _scripting_runs_eagerly() -> None:
     def script_method(fn):
         return fn
 
+    def fork(func, *args, **kwargs):
+        future = torch.jit.Future()
+        future.set_result(func(*args, **kwargs))
+        return future
+
     script.__doc__ = torch.jit.script.__doc__
     trace.__doc__ = torch.jit.trace.__doc__
     script_method.__doc__ = torch.jit.script_method.__doc__
+    fork.__doc__ = torch.jit.fork.__doc__
+    torch.jit.fork = fork
     torch.jit.script = script
     torch.jit.trace = trace
     torch.jit.script_method = script_method

@@ -28,6 +28,9 @@ SCRIPT_MODULE_HONEST = {
                                "    def forward(self, x):\n        return x\n",
     "an_attribute_declared": "class K(torch.jit.ScriptModule):\n    def __init__(self):\n        super().__init__()\n"
                              "        self.scale = torch.jit.Attribute(0.5, float)\n",
+    "fork_and_wait": "def f(x):\n    return x\nfuts: list[torch.jit.Future[torch.Tensor]] = [torch.jit.fork(f, torch.ones(1))]\n"
+                     "ys = [torch.jit.wait(fut) for fut in futs]\n",
+    "fork_imported_by_name": "from torch.jit import fork, wait\ny = wait(fork(torch.relu, torch.ones(1)))\n",
 }
 
 
@@ -48,8 +51,16 @@ def test_the_rest_of_torch_jit_is_still_found(code, reason):
     assert any(reason in f for f in found), found
 
 
-def test_a_script_module_kernel_with_script_methods_gets_full_marks_and_no_review(executor):
-    result = graded_corpus_file(executor, CORRECT / "jit_scriptmodule_script_method.py")
+def test_a_fused_kernel_handed_to_fork_is_still_found():
+    code = HEADER + "fut = torch.jit.fork(F.scaled_dot_product_attention, torch.ones(1, 1, 2, 2), " \
+                    "torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2))\n"
+    assert static.hidden_name_uses(code) == ()
+    assert any("scaled_dot_product_attention" in f for f in static.fused_attention_uses(code))
+
+
+@pytest.mark.parametrize("name", ["jit_scriptmodule_script_method", "jit_fork_wait_heads"])
+def test_script_module_and_forked_heads_get_full_marks_and_no_review(executor, name):
+    result = graded_corpus_file(executor, CORRECT / f"{name}.py")
     assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
     assert _code_score(result) == 85
 
@@ -71,6 +82,12 @@ def test_in_the_jail_a_script_module_subclass_is_a_plain_module_and_script_metho
         "assert '_actual_script_module' not in vars(a) and a.k == 2.0 and a.forward.__func__ is f\n"
         "assert [n for n, _ in b.named_parameters()] == ['lin.weight', 'lin.bias']\n"
         "assert torch.equal(a(torch.ones(2)), torch.full((2,), 2.0))\n"
+        # fork calls the function in Python (a scripted one would run its graph past the counters)
+        "seen = []\n"
+        "def g(x, *, k):\n    seen.append(x)\n    return x * k\n"
+        "fut = torch.jit.fork(g, torch.ones(1), k=3)\n"
+        "assert seen and isinstance(fut, torch.jit.Future) and fut.done()\n"
+        "assert torch.equal(torch.jit.wait(fut), torch.full((1,), 3.0))\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
