@@ -145,7 +145,9 @@ JIT_HARMLESS = {"is_scripting", "is_tracing", "unused", "ignore", "export", "Fin
 # The same for ``torch.compiler``: guards that only answer whether the code is being compiled, and
 # the decorator that keeps a function out of compilation.
 # ``torch.compiler.compile`` only calls ``torch.compile``, which the jail makes return what it is given.
-COMPILER_HARMLESS = {"is_compiling", "is_dynamo_compiling", "is_exporting", "disable", "compile"}
+COMPILER_HARMLESS = {"is_compiling", "is_dynamo_compiling", "is_exporting", "disable", "compile",
+                     # clears what torch.compile cached: nothing in the jail (round 33)
+                     "reset"}
 # The same for ``torch._dynamo``, as public code wrote it before torch.compiler existed (``@torch._dynamo.disable``,
 # ``torch._dynamo.reset()``, ``torch._dynamo.mark_dynamic(x, 0)``; 13 points pending review): the decorator that keeps
 # a function out of compilation, the guard, and the calls that forget or mark what a compilation traced. Nothing in
@@ -153,7 +155,9 @@ COMPILER_HARMLESS = {"is_compiling", "is_dynamo_compiling", "is_exporting", "dis
 # ``allow_in_graph``, the package's modules and its ``config`` as a value stay flagged (``config.load_config``
 # unpickles). A constant assigned to a setting (``torch._dynamo.config.suppress_errors = True``) is
 # _dynamo_setting's.
-DYNAMO_HARMLESS = {"disable", "is_compiling", "reset", "mark_dynamic", "mark_static", "maybe_mark_dynamic"}
+DYNAMO_HARMLESS = {"disable", "is_compiling", "reset", "mark_dynamic", "mark_static", "maybe_mark_dynamic",
+                   # an empty function outside a compilation (round 33)
+                   "graph_break"}
 # ``import torch.compiler`` / ``import torch._dynamo`` / ``import torch.onnx`` (no ``as``) bind only ``torch``: each
 # use, ``torch.compiler.X``, is judged where it stands (the harmless parts above), so the import itself is no finding.
 IMPORTS_BINDING_TORCH_ONLY = {"torch.compiler", "torch._dynamo", "torch.onnx"}

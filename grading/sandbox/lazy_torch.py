@@ -469,6 +469,12 @@ class DynamoStandIn(types.ModuleType):
             sys.modules["torch._dynamo"].reset()
 
     @staticmethod
+    def graph_break(msg: str = "") -> None:
+        # a marker only a compilation reads (an empty function in torch)
+        if "torch._dynamo" in sys.modules:
+            sys.modules["torch._dynamo"].graph_break(msg)
+
+    @staticmethod
     def mark_dynamic(t, index, **kwargs) -> None:
         # a mark only a compilation reads; torch's own marks once dynamo is loaded
         if "torch._dynamo" in sys.modules:
@@ -603,3 +609,15 @@ def _compiler_disable_without_dynamo() -> None:
     disable.__doc__ = original.__doc__
     disable.__wrapped__ = original          # type: ignore[attr-defined]
     compiler.disable = disable
+
+    # ``torch.compiler.reset()`` (between benchmark runs, as torch's docs advise) imports torch._dynamo to
+    # clear its caches: before dynamo is loaded nothing was compiled, so there is nothing to clear (round 33)
+    original_reset = compiler.reset
+
+    def reset() -> None:
+        if "torch._dynamo" in sys.modules:
+            original_reset()
+
+    reset.__doc__ = original_reset.__doc__
+    reset.__wrapped__ = original_reset      # type: ignore[attr-defined]
+    compiler.reset = reset

@@ -926,7 +926,7 @@ WITH_TORCH = frozenset({"typing_extensions"})
 
 
 # What ``from torch._dynamo import ...`` may take off the stand-in without loading dynamo.
-DYNAMO_STAND_IN_NAMES = frozenset({"disable", "is_compiling", "reset", "mark_dynamic", "mark_static",
+DYNAMO_STAND_IN_NAMES = frozenset({"disable", "is_compiling", "reset", "graph_break", "mark_dynamic", "mark_static",
                                    "maybe_mark_dynamic", "config"})
 
 

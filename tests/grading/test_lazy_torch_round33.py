@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from grader_tests.attention import static
 from tests.grading.helpers import grade_stored as _grade
 from tests.grading.test_lazy_torch_paths import _timed
 
@@ -33,6 +34,12 @@ CALLS = {
         "torch._dynamo.mark_dynamic(_x, 0)\ntorch._dynamo.mark_static(_x, 1)\ntorch._dynamo.maybe_mark_dynamic(_x, 1)\n"
         "_c = torch._dynamo.is_compiling()",
         "_c is False",
+    ),
+    "a_graph_break_in_a_forward_and_the_compiler_reset": (
+        "import torch._dynamo\nclass _M(torch.nn.Module):\n    def forward(self, x):\n"
+        "        torch._dynamo.graph_break()\n        return x * 3\n"
+        "torch.compiler.reset()\n_y = _M()(torch.ones(2))\ntorch.compiler.reset()",
+        "torch.equal(_y, torch.full((2,), 3.0))",
     ),
     "dynamo_imported_from_torch": (
         "from torch import _dynamo\n_dynamo.reset()\n_f = _dynamo.disable(lambda x: x)",
@@ -94,3 +101,20 @@ def test_the_settings_the_stand_in_keeps_are_read_off_torchs_config_source():
 
     names = lazy_torch._dynamo_setting_names()
     assert {"suppress_errors", "cache_size_limit", "verbose"} <= names
+
+
+def test_every_part_of_dynamo_the_review_passes_is_answered_by_the_stand_in():
+    """The review's DYNAMO_HARMLESS (grader_tests) and the jail's stand-in (grading) are kept apart by the
+    layering: each name the review lets through must be one the jail answers without loading dynamo."""
+    from grading.sandbox import lazy_torch, runtime
+
+    assert static.DYNAMO_HARMLESS <= runtime.DYNAMO_STAND_IN_NAMES
+    assert all(name in vars(lazy_torch.DynamoStandIn) for name in static.DYNAMO_HARMLESS)
+
+
+@pytest.mark.parametrize("code", ["import torch._dynamo\ndef f(x):\n    torch._dynamo.graph_break()\n    return x\n",
+                                  "from torch._dynamo import graph_break\n", "torch.compiler.reset()\n",
+                                  "from torch import compiler\ncompiler.reset()\n"],
+                         ids=["graph_break", "graph_break_imported", "compiler_reset", "compiler_imported_reset"])
+def test_a_graph_break_and_the_compiler_reset_are_no_review_finding(code):
+    assert static.hidden_name_uses("import torch\n" + code) == ()
