@@ -58,7 +58,9 @@ def test_a_fused_kernel_handed_to_fork_is_still_found():
     assert any("scaled_dot_product_attention" in f for f in static.fused_attention_uses(code))
 
 
-@pytest.mark.parametrize("name", ["jit_scriptmodule_script_method", "jit_fork_wait_heads"])
+# gpt_fast_dynamo_hints: torch._dynamo settings, @torch._dynamo.disable, graph_break() and torch.compiler.reset()
+# (68/85 before: graph_break and reset were review findings; test_lazy_torch_round33 times them in the jail)
+@pytest.mark.parametrize("name", ["jit_scriptmodule_script_method", "jit_fork_wait_heads", "gpt_fast_dynamo_hints"])
 def test_script_module_and_forked_heads_get_full_marks_and_no_review(executor, name):
     result = graded_corpus_file(executor, CORRECT / f"{name}.py")
     assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
