@@ -92,13 +92,18 @@ if not ({check}):
 ''' + CORRECT
 
 
-@pytest.mark.parametrize("name", sorted(CALLS))
-def test_a_top_level_torch_call_that_lazily_imports_the_compiler_is_cheap_in_the_jail(executor, name):
-    result = _grade(executor, _timed(*CALLS[name]))
+def assert_cheap_with_full_marks(executor, call: str, check: str, limit: float = 0.08) -> None:
+    """``call`` at a correct file's top level stays within _timed's CPU limit in the jail, does what ``check``
+    says, and the file keeps its 85 points (the lazy_torch rounds' test)."""
+    result = _grade(executor, _timed(call, check, limit))
     assert result["status"] == "graded"
     assert result["load_error"] is None, result["load_error"]
-    code = sum(c["score"] for k, c in result["categories"].items() if k != "audit")
-    assert code == 85
+    assert sum(c["score"] for k, c in result["categories"].items() if k != "audit") == 85
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_a_top_level_torch_call_that_lazily_imports_the_compiler_is_cheap_in_the_jail(executor, name):
+    assert_cheap_with_full_marks(executor, *CALLS[name])
 
 
 def test_every_optimizer_is_stepped():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.grading.helpers import grade_stored as _grade
-from tests.grading.test_lazy_torch_paths import _timed
+from tests.grading.test_lazy_torch_paths import _timed, assert_cheap_with_full_marks
 
 CALLS = {
     # a student timing their attention: the profile records the ops run inside it
@@ -38,11 +38,7 @@ CALLS = {
 
 @pytest.mark.parametrize("name", sorted(CALLS))
 def test_a_profiled_or_forward_mode_call_at_the_top_level_is_cheap_in_the_jail(executor, name):
-    result = _grade(executor, _timed(*CALLS[name]))
-    assert result["status"] == "graded"
-    assert result["load_error"] is None, result["load_error"]
-    code = sum(c["score"] for k, c in result["categories"].items() if k != "audit")
-    assert code == 85
+    assert_cheap_with_full_marks(executor, *CALLS[name])
 
 
 def test_torch_inductor_when_loaded_is_found_by_the_profile_as_torch_finds_it(executor):
