@@ -134,7 +134,8 @@ def test_the_attributes_of_pytorchs_bases_with_a_digit_are_known():
     objects = [object(), nn.Module(), nn.Linear(2, 2), nn.LazyLinear(2), nn.Dropout(), nn.Sequential(),
                nn.ModuleList(), nn.ModuleDict(), nn.Identity(), nn.LayerNorm(2), nn.Softmax(-1),
                nn.ParameterList(), nn.ParameterDict(), torch.autograd.Function, torch.utils.data.Dataset(),
-               torch.utils.data.IterableDataset, nn.Parameter(torch.zeros(1))]   # (IterableDataset is abstract)
+               torch.utils.data.IterableDataset, nn.Parameter(torch.zeros(1)),   # (IterableDataset is abstract)
+               torch.jit.ScriptModule()]
     kinds = {type(o).__name__ if not isinstance(o, type) else o.__name__ for o in objects}
     assert kinds | set(static.DIGIT_NAMED_BASES) >= static.TORCH_BASES
     digits = {f"{type(o).__name__}.{n}" for o in objects if not isinstance(o, torch.Tensor) for n in dir(o)
