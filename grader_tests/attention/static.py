@@ -141,7 +141,10 @@ JIT_HARMLESS = {"is_scripting", "is_tracing", "unused", "ignore", "export", "Fin
                 "ScriptModule", "script_method",
                 # the dynamic-parallelism tutorial's futures: in the jail fork calls the function in Python and
                 # hands back a completed future (lazy_torch._scripting_runs_eagerly)
-                "fork", "wait", "Future"}
+                "fork", "wait", "Future",
+                # TorchScript-compatible code's container check (a type check, strings refused) and the exception
+                # and warning classes (``warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)``)
+                "isinstance", "Error", "TracerWarning", "ScriptWarning"}
 # The same for ``torch.compiler``: guards that only answer whether the code is being compiled, and
 # the decorator that keeps a function out of compilation.
 # ``torch.compiler.compile`` only calls ``torch.compile``, which the jail makes return what it is given.

@@ -4,7 +4,13 @@
   ``@torch.jit.script_method``: 0/85 (every test failed on "Can't redefine method" or on TorchScript's
   message about the counted ``F.softmax``; the review flagged the base and the decorator). In the jail such a
   class is a plain module and script_method gives back the function, as ``PYTORCH_JIT=0`` makes torch run
-  them (grading.sandbox.lazy_torch._scripting_runs_eagerly); the review reads both as harmless."""
+  them (grading.sandbox.lazy_torch._scripting_runs_eagerly); the review reads both as harmless.
+- One ``torch.jit.fork`` per head and ``torch.jit.wait`` on each future (the tutorial "Dynamic Parallelism in
+  TorchScript"): 68/85, the 13 points pending review and 4 more resting on the jail's reports. In the jail fork
+  calls the function in Python and hands back a completed future; the review reads fork, wait and Future as
+  harmless, and ``torch.jit.isinstance`` (a type check) and torch.jit's exception and warning classes too.
+- gpt-fast's Attention with ``torch._dynamo.graph_break()`` and ``torch.compiler.reset()``: 68/85 (both review
+  findings; test_lazy_torch_round33 has the jail's side)."""
 
 from __future__ import annotations
 
@@ -31,6 +37,10 @@ SCRIPT_MODULE_HONEST = {
     "fork_and_wait": "def f(x):\n    return x\nfuts: list[torch.jit.Future[torch.Tensor]] = [torch.jit.fork(f, torch.ones(1))]\n"
                      "ys = [torch.jit.wait(fut) for fut in futs]\n",
     "fork_imported_by_name": "from torch.jit import fork, wait\ny = wait(fork(torch.relu, torch.ones(1)))\n",
+    "container_check": "from typing import List\nok = torch.jit.isinstance([torch.ones(1)], List[torch.Tensor])\n",
+    "tracer_warnings_silenced": "import warnings\nwarnings.filterwarnings('ignore', category=torch.jit.TracerWarning)\n"
+                                "warnings.simplefilter('ignore', torch.jit.ScriptWarning)\n",
+    "jit_error_caught": "try:\n    y = torch.ones(1)\nexcept torch.jit.Error:\n    y = None\n",
 }
 
 
