@@ -840,6 +840,45 @@ def _imports_module(tree: ast.Module, top: str) -> bool:
     return False
 
 
+def own_import(source: str | None, lineno: int | None, filename: str = "attention.py") -> str | None:
+    """What the import statement at ``lineno`` reads that no package could give: ``"relative"`` (``from .utils
+    import f``: the file is run alone, in no package) or ``"self"`` (``from attention import ...`` in attention.py:
+    the file imports itself); None for any other line. Read from the
+    source (an import the error's line is part of), so that the note on the packages the grader offers, which
+    would send the student looking for a package, is left out for these."""
+    tree = parse_source(source) if isinstance(source, str) and lineno else None
+    if tree is None:
+        return None
+    stem = filename.rsplit(".", 1)[0]
+    for node in _walk(tree):
+        if not isinstance(node, ast.Import | ast.ImportFrom) or not node.lineno <= lineno <= (node.end_lineno or 0):
+            continue
+        if isinstance(node, ast.ImportFrom) and node.level:
+            return "relative"
+        modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        if any(m.split(".")[0] == stem for m in modules):
+            return "self"
+    return None
+
+
+def _own_import_hint(source: str, lineno: int, filename: str) -> Msg | None:
+    """``own_import``'s two cases, said with the line and what to do instead."""
+    kind = own_import(source, lineno, filename)
+    if kind == "relative":
+        return msg(f"line {lineno} imports relative to a package (the leading '.'), but the grader runs {filename} "
+                   f"alone, as `python {filename}` does, in no package, and only {filename} is uploaded: paste the "
+                   f"code you use from that file into {filename} and delete the import.",
+                   f"第 {lineno} 行是相对导入（以“.”开头），但评分器像 `python {filename}` 一样单独运行 {filename}，"
+                   f"它不属于任何包，而且只收到 {filename} 这一个文件：请把用到的代码粘贴进 {filename}，并删掉这行导入。")
+    if kind == "self":
+        stem = filename.rsplit(".", 1)[0]
+        return msg(f"line {lineno} imports from {stem}, which is {filename} itself. Delete the import: code in "
+                   f"{filename} uses the classes and functions defined in it directly.",
+                   f"第 {lineno} 行从 {stem} 导入，而 {stem} 就是 {filename} 本身。请删掉这行导入：{filename} 中的代码"
+                   "可以直接使用文件里定义的类和函数。")
+    return None
+
+
 def _installed(top: str) -> bool:
     try:
         return importlib.util.find_spec(top) is not None
@@ -1731,6 +1770,8 @@ def _load_hint(source: str, kind: str, lineno: int | None, message: str, filenam
             return _toplevel_hint(source, lineno)
         if kind == "StudentTimeout":
             return _timeout_hint(source)
+        if kind in ("ImportError", "ModuleNotFoundError") and lineno and own_import(source, lineno, filename):
+            return _own_import_hint(source, lineno, filename)
         if kind == "ModuleNotFoundError":
             return _annotation_only_hint(source, message) or _own_module_hint(source, message, filename)
         if kind in ("RecursionError", "MemoryError"):

@@ -35,6 +35,7 @@ from grading.load_hints import (
     load_hint,
     missing_name_hint,
     name_note,
+    own_import,
     transpose_note,
     view_note,
     with_hint,
@@ -344,7 +345,8 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         text = (msg(f"{k} at {where['en']}: {m}", f"{where['zh']}出现 {k}{m_zh}") if lineno else
                 msg(f"{k} while importing {filename}: {m}", f"导入 {filename} 时出现 {k}{m_zh}"))
         hinted = with_hint(text, load_hint(source, k, lineno, str(raw), filename))
-        note = _import_note(exc, packages)
+        # an import of the file itself or relative to a package is no missing package: the hint says what it is
+        note = None if own_import(source, lineno, filename) else _import_note(exc, packages)
         if note is not None and hinted is not text:    # "...hint; note", not "...hint.; note"
             hinted = {lang: hinted[lang].rstrip(".。") for lang in ("en", "zh")}  # type: ignore[assignment]
         return cat(hinted, note, sep=SEMI)

@@ -29,13 +29,13 @@ import threading
 import time
 import traceback
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TypedDict
 
 from autograder import settings
 from grading.child import Budget, reap_children, run_suite
 from grading.decode import DecodeBusy
-from grading.i18n import SEMI, Msg, cat, is_msg, msg
+from grading.i18n import NOT_RUN, SEMI, Msg, cat, is_msg, msg
 from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 from grading.load_hints import parse_source, then
 from grading.plugin import GradingPlugin
@@ -254,6 +254,18 @@ def _result_note(suite: Suite, source: str, outcomes: dict) -> Msg | None:
         return None
 
 
+def _not_run_outcomes(why: Msg, tests: Iterable[str]) -> dict[str, dict]:
+    """Every test failed, "not run: " and ``why``: what a file the tests could not use gets."""
+    return {tid: {"outcome": "failed", "feedback": cat(NOT_RUN, why)} for tid in tests}
+
+
+def _nothing_tested(suite: Suite, source: str, outcomes: Mapping[str, Mapping]) -> Msg | None:
+    try:
+        return suite.nothing_tested(source, outcomes)
+    except Exception:  # noqa: BLE001 - advice; its failure must not fail a grading
+        return None
+
+
 def _load_note(suite: Suite, source: str) -> Msg | None:
     try:
         return suite.load_note(source)
@@ -388,9 +400,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
         hidden = frozenset(tid for tid, spec in rubric.tests.items() if spec.hidden)
         child = run_suite(executor, source, assignment, suite, wall_timeout, hidden=hidden, budget=budget)
     else:
-        child = {"load_error": not_run, "outcomes": {
-            tid: {"outcome": "failed", "feedback": cat(msg("not run: ", "未运行："), not_run)}
-            for tid in rubric.tests}}
+        child = {"load_error": not_run, "outcomes": _not_run_outcomes(not_run, rubric.tests)}
     if not_run is None and source is not None and is_msg(child.get("load_error")):
         child["load_error"] = then(child["load_error"], _load_note(suite, source))
     log.extend(child.get("log") or [])
@@ -402,6 +412,12 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
         log.append(f"collected {sorted(collected or [])}")
         return _error_result(assignment, "grader error: the suite and the rubric disagree", log, t0, rubric)
 
+    if not_run is None and source is not None and not child.get("load_error"):
+        # Round 33: a file that ran but defines no name the tests look up could be tested no more than one of only
+        # imports or helpers, which is not run: it is told the same way, the tests not run (they ran nothing of it)
+        not_run = _nothing_tested(suite, source, child.get("outcomes") or {})
+        if not_run is not None:
+            child = {**child, "load_error": not_run, "outcomes": _not_run_outcomes(not_run, rubric.tests)}
     measurements = {k: v for k, v in (child.get("measurements") or {}).items()
                     if isinstance(v, int | float)}
     tests = scoring.score_tests(rubric, child.get("outcomes") or {})

@@ -71,6 +71,10 @@ class Suite:
     # comments or imports: the suite is then not run, every test fails with it, and it is the result's
     # one message (31 failures that each said a class was missing, and 3 points, told nothing more).
     nothing_defined: Callable[[str], Msg | None] = lambda source: None
+    # After a run in which no test found what it looks up (the file ran, but defines neither class): the message
+    # a file that is not run gets (`nothing_defined`), so one mistake is told one way; every test is then "not
+    # run" with it (round 33: a file of top-level code got 32 failures where one of only imports got one box).
+    nothing_tested: Callable[[str, Mapping[str, Mapping]], Msg | None] = lambda source, outcomes: None
     # After the source failed to load (a demo at the top level that raised): what the source shows about
     # the names the tests look up, e.g. that it defines none of them, told once after the load error (fixing
     # the load error alone would be followed by every test failing on a missing name).

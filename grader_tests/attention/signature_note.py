@@ -328,9 +328,35 @@ def names_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | Non
     if tree is None or not tree.body:
         return None
     return _names_note(tree, msg("attention.py defines neither ScaledDotProductAttention nor MultiHeadAttention, so "
-                                 "no test passed",
+                                 "no test could run",
                                  "attention.py 既没有定义 ScaledDotProductAttention，也没有定义 MultiHeadAttention，"
-                                 "因此没有一项测试通过"))
+                                 "因此没有一项测试能够运行"))
+
+
+def nothing_tested(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | None:
+    """The Suite's ``nothing_tested``: the file ran, no test passed, and tests found neither contract class (some
+    said "does not define ScaledDotProductAttention", some "... MultiHeadAttention": seen at run time, not read from
+    the source). The names note (what the file defines instead), else that head with the tests' own hint on a
+    missing name (the class under the main guard); None otherwise."""
+    if not outcomes or any(isinstance(o, Mapping) and o.get("outcome") == "passed" for o in outcomes.values()):
+        return None
+    texts = list(_feedback_texts(outcomes))
+    if not all(any(f"does not define {c}" in t for t in texts) for c in FORWARD_CONTRACT):
+        return None
+    note = names_note(source, outcomes)
+    if note is not None:
+        return note
+    head = msg("attention.py defines neither ScaledDotProductAttention nor MultiHeadAttention, so no test could run",
+               "attention.py 既没有定义 ScaledDotProductAttention，也没有定义 MultiHeadAttention，因此没有一项测试能够运行")
+    for out in outcomes.values():
+        fb = out.get("feedback") if isinstance(out, Mapping) else None
+        if is_msg(fb) and fb["en"].startswith("attention.py does not define ") and " Hint: " in fb["en"] \
+                and "提示：" in fb["zh"]:
+            return cat(head, msg(". Hint: ", "。提示："), msg(fb["en"].split(" Hint: ", 1)[1], fb["zh"].split("提示：", 1)[1]))
+    return cat(head, msg(". The lab asks for two classes with exactly these names, class ScaledDotProductAttention"
+                         "(nn.Module) and class MultiHeadAttention(nn.Module) (see the assignment).",
+                         "。本实验要求定义两个名字完全一致的类：class ScaledDotProductAttention(nn.Module) 和 "
+                         "class MultiHeadAttention(nn.Module)（见作业说明）。"))
 
 
 def missing_class_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | None:

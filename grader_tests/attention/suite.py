@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from grader_tests.attention import cases
 from grader_tests.attention.drivers import AttentionStudent
-from grader_tests.attention.signature_note import load_note, no_contract_class, nothing_defined, result_note
+from grader_tests.attention.signature_note import (
+    load_note,
+    no_contract_class,
+    nothing_defined,
+    nothing_tested,
+    result_note,
+)
 from grader_tests.attention.static import (
     COUNT_RUNTIME,
     FORBID_RUNTIME,
@@ -39,6 +45,7 @@ SUITE = Suite(
     nothing_defined=lambda source: (nothing_defined(source, PACKAGES + DISPLAY_PACKAGES)
                                     or no_contract_class(source, PACKAGES + DISPLAY_PACKAGES)),
     load_note=load_note,
+    nothing_tested=nothing_tested,
     outcome_review=outcome_review,
     fixed=cases.FIXED,
 )

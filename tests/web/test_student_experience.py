@@ -277,7 +277,8 @@ def test_a_syntax_error_is_shown_first_with_its_line_in_the_students_language(cl
 
 def test_a_file_that_defines_nothing_is_said_not_run_not_to_have_failed_to_load(client, web, course):
     """The runner does not run a file of only comments or imports (Suite.nothing_defined): the page
-    heads its one message "was not run", not "did not load", and does not ask to run the file."""
+    heads its one message as defining nothing the tests can use (round 33: as a file that ran and defines no
+    contract class is), not "did not load", and does not ask to run the file."""
     from grader_tests.attention.signature_note import NOTHING_DEFINED
 
     sub = web.submit(course["alice"])
@@ -289,11 +290,11 @@ def test_a_file_that_defines_nothing_is_said_not_run_not_to_have_failed_to_load(
     web.grade(sub, result)
     web.login(client, course["alice"])
     zh = client.get(f"/submissions/{sub.id}", headers={"Accept-Language": "zh"}).get_data(as_text=True)
-    assert f"attention.py 未被运行，{n} 个测试都没有运行" in zh and "attention.py 没有定义任何内容" in zh
+    assert f"attention.py 中没有测试能用的内容，所以 {n} 个测试都无法运行" in zh and "attention.py 没有定义任何内容" in zh
     assert "无法" not in zh[zh.index('id="load-error"'):zh.index('id="tests-title"')]
     client.get("/lang/en")
     en = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
-    assert f"attention.py was not run, so none of the {n} tests could run" in en
+    assert f"attention.py defines nothing the tests can use, so none of the {n} tests could run" in en
     assert "did not load" not in en and "until it starts without an error" not in en
     assert "must define the classes the handout asks for" in en
 
