@@ -1,0 +1,131 @@
+"""Round 33, every way a student's attention.py can fail to load, walked as a Chinese-speaking student: the result
+page says what was seen, where, and what to do, in the student's language, without guessing.
+
+Found: a file of only imports got one box ("was not run") and a file of top-level code that defines no class got
+32 failures in a table, each saying a class was missing (one mistake, told two ways); a relative import
+(`from .utils import f`) and an import of attention.py itself were told "the grader offers only the Python
+standard library and torch, numpy, einops", which sends the student looking for a package."""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+
+import pytest
+
+from grading.proxy import load_error_text
+from grading.sandbox import StudentError
+from tests.web.test_student_pages import _load_error_pages
+
+BODY = ("import torch\nfrom torch import nn\n\n\nclass ScaledDotProductAttention(nn.Module):\n"
+        "    def forward(self, q, k, v, additive_mask=None, *, return_weights=False):\n"
+        "        return q\n")
+
+
+def _graded_page(client, web, course, executor, code: str) -> dict[str, str]:
+    """The result page's text (tags dropped) per language, for ``code`` graded by the real grader."""
+    from app.storage import BlobStore
+    from app.submitting import Upload, submit
+    from grading.runner import GradeInput, grade
+
+    result = grade(GradeInput(code=code.encode()), "attention", executor)
+    assert result["status"] == "graded", result["message"]
+    sub = submit(course["assignment"], course["alice"], Upload("attention.py", code.encode()),
+                 store=BlobStore(web.app.config["UPLOAD_DIR"]), max_pending=0)
+    web.grade(sub, result)
+    web.login(client, course["alice"])
+    pages = {}
+    for lang in ("en", "zh"):
+        client.get(f"/lang/{lang}")
+        page = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
+        pages[lang] = page
+    return pages
+
+
+def _box(page: str) -> tuple[str, str] | None:
+    """(heading, advice) of the load-error box, or None when the page has none."""
+    m = re.search(r'<section class="card load-error" id="load-error".*?</section>', page, re.S)
+    if m is None:
+        return None
+    box = m.group(0)
+    heading = html_lib.unescape(re.search(r"<h2[^>]*>(.*?)</h2>", box, re.S).group(1)).strip()
+    advice = html_lib.unescape(re.findall(r'<p class="small">(.*?)</p>', box, re.S)[-1]).strip()
+    return heading, advice
+
+
+@pytest.mark.parametrize("code", [
+    "import torch\nx = torch.randn(2, 3)\nprint(x.softmax(-1))\n",           # top-level code, names x
+    "print('hello')\n",                                                        # top-level code, names nothing
+    "import torch\n\ndef softmax(x):\n    return x.softmax(-1)\n\nprint(softmax(torch.ones(2)))\n",
+], ids=["variable", "nothing-named", "helper-called"])
+def test_a_file_of_top_level_code_without_the_classes_looks_like_a_file_of_only_imports(client, web, course, executor,
+                                                                                         code):
+    imports = _graded_page(client, web, course, executor, "import torch\nfrom torch import nn\n")
+    script = _graded_page(client, web, course, executor, code)
+    for lang in ("en", "zh"):
+        assert _box(imports[lang]) is not None
+        assert _box(script[lang]) == _box(imports[lang]), lang
+    assert "defines nothing the tests can use, so none of the 32 tests could run" in _box(script["en"])[0]
+    assert "中没有测试能用的内容，所以 32 个测试都无法运行" in _box(script["zh"])[0]
+    # what was seen is said once, in the box, in each language; no table of 32 "does not define" failures
+    en, zh = (html_lib.unescape(script[lang]) for lang in ("en", "zh"))
+    assert "defines neither ScaledDotProductAttention nor MultiHeadAttention, so no test could run" in en
+    assert "既没有定义 ScaledDotProductAttention，也没有定义 MultiHeadAttention，因此没有一项测试能够运行" in zh
+    assert "Show the 32 tests that were not run" in en and "显示未运行的 32 个测试" in zh
+
+
+def test_the_tests_own_hint_on_a_missing_class_is_kept_when_the_file_gave_the_tests_neither_class():
+    """A file whose classes sit under ``if __name__ == "__main__":`` names them, so no note on what it defines
+    instead is given: the tests' own hint (what they saw) is the one message; a passed test means it was tested."""
+    from grader_tests.attention.signature_note import nothing_tested
+
+    source = "import torch\nprint('start')\nif __name__ == '__main__':\n" + "\n".join(
+        "    " + line for line in BODY.splitlines()) + "\n"
+    hint = {"en": 'ScaledDotProductAttention is defined at line 8, under `if __name__ == "__main__":`',
+            "zh": 'ScaledDotProductAttention 定义在第 8 行，位于 `if __name__ == "__main__":` 之下'}
+    outcomes = {
+        "test_a": {"outcome": "failed", "feedback": {
+            "en": f"attention.py does not define ScaledDotProductAttention. Hint: {hint['en']}",
+            "zh": f"attention.py 没有定义 ScaledDotProductAttention。提示：{hint['zh']}"}},
+        "test_b": {"outcome": "failed", "feedback": {"en": "with x [2,5,16]: attention.py does not define "
+                                                           "MultiHeadAttention",
+                                                     "zh": "x 为 [2,5,16] 时：attention.py 没有定义 MultiHeadAttention"}},
+    }
+    note = nothing_tested(source, outcomes)
+    assert note["en"].startswith("attention.py defines neither ScaledDotProductAttention nor MultiHeadAttention, so "
+                                 "no test could run. Hint: ") and note["en"].endswith(hint["en"])
+    assert note["zh"].startswith("attention.py 既没有定义") and note["zh"].endswith(hint["zh"])
+    # one class seen by the tests (only one name missing), or a test passed: graded as usual
+    assert nothing_tested(source, {"test_a": outcomes["test_a"]}) is None
+    assert nothing_tested(source, {**outcomes, "test_c": {"outcome": "passed", "feedback": None}}) is None
+
+
+@pytest.mark.parametrize(("line", "message", "en", "zh"), [
+    ("from .utils import scaled_scores", "attempted relative import with no known parent package",
+     "line 1 imports relative to a package (the leading '.'), but the grader runs attention.py alone",
+     "第 1 行是相对导入（以“.”开头），但评分器像 `python attention.py` 一样单独运行 attention.py"),
+    ("from . import utils", "attempted relative import with no known parent package",
+     "line 1 imports relative to a package", "第 1 行是相对导入"),
+    ("from attention import ScaledDotProductAttention",
+     "cannot import name 'ScaledDotProductAttention' from 'attention' (attention.py)",
+     "line 1 imports from attention, which is attention.py itself. Delete the import",
+     "第 1 行从 attention 导入，而 attention 就是 attention.py 本身。请删掉这行导入"),
+    ("import attention", "cannot import name 'x' from partially initialized module 'attention'",
+     "line 1 imports from attention, which is attention.py itself", "而 attention 就是 attention.py 本身"),
+], ids=["relative-from-module", "relative-from-dot", "self-from", "self-import"])
+def test_an_import_no_package_can_satisfy_is_said_as_such_without_the_list_of_packages(client, web, course, line,
+                                                                                      message, en, zh):
+    source = line + "\n" + BODY
+    error = load_error_text(StudentError("ImportError", message, 1), packages=("torch", "numpy", "einops"),
+                            source=source)
+    pages = _load_error_pages(client, web, course, source, error)
+    assert en in pages["en"] and zh in pages["zh"]
+    assert "offers only" not in pages["en"] and "只提供" not in pages["zh"]
+
+
+def test_a_missing_package_still_names_the_packages_the_grader_offers():
+    source = "from jaxtyping import Float\n" + BODY
+    error = load_error_text(StudentError("ModuleNotFoundError", "No module named 'jaxtyping'", 1),
+                            packages=("torch", "numpy", "einops"), source=source)
+    assert "the grader offers only the Python standard library and torch, numpy, einops" in error["en"]
+    assert "相对导入" not in error["zh"] and "本身" not in error["zh"]
