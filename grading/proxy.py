@@ -36,6 +36,7 @@ from grading.load_hints import (
     missing_name_hint,
     name_note,
     own_import,
+    python_lines,
     transpose_note,
     view_note,
     with_hint,
@@ -326,6 +327,15 @@ def _load_detail_zh(kind: str, lineno: Any, detail: str) -> str:
     return f"，{ORIGINAL_MESSAGE_ZH}{detail}"
 
 
+def _indent_end(source: str | None, lineno: int | None) -> int | None:
+    """The column (1-based) of the first character after line ``lineno``'s indentation; None when unknown."""
+    lines = python_lines(source) if isinstance(source, str) and lineno else []
+    if not lineno or not 1 <= lineno <= len(lines) or not lines[lineno - 1].strip():
+        return None
+    text = lines[lineno - 1]
+    return len(text) - len(text.lstrip(" \t\f")) + 1
+
+
 def load_error_text(exc: BaseException, filename: str = "attention.py",
                     packages: Sequence[str] | None = None, source: str | None = None) -> Msg:
     """The load error for the student; with ``source`` (the submitted text, never executed here),
@@ -340,6 +350,10 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         m_zh = _load_detail_zh(k, lineno, m)
         # A SyntaxError's column, as Python's caret shows it: the result page marks it in the line.
         column = getattr(exc, "offset", None) if lineno else None
+        if column and k == "IndentationError" and str(raw).startswith("unindent does not match"):
+            # Python's caret stands one past the line's end, where nothing is wrong: the place is where the
+            # line's indentation ends (its first character), whose width the hint states (round 33)
+            column = _indent_end(source, lineno)
         where = msg(f"line {lineno}, column {column}", f"第 {lineno} 行第 {column} 列") if column else \
             msg(f"line {lineno}", f"第 {lineno} 行")
         text = (msg(f"{k} at {where['en']}: {m}", f"{where['zh']}出现 {k}{m_zh}") if lineno else

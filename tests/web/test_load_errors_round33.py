@@ -66,7 +66,7 @@ def test_a_file_of_top_level_code_without_the_classes_looks_like_a_file_of_only_
         assert _box(imports[lang]) is not None
         assert _box(script[lang]) == _box(imports[lang]), lang
     assert "defines nothing the tests can use, so none of the 32 tests could run" in _box(script["en"])[0]
-    assert "中没有测试能用的内容，所以 32 个测试都无法运行" in _box(script["zh"])[0]
+    assert "中没有测试能用的内容，所以 32 个测试都没能运行" in _box(script["zh"])[0]
     # what was seen is said once, in the box, in each language; no table of 32 "does not define" failures
     en, zh = (html_lib.unescape(script[lang]) for lang in ("en", "zh"))
     assert "defines neither ScaledDotProductAttention nor MultiHeadAttention, so no test could run" in en
@@ -129,3 +129,23 @@ def test_a_missing_package_still_names_the_packages_the_grader_offers():
                             packages=("torch", "numpy", "einops"), source=source)
     assert "the grader offers only the Python standard library and torch, numpy, einops" in error["en"]
     assert "相对导入" not in error["zh"] and "本身" not in error["zh"]
+
+
+def test_an_unindent_is_marked_where_the_lines_indentation_ends_not_past_its_end(client, web, course):
+    """Python's caret for "unindent does not match any outer indentation level" stands one past the line's end; the
+    page marked a blank there, where nothing is wrong. The place is the line's first character after its
+    indentation, whose width the hint states."""
+    source = BODY.replace("        return q\n", "        q = q * 2\n      return q\n")
+    try:
+        compile(source, "attention.py", "exec")
+    except IndentationError as e:
+        line, offset, message = e.lineno, e.offset, e.msg
+    text = source.splitlines()[line - 1]
+    assert message.startswith("unindent does not match") and offset == len(text) + 1   # what Python says
+    error = load_error_text(StudentError("IndentationError", message, line, offset), source=source)
+    pages = _load_error_pages(client, web, course, source, error)
+    assert f"IndentationError at line {line}, column 7: unindent" in pages["en"]
+    assert f"第 {line} 行第 7 列出现 IndentationError" in pages["zh"]
+    for page in pages.values():
+        assert f'<span class="ln" aria-hidden="true">{line}</span>      <mark class="column">r</mark>eturn q</span>' \
+            in page, page

@@ -290,7 +290,7 @@ def test_a_file_that_defines_nothing_is_said_not_run_not_to_have_failed_to_load(
     web.grade(sub, result)
     web.login(client, course["alice"])
     zh = client.get(f"/submissions/{sub.id}", headers={"Accept-Language": "zh"}).get_data(as_text=True)
-    assert f"attention.py 中没有测试能用的内容，所以 {n} 个测试都无法运行" in zh and "attention.py 没有定义任何内容" in zh
+    assert f"attention.py 中没有测试能用的内容，所以 {n} 个测试都没能运行" in zh and "attention.py 没有定义任何内容" in zh
     assert "无法" not in zh[zh.index('id="load-error"'):zh.index('id="tests-title"')]
     client.get("/lang/en")
     en = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
