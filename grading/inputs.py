@@ -181,6 +181,27 @@ def _position(data: bytes, start: int) -> tuple[int, int]:
     return data.count(b"\n", 0, start) + 1, column
 
 
+def nul_error(code: str, what_en: str, what_zh: str, text: str) -> InputError:
+    """The refusal of text that holds NUL characters (U+0000): where the first is, how many there are, and what to
+    do; the rest of the text is readable, so it is no binary file."""
+    start = text.index("\x00")
+    line = len(re.split(r"\r\n|\r|\n", text[:start]))
+    column = start - max(text.rfind("\n", 0, start), text.rfind("\r", 0, start))
+    n = text.count("\x00")
+    more_en = f", {n} in the file" if n > 1 else ""
+    more_zh = f"，文件中共有 {n} 个" if n > 1 else ""
+    return InputError(
+        code,
+        f"The {what_en} is text, but line {line}, column {column} holds a NUL character (U+0000{more_en}), an "
+        "invisible character a text file must not hold (Python refuses source code with one). Delete it (many "
+        "editors show it as NUL or as a small box; in VS Code, search for the regular expression \\x00 and replace "
+        "it with nothing), save the file as UTF-8 and upload it again.",
+        f"{what_zh}是文本，但第 {line} 行第 {column} 列有 NUL 字符（U+0000{more_zh}），这是文本文件中不能有的"
+        "不可见字符（Python 拒绝含有它的源代码）。请删掉它（很多编辑器把它显示为 NUL 或小方框；在 VS Code 中可用正则表达式 "
+        "\\x00 搜索并替换为空），以 UTF-8 保存后重新上传。",
+    )
+
+
 def _utf16_without_bom(data: bytes) -> bool:
     """Every other byte is NUL: UTF-16 text (mostly ASCII, as code is) saved without a byte order mark."""
     if len(data) < 8:
@@ -364,11 +385,16 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
             "（记事本：另存为 → 编码选 UTF-8；VS Code：点状态栏的编码 → 通过编码保存 → UTF-8）后重新上传。",
         )
     elif b"\x00" in data:
-        raise InputError(
-            f"{code_prefix}_binary",
-            f"The {what_en} contains NUL bytes: it is a binary file, not text.",
-            f"{what_zh}包含 NUL 字节：这是二进制文件，不是文本。",
-        )
+        try:
+            # text but for its NULs (round 33: one NUL pasted into a source file was told "a binary file")
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise InputError(
+                f"{code_prefix}_binary",
+                f"The {what_en} contains NUL bytes: it is a binary file, not text.",
+                f"{what_zh}包含 NUL 字节：这是二进制文件，不是文本。",
+            ) from None
+        raise nul_error(f"{code_prefix}_binary", what_en, what_zh, text)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -420,6 +446,13 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
     except UnicodeDecodeError:
         pass
     line, col = _position(data, error.start)
+    if hint_en:
+        # Round 33: said in the student's view of the file (GBK), the first character that is not ASCII, not where a
+        # UTF-8 reader first stumbled: "# 注意力" was "column 4" (意), as 注's two GBK bytes read as one UTF-8 letter.
+        first = re.search(rb"[\x80-\xff]", data)
+        if first is not None:
+            head = data[:first.start()]
+            line, col = head.count(b"\n") + 1, first.start() - head.rfind(b"\n")
     raise InputError(
         f"{code_prefix}_not_utf8",
         f"The {what_en} is not valid UTF-8 (first bad byte at line {line}, column {col}).{hint_en} "
@@ -561,7 +594,7 @@ def validate_code(filename: str | None, data: bytes) -> str:
     _check_size(data, MAX_CODE_BYTES, "code_too_large", "code file", "代码文件")
     text = _normalise_newlines(decode_code(data))
     if "\x00" in text:
-        raise InputError("code_binary", "The code file contains NUL characters.", "代码文件包含 NUL 字符。")
+        raise nul_error("code_binary", "code file", "代码文件", text)
     if _is_blank_text(text):
         raise InputError("code_empty", "The code file contains only whitespace.", "代码文件只有空白字符。")
     return text
@@ -709,7 +742,7 @@ def extract_audit(filename: str | None, data: bytes) -> str:
     else:
         text = _decode_utf8(data, "audit", "audit", "审计文件", gb18030=True)
         if "\x00" in text:
-            raise InputError("audit_binary", "The audit contains NUL characters.", "审计文件包含 NUL 字符。")
+            raise nul_error("audit_binary", "audit", "审计文件", text)
         if _is_notebook(data):
             text = _notebook_text(text) or text
     text = _normalise_newlines(_storable(text))

@@ -199,8 +199,8 @@ LOAD_ERRORS = {
         ["SyntaxError at line 60, column 10: '(' was never closed", "Hint: line 60 opens 3 '(' and closes 2 ')': add the missing ')'"],
         ["第 60 行第 10 列出现 SyntaxError", "第 60 行有 3 个“(”，却只有 2 个“)”：请在表达式结束处补上缺少的“)”"]),
     "indentation_error": (
-        ["IndentationError at line 19, column 46", "line 19 is indented by 6 spaces and line 18 before it by 12"],
-        ["第 19 行第 46 列出现 IndentationError", "第 19 行缩进了 6 个空格"]),
+        ["IndentationError at line 19, column 7", "line 19 is indented by 6 spaces and line 18 before it by 12"],
+        ["第 19 行第 7 列出现 IndentationError", "第 19 行缩进了 6 个空格"]),
     "tabs_spaces_mixed": (
         ["TabError at line 20, column 1", "line 20 is indented with tabs where the lines around it use the other"],
         ["第 20 行第 1 列出现 TabError", "第 20 行用制表符（Tab）缩进"]),

@@ -149,3 +149,53 @@ def test_an_unindent_is_marked_where_the_lines_indentation_ends_not_past_its_end
     for page in pages.values():
         assert f'<span class="ln" aria-hidden="true">{line}</span>      <mark class="column">r</mark>eturn q</span>' \
             in page, page
+
+
+def _refused_on_the_form(client, web, course, code: bytes) -> dict[str, str]:
+    """The upload form's refusal of ``code`` as attention.py, per language, as the page shows it."""
+    import io
+
+    web.login(client, course["alice"])
+    shown = {}
+    for lang in ("en", "zh"):
+        client.get(f"/lang/{lang}")
+        resp = client.post("/assignments/attention/submit", data={"code": (io.BytesIO(code), "attention.py"),
+                                                                  "confirm_no_audit": "1"},
+                           content_type="multipart/form-data")
+        assert resp.status_code in (400, 422), resp.status_code
+        page = resp.get_data(as_text=True)
+        shown[lang] = html_lib.unescape(re.search(r'id="upload-error"[^>]*>(.*?)</div>', page, re.S).group(1))
+    return shown
+
+
+@pytest.mark.parametrize(("code", "line", "column", "count"), [
+    (BODY.replace("return q", "return q\x00").encode(), 7, 17, 1),
+    (BODY.replace("\n", "\r\n").replace("import torch", "import torch\x00\x00").encode(), 1, 13, 2),
+    (("# 注意力\n" + BODY + "\x00").encode("utf-16"), 9, 1, 1),
+], ids=["utf8", "crlf-two", "utf16-bom"])
+def test_a_nul_in_a_text_file_is_located_and_the_file_is_not_called_binary(client, web, course, code, line, column,
+                                                                          count):
+    """One NUL pasted into a source file was refused as "a binary file, not text", with no place and nothing to do."""
+    shown = _refused_on_the_form(client, web, course, code)
+    more_en, more_zh = (f", {count} in the file", f"，文件中共有 {count} 个") if count > 1 else ("", "")
+    assert f"line {line}, column {column} holds a NUL character (U+0000{more_en})" in shown["en"], shown["en"]
+    assert f"第 {line} 行第 {column} 列有 NUL 字符（U+0000{more_zh}）" in shown["zh"], shown["zh"]
+    assert "Delete it" in shown["en"] and "请删掉它" in shown["zh"]
+    assert "binary" not in shown["en"] and "二进制" not in shown["zh"]
+
+
+def test_a_file_that_is_not_text_is_still_called_binary():
+    from grading.inputs import InputError, validate_code
+
+    with pytest.raises(InputError) as refused:
+        validate_code("attention.py", b"\x00\x01\xff\xfe\x80\x00" * 10)
+    assert "binary file" in refused.value.en and "二进制文件" in refused.value.zh
+
+
+def test_a_gbk_file_is_located_at_its_first_chinese_character_as_the_students_editor_shows_it(client, web, course):
+    """A UTF-8 reader first stumbles inside the text, where GBK bytes stop reading as UTF-8 letters: "# 注意力"
+    (注 is D7 A2, a valid UTF-8 letter) was said at column 4 (意). The student's editor shows 注 at column 3."""
+    code = ("import torch\n# 注意力机制\n" + BODY).encode("gbk")
+    shown = _refused_on_the_form(client, web, course, code)
+    assert "first bad byte at line 2, column 3" in shown["en"] and "GBK/GB18030" in shown["en"]
+    assert "第 2 行第 3 列" in shown["zh"] and "GBK/GB18030 编码" in shown["zh"]
