@@ -317,6 +317,30 @@ def _unclosed_hint(source: str, lineno: int, message: str) -> Msg | None:
                f"“{closing}”。")
 
 
+_MISMATCHED = re.compile(r"^closing parenthesis '([)\]}])' does not match opening parenthesis '([(\[{])'"
+                         r"(?: on line (\d+))?")
+
+
+def _mismatched_hint(source: str, lineno: int, message: str) -> Msg | None:
+    """Python's "closing parenthesis ']' does not match opening parenthesis '(' on line 9" (English only, and
+    the opening often lines away): which bracket meets which, where, and the two ways to make them agree."""
+    m = _MISMATCHED.match(message)
+    if m is None or _line(source, lineno) is None:
+        return None
+    seen, opening = m.group(1), m.group(2)
+    where = int(m.group(3)) if m.group(3) else lineno
+    if _line(source, where) is None or opening not in _line(source, where) or seen not in _line(source, lineno):
+        return None
+    needed, other = _CLOSING[opening], _OPENING[seen]
+    opened_en = f"line {where}" if where != lineno else "the same line"
+    opened_zh = f"第 {where} 行" if where != lineno else "同一行"
+    return msg(f"the '{seen}' on line {lineno} comes while the '{opening}' opened on {opened_en} is still open, and "
+               f"'{opening}' closes with '{needed}': close it with '{needed}' before the '{seen}', or, if the '{seen}' "
+               f"is right, the bracket it closes must open with '{other}'.",
+               f"第 {lineno} 行出现“{seen}”时，{opened_zh}打开的“{opening}”还没有闭合，而“{opening}”要用“{needed}”"
+               f"闭合：请在“{seen}”之前用“{needed}”闭合它；如果“{seen}”没错，它要闭合的括号就应当用“{other}”打开。")
+
+
 _BLOCK_START = re.compile(r"^\s*(async\s+)?(def|class|if|elif|else|for|while|try|except|finally|with)\b")
 _ELSE_IF = re.compile(r"^\s*else\s+if\b")
 _UNMATCHED = re.compile(r"^unmatched '([)\]}])'")
@@ -1758,7 +1782,8 @@ def _load_hint(source: str, kind: str, lineno: int | None, message: str, filenam
         if kind in SYNTAX_KINDS and lineno:
             return (_notebook_hint(source, lineno) or _py312_hint(source, lineno, message)
                     or _char_hint(source, lineno, kind, message) or _py2_print_hint(source, lineno, message)
-                    or _unclosed_hint(source, lineno, message) or _python_words_hint(source, lineno, message)
+                    or _unclosed_hint(source, lineno, message) or _mismatched_hint(source, lineno, message)
+                    or _python_words_hint(source, lineno, message)
                     or (_indent_hint(source, lineno, message) if kind == "IndentationError" else None))
         if kind == "SandboxDied":
             return _exit_hint(source, message)

@@ -199,3 +199,23 @@ def test_a_gbk_file_is_located_at_its_first_chinese_character_as_the_students_ed
     shown = _refused_on_the_form(client, web, course, code)
     assert "first bad byte at line 2, column 3" in shown["en"] and "GBK/GB18030" in shown["en"]
     assert "第 2 行第 3 列" in shown["zh"] and "GBK/GB18030 编码" in shown["zh"]
+
+
+@pytest.mark.parametrize(("source", "en", "zh"), [
+    (BODY.replace("        return q\n", "        s = torch.matmul(q,\n                         k.transpose(-2, -1)]\n"
+                                         "        return s\n"),
+     "the ']' on line 8 comes while the '(' opened on line 7 is still open, and '(' closes with ')'",
+     "第 8 行出现“]”时，第 7 行打开的“(”还没有闭合，而“(”要用“)”闭合"),
+    (BODY.replace("return q", "return [q, k)"),
+     "the ')' on line 7 comes while the '[' opened on the same line is still open, and '[' closes with ']'",
+     "第 7 行出现“)”时，同一行打开的“[”还没有闭合，而“[”要用“]”闭合"),
+], ids=["across-lines", "same-line"])
+def test_brackets_that_do_not_match_are_explained_in_both_languages(client, web, course, source, en, zh):
+    """Python says "closing parenthesis ']' does not match opening parenthesis '(' on line 7" in English only; the
+    Chinese page showed it as the original text with nothing more."""
+    try:
+        compile(source, "attention.py", "exec")
+    except SyntaxError as e:
+        error = load_error_text(StudentError("SyntaxError", e.msg, e.lineno, e.offset), source=source)
+    pages = _load_error_pages(client, web, course, source, error)
+    assert en in pages["en"] and zh in pages["zh"], (pages["en"], pages["zh"])
