@@ -419,11 +419,12 @@ def test_a_file_that_loads_but_defines_neither_class_gets_one_summary_of_what_it
     result = _grade(executor, source)
     assert result["total"] == 0 and {t["outcome"] for t in result["tests"]} == {"failed"}
     m = _ok(result["message"])
+    # (round 33: said as a file of only imports is, "could run", and the tests not run: tests/web/test_load_errors_round33.py)
     assert m["en"].startswith("attention.py defines neither ScaledDotProductAttention nor MultiHeadAttention, so no "
-                              "test passed. It defines SDPA (class, line 9) where the class ScaledDotProductAttention "
+                              "test could run. It defines SDPA (class, line 9) where the class ScaledDotProductAttention "
                               "is expected, and MHA (class, line 24)"), m
     assert m["zh"].startswith("attention.py 既没有定义 ScaledDotProductAttention，也没有定义 MultiHeadAttention，因此没有"
-                              "一项测试通过。文件定义的是类 SDPA（第 9 行）"), m
+                              "一项测试能够运行。文件定义的是类 SDPA（第 9 行）"), m
     some_passed = {"test_a": {"outcome": "failed"}, "test_b": {"outcome": "passed"}}
     assert names_note(source, some_passed) is None
     assert names_note(BASE, {"test_a": {"outcome": "failed"}}) is None          # the classes are defined
