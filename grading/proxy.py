@@ -211,9 +211,10 @@ def death_text(reason: Any) -> Msg:
 def packages_text(packages: Sequence[str]) -> Msg:
     """The importable set, named for students (the Suite's packages plus the standard library)."""
     names = ", ".join(packages)
+    names_zh = "、".join(packages)     # a Chinese list takes 、 (round 33: "torch, numpy, einops" in Chinese text)
     return msg(f"the grader offers only the Python standard library and {names}" if names else
                "the grader offers only the Python standard library",
-               f"评分环境只提供 Python 标准库和 {names}" if names else "评分环境只提供 Python 标准库")
+               f"评分环境只提供 Python 标准库和 {names_zh}" if names else "评分环境只提供 Python 标准库")
 
 
 def _import_note(exc: BaseException, packages: Sequence[str] | None) -> Msg | None:

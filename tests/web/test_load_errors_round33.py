@@ -219,3 +219,12 @@ def test_brackets_that_do_not_match_are_explained_in_both_languages(client, web,
         error = load_error_text(StudentError("SyntaxError", e.msg, e.lineno, e.offset), source=source)
     pages = _load_error_pages(client, web, course, source, error)
     assert en in pages["en"] and zh in pages["zh"], (pages["en"], pages["zh"])
+
+
+def test_the_packages_the_grader_offers_are_listed_with_chinese_punctuation_in_chinese(client, web, course):
+    source = "import transformers\n" + BODY
+    error = load_error_text(StudentError("ModuleNotFoundError", "No module named 'transformers'", 1),
+                            packages=("torch", "numpy", "einops"), source=source)
+    pages = _load_error_pages(client, web, course, source, error)
+    assert "评分环境只提供 Python 标准库和 torch、numpy、einops（见作业页面）" in pages["zh"], pages["zh"]
+    assert "the grader offers only the Python standard library and torch, numpy, einops" in pages["en"]
