@@ -1389,6 +1389,55 @@ _CLASS_CALLED = re.compile(r"^(?P<cls>[A-Za-z_]\w*)\.__init__\(\) (?:got an unex
                            r"positional arguments? but \d+ (?:were|was) given|got multiple values for argument)")
 
 
+# nn.Module's words when a class has no forward: called without keywords, and with keywords (the stand-in
+# ``_forward_unimplemented`` takes none), which does not name the class
+_NO_FORWARD = re.compile(r'Module \[(\w+)\] is missing the required "forward" function'
+                         r"|_forward_unimplemented\(\) got an unexpected keyword argument")
+
+
+def _forward_stand_in(tree: ast.Module, cls: ast.ClassDef) -> Msg | None:
+    """What class ``cls`` (no ``forward`` of its own) shows instead: one method whose name is a slip of forward, or
+    one top-level ``def forward`` after it (its indentation put it outside)."""
+    import difflib
+
+    name = cls.name
+    methods = [n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    if any(f.name == "forward" for f in methods):
+        return None
+    near = [f for f in methods if f.name.lower().replace("_", "").startswith("forward")
+            or difflib.SequenceMatcher(None, f.name.lower(), "forward").ratio() >= 0.8]
+    if len(near) == 1:
+        f = near[0]
+        return msg(f"class {name} (line {cls.lineno}) has no method named forward, but defines `{f.name}` (line "
+                   f"{f.lineno}): nn.Module calls forward, so rename `{f.name}` to forward",
+                   f"类 {name}（第 {cls.lineno} 行）没有名为 forward 的方法，但定义了 `{f.name}`（第 {f.lineno} 行）："
+                   f"nn.Module 调用的是 forward，请把 `{f.name}` 改名为 forward")
+    after = [n for n in tree.body[tree.body.index(cls) + 1:]
+             if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "forward"]
+    if not near and len(after) == 1:
+        f = after[0]
+        return msg(f"the forward at line {f.lineno} is defined at the top level of the file, outside class {name} "
+                   f"(line {cls.lineno}): indent it one level (4 spaces) so that it is a method of {name}",
+                   f"第 {f.lineno} 行的 forward 定义在文件的最外层，不在类 {name}（第 {cls.lineno} 行）里面："
+                   f"请把它整体缩进一层（4 个空格），使它成为 {name} 的方法")
+    return None
+
+
+def no_forward_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For nn.Module's words when a class has no forward ("Module [C] is missing the required "forward" function",
+    or "_forward_unimplemented() got an unexpected keyword argument"): what the source shows instead
+    (``_forward_stand_in``), for the class the message names, else for the one top-level class that shows it. None
+    when the source shows nothing or more than one class could be meant (round 33: a method named ``forwardd``
+    got 14 failures quoting PyTorch's English and nothing more)."""
+    m = _NO_FORWARD.search(message) if isinstance(message, str) else None
+    tree = parse_source(source) if m and isinstance(source, str) else None
+    if tree is None:
+        return None
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and (m.group(1) is None or n.name == m.group(1))]
+    notes = [note for cls in classes if (note := _forward_stand_in(tree, cls)) is not None]
+    return notes[0] if len(notes) == 1 else None
+
+
 def class_not_instance_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
     """For an exception raised while the tests call the student's code: when Python says a class's __init__
     was given arguments it does not take, the failing line calls ``self.<name>(...)``, and the file sets

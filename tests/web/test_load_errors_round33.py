@@ -228,3 +228,40 @@ def test_the_packages_the_grader_offers_are_listed_with_chinese_punctuation_in_c
     pages = _load_error_pages(client, web, course, source, error)
     assert "评分环境只提供 Python 标准库和 torch、numpy、einops（见作业页面）" in pages["zh"], pages["zh"]
     assert "the grader offers only the Python standard library and torch, numpy, einops" in pages["en"]
+
+
+MHA = ("\n\nclass MultiHeadAttention(nn.Module):\n    def __init__(self, d_model, num_heads, head_dim=None):\n"
+       "        super().__init__()\n        self.sdpa = ScaledDotProductAttention()\n\n"
+       "    def forwardd(self, x, context=None, additive_mask=None, *, key_padding_mask=None, return_weights=False):\n"
+       "        return x\n")
+
+
+@pytest.mark.parametrize(("source", "message", "en", "zh"), [
+    (BODY + MHA, 'Module [MultiHeadAttention] is missing the required "forward" function',
+     "class MultiHeadAttention (line 10) has no method named forward, but defines `forwardd` (line 15): nn.Module "
+     "calls forward, so rename `forwardd` to forward",
+     "类 MultiHeadAttention（第 10 行）没有名为 forward 的方法，但定义了 `forwardd`（第 15 行）"),
+    (BODY + MHA, "_forward_unimplemented() got an unexpected keyword argument 'return_weights'",
+     "rename `forwardd` to forward", "请把 `forwardd` 改名为 forward"),
+    (BODY.replace("    def forward(self, q, k, v", '    """Scaled dot-product attention."""\n\n\ndef forward(self, q, k, v'),
+     'Module [ScaledDotProductAttention] is missing the required "forward" function',
+     "the forward at line 9 is defined at the top level of the file, outside class ScaledDotProductAttention (line 5):"
+     " indent it one level", "第 9 行的 forward 定义在文件的最外层，不在类 ScaledDotProductAttention（第 5 行）里面"),
+], ids=["misspelt", "misspelt-called-with-keywords", "outside-the-class"])
+def test_a_class_without_forward_is_told_what_its_source_shows_instead(source, message, en, zh):
+    """nn.Module's English ("missing the required "forward" function", "_forward_unimplemented() got an unexpected
+    keyword argument") was all a student with a method named `forwardd` read, in 10 to 30 failing tests."""
+    from grading.proxy import student_error_text
+
+    exc = StudentError("NotImplementedError" if "Module [" in message else "TypeError", message)
+    said = student_error_text("MultiHeadAttention.forward", exc, source=source)
+    assert en in said["en"] and zh in said["zh"], said
+
+
+def test_a_class_without_forward_and_nothing_like_it_gets_no_guess():
+    from grading.proxy import student_error_text
+
+    source = BODY + MHA.replace("forwardd", "run")
+    exc = StudentError("NotImplementedError", 'Module [MultiHeadAttention] is missing the required "forward" function')
+    said = student_error_text("MultiHeadAttention.forward", exc, source=source)
+    assert "rename" not in said["en"] and "indent" not in said["en"]
