@@ -111,3 +111,34 @@ def tab_to(page, predicate: str, what: str, presses: int = 60) -> None:
         if page.evaluate(f"() => {{ const el = document.activeElement; return Boolean({predicate}); }}"):
             return
     raise AssertionError(f"{what} cannot be reached with the keyboard")
+
+
+def syntax_error_page(app, web, browser, live_server: str, assignment, student, source: str, width: int,
+                      locale: str):
+    """(context, page) of the result page, open in ``locale`` at ``width``, of ``source`` submitted by ``student``
+    and graded as the engine grades a file that does not parse: Python's own SyntaxError (line, column) as the
+    sandbox replies it, through grading.proxy.load_error_text with the source."""
+    from app.storage import BlobStore
+    from app.submitting import Upload, submit
+    from grading.proxy import load_error_text
+    from grading.sandbox import StudentError
+    from tests.browser.test_browser_flows import login
+    from tests.browser.test_student_pages_browser import load_failure, new_page
+
+    sub = submit(assignment, student, Upload("attention.py", source.encode()), store=BlobStore(app.config["UPLOAD_DIR"]),
+                 max_pending=0)
+    try:
+        compile(source, "attention.py", "exec")
+    except SyntaxError as e:   # what the sandbox replies: Python's own line and column
+        error = load_error_text(StudentError(type(e).__name__, e.msg, e.lineno, e.offset), source=source)
+    else:
+        raise AssertionError("the source compiles")
+    result = load_failure(full_result())
+    result["message"] = {"en": f"attention.py did not load: {error['en']}", "zh": f"attention.py 无法导入：{error['zh']}"}
+    result["load_error"] = error
+    web.grade(sub, result)
+    ctx, page = new_page(browser, width, locale)
+    login(page, live_server, student.email)
+    page.goto(f"{live_server}/lang/{locale[:2]}")
+    page.goto(f"{live_server}/submissions/{sub.id}")
+    return ctx, page

@@ -9,9 +9,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from grading.proxy import load_error_text
-from grading.sandbox import StudentError
 from tests.browser.a11y import axe_violations, overflow
+from tests.browser.helpers import syntax_error_page
 from tests.browser.test_browser_flows import login
 from tests.browser.test_student_pages_browser import new_page
 
@@ -65,27 +64,9 @@ def test_top_level_code_without_the_classes_is_shown_as_only_imports_are(app, we
 @pytest.mark.parametrize(("width", "locale"), CASES, ids=["phone-zh", "desktop-en"])
 def test_brackets_that_do_not_match_across_lines_are_explained_and_marked(app, web, factory, live_server, browser,
                                                                           width, locale):
-    from app.storage import BlobStore
-    from app.submitting import Upload, submit
-    from tests.browser.helpers import full_result
-    from tests.browser.test_student_pages_browser import load_failure
-
     a = factory.assignment()
     alice = factory.student(email="alice@example.edu", name="王小明")
-    sub = submit(a, alice, Upload("attention.py", BODY.encode()), store=BlobStore(app.config["UPLOAD_DIR"]),
-                 max_pending=0)
-    try:
-        compile(BODY, "attention.py", "exec")
-    except SyntaxError as e:
-        error = load_error_text(StudentError("SyntaxError", e.msg, e.lineno, e.offset), source=BODY)
-    result = load_failure(full_result())
-    result["message"] = {"en": f"attention.py did not load: {error['en']}", "zh": f"attention.py 无法导入：{error['zh']}"}
-    result["load_error"] = error
-    web.grade(sub, result)
-    ctx, page = new_page(browser, width, locale)
-    login(page, live_server, alice.email)
-    page.goto(f"{live_server}/lang/{locale[:2]}")
-    page.goto(f"{live_server}/submissions/{sub.id}")
+    ctx, page = syntax_error_page(app, web, browser, live_server, a, alice, BODY, width, locale)
     box = page.locator("#load-error")
     expect(box).to_contain_text("第 8 行出现“]”时，第 7 行打开的“(”还没有闭合" if locale == "zh-CN" else
                                 "the ']' on line 8 comes while the '(' opened on line 7 is still open")

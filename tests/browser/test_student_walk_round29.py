@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from grading.proxy import load_error_text
 from grading.sandbox import StudentError
 from tests.browser.a11y import axe_violations, overflow
-from tests.browser.helpers import full_result
+from tests.browser.helpers import full_result, syntax_error_page
 from tests.browser.test_browser_flows import login
 from tests.browser.test_student_pages_browser import load_failure, new_page
 from tests.web.helpers import GOOD_CODE
@@ -29,25 +29,9 @@ SOURCE = ("import math\nimport torch\nfrom torch import nn\n\n\nclass ScaledDotP
 ], ids=["phone-zh", "desktop-en"])
 def test_a_missing_colon_is_shown_at_its_line_and_column_with_the_place_marked(app, web, factory, live_server,
                                                                                browser, width, locale, said):
-    from app.storage import BlobStore
-    from app.submitting import Upload, submit
-
     a = factory.assignment()
     alice = factory.student(email="alice@example.edu", name="王小明")
-    sub = submit(a, alice, Upload("attention.py", SOURCE.encode()), store=BlobStore(app.config["UPLOAD_DIR"]),
-                 max_pending=0)
-    try:
-        compile(SOURCE, "attention.py", "exec")
-    except SyntaxError as e:   # what the sandbox replies: Python's own line and column
-        error = load_error_text(StudentError("SyntaxError", e.msg, e.lineno, e.offset), source=SOURCE)
-    result = load_failure(full_result())
-    result["message"] = {"en": f"attention.py did not load: {error['en']}", "zh": f"attention.py 无法导入：{error['zh']}"}
-    result["load_error"] = error
-    web.grade(sub, result)
-    ctx, page = new_page(browser, width, locale)
-    login(page, live_server, alice.email)
-    page.goto(f"{live_server}/lang/{locale[:2]}")
-    page.goto(f"{live_server}/submissions/{sub.id}")
+    ctx, page = syntax_error_page(app, web, browser, live_server, a, alice, SOURCE, width, locale)
     box = page.locator("#load-error")
     expect(box).to_contain_text(said)
     mark = box.locator(".hit mark.column")
