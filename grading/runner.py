@@ -417,7 +417,9 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
         # imports or helpers, which is not run: it is told the same way, the tests not run (they ran nothing of it)
         not_run = _nothing_tested(suite, source, child.get("outcomes") or {})
         if not_run is not None:
-            child = {**child, "load_error": not_run, "outcomes": _not_run_outcomes(not_run, rubric.tests)}
+            # (the instructor's review still reads what the tests saw: ``seen_outcomes``)
+            child = {**child, "load_error": not_run, "outcomes": _not_run_outcomes(not_run, rubric.tests),
+                     "seen_outcomes": child.get("outcomes")}
     measurements = {k: v for k, v in (child.get("measurements") or {}).items()
                     if isinstance(v, int | float)}
     tests = scoring.score_tests(rubric, child.get("outcomes") or {})
@@ -467,7 +469,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
         log.append(f"student output (each line after {QUOTE!r}):\n" + quoted(child["student_output"]))
     if child.get("pytest_output"):
         log.append("pytest output:\n" + child["pytest_output"])
-    review.extend(_outcome_review(suite, source, child.get("outcomes") or {}))
+    review.extend(_outcome_review(suite, source, child.get("seen_outcomes") or child.get("outcomes") or {}))
     if audit_failed:
         review.append("the audit checker failed on this audit (traceback in the log): grade the audit by hand")
     if child.get("budget_exhausted"):
