@@ -32,4 +32,4 @@ def test_load_error_message_follows_lang(tmp_path):
     broken.write_text("import torch\nimport sklearn\n")
     zh = json.loads(grade(str(broken), "--json", "--lang", "zh").stdout.strip().splitlines()[-1])
     assert zh["message"].startswith("attention.py 无法导入：第 2 行出现 ModuleNotFoundError")
-    assert "torch, numpy, einops" in zh["message"]
+    assert "torch、numpy、einops" in zh["message"]
