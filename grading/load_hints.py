@@ -341,6 +341,41 @@ def _mismatched_hint(source: str, lineno: int, message: str) -> Msg | None:
                f"闭合：请在“{seen}”之前用“{needed}”闭合它；如果“{seen}”没错，它要闭合的括号就应当用“{other}”打开。")
 
 
+# Python 3.11's English for an f-string it cannot read (the message alone: each names one kind of slip), in both
+# languages with what to do; the line is the student's (round 33: Chinese readers got the original words only).
+_FSTRING = (
+    ("f-string: expecting '}'", "a '{' in it is never closed: close it with '}', or write a literal '{' as '{{'",
+     "其中有“{”没有闭合：请用“}”闭合它；如果要输出“{”本身，请写成“{{”"),
+    ("f-string: single '}' is not allowed", "a '}' in it closes nothing: write a literal '}' as '}}'",
+     "其中有一个“}”没有对应的“{”：如果要输出“}”本身，请写成“}}”"),
+    ("f-string: empty expression not allowed", "it holds '{}' with nothing inside: put a name or an expression "
+     "between the braces, or write literal braces as '{{}}'", "其中有空的“{}”：请在花括号里写上变量或表达式；如果要输出花括号本身，请写成“{{}}”"),
+    ("f-string: invalid conversion character", "a '!' inside its braces is followed by another letter than s, r or "
+     "a: write {x!r} or {x!s}, or put a format after ':' ({x:.4f})",
+     "花括号里“!”后面只能是 s、r 或 a：请写成 {x!r} 或 {x!s}，格式要写在“:”后面（如 {x:.4f}）"),
+    ("f-string expression part cannot include a backslash", "Python 3.11 allows no backslash inside its braces: "
+     "compute that part into a variable on the line before and put the variable in the braces",
+     "Python 3.11 不允许在花括号里使用反斜杠：请在上一行先把这部分算出来存到变量里，再把变量放进花括号"),
+    ("f-string expression part cannot include '#'", "Python 3.11 allows no '#' inside its braces: compute that part "
+     "into a variable on the line before", "Python 3.11 不允许在花括号里出现“#”：请在上一行先把这部分算出来存到变量里"),
+    ("f-string: invalid syntax", "an expression inside its braces is not valid Python: check each {…} on the line (a literal brace "
+     "is written '{{' or '}}')", "其中某个花括号里的表达式不是合法的 Python：请逐个检查这一行的 {…}（要输出花括号本身，请写成“{{”或“}}”）"),
+)
+
+
+def _fstring_hint(source: str, lineno: int, message: str) -> Msg | None:
+    """Python's words for an f-string it cannot read, said in both languages with what to do (``_FSTRING``), when
+    the line holds an f-string."""
+    line = _line(source, lineno)
+    if line is None or not message.startswith("f-string") or not re.search(r"(?i)\b[rb]?f[rb]?['\"]", line):
+        return None
+    for start, en, zh in _FSTRING:
+        if message.startswith(start):
+            return msg(f"line {lineno} has an f-string Python cannot read: {en}.",
+                       f"第 {lineno} 行的 f-string（f\"…\"）Python 无法读取：{zh}。")
+    return None
+
+
 _BLOCK_START = re.compile(r"^\s*(async\s+)?(def|class|if|elif|else|for|while|try|except|finally|with)\b")
 _ELSE_IF = re.compile(r"^\s*else\s+if\b")
 _UNMATCHED = re.compile(r"^unmatched '([)\]}])'")
@@ -1832,6 +1867,7 @@ def _load_hint(source: str, kind: str, lineno: int | None, message: str, filenam
             return (_notebook_hint(source, lineno) or _py312_hint(source, lineno, message)
                     or _char_hint(source, lineno, kind, message) or _py2_print_hint(source, lineno, message)
                     or _unclosed_hint(source, lineno, message) or _mismatched_hint(source, lineno, message)
+                    or _fstring_hint(source, lineno, message)
                     or _python_words_hint(source, lineno, message)
                     or (_indent_hint(source, lineno, message) if kind == "IndentationError" else None))
         if kind == "SandboxDied":

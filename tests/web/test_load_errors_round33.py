@@ -265,3 +265,32 @@ def test_a_class_without_forward_and_nothing_like_it_gets_no_guess():
     exc = StudentError("NotImplementedError", 'Module [MultiHeadAttention] is missing the required "forward" function')
     said = student_error_text("MultiHeadAttention.forward", exc, source=source)
     assert "rename" not in said["en"] and "indent" not in said["en"]
+
+
+@pytest.mark.parametrize(("line", "en", "zh"), [
+    ('    print(f"weights {w.shape")', "a '{' in it is never closed: close it with '}'", "其中有“{”没有闭合：请用“}”闭合它"),
+    ('    print(f"sum = {w.sum(-1) +}")', "an expression inside its braces is not valid Python",
+     "其中某个花括号里的表达式不是合法的 Python"),
+    ("    print(f\"{'\\n'.join(names)}\")", "Python 3.11 allows no backslash inside its braces",
+     "Python 3.11 不允许在花括号里使用反斜杠"),
+    ('    print(f"{}")', "it holds '{}' with nothing inside", "其中有空的“{}”"),
+], ids=["unclosed", "invalid", "backslash", "empty"])
+def test_an_f_string_python_cannot_read_is_explained_in_both_languages(client, web, course, line, en, zh):
+    """Python 3.11's "f-string: expecting '}'" and its kin reached Chinese readers as the original English only."""
+    source = BODY.replace("        return q\n", "        return q\n\n\nif True:\n" + line + "\n")
+    try:
+        compile(source, "attention.py", "exec")
+    except SyntaxError as e:
+        error = load_error_text(StudentError("SyntaxError", e.msg, e.lineno, e.offset), source=source)
+    pages = _load_error_pages(client, web, course, source, error)
+    assert f"line 11 has an f-string Python cannot read: {en}" in pages["en"], pages["en"]
+    assert f"第 11 行的 f-string（f\"…\"）Python 无法读取：{zh}" in pages["zh"], pages["zh"]
+
+
+def test_an_f_string_nested_too_deeply_gets_no_guess():
+    source = 'x = f"{a:{b:{c}}}"\n'
+    try:
+        compile(source, "attention.py", "exec")
+    except SyntaxError as e:
+        error = load_error_text(StudentError("SyntaxError", e.msg, e.lineno, e.offset), source=source)
+    assert "Hint" not in error["en"] and "提示" not in error["zh"]
