@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.a11y import axe_violations, overflow
-from tests.browser.helpers import syntax_error_page
+from tests.browser.helpers import syntax_error_page, tab_to
 from tests.browser.test_browser_flows import login
 from tests.browser.test_student_pages_browser import new_page
 
@@ -76,12 +76,7 @@ def test_brackets_that_do_not_match_across_lines_are_explained_and_marked(app, w
     expect(box.locator("pre")).to_contain_text("torch.matmul(q,")
     shown, spot = box.locator("pre").bounding_box(), mark.bounding_box()
     assert shown["x"] <= spot["x"] and spot["x"] + spot["width"] <= shown["x"] + shown["width"], (spot, shown)
-    for _ in range(40):
-        page.keyboard.press("Tab")
-        if page.evaluate("() => document.activeElement.matches('#load-error pre')"):
-            break
-    else:
-        raise AssertionError("the excerpt cannot be reached with the keyboard")
+    tab_to(page, "el.matches('#load-error pre')", "the excerpt", presses=40)
     assert overflow(page) == []
     assert axe_violations(page) == []
     ctx.close()

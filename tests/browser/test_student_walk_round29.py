@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from grading.proxy import load_error_text
 from grading.sandbox import StudentError
 from tests.browser.a11y import axe_violations, overflow
-from tests.browser.helpers import full_result, syntax_error_page
+from tests.browser.helpers import full_result, syntax_error_page, tab_to
 from tests.browser.test_browser_flows import login
 from tests.browser.test_student_pages_browser import load_failure, new_page
 from tests.web.helpers import GOOD_CODE
@@ -45,12 +45,7 @@ def test_a_missing_colon_is_shown_at_its_line_and_column_with_the_place_marked(a
     before = page.evaluate("() => document.querySelector('#load-error .hit mark.column').previousSibling.textContent")
     assert before.endswith("return_weights=False)")
     # keyboard only: the excerpt (it scrolls sideways on a phone) is reached with Tab
-    for _ in range(40):
-        page.keyboard.press("Tab")
-        if page.evaluate("() => document.activeElement.matches('#load-error pre')"):
-            break
-    else:
-        raise AssertionError("the excerpt cannot be reached with the keyboard")
+    tab_to(page, "el.matches('#load-error pre')", "the excerpt", presses=40)
     assert overflow(page) == []
     assert axe_violations(page) == []
     ctx.close()

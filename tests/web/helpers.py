@@ -109,5 +109,14 @@ class Web:
         db.session.expire_all()
         return db.session.get(GradingRun, run_id)
 
+    def result_pages(self, client, student, submission_id: int) -> dict[str, str]:
+        """The result page of a submission as ``student`` reads it, per language (en, zh)."""
+        self.login(client, student)
+        pages = {}
+        for lang in ("en", "zh"):
+            client.get(f"/lang/{lang}")
+            pages[lang] = client.get(f"/submissions/{submission_id}").get_data(as_text=True)
+        return pages
+
 
 ONE_DAY = timedelta(days=1)

@@ -33,13 +33,7 @@ def _graded_page(client, web, course, executor, code: str) -> dict[str, str]:
     sub = submit(course["assignment"], course["alice"], Upload("attention.py", code.encode()),
                  store=BlobStore(web.app.config["UPLOAD_DIR"]), max_pending=0)
     web.grade(sub, result)
-    web.login(client, course["alice"])
-    pages = {}
-    for lang in ("en", "zh"):
-        client.get(f"/lang/{lang}")
-        page = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
-        pages[lang] = page
-    return pages
+    return web.result_pages(client, course["alice"], sub.id)
 
 
 def _box(page: str) -> tuple[str, str] | None:

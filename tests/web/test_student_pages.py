@@ -245,13 +245,8 @@ def _load_error_pages(client, web, course, code: str, load_error: dict) -> dict[
                  feedback={"en": "not run: attention.py did not load", "zh": "未运行：attention.py 无法导入"})
     result["load_error"] = load_error
     web.grade(sub, result)
-    web.login(client, course["alice"])
-    shown = {}
-    for lang in ("en", "zh"):
-        client.get(f"/lang/{lang}")
-        page = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
-        shown[lang] = html_lib.unescape(page[page.index('id="load-error"'):page.index('id="tests-title"')])
-    return shown
+    return {lang: html_lib.unescape(page[page.index('id="load-error"'):page.index('id="tests-title"')])
+            for lang, page in web.result_pages(client, course["alice"], sub.id).items()}
 
 
 def test_an_indentation_error_page_shows_the_error_its_line_and_the_checked_hint_in_both_languages(client, web, course):
