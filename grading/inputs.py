@@ -181,6 +181,18 @@ def _position(data: bytes, start: int) -> tuple[int, int]:
     return data.count(b"\n", 0, start) + 1, column
 
 
+def empty_error(code: str, what_en: str, what_zh: str, *, blank: bool = False) -> InputError:
+    """The refusal of a file with nothing in it: what was seen (no bytes, or only spaces, tabs and line breaks) and
+    what to do. No cause is named: an unsaved editor, a cloud placeholder and the wrong file all look the same."""
+    seen_en = "holds only whitespace (spaces, tabs, line breaks)" if blank else "is empty (0 bytes)"
+    seen_zh = "只有空白字符（空格、制表符、换行）" if blank else "是空的（0 字节）"
+    return InputError(
+        code,
+        f"The {what_en} {seen_en}. Open it to check that it holds your work, save it, and upload it again.",
+        f"{what_zh}{seen_zh}。请打开它确认里面有你的内容，保存后重新上传。",
+    )
+
+
 def nul_error(code: str, what_en: str, what_zh: str, text: str) -> InputError:
     """The refusal of text that holds NUL characters (U+0000): where the first is, how many there are, and what to
     do; the rest of the text is readable, so it is no binary file."""
@@ -590,13 +602,13 @@ def validate_code(filename: str | None, data: bytes) -> str:
             f"代码必须是 Python 文件（.py），收到的是「{ext or '无扩展名'}」。{hidden_zh}",
         )
     if not data:
-        raise InputError("code_empty", "The code file is empty.", "代码文件是空的。")
+        raise empty_error("code_empty", "code file", "代码文件")
     _check_size(data, MAX_CODE_BYTES, "code_too_large", "code file", "代码文件")
     text = _normalise_newlines(decode_code(data))
     if "\x00" in text:
         raise nul_error("code_binary", "code file", "代码文件", text)
     if _is_blank_text(text):
-        raise InputError("code_empty", "The code file contains only whitespace.", "代码文件只有空白字符。")
+        raise empty_error("code_empty", "code file", "代码文件", blank=True)
     return text
 
 
@@ -634,7 +646,7 @@ def _audit_precheck(filename: str | None, data: bytes) -> bool:
             f"审计文字必须是 Markdown（.md）、纯文本（.txt）或 PDF（.pdf），收到的是「{ext or '无扩展名'}」。" + plain_zh,
         )
     if not data:
-        raise InputError("audit_empty", "The audit file is empty.", "审计文件是空的。")
+        raise empty_error("audit_empty", "audit file", "审计文件")
     if data.startswith((PNG_MAGIC, JPEG_MAGIC)):
         raise InputError(
             "audit_is_image",
@@ -747,11 +759,7 @@ def extract_audit(filename: str | None, data: bytes) -> str:
             text = _notebook_text(text) or text
     text = _normalise_newlines(_storable(text))
     if _is_blank_text(text):
-        raise InputError(
-            "audit_empty",
-            "The audit contains only whitespace.",
-            "审计文件只有空白字符，没有内容。",
-        )
+        raise empty_error("audit_empty", "audit file", "审计文件", blank=True)
     return text[:MAX_AUDIT_CHARS]
 
 
@@ -1336,7 +1344,7 @@ def _figure_precheck(filename: str | None, data: bytes) -> tuple[str, int, int]:
     """The checks that need no decoding: (format, width, height) or InputError."""
     data = _require_bytes(data, "figure", "图", "figure")
     if not data:
-        raise InputError("figure_empty", "The figure file is empty.", "图文件是空的。")
+        raise empty_error("figure_empty", "figure file", "图文件")
     _check_size(data, MAX_FIGURE_BYTES, "figure_too_large", "figure", "图文件")
     if data.startswith(PNG_MAGIC):
         fmt, size = "PNG", _png_size(data)

@@ -198,7 +198,7 @@ def test_an_empty_code_file_is_reported_as_empty_not_missing(client, web, course
     web.login(client, course["alice"])
     client.get("/lang/en")
     html = form_post(client, code=(io.BytesIO(b""), "attention.py"), confirm_no_audit="1").get_data(as_text=True)
-    assert "The code file is empty." in html and "is required" not in html
+    assert "The code file is empty (0 bytes)." in html and "is required" not in html
     resp = api_upload(client, factory.token(course["bob"]), code=(io.BytesIO(b""), "attention.py"))
     assert_error_shape(resp, 422, "code_empty")
 

@@ -480,8 +480,8 @@ def test_bidi_controls_and_folders_are_removed_from_a_figure_name_on_every_page_
 def test_an_empty_figure_on_the_form_is_named_empty_in_both_languages_and_the_files_to_pick_again_are_listed(
         client, web, course):
     web.login(client, course["alice"])
-    for lang, empty, again in (("en", "The figure file is empty.", "Choose these again: attention.py, audit.md, "
-                                "heatmap.png."), ("zh", "图文件是空的。", "请重新选择：attention.py、audit.md、heatmap.png。")):
+    for lang, empty, again in (("en", "The figure file is empty (0 bytes).", "Choose these again: attention.py, audit.md, "
+                                "heatmap.png."), ("zh", "图文件是空的（0 字节）。", "请重新选择：attention.py、audit.md、heatmap.png。")):
         client.get(f"/lang/{lang}")
         resp, cpu, wall = timed(lambda: client.post("/assignments/attention/submit", content_type="multipart/form-data",
                                                     data={"code": (io.BytesIO(GOOD_CODE), "attention.py"),
