@@ -131,10 +131,13 @@ class _File:
         """The name a plain alias or a partial of one runs."""
         return value.id if isinstance(value, ast.Name) else self.partial_target(value)
 
-    def resolve(self, name: str, before: int | None, seen: frozenset[str] = frozenset()) -> ast.AST | None:
+    def resolve(self, name: str, before: int | None, seen: frozenset[str] = frozenset(),
+                instances: bool = False) -> ast.AST | None:
         """The class or function definition module-level ``name`` holds: at line ``before`` (code that runs
-        where it stands, a base class), or once the file is loaded (None: code in a function body). None when
-        the file does not say for sure."""
+        where it stands, a base class), or once the file is loaded (None: code in a function body). With
+        ``instances``, also the class of an instance the name holds (``_core = Core()``: calling ``_core`` or
+        reading its methods runs Core's code); a function's result is never followed. None when the file does
+        not say for sure."""
         entries = self.bindings.get(name)
         if not entries or name in seen or any(value is None for _, value in entries):
             return None
@@ -151,7 +154,12 @@ class _File:
                 return self.resolve(alias.name, line, seen | {name})
             return None
         target = self.alias_target(value)
-        return None if target is None else self.resolve(target, line, seen | {name})
+        if target is not None:
+            return self.resolve(target, line, seen | {name}, instances)
+        if instances and isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            built = self.resolve(value.func.id, line, seen | {name})
+            return built if isinstance(built, ast.ClassDef) else None
+        return None
 
 
 def _partial_names(tree: ast.Module) -> set[str]:
@@ -181,10 +189,18 @@ def _scope_of(node: ast.AST, file: _File) -> _Scope:
     return scope
 
 
-def _names_run(top: ast.AST, file: _File) -> list[tuple[str, int | None]]:
-    """(module-level name, the line before which its binding is read or None) of each name the code of ``top``
-    (a top-level class or function) calls, builds, wraps in functools.partial or bases a class on, in order."""
-    found: list[tuple[str, int | None]] = []
+# How code reaches a module-level name (``_names_run``): it runs it (calls it, builds it, wraps it in
+# functools.partial, bases a class on it), reads an attribute off it (``Ops.normalise``, ``_core.attend``) or
+# only passes it on (``self.attention = _shared``): the last two reach a class's code only through a class, or an
+# instance of one, that the name holds.
+RUN, ATTRIBUTE, LOAD = "run", "attribute", "load"
+
+
+def _names_run(top: ast.AST, file: _File) -> list[tuple[str, int | None, str]]:
+    """(module-level name, the line before which its binding is read or None, how: RUN, ATTRIBUTE or LOAD) of
+    each name the code of ``top`` (a top-level class or function, or a member of a class) runs, reads an
+    attribute off or passes on, in order."""
+    found: list[tuple[str, int | None, str]] = []
 
     def module_name(name: str, chain: list[_Scope], at: int | None) -> tuple[str, int | None] | None:
         for scope in reversed(chain):
@@ -193,9 +209,9 @@ def _names_run(top: ast.AST, file: _File) -> list[tuple[str, int | None]]:
                 return None if target is None else (target, None)
         return name, at
 
-    def add(name: str, chain: list[_Scope], at: int | None) -> None:
+    def add(name: str, chain: list[_Scope], at: int | None, how: str = RUN) -> None:
         if (ref := module_name(name, chain, at)) is not None:
-            found.append(ref)
+            found.append((*ref, how))
 
     # (node, enclosing scopes, line before which module-level names are read: None inside a function body)
     todo: list[tuple[ast.AST, list[_Scope], int | None]] = [(top, [], top.lineno)]
@@ -214,12 +230,19 @@ def _names_run(top: ast.AST, file: _File) -> list[tuple[str, int | None]]:
                     add(base.id, chain, node.lineno if at is not None else None)
             todo.extend((s, [*chain, _scope_of(node, file)], at) for s in reversed(node.body))
             continue
+        read = None                          # the name just followed: not a LOAD of its own as well
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name):
                 add(node.func.id, chain, at)
+                read = node.func
             if (wrapped := file.partial_target(node)) is not None:
                 add(wrapped, chain, at)
-        todo.extend((child, chain, at) for child in reversed(list(ast.iter_child_nodes(node))))
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            add(node.value.id, chain, at, ATTRIBUTE)
+            read = node.value
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            add(node.id, chain, at, LOAD)
+        todo.extend((child, chain, at) for child in reversed(list(ast.iter_child_nodes(node))) if child is not read)
     return found
 
 
@@ -267,15 +290,36 @@ def _runs(name: str, below: frozenset[str], names: set[str], past: set[str], com
     return (name.startswith("__") and name.endswith("__")) or name == "forward" or name in names or computed
 
 
+def _reach(file: _File, name: str, at: int | None, how: str) -> ast.AST | None:
+    """The class or function a name reached ``how`` (``_names_run``) brings into the code that runs."""
+    found = file.resolve(name, at, instances=True)
+    if how == RUN or isinstance(found, ast.ClassDef) and (how == ATTRIBUTE or file.resolve(name, at) is None):
+        return found
+    return None
+
+
+def holder(tree: ast.Module, cls_name: str, module: str | None = None) -> str | None:
+    """The name of the class module-level ``cls_name`` holds once the file is loaded (itself, or the class it is
+    an alias of), or None when the file does not say for sure."""
+    try:
+        start = _File(_module_bindings(tree), _partial_names(tree), module).resolve(cls_name, None)
+    except RecursionError:
+        return None
+    return start.name if isinstance(start, ast.ClassDef) else None
+
+
 def class_family(tree: ast.Module, cls_name: str, module: str | None = None) -> list[tuple[str, ast.AST]]:
     """(owner, node) of the code class ``cls_name`` runs: the class ``cls_name`` holds once the file is loaded
     first (itself, or the class it is an alias of: then said with that class's own name), then the file's
-    classes it builds (``self.core = Core()``, a ModuleList of ``Head(...)``) and the file's top-level functions
-    it calls (and theirs in turn), by their own names or through sure aliases, ``functools.partial`` and imports
-    of ``module`` (the name the tests import the file as), each once; of a base class the file defines, only the
-    members that run: not one a class below overrides (unless read through ``super()``), nor a helper nothing
-    calls. A line a hint shows is found in the class or function that does it, and said with its name. Empty
-    when the file does not say for sure which class ``cls_name`` is."""
+    classes it builds (``self.core = Core()``, a ModuleList of ``Head(...)``), those whose instances it uses
+    (``_core = Core()`` at module level, then ``_core(x)`` or ``_core.attend(x)``) or whose attributes it reads
+    (``Ops.normalise(s)``), and the file's top-level functions it calls (and theirs in turn), by their own names
+    or through sure aliases, ``functools.partial`` and imports of ``module`` (the name the tests import the file
+    as), each once. A class is read member by member, its base classes the file defines too: only the members
+    that run (the dunders and ``forward``, which Python and the tests call, and those the code reads by name),
+    not one a class below overrides (unless read through ``super()``); a statement of a class body that defines
+    no member runs with the class statement. A line a hint shows is found in the class or function that does it,
+    and said with its name. Empty when the file does not say for sure which class ``cls_name`` is."""
     try:
         file = _File(_module_bindings(tree), _partial_names(tree), module)
         start = file.resolve(cls_name, None)
@@ -283,38 +327,52 @@ def class_family(tree: ast.Module, cls_name: str, module: str | None = None) -> 
             return []
         found: list[tuple[str, ast.AST]] = []
         taken: set[int] = set()
-        bases: list[tuple[ast.ClassDef, frozenset[str]]] = []   # a base, with the names the classes below define
+        # each class whose members may run, with the member names the classes below it define (none for a class
+        # reached itself), and whether it is reached itself (not only as a base)
+        classes: list[tuple[ast.ClassDef, frozenset[str]]] = []
+        bases: set[str] = set()
         queue: list[ast.AST] = [start]
 
         def take(owner: str, node: ast.AST) -> None:
             taken.add(id(node))
             found.append((owner, node))
-            queue.extend(d for name, at in _names_run(node, file) if (d := file.resolve(name, at)) is not None)
+            queue.extend(d for name, at, how in _names_run(node, file) if (d := _reach(file, name, at, how)) is not None)
 
-        def add_bases(cls: ast.ClassDef, below: frozenset[str]) -> None:
+        def add_class(cls: ast.ClassDef, below: frozenset[str]) -> None:
+            classes.append((cls, below))
             below = below | {n for stmt in cls.body for n in _member_names(stmt)}
             for base in cls.bases:
                 b = file.resolve(base.id, cls.lineno) if isinstance(base, ast.Name) else None
-                if isinstance(b, ast.ClassDef) and all(b is not c for c, _ in bases):
-                    bases.append((b, below))
-                    add_bases(b, below)
+                if isinstance(b, ast.ClassDef) and all(b is not c for c, _ in classes):
+                    bases.add(b.name)
+                    add_class(b, below)
 
         while True:
             while queue:
                 node = queue.pop(0)
-                if id(node) not in taken:
+                if id(node) in taken:
+                    continue
+                if not isinstance(node, ast.ClassDef):
                     take(node.name, node)
-                    if isinstance(node, ast.ClassDef):
-                        add_bases(node, frozenset())
-            names, past, computed = _reached([n for _, n in found], {b.name for b, _ in bases})
+                    continue
+                taken.add(id(node))
+                if any(node is c for c, _ in classes):     # a base reached itself too: all it defines may run
+                    classes[:] = [(c, frozenset() if c is node else b) for c, b in classes]
+                else:
+                    add_class(node, frozenset())
+                for stmt in node.body:                     # what runs with the class statement (not a docstring)
+                    if not _member_names(stmt) and not isinstance(stmt, ast.Pass) and not (
+                            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+                        take(node.name, stmt)
+            names, past, computed = _reached([n for _, n in found], bases)
             before = len(found)
-            for base, below in bases:
-                for stmt in base.body:
+            for cls, below in classes:
+                for stmt in cls.body:
                     members = _member_names(stmt)
                     if id(stmt) not in taken and members and any(_runs(m, below, names, past, computed)
                                                                  for m in members):
-                        take(base.name, stmt)
-            if len(found) == before:          # a member taken may call another: read again until none is
+                        take(cls.name, stmt)
+            if len(found) == before and not queue:    # a member taken may call another: read again until none is
                 return found
     except RecursionError:
         return []

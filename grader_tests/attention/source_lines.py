@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import functools
 
-from grading.family import class_family
+from grading.family import class_family, holder
 from grading.i18n import Msg, msg
 from grading.load_hints import where_in
 
@@ -66,6 +66,13 @@ def family(source: str | None, cls_name: str) -> tuple[tuple[str, ast.AST], ...]
     return () if tree is None else tuple(class_family(tree, cls_name, MODULE))
 
 
+@functools.lru_cache(maxsize=8)
+def holder_of(source: str | None, cls_name: str) -> str | None:
+    """The name of the class ``cls_name`` holds (``grading.family.holder``): the owner of the class's own lines."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    return None if tree is None else holder(tree, cls_name, MODULE)
+
+
 def _code(source: str, node: ast.AST) -> str:
     """The code of ``node`` as written, or shortened: a method call keeps its method, so that a long
     ``torch.ones(n, m, dtype=torch.bool).triu()`` reads ``torch.ones(...).triu()``, not ``torch.ones(...)``."""
@@ -92,8 +99,8 @@ def _own_first(found: list, source: str | None, cls_name: str) -> list:
     """The class's own findings when it has any (a wrapper computing its own softmax beside the module it
     builds), else those of the code it runs. The class is the family's first member: the one ``cls_name``
     holds, under its own name when ``cls_name`` is an alias of it."""
-    first = family(source, cls_name)[:1]
-    own = [f for f in found if first and f[1] == first[0][0]]
+    name = holder_of(source, cls_name)
+    own = [f for f in found if name is not None and f[1] == name]
     return own or found
 
 

@@ -1,0 +1,148 @@
+"""Round 33: multi-head hints that never contradict the code (the round's corpus files, r33_*.py in
+tests/fixtures/submissions/faulty/, carry their `# diagnosis:` headers, which test_fair_corpus.py checks; the
+lines they quote are checked by test_quoted_lines_round31.py).
+
+1. The line finder (grading/family.py) reads a class member by member: a method nothing calls is not code the
+   tests ran. Before, a class the code builds (``self.core = Core()``) and the class itself were read whole, so
+   an uncalled method's ``torch.softmax(s, dim=-1)`` was quoted as the softmax over the queries, while the
+   hand-written softmax that ran normalised over dim=-2.
+2. It follows a module-level instance (``_core = Core()`` used as ``_core(x)`` or ``_core.attend(x)``) and a
+   class whose attribute the code reads (``Ops.normalise(s)``). Before, these gave no line.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grader_tests.attention import source_lines
+from tests.grading.helpers import code_names, english_in_zh
+
+SDPA = "ScaledDotProductAttention"
+HEAD = "import torch\nfrom torch import nn\n\n\n"
+FORWARD = "    def forward(self, q, k, v, additive_mask=None, *, return_weights=False):\n"
+RETURN = "        return (w @ v, w) if return_weights else w @ v\n"
+HAND_SOFTMAX = ("e = torch.exp(s - s.amax(dim=-2, keepdim=True))\n"
+                "return e / e.sum(dim=-2, keepdim=True)\n")
+
+
+def _line(source: str, text: str) -> int:
+    return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)
+
+
+def _axis(source: str, cls_name: str = SDPA) -> str | None:
+    note = source_lines.softmax_axis_note(source, cls_name)
+    return None if note is None else note["en"]
+
+
+def _indented(body: str, depth: int = 2) -> str:
+    return "".join(f"{'    ' * depth}{line}\n" for line in body.splitlines())
+
+
+def _core(forward_body: str, uncalled: str = "return torch.softmax(s, dim=-1)") -> str:
+    """A class Core whose forward runs ``forward_body`` and whose ``reference`` nothing calls."""
+    return ("class Core(nn.Module):\n    def reference(self, s):\n" + _indented(uncalled) +
+            "\n    def forward(self, s):\n" + _indented(forward_body) + "\n\n")
+
+
+# ----------------------------------------------------------------------------- 1. only the members that run
+def test_an_uncalled_method_of_a_class_the_kernel_builds_is_not_quoted():
+    """Before: 'line 6 (in Core): torch.softmax(s, dim=-1) normalises over dim=-1, which holds the queries', a
+    method nothing calls, while Core.forward's own softmax normalised over dim=-2 (r33_core_subobject_hand_
+    softmax_query_axis.py)."""
+    source = (HEAD + _core(HAND_SOFTMAX) + "class ScaledDotProductAttention(nn.Module):\n"
+              "    def __init__(self):\n        super().__init__()\n        self.core = Core()\n\n" + FORWARD +
+              "        w = self.core(q @ k.mT)\n" + RETURN)
+    assert _axis(source) is None
+    assert [(owner, node.name) for owner, node in source_lines.family(source, SDPA)] == [
+        (SDPA, "__init__"), (SDPA, "forward"), ("Core", "forward")]
+
+
+def test_an_uncalled_method_of_the_class_itself_is_not_quoted():
+    source = (HEAD + "class ScaledDotProductAttention(nn.Module):\n    def reference(self, s):\n"
+              "        return torch.softmax(s, dim=-1)\n\n" + FORWARD + "        s = q @ k.mT\n" +
+              _indented(HAND_SOFTMAX.replace("return ", "w = ")) + RETURN)
+    assert _axis(source) is None
+
+
+def test_the_called_method_of_a_built_class_is_quoted_and_its_uncalled_sibling_is_not():
+    """Before: no line (two softmaxes found in Core, the called one and the uncalled one)."""
+    source = (HEAD + _core("return self.attend(s)") .replace(
+        "    def forward", "    def attend(self, s):\n        return torch.softmax(s, dim=-2)\n\n    def forward") +
+        "class ScaledDotProductAttention(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.core = Core()\n\n" + FORWARD + "        w = self.core(q @ k.mT)\n" + RETURN)
+    said = _axis(source)
+    line = _line(source, "dim=-2")
+    assert said == f"line {line} (in Core): torch.softmax(s, dim=-2) normalises over dim=-2, the queries of " \
+                   "[B, H, Nq, Nk]", said
+    zh = source_lines.softmax_axis_note(source, SDPA)["zh"]
+    assert zh.startswith(f"第 {line} 行（在 Core 中）：") and english_in_zh(zh, code_names(source)) == [], zh
+
+
+@pytest.mark.parametrize("read", ["self.reference", "getattr(self, 'reference')", "getattr(self, name)"])
+def test_a_method_read_by_name_or_by_a_computed_name_counts_as_run(read):
+    """A method the code reads (a hook, getattr) may run: the class then has two softmaxes and no line is quoted."""
+    source = (HEAD + "class ScaledDotProductAttention(nn.Module):\n    def reference(self, s):\n"
+              "        return torch.softmax(s, dim=-1)\n\n" + FORWARD + f"        name, keep = 'x', {read}\n"
+              "        w = torch.softmax(q @ k.mT, dim=-2)\n" + RETURN)
+    assert _axis(source) is None
+
+
+def test_a_forward_defined_in_a_block_of_the_class_body_is_still_read():
+    source = (HEAD + "FAST = True\n\n\nclass ScaledDotProductAttention(nn.Module):\n    if FAST:\n    " +
+              FORWARD + "            w = torch.softmax(q @ k.mT, dim=-2)\n    " + RETURN)
+    said = _axis(source)
+    assert said is not None and said.startswith(f"line {_line(source, 'dim=-2')}: torch.softmax"), said
+
+
+# ----------------------------------------------------------------------------- 2. instances and class attributes
+_ROWNORM = "class RowNorm(nn.Module):\n    def forward(self, s):\n        return torch.softmax(s, dim=-2)\n\n" \
+           "    def rows(self, s):\n        return torch.softmax(s, dim=-1)\n\n\n"
+
+
+@pytest.mark.parametrize("binding, use", [
+    ("_norm = RowNorm()", "_norm(q @ k.mT)"),
+    ("_norm = RowNorm()", "_norm.forward(q @ k.mT)"),
+    ("Norm = RowNorm\n_norm = Norm()", "_norm(q @ k.mT)"),
+    ("_norm: nn.Module = RowNorm()", "_norm(q @ k.mT)"),
+])
+def test_a_module_level_instance_is_followed_to_the_method_that_runs(binding, use):
+    """Before: no line (a module-level instance was not followed)."""
+    source = HEAD + _ROWNORM + binding + "\n\n\nclass ScaledDotProductAttention(nn.Module):\n" + FORWARD + \
+        f"        w = {use}\n" + RETURN
+    said = _axis(source)
+    assert said is not None and said.startswith(f"line {_line(source, 'dim=-2')} (in RowNorm): "
+                                                "torch.softmax(s, dim=-2) normalises over dim=-2"), said
+
+
+def test_a_class_whose_static_method_the_code_calls_is_followed():
+    source = (HEAD + "class Ops:\n    @staticmethod\n    def normalise(s):\n        return s.softmax(dim=-2)\n\n"
+              "    @staticmethod\n    def unused(s):\n        return s.softmax(dim=-1)\n\n\n"
+              "class ScaledDotProductAttention(nn.Module):\n" + FORWARD + "        w = Ops.normalise(q @ k.mT)\n" + RETURN)
+    said = _axis(source)
+    assert said is not None and said.startswith(f"line {_line(source, 'dim=-2')} (in Ops): s.softmax(dim=-2)"), said
+
+
+@pytest.mark.parametrize("binding, use", [
+    ("_norm = make()", "_norm(q @ k.mT)"),                                  # a function's result: not followed
+    ("_norm = RowNorm() if FAST else None", "_norm(q @ k.mT)"),             # which one is not written down
+    ("_norm = RowNorm()\nif FAST:\n    _norm = None", "_norm(q @ k.mT)"),   # rebound in a block
+    ("_norm = None", "torch.softmax(q @ k.mT, dim=-1) if isinstance(q, RowNorm) else None"),  # a class named
+])
+def test_a_name_that_may_hold_something_else_or_only_names_a_class_is_not_followed(binding, use):
+    source = (HEAD + "FAST = True\n\n\ndef make():\n    return RowNorm()\n\n\n" + _ROWNORM + binding +
+              "\n\n\nclass ScaledDotProductAttention(nn.Module):\n" + FORWARD + f"        w = {use}\n" + RETURN)
+    owners = [owner for owner, _ in source_lines.family(source, SDPA)]
+    assert "RowNorm" not in owners, owners
+
+
+def test_a_causal_mask_built_in_a_sub_object_is_quoted_beside_its_uncalled_helper():
+    """Before: no line (the Masker's uncalled tril helper made two triangles)."""
+    source = (HEAD + "class Masker(nn.Module):\n    def keep_lower(self, n):\n        return torch.tril(torch.ones(n, n))\n\n"
+              "    def forward(self, n):\n        return torch.ones(n, n, dtype=torch.bool).triu(0)\n\n\n"
+              "class MultiHeadAttention(nn.Module):\n    def __init__(self, d_model, num_heads, head_dim=None):\n"
+              "        super().__init__()\n        self.masker = Masker()\n\n"
+              "    def forward(self, x, context=None, additive_mask=None, *, key_padding_mask=None, return_weights=False):\n"
+              "        return self.masker(x.shape[1])\n")
+    note = source_lines.causal_note(source, "MultiHeadAttention")
+    assert note is not None and note["en"] == f"line {_line(source, '.triu(0)')} (in Masker) builds a triangular " \
+                                              "mask: torch.ones(n, n, dtype=torch.bool).triu(0)", note
