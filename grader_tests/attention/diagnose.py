@@ -83,11 +83,12 @@ FAULTS: dict[str, Msg] = {
     "mask_after_softmax": msg("the blocked positions are zeroed after the softmax, so the rows no longer sum "
                               "to 1: add the mask to the scores before the softmax",
                               "被屏蔽的位置是在 softmax 之后置零的，因此行和不再为 1：应在 softmax 之前把 mask 加到 score 上"),
-    "mask_added_after_softmax": msg("the weights are the softmax of the unmasked scores plus the mask, -inf on the "
-                                    "blocked keys: the mask is added after the softmax; add it to the scores before "
-                                    "the softmax",
-                                    "权重等于未加 mask 的 score 的 softmax 再加上 mask（被屏蔽的 key 处为 -inf）：mask 是在 "
-                                    "softmax 之后加上的；应在 softmax 之前把它加到 score 上"),
+    # "applied", not "added": masked_fill(-inf) after the softmax gives the same numbers (round 33)
+    "mask_added_after_softmax": msg("the weights are the softmax of the unmasked scores with -inf on the blocked "
+                                    "keys (the mask added or filled in after the softmax): add the mask to the "
+                                    "scores before the softmax",
+                                    "权重等于未加 mask 的 score 的 softmax，且被屏蔽的 key 处为 -inf（mask 是在 "
+                                    "softmax 之后才加上或填入的）：应在 softmax 之前把 mask 加到 score 上"),
     "mask_ignored": msg("the output and the weights are those without the mask: here the mask had no effect",
                         "输出和权重都与不加 mask 时相同：这里 mask 没有起作用"),
     "weights_unmasked": msg("the returned weights are the softmax of the scores without the mask (blocked keys "
@@ -169,9 +170,11 @@ FAULTS: dict[str, Msg] = {
                                 "输出与按相反顺序拼接各 head 的结果一致（head H-1 的特征在最前）：应使用 "
                                 "transpose(1, 2).reshape(B, N, H * head_dim) 合并，第 h 个 head 占特征 "
                                 "[h*head_dim, (h+1)*head_dim)"),
-    "shared_q": msg("the output matches q_proj used for the keys and values too: project K with k_proj "
-                    "and V with v_proj",
-                    "输出与 K、V 也使用 q_proj 的结果一致：K 应使用 k_proj，V 应使用 v_proj"),
+    "shared_q": msg("the output matches q_proj used for the keys and values too, or the projected queries passed "
+                    "to ScaledDotProductAttention as the keys and values: project K with k_proj and V with v_proj, "
+                    "passed in the order (q, k, v)",
+                    "输出与 K、V 也使用 q_proj 的结果一致，或与把投影后的 query 当作 key 和 value 传给 "
+                    "ScaledDotProductAttention 的结果一致：K 应使用 k_proj，V 应使用 v_proj，并按 (q, k, v) 的顺序传入"),
     "kv_from_x": msg("the output matches keys and values projected from x: in cross-attention they come "
                      "from the context",
                      "输出与 K、V 从 x 投影的结果一致：cross-attention 中 K、V 应来自 context"),
@@ -179,9 +182,13 @@ FAULTS: dict[str, Msg] = {
                             "whatever num_heads is, 1 included",
                             "输出与合并后的 head 不经过 out_proj 直接返回的结果一致：无论 num_heads 是多少（包括 1），"
                             "都要应用 out_proj"),
-    "kv_swapped": msg("the output matches keys projected with v_proj and values with k_proj: K = k_proj(context), "
-                      "V = v_proj(context)",
-                      "输出与 key 用 v_proj、value 用 k_proj 投影的结果一致：应为 K = k_proj(context)，V = v_proj(context)"),
+    # the same numbers come from swapped projections and from swapped arguments: both are said (round 33)
+    "kv_swapped": msg("the output matches keys projected with v_proj and values with k_proj, or the projected keys "
+                      "and values passed to ScaledDotProductAttention in each other's place: K = k_proj(context), "
+                      "V = v_proj(context), passed in the order (q, k, v)",
+                      "输出与 key 用 v_proj、value 用 k_proj 投影的结果一致，或投影后的 key 与 value 在传给 "
+                      "ScaledDotProductAttention 时互换了位置：应为 K = k_proj(context)，V = v_proj(context)，并按 "
+                      "(q, k, v) 的顺序传入"),
     "split_dim_first": msg("the output matches heads split with view(B, N, head_dim, H), so that each head takes "
                            "every H-th feature: split with view(B, N, H, head_dim).transpose(1, 2), head h taking "
                            "features [h*head_dim, (h+1)*head_dim)",
@@ -377,10 +384,18 @@ def _projection_roles(fault: str) -> Msg:
     zh = "、".join(f"{role} 用 {proj} 投影" for role, proj in wrong)
     code = "; ".join(f"{role.lower()} = self.{proj}(...)" for role, proj in wrong)
     code_zh = "、".join(f"`{role.lower()} = self.{proj}(...)`" for role, proj in wrong)
-    return msg(f"the output matches {en} ({code}): each role has its own projection, Q = q_proj(x), "
-               "K = k_proj(context), V = v_proj(context)",
-               f"输出与 {zh}的结果一致（{code_zh}）：每个角色使用各自的投影，Q = q_proj(x)，K = k_proj(context)，"
-               "V = v_proj(context)")
+    # the same numbers come from a tensor passed to ScaledDotProductAttention in another role's place
+    # (attention(q, q, v)): that is said too, as the code may project every role right (round 33)
+    passed = ", ".join(f"the projected {_ROLE_WORDS[proj[0].upper()]} as the {_ROLE_WORDS[role]}" for role, proj in wrong)
+    passed_zh = "、".join(f"把投影后的 {_ROLE_ZH[proj[0].upper()]} 当作 {_ROLE_ZH[role]}" for role, proj in wrong)
+    return msg(f"the output matches {en} ({code}), or ScaledDotProductAttention given {passed}: each role has its "
+               "own projection, Q = q_proj(x), K = k_proj(context), V = v_proj(context), passed in the order (q, k, v)",
+               f"输出与 {zh}的结果一致（{code_zh}），或与{passed_zh} 传给 ScaledDotProductAttention 的结果一致：每个角色"
+               "使用各自的投影，Q = q_proj(x)，K = k_proj(context)，V = v_proj(context)，并按 (q, k, v) 的顺序传入")
+
+
+_ROLE_WORDS = {"Q": "queries", "K": "keys", "V": "values"}
+_ROLE_ZH = {"Q": "query", "K": "key", "V": "value"}
 
 
 FAULTS.update({fault: _projection_roles(fault) for fault in C.PROJECTION_ROLE_FAULTS})

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader_tests.attention import source_lines
+from grader_tests.attention import cases as C
+from grader_tests.attention import diagnose, source_lines
 from tests.grading.helpers import code_names, english_in_zh
 
 SDPA = "ScaledDotProductAttention"
@@ -146,3 +147,22 @@ def test_a_causal_mask_built_in_a_sub_object_is_quoted_beside_its_uncalled_helpe
     note = source_lines.causal_note(source, "MultiHeadAttention")
     assert note is not None and note["en"] == f"line {_line(source, '.triu(0)')} (in Masker) builds a triangular " \
                                               "mask: torch.ones(n, n, dtype=torch.bool).triu(0)", note
+
+
+# ----------------------------------------------------------------------------- 3. what the numbers cannot tell apart
+@pytest.mark.parametrize("key", ["kv_swapped", "shared_q", *C.PROJECTION_ROLE_FAULTS])
+def test_a_projection_hint_also_says_the_tensors_may_be_passed_in_each_others_place(key):
+    """The same numbers come from ``self.attention(q, v, k)`` with every projection right
+    (r33_mha_kernel_called_kv_swapped.py): before, the hint said only 'keys projected with v_proj ...: K = k_proj(context)',
+    which the student's code already did."""
+    said = diagnose.FAULTS[key]
+    assert "ScaledDotProductAttention" in said["en"] and said["en"].endswith("passed in the order (q, k, v)"), said
+    assert "ScaledDotProductAttention" in said["zh"] and said["zh"].endswith("并按 (q, k, v) 的顺序传入"), said
+    assert english_in_zh(said["zh"], set()) == [], said["zh"]
+
+
+def test_the_mask_after_the_softmax_is_said_as_added_or_filled_in():
+    """``w.masked_fill(mask.isinf(), -inf)`` after the softmax gives these numbers too
+    (r33_neg_inf_filled_after_softmax.py): before, the hint said the mask 'is added'."""
+    said = diagnose.FAULTS["mask_added_after_softmax"]
+    assert "added or filled in after the softmax" in said["en"] and "加上或填入" in said["zh"], said
