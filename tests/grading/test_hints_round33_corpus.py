@@ -1,0 +1,49 @@
+"""Round 33's corpus files (tests/fixtures/submissions/faulty/r33_*.py), graded in the slow lane (about 0.4 s a file;
+test_fair_corpus.py, test_grading.py and test_quoted_lines_round31.py grade them with the whole corpus): every line
+a hint quotes is the one the round's file marks as the code that ran, in the class that holds it, and a file whose
+only softmax call sits in a method nothing calls has no line quoted at all."""
+
+from __future__ import annotations
+
+import pytest
+
+from grading.i18n import is_msg
+from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
+from tests.grading.test_quoted_lines_round31 import quoted_lines
+
+ROUND = sorted((SUBMISSIONS / "faulty").glob("r33_*.py"))
+pytestmark = pytest.mark.slow
+
+# file -> (owner, code) of the one line its hints may quote: the code that ran (None: no line is quoted; the
+# file's only readable softmax call is in a method nothing calls)
+QUOTED = {
+    "r33_core_subobject_two_softmaxes_one_used": ("Kernel", "torch.softmax(scores, dim=-2)"),
+    "r33_module_instance_alias_softmax_dim_minus2": ("RowNorm", "torch.softmax(scores, dim=-2)"),
+    "r33_module_instance_method_softmax_dim_minus2": ("AttentionOps", "F.softmax(scores, dim=-2)"),
+    "r33_static_helper_class_softmax_dim_minus2": ("Ops", "s.softmax(dim=-2)"),
+    "r33_core_subobject_causal_unused_helper": ("Masker", "torch.ones(nq, nk, dtype=torch.bool, device=device).triu(0)"),
+    "r33_core_subobject_hand_softmax_query_axis": None,
+    "r33_uncalled_method_softmax_hand_query_axis": None,
+}
+
+
+def test_the_round_adds_at_least_25_files_with_a_declared_diagnosis():
+    assert len(ROUND) >= 25
+    for path in ROUND:
+        assert path.read_text(encoding="utf-8").splitlines()[1].startswith("# diagnosis: "), path.name
+
+
+@pytest.mark.parametrize("name", sorted(QUOTED))
+def test_a_hint_quotes_the_line_that_ran_in_the_class_that_holds_it(executor, name):
+    path = SUBMISSIONS / "faulty" / f"{name}.py"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    quoted = set()
+    for t in graded_corpus_file(executor, path)["tests"]:
+        if t["outcome"] != "passed" and is_msg(t["feedback"]):
+            quoted.update(quoted_lines(t["feedback"]["en"]))
+    if QUOTED[name] is None:
+        assert quoted == set(), quoted
+        return
+    owner, code = QUOTED[name]
+    line = next(i for i, text in enumerate(lines, 1) if code in text)
+    assert quoted == {(line, owner, code)}, quoted
