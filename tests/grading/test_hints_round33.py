@@ -166,3 +166,39 @@ def test_the_mask_after_the_softmax_is_said_as_added_or_filled_in():
     (r33_neg_inf_filled_after_softmax.py): before, the hint said the mask 'is added'."""
     said = diagnose.FAULTS["mask_added_after_softmax"]
     assert "added or filled in after the softmax" in said["en"] and "加上或填入" in said["zh"], said
+
+
+# ----------------------------------------------------------------------------- 4. the other hints that read the class
+_UNCALLED_BESIDE = ("class ScaledDotProductAttention(nn.Module):\n    def debug(self, w):\n        {uncalled}\n"
+                    "        return w\n\n" + FORWARD + "        w = torch.softmax(q @ k.mT, dim=-1)\n        {used}\n" + RETURN)
+
+
+def test_an_in_place_change_in_a_method_nothing_calls_is_not_quoted():
+    """Before: 'changes a tensor in place on line 7 (w.exp_())', in a method nothing calls."""
+    from grading.load_hints import inplace_backward_note
+
+    message = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
+               "[torch.FloatTensor [2, 3, 4, 4]] is at version 1")
+    source = HEAD + _UNCALLED_BESIDE.format(uncalled="w.exp_()", used="w = w * 1.0")
+    assert inplace_backward_note(source, SDPA, message) is None
+    source = HEAD + _UNCALLED_BESIDE.format(uncalled="w = w * 1.0", used="w.mul_(1.0)")
+    note = inplace_backward_note(source, SDPA, message)
+    assert note is not None and f"on line {_line(source, 'w.mul_(1.0)')} (w)" in note["en"], note
+
+
+def test_a_dropout_in_a_method_nothing_calls_is_not_quoted_as_the_randomness():
+    """Before: 'line 7 calls F.dropout(w, 0.1), which drops values whatever the mode', in a method nothing calls,
+    while forward's own randomness was hand-written (r33_bernoulli_dropout_always.py's style)."""
+    source = ("import torch.nn.functional as F\n" + HEAD + _UNCALLED_BESIDE.format(
+        uncalled="w = F.dropout(w, 0.1)", used="w = w * torch.bernoulli(torch.full_like(w, 0.9)) / 0.9"))
+
+    class Student:
+        pass
+
+    student = Student()
+    student.source = source
+    assert diagnose.randomness(student, SDPA) == diagnose.FAULTS["dropout"]
+    student.source = source.replace("    def forward", "    def forward_old(self, w):\n        return F.dropout(w, 0.1)"
+                                    "\n\n    def forward", 1).replace("w = w * torch.bernoulli", "w = self.forward_old(w) * torch.bernoulli")
+    said = diagnose.randomness(student, SDPA)["en"]
+    assert f"line {_line(student.source, 'return F.dropout')} calls F.dropout(w, 0.1)" in said, said
