@@ -280,14 +280,20 @@ def _reached(nodes: list[ast.AST], bases: set[str]) -> tuple[set[str], set[str],
     return names, past, computed
 
 
+# The members of an nn.Module that run without the file naming them: the tests call forward (through __call__)
+# and eval() (which calls train(False)); nn.Linear's __init__ calls reset_parameters, printing calls extra_repr.
+_CALLED_FOR_IT = frozenset({"forward", "eval", "train", "reset_parameters", "extra_repr"})
+
+
 def _runs(name: str, below: frozenset[str], names: set[str], past: set[str], computed: bool) -> bool:
-    """Whether a base class's member ``name`` runs: Python and the tests call the dunders and ``forward``, the
-    code calls the rest by name; a member a class below defines again runs only when read past the override."""
+    """Whether a class's member ``name`` runs: Python calls the dunders, torch and the tests those of
+    ``_CALLED_FOR_IT``, the code calls the rest by name; a member a class below defines again runs only when read
+    past the override."""
     if name in past:
         return True
     if name in below:
         return False
-    return (name.startswith("__") and name.endswith("__")) or name == "forward" or name in names or computed
+    return (name.startswith("__") and name.endswith("__")) or name in _CALLED_FOR_IT or name in names or computed
 
 
 def _reach(file: _File, name: str, at: int | None, how: str) -> ast.AST | None:

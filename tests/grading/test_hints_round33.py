@@ -202,3 +202,13 @@ def test_a_dropout_in_a_method_nothing_calls_is_not_quoted_as_the_randomness():
                                     "\n\n    def forward", 1).replace("w = w * torch.bernoulli", "w = self.forward_old(w) * torch.bernoulli")
     said = diagnose.randomness(student, SDPA)["en"]
     assert f"line {_line(student.source, 'return F.dropout')} calls F.dropout(w, 0.1)" in said, said
+
+
+@pytest.mark.parametrize("method", ["eval(self)", "train(self, mode=True)"])
+def test_a_method_torch_or_the_tests_call_without_the_file_naming_it_counts_as_run(method):
+    """The tests call eval() (which calls train(False)): an override of either runs, though the file never names it."""
+    source = (HEAD + "class ScaledDotProductAttention(nn.Module):\n" + f"    def {method}:\n"
+              "        self.w = torch.softmax(self.s, dim=-2)\n        return self\n\n" + FORWARD +
+              "        w = q @ k.mT\n" + RETURN)
+    said = _axis(source)
+    assert said is not None and said.startswith(f"line {_line(source, 'dim=-2')}: torch.softmax"), said
