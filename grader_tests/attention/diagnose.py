@@ -1043,6 +1043,17 @@ SDPA_CULPRIT = msg("ScaledDotProductAttention alone, given the heads and the mas
                    "而不在多头封装中")
 
 
+# Said beside qk_swapped in multi-head self-attention, where the numbers cannot tell the kernel's scores
+# K Q^T from the wrapper's queries and keys swapped (round 33: r33_mha_fused_weights_chunk_kqv.py).
+QK_SWAPPED_IN_WRAPPER = msg("in self-attention MultiHeadAttention gives these numbers too when its projected queries "
+                            "and keys change places (Q computed with k_proj and K with q_proj, or passed to "
+                            "ScaledDotProductAttention in each other's place): Q = q_proj(x) goes in as the "
+                            "queries, K = k_proj(context) as the keys",
+                            "在 self-attention 中，若 MultiHeadAttention 把投影后的 query 与 key 互换了位置（Q 用 "
+                            "k_proj、K 用 q_proj 计算，或传给 ScaledDotProductAttention 时互换了位置），也会得到同样"
+                            "的结果：应把 Q = q_proj(x) 作为 query、K = k_proj(context) 作为 key 传入")
+
+
 class MhaBuilder(Protocol):
     """What the confirmation needs of the student: ``AttentionStudent.mha`` (and ``sdpa``, to tell a
     mistake of the wrapper from one of the ScaledDotProductAttention it calls)."""
@@ -1259,8 +1270,13 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
         seen_weights = weights is not None and weights.shape == case.variant(fault)[1].shape
         if fault == "mask_ignored" and not seen_weights:
             return FAULTS["additive_mask_output_unmasked"]
-        return with_source_line(mha_key(fault, x.shape[-1], head_dim), student, "MultiHeadAttention",
+        said = with_source_line(mha_key(fault, x.shape[-1], head_dim), student, "MultiHeadAttention",
                                 not seen_weights)
+        if fault == "qk_swapped" and student is not None and context is None:
+            # the multi-head model of qk_swapped is the wrapper's projected queries and keys swapped
+            # (cases.mha_variant); the kernel alone was not found to make it (_sdpa_alone)
+            said = cat(said, QK_SWAPPED_IN_WRAPPER, sep=SEMI)
+        return said
     if (names := _biases_left_out(case)) is not None:
         if student is not None:
             probe = probe or _probe_mha(student, case)

@@ -156,7 +156,10 @@ def test_mha_output_of_a_mistake_is_named_as_that_mistake_only(fault, case, out,
         twins = [fault]
     assert diagnose.mha(out, None, **MHA_SETUP, **case) == (None if twins else output_only)
     with_student = diagnose.mha(out, w, **MHA_SETUP, **case, student=Faulty(fault))
-    if fault in C.SDPA_FAULTS:   # where the stand-in's ScaledDotProductAttention alone makes it: named as its own
+    if fault == "qk_swapped" and "context" not in case and with_student != cat(diagnose.SDPA_CULPRIT, expected, sep=SEMI):
+        # round 33: in self-attention the wrapper's queries and keys swapped are said too (its kernel was not blamed)
+        assert with_student == cat(expected, diagnose.QK_SWAPPED_IN_WRAPPER, sep=SEMI)
+    elif fault in C.SDPA_FAULTS:   # where the stand-in's ScaledDotProductAttention alone makes it: named as its own
         assert with_student in (expected, cat(diagnose.SDPA_CULPRIT, diagnose.FAULTS[fault], sep=SEMI))
     else:
         assert with_student == expected

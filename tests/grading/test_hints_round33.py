@@ -212,3 +212,21 @@ def test_a_method_torch_or_the_tests_call_without_the_file_naming_it_counts_as_r
               "        w = q @ k.mT\n" + RETURN)
     said = _axis(source)
     assert said is not None and said.startswith(f"line {_line(source, 'dim=-2')}: torch.softmax"), said
+
+
+def test_a_multi_head_qk_swap_in_self_attention_also_names_the_wrappers_swapped_queries_and_keys():
+    """r33_mha_fused_weights_chunk_kqv.py unpacks ``k, q, v = F.linear(x, w, b).chunk(3, -1)`` and its kernel computes
+    Q @ K^T: before, the hint said only 'Q and K are swapped; the scores are Q @ K^T', which the kernel does."""
+    from tests.grading.test_diagnoses import Faulty
+
+    class WrapperSwap(Faulty):
+        def sdpa(self, q, k, v, mask=None, *, return_weights=False):   # the kernel is right
+            out, w = C.ref_output(q, k, v, mask), C.ref_weights(q, k, mask)
+            return (out, w.to(q.dtype)) if return_weights else out
+
+    params, x = C.mha_params(30, 16, 2, 8), C.tokens(42, 2, 5, 16)
+    out, _ = C.mha_variant(params, 2, 8, x, None, None, None, fault="qk_swapped")
+    said = diagnose.mha(out.float(), None, params, 2, 8, x, student=WrapperSwap("qk_swapped"))
+    assert said is not None and said["en"].startswith(diagnose.fault_name("qk_swapped", True)["en"]), said
+    assert diagnose.QK_SWAPPED_IN_WRAPPER["en"] in said["en"] and diagnose.QK_SWAPPED_IN_WRAPPER["zh"] in said["zh"]
+    assert english_in_zh(said["zh"], set()) == [], said["zh"]
