@@ -334,7 +334,7 @@ def class_family(tree: ast.Module, cls_name: str, module: str | None = None) -> 
         found: list[tuple[str, ast.AST]] = []
         taken: set[int] = set()
         # each class whose members may run, with the member names the classes below it define (none for a class
-        # reached itself), and whether it is reached itself (not only as a base)
+        # reached itself, not only as a base), and the names of the bases (read past an override: Base.f(self))
         classes: list[tuple[ast.ClassDef, frozenset[str]]] = []
         bases: set[str] = set()
         queue: list[ast.AST] = [start]
