@@ -383,7 +383,7 @@ def _expect_same_results(student, fresh_student) -> None:
         again = (student.sdpa(q, k, v, return_weights=True), fresh_student.sdpa(q, k, v, return_weights=True))
         raise Feedback(cat(msg(f"ScaledDotProductAttention (max difference {diff:.3g}): ",
                                f"ScaledDotProductAttention（最大差 {diff:.3g}）："),
-                           _why_sessions_differ((a, b), again, student)))
+                           _why_sessions_differ((a, b), again, student, "ScaledDotProductAttention")))
     # Equal twice is not enough: randomness seeded from the input repeats itself. The same sample
     # twice in one batch must give the same rows (a seeded dropout draws different masks for them).
     n = q.shape[0]
@@ -419,7 +419,7 @@ def _expect_same_results(student, fresh_student) -> None:
     if not identical(o1, o2):
         raise Feedback(cat(msg(f"MultiHeadAttention (max difference {max_err(o1, o2):.3g}): ",
                                f"MultiHeadAttention（最大差 {max_err(o1, o2):.3g}）："),
-                           _why_sessions_differ((o1, o2), (m1(x), m2(x)), student)))
+                           _why_sessions_differ((o1, o2), (m1(x), m2(x)), student, "MultiHeadAttention")))
     pad = torch.zeros(x.shape[0], x.shape[1], dtype=torch.bool)
     pad[1, 3:] = True
     try:
@@ -472,12 +472,13 @@ def _results(r) -> tuple:
     return r if isinstance(r, tuple) else (r,)
 
 
-def _why_sessions_differ(first: tuple, again: tuple, student):
-    """Two sessions gave different results for one call. Randomness is named only when a session
-    also differs from itself on the same call; otherwise what was seen is said as it is."""
+def _why_sessions_differ(first: tuple, again: tuple, student, cls_name: str):
+    """Two sessions gave different results for one call of class ``cls_name``. Randomness is named only when a
+    session also differs from itself on the same call; otherwise what was seen is said as it is. A dropout line is
+    quoted only from the code that class runs (another class's was not called)."""
     stable = all(identical(x, y) for r1, r2 in zip(first, again, strict=True)
                  for x, y in zip(_results(r1), _results(r2), strict=True))
-    return diagnose.FAULTS["call_history"] if stable else diagnose.randomness(student)
+    return diagnose.FAULTS["call_history"] if stable else diagnose.randomness(student, cls_name)
 
 
 def test_large_logits_stable(student):

@@ -13,6 +13,7 @@ lines they quote are checked by test_quoted_lines_round31.py).
 from __future__ import annotations
 
 import pytest
+import torch
 
 from grader_tests.attention import cases as C
 from grader_tests.attention import diagnose, source_lines
@@ -230,3 +231,24 @@ def test_a_multi_head_qk_swap_in_self_attention_also_names_the_wrappers_swapped_
     assert said is not None and said["en"].startswith(diagnose.fault_name("qk_swapped", True)["en"]), said
     assert diagnose.QK_SWAPPED_IN_WRAPPER["en"] in said["en"] and diagnose.QK_SWAPPED_IN_WRAPPER["zh"] in said["zh"]
     assert english_in_zh(said["zh"], set()) == [], said["zh"]
+
+
+def test_a_kernel_that_differs_between_sessions_quotes_no_dropout_line_of_the_wrapper():
+    """r33_kernel_bernoulli_wrapper_dropout.py: the kernel's own randomness is torch.bernoulli; before, the kernel's
+    determinism feedback quoted the wrapper's 'F.dropout(..., 0.1)', a class that test never ran."""
+    from grader_tests.attention.test_implementation import _why_sessions_differ
+
+    source = ("import torch.nn.functional as F\n" + HEAD + "class ScaledDotProductAttention(nn.Module):\n" + FORWARD +
+              "        w = torch.softmax(q @ k.mT, dim=-1)\n        w = w * torch.bernoulli(torch.full_like(w, 0.9))\n"
+              + RETURN + "\n\nclass MultiHeadAttention(nn.Module):\n    def forward(self, x):\n"
+              "        return F.dropout(x, 0.1)\n")
+
+    class Student:
+        pass
+
+    student = Student()
+    student.source = source
+    a, b = torch.zeros(2), torch.ones(2)
+    assert _why_sessions_differ((a, b), (b, a), student, SDPA) == diagnose.FAULTS["dropout"]
+    said = _why_sessions_differ((a, b), (b, a), student, "MultiHeadAttention")["en"]
+    assert f"line {_line(source, 'F.dropout(x, 0.1)')} calls F.dropout(x, 0.1)" in said, said

@@ -25,6 +25,8 @@ QUOTED = {
     "r33_mha_module_instance_causal_mask": ("CausalMask", "torch.triu(...)"),
     "r33_mha_mixin_causal_diagonal": ("CausalMixin", "torch.ones(n, n, device=device).triu(0)"),
     "r33_module_instance_of_subclass_override": ("QueryNorm", "torch.softmax(s, dim=-2)"),
+    "r33_module_instance_softmax_no_dim": ("Normaliser", "F.softmax(s)"),
+    "r33_module_instance_dropout_always": ("WeightDropout", "F.dropout(w, 0.1)"),
     "r33_core_subobject_hand_softmax_query_axis": None,
     "r33_uncalled_method_softmax_hand_query_axis": None,
 }
@@ -48,5 +50,20 @@ def test_a_hint_quotes_the_line_that_ran_in_the_class_that_holds_it(executor, na
         assert quoted == set(), quoted
         return
     owner, code = QUOTED[name]
-    line = next(i for i, text in enumerate(lines, 1) if code.split("(...)")[0] in text)
+    line = next(i for i, text in enumerate(lines, 1) if code.split("(...)")[0] in text and not text.startswith("#"))
     assert quoted == {(line, owner, code)}, quoted
+
+
+def test_the_kernels_determinism_feedback_quotes_no_dropout_line_of_the_wrapper(executor):
+    """The kernel is random through torch.bernoulli, the wrapper through its own F.dropout(..., 0.1): before, the
+    kernel's determinism test quoted the wrapper's line, code that test never ran."""
+    path = SUBMISSIONS / "faulty" / "r33_kernel_bernoulli_wrapper_dropout.py"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    wrapper = next(i for i, text in enumerate(lines, 1) if "F.dropout(" in text and not text.startswith("#"))
+    by_test = {t["id"]: quoted_lines(t["feedback"]["en"]) for t in graded_corpus_file(executor, path)["tests"]
+               if t["outcome"] != "passed" and is_msg(t["feedback"])}
+    assert by_test["test_deterministic"] == [], by_test["test_deterministic"]
+    quoting = {test for test, quoted in by_test.items() if quoted}
+    assert quoting and all(test.startswith(("test_mha", "test_padding")) for test in quoting), quoting
+    assert all(quoted == [(wrapper, None, "F.dropout(self.out_proj(self.merge_heads(out)), 0.1)")]
+               for test, quoted in by_test.items() if quoted), by_test
