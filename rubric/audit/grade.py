@@ -52,7 +52,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "no_result", "unasserted", "too_short", "shown", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "no_result", "unasserted", "planned", "too_short", "shown", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far", "bare")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -648,18 +648,50 @@ _BARE_FILLER = re.compile(
     r"(?<![高大])权重(?![高大])|热力图|的|也|能|证据", re.IGNORECASE)
 
 
-def _bare_caveat(cc: Checklist, concept: _Concept, s: _Sentence) -> bool:
+# a clause that gives a reason or a case: what it says is what the caveat in the clause before rests on
+_REASON_CLAUSE = re.compile(r"\b(?:because|since|so|therefore|thus|hence|would|need\w*|requires?|unless|without|e\.g|"
+                            r"for example|for instance)\b|因为|由于|所以|因此|需要|得把|要把|除非|例如|比如", re.IGNORECASE)
+
+
+def _listed_caveats(cc: Checklist, s: _Sentence, mine: list[re.Match], others: Sequence[_Concept]
+                    ) -> list[tuple[int, int]]:
+    """The clauses of ``s`` that are caveats of their own beside the one matched by ``mine`` (round 33: "my heatmap 不能
+    证明 causality，不能证明 feature importance，不能证明 model decision" earned limits 3, each caveat taking the others
+    as what it says): a clause with another caveat's keyword (``others``) or a negation, none of ``mine`` and no reason
+    (:data:`_REASON_CLAUSE`). A list of caveats gives none of them a reason; as many as make a keyword list
+    (``keyword_list_concepts``, the caveat's own included) are a list, two are prose ("The figure does not show
+    causality, and a high weight does not mean feature importance": the hand scores credit both in full)."""
+    if len(s.clauses) < cc.keyword_list_concepts:
+        return []
+    spans = [(m.start(), m.end()) for c in others for g in c.groups for m in s.find(g)] + list(s.cues)
+    out = []
+    for clause in s.clauses:
+        if any(clause.start <= m.start() < clause.end for m in mine) \
+                or _REASON_CLAUSE.search(s.text, clause.start, clause.end):
+            continue
+        if any(clause.start <= a < clause.end for a, _b in spans):
+            out.append((clause.start, clause.end))
+    return out if len(out) + 1 >= cc.keyword_list_concepts else []
+
+
+def _bare_caveat(cc: Checklist, concept: _Concept, s: _Sentence, others: Sequence[_Concept] = ()) -> bool:
     """A caveat stated as its keyword and a negation only ("- not causal", "causality: no", "因果：不能"): what is
     left once its one match, the negation words and filler words are blanked is under ``bare_caveat_units`` (the
     negation words, not the cue spans, which may cover a whole predicate: "reading causality off my heatmap is
-    impossible"). Two matches ("one seed, one toy example, cannot generalise") say what the case is: not bare."""
+    impossible"). Two matches ("one seed, one toy example, cannot generalise") say what the case is: not bare. The
+    other caveats of a list in the same sentence (``others``: the item's other caveats, :func:`_listed_caveats`) are
+    no part of what is left."""
     if not cc.bare_caveat_units:
         return False
     matches = [m for g in concept.groups for m in s.find(g)]
     if len(matches) != 1:
         return False
     a, b = matches[0].start(), matches[0].end()
-    rest = _BARE_FILLER.sub(" ", s.text[:a] + " " + s.text[b:])
+    text = s.text
+    siblings = [c for c in others if c is not concept and getattr(c, "mode", None) == "caveat"]
+    for start, end in _listed_caveats(cc, s, matches, siblings):
+        text = text[:start] + " " * (end - start) + text[end:]
+    rest = _BARE_FILLER.sub(" ", text[:a] + " " + text[b:])
     # a key or query named (k2, q1) says what of the student's figure it concerns (round 33: "要把 k2 去掉看输出会不会改变"
     # was bare where "I'd have to remove k2 and see whether the output changes" was not)
     return _units(rest) + len(_INDEX_LABEL.findall(rest)) < cc.bare_caveat_units
@@ -688,6 +720,16 @@ def _unasserted(cc: Checklist, sentences: list[_Sentence], idx: int, pos: int | 
         prev = next((j for j in range(idx - 1, -1, -1) if not sentences[j].is_heading), None)
         return prev is not None and _unasserted(cc, sentences, prev, None)
     return False
+
+
+def _planned_cell(s: _Sentence, pos: int) -> bool:
+    """Is the clause at ``pos`` a plan or an expectation about a query or key of the figure (round 33: "q0 should
+    attend mostly to k0", q0 应该主要关注 k0, earned the reading-budget concept as a reading)? Only a clause naming a
+    query or a key: "each row should sum to 1, because softmax normalises over the keys" derives a fact of every
+    row, and "the diagonal is bright, as expected" is a reading (:func:`_planned`)."""
+    clause = s.clause_at(pos)
+    piece = s.text[clause.start:clause.end]
+    return _planned(piece) and any(_cell_ref(m) for m in _CELL_READ.finditer(piece))
 
 
 def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence], lists: set[int],
@@ -730,6 +772,8 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             reasons.add("no_result")
         elif concept.mode != "caveat" and _unasserted(cc, sentences, idx, s.find(concept.groups[0])[0].start()):
             reasons.add("unasserted")   # "the rows are queries, my friend told me" (round 32)
+        elif concept.mode != "caveat" and _planned_cell(s, s.find(concept.groups[0])[0].start()):
+            reasons.add("planned")      # "q0 should attend mostly to k0": what should be, not what the figure shows
         elif s.find(cc.noncommittal):  # "the heatmap may or may not show causality" states both, so nothing
             reasons.add("noncommittal")
         elif (s.find(cc.false_facts) or _states_false_claim(cc, s)) and not _CONDITIONAL.search(s.text):
@@ -1041,7 +1085,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
         cands, reasons = found[(item.id, c.id)]
         # a caveat said in full goes before the same caveat said as a bare keyword (see _bare_caveat)
         if c.mode == "caveat" and len(cands) > 1:
-            cands = sorted(cands, key=lambda idx: _bare_caveat(cc, c, sentences[idx]))
+            cands = sorted(cands, key=lambda idx: _bare_caveat(cc, c, sentences[idx], item.concepts))
         for idx in cands:
             first = sentences[idx].find(c.groups[0])
             key = (idx, sentences[idx].text.count(";", 0, first[0].start()) if first else 0)
@@ -1159,7 +1203,8 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 credit = c.credit if (item.id, c.id) in credited else 0.0
                 reasons = found[(item.id, c.id)][1]
                 reason = next((r for r in _REASON_ORDER if r in reasons), "not_found")
-                if credit and c.mode == "caveat" and _bare_caveat(cc, c, sentences[credited_at[(item.id, c.id)]]):
+                if credit and c.mode == "caveat" and _bare_caveat(cc, c, sentences[credited_at[(item.id, c.id)]],
+                                                            item.concepts):
                     credit = min(c.credit / 2, max(0.0, item.full_credit_at / 2 - bare))
                     # past the cap a bare caveat earns nothing: said so, not "at most half credit" again (round 26)
                     reason = "bare" if credit else "bare_capped"
@@ -1434,10 +1479,32 @@ class _CellClaim:
     loose: bool = False
 
 
-def _cell_ref(m: re.Match) -> tuple[bool, int, tuple[int, ...]] | None:
-    """(names a query, its index, how it may be counted) of a :data:`_CELL_READ` match."""
+# a label counted from 0 somewhere in the audit ("q0", "key 0") counts every label written the same way from 0 (round
+# 33: "every query puts the least weight on k1" in an audit naming k0 was read as the first key, k0, as if counted
+# from 1). Only the same word: "query 1 ... query 2" beside the figure's ticks q0, q1 counts from 1, and rows and
+# columns are counted as students count them, either way.
+_LABEL_PREFIX = {"q": "q", "query": "query", "k": "k", "key": "key"}
+
+
+def _zero_labels(sentences: list[_Sentence]) -> frozenset[str]:
+    """The kinds of label ("q", "query", "k", "key") the audit numbers from 0: it names a q0 (query 0, k0, key 0)."""
+    out = set()
+    for s in sentences:
+        if "0" in s.text:
+            for m in _CELL_READ.finditer(s.text):
+                if m.group("n") is not None and int(m.group("n")) == 0:
+                    kind = _LABEL_PREFIX.get((m.group("q") or m.group("k")).lower())
+                    if kind:
+                        out.add(kind)
+    return frozenset(out)
+
+
+def _cell_ref(m: re.Match, zero: frozenset[str] = frozenset()) -> tuple[bool, int, tuple[int, ...]] | None:
+    """(names a query, its index, how it may be counted) of a :data:`_CELL_READ` match; ``zero``: the kinds of label
+    the audit numbers from 0 (:func:`_zero_labels`)."""
     if m.group("n") is not None:
-        return m.group("q") is not None, int(m.group("n")), (0, 1)
+        counted = (0,) if _LABEL_PREFIX.get((m.group("q") or m.group("k")).lower()) in zero else (0, 1)
+        return m.group("q") is not None, int(m.group("n")), counted
     if m.group("o") is not None:
         return m.group("oq") is not None, _ORDINALS[m.group("o")], (1,)
     if m.group("lq") is not None or m.group("lk") is not None:
@@ -1468,6 +1535,7 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = No
     """The cells the text reads, each with the query it follows in its clause: a value or a peak; the rows of
     weights it writes out; and the columns it reads as a whole (``low``: the figure's low end, see :func:`_low_end`)."""
     out: list[_CellClaim] = []
+    zero = _zero_labels(sentences)
     for idx, s in enumerate(sentences):
         if s.is_code or s.is_heading or s.is_question or s.answered_no or s.copied:
             continue
@@ -1480,7 +1548,7 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = No
         if _OTHER_TENSOR.search(s.text) or _planned(s.text):
             continue
         start_len = len(out)
-        cells = [(m.start(), m.end(), *ref) for m in _CELL_READ.finditer(s.text) if (ref := _cell_ref(m))]
+        cells = [(m.start(), m.end(), *ref) for m in _CELL_READ.finditer(s.text) if (ref := _cell_ref(m, zero))]
         if "_" in s.text or "[" in s.text:
             cells = _entry_cells(s.text, cells)
         diagonal = _DIAGONAL.search(s.text)
@@ -1566,7 +1634,7 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = No
                 out.append(_CellClaim(idx, s.text[qs:ke], row, col, None, bases=bases))
         if len(out) > mark:
             claimed.add(prev)
-        out.extend(_peak_anywhere(idx, s, cells, claimed))
+        out.extend(_peak_anywhere(idx, s, cells, claimed, low))
         out.extend(_column_reads(idx, s, cells, claimed, low))
         out.extend(_uniform_rows(idx, s, cells))
         bracketed = [(m.start(), m.end()) for m in _STATED_ROW.finditer(s.text)]
@@ -1640,9 +1708,28 @@ def _entry_cells(text: str, cells: list[tuple]) -> list[tuple]:
     return sorted([c for c in cells if not any(e[0] <= c[0] < e[1] for e in extra)] + extra)
 
 
-def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]) -> list[_CellClaim]:
+def _shade(part: str, low: str | None) -> tuple[re.Match, bool] | None:
+    """(the colour extreme, whether it is the low end) of a part that reads a key by its colour alone ("k2 is the
+    darkest in both rows", 两行里 k2 都是最暗的), by the figure's low end (``low``, see :func:`_low_end`): "darkest" is the
+    least weight on viridis, the most on Blues. None when the low end is not known, or when the part also has a
+    value word of either end or a comparison ("darker than"): which it reads would be a guess."""
+    if low is None:
+        return None
+    m = next((m for m in _COLUMN_EXTREME.finditer(part) if m.lastgroup in ("light", "dark")), None)
+    if m is None:
+        return None
+    rest = part[:m.start()] + " " + part[m.end():]
+    if _LOW_END.search(rest) or _PEAK.search(rest) or _PEAK_SHARE.search(rest) or _COMPARED.search(rest):
+        return None
+    return m, (m.lastgroup == "dark") == (low == "dark")
+
+
+def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int],
+                   low: str | None = None) -> list[_CellClaim]:
     """The peaks a sentence reads in another word order than "q1 ... most ... k0" (see :data:`_PEAK_PART_BREAK`),
-    in the parts of it whose key read nothing the usual way (``claimed``: where those that did start)."""
+    in the parts of it whose key read nothing the usual way (``claimed``: where those that did start). A colour word
+    reads a peak or a low end by the figure's low end (``low``, round 33: "k2 is the darkest column in both rows" on
+    viridis, false of the lab's q1, was not read)."""
     out: list[_CellClaim] = []
     bounds = [0, *(m.start() for m in _PEAK_PART_BREAK.finditer(s.text) if m.start() > 0), len(s.text)]
     for start, end in zip(bounds, bounds[1:], strict=False):
@@ -1650,13 +1737,14 @@ def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]
         inside = [c for c in cells if start <= c[0] < end]
         if any(c[0] in claimed for c in inside):
             continue
-        queries = {(c[3], c[4]) for c in inside if c[2]}
-        keys = {(c[3], c[4]) for c in inside if not c[2]}
+        # by index: "A_{0,0} ... in row q_0" names one query, however each may be counted (_zero_labels)
+        queries = {c[3] for c in inside if c[2]}
+        keys = {c[3] for c in inside if not c[2]}
         every = _every_query(part) if not queries and len(keys) == 1 and not _COLUMN_WHOLE.search(part) else None
         if every is not None:
             # "k0 is the key both queries read most" (两个 query 都主要看 k0): a peak of every row (round 26)
             inside = sorted([*inside, (start + every.start(), start + every.end(), True, 0, (0,))])
-            queries = {(0, (0,))}
+            queries = {0}
         if len(queries) != 1 or len(keys) != 1 or _OTHER_QUANTITY.search(part) or _GAP_VALUE.search(part):
             continue
         first = min(c[0] for c in inside)
@@ -1666,6 +1754,16 @@ def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]
         if every is not None:
             bases = tuple((0, cb) for cb in k[4])
         lowest = _LOWEST.search(part)
+        shade = _shade(part, low) if lowest is None else None
+        if shade is not None:
+            word, is_low = shade
+            a, b = start + word.start(), start + word.end()
+            first_at, last = min(first, a), max(max(c[1] for c in inside), b)
+            if not s.negated(first_at, last, context=False) and not any(
+                    start <= c0 < end and not a <= c0 < b for c0, _c1 in s.cues):
+                out.append(_CellClaim(idx, s.text[first_at:last], q[3], k[3], None, bases=bases, low=is_low,
+                                      every_row=every is not None))
+            continue
         if lowest is not None:
             if _lowest_read(s, start, end, lowest):
                 a, b = start + lowest.start(), start + lowest.end()
@@ -1696,6 +1794,12 @@ _COLUMN_WHOLE = re.compile(r"\b(?:overall|in total|total(?:ly)?|altogether|in al
                            r"of all (?:the )?(?:keys|columns)|(?:whole|entire) (?:heat\s*map|figure|map|grid|plot))\b|"
                            r"整体|总体|总共|合计|加起来|加总|总和|总量|全图|整张图|所有列|各列|(?:这|那)一列")
 _COLUMN_NAMED = re.compile(r"col|列")
+# the word "column" beside a key named by its label (round 33: "Column k0 is the brightest", "k2 is the darkest column",
+# "k0 列最亮", k2 是最暗的一列): the key is read as a column, as "column 0" is
+_COLUMN_BEFORE = re.compile(r"(?:\bcol(?:umn)?|(?<!序)列)\s*[:：]?\s*$", re.I)
+_COLUMN_AFTER = re.compile(r"\s*(?:col(?:umn)?\b|列|(?:这|那)一列)"
+                           r"|\s*(?:is|was)\s+(?:the\s+)?\w+\s+col(?:umn)?\b"
+                           r"|\s*(?:是|为)[^，,;。；\d]{0,8}?的?一列", re.I)
 # the column's extreme: the most weight, the least, the lightest colour, the darkest (named groups)
 _COLUMN_EXTREME = re.compile(
     r"(?P<high>\b(?:most|largest|highest|biggest|greatest|strongest|heaviest|maximum|max)\b|最多|最大|最高|最强|最重)"
@@ -1741,7 +1845,11 @@ def _column_reads(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int],
         clause = s.clause_at(k[0])
         if _SUPPOSED.search(s.text, clause.start, k[0]):
             continue
-        loose = not (_COLUMN_WHOLE.search(s.text, whole_start, whole_end) or _COLUMN_NAMED.search(s.text, k[0], k[1]))
+        whole = _COLUMN_WHOLE.search(s.text, whole_start, whole_end)
+        if _every_query(part) and not whole:
+            continue        # "k2 is the darkest column in both rows": each row's low end, read by _peak_anywhere
+        loose = not (whole or _COLUMN_NAMED.search(s.text, k[0], k[1]) or _COLUMN_BEFORE.search(s.text[start:k[0]])
+                     or _COLUMN_AFTER.match(s.text, k[1], end))
         if loose and (not _COLUMN_QUANTITY.search(part) or _GENERIC.search(part) or _every_query(part) or any(
                 c[2] for c in cells if whole_start <= c[0] < whole_end)):
             # (a query named in the part, before a comma or a colon, is the row the key is read in: "for q0, k1 gets
