@@ -648,50 +648,46 @@ _BARE_FILLER = re.compile(
     r"(?<![高大])权重(?![高大])|热力图|的|也|能|证据", re.IGNORECASE)
 
 
-# a clause that gives a reason or a case: what it says is what the caveat in the clause before rests on
+# a clause that gives a reason, a case or what the caveat is about (a number, a high weight, "whatever the code"): what
+# the caveats beside it rest on
 _REASON_CLAUSE = re.compile(r"\b(?:because|since|so|therefore|thus|hence|would|need\w*|requires?|unless|without|e\.g|"
-                            r"for example|for instance)\b|因为|由于|所以|因此|需要|得把|要把|除非|例如|比如", re.IGNORECASE)
+                            r"for example|for instance|whether|regardless|even if|(?:high|large|bright|strong)\w*\s+"
+                            r"(?:attention\s+)?(?:weights?|cells?|values?))\b|因为|由于|所以|因此|需要|得把|要把|要做|除非|"
+                            r"例如|比如|无论|不管|即使|(?<![不])(?:高|大)权重|权重(?:高|大)|\d", re.IGNORECASE)
 
 
-def _listed_caveats(cc: Checklist, s: _Sentence, mine: list[re.Match], others: Sequence[_Concept]
-                    ) -> list[tuple[int, int]]:
-    """The clauses of ``s`` that are caveats of their own beside the one matched by ``mine`` (round 33: "my heatmap 不能
-    证明 causality，不能证明 feature importance，不能证明 model decision" earned limits 3, each caveat taking the others
-    as what it says): a clause with another caveat's keyword (``others``) or a negation, none of ``mine`` and no reason
-    (:data:`_REASON_CLAUSE`). A list of caveats gives none of them a reason; as many as make a keyword list
-    (``keyword_list_concepts``, the caveat's own included) are a list, two are prose ("The figure does not show
-    causality, and a high weight does not mean feature importance": the hand scores credit both in full)."""
-    if len(s.clauses) < cc.keyword_list_concepts:
-        return []
-    spans = [(m.start(), m.end()) for c in others for g in c.groups for m in s.find(g)] + list(s.cues)
-    out = []
-    for clause in s.clauses:
-        if any(clause.start <= m.start() < clause.end for m in mine) \
-                or _REASON_CLAUSE.search(s.text, clause.start, clause.end):
-            continue
-        if any(clause.start <= a < clause.end for a, _b in spans):
-            out.append((clause.start, clause.end))
-    return out if len(out) + 1 >= cc.keyword_list_concepts else []
+def _bare_list(cc: Checklist, s: _Sentence) -> bool:
+    """Is ``s`` a list of caveats and nothing else (round 33: "my heatmap 不能证明 causality，不能证明 feature importance，
+    不能证明 model decision" earned limits 3, each caveat taking the others as what it says)? As many clauses as make a
+    keyword list (``keyword_list_concepts``), each a negation of its own, none with a reason, a number or a key or
+    query of the student's figure. "Not causal, not feature importance: one seed only" says what its case is, and
+    "cannot prove causality, feature importance, or the true mechanism" is one negation: neither is a bare list."""
+    clauses = [c for c in s.clauses if s.text[c.start:c.end].strip(" ,，、。.;；:：!！")]
+    if len(clauses) < cc.keyword_list_concepts:
+        return False
+    for clause in clauses:
+        piece = s.text[clause.start:clause.end]
+        if not any(clause.start <= a < clause.end for a, _b in s.cues) or _REASON_CLAUSE.search(piece) \
+                or _INDEX_LABEL.search(piece):
+            return False
+    return True
 
 
-def _bare_caveat(cc: Checklist, concept: _Concept, s: _Sentence, others: Sequence[_Concept] = ()) -> bool:
+def _bare_caveat(cc: Checklist, concept: _Concept, s: _Sentence) -> bool:
     """A caveat stated as its keyword and a negation only ("- not causal", "causality: no", "因果：不能"): what is
     left once its one match, the negation words and filler words are blanked is under ``bare_caveat_units`` (the
     negation words, not the cue spans, which may cover a whole predicate: "reading causality off my heatmap is
-    impossible"). Two matches ("one seed, one toy example, cannot generalise") say what the case is: not bare. The
-    other caveats of a list in the same sentence (``others``: the item's other caveats, :func:`_listed_caveats`) are
-    no part of what is left."""
+    impossible"). Two matches ("one seed, one toy example, cannot generalise") say what the case is: not bare. Each
+    caveat of a sentence that lists caveats and nothing else is bare (:func:`_bare_list`)."""
     if not cc.bare_caveat_units:
         return False
     matches = [m for g in concept.groups for m in s.find(g)]
     if len(matches) != 1:
         return False
+    if _bare_list(cc, s):
+        return True
     a, b = matches[0].start(), matches[0].end()
-    text = s.text
-    siblings = [c for c in others if c is not concept and getattr(c, "mode", None) == "caveat"]
-    for start, end in _listed_caveats(cc, s, matches, siblings):
-        text = text[:start] + " " * (end - start) + text[end:]
-    rest = _BARE_FILLER.sub(" ", text[:a] + " " + text[b:])
+    rest = _BARE_FILLER.sub(" ", s.text[:a] + " " + s.text[b:])
     # a key or query named (k2, q1) says what of the student's figure it concerns (round 33: "要把 k2 去掉看输出会不会改变"
     # was bare where "I'd have to remove k2 and see whether the output changes" was not)
     return _units(rest) + len(_INDEX_LABEL.findall(rest)) < cc.bare_caveat_units
@@ -1085,7 +1081,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
         cands, reasons = found[(item.id, c.id)]
         # a caveat said in full goes before the same caveat said as a bare keyword (see _bare_caveat)
         if c.mode == "caveat" and len(cands) > 1:
-            cands = sorted(cands, key=lambda idx: _bare_caveat(cc, c, sentences[idx], item.concepts))
+            cands = sorted(cands, key=lambda idx: _bare_caveat(cc, c, sentences[idx]))
         for idx in cands:
             first = sentences[idx].find(c.groups[0])
             key = (idx, sentences[idx].text.count(";", 0, first[0].start()) if first else 0)
@@ -1203,8 +1199,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 credit = c.credit if (item.id, c.id) in credited else 0.0
                 reasons = found[(item.id, c.id)][1]
                 reason = next((r for r in _REASON_ORDER if r in reasons), "not_found")
-                if credit and c.mode == "caveat" and _bare_caveat(cc, c, sentences[credited_at[(item.id, c.id)]],
-                                                            item.concepts):
+                if credit and c.mode == "caveat" and _bare_caveat(cc, c, sentences[credited_at[(item.id, c.id)]]):
                     credit = min(c.credit / 2, max(0.0, item.full_credit_at / 2 - bare))
                     # past the cap a bare caveat earns nothing: said so, not "at most half credit" again (round 26)
                     reason = "bare" if credit else "bare_capped"

@@ -11,9 +11,11 @@ Found and fixed (each test below fails before the fix):
 2. "q0 should attend mostly to k0" (a plan, not a reading) earned the reading-budget concept: a plan or an expectation
    about a query or key earns no reading (reason `planned`, grade._planned_cell).
 3. One sentence listing many caveats with no reason ("my heatmap 不能证明 causality，不能证明 feature importance，不能证明
-   model decision") earned limits 3: each caveat took the others as what it says. The other caveats of a list (as many
-   clauses as make a keyword list) are no part of what a caveat says (grade._listed_caveats); two caveats in prose
-   and a caveat with its reason keep their credit.
+   model decision") earned limits 3: each caveat took the others as what it says. A sentence that only lists caveats
+   (as many clauses as make a keyword list, each a negation of its own, none with a reason, a number, a key or a high
+   weight) earns each as a bare caveat (grade._bare_list): the rubric's bare rule ("'causality: no' is stated without
+   a reason (-1)") for each, as alone. Two caveats in prose, one negation over a list and a list with its reason or
+   case keep their credit (validation/zh_honest_failure.md, "无论实现对不对，..." keeps 7).
 
 EXAMPLE_WEIGHTS: q0 [0.21, 0.58, 0.21], q1 [0.09, 0.24, 0.67]; columns summed k0 0.30, k1 0.82, k2 0.88.
 """
@@ -23,7 +25,14 @@ from __future__ import annotations
 import pytest
 
 from rubric.audit import grade_audit
-from tests.audit.helpers import CELL_OPENER, EXAMPLE_WEIGHTS, MEASURED_OK, items, make_heatmap, misreads_a_cell
+from tests.audit.helpers import (
+    CELL_OPENER,
+    EXAMPLE_WEIGHTS,
+    MEASURED_OK,
+    items,
+    make_heatmap,
+    misreads_a_cell,
+)
 from tests.audit.test_audit_round29 import BLUES
 
 VIRIDIS = make_heatmap()
@@ -134,6 +143,10 @@ def test_a_sentence_listing_caveats_without_reasons_earns_them_as_bare_caveats(s
     "高权重不代表因果，也不代表 feature importance，因为这只是读取系数。",
     "Causality cannot be read off this figure, since it would need an ablation of k2, and a high weight on k2 is "
     "not feature importance either.",
+    "Not causal, not feature importance: one seed only.",
+    "The heatmap cannot prove causality, feature importance, or the true mechanism of the model.",
+    "无论实现对不对，这张图都不能说明因果，也不能把高权重当作 feature importance。",
+    "这张图不能证明 k1 或 k2 对输出有因果作用，要做 ablation；也不代表 feature importance。",
 ])
 def test_caveats_in_prose_or_with_a_reason_keep_their_credit(sentence, checklist):
     assert _limits(sentence, checklist) == 3
