@@ -151,6 +151,24 @@ JIT_HARMLESS = {"is_scripting", "is_tracing", "unused", "ignore", "export", "Fin
 COMPILER_HARMLESS = {"is_compiling", "is_dynamo_compiling", "is_exporting", "disable", "compile",
                      # clears what torch.compile cached: nothing in the jail (round 33)
                      "reset"}
+# The settings and step markers of compilers that never run in the jail (torch.compile gives back what it is given,
+# torch.jit.script the function: lazy_torch._compile_runs_eagerly, _scripting_runs_eagerly): each takes no function to
+# run (set_stance used as a decorator is a context manager that calls the function in Python, as written), evaluates
+# no string and loads nothing, so none changes what runs or hides a call from the counters. gpt-fast's
+# ``torch.compiler.cudagraph_mark_step_begin()`` before each decoding step and ``torch.compiler.set_stance("force_eager")``
+# cost 13 points pending review (round 33 sweep, tests/grading/test_review_sweep_round33.py). The ones that load
+# dynamo or inductor have a stand-in in the jail (lazy_torch._compiler_settings_without_dynamo). Kept as findings:
+# what takes a function and changes how it runs (allow_in_graph, substitute_in_graph, nested_compile_region,
+# assume_constant_result, wrap_numpy, torch.jit.freeze/trace_module/optimize_for_inference), what loads or saves
+# compiled code (load_cache_artifacts, load_compiled_function, torch.jit.save/load), and the configs as values.
+COMPILER_SETTINGS = {"compiler": frozenset({"set_stance", "cudagraph_mark_step_begin"}),
+                     # TorchScript's fuser switches (the C++ side's flags) and strict_fusion, an empty context manager
+                     # outside a scripted function
+                     "jit": frozenset({"set_fusion_strategy", "enable_onednn_fusion", "onednn_fusion_enabled",
+                                       "strict_fusion"})}
+# torch.compile's guard filters (``options={"guard_filter_fn": torch.compiler.skip_guard_on_globals_unsafe}``): pure
+# functions from a list of guard entries to a list of bools, named ``skip_..._unsafe`` / ``keep_..._unsafe``.
+GUARD_FILTER = re.compile(r"(skip|keep)_[a-z_]*_unsafe")
 # The same for ``torch._dynamo``, as public code wrote it before torch.compiler existed (``@torch._dynamo.disable``,
 # ``torch._dynamo.reset()``, ``torch._dynamo.mark_dynamic(x, 0)``; 13 points pending review): the decorator that keeps
 # a function out of compilation, the guard, and the calls that forget or mark what a compilation traced. Nothing in
@@ -181,6 +199,18 @@ TESTING_HARMLESS = {"make_tensor", "assert_allclose", "assert_close"}
 # torch.utils.data import DataLoader, Dataset``: cost 13 points): classes that hold or batch tensors and
 # call the functions they are given; the datapipes (``functional_datapipe`` registers names),
 # DistributedSampler and the package's submodules (``dataloader.torch``, ``_utils``) stay flagged.
+class NamesAndPattern(frozenset):
+    """A set of names that also holds every name its pattern matches whole (a kind of name, as ``is_*``)."""
+
+    def __new__(cls, names: Set[str], pattern: str) -> NamesAndPattern:
+        made = super().__new__(cls, names)
+        made.pattern = re.compile(pattern)
+        return made
+
+    def __contains__(self, name: object) -> bool:
+        return super().__contains__(name) or (isinstance(name, str) and bool(self.pattern.fullmatch(name)))
+
+
 TORCH_HARMLESS_FUNCTIONS = {"torch.utils.checkpoint": frozenset({"checkpoint", "checkpoint_sequential"}),
                             "torch.utils.data": frozenset({
                                 "DataLoader", "Dataset", "IterableDataset", "TensorDataset", "StackDataset",
@@ -191,8 +221,14 @@ TORCH_HARMLESS_FUNCTIONS = {"torch.utils.checkpoint": frozenset({"checkpoint", "
                             # there are and falls back to one: ``if dist.is_available() and dist.is_initialized():
                             # world_size = dist.get_world_size()`` (cost 13 points). The questions answer a bool or
                             # an int; the collectives, process groups, rpc and the c10d internals stay flagged.
-                            "torch.distributed": frozenset({"is_available", "is_initialized", "get_rank",
-                                                            "get_world_size"})}
+                            # Every predicate as well (``is_*``: is_nccl_available, is_torchelastic_launched,
+                            # is_backend_available...): each answers a bool from a flag, the environment or a name of
+                            # the form ``is_<backend>_available`` it looks up on the package itself (round 33 sweep).
+                            "torch.distributed": NamesAndPattern({"get_rank", "get_world_size"}, r"is_[a-z0-9_]+")}
+# Of those, the packages whose public submodules define the listed names (``torch.utils.data.sampler``'s
+# SubsetRandomSampler is torch.utils.data's): imported from there they are the same objects. Not torch.distributed:
+# ``torch.distributed.debug.get_rank`` is another function than ``torch.distributed.get_rank``.
+DEFINED_IN_SUBMODULES = ("torch.utils.data",)
 # Of those, the modules public code imports under a name of its own (Mofan's ``import torch.utils.data as
 # Data``, then ``Data.TensorDataset``, ``Data.DataLoader``: cost 13 points): followed attribute by attribute as
 # the standard library's are (SAFE_MODULE_ATTRS), so ``Data.dataloader``, ``Data._utils``,
@@ -2119,12 +2155,16 @@ def _kept_for_inert_reads(use: ast.AST, parents: dict[int, ast.AST], rebound: se
 
 
 def _harmless_part(package: str, attr: str) -> bool:
-    """Whether ``<package>.<attr>`` is one of the harmless names of torch.jit, torch.compiler, torch.onnx or
-    a testing package."""
+    """Whether ``<package>.<attr>`` is one of the harmless names of torch.jit, torch.compiler, torch.onnx,
+    torch.distributed or a testing package."""
+    if attr in COMPILER_SETTINGS.get(package, ()):
+        return True
     if package == "jit":
         return attr in JIT_HARMLESS
     if package == "compiler":
-        return attr in COMPILER_HARMLESS
+        return attr in COMPILER_HARMLESS or bool(GUARD_FILTER.fullmatch(attr))
+    if package == "distributed":
+        return attr in TORCH_HARMLESS_FUNCTIONS["torch.distributed"]
     if package == "onnx":
         return attr in ONNX_HARMLESS
     if package == "_dynamo":
@@ -2135,7 +2175,7 @@ def _harmless_part(package: str, attr: str) -> bool:
 
 
 # The torch packages with harmless parts (_harmless_part), as a file may bind them to a name of its own.
-PACKAGES_WITH_HARMLESS_PARTS = ("jit", "compiler", "onnx", "_dynamo")
+PACKAGES_WITH_HARMLESS_PARTS = ("jit", "compiler", "onnx", "_dynamo", "distributed")
 
 
 def _harmless_package_aliases(tree: ast.Module) -> set[int]:
@@ -2971,6 +3011,12 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
             harmless.update((id(node.value), id(node)))
         if isinstance(node, ast.Attribute) and _dynamo_setting(node, parents):
             harmless.update((id(node.value), id(node.value.value)))
+        # ``x: torch.types.Number``: torch.types holds annotations (``from torch.types import Number`` was no
+        # finding; its name is also the standard library's ``types``); the name read off it is judged on its own
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) and node.value.attr == "types" \
+                and isinstance(node.value.value, ast.Name) and node.value.value.id in torch_names \
+                and not node.attr.startswith("_"):
+            harmless.add(id(node.value))
         # ``torch.utils.checkpoint.checkpoint``: every link of the chain, from a name of torch itself
         chain = _dotted(node) if isinstance(node, ast.Attribute) else None
         if chain and len(chain) > 1 and chain[0] in torch_names \
@@ -3096,6 +3142,13 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                     # binds only ``torch`` (each module of the statement is judged on its own)
                     guards_only = all(a.name in TORCH_HARMLESS_FUNCTIONS[mod] for a in node.names) \
                         if isinstance(node, ast.ImportFrom) else not any(a.asname for a in node.names if a.name == mod)
+                package = mod.rpartition(".")[0]
+                if isinstance(node, ast.ImportFrom) and package in DEFINED_IN_SUBMODULES and not parts[-1].startswith("_"):
+                    # ``from torch.utils.data.sampler import SubsetRandomSampler``, ``from torch.utils.data.dataloader
+                    # import default_collate``: the package's listed names from the public submodule that defines them
+                    # (the same objects: test_review_sweep_round33), never a kind of name matched by pattern
+                    guards_only = all(frozenset.__contains__(TORCH_HARMLESS_FUNCTIONS[package], a.name)
+                                      for a in node.names)
                 if (parts[0] not in REVIEWABLE_MODULES and mod not in packages) \
                         or (isinstance(node, ast.ImportFrom) and node.level) \
                         or (parts[0] == "torch" and len(parts) > 1 and parts[1] in TORCH_UNREVIEWABLE
@@ -3108,10 +3161,18 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                 for a in node.names:
                     if a.name in TORCH_UNREVIEWABLE and id(a) not in package_aliases:
                         found.append(f"line {line}: from torch import {a.name}")
-                jit_guards = (isinstance(node, ast.ImportFrom) and mod == "torch.jit"
-                              and all(a.name in JIT_HARMLESS for a in node.names))
-                if mod.startswith("torch.") and any(p in HIDING_ATTRS for p in mod.split(".")[1:]) \
-                        and not jit_guards:
+            # ``from torch.ops import aten``, ``from torch.jit import trace_module``, ``import torch.jit as J``: a hiding part
+            # of torch as the statement's module (this check sat under ``node.module == "torch"``, where no module is
+            # ``torch.<part>``, and let each of them through; round 33 sweep). ``import torch.jit`` binds only torch,
+            # and each ``torch.jit.X`` is judged where it stands.
+            hiding_mods = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names if a.asname and id(a) not in package_aliases]
+            for mod in hiding_mods:
+                parts = mod.split(".")
+                # ``from torch.jit import script``, ``from torch._dynamo import disable``: only harmless parts
+                guards = isinstance(node, ast.ImportFrom) and len(parts) == 2 \
+                    and all(_harmless_part(parts[1], a.name) for a in node.names)
+                if parts[0] == "torch" and any(p in HIDING_ATTRS for p in parts[1:]) and not guards:
                     found.append(f"line {line}: imports {mod}")
             if isinstance(node, ast.ImportFrom):
                 for a in node.names:

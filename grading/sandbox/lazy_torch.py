@@ -433,6 +433,7 @@ def prepare() -> None:
     _compile_runs_eagerly()
     _scripting_runs_eagerly()
     _compiler_disable_without_dynamo()
+    _compiler_settings_without_dynamo()
 
 
 class DynamoStandIn(types.ModuleType):
@@ -621,3 +622,46 @@ def _compiler_disable_without_dynamo() -> None:
     reset.__doc__ = original_reset.__doc__
     reset.__wrapped__ = original_reset      # type: ignore[attr-defined]
     compiler.reset = reset
+
+
+def _compiler_settings_without_dynamo() -> None:
+    """``torch.compiler.set_stance("force_eager")`` (a call, a context manager or a decorator) imports torch._dynamo,
+    and ``torch.compiler.cudagraph_mark_step_begin()`` (gpt-fast's, before each decoding step) torch._inductor: seconds
+    of CPU in each jail for a setting of a compiler that never runs there (_compile_runs_eagerly). Until dynamo is
+    loaded a stance is kept nowhere: the stand-in checks its arguments as torch does and, as a decorator, calls the
+    function in Python. Until inductor is loaded there is no CUDA graph tree whose step could begin. Once either is
+    loaded, torch's own function answers (the review's side: static.COMPILER_SETTINGS)."""
+    import torch.compiler as compiler
+    from torch.utils._contextlib import _DecoratorContextManager
+
+    original_stance, original_mark = compiler.set_stance, compiler.cudagraph_mark_step_begin
+
+    class StanceWithoutDynamo(_DecoratorContextManager):
+        def __init__(self, stance: str = "default", *, skip_guard_eval_unsafe: bool = False,
+                     force_backend: object = None) -> None:
+            if force_backend is not None and stance != "default":
+                raise RuntimeError("non-default stance cannot have force_backend set")
+            self.stance, self.skip, self.backend = stance, skip_guard_eval_unsafe, force_backend
+
+        def __enter__(self) -> None:
+            pass
+
+        def __exit__(self, *exc_info: object) -> None:
+            pass
+
+        def clone(self) -> StanceWithoutDynamo:
+            return StanceWithoutDynamo(self.stance, skip_guard_eval_unsafe=self.skip, force_backend=self.backend)
+
+    def set_stance(stance: str = "default", *, skip_guard_eval_unsafe: bool = False,
+                   force_backend: object = None) -> object:
+        made = original_stance if "torch._dynamo" in sys.modules else StanceWithoutDynamo
+        return made(stance, skip_guard_eval_unsafe=skip_guard_eval_unsafe, force_backend=force_backend)
+
+    def cudagraph_mark_step_begin() -> None:
+        if "torch._inductor" in sys.modules:
+            original_mark()
+
+    for stand_in, original in ((set_stance, original_stance), (cudagraph_mark_step_begin, original_mark)):
+        stand_in.__doc__ = original.__doc__
+        stand_in.__wrapped__ = original     # type: ignore[attr-defined]
+        setattr(compiler, original.__name__, stand_in)
