@@ -2215,6 +2215,13 @@ def _harmless_package_aliases(tree: ast.Module) -> set[int]:
     return {alias for name, (alias, _) in candidates.items() if name in read}
 
 
+def _annotation_nodes(tree: ast.Module) -> frozenset[int]:
+    """The nodes inside the file's annotations: of parameters, of returns, and of annotated assignments."""
+    roots = [n.annotation for n in _nodes(tree) if isinstance(n, ast.arg | ast.AnnAssign) and n.annotation] \
+        + [n.returns for n in _nodes(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.returns]
+    return frozenset(id(inner) for root in roots for inner in ast.walk(root))
+
+
 def _dynamo_setting(node: ast.Attribute, parents: dict[int, ast.AST]) -> bool:
     """Whether ``node`` is ``<x>._dynamo.config.<name>`` assigned a constant (``torch._dynamo.config.suppress_errors =
     True``, ``.cache_size_limit = 64``): a setting of a compiler the jail never runs, and nothing is read from it."""
@@ -3004,6 +3011,9 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
     # ``torch.jit.export``, ``torch.compiler.is_compiling``, ``np.testing.assert_allclose``: the
     # package node and the harmless name read from it (``export`` and ``testing`` are also names of
     # packages the review cannot follow)
+    @functools.cache
+    def annotations() -> frozenset[int]:
+        return _annotation_nodes(tree)
     harmless: set[int] = set()
     for node in _nodes(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
@@ -3012,10 +3022,12 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
         if isinstance(node, ast.Attribute) and _dynamo_setting(node, parents):
             harmless.update((id(node.value), id(node.value.value)))
         # ``x: torch.types.Number``: torch.types holds annotations (``from torch.types import Number`` was no
-        # finding; its name is also the standard library's ``types``); the name read off it is judged on its own
+        # finding; its name is also the standard library's ``types``), and an annotation only stores what it names
+        # (``__annotations__`` is a finding itself); the name read off it is judged on its own. Anywhere else
+        # ``torch.types.X`` stays flagged (``torch.types.SimpleNamespace`` is no stand-in for the standard library's).
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) and node.value.attr == "types" \
                 and isinstance(node.value.value, ast.Name) and node.value.value.id in torch_names \
-                and not node.attr.startswith("_"):
+                and not node.attr.startswith("_") and id(node) in annotations():
             harmless.add(id(node.value))
         # ``torch.utils.checkpoint.checkpoint``: every link of the chain, from a name of torch itself
         chain = _dotted(node) if isinstance(node, ast.Attribute) else None
