@@ -88,7 +88,7 @@ class Budget:
         reservation counts until it ends."""
         if self.wall_left() < MIN_SESSION_WALL_S:
             # What host load took is given back (``credit``), so the seconds said are those the code had.
-            total = f"{self.wall_total + min(self.credit, settings.GRADING_LOAD_CREDIT_S):.3g}"
+            total = f"{round(self.wall_total + min(self.credit, settings.GRADING_LOAD_CREDIT_S), 1):g}"
             return msg(f"not run: the {total} s of wall time this grading gives your code were used "
                        "up by earlier checks",
                        f"未运行：本次评分给你的代码的 {total} 秒运行时间已被前面的检查用完")

@@ -388,7 +388,7 @@ def _scripting_runs_eagerly() -> None:
     ``script_method`` gives back the function, and ScriptModule's metaclass leaves classes deriving from it
     as torch leaves its own (``_disable_script_meta``), so they are plain modules; ScriptModule's
     ``__setattr__`` still unwraps ``torch.jit.Attribute``, and ``define`` keeps its source uncompiled (a
-    method it names does not exist).
+    method it names does not exist), whatever a subclass sets (_script_meta_that_compiles_nothing).
 
     ``torch.jit.fork`` (the tutorial "Dynamic Parallelism in TorchScript": one fork per head, then
     ``torch.jit.wait``) runs a Python function at once in eager mode and hands back a completed future, but
@@ -417,6 +417,27 @@ def _scripting_runs_eagerly() -> None:
     torch.jit.trace = trace
     torch.jit.script_method = script_method
     torch.jit.ScriptModule._disable_script_meta = True
+    torch.jit._script.ScriptMeta.__init__ = _script_meta_that_compiles_nothing
+
+
+def _script_meta_that_compiles_nothing(cls, name, bases, attrs) -> None:
+    """ScriptModule's metaclass as torch runs it for its own classes (``_disable_script_meta``): the script
+    methods and constants are gathered, nothing is compiled. torch reads that flag off the class, so a
+    subclass that set ``_disable_script_meta = False`` in its body had its ``__init__`` wrapped again and
+    ``self.define("...")`` compiled TorchScript from a string the review never reads as code (round 33's
+    review). Whatever the class says, no instance is scripted here, so ``define`` only records its stub."""
+    from torch.jit._script import ScriptMethodStub
+
+    cls._methods = {}
+    cls._constants_set = set(getattr(cls, "__constants__", ()))
+    for base in reversed(bases):
+        cls._methods.update(getattr(base, "_methods", {}))
+        cls._constants_set = cls._constants_set.union(getattr(base, "_constants_set", set()))
+    for key, value in sorted(attrs.items()):
+        if isinstance(value, ScriptMethodStub):
+            delattr(cls, key)
+            cls._methods[value.original_method.__name__] = value
+    type.__init__(cls, name, bases, attrs)
 
 
 def prepare() -> None:

@@ -198,8 +198,9 @@ DENY_EPERM = [
     # Its own priority: a session's wall limit and the grading's budget give back the time a jail waited
     # for a CPU (forking.load_credit), so a jail that made itself nice 19 or SCHED_IDLE would be paid for
     # waiting it caused, holding a worker slot longer. Only lowering is possible unprivileged; torch and
-    # its OpenMP runtime call none of these.
-    "setpriority", "sched_setscheduler", "sched_setattr", "sched_setparam",
+    # its OpenMP runtime call none of these. Nor its CPU affinity: pinned to a CPU other jails keep busy, it
+    # would wait there for the credit too.
+    "setpriority", "sched_setscheduler", "sched_setattr", "sched_setparam", "sched_setaffinity",
 ]
 
 

@@ -99,3 +99,16 @@ def test_the_zygote_reports_the_time_host_load_took_from_a_jail(executor):
         took = time.monotonic() - t0
     assert took > 1.5, f"{took:.1f} s: the host was not loaded, the test shows nothing"
     assert 0.3 < s.status["credit"] <= took - 0.9, (s.status, took)
+
+
+def test_a_spent_wall_budget_is_said_in_plain_seconds_whatever_its_size():
+    # ``:.3g`` said "1e+03 s" once the budget and its credit passed 999 s (a long GRADING_WALL_S).
+    from grading.child import Budget
+
+    budget = Budget.start(wall=1000.0, cpu=5.0)
+    budget.wall_total, budget.credit = 1000.0, 0.0
+    budget.wall_left = lambda: 0.0           # spent
+    said = budget.why()
+    assert "the 1000 s of wall time" in said["en"] and "1000 秒运行时间" in said["zh"], said
+    budget.wall_total = 40.04
+    assert "the 40 s of wall time" in budget.why()["en"]
