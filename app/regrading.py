@@ -74,7 +74,8 @@ def request_regrade(submission: Submission, trigger: str = "regrade", *, key: st
     first_gradings_waiting) and `key` is kept with that answer (AnsweredRegradeKey), so a retry
     gets it too once the grading has started. With the `key` of an earlier request (unique) the
     commit fails (IntegrityError) and nothing is queued: the caller answers that run
-    (regrade_requested_before)."""
+    (regrade_requested_before). Every key is also an AnsweredRegradeKey, whose one unique index
+    covers both answers."""
     waiting = first_gradings_waiting([submission.id]).get(submission.id)
     if waiting is not None:
         if key is not None:
@@ -84,6 +85,11 @@ def request_regrade(submission: Submission, trigger: str = "regrade", *, key: st
     run = GradingRun(submission=submission, trigger=trigger, idempotency_key=key)
     submission.status = Status.QUEUED.value
     db.session.add(run)
+    if key is not None:
+        # The key is kept here too, under the one unique index every single-regrade key shares: a request
+        # that met the waiting run and its retry that met the started one (a race of milliseconds at the
+        # deadline) would otherwise both commit, two answers to one key, the attempt graded twice.
+        db.session.add(AnsweredRegradeKey(run=run, idempotency_key=key))
     db.session.commit()
     enqueue_run(run.id, priority=priority_of(trigger))
     return run

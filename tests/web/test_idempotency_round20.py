@@ -22,7 +22,7 @@ import pytest
 
 from app.extensions import db
 from app.idempotency import RETENTION
-from app.models import GradingRun, RegradeBatch, SimilarityReport, Submission, utcnow
+from app.models import AnsweredRegradeKey, GradingRun, RegradeBatch, SimilarityReport, Submission, utcnow
 from tests.web.test_api import bearer
 from tests.web.test_uploads_round19 import send
 
@@ -145,6 +145,7 @@ def test_a_regrade_key_answers_its_retries_for_24_hours_then_names_a_new_request
     headers = bearer(web.f.token(course["teacher"])) | {"Idempotency-Key": "nightly"}
     first = client.post(f"/api/v1/submissions/{sub.id}/regrade", headers=headers).json
     _age(GradingRun, hours, "queued_at")
+    _age(AnsweredRegradeKey, hours)       # the key is kept there too, made with the run (round 33)
     again = client.post(f"/api/v1/submissions/{sub.id}/regrade", headers=headers)
     assert again.status_code == 202 and again.json["replayed"] is (not new_run)
     assert (again.json["run_id"] != first["run_id"]) is new_run and runs() == (3 if new_run else 2)

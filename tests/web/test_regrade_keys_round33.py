@@ -83,3 +83,19 @@ def test_a_waiting_answer_key_is_forgotten_after_retention(client, web, course, 
     web.grade(waiting)
     again = _regrade(client, waiting, headers, "old-key")
     assert again.json["replayed"] is False and again.json["already_waiting"] is False
+
+
+def test_a_key_answered_with_the_waiting_run_cannot_also_queue_a_run_in_a_race(web, course, waiting):
+    # Request A met the waiting run; request B, with the same key, looked for an earlier answer before A
+    # committed and reached the queuing branch after the first grading started. Both committed: two
+    # answers to one key. The queuing branch now stores the key where A's is, and B's commit fails.
+    from sqlalchemy.exc import IntegrityError
+
+    from app.regrading import request_regrade
+
+    assert request_regrade(waiting, key="race").trigger == "submit"
+    web.grade(waiting)
+    with pytest.raises(IntegrityError):
+        request_regrade(waiting, key="race")
+    db.session.rollback()
+    assert _runs_of(waiting.id) == 1
