@@ -377,11 +377,13 @@ class ScoreOverride(db.Model):
 
 
 class AnsweredRegradeKey(db.Model):
-    """A single regrade's Idempotency-Key that queued no run: the attempt was still waiting for its
-    first grading, and the request was answered with that run (app/regrading.request_regrade). The
-    key is kept here, not on the run, because several requests (each with its own key) can be
-    answered by one waiting run. Round 33: the key was not stored at all, so its retry after the
-    first grading had started queued a regrade run: another answer to the same request."""
+    """A single regrade's Idempotency-Key and the run that answered it: the attempt's first grading when
+    it was still waiting (app/regrading.request_regrade queued nothing), or the run it queued (whose
+    own ``idempotency_key`` holds it too). Kept here because several requests (each with its own key)
+    can be answered by one waiting run, and so that one unique index covers both kinds of answer: a
+    request and its retry racing across the first grading's start cannot both commit. Round 33: the
+    key of a waiting answer was not stored at all, so its retry after the first grading had started
+    queued a regrade run: another answer to the same request."""
 
     __tablename__ = "answered_regrade_keys"
     __table_args__ = (UniqueConstraint("idempotency_key", name="uq_answered_regrade_keys_idempotency_key"),)

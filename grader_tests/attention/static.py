@@ -40,6 +40,8 @@ FORBID_RUNTIME = [
     "torch._scaled_dot_product_cudnn_attention",
     "torch._flash_attention_forward_no_dropout_inplace",
     "torch._triton_multi_head_attention",
+    "torch._triton_scaled_dot_attention",
+    "torch._scaled_dot_product_attention_math_for_mps",
     # nn.TransformerEncoderLayer's fast path: a whole layer, attention included, in one kernel
     "torch._transformer_encoder_layer_fwd",
     "torch.nn.attention.flex_attention.flex_attention",
@@ -54,7 +56,7 @@ FORBID_RUNTIME = [
         "_scaled_dot_product_flash_attention", "_scaled_dot_product_cudnn_attention", "_native_multi_head_attention",
         "_triton_multi_head_attention", "_scaled_dot_product_attention_math_for_mps",
         "_scaled_dot_product_fused_attention_overrideable", "_transformer_encoder_layer_fwd",
-        "_flash_attention_forward", "_efficient_attention_forward")),
+        "_flash_attention_forward", "_efficient_attention_forward", "_triton_scaled_dot_attention")),
 ]
 COUNT_RUNTIME = ["ScaledDotProductAttention.forward", "MultiHeadAttention.forward"]
 # How test_no_fused_attention_runtime's feedback starts when the counters above saw a call (the

@@ -437,7 +437,8 @@ def _script_meta_that_compiles_nothing(cls, name, bases, attrs) -> None:
         if isinstance(value, ScriptMethodStub):
             delattr(cls, key)
             cls._methods[value.original_method.__name__] = value
-    type.__init__(cls, name, bases, attrs)
+    # as torch's does: a metaclass mixed in beside ScriptMeta still runs its own __init__
+    super(torch.jit._script.ScriptMeta, cls).__init__(name, bases, attrs)
 
 
 def prepare() -> None:

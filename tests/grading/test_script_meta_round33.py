@@ -43,3 +43,17 @@ def test_a_script_module_subclass_cannot_switch_torchscript_back_on_in_the_jail(
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_a_metaclass_mixed_in_beside_script_meta_still_runs_its_own_init_in_the_jail():
+    # torch's ScriptMeta ends with super().__init__, so a metaclass beside it runs; the jail's does the same.
+    probe = PREPARED + (
+        "class Other(type):\n"
+        "    def __init__(cls, name, bases, attrs):\n        super().__init__(name, bases, attrs)\n"
+        "        cls.other_ran = True\n"
+        "class Both(type(torch.jit.ScriptModule), Other):\n    pass\n"
+        "class M(torch.jit.ScriptModule, metaclass=Both):\n    pass\n"
+        "assert getattr(M, 'other_ran', False), 'the mixed-in metaclass did not run'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
