@@ -1357,19 +1357,38 @@ def unbound_calls(tree: ast.Module, signature_only: Set[int] = frozenset()) -> l
 
 
 def binds_contract_name(source: str) -> bool:
-    """Whether the source defines or binds ScaledDotProductAttention or MultiHeadAttention anywhere (a
-    class, an assignment, an import, a star import); True when it cannot be reviewed (nothing is
-    judged then). A check that looks for fused attention in the classes passes only when one is there."""
+    """Whether the source defines or binds ScaledDotProductAttention or MultiHeadAttention where the grader's
+    import binds a module name (a class, an assignment, an import, a star import); True when it cannot be
+    reviewed (nothing is judged then). A check that looks for fused attention in the classes passes only when
+    one is there. Round 34: a class under ``if __name__ == "__main__":`` (or ``if TYPE_CHECKING:``), or inside
+    a function or another class, is not there when the grader imports the file; it earned this check's 3
+    points while every other test said the classes were missing, and that one pass kept the result's message
+    (what the tests saw, told once) from being given. A name a function declares ``global`` may be bound
+    when it is called: it counts."""
     tree = parse(source)
     if tree is None:
         return True
-    for node in _nodes(tree):
-        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.name in CONTRACT_NAMES:
-            return True
+    never_run = _never_run(source, uncalled_functions=False)
+    if any(isinstance(node, ast.Global) and set(node.names) & set(CONTRACT_NAMES) for node in _nodes(tree)):
+        return True
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if id(node) in never_run:
+            continue
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            if node.name in CONTRACT_NAMES:
+                return True
+            # its decorators, defaults and bases run at import; its body binds names of its own scope
+            todo.extend([*node.decorator_list, *getattr(node, "bases", ()), *getattr(node, "keywords", ())])
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in CONTRACT_NAMES:
             return True
         if isinstance(node, ast.alias) and (node.name == "*" or (node.asname or node.name) in CONTRACT_NAMES):
             return True
+        todo.extend(ast.iter_child_nodes(node))
     return False
 
 

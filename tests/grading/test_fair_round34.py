@@ -1,0 +1,151 @@
+"""Fairness round 34: correct code in 22 more public styles, and classes that the grader's import never defines.
+
+- 22 correct styles (README's correct corpus): the Time-Series-Library's FullAttention ([B, L, H, E] einsums),
+  StatQuest's row_dim/col_dim, ChatGLM's query_key_layer_scaling_coeff with baddbmm(beta=0), Qwen's
+  ``torch.full([], ...)`` scale, OPT's clamp at finfo.min, torch.einsum's sublist format, a flax
+  dot_product_attention port with ``precision``, xFormers' split-KV log-sum-exp merge, Longformer's window in
+  its dense form, BigBird's "original_full", HF Perceiver's qk/v channels, timm's ``fused_attn: Final[bool]``,
+  a max-length causal buffer left unused, ``F.linear(x, in_proj_weight, in_proj_bias).chunk(3)``, einops'
+  pack/unpack, ``torch.func.functional_call`` projections, broadcast-and-sum scores, a Jittor ``execute`` port
+  behind ``forward(*args, **kwargs)``, ``torch.masked.softmax``, PVT's kv Linear halves applied with F.linear,
+  fairseq2's classes bound to the lab's names (``ScaledDotProductAttention = NaiveSDPA``) and Graphormer's
+  time-first bmm core. Each got 85/85 with no review finding at once: the grader had no defect to fix for them,
+  and faults put into five of them lose points in their category (the checks can fail on these styles).
+- Both classes under ``if __name__ == "__main__":`` (so not defined when the grader imports the file): 3/85
+  and no message, 31 failures each hinting one class, and "no fused attention (source)" passed because the
+  source named a contract class in code that never runs. static.binds_contract_name now counts a binding only
+  where the import binds a module name (not under the main guard or ``if TYPE_CHECKING:``, not inside a
+  function or class unless declared ``global``): 0/85 and one message, in zh and en, naming both classes' lines.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grader_tests.attention import static
+from grading.runner import GradeInput, grade
+from tests.grading.helpers import SUBMISSIONS, graded_corpus_file, graded_mutant
+from tests.grading.test_fair_round30 import _code_score, _failed
+
+CORRECT = SUBMISSIONS / "correct"
+NEW_STYLES = [
+    "informer_full_attention", "statquest_row_col_dim", "chatglm_layer_scaling_coeff", "qwen_full_scale_tensor",
+    "opt_clamp_finfo_min", "einsum_sublist_format", "flax_dot_general_helper", "xformers_lse_merge",
+    "longformer_dense_window", "bigbird_original_full", "hf_perceiver_self_attention", "timm_fused_attn_flag",
+    "causal_buffer_max_len_unused", "in_proj_linear_chunk3", "einops_pack_unpack", "torch_func_functional_call",
+    "broadcast_mul_sum_scores", "jittor_execute_port", "torch_masked_softmax", "pvt_kv_linear_sr1",
+    "fairseq2_sdpa_alias", "graphormer_attn_bias",
+]
+
+
+def test_the_new_styles_are_in_the_corpus():
+    assert len(set(NEW_STYLES)) == 22 and all((CORRECT / f"{n}.py").is_file() for n in NEW_STYLES)
+
+
+# (graded once per session: test_grading's fast lane grades the same files for their 85 points)
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NEW_STYLES)
+def test_public_style_gets_full_marks_with_no_review_finding(executor, name):
+    result = graded_corpus_file(executor, CORRECT / f"{name}.py")
+    assert result["status"] == "graded", result["message"]
+    assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
+    assert _code_score(result) == 85
+
+
+# A fault put into a new style loses points in its category: the checks can fail on these styles.
+MUTANTS = {
+    # Qwen's own line: its keys and values have one size, the lab's may not
+    "qwen_scale_by_value_dim": ("qwen_full_scale_tensor", "key.size(-1) ** 0.5", "value.size(-1) ** 0.5",
+                                "formula_shape"),
+    "fairseq2_scale_by_value_dim": ("fairseq2_sdpa_alias", "seqs * (seqs.size(-1) ** -0.5)",
+                                    "seqs * (values.size(-1) ** -0.5)", "formula_shape"),
+    "sublist_softmax_over_queries": ("einsum_sublist_format", "F.softmax(scores, dim=-1)", "F.softmax(scores, dim=-2)",
+                                     "formula_shape"),
+    # the blocked keys' scores were zeroed for the masked softmax: without its mask they are seen
+    "masked_softmax_without_mask": ("torch_masked_softmax", "torch.masked.softmax(biased, dim=-1, mask=allowed)",
+                                    "torch.masked.softmax(biased, dim=-1)", "mask_parity"),
+    # an all-blocked chunk's lse is -inf: NaN gradients
+    "lse_merge_unclamped": ("xformers_lse_merge", "(s + bias).clamp_min(torch.finfo(s.dtype).min)", "s + bias",
+                            "implementation"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "old", "new", "category"), MUTANTS.values(), ids=MUTANTS.keys())
+def test_a_fault_in_a_new_style_loses_points_in_its_category(executor, name, old, new, category):
+    result = graded_mutant(executor, CORRECT / f"{name}.py", old, new)
+    assert result["categories"][category]["score"] < result["categories"][category]["max"], _failed(result)
+
+
+# ------------------------------------------------------------------ classes the grader's import never defines
+HEADER = "import torch\nfrom torch import nn\n"
+SDPA = "class ScaledDotProductAttention(nn.Module):\n    pass\n"
+
+
+def _indented(code: str, by: str = "    ") -> str:
+    return "".join(by + line if line.strip() else line for line in code.splitlines(keepends=True))
+
+
+NOT_BOUND = {
+    "under_the_main_guard": "if __name__ == '__main__':\n" + _indented(SDPA),
+    "under_the_main_guard_reversed": "if '__main__' == __name__:\n" + _indented(SDPA),
+    "under_type_checking": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                           "    from mylib import ScaledDotProductAttention, MultiHeadAttention\n",
+    "inside_a_function": "def build():\n" + _indented(SDPA) + "    return ScaledDotProductAttention\n",
+    "inside_a_class": "class Models:\n" + _indented(SDPA) + "    MultiHeadAttention = nn.Module\n",
+    "a_lambda_default": "make = lambda ScaledDotProductAttention=nn.Module: ScaledDotProductAttention\n",
+}
+
+
+@pytest.mark.parametrize("code", NOT_BOUND.values(), ids=NOT_BOUND.keys())
+def test_a_class_the_import_never_defines_binds_no_contract_name(code):
+    assert static.binds_contract_name(HEADER + code) is False
+
+
+BOUND = {
+    "at_the_top_level": SDPA,
+    "in_the_main_guards_else": "if __name__ == '__main__':\n    pass\nelse:\n" + _indented(SDPA),
+    # a file that binds __name__ may run its guard
+    "guard_after_name_rebound": "__name__ = '__main__'\nif __name__ == '__main__':\n" + _indented(SDPA),
+    "declared_global_in_a_function": "def build():\n    global ScaledDotProductAttention\n" + _indented(SDPA)
+                                     + "build()\n",
+    "an_alias": "class Attn(nn.Module):\n    pass\nMultiHeadAttention = Attn\n",
+    "a_guarded_import": "try:\n    from mylib import ScaledDotProductAttention\nexcept ImportError:\n" + _indented(SDPA),
+    "a_star_import": "from mylib import *\n",
+    "a_loop_target": "for MultiHeadAttention in [nn.Module]:\n    pass\n",
+    "a_walrus": "if (MultiHeadAttention := nn.Module):\n    pass\n",
+    "a_decorated_class": "import functools\n@functools.total_ordering\n" + SDPA,
+}
+
+
+@pytest.mark.parametrize("code", BOUND.values(), ids=BOUND.keys())
+def test_a_class_the_import_defines_still_binds_its_name(code):
+    assert static.binds_contract_name(HEADER + code) is True
+
+
+MAIN_GUARDED = (CORRECT / "reference.py").read_text(encoding="utf-8")
+
+
+def _all_under_the_main_guard(source: str) -> str:
+    """``source`` with everything after its imports moved under a main guard, as a student keeping a notebook's
+    cells together writes it."""
+    lines = source.splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if line.startswith(("class ", "def ", "@")))
+    return "".join(lines[:first]) + "if __name__ == \"__main__\":\n" + _indented("".join(lines[first:]))
+
+
+def test_both_classes_under_the_main_guard_are_told_once_with_both_lines(executor):
+    """3/85 before, no message, and 31 failures each naming one class's line."""
+    source = _all_under_the_main_guard(MAIN_GUARDED)
+    lines = source.splitlines()
+    sdpa = next(i for i, line in enumerate(lines, 1) if line.startswith("    class ScaledDotProductAttention"))
+    mha = next(i for i, line in enumerate(lines, 1) if line.startswith("    class MultiHeadAttention"))
+    result = grade(GradeInput(code=source.encode()), "attention", executor)
+    assert result["status"] == "graded" and _code_score(result) == 0
+    message = result["message"]
+    for lang, line_of in (("en", "is defined at line {}, under `if __name__ == \"__main__\":`"),
+                          ("zh", "定义在第 {} 行，位于 `if __name__ == \"__main__\":` 之下")):
+        assert f"ScaledDotProductAttention {line_of.format(sdpa)}" in message[lang], message[lang]
+        assert f"MultiHeadAttention {line_of.format(mha)}" in message[lang], message[lang]
+    assert message["en"].count("Hint: ") == 1 and message["zh"].count("提示：") == 1
+    assert all(t["outcome"] == "failed" and t["feedback"]["en"].startswith("not run: ") for t in result["tests"])
