@@ -17,6 +17,7 @@ import functools
 import importlib.util
 import re
 import sys
+import textwrap
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
@@ -1509,6 +1510,56 @@ def _class_not_instance(source: str, lineno: int, cls_name: str) -> Msg | None:
                f"self.{attr} 存放的是类 {cls_name} 本身（第 {where} 行：self.{attr} = {cls_name}，没有括号），因此第 "
                f"{lineno} 行调用的是这个类，会用这些参数新建一个 {cls_name}；应在 __init__ 中创建一次模块："
                f"self.{attr} = {cls_name}()")
+
+
+# ============================================================================ a method ScriptModule.define() makes
+# Python's words when an attribute is missing, and nn.Module's when forward is.
+_NO_ATTRIBUTE = re.compile(r"object has no attribute '([A-Za-z_]\w*)'")
+
+
+def script_define_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For a missing method (Python's "object has no attribute 'm'", or nn.Module's missing forward) that the
+    source makes with ``ScriptModule.define("def m(self, ...): ...")``: TorchScript compiled from a string,
+    which the grader does not compile (the jail runs scripted code as plain Python, as ``PYTORCH_JIT=0`` does:
+    lazy_torch._scripting_runs_eagerly), so the method never exists. Round 34: a correct pre-1.2 ScriptModule
+    lost 79 of 85 points on "has no attribute 'scale'", a line after the define() that made it, told nothing
+    more. None unless a define() call's string defines that very name."""
+    if not isinstance(source, str) or len(source) > MAX_SOURCE or not isinstance(message, str) \
+            or ".define(" not in source:
+        return None
+    found = _NO_ATTRIBUTE.search(message)
+    name = found.group(1) if found else "forward" if _NO_FORWARD.search(message) else None
+    return None if name is None else _script_define(source, name)
+
+
+@_bounded
+def _script_define(source: str, name: str) -> Msg | None:
+    try:
+        tree = parse_source(source)
+        if tree is None:
+            return None
+        for node in _walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "define"
+                    and len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)):
+                continue
+            try:
+                defined = ast.parse(textwrap.dedent(node.args[0].value))
+            except SyntaxError:
+                continue
+            if any(isinstance(d, ast.FunctionDef) and d.name == name for d in defined.body):
+                line = node.lineno
+                break
+        else:
+            return None
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    return msg(f"{name} is made at line {line} by ScriptModule.define(), which compiles TorchScript from a string; "
+               "the grader compiles no TorchScript (scripted code runs as plain Python, as with PYTORCH_JIT=0), so "
+               f"a method define() makes does not exist there: write {name} as a def in the class body",
+               f"{name} 是第 {line} 行由 ScriptModule.define() 生成的，define() 会把字符串编译成 TorchScript；"
+               "评分器不编译 TorchScript（脚本化的代码按普通 Python 运行，相当于 PYTORCH_JIT=0），所以 define() "
+               f"生成的方法在评分器中并不存在：请把 {name} 写成类中的 def 方法")
 
 
 # ============================================================================ a name never imported

@@ -38,6 +38,7 @@ from grading.load_hints import (
     no_forward_note,
     own_import,
     python_lines,
+    script_define_note,
     transpose_note,
     view_note,
     with_hint,
@@ -280,7 +281,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     line, said = (lineno if isinstance(lineno, int) else None), str(message)
     note = _import_note(exc, packages) or gpu_note(said) or next(
         (n for note_of in (inplace_note, float_size_note, view_note, transpose_note, fill_overflow_note,
-                             class_not_instance_note, no_forward_note)
+                             class_not_instance_note, script_define_note, no_forward_note)
          if (n := note_of(source, line, said))), None) or name_note(source, line, said, filename)
     return cat(text, note, sep=SEMI)
 

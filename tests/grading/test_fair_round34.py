@@ -149,3 +149,57 @@ def test_both_classes_under_the_main_guard_are_told_once_with_both_lines(executo
         assert f"MultiHeadAttention {line_of.format(mha)}" in message[lang], message[lang]
     assert message["en"].count("Hint: ") == 1 and message["zh"].count("提示：") == 1
     assert all(t["outcome"] == "failed" and t["feedback"]["en"].startswith("not run: ") for t in result["tests"])
+
+
+# ------------------------------------------------------------------ methods ScriptModule.define() makes
+# The pre-1.2 TorchScript style (round 33 runs its script_method classes eagerly) may also make a method from a
+# string: in the jail nothing is compiled, so that method does not exist. 6/85 before and after (the grader runs
+# no TorchScript from strings its review cannot read); before, the tests quoted only "has no attribute 'scale'",
+# now they say where the method was made and why it is missing.
+DEFINED_SCALE = (
+    "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+    "class ScaledDotProductAttention(torch.jit.ScriptModule):\n"
+    "    def __init__(self):\n        super().__init__()\n"
+    "        self.define('''\ndef scale(self, d: int) -> float:\n    return 1.0 / float(d) ** 0.5\n''')\n\n"
+    "    @torch.jit.script_method\n"
+    "    def forward(self, q, k, v, additive_mask=None, return_weights: bool = False):\n"
+    "        s = q @ k.transpose(-2, -1) * self.scale(q.size(-1))\n"
+    "        if additive_mask is not None:\n            s = s + additive_mask\n"
+    "        w = F.softmax(s, dim=-1)\n        o = w @ v\n"
+    "        if return_weights:\n            return o, w\n        return o\n"
+)
+
+
+def test_a_method_define_makes_is_said_to_be_missing_because_of_define():
+    from grading.load_hints import script_define_note
+
+    note = script_define_note(DEFINED_SCALE, 15, "'ScaledDotProductAttention' object has no attribute 'scale'")
+    assert note["en"].startswith("scale is made at line 9 by ScriptModule.define(), which compiles TorchScript")
+    assert note["en"].endswith("write scale as a def in the class body")
+    assert note["zh"].startswith("scale 是第 9 行由 ScriptModule.define() 生成的") and "PYTORCH_JIT=0" in note["zh"]
+    forward = DEFINED_SCALE.replace("def scale(self, d: int)", "def forward(self, d: int)")
+    missing = 'Module [ScaledDotProductAttention] is missing the required "forward" function'
+    assert script_define_note(forward, 15, missing)["en"].startswith("forward is made at line 9 by ScriptModule")
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    (DEFINED_SCALE, "'ScaledDotProductAttention' object has no attribute 'temperature'"),   # another name
+    (DEFINED_SCALE, "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"),             # another error
+    (DEFINED_SCALE.replace("self.define(", "self.describe("), "object has no attribute 'scale'"),
+    (DEFINED_SCALE.replace("def scale(self", "def scale(self,,"), "object has no attribute 'scale'"),  # unparsable
+    (DEFINED_SCALE.replace("'''\ndef scale", "TEMPLATE.format('''\ndef scale").replace("''')\n", "'''))\n"),
+     "object has no attribute 'scale'"),                                                  # not a constant string
+], ids=["another_name", "another_error", "no_define", "string_not_python", "computed_string"])
+def test_no_define_note_without_a_define_string_making_that_name(source, message):
+    from grading.load_hints import script_define_note
+
+    assert script_define_note(source, 15, message) is None
+
+
+def test_a_script_module_method_made_by_define_is_told_in_both_languages(executor):
+    result = grade(GradeInput(code=DEFINED_SCALE.replace(
+        "        return o\n", "        return o\n\n\nclass MultiHeadAttention(nn.Module):\n    pass\n", 1).encode()),
+        "attention", executor)
+    told = [fb for fb in _failed(result).values() if "has no attribute 'scale'" in fb["en"]]
+    assert told and all("scale is made at line 9 by ScriptModule.define()" in fb["en"]
+                        and "scale 是第 9 行由 ScriptModule.define() 生成的" in fb["zh"] for fb in told), told
