@@ -126,25 +126,33 @@ def test_a_class_the_import_defines_still_binds_its_name(code):
 MAIN_GUARDED = (CORRECT / "reference.py").read_text(encoding="utf-8")
 
 
-def _all_under_the_main_guard(source: str) -> str:
-    """``source`` with everything after its imports moved under a main guard, as a student keeping a notebook's
-    cells together writes it."""
+def _all_under(head: str, source: str) -> str:
+    """``source`` with everything after its imports moved under ``head`` (a main guard, as a student keeping a
+    notebook's cells together writes it, or a builder function)."""
     lines = source.splitlines(keepends=True)
     first = next(i for i, line in enumerate(lines) if line.startswith(("class ", "def ", "@")))
-    return "".join(lines[:first]) + "if __name__ == \"__main__\":\n" + _indented("".join(lines[first:]))
+    return "".join(lines[:first]) + head + _indented("".join(lines[first:]))
 
 
-def test_both_classes_under_the_main_guard_are_told_once_with_both_lines(executor):
+WRAPPED = {
+    "main_guard": ("if __name__ == \"__main__\":\n", "is defined at line {}, under `if __name__ == \"__main__\":`",
+                   "定义在第 {} 行，位于 `if __name__ == \"__main__\":` 之下"),
+    "builder_function": ("def build():\n", "is defined at line {}, inside another function or class",
+                         "定义在第 {} 行，位于另一个函数或类的内部"),
+}
+
+
+@pytest.mark.parametrize(("head", "en", "zh"), WRAPPED.values(), ids=WRAPPED.keys())
+def test_both_classes_the_import_never_defines_are_told_once_with_both_lines(executor, head, en, zh):
     """3/85 before, no message, and 31 failures each naming one class's line."""
-    source = _all_under_the_main_guard(MAIN_GUARDED)
+    source = _all_under(head, MAIN_GUARDED)
     lines = source.splitlines()
     sdpa = next(i for i, line in enumerate(lines, 1) if line.startswith("    class ScaledDotProductAttention"))
     mha = next(i for i, line in enumerate(lines, 1) if line.startswith("    class MultiHeadAttention"))
     result = grade(GradeInput(code=source.encode()), "attention", executor)
     assert result["status"] == "graded" and _code_score(result) == 0
     message = result["message"]
-    for lang, line_of in (("en", "is defined at line {}, under `if __name__ == \"__main__\":`"),
-                          ("zh", "定义在第 {} 行，位于 `if __name__ == \"__main__\":` 之下")):
+    for lang, line_of in (("en", en), ("zh", zh)):
         assert f"ScaledDotProductAttention {line_of.format(sdpa)}" in message[lang], message[lang]
         assert f"MultiHeadAttention {line_of.format(mha)}" in message[lang], message[lang]
     assert message["en"].count("Hint: ") == 1 and message["zh"].count("提示：") == 1
