@@ -304,6 +304,8 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         out, w = mha_variant(params, num_heads, head_dim, x.transpose(0, 1),
                              None if context is None else context.transpose(0, 1))
         return out.transpose(0, 1), w
+    if fault == "heads_as_sequence":
+        return _heads_as_sequence(params, num_heads, head_dim, x, context, additive_mask, key_padding_mask)
     xd = x.double()
     ctx = xd if context is None else context.double()
     if fault == "kv_from_x":
@@ -316,6 +318,10 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     inner = num_heads * head_dim
     if fault == "roles_kqv" and context is None:
         return None    # q and k projections swapped in self-attention: the scores transposed, named qk_swapped
+    if fault in ("split_merge_dim_first", "heads_not_split") and num_heads == 1:
+        return None    # one head: the split and the merge are the same either way
+    if fault == "heads_not_split" and additive_mask is not None and additive_mask.dim() == 4:
+        return None    # a mask per head added to one head's scores: a broadcast the student's code need not do
 
     def proj(t: Tensor, name: str) -> Tensor:
         if fault == "shared_q":
@@ -330,8 +336,10 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     def split(t: Tensor, n: int) -> Tensor:
         if fault in ("split_no_transpose", "split_no_transpose_only"):
             return t.reshape(B, num_heads, n, head_dim)
-        if fault == "split_dim_first":           # view(B, N, head_dim, H): head h takes every H-th feature
+        if fault in ("split_dim_first", "split_merge_dim_first"):   # view(B, N, head_dim, H): every H-th feature
             return t.view(B, n, head_dim, num_heads).permute(0, 3, 1, 2)
+        if fault == "heads_not_split":           # one head of all num_heads * head_dim features
+            return t.view(B, 1, n, inner)
         return t.view(B, n, num_heads, head_dim).transpose(1, 2)
 
     q, k, v = split(proj(xd, "q_proj"), Nq), split(proj(ctx, "k_proj"), Nk), split(proj(ctx, "v_proj"), Nk)
@@ -376,8 +384,8 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         if context is not None or Nq < 2 or (fault == "mha_causal_ahead" and Nk < 3):
             return None
         mask = mask + torch.full((Nq, Nk), NEG_INF, dtype=torch.float64).triu(MHA_CAUSAL_DIAGONALS[fault])
-    scale = {"scale_one": 1.0, "scale_dk": 1.0 / head_dim,
-             "scale_dmodel": 1.0 / math.sqrt(d_model)}.get(fault or "", 1.0 / math.sqrt(head_dim))
+    scale = {"scale_one": 1.0, "scale_dk": 1.0 / head_dim, "scale_dmodel": 1.0 / math.sqrt(d_model),
+             "heads_not_split": 1.0 / math.sqrt(inner)}.get(fault or "", 1.0 / math.sqrt(head_dim))
     if fault == "scale_dmodel" and d_model == head_dim * head_dim:
         return None   # 1/sqrt(d_model) is then 1/head_dim: diagnosed as "scale_dk" (named for both)
     if fault == "qk_swapped":
@@ -408,7 +416,7 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     o = w @ v
     if fault in ("merge_no_transpose", "split_no_transpose"):   # a wrong split is undone the same way
         o = o.reshape(B, Nq, inner)
-    elif fault == "merge_dim_first":
+    elif fault in ("merge_dim_first", "split_merge_dim_first"):   # the split_dim_first split undone
         o = o.permute(0, 2, 3, 1).reshape(B, Nq, inner)
     elif fault == "merge_heads_reversed":       # torch.cat([o[:, h] for h in reversed(range(H))], -1)
         if num_heads < 2:
@@ -432,6 +440,30 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     return out, w
 
 
+def _heads_as_sequence(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Tensor, context: Tensor | None,
+                       additive_mask: Tensor | None, key_padding_mask: Tensor | None) -> tuple[Tensor, Tensor] | None:
+    """Heads split as view(B, N, H, head_dim) (or unflatten, reshape) and given to the kernel without
+    transpose(1, 2), merged back as reshape(B, N, H * head_dim): the kernel reads dim 1 (the positions) as the
+    heads and dim 2 (the heads) as the sequence, so each position attends over its own heads; weights
+    [B, N, H, H]. None where that cannot run or shows nothing: a mask ([B,1,1,Nk] does not broadcast against
+    [B, N, H, H]), keys of another length, or one head (the weights' shape [B, N, 1, 1] says it)."""
+    if additive_mask is not None or key_padding_mask is not None or num_heads < 2 or (
+            context is not None and context.shape[1] != x.shape[1]):
+        return None
+    p = {n: t.double() for n, t in params.items()}
+    xd = x.double()
+    ctx = xd if context is None else context.double()
+    B, N, _ = xd.shape
+
+    def heads(t: Tensor, name: str) -> Tensor:
+        return F.linear(t, p[f"{name}.weight"], p[f"{name}.bias"]).view(B, N, num_heads, head_dim)
+
+    q, k, v = heads(xd, "q_proj"), heads(ctx, "k_proj"), heads(ctx, "v_proj")
+    w = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(head_dim), -1)
+    out = F.linear((w @ v).reshape(B, N, num_heads * head_dim), p["out_proj.weight"], p["out_proj.bias"])
+    return out, w
+
+
 # The finite fill students block with instead of -inf (-1e9; torch.finfo(float32).min rounds the same way).
 _FINITE_BLOCK = -1e9
 
@@ -451,7 +483,8 @@ MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_d
               "out_proj_skipped", "kv_swapped", "split_dim_first", "residual", "layer_norm", "residual_layer_norm",
               "pad_on_values", "weights_transposed", "bias_dropped", *ADDITIVE_MASK_HEAD_FAULTS,
               *PROJECTION_ROLE_FAULTS, "seq_first", "split_no_transpose_only", "merge_heads_reversed", "mha_causal",
-              "mha_causal_diagonal", "mha_causal_ahead")
+              "mha_causal_diagonal", "mha_causal_ahead", "heads_as_sequence",
+              "split_merge_dim_first", "heads_not_split")
 
 
 def warm() -> None:

@@ -14,6 +14,7 @@ what was seen against what was expected. Trusted side only, plain tensors.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 from typing import Any, Protocol
 
@@ -189,6 +190,31 @@ FAULTS: dict[str, Msg] = {
                       "输出与 key 用 v_proj、value 用 k_proj 投影的结果一致，或投影后的 key 与 value 在传给 "
                       "ScaledDotProductAttention 时互换了位置：应为 K = k_proj(context)，V = v_proj(context)，并按 "
                       "(q, k, v) 的顺序传入"),
+    # round 34: unflatten(-1, (H, head_dim)) or view(B, N, H, head_dim) with no transpose, a mistake no model named
+    "heads_as_sequence": msg(
+        "the output matches heads split with view(B, N, H, head_dim) (or reshape, unflatten(-1, (H, head_dim))) and given to "
+        "ScaledDotProductAttention without transpose(1, 2): in its [B, H, N, head_dim] input dim 1 then holds the "
+        "positions and dim 2 the heads, so each position attends over its own heads instead of over the sequence; "
+        "split with view(B, N, H, head_dim).transpose(1, 2) and merge with transpose(1, 2).reshape(B, N, H * head_dim)",
+        "输出与用 view(B, N, H, head_dim)（或 reshape、unflatten(-1, (H, head_dim))）拆分 head 后不做 transpose(1, 2) 就传给 "
+        "ScaledDotProductAttention 的结果一致：这样它的 [B, H, N, head_dim] 输入中 dim 1 是位置、dim 2 是 head，"
+        "每个位置是在自己的各个 head 之间做 attention，而不是沿序列；应使用 view(B, N, H, head_dim).transpose(1, 2) "
+        "拆分，用 transpose(1, 2).reshape(B, N, H * head_dim) 合并"),
+    "split_merge_dim_first": msg(
+        "the output matches heads split with view(B, N, head_dim, H) and merged back the same way (permute(0, 2, 3, "
+        "1), features of one position across heads first), so that each head takes every H-th feature: head h takes "
+        "features [h*head_dim, (h+1)*head_dim); split with view(B, N, H, head_dim).transpose(1, 2) and merge with "
+        "transpose(1, 2).reshape(B, N, H * head_dim)",
+        "输出与用 view(B, N, head_dim, H) 拆分 head、并以同样方式（permute(0, 2, 3, 1)，先排同一位置各 head 的特征）合并的"
+        "结果一致，这样每个 head 取的是每隔 H 个的特征：第 h 个 head 应取特征 [h*head_dim, (h+1)*head_dim)；应使用 "
+        "view(B, N, H, head_dim).transpose(1, 2) 拆分，用 transpose(1, 2).reshape(B, N, H * head_dim) 合并"),
+    "heads_not_split": msg(
+        "the output matches one head of all num_heads * head_dim features (the projections not split into heads, "
+        "the scores divided by sqrt(num_heads * head_dim)): split them with view(B, N, H, head_dim).transpose(1, 2), "
+        "each head's scores divided by sqrt(head_dim)",
+        "输出与只用一个包含全部 num_heads * head_dim 个特征的 head 的结果一致（投影没有拆分成多个 head，score 除以 "
+        "sqrt(num_heads * head_dim)）：应使用 view(B, N, H, head_dim).transpose(1, 2) 拆分，每个 head 的 score 除以 "
+        "sqrt(head_dim)"),
     "split_dim_first": msg("the output matches heads split with view(B, N, head_dim, H), so that each head takes "
                            "every H-th feature: split with view(B, N, H, head_dim).transpose(1, 2), head h taking "
                            "features [h*head_dim, (h+1)*head_dim)",
@@ -382,15 +408,15 @@ def _projection_roles(fault: str) -> Msg:
     wrong = [(role, proj) for role, proj in used.items() if proj != f"{role.lower()}_proj"]
     en = ", ".join(f"{role} projected with {proj}" for role, proj in wrong)
     zh = "、".join(f"{role} 用 {proj} 投影" for role, proj in wrong)
-    code = "; ".join(f"{role.lower()} = self.{proj}(...)" for role, proj in wrong)
-    code_zh = "、".join(f"`{role.lower()} = self.{proj}(...)`" for role, proj in wrong)
     # the same numbers come from a tensor passed to ScaledDotProductAttention in another role's place
     # (attention(q, q, v)): that is said too, as the code may project every role right (round 33)
     passed = ", ".join(f"the projected {_ROLE_WORDS[proj[0].upper()]} as the {_ROLE_WORDS[role]}" for role, proj in wrong)
     passed_zh = "、".join(f"把投影后的 {_ROLE_ZH[proj[0].upper()]} 当作 {_ROLE_ZH[role]}" for role, proj in wrong)
-    return msg(f"the output matches {en} ({code}), or ScaledDotProductAttention given {passed}: each role has its "
+    # No code is written here: the line that does it is quoted from the source, when it shows one
+    # (source_lines.projection_role_note); "(v = self.k_proj(...))" was a guess the code may not contain (round 34).
+    return msg(f"the output matches {en}, or ScaledDotProductAttention given {passed}: each role has its "
                "own projection, Q = q_proj(x), K = k_proj(context), V = v_proj(context), passed in the order (q, k, v)",
-               f"输出与 {zh}的结果一致（{code_zh}），或与{passed_zh} 传给 ScaledDotProductAttention 的结果一致：每个角色"
+               f"输出与 {zh}的结果一致，或与{passed_zh} 传给 ScaledDotProductAttention 的结果一致：每个角色"
                "使用各自的投影，Q = q_proj(x)，K = k_proj(context)，V = v_proj(context)，并按 (q, k, v) 的顺序传入")
 
 
@@ -600,23 +626,27 @@ def _no_dim(call: ast.Call, position: int) -> bool:
     return all(isinstance(g, ast.Constant) and g.value is None for g in given)
 
 
-def softmax_without_dim(source: str | None) -> list[tuple[int, str]]:
-    """(line, code) of each softmax of the source that is given no dim (``F.softmax(scores)``,
-    ``nn.Softmax()``, ``dim=None``): PyTorch then picks the dim itself, dim=1 for a 4-D tensor
-    (torch.nn.functional._get_softmax_dim). ``torch.softmax`` and ``Tensor.softmax`` require a dim."""
+def _calls_where(source: str | None, pick) -> list[tuple[int, str]]:
+    """(line, code) of each call of the whole source for which ``pick(call, torch names)`` is true, in line order."""
     tree = _tree(source) if isinstance(source, str) else None
     if tree is None:
         return []
     names = _torch_names(tree)
-    found: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        path = _path(node.func, names)
-        if (path == _SOFTMAX_FUNCTION and node.args and _no_dim(node, 1)) or \
-                (path in _SOFTMAX_MODULES and _no_dim(node, 0)):
-            found.append((node.lineno, ast.get_source_segment(source, node) or ast.unparse(node)))
-    return sorted(found)
+    return sorted((node.lineno, ast.get_source_segment(source, node) or ast.unparse(node)) for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and pick(node, names))
+
+
+def _softmax_without_dim(node: ast.Call, names: dict[str, str]) -> bool:
+    path = _path(node.func, names)
+    return bool((path == _SOFTMAX_FUNCTION and node.args and _no_dim(node, 1)) or
+                (path in _SOFTMAX_MODULES and _no_dim(node, 0)))
+
+
+def softmax_without_dim(source: str | None) -> list[tuple[int, str]]:
+    """(line, code) of each softmax of the source that is given no dim (``F.softmax(scores)``,
+    ``nn.Softmax()``, ``dim=None``): PyTorch then picks the dim itself, dim=1 for a 4-D tensor
+    (torch.nn.functional._get_softmax_dim). ``torch.softmax`` and ``Tensor.softmax`` require a dim."""
+    return _calls_where(source, _softmax_without_dim)
 
 
 def _student_source(student: object | None) -> str | None:
@@ -657,26 +687,41 @@ _DROPOUT_FUNCTIONS = {"torch.nn.functional.dropout": 2, "torch.dropout": 2, "tor
                       "torch.nn.functional.dropout2d": 2, "torch.nn.functional.alpha_dropout": 2}
 
 
+def _dropout_always_on(node: ast.Call, names: dict[str, str]) -> bool:
+    if (position := _DROPOUT_FUNCTIONS.get(_path(node.func, names) or "")) is None:
+        return False
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return False
+    given = [k.value for k in node.keywords if k.arg in ("training", "train")]
+    if len(node.args) > position:
+        given.append(node.args[position])
+    return all(isinstance(g, ast.Constant) and g.value is True for g in given)
+
+
 def dropout_always_on(source: str | None) -> list[tuple[int, str]]:
     """(line, code) of each PyTorch dropout call of the source whose ``training`` (``train`` for
     ``torch.dropout``) is not given (F.dropout's default is True) or is the constant True: it drops in
     eval() too. ``training=self.training`` or any other expression is not listed (it may follow the mode)."""
-    tree = _tree(source) if isinstance(source, str) else None
-    if tree is None:
-        return []
-    names = _torch_names(tree)
-    found: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or (position := _DROPOUT_FUNCTIONS.get(_path(node.func, names) or "")) is None:
-            continue
-        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-            continue
-        given = [k.value for k in node.keywords if k.arg in ("training", "train")]
-        if len(node.args) > position:
-            given.append(node.args[position])
-        if all(isinstance(g, ast.Constant) and g.value is True for g in given):
-            found.append((node.lineno, ast.get_source_segment(source, node) or ast.unparse(node)))
-    return sorted(found)
+    return _calls_where(source, _dropout_always_on)
+
+
+_DROPOUT_MODULES = frozenset({"torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d", "torch.nn.AlphaDropout",
+                              "torch.nn.modules.dropout.Dropout"})
+
+
+def _dropout_built_per_call(node: ast.Call, names: dict[str, str]) -> bool:
+    built = node.func
+    if not (isinstance(built, ast.Call) and _path(built.func, names) in _DROPOUT_MODULES):
+        return False
+    p = [k.value for k in built.keywords if k.arg == "p"] + built.args[:1]
+    return not (p and isinstance(p[0], ast.Constant) and p[0].value in (0, 0.0))     # p=0 drops nothing
+
+
+def dropout_built_per_call(source: str | None) -> list[tuple[int, str]]:
+    """(line, code) of each dropout module built and called in one expression (``nn.Dropout(0.1)(w)``) with a
+    probability that is not the constant 0: a module starts in training mode, and one that is no attribute of the
+    model is out of reach of its eval(), so it drops in eval() too (round 34)."""
+    return _calls_where(source, _dropout_built_per_call)
 
 
 # Calls whose result autograd does not follow back to their input.
@@ -724,7 +769,18 @@ def randomness(student: object | None = None, cls_name: str | None = None) -> Ms
     source = _student_source(student)
     calls = in_class(dropout_always_on(source), source, cls_name)
     if not calls:
-        return FAULTS["dropout"]
+        built = in_class(dropout_built_per_call(source), source, cls_name)
+        if not built:
+            return FAULTS["dropout"]
+        where, code = built[0]
+        code = code if len(code) <= 60 and "\n" not in code else code.split("(", 1)[0] + "(...)(...)"
+        return cat(FAULTS["dropout"], msg(
+            f"{where['en']} builds and calls {code} in one go: a newly built module is in training mode, and eval() "
+            "on the model does not reach a module that is not its attribute, so it drops values; build the dropout "
+            "once in __init__ (self.dropout = nn.Dropout(p)) and call self.dropout(...)",
+            f"{where['zh']}在同一处构建并调用了 {code}：新建的模块处于训练模式，而对模型调用 eval() 不会影响不是其属性的"
+            "模块，因此它会丢弃数值；请在 __init__ 中只构建一次（self.dropout = nn.Dropout(p)），再调用 self.dropout(...)"),
+            sep=SEMI)
     where, code = calls[0]
     code = code if len(code) <= 60 and "\n" not in code else code.split("(", 1)[0] + "(...)"
     return cat(FAULTS["dropout"], msg(f"{where['en']} calls {code}, which drops values whatever the mode: pass "
@@ -737,7 +793,12 @@ def randomness(student: object | None = None, cls_name: str | None = None) -> Ms
 SOURCE_NOTES = {"softmax_query_axis": source_lines.softmax_axis_note, "qk_swapped": source_lines.keys_first_note,
                 "causal": source_lines.causal_note, "causal_diagonal": source_lines.causal_note,
                 "causal_ahead": source_lines.causal_note, "mha_causal": source_lines.causal_note,
-                "mha_causal_diagonal": source_lines.causal_note, "mha_causal_ahead": source_lines.causal_note}
+                "mha_causal_diagonal": source_lines.causal_note, "mha_causal_ahead": source_lines.causal_note,
+                # the projections by role, "qvk" for keys from v_proj and values from k_proj (round 34)
+                "kv_swapped": functools.partial(source_lines.projection_role_note, roles="qvk"),
+                "shared_q": functools.partial(source_lines.projection_role_note, roles="qqq"),
+                **{fault: functools.partial(source_lines.projection_role_note, roles=fault[6:])
+                   for fault in C.PROJECTION_ROLE_FAULTS}}
 
 
 def with_source_line(key: str, student: object | None, cls_name: str, on_output: bool = False) -> Msg:
@@ -1388,4 +1449,4 @@ def mha_mask_rank(student: MhaBuilder, num_heads: int, head_dim: int, x: Tensor,
 
 __all__ = ["FAULTS", "ON_OUTPUT", "fault_name", "MATCH_TOL", "kept_state", "SDPA_CULPRIT", "half_precision", "large_scores", "mha", "mha_key",
            "mha_mask_failure", "mha_mask_rank", "probe_case", "sdpa_output",
-           "sdpa_weights", "softmax_without_dim", "dropout_always_on", "randomness"]
+           "sdpa_weights", "softmax_without_dim", "dropout_always_on", "dropout_built_per_call", "randomness"]

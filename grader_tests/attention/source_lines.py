@@ -285,3 +285,66 @@ def causal_note(source: str | None, cls_name: str) -> Msg | None:
     line, owner, code = calls[0]
     at = where_in(line, owner, cls_name)
     return msg(f"{at['en']} builds a triangular mask: {code}", f"{at['zh']}构造了三角形 mask：{code}")
+
+
+# The names a student gives a role's tensor: ``q``, ``Q``, ``query``, ``queries``, ``q_heads``, ``k2`` (not ``kv``).
+_ROLE_NAMES = {"q": ("q", "query", "queries"), "k": ("k", "key", "keys"), "v": ("v", "value", "values")}
+_ROLE_WORDS = {"q": ("Q", "the queries", "query"), "k": ("K", "the keys", "key"), "v": ("V", "the values", "value")}
+
+
+def _role_of(name: str) -> str | None:
+    """The role (q, k or v) a variable's name says it holds, or None."""
+    head = name.lower().split("_", 1)[0].rstrip("0123456789")
+    return next((role for role, names in _ROLE_NAMES.items() if head in names), None)
+
+
+def _projections_called(node: ast.AST) -> set[str]:
+    """The ``*_proj`` attributes of self that ``node`` calls or reads the weight of (``self.k_proj(x)``,
+    ``F.linear(x, self.k_proj.weight, ...)``)."""
+    found = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and n.attr in ("q_proj", "k_proj", "v_proj") \
+                and isinstance(n.value, ast.Name) and n.value.id == "self":
+            found.add(n.attr)
+    return found
+
+
+def projection_role_note(source: str | None, cls_name: str, roles: str) -> Msg | None:
+    """For an output that matches projections in other roles (confirmed on the numbers; ``roles`` the projection
+    each of Q, K, V used, ``"qkk"`` for V from k_proj): the lines of the class that do it, when the source shows
+    them unambiguously, else None (no line is guessed). Either every wrong role is assigned on exactly one line
+    from the other projection (``v = self._split(self.k_proj(kv))``), or one call passes the role-named tensors in
+    that order (``self.attention(q, k, k, mask)``)."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    if tree is None:
+        return None
+    wrong = {role: used for role, used in zip("qkv", roles, strict=True) if role != used}
+    members = family(source, cls_name)
+    assigned: dict[str, list[tuple[int, str, str]]] = {role: [] for role in wrong}
+    passed: list[tuple[int, str, str, list[str]]] = []
+    for owner, node in members:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                role = _role_of(n.targets[0].id)
+                if role in wrong and _projections_called(n.value) == {f"{wrong[role]}_proj"}:
+                    assigned[role].append((n.lineno, owner, _code(source, n)))
+            elif isinstance(n, ast.Call) and len(n.args) >= 3 and all(isinstance(a, ast.Name) for a in n.args[:3]):
+                names = [a.id for a in n.args[:3] if isinstance(a, ast.Name)]
+                if "".join(_role_of(name) or "?" for name in names) == roles:
+                    passed.append((n.lineno, owner, _code(source, n), names))
+    if wrong and all(len(found) == 1 for found in assigned.values()):
+        parts_en, parts_zh = [], []
+        for role, ((line, owner, code),) in assigned.items():
+            at = where_in(line, owner, cls_name)
+            word = _ROLE_WORDS[role][0]
+            parts_en.append(f"{at['en']} computes {word} with {wrong[role]}_proj: {code}")
+            parts_zh.append(f"{at['zh']}用 {wrong[role]}_proj 计算了 {word}：{code}")
+        return msg("; ".join(parts_en), "；".join(parts_zh))
+    if len(passed) == 1:
+        line, owner, code, names = passed[0]
+        at = where_in(line, owner, cls_name)
+        said = [(names[i], role) for i, role in enumerate("qkv") if role in wrong]
+        en = ", ".join(f"{name} as {_ROLE_WORDS[role][1]}" for name, role in said)
+        zh = "、".join(f"把 {name} 作为 {_ROLE_WORDS[role][2]}" for name, role in said)
+        return msg(f"{at['en']} passes {en}: {code}", f"{at['zh']}{zh} 传入：{code}")
+    return None

@@ -19,11 +19,16 @@ FAULTY = sorted((SUBMISSIONS / "faulty").glob("*.py"))
 # The forms in which the hints quote a line with its code (grader_tests/attention/source_lines.py, diagnose.py):
 # "line 8: CODE normalises over ...", "line 12 (in Core) builds a triangular mask: CODE", "line 7 computes CODE:
 # keys first", "line 7 computes the scores keys first (CODE, [B, ...", "line 20 calls CODE, which drops ...",
-# "line 5 calls CODE without dim". PyTorch's messages ("at attention.py line 21: ...") are not quotes.
+# "line 5 calls CODE without dim", "line 52 computes V with k_proj: CODE", "line 60 passes k as the values: CODE".
+# PyTorch's messages ("at attention.py line 21: ...") are not quotes.
 _WHERE = r"(?<!attention\.py )line (\d+)(?: \(in (\w+)\))?"
 _QUOTES = [re.compile(_WHERE + tail) for tail in (
     r": (.+?) normalises over", r" builds a triangular mask: (.+?)(?:; |$)", r" computes (?!the scores)(.+?): keys first",
-    r" computes the scores keys first \((.+?), \[B", r" calls (.+?)(?:, which drops| without dim)")]
+    r" computes the scores keys first \((.+?), \[B", r" calls (.+?)(?:, which drops| without dim)",
+    # round 34: a projection in another role ("line 52 computes V with k_proj: CODE", "line 60 passes k as the
+    # values: CODE")
+    r" computes [QKV] with [qkv]_proj: (.+?)(?:; |$)", r" passes \w+ as the (?:queries|keys|values)[^:]*: (.+?)(?:; |$)",
+    r" builds and calls (.+?) in one go")]
 
 
 def quoted_lines(feedback: str) -> list[tuple[int, str | None, str]]:
