@@ -22,7 +22,14 @@ import torch
 from grader_tests.attention import cases as C
 from grader_tests.attention import diagnose, source_lines
 from grading.i18n import is_msg
-from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh, graded_corpus_file, named_faults
+from tests.grading.helpers import (
+    SUBMISSIONS,
+    code_names,
+    english_in_zh,
+    grade_stored,
+    graded_corpus_file,
+    named_faults,
+)
 
 FAULTY = SUBMISSIONS / "faulty"
 
@@ -168,3 +175,33 @@ def test_the_determinism_hint_quotes_the_dropout_built_in_forward(executor):
     det = next(t["feedback"] for t in graded_corpus_file(executor, path)["tests"] if t["id"] == "test_deterministic")
     assert f"line {line} builds and calls nn.Dropout(0.1)(weights) in one go" in det["en"], det
     assert f"第 {line} 行在同一处构建并调用了 nn.Dropout(0.1)(weights)" in det["zh"], det
+
+
+# ----------------------------------------------------------------------------- correct, however odd it looks
+BASE = FAULTY / "r34_merge_cat_unbind_seq.py"     # the round's template; its merge is the one mistake
+ODD = {
+    # heads split with chunk + stack and merged with cat(unbind(1), dim=-1): the contract's layout
+    "chunk_stack_cat_unbind": [
+        ("        return t.view(B, N, self.num_heads, self.head_dim).transpose(1, 2)\n",
+         "        return torch.stack(t.chunk(self.num_heads, dim=-1), dim=1)\n"),
+        ("        return t.transpose(1, 2).reshape(B, N, H * D)\n", "        return torch.cat(t.unbind(1), dim=-1)\n")],
+    # the additive mask read back as a bool (-inf -> True) and filled, the padding mask as keys to keep
+    "masked_fill_from_bool_masks": [
+        ("            scores = scores + additive_mask\n",
+         '            scores = scores.masked_fill(additive_mask.bool(), float("-inf"))\n'),
+        ('            pad = pad.masked_fill(key_padding_mask, float("-inf"))[:, None, None, :]\n',
+         '            pad = torch.where(~key_padding_mask, pad, pad - float("inf"))[:, None, None, :]\n')],
+}
+
+
+@pytest.mark.parametrize("name", sorted(ODD))
+def test_correct_code_that_looks_like_a_round_34_mistake_gets_full_marks_and_no_name(executor, name):
+    source = BASE.read_text(encoding="utf-8").split("\n", 3)[3]        # the header lines dropped
+    source = source.replace("        return torch.cat(t.unbind(1), dim=1).reshape(B, N, H * D)\n",
+                            "        return t.transpose(1, 2).reshape(B, N, H * D)\n")   # the template's own merge
+    for old, new in ODD[name]:
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    result = grade_stored(executor, source)
+    failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
+    assert failed == {}, failed
