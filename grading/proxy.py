@@ -405,7 +405,10 @@ def not_loaded_text(filename: str) -> Msg:
 
 # How a session was lost (StudentProxy.causes), as the checks that could not run then say it: a reply
 # the grader refused (more than the reply cap, forged) was called a hang or a crash.
-LOST_CAUSES = {"hung": ("hung", "卡死"), "crashed": ("crashed", "崩溃"),
+# A session stopped at its CPU limit was computing all along (a loop that does not end): "hung" was said of it as
+# of one stopped by the wall clock, and the student could not tell a spin from a wait (round 34).
+LOST_CAUSES = {"hung": ("hung", "卡死"), "over_cpu": ("used up its CPU time limit", "用完了 CPU 时间上限"),
+               "crashed": ("crashed", "崩溃"),
                "idle": ("sat idle while the grader waited", "在评分器等待时空闲不动"),
                "not_carried": ("returned what the grader could not carry out of the sandbox",
                                "返回了无法从沙箱传回评分系统的内容")}
@@ -423,6 +426,11 @@ def gave_up_text(filename: str, times: int, causes: Sequence[str] = ()) -> Msg:
                "were skipped", f"未运行：{filename} 已{lost['zh']} {times} 次，其余检查被跳过")
 
 
+def _gap(zh: str) -> str:
+    """The blank between ``zh`` and the clause that follows it: none after a full-width bracket."""
+    return "" if zh.endswith("）") else " "
+
+
 def idle_text(what: Msg, exc: BaseException) -> Msg:
     """What was seen of a call the sandbox stopped as idle (client.StudentIdle): how long the jail
     used (almost) no CPU while the grader waited, and that no reply came. No guess at the cause."""
@@ -435,12 +443,12 @@ def idle_text(what: Msg, exc: BaseException) -> Msg:
         return msg(f"{what['en']} was stopped: your code sat idle (no CPU used, nothing running) {seen['en']}, "
                    f"{secs} s in all in this grading, the most it allows; "
                    + ("only part of this call's reply arrived" if partial else "nothing this call computed arrived"),
-                   f"{what['zh']} 被终止：{seen['zh']}时你的代码处于空闲（不占用 CPU，没有任何计算在运行），本次评分中累计 "
+                   f"{what['zh']}{_gap(what['zh'])}被终止：{seen['zh']}时你的代码处于空闲（不占用 CPU，没有任何计算在运行），本次评分中累计 "
                    f"{secs} 秒，已达上限；" + ("这次调用的回复只传回了一部分" if partial else "这次调用没有返回任何结果"))
     return msg(f"{what['en']} used {cpu} s of CPU in {secs} s {seen['en']} (nothing "
                "was running), so the grader stopped it; "
                + ("only part of its reply arrived" if partial else "nothing it computed arrived"),
-               f"{what['zh']} 在{seen['zh']}的 {secs} 秒内只用了 {cpu} 秒 CPU（没有任何计算在运行），评分器因此终止了它；"
+               f"{what['zh']}{_gap(what['zh'])}在{seen['zh']}的 {secs} 秒内只用了 {cpu} 秒 CPU（没有任何计算在运行），评分器因此终止了它；"
                + ("它的回复只传回了一部分" if partial else "它没有返回任何结果"))
 
 
@@ -609,10 +617,11 @@ class StudentProxy:
                 self._dead("timeout", "idle")
                 raise StudentTimedOut(idle_text(cat(both, inputs), exc)) from None
             if kind == "StudentTimeout":
-                self._dead("timeout", "hung")
+                over_cpu = getattr(exc, "clock", "wall") == "cpu"
+                self._dead("timeout", "over_cpu" if over_cpu else "hung")
                 called = cat(both, inputs)
-                gap = "" if called["zh"].endswith("）") else " "   # no blank after a full-width bracket
-                if getattr(exc, "clock", "wall") == "cpu":
+                gap = _gap(called["zh"])
+                if over_cpu:
                     raise StudentTimedOut(msg(
                         f"{called['en']} did not finish within {_seconds(exc)} s of CPU time",
                         f"{called['zh']}{gap}未在 {_seconds(exc)} 秒的 CPU 时间内结束")) from None

@@ -1,0 +1,104 @@
+"""Round 34 of hostile submissions (the attacks: tests/grading/hostile_attacks_round34.py).
+
+Each attack is graded in the real sandbox and must end `graded`, score no more than the honest file, say in both
+languages what happened, cost the worker about what an honest grading does and leave nothing running; each
+detector of the hidden tests' session must fire in no session (round 31's form).
+
+Found open: a session stopped at its CPU limit (code computing without end) was lost as "hung", as one stopped by
+the wall clock, in every check skipped after it ("not run: attention.py hung 3 times already"); it now says the code
+used up its CPU time limit. An idle stop's Chinese text kept a blank after the full-width bracket of the inputs it
+names ("（输入 [1, 1, 3, 4]） 在评分器等待结果的"), which the time limit's text had dropped."""
+
+from __future__ import annotations
+
+import pytest
+
+from grading.i18n import msg
+from grading.proxy import SessionLost, StudentProxy, StudentTimedOut, gave_up_text, idle_text
+from grading.runner import GradeInput, grade
+from grading.sandbox import StudentIdle, StudentTimeout
+from tests.grading.helpers import graded_attack, honest_cost
+from tests.grading.hostile_attacks_round34 import ATTACKS, CORRECT, SEES_HIDDEN
+from tests.grading.test_hostile_round31 import _switched_off
+
+
+class _Sessions:
+    """An InheritedSession stand-in: the proxy closes what it loses here."""
+
+    def close(self, session) -> None:
+        pass
+
+
+def _lost_after(exc: BaseException) -> tuple[StudentProxy, str]:
+    """A loaded proxy whose call failed with ``exc``: the proxy, and what the next call is told."""
+    proxy = StudentProxy(_Sessions())
+    proxy.loaded, proxy._session = True, object()
+
+    def call(session):
+        raise exc
+
+    with pytest.raises(StudentTimedOut):
+        proxy._run("ScaledDotProductAttention.forward", call)
+    with pytest.raises(SessionLost) as lost:
+        proxy._ensure_session()
+    return proxy, lost.value.message
+
+
+@pytest.mark.parametrize("exc, en, zh", [
+    (StudentTimeout(5.0, "call forward", clock="cpu"), "used up its CPU time limit", "用完了 CPU 时间上限"),
+    (StudentTimeout(15.0, "call forward"), "hung", "卡死"),
+    (StudentIdle(2.0, "call forward", 0.0), "sat idle", "空闲不动")])
+def test_the_checks_skipped_after_a_lost_session_say_which_stop_it_was(exc, en, zh):
+    proxy, next_call = _lost_after(exc)
+    skipped = gave_up_text("attention.py", 3, proxy.causes)
+    for said in (next_call, skipped):
+        assert en in said["en"] and zh in said["zh"], said
+    if exc.clock == "cpu":     # a spinning loop was said to have hung before (round 34)
+        assert "hung" not in skipped["en"] and "卡死" not in skipped["zh"], skipped
+
+
+def test_an_idle_stop_of_a_call_named_with_its_inputs_keeps_no_blank_after_the_full_width_bracket():
+    what = msg("ScaledDotProductAttention.forward (inputs [1, 1, 3, 4])",
+               "ScaledDotProductAttention.forward（输入 [1, 1, 3, 4]）")
+    for total in (False, True):
+        said = idle_text(what, StudentIdle(2.0, "call forward", 0.0, total=total))
+        assert "）在" in said["zh"] or "）被终止" in said["zh"], said
+        assert "） " not in said["zh"], said
+    plain = idle_text(msg("importing attention.py", "导入 attention.py"), StudentIdle(2.0, "import", 0.0))
+    assert plain["zh"].startswith("导入 attention.py 在"), plain
+
+
+@pytest.fixture(scope="module")
+def honest(served) -> tuple[float, float]:
+    return honest_cost(_grade, served, CORRECT)
+
+
+def _grade(executor, code: str) -> dict:
+    return grade(GradeInput(code=code.encode()), "attention", executor)
+
+
+def _nothing_left(served) -> None:
+    from tests.sandbox.helpers import wait_no_leftovers
+
+    assert wait_no_leftovers(served, timeout=5.0) == [], "a jail outlived its grading"
+    assert served.alive
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", list(ATTACKS))
+def test_a_round_34_attack_is_graded_bounded_earns_no_more_and_leaves_nothing_running(served, honest, attack):
+    graded_attack(attack, honest, _grade, served, ATTACKS[attack])
+    _nothing_left(served)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SEES_HIDDEN))
+def test_nothing_a_round_34_detector_reads_tells_a_session_it_runs_the_hidden_tests(served, name):
+    control = _grade(served, _switched_off(SEES_HIDDEN[name]))
+    result = _grade(served, SEES_HIDDEN[name])
+    assert control["status"] == result["status"] == "graded", (control["message"], result["message"])
+    fired = [t["id"] for t in result["tests"] if t["outcome"] != "passed"
+             and next(c for c in control["tests"] if c["id"] == t["id"])["outcome"] == "passed"]
+    assert fired == [], f"{name} fired in: {fired}"
+    assert result["total"] == control["total"]
+    _nothing_left(served)
