@@ -114,6 +114,9 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
     (r"file size limit exceeded \(SIGXFSZ\)", "file size limit exceeded (SIGXFSZ)", "写入的文件超出大小上限（SIGXFSZ）"),
     (r"the sandboxed process crashed \(SIGSEGV\)", "the process crashed (SIGSEGV, a segmentation fault)",
      "进程崩溃（SIGSEGV，段错误）"),
+    (r"the sandboxed process called abort\(\) \(SIGABRT\)",
+     "the process called abort() (SIGABRT), as C and C++ code does when an assertion fails or an exception is "
+     "not caught", "进程调用了 abort()（SIGABRT），C 或 C++ 代码在断言失败或异常未被捕获时会这样做"),
     (r"the sandboxed process was killed by signal (?P<n>\d+)", "the process was killed by signal {n}",
      "进程被信号 {n} 终止"),
     (r"the sandboxed process was killed by (?P<sig>[A-Za-z0-9 ]+)", "the process was killed by {sig}",

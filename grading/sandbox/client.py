@@ -501,6 +501,9 @@ SERVE_FAILED_TEXT = ("after your code had run, the sandbox stopped answering the
                      f"requests and writes its replies failed (exit code {protocol.SERVE_FAILED_EXIT})")
 
 
+ABORTED_TEXT = "the sandboxed process called abort() (SIGABRT)"
+
+
 def _describe_status(st: dict | None, limits: Limits) -> str:
     if not st:
         return "the sandboxed process ended without a status (the executor was closed or its zygote died)"
@@ -518,6 +521,8 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
             return "file size limit exceeded (SIGXFSZ)"
         if sig == signal.SIGSEGV:
             return "the sandboxed process crashed (SIGSEGV)"
+        if sig == signal.SIGTRAP:        # the jail's SIGABRT handler (zygote.trap_aborts)
+            return ABORTED_TEXT
         return f"the sandboxed process was killed by {name}"
     if st.get("exit_code") == protocol.SERVE_FAILED_EXIT:
         return SERVE_FAILED_TEXT

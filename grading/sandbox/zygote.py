@@ -302,6 +302,52 @@ def build_root(root: str, binds, tmp_bytes: int) -> None:
     mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
+# abort() in a jail. The jail is pid 1 of its pid namespace, and the kernel drops a signal whose action is the
+# default that pid 1 sends itself: glibc's abort() raised SIGABRT twice for nothing and fell through to its last
+# resort, an instruction that faults, so the jail ended with SIGSEGV and the student read "segmentation fault" for
+# a call of abort() (a failed assertion in C or C++ code, ``os.abort()``; round 34). A fault reaches pid 1 as any
+# process: SIGABRT's handler is one breakpoint instruction, mapped once here and inherited by every jail, and a
+# jail that called abort() ends with SIGTRAP, which nothing else in a jail raises (ptrace is refused; only code
+# written to trap on purpose could).
+_BREAKPOINTS = {"x86_64": b"\xcc", "amd64": b"\xcc", "aarch64": (0xD4200000).to_bytes(4, "little"),
+                "arm64": (0xD4200000).to_bytes(4, "little")}
+_PROT_READ, _PROT_WRITE, _PROT_EXEC = 1, 2, 4
+_abort_trap_address: int | None = None
+
+
+class _SigAction(ctypes.Structure):
+    """glibc's struct sigaction (glibc adds the restorer itself)."""
+
+    _fields_ = [("handler", ctypes.c_void_p), ("mask", ctypes.c_ulong * 16), ("flags", ctypes.c_int),
+                ("restorer", ctypes.c_void_p)]
+
+
+def map_abort_trap() -> None:
+    """Maps the breakpoint SIGABRT's handler runs (read-only and executable); in the zygote, once."""
+    global _abort_trap_address
+    code = _BREAKPOINTS.get(os.uname().machine.lower())
+    if code is None or _abort_trap_address is not None:
+        return                       # an architecture without its breakpoint here: abort() ends as before
+    _libc.mmap.restype = ctypes.c_void_p
+    _libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    _libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    size = resource.getpagesize()
+    addr = _libc.mmap(None, size, _PROT_READ | _PROT_WRITE, 0x22, -1, 0)     # MAP_PRIVATE | MAP_ANONYMOUS
+    if addr in (None, ctypes.c_void_p(-1).value):
+        raise OSError(ctypes.get_errno(), "mmap of the abort trap")
+    ctypes.memmove(addr, code, len(code))
+    _check(_libc.mprotect(addr, size, _PROT_READ | _PROT_EXEC), "mprotect of the abort trap")
+    _abort_trap_address = addr
+
+
+def trap_aborts() -> None:
+    """SIGABRT's handler in this jail: the breakpoint of map_abort_trap (see there)."""
+    if _abort_trap_address is None:
+        return
+    action = _SigAction(handler=_abort_trap_address)
+    _check(_libc.sigaction(signal.SIGABRT, ctypes.byref(action), None), "sigaction(SIGABRT)")
+
+
 def _set_rlimits(lim: dict) -> None:
     # RLIMIT_CPU is the executor's, the same for every session (``cpu_rlimit``): the session's own CPU
     # limit, cut to what is left of the grading's budget (the hidden tests' session gets less than the
@@ -374,6 +420,7 @@ def run_jail(job: dict, data_fd: int, out_fd: int, parent_pidfd: int, setup_fd: 
             os.environ.update({"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
                                "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
             prepare_process()   # stdio, working directory, sys.argv/path/modules, input()
+            trap_aborts()
             sock = socket.socket(fileno=3)
             # Every jail forks from the same zygote, hence the same RNG state: seed afresh so that
             # two sessions never share random draws (a dropout left on differs between sessions).
@@ -631,6 +678,7 @@ def main() -> None:
         root = _jail_mountpoint() if reason is None else ""
         own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
         seccomp = SeccompProgram() if reason is None else None
+        map_abort_trap()
         if reason is None:   # what launch() does for every jail, tried once here
             unshare(CLONE_NEWPID)
             _check(_libc.setns(own_pidns, CLONE_NEWPID), "setns back to the zygote's pid namespace")

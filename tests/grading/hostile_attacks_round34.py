@@ -184,6 +184,12 @@ import os, signal
 signal.signal(signal.SIGABRT, signal.SIG_IGN)
 os.abort()
 '''),
+    "abort_called_in_the_third_call": inside("_N[0] += 1\nif _N[0] == 3:\n    __import__('os').abort()", head="_N = [0]"),
+    "sigterm_sigkill_and_sigquit_sent_to_itself_in_a_call": inside('''
+import os, signal
+for s in (signal.SIGTERM, signal.SIGQUIT, signal.SIGKILL):
+    os.kill(os.getpid(), s)
+'''),
     "non_daemon_threads_that_never_let_the_interpreter_end": CORRECT + '''
 import threading as _threading
 _never = _threading.Event()
@@ -245,7 +251,8 @@ while True:
 # fires in no session earns what its switched-off copy earns)
 SEES_HIDDEN: dict[str, str] = {
     "a_hostname_or_domain_other_than_the_first_sessions": wrong_when(
-        "_os.uname().nodename != 'ag-jail' or _os.uname().domainname not in ('(none)', '')", "import os as _os"),
+        "_os.uname().nodename != 'sandbox' or open('/proc/sys/kernel/domainname').read().strip() != '(none)'",
+        "import os as _os"),
     "an_environment_with_more_or_other_names_than_a_bare_one": wrong_when(
         "sorted(_os.environ) != sorted(_os.environ) or len(_os.environ) > 12", "import os as _os"),
     "a_file_size_or_descriptor_limit_under_the_documented_one": wrong_when(

@@ -7,19 +7,24 @@ detector of the hidden tests' session must fire in no session (round 31's form).
 Found open: a session stopped at its CPU limit (code computing without end) was lost as "hung", as one stopped by
 the wall clock, in every check skipped after it ("not run: attention.py hung 3 times already"); it now says the code
 used up its CPU time limit. An idle stop's Chinese text kept a blank after the full-width bracket of the inputs it
-names ("（输入 [1, 1, 3, 4]） 在评分器等待结果的"), which the time limit's text had dropped."""
+names ("（输入 [1, 1, 3, 4]） 在评分器等待结果的"), which the time limit's text had dropped. A jail that called
+abort() (``os.abort()``, libc's abort(): what C and C++ code does when an assertion fails) was said to have crashed
+with a segmentation fault: the jail is pid 1 of its pid namespace, which drops the SIGABRT it sends itself, and
+glibc's abort() ended on a faulting instruction (SIGSEGV). It is now said to have called abort()."""
 
 from __future__ import annotations
 
 import pytest
+import torch
 
 from grading.i18n import msg
-from grading.proxy import SessionLost, StudentProxy, StudentTimedOut, gave_up_text, idle_text
+from grading.proxy import SessionLost, StudentProxy, StudentTimedOut, death_text, gave_up_text, idle_text
 from grading.runner import GradeInput, grade
-from grading.sandbox import StudentIdle, StudentTimeout
+from grading.sandbox import SandboxDied, StudentIdle, StudentTimeout
 from tests.grading.helpers import graded_attack, honest_cost
 from tests.grading.hostile_attacks_round34 import ATTACKS, CORRECT, SEES_HIDDEN
 from tests.grading.test_hostile_round31 import _switched_off
+from tests.sandbox.helpers import GOOD, assert_healthy
 
 
 class _Sessions:
@@ -82,6 +87,37 @@ def _nothing_left(served) -> None:
 
     assert wait_no_leftovers(served, timeout=5.0) == [], "a jail outlived its grading"
     assert served.alive
+
+
+# How a jail ends, by the statements its Scale.forward (or its import) runs.
+_ENDS = {"os_abort": "import os\nos.abort()", "libc_abort": "import ctypes\nctypes.CDLL(None).abort()",
+         "abort_under_faulthandler": "import faulthandler, os\nfaulthandler.enable()\nos.abort()",
+         "segfault": "import ctypes\nctypes.string_at(0)"}
+
+
+def _ending(statements: str, at_import: bool = False) -> str:
+    body = "".join("    " + line + "\n" for line in statements.splitlines())
+    if at_import:
+        return GOOD + "\n" + statements + "\n"
+    return GOOD + f"\ndef _forward(self, x, shift=0.0):\n{body}Scale.forward = _forward\n"
+
+
+@pytest.mark.parametrize("end", list(_ENDS))
+@pytest.mark.parametrize("at_import", [False, True])
+def test_a_jail_that_calls_abort_is_said_to_have_called_it_and_a_segfault_still_as_a_segfault(executor, end,
+                                                                                              at_import):
+    with executor.session(_ending(_ENDS[end], at_import), "m.py", "m") as s:
+        with pytest.raises(SandboxDied) as died:
+            s.load()
+            s.call(s.new("Scale"), "__call__", torch.ones(2, 3))
+    said = str(died.value)
+    if end == "segfault":
+        assert "SIGSEGV" in said and "abort" not in said, said
+    else:
+        assert "called abort() (SIGABRT)" in said and "SIGSEGV" not in said, said
+        told = death_text(getattr(died.value, "reason", said))
+        assert "abort()" in told["en"] and "abort()" in told["zh"] and "段错误" not in told["zh"], told
+    assert_healthy(executor)
 
 
 @pytest.mark.slow
