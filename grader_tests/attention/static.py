@@ -166,7 +166,10 @@ COMPILER_HARMLESS = {"is_compiling", "is_dynamo_compiling", "is_exporting", "dis
 # what takes a function and changes how it runs (allow_in_graph, substitute_in_graph, nested_compile_region,
 # assume_constant_result, wrap_numpy, torch.jit.freeze/trace_module/optimize_for_inference), what loads or saves
 # compiled code (load_cache_artifacts, load_compiled_function, torch.jit.save/load), and the configs as values.
-COMPILER_SETTINGS = {"compiler": frozenset({"set_stance", "cudagraph_mark_step_begin"}),
+COMPILER_SETTINGS = {"compiler": frozenset({"set_stance", "cudagraph_mark_step_begin",
+                                            # torch.compile's default backend and its guard collectives (round 34)
+                                            "get_default_backend", "set_default_backend",
+                                            "set_enable_guard_collectives"}),
                      # TorchScript's fuser switches (the C++ side's flags) and strict_fusion, an empty context manager
                      # outside a scripted function
                      "jit": frozenset({"set_fusion_strategy", "enable_onednn_fusion", "onednn_fusion_enabled",

@@ -687,3 +687,50 @@ def _compiler_settings_without_dynamo() -> None:
         stand_in.__doc__ = original.__doc__
         stand_in.__wrapped__ = original     # type: ignore[attr-defined]
         setattr(compiler, original.__name__, stand_in)
+    _backend_settings_without_dynamo()
+
+
+def _backend_settings_without_dynamo() -> None:
+    """``torch.compiler.get_default_backend``/``set_default_backend`` and ``set_enable_guard_collectives`` import
+    torch._dynamo (its backend registry, its guard hook): 1-1.6 s of the jail's CPU for a setting of a compiler that
+    never runs there (round 34). Until dynamo is loaded each setting is kept here, checked as torch checks it; the
+    first of these calls once dynamo is loaded hands torch what was kept, and torch's own functions answer from then
+    on. ``list_backends`` stays torch's: the backends it lists are found by importing them."""
+    import torch.compiler as compiler
+
+    originals = (compiler.get_default_backend, compiler.set_default_backend, compiler.set_enable_guard_collectives)
+    original_get, original_set, original_guard = originals
+    kept: dict[str, object] = {}          # what was set before dynamo was loaded, until torch is told it
+
+    def loaded() -> bool:
+        if "torch._dynamo" not in sys.modules:
+            return False
+        if "backend" in kept:
+            original_set(kept.pop("backend"))
+        if "guard" in kept:
+            original_guard(kept.pop("guard"))
+        return True
+
+    def get_default_backend() -> object:
+        return original_get() if loaded() else kept.get("backend", "inductor")
+
+    def set_default_backend(backend: object) -> None:
+        if loaded():
+            return original_set(backend)
+        if backend is not None and not isinstance(backend, str) and not callable(backend):
+            raise TypeError(f"backend must be a string or callable, got {type(backend)}")
+        kept["backend"] = "inductor" if backend is None else backend
+        return None
+
+    def set_enable_guard_collectives(enabled: bool) -> bool:
+        if loaded():
+            return original_guard(enabled)
+        before = bool(kept.get("guard", False))     # whether a guard hook was set: none before dynamo
+        kept["guard"] = bool(enabled)
+        return before
+
+    for stand_in, original in zip((get_default_backend, set_default_backend, set_enable_guard_collectives),
+                                  originals, strict=True):
+        stand_in.__doc__ = original.__doc__
+        stand_in.__wrapped__ = original     # type: ignore[attr-defined]
+        setattr(compiler, original.__name__, stand_in)
