@@ -2787,6 +2787,19 @@ def _own_signature_import(alias: ast.alias, tree: ast.Module, skip: frozenset[in
     return bool(uses)
 
 
+def _aliased_module(a: ast.alias) -> str:
+    """The module an ``import`` names for _safe_stdlib: ``import os.path as osp`` and ``import torch.utils.data as
+    Data`` the submodule, ``import torch.utils.data.sampler as S`` the package whose listed names its public
+    submodules define (the same objects: DEFINED_IN_SUBMODULES; ``S.SubsetRandomSampler`` cost 13 points, round 34),
+    any other the top-level package."""
+    if a.asname and a.name in ("os.path", *ALIASED_TORCH_MODULES):
+        return a.name
+    package, _, sub = a.name.rpartition(".")
+    if a.asname and package in DEFINED_IN_SUBMODULES and sub.isidentifier() and not sub.startswith("_"):
+        return package
+    return a.name.split(".")[0]
+
+
 def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[int], list[str]]:
     """(import nodes that only bring in SAFE_MODULE_ATTRS names, attribute nodes checked here, findings):
     every use of an alias of such a module must read one of its listed attributes."""
@@ -2799,12 +2812,11 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[
             continue
         if isinstance(node, ast.Import):
             # ``import os.path as osp``, ``import torch.utils.data as Data``: the submodule under its own name
-            keys = [a.name if a.name in ("os.path", *ALIASED_TORCH_MODULES) and a.asname else a.name.split(".")[0]
-                    for a in node.names]
+            keys = [_aliased_module(a) for a in node.names]
             # each module of the statement on its own (``import os, math, time``: os is followed attribute by
             # attribute, math is reviewable; the whole line was flagged as "imports os", 13 points)
             for k, a in zip(keys, node.names, strict=True):
-                if k in SAFE_MODULE_ATTRS and a.name in (k, "os.path"):
+                if k in SAFE_MODULE_ATTRS and (a.name in (k, "os.path") or k in DEFINED_IN_SUBMODULES):
                     ok_imports.add(id(a))
                     aliases[a.asname or a.name.split(".")[0]] = k
             if all(id(a) in ok_imports for a in node.names):
