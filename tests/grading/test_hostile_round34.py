@@ -19,11 +19,10 @@ import torch
 
 from grading.i18n import msg
 from grading.proxy import SessionLost, StudentProxy, StudentTimedOut, death_text, gave_up_text, idle_text
-from grading.runner import GradeInput, grade
 from grading.sandbox import SandboxDied, StudentIdle, StudentTimeout
 from tests.grading.helpers import graded_attack, honest_cost
 from tests.grading.hostile_attacks_round34 import ATTACKS, CORRECT, SEES_HIDDEN
-from tests.grading.test_hostile_round31 import _switched_off
+from tests.grading.test_hostile_round31 import _grade, _nothing_left, _switched_off
 from tests.sandbox.helpers import GOOD, assert_healthy
 
 
@@ -76,17 +75,6 @@ def test_an_idle_stop_of_a_call_named_with_its_inputs_keeps_no_blank_after_the_f
 @pytest.fixture(scope="module")
 def honest(served) -> tuple[float, float]:
     return honest_cost(_grade, served, CORRECT)
-
-
-def _grade(executor, code: str) -> dict:
-    return grade(GradeInput(code=code.encode()), "attention", executor)
-
-
-def _nothing_left(served) -> None:
-    from tests.sandbox.helpers import wait_no_leftovers
-
-    assert wait_no_leftovers(served, timeout=5.0) == [], "a jail outlived its grading"
-    assert served.alive
 
 
 # How a jail ends, by the statements its Scale.forward (or its import) runs.
