@@ -115,6 +115,49 @@ def test_a_round_34_attack_is_graded_bounded_earns_no_more_and_leaves_nothing_ru
     _nothing_left(served)
 
 
+def _signature(value: object) -> object:
+    """What a file can key an answer on without its values: a tensor's dtype and shape, anything else's repr."""
+    if isinstance(value, torch.Tensor):
+        return f"{value.dtype}{list(value.shape)}"
+    if isinstance(value, list | tuple):
+        return [_signature(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _signature(v) for k, v in sorted(value.items())}
+    return repr(value)
+
+
+@pytest.mark.slow
+def test_no_hidden_test_calls_the_code_with_inputs_of_a_visible_test(served, monkeypatch, tmp_path):
+    """A file that answers right only for the inputs the visible tests use (their feedback names them: shapes,
+    dtypes, keyword arguments) and wrong for any other must lose every hidden test that calls it: none of a hidden
+    test's calls may have a visible test's signature. Read from the trusted side of an honest grading (the test
+    process is forked from here, and each call is written down with the test that made it)."""
+    import json
+    import os
+
+    calls = tmp_path / "calls.jsonl"
+
+    def recording(name: str, original):
+        def record(self, handle, *args, **kwargs):
+            with calls.open("a") as fh:
+                fh.write(json.dumps({"test": os.environ.get("PYTEST_CURRENT_TEST", "").split("::")[-1].split(" ")[0],
+                                     "call": [name, handle.label, _signature(args), _signature(kwargs)]}) + "\n")
+            return original(self, handle, *args, **kwargs)
+        return record
+
+    for name in ("call", "grad"):
+        monkeypatch.setattr(StudentProxy, name, recording(name, getattr(StudentProxy, name)))
+    result = _grade(served, CORRECT)
+    assert result["total"] == 85
+    hidden = {t["id"] for t in result["tests"] if t["hidden"]}
+    rows = [json.loads(line) for line in calls.read_text().splitlines()]
+    visible = {json.dumps(r["call"]) for r in rows if r["test"] not in hidden}
+    assert visible and hidden, (visible, hidden)
+    repeated = sorted({r["test"] for r in rows if r["test"] in hidden and json.dumps(r["call"]) in visible})
+    assert repeated == [], f"hidden tests that repeat a visible test's inputs: {repeated}"
+    assert {r["test"] for r in rows} >= hidden, "a hidden test made no call"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(SEES_HIDDEN))
 def test_nothing_a_round_34_detector_reads_tells_a_session_it_runs_the_hidden_tests(served, name):
