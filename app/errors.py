@@ -12,6 +12,7 @@ one shape, whatever the status (500 included):
 from __future__ import annotations
 
 import time
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -166,18 +167,77 @@ def error_response(status: int, *, en: str | None = None, zh: str | None = None,
     return page, status, headers
 
 
-def form_limits_message(sent: int, limit: int) -> dict[str, str]:
-    """en/zh of a form refused for its parts, or a text field or part header (a file name) over the form's
-    memory limit: not its size (``sent`` <= ``limit``)."""
+def _form_limit_hit(exc: BaseException) -> tuple[str, str | None]:
+    """Which of werkzeug's form limits raised this 413, read from where it was raised (werkzeug raises
+    the same bare RequestEntityTooLarge for each): ("parts", None); ("field", its name) for a text field
+    longer than the form's memory limit; and, for the bytes the multipart decoder holds unparsed past that
+    limit, by where it was: ("headers", None) in a part's header lines (where its file name is sent),
+    ("preamble", None) before any part (the boundary never appears), ("epilogue", None) after the form's
+    end. Else ("unknown", None): a werkzeug that raises it elsewhere. A url-encoded form is read whole
+    and never raises it."""
+    from werkzeug.formparser import MultiPartParser
+    from werkzeug.sansio.multipart import MultipartDecoder, State
+
+    frames = [frame for frame, _line in traceback.walk_tb(exc.__traceback__)]
+    for frame in reversed(frames):   # the innermost first: where it was raised
+        code = frame.f_code
+        if code is MultipartDecoder.next_event.__code__:
+            return "parts", None   # its only 413: more parts than max_form_parts
+        if code is MultipartDecoder.receive_data.__code__:
+            # The decoder keeps only what it has not parsed: a part's headers that do not end, or, before
+            # the first part, a body in which the boundary never appears.
+            state = getattr(frame.f_locals.get("self"), "state", None)
+            where = {State.PART: "headers", State.PREAMBLE: "preamble", State.EPILOGUE: "epilogue"}
+            return where.get(state, "unknown"), None
+        if code is MultiPartParser.parse.__code__:
+            part = frame.f_locals.get("current_part")
+            return "field", getattr(part, "name", None)
+    return "unknown", None
+
+
+def form_limits_message(sent: int, limit: int, exc: BaseException | None = None) -> dict[str, str]:
+    """en/zh of a form within the size limit (``sent`` <= ``limit``) that werkzeug refused for one of its
+    form limits, naming the limit it hit (`_form_limit_hit`); both are named, as possible causes, only
+    when where it was raised is not one of werkzeug's form parsers."""
     kib, mib = max(1, round(sent / 1024)), limit // (1024 * 1024)
     parts, field_kib = request.max_form_parts, (request.max_form_memory_size or 0) // 1024
+    kind, name = _form_limit_hit(exc) if exc is not None else ("unknown", None)
+    head_en = f"The upload ({kib} KiB) is within the {mib} MiB limit, but "
+    head_zh = f"本次上传（{kib} KiB）没有超过 {mib} MiB 的上限，但"
+    three_en = ("A submission sends at most three files (code, audit, figure): choose only those and send it again; "
+                "nothing was saved.")
+    three_zh = "一次提交最多三个文件（代码、审计、图）：只选择这些文件后重新提交；没有保存任何内容。"
+    if kind == "parts":
+        return {"en": f"{head_en}the form has more parts than the server reads ({parts} at most). {three_en}",
+                "zh": f"{head_zh}表单的部分数超过服务器读取的上限（最多 {parts} 个）。{three_zh}"}
+    if kind == "field":
+        shown = echoed(name or "")
+        return {"en": f"{head_en}its text field {shown} is longer than the {field_kib} KiB the server reads in a text "
+                      "field. Send files as file fields (curl -F field=@file), and the other fields as short text; "
+                      "nothing was saved.",
+                "zh": f"{head_zh}其中的文字字段 {shown} 超过了服务器对文字字段读取的上限（{field_kib} KiB）。文件请以文件字段"
+                      "发送（curl -F 字段=@文件），其他字段只发送简短文字；没有保存任何内容。"}
+    if kind == "headers":
+        return {"en": f"{head_en}the header lines of one of its parts, where a file's name is sent, are longer than the "
+                      f"{field_kib} KiB the server reads. Give the file a shorter name and send it again; nothing was saved.",
+                "zh": f"{head_zh}其中某个部分的头部（文件名在其中发送）超过了服务器读取的上限（{field_kib} KiB）。请把文件改成较短的"
+                      "名字后重新提交；没有保存任何内容。"}
+    if kind == "preamble":
+        return {"en": f"{head_en}no part of the form begins within its first {field_kib} KiB: the boundary the "
+                      "Content-Type header names does not appear in the body. Let curl -F or Python requests (files=) "
+                      "build the body and the header; nothing was saved.",
+                "zh": f"{head_zh}在请求体的前 {field_kib} KiB 中找不到表单的任何部分：Content-Type 请求头给出的 boundary"
+                      "（分隔符）没有出现在请求体中。请让 curl -F 或 Python requests（files=）生成请求体和请求头；没有保存任何内容。"}
+    if kind == "epilogue":
+        return {"en": f"{head_en}after the form's closing boundary it carries more than {field_kib} KiB that belong to "
+                      "no part. Let curl -F or Python requests (files=) build the body; nothing was saved.",
+                "zh": f"{head_zh}在表单的结束分隔符之后还有超过 {field_kib} KiB 不属于任何部分的内容。请让 curl -F 或 Python "
+                      "requests（files=）生成请求体；没有保存任何内容。"}
     return {
-        "en": f"The upload ({kib} KiB) is within the {mib} MiB limit, but the form has more parts than the server "
-              f"reads ({parts} at most) or a text field or file name longer than {field_kib} KiB. A submission sends at most "
-              "three files (code, audit, figure): choose only those and send it again; nothing was saved.",
-        "zh": f"本次上传（{kib} KiB）没有超过 {mib} MiB 的上限，但表单的部分数超过服务器读取的上限（最多 {parts} 个），"
-              f"或某个文字字段或文件名超过 {field_kib} KiB。一次提交最多三个文件（代码、审计、图）：只选择这些文件后重新提交；"
-              "没有保存任何内容。",
+        "en": f"{head_en}the form has more parts than the server reads ({parts} at most) or a text field or file name "
+              f"longer than {field_kib} KiB. {three_en}",
+        "zh": f"{head_zh}表单的部分数超过服务器读取的上限（最多 {parts} 个），或某个文字字段或文件名超过 {field_kib} KiB。"
+              f"{three_zh}",
     }
 
 
@@ -272,7 +332,7 @@ def register(app: Flask) -> None:
             # Werkzeug answers the same 413 to a form of more than max_form_parts parts or with a text
             # field over max_form_memory_size: the size, checked here, is not the cause, and "too
             # large: the limit is 8 MiB" sent the student to shrink files that were small.
-            return error_response(413, code="form_too_complex", **form_limits_message(sent, limit))
+            return error_response(413, code="form_too_complex", **form_limits_message(sent, limit, exc))
         return error_response(413, n=limit // (1024 * 1024))
 
     @app.get(PROXY_TOO_LARGE)

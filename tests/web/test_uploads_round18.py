@@ -673,8 +673,12 @@ def test_a_600_kb_text_field_or_file_name_is_refused_for_the_form_limits_not_cal
     resp = client.post("/api/v1/submissions", data=data, headers=bearer(token), content_type="multipart/form-data")
     assert resp.status_code == 413
     message = refused(resp, "form_too_complex")
-    assert "a text field or file name longer than 488 KiB" in message["en"]
-    assert "文字字段或文件名超过 488 KiB" in message["zh"]
+    # round 34: the limit seen is named, not both (tests/web/test_form_limits_round34.py)
+    if part == "text_field":
+        assert "text field 'assignment' is longer than the 488 KiB" in message["en"] and "488 KiB" in message["zh"]
+    else:
+        assert "where a file's name is sent, are longer than the 488 KiB" in message["en"]
+        assert "文件名" in message["zh"] and "488 KiB" in message["zh"]
 
 
 # --- through the deployed proxy -------------------------------------------------------------------------
