@@ -1,6 +1,7 @@
 """The roster: CSV import, one-time sign-in links, and the link-consumption route.
 
-Import: `email,name[,role]`, one person a line, a header line optional. Missing users are created
+Import: `email,name[,role]`, one person a line, or the columns a header line names in any order
+(`Columns`: Canvas's, Moodle's or a registrar's export). Missing users are created
 without a password; the instructor hands them a one-time, expiring sign-in link (downloaded as
 CSV), so no password is ever shown or sent. Existing users get their name/role updated. Every line
 that is skipped, and every cell that is ignored (extra columns), is reported with its row as a
@@ -37,7 +38,81 @@ from app.views_helpers import list_join
 
 MAX_ROWS = 5000
 EMAIL_RE = re.compile(EMAIL_PATTERN)
-KNOWN_HEADER = ("email", "name", "role")
+# A header line names the columns, in any order (round 34: only `email,name[,role]` in that order was
+# read, so an LMS's or a registrar's export, `学号,姓名,邮箱` or Canvas's `Student, ID, SIS User ID,
+# SIS Login ID, ...`, had every line skipped as "invalid email"). Cells are compared after NFKC, case
+# folding and collapsing spaces. Canvas's login is used only when no column is named as an email.
+_EMAIL_HEADERS = ("email", "e-mail", "email address", "e-mail address", "邮箱", "电子邮箱", "电子邮件", "邮箱地址",
+                  "电子邮件地址")
+_LOGIN_HEADERS = ("sis login id", "login id", "login")
+_NAME_HEADERS = ("name", "full name", "student", "student name", "姓名", "名字", "学生姓名", "学生")
+_FIRST_HEADERS = ("first name", "given name", "名")
+_LAST_HEADERS = ("last name", "surname", "family name", "姓")
+_ROLE_HEADERS = ("role", "角色", "身份")
+# Canvas's gradebook export puts this row under its header: the assignments' points, not a person.
+CANVAS_POINTS_ROW = "points possible"
+
+
+def _header_word(cell: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", cell).casefold().split())
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Where a roster's cells are: its header's columns, or `email,name[,role]` by position."""
+
+    email: int = 0
+    name: int | None = 1
+    role: int | None = 2
+    first: int | None = None
+    last: int | None = None
+    named: bool = False   # read from a header line
+
+    @classmethod
+    def of_header(cls, cells: list[str]) -> Columns | None:
+        """The columns a header line names, or None when no cell names an email (not a header)."""
+        words = [_header_word(c) for c in cells]
+
+        def find(names: tuple[str, ...]) -> int | None:
+            return next((i for i, w in enumerate(words) if w in names), None)
+
+        email = find(_EMAIL_HEADERS)
+        if email is None:
+            email = find(_LOGIN_HEADERS)
+        if email is None:
+            return None
+        return cls(email=email, name=find(_NAME_HEADERS), role=find(_ROLE_HEADERS), first=find(_FIRST_HEADERS),
+                   last=find(_LAST_HEADERS), named=True)
+
+    @property
+    def last_needed(self) -> int:
+        """The column a line must reach: its email's, and its name's when it has a name column (a line
+        without one was imported as a person without a name)."""
+        return max(i for i in (self.email, self.name, 0) if i is not None)
+
+    @property
+    def read(self) -> set[int]:
+        return {i for i in (self.email, self.name, self.role, self.first, self.last) if i is not None}
+
+    def cell(self, cells: list[str], index: int | None) -> str:
+        return cells[index] if index is not None and index < len(cells) else ""
+
+    def name_of(self, cells: list[str]) -> str:
+        name = self.cell(cells, self.name)
+        if name or not self.named:
+            return name
+        first, last = self.cell(cells, self.first), self.cell(cells, self.last)
+        if first and last and all(_cjk(ch) for ch in first + last):
+            return last + first   # 王 + 小明: a Chinese name is written family name first, without a space
+        return " ".join(part for part in (first, last) if part)
+
+    def extra(self, cells: list[str]) -> list[str]:
+        """The non-empty cells this roster does not import."""
+        return [c for i, c in enumerate(cells) if c and i not in self.read]
+
+
+def _cjk(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf"
 
 
 @dataclass
@@ -174,8 +249,10 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
         records = _records(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter), report)
     seen: set[str] = set()
     existing = {u.email.lower(): u for u in db.session.scalars(select(User))}
+    # people: lines with an email so far; a header comes before them, maybe below a title line
+    columns, people = Columns(), 0
     for count, (where, raw) in enumerate(records, start=1):
-        lineno, at = where.row, {"line": where.row, "where": where}
+        at = {"line": where.row, "where": where}
         if count > MAX_ROWS:   # records read, not the row number: a workbook's rows may skip
             report.skipped.append({**at, "raw": "",
                                    "reason": _l("more than %(n)s lines: the rest was not read", n=MAX_ROWS)})
@@ -193,20 +270,27 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
         if cells[0].startswith("#"):
             report.ignored.append({**at, "reason": _l("comment line"), "raw": shown})
             continue
-        if lineno == 1 and cells[0].lower() in ("email", "e-mail", "邮箱"):
-            extra = [c for c in cells[3:] if c]
+        header = Columns.of_header(cells) if not people else None
+        if header is not None:
+            columns = header
+            extra = header.extra(cells)
             if extra:
                 report.ignored.append({**at, "reason": _l("columns not imported: %(c)s", c=list_join(extra)[:120]),
                                        "raw": shown})
-            continue  # header
-        if len(cells) < 2:
+            continue
+        if columns.named and _header_word(cells[0]) == CANVAS_POINTS_ROW and not columns.cell(cells, columns.email):
+            report.ignored.append({**at, "reason": _l("the Points Possible row of a Canvas export"), "raw": shown})
+            continue
+        if len(cells) <= columns.last_needed:
             report.skipped.append({**at, "reason": _l("expected email,name[,role]"), "raw": shown})
             continue
-        email, name = normalize_email(cells[0]), clean_name(cells[1])
-        role = _role(cells[2]) if len(cells) > 2 and cells[2] else Role.STUDENT.value
+        email, name = normalize_email(columns.cell(cells, columns.email)), clean_name(columns.name_of(cells))
+        role_cell = columns.cell(cells, columns.role)
+        role = _role(role_cell) if role_cell else Role.STUDENT.value
         if not EMAIL_RE.match(email) or len(email) > 254:
             report.skipped.append({**at, "reason": _l("invalid email"), "raw": shown})
             continue
+        people += 1
         if role not in (Role.STUDENT.value, Role.INSTRUCTOR.value):
             report.skipped.append({**at, "reason": _l("unknown role %(r)s", r=echoed(role)), "raw": shown})
             continue
@@ -218,7 +302,7 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
             report.skipped.append({**at, "reason": _l("duplicate email in this file"), "raw": shown})
             continue
         seen.add(key)
-        extra = [c for c in cells[3:] if c]
+        extra = columns.extra(cells)
         if extra:
             report.ignored.append({**at, "reason": _l("%(n)s extra cell(s) not imported: %(c)s",
                                                                    n=len(extra), c=list_join(extra)[:120]), "raw": shown})
