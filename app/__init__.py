@@ -19,6 +19,9 @@ from app.queue import celery_init_app
 def create_app(config: Config | None = None, **overrides: Any) -> Flask:
     """Build the app. Migrations never run here: `autograder db upgrade` does that."""
     app = Flask(__name__)
+    from app.api_input import AppRequest
+
+    app.request_class = AppRequest   # keeps why a multipart body yielded no form (app.api_input)
     # Before any blueprint: every `<int:...>` in a route then stops at the largest id (app/ids.py).
     from app.ids import IdConverter
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import IO, Any
 
-from flask import request
+from flask import Request, request
 from werkzeug.datastructures import MultiDict
+from werkzeug.formparser import FormDataParser
 
-from app.errors import echoed
+from app.errors import BAD_CHARACTERS, echoed, storable
 from app.openapi import spec
 
 # The JSON bodies of this API are a few short fields; a body past this is not one of them, and
@@ -121,6 +122,18 @@ def _not_json(exc: BaseException) -> BadInput:
                     f"请求体不是有效的 JSON：{zh}。本次没有执行任何操作。")
 
 
+def _texts(value: Any) -> list[str]:
+    """Every string of a parsed JSON value, object keys included, at any depth (json.loads has bounded
+    the depth already)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for k, v in value.items() for text in (k, *_texts(v))]
+    if isinstance(value, list):
+        return [text for v in value for text in _texts(v)]
+    return []
+
+
 def json_object(path: str) -> dict[str, Any]:
     """The JSON object sent to POST `path` (a key of the spec's paths), checked against its schema:
     an empty body is `{}`; otherwise it must be `application/json`, at most MAX_JSON_BYTES, an
@@ -150,6 +163,11 @@ def json_object(path: str) -> dict[str, Any]:
                        f"字段「{exc.name}」发送了不止一次；请只发送一次，并填写你想要的值。本次没有执行任何操作。") from None
     except (ValueError, RecursionError) as exc:  # RecursionError: arrays nested thousands deep
         raise _not_json(exc) from None
+    if not all(storable(text) for text in _texts(body)):
+        # "\ud800" or "\u0000" escaped in a JSON string: the form's check (app.errors) never sees a
+        # JSON body, and PostgreSQL's driver raised on the half surrogate (a 500) or refused the NUL
+        # (a 400 saying "reload the page").
+        raise BadInput("bad_characters", 400, BAD_CHARACTERS["en"], BAD_CHARACTERS["zh"])
     if not isinstance(body, dict):
         kind_en, kind_zh = _json_kind(body)
         raise BadInput("bad_json", 400,
@@ -174,6 +192,68 @@ def json_object(path: str) -> dict[str, Any]:
                 f"字段「{name}」必须是 JSON {kind_zh}{bounds_zh}（实际发送：{json.dumps(value, ensure_ascii=False)[:60]}）。"
                 "本次没有执行任何操作。")
     return body
+
+
+class RecordingFormParser(FormDataParser):
+    """Werkzeug's form parser, keeping why a multipart body could not be read. Werkzeug drops such a
+    body silently (an empty form), whatever the cause; the cause is what the client needs to hear."""
+
+    failure: ValueError | None = None
+
+    def parse(self, stream: IO[bytes], mimetype: str, content_length: int | None,
+              options: dict[str, str] | None = None) -> tuple[IO[bytes], MultiDict, MultiDict]:
+        silent, self.silent = self.silent, False
+        try:
+            return super().parse(stream, mimetype, content_length, options)
+        except ValueError as exc:
+            if not silent:
+                raise
+            self.failure = exc
+            return stream, self.cls(), self.cls()
+
+
+class AppRequest(Request):
+    """The app's request: its form parser is kept, to say why a body yielded no form."""
+
+    form_data_parser_class = RecordingFormParser
+    form_parser: RecordingFormParser | None = None
+
+    def make_form_data_parser(self) -> FormDataParser:
+        parser = super().make_form_data_parser()
+        self.form_parser = parser if isinstance(parser, RecordingFormParser) else None
+        return parser
+
+
+def _unreadable_because() -> tuple[str, str] | None:
+    """What stopped the multipart parser, in the client's terms (en, zh), when it is known."""
+    failure = getattr(getattr(request, "form_parser", None), "failure", None)
+    if isinstance(failure, UnicodeDecodeError):
+        # failure.object is the header line werkzeug decoded: name what it holds as far as it is seen.
+        line, byte = bytes(failure.object), failure.object[failure.start]
+        _, has_name, name = line.partition(b"filename=")
+        try:
+            shown = echoed(name.strip(b'"; ').decode("gb18030")) if has_name else ""
+        except UnicodeDecodeError:
+            shown = ""
+        what_en = f"the file name in a part's header is not UTF-8 text (byte 0x{byte:02x})" if has_name else \
+            f"a header line of a part is not UTF-8 text (byte 0x{byte:02x})"
+        what_zh = f"某个部分头部中的文件名不是 UTF-8 文本（字节 0x{byte:02x}）" if has_name else \
+            f"某个部分的头部不是 UTF-8 文本（字节 0x{byte:02x}）"
+        if shown:
+            what_en += f"; read as GBK it is {shown}"
+            what_zh += f"；按 GBK 读取是 {shown}"
+        return (f"{what_en}. Send names in UTF-8 (Python requests and browsers do), or rename the file with ASCII letters",
+                f"{what_zh}。请以 UTF-8 发送文件名（Python requests 和浏览器都是这样发送的），或把文件改成英文字母的名字")
+    if failure is None:
+        return None
+    text = str(failure)
+    if "Content-Disposition" in text:
+        return ("a part has no Content-Disposition header, so its field name is not known",
+                "某个部分没有 Content-Disposition 头部，因此不知道它属于哪个字段")
+    if "cannot parse beyond" in text:
+        return ("the body ends before the form's closing boundary (--boundary--)",
+                "请求体在表单的结束分隔符（--boundary--）之前就结束了")
+    return None
 
 
 def check_form_fields(path: str) -> None:
@@ -202,6 +282,12 @@ def check_form_fields(path: str) -> None:
                 "set it with its boundary. Nothing was saved.",
                 "Content-Type 请求头写的是 multipart/form-data，但没有给出 boundary（分隔符），因此无法从请求体中分出文件。"
                 "请不要自己设置 Content-Type：curl -F 和 Python requests 的 files= 会连同分隔符一起设置。没有保存任何内容。")
+        if because := _unreadable_because():
+            raise BadInput(
+                "unreadable_multipart", 400,
+                f"No field or file could be read from the multipart body ({request.content_length} bytes): "
+                f"{because[0]}. Nothing was saved.",
+                f"无法从 multipart 请求体（{request.content_length} 字节）中读出任何字段或文件：{because[1]}。没有保存任何内容。")
         raise BadInput(
             "unreadable_multipart", 400,
             f"No field or file could be read from the multipart body ({request.content_length} bytes): its parts must "

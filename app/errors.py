@@ -264,10 +264,17 @@ def is_unavailable(exc: OperationalError) -> bool:
     return "database is locked" in str(exc.orig)  # SQLite under concurrent writers
 
 
-def _storable(value: str) -> bool:
+def storable(value: str) -> bool:
+    """Whether PostgreSQL can store and compare this text: no NUL, no half of a surrogate pair."""
     from rubric.audit.text import encodable
 
     return "\x00" not in value and encodable(value) is value
+
+
+# The refusal of a value `storable` refuses, wherever it was sent (a form, a query, a JSON body).
+BAD_CHARACTERS = {"en": "The request contains a NUL character or half of an emoji, which no field accepts; nothing was "
+                        "saved.",
+                  "zh": "请求中含有 NUL 字符或不完整的 emoji，任何字段都不接受；没有保存任何内容。"}
 
 
 def register(app: Flask) -> None:
@@ -305,11 +312,8 @@ def register(app: Flask) -> None:
         # this service takes either, so the request is refused before any view reads it.
         values = [*(request.view_args or {}).values(), *request.args.keys(), *request.args.values(),
                   *request.form.keys(), *request.form.values()]
-        if any(isinstance(v, str) and not _storable(v) for v in values):
-            return error_response(400, code="bad_characters",
-                                  en="The request contains a NUL character or half of an emoji, which no "
-                                     "field accepts; nothing was saved.",
-                                  zh="请求中含有 NUL 字符或不完整的 emoji，任何字段都不接受；没有保存任何内容。")
+        if any(isinstance(v, str) and not storable(v) for v in values):
+            return error_response(400, code="bad_characters", **BAD_CHARACTERS)
         return None
 
     @app.errorhandler(DataError)

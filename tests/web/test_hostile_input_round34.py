@@ -1,0 +1,94 @@
+"""Round 34: a hostile or clumsy client's input through the API (here the cases that found faults; the
+guards are in test_hostile_guards_round34.py), each answered with a code and
+a zh/en message, storing nothing unless accepted.
+
+Found and fixed:
+- a JSON string holding half a surrogate pair (`"\\ud800"`, as a buggy client escapes half an emoji) was a
+  500 (psycopg: "surrogates not allowed"), and a NUL (`"\\u0000"`) a 400 saying "reload the page": the
+  form's and query's check (app.errors.storable) never saw a JSON body. Both are now 400
+  `bad_characters`, as in a form.
+- a multipart body werkzeug stopped reading was "no field or file could be read ... let curl build the
+  body", whatever stopped it: a file name sent in GBK (not UTF-8), a part without Content-Disposition,
+  a body that ends before its closing boundary. The message now says which (app.api_input.AppRequest
+  keeps werkzeug's reason).
+The other cases were already answered well and are kept as a guard.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.extensions import db
+from app.models import Extension, RegradeBatch, Submission
+from tests.web.helpers import GOOD_CODE
+from tests.web.test_api import bearer
+
+B = "round34"
+
+
+def _part(name: str, body: bytes, disposition: bytes | None = None, headers: bytes = b"") -> bytes:
+    disp = disposition if disposition is not None else f'Content-Disposition: form-data; name="{name}"'.encode()
+    return f"--{B}\r\n".encode() + disp + b"\r\n" + headers + b"\r\n" + body + b"\r\n"
+
+
+CODE_DISP = b'Content-Disposition: form-data; name="code"; filename="attention.py"'
+END = f"--{B}--\r\n".encode()
+
+
+def _refusal(resp, status: int, code: str) -> dict:
+    assert resp.status_code == status and resp.is_json, (resp.status_code, resp.get_data(as_text=True)[:300])
+    body = resp.json
+    assert body["code"] == code, body
+    assert body["message"]["en"] and any("\u4e00" <= ch <= "\u9fff" for ch in body["message"]["zh"])
+    return body["message"]
+
+
+# --- multipart bodies werkzeug cannot read --------------------------------------------------------------
+
+UNREADABLE = {
+    "gbk_file_name": (_part("code", GOOD_CODE, b'Content-Disposition: form-data; name="code"; filename="'
+                            + "注意力.py".encode("gbk") + b'"') + END,
+                      "the file name in a part's header is not UTF-8 text", "'注意力.py'", "文件名不是 UTF-8 文本"),
+    "gbk_other_header": (_part("code", GOOD_CODE, CODE_DISP, "X-Note: 说明\r\n".encode("gbk")) + END,
+                         "a header line of a part is not UTF-8 text", None, "某个部分的头部不是 UTF-8 文本"),
+    "no_disposition": (_part("code", GOOD_CODE, b"Content-Type: text/x-python") + END,
+                       "no Content-Disposition header", None, "没有 Content-Disposition 头部"),
+    "cut_short": (_part("code", GOOD_CODE, CODE_DISP)[:-2], "ends before the form's closing boundary", None,
+                  "结束分隔符（--boundary--）之前就结束了"),
+}
+
+
+@pytest.mark.parametrize("kind", list(UNREADABLE))
+def test_an_unreadable_multipart_body_is_told_what_stopped_it(client, factory, course, kind):
+    body, en, shown, zh = UNREADABLE[kind]
+    token = factory.token(course["alice"])
+    resp = client.post("/api/v1/submissions", data=body, headers=bearer(token),
+                       content_type=f"multipart/form-data; boundary={B}")
+    message = _refusal(resp, 400, "unreadable_multipart")
+    assert en in message["en"] and zh in message["zh"], message
+    assert shown is None or (shown in message["en"] and shown in message["zh"])
+    assert "Let curl -F" not in message["en"]   # not the guess about the boundary
+    assert db.session.query(Submission).count() == 0
+
+
+# --- JSON bodies --------------------------------------------------------------------------------------------
+
+REGRADE, EXTEND = "/api/v1/regrades", "/api/v1/extensions"
+BAD_CHARACTERS = {
+    "half_surrogate": (REGRADE, '{"assignment":"\\ud800","scope":"counting"}', 400, "bad_characters"),
+    "half_surrogate_email": (EXTEND, '{"assignment":"attention","student":"\\udc00@x.edu","extra_days":1}', 400,
+                             "bad_characters"),
+    "half_surrogate_key": (REGRADE, '{"\\ud83d":"x","assignment":"attention"}', 400, "bad_characters"),
+    "nul": (EXTEND, '{"assignment":"attention","student":"a\\u0000b@example.edu","extra_days":1}', 400,
+            "bad_characters"),
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_CHARACTERS))
+def test_hostile_json_is_refused_with_its_code_and_nothing_is_done(client, factory, course, kind):
+    path, body, status, code = BAD_CHARACTERS[kind]
+    token = factory.token(course["teacher"])
+    resp = client.post(path, data=body.encode("utf-8", "surrogatepass"),
+                       headers={**bearer(token), "Content-Type": "application/json"})
+    _refusal(resp, status, code)
+    assert db.session.query(RegradeBatch).count() == 0 and db.session.query(Extension).count() == 0
