@@ -37,6 +37,10 @@ log = logging.getLogger(__name__)
 class Upload:
     filename: str
     data: bytes
+    # Invisible format characters the name was sent with and is read without (views_helpers.safe_filename):
+    # a refusal names them, or "attentionyp.txt: got '.txt'" answered a file the student's file manager
+    # shows as "attentiontxt.py" (U+202E shows the letters after it reversed).
+    removed: str = ""
 
 
 class SubmissionRefused(Exception):
@@ -74,23 +78,43 @@ def validate_uploads(code: Upload | None, audit: Upload | None, figure: Upload |
             status = 415 if "type" in exc.code or "format" in exc.code else 422
             if "size" in exc.code or "large" in exc.code:
                 status = 413
-            en, zh = _naming(upload.filename, exc.en, exc.zh)
+            en, zh = _naming(upload.filename, exc.en, exc.zh, upload.removed)
             raise SubmissionRefused(exc.code, en, zh, status) from exc
         if upload is audit:
             text = checked
     return text
 
 
-def _naming(filename: str, en: str, zh: str) -> tuple[str, str]:
-    """A refusal led by the refused file's name, as the page's own checks say it ("audit.docx: ...").
+def _naming(filename: str, en: str, zh: str, removed: str = "") -> tuple[str, str]:
+    """A refusal led by the refused file's name, as the page's own checks say it ("audit.docx: ..."), and
+    followed by the invisible characters that name was sent with and is read without (`removed`).
 
     Round 31, walked in Chromium: with three files chosen, "The JPEG image is damaged and cannot be decoded" came
     for a file named photo.png, and "The file's extension is .pdf but it is not a PDF" named no file at all. A
     message that already names the file is left as it is."""
     name = (filename or "").strip()
-    if not name or name in en:
-        return en, zh
-    return f"{name}: {en}", f"{name}：{zh}"
+    named = not name or name in en
+    if removed:
+        en, zh = f"{en} {_removed_note(name, removed, 'en')}", f"{zh}{_removed_note(name, removed, 'zh')}"
+    return (en, zh) if named else (f"{name}: {en}", f"{name}：{zh}")
+
+
+# Bidi controls: each changes the order in which the letters after it are shown.
+_BIDI_CONTROLS = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _removed_note(name: str, removed: str, lang: str) -> str:
+    import unicodedata
+
+    chars = ", ".join(f"U+{ord(ch):04X} ({unicodedata.name(ch, 'format character')})" for ch in removed)
+    bidi = any(ch in _BIDI_CONTROLS for ch in removed)
+    if lang == "en":
+        return (f"(The file name as sent holds the invisible character(s) {chars}, read here without them as '{name}'"
+                + ("; such a character shows the letters after it in another order, so a file manager may show the "
+                   "name otherwise" if bidi else "") + ". Rename the file, typing its name again.)")
+    return (f"（文件名中含有不可见字符 {chars}，这里去掉后读作“{name}”"
+            + ("；这种字符会改变其后字母的显示顺序，因此文件管理器中显示的名字可能不同" if bidi else "")
+            + "。请重新输入文件名给文件改名。）")
 
 
 # --- what one user's uploads may cost in decoding --------------------------------------------------

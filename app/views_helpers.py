@@ -181,7 +181,8 @@ def uploaded(field: str) -> Upload | None:
             400,
         )
     f = files[0]
-    return Upload(filename=safe_filename(f.filename), data=f.read())
+    removed = "".join(dict.fromkeys(ch for ch in f.filename if unicodedata.category(ch) == "Cf"))
+    return Upload(filename=safe_filename(f.filename), data=f.read(), removed=removed)
 
 
 # How a zh reader names the zones Chinese courses use, before the IANA name.

@@ -16,12 +16,14 @@ The other cases were already answered well and are kept as a guard.
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from app.extensions import db
 from app.models import Extension, RegradeBatch, Submission
 from tests.web.helpers import GOOD_CODE
-from tests.web.test_api import bearer
+from tests.web.test_api import bearer, upload
 
 B = "round34"
 
@@ -92,3 +94,37 @@ def test_hostile_json_is_refused_with_its_code_and_nothing_is_done(client, facto
                        headers={**bearer(token), "Content-Type": "application/json"})
     _refusal(resp, status, code)
     assert db.session.query(RegradeBatch).count() == 0 and db.session.query(Extension).count() == 0
+
+
+# --- file names sent with invisible characters ----------------------------------------------------------------
+
+@pytest.mark.parametrize("sent, read, char", [
+    ("attention\u202eyp.txt", "attentionyp.txt", "U+202E (RIGHT-TO-LEFT OVERRIDE)"),   # shown as attentiontxt.py
+    ("audit\u2067dm.pdf\u2069", "auditdm.pdf", "U+2067 (RIGHT-TO-LEFT ISOLATE)"),
+])
+def test_a_refused_file_name_sent_with_a_bidi_control_says_so(client, factory, course, sent, read, char):
+    token = factory.token(course["alice"])
+    field = "code" if "attention" in sent else "audit"
+    extra = {} if field == "code" else {"audit": (io.BytesIO(b"%PDF-1.4 not really"), sent)}
+    resp = upload(client, token, filename=sent if field == "code" else "attention.py", **extra)
+    assert resp.status_code in (415, 422), resp.json
+    message = resp.json["message"]
+    assert message["en"].startswith(f"{read}: ") and message["zh"].startswith(f"{read}：")
+    assert char in message["en"] and char in message["zh"]
+    assert "in another order" in message["en"] and "改变其后字母的显示顺序" in message["zh"]
+    assert db.session.query(Submission).count() == 0
+
+
+def test_a_zero_width_space_in_a_refused_name_is_named_without_the_bidi_note(client, factory, course):
+    token = factory.token(course["alice"])
+    resp = upload(client, token, filename="attention\u200b.txt")
+    assert resp.status_code == 415, resp.json
+    message = resp.json["message"]
+    assert "U+200B (ZERO WIDTH SPACE)" in message["en"] and "in another order" not in message["en"]
+    assert "不可见字符 U+200B" in message["zh"] and message["zh"].endswith("。）")
+
+
+def test_an_accepted_name_with_a_bidi_control_is_stored_without_it(client, factory, course):
+    token = factory.token(course["alice"])
+    resp = upload(client, token, filename="attention\u202etxt.py")
+    assert resp.status_code == 202 and db.session.get(Submission, resp.json["id"]).code_filename == "attentiontxt.py"
