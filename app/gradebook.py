@@ -33,6 +33,7 @@ from app.models import (
 )
 from app.monitoring import live_workers
 from app.scores import Effective, best_of, effective, fmt, overrides_in_force
+from app.views_helpers import search_matches
 
 
 @dataclass
@@ -177,9 +178,8 @@ STATUSES = ("none", *Status)  # "none": no attempt yet
 
 def filter_sort(rows: list[StudentRow], q: str = "", status: str = "", sort: str = "name",
                 desc: bool = False) -> list[StudentRow]:
-    q = (q or "").strip().lower()
-    if q:
-        rows = [r for r in rows if q in r.email.lower() or q in (r.name or "").lower()]
+    if q and q.strip():
+        rows = [r for r in rows if search_matches(q, r.email, r.name)]
     if status in STATUSES:
         rows = [r for r in rows if r.status == status]
     rows = sorted(rows, key=SORT_KEYS.get(sort, SORT_KEYS["name"]))

@@ -26,7 +26,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_login import current_user
 from markupsafe import Markup
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload, undefer
 
@@ -57,7 +57,7 @@ from app.roster_xlsx import WorkbookUnreadable
 from app.scores import effective_for, fmt, run_tests
 from app.similarity import latest_report, similarity_json, start_similarity
 from app.storage import BlobStore
-from app.views_helpers import content_disposition, list_join, reveal_hidden
+from app.views_helpers import content_disposition, list_join, reveal_hidden, search_matches
 from grading.inputs import code_text, sniff_binary_kind
 
 bp = Blueprint("instructor", __name__)
@@ -570,13 +570,10 @@ def roster():
     q = (request.args.get("q") or "").strip()
     show = request.args.get("show", "enrolled")
     stmt = select(User).order_by(User.role.desc(), User.email)
-    if q:
-        # The text as typed: '_' and '%' in an email (li_wei@...) are letters, not LIKE wildcards.
-        text = q.lower()
-        stmt = stmt.where(or_(func.lower(User.email).contains(text, autoescape=True),
-                              func.lower(User.name).contains(text, autoescape=True)))
     dropped = {d.user_id: d for d in db.session.scalars(select(DroppedStudent))}
-    people = list(db.session.scalars(stmt))
+    # Matched here, not in SQL: as the class view matches (search_key: full-width, traditional Chinese,
+    # spaces); '_' and '%' in an email (li_wei@...) are letters, not LIKE wildcards.
+    people = [u for u in db.session.scalars(stmt) if search_matches(q, u.email, u.name)]
     if show == "dropped":
         people = [u for u in people if u.id in dropped]
     elif show != "all":

@@ -269,3 +269,20 @@ def register(app: Flask) -> None:
     from flask_babel import get_locale
 
     app.jinja_env.globals["get_locale"] = get_locale
+
+
+def search_key(text: str) -> str:
+    """`text` as a search compares it: NFKC (full-width ＡＬＩＣＥ), simplified Chinese (王曉明 finds
+    王晓明), case folded, without spaces or invisible format characters ("王 小明" and "王小明", a
+    roster's "Zhang  Wei"). Round 34: the class view and the roster compared the raw lower-cased text,
+    so a name typed another way than the roster wrote it found no one."""
+    from rubric.audit.text import to_simplified
+
+    folded = to_simplified(unicodedata.normalize("NFKC", text)).casefold()
+    return "".join(ch for ch in folded if not ch.isspace() and unicodedata.category(ch) != "Cf")
+
+
+def search_matches(q: str, *texts: str | None) -> bool:
+    """Whether the typed search `q` is found in one of `texts`, as `search_key` reads both."""
+    key = search_key(q)
+    return not key or any(key in search_key(t or "") for t in texts)
