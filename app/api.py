@@ -374,7 +374,7 @@ def get_gradebook():
     fmt_name = request.args.get("format", "json")
     if fmt_name in gradebook.EXPORT_FORMATS:
         body, name = gradebook.export(rows, a, fmt_name)
-        return Response(body, content_type="text/csv; charset=utf-8",
+        return Response(body, content_type=gradebook.media_type(name),
                         headers={"Content-Disposition": content_disposition(name)})
     if fmt_name != "json":
         return api_error("bad_format", 400, one_of("format", gradebook.FORMAT_TEXT, fmt_name),

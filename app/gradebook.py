@@ -34,6 +34,8 @@ from app.models import (
 from app.monitoring import live_workers
 from app.scores import Effective, best_of, effective, fmt, overrides_in_force
 from app.views_helpers import search_matches
+from app.xlsx_write import MEDIA_TYPE as XLSX_MEDIA_TYPE
+from app.xlsx_write import write_workbook
 
 
 @dataclass
@@ -312,18 +314,28 @@ def export_rows(rows: list[StudentRow], rubric: RubricView) -> list[dict]:
     return out
 
 
+def _plain_table(rows: list[StudentRow], rubric: RubricView) -> list[list]:
+    """The plain gradebook: a header, then one row per student, one column per rubric category;
+    scores as numbers, None where there is none."""
+    out: list[list] = [["email", "name", SCORE_HEADER, *rubric.names, "attempts", "best_attempt", "late_days"]]
+    for item in export_rows(rows, rubric):
+        out.append([item["email"], item["name"], item["score"], *item["categories"].values(),
+                    item["attempts"], item["best_attempt"], item["late_days"]])
+    return out
+
+
 def to_csv(rows: list[StudentRow], rubric: RubricView) -> bytes:
     """UTF-8 with a BOM (Excel opens Chinese names correctly); one row per student, one column
     per rubric category."""
-    out = [["email", "name", SCORE_HEADER, *rubric.names, "attempts", "best_attempt", "late_days"]]
-    for item in export_rows(rows, rubric):
-        out.append([
-            item["email"], item["name"],
-            "" if item["score"] is None else fmt(item["score"]),
-            *("" if v is None else fmt(v) for v in item["categories"].values()),
-            item["attempts"], item["best_attempt"] or "", item["late_days"],
-        ])
-    return excel_csv(out)
+    def shown(value: object) -> object:
+        return "" if value is None else fmt(value) if isinstance(value, float) else value
+
+    return excel_csv([[shown(c) for c in row] for row in _plain_table(rows, rubric)])
+
+
+def to_xlsx(rows: list[StudentRow], rubric: RubricView) -> bytes:
+    """The plain gradebook as an Excel workbook: each cell of its own type (app.xlsx_write)."""
+    return write_workbook(_plain_table(rows, rubric), "Gradebook")
 
 
 def excel_csv(rows: list[list]) -> bytes:
@@ -437,11 +449,13 @@ def to_moodle_csv(rows: list[StudentRow], assignment: Assignment) -> bytes:
     return excel_csv(out)
 
 
-EXPORT_FORMATS = ("csv", "canvas", "moodle")
+EXPORT_FORMATS = ("csv", "xlsx", "canvas", "moodle")
 # What each format of GET /api/v1/gradebook gives, in both languages (errors.one_of); "json" is the API's own.
 FORMAT_TEXT: dict[str, tuple[str, str]] = {
     "json": ("the gradebook as JSON", "JSON 格式的成绩册"),
     "csv": ("a spreadsheet: UTF-8 CSV, one column per rubric category", "电子表格：UTF-8 编码的 CSV，每个评分类别一列"),
+    "xlsx": ("an Excel workbook (.xlsx) of the same columns, scores as numbers",
+             "相同各列的 Excel 工作簿（.xlsx），分数为数字"),
     "canvas": ("a CSV in the layout of Canvas's gradebook import", "按 Canvas 成绩导入格式排列的 CSV"),
     "moodle": ("a CSV in the layout of Moodle's CSV grade import", "按 Moodle CSV 成绩导入格式排列的 CSV"),
 }
@@ -453,7 +467,14 @@ def export(rows: list[StudentRow], assignment: Assignment, fmt_name: str) -> tup
         return to_canvas_csv(rows, assignment), f"canvas-{assignment.slug}.csv"
     if fmt_name == "moodle":
         return to_moodle_csv(rows, assignment), f"moodle-{assignment.slug}.csv"
+    if fmt_name == "xlsx":
+        return to_xlsx(rows, rubric_for(assignment.suite)), f"gradebook-{assignment.slug}.xlsx"
     return to_csv(rows, rubric_for(assignment.suite)), f"gradebook-{assignment.slug}.csv"
+
+
+def media_type(file_name: str) -> str:
+    """The Content-Type of an export named `file_name` by `export`."""
+    return XLSX_MEDIA_TYPE if file_name.endswith(".xlsx") else "text/csv; charset=utf-8"
 
 
 def _safe_cell(value: str) -> str:

@@ -670,8 +670,11 @@ def gradebook_csv():
     if fmt_name not in gradebook.EXPORT_FORMATS:
         abort(400)
     body, name = gradebook.export(gradebook.class_rows(a), a, fmt_name)
-    name = name.replace(".csv", f"-{datetime.now():%Y%m%d-%H%M}.csv")
-    return Response(body, content_type="text/csv; charset=utf-8",
+    # Stamped in the course's zone, as every date on its pages (round 34: the server's clock, UTC, named a
+    # file downloaded at 00:30 in Beijing after the day before).
+    stem, _, ext = name.rpartition(".")
+    name = f"{stem}-{datetime.now(course.course_zone()):%Y%m%d-%H%M}.{ext}"
+    return Response(body, content_type=gradebook.media_type(name),
                     headers={"Content-Disposition": content_disposition(name), "Cache-Control": "no-store"})
 
 

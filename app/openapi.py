@@ -235,10 +235,11 @@ def _spec() -> dict[str, Any]:
                 "get": {
                     "summary": "Gradebook (instructors): the counted attempt after overrides and late penalty",
                     "parameters": [
-                        {"name": "format", "in": "query", "description": "csv: plain (UTF-8 with BOM); canvas: "
+                        {"name": "format", "in": "query", "description": "csv: plain (UTF-8 with BOM); xlsx: the same "
+                         "columns as an Excel workbook, scores as numbers; canvas: "
                          "Canvas's gradebook import layout with a Points Possible row; moodle: Moodle's CSV "
                          "grade import layout (map 'Email address' to useremail)",
-                         "schema": {"type": "string", "enum": ["json", "csv", "canvas", "moodle"]}},
+                         "schema": {"type": "string", "enum": ["json", "csv", "xlsx", "canvas", "moodle"]}},
                         {"name": "assignment", "in": "query", "schema": {"type": "string"}},
                     ],
                     "responses": {"200": {"description": "JSON, or a CSV file"}, "400": _err("unknown format"),

@@ -57,7 +57,7 @@ def test_a_regrade_scope_not_taken_is_explained_in_both_languages_and_listed(cli
 
 
 def test_a_gradebook_format_not_taken_is_explained_in_both_languages_and_listed(client, teacher):
-    resp = client.get("/api/v1/gradebook?format=xlsx", headers=teacher)
+    resp = client.get("/api/v1/gradebook?format=ods", headers=teacher)
     assert resp.status_code == 400 and resp.json["code"] == "bad_format"
     assert resp.json["accepted"] == _enum("/gradebook", "get", "format")
     _explained(resp.json)

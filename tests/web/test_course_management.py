@@ -504,7 +504,7 @@ def test_api_extension_sets_the_deadline_in_force(client, web, course):
 def test_openapi_describes_the_instructor_endpoints(client):
     paths = client.get("/api/v1/openapi.json").json["paths"]
     assert {"/regrades", "/extensions", "/similarity", "/gradebook"} <= set(paths)
-    assert paths["/gradebook"]["get"]["parameters"][0]["schema"]["enum"] == ["json", "csv", "canvas", "moodle"]
+    assert paths["/gradebook"]["get"]["parameters"][0]["schema"]["enum"] == ["json", "csv", "xlsx", "canvas", "moodle"]
     assert "202" in paths["/regrades"]["post"]["responses"]
 
 
