@@ -82,9 +82,13 @@ def clean_name(raw: str | None) -> str:
     are removed; zero-width joiners (U+200C/U+200D: Persian, Indic scripts, emoji sequences) stay.
     A line break or tab (a quoted roster cell, a paste) is a space, and the other control characters
     go: a NUL failed the whole roster import in the database, an ESC sequence or a line break was kept
-    and sent into every export and the sign-in links file that is mailed on."""
+    and sent into every export and the sign-in links file that is mailed on. The name is composed (NFC):
+    "José" or "김민준" written decomposed (NFD, as macOS writes file names and text copied from them) looks
+    the same but compared unequal, so a roster re-imported from another computer "updated" every such name
+    to itself and logged it (round 34)."""
     keep = {"\u200c", "\u200d"}
-    text = "".join(ch for ch in (raw or "") if ch in keep or unicodedata.category(ch) != "Cf")
+    composed = unicodedata.normalize("NFC", raw or "")
+    text = "".join(ch for ch in composed if ch in keep or unicodedata.category(ch) != "Cf")
     return CONTROL_CHARS.sub("", _CONTROL_BREAKS.sub(" ", text)).strip()
 
 
