@@ -52,12 +52,12 @@ from app.models import (
     User,
 )
 from app.queue import queue_position
-from app.roster import import_roster, issue_links, links_csv
+from app.roster import EmptyRoster, import_roster, issue_links, links_csv
 from app.roster_xlsx import WorkbookUnreadable
 from app.scores import effective_for, fmt, run_tests
 from app.similarity import latest_report, similarity_json, start_similarity
 from app.storage import BlobStore
-from app.views_helpers import content_disposition, list_join, reveal_hidden, search_matches
+from app.views_helpers import content_disposition, list_join, reveal_hidden, safe_filename, search_matches
 from grading.inputs import code_text, sniff_binary_kind
 
 bp = Blueprint("instructor", __name__)
@@ -565,6 +565,9 @@ def roster():
             data = f.read()
             try:
                 report = import_roster(data, acting=current_user)
+            except EmptyRoster:
+                flash(_("The file %(name)s holds no line with text (%(n)s bytes): nothing was imported. Choose the "
+                        "roster file again.", name=safe_filename(f.filename), n=len(data)), "error")
             except ValueError as exc:
                 flash(_roster_unreadable(data, exc), "error")
     q = (request.args.get("q") or "").strip()

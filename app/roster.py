@@ -29,12 +29,13 @@ from flask import Blueprint, abort, current_app, redirect, render_template
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import func, select, update
 
-from app.auth import EMAIL_PATTERN, clean_name, home_for, normalize_email, sign_in
+from app.auth import EMAIL_PATTERN, clean_name, home_for, normalize_email, sign_in, visible
 from app.errors import echoed
 from app.extensions import db, limiter
 from app.models import Role, SignInLink, User, utcnow
 from app.roster_xlsx import read_workbook
 from app.views_helpers import list_join
+from grading.inputs import sniff_binary_kind
 
 MAX_ROWS = 5000
 EMAIL_RE = re.compile(EMAIL_PATTERN)
@@ -129,12 +130,31 @@ class RosterReport:
                 "skipped": self.skipped, "ignored": self.ignored}
 
 
+class EmptyRoster(ValueError):
+    """The file holds no line with text (0 bytes, a byte-order mark alone, blank lines): "0 created, 0
+    skipped" said nothing of why (round 34)."""
+
+
 def _decode(data: bytes) -> str:
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # Excel's "Unicode text"
         try:
             return data.decode("utf-16")
         except UnicodeDecodeError:
             raise ValueError("not UTF-16 text") from None
+    # UTF-16 without its byte-order mark (a file some Windows tools write): ASCII letters are a byte and a
+    # NUL. Round 34: read as GB18030 it gave lines "e\x00m\x00a\x00i\x00l", each skipped as "invalid email".
+    # A roster is mostly ASCII (its emails): NULs at half of one parity's bytes and at almost none of the
+    # other's, never in a file that is something else (a binary pattern has them at both).
+    even, odd = data[0::2].count(b"\x00") / max(1, len(data[0::2])), data[1::2].count(b"\x00") / max(1, len(data[1::2]))
+    if len(data) >= 4 and max(even, odd) >= 0.5 and min(even, odd) <= 0.05 and sniff_binary_kind(data) is None:
+        order = "utf-16-le" if odd > even else "utf-16-be"
+        try:
+            text = data.decode(order)
+        except UnicodeDecodeError:
+            text = ""
+        # Text, not a binary file full of NULs (an old .xls): no control character but line ends and tabs.
+        if text and not any(ch < " " and ch not in "\t\r\n" for ch in text):
+            return text
     for enc in ("utf-8-sig", "gb18030"):
         try:
             return data.decode(enc)
@@ -243,6 +263,8 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
         records, delimiter = ((Where(n, n, n), cells) for n, cells in rows), ","
     else:
         text = _decode(data)
+        if not visible(text).strip():
+            raise EmptyRoster("no line with text")
         # newline="" as the csv module asks: a file saved with CR line ends (Excel for Mac's "CSV
         # (Macintosh)") raised "new-line character seen in unquoted field", a 500.
         delimiter = _delimiter(text)
