@@ -18,7 +18,7 @@ from flask import Request, request
 from werkzeug.datastructures import MultiDict
 from werkzeug.formparser import FormDataParser
 
-from app.errors import BAD_CHARACTERS, echoed, storable
+from app.errors import BAD_CHARACTERS, cut, echoed, storable
 from app.openapi import spec
 
 # The JSON bodies of this API are a few short fields; a body past this is not one of them, and
@@ -232,7 +232,7 @@ def _unreadable_because() -> tuple[str, str] | None:
         line, byte = bytes(failure.object), failure.object[failure.start]
         _, has_name, name = line.partition(b"filename=")
         try:
-            shown = echoed(name.strip(b'"; ').decode("gb18030")) if has_name else ""
+            shown = cut(name.strip(b'"; ').decode("gb18030")) if has_name else ""
         except UnicodeDecodeError:
             shown = ""
         what_en = f"the file name in a part's header is not UTF-8 text (byte 0x{byte:02x})" if has_name else \
@@ -240,8 +240,8 @@ def _unreadable_because() -> tuple[str, str] | None:
         what_zh = f"某个部分头部中的文件名不是 UTF-8 文本（字节 0x{byte:02x}）" if has_name else \
             f"某个部分的头部不是 UTF-8 文本（字节 0x{byte:02x}）"
         if shown:
-            what_en += f"; read as GBK it is {shown}"
-            what_zh += f"；按 GBK 读取是 {shown}"
+            what_en += f"; read as GBK it is {shown!r}"
+            what_zh += f"；按 GBK 读取是“{shown}”"
         return (f"{what_en}. Send names in UTF-8 (Python requests and browsers do), or rename the file with ASCII letters",
                 f"{what_zh}。请以 UTF-8 发送文件名（Python requests 和浏览器都是这样发送的），或把文件改成英文字母的名字")
     if failure is None:

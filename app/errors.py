@@ -215,7 +215,7 @@ def form_limits_message(sent: int, limit: int, exc: BaseException | None = None)
         return {"en": f"{head_en}its text field {shown} is longer than the {field_kib} KiB the server reads in a text "
                       "field. Send files as file fields (curl -F field=@file), and the other fields as short text; "
                       "nothing was saved.",
-                "zh": f"{head_zh}其中的文字字段 {shown} 超过了服务器对文字字段读取的上限（{field_kib} KiB）。文件请以文件字段"
+                "zh": f"{head_zh}其中的文字字段「{cut(name or '')}」超过了服务器对文字字段读取的上限（{field_kib} KiB）。文件请以文件字段"
                       "发送（curl -F 字段=@文件），其他字段只发送简短文字；没有保存任何内容。"}
     if kind == "headers":
         return {"en": f"{head_en}the header lines of one of its parts, where a file's name is sent, are longer than the "

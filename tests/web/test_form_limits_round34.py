@@ -66,7 +66,7 @@ def test_a_long_text_field_is_named_by_its_name(client, factory, course, field):
                            + b"a" * 600_000 + f"\r\n--{BOUNDARY}--\r\n".encode())
     message = _refused(_post(client, token, body))
     assert f"text field '{field}' is longer than the 488 KiB" in message["en"]
-    assert f"文字字段 '{field}' 超过" in message["zh"] and "488 KiB" in message["zh"]
+    assert f"文字字段「{field}」超过" in message["zh"] and "488 KiB" in message["zh"]
     assert "parts" not in message["en"] and "部分数" not in message["zh"]
 
 

@@ -50,7 +50,7 @@ def _refusal(resp, status: int, code: str) -> dict:
 UNREADABLE = {
     "gbk_file_name": (_part("code", GOOD_CODE, b'Content-Disposition: form-data; name="code"; filename="'
                             + "注意力.py".encode("gbk") + b'"') + END,
-                      "the file name in a part's header is not UTF-8 text", "'注意力.py'", "文件名不是 UTF-8 文本"),
+                      "the file name in a part's header is not UTF-8 text", "注意力.py", "文件名不是 UTF-8 文本"),
     "gbk_other_header": (_part("code", GOOD_CODE, CODE_DISP, "X-Note: 说明\r\n".encode("gbk")) + END,
                          "a header line of a part is not UTF-8 text", None, "某个部分的头部不是 UTF-8 文本"),
     "no_disposition": (_part("code", GOOD_CODE, b"Content-Type: text/x-python") + END,
@@ -68,7 +68,7 @@ def test_an_unreadable_multipart_body_is_told_what_stopped_it(client, factory, c
                        content_type=f"multipart/form-data; boundary={B}")
     message = _refusal(resp, 400, "unreadable_multipart")
     assert en in message["en"] and zh in message["zh"], message
-    assert shown is None or (shown in message["en"] and shown in message["zh"])
+    assert shown is None or (f"'{shown}'" in message["en"] and f"“{shown}”" in message["zh"])
     assert "Let curl -F" not in message["en"]   # not the guess about the boundary
     assert db.session.query(Submission).count() == 0
 
