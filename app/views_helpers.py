@@ -271,6 +271,7 @@ def register(app: Flask) -> None:
     app.jinja_env.globals["get_locale"] = get_locale
 
 
+@functools.lru_cache(maxsize=8192)   # OpenCC per name per search: the roster's names repeat across searches
 def search_key(text: str) -> str:
     """`text` as a search compares it: NFKC (full-width ＡＬＩＣＥ), simplified Chinese (王曉明 finds
     王晓明), case folded, without spaces or invisible format characters ("王 小明" and "王小明", a
