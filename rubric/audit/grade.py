@@ -52,7 +52,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "no_result", "unasserted", "planned", "too_short", "shown", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "foretold", "no_result", "unasserted", "planned", "too_short", "shown", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far", "bare")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -108,6 +108,51 @@ _AS_EXPECTED = re.compile(
     r"|正如(?:我们?)?(?:所)?预期(?:的那样)?|如(?:我们?)?预期(?:的那样|一样)?|符合(?:我的|我们的)?预期|(?:和|与|跟)(?:我的|我们的)?预期(?:一样|一致|相符)|不出所料")
 
 
+# A result foretold, not observed (round 34: "For experiment A I will compare the entropy ...: the entropy should fall from
+# about 1.05 to 0.12", 熵应该从约 1.05 降到 0.12, earned experiments 3 of 3 with no run behind it): a plan word in the stretch
+# of the statement before the result, back to the last point where a new statement starts (a semicolon, "so", ", and",
+# "I got", 所以, 结果; not a colon, which goes on with the plan: "I will compare the entropy: with d_k = 128 ..."). "I planned to check the mask, so I set k2 to -inf: its weight became 0.0" reports what happened.
+_FORETOLD = re.compile(r"\b(?:should|would|will|'ll|shall|expect\w*|supposed to|going to|plan\w*|intend\w*|predict\w*|"
+                       r"hope\w*|want\w*|ought to|might|may)\b|应该|应当|预期|期望|预计|预测|计划|打算|准备|将会|将要|我会|我们会|"
+                       r"会(?=\s*(?:是|变|降|升|得到|保持|成为|等于|接近|趋近|放大|缩小))|希望|估计")
+_RESULT_START = re.compile(r"[;；]|\b(?:so|then|thus|hence|after that|afterwards|in the end|in fact|actually|in practice|results?|"
+                           r"(?:i|we) (?:got|saw|found|measured|observed))\b|,\s*and\b|所以|因此|于是|结果|然后|之后|最后|实际上|事实上|"
+                           r"实测|测得|我(?:们)?(?:得到|看到|发现)")
+
+
+def _foretold(text: str, pos: int) -> bool:
+    """Is what ``text`` states at ``pos`` a plan or a prediction (:data:`_FORETOLD` after the last start of a
+    statement before it, :data:`_RESULT_START`), not a result that was seen?"""
+    head = text[:pos]
+    starts = [m.end() for m in _RESULT_START.finditer(head)]
+    return _FORETOLD.search(_AS_EXPECTED.sub(" ", head[starts[-1] if starts else 0:])) is not None
+
+
+# The future of the student's own plan ("I will add two padding keys; ... their weight will be 0.0 and the rows will still
+# sum to 1", 我会加两个 padding key；……它们的权重会是 0.0): what the student means to do, so what it says of the figure or
+# the run is not yet seen. Only where the student says it is their plan (:data:`_PLAN_AGENT`, in the sentence or the one
+# before it in the paragraph): "a masked key will get weight 0" alone states a fact of softmax, and "should" / 应该 also
+# derive one ("each row should sum to 1, because softmax normalises over the keys", round 33), nor with its reason.
+_PLAN_AGENT = re.compile(r"\b(?:i|we)(?:'ll|'m going to|'re going to| will| shall| am going to| are going to| plan\w*| intend\w*|"
+                         r" want to| would like to| am about to)\b|\blet's\b|我们?(?:会|将|打算|准备|计划|想要|要去)|打算|准备|计划")
+_FUTURE = re.compile(r"\b(?:will|'ll|shall|going to|plan(?:s|ned)? to|intend\w* to|am about to)\b|打算|准备|计划|将会|将要|"
+                     r"会|预计")
+_REASONED = re.compile(r"\b(?:because|since|as softmax|given that)\b|因为|由于")
+
+
+def _future_at(sentences: list[_Sentence], idx: int, pos: int) -> bool:
+    """Is the statement at ``pos`` of sentence ``idx`` in the future of the student's own plan (:data:`_FUTURE` after the
+    last start of a statement, as :func:`_foretold`, with :data:`_PLAN_AGENT` in this sentence or the one before it of
+    the same paragraph), and given without its reason?"""
+    s = sentences[idx]
+    head = s.text[:pos]
+    starts = [m.end() for m in _RESULT_START.finditer(head)]
+    if _FUTURE.search(head[starts[-1] if starts else 0:]) is None or _REASONED.search(s.text):
+        return False
+    before = sentences[idx - 1] if idx > 0 and sentences[idx - 1].para == s.para else None
+    return _PLAN_AGENT.search(s.text) is not None or (before is not None and _PLAN_AGENT.search(before.text) is not None)
+
+
 def _planned(text: str) -> bool:
     """Does ``text`` state a plan or an expectation rather than what was seen (:data:`_PLANNED`, outside a remark that
     what was seen met the expectation, :data:`_AS_EXPECTED`)?"""
@@ -128,27 +173,33 @@ def _measured_number(measures: Any, text: str, number: re.Match) -> bool:
     return False
 
 
-def _observed(cc: Checklist, sentences: list[_Sentence], idx: int, concept: _Concept | None = None) -> bool:
+def _observed(cc: Checklist, sentences: list[_Sentence], idx: int, concept: _Concept | None = None,
+              foretold: bool = False) -> bool:
     """An observed result in this sentence, or in the next one of the same paragraph/bullet: a before/after
     word (cues.observed), or a result number tied to what the experiment measures (the concept's
-    ``measures``; a number elsewhere, "see page 0.5", "d_k = 64", is no result of it)."""
+    ``measures``; a number elsewhere, "see page 0.5", "d_k = 64", is no result of it). Not one foretold by a plan
+    (:func:`_foretold`), unless ``foretold`` (asked only to say why a concept earned nothing)."""
     s = sentences[idx]
     texts = [s.text]
     if idx + 1 < len(sentences) and sentences[idx + 1].para == s.para:
         texts.append(sentences[idx + 1].text)
     measures = concept.measures if concept is not None else None
+
+    def seen(t: str, m: re.Match) -> bool:
+        return foretold or not _foretold(t, m.start())
+
     for t in texts:
-        if cc.observed.search(t):
+        if any(seen(t, m) for m in cc.observed.finditer(t)):
             return True
         for n in _RESULT_NUMBER.finditer(t):
-            if measures is None or _measured_number(measures, t, n):
+            if (measures is None or _measured_number(measures, t, n)) and seen(t, n):
                 return True
         # a zero is a setting nowhere in these experiments: next to what is measured ("the padded columns
         # were exactly 0") it is a result, however it is written ("0", "0.0000", "0e0"); not in a plan or a
         # question ("检查权重是否为 0", "the weight should be 0")
         if measures is not None and cc.zero is not None and not _PLANNED.search(t) \
                 and not cc.embedded_question.search(t) and not cc.hedge.search(t):
-            if any(_measured_number(measures, t, z) for z in cc.zero.finditer(t)):
+            if any(_measured_number(measures, t, z) and seen(t, z) for z in cc.zero.finditer(t)):
                 return True
     return False
 
@@ -728,6 +779,17 @@ def _planned_cell(s: _Sentence, pos: int) -> bool:
     return _planned(piece) and any(_cell_ref(m) for m in _CELL_READ.finditer(piece))
 
 
+def _planned_statement(concept: _Concept, sentences: list[_Sentence], idx: int) -> bool:
+    """Does sentence ``idx`` state the concept only as what should be ("q0 should attend mostly to k0",
+    :func:`_planned_cell`) or as what the student's plan will show ("I will add two padding keys; ... the rows will still
+    sum to 1", round 34, :func:`_future_at`)? An experiment's plan is judged by its result instead (:func:`_observed`)."""
+    s = sentences[idx]
+    matches = s.find(concept.groups[0])
+    if _planned_cell(s, matches[0].start()):
+        return True
+    return concept.evidence != "observed" and all(_future_at(sentences, idx, m.end()) for m in matches)
+
+
 def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence], lists: set[int],
                         far: set[int] = frozenset(), misread: set[int] = frozenset()) -> tuple[list[int], set[str]]:
     """Sentences that may credit the concept, and the reasons the other places where it occurs do not
@@ -765,11 +827,12 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
         elif _stated_the_other_way(concept, s):
             reasons.add("contradicted")
         elif concept.evidence == "observed" and not _observed(cc, sentences, idx, concept):
-            reasons.add("no_result")
+            # a result the plan foretells ("the entropy should fall from 1.05 to 0.12") is said to be one (round 34)
+            reasons.add("foretold" if _observed(cc, sentences, idx, concept, foretold=True) else "no_result")
         elif concept.mode != "caveat" and _unasserted(cc, sentences, idx, s.find(concept.groups[0])[0].start()):
             reasons.add("unasserted")   # "the rows are queries, my friend told me" (round 32)
-        elif concept.mode != "caveat" and _planned_cell(s, s.find(concept.groups[0])[0].start()):
-            reasons.add("planned")      # "q0 should attend mostly to k0": what should be, not what the figure shows
+        elif concept.mode != "caveat" and _planned_statement(concept, sentences, idx):
+            reasons.add("planned")
         elif s.find(cc.noncommittal):  # "the heatmap may or may not show causality" states both, so nothing
             reasons.add("noncommittal")
         elif (s.find(cc.false_facts) or _states_false_claim(cc, s)) and not _CONDITIONAL.search(s.text):
@@ -1406,12 +1469,14 @@ _OTHER_QUANTITY = re.compile(r"\b(?:entrop\w*|errors?|loss\w*|outputs?|scores?|l
 _GENERIC = re.compile(r"\b(?:often|usually|typically|commonly|generally|in general|unlike|would|could)\b|"
                       r"通常|一般|往往|常见|不像|可能会")
 # a diagonal read in the figure (round 21): "the diagonal is bright", "a strong diagonal", "each query puts most of its
-# weight on the key at the same position", 对角线最亮, 大部分权重在同一位置的 key 上: each query i peaks at key i
+# weight on the key at the same position", 对角线最亮, 大部分权重在同一位置的 key 上: each query i peaks at key i; a cell
+# pair in brackets counts as one character (round 34: "the main diagonal, (q0, k0) and (q1, k1), are the brightest" and
+# 主对角线上的 (q0, k0) 和 (q1, k1) 最亮 were not read, the pairs' commas ending the reading)
 _DIAGONAL = re.compile(
-    r"\bdiagonal\b[^.;。；]{0,30}?\b(?:bright\w*|largest|highest|strongest|dominan\w*|dominates?|stands? out|hot(?:test)?|"
+    r"\bdiagonal\b(?:[^.;。；(]|\([^()]{0,12}\)){0,30}?\b(?:bright\w*|largest|highest|strongest|dominan\w*|dominates?|stands? out|hot(?:test)?|"
     r"peaks?)\b|\b(?:bright|strong|dominant|clear|hot|visible)\s+diagonal\b"
     r"|\b(?:most|largest|highest|bulk)\b[^.;]{0,40}\b(?:same|own|matching)\s+(?:position|index|token)\b"
-    r"|对角线[^，,;。；]{0,10}?(?:最亮|很亮|较亮|亮|最大|最高|突出|明显|集中)"
+    r"|对角线(?:[^，,;。；(（]|[(（][^()（）]{0,12}[)）]){0,10}?(?:最亮|很亮|较亮|亮|最大|最高|突出|明显|集中)"
     r"|(?:大部分|最多|主要|最大)[^，,;。；]{0,16}(?:同一|相同|自己|自身|对应)的?位置")
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 # a query and its key side by side across a comma, a colon or a table rule ("row 1, column 2", "For q0: k0 = 0.74",
@@ -1620,7 +1685,13 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = No
             nxt = cells[n + 1] if n + 1 < len(cells) else None
             shared = nxt is not None and not nxt[2] and _between_and(s.text[ke:nxt[0]])
             lowest = _LOWEST.search(between)
-            if first_key and not shared and lowest is not None:
+            # a colour word between them ("q0's brightest cell is k1", q0 最亮的格子是 k1) is read by the figure's low
+            # end, as elsewhere (round 34: on Blues, where the brightest cell is the least weight, "brightest" was read
+            # as a peak and the colour read backwards was not flagged)
+            shade = _shade(between, low) if first_key and not shared and lowest is None else None
+            if shade is not None:
+                out.append(_CellClaim(idx, s.text[qs:ke], row, col, None, bases=bases, low=shade[1]))
+            elif first_key and not shared and lowest is not None:
                 # "q0 最小的权重在 k1 上" names q0's least-weighted key: 最 is no peak there (round 26)
                 if _lowest_read(s, qe, ks, lowest):
                     out.append(_CellClaim(idx, s.text[qs:ke], row, col, None, bases=bases, low=True))

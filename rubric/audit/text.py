@@ -327,6 +327,12 @@ def readable(text: str) -> str:
     return _INVISIBLE.sub(lambda m: _INVISIBLE_MAP[ord(m.group())] or "", encodable(text))
 
 
+# A contraction typed without its apostrophe ("this dont mean k2 cause the answer", "cant say in general"), as weak
+# writers and phone keyboards do: the same negation as "don't" (round 34: read as an affirmation, the caveat was flagged
+# as an overclaim and the honest audit scored 2 of 15).
+_BARE_CONTRACTION = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|should|must|need|ca|wo|ai)nt\b")
+
+
 def normalise(text: str) -> str:
     """Full-width -> half-width, lower case, superscripts -> ``^``, LaTeX/Unicode math -> plain,
     traditional Chinese -> simplified (:func:`to_simplified`); keeps newlines. Never raises on a str:
@@ -336,6 +342,7 @@ def normalise(text: str) -> str:
     text = _latex(text)
     text = unicodedata.normalize("NFKC", text).translate(_PUNCT_MAP).casefold()
     text = _POW_STARS.sub(r"\1^", text)
+    text = _BARE_CONTRACTION.sub(r"\1n't", text)
     # after NFKC, so that CJK compatibility ideographs (U+F900..) are unified ones that OpenCC knows
     return to_simplified(text.replace("\r\n", "\n").replace("\r", "\n"))
 
