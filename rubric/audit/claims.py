@@ -36,6 +36,7 @@ class _Claim:
     relation: str           # "eq" | "lt" | "gt" | "pass"
     value: float | None
     sentence: str
+    at: int = -1            # where the value (or the "passed") stands in the sentence
 
 
 def _exponent(text: str) -> int:
@@ -145,7 +146,7 @@ def _extract_claims(cc: Checklist, sent: _Sentence) -> tuple[list[_Claim], set[s
             if value == 0.0 and not decimal and not _ZERO_CUE.search(gap):
                 continue               # a bare "0" may name something else; "0.0" is a value
             relation = "lt" if lt else ("gt" if gt else "eq")
-            claims.append(_Claim(mid, relation, value, text))
+            claims.append(_Claim(mid, relation, value, text, ns))
             numbered.add(mid)
     # "row_sum_error 测试通过" without a number: a claim of passing for every metric named in the sentence
     # without a value (a quoted threshold followed by "passed" is not a result: thresholds_as_results)
@@ -154,7 +155,7 @@ def _extract_claims(cc: Checklist, sent: _Sentence) -> tuple[list[_Claim], set[s
         pm = cc.passed.search(piece)
         if pm and not sent.negated(clause.start + pm.start(), clause.start + pm.end(), context=False):
             for mid in sorted({mid for _s, _e, mid in mentions} - numbered - threshold_only):
-                claims.append(_Claim(mid, "pass", None, text))
+                claims.append(_Claim(mid, "pass", None, text, clause.start + pm.start()))
             break
     return claims, threshold_only - numbered
 

@@ -113,17 +113,23 @@ _AS_EXPECTED = re.compile(
 # of the statement before the result, back to the last point where a new statement starts (a semicolon, "so", ", and",
 # "I got", 所以, 结果; not a colon, which goes on with the plan: "I will compare the entropy: with d_k = 128 ..."). "I planned to check the mask, so I set k2 to -inf: its weight became 0.0" reports what happened.
 _FORETOLD = re.compile(r"\b(?:should|would|will|'ll|shall|expect\w*|supposed to|going to|plan\w*|intend\w*|predict\w*|"
-                       r"hope\w*|want\w*|ought to|might|may)\b|应该|应当|预期|期望|预计|预测|计划|打算|准备|将会|将要|我会|我们会|"
+                       r"hope\w*|want\w*|ought to|might|may|goals?|aims?|to[\s-]?do)\b|\[\s\]|应该|应当|预期|期望|预计|预测|计划|打算|准备|"
+                       r"将会|将要|将(?=为|是|比较|检查|加入|测|记录|对比|运行|得到|变|降|升|保持)|我会|我们会|目标|待做|待完成|未完成|"
                        r"会(?=\s*(?:是|变|降|升|得到|保持|成为|等于|接近|趋近|放大|缩小))|希望|估计")
 _RESULT_START = re.compile(r"[;；]|\b(?:so|then|thus|hence|after that|afterwards|in the end|in fact|actually|in practice|results?|"
                            r"(?:i|we) (?:got|saw|found|measured|observed))\b|,\s*and\b|所以|因此|于是|结果|然后|之后|最后|实际上|事实上|"
                            r"实测|测得|我(?:们)?(?:得到|看到|发现)")
 
 
+# how far before a result its plan word is looked for: a statement's own words, and linear time on a line of 60,000
+# characters of numbers
+_PLAN_REACH = 240
+
+
 def _foretold(text: str, pos: int) -> bool:
     """Is what ``text`` states at ``pos`` a plan or a prediction (:data:`_FORETOLD` after the last start of a
     statement before it, :data:`_RESULT_START`), not a result that was seen?"""
-    head = text[:pos]
+    head = text[max(0, pos - _PLAN_REACH):pos]
     starts = [m.end() for m in _RESULT_START.finditer(head)]
     return _FORETOLD.search(_AS_EXPECTED.sub(" ", head[starts[-1] if starts else 0:])) is not None
 
@@ -145,12 +151,27 @@ def _future_at(sentences: list[_Sentence], idx: int, pos: int) -> bool:
     last start of a statement, as :func:`_foretold`, with :data:`_PLAN_AGENT` in this sentence or the one before it of
     the same paragraph), and given without its reason?"""
     s = sentences[idx]
-    head = s.text[:pos]
+    head = s.text[max(0, pos - _PLAN_REACH):pos]
     starts = [m.end() for m in _RESULT_START.finditer(head)]
     if _FUTURE.search(head[starts[-1] if starts else 0:]) is None or _REASONED.search(s.text):
         return False
     before = sentences[idx - 1] if idx > 0 and sentences[idx - 1].para == s.para else None
     return _PLAN_AGENT.search(s.text) is not None or (before is not None and _PLAN_AGENT.search(before.text) is not None)
+
+
+# A metric's value predicted, not measured (round 34: "I expect max_abs_error = 1e-7 and row_sum_error = 1e-8 once I run
+# the comparison" earned parity 2 of 3): the student's expectation before it in its statement. Narrower than
+# :data:`_FORETOLD`: "max_abs_error should be below 1e-5 and is 2.6e-7" and "I wanted to check parity: ..." report one.
+_PREDICTED = re.compile(r"\b(?:i|we) (?:(?:also |still )?(?:expect|predict|anticipate|hope)\w*|will|'ll|plan\w* to|am going to)\b|"
+                        r"\bexpected to (?:be|come out)\b|\bshould (?:be|come out|end up)(?!\s*(?:below|under|less|smaller|lower|within|<))\b|"
+                        r"预计|预期|应该(?:是|为|在)|将会是|会是")
+
+
+def _predicted(text: str, pos: int) -> bool:
+    """Is the metric value at ``pos`` of ``text`` a prediction (:data:`_PREDICTED` since the last start of a statement)?"""
+    head = text[max(0, pos - _PLAN_REACH):pos]
+    starts = [m.end() for m in _RESULT_START.finditer(head)]
+    return _PREDICTED.search(head[starts[-1] if starts else 0:]) is not None
 
 
 def _planned(text: str) -> bool:
@@ -184,22 +205,20 @@ def _observed(cc: Checklist, sentences: list[_Sentence], idx: int, concept: _Con
     if idx + 1 < len(sentences) and sentences[idx + 1].para == s.para:
         texts.append(sentences[idx + 1].text)
     measures = concept.measures if concept is not None else None
-
-    def seen(t: str, m: re.Match) -> bool:
-        return foretold or not _foretold(t, m.start())
-
     for t in texts:
-        if any(seen(t, m) for m in cc.observed.finditer(t)):
+        unplanned = foretold or _FORETOLD.search(t) is None     # once a text: a line may hold thousands of numbers
+        if any(unplanned or not _foretold(t, m.start()) for m in cc.observed.finditer(t)):
             return True
         for n in _RESULT_NUMBER.finditer(t):
-            if (measures is None or _measured_number(measures, t, n)) and seen(t, n):
+            if (measures is None or _measured_number(measures, t, n)) and (unplanned or not _foretold(t, n.start())):
                 return True
         # a zero is a setting nowhere in these experiments: next to what is measured ("the padded columns
         # were exactly 0") it is a result, however it is written ("0", "0.0000", "0e0"); not in a plan or a
         # question ("检查权重是否为 0", "the weight should be 0")
         if measures is not None and cc.zero is not None and not _PLANNED.search(t) \
                 and not cc.embedded_question.search(t) and not cc.hedge.search(t):
-            if any(_measured_number(measures, t, z) and seen(t, z) for z in cc.zero.finditer(t)):
+            if any(_measured_number(measures, t, z) and (unplanned or not _foretold(t, z.start()))
+                   for z in cc.zero.finditer(t)):
                 return True
     return False
 
@@ -1210,14 +1229,20 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     claims: dict[str, list[_Claim]] = {mid: [] for mid in cc.metrics}
     threshold_only: set[str] = set()
     unasserted_metrics: set[str] = set()
+    predicted_metrics: set[str] = set()
     for si, s in enumerate(sentences):
         if s.is_heading or s.copied:
             continue
         found_claims, thr = _extract_claims(cc, s)
+        may_predict = _PREDICTED.search(s.text) is not None     # once a sentence: a line may hold thousands of values
         for cl in found_claims:
             name = s.find(cc.metrics[cl.metric].names)
-            if _unasserted(cc, sentences, si, name[0].start() if name else None):
+            # the value's own clause (round 34: "max_abs_error 应该小于 1e-5，实测为 2.6e-7" hedges the threshold, not the value)
+            if _unasserted(cc, sentences, si, cl.at if cl.at >= 0 else name[0].start() if name else None):
                 unasserted_metrics.add(cl.metric)    # "max_abs_error = 2.4e-7 (copied from a classmate)" (round 32)
+                continue
+            if may_predict and cl.at >= 0 and _predicted(s.text, cl.at):
+                predicted_metrics.add(cl.metric)     # "I expect max_abs_error = 1e-7" (round 34)
                 continue
             claims[cl.metric].append(cl)
         threshold_only |= thr
@@ -1253,7 +1278,8 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 credit = c.credit if any(cl.relation == "eq" for cl in mine) else (c.credit / 2 if mine else 0.0)
                 item_contradicted |= c.metric in contradicted
                 reason = "threshold_only" if not mine and c.metric in threshold_only else \
-                    "unasserted" if not mine and c.metric in unasserted_metrics else "not_found"
+                    "unasserted" if not mine and c.metric in unasserted_metrics else \
+                    "foretold" if not mine and c.metric in predicted_metrics else "not_found"
                 if mine and credit < c.credit:
                     reason = "bound_only"       # half credit: "< 1e-6" or "passed", no value (round 26)
                 if c.metric in mismatched:

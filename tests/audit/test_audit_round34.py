@@ -7,7 +7,10 @@ Found and fixed this round (each test below fails before the fix):
 1. A plan with a derivation earned the experiments in full (9 of 15 for an audit that ran nothing): "For experiment A I
    will compare the entropy ...: the entropy should fall from about 1.05 to 0.12", 熵应该从约 1.05 降到 0.12. A result a
    plan foretells is no observed result (grade._foretold; reason `foretold`, zh/en), one reported after "so I set k2 to
-   -inf: its weight became 0.0" still is.
+   -inf: its weight became 0.0" still is. Likewise a result on a to-do list ("- [ ] Experiment A: ..."), under a goal
+   or 将, and a metric value the student predicts ("I expect max_abs_error = 1e-7", 应该是 1e-7, parity 2 -> 0;
+   grade._predicted); a value measured after a hedged threshold ("max_abs_error 应该小于 1e-5，实测为 2.6e-7") was
+   unasserted as a whole: the hedge is read in the value's own clause.
 2. What the student's own plan says will happen ("I will add two padding keys; ... the rows will still sum to 1", 我会
    加两个 padding key；……它们的权重会是 0.0) earned the reading and the mask audit as stated (grade._future_at, reason
    `planned`); "a masked key will get weight 0" without a plan of the student's keeps its credit.
@@ -209,6 +212,44 @@ def test_an_experiment_result_a_plan_foretells_earns_nothing_and_says_so(text):
 ])
 def test_an_experiment_result_reported_after_its_plan_still_counts(text):
     assert items(grade(text + "\n"))["experiments"]["points"] >= 1
+
+
+@pytest.mark.parametrize("text", [
+    "- [ ] Experiment A: entropy 1.05 -> 0.12 without scaling",
+    "Goal of experiment A: show that the entropy drops from 1.05 to 0.12 without scaling.",
+    "| experiment | status | result |\n|---|---|---|\n| A | to do | entropy 1.05 -> 0.12 |",
+    "实验 A：将比较有无缩放时的熵，熵将从 1.05 降到 0.12。",
+])
+def test_a_result_on_a_to_do_list_or_a_goal_is_foretold(text):
+    """Before: experiment A credited; after: 0 (an unticked box, a goal, a row "to do", 将 are plans)."""
+    assert items(grade(text + "\n"))["experiments"]["points"] == 0
+
+
+@pytest.mark.parametrize("text", ["- [x] Experiment A: entropy 1.05 -> 0.12 without scaling",
+                                  "The goal of experiment A was to compare the entropy; it fell from 1.05 to 0.12 without scaling.",
+                                  "实验 A：我将 d_k 设为 128，不缩放时熵从 1.05 降到 0.12。"])
+def test_a_result_reported_beside_a_goal_or_a_ticked_box_counts(text):
+    assert items(grade(text + "\n"))["experiments"]["points"] >= 1
+
+
+@pytest.mark.parametrize("text", [
+    "I expect max_abs_error = 1e-7 and row_sum_error = 1e-8 once I run the comparison.",
+    "等我跑完对比，max_abs_error 应该是 1e-7，row_sum_error 预计是 1e-8。",
+    "Once the comparison runs, max_abs_error should be 1e-7 and row_sum_error should be 1e-8.",
+])
+def test_a_metric_value_predicted_earns_nothing_and_says_so(text):
+    """Before: parity 2 (en) / 1 (zh), the predicted values read as measured; after: 0, "prediction"."""
+    it = items(grade(text + "\n"))["parity"]
+    assert it["points"] == 0, it["feedback"]["en"]
+    assert "plan or a prediction" in it["feedback"]["en"] and "计划或预测" in it["feedback"]["zh"], it["feedback"]
+
+
+@pytest.mark.parametrize("text", ["max_abs_error should be below 1e-5 and is 2.6e-7.",
+                                  "I wanted to check parity: max_abs_error = 2.6e-7.",
+                                  "I expected a larger error, but I measured max_abs_error = 2.6e-7.",
+                                  "max_abs_error 应该小于 1e-5，实测为 2.6e-7。"])
+def test_a_measured_metric_value_beside_an_expectation_counts(text):
+    assert items(grade(text + "\n"))["parity"]["points"] >= 1
 
 
 # ------------------------------------------------------------------ 2. what the student's plan says will happen
