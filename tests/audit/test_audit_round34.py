@@ -1,4 +1,4 @@
-"""Round 34 on the audit: evidence, not words (36 new audits in zh, en and mixed; md, a PDF and a notebook).
+"""Round 34 on the audit: evidence, not words (44 new audits in zh, en and mixed; md, a PDF and a notebook).
 
 Each audit is graded with the lab's heatmap (viridis, or Blues where the text reads a Blues figure) and the weights the
 student's code computes. A false audit scores at most what a TA gives it, an honest one at least.
@@ -124,6 +124,7 @@ HONEST = {
     'weak_writer_en': ("the picture has 2 row for the 2 querys and 3 column for the keys. every row add to 1.\nq1 look most at k2, it is 0.67, and q0 look most at k1 (0.58).\nbut this dont mean k2 cause the answer, we would need to remove k2 and see. also only one example so cant say in general.\n", 'mpl', 7.5),
     'weak_writer_zh': ("图有两行是两个 query，三列是三个 key，每行加起来是 1。\nq1 看 k2 最多，是 0.67，q0 看 k1 最多（0.58）。\n但这不能说明 k2 导致了结果，要把 k2 去掉再看才知道。而且只有一个例子，不能推广。\n", 'mpl', 7.5),
     'weak_writer_mixed': ("我的图 rows 是 query，columns 是 key，每行 sum 是 1。\nq1 最看重 k2（0.67）。\n但是这个不能说 k2 是 cause，需要 ablation 才知道；也不是 feature importance。\n", 'mpl', 6.5),
+    'terse_no_apostrophes_en': ("rows=queries, cols=keys, rows sum to 1. q1 -> k2 (0.67). doesnt prove k2 causes output, isnt feature importance.\n", 'mpl', 6.5),
     'blues_dark_correct_en': ("My heatmap uses Blues, where darker means more weight. Rows are queries q0, q1; columns keys k0-k2.\nq1's darkest cell is k2 (0.67) and q0's is k1 (0.58). Each row sums to 1.\nThis does not show that k2 causes q1's output, and it is not feature importance.\n", 'blues', 7),
     'blues_dark_correct_zh': ("我的热力图用 Blues 配色，颜色越深权重越大。行是 query（q0、q1），列是 key（k0-k2）。\nq1 最深的格子是 k2（0.67），q0 是 k1（0.58）。每行和为 1。\n这不能说明 k2 导致了 q1 的输出，也不是特征重要性。\n", 'blues', 7),
     'blues_lightest_correct_en': ("My heatmap uses Blues: rows are queries q0, q1; columns keys k0-k2. Each row sums to 1.\nq1's lightest cell is k0 (0.09) and its darkest is k2 (0.67).\nA dark cell does not show that the key causes the output.\n", 'blues', 5.5),
