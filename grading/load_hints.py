@@ -136,6 +136,58 @@ def _notebook_hint(source: str, lineno: int) -> Msg | None:
                "改成注释。")
 
 
+# ============================================================================ 1b. text pasted around the code
+# Round 34: a Markdown fence (```python) or the console's prompts (>>> , ... ) pasted with code from a chat, a
+# web page or a REPL session were "invalid syntax" and nothing else; a line of Chinese prose without its '#'
+# was told to replace its full-width comma, after which the next character failed.
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_PROMPT = re.compile(r"^\s*(>>>|\.\.\.)( |$)")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CODE_MARKS = re.compile(r"[=()\[\]{}.:'\"#]")
+
+
+def _pasted_hint(source: str, lineno: int, message: str) -> Msg | None:
+    """A line Python stopped at that is no Python: a Markdown code fence, a console prompt, or Chinese prose."""
+    line = _line(source, lineno)
+    if line is None or len(line) > MAX_HINT_LINE:
+        return None
+    lines = python_lines(source)
+    if _FENCE.match(line):
+        fences = [n for n, text in enumerate(lines[:5000], 1) if _FENCE.match(text)]
+        mark = line.strip()[:3]
+        return msg(f"line {lineno} is a Markdown code fence ({mark}), which is not Python: delete "
+                   f"{'it' if len(fences) == 1 else 'the fence lines (' + _lines_text(fences)['en'] + ')'}.",
+                   f"第 {lineno} 行是 Markdown 代码块标记（{mark}），不是 Python 代码：请删掉"
+                   f"{'这一行' if len(fences) == 1 else '这些标记行（' + _lines_text(fences)['zh'] + '）'}。")
+    m = _PROMPT.match(line)
+    if m and (m.group(1) == ">>>" or line.strip() != "..."):
+        prompts = [n for n, text in enumerate(lines[:5000], 1)
+                   if (p := _PROMPT.match(text)) and (p.group(1) == ">>>" or text.strip() != "...")]
+        if len(prompts) == 1:
+            return msg(f"line {lineno} starts with `{m.group(1)}`, the prompt of the interactive Python console, "
+                       "which is not Python code: delete the prompt and keep the code after it.",
+                       f"第 {lineno} 行以 `{m.group(1)}` 开头，这是 Python 交互式控制台的提示符，不是代码："
+                       "请删掉提示符，保留后面的代码。")
+        where = _lines_text(prompts)
+        return msg(f"line {lineno} starts with `{m.group(1)}`, the prompt of the interactive Python console, which is "
+                   f"not Python code: delete the prompts (`>>> `, `... `) on {where['en']} and keep the code.",
+                   f"第 {lineno} 行以 `{m.group(1)}` 开头，这是 Python 交互式控制台的提示符，不是代码：请删掉"
+                   f"{where['zh']}的提示符（`>>> `、`... `），保留后面的代码。")
+    body = line.lstrip()
+    column = re.search(r"U\+([0-9A-Fa-f]{4,6})", message)
+    invalid = message.startswith("invalid syntax") or (
+        message.startswith("invalid character") and column is not None and chr(int(column.group(1), 16)) in body)
+    if invalid and _CJK.match(body):
+        # prose: it starts with a Chinese character and holds no mark of code before the character Python stopped at
+        stop = body.find(chr(int(column.group(1), 16))) if message.startswith("invalid character") else len(body)
+        if not _CODE_MARKS.search(body[:stop]):
+            shown = body if len(body) <= 20 else body[:20] + "…"
+            return msg(f"line {lineno} is Chinese text ({shown}), not code: if it is a note, start it with # to "
+                       "make it a comment.",
+                       f"第 {lineno} 行是中文文字（{shown}），不是代码：如果这是说明，请在行首加 # 改成注释。")
+    return None
+
+
 # ============================================================================ 2. Python 3.12 syntax
 _TYPE_ALIAS = re.compile(r"^\s*type\s+[A-Za-z_]\w*\s*(\[[^\]]*\]\s*)?=")
 _GENERIC_DEF = re.compile(r"^\s*(async\s+)?def\s+[A-Za-z_]\w*\s*\[")
@@ -419,6 +471,8 @@ def _python_words_hint(source: str, lineno: int, message: str) -> Msg | None:
                        f"closing {quote} (a string in ' or \" quotes must end on the line it starts on).",
                        f"第 {lineno} 行用 {quote} 开始了一个字符串，但这一行中没有把它闭合：请补上结尾的 {quote}"
                        "（单引号或双引号的字符串必须在同一行结束）。")
+    if message.startswith("unterminated triple-quoted string literal"):
+        return _triple_quote_hint(source, lineno, line, message)
     m = _UNMATCHED.match(message)
     if m:
         closing = m.group(1)
@@ -429,6 +483,31 @@ def _python_words_hint(source: str, lineno: int, message: str) -> Msg | None:
                        f"第 {lineno} 行有 {closed} 个“{closing}”，却只有 {opened} 个“{_OPENING[closing]}”："
                        f"请删掉多余的“{closing}”，或补上与之配对的“{_OPENING[closing]}”。")
     return None
+
+
+_CURLY = {"\u201c": "“", "\u201d": "”", "\u2018": "‘", "\u2019": "’"}
+
+
+def _triple_quote_hint(source: str, lineno: int, line: str, message: str) -> Msg | None:
+    """A triple-quoted string that nothing closes: where it opens, where Python gave up, and a Chinese quote on its
+    first line where the closing quotes belong (``\"\"\"说明。”``: the round-34 case, said only in Python's words)."""
+    quote = next((q for q in _TRIPLE_QUOTES if q in line), None)
+    end = re.search(r"detected at line (\d+)", message)
+    if quote is None or end is None:
+        return None
+    after = line[line.index(quote) + 3:]
+    curly = next((c for c in after if c in _CURLY), None)
+    opened = msg(f"line {lineno} opens a string with {quote} and nothing closes it before the end of the file "
+                 f"(line {end.group(1)})",
+                 f"第 {lineno} 行用 {quote} 开始了一个字符串，但直到文件末尾（第 {end.group(1)} 行）都没有把它闭合")
+    if curly is not None:
+        col = line.index(curly, line.index(quote) + 3) + 1
+        return cat(opened, msg(f": column {col} of that line has a Chinese quote {curly} (U+{ord(curly):04X}), which "
+                               f"does not close it. Type {quote} there.",
+                               f"：该行第 {col} 列是中文引号 {curly}（U+{ord(curly):04X}），它不能闭合字符串。"
+                               f"请在那里改成英文的 {quote}。"))
+    return cat(opened, msg(f": add the closing {quote} where the string should end.",
+                           f"：请在字符串应当结束的地方补上 {quote}。"))
 
 
 def _char_hint(source: str, lineno: int, kind: str, message: str) -> Msg | None:
@@ -777,9 +856,30 @@ def _gpu_hint(source: str, lineno: int | None) -> Msg:
                "评分器只用 CPU，没有 GPU：请用 "
                "`torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")` 选择设备，或者让张量留在 CPU 上"
                "（测试就是在 CPU 上创建张量的）。")
+    if where is None and not lineno and (default := _default_gpu_line(source)) is not None:
+        # Round 34: set_default_device('cuda') fails inside torch, with no line of the student's: the line is named
+        n, call = default
+        where = msg(f"line {n} makes the GPU the default device ({call}), so the tensors created after it ask for a "
+                    "GPU: delete that line.",
+                    f"第 {n} 行把 GPU 设为默认设备（{call}），之后创建的张量都会要求 GPU：请删掉这一行。")
     if where is None:
         return text
     return cat(text, msg(" " + where["en"][:1].upper() + where["en"][1:], where["zh"]))
+
+
+_DEFAULT_GPU = re.compile(r"\b(?:torch\.)?(set_default_device\s*\(\s*(?:torch\.device\s*\(\s*)?['\"](?:cuda|mps)[^'\"]*['\"]"
+                          r"|set_default_tensor_type\s*\(\s*(?:torch\.cuda\.\w+|['\"]torch\.cuda\.\w+['\"]))")
+
+
+def _default_gpu_line(source: str) -> tuple[int, str] | None:
+    """(line, call) of the one line of code that sets a GPU as torch's default device; None when no line or more
+    than one does."""
+    found = [(n, m.group(0).strip()) for n, line in enumerate(python_lines(source)[:20_000], 1)
+             if len(line) <= MAX_HINT_LINE and (m := _DEFAULT_GPU.search(_code_part(line)))]
+    if len(found) != 1:
+        return None
+    n, call = found[0]
+    return n, call + ("" if call.count("(") == call.count(")") else ")" * (call.count("(") - call.count(")")))
 
 
 def gpu_note(message: str) -> Msg | None:
@@ -856,25 +956,31 @@ def _exit_hint(source: str, message: str) -> Msg | None:
     if tree is None:
         return None
     code = int(seen.group(1))
+    for sub, name in _import_exits(tree):
+        arg = sub.args[0] if sub.args else None
+        written = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, int) else None
+        if arg is None and name != "_exit":
+            written = 0
+        if written is not None and not isinstance(written, bool) and written != code:
+            continue
+        return msg(f"line {sub.lineno} calls {name}() when the grader imports your file, which ends the "
+                   f"process before any test can run: {_WHERE['en']}.",
+                   f"第 {sub.lineno} 行在评分器导入你的文件时调用 {name}()，进程因此在任何测试运行之前就结束了："
+                   f"{_WHERE['zh']}。")
+    return None
+
+
+def _import_exits(tree: ast.Module) -> Iterable[tuple[ast.Call, str]]:
+    """(call, written name) of the exit calls that run when the file is imported, in source order: outside the
+    main guard, defs and classes."""
     guarded = {id(n) for g in tree.body if is_main_guard(g) for n in ast.walk(g)}
     for node in _statements(tree.body):
         if id(node) in guarded or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue
         for sub in _outside_scopes(node):
             name = _exit_call(sub)
-            if name is None:
-                continue
-            arg = sub.args[0] if sub.args else None
-            written = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, int) else None
-            if arg is None and name != "_exit":
-                written = 0
-            if written is not None and not isinstance(written, bool) and written != code:
-                continue
-            return msg(f"line {sub.lineno} calls {name}() when the grader imports your file, which ends the "
-                       f"process before any test can run: {_WHERE['en']}.",
-                       f"第 {sub.lineno} 行在评分器导入你的文件时调用 {name}()，进程因此在任何测试运行之前就结束了："
-                       f"{_WHERE['zh']}。")
-    return None
+            if name is not None:
+                yield sub, name
 
 
 # ============================================================================ 5. own helper modules
@@ -1136,8 +1242,19 @@ def _missing_name_hint(source: str, name: str, filename: str) -> Msg | None:
         if tree is None:
             return None
         top = _defined_names(tree)
-        if any(n == name for n, _ in top):
-            return None
+        defined = [line for n, line in top if n == name]
+        if defined:
+            # Round 34: an exit() between the classes ends the import (sys.exit(0) is a clean end in the jail), and
+            # the class after it was said not to be defined, which the student's file plainly contradicts.
+            stop = next(((call, written) for call, written in _import_exits(tree) if call.lineno < defined[0]), None)
+            if stop is None:
+                return None
+            call, written = stop
+            return msg(f"{name} is defined at line {defined[0]}, but line {call.lineno} calls {written}() before it "
+                       f"when the grader imports {filename}, which ends the import there: delete that call or "
+                       f"{_WHERE['en']}.",
+                       f"{name} 定义在第 {defined[0]} 行，但在评分器导入 {filename} 时，第 {call.lineno} 行在它之前调用了 "
+                       f"{written}()，导入就在那里结束了：请删掉这个调用，或者{_WHERE['zh'].removeprefix('请')}。")
         for node in _walk(tree):
             if isinstance(node, _DEFS) and node.name == name:
                 guarded = any(is_main_guard(g) and g.lineno <= node.lineno <= (g.end_lineno or g.lineno)
@@ -1440,6 +1557,16 @@ def _forward_stand_in(tree: ast.Module, cls: ast.ClassDef) -> Msg | None:
     methods = [n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     if any(f.name == "forward" for f in methods):
         return None
+    # Round 34: a second class of the same name (a stub pasted below, a class copied twice) replaces the first, and
+    # the tests get the last one: said, since the first one's forward is in plain view in the student's editor.
+    earlier = [n for n in tree.body[:tree.body.index(cls)] if isinstance(n, ast.ClassDef) and n.name == name
+               and any(isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == "forward" for f in n.body)]
+    if earlier:
+        return msg(f"class {name} is defined at line {earlier[-1].lineno} with a forward and again at line "
+                   f"{cls.lineno} without one: Python keeps the last definition, so the tests get the one at line "
+                   f"{cls.lineno}. Delete it or give it another name",
+                   f"类 {name} 在第 {earlier[-1].lineno} 行定义过（有 forward），又在第 {cls.lineno} 行重新定义（没有 "
+                   f"forward）：Python 保留最后一个定义，所以测试拿到的是第 {cls.lineno} 行的那个。请删掉它或给它换个名字")
     near = [f for f in methods if f.name.lower().replace("_", "").startswith("forward")
             or difflib.SequenceMatcher(None, f.name.lower(), "forward").ratio() >= 0.8]
     if len(near) == 1:
@@ -1562,6 +1689,55 @@ def _script_define(source: str, name: str) -> Msg | None:
                f"生成的方法在评分器中并不存在：请把 {name} 写成类中的 def 方法")
 
 
+# ============================================================================ nn.Module.__init__ never called
+# Round 34: a class whose __init__ forgets super().__init__() failed every MultiHeadAttention test with PyTorch's
+# "cannot assign module before Module.__init__() call" and nothing more.
+_BEFORE_INIT = re.compile(r"cannot assign (?:module|parameters|buffer) before Module\.__init__\(\) call"
+                          r"|^'(\w+)' object has no attribute '(?:_modules|_parameters|_buffers|_backward_hooks|"
+                          r"_backward_pre_hooks|_forward_hooks|_forward_pre_hooks|_non_persistent_buffers_set|"
+                          r"_state_dict_hooks|_load_state_dict_pre_hooks|_is_full_backward_hook|training)'")
+
+
+def no_super_init_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For PyTorch's words when a module is used before nn.Module.__init__ ran: the class's __init__ and that it
+    calls no ``__init__`` of a base class (or calls it after the failing line of that __init__). None when the source
+    shows something else."""
+    m = _BEFORE_INIT.search(message) if isinstance(message, str) else None
+    tree = parse_source(source) if m and isinstance(source, str) else None
+    if tree is None:
+        return None
+    return _no_super_init(tree, lineno, m.group(1))
+
+
+def _no_super_init(tree: ast.Module, lineno: int | None, named: str | None) -> Msg | None:
+    if named is not None:
+        cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == named), None)
+    elif lineno:
+        inside = [n for n in _walk(tree) if isinstance(n, ast.ClassDef)
+                  and n.lineno <= lineno <= (n.end_lineno or n.lineno)]
+        cls = max(inside, key=lambda n: n.lineno, default=None)
+    else:
+        cls = None
+    init = next((f for f in (cls.body if cls else []) if isinstance(f, ast.FunctionDef) and f.name == "__init__"),
+                None)
+    if cls is None or init is None:
+        return None
+    calls = sorted(n.lineno for n in ast.walk(init) if isinstance(n, ast.Call)
+                   and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__")
+    if not calls:
+        return msg(f"{cls.name}.__init__ (line {init.lineno}) never calls super().__init__(), which nn.Module needs "
+                   "before a layer, parameter or buffer is assigned to self: add super().__init__() as the first line "
+                   "of __init__",
+                   f"{cls.name}.__init__（第 {init.lineno} 行）没有调用 super().__init__()，而 nn.Module 要求先调用它，"
+                   "才能把层、参数或缓冲区赋给 self：请在 __init__ 的第一行加上 super().__init__()")
+    if lineno and init.lineno <= lineno < calls[0]:
+        return msg(f"{cls.name}.__init__ calls super().__init__() at line {calls[0]}, after line {lineno} assigns to "
+                   "self: move it to the first line of __init__",
+                   f"{cls.name}.__init__ 在第 {calls[0]} 行才调用 super().__init__()，晚于第 {lineno} 行对 self 的赋值："
+                   "请把它移到 __init__ 的第一行")
+    return None
+
+
 # ============================================================================ a name never imported
 _NOT_DEFINED = re.compile(r"^name '([A-Za-z_]\w*)' is not defined")
 # The usual import of a name students use without importing it (the lab's code and the handout's).
@@ -1608,14 +1784,42 @@ def name_note(source: str | None, lineno: int | None, message: str, filename: st
         return None
     name = found.group(1)
     usual = _USUAL_IMPORT.get(name)
-    tree = parse_source(source) if usual is not None else None
-    # Only a name with a usual import: for any other Python's "not defined" already says all that is
-    # known (a constant of the student's own, such as a head count, is theirs to define or import).
+    tree = parse_source(source)
     if tree is None or name in _bound_names(tree):
         return None
+    if usual is None:
+        # Round 34: `dk` where the function assigns `d_k` was Python's words only. A name the file binds that
+        # differs only in case or underscores is named with its line; for any other name Python's "not defined"
+        # already says all that is known (a constant of the student's own is theirs to define or import).
+        return _spelled_apart_note(tree, lineno, name)
     return msg(f"line {lineno} uses `{name}`, which nothing in {filename} imports, assigns or defines: add "
                f"`{usual}` at the top of the file",
                f"第 {lineno} 行用到了 `{name}`，而 {filename} 中没有任何地方导入、赋值或定义它：请在文件开头加上 `{usual}`")
+
+
+def _spelled_apart_note(tree: ast.Module, lineno: int, name: str) -> Msg | None:
+    """The one name given a value in the function around ``lineno`` (else at the top level) that differs from
+    ``name`` only in case or underscores (``d_k`` for ``dk``), with its line; None when there is none or more."""
+    scope = _innermost_function(tree, lineno)
+    scopes: list[Iterable[ast.AST]] = [ast.walk(scope)] if scope is not None else []
+    scopes.append(n for stmt in _statements(tree.body)
+                  for n in ([stmt] if isinstance(stmt, _DEFS) else _outside_scopes(stmt)))
+    for nodes in scopes:
+        seen: dict[str, int] = {}
+        for node in nodes:
+            bound = (node.id if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+                     else node.arg if isinstance(node, ast.arg) else node.name if isinstance(node, _DEFS) else None)
+            if bound and bound != name and closeness(bound, name) == 1.0:
+                seen.setdefault(bound, getattr(node, "lineno", 0))
+        if len(seen) == 1:
+            (other, line), = seen.items()
+            return msg(f"line {lineno} uses `{name}`, which nothing in the file gives a value, but `{other}` (line "
+                       f"{line}) differs from it only in case or underscores: write the same name in both places",
+                       f"第 {lineno} 行用到了 `{name}`，文件中没有任何地方给它赋值，而第 {line} 行的 `{other}` 与它只差"
+                       "大小写或下划线：请两处写成同一个名字")
+        if seen:
+            return None
+    return None
 
 
 # ============================================================================ a size computed with /
@@ -1915,7 +2119,8 @@ def load_hint(source: str | None, kind: str, lineno: int | None, message: str,
 def _load_hint(source: str, kind: str, lineno: int | None, message: str, filename: str) -> Msg | None:
     try:
         if kind in SYNTAX_KINDS and lineno:
-            return (_notebook_hint(source, lineno) or _py312_hint(source, lineno, message)
+            return (_notebook_hint(source, lineno) or _pasted_hint(source, lineno, message)
+                    or _py312_hint(source, lineno, message)
                     or _char_hint(source, lineno, kind, message) or _py2_print_hint(source, lineno, message)
                     or _unclosed_hint(source, lineno, message) or _mismatched_hint(source, lineno, message)
                     or _fstring_hint(source, lineno, message)
@@ -1967,7 +2172,7 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["abbreviates", "class_not_instance_note", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["abbreviates", "class_not_instance_note", "no_super_init_note", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
 
 
 # ============================================================================ a fill value the dtype cannot hold

@@ -36,6 +36,7 @@ from grading.load_hints import (
     missing_name_hint,
     name_note,
     no_forward_note,
+    no_super_init_note,
     own_import,
     python_lines,
     script_define_note,
@@ -284,7 +285,8 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     line, said = (lineno if isinstance(lineno, int) else None), str(message)
     note = _import_note(exc, packages) or gpu_note(said) or next(
         (n for note_of in (inplace_note, float_size_note, view_note, transpose_note, fill_overflow_note,
-                             class_not_instance_note, script_define_note, no_forward_note)
+                             class_not_instance_note, script_define_note, no_forward_note,
+                             no_super_init_note)
          if (n := note_of(source, line, said))), None) or name_note(source, line, said, filename)
     return cat(text, note, sep=SEMI)
 

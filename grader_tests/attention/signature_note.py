@@ -62,9 +62,25 @@ def _feedback_texts(outcomes: Mapping[str, Mapping]) -> Iterable[str]:
             yield fb
 
 
+def _usual_default(name: str) -> str | None:
+    """The default the contract or the usual meaning of a parameter's name gives it; None when the name does not
+    tell (round 34: every first name was shown ``=0.0``, ``head_dim=0.0`` among them, where the contract says None)."""
+    low = name.lower()
+    if low == "head_dim":
+        return "None"
+    if "drop" in low:
+        return "0.0"
+    if low in ("bias", "qkv_bias", "use_bias"):
+        return "True"
+    if low in ("causal", "is_causal", "batch_first"):
+        return "False"
+    return None
+
+
 def _defaults(names: list[str]) -> Msg:
-    return msg(f"give {', '.join(names)} a default (e.g. {names[0]}=0.0)",
-               f"给 {', '.join(names)} 设默认值（例如 {names[0]}=0.0）")
+    shown = [f"{n}={d}" for n in names if (d := _usual_default(n)) is not None]
+    return msg(f"give {', '.join(names)} a default" + (f" ({', '.join(shown)})" if shown else ""),
+               f"给 {', '.join(names)} 设默认值" + (f"（{', '.join(shown)}）" if shown else ""))
 
 
 def _mha_advice(pos: list[str], required: list[str], kwargs: bool) -> Msg | None:
