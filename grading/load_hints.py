@@ -697,11 +697,20 @@ _WHERE = msg("put script code (self-tests, argument parsing, training, plots) un
              f"请把脚本代码（自测、参数解析、训练、画图）放到 `{MAIN_GUARD}` 下面，评分器不会运行那里的代码")
 
 
-def _toplevel_hint(source: str, lineno: int) -> Msg | None:
+# Round 34: a data file read at the top level was "FileNotFoundError at line 10: data.csv not found" and "line 10
+# runs when the grader imports your file", which left the student to wonder why the file, present on their computer,
+# was not found.
+_NO_FILES = msg("the grader runs attention.py alone, in a folder without your other files",
+                "评分器在一个没有你其他文件的文件夹里单独运行 attention.py")
+
+
+def _toplevel_hint(source: str, lineno: int, kind: str = "") -> Msg | None:
     tree, line = parse_source(source), _line(source, lineno)
     if tree is None or line is None or not _top_level(tree, lineno):
         return None
     cause = next((c for pattern, c in _CAUSES if pattern.search(line)), None)
+    if cause is None and kind == "FileNotFoundError":
+        cause = _NO_FILES
     why_en = f" ({cause['en']})" if cause else ""
     why_zh = f"（{cause['zh']}）" if cause else ""
     return msg(f"line {lineno} runs when the grader imports your file{why_en}: {_WHERE['en']}.",
@@ -2133,7 +2142,7 @@ def _load_hint(source: str, kind: str, lineno: int | None, message: str, filenam
         if lineno and (kind in TOP_LEVEL_KINDS or _reads_input(source, lineno)):
             # input() reads an empty line in the jail, so the error is whatever that does next
             # (``int(input())``: ValueError); the line read is the cause when it is at top level
-            return _toplevel_hint(source, lineno)
+            return _toplevel_hint(source, lineno, kind)
         if kind == "StudentTimeout":
             return _timeout_hint(source)
         if kind in ("ImportError", "ModuleNotFoundError") and lineno and own_import(source, lineno, filename):

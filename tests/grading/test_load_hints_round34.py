@@ -222,3 +222,19 @@ def test_no_name_is_offered_when_none_or_two_are_that_close_or_the_only_one_is_i
     other = "def f():\n    NumHeads = 4\n\nx = num_heads * 2\n"
     assert name_note(other, 4, "name 'num_heads' is not defined") is None              # f's local, not the module's
     assert name_note("d_k = 1\nx = dkk\n", 2, "name 'dkk' is not defined") is None     # a typo, not case/underscores
+
+
+# ------------------------------------------------------------------ a data file read at import
+@pytest.mark.parametrize("read", ["DATA = np.loadtxt('tabpfn_data.csv', delimiter=',')",
+                                  "with open('config.json') as f:\n    CFG = f.read()"])
+def test_a_file_read_at_import_says_the_grader_runs_attention_py_without_the_students_other_files(read):
+    source = BASE.replace("from torch import nn\n", "from torch import nn\nimport numpy as np\n" + read + "\n")
+    hint = load_hint(source, "FileNotFoundError", 5, "[Errno 2] No such file or directory")
+    assert hint == {"en": "line 5 runs when the grader imports your file (the grader runs attention.py alone, in a "
+                          "folder without your other files): put script code (self-tests, argument parsing, training, "
+                          'plots) under `if __name__ == "__main__":`, which the grader does not run.',
+                    "zh": "第 5 行在评分器导入你的文件时就会运行（评分器在一个没有你其他文件的文件夹里单独运行 attention.py）："
+                          "请把脚本代码（自测、参数解析、训练、画图）放到 `if __name__ == \"__main__\":` 下面，评分器不会"
+                          "运行那里的代码。"}
+    # another error on such a line keeps the plain hint
+    assert "other files" not in load_hint(source, "ValueError", 5, "bad")["en"]
