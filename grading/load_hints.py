@@ -485,7 +485,7 @@ def _python_words_hint(source: str, lineno: int, message: str) -> Msg | None:
     return None
 
 
-_CURLY = {"\u201c": "“", "\u201d": "”", "\u2018": "‘", "\u2019": "’"}
+_CURLY = frozenset("\u201c\u201d\u2018\u2019")
 
 
 def _triple_quote_hint(source: str, lineno: int, line: str, message: str) -> Msg | None:
@@ -495,13 +495,15 @@ def _triple_quote_hint(source: str, lineno: int, line: str, message: str) -> Msg
     end = re.search(r"detected at line (\d+)", message)
     if quote is None or end is None:
         return None
-    after = line[line.index(quote) + 3:]
-    curly = next((c for c in after if c in _CURLY), None)
+    # a Chinese quote ending the line, where the closing quotes belong (one inside the text is the text's own)
+    after = line[line.index(quote) + 3:].rstrip()
+    trailing = len(after) - len(after.rstrip("".join(_CURLY)))
+    curly = after[-trailing] if 0 < trailing <= 3 else None
     opened = msg(f"line {lineno} opens a string with {quote} and nothing closes it before the end of the file "
                  f"(line {end.group(1)})",
                  f"第 {lineno} 行用 {quote} 开始了一个字符串，但直到文件末尾（第 {end.group(1)} 行）都没有把它闭合")
     if curly is not None:
-        col = line.index(curly, line.index(quote) + 3) + 1
+        col = line.index(quote) + 3 + len(after) - trailing + 1
         return cat(opened, msg(f": column {col} of that line has a Chinese quote {curly} (U+{ord(curly):04X}), which "
                                f"does not close it. Type {quote} there.",
                                f"：该行第 {col} 列是中文引号 {curly}（U+{ord(curly):04X}），它不能闭合字符串。"

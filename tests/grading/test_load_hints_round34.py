@@ -238,3 +238,13 @@ def test_a_file_read_at_import_says_the_grader_runs_attention_py_without_the_stu
                           "运行那里的代码。"}
     # another error on such a line keeps the plain hint
     assert "other files" not in load_hint(source, "ValueError", 5, "bad")["en"]
+
+
+def test_a_chinese_quote_inside_the_text_of_an_open_docstring_is_not_blamed():
+    source = BASE.replace('"""einsum everywhere; scale applied to q before the product."""',
+                          '"""他说“缩放”很重要，然后')
+    hint = _hint(source)
+    assert "Chinese quote" not in hint["en"] and 'add the closing """' in hint["en"]
+    closed_by_three = BASE.replace('"""einsum everywhere; scale applied to q before the product."""',
+                                   '"""einsum everywhere”””')
+    assert "column 21 of that line has a Chinese quote ” (U+201D)" in _hint(closed_by_three)["en"]
