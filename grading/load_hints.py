@@ -1749,6 +1749,54 @@ def _no_super_init(tree: ast.Module, lineno: int | None, named: str | None) -> M
     return None
 
 
+# ============================================================================ a forward that calls itself; a file not there
+# Round 34: `self(x)` left in MultiHeadAttention.forward was "RecursionError at attention.py line 19: maximum recursion
+# depth exceeded" (a line of ScaledDotProductAttention, where the depth ran out), and torch.load('mha.pt') in __init__
+# was "No such file or directory: 'mha.pt'" with nothing on why a file on the student's computer is not found.
+_TOO_DEEP = re.compile(r"maximum recursion depth exceeded")
+_NO_SUCH_FILE = re.compile(r"No such file or directory: '([^']{1,200})'")
+
+
+def _self_calls(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[int, str]]:
+    """(line, written call) of the calls in ``fn`` that run the module itself again: ``self(...)``,
+    ``self.forward(...)``, ``self.__call__(...)``."""
+    found = []
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Name) and f.id == "self":
+            found.append((node.lineno, "self(...)"))
+        elif (isinstance(f, ast.Attribute) and f.attr in ("forward", "__call__") and isinstance(f.value, ast.Name)
+              and f.value.id == "self"):
+            found.append((node.lineno, f"self.{f.attr}(...)"))
+    return sorted(found)
+
+
+def runtime_file_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For an exception raised while the tests call the student's code: a forward that calls its own module (when
+    Python gave up on a too deep recursion), or a file the code opens that the grader's folder does not hold."""
+    if not isinstance(message, str):
+        return None
+    if (m := _NO_SUCH_FILE.search(message)) is not None:
+        return msg(f"{_NO_FILES['en']}, so {m.group(1)} is not there: build everything the module needs in code "
+                   "(the tests load the weights they compare)",
+                   f"{_NO_FILES['zh']}，所以那里没有 {m.group(1)}：请在代码中构建模块需要的一切（测试会自己载入要比较的权重）")
+    tree = parse_source(source) if _TOO_DEEP.search(message) and isinstance(source, str) else None
+    if tree is None:
+        return None
+    calls = [(cls.name, fn.name, line, call) for cls in _walk(tree) if isinstance(cls, ast.ClassDef)
+             for fn in cls.body if isinstance(fn, ast.FunctionDef) and fn.name == "forward"
+             for line, call in _self_calls(fn)]
+    if len(calls) != 1:
+        return None
+    cls_name, _fn, line, call = calls[0]
+    return msg(f"line {line} in {cls_name}.forward calls the module itself ({call}), which runs forward again, and "
+               "again, until Python stops it: call the layers or the sub-module instead",
+               f"第 {line} 行在 {cls_name}.forward 中调用了模块自身（{call}），这会再次运行 forward，如此反复，直到 "
+               "Python 把它停下：请改为调用其中的层或子模块")
+
+
 # ============================================================================ a name never imported
 _NOT_DEFINED = re.compile(r"^name '([A-Za-z_]\w*)' is not defined")
 # The usual import of a name students use without importing it (the lab's code and the handout's).
@@ -2183,7 +2231,7 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["abbreviates", "class_not_instance_note", "no_super_init_note", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["abbreviates", "class_not_instance_note", "no_super_init_note", "runtime_file_note", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
 
 
 # ============================================================================ a fill value the dtype cannot hold

@@ -39,6 +39,7 @@ from grading.load_hints import (
     no_super_init_note,
     own_import,
     python_lines,
+    runtime_file_note,
     script_define_note,
     transpose_note,
     view_note,
@@ -286,7 +287,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     note = _import_note(exc, packages) or gpu_note(said) or next(
         (n for note_of in (inplace_note, float_size_note, view_note, transpose_note, fill_overflow_note,
                              class_not_instance_note, script_define_note, no_forward_note,
-                             no_super_init_note)
+                             no_super_init_note, runtime_file_note)
          if (n := note_of(source, line, said))), None) or name_note(source, line, said, filename)
     return cat(text, note, sep=SEMI)
 

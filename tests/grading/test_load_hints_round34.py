@@ -248,3 +248,30 @@ def test_a_chinese_quote_inside_the_text_of_an_open_docstring_is_not_blamed():
     closed_by_three = BASE.replace('"""einsum everywhere; scale applied to q before the product."""',
                                    '"""einsum everywhere”””')
     assert "column 21 of that line has a Chinese quote ” (U+201D)" in _hint(closed_by_three)["en"]
+
+
+# ------------------------------------------------------------------ while the tests call the code
+def test_a_forward_that_calls_its_own_module_is_named_when_python_gave_up_on_the_depth():
+    from grading.load_hints import runtime_file_note
+
+    lines = BASE.splitlines()
+    at = lines.index("        out = self.out_proj(torch.einsum(\"bhqd->bqhd\", out).flatten(2))")
+    for call, shown in (("self(x)", "self(...)"), ("self.forward(x, context)", "self.forward(...)")):
+        source = "\n".join(lines[:at] + [f"        {call}"] + lines[at:]) + "\n"
+        note = runtime_file_note(source, 9, "maximum recursion depth exceeded while calling a Python object")
+        assert note["en"].startswith(f"line {at + 1} in MultiHeadAttention.forward calls the module itself ({shown})")
+        assert note["zh"].startswith(f"第 {at + 1} 行在 MultiHeadAttention.forward 中调用了模块自身（{shown}）")
+    # no such call, or another error: nothing
+    assert runtime_file_note(BASE, 9, "maximum recursion depth exceeded") is None
+    assert runtime_file_note(BASE, 9, "mat1 and mat2 shapes cannot be multiplied") is None
+
+
+def test_a_file_opened_while_the_tests_run_says_the_grader_runs_attention_py_without_the_students_files():
+    from grading.load_hints import runtime_file_note
+
+    note = runtime_file_note(BASE, 20, "[Errno 2] No such file or directory: 'weights/mha.pt'")
+    assert note == {"en": "the grader runs attention.py alone, in a folder without your other files, so weights/mha.pt "
+                          "is not there: build everything the module needs in code (the tests load the weights they "
+                          "compare)",
+                    "zh": "评分器在一个没有你其他文件的文件夹里单独运行 attention.py，所以那里没有 weights/mha.pt：请在代码中"
+                          "构建模块需要的一切（测试会自己载入要比较的权重）"}
