@@ -24,11 +24,27 @@ GRADE_TASK = "autograder.grade"
 SIMILARITY_TASK = "autograder.similarity"
 
 
+# Seconds a broker socket may wait for Redis to accept or answer (see transport_options).
+BROKER_SOCKET_TIMEOUT_S = 2
+# A send tries twice: once more on a fresh connection (a Redis restart leaves the pooled one dead,
+# which fails at once), not Celery's default four times, each up to the socket timeout.
+SEND_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+
+
 def transport_options(broker_url: str, visibility_s: float) -> dict:
     if broker_url.startswith(("redis://", "rediss://")):
-        # A message of a worker that died unacked comes back after this; the sweeper usually
-        # re-queues the run much sooner.
-        return {"visibility_timeout": int(visibility_s)}
+        return {
+            # A message of a worker that died unacked comes back after this; the sweeper usually
+            # re-queues the run much sooner.
+            "visibility_timeout": int(visibility_s),
+            # kombu's default is to wait for ever: a Redis that stops answering (frozen, swapped
+            # out, its host partitioned away) held every upload's request thread, and every pool
+            # process sending a retry, until it answered again (round 34). The run is committed
+            # before it is sent, so a send that gives up costs a sweep, not a submission. Longer
+            # than kombu's 1 s BRPOP, which the worker's consumer waits on.
+            "socket_timeout": BROKER_SOCKET_TIMEOUT_S,
+            "socket_connect_timeout": BROKER_SOCKET_TIMEOUT_S,
+        }
     return {}  # the SQLAlchemy transport passes its options to create_engine()
 
 
@@ -106,7 +122,7 @@ def enqueue_run(run_id: int, countdown: float | None = None, *, priority: int | 
         # Through the current Flask app's Celery app: its broker, whichever app is default.
         current_app.extensions["celery"].send_task(
             GRADE_TASK, args=[run_id], task_id=f"run-{run_id}-{uuid.uuid4().hex[:12]}", countdown=countdown,
-            priority=priority,
+            priority=priority, retry_policy=SEND_RETRY_POLICY,
         )
         return True
     except Exception as exc:  # noqa: BLE001 - any broker failure must not lose the upload
@@ -119,7 +135,8 @@ def enqueue_similarity(report_id: int) -> bool:
     committed first; a failure is logged and the report stays queued for the instructor to retry."""
     try:
         current_app.extensions["celery"].send_task(
-            SIMILARITY_TASK, args=[report_id], task_id=f"similarity-{report_id}-{uuid.uuid4().hex[:12]}"
+            SIMILARITY_TASK, args=[report_id], task_id=f"similarity-{report_id}-{uuid.uuid4().hex[:12]}",
+            retry_policy=SEND_RETRY_POLICY,
         )
         return True
     except Exception as exc:  # noqa: BLE001 - the broker being away must not lose the request

@@ -112,6 +112,12 @@ def connect(app: Flask, celery_app: Celery | None = None) -> None:
         celery_app.steps["consumer"].add(SweepOnConnect)
     global _warmup
     _warmup = warmup = WarmupStop()
+    from app.extensions import db
+    from worker.runs import treat_read_only_as_unavailable
+
+    with app.app_context():
+        # Before the pool forks: every process of the worker (main, pool) shares the engine object.
+        treat_read_only_as_unavailable(db.engine)
 
     def forget_beat() -> None:
         """This pool process's heartbeat row goes: it takes no more work."""

@@ -35,7 +35,22 @@ from functools import lru_cache
 from typing import Any
 
 from flask import current_app, has_app_context
-from sqlalchemy import ColumnElement, Update, and_, bindparam, exists, false, insert, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Engine,
+    Update,
+    and_,
+    bindparam,
+    event,
+    exists,
+    false,
+    insert,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.engine import ExceptionContext
+from sqlalchemy.exc import OperationalError
 
 from app.clock import db_now
 from app.extensions import db
@@ -52,6 +67,33 @@ def setting(name: str) -> float:
     if has_app_context() and current_app.config.get(name) is not None:
         return float(current_app.config[name])
     return float(getattr(settings, name))
+
+
+# SQLSTATE 25006 read_only_sql_transaction: the server takes no write now but will, or another
+# one will after a reconnect (a failed-over old primary, a hot standby behind a stale address, a
+# server put in read-only mode). psycopg raises it as InternalError, which the worker's retry,
+# spool and re-send paths, written for OperationalError, did not catch: the finished grading was
+# thrown away and its run stayed `running` until RUN_DEADLINE_S (round 34).
+READ_ONLY_SQLSTATE = "25006"
+
+
+def _read_only_is_unavailable(ctx: ExceptionContext) -> OperationalError | None:
+    if getattr(ctx.original_exception, "sqlstate", None) != READ_ONLY_SQLSTATE:
+        return None
+    # A disconnect: this pool's connections are dropped, so the next try connects afresh (and
+    # reaches the new primary when the address has moved).
+    ctx.is_disconnect = True
+    log.warning("database is read-only (SQLSTATE %s): treated as unavailable", READ_ONLY_SQLSTATE)
+    return OperationalError(ctx.statement, ctx.parameters, ctx.original_exception,  # type: ignore[arg-type]
+                            connection_invalidated=True)
+
+
+def treat_read_only_as_unavailable(engine: Engine) -> None:
+    """Make a read-only database raise OperationalError on ``engine``, as an unreachable one does:
+    every path that waits for the database, keeps a result on disk or sends a run again then
+    covers it too."""
+    if not event.contains(engine, "handle_error", _read_only_is_unavailable):
+        event.listen(engine, "handle_error", _read_only_is_unavailable)
 
 
 def max_tries() -> int:
