@@ -17,7 +17,7 @@ from app.extensions import db
 from app.models import Status
 from app.queue import GRADE_TASK, PRIORITY_FIRST, enqueue_run
 from app.storage import BlobStore
-from grading.executor import grade_with_warm_executor
+from grading.executor import get_executor, grade_with_warm_executor
 from worker import runs, spool
 
 log = logging.getLogger(__name__)
@@ -71,6 +71,17 @@ def _send_next_of_student(run_id: int) -> None:
         enqueue_run(following)
 
 
+def _zygote_lost(run_id: int, result: dict) -> dict:
+    """The sandbox's zygote ended while this grading used it (the OOM killer's first pick, as it
+    holds torch; an operator's kill). Its jails died with it, and the tests that were running then
+    read as the student's code crashing, and those after it as not run: a grade of the sandbox, not
+    of the submission (round 34: a correct file stored with 0). Graded again on a new zygote."""
+    log.error("run %s: the sandbox zygote ended during the grading; its result is not kept and the run is "
+              "graded again", run_id)
+    return {"status": Status.ERROR, "message": "the sandbox ended during the grading (zygote killed)",
+            "grader_version": result.get("grader_version"), "log": result.get("log")}
+
+
 @shared_task(name=GRADE_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def grade_run(run_id: int) -> str:
     """Claim, grade outside any transaction, store once. Every outcome leaves the run either
@@ -96,7 +107,9 @@ def grade_run(run_id: int) -> str:
     # Release the connection before the sandbox run: grading must not hold a transaction open.
     db.session.remove()
     cpu_before = _cpu_s()
+    executor = None
     try:
+        executor = get_executor()  # the one grade_with_warm_executor uses: started, or found alive, now
         result = grade_with_warm_executor(inputs)
     except SoftTimeLimitExceeded:
         result = {"status": Status.ERROR, "message": "grading exceeded the worker time limit"}
@@ -105,6 +118,8 @@ def grade_run(run_id: int) -> str:
         result = {"status": Status.ERROR, "message": f"grader crashed: {exc.__class__.__name__}: {exc}"}
     if not isinstance(result, dict):
         result = {"status": Status.ERROR, "message": f"grader returned {type(result).__name__}, not a result"}
+    if result.get("status") == Status.GRADED and executor is not None and not executor.alive:
+        result = _zygote_lost(run_id, result)
     result["cpu_s"] = round(_cpu_s() - cpu_before, 4)
     if result.get("status") == Status.GRADED:
         # Student-caused failures arrive here too: they are grades, never retries.

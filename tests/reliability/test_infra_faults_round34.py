@@ -28,10 +28,26 @@ from tests.reliability.helpers import (
     make_rig,
     worker_log_tail,
 )
+from tests.reliability.test_failures import submit_many
 from tests.reliability.test_outages import SLOW_CORRECT, private_pg, tokens_for  # noqa: F401 - the fixture
-from tests.workers import start_worker, stop, wait_for, wait_ready
+from tests.workers import (
+    child_pids,
+    running_worker,
+    start_worker,
+    stop,
+    wait_for,
+    wait_ready,
+)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
+
+
+def cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
 
 
 @contextmanager
@@ -106,3 +122,32 @@ def test_an_upload_while_redis_is_frozen_is_answered_in_seconds_and_its_run_wait
         assert db.session.scalar(select(GradingRun.status).where(GradingRun.submission_id == body["id"])) == "queued"
         db.session.remove()
 
+
+def test_a_zygote_killed_mid_grading_is_the_graders_failure_retried_not_the_students(rig):
+    """The OOM killer's favourite process (it holds torch) dies mid-grading: the run is retried on a new
+    zygote and graded as if nothing happened; no test blames the student's code for the lost sandbox."""
+    (sub,) = submit_many(rig.app, [(b"import time\ntime.sleep(4)\n" + CORRECT, CORRECT_TOTAL)])
+    env = rig.env(HEARTBEAT_STALE_S=600, SWEEP_INTERVAL_S=600, IDLE_WINDOW_S=60, IDLE_TOTAL_S=120)
+    with running_worker(env, "zygote", 1, rig.log("zygote")):
+
+        def zygote_of_the_holder() -> int | None:
+            with rig.app.app_context():
+                worker = db.session.scalar(select(GradingRun.worker).where(GradingRun.status == "running"))
+                db.session.remove()
+            if not worker:
+                return None
+            zygote = next((p for p in child_pids(int(worker.rpartition(":")[2])) if "zygote" in cmdline(p)), None)
+            return zygote if zygote and child_pids(zygote) else None  # once a jail imports the file
+
+        try:
+            os.kill(wait_for(zygote_of_the_holder, 120, interval=0.05, what="a grading to start"), signal.SIGKILL)
+            wait_for(lambda: all_finished(rig.app, [sub]), 120, what="the run to finish")
+        except AssertionError:
+            print(worker_log_tail(rig.log("zygote")))
+            raise
+    with rig.app.app_context():
+        run = db.session.scalar(select(GradingRun).where(GradingRun.submission_id == sub))
+        tries, total = run.tries, run.total
+        db.session.remove()
+    assert tries == 2, f"the grading that lost its sandbox was kept as the grade ({total} points)"
+    assert_graded_exactly_once(rig.app, {sub: CORRECT_TOTAL})
