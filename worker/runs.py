@@ -72,8 +72,8 @@ def setting(name: str) -> float:
 # SQLSTATE 25006 read_only_sql_transaction: the server takes no write now but will, or another
 # one will after a reconnect (a failed-over old primary, a hot standby behind a stale address, a
 # server put in read-only mode). psycopg raises it as InternalError, which the worker's retry,
-# spool and re-send paths, written for OperationalError, did not catch: the finished grading was
-# thrown away and its run stayed `running` until RUN_DEADLINE_S (round 34).
+# spool and re-send paths, written for OperationalError, did not catch: the task failed with the
+# finished grading, whose run was still not stored well after the server took writes again (round 34).
 READ_ONLY_SQLSTATE = "25006"
 
 

@@ -24,10 +24,15 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+# A result held in memory gives up this long before the task's soft time limit, which would
+# otherwise interrupt it as a failed task.
+HELD_MARGIN_S = 5.0
 
-def _with_db_retry(what: str, fn: Callable[[], T]) -> T:
-    """Run a database step, retrying while the database is unreachable (bounded by DB_RETRY_S)."""
-    deadline = time.monotonic() + runs.setting("DB_RETRY_S")
+
+def _with_db_retry(what: str, fn: Callable[[], T], bound_s: float | None = None) -> T:
+    """Run a database step, retrying while the database is unreachable (bounded by ``bound_s``,
+    DB_RETRY_S by default)."""
+    deadline = time.monotonic() + (runs.setting("DB_RETRY_S") if bound_s is None else bound_s)
     pause = 0.5
     while True:
         try:
@@ -47,15 +52,31 @@ def _cpu_s() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def _keep(run_id: int, worker: str, kind: str, result: dict, reason: str | None = None) -> str:
+def _land(what: str, fn: Callable[[], T], run_id: int, worker: str, kind: str, result: dict,
+          reason: str | None, started: float) -> tuple[str | None, T | None]:
+    """Write a finished grading's outcome with ``fn``: ``(None, fn())`` once it is in the database,
+    else ``("kept", None)`` (on this host's disk, stored by the main process when the database
+    returns) or ``("lost", None)``."""
+    try:
+        return None, _with_db_retry(what, fn)
+    except (OperationalError, InterfaceError):
+        pass
     try:
         spool.keep(run_id, worker, kind, result, reason)
-        return "kept"
+        return "kept", None
     except OSError as exc:
-        # The database and this disk are both away: the run is taken over after RUN_DEADLINE_S.
-        log.critical("run %s: result could not be kept on disk either (%s); it will be graded again",
-                     run_id, exc)
-        return "lost"
+        # The database and this disk are both away (round 34: a full DATA_DIR). The result was
+        # dropped and its run, held by this live process, stayed `running` until RUN_DEADLINE_S and
+        # was graded again: it is held here instead, while the task's time limit allows.
+        log.critical("run %s: result could not be kept on disk either (%s); held in memory until the "
+                     "database returns", run_id, exc)
+    left = runs.setting("TASK_SOFT_TIME_LIMIT_S") - (time.monotonic() - started) - HELD_MARGIN_S
+    try:
+        return None, _with_db_retry(what, fn, bound_s=max(0.0, left))
+    except (OperationalError, InterfaceError):
+        log.critical("run %s: result lost (database and disk away until the task's time limit); it will "
+                     "be graded again once its run is taken over", run_id)
+        return "lost", None
 
 
 def _send_next_of_student(run_id: int) -> None:
@@ -87,6 +108,7 @@ def grade_run(run_id: int) -> str:
     """Claim, grade outside any transaction, store once. Every outcome leaves the run either
     finished, queued again with a message on its way, or for the sweeper to find."""
     worker = runs.worker_name()
+    started = time.monotonic()
     if spool.holds(run_id):
         return "kept"  # this host keeps its finished result until the database is back
     store = BlobStore(current_app.config["UPLOAD_DIR"])
@@ -123,20 +145,18 @@ def grade_run(run_id: int) -> str:
     result["cpu_s"] = round(_cpu_s() - cpu_before, 4)
     if result.get("status") == Status.GRADED:
         # Student-caused failures arrive here too: they are grades, never retries.
-        try:
-            _with_db_retry(f"run {run_id} store", lambda: runs.store_result(run_id, worker, result))
-        except (OperationalError, InterfaceError):
-            # A finished grading is never thrown away: kept on disk, stored when the database is back.
-            return _keep(run_id, worker, spool.STORE, result)
+        # A finished grading is never thrown away: kept on disk, stored when the database is back.
+        missed, _ = _land(f"run {run_id} store", lambda: runs.store_result(run_id, worker, result),
+                          run_id, worker, spool.STORE, result, None, started)
+        if missed:
+            return missed
         _send_next_of_student(run_id)
         return Status.GRADED
     reason = result.get("message") or "grader error"
-    try:
-        again = _with_db_retry(
-            f"run {run_id} retry", lambda: runs.requeue_for_retry(run_id, worker, reason, result)
-        )
-    except (OperationalError, InterfaceError):
-        return _keep(run_id, worker, spool.RETRY, result, reason)
+    missed, again = _land(f"run {run_id} retry", lambda: runs.requeue_for_retry(run_id, worker, reason, result),
+                          run_id, worker, spool.RETRY, result, reason, started)
+    if missed:
+        return missed
     _send_next_of_student(run_id)
     if again:
         enqueue_run(run_id, countdown=runs.setting("RETRY_DELAY_S"))

@@ -80,14 +80,7 @@ def test_a_read_only_database_at_the_store_keeps_the_grading_and_stores_it_once_
     worker = start_worker(rig.env(db_url, IDLE_WINDOW_S=60, IDLE_TOTAL_S=120, HEARTBEAT_STALE_S=60), "ro", 1, log)
     try:
         wait_ready(worker, log, 120)
-
-        def running() -> bool:
-            with rig.app.app_context():
-                status = db.session.get(GradingRun, run_id).status
-                db.session.remove()
-            return status == "running"
-
-        wait_for(running, 120, interval=0.05, what="the grading to start")
+        wait_for(lambda: _status(rig.app, run_id) == "running", 120, interval=0.05, what="the grading to start")
         with read_only(pg):
             time.sleep(8)  # the grading ends (about 3 s) and its store meets the read-only server
         try:
@@ -136,8 +129,9 @@ def test_a_zygote_killed_mid_grading_is_the_graders_failure_retried_not_the_stud
                 db.session.remove()
             if not worker:
                 return None
-            zygote = next((p for p in child_pids(int(worker.rpartition(":")[2])) if "zygote" in cmdline(p)), None)
-            return zygote if zygote and child_pids(zygote) else None  # once a jail imports the file
+            # The zygote once a jail of it imports the file (other children may name it in their argv).
+            return next((p for p in child_pids(int(worker.rpartition(":")[2]))
+                         if "grading.sandbox.zygote" in cmdline(p) and child_pids(p)), None)
 
         try:
             os.kill(wait_for(zygote_of_the_holder, 120, interval=0.05, what="a grading to start"), signal.SIGKILL)
@@ -151,3 +145,46 @@ def test_a_zygote_killed_mid_grading_is_the_graders_failure_retried_not_the_stud
         db.session.remove()
     assert tries == 2, f"the grading that lost its sandbox was kept as the grade ({total} points)"
     assert_graded_exactly_once(rig.app, {sub: CORRECT_TOTAL})
+
+
+def test_a_result_neither_database_nor_full_disk_takes_is_held_and_stored_once(private_pg, redis_url, tmp_path):  # noqa: F811
+    """PostgreSQL is away past DB_RETRY_S and the worker's DATA_DIR takes no spool file either (full,
+    or here: `spool` is a file): the finished grading is held by its task and stored once the
+    database returns, not dropped and graded again after RUN_DEADLINE_S."""
+    pg, db_url = private_pg
+    rig = make_rig(tmp_path, db_url, redis_url)
+    with rig.app.app_context():
+        f = Factory()
+        sub = submit(f.assignment(), f.student(), Upload("attention.py", SLOW_CORRECT),
+                     store=BlobStore(rig.app.config["UPLOAD_DIR"])).id
+        run_id = db.session.scalar(select(GradingRun.id).where(GradingRun.submission_id == sub))
+        db.session.remove()
+    (rig.data_dir / "spool").write_text("not a folder")
+    log = rig.log("held")
+    env = rig.env(db_url, IDLE_WINDOW_S=60, IDLE_TOTAL_S=120, HEARTBEAT_STALE_S=60, DB_RETRY_S=3)
+    worker = start_worker(env, "held", 1, log)
+    try:
+        wait_ready(worker, log, 120)
+        wait_for(lambda: _status(rig.app, run_id) == "running", 120, interval=0.05, what="the grading to start")
+        with rig.app.app_context():
+            db.engine.dispose()
+        pg.stop()
+        time.sleep(12)  # the grading ends (about 3 s) and its store outlasts DB_RETRY_S
+        pg.start()
+        try:
+            wait_for(lambda: all_finished(rig.app, [sub]), 20, interval=0.5, what="the held result to land")
+        except AssertionError:
+            print(worker_log_tail(log))
+            raise
+    finally:
+        stop(worker)
+    (run,) = assert_graded_exactly_once(rig.app, {sub: CORRECT_TOTAL})
+    assert run.tries == 1, "the finished grading was thrown away and graded again"
+    assert "held in memory until the database returns" in log.read_text()
+
+
+def _status(app, run_id: int) -> str:
+    with app.app_context():
+        status = db.session.get(GradingRun, run_id).status
+        db.session.remove()
+    return status
