@@ -84,7 +84,7 @@ def _read_only_is_unavailable(ctx: ExceptionContext) -> OperationalError | None:
     # reaches the new primary when the address has moved).
     ctx.is_disconnect = True
     log.warning("database is read-only (SQLSTATE %s): treated as unavailable", READ_ONLY_SQLSTATE)
-    return OperationalError(ctx.statement, ctx.parameters, ctx.original_exception,  # type: ignore[arg-type]
+    return OperationalError(ctx.statement, ctx.parameters, ctx.original_exception,
                             connection_invalidated=True)
 
 
