@@ -19,7 +19,7 @@ from typing import Any
 from flask import Flask, Response, jsonify, render_template, request
 from flask_babel import force_locale
 from flask_babel import lazy_gettext as _l
-from sqlalchemy.exc import DataError, OperationalError
+from sqlalchemy.exc import DataError, InternalError, OperationalError
 from werkzeug.exceptions import HTTPException, InternalServerError, MethodNotAllowed
 
 # Characters of user input an error text quotes back (a slug, an email, a deadline, a field name):
@@ -304,6 +304,14 @@ def register(app: Flask) -> None:
         app.logger.warning("database unavailable: %s", getattr(exc, "orig", exc))
         text = both(_l("The database is unavailable; nothing was saved, please retry shortly."))
         return error_response(503, code="database_unavailable", en=text["en"], zh=text["zh"], retry_after=5)
+
+    @app.errorhandler(InternalError)
+    def database_internal_error(exc: InternalError):
+        # psycopg raises SQLSTATE 25006 (a read-only server: a failover's replica, or one set read-only)
+        # as InternalError, not OperationalError: the same outage as a full disk, not a bug.
+        if reason := storage_failure(exc):
+            return storage_unavailable(StorageUnavailable(reason))
+        raise exc
 
     @app.before_request
     def refuse_unstorable_text():

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from sqlalchemy import select, update
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError
 
 from app.extensions import db
 from app.models import Blob
@@ -45,7 +45,7 @@ _SQLITE_STORAGE_MESSAGES = {"database or disk is full": "disk full",
                             "attempt to write a readonly database": "read-only"}
 
 
-def storage_failure(exc: OperationalError) -> str | None:
+def storage_failure(exc: DBAPIError) -> str | None:
     """The reason, when this database error means its storage cannot take a write; else None."""
     state = getattr(exc.orig, "sqlstate", None)
     if state in _PG_STORAGE_STATES:
