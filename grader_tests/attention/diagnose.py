@@ -202,7 +202,7 @@ FAULTS: dict[str, Msg] = {
         "拆分，用 transpose(1, 2).reshape(B, N, H * head_dim) 合并"),
     "split_merge_dim_first": msg(
         "the output matches heads split with view(B, N, head_dim, H) and merged back the same way (permute(0, 2, 3, "
-        "1), features of one position across heads first), so that each head takes every H-th feature: head h takes "
+        "1), features of one position across heads first), so that each head takes every H-th feature: head h should take "
         "features [h*head_dim, (h+1)*head_dim); split with view(B, N, H, head_dim).transpose(1, 2) and merge with "
         "transpose(1, 2).reshape(B, N, H * head_dim)",
         "输出与用 view(B, N, head_dim, H) 拆分 head、并以同样方式（permute(0, 2, 3, 1)，先排同一位置各 head 的特征）合并的"
@@ -281,10 +281,10 @@ FAULTS: dict[str, Msg] = {
         "或保持四维并加上 additive_mask[:, None]"),
     "additive_mask_first_head": msg(
         "the output matches a [B,H,Nq,Nk] additive_mask of which every head reads the mask of head 0 "
-        "(additive_mask[:, :1] or additive_mask[:, 0] broadcast over the heads): a 4-D additive_mask gives each "
-        "head its own mask; add it to the [B,H,Nq,Nk] scores as it is",
-        "输出与每个 head 都读取 head 0 的 mask 的结果一致（additive_mask[:, :1] 或 additive_mask[:, 0] 沿 head "
-        "广播）：四维的 [B,H,Nq,Nk] additive_mask 为每个 head 各给了一个 mask；应把它原样加到 [B,H,Nq,Nk] 的 score 上"),
+        "(additive_mask[:, :1] or additive_mask[:, 0] broadcast over the heads): a [B,H,Nq,Nk] additive_mask gives "
+        "each head its own mask; add it to the [B,H,Nq,Nk] scores as it is",
+        "输出与每个 head 都读取 head 0 的 mask 的 [B,H,Nq,Nk] additive_mask 的结果一致（additive_mask[:, :1] 或 "
+        "additive_mask[:, 0] 沿 head 广播）：[B,H,Nq,Nk] 的 additive_mask 为每个 head 各给了一个 mask；应把它原样加到 [B,H,Nq,Nk] 的 score 上"),
     "additive_mask_first_sample": msg(
         "the output matches an additive_mask of which every sample reads the mask of sample 0 "
         "(additive_mask[:1] or additive_mask[0] broadcast over the batch): sample b reads additive_mask[b]; "
