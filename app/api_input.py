@@ -123,15 +123,21 @@ def _not_json(exc: BaseException) -> BadInput:
 
 
 def _texts(value: Any) -> list[str]:
-    """Every string of a parsed JSON value, object keys included, at any depth (json.loads has bounded
-    the depth already)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [text for k, v in value.items() for text in (k, *_texts(v))]
-    if isinstance(value, list):
-        return [text for v in value for text in _texts(v)]
-    return []
+    """Every string of a parsed JSON value, object keys included, at any depth. Walked with a stack, not
+    by recursion: json.loads takes nesting a few hundred deep that a recursive walk (two frames a level)
+    cannot, and the RecursionError was a 500."""
+    texts: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            texts.append(item)
+        elif isinstance(item, dict):
+            texts.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return texts
 
 
 def json_object(path: str) -> dict[str, Any]:

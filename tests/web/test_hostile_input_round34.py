@@ -128,3 +128,16 @@ def test_an_accepted_name_with_a_bidi_control_is_stored_without_it(client, facto
     token = factory.token(course["alice"])
     resp = upload(client, token, filename="attention\u202etxt.py")
     assert resp.status_code == 202 and db.session.get(Submission, resp.json["id"]).code_filename == "attentiontxt.py"
+
+
+@pytest.mark.parametrize("depth", [300, 600, 800])
+def test_json_nested_as_deep_as_the_parser_takes_is_answered_not_a_server_error(client, app, factory, course, depth):
+    """json.loads takes a few hundred levels; the check for NUL and half surrogates walked them by
+    recursion, two frames a level, and its RecursionError was a 500 (review of round 34)."""
+    app.config["PROPAGATE_EXCEPTIONS"] = False     # a 500 is answered as a real server would
+    token = factory.token(course["teacher"])
+    body = '{"assignment": ' + "[" * depth + '"x"' + "]" * depth + "}"
+    resp = client.post("/api/v1/regrades", data=body,
+                       headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    assert resp.status_code == 400, resp.get_data(as_text=True)[:300]
+    assert resp.get_json()["code"] == "bad_field", resp.get_json()      # read to the end, then told the type
