@@ -10,6 +10,7 @@ stays text and needs no apostrophe), a score a number.
 from __future__ import annotations
 
 import io
+import math
 import re
 
 import xlsxwriter
@@ -38,9 +39,9 @@ def write_workbook(rows: list[list[Cell]], sheet_name: str = "Sheet1") -> bytes:
         for c, value in enumerate(row):
             if value is None or value == "":
                 continue
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
                 sheet.write_number(r, c, value)
-            else:
+            else:   # text, and a score that is not a number (XlsxWriter refuses NaN: one made the export a 500)
                 sheet.write_string(r, c, _NOT_XML.sub("", str(value))[:_MAX_CELL_TEXT])
     book.close()
     return out.getvalue()

@@ -78,3 +78,11 @@ def test_an_export_is_named_by_the_courses_date(client, web, course, monkeypatch
     for fmt in ("csv", "canvas", "moodle", "xlsx"):
         resp = client.get("/instructor/gradebook.csv", query_string={"format": fmt})
         assert "-20261206-0030." in resp.headers["Content-Disposition"], (fmt, resp.headers["Content-Disposition"])
+
+
+def test_a_score_that_is_not_a_number_is_written_as_text_not_a_failed_export():
+    from app.xlsx_write import write_workbook
+
+    rows = _cells(write_workbook([["email", "score"], ["a@x.edu", float("nan")], ["b@x.edu", float("inf")],
+                                  ["c@x.edu", 85.0]]))
+    assert [r[1] for r in rows[1:]] == [("s", "nan"), ("s", "inf"), (None, "85")]
