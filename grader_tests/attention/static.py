@@ -1384,6 +1384,8 @@ def binds_contract_name(source: str) -> bool:
                 return True
             # its decorators, defaults and bases run at import; its body binds names of its own scope
             todo.extend([*node.decorator_list, *getattr(node, "bases", ()), *getattr(node, "keywords", ())])
+            if not isinstance(node, ast.ClassDef):    # a default may bind with := too
+                todo.extend(d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None)
             continue
         if isinstance(node, ast.Lambda):
             continue

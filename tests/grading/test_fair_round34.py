@@ -115,6 +115,7 @@ BOUND = {
     "a_loop_target": "for MultiHeadAttention in [nn.Module]:\n    pass\n",
     "a_walrus": "if (MultiHeadAttention := nn.Module):\n    pass\n",
     "a_decorated_class": "import functools\n@functools.total_ordering\n" + SDPA,
+    "a_walrus_in_a_default": "def build(cls=(MultiHeadAttention := nn.Module)):\n    return cls\n",
 }
 
 
