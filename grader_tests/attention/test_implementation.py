@@ -109,6 +109,14 @@ def _hidden_names(source: str) -> dict[str, str]:
     if found and all(re.search(r"\bcompiler\b", f) for f in found):   # or by getattr
         where = ", ".join(f.split(":", 1)[0] for f in found)
         return {"en": COMPILER["en"].format(where), "zh": COMPILER["zh"].format(_zh(where + ": ").rstrip("："))}
+    own = static.self_imports(found)
+    if own:                                           # the file imports itself: said as such, first
+        rest = [f for f in found if not static.self_imports([f])]
+        return cat(static.self_import_text(own), _hidden_names_of(rest) if rest else None, sep=SEMI)
+    return _hidden_names_of(found)
+
+
+def _hidden_names_of(found: list[str] | tuple[str, ...]) -> dict[str, str]:
     imports = [f.split(": imports ", 1) for f in found if ": imports " in f]
     if found and len(imports) == len(found):          # only imports: say so, and what to do
         en = ", ".join(f"{mod} ({where})" for where, mod in imports)
