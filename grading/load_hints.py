@@ -939,7 +939,11 @@ _EXIT_CALLS = frozenset({"_exit", "exit", "quit"})
 
 
 def _exit_call(node: ast.AST) -> str | None:
-    """``node``'s written name when it is a call of an exit function (``os._exit``, ``sys.exit``, ``exit``)."""
+    """``node``'s written name when it is a call of an exit function (``os._exit``, ``sys.exit``, ``exit``), or
+    ``"SystemExit"`` for a ``raise SystemExit`` (what sys.exit does: round 34b, it had no hint at all)."""
+    if isinstance(node, ast.Raise):
+        exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+        return "SystemExit" if isinstance(exc, ast.Name) and exc.id == "SystemExit" else None
     if not isinstance(node, ast.Call):
         return None
     f = node.func
@@ -968,20 +972,31 @@ def _exit_hint(source: str, message: str) -> Msg | None:
         return None
     code = int(seen.group(1))
     for sub, name in _import_exits(tree):
-        arg = sub.args[0] if sub.args else None
+        args = sub.args if isinstance(sub, ast.Call) else getattr(sub.exc, "args", [])
+        arg = args[0] if args else None
         written = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, int) else None
         if arg is None and name != "_exit":
             written = 0
         if written is not None and not isinstance(written, bool) and written != code:
             continue
-        return msg(f"line {sub.lineno} calls {name}() when the grader imports your file, which ends the "
+        said = _exit_said(name)
+        return msg(f"line {sub.lineno} {said['en']} when the grader imports your file, which ends the "
                    f"process before any test can run: {_WHERE['en']}.",
-                   f"第 {sub.lineno} 行在评分器导入你的文件时调用 {name}()，进程因此在任何测试运行之前就结束了："
+                   f"第 {sub.lineno} 行在评分器导入你的文件时{said['zh']}，进程因此在任何测试运行之前就结束了："
                    f"{_WHERE['zh']}。")
     return None
 
 
-def _import_exits(tree: ast.Module) -> Iterable[tuple[ast.Call, str]]:
+def _exit_said(name: str, done: bool = False) -> Msg:
+    """What an exit statement does, as a clause: "calls sys.exit()", "raises SystemExit" (in Chinese, ``done``
+    marks it as having happened: 调用了)."""
+    aspect = "了" if done else ""
+    if name == "SystemExit":
+        return msg("raises SystemExit", f"抛出{aspect} SystemExit")
+    return msg(f"calls {name}()", f"调用{aspect} {name}()")
+
+
+def _import_exits(tree: ast.Module) -> Iterable[tuple[ast.Call | ast.Raise, str]]:
     """(call, written name) of the exit calls that run when the file is imported, in source order: outside the
     main guard, defs and classes."""
     guarded = {id(n) for g in tree.body if is_main_guard(g) for n in ast.walk(g)}
@@ -992,6 +1007,30 @@ def _import_exits(tree: ast.Module) -> Iterable[tuple[ast.Call, str]]:
             name = _exit_call(sub)
             if name is not None:
                 yield sub, name
+
+
+def _exit_before(tree: ast.Module, line: int) -> tuple[ast.Call | ast.Raise, str] | None:
+    """The first exit call run at import (``_import_exits``) written above ``line``, with its written name."""
+    return next(((call, written) for call, written in _import_exits(tree) if call.lineno < line), None)
+
+
+def missing_name_lead(source: str | None, name: str, filename: str = "attention.py") -> Msg:
+    """The lead sentence when the tests found no ``name`` in the student's module: "does not define" — or, when
+    the source defines ``name`` at the top level after an exit call run at import, where the import stopped
+    (round 34b: the lead said "does not define MultiHeadAttention" above a hint saying it is defined at line 32)."""
+    stop = None
+    if isinstance(source, str) and source and len(source) <= MAX_SOURCE:
+        try:
+            tree = parse_source(source)
+            defined = [line for n, line in _defined_names(tree) if n == name] if tree is not None else []
+            stop = _exit_before(tree, defined[0]) if defined else None
+        except (RecursionError, MemoryError, ValueError):
+            stop = None
+    if stop is None:
+        return msg(f"{filename} does not define {name}", f"{filename} 没有定义 {name}")
+    line = stop[0].lineno
+    return msg(f"{filename} stopped at line {line}, before defining {name}",
+               f"{filename} 在第 {line} 行就结束了，没有执行到 {name} 的定义")
 
 
 # ============================================================================ 5. own helper modules
@@ -1257,15 +1296,17 @@ def _missing_name_hint(source: str, name: str, filename: str) -> Msg | None:
         if defined:
             # Round 34: an exit() between the classes ends the import (sys.exit(0) is a clean end in the jail), and
             # the class after it was said not to be defined, which the student's file plainly contradicts.
-            stop = next(((call, written) for call, written in _import_exits(tree) if call.lineno < defined[0]), None)
+            stop = _exit_before(tree, defined[0])
             if stop is None:
                 return None
             call, written = stop
-            return msg(f"{name} is defined at line {defined[0]}, but line {call.lineno} calls {written}() before it "
-                       f"when the grader imports {filename}, which ends the import there: delete that call or "
+            said, what = _exit_said(written, done=True), ("raise", "这条 raise") if written == "SystemExit" else ("call", "这个调用")
+            return msg(f"{name} is defined at line {defined[0]}, but line {call.lineno} {said['en']} before it "
+                       f"when the grader imports {filename}, which ends the import there: delete that {what[0]} or "
                        f"{_WHERE['en']}.",
-                       f"{name} 定义在第 {defined[0]} 行，但在评分器导入 {filename} 时，第 {call.lineno} 行在它之前调用了 "
-                       f"{written}()，导入就在那里结束了：请删掉这个调用，或者{_WHERE['zh'].removeprefix('请')}。")
+                       f"{name} 定义在第 {defined[0]} 行，但在评分器导入 {filename} 时，第 {call.lineno} 行在它之前"
+                       f"{said['zh']}，导入就在那里结束了：请删掉{what[1]}，或者"
+                       f"{_WHERE['zh'].removeprefix('请')}。")
         for node in _walk(tree):
             if isinstance(node, _DEFS) and node.name == name:
                 guarded = any(is_main_guard(g) and g.lineno <= node.lineno <= (g.end_lineno or g.lineno)
@@ -2231,7 +2272,7 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["abbreviates", "class_not_instance_note", "no_super_init_note", "runtime_file_note", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["abbreviates", "class_not_instance_note", "no_super_init_note", "runtime_file_note", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "missing_name_lead", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
 
 
 # ============================================================================ a fill value the dtype cannot hold
@@ -2283,3 +2324,4 @@ def _big_constants(source: str, lineno: int, largest: float) -> Msg | None:
             if text not in found and text.lstrip("-") not in [f.lstrip("-") for f in found]:
                 found.append(text)
     return msg(", ".join(found[:3]), "，".join(found[:3])) if found else None
+

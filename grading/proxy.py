@@ -34,6 +34,7 @@ from grading.load_hints import (
     inplace_note,
     load_hint,
     missing_name_hint,
+    missing_name_lead,
     name_note,
     no_forward_note,
     no_super_init_note,
@@ -664,10 +665,9 @@ class StudentProxy:
             except Exception as exc:
                 if _kind_of(exc) == "StudentError" and getattr(exc, "kind", "") == "AttributeError" \
                         and handle.cls_name in str(getattr(exc, "message", exc)):
-                    raise Feedback(with_hint(msg(f"{self.filename} does not define {handle.cls_name}",
-                                                 f"{self.filename} 没有定义 {handle.cls_name}"),
-                                             missing_name_hint(source_of(session), handle.cls_name,
-                                                               self.filename))) from None
+                    source = source_of(session)
+                    raise Feedback(with_hint(missing_name_lead(source, handle.cls_name, self.filename),
+                                             missing_name_hint(source, handle.cls_name, self.filename))) from None
                 raise
         self._run(msg(f"creating {handle.label}", f"创建 {handle.label}"), make)
 
@@ -706,9 +706,9 @@ class StudentProxy:
             except Exception as exc:
                 if _kind_of(exc) == "StudentError" and getattr(exc, "kind", "") == "AttributeError" \
                         and getattr(exc, "lineno", None) is None and name in str(getattr(exc, "message", exc)):
-                    raise Feedback(with_hint(msg(f"{self.filename} does not define {name}",
-                                                 f"{self.filename} 没有定义 {name}"),
-                                             missing_name_hint(source_of(session), name, self.filename))) from None
+                    source = source_of(session)
+                    raise Feedback(with_hint(missing_name_lead(source, name, self.filename),
+                                             missing_name_hint(source, name, self.filename))) from None
                 raise
         return self._run(f"{name}()", call)
 

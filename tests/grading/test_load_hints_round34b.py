@@ -56,6 +56,26 @@ def _missing_feedback(source: str) -> dict:
     return text
 
 
+# ------------------------------------------------------------------ 1. an exit() before a class: the lead says so
+@pytest.mark.parametrize("call", ["exit()", "quit()", "sys.exit(0)", "sys.exit()", "os._exit(0)"])
+def test_the_lead_says_where_the_import_stopped_when_an_exit_comes_before_the_class(call):
+    source = BASE.replace("class MultiHeadAttention", f"import os\nimport sys\n{call}\n\n\nclass MultiHeadAttention")
+    text = _missing_feedback(source)
+    stop = MHA + 2
+    assert text["en"].startswith(f"attention.py stopped at line {stop}, before defining MultiHeadAttention. Hint: "), text
+    assert text["zh"].startswith(f"attention.py 在第 {stop} 行就结束了，没有执行到 MultiHeadAttention 的定义。提示："), text
+    assert "does not define" not in text["en"] and "没有定义" not in text["zh"]
+
+
+def test_a_class_really_missing_keeps_the_plain_lead():
+    head = BASE.split("class MultiHeadAttention", 1)[0]
+    for source in (head, head + "exit()\n", BASE + "\nexit()\n"):
+        text = _missing_feedback(source if "class Multi" not in source else source.replace(
+            "class MultiHeadAttention", "class MultiHeadAttentionX"))
+        assert text["en"].startswith("attention.py does not define MultiHeadAttention"), text
+        assert text["zh"].startswith("attention.py 没有定义 MultiHeadAttention"), text
+
+
 # ------------------------------------------------------------------ 2. the file imports itself
 @pytest.mark.parametrize("line", ["from attention import *", "import attention",
                                   "from attention import ScaledDotProductAttention", "import attention as A"])
@@ -84,3 +104,31 @@ def test_a_self_import_beside_another_unfollowed_import_names_both_and_a_module_
     assert "attention_utils（第 5 行）" in text["zh"]
     other = _hidden_names(BASE.replace("from torch import nn\n", "from torch import nn\nimport attention_utils\n"))
     assert "itself" not in other["en"] and "本身" not in other["zh"]
+
+
+# ------------------------------------------------------------------ 1b. raise SystemExit, as sys.exit() does
+@pytest.mark.parametrize("stop", ["raise SystemExit", "raise SystemExit(0)", "raise SystemExit('测试结束')"])
+def test_a_raise_of_system_exit_before_the_class_is_named_in_the_lead_and_the_hint(stop):
+    from grading.load_hints import missing_name_hint
+
+    source = BASE.replace("class MultiHeadAttention", f"{stop}\n\n\nclass MultiHeadAttention")
+    text = _missing_feedback(source)
+    assert text["en"].startswith(f"attention.py stopped at line {MHA}, before defining MultiHeadAttention. Hint: "
+                                 f"MultiHeadAttention is defined at line {MHA + 3}, but line {MHA} raises SystemExit "
+                                 "before it"), text
+    assert "delete that raise or put script code" in text["en"]
+    assert f"第 {MHA} 行在它之前抛出了 SystemExit，导入就在那里结束了：请删掉这条 raise" in text["zh"], text
+    guarded = BASE.replace("class MultiHeadAttention", f'if __name__ == "__main__":\n    {stop}\n\n\n'
+                                                       "class MultiHeadAttention")
+    assert missing_name_hint(guarded, "MultiHeadAttention") is None
+
+
+def test_a_raise_of_system_exit_with_the_exit_status_seen_is_named_when_the_process_ended():
+    from grading.load_hints import load_hint
+
+    source = BASE + "\nraise SystemExit(3)\n"
+    hint = load_hint(source, "SandboxDied", None, "the sandboxed process exited with code 3")
+    line = len(BASE.splitlines()) + 2
+    assert hint["en"].startswith(f"line {line} raises SystemExit when the grader imports your file"), hint
+    assert hint["zh"].startswith(f"第 {line} 行在评分器导入你的文件时抛出 SystemExit，进程因此"), hint
+    assert load_hint(source, "SandboxDied", None, "the sandboxed process exited with code 4") is None
