@@ -2252,11 +2252,18 @@ def _load_hint(source: str, kind: str, lineno: int | None, message: str, filenam
     return None
 
 
+def _zh_stop(zh: str) -> str:
+    """What ends the Chinese sentence ``zh`` before the next one: nothing after a Chinese full stop; a space after
+    quoted English that ends with its own ".", "!" or "?" (round 34b: "is not defined.提示：" ran the quote into the
+    next sentence, and ".。" would stop twice); otherwise "。"."""
+    end = zh.rstrip()[-1:]
+    return "" if end in ("。", "！", "？") else " " if end in (".", "!", "?") else "。"
+
+
 def hint_sep(text: Msg) -> Msg:
     """How a hint follows an error message: a new sentence (never ``"; "``)."""
     en = "" if text["en"].rstrip().endswith((".", "!", "?")) else "."
-    zh = "" if text["zh"].rstrip().endswith(("。", "！", "？", ".")) else "。"
-    return msg(f"{en} Hint: ", f"{zh}提示：")
+    return msg(f"{en} Hint: ", f"{_zh_stop(text['zh'])}提示：")
 
 
 def then(text: Msg, note: Msg | None) -> Msg:
@@ -2264,8 +2271,7 @@ def then(text: Msg, note: Msg | None) -> Msg:
     if note is None:
         return text
     en = " " if text["en"].rstrip().endswith((".", "!", "?")) else ". "
-    zh = "" if text["zh"].rstrip().endswith(("。", "！", "？", ".")) else "。"
-    return cat(text, msg(en, zh), note)
+    return cat(text, msg(en, _zh_stop(text["zh"])), note)
 
 
 def with_hint(text: Msg, hint: Msg | None) -> Msg:

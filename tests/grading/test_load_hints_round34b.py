@@ -76,6 +76,27 @@ def test_a_class_really_missing_keeps_the_plain_lead():
         assert text["zh"].startswith("attention.py 没有定义 MultiHeadAttention"), text
 
 
+# ------------------------------------------------------------------ 4. a quoted English message ending in "."
+def test_a_hint_after_quoted_english_ending_in_a_full_stop_is_set_apart_in_chinese():
+    from grading.load_hints import hint_sep, then, with_hint
+    from grading.proxy import load_error_text
+
+    quoted = {"en": "NameError at line 5: name 'x' is not defined.", "zh": "第 5 行出现 NameError，PyTorch/Python 报错原文：name 'x' is not defined."}
+    hint = {"en": "define it.", "zh": "请定义它。"}
+    assert with_hint(quoted, hint)["zh"].endswith("is not defined. 提示：请定义它。")
+    assert then(quoted, hint)["zh"].endswith("is not defined. 请定义它。")
+    for mark in "!?":
+        assert hint_sep({"en": "a" + mark, "zh": "甲 a" + mark})["zh"] == " 提示："
+    # Chinese text keeps its own full stop and no space; text without a stop gets one
+    assert hint_sep({"en": "a.", "zh": "甲。"})["zh"] == "提示：" and hint_sep({"en": "a", "zh": "甲"})["zh"] == "。提示："
+    # as a load error reads it: Python's message ends with "." and a hint follows
+    source = BASE.replace("from torch import nn\n", "from torch import nn\nimport numpy as np\n"
+                                                     "DATA = np.loadtxt('tabpfn_data.csv', delimiter=',')\n")
+    text = load_error_text(StudentError("FileNotFoundError", "tabpfn_data.csv not found.", 5), source=source)
+    assert "tabpfn_data.csv not found. 提示：第 5 行" in text["zh"], text
+    assert ".提示" not in text["zh"] and ".。" not in text["zh"]
+
+
 # ------------------------------------------------------------------ 2. the file imports itself
 @pytest.mark.parametrize("line", ["from attention import *", "import attention",
                                   "from attention import ScaledDotProductAttention", "import attention as A"])
