@@ -27,6 +27,7 @@ from torch import Tensor
 from grading.i18n import IDLE_SEEN, SEMI, Msg, Text, as_msg, cat, msg
 from grading.load_hints import (
     class_not_instance_note,
+    dtype_note,
     fill_overflow_note,
     float_size_note,
     gpu_note,
@@ -286,7 +287,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     # The first checked note that applies (each reads the failing line of the source and the message).
     line, said = (lineno if isinstance(lineno, int) else None), str(message)
     note = _import_note(exc, packages) or gpu_note(said) or next(
-        (n for note_of in (inplace_note, float_size_note, view_note, transpose_note, fill_overflow_note,
+        (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, fill_overflow_note,
                              class_not_instance_note, script_define_note, no_forward_note,
                              no_super_init_note, runtime_file_note)
          if (n := note_of(source, line, said))), None) or name_note(source, line, said, filename)

@@ -10,6 +10,8 @@ dtype" (its dtype test is hidden); in Chinese a quoted English message ending in
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from grader_tests.attention.drivers import AttentionStudent
@@ -125,6 +127,58 @@ def test_a_self_import_beside_another_unfollowed_import_names_both_and_a_module_
     assert "attention_utils（第 5 行）" in text["zh"]
     other = _hidden_names(BASE.replace("from torch import nn\n", "from torch import nn\nimport attention_utils\n"))
     assert "itself" not in other["en"] and "本身" not in other["zh"]
+
+
+# ------------------------------------------------------------------ 3. two dtypes in one operation
+@pytest.mark.parametrize(("message", "first", "second"), [
+    ("mat1 and mat2 must have the same dtype, but got Double and Float", "float64", "float32"),
+    ("expected m1 and m2 to have the same dtype, but got: double != float", "float64", "float32"),
+    ("expected scalar type Float but found Double", "float32", "float64"),
+    ("expected scalar type Double but found Half", "float64", "float16"),
+    ("self and mat2 must have the same dtype, but got Float and c10::BFloat16", "float32", "bfloat16"),
+])
+def test_a_dtype_mismatch_names_the_line_the_two_dtypes_as_seen_and_where_float64_is_written(message, first, second):
+    from grading.proxy import student_error_text
+
+    maker = "        scale = torch.tensor([q.shape[-1] ** -0.5], dtype=torch.float64)"
+    source = _with_line(SCORES, maker)
+    text = student_error_text("ScaledDotProductAttention.forward", StudentError("RuntimeError", message, SCORES + 4),
+                              source=source)
+    names = [w.removeprefix("c10::") for w in re.findall(r"\b(?:c10::)?(?:Double|Float|Half|BFloat16|double|float)\b",
+                                                         message)]
+    assert f"line {SCORES + 4} combines a {first} tensor with a {second} one (PyTorch's {names[0]} and {names[1]})" \
+        in text["en"], text
+    assert f"第 {SCORES + 4} 行把 {first} 的 tensor 与 {second} 的 tensor 放在一起运算（PyTorch 称之为 {names[0]} 和 " \
+           f"{names[1]}）" in text["zh"], text
+    wrote = "float64" in (first, second)
+    assert (f"the file writes float64 at line {SCORES} (torch.float64)" in text["en"]) is wrote
+    assert (f"而文件在第 {SCORES} 行（torch.float64）写出了 float64" in text["zh"]) is wrote
+
+
+@pytest.mark.parametrize(("maker", "shown"), [
+    ("        v = v.double()", "line {n} (.double())"),
+    ("        v = v.type(torch.DoubleTensor)", "line {n} (torch.DoubleTensor)"),
+    ("        w = torch.ones(3, dtype=float)", "line {n} (dtype=float)"),
+    ("        s = np.float64(q.shape[-1]) ** -0.5", "line {n} (np.float64)"),
+    ("        s = torch.from_numpy(np.ones(3))", "line {n} (torch.from_numpy, which keeps the NumPy array's dtype, "
+                                               "float64 by default)"),
+    ("        s = torch.from_numpy(np.ones(3, dtype=np.float64))", "line {n} (np.float64)"),
+])
+def test_each_way_of_writing_float64_is_named_and_none_under_the_main_guard_or_in_a_comment(maker, shown):
+    from grading.load_hints import dtype_note
+
+    message = "mat1 and mat2 must have the same dtype, but got Double and Float"
+    note = dtype_note(_with_line(SCORES, maker), SCORES + 3, message)
+    assert f"writes float64 at {shown.format(n=SCORES)}:" in note["en"], note
+    quiet = [BASE + '\nif __name__ == "__main__":\n    x = torch.ones(2, dtype=torch.float64)\n',
+             _with_line(SCORES, "        # scores = scores.double()")]
+    for source in quiet:
+        note = dtype_note(source, SCORES, message)
+        assert note is not None and "writes float64" not in note["en"] and "写出了 float64" not in note["zh"]
+    # another error, one dtype, or a dtype that is not floating: nothing
+    for other in ("mat1 and mat2 shapes cannot be multiplied (6x4 and 5x4)", "expected scalar type Long but found Float",
+                  "expected scalar type Float but found Float"):
+        assert dtype_note(BASE, SCORES, other) is None, other
 
 
 # ------------------------------------------------------------------ 1b. raise SystemExit, as sys.exit() does
