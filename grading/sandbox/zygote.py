@@ -367,6 +367,18 @@ def _set_rlimits(lim: dict) -> None:
 SETUP_FD = 5   # in B: the write end of the setup-error pipe, closed before student code runs
 
 
+def _prefer_for_oom_kill() -> None:
+    """Make this jail the kernel's first choice when the host runs out of memory. The zygote holds torch and
+    scores higher by size alone; a zygote killed mid-grading makes the worker retry the run (a lost zygote is
+    the grader's fault), so a submission that drove the host out of memory would be graded again and again
+    and end as `error` instead of getting its grade. Raising one's own score needs no privilege."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:    # no /proc (an unusual host): the memory rlimit still bounds the jail
+        pass
+
+
 def run_jail(job: dict, data_fd: int, out_fd: int, parent_pidfd: int, setup_fd: int, binds, root: str,
              seccomp: SeccompProgram) -> None:
     """The jail: pid 1 of its own pid namespace, forked by the zygote. Never returns.
@@ -382,6 +394,7 @@ def run_jail(job: dict, data_fd: int, out_fd: int, parent_pidfd: int, setup_fd: 
             os.setsid()
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
+            _prefer_for_oom_kill()
             unshare(JAIL_NS_FLAGS)
             os.umask(0o022)
             lim = job["limits"]

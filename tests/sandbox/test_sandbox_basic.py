@@ -491,3 +491,15 @@ def test_named_tuples_and_dict_subclasses_come_back_as_plain_containers_read_fro
         assert type(liar) is tuple and len(liar) == 2 and torch.equal(liar[1], x)
         ordered = s.call(h, "ordered", x)
         assert type(ordered) is dict and torch.equal(ordered["out"], x)
+
+
+def test_the_jail_is_the_out_of_memory_killers_first_choice_not_the_zygote(executor):
+    """Round 34 review: a zygote killed by the OOM killer makes the worker retry the run; a submission that
+    drove the host out of memory must lose its own jail, not the torch-sized zygote (which scores higher
+    by size)."""
+    with executor.session(GOOD, "good.py", "good") as s:
+        s.load()
+        jails = leftovers(executor)
+        scores = [Path(f"/proc/{p['pid']}/oom_score_adj").read_text().strip() for p in jails]
+    zygote = Path(f"/proc/{executor.zygote_pid}/oom_score_adj").read_text().strip()
+    assert scores == ["1000"] and zygote != "1000", (scores, zygote)
