@@ -26,7 +26,7 @@ from app.errors import api_error, both, echoed, one_of
 from app.extensions import db, limiter
 from app.idempotency import scoped_key
 from app.ids import MAX_ID
-from app.longpoll import Admission, final_listener, waits
+from app.longpoll import Admission, final_listener, pause, waits
 from app.models import FINAL, Assignment, AuditReview, Status, Submission
 from app.openapi import spec
 from app.queue import queue_position
@@ -276,7 +276,8 @@ def _wait_until_final(submission_id: int, since: float, wait: float) -> None:
         listener.wait_final(submission_id, since, deadline, is_final)
     else:
         while time.monotonic() < deadline:
-            time.sleep(0.1)
+            if pause(0.1):   # the process is stopping: answer the current status now
+                break
             if is_final():
                 break
     _end_read_transaction()

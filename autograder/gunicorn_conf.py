@@ -10,6 +10,7 @@ thread, so that sign-in and pages stop answering, is refused with the numbers in
 
 from __future__ import annotations
 
+import signal
 import sys
 from typing import Any
 
@@ -27,6 +28,8 @@ worker_class = "gthread"
 threads = 16
 # Long polls last up to LONGPOLL_MAX_WAIT_S (20 s); a request is cut only well after that.
 timeout = 60
+# On a stop the long polls answer at once (post_worker_init): what is left to finish is an upload's
+# decode or an ordinary request.
 graceful_timeout = 20
 accesslog = "-"
 # gunicorn 25+ opens a control socket for `gunicornc` at one path per user ($XDG_RUNTIME_DIR or
@@ -43,6 +46,24 @@ def worker_exit(server: Any, worker: Any) -> None:
         from autograder.exiting import exit_now
 
         exit_now(0)
+
+
+def post_worker_init(worker: Any) -> None:
+    """On SIGTERM, end the worker's long polls before gunicorn's own handler runs: each answers the
+    status it has (the client polls again, at the next process) instead of holding the stop for up to
+    LONGPOLL_MAX_WAIT_S, as long as graceful_timeout, and being cut with no answer. gunicorn has no
+    hook for the signal; its handler is in place by now (init_signals runs before this hook)."""
+    from app.longpoll import stop_waiting, watch_for_stop
+
+    watch_for_stop()
+    own = signal.getsignal(signal.SIGTERM)
+
+    def on_term(signum: int, frame: Any) -> None:
+        stop_waiting()
+        if callable(own):
+            own(signum, frame)
+
+    signal.signal(signal.SIGTERM, on_term)
 
 
 def on_starting(server: Any) -> None:
