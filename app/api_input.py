@@ -11,6 +11,7 @@ named), and a field of the wrong type reached the database (`"assignment": {}`: 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import IO, Any
 
@@ -210,12 +211,32 @@ class RecordingFormParser(FormDataParser):
               options: dict[str, str] | None = None) -> tuple[IO[bytes], MultiDict, MultiDict]:
         silent, self.silent = self.silent, False
         try:
-            return super().parse(stream, mimetype, content_length, options)
+            stream, form, files = super().parse(stream, mimetype, content_length, options)
         except ValueError as exc:
             if not silent:
                 raise
             self.failure = exc
             return stream, self.cls(), self.cls()
+        for _field, upload in files.items(multi=True):
+            upload.filename = sent_filename(upload.filename, upload.headers.get("Content-Disposition", ""))
+        return stream, form, files
+
+
+# The quoted filename parameter of a part's Content-Disposition, as sent.
+_QUOTED_FILENAME = re.compile(r'(?:^|;)\s*filename\s*=\s*"((?:[^"\\]|\\.)*)"', re.IGNORECASE)
+
+
+def sent_filename(parsed: str | None, disposition: str) -> str | None:
+    """The file name a client sent, with its backslashes. Werkzeug reads the quoted value as an RFC 2616
+    quoted-string, where a backslash escapes the next character, but browsers send it as HTML says: a
+    backslash is itself. Old browsers (Internet Explorer, old Edge) send the whole Windows path, and
+    `C:\\Users\\x\\attention.py` was stored as `C:Usersxattention.py`: what is kept here is split on
+    either separator by views_helpers.safe_filename. A `\\"` stays a quote (curl escapes one so), and a
+    name sent as `filename*` (RFC 8187, which werkzeug prefers) is left as werkzeug read it."""
+    if "\\" not in disposition or re.search(r"(?:^|;)\s*filename\*\s*=", disposition, re.IGNORECASE):
+        return parsed
+    match = _QUOTED_FILENAME.search(disposition)
+    return match.group(1).replace('\\"', '"') if match else parsed
 
 
 class AppRequest(Request):
