@@ -61,7 +61,7 @@ from app.submitting import (
 )
 from app.views_helpers import content_disposition, safe_filename, uploaded
 from grading.i18n import not_run, stop_of
-from grading.inputs import PDF_MAGIC, PNG_MAGIC, code_text
+from grading.inputs import PDF_MAGIC, PNG_MAGIC, code_file_name, code_text
 from grading.load_hints import python_lines
 
 bp = Blueprint("student", __name__)
@@ -208,6 +208,12 @@ def upload(slug: str):
                 "resent page) and counted once.", n=sub.attempt), "submitted")
     else:
         flash(_("Submitted: attempt %(n)s is queued for grading.", n=sub.attempt), "submitted")
+    if code is not None and sub.code_filename != code.filename:
+        # code_file_name: the hidden .txt is dropped; the student's own file still has it
+        flash(_("%(sent)s was saved as %(kept)s: Windows hides the .txt extension, so the file shown as "
+                "%(kept)s is really named %(sent)s. To run it as the results say, turn on View → File name "
+                "extensions in Explorer and rename it to %(kept)s.", sent=code.filename, kept=sub.code_filename),
+              "submitted")
     target = url_for("student.submission", submission_id=sub.id)
     if request.headers.get("X-Upload") == "fetch":
         # The page's script uploaded in the background; it goes to the new attempt itself.
@@ -325,7 +331,7 @@ def load_failure(result: dict | None, sub: Submission) -> dict | None:
     loaded = "did not load: " in _en(result.get("message"))
     return {"message": shown or _("The file could not be imported."), "line": line, "column": column,
             "excerpt": excerpt,
-            "not_run": len(tests), "filename": sub.code_filename or "attention.py", "imported": loaded}
+            "not_run": len(tests), "filename": code_file_name(sub.code_filename), "imported": loaded}
 
 
 def siblings(sub: Submission) -> list[tuple[int, int]]:

@@ -29,6 +29,7 @@ from app.idempotency import earlier as sent_with
 from app.models import PENDING, Assignment, GradingRun, Status, Submission, User, utcnow
 from app.queue import PRIORITY_FIRST, enqueue_run
 from app.storage import BlobStore, StorageUnavailable
+from grading.inputs import code_file_name
 
 log = logging.getLogger(__name__)
 
@@ -558,7 +559,9 @@ def submit_once(
                 student_id=student.id,
                 attempt=attempt,
                 code_sha256=_store(store, code),
-                code_filename=code.filename or "attention.py",
+                # attention.py.txt (Windows hid the .txt) is kept as attention.py: the page names the file it
+                # tells the student to run, and the grader runs it as a .py file
+                code_filename=code_file_name(code.filename),
                 audit_sha256=old_audit.sha256 if old_audit else _store(store, audit),
                 audit_filename=old_audit.filename if old_audit else (audit.filename if audit else None),
                 audit_from_attempt=old_audit.from_attempt if old_audit else None,

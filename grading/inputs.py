@@ -565,6 +565,18 @@ def _is_notebook(data: bytes) -> bool:
 # code
 # --------------------------------------------------------------------------------------------------
 
+def code_file_name(filename: str | None) -> str:
+    """The name under which an accepted code file is kept and named to the student: a name with a hidden
+    ``.txt`` (``attention.py.txt``, which Windows shows as attention.py) loses it, as the grader runs
+    it as a .py file; a result page told the student to run "python attention.py.txt". Other names are
+    returned as they are (None or empty: attention.py)."""
+    name = filename or "attention.py"
+    if not _plain_name(name).endswith(".py.txt"):
+        return name
+    folded = unicodedata.normalize("NFKC", name).translate(_IDEOGRAPHIC_STOPS).strip().rstrip(". ")
+    return folded[: -len(".txt")]
+
+
 def validate_code(filename: str | None, data: bytes) -> str:
     """Return the student's source as text: a ``.py`` file, UTF-8, non-empty, <= MAX_CODE_BYTES."""
     data = _require_bytes(data, "code file", "代码文件", "code")
