@@ -565,9 +565,14 @@ def roster():
             data = f.read()
             try:
                 report = import_roster(data, acting=current_user)
-            except EmptyRoster:
-                flash(_("The file %(name)s holds no line with text (%(n)s bytes): nothing was imported. Choose the "
-                        "roster file again.", name=safe_filename(f.filename), n=len(data)), "error")
+            except EmptyRoster as exc:
+                if exc.workbook:
+                    flash(_("The workbook %(name)s has no cell with text on any of its worksheets: nothing was "
+                            "imported. Save the roster in it and import it again.",
+                            name=safe_filename(f.filename)), "error")
+                else:
+                    flash(_("The file %(name)s holds no line with text (%(n)s bytes): nothing was imported. Choose "
+                            "the roster file again.", name=safe_filename(f.filename), n=len(data)), "error")
             except ValueError as exc:
                 flash(_roster_unreadable(data, exc), "error")
     q = (request.args.get("q") or "").strip()

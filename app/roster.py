@@ -33,7 +33,7 @@ from app.auth import EMAIL_PATTERN, clean_name, home_for, normalize_email, sign_
 from app.errors import echoed
 from app.extensions import db, limiter
 from app.models import Role, SignInLink, User, utcnow
-from app.roster_xlsx import read_workbook
+from app.roster_xlsx import has_text, read_workbook
 from app.views_helpers import list_join
 from grading.inputs import sniff_binary_kind
 
@@ -131,8 +131,12 @@ class RosterReport:
 
 
 class EmptyRoster(ValueError):
-    """The file holds no line with text (0 bytes, a byte-order mark alone, blank lines): "0 created, 0
-    skipped" said nothing of why (round 34)."""
+    """The file holds no line with text (0 bytes, a byte-order mark alone, blank lines), or is a workbook
+    none of whose worksheets has a cell of text: "0 created, 0 skipped" said nothing of why (round 34)."""
+
+    def __init__(self, reason: str, *, workbook: bool = False) -> None:
+        super().__init__(reason)
+        self.workbook = workbook
 
 
 def _decode(data: bytes) -> str:
@@ -260,6 +264,8 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
         rows = read_workbook(data, max_rows=MAX_ROWS + 1)
         if rows is None:
             raise ValueError("not a workbook this reads")
+        if not has_text(rows):
+            raise EmptyRoster("no worksheet with text", workbook=True)
         records, delimiter = ((Where(n, n, n), cells) for n, cells in rows), ","
     else:
         text = _decode(data)

@@ -14,6 +14,9 @@ file is instead (app.instructor._roster_unreadable).
 Round 33: a workbook saved as "Strict Open XML Spreadsheet" (other namespaces, the same parts) and one
 whose first sheet is a chart (a chart sheet before the data) were refused with "save it as CSV"; the
 roster is now read from the first visible worksheet in either form.
+
+Round 34: a workbook whose first sheet is empty (the roster on the second) answered "0 created" with no
+reason; the first worksheet with a cell of text is read, and a workbook with none is refused as empty.
 """
 
 from __future__ import annotations
@@ -139,15 +142,15 @@ def _text(node: ElementTree.Element) -> str:
     return "".join(t.text or "" for r in node.findall(f"{ns}r") for t in r.findall(f"{ns}t"))
 
 
-def _worksheet(z: zipfile.ZipFile) -> str:
-    """The part of the workbook's first visible worksheet: a chart sheet (or a dialog or macro sheet)
-    listed before it is passed over, and a hidden worksheet is read only when no other is there.
-    Raises _NotAWorkbook naming the sheets found when none is a worksheet."""
+def _worksheets(z: zipfile.ZipFile) -> list[str]:
+    """The parts of the workbook's worksheets in the order they are read: the visible ones as listed,
+    then the hidden ones. A chart sheet (or a dialog or macro sheet) is passed over. Raises
+    _NotAWorkbook naming the sheets found when none is a worksheet."""
     book, rels = _part(z, "xl/workbook.xml"), _part(z, "xl/_rels/workbook.xml.rels")
     ns = _ns(book) if book is not None else ""
     sheets = book.findall(f"{ns}sheets/{ns}sheet") if book is not None and ns in _MAINS else []
     if not sheets or rels is None:
-        return "xl/worksheets/sheet1.xml"
+        return ["xl/worksheets/sheet1.xml"]
     targets = {rel.get("Id"): rel for rel in rels.findall(f"{_PKG_REL}Relationship") if rel.get("Target")}
     visible, hidden, others = [], [], []
     for sheet in sheets:
@@ -165,13 +168,13 @@ def _worksheet(z: zipfile.ZipFile) -> str:
         else:
             visible.append(path)
     if visible or hidden:
-        return (visible or hidden)[0]
+        return visible + hidden
     if others:
         found_en = ", ".join(f"{_NOT_WORKSHEETS[k][0]} '{name[:31]}'" for k, name in others[:5])
         found_zh = "、".join(f"{_NOT_WORKSHEETS[k][1]}「{name[:31]}」" for k, name in others[:5])
         raise _NotAWorkbook(f"it has no worksheet with rows, only {found_en}",
                             f"其中没有含数据行的工作表，只有{found_zh}")
-    return "xl/worksheets/sheet1.xml"
+    return ["xl/worksheets/sheet1.xml"]
 
 
 def _column(letters: str) -> int:
@@ -182,7 +185,7 @@ def _column(letters: str) -> int:
 
 
 def xlsx_rows(data: bytes, max_rows: int = 100_000) -> list[tuple[int, list[str]]] | None:
-    """[(row number as Excel shows it, cells)] of the workbook's first visible worksheet (its first
+    """[(row number as Excel shows it, cells)] of the workbook's first worksheet with data (its first
     `max_rows` rows), or None when `data` is not a workbook this reads (read_workbook says why)."""
     try:
         return read_workbook(data, max_rows)
@@ -193,19 +196,31 @@ def xlsx_rows(data: bytes, max_rows: int = 100_000) -> list[tuple[int, list[str]
 def read_workbook(data: bytes, max_rows: int = 100_000) -> list[tuple[int, list[str]]] | None:
     """As xlsx_rows, but a file that has a workbook's xl/workbook.xml and still does not read
     (damaged, encrypted parts, only chart sheets, a DTD, a part over MAX_PART_BYTES) raises
-    WorkbookUnreadable with what was found; None: no workbook at all (another ZIP)."""
+    WorkbookUnreadable with what was found; None: no workbook at all (another ZIP).
+
+    The first worksheet with a cell of text is read (visible ones first, as listed): a workbook whose
+    first sheet was left empty, the roster on "Sheet2", answered "0 created" with no reason. When no
+    worksheet has text, the first one's rows (the caller says the workbook is empty: has_text)."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             is_book = "xl/workbook.xml" in z.namelist()
             shared_xml = _bytes(z, "xl/sharedStrings.xml") or f'<sst xmlns="{_MAINS[0][1:-1]}"/>'.encode()
-            sheet_path = _worksheet(z)
-            sheet = _bytes(z, sheet_path)
-        if sheet is None:
-            if is_book:
-                raise _NotAWorkbook(f"its sheet's part {sheet_path} is missing", f"其工作表的部件 {sheet_path} 缺失")
-            return None
-        shared = [_text(si) for si in _each(shared_xml, "sst", "si", MAX_SHARED)]
-        return list(_rows(sheet, shared, max_rows))
+            shared: list[str] | None = None
+            first: list[tuple[int, list[str]]] | None = None
+            for sheet_path in _worksheets(z):
+                sheet = _bytes(z, sheet_path)
+                if sheet is None:
+                    if is_book:
+                        raise _NotAWorkbook(f"its sheet's part {sheet_path} is missing",
+                                            f"其工作表的部件 {sheet_path} 缺失")
+                    return None
+                if shared is None:
+                    shared = [_text(si) for si in _each(shared_xml, "sst", "si", MAX_SHARED)]
+                rows = list(_rows(sheet, shared, max_rows))
+                if has_text(rows):
+                    return rows
+                first = rows if first is None else first
+        return first or []
     except _NotAWorkbook as exc:
         raise WorkbookUnreadable(exc.en, exc.zh) from None
     except zipfile.BadZipFile:
@@ -217,6 +232,11 @@ def read_workbook(data: bytes, max_rows: int = 100_000) -> list[tuple[int, list[
                                  "其中的部件使用了少见的 ZIP 压缩方式") from None
     except (ElementTree.ParseError, OSError, EOFError, ValueError, StopIteration):
         raise WorkbookUnreadable("a part of it is not well-formed XML", "其中某个部件不是格式正确的 XML") from None
+
+
+def has_text(rows: list[tuple[int, list[str]]]) -> bool:
+    """Whether a cell of `rows` holds more than white space."""
+    return any(cell.strip() for _number, cells in rows for cell in cells)
 
 
 def _rows(sheet: bytes, shared: list[str], max_rows: int) -> Iterator[tuple[int, list[str]]]:
