@@ -107,13 +107,14 @@ _BIDI_CONTROLS = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 def _removed_note(name: str, removed: str, lang: str) -> str:
     import unicodedata
 
-    chars = ", ".join(f"U+{ord(ch):04X} ({unicodedata.name(ch, 'format character')})" for ch in removed)
     bidi = any(ch in _BIDI_CONTROLS for ch in removed)
     if lang == "en":
+        chars = ", ".join(f"U+{ord(ch):04X} ({unicodedata.name(ch, 'format character')})" for ch in removed)
         return (f"(The file name as sent holds the invisible character(s) {chars}, read here without them as '{name}'"
                 + ("; such a character shows the letters after it in another order, so a file manager may show the "
                    "name otherwise" if bidi else "") + ". Rename the file, typing its name again.)")
-    return (f"（文件名中含有不可见字符 {chars}，这里去掉后读作“{name}”"
+    # Unicode's character names are English: the zh text gives the code points only.
+    return (f"（文件名中含有不可见字符 {'、'.join(f'U+{ord(ch):04X}' for ch in removed)}，这里去掉后读作“{name}”"
             + ("；这种字符会改变其后字母的显示顺序，因此文件管理器中显示的名字可能不同" if bidi else "")
             + "。请重新输入文件名给文件改名。）")
 

@@ -181,7 +181,9 @@ def uploaded(field: str) -> Upload | None:
             400,
         )
     f = files[0]
-    removed = "".join(dict.fromkeys(ch for ch in f.filename if unicodedata.category(ch) == "Cf"))
+    # Only the name's own characters: safe_filename keeps the last component of a path sent as the name.
+    base = re.split(r"[\\/]", f.filename or "")[-1]
+    removed = "".join(dict.fromkeys(ch for ch in base if unicodedata.category(ch) == "Cf"))
     return Upload(filename=safe_filename(f.filename), data=f.read(), removed=removed)
 
 

@@ -110,7 +110,9 @@ def test_a_refused_file_name_sent_with_a_bidi_control_says_so(client, factory, c
     assert resp.status_code in (415, 422), resp.json
     message = resp.json["message"]
     assert message["en"].startswith(f"{read}: ") and message["zh"].startswith(f"{read}：")
-    assert char in message["en"] and char in message["zh"]
+    code_point = char.split(" ")[0]
+    assert char in message["en"] and code_point in message["zh"]
+    assert char.split(" ", 1)[1] not in message["zh"]          # Unicode's English name: en only
     assert "in another order" in message["en"] and "改变其后字母的显示顺序" in message["zh"]
     assert db.session.query(Submission).count() == 0
 
@@ -122,6 +124,13 @@ def test_a_zero_width_space_in_a_refused_name_is_named_without_the_bidi_note(cli
     message = resp.json["message"]
     assert "U+200B (ZERO WIDTH SPACE)" in message["en"] and "in another order" not in message["en"]
     assert "不可见字符 U+200B" in message["zh"] and message["zh"].endswith("。）")
+
+
+def test_invisible_characters_in_the_folders_of_a_sent_path_are_not_blamed_on_the_name(client, factory, course):
+    token = factory.token(course["alice"])
+    resp = upload(client, token, filename="C:\\Users\\x\u200b\\attention.txt")
+    assert resp.status_code == 415, resp.json
+    assert "U+200B" not in resp.json["message"]["en"] + resp.json["message"]["zh"], resp.json
 
 
 def test_an_accepted_name_with_a_bidi_control_is_stored_without_it(client, factory, course):
