@@ -702,17 +702,18 @@ _WHERE = msg("put script code (self-tests, argument parsing, training, plots) un
 # Round 34: a data file read at the top level was "FileNotFoundError at line 10: data.csv not found" and "line 10
 # runs when the grader imports your file", which left the student to wonder why the file, present on their computer,
 # was not found.
-_NO_FILES = msg("the grader runs attention.py alone, in a folder without your other files",
-                "评分器在一个没有你其他文件的文件夹里单独运行 attention.py")
+def _no_files(filename: str) -> Msg:
+    return msg(f"the grader runs {filename} alone, in a folder without your other files",
+               f"评分器在一个没有你其他文件的文件夹里单独运行 {filename}")
 
 
-def _toplevel_hint(source: str, lineno: int, kind: str = "") -> Msg | None:
+def _toplevel_hint(source: str, lineno: int, kind: str = "", filename: str = "attention.py") -> Msg | None:
     tree, line = parse_source(source), _line(source, lineno)
     if tree is None or line is None or not _top_level(tree, lineno):
         return None
     cause = next((c for pattern, c in _CAUSES if pattern.search(line)), None)
     if cause is None and kind == "FileNotFoundError":
-        cause = _NO_FILES
+        cause = _no_files(filename)
     why_en = f" ({cause['en']})" if cause else ""
     why_zh = f"（{cause['zh']}）" if cause else ""
     return msg(f"line {lineno} runs when the grader imports your file{why_en}: {_WHERE['en']}.",
@@ -1814,15 +1815,17 @@ def _self_calls(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[int, s
     return sorted(found)
 
 
-def runtime_file_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+def runtime_file_note(source: str | None, lineno: int | None, message: str,
+                      filename: str = "attention.py") -> Msg | None:
     """For an exception raised while the tests call the student's code: a forward that calls its own module (when
     Python gave up on a too deep recursion), or a file the code opens that the grader's folder does not hold."""
     if not isinstance(message, str):
         return None
     if (m := _NO_SUCH_FILE.search(message)) is not None:
-        return msg(f"{_NO_FILES['en']}, so {m.group(1)} is not there: build everything the module needs in code "
+        no_files = _no_files(filename)
+        return msg(f"{no_files['en']}, so {m.group(1)} is not there: build everything the module needs in code "
                    "(the tests load the weights they compare)",
-                   f"{_NO_FILES['zh']}，所以那里没有 {m.group(1)}：请在代码中构建模块需要的一切（测试会自己载入要比较的权重）")
+                   f"{no_files['zh']}，所以那里没有 {m.group(1)}：请在代码中构建模块需要的一切（测试会自己载入要比较的权重）")
     tree = parse_source(source) if _TOO_DEEP.search(message) and isinstance(source, str) else None
     if tree is None:
         return None
@@ -2233,7 +2236,7 @@ def _load_hint(source: str, kind: str, lineno: int | None, message: str, filenam
         if lineno and (kind in TOP_LEVEL_KINDS or _reads_input(source, lineno)):
             # input() reads an empty line in the jail, so the error is whatever that does next
             # (``int(input())``: ValueError); the line read is the cause when it is at top level
-            return _toplevel_hint(source, lineno, kind)
+            return _toplevel_hint(source, lineno, kind, filename)
         if kind == "StudentTimeout":
             return _timeout_hint(source)
         if kind in ("ImportError", "ModuleNotFoundError") and lineno and own_import(source, lineno, filename):

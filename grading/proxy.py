@@ -289,8 +289,9 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     note = _import_note(exc, packages) or gpu_note(said) or next(
         (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, fill_overflow_note,
                              class_not_instance_note, script_define_note, no_forward_note,
-                             no_super_init_note, runtime_file_note)
-         if (n := note_of(source, line, said))), None) or name_note(source, line, said, filename)
+                             no_super_init_note)
+         if (n := note_of(source, line, said))), None) or runtime_file_note(source, line, said, filename) \
+        or name_note(source, line, said, filename)
     return cat(text, note, sep=SEMI)
 
 

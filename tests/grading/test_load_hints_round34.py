@@ -275,3 +275,15 @@ def test_a_file_opened_while_the_tests_run_says_the_grader_runs_attention_py_wit
                           "compare)",
                     "zh": "评分器在一个没有你其他文件的文件夹里单独运行 attention.py，所以那里没有 weights/mha.pt：请在代码中"
                           "构建模块需要的一切（测试会自己载入要比较的权重）"}
+
+
+def test_the_missing_file_note_names_the_file_the_grader_ran_not_always_attention_py():
+    """Review of round 34: the note said "runs attention.py alone" whatever the suite's file was (the NumPy
+    lab's, or a student file graded under another name)."""
+    from grading.load_hints import runtime_file_note
+
+    source = BASE.replace("from torch import nn\n", "from torch import nn\nDATA = open('w.bin').read()\n")
+    at_import = load_hint(source, "FileNotFoundError", 4, "[Errno 2] No such file or directory", "attention_np.py")
+    at_call = runtime_file_note(BASE, 9, "[Errno 2] No such file or directory: 'w.pt'", "attention_np.py")
+    for note in (at_import, at_call):
+        assert "runs attention_np.py alone" in note["en"] and "单独运行 attention_np.py" in note["zh"], note
