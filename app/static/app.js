@@ -306,7 +306,7 @@
     if (spinner) spinner.hidden = !(s.status === "queued" || s.status === "running");
   }
   function refreshResult() {
-    return fetch(resultUrl, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+    return fetch(inPageLang(resultUrl), { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (html) {
         if (html === null) return;
@@ -314,10 +314,45 @@
         if (box) { box.innerHTML = html; localTimes(box); focusableScrollers(box); showMarkedColumns(box); }
       });
   }
+  /* The status and the result block in this page's language: another tab of the same session that
+     switched the language made them come in the other one (English feedback under Chinese labels). */
+  var pageLang = /^zh/i.test(document.documentElement.lang || "") ? "zh" : "en";
+  function inPageLang(url) { return url + (url.indexOf("?") < 0 ? "?" : "&") + "lang=" + pageLang; }
+  var timer = null, inflight = false, stopped = false;
+  /* What was seen when a poll fails, said in the live region instead of the last status as if it
+     were current: offline, an HTTP status (a server restarting answers 502/503), or no answer. */
+  function unreachable(why) {
+    detail.textContent = fill(labels.unreachable, { why: why });
+  }
+  function signedOut() {
+    /* the poll was sent to the sign-in page: nothing will update until the student signs in again */
+    stopped = true;
+    if (spinner) spinner.hidden = true;
+    detail.textContent = (labels.signed_out || "") + " ";
+    var link = document.createElement("a");
+    link.href = (live.getAttribute("data-login-url") || "/login") + "?next=" +
+      encodeURIComponent(window.location.pathname);
+    link.textContent = labels.sign_in || "";
+    detail.appendChild(link);
+  }
   function tick() {
-    fetch(statusUrl, { credentials: "same-origin", headers: { "Accept": "application/json" }, cache: "no-store" })
-      .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
+    clearTimeout(timer);
+    if (inflight || stopped) return;
+    inflight = true;
+    fetch(inPageLang(statusUrl), { credentials: "same-origin", headers: { "Accept": "application/json" },
+                                   cache: "no-store" })
+      .then(function (r) {
+        var type = r.headers.get("Content-Type") || "";
+        if (r.status === 401 || (r.ok && type.indexOf("json") < 0 && r.redirected)) { signedOut(); return null; }
+        if (!r.ok) { unreachable("HTTP " + r.status); return null; }
+        return r.json();
+      }, function () {
+        unreachable(navigator.onLine === false ? labels.no_network : labels.no_answer);
+        return null;
+      })
       .then(function (s) {
+        inflight = false;
+        if (s === null || stopped) { if (!stopped) schedule(); return; }
         render(s);
         var graded = s.graded_run_id ? String(s.graded_run_id) : "";
         var finished = s.status === "graded" || s.status === "error";
@@ -326,15 +361,26 @@
           refreshResult();
         }
         lastStatus = s.status;
-        if (finished) { dropSubmittedBanner(); return; }  // nothing more will change until someone regrades
+        if (finished) { dropSubmittedBanner(); stopped = true; return; }  // nothing more changes until a regrade
         schedule();
       })
-      .catch(function () { schedule(); });
+      .catch(function () { inflight = false; schedule(); });
   }
   function schedule() {
     polls += 1;
     if (polls > 20) delay = Math.min(delay * 1.5, 10000);  // 1 s for ~20 s, then slower
-    setTimeout(tick, document.hidden ? Math.max(delay, 5000) : delay);
+    clearTimeout(timer);
+    timer = setTimeout(tick, document.hidden ? Math.max(delay, 5000) : delay);
   }
+  /* The connection back, or the tab looked at again after minutes in the background: the next poll
+     could be 10 s away, with a stale status on the page meanwhile. Poll now, and briskly again. */
+  function now() {
+    if (stopped || document.hidden) return;
+    polls = 0;
+    delay = 1000;
+    tick();
+  }
+  window.addEventListener("online", now);
+  document.addEventListener("visibilitychange", now);
   if (lastStatus === "queued" || lastStatus === "running") schedule();
 })();
