@@ -84,14 +84,17 @@
     var labels = labelsOf(form);
     var button = form.querySelector("button[type=submit]");
     var buttonText = button ? button.textContent : "";
+    var syncs = [];
     form.querySelectorAll(".drop").forEach(function (zone) {
       var input = zone.querySelector("input[type=file]");
       var label = zone.querySelector(".chosen");
-      input.addEventListener("change", function () {
+      function sync() {
         if (label) label.textContent = input.files.length ? input.files[0].name : "";
         var carried = zone.querySelector("[data-carried]");
         if (carried) carried.hidden = input.files.length > 0;
-      });
+      }
+      syncs.push(sync);
+      input.addEventListener("change", sync);
       ["dragenter", "dragover"].forEach(function (ev) {
         zone.addEventListener(ev, function (e) { e.preventDefault(); zone.classList.add("over"); });
       });
@@ -122,6 +125,18 @@
       button.disabled = on;
       button.textContent = on ? (button.getAttribute("data-busy") || buttonText) : buttonText;
     }
+    /* Back to this page: Chrome puts the files chosen before back into the inputs without a change
+       event (the names beside them stayed empty, the "kept from attempt 1" line stayed up), and a page
+       restored from the back/forward cache kept its button on "Uploading…" and its attempts list from
+       before the upload. Labels follow the inputs as they are; a page whose upload went through is
+       fetched again, with the new attempt listed and a fresh form. */
+    var sent = false;
+    syncs.forEach(function (sync) { sync(); });
+    window.addEventListener("pageshow", function (e) {
+      if (e.persisted && sent) { window.location.reload(); return; }
+      busy(false);
+      syncs.forEach(function (sync) { sync(); });
+    });
     form.addEventListener("submit", function (e) {
       var found = problems(form, labels);
       if (found.length) { e.preventDefault(); showError(form, found.join(" ")); return; }
@@ -141,7 +156,12 @@
                            headers: { "Accept": "text/html", "X-Upload": "fetch" } })
         .then(function (r) {
           if (r.status === 201) {
-            return r.json().then(function (body) { window.location.assign(body.url); });
+            return r.json().then(function (body) {
+              /* the files are in attempt N now: Back must not offer them again, chosen, for attempt N+1 */
+              sent = true;
+              form.reset();
+              window.location.assign(body.url);
+            });
           }
           return r.text().then(function (html) {
             var doc = new DOMParser().parseFromString(html, "text/html");
