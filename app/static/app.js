@@ -249,6 +249,26 @@
     }
     if (!isNaN(end)) { update(); setInterval(update, 30000); }
   });
+  /* The deadline passing while the upload form is open: the countdown turned to "late by 1 day" but
+     the form said nothing of the penalty, or that no attempt is taken any more, until a reload or a
+     refused upload. Say on the form what the server will apply (per started day, as app/scores). */
+  document.querySelectorAll("[data-late-after]").forEach(function (el) {
+    var end = new Date(el.getAttribute("data-late-after"));
+    var allowed = parseInt(el.getAttribute("data-allowed") || "0", 10);
+    var penalty = parseFloat(el.getAttribute("data-penalty") || "0");
+    var labels = labelsOf(el);
+    function update() {
+      var late = (new Date() - end) / 1000;
+      if (!(late > 0)) return;
+      var days = Math.ceil(late / 86400);
+      var text = days > allowed ? labels.closed
+        : fill(labels.late, { d: days, p: Math.round(100 * days * penalty) });
+      el.classList.toggle("error", days > allowed);
+      if (el.textContent !== text) el.textContent = text;
+      el.hidden = false;
+    }
+    if (!isNaN(end)) { update(); setInterval(update, 30000); }
+  });
 
   /* ---- scrolling regions reachable by keyboard ----------------------------------------------
      A wide table or code block scrolls inside its card (phones); without a focusable element in
