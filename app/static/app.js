@@ -166,7 +166,15 @@
           return r.text().then(function (html) {
             var doc = new DOMParser().parseFromString(html, "text/html");
             var msg = doc.getElementById("upload-error") || doc.getElementById("error-message");
-            var text = msg && msg.textContent.trim() ? msg.textContent.trim() : String(r.status);
+            if (!(msg && msg.textContent.trim())) {
+              /* A reply that is none of our pages (a proxy's 502 while the app restarts): it showed "502"
+                 and "fix the problem", which is not the student's. The retry is safe: the form's token
+                 makes an upload that did arrive count once (app/idempotency). */
+              showError(form, fill(labels.unanswered, { status: r.status }));
+              busy(false);
+              return;
+            }
+            var text = msg.textContent.trim();
             var retry = doc.querySelector("[data-retry-after]");
             if (retry) text += " " + retry.textContent.trim();
             if (doc.getElementById("confirm-no-audit") && !doc.getElementById("confirm-no-audit").hidden) {

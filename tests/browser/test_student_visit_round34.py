@@ -493,3 +493,45 @@ def test_the_submit_rate_limit_says_how_long_to_wait_and_keeps_the_files(limited
         ctx.close()
     finally:
         server.shutdown()
+
+
+# --- 19, 20: a proxy's error page in answer to the upload (the app restarting behind nginx) --------------------------
+
+NGINX_502 = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr>" \
+            "<center>nginx</center></body></html>"
+SUBMIT = re.compile(r"/assignments/[^/]+/submit$")
+
+
+@pytest.mark.parametrize(("lang", "arrived", "said"), [
+    ("zh", False, "服务器返回了 HTTP 502，没有说明原因。你选择的文件还在：请稍后重新提交"),
+    ("en", True, "The server answered HTTP 502 without saying why. Your files are still chosen: submit again"),
+], ids=["zh-lost-before-the-app", "en-saved-then-lost"])
+def test_a_proxy_error_page_in_answer_to_an_upload_says_what_was_seen_and_the_retry_counts_once(
+        app, factory, live_server, browser, tmp_path, lang, arrived, said):
+    """Before: nginx's own 502 page (deploy/nginx.conf has no error page for it) was shown as "502 Your files are
+    still chosen: fix the problem and submit again": a number, and a problem to fix that is not the student's."""
+    factory.assignment()
+    alice = factory.student(email="alice@example.edu", name="王小明")
+    ctx, page = open_as(browser, live_server, alice, lang, width=360)
+    code, audit, figure = files(tmp_path)
+    pick(page, code, audit, figure)
+
+    if arrived:      # the app took it; its answer was replaced on the way back (Playwright's route.fetch() garbles
+        # a multipart body, so the page's own fetch sends it and the proxy's page takes the reply's place once)
+        page.evaluate("""(body) => { const real = window.fetch; window.fetch = (...args) => { window.fetch = real;
+            return real(...args).then(() => new Response(body, {status: 502, headers: {'Content-Type': 'text/html'}})); }; }""",
+                      NGINX_502)
+    else:
+        page.route(SUBMIT, lambda route: route.fulfill(status=502, body=NGINX_502, content_type="text/html"))
+    page.click("form[data-dropform] button[type=submit]")
+    error = page.locator("#upload-error")
+    expect(error).to_contain_text(said)
+    assert "fix the problem" not in error.inner_text() and "修正" not in error.inner_text()
+    assert len(submitted(alice)) == (1 if arrived else 0)
+    page.unroute(SUBMIT)
+    page.click("form[data-dropform] button[type=submit]")    # the same files, as the message says
+    page.wait_for_url("**/submissions/*")
+    assert len(submitted(alice)) == 1                        # counted once either way
+    if arrived:
+        expect(page.locator(".flash", has_text="already received as attempt 1")).to_have_count(1)
+    ctx.close()
