@@ -334,6 +334,11 @@
   if (lastStatus === "graded" || lastStatus === "error") dropSubmittedBanner();
 
   function points(x) { return typeof x === "number" ? String(Math.round(x * 100) / 100) : "—"; }
+  /* The detail is the live region: rewritten on every poll (each second) with the same words, it was one
+     DOM change per poll for assistive technology to pick up. Only a change of words is a change. */
+  function say(text) {
+    if (detail.textContent !== text) detail.textContent = text;
+  }
   function render(s) {
     badge.className = "badge " + s.status;
     badge.textContent = labels[s.status] || s.status;
@@ -350,7 +355,7 @@
          announced), so a screen-reader user waiting on the page never heard that the score was in. */
       text = fill(labels.done, { total: points(s.total), max: points(s.max_total) });
     }
-    detail.textContent = text;
+    say(text);
     if (spinner) spinner.hidden = !(s.status === "queued" || s.status === "running");
   }
   function refreshResult() {
@@ -370,7 +375,7 @@
   /* What was seen when a poll fails, said in the live region instead of the last status as if it
      were current: offline, an HTTP status (a server restarting answers 502/503), or no answer. */
   function unreachable(why) {
-    detail.textContent = fill(labels.unreachable, { why: why });
+    say(fill(labels.unreachable, { why: why }));
   }
   function signedOut() {
     /* the poll was sent to the sign-in page: nothing will update until the student signs in again */

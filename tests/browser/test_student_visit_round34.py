@@ -535,3 +535,29 @@ def test_a_proxy_error_page_in_answer_to_an_upload_says_what_was_seen_and_the_re
     if arrived:
         expect(page.locator(".flash", has_text="already received as attempt 1")).to_have_count(1)
     ctx.close()
+
+
+# --- 21: the live region only changes when its words do ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("state", ["queued", "unreachable"])
+def test_the_live_region_is_not_rewritten_by_polls_that_bring_nothing_new(app, web, factory, live_server, browser,
+                                                                          state):
+    """Before: every poll (one a second) replaced the live region's text with the same words: one DOM change a
+    second for assistive technology to pick up (whether a given screen reader reads it again was not checked)."""
+    alice = factory.student(email="alice@example.edu", name="王小明")
+    sub = web.submit(alice, factory.assignment())
+    ctx, page = open_as(browser, live_server, alice, "en", path=f"/submissions/{sub.id}")
+    detail = page.locator("#live [data-detail]")
+    expect(detail).to_contain_text("You are next")
+    if state == "unreachable":
+        page.route(STATUS, lambda route: route.fulfill(status=503, body="Service Unavailable"))
+        expect(detail).to_contain_text("HTTP 503", timeout=10000)
+    page.evaluate("""() => { window.__changes = 0; new MutationObserver(m => { window.__changes += m.length; })
+        .observe(document.querySelector('#live [data-detail]'), {childList: true, characterData: true, subtree: true}); }""")
+    polls = []
+    page.on("request", lambda r: polls.append(r.url) if STATUS.search(r.url) else None)
+    page.wait_for_timeout(4000)
+    assert len(polls) >= 3
+    assert page.evaluate("() => window.__changes") == 0
+    ctx.close()
