@@ -371,7 +371,7 @@
      switched the language made them come in the other one (English feedback under Chinese labels). */
   var pageLang = /^zh/i.test(document.documentElement.lang || "") ? "zh" : "en";
   function inPageLang(url) { return url + (url.indexOf("?") < 0 ? "?" : "&") + "lang=" + pageLang; }
-  var timer = null, inflight = false, stopped = false;
+  var timer = null, inflight = false, stopped = false, POLL_LIMIT_MS = 15000;
   /* What was seen when a poll fails, said in the live region instead of the last status as if it
      were current: offline, an HTTP status (a server restarting answers 502/503), or no answer. */
   function unreachable(why) {
@@ -392,8 +392,14 @@
     clearTimeout(timer);
     if (inflight || stopped) return;
     inflight = true;
+    /* A poll that never gets an answer (a connection that died without a word, as after a laptop's sleep,
+       or a proxy holding it) kept `inflight` set: the page froze on its last status for good, and the
+       'online' and visibility polls were skipped as already running. Give each poll POLL_LIMIT_MS. */
+    var ctrl = window.AbortController ? new AbortController() : null;
+    var guard = ctrl ? setTimeout(function () { ctrl.abort(); }, POLL_LIMIT_MS) : null;
+    function done() { clearTimeout(guard); inflight = false; }
     fetch(inPageLang(statusUrl), { credentials: "same-origin", headers: { "Accept": "application/json" },
-                                   cache: "no-store" })
+                                   cache: "no-store", signal: ctrl ? ctrl.signal : undefined })
       .then(function (r) {
         var type = r.headers.get("Content-Type") || "";
         if (r.status === 401 || (r.ok && type.indexOf("json") < 0 && r.redirected)) { signedOut(); return null; }
@@ -404,7 +410,7 @@
         return null;
       })
       .then(function (s) {
-        inflight = false;
+        done();
         if (s === null || stopped) { if (!stopped) schedule(); return; }
         render(s);
         var graded = s.graded_run_id ? String(s.graded_run_id) : "";
@@ -417,7 +423,11 @@
         if (finished) { dropSubmittedBanner(); stopped = true; return; }  // nothing more changes until a regrade
         schedule();
       })
-      .catch(function () { inflight = false; schedule(); });
+      .catch(function () {
+        done();
+        unreachable(navigator.onLine === false ? labels.no_network : labels.no_answer);
+        schedule();
+      });
   }
   function schedule() {
     polls += 1;

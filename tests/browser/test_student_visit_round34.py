@@ -561,3 +561,36 @@ def test_the_live_region_is_not_rewritten_by_polls_that_bring_nothing_new(app, w
     assert len(polls) >= 3
     assert page.evaluate("() => window.__changes") == 0
     ctx.close()
+
+
+# --- 22: a poll that never gets an answer ------------------------------------------------------------------------
+
+
+def test_a_poll_that_never_gets_an_answer_is_given_up_said_and_polled_again(app, web, factory, live_server, browser):
+    """Before: a status request left hanging (a connection that died silently, a proxy holding it) kept the page on
+    its last status for good: the next poll is only scheduled when one ends."""
+    alice = factory.student(email="alice@example.edu", name="王小明")
+    sub = web.submit(alice, factory.assignment())
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN", bypass_csp=True)
+    page = ctx.new_page()
+    page.clock.install()
+    login(page, live_server, alice.email)
+    page.goto(f"{live_server}/lang/zh")
+    page.goto(f"{live_server}/submissions/{sub.id}")
+    detail = page.locator("#live [data-detail]")
+    expect(detail).to_contain_text("下一个就轮到你")
+    held = []
+    page.route(STATUS, lambda route: held.append(route))        # taken and never answered
+    fast_forward(page, 1, 2)
+    assert held, "no poll was sent"
+    fast_forward(page, 20, 1)
+    expect(detail).to_contain_text("页面连不上服务器（服务器没有回应）")
+    page.unroute(STATUS)
+    web.grade(sub, full_result())
+    for _ in range(30):
+        if page.locator("[data-total]").count():
+            break
+        fast_forward(page, 10, 1)
+    expect(page.locator("[data-total]")).to_be_visible()
+    expect(detail).to_contain_text("评分完成")
+    ctx.close()
