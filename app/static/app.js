@@ -358,13 +358,30 @@
     say(text);
     if (spinner) spinner.hidden = !(s.status === "queued" || s.status === "running");
   }
-  function refreshResult() {
-    return fetch(inPageLang(resultUrl), { credentials: "same-origin", headers: { "Accept": "text/html" } })
-      .then(function (r) { return r.ok ? r.text() : null; })
+  /* The result block, fetched when grading ends. A fetch that failed (the connection dropped just then, a
+     500) was dropped: the page said "Grading finished: 92 of 100" above the old block for good, since
+     polling stops at the end. Say it, and fetch again until the block comes. */
+  var pendingResult = null, resultTimer = null, latest = null;
+  function refreshResult(s) {
+    pendingResult = s;
+    clearTimeout(resultTimer);
+    fetch(inPageLang(resultUrl), { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      .then(function (r) {
+        if (!r.ok) throw new Error("HTTP " + r.status);
+        return r.text();
+      })
       .then(function (html) {
-        if (html === null) return;
+        if (pendingResult !== s) return;
+        pendingResult = null;
         var box = document.getElementById("result");
         if (box) { box.innerHTML = html; localTimes(box); focusableScrollers(box); showMarkedColumns(box); }
+        if (latest === s) render(s);  // the status again, where a failed fetch said the server could not be reached
+      })
+      .catch(function (e) {
+        if (pendingResult !== s) return;
+        var seen = e && /^HTTP \d+$/.test(e.message) ? e.message : null;
+        unreachable(seen || (navigator.onLine === false ? labels.no_network : labels.no_answer));
+        resultTimer = setTimeout(function () { refreshResult(s); }, 5000);
       });
   }
   /* The status and the result block in this page's language: another tab of the same session that
@@ -412,12 +429,13 @@
       .then(function (s) {
         done();
         if (s === null || stopped) { if (!stopped) schedule(); return; }
+        latest = s;
         render(s);
         var graded = s.graded_run_id ? String(s.graded_run_id) : "";
         var finished = s.status === "graded" || s.status === "error";
         if ((graded && graded !== shownGraded) || (finished && s.status !== lastStatus)) {
           shownGraded = graded;
-          refreshResult();
+          refreshResult(s);
         }
         lastStatus = s.status;
         if (finished) { dropSubmittedBanner(); stopped = true; return; }  // nothing more changes until a regrade
@@ -438,7 +456,9 @@
   /* The connection back, or the tab looked at again after minutes in the background: the next poll
      could be 10 s away, with a stale status on the page meanwhile. Poll now, and briskly again. */
   function now() {
-    if (stopped || document.hidden) return;
+    if (document.hidden) return;
+    if (pendingResult) { refreshResult(pendingResult); return; }
+    if (stopped) return;
     polls = 0;
     delay = 1000;
     tick();

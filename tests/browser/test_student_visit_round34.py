@@ -594,3 +594,30 @@ def test_a_poll_that_never_gets_an_answer_is_given_up_said_and_polled_again(app,
     expect(page.locator("[data-total]")).to_be_visible()
     expect(detail).to_contain_text("评分完成")
     ctx.close()
+
+
+# --- 23: the result block's own fetch fails when grading ends ------------------------------------------------------
+
+RESULT = re.compile(r"/submissions/\d+/result(\?|$)")
+
+
+@pytest.mark.parametrize("failure", ["http-500", "offline"])
+def test_a_result_block_that_fails_to_come_is_said_and_fetched_again(app, web, factory, live_server, browser, failure):
+    """Before: when the result block's fetch failed as grading ended, the page said "Grading finished: 92 of 100"
+    above the old block for good (polling stops at the end, and the failed fetch was not tried again)."""
+    alice = factory.student(email="alice@example.edu", name="王小明")
+    sub = web.submit(alice, factory.assignment())
+    ctx, page = open_as(browser, live_server, alice, "en", path=f"/submissions/{sub.id}")
+    detail = page.locator("#live [data-detail]")
+    expect(detail).to_contain_text("You are next")
+    if failure == "http-500":
+        page.route(RESULT, lambda route: route.fulfill(status=500, body="Internal Server Error"))
+    else:
+        page.route(RESULT, lambda route: route.abort("internetdisconnected"))
+    web.grade(sub, full_result())
+    expect(detail).to_contain_text("HTTP 500" if failure == "http-500" else "cannot reach the server", timeout=10000)
+    assert page.locator("[data-total]").count() == 0
+    page.unroute(RESULT)
+    page.wait_for_selector("[data-total]", timeout=10000)
+    expect(detail).to_contain_text("Grading finished")
+    ctx.close()
