@@ -380,7 +380,7 @@
       .catch(function (e) {
         if (pendingResult !== s) return;
         var seen = e && /^HTTP \d+$/.test(e.message) ? e.message : null;
-        unreachable(seen || (navigator.onLine === false ? labels.no_network : labels.no_answer));
+        unreachable(seen);
         resultTimer = setTimeout(function () { refreshResult(s); }, 5000);
       });
   }
@@ -391,7 +391,8 @@
   var timer = null, inflight = false, stopped = false, POLL_LIMIT_MS = 15000;
   /* What was seen when a poll fails, said in the live region instead of the last status as if it
      were current: offline, an HTTP status (a server restarting answers 502/503), or no answer. */
-  function unreachable(why) {
+  function unreachable(status) {  // status: "HTTP 502" when one came; else offline or no answer
+    var why = status || (navigator.onLine === false ? labels.no_network : labels.no_answer);
     say(fill(labels.unreachable, { why: why }));
   }
   function signedOut() {
@@ -423,7 +424,7 @@
         if (!r.ok) { unreachable("HTTP " + r.status); return null; }
         return r.json();
       }, function () {
-        unreachable(navigator.onLine === false ? labels.no_network : labels.no_answer);
+        unreachable();
         return null;
       })
       .then(function (s) {
@@ -443,7 +444,7 @@
       })
       .catch(function () {
         done();
-        unreachable(navigator.onLine === false ? labels.no_network : labels.no_answer);
+        unreachable();
         schedule();
       });
   }
