@@ -418,16 +418,19 @@ def test_after_a_load_error_the_new_attempt_is_made_from_the_result_page_and_sho
 # --- 15, 16: the deadline passing while the page is open ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("lang, late_days, said", [
-    ("en", 3, "You are 1 day(s) late: 10% of the score of this attempt will be taken off."),
-    ("zh", 0, "截止时间已过且迟交期已结束：不再接受新的提交。"),
-])
+@pytest.mark.parametrize("lang, late_days, days_before, said", [
+    ("en", 3, 0, "You are 1 day(s) late: 10% of the score of this attempt will be taken off."),
+    ("zh", 0, 0, "截止时间已过且迟交期已结束：不再接受新的提交。"),
+    ("en", 3, 1, "You are 2 day(s) late: 20% of the score of this attempt will be taken off."),
+    ("zh", 1, 1, "截止时间已过且迟交期已结束：不再接受新的提交。"),
+], ids=["deadline-en", "deadline-closes-zh", "second-late-day-en", "late-period-ends-zh"])
 def test_the_deadline_passing_while_the_form_is_open_is_said_on_the_form(app, web, factory, live_server, browser,
-                                                                         lang, late_days, said):
+                                                                         lang, late_days, days_before, said):
     """Before: only the countdown turned to "late by 1 day"; the form said nothing of the penalty (or that no
-    attempt is accepted any more) until a reload or a refused upload."""
+    attempt is accepted any more) until a reload or a refused upload, and a page open while another late day
+    began kept the previous day's penalty."""
     a = factory.assignment()
-    a.deadline = utcnow() + timedelta(seconds=60)
+    a.deadline = utcnow() - timedelta(days=days_before) + timedelta(seconds=60)
     a.late_days_allowed = late_days
     a.late_penalty_per_day = 0.1
     db.session.commit()
