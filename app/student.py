@@ -355,6 +355,7 @@ def result_context(sub: Submission) -> dict:
         result=view,
         score=score,
         load=load_failure(view, sub),
+        keeps=_kept_on_resubmit(sub),
         review=sub.audit_review,
         rubric=rubric_for(sub.assignment.suite),
         audit_html=audit_text(sub),
@@ -362,6 +363,14 @@ def result_context(sub: Submission) -> dict:
         failed=failure_for_student(run),
         loc=locale(),
     )
+
+
+def _kept_on_resubmit(sub: Submission) -> tuple[bool, bool] | None:
+    """(audit, figure) a code-only resubmission would keep: the newest attempt's (app.submitting._carried), so
+    said only on that attempt's page; None on an older attempt's, whose files may not be the ones kept."""
+    newest = db.session.scalar(select(db.func.max(Submission.attempt)).where(
+        Submission.assignment_id == sub.assignment_id, Submission.student_id == sub.student_id))
+    return (bool(sub.audit_sha256), bool(sub.figure_sha256)) if sub.attempt == newest else None
 
 
 def _reason(run) -> str | None:

@@ -39,3 +39,23 @@ def test_the_load_error_box_says_only_what_this_attempt_keeps(client, web, cours
         assert (first if lang == "en" else "请先修复这个问题：") in box
         kept = SAID.get((audit, figure))
         assert [t for t in ALL if t in box] == ([kept[i]] if kept else []), (lang, box)
+
+
+def test_an_older_attempts_load_error_box_says_nothing_about_what_is_kept(client, web, course):
+    """Review of round 34: a resubmission carries the NEWEST attempt's audit and figure (app.submitting._carried),
+    so an older attempt's page cannot tell what would be kept: it says nothing; the newest attempt's page says it."""
+    result = realistic_result()
+    for t in result["tests"]:
+        t.update(outcome="failed", points=0,
+                 feedback={"en": "not run: attention.py did not load", "zh": "未运行：attention.py 无法导入"})
+    result["load_error"] = {"en": "SyntaxError at line 2: invalid syntax", "zh": "第 2 行出现 SyntaxError"}
+    result["message"] = {"en": "attention.py did not load: SyntaxError at line 2: invalid syntax",
+                         "zh": "attention.py 无法导入：第 2 行出现 SyntaxError"}
+    old = web.submit(course["alice"], course["assignment"], audit=True, figure=True)
+    web.grade(old, result)
+    new = web.submit(course["alice"], course["assignment"], audit=True, figure=False)
+    web.grade(new, result)
+    for sub, said in ((old, []), (new, [SAID[(True, True)][0]])):     # the figure carried forward to attempt 2
+        page = html_lib.unescape(web.result_pages(client, course["alice"], sub.id)["en"])
+        box = re.search(r'id="load-error".*?</section>', page, re.S).group(0)
+        assert [t for t in ALL if t in box] == said, (sub.attempt, box)
