@@ -1464,6 +1464,13 @@ _CELL_READ = re.compile(
     r"|\b(?:last|final)\s+(?:(?P<lq>query|row)|(?P<lk>key|column))\b"
     r"|最后\s*一?\s*个?\s*(?:(?P<yq>行|查询|query\b|q\b)|(?P<yk>列|键|key\b|k\b))")
 _LAST = -1                  # a cell index meaning "the last row / column", whatever the grid's size
+# a value written after the key past the peak word and a comma or a bracket (round 34b: "So q0 reads k0 most, with
+# 0.74", "q0 reads k0 most (0.74)", "q1 look most at k2, it is 0.67", q0 最关注 k0，权重 0.74): the key's weight, which was not read, so an invented one kept its points
+_TAIL_VALUE = re.compile(r"(?:\s+(?:the\s+)?(?:most|mostly|mainly|primarily|the\s+most))?(?:\s*[(（]\s*|\s*[,，]\s*"
+                         r"(?:with\s+(?:a\s+)?(?:weight\s+(?:of\s+)?)?|at\s+|it\s+is\s+|it's\s+|which\s+is\s+|"
+                         r"weight\s+|(?:它的)?(?:权重|注意力)(?:是|为|占)?\s*|是\s*|为\s*|占\s*))"
+                         r"(?:about\s+|around\s+|约\s*)?"
+                         r"(\d?\.\d+(?!\s*%)|\d{1,3}(?:\.\d+)?\s*%)(?![\d.]|\s*[)）]?\s*(?:e|x|×)\s*-?\d)")
 # a key named before its query (round 21): "key 2 of query 1 is 0.67", "k0 对 q0 的权重是 0.71", "k1 in row 0"
 _KEY_OF_QUERY = re.compile(r"\s*(?:of|for|from|in|对|在)\s*(?:the\s+)?")
 # a key that gets a share of a query's weight (round 22): "the last key gets most of q1's weight", "k2 takes 0.67 of
@@ -1563,6 +1570,9 @@ class _CellClaim:
     # a column read with no total said ("k2 gets the most attention", round 31): it may be meant of the whole column
     # or of the rows, so it is false only when it is false both ways
     loose: bool = False
+    # a value said to be the query's peak ("q0 reads mostly from k1 (0.58)", "q0 reads k0 most, with 0.74"): true only
+    # when the cell has the value and is the row's largest (round 34b: a true value on a false peak was not flagged)
+    peak: bool = False
 
 
 # a label counted from 0 somewhere in the audit ("q0", "key 0") counts every label written the same way from 0 (round
@@ -1693,10 +1703,18 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = No
             bases = tuple((b, b) for b in row_bases) if row_bases == col_bases else tuple(
                 (rb, cb) for rb in row_bases for cb in col_bases)
             between = s.text[qe:ks]
-            value = _CELL_VALUE.match(s.text, ke)
+            value = _CELL_VALUE.match(s.text, ke) or (None if key_first else _TAIL_VALUE.match(s.text, ke))
             parsed = _parse_value(value.group(1)) if value else None
             if value and parsed:
-                out.append(_CellClaim(idx, s.text[qs:value.end()], row, col, parsed[0], parsed[1], bases))
+                # the peak the value is said to be: a peak word between query and key or before the value, the
+                # query's first key alone, and no low end or colour word (those are read by the figure's low end)
+                said = between + " " + s.text[ke:value.start(1)]
+                first_alone = not any(not c[2] and c[0] > qs for c in cells[:n]) and not (
+                    n + 1 < len(cells) and not cells[n + 1][2] and _between_and(s.text[ke:cells[n + 1][0]]))
+                peak = first_alone and not key_first and bool(_PEAK.search(said) or _PEAK_SHARE.search(said)) \
+                    and not _LOWEST.search(said) and not _LOW_END.search(said) \
+                    and not any(m.lastgroup in ("light", "dark") for m in _COLUMN_EXTREME.finditer(said))
+                out.append(_CellClaim(idx, s.text[qs:value.end()], row, col, parsed[0], parsed[1], bases, peak=peak))
                 last = (rows[-1], value.end(), n, False)
                 continue
             given = _VALUE_GIVEN.fullmatch(s.text, cells[n - 1][1], ks) if n and not key_first else None
@@ -2077,7 +2095,8 @@ def _true_of(claim: _CellClaim, rows: list[list[float]]) -> bool:
         if not (0 <= r < len(rows) and 0 <= c < len(rows[r])):
             continue
         w = rows[r][c]
-        if claim.value is not None and abs(w - claim.value) <= max(WEIGHT_TOLERANCE, claim.tolerance):
+        if claim.value is not None and abs(w - claim.value) <= max(WEIGHT_TOLERANCE, claim.tolerance) and (
+                not claim.peak or w >= max(rows[r]) - WEIGHT_TOLERANCE):
             return True
         if claim.value is None and claim.low and w <= min(rows[r]) + WEIGHT_TOLERANCE:
             return True
