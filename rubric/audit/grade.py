@@ -1372,7 +1372,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                   "The feedback says what to check; write what you found in your own words.",
             "zh": f"有 {len(pasted)} 句照搬评分器的反馈，不计分：{shown}。反馈只提示要检查什么；请用自己的话写出你的发现。"}})
     flags.extend(_test_claim_flags(cc, sentences, credited, _outcomes(tests)))
-    for check in (_stated_shape_flag(sentences, figure_report), misread_flag):
+    for check in (_stated_shape_flag(sentences, figure_report), misread_flag, _row_sum_flag(sentences, weights)):
         if check:
             flags.append(check)
 
@@ -1435,6 +1435,79 @@ def _stated_shape_flag(sentences: list[_Sentence], report: FigureReport | None) 
                           f"{r}×{c} grid.",
                     "zh": f"你的文字描述的是 {stated[0]}×{stated[1]} 的图，但提交的图是 {r}×{c} 的格子。"}}
     return None
+
+
+# Round 34b: a row of weights said to sum to something other than what it sums to ("q0's row sums to 1.3 and q1's to
+# 0.8", 每一行的和是 0.9, "每行加起来并不等于 1：q0 那行是 1.3") earned nothing but was not flagged as false. A softmax
+# row sums to 1 within rounding; the sums said are checked against the rows of the weights the student's code computes
+# (a buggy softmax's rows may truly sum to 1.3: then the text says what was seen). Not in a negated, planned, supposed or
+# generic clause, nor of another quantity (logits, scores, an error), a column or a mask.
+_SUM_NUMBER = r"(?P<v>\d{1,3}(?:\.\d+)?)(?![\d.%]|\s*e\s*[-+]?\d|\s*[x×*^]|\s*次|\s*[,，、]\s*\d)"
+_ROW_SUM_EN = re.compile(
+    r"\b(?:rows?|(?:q|query|row)\s*_?\d{1,2})\b(?:'s)?(?:[^.;:!?\d]{0,30}?)\b(?:sums?|summed|adds?\s+up|added\s+up|totals?|totall?ed)"
+    r"\b\s*(?:up\s+)?(?:to|of|=|is|was|equals?|at)?\s*(?:exactly\s+|about\s+|around\s+|only\s+|roughly\s+|≈\s*|~\s*)?"
+    + _SUM_NUMBER)
+_ROW_SUM_EN_NEXT = re.compile(r"\s*(?:,|and|while|but|whereas)\s*(?:and\s+)?(?:(?:q|query)\s*_?\d{1,2}|row\s*\d{1,2})(?:'s)?"
+                              r"(?:\s+row)?\s+(?:to|at|is|was)\s+(?:only\s+|about\s+)?" + _SUM_NUMBER)
+_ROW_SUM_ZH = re.compile(
+    r"(?:每一?行|各行|(?:这|那|该)一?行|第\s*\S{1,3}\s*行|(?:q|query)\s*_?\d{1,2}\s*(?:的|那|这)?\s*一?行)"
+    r"(?P<gap>[^,，;；。:：!?\d]{0,12}?)(?:是|为|等于|=|≈|约为|约|只有|达到|变成)\s*(?:约\s*|大约\s*)?" + _SUM_NUMBER)
+_ZH_SUM_WORD = re.compile(r"和|加起来|加总|总和|相加|求和|合计|\bsum")
+_NOT_A_ROW_SUM = re.compile(r"\b(?:errors?|err|deviation|diff\w*|logits?|scores?|outputs?|entrop\w*|loss\w*|masks?|"
+                            r"columns?|cols?|gradients?)\b|误差|偏差|差值|logit|分数|得分|输出|熵|损失|掩码|列|梯度")
+
+
+def _row_sums_said(s: _Sentence) -> list[tuple[int, int, float, float]]:
+    """(start, end, value, tolerance) of each sum of a row of weights the sentence states, in a clause of its own
+    (see above)."""
+    out = []
+    text = s.text
+    spans = []
+    for m in _ROW_SUM_EN.finditer(text):
+        spans.append((m.start(), m.end(), m.group("v")))
+        end = m.end()
+        while (nxt := _ROW_SUM_EN_NEXT.match(text, end)) is not None:     # "... and q1's to 0.8"
+            spans.append((nxt.start() + len(nxt.group()) - len(nxt.group().lstrip(" ,")), nxt.end(), nxt.group("v")))
+            end = nxt.end()
+    for m in _ROW_SUM_ZH.finditer(text):
+        # "q0 那行是 1.3" is a sum where the sentence speaks of sums before it ("每行加起来并不等于 1：...")
+        if _ZH_SUM_WORD.search(m.group("gap")) or _ZH_SUM_WORD.search(text, 0, m.start()):
+            spans.append((m.start(), m.end(), m.group("v")))
+    for start, end, raw in spans:
+        clause = s.clause_at(start)
+        piece = text[clause.start:clause.end]
+        if _NOT_A_ROW_SUM.search(piece) or _SUPPOSED.search(piece) or _GENERIC.search(piece) or _planned(piece) \
+                or s.negated(start, end, context=False):
+            continue
+        digits = len(raw.partition(".")[2])
+        out.append((start, end, float(raw), 0.5 * 10 ** -digits + 0.005))
+    return out
+
+
+def _row_sum_flag(sentences: list[_Sentence], weights: Sequence[Sequence[float]] | None) -> AuditFlag | None:
+    """A flag for the sums of rows the text states that no row of the student's weights has (see above), or None."""
+    try:
+        sums = [math.fsum(float(x) for x in row) for row in weights or []]
+    except (TypeError, ValueError):
+        return None
+    if not sums or not all(math.isfinite(x) for x in sums):
+        return None
+    false = []
+    for s in sentences:
+        if s.is_code or s.is_question or s.copied or s.answered_no or s.row_denied:
+            continue
+        for start, end, value, tolerance in _row_sums_said(s):
+            if not any(abs(value - x) <= max(WEIGHT_TOLERANCE, tolerance) for x in sums):
+                false.append(s.text[start:end])
+    if not false:
+        return None
+    said = " / ".join(f"\"{_snippet(t, 50)}\"" for t in false[:3])
+    shown = ", ".join(f"{x:.2f}" for x in sums)
+    return {"kind": "figure", "message": {
+        "en": f"Your text says a row of weights sums to something other than 1: {said}. Softmax makes each row sum to 1 "
+              f"(within rounding); the rows your code computes for the lab's example sum to {shown}.",
+        "zh": f"你的文字说某一行权重之和不是 1：{said}。softmax 使每一行的和为 1（在舍入误差以内）；你的代码对实验例子"
+              f"算出的各行之和为 {shown}。"}}
 
 
 # A reading of one cell of the figure (audit round 19): "q0 reads mostly from k1 (0.58)", "q1 peaks at k2", "k0: 0.21"
