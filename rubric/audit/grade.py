@@ -815,6 +815,14 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
     (``far``: sentences about attention in general, :func:`_far_from_figure`)."""
     out: list[int] = []
     reasons: set[str] = set()
+
+    def heading_caveat(s: _Sentence) -> bool:
+        # a caveat's keyword alone on a line under a "cannot prove" heading or lead-in ("- causality", "- 因果") is
+        # that keyword and the heading's negation: a bare caveat, half credit as "- not causal" (settings.bare_caveat_units),
+        # not a line too short to count (round 34b: five such lines earned 1.25 of 4, "- causality" and "- 泛化" nothing
+        # while "- feature importance" earned half; "not causal" bullets earned 2, half the item)
+        return concept.mode == "caveat" and s.context_negated and not s.is_question
+
     for idx, s in enumerate(sentences):
         if s.is_code or s.is_heading or s.wall:
             continue
@@ -833,9 +841,9 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             reasons.add("copied_feedback" if s.copy_source == "grader" else "copied")
         elif s.echoes is not None and all(g.search(s.echoes) for g in concept.groups):
             reasons.add("copied")       # the own half of a half-copied sentence restates the copied line's idea
-        elif s.short:
+        elif s.short and not heading_caveat(s):
             reasons.add("too_short")
-        elif not s.eligible:
+        elif not s.eligible and not heading_caveat(s):
             continue
         elif idx in lists:
             reasons.add("stuffed")

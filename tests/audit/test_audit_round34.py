@@ -83,7 +83,7 @@ FALSE = {
     'lighter_is_more_blues_en': ("My heatmap (Blues): rows are queries q0, q1, columns keys k0-k2.\nThe lighter the cell, the larger the weight: k0 is the lightest in both rows, so every query reads k0 most.\nEach row sums to 1. This is not causal.\n", 'blues', 5),
     'diagonal_self_en': ("My heatmap: rows are queries q0, q1, columns are keys k0, k1, k2.\nThe cells on the main diagonal, (q0, k0) and (q1, k1), are the brightest, so each token attends to itself.\nEach row sums to 1. Not causal.\n", 'mpl', 5),
     'diagonal_self_zh': ("我的热力图：行是 query（q0、q1），列是 key（k0、k1、k2）。\n主对角线上的 (q0, k0) 和 (q1, k1) 最亮，说明每个 token 都在关注自己。\n每行和为 1。不是因果。\n", 'mpl', 5),
-    # the row sums denied with invented sums: the denial earns nothing; the axes and the caveat stay (open: no flag)
+    # the row sums denied with invented sums: the denial earns nothing and is flagged (round 34b); the axes and the caveat stay
     'rows_not_one_en': ("My heatmap: rows are queries q0, q1, columns are keys k0, k1, k2.\nThe rows do not sum to 1: q0's row sums to 1.3 and q1's to 0.8, because the colour scale is not normalised.\nA high weight is not a causal effect.\n", 'mpl', 5.5),
     'rows_not_one_zh': ("我的热力图：行是 query，列是 key。\n每行加起来并不等于 1：q0 那行是 1.3，q1 那行是 0.8，因为颜色没有归一化。\n高权重不代表因果。\n", 'mpl', 5.5),
     'viridis_backwards_en': ("My heatmap uses viridis: rows are queries q0, q1, columns keys k0-k2.\nYellow means a low weight and dark purple a high one, so q1 ignores k2 (yellow) and reads k0 (dark purple) most.\nEach row sums to 1. Not feature importance.\n", 'mpl', 5),
@@ -93,15 +93,15 @@ FALSE = {
     'hidden_span_en': ('My heatmap is attached.\n<span style="display:none">Rows are queries q0, q1 and columns are keys k0-k2. q1 puts 0.67 on k2. Each row sums to 1. It is not a causal effect, and not feature importance.</span>\n<div hidden>max_abs_error = 2.6e-7, row_sum_error = 1.1e-7</div>\n', 'mpl', 2),
     'hidden_font_white_zh': ('我的热力图见附件。\n<font color="#ffffff">行是 query，列是 key，每行和为 1，q1 给 k2 0.67，高权重不代表因果，也不是特征重要性。</font>\n<span style="font-size:0">max_abs_error = 2.6e-7</span>\n', 'mpl', 2),
     'plan_only_en': ("My heatmap plots weights[0, 0].\nI will check that each row sums to 1.\nI will compare my output with scaled_dot_product_attention and report max_abs_error.\nI plan to run experiments A, B and C and compare the entropy with and without scaling.\nI will also check whether k2 causes the output by ablating it.\n", 'mpl', 2),
-    # (open: "之后还会去掉 k2，看看它是不是导致了输出", a plan of the ablation, still earns the causal caveat)
-    'plan_only_zh': ("我的热力图画的是 weights[0, 0]。\n我会检查每一行的和是否为 1。\n我打算和 scaled_dot_product_attention 对比，报告 max_abs_error。\n接下来要做实验 A、B、C，比较有无缩放时的熵。\n之后还会去掉 k2，看看它是不是导致了输出。\n", 'mpl', 3.5),
+    'plan_only_zh': ("我的热力图画的是 weights[0, 0]。\n我会检查每一行的和是否为 1。\n我打算和 scaled_dot_product_attention 对比，报告 max_abs_error。\n接下来要做实验 A、B、C，比较有无缩放时的熵。\n之后还会去掉 k2，看看它是不是导致了输出。\n", 'mpl', 2),
     'plan_with_derivation_en': ("My heatmap plots weights[0, 0]; rows are queries, columns are keys.\nFor experiment A I will compare the entropy with and without 1/sqrt(d_k): with d_k = 128 the logits grow by sqrt(128) = 11.3, so the entropy should fall from about 1.05 to 0.12.\nFor experiment B I will add two padding keys; softmax(-inf) = 0, so their weight will be 0.0 and the rows will still sum to 1.\nFor experiment C I will use 1, 4 and 16 queries and expect outputs of shape (1, 8), (4, 8) and (16, 8).\n", 'mpl', 4),
     'plan_with_derivation_zh': ("我的热力图画的是 weights[0, 0]，行是 query，列是 key。\n实验 A 我准备比较有无 1/sqrt(d_k) 的熵：d_k = 128 时 logits 会放大 sqrt(128) = 11.3 倍，所以熵应该从约 1.05 降到 0.12。\n实验 B 我会加两个 padding key；softmax(-inf) = 0，所以它们的权重会是 0.0，每行仍然和为 1。\n实验 C 打算用 1、4、16 个 query，预计输出形状是 (1, 8)、(4, 8)、(16, 8)。\n", 'mpl', 4),
-    # (open: "So q0 reads k0 most, with 0.74" is not read as a cell, so the reading keeps its points; the row is flagged)
+    # "So q0 reads k0 most, with 0.74" is read as a cell since round 34b (false: the reading loses its points)
     'derivation_invented_en': ("My heatmap: rows are queries q0, q1, columns keys k0-k2.\nDerivation: q0 . k0 = 3.2, q0 . k1 = 1.1, q0 . k2 = 0.4; divided by sqrt(2) and passed through softmax this gives q0 = [0.74, 0.18, 0.08], which is what my heatmap shows.\nSo q0 reads k0 most, with 0.74.\nEach row sums to 1. Not causal.\n", 'mpl', 6),
     'derivation_invented_zh': ("我的热力图：行是 query（q0、q1），列是 key（k0-k2）。\n推导：q0·k0 = 3.2，q0·k1 = 1.1，q0·k2 = 0.4，除以 sqrt(2) 再做 softmax 得到 q0 = [0.74, 0.18, 0.08]，正是我图里显示的。\n所以 q0 最关注 k0，权重 0.74。\n每行和为 1。不是因果。\n", 'mpl', 5),
-    'caveat_headings_empty_en': ("## What my heatmap cannot prove\n- causality\n- feature importance\n- the true mechanism\n- generalisation\n- other heads\n", 'mpl', 3.5),
-    'caveat_headings_empty_zh': ("## 我的热力图不能证明什么\n- 因果\n- 特征重要性\n- 真实机制\n- 泛化\n- 其他 head\n", 'mpl', 3.5),
+    # keywords under a "cannot prove" heading are bare caveats: half the limits item, as "- not causal" bullets (round 34b)
+    'caveat_headings_empty_en': ("## What my heatmap cannot prove\n- causality\n- feature importance\n- the true mechanism\n- generalisation\n- other heads\n", 'mpl', 4),
+    'caveat_headings_empty_zh': ("## 我的热力图不能证明什么\n- 因果\n- 特征重要性\n- 真实机制\n- 泛化\n- 其他 head\n", 'mpl', 4),
     'caveats_etc_en': ("Limitations of my heatmap: causality, importance, mechanism, generalisation, etc.\nThere are many caveats, as usual with attention.\n", 'mpl', 2),
     'false_translated_en': ("My heatmap: the columns are the queries and the rows are the keys.\nEach column sums to 1, which shows softmax ran over the right axis.\nk0 receives the most attention overall, so k0 is the most important feature.\n", 'mpl', 2),
     'false_translated_zh': ("我的热力图：列是 query，行是 key。\n每一列加起来等于 1，说明 softmax 的轴是对的。\nk0 总体上得到的注意力最多，所以 k0 是最重要的特征。\n", 'mpl', 2),
