@@ -1477,9 +1477,10 @@ def _row_sums_said(s: _Sentence) -> list[tuple[int, int, float, float]]:
         while (nxt := _ROW_SUM_EN_NEXT.match(text, end)) is not None:     # "... and q1's to 0.8"
             spans.append((nxt.start() + len(nxt.group()) - len(nxt.group().lstrip(" ,")), nxt.end(), nxt.group("v")))
             end = nxt.end()
+    first_sum = _ZH_SUM_WORD.search(text)       # once: a line of 10,000 rows said is read in linear time
     for m in _ROW_SUM_ZH.finditer(text):
         # "q0 那行是 1.3" is a sum where the sentence speaks of sums before it ("每行加起来并不等于 1：...")
-        if _ZH_SUM_WORD.search(m.group("gap")) or _ZH_SUM_WORD.search(text, 0, m.start()):
+        if _ZH_SUM_WORD.search(m.group("gap")) or (first_sum is not None and first_sum.start() < m.start()):
             spans.append((m.start(), m.end(), m.group("v")))
     for start, end, raw in spans:
         clause = s.clause_at(start)
