@@ -375,3 +375,24 @@ def test_a_key_said_to_cause_the_output_is_an_overclaim(text):
 def test_the_same_denied_is_a_caveat(text):
     r = grade(text + "\n")
     assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] > 0, (kinds(r), _points(r))
+
+
+# ------------------------------------------------------------------ review of round 34: results after a plan word
+@pytest.mark.parametrize("text, item", [
+    ("Here I will report my parity check: max_abs_error = 2.6e-7 and row_sum_error = 1.1e-7.", "parity"),
+    ("In this section I will report experiment A: without 1/sqrt(d_k) the entropy fell from 1.05 to 0.12.",
+     "experiments"),
+    ("下面我会报告实验 A：不缩放时熵从 1.05 降到了 0.12。", "experiments"),
+    ("I wanted to see what scaling does in experiment A: without 1/sqrt(d_k) the entropy fell from 1.05 to 0.12.",
+     "experiments"),
+    ("In experiment A the entropy was expected to drop, but it fell from 1.05 to 0.12 without scaling.", "experiments"),
+    ("Experiment A (it may surprise you): without scaling the entropy fell from 1.05 to 0.12.", "experiments"),
+    ("实验 A：我本来以为熵不会变，但不缩放时熵从 1.05 降到了 0.12。", "experiments"),
+])
+def test_a_result_reported_after_a_plan_word_is_a_result_not_a_plan(text, item):
+    """A report announced ("I will report ...:"), a past wish or expectation, "but" / 但 and a verb of what happened
+    (fell, 降到了) after the plan word: each states what was seen. Round 34 read them as foretold and told the
+    student to "run it" (parity 2 -> 0, experiment A 1 -> 0)."""
+    it = items(grade(text + "\n"))[item]
+    assert it["points"] >= 1, it["feedback"]["en"]
+    assert "plan or a prediction" not in it["feedback"]["en"], it["feedback"]
