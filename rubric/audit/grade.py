@@ -112,18 +112,24 @@ _AS_EXPECTED = re.compile(
 # about 1.05 to 0.12", 熵应该从约 1.05 降到 0.12, earned experiments 3 of 3 with no run behind it): a plan word in the stretch
 # of the statement before the result, back to the last point where a new statement starts (a semicolon, "so", ", and",
 # "I got", 所以, 结果; not a colon, which goes on with the plan: "I will compare the entropy: with d_k = 128 ..."). "I planned to check the mask, so I set k2 to -inf: its weight became 0.0" reports what happened.
-_FORETOLD = re.compile(r"\b(?:should|would|will|'ll|shall|expect(?:s|ing)?|supposed to|going to|plan(?:s|ning)?|"
-                       r"intend(?:s|ing)?|predict(?:s|ing)?|ought to|goals?|aims?|to[\s-]?do)\b|\[\s\]|应该|应当|预期|期望|预计|预测|计划|打算|准备|"
+_FORETOLD = re.compile(r"\b(?:should|would|will|'ll|shall|expect(?:s|ing|ations?)?|supposed to|going to|plan(?:s|ning)?|"
+                       r"intend(?:s|ing)?|predict(?:s|ing|ions?)?|hope(?:s|ing)?|want(?:s|ing)?|might|may|ought to|goals?|aims?|"
+                       r"to[\s-]?do)\b|但愿|\[\s\]|应该|应当|预期|期望|预计|预测|计划|打算|准备|"
                        r"将会|将要|将(?=为|是|比较|检查|加入|测|记录|对比|运行|得到|变|降|升|保持)|我会|我们会|目标|待做|待完成|未完成|"
                        r"会(?=\s*(?:是|变|降|升|得到|保持|成为|等于|接近|趋近|放大|缩小))|希望|估计")
 _RESULT_START = re.compile(r"[;；]|\b(?:so|then|thus|hence|after that|afterwards|in the end|in fact|actually|in practice|results?|"
                            r"but|however|(?:i|we) (?:got|saw|found|measured|observed))\b|,\s*and\b|所以|因此|于是|结果|然后|之后|最后|实际上|事实上|"
-                           r"实测|测得|我(?:们)?(?:得到|看到|发现)|但是?|却|可是|"
-                           # what a report announces is the report ("I will report my parity check: max_abs_error = ...")
-                           r"\b(?:report|show|present|summari[sz]e|list)\w*\b[^:：.;。；]{0,60}[:：]|(?:报告|汇报|展示|列出)[^:：.;。；]{0,30}[:：]")
+                           r"实测|测得|我(?:们)?(?:得到|看到|发现)|(?<!不)但(?!愿)是?|却|可是|"
+                           # what a report announces is the report ("I will report my parity check: max_abs_error = ..."),
+                           # unless what it announces are predictions ("I will report my predictions: ...")
+                           r"\b(?:report|present|summari[sz]e)\w*\b(?![^:：.;。；]{0,60}(?:predict|expect|plan|hope|guess))"
+                           r"[^:：.;。；]{0,60}[:：]|(?:报告|汇报)(?![^:：.;。；]{0,30}(?:预测|预期|计划|猜测|估计))[^:：.;。；]{0,30}[:：]")
 # A result seen, after the plan word: "I wanted to see what scaling does: ... the entropy fell from 1.05 to 0.12".
 _SEEN = re.compile(r"\b(?:fell|dropped|rose|decreased|increased|became|went (?:down|up)|came out|turned out|ended up|reached|"
                    r"got|measured)\b|(?:降|升|变|减|增|涨|跌)(?:低|高|大|小)?(?:到|为|成|至)了|达到了")
+# ... unless the verb is itself in the future or a question: "will have dropped", "check whether it dropped", 是否降到了
+_UNSEEN_BEFORE = re.compile(r"\b(?:will|would|should|shall|must|might|may|could)\s+have\b[^.;:]*$|\b(?:whether|if)\b|"
+                            r"是否|有没有|会不会")
 
 
 # how far before a result its plan word is looked for: a statement's own words, and linear time on a line of 60,000
@@ -138,7 +144,8 @@ def _foretold(text: str, pos: int) -> bool:
     starts = [m.end() for m in _RESULT_START.finditer(head)]
     stretch = _AS_EXPECTED.sub(" ", head[starts[-1] if starts else 0:])
     plans = [m.end() for m in _FORETOLD.finditer(stretch)]
-    return bool(plans) and _SEEN.search(stretch, plans[-1]) is None
+    return bool(plans) and not any(_UNSEEN_BEFORE.search(stretch[max(0, m.start() - 40):m.start()]) is None
+                                   for m in _SEEN.finditer(stretch, plans[-1]))
 
 
 # The future of the student's own plan ("I will add two padding keys; ... their weight will be 0.0 and the rows will still

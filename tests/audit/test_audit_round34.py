@@ -396,3 +396,21 @@ def test_a_result_reported_after_a_plan_word_is_a_result_not_a_plan(text, item):
     it = items(grade(text + "\n"))[item]
     assert it["points"] >= 1, it["feedback"]["en"]
     assert "plan or a prediction" not in it["feedback"]["en"], it["feedback"]
+
+
+@pytest.mark.parametrize("text", [
+    "Experiment A: I hope the entropy falls from 1.05 to 0.12 without the scaling.",
+    "Experiment A: without the scaling the entropy might fall from 1.05 to 0.12.",
+    "Experiment A: without the scaling the entropy may drop from 1.05 to 0.12.",
+    "Experiment A: I want the entropy to drop from 1.05 to 0.12 without the scaling.",
+    "Experiment A should show: entropy 1.05 -> 0.12 without the scaling.",
+    "Experiment A will show: entropy 1.05 -> 0.12 without the scaling.",
+    "Here I report my predictions for experiment A: entropy 1.05 -> 0.12 without the scaling.",
+    "Experiment A: by the end the entropy will have dropped from 1.05 to 0.12 without the scaling.",
+    "Experiment A: I will check whether the entropy dropped from 1.05 to 0.12 without the scaling.",
+    "实验 A：我希望，但愿不缩放时熵从 1.05 降到 0.12。",
+])
+def test_a_hope_a_possibility_or_a_question_is_still_foretold(text):
+    """Review of round 34's narrowing: hopes, mays and mights, what an experiment "will show:", a report of
+    predictions, "will have dropped" and "whether it dropped" state nothing seen."""
+    assert items(grade(text + "\n"))["experiments"]["points"] == 0
