@@ -1464,7 +1464,7 @@ def _stated_shape_flag(sentences: list[_Sentence], report: FigureReport | None) 
 # row sums to 1 within rounding; the sums said are checked against the rows of the weights the student's code computes
 # (a buggy softmax's rows may truly sum to 1.3: then the text says what was seen). Not in a negated, planned, supposed or
 # generic clause, nor of another quantity (logits, scores, an error), a column or a mask.
-_SUM_NUMBER = r"(?P<v>\d{1,3}(?:\.\d+)?)(?![\d.%]|\s*e\s*[-+]?\d|\s*[x×*^]|\s*次|\s*[,，、]\s*\d)"
+_SUM_NUMBER = r"(?P<v>\d{1,3}(?:\.\d+)?)(?![\d.%]|\s*e\s*[-+]?\d|\s*[x×*^+＋]|\s*次|\s*[,，、]\s*\d)"
 _ROW_SUM_EN = re.compile(
     r"\b(?:rows?|(?:q|query|row)\s*_?\d{1,2})\b(?:'s)?(?:[^.;:!?\d]{0,30}?)\b(?:sums?|summed|adds?\s+up|added\s+up|totals?|totall?ed)"
     r"\b\s*(?:up\s+)?(?:to|of|=|is|was|equals?|at)?\s*(?:exactly\s+|about\s+|around\s+|only\s+|roughly\s+|≈\s*|~\s*)?"
@@ -1474,7 +1474,10 @@ _ROW_SUM_EN_NEXT = re.compile(r"\s*(?:,|and|while|but|whereas)\s*(?:and\s+)?(?:(
 _ROW_SUM_ZH = re.compile(
     r"(?:每一?行|各行|(?:这|那|该)一?行|第\s*\S{1,3}\s*行|(?:q|query)\s*_?\d{1,2}\s*(?:的|那|这)?\s*一?行)"
     r"(?P<gap>[^,，;；。:：!?\d]{0,12}?)(?:是|为|等于|=|≈|约为|约|只有|达到|变成)\s*(?:约\s*|大约\s*)?" + _SUM_NUMBER)
-_ZH_SUM_WORD = re.compile(r"和|加起来|加总|总和|相加|求和|合计|\bsum")
+# 和 alone is mostly "and" ("我比较了 q0 和 q1：第 2 行最大的权重是 0.67"): a sum only as 的和, 之和, 和为 ...
+_ZH_SUM_WORD = re.compile(r"[的之总]和|和(?:为|是|等于|约为)|加起来|加总|相加|求和|合计|\bsum")
+# a row's peak or a value every key shares ("q1 那一行最大的是 0.67", "在 q0 那行都是 0.21") is no sum
+_NOT_A_SUM_GAP = re.compile(r"最大|最高|最小|最低|峰值|都")
 _NOT_A_ROW_SUM = re.compile(r"\b(?:errors?|err|deviation|diff\w*|logits?|scores?|outputs?|entrop\w*|loss\w*|masks?|"
                             r"columns?|cols?|gradients?)\b|误差|偏差|差值|logit|分数|得分|输出|熵|损失|掩码|列|梯度")
 
@@ -1494,6 +1497,8 @@ def _row_sums_said(s: _Sentence) -> list[tuple[int, int, float, float]]:
     first_sum = _ZH_SUM_WORD.search(text)       # once: a line of 10,000 rows said is read in linear time
     for m in _ROW_SUM_ZH.finditer(text):
         # "q0 那行是 1.3" is a sum where the sentence speaks of sums before it ("每行加起来并不等于 1：...")
+        if _NOT_A_SUM_GAP.search(m.group("gap")):
+            continue
         if _ZH_SUM_WORD.search(m.group("gap")) or (first_sum is not None and first_sum.start() < m.start()):
             spans.append((m.start(), m.end(), m.group("v")))
     for start, end, raw in spans:

@@ -173,6 +173,9 @@ def test_an_invented_row_sum_is_flagged_in_both_languages(text):
     "row_sum_error = 1.1e-7, so the rows sum to 1.", "If softmax ran over the queries, a row would sum to 1.3.",
     "The rows of the logits sum to 3.2.", "q0's row does not sum to 1.3.", "每一行的和不是 0.9，而是 1。",
     "q0 那行的权重是 0.21、0.58、0.21，加起来是 1。", "The rows sum to 0.999 and 1.001.", "row 0 sums to 1, row 1 sums to 1.",
+    # second review of round 34: 和 meaning "and", a row's peak, a value keys share, a sum written out
+    "每行和为 1，q1 那一行最大的是 0.67。", "我比较了 q0 和 q1：第 2 行最大的权重是 0.67。", "k0 和 k2 在 q0 那行都是 0.21。",
+    "Row 0 sums to 0.21 + 0.58 + 0.21 = 1.00.",
 ])
 def test_a_true_denied_or_supposed_row_sum_is_not_flagged(text):
     assert _row_sum_flag(grade(CELL_OPENER + text + "\n")) is None
