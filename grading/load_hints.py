@@ -1015,6 +1015,20 @@ def _exit_before(tree: ast.Module, line: int) -> tuple[ast.Call | ast.Raise, str
     return next(((call, written) for call, written in _import_exits(tree) if call.lineno < line), None)
 
 
+def _certain_exit_before(tree: ast.Module, name: str) -> tuple[ast.Call | ast.Raise, str] | None:
+    """The exit statement of the module's own body (not under an if, a try or a loop: it runs for certain) above
+    the definition of ``name``, with its written name; None when the exit is conditional (one under
+    ``if "--help" in sys.argv:`` may never have run, and then it did not stop the import)."""
+    defs = [line for n, line in _defined_names(tree) if n == name]
+    for node in tree.body:
+        if not defs or node.lineno >= defs[0]:
+            return None
+        target = node.value if isinstance(node, ast.Expr) else node
+        if isinstance(node, ast.Expr | ast.Raise) and (written := _exit_call(target)) is not None:
+            return target, written
+    return None
+
+
 def missing_name_lead(source: str | None, name: str, filename: str = "attention.py") -> Msg:
     """The lead sentence when the tests found no ``name`` in the student's module: "does not define" — or, when
     the source defines ``name`` at the top level after an exit call run at import, where the import stopped
@@ -1023,8 +1037,7 @@ def missing_name_lead(source: str | None, name: str, filename: str = "attention.
     if isinstance(source, str) and source and len(source) <= MAX_SOURCE:
         try:
             tree = parse_source(source)
-            defined = [line for n, line in _defined_names(tree) if n == name] if tree is not None else []
-            stop = _exit_before(tree, defined[0]) if defined else None
+            stop = _certain_exit_before(tree, name) if tree is not None else None
         except (RecursionError, MemoryError, ValueError):
             stop = None
     if stop is None:
@@ -1297,7 +1310,18 @@ def _missing_name_hint(source: str, name: str, filename: str) -> Msg | None:
         if defined:
             # Round 34: an exit() between the classes ends the import (sys.exit(0) is a clean end in the jail), and
             # the class after it was said not to be defined, which the student's file plainly contradicts.
-            stop = _exit_before(tree, defined[0])
+            stop = _certain_exit_before(tree, name)
+            if stop is None and (stop := _exit_before(tree, defined[0])) is not None:
+                # under an if, a try or a loop, or before a class itself under one: it may not have run, so say
+                # what it does when it runs, not that it ran (review of round 34)
+                call, written = stop
+                said, what = _exit_said(written), ("raise", "这条 raise") if written == "SystemExit" else ("call", "这个调用")
+                return msg(f"{name} is defined at line {defined[0]}, and line {call.lineno}, above it, {said['en']} when "
+                           f"its condition holds: run there as the grader imports {filename}, it ends the import before "
+                           f"{name} is defined. Delete that {what[0]} or {_WHERE['en']}.",
+                           f"{name} 定义在第 {defined[0]} 行；在它上方，第 {call.lineno} 行在条件成立时会{said['zh']}：若评分器"
+                           f"导入 {filename} 时执行到它，导入就会在定义 {name} 之前结束。请删掉{what[1]}，或者"
+                           f"{_WHERE['zh'].removeprefix('请')}。")
             if stop is None:
                 return None
             call, written = stop

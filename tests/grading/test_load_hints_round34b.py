@@ -207,3 +207,21 @@ def test_a_raise_of_system_exit_with_the_exit_status_seen_is_named_when_the_proc
     assert hint["en"].startswith(f"line {line} raises SystemExit when the grader imports your file"), hint
     assert hint["zh"].startswith(f"第 {line} 行在评分器导入你的文件时抛出 SystemExit，进程因此"), hint
     assert load_hint(source, "SandboxDied", None, "the sandboxed process exited with code 4") is None
+
+
+def test_an_exit_under_a_condition_is_not_said_to_have_stopped_the_import():
+    """Second review of round 34: `if "--help" in sys.argv: sys.exit(0)` above a class under `if USE_MHA:` (False)
+    was led by "stopped at line 4", a cause never checked; the lead now says what was seen, and the hint says what
+    the exit does when it runs."""
+    from grading.load_hints import missing_name_hint, missing_name_lead
+
+    source = ("import sys\nimport torch\nfrom torch import nn\nif '--help' in sys.argv:\n    sys.exit(0)\n"
+              "USE_MHA = False\nif USE_MHA:\n    class MultiHeadAttention(nn.Module):\n        pass\n")
+    assert missing_name_lead(source, "MultiHeadAttention") == {
+        "en": "attention.py does not define MultiHeadAttention", "zh": "attention.py 没有定义 MultiHeadAttention"}
+    hint = missing_name_hint(source, "MultiHeadAttention")
+    assert "when its condition holds" in hint["en"] and "条件成立时" in hint["zh"], hint
+    assert "which ends the import there" not in hint["en"], hint
+    # an exit on the module's own level stops the import for certain, even above a class under an if
+    certain = source.replace("if '--help' in sys.argv:\n    sys.exit(0)\n", "sys.exit(0)\n")
+    assert missing_name_lead(certain, "MultiHeadAttention")["en"].startswith("attention.py stopped at line 4")
