@@ -51,9 +51,11 @@ def pause(seconds: float) -> bool:
 
 def stop_waiting() -> None:
     """End every long poll of this process now (each answers the status it reads), and answer later
-    ones at once. Safe in a signal handler: it only sets a flag; the thread `watch_for_stop` started
-    wakes the waits parked on a listener (taking a lock in the handler could deadlock with the
-    interrupted main thread holding it)."""
+    ones at once. Called from the SIGTERM handler, which runs in the main thread: it sets one Event,
+    whose own lock only request threads and the watcher take (gunicorn's gthread main thread never
+    waits on it), and takes no other lock; the thread `watch_for_stop` started wakes the waits parked
+    on a listener (taking the listeners' lock in the handler could deadlock with an interrupted main
+    thread holding it)."""
     _stopping.set()
 
 
@@ -155,7 +157,10 @@ class FinalListener:
                         return True
                     must_read = listening is None or listening > checked or now - last_read >= SAFETY_CHECK_S
                     if not must_read:
-                        self._cond.wait(min(deadline - now, SAFETY_CHECK_S - (now - last_read)))
+                        # checked again under the lock the stop's wake-up takes: a wake-up between the loop's
+                        # check and this wait would otherwise be lost, and the poll wait up to SAFETY_CHECK_S
+                        if not _stopping.is_set():
+                            self._cond.wait(min(deadline - now, SAFETY_CHECK_S - (now - last_read)))
                         continue
                 if listening is None:  # no listener: poll, as without notifications
                     with self._cond:

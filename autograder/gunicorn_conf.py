@@ -10,6 +10,7 @@ thread, so that sign-in and pages stop answering, is refused with the numbers in
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from typing import Any
@@ -62,8 +63,14 @@ def post_worker_init(worker: Any) -> None:
         stop_waiting()
         if callable(own):
             own(signum, frame)
+        elif own == signal.SIG_DFL:      # no handler of gunicorn's: end as the signal would have
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
 
     signal.signal(signal.SIGTERM, on_term)
+    # gunicorn installs its handlers with siginterrupt(sig, False) (system calls restart); signal.signal
+    # installs without SA_RESTART, so that is set again here
+    signal.siginterrupt(signal.SIGTERM, False)
 
 
 def on_starting(server: Any) -> None:

@@ -131,7 +131,7 @@ def believed(source: str, what: Msg) -> None:
     forge, is believed only from source that hides no names (docs/contracts.md, "Trusted evidence")."""
     expect(not static.hidden_name_uses(source),
            lambda: cat(what, msg(" is seen in your code's process, which this file can reach: ",
-                                 " 这一点是在你的代码所在的进程里观察的，而这个文件能触及该进程："), _hidden_names(source)))
+                                 "，这一点是在你的代码所在的进程里观察的，而这个文件能触及该进程："), _hidden_names(source)))
 
 
 def test_no_fused_attention_static(student_source):
