@@ -142,9 +142,13 @@ def _text(node: ElementTree.Element) -> str:
     return "".join(t.text or "" for r in node.findall(f"{ns}r") for t in r.findall(f"{ns}t"))
 
 
+# How many worksheets are tried for one with text (a workbook of many blank sheets is parsed in the request).
+MAX_SHEETS = 8
+
+
 def _worksheets(z: zipfile.ZipFile) -> list[str]:
     """The parts of the workbook's worksheets in the order they are read: the visible ones as listed,
-    then the hidden ones. A chart sheet (or a dialog or macro sheet) is passed over. Raises
+    then the hidden ones, at most MAX_SHEETS. A chart sheet (or a dialog or macro sheet) is passed over. Raises
     _NotAWorkbook naming the sheets found when none is a worksheet."""
     book, rels = _part(z, "xl/workbook.xml"), _part(z, "xl/_rels/workbook.xml.rels")
     ns = _ns(book) if book is not None else ""
@@ -167,8 +171,9 @@ def _worksheets(z: zipfile.ZipFile) -> list[str]:
             hidden.append(path)
         else:
             visible.append(path)
+    # at most MAX_SHEETS read: each is unpacked and parsed in the request
     if visible or hidden:
-        return visible + hidden
+        return (visible + hidden)[:MAX_SHEETS]
     if others:
         found_en = ", ".join(f"{_NOT_WORKSHEETS[k][0]} '{name[:31]}'" for k, name in others[:5])
         found_zh = "、".join(f"{_NOT_WORKSHEETS[k][1]}「{name[:31]}」" for k, name in others[:5])

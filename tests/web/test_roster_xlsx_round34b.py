@@ -66,3 +66,14 @@ def test_a_workbook_with_no_text_on_any_sheet_says_so_in_both_languages(client, 
             in html.unescape(page))
     status, page = import_page(client, data, "zh")
     assert "工作簿 roster.csv 的所有工作表中都没有含文字的单元格：没有导入任何内容。" in html.unescape(page)
+
+
+def test_at_most_max_sheets_blank_sheets_are_parsed_for_one_with_text():
+    """Second review of round 34: every sheet was unpacked and parsed in the request looking for text."""
+    from app.roster_xlsx import MAX_SHEETS
+
+    sheets = [(f"S{i}", "worksheet", "") for i in range(MAX_SHEETS + 1)]
+    paths = [f"xl/worksheets/sheet{i + 1}.xml" for i in range(MAX_SHEETS)]
+    data = emptied(book(sheets), *paths)          # the data only on the sheet past the bound
+    assert not any(cells for _n, cells in xlsx_rows(data) or [] if any(c.strip() for c in cells))
+    assert xlsx_rows(emptied(book(sheets), *paths[:-1])) == EXPECTED
