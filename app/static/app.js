@@ -361,27 +361,43 @@
   /* The result block, fetched when grading ends. A fetch that failed (the connection dropped just then, a
      500) was dropped: the page said "Grading finished: 92 of 100" above the old block for good, since
      polling stops at the end. Say it, and fetch again until the block comes. */
-  var pendingResult = null, resultTimer = null, latest = null;
+  /* Retries back off (5 s doubling to 60 s) and wait while the tab is hidden ('visibilitychange' fetches
+     again); a 4xx other than 408/429 will not change by asking again, and a redirect is the sign-in page. */
+  var pendingResult = null, resultTimer = null, latest = null, resultDelay = 5000;
   function refreshResult(s) {
     pendingResult = s;
     clearTimeout(resultTimer);
-    fetch(inPageLang(resultUrl), { credentials: "same-origin", headers: { "Accept": "text/html" } })
+    var ctrl = window.AbortController ? new AbortController() : null;
+    var guard = ctrl ? setTimeout(function () { ctrl.abort(); }, POLL_LIMIT_MS) : null;
+    fetch(inPageLang(resultUrl), { credentials: "same-origin", headers: { "Accept": "text/html" },
+                                   signal: ctrl ? ctrl.signal : undefined })
       .then(function (r) {
+        clearTimeout(guard);
+        if (r.status === 401 || (r.ok && r.redirected)) { pendingResult = null; signedOut(); return null; }
+        if (r.status >= 400 && r.status < 500 && r.status !== 408 && r.status !== 429) {
+          pendingResult = null;
+          unreachable("HTTP " + r.status);
+          return null;
+        }
         if (!r.ok) throw new Error("HTTP " + r.status);
         return r.text();
       })
       .then(function (html) {
-        if (pendingResult !== s) return;
+        if (html === null || pendingResult !== s) return;
         pendingResult = null;
+        resultDelay = 5000;
         var box = document.getElementById("result");
         if (box) { box.innerHTML = html; localTimes(box); focusableScrollers(box); showMarkedColumns(box); }
         if (latest === s) render(s);  // the status again, where a failed fetch said the server could not be reached
       })
       .catch(function (e) {
         if (pendingResult !== s) return;
+        clearTimeout(guard);
         var seen = e && /^HTTP \d+$/.test(e.message) ? e.message : null;
         unreachable(seen);
-        resultTimer = setTimeout(function () { refreshResult(s); }, 5000);
+        if (document.hidden) return;     // fetched again when the tab is looked at ('visibilitychange')
+        resultTimer = setTimeout(function () { refreshResult(s); }, resultDelay);
+        resultDelay = Math.min(resultDelay * 2, 60000);
       });
   }
   /* The status and the result block in this page's language: another tab of the same session that

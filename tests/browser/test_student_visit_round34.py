@@ -624,3 +624,25 @@ def test_a_result_block_that_fails_to_come_is_said_and_fetched_again(app, web, f
     page.wait_for_selector("[data-total]", timeout=10000)
     expect(detail).to_contain_text("Grading finished")
     ctx.close()
+
+
+def test_a_result_block_answered_404_is_not_asked_for_again(app, web, factory, live_server, browser):
+    """Second review of round 34: the retry asked every 5 s for good, also for a 404 that will not change (and in
+    hidden tabs). A 4xx other than 408/429 is said once and not asked again; other failures back off."""
+    alice = factory.student(email="alice@example.edu", name="王小明")
+    sub = web.submit(alice, factory.assignment())
+    ctx, page = open_as(browser, live_server, alice, "en", path=f"/submissions/{sub.id}")
+    detail = page.locator("#live [data-detail]")
+    expect(detail).to_contain_text("You are next")
+    asked = []
+
+    def gone(route):
+        asked.append(1)
+        route.fulfill(status=404, body="Not Found")
+
+    page.route(RESULT, gone)
+    web.grade(sub, full_result())
+    expect(detail).to_contain_text("HTTP 404", timeout=10000)
+    page.wait_for_timeout(7000)          # past the old 5 s retry
+    assert len(asked) == 1, asked
+    ctx.close()
