@@ -240,8 +240,10 @@ def assert_attack_bounded(result: dict, total: float, wall: float, cpu: float, h
     assert wall < GRADING_BUDGET_S + GRADING_LOAD_CREDIT_S + 5, f"{wall:.1f} s"
     assert cpu < 3 * honest_cpu + 0.3, f"{cpu:.2f} s of the worker's CPU against {honest_cpu:.2f} s honest"
     text = json.dumps(result, ensure_ascii=False)
-    for word in ("grader_tests", "test_implementation", "test_mask_parity", "cases.py"):
-        assert word not in text, word
+    # the suite's own files by name: "cases.py" as a word, not a package's test_cases.py that a search of the
+    # interpreter's folders finds (annotated_types ships one: a fresh clone's CI failed on it)
+    for word in ("grader_tests", "test_implementation", "test_mask_parity", r"(?<!\w)cases\.py"):
+        assert re.search(word, text) is None, word
     for t in result["tests"]:
         if t["outcome"] != "passed":
             assert t["feedback"]["en"] and t["feedback"]["zh"] and t["feedback"]["en"] != t["feedback"]["zh"], t
