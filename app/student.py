@@ -54,6 +54,7 @@ from app.submitting import (
     SubmissionRefused,
     carried_forward,
     form_key,
+    kept_on_resubmit,
     late_days,
     not_enrolled,
     request_sha256,
@@ -366,11 +367,11 @@ def result_context(sub: Submission) -> dict:
 
 
 def _kept_on_resubmit(sub: Submission) -> tuple[bool, bool] | None:
-    """(audit, figure) a code-only resubmission would keep: the newest attempt's (app.submitting._carried), so
-    said only on that attempt's page; None on an older attempt's, whose files may not be the ones kept."""
-    newest = db.session.scalar(select(db.func.max(Submission.attempt)).where(
-        Submission.assignment_id == sub.assignment_id, Submission.student_id == sub.student_id))
-    return (bool(sub.audit_sha256), bool(sub.figure_sha256)) if sub.attempt == newest else None
+    """(audit, figure) a code-only resubmission would keep (app.submitting.kept_on_resubmit): the newest
+    attempt's, so said only on that attempt's page; None on an older attempt's, whose files may not be the ones
+    kept."""
+    kept = kept_on_resubmit(sub.assignment_id, sub.student_id)
+    return (kept[1], kept[2]) if kept is not None and kept[0] == sub.attempt else None
 
 
 def _reason(run) -> str | None:

@@ -354,6 +354,16 @@ def _latest_attempt(assignment_id: int, student_id: int):
     ).first()
 
 
+def kept_on_resubmit(assignment_id: int, student_id: int) -> tuple[int, bool, bool] | None:
+    """(the newest attempt, whether its audit, whether its figure) a code-only resubmission carries forward
+    (`_carried`, as `submit` does), or None before the first attempt."""
+    last = _latest_attempt(assignment_id, student_id)
+    if last is None:
+        return None
+    audit, figure = _carried(last)
+    return last.attempt, audit is not None, figure is not None
+
+
 def _carried(last) -> tuple[Carried | None, Carried | None]:
     if last is None:
         return None, None
