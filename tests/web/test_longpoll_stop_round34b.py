@@ -68,6 +68,11 @@ def test_a_poll_that_comes_while_stopping_is_answered_without_waiting(app, web, 
 def test_stop_waiting_only_sets_a_flag_in_the_signal_handler(fresh_stop):
     # It runs in gunicorn's SIGTERM handler, on the main thread between two bytecodes: taking a lock the
     # interrupted code may hold would hang the stop. The waking is left to the watching thread.
+    # Called from another thread while this one holds the listeners' lock: a stop_waiting that took the lock
+    # would block there (a plain Lock), and the join below would time out instead of hanging the test run.
+    caller = threading.Thread(target=fresh_stop.stop_waiting, daemon=True)
     with longpoll._listeners_lock:
-        fresh_stop.stop_waiting()      # returns although the listeners' lock is held
+        caller.start()
+        caller.join(2)
+        assert not caller.is_alive(), "stop_waiting waited for the listeners' lock"
     assert fresh_stop.stopping()
