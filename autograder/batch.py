@@ -5,8 +5,11 @@ into one submission per student:
 
 - a folder with one sub-folder per student: each sub-folder is one student (its name is the key);
 - loose files (a Canvas or Moodle "download all submissions" layout): files are grouped by the
-  text before the first `_` (Canvas: `smithjane_123_456_attention.py`; Moodle:
-  `Jane Smith_123_assignsubmission_file_attention.py`);
+  text before the first `_` and the LMS's numeric id after it when there is one (Canvas:
+  `smithjane_123_456_attention.py`, `smithjane_LATE_123_456_...`; Moodle:
+  `Jane Smith_123_assignsubmission_file_attention.py`), so two students of the same name (王伟 and
+  王伟) stay two submissions; the id is reported as `lms_id`. A Moodle sub-folder
+  (`Jane Smith_123_assignsubmission_file_`) is read the same way;
 - a zip: extracted into a private temporary folder (no absolute or `..` paths, no links, size
   caps), then read like a folder;
 - a single `.py` file named on the command line: one submission, keyed by its path.
@@ -41,6 +44,7 @@ class Found:
     """One student's files."""
 
     student: str
+    lms_id: str | None = None   # the LMS's user or participant id from the file or folder name
     code: Path | None = None
     audit: Path | None = None
     figure: Path | None = None
@@ -74,20 +78,36 @@ def _visible_files(folder: Path) -> list[Path]:
     )
 
 
+def lms_student(name: str) -> tuple[str, str | None]:
+    """(student, LMS id) from an LMS export's file or folder name: the text before the first `_`, and
+    the numeric field after it (after Canvas's `LATE`/`late` mark) when there is one. Names are not
+    unique in a class (a 300-student course has several 王伟), the id is: grouping by the name alone
+    graded one student's code and listed the other's as ignored."""
+    parts = name.split("_")
+    if len(parts) < 3:       # no id field followed by the rest of an LMS name
+        return (parts[0] if len(parts) == 2 else name), None
+    rest = parts[2:] if parts[1].lower() == "late" else parts[1:]
+    if len(rest) >= 2 and rest[0].isascii() and rest[0].isdigit():
+        return parts[0], rest[0]
+    return parts[0], None
+
+
 def _from_folder(folder: Path, student_file: str) -> Iterator[Found]:
     subdirs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "__MACOSX")))
     loose = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
     for sub in subdirs:
-        found = Found(student=sub.name)
+        student, lms_id = lms_student(sub.name)
+        # A plain folder name (no LMS id in it) is the student's key as it is.
+        found = Found(student=student, lms_id=lms_id) if lms_id else Found(student=sub.name)
         for path in _visible_files(sub):
             _classify(found, path, student_file)
         yield found
-    groups: dict[str, Found] = {}
+    groups: dict[tuple[str, str | None], Found] = {}
     for path in loose:
         if path.suffix.lower() == ".zip":
             continue  # a zip inside a folder is not unpacked: name it on the command line
-        key = path.name.split("_", 1)[0] if "_" in path.name else path.stem
-        _classify(groups.setdefault(key, Found(student=key)), path, student_file)
+        key = lms_student(path.name) if "_" in path.name else (path.stem, None)
+        _classify(groups.setdefault(key, Found(student=key[0], lms_id=key[1])), path, student_file)
     yield from groups.values()
 
 

@@ -553,7 +553,7 @@ def _grade_batch(paths: list[Path], suite_name: str, lang: str = "en") -> None:
         failed = False
         with executor:
             for item in found:
-                head = {"student": item.student,
+                head = {"student": item.student, **({"lms_id": item.lms_id} if item.lms_id else {}),
                         "files": {k: getattr(item, k).name for k in ("code", "audit", "figure") if getattr(item, k)},
                         "ignored": item.extra}
                 if item.code is None:
