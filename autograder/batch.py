@@ -95,14 +95,15 @@ def lms_student(name: str) -> tuple[str, str | None]:
 def _from_folder(folder: Path, student_file: str) -> Iterator[Found]:
     subdirs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "__MACOSX")))
     loose = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    groups: dict[tuple[str, str | None], Found] = {}
     for sub in subdirs:
         student, lms_id = lms_student(sub.name)
-        # A plain folder name (no LMS id in it) is the student's key as it is.
-        found = Found(student=student, lms_id=lms_id) if lms_id else Found(student=sub.name)
+        # A plain folder name (no LMS id in it) is the student's key as it is. Moodle writes one folder per
+        # submission plugin (`..._assignsubmission_file_`, `..._assignsubmission_onlinetext_`): one student.
+        key = (student, lms_id) if lms_id else (sub.name, None)
+        found = groups.setdefault(key, Found(student=key[0], lms_id=key[1]))
         for path in _visible_files(sub):
             _classify(found, path, student_file)
-        yield found
-    groups: dict[tuple[str, str | None], Found] = {}
     for path in loose:
         if path.suffix.lower() == ".zip":
             continue  # a zip inside a folder is not unpacked: name it on the command line

@@ -46,3 +46,16 @@ def test_names_without_an_lms_id_are_grouped_as_before():
     assert lms_student("leebo_audit_notes.md") == ("leebo", None)
     assert lms_student("wangli_103_9004_notes.txt") == ("wangli", "103")
     assert lms_student("li_２０２_x.py") == ("li", None), "full-width digits are not an LMS id"
+
+
+def test_moodle_folders_of_one_student_are_one_submission(tmp_path):
+    """Moodle writes a folder per submission plugin: the file upload and the online text of one student."""
+    files = tmp_path / "王伟_101_assignsubmission_file_"
+    text = tmp_path / "王伟_101_assignsubmission_onlinetext_"
+    for folder in (files, text):
+        folder.mkdir()
+    _write(files, "attention.py")
+    _write(text, "audit.md")
+    (found,) = collect([tmp_path], "attention.py", tmp_path)
+    assert (found.student, found.lms_id) == ("王伟", "101")
+    assert found.code.name == "attention.py" and found.audit.name == "audit.md"
