@@ -198,6 +198,11 @@ DB_RETRY_S = _num("DB_RETRY_S", 60)
 SPOOL_FLUSH_INTERVAL_S = _num("SPOOL_FLUSH_INTERVAL_S", 1)
 # A run that could not even be claimed because the database was away is sent again after this.
 DB_DOWN_REQUEUE_S = _num("DB_DOWN_REQUEUE_S", 5)
+# How long a migration (`autograder db upgrade`) waits for a table lock on PostgreSQL before it gives
+# up with the database unchanged. A lock it waits for queues every later writer of that table behind
+# it (uploads, claims, heartbeats): a deploy run beside a transaction left open must fail and be run
+# again, not stall the service for as long as that transaction lasts.
+MIGRATION_LOCK_TIMEOUT_S = _num("MIGRATION_LOCK_TIMEOUT_S", 10)
 
 # --- instructor tools (app/course.py, app/roster.py, grading/similarity.py) ----------------------
 # How long a one-time sign-in link stays valid (hours): long enough to reach a student by email
@@ -238,7 +243,8 @@ def check(values: Mapping[str, float] | None = None) -> None:
 
     `values` overrides module values by name (the Flask config passes its own)."""
     v = {name: float(globals()[name]) for name in (*TIMEOUT_CHAIN, "BROKER_VISIBILITY_S", "GRADING_CPU_BUDGET_S",
-                                                   "REVIEW_CPU_S", "IDLE_WINDOW_S", "IDLE_TOTAL_S")}
+                                                   "REVIEW_CPU_S", "IDLE_WINDOW_S", "IDLE_TOTAL_S",
+                                                   "MIGRATION_LOCK_TIMEOUT_S")}
     if values:
         v.update({k: float(x) for k, x in values.items() if k in v and x is not None})
     for name, x in v.items():

@@ -91,6 +91,17 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
+        if connection.dialect.name == "postgresql":
+            # Fail instead of queueing the service's writers behind a lock held by a long transaction
+            # (autograder/settings.py, MIGRATION_LOCK_TIMEOUT_S): the revision's DDL is rolled back whole.
+            from autograder import settings
+
+            timeout_ms = int(settings.MIGRATION_LOCK_TIMEOUT_S * 1000)
+            connection.exec_driver_sql(f"SET lock_timeout = {timeout_ms}")
+            # A session setting, kept after this commit; left uncommitted, the statement's transaction would be
+            # the one alembic joins without committing it, and the whole upgrade would be rolled back at close.
+            connection.commit()
+            logger.info("lock_timeout %d ms: a lock held longer ends the migration, nothing applied", timeout_ms)
         context.configure(
             connection=connection,
             target_metadata=get_metadata(),
