@@ -1,0 +1,49 @@
+"""Round 35: two students of one name (a 300-student class has several 王伟). The instructor's lists that named
+a student by name alone made them one person: a similarity pair of two 王伟 read as one student's own two
+attempts, and the course log and a regrade batch could not say which 王伟 a line was about. Each now shows
+the email beside the name."""
+
+from __future__ import annotations
+
+from app.extensions import db
+from app.models import SimilarityReport
+from tests.web.test_similarity import SOURCES, _submit_code
+
+
+def test_a_similarity_pair_of_two_students_of_one_name_shows_both_emails(client, web, course, factory):
+    from worker.similarity import run_report
+
+    one = factory.student(name="王伟", email="wang.wei.1@example.edu")
+    two = factory.student(name="王伟", email="wang.wei.2@example.edu")
+    _submit_code(web, one, SOURCES["alice"])
+    _submit_code(web, two, SOURCES["dave"])          # alice's code, renamed
+    _submit_code(web, course["bob"], SOURCES["bob"])
+    token = web.f.token(course["teacher"])
+    resp = client.post("/api/v1/similarity", json={"assignment": "attention"},
+                       headers={"Authorization": f"Bearer {token}"})
+    assert run_report(resp.json["id"]) == "done"
+    web.login(client, course["teacher"])
+    client.get("/lang/zh")
+    page = client.get("/instructor/similarity").get_data(as_text=True)
+    row = page[page.index('<table id="pairs">'):]
+    assert "wang.wei.1@example.edu" in row and "wang.wei.2@example.edu" in row
+    report = db.session.query(SimilarityReport).one()
+    pair = client.get(f"/instructor/similarity/{report.id}/pairs/0").get_data(as_text=True)
+    assert "wang.wei.1@example.edu" in pair and "wang.wei.2@example.edu" in pair
+
+
+def test_a_student_without_a_name_is_shown_by_email_once(client, web, course, factory):
+    from worker.similarity import run_report
+
+    one = factory.student(name="", email="no.name@example.edu")
+    two = factory.student(name="李雷", email="li.lei@example.edu")
+    _submit_code(web, one, SOURCES["alice"])
+    _submit_code(web, two, SOURCES["dave"])
+    token = web.f.token(course["teacher"])
+    resp = client.post("/api/v1/similarity", json={"assignment": "attention"},
+                       headers={"Authorization": f"Bearer {token}"})
+    assert run_report(resp.json["id"]) == "done"
+    web.login(client, course["teacher"])
+    page = client.get("/instructor/similarity").get_data(as_text=True)
+    row = page[page.index('<table id="pairs">'):]
+    assert row.count("no.name@example.edu") == 1 and "李雷" in row and "li.lei@example.edu" in row
