@@ -692,7 +692,7 @@ def _top_level(tree: ast.Module, lineno: int) -> bool:
 _CAUSES = (
     (re.compile(r"\binput\s*\("), msg("input() gets no keyboard input there", "评分器中 input() 读不到键盘输入")),
     (re.compile(r"\.parse_args\s*\("), msg("there are no command-line arguments there", "评分器不会传命令行参数")),
-    (re.compile(r"\b(sys\.exit|exit|quit|os\._exit)\s*\("), msg("it ends the import", "它会结束导入")),
+    (re.compile(r"\b(sys\.exit|exit|quit|os\._exit)\s*\(|\braise\s+SystemExit\b"), msg("it ends the import", "它会结束导入")),
 )
 _WHERE = msg("put script code (self-tests, argument parsing, training, plots) under "
              f"`{MAIN_GUARD}`, which the grader does not run",

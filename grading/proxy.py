@@ -339,6 +339,23 @@ def _load_detail_zh(kind: str, lineno: Any, detail: str) -> str:
     return f"，{ORIGINAL_MESSAGE_ZH}{detail}"
 
 
+# How the sandbox's runtime states a SystemExit (grading.sandbox.runtime._exit_status): its exit code, and the text
+# Python prints before exiting with 1 when the code is not an integer (sys.exit("bye")).
+_EXIT_STATUS = re.compile(r"exit code (?P<code>-?\d+)(?:, message: (?P<text>.*))?", re.S)
+
+
+def _exit_status_text(message: str) -> Msg | None:
+    """``"exit code 3"`` or ``"exit code 1, with the message: "bye""`` in both languages, from the runtime's words; None
+    for a message it did not write (round 35: the load error said only "SystemExit at line 3: 3")."""
+    seen = _EXIT_STATUS.fullmatch(message)
+    if seen is None:
+        return None
+    code, text = seen["code"], seen["text"]
+    if text is None:
+        return msg(f"exit code {code}", f"退出码 {code}")
+    return msg(f'exit code {code}, with the message: "{text}"', f'退出码 {code}，附带消息："{text}"')
+
+
 def _indent_end(source: str | None, lineno: int | None) -> int | None:
     """The column (1-based) of the first character after line ``lineno``'s indentation; None when unknown."""
     lines = python_lines(source) if isinstance(source, str) and lineno else []
@@ -370,6 +387,11 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
             msg(f"line {lineno}", f"第 {lineno} 行")
         text = (msg(f"{k} at {where['en']}: {m}", f"{where['zh']}出现 {k}{m_zh}") if lineno else
                 msg(f"{k} while importing {filename}: {m}", f"导入 {filename} 时出现 {k}{m_zh}"))
+        if k == "SystemExit" and (status := _exit_status_text(m)) is not None:
+            text = (msg(f"the file raised SystemExit ({status['en']}) at {where['en']}",
+                        f"文件在{where['zh']}抛出了 SystemExit（{status['zh']}）") if lineno else
+                    msg(f"the file raised SystemExit ({status['en']}) while {filename} was imported",
+                        f"导入 {filename} 时文件抛出了 SystemExit（{status['zh']}）"))
         hinted = with_hint(text, load_hint(source, k, lineno, str(raw), filename))
         # an import of the file itself or relative to a package is no missing package: the hint says what it is
         note = None if own_import(source, lineno, filename) else _import_note(exc, packages)

@@ -63,6 +63,20 @@ def _safe_str(e: BaseException) -> str:
     return s[:MESSAGE_CAP]
 
 
+def _exit_status(e: SystemExit) -> str:
+    """What a SystemExit makes of the process as ``python attention.py`` would end: ``"exit code N"`` (its code an
+    integer, 0 for None), or ``"exit code 1, message: TEXT"`` (any other code, which Python prints to stderr before
+    exiting with status 1). str(e) alone said "3" for ``raise SystemExit(3)`` and "3" again for ``sys.exit("3")``,
+    which exits with 1 (round 35); grading.proxy says it to the student in both languages."""
+    try:
+        code = e.code
+        if code is None or isinstance(code, int):
+            return f"exit code {int(code or 0)}"
+    except BaseException:  # noqa: BLE001 - a student subclass may make ``code`` anything
+        return _safe_str(e)
+    return f"exit code 1, message: {_safe_str(e)}"
+
+
 def _size(v: int, what: str) -> int:
     """``v`` when it can be a size (0..MAX_SIZE, what a torch size can be), else the submission's
     error. The trusted side quotes sizes in feedback ("q_proj maps 16 -> 24 features"): a Linear
@@ -114,6 +128,8 @@ class Runtime:
         if isinstance(e, SyntaxError):
             msg = getattr(e, "msg", None)
             message = msg[:MESSAGE_CAP] if isinstance(msg, str) else _safe_str(e)
+        elif isinstance(e, SystemExit):
+            message = _exit_status(e)[:MESSAGE_CAP]
         else:
             message = _safe_str(e)
         if offset is not None and lineno != getattr(e, "lineno", None):
