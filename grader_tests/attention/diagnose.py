@@ -789,6 +789,34 @@ def randomness(student: object | None = None, cls_name: str | None = None) -> Ms
                                       "training=self.training，或使用 nn.Dropout 模块"), sep=SEMI)
 
 
+def results_exchanged(out: Tensor, q: Tensor, k: Tensor, v: Tensor, tol: float = 1e-5) -> Msg | None:
+    """The output of one call whose every (sample, head) block is the right result of some (sample, head) of the
+    batch, one at least of another: the batch and head axes exchanged (heads folded into the batch one way and
+    unfolded the other), which makes two copies of a sample in one batch differ with no randomness at all. Round 35:
+    that was said to be "randomness still active in eval mode (e.g. F.dropout ...)" to code with no dropout.
+    None when any block is no right result (then nothing is shown) or every block is its own."""
+    ref = C.ref_output(q, k, v)
+    if out.shape != ref.shape or out.dim() != 4 or not bool(torch.isfinite(out).all()):
+        return None
+    B, H = out.shape[:2]
+    got, right = out.double().flatten(2), ref.double().flatten(2)
+    # dist[b, h, b2, h2]: how far block (b, h) of the output is from the right result of (b2, h2)
+    dist = (got[:, :, None, None] - right[None, None]).abs().amax(-1)
+    if not bool((dist.flatten(2).amin(-1) <= tol).all()):
+        return None
+    for b, h in itertools.product(range(B), range(H)):
+        if dist[b, h, b, h] > tol:
+            b2, h2 = (int(i) for i in divmod(int(dist[b, h].flatten().argmin()), H))
+            return msg(f"each (sample, head) block of the output is the right result of a (sample, head) of the batch, "
+                       f"not always its own (sample {b}, head {h} holds that of sample {b2}, head {h2}): the batch and "
+                       "head axes are exchanged somewhere (e.g. heads folded into the batch in one order and unfolded "
+                       "in the other), so a sample's result depends on where it sits in the batch",
+                       f"输出中每个（样本，head）块都等于本批中某个（样本，head）的正确结果，但不一定是它自己的（样本 {b} 的 "
+                       f"head {h} 得到的是样本 {b2} 的 head {h2} 的结果）：batch 轴与 head 轴在某处被互换了（例如把 head "
+                       "并入 batch 时用一种顺序，拆开时用了另一种），因此样本的结果取决于它在批中的位置")
+    return None
+
+
 # The fault models whose line the source can show, by the source_lines note that finds it in a class.
 SOURCE_NOTES = {"softmax_query_axis": source_lines.softmax_axis_note, "qk_swapped": source_lines.keys_first_note,
                 "causal": source_lines.causal_note, "causal_diagonal": source_lines.causal_note,

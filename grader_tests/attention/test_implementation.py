@@ -382,6 +382,18 @@ def test_deterministic(student, fresh_student, student_source):
     _expect_inputs_unchanged(student, student_source)
 
 
+def _why_copies_differ(student, doubled, c) -> Msg:
+    """Why two copies of a sample in one batch got different results: randomness (dropout on in eval), unless the
+    same call repeated gives the same result and its blocks are the right results of the batch's other samples or
+    heads (round 35: the batch and head axes exchanged were said to be dropout, in code with none)."""
+    again = student.sdpa(*doubled, return_weights=True)
+    if identical(again[0], c[0]) and identical(again[1], c[1]):
+        exchanged = diagnose.results_exchanged(c[0], *doubled)
+        if exchanged is not None:
+            return exchanged
+    return diagnose.randomness(student, "ScaledDotProductAttention")
+
+
 def _expect_same_results(student, fresh_student) -> None:
     q, k, v = C.parity_case()
     a = student.sdpa(q, k, v, return_weights=True)
@@ -395,13 +407,14 @@ def _expect_same_results(student, fresh_student) -> None:
     # Equal twice is not enough: randomness seeded from the input repeats itself. The same sample
     # twice in one batch must give the same rows (a seeded dropout draws different masks for them).
     n = q.shape[0]
-    c = student.sdpa(*(torch.cat([t, t]) for t in (q, k, v)), return_weights=True)
+    doubled = tuple(torch.cat([t, t]) for t in (q, k, v))
+    c = student.sdpa(*doubled, return_weights=True)
     same = identical(c[0][:n], c[0][n:]) and identical(c[1][:n], c[1][n:])   # NaN where the other copy has NaN too
     diff = 0.0 if same else max(max_err(c[0][:n], c[0][n:]), max_err(c[1][:n], c[1][n:]))
     expect(diff <= 1e-6, lambda: cat(msg(f"ScaledDotProductAttention on one batch holding the same sample twice "
                                          f"(max difference between the copies {diff:.3g}): ",
                                          f"ScaledDotProductAttention 在同一批中两次输入相同样本（两份结果最大差 {diff:.3g}）："),
-                                     diagnose.randomness(student, "ScaledDotProductAttention")))
+                                     _why_copies_differ(student, doubled, c)))
     # Nor may a result depend on earlier calls: the same call after a call with a mask (a mask kept
     # from that call) must give what it gave before.
     # The mask is the plainest kind, [Nq, Nk]; code that cannot take it at all is graded by the mask

@@ -5,15 +5,39 @@
    exit status as Python would end ``python attention.py`` (grading.sandbox.runtime._exit_status), and the load
    message says "the file raised SystemExit (exit code 3) at line 3", in both languages; the top-level hint says
    a ``raise SystemExit`` ends the import, as it said of sys.exit().
+2. Twenty faulty files of round 35 (tests/fixtures/submissions/faulty/r35_*.py: mistakes made adapting the round's
+   public styles, see test_fair_round35.py) are each named as their `# diagnosis:` header declares and nothing else,
+   in both languages, and every line a hint quotes holds the code quoted (slow lane). One hint contradicted its code:
+   sooftware/attentions' heads folded into the batch head-major and unfolded batch-major (samples and heads
+   exchanged, every block a right result in the wrong place) was told "randomness is still active in eval mode
+   (e.g. F.dropout without training=self.training ...)", named ``dropout``, in a file with no dropout: two copies
+   of a sample in one batch differed, which the check took for random draws. Now the same call is repeated, and
+   when it repeats itself and every (sample, head) block is the right result of some block of the batch, that is
+   what the hint says (diagnose.results_exchanged); dropout is named only otherwise.
 """
 
 from __future__ import annotations
 
 import pytest
+import torch
 
+from grader_tests.attention import cases as C
+from grader_tests.attention import diagnose
+from grading.i18n import is_msg
 from grading.proxy import load_error_text
 from grading.sandbox import StudentError
-from tests.grading.helpers import code_names, english_in_zh, grade_stored
+from tests.grading.helpers import (
+    SUBMISSIONS,
+    code_names,
+    english_in_zh,
+    grade_stored,
+    graded_corpus_file,
+    named_faults,
+)
+from tests.grading.test_quoted_lines_round31 import _shown, quoted_lines
+
+FAULTY = SUBMISSIONS / "faulty"
+ROUND = sorted(FAULTY.glob("r35_*.py"))
 
 
 # ----------------------------------------------------------------------------- 1. SystemExit at import
@@ -71,3 +95,74 @@ def test_a_graded_file_that_exits_at_import_is_told_its_exit_code_and_line(execu
     assert result["status"] == "graded"
     assert f"the file raised SystemExit ({status}) at line 4." in result["message"]["en"], result["message"]
     assert "退出码" in result["message"]["zh"] and "第 4 行抛出了 SystemExit" in result["message"]["zh"]
+
+
+# ----------------------------------------------------------------------------- 2. the round's faulty files
+def _declared(path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()[1].removeprefix("# diagnosis: ").split()
+
+
+def _failed(executor, path) -> dict[str, dict]:
+    return {t["id"]: t["feedback"] for t in graded_corpus_file(executor, path)["tests"]
+            if t["outcome"] != "passed" and is_msg(t["feedback"])}
+
+
+def test_the_round_adds_20_files_with_a_declared_diagnosis():
+    assert len(ROUND) == 20
+    for path in ROUND:
+        assert path.read_text(encoding="utf-8").splitlines()[1].startswith("# diagnosis: "), path.name
+    assert sum(_declared(p) == ["none"] for p in ROUND) >= 5     # mistakes no model names: described only
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", ROUND, ids=[p.stem for p in ROUND])
+def test_a_round_35_file_is_named_as_declared_and_quotes_only_its_own_lines(executor, path):
+    declared = _declared(path)
+    source = path.read_text(encoding="utf-8")
+    lines, code = source.splitlines(), code_names(source)
+    named: set[str] = set()
+    for tid, fb in _failed(executor, path).items():
+        named |= named_faults(fb)
+        for n, _owner, quoted in quoted_lines(fb["en"]):
+            assert 1 <= n <= len(lines) and _shown(quoted, lines[n - 1]) and not lines[n - 1].startswith("#"), \
+                (tid, n, quoted)
+        assert english_in_zh(fb["zh"], code) == [], (tid, fb["zh"])
+    if declared == ["none"]:
+        assert named == set(), named
+    else:
+        assert declared[0] in named and named <= set(declared), named
+
+
+def _exchanged(out: torch.Tensor) -> torch.Tensor:
+    """``out`` with its (sample, head) blocks read head-major as batch-major: the sooftware file's mistake."""
+    B, H = out.shape[:2]
+    return out.transpose(0, 1).reshape(B * H, *out.shape[2:]).view(B, H, *out.shape[2:])
+
+
+def test_blocks_in_exchanged_places_are_said_to_be_exchanged():
+    q, k, v = (torch.cat([t, t]) for t in C.parity_case())
+    said = diagnose.results_exchanged(_exchanged(C.ref_output(q, k, v)), q, k, v)
+    assert said is not None and said["en"].startswith("each (sample, head) block of the output is the right result")
+    assert "the batch and head axes are exchanged somewhere" in said["en"], said
+    assert "batch 轴与 head 轴在某处被互换了" in said["zh"] and english_in_zh(said["zh"]) == [], said
+
+
+def test_no_exchange_is_said_of_right_results_or_of_dropped_values():
+    q, k, v = (torch.cat([t, t]) for t in C.parity_case())
+    right = C.ref_output(q, k, v)
+    assert diagnose.results_exchanged(right, q, k, v) is None
+    torch.manual_seed(0)
+    w = torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5, -1)
+    dropped = torch.nn.functional.dropout(w, 0.1, training=True) @ v
+    assert diagnose.results_exchanged(dropped, q, k, v) is None
+    assert diagnose.results_exchanged(right + 1e-3, q, k, v) is None          # no block is a right result
+
+
+def test_samples_and_heads_exchanged_are_not_called_dropout(executor):
+    """Before: "in eval() mode results that must be identical differ: randomness is still active in eval mode (e.g.
+    F.dropout without training=self.training; use nn.Dropout)", named dropout, for a file with no dropout."""
+    path = FAULTY / "r35_sooftware_unfold_batch_major.py"
+    det = _failed(executor, path)["test_deterministic"]
+    assert "dropout" not in named_faults(det) and "dropout" not in det["en"].lower(), det
+    assert "(sample 0, head 1 holds that of sample 1, head 0): the batch and head axes are exchanged" in det["en"], det
+    assert "样本 0 的 head 1 得到的是样本 1 的 head 0 的结果" in det["zh"], det
