@@ -354,6 +354,9 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
                 return None
             mask = torch.zeros(B, 1, Nq, Nk, dtype=torch.float64).masked_fill(
                 key_padding_mask[:, None, :, None] | key_padding_mask[:, None, None, :], NEG_INF)
+        elif fault == "pad_query_axis_finite":  # applied below, on the scores
+            if Nq != Nk or not bool(key_padding_mask.any()):
+                return None
         elif fault == "pad_query_axis":
             if Nq != Nk:
                 return None
@@ -366,7 +369,7 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         elif fault != "pad_ignored":
             mask = mask.masked_fill(key_padding_mask[:, None, None, :], NEG_INF)
     elif fault in ("pad_inverted", "pad_query_axis", "pad_ignored", "pad_on_values", "pad_inverted_finite",
-                   "pad_square"):
+                   "pad_square", "pad_query_axis_finite"):
         return None
     if additive_mask is None and fault == "mask_ignored":
         return None
@@ -399,6 +402,12 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
             scores = scores + real * _FINITE_BLOCK
         else:   # s + -1e9 rounds to -1e9 in float32: a row of blocked keys only is uniform, not softmax(s)
             scores = torch.where(real & torch.isfinite(scores), _FINITE_BLOCK, scores)
+    if fault == "pad_query_axis_finite":        # the padding queries' rows filled with -1e9 (or finfo.min), not -inf
+        if x.dtype == torch.float64:   # s - 1e9 keeps s there: the rows read as without the mask (pad_ignored)
+            return None
+        # s + -1e9 rounds to -1e9 in float32: such a row is uniform over its keys, not NaN as with -inf
+        rows = key_padding_mask[:, None, :, None]
+        scores = torch.where(rows & torch.isfinite(scores), _FINITE_BLOCK, scores)
     if fault == "mask_after_softmax":           # softmax of the unmasked scores, blocked zeroed after
         if not bool(torch.isinf(mask).any()):
             return None
@@ -478,7 +487,8 @@ PROJECTION_ROLE_FAULTS = tuple(f"roles_{''.join(r)}" for r in itertools.product(
 MHA_WEIGHTS_FAULTS = ("weights_transposed",)
 MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_dim_first", "shared_q", "kv_from_x",
               "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis", "softmax_batch_axis",
-              "pad_inverted", "pad_inverted_finite", "pad_square", "pad_query_axis", "pad_ignored", "mask_ignored",
+              "pad_inverted", "pad_inverted_finite", "pad_square", "pad_query_axis", "pad_query_axis_finite",
+              "pad_ignored", "mask_ignored",
               "mask_after_softmax",
               "out_proj_skipped", "kv_swapped", "split_dim_first", "residual", "layer_norm", "residual_layer_norm",
               "pad_on_values", "weights_transposed", "bias_dropped", *ADDITIVE_MASK_HEAD_FAULTS,

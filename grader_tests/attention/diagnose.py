@@ -1116,6 +1116,8 @@ def mha_key(fault: str, d_model: int, head_dim: int) -> str:
         return "additive_mask_ignored"
     if fault == "pad_inverted_finite":   # inverted with -1e9 instead of -inf: the same mistake
         return "pad_inverted"
+    if fault == "pad_query_axis_finite":     # on the query axis with -1e9 or finfo.min instead of -inf (round 35)
+        return "pad_query_axis"
     return "scale_dk_or_dmodel" if fault == "scale_dk" and d_model == head_dim * head_dim else fault
 
 

@@ -14,6 +14,9 @@
    of a sample in one batch differed, which the check took for random draws. Now the same call is repeated, and
    when it repeats itself and every (sample, head) block is the right result of some block of the batch, that is
    what the hint says (diagnose.results_exchanged); dropout is named only otherwise.
+3. A padding mask put on the query axis with a finite fill (-1e9, finfo.min, -finfo.max) was named by no model
+   (the pad_query_axis model blocks with -inf: NaN rows, where a finite fill gives uniform ones); now it is
+   (``pad_query_axis_finite``, named as pad_query_axis).
 """
 
 from __future__ import annotations
@@ -166,3 +169,47 @@ def test_samples_and_heads_exchanged_are_not_called_dropout(executor):
     assert "dropout" not in named_faults(det) and "dropout" not in det["en"].lower(), det
     assert "(sample 0, head 1 holds that of sample 1, head 0): the batch and head axes are exchanged" in det["en"], det
     assert "样本 0 的 head 1 得到的是样本 1 的 head 0 的结果" in det["zh"], det
+
+
+# ----------------------------------------------------------------------------- 3. padding on the query axis, finite
+# krasserm's Perceiver IO blocks with -torch.finfo(dtype).max, many students with masked_fill(mask, -1e9): a padding
+# mask put on the query axis so fills the padding queries' rows, which come out uniform over the keys (s - 1e9 rounds
+# to -1e9 in float32), not NaN as with -inf. The pad_query_axis model (-inf) did not match them, and the file was
+# told only "padding keys get weight up to 0.919" (r35_krasserm_pad_on_query_axis.py); ``pad_query_axis_finite``
+# models them and is named as pad_query_axis (diagnose.mha_key), as pad_inverted_finite is named pad_inverted.
+def _query_axis_fill(fill):
+    return lambda kpm: torch.zeros(kpm.shape[0], 1, kpm.shape[1], 1).masked_fill(kpm[:, None, :, None], fill)
+
+
+@pytest.mark.parametrize("fill", [-1e9, torch.finfo(torch.float32).min, -torch.finfo(torch.float32).max])
+def test_a_padding_mask_on_the_query_axis_with_a_finite_fill_is_named_as_on_the_query_axis(fill):
+    from tests.grading.test_hints_round26 import _padding_case, _student_mha
+
+    params, x, kpm = _padding_case()
+    out, w = _student_mha(params, x, kpm, _query_axis_fill(fill))
+    assert diagnose.mha(out, w, params, 4, 4, x, None, None, kpm) == diagnose.FAULTS["pad_query_axis"]
+    assert diagnose.mha_key("pad_query_axis_finite", 16, 4) == "pad_query_axis"
+
+
+def test_the_finite_query_axis_model_needs_padding_float32_and_square_attention():
+    from tests.grading.test_hints_round26 import _padding_case
+
+    params, x, kpm = _padding_case()
+    fault = "pad_query_axis_finite"
+    assert C.mha_variant(params, 4, 4, x, None, None, kpm, fault=fault) is not None
+    assert C.mha_variant(params, 4, 4, x, None, None, torch.zeros_like(kpm), fault=fault) is None     # no padding
+    assert C.mha_variant(params, 4, 4, x, None, None, None, fault=fault) is None
+    assert C.mha_variant(params, 4, 4, x.double(), None, None, kpm, fault=fault) is None             # float64
+    context = C.tokens(43, 2, 7, 16)
+    assert C.mha_variant(params, 4, 4, x, context, None, torch.zeros(2, 7, dtype=torch.bool), fault=fault) is None
+    # and it is no other mistake's numbers: not the -inf model's (NaN rows), not an ignored padding mask
+    finite = C.mha_variant(params, 4, 4, x, None, None, kpm, fault=fault)[0]
+    for other in ("pad_ignored", "pad_query_axis"):
+        out = C.mha_variant(params, 4, 4, x, None, None, kpm, fault=other)[0]
+        assert not torch.allclose(torch.nan_to_num(out.float(), nan=0.0), finite.float(), atol=1e-3), other
+
+
+def test_the_graded_file_on_the_query_axis_is_named(executor):
+    """Before: "padding keys get weight up to 0.919; they must get exactly 0 from every head and query" alone."""
+    fb = _failed(executor, FAULTY / "r35_krasserm_pad_on_query_axis.py")["test_padding_keys_get_zero_weight"]
+    assert named_faults(fb) == {"pad_query_axis"}, fb
