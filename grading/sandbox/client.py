@@ -502,6 +502,7 @@ SERVE_FAILED_TEXT = ("after your code had run, the sandbox stopped answering the
 
 
 ABORTED_TEXT = "the sandboxed process called abort() (SIGABRT)"
+RECEIVED_TEXT = "the sandboxed process was ended by {name}: it received the signal and had no handler for it"
 
 
 def _describe_status(st: dict | None, limits: Limits) -> str:
@@ -513,8 +514,8 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
         sig = st["signal"]
         try:
             name = signal.Signals(sig).name
-        except ValueError:
-            name = f"signal {sig}"
+        except ValueError:   # a real-time signal between SIGRTMIN and SIGRTMAX has no name of its own
+            name = f"SIGRTMIN+{sig - signal.SIGRTMIN}" if signal.SIGRTMIN < sig < signal.SIGRTMAX else f"signal {sig}"
         if sig in (signal.SIGKILL, signal.SIGXCPU) and st.get("cpu", 0) >= limits.cpu - 0.05:
             return f"CPU time limit exceeded ({st.get('cpu')} s CPU, limit {limits.cpu:g} s)"
         if sig == signal.SIGXFSZ:
@@ -523,6 +524,8 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
             return "the sandboxed process crashed (SIGSEGV)"
         if sig == signal.SIGTRAP:        # the jail's SIGABRT handler (zygote.trap_aborts)
             return ABORTED_TEXT
+        if st.get("received"):           # the jail's handler of a signal whose action is the default (zygote._end_on)
+            return RECEIVED_TEXT.format(name=name)
         return f"the sandboxed process was killed by {name}"
     if st.get("exit_code") == protocol.SERVE_FAILED_EXIT:
         return SERVE_FAILED_TEXT

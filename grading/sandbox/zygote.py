@@ -27,6 +27,7 @@ import ctypes  # noqa: E402
 import errno  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
+import mmap  # noqa: E402
 import random  # noqa: E402
 import resource  # noqa: E402
 import secrets  # noqa: E402
@@ -348,6 +349,61 @@ def trap_aborts() -> None:
     _check(_libc.sigaction(signal.SIGABRT, ctypes.byref(action), None), "sigaction(SIGABRT)")
 
 
+# Signals sent to the jail. The kernel drops every signal whose action is the default that pid 1 of a pid namespace
+# receives from its own namespace (only SIGKILL and SIGSTOP from an ancestor, and faults, reach it): a submission's
+# ``os.kill(os.getpid(), signal.SIGTERM)`` or ``signal.raise_signal(signal.SIGUSR1)`` returned and its code went on,
+# where ``python attention.py`` would have ended there (round 35). Each signal whose default action ends a process
+# gets a handler in the jail that ends it instead, after writing the signal's number on a page shared with the
+# zygote only (``_end_page``): the zygote then reports the jail as ended by that signal, and a student's
+# ``os._exit(143)`` still as an exit with code 143. A handler the student installs replaces this one and runs, as
+# in any process. Not among them: SIGKILL and SIGSTOP (they cannot be caught: sent to itself, the jail goes on),
+# SIGABRT (trap_aborts), SIGPIPE and SIGXFSZ (Python ignores them in every process), and the faults (SIGSEGV,
+# SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS): a real fault reaches pid 1 as any process, and a Python handler would
+# return to the faulting instruction and fault again without end.
+_NOT_ENDING_HERE = {signal.SIGKILL, signal.SIGSTOP, signal.SIGABRT, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGSEGV,
+                    signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGTRAP, signal.SIGSYS}
+# default action "ignore" or "stop" (signal(7)): nothing to do for these
+_NOT_ENDING_ANYWHERE = {signal.SIGCHLD, signal.SIGCONT, signal.SIGURG, signal.SIGWINCH, signal.SIGTSTP,
+                        signal.SIGTTIN, signal.SIGTTOU}
+ENDED_BY_SIGNAL_EXIT = 128   # the jail exits with 128 + the signal's number, as a shell reports a signal's end
+_end_page: mmap.mmap | None = None    # this jail's page for the signal that ended it (launch)
+_ending_signals: tuple[int, ...] = ()  # computed once in the zygote (find_ending_signals)
+
+
+def find_ending_signals() -> None:
+    """The signals the jail ends on by its own handler (see above): those whose default action ends a process and
+    whose action in the zygote is the default (SIGINT's too, the jail resets it to the default first)."""
+    global _ending_signals
+    _ending_signals = tuple(
+        s for s in sorted(signal.valid_signals())
+        if s not in _NOT_ENDING_HERE and s not in _NOT_ENDING_ANYWHERE
+        and (s == signal.SIGINT or signal.getsignal(s) == signal.SIG_DFL))
+
+
+def _end_on(signum: int, frame: object) -> None:
+    """The jail's handler of an ending signal: the end a process whose action for it is the default would have."""
+    page = _end_page
+    if page is not None:
+        page[0] = signum & 0xFF
+    os._exit(ENDED_BY_SIGNAL_EXIT + signum)
+
+
+def end_on_signals() -> None:
+    """Install :func:`_end_on` for every ending signal (in the jail, before student code)."""
+    for s in _ending_signals:
+        signal.signal(s, _end_on)
+
+
+def ended_by(wstatus: int, page: mmap.mmap | None) -> int | None:
+    """The signal that ended a jail through :func:`_end_on`, or None."""
+    if page is None or page.closed or not os.WIFEXITED(wstatus):
+        return None
+    sig = page[0]
+    if sig in _ending_signals and os.WEXITSTATUS(wstatus) == ENDED_BY_SIGNAL_EXIT + sig:
+        return sig
+    return None
+
+
 def _set_rlimits(lim: dict) -> None:
     # RLIMIT_CPU is the executor's, the same for every session (``cpu_rlimit``): the session's own CPU
     # limit, cut to what is left of the grading's budget (the hidden tests' session gets less than the
@@ -434,6 +490,7 @@ def run_jail(job: dict, data_fd: int, out_fd: int, parent_pidfd: int, setup_fd: 
                                "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
             prepare_process()   # stdio, working directory, sys.argv/path/modules, input()
             trap_aborts()
+            end_on_signals()
             sock = socket.socket(fileno=3)
             # Every jail forks from the same zygote, hence the same RNG state: seed afresh so that
             # two sessions never share random draws (a dropout left on differs between sessions).
@@ -476,8 +533,9 @@ class Jail:
     """A running jail as the zygote supervises it."""
 
     def __init__(self, pid: int, lifeline_fd: int, status_fd: int, setup_r: int, wall: float, uid: int,
-                 cpu: float = math.inf, backstop: float = 1.0):
+                 cpu: float = math.inf, backstop: float = 1.0, end_page: mmap.mmap | None = None):
         self.pid = pid
+        self.end_page = end_page                    # where its _end_on writes the signal it ended on
         self.uid = uid
         self.cpu = cpu                              # CPU seconds it may use (its session's limit)
         self.pidfd = os.pidfd_open(pid)
@@ -533,6 +591,12 @@ class Jail:
             status["exit_code"] = os.WEXITSTATUS(wstatus)
         elif os.WIFSIGNALED(wstatus):
             status["signal"] = os.WTERMSIG(wstatus)
+        sig = ended_by(wstatus, self.end_page)
+        if sig is not None:   # it received a signal whose action was the default: a process ends on it
+            status.pop("exit_code", None)
+            status.update(signal=sig, received=True)
+        if self.end_page is not None:
+            self.end_page.close()
         _report(self.status_fd, status)
         for fd in (self.pidfd, self.lifeline_fd, self.status_fd, self.setup_r):
             try:
@@ -572,8 +636,10 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
         for fd in fds:
             os.close(fd)
         return None
+    global _end_page
     opened: list[int] = []
     try:
+        _end_page = mmap.mmap(-1, mmap.PAGESIZE)   # shared with the jail forked next, and with no other
         setup_r, setup_w = os.pipe()
         opened += [setup_r, setup_w]
         parent_pidfd = os.pidfd_open(os.getpid())
@@ -583,6 +649,9 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
         _report(status_fd, {"status": "setup_failed", "reason": f"jail setup failed: {e}"})
         for fd in (*fds, *opened):
             os.close(fd)
+        if _end_page is not None:
+            _end_page.close()
+        _end_page = None
         return None
     try:
         pid = os.fork()
@@ -605,13 +674,18 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
         os._exit(1)
     for fd in (setup_w, parent_pidfd, data_fd, out_fd):
         os.close(fd)
+    end_page, _end_page = _end_page, None
+    if pid > 0:          # the jails forked later do not get it
+        end_page.madvise(mmap.MADV_DONTFORK)
+    else:
+        end_page.close()
     if pid < 0:
         _report(status_fd, {"status": "setup_failed", "reason": f"fork failed: {fork_error}"})
         for fd in (lifeline_fd, status_fd, setup_r):
             os.close(fd)
         return None
     try:
-        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid, cpu, backstop)
+        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid, cpu, backstop, end_page)
         # The jail's pid, first on the status pipe: the trusted side reads what the jail's threads do
         # (/proc) while it waits for a reply, and stops a jail that sleeps there (client.IdleWatch).
         _report(status_fd, {"pid": pid})
@@ -619,6 +693,7 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
     except OSError as e:                      # no pidfd: a jail nobody watches must not run
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+        end_page.close()
         _report(status_fd, {"status": "setup_failed", "reason": f"jail setup failed: {e}"})
         for fd in (lifeline_fd, status_fd, setup_r):
             os.close(fd)
@@ -692,6 +767,7 @@ def main() -> None:
         own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
         seccomp = SeccompProgram() if reason is None else None
         map_abort_trap()
+        find_ending_signals()
         if reason is None:   # what launch() does for every jail, tried once here
             unshare(CLONE_NEWPID)
             _check(_libc.setns(own_pidns, CLONE_NEWPID), "setns back to the zygote's pid namespace")

@@ -1,0 +1,108 @@
+"""Round 35 of the sandbox: how a jail ends on a signal it receives, and on running out of memory.
+
+The jail is pid 1 of its pid namespace, and the kernel drops a signal whose action is the default that pid 1 gets
+from its own namespace: ``os.kill(os.getpid(), signal.SIGTERM)`` returned and the code went on, where ``python
+attention.py`` ends there. The jail now ends on each signal whose default action ends a process, and is said to
+have been ended by it; a handler the student installed still runs instead."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+import torch
+
+from grading.proxy import death_text
+from grading.sandbox import SandboxDied
+from grading.sandbox.client import Limits, _describe_status
+from tests.sandbox.helpers import GOOD, assert_healthy
+
+# How the code sends the signal (``{s}``: the signal's number) to the jail, in a call.
+_SENDS = {"os_kill_of_its_pid": "import os\nos.kill(os.getpid(), {s})",
+          "raise_signal": "import signal\nsignal.raise_signal({s})",
+          "pthread_kill_of_its_thread": "import signal, threading\nsignal.pthread_kill(threading.get_ident(), {s})",
+          "os_kill_from_another_thread": "import os, threading, time\n"
+                                         "threading.Thread(target=os.kill, args=(os.getpid(), {s})).start()\n"
+                                         "time.sleep(5)",
+          "kill_of_its_process_group": "import os\nos.kill(0, {s})"}
+
+_SIGNALS = {"SIGTERM": signal.SIGTERM, "SIGINT": signal.SIGINT, "SIGHUP": signal.SIGHUP, "SIGQUIT": signal.SIGQUIT,
+            "SIGUSR1": signal.SIGUSR1, "SIGUSR2": signal.SIGUSR2, "SIGALRM": signal.SIGALRM,
+            "SIGVTALRM": signal.SIGVTALRM, "SIGPROF": signal.SIGPROF, "SIGIO": signal.SIGIO,
+            "SIGPWR": signal.SIGPWR, "SIGSTKFLT": signal.SIGSTKFLT, "SIGXCPU": signal.SIGXCPU,
+            "SIGRTMIN": signal.SIGRTMIN, "SIGRTMIN+6": signal.SIGRTMIN + 6, "SIGRTMAX": signal.SIGRTMAX}
+
+
+def _in_forward(statements: str, head: str = "") -> str:
+    body = "".join("    " + line + "\n" for line in statements.splitlines())
+    return GOOD + f"\n{head}\ndef _forward(self, x, shift=0.0):\n{body}    return x * 2.0 + shift\nScale.forward = _forward\n"
+
+
+def _call(executor, source: str):
+    with executor.session(source, "m.py", "m") as s:
+        s.load()
+        return s.call(s.new("Scale"), "__call__", torch.ones(2, 3))
+
+
+@pytest.mark.parametrize("name", list(_SIGNALS))
+def test_a_jail_that_sends_itself_a_signal_whose_default_action_ends_a_process_is_ended_by_it(executor, name):
+    with pytest.raises(SandboxDied) as died:
+        _call(executor, _in_forward(_SENDS["os_kill_of_its_pid"].format(s=int(_SIGNALS[name]))))
+    said = str(died.value)
+    assert f"ended by {name}:" in said, said
+    told = death_text(died.value.reason)
+    assert f"ended by {name}" in told["en"] and f"信号 {name} 结束" in told["zh"], told
+    assert_healthy(executor)
+
+
+@pytest.mark.parametrize("how", list(_SENDS))
+def test_every_way_of_sending_sigterm_to_itself_ends_the_jail(executor, how):
+    with pytest.raises(SandboxDied) as died:
+        _call(executor, _in_forward(_SENDS[how].format(s=int(signal.SIGTERM))))
+    assert "ended by SIGTERM" in str(died.value), str(died.value)
+    assert_healthy(executor)
+
+
+def test_an_alarm_with_no_handler_ends_the_jail_as_an_alarm_clock_ends_a_process(executor):
+    with pytest.raises(SandboxDied) as died:
+        _call(executor, _in_forward("import signal, time\nsignal.setitimer(signal.ITIMER_REAL, 0.05)\ntime.sleep(3)"))
+    assert "ended by SIGALRM" in str(died.value), str(died.value)
+
+
+def test_a_handler_the_student_installed_runs_and_the_code_goes_on(executor):
+    source = _in_forward("import os, signal\nos.kill(os.getpid(), signal.SIGTERM)\nsignal.raise_signal(signal.SIGUSR1)\n"
+                         "return x * 0 + len(_SEEN)",
+                         head="import signal\n_SEEN = []\nsignal.signal(signal.SIGTERM, lambda s, f: _SEEN.append(s))\n"
+                              "signal.signal(signal.SIGUSR1, lambda s, f: _SEEN.append(s))")
+    out = _call(executor, source)
+    assert out.tolist() == [[2.0] * 3] * 2
+
+
+def test_an_ignored_signal_stays_ignored_and_a_restored_handler_ends_the_jail_again(executor):
+    source = _in_forward("import os, signal\n_old = signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                         "os.kill(os.getpid(), signal.SIGTERM)\nsignal.signal(signal.SIGTERM, _old)\n"
+                         "os.kill(os.getpid(), signal.SIGHUP)")
+    with pytest.raises(SandboxDied) as died:
+        _call(executor, source)
+    assert "ended by SIGHUP" in str(died.value), str(died.value)
+
+
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGSTOP", "SIGCHLD", "SIGWINCH", "SIGURG", "SIGCONT"])
+def test_sigkill_sigstop_and_signals_ignored_by_default_sent_to_itself_leave_the_jail_running(executor, sig):
+    """SIGKILL and SIGSTOP cannot be caught: sent by pid 1 to itself, the kernel drops them and the code goes on (a
+    stop would be seen by the idle watch anyway); the others are ignored by every process."""
+    out = _call(executor, _in_forward(f"import os, signal\nos.kill(os.getpid(), signal.{sig})"))
+    assert out.tolist() == [[2.0] * 3] * 2
+    assert_healthy(executor)
+
+
+def test_an_exit_with_128_plus_a_signals_number_is_still_an_exit_code(executor):
+    with pytest.raises(SandboxDied) as died:
+        _call(executor, _in_forward("import os\nos._exit(143)"))
+    assert "exited with code 143" in str(died.value) and "SIGTERM" not in str(died.value), str(died.value)
+
+
+def test_a_real_time_signal_is_named_from_sigrtmin():
+    st = {"status": "exited", "signal": int(signal.SIGRTMIN) + 6, "received": True, "cpu": 0.1}
+    said = _describe_status(st, Limits())
+    assert "ended by SIGRTMIN+6:" in said, said
