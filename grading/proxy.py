@@ -121,6 +121,10 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
     (r"the sandboxed process called abort\(\) \(SIGABRT\)",
      "the process called abort() (SIGABRT), as C and C++ code does when an assertion fails or an exception is "
      "not caught", "进程调用了 abort()（SIGABRT），C 或 C++ 代码在断言失败或异常未被捕获时会这样做"),
+    (r"the sandboxed process ran out of memory \(limit (?P<limit>\d+) MiB\): the kernel's out-of-memory killer ended "
+     r"it when it had used up to (?P<used>\d+) MiB",
+     "the process ran out of memory (limit {limit} MiB): the kernel's out-of-memory killer ended it when it had used "
+     "up to {used} MiB", "进程内存不足（上限 {limit} MiB）：它用到 {used} MiB 时被内核的内存不足处理机制（OOM killer）终止"),
     (r"the sandboxed process was ended by (?P<sig>SIG[A-Z0-9+]+): it received the signal and had no handler for it",
      "the process was ended by {sig}: it received that signal and had no handler of its own for it, and a "
      "process ends on it then", "进程被信号 {sig} 结束：它收到了这个信号，却没有为它设置处理函数，此时进程就会结束"),

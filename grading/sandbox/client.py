@@ -502,6 +502,8 @@ SERVE_FAILED_TEXT = ("after your code had run, the sandbox stopped answering the
 
 
 ABORTED_TEXT = "the sandboxed process called abort() (SIGABRT)"
+OOM_TEXT = ("the sandboxed process ran out of memory (limit {limit} MiB): the kernel's out-of-memory killer ended it "
+            "when it had used up to {used} MiB")
 RECEIVED_TEXT = "the sandboxed process was ended by {name}: it received the signal and had no handler for it"
 
 
@@ -518,6 +520,8 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
             name = f"SIGRTMIN+{sig - signal.SIGRTMIN}" if signal.SIGRTMIN < sig < signal.SIGRTMAX else f"signal {sig}"
         if sig in (signal.SIGKILL, signal.SIGXCPU) and st.get("cpu", 0) >= limits.cpu - 0.05:
             return f"CPU time limit exceeded ({st.get('cpu')} s CPU, limit {limits.cpu:g} s)"
+        if sig == signal.SIGKILL and st.get("oom_killed"):     # the zygote checked (zygote.OomKills)
+            return OOM_TEXT.format(used=round(int(st.get("maxrss_kib") or 0) / 1024), limit=round(limits.memory / (1 << 20)))
         if sig == signal.SIGXFSZ:
             return "file size limit exceeded (SIGXFSZ)"
         if sig == signal.SIGSEGV:

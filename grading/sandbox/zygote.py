@@ -528,6 +528,72 @@ def _fcntl_dup(fd: int) -> int:
     return fcntl.fcntl(fd, fcntl.F_DUPFD, 100)
 
 
+# --------------------------------------------------------------------------- out of memory
+def _cgroup_oom_files() -> list[str]:
+    """The files that count this process's cgroup's OOM kills: cgroup v2's memory.events, v1's memory.oom_control
+    (the jails are forked into the zygote's cgroup); the cgroup's own path first, then the mount's root (a cgroup
+    namespace shows the cgroup there)."""
+    found = []
+    try:
+        with open("/proc/self/cgroup") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controllers == "":                         # v2
+            base, name = "/sys/fs/cgroup", "memory.events"
+        elif "memory" in controllers.split(","):       # v1
+            base, name = "/sys/fs/cgroup/memory", "memory.oom_control"
+        else:
+            continue
+        for candidate in (base + path.rstrip("/") + "/" + name, base + "/" + name):
+            if os.path.isfile(candidate):
+                found.append(candidate)
+                break
+    return found
+
+
+class OomKills:
+    """The kernel's counts of processes its out-of-memory killer ended: in the whole host (/proc/vmstat's oom_kill)
+    and in the zygote's cgroup (where the jails are), read through descriptors opened once (~7 us a read).
+
+    A jail that ended by a SIGKILL the zygote did not send, while one of these counts rose, was ended by the OOM
+    killer: nothing else in the jail's reach sends SIGKILL (the jail's own SIGKILL to itself is dropped: it is pid 1
+    of its namespace), and its oom_score_adj of 1000 makes it the killer's first choice (_prefer_for_oom_kill)."""
+
+    def __init__(self) -> None:
+        self.fds: list[int] = []
+        for path in ("/proc/vmstat", *_cgroup_oom_files()):
+            try:
+                self.fds.append(os.open(path, os.O_RDONLY | os.O_CLOEXEC))
+            except OSError:
+                pass
+
+    def read(self) -> tuple[int, ...]:
+        counts = []
+        for fd in self.fds:
+            try:
+                text = os.pread(fd, 65536, 0)
+            except OSError:
+                counts.append(-1)
+                continue
+            counts.append(next((int(line.split()[1]) for line in text.splitlines()
+                                if line.startswith(b"oom_kill ")), -1))
+        return tuple(counts)
+
+
+_oom_kills: OomKills | None = None
+
+
+def oom_killed(before: tuple[int, ...], wstatus: int, reason: str | None) -> bool:
+    """Whether a jail whose counts at its start were ``before`` was ended by the OOM killer (see OomKills)."""
+    if reason is not None or not os.WIFSIGNALED(wstatus) or os.WTERMSIG(wstatus) != signal.SIGKILL:
+        return False
+    now = _oom_kills.read() if _oom_kills is not None else ()
+    return any(b >= 0 and n > b for b, n in zip(before, now, strict=False))
+
+
 # --------------------------------------------------------------------------- supervision
 class Jail:
     """A running jail as the zygote supervises it."""
@@ -546,6 +612,7 @@ class Jail:
         self.credit = 0.0                           # the latest forking.load_credit read, reported at its end
         self.reason: str | None = None            # why it was killed: "closed", "wall", "output" or "cpu"
         self.ended: tuple[int, object] | None = None  # (wait status, rusage) once reaped
+        self.oom_kills = _oom_kills.read() if _oom_kills is not None else ()   # the counts at its start
 
     def wall_over(self, now: float) -> bool:
         """Its session's wall limit has passed (called once ``deadline`` has): the time its threads
@@ -591,6 +658,8 @@ class Jail:
             status["exit_code"] = os.WEXITSTATUS(wstatus)
         elif os.WIFSIGNALED(wstatus):
             status["signal"] = os.WTERMSIG(wstatus)
+        if oom_killed(self.oom_kills, wstatus, self.reason):
+            status["oom_killed"] = True
         sig = ended_by(wstatus, self.end_page)
         if sig is not None:   # it received a signal whose action was the default: a process ends on it
             status.pop("exit_code", None)
@@ -768,6 +837,8 @@ def main() -> None:
         seccomp = SeccompProgram() if reason is None else None
         map_abort_trap()
         find_ending_signals()
+        global _oom_kills
+        _oom_kills = OomKills()
         if reason is None:   # what launch() does for every jail, tried once here
             unshare(CLONE_NEWPID)
             _check(_libc.setns(own_pidns, CLONE_NEWPID), "setns back to the zygote's pid namespace")

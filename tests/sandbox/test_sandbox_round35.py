@@ -106,3 +106,64 @@ def test_a_real_time_signal_is_named_from_sigrtmin():
     st = {"status": "exited", "signal": int(signal.SIGRTMIN) + 6, "received": True, "cpu": 0.1}
     said = _describe_status(st, Limits())
     assert "ended by SIGRTMIN+6:" in said, said
+
+
+# --------------------------------------------------------------------------- out of memory
+_CGROUP_V1 = "/sys/fs/cgroup/memory"
+
+
+@pytest.fixture
+def small_cgroup_executor():
+    """An executor whose zygote was moved into a cgroup (v1) of 256 MiB: its jails are forked there, and one that
+    touches more is ended by the kernel's OOM killer, as on a worker whose memory ran out."""
+    import os
+    import uuid
+
+    from grading.sandbox import Executor
+
+    path = f"{_CGROUP_V1}/autograder-test-{uuid.uuid4().hex[:8]}"
+    try:
+        os.mkdir(path)
+    except OSError as e:
+        pytest.skip(f"no cgroup v1 memory controller to write here: {e}")
+    try:
+        with open(f"{path}/memory.limit_in_bytes", "w") as f:
+            f.write(str(256 << 20))
+        if os.path.exists(f"{path}/memory.memsw.limit_in_bytes"):
+            with open(f"{path}/memory.memsw.limit_in_bytes", "w") as f:
+                f.write(str(256 << 20))
+        with Executor(Limits(cpu=5, wall=20, call_timeout=5, import_timeout=5)) as ex:
+            with open(f"{path}/cgroup.procs", "w") as f:
+                f.write(str(ex.zygote_pid))
+            yield ex
+    finally:
+        import time
+
+        for _ in range(50):
+            try:
+                os.rmdir(path)
+                break
+            except OSError:
+                time.sleep(0.1)
+
+
+def test_a_jail_ended_by_the_oom_killer_is_said_to_have_run_out_of_memory(small_cgroup_executor):
+    ex = small_cgroup_executor
+    # touched, under the jail's own limit (RLIMIT_AS, 1 GiB) but past the cgroup's 256 MiB
+    source = GOOD + "\n_big = [bytearray(1 << 20) for _ in range(400)]\n"
+    with pytest.raises(SandboxDied) as died:
+        with ex.session(source, "m.py", "m") as s:
+            s.load()
+    said = str(died.value)
+    assert "ran out of memory (limit 1024 MiB)" in said and "SIGKILL" not in said, said
+    told = death_text(died.value.reason)
+    assert "ran out of memory" in told["en"] and "内存不足" in told["zh"], told
+    with ex.session(GOOD, "m.py", "m") as s:        # the executor goes on
+        s.load()
+
+
+def test_a_sigkill_not_sent_by_the_zygote_without_an_oom_kill_is_still_said_as_sigkill():
+    st = {"status": "exited", "signal": int(signal.SIGKILL), "cpu": 0.1, "maxrss_kib": 300_000}
+    assert "killed by SIGKILL" in _describe_status(st, Limits())
+    said = _describe_status({**st, "oom_killed": True}, Limits())
+    assert said.startswith("the sandboxed process ran out of memory (limit 1024 MiB)") and "293 MiB" in said, said
