@@ -27,7 +27,6 @@ import ctypes  # noqa: E402
 import errno  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
-import mmap  # noqa: E402
 import random  # noqa: E402
 import resource  # noqa: E402
 import secrets  # noqa: E402
@@ -366,7 +365,52 @@ _NOT_ENDING_HERE = {signal.SIGKILL, signal.SIGSTOP, signal.SIGABRT, signal.SIGPI
 _NOT_ENDING_ANYWHERE = {signal.SIGCHLD, signal.SIGCONT, signal.SIGURG, signal.SIGWINCH, signal.SIGTSTP,
                         signal.SIGTTIN, signal.SIGTTOU}
 ENDED_BY_SIGNAL_EXIT = 128   # the jail exits with 128 + the signal's number, as a shell reports a signal's end
-_end_page: mmap.mmap | None = None    # this jail's page for the signal that ended it (launch)
+_MAP_SHARED, _MAP_ANONYMOUS, _MAP_FIXED_NOREPLACE, _MADV_DONTFORK = 0x01, 0x20, 0x100000, 10
+
+
+class EndPage:
+    """One page shared by the zygote and one jail, where the jail's :func:`_end_on` writes the signal it ends on.
+
+    Mapped at a random address (a hint the kernel keeps when it is free: MAP_FIXED_NOREPLACE), not where the kernel
+    would put it: the zygote maps one per live jail, so the next free address told a jail how many other jails were
+    running, and the hidden tests' session is opened while the visible tests' one still runs. Marked
+    MADV_DONTFORK once the jail is forked: no later jail gets it (nor could write another's)."""
+
+    def __init__(self) -> None:
+        size = resource.getpagesize()
+        _libc.mmap.restype = ctypes.c_void_p
+        _libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                               ctypes.c_long]
+        for _ in range(8):
+            hint = secrets.randbelow(1 << 34) * size + (1 << 44)    # within [16 TiB, 80 TiB): user space
+            addr = _libc.mmap(hint, size, _PROT_READ | _PROT_WRITE,
+                              _MAP_SHARED | _MAP_ANONYMOUS | _MAP_FIXED_NOREPLACE, -1, 0)
+            if addr not in (None, ctypes.c_void_p(-1).value):
+                break
+        else:   # a smaller address space (a 39-bit arm64 one): where the kernel puts it
+            addr = _libc.mmap(None, size, _PROT_READ | _PROT_WRITE, _MAP_SHARED | _MAP_ANONYMOUS, -1, 0)
+            if addr in (None, ctypes.c_void_p(-1).value):
+                raise OSError(ctypes.get_errno(), "mmap of a jail's end page")
+        self.address: int | None = addr
+        self.size = size
+
+    def write(self, signum: int) -> None:
+        if self.address is not None:
+            ctypes.c_ubyte.from_address(self.address).value = signum & 0xFF
+
+    def read(self) -> int:
+        return 0 if self.address is None else ctypes.c_ubyte.from_address(self.address).value
+
+    def keep_from_later_forks(self) -> None:
+        _libc.madvise(ctypes.c_void_p(self.address), ctypes.c_size_t(self.size), _MADV_DONTFORK)
+
+    def close(self) -> None:
+        if self.address is not None:
+            _libc.munmap(ctypes.c_void_p(self.address), ctypes.c_size_t(self.size))
+            self.address = None
+
+
+_end_page: EndPage | None = None       # this jail's page for the signal that ended it (launch)
 _ending_signals: tuple[int, ...] = ()  # computed once in the zygote (find_ending_signals)
 
 
@@ -382,9 +426,8 @@ def find_ending_signals() -> None:
 
 def _end_on(signum: int, frame: object) -> None:
     """The jail's handler of an ending signal: the end a process whose action for it is the default would have."""
-    page = _end_page
-    if page is not None:
-        page[0] = signum & 0xFF
+    if _end_page is not None:
+        _end_page.write(signum)
     os._exit(ENDED_BY_SIGNAL_EXIT + signum)
 
 
@@ -394,11 +437,11 @@ def end_on_signals() -> None:
         signal.signal(s, _end_on)
 
 
-def ended_by(wstatus: int, page: mmap.mmap | None) -> int | None:
+def ended_by(wstatus: int, page: EndPage | None) -> int | None:
     """The signal that ended a jail through :func:`_end_on`, or None."""
-    if page is None or page.closed or not os.WIFEXITED(wstatus):
+    if page is None or not os.WIFEXITED(wstatus):
         return None
-    sig = page[0]
+    sig = page.read()
     if sig in _ending_signals and os.WEXITSTATUS(wstatus) == ENDED_BY_SIGNAL_EXIT + sig:
         return sig
     return None
@@ -587,8 +630,10 @@ _oom_kills: OomKills | None = None
 
 
 def oom_killed(before: tuple[int, ...], wstatus: int, reason: str | None) -> bool:
-    """Whether a jail whose counts at its start were ``before`` was ended by the OOM killer (see OomKills)."""
-    if reason is not None or not os.WIFSIGNALED(wstatus) or os.WTERMSIG(wstatus) != signal.SIGKILL:
+    """Whether a jail whose counts at its start were ``before`` was ended by the OOM killer (see OomKills). One the
+    zygote killed because its session was closed counts too: a jail that died closes its data socket, and the
+    trusted side closes the session then, often before the zygote has seen the jail end."""
+    if reason not in (None, "closed") or not os.WIFSIGNALED(wstatus) or os.WTERMSIG(wstatus) != signal.SIGKILL:
         return False
     now = _oom_kills.read() if _oom_kills is not None else ()
     return any(b >= 0 and n > b for b, n in zip(before, now, strict=False))
@@ -599,7 +644,7 @@ class Jail:
     """A running jail as the zygote supervises it."""
 
     def __init__(self, pid: int, lifeline_fd: int, status_fd: int, setup_r: int, wall: float, uid: int,
-                 cpu: float = math.inf, backstop: float = 1.0, end_page: mmap.mmap | None = None):
+                 cpu: float = math.inf, backstop: float = 1.0, end_page: EndPage | None = None):
         self.pid = pid
         self.end_page = end_page                    # where its _end_on writes the signal it ended on
         self.uid = uid
@@ -708,7 +753,7 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
     global _end_page
     opened: list[int] = []
     try:
-        _end_page = mmap.mmap(-1, mmap.PAGESIZE)   # shared with the jail forked next, and with no other
+        _end_page = EndPage()          # shared with the jail forked next, and with no other
         setup_r, setup_w = os.pipe()
         opened += [setup_r, setup_w]
         parent_pidfd = os.pidfd_open(os.getpid())
@@ -745,7 +790,7 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
         os.close(fd)
     end_page, _end_page = _end_page, None
     if pid > 0:          # the jails forked later do not get it
-        end_page.madvise(mmap.MADV_DONTFORK)
+        end_page.keep_from_later_forks()
     else:
         end_page.close()
     if pid < 0:
