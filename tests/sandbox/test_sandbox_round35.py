@@ -187,3 +187,21 @@ def test_a_sigkill_not_sent_by_the_zygote_without_an_oom_kill_is_still_said_as_s
     assert "killed by SIGKILL" in _describe_status(st, Limits())
     said = _describe_status({**st, "oom_killed": True}, Limits())
     assert said.startswith("the sandboxed process ran out of memory (limit 1024 MiB)") and "293 MiB" in said, said
+
+
+def test_the_zygote_holding_the_jails_handlers_still_ends_on_sigterm_as_before():
+    """The handlers are installed once in the zygote and inherited by the jails; the zygote itself, no namespace's
+    pid 1, still ends by the signal."""
+    import os
+    import time
+
+    from grading.sandbox import Executor
+
+    with Executor(Limits(cpu=5, wall=20)) as ex:
+        with ex.session(GOOD, "m.py", "m") as s:
+            s.load()
+        os.kill(ex.zygote_pid, signal.SIGTERM)
+        deadline = time.monotonic() + 5
+        while ex._proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ex._proc.returncode == -signal.SIGTERM
