@@ -447,9 +447,23 @@ def not_loaded_text(filename: str) -> Msg:
 # of one stopped by the wall clock, and the student could not tell a spin from a wait (round 34).
 LOST_CAUSES = {"hung": ("hung", "卡死"), "over_cpu": ("used up its CPU time limit", "用完了 CPU 时间上限"),
                "crashed": ("crashed", "崩溃"),
+               # a jail ended by a signal it received with no handler (SIGTERM sent to itself: not a crash), or by the
+               # kernel's OOM killer, was said to have crashed in every check skipped after it (round 35)
+               "signalled": ("was ended by a signal", "被信号结束"),
+               "out_of_memory": ("ran out of memory", "因内存不足被终止"),
                "idle": ("sat idle while the grader waited", "在评分器等待时空闲不动"),
                "not_carried": ("returned what the grader could not carry out of the sandbox",
                                "返回了无法从沙箱传回评分系统的内容")}
+
+
+def _death_cause(reason: Any) -> str:
+    """The LOST_CAUSES key of how a jail died, from the sandbox's words (grading.sandbox.client._describe_status)."""
+    text = str(reason)
+    if text.startswith("the sandboxed process ran out of memory"):
+        return "out_of_memory"
+    if text.startswith("the sandboxed process was ended by SIG"):
+        return "signalled"
+    return "crashed"
 
 
 def _lost(causes: Sequence[str]) -> Msg:
@@ -666,7 +680,7 @@ class StudentProxy:
                 raise StudentTimedOut(msg(f"{called['en']} did not finish within {_seconds(exc)} s of wall-clock time",
                                           f"{called['zh']}{gap}未在实际经过的 {_seconds(exc)} 秒内结束")) from None
             if kind == "SandboxDied":
-                self._dead("failed", "crashed")
+                self._dead("failed", _death_cause(getattr(exc, "reason", exc)))
                 reason = death_text(getattr(exc, "reason", exc))
                 raise Feedback(msg(f"your code's process stopped during {both['en']}: {reason['en']}",
                                    f"{both['zh']} 期间你的代码所在进程终止：{reason['zh']}")) from None
