@@ -355,7 +355,8 @@ def trap_aborts() -> None:
 # gets a handler in the jail that ends it instead, after writing the signal's number on a page shared with the
 # zygote only (``_end_page``): the zygote then reports the jail as ended by that signal, and a student's
 # ``os._exit(143)`` still as an exit with code 143. A handler the student installs replaces this one and runs, as
-# in any process. Not among them: SIGKILL and SIGSTOP (they cannot be caught: sent to itself, the jail goes on),
+# in any process; ``signal.signal(s, SIG_DFL)`` puts this one back, and ``signal.getsignal`` tells it as SIG_DFL
+# (``_signal``; a sigaction() of SIG_DFL through ctypes is dropped by the kernel again). Not among them: SIGKILL and SIGSTOP (they cannot be caught: sent to itself, the jail goes on),
 # SIGABRT (trap_aborts), SIGPIPE and SIGXFSZ (Python ignores them in every process), and the faults (SIGSEGV,
 # SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS): a real fault reaches pid 1 as any process, and a Python handler would
 # return to the faulting instruction and fault again without end.
@@ -431,7 +432,7 @@ def _end_on(signum: int, frame: object) -> None:
     """The jail's handler of an ending signal: the end a process whose action for it is the default would have.
     In the zygote, the default action itself (the zygote is no namespace's pid 1: the signal ends it)."""
     if not _in_jail:
-        signal.signal(signum, signal.SIG_DFL)
+        _set_handler(signum, signal.SIG_DFL)
         signal.raise_signal(signum)
         return
     if _end_page is not None:
@@ -439,12 +440,35 @@ def _end_on(signum: int, frame: object) -> None:
     os._exit(ENDED_BY_SIGNAL_EXIT + signum)
 
 
+_set_handler, _get_handler = signal.signal, signal.getsignal
+
+
+def _signal(signalnum, handler):
+    """``signal.signal`` in the jails: the default action asked for an ending signal is :func:`_end_on` (the
+    kernel would drop the signal again), and :func:`_end_on` is told as the default, as in any process."""
+    if handler == signal.SIG_DFL and signalnum in _ending_signals:
+        handler = _end_on
+    old = _set_handler(signalnum, handler)
+    return signal.SIG_DFL if old is _end_on else old
+
+
+def _getsignal(signalnum):
+    """``signal.getsignal`` in the jails (see :func:`_signal`)."""
+    handler = _get_handler(signalnum)
+    return signal.SIG_DFL if handler is _end_on else handler
+
+
 def end_on_signals() -> None:
     """Install :func:`_end_on` for every ending signal but SIGINT (the jail sets that one first), in the zygote, once:
     the jails inherit the handlers (44 signal.signal calls cost 0.7 ms of CPU in each jail)."""
     for s in _ending_signals:
         if s != signal.SIGINT:
-            signal.signal(s, _end_on)
+            _set_handler(s, _end_on)
+    for fn, name in ((_signal, "signal"), (_getsignal, "getsignal")):
+        fn.__name__ = fn.__qualname__ = name
+        fn.__module__ = "signal"
+        fn.__doc__ = getattr(signal, name).__doc__
+    signal.signal, signal.getsignal = _signal, _getsignal
 
 
 def ended_by(wstatus: int, page: EndPage | None) -> int | None:
@@ -504,7 +528,7 @@ def run_jail(job: dict, data_fd: int, out_fd: int, parent_pidfd: int, setup_fd: 
             _in_jail = True
             os.setsid()
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-            signal.signal(signal.SIGINT, _end_on)   # the zygote's raises KeyboardInterrupt; the others are inherited
+            _set_handler(signal.SIGINT, _end_on)   # the zygote's raises KeyboardInterrupt; the others are inherited
             _prefer_for_oom_kill()
             unshare(JAIL_NS_FLAGS)
             os.umask(0o022)

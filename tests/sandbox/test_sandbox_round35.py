@@ -87,6 +87,17 @@ def test_an_ignored_signal_stays_ignored_and_a_restored_handler_ends_the_jail_ag
     assert "ended by SIGHUP" in str(died.value), str(died.value)
 
 
+def test_the_default_action_asked_for_again_ends_the_jail_and_is_told_as_the_default(executor):
+    source = _in_forward("import os, signal\nassert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL\n"
+                         "signal.signal(signal.SIGTERM, lambda s, f: None)\n"
+                         "assert signal.signal(signal.SIGTERM, signal.SIG_DFL) is not signal.SIG_DFL\n"
+                         "assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL\n"
+                         "os.kill(os.getpid(), signal.SIGTERM)")
+    with pytest.raises(SandboxDied) as died:
+        _call(executor, source)
+    assert "ended by SIGTERM" in str(died.value), str(died.value)
+
+
 @pytest.mark.parametrize("sig", ["SIGKILL", "SIGSTOP", "SIGCHLD", "SIGWINCH", "SIGURG", "SIGCONT"])
 def test_sigkill_sigstop_and_signals_ignored_by_default_sent_to_itself_leave_the_jail_running(executor, sig):
     """SIGKILL and SIGSTOP cannot be caught: sent by pid 1 to itself, the kernel drops them and the code goes on (a
