@@ -9,9 +9,9 @@ after is only worth something when both run in the same session, interleaved. Th
 - runs the bench ``--pairs`` times in each tree, alternating;
 - prints the per-run and mean numbers, and removes the worktree.
 
-    .venv/bin/python bench/ab.py REV [--bench grade_one|session_cpu|round_trip] [--pairs 3] [-- BENCH ARGS]
+    .venv/bin/python bench/ab.py REV [--bench grade_one|session_cpu|round_trip] [--pairs 3] [--out NAME] [-- BENCH ARGS]
 
-Results go to bench/results/ab_<bench>.json; each run's own file stays in the temporary folder.
+Results go to bench/results/ab_<bench>.json (or NAME.json); each run's own file stays in the temporary folder.
 """
 
 from __future__ import annotations
@@ -39,7 +39,10 @@ METRICS = {
                   ("worker CPU mean ms", ("grading_cpu_mean_by_process", "worker"), 1e3)],
     "session_cpu": [("jail CPU ms", ("cpu_per_session_s", "jails"), 1e3),
                     ("wall median ms", ("wall_median_s",), 1e3)],
-    "round_trip": [("round trip us", ("median_seconds", "total"), 1e6)],
+    "round_trip": [("round trip us", ("median_seconds", "total"), 1e6),
+                   ("Session.call wall us", ("session_call", "wall_median_seconds"), 1e6),
+                   ("client CPU per request us", ("session_call", "client_cpu_seconds"), 1e6),
+                   ("jail CPU per request us", ("session_call", "jail_cpu_seconds"), 1e6)],
 }
 ZYGOTE_ENV_LINE = '    if not editable and "site-packages" not in pkg_parent:'
 
@@ -78,6 +81,7 @@ def main() -> None:
     parser.add_argument("rev", help="the earlier commit")
     parser.add_argument("--bench", default="grade_one", choices=sorted(METRICS))
     parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--out", help="results file name (default ab_<bench>)")
     argv = sys.argv[1:]
     extra = argv[argv.index("--") + 1:] if "--" in argv else []   # the bench's own arguments
     args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
@@ -102,7 +106,7 @@ def main() -> None:
                           for side in runs}
     out = {"command": " ".join(["python", "bench/ab.py", *sys.argv[1:]]), "rev": args.rev,
            "bench": args.bench, "pairs": args.pairs, "per_run": summary}
-    path = write(f"ab_{args.bench}", out)
+    path = write(args.out or f"ab_{args.bench}", out)
     for label, sides in summary.items():
         means = {side: statistics.fmean(v) for side, v in sides.items() if v}
         if len(means) == 2:

@@ -1,7 +1,11 @@
 """One request to a jail and its reply, as a grading makes ~85 of them: wall time, and where the
 trusted side's part goes (encoding the request, sending it, waiting for and decoding the reply),
 next to a bare ping-pong of the same size over a socket pair between two processes (the floor the
-wake-ups set on this machine). Writes bench/results/round_trip.json (or --out).
+wake-ups set on this machine). Then the same request through ``Session.call`` whole (the client's
+limits, idle watch, budget and reply checks included), with the CPU it costs each side: this
+process (the grading child's part) and the jail (its serving loop's part; the module does almost
+nothing), read from the jail's schedstat. The garbage collector is off for that part, as in the
+grading child. Writes bench/results/round_trip.json (or --out).
 
     .venv/bin/python bench/round_trip.py [--calls 2000] [--out NAME]
 
@@ -12,6 +16,7 @@ tensors, answered with two tensors.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import socket
 import statistics
@@ -53,6 +58,15 @@ def ping_pong_seconds(size: int, calls: int) -> float:
     return statistics.median(times)
 
 
+def jail_cpu_seconds(pid: int) -> float:
+    """CPU seconds the jail's threads have used (schedstat: nanoseconds, not clock ticks)."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+            total += int(f.read().split()[0])
+    return total / 1e9
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
@@ -86,14 +100,29 @@ def main() -> None:
             for key, v in zip(parts, (t1 - t0, t2 - t1, t3 - t2, t3 - t0), strict=True):
                 parts[key].append(v)
         size = len(data)
+        # Session.call whole, as a test makes it: wall per request, and CPU per request on each side.
+        gc.disable()
+        pid = s._pid()
+        walls = []
+        jail0, own0 = jail_cpu_seconds(pid), time.process_time()
+        for _ in range(args.calls):
+            t0 = time.perf_counter()
+            s.call(h, "__call__", x, x, x, None, return_weights=True)
+            walls.append(time.perf_counter() - t0)
+        own, jail = time.process_time() - own0, jail_cpu_seconds(pid) - jail0
+        gc.enable()
+    call = {"wall_median_seconds": statistics.median(walls), "client_cpu_seconds": own / args.calls,
+            "jail_cpu_seconds": jail / args.calls}
     medians = {k: statistics.median(v) for k, v in parts.items()}
     floor = ping_pong_seconds(size, args.calls)
     data_out = {"command": " ".join(["python", "bench/round_trip.py", *sys.argv[1:]]),
                 "load_average": os.getloadavg(), "calls": args.calls, "request_bytes": size,
-                "median_seconds": medians, "bare_ping_pong_seconds": floor}
+                "median_seconds": medians, "bare_ping_pong_seconds": floor, "session_call": call}
     path = write(args.out, data_out)
     print("round trip, median us: " + ", ".join(f"{k} {v * 1e6:.0f}" for k, v in medians.items())
-          + f"; bare ping-pong of {size} bytes {floor * 1e6:.0f} us; written to {path}")
+          + f"; bare ping-pong of {size} bytes {floor * 1e6:.0f} us; Session.call: wall median "
+          + f"{call['wall_median_seconds'] * 1e6:.0f} us, CPU per request {call['client_cpu_seconds'] * 1e6:.0f} us "
+          + f"here and {call['jail_cpu_seconds'] * 1e6:.0f} us in the jail; written to {path}")
 
 
 if __name__ == "__main__":

@@ -909,9 +909,16 @@ class Session:
         pending = _PendingCall(deadline, during, timeout, 0.0 if op == "load" else None,
                                next_look=time.monotonic() + IDLE_FIRST_S)
 
+        def in_time() -> None:
+            # Before every read of the reply, from the socket or from what the reader holds already.
+            if time.monotonic() >= deadline:
+                raise TimeoutError
+
         def rearm() -> None:
-            # Every read gets what is left of the call's time, not a fresh timeout: a jail sending
-            # one byte every few seconds held one call for the whole session (30 s, not 5 s).
+            # Every read that waits gets what is left of the call's time, not a fresh timeout: a jail
+            # sending one byte every few seconds held one call for the whole session (30 s, not 5 s). Only
+            # a read that waits (nothing queued: protocol._read_queued calls the reader's ``wait``) needs
+            # it: set before each read, it was three more system calls in every request.
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError
@@ -937,7 +944,7 @@ class Session:
             # left of the call's time: rearm).
             self._rfile.raw.wait = lambda: (self._watch_idle(pending), rearm())
             reply, _ = protocol.recv_sized(self._rfile, min(protocol.HEADER_CAP, allowance),
-                                           min(self.limits.max_message, allowance), before_read=rearm,
+                                           min(self.limits.max_message, allowance), before_read=in_time,
                                            charge=self._replies.take)
         except StudentTimeout as e:      # the idle watch's or the CPU limit's (_watch_idle)
             raise self._die(e) from None
