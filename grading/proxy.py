@@ -649,9 +649,10 @@ class StudentProxy:
         self.causes.append(cause)
         self._close_session()
 
-    def _run(self, what: str | Msg, fn: Callable[[Any], Any], inputs: Msg | None = None) -> Any:
-        """``fn(session)``; its failures as the student's feedback. ``inputs`` (inputs_text) is told when the
-        call was stopped: the sizes to run it with at home."""
+    def _run(self, what: str | Msg, fn: Callable[[Any], Any],
+             inputs: Msg | Callable[[], Msg | None] | None = None) -> Any:
+        """``fn(session)``; its failures as the student's feedback. ``inputs`` (inputs_text, or what makes it:
+        made only when told) is told when the call was stopped: the sizes to run it with at home."""
         session = self._ensure_session()
         both = _both(what)
         try:
@@ -665,6 +666,8 @@ class StudentProxy:
                     self._dead("failed", "not_carried")
                 raise Feedback(student_error_text(what, exc, self.filename, self.packages,
                                                   source_of(session))) from None
+            if callable(inputs):
+                inputs = inputs()
             if isinstance(exc, StudentIdle):
                 self._dead("timeout", "idle")
                 raise StudentTimedOut(idle_text(cat(both, inputs), exc)) from None
@@ -704,6 +707,10 @@ class StudentProxy:
     def instantiate(self, handle: Handle, layout: tuple[str, ...] | None = None) -> None:
         """Create the object now (so constructor errors surface with a clear message); ``layout``:
         see :meth:`Handle.id`."""
+        if handle._gen == self.generation and self._session is not None:
+            # Built in this session already: nothing to run. Each call, describe and gradient of an object
+            # came here first, and made a label, a message in both languages and a step of its own.
+            return
         def make(session):
             try:
                 return handle.id(session, layout)
@@ -740,7 +747,7 @@ class StudentProxy:
             if changed := list(getattr(session, "changed_inputs", None) or ()):
                 self.changed_inputs.append((handle.cls_name, method, changed))
             return out
-        return self._run(what, call, inputs_text(args, kwargs))
+        return self._run(what, call, lambda: inputs_text(args, kwargs))
 
     def function(self, name: str, *args, **kwargs) -> Any:
         """``name(*args, **kwargs)`` for a module-level function of the student's file (tensors,
@@ -783,7 +790,7 @@ class StudentProxy:
                 self.changed_inputs.append((handle.cls_name, "__call__", changed))
             return out
         seen = len(self.changed_inputs)
-        res = self._run(what, grad, inputs_text(args, kwargs))
+        res = self._run(what, grad, lambda: inputs_text(args, kwargs))
         self.grad_changed = self.changed_inputs[seen:]
         grads = list(res) if isinstance(res, list | tuple) else [res]
         if len(grads) != len(wrt):
