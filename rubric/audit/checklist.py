@@ -245,6 +245,9 @@ class _Concept:
     # the opposite statement ("columns are queries"): a clause stating it credits the concept nothing
     contradicted_by: _Pat | None = None
     implies: list[str] = field(default_factory=list)   # concepts a statement of this one states too
+    # `read_peaks` (round 35): a sentence that reads a query's peak, in whatever words and order the cell reader reads
+    # one (grade._cell_claims: "q1 最关注 k2", 第2个查询最关注第3个键, "k2 is where q1 puts most of its weight"), states it
+    read_peaks: bool = False
     # `low_end` (round 18): the concept as read when the figure's low end is "dark" or "light", its phrases plus
     # the colour words of that end ("the masked keys are dark" / "... are white"); see grade._low_end
     by_low_end: dict[str, _Concept] = field(default_factory=dict)
@@ -442,6 +445,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
                 if c.get("contradicted_by"):
                     concept.contradicted_by = _compile_group(c["contradicted_by"], f"{cw}.contradicted_by")
                 concept.implies = [str(x) for x in c.get("implies") or []]
+                concept.read_peaks = bool(c.get("read_peaks", False))
                 if ckind == "metric":
                     if c.get("metric") not in metrics:
                         raise ChecklistError(f"{cw}: unknown metric {c.get('metric')!r}")

@@ -812,11 +812,13 @@ def _planned_cell(s: _Sentence, pos: int) -> bool:
     return _planned(piece) and any(_cell_ref(m) for m in _CELL_READ.finditer(piece))
 
 
-def _planned_statement(concept: _Concept, sentences: list[_Sentence], idx: int) -> bool:
+def _planned_statement(concept: _Concept, sentences: list[_Sentence], idx: int, at: int | None = None) -> bool:
     """Does sentence ``idx`` state the concept only as what should be ("q0 should attend mostly to k0",
     :func:`_planned_cell`) or as what the student's plan will show ("I will add two padding keys; ... the rows will still
     sum to 1", round 34, :func:`_future_at`)? An experiment's plan is judged by its result instead (:func:`_observed`)."""
     s = sentences[idx]
+    if at is not None:          # a peak the cell reader read (``read_peaks``), at ``at``
+        return _planned_cell(s, at) or (concept.evidence != "observed" and _future_at(sentences, idx, at))
     matches = s.find(concept.groups[0])
     if _planned_cell(s, matches[0].start()):
         return True
@@ -824,9 +826,11 @@ def _planned_statement(concept: _Concept, sentences: list[_Sentence], idx: int) 
 
 
 def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence], lists: set[int],
-                        far: set[int] = frozenset(), misread: set[int] = frozenset()) -> tuple[list[int], set[str]]:
+                        far: set[int] = frozenset(), misread: set[int] = frozenset(),
+                        peaks: Mapping[int, int] | None = None) -> tuple[list[int], set[str]]:
     """Sentences that may credit the concept, and the reasons the other places where it occurs do not
-    (``far``: sentences about attention in general, :func:`_far_from_figure`)."""
+    (``far``: sentences about attention in general, :func:`_far_from_figure`; ``peaks``: where the sentences that read a
+    query's peak read it, for a concept with ``read_peaks``)."""
     out: list[int] = []
     reasons: set[str] = set()
 
@@ -841,6 +845,10 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
         if s.is_code or s.is_heading or s.wall:
             continue
         found, ok = _stated(concept, s)
+        at = None
+        if concept.read_peaks and peaks and idx in peaks and not (found and ok):
+            # a query's peak read in the figure (round 35: "q1 最关注 k2" while "q1 attends mostly to k2" earned it)
+            found, ok, at = True, True, peaks[idx]
         if not found:
             continue
         if idx in misread:               # it reads a cell the figure does not show: a false statement earns nothing
@@ -870,9 +878,10 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
         elif concept.evidence == "observed" and not _observed(cc, sentences, idx, concept):
             # a result the plan foretells ("the entropy should fall from 1.05 to 0.12") is said to be one (round 34)
             reasons.add("foretold" if _observed(cc, sentences, idx, concept, foretold=True) else "no_result")
-        elif concept.mode != "caveat" and _unasserted(cc, sentences, idx, s.find(concept.groups[0])[0].start()):
+        elif concept.mode != "caveat" and _unasserted(
+                cc, sentences, idx, at if at is not None else s.find(concept.groups[0])[0].start()):
             reasons.add("unasserted")   # "the rows are queries, my friend told me" (round 32)
-        elif concept.mode != "caveat" and _planned_statement(concept, sentences, idx):
+        elif concept.mode != "caveat" and _planned_statement(concept, sentences, idx, at):
             reasons.add("planned")
         elif s.find(cc.noncommittal):  # "the heatmap may or may not show causality" states both, so nothing
             reasons.add("noncommittal")
@@ -1128,9 +1137,12 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     lists = _keyword_lists(cc, sentences, [c for _item, c in phrase_concepts])
     formula = _Formula(_formula(cc, sentences, [c for _item, c in phrase_concepts]), _template_openers(cc, sentences))
     far = _far_from_figure(cc, sentences, formula)
-    false_cells, true_cells = _misread_cells(cc, sentences, weights, seen_low)
+    cell_claims = _cell_claims(cc, sentences, seen_low)
+    false_cells, true_cells = _misread_cells(cc, sentences, weights, seen_low, cell_claims)
     misread = {cl.sentence for cl in false_cells}
-    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread) for item, c in phrase_concepts}
+    peaks = _peak_readings(sentences, cell_claims)
+    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread, peaks)
+             for item, c in phrase_concepts}
     if low in ("dark", "light"):
         # a colour word of the other end ("the masked keys are dark" on a Blues heatmap, where 0 is white): say so,
         # naming the figure's end only when it was read from the figure (round 30: with no figure, or one whose cells
@@ -1188,10 +1200,16 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
             cands = sorted(cands, key=lambda idx: _bare_caveat(cc, c, sentences[idx]))
         for idx in cands:
             first = sentences[idx].find(c.groups[0])
-            key = (idx, sentences[idx].text.count(";", 0, first[0].start()) if first else 0)
+            # (a peak the cell reader read is stated where it reads it: round 35, "...，每行和为 1；q1 最关注 k2" shared the
+            # budget of the statement before the semicolon)
+            at = first[0].start() if first else peaks.get(idx, 0) if c.read_peaks else 0
+            key = (idx, sentences[idx].text.count(";", 0, at))
             if idx in restates:
                 key = (restates[idx], 0)
-            if c.id in implied_at.get(key, set()):
+            if c.id in implied_at.get(key, set()) or (c.read_peaks and idx in peaks):
+                # (round 35: a peak the cell reader read and checked against the weights is a reading of a cell, no
+                # keyword: like a metric's value it takes no place of the budget. "这只说明 q0 主要读 k1，不能说明 k1 对预测
+                # 最重要，更不能说明因果" lost a caveat to it)
                 credited.add((item.id, c.id))
                 credited_at[(item.id, c.id)] = idx
                 break
@@ -1956,8 +1974,20 @@ def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]
             # "k0 is the key both queries read most" (两个 query 都主要看 k0): a peak of every row (round 26)
             inside = sorted([*inside, (start + every.start(), start + every.end(), True, 0, (0,))])
             queries = {0}
-        if len(queries) != 1 or len(keys) != 1 or _OTHER_QUANTITY.search(part) or _GAP_VALUE.search(part):
+        if len(queries) != 1 or len(keys) != 1 or _OTHER_QUANTITY.search(part):
             continue
+        values = list(_GAP_VALUE.finditer(part))
+        said = None             # the peak's value, said after it (round 35: "q1 对 k2 的权重最大，是 0.67")
+        if values:
+            peak_word = _PEAK.search(part) or _PEAK_SHARE.search(part)
+            gap = part[peak_word.end():values[0].start()] if peak_word else ""
+            if len(values) != 1 or peak_word is None or values[0].start() < peak_word.end() \
+                    or any(c[1] > start + values[0].start() for c in inside) or _units(gap) > _PEAK_VALUE_GAP_UNITS \
+                    or re.search(r"\d", gap):
+                continue
+            said = _parse_value(values[0].group(1))
+            if said is None:
+                continue
         first = min(c[0] for c in inside)
         q = next(c for c in inside if c[2])
         k = next(c for c in inside if not c[2])
@@ -1990,8 +2020,18 @@ def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]
         last = max(max(c[1] for c in inside), start + peak.end())
         if s.negated(min(first, start + peak.start()), last, context=False):
             continue
+        if said is not None:
+            out.append(_CellClaim(idx, s.text[first:start + values[0].end()], q[3], k[3], said[0], said[1], bases,
+                                  every_row=every is not None, peak=True))
+            continue
         out.append(_CellClaim(idx, s.text[first:last], q[3], k[3], None, bases=bases, every_row=every is not None))
     return out
+
+
+# a value said right after a peak read in another word order ("the weight of q1 on k2 is the largest, 0.67", q1 对 k2
+# 的权重最大，是 0.67; round 35: the part was skipped for its value, while "q1's largest weight is on k2, 0.67" was read):
+# at most this many units between the peak word and the value
+_PEAK_VALUE_GAP_UNITS = 6
 
 
 # Round 29: a key's column read as a whole, the weight it receives from all the queries together ("key 2 receives the
@@ -2217,9 +2257,9 @@ def _inside(claim: _CellClaim, rows: list[list[float]]) -> bool:
 
 
 def _misread_cells(cc: Checklist, sentences: list[_Sentence], weights: Sequence[Sequence[float]] | None,
-                   low: str | None = None) -> tuple[list[_CellClaim], int]:
+                   low: str | None = None, claims: list[_CellClaim] | None = None) -> tuple[list[_CellClaim], int]:
     """(the readings of cells that are false of the student's weights, how many readings are true); ``low``: the
-    figure's low end, which its colour words are read by."""
+    figure's low end, which its colour words are read by; ``claims``: :func:`_cell_claims`' answer, when known."""
     try:
         rows = [[float(x) for x in row] for row in weights or []]
     except (TypeError, ValueError):
@@ -2228,9 +2268,24 @@ def _misread_cells(cc: Checklist, sentences: list[_Sentence], weights: Sequence[
         return [], 0
     # a cell outside the grid however it is counted ("第 4 行第 4 列" of a 2x3 grid) is no misreading of this grid
     # but a cell of another one, which the anchoring check names (``_outside_grid``)
-    claims = [cl for cl in _cell_claims(cc, sentences, low) if _inside(cl, rows)]
+    claims = [cl for cl in (_cell_claims(cc, sentences, low) if claims is None else claims) if _inside(cl, rows)]
     false = [cl for cl in claims if not _true_of(cl, rows)]
     return false, len(claims) - len(false)
+
+
+def _peak_readings(sentences: list[_Sentence], claims: list[_CellClaim]) -> dict[int, int]:
+    """{sentence: where it reads it} for the sentences that read a query's peak (``read_peaks``, round 35): one query's
+    key with the most weight ("q1 最关注 k2", "k2 is where q1 puts most of its weight", a value said to be the peak), or
+    the key every query reads most; not a least-weighted key, a whole column, a diagonal or values without their cell.
+    Whether it is true is the misreading check's (a false one costs its sentence)."""
+    out: dict[int, int] = {}
+    for cl in claims:
+        if cl.sentence in out or cl.row is None or cl.col is None or cl.low or cl.uniform or cl.column or cl.diagonal \
+                or cl.anywhere or cl.values or (cl.value is not None and not cl.peak):
+            continue
+        at = sentences[cl.sentence].text.find(cl.text)
+        out[cl.sentence] = max(at, 0)
+    return out
 
 
 def _misread_flag(false: list[_CellClaim], weights: Sequence[Sequence[float]], plotted: bool = True) -> AuditFlag:

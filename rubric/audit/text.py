@@ -494,6 +494,11 @@ class _Sentence:
         for cs, ce in self.cues:
             if cs < end and ce > start and self.clause_at(cs) is last:
                 return True                # "rows are not queries"; not "each row, not each column, sums to 1"
+            if cs <= start and end <= ce:
+                # a warning that spans its clauses holds the match ("要判断 k2 会不会影响输出，得做消融", "To tell
+                # whether k2 changes the output, one needs an ablation"): round 35, the keyword after the comma was
+                # outside the cue's clause, so the zh twin earned the caveat only where its keyword came first
+                return True
             if cs < clause.start or cs >= clause.end:
                 continue
             contrast = self.cc is not None and self.cc.contrast.regex.match(self.text, cs) is not None
@@ -505,7 +510,8 @@ class _Sentence:
                 return True
             if contrast:
                 continue               # "proves causation rather than correlation": X is asserted
-            if cs >= end and _units(self.text[end:cs]) <= gap and not _GAP_BREAK.search(self.text[end:cs]):
+            if cs >= end and _units(self.text[end:cs]) <= gap and not _GAP_BREAK.search(self.text[end:cs]) \
+                    and not _FORWARD_ONLY.match(self.text, cs):
                 return True            # "causality cannot be inferred"; not "causality and not correlation"
         return False
 
@@ -514,6 +520,9 @@ class _Sentence:
         return self.cc is not None and self.cc.hedge.search(self.text[clause.start:clause.end]) is not None
 
 
+# A cue that denies only what follows it (round 35): "X without Y" never denies X ("k2 causes q1's output without any
+# ablation" was no overclaim, "the entropy fell to 0.12 without it" no result).
+_FORWARD_ONLY = re.compile(r"without\b")
 # The predicate of the subject of "X rather than Y ...": where the contrasted Y has ended.
 _PREDICATE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|causes?|caused|drives?|drove|determines?|"
                         r"determined|decides?|matters?|contributes?|proves?|shows?|explains?)\b|是|为|对|决定|导致|造成|"

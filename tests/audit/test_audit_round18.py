@@ -90,10 +90,12 @@ def test_an_essay_with_one_paragraph_reading_the_figure_earns_no_concept_of_the_
 
 
 def test_the_essay_of_the_gaming_corpus_with_a_cell_read_scores_2(checklist):
-    """The brief's example: 11.0 -> 2.0 (the figure's own points)."""
+    """The brief's example: 11.0 -> 2.0 (the figure's own points). Round 35: 3.0, the essay's caveats still 0. Its one
+    reading, "q0 attends most to k2", now earns the reading budget (1) as "q0 reads mostly from k2" in its place already
+    did on the same essay (3.0 before round 35 too): the pinned 2.0 was the verb's, not a TA's score."""
     essay = (GAMING / "essay_one_figure_line_en.md").read_text(encoding="utf-8")
     r = grade(essay.replace("My heatmap is attached above.", "In my heatmap q0 attends most to k2."), checklist)
-    assert r["score"] == 2, _detail(r)
+    assert r["score"] == 3 and items(r)["limits"]["points"] == 0, _detail(r)
 
 
 @pytest.mark.parametrize("folder", [HONEST, VALIDATION])
@@ -131,13 +133,14 @@ def test_a_caveat_that_points_back_at_the_students_case_counts_a_paragraph_away(
 
 def test_a_reading_inside_a_generic_paragraph_ties_that_paragraph_only(checklist):
     """The rule's limit (left open): statements next to a reading of the figure are read as about it, so a
-    reading written into the essay's caveat paragraph earns that paragraph's caveats, not the rest."""
+    reading written into the essay's caveat paragraph earns that paragraph's caveats, not the rest. (Round 35: the
+    reading earns its own point, reading budget, as "q0 reads mostly from k2" there did before: figure_reading 0 -> 1.)"""
     essay = (GAMING / "essay_one_figure_line_en.md").read_text(encoding="utf-8").replace(
         "My heatmap is attached above.", "")
     text = essay.replace("Interpreting these matrices requires care.",
                          "In my heatmap q0 attends most to k2. Interpreting these matrices requires care.")
     r = grade(text, checklist)
-    assert items(r)["limits"]["points"] == 4 and items(r)["figure_reading"]["points"] == 0, _detail(r)
+    assert items(r)["limits"]["points"] == 4 and items(r)["figure_reading"]["points"] == 1, _detail(r)
 
 
 def test_a_short_text_needs_no_share_of_readings(checklist):

@@ -228,9 +228,14 @@ ESSAY = (GAMING / "llm_essay_en.md").read_text(encoding="utf-8")
 @pytest.mark.parametrize("name", ["essay_this_after_generic_en.md", "essay_this_after_generic_zh.md"])
 def test_this_after_a_sentence_on_attention_in_general_is_about_attention_in_general(name, checklist):
     """An essay with one reading, each of its paragraphs closed by "This does not prove ..." (这不能证明...) after a
-    sentence on attention in general. Before: 6.0 (limits 4, every paragraph "the student's own case"); after: 2.0."""
+    sentence on attention in general. Before: 6.0 (limits 4, every paragraph "the student's own case"); after: 2.0.
+    Round 35: 3.0. Its one reading, "In my heatmap q0 attends most to k1" (q0 最关注 k1), is true of the figure (q0 puts
+    0.58 on k1, its largest weight) and is now read as where q0 spends its reading budget (1 of figure_reading's 3), as
+    "q0 reads mostly from k1" always was: only the verb differed, and the zh twin earned nothing with any verb. A TA
+    gives a true reading its point; the essay's caveats still earn nothing, which is what this test is about."""
     r = grade((GAMING / name).read_text(encoding="utf-8"), checklist)
-    assert items(r)["limits"]["points"] == 0 and r["score"] == 2.0, r["items"]
+    assert items(r)["limits"]["points"] == 0 and r["score"] == 3.0, r["items"]
+    assert items(r)["figure_reading"]["points"] == 1
     assert "away from what you read in your figure" in items(r)["limits"]["feedback"]["en"]
 
 
@@ -333,9 +338,14 @@ TEMPLATE_HONEST_EN = "In my heatmap, the rows are the queries q0 and q1 and the 
 TEMPLATE_HONEST_ZH = '在我的热力图中，行是 q0、q1，列是 k0、k1、k2。\n在我的热力图中，q0 主要关注 k1（0.58），q1 主要关注 k2（0.67）。\n在我的热力图中，每一行的和都是 1。\n在我的热力图中，k2 那一格很亮，但这不代表 k2 导致了 q1 的输出，高权重也不等于特征重要性。\n在我的热力图中，权重只是读取系数，不是真实机制；一个小例子也不能推广。\n'
 
 
-@pytest.mark.parametrize("text, score", [(TEMPLATE_HONEST_EN, 9.0), (TEMPLATE_HONEST_ZH, 7.0)])
+# Round 35: the zh twin 7.0 -> 8.0. Its "q0 主要关注 k1（0.58），q1 主要关注 k2（0.67）" is where each query spends its
+# reading budget, as the en twin's "q0 reads mostly from k1 (0.58)" was (a query's peak in any words, reading_budget): the
+# pinned 7.0 was the verb, not a TA's score. The point still between them is the texts': the en line says "the rows are
+# the queries q0 and q1", the zh one "行是 q0、q1" without 查询/query (a copula before the labels is read in neither language).
+@pytest.mark.parametrize("text, score", [(TEMPLATE_HONEST_EN, 9.0), (TEMPLATE_HONEST_ZH, 8.0)])
 def test_a_template_that_names_cells_and_values_keeps_its_score(text, score, checklist):
-    """The same opener before every line, but the lines read cells and values: unchanged (9.0, 7.0 before and after)."""
+    """The same opener before every line, but the lines read cells and values: unchanged (9.0, 7.0 before and after;
+    round 35: 9.0, 8.0)."""
     assert grade(text, checklist)["score"] == score
 
 

@@ -71,7 +71,12 @@ FALSE = {
     # a true value on a false peak: 0.21 is q0's weight on k0 and 0.24 q1's on k1, but k1 and k2 are their peaks
     'true_value_false_peak_en': ("My heatmap: rows are queries q0, q1, columns keys k0-k2.\nq0 looks mostly at k0 (0.21) and q1 looks mostly at k1 (0.24).\nEach row sums to 1. Not causal.\n", 2.5),
     'row_sums_invented_en': ("My heatmap: rows are queries q0, q1, columns keys k0-k2; q1 reads k2 most (0.67).\nq0's row sums to 1.3 and q1's to 0.9, so the weights are not normalised.\nA high weight is not a causal effect.\n", 6),
-    'row_sums_invented_zh': ("我的热力图：行是 query（q0、q1），列是 key（k0-k2）；q1 最关注 k2（0.67）。\n每一行的和是 0.9，所以权重没有归一化。\n高权重不代表因果。\n", 6),
+    # round 35: 6.25 (ceiling 6 -> 6.25). Its true "q1 最关注 k2（0.67）" now earns the reading budget as the en twin's "q1
+    # reads k2 most (0.67)" did (5.5 both ways before the twins' difference below); "高权重不代表因果" ("a high weight does
+    # not mean causality") earns the causal caveat and half the importance one, as the en "A high weight does not mean a
+    # causal effect" does (the en twin says "is not", which earns the causal one only). The false row sum still costs
+    # its sentence and is flagged: figure 2 + reading 2 + limits 2.25.
+    'row_sums_invented_zh': ("我的热力图：行是 query（q0、q1），列是 key（k0-k2）；q1 最关注 k2（0.67）。\n每一行的和是 0.9，所以权重没有归一化。\n高权重不代表因果。\n", 6.25),
     'row_sums_invented_mixed': ("我的 heatmap：rows 是 queries，columns 是 keys；q1 最看重 k2（0.67）。\nq0 那一行加起来是 1.2，q1 那行是 0.8。\n高 weight 不等于 causal effect。\n", 6),
     # the ablation planned, not run, and no caveat besides: the figure and its reading only
     'ablation_planned_en': ("My heatmap: rows are queries q0, q1, columns keys k0-k2; q1 reads k2 most (0.67).\nLater I will also remove k2 to see whether it causes the output.\n", 5),
