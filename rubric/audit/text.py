@@ -379,7 +379,11 @@ _GAP_BREAK = re.compile(r"\b(?:and|or|but|than|with)\b|和|与|而|或|及")
 # or the true mechanism", "不能证明因果、重要性或真实机制". An enumeration comma (、) always continues a
 # list; in English an item starting with "or"/"nor", and a short item followed by one, do.
 # (round 22: also "that ..." repeated after "cannot show that X, that Y, or Z"; not "that is"/"that means")
-_LIST_ITEM_START = re.compile(r"^\s*(?:or|nor|that(?!\s+(?:is|was|means|meant|said)\b))\s")
+# (round 35: also "let alone", "much less", "still less", "even less", which go on denying: "this only shows that q0 reads
+# k1 most, not that k1 matters most, let alone that it causes the output" lost its causal caveat; zh writes 更不能 / 更不用说
+# with a cue of their own)
+_LIST_ITEM_START = re.compile(r"^\s*(?:or|nor|let alone|much less|still less|even less|"
+                              r"that(?!\s+(?:is|was|means|meant|said)\b))\s")
 _LIST_ITEM_UNITS = 8
 # A table cell that only answers "no" ("| k1 causes the output | ✗ | needs an ablation |") denies the claim
 # of its row, as a "cannot prove" heading does for its section. Cells are clauses of their own.
@@ -521,8 +525,8 @@ class _Sentence:
 
 
 # A cue that denies only what follows it (round 35): "X without Y" never denies X ("k2 causes q1's output without any
-# ablation" was no overclaim, "the entropy fell to 0.12 without it" no result).
-_FORWARD_ONLY = re.compile(r"without\b")
+# ablation" was no overclaim, "the entropy fell to 0.12 without it" no result), nor does "X except Y" / 除了 Y.
+_FORWARD_ONLY = re.compile(r"without\b|except\b|除了")
 # The predicate of the subject of "X rather than Y ...": where the contrasted Y has ended.
 _PREDICATE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|causes?|caused|drives?|drove|determines?|"
                         r"determined|decides?|matters?|contributes?|proves?|shows?|explains?)\b|是|为|对|决定|导致|造成|"

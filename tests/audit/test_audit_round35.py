@@ -240,3 +240,31 @@ def test_a_peak_read_beside_two_caveats_takes_no_place_of_the_sentences_budget(s
     the importance caveat lost its (10.0 -> 9.5 against the hand's 11); a checked cell is no keyword: now 11."""
     r = grade(OPENER_EN + sentence + "\n")
     assert items(r)["figure_reading"]["points"] == 2 and items(r)["limits"]["points"] == 3, _points(r)
+
+
+@pytest.mark.parametrize("sentence, limits", [
+    ("This only shows that q0 attends most to k1, not that k1 matters most, let alone that it causes the output.", 3),
+    ("It does not show importance, much less that k2 causes q1's output.", 3),
+    ("The heatmap shows where q1 reads, let alone that k2 causes the output.", 0),     # no denial to go on with
+])
+def test_let_alone_goes_on_denying_only_after_a_denial(sentence, limits):
+    """Before: the causal caveat after "let alone" / "much less" earned nothing (1.5 of 3); zh writes 更不能 with a cue."""
+    assert items(grade(OPENER_EN + sentence + "\n"))["limits"]["points"] == limits
+
+
+@pytest.mark.parametrize("sentence, limits, overclaim", [
+    ("My heatmap shows everything except causality.", 1.5, False),     # before: an overclaim (-2), limits 0
+    ("除了因果，这张图什么都能说明。", 1.5, False),                      # before: 0, its en twin -2
+    ("除了因果以外，这张图什么都能说明。", 1.5, False),
+    ("k2 causes q1's output, except in the masked rows.", 0, True),    # "except" after a claim does not deny it
+    ("Every row sums to 1 except when the mask is wrong.", 0, False),
+])
+def test_except_and_chu_le_take_out_only_what_follows_them(sentence, limits, overclaim):
+    r = grade(OPENER_EN + sentence + "\n")
+    assert items(r)["limits"]["points"] == limits and ("overclaim" in kinds(r)) == overclaim, (_points(r), kinds(r))
+
+
+def test_an_additive_chu_le_is_no_denial():
+    """除了 X……也 ("besides X, also") adds X: "除了 k1 很亮，k2 也很亮" still reads both as bright, denies nothing."""
+    r = grade(OPENER_ZH + "除了 k1 很亮，k2 也很亮。\n")
+    assert not any(s for s in kinds(r) if s == "overclaim") and items(r)["limits"]["points"] == 0
