@@ -27,31 +27,20 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
-from rubric.audit import grade_audit
+import pytest
+import yaml
+
+from rubric.audit import grade_audit, load_checklist
 from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, items, kinds, make_heatmap
 
-_FIG: list[bytes] = []
+FIGURE = make_heatmap()
+CHECKLIST = load_checklist()
 
 
-def figure() -> bytes:
-    if not _FIG:
-        _FIG.append(make_heatmap())
-    return _FIG[0]
-
-
-CHECKLIST = None
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _checklist(checklist):
-    global CHECKLIST
-    CHECKLIST = checklist
-
-
-def grade(text: str, weights=EXAMPLE_WEIGHTS) -> dict:
-    return grade_audit(text, figure(), MEASURED_OK, CHECKLIST, weights=weights)
+def grade(text: str) -> dict:
+    return grade_audit(text, FIGURE, MEASURED_OK, CHECKLIST, weights=EXAMPLE_WEIGHTS)
 
 
 def _points(r: dict) -> list[tuple[str, float]]:
@@ -185,8 +174,8 @@ def test_a_plan_or_an_ablation_of_nothing_in_question_is_no_caveat(sentence):
 
 # ------------------------------------------------------------------ 4. the hunt: 10 honest, 10 gaming audits
 
-HERE = __import__("pathlib").Path(__file__).resolve().parent
-HAND = __import__("yaml").safe_load((HERE / "validation" / "hand_scores.yaml").read_text(encoding="utf-8"))["audits"]
+HERE = Path(__file__).resolve().parent
+HAND = yaml.safe_load((HERE / "validation" / "hand_scores.yaml").read_text(encoding="utf-8"))["audits"]
 # (hand-scored before the checker ran; the checker's score before this round's fixes -> after, measured by stashing them)
 HUNT_HONEST = [
     "en_without_conditions.md",     # 11.5 -> 12.5 (hand 12.5): "q0 attends most to k1" unread
@@ -268,3 +257,22 @@ def test_an_additive_chu_le_is_no_denial():
     """除了 X……也 ("besides X, also") adds X: "除了 k1 很亮，k2 也很亮" still reads both as bright, denies nothing."""
     r = grade(OPENER_ZH + "除了 k1 很亮，k2 也很亮。\n")
     assert not any(s for s in kinds(r) if s == "overclaim") and items(r)["limits"]["points"] == 0
+
+
+# ------------------------------------------------------------------ the cue tables' twins, looked for pair by pair
+
+@pytest.mark.parametrize("en, zh", [
+    ("Whether k2 matters for q1's output is a separate question.", "k2 对 q1 的输出是否重要是另一个问题。"),
+    ("Reading importance off the heatmap would be a mistake.", "从热力图读出重要性是错误的。"),
+    ("Reading causality off the heatmap is wrong.", "从热力图读出因果是不对的。"),
+])
+def test_a_caveat_and_its_twin_earn_the_same(en, zh):
+    """Before: the first en 1.5, zh 0 (另一个问题 was no warning, as "a separate question" is); the second 0 in both (en: the
+    judgement too far from its subject; zh: "从热力图读出" was read as "the heatmap shows that"); after: 1.5 each."""
+    assert items(grade(OPENER_EN + en + "\n"))["limits"]["points"] == 1.5
+    assert items(grade(OPENER_ZH + zh + "\n"))["limits"]["points"] == 1.5
+
+
+@pytest.mark.parametrize("sentence", ["从热力图可以看出高权重不代表因果。", "从热力图读出，高权重不代表因果。"])
+def test_a_caveat_said_to_be_read_off_the_figure_still_earns_nothing(sentence):
+    assert items(grade(OPENER_ZH + sentence + "\n"))["limits"]["points"] == 0
