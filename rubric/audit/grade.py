@@ -1583,6 +1583,9 @@ _CELL_READ = re.compile(
     r"|\b(?:last|final)\s+(?:(?P<lq>query|row)|(?P<lk>key|column))\b"
     r"|最后\s*一?\s*个?\s*(?:(?P<yq>行|查询|query\b|q\b)|(?P<yk>列|键|key\b|k\b))")
 _LAST = -1                  # a cell index meaning "the last row / column", whatever the grid's size
+# a peak named before its query's row: "the largest value in row q1", "the highest weight of q1" (round 35)
+_PEAK_OF_ROW = re.compile(r"\b(?:the\s+)?(?:largest|highest|biggest|maximum|max|top|peak)\s+(?:value|weight|entry|cell|number)"
+                          r"\s+(?:in|of|for)\s+(?:the\s+)?(?:row\s+(?:of\s+)?)?$")
 # a value written after the key past the peak word and a comma or a bracket (round 34b: "So q0 reads k0 most, with
 # 0.74", "q0 reads k0 most (0.74)", "q1 look most at k2, it is 0.67", q0 最关注 k0，权重 0.74): the key's weight, which was not read, so an invented one kept its points
 _TAIL_VALUE = re.compile(r"(?:\s+(?:the\s+)?(?:most|mostly|mainly|primarily|the\s+most))?(?:\s*[(（]\s*|\s*[,，]\s*"
@@ -1828,6 +1831,11 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = No
                 # the peak the value is said to be: a peak word between query and key or before the value, the
                 # query's first key alone, and no low end or colour word (those are read by the figure's low end)
                 said = between + " " + s.text[ke:value.start(1)]
+                # (round 35: or named before the query, "the largest value in row q1 is at k2 (0.67)", read as a value
+                # only, while its zh twin "q1 这一行最大的值在 k2（0.67）" was a peak)
+                before = _PEAK_OF_ROW.search(s.text, s.clause_at(qs).start, qs)
+                if before is not None:
+                    said = before.group() + " " + said
                 first_alone = not any(not c[2] and c[0] > qs for c in cells[:n]) and not (
                     n + 1 < len(cells) and not cells[n + 1][2] and _between_and(s.text[ke:cells[n + 1][0]]))
                 peak = first_alone and not key_first and bool(_PEAK.search(said) or _PEAK_SHARE.search(said)) \
@@ -1980,7 +1988,8 @@ def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]
         said = None             # the peak's value, said after it (round 35: "q1 对 k2 的权重最大，是 0.67")
         if values:
             peak_word = _PEAK.search(part) or _PEAK_SHARE.search(part)
-            gap = part[peak_word.end():values[0].start()] if peak_word else ""
+            # from the peak word or the key, whichever is later ("the largest value in row q1 is at k2 (0.67)")
+            gap = part[max(peak_word.end(), max(c[1] for c in inside) - start):values[0].start()] if peak_word else ""
             if len(values) != 1 or peak_word is None or values[0].start() < peak_word.end() \
                     or any(c[1] > start + values[0].start() for c in inside) or _units(gap) > _PEAK_VALUE_GAP_UNITS \
                     or re.search(r"\d", gap):
@@ -2029,8 +2038,9 @@ def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int]
 
 
 # a value said right after a peak read in another word order ("the weight of q1 on k2 is the largest, 0.67", q1 对 k2
-# 的权重最大，是 0.67; round 35: the part was skipped for its value, while "q1's largest weight is on k2, 0.67" was read):
-# at most this many units between the peak word and the value
+# 的权重最大，是 0.67, "the largest value in row q1 is at k2 (0.67)"; round 35: the part was skipped for its value, while
+# "q1's largest weight is on k2, 0.67" was read): at most this many units between the peak word (or the key after it)
+# and the value
 _PEAK_VALUE_GAP_UNITS = 6
 
 

@@ -276,3 +276,21 @@ def test_a_caveat_and_its_twin_earn_the_same(en, zh):
 @pytest.mark.parametrize("sentence", ["从热力图可以看出高权重不代表因果。", "从热力图读出，高权重不代表因果。"])
 def test_a_caveat_said_to_be_read_off_the_figure_still_earns_nothing(sentence):
     assert items(grade(OPENER_ZH + sentence + "\n"))["limits"]["points"] == 0
+
+
+@pytest.mark.parametrize("en, zh", [
+    ("Each row is a probability distribution over the keys.", "每一行是对 key 的概率分布。"),
+    ("Each row tells how that query splits its attention over the keys.", "每一行说明这个 query 怎么把注意力分给各个 key。"),
+    ("The largest value in row q1 is at k2 (0.67).", "q1 这一行最大的值在 k2（0.67）。"),
+])
+def test_a_reading_of_the_figure_and_its_twin_earn_the_same(en, zh):
+    """Before: en 2, zh 1 (the first two: 分布 / 分给 were no reading budget); en 0, zh 1 (the third: the peak named before
+    its query was read as a value only); after: alike."""
+    en_r, zh_r = grade("My heatmap plots weights[0, 0].\n" + en + "\n"), grade("我的热力图画的是 weights[0, 0]。\n" + zh + "\n")
+    assert items(en_r)["figure_reading"]["points"] == items(zh_r)["figure_reading"]["points"] > 0
+    assert not en_r["flags"] and not zh_r["flags"]
+
+
+def test_a_false_peak_named_before_its_query_is_flagged():
+    r = grade("My heatmap plots weights[0, 0].\nThe largest value in row q1 is at k1 (0.24).\n")
+    assert "figure" in kinds(r) and items(r)["figure_reading"]["points"] == 0
