@@ -294,3 +294,21 @@ def test_a_reading_of_the_figure_and_its_twin_earn_the_same(en, zh):
 def test_a_false_peak_named_before_its_query_is_flagged():
     r = grade("My heatmap plots weights[0, 0].\nThe largest value in row q1 is at k1 (0.24).\n")
     assert "figure" in kinds(r) and items(r)["figure_reading"]["points"] == 0
+
+
+@pytest.mark.parametrize("sentence", [
+    "除非做了消融，否则 k2 就是最重要的 key。",       # 除非 "unless": its 非 denied 消融
+    "没有消融也没关系，k2 显然决定了输出。",          # "even without an ablation"
+    "抛开因果不谈，k2 是最重要的特征。",              # "setting causality aside"
+    "先不谈因果，k2 是最重要的特征。",
+    "No ablation needed: k2 drives q1's output.",   # a requirement denied, as "no ablation is needed"
+])
+def test_a_condition_earns_no_caveat_beside_an_overclaim(sentence):
+    """Before: the condition's negation word made its keyword a caveat (1.5, so -0.5 net); after: 0 and the overclaim."""
+    r = grade(OPENER_EN + sentence + "\n")
+    assert items(r)["limits"]["points"] == 0 and items(r)["figure_reading"]["points"] == 0 and "overclaim" in kinds(r)
+
+
+@pytest.mark.parametrize("sentence", ["除非做消融，否则不能说 k2 导致了输出。", "抛开这张图不谈，高权重本来就不代表因果。"])
+def test_a_denial_after_a_condition_keeps_its_caveat(sentence):
+    assert items(grade(OPENER_ZH + sentence + "\n"))["limits"]["points"] >= 1.5
