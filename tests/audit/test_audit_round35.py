@@ -312,3 +312,17 @@ def test_a_condition_earns_no_caveat_beside_an_overclaim(sentence):
 @pytest.mark.parametrize("sentence", ["除非做消融，否则不能说 k2 导致了输出。", "抛开这张图不谈，高权重本来就不代表因果。"])
 def test_a_denial_after_a_condition_keeps_its_caveat(sentence):
     assert items(grade(OPENER_ZH + sentence + "\n"))["limits"]["points"] >= 1.5
+
+
+@pytest.mark.parametrize("en, zh", [
+    ("Experiment A: the entropy without scaling was lower, about 0.1 at d_k = 128.", "实验 A：不缩放时熵更低，d_k = 128 时大约 0.1。"),
+    ("Experiment B: the padded keys received no weight at all (0.000).", "实验 B：padding 的 key 完全没有分到权重（0.000）。"),
+])
+def test_an_experiment_and_its_twin_earn_the_same(en, zh):
+    """Before: zh 3.0 against en 4.0 and 5.0: "不缩放时熵更低" was the false claim "scaling lowers the entropy" (its 不 is an
+    arm's condition, blanked before claims are read), 大约 0.1 no observed value, 没有分到权重 no zero weight; after: alike."""
+    assert grade(OPENER_EN + en + "\n")["score"] == grade(OPENER_ZH + zh + "\n")["score"] >= 4
+
+
+def test_scaling_said_to_lower_the_entropy_is_still_the_false_claim():
+    assert items(grade(OPENER_ZH + "实验 A：缩放后熵更低，大约 0.1。\n"))["experiments"]["points"] == 0
