@@ -326,3 +326,15 @@ def test_an_experiment_and_its_twin_earn_the_same(en, zh):
 
 def test_scaling_said_to_lower_the_entropy_is_still_the_false_claim():
     assert items(grade(OPENER_ZH + "实验 A：缩放后熵更低，大约 0.1。\n"))["experiments"]["points"] == 0
+
+
+@pytest.mark.parametrize("sentence", [
+    "Without an ablation, causality is unproven.",
+    "Without an ablation the causal role of k2 stays unknown.",
+    "Without an ablation, whether k2 causes the output remains an open question.",
+    "如果没有消融，k2 是否导致输出仍然未知。",
+])
+def test_what_is_still_unknown_is_a_caveat_in_either_language(sentence):
+    """Once a fronted "without an ablation" negated nothing, the en sentences earned nothing (their "without" had made
+    "ablation" the caveat) while the zh twin kept it through the 未 of 未知; now 1.5 each, from what they say unknown."""
+    assert items(grade(OPENER_EN + sentence + "\n"))["limits"]["points"] == 1.5
