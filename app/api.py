@@ -34,6 +34,7 @@ from app.regrading import regrade_requested_before, request_regrade
 from app.scores import effective_for, fmt, student_view
 from app.storage import BlobStore
 from app.submitting import SubmissionRefused, idempotency_key, submit_once
+from app.upload_names import renamed
 from app.views_helpers import content_disposition, uploaded
 from grading.i18n import localized
 
@@ -125,8 +126,9 @@ def create_submission():
     try:
         # A retry with the key of an earlier send gets that send's attempt back (docs/contracts.md).
         key = idempotency_key(request.headers.get("Idempotency-Key"))
+        code, audit, figure = uploaded("code"), uploaded("audit"), uploaded("figure")
         accepted = submit_once(
-            a, g.api_user, uploaded("code"), uploaded("audit"), uploaded("figure"),
+            a, g.api_user, code, audit, figure,
             store=BlobStore(current_app.config["UPLOAD_DIR"]),
             max_pending=current_app.config["MAX_PENDING_PER_STUDENT"],
             keep_audit=not request.form.get("remove_audit"),
@@ -144,6 +146,9 @@ def create_submission():
             "url": f"/api/v1/submissions/{sub.id}",
             # A code-only resubmission keeps the previous audit and figure; say which were kept.
             "carried_forward": {"audit": sub.audit_from_attempt, "figure": sub.figure_from_attempt},
+            # Each file kept under another name than the one sent, and why (app.upload_names), as the page says
+            "renamed": [note.as_json() for note in renamed(
+                {"code": code, "audit": audit, "figure": figure})],
             "replayed": accepted.replayed}
     rubric = rubric_for(sub.assignment.suite)
     if rubric.audit_category and not sub.audit_sha256:

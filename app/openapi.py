@@ -68,7 +68,28 @@ def _spec() -> dict[str, Any]:
                                        "properties": {"audit": {"type": "integer", "nullable": True},
                                                       "figure": {"type": "integer", "nullable": True}}},
                                    "warnings": {"type": "array", "items": {"type": "object"},
-                                                "description": "`no_audit` when the attempt has no audit"}},
+                                                "description": "`no_audit` when the attempt has no audit"},
+                                   "renamed": {
+                                       "type": "array",
+                                       "description": "each file of this send kept under another name than the "
+                                                      "one sent (empty when none was), with why, as the upload "
+                                                      "page says it",
+                                       "items": {"type": "object", "properties": {
+                                           "field": {"type": "string", "enum": ["code", "audit", "figure"]},
+                                           "sent": {"type": "string", "description": "the name as sent"},
+                                           "kept": {"type": "string", "description": "the name the attempt lists"},
+                                           "reasons": {"type": "array", "items": {"type": "string", "enum": [
+                                               "folders", "composed", "invisible", "spaces", "empty",
+                                               "shortened", "hidden_txt"]},
+                                               "description": "folders: a path was sent, its last part kept; "
+                                                              "composed: Unicode NFC; invisible: control or "
+                                                              "format characters removed; spaces: at either "
+                                                              "end, removed; empty: nothing was left "
+                                                              "('upload'); shortened: past 120 characters; "
+                                                              "hidden_txt: attention.py.txt kept as "
+                                                              "attention.py"},
+                                           "message": {"type": "object", "properties": {
+                                               "en": {"type": "string"}, "zh": {"type": "string"}}}}}}},
                 },
                 "Submission": {
                     "type": "object",

@@ -60,6 +60,7 @@ from app.submitting import (
     request_sha256,
     submit_once,
 )
+from app.upload_names import renamed
 from app.views_helpers import content_disposition, safe_filename, uploaded
 from grading.i18n import not_run, stop_of
 from grading.inputs import PDF_MAGIC, PNG_MAGIC, code_file_name, code_text
@@ -209,12 +210,9 @@ def upload(slug: str):
                 "resent page) and counted once.", n=sub.attempt), "submitted")
     else:
         flash(_("Submitted: attempt %(n)s is queued for grading.", n=sub.attempt), "submitted")
-    if code is not None and sub.code_filename != code.filename:
-        # code_file_name: the hidden .txt is dropped; the student's own file still has it
-        flash(_("%(sent)s was saved as %(kept)s: Windows hides the .txt extension, so the file shown as "
-                "%(kept)s is really named %(sent)s. To run it as the results say, turn on View → File name "
-                "extensions in Explorer and rename it to %(kept)s.", sent=code.filename, kept=sub.code_filename),
-              "submitted")
+    # Every name kept otherwise than sent (app.upload_names), kept on the page after grading ends
+    for note in renamed({"code": code, "audit": audit, "figure": figure}):
+        flash(note.message("zh" if locale().startswith("zh") else "en"), "renamed")
     target = url_for("student.submission", submission_id=sub.id)
     if request.headers.get("X-Upload") == "fetch":
         # The page's script uploaded in the background; it goes to the new attempt itself.

@@ -42,6 +42,9 @@ class Upload:
     # a refusal names them, or "attentionyp.txt: got '.txt'" answered a file the student's file manager
     # shows as "attentiontxt.py" (U+202E shows the letters after it reversed).
     removed: str = ""
+    # The name as the client sent it (a Windows path, decomposed letters...): app.upload_names tells the
+    # student how the kept name differs. None when made by code, not sent.
+    sent: str | None = None
 
 
 class SubmissionRefused(Exception):

@@ -111,13 +111,35 @@ def safe_filename(raw: str) -> str:
     """A client's file name reduced to a label: the base name only (no folders of the client's
     disk), no control characters, at most MAX_FILENAME_CHARS with the extension kept. Unlike
     werkzeug's secure_filename it keeps non-ASCII letters: students name files in Chinese."""
-    name = unicodedata.normalize("NFC", raw).replace("\\", "/").rsplit("/", 1)[-1]
-    name = "".join(ch for ch in name if unicodedata.category(ch)[0] != "C").strip() or "upload"
+    return cleaned_filename(raw)[0]
+
+
+def cleaned_filename(raw: str) -> tuple[str, tuple[str, ...]]:
+    """`safe_filename`'s name and what each of its steps changed, as app.upload_names names them to the
+    student: "folders" (a path was sent), "composed" (NFC), "invisible" (control or format characters),
+    "spaces" (at either end), "empty" (nothing was left: "upload"), "shortened"."""
+    steps: list[str] = []
+    composed = unicodedata.normalize("NFC", raw)
+    if composed != raw:
+        steps.append("composed")
+    name = composed.replace("\\", "/").rsplit("/", 1)[-1]
+    if name != composed:
+        steps.append("folders")
+    visible = "".join(ch for ch in name if unicodedata.category(ch)[0] != "C")
+    if visible != name:
+        steps.append("invisible")
+    name = visible.strip()
+    if name != visible:
+        steps.append("spaces")
+    if not name:
+        name = "upload"
+        steps.append("empty")
     if len(name) > MAX_FILENAME_CHARS:
         stem, dot, ext = name.rpartition(".")
         ext = f".{ext}" if dot and stem and len(ext) <= 10 else ""
         name = name[: MAX_FILENAME_CHARS - len(ext)].rstrip(".") + ext
-    return name
+        steps.append("shortened")
+    return name, tuple(steps)
 
 
 def content_disposition(filename: str, *, inline: bool = False) -> str:
@@ -184,7 +206,7 @@ def uploaded(field: str) -> Upload | None:
     # Only the name's own characters: safe_filename keeps the last component of a path sent as the name.
     base = re.split(r"[\\/]", f.filename or "")[-1]
     removed = "".join(dict.fromkeys(ch for ch in base if unicodedata.category(ch) == "Cf"))
-    return Upload(filename=safe_filename(f.filename), data=f.read(), removed=removed)
+    return Upload(filename=safe_filename(f.filename), data=f.read(), removed=removed, sent=f.filename)
 
 
 # How a zh reader names the zones Chinese courses use, before the IANA name.
