@@ -27,7 +27,7 @@ from app.coursework import rubric_for
 from app.extensions import begin_write_on_sqlite, db, limiter
 from app.idempotency import earlier as sent_with
 from app.models import PENDING, Assignment, GradingRun, Status, Submission, User, utcnow
-from app.queue import PRIORITY_FIRST, enqueue_run
+from app.queue import PRIORITY_FIRST, enqueue_run, queue_position
 from app.storage import BlobStore, StorageUnavailable
 from grading.inputs import code_file_name
 
@@ -306,13 +306,7 @@ def check_policy(assignment: Assignment, student: User, now: datetime, max_pendi
     ).one()
     pending = pending or 0
     if max_pending and pending >= max_pending:
-        raise SubmissionRefused(
-            "too_many_pending",
-            f"You already have {pending} attempt(s) waiting to be graded; wait for one to finish "
-            "before submitting again (this keeps the queue fair for everyone at the deadline).",
-            f"你已有 {pending} 次提交在排队评分，请等其中一次完成后再提交（截止前保持队列对所有人公平）。",
-            429,
-        )
+        raise _pending_refusal(assignment, student, max_pending)
     if assignment.cooldown_seconds and last is not None:
         wait = assignment.cooldown_seconds - (now - last).total_seconds()
         if wait > 0:
@@ -324,6 +318,56 @@ def check_policy(assignment: Assignment, student: User, now: datetime, max_pendi
                 retry_after=math.ceil(wait),
             )
     return days
+
+
+def _pending_refusal(assignment: Assignment, student: User, max_pending: int) -> SubmissionRefused:
+    """The pending cap's refusal, saying what is known: which attempts wait, where the oldest is (being graded
+    since how long, or its place in the queue), and that a new attempt is accepted once one of them is
+    graded. Retry-After: what is left of the oldest's grading budget (GRADING_BUDGET_S) when it runs, else
+    that budget once per run ahead of it and its own (a bound for one worker, not a promise).
+
+    Round 35: "wait for one to finish" said neither which attempts were waiting nor how long it might be,
+    and the API's 429 had no Retry-After (the cooldown's has)."""
+    from app.clock import db_now, seconds_between
+    from autograder import settings
+
+    rows = db.session.execute(
+        select(Submission.attempt, GradingRun, seconds_between(GradingRun.started_at, db_now()))
+        .join(GradingRun, GradingRun.submission_id == Submission.id)
+        .where(Submission.assignment_id == assignment.id, Submission.student_id == student.id,
+               GradingRun.trigger == "submit", GradingRun.status.in_(PENDING))
+        .order_by(Submission.attempt)
+    ).all()
+    attempts = list(dict.fromkeys(r[0] for r in rows))
+    oldest, run, elapsed = rows[0] if rows else (None, None, None)
+    budget = float(settings.GRADING_BUDGET_S)
+    listed_en = ", ".join(str(n) for n in attempts)
+    listed_zh = "、".join(str(n) for n in attempts)
+    lead_en = (f"You already have {len(attempts)} attempts waiting to be graded (attempt(s) {listed_en}); at most "
+               f"{max_pending} may wait at once, so this upload was not stored. A new attempt is accepted as soon as "
+               "one of them is graded")
+    lead_zh = (f"你已有 {len(attempts)} 次提交在等待评分（第 {listed_zh} 次）；同时最多只能有 {max_pending} 次在等待，"
+               "因此本次上传没有保存。其中任一次评分完成后即可再提交")
+    if run is not None and run.status == Status.RUNNING.value:
+        ran = max(0, int(elapsed or 0))
+        retry = max(5, math.ceil(budget - ran))
+        en = f"{lead_en}: the oldest, attempt {oldest}, is being graded now (for {ran} s)."
+        zh = f"{lead_zh}：最早的第 {oldest} 次正在评分（已 {ran} 秒）。"
+    elif run is not None:
+        ahead = queue_position(run) or 0
+        retry = math.ceil(budget * (ahead + 1))
+        where_en = "next in the queue" if ahead == 0 else f"behind {ahead} other submission(s) in the queue"
+        where_zh = "在队列中排在下一个" if ahead == 0 else f"在队列中前面还有 {ahead} 份提交"
+        en = f"{lead_en}: the oldest, attempt {oldest}, is {where_en}."
+        zh = f"{lead_zh}：最早的第 {oldest} 次{where_zh}。"
+    else:  # counted, then graded meanwhile: send it again
+        retry, en, zh = 1, f"{lead_en}.", f"{lead_zh}。"
+    return SubmissionRefused(
+        "too_many_pending",
+        f"{en} Each grading takes up to {budget:g} s of your code's time; the attempt pages show their grading live. "
+        "This keeps the queue fair for everyone at the deadline.",
+        f"{zh}每次评分中你的代码最多运行 {budget:g} 秒；提交页面会实时显示评分进度。这样可以在截止前保持队列对所有人公平。",
+        429, retry_after=retry)
 
 
 @dataclass(frozen=True)

@@ -115,7 +115,7 @@ def test_an_upload_past_the_pending_cap_says_to_wait_and_keeps_the_files(app, we
     pick(page, code, audit, figure)
     page.click("form[data-dropform] button[type=submit]")
     error = page.locator("#upload-error")
-    expect(error).to_contain_text("你已有 3 次提交在排队评分，请等其中一次完成后再提交")
+    expect(error).to_contain_text("你已有 3 次提交在等待评分（第 1、2、3 次）")
     expect(error).to_be_focused()
     assert page.evaluate("() => document.querySelector('input[name=code]').files.length") == 1
     assert page.locator("form[data-dropform] button[type=submit]").is_enabled()

@@ -312,7 +312,7 @@ def test_one_student_resubmitting_is_capped_while_others_get_in(rig):
     assert [status for status, _ in mine] == [202, 202, 202, 429, 429], mine
     body = mine[3][1]
     assert body["code"] == "too_many_pending"
-    assert "You already have 3 attempt(s) waiting to be graded" in body["error"]
+    assert "You already have 3 attempts waiting to be graded" in body["error"]
     assert body["message"]["zh"] and body["message"]["en"] == body["error"]
     assert all(status == 202 for status, _ in theirs), theirs
     # The queue holds at most three of the greedy student's attempts, ahead of the others' only
