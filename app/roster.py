@@ -30,7 +30,7 @@ from flask_babel import lazy_gettext as _l
 from sqlalchemy import func, select, update
 
 from app.auth import EMAIL_PATTERN, clean_name, home_for, normalize_email, sign_in, visible
-from app.errors import echoed
+from app.errors import cut, echoed
 from app.extensions import db, limiter
 from app.models import Role, SignInLink, User, utcnow
 from app.roster_xlsx import has_text, read_workbook
@@ -68,9 +68,11 @@ class Columns:
     first: int | None = None
     last: int | None = None
     named: bool = False   # read from a header line
+    header: tuple[str, ...] = ()   # that line's cells, as written, and its row: a refusal names them
+    header_row: int = 0
 
     @classmethod
-    def of_header(cls, cells: list[str]) -> Columns | None:
+    def of_header(cls, cells: list[str], row: int = 0) -> Columns | None:
         """The columns a header line names, or None when no cell names an email (not a header)."""
         words = [_header_word(c) for c in cells]
 
@@ -83,7 +85,18 @@ class Columns:
         if email is None:
             return None
         return cls(email=email, name=find(_NAME_HEADERS), role=find(_ROLE_HEADERS), first=find(_FIRST_HEADERS),
-                   last=find(_LAST_HEADERS), named=True)
+                   last=find(_LAST_HEADERS), named=True, header=tuple(cells), header_row=row)
+
+    def too_short(self, cells: list[str]):
+        """Why a line with too few cells is skipped: by position, `email,name[,role]`; under a header line, that
+        line's own column names the line has no cell under (round 35: a reordered header's short line was
+        skipped as "expected email,name[,role]", names the file does not use)."""
+        if not self.named:
+            return _l("expected email,name[,role]")
+        missing = [f"'{self.header[i]}'" for i in sorted({self.email, self.name} - {None}) if i >= len(cells)]
+        return _l("this line has %(n)s cell(s) and none under %(missing)s: the header (line %(row)s) names the "
+                  "columns %(header)s", n=len(cells), missing=list_join(missing), row=self.header_row,
+                  header=cut(list_join(f"'{c}'" for c in self.header if c), 200))
 
     @property
     def last_needed(self) -> int:
@@ -298,7 +311,7 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
         if cells[0].startswith("#"):
             report.ignored.append({**at, "reason": _l("comment line"), "raw": shown})
             continue
-        header = Columns.of_header(cells) if not people else None
+        header = Columns.of_header(cells, where.row) if not people else None
         if header is not None:
             columns = header
             extra = header.extra(cells)
@@ -310,7 +323,7 @@ def import_roster(data: bytes, *, acting: User | None = None) -> RosterReport:
             report.ignored.append({**at, "reason": _l("the Points Possible row of a Canvas export"), "raw": shown})
             continue
         if len(cells) <= columns.last_needed:
-            report.skipped.append({**at, "reason": _l("expected email,name[,role]"), "raw": shown})
+            report.skipped.append({**at, "reason": columns.too_short(cells), "raw": shown})
             continue
         email, name = normalize_email(columns.cell(cells, columns.email)), clean_name(columns.name_of(cells))
         role_cell = columns.cell(cells, columns.role)

@@ -24,10 +24,15 @@ BODY = ("email,name,role,student_no\n"
 
 
 @pytest.mark.parametrize("lang, reasons", [
-    ("zh", ["未导入的列：student_no", "注释行", "1 个多余的单元格未导入：2026001", "邮箱无效", "应有两到三个单元格：邮箱、姓名，以及可选的角色",
+    ("zh", ["未导入的列：student_no", "注释行", "1 个多余的单元格未导入：2026001", "邮箱无效",
+            # under a header line, its own columns (round 35)
+            "这一行只有 1 个单元格，'name' 下没有单元格：表头（第 1 行）的列为 'email'、'name'、'role'、'student_no'",
+
             "未知角色 'admin'", "文件中邮箱重复", "不能更改你自己的角色"]),
     ("en", ["columns not imported: student_no", "comment line", "1 extra cell(s) not imported: 2026001",
-            "invalid email", "expected email,name[,role]", "unknown role 'admin'", "duplicate email in this file",
+            "invalid email",
+            "this line has 1 cell(s) and none under 'name': the header (line 1) names the columns 'email', 'name', "
+            "'role', 'student_no'", "unknown role 'admin'", "duplicate email in this file",
             "you cannot change your own role"]),
 ])
 def test_every_reason_of_the_import_report_is_in_the_readers_language(client, web, course, lang, reasons):
