@@ -92,6 +92,8 @@ def serialise(sub: Submission, *, full: bool = False) -> dict:
         "figure_from_attempt": sub.figure_from_attempt,
         "queue_position": queue_position(latest),
         "grader_version": shown.grader_version if shown else None,
+        # the run whose result is shown: a later regrade's result changes it (and the answer's ETag)
+        "graded_run_id": graded.id if graded else None,
         # grader messages in the caller's language (?lang=, Accept-Language; app.select_locale)
         "result": localized(result if full else student_view(result), api_lang()),
         "score": score.as_dict() if score else None,

@@ -103,6 +103,12 @@ def _spec() -> dict[str, Any]:
                         "queue_position": {"type": "integer", "nullable": True,
                                            "description": "queued runs ahead of this one (0 = next)"},
                         "grader_version": {"type": "string", "nullable": True},
+                        "graded_run_id": {"type": "integer", "nullable": True,
+                                          "description": "the grading run whose result and score are shown; a "
+                                                         "regrade's result, once in, changes it (and the ETag: "
+                                                         "If-None-Match with the old tag answers 200 with the new "
+                                                         "result). `status` is `queued`/`running` while a regrade "
+                                                         "waits, with the earlier result still shown"},
                         "result": {"type": "object", "nullable": True,
                                    "description": "The grade JSON (docs/contracts.md §2); for students "
                                    "without 'log' and with hidden tests' feedback set to null. Feedback and "

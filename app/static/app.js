@@ -327,6 +327,18 @@
   var spinner = live.querySelector(".spinner");
   var labels = JSON.parse(live.getAttribute("data-labels") || "{}");
   var shownGraded = live.getAttribute("data-graded-run") || "";
+  /* A result already on the page is watched after grading ends: an instructor's regrade (or an override,
+     an audit review, an extension) changes it later, and the page kept the old score until a reload. The
+     check is one status request a minute while the tab is shown, and one when it is looked at again. */
+  var newer = live.querySelector("[data-newer]");
+  var shownTotal = live.getAttribute("data-shown-total") ? parseFloat(live.getAttribute("data-shown-total")) : null;
+  var FINAL_CHECK_MS = 60000, told = "";
+  function tell(kind, text) {
+    told = kind;
+    if (!newer) return;
+    newer.hidden = !text;
+    if (newer.textContent !== text) newer.textContent = text;
+  }
   var delay = 1000, polls = 0, lastStatus = live.getAttribute("data-status");
   function dropSubmittedBanner() {
     document.querySelectorAll("[data-until-final]").forEach(function (el) { el.remove(); });
@@ -449,13 +461,26 @@
         latest = s;
         render(s);
         var graded = s.graded_run_id ? String(s.graded_run_id) : "";
+        var total = typeof s.total === "number" ? s.total : null;
         var finished = s.status === "graded" || s.status === "error";
-        if ((graded && graded !== shownGraded) || (finished && s.status !== lastStatus)) {
+        var scores = { total: points(s.total), max: points(s.max_total), was: points(shownTotal) };
+        if (shownGraded && !finished) {
+          tell("regrading", labels.regrading);  // graded before, graded again now: the old result stays until then
+        } else if (shownGraded && graded && graded !== shownGraded) {
+          tell("newer", fill(labels.newer_grade, scores));
+        } else if (shownGraded && graded === shownGraded && total !== shownTotal) {
+          tell("changed", fill(labels.score_changed, scores));
+        } else if (told === "regrading") {
+          tell("", "");                         // that grading ended without a new result (the status says why)
+        }
+        if ((graded && graded !== shownGraded) || (finished && s.status !== lastStatus) ||
+            (graded && total !== shownTotal)) {
           shownGraded = graded;
+          shownTotal = total;
           refreshResult(s);
         }
         lastStatus = s.status;
-        if (finished) { dropSubmittedBanner(); stopped = true; return; }  // nothing more changes until a regrade
+        if (finished) { dropSubmittedBanner(); watchFinal(); return; }
         schedule();
       })
       .catch(function () {
@@ -464,7 +489,16 @@
         schedule();
       });
   }
+  /* Once final: one status request a minute while the tab is shown; none while it is hidden (looking at it
+     again checks at once, 'visibilitychange'). A status back to queued or running polls briskly again. */
+  function watchFinal() {
+    clearTimeout(timer);
+    polls = 0;
+    delay = 1000;
+    if (!document.hidden) timer = setTimeout(tick, FINAL_CHECK_MS);
+  }
   function schedule() {
+    if (lastStatus === "graded" || lastStatus === "error") { watchFinal(); return; }  // a failed check: no faster
     polls += 1;
     if (polls > 20) delay = Math.min(delay * 1.5, 10000);  // 1 s for ~20 s, then slower
     clearTimeout(timer);
@@ -483,4 +517,5 @@
   window.addEventListener("online", now);
   document.addEventListener("visibilitychange", now);
   if (lastStatus === "queued" || lastStatus === "running") schedule();
+  else if (lastStatus === "graded" || lastStatus === "error") watchFinal();
 })();
