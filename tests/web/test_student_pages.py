@@ -151,7 +151,7 @@ def test_instructor_audit_review_overrides_audit_category_with_reviewer(client, 
     client.get("/lang/en")
     html = client.get(f"/submissions/{sub.id}").get_data(as_text=True)
     assert ">100 <small>/ 100" in html
-    assert "by Teacher Li" in html and "automatic: 11" in html and "清楚" in html
+    assert "by <bdi>Teacher Li</bdi>" in html and "automatic: 11" in html and "清楚" in html
 
 
 def test_late_penalty_is_shown_and_applied(client, web, course):
