@@ -106,6 +106,19 @@ def _kind_of(exc: BaseException) -> str | None:
     return None
 
 
+def _module_lacks(exc: BaseException, name: str) -> bool:
+    """Whether ``exc`` is the lookup of ``name`` (a dotted name: its last part) on the student's module failing,
+    Python's "module 'attention' has no attribute 'Name'": not an AttributeError the student's code raised in a
+    method of that class, whose words name it too (round 35: "'MultiHeadAttention' object has no attribute
+    'd_model'" in __init__, and a ScaledDotProductAttention whose __init__ never called nn.Module's, were told
+    "attention.py does not define" the class they define)."""
+    if _kind_of(exc) != "StudentError" or getattr(exc, "kind", "") != "AttributeError" \
+            or getattr(exc, "lineno", None) is not None:
+        return False
+    said = str(getattr(exc, "message", None) or exc)
+    return re.match(rf"module '[^']*' has no attribute '{re.escape(name.rsplit('.', 1)[-1])}'", said) is not None
+
+
 def _clip(text: Any, limit: int = MAX_MESSAGE) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -715,8 +728,7 @@ class StudentProxy:
             try:
                 return handle.id(session, layout)
             except Exception as exc:
-                if _kind_of(exc) == "StudentError" and getattr(exc, "kind", "") == "AttributeError" \
-                        and handle.cls_name in str(getattr(exc, "message", exc)):
+                if _module_lacks(exc, handle.cls_name):
                     source = source_of(session)
                     raise Feedback(with_hint(missing_name_lead(source, handle.cls_name, self.filename),
                                              missing_name_hint(source, handle.cls_name, self.filename))) from None
@@ -756,8 +768,7 @@ class StudentProxy:
             try:
                 return session.call_function(name, *args, **kwargs)
             except Exception as exc:
-                if _kind_of(exc) == "StudentError" and getattr(exc, "kind", "") == "AttributeError" \
-                        and getattr(exc, "lineno", None) is None and name in str(getattr(exc, "message", exc)):
+                if _module_lacks(exc, name):
                     source = source_of(session)
                     raise Feedback(with_hint(missing_name_lead(source, name, self.filename),
                                              missing_name_hint(source, name, self.filename))) from None
