@@ -291,6 +291,20 @@ _CHARS: dict[int, tuple[str, str, str | None]] = {
     0x2013: ("an en dash", "短破折号", "-"),
     0x00D7: ("a multiplication sign", "乘号 ×", "*"),
 }
+# Math signs pasted from a formula: (English name, Chinese name, the Python to write instead)
+_MATH_SIGNS: dict[int, tuple[str, str, str]] = {
+    0x221A: ("a square root sign √", "根号 √", "math.sqrt(x)"),
+    0x00B2: ("a superscript two ²", "上标 ²", "x ** 2"),
+    0x00B3: ("a superscript three ³", "上标 ³", "x ** 3"),
+    0x00F7: ("a division sign ÷", "除号 ÷", "/"),
+    0x2264: ("a less-than-or-equal sign ≤", "小于等于号 ≤", "<="),
+    0x2265: ("a greater-than-or-equal sign ≥", "大于等于号 ≥", ">="),
+    0x2260: ("a not-equal sign ≠", "不等号 ≠", "!="),
+    0x00B7: ("a middle dot ·", "中间点 ·", "*"),
+    0x22C5: ("a dot operator ⋅", "点乘号 ⋅", "*"),
+}
+_CHARS.update(_MATH_SIGNS)
+_MATH_ALSO = {0x221A: msg(" (or x ** 0.5)", "（或 x ** 0.5）")}
 _INVISIBLE = {0x00A0, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x3000, 0x2002, 0x2003, 0x2009, 0x202F}
 
 
@@ -485,6 +499,71 @@ def _python_words_hint(source: str, lineno: int, message: str) -> Msg | None:
     return None
 
 
+_PY2_EXCEPT = re.compile(r"^\s*except\s+([\w.]+)\s*,\s*(\w+)\s*:")
+_PY2_RAISE = re.compile(r"^\s*raise\s+([\w.]+)\s*,")
+_DEF_LINE = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
+
+
+def _layout_hint(source: str, lineno: int, message: str) -> Msg | None:
+    """Round 35: Python's English-only words for Python 2's ``except E, e:`` and ``raise E, "text"``, a
+    ``from __future__`` import below other code, and a ``return`` indented out of its function."""
+    line = _line(source, lineno)
+    if line is None or len(line) > MAX_HINT_LINE:
+        return None
+    code = _code_part(line)
+    if message.startswith("multiple exception types must be parenthesized") and (m := _PY2_EXCEPT.match(code)):
+        kind, name = m.groups()
+        return msg(f"line {lineno} writes `except {kind}, {name}:`, as Python 2 did: Python 3 writes "
+                   f"`except {kind} as {name}:`.",
+                   f"第 {lineno} 行写的是 `except {kind}, {name}:`（Python 2 的写法）：Python 3 中应写作 "
+                   f"`except {kind} as {name}:`。")
+    if message.startswith("invalid syntax") and (m := _PY2_RAISE.match(code)):
+        kind = m.group(1)
+        return msg(f"line {lineno} writes `raise {kind}, ...`, as Python 2 did: Python 3 puts the message in "
+                   f"parentheses, raise {kind}(...).",
+                   f"第 {lineno} 行写的是 `raise {kind}, ...`（Python 2 的写法）：Python 3 要把消息放在括号里："
+                   f"raise {kind}(...)。")
+    if message.startswith("from __future__ imports must occur at the beginning of the file"):
+        lines = python_lines(source)
+        before = _first_statement_line(lines[:lineno - 1])
+        if before is None:
+            return None
+        return msg(f"line {lineno} imports from __future__ after other code (line {before}): Python needs "
+                   "`from __future__ import ...` before every other statement (only the docstring and comments may "
+                   "come first), so move it to the top of the file.",
+                   f"第 {lineno} 行的 from __future__ 导入出现在其他代码（第 {before} 行）之后：Python 要求 "
+                   "`from __future__ import ...` 写在所有其他语句之前（前面只能有文档字符串和注释），请把它移到文件开头。")
+    if message.startswith("'return' outside function"):
+        lines = python_lines(source)
+        width = len(line) - len(line.lstrip(" "))
+        for n in range(lineno - 1, 0, -1):
+            d = _DEF_LINE.match(lines[n - 1])
+            if d and len(d.group(1).expandtabs(8)) <= width:
+                if len(d.group(1)) != width or "\t" in d.group(1):
+                    return None
+                return msg(f"line {lineno}'s return is indented {width} spaces, as much as `def {d.group(2)}` "
+                           f"(line {n}), so it is not inside that function: indent it like the lines of "
+                           f"{d.group(2)}'s body.",
+                           f"第 {lineno} 行的 return 缩进了 {width} 个空格，与 `def {d.group(2)}`（第 {n} 行）相同，"
+                           f"所以它不在这个函数里面：请让它与 {d.group(2)} 函数体中的各行缩进一致。")
+        return None
+    return None
+
+
+def _first_statement_line(lines: list[str]) -> int | None:
+    """The line of the first statement in ``lines`` that is not the module's docstring (None: there is none)."""
+    text = "\n".join(lines)
+    tree = parse_source(text) if text.strip() else None
+    if tree is None:
+        return None
+    body = tree.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    body = [n for n in body if not (isinstance(n, ast.ImportFrom) and n.module == "__future__")]
+    return body[0].lineno if body else None
+
+
 _CURLY = frozenset("\u201c\u201d\u2018\u2019")
 
 
@@ -537,6 +616,12 @@ def _char_hint(source: str, lineno: int, kind: str, message: str) -> Msg | None:
     col = line.index(chr(cp)) + 1
     code = f"U+{cp:04X}"
     where_en, where_zh = f"line {lineno}, column {col}", f"第 {lineno} 行第 {col} 列"
+    if cp in _MATH_SIGNS:
+        # Round 35: √ or ² in code was Python's "invalid character" alone (× had a hint; these had none).
+        also = _MATH_ALSO.get(cp, msg("", ""))
+        return msg(f"{where_en} has {name_en} ({code}), a math sign that Python does not read: write {instead}"
+                   f"{also['en']} instead.",
+                   f"{where_zh}有一个{name_zh}（{code}），这是数学符号，Python 不认识它：请改写为 {instead}{also['zh']}。")
     if cp in _INVISIBLE:
         origin = msg("an invisible character that comes with text copied from web pages or chat apps",
                      "这是从网页或微信等聊天软件复制代码时带来的不可见字符")
@@ -1652,6 +1737,17 @@ def _forward_stand_in(tree: ast.Module, cls: ast.ClassDef) -> Msg | None:
                    f"{f.lineno}): nn.Module calls forward, so rename `{f.name}` to forward",
                    f"类 {name}（第 {cls.lineno} 行）没有名为 forward 的方法，但定义了 `{f.name}`（第 {f.lineno} 行）："
                    f"nn.Module 调用的是 forward，请把 `{f.name}` 改名为 forward")
+    # Round 35: a forward indented into __init__ (a local function of it) was nn.Module's words alone.
+    nested = [(m, f) for m in methods for f in ast.walk(m)
+              if f is not m and isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == "forward"]
+    if not near and len(nested) == 1:
+        m, f = nested[0]
+        shift = f.col_offset - m.col_offset
+        return msg(f"the forward at line {f.lineno} is defined inside {m.name} (line {m.lineno}), as a local function "
+                   f"of it, not as a method of {name}: move it {shift} columns to the left, with its body, so that it "
+                   f"is a method of {name}",
+                   f"第 {f.lineno} 行的 forward 定义在 {m.name}（第 {m.lineno} 行）里面，是它的局部函数，而不是 {name} "
+                   f"的方法：请把它连同函数体整体向左移 {shift} 列，使它成为 {name} 的方法")
     after = [n for n in tree.body[tree.body.index(cls) + 1:]
              if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "forward"]
     if not near and len(after) == 1:
@@ -1799,8 +1895,19 @@ def _no_super_init(tree: ast.Module, lineno: int | None, named: str | None) -> M
                 None)
     if cls is None or init is None:
         return None
-    calls = sorted(n.lineno for n in ast.walk(init) if isinstance(n, ast.Call)
-                   and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__")
+    inits = [n for n in ast.walk(init) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__"]
+    calls = sorted(n.lineno for n in inits)
+    # Round 35: super(MultiHeadAttention).__init__() (self left out) binds no object, so nn.Module's __init__ never
+    # runs on this one: that call was counted as the call and PyTorch's words were all the student read.
+    unbound = sorted(n.lineno for n in inits if isinstance(n.func.value, ast.Call)
+                     and isinstance(n.func.value.func, ast.Name) and n.func.value.func.id == "super"
+                     and len(n.func.value.args) == 1 and not n.func.value.keywords)
+    if calls and unbound == calls:
+        return msg(f"line {unbound[0]} calls super({cls.name}).__init__() without self: a super() given only the class "
+                   "is bound to no object, so nn.Module's __init__ never runs for this one. Write super().__init__()",
+                   f"第 {unbound[0]} 行调用 super({cls.name}).__init__() 时没有传入 self：只给了类的 super() 不绑定任何"
+                   "对象，所以 nn.Module 的 __init__ 并没有对这个对象运行。请写成 super().__init__()")
     if not calls:
         return msg(f"{cls.name}.__init__ (line {init.lineno}) never calls super().__init__(), which nn.Module needs "
                    "before a layer, parameter or buffer is assigned to self: add super().__init__() as the first line "
@@ -1878,6 +1985,12 @@ _USUAL_IMPORT = {
 _DYNAMIC_NAMES = re.compile(r"\b(globals|locals|vars|exec|eval|__import__)\s*\(|__builtins__|builtins\b|import\s+\*")
 
 
+# Python 2's built-in names and what Python 3 has instead.
+_PY2_NAMES = {"xrange": "range", "raw_input": "input", "unicode": "str", "basestring": "str", "long": "int",
+              "unichr": "chr", "reduce": "functools.reduce (from functools import reduce)", "file": "open",
+              "cmp": "(a > b) - (a < b)"}
+
+
 def _bound_names(tree: ast.Module) -> set[str]:
     """Every name the file binds anywhere, in any scope: imports, assignments and loop targets,
     definitions, parameters, ``except ... as`` and match captures."""
@@ -1914,6 +2027,11 @@ def name_note(source: str | None, lineno: int | None, message: str, filename: st
     tree = parse_source(source)
     if tree is None or name in _bound_names(tree):
         return None
+    if name in _PY2_NAMES:
+        # Round 35: xrange and the like were Python's "name 'xrange' is not defined" alone.
+        instead = _PY2_NAMES[name]
+        return msg(f"line {lineno} uses `{name}`, a Python 2 name that Python 3 does not have: use {instead}",
+                   f"第 {lineno} 行用到了 `{name}`，这是 Python 2 的名字，Python 3 中没有它：请改用 `{instead}`")
     if usual is None:
         # Round 34: `dk` where the function assigns `d_k` was Python's words only. A name the file binds that
         # differs only in case or underscores is named with its line; for any other name Python's "not defined"
@@ -2251,7 +2369,7 @@ def _load_hint(source: str, kind: str, lineno: int | None, message: str, filenam
                     or _char_hint(source, lineno, kind, message) or _py2_print_hint(source, lineno, message)
                     or _unclosed_hint(source, lineno, message) or _mismatched_hint(source, lineno, message)
                     or _fstring_hint(source, lineno, message)
-                    or _python_words_hint(source, lineno, message)
+                    or _python_words_hint(source, lineno, message) or _layout_hint(source, lineno, message)
                     or (_indent_hint(source, lineno, message) if kind == "IndentationError" else None))
         if kind == "SandboxDied":
             return _exit_hint(source, message)
@@ -2305,7 +2423,7 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["abbreviates", "class_not_instance_note", "no_super_init_note", "runtime_file_note", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "dtype_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "missing_name_lead", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["no_return_note", "attribute_note", "call_shape_note", "torch_call_note", "getattr_recursion_note", "abbreviates", "class_not_instance_note", "no_super_init_note", "runtime_file_note", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "dtype_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "missing_name_lead", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
 
 
 # ============================================================================ a fill value the dtype cannot hold
@@ -2438,3 +2556,312 @@ def _float64_lines(source: str) -> Msg | None:
                                 "，它保留 NumPy 数组的 dtype，默认是 float64")}
     return msg(", ".join(f"line {n} ({s}{why.get(s, ('', ''))[0]})" for n, s in lines),
                "、".join(f"第 {n} 行（{s}{why.get(s, ('', ''))[1]}）" for n, s in lines))
+
+
+# ============================================================================ round 35: Python's and PyTorch's words explained
+# Round 35: errors in forward that were PyTorch's or Python's English and nothing more, each explained from what the
+# failing line (or the class around it) shows: a method without self, an attribute never assigned, a forward given its
+# keyword-only argument by position, super().__init__(self), an __init__ that returns a value, torch.sqrt of a Python
+# number, NumPy's axis=/keepdims=, the (values, indices) pair of .max(dim=...), torch.bmm on 4-D tensors, masked_fill
+# given a float mask, and an __getattr__ that calls itself.
+_NO_ATTRIBUTE = re.compile(r"^'(\w+)' object has no attribute '(\w+)'")
+_POSITIONAL = re.compile(r"^(?:(\w+)\.)?(\w+)\(\) takes (?:from \d+ to )?(\d+) positional arguments? but (\d+) "
+                         r"(?:positional arguments? )?(?:\(and \d+ keyword-only arguments?\) )?(?:were|was) given")
+_INIT_RETURNS = re.compile(r"^__init__\(\) should return None, not '(\w+)'")
+_NEEDS_TENSOR = re.compile(r"^(\w+)\(\): argument '\w+' \(position 1\) must be Tensor, not (int|float|bool)")
+_NUMPY_WORDS = re.compile(r"got an unexpected keyword argument '(axis|keepdims|axes)'")
+_PAIR_RESULT = re.compile(r"'torch\.return_types\.(max|min|sort|topk|median|mode|kthvalue|aminmax)'")
+_BMM_3D = re.compile(r"^batch[12] must be a 3D tensor")
+_FILL_MASK = re.compile(r"masked_fill_? only supports boolean masks, but got mask with dtype (\w+)")
+_TORCH_WORD = {"axis": "dim", "keepdims": "keepdim", "axes": "dims"}
+
+
+def _method_at(tree: ast.Module, lineno: int) -> tuple[ast.ClassDef, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    """The class and its method (a def directly in the class body) that hold ``lineno``."""
+    for cls in _walk(tree):
+        if isinstance(cls, ast.ClassDef) and cls.lineno <= lineno <= (cls.end_lineno or cls.lineno):
+            for fn in cls.body:
+                if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) \
+                        and fn.lineno <= lineno <= (fn.end_lineno or fn.lineno):
+                    return cls, fn
+    return None
+
+
+def _decorated_static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in fn.decorator_list)
+
+
+def _self_assigned(cls: ast.ClassDef, name: str) -> list[int]:
+    """Lines where a method of ``cls`` assigns ``self.<name>`` (also through setattr(self, "name", ...))."""
+    lines = []
+    for node in ast.walk(cls):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, ast.AnnAssign | ast.AugAssign) else []
+        for t in targets:
+            for sub in ast.walk(t):
+                if isinstance(sub, ast.Attribute) and sub.attr == name and isinstance(sub.value, ast.Name) \
+                        and sub.value.id == "self" and isinstance(sub.ctx, ast.Store):
+                    lines.append(sub.lineno)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value == name:
+            lines.append(node.lineno)
+    return sorted(lines)
+
+
+def _class_binds(cls: ast.ClassDef, name: str) -> bool:
+    """Whether the class body itself binds ``name`` (a class attribute, a method, a property)."""
+    for node in cls.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == name:
+            return True
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return True
+    return False
+
+
+def _reads_attribute(line_nodes: Iterable[ast.AST], owner: str, name: str) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.value, ast.Name)
+               and n.value.id == owner for n in line_nodes)
+
+
+def _on_line(tree: ast.Module, lineno: int) -> list[ast.AST]:
+    return [n for n in _walk(tree) if getattr(n, "lineno", None) == lineno]
+
+
+def attribute_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For "'C' object has no attribute 'x'" raised in a method of class C: the method's first parameter is not
+    ``self`` (so the module arrives in it), or the class never assigns ``self.x`` (or assigns it only after the
+    failing line of the same method). None when the source shows neither (a base class, a dynamic name)."""
+    m = _NO_ATTRIBUTE.match(message) if isinstance(message, str) else None
+    tree = parse_source(source) if m and lineno and isinstance(source, str) and len(source) <= MAX_SOURCE else None
+    if tree is None or (found := _method_at(tree, lineno)) is None:
+        return None
+    cls, fn = found
+    owner_name, attr = m.groups()
+    if cls.name != owner_name or _decorated_static(fn) or attr.startswith("_"):
+        return None
+    params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    nodes = _on_line(tree, lineno)
+    if params and params[0] != "self" and _reads_attribute(nodes, params[0], attr):
+        first = params[0]
+        return msg(f"{cls.name}.{fn.name} (line {fn.lineno}) has no self parameter: Python passes the module itself "
+                   f"as the first argument, so `{first}` holds the {cls.name} and line {lineno} reads {first}.{attr} "
+                   f"from it: add self before it, `def {fn.name}(self, {first}, ...)`",
+                   f"{cls.name}.{fn.name}（第 {fn.lineno} 行）没有 self 参数：Python 会把模块自身作为第一个参数传入，"
+                   f"所以 `{first}` 拿到的是 {cls.name} 对象，第 {lineno} 行从它读取 {first}.{attr}："
+                   f"请在它前面加上 self，写成 `def {fn.name}(self, {first}, ...)`")
+    if not _reads_attribute(nodes, "self", attr) or _class_binds(cls, attr) \
+            or any(isinstance(b, ast.Name) and b.id not in ("Module",) and not b.id.endswith("Module")
+                   for b in cls.bases) or _DYNAMIC_NAMES.search(source) or "__dict__" in source:
+        return None
+    assigned = _self_assigned(cls, attr)
+    later = [n for n in assigned if fn.lineno <= n <= (fn.end_lineno or n) and n > lineno]
+    if assigned and later and len(later) == len(assigned):
+        return msg(f"line {lineno} reads self.{attr} before line {later[0]} assigns it: assign it first",
+                   f"第 {lineno} 行读取 self.{attr} 时，第 {later[0]} 行还没有给它赋值：请先赋值再使用")
+    if assigned:
+        return None
+    param = attr in {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+    use = msg(f": {attr} is a parameter of {fn.name}, use it as `{attr}` (or assign self.{attr} = {attr} first)",
+              f"：{attr} 是 {fn.name} 的参数，请直接用 `{attr}`（或先写 self.{attr} = {attr}）") if param else \
+        msg(f": assign self.{attr} in __init__", f"：请在 __init__ 中给 self.{attr} 赋值")
+    return cat(msg(f"line {lineno} reads self.{attr}, which no method of {cls.name} assigns",
+                   f"第 {lineno} 行读取了 self.{attr}，但 {cls.name} 的任何方法都没有给它赋值"), use)
+
+
+def _def_of(tree: ast.Module, cls_name: str | None, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    if cls_name is None:
+        return None
+    cls = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls_name]
+    return next((f for f in (cls[-1].body if cls else []) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                 and f.name == name), None)
+
+
+def call_shape_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For Python's words on a call of the wrong shape: "C.forward() takes N positional arguments but M were
+    given" when C.forward takes some parameters only by keyword (after ``*``) and the failing line passes more by
+    position; "C.__init__() takes 1 positional argument but N were given" raised at a ``super().__init__(...)``
+    that passes arguments (nn.Module's __init__ takes none and words its refusal with the subclass's name); and an
+    __init__ that returns a value."""
+    if not isinstance(message, str) or not isinstance(source, str) or len(source) > MAX_SOURCE:
+        return None
+    if (m := _INIT_RETURNS.match(message)) is not None:
+        tree = parse_source(source)
+        returns = [(cls.name, r.lineno) for cls in (tree.body if tree else []) if isinstance(cls, ast.ClassDef)
+                   for fn in cls.body if isinstance(fn, ast.FunctionDef) and fn.name == "__init__"
+                   for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None
+                   and not (isinstance(r.value, ast.Constant) and r.value.value is None)]
+        if len(returns) != 1:
+            return None
+        cls_name, line = returns[0]
+        return msg(f"{cls_name}.__init__ returns a value at line {line}: Python builds the object itself, and "
+                   "__init__ must return nothing, so delete that `return`",
+                   f"{cls_name}.__init__ 在第 {line} 行返回了一个值：对象由 Python 自己创建，__init__ 不能返回任何值，"
+                   "请删掉这个 `return`")
+    if (m := _POSITIONAL.match(message)) is None or not lineno:
+        return None
+    tree = parse_source(source)
+    if tree is None:
+        return None
+    cls_name, method, takes, given = m.group(1), m.group(2), int(m.group(3)), int(m.group(4))
+    if method == "__init__" and takes == 1:
+        calls = [n for n in _on_line(tree, lineno) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                 and n.func.attr == "__init__" and (n.args or n.keywords)
+                 and isinstance(n.func.value, ast.Call) and isinstance(n.func.value.func, ast.Name)
+                 and n.func.value.func.id == "super"]
+        if len(calls) != 1:
+            return None
+        written = _as_written(source, calls[0]) or "super().__init__(...)"
+        return msg(f"line {lineno} passes arguments to nn.Module's __init__ ({written}), which takes none: super() "
+                   "already passes self, and PyTorch words its refusal with your class's name. Write "
+                   "super().__init__()",
+                   f"第 {lineno} 行给 nn.Module 的 __init__ 传了参数（{written}），而它不接受任何参数：super() 已经传入了 "
+                   "self，PyTorch 的报错里用的是你的类名。请写成 super().__init__()")
+    fn = _def_of(tree, cls_name, method)
+    if fn is None or not fn.args.kwonlyargs or fn.args.vararg is not None \
+            or len(fn.args.posonlyargs) + len(fn.args.args) != takes or given <= takes:
+        return None    # not the def Python's words are about (another class of that name, a decorator)
+    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][1:]
+    keyword = [a.arg for a in fn.args.kwonlyargs]
+    shown = f"{cls_name}.{method}"
+    return msg(f"{shown} (line {fn.lineno}) takes {', '.join(positional)} by position and {', '.join(keyword)} only "
+               f"by keyword (they come after *), and line {lineno} passes {given - 1} arguments by position: pass "
+               f"{keyword[0]}={keyword[0]}, or move the * after the parameters given by position",
+               f"{shown}（第 {fn.lineno} 行）按位置接收 {', '.join(positional)}，而 {', '.join(keyword)} 在 * 之后，"
+               f"只能按关键字传入；第 {lineno} 行却按位置传了 {given - 1} 个参数：请写成 {keyword[0]}={keyword[0]}，"
+               "或把 * 移到按位置传入的参数之后")
+
+
+def torch_call_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For PyTorch's words on a call it cannot take, explained from the failing line: a torch function given a
+    Python number, NumPy's keyword names, the (values, indices) pair .max(dim=...) returns used as a tensor,
+    torch.bmm on tensors that are not 3-D, and masked_fill given a float mask."""
+    if not isinstance(message, str) or not lineno or not isinstance(source, str) or len(source) > MAX_SOURCE:
+        return None
+    line = _line(source, lineno)
+    if line is None:
+        return None
+    code = _code_part(line)
+    if (m := _NEEDS_TENSOR.match(message)) and re.search(rf"\btorch\.{m.group(1)}\s*\(", code):
+        fn, kind = m.groups()
+        import math
+
+        instead = msg(f": for a plain number use math.{fn}(...)", f"：对普通数字请用 math.{fn}(...)") \
+            if hasattr(math, fn) else msg("", "")
+        return cat(msg(f"line {lineno} gives torch.{fn} a Python {kind} (not a tensor), and torch.{fn} takes only "
+                       "tensors",
+                       f"第 {lineno} 行给 torch.{fn} 传入的是 Python 的 `{kind}`（不是 tensor），而 torch.{fn} 只接受 "
+                       "tensor"), instead)
+    if (m := _NUMPY_WORDS.search(message)) and re.search(rf"\b{m.group(1)}\s*=", code):
+        word, torch_word = m.group(1), _TORCH_WORD[m.group(1)]
+        return msg(f"line {lineno} passes {word}=, NumPy's name for it: PyTorch calls it {torch_word}=",
+                   f"第 {lineno} 行传入了 {word}=，这是 NumPy 的参数名：PyTorch 中它叫 {torch_word}=")
+    if (m := _PAIR_RESULT.search(message)) and re.search(rf"\.{m.group(1)}\s*\(", code):
+        fn = m.group(1)
+        amax = msg(f", or torch.a{fn}(..., dim=..., keepdim=True) for the values alone",
+                   f"，或用 `torch.a{fn}(..., dim=..., keepdim=True)` 只取值") if fn in ("max", "min") else msg("", "")
+        return cat(msg(f"on line {lineno}, .{fn}(dim=...) returns a pair (values, indices) "
+                       f"(torch.return_types.{fn}), not a tensor: take its .values",
+                       f"第 {lineno} 行的 .{fn}(dim=...) 返回的是一对 (values, indices)（torch.return_types.{fn}），"
+                       "不是 tensor：请取它的 `.values`"), amax)
+    if _BMM_3D.match(message) and re.search(r"\bbmm\s*\(", code):
+        return msg(f"line {lineno} calls torch.bmm, which multiplies only 3-D tensors ([batch, n, m]), and one of "
+                   "its tensors is not 3-D: torch.matmul (or @) multiplies the last two axes with any number of "
+                   "leading axes ([B, H, N, d] included)",
+                   f"第 {lineno} 行调用了 torch.bmm，它只接受三维 tensor（[batch,n,m]），而这里有一个 tensor 不是三维："
+                   "torch.matmul（或 @）对最后两个维度做矩阵乘法，前面可以有任意多个维度（包括 [B, H, N, d]）")
+    if (m := _FILL_MASK.search(message)) and re.search(r"\.masked_fill_?\s*\(", code):
+        return msg(f"line {lineno} gives masked_fill a {m.group(1)} mask, and masked_fill takes a bool mask (True "
+                   "where the value is filled in). A float mask of 0.0 (allowed) and -inf (blocked) is added to the "
+                   "scores instead: scores + mask",
+                   f"第 {lineno} 行给 masked_fill 传入了 {m.group(1)} 类型的 mask，而 masked_fill 只接受 `bool` 类型的 mask"
+                   "（True 的位置被填充）。由 0.0（允许）和 -inf（屏蔽）组成的浮点 mask 应直接加到分数上：scores + mask")
+    return None
+
+
+def getattr_recursion_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For a RecursionError raised in a class's own ``__getattr__`` that reads an attribute of self (``getattr(self,
+    name)``, ``self.x``): a missing name calls __getattr__ again, and again."""
+    if not isinstance(message, str) or not _TOO_DEEP.search(message) or not lineno or not isinstance(source, str) \
+            or len(source) > MAX_SOURCE:
+        return None
+    tree = parse_source(source)
+    found = _method_at(tree, lineno) if tree is not None else None
+    if found is None or found[1].name != "__getattr__":
+        return None
+    cls, fn = found
+    return msg(f"line {lineno} in {cls.name}.__getattr__ reads an attribute of self, and Python calls __getattr__ "
+               "for every name it does not find, so a missing name calls it again, and again. nn.Module already "
+               "has a __getattr__ that finds its layers and parameters: delete this one, or end it with "
+               "`return super().__getattr__(name)`",
+               f"第 {lineno} 行在 {cls.name}.__getattr__ 中读取了 self 的属性，而 Python 对每个找不到的名字都会调用 "
+               "__getattr__，所以一个不存在的名字会让它一次又一次地调用自己。nn.Module 已经有一个能找到层和参数的 "
+               "__getattr__：请删掉这个方法，或在其中写 `return super().__getattr__(name)`")
+
+
+# ============================================================================ a forward that returns nothing
+def _ends_in_return(body: list[ast.stmt]) -> bool | None:
+    """Whether every path through ``body`` ends in a return or a raise: True, False (a path falls off its end), or
+    None when the source does not settle it (a loop, a try, a match)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ast.Return | ast.Raise):
+        return True
+    if isinstance(last, ast.If):
+        a, b = _ends_in_return(last.body), _ends_in_return(last.orelse)
+        return None if a is None or b is None else a and b
+    if isinstance(last, ast.With | ast.AsyncWith):
+        return _ends_in_return(last.body)
+    if isinstance(last, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Pass | ast.Delete | ast.Assert
+                  | ast.Import | ast.ImportFrom | ast.Global | ast.Nonlocal):
+        return False
+    return None
+
+
+def _own_nodes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterable[ast.AST]:
+    """The nodes of ``fn``'s own body, not of the functions, lambdas or classes defined in it."""
+    todo = list(fn.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (*_DEFS, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def no_return_note(source: str | None, cls_name: str, method: str = "forward") -> Msg | None:
+    """For a call of ``cls_name.<method>`` that gave None: the method has no ``return`` of a value, or a path
+    through it reaches its end without one (Python then returns None); a ``print`` that ends it is named. None
+    when the source shows neither (a return of something that was None)."""
+    tree = parse_source(source) if isinstance(source, str) and len(source) <= MAX_SOURCE else None
+    fn = _def_of(tree, cls_name, method) if tree is not None else None
+    if fn is None:
+        return None
+    try:
+        return _no_return(fn, cls_name, method)
+    except (RecursionError, MemoryError, ValueError):   # a pathological source: no note, never a failure
+        return None
+
+
+def _no_return(fn: ast.FunctionDef | ast.AsyncFunctionDef, cls_name: str, method: str) -> Msg | None:
+    returns = [n for n in _own_nodes(fn) if isinstance(n, ast.Return) and n.value is not None]
+    last = fn.body[-1]
+    printed = None
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and isinstance(last.value.func, ast.Name) \
+            and last.value.func.id == "print":
+        printed = msg(f". Line {last.lineno} prints a value, and print only shows it: write return in its place",
+                      f"。第 {last.lineno} 行只是用 print 打印了结果，print 只会显示它：请在那里改用 `return`")
+    if not returns:
+        said = msg(f"{cls_name}.{method} (line {fn.lineno}) has no return statement, and a function that ends "
+                   "without return gives None",
+                   f"{cls_name}.{method}（第 {fn.lineno} 行）中没有 `return` 语句，而函数没有执行 `return` 就结束时返回 None")
+        return cat(said, printed) if printed else cat(said, msg(": return the result", "：请用 `return` 返回结果"))
+    if _ends_in_return(fn.body) is False:
+        end = fn.end_lineno or last.lineno
+        said = msg(f"{cls_name}.{method} (line {fn.lineno}) can reach its end (line {end}) without a return, and "
+                   "then gives None",
+                   f"{cls_name}.{method}（第 {fn.lineno} 行）可以不经过 `return` 就执行到末尾（第 {end} 行），此时返回 None")
+        return cat(said, printed) if printed else cat(
+            said, msg(": end it with a return for that case", "：请在末尾为这种情况加上 `return`"))
+    return None

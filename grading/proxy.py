@@ -26,10 +26,13 @@ from torch import Tensor
 
 from grading.i18n import IDLE_SEEN, SEMI, Msg, Text, as_msg, cat, msg
 from grading.load_hints import (
+    attribute_note,
+    call_shape_note,
     class_not_instance_note,
     dtype_note,
     fill_overflow_note,
     float_size_note,
+    getattr_recursion_note,
     gpu_note,
     inplace_backward_note,
     inplace_note,
@@ -43,6 +46,7 @@ from grading.load_hints import (
     python_lines,
     runtime_file_note,
     script_define_note,
+    torch_call_note,
     transpose_note,
     view_note,
     with_hint,
@@ -309,7 +313,8 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     note = _import_note(exc, packages) or gpu_note(said) or next(
         (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, fill_overflow_note,
                              class_not_instance_note, script_define_note, no_forward_note,
-                             no_super_init_note)
+                             no_super_init_note, attribute_note, call_shape_note, torch_call_note,
+                             getattr_recursion_note)
          if (n := note_of(source, line, said))), None) or runtime_file_note(source, line, said, filename) \
         or name_note(source, line, said, filename)
     return cat(text, note, sep=SEMI)

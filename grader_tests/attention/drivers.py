@@ -15,12 +15,14 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
+import numpy as np
 import torch
 from torch import Tensor
 
 from grader_tests.attention import cases as C
 from grader_tests.attention.diagnose import FAULTS, kept_state, no_gradient
 from grading.i18n import SEMI, Msg, cat, msg
+from grading.load_hints import no_return_note
 from grading.proxy import Feedback, Handle, NotLoaded, SessionLost, StudentProxy, StudentTimedOut, source_of
 
 PROJECTIONS = ("q_proj", "k_proj", "v_proj", "out_proj")
@@ -61,7 +63,7 @@ class AttentionStudent(StudentProxy):
             args = (rows[3], rows[5], rows[5]) if kernel else (rows[3], rows[5])
             try:
                 res = self.call(handle, "__call__", *args, return_weights=True)
-                _, w = normalise_result(res, handle.cls_name, True, False)
+                _, w = normalise_result(res, handle.cls_name, True, False, self.source)
             except Feedback:
                 w = None
             shape = list(w.shape[-2:]) if isinstance(w, Tensor) and w.dim() >= 2 else None
@@ -128,7 +130,7 @@ class AttentionStudent(StudentProxy):
 
         def run(handle: Handle):
             res = self.call(handle, "__call__", *args, **kwargs)
-            res = normalise_result(res, "ScaledDotProductAttention", return_weights, strict)
+            res = normalise_result(res, "ScaledDotProductAttention", return_weights, strict, self.source)
             if return_weights:
                 out, w = res
                 if check_shape and out_shape != w_shape and list(out.shape) == w_shape and list(w.shape) == out_shape:
@@ -325,7 +327,7 @@ class MHA:
 
         def run(handle: Handle):
             res = self._p.call(handle, "__call__", *args, **kwargs)
-            res = normalise_result(res, "MultiHeadAttention", return_weights, strict)
+            res = normalise_result(res, "MultiHeadAttention", return_weights, strict, getattr(self._p, "source", None))
             if return_weights:
                 out, w = res
                 validate(out, out_shape, "MultiHeadAttention", "output",
@@ -504,32 +506,58 @@ def _shape(shape) -> str:
     return "[" + ",".join(str(int(s)) for s in shape) + "]"
 
 
-def normalise_result(res: Any, who: str, return_weights: bool, strict: bool):
+def normalise_result(res: Any, who: str, return_weights: bool, strict: bool, source: str | None = None):
+    """``res`` as (output, weights) or output, or the Feedback saying what it was instead (with, for None, where the
+    source's forward returns nothing: ``source`` is the file's text)."""
+    try:
+        return _normalised(res, who, return_weights, strict)
+    except Feedback as fb:
+        note = no_return_note(source, who) if res is None else None
+        if note is None:
+            raise
+        raise Feedback(cat(fb.message, note, sep=SEMI)) from None
+
+
+def _normalised(res: Any, who: str, return_weights: bool, strict: bool):
+    returned = res
     if isinstance(res, list):
         res = tuple(res)
     if return_weights:
         if not (isinstance(res, tuple) and len(res) == 2 and all(isinstance(t, Tensor) for t in res)):
-            d = _describe_value(res)
+            d = _describe_value(returned)
             raise Feedback(msg(f"{who}(..., return_weights=True) must return a tuple (output, weights); "
                                f"it returned {d['en']}",
-                               f"{who}(..., return_weights=True) 应返回元组 (output, weights)；实际返回了 {d['zh']}"))
+                               f"{who}(..., return_weights=True) 应返回元组 (output, weights)；实际返回了{d['zh']}"))
         return res
     if isinstance(res, Tensor):
         return res
     if not strict and isinstance(res, tuple) and res and isinstance(res[0], Tensor):
         return res[0]
-    d = _describe_value(res)
+    d = _describe_value(returned)
     raise Feedback(msg(f"{who}(...) with return_weights=False must return a single tensor; it returned {d['en']}",
-                       f"{who}(...) 在 return_weights=False 时应只返回一个 tensor；实际返回了 {d['zh']}"))
+                       f"{who}(...) 在 return_weights=False 时应只返回一个 tensor；实际返回了{d['zh']}"))
 
 
 def _describe_value(res: Any) -> Msg:
+    """What a forward returned, as it was: a list is a list (round 35: ``return [out]`` read "it returned a tuple
+    (Tensor)"), a NumPy array is named as one, with what to return instead. The Chinese follows "实际返回了" as
+    written, with a space only before a Latin word."""
+    numpy = msg("", "")
+    if isinstance(res, np.ndarray) or (isinstance(res, tuple | list) and any(isinstance(t, np.ndarray) for t in res)):
+        numpy = msg(": a NumPy array (numpy.ndarray) is not a torch.Tensor, return the tensor itself, not a NumPy copy "
+                    "of it (as .numpy() makes, which also cuts the result off from autograd)",
+                    "：NumPy 数组（numpy.ndarray）不是 torch.Tensor，请直接返回 tensor 本身，而不是它的 NumPy 副本"
+                    "（例如 .numpy() 得到的副本，它还会让结果脱离自动求导）")
     if isinstance(res, Tensor):
         return msg(f"a single tensor of shape {_shape(res.shape)}", f"一个 shape 为 {_shape(res.shape)} 的 tensor")
-    if isinstance(res, tuple):
+    if isinstance(res, tuple | list):
         inner = ", ".join("Tensor" if isinstance(t, Tensor) else type(t).__name__ for t in res[:4])
         inner += ", ..." if len(res) > 4 else ""
-        return msg(f"a tuple ({inner})", f"元组 ({inner})")
+        if isinstance(res, list):
+            return cat(msg(f"a list [{inner}]", f"列表 [{inner}]"), numpy)
+        return cat(msg(f"a tuple ({inner})", f"元组 ({inner})"), numpy)
     if res is None:
-        return msg("None", "None")
-    return msg(f"a {type(res).__name__}", f"{type(res).__name__} 类型的值")
+        return msg("None", " None")
+    if isinstance(res, np.ndarray):
+        return cat(msg("a NumPy array", "一个 NumPy 数组"), numpy)
+    return msg(f"a value of type {type(res).__name__}", f" {type(res).__name__} 类型的值")
