@@ -2423,7 +2423,7 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["no_return_note", "attribute_note", "call_shape_note", "torch_call_note", "getattr_recursion_note", "abbreviates", "class_not_instance_note", "no_super_init_note", "runtime_file_note", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "dtype_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "missing_name_lead", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["shape_note", "no_return_note", "attribute_note", "call_shape_note", "torch_call_note", "getattr_recursion_note", "abbreviates", "class_not_instance_note", "no_super_init_note", "runtime_file_note", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "dtype_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "missing_name_lead", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
 
 
 # ============================================================================ a fill value the dtype cannot hold
@@ -2865,3 +2865,81 @@ def _no_return(fn: ast.FunctionDef | ast.AsyncFunctionDef, cls_name: str, method
         return cat(said, printed) if printed else cat(
             said, msg(": end it with a return for that case", "：请在末尾为这种情况加上 `return`"))
     return None
+
+
+# ============================================================================ sizes that do not fit, with the line's own words
+# Round 35: "shape '[2, 5, 4, 4]' is invalid for input of size 224" (a context of 7 tokens reshaped with the query's
+# length) and "Expected size for first two dimensions of batch2 tensor to be: [1, 3] but got: [1, 4]" (weights times
+# v transposed) were PyTorch's words alone: which written size is which, and which operand is which, were left to guess.
+_BAD_SHAPE = re.compile(r"^shape '\[(-?\d+(?:, -?\d+)*)\]' is invalid for input of size (\d+)")
+_BATCH2 = re.compile(r"Expected size for first two dimensions of batch2 tensor to be: \[(\d+), (\d+)\] but got: "
+                     r"\[(\d+), (\d+)\]")
+_RESHAPES = frozenset({"view", "reshape"})
+
+
+def _shown(source: str, node: ast.AST) -> str:
+    return (_as_written(source, node) or ast.unparse(node))[:MAX_SHOWN_EXPR]
+
+
+def shape_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For PyTorch's words on sizes that do not fit, the failing line's own expressions beside the numbers: the one
+    .view/.reshape on the line with each written size and its value, or the one matrix product with its two
+    operands and the axes that must agree. None when the line holds no such call, or more than one."""
+    if not isinstance(message, str) or not lineno or not isinstance(source, str) or len(source) > MAX_SOURCE:
+        return None
+    bad, batch2 = _BAD_SHAPE.match(message), _BATCH2.search(message)
+    if bad is None and batch2 is None:
+        return None
+    tree = parse_source(source)
+    if tree is None:
+        return None
+    nodes = [n for n in _walk(tree) if isinstance(n, ast.expr) and n.lineno <= lineno <= (n.end_lineno or n.lineno)
+             and (_innermost_function(tree, n.lineno) is _innermost_function(tree, lineno))]
+    if bad is not None:
+        sizes, total = [int(x) for x in bad.group(1).split(", ")], int(bad.group(2))
+        calls = [n for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                 and n.func.attr in _RESHAPES]
+        if len(calls) != 1:
+            return None
+        args = calls[0].args[1:] if isinstance(calls[0].func.value, ast.Name) and calls[0].func.value.id == "torch" \
+            else calls[0].args
+        if len(args) == 1 and isinstance(args[0], ast.Tuple | ast.List):
+            args = args[0].elts
+        if len(args) != len(sizes) or any(isinstance(a, ast.Starred) for a in args):
+            return None
+        pairs = ", ".join(f"`{_shown(source, a)}` = {s}" if not isinstance(a, ast.Constant) else str(s)
+                          for a, s in zip(args, sizes, strict=True))
+        known = 1
+        for s in sizes:
+            known *= s if s != -1 else 1
+        if -1 in sizes:
+            holds = msg(f"the sizes other than -1 multiply to {known}, which does not divide {total}",
+                        f"除 -1 以外的尺寸相乘得 {known}，不能整除 {total}")
+        else:
+            holds = msg(f"they multiply to {known}, not {total}", f"它们相乘得 {known}，而不是 {total}")
+        return msg(f"line {lineno} gives .{calls[0].func.attr} the sizes ({pairs}) for a tensor of {total} elements: "
+                   f"{holds['en']}",
+                   f"第 {lineno} 行给 .{calls[0].func.attr} 的尺寸是（{pairs}），而 tensor 共有 {total} 个元素："
+                   f"{holds['zh']}")
+    products = [n for n in nodes if (isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult))
+                or (isinstance(n, ast.Call) and (getattr(n.func, "attr", None) or getattr(n.func, "id", None))
+                    in ("matmul", "bmm"))]
+    if len(products) != 1:
+        return None
+    p = products[0]
+    if isinstance(p, ast.BinOp):
+        first, second = p.left, p.right
+    elif isinstance(p.func, ast.Attribute) and not (isinstance(p.func.value, ast.Name) and p.func.value.id == "torch") \
+            and len(p.args) == 1:
+        first, second = p.func.value, p.args[0]
+    elif len(p.args) == 2:
+        first, second = p.args
+    else:
+        return None
+    a, b = int(batch2.group(2)), int(batch2.group(4))
+    one, two = _shown(source, first), _shown(source, second)
+    return msg(f"line {lineno} multiplies {one} by {two}: in a matrix product the last axis of the first ({one}: {a}) "
+               f"must have the size of the second-to-last axis of the second ({two}: {b}). PyTorch's words give the "
+               "sizes with the leading axes merged into one",
+               f"第 {lineno} 行计算 {one} 乘以 {two}：矩阵乘法要求第一个的最后一维（{one}：{a}）等于第二个的倒数第二维"
+               f"（{two}：{b}）。PyTorch 报错中的尺寸是把前面各维合并成一维之后的")

@@ -13,7 +13,9 @@ Found, each said now in both languages with the line it is about:
   torch.sqrt(int), F.softmax(axis=), x.max(dim=) used as a tensor, torch.bmm on 4-D tensors, masked_fill with a float
   mask, an __getattr__ that calls itself, xrange: Python's or PyTorch's English alone;
 - at import: from __future__ after code, √ and ² in code, Python 2's ``except E, e:`` and ``raise E, "text"``, a return
-  indented out of forward, and a forward indented into __init__: Python's English alone."""
+  indented out of forward, and a forward indented into __init__: Python's English alone;
+- a .view of the wrong sizes and a matrix product whose operands do not fit were PyTorch's numbers alone: now with each
+  written size beside its value, and the product's two operands as written."""
 
 from __future__ import annotations
 
@@ -259,6 +261,40 @@ def test_a_python2_name_is_named_with_its_python3_name():
     assert f"line {line} uses `xrange`, a Python 2 name that Python 3 does not have: use range" in note["en"]
 
 
+# ------------------------------------------------------------------ sizes that do not fit
+def test_a_reshape_of_the_wrong_size_shows_each_written_size_with_its_value():
+    src = _src("cross_uses_query_length")
+    line = _line_of(src, "v = self.v_proj(context).view(")
+    note = _both(hints.shape_note(src, line, "shape '[2, 5, 4, 4]' is invalid for input of size 224"))
+    assert f"line {line} gives .view the sizes (`x.size(0)` = 2, `x.size(1)` = 5, `self.num_heads` = 4, " \
+           "`self.head_dim` = 4) for a tensor of 224 elements: they multiply to 160, not 224" in note["en"]
+    assert "而 tensor 共有 224 个元素：它们相乘得 160，而不是 224" in note["zh"]
+    minus = src.replace("x.size(1), self.num_heads", "-1, self.num_heads")
+    note = _both(hints.shape_note(minus, line, "shape '[2, -1, 4, 4]' is invalid for input of size 100"))
+    assert "the sizes other than -1 multiply to 32, which does not divide 100" in note["en"]
+    # the sizes written apart from the call (a shape variable), or no reshape on the line: nothing said
+    apart = src.replace("self.v_proj(context).view(x.size(0), x.size(1), self.num_heads, self.head_dim)",
+                        "self.v_proj(context).view(*shape)")
+    assert hints.shape_note(apart, line, "shape '[2, 5, 4, 4]' is invalid for input of size 224") is None
+    assert hints.shape_note(src, line - 1, "shape '[2, 5, 4, 4]' is invalid for input of size 224") is None
+
+
+def test_a_product_of_sizes_that_do_not_fit_names_its_two_operands():
+    src = _src("matmul_v_transposed")
+    line = _line_of(src, "out = torch.matmul(weights, v.transpose(-2, -1))")
+    message = "Expected size for first two dimensions of batch2 tensor to be: [1, 3] but got: [1, 4]."
+    note = _both(hints.shape_note(src, line, message))
+    assert f"line {line} multiplies weights by v.transpose(-2, -1): in a matrix product the last axis of the first " \
+           "(weights: 3) must have the size of the second-to-last axis of the second (v.transpose(-2, -1): 4)" \
+           in note["en"]
+    assert "矩阵乘法要求第一个的最后一维（weights：3）等于第二个的倒数第二维（v.transpose(-2, -1)：4）" in note["zh"]
+    at = src.replace("torch.matmul(weights, v.transpose(-2, -1))", "weights @ v.transpose(-2, -1)")
+    assert "multiplies weights by v.transpose(-2, -1)" in hints.shape_note(at, line, message)["en"]
+    two = src.replace("out = torch.matmul(weights, v.transpose(-2, -1))",
+                      "out = torch.matmul(weights, v.transpose(-2, -1)) + torch.matmul(weights, v)")
+    assert hints.shape_note(two, line, message) is None     # which product raised is not known
+
+
 # ------------------------------------------------------------------ at import
 @pytest.mark.parametrize(("name", "en", "zh"), [
     ("future_after_code", "line 4 imports from __future__ after other code (line 3)", "请把它移到文件开头"),
@@ -298,6 +334,9 @@ def test_a_forward_indented_into_init_is_named():
 # ------------------------------------------------------------------ the corpus, graded
 # What each file's reader must be told (a part of a failed test's feedback, or of the load error), per language.
 EXPECTED: dict[str, tuple[str, str]] = {
+    "matmul_v_transposed": ("ine 23 multiplies weights by v.transpose(-2, -1)", "第 23 行计算 weights 乘以 v.transpose(-2, -1)"),
+    "cross_uses_query_length": ("`x.size(1)` = 5", "它们相乘得 160，而不是 224"),
+    "class_attribute_heads": ("`self.num_heads` = 4, `self.head_dim` = 16", "它们相乘得 512，而不是 128"),
     "k_dot_T_4d": ("multiplies by k.T, which reverses the order of all the axes", "它会反转所有维度的顺序"),
     "view_non_contiguous": ("use .reshape(...) on line 62", "请在第 62 行改用 .reshape(...)"),
     "true_division_head_dim": ("compute head_dim with '//' (integer division)", "请用“//”（整除）计算 head_dim"),
@@ -345,11 +384,9 @@ EXPECTED: dict[str, tuple[str, str]] = {
 }
 # Correct code however it is written down: full marks, nothing to tell.
 LOADS = {"coding_gbk_on_utf8", "coding_unknown", "bom_with_coding_gbk", "ipython_export", "mha_mask_renamed"}
-# Said as the error Python or PyTorch raised, on the line that raises it, and nothing more is known for certain (a
-# shape the student computes, the student's own assert or raise, a class attribute read as the instance's): the
-# words and the line are what there is to act on.
-PLAIN = {"matmul_v_transposed", "property_raises", "class_attribute_heads", "not_implemented_stub",
-         "assert_same_length", "cross_uses_query_length"}
+# Said as the error the student's own code raised (a raise NotImplementedError left in, a property that raises, the
+# student's own assert), on the line that raises it: the student's words and the line are what there is to act on.
+PLAIN = {"property_raises", "not_implemented_stub", "assert_same_length"}
 
 
 def test_the_corpus_has_40_new_files_each_with_its_words_or_declared_plain():
