@@ -2564,7 +2564,7 @@ def _float64_lines(source: str) -> Msg | None:
 # keyword-only argument by position, super().__init__(self), an __init__ that returns a value, torch.sqrt of a Python
 # number, NumPy's axis=/keepdims=, the (values, indices) pair of .max(dim=...), torch.bmm on 4-D tensors, masked_fill
 # given a float mask, and an __getattr__ that calls itself.
-_NO_ATTRIBUTE = re.compile(r"^'(\w+)' object has no attribute '(\w+)'")
+_OBJECT_LACKS = re.compile(r"^'(\w+)' object has no attribute '(\w+)'")
 _POSITIONAL = re.compile(r"^(?:(\w+)\.)?(\w+)\(\) takes (?:from \d+ to )?(\d+) positional arguments? but (\d+) "
                          r"(?:positional arguments? )?(?:\(and \d+ keyword-only arguments?\) )?(?:were|was) given")
 _INIT_RETURNS = re.compile(r"^__init__\(\) should return None, not '(\w+)'")
@@ -2633,7 +2633,7 @@ def attribute_note(source: str | None, lineno: int | None, message: str) -> Msg 
     """For "'C' object has no attribute 'x'" raised in a method of class C: the method's first parameter is not
     ``self`` (so the module arrives in it), or the class never assigns ``self.x`` (or assigns it only after the
     failing line of the same method). None when the source shows neither (a base class, a dynamic name)."""
-    m = _NO_ATTRIBUTE.match(message) if isinstance(message, str) else None
+    m = _OBJECT_LACKS.match(message) if isinstance(message, str) else None
     tree = parse_source(source) if m and lineno and isinstance(source, str) and len(source) <= MAX_SOURCE else None
     if tree is None or (found := _method_at(tree, lineno)) is None:
         return None
