@@ -2423,7 +2423,7 @@ def with_hint(text: Msg, hint: Msg | None) -> Msg:
     return text if hint is None else cat(text, hint_sep(text), hint)
 
 
-__all__ = ["shape_note", "no_return_note", "attribute_note", "call_shape_note", "torch_call_note", "getattr_recursion_note", "abbreviates", "class_not_instance_note", "no_super_init_note", "runtime_file_note", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "dtype_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "missing_name_lead", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
+__all__ = ["own_raise_note", "shape_note", "no_return_note", "attribute_note", "call_shape_note", "torch_call_note", "getattr_recursion_note", "abbreviates", "class_not_instance_note", "no_super_init_note", "runtime_file_note", "inplace_note", "inplace_backward_note", "name_note", "float_size_note", "dtype_note", "view_note", "transpose_note", "closeness", "name_words", "NAME_FILLERS", "gpu_note", "load_hint", "missing_name_hint", "missing_name_lead", "python_lines", "then", "with_hint", "hint_sep", "parse_source", "is_main_guard", "KNOWN_PACKAGES"]
 
 
 # ============================================================================ a fill value the dtype cannot hold
@@ -2943,3 +2943,40 @@ def shape_note(source: str | None, lineno: int | None, message: str) -> Msg | No
                "sizes with the leading axes merged into one",
                f"第 {lineno} 行计算 {one} 乘以 {two}：矩阵乘法要求第一个的最后一维（{one}：{a}）等于第二个的倒数第二维"
                f"（{two}：{b}）。PyTorch 报错中的尺寸是把前面各维合并成一维之后的")
+
+
+# ============================================================================ the file's own raise or assert
+# Round 35: a `raise NotImplementedError` left in forward (or in a property it reads) and the file's own assert were
+# "raised NotImplementedError at attention.py line 17" and "AssertionError at line 17: q 和 k 形状不一致", which read
+# like the grader's complaint; said now as the file's own statement, with what it checks.
+def own_raise_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For an exception raised by a ``raise NotImplementedError`` or an ``assert`` on the failing line itself: that
+    the statement is the file's own (a placeholder still there, a condition the grader's inputs do not meet)."""
+    if not lineno or not isinstance(source, str) or len(source) > MAX_SOURCE or not isinstance(message, str):
+        return None
+    tree = parse_source(source)
+    if tree is None:
+        return None
+    stmts = [n for n in _walk(tree) if isinstance(n, ast.Raise | ast.Assert) and n.lineno == lineno]
+    if len(stmts) != 1:
+        return None
+    stmt = stmts[0]
+    found = _method_at(tree, lineno)
+    where = msg(f" (in {found[0].name}.{found[1].name})", f"（在 {found[0].name}.{found[1].name} 中）") if found \
+        else msg("", "")
+    if isinstance(stmt, ast.Raise) and stmt.exc is not None:
+        kind = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+        if not (isinstance(kind, ast.Name) and kind.id == "NotImplementedError"):
+            return None
+        return cat(msg(f"line {lineno}", f"第 {lineno} 行"), where,
+                   msg(" is a `raise NotImplementedError` written in the file, a placeholder for code still to be "
+                       "written: write that code in its place",
+                       "是文件中自己写的 `raise NotImplementedError`，即尚未完成的代码的占位：请在那里写上实现"))
+    if isinstance(stmt, ast.Assert):
+        test = _shown(source, stmt.test)
+        return cat(msg(f"line {lineno}", f"第 {lineno} 行"), where,
+                   msg(f" is an assert written in the file, and its condition ({test}) is false for these inputs: "
+                       "the tests call it with the shapes the assignment allows, so remove it or make it match them",
+                       f"是文件中自己写的 `assert`，它的条件（`{test}`）对这些输入不成立：测试按作业允许的 shape 调用，"
+                       "请删掉它或让它与之相符"))
+    return None
