@@ -2592,7 +2592,8 @@ def _decorated_static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 
 def _self_assigned(cls: ast.ClassDef, name: str) -> list[int]:
-    """Lines where a method of ``cls`` assigns ``self.<name>`` (also through setattr(self, "name", ...))."""
+    """Lines where a method of ``cls`` assigns ``self.<name>`` (also through setattr(self, "name", ...) and
+    nn.Module's register_buffer/register_parameter/add_module)."""
     lines = []
     for node in ast.walk(cls):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
@@ -2605,7 +2606,13 @@ def _self_assigned(cls: ast.ClassDef, name: str) -> list[int]:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
                 and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value == name:
             lines.append(node.lineno)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _REGISTERS \
+                and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == name:
+            lines.append(node.lineno)     # self.register_buffer("name", ...) makes self.name too
     return sorted(lines)
+
+
+_REGISTERS = frozenset({"register_buffer", "register_parameter", "add_module", "register_module"})
 
 
 def _class_binds(cls: ast.ClassDef, name: str) -> bool:

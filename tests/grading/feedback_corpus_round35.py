@@ -83,6 +83,10 @@ CASES: dict[str, str | bytes] = {
     "self_attr_before_set": sub("        inner = num_heads * self.head_dim",
                                 "        inner = self.d_model * self.head_dim // self.d_model * num_heads"),
     "no_grad_forward": sub("    def forward(self, q, k, v", "    @torch.no_grad()\n    def forward(self, q, k, v"),
+    "weights_before_softmax": sub("            return out, weights\n        return out\n\n\nclass",
+                                  "            return out, scores\n        return out\n\n\nclass"),
+    "mask_inverted_nan": sub("            scores = scores + additive_mask",
+                             "            scores = scores.masked_fill(additive_mask == 0, float('-inf'))"),
     # ------------------------------------------------------------------ import-time problems
     "coding_gbk_on_utf8": sub("# -*- coding: utf-8 -*-", "# -*- coding: gbk -*-").replace(
         "手写注意力。", "手写注意力：缩放点积、多头、交叉注意力。", 1),

@@ -96,6 +96,9 @@ def test_an_attribute_read_before_it_is_assigned_or_never_assigned_is_named():
     used = _line_of(late, inner.strip())
     note = _both(hints.attribute_note(late, used, "'MultiHeadAttention' object has no attribute 'head_dim'"))
     assert f"line {used} reads self.head_dim before line {used + 1} assigns it" in note["en"]
+    buffered = src.replace("        inner = self.d_model", "        self.register_buffer('d_model', None)\n"
+                           "        inner = self.d_model")
+    assert hints.attribute_note(buffered, line + 1, "'MultiHeadAttention' object has no attribute 'd_model'") is None
     # an attribute the class assigns before the line, or another class's: nothing said
     assert hints.attribute_note(BASE, used, "'MultiHeadAttention' object has no attribute 'head_dim'") is None
     assert hints.attribute_note(src, line, "'Linear' object has no attribute 'd_model'") is None
@@ -363,6 +366,9 @@ EXPECTED: dict[str, tuple[str, str]] = {
                         "第 18 行（在 ScaledDotProductAttention.scale 中）"),
     "assert_same_length": ("its condition (q.shape == k.shape) is false for these inputs",
                            "它的条件（`q.shape == k.shape`）对这些输入不成立"),
+    "weights_before_softmax": ("the returned weights are the scaled scores, not the softmax probabilities",
+                               "返回的权重是缩放后的 score，而不是 softmax 概率"),
+    "mask_inverted_nan": ("the mask acts inverted", "mask 的作用反了"),
     "k_dot_T_4d": ("multiplies by k.T, which reverses the order of all the axes", "它会反转所有维度的顺序"),
     "view_non_contiguous": ("use .reshape(...) on line 62", "请在第 62 行改用 .reshape(...)"),
     "true_division_head_dim": ("compute head_dim with '//' (integer division)", "请用“//”（整除）计算 head_dim"),
