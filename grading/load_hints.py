@@ -2641,8 +2641,16 @@ def attribute_note(source: str | None, lineno: int | None, message: str) -> Msg 
     ``self`` (so the module arrives in it), or the class never assigns ``self.x`` (or assigns it only after the
     failing line of the same method). None when the source shows neither (a base class, a dynamic name)."""
     m = _OBJECT_LACKS.match(message) if isinstance(message, str) else None
-    tree = parse_source(source) if m and lineno and isinstance(source, str) and len(source) <= MAX_SOURCE else None
-    if tree is None or (found := _method_at(tree, lineno)) is None:
+    if not (m and lineno and isinstance(source, str) and len(source) <= MAX_SOURCE):
+        return None
+    return _attribute_note(source, lineno, message)
+
+
+@_bounded
+def _attribute_note(source: str, lineno: int, message: str) -> Msg | None:
+    m = _OBJECT_LACKS.match(message)
+    tree = parse_source(source)
+    if m is None or tree is None or (found := _method_at(tree, lineno)) is None:
         return None
     cls, fn = found
     owner_name, attr = m.groups()
@@ -2719,7 +2727,7 @@ def call_shape_note(source: str | None, lineno: int | None, message: str) -> Msg
                  and n.func.value.func.id == "super"]
         if len(calls) != 1:
             return None
-        written = _as_written(source, calls[0]) or "super().__init__(...)"
+        written = _shown(source, calls[0])
         return msg(f"line {lineno} passes arguments to nn.Module's __init__ ({written}), which takes none: super() "
                    "already passes self, and PyTorch words its refusal with your class's name. Write "
                    "super().__init__()",
@@ -2885,7 +2893,9 @@ _RESHAPES = frozenset({"view", "reshape"})
 
 
 def _shown(source: str, node: ast.AST) -> str:
-    return (_as_written(source, node) or ast.unparse(node))[:MAX_SHOWN_EXPR]
+    """``node`` as code (ast.unparse: ast.get_source_segment splits the whole source at each call, 0.2 s on a
+    large file)."""
+    return ast.unparse(node)[:MAX_SHOWN_EXPR]
 
 
 def shape_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
@@ -2894,14 +2904,20 @@ def shape_note(source: str | None, lineno: int | None, message: str) -> Msg | No
     operands and the axes that must agree. None when the line holds no such call, or more than one."""
     if not isinstance(message, str) or not lineno or not isinstance(source, str) or len(source) > MAX_SOURCE:
         return None
-    bad, batch2 = _BAD_SHAPE.match(message), _BATCH2.search(message)
-    if bad is None and batch2 is None:
+    if _BAD_SHAPE.match(message) is None and _BATCH2.search(message) is None:
         return None
+    return _shape_note(source, lineno, message)
+
+
+@_bounded
+def _shape_note(source: str, lineno: int, message: str) -> Msg | None:
+    bad, batch2 = _BAD_SHAPE.match(message), _BATCH2.search(message)
     tree = parse_source(source)
     if tree is None:
         return None
-    nodes = [n for n in _walk(tree) if isinstance(n, ast.expr) and n.lineno <= lineno <= (n.end_lineno or n.lineno)
-             and (_innermost_function(tree, n.lineno) is _innermost_function(tree, lineno))]
+    scope = _innermost_function(tree, lineno)
+    nodes = [n for n in _walk(tree) if isinstance(n, ast.expr) and n.lineno <= lineno <= (n.end_lineno or n.lineno)]
+    nodes = [n for n in nodes if _innermost_function(tree, n.lineno) is scope]
     if bad is not None:
         sizes, total = [int(x) for x in bad.group(1).split(", ")], int(bad.group(2))
         calls = [n for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
@@ -2960,6 +2976,9 @@ def own_raise_note(source: str | None, lineno: int | None, message: str) -> Msg 
     """For an exception raised by a ``raise NotImplementedError`` or an ``assert`` on the failing line itself: that
     the statement is the file's own (a placeholder still there, a condition the grader's inputs do not meet)."""
     if not lineno or not isinstance(source, str) or len(source) > MAX_SOURCE or not isinstance(message, str):
+        return None
+    line = _line(source, lineno)     # asked for every error with a line: the tree is walked only when it can apply
+    if line is None or not re.match(r"\s*(?:raise\s+NotImplementedError|assert\b)", line):
         return None
     tree = parse_source(source)
     if tree is None:
