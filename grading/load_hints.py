@@ -2904,49 +2904,63 @@ def shape_note(source: str | None, lineno: int | None, message: str) -> Msg | No
     operands and the axes that must agree. None when the line holds no such call, or more than one."""
     if not isinstance(message, str) or not lineno or not isinstance(source, str) or len(source) > MAX_SOURCE:
         return None
-    if _BAD_SHAPE.match(message) is None and _BATCH2.search(message) is None:
-        return None
-    return _shape_note(source, lineno, message)
-
-
-@_bounded
-def _shape_note(source: str, lineno: int, message: str) -> Msg | None:
     bad, batch2 = _BAD_SHAPE.match(message), _BATCH2.search(message)
+    if bad is None and batch2 is None:
+        return None
     tree = parse_source(source)
     if tree is None:
         return None
+    try:
+        return _reshape_said(tree, lineno, bad) if bad is not None else _product_said(tree, lineno, batch2)
+    except (RecursionError, MemoryError, ValueError):   # a pathological source: no note, never a failure
+        return None
+
+
+# The line's calls, kept per (tree, line): each failing test's numbers differ (its sizes), the line's code does not,
+# and the questions are not counted against _bounded's MAX_ANALYSES (a product failing in 15 tests with 15 sizes
+# would use them all up).
+@functools.lru_cache(maxsize=64)
+def _line_calls(tree: ast.Module, lineno: int) -> tuple[list[ast.Call], list[ast.expr]]:
+    """The .view/.reshape calls and the matrix products (@, matmul, bmm) on ``lineno``, in its own scope."""
     scope = _innermost_function(tree, lineno)
     nodes = [n for n in _walk(tree) if isinstance(n, ast.expr) and n.lineno <= lineno <= (n.end_lineno or n.lineno)]
     nodes = [n for n in nodes if _innermost_function(tree, n.lineno) is scope]
-    if bad is not None:
-        sizes, total = [int(x) for x in bad.group(1).split(", ")], int(bad.group(2))
-        calls = [n for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                 and n.func.attr in _RESHAPES]
-        if len(calls) != 1:
-            return None
-        args = calls[0].args[1:] if isinstance(calls[0].func.value, ast.Name) and calls[0].func.value.id == "torch" \
-            else calls[0].args
-        if len(args) == 1 and isinstance(args[0], ast.Tuple | ast.List):
-            args = args[0].elts
-        if len(args) != len(sizes) or any(isinstance(a, ast.Starred) for a in args):
-            return None
-        pairs = ", ".join(f"`{_shown(source, a)}` = {s}" if not isinstance(a, ast.Constant) else str(s)
-                          for a, s in zip(args, sizes, strict=True))
-        known = 1
-        for s in sizes:
-            known *= s if s != -1 else 1
-        if -1 in sizes:
-            holds = msg(f"the sizes other than -1 multiply to {known}, which does not divide {total}",
-                        f"除 -1 以外的尺寸相乘得 {known}，不能整除 {total}")
-        else:
-            holds = msg(f"they multiply to {known}, not {total}", f"它们相乘得 {known}，而不是 {total}")
-        return msg(f"line {lineno} gives .{calls[0].func.attr} the sizes ({pairs}) for a tensor of {total} elements: "
-                   f"{holds['en']}",
-                   f"第 {lineno} 行给 .{calls[0].func.attr} 的尺寸是（{pairs}），而 tensor 共有 {total} 个元素："
-                   f"{holds['zh']}")
+    reshapes = [n for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                and n.func.attr in _RESHAPES]
     products = [n for n in nodes if (isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult))
                 or (isinstance(n, ast.Call) and (getattr(n.func, "attr", None) or getattr(n.func, "id", None))
                     in ("matmul", "bmm"))]
+    return reshapes, products
+
+
+def _reshape_said(tree: ast.Module, lineno: int, bad: re.Match) -> Msg | None:
+    sizes, total = [int(x) for x in bad.group(1).split(", ")], int(bad.group(2))
+    calls = _line_calls(tree, lineno)[0]
+    if len(calls) != 1:
+        return None
+    call = calls[0]
+    args = call.args[1:] if isinstance(call.func.value, ast.Name) and call.func.value.id == "torch" else call.args
+    if len(args) == 1 and isinstance(args[0], ast.Tuple | ast.List):
+        args = args[0].elts
+    if len(args) != len(sizes) or any(isinstance(a, ast.Starred) for a in args):
+        return None
+    pairs = ", ".join(f"`{ast.unparse(a)[:MAX_SHOWN_EXPR]}` = {s}" if not isinstance(a, ast.Constant) else str(s)
+                      for a, s in zip(args, sizes, strict=True))
+    known = 1
+    for s in sizes:
+        known *= s if s != -1 else 1
+    if -1 in sizes:
+        holds = msg(f"the sizes other than -1 multiply to {known}, which does not divide {total}",
+                    f"除 -1 以外的尺寸相乘得 {known}，不能整除 {total}")
+    else:
+        holds = msg(f"they multiply to {known}, not {total}", f"它们相乘得 {known}，而不是 {total}")
+    return msg(f"line {lineno} gives .{call.func.attr} the sizes ({pairs}) for a tensor of {total} elements: "
+               f"{holds['en']}",
+               f"第 {lineno} 行给 .{call.func.attr} 的尺寸是（{pairs}），而 tensor 共有 {total} 个元素：{holds['zh']}")
+
+
+def _product_said(tree: ast.Module, lineno: int, batch2: re.Match) -> Msg | None:
+    products = _line_calls(tree, lineno)[1]
     if len(products) != 1:
         return None
     p = products[0]
@@ -2960,7 +2974,7 @@ def _shape_note(source: str, lineno: int, message: str) -> Msg | None:
     else:
         return None
     a, b = int(batch2.group(2)), int(batch2.group(4))
-    one, two = _shown(source, first), _shown(source, second)
+    one, two = ast.unparse(first)[:MAX_SHOWN_EXPR], ast.unparse(second)[:MAX_SHOWN_EXPR]
     return msg(f"line {lineno} multiplies {one} by {two}: in a matrix product the last axis of the first ({one}: {a}) "
                f"must have the size of the second-to-last axis of the second ({two}: {b}). PyTorch's words give the "
                "sizes with the leading axes merged into one",

@@ -299,6 +299,18 @@ def test_a_product_of_sizes_that_do_not_fit_names_its_two_operands():
     assert hints.shape_note(two, line, message) is None     # which product raised is not known
 
 
+def test_a_product_failing_with_other_sizes_in_every_test_is_explained_in_every_test():
+    """Each test's sizes differ (15 messages for one line in the corpus file): the note must not stop after the first
+    few questions the hints may ask of one source (grading.load_hints.MAX_ANALYSES)."""
+    src = _src("matmul_v_transposed")
+    line = _line_of(src, "out = torch.matmul(weights, v.transpose(-2, -1))")
+    for n in range(2, 2 + 3 * hints.MAX_ANALYSES):
+        message = f"Expected size for first two dimensions of batch2 tensor to be: [{n}, 3] but got: [{n}, 4]."
+        assert hints.shape_note(src, line, message) is not None, n
+    assert hints.no_forward_note(_src("forward_nested_in_init"), None, 'Module [ScaledDotProductAttention] is '
+                                 'missing the required "forward" function') is not None
+
+
 # ------------------------------------------------------------------ the file's own raise or assert
 def test_a_placeholder_raise_and_an_own_assert_are_said_to_be_the_files_own():
     stub = _src("not_implemented_stub")
