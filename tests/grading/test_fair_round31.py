@@ -236,7 +236,7 @@ def test_the_layout_probe_reads_the_layout_off_a_rectangular_call_once_per_sessi
     from grading.proxy import Handle
 
     student = AttentionStudent.__new__(AttentionStudent)
-    student._layouts, student.generation = {}, 1
+    student._layouts, student.generation, student._session = {}, 1, None   # no session: no source to quote
     student.call = _Kernel(transposed)
     handle = Handle(student, "ScaledDotProductAttention", (), {}, None, "ScaledDotProductAttention()", True)
     assert student.layout_probe(handle, [2, 3], 4, torch.float32) is transposed

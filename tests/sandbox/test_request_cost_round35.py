@@ -52,8 +52,9 @@ def test_the_jails_serving_loop_reads_each_request_with_one_read_and_no_fionread
             protocol.send(mine, {"op": "stats", "seq": seq, "cap": [1 << 20, 1 << 20]})
             reply = protocol.recv(rfile)
             assert reply["ok"] is True and reply["seq"] == seq
-        # 20 requests; JailEnd counts its own reads only (the trusted end is a plain socket)
-        assert JailEnd.reads == 20
+        # 20 requests; JailEnd counts its own reads only (the trusted end is a plain socket). The serving loop may
+        # already be in its read of a 21st request when the 20th reply arrives here: counted as it starts.
+        assert 20 <= JailEnd.reads <= 21, JailEnd.reads
         assert not [sock for sock in queued if sock is jail_end]   # the trusted end's reader asks, the jail's not
     finally:
         rfile.close()
