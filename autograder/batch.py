@@ -4,12 +4,13 @@
 into one submission per student:
 
 - a folder with one sub-folder per student: each sub-folder is one student (its name is the key);
-- loose files (a Canvas or Moodle "download all submissions" layout): files are grouped by the
-  text before the first `_` and the LMS's numeric id after it when there is one (Canvas:
-  `smithjane_123_456_attention.py`, `smithjane_LATE_123_456_...`; Moodle:
-  `Jane Smith_123_assignsubmission_file_attention.py`), so two students of the same name (王伟 and
-  王伟) stay two submissions; the id is reported as `lms_id`. A Moodle sub-folder
-  (`Jane Smith_123_assignsubmission_file_`) is read the same way;
+- loose files (a Canvas or Moodle "download all submissions" layout): files are grouped by student
+  and the LMS's id where the name has the LMS's layout (Canvas: `smithjane_123_456_attention.py`,
+  `smithjane_LATE_123_456_...`; Moodle: `Jane Smith_123_assignsubmission_file_attention.py`, a name
+  with `_` in it too), so two students of the same name (王伟 and 王伟) stay two submissions; the id
+  is reported as `lms_id`. Other names are grouped by the text before the first `_`. Moodle's
+  folders (`Jane Smith_123_assignsubmission_file_`, `..._onlinetext_`) are read the same way, one
+  student's folders one submission;
 - a zip: extracted into a private temporary folder (no absolute or `..` paths, no links, size
   caps), then read like a folder;
 - a single `.py` file named on the command line: one submission, keyed by its path.
@@ -20,6 +21,7 @@ several; `attention.py.txt` counts as code), `.md`/`.markdown`/`.txt`/`.pdf` is 
 
 from __future__ import annotations
 
+import re
 import tempfile
 import zipfile
 import zlib
@@ -78,18 +80,22 @@ def _visible_files(folder: Path) -> list[Path]:
     )
 
 
+# An LMS's "download all submissions" names, where the student's id can be read (names are not unique in a
+# class: a 300-student course has several 王伟; the id is). Moodle: `Full Name_<participant id>_assignsubmission_
+# <plugin>_<file>` (a full name may hold `_`), a folder per plugin ends at `_`; Canvas: `<sortable name>_[late_]
+# <user id>_<submission id>_<file>`.
+_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<id>[0-9]+)_assignsubmission_[a-z]+_", re.ASCII)
+_CANVAS = re.compile(r"^(?P<name>[^_]+)_(?:late_)?(?P<id>[0-9]+)_[0-9]+_.", re.ASCII | re.IGNORECASE)
+
+
 def lms_student(name: str) -> tuple[str, str | None]:
-    """(student, LMS id) from an LMS export's file or folder name: the text before the first `_`, and
-    the numeric field after it (after Canvas's `LATE`/`late` mark) when there is one. Names are not
-    unique in a class (a 300-student course has several 王伟), the id is: grouping by the name alone
-    graded one student's code and listed the other's as ignored."""
-    parts = name.split("_")
-    if len(parts) < 3:       # no id field followed by the rest of an LMS name
-        return (parts[0] if len(parts) == 2 else name), None
-    rest = parts[2:] if parts[1].lower() == "late" else parts[1:]
-    if len(rest) >= 2 and rest[0].isascii() and rest[0].isdigit():
-        return parts[0], rest[0]
-    return parts[0], None
+    """(student, LMS id) from an LMS export's file or folder name (``_MOODLE``, ``_CANVAS``); any other name:
+    (the text before the first `_`, None). Grouping by the name alone graded one of two students of one name
+    and listed the other's files as ignored."""
+    found = _MOODLE.match(name) or _CANVAS.match(name)
+    if found:
+        return found["name"], found["id"]
+    return name.split("_", 1)[0], None
 
 
 def _from_folder(folder: Path, student_file: str) -> Iterator[Found]:

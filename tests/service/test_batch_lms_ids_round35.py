@@ -45,6 +45,7 @@ def test_names_without_an_lms_id_are_grouped_as_before():
     assert lms_student("leebo_attention.py") == ("leebo", None)
     assert lms_student("leebo_audit_notes.md") == ("leebo", None)
     assert lms_student("wangli_103_9004_notes.txt") == ("wangli", "103")
+    assert lms_student("leebo_late_102_9003_attention.py") == ("leebo", "102")
     assert lms_student("li_２０２_x.py") == ("li", None), "full-width digits are not an LMS id"
 
 
@@ -59,3 +60,22 @@ def test_moodle_folders_of_one_student_are_one_submission(tmp_path):
     (found,) = collect([tmp_path], "attention.py", tmp_path)
     assert (found.student, found.lms_id) == ("王伟", "101")
     assert found.code.name == "attention.py" and found.audit.name == "audit.md"
+
+
+def test_a_moodle_name_with_underscores_keeps_its_whole_name_and_id(tmp_path):
+    _write(tmp_path, "Jane_Smith_101_assignsubmission_file_attention.py")
+    _write(tmp_path, "Jane_Doe_202_assignsubmission_file_attention.py")
+    found = collect([tmp_path], "attention.py", tmp_path)
+    assert sorted((f.student, f.lms_id) for f in found) == [("Jane_Doe", "202"), ("Jane_Smith", "101")]
+
+
+def test_names_that_only_hold_digits_are_not_taken_for_an_lms_layout(tmp_path):
+    """`alice_2_attention.py` beside `alice_audit.md` is one student's (the review found them split), and a
+    folder `s_2023001_wangwei` keeps its whole name."""
+    _write(tmp_path, "alice_2_attention.py")
+    _write(tmp_path, "alice_audit.md")
+    (tmp_path / "s_2023001_wangwei").mkdir()
+    _write(tmp_path / "s_2023001_wangwei", "attention.py")
+    found = sorted(collect([tmp_path], "attention.py", tmp_path), key=lambda f: f.student)
+    assert [(f.student, f.lms_id) for f in found] == [("alice", None), ("s_2023001_wangwei", None)]
+    assert found[0].code.name == "alice_2_attention.py" and found[0].audit.name == "alice_audit.md"
