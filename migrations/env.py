@@ -91,17 +91,6 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
-        if connection.dialect.name == "postgresql":
-            # Fail instead of queueing the service's writers behind a lock held by a long transaction
-            # (autograder/settings.py, MIGRATION_LOCK_TIMEOUT_S): the revision's DDL is rolled back whole.
-            from autograder import settings
-
-            timeout_ms = int(settings.MIGRATION_LOCK_TIMEOUT_S * 1000)
-            connection.exec_driver_sql(f"SET lock_timeout = {timeout_ms}")
-            # A session setting, kept after this commit; left uncommitted, the statement's transaction would be
-            # the one alembic joins without committing it, and the whole upgrade would be rolled back at close.
-            connection.commit()
-            logger.info("lock_timeout %d ms: a lock held longer ends the migration, nothing applied", timeout_ms)
         context.configure(
             connection=connection,
             target_metadata=get_metadata(),
@@ -109,7 +98,27 @@ def run_migrations_online():
         )
 
         with context.begin_transaction():
-            context.run_migrations()
+            timeout_ms = _lock_timeout(connection) if connection.dialect.name == "postgresql" else None
+            try:
+                context.run_migrations()
+            except Exception as exc:
+                if getattr(getattr(exc, "orig", None), "sqlstate", None) == "55P03":     # lock_not_available
+                    logger.error("a table lock was held by another transaction for more than %g s "
+                                 "(MIGRATION_LOCK_TIMEOUT_S): nothing was applied; end that transaction or wait, "
+                                 "then run `autograder db upgrade` again", (timeout_ms or 0) / 1000)
+                raise
+
+
+def _lock_timeout(connection) -> int:
+    """Fail instead of queueing the service's writers behind a lock held by a long transaction
+    (autograder/settings.py, MIGRATION_LOCK_TIMEOUT_S); the timeout in ms. SET LOCAL: it ends with the migration's
+    transaction, never left on a pooled connection the app goes on using (a plain SET was, review of round 35)."""
+    from autograder import settings
+
+    timeout_ms = max(1, round(settings.MIGRATION_LOCK_TIMEOUT_S * 1000))   # 0 would mean no timeout at all
+    connection.exec_driver_sql(f"SET LOCAL lock_timeout = {timeout_ms}")
+    logger.info("lock_timeout %d ms: a lock held longer ends the migration, nothing applied", timeout_ms)
+    return timeout_ms
 
 
 if context.is_offline_mode():

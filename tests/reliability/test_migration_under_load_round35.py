@@ -95,7 +95,7 @@ def test_an_upgrade_during_a_grading_goes_through_at_once_and_the_grading_is_sto
 
 
 def test_an_upgrade_that_meets_a_long_transaction_fails_after_the_lock_timeout_with_nothing_applied(tmp_path,
-                                                                                                   monkeypatch):
+                                                                                                   monkeypatch, capfd):
     """A transaction left open on grading_runs (a stuck script, a psql session): the upgrade gives up after
     MIGRATION_LOCK_TIMEOUT_S, the database unchanged, instead of waiting with every later writer of
     grading_runs queued behind it; once the transaction ends the same upgrade goes through."""
@@ -117,12 +117,15 @@ def test_an_upgrade_that_meets_a_long_transaction_fails_after_the_lock_timeout_w
                     db.engine.dispose()
                 conn.rollback()
             assert 1.4 < took < 6, took
+            assert "run `autograder db upgrade` again" in capfd.readouterr().err   # the operator is told what to do
             with app.app_context():
                 assert db.session.scalar(text("SELECT version_num FROM alembic_version")) == BEFORE_NEWEST
                 assert not db.session.scalar(text("SELECT to_regclass('answered_regrade_keys') IS NOT NULL"))
                 db.session.remove()
                 upgrade()
                 assert db.session.scalar(text("SELECT version_num FROM alembic_version")) != BEFORE_NEWEST
+                # the timeout was the migration's own: the app's pooled connection does not keep it (SET LOCAL)
+                assert db.session.scalar(text("SHOW lock_timeout")) == "0"
                 db.session.remove()
                 db.engine.dispose()
         finally:
