@@ -323,8 +323,8 @@ def check_policy(assignment: Assignment, student: User, now: datetime, max_pendi
 def _pending_refusal(assignment: Assignment, student: User, max_pending: int) -> SubmissionRefused:
     """The pending cap's refusal, saying what is known: which attempts wait, where the oldest is (being graded
     since how long, or its place in the queue), and that a new attempt is accepted once one of them is
-    graded. Retry-After: what is left of the oldest's grading budget (GRADING_BUDGET_S) when it runs, else
-    that budget once per run ahead of it and its own (a bound for one worker, not a promise).
+    graded. Retry-After: what is left of the grading budget (GRADING_BUDGET_S) of the attempt being graded, else
+    one budget (how fast the queue moves depends on the workers: unknown here).
 
     Round 35: "wait for one to finish" said neither which attempts were waiting nor how long it might be,
     and the API's 429 had no Retry-After (the cooldown's has)."""
@@ -339,7 +339,12 @@ def _pending_refusal(assignment: Assignment, student: User, max_pending: int) ->
         .order_by(Submission.attempt)
     ).all()
     attempts = list(dict.fromkeys(r[0] for r in rows))
-    oldest, run, elapsed = rows[0] if rows else (None, None, None)
+    # The attempt nearest to its end: one being graded (the longest running), else the oldest queued. Reading
+    # only the oldest told a student whose second attempt was 30 s into its grading, the first requeued, to wait
+    # 840 s (review of round 35).
+    running = [r for r in rows if r[1].status == Status.RUNNING.value]
+    oldest, run, elapsed = (max(running, key=lambda r: float(r[2] or 0)) if running
+                            else rows[0] if rows else (None, None, None))
     budget = float(settings.GRADING_BUDGET_S)
     listed_en = ", ".join(str(n) for n in attempts)
     listed_zh = "、".join(str(n) for n in attempts)
@@ -350,12 +355,15 @@ def _pending_refusal(assignment: Assignment, student: User, max_pending: int) ->
                "因此本次上传没有保存。其中任一次评分完成后即可再提交")
     if run is not None and run.status == Status.RUNNING.value:
         ran = max(0, int(elapsed or 0))
-        retry = max(5, math.ceil(budget - ran))
-        en = f"{lead_en}: the oldest, attempt {oldest}, is being graded now (for {ran} s)."
-        zh = f"{lead_zh}：最早的第 {oldest} 次正在评分（已 {ran} 秒）。"
+        # What is left of its budget; past it (a run the sweeper has yet to reap) the state is unknown: one budget.
+        retry = max(5, math.ceil(budget - ran)) if ran < budget else math.ceil(budget)
+        en = f"{lead_en}: attempt {oldest} is being graded now (for {ran} s)."
+        zh = f"{lead_zh}：第 {oldest} 次正在评分（已 {ran} 秒）。"
     elif run is not None:
         ahead = queue_position(run) or 0
-        retry = math.ceil(budget * (ahead + 1))
+        # How fast the queue moves depends on how many workers grade: unknown here. One grading budget, a poll a
+        # client can afford, never a wait of budget x runs ahead (50 ahead said 2,040 s).
+        retry = math.ceil(budget)
         where_en = "next in the queue" if ahead == 0 else f"behind {ahead} other submission(s) in the queue"
         where_zh = "在队列中排在下一个" if ahead == 0 else f"在队列中前面还有 {ahead} 份提交"
         en = f"{lead_en}: the oldest, attempt {oldest}, is {where_en}."
