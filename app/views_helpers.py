@@ -120,9 +120,12 @@ def cleaned_filename(raw: str) -> tuple[str, tuple[str, ...]]:
     "spaces" (at either end), "empty" (nothing was left: "upload"), "shortened"."""
     steps: list[str] = []
     composed = unicodedata.normalize("NFC", raw)
-    if composed != raw:
-        steps.append("composed")
     name = composed.replace("\\", "/").rsplit("/", 1)[-1]
+    # Told only when the kept name changed: a decomposed letter in a folder left behind told the student of
+    # C:\Users\Jose<U+0301>\attention.py that "attention.py" was stored composed (review of round 35).
+    last = raw.replace("\\", "/").rsplit("/", 1)[-1]
+    if unicodedata.normalize("NFC", last) != last:
+        steps.append("composed")
     if name != composed:
         steps.append("folders")
     visible = "".join(ch for ch in name if unicodedata.category(ch)[0] != "C")

@@ -111,3 +111,13 @@ def test_the_page_says_a_windows_path_was_dropped_from_the_name(client, web, cou
     newest = db.session.scalars(select(Submission).where(Submission.student_id == student.id)
                                 .order_by(Submission.id.desc())).first()
     assert newest.code_filename == "attention.py"
+
+
+def test_a_decomposed_letter_in_a_folder_left_behind_is_not_told_as_a_change_of_the_kept_name():
+    """Review of round 35: the NFC step was read off the whole path, so the kept name `attention.py` was said to be
+    stored in composed form because a folder of the path held a decomposed letter."""
+    from app.views_helpers import cleaned_filename
+
+    assert cleaned_filename("C:\\Users\\Jose\u0301\\attention.py") == ("attention.py", ("folders",))
+    assert cleaned_filename("Users/Jose\u0301/Jose\u0301.py") == ("Jos\u00e9.py", ("composed", "folders"))
+    assert cleaned_filename("Jose\u0301.py") == ("Jos\u00e9.py", ("composed",))
