@@ -57,7 +57,14 @@ from app.roster_xlsx import WorkbookUnreadable
 from app.scores import effective_for, fmt, run_tests
 from app.similarity import latest_report, similarity_json, start_similarity
 from app.storage import BlobStore
-from app.views_helpers import content_disposition, list_join, reveal_hidden, safe_filename, search_matches
+from app.views_helpers import (
+    content_disposition,
+    isolate,
+    list_join,
+    reveal_hidden,
+    safe_filename,
+    search_matches,
+)
 from grading.inputs import code_text, sniff_binary_kind
 
 bp = Blueprint("instructor", __name__)
@@ -303,7 +310,7 @@ def review(submission_id: int):
         else:
             said = _("%(who)s saved an audit review of this attempt (%(s)s) after you opened the page; yours "
                      "was not saved. Read theirs below and save yours again if it should replace it.",
-                     who=current.reviewer.display_name, s=fmt(current.score))
+                     who=isolate(current.reviewer.display_name), s=fmt(current.score))
         db.session.rollback()
         flash(said, "error")
         return _refused_form(sub, "review", 409)
@@ -337,7 +344,7 @@ def override(submission_id: int):
     if _changed_since_render(request.form.get("seen"), newest.id if newest else 0):
         said = _("The overrides of this attempt changed after you opened the page (%(who)s); yours was not "
                  "saved. Read them below and save yours again if it still applies.",
-                 who=newest.author.display_name if newest and newest.author else _("another instructor"))
+                 who=isolate(newest.author.display_name) if newest and newest.author else _("another instructor"))
         db.session.rollback()
         flash(said, "error")
         return _refused_form(sub, "override", 409)
@@ -431,7 +438,7 @@ def grant_extension():
         if student is not None and back.startswith(f"/instructor/students/{student.id}"):
             return _student_page(student.id, a, kept=_kept_form("extension"), status=422)
         return _settings_page(a, _kept_form("extension"), 422)
-    flash(_("Extension saved for %(who)s.", who=student.display_name), "ok")
+    flash(_("Extension saved for %(who)s.", who=isolate(student.display_name)), "ok")
     back = safe_next(request.form.get("next"))  # a path only, without control characters
     return redirect(back if back and back.startswith("/instructor/") else url_for("instructor.settings", a=a.slug))
 
@@ -443,11 +450,11 @@ def revoke_extension(student_id: int):
     if student is None:
         abort(404)
     if course.revoke_extension(a, student, current_user):
-        flash(_("Extension removed for %(who)s.", who=student.display_name), "ok")
+        flash(_("Extension removed for %(who)s.", who=isolate(student.display_name)), "ok")
     else:
         # A second click, or a page older than another instructor's removal: the page said nothing,
         # and the extension still listed on the old page read as a removal that did not happen.
-        flash(_("%(who)s has no extension for this assignment: nothing was removed.", who=student.display_name),
+        flash(_("%(who)s has no extension for this assignment: nothing was removed.", who=isolate(student.display_name)),
               "error")
     return redirect(url_for("instructor.settings", a=a.slug))
 
@@ -625,9 +632,9 @@ def _student_or_404(user_id: int) -> User:
 def drop(user_id: int):
     user = _student_or_404(user_id)
     if course.drop(user, current_user):
-        flash(_("%(who)s was dropped: their submissions and grades are kept, and they can no longer submit.", who=user.display_name), "ok")
+        flash(_("%(who)s was dropped: their submissions and grades are kept, and they can no longer submit.", who=isolate(user.display_name)), "ok")
     else:  # a second click, an older page: say so, as a removed extension does
-        flash(_("%(who)s was already dropped: nothing changed.", who=user.display_name), "error")
+        flash(_("%(who)s was already dropped: nothing changed.", who=isolate(user.display_name)), "error")
     return redirect(url_for("instructor.roster", q=request.form.get("q") or None))
 
 
@@ -635,9 +642,9 @@ def drop(user_id: int):
 def restore(user_id: int):
     user = _student_or_404(user_id)
     if course.restore(user, current_user):
-        flash(_("%(who)s is back in the class.", who=user.display_name), "ok")
+        flash(_("%(who)s is back in the class.", who=isolate(user.display_name)), "ok")
     else:
-        flash(_("%(who)s is already in the class: nothing changed.", who=user.display_name), "error")
+        flash(_("%(who)s is already in the class: nothing changed.", who=isolate(user.display_name)), "error")
     return redirect(url_for("instructor.roster", show="dropped"))
 
 

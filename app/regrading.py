@@ -219,13 +219,23 @@ def report(batch: RegradeBatch) -> dict:
         rows.append(ReportRow(run, run.submission, (batch.before or {}).get(str(run.submission_id)),
                               new.total if new else None))
     counts = {s: sum(1 for r in rows if r.run.status == s) for s in Status}
-    changed = sorted({r.sub.student.display_name for r in rows if r.delta not in (None, 0)})
+    changed = _changed_names(rows)
     pending = sum(counts[s] for s in PENDING)
     # Uploads go first (app/queue.py): while they wait, this batch's progress pauses; the page says why.
     # None: the broker serves in arrival order (no Redis), and the page says that instead.
     ahead = first_waiting() if counts[Status.QUEUED] or not broker_has_priorities() else 0
     return {"rows": rows, "counts": counts, "total": len(rows), "already_waiting": batch.already_waiting,
             "pending": pending, "changed": changed, "uploads_ahead": ahead}
+
+
+def _changed_names(rows: list[ReportRow]) -> list[str]:
+    """The students whose score changed, each once, by name; a name two of them share is followed by each one's
+    email: a set of names made two 王伟 one. (The page isolates each for bidi; the CLI and JSON get them plain.)"""
+    students = {r.sub.student.id: r.sub.student for r in rows if r.delta not in (None, 0)}
+    names = [s.display_name for s in students.values()]
+    shared = {n for n in names if names.count(n) > 1}
+    return sorted(s.display_name + (f" ({s.email})" if s.display_name in shared and s.name else "")
+                  for s in students.values())
 
 
 def progress_json(batch: RegradeBatch) -> dict:

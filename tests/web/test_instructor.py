@@ -213,7 +213,7 @@ def test_regrade_one_student_all_and_report_old_vs_new(client, web, course):
     web.grade(s2, realistic_result(grader_version="v2"), run=bob_run)
     html = client.get(f"/instructor/regrades/{batch.id}").get_data(as_text=True)
     assert 'class="diff-down">-4<' in html
-    assert "Students whose score changed:" in html and "<strong data-changed>Alice Wang</strong>" in html
+    assert "Students whose score changed:" in html and "<strong data-changed>\u2068Alice Wang\u2069</strong>" in html
     progress = client.get(f"/instructor/regrades/{batch.id}/progress").json
     assert progress["pending"] == 0 and progress["changed"] == ["Alice Wang"]
     assert {r["old"] for r in progress["runs"]} == {96} and sorted(r["new"] for r in progress["runs"]) == [92, 96]

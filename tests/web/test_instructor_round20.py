@@ -40,8 +40,8 @@ def two_teachers(app, client, web, course, factory):
 
 
 @pytest.mark.parametrize("lang, said", [
-    ("en", "The overrides of this attempt changed after you opened the page (Teacher Li); yours was not saved."),
-    ("zh", "你打开页面之后，这次提交的分数覆盖已被更改（Teacher Li）；你的覆盖没有保存。"),
+    ("en", "The overrides of this attempt changed after you opened the page (\u2068Teacher Li\u2069); yours was not saved."),
+    ("zh", "你打开页面之后，这次提交的分数覆盖已被更改（\u2068Teacher Li\u2069）；你的覆盖没有保存。"),
 ])
 def test_an_override_saved_from_a_page_older_than_a_colleagues_override_is_refused(two_teachers, course,
                                                                                    lang, said):
@@ -63,8 +63,8 @@ def test_an_override_saved_from_a_page_older_than_a_colleagues_override_is_refus
 
 
 @pytest.mark.parametrize("lang, said", [
-    ("en", "Teacher Li saved an audit review of this attempt (7) after you opened the page; yours was not saved."),
-    ("zh", "你打开页面之后，Teacher Li 保存了这次提交的审计评阅（7）；你的评阅没有保存。"),
+    ("en", "\u2068Teacher Li\u2069 saved an audit review of this attempt (7) after you opened the page; yours was not saved."),
+    ("zh", "你打开页面之后，\u2068Teacher Li\u2069 保存了这次提交的审计评阅（7）；你的评阅没有保存。"),
 ])
 def test_an_audit_review_saved_from_a_page_older_than_a_colleagues_review_is_refused(two_teachers, course,
                                                                                     lang, said):

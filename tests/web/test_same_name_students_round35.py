@@ -47,3 +47,28 @@ def test_a_student_without_a_name_is_shown_by_email_once(client, web, course, fa
     page = client.get("/instructor/similarity").get_data(as_text=True)
     row = page[page.index('<table id="pairs">'):]
     assert row.count("no.name@example.edu") == 1 and "李雷" in row and "li.lei@example.edu" in row
+
+
+def test_a_regrade_batch_lists_each_changed_student_once_and_tells_two_of_one_name_apart():
+    """The batch's "students whose score changed" was a set of names: two 王伟 whose scores both changed read as
+    one."""
+    from types import SimpleNamespace
+
+    from app.regrading import _changed_names
+
+    def row(uid: int, name: str, email: str, delta: float | None):
+        return SimpleNamespace(sub=SimpleNamespace(student=SimpleNamespace(
+            id=uid, name=name, email=email, display_name=name or email)), delta=delta)
+
+    rows = [row(1, "王伟", "wang.1@example.edu", 5), row(2, "王伟", "wang.2@example.edu", -3),
+            row(1, "王伟", "wang.1@example.edu", 2), row(3, "محمد", "m@example.edu", 1), row(4, "李雷", "l@example.edu", 0)]
+    assert _changed_names(rows) == ["محمد", "王伟 (wang.1@example.edu)", "王伟 (wang.2@example.edu)"]
+
+
+def test_a_flash_naming_a_student_isolates_the_name(client, web, course, factory):
+    student = factory.student(name="محمد علي", email="ali@example.edu")
+    web.login(client, course["teacher"])
+    client.get("/lang/en")
+    resp = client.post(f"/instructor/roster/{student.id}/drop", data={"q": ""}, follow_redirects=True)
+    page = resp.get_data(as_text=True)
+    assert "\u2068محمد علي\u2069 was dropped" in page, page[:2000]
