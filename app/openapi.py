@@ -104,8 +104,9 @@ def _spec() -> dict[str, Any]:
                                            "description": "queued runs ahead of this one (0 = next)"},
                         "grader_version": {"type": "string", "nullable": True},
                         "graded_run_id": {"type": "integer", "nullable": True,
-                                          "description": "the grading run whose result and score are shown; a "
-                                                         "regrade's result, once in, changes it (and the ETag: "
+                                          "description": "the graded run whose result and score are shown (null "
+                                                         "until one ended graded: `result` is then the latest run's, "
+                                                         "an error's); a regrade's result, once in, changes it (and the ETag: "
                                                          "If-None-Match with the old tag answers 200 with the new "
                                                          "result). `status` is `queued`/`running` while a regrade "
                                                          "waits, with the earlier result still shown"},

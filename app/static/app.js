@@ -507,7 +507,12 @@
   /* The connection back, or the tab looked at again after minutes in the background: the next poll
      could be 10 s away, with a stale status on the page meanwhile. Poll now, and briskly again. */
   function now() {
-    if (document.hidden) return;
+    if (document.hidden) {
+      // Hidden while a final page waits for its minute's check: no check until it is shown again (review of
+      // round 35: the check scheduled while shown still fired once in the background).
+      if (lastStatus === "graded" || lastStatus === "error") clearTimeout(timer);
+      return;
+    }
     if (pendingResult) { refreshResult(pendingResult); return; }
     if (stopped) return;
     polls = 0;

@@ -60,3 +60,33 @@ def test_an_open_graded_page_tells_of_a_regrade_and_shows_its_result(app, web, f
     expect(page.locator("[data-total]")).not_to_contain_text("96 /")
     expect(page.locator("#live [data-badge]")).to_have_class("badge graded")
     page.context.close()
+
+
+def test_a_final_page_hidden_makes_no_check_until_it_is_shown_again(app, web, factory, live_server, browser):
+    """Review of round 35: the minute's check scheduled while the tab was shown still fired after it was hidden."""
+    a = factory.assignment()
+    alice = factory.student(email="alice@example.edu", name="王小明")
+    sub = web.submit(alice, a)
+    web.grade(sub, full_result())
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.clock.install()
+    login(page, live_server, alice.email)
+    page.goto(f"{live_server}/submissions/{sub.id}")
+    expect(page.locator("[data-total]")).to_contain_text("96 / 100")
+    checks: list[str] = []
+    page.on("request", lambda r: checks.append(r.url) if f"/submissions/{sub.id}/status" in r.url else None)
+    page.clock.run_for(30_000)                       # half the minute, shown
+    page.evaluate("""() => { Object.defineProperty(document, 'hidden', {get: () => true, configurable: true});
+                             document.dispatchEvent(new Event('visibilitychange')); }""")
+    page.clock.run_for(120_000)                      # two minutes in the background
+    time.sleep(0.5)
+    assert checks == [], checks
+    page.evaluate("""() => { Object.defineProperty(document, 'hidden', {get: () => false, configurable: true});
+                             document.dispatchEvent(new Event('visibilitychange')); }""")
+    page.wait_for_timeout(300)
+    page.clock.run_for(1_000)
+    deadline = time.monotonic() + 5
+    while not checks and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert checks, "looking at the tab again checks at once"
+    page.context.close()
