@@ -140,13 +140,10 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
     (r"the sandboxed process called abort\(\) \(SIGABRT\)",
      "the process called abort() (SIGABRT), as C and C++ code does when an assertion fails or an exception is "
      "not caught", "进程调用了 abort()（SIGABRT），C 或 C++ 代码在断言失败或异常未被捕获时会这样做"),
-    (r"the sandboxed process ran out of memory \(limit (?P<limit>\d+) MiB\): the kernel's out-of-memory killer ended "
-     r"it when it had used up to (?P<used>\d+) MiB",
-     "the process ran out of memory (limit {limit} MiB): the kernel's out-of-memory killer ended it when it had used "
-     "up to {used} MiB", "进程内存不足（上限 {limit} MiB）：它用到 {used} MiB 时被内核的内存不足处理机制（OOM killer）终止"),
-    (r"the sandboxed process was ended by (?P<sig>SIG[A-Z0-9+]+): it received the signal and had no handler for it",
-     "the process was ended by {sig}: it received that signal and had no handler of its own for it, and a "
-     "process ends on it then", "进程被信号 {sig} 结束：它收到了这个信号，却没有为它设置处理函数，此时进程就会结束"),
+    (r"the sandboxed process was ended by (?P<sig>SIG[A-Z0-9+]+), the signal's default action",
+     "the process was ended by {sig}, the signal's default action", "进程被信号 {sig} 结束，这是该信号的默认动作"),
+    (r"the sandboxed process was killed by SIGKILL, which the grader did not send",
+     "the process was killed by SIGKILL, which the grader did not send", "进程被信号 SIGKILL 终止，这个信号不是评分器发出的"),
     (r"the sandboxed process was killed by signal (?P<n>\d+)", "the process was killed by signal {n}",
      "进程被信号 {n} 终止"),
     (r"the sandboxed process was killed by (?P<sig>[A-Za-z0-9 ]+)", "the process was killed by {sig}",
@@ -306,6 +303,10 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
                    + (f": {detail}" if detail else ""),
                    f"{what['zh']} 返回的内容无法从沙箱传回评分系统"
                    + (f"：{said['zh']}" if said else f"（{SANDBOX_ENGLISH_ZH}{detail}）" if detail else ""))
+    if kind == "SystemExit" and (status := _exit_status_text(detail)) is not None:
+        # as the import's (load_error_text): the runtime's words in both languages, not quoted as Python's own
+        return msg(f"{what['en']} raised SystemExit ({status['en']}){where_en}",
+                   f"{what['zh']} {f'在 {filename} 第 {lineno} 行' if lineno else ''}抛出了 SystemExit（{status['zh']}）")
     said = _said(detail, _GRADER_SAID)
     text = msg(f"{what['en']} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
                f"{what['zh']} 抛出 {kind}{where_zh}" + (f"：{said['zh']}" if said else
@@ -467,10 +468,10 @@ def not_loaded_text(filename: str) -> Msg:
 # of one stopped by the wall clock, and the student could not tell a spin from a wait (round 34).
 LOST_CAUSES = {"hung": ("hung", "卡死"), "over_cpu": ("used up its CPU time limit", "用完了 CPU 时间上限"),
                "crashed": ("crashed", "崩溃"),
-               # a jail ended by a signal it received with no handler (SIGTERM sent to itself: not a crash), or by the
-               # kernel's OOM killer, was said to have crashed in every check skipped after it (round 35)
+               # a jail ended by a signal's default action (SIGTERM sent to itself: not a crash) or by a SIGKILL the
+               # grader did not send was said to have crashed in every check skipped after it (round 35); no cause
+               # of such a SIGKILL is named (none is known for the jail: client.UNSENT_KILL_TEXT)
                "signalled": ("was ended by a signal", "被信号结束"),
-               "out_of_memory": ("ran out of memory", "因内存不足被终止"),
                "idle": ("sat idle while the grader waited", "在评分器等待时空闲不动"),
                "not_carried": ("returned what the grader could not carry out of the sandbox",
                                "返回了无法从沙箱传回评分系统的内容")}
@@ -479,9 +480,7 @@ LOST_CAUSES = {"hung": ("hung", "卡死"), "over_cpu": ("used up its CPU time li
 def _death_cause(reason: Any) -> str:
     """The LOST_CAUSES key of how a jail died, from the sandbox's words (grading.sandbox.client._describe_status)."""
     text = str(reason)
-    if text.startswith("the sandboxed process ran out of memory"):
-        return "out_of_memory"
-    if text.startswith("the sandboxed process was ended by SIG"):
+    if text.startswith(("the sandboxed process was ended by SIG", "the sandboxed process was killed by SIG")):
         return "signalled"
     return "crashed"
 

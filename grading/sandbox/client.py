@@ -502,9 +502,13 @@ SERVE_FAILED_TEXT = ("after your code had run, the sandbox stopped answering the
 
 
 ABORTED_TEXT = "the sandboxed process called abort() (SIGABRT)"
-OOM_TEXT = ("the sandboxed process ran out of memory (limit {limit} MiB): the kernel's out-of-memory killer ended it "
-            "when it had used up to {used} MiB")
-RECEIVED_TEXT = "the sandboxed process was ended by {name}: it received the signal and had no handler for it"
+# Said of an ending signal the jail received while the signal's action was the default (zygote._end_on): what was seen,
+# not whether the code had set a handler (one that puts SIG_DFL back and sends the signal again ends the same way).
+RECEIVED_TEXT = "the sandboxed process was ended by {name}, the signal's default action"
+# A SIGKILL the zygote did not send (its reason is none: the session was not closed, no limit was passed). No cause is
+# named: no per-jail evidence tells which (the OOM killer's counts are the host's and the zygote's cgroup's, shared
+# with every jail and other processes; RLIMIT_AS gives a MemoryError, never a kill).
+UNSENT_KILL_TEXT = "the sandboxed process was killed by SIGKILL, which the grader did not send"
 
 
 def _describe_status(st: dict | None, limits: Limits) -> str:
@@ -520,8 +524,8 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
             name = f"SIGRTMIN+{sig - signal.SIGRTMIN}" if signal.SIGRTMIN < sig < signal.SIGRTMAX else f"signal {sig}"
         if sig in (signal.SIGKILL, signal.SIGXCPU) and st.get("cpu", 0) >= limits.cpu - 0.05:
             return f"CPU time limit exceeded ({st.get('cpu')} s CPU, limit {limits.cpu:g} s)"
-        if sig == signal.SIGKILL and st.get("oom_killed"):     # the zygote checked (zygote.OomKills)
-            return OOM_TEXT.format(used=round(int(st.get("maxrss_kib") or 0) / 1024), limit=round(limits.memory / (1 << 20)))
+        if sig == signal.SIGKILL and st.get("status") == "exited":   # the zygote killed it for no reason of its own
+            return UNSENT_KILL_TEXT
         if sig == signal.SIGXFSZ:
             return "file size limit exceeded (SIGXFSZ)"
         if sig == signal.SIGSEGV:

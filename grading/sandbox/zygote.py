@@ -486,7 +486,7 @@ def _set_rlimits(lim: dict) -> None:
     # limit, cut to what is left of the grading's budget (the hidden tests' session gets less than the
     # visible tests'), is enforced by this zygote (``Jail.over_cpu``). Set as the rlimit, getrlimit()
     # told a submission which session it was in (20 s for the visible tests, 8 s for the hidden ones).
-    cpu = int(math.ceil(max(lim["cpu"], lim.get("cpu_rlimit", 0))))
+    cpu = int(math.ceil(lim["cpu_rlimit"]))
     resource.setrlimit(resource.RLIMIT_AS, (lim["memory"], lim["memory"]))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_NPROC, (lim["nproc"], lim["nproc"]))
@@ -512,15 +512,21 @@ def _prefer_for_oom_kill() -> None:
         pass
 
 
-def run_jail(job: dict, data_fd: int, out_fd: int, parent_pidfd: int, setup_fd: int, binds, root: str,
-             seccomp: SeccompProgram) -> None:
+def run_jail(launched: list) -> None:
     """The jail: pid 1 of its own pid namespace, forked by the zygote. Never returns.
+
+    ``launched``: launch's job for it (JAIL_LIMITS and its uid), data socket, output, the zygote's pidfd, the setup
+    pipe, binds, root and seccomp program, emptied here: the descriptors' numbers depend on how many jails the
+    zygote held (one more beside the visible tests' session), and nothing that differs between sessions is left
+    where the student's code can reach it (its frames, gc.get_objects) once it runs (BecomeJail).
 
     A setup failure is written to the setup pipe, which only the zygote reads and which is closed
     before the student's code starts: the data socket carries nothing but replies, so whatever a
     submission writes there can never pass for a failure of the sandbox (that would end the grading
     as a grader `error` and be retried)."""
     global _in_jail
+    job, data_fd, out_fd, parent_pidfd, setup_fd, binds, root, seccomp = launched
+    launched.clear()
     code = 0
     report_fd = setup_fd
     try:
@@ -528,7 +534,9 @@ def run_jail(job: dict, data_fd: int, out_fd: int, parent_pidfd: int, setup_fd: 
             _in_jail = True
             os.setsid()
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-            _set_handler(signal.SIGINT, _end_on)   # the zygote's raises KeyboardInterrupt; the others are inherited
+            # Python's own SIGINT handler, as in ``python attention.py``: KeyboardInterrupt, which code may catch (the
+            # jail ended on it, "had no handler"); signal.signal(SIGINT, SIG_DFL) gives _end_on. The others are inherited.
+            _set_handler(signal.SIGINT, signal.default_int_handler)
             _prefer_for_oom_kill()
             unshare(JAIL_NS_FLAGS)
             os.umask(0o022)
@@ -592,7 +600,10 @@ def run_jail(job: dict, data_fd: int, out_fd: int, parent_pidfd: int, setup_fd: 
                 pass
             os._exit(70)
         try:
-            Runtime().serve(sock, int(job["limits"]["max_message"]))
+            max_message = int(lim["max_message"])
+            # nothing that differs between sessions reachable from the student's frames (BecomeJail)
+            del job, lim, data_fd, out_fd, parent_pidfd, setup_fd, hi_data, hi_out, hi_pidfd, hi_setup, null, uid, seed
+            Runtime().serve(sock, max_message)
         except BaseException:  # noqa: BLE001 - said as such to the trusted side (the exit code)
             code = protocol.SERVE_FAILED_EXIT
     except BaseException:  # noqa: BLE001
@@ -604,74 +615,6 @@ def run_jail(job: dict, data_fd: int, out_fd: int, parent_pidfd: int, setup_fd: 
 def _fcntl_dup(fd: int) -> int:
     import fcntl
     return fcntl.fcntl(fd, fcntl.F_DUPFD, 100)
-
-
-# --------------------------------------------------------------------------- out of memory
-def _cgroup_oom_files() -> list[str]:
-    """The files that count this process's cgroup's OOM kills: cgroup v2's memory.events, v1's memory.oom_control
-    (the jails are forked into the zygote's cgroup); the cgroup's own path first, then the mount's root (a cgroup
-    namespace shows the cgroup there)."""
-    found = []
-    try:
-        with open("/proc/self/cgroup") as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return found
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if controllers == "":                         # v2
-            base, name = "/sys/fs/cgroup", "memory.events"
-        elif "memory" in controllers.split(","):       # v1
-            base, name = "/sys/fs/cgroup/memory", "memory.oom_control"
-        else:
-            continue
-        for candidate in (base + path.rstrip("/") + "/" + name, base + "/" + name):
-            if os.path.isfile(candidate):
-                found.append(candidate)
-                break
-    return found
-
-
-class OomKills:
-    """The kernel's counts of processes its out-of-memory killer ended: in the whole host (/proc/vmstat's oom_kill)
-    and in the zygote's cgroup (where the jails are), read through descriptors opened once (~7 us a read).
-
-    A jail that ended by a SIGKILL the zygote did not send, while one of these counts rose, was ended by the OOM
-    killer: nothing else in the jail's reach sends SIGKILL (the jail's own SIGKILL to itself is dropped: it is pid 1
-    of its namespace), and its oom_score_adj of 1000 makes it the killer's first choice (_prefer_for_oom_kill)."""
-
-    def __init__(self) -> None:
-        self.fds: list[int] = []
-        for path in ("/proc/vmstat", *_cgroup_oom_files()):
-            try:
-                self.fds.append(os.open(path, os.O_RDONLY | os.O_CLOEXEC))
-            except OSError:
-                pass
-
-    def read(self) -> tuple[int, ...]:
-        counts = []
-        for fd in self.fds:
-            try:
-                text = os.pread(fd, 65536, 0)
-            except OSError:
-                counts.append(-1)
-                continue
-            counts.append(next((int(line.split()[1]) for line in text.splitlines()
-                                if line.startswith(b"oom_kill ")), -1))
-        return tuple(counts)
-
-
-_oom_kills: OomKills | None = None
-
-
-def oom_killed(before: tuple[int, ...], wstatus: int, reason: str | None) -> bool:
-    """Whether a jail whose counts at its start were ``before`` was ended by the OOM killer (see OomKills). One the
-    zygote killed because its session was closed counts too: a jail that died closes its data socket, and the
-    trusted side closes the session then, often before the zygote has seen the jail end."""
-    if reason not in (None, "closed") or not os.WIFSIGNALED(wstatus) or os.WTERMSIG(wstatus) != signal.SIGKILL:
-        return False
-    now = _oom_kills.read() if _oom_kills is not None else ()
-    return any(b >= 0 and n > b for b, n in zip(before, now, strict=False))
 
 
 # --------------------------------------------------------------------------- supervision
@@ -692,7 +635,6 @@ class Jail:
         self.credit = 0.0                           # the latest forking.load_credit read, reported at its end
         self.reason: str | None = None            # why it was killed: "closed", "wall", "output" or "cpu"
         self.ended: tuple[int, object] | None = None  # (wait status, rusage) once reaped
-        self.oom_kills = _oom_kills.read() if _oom_kills is not None else ()   # the counts at its start
 
     def wall_over(self, now: float) -> bool:
         """Its session's wall limit has passed (called once ``deadline`` has): the time its threads
@@ -714,6 +656,11 @@ class Jail:
 
     def kill(self, reason: str) -> None:
         if self.reason is None:
+            if self.ended is not None or select.select([self.pidfd], [], [], 0)[0]:
+                # It had ended already (a jail that died closes its data socket, and the trusted side closes the
+                # session, often before this side has seen the end): nothing is sent, and its end is reported as
+                # it was, not as this side's kill (a SIGKILL said as the grader's that was not).
+                return
             self.reason = reason
             try:
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
@@ -738,8 +685,6 @@ class Jail:
             status["exit_code"] = os.WEXITSTATUS(wstatus)
         elif os.WIFSIGNALED(wstatus):
             status["signal"] = os.WTERMSIG(wstatus)
-        if oom_killed(self.oom_kills, wstatus, self.reason):
-            status["oom_killed"] = True
         sig = ended_by(wstatus, self.end_page)
         if sig is not None:   # it received a signal whose action was the default: a process ends on it
             status.pop("exit_code", None)
@@ -761,6 +706,18 @@ def _report(status_fd: int, status: dict) -> None:
         pass
 
 
+# The limits a jail is given (_set_rlimits, Runtime.serve): each the executor's, the same for all its sessions.
+JAIL_LIMITS = ("memory", "cpu_rlimit", "fsize", "nofile", "tmp", "nproc", "max_message")
+
+
+class BecomeJail(BaseException):
+    """Raised in a jail just forked, out of :func:`launch` and the zygote's loop, up to :func:`start`, which runs
+    :func:`run_jail` with these arguments. Unwinding drops the zygote's frames and all they held: the job as
+    received, the other live jails (``main``'s ``jails``: their limits, deadlines and number), the last message;
+    called from ``launch``, run_jail was below them and a submission reached them through ``sys._getframe``
+    (/tmp/R1/leak1.py, round 35). A BaseException: no ``except Exception`` of the zygote's catches it."""
+
+
 def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds, root: str,
            seccomp: SeccompProgram, held: list[int] = (), live_uids: list[int] = ()) -> Jail | None:
     """Fork one jail for ``job``; ``fds`` are its data socket, lifeline, output and status pipe.
@@ -779,7 +736,10 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
             if u is None or not UID_MIN <= u <= UID_MAX:
                 raise ValueError(f"uid {u} outside {UID_MIN}..{UID_MAX}")
         uid = jail_uid(uids, list(live_uids))
-        job = {**job, "uid": uid}             # checked again in the jail, before anything else
+        # What the jail gets of the job: nothing that differs between sessions of the same executor. The session's
+        # CPU and wall limits are the zygote's to enforce (Jail); in the jail, a file walking the stack to run_jail
+        # read job["limits"] (cpu 20.0 for the visible tests, 8.0 for the hidden ones: round 35).
+        jail_job = {"uid": uid, "limits": {k: job["limits"][k] for k in JAIL_LIMITS}}
     except (KeyError, TypeError, ValueError) as e:
         _report(status_fd, {"status": "setup_failed", "reason": f"jail setup failed: {type(e).__name__}: {e}"})
         for fd in fds:
@@ -815,7 +775,7 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
                 os.close(fd)
             except OSError:
                 pass
-        run_jail(job, data_fd, out_fd, parent_pidfd, setup_w, binds, root, seccomp)
+        raise BecomeJail(jail_job, data_fd, out_fd, parent_pidfd, setup_w, binds, root, seccomp)
     # Back to this process's own pid namespace for its next children; a zygote that cannot is of
     # no further use (every later jail would share one namespace): it ends, the client reports it.
     if _libc.setns(own_pidns, CLONE_NEWPID) != 0:
@@ -918,8 +878,6 @@ def main() -> None:
         map_abort_trap()
         find_ending_signals()
         end_on_signals()
-        global _oom_kills
-        _oom_kills = OomKills()
         if reason is None:   # what launch() does for every jail, tried once here
             unshare(CLONE_NEWPID)
             _check(_libc.setns(own_pidns, CLONE_NEWPID), "setns back to the zygote's pid namespace")
@@ -990,8 +948,19 @@ def main() -> None:
     _reap(jails)
 
 
-if __name__ == "__main__":
+def start() -> None:
+    """The zygote's entry point; in a jail forked by it, the jail's (BecomeJail)."""
     try:
         main()
+        return
+    except BecomeJail as forked:
+        launched = list(forked.args)
+        forked.__traceback__ = None      # the frames it holds: main's and launch's
+    run_jail(launched)
+
+
+if __name__ == "__main__":
+    try:
+        start()
     finally:
         os._exit(0)   # skip the interpreter's (slow, torch-laden) shutdown
