@@ -794,7 +794,9 @@ def results_exchanged(out: Tensor, q: Tensor, k: Tensor, v: Tensor, tol: float =
     batch, one at least of another: the batch and head axes exchanged (heads folded into the batch one way and
     unfolded the other), which makes two copies of a sample in one batch differ with no randomness at all. Round 35:
     that was said to be "randomness still active in eval mode (e.g. F.dropout ...)" to code with no dropout.
-    None when any block is no right result (then nothing is shown) or every block is its own."""
+    None when any block is no right result (then nothing is shown), or no block moved across both axes: a block
+    whose every match is of another sample and another head (samples rolled with their heads kept, or heads
+    permuted within each sample, exchange no axes: round 35 said they did)."""
     ref = C.ref_output(q, k, v)
     if out.shape != ref.shape or out.dim() != 4 or not bool(torch.isfinite(out).all()):
         return None
@@ -805,7 +807,8 @@ def results_exchanged(out: Tensor, q: Tensor, k: Tensor, v: Tensor, tol: float =
     if not bool((dist.flatten(2).amin(-1) <= tol).all()):
         return None
     for b, h in itertools.product(range(B), range(H)):
-        if dist[b, h, b, h] > tol:
+        matches = [(int(b2), int(h2)) for b2, h2 in (dist[b, h] <= tol).nonzero().tolist()]
+        if all(b2 != b and h2 != h for b2, h2 in matches):
             b2, h2 = (int(i) for i in divmod(int(dist[b, h].flatten().argmin()), H))
             return msg(f"each (sample, head) block of the output is the right result of a (sample, head) of the batch, "
                        f"not always its own (sample {b}, head {h} holds that of sample {b2}, head {h2}): the batch and "

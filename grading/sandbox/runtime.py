@@ -71,7 +71,11 @@ def _exit_status(e: SystemExit) -> str:
     try:
         code = e.code
         if code is None or isinstance(code, int):
-            return f"exit code {int(code or 0)}"
+            # The status the process exits with, as a parent sees it: the code's low byte (sys.exit(256) exits
+            # with 0, sys.exit(-1) with 255), -1 (255) for one beyond a C long, as CPython's exit(). The code
+            # itself was said ("exit code 256") though no process exits with that.
+            code = int(code or 0)
+            return f"exit code {(code if -(1 << 63) <= code < (1 << 63) else -1) & 0xFF}"
     except BaseException:  # noqa: BLE001 - a student subclass may make ``code`` anything
         return _safe_str(e)
     return f"exit code 1, message: {_safe_str(e)}"

@@ -26,7 +26,7 @@ import torch
 
 from grader_tests.attention import cases as C
 from grader_tests.attention import diagnose
-from grading.i18n import is_msg
+from grading.i18n import is_msg, msg
 from grading.proxy import load_error_text
 from grading.sandbox import StudentError
 from tests.grading.helpers import (
@@ -45,7 +45,8 @@ ROUND = sorted(FAULTY.glob("r35_*.py"))
 
 # ----------------------------------------------------------------------------- 1. SystemExit at import
 @pytest.mark.parametrize(("code", "said"), [
-    (3, "exit code 3"), (None, "exit code 0"), (True, "exit code 1"), (-2, "exit code -2"),
+    (3, "exit code 3"), (None, "exit code 0"), (True, "exit code 1"), (-2, "exit code 254"),
+    (256, "exit code 0"), (-1, "exit code 255"), (1 << 70, "exit code 255"),   # the status a process exits with
     ("bye", "exit code 1, message: bye"), ("3", "exit code 1, message: 3"),     # a string exits with 1
 ])
 def test_the_runtime_states_the_exit_status_python_would_give(code, said):
@@ -213,3 +214,45 @@ def test_the_graded_file_on_the_query_axis_is_named(executor):
     """Before: "padding keys get weight up to 0.919; they must get exactly 0 from every head and query" alone."""
     fb = _failed(executor, FAULTY / "r35_krasserm_pad_on_query_axis.py")["test_padding_keys_get_zero_weight"]
     assert named_faults(fb) == {"pad_query_axis"}, fb
+
+
+# ----------------------------------------------------------------------------- review R1 (round 35)
+@pytest.mark.parametrize(("message", "en", "zh"), [
+    ("exit code 3", "calling Scale raised SystemExit (exit code 3) at m.py line 7",
+     "调用 Scale 在 m.py 第 7 行抛出了 SystemExit（退出码 3）"),
+    ("exit code 1, message: bye", 'calling Scale raised SystemExit (exit code 1, with the message: "bye") at m.py line 7',
+     '调用 Scale 在 m.py 第 7 行抛出了 SystemExit（退出码 1，附带消息："bye"）'),
+])
+def test_a_systemexit_raised_in_a_call_is_said_as_at_import_in_both_languages(message, en, zh):
+    """Before: zh quoted the runtime's English "exit code 1, message: bye" as Python's own words
+    (PyTorch/Python 报错原文)."""
+    from grading.proxy import ORIGINAL_MESSAGE_ZH, student_error_text
+
+    text = student_error_text(msg("calling Scale", "调用 Scale"), StudentError("SystemExit", message, 7), "m.py")
+    assert text["en"] == en and text["zh"] == zh, text
+    assert ORIGINAL_MESSAGE_ZH not in text["zh"] and "message:" not in text["zh"], text
+
+
+@pytest.mark.parametrize(("statement", "status"), [
+    ("sys.exit(256)", "exit code 0"), ("sys.exit(-1)", "exit code 255"), ("sys.exit('bye')", "exit code 1"),
+])
+def test_a_call_that_exits_is_told_the_status_a_process_exits_with(executor, statement, status):
+    from grading.proxy import student_error_text
+    from tests.sandbox.helpers import GOOD
+
+    src = GOOD + f"\nimport sys\ndef _forward(self, x):\n    {statement}\nScale.forward = _forward\n"
+    with executor.session(src, "m.py", "m") as s:
+        s.load()
+        with pytest.raises(StudentError) as raised:
+            s.call(s.new("Scale"), "__call__", torch.ones(1))
+    assert raised.value.kind == "SystemExit" and raised.value.message.startswith(status), raised.value.message
+    text = student_error_text("calling Scale", raised.value, "m.py", (), src)
+    assert f"raised SystemExit ({status}" in text["en"] and "退出码" in text["zh"], text
+
+
+def test_samples_rolled_with_their_heads_kept_are_not_said_to_exchange_batch_and_head_axes():
+    """/tmp/R1/exchanged_roll.py: every block is its own head's result of another sample; no axes are exchanged."""
+    q, k, v = (torch.cat([t, t]) for t in C.parity_case())
+    ref = C.ref_output(q, k, v)
+    assert diagnose.results_exchanged(torch.roll(ref, 1, dims=0), q, k, v) is None
+    assert diagnose.results_exchanged(torch.roll(ref, 1, dims=1), q, k, v) is None   # heads moved within samples
