@@ -417,7 +417,8 @@ _ending_signals: tuple[int, ...] = ()  # computed once in the zygote (find_endin
 
 def find_ending_signals() -> None:
     """The signals the jail ends on by its own handler (see above): those whose default action ends a process and
-    whose action in the zygote is the default (SIGINT's too, the jail resets it to the default first)."""
+    whose action in the zygote is the default, and SIGINT (Python's KeyboardInterrupt handler in the zygote and in
+    the jails, as in any Python process: only ``signal.signal(SIGINT, SIG_DFL)`` gives it _end_on)."""
     global _ending_signals
     _ending_signals = tuple(
         s for s in sorted(signal.valid_signals())
@@ -459,7 +460,7 @@ def _getsignal(signalnum):
 
 
 def end_on_signals() -> None:
-    """Install :func:`_end_on` for every ending signal but SIGINT (the jail sets that one first), in the zygote, once:
+    """Install :func:`_end_on` for every ending signal but SIGINT (KeyboardInterrupt, see run_jail), in the zygote, once:
     the jails inherit the handlers (44 signal.signal calls cost 0.7 ms of CPU in each jail)."""
     for s in _ending_signals:
         if s != signal.SIGINT:
