@@ -13,6 +13,7 @@ Engine code: no torch, no Flask.
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 import importlib.util
 import re
@@ -2569,7 +2570,7 @@ _POSITIONAL = re.compile(r"^(?:(\w+)\.)?(\w+)\(\) takes (?:from \d+ to )?(\d+) p
                          r"(?:positional arguments? )?(?:\(and \d+ keyword-only arguments?\) )?(?:were|was) given")
 _INIT_RETURNS = re.compile(r"^__init__\(\) should return None, not '(\w+)'")
 _NEEDS_TENSOR = re.compile(r"^(\w+)\(\): argument '\w+' \(position 1\) must be Tensor, not (int|float|bool)")
-_NUMPY_WORDS = re.compile(r"got an unexpected keyword argument '(axis|keepdims|axes)'")
+_NUMPY_WORDS = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(axis|keepdims|axes)'")
 _PAIR_RESULT = re.compile(r"'torch\.return_types\.(max|min|sort|topk|median|mode|kthvalue|aminmax)'")
 _BMM_3D = re.compile(r"^batch[12] must be a 3D tensor")
 _FILL_MASK = re.compile(r"masked_fill_? only supports boolean masks, but got mask with dtype (\w+)")
@@ -2658,39 +2659,81 @@ def _attribute_note(source: str, lineno: int, message: str) -> Msg | None:
         return None
     params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
     nodes = _on_line(tree, lineno)
+    owner = "self"
     if params and params[0] != "self" and _reads_attribute(nodes, params[0], attr):
-        first = params[0]
-        return msg(f"{cls.name}.{fn.name} (line {fn.lineno}) has no self parameter: Python passes the module itself "
-                   f"as the first argument, so `{first}` holds the {cls.name} and line {lineno} reads {first}.{attr} "
-                   f"from it: add self before it, `def {fn.name}(self, {first}, ...)`",
-                   f"{cls.name}.{fn.name}（第 {fn.lineno} 行）没有 self 参数：Python 会把模块自身作为第一个参数传入，"
-                   f"所以 `{first}` 拿到的是 {cls.name} 对象，第 {lineno} 行从它读取 {first}.{attr}："
-                   f"请在它前面加上 self，写成 `def {fn.name}(self, {first}, ...)`")
-    if not _reads_attribute(nodes, "self", attr) or _class_binds(cls, attr) \
-            or any(isinstance(b, ast.Name) and b.id not in ("Module",) and not b.id.endswith("Module")
+        first, attr_, cls_, fn_ = params[0], _cap(attr), _cap(cls.name), _cap(fn.name)
+        if not _tensor_attribute(attr):
+            owner = first     # `def _split(this, t)` reading this.x: the first parameter is the module, named so
+        else:                 # `def _split(t)` reading t.view: the module arrived where a tensor was meant
+            return msg(f"{cls_}.{fn_} (line {fn.lineno}) has no self parameter: Python passes the module itself as "
+                       f"the first argument, so `{first}` holds the {cls_} and line {lineno} reads {first}.{attr_} "
+                       f"from it: add self before it, `def {fn_}(self, {first}, ...)`",
+                       f"{cls_}.{fn_}（第 {fn.lineno} 行）没有 self 参数：Python 会把模块自身作为第一个参数传入，"
+                       f"所以 `{first}` 拿到的是 {cls_} 对象，第 {lineno} 行从它读取 {first}.{attr_}："
+                       f"请在它前面加上 self，写成 `def {fn_}(self, {first}, ...)`")
+    own_classes = {n.name for n in _walk(tree) if isinstance(n, ast.ClassDef)}
+    if not _reads_attribute(nodes, owner, attr) or _class_binds(cls, attr) \
+            or any(isinstance(b, ast.Name) and (b.id in own_classes or b.id != "Module" and not b.id.endswith("Module"))
                    for b in cls.bases) or _DYNAMIC_NAMES.search(source) or "__dict__" in source:
-        return None
+        return None    # a base class of the file's own (or another library's) may assign it
     assigned = _self_assigned(cls, attr)
     later = [n for n in assigned if fn.lineno <= n <= (fn.end_lineno or n) and n > lineno]
     if assigned and later and len(later) == len(assigned):
-        return msg(f"line {lineno} reads self.{attr} before line {later[0]} assigns it: assign it first",
-                   f"第 {lineno} 行读取 self.{attr} 时，第 {later[0]} 行还没有给它赋值：请先赋值再使用")
+        return msg(f"line {lineno} reads self.{_cap(attr)} before line {later[0]} assigns it: assign it first",
+                   f"第 {lineno} 行读取 self.{_cap(attr)} 时，第 {later[0]} 行还没有给它赋值：请先赋值再使用")
     if assigned:
         return None
-    param = attr in {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
-    use = msg(f": {attr} is a parameter of {fn.name}, use it as `{attr}` (or assign self.{attr} = {attr} first)",
-              f"：{attr} 是 {fn.name} 的参数，请直接用 `{attr}`（或先写 self.{attr} = {attr}）") if param else \
-        msg(f": assign self.{attr} in __init__", f"：请在 __init__ 中给 self.{attr} 赋值")
-    return cat(msg(f"line {lineno} reads self.{attr}, which no method of {cls.name} assigns",
-                   f"第 {lineno} 行读取了 self.{attr}，但 {cls.name} 的任何方法都没有给它赋值"), use)
+    attr_, cls_, fn_ = _cap(attr), _cap(cls.name), _cap(fn.name)
+    said = msg(f"line {lineno} reads {owner}.{attr_}, which no method of {cls_} assigns",
+               f"第 {lineno} 行读取了 {owner}.{attr_}，但 {cls_} 的任何方法都没有给它赋值")
+    if attr in {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
+        return cat(said, msg(f": {attr_} is a parameter of {fn_}, use it as `{attr_}` (or assign "
+                             f"self.{attr_} = {attr_} first)",
+                             f"：{attr_} 是 {fn_} 的参数，请直接用 `{attr_}`（或先写 self.{attr_} = {attr_}）"))
+    names = {n for n in _assigned_attributes(cls)} | {n.name for n in cls.body if isinstance(n, _DEFS)}
+    close = difflib.get_close_matches(attr, sorted(names), n=1, cutoff=0.75)
+    if not close:
+        return said    # what was seen; the cause (a typo, an assignment left out) is not known
+    line = min(_self_assigned(cls, close[0]) or [next(n.lineno for n in cls.body if getattr(n, "name", "") == close[0])])
+    return cat(said, msg(f". It assigns self.{_cap(close[0])} (line {line}), a close name",
+                         f"。它在第 {line} 行赋值的是名字相近的 self.{_cap(close[0])}"))
+
+
+def _defines(source: str, name: str) -> bool:
+    """Whether the file defines ``name`` itself (a def, a class, an assignment): then a refusal worded with that
+    name is its own function's, not torch's."""
+    tree = parse_source(source)
+    return tree is None or any(isinstance(n, _DEFS) and n.name == name or isinstance(n, ast.Name)
+                               and isinstance(n.ctx, ast.Store) and n.id == name for n in ast.walk(tree))
+
+
+def _tensor_attribute(name: str) -> bool:
+    """Whether a torch.Tensor has ``name`` (x.shape, x.view): a parameter read that way is used as a tensor."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return hasattr(torch.Tensor, name)
+
+
+def _assigned_attributes(cls: ast.ClassDef) -> set[str]:
+    """The names the methods of ``cls`` assign as ``self.<name>``."""
+    return {sub.attr for sub in ast.walk(cls) if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store)
+            and isinstance(sub.value, ast.Name) and sub.value.id == "self"}
+
+
+def _cap(text: str, width: int = 60) -> str:
+    """A quoted name or list cut to ``width`` characters (with …), so no note grows with the file."""
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def _def_of(tree: ast.Module, cls_name: str | None, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     if cls_name is None:
         return None
     cls = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls_name]
-    return next((f for f in (cls[-1].body if cls else []) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
-                 and f.name == name), None)
+    defs = [f for f in (cls[-1].body if cls else []) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+            and f.name == name]
+    return defs[-1] if defs else None     # Python keeps the last def of a name in a class body
 
 
 def call_shape_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
@@ -2768,8 +2811,10 @@ def torch_call_note(source: str | None, lineno: int | None, message: str) -> Msg
                        "tensors",
                        f"第 {lineno} 行给 torch.{fn} 传入的是 Python 的 `{kind}`（不是 tensor），而 torch.{fn} 只接受 "
                        "tensor"), instead)
-    if (m := _NUMPY_WORDS.search(message)) and re.search(rf"\b{m.group(1)}\s*=", code):
-        word, torch_word = m.group(1), _TORCH_WORD[m.group(1)]
+    if (m := _NUMPY_WORDS.search(message)) and re.search(rf"\b{m.group(2)}\s*=", code) \
+            and re.search(rf"\btorch\.{m.group(1)}\s*\(|\.{m.group(1)}\s*\(", code) \
+            and not _defines(source, m.group(1)):
+        word, torch_word = m.group(2), _TORCH_WORD[m.group(2)]
         return msg(f"line {lineno} passes {word}=, NumPy's name for it: PyTorch calls it {torch_word}=",
                    f"第 {lineno} 行传入了 {word}=，这是 NumPy 的参数名：PyTorch 中它叫 {torch_word}=")
     if (m := _PAIR_RESULT.search(message)) and re.search(rf"\.{m.group(1)}\s*\(", code):
@@ -2788,10 +2833,11 @@ def torch_call_note(source: str | None, lineno: int | None, message: str) -> Msg
                    "torch.matmul（或 @）对最后两个维度做矩阵乘法，前面可以有任意多个维度（包括 [B, H, N, d]）")
     if (m := _FILL_MASK.search(message)) and re.search(r"\.masked_fill_?\s*\(", code):
         return msg(f"line {lineno} gives masked_fill a {m.group(1)} mask, and masked_fill takes a bool mask (True "
-                   "where the value is filled in). A float mask of 0.0 (allowed) and -inf (blocked) is added to the "
-                   "scores instead: scores + mask",
+                   "where the value is filled in). A mask of 0 and 1 becomes one with `mask.bool()`. A mask "
+                   "that already holds 0.0 (allowed) and -inf (blocked) is added to the scores instead: scores + mask",
                    f"第 {lineno} 行给 masked_fill 传入了 {m.group(1)} 类型的 mask，而 masked_fill 只接受 `bool` 类型的 mask"
-                   "（True 的位置被填充）。由 0.0（允许）和 -inf（屏蔽）组成的浮点 mask 应直接加到分数上：scores + mask")
+                   "（True 的位置被填充）：由 0 和 1 组成的 mask 可用 `mask.bool()` 转成 `bool` 类型；已经由 0.0（允许）和 -inf"
+                   "（屏蔽）组成的 mask 则应直接加到分数上：scores + mask")
     return None
 
 
@@ -2806,6 +2852,12 @@ def getattr_recursion_note(source: str | None, lineno: int | None, message: str)
     if found is None or found[1].name != "__getattr__":
         return None
     cls, fn = found
+    if any(isinstance(n, ast.Attribute) and n.attr == "__getattr__" and isinstance(n.value, ast.Call)
+           and isinstance(n.value.func, ast.Name) and n.value.func.id == "super" for n in ast.walk(fn)):
+        return msg(f"line {lineno} in {cls.name}.__getattr__ reads an attribute of self, and Python calls "
+                   "__getattr__ for every name it does not find, so a name missing there calls it again, and again",
+                   f"第 {lineno} 行在 {cls.name}.__getattr__ 中读取了 self 的属性，而 Python 对每个找不到的名字都会调用 "
+                   "__getattr__，所以那里缺少的名字会让它一次又一次地调用自己")
     return msg(f"line {lineno} in {cls.name}.__getattr__ reads an attribute of self, and Python calls __getattr__ "
                "for every name it does not find, so a missing name calls it again, and again. nn.Module already "
                "has a __getattr__ that finds its layers and parameters: delete this one, or end it with "
@@ -2986,9 +3038,11 @@ def _product_said(tree: ast.Module, lineno: int, batch2: re.Match) -> Msg | None
 # Round 35: a `raise NotImplementedError` left in forward (or in a property it reads) and the file's own assert were
 # "raised NotImplementedError at attention.py line 17" and "AssertionError at line 17: q 和 k 形状不一致", which read
 # like the grader's complaint; said now as the file's own statement, with what it checks.
-def own_raise_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+def own_raise_note(source: str | None, lineno: int | None, message: str, kind: str | None = None) -> Msg | None:
     """For an exception raised by a ``raise NotImplementedError`` or an ``assert`` on the failing line itself: that
-    the statement is the file's own (a placeholder still there, a condition the grader's inputs do not meet)."""
+    the statement is the file's own (a placeholder still there, a condition the grader's inputs do not meet).
+    ``kind`` is the exception's class name: only an AssertionError says the condition was false; another one was
+    raised while the condition was being computed."""
     if not lineno or not isinstance(source, str) or len(source) > MAX_SOURCE or not isinstance(message, str):
         return None
     line = _line(source, lineno)     # asked for every error with a line: the tree is walked only when it can apply
@@ -3014,9 +3068,15 @@ def own_raise_note(source: str | None, lineno: int | None, message: str) -> Msg 
                        "是文件中自己写的 `raise NotImplementedError`，即尚未完成的代码的占位：请在那里写上实现"))
     if isinstance(stmt, ast.Assert):
         test = _shown(source, stmt.test)
-        return cat(msg(f"line {lineno}", f"第 {lineno} 行"), where,
-                   msg(f" is an assert written in the file, and its condition ({test}) is false for these inputs: "
-                       "the tests call it with the shapes the assignment allows, so remove it or make it match them",
-                       f"是文件中自己写的 `assert`，它的条件（`{test}`）对这些输入不成立：测试按作业允许的 shape 调用，"
-                       "请删掉它或让它与之相符"))
+        head = cat(msg(f"line {lineno}", f"第 {lineno} 行"), where)
+        if kind not in (None, "AssertionError"):
+            return cat(head, msg(f" is an assert written in the file, and the {kind} was raised while its condition "
+                                 f"({test}) was being computed, before it could be checked",
+                                 f"是文件中自己写的 `assert`，这个 {kind} 是在计算它的条件（`{test}`）时抛出的，"
+                                 "条件本身还没有被检查"))
+        return cat(head, msg(f" is an assert written in the file, and its condition ({test}) is false for these "
+                             "inputs. If the check is right, the code before it computed a wrong value. If the check "
+                             "is wrong for inputs the assignment allows, correct the check",
+                             f"是文件中自己写的 `assert`，它的条件（`{test}`）对这些输入不成立：如果这个检查是对的，"
+                             "说明它之前的代码算出了错误的值；如果它对作业允许的输入不成立，请修正这个检查"))
     return None
