@@ -2768,9 +2768,21 @@ def call_shape_note(source: str | None, lineno: int | None, message: str) -> Msg
                  and n.func.attr == "__init__" and (n.args or n.keywords)
                  and isinstance(n.func.value, ast.Call) and isinstance(n.func.value.func, ast.Name)
                  and n.func.value.func.id == "super"]
-        if len(calls) != 1:
+        found = _method_at(tree, lineno)
+        if len(calls) != 1 or found is None:
             return None
-        written = _shown(source, calls[0])
+        written = _cap(_shown(source, calls[0]))
+        own = {n.name: n for n in _walk(tree) if isinstance(n, ast.ClassDef)}
+        if any(isinstance(b, ast.Name) and b.id in own for b in found[0].bases):
+            # a base class of the file's own: its __init__ refused, worded with its own name
+            base = own.get(cls_name)
+            init = _def_of(tree, cls_name, "__init__") if base is not None and base is not found[0] else None
+            if init is None or init.args.vararg is not None or len(init.args.posonlyargs) + len(init.args.args) != 1:
+                return None
+            return msg(f"line {lineno} passes arguments ({written}) to {_cap(cls_name)}.__init__ (line {init.lineno}), "
+                       "which takes only self",
+                       f"第 {lineno} 行给 {_cap(cls_name)}.__init__（第 {init.lineno} 行）传了参数（{written}），"
+                       "而它只接受 self")
         return msg(f"line {lineno} passes arguments to nn.Module's __init__ ({written}), which takes none: super() "
                    "already passes self, and PyTorch words its refusal with your class's name. Write "
                    "super().__init__()",
@@ -2782,13 +2794,13 @@ def call_shape_note(source: str | None, lineno: int | None, message: str) -> Msg
         return None    # not the def Python's words are about (another class of that name, a decorator)
     positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][1:]
     keyword = [a.arg for a in fn.args.kwonlyargs]
-    shown = f"{cls_name}.{method}"
-    return msg(f"{shown} (line {fn.lineno}) takes {', '.join(positional)} by position and {', '.join(keyword)} only "
-               f"by keyword (they come after *), and line {lineno} passes {given - 1} arguments by position: pass "
-               f"{keyword[0]}={keyword[0]}, or move the * after the parameters given by position",
-               f"{shown}（第 {fn.lineno} 行）按位置接收 {', '.join(positional)}，而 {', '.join(keyword)} 在 * 之后，"
-               f"只能按关键字传入；第 {lineno} 行却按位置传了 {given - 1} 个参数：请写成 {keyword[0]}={keyword[0]}，"
-               "或把 * 移到按位置传入的参数之后")
+    shown = _cap(f"{cls_name}.{method}")
+    # what the signature takes and what the line passed; which extra argument was meant for what is not known
+    return msg(f"{shown} (line {fn.lineno}) takes {takes - 1} arguments by position ({_cap(', '.join(positional))}) "
+               f"and {_cap(', '.join(keyword))} only by keyword (they come after *), and line {lineno} passes {given - 1} "
+               "arguments by position",
+               f"{shown}（第 {fn.lineno} 行）按位置接收 {takes - 1} 个参数（{_cap('、'.join(positional))}），"
+               f"{_cap('、'.join(keyword))} 在 * 之后，只能按关键字传入；第 {lineno} 行却按位置传了 {given - 1} 个参数")
 
 
 def torch_call_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
@@ -2942,6 +2954,8 @@ _BAD_SHAPE = re.compile(r"^shape '\[(-?\d+(?:, -?\d+)*)\]' is invalid for input 
 _BATCH2 = re.compile(r"Expected size for first two dimensions of batch2 tensor to be: \[(\d+), (\d+)\] but got: "
                      r"\[(\d+), (\d+)\]")
 _RESHAPES = frozenset({"view", "reshape"})
+# calls that raise the same words with sizes of their own (another tensor's shape, a split of one axis)
+_OTHER_RESHAPES = frozenset({"view_as", "reshape_as", "unflatten", "_reshape_alias"})
 
 
 def _shown(source: str, node: ast.AST) -> str:
@@ -2978,7 +2992,7 @@ def _line_calls(tree: ast.Module, lineno: int) -> tuple[list[ast.Call], list[ast
     nodes = [n for n in _walk(tree) if isinstance(n, ast.expr) and n.lineno <= lineno <= (n.end_lineno or n.lineno)]
     nodes = [n for n in nodes if _innermost_function(tree, n.lineno) is scope]
     reshapes = [n for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                and n.func.attr in _RESHAPES]
+                and n.func.attr in _RESHAPES | _OTHER_RESHAPES]
     products = [n for n in nodes if (isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult))
                 or (isinstance(n, ast.Call) and (getattr(n.func, "attr", None) or getattr(n.func, "id", None))
                     in ("matmul", "bmm"))]
@@ -2991,12 +3005,19 @@ def _reshape_said(tree: ast.Module, lineno: int, bad: re.Match) -> Msg | None:
     if len(calls) != 1:
         return None
     call = calls[0]
+    if call.func.attr not in _RESHAPES:
+        return None
     args = call.args[1:] if isinstance(call.func.value, ast.Name) and call.func.value.id == "torch" else call.args
     if len(args) == 1 and isinstance(args[0], ast.Tuple | ast.List):
         args = args[0].elts
     if len(args) != len(sizes) or any(isinstance(a, ast.Starred) for a in args):
         return None
-    pairs = ", ".join(f"`{ast.unparse(a)[:MAX_SHOWN_EXPR]}` = {s}" if not isinstance(a, ast.Constant) else str(s)
+    # PyTorch's words keep the sizes as given: a written number must be there as written, else another call (one
+    # inside torch, a view_as) raised them
+    if any((n := _int_literal(a)) is not None and n != s or n is None and isinstance(a, ast.Constant)
+           for a, s in zip(args, sizes, strict=True)):
+        return None
+    pairs = ", ".join(str(s) if _int_literal(a) is not None else f"`{_cap(ast.unparse(a))}` = {s}"
                       for a, s in zip(args, sizes, strict=True))
     known = 1
     for s in sizes:

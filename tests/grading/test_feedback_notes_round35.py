@@ -141,3 +141,129 @@ def test_a_quoted_attribute_name_is_capped():
     long = "a" * 400
     note = _attr("nn.Module", "self", f"self.{long}", long)
     assert len(note["en"]) < 200 and "…" in note["en"]
+
+
+MHA_LINE = _src("""
+    from torch import nn
+
+
+    class MultiHeadAttention(nn.Module):
+        def forward(self, out, context, b, nq):
+            LINE
+            return out
+    """)
+
+
+def test_a_view_as_on_the_line_is_not_paired_with_the_reshape_beside_it():
+    src = MHA_LINE.replace("LINE", "out = self.out_proj(out.reshape(b, nq, -1)).view_as(context)")
+    line = _line_of(src, "view_as")
+    assert hints.shape_note(src, line, "shape '[2, 7, 16]' is invalid for input of size 160") is None
+
+
+def test_a_written_size_that_differs_from_the_message_means_another_call_raised_it():
+    src = MHA_LINE.replace("LINE", "out = helper(out.reshape(b, nq, 4, 4))")
+    line = _line_of(src, "reshape")
+    assert hints.shape_note(src, line, "shape '[2, 7, 2, 8]' is invalid for input of size 160") is None
+
+
+def test_a_negative_literal_size_is_shown_once_not_as_minus_one_equals_minus_one():
+    src = MHA_LINE.replace("LINE", "out = out.reshape(b, nq, -1, 4)")
+    line = _line_of(src, "reshape")
+    note = hints.shape_note(src, line, "shape '[2, 7, -1, 4]' is invalid for input of size 160")
+    assert "(`b` = 2, `nq` = 7, -1, 4)" in note["en"] and "`-1`" not in note["en"]
+
+
+def test_an_extra_positional_argument_is_said_not_assigned_to_return_weights():
+    src = _src("""
+        from torch import nn
+
+
+        class ScaledDotProductAttention(nn.Module):
+            def forward(self, q, k, v, additive_mask=None, *, return_weights=False):
+                return q
+
+
+        class MultiHeadAttention(nn.Module):
+            def forward(self, q, k, v, mask):
+                return self.attention(q, k, v, mask, True)
+        """)
+    line = _line_of(src, "self.attention(")
+    note = hints.call_shape_note(src, line, "ScaledDotProductAttention.forward() takes from 4 to 5 positional "
+                                            "arguments but 6 were given")
+    assert "takes 4 arguments by position (q, k, v, additive_mask) and return_weights only by keyword" in note["en"]
+    assert "q、k、v、additive_mask" in note["zh"]
+    assert "return_weights=return_weights" not in note["en"] + note["zh"]
+
+
+def test_a_long_keyword_only_list_is_capped():
+    names = ", ".join(f"option_{i}=None" for i in range(200))
+    src = _src(f"""
+        from torch import nn
+
+
+        class ScaledDotProductAttention(nn.Module):
+            def forward(self, q, k, v, additive_mask=None, *, return_weights=False, {names}):
+                return q
+
+
+        def f(m, q):
+            return m(q, q, q, None, True)
+        """)
+    line = _line_of(src, "return m(")
+    note = hints.call_shape_note(src, line, "ScaledDotProductAttention.forward() takes from 4 to 5 positional "
+                                            "arguments but 6 were given")
+    assert len(note["en"]) < 300 and len(note["zh"]) < 300 and "…" in note["en"]
+
+
+OWN_BASE = _src("""
+    from torch import nn
+
+
+    class AttentionBase(nn.Module):
+        def __init__(self):
+            super().__init__()
+
+
+    class MultiHeadAttention(AttentionBase):
+        def __init__(self, d_model):
+            super().__init__(d_model)
+    """)
+
+
+def test_a_refusal_by_the_files_own_base_init_is_not_said_to_be_nn_modules():
+    line = _line_of(OWN_BASE, "super().__init__(d_model)")
+    note = hints.call_shape_note(OWN_BASE, line, "AttentionBase.__init__() takes 1 positional argument but 2 were given")
+    assert "nn.Module" not in note["en"] + note["zh"]
+    assert note["en"] == f"line {line} passes arguments (super().__init__(d_model)) to AttentionBase.__init__ " \
+                         "(line 5), which takes only self"
+
+
+def test_getattr_recursion_with_super_getattr_already_there_gets_no_advice_to_add_it():
+    src = _src("""
+        from torch import nn
+
+
+        class MultiHeadAttention(nn.Module):
+            def __getattr__(self, name):
+                try:
+                    return super().__getattr__(name)
+                except AttributeError:
+                    return getattr(self.config, name)
+        """)
+    line = _line_of(src, "self.config")
+    note = hints.getattr_recursion_note(src, line, "maximum recursion depth exceeded")
+    assert "super().__getattr__" not in note["en"] + note["zh"] and "delete" not in note["en"]
+    assert "calls it again, and again" in note["en"]
+
+
+def test_the_last_def_of_a_method_is_the_one_python_keeps():
+    src = _src("""
+        class ScaledDotProductAttention:
+            def forward(self, q):
+                return q
+
+            def forward(self, q):
+                print(q)
+        """)
+    note = hints.no_return_note(src, "ScaledDotProductAttention")
+    assert "ScaledDotProductAttention.forward (line 5) has no return statement" in note["en"]

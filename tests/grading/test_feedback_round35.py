@@ -215,8 +215,9 @@ def test_a_keyword_only_mask_passed_by_position_names_the_star():
     line = _line_of(src, "self.attn(q, k, v, mask, return_weights=True)")
     note = _both(hints.call_shape_note(src, line, "ScaledDotProductAttention.forward() takes 4 positional arguments but 5 "
                                             "positional arguments (and 1 keyword-only argument) were given"))
-    assert "ScaledDotProductAttention.forward (line 16) takes q, k, v by position and additive_mask, return_weights " \
-           f"only by keyword (they come after *), and line {line} passes 4 arguments by position" in note["en"]
+    assert "ScaledDotProductAttention.forward (line 16) takes 3 arguments by position (q, k, v) and additive_mask, " \
+           f"return_weights only by keyword (they come after *), and line {line} passes 4 arguments by position" \
+           in note["en"]
     assert "只能按关键字传入" in note["zh"]
     # a forward without keyword-only parameters: Python's words say it all
     assert hints.call_shape_note(BASE, line, "ScaledDotProductAttention.forward() takes 6 positional arguments but 7 "
