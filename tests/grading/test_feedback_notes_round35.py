@@ -267,3 +267,17 @@ def test_the_last_def_of_a_method_is_the_one_python_keeps():
         """)
     note = hints.no_return_note(src, "ScaledDotProductAttention")
     assert "ScaledDotProductAttention.forward (line 5) has no return statement" in note["en"]
+
+
+def test_a_returned_numpy_array_is_named_once():
+    import numpy as np
+    import pytest
+
+    from grader_tests.attention.drivers import normalise_result
+    from grading.proxy import Feedback
+
+    with pytest.raises(Feedback) as raised:
+        normalise_result(np.zeros((2, 3)), "ScaledDotProductAttention", False, True)
+    said = raised.value.message
+    assert said["en"].count("NumPy array") == 1 and said["zh"].count("NumPy 数组") == 1
+    assert "it returned an array of shape [2,3]: a NumPy array (numpy.ndarray) is not a torch.Tensor" in said["en"]
