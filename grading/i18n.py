@@ -37,6 +37,17 @@ def msg(en: str, zh: str) -> Msg:
     return {"en": en, "zh": zh}
 
 
+def capped(text: str, width: int = 80) -> str:
+    """A name or list quoted from a student's file, cut to ``width`` characters with …: a note never grows with the
+    file (round 35 R3: a 3000-character parameter name made a 6000-character note)."""
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def listed(names: list[str], zh: bool = False, width: int = 80) -> str:
+    """Names from a student's file as a list in running text: ``a, b, c`` (en) or ``a、b、c`` (zh), capped."""
+    return capped(("、" if zh else ", ").join(names), width)
+
+
 def is_msg(value: Any) -> bool:
     return isinstance(value, dict) and all(isinstance(value.get(k), str) for k in LANGS)
 

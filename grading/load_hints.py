@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
 from grading.family import class_family
-from grading.i18n import Msg, cat, msg
+from grading.i18n import Msg, capped, cat, listed, msg
 from grading.parsing import is_main_guard, parsed
 
 MAIN_GUARD = 'if __name__ == "__main__":'
@@ -2722,9 +2722,8 @@ def _assigned_attributes(cls: ast.ClassDef) -> set[str]:
             and isinstance(sub.value, ast.Name) and sub.value.id == "self"}
 
 
-def _cap(text: str, width: int = 60) -> str:
-    """A quoted name or list cut to ``width`` characters (with …), so no note grows with the file."""
-    return text if len(text) <= width else text[:width - 1] + "…"
+def _cap(text: str) -> str:
+    return capped(text, MAX_SHOWN_EXPR)
 
 
 def _def_of(tree: ast.Module, cls_name: str | None, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -2796,11 +2795,11 @@ def call_shape_note(source: str | None, lineno: int | None, message: str) -> Msg
     keyword = [a.arg for a in fn.args.kwonlyargs]
     shown = _cap(f"{cls_name}.{method}")
     # what the signature takes and what the line passed; which extra argument was meant for what is not known
-    return msg(f"{shown} (line {fn.lineno}) takes {takes - 1} arguments by position ({_cap(', '.join(positional))}) "
-               f"and {_cap(', '.join(keyword))} only by keyword (they come after *), and line {lineno} passes {given - 1} "
+    return msg(f"{shown} (line {fn.lineno}) takes {takes - 1} arguments by position ({listed(positional)}) "
+               f"and {listed(keyword)} only by keyword (they come after *), and line {lineno} passes {given - 1} "
                "arguments by position",
-               f"{shown}（第 {fn.lineno} 行）按位置接收 {takes - 1} 个参数（{_cap('、'.join(positional))}），"
-               f"{_cap('、'.join(keyword))} 在 * 之后，只能按关键字传入；第 {lineno} 行却按位置传了 {given - 1} 个参数")
+               f"{shown}（第 {fn.lineno} 行）按位置接收 {takes - 1} 个参数（{listed(positional, zh=True)}），"
+               f"{listed(keyword, zh=True)} 在 * 之后，只能按关键字传入；第 {lineno} 行却按位置传了 {given - 1} 个参数")
 
 
 def torch_call_note(source: str | None, lineno: int | None, message: str) -> Msg | None:

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable, Mapping
 
 from grader_tests.attention.static import MAX_REVIEW_NODES
-from grading.i18n import Msg, cat, is_msg, msg
+from grading.i18n import Msg, cat, is_msg, listed, msg
 from grading.load_hints import NAME_FILLERS, abbreviates, closeness, is_main_guard, name_words
 from grading.load_hints import _walk as _walk_once
 from grading.load_hints import parse_source as _parse
@@ -84,21 +84,21 @@ def _usual_default(name: str) -> str | None:
 
 def _defaults(names: list[str]) -> Msg:
     shown = [f"{n}={d}" for n in names if (d := _usual_default(n)) is not None]
-    return msg(f"give {', '.join(names)} a default" + (f" ({', '.join(shown)})" if shown else ""),
-               f"给 {', '.join(names)} 设默认值" + (f"（{', '.join(shown)}）" if shown else ""))
+    return msg(f"give {listed(names)} a default" + (f" ({listed(shown)})" if shown else ""),
+               f"给 {listed(names, zh=True)} 设默认值" + (f"（{listed(shown)}）" if shown else ""))
 
 
 def _mha_advice(pos: list[str], required: list[str], kwargs: bool) -> Msg | None:
     """What to change in the source's ``MultiHeadAttention.__init__`` for the contract's call."""
-    shown = f"MultiHeadAttention.__init__({', '.join(pos)})"
+    shown = f"MultiHeadAttention.__init__({listed(pos)})"
     widths = [p for p in pos if p in D2L_WIDTHS]
     if len(widths) >= 2:
         others = [p for p in required if p not in D2L_WIDTHS and p not in ("num_heads", "d_model")]
         extra = _defaults(others) if others else None
         return msg(f"Your {shown} looks like the signature of d2l.ai (Dive into Deep Learning): replace "
-                   f"{', '.join(widths)} by one parameter d_model (they are all the model width here), make "
+                   f"{listed(widths)} by one parameter d_model (they are all the model width here), make "
                    f"num_heads the second parameter, add head_dim=None" + (f", and {extra['en']}" if extra else ""),
-                   f"你的 {shown} 看起来是《动手学深度学习》(d2l.ai) 的签名：请把 {', '.join(widths)} 合并成一个参数 "
+                   f"你的 {shown} 看起来是《动手学深度学习》(d2l.ai) 的签名：请把 {listed(widths, zh=True)} 合并成一个参数 "
                    f"d_model（这里它们都等于模型宽度），num_heads 作为第二个参数，再加上 head_dim=None"
                    + (f"，并{extra['zh']}" if extra else ""))
     if pos[:2] == ["num_heads", "d_model"]:
@@ -163,16 +163,16 @@ def forward_note(source: str | None, outcomes: Mapping[str, Mapping]) -> Msg | N
         lacking = [n for n in names[1:] if n not in pos] if not kwargs else []
         problems_en, problems_zh = [], []
         if len(required) > inputs:
-            problems_en.append(f"requires {len(required)} inputs ({', '.join(required)}) where the grader passes "
+            problems_en.append(f"requires {len(required)} inputs ({listed(required)}) where the grader passes "
                                f"{inputs}")
-            problems_zh.append(f"需要 {len(required)} 个输入（{', '.join(required)}），而评分器只传 {inputs} 个")
+            problems_zh.append(f"需要 {len(required)} 个输入（{listed(required, zh=True)}），而评分器只传 {inputs} 个")
         if lacking:
-            problems_en.append(f"has no {', '.join(lacking)}")
-            problems_zh.append(f"没有 {', '.join(lacking)} 参数")
+            problems_en.append(f"has no {listed(lacking)}")
+            problems_zh.append(f"没有 {listed(lacking, zh=True)} 参数")
         if problems_en:
-            details.append(msg(f"your {name}.forward({', '.join(pos)}) " + " and ".join(problems_en)
+            details.append(msg(f"your {name}.forward({listed(pos)}) " + " and ".join(problems_en)
                                + f": the grader calls forward({shown})",
-                               f"你的 {name}.forward({', '.join(pos)}) " + "，并且".join(problems_zh)
+                               f"你的 {name}.forward({listed(pos)}) " + "，并且".join(problems_zh)
                                + f"：评分器调用的是 forward({shown})"))
     if not details:
         return None

@@ -281,3 +281,21 @@ def test_a_returned_numpy_array_is_named_once():
     said = raised.value.message
     assert said["en"].count("NumPy array") == 1 and said["zh"].count("NumPy 数组") == 1
     assert "it returned an array of shape [2,3]: a NumPy array (numpy.ndarray) is not a torch.Tensor" in said["en"]
+
+
+def test_a_forward_signature_note_caps_the_files_names_and_lists_them_with_the_chinese_comma():
+    from grader_tests.attention.signature_note import forward_note
+
+    many = ", ".join(f"extra_{i}" for i in range(100))
+    src = _src(f"""
+        from torch import nn
+
+
+        class ScaledDotProductAttention(nn.Module):
+            def forward(self, query, key, value, {many}):
+                return query
+        """)
+    outcomes = {"t": {"feedback": "ScaledDotProductAttention.forward() missing 2 required positional arguments"}}
+    note = forward_note(src, outcomes)
+    assert len(note["en"]) < 600 and len(note["zh"]) < 600 and "…" in note["en"]
+    assert "query、key、value" in note["zh"]

@@ -195,7 +195,7 @@ def test_the_constructor_summary_shows_the_contracts_default_for_head_dim_and_no
         "zh": "x"}} for i in range(3)}
     note = constructor_note(source, outcomes)
     assert "give head_dim, dropout, scale_mode a default (head_dim=None, dropout=0.0)" in note["en"], note
-    assert "给 head_dim, dropout, scale_mode 设默认值（head_dim=None, dropout=0.0）" in note["zh"]
+    assert "给 head_dim、dropout、scale_mode 设默认值（head_dim=None, dropout=0.0）" in note["zh"]
     assert "head_dim=0.0" not in note["en"] and "scale_mode=" not in note["en"]
 
 

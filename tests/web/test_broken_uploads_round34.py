@@ -197,7 +197,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
                       "MultiHeadAttention.__init__（第 32 行）没有调用 super().__init__()"),
     "foward_typo": ("defines `foward`", "`foward`"),
     "init_wrong_args": ("give head_dim, dropout a default (head_dim=None, dropout=0.0)",
-                        "给 head_dim, dropout 设默认值（head_dim=None, dropout=0.0）"),
+                        "给 head_dim、dropout 设默认值（head_dim=None, dropout=0.0）"),
     "returns_tuple_always": ("it returned a tuple (Tensor, Tensor)", "(Tensor, Tensor)"),
     "returns_none": ("it returned None", "None"),
     "wrong_dtype_f64": ("must have the same dtype, but got Double and Float", "but got Double and Float"),
