@@ -2752,9 +2752,9 @@ def call_shape_note(source: str | None, lineno: int | None, message: str) -> Msg
         if len(returns) != 1:
             return None
         cls_name, line = returns[0]
-        return msg(f"{cls_name}.__init__ returns a value at line {line}: Python builds the object itself, and "
+        return msg(f"{_cap(cls_name)}.__init__ returns a value at line {line}: Python builds the object itself, and "
                    "__init__ must return nothing, so delete that `return`",
-                   f"{cls_name}.__init__ 在第 {line} 行返回了一个值：对象由 Python 自己创建，__init__ 不能返回任何值，"
+                   f"{_cap(cls_name)}.__init__ 在第 {line} 行返回了一个值：对象由 Python 自己创建，__init__ 不能返回任何值，"
                    "请删掉这个 `return`")
     if (m := _POSITIONAL.match(message)) is None or not lineno:
         return None
@@ -2865,15 +2865,15 @@ def getattr_recursion_note(source: str | None, lineno: int | None, message: str)
     cls, fn = found
     if any(isinstance(n, ast.Attribute) and n.attr == "__getattr__" and isinstance(n.value, ast.Call)
            and isinstance(n.value.func, ast.Name) and n.value.func.id == "super" for n in ast.walk(fn)):
-        return msg(f"line {lineno} in {cls.name}.__getattr__ reads an attribute of self, and Python calls "
+        return msg(f"line {lineno} in {_cap(cls.name)}.__getattr__ reads an attribute of self, and Python calls "
                    "__getattr__ for every name it does not find, so a name missing there calls it again, and again",
-                   f"第 {lineno} 行在 {cls.name}.__getattr__ 中读取了 self 的属性，而 Python 对每个找不到的名字都会调用 "
+                   f"第 {lineno} 行在 {_cap(cls.name)}.__getattr__ 中读取了 self 的属性，而 Python 对每个找不到的名字都会调用 "
                    "__getattr__，所以那里缺少的名字会让它一次又一次地调用自己")
-    return msg(f"line {lineno} in {cls.name}.__getattr__ reads an attribute of self, and Python calls __getattr__ "
+    return msg(f"line {lineno} in {_cap(cls.name)}.__getattr__ reads an attribute of self, and Python calls __getattr__ "
                "for every name it does not find, so a missing name calls it again, and again. nn.Module already "
                "has a __getattr__ that finds its layers and parameters: delete this one, or end it with "
                "`return super().__getattr__(name)`",
-               f"第 {lineno} 行在 {cls.name}.__getattr__ 中读取了 self 的属性，而 Python 对每个找不到的名字都会调用 "
+               f"第 {lineno} 行在 {_cap(cls.name)}.__getattr__ 中读取了 self 的属性，而 Python 对每个找不到的名字都会调用 "
                "__getattr__，所以一个不存在的名字会让它一次又一次地调用自己。nn.Module 已经有一个能找到层和参数的 "
                "__getattr__：请删掉这个方法，或在其中写 `return super().__getattr__(name)`")
 
@@ -2960,7 +2960,7 @@ _OTHER_RESHAPES = frozenset({"view_as", "reshape_as", "unflatten", "_reshape_ali
 def _shown(source: str, node: ast.AST) -> str:
     """``node`` as code (ast.unparse: ast.get_source_segment splits the whole source at each call, 0.2 s on a
     large file)."""
-    return ast.unparse(node)[:MAX_SHOWN_EXPR]
+    return _cap(ast.unparse(node))
 
 
 def shape_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
@@ -3046,7 +3046,7 @@ def _product_said(tree: ast.Module, lineno: int, batch2: re.Match) -> Msg | None
     else:
         return None
     a, b = int(batch2.group(2)), int(batch2.group(4))
-    one, two = ast.unparse(first)[:MAX_SHOWN_EXPR], ast.unparse(second)[:MAX_SHOWN_EXPR]
+    one, two = _cap(ast.unparse(first)), _cap(ast.unparse(second))
     return msg(f"line {lineno} multiplies {one} by {two}: in a matrix product the last axis of the first ({one}: {a}) "
                f"must have the size of the second-to-last axis of the second ({two}: {b}). PyTorch's words give the "
                "sizes with the leading axes merged into one",
@@ -3076,7 +3076,8 @@ def own_raise_note(source: str | None, lineno: int | None, message: str, kind: s
         return None
     stmt = stmts[0]
     found = _method_at(tree, lineno)
-    where = msg(f" (in {found[0].name}.{found[1].name})", f"（在 {found[0].name}.{found[1].name} 中）") if found \
+    where = msg(f" (in {_cap(found[0].name + '.' + found[1].name)})",
+                f"（在 {_cap(found[0].name + '.' + found[1].name)} 中）") if found \
         else msg("", "")
     if isinstance(stmt, ast.Raise) and stmt.exc is not None:
         kind = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc

@@ -299,3 +299,20 @@ def test_a_forward_signature_note_caps_the_files_names_and_lists_them_with_the_c
     note = forward_note(src, outcomes)
     assert len(note["en"]) < 600 and len(note["zh"]) < 600 and "…" in note["en"]
     assert "query、key、value" in note["zh"]
+
+
+def test_long_class_and_method_names_are_capped_in_the_assert_and_getattr_notes():
+    long = "Attention" + "x" * 300
+    src = SDPA.replace("ScaledDotProductAttention", long).replace("LINE", "assert q.dim() == 4")
+    note = hints.own_raise_note(src, _line_of(src, "assert "), "", kind="AssertionError")
+    assert len(note["en"]) < 400 and "…" in note["en"] and "…" in note["zh"]
+    rec = _src(f"""
+        from torch import nn
+
+
+        class {long}(nn.Module):
+            def __getattr__(self, name):
+                return self.config
+        """)
+    note = hints.getattr_recursion_note(rec, _line_of(rec, "self.config"), "maximum recursion depth exceeded")
+    assert "x" * 100 not in note["en"] + note["zh"]
