@@ -2865,10 +2865,18 @@ def getattr_recursion_note(source: str | None, lineno: int | None, message: str)
     cls, fn = found
     if any(isinstance(n, ast.Attribute) and n.attr == "__getattr__" and isinstance(n.value, ast.Call)
            and isinstance(n.value.func, ast.Name) and n.value.func.id == "super" for n in ast.walk(fn)):
-        return msg(f"line {lineno} in {_cap(cls.name)}.__getattr__ reads an attribute of self, and Python calls "
-                   "__getattr__ for every name it does not find, so a name missing there calls it again, and again",
-                   f"第 {lineno} 行在 {_cap(cls.name)}.__getattr__ 中读取了 self 的属性，而 Python 对每个找不到的名字都会调用 "
-                   "__getattr__，所以那里缺少的名字会让它一次又一次地调用自己")
+        # it already asks nn.Module first: what recurses is a read of self elsewhere in it (the failing line may be
+        # the super() call, the deepest frame)
+        reads = sorted({(n.lineno, _cap(ast.unparse(n))) for n in ast.walk(fn) if isinstance(n, ast.Attribute)
+                        and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and n.value.id == "self"})
+        if not reads:
+            return None
+        line, read = reads[0]
+        return msg(f"{_cap(cls.name)}.__getattr__ (line {fn.lineno}) reads {read} at line {line}, and Python calls "
+                   "__getattr__ for every name it does not find, so when that name is missing it calls __getattr__ "
+                   "again, and again",
+                   f"{_cap(cls.name)}.__getattr__（第 {fn.lineno} 行）在第 {line} 行读取了 {read}，而 Python 对每个找不到的"
+                   "名字都会调用 __getattr__，所以这个名字不存在时它会一次又一次地调用 __getattr__")
     return msg(f"line {lineno} in {_cap(cls.name)}.__getattr__ reads an attribute of self, and Python calls __getattr__ "
                "for every name it does not find, so a missing name calls it again, and again. nn.Module already "
                "has a __getattr__ that finds its layers and parameters: delete this one, or end it with "
