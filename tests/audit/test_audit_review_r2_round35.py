@@ -1,0 +1,42 @@
+"""Review R2 of round 35's cue rules (reproductions: /tmp/r2/more*.py, twins*.py).
+
+1. An adverb of certainty between a subject and its causal verb ("k2 clearly causes q1's output", 显然导致) hid
+   the overclaim, so "..., but here k2 clearly causes q1's output" earned the open-question caveat (4.0 -> 5.5).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rubric.audit import grade_audit, load_checklist
+from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, items, kinds, make_heatmap
+
+FIGURE = make_heatmap()
+CHECKLIST = load_checklist()
+OPENER_EN = "My heatmap plots weights[0, 0]: rows are queries q0, q1, columns are keys k0-k2; each row sums to 1.\n"
+OPENER_ZH = "我的热力图画的是 weights[0, 0]：行是 query（q0、q1），列是 key（k0-k2），每行和为 1。\n"
+
+
+def grade(sentence: str) -> dict:
+    opener = OPENER_ZH if any(ord(c) > 0x3000 for c in sentence) else OPENER_EN
+    return grade_audit(opener + sentence + "\n", FIGURE, MEASURED_OK, CHECKLIST, weights=EXAMPLE_WEIGHTS)
+
+
+@pytest.mark.parametrize("sentence", [
+    "k2 clearly causes q1's output.", "k2 obviously causes q1's output.", "Key 2 certainly determines the prediction.",
+    "k2 surely drives the output.", "k2 definitely causes q1's output.", "k2 evidently causes q1's output.",
+    "k2 is surely the main cause of q1's output.", "k2 is definitely the most important key.",
+    "This shows the model clearly relies on k2.",
+    "k2 显然导致了 q1 的输出。", "k2 无疑是 q1 输出的原因。", "k2 肯定是 q1 输出的原因。", "k2 一定决定了 q1 的输出。",
+    "k2 明显是最重要的特征。",
+])
+def test_adverb_of_certainty_before_the_verb_keeps_the_overclaim(sentence):
+    assert "overclaim" in kinds(grade(sentence))
+
+
+def test_open_question_then_clearly_causes_earns_no_more_than_without_the_adverb():
+    bare = grade("Whether attention is causal is an open question in general, but here k2 causes q1's output.")
+    adverb = grade("Whether attention is causal is an open question in general, but here k2 clearly causes q1's output.")
+    assert "overclaim" in kinds(adverb)
+    assert adverb["score"] <= bare["score"]
+    assert items(adverb)["limits"]["points"] == 0
