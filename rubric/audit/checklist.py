@@ -19,7 +19,7 @@ from rubric.audit.text import _CJK, normalise
 REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
            "threshold_only", "question", "mismatch", "contradicted", "copied_feedback", "unanchored", "unread", "other_figure",
            "noncommittal", "injection", "far", "colour_dark", "colour_light", "colour_blank", "colour_no_figure", "colour_unknown", "shown", "formula", "misread", "false_fact", "template",
-           "whole_text", "unasserted", "planned", "foretold")
+           "whole_text", "unasserted", "planned", "foretold", "others_figure")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
 
@@ -361,6 +361,7 @@ class Checklist:
     anchor_points_back: _Pat = _NEVER
     self_figure: _Pat = _NEVER          # the student naming their figure ("my figure", 我的图)
     other_figure: _Pat = _NEVER         # a figure that is no attention heatmap (a loss curve, 柱状图)
+    others_figure: _Pat = _NEVER        # another's figure or model ("in BERT's attention maps", 论文里的图)
 
 
 def _opt_group(obj: Any, where: str) -> _Pat | None:
@@ -574,6 +575,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         anchor_points_back=_opt_group(anchor.get("points_back"), "anchor.points_back") or _NEVER,
         self_figure=_opt_group(anchor.get("self_figure"), "anchor.self_figure") or _NEVER,
         other_figure=_opt_group(anchor.get("other_figure"), "anchor.other_figure") or _NEVER,
+        others_figure=_opt_group(anchor.get("others_figure"), "anchor.others_figure") or _NEVER,
     )
 
 

@@ -52,7 +52,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "foretold", "no_result", "unasserted", "planned", "too_short", "shown", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "foretold", "no_result", "unasserted", "planned", "others_figure", "too_short", "shown", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far", "bare")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -158,6 +158,11 @@ _PLAN_AGENT = re.compile(r"\b(?:i|we)(?:'ll|'m going to|'re going to| will| shal
 _FUTURE = re.compile(r"\b(?:will|'ll|shall|going to|plan(?:s|ned)? to|intend\w* to|am about to)\b|打算|准备|计划|将会|将要|"
                      r"会|预计")
 _REASONED = re.compile(r"\b(?:because|since|as softmax|given that)\b|因为|由于")
+# A step of the same plan (review R2, round 35: "Next week I am going to rerun it, and then q1 attends most to k2" earned the
+# peak as a reading): "then", ", and then", "after that", 然后, 之后 go on with a future the student has just stated (will,
+# going to, 打算, 会; not "planned to", which reports one), unless what follows is seen ("..., and then it fell to 0.1").
+_NEXT_STEP = re.compile(r"(?:,\s*and|\bthen|\bafter that|\bafterwards|然后|之后|接着)\s*$")
+_PLAIN_FUTURE = re.compile(r"\b(?:will|'ll|shall|going to|intend\w* to|am about to)\b|打算|准备|将会|将要|我们?会|计划(?!了)")
 
 
 def _future_at(sentences: list[_Sentence], idx: int, pos: int) -> bool:
@@ -167,6 +172,12 @@ def _future_at(sentences: list[_Sentence], idx: int, pos: int) -> bool:
     s = sentences[idx]
     head = s.text[max(0, pos - _PLAN_REACH):pos]
     starts = [m.end() for m in _RESULT_START.finditer(head)]
+    k = len(starts)
+    while k and _NEXT_STEP.search(head[:starts[k - 1]]) and _SEEN.search(head[starts[k - 1]:]) is None:
+        k -= 1              # "..., and then q1 attends most to k2": a next step of what comes before it
+    if k < len(starts) and _FUTURE.search(head[starts[-1]:]) is None \
+            and _PLAIN_FUTURE.search(head[starts[k - 1] if k else 0:starts[-1]]):
+        starts = starts[:k]
     if _FUTURE.search(head[starts[-1] if starts else 0:]) is None or _REASONED.search(s.text):
         return False
     before = sentences[idx - 1] if idx > 0 and sentences[idx - 1].para == s.para else None
@@ -802,6 +813,16 @@ def _unasserted(cc: Checklist, sentences: list[_Sentence], idx: int, pos: int | 
     return False
 
 
+def _about_others_figure(cc: Checklist, s: _Sentence) -> bool:
+    """Is sentence ``s`` about another's figure or model ("In BERT's attention maps, ...", 论文里的图中…; review R2,
+    round 35: their peaks were credited as readings of the student's figure), and not also about the student's own
+    (anchor.own_case outside that phrase: "Unlike BERT's maps, my heatmap ...")?"""
+    others = [m for m in s.find(cc.others_figure) if not s.negated(m.start(), m.end(), context=False)]
+    if not others:
+        return False
+    return not any(all(o.end() <= m.start() or m.end() <= o.start() for o in others) for m in s.find(cc.anchor_own_case))
+
+
 def _planned_cell(s: _Sentence, pos: int) -> bool:
     """Is the clause at ``pos`` a plan or an expectation about a query or key of the figure (round 33: "q0 should
     attend mostly to k0", q0 应该主要关注 k0, earned the reading-budget concept as a reading)? Only a clause naming a
@@ -855,6 +876,8 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             reasons.add("misread")
         elif idx in far:
             reasons.add("far")
+        elif _about_others_figure(cc, s):
+            reasons.add("others_figure")
         elif s.is_question:              # "Isn't a high weight the feature importance?" asks; it states nothing
             reasons.add("question")
         elif s.find(cc.requirement):     # "the rubric asks students to state that ...": restated, not stated (round 22)
@@ -1138,7 +1161,11 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     formula = _Formula(_formula(cc, sentences, [c for _item, c in phrase_concepts]), _template_openers(cc, sentences))
     far = _far_from_figure(cc, sentences, formula)
     cell_claims = _cell_claims(cc, sentences, seen_low)
-    false_cells, true_cells = _misread_cells(cc, sentences, weights, seen_low, cell_claims)
+    # a reading of another's figure or model ("In BERT's attention maps, q1 attends most to k0") is no reading of the
+    # student's: not checked against their weights; its concepts earn nothing (reason `others_figure`)
+    others = {i for i in {cl.sentence for cl in cell_claims} if _about_others_figure(cc, sentences[i])}
+    false_cells, true_cells = _misread_cells(cc, sentences, weights, seen_low,
+                                             [cl for cl in cell_claims if cl.sentence not in others])
     misread = {cl.sentence for cl in false_cells}
     peaks = _peak_readings(sentences, cell_claims)
     found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread, peaks)

@@ -40,3 +40,46 @@ def test_open_question_then_clearly_causes_earns_no_more_than_without_the_adverb
     assert "overclaim" in kinds(adverb)
     assert adverb["score"] <= bare["score"]
     assert items(adverb)["limits"]["points"] == 0
+
+
+# 2. A query's peak read in another's figure or model, or foretold by a plan, was credited as a reading of the
+#    student's figure (figure_reading 2 -> 3), and a false one of BERT's maps was flagged as a misreading of theirs.
+
+@pytest.mark.parametrize("sentence", [
+    "In BERT's attention maps, q1 attends most to k2.", "In the paper's figure, q1 attends most to k2.",
+    "In BERT's attention maps, q1 reads mostly from k2.", "In Figure 3 of the paper, q1 attends most to k2.",
+    "In a classmate's heatmap, q1 attends most to k2.",
+    "BERT 的注意力图中，q1 最关注 k2。", "论文里的图中，q1 最关注 k2。", "在论文的图里，q1 最关注 k2。",
+])
+def test_a_peak_read_in_another_figure_earns_no_reading(sentence):
+    r = grade(sentence)
+    assert items(r)["figure_reading"]["points"] == 2.0        # the opener's rows/columns and row sums only
+    assert "figure" not in kinds(r)
+
+
+def test_a_peak_read_in_another_figure_says_why_in_both_languages():
+    fb = items(grade("In BERT's attention maps, q1 attends most to k2."))["figure_reading"]["feedback"]
+    assert "another figure or model" in fb["en"] and "别的图或别的模型" in fb["zh"]
+
+
+def test_a_false_peak_of_another_model_is_no_misreading_of_the_students_figure():
+    assert "figure" not in kinds(grade("In BERT's attention maps, q1 attends most to k0."))
+
+
+@pytest.mark.parametrize("sentence", [
+    "Unlike BERT's attention maps, my heatmap shows that q1 attends most to k2.",
+    "In the lab's example, q1 attends most to k2.", "In the model's weights, q1 attends most to k2.",
+    "I reran it, and then q1 attends most to k2.", "q1 attends most to k2.",
+])
+def test_a_peak_read_in_the_students_own_figure_still_counts(sentence):
+    assert items(grade(sentence))["figure_reading"]["points"] == 3.0
+
+
+@pytest.mark.parametrize("sentence", [
+    "Next week I am going to rerun it, and then q1 attends most to k2.",
+    "I will rerun it tomorrow; then q1 attends most to k2.",
+    "I will rerun it after that, and q1 attends most to k2.",
+    "下周我打算重跑一次，然后 q1 最关注 k2。", "我会重跑一次，之后 q1 最关注 k2。",
+])
+def test_a_peak_read_as_the_next_step_of_a_plan_earns_no_reading(sentence):
+    assert items(grade(sentence))["figure_reading"]["points"] == 2.0
