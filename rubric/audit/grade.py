@@ -1899,6 +1899,8 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = No
         if len(out) > mark:
             claimed.add(prev)
         out.extend(_peak_anywhere(idx, s, cells, claimed, low))
+        have = {(cl.row, cl.col) for cl in out[start_len:] if cl.value is None or cl.peak or cl.low}
+        out.extend(_listed_extremes(idx, s, cells, have))
         out.extend(_column_reads(idx, s, cells, claimed, low))
         out.extend(_uniform_rows(idx, s, cells))
         bracketed = [(m.start(), m.end()) for m in _STATED_ROW.finditer(s.text)]
@@ -1986,6 +1988,43 @@ def _shade(part: str, low: str | None) -> tuple[re.Match, bool] | None:
     if _LOW_END.search(rest) or _PEAK.search(rest) or _PEAK_SHARE.search(rest) or _COMPARED.search(rest):
         return None
     return m, (m.lastgroup == "dark") == (low == "dark")
+
+
+# Each key of a list given its own extreme after one query (review R2, round 35: "q1 gives k0 the least weight (0.09) and
+# k2 the most (0.67)", q1 给 k0 的权重最小，给 k2 的权重最大 were read as no peak, while "q1 gives k2 the most weight"
+# was): the extreme word right after the key ("k2 the most", "k2 的权重最大") or right before it ("the most on k2").
+_EXTREME_WORD = (r"(?:(?P<hi>most|highest|largest|biggest|greatest|maximum|max|最大|最高|最多|最强)"
+                 r"|(?P<lo>least|lowest|smallest|fewest|minimum|min|最小|最低|最少|最弱))")
+_EXTREME_AFTER = re.compile(r"\s*(?:的\s*)?(?:(?:share\s+of\s+)?(?:weight|attention|权重|注意力)\s*)?(?:(?:is|was)\s+|是|为)?"
+                            r"\s*(?:the\s+|its\s+)?" + _EXTREME_WORD + r"(?![a-z])")
+_EXTREME_BEFORE = re.compile(r"(?<![a-z])(?:the\s+|its\s+)?" + _EXTREME_WORD +
+                             r"\s+(?:(?:weight|attention|share)\s+)?(?:on|to|at|for)\s*$")
+
+
+def _listed_extremes(idx: int, s: _Sentence, cells: list[tuple], have: set[tuple[int, int]]) -> list[_CellClaim]:
+    """A peak or a low end given to each key of a list after one query (:data:`_EXTREME_AFTER`, :data:`_EXTREME_BEFORE`):
+    the query is the last one before the key, and only the words between the key and its neighbours are read. ``have``:
+    the (row, column) pairs read as a peak or a low end already."""
+    out: list[_CellClaim] = []
+    for n, (ks, ke, is_row, col, col_bases) in enumerate(cells):
+        if is_row:
+            continue
+        rows = [c for c in cells[:n] if c[2]]
+        if not rows or s.negated(ks, ke, context=False):
+            continue
+        qs, _qe, _r, row, row_bases = rows[-1]
+        if (row, col) in have:
+            continue
+        prev_end = cells[n - 1][1]
+        nxt = cells[n + 1][0] if n + 1 < len(cells) else len(s.text)
+        m = _EXTREME_AFTER.match(s.text[:nxt], ke) or _EXTREME_BEFORE.search(s.text[prev_end:ks])
+        if m is None:
+            continue
+        bases = tuple((b, b) for b in row_bases) if row_bases == col_bases else tuple(
+            (rb, cb) for rb in row_bases for cb in col_bases)
+        out.append(_CellClaim(idx, s.text[qs:max(ke, m.end() if m.string is s.text else ke)], row, col, None,
+                              bases=bases, low=m.group("lo") is not None, peak=m.group("hi") is not None))
+    return out
 
 
 def _peak_anywhere(idx: int, s: _Sentence, cells: list[tuple], claimed: set[int],

@@ -83,3 +83,38 @@ def test_a_peak_read_in_the_students_own_figure_still_counts(sentence):
 ])
 def test_a_peak_read_as_the_next_step_of_a_plan_earns_no_reading(sentence):
     assert items(grade(sentence))["figure_reading"]["points"] == 2.0
+
+
+# 3. Twins: zh open questions earned nothing where en "is an open question" earned the caveat; a trailing "without an
+#    ablation" cancelled the en caveat as a double negation; a peak given to one key of a list was not read.
+
+@pytest.mark.parametrize("sentence", [
+    "Whether k2 causes q1's output is an open question.", "k2 是否导致 q1 的输出还是一个开放问题。",
+    "k2 是否导致 q1 的输出仍是悬而未决的问题。", "k2 是否是最重要的 key 仍是一个悬而未决的问题。",
+    "Whether k2 is the most important key remains an open question.",
+    "Whether k2 causes q1's output remains an open question without an ablation.",
+    "没有消融的话，k2 是否是最重要的 key 仍是一个悬而未决的问题。",
+])
+def test_an_open_question_earns_the_caveat_in_both_languages(sentence):
+    assert items(grade(sentence))["limits"]["points"] >= 1.5
+
+
+def test_a_trailing_without_does_not_cancel_the_open_question():
+    assert items(grade("Whether k2 is the most important key remains an open question without an ablation."))[
+        "limits"]["points"] >= 1.5
+
+
+@pytest.mark.parametrize("sentence", [
+    "q1 gives k0 the least weight (0.09) and k2 the most (0.67).", "q1 gives k0 the least weight and k2 the most.",
+    "q1 给 k0 的权重最小（0.09），给 k2 的权重最大（0.67）。", "q1 给 k0 的权重最小，给 k2 的权重最大。",
+])
+def test_a_peak_given_to_one_key_of_a_list_is_a_reading(sentence):
+    assert items(grade(sentence))["figure_reading"]["points"] == 3.0
+
+
+@pytest.mark.parametrize("sentence", [
+    "q1 gives k2 the least weight and k0 the most.", "q1 给 k2 的权重最小，给 k0 的权重最大。",
+])
+def test_a_false_peak_given_in_a_list_is_a_misreading(sentence):
+    r = grade(sentence)
+    assert "figure" in kinds(r) and items(r)["figure_reading"]["points"] < 3.0
