@@ -1996,7 +1996,10 @@ def _shade(part: str, low: str | None) -> tuple[re.Match, bool] | None:
 _EXTREME_WORD = (r"(?:(?P<hi>most|highest|largest|biggest|greatest|maximum|max|最大|最高|最多|最强)"
                  r"|(?P<lo>least|lowest|smallest|fewest|minimum|min|最小|最低|最少|最弱))")
 _EXTREME_AFTER = re.compile(r"\s*(?:的\s*)?(?:(?:share\s+of\s+)?(?:weight|attention|权重|注意力)\s*)?(?:(?:is|was)\s+|是|为)?"
-                            r"\s*(?:the\s+|its\s+)?" + _EXTREME_WORD + r"(?![a-z])")
+                            r"\s*(?:the\s+|its\s+)?" + _EXTREME_WORD +
+                            # a weight's extreme, not another quality's ("k2 is the most important key": an overclaim)
+                            r"(?=\s*(?:$|[,.;:!)(（），。；：、！]|\d|(?:weight|attention|share|of|and|while|but|with|at|for|in)\b|"
+                            r"的?权重|的?注意力|的(?!重要|关键)|是|为))")
 _EXTREME_BEFORE = re.compile(r"(?<![a-z])(?:the\s+|its\s+)?" + _EXTREME_WORD +
                              r"\s+(?:(?:weight|attention|share)\s+)?(?:on|to|at|for)\s*$")
 

@@ -118,3 +118,9 @@ def test_a_peak_given_to_one_key_of_a_list_is_a_reading(sentence):
 def test_a_false_peak_given_in_a_list_is_a_misreading(sentence):
     r = grade(sentence)
     assert "figure" in kinds(r) and items(r)["figure_reading"]["points"] < 3.0
+
+
+def test_the_most_important_key_is_no_peak_of_a_list():
+    # validation/en_overclaim.md (hand 4): "k2 is the most important key" names no weight, so it reads no peak
+    r = grade("q1 puts 0.67 on k2, which proves that k2 is the most important key and drives the output.")
+    assert items(r)["figure_reading"]["points"] == 0.0
