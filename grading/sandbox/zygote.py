@@ -420,6 +420,13 @@ def find_ending_signals() -> None:
     whose action in the zygote is the default, and SIGINT (Python's KeyboardInterrupt handler in the zygote and in
     the jails, as in any Python process: only ``signal.signal(SIGINT, SIG_DFL)`` gives it _end_on)."""
     global _ending_signals
+    # What the process that started the zygote had ignored or blocked is inherited across exec (a Celery worker,
+    # a test that ignored SIGQUIT): the jails' signals must not depend on who that was. Python's own SIGINT
+    # handler is set in each jail (run_jail).
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    for s in signal.valid_signals():
+        if s not in _NOT_ENDING_HERE and s not in _NOT_ENDING_ANYWHERE and signal.getsignal(s) == signal.SIG_IGN:
+            signal.signal(s, signal.SIG_DFL)
     _ending_signals = tuple(
         s for s in sorted(signal.valid_signals())
         if s not in _NOT_ENDING_HERE and s not in _NOT_ENDING_ANYWHERE

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from grading.proxy import death_text
-from grading.sandbox import SandboxDied
+from grading.sandbox import Executor, SandboxDied
 from grading.sandbox.client import Limits, _describe_status
 from tests.sandbox.helpers import GOOD, assert_healthy
 
@@ -311,3 +311,21 @@ def test_nothing_that_differs_between_two_sessions_is_reachable_from_the_student
     assert any(t.startswith("serve ") for t in first), first        # the probe does see the frames
     assert first == second, sorted(set(first) ^ set(second))
     assert not any("run_jail" in t and "'limits'" in t for t in first), first
+
+
+def test_the_jails_signals_do_not_depend_on_what_the_zygotes_starter_ignored_or_blocked():
+    """The full fast lane found SIGQUIT sent to itself ignored by the jail: dispositions set to SIG_IGN and blocked
+    signals survive the exec that starts the zygote, and the zygote kept them (a Celery worker or a test that
+    ignored SIGQUIT started it). The zygote now starts from the default actions and an empty mask."""
+    old = signal.signal(signal.SIGQUIT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+    try:
+        ex = Executor()
+    finally:
+        signal.signal(signal.SIGQUIT, old)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
+    with ex:
+        for s in (signal.SIGQUIT, signal.SIGUSR1):
+            with pytest.raises(SandboxDied) as died:
+                _call(ex, _in_forward(_SENDS["os_kill_of_its_pid"].format(s=int(s))))
+            assert f"ended by {signal.Signals(s).name}" in str(died.value), str(died.value)
