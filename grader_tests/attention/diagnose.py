@@ -695,14 +695,31 @@ def _dropout_always_on(node: ast.Call, names: dict[str, str]) -> bool:
     given = [k.value for k in node.keywords if k.arg in ("training", "train")]
     if len(node.args) > position:
         given.append(node.args[position])
-    return all(isinstance(g, ast.Constant) and g.value is True for g in given)
+    p = _dropout_p(node)
+    return (all(isinstance(g, ast.Constant) and g.value is True for g in given)
+            and not (isinstance(p, ast.Constant) and p.value in (0, 0.0)))        # p=0 drops nothing
+
+
+def _dropout_p(node: ast.Call) -> ast.expr | None:
+    """The probability a dropout call is given (``p=`` or its second argument), None when it takes the default."""
+    return next((k.value for k in node.keywords if k.arg == "p"), node.args[1] if len(node.args) > 1 else None)
+
+
+def _dropout_always_on_constant_p(node: ast.Call, names: dict[str, str]) -> bool:
+    p = _dropout_p(node)
+    return _dropout_always_on(node, names) and (p is None or isinstance(p, ast.Constant))
 
 
 def dropout_always_on(source: str | None) -> list[tuple[int, str]]:
     """(line, code) of each PyTorch dropout call of the source whose ``training`` (``train`` for
-    ``torch.dropout``) is not given (F.dropout's default is True) or is the constant True: it drops in
-    eval() too. ``training=self.training`` or any other expression is not listed (it may follow the mode)."""
-    return _calls_where(source, _dropout_always_on)
+    ``torch.dropout``) is not given (F.dropout's default is True) or is the constant True, and whose probability is
+    not the constant 0: it drops in eval() too. ``training=self.training`` or any other expression is not listed (it
+    may follow the mode). In line order, those whose probability is a constant (or the default, 0.5) first: they drop
+    whatever the mode, where a probability given by a name may be 0 in eval mode (round 36: mmpretrain's
+    ``torch.dropout(attn_weight, dropout_p, True)`` is called with ``dropout_p=0.`` in eval, and the hint quoted it
+    instead of the ``torch.dropout(self.proj(x), 0.1, True)`` that drew)."""
+    certain = _calls_where(source, _dropout_always_on_constant_p)
+    return certain + [c for c in _calls_where(source, _dropout_always_on) if c not in certain]
 
 
 _DROPOUT_MODULES = frozenset({"torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d", "torch.nn.AlphaDropout",
