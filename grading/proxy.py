@@ -143,6 +143,10 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
      "not caught", "进程调用了 abort()（SIGABRT），C 或 C++ 代码在断言失败或异常未被捕获时会这样做"),
     (r"the sandboxed process was ended by (?P<sig>SIG[A-Z0-9+]+), the signal's default action",
      "the process was ended by {sig}, the signal's default action", "进程被信号 {sig} 结束，这是该信号的默认动作"),
+    (r"the sandboxed process was ended by a SIGINT \(KeyboardInterrupt\) that arrived between calls, while none of "
+     r"your code was running",
+     "the process was ended by a SIGINT (KeyboardInterrupt) that arrived between calls, while none of your code was "
+     "running", "进程在两次调用之间收到 SIGINT（KeyboardInterrupt）并因此结束，当时你的代码没有在运行"),
     (r"the sandboxed process was killed by SIGKILL, which the grader did not send",
      "the process was killed by SIGKILL, which the grader did not send", "进程被信号 SIGKILL 终止，这个信号不是评分器发出的"),
     (r"the sandboxed process was killed by signal (?P<n>\d+)", "the process was killed by signal {n}",
@@ -481,7 +485,7 @@ LOST_CAUSES = {"hung": ("hung", "卡死"), "over_cpu": ("used up its CPU time li
 def _death_cause(reason: Any) -> str:
     """The LOST_CAUSES key of how a jail died, from the sandbox's words (grading.sandbox.client._describe_status)."""
     text = str(reason)
-    if text.startswith(("the sandboxed process was ended by SIG", "the sandboxed process was killed by SIG")):
+    if text.startswith(("the sandboxed process was ended by ", "the sandboxed process was killed by SIG")):
         return "signalled"
     return "crashed"
 

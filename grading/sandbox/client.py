@@ -501,6 +501,11 @@ SERVE_FAILED_TEXT = ("after your code had run, the sandbox stopped answering the
                      f"requests and writes its replies failed (exit code {protocol.SERVE_FAILED_EXIT})")
 
 
+# A SIGINT that reached the jail while it waited for the next request or sent a reply, not while the student's code
+# ran (zygote.run_jail): Python raised KeyboardInterrupt in the grader's loop, which ended on it as ``python
+# attention.py`` ends on a KeyboardInterrupt nothing catches. Said as "stopped answering" before (round 36).
+INTERRUPTED_TEXT = ("the sandboxed process was ended by a SIGINT (KeyboardInterrupt) that arrived between calls, "
+                    "while none of your code was running")
 ABORTED_TEXT = "the sandboxed process called abort() (SIGABRT)"
 # Said of an ending signal the jail received while the signal's action was the default (zygote._end_on): what was seen,
 # not whether the code had set a handler (one that puts SIG_DFL back and sends the signal again ends the same way).
@@ -524,6 +529,10 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
             name = f"SIGRTMIN+{sig - signal.SIGRTMIN}" if signal.SIGRTMIN < sig < signal.SIGRTMAX else f"signal {sig}"
         if sig in (signal.SIGKILL, signal.SIGXCPU) and st.get("cpu", 0) >= limits.cpu - 0.05:
             return f"CPU time limit exceeded ({st.get('cpu')} s CPU, limit {limits.cpu:g} s)"
+        # Before the faults: a SIGSEGV or SIGKILL the code sent itself (zygote._end_if_dropped) is no crash and no
+        # kill of unknown origin; it was received while its action was the default (round 36).
+        if st.get("received"):           # the jail's handler of a signal whose action is the default (zygote._end_on)
+            return RECEIVED_TEXT.format(name=name)
         if sig == signal.SIGKILL and st.get("status") == "exited":   # the zygote killed it for no reason of its own
             return UNSENT_KILL_TEXT
         if sig == signal.SIGXFSZ:
@@ -532,11 +541,11 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
             return "the sandboxed process crashed (SIGSEGV)"
         if sig == signal.SIGTRAP:        # the jail's SIGABRT handler (zygote.trap_aborts)
             return ABORTED_TEXT
-        if st.get("received"):           # the jail's handler of a signal whose action is the default (zygote._end_on)
-            return RECEIVED_TEXT.format(name=name)
         return f"the sandboxed process was killed by {name}"
     if st.get("exit_code") == protocol.SERVE_FAILED_EXIT:
         return SERVE_FAILED_TEXT
+    if st.get("exit_code") == protocol.INTERRUPTED_EXIT:
+        return INTERRUPTED_TEXT
     if "exit_code" in st:
         return f"the sandboxed process exited with code {st['exit_code']}"
     return f"the sandboxed process ended ({st.get('status')})"

@@ -47,6 +47,8 @@ HEADER_CAP = 1 << 20          # 1 MiB
 # ran, something it replaced (json.dumps, isinstance, ...) broke reading a request or writing a reply.
 # It exited 0 then, which read as "crashed while importing: exited with code 0" after a good import.
 SERVE_FAILED_EXIT = 71
+# Its exit code when a SIGINT raised KeyboardInterrupt in that loop, between calls (client.INTERRUPTED_TEXT).
+INTERRUPTED_EXIT = 72
 BODY_CAP = 64 << 20           # 64 MiB (configurable per call)
 MAX_DEPTH = 32
 MAX_ITEMS = 100_000           # values in one message

@@ -479,12 +479,66 @@ def end_on_signals() -> None:
     signal.signal, signal.getsignal = _signal, _getsignal
 
 
+# Signals the jail sends itself while their action in the kernel is the default (round 36). The handlers above are
+# Python's view: a ``sigaction()`` of SIG_DFL made through ctypes (or by a C library) puts the kernel's default back
+# under them, and a fault signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS), SIGABRT or SIGKILL sent with
+# ``os.kill`` or ``signal.raise_signal`` has no handler here at all: the kernel dropped each (pid 1) and the code went
+# on, where ``python attention.py`` ends on it. What sends a signal to the jail itself (``os.kill`` of its pid, of 0 or
+# of its process group, ``os.killpg``, ``signal.raise_signal``, ``signal.pthread_kill``: every thread is the jail's)
+# reads the signal's action in the kernel first: the default, unblocked, and a default that ends a process, the jail
+# ends on it as :func:`_end_on` does, and is said to have been ended by it. Any other action is the kernel's to take.
+_ENDS_BY_DEFAULT = frozenset(signal.valid_signals()) - _NOT_ENDING_ANYWHERE - {signal.SIGSTOP}
+_SIG_DFL_ADDRESS = None     # a sigaction's handler of SIG_DFL (0), as ctypes reads a c_void_p
+
+
+def _kernel_default(signum: int) -> bool:
+    """Whether the kernel's action for ``signum`` in this process is the default (whatever Python believes)."""
+    old = _SigAction()
+    if _libc.sigaction(int(signum), None, ctypes.byref(old)) != 0:
+        return False
+    return old.handler == _SIG_DFL_ADDRESS
+
+
+def _end_if_dropped(signum: object) -> None:
+    """In a jail, before it sends itself ``signum``: end as the default action would (see above), else return."""
+    if not _in_jail or type(signum) not in (int, signal.Signals) or int(signum) not in _ENDS_BY_DEFAULT:
+        return
+    signum = int(signum)
+    if signum in signal.pthread_sigmask(signal.SIG_BLOCK, ()):   # left pending: its action is taken when unblocked
+        return
+    if _kernel_default(signum):
+        _end_on(signum, None)
+
+
+def _self_sending(original: Callable, sent_to_self: Callable[..., object]) -> Callable:
+    """``original`` (a sender of signals), first ending the jail on what ``sent_to_self`` of its arguments gives: the
+    signal when it is sent to the jail itself, else None."""
+    def send(*args, **kwargs):
+        try:
+            signum = sent_to_self(*args, **kwargs)
+        except Exception:   # noqa: BLE001 - arguments the original refuses: it says how
+            signum = None
+        _end_if_dropped(signum)
+        return original(*args, **kwargs)
+    send.__name__ = send.__qualname__ = original.__name__
+    send.__module__, send.__doc__ = getattr(original, "__module__", None), original.__doc__
+    return send
+
+
+def end_on_sent_signals() -> None:
+    """Wrap what sends the jail a signal (see _ENDS_BY_DEFAULT), in the zygote, once: the jails inherit it."""
+    os.kill = _self_sending(os.kill, lambda pid, sig: sig if pid in (0, os.getpid()) or -pid == os.getpgrp() else None)
+    os.killpg = _self_sending(os.killpg, lambda pgid, sig: sig if pgid in (0, os.getpgrp()) else None)
+    signal.raise_signal = _self_sending(signal.raise_signal, lambda signalnum: signalnum)
+    signal.pthread_kill = _self_sending(signal.pthread_kill, lambda thread_id, signalnum: signalnum)
+
+
 def ended_by(wstatus: int, page: EndPage | None) -> int | None:
     """The signal that ended a jail through :func:`_end_on`, or None."""
     if page is None or not os.WIFEXITED(wstatus):
         return None
     sig = page.read()
-    if sig in _ending_signals and os.WEXITSTATUS(wstatus) == ENDED_BY_SIGNAL_EXIT + sig:
+    if sig in _ENDS_BY_DEFAULT and os.WEXITSTATUS(wstatus) == ENDED_BY_SIGNAL_EXIT + sig:
         return sig
     return None
 
@@ -612,6 +666,8 @@ def run_jail(launched: list) -> None:
             # nothing that differs between sessions reachable from the student's frames (BecomeJail)
             del job, lim, data_fd, out_fd, parent_pidfd, setup_fd, hi_data, hi_out, hi_pidfd, hi_setup, null, uid, seed
             Runtime().serve(sock, max_message)
+        except KeyboardInterrupt:   # a SIGINT between calls: each request's own code catches what it raises
+            code = protocol.INTERRUPTED_EXIT
         except BaseException:  # noqa: BLE001 - said as such to the trusted side (the exit code)
             code = protocol.SERVE_FAILED_EXIT
     except BaseException:  # noqa: BLE001
@@ -886,6 +942,7 @@ def main() -> None:
         map_abort_trap()
         find_ending_signals()
         end_on_signals()
+        end_on_sent_signals()
         if reason is None:   # what launch() does for every jail, tried once here
             unshare(CLONE_NEWPID)
             _check(_libc.setns(own_pidns, CLONE_NEWPID), "setns back to the zygote's pid namespace")
