@@ -55,7 +55,7 @@ from grading.load_hints import (
     with_hint,
 )
 from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentIdle, StudentTimeout
-from grading.sandbox.client import SERVE_FAILED_TEXT
+from grading.sandbox.client import INTERRUPTED_TEXT, SERVE_FAILED_TEXT
 from grading.sandbox.protocol import MAX_DIMS, MAX_ITEMS, MAX_TENSORS
 
 MAX_MESSAGE = 300
@@ -444,7 +444,7 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
     if kind == "SandboxDied":
         raw = str(getattr(exc, "reason", exc))
         reason = death_text(raw)
-        if getattr(exc, "reason", None) == SERVE_FAILED_TEXT:
+        if getattr(exc, "reason", None) in (SERVE_FAILED_TEXT, INTERRUPTED_TEXT):
             # The module's top level had returned (or raised) when the loop failed: no crash of the import.
             return reason
         # Said as a call's end is (StudentProxy.call): "crashed" was a guess, false for an exit code or a
@@ -477,6 +477,9 @@ LOST_CAUSES = {"hung": ("hung", "卡死"), "over_cpu": ("used up its CPU time li
                # grader did not send was said to have crashed in every check skipped after it (round 35); no cause
                # of such a SIGKILL is named (none is known for the jail: client.UNSENT_KILL_TEXT)
                "signalled": ("was ended by a signal", "被信号结束"),
+               # the jail's loop that answers the grader failed after the code had run (exit code 71: a descriptor
+               # closed, builtins rewritten): it exited, no crash was seen (round 36 said "crashed" of it)
+               "stopped_answering": ("stopped answering the grader", "不再回应评分器"),
                "idle": ("sat idle while the grader waited", "在评分器等待时空闲不动"),
                "not_carried": ("returned what the grader could not carry out of the sandbox",
                                "返回了无法从沙箱传回评分系统的内容")}
@@ -487,6 +490,8 @@ def _death_cause(reason: Any) -> str:
     text = str(reason)
     if text.startswith(("the sandboxed process was ended by ", "the sandboxed process was killed by SIG")):
         return "signalled"
+    if text == SERVE_FAILED_TEXT:
+        return "stopped_answering"
     return "crashed"
 
 
