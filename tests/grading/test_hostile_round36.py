@@ -19,6 +19,7 @@ from grading.sandbox.client import INTERRUPTED_TEXT, SERVE_FAILED_TEXT
 from tests.grading.helpers import graded_attack, honest_cost
 from tests.grading.hostile_attacks_round36 import ATTACKS, CORRECT
 from tests.grading.test_hostile_round31 import _grade, _nothing_left
+from tests.grading.test_hostile_round35 import _Sessions
 
 
 @pytest.fixture(scope="module")
@@ -51,13 +52,6 @@ def test_a_grading_whose_code_sends_itself_a_dropped_signal_says_what_ended_it_i
     assert any(en in f["en"] and zh in f["zh"] for f in told), told
     assert not any("stopped answering" in f["en"] or "crashed" in f["en"] for f in told), told
     _nothing_left(served)
-
-
-class _Sessions:
-    """An InheritedSession stand-in: the proxy closes what it loses here."""
-
-    def close(self, session) -> None:
-        pass
 
 
 @pytest.mark.parametrize("reason, en, zh", [
