@@ -527,7 +527,10 @@ def _self_sending(original: Callable, sent_to_self: Callable[..., object]) -> Ca
 
 def end_on_sent_signals() -> None:
     """Wrap what sends the jail a signal (see _ENDS_BY_DEFAULT), in the zygote, once: the jails inherit it."""
-    os.kill = _self_sending(os.kill, lambda pid, sig: sig if pid in (0, os.getpid()) or -pid == os.getpgrp() else None)
+    # kill(-1) is every process but the caller (and the namespace's init, the jail itself): never the jail, although
+    # -(-1) is the jail's process group (setsid as pid 1); a group is -pgid below -1.
+    os.kill = _self_sending(os.kill, lambda pid, sig: sig if pid in (0, os.getpid()) or (pid < -1 and -pid == os.getpgrp())
+                            else None)
     os.killpg = _self_sending(os.killpg, lambda pgid, sig: sig if pgid in (0, os.getpgrp()) else None)
     signal.raise_signal = _self_sending(signal.raise_signal, lambda signalnum: signalnum)
     signal.pthread_kill = _self_sending(signal.pthread_kill, lambda thread_id, signalnum: signalnum)

@@ -102,3 +102,11 @@ def test_a_sigint_arriving_between_calls_is_said_as_such_in_both_languages_not_a
     assert "stopped answering" not in told["en"], told
     assert "两次调用之间收到 SIGINT（KeyboardInterrupt）" in told["zh"], told
     assert_healthy(executor)
+
+
+def test_kill_of_minus_one_reaches_no_other_process_and_leaves_the_jail_running(executor):
+    """kill(-1) signals every process but the caller; in the jail (pid 1, process group 1) there is none: ESRCH, as
+    before, never the jail's end."""
+    source = _in_forward("import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\nexcept ProcessLookupError:\n    pass")
+    assert _call(executor, source).tolist() == [[2.0] * 3] * 2
+    assert_healthy(executor)
