@@ -473,14 +473,14 @@ def course_log():
 # --- regrades ------------------------------------------------------------------------------------
 
 
-def _plan_from_form(a: Assignment) -> regrading.Plan:
+def _plan_from_form(a: Assignment, up_to: int | None) -> regrading.Plan:
     scope = request.values.get("scope", "")
     if scope not in regrading.SCOPES:
         abort(400)
     try:
         return regrading.plan(a, scope, student_id=request.values.get("user_id", type=db_id),
                               student_email=request.values.get("student"),
-                              submission_id=request.values.get("submission_id", type=db_id))
+                              submission_id=request.values.get("submission_id", type=db_id), up_to=up_to)
     except regrading.RegradeError:
         abort(404)
 
@@ -495,14 +495,18 @@ def regrade():
         a = sub.assignment if sub else chosen_assignment()
     else:
         a = chosen_assignment()
-    p = _plan_from_form(a)
+    # The confirmation is of the attempts its page showed (regrading.plan's up_to): the newest attempt id
+    # when it was shown, read before the plan, so that no attempt of the plan is above it.
+    up_to = request.form.get("up_to", type=db_id) if request.form.get("confirm") else None
+    shown_up_to = up_to if up_to is not None else db.session.scalar(select(func.max(Submission.id))) or 0
+    p = _plan_from_form(a, up_to)
     confirmed = request.method == "POST" and request.form.get("confirm") == str(len(p.submission_ids))
     if not confirmed or not p.submission_ids:
         if request.method == "POST" and request.form.get("confirm"):
             flash(_("The number of runs changed since the confirmation; please confirm again."), "error")
         # One token per rendering of the confirmation: confirming the same page twice queues once.
         return render_template("instructor/regrade_confirm.html", assignment=a, plan=p,
-                               count=len(p.submission_ids), form_token=secrets.token_urlsafe(16))
+                               count=len(p.submission_ids), up_to=shown_up_to, form_token=secrets.token_urlsafe(16))
     token = request.form.get("form_token", "")[:64] or None
     earlier = regrading.confirmed_before(token)
     if earlier is None:

@@ -112,15 +112,27 @@ class Plan:
     before: dict[str, float | None]       # submission id (str, JSON key) -> effective total
     student: User | None = None
     submission: Submission | None = None
+    # Planned attempts still waiting for their first grading: `start` queues no run for them.
+    waiting: int = 0
+
+    @property
+    def runs(self) -> int:
+        """How many runs `start` would queue now."""
+        return len(self.submission_ids) - self.waiting
 
 
 def plan(assignment: Assignment, scope: str, *, student_email: str | None = None,
-         submission_id: int | None = None, student_id: int | None = None) -> Plan:
-    """What a regrade would queue, without queuing anything (the confirmation shows this)."""
+         submission_id: int | None = None, student_id: int | None = None, up_to: int | None = None) -> Plan:
+    """What a regrade would queue, without queuing anything (the confirmation shows this). `up_to`: only
+    attempts with an id up to it, those the confirmation page showed (round 36: at a deadline every upload
+    between showing the page and confirming changed the count, and the page asked again, and again; an
+    attempt uploaded since is graded by its own first grading, with the grader the workers have)."""
     if scope not in SCOPES:
         text = one_of("scope", SCOPE_TEXT, scope)
         raise RegradeError("bad_scope", text["en"], text["zh"])
     rows = gradebook.class_rows(assignment)
+    if up_to is not None:
+        rows = [gradebook.StudentRow(r.id, r.email, r.name, [s for s in r.submissions if s.id <= up_to]) for r in rows]
     scores = {s.id: (s.score.total if s.score else None) for r in rows for s in r.submissions}
     student = submission = None
     if scope == "counting":
@@ -140,6 +152,8 @@ def plan(assignment: Assignment, scope: str, *, student_email: str | None = None
             raise RegradeError("no_submission", f"no submission {echoed(submission_id)} in {assignment.slug}",
                                f"{assignment.slug} 中没有提交 {echoed(submission_id)}")
         ids = [submission.id]
+    if up_to is not None:
+        ids = [i for i in ids if i <= up_to]
     if scope in ("student", "submission"):
         # Scores of attempts outside the class list (a dropped student) are computed directly.
         for sub in db.session.scalars(select(Submission).where(Submission.id.in_(ids))
@@ -147,7 +161,8 @@ def plan(assignment: Assignment, scope: str, *, student_email: str | None = None
             if sub.id not in scores:
                 score = effective_for(sub, sub.latest_graded_run)
                 scores[sub.id] = score.total if score else None
-    return Plan(scope, sorted(ids), {str(i): scores.get(i) for i in ids}, student, submission)
+    return Plan(scope, sorted(ids), {str(i): scores.get(i) for i in ids}, student, submission,
+                waiting=len(first_gradings_waiting(ids)))
 
 
 def confirmed_before(form_token: str | None) -> RegradeBatch | None:

@@ -184,7 +184,7 @@ def test_regrade_confirmation_queues_nothing_until_confirmed_with_the_count(clie
     web.login(client, course["teacher"])
     client.get("/lang/en")
     page = client.get("/instructor/regrade?scope=all").get_data(as_text=True)
-    assert "2 run(s) will be queued." in page
+    assert "1 run(s) will be queued." in page and "1 attempt(s) are still waiting" in page
     assert client.post("/instructor/regrade", data={"scope": "all"}).status_code == 200
     wrong = client.post("/instructor/regrade", data={"scope": "all", "confirm": "5"})
     assert wrong.status_code == 200 and "please confirm again" in wrong.get_data(as_text=True)
