@@ -167,11 +167,12 @@ def class_rows(assignment: Assignment) -> list[StudentRow]:
     return list(rows.values())
 
 
+# Each column's key; None: the row has no value there (no score yet), listed last both ways.
 SORT_KEYS = {
     "name": lambda r: (r.name or r.email).lower(),
     "email": lambda r: r.email.lower(),
-    "latest": lambda r: (r.latest_total is None, -(r.latest_total or 0)),
-    "best": lambda r: (r.best_total is None, -(r.best_total or 0)),
+    "latest": lambda r: None if r.latest_total is None else -r.latest_total,
+    "best": lambda r: None if r.best_total is None else -r.best_total,
     "attempts": lambda r: -r.attempts,
     "status": lambda r: r.status,
 }
@@ -184,8 +185,13 @@ def filter_sort(rows: list[StudentRow], q: str = "", status: str = "", sort: str
         rows = [r for r in rows if search_matches(q, r.email, r.name)]
     if status in STATUSES:
         rows = [r for r in rows if r.status == status]
-    rows = sorted(rows, key=SORT_KEYS.get(sort, SORT_KEYS["name"]))
-    return list(reversed(rows)) if desc else rows
+    # Round 36: the list reversed for `desc` put the rows without a score first, above the lowest scores,
+    # and each tie's names from Z to A. A stable sort on the column, reversed or not, over rows in name
+    # order keeps ties by name; rows without a value follow, by name.
+    key = SORT_KEYS.get(sort, SORT_KEYS["name"])
+    rows = sorted(rows, key=lambda r: (SORT_KEYS["name"](r), r.email.lower()))
+    valued = [r for r in rows if key(r) is not None]
+    return sorted(valued, key=key, reverse=desc) + [r for r in rows if key(r) is None]
 
 
 def distribution(rows: list[StudentRow], bins: int = 10) -> list[dict]:

@@ -1,0 +1,48 @@
+"""Round 36: the dashboard sorted by a column, both ways. Reversing a score column reversed the whole
+list, so the students with no score (no attempt, or none graded: 50 of them at a deadline) came first,
+above the lowest scores the TA was looking for; and reversing any column reversed the names within a
+tie (a status's students from Z to A). Blank cells stay last in both directions, ties by name."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.web.helpers import realistic_result
+
+
+@pytest.fixture
+def graded_class(web, course):
+    """Alice 96 (2 attempts), Carol 92 (1), Bob and Dan no attempt, Eve queued."""
+    f = web.f
+    carol = f.student(email="carol@example.edu", name="Carol Chen")
+    f.student(email="dan@example.edu", name="Dan Du")
+    eve = f.student(email="eve@example.edu", name="Eve Lin")
+    web.grade(web.submit(course["alice"], audit=False, figure=False), realistic_result(fail_mask=True))
+    web.grade(web.submit(course["alice"], audit=False, figure=False), realistic_result())
+    web.grade(web.submit(carol, audit=False, figure=False), realistic_result(fail_mask=True))
+    web.submit(eve, audit=False, figure=False)
+    return course
+
+
+def _order(client, **args) -> list[str]:
+    html = client.get("/instructor/", query_string=args).get_data(as_text=True)
+    return [e.split("@")[0] for e in re.findall(r'<div class="small muted">([^<]+@example\.edu)</div>', html)]
+
+
+@pytest.mark.parametrize("column", ["best", "latest"])
+def test_a_score_column_keeps_students_without_a_score_last_both_ways(client, web, graded_class, column):
+    web.login(client, graded_class["teacher"])
+    up = _order(client, sort=column)
+    down = _order(client, sort=column, dir="desc")
+    assert up == ["alice", "carol", "bob", "dan", "eve"]
+    assert down == ["carol", "alice", "bob", "dan", "eve"]
+
+
+def test_reversing_a_column_keeps_ties_in_name_order(client, web, graded_class):
+    web.login(client, graded_class["teacher"])
+    assert _order(client, sort="status") == ["alice", "carol", "bob", "dan", "eve"]
+    assert _order(client, sort="status", dir="desc") == ["eve", "bob", "dan", "alice", "carol"]
+    assert _order(client, sort="attempts", dir="desc") == ["bob", "dan", "carol", "eve", "alice"]
+    assert _order(client, sort="name", dir="desc") == ["eve", "dan", "carol", "bob", "alice"]
