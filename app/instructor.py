@@ -459,15 +459,25 @@ def revoke_extension(student_id: int):
     return redirect(url_for("instructor.settings", a=a.slug))
 
 
+LOG_PAGE = 500
+
+
 @bp.get("/log")
 def course_log():
     kind = request.args.get("kind", "")
+    # Round 36: the newest LOG_PAGE entries were all there was: a term's overrides, extensions and regrades
+    # of a large class pass that, and the older entries could not be reached. Pages go back from `before`.
+    before = request.args.get("before", type=db_id)
     q = select(CourseLog).options(selectinload(CourseLog.actor), selectinload(CourseLog.student))
     if kind:
         q = q.where(CourseLog.kind == kind)
-    entries = list(db.session.scalars(q.order_by(CourseLog.id.desc()).limit(500)))
+    if before is not None:
+        q = q.where(CourseLog.id < before)
+    entries = list(db.session.scalars(q.order_by(CourseLog.id.desc()).limit(LOG_PAGE + 1)))
+    older = entries[LOG_PAGE - 1].id if len(entries) > LOG_PAGE else None
     kinds = list(db.session.scalars(select(CourseLog.kind).distinct().order_by(CourseLog.kind)))
-    return render_template("instructor/log.html", entries=entries, kind=kind, kinds=kinds)
+    return render_template("instructor/log.html", entries=entries[:LOG_PAGE], kind=kind, kinds=kinds,
+                           older=older, paged=before is not None)
 
 
 # --- regrades ------------------------------------------------------------------------------------
