@@ -468,7 +468,8 @@ def course_log():
     # Round 36: the newest LOG_PAGE entries were all there was: a term's overrides, extensions and regrades
     # of a large class pass that, and the older entries could not be reached. Pages go back from `before`.
     before = request.args.get("before", type=db_id)
-    q = select(CourseLog).options(selectinload(CourseLog.actor), selectinload(CourseLog.student))
+    q = select(CourseLog).options(selectinload(CourseLog.actor), selectinload(CourseLog.student),
+                                  selectinload(CourseLog.assignment))
     if kind:
         q = q.where(CourseLog.kind == kind)
     if before is not None:
@@ -477,7 +478,9 @@ def course_log():
     older = entries[LOG_PAGE - 1].id if len(entries) > LOG_PAGE else None
     kinds = list(db.session.scalars(select(CourseLog.kind).distinct().order_by(CourseLog.kind)))
     return render_template("instructor/log.html", entries=entries[:LOG_PAGE], kind=kind, kinds=kinds,
-                           older=older, paged=before is not None)
+                           older=older, paged=before is not None,
+                           # Round 36: with two labs, "deadline: before → after" did not say whose deadline.
+                           several=db.session.scalar(select(func.count(Assignment.id))) > 1)
 
 
 # --- regrades ------------------------------------------------------------------------------------

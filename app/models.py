@@ -334,6 +334,7 @@ class CourseLog(db.Model):
 
     actor: Mapped[User | None] = relationship(foreign_keys=[actor_id])
     student: Mapped[User | None] = relationship(foreign_keys=[student_id])
+    assignment: Mapped[Assignment | None] = relationship()
 
 
 class Extension(db.Model):

@@ -51,3 +51,32 @@ def test_a_log_that_fits_one_page_has_no_page_links(client, web, course):
     web.login(client, course["teacher"])
     page = client.get("/instructor/log").get_data(as_text=True)
     assert _comments(page) == ["entry-0"] and 'id="log-pages"' not in page
+
+
+def _what_cells(html: str) -> list[str]:
+    return [re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", c)).strip()
+            for c in re.findall(r"<td data-kind>(.*?)</td>", html, re.S)]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_with_two_labs_each_entry_names_the_lab_it_changed(client, web, course, factory, lang):
+    """Two labs' deadline changes read the same ("deadline: before → after"): which lab's was not said."""
+    numpy_lab = factory.assignment("numpy-lab", title="NumPy lab <2>", suite="attention_numpy")
+    for a in (course["assignment"], numpy_lab):
+        db.session.add(CourseLog(kind="setting", assignment_id=a.id, subject="late_days_allowed", before=3, after=5))
+    db.session.add(CourseLog(kind="drop", student_id=course["bob"].id))      # a course-wide entry: no lab
+    db.session.commit()
+    web.login(client, course["teacher"])
+    client.get(f"/lang/{lang}")
+    html = client.get("/instructor/log").get_data(as_text=True)
+    drop, numpy_cell, attention_cell = _what_cells(html)
+    assert numpy_cell.endswith("NumPy lab &lt;2&gt;") and attention_cell.endswith(course["assignment"].title)
+    assert html.count("data-assignment") == 2
+
+
+def test_with_one_lab_entries_do_not_repeat_its_name(client, web, course):
+    db.session.add(CourseLog(kind="setting", assignment_id=course["assignment"].id, subject="late_days_allowed",
+                             before=3, after=5))
+    db.session.commit()
+    web.login(client, course["teacher"])
+    assert "data-assignment" not in client.get("/instructor/log").get_data(as_text=True)
