@@ -46,3 +46,20 @@ def test_reversing_a_column_keeps_ties_in_name_order(client, web, graded_class):
     assert _order(client, sort="status", dir="desc") == ["eve", "bob", "dan", "alice", "carol"]
     assert _order(client, sort="attempts", dir="desc") == ["bob", "dan", "carol", "eve", "alice"]
     assert _order(client, sort="name", dir="desc") == ["eve", "dan", "carol", "bob", "alice"]
+
+
+def _filter_form(html: str) -> dict[str, str]:
+    form = re.search(r'<form class="toolbar" method="get">(.*?)</form>', html, re.S).group(1)
+    return dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', form))
+
+
+def test_filtering_a_sorted_list_keeps_its_sort(client, web, graded_class):
+    """The filter form sent the search and the status only: a list sorted by Counted, lowest first, went
+    back to names when the TA then chose a status."""
+    web.login(client, graded_class["teacher"])
+    html = client.get("/instructor/", query_string={"sort": "best", "dir": "desc"}).get_data(as_text=True)
+    form = _filter_form(html)
+    assert (form.get("sort"), form.get("dir")) == ("best", "desc")
+    # sent as the browser sends the form: the sort holds, the filter applies
+    assert _order(client, **form, status="graded", q="") == ["carol", "alice"]
+    assert "sort" not in _filter_form(client.get("/instructor/").get_data(as_text=True))
