@@ -174,7 +174,9 @@ SORT_KEYS = {
     "latest": lambda r: None if r.latest_total is None else -r.latest_total,
     "best": lambda r: None if r.best_total is None else -r.best_total,
     "attempts": lambda r: -r.attempts,
-    "status": lambda r: r.status,
+    # In the order of the status filter, as the page names them (the stored keys' English spelling put
+    # "error" first and "no attempt" between "graded" and "queued", in either language).
+    "status": lambda r: (STATUSES.index(r.status) if r.status in STATUSES else len(STATUSES), r.status),
 }
 STATUSES = ("none", *Status)  # "none": no attempt yet
 
