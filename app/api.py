@@ -26,7 +26,7 @@ from app.errors import api_error, both, echoed, one_of
 from app.extensions import db, limiter
 from app.idempotency import scoped_key
 from app.ids import MAX_ID
-from app.longpoll import Admission, final_listener, pause, waits
+from app.longpoll import Admission, final_listener, pause, stopping, waits
 from app.models import FINAL, Assignment, AuditReview, Status, Submission
 from app.openapi import spec
 from app.queue import queue_position
@@ -221,7 +221,9 @@ def list_submissions():
 @token_required
 def get_submission(submission_id: int):
     """`?wait=S` (at most LONGPOLL_MAX_WAIT_S) long-polls: the answer comes as soon as grading
-    ends, or after S s. Waits are bounded per user and per process (app/longpoll.py)."""
+    ends, or after S s; with If-None-Match, as soon as the answer is another than the one tagged (a
+    regrade of a graded attempt included), else 304 after S s. Waits are bounded per user and per
+    process (app/longpoll.py)."""
     if "wait" not in request.args:
         sub = load_submission(submission_id, g.api_user)  # 404 (JSON) when absent or not theirs
         return jsonify(serialise(sub, full=g.api_user.is_instructor))
@@ -240,7 +242,10 @@ def get_submission(submission_id: int):
     if not math.isfinite(wait):
         return api_error("bad_wait", 400, _l("wait must be a number of seconds (at most 20)."))
     wait = min(max(wait, 0.0), cfg["LONGPOLL_MAX_WAIT_S"])
-    if wait and row.status not in FINAL:
+    # With If-None-Match the wait is for a change of the answer (its ETag), whatever the status: a graded
+    # attempt's regrade, an override or a review, not only the first grading's end.
+    for_change = bool(request.if_none_match)
+    if wait and (for_change or row.status not in FINAL):
         with waits.admit(g.api_user.id, per_user=cfg["LONGPOLL_PER_USER"],
                          slots=cfg["LONGPOLL_SLOTS"]) as admission:
             if admission is Admission.USER_BUSY:
@@ -249,7 +254,9 @@ def get_submission(submission_id: int):
                                  {"en": f"you already have {n} long-polls open; wait for one to end",
                                   "zh": f"你已有 {n} 个长轮询在等待，请等其中一个结束后再试"},
                                  headers={"Retry-After": "1"})
-            if admission is Admission.WAIT:
+            if admission is Admission.WAIT and for_change:
+                _wait_for_change(submission_id, since, wait)
+            elif admission is Admission.WAIT:
                 _wait_until_final(submission_id, since, wait)
     sub = load_submission(submission_id, g.api_user)
     return jsonify(serialise(sub, full=g.api_user.is_instructor))
@@ -288,6 +295,48 @@ def _wait_until_final(submission_id: int, since: float, wait: float) -> None:
             if is_final():
                 break
     _end_read_transaction()
+
+
+# How often a wait for a change (If-None-Match) reads the answer again: a regrade queued or started, an
+# override or a review sends no notification (only a final status does, which wakes the wait at once).
+CHANGE_CHECK_S = 1.0
+
+
+def _current_answer(submission_id: int) -> Response:
+    sub = load_submission(submission_id, g.api_user)
+    return jsonify(serialise(sub, full=g.api_user.is_instructor))
+
+
+def _still_current(submission_id: int) -> bool:
+    """Whether the answer now would carry a tag the client sent (If-None-Match, weak comparison, as the
+    304 of `conditional`)."""
+    _end_read_transaction()
+    resp = _current_answer(submission_id)
+    resp.add_etag()
+    tag, _weak = resp.get_etag()
+    return request.if_none_match.contains_weak(tag)
+
+
+def _wait_for_change(submission_id: int, since: float, wait: float) -> None:
+    """Return when the answer's ETag is none of those sent in If-None-Match, or after `wait` s: read
+    again every CHANGE_CHECK_S, and at once when the listener is told of a final status."""
+    deadline = time.monotonic() + wait
+    listener = final_listener(db.engine)
+    while not _stopping_or_past(deadline):
+        checked = time.monotonic()
+        if not _still_current(submission_id):
+            break
+        _end_read_transaction()
+        step = min(deadline, checked + CHANGE_CHECK_S)
+        if listener is not None:
+            listener.wait_final(submission_id, max(since, checked), step, lambda: False)
+        elif pause(max(0.0, step - time.monotonic())):
+            break
+    _end_read_transaction()
+
+
+def _stopping_or_past(deadline: float) -> bool:
+    return stopping() or time.monotonic() >= deadline
 
 
 @bp.post("/submissions/<int:submission_id>/regrade")

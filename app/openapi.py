@@ -220,12 +220,18 @@ def _spec() -> dict[str, Any]:
                 "get": {
                     "summary": "Status and result of one submission",
                     "description": "With `?wait=S` the answer waits until grading ends (or S seconds, at "
-                                   "most 20) instead of polling: `GET /api/v1/submissions/7?wait=20`.",
+                                   "most 20) instead of polling: `GET /api/v1/submissions/7?wait=20`. Sent "
+                                   "with `If-None-Match: <the ETag you hold>`, it waits while that tag is "
+                                   "current, whatever the status: a regrade of a graded attempt (queued, "
+                                   "then its result), an override or a review answers 200 at once; no "
+                                   "change in S seconds answers 304.",
                     "parameters": [
                         {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
                         {"name": "wait", "in": "query", "required": False,
                          "description": "Long-poll: answer as soon as grading ends, or after this many "
-                                        "seconds (at most 20). At most 2 waits per user at once "
+                                        "seconds (at most 20). With If-None-Match: answer as soon as the "
+                                        "answer's ETag is not the one sent (a regrade included), else 304 "
+                                        "after this many seconds. At most 2 waits per user at once "
                                         "(LONGPOLL_PER_USER): more answer 429 with Retry-After; a busy "
                                         "server may answer at once with the current state.",
                          "schema": {"type": "number", "minimum": 0, "maximum": 20}},
