@@ -506,9 +506,9 @@ def submission_status(submission_id: int):
 @bp.get("/submissions/<int:submission_id>/result")
 @login_required
 def submission_result(submission_id: int):
-    """The result block alone, fetched by the live page when grading finishes."""
+    """The result block and the grading history, fetched by the live page when grading finishes."""
     sub = load_submission(submission_id, current_user)
-    return render_template("student/_result.html", **result_context(sub))
+    return render_template("student/_result_parts.html", **result_context(sub))
 
 
 def _file_response(data: bytes, mimetype: str, filename: str, inline: bool) -> Response:

@@ -398,8 +398,12 @@
         if (html === null || pendingResult !== s) return;
         pendingResult = null;
         resultDelay = 5000;
-        var box = document.getElementById("result");
-        if (box) { box.innerHTML = html; localTimes(box); focusableScrollers(box); showMarkedColumns(box); }
+        /* The result block and the grading history (app/templates/student/_result_parts.html): the history
+           named the new run only after a reload. A fragment without parts is the result block alone. */
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var part = doc.querySelector("[data-part=result]"), history = doc.querySelector("[data-part=history]");
+        swapIn(document.getElementById("result"), part ? part.innerHTML : html);
+        if (history) swapIn(document.getElementById("history"), history.innerHTML);
         if (latest === s) render(s);  // the status again, where a failed fetch said the server could not be reached
       })
       .catch(function (e) {
@@ -411,6 +415,31 @@
         resultTimer = setTimeout(function () { refreshResult(s); }, resultDelay);
         resultDelay = Math.min(resultDelay * 2, 60000);
       });
+  }
+  /* New content in a block the student may be reading: the <details> they opened (the grader log, the tests
+     not run) closed on every swap, and a focused summary lost its focus to the page. Both are carried over,
+     matched by data-keep, else by the summary's words without its numbers. */
+  function detailsKey(d) {
+    var summary = d.querySelector("summary");
+    return d.getAttribute("data-keep") || (summary ? summary.textContent.replace(/[\d\s]+/g, " ").trim() : "");
+  }
+  function swapIn(box, html) {
+    if (!box) return;
+    var open = {}, focused = null, active = document.activeElement;
+    box.querySelectorAll("details").forEach(function (d) {
+      if (d.open) open[detailsKey(d)] = true;
+      if (active && d.contains(active)) focused = detailsKey(d);
+    });
+    box.innerHTML = html;
+    box.querySelectorAll("details").forEach(function (d) {
+      var key = detailsKey(d);
+      if (open[key]) d.open = true;
+      var summary = d.querySelector("summary");
+      if (key === focused && summary) summary.focus();
+    });
+    localTimes(box);
+    focusableScrollers(box);
+    showMarkedColumns(box);
   }
   /* The status and the result block in this page's language: another tab of the same session that
      switched the language made them come in the other one (English feedback under Chinese labels). */
