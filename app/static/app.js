@@ -317,6 +317,93 @@
     resizeTimer = setTimeout(function () { focusableScrollers(); showMarkedColumns(); }, 200);
   });
 
+  /* ---- the assignment page's attempts, live ----------------------------------------------------------
+     A new attempt's status changed only on a reload: the student who uploaded and went back to the list saw
+     "queued" for good. Each attempt still queued or running is asked for its status (1 s, slower after 20
+     polls, none while the tab is hidden); a change is shown in its badge and said once, and when one ends the
+     card is fetched again (score, "counts", the comparison's choices kept as picked). */
+  var attemptsCard = document.querySelector("[data-attempts-live]");
+  if (attemptsCard) watchAttempts(attemptsCard);
+  function watchAttempts(card) {
+    var labels = labelsOf(card), delay = 1000, polls = 0, timer = null, checking = false, stale = false;
+    var said = document.createElement("p");
+    said.className = "sr-only";
+    said.setAttribute("aria-live", "polite");
+    card.insertAdjacentElement("afterend", said);
+    var lang = /^zh/i.test(document.documentElement.lang || "") ? "zh" : "en";
+    function withLang(url) { return url + (url.indexOf("?") < 0 ? "?" : "&") + "lang=" + lang; }
+    function pending() {
+      return Array.prototype.filter.call(card.querySelectorAll("tr[data-status-url]"), function (tr) {
+        var s = tr.getAttribute("data-status");
+        return s === "queued" || s === "running";
+      });
+    }
+    function schedule() {
+      clearTimeout(timer);
+      if (!(pending().length || stale) || document.hidden) return;  // stale: an ended attempt's card not yet fetched
+      polls += 1;
+      if (polls > 20) delay = Math.min(delay * 1.5, 10000);
+      timer = setTimeout(check, delay);
+    }
+    function statusOf(tr) {
+      return fetch(withLang(tr.getAttribute("data-status-url")), {
+        credentials: "same-origin", headers: { "Accept": "application/json" }, cache: "no-store" })
+        .then(function (r) {
+          return r.ok && (r.headers.get("Content-Type") || "").indexOf("json") >= 0 ? r.json() : null;
+        })
+        .catch(function () { return null; });
+    }
+    function refreshCard() {
+      return fetch(withLang(window.location.pathname), { credentials: "same-origin", headers: { "Accept": "text/html" },
+                                                         cache: "no-store" })
+        .then(function (r) { return r.ok && !r.redirected ? r.text() : null; })
+        .then(function (html) {
+          var fresh = html && new DOMParser().parseFromString(html, "text/html").getElementById(card.id);
+          if (!fresh) return;
+          stale = false;
+          var chosen = {};
+          card.querySelectorAll("select[name]").forEach(function (el) { chosen[el.name] = el.value; });
+          card.innerHTML = fresh.innerHTML;
+          card.querySelectorAll("select[name]").forEach(function (el) {
+            var keep = chosen[el.name];
+            if (keep && Array.prototype.some.call(el.options, function (o) { return o.value === keep; })) el.value = keep;
+          });
+          localTimes(card);
+          focusableScrollers(card);
+        });
+    }
+    function check() {
+      var rows = pending();
+      if (checking || !(rows.length || stale)) return;
+      checking = true;
+      Promise.all(rows.map(statusOf))
+        .then(function (answers) {
+          var ended = false, news = [];
+          answers.forEach(function (s, i) {
+            var tr = rows[i];
+            if (!s || !s.status || s.status === tr.getAttribute("data-status")) return;
+            tr.setAttribute("data-status", s.status);
+            var badge = tr.querySelector("[data-status-cell] .badge");
+            if (badge) { badge.className = "badge " + s.status; badge.textContent = labels[s.status] || s.status; }
+            news.push(fill(labels.said, { n: tr.getAttribute("data-attempt"), status: labels[s.status] || s.status }));
+            if (s.status === "graded" || s.status === "error") ended = true;
+          });
+          if (news.length) said.textContent = news.join(" ");
+          if (ended) stale = true;
+          return stale ? refreshCard() : null;
+        })
+        .catch(function () { /* asked again at the next poll */ })
+        .then(function () { checking = false; schedule(); });
+    }
+    document.addEventListener("visibilitychange", function () {
+      if (document.hidden) { clearTimeout(timer); return; }
+      polls = 0;
+      delay = 1000;
+      check();
+    });
+    schedule();
+  }
+
   /* ---- live status of a submission ------------------------------------------------------- */
   var live = document.getElementById("live");
   if (!live) return;
