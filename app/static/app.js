@@ -29,6 +29,13 @@
       return true;
     } catch (e) { return false; }
   }
+  /* Sentences said one after the other: a space after an English one, none after a Chinese full stop
+     ("请先解压。 你选择的文件仍然保留着" had a stray space between two Chinese sentences). */
+  function sentences(parts) {
+    return parts.filter(Boolean).reduce(function (out, part) {
+      return out && !/[\u3000-\u303f\uff01-\uff1f]$/.test(out) ? out + " " + part : out + part;
+    }, "");
+  }
   function labelsOf(el) {
     try { return JSON.parse(el.getAttribute("data-labels") || "{}"); } catch (e) { return {}; }
   }
@@ -51,7 +58,8 @@
         /* the server's own refusal of such a file when it has one (export a notebook, save Word as PDF) */
         var ext = (name.match(/\.[^.]+$/) || [""])[0];
         var advice = ((labels.advice || {})[input.name] || {})[ext];
-        out.push(advice ? f.name + ": " + advice : fill(labels.ext, { name: f.name, allowed: exts.join(" ") }));
+        out.push(advice ? fill(labels.named || "%name: %text", { name: f.name, text: advice })
+                        : fill(labels.ext, { name: f.name, allowed: exts.join(" ") }));
       } else if (f.size === 0) {
         out.push(fill(labels.empty, { name: f.name }));
       }
@@ -139,7 +147,7 @@
     });
     form.addEventListener("submit", function (e) {
       var found = problems(form, labels);
-      if (found.length) { e.preventDefault(); showError(form, found.join(" ")); return; }
+      if (found.length) { e.preventDefault(); showError(form, sentences(found)); return; }
       if (needsAuditConfirmation(form)) {
         e.preventDefault();
         var confirmBlock = document.getElementById("confirm-no-audit");
@@ -176,12 +184,12 @@
             }
             var text = msg.textContent.trim();
             var retry = doc.querySelector("[data-retry-after]");
-            if (retry) text += " " + retry.textContent.trim();
+            if (retry) text = sentences([text, retry.textContent.trim()]);
             if (doc.getElementById("confirm-no-audit") && !doc.getElementById("confirm-no-audit").hidden) {
               var confirmBlock = document.getElementById("confirm-no-audit");
               if (confirmBlock) confirmBlock.hidden = false;
             }
-            showError(form, text + (labels.kept ? " " + labels.kept : ""));
+            showError(form, sentences([text, labels.kept]));
             busy(false);
           });
         })
@@ -388,7 +396,7 @@
             news.push(fill(labels.said, { n: tr.getAttribute("data-attempt"), status: labels[s.status] || s.status }));
             if (s.status === "graded" || s.status === "error") ended = true;
           });
-          if (news.length) said.textContent = news.join(" ");
+          if (news.length) said.textContent = sentences(news);
           if (ended) stale = true;
           return stale ? refreshCard() : null;
         })
