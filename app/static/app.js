@@ -88,6 +88,71 @@
     if (text) { box.setAttribute("tabindex", "-1"); box.focus(); }
   }
 
+  /* Switching the language reloads the page: the files chosen on the upload form (and its boxes ticked) were
+     gone, silently, in the other language. They are kept for that one switch in the browser's own storage
+     (IndexedDB holds File objects; nothing is sent), put back into the form of the page in the new language,
+     and the page says so; without IndexedDB the switch happens as before. */
+  var CARRY_MS = 120000;
+  function carryStore(done) {
+    try {
+      var req = window.indexedDB.open("autograder-upload-carry", 1);
+      req.onupgradeneeded = function () { req.result.createObjectStore("carry"); };
+      req.onsuccess = function () { done(req.result); };
+      req.onerror = function () { done(null); };
+    } catch (e) { done(null); }
+  }
+  function carryAcrossLanguage(form, labels) {
+    if (!window.indexedDB) return;
+    var inputs = form.querySelectorAll("input[type=file], input[type=checkbox]");
+    document.querySelectorAll(".lang a[href]").forEach(function (link) {
+      link.addEventListener("click", function (e) {
+        var kept = { path: window.location.pathname, at: Date.now(), files: {}, checked: {} }, any = false;
+        inputs.forEach(function (input) {
+          if (input.type === "file" && input.files && input.files.length) { kept.files[input.name] = input.files[0]; any = true; }
+          if (input.type === "checkbox" && input.checked) { kept.checked[input.name] = true; any = true; }
+        });
+        if (!any) return;
+        e.preventDefault();
+        var go = function () { window.location.assign(link.href); };
+        carryStore(function (db) {
+          if (!db) { go(); return; }
+          try {
+            var tx = db.transaction("carry", "readwrite");
+            tx.objectStore("carry").put(kept, "form");
+            tx.oncomplete = go;
+            tx.onerror = go;
+          } catch (err) { go(); }
+        });
+      });
+    });
+    carryStore(function (db) {
+      if (!db) return;
+      try {
+        var tx = db.transaction("carry", "readwrite"), store = tx.objectStore("carry"), req = store.get("form");
+        req.onsuccess = function () {
+          var kept = req.result;
+          if (!kept) return;
+          store.delete("form");   // one switch only
+          if (kept.path !== window.location.pathname || !(Date.now() - kept.at < CARRY_MS)) return;
+          var names = [];
+          Object.keys(kept.files || {}).forEach(function (name) {
+            var input = form.querySelector("input[type=file][name=" + name + "]");
+            if (input && assign(input, kept.files[name])) names.push(kept.files[name].name);
+          });
+          Object.keys(kept.checked || {}).forEach(function (name) {
+            var box = form.querySelector("input[type=checkbox][name=" + name + "]");
+            if (box) box.checked = true;
+          });
+          var confirmBox = form.querySelector("input[name=confirm_no_audit]:checked");
+          var confirmBlock = document.getElementById("confirm-no-audit");
+          if (confirmBox && confirmBlock) confirmBlock.hidden = false;
+          var note = document.getElementById("carried-over");
+          if (note && names.length) { note.textContent = fill(labels.carried_over, { names: names.join(labels.list_sep || ", ") }); note.hidden = false; }
+        };
+      } catch (err) { /* the form as rendered */ }
+    });
+  }
+
   document.querySelectorAll("form[data-dropform]").forEach(function (form) {
     var labels = labelsOf(form);
     var button = form.querySelector("button[type=submit]");
@@ -140,6 +205,7 @@
        fetched again, with the new attempt listed and a fresh form. */
     var sent = false;
     syncs.forEach(function (sync) { sync(); });
+    carryAcrossLanguage(form, labels);
     window.addEventListener("pageshow", function (e) {
       if (e.persisted && sent) { window.location.reload(); return; }
       busy(false);

@@ -39,7 +39,7 @@ def test_a_text_file_as_the_figure_is_said_to_be_text_on_a_phone(app, factory, l
 
 
 @pytest.mark.parametrize(("locale", "said"), [
-    ("zh-CN", "attention.ipynb: 这是 Jupyter notebook（扩展名为「.ipynb」），不是 Python 文件：评分需要 .py 代码文件。请导出"),
+    ("zh-CN", "attention.ipynb：这是 Jupyter notebook（扩展名为「.ipynb」），不是 Python 文件：评分需要 .py 代码文件。请导出"),
     ("en-US", "attention.ipynb: This is a Jupyter notebook (extension '.ipynb'), not a Python file"),
 ])
 def test_a_notebook_picked_as_the_code_gets_the_export_advice_before_uploading(app, factory, live_server, browser,
