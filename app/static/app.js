@@ -255,7 +255,9 @@
               var confirmBlock = document.getElementById("confirm-no-audit");
               if (confirmBlock) confirmBlock.hidden = false;
             }
-            showError(form, sentences([text, labels.kept]));
+            /* a wait (the pause between attempts, too many pending, a rate limit) is no problem to fix */
+            var wait = r.status === 429 || r.status === 503 || r.headers.get("Retry-After");
+            showError(form, sentences([text, wait && labels.kept_wait ? labels.kept_wait : labels.kept]));
             busy(false);
           });
         })
