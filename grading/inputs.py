@@ -671,7 +671,11 @@ def _audit_precheck(filename: str | None, data: bytes) -> bool:
         if kind is not None:   # say what it is, as for a file that is not text (round 26)
             raise _binary_kind_error("pdf_corrupt", "audit", "audit", "审计文件", kind,
                                      named=(f" ({_ext_en('.pdf')})", f"（{_ext_zh('.pdf')}）"), expected=("a PDF", "PDF"))
-        raise InputError("pdf_corrupt", "The file's extension is .pdf but it is not a PDF.", "扩展名是 .pdf，但内容不是 PDF。")
+        # what to do about it, as every other refusal of the audit says (round 36: it said only what was wrong)
+        raise InputError("pdf_corrupt",
+                         "The file's extension is .pdf but it is not a PDF. Export or print your audit to PDF again "
+                         "and upload that file, or upload the audit as .md or .txt.",
+                         "扩展名是 .pdf，但内容不是 PDF。请重新把审计导出或打印为 PDF 后上传该文件，或改为上传 .md 或 .txt 文件。")
     if is_pdf:
         _check_size(data, MAX_AUDIT_PDF_BYTES, "audit_too_large", "PDF audit", "PDF 审计文件")
     else:
