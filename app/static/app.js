@@ -188,9 +188,10 @@
         var several = [];
         targets.forEach(function (target, i) {
           if (groups[i].length === 1) { assign(target, groups[i][0]); return; }
-          several.push(groups[i].map(function (f) { return f.name; }).join(", "));
+          several.push(groups[i].map(function (f) { return f.name; }).join(labels.list_sep || ", "));
         });
-        if (several.length) showError(form, fill(labels.several, { names: several.join("; ") }));
+        /* the names listed with the page language's separators (zh: 、 and ；) */
+        if (several.length) showError(form, fill(labels.several, { names: several.join(labels.group_sep || "; ") }));
       });
     });
     function busy(on) {

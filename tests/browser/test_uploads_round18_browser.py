@@ -30,7 +30,8 @@ def test_two_python_files_dropped_together_are_both_named_and_neither_is_chosen_
     zone = "form[data-dropform] .drop"
     page.evaluate(DROP, [["attention.py", "test_attention.py", "audit.md"], zone])
     error = page.locator("#upload-error")
-    expect(error).to_contain_text("attention.py, test_attention.py")
+    # round 36: the names with the page language's separator
+    expect(error).to_contain_text("attention.py、test_attention.py" if locale == "zh-CN" else "attention.py, test_attention.py")
     expect(error).to_contain_text("同一个上传框" if locale == "zh-CN" else "Several files were dropped for one field")
     assert page.eval_on_selector("input[name=code]", "el => el.files.length") == 0
     assert page.eval_on_selector("input[name=audit]", "el => el.files.length && el.files[0].name") == "audit.md"
