@@ -399,6 +399,10 @@
      "queued" for good. Each attempt still queued or running is asked for its status (1 s, slower after 20
      polls, none while the tab is hidden); a change is shown in its badge and said once, and when one ends the
      card is fetched again (score, "counts", the comparison's choices kept as picked). */
+  /* What the page fetches, in this page's language: another tab of the same session that switched the
+     language made it come in the other one (English feedback under Chinese labels). */
+  var pageLang = /^zh/i.test(document.documentElement.lang || "") ? "zh" : "en";
+  function inPageLang(url) { return url + (url.indexOf("?") < 0 ? "?" : "&") + "lang=" + pageLang; }
   var attemptsCard = document.querySelector("[data-attempts-live]");
   if (attemptsCard) watchAttempts(attemptsCard);
   function watchAttempts(card) {
@@ -407,8 +411,6 @@
     said.className = "sr-only";
     said.setAttribute("aria-live", "polite");
     card.insertAdjacentElement("afterend", said);
-    var lang = /^zh/i.test(document.documentElement.lang || "") ? "zh" : "en";
-    function withLang(url) { return url + (url.indexOf("?") < 0 ? "?" : "&") + "lang=" + lang; }
     function pending() {
       return Array.prototype.filter.call(card.querySelectorAll("tr[data-status-url]"), function (tr) {
         var s = tr.getAttribute("data-status");
@@ -423,7 +425,7 @@
       timer = setTimeout(check, delay);
     }
     function statusOf(tr) {
-      return fetch(withLang(tr.getAttribute("data-status-url")), {
+      return fetch(inPageLang(tr.getAttribute("data-status-url")), {
         credentials: "same-origin", headers: { "Accept": "application/json" }, cache: "no-store" })
         .then(function (r) {
           return r.ok && (r.headers.get("Content-Type") || "").indexOf("json") >= 0 ? r.json() : null;
@@ -431,7 +433,7 @@
         .catch(function () { return null; });
     }
     function refreshCard() {
-      return fetch(withLang(window.location.pathname), { credentials: "same-origin", headers: { "Accept": "text/html" },
+      return fetch(inPageLang(window.location.pathname), { credentials: "same-origin", headers: { "Accept": "text/html" },
                                                          cache: "no-store" })
         .then(function (r) { return r.ok && !r.redirected ? r.text() : null; })
         .then(function (html) {
@@ -605,10 +607,6 @@
     focusableScrollers(box);
     showMarkedColumns(box);
   }
-  /* The status and the result block in this page's language: another tab of the same session that
-     switched the language made them come in the other one (English feedback under Chinese labels). */
-  var pageLang = /^zh/i.test(document.documentElement.lang || "") ? "zh" : "en";
-  function inPageLang(url) { return url + (url.indexOf("?") < 0 ? "?" : "&") + "lang=" + pageLang; }
   var timer = null, inflight = false, stopped = false, POLL_LIMIT_MS = 15000;
   /* What was seen when a poll fails, said in the live region instead of the last status as if it
      were current: offline, an HTTP status (a server restarting answers 502/503), or no answer. */
