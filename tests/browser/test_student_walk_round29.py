@@ -53,10 +53,10 @@ def test_a_missing_colon_is_shown_at_its_line_and_column_with_the_place_marked(a
 
 @pytest.mark.parametrize(("locale", "field", "name", "data", "said"), [
     ("zh-CN", "figure", "IMG_0412.HEIC", b"\x00\x00\x00\x18ftypheic" + b"\x00" * 200,
-     "IMG_0412.HEIC: 这是 HEIC 图片；实验只接受 PNG 或 JPEG：请导出或另存为 PNG。iPhone 照片默认是 HEIC 格式"),
+     "IMG_0412.HEIC：这是 HEIC 图片；实验只接受 PNG 或 JPEG：请导出或另存为 PNG。iPhone 照片默认是 HEIC 格式"),
     ("en-US", "figure", "heatmap.avif", b"\x00\x00\x00\x1cftypavif" + b"\x00" * 200,
      "heatmap.avif: This is an AVIF image; the lab takes PNG or JPEG"),
-    ("zh-CN", "audit", "审计.wps", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 200, "审计.wps: 审计文字必须是 Markdown（.md）"
+    ("zh-CN", "audit", "审计.wps", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 200, "审计.wps：审计文字必须是 Markdown（.md）"
      "、纯文本（.txt）或 PDF（.pdf）：这是 WPS 文档。请转换"),
 ], ids=["heic-zh", "avif-en", "wps-zh"])
 def test_a_picked_file_of_a_format_the_server_explains_gets_that_advice_on_a_phone_with_the_keyboard(
