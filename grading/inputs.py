@@ -368,10 +368,11 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
                  cookie: bool = False, gb18030: bool = False) -> str:
     """UTF-8 (with or without BOM); UTF-16 and UTF-32 are accepted only when they carry a BOM.
 
-    ``cookie`` (code only): a file that is not UTF-8 but declares its encoding on line 1 or 2 (PEP 263,
-    ``# -*- coding: gbk -*-``) is decoded with it, as Python itself would. A file that *is* UTF-8 is read
-    as UTF-8 whatever its cookie says: editors keep a stale cookie when they re-save as UTF-8, and the
-    grader compiles the decoded text (``compile(str)`` ignores cookies).
+    ``cookie`` (code only): a file that declares its encoding on line 1 or 2 (PEP 263,
+    ``# -*- coding: gbk -*-``) is decoded with it, as Python itself would, also when it is UTF-8 (round 36: a
+    UTF-8 file with a stale ``# coding: gbk`` was read as UTF-8 and ran in the grader, where Python refuses it
+    or reads other characters); a cookie Python refuses (an unknown encoding, a BOM with another encoding) or
+    bytes the declared encoding cannot decode are refused with Python's reason.
     ``gb18030`` (audit text only): see :func:`_plausibly_chinese`."""
     # UTF-32's byte order marks begin with UTF-16's (FF FE 00 00): read as UTF-16, such text was every
     # other character a NUL and refused as "contains NUL characters", a cause the file does not have.
@@ -407,10 +408,16 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
                 f"{what_zh}包含 NUL 字节：这是二进制文件，不是文本。",
             ) from None
         raise nul_error(f"{code_prefix}_binary", what_en, what_zh, text)
+    if cookie:
+        _python_refuses_cookie(data, code_prefix, what_en, what_zh)
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         error = exc
+    else:
+        if cookie and (declared := _declared_encoding(data)) is not None and not text.isascii():
+            return _as_declared(data, declared, code_prefix, what_en, what_zh)
+        return text
     if cookie:
         declared = _declared_encoding(data)
         if declared is not None:
@@ -472,6 +479,70 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
         f"{what_zh}不是有效的 UTF-8（第一个错误字节位于第 {line} 行第 {col} 列）。{hint_zh}"
         f"请另存为 UTF-8 后重新上传。",
     ) from None
+
+
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def _cookie_line(data: bytes) -> tuple[int, str]:
+    """The line (1 or 2) of the PEP 263 coding declaration and the name as written; (1, "") when none is seen."""
+    for n, line in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n", 2)[:2], 1):
+        if (m := _COOKIE.match(line)) is not None:
+            return n, m.group(1).decode("ascii", "replace")
+    return 1, ""
+
+
+def _fix_cookie(line: int) -> tuple[str, str]:
+    return (f"Change line {line} to `# -*- coding: utf-8 -*-` (or delete it), save the file as UTF-8 and upload it "
+            "again.", f"请把第 {line} 行改成 `# -*- coding: utf-8 -*-`（或删掉这一行），以 UTF-8 保存后重新上传。")
+
+
+def _python_refuses_cookie(data: bytes, code_prefix: str, what_en: str, what_zh: str) -> None:
+    """Refuse, as Python does before running a line, a coding declaration it does not accept: an encoding it does
+    not know (``# coding: utf8x``), or a UTF-8 BOM with another encoding declared."""
+    import tokenize
+
+    try:
+        tokenize.detect_encoding(io.BytesIO(data).readline)
+        return
+    except (SyntaxError, LookupError) as exc:
+        reason = str(exc)
+    line, name = _cookie_line(data)
+    fix_en, fix_zh = _fix_cookie(line)
+    if data.startswith(b"\xef\xbb\xbf") and name:
+        seen_en = (f"begins with a UTF-8 BOM (byte order mark) but line {line} declares the encoding '{name}', and "
+                   "Python refuses a file that says both")
+        seen_zh = f"以 UTF-8 BOM（字节顺序标记）开头，但第 {line} 行声明的编码是「{name}」，Python 拒绝运行这种前后矛盾的文件"
+    else:
+        seen_en = (f"declares on line {line} the encoding '{name}', which Python does not know, so Python refuses to "
+                   f"run it ({reason})")
+        seen_zh = f"在第 {line} 行声明的编码「{name}」是 Python 不认识的，Python 因此拒绝运行它（{reason}）"
+    raise InputError(
+        f"{code_prefix}_bad_cookie",
+        f"The {what_en} {seen_en}; the grader does the same. {fix_en}",
+        f"{what_zh}{seen_zh}，评分系统也一样。{fix_zh}",
+    )
+
+
+def _as_declared(data: bytes, declared: str, code_prefix: str, what_en: str, what_zh: str) -> str:
+    """A UTF-8 file (not all ASCII) that declares another encoding: read as Python reads it, with the declared one
+    (other characters, which Python also runs), or refused where that encoding cannot decode it, as Python
+    refuses it."""
+    try:
+        return data.decode(declared)
+    except UnicodeDecodeError as exc:
+        at, col = _position(data, exc.start)
+    line, name = _cookie_line(data)
+    fix_en, fix_zh = _fix_cookie(line)
+    raise InputError(
+        f"{code_prefix}_cookie_mismatch",
+        f"The {what_en} is saved as UTF-8, but line {line} declares the encoding '{name or declared}': Python reads "
+        f"the file as {declared} and refuses it at line {at}, column {col}, which is not valid {declared} (a "
+        f"SyntaxError before any line runs); the grader does the same. {fix_en}",
+        f"{what_zh}是以 UTF-8 保存的，但第 {line} 行声明的编码是「{name or declared}」：Python 会按 {declared} 读取，"
+        f"并在第 {at} 行第 {col} 列报错（那里不是有效的 {declared}，任何一行都还没有运行就出现 SyntaxError），"
+        f"评分系统也一样。{fix_zh}",
+    )
 
 
 def _declared_encoding(data: bytes) -> str | None:

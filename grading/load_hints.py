@@ -2592,17 +2592,32 @@ def _decorated_static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in fn.decorator_list)
 
 
+def _selves(cls: ast.ClassDef) -> Iterable[tuple[str, ast.AST]]:
+    """Each node of the methods of ``cls`` with the name the module has in it: ``self``, or the first parameter of a
+    method that names it otherwise (``def __init__(this, d_model)``)."""
+    for fn in cls.body:
+        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and not _decorated_static(fn):
+            params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+            for node in ast.walk(fn):
+                yield (params[0] if params else "self"), node
+
+
+def _stored_on(node: ast.AST, owner: str) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == owner \
+        and isinstance(node.ctx, ast.Store)
+
+
 def _self_assigned(cls: ast.ClassDef, name: str) -> list[int]:
     """Lines where a method of ``cls`` assigns ``self.<name>`` (also through setattr(self, "name", ...) and
-    nn.Module's register_buffer/register_parameter/add_module)."""
+    nn.Module's register_buffer/register_parameter/add_module); ``self`` is the method's first parameter, whatever
+    its name."""
     lines = []
-    for node in ast.walk(cls):
+    for owner, node in _selves(cls):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
             if isinstance(node, ast.AnnAssign | ast.AugAssign) else []
         for t in targets:
             for sub in ast.walk(t):
-                if isinstance(sub, ast.Attribute) and sub.attr == name and isinstance(sub.value, ast.Name) \
-                        and sub.value.id == "self" and isinstance(sub.ctx, ast.Store):
+                if _stored_on(sub, owner) and sub.attr == name:
                     lines.append(sub.lineno)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
                 and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value == name:
@@ -2679,8 +2694,8 @@ def _attribute_note(source: str, lineno: int, message: str) -> Msg | None:
     assigned = _self_assigned(cls, attr)
     later = [n for n in assigned if fn.lineno <= n <= (fn.end_lineno or n) and n > lineno]
     if assigned and later and len(later) == len(assigned):
-        return msg(f"line {lineno} reads self.{_cap(attr)} before line {later[0]} assigns it: assign it first",
-                   f"第 {lineno} 行读取 self.{_cap(attr)} 时，第 {later[0]} 行还没有给它赋值：请先赋值再使用")
+        return msg(f"line {lineno} reads {owner}.{_cap(attr)} before line {later[0]} assigns it: assign it first",
+                   f"第 {lineno} 行读取 {owner}.{_cap(attr)} 时，第 {later[0]} 行还没有给它赋值：请先赋值再使用")
     if assigned:
         return None
     attr_, cls_, fn_ = _cap(attr), _cap(cls.name), _cap(fn.name)
@@ -2718,8 +2733,7 @@ def _tensor_attribute(name: str) -> bool:
 
 def _assigned_attributes(cls: ast.ClassDef) -> set[str]:
     """The names the methods of ``cls`` assign as ``self.<name>``."""
-    return {sub.attr for sub in ast.walk(cls) if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store)
-            and isinstance(sub.value, ast.Name) and sub.value.id == "self"}
+    return {sub.attr for owner, sub in _selves(cls) if _stored_on(sub, owner)}
 
 
 def _cap(text: str) -> str:
@@ -3066,6 +3080,29 @@ def _product_said(tree: ast.Module, lineno: int, batch2: re.Match) -> Msg | None
 # Round 35: a `raise NotImplementedError` left in forward (or in a property it reads) and the file's own assert were
 # "raised NotImplementedError at attention.py line 17" and "AssertionError at line 17: q 和 k 形状不一致", which read
 # like the grader's complaint; said now as the file's own statement, with what it checks.
+def own_message(source: str | None, lineno: int | None, kind: str | None) -> bool:
+    """Whether the failing line is the file's own ``raise <kind>(...)`` (or an ``assert`` with a message, for an
+    AssertionError): the exception's message is then the code's own words, not PyTorch's or Python's."""
+    if not lineno or not kind or not isinstance(source, str) or len(source) > MAX_SOURCE:
+        return False
+    line = _line(source, lineno)
+    if line is None or not re.search(r"\b(?:raise|assert)\b", line):
+        return False
+    tree = parse_source(source)
+    if tree is None:
+        return False
+    for n in _walk(tree):
+        if getattr(n, "lineno", None) != lineno:
+            continue
+        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and n.exc.args:
+            func = n.exc.func
+            if (func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)) == kind:
+                return True
+        if isinstance(n, ast.Assert) and n.msg is not None and kind == "AssertionError":
+            return True
+    return False
+
+
 def own_raise_note(source: str | None, lineno: int | None, message: str, kind: str | None = None) -> Msg | None:
     """For an exception raised by a ``raise NotImplementedError`` or an ``assert`` on the failing line itself: that
     the statement is the file's own (a placeholder still there, a condition the grader's inputs do not meet).

@@ -44,6 +44,7 @@ from grading.load_hints import (
     no_forward_note,
     no_super_init_note,
     own_import,
+    own_message,
     own_raise_note,
     python_lines,
     runtime_file_note,
@@ -62,6 +63,9 @@ MAX_MESSAGE = 300
 # How Chinese feedback introduces an exception's own (English) message, kept as PyTorch or Python
 # wrote it: the reader can search for it, and translating it could change its meaning.
 ORIGINAL_MESSAGE_ZH = "PyTorch/Python 报错原文："
+# Introduces, in Chinese, a message the code wrote itself (``raise ValueError("...")`` or ``assert c, "..."`` on the
+# failing line): neither PyTorch's nor Python's words.
+OWN_MESSAGE_ZH = "代码自己写的报错信息："
 # Introduces, in Chinese, the sandbox's own English words about a reply it could not carry (up to "）").
 SANDBOX_ENGLISH_ZH = "评分系统的英文说明："
 # The kind the sandbox gives a reply it could not encode or the client could not decode: the grader's
@@ -313,9 +317,10 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
         return msg(f"{what['en']} raised SystemExit ({status['en']}){where_en}",
                    f"{what['zh']} {f'在 {filename} 第 {lineno} 行' if lineno else ''}抛出了 SystemExit（{status['zh']}）")
     said = _said(detail, _GRADER_SAID)
+    own = own_message(source, lineno if isinstance(lineno, int) else None, kind)
     text = msg(f"{what['en']} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
                f"{what['zh']} 抛出 {kind}{where_zh}" + (f"：{said['zh']}" if said else
-                                                       f"，{ORIGINAL_MESSAGE_ZH}{detail}" if detail else ""))
+                                                       f"，{_intro_zh(own)}{detail}" if detail else ""))
     # The first checked note that applies (each reads the failing line of the source and the message).
     line, said = (lineno if isinstance(lineno, int) else None), str(message)
     note = _import_note(exc, packages) or gpu_note(said) or next(
@@ -358,7 +363,11 @@ _GRADER_SAID: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p
 ))
 
 
-def _load_detail_zh(kind: str, lineno: Any, detail: str) -> str:
+def _intro_zh(own: bool) -> str:
+    return OWN_MESSAGE_ZH if own else ORIGINAL_MESSAGE_ZH
+
+
+def _load_detail_zh(kind: str, lineno: Any, detail: str, own: bool = False) -> str:
     """The Chinese of a load error's message, with its leading separator: the grader's own words
     (a module it lacks, a reply it could not carry) translated, Python's or PyTorch's introduced as
     their original text (a zh reader is told why English follows)."""
@@ -369,7 +378,7 @@ def _load_detail_zh(kind: str, lineno: Any, detail: str) -> str:
     if kind == INVALID_RESULT and lineno is None:
         said = _said(detail, _NOT_CARRIED)
         return f"：{said['zh']}" if said else f"（{SANDBOX_ENGLISH_ZH}{detail}）"
-    return f"，{ORIGINAL_MESSAGE_ZH}{detail}"
+    return f"，{_intro_zh(own)}{detail}"
 
 
 # How the sandbox's runtime states a SystemExit (grading.sandbox.runtime._exit_status): its exit code, and the text
@@ -409,7 +418,8 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         lineno = getattr(exc, "lineno", None)
         raw = getattr(exc, "message", None) or str(exc)
         m = _clip(raw)
-        m_zh = _load_detail_zh(k, lineno, m)
+        own = own_message(source, lineno, k)
+        m_zh = _load_detail_zh(k, lineno, m, own)
         # A SyntaxError's column, as Python's caret shows it: the result page marks it in the line.
         column = getattr(exc, "offset", None) if lineno else None
         if column and k == "IndentationError" and str(raw).startswith("unindent does not match"):

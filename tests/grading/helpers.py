@@ -171,14 +171,15 @@ def code_names(source: str) -> frozenset[str]:
 def english_in_zh(zh: str, code: frozenset[str] = frozenset()) -> list[str]:
     """English left in a Chinese text: ASCII words that are neither code nor in ZH_KEPT_WORDS, and
     ASCII "; " or ": " between Chinese clauses. Not read: quoted strings and `code spans` (names, code), an
-    exception's own message, which follows ORIGINAL_MESSAGE_ZH up to the next "；", and the sandbox's
+    exception's own message, which follows ORIGINAL_MESSAGE_ZH (or OWN_MESSAGE_ZH) up to the next "；", and the sandbox's
     English, which follows SANDBOX_ENGLISH_ZH up to the next "）". A word is code
     when it holds a digit, an upper-case letter or a character English words do not (``q_proj``,
     ``MultiHeadAttention``, ``softmax(...)``, ``[B,H,Nq,Nk]``, ``1e-05``), or when it is one of the
     names in ``code`` (``code_names`` of the student's source: ``torch``, ``fn``)."""
-    from grading.proxy import ORIGINAL_MESSAGE_ZH, SANDBOX_ENGLISH_ZH
+    from grading.proxy import ORIGINAL_MESSAGE_ZH, OWN_MESSAGE_ZH, SANDBOX_ENGLISH_ZH
 
     text = re.sub(re.escape(ORIGINAL_MESSAGE_ZH) + "[^；]*", "", zh)
+    text = re.sub(re.escape(OWN_MESSAGE_ZH) + "[^；]*", "", text)     # the code's own message, quoted
     text = re.sub(re.escape(SANDBOX_ENGLISH_ZH) + "[^）]*", "", text)     # the sandbox's words, quoted
     text = re.sub(r"`[^`]*`", "", text)                    # code spans: code as written
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "", text)

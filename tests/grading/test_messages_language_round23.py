@@ -82,8 +82,8 @@ def test_a_module_the_grader_lacks_is_said_wholly_in_chinese_and_wholly_in_engli
 
 
 def test_a_load_error_quotes_pythons_own_message_as_its_original_text(executor):
-    result = grade(GradeInput(code=b"import torch\nraise RuntimeError('boom at import')\n"), "attention", executor)
-    assert "第 2 行出现 RuntimeError，PyTorch/Python 报错原文：boom at import" in result["load_error"]["zh"]
+    result = grade(GradeInput(code=b"import torch\nx = int('boom at import')\n"), "attention", executor)
+    assert "第 2 行出现 ValueError，PyTorch/Python 报错原文：invalid literal" in result["load_error"]["zh"]
     assert mixed(result) == {}
 
 
