@@ -3020,6 +3020,61 @@ def _line_calls(tree: ast.Module, lineno: int) -> tuple[list[ast.Call], list[ast
     return reshapes, products
 
 
+# Calls a line may hold beside its .view without raising PyTorch's reshape words themselves: layers of nn that do not
+# reshape, torch.nn.functional's functions that do not, Python's builtins.
+_PLAIN_LAYERS = frozenset({"Linear", "Dropout", "LayerNorm", "ReLU", "GELU", "SiLU", "Softmax", "Identity", "Tanh",
+                           "Sigmoid"})
+_PLAIN_FUNCTIONAL = frozenset({"softmax", "log_softmax", "relu", "gelu", "silu", "dropout", "linear", "sigmoid",
+                               "tanh", "layer_norm"})
+_TORCH_MODULES = frozenset({"torch", "F", "nn", "functional"})
+
+
+def _c_level(owner: object, name: str) -> bool:
+    """Whether ``owner.name`` is a function of PyTorch's C++ core (a method descriptor, a builtin), which raises its
+    own words at the caller's line, not from a Python function of the library that may reshape inside."""
+    import types
+
+    value = getattr(owner, name, None)
+    return value is not None and not isinstance(value, types.FunctionType | types.MethodType | type)
+
+
+def _may_resize(tree: ast.Module, call: ast.Call) -> bool:
+    """Whether ``call`` (on a line beside a .view) may itself raise "shape '[...]' is invalid for input of size N":
+    a library function or layer written in Python that can reshape inside (F.multi_head_attention_forward,
+    nn.MultiheadAttention, einops), whose frames are not the file's, so the error carries the file's line. The
+    file's own functions, classes and methods are not: an error inside them carries their own line."""
+    try:
+        import torch
+    except ImportError:
+        return True
+    func = call.func
+    own = {n.name for n in _walk(tree) if isinstance(n, _DEFS)}
+    if isinstance(func, ast.Name):
+        import builtins
+
+        return func.id not in own and not hasattr(builtins, func.id)
+    if not isinstance(func, ast.Attribute):
+        return True
+    base, found = func.value, _method_at(tree, call.lineno)
+    params = [a.arg for a in (*found[1].args.posonlyargs, *found[1].args.args)] if found else []
+    if func.attr in own:
+        return False       # the file's own method: an error inside it carries its own line
+    if isinstance(base, ast.Name) and found and params[:1] == [base.id]:      # self.<layer>(...)
+        made = [n.value for owner, n in _selves(found[0]) if isinstance(n, ast.Assign)
+                and any(_stored_on(t, owner) and t.attr == func.attr for t in n.targets)]
+        kinds = {getattr(v.func, "attr", None) or getattr(v.func, "id", None) for v in made
+                 if isinstance(v, ast.Call)}
+        return not made or len(kinds) != len(made) or not kinds <= (_PLAIN_LAYERS | own)
+    dotted = ast.unparse(base) if isinstance(base, ast.Name | ast.Attribute) else ""
+    if dotted.split(".")[-1] in ("F", "functional"):
+        return func.attr not in _PLAIN_FUNCTIONAL
+    if dotted == "torch":
+        return not _c_level(torch, func.attr)
+    if dotted in _TORCH_MODULES or dotted in ("math", "np", "numpy"):
+        return dotted not in ("math",)
+    return not _c_level(torch.Tensor, func.attr)     # a tensor's method
+
+
 def _reshape_said(tree: ast.Module, lineno: int, bad: re.Match) -> Msg | None:
     sizes, total = [int(x) for x in bad.group(1).split(", ")], int(bad.group(2))
     calls = _line_calls(tree, lineno)[0]
@@ -3028,6 +3083,11 @@ def _reshape_said(tree: ast.Module, lineno: int, bad: re.Match) -> Msg | None:
     call = calls[0]
     if call.func.attr not in _RESHAPES:
         return None
+    scope = _innermost_function(tree, lineno)
+    if any(_may_resize(tree, other) for other in _walk(tree) if isinstance(other, ast.Call) and other is not call
+           and other.lineno <= lineno <= (other.end_lineno or other.lineno)
+           and _innermost_function(tree, other.lineno) is scope):
+        return None     # a library call on the line may have raised the words, with sizes of its own
     args = call.args[1:] if isinstance(call.func.value, ast.Name) and call.func.value.id == "torch" else call.args
     if len(args) == 1 and isinstance(args[0], ast.Tuple | ast.List):
         args = args[0].elts
@@ -3146,3 +3206,73 @@ def own_raise_note(source: str | None, lineno: int | None, message: str, kind: s
                              f"是文件中自己写的 `assert`，它的条件（`{test}`）对这些输入不成立：如果这个检查是对的，"
                              "说明它之前的代码算出了错误的值；如果它对作业允许的输入不成立，请修正这个检查"))
     return None
+
+
+# ============================================================================ an nn.Linear given inputs of another width
+# Round 36: "mat1 and mat2 shapes cannot be multiplied (10x8 and 16x32)" raised by a layer of the class was PyTorch's
+# words alone; said now with the layer as the file makes it (nn.Linear(d_model, inner)) and the input as written.
+_MAT_SHAPES = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
+
+
+def _linear_layers(cls: ast.ClassDef) -> dict[str, ast.Call]:
+    """The attributes a method of ``cls`` assigns exactly once, to ``nn.Linear(...)``: name -> that call."""
+    made: dict[str, list[ast.AST]] = {}
+    for owner, node in _selves(cls):
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if _stored_on(t, owner):
+                    made.setdefault(t.attr, []).append(node.value)
+    return {name: values[0] for name, values in made.items() if len(values) == 1
+            and isinstance(values[0], ast.Call) and (getattr(values[0].func, "attr", None)
+                                                     or getattr(values[0].func, "id", None)) == "Linear"}
+
+
+def _linear_arg(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
+    if len(call.args) > position and not isinstance(call.args[position], ast.Starred):
+        return call.args[position]
+    return next((k.value for k in call.keywords if k.arg == keyword), None)
+
+
+def linear_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For "mat1 and mat2 shapes cannot be multiplied (RxA and BxC)" at a line that calls one nn.Linear layer of the
+    class (and holds no other product): the layer as the file makes it, the input's last axis (A) and the width the
+    layer takes (B). None when the line holds no such call, or more than one, or a written size disagrees."""
+    m = _MAT_SHAPES.search(message) if isinstance(message, str) else None
+    if m is None or not lineno or not isinstance(source, str) or len(source) > MAX_SOURCE:
+        return None
+    return _linear_note(source, lineno, message)
+
+
+@_bounded
+def _linear_note(source: str, lineno: int, message: str) -> Msg | None:
+    m = _MAT_SHAPES.search(message)
+    tree = parse_source(source)
+    if m is None or tree is None or (found := _method_at(tree, lineno)) is None:
+        return None
+    cls, fn = found
+    rows, width, takes, gives = (int(g) for g in m.groups())
+    params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    owner = params[0] if params else "self"
+    layers = _linear_layers(cls)
+    products = _line_calls(tree, lineno)[1]
+    calls = [n for n in _on_line(tree, lineno) if isinstance(n, ast.Call)]
+    used = [c for c in calls if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)
+            and c.func.value.id == owner and c.func.attr in layers and len(c.args) == 1 and not c.keywords]
+    if len(used) != 1 or products or any(getattr(c.func, "attr", getattr(c.func, "id", None)) in ("linear", "mm")
+                                         for c in calls):
+        return None
+    call, layer = used[0], layers[used[0].func.attr]
+    size_in, size_out = _linear_arg(layer, 0, "in_features"), _linear_arg(layer, 1, "out_features")
+    if size_in is None or size_out is None or any(
+            (n := _int_literal(a)) is not None and n != v for a, v in ((size_in, takes), (size_out, gives))):
+        return None
+    name, arg = _cap(call.func.attr), _shown(source, call.args[0])
+    made = f"nn.Linear({_shown(source, size_in)}, {_shown(source, size_out)})"
+    wants = str(takes) if _int_literal(size_in) is not None else f"{_shown(source, size_in)} = {takes}"
+    return msg(f"line {lineno} passes {arg} to {owner}.{name}, the {made} of line {layer.lineno}: that layer takes "
+               f"inputs whose last axis has {wants} features, and the last axis of {arg} has {width}. PyTorch's words "
+               f"give the input with its leading axes merged into one ({rows}x{width}) and the layer's weight "
+               f"transposed ({takes}x{gives})",
+               f"第 {lineno} 行把 {arg} 传给了 {owner}.{name}，即第 {layer.lineno} 行创建的 {made}：这一层要求输入的"
+               f"最后一维有 {wants} 个特征，而 {arg} 的最后一维是 {width}。PyTorch 报错中的第一个尺寸是把输入前面各维"
+               f"合并成一维之后的（{rows}x{width}），第二个是这一层权重的转置（{takes}x{gives}）")

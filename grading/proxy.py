@@ -37,6 +37,7 @@ from grading.load_hints import (
     gpu_note,
     inplace_backward_note,
     inplace_note,
+    linear_note,
     load_hint,
     missing_name_hint,
     missing_name_lead,
@@ -324,7 +325,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     # The first checked note that applies (each reads the failing line of the source and the message).
     line, said = (lineno if isinstance(lineno, int) else None), str(message)
     note = _import_note(exc, packages) or gpu_note(said) or next(
-        (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, fill_overflow_note,
+        (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, linear_note, fill_overflow_note,
                              class_not_instance_note, script_define_note, no_forward_note,
                              no_super_init_note, attribute_note, call_shape_note, torch_call_note,
                              getattr_recursion_note, shape_note, functools.partial(own_raise_note, kind=kind))
