@@ -632,6 +632,15 @@ def _is_notebook(data: bytes) -> bool:
     return head.startswith(b"{") and (b'"cells"' in data[:MAX_AUDIT_TEXT_BYTES] or b'"nbformat"' in data)
 
 
+_HTML_START = re.compile(rb"^(?:\xef\xbb\xbf)?\s*<(?:!doctype\s+html|html[\s>]|head[\s>]|body[\s>])", re.I)
+
+
+def _is_html(data: bytes) -> bool:
+    """A web page (a code listing saved from the browser, a blog post): begins with <!DOCTYPE html>, <html>, <head>
+    or <body>, which no Python file can (Python refuses a line that begins with '<')."""
+    return _HTML_START.match(data[:4096]) is not None
+
+
 # --------------------------------------------------------------------------------------------------
 # code
 # --------------------------------------------------------------------------------------------------
@@ -664,6 +673,16 @@ def validate_code(filename: str | None, data: bytes) -> str:
             "请导出：Jupyter Notebook：File → Download as → Python (.py)；JupyterLab：File → Save and Export "
             "Notebook As → Executable Script；Colab：文件 → 下载 → 下载 .py；VS Code：notebook 上方「…」菜单 → "
             "导出（Export）→ Python Script。然后删掉只能在 notebook 里运行的行（如 !pip、%matplotlib），再上传 .py 文件。",
+        )
+    if _is_html(data):
+        # round 36: told "SyntaxError at line 1, column 1: invalid syntax", with nothing on what the file is
+        raise InputError(
+            "code_is_html",
+            f"This is a web page (HTML, {_ext_en(ext)}), not a Python file: it begins with an HTML tag, "
+            "which Python cannot run. Open the code in your editor (or copy it from the page into an empty "
+            "attention.py), save it as a .py file and upload that.",
+            f"这是网页（HTML，{_ext_zh(ext)}），不是 Python 文件：它以 HTML 标签开头，Python 无法运行。"
+            "请在编辑器中打开代码（或把网页上的代码复制到一个空的 attention.py 里），保存为 .py 文件后再上传。",
         )
     # Windows hides known extensions: a file Explorer shows as "attention.py" may be attention.py.txt
     # (saved from Notepad or a browser). It is the code all the same.

@@ -444,7 +444,7 @@ def _fstring_hint(source: str, lineno: int, message: str) -> Msg | None:
     return None
 
 
-_BLOCK_START = re.compile(r"^\s*(async\s+)?(def|class|if|elif|else|for|while|try|except|finally|with)\b")
+_BLOCK_START = re.compile(r"^\s*(async\s+)?(def|class|if|elif|else|for|while|try|except|finally|with|match|case)\b")
 _ELSE_IF = re.compile(r"^\s*else\s+if\b")
 _UNMATCHED = re.compile(r"^unmatched '([)\]}])'")
 _OPENING = {v: k for k, v in _CLOSING.items()}
@@ -497,6 +497,88 @@ def _python_words_hint(source: str, lineno: int, message: str) -> Msg | None:
                        f"delete the extra '{closing}' or add the '{_OPENING[closing]}' it closes.",
                        f"第 {lineno} 行有 {closed} 个“{closing}”，却只有 {opened} 个“{_OPENING[closing]}”："
                        f"请删掉多余的“{closing}”，或补上与之配对的“{_OPENING[closing]}”。")
+    return None
+
+
+# Round 36: Python's English-only words for more slips, each said in both languages from what the line shows.
+_WALRUS_STATEMENT = re.compile(r"^\s*[\w.\[\], ]+:=")
+_KEYWORD_ASSIGNED = re.compile(r"^\s*(\w+)\s*(?:[-+*/%@&|^]|//|\*\*|>>|<<)?=(?!=)")
+_ELIF = re.compile(r"^\s*elif\b")
+_ELSE = re.compile(r"^(\s*)else\s*:")
+_CASE = re.compile(r"^\s*case\b")
+_MATCH = re.compile(r"^(\s*)match\b.*:\s*$")
+
+
+def _syntax_words_hint(source: str, lineno: int, message: str) -> Msg | None:
+    """A ``:=`` used as a statement or on an attribute, a Python keyword used as a name, an ``elif`` after an ``else``,
+    a ``case`` outside a ``match``, two expressions side by side (Python's "Perhaps you forgot a comma?"), an
+    assignment to a call, and a parameter without a default after one with: said from the line's own text."""
+    import keyword
+
+    line = _line(source, lineno)
+    if line is None or len(line) > MAX_HINT_LINE:
+        return None
+    code = _code_part(line)
+    if message.startswith("invalid syntax") and _WALRUS_STATEMENT.match(code) and ":=" in code:
+        return msg(f"line {lineno} assigns with `:=` as a statement of its own: `:=` assigns only inside an "
+                   "expression (`if (n := len(x)) > 0:`); on a line of its own write `=`.",
+                   f"第 {lineno} 行把 `:=` 单独当作一条语句来赋值：`:=` 只能在表达式内部赋值（如 "
+                   "`if (n := len(x)) > 0:`）；单独一行赋值请写 `=`。")
+    if message.startswith("cannot use assignment expressions with"):
+        return msg(f"line {lineno} uses `:=` on an attribute or an item: `:=` assigns only a plain name; write "
+                   "`self.x = value` as a statement of its own.",
+                   f"第 {lineno} 行对属性或元素使用了 `:=`：`:=` 只能给普通变量名赋值；请单独写一行 `self.x = value`。")
+    if message.startswith("invalid syntax") and (m := _KEYWORD_ASSIGNED.match(code)) \
+            and keyword.iskeyword(m.group(1)):
+        word = m.group(1)
+        return msg(f"line {lineno} uses `{word}` as a variable name, but `{word}` is a Python keyword and cannot "
+                   f"name anything: rename it (`{word}_`, for example).",
+                   f"第 {lineno} 行把 `{word}` 当作变量名，但 `{word}` 是 Python 的关键字，不能用作名字：请改名"
+                   f"（例如 `{word}_`）。")
+    if message.startswith("invalid syntax") and _ELIF.match(code):
+        lines = python_lines(source)
+        width = len(line) - len(line.lstrip())
+        for n in range(lineno - 1, 0, -1):
+            other = lines[n - 1]
+            if not other.strip() or other.lstrip().startswith("#"):
+                continue
+            indent = len(other) - len(other.lstrip())
+            if indent < width:
+                break
+            if indent == width:
+                if _ELSE.match(other):
+                    return msg(f"line {lineno} has an `elif` after the `else` of line {n}: `else` must be the last "
+                               "branch, so move this `elif` above it.",
+                               f"第 {lineno} 行的 `elif` 写在了第 {n} 行的 `else` 之后：`else` 必须是最后一个分支，"
+                               "请把这个 `elif` 移到它前面。")
+                break
+    if message.startswith("invalid syntax") and _CASE.match(code):
+        lines = python_lines(source)
+        width = len(line) - len(line.lstrip())
+        if not any((m := _MATCH.match(lines[n - 1])) and len(m.group(1)) < width for n in range(lineno - 1, 0, -1)):
+            return msg(f"line {lineno} begins with `case`, but no `match ...:` line above holds it: `case` branches "
+                       "go inside a `match` block (or write the test with `if`/`elif`).",
+                       f"第 {lineno} 行以 `case` 开头，但上面没有包含它的 `match ...:` 行：`case` 分支必须写在 "
+                       "`match` 代码块里面（或改用 `if`/`elif` 写这个判断）。")
+    if message.startswith("invalid syntax. Perhaps you forgot a comma?"):
+        return msg(f"line {lineno} has two values side by side with nothing between them (Python "
+                   "asks: a comma forgotten?): separate the arguments or items with ','.",
+                   f"第 {lineno} 行有两个值挨在一起，中间什么也没有（Python 问的是：是否漏了逗号？）："
+                   "请用英文逗号“,”把参数或元素分开。")
+    if (m := re.match(r"cannot assign to (function call|expression|literal|comparison)", message)):
+        what_en, what_zh = {"function call": ("a function call", "函数调用"), "expression": ("an expression", "表达式"),
+                            "literal": ("a literal value", "字面值"), "comparison": ("a comparison", "比较式")}[m.group(1)]
+        return msg(f"line {lineno} has {what_en} on the left of '=': only a name, an attribute (`self.x`) or an item "
+                   "(`x[i]`) can be assigned. To compare two values write '=='; to assign, put the name on the left.",
+                   f"第 {lineno} 行“=”的左边是{what_zh}：只能给变量名、属性（`self.x`）或元素（`x[i]`）赋值。"
+                   "要比较两个值请写“==”；要赋值请把变量名写在左边。")
+    if message.startswith(("non-default argument follows default argument",
+                           "parameter without a default follows parameter with a default")):
+        return msg(f"line {lineno} lists a parameter without a default value after one with a default (`name=...`): "
+                   "Python needs the parameters without defaults first; move it before them, or give it a default "
+                   "too.",
+                   f"第 {lineno} 行中，没有默认值的参数写在了有默认值的参数（`name=...`）之后：Python 要求没有默认值的"
+                   "参数在前；请把它移到前面，或者也给它一个默认值。")
     return None
 
 
@@ -2371,6 +2453,7 @@ def _load_hint(source: str, kind: str, lineno: int | None, message: str, filenam
                     or _unclosed_hint(source, lineno, message) or _mismatched_hint(source, lineno, message)
                     or _fstring_hint(source, lineno, message)
                     or _python_words_hint(source, lineno, message) or _layout_hint(source, lineno, message)
+                    or _syntax_words_hint(source, lineno, message)
                     or (_indent_hint(source, lineno, message) if kind == "IndentationError" else None))
         if kind == "SandboxDied":
             return _exit_hint(source, message)
@@ -3276,3 +3359,26 @@ def _linear_note(source: str, lineno: int, message: str) -> Msg | None:
                f"第 {lineno} 行把 {arg} 传给了 {owner}.{name}，即第 {layer.lineno} 行创建的 {made}：这一层要求输入的"
                f"最后一维有 {wants} 个特征，而 {arg} 的最后一维是 {width}。PyTorch 报错中的第一个尺寸是把输入前面各维"
                f"合并成一维之后的（{rows}x{width}），第二个是这一层权重的转置（{takes}x{gives}）")
+
+
+# ============================================================================ a method with yield
+_RETURNED_GENERATOR = re.compile(r"^(\w+) returned generator, expected a Tensor")
+
+
+def generator_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For the sandbox's "forward returned generator": the one method of that name in the file whose own body holds
+    ``yield``, which makes calling it return a generator without running it. None when no such method, or several."""
+    m = _RETURNED_GENERATOR.match(message) if isinstance(message, str) else None
+    tree = parse_source(source) if m and isinstance(source, str) and len(source) <= MAX_SOURCE else None
+    if m is None or tree is None:
+        return None
+    yields = [(fn, y) for fn in _walk(tree) if isinstance(fn, ast.FunctionDef) and fn.name == m.group(1)
+              for y in _own_nodes(fn) if isinstance(y, ast.Yield | ast.YieldFrom)]
+    if len({id(fn) for fn, _ in yields}) != 1:
+        return None
+    fn, y = yields[0]
+    name = _cap(fn.name)
+    return msg(f"line {y.lineno} in {name} (line {fn.lineno}) is a `yield`, which makes {name} a generator function: "
+               f"calling it gives a generator and runs none of its body; write `return` in place of `yield`",
+               f"{name}（第 {fn.lineno} 行）中第 {y.lineno} 行是 `yield`，这使 {name} 成为生成器函数："
+               f"调用它只得到一个生成器，函数体一行也不会执行；请把 `yield` 改成 `return`")

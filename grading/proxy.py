@@ -33,6 +33,7 @@ from grading.load_hints import (
     dtype_note,
     fill_overflow_note,
     float_size_note,
+    generator_note,
     getattr_recursion_note,
     gpu_note,
     inplace_backward_note,
@@ -328,7 +329,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
         (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, linear_note, fill_overflow_note,
                              class_not_instance_note, script_define_note, no_forward_note,
                              no_super_init_note, attribute_note, call_shape_note, torch_call_note,
-                             getattr_recursion_note, shape_note, functools.partial(own_raise_note, kind=kind))
+                             getattr_recursion_note, generator_note, shape_note, functools.partial(own_raise_note, kind=kind))
          if (n := note_of(source, line, said))), None) or runtime_file_note(source, line, said, filename) \
         or name_note(source, line, said, filename)
     return cat(text, note, sep=SEMI)
@@ -337,6 +338,9 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
 # The exceptions the sandbox's runtime raises in the student's code (grading/sandbox/runtime.py): the
 # grader's words, not PyTorch's or Python's, so said in Chinese too (as (pattern, en, zh) for _said).
 _GRADER_SAID: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en, zh) for p, en, zh in (
+    # runtime.result: a value the tests cannot read (round 36: a forward with yield, quoted as Python's words)
+    (r"(?P<what>\w+) returned (?P<tname>\w+), expected a Tensor or an array",
+     "{what} returned {tname}, expected a Tensor or an array", "{what} 返回了 {tname} 类型的值，而应返回 Tensor 或数组"),
     (r"No module named '(?P<name>[^']+)' in the grader", "No module named '{name}' in the grader",
      "评分环境中没有模块 `{name}`"),
     (r"module '(?P<name>[^']+)' comes from a file written at run time; the grader imports only the standard "
