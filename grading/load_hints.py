@@ -1640,6 +1640,14 @@ def _inplace_note(source: str, lineno: int) -> Msg | None:
         stmt = next((n for n in ast.walk(fn) if isinstance(n, ast.stmt) and n.lineno == lineno
                      and n is not fn), None) if fn is not None else None
         change = _inplace_change(stmt, source) if stmt is not None else None
+        if stmt is not None and (said := _module_tensor_changed(fn, stmt)) is not None:
+            return msg(f"line {lineno} changes {said} in place, a tensor the module holds that requires grad (a "
+                       "parameter autograd trains), and autograd refuses to change such a tensor in place: compute "
+                       f"a new tensor from it (`{said} * 2`, not `.mul_(2)`), or, to change the parameter itself on "
+                       "purpose, do it under `with torch.no_grad():`",
+                       f"第 {lineno} 行原地（in-place）修改了 {said}，这是模块持有的、需要梯度的 tensor（自动求导要训练的"
+                       "参数），而 PyTorch 的自动求导不允许原地修改这种 tensor：请用它计算一个新的 tensor（写 "
+                       f"`{said} * 2`，不要写 `.mul_(2)`）；如果确实要修改参数本身，请放在 `with torch.no_grad():` 之下")
     except (RecursionError, MemoryError, ValueError):
         return None
     if change is None or change[0] not in _parameters(fn):
@@ -1650,6 +1658,23 @@ def _inplace_note(source: str, lineno: int) -> Msg | None:
                f"change of a tensor that requires grad; compute a new tensor instead: {fix['en']}",
                f"第 {lineno} 行原地（in-place）修改了调用者传入的 tensor {name}：调用者手中的 {name} 也被改变了"
                f"（再次用它调用时读到的是改变后的值），而且 PyTorch 的自动求导不允许原地修改需要梯度的 tensor；请改为计算一个新的 tensor：{fix['zh']}")
+
+
+def _module_tensor_changed(fn: ast.FunctionDef | ast.AsyncFunctionDef, stmt: ast.stmt) -> str | None:
+    """``self.<...>`` as written when ``stmt`` changes a tensor the module holds in place (``self.q_proj.weight.mul_(2)``,
+    ``self.scale += 1``, ``self.w[0] = 0``), with ``self`` the method's first parameter; None otherwise."""
+    params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    target = None
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
+            and stmt.value.func.attr.endswith("_") and not stmt.value.func.attr.startswith("_"):
+        target = stmt.value.func.value
+    elif isinstance(stmt, ast.AugAssign):
+        target = stmt.target
+    elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript):
+        target = stmt.targets[0].value
+    if not isinstance(target, ast.Attribute) or not params or _root_name(target) != params[0]:
+        return None
+    return _cap(ast.unparse(target))
 
 
 def inplace_lines_note(source: str | None, cls_name: str, method: str, argument: int | str) -> Msg | None:
@@ -2572,13 +2597,16 @@ _DTYPE_MISMATCH = (
     re.compile(r"expected scalar type (\w+(?:::\w+)?) but found (\w+(?:::\w+)?)"),
     re.compile(r"expected both vectors to have same dtype, but found (\w+(?:::\w+)?) and (\w+(?:::\w+)?)"),
 )
-_TORCH_DTYPES = {"double": "float64", "float": "float32", "half": "float16", "bfloat16": "bfloat16"}
+_TORCH_DTYPES = {"double": "float64", "float": "float32", "half": "float16", "bfloat16": "bfloat16",
+                 # round 36: an integer tensor in a float product ("expected scalar type Float but found Long")
+                 "long": "int64", "int": "int32", "short": "int16", "char": "int8", "byte": "uint8", "bool": "bool"}
 _SHOWN_MAKERS = 3           # lines listed at most
 
 
 def dtype_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
     """For an exception raised while the tests call the student's code: when PyTorch says one operation met two
-    floating dtypes, the failing line and the two dtypes as PyTorch named them; with float64 among them, the lines
+    dtypes (floating, or a float and an integer one), the failing line and the two dtypes as PyTorch named them; with
+    float64 among them, the lines
     of the file (outside the main guard) that write float64 (``torch.float64``, ``.double()``, ``dtype=float``,
     ``np.float64``, ``torch.DoubleTensor``, ``torch.from_numpy``), as seen in the source. None for another error."""
     if not isinstance(message, str) or not lineno:
@@ -2590,7 +2618,8 @@ def dtype_note(source: str | None, lineno: int | None, message: str) -> Msg | No
         return None
     made = _float64_lines(source) if "float64" in dtypes and isinstance(source, str) \
         and len(source) <= MAX_SOURCE else None
-    en = (f"line {lineno} combines a {dtypes[0]} tensor with a {dtypes[1]} one (PyTorch's {names[0]} and "
+    one, two = (("an " if d.startswith(("int", "uint")) else "a ") + d for d in dtypes)
+    en = (f"line {lineno} combines {one} tensor with {two} one (PyTorch's {names[0]} and "
           f"{names[1]}), which PyTorch does not mix there")
     zh = (f"第 {lineno} 行把 {dtypes[0]} 的 tensor 与 {dtypes[1]} 的 tensor 放在一起运算（PyTorch 称之为 {names[0]} 和 "
           f"{names[1]}），PyTorch 在这里不会自动统一两者")
