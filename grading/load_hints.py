@@ -521,11 +521,11 @@ def _syntax_words_hint(source: str, lineno: int, message: str) -> Msg | None:
     code = _code_part(line)
     if message.startswith("invalid syntax") and _WALRUS_STATEMENT.match(code) and ":=" in code:
         return msg(f"line {lineno} assigns with `:=` as a statement of its own: `:=` assigns only inside an "
-                   "expression (`if (n := len(x)) > 0:`); on a line of its own write `=`.",
+                   "expression (`if (n := len(x)) > 0:`), so on a line of its own write `=`.",
                    f"第 {lineno} 行把 `:=` 单独当作一条语句来赋值：`:=` 只能在表达式内部赋值（如 "
                    "`if (n := len(x)) > 0:`）；单独一行赋值请写 `=`。")
     if message.startswith("cannot use assignment expressions with"):
-        return msg(f"line {lineno} uses `:=` on an attribute or an item: `:=` assigns only a plain name; write "
+        return msg(f"line {lineno} uses `:=` on an attribute or an item: `:=` assigns only a plain name, so write "
                    "`self.x = value` as a statement of its own.",
                    f"第 {lineno} 行对属性或元素使用了 `:=`：`:=` 只能给普通变量名赋值；请单独写一行 `self.x = value`。")
     if message.startswith("invalid syntax") and (m := _KEYWORD_ASSIGNED.match(code)) \
@@ -569,13 +569,13 @@ def _syntax_words_hint(source: str, lineno: int, message: str) -> Msg | None:
         what_en, what_zh = {"function call": ("a function call", "函数调用"), "expression": ("an expression", "表达式"),
                             "literal": ("a literal value", "字面值"), "comparison": ("a comparison", "比较式")}[m.group(1)]
         return msg(f"line {lineno} has {what_en} on the left of '=': only a name, an attribute (`self.x`) or an item "
-                   "(`x[i]`) can be assigned. To compare two values write '=='; to assign, put the name on the left.",
+                   "(`x[i]`) can be assigned. To compare two values write '=='. To assign, put the name on the left.",
                    f"第 {lineno} 行“=”的左边是{what_zh}：只能给变量名、属性（`self.x`）或元素（`x[i]`）赋值。"
                    "要比较两个值请写“==”；要赋值请把变量名写在左边。")
     if message.startswith(("non-default argument follows default argument",
                            "parameter without a default follows parameter with a default")):
         return msg(f"line {lineno} lists a parameter without a default value after one with a default (`name=...`): "
-                   "Python needs the parameters without defaults first; move it before them, or give it a default "
+                   "Python needs the parameters without defaults first, so move it before them, or give it a default "
                    "too.",
                    f"第 {lineno} 行中，没有默认值的参数写在了有默认值的参数（`name=...`）之后：Python 要求没有默认值的"
                    "参数在前；请把它移到前面，或者也给它一个默认值。")
