@@ -512,11 +512,11 @@ def _python_refuses_cookie(data: bytes, code_prefix: str, what_en: str, what_zh:
     if data.startswith(b"\xef\xbb\xbf") and name:
         seen_en = (f"begins with a UTF-8 BOM (byte order mark) but line {line} declares the encoding '{name}', and "
                    "Python refuses a file that says both")
-        seen_zh = f"以 UTF-8 BOM（字节顺序标记）开头，但第 {line} 行声明的编码是「{name}」，Python 拒绝运行这种前后矛盾的文件"
+        seen_zh = f"以 UTF-8 BOM（字节顺序标记）开头，但第 {line} 行声明的编码是 `{name}`，Python 拒绝运行这种前后矛盾的文件"
     else:
         seen_en = (f"declares on line {line} the encoding '{name}', which Python does not know, so Python refuses to "
                    f"run it ({reason})")
-        seen_zh = f"在第 {line} 行声明的编码「{name}」是 Python 不认识的，Python 因此拒绝运行它（{reason}）"
+        seen_zh = f"在第 {line} 行声明的编码 `{name}` 是 Python 不认识的，Python 因此拒绝运行它"
     raise InputError(
         f"{code_prefix}_bad_cookie",
         f"The {what_en} {seen_en}; the grader does the same. {fix_en}",
@@ -539,8 +539,8 @@ def _as_declared(data: bytes, declared: str, code_prefix: str, what_en: str, wha
         f"The {what_en} is saved as UTF-8, but line {line} declares the encoding '{name or declared}': Python reads "
         f"the file as {declared} and refuses it at line {at}, column {col}, which is not valid {declared} (a "
         f"SyntaxError before any line runs); the grader does the same. {fix_en}",
-        f"{what_zh}是以 UTF-8 保存的，但第 {line} 行声明的编码是「{name or declared}」：Python 会按 {declared} 读取，"
-        f"并在第 {at} 行第 {col} 列报错（那里不是有效的 {declared}，任何一行都还没有运行就出现 SyntaxError），"
+        f"{what_zh}是以 UTF-8 保存的，但第 {line} 行声明的编码是 `{name or declared}`：Python 会按 `{declared}` 读取，"
+        f"并在第 {at} 行第 {col} 列报错（那里不是有效的 `{declared}` 编码，任何一行都还没有运行就出现 SyntaxError），"
         f"评分系统也一样。{fix_zh}",
     )
 

@@ -59,8 +59,8 @@ CASES: dict[str, str | bytes] = {
                            "        if context is None:\n            context = x\n        else:\n            pass\n"
                            "        elif context is x:\n            pass\n"),
     # ------------------------------------------------------------------ imports
-    "import_einops_missing": sub("import torch.nn.functional as F\n",
-                                 "import torch.nn.functional as F\nfrom einops import rearrange\n"),
+    "import_transformers_missing": sub("import torch.nn.functional as F\n",
+                                       "import torch.nn.functional as F\nfrom transformers import AutoModel\n"),
     "import_typo_troch": sub("import torch.nn as nn\n", "import torch.nn as nn\nimport troch\n"),
     # ------------------------------------------------------------------ run time
     "long_value_matmul": sub("        out = torch.matmul(weights, v)", "        out = torch.matmul(weights, v.long())"),

@@ -428,7 +428,15 @@ EXPECTED: dict[str, tuple[str, str]] = {
                                "定义在 __init__（第 13 行）里面，是它的局部函数"),
 }
 # Correct code however it is written down: full marks, nothing to tell.
-LOADS = {"coding_gbk_on_utf8", "coding_unknown", "bom_with_coding_gbk", "ipython_export", "mha_mask_renamed"}
+LOADS = {"ipython_export", "mha_mask_renamed"}
+# Round 36: a coding declaration Python refuses is refused (it loaded in the grader, where Python refuses the file).
+EXPECTED.update({
+    "coding_gbk_on_utf8": ("is saved as UTF-8, but line 1 declares the encoding 'gbk'", "但第 1 行声明的编码是 `gbk`"),
+    "coding_unknown": ("declares on line 1 the encoding 'utf8mb4', which Python does not know",
+                       "在第 1 行声明的编码 `utf8mb4` 是 Python 不认识的"),
+    "bom_with_coding_gbk": ("begins with a UTF-8 BOM (byte order mark) but line 1 declares the encoding 'gbk'",
+                            "但第 1 行声明的编码是 `gbk`"),
+})
 
 
 def test_the_corpus_has_40_new_files_each_with_its_words():
