@@ -340,7 +340,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
 _GRADER_SAID: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en, zh) for p, en, zh in (
     # runtime.result: a value the tests cannot read (round 36: a forward with yield, quoted as Python's words)
     (r"(?P<what>\w+) returned (?P<tname>\w+), expected a Tensor or an array",
-     "{what} returned {tname}, expected a Tensor or an array", "{what} 返回了 {tname} 类型的值，而应返回 Tensor 或数组"),
+     "{what} returned {tname}, expected a Tensor or an array", "{what} 返回了 `{tname}` 类型的值，而应返回 Tensor 或数组"),
     (r"No module named '(?P<name>[^']+)' in the grader", "No module named '{name}' in the grader",
      "评分环境中没有模块 `{name}`"),
     (r"module '(?P<name>[^']+)' comes from a file written at run time; the grader imports only the standard "

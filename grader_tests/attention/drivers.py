@@ -562,4 +562,4 @@ def _describe_value(res: Any) -> Msg:
         # the tail names the NumPy array: the head says only what it held (round 35 R3: "a NumPy array: a NumPy
         # array (numpy.ndarray) is not ..." read twice)
         return cat(msg(f"an array of shape {_shape(res.shape)}", f"一个 shape 为 {_shape(res.shape)} 的数组"), numpy)
-    return msg(f"a value of type {type(res).__name__}", f" {type(res).__name__} 类型的值")
+    return msg(f"a value of type {type(res).__name__}", f" `{type(res).__name__}` 类型的值")

@@ -178,7 +178,9 @@ def english_in_zh(zh: str, code: frozenset[str] = frozenset()) -> list[str]:
     names in ``code`` (``code_names`` of the student's source: ``torch``, ``fn``)."""
     from grading.proxy import ORIGINAL_MESSAGE_ZH, OWN_MESSAGE_ZH, SANDBOX_ENGLISH_ZH
 
-    text = re.sub(re.escape(ORIGINAL_MESSAGE_ZH) + "[^；]*", "", zh)
+    # a character the message quotes ('；', '（'), which may be the full-width "；" the original's end is read by
+    text = re.sub(r"'[^'\s]{1,2}'", "", zh)
+    text = re.sub(re.escape(ORIGINAL_MESSAGE_ZH) + "[^；]*", "", text)
     text = re.sub(re.escape(OWN_MESSAGE_ZH) + "[^；]*", "", text)     # the code's own message, quoted
     text = re.sub(re.escape(SANDBOX_ENGLISH_ZH) + "[^）]*", "", text)     # the sandbox's words, quoted
     text = re.sub(r"`[^`]*`", "", text)                    # code spans: code as written

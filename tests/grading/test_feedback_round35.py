@@ -118,7 +118,7 @@ def test_a_method_without_self_is_named_where_the_module_is_read_as_its_first_ar
     ([1], "a list [int]", "实际返回了列表 [int]"),
     ((1, 2), "a tuple (int, int)", "实际返回了元组 (int, int)"),
     (None, "it returned None", "实际返回了 None"),
-    ("x", "a value of type str", "实际返回了 str 类型的值"),
+    ("x", "a value of type str", "实际返回了 `str` 类型的值"),
 ])
 def test_what_forward_returned_is_named_as_it_was(value, en, zh):
     from grader_tests.attention.drivers import normalise_result

@@ -185,7 +185,7 @@ def test_a_coding_declaration_python_accepts_is_read_as_python_reads_it(data):
     from grading.inputs import validate_code
 
     seen = {}
-    exec(compile(data, "attention.py", "exec"), seen)     # noqa: S102 - the test's own literal
+    exec(compile(data, "attention.py", "exec"), seen)
     text = validate_code("attention.py", data)
     assert f"x = {seen['x']!r}" in text.replace('"', "'")
 
@@ -254,7 +254,7 @@ def test_a_forward_with_yield_is_named_and_the_sandboxs_words_are_not_quoted_as_
     said = student_error_text("ScaledDotProductAttention.forward", _Raised(
         "TypeError", "forward returned generator, expected a Tensor or an array", None), source=src)
     assert f"line {line} in forward (line 16) is a `yield`, which makes forward a generator function" in said["en"]
-    assert "forward 返回了 generator 类型的值，而应返回 Tensor 或数组" in said["zh"] and ORIGINAL_MESSAGE_ZH not in said["zh"]
+    assert "forward 返回了 `generator` 类型的值，而应返回 Tensor 或数组" in said["zh"] and ORIGINAL_MESSAGE_ZH not in said["zh"]
     assert f"forward（第 16 行）中第 {line} 行是 `yield`" in said["zh"]
     assert hints.generator_note(BASE, None, "forward returned generator, expected a Tensor or an array") is None
 
