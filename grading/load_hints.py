@@ -3411,3 +3411,61 @@ def generator_note(source: str | None, lineno: int | None, message: str) -> Msg 
                f"calling it gives a generator and runs none of its body; write `return` in place of `yield`",
                f"{name}（第 {fn.lineno} 行）中第 {y.lineno} 行是 `yield`，这使 {name} 成为生成器函数："
                f"调用它只得到一个生成器，函数体一行也不会执行；请把 `yield` 改成 `return`")
+
+
+# ============================================================================ Python's and PyTorch's plain refusals
+# Round 36: a bool tensor subtracted or negated, a slice bound computed with `/`, and a string joined to a number with
+# `+` were PyTorch's or Python's English alone: said with what the failing line writes.
+_BOOL_MINUS = re.compile(r"^(Subtraction|Negation), the `-` operator, (?:with|on) (?:two bool tensors|a bool tensor)")
+_SLICE_INDEX = re.compile(r"^slice indices must be integers or None or have an __index__ method")
+_STR_CONCAT = re.compile(r'^can only concatenate str \(not "(\w+)"\) to str')
+
+
+def plain_refusal_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For PyTorch's refusal to subtract bools, Python's of a float slice bound and of str + number: the failing
+    line's expression that does it, as written, and the way Python or PyTorch writes it. None when the line does
+    not show it."""
+    if not isinstance(message, str) or not lineno or not isinstance(source, str) or len(source) > MAX_SOURCE \
+            or not (_BOOL_MINUS.match(message) or _SLICE_INDEX.match(message) or _STR_CONCAT.match(message)):
+        return None
+    return _plain_refusal(source, lineno, message)
+
+
+@_bounded
+def _plain_refusal(source: str, lineno: int, message: str) -> Msg | None:
+    tree = parse_source(source)
+    if tree is None:
+        return None
+    nodes = _on_line(tree, lineno)
+    if _BOOL_MINUS.match(message):
+        minus = [n for n in nodes if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub)
+                 or isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) and not isinstance(n.operand, ast.Constant)]
+        if len(minus) != 1:
+            return None
+        shown = _shown(source, minus[0])
+        return msg(f"line {lineno} computes {shown} with `-`, and one of its tensors is bool (a comparison such as "
+                   "`mask == 0` gives bool), which PyTorch does not subtract or negate: invert a bool mask with "
+                   "`~mask`, or turn it into numbers first with `.to(scores.dtype)`",
+                   f"第 {lineno} 行用 `-` 计算 `{shown}`，而其中有 `bool` 类型的 tensor（`mask == 0` 这样的比较得到的就是 "
+                   "`bool`），PyTorch 不对 `bool` 做减法或取负：要取反 `bool` 掩码请用 `~mask`，或先用 `.to(scores.dtype)` "
+                   "把它变成数值")
+    if _SLICE_INDEX.match(message):
+        divided = [b for n in nodes if isinstance(n, ast.Slice) for part in (n.lower, n.upper, n.step)
+                   if part is not None for b in ast.walk(part) if isinstance(b, ast.BinOp) and isinstance(b.op, ast.Div)]
+        if len(divided) != 1:
+            return None
+        shown = _shown(source, divided[0])
+        return msg(f"line {lineno} slices with {shown}, and `/` always gives a float in Python 3 (6 / 2 is 3.0), "
+                   "which cannot index: divide with `//` for a whole number",
+                   f"第 {lineno} 行用 `{shown}` 作切片的下标，而 Python 3 中 `/` 的结果总是浮点数（6 / 2 得 3.0），"
+                   "不能用作下标：请用 `//` 做整除")
+    kind = _STR_CONCAT.match(message).group(1)    # type: ignore[union-attr]
+    joined = [n for n in nodes if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add)
+              and any(isinstance(s, ast.Constant) and isinstance(s.value, str) for s in (n.left, n.right))]
+    if len(joined) != 1:
+        return None
+    shown = _shown(source, joined[0])
+    return msg(f"line {lineno} joins a string and {'an' if kind[0] in 'aeiou' else 'a'} {kind} with `+` "
+               f"({shown}), which Python does not do: write an f-string (f'd_k={{d_k}}') or convert with str(...)",
+               f"第 {lineno} 行用 `+` 把字符串和 `{kind}` 连在一起（`{shown}`），Python 不会这样做：请改用 f-string"
+               "（`f'd_k={d_k}'`），或先用 `str(...)` 转成字符串")

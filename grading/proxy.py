@@ -48,6 +48,7 @@ from grading.load_hints import (
     own_import,
     own_message,
     own_raise_note,
+    plain_refusal_note,
     python_lines,
     runtime_file_note,
     script_define_note,
@@ -329,7 +330,8 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
         (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, linear_note, fill_overflow_note,
                              class_not_instance_note, script_define_note, no_forward_note,
                              no_super_init_note, attribute_note, call_shape_note, torch_call_note,
-                             getattr_recursion_note, generator_note, shape_note, functools.partial(own_raise_note, kind=kind))
+                             getattr_recursion_note, generator_note, plain_refusal_note,
+                             shape_note, functools.partial(own_raise_note, kind=kind))
          if (n := note_of(source, line, said))), None) or runtime_file_note(source, line, said, filename) \
         or name_note(source, line, said, filename)
     return cat(text, note, sep=SEMI)

@@ -275,3 +275,22 @@ def test_an_in_place_change_of_a_layers_weight_is_named_with_the_way_out():
     assert f"line {line} changes self.q_proj.weight in place, a tensor the module holds that requires grad" \
            in note["en"] and "with torch.no_grad():" in note["en"]
     assert f"第 {line} 行原地（in-place）修改了 self.q_proj.weight" in note["zh"]
+
+
+@pytest.mark.parametrize(("name", "message", "en", "zh"), [
+    ("bool_mask_subtracted", "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+     "to invert a mask, use the `~` or `logical_not()` operator instead.",
+     "computes 1 - (additive_mask == 0) with `-`, and one of its tensors is bool", "用 `-` 计算 `1 - (additive_mask == 0)`"),
+    ("float_slice_index", "slice indices must be integers or None or have an __index__ method",
+     "slices with N / 1, and `/` always gives a float", "用 `N / 1` 作切片的下标"),
+    ("str_plus_int_message", 'can only concatenate str (not "int") to str',
+     "joins a string and an int with `+` ('d_k=' + d_k)", "用 `+` 把字符串和 `int` 连在一起"),
+])
+def test_a_plain_refusal_is_said_with_the_expression_that_caused_it(name, message, en, zh):
+    src = _src(name)
+    line = {"bool_mask_subtracted": "(1 - (additive_mask == 0))", "float_slice_index": "x[:, :N / 1]",
+            "str_plus_int_message": "'d_k=' + d_k"}[name]
+    lineno = _line_of(src, line)
+    note = _both(hints.plain_refusal_note(src, lineno, message))
+    assert note["en"].startswith(f"line {lineno} {en}") and note["zh"].startswith(f"第 {lineno} 行{zh}"), note
+    assert hints.plain_refusal_note(src, lineno - 1, message) is None      # the line shows nothing of it
