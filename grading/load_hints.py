@@ -3350,44 +3350,52 @@ def linear_note(source: str | None, lineno: int | None, message: str) -> Msg | N
     class (and holds no other product): the layer as the file makes it, the input's last axis (A) and the width the
     layer takes (B). None when the line holds no such call, or more than one, or a written size disagrees."""
     m = _MAT_SHAPES.search(message) if isinstance(message, str) else None
-    if m is None or not lineno or not isinstance(source, str) or len(source) > MAX_SOURCE:
+    tree = parse_source(source) if m and lineno and isinstance(source, str) and len(source) <= MAX_SOURCE else None
+    try:
+        seen = _linear_at(tree, lineno) if tree is not None and lineno else None
+    except (RecursionError, MemoryError, ValueError):   # a pathological source: no note, never a failure
         return None
-    return _linear_note(source, lineno, message)
-
-
-@_bounded
-def _linear_note(source: str, lineno: int, message: str) -> Msg | None:
-    m = _MAT_SHAPES.search(message)
-    tree = parse_source(source)
-    if m is None or tree is None or (found := _method_at(tree, lineno)) is None:
+    if m is None or seen is None:
         return None
-    cls, fn = found
     rows, width, takes, gives = (int(g) for g in m.groups())
-    params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
-    owner = params[0] if params else "self"
-    layers = _linear_layers(cls)
-    products = _line_calls(tree, lineno)[1]
-    calls = [n for n in _on_line(tree, lineno) if isinstance(n, ast.Call)]
-    used = [c for c in calls if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)
-            and c.func.value.id == owner and c.func.attr in layers and len(c.args) == 1 and not c.keywords]
-    if len(used) != 1 or products or any(getattr(c.func, "attr", getattr(c.func, "id", None)) in ("linear", "mm")
-                                         for c in calls):
-        return None
-    call, layer = used[0], layers[used[0].func.attr]
-    size_in, size_out = _linear_arg(layer, 0, "in_features"), _linear_arg(layer, 1, "out_features")
-    if size_in is None or size_out is None or any(
-            (n := _int_literal(a)) is not None and n != v for a, v in ((size_in, takes), (size_out, gives))):
-        return None
-    name, arg = _cap(call.func.attr), _shown(source, call.args[0])
-    made = f"nn.Linear({_shown(source, size_in)}, {_shown(source, size_out)})"
-    wants = str(takes) if _int_literal(size_in) is not None else f"{_shown(source, size_in)} = {takes}"
-    return msg(f"line {lineno} passes {arg} to {owner}.{name}, the {made} of line {layer.lineno}: that layer takes "
+    owner, name, arg, layer_line, (size_in, written_in), (size_out, written_out) = seen
+    if written_in not in (None, takes) or written_out not in (None, gives):
+        return None       # PyTorch's sizes are not this layer's: another call raised them
+    made = f"nn.Linear({size_in}, {size_out})"
+    wants = str(takes) if written_in is not None else f"{size_in} = {takes}"
+    return msg(f"line {lineno} passes {arg} to {owner}.{name}, the {made} of line {layer_line}: that layer takes "
                f"inputs whose last axis has {wants} features, and the last axis of {arg} has {width}. PyTorch's words "
                f"give the input with its leading axes merged into one ({rows}x{width}) and the layer's weight "
                f"transposed ({takes}x{gives})",
-               f"第 {lineno} 行把 {arg} 传给了 {owner}.{name}，即第 {layer.lineno} 行创建的 {made}：这一层要求输入的"
+               f"第 {lineno} 行把 {arg} 传给了 {owner}.{name}，即第 {layer_line} 行创建的 {made}：这一层要求输入的"
                f"最后一维有 {wants} 个特征，而 {arg} 的最后一维是 {width}。PyTorch 报错中的第一个尺寸是把输入前面各维"
                f"合并成一维之后的（{rows}x{width}），第二个是这一层权重的转置（{takes}x{gives}）")
+
+
+# Kept per (tree, line), as _line_calls: each failing test's sizes differ, the line's code does not.
+@functools.lru_cache(maxsize=64)
+def _linear_at(tree: ast.Module, lineno: int) -> tuple | None:
+    """The one ``self.<layer>(x)`` call on ``lineno`` of a layer its class makes with nn.Linear, on a line without
+    another product: (self's name, the layer's name, x as written, the layer's line, (in_features as written, as a
+    number or None), (out_features likewise)); None otherwise."""
+    found = _method_at(tree, lineno)
+    if found is None:
+        return None
+    params = [a.arg for a in (*found[1].args.posonlyargs, *found[1].args.args)]
+    owner = params[0] if params else "self"
+    layers = _linear_layers(found[0])
+    calls = [n for n in _on_line(tree, lineno) if isinstance(n, ast.Call)]
+    used = [c for c in calls if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)
+            and c.func.value.id == owner and c.func.attr in layers and len(c.args) == 1 and not c.keywords]
+    if len(used) != 1 or _line_calls(tree, lineno)[1] or any(
+            getattr(c.func, "attr", getattr(c.func, "id", None)) in ("linear", "mm") for c in calls):
+        return None
+    call, layer = used[0], layers[used[0].func.attr]
+    sizes = [_linear_arg(layer, 0, "in_features"), _linear_arg(layer, 1, "out_features")]
+    if None in sizes:
+        return None
+    shown = [(_cap(ast.unparse(a)), _int_literal(a)) for a in sizes]
+    return owner, _cap(call.func.attr), _cap(ast.unparse(call.args[0])), layer.lineno, shown[0], shown[1]
 
 
 # ============================================================================ a method with yield
