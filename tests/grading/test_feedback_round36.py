@@ -294,3 +294,10 @@ def test_a_plain_refusal_is_said_with_the_expression_that_caused_it(name, messag
     note = _both(hints.plain_refusal_note(src, lineno, message))
     assert note["en"].startswith(f"line {lineno} {en}") and note["zh"].startswith(f"第 {lineno} 行{zh}"), note
     assert hints.plain_refusal_note(src, lineno - 1, message) is None      # the line shows nothing of it
+
+
+def test_a_linear_mismatch_failing_with_other_sizes_in_every_test_is_explained_in_every_test():
+    src = _src("out_proj_of_d_model_width")
+    line = _line_of(src, "out = self.out_proj(")
+    for n in range(2, 2 + 3 * hints.MAX_ANALYSES):
+        assert hints.linear_note(src, line, f"mat1 and mat2 shapes cannot be multiplied ({n}x16 and 8x8)") is not None, n
