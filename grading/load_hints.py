@@ -2072,12 +2072,51 @@ def runtime_file_note(source: str | None, lineno: int | None, message: str,
              for fn in cls.body if isinstance(fn, ast.FunctionDef) and fn.name == "forward"
              for line, call in _self_calls(fn)]
     if len(calls) != 1:
-        return None
+        return _method_cycle(tree, lineno) if lineno else None
     cls_name, _fn, line, call = calls[0]
     return msg(f"line {line} in {cls_name}.forward calls the module itself ({call}), which runs forward again, and "
                "again, until Python stops it: call the layers or the sub-module instead",
                f"第 {line} 行在 {cls_name}.forward 中调用了模块自身（{call}），这会再次运行 forward，如此反复，直到 "
                "Python 把它停下：请改为调用其中的层或子模块")
+
+
+def _method_cycle(tree: ast.Module, lineno: int) -> Msg | None:
+    """Round 36: the methods of the class around ``lineno`` that call one another through ``self.<method>(...)`` in a
+    circle holding the method of ``lineno`` (``_split`` calls ``_merge``, which calls ``_split``): the shortest such
+    circle, each call with its line. None when the source shows none (the recursion went through something else)."""
+    found = _method_at(tree, lineno)
+    if found is None:
+        return None
+    cls, start = found
+    methods = {fn.name: fn for fn in cls.body if isinstance(fn, ast.FunctionDef) and not _decorated_static(fn)}
+    if methods.get(start.name) is not start:
+        return None
+
+    def calls(fn: ast.FunctionDef) -> list[tuple[str, int]]:
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+        return sorted({(n.func.attr, n.lineno) for n in _own_nodes(fn) if isinstance(n, ast.Call)
+                       and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and params
+                       and n.func.value.id == params[0] and n.func.attr in methods}, key=lambda c: c[1])
+
+    paths: list[list[tuple[str, int]]] = [[(start.name, 0)]]
+    seen = {start.name}
+    while paths:       # breadth first: the shortest circle back to the method of the line
+        path = paths.pop(0)
+        for name, line in calls(methods[path[-1][0]]):
+            if name == start.name:
+                steps = path[1:] + [(name, line)]
+                cls_ = _cap(cls.name)
+                said_en = ", which calls ".join(f"{cls_}.{_cap(n)} (line {n_line})" for n, n_line in steps)
+                said_zh = "，它又调用 ".join(f"{cls_}.{_cap(n)}（第 {n_line} 行）" for n, n_line in steps)
+                return msg(f"{cls_}.{_cap(start.name)} calls {said_en}: each call starts the next with no end, until "
+                           "Python stops it at its recursion limit. Make sure one of these calls is not made again "
+                           "for the tests' inputs",
+                           f"{cls_}.{_cap(start.name)} 调用 {said_zh}：每次调用都引出下一次，没有尽头，直到 Python 在"
+                           "递归深度上限处把它停下。请确认对于测试的输入，这些调用中至少有一处不会再次发生")
+            if name not in seen and len(seen) < 50:
+                seen.add(name)
+                paths.append(path + [(name, line)])
+    return None
 
 
 # ============================================================================ a name never imported

@@ -301,3 +301,16 @@ def test_a_linear_mismatch_failing_with_other_sizes_in_every_test_is_explained_i
     line = _line_of(src, "out = self.out_proj(")
     for n in range(2, 2 + 3 * hints.MAX_ANALYSES):
         assert hints.linear_note(src, line, f"mat1 and mat2 shapes cannot be multiplied ({n}x16 and 8x8)") is not None, n
+
+
+def test_methods_that_call_each_other_in_a_circle_are_named_with_each_call():
+    src = _src("mutual_recursion")
+    split, merge = _line_of(src, "return self._merge(x)"), _line_of(src, "return self._split(x)")
+    note = _both(hints.runtime_file_note(src, split, "maximum recursion depth exceeded while calling a Python object"))
+    assert f"MultiHeadAttention._split calls MultiHeadAttention._merge (line {split}), which calls " \
+           f"MultiHeadAttention._split (line {merge})" in note["en"]
+    assert f"MultiHeadAttention._split 调用 MultiHeadAttention._merge（第 {split} 行），它又调用 " \
+           f"MultiHeadAttention._split（第 {merge} 行）" in note["zh"]
+    # no circle of the class's methods (the correct file, or another error): nothing said
+    assert hints.runtime_file_note(BASE, _line_of(BASE, "return x.view("), "maximum recursion depth exceeded") is None
+    assert hints.runtime_file_note(src, split, "index out of range") is None

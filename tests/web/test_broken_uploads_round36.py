@@ -61,7 +61,8 @@ EXPECTED = {
     "float_slice_index": ("line 45 slices with N / 1", "第 45 行用 `N / 1` 作切片的下标"),
     "cuda_device_keyword": ("the grader runs on the CPU and has no GPU", "评分器只用 CPU，没有 GPU"),
     "to_cuda_string": ("the grader runs on the CPU and has no GPU", "评分器只用 CPU，没有 GPU"),
-    "mutual_recursion": ("raised RecursionError at attention.py line", "抛出 RecursionError（attention.py 第"),
+    "mutual_recursion": ("MultiHeadAttention._split calls MultiHeadAttention._merge (line 48), which calls "
+                         "MultiHeadAttention._split (line 44)", "它又调用 MultiHeadAttention._split（第 44 行）"),
     "returns_weights_first": ("return (output, weights), in this order", "应按 (output, weights) 的顺序返回"),
     "returns_dict": ("it returned a value of type dict", "实际返回了 `dict` 类型的值"),
     "inplace_on_layer_weight": ("Line 50 changes self.q_proj.weight in place", "第 50 行原地（in-place）修改了 self.q_proj.weight"),
