@@ -2655,6 +2655,8 @@ def dtype_note(source: str | None, lineno: int | None, message: str) -> Msg | No
     dtypes = [_TORCH_DTYPES.get(n.lower()) for n in names]
     if m is None or None in dtypes or dtypes[0] == dtypes[1]:
         return None
+    if not all(d.startswith(("float", "bfloat")) for d in dtypes) and not _product_line(source, lineno):
+        return None     # an integer tensor where an op needs one (indices, targets): keeping q's dtype is no remedy
     made = _float64_lines(source) if "float64" in dtypes and isinstance(source, str) \
         and len(source) <= MAX_SOURCE else None
     one, two = (("an " if d.startswith(("int", "uint")) else "a ") + d for d in dtypes)
@@ -2669,6 +2671,17 @@ def dtype_note(source: str | None, lineno: int | None, message: str) -> Msg | No
                "or cast back with .to(q.dtype))",
                zh + "：请保持输入的 dtype（新建 tensor 时用 dtype=q.dtype，在 MultiHeadAttention 中用 x.dtype，"
                "或用 .to(q.dtype) 转回）")
+
+
+def _product_line(source: str | None, lineno: int) -> bool:
+    """Whether ``lineno`` holds a matrix product (@, matmul, bmm) or a call of an nn.Linear layer of its class."""
+    tree = parse_source(source) if isinstance(source, str) and len(source) <= MAX_SOURCE else None
+    try:
+        return tree is not None and bool(_line_calls(tree, lineno)[1] or _linear_at(tree, lineno) or any(
+            isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", None)) == "einsum"
+            for n in _on_line(tree, lineno)))
+    except (RecursionError, MemoryError, ValueError):
+        return False
 
 
 @_bounded

@@ -314,3 +314,12 @@ def test_methods_that_call_each_other_in_a_circle_are_named_with_each_call():
     # no circle of the class's methods (the correct file, or another error): nothing said
     assert hints.runtime_file_note(BASE, _line_of(BASE, "return x.view("), "maximum recursion depth exceeded") is None
     assert hints.runtime_file_note(src, split, "index out of range") is None
+
+
+def test_an_integer_tensor_where_no_product_is_gets_no_dtype_advice():
+    """An op that needs an integer tensor (indices, targets) refuses a float one with the same words: keeping q's
+    dtype is no remedy there, so the note is given only on a line that multiplies."""
+    src = _src("long_value_matmul")
+    line = _line_of(src, "weights = F.softmax(scores, dim=-1)")
+    assert hints.dtype_note(src, line, "expected scalar type Long but found Float") is None
+    assert hints.dtype_note(src, line, "expected scalar type Float but found Double") is not None   # floats: as before

@@ -175,10 +175,13 @@ def test_each_way_of_writing_float64_is_named_and_none_under_the_main_guard_or_i
     for source in quiet:
         note = dtype_note(source, SCORES, message)
         assert note is not None and "writes float64" not in note["en"] and "写出了 float64" not in note["zh"]
-    # another error, one dtype, or a dtype that is not floating: nothing
-    for other in ("mat1 and mat2 shapes cannot be multiplied (6x4 and 5x4)", "expected scalar type Long but found Float",
-                  "expected scalar type Float but found Float"):
+    # another error, one dtype, or a dtype that is not floating on a line without a product: nothing (round 36: an
+    # integer tensor in a product is named, tests/grading/test_feedback_round36.py)
+    for other in ("mat1 and mat2 shapes cannot be multiplied (6x4 and 5x4)", "expected scalar type Float but found Float"):
         assert dtype_note(BASE, SCORES, other) is None, other
+    assert dtype_note(BASE, SCORES + 2, "expected scalar type Long but found Float") is None      # scores + mask
+    assert "combines an int64 tensor with a float32 one" in dtype_note(BASE, SCORES, "expected scalar type Long but "
+                                                                               "found Float")["en"]
 
 
 # ------------------------------------------------------------------ 1b. raise SystemExit, as sys.exit() does
