@@ -508,8 +508,10 @@ def _python_refuses_cookie(data: bytes, code_prefix: str, what_en: str, what_zh:
     except (SyntaxError, LookupError) as exc:
         reason = str(exc)
     line, name = _cookie_line(data)
+    if not name:
+        return      # no declaration: bytes that are not UTF-8, which the decoding refuses with its own words
     fix_en, fix_zh = _fix_cookie(line)
-    if data.startswith(b"\xef\xbb\xbf") and name:
+    if data.startswith(b"\xef\xbb\xbf"):
         seen_en = (f"begins with a UTF-8 BOM (byte order mark) but line {line} declares the encoding '{name}', and "
                    "Python refuses a file that says both")
         seen_zh = f"以 UTF-8 BOM（字节顺序标记）开头，但第 {line} 行声明的编码是 `{name}`，Python 拒绝运行这种前后矛盾的文件"

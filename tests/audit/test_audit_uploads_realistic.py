@@ -278,9 +278,13 @@ def test_code_in_a_chinese_encoding_with_a_pep263_cookie_is_read_as_python_would
     assert validate_code("attention.py", source.encode(encoding)) == source
 
 
-def test_utf8_code_with_a_stale_cookie_is_read_as_utf8():
+def test_utf8_code_with_a_stale_cookie_is_refused_as_python_refuses_it():
+    """Round 36: it was read as UTF-8, and loaded in the grader where Python refuses the file (it reads it as GBK)."""
     source = SOURCE_ZH.format(enc="gbk")
-    assert validate_code("attention.py", source.encode("utf-8")) == source
+    with pytest.raises(SyntaxError):
+        compile(source.encode("utf-8"), "attention.py", "exec")
+    err = refused(validate_code, "attention.py", source.encode("utf-8"), "code_cookie_mismatch")
+    assert "line 1 declares the encoding 'gbk'" in err.en and "第 1 行声明的编码是 `gbk`" in err.zh
 
 
 def test_code_that_breaks_its_own_cookie_is_refused_at_a_line_and_column():

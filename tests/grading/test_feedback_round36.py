@@ -323,3 +323,11 @@ def test_an_integer_tensor_where_no_product_is_gets_no_dtype_advice():
     line = _line_of(src, "weights = F.softmax(scores, dim=-1)")
     assert hints.dtype_note(src, line, "expected scalar type Long but found Float") is None
     assert hints.dtype_note(src, line, "expected scalar type Float but found Double") is not None   # floats: as before
+
+
+def test_bytes_that_are_not_utf8_and_declare_nothing_are_refused_as_not_utf8_not_as_a_declaration():
+    from grading.inputs import InputError, validate_code
+
+    with pytest.raises(InputError) as refused:
+        validate_code("attention.py", "# 注意力机制\nx = 1\n".encode("gbk"))
+    assert refused.value.code == "code_not_utf8"
