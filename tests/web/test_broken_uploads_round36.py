@@ -56,7 +56,7 @@ EXPECTED = {
     "import_typo_troch": ("No module named 'troch' in the grader", "评分环境中没有模块 `troch`"),
     "import_transformers_missing": ("No module named 'transformers' in the grader", "评分环境中没有模块 `transformers`"),
     "long_value_matmul": ("line 23 combines a float32 tensor with an int64 one", "第 23 行把 float32 的 tensor 与 int64"),
-    "bool_mask_subtracted": ("line 21 computes 1 - (additive_mask == 0) with `-`",
+    "bool_mask_subtracted": ("Line 21 computes 1 - (additive_mask == 0) with `-`",
                              "第 21 行用 `-` 计算 `1 - (additive_mask == 0)`"),
     "float_slice_index": ("line 45 slices with N / 1", "第 45 行用 `N / 1` 作切片的下标"),
     "cuda_device_keyword": ("the grader runs on the CPU and has no GPU", "评分器只用 CPU，没有 GPU"),
