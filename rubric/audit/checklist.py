@@ -19,7 +19,7 @@ from rubric.audit.text import _CJK, normalise
 REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
            "threshold_only", "question", "mismatch", "contradicted", "copied_feedback", "unanchored", "unread", "other_figure",
            "noncommittal", "injection", "far", "colour_dark", "colour_light", "colour_blank", "colour_no_figure", "colour_unknown", "shown", "formula", "misread", "false_fact", "template",
-           "whole_text", "unasserted", "planned", "foretold", "others_figure")
+           "whole_text", "unasserted", "planned", "foretold", "others_figure", "premise", "no_setting")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
 
@@ -242,6 +242,9 @@ class _Concept:
     evidence: str | None = None    # "observed": needs an observed result of the student's own run
     # what the experiment measures (entropy, weight, shape...): a number is a result of it only next to one
     measures: _Pat | None = None
+    # what the experiment varies (round 36: "the entropy is exactly 0.42" named no scaling and no d_k, yet counted as
+    # experiment A's result): a result counts only where its sentence, its paragraph or the heading above names it
+    setting: _Pat | None = None
     # the opposite statement ("columns are queries"): a clause stating it credits the concept nothing
     contradicted_by: _Pat | None = None
     implies: list[str] = field(default_factory=list)   # concepts a statement of this one states too
@@ -443,6 +446,8 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
                     raise ChecklistError(f"{cw}: evidence must be 'observed' or absent")
                 if c.get("measures"):
                     concept.measures = _compile_group(c["measures"], f"{cw}.measures")
+                if c.get("setting"):
+                    concept.setting = _compile_group(c["setting"], f"{cw}.setting")
                 if c.get("contradicted_by"):
                     concept.contradicted_by = _compile_group(c["contradicted_by"], f"{cw}.contradicted_by")
                 concept.implies = [str(x) for x in c.get("implies") or []]

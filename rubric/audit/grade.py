@@ -52,7 +52,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "misread", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "foretold", "no_result", "unasserted", "planned", "others_figure", "too_short", "shown", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "misread", "premise", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "foretold", "no_result", "no_setting", "unasserted", "planned", "others_figure", "too_short", "shown", "not_a_limit", "negated",
                  "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far", "bare")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -246,6 +246,23 @@ def _observed(cc: Checklist, sentences: list[_Sentence], idx: int, concept: _Con
                    for z in cc.zero.finditer(t)):
                 return True
     return False
+
+
+def _names_setting(concept: _Concept, sentences: list[_Sentence], idx: int) -> bool:
+    """Whether the sentence, another of its paragraph or bullet, or the nearest heading above it names what the
+    experiment varies (the concept's ``setting``: scaling or d_k for experiment A, or the experiment's name). A value with
+    none ("the entropy is exactly 0.42") is a number of no run the student says they made (round 36)."""
+    para = sentences[idx].para
+    for j in range(idx, -1, -1):
+        s = sentences[j]
+        if s.is_heading or s.para == para:
+            if s.find(concept.setting):
+                return True
+            if s.is_heading:
+                return False
+        elif j < idx:
+            break
+    return any(s.para == para and s.find(concept.setting) for s in sentences[idx + 1:idx + 4])
 
 
 def _contradicted(concept: _Concept, s: _Sentence, m: re.Match) -> bool:
@@ -848,10 +865,12 @@ def _planned_statement(concept: _Concept, sentences: list[_Sentence], idx: int, 
 
 def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence], lists: set[int],
                         far: set[int] = frozenset(), misread: set[int] = frozenset(),
-                        peaks: Mapping[int, int] | None = None) -> tuple[list[int], set[str]]:
+                        peaks: Mapping[int, int] | None = None,
+                        premises: set[int] = frozenset()) -> tuple[list[int], set[str]]:
     """Sentences that may credit the concept, and the reasons the other places where it occurs do not
     (``far``: sentences about attention in general, :func:`_far_from_figure`; ``peaks``: where the sentences that read a
-    query's peak read it, for a concept with ``read_peaks``)."""
+    query's peak read it, for a concept with ``read_peaks``; ``premises``: sentences that overclaim, whose readings are
+    the overclaim's premise)."""
     out: list[int] = []
     reasons: set[str] = set()
 
@@ -874,6 +893,10 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             continue
         if idx in misread:               # it reads a cell the figure does not show: a false statement earns nothing
             reasons.add("misread")
+        elif idx in premises and concept.mode != "caveat":
+            # a reading stated as the ground of an overclaim ("q1 最关注 k2，说明 k2 对输出贡献最大", "k2 matters most because
+            # q1 attends most to it"): the sentence argues importance from it, it is no reading of its own (round 36)
+            reasons.add("premise")
         elif idx in far:
             reasons.add("far")
         elif _about_others_figure(cc, s):
@@ -901,6 +924,8 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
         elif concept.evidence == "observed" and not _observed(cc, sentences, idx, concept):
             # a result the plan foretells ("the entropy should fall from 1.05 to 0.12") is said to be one (round 34)
             reasons.add("foretold" if _observed(cc, sentences, idx, concept, foretold=True) else "no_result")
+        elif concept.setting is not None and not _names_setting(concept, sentences, idx):
+            reasons.add("no_setting")
         elif concept.mode != "caveat" and _unasserted(
                 cc, sentences, idx, at if at is not None else s.find(concept.groups[0])[0].start()):
             reasons.add("unasserted")   # "the rows are queries, my friend told me" (round 32)
@@ -960,10 +985,10 @@ def _asked(cc: Checklist, s: _Sentence, start: int, end: int) -> bool:
     return any(q.start() < end and q.end() > start for q in s.find(cc.embedded_question))
 
 
-def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[str, bool]]:
-    """(sentence, hedged) for each sentence that reads the weights as importance or causality."""
-    found: list[tuple[str, bool]] = []
-    for s in sentences:
+def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[int, str, bool]]:
+    """(index, sentence, hedged) for each sentence that reads the weights as importance or causality."""
+    found: list[tuple[int, str, bool]] = []
+    for idx, s in enumerate(sentences):
         # nor the own half of a half-copied sentence (round 30): its clauses may continue the copied clause's
         # negation ("这不自动等于因果解释……，或者说明 k2 导致了输出"), which is not read with them
         if s.is_code or s.is_heading or s.is_question or s.copied or s.echoes is not None:
@@ -983,7 +1008,7 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[str, bo
                     continue
                 if not s.negated(clause.start + m.start(), clause.start + m.end()) \
                         and not _asked(cc, s, clause.start, clause.start + m.end()):
-                    hit = (s.text, s.hedged(clause.start + m.start()))
+                    hit = (idx, s.text, s.hedged(clause.start + m.start()))
                     break
             if hit:
                 found.append(hit)
@@ -1168,7 +1193,9 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                                              [cl for cl in cell_claims if cl.sentence not in others])
     misread = {cl.sentence for cl in false_cells}
     peaks = _peak_readings(sentences, cell_claims)
-    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread, peaks)
+    over = _overclaims(cc, sentences)
+    premises = {i for i, _s, _h in over}
+    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread, peaks, premises)
              for item, c in phrase_concepts}
     if low in ("dark", "light"):
         # a colour word of the other end ("the masked keys are dark" on a Blues heatmap, where 0 is white): say so,
@@ -1399,9 +1426,8 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
 
     # --- overclaims (a hedged one costs less) ----------------------------------------------------
     oc = cc.overclaim
-    over = _overclaims(cc, sentences)
     if over and oc["penalty"] > 0:
-        wanted = sum(oc["hedged_penalty"] if hedged else oc["penalty"] for _s, hedged in over)
+        wanted = sum(oc["hedged_penalty"] if hedged else oc["penalty"] for _i, _s, hedged in over)
         remaining = min(oc["max_penalty"] or math.inf, wanted)
         by_id = {it["id"]: it for it in items_out}
         for target in oc["deduct_from"]:
@@ -1416,7 +1442,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                 remaining -= take
             if remaining <= 0:
                 break
-        for sent, hedged in over[: cc.max_overclaim_flags]:
+        for _i, sent, hedged in over[: cc.max_overclaim_flags]:
             msg = oc["hedged_message"] if hedged else oc["message"]
             per = oc["hedged_penalty"] if hedged else oc["penalty"]
             flags.append({"kind": "overclaim", "message": {
