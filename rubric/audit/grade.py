@@ -53,7 +53,7 @@ class AuditResult(TypedDict):
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
 _REASON_ORDER = ("injection", "other_figure", "misread", "premise", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "foretold", "no_result", "no_setting", "unasserted", "planned", "others_figure", "too_short", "shown", "not_a_limit", "negated",
-                 "question", "noncommittal", "stuffed", "copied_feedback", "copied", "unread", "far", "bare")
+                 "question", "noncommittal", "keyword_line", "stuffed", "copied_feedback", "copied", "unread", "far", "bare")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
 _RESULT_NUMBER = re.compile(
@@ -307,6 +307,10 @@ def _stated_the_other_way(concept: _Concept, s: _Sentence) -> bool:
     return False
 
 
+# a line or heading that announces keywords (round 36)
+_KEYWORD_LABEL = re.compile(r"\W*(?:key\s*words?|keywords?|key\s*terms?|tags?|buzzwords?|关键词|关键字|关键概念|标签)(?:\s*[:=]|$)")
+
+
 def _keyword_lists(cc: Checklist, sentences: list[_Sentence], concepts: list[_Concept]) -> set[int]:
     """Sentences with a clause that names ``settings.keyword_list_concepts`` or more concepts and metrics:
     "row query column key sums to 1 masked 0 reading budget" is a list of keywords, not a statement."""
@@ -315,8 +319,21 @@ def _keyword_lists(cc: Checklist, sentences: list[_Sentence], concepts: list[_Co
     # and rows still sum to 1) is one point, not three keywords
     implies = {c.id: set(c.implies) for c in concepts}
     pats = [(c.id, c.groups[0]) for c in concepts] + [(mid, m.names) for mid, m in cc.metrics.items()]
+    listed: set[int] = set()      # paragraphs (lines, bullets) or sections announced as keywords
+    heading_listed = False
+    for idx, s in enumerate(sentences):
+        if s.is_heading:
+            heading_listed = _KEYWORD_LABEL.fullmatch(s.text.strip(" #*:")) is not None
+        elif heading_listed or (_KEYWORD_LABEL.match(s.text) and (idx == 0 or sentences[idx - 1].para != s.para)):
+            listed.add(s.para)
     for idx, s in enumerate(sentences):
         if s.is_code or s.is_heading or not s.eligible:
+            continue
+        if s.para in listed:
+            # a line that calls itself keywords ("Keywords: rows are q0, q1; causality; ablation; ...", 关键词：) lists
+            # words, whatever its semicolons cut it into (round 36: its parts were read as statements, 4/15)
+            s.keyword_line = True
+            out.add(idx)
             continue
         hits = [(cid, ms) for cid, pat in pats if (ms := s.find(pat))]
         if len(hits) < cc.keyword_list_concepts:
@@ -914,7 +931,7 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
         elif not s.eligible and not heading_caveat(s):
             continue
         elif idx in lists:
-            reasons.add("stuffed")
+            reasons.add("keyword_line" if s.keyword_line else "stuffed")
         elif not ok:
             reasons.add("not_a_limit" if concept.mode == "caveat" else "negated")
         elif concept.mode == "caveat" and _shown(cc, concept, s):

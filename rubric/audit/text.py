@@ -446,6 +446,8 @@ class _Sentence:
     # a Markdown table row whose "no" cell answers its claim (round 33, "| 行是 query | 否 |" under "答案"): the student
     # denies what the row says, a plain statement in it too (a "cannot prove" heading only frames caveats)
     row_denied: bool = False
+    # in a line or section the student labels as keywords ("Keywords: ...", 关键词：; grade._keyword_lists, round 36)
+    keyword_line: bool = False
 
     def find(self, pattern) -> list[re.Match]:
         """All matches of a compiled phrase group, computed once per sentence (several rules ask)."""

@@ -17,6 +17,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rubric.audit import grade_audit, load_checklist
@@ -146,3 +148,39 @@ def test_a_settled_claim_after_a_comma_is_no_open_question():
     # "k2 很重要，这已经没有悬念" asserts; the open-question cue needs an open question
     r = _grade("我的热力图中 q1 最关注 k2（0.67）。k2 是最重要的 key，这一点已经确定。\n")
     assert items(r)["limits"]["points"] == 0 and "overclaim" in kinds(r)
+
+
+# --- 5. the hunt: 10 gaming texts and 10 honest audits, hand-scored before the checker ran -------------------------
+
+HERE = Path(__file__).resolve().parent
+GAMING_HAND = {       # tests/audit/gaming: what a careful TA gives each (audit.yaml), decided before running the checker
+    "r36_premise_overclaims_en.md": 2,          # rows/columns (1) wiped by three readings argued into importance
+    "r36_premise_overclaims_zh.md": 2,
+    "r36_invented_numbers_en.md": 3,            # rows = queries (1); numbers of no run
+    "r36_invented_numbers_zh.md": 3,
+    "r36_markdown_comment_hidden_en.md": 2,     # everything in Markdown comments ([//]: # (...)), which no page shows
+    "r36_hidden_input_zh.md": 2,                # everything in <input type="hidden">
+    "r36_lecture_figure_en.md": 2,              # the lecture's 4x4 figure, not the student's
+    "r36_course_page_copied_zh.md": 2,          # the course page pasted
+    "r36_swapped_copula_overclaim_zh.md": 2,    # rows are k0-k2 (wrong way round) and importance
+    "r36_keyword_line_en.md": 2,                # "Keywords: rows are q0, q1; causality; ..."
+}
+
+
+@pytest.mark.parametrize("name", sorted(GAMING_HAND))
+def test_round36_gaming_texts_score_at_most_their_hand_score(name):
+    r = _grade((HERE / "gaming" / name).read_text(encoding="utf-8"))
+    assert r["score"] <= GAMING_HAND[name], (r["score"], [(it["id"], it["points"]) for it in r["items"]])
+
+
+def test_a_line_labelled_keywords_states_nothing():
+    for text in ("My heatmap.\n\nKeywords: rows are q0, q1; columns are k0, k1, k2; causality; padding 0.\n",
+                 "我的热力图。\n\n关键词：行是 q0、q1；列是 k0、k1、k2；因果；padding 0\n",
+                 "My heatmap.\n\n## Keywords\n- rows are q0, q1\n- padding 0\n- causality\n"):
+        fr = items(_grade(text))["figure_reading"]
+        assert fr["points"] == 0, (text, fr)
+        assert "labelled as keywords" in fr["feedback"]["en"] and "关键词" in fr["feedback"]["zh"]
+
+
+def test_the_same_notes_without_a_keywords_label_still_count():
+    assert _points("My heatmap.\n\n- rows are q0, q1\n- each row sums to 1\n", "figure_reading") == 2
