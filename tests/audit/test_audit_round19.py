@@ -342,7 +342,8 @@ TEMPLATE_HONEST_ZH = '在我的热力图中，行是 q0、q1，列是 k0、k1、
 # reading budget, as the en twin's "q0 reads mostly from k1 (0.58)" was (a query's peak in any words, reading_budget): the
 # pinned 7.0 was the verb, not a TA's score. The point still between them is the texts': the en line says "the rows are
 # the queries q0 and q1", the zh one "行是 q0、q1" without 查询/query (a copula before the labels is read in neither language).
-@pytest.mark.parametrize("text, score", [(TEMPLATE_HONEST_EN, 9.0), (TEMPLATE_HONEST_ZH, 8.0)])
+# Round 36: the zh twin 8.0 -> 9.0, as the en one: a copula before the labels ("行是 q0、q1") now reads rows = queries.
+@pytest.mark.parametrize("text, score", [(TEMPLATE_HONEST_EN, 9.0), (TEMPLATE_HONEST_ZH, 9.0)])
 def test_a_template_that_names_cells_and_values_keeps_its_score(text, score, checklist):
     """The same opener before every line, but the lines read cells and values: unchanged (9.0, 7.0 before and after;
     round 35: 9.0, 8.0)."""
