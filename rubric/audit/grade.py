@@ -1482,7 +1482,8 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                   "The feedback says what to check; write what you found in your own words.",
             "zh": f"有 {len(pasted)} 句照搬评分器的反馈，不计分：{shown}。反馈只提示要检查什么；请用自己的话写出你的发现。"}})
     flags.extend(_test_claim_flags(cc, sentences, credited, _outcomes(tests)))
-    for check in (_stated_shape_flag(sentences, figure_report), misread_flag, _row_sum_flag(sentences, weights)):
+    for check in (_stated_shape_flag(sentences, figure_report), misread_flag, _row_sum_flag(sentences, weights),
+                  _entropy_flag(sentences, weights)):
         if check:
             flags.append(check)
 
@@ -1624,6 +1625,51 @@ def _row_sum_flag(sentences: list[_Sentence], weights: Sequence[Sequence[float]]
               f"(within rounding); the rows your code computes for the lab's example sum to {shown}.",
         "zh": f"你的文字说某一行权重之和不是 1：{said}。softmax 使每一行的和为 1（在舍入误差以内）；你的代码对实验例子"
               f"算出的各行之和为 {shown}。"}}
+
+
+# The entropy of one of the figure's rows said with its value (round 36: "the entropy of q1's row is exactly 0.42", q1 那一行
+#的熵是 0.42): the rows the student's code computes have entropies the grader can compute, in nats, bits or divided by
+# log(Nk); a value none of them has is flagged (the sentence earns no experiment anyway: it names no setting).
+_ROW_ENTROPY = re.compile(
+    r"\b(?:q|query|row)\s*_?\d{1,2}\b(?:'s)?(?:\s+row)?[^.;:\d]{0,16}?\bentropy\b|\bentropy of (?:the )?(?:row (?:of )?)?"
+    r"(?:q|query|row)\s*_?\d{1,2}\b(?:'s)?(?:\s+row)?|(?:q|query)\s*_?\d{1,2}\s*(?:的|那|这)?\s*一?行?\s*的?\s*熵"
+    r"|第\s*\S{1,3}\s*行\s*的?\s*熵")
+_ENTROPY_VALUE = re.compile(r"\s*(?:is|was|=|:|of|是|为|等于|约为|约)?\s*(?:exactly\s+|about\s+|around\s+|≈\s*|~\s*|正好\s*|大约\s*)?"
+                            r"(?P<v>\d?\.\d+)(?![\d.%])")
+
+
+def _entropy_flag(sentences: list[_Sentence], weights: Sequence[Sequence[float]] | None) -> AuditFlag | None:
+    """A flag for the entropies of rows the text states that no row of the student's weights has, or None."""
+    try:
+        rows = [[float(x) for x in row] for row in weights or []]
+        nats = [-math.fsum(p * math.log(p) for p in row if p > 0) for row in rows]
+    except (TypeError, ValueError):
+        return None
+    if not nats or not all(math.isfinite(x) for x in nats) or any(len(r) < 2 for r in rows):
+        return None
+    seen = [v for h in nats for v in (h, h / math.log(2), h / math.log(len(rows[0])))]
+    false = []
+    for s in sentences:
+        if s.is_code or s.is_question or s.copied or s.answered_no or s.row_denied:
+            continue
+        for m in _ROW_ENTROPY.finditer(s.text):
+            v = _ENTROPY_VALUE.match(s.text, m.end())
+            piece = s.text[s.clause_at(m.start()).start:s.clause_at(m.start()).end]
+            if v is None or _planned(piece) or _SUPPOSED.search(piece) or s.negated(m.start(), v.end(), context=False):
+                continue
+            digits = len(v.group("v").partition(".")[2])
+            if not any(abs(float(v.group("v")) - x) <= max(WEIGHT_TOLERANCE, 0.5 * 10 ** -digits + 0.005) for x in seen):
+                false.append(s.text[m.start():v.end()])
+    if not false:
+        return None
+    said = " / ".join(f"\"{_snippet(t, 50)}\"" for t in false[:3])
+    shown = ", ".join(f"{h:.2f}" for h in nats)
+    shown_bits = ", ".join(f"{h / math.log(2):.2f}" for h in nats)
+    return {"kind": "figure", "message": {
+        "en": f"Your text gives the entropy of a row of your heatmap: {said}. The rows your code computes for the lab's "
+              f"example have entropies {shown} nats ({shown_bits} bits); the value given is none of them.",
+        "zh": f"你的文字给出了热力图某一行的熵：{said}。你的代码对实验例子算出的各行的熵为 {shown} nats（{shown_bits} bits），"
+              "给出的数值与其中任何一个都不符。"}}
 
 
 # A reading of one cell of the figure (audit round 19): "q0 reads mostly from k1 (0.58)", "q1 peaks at k2", "k0: 0.21"

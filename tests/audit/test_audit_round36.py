@@ -184,3 +184,26 @@ def test_a_line_labelled_keywords_states_nothing():
 
 def test_the_same_notes_without_a_keywords_label_still_count():
     assert _points("My heatmap.\n\n- rows are q0, q1\n- each row sums to 1\n", "figure_reading") == 2
+
+
+# --- 6. the entropy of a row of the figure, checked against the weights -------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "In my heatmap q1 attends most to k2 (0.67). The entropy of q1's row is exactly 0.42.\n",
+    "我的热力图中 q1 最关注 k2（0.67）。q1 那一行的熵是 0.42。\n",
+], ids=["en", "zh"])
+def test_a_row_entropy_the_weights_do_not_have_is_flagged_with_the_rows_entropies(text):
+    msgs = [f["message"] for f in _grade(text)["flags"] if f["kind"] == "figure"]
+    assert len(msgs) == 1, msgs
+    # the example's rows [0.21, 0.58, 0.21] and [0.09, 0.24, 0.67]: 0.97 and 0.83 nats
+    assert "0.42" in msgs[0]["en"] and "0.97, 0.83 nats" in msgs[0]["en"] and "0.97, 0.83 nats" in msgs[0]["zh"]
+
+
+@pytest.mark.parametrize("text", [
+    "In my heatmap the entropy of q1's row is 0.83 nats.\n",
+    "q1's row entropy is 1.19 bits.\n",
+    "我的热力图中 q1 那一行的熵是 0.83。\n",
+    "If q1's entropy were 0.42 the row would be sharper.\n",
+], ids=["nats", "bits", "zh", "supposed"])
+def test_a_true_or_supposed_row_entropy_is_not_flagged(text):
+    assert "figure" not in kinds(_grade(text))
