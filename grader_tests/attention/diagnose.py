@@ -710,6 +710,67 @@ def _dropout_always_on_constant_p(node: ast.Call, names: dict[str, str]) -> bool
     return _dropout_always_on(node, names) and (p is None or isinstance(p, ast.Constant))
 
 
+def _is_zero(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value in (0, 0.0)
+
+
+def _on_training(node: ast.expr) -> bool:
+    """``node`` reads a ``training`` attribute (``self.training``, ``not self.training``, ``self.training and x``)."""
+    return any(isinstance(n, ast.Attribute) and n.attr == "training" for n in ast.walk(node))
+
+
+def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def _zero_in_eval(p: ast.expr, where: ast.AST | None, tree: ast.AST, depth: int = 0) -> bool:
+    """Whether the probability ``p`` (an expression of the function ``where``) is 0 in eval mode by what the source
+    shows: a conditional expression on ``training`` with a branch 0 (``0.1 if self.training else 0.``), or a name
+    that the function assigns so, or a parameter of it that some call of the function passes so (by name or
+    position)."""
+    if depth > 4:
+        return False
+    if isinstance(p, ast.IfExp):
+        return _on_training(p.test) and (_is_zero(p.body) or _is_zero(p.orelse))
+    if not isinstance(p, ast.Name) or not isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for n in ast.walk(where):
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == p.id for t in n.targets):
+            if _zero_in_eval(n.value, where, tree, depth + 1):
+                return True
+    params = [a.arg for a in where.args.posonlyargs + where.args.args]
+    if p.id not in params and p.id not in [a.arg for a in where.args.kwonlyargs]:
+        return False
+    position = params.index(p.id) if p.id in params else None
+    if position is not None and params and params[0] in ("self", "cls"):
+        position -= 1
+    for caller in _functions(tree):
+        for call in ast.walk(caller):
+            if not (isinstance(call, ast.Call) and getattr(call.func, "id", getattr(call.func, "attr", None)) == where.name):
+                continue
+            given = [k.value for k in call.keywords if k.arg == p.id]
+            if position is not None and 0 <= position < len(call.args):
+                given.append(call.args[position])
+            if any(_zero_in_eval(g, caller, tree, depth + 1) for g in given):
+                return True
+    return False
+
+
+def _dropout_zero_in_eval(source: str | None) -> set[int]:
+    """Lines of the dropout calls whose probability the source shows to be 0 in eval mode (``_zero_in_eval``)."""
+    tree = _tree(source) if isinstance(source, str) else None
+    if tree is None:
+        return set()
+    names = _torch_names(tree)
+    lines = set()
+    for fn in _functions(tree):
+        for node in ast.walk(fn):
+            if (isinstance(node, ast.Call) and _dropout_always_on(node, names)
+                    and (p := _dropout_p(node)) is not None and _zero_in_eval(p, fn, tree)):
+                lines.add(node.lineno)
+    return lines
+
+
 def dropout_always_on(source: str | None) -> list[tuple[int, str]]:
     """(line, code) of each PyTorch dropout call of the source whose ``training`` (``train`` for
     ``torch.dropout``) is not given (F.dropout's default is True) or is the constant True, and whose probability is
@@ -717,9 +778,13 @@ def dropout_always_on(source: str | None) -> list[tuple[int, str]]:
     may follow the mode). In line order, those whose probability is a constant (or the default, 0.5) first: they drop
     whatever the mode, where a probability given by a name may be 0 in eval mode (round 36: mmpretrain's
     ``torch.dropout(attn_weight, dropout_p, True)`` is called with ``dropout_p=0.`` in eval, and the hint quoted it
-    instead of the ``torch.dropout(self.proj(x), 0.1, True)`` that drew)."""
+    instead of the ``torch.dropout(self.proj(x), 0.1, True)`` that drew). Not listed: a call whose probability
+    the source shows to be 0 in eval mode (``_zero_in_eval``: ``dropout_p=0.1 if self.training else 0.`` passed to
+    the helper that calls it; round 36b: the hint blamed that call, which drops nothing in eval, and not the
+    ``nn.Dropout(0.1)(out)`` that did)."""
+    zero = _dropout_zero_in_eval(source)
     certain = _calls_where(source, _dropout_always_on_constant_p)
-    return certain + [c for c in _calls_where(source, _dropout_always_on) if c not in certain]
+    return certain + [c for c in _calls_where(source, _dropout_always_on) if c not in certain and c[0] not in zero]
 
 
 _DROPOUT_MODULES = frozenset({"torch.nn.Dropout", "torch.nn.Dropout1d", "torch.nn.Dropout2d", "torch.nn.AlphaDropout",
@@ -785,8 +850,13 @@ def randomness(student: object | None = None, cls_name: str | None = None) -> Ms
     the class whose results changed, when the caller knows it (a dropout of another class did not change them)."""
     source = _student_source(student)
     calls = in_class(dropout_always_on(source), source, cls_name)
+    # a call whose probability is a name may draw nothing in eval mode: a module built per call, which always
+    # draws, is the cause the source shows first then (round 36b)
+    certain = in_class(_calls_where(source, _dropout_always_on_constant_p), source, cls_name)
+    built = in_class(dropout_built_per_call(source), source, cls_name)
+    if not certain and built:
+        calls = []
     if not calls:
-        built = in_class(dropout_built_per_call(source), source, cls_name)
         if not built:
             return FAULTS["dropout"]
         where, code = built[0]
