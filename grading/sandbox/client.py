@@ -542,9 +542,11 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
         if sig == signal.SIGTRAP:        # the jail's SIGABRT handler (zygote.trap_aborts)
             return ABORTED_TEXT
         return f"the sandboxed process was killed by {name}"
-    if st.get("exit_code") == protocol.SERVE_FAILED_EXIT:
+    # only when the zygote saw the grader's loop mark its end (zygote.EndPage.mark_loop_end): a student's
+    # os._exit(72) is an exit with code 72, no SIGINT (round 36b)
+    if st.get("loop_end") and st.get("exit_code") == protocol.SERVE_FAILED_EXIT:
         return SERVE_FAILED_TEXT
-    if st.get("exit_code") == protocol.INTERRUPTED_EXIT:
+    if st.get("loop_end") and st.get("exit_code") == protocol.INTERRUPTED_EXIT:
         return INTERRUPTED_TEXT
     if "exit_code" in st:
         return f"the sandboxed process exited with code {st['exit_code']}"

@@ -402,6 +402,16 @@ class EndPage:
     def read(self) -> int:
         return 0 if self.address is None else ctypes.c_ubyte.from_address(self.address).value
 
+    # Byte 1: the exit code of the grader's own loop when it ended (run_jail: protocol.SERVE_FAILED_EXIT or
+    # INTERRUPTED_EXIT), written just before that exit: a student's ``os._exit(72)`` leaves it 0, and is told as
+    # an exit with code 72, not as "a SIGINT between calls" (round 36b).
+    def mark_loop_end(self, code: int) -> None:
+        if self.address is not None:
+            ctypes.c_ubyte.from_address(self.address + 1).value = code & 0xFF
+
+    def loop_end(self) -> int:
+        return 0 if self.address is None else ctypes.c_ubyte.from_address(self.address + 1).value
+
     def keep_from_later_forks(self) -> None:
         _libc.madvise(ctypes.c_void_p(self.address), ctypes.c_size_t(self.size), _MADV_DONTFORK)
 
@@ -671,8 +681,10 @@ def run_jail(launched: list) -> None:
             Runtime().serve(sock, max_message)
         except KeyboardInterrupt:   # a SIGINT between calls: each request's own code catches what it raises
             code = protocol.INTERRUPTED_EXIT
-        except BaseException:  # noqa: BLE001 - said as such to the trusted side (the exit code)
+        except BaseException:  # noqa: BLE001 - said as such to the trusted side (the exit code and the end page)
             code = protocol.SERVE_FAILED_EXIT
+        if code and _end_page is not None:
+            _end_page.mark_loop_end(code)
     except BaseException:  # noqa: BLE001
         code = 0
     finally:
@@ -756,6 +768,9 @@ class Jail:
         if sig is not None:   # it received a signal whose action was the default: a process ends on it
             status.pop("exit_code", None)
             status.update(signal=sig, received=True)
+        elif (os.WIFEXITED(wstatus) and self.end_page is not None
+              and self.end_page.loop_end() == os.WEXITSTATUS(wstatus) != 0):
+            status["loop_end"] = True    # the grader's loop ended the jail (run_jail), not the student's exit
         if self.end_page is not None:
             self.end_page.close()
         _report(self.status_fd, status)
