@@ -27,6 +27,7 @@ import ctypes  # noqa: E402
 import errno  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
+import operator  # noqa: E402
 import random  # noqa: E402
 import resource  # noqa: E402
 import secrets  # noqa: E402
@@ -34,6 +35,7 @@ import select  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import sys  # noqa: E402
+import threading  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 import warnings  # noqa: E402
@@ -493,57 +495,197 @@ def end_on_signals() -> None:
 # Python's view: a ``sigaction()`` of SIG_DFL made through ctypes (or by a C library) puts the kernel's default back
 # under them, and a fault signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS), SIGABRT or SIGKILL sent with
 # ``os.kill`` or ``signal.raise_signal`` has no handler here at all: the kernel dropped each (pid 1) and the code went
-# on, where ``python attention.py`` ends on it. What sends a signal to the jail itself (``os.kill`` of its pid, of 0 or
-# of its process group, ``os.killpg``, ``signal.raise_signal``, ``signal.pthread_kill``: every thread is the jail's)
-# reads the signal's action in the kernel first: the default, unblocked, and a default that ends a process, the jail
-# ends on it as :func:`_end_on` does, and is said to have been ended by it. Any other action is the kernel's to take.
+# on, where ``python attention.py`` ends on it. What sends a signal to the jail itself reads the signal's action in
+# the kernel first: the default, and a default that ends a process, the jail ends on it as :func:`_end_on` does, and
+# is said to have been ended by it, when the thread the kernel would deliver it to does not block it. Any other
+# action is the kernel's to take. Round 36b, as the kernel delivers (signal(7)): a signal sent to the process
+# (``os.kill`` of its pid, of a thread's TID, of 0 or of its group, ``os.killpg``, ``signal.pidfd_send_signal`` of a
+# pidfd of itself) goes to any thread that does not block it, the caller's mask alone said nothing; one sent to a
+# thread (``signal.raise_signal``: the caller; ``signal.pthread_kill``) is delivered only if that thread, not the
+# caller, does not block it, and one sent to a thread that is no live thread of the jail (a joined thread's ident)
+# is left to the real call. The signal is read as the call reads it (``operator.index``: an IntEnum, np.int64(11)).
+# A signal left pending while blocked has its default action taken when it is unblocked, which the kernel drops at
+# pid 1 again: ``signal.pthread_sigmask`` ends the jail then (_sigmask). faulthandler's handler (faulthandler.enable())
+# dumps the traceback, puts the default back and sends the signal again with C's raise(), dropped at pid 1: after it
+# ran (the action is the default again), the jail ends on the signal.
 _ENDS_BY_DEFAULT = frozenset(signal.valid_signals()) - _NOT_ENDING_ANYWHERE - {signal.SIGSTOP}
 _SIG_DFL_ADDRESS = None     # a sigaction's handler of SIG_DFL (0), as ctypes reads a c_void_p
+_PROCESS = "process"        # a signal sent to the jail's process, not to one thread of it
+_NO_HANDLER = -1            # sigaction refused the signal
+_faulthandler_address: int | None = None      # faulthandler's fatal-signal handler (end_on_sent_signals)
+_pthread_sigmask = signal.pthread_sigmask
+
+
+def _kernel_handler(signum: int) -> int | None:
+    """The kernel's action for ``signum`` in this process (whatever Python believes): the handler's address, None
+    for the default."""
+    old = _SigAction()
+    if _libc.sigaction(int(signum), None, ctypes.byref(old)) != 0:
+        return _NO_HANDLER
+    return old.handler
 
 
 def _kernel_default(signum: int) -> bool:
     """Whether the kernel's action for ``signum`` in this process is the default (whatever Python believes)."""
-    old = _SigAction()
-    if _libc.sigaction(int(signum), None, ctypes.byref(old)) != 0:
-        return False
-    return old.handler == _SIG_DFL_ADDRESS
+    return _kernel_handler(signum) == _SIG_DFL_ADDRESS
 
 
-def _end_if_dropped(signum: object) -> None:
-    """In a jail, before it sends itself ``signum``: end as the default action would (see above), else return."""
-    if not _in_jail or type(signum) not in (int, signal.Signals) or int(signum) not in _ENDS_BY_DEFAULT:
+def _signum(signum: object) -> int | None:
+    """``signum`` as the sending call reads it, when its default action ends a process; else None."""
+    try:
+        n = operator.index(signum)
+    except TypeError:
+        return None
+    return n if n in _ENDS_BY_DEFAULT else None
+
+
+def _jail_tids() -> list[int]:
+    """The native ids of the jail's live threads."""
+    try:
+        return [int(t) for t in os.listdir("/proc/self/task")]
+    except (OSError, ValueError):
+        return []
+
+
+def _thread_blocks(tid: int | None, signum: int) -> bool | None:
+    """Whether the thread ``tid`` of the jail (native id; None: the caller) blocks ``signum``; None when there is no
+    such live thread."""
+    if tid is None:
+        return signum in _pthread_sigmask(signal.SIG_BLOCK, ())
+    for line in _proc_lines(f"/proc/self/task/{int(tid)}/status"):
+        if line.startswith("SigBlk:"):
+            return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    return None
+
+
+def _proc_lines(path: str) -> list[str]:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return []
+    try:
+        return os.read(fd, 1 << 16).decode("ascii", "replace").splitlines()
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+
+
+def _end_if_dropped(sent: tuple[object, object] | None) -> None:
+    """In a jail, before it sends itself a signal (``sent``: the target, _PROCESS or a thread's native id, None for
+    the caller, and the signal): end as the default action would (see above), else return."""
+    if not _in_jail or sent is None or (signum := _signum(sent[1])) is None:
         return
-    signum = int(signum)
-    if signum in signal.pthread_sigmask(signal.SIG_BLOCK, ()):   # left pending: its action is taken when unblocked
-        return
+    target = sent[0]
+    if target == _PROCESS:
+        if _thread_blocks(None, signum) and not any(_thread_blocks(t, signum) is False for t in _jail_tids()):
+            return      # every thread blocks it: left pending (_sigmask)
+    elif _thread_blocks(target, signum) is not False:
+        return          # blocked by its target (pending, _sigmask), or no live thread of the jail: the real call's
     if _kernel_default(signum):
         _end_on(signum, None)
 
 
-def _self_sending(original: Callable, sent_to_self: Callable[..., object]) -> Callable:
-    """``original`` (a sender of signals), first ending the jail on what ``sent_to_self`` of its arguments gives: the
-    signal when it is sent to the jail itself, else None."""
+def _by_faulthandler(sent: tuple[object, object] | None) -> int | None:
+    """The signal ``sent`` when faulthandler's handler is its action in the kernel (see above), else None."""
+    if not _in_jail or sent is None or _faulthandler_address is None or (signum := _signum(sent[1])) is None:
+        return None
+    return signum if _kernel_handler(signum) == _faulthandler_address else None
+
+
+def _self_sending(original: Callable, sent_to_self: Callable[..., tuple[object, object] | None]) -> Callable:
+    """``original`` (a sender of signals), first ending the jail on what ``sent_to_self`` of its arguments gives:
+    (target, signal) when it is sent to the jail itself, else None."""
     def send(*args, **kwargs):
         try:
-            signum = sent_to_self(*args, **kwargs)
+            sent = sent_to_self(*args, **kwargs)
         except Exception:   # noqa: BLE001 - arguments the original refuses: it says how
-            signum = None
-        _end_if_dropped(signum)
-        return original(*args, **kwargs)
+            sent = None
+        _end_if_dropped(sent)
+        faulted = _by_faulthandler(sent)
+        result = original(*args, **kwargs)
+        if faulted is not None and _kernel_default(faulted):    # faulthandler's handler ran and put the default back
+            _end_on(faulted, None)
+        return result
     send.__name__ = send.__qualname__ = original.__name__
     send.__module__, send.__doc__ = getattr(original, "__module__", None), original.__doc__
     return send
 
 
+def _sigmask(how, mask):
+    """``signal.pthread_sigmask`` in the jails: a signal pending while blocked whose action is the default, and
+    which this call unblocks, ends the jail (see above); the kernel would drop it."""
+    pending = signal.sigpending() if _in_jail else ()
+    old = _pthread_sigmask(how, mask)
+    if pending:
+        blocked = _pthread_sigmask(signal.SIG_BLOCK, ())
+        for s in sorted(int(p) for p in pending):
+            if s in _ENDS_BY_DEFAULT and s not in blocked and _kernel_default(s):
+                _end_on(s, None)
+    return old
+
+
+def _thread_target(thread_id: int) -> int | None | str:
+    """The native id of the jail's live thread ``thread_id`` (a ``threading`` ident), None for the caller."""
+    if thread_id == threading.get_ident():
+        return None
+    thread = threading._active.get(thread_id)   # the idents threading knows
+    if thread is None or thread.native_id is None or not thread.is_alive():
+        raise LookupError(thread_id)            # no live thread of the jail: the real call's answer
+    return thread.native_id
+
+
+def _pidfd_pid(pidfd: int) -> int | None:
+    """The pid a pidfd refers to, in the jail's pid namespace (/proc/self/fdinfo)."""
+    for line in _proc_lines(f"/proc/self/fdinfo/{int(pidfd)}"):
+        if line.startswith("Pid:"):
+            return int(line.split()[1])
+    return None
+
+
+def _kill_target(pid: int, sig: object) -> tuple[object, object] | None:
+    # kill(-1) is every process but the caller (and the namespace's init, the jail itself): never the jail, although
+    # -(-1) is the jail's process group (setsid as pid 1); a group is -pgid below -1. kill() of a thread's TID
+    # signals its process.
+    pid = operator.index(pid)
+    if pid in (0, os.getpid()) or (pid < -1 and -pid == os.getpgrp()) or (pid > 0 and pid in _jail_tids()):
+        return _PROCESS, sig
+    return None
+
+
+def _find_faulthandler() -> None:
+    """Read the address of faulthandler's fatal-signal handler, in the zygote, once."""
+    global _faulthandler_address
+    import faulthandler
+    if faulthandler.is_enabled():
+        _faulthandler_address = _kernel_handler(signal.SIGSEGV)
+        return
+    fd = os.open(os.devnull, os.O_WRONLY)
+    try:
+        faulthandler.enable(file=fd)
+        _faulthandler_address = _kernel_handler(signal.SIGSEGV)
+    finally:
+        faulthandler.disable()
+        os.close(fd)
+    if _faulthandler_address in (_SIG_DFL_ADDRESS, _NO_HANDLER):
+        _faulthandler_address = None
+
+
 def end_on_sent_signals() -> None:
     """Wrap what sends the jail a signal (see _ENDS_BY_DEFAULT), in the zygote, once: the jails inherit it."""
-    # kill(-1) is every process but the caller (and the namespace's init, the jail itself): never the jail, although
-    # -(-1) is the jail's process group (setsid as pid 1); a group is -pgid below -1.
-    os.kill = _self_sending(os.kill, lambda pid, sig: sig if pid in (0, os.getpid()) or (pid < -1 and -pid == os.getpgrp())
-                            else None)
-    os.killpg = _self_sending(os.killpg, lambda pgid, sig: sig if pgid in (0, os.getpgrp()) else None)
-    signal.raise_signal = _self_sending(signal.raise_signal, lambda signalnum: signalnum)
-    signal.pthread_kill = _self_sending(signal.pthread_kill, lambda thread_id, signalnum: signalnum)
+    _find_faulthandler()
+    os.kill = _self_sending(os.kill, _kill_target)
+    os.killpg = _self_sending(os.killpg, lambda pgid, sig: (_PROCESS, sig) if pgid in (0, os.getpgrp()) else None)
+    signal.raise_signal = _self_sending(signal.raise_signal, lambda signalnum: (None, signalnum))
+    signal.pthread_kill = _self_sending(signal.pthread_kill,
+                                        lambda thread_id, signalnum: (_thread_target(thread_id), signalnum))
+    if hasattr(signal, "pidfd_send_signal"):
+        signal.pidfd_send_signal = _self_sending(
+            signal.pidfd_send_signal,
+            lambda pidfd, sig, *rest, **kw: (_PROCESS, sig) if _pidfd_pid(pidfd) == os.getpid() else None)
+    _sigmask.__name__ = _sigmask.__qualname__ = "pthread_sigmask"
+    _sigmask.__module__, _sigmask.__doc__ = "signal", _pthread_sigmask.__doc__
+    signal.pthread_sigmask = _sigmask
 
 
 def ended_by(wstatus: int, page: EndPage | None) -> int | None:
