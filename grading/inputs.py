@@ -18,6 +18,7 @@ Untrusted bytes are handled defensively:
 
 from __future__ import annotations
 
+import codecs
 import functools
 import io
 import os
@@ -29,6 +30,8 @@ import warnings
 from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from grading.i18n import capped
 
 # --------------------------------------------------------------------------------------------------
 # Limits (module constants so that the web layer can show them and tests can refer to them)
@@ -408,31 +411,14 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
                 f"{what_zh}包含 NUL 字节：这是二进制文件，不是文本。",
             ) from None
         raise nul_error(f"{code_prefix}_binary", what_en, what_zh, text)
-    if cookie:
-        _python_refuses_cookie(data, code_prefix, what_en, what_zh)
+    if cookie and (declared := _as_python_reads(data, code_prefix, what_en, what_zh)) is not None:
+        return declared
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         error = exc
     else:
-        if cookie and (declared := _declared_encoding(data)) is not None and not text.isascii():
-            return _as_declared(data, declared, code_prefix, what_en, what_zh)
         return text
-    if cookie:
-        declared = _declared_encoding(data)
-        if declared is not None:
-            try:
-                return data.decode(declared)
-            except UnicodeDecodeError as exc:
-                line, col = _position(data, exc.start)
-                raise InputError(
-                    f"{code_prefix}_bad_encoding",
-                    f"The {what_en} declares the encoding '{declared}' on its first lines, but line {line}, "
-                    f"column {col} is not valid {declared}. Save it as UTF-8 (and remove the coding line) and "
-                    "upload it again.",
-                    f"{what_zh}在开头声明了编码「{declared}」，但第 {line} 行第 {col} 列不是有效的 {declared}。"
-                    "请另存为 UTF-8（并删除 coding 声明行）后重新上传。",
-                ) from None
     hint_en = hint_zh = ""
     if gb18030:
         # Traditional Chinese Windows (Taiwan, Hong Kong) saves .txt as Big5 (cp950), which GB18030 also
@@ -484,79 +470,136 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 
-def _cookie_line(data: bytes) -> tuple[int, str]:
-    """The line (1 or 2) of the PEP 263 coding declaration and the name as written; (1, "") when none is seen."""
-    for n, line in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n", 2)[:2], 1):
-        if (m := _COOKIE.match(line)) is not None:
-            return n, m.group(1).decode("ascii", "replace")
-    return 1, ""
-
-
 def _fix_cookie(line: int) -> tuple[str, str]:
     return (f"Change line {line} to `# -*- coding: utf-8 -*-` (or delete it), save the file as UTF-8 and upload it "
             "again.", f"请把第 {line} 行改成 `# -*- coding: utf-8 -*-`（或删掉这一行），以 UTF-8 保存后重新上传。")
 
 
-def _python_refuses_cookie(data: bytes, code_prefix: str, what_en: str, what_zh: str) -> None:
-    """Refuse, as Python does before running a line, a coding declaration it does not accept: an encoding it does
-    not know (``# coding: utf8x``), or a UTF-8 BOM with another encoding declared."""
-    import tokenize
-
-    try:
-        tokenize.detect_encoding(io.BytesIO(data).readline)
-        return
-    except (SyntaxError, LookupError) as exc:
-        reason = str(exc)
-    line, name = _cookie_line(data)
-    if not name:
-        return      # no declaration: bytes that are not UTF-8, which the decoding refuses with its own words
-    fix_en, fix_zh = _fix_cookie(line)
-    if data.startswith(b"\xef\xbb\xbf"):
-        seen_en = (f"begins with a UTF-8 BOM (byte order mark) but line {line} declares the encoding '{name}', and "
-                   "Python refuses a file that says both")
-        seen_zh = f"以 UTF-8 BOM（字节顺序标记）开头，但第 {line} 行声明的编码是 `{name}`，Python 拒绝运行这种前后矛盾的文件"
-    else:
-        seen_en = (f"declares on line {line} the encoding '{name}', which Python does not know, so Python refuses to "
-                   f"run it ({reason})")
-        seen_zh = f"在第 {line} 行声明的编码 `{name}` 是 Python 不认识的，Python 因此拒绝运行它"
-    raise InputError(
-        f"{code_prefix}_bad_cookie",
-        f"The {what_en} {seen_en}; the grader does the same. {fix_en}",
-        f"{what_zh}{seen_zh}，评分系统也一样。{fix_zh}",
-    )
+# PEP 263 as CPython 3.11 reads a file: the declaration counts on line 2 only after a comment or blank line 1
+_COMMENT_OR_BLANK = re.compile(rb"[ \t\f]*(?:[#\r\n]|$)")
 
 
-def _as_declared(data: bytes, declared: str, code_prefix: str, what_en: str, what_zh: str) -> str:
-    """A UTF-8 file (not all ASCII) that declares another encoding: read as Python reads it, with the declared one
-    (other characters, which Python also runs), or refused where that encoding cannot decode it, as Python
-    refuses it."""
-    try:
-        return data.decode(declared)
-    except UnicodeDecodeError as exc:
-        at, col = _position(data, exc.start)
-    line, name = _cookie_line(data)
-    fix_en, fix_zh = _fix_cookie(line)
-    raise InputError(
-        f"{code_prefix}_cookie_mismatch",
-        f"The {what_en} is saved as UTF-8, but line {line} declares the encoding '{name or declared}': Python reads "
-        f"the file as {declared} and refuses it at line {at}, column {col}, which is not valid {declared} (a "
-        f"SyntaxError before any line runs); the grader does the same. {fix_en}",
-        f"{what_zh}是以 UTF-8 保存的，但第 {line} 行声明的编码是 `{name or declared}`：Python 会按 `{declared}` 读取，"
-        f"并在第 {at} 行第 {col} 列报错（那里不是有效的 `{declared}` 编码，任何一行都还没有运行就出现 SyntaxError），"
-        f"评分系统也一样。{fix_zh}",
-    )
+def _normal_cookie(name: str) -> str:
+    """CPython's ``get_normal_name``: "UTF_8", "utf-8-sig"... are "utf-8", the Latin-1 spellings "iso-8859-1"."""
+    low = name[:12].lower().replace("_", "-")
+    if low == "utf-8" or low.startswith("utf-8-"):
+        return "utf-8"
+    if low in ("latin-1", "iso-8859-1", "iso-latin-1") or low.startswith(("latin-1-", "iso-8859-1-", "iso-latin-1-")):
+        return "iso-8859-1"
+    return name
 
 
-def _declared_encoding(data: bytes) -> str | None:
-    """The PEP 263 encoding declared on line 1 or 2, if any and if Python knows it (normalised by
-    ``tokenize.detect_encoding``: "gbk", "gb18030", "cp936"...), else None."""
-    import tokenize
-
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except (SyntaxError, LookupError):
+def _as_python_reads(data: bytes, code_prefix: str, what_en: str, what_zh: str) -> str | None:
+    """The text of a file with a PEP 263 coding declaration other than UTF-8, read as ``python3.11 file.py`` reads
+    it, or None when it has none (or declares UTF-8): the UTF-8 rules then apply. Refused, with Python's reason,
+    exactly where Python refuses: a line 1 that is not UTF-8 before a declaration on line 2, a UTF-8 BOM with another
+    encoding, an encoding Python does not know or cannot read source in (``hex``, ``rot13``, ``utf-16``...), bytes
+    the declared encoding cannot decode. Lines end at CR, LF or CRLF, as in CPython's tokenizer (round 36: a CR-only
+    file with a gbk declaration was refused, Python runs it); the declaration line itself is not decoded by Python,
+    only the lines after it."""
+    body = data.removeprefix(b"\xef\xbb\xbf")
+    lines = body.splitlines(keepends=True)
+    at = match = None
+    for index, line in enumerate(lines[:2]):
+        if (match := _COOKIE.match(line)) is not None:
+            at = index
+            break
+        if not _COMMENT_OR_BLANK.match(line):
+            break
+    if at is None or match is None:
         return None
-    return None if encoding in ("utf-8", "utf-8-sig") else encoding
+    name = match.group(1).decode("ascii")
+    shown = capped(name)
+    fix_en, fix_zh = _fix_cookie(at + 1)
+    normal = _normal_cookie(name)
+    if at == 1 and not _is_utf8(lines[0]):
+        # the column as the student sees line 1 (its first non-ASCII character), the byte as Python names it (the
+        # first one that is not UTF-8: GBK's 注 is D7 A2, which UTF-8 also reads)
+        first = re.search(rb"[\x80-\xff]", lines[0])
+        col = first.start() + 1 if first else 1
+        try:
+            lines[0].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            byte = lines[0][exc.start]
+        reason = f"Non-UTF-8 code starting with '\\x{byte:02x}' on line 1, but no encoding declared"
+        raise InputError(
+            f"{code_prefix}_not_utf8",
+            f"The {what_en}'s line 1 is not valid UTF-8 (its first character that is not ASCII is at column {col}), "
+            f"and its encoding '{shown}' is declared only on line 2: Python reads line 1 as UTF-8 before it reaches the declaration and refuses "
+            f"the file (SyntaxError: {reason}); the grader does the same. Save the file as UTF-8 and delete the "
+            "coding line, or move the declaration to line 1, and upload it again.",
+            f"{what_zh}的第 1 行不是有效的 UTF-8（第一个非 ASCII 字符位于第 {col} 列），而编码声明 `{shown}` 在第 2 行："
+            f"Python 在读到声明之前就按 UTF-8 读取第 1 行，因此拒绝这个文件（SyntaxError: {reason}），评分系统也一样。"
+            "请以 UTF-8 保存并删除 coding 声明行，或把声明移到第 1 行，然后重新上传。",
+        )
+    if data.startswith(b"\xef\xbb\xbf") and normal != "utf-8":
+        raise InputError(
+            f"{code_prefix}_bad_cookie",
+            f"The {what_en} begins with a UTF-8 BOM (byte order mark) but line {at + 1} declares the encoding "
+            f"'{shown}', and Python refuses a file that says both (SyntaxError: encoding problem: {shown} with BOM); "
+            f"the grader does the same. {fix_en}",
+            f"{what_zh}以 UTF-8 BOM（字节顺序标记）开头，但第 {at + 1} 行声明的编码是 `{shown}`，Python 拒绝运行这种前后"
+            f"矛盾的文件（SyntaxError: encoding problem: {shown} with BOM），评分系统也一样。{fix_zh}",
+        )
+    if normal == "utf-8":
+        return None
+    try:
+        info = codecs.lookup(name)
+        unknown = False
+    except LookupError:
+        unknown = True
+    if unknown:
+        raise InputError(
+            f"{code_prefix}_bad_cookie",
+            f"The {what_en} declares on line {at + 1} the encoding '{shown}', which Python does not know, so Python "
+            f"refuses to run it (SyntaxError: encoding problem: {shown}); the grader does the same. {fix_en}",
+            f"{what_zh}在第 {at + 1} 行声明的编码 `{shown}` 是 Python 不认识的，Python 因此拒绝运行它"
+            f"（SyntaxError: encoding problem: {shown}），评分系统也一样。{fix_zh}",
+        )
+    head, rest = b"".join(lines[:at + 1]), b"".join(lines[at + 1:])
+    try:
+        if not info._is_text_encoding or info.name.startswith(("utf-16", "utf-32")):
+            # not text codecs (hex, rot13, base64...), or not ASCII-compatible: the declaration itself does not
+            # read back, and Python refuses either
+            raise ValueError(name)
+        return (lines[0].decode("utf-8") if at else "") + lines[at].decode(name, "replace") + rest.decode(name)
+    except UnicodeDecodeError as exc:
+        start = len(head) + exc.start
+    except Exception:       # noqa: BLE001 - any codec failure is Python's "encoding problem"
+        raise InputError(
+            f"{code_prefix}_bad_cookie",
+            f"The {what_en} declares on line {at + 1} the encoding '{shown}', in which Python cannot read source "
+            f"code, so Python refuses to run it (SyntaxError: encoding problem: {shown}); the grader does the same. "
+            f"{fix_en}",
+            f"{what_zh}在第 {at + 1} 行声明的编码 `{shown}` 不能用来读取 Python 源代码，Python 因此拒绝运行它"
+            f"（SyntaxError: encoding problem: {shown}），评分系统也一样。{fix_zh}",
+        ) from None
+    line, col = _position(body, start)
+    if _is_utf8(body):
+        raise InputError(
+            f"{code_prefix}_cookie_mismatch",
+            f"The {what_en} is saved as UTF-8, but line {at + 1} declares the encoding '{shown}': Python reads the "
+            f"file as {shown} and refuses it at line {line}, column {col}, which is not valid {shown} (a SyntaxError "
+            f"before any line runs); the grader does the same. {fix_en}",
+            f"{what_zh}是以 UTF-8 保存的，但第 {at + 1} 行声明的编码是 `{shown}`：Python 会按 `{shown}` 读取，"
+            f"并在第 {line} 行第 {col} 列报错（那里不是有效的 `{shown}` 编码，任何一行都还没有运行就出现 SyntaxError），"
+            f"评分系统也一样。{fix_zh}",
+        )
+    raise InputError(
+        f"{code_prefix}_bad_encoding",
+        f"The {what_en} declares the encoding '{shown}' on its first lines, but line {line}, column {col} is not "
+        f"valid {shown}. Save it as UTF-8 (and remove the coding line) and upload it again.",
+        f"{what_zh}在开头声明了编码「{shown}」，但第 {line} 行第 {col} 列不是有效的 {shown}。"
+        "请另存为 UTF-8（并删除 coding 声明行）后重新上传。",
+    )
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _plausibly_chinese(text: str) -> bool:
