@@ -505,8 +505,19 @@ _WALRUS_STATEMENT = re.compile(r"^\s*[\w.\[\], ]+:=")
 _KEYWORD_ASSIGNED = re.compile(r"^\s*(\w+)\s*(?:[-+*/%@&|^]|//|\*\*|>>|<<)?=(?!=)")
 _ELIF = re.compile(r"^\s*elif\b")
 _ELSE = re.compile(r"^(\s*)else\s*:")
-_CASE = re.compile(r"^\s*case\b")
-_MATCH = re.compile(r"^(\s*)match\b.*:\s*$")
+# a case pattern's start, `case <pattern>:`: not a variable named case (`case = ...`, `case.x`, `case, y = ...`)
+_CASE = re.compile(r"^\s*case\b(?!\s*(?:[-+*/%@&|^]|//|\*\*|>>|<<)?=)(?!\s*[.,:)\]}])\s*\S.*:$")
+_MATCH = re.compile(r"^(\s*)match\b.*:$")     # matched on the line's code part: `match x:  # 维度` counts
+
+
+def _parses(code: str) -> bool:
+    """Whether ``code`` (one line) is a valid statement on its own: advice to rewrite a line is given only where
+    the rewritten line is valid (round 36: `for i := 0; i < 3; i++:` was told to write `=`)."""
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _syntax_words_hint(source: str, lineno: int, message: str) -> Msg | None:
@@ -519,7 +530,8 @@ def _syntax_words_hint(source: str, lineno: int, message: str) -> Msg | None:
     if line is None or len(line) > MAX_HINT_LINE:
         return None
     code = _code_part(line)
-    if message.startswith("invalid syntax") and _WALRUS_STATEMENT.match(code) and ":=" in code:
+    if message.startswith("invalid syntax") and _WALRUS_STATEMENT.match(code) and ":=" in code \
+            and _parses(code.replace(":=", "=", 1).strip()):
         return msg(f"line {lineno} assigns with `:=` as a statement of its own: `:=` assigns only inside an "
                    "expression (`if (n := len(x)) > 0:`), so on a line of its own write `=`.",
                    f"第 {lineno} 行把 `:=` 单独当作一条语句来赋值：`:=` 只能在表达式内部赋值（如 "
@@ -555,7 +567,8 @@ def _syntax_words_hint(source: str, lineno: int, message: str) -> Msg | None:
     if message.startswith("invalid syntax") and _CASE.match(code):
         lines = python_lines(source)
         width = len(line) - len(line.lstrip())
-        if not any((m := _MATCH.match(lines[n - 1])) and len(m.group(1)) < width for n in range(lineno - 1, 0, -1)):
+        if not any((m := _MATCH.match(_code_part(lines[n - 1]))) and len(m.group(1)) < width
+                   for n in range(lineno - 1, 0, -1)):
             return msg(f"line {lineno} begins with `case`, but no `match ...:` line above holds it: `case` branches "
                        "go inside a `match` block (or write the test with `if`/`elif`).",
                        f"第 {lineno} 行以 `case` 开头，但上面没有包含它的 `match ...:` 行：`case` 分支必须写在 "
@@ -568,6 +581,13 @@ def _syntax_words_hint(source: str, lineno: int, message: str) -> Msg | None:
     if (m := re.match(r"cannot assign to (function call|expression|literal|comparison)", message)):
         what_en, what_zh = {"function call": ("a function call", "函数调用"), "expression": ("an expression", "表达式"),
                             "literal": ("a literal value", "字面值"), "comparison": ("a comparison", "比较式")}[m.group(1)]
+        if re.match(r"\s*(?:async\s+)?for\b", code):
+            return msg(f"line {lineno} has {what_en} as the loop variable of `for ... in`: only a name, an attribute "
+                       "(`self.x`) or an item (`x[i]`) can receive the values, as in `for i in range(3):`.",
+                       f"第 {lineno} 行把{what_zh}写在了 `for ... in` 的循环变量位置：只有变量名、属性（`self.x`）或元素"
+                       "（`x[i]`）能接收循环的值，例如 `for i in range(3):`。")
+        if "=" not in code:
+            return None     # no `=` on the line (a `with ... as f(x)`, a continued line): what it is, not said
         return msg(f"line {lineno} has {what_en} on the left of '=': only a name, an attribute (`self.x`) or an item "
                    "(`x[i]`) can be assigned. To compare two values write '=='. To assign, put the name on the left.",
                    f"第 {lineno} 行“=”的左边是{what_zh}：只能给变量名、属性（`self.x`）或元素（`x[i]`）赋值。"
@@ -2838,11 +2858,11 @@ def _attribute_note(source: str, lineno: int, message: str) -> Msg | None:
         return None
     params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
     nodes = _on_line(tree, lineno)
-    owner = "self"
+    owner = shown = "self"
     if params and params[0] != "self" and _reads_attribute(nodes, params[0], attr):
-        first, attr_, cls_, fn_ = params[0], _cap(attr), _cap(cls.name), _cap(fn.name)
+        first, attr_, cls_, fn_ = _cap(params[0]), _cap(attr), _cap(cls.name), _cap(fn.name)
         if not _tensor_attribute(attr):
-            owner = first     # `def _split(this, t)` reading this.x: the first parameter is the module, named so
+            owner, shown = params[0], first     # `def _split(this, t)` reading this.x: the module, named so
         else:                 # `def _split(t)` reading t.view: the module arrived where a tensor was meant
             return msg(f"{cls_}.{fn_} (line {fn.lineno}) has no self parameter: Python passes the module itself as "
                        f"the first argument, so `{first}` holds the {cls_} and line {lineno} reads {first}.{attr_} "
@@ -2858,24 +2878,27 @@ def _attribute_note(source: str, lineno: int, message: str) -> Msg | None:
     assigned = _self_assigned(cls, attr)
     later = [n for n in assigned if fn.lineno <= n <= (fn.end_lineno or n) and n > lineno]
     if assigned and later and len(later) == len(assigned):
-        return msg(f"line {lineno} reads {owner}.{_cap(attr)} before line {later[0]} assigns it: assign it first",
-                   f"第 {lineno} 行读取 {owner}.{_cap(attr)} 时，第 {later[0]} 行还没有给它赋值：请先赋值再使用")
+        return msg(f"line {lineno} reads {shown}.{_cap(attr)} before line {later[0]} assigns it: assign it first",
+                   f"第 {lineno} 行读取 {shown}.{_cap(attr)} 时，第 {later[0]} 行还没有给它赋值：请先赋值再使用")
     if assigned:
         return None
     attr_, cls_, fn_ = _cap(attr), _cap(cls.name), _cap(fn.name)
-    said = msg(f"line {lineno} reads {owner}.{attr_}, which no method of {cls_} assigns",
-               f"第 {lineno} 行读取了 {owner}.{attr_}，但 {cls_} 的任何方法都没有给它赋值")
+    said = msg(f"line {lineno} reads {shown}.{attr_}, which no method of {cls_} assigns",
+               f"第 {lineno} 行读取了 {shown}.{attr_}，但 {cls_} 的任何方法都没有给它赋值")
     if attr in {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
         return cat(said, msg(f": {attr_} is a parameter of {fn_}, use it as `{attr_}` (or assign "
-                             f"self.{attr_} = {attr_} first)",
-                             f"：{attr_} 是 {fn_} 的参数，请直接用 `{attr_}`（或先写 self.{attr_} = {attr_}）"))
+                             f"{shown}.{attr_} = {attr_} first)",
+                             f"：{attr_} 是 {fn_} 的参数，请直接用 `{attr_}`（或先写 {shown}.{attr_} = {attr_}）"))
     names = {n for n in _assigned_attributes(cls)} | {n.name for n in cls.body if isinstance(n, _DEFS)}
     close = difflib.get_close_matches(attr, sorted(names), n=1, cutoff=0.75)
     if not close:
         return said    # what was seen; the cause (a typo, an assignment left out) is not known
     line = min(_self_assigned(cls, close[0]) or [next(n.lineno for n in cls.body if getattr(n, "name", "") == close[0])])
-    return cat(said, msg(f". It assigns self.{_cap(close[0])} (line {line}), a close name",
-                         f"。它在第 {line} 行赋值的是名字相近的 self.{_cap(close[0])}"))
+    # the name as that line writes it (round 36: `this.n_heads = ...` was said as self.n_heads)
+    writer = next((o for o, sub in _selves(cls) if _stored_on(sub, o) and sub.attr == close[0]
+                   and sub.lineno == line), "self")
+    return cat(said, msg(f". It assigns {_cap(writer)}.{_cap(close[0])} (line {line}), a close name",
+                         f"。它在第 {line} 行赋值的是名字相近的 {_cap(writer)}.{_cap(close[0])}"))
 
 
 def _defines(source: str, name: str) -> bool:
@@ -3318,13 +3341,30 @@ def own_message(source: str | None, lineno: int | None, kind: str | None) -> boo
     for n in _walk(tree):
         if getattr(n, "lineno", None) != lineno:
             continue
-        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and n.exc.args:
+        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and n.exc.args and _written_text(n.exc.args[0]):
             func = n.exc.func
             if (func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)) == kind:
                 return True
-        if isinstance(n, ast.Assert) and n.msg is not None and kind == "AssertionError":
+        if isinstance(n, ast.Assert) and n.msg is not None and kind == "AssertionError" and _written_text(n.msg):
             return True
     return False
+
+
+def _written_text(node: ast.expr) -> bool:
+    """Whether a raised message is text written in the file: a string literal, or one formatted (f-string, ``%``,
+    ``.format``) from values that call nothing. Round 36: ``raise RuntimeError(str(e))`` re-raised PyTorch's words,
+    and in ``raise ValueError(f'{int(s)}')`` the ValueError was int's, both labelled the code's own message."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        text, values = node.left, [node.right]
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        text, values = node.func.value, [*node.args, *(k.value for k in node.keywords)]
+    else:
+        text, values = node, []
+    if isinstance(text, ast.JoinedStr):
+        values += [v for v in text.values if isinstance(v, ast.FormattedValue)]
+    elif not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+        return False
+    return not any(isinstance(sub, ast.Call) for v in values for sub in ast.walk(v))
 
 
 def own_raise_note(source: str | None, lineno: int | None, message: str, kind: str | None = None) -> Msg | None:
@@ -3442,12 +3482,33 @@ def _linear_at(tree: ast.Module, lineno: int) -> tuple | None:
     if len(used) != 1 or _line_calls(tree, lineno)[1] or any(
             getattr(c.func, "attr", getattr(c.func, "id", None)) in ("linear", "mm") for c in calls):
         return None
+    # a def of the file raising would be the failing line itself: only a module it holds raises from this line
+    defs = {n.name for n in (*found[0].body, *tree.body) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    if any(_runs_module(c, owner, defs) for c in calls if c is not used[0]):
+        return None       # another module on the line may have raised it (self.ffn(...), an nn.Sequential)
     call, layer = used[0], layers[used[0].func.attr]
     sizes = [_linear_arg(layer, 0, "in_features"), _linear_arg(layer, 1, "out_features")]
     if None in sizes:
         return None
     shown = [(_cap(ast.unparse(a)), _int_literal(a)) for a in sizes]
-    return owner, _cap(call.func.attr), _cap(ast.unparse(call.args[0])), layer.lineno, shown[0], shown[1]
+    return _cap(owner), _cap(call.func.attr), _cap(ast.unparse(call.args[0])), layer.lineno, shown[0], shown[1]
+
+
+def _runs_module(call: ast.Call, owner: str, defs: set[str]) -> bool:
+    """Whether a call may run a module the code holds, which may hold an nn.Linear of its own: one reached through
+    the module (``self.ffn(x)``, ``self.blocks[0](x)``) that is not a method the class defines, or a bare name that is
+    neither a Python builtin nor a function of the file (``ffn(x)``)."""
+    import builtins
+
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id not in defs and not hasattr(builtins, func.id)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == owner \
+            and func.attr in defs:
+        return False
+    while isinstance(func, ast.Attribute | ast.Subscript):     # not through a call: `self._split(x).reshape`
+        func = func.value
+    return isinstance(func, ast.Name) and func.id == owner
 
 
 # ============================================================================ a method with yield
@@ -3481,6 +3542,28 @@ _SLICE_INDEX = re.compile(r"^slice indices must be integers or None or have an _
 _STR_CONCAT = re.compile(r'^can only concatenate str \(not "(\w+)"\) to str')
 
 
+_SUBTRACTS = frozenset({"sub", "sub_", "subtract", "subtract_", "rsub", "neg", "neg_", "negative", "negative_"})
+
+
+def _bound_divisions(node: ast.AST) -> list[ast.BinOp]:
+    """The ``/`` whose float reaches a slice bound: not one inside a call (``int(N / 2)`` converts it) or an index."""
+    if isinstance(node, ast.Call | ast.Subscript | ast.Lambda):
+        return []
+    own = [node] if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) else []
+    return own + [b for child in ast.iter_child_nodes(node) for b in _bound_divisions(child)]
+
+
+def _str_typed(node: ast.AST) -> bool:
+    """Whether the expression is a str by its form alone: a string literal, an f-string, str(...), or such joined
+    with `+`."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _str_typed(node.left) or _str_typed(node.right)
+    return isinstance(node, ast.JoinedStr) or isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+        and node.func.id in ("str", "repr")
+
+
 def plain_refusal_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
     """For PyTorch's refusal to subtract bools, Python's of a float slice bound and of str + number: the failing
     line's expression that does it, as written, and the way Python or PyTorch writes it. None when the line does
@@ -3500,7 +3583,9 @@ def _plain_refusal(source: str, lineno: int, message: str) -> Msg | None:
     if _BOOL_MINUS.match(message):
         minus = [n for n in nodes if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub)
                  or isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) and not isinstance(n.operand, ast.Constant)]
-        if len(minus) != 1:
+        # torch.sub(a, b), x.neg()... subtract too: with one of them beside a `-`, which raised is not known
+        if len(minus) != 1 or any(isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", None))
+                                  in _SUBTRACTS for n in nodes):
             return None
         shown = _shown(source, minus[0])
         return msg(f"line {lineno} computes {shown} with `-`, and one of its tensors is bool (a comparison such as "
@@ -3511,7 +3596,7 @@ def _plain_refusal(source: str, lineno: int, message: str) -> Msg | None:
                    "把它变成数值")
     if _SLICE_INDEX.match(message):
         divided = [b for n in nodes if isinstance(n, ast.Slice) for part in (n.lower, n.upper, n.step)
-                   if part is not None for b in ast.walk(part) if isinstance(b, ast.BinOp) and isinstance(b.op, ast.Div)]
+                   if part is not None for b in _bound_divisions(part)]
         if len(divided) != 1:
             return None
         shown = _shown(source, divided[0])
@@ -3520,8 +3605,10 @@ def _plain_refusal(source: str, lineno: int, message: str) -> Msg | None:
                    f"第 {lineno} 行用 `{shown}` 作切片的下标，而 Python 3 中 `/` 的结果总是浮点数（6 / 2 得 3.0），"
                    "不能用作下标：请用 `//` 做整除")
     kind = _STR_CONCAT.match(message).group(1)    # type: ignore[union-attr]
+    # the `+` Python refused has a str on its left and something else on its right: one whose left is a str by its
+    # form and whose right is not (round 36: "'d_k=' + str(d_k) + d_k" quoted its first, valid, `+`)
     joined = [n for n in nodes if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add)
-              and any(isinstance(s, ast.Constant) and isinstance(s.value, str) for s in (n.left, n.right))]
+              and _str_typed(n.left) and not _str_typed(n.right)]
     if len(joined) != 1:
         return None
     shown = _shown(source, joined[0])

@@ -97,8 +97,8 @@ def test_attributes_assigned_through_a_first_parameter_not_named_self_are_counte
     typo = src.replace("this.num_heads = num_heads", "this.n_heads = num_heads")
     line = _line_of(typo, "return x.view(B, N, self.num_heads")
     note = _both(hints.attribute_note(typo, line, "'MultiHeadAttention' object has no attribute 'num_heads'"))
-    assert "It assigns self.n_heads (line 34), a close name" in note["en"]
-    assert "它在第 34 行赋值的是名字相近的 self.n_heads" in note["zh"]
+    assert "It assigns this.n_heads (line 34), a close name" in note["en"]
+    assert "它在第 34 行赋值的是名字相近的 this.n_heads" in note["zh"]
 
 
 # ------------------------------------------------------------------ nn.Linear of another width
