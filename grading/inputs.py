@@ -541,8 +541,12 @@ def _as_python_reads(data: bytes, code_prefix: str, what_en: str, what_zh: str) 
             f"{what_zh}以 UTF-8 BOM（字节顺序标记）开头，但第 {at + 1} 行声明的编码是 `{shown}`，Python 拒绝运行这种前后"
             f"矛盾的文件（SyntaxError: encoding problem: {shown} with BOM），评分系统也一样。{fix_zh}",
         )
+    head, rest = b"".join(lines[:at + 1]), b"".join(lines[at + 1:])
     if normal == "utf-8":
-        return None
+        # the declaration line itself is a comment Python does not decode: `# coding: utf-8 注释` saved as GBK runs
+        if _is_utf8(body) or not _is_utf8(rest):
+            return None
+        return (lines[0].decode("utf-8") if at else "") + lines[at].decode("utf-8", "replace") + rest.decode("utf-8")
     try:
         info = codecs.lookup(name)
         unknown = False
@@ -556,7 +560,6 @@ def _as_python_reads(data: bytes, code_prefix: str, what_en: str, what_zh: str) 
             f"{what_zh}在第 {at + 1} 行声明的编码 `{shown}` 是 Python 不认识的，Python 因此拒绝运行它"
             f"（SyntaxError: encoding problem: {shown}），评分系统也一样。{fix_zh}",
         )
-    head, rest = b"".join(lines[:at + 1]), b"".join(lines[at + 1:])
     try:
         if not info._is_text_encoding or info.name.startswith(("utf-16", "utf-32")):
             # not text codecs (hex, rot13, base64...), or not ASCII-compatible: the declaration itself does not

@@ -35,6 +35,8 @@ CASES = {
     "shebang_gbk": b"#!/usr/bin/env python\n# -*- coding: gbk -*-\nx = '" + GBK + b"'\nprint(x)\n",
     "code_line1_cookie_line2_ignored": b"import os\n# -*- coding: gbk -*-\nx = '" + UTF8 + b"'\nprint(x)\n",
     "gbk_on_cookie_line": b"# coding: gbk " + GBK + b"\nx = '" + GBK + b"'\nprint(x)\n",
+    "gbk_on_utf8_cookie_line": "# -*- coding: utf-8 -*- 注意力\n".encode("gbk") + b"x = '" + UTF8 + b"'\nprint(x)\n",
+    "gbk_after_utf8_cookie": b"# coding: utf-8\nx = '" + GBK + b"'\n",
     "bom_utf_8_underscore": b"\xef\xbb\xbf# coding: UTF_8\nx = 1\n",
     "latin1_utf8_bytes": b"# coding: latin-1\nx = '" + UTF8 + b"'\nprint(x)\n",
     # refused in Python for other reasons
