@@ -536,10 +536,11 @@ def _as_python_reads(data: bytes, code_prefix: str, what_en: str, what_zh: str) 
         raise InputError(
             f"{code_prefix}_bad_cookie",
             f"The {what_en} begins with a UTF-8 BOM (byte order mark) but line {at + 1} declares the encoding "
-            f"'{shown}', and Python refuses a file that says both (SyntaxError: encoding problem: {shown} with BOM); "
+            f"'{shown}', and Python refuses a file that says both (SyntaxError: encoding problem: {capped(normal)} with "
+            "BOM); "
             f"the grader does the same. {fix_en}",
             f"{what_zh}以 UTF-8 BOM（字节顺序标记）开头，但第 {at + 1} 行声明的编码是 `{shown}`，Python 拒绝运行这种前后"
-            f"矛盾的文件（SyntaxError: encoding problem: {shown} with BOM），评分系统也一样。{fix_zh}",
+            f"矛盾的文件（SyntaxError: encoding problem: {capped(normal)} with BOM），评分系统也一样。{fix_zh}",
         )
     head, rest = b"".join(lines[:at + 1]), b"".join(lines[at + 1:])
     if normal == "utf-8":

@@ -113,3 +113,10 @@ def test_a_long_declared_name_is_quoted_capped():
         with pytest.raises(InputError) as refused:
             validate_code("attention.py", data)
         assert len(refused.value.en) < 700 and len(refused.value.zh) < 700, refused.value.en
+
+
+def test_a_bom_with_another_declared_encoding_quotes_pythons_reason_with_its_normal_name():
+    with pytest.raises(InputError) as refused:
+        validate_code("attention.py", b"\xef\xbb\xbf#!/usr/bin/python\n# coding: latin-1\nx = 1\n")
+    assert "SyntaxError: encoding problem: iso-8859-1 with BOM" in refused.value.en
+    assert "SyntaxError: encoding problem: iso-8859-1 with BOM" in refused.value.zh
