@@ -1661,13 +1661,13 @@ def _inplace_note(source: str, lineno: int) -> Msg | None:
                      and n is not fn), None) if fn is not None else None
         change = _inplace_change(stmt, source) if stmt is not None else None
         if stmt is not None and (said := _module_tensor_changed(fn, stmt)) is not None:
-            return msg(f"line {lineno} changes {said} in place, a tensor the module holds that requires grad (a "
-                       "parameter autograd trains), and autograd refuses to change such a tensor in place: compute "
-                       f"a new tensor from it (`{said} * 2`, not `.mul_(2)`), or, to change the parameter itself on "
+            return msg(f"line {lineno} changes {said} in place, a tensor the module holds that requires grad, "
+                       "and autograd refuses to change such a tensor in place: compute "
+                       f"a new tensor from it (`{said} * 2`, not `.mul_(2)`), or, to change that tensor itself on "
                        "purpose, do it under `with torch.no_grad():`",
-                       f"第 {lineno} 行原地（in-place）修改了 {said}，这是模块持有的、需要梯度的 tensor（自动求导要训练的"
-                       "参数），而 PyTorch 的自动求导不允许原地修改这种 tensor：请用它计算一个新的 tensor（写 "
-                       f"`{said} * 2`，不要写 `.mul_(2)`）；如果确实要修改参数本身，请放在 `with torch.no_grad():` 之下")
+                       f"第 {lineno} 行原地（in-place）修改了 {said}，这是模块持有的、需要梯度的 tensor，"
+                       "而 PyTorch 的自动求导不允许原地修改这种 tensor：请用它计算一个新的 tensor（写 "
+                       f"`{said} * 2`，不要写 `.mul_(2)`）；如果确实要修改这个 tensor 本身，请放在 `with torch.no_grad():` 之下")
     except (RecursionError, MemoryError, ValueError):
         return None
     if change is None or change[0] not in _parameters(fn):

@@ -140,3 +140,16 @@ def test_a_long_first_parameter_name_is_capped_in_the_attribute_and_linear_notes
     note = _both(hints.attribute_note(renamed.replace(f"{long}.num_heads = num_heads", f"{long}.n_heads = num_heads"),
                                       line, "'MultiHeadAttention' object has no attribute 'num_heads'"))
     assert len(note["en"]) < 400 and len(note["zh"]) < 400, len(note["en"])
+
+
+# ------------------------------------------------------------------ in-place change of a tensor the module holds
+def test_an_in_place_change_of_a_module_tensor_says_it_requires_grad_and_never_calls_it_a_trained_parameter():
+    """PyTorch's words prove only that the tensor requires grad: a buffer or a plain tensor attribute made with
+    ``requires_grad=True`` is no parameter autograd trains (review R3's `self.cache[0] = x.sum()`)."""
+    from tests.web.test_broken_uploads_round34 import sub
+    src = sub("        q = self._split(self.q_proj(x))", "        self.cache[0] = x.sum()\n        q = self._split(self.q_proj(x))")
+    line = next(n for n, text in enumerate(src.splitlines(), 1) if "self.cache[0]" in text)
+    note = hints.inplace_note(src, line, "a leaf Variable that requires grad is being used in an in-place operation.")
+    assert note is not None and "self.cache" in note["en"] and "self.cache" in note["zh"]
+    assert "requires grad" in note["en"] and "需要梯度" in note["zh"]
+    assert "parameter" not in note["en"] and "参数" not in note["zh"]
