@@ -1,0 +1,46 @@
+"""Round 36b: regressions of round 36's audit rules found by review R4, each fixed for its class in zh and en.
+
+1. The zh open-question cue that crosses a comma started at a topic word (重要, 导致…) and swallowed an overclaim before
+   the comma ("这说明 k2 是最重要的 key，原因还不清楚" scored 6.5 with no flag). Only a question (是否, 与否…) now crosses it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rubric.audit import grade_audit, load_checklist
+from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, items, kinds, make_heatmap
+
+FIGURE = make_heatmap()
+CHECKLIST = load_checklist()
+HERE = Path(__file__).resolve().parent
+
+ZH = "我的热力图：每一行是一个 query，每一列是一个 key，行和为 1。q1 最关注 k2（0.67）。\n"
+EN = "My heatmap: each row is a query and each column a key; rows sum to 1. q1 attends most to k2 (0.67).\n"
+
+
+def _grade(text: str) -> dict:
+    return grade_audit(text, FIGURE, MEASURED_OK, CHECKLIST, weights=EXAMPLE_WEIGHTS)
+
+
+# --- 1. an overclaim before a comma is no open question ----------------------------------------------------------
+
+@pytest.mark.parametrize("claim", ["这说明 k2 是最重要的 key，原因还不清楚。", "k2 导致了 q1 的输出，其他 key 的作用仍不清楚。",
+                                   "k2 是最重要的 key，原因尚无定论。"])
+def test_an_overclaim_before_a_comma_is_flagged_whatever_follows_it(claim):
+    r = _grade(ZH + claim)
+    assert "overclaim" in kinds(r)
+    assert r["score"] <= 3.0
+
+
+def test_the_comma_dodge_gaming_text_scores_as_its_en_twin():
+    zh = _grade((HERE / "gaming" / "r36b_comma_dodge_zh.md").read_text(encoding="utf-8"))
+    en = _grade((HERE / "gaming" / "r36b_comma_dodge_en.md").read_text(encoding="utf-8"))
+    assert kinds(zh).count("overclaim") == 2 and abs(zh["score"] - en["score"]) <= 1.0
+
+
+def test_a_question_before_the_comma_is_still_an_open_question():
+    r = _grade(ZH + "k2 是否是最重要的 key，在没有消融实验之前仍是一个悬而未决的问题。\n")
+    assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] > 0
