@@ -249,19 +249,26 @@ def _observed(cc: Checklist, sentences: list[_Sentence], idx: int, concept: _Con
 
 
 def _names_setting(concept: _Concept, sentences: list[_Sentence], idx: int) -> bool:
-    """Whether the sentence, another of its paragraph or bullet, or the nearest heading above it names what the
-    experiment varies (the concept's ``setting``: scaling or d_k for experiment A, or the experiment's name). A value with
-    none ("the entropy is exactly 0.42") is a number of no run the student says they made (round 36)."""
+    """Whether the sentence, another of its paragraph or bullet or of the one before, or any heading that encloses it
+    names what the experiment varies (the concept's ``setting``: scaling, d_k or the key dimension for experiment A, or the
+    experiment's name). A value with none ("the entropy is exactly 0.42") is a number of no run the student says they
+    made (round 36). Round 36b (review R4): every enclosing heading ("## Experiment A" above "### Results"), and the
+    paragraph before (a setting stated first, its result next), not only the nearest heading and the own paragraph."""
     para = sentences[idx].para
+    paras = {para}
+    depth = 8                       # the shallowest heading seen so far: only a shallower one encloses it
     for j in range(idx, -1, -1):
         s = sentences[j]
-        if s.is_heading or s.para == para:
-            if s.find(concept.setting):
-                return True
-            if s.is_heading:
-                return False
-        elif j < idx:
-            break
+        if s.is_heading:
+            if s.level < depth:
+                if s.find(concept.setting):
+                    return True
+                depth = s.level
+            continue
+        if s.para not in paras and len(paras) < 2 and depth == 8:
+            paras.add(s.para)       # the paragraph just before, in the same section
+        if s.para in paras and s.find(concept.setting):
+            return True
     return any(s.para == para and s.find(concept.setting) for s in sentences[idx + 1:idx + 4])
 
 

@@ -448,6 +448,9 @@ class _Sentence:
     row_denied: bool = False
     # in a line or section the student labels as keywords ("Keywords: ...", 关键词：; grade._keyword_lists, round 36)
     keyword_line: bool = False
+    # a heading's depth: the number of its #s, 7 for a bold or bare heading line (round 36b: the setting of an
+    # experiment's result is read in every heading that encloses it, not only the nearest)
+    level: int = 0
 
     def find(self, pattern) -> list[re.Match]:
         """All matches of a compiled phrase group, computed once per sentence (several rules ask)."""
@@ -783,7 +786,9 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
             section_neg = _negative_section(cc, line)
             section_bare = section_bare and section_neg and bare
             leadin_neg = False
-            out.append(_Sentence(line, False, False, True, False, section_neg, para=para))
+            hashes = _HEADING.match(stripped)
+            level = len(hashes.group().strip()) if hashes else 7
+            out.append(_Sentence(line, False, False, True, False, section_neg, para=para, level=level))
             continue
         if not bullet:
             leadin_neg = False

@@ -2,6 +2,9 @@
 
 1. The zh open-question cue that crosses a comma started at a topic word (重要, 导致…) and swallowed an overclaim before
    the comma ("这说明 k2 是最重要的 key，原因还不清楚" scored 6.5 with no flag). Only a question (是否, 与否…) now crosses it.
+2. Experiment A's setting was read only in the nearest heading ("## Experiment A" / "### Results" / "The entropy fell from
+   0.95 to 0.12" earned nothing): every enclosing heading is read now, and the paragraph before the result.
+3. The setting words missed how honest students write it: "key dimension", 维度, 不做归一化 (a condition, not a denial).
 """
 
 from __future__ import annotations
@@ -44,3 +47,25 @@ def test_the_comma_dodge_gaming_text_scores_as_its_en_twin():
 def test_a_question_before_the_comma_is_still_an_open_question():
     r = _grade(ZH + "k2 是否是最重要的 key，在没有消融实验之前仍是一个悬而未决的问题。\n")
     assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] > 0
+
+
+# --- 2, 3. an experiment's setting in any enclosing heading, the paragraph before, or worded as students word it ----
+
+@pytest.mark.parametrize("text", [
+    "## Experiment A\n\n### Results\n\nThe entropy fell from 0.95 to 0.12.\n",
+    "## 实验 A\n\n### 结果\n\n熵从 0.95 降到 0.12。\n",
+    "Experiment A: random q and k, d_k in {8, 32, 128}.\n\nThe entropy fell from 0.95 to 0.12.\n",
+    "As the key dimension grew, the entropy fell from 0.95 to 0.12.\n",
+    "随着维度增大，熵从 0.95 降到 0.12。\n",
+    "不做归一化时熵从 0.95 降到 0.12。\n",
+])
+def test_an_entropy_result_whose_setting_is_named_nearby_is_experiment_a(text):
+    assert items(_grade(EN + "\n" + text))["experiments"]["points"] > 0
+
+
+@pytest.mark.parametrize("text", [
+    "## Experiment A\n\nSetup only.\n\n## Other\n\nThe entropy is exactly 0.42.\n",
+    "The entropy is exactly 0.42.\n", "熵正好是 0.42。\n", "The normalised entropy is exactly 0.42.\n",
+])
+def test_an_entropy_value_of_no_named_run_is_still_no_result(text):
+    assert items(_grade(EN + "\n" + text))["experiments"]["points"] == 0
