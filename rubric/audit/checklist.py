@@ -19,7 +19,7 @@ from rubric.audit.text import _CJK, normalise
 REASONS = ("not_found", "too_short", "copied", "negated", "not_a_limit", "no_result", "stuffed", "sentence_full",
            "threshold_only", "question", "mismatch", "contradicted", "copied_feedback", "unanchored", "unread", "other_figure",
            "noncommittal", "injection", "far", "colour_dark", "colour_light", "colour_blank", "colour_no_figure", "colour_unknown", "shown", "formula", "misread", "false_fact", "template",
-           "whole_text", "unasserted", "planned", "foretold", "others_figure", "premise", "no_setting", "keyword_line")
+           "whole_text", "unasserted", "planned", "foretold", "others_figure", "premise", "no_setting", "keyword_line", "keyword_shape")
 
 DEFAULT_CHECKLIST_PATH = Path(__file__).resolve().parents[1] / "attention" / "audit.yaml"
 

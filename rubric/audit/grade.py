@@ -53,7 +53,7 @@ class AuditResult(TypedDict):
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
 _REASON_ORDER = ("injection", "other_figure", "misread", "premise", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "foretold", "no_result", "no_setting", "unasserted", "planned", "others_figure", "too_short", "shown", "not_a_limit", "negated",
-                 "question", "noncommittal", "keyword_line", "stuffed", "copied_feedback", "copied", "unread", "far", "bare")
+                 "question", "noncommittal", "keyword_line", "keyword_shape", "stuffed", "copied_feedback", "copied", "unread", "far", "bare")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
 _RESULT_NUMBER = re.compile(
@@ -314,8 +314,23 @@ def _stated_the_other_way(concept: _Concept, s: _Sentence) -> bool:
     return False
 
 
-# a line or heading that announces keywords (round 36)
-_KEYWORD_LABEL = re.compile(r"\W*(?:key\s*words?|keywords?|key\s*terms?|tags?|buzzwords?|关键词|关键字|关键概念|标签)(?:\s*[:=]|$)")
+# a line or heading that announces keywords (round 36); not 标签 / "labels", a figure's axis labels (review R4)
+_KEYWORD_LABEL = re.compile(r"\W*(?:key\s*words?|keywords?|key\s*terms?|tags?|buzzwords?|关键词|关键字|关键概念)(?:\s*[:=]|$)")
+# the label a line opens with ("Summary:", 要点：), dropped before the line's shape is read
+_LINE_LABEL = re.compile(r"^[^:;]{1,16}:")
+# what makes a short part of a line a note rather than a term: an operator, a reading's decimal value
+_NOTE_MARK = re.compile(r"[=:<>→]|->|\d\.\d")
+
+
+def _keyword_shaped(cc: Checklist, line: str) -> bool:
+    """A line whose parts, cut at its semicolons, are mostly bare terms ("causality; importance; one example; padding 0"):
+    a list of keywords whatever its label says ("Summary:", 要点：; review R4: only "Keywords:" was read so). A bare term is
+    short (at most 4 units), with no operator, no decimal and no negation: "not causal; one seed; no ablation" and
+    "rows = queries; cols = keys" are terse notes, not keywords."""
+    parts = [p.strip(" .。") for p in _LINE_LABEL.sub("", line, count=1).split(";")]
+    parts = [p for p in parts if p]
+    bare = [p for p in parts if _units(p) <= 4 and not _NOTE_MARK.search(p) and not cc.negation.search(p)]
+    return len(parts) >= 4 and len(bare) >= 3 and 2 * len(bare) >= len(parts)
 
 
 def _keyword_lists(cc: Checklist, sentences: list[_Sentence], concepts: list[_Concept]) -> set[int]:
@@ -326,20 +341,33 @@ def _keyword_lists(cc: Checklist, sentences: list[_Sentence], concepts: list[_Co
     # and rows still sum to 1) is one point, not three keywords
     implies = {c.id: set(c.implies) for c in concepts}
     pats = [(c.id, c.groups[0]) for c in concepts] + [(mid, m.names) for mid, m in cc.metrics.items()]
-    listed: set[int] = set()      # paragraphs (lines, bullets) or sections announced as keywords
-    heading_listed = False
+    listed: set[int] = set()      # lines (or bullets) announced as keywords, or shaped as a list of them
+    under: int | None = None      # the line a "Keywords" heading's list may continue on (review R4: not its section)
+    lines: dict[int, list[str]] = {}
     for idx, s in enumerate(sentences):
         if s.is_heading:
-            heading_listed = _KEYWORD_LABEL.fullmatch(s.text.strip(" #*:")) is not None
-        elif heading_listed or (_KEYWORD_LABEL.match(s.text) and (idx == 0 or sentences[idx - 1].para != s.para)):
+            under = -1 if _KEYWORD_LABEL.fullmatch(s.text.strip(" #*:")) is not None else None
+            continue
+        if s.is_code:
+            continue
+        lines.setdefault(s.para, []).append(s.text)
+        if under is not None and (under == -1 or s.para in (under, under + 1)):
+            # the list right under the heading: its first line and the lines that follow it without a blank line
             listed.add(s.para)
+            under = s.para
+        else:
+            under = None
+            if _KEYWORD_LABEL.match(s.text) and (idx == 0 or sentences[idx - 1].para != s.para):
+                listed.add(s.para)
+    shaped = {p for p, texts in lines.items() if p not in listed and _keyword_shaped(cc, ";".join(texts))}
     for idx, s in enumerate(sentences):
         if s.is_code or s.is_heading or not s.eligible:
             continue
-        if s.para in listed:
+        if s.para in listed or s.para in shaped:
             # a line that calls itself keywords ("Keywords: rows are q0, q1; causality; ablation; ...", 关键词：) lists
-            # words, whatever its semicolons cut it into (round 36: its parts were read as statements, 4/15)
-            s.keyword_line = True
+            # words, whatever its semicolons cut it into (round 36: its parts were read as statements, 4/15); so does
+            # one shaped as such a list under another label ("Summary: ...; causality; importance; ...", review R4)
+            s.keyword_line = "label" if s.para in listed else "shape"
             out.add(idx)
             continue
         hits = [(cid, ms) for cid, pat in pats if (ms := s.find(pat))]
@@ -938,7 +966,7 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
         elif not s.eligible and not heading_caveat(s):
             continue
         elif idx in lists:
-            reasons.add("keyword_line" if s.keyword_line else "stuffed")
+            reasons.add({"label": "keyword_line", "shape": "keyword_shape"}.get(s.keyword_line, "stuffed"))
         elif not ok:
             reasons.add("not_a_limit" if concept.mode == "caveat" else "negated")
         elif concept.mode == "caveat" and _shown(cc, concept, s):

@@ -446,8 +446,9 @@ class _Sentence:
     # a Markdown table row whose "no" cell answers its claim (round 33, "| 行是 query | 否 |" under "答案"): the student
     # denies what the row says, a plain statement in it too (a "cannot prove" heading only frames caveats)
     row_denied: bool = False
-    # in a line or section the student labels as keywords ("Keywords: ...", 关键词：; grade._keyword_lists, round 36)
-    keyword_line: bool = False
+    # in a line the student labels as keywords ("Keywords: ...", 关键词：; grade._keyword_lists, round 36): "label";
+    # in a line shaped as a list of bare terms ("Summary: ...; causality; importance; ...", round 36b): "shape"
+    keyword_line: str = ""
     # a heading's depth: the number of its #s, 7 for a bold or bare heading line (round 36b: the setting of an
     # experiment's result is read in every heading that encloses it, not only the nearest)
     level: int = 0

@@ -5,6 +5,12 @@
 2. Experiment A's setting was read only in the nearest heading ("## Experiment A" / "### Results" / "The entropy fell from
    0.95 to 0.12" earned nothing): every enclosing heading is read now, and the paragraph before the result.
 3. The setting words missed how honest students write it: "key dimension", 维度, 不做归一化 (a condition, not a denial).
+4. 标签 ("labels") was a keywords label: "标签：纵轴是 query……" lost its reading while en "Labels:" kept it. Dropped.
+5. A "## Keywords" heading made its whole section keywords: a reading paragraph after the keyword line lost its points.
+   Only the list right under the heading is keywords now.
+7. A keyword list under another label ("Summary: rows are q0, q1; …; causality; importance; one example; padding 0", 要点：)
+   scored 4 while "Keywords:" gave 2. A line cut by semicolons into mostly bare terms is a keyword list (reason
+   keyword_shape); terse notes ("rows = queries; …", "not causal; one seed; no ablation") are not.
 """
 
 from __future__ import annotations
@@ -69,3 +75,46 @@ def test_an_entropy_result_whose_setting_is_named_nearby_is_experiment_a(text):
 ])
 def test_an_entropy_value_of_no_named_run_is_still_no_result(text):
     assert items(_grade(EN + "\n" + text))["experiments"]["points"] == 0
+
+
+# --- 4, 5, 7. what a keyword line is ----------------------------------------------------------------------------------
+
+AXES_ZH = "我的热力图如下。\n\n{label}纵轴是 query（q0、q1），横轴是 key（k0、k1、k2）。每一行的和为 1。\n\nq1 主要读取 k2（0.67）。\n"
+AXES_EN = "My heatmap is below.\n\n{label}the y axis is the queries (q0, q1), the x axis the keys (k0, k1, k2). Each row sums to 1.\n\nq1 reads mostly from k2 (0.67).\n"
+
+
+@pytest.mark.parametrize("text", [AXES_ZH.format(label="标签："), AXES_EN.format(label="Labels: ")])
+def test_axis_labels_are_a_reading_not_keywords_in_zh_and_en(text):
+    plain = (AXES_ZH if "纵轴" in text else AXES_EN).format(label="")
+    assert items(_grade(text))["figure_reading"]["points"] == items(_grade(plain))["figure_reading"]["points"] > 1
+
+
+@pytest.mark.parametrize("heading", ["## Keywords", "## 关键词"])
+def test_a_reading_paragraph_after_a_keywords_heading_and_its_list_still_counts(heading):
+    body = ("My heatmap has rows q0, q1 (queries) and columns k0, k1, k2 (keys). Each row sums to 1.\n"
+            "q1 attends most to k2 (0.67).\n")
+    with_list = _grade(f"# Audit\n\n{heading}\nattention, heatmap\n\n" + body)
+    assert items(with_list)["figure_reading"]["points"] == items(_grade("# Audit\n\n" + body))["figure_reading"]["points"] > 1
+
+
+def test_the_list_under_a_keywords_heading_is_still_keywords():
+    r = _grade("My heatmap.\n\n## Keywords\n\nrows are q0, q1; columns are k0, k1, k2; causality; ablation\n")
+    assert items(r)["figure_reading"]["points"] == 0
+
+
+@pytest.mark.parametrize("name", ["r36b_summary_keywords_en.md", "r36b_summary_keywords_zh.md"])
+def test_a_keyword_list_under_another_label_scores_as_a_keywords_line(name):
+    text = (HERE / "gaming" / name).read_text(encoding="utf-8")
+    r = _grade(text)
+    assert r["score"] <= 2.0 and items(r)["figure_reading"]["points"] == 0
+    assert "bare terms" in items(r)["figure_reading"]["feedback"]["en"]
+    assert "单独的词语" in items(r)["figure_reading"]["feedback"]["zh"]
+
+
+@pytest.mark.parametrize("line, item", [
+    ("Notes: rows = queries; cols = keys; each row sums to 1; q1 -> k2 0.67", "figure_reading"),
+    ("Limits: not causal; not feature importance; one example; one seed; no ablation", "limits"),
+    ("局限：不是因果；不是特征重要性；只有一个例子；没有消融", "limits"),
+])
+def test_terse_notes_cut_by_semicolons_are_no_keyword_list(line, item):
+    assert items(_grade(EN + "\n" + line + "\n"))[item]["points"] > 0
