@@ -8,6 +8,7 @@
 4. 标签 ("labels") was a keywords label: "标签：纵轴是 query……" lost its reading while en "Labels:" kept it. Dropped.
 5. A "## Keywords" heading made its whole section keywords: a reading paragraph after the keyword line lost its points.
    Only the list right under the heading is keywords now.
+6. "k2 contributes most to q1's output" was an overclaim, its zh twin "k2 对 q1 的输出贡献最大" was not (zh 5.0, en 3.0).
 7. A keyword list under another label ("Summary: rows are q0, q1; …; causality; importance; one example; padding 0", 要点：)
    scored 4 while "Keywords:" gave 2. A line cut by semicolons into mostly bare terms is a keyword list (reason
    keyword_shape); terse notes ("rows = queries; …", "not causal; one seed; no ablation") are not.
@@ -118,3 +119,25 @@ def test_a_keyword_list_under_another_label_scores_as_a_keywords_line(name):
 ])
 def test_terse_notes_cut_by_semicolons_are_no_keyword_list(line, item):
     assert items(_grade(EN + "\n" + line + "\n"))[item]["points"] > 0
+
+
+# --- 6. an overclaim about a query's output, in zh as in en ----------------------------------------------------------
+
+@pytest.mark.parametrize("zh, en", [
+    ("k2 对 q1 的输出贡献最大。", "k2 contributes most to q1's output."),
+    ("k2 对 query 1 的输出影响最大。", "k2 has the largest influence on q1's output."),
+])
+def test_an_overclaim_about_a_querys_output_is_flagged_in_zh_as_in_en(zh, en):
+    rz, re_ = _grade(ZH + zh), _grade(EN + en)
+    assert "overclaim" in kinds(rz) and "overclaim" in kinds(re_) and rz["score"] == re_["score"]
+
+
+def test_a_denied_contribution_to_a_querys_output_is_a_caveat_not_an_overclaim():
+    r = _grade(ZH + "高权重并不说明 k2 对 q1 的输出贡献最大。\n")
+    assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] > 0
+
+
+@pytest.mark.parametrize("name", ["r36b_premise_split_en.md", "r36b_premise_split_zh.md"])
+def test_a_premise_and_its_overclaim_in_two_sentences_are_flagged_twice(name):
+    r = _grade((HERE / "gaming" / name).read_text(encoding="utf-8"))
+    assert kinds(r).count("overclaim") == 2
