@@ -9,6 +9,9 @@
 5. A "## Keywords" heading made its whole section keywords: a reading paragraph after the keyword line lost its points.
    Only the list right under the heading is keywords now.
 6. "k2 contributes most to q1's output" was an overclaim, its zh twin "k2 对 q1 的输出贡献最大" was not (zh 5.0, en 3.0).
+8. A row of one query listing its keys' weights ("q1's row is k0 0.09, k1 0.24, k2 0.67", "q1 这一行是 k0、k1、k2 上的权重")
+   was read as "rows are keys", the opposite of rows = queries, and lost the reading (2 -> 1) with "the same clause states
+   the opposite". The copula-before-labels contradiction now skips one query's row and labels followed by weights.
 7. A keyword list under another label ("Summary: rows are q0, q1; …; causality; importance; one example; padding 0", 要点：)
    scored 4 while "Keywords:" gave 2. A line cut by semicolons into mostly bare terms is a keyword list (reason
    keyword_shape); terse notes ("rows = queries; …", "not causal; one seed; no ablation") are not.
@@ -141,3 +144,27 @@ def test_a_denied_contribution_to_a_querys_output_is_a_caveat_not_an_overclaim()
 def test_a_premise_and_its_overclaim_in_two_sentences_are_flagged_twice(name):
     r = _grade((HERE / "gaming" / name).read_text(encoding="utf-8"))
     assert kinds(r).count("overclaim") == 2
+
+
+# --- 8. one query's row listing its keys is no "rows are keys" ------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "My heatmap: the rows are the queries and q1's row is k0 0.09, k1 0.24, k2 0.67, peaking at k2.\nEach row sums to 1.\n",
+    "我的热力图：行是 query，q1 这一行是 k0、k1、k2 上的权重：0.09、0.24、0.67，峰值在 k2。\n每一行的和为 1。\n",
+])
+def test_one_querys_row_listing_its_keys_keeps_rows_as_queries(text):
+    fr = items(_grade(text))["figure_reading"]
+    assert fr["points"] >= 2 and "opposite" not in fr["feedback"]["en"] and "相反" not in fr["feedback"]["zh"]
+
+
+@pytest.mark.parametrize("text", ["My heatmap.\nq1's row is k0 0.09, k1 0.24, k2 0.67.\n",
+                                  "我的热力图。\nq1 这一行是 k0、k1、k2 上的权重：0.09、0.24、0.67。\n"])
+def test_one_querys_row_listing_its_keys_is_not_told_it_states_the_opposite(text):
+    fr = items(_grade(text))["figure_reading"]
+    assert "opposite" not in fr["feedback"]["en"] and "相反" not in fr["feedback"]["zh"]
+
+
+@pytest.mark.parametrize("text", ["In my heatmap the rows are k0, k1, k2 and the columns are q0, q1.\n",
+                                  "我的热力图中，行是 k0、k1、k2，列是 q0、q1。\n"])
+def test_rows_named_by_the_key_labels_are_still_the_wrong_way_round(text):
+    assert "opposite" in items(_grade(text))["figure_reading"]["feedback"]["en"]
