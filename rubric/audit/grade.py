@@ -1673,6 +1673,12 @@ _ENTROPY_VALUE = re.compile(r"\s*(?:is|was|=|:|of|是|为|等于|约为|约)?\s*
                             r"(?P<v>\d?\.\d+)(?![\d.%])")
 
 
+# a sentence about an experiment's own run (its random q and k), whose rows are not the heatmap's (review R4), unless it
+# names the figure
+_EXPERIMENT_RUN = re.compile(r"\bexperiments?\b|\bexp\.?\s*[abc]\b|\brandom\b|\bd_?k\s*=|实验|随机")
+_FIGURE_WORD = re.compile(r"\bheatmaps?\b|\bheat map\b|\bfigure\b|\bplot\b|热力图|热图|这张图|我的图")
+
+
 def _entropy_flag(sentences: list[_Sentence], weights: Sequence[Sequence[float]] | None) -> AuditFlag | None:
     """A flag for the entropies of rows the text states that no row of the student's weights has, or None."""
     try:
@@ -1684,9 +1690,18 @@ def _entropy_flag(sentences: list[_Sentence], weights: Sequence[Sequence[float]]
         return None
     seen = [v for h in nats for v in (h, h / math.log(2), h / math.log(len(rows[0])))]
     false = []
+    heading = ""
+    paras: dict[int, list[str]] = {}
     for s in sentences:
+        paras.setdefault(s.para, []).append(s.text)
+    for s in sentences:
+        if s.is_heading:
+            heading = s.text
         if s.is_code or s.is_question or s.copied or s.answered_no or s.row_denied:
             continue
+        around = " ".join([heading, *paras[s.para]])
+        if _EXPERIMENT_RUN.search(around) and not _FIGURE_WORD.search(s.text):
+            continue   # a row of an experiment's own q and k ("Experiment A (random q, k, d_k = 128): row 0's entropy ..")
         for m in _ROW_ENTROPY.finditer(s.text):
             v = _ENTROPY_VALUE.match(s.text, m.end())
             piece = s.text[s.clause_at(m.start()).start:s.clause_at(m.start()).end]
@@ -1697,14 +1712,17 @@ def _entropy_flag(sentences: list[_Sentence], weights: Sequence[Sequence[float]]
                 false.append(s.text[m.start():v.end()])
     if not false:
         return None
-    said = " / ".join(f"\"{_snippet(t, 50)}\"" for t in false[:3])
-    shown = ", ".join(f"{h:.2f}" for h in nats)
-    shown_bits = ", ".join(f"{h / math.log(2):.2f}" for h in nats)
+    snippets = [_snippet(t, 50) for t in false[:3]]
+    said_en = " / ".join(f'"{t}"' for t in snippets)
+    said_zh = " / ".join(f"“{t}”" for t in snippets)     # zh quotes and commas, as the rest of the zh feedback
+    nat_values = [f"{h:.2f}" for h in nats]
+    bit_values = [f"{h / math.log(2):.2f}" for h in nats]
     return {"kind": "figure", "message": {
-        "en": f"Your text gives the entropy of a row of your heatmap: {said}. The rows your code computes for the lab's "
-              f"example have entropies {shown} nats ({shown_bits} bits); the value given is none of them.",
-        "zh": f"你的文字给出了热力图某一行的熵：{said}。你的代码对实验例子算出的各行的熵为 {shown} nats（{shown_bits} bits），"
-              "给出的数值与其中任何一个都不符。"}}
+        "en": f"Your text gives the entropy of a row of your heatmap: {said_en}. The rows your code computes for the lab's "
+              f"example have entropies {', '.join(nat_values)} nats ({', '.join(bit_values)} bits); the value given is "
+              "none of them.",
+        "zh": f"你的文字给出了热力图某一行的熵：{said_zh}。你的代码对实验例子算出的各行的熵为 {'，'.join(nat_values)} nats"
+              f"（{'，'.join(bit_values)} bits），给出的数值与其中任何一个都不符。"}}
 
 
 # A reading of one cell of the figure (audit round 19): "q0 reads mostly from k1 (0.58)", "q1 peaks at k2", "k0: 0.21"

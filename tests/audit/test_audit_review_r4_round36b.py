@@ -12,6 +12,9 @@
 8. A row of one query listing its keys' weights ("q1's row is k0 0.09, k1 0.24, k2 0.67", "q1 这一行是 k0、k1、k2 上的权重")
    was read as "rows are keys", the opposite of rows = queries, and lost the reading (2 -> 1) with "the same clause states
    the opposite". The copula-before-labels contradiction now skips one query's row and labels followed by weights.
+9. A row entropy of an experiment's own random q, k ("Experiment A (random q, k with d_k = 128, no scaling): row 0's
+   entropy is 0.12") was flagged as a row of the heatmap: only a sentence not about a named run, or one naming the figure,
+   is checked now. The zh message quotes with “” and lists with ，.
 7. A keyword list under another label ("Summary: rows are q0, q1; …; causality; importance; one example; padding 0", 要点：)
    scored 4 while "Keywords:" gave 2. A line cut by semicolons into mostly bare terms is a keyword list (reason
    keyword_shape); terse notes ("rows = queries; …", "not causal; one seed; no ablation") are not.
@@ -168,3 +171,23 @@ def test_one_querys_row_listing_its_keys_is_not_told_it_states_the_opposite(text
                                   "我的热力图中，行是 k0、k1、k2，列是 q0、q1。\n"])
 def test_rows_named_by_the_key_labels_are_still_the_wrong_way_round(text):
     assert "opposite" in items(_grade(text))["figure_reading"]["feedback"]["en"]
+
+
+# --- 9. an experiment's rows are not the heatmap's ------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    EN + "\nExperiment A (random q, k with d_k = 128, no scaling): row 0's entropy is 0.12, row 1's entropy is 0.08.\n",
+    EN + "\n## Experiment A\n\nWith random q and k, d_k = 128: row 0's entropy is 0.12.\n",
+    ZH + "\n实验 A（随机 q、k，d_k = 128，不缩放）：第 0 行的熵是 0.12。\n",
+])
+def test_a_row_entropy_of_an_experiments_own_run_is_not_read_as_the_heatmaps(text):
+    assert "figure" not in kinds(_grade(text))
+
+
+@pytest.mark.parametrize("text", [
+    EN + "\nIn experiment A I also looked at my heatmap: the entropy of q1's row is exactly 0.42.\n",
+    "我的热力图中 q1 最关注 k2（0.67）。q1 那一行的熵是 0.42。\n",
+])
+def test_a_false_row_entropy_of_the_heatmap_is_still_flagged_in_zh_punctuation(text):
+    msgs = [f["message"] for f in _grade(text)["flags"] if f["kind"] == "figure"]
+    assert len(msgs) == 1 and "“" in msgs[0]["zh"] and "0.97，0.83 nats" in msgs[0]["zh"]

@@ -196,7 +196,9 @@ def test_a_row_entropy_the_weights_do_not_have_is_flagged_with_the_rows_entropie
     msgs = [f["message"] for f in _grade(text)["flags"] if f["kind"] == "figure"]
     assert len(msgs) == 1, msgs
     # the example's rows [0.21, 0.58, 0.21] and [0.09, 0.24, 0.67]: 0.97 and 0.83 nats
-    assert "0.42" in msgs[0]["en"] and "0.97, 0.83 nats" in msgs[0]["en"] and "0.97, 0.83 nats" in msgs[0]["zh"]
+    # (round 36b: the zh message with zh quotes and commas)
+    assert "0.42" in msgs[0]["en"] and "0.97, 0.83 nats" in msgs[0]["en"] and "0.97，0.83 nats" in msgs[0]["zh"]
+    assert "“" in msgs[0]["zh"] and '"' not in msgs[0]["zh"]
 
 
 @pytest.mark.parametrize("text", [
