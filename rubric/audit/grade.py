@@ -1037,6 +1037,13 @@ def _asked(cc: Checklist, s: _Sentence, start: int, end: int) -> bool:
     return any(q.start() < end and q.end() > start for q in s.find(cc.embedded_question))
 
 
+def _reported_overclaim(cc: Checklist, s: _Sentence) -> bool:
+    """An overclaim the sentence reports as what others might say ("q1 attends most to k2, so one might think k2 matters
+    most, but ...", 有人会说这证明 k2 最重要): the reading beside it is no premise of the student's own (review R4)."""
+    first = next(cc.overclaim_patterns.finditer(s.text), None)
+    return first is not None and any(a.start() < first.start() for a in cc.attribution.finditer(s.text))
+
+
 def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[int, str, bool]]:
     """(index, sentence, hedged) for each sentence that reads the weights as importance or causality."""
     found: list[tuple[int, str, bool]] = []
@@ -1246,7 +1253,7 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     misread = {cl.sentence for cl in false_cells}
     peaks = _peak_readings(sentences, cell_claims)
     over = _overclaims(cc, sentences)
-    premises = {i for i, _s, _h in over}
+    premises = {i for i, _s, _h in over if not _reported_overclaim(cc, sentences[i])}
     found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread, peaks, premises)
              for item, c in phrase_concepts}
     if low in ("dark", "light"):

@@ -15,6 +15,9 @@
 9. A row entropy of an experiment's own random q, k ("Experiment A (random q, k with d_k = 128, no scaling): row 0's
    entropy is 0.12") was flagged as a row of the heatmap: only a sentence not about a named run, or one naming the figure,
    is checked now. The zh message quotes with “” and lists with ，.
+Lower. A reading beside an overclaim the sentence reports as what others might draw ("…, so one might think k2 matters
+   most, but …", 有人会说这证明 k2 最重要) was wiped as its premise; it is not one. "That is an overinterpretation" / 这是过度
+   解读 after such a report is a verdict that denies it (no overclaim).
 7. A keyword list under another label ("Summary: rows are q0, q1; …; causality; importance; one example; padding 0", 要点：)
    scored 4 while "Keywords:" gave 2. A line cut by semicolons into mostly bare terms is a keyword list (reason
    keyword_shape); terse notes ("rows = queries; …", "not causal; one seed; no ablation") are not.
@@ -191,3 +194,26 @@ def test_a_row_entropy_of_an_experiments_own_run_is_not_read_as_the_heatmaps(tex
 def test_a_false_row_entropy_of_the_heatmap_is_still_flagged_in_zh_punctuation(text):
     msgs = [f["message"] for f in _grade(text)["flags"] if f["kind"] == "figure"]
     assert len(msgs) == 1 and "“" in msgs[0]["zh"] and "0.97，0.83 nats" in msgs[0]["zh"]
+
+
+# --- lower: an overclaim named to reject it is no premise -----------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    EN.split(" q1 attends")[0] + "\nq1 attends most to k2 (0.67), so one might think k2 matters most, but the heatmap cannot show that.\n",
+    "我的热力图：每一行是一个 query，每一列是一个 key，行和为 1。\n"
+    "q1 最关注 k2（0.67），有人会说这证明 k2 最重要，但这张图证明不了这一点。\n",
+])
+def test_a_reading_beside_an_overclaim_others_might_draw_is_no_premise(text):
+    fr = items(_grade(text))["figure_reading"]
+    # credited (the overclaim, not rejected by a verdict the checker reads, still costs its deduction)
+    assert "ground of an overclaim" not in fr["feedback"]["en"] and "过度解读的依据" not in fr["feedback"]["zh"]
+    assert "a row is how one query spends" not in fr["feedback"]["en"]
+
+
+@pytest.mark.parametrize("text", [
+    EN.split(" q1 attends")[0] + "\nq1 attends most to k2 (0.67); some would say this proves k2 matters most, but that is an overinterpretation.\n",
+    "我的热力图：每一行是一个 query，每一列是一个 key，行和为 1。\nq1 最关注 k2（0.67），有人会说这证明 k2 最重要，但这是过度解读。\n",
+])
+def test_an_overclaim_others_might_draw_called_an_overinterpretation_is_no_overclaim(text):
+    r = _grade(text)
+    assert "overclaim" not in kinds(r) and items(r)["figure_reading"]["points"] >= 2
