@@ -47,7 +47,8 @@ def _grade(text: str) -> dict:
 # --- 1. an overclaim before a comma is no open question ----------------------------------------------------------
 
 @pytest.mark.parametrize("claim", ["这说明 k2 是最重要的 key，原因还不清楚。", "k2 导致了 q1 的输出，其他 key 的作用仍不清楚。",
-                                   "k2 是最重要的 key，原因尚无定论。"])
+                                   "k2 是最重要的 key，原因尚无定论。", "不缩放时 k2 是最重要的 key，原因还不清楚。",
+                                   "非常明显，k2 是最重要的 key，原因还不清楚。"])
 def test_an_overclaim_before_a_comma_is_flagged_whatever_follows_it(claim):
     r = _grade(ZH + claim)
     assert "overclaim" in kinds(r)
@@ -60,8 +61,10 @@ def test_the_comma_dodge_gaming_text_scores_as_its_en_twin():
     assert kinds(zh).count("overclaim") == 2 and abs(zh["score"] - en["score"]) <= 1.0
 
 
-def test_a_question_before_the_comma_is_still_an_open_question():
-    r = _grade(ZH + "k2 是否是最重要的 key，在没有消融实验之前仍是一个悬而未决的问题。\n")
+@pytest.mark.parametrize("question", ["k2 是否是最重要的 key，在没有消融实验之前仍是一个悬而未决的问题。",
+                                      "k2 是否真的是最重要的 key，仍是悬而未决的问题。"])
+def test_a_question_before_the_comma_is_still_an_open_question(question):
+    r = _grade(ZH + question + "\n")
     assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] > 0
 
 
