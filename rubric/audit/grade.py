@@ -320,17 +320,22 @@ _KEYWORD_LABEL = re.compile(r"\W*(?:key\s*words?|keywords?|key\s*terms?|tags?|bu
 _LINE_LABEL = re.compile(r"^[^:;]{1,16}:")
 # what makes a short part of a line a note rather than a term: an operator, a reading's decimal value
 _NOTE_MARK = re.compile(r"[=:<>→]|->|\d\.\d")
+# a single word or term ("causality", 重要性): two of them among the parts make the list; a line of short limits
+# ("one example; one seed; small grid") has none
+_ONE_TERM = re.compile(r"[a-z][a-z-]*|[\u4e00-\u9fff]{1,4}")
 
 
 def _keyword_shaped(cc: Checklist, line: str) -> bool:
     """A line whose parts, cut at its semicolons, are mostly bare terms ("causality; importance; one example; padding 0"):
     a list of keywords whatever its label says ("Summary:", 要点：; review R4: only "Keywords:" was read so). A bare term is
-    short (at most 4 units), with no operator, no decimal and no negation: "not causal; one seed; no ablation" and
-    "rows = queries; cols = keys" are terse notes, not keywords."""
+    short (at most 4 units), with no operator, no decimal and no negation, and two or more are a single word or term:
+    "not causal; one seed; no ablation", "one example; one seed; 2x3 grid" and "rows = queries; cols = keys" are terse
+    notes, not keywords."""
     parts = [p.strip(" .。") for p in _LINE_LABEL.sub("", line, count=1).split(";")]
     parts = [p for p in parts if p]
     bare = [p for p in parts if _units(p) <= 4 and not _NOTE_MARK.search(p) and not cc.negation.search(p)]
-    return len(parts) >= 4 and len(bare) >= 3 and 2 * len(bare) >= len(parts)
+    words = [p for p in bare if _ONE_TERM.fullmatch(p)]
+    return len(parts) >= 4 and len(bare) >= 3 and 2 * len(bare) >= len(parts) and len(words) >= 2
 
 
 def _keyword_lists(cc: Checklist, sentences: list[_Sentence], concepts: list[_Concept]) -> set[int]:

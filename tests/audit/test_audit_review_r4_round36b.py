@@ -128,6 +128,8 @@ def test_a_keyword_list_under_another_label_scores_as_a_keywords_line(name):
     ("Notes: rows = queries; cols = keys; each row sums to 1; q1 -> k2 0.67", "figure_reading"),
     ("Limits: not causal; not feature importance; one example; one seed; no ablation", "limits"),
     ("局限：不是因果；不是特征重要性；只有一个例子；没有消融", "limits"),
+    ("Limits: one example; one seed; 2x3 grid; no ablation; not causal.", "limits"),
+    ("局限：一个例子；一个 seed；2x3 网格；没有消融。", "limits"),
 ])
 def test_terse_notes_cut_by_semicolons_are_no_keyword_list(line, item):
     assert items(_grade(EN + "\n" + line + "\n"))[item]["points"] > 0
