@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 import time
 import unicodedata
 from functools import cache
@@ -190,6 +191,22 @@ def sign_in(user: User, *, remember: bool = False) -> None:
     login_user(user, remember=remember)
     session[SIGNED_IN_AT], session[REMEMBERED] = time.time(), remember
     request.environ[SIGNED_IN] = True
+
+
+CARRY_KEY = "_carry_key"
+
+
+@bp.app_template_global("carry_key")
+def carry_key() -> str:
+    """A random value of this sign-in (new at every sign-in and sign-out, as the session is started afresh),
+    which the pages carry for app.js: the files kept in the browser across a language switch go back only
+    into a form of the same sign-in, never into the next user's on that browser. Never the email."""
+    if not current_user.is_authenticated:
+        return ""
+    key = session.get(CARRY_KEY)
+    if not key:
+        key = session[CARRY_KEY] = secrets.token_urlsafe(16)
+    return key
 
 
 @bp.before_app_request

@@ -91,7 +91,12 @@
   /* Switching the language reloads the page: the files chosen on the upload form (and its boxes ticked) were
      gone, silently, in the other language. They are kept for that one switch in the browser's own storage
      (IndexedDB holds File objects; nothing is sent), put back into the form of the page in the new language,
-     and the page says so; without IndexedDB the switch happens as before. */
+     and the page says so; without IndexedDB the switch happens as before.
+     Round 36b: a switch that landed on the sign-in page (the session had ended, or was signed out in another
+     tab) left the entry behind, and the next user of that browser found the files in their own form. The
+     entry now names the sign-in it was made in (the page's carry-key, a random value of that session, never
+     the email) and the page; every page that loads takes it out of the store, and only the same form of the
+     same sign-in puts it back. The sign-in page, and the page after signing in or out, drop it. */
   var CARRY_MS = 120000;
   function carryStore(done) {
     try {
@@ -101,12 +106,16 @@
       req.onerror = function () { done(null); };
     } catch (e) { done(null); }
   }
-  function carryAcrossLanguage(form, labels) {
-    if (!window.indexedDB) return;
+  function carryKey() {
+    var meta = document.querySelector("meta[name=carry-key]");
+    return meta ? meta.getAttribute("content") || "" : "";
+  }
+  function carryAcrossLanguage(form, index) {
+    if (!window.indexedDB || !carryKey()) return;
     var inputs = form.querySelectorAll("input[type=file], input[type=checkbox]");
     document.querySelectorAll(".lang a[href]").forEach(function (link) {
       link.addEventListener("click", function (e) {
-        var kept = { path: window.location.pathname, at: Date.now(), files: {}, checked: {} }, any = false;
+        var kept = { user: carryKey(), path: window.location.pathname, form: index, at: Date.now(), files: {}, checked: {} }, any = false;
         inputs.forEach(function (input) {
           if (input.type === "file" && input.files && input.files.length) { kept.files[input.name] = input.files[0]; any = true; }
           if (input.type === "checkbox" && input.checked) { kept.checked[input.name] = true; any = true; }
@@ -125,6 +134,31 @@
         });
       });
     });
+  }
+  function restoreCarried(form) {
+    var labels = labelsOf(form);
+    return function (kept) {
+      var names = [];
+      Object.keys(kept.files || {}).forEach(function (name) {
+        var input = form.querySelector("input[type=file][name=" + name + "]");
+        if (input && assign(input, kept.files[name])) names.push(kept.files[name].name);
+      });
+      Object.keys(kept.checked || {}).forEach(function (name) {
+        var box = form.querySelector("input[type=checkbox][name=" + name + "]");
+        if (box) box.checked = true;
+      });
+      var confirmBox = form.querySelector("input[name=confirm_no_audit]:checked");
+      var confirmBlock = document.getElementById("confirm-no-audit");
+      if (confirmBox && confirmBlock) confirmBlock.hidden = false;
+      var note = document.getElementById("carried-over");
+      if (note && names.length) { note.textContent = fill(labels.carried_over, { names: names.join(labels.list_sep || ", ") }); note.hidden = false; }
+    };
+  }
+  /* Every page: whatever was kept is taken out (one switch only); it goes back only into the form it came
+     from, in the same sign-in, within CARRY_MS. */
+  function takeCarried() {
+    if (!window.indexedDB) return;
+    var forms = document.querySelectorAll("form[data-dropform]");
     carryStore(function (db) {
       if (!db) return;
       try {
@@ -132,28 +166,18 @@
         req.onsuccess = function () {
           var kept = req.result;
           if (!kept) return;
-          store.delete("form");   // one switch only
-          if (kept.path !== window.location.pathname || !(Date.now() - kept.at < CARRY_MS)) return;
-          var names = [];
-          Object.keys(kept.files || {}).forEach(function (name) {
-            var input = form.querySelector("input[type=file][name=" + name + "]");
-            if (input && assign(input, kept.files[name])) names.push(kept.files[name].name);
-          });
-          Object.keys(kept.checked || {}).forEach(function (name) {
-            var box = form.querySelector("input[type=checkbox][name=" + name + "]");
-            if (box) box.checked = true;
-          });
-          var confirmBox = form.querySelector("input[name=confirm_no_audit]:checked");
-          var confirmBlock = document.getElementById("confirm-no-audit");
-          if (confirmBox && confirmBlock) confirmBlock.hidden = false;
-          var note = document.getElementById("carried-over");
-          if (note && names.length) { note.textContent = fill(labels.carried_over, { names: names.join(labels.list_sep || ", ") }); note.hidden = false; }
+          store.delete("form");
+          var key = carryKey(), form = forms[kept.form];
+          if (!key || kept.user !== key || kept.path !== window.location.pathname || !form) return;
+          if (!(Date.now() - kept.at < CARRY_MS)) return;
+          restoreCarried(form)(kept);
         };
-      } catch (err) { /* the form as rendered */ }
+      } catch (err) { /* the page as rendered */ }
     });
   }
 
-  document.querySelectorAll("form[data-dropform]").forEach(function (form) {
+  takeCarried();
+  document.querySelectorAll("form[data-dropform]").forEach(function (form, formIndex) {
     var labels = labelsOf(form);
     var button = form.querySelector("button[type=submit]");
     var buttonText = button ? button.textContent : "";
@@ -206,7 +230,7 @@
        fetched again, with the new attempt listed and a fresh form. */
     var sent = false;
     syncs.forEach(function (sync) { sync(); });
-    carryAcrossLanguage(form, labels);
+    carryAcrossLanguage(form, formIndex);
     window.addEventListener("pageshow", function (e) {
       if (e.persisted && sent) { window.location.reload(); return; }
       busy(false);
