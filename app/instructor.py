@@ -514,6 +514,10 @@ def regrade():
     shown_up_to = up_to if up_to is not None else db.session.scalar(select(func.max(Submission.id))) or 0
     p = _plan_from_form(a, up_to)
     confirmed = request.method == "POST" and request.form.get("confirm") == str(len(p.submission_ids))
+    if confirmed:
+        # What the page said of each attempt: those it showed as waiting for their first grading get no run,
+        # even when a worker started that grading since (round 36b).
+        p = p.keeping(int(i) for i in request.form.get("no_run", "").split(",") if i.strip().isdigit())
     if not confirmed or not p.submission_ids:
         if request.method == "POST" and request.form.get("confirm"):
             flash(_("The number of runs changed since the confirmation; please confirm again."), "error")

@@ -113,12 +113,24 @@ class Plan:
     student: User | None = None
     submission: Submission | None = None
     # Planned attempts still waiting for their first grading: `start` queues no run for them.
-    waiting: int = 0
+    waiting_ids: frozenset[int] = frozenset()
+
+    @property
+    def waiting(self) -> int:
+        return len(self.waiting_ids)
 
     @property
     def runs(self) -> int:
         """How many runs `start` would queue now."""
         return len(self.submission_ids) - self.waiting
+
+    def keeping(self, no_run: Iterable[int]) -> Plan:
+        """This plan, with no run for the attempts a confirmation page said get none (round 36b: an attempt
+        shown as waiting for its first grading, claimed by a worker before the confirmation, got a second
+        run without anyone being asked: its first grading uses the current grader all the same)."""
+        said = set(no_run) & set(self.submission_ids)
+        return Plan(self.scope, self.submission_ids, self.before, self.student, self.submission,
+                    waiting_ids=self.waiting_ids | said)
 
 
 def plan(assignment: Assignment, scope: str, *, student_email: str | None = None,
@@ -162,7 +174,7 @@ def plan(assignment: Assignment, scope: str, *, student_email: str | None = None
                 score = effective_for(sub, sub.latest_graded_run)
                 scores[sub.id] = score.total if score else None
     return Plan(scope, sorted(ids), {str(i): scores.get(i) for i in ids}, student, submission,
-                waiting=len(first_gradings_waiting(ids)))
+                waiting_ids=frozenset(first_gradings_waiting(ids)))
 
 
 def confirmed_before(form_token: str | None) -> RegradeBatch | None:
@@ -178,7 +190,7 @@ def start(assignment: Assignment, p: Plan, actor: User | None, *, form_token: st
     unique token) and nothing is queued: the caller shows that batch (confirmed_before)."""
     subs = db.session.scalars(select(Submission).where(Submission.id.in_(p.submission_ids))
                               .order_by(Submission.id)).all()
-    waiting = first_gradings_waiting(p.submission_ids)
+    waiting = p.waiting_ids | set(first_gradings_waiting(p.submission_ids))
     subs = [sub for sub in subs if sub.id not in waiting]
     batch = RegradeBatch(assignment_id=assignment.id, scope=p.scope, requested_by=actor.id if actor else None,
                          student_id=p.student.id if p.student else None,
