@@ -13,7 +13,7 @@ import time
 from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template, request
 from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
-from sqlalchemy import select
+from sqlalchemy import case, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
 
@@ -27,7 +27,7 @@ from app.extensions import db, limiter
 from app.idempotency import scoped_key
 from app.ids import MAX_ID
 from app.longpoll import Admission, final_listener, pause, stopping, waits
-from app.models import FINAL, Assignment, AuditReview, Status, Submission
+from app.models import FINAL, Assignment, AuditReview, GradingRun, ScoreOverride, Status, Submission
 from app.openapi import spec
 from app.queue import queue_position
 from app.regrading import regrade_requested_before, request_regrade
@@ -246,8 +246,10 @@ def get_submission(submission_id: int):
     # attempt's regrade, an override or a review, not only the first grading's end.
     for_change = bool(request.if_none_match)
     if wait and (for_change or row.status not in FINAL):
-        with waits.admit(g.api_user.id, per_user=cfg["LONGPOLL_PER_USER"],
-                         slots=cfg["LONGPOLL_SLOTS"]) as admission:
+        # A wait on a final status waits for a regrade that may never come: such waits hold at most half of the
+        # slots, so that they never crowd out the waits of students whose grading is under way (round 36b).
+        slots = cfg["LONGPOLL_SLOTS"] if row.status not in FINAL else cfg["LONGPOLL_SLOTS"] // 2
+        with waits.admit(g.api_user.id, per_user=cfg["LONGPOLL_PER_USER"], slots=slots) as admission:
             if admission is Admission.USER_BUSY:
                 n = cfg["LONGPOLL_PER_USER"]
                 return api_error("too_many_waits", 429,
@@ -317,15 +319,42 @@ def _still_current(submission_id: int) -> bool:
     return request.if_none_match.contains_weak(tag)
 
 
+def _answer_version(submission_id: int) -> tuple:
+    """What the answer is made of, in one small read: the status and late days, the runs (how many, the
+    newest, each one's status), the overrides and audit reviews (rows are added, never edited) and the
+    assignment's late penalty. The same version, the same answer, except a queued attempt's queue position,
+    which only a pending status shows (`_wait_for_change` rebuilds those every time)."""
+    run_states = case(*((GradingRun.status == s.value, i + 1) for i, s in enumerate(Status)), else_=0)
+
+    def of(model, column):
+        return select(column).where(model.submission_id == submission_id).scalar_subquery()
+
+    row = db.session.execute(select(
+        Submission.status, Submission.late_days, Assignment.late_penalty_per_day,
+        of(GradingRun, func.count(GradingRun.id)), of(GradingRun, func.max(GradingRun.id)),
+        of(GradingRun, func.sum(GradingRun.id * run_states)),
+        of(ScoreOverride, func.count(ScoreOverride.id)), of(ScoreOverride, func.max(ScoreOverride.id)),
+        of(AuditReview, func.count(AuditReview.id)), of(AuditReview, func.max(AuditReview.id)),
+    ).join(Assignment, Assignment.id == Submission.assignment_id).where(Submission.id == submission_id)).first()
+    return tuple(row) if row is not None else ()
+
+
 def _wait_for_change(submission_id: int, since: float, wait: float) -> None:
     """Return when the answer's ETag is none of those sent in If-None-Match, or after `wait` s: read
-    again every CHANGE_CHECK_S, and at once when the listener is told of a final status."""
+    again every CHANGE_CHECK_S, and at once when the listener is told of a final status. The answer is
+    rebuilt only when its version (`_answer_version`, one statement) changed, or while it is pending
+    (its queue position moves): a graded attempt waiting for a regrade rebuilt it every second."""
     deadline = time.monotonic() + wait
     listener = final_listener(db.engine)
+    seen: tuple | None = None
     while not _stopping_or_past(deadline):
         checked = time.monotonic()
-        if not _still_current(submission_id):
-            break
+        _end_read_transaction()
+        version = _answer_version(submission_id)
+        if version != seen or not version or version[0] not in FINAL:
+            if not _still_current(submission_id):
+                break
+            seen = version
         _end_read_transaction()
         step = min(deadline, checked + CHANGE_CHECK_S)
         if listener is not None:

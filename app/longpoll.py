@@ -112,8 +112,11 @@ waits = WaitPool()
 # status becomes final (migration 0008: a trigger, so every writer is covered, the workers
 # included, and the notification is delivered when their transaction commits). One thread per web
 # process LISTENs on its own connection and wakes the requests waiting for that submission: a
-# waiting request costs no query at all until its grading ends. Where there is no listener (SQLite,
-# or the listening connection is down) a wait reads the status every POLL_S, as before.
+# wait for a grading's end reads its status only every SAFETY_CHECK_S (a lost notification) until
+# then. A wait for a change of the answer (If-None-Match, app/api.py) also reads a small version of
+# the answer every CHANGE_CHECK_S (a regrade queued, an override or a review notify nothing), one
+# statement, and rebuilds the answer only when it changed. Where there is no listener (SQLite, or
+# the listening connection is down) a wait reads the status every POLL_S, as before.
 
 FINAL_CHANNEL = "autograder_submission_final"
 POLL_S = 0.1            # the status read of a wait that has no listener
