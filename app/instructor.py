@@ -517,7 +517,7 @@ def regrade():
     if confirmed:
         # What the page said of each attempt: those it showed as waiting for their first grading get no run,
         # even when a worker started that grading since (round 36b).
-        p = p.keeping(int(i) for i in request.form.get("no_run", "").split(",") if i.strip().isdigit())
+        p = p.keeping(int(i) for i in request.form.get("no_run", "").split() if i.isascii() and i.isdigit())
     if not confirmed or not p.submission_ids:
         if request.method == "POST" and request.form.get("confirm"):
             flash(_("The number of runs changed since the confirmation; please confirm again."), "error")

@@ -37,17 +37,19 @@ def _claim(submission) -> None:
 def test_an_attempt_the_page_said_gets_no_run_gets_none_once_its_first_grading_started(client, web, course):
     graded = web.submit(course["alice"], audit=False, figure=False)
     web.grade(graded)
-    fresh = web.submit(course["bob"], audit=False, figure=False)     # first grading still queued
+    fresh = web.submit(course["bob"], audit=False, figure=False)     # first gradings still queued
+    fresher = web.submit(course["bob"], audit=False, figure=False)
     web.login(client, course["teacher"])
     client.get("/lang/en")
     page, form = _shown(client, scope="all")
-    assert "1 run(s) will be queued." in page and "1 attempt(s) are still waiting" in page
-    _claim(fresh)                                                     # a worker takes it meanwhile
+    assert "1 run(s) will be queued." in page and "2 attempt(s) are still waiting" in page
+    _claim(fresh)                                                     # workers take them meanwhile
+    _claim(fresher)
     resp = client.post("/instructor/regrade", data=form)
     assert resp.status_code == 302
     db.session.expire_all()
     assert db.session.query(RegradeBatch).one().runs_queued == 1
-    assert (_runs_of(graded.id), _runs_of(fresh.id)) == (2, 1)
+    assert (_runs_of(graded.id), _runs_of(fresh.id), _runs_of(fresher.id)) == (2, 1, 1)
 
 
 def test_an_attempt_the_page_said_gets_a_run_still_gets_one(client, web, course):
