@@ -430,11 +430,33 @@
   var attemptsCard = document.querySelector("[data-attempts-live]");
   if (attemptsCard) watchAttempts(attemptsCard);
   function watchAttempts(card) {
-    var labels = labelsOf(card), delay = 1000, polls = 0, timer = null, checking = false, stale = false;
+    var labels = labelsOf(card), delay = 1000, polls = 0, timer = null, checking = false, stale = false, stopped = false;
     var said = document.createElement("p");
     said.className = "sr-only";
     said.setAttribute("aria-live", "polite");
     card.insertAdjacentElement("afterend", said);
+    /* Round 36b: signed out in another tab, the status polls were sent to the sign-in page and asked again,
+       forever, the badges still "queued". A poll answered with the sign-in page or a 401 (or a 403/404: the
+       attempt is not to be seen, asking again will not change it) stops the list, and the card says so. */
+    function stop(text, signIn) {
+      stopped = true;
+      clearTimeout(timer);
+      var note = document.createElement("p");
+      note.className = "flash info";
+      note.setAttribute("role", "status");
+      note.setAttribute("data-attempts-stopped", "");
+      note.textContent = text + (signIn ? " " : "");
+      if (signIn) {
+        var link = document.createElement("a");
+        link.href = (card.getAttribute("data-login-url") || "/login") + "?next=" + encodeURIComponent(window.location.pathname);
+        link.textContent = labels.sign_in || "";
+        note.appendChild(link);
+      }
+      var old = card.querySelector("[data-attempts-stopped]");
+      if (old) old.remove();
+      var title = card.querySelector("h2");
+      if (title) title.insertAdjacentElement("afterend", note); else card.insertBefore(note, card.firstChild);
+    }
     function pending() {
       return Array.prototype.filter.call(card.querySelectorAll("tr[data-status-url]"), function (tr) {
         var s = tr.getAttribute("data-status");
@@ -443,7 +465,7 @@
     }
     function schedule() {
       clearTimeout(timer);
-      if (!(pending().length || stale) || document.hidden) return;  // stale: an ended attempt's card not yet fetched
+      if (stopped || !(pending().length || stale) || document.hidden) return;  // stale: an ended attempt's card not yet fetched
       polls += 1;
       if (polls > 20) delay = Math.min(delay * 1.5, 10000);
       timer = setTimeout(check, delay);
@@ -452,19 +474,25 @@
       return fetch(inPageLang(tr.getAttribute("data-status-url")), {
         credentials: "same-origin", headers: { "Accept": "application/json" }, cache: "no-store" })
         .then(function (r) {
-          return r.ok && (r.headers.get("Content-Type") || "").indexOf("json") >= 0 ? r.json() : null;
+          var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
+          if (r.status === 401 || (r.redirected && !json)) return { signedOut: true };
+          if (r.status === 403 || r.status === 404) return { refused: r.status, attempt: tr.getAttribute("data-attempt") };
+          return r.ok && json ? r.json() : null;
         })
         .catch(function () { return null; });
     }
     function refreshCard() {
       return fetch(inPageLang(window.location.pathname), { credentials: "same-origin", headers: { "Accept": "text/html" },
                                                          cache: "no-store" })
-        .then(function (r) { return r.ok && !r.redirected ? r.text() : null; })
+        .then(function (r) {
+          if (r.status === 401 || r.redirected) { stop(labels.signed_out, true); return null; }
+          return r.ok ? r.text() : null;
+        })
         .then(function (html) {
           var fresh = html && new DOMParser().parseFromString(html, "text/html").getElementById(card.id);
           if (!fresh) return;
           stale = false;
-          var chosen = {};
+          var chosen = {}, focus = focusKey(card);
           card.querySelectorAll("select[name]").forEach(function (el) { chosen[el.name] = el.value; });
           card.innerHTML = fresh.innerHTML;
           card.querySelectorAll("select[name]").forEach(function (el) {
@@ -473,6 +501,7 @@
           });
           localTimes(card);
           focusableScrollers(card);
+          refocus(card, focus);
         });
     }
     function check() {
@@ -482,6 +511,13 @@
       Promise.all(rows.map(statusOf))
         .then(function (answers) {
           var ended = false, news = [];
+          var out = answers.filter(function (s) { return s && s.signedOut; })[0];
+          var refused = answers.filter(function (s) { return s && s.refused; })[0];
+          if (out) { stop(labels.signed_out, true); return null; }
+          if (refused) {
+            stop(fill(labels.refused, { status: refused.refused, n: refused.attempt }), false);
+            return null;
+          }
           answers.forEach(function (s, i) {
             var tr = rows[i];
             if (!s || !s.status || s.status === tr.getAttribute("data-status")) return;
@@ -500,11 +536,33 @@
     }
     document.addEventListener("visibilitychange", function () {
       if (document.hidden) { clearTimeout(timer); return; }
+      if (stopped) return;
       polls = 0;
       delay = 1000;
       check();
     });
     schedule();
+  }
+  /* The control that had the keyboard focus in a block whose content is replaced, and the same control in the
+     new content: the same id, the same named field, the same link target, else the same place among the
+     block's controls (the live attempts list put the focus back on the page's body at every refresh). */
+  var FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]";
+  function focusKey(box) {
+    var el = document.activeElement;
+    if (!el || el === box || !box.contains(el)) return null;
+    var all = Array.prototype.slice.call(box.querySelectorAll(FOCUSABLE));
+    return { id: el.id, name: el.getAttribute("name"), href: el.getAttribute("href"), tag: el.tagName,
+             index: all.indexOf(el) };
+  }
+  function refocus(box, key) {
+    if (!key) return;
+    var all = Array.prototype.slice.call(box.querySelectorAll(FOCUSABLE));
+    var same = function (attr, value) {
+      return value ? all.filter(function (el) { return el.tagName === key.tag && el.getAttribute(attr) === value; })[0] : null;
+    };
+    var el = (key.id && document.getElementById(key.id)) || same("name", key.name) || same("href", key.href) ||
+      all[key.index];
+    if (el && box.contains(el)) { try { el.focus({ preventScroll: true }); } catch (e) { el.focus(); } }
   }
 
   /* ---- live status of a submission ------------------------------------------------------- */

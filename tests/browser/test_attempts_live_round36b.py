@@ -1,0 +1,99 @@
+"""Round 36b, in Chromium: the live list of attempts keeps the keyboard focus and stops once signed out.
+
+The card was refreshed with `innerHTML`: the control that had the keyboard focus (a link, the comparison's
+choices) was gone and the focus fell back to the page. And signed out in another tab, its status polls were
+sent to the sign-in page and asked again forever (48 requests in 40 s), the badge still "queued". Now the
+focus goes back to the same control, and a poll answered with the sign-in page stops the list, which says
+so in the page's language with a link to sign in again."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.helpers import FakeWorker, full_result
+from tests.browser.test_browser_flows import login
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SIGNED_OUT = {"en": ("You are signed out, so this list no longer updates.", "Sign in again to follow the grading"),
+              "zh": ("你已退出登录，这个列表不再更新。", "重新登录以继续查看评分")}
+
+
+def test_the_focused_control_keeps_the_focus_when_the_list_is_refreshed(app, web, factory, live_server, browser):
+    a = factory.assignment()
+    alice = factory.student(email="alice@example.edu")
+    first = web.submit(alice, a)
+    web.grade(first, full_result())
+    second = web.submit(alice, a)
+    page = browser.new_context().new_page()
+    login(page, live_server, alice.email)
+    page.wait_for_load_state()
+    page.goto(f"{live_server}/assignments/{a.slug}")
+    link = f"#attempts a[href='/submissions/{first.id}']"
+    page.focus(link)
+    FakeWorker(app, second.latest_run.id, full_result(), delay_running=0.2, delay_graded=0.3).start().join()
+    expect(page.locator(f"#attempts tr[data-attempt='{second.attempt}'] .badge").first).not_to_have_text(
+        "queued", timeout=15_000)
+    expect(page.locator("#attempts .badge.counts")).to_be_visible()        # the card was fetched again
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => document.activeElement.getAttribute('href')") == f"/submissions/{first.id}"
+    page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_signed_out_in_another_tab_the_list_stops_polling_and_says_so(app, web, factory, live_server, browser,
+                                                                       lang):
+    a = factory.assignment()
+    alice = factory.student(email="alice@example.edu")
+    queued = web.submit(alice, a)
+    context = browser.new_context()
+    page = context.new_page()
+    login(page, live_server, alice.email)
+    page.wait_for_load_state()
+    page.goto(f"{live_server}/lang/{lang}")
+    page.goto(f"{live_server}/assignments/{a.slug}")
+    polls: list[float] = []
+    page.on("request", lambda r: polls.append(time.monotonic()) if f"/submissions/{queued.id}/" in r.url else None)
+    other = context.new_page()
+    other.goto(f"{live_server}/assignments/{a.slug}")
+    other.click("header form button[type=submit]")
+    other.wait_for_url(lambda url: "/login" in url)
+    other.close()
+    text, sign_in = SIGNED_OUT[lang]
+    note = page.locator("#attempts [data-attempts-stopped]")
+    expect(note).to_contain_text(text, timeout=10_000)
+    expect(note.locator("a")).to_have_text(sign_in)
+    assert "/login?next=" in note.locator("a").get_attribute("href")
+    stopped_at = time.monotonic()
+    page.wait_for_timeout(3000)
+    assert not [t for t in polls if t > stopped_at + 0.2], "the list kept polling after it said it stopped"
+    context.close()
+
+
+@pytest.mark.parametrize("status", [403, 404])
+def test_an_attempt_the_server_refuses_stops_the_list_with_what_it_answered(app, web, factory, live_server,
+                                                                            browser, status):
+    a = factory.assignment()
+    alice = factory.student(email="alice@example.edu")
+    queued = web.submit(alice, a)
+    page = browser.new_context().new_page()
+    login(page, live_server, alice.email)
+    page.wait_for_load_state()
+    page.goto(f"{live_server}/lang/zh")
+    polls: list[float] = []
+
+    def refuse(route) -> None:
+        polls.append(time.monotonic())
+        route.fulfill(status=status, content_type="application/json", body="{}")
+
+    page.route(f"**/submissions/{queued.id}/status*", refuse)
+    page.goto(f"{live_server}/assignments/{a.slug}")
+    note = page.locator("#attempts [data-attempts-stopped]")
+    expect(note).to_have_text(f"服务器对第 1 次提交的回答是 HTTP {status}，这个列表不再更新。请刷新页面，查看你的提交现在的状态。",
+                              timeout=10_000)
+    page.wait_for_timeout(2500)
+    assert len(polls) == 1
+    page.context.close()
