@@ -427,6 +427,13 @@
      language made it come in the other one (English feedback under Chinese labels). */
   var pageLang = /^zh/i.test(document.documentElement.lang || "") ? "zh" : "en";
   function inPageLang(url) { return url + (url.indexOf("?") < 0 ? "?" : "&") + "lang=" + pageLang; }
+  /* "Sign in again", back to this page: said where a live part of a page stopped because the session ended. */
+  function signInLink(el, labels) {
+    var link = document.createElement("a");
+    link.href = (el.getAttribute("data-login-url") || "/login") + "?next=" + encodeURIComponent(window.location.pathname);
+    link.textContent = labels.sign_in || "";
+    return link;
+  }
   var attemptsCard = document.querySelector("[data-attempts-live]");
   if (attemptsCard) watchAttempts(attemptsCard);
   function watchAttempts(card) {
@@ -446,12 +453,7 @@
       note.setAttribute("role", "status");
       note.setAttribute("data-attempts-stopped", "");
       note.textContent = text + (signIn ? " " : "");
-      if (signIn) {
-        var link = document.createElement("a");
-        link.href = (card.getAttribute("data-login-url") || "/login") + "?next=" + encodeURIComponent(window.location.pathname);
-        link.textContent = labels.sign_in || "";
-        note.appendChild(link);
-      }
+      if (signIn) note.appendChild(signInLink(card, labels));
       var old = card.querySelector("[data-attempts-stopped]");
       if (old) old.remove();
       var title = card.querySelector("h2");
@@ -701,11 +703,7 @@
     stopped = true;
     if (spinner) spinner.hidden = true;
     detail.textContent = (labels.signed_out || "") + " ";
-    var link = document.createElement("a");
-    link.href = (live.getAttribute("data-login-url") || "/login") + "?next=" +
-      encodeURIComponent(window.location.pathname);
-    link.textContent = labels.sign_in || "";
-    detail.appendChild(link);
+    detail.appendChild(signInLink(live, labels));
   }
   function tick() {
     clearTimeout(timer);
