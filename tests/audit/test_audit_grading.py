@@ -353,16 +353,18 @@ def test_deterministic(audit_text, heatmap_png, checklist):
                                                                                   checklist)
 
 
-def test_a_20kb_audit_costs_at_most_11_yardsticks_of_cpu(audit_text, heatmap_png, checklist):
-    """The largest audit accepted is graded in about 8.5 yardsticks of CPU (tests/helpers.py), 68-69 ms
-    on this project's 2-core hosts (4.5-5.3 when a budget of 7 was set, 6.9-7.0 after the round-15/16
-    cues, 8.4-8.6 after round 22's checks, which also made the overclaim pass 3x cheaper); 11 leaves
-    room for noise and fails on a 30 % slowdown."""
+def test_a_20kb_audit_costs_at_most_14_yardsticks_of_cpu(audit_text, heatmap_png, checklist):
+    """The largest audit accepted is graded in a bounded number of yardsticks of CPU (tests/helpers.py). It took
+    8.5 (68-69 ms) at round 22 (4.5-5.3 when a budget of 7 was set, 6.9-7.0 after the round-15/16 cues, 8.4-8.6
+    after round 22's checks, which also made the overclaim pass 3x cheaper). On stop 40's idle host, alternated
+    runs gave 11.1-11.9 (91-94 ms) for round 36's tree and from under 11 to 11.8 (88-91 ms) for stop 39's (5631e9d), which
+    passed under 11 in stop 39's CI: the yardstick does not follow this host's speed for this code closely enough
+    for a 10 % margin. 14 leaves room for that and fails on a 20 % slowdown."""
     text = audit_text("zh_thorough.md") + "\n" + audit_text("en_thorough.md") + "\n" + audit_text("mixed.md")
     text = (text * 5).encode()[:20 * 1024].decode("utf-8", "ignore")     # 20 KiB of mixed zh/en UTF-8
     grade_audit(text, heatmap_png, MEASURED_OK, checklist)   # warm-up (regexes compiled and cached)
     seconds, yardsticks = cpu_in_yardsticks(lambda: grade_audit(text, heatmap_png, MEASURED_OK, checklist))
-    assert yardsticks < 11, f"{yardsticks:.1f} yardsticks ({seconds * 1000:.1f} ms of CPU)"
+    assert yardsticks < 14, f"{yardsticks:.1f} yardsticks ({seconds * 1000:.1f} ms of CPU)"
 
 
 def test_pathological_input_stays_fast(checklist):

@@ -182,15 +182,16 @@ def test_the_converters_are_built_once_per_process():
 # ----------------------------------------------------------------------------------------------- cost
 
 
-def test_a_20kb_traditional_audit_costs_at_most_11_yardsticks_of_cpu(audit_text, heatmap_png, checklist):
+def test_a_20kb_traditional_audit_costs_at_most_14_yardsticks_of_cpu(audit_text, heatmap_png, checklist):
     """Like test_audit_grading's 20 KiB audit, written in Taiwan's characters: the conversion (about 1 ms)
-    must not make a traditional audit noticeably dearer (8.8 measured against the simplified 8.5)."""
+    must not make a traditional audit noticeably dearer (8.8 measured against the simplified 8.5 at round 22;
+    11.5-11.7 against 11.1-11.9 on stop 40's host: the bound is the simplified test's, see there)."""
     text = audit_text("zh_thorough.md") + "\n" + audit_text("en_thorough.md") + "\n" + audit_text("mixed.md")
     text = _to_traditional("s2tw").convert(text)
     text = (text * 5).encode()[:20 * 1024].decode("utf-8", "ignore")
     grade_audit(text, heatmap_png, MEASURED_OK, checklist)   # warm-up
     seconds, yardsticks = cpu_in_yardsticks(lambda: grade_audit(text, heatmap_png, MEASURED_OK, checklist))
-    assert yardsticks < 11, f"{yardsticks:.1f} yardsticks ({seconds * 1000:.1f} ms of CPU)"
+    assert yardsticks < 14, f"{yardsticks:.1f} yardsticks ({seconds * 1000:.1f} ms of CPU)"
 
 
 @pytest.mark.parametrize(("sentence", "concept"), [
