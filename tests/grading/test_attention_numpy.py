@@ -12,6 +12,9 @@ from grading.i18n import is_msg, pick
 from grading.runner import GradeInput, grade
 from tests.grading.helpers import SUBMISSIONS
 
+# The NumPy lab's own executor and gradings take about a minute here: slow lane (stop 40, fast lane < 10 min).
+pytestmark = pytest.mark.slow
+
 PAGE_CODE = SUBMISSIONS / "numpy" / "course_page.py"
 SEED = Path("/work/shared/seeds/attention_qkv_course_page.txt")
 CATEGORIES = {"stable_softmax": 20, "scaled_scores": 25, "weights_context": 25, "causal_mask": 30}

@@ -79,6 +79,7 @@ def _thp_enabled() -> bool:
         return False
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 @pytest.mark.skipif(not _thp_enabled(), reason="transparent huge pages are off on this host")
 def test_a_warm_process_is_backed_by_huge_pages_after_prepare_for_forks():
     script = (

@@ -26,6 +26,7 @@ def _untimed(result: dict) -> dict:
     return {k: v for k, v in result.items() if k not in TIMED}
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_a_file_graded_by_the_prefetch_process_has_the_result_the_test_process_gives(executor):
     """Both processes run the same grader with the same limits and environment: the tests that read a
     prefetched result see what a serial run gives them (hints and numbers included)."""

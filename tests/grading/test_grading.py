@@ -98,6 +98,7 @@ def test_invalid_code_upload_is_graded_zero(executor):
     assert result["message"] and _code_score(result) == 0
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_hanging_forward_costs_bounded_time(executor):
     src = (SUBMISSIONS / "correct" / "reference.py").read_text()
     src = src.replace("        scores = torch.matmul(q, k.transpose(-2, -1))",

@@ -214,6 +214,7 @@ def test_a_sigkill_is_said_as_seen_and_never_as_running_out_of_memory(oom_killed
         assert "memory" not in told["en"] and "内存" not in told["zh"] and "OOM" not in told["zh"], told
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_the_zygote_holding_the_jails_handlers_still_ends_on_sigterm_as_before():
     """The handlers are installed once in the zygote and inherited by the jails; the zygote itself, no namespace's
     pid 1, still ends by the signal."""

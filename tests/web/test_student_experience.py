@@ -203,6 +203,7 @@ def test_an_empty_code_file_is_reported_as_empty_not_missing(client, web, course
     assert_error_shape(resp, 422, "code_empty")
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_carried_audit_is_graded_again_by_the_real_grader(app, client, web, course):
     """The worker's own steps (claim → grade in the sandbox → store) on a code-only resubmission."""
     from app.storage import BlobStore

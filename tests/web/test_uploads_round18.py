@@ -231,6 +231,7 @@ def _png_of_zeros(side: int, bit_depth: int) -> bytes:
             + _chunk(b"IEND", b""))
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 @pytest.mark.parametrize("bit_depth", [8, 16])
 def test_a_tiny_png_that_inflates_to_the_pixel_cap_costs_the_web_no_decoding(client, factory, course, bit_depth):
     # 65 KB that inflate to 64 MiB (8-bit) or 128 MiB (16-bit) of pixels, within the 4096x4096 cap: decoded
@@ -243,6 +244,7 @@ def test_a_tiny_png_that_inflates_to_the_pixel_cap_costs_the_web_no_decoding(cli
     assert cpu < 0.3 and wall < WALL_S
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_an_apng_of_1500_frames_is_read_as_its_first_frame_in_bounded_time(client, factory, course):
     # Each frame differs from the one before in one pixel: 1,500 small frame chunks (a decoder that
     # played them all would pay 1,500 passes), built in 2 s.
@@ -370,6 +372,7 @@ def test_a_pdf_with_javascript_and_link_actions_is_read_for_its_text_and_nothing
     assert _connections(listener) == 0
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_a_pdf_of_ten_thousand_pages_is_refused_by_its_page_count_in_bounded_time(client, factory, course):
     n = 10_000
     kids = b" ".join(b"%d 0 R" % (i + 4) for i in range(n))
@@ -399,6 +402,7 @@ def test_a_pdf_whose_page_tree_nests_three_thousand_deep_is_too_complex_not_dama
     assert cpu < 0.3 and wall < WALL_S
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_a_pdf_with_fifty_thousand_nested_dictionaries_on_its_page_is_read_in_bounded_time(client, factory, course):
     pdf = _one_page(page_extra=b"/Junk " + b"<< /A " * 50_000 + b">>" * 50_000 + b" ")
     token = factory.token(course["alice"])
