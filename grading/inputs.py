@@ -540,7 +540,7 @@ def _as_python_reads(data: bytes, code_prefix: str, what_en: str, what_zh: str) 
             "BOM); "
             f"the grader does the same. {fix_en}",
             f"{what_zh}以 UTF-8 BOM（字节顺序标记）开头，但第 {at + 1} 行声明的编码是 `{shown}`，Python 拒绝运行这种前后"
-            f"矛盾的文件（SyntaxError: encoding problem: {capped(normal)} with BOM），评分系统也一样。{fix_zh}",
+            f"矛盾的文件（`SyntaxError: encoding problem: {capped(normal)} with BOM`），评分系统也一样。{fix_zh}",
         )
     head, rest = b"".join(lines[:at + 1]), b"".join(lines[at + 1:])
     if normal == "utf-8":
@@ -559,7 +559,7 @@ def _as_python_reads(data: bytes, code_prefix: str, what_en: str, what_zh: str) 
             f"The {what_en} declares on line {at + 1} the encoding '{shown}', which Python does not know, so Python "
             f"refuses to run it (SyntaxError: encoding problem: {shown}); the grader does the same. {fix_en}",
             f"{what_zh}在第 {at + 1} 行声明的编码 `{shown}` 是 Python 不认识的，Python 因此拒绝运行它"
-            f"（SyntaxError: encoding problem: {shown}），评分系统也一样。{fix_zh}",
+            f"（`SyntaxError: encoding problem: {shown}`），评分系统也一样。{fix_zh}",
         )
     try:
         if not info._is_text_encoding or info.name.startswith(("utf-16", "utf-32")):
@@ -576,7 +576,7 @@ def _as_python_reads(data: bytes, code_prefix: str, what_en: str, what_zh: str) 
             f"code, so Python refuses to run it (SyntaxError: encoding problem: {shown}); the grader does the same. "
             f"{fix_en}",
             f"{what_zh}在第 {at + 1} 行声明的编码 `{shown}` 不能用来读取 Python 源代码，Python 因此拒绝运行它"
-            f"（SyntaxError: encoding problem: {shown}），评分系统也一样。{fix_zh}",
+            f"（`SyntaxError: encoding problem: {shown}`），评分系统也一样。{fix_zh}",
         ) from None
     line, col = _position(body, start)
     if _is_utf8(body):
