@@ -44,15 +44,28 @@ def _told(result: dict) -> list[dict]:
     ("sigterm_set_to_the_default_through_ctypes_then_sent_to_itself_in_the_second_call",
      "ended by SIGTERM, the signal's default action", "信号 SIGTERM 结束"),
     ("sigsegv_sigbus_and_sigfpe_sent_to_itself_with_os_kill_and_raise_signal",
-     "ended by SIGSEGV, the signal's default action", "信号 SIGSEGV 结束"),
-    ("a_sigint_from_a_timer_thread_arriving_between_calls",
-     "SIGINT (KeyboardInterrupt) that arrived between calls", "两次调用之间收到 SIGINT（KeyboardInterrupt）")])
+     "ended by SIGSEGV, the signal's default action", "信号 SIGSEGV 结束")])
 def test_a_grading_whose_code_sends_itself_a_dropped_signal_says_what_ended_it_in_both_languages(served, attack, en, zh):
     told = _told(_grade(served, ATTACKS[attack]))
     assert any(en in f["en"] and zh in f["zh"] for f in told), told
     assert not any("stopped answering" in f["en"] or "crashed" in f["en"] for f in told), told
     _nothing_left(served)
 
+
+
+@pytest.mark.slow
+def test_a_sigint_from_a_timer_thread_is_said_as_where_it_arrived_never_as_stopped_answering(served):
+    """The timer fires 50 ms after the import: between two calls (told so), or inside one, where plain Python raises
+    KeyboardInterrupt in the code that runs (told as the call's exception with its line): the fresh-clone slow lane saw
+    the second. Either way, never "stopped answering" or "crashed". tests/sandbox/test_sandbox_round36.py pins the
+    between-calls case with a session that sits idle when the signal comes."""
+    told = _told(_grade(served, ATTACKS["a_sigint_from_a_timer_thread_arriving_between_calls"]))
+    between = any("SIGINT (KeyboardInterrupt) that arrived between calls" in f["en"]
+                  and "两次调用之间收到 SIGINT（KeyboardInterrupt）" in f["zh"] for f in told)
+    in_call = any("raised KeyboardInterrupt" in f["en"] and "抛出 KeyboardInterrupt" in f["zh"] for f in told)
+    assert between or in_call, told
+    assert not any("stopped answering" in f["en"] or "crashed" in f["en"] for f in told), told
+    _nothing_left(served)
 
 @pytest.mark.parametrize("reason, en, zh", [
     (SERVE_FAILED_TEXT, "stopped answering the grader 3 times", "已不再回应评分器 3 次"),
