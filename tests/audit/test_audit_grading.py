@@ -353,6 +353,7 @@ def test_deterministic(audit_text, heatmap_png, checklist):
                                                                                   checklist)
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_a_20kb_audit_costs_at_most_14_yardsticks_of_cpu(audit_text, heatmap_png, checklist):
     """The largest audit accepted is graded in a bounded number of yardsticks of CPU (tests/helpers.py). It took
     8.5 (68-69 ms) at round 22 (4.5-5.3 when a budget of 7 was set, 6.9-7.0 after the round-15/16 cues, 8.4-8.6

@@ -182,6 +182,7 @@ def test_the_converters_are_built_once_per_process():
 # ----------------------------------------------------------------------------------------------- cost
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_a_20kb_traditional_audit_costs_at_most_14_yardsticks_of_cpu(audit_text, heatmap_png, checklist):
     """Like test_audit_grading's 20 KiB audit, written in Taiwan's characters: the conversion (about 1 ms)
     must not make a traditional audit noticeably dearer (8.8 measured against the simplified 8.5 at round 22;

@@ -20,6 +20,7 @@ NOT_LOADING = {
 }
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 @pytest.mark.parametrize("kind", sorted(NOT_LOADING))
 def test_code_that_does_not_load_gets_no_audit_flag_citing_tests_that_did_not_run(executor, kind):
     result = grade(GradeInput(code=NOT_LOADING[kind].encode(), audit=AUDIT, audit_filename="audit.md"),

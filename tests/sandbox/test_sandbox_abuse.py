@@ -91,6 +91,7 @@ def test_disk_filler(executor):
     assert_healthy(executor)
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_stdout_flood_is_capped(executor):
     with open_session(executor, "stdout_flood.py") as s:
         s.load()
@@ -175,6 +176,7 @@ def test_network_is_unreachable(executor):
     assert_healthy(executor)
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_secrets_are_out_of_reach(executor, monkeypatch):
     # Secrets in the trusted process's environment *before* the Executor starts (as in a worker that
     # has DATABASE_URL from its unit file): the zygote must start from a clean environment.

@@ -18,6 +18,9 @@ import pytest
 from grading.sandbox import Limits, StudentTimeout
 from tests.sandbox.helpers import GOOD, assert_healthy
 
+# Gradings that wait for time limits, seconds each: slow lane (stop 40, fast lane < 10 min).
+pytestmark = pytest.mark.slow
+
 # Top-level code that uses ``seconds`` of the jail's own CPU, however long that takes on the host.
 SPIN = "import time as _t\n_c0 = _t.process_time()\nwhile _t.process_time() - _c0 < {seconds}:\n    pass\n"
 

@@ -296,6 +296,7 @@ def traces():
 '''
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_nothing_that_differs_between_two_sessions_is_reachable_from_the_students_code():
     """Review R1 (/tmp/R1/leak1.py, leak2.py, leak3.py): a file walked the stack to run_jail and read
     job["limits"] (cpu 20.0 in the visible tests' session, 8.0 in the hidden ones'), or found that dict with
@@ -315,6 +316,7 @@ def test_nothing_that_differs_between_two_sessions_is_reachable_from_the_student
     assert not any("run_jail" in t and "'limits'" in t for t in first), first
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_the_jails_signals_do_not_depend_on_what_the_zygotes_starter_ignored_or_blocked():
     """The full fast lane found SIGQUIT sent to itself ignored by the jail: dispositions set to SIG_IGN and blocked
     signals survive the exec that starts the zygote, and the zygote kept them (a Celery worker or a test that

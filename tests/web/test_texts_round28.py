@@ -17,6 +17,9 @@ from tests.web.helpers import realistic_result
 from tests.web.test_timeout_summary_round21 import SEEN
 from tests.web.test_timeout_summary_round21 import summary as summary_html
 
+# Gradings that wait for time limits, seconds each: slow lane (stop 40, fast lane < 10 min).
+pytestmark = pytest.mark.slow
+
 WHAT = msg("ScaledDotProductAttention.forward", "ScaledDotProductAttention.forward")
 IDLE = idle_text(WHAT, StudentIdle(2.0, "call", 0.01))
 IDLE_TOTAL = idle_text(WHAT, StudentIdle(6.0, "call", 0.01, total=True))

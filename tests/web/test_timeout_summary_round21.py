@@ -11,6 +11,9 @@ import pytest
 from tests.helpers import load_rubric
 from tests.web.helpers import realistic_result
 
+# Gradings that wait for time limits, seconds each: slow lane (stop 40, fast lane < 10 min).
+pytestmark = pytest.mark.slow
+
 SEEN = {"en": "ScaledDotProductAttention.forward did not finish within 5 s",
         "zh": "ScaledDotProductAttention.forward 未在 5 秒内结束"}
 

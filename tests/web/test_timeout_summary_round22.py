@@ -17,6 +17,9 @@ from tests.web.helpers import realistic_result
 from tests.web.test_timeout_summary_round21 import SEEN
 from tests.web.test_timeout_summary_round21 import summary as summary_html
 
+# Gradings that wait for time limits, seconds each: slow lane (stop 40, fast lane < 10 min).
+pytestmark = pytest.mark.slow
+
 
 def summary(page: str) -> str | None:
     text = summary_html(page)

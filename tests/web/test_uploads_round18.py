@@ -209,6 +209,7 @@ def test_a_docx_whose_word_part_comes_after_a_large_member_is_named_a_word_docum
     assert cpu < WEB_CPU_S and wall < WALL_S
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_a_docx_zip_bomb_is_refused_by_its_name_table_without_inflating_anything(client, factory, course):
     # 200 MB of document.xml in a 0.2 MB file: nothing of it is inflated to tell what it is.
     bomb = _docx([("[Content_Types].xml", b"<Types/>"), ("_rels/.rels", EXTERNAL_RELS),
@@ -359,6 +360,7 @@ def _one_page(catalog_extra: bytes = b"", page_extra: bytes = b"") -> bytes:
                  b"<< /Length %d >>\nstream\n" % len(CONTENT) + CONTENT + b"\nendstream", FONT])
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_a_pdf_with_javascript_and_link_actions_is_read_for_its_text_and_nothing_runs_or_is_fetched(
         client, factory, course, listener):
     url = f"http://127.0.0.1:{listener.getsockname()[1]}/"
@@ -481,6 +483,7 @@ def test_bidi_controls_and_folders_are_removed_from_a_figure_name_on_every_page_
     assert "%E2%80%AE" not in disposition and "%E2%81%A6" not in disposition and "%E2%80%8F" not in disposition
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_an_empty_figure_on_the_form_is_named_empty_in_both_languages_and_the_files_to_pick_again_are_listed(
         client, web, course):
     web.login(client, course["alice"])
@@ -528,6 +531,7 @@ def test_the_same_upload_sent_twice_at_once_makes_two_numbered_attempts_and_no_e
 # --- the result page ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 def test_the_result_page_says_why_an_accepted_figure_earned_nothing_in_the_students_language(
         client, factory, course, web):
     # A blank PNG passes the upload (it is a valid image) and the checker says what it saw: the page
@@ -567,6 +571,7 @@ SAVED_AS = {
 }
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
 @pytest.mark.parametrize("save", SAVED_AS.values(), ids=SAVED_AS.keys())
 def test_a_syntax_error_in_code_saved_oddly_is_shown_at_its_line_with_its_message_in_both_languages(
         client, factory, course, web, save):
