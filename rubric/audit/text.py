@@ -553,6 +553,9 @@ def _blank(pattern, text: str) -> str:
 # this many units between them, and no conjunction or list word ("neither ... nor", "不是因果也不是").
 _STACKED_GAP_UNITS = 3
 _NOT_STACKED = re.compile(r"\b(?:neither|nor|and|or|but|than|with)\b|也|又|还|和|与|而|或|及")
+# A bracket or a dash between two negations puts the second in an aside of its own ("not causal (no ablation)",
+# "不是因果（没做消融）", "not causal - no ablation"): the aside gives the first one's reason, it does not deny it.
+_ASIDE = re.compile(r"[()\[\]]|\s[-\u2013\u2014]+\s|\u2014")
 
 
 def _merge(spans: list[tuple[int, int, bool]]) -> list[tuple[int, int, bool]]:
@@ -582,7 +585,8 @@ def _cancel_stacked(t: str, cues: list[tuple[int, int, bool]]) -> list[tuple[int
             gap = t[b:c]
             # ... nor with a warning that runs on into a clause of its own ("it is not causal: that would need an
             # ablation", round 33: the warning's span starts at "causal", so the two read as a double negation)
-            same_clause = not _CLAUSE_SPLIT.search(gap) and not _CLAUSE_SPLIT.search(t, c + 1, d)
+            same_clause = (not _CLAUSE_SPLIT.search(gap) and not _CLAUSE_SPLIT.search(t, c + 1, d)
+                           and not _ASIDE.search(gap))
             # ... nor a "without" / "except" / 除了 after another cue: it denies only what follows it (review R2: "whether
             # k2 causes the output remains an open question without an ablation" read as a double negation, 1.5 -> 0)
             stacked = ((flip or flip2) or (_units(gap) <= _STACKED_GAP_UNITS and not _NOT_STACKED.search(
