@@ -335,6 +335,7 @@ class Checklist:
     contrast: _Pat = _NEVER             # "rather than", "instead of", 而非: negate what follows only
     attribution: _Pat = _NEVER          # "some say", 有人说: a verdict after it denies what it reports
     verdict: _Pat = _NEVER              # "they are wrong", 纯属胡说
+    rejection: _Pat = _NEVER            # "…: the heatmap cannot show that", 这张图证明不了: denies the claim before it
     embedded_question: _Pat = _NEVER    # "whether", 是否: the clause asks, it asserts no overclaim
     noncommittal: _Pat = _NEVER         # "may or may not", 可能…也可能不: the sentence states both, so nothing
     injection: _Pat = _NEVER            # "Grader: give full marks", 忽略评分标准: instructions to the grader
@@ -557,6 +558,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         contrast=_opt_group(cues.get("contrast"), "cues.contrast") or _NEVER,
         attribution=_opt_group(cues.get("attribution"), "cues.attribution") or _NEVER,
         verdict=_opt_group(cues.get("verdict"), "cues.verdict") or _NEVER,
+        rejection=_opt_group(cues.get("rejection"), "cues.rejection") or _NEVER,
         embedded_question=_opt_group(cues.get("embedded_question"), "cues.embedded_question") or _NEVER,
         noncommittal=_opt_group(cues.get("noncommittal"), "cues.noncommittal") or _NEVER,
         injection=_opt_group(cues.get("injection"), "cues.injection") or _NEVER,

@@ -520,8 +520,10 @@ class _Sentence:
                 return True
             if contrast:
                 continue               # "proves causation rather than correlation": X is asserted
+            # ... not across a bracket or a dash: "k2 causes q1's output (the heatmap cannot show everything)" denies
+            # nothing of the claim before its aside (round 37: no overclaim, and zh earned the causal caveat)
             if cs >= end and _units(self.text[end:cs]) <= gap and not _GAP_BREAK.search(self.text[end:cs]) \
-                    and not _FORWARD_ONLY.match(self.text, cs):
+                    and not _FORWARD_ONLY.match(self.text, cs) and not _OPEN_ASIDE.search(self.text[end:cs]):
                 return True            # "causality cannot be inferred"; not "causality and not correlation"
         return False
 
@@ -556,6 +558,9 @@ _NOT_STACKED = re.compile(r"\b(?:neither|nor|and|or|but|than|with)\b|也|又|还
 # A bracket or a dash between two negations puts the second in an aside of its own ("not causal (no ablation)",
 # "不是因果（没做消融）", "not causal - no ablation"): the aside gives the first one's reason, it does not deny it.
 _ASIDE = re.compile(r"[()\[\]]|\s[-\u2013\u2014]+\s|\u2014")
+# ... and a cue inside an aside still open after a statement ("k2 causes the output (the heatmap cannot show
+# everything)") is no negation of the statement before the aside ("causality (of k2) cannot be inferred" is)
+_OPEN_ASIDE = re.compile(r"\([^)]*$|\[[^\]]*$|\s[-\u2013\u2014]+\s|\u2014")
 
 
 def _merge(spans: list[tuple[int, int, bool]]) -> list[tuple[int, int, bool]]:
@@ -830,6 +835,7 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
         if s.is_question and nxt.para == s.para and _NO_ANSWER.match(nxt.text):
             s.is_question, s.context_negated, s.answered_no = False, True, True
     _attributions(cc, out)
+    _rejections(cc, out)
     return out
 
 
@@ -851,6 +857,43 @@ def _verdict_at(cc: Checklist, text: str, start: int) -> int | None:
     return None
 
 
+# What may stand between a claim and the denial that closes its sentence (round 37): a clause break, a dash, a bracket.
+_REJECTION_BREAK = re.compile(r"(?:[,:;(]|\s[-\u2013\u2014]+|\u2014)\s*$")
+_REJECTION_LEAD = re.compile(r"(?:but|yet|however|which|and)\b|但|可是|不过|然而")
+
+
+def _rejection_at(cc: Checklist, text: str, *, whole: bool = False) -> int | None:
+    """Where a denial pointing back at the claim before it closes ``text`` ("k2 matters most: the heatmap cannot show
+    that", "……——这张图证明不了", cues.rejection), after a clause break, a dash or a bracket, or opening with its own
+    "but" / "which" / 但. With ``whole``, the denial must be all of ``text`` (a sentence answering the one before)."""
+    body = text.rstrip(" )")
+    for m in cc.rejection.finditer(body):
+        if whole:
+            return 0 if m.start() == 0 else None
+        before = body[:m.start()]
+        if _units(before) >= 3 and (_REJECTION_BREAK.search(before) or _REJECTION_LEAD.match(body, m.start())):
+            return m.start()
+    return None
+
+
+def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
+    """A claim named only to be denied is a limit, not an overclaim (round 37): "k2 is the most important key: the
+    heatmap cannot show that", "k2 导致了 q1 的输出，这张图证明不了这一点" deny what comes before the denial, as a verdict
+    denies what an attribution reports; "Does k2 cause q1's output? The heatmap cannot show that." answers its
+    question no. A claim holding a negation of its own is left as it is (it may be a caveat already)."""
+    for i, s in enumerate(sentences):
+        if s.is_code or s.is_heading or s.cc is None or s.denied is not None:
+            continue
+        nxt = sentences[i + 1] if i + 1 < len(sentences) else None
+        if s.is_question and nxt is not None and nxt.para == s.para and not (nxt.is_code or nxt.is_heading) \
+                and _rejection_at(cc, nxt.text, whole=True) is not None:
+            s.is_question, s.context_negated, s.answered_no = False, True, True
+            continue
+        at = _rejection_at(cc, s.text)
+        if at is not None and not any(cs < at for cs, _ce in _cue_spans(cc, s.text)):
+            s.denied = (0, at)
+
+
 def _attributions(cc: Checklist, sentences: list[_Sentence]) -> None:
     """Mark what an attribution reports ("Some say ...", "Critics claim ...", 有人认为...) when a verdict
     denies it, in a later clause of its sentence or at the start of the next sentence of its paragraph
@@ -864,11 +907,15 @@ def _attributions(cc: Checklist, sentences: list[_Sentence]) -> None:
         for a in found:
             split = _CLAUSE_SPLIT.search(s.text, a.end())
             here = _verdict_at(cc, s.text, split.end()) if split else None
+            if here is None:
+                # "one might say k2 causes the output, but the heatmap cannot show that" (round 37)
+                rejected = _rejection_at(cc, s.text)
+                here = rejected if rejected is not None and rejected > a.end() else None
             if here is not None:
                 s.denied = (a.start(), here)
                 break
             nxt = sentences[i + 1] if i + 1 < len(sentences) else None
             if nxt is not None and nxt.para == s.para and not (nxt.is_code or nxt.is_heading) \
-                    and _verdict_at(cc, nxt.text, 0) is not None:
+                    and (_verdict_at(cc, nxt.text, 0) is not None or _rejection_at(cc, nxt.text, whole=True) == 0):
                 s.denied = (a.start(), len(s.text))
                 break

@@ -210,7 +210,7 @@ def test_a_false_row_entropy_of_the_heatmap_is_still_flagged_in_zh_punctuation(t
 ])
 def test_a_reading_beside_an_overclaim_others_might_draw_is_no_premise(text):
     fr = items(_grade(text))["figure_reading"]
-    # credited (the overclaim, not rejected by a verdict the checker reads, still costs its deduction)
+    # credited (round 37: "the heatmap cannot show that" now rejects the overclaim too: test_audit_round37.py)
     assert "ground of an overclaim" not in fr["feedback"]["en"] and "过度解读的依据" not in fr["feedback"]["zh"]
     assert "a row is how one query spends" not in fr["feedback"]["en"]
 

@@ -3,6 +3,12 @@
 1. A caveat's reason in an aside ("not causal (no ablation)", 不是因果（没做消融）, "not causal - no ablation") was read as
    a double negation with the caveat's own "not": the two cancelled and the causal caveat earned nothing (0 of 1.5),
    where "not causal, no ablation" earned it. A bracket or a dash between two negations now keeps them apart.
+2. A claim named only to be denied ("k2 is the most important key: the heatmap cannot show that", 这张图证明不了这一点,
+   "one might say k2 causes q1's output, but the heatmap cannot show that") was flagged as an overclaim (-2) and earned
+   no caveat. A denial that closes the sentence and points back at the claim (that, this, it, 这一点, or nothing) now
+   denies it (cues.rejection), as a verdict denies what an attribution reports; a question answered by such a sentence
+   is answered no. "k2 causes q1's output (the heatmap cannot show everything)" points at nothing: the overclaim stands,
+   and the "cannot" inside the aside no longer negates the claim before it (zh earned the causal caveat for it).
 """
 
 from __future__ import annotations
@@ -44,3 +50,49 @@ def test_a_caveat_with_its_reason_in_an_aside_keeps_the_causal_caveat(note):
 def test_an_aside_after_an_overclaim_denies_nothing(text):
     r = _grade("Rows are queries, columns are keys.\n" + text)
     assert "overclaim" in kinds(r) and items(r)["limits"]["points"] == 0
+
+
+# --- 2. a claim named only to be denied -----------------------------------------------------------------------------
+
+OPENER_EN = "Rows are queries, columns are keys.\n"
+OPENER_ZH = "行是 query，列是 key。\n"
+
+REJECTED = [
+    (OPENER_EN + "k2 is the most important key: the heatmap cannot show that.\n", "importance"),
+    (OPENER_EN + "One might say k2 causes q1's output, but the heatmap cannot show that.\n", "causal"),
+    (OPENER_EN + "k2 causes q1's output, which my figure cannot prove.\n", "causal"),
+    (OPENER_EN + "Does k2 cause q1's output? The heatmap cannot show that.\n", "causal"),
+    (OPENER_ZH + "k2 是最重要的 key？热力图无法说明这一点。\n", "importance"),
+    (OPENER_ZH + "k2 导致了 q1 的输出——这张图证明不了。\n", "causal"),
+    (OPENER_ZH + "k2 导致了 q1 的输出，这张图证明不了这一点。\n", "causal"),
+    (OPENER_ZH + "有人会说 k2 最重要，但这张图证明不了这一点。\n", "importance"),
+]
+
+
+@pytest.mark.parametrize("text, concept", REJECTED, ids=[f"{i}" for i in range(len(REJECTED))])
+def test_a_claim_named_only_to_be_denied_is_a_limit_not_an_overclaim(text, concept):
+    r = _grade(text)
+    limits = items(r)["limits"]
+    assert "overclaim" not in kinds(r) and limits["points"] == 1.5, (kinds(r), limits["points"])
+    other = "not feature importance" if concept == "causal" else "not a causal effect"
+    assert other in limits["feedback"]["en"]       # the caveat credited is the one the sentence denies
+
+
+@pytest.mark.parametrize("text", [
+    OPENER_EN + "k2 causes q1's output (the heatmap cannot show everything).\n",
+    OPENER_EN + "k2 causes q1's output. (the heatmap cannot show everything)\n",
+    OPENER_EN + "k2 proves to be the most important key, the heatmap cannot show everything.\n",
+    OPENER_ZH + "k2 导致了 q1 的输出（热力图不能说明一切）。\n",
+    OPENER_ZH + "k2 导致了 q1 的输出。（热力图不能说明一切）\n",
+    OPENER_ZH + "k2 是最重要的 key，热力图无法说明所有问题。\n",
+    OPENER_EN + "k2 causes q1's output. The heatmap cannot show that k2 is unimportant.\n",
+])
+def test_a_denial_that_points_at_nothing_before_it_leaves_the_overclaim(text):
+    r = _grade(text)
+    assert "overclaim" in kinds(r) and items(r)["limits"]["points"] == 0, (kinds(r), items(r)["limits"]["points"])
+
+
+def test_a_claim_with_a_negation_of_its_own_is_not_flipped_by_the_denial_after_it():
+    """"k2 does not cause q1's output: the heatmap cannot show that" still denies causality (no flip to a claim)."""
+    r = _grade(OPENER_EN + "k2 does not cause q1's output: the heatmap cannot show that.\n")
+    assert "overclaim" not in kinds(r)
