@@ -9,6 +9,8 @@
    denies it (cues.rejection), as a verdict denies what an attribution reports; a question answered by such a sentence
    is answered no. "k2 causes q1's output (the heatmap cannot show everything)" points at nothing: the overclaim stands,
    and the "cannot" inside the aside no longer negates the claim before it (zh earned the causal caveat for it).
+3. The twins validation/{en,zh}_r36_heading_entropy.md scored 9 and 10: "高权重只说明 q1 从哪里读取" (and 读哪里) earned "a
+   row is how one query spends its reading budget", "a high weight says where q1 reads" only with a "from" after it.
 """
 
 from __future__ import annotations
@@ -96,3 +98,19 @@ def test_a_claim_with_a_negation_of_its_own_is_not_flipped_by_the_denial_after_i
     """"k2 does not cause q1's output: the heatmap cannot show that" still denies causality (no flip to a claim)."""
     r = _grade(OPENER_EN + "k2 does not cause q1's output: the heatmap cannot show that.\n")
     assert "overclaim" not in kinds(r)
+
+
+# --- 3. where a query reads, in both languages ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "Not feature importance: a high weight says where q1 reads, not what matters for the prediction.",
+    "The weights show where each query reads, nothing more.",
+    "不是 feature importance：高权重只说明 q1 从哪里读取，不说明什么对预测重要。",
+])
+def test_where_a_query_reads_states_its_reading_budget_in_zh_and_en(sentence):
+    fr = items(_grade(OPENER_EN + sentence + "\n"))["figure_reading"]
+    assert fr["points"] == 2 and "a row is how one query spends" not in fr["feedback"]["en"], fr
+
+
+def test_where_it_reads_beside_an_overclaim_is_still_its_premise():
+    assert _points("The heatmap shows where q1 reads, so k2 causes q1's output.\n", "figure_reading") == 0
