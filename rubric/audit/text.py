@@ -867,12 +867,16 @@ def _rejection_at(cc: Checklist, text: str, *, whole: bool = False) -> int | Non
     that", "……——这张图证明不了", cues.rejection), after a clause break, a dash or a bracket, or opening with its own
     "but" / "which" / 但. With ``whole``, the denial must be all of ``text`` (a sentence answering the one before)."""
     body = text.rstrip(" )")
-    for m in cc.rejection.finditer(body):
-        if whole:
-            return 0 if m.start() == 0 else None
-        before = body[:m.start()]
-        if _units(before) >= 3 and (_REJECTION_BREAK.search(before) or _REJECTION_LEAD.match(body, m.start())):
-            return m.start()
+    # the denial closes the sentence, or a clause that its reason follows after a colon ("但这张图证明不了这一点：权重只是
+    # q1 从各个 key 读取的比例"); a comma would end no denial ("the heatmap cannot show that, but ..." goes on)
+    ends = [len(body)] if whole else [len(body), *(c.start() for c in re.finditer(r"[:;]", body))]
+    for end in ends:
+        for m in cc.rejection.finditer(body[:end].rstrip()):
+            if whole:
+                return 0 if m.start() == 0 else None
+            before = body[:m.start()]
+            if _units(before) >= 3 and (_REJECTION_BREAK.search(before) or _REJECTION_LEAD.match(body, m.start())):
+                return m.start()
     return None
 
 

@@ -11,6 +11,10 @@
    and the "cannot" inside the aside no longer negates the claim before it (zh earned the causal caveat for it).
 3. The twins validation/{en,zh}_r36_heading_entropy.md scored 9 and 10: "高权重只说明 q1 从哪里读取" (and 读哪里) earned "a
    row is how one query spends its reading budget", "a high weight says where q1 reads" only with a "from" after it.
+4. The hunt's misgrades (validation/*_r37_*): "纵轴是两个 query，横轴是三个 key" (a count before the label) was no axis
+   reading; "很容易以为 k2 是最重要的 token，但这张图证明不了这一点：权重只是……" (the denial followed by its reason after a
+   colon, the twin of "it is tempting to think") stayed an overclaim (zh_r37_prose 8.5 against a hand 11.5); "one random
+   seed" was no "one seed" (en_r37_bullets 8 against 9).
 """
 
 from __future__ import annotations
@@ -114,3 +118,39 @@ def test_where_a_query_reads_states_its_reading_budget_in_zh_and_en(sentence):
 
 def test_where_it_reads_beside_an_overclaim_is_still_its_premise():
     assert _points("The heatmap shows where q1 reads, so k2 causes q1's output.\n", "figure_reading") == 0
+
+
+# --- 4. the hunt's misgrades ----------------------------------------------------------------------------------------
+
+def test_an_axis_named_with_a_count_before_its_label_is_read():
+    text = ("我的热力图是 2×3 的：纵轴是两个 query（q0、q1），横轴是三个 key（k0、k1、k2）。每一行的权重加起来都是 1，比如 q1 "
+            "这一行是 0.09、0.24、0.67。q0 最关注 k1（0.58），q1 最关注 k2（0.67）。\n")
+    assert _points(text, "figure_reading") == 3
+
+
+def test_an_axis_with_a_count_the_wrong_way_round_is_not_read():
+    fr = items(_grade("我的热力图：纵轴是三个 key，横轴是两个 query。\n"))["figure_reading"]
+    assert fr["points"] == 0, fr
+
+
+@pytest.mark.parametrize("text", [
+    OPENER_ZH + "看到 q1 在 k2 上的权重最大，很容易以为 k2 是最重要的 token，但这张图证明不了这一点：权重只是 q1 读取的比例。\n",
+    OPENER_EN + "It is tempting to think k2 is the most important key, but the heatmap cannot show that: a weight is how much "
+                "q1 reads.\n",
+])
+def test_a_denial_followed_by_its_reason_after_a_colon_still_denies_the_claim(text):
+    r = _grade(text)
+    assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] >= 1.5, (kinds(r), items(r)["limits"])
+
+
+def test_a_denial_in_the_middle_of_a_sentence_leaves_the_claim_after_it_an_overclaim():
+    r = _grade(OPENER_EN + "k2 is the most important key, the heatmap cannot show that, but k2 clearly causes q1's output.\n")
+    assert "overclaim" in kinds(r)
+
+
+@pytest.mark.parametrize("text", [
+    OPENER_EN + "- Limits: one random seed and two queries do not generalise to other inputs.\n",
+    OPENER_EN + "## What it can't tell me\n\n- anything general: one random seed, two queries\n",
+])
+def test_one_random_seed_is_one_seed(text):
+    assert items(_grade(text))["limits"]["points"] == 1
