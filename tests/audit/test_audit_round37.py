@@ -15,6 +15,10 @@
    reading; "很容易以为 k2 是最重要的 token，但这张图证明不了这一点：权重只是……" (the denial followed by its reason after a
    colon, the twin of "it is tempting to think") stayed an overclaim (zh_r37_prose 8.5 against a hand 11.5); "one random
    seed" was no "one seed" (en_r37_bullets 8 against 9).
+5. Overclaims in plain words, with no importance or cause word ("the model relies on k2", "k2 is what makes q1's output
+   what it is", "q0 is driven by k1", "the word the model cares about most", "in order of importance", 模型就是靠 k2,
+   q1 的输出就是 k2 决定的, 被 k1 带着走, 模型最在乎的, 按重要性排序) were no overclaims (gaming/r37_plain_overclaims_*:
+   4/15 without a flag, a careful grader 2); denied, they are caveats.
 """
 
 from __future__ import annotations
@@ -154,3 +158,36 @@ def test_a_denial_in_the_middle_of_a_sentence_leaves_the_claim_after_it_an_overc
 ])
 def test_one_random_seed_is_one_seed(text):
     assert items(_grade(text))["limits"]["points"] == 1
+
+
+# --- 5. overclaims in plain words -----------------------------------------------------------------------------------
+
+PLAIN = [
+    "Looking at it, the model relies on k2 to answer q1.",
+    "k2 is what makes q1's output what it is.",
+    "q0 on the other hand is driven by k1.",
+    "k1 is clearly the word the model cares about most.",
+    "The picture ranks the keys in order of importance: k2, then k1, then k0.",
+    "从图上看，模型就是靠 k2 来回答 q1 的。",
+    "q1 的输出就是 k2 决定的。",
+    "q0 那边则是被 k1 带着走的。",
+    "k1 显然是模型最在乎的那个词。",
+    "这张图告诉我们按什么重要性排序：先是 k2，然后 k1。",
+]
+
+
+@pytest.mark.parametrize("sentence", PLAIN)
+def test_an_overclaim_in_plain_words_is_flagged(sentence):
+    assert "overclaim" in kinds(_grade(OPENER_EN + sentence + "\n"))
+
+
+@pytest.mark.parametrize("sentence", [
+    "The heatmap does not show that the model relies on k2; that needs an ablation.",
+    "I cannot say that q0 is driven by k1 without removing k1.",
+    "不能说模型就是靠 k2 来回答 q1 的，这需要消融实验。",
+    "这张图不能说明 q1 的输出就是 k2 决定的。",
+    "q1's weights are computed from k2's score and the others.",
+    "q1 的权重由 k2 的分数和其他分数一起决定。",
+])
+def test_the_same_words_denied_or_about_the_computation_are_no_overclaim(sentence):
+    assert "overclaim" not in kinds(_grade(OPENER_EN + sentence + "\n"))
