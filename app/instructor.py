@@ -572,6 +572,18 @@ def regrade_batch(batch_id: int):
     return render_template("instructor/regrade_batch.html", batch=batch, report=regrading.report(batch))
 
 
+@bp.post("/regrades/<int:batch_id>/cancel")
+def regrade_cancel(batch_id: int):
+    """Cancel the batch's runs no worker has taken yet; those already running finish (regrading.cancel)."""
+    done = regrading.cancel(_batch(batch_id), current_user)
+    flash(_("%(n)s run(s) cancelled before any worker took them: those attempts keep their score and status.",
+            n=done.cancelled), "ok")
+    if done.running:
+        flash(_("%(n)s run(s) were already running: they finish and their results are stored.",
+                n=done.running), "ok")
+    return redirect(url_for("instructor.regrade_batch", batch_id=batch_id))
+
+
 @bp.get("/regrades/<int:batch_id>/progress")
 def regrade_progress(batch_id: int):
     resp = jsonify(regrading.progress_json(_batch(batch_id)))

@@ -412,6 +412,9 @@ class RegradeBatch(db.Model):
     requested_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     runs_queued: Mapped[int] = mapped_column(default=0)
+    # Runs of the batch cancelled before a worker claimed them (app/regrading.py cancel): their rows are
+    # deleted, so this is what the batch's pages count of them.
+    runs_cancelled: Mapped[int] = mapped_column(default=0, server_default="0")
     # Effective score of each submission before the batch: {submission_id: total | null}.
     before: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     # The token of the confirmation page that queued it: the same page confirmed twice (a double

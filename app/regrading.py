@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import selectinload
 
 from app import gradebook
@@ -214,6 +214,51 @@ def start(assignment: Assignment, p: Plan, actor: User | None, *, form_token: st
     return batch
 
 
+@dataclass(frozen=True)
+class Cancelled:
+    """What cancelling a batch did: runs no worker had claimed (deleted, never graded) and runs already
+    running (left to finish; their results are stored as any run's)."""
+    cancelled: int
+    running: int
+
+
+_RUNS = GradingRun.__table__
+_SUBMISSIONS = Submission.__table__
+# A submission shows the state of its newest run (worker/runs.py's rule, which app/ cannot import):
+# once a cancelled run is gone, the attempt shows again the status it had before the batch.
+_NEWEST_STATUS = (select(_RUNS.c.status).where(_RUNS.c.submission_id == _SUBMISSIONS.c.id)
+                  .order_by(_RUNS.c.id.desc()).limit(1).scalar_subquery())
+
+
+def cancel(batch: RegradeBatch, actor: User | None) -> Cancelled:
+    """Cancel the batch's runs no worker has claimed yet. One guarded DELETE decides, row by row, against
+    the worker's guarded claim UPDATE (worker/runs.py claim: `status = 'queued'`): the database serialises
+    the two on each row, so a run is either claimed (running, and it finishes as usual) or deleted, never
+    both. A deleted run's message still reaches a worker, whose claim finds no run and skips it; nothing
+    can store a result for it (store_result needs a running run held by that worker). The attempts keep
+    their scores (a cancelled run was never graded) and show again the status of their newest run left."""
+    gone = db.session.execute(
+        delete(_RUNS).where(_RUNS.c.trigger == batch.trigger, _RUNS.c.status == Status.QUEUED.value)
+        .returning(_RUNS.c.id, _RUNS.c.submission_id)).all()
+    sub_ids = sorted({sub_id for _, sub_id in gone})
+    if sub_ids:
+        db.session.execute(update(_SUBMISSIONS).where(_SUBMISSIONS.c.id.in_(sub_ids))
+                           .values(status=_NEWEST_STATUS))
+        # Counted in SQL: two instructors cancelling at once each add what their own DELETE removed.
+        db.session.execute(update(RegradeBatch.__table__).where(RegradeBatch.__table__.c.id == batch.id)
+                           .values(runs_cancelled=RegradeBatch.__table__.c.runs_cancelled + len(gone)))
+    running = db.session.scalar(select(func.count(GradingRun.id)).where(
+        GradingRun.trigger == batch.trigger, GradingRun.status == Status.RUNNING.value)) or 0
+    from app.course import log
+
+    log("regrade_cancel", actor, assignment=batch.assignment, student_id=batch.student_id,
+        submission_id=batch.submission_id, subject=batch.scope,
+        after={"batch": batch.id, "cancelled": len(gone), "running": running})
+    db.session.commit()
+    db.session.refresh(batch)
+    return Cancelled(len(gone), running)
+
+
 @dataclass
 class ReportRow:
     run: GradingRun
@@ -252,6 +297,7 @@ def report(batch: RegradeBatch) -> dict:
     # None: the broker serves in arrival order (no Redis), and the page says that instead.
     ahead = first_waiting() if counts[Status.QUEUED] or not broker_has_priorities() else 0
     return {"rows": rows, "counts": counts, "total": len(rows), "already_waiting": batch.already_waiting,
+            "cancelled": batch.runs_cancelled,
             "pending": pending, "changed": changed, "uploads_ahead": ahead}
 
 
@@ -269,7 +315,7 @@ def progress_json(batch: RegradeBatch) -> dict:
     r = report(batch)
     return {
         "batch": batch.id, "total": r["total"], "pending": r["pending"], "counts": r["counts"],
-        "already_waiting": r["already_waiting"], "uploads_ahead": r["uploads_ahead"],
+        "already_waiting": r["already_waiting"], "uploads_ahead": r["uploads_ahead"], "cancelled": r["cancelled"],
         "changed": r["changed"],
         "runs": [{"run": x.run.id, "submission": x.sub.id, "status": x.run.status, "old": x.old, "new": x.new,
                   "delta": x.delta, "grader": x.run.grader_version} for x in r["rows"]],

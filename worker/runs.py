@@ -311,6 +311,8 @@ def claim(run_id: int, worker: str, store: BlobStore,
         # Finished (a duplicate delivery) or gone: only a running run can be given up on, and a
         # finished run never runs again (a regrade adds a new run).
         db.session.rollback()
+        if row is None:
+            log.info("run %s skipped: no such run (a cancelled regrade run's message)", run_id)
         return None
     holder = row.worker if row.status == Status.RUNNING.value else None
     dead = tuple(local_dead_workers([holder]))
@@ -329,7 +331,14 @@ def claim(run_id: int, worker: str, store: BlobStore,
                 _claim_statement(max_tries(), heartbeat_stale_s(), run_deadline_s(), dead), params
             ).scalar_one_or_none()
     if tries is None:
+        # The guarded UPDATE lost to a regrade's cancel (app/regrading.py cancel deletes queued runs) when
+        # the run is gone now: said as such, not as a deferral behind another grading of the student.
+        cancelled = row.status == Status.QUEUED.value and db.session.scalar(
+            select(RUNS.c.id).where(RUNS.c.id == run_id)) is None
         db.session.rollback()
+        if cancelled:
+            log.info("run %s skipped: cancelled before it was claimed", run_id)
+            return None
         if row.status == Status.QUEUED.value:
             # Another attempt of this student is being graded (or another worker took this run
             # a moment ago). The message is dropped: the worker that finishes the student's

@@ -36,6 +36,9 @@
         var el = batch.querySelector("[data-count=" + k + "]");
         if (el) el.textContent = d.counts[k];
       });
+      // nothing left to cancel once every run has been taken by a worker
+      var cancel = batch.querySelector("[data-cancel-form]");
+      if (cancel && !d.counts.queued) cancel.hidden = true;
       var ahead = batch.querySelector("[data-uploads-ahead]");
       if (ahead) ahead.textContent = d.uploads_ahead;
       var changed = document.querySelector("[data-changed]");
