@@ -16,6 +16,7 @@ from flask import Flask, request
 from markupsafe import Markup
 
 from app.models import FINAL, PENDING, Status
+from app.review_text import localized as review_reason
 from app.submitting import SubmissionRefused, Upload
 from grading.i18n import COLON, SEMI
 
@@ -295,6 +296,7 @@ def register(app: Flask) -> None:
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["bdi"] = bdi
     app.jinja_env.filters["isolate"] = isolate
+    app.jinja_env.filters["review_reason"] = review_reason   # the grader's review reasons, in the page's language
     app.jinja_env.filters["dt"] = fmt_dt
     app.jinja_env.filters["reveal_hidden"] = reveal_hidden
     # Deadline inputs of the instructor pages: a stored (UTC) time as typed in the course's zone.

@@ -222,6 +222,22 @@ def _cpu_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGVTALRM, previous)
 
 
+# The runner's own review reasons, in English: the stable text stored in result["review"] and the log's REVIEW
+# lines; the instructor pages show them in the reader's language (app/review_text.py, whose test builds each
+# reason here).
+AUDIT_FAILED_REASON = "the audit checker failed on this audit (traceback in the log): grade the audit by hand"
+
+
+def review_stopped_reason() -> str:
+    return (f"the source review was stopped after {settings.REVIEW_CPU_S:g} s of CPU: the submission's "
+            "source checks withheld their points; read it yourself")
+
+
+def budget_reason() -> str:
+    return (f"the grading's budget ({settings.GRADING_BUDGET_S:g} s, "
+            f"{settings.GRADING_CPU_BUDGET_S:g} s CPU) ran out; the remaining tests are timeout")
+
+
 def _review(suite: Suite, source: str | None) -> list[str]:
     """The suite's trusted review of the source: reasons an instructor should look at it. Bounded
     by settings.REVIEW_CPU_S: past it the suite is told to give up on this source."""
@@ -232,8 +248,7 @@ def _review(suite: Suite, source: str | None) -> list[str]:
             return [str(r) for r in suite.review(source)]
     except _ReviewTooLong:
         suite.review_gave_up(source)
-        return [f"the source review was stopped after {settings.REVIEW_CPU_S:g} s of CPU: the submission's "
-                "source checks withheld their points; read it yourself"]
+        return [review_stopped_reason()]
     except Exception as exc:  # noqa: BLE001 - a review hook failing flags, never fails, the grading
         return [f"the source review failed: {exc!r}"]
 
@@ -471,10 +486,9 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
         log.append("pytest output:\n" + child["pytest_output"])
     review.extend(_outcome_review(suite, source, child.get("seen_outcomes") or child.get("outcomes") or {}))
     if audit_failed:
-        review.append("the audit checker failed on this audit (traceback in the log): grade the audit by hand")
+        review.append(AUDIT_FAILED_REASON)
     if child.get("budget_exhausted"):
-        review.append(f"the grading's budget ({settings.GRADING_BUDGET_S:g} s, "
-                      f"{settings.GRADING_CPU_BUDGET_S:g} s CPU) ran out; the remaining tests are timeout")
+        review.append(budget_reason())
     return {
         "status": "graded",
         "message": cat(*messages, sep=SEMI) if messages else None,
