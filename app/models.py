@@ -476,6 +476,9 @@ class SimilarityReport(db.Model):
     finished_at: Mapped[datetime | None]
     threshold: Mapped[float] = mapped_column(default=0.5)
     submissions_compared: Mapped[int] = mapped_column(default=0)
+    # The latest submissions not compared, by reason (grading/similarity.py: empty, alone, unreadable,
+    # missing): {reason: count}; None for a report of before round 37.
+    left_out: Mapped[dict[str, int] | None] = mapped_column(JSON)
     # [{"a": submission_id, "b": submission_id, "score", "score_a", "score_b",
     #   "slices_a": [[start, end], ...], "slices_b": [...]}], highest first.
     pairs: Mapped[list[Any] | None] = mapped_column(JSON)

@@ -45,7 +45,8 @@ def similarity_json(report: SimilarityReport | None) -> dict:
     if report is None:
         return {"status": "none", "pairs": []}
     return {"id": report.id, "status": report.status, "threshold": report.threshold,
-            "submissions_compared": report.submissions_compared, "message": report.message,
+            "submissions_compared": report.submissions_compared, "left_out": report.left_out or {},
+            "message": report.message,
             "created_at": report.created_at.isoformat() + "Z",
             "finished_at": report.finished_at.isoformat() + "Z" if report.finished_at else None,
             "pairs": [{"a": p["a"], "b": p["b"], "score": p["score"]} for p in (report.pairs or [])]}

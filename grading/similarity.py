@@ -51,30 +51,58 @@ def _fingerprint(code: str, k: int, win: int, boilerplate: object):
     return CodeFingerprint("attention.py", k, win, boilerplate=boilerplate, fp=io.StringIO(code))
 
 
+# Why a file was left out of the comparison (Comparison.left_out), as stored in the report.
+EMPTY = "empty"            # no fingerprint left: nothing but the handout code, or shorter than one k-gram
+ALONE = "alone"            # the only file with a fingerprint: nothing to compare it with
+UNREADABLE = "unreadable"  # the tokenizer failed on it
+MISSING = "missing"        # its code is not in the store (worker/similarity.py, before any comparison)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    pairs: list[Pair]              # highest first
+    compared: list[int]            # the ids actually compared with at least one other file
+    left_out: dict[int, str]       # id -> EMPTY | ALONE | UNREADABLE
+
+
 def compare(sources: Mapping[int, str], *, boilerplate: str = "", threshold: float = 0.5, k: int = 25,
             win: int = 1) -> list[Pair]:
     """Every pair of `sources` (id → code) whose similarity reaches `threshold`, highest first."""
+    return comparison(sources, boilerplate=boilerplate, threshold=threshold, k=k, win=win).pairs
+
+
+def comparison(sources: Mapping[int, str], *, boilerplate: str = "", threshold: float = 0.5, k: int = 25,
+               win: int = 1) -> Comparison:
+    """The pairs of `sources` reaching `threshold`, and which files were compared at all: a file with no
+    fingerprint once the handout code is removed was counted as compared while nothing of it was (round 37)."""
     import numpy as np
     from copydetect import compare_files
 
     base = _fingerprint(boilerplate, k, win, None).hashes if boilerplate.strip() else set()
     base_arr = np.array(sorted(base), dtype=np.int64) if base else np.array([], dtype=np.int64)
     prints = {}
+    left_out: dict[int, str] = {}
     for sid, code in sources.items():
         try:
-            prints[sid] = _fingerprint(code, k, win, base_arr)
+            found = _fingerprint(code, k, win, base_arr)
         except Exception as exc:  # noqa: BLE001 - one undecodable file must not sink the report
             log.warning("similarity: submission %s skipped (%s)", sid, exc)
+            left_out[sid] = UNREADABLE
+            continue
+        if found.hashes:
+            prints[sid] = found
+        else:
+            left_out[sid] = EMPTY
+    if len(prints) == 1:
+        left_out.update(dict.fromkeys(prints, ALONE))
+        prints = {}
     pairs = []
     for a, b in combinations(sorted(prints), 2):
-        fa, fb = prints[a], prints[b]
-        if not fa.hashes or not fb.hashes:
-            continue
-        _, (sa, sb), (slices_a, slices_b) = compare_files(fa, fb)
+        _, (sa, sb), (slices_a, slices_b) = compare_files(prints[a], prints[b])
         score = max(float(sa), float(sb))
         if score >= threshold:
             pairs.append(Pair(a, b, score, float(sa), float(sb), _ranges(slices_a), _ranges(slices_b)))
-    return sorted(pairs, key=lambda p: (-p.score, p.a, p.b))
+    return Comparison(sorted(pairs, key=lambda p: (-p.score, p.a, p.b)), sorted(prints), left_out)
 
 
 def _ranges(slices) -> list[list[int]]:

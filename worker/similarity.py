@@ -14,13 +14,14 @@ from app.models import PENDING, DroppedStudent, Role, SimilarityReport, Submissi
 from app.queue import SIMILARITY_TASK
 from app.storage import BlobStore
 from grading.inputs import code_text
-from grading.similarity import boilerplate_source, compare
+from grading.similarity import MISSING, boilerplate_source, comparison
 
 log = logging.getLogger(__name__)
 
 
-def latest_sources(assignment_id: int, store: BlobStore) -> dict[int, str]:
-    """submission id → code of each enrolled student's latest attempt."""
+def latest_sources(assignment_id: int, store: BlobStore, missing: list[int] | None = None) -> dict[int, str]:
+    """submission id → code of each enrolled student's latest attempt; the ids whose code the store lacks
+    are added to `missing`."""
     newest = (
         select(func.max(Submission.id))
         .join(User, User.id == Submission.student_id)
@@ -35,6 +36,8 @@ def latest_sources(assignment_id: int, store: BlobStore) -> dict[int, str]:
             out[sid] = code_text(store.get(sha))
         except OSError:
             log.warning("similarity: code of submission %s is missing from the store", sid)
+            if missing is not None:
+                missing.append(sid)
     return out
 
 
@@ -47,12 +50,17 @@ def run_report(report_id: int) -> str:
     db.session.commit()
     try:
         cfg = current_app.config
-        sources = latest_sources(report.assignment_id, BlobStore(cfg["UPLOAD_DIR"]))
+        missing: list[int] = []
+        sources = latest_sources(report.assignment_id, BlobStore(cfg["UPLOAD_DIR"]), missing)
         suite = report_suite(report)
-        pairs = compare(sources, boilerplate=boilerplate_source(suite), threshold=report.threshold,
-                        k=int(cfg["SIMILARITY_NOISE_K"]), win=int(cfg["SIMILARITY_WINDOW"]))
-        report.pairs = [p.as_dict() for p in pairs]
-        report.submissions_compared = len(sources)
+        found = comparison(sources, boilerplate=boilerplate_source(suite), threshold=report.threshold,
+                           k=int(cfg["SIMILARITY_NOISE_K"]), win=int(cfg["SIMILARITY_WINDOW"]))
+        report.pairs = [p.as_dict() for p in found.pairs]
+        # Only the files compared with another (round 37: a file with nothing left once the handout
+        # code is removed, or the only one, was counted as compared); the others, by reason.
+        report.submissions_compared = len(found.compared)
+        reasons = [*found.left_out.values(), *[MISSING] * len(missing)]
+        report.left_out = {r: reasons.count(r) for r in sorted(set(reasons))}
         report.status = "done"
     except Exception as exc:
         log.exception("similarity report %s failed", report_id)
