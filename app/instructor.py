@@ -787,20 +787,29 @@ def similarity_status():
     return resp
 
 
+def _log_key(key: str) -> str:
+    """A key of a logged value (app/course.py, app/regrading.py) in the reader's language; as stored if unknown."""
+    labels = {"deadline": _("deadline"), "extra_days": _("extra days"), "batch": _("batch"),
+              "runs": _("runs queued"), "cancelled": _("cancelled"), "running": _("already running")}
+    return labels.get(key, key)
+
+
 @bp.app_template_filter("logval")
 def log_value(value: object) -> Markup | str:
     """A course-log value for people: dates as every page shows a time (the reader's zone, UTC one
     hover away: views_helpers.fmt_dt), None as a dash."""
     import re
 
-    from app.views_helpers import fmt_dt
+    from app.views_helpers import _punctuation, fmt_dt
 
     if value is None:
         return "—"
     if isinstance(value, str) and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?", value):
         return fmt_dt(datetime.fromisoformat(value))
     if isinstance(value, dict):
-        return Markup(", ").join(Markup("{}: {}").format(k, log_value(v)) for k, v in value.items())
+        # Round 37: the keys were shown as stored ("batch: 3, runs: 2") on zh pages too.
+        colon, comma = _punctuation("colon")(), _punctuation("comma")()
+        return Markup(comma).join(Markup("{}{}{}").format(_log_key(k), colon, log_value(v)) for k, v in value.items())
     if isinstance(value, list):   # the sign-in links' addresses were printed as a Python list, ['a@x', 'b@y']
         return Markup(", ").join(log_value(v) for v in value)
     return _shown_invisibles(str(value))
