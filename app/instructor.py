@@ -576,8 +576,11 @@ def regrade_batch(batch_id: int):
 def regrade_cancel(batch_id: int):
     """Cancel the batch's runs no worker has taken yet; those already running finish (regrading.cancel)."""
     done = regrading.cancel(_batch(batch_id), current_user)
-    flash(_("%(n)s run(s) cancelled before any worker took them: those attempts keep their score and status.",
-            n=done.cancelled), "ok")
+    if done.cancelled:
+        flash(_("%(n)s run(s) cancelled before any worker took them: those attempts keep their score and status.",
+                n=done.cancelled), "ok")
+    else:   # a second tab's cancel, or a page shown before the workers took the last runs
+        flash(_("No run was left to cancel: a worker had already taken every run of this batch."), "ok")
     if done.running:
         flash(_("%(n)s run(s) were already running: they finish and their results are stored.",
                 n=done.running), "ok")

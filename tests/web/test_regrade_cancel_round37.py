@@ -87,6 +87,11 @@ def test_cancel_of_a_batch_with_nothing_queued_changes_nothing(client, web, cour
     web.grade(sub, realistic_result(), run=_batch_runs(batch)[sub.id])
     done = regrading.cancel(batch, course["teacher"])
     assert (done.cancelled, done.running) == (0, 0)
+    web.login(client, course["teacher"])
+    for lang, said in (("en", "No run was left to cancel"), ("zh", "没有可以取消的评分")):
+        client.get(f"/lang/{lang}")
+        page = client.post(f"/instructor/regrades/{batch.id}/cancel", follow_redirects=True).get_data(as_text=True)
+        assert said in page and "0 run(s)" not in page and "0 个评分" not in page
     assert _batch_runs(batch)[sub.id].status == "graded"
     assert db.session.get(RegradeBatch, batch.id).runs_cancelled == 0
 
