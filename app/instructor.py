@@ -546,7 +546,8 @@ def regrade():
 def regrades():
     batches = list(db.session.scalars(
         select(RegradeBatch).options(selectinload(RegradeBatch.requester), selectinload(RegradeBatch.student),
-                                     selectinload(RegradeBatch.assignment))
+                                     selectinload(RegradeBatch.assignment),
+                                     selectinload(RegradeBatch.submission).selectinload(Submission.student))
         .order_by(RegradeBatch.id.desc()).limit(200)))
     counts: dict[int, dict[str, int]] = {}
     if batches:

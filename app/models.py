@@ -423,6 +423,8 @@ class RegradeBatch(db.Model):
 
     requester: Mapped[User | None] = relationship(foreign_keys=[requested_by])
     student: Mapped[User | None] = relationship(foreign_keys=[student_id])
+    # A one-attempt batch's attempt: its pages name the student and the attempt's number (round 37).
+    submission: Mapped[Submission | None] = relationship(foreign_keys=[submission_id])
     assignment: Mapped[Assignment] = relationship()
 
     @property

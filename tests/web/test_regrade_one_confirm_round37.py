@@ -23,3 +23,24 @@ def test_the_confirmation_of_a_one_attempt_regrade_names_the_student_and_the_att
     assert card is not None
     said = html.unescape(re.sub(r"<[^>]+>|[\u2068\u2069]", "", card.group(1)))
     assert SAID[lang] in said, said
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_one_attempt_batch_names_the_student_and_the_attempt_on_its_pages(client, web, course, lang):
+    from tests.web.test_instructor import confirm_regrade
+
+    web.grade(web.submit(course["bob"], audit=False, figure=False))
+    second = web.submit(course["bob"], audit=False, figure=False)
+    web.grade(second)
+    web.login(client, course["teacher"])
+    client.get(f"/lang/{lang}")
+    confirm_regrade(client, scope="submission", submission_id=second.id)
+    said = SAID[lang].split(": " if lang == "en" else "：", 1)[1]          # "Bob Zhang · attempt 2"
+    from app.extensions import db
+    from app.models import RegradeBatch
+
+    batch = db.session.scalars(db.select(RegradeBatch)).one()
+    for url in ("/instructor/regrades", f"/instructor/regrades/{batch.id}"):
+        page = html.unescape(re.sub(r"[\u2068\u2069]", "", client.get(url).get_data(as_text=True)))
+        scope = re.search(r"data-scope>(.*?)</(?:span|td)>", page, re.S)
+        assert scope is not None and said in re.sub(r"<[^>]+>", "", scope.group(1)), (url, scope)
