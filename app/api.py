@@ -15,19 +15,19 @@ from flask_babel import get_locale
 from flask_babel import lazy_gettext as _l
 from sqlalchemy import case, func, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import aliased, selectinload
 
 from app import gradebook
 from app.api_input import BadInput, check_form_fields, json_object, refuse_repeated
 from app.assignments import default_assignment
 from app.authz import api_limit, can_see, load_submission, rate_key, submit_limit, token_required
-from app.coursework import rubric_for
+from app.coursework import rubric_for, rubric_stamp
 from app.errors import api_error, both, echoed, one_of
 from app.extensions import db, limiter
 from app.idempotency import scoped_key
 from app.ids import MAX_ID
 from app.longpoll import Admission, final_listener, pause, stopping, waits
-from app.models import FINAL, Assignment, AuditReview, GradingRun, ScoreOverride, Status, Submission
+from app.models import FINAL, Assignment, AuditReview, GradingRun, ScoreOverride, Status, Submission, User
 from app.openapi import spec
 from app.queue import queue_position
 from app.regrading import regrade_requested_before, request_regrade
@@ -321,22 +321,37 @@ def _still_current(submission_id: int) -> bool:
 
 def _answer_version(submission_id: int) -> tuple:
     """What the answer is made of, in one small read: the status and late days, the runs (how many, the
-    newest, each one's status), the overrides and audit reviews (rows are added, never edited) and the
-    assignment's late penalty. The same version, the same answer, except a queued attempt's queue position,
-    which only a pending status shows (`_wait_for_change` rebuilds those every time)."""
+    newest, each one's status), the overrides and audit reviews (rows are added, never edited), the
+    assignment's late penalty and suite, the names the answer shows (the student's, the latest reviewer's,
+    the override authors': a roster import renames people) and the stamp of the suite's rubric file (its audit
+    category decides whether a review counts; an instructor edits it in place). The same version, the same
+    answer, except a queued attempt's queue position, which only a pending status shows (`_wait_for_change`
+    rebuilds those every time)."""
     run_states = case(*((GradingRun.status == s.value, i + 1) for i, s in enumerate(Status)), else_=0)
+    student, reviewer, author = aliased(User), aliased(User), aliased(User)
 
     def of(model, column):
         return select(column).where(model.submission_id == submission_id).scalar_subquery()
 
+    latest_reviewer = (select(func.coalesce(reviewer.name, "") + "\n" + reviewer.email)
+                       .join(AuditReview, AuditReview.reviewer_id == reviewer.id)
+                       .where(AuditReview.submission_id == submission_id)
+                       .order_by(AuditReview.id.desc()).limit(1).scalar_subquery())
+    # Order does not matter: a different order costs one rebuild of the answer, never a wrong one.
+    authors = (select(func.aggregate_strings(func.coalesce(author.name, "") + "\n" + author.email, "\n"))
+               .join(ScoreOverride, ScoreOverride.author_id == author.id)
+               .where(ScoreOverride.submission_id == submission_id).scalar_subquery())
     row = db.session.execute(select(
-        Submission.status, Submission.late_days, Assignment.late_penalty_per_day,
+        Submission.status, Submission.late_days, Assignment.late_penalty_per_day, Assignment.suite,
+        Assignment.slug, student.name, student.email,
         of(GradingRun, func.count(GradingRun.id)), of(GradingRun, func.max(GradingRun.id)),
         of(GradingRun, func.sum(GradingRun.id * run_states)),
         of(ScoreOverride, func.count(ScoreOverride.id)), of(ScoreOverride, func.max(ScoreOverride.id)),
         of(AuditReview, func.count(AuditReview.id)), of(AuditReview, func.max(AuditReview.id)),
-    ).join(Assignment, Assignment.id == Submission.assignment_id).where(Submission.id == submission_id)).first()
-    return tuple(row) if row is not None else ()
+        latest_reviewer, authors,
+    ).join(Assignment, Assignment.id == Submission.assignment_id).join(student, student.id == Submission.student_id)
+        .where(Submission.id == submission_id)).first()
+    return (*row, rubric_stamp(row.suite)) if row is not None else ()
 
 
 def _wait_for_change(submission_id: int, since: float, wait: float) -> None:

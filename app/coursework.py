@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rubric.loader import Rubric, load_rubric, rubric_path
+from rubric.loader import Rubric, RubricError, load_rubric, rubric_path
 
 ROOT = Path(__file__).resolve().parent.parent
 AUDIT = "audit"  # the category source (rubric.yaml `source: audit`) scored by the audit checker
@@ -72,15 +72,22 @@ class RubricView:
 _cache: dict[str, tuple[tuple[int, int], RubricView]] = {}
 
 
+def rubric_stamp(suite: str) -> tuple[int, int]:
+    """The rubric file's (mtime, size): another stamp, maybe another rubric. One stat, no parsing: cheap
+    enough for the API's wait to read at every check (app/api.py `_answer_version`). (0, 0) when the
+    file cannot be read or the name is invalid."""
+    try:
+        st = rubric_path(suite).stat()
+    except (OSError, RubricError):
+        return (0, 0)
+    return (st.st_mtime_ns, st.st_size)
+
+
 def rubric_for(suite: str) -> RubricView:
     """The rubric of `suite`, re-read when its file changes (an instructor's edit shows at once).
     Raises RubricError when the file is missing or invalid."""
-    path = rubric_path(suite)
-    try:
-        st = path.stat()
-        stamp = (st.st_mtime_ns, st.st_size)
-    except OSError:
-        stamp = (0, 0)  # load_rubric below raises the RubricError that names the missing file
+    rubric_path(suite)  # a suite name that is no folder name raises its RubricError here
+    stamp = rubric_stamp(suite)  # (0, 0) when missing: load_rubric below raises the RubricError naming the file
     hit = _cache.get(suite)
     if hit is not None and hit[0] == stamp:
         return hit[1]
