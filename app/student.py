@@ -167,6 +167,30 @@ def assignment(slug: str):
     return assignment_page(a)
 
 
+@bp.get("/assignments/<slug>/attempts")
+@login_required
+def attempts_status(slug: str):
+    """The status and score of each of the student's attempts, in one answer: the assignment page's list
+    watches its graded attempts with it (an instructor's regrade, an override, a review change a score
+    after grading ended), one request per check for the whole list instead of one per row. It answers at
+    once and holds no thread (no long-poll slot is taken); with If-None-Match and nothing changed, a 304."""
+    a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
+    if a is None or (not a.published and not current_user.is_instructor):
+        abort(404)
+    rows = []
+    for sub in _my_submissions(a):
+        latest, graded = sub.latest_run, sub.latest_graded_run
+        score = effective_for(sub, graded)
+        rows.append({"id": sub.id, "attempt": sub.attempt, "status": latest.status if latest else sub.status,
+                     "graded_run_id": graded.id if graded else None,
+                     "total": score.total if score else None, "max_total": score.max_total if score else None})
+    resp = jsonify({"attempts": rows})
+    # Personal data: never stored by a cache. The page keeps the ETag itself and sends it (If-None-Match).
+    resp.headers["Cache-Control"] = "private, no-store"
+    resp.add_etag()
+    return resp.make_conditional(request)
+
+
 @bp.post("/assignments/<slug>/submit")
 @login_required
 @limiter.limit(submit_limit, key_func=rate_key)

@@ -438,6 +438,7 @@
   if (attemptsCard) watchAttempts(attemptsCard);
   function watchAttempts(card) {
     var labels = labelsOf(card), delay = 1000, polls = 0, timer = null, checking = false, stale = false, stopped = false;
+    var attemptsUrl = card.getAttribute("data-attempts-url"), listTimer = null, listTag = null, listing = false;
     var said = document.createElement("p");
     said.className = "sr-only";
     said.setAttribute("aria-live", "polite");
@@ -448,6 +449,7 @@
     function stop(text, signIn) {
       stopped = true;
       clearTimeout(timer);
+      clearTimeout(listTimer);
       var note = document.createElement("p");
       note.className = "flash info";
       note.setAttribute("role", "status");
@@ -523,10 +525,7 @@
           answers.forEach(function (s, i) {
             var tr = rows[i];
             if (!s || !s.status || s.status === tr.getAttribute("data-status")) return;
-            tr.setAttribute("data-status", s.status);
-            var badge = tr.querySelector("[data-status-cell] .badge");
-            if (badge) { badge.className = "badge " + s.status; badge.textContent = labels[s.status] || s.status; }
-            news.push(fill(labels.said, { n: tr.getAttribute("data-attempt"), status: labels[s.status] || s.status }));
+            news.push(showStatus(tr, s.status));
             if (s.status === "graded" || s.status === "error") ended = true;
           });
           if (news.length) said.textContent = sentences(news);
@@ -536,14 +535,80 @@
         .catch(function () { /* asked again at the next poll */ })
         .then(function () { checking = false; schedule(); });
     }
+    /* The new status in a row's badge, and the sentence that says it. */
+    function showStatus(tr, status) {
+      tr.setAttribute("data-status", status);
+      var badge = tr.querySelector("[data-status-cell] .badge");
+      if (badge) { badge.className = "badge " + status; badge.textContent = labels[status] || status; }
+      return fill(labels.said, { n: tr.getAttribute("data-attempt"), status: labels[status] || status });
+    }
+    /* Round 37: the rows polled above are only those queued or running, so an instructor's regrade (or an
+       override, an audit review) of a graded attempt showed its new score only after a reload. The whole list
+       is checked once a minute while the tab is shown, one request for all rows (If-None-Match: a 304 when
+       nothing changed), and at once when the tab is looked at again; a regrade queued makes its row polled as
+       above, a new result or score fetches the card again. The list's answer never waits on the server: it
+       takes none of the long-poll slots. */
+    var LIST_CHECK_MS = 60000;
+    function watchList() {
+      clearTimeout(listTimer);
+      if (stopped || !attemptsUrl || document.hidden) return;
+      listTimer = setTimeout(checkList, LIST_CHECK_MS);
+    }
+    function rounded(x) { return String(Math.round(x * 100) / 100); }
+    function compareList(list) {
+      var rows = {}, news = [], refresh = false, brisk = false;
+      card.querySelectorAll("tr[data-id]").forEach(function (tr) { rows[tr.getAttribute("data-id")] = tr; });
+      if (list.length !== Object.keys(rows).length) refresh = true;   // an attempt made in another tab
+      list.forEach(function (s) {
+        var tr = rows[String(s.id)];
+        if (!tr) { refresh = true; return; }
+        var shown = tr.getAttribute("data-total"), was = shown ? parseFloat(shown) : null;
+        var total = typeof s.total === "number" ? s.total : null;
+        var rescored = (total === null) !== (was === null) || (total !== null && Math.abs(total - was) > 0.005);
+        var regraded = String(s.graded_run_id || "") !== (tr.getAttribute("data-graded-run") || "");
+        if (s.status !== tr.getAttribute("data-status")) {
+          news.push(showStatus(tr, s.status));
+          if (s.status === "queued" || s.status === "running") brisk = true; else refresh = true;
+        }
+        if (rescored || regraded) refresh = true;
+        if (rescored && total !== null) {
+          news.push(fill(labels.rescored, { n: tr.getAttribute("data-attempt"), total: rounded(total),
+                                            max: rounded(s.max_total) }));
+        }
+      });
+      if (news.length) said.textContent = sentences(news);
+      if (brisk) { polls = 0; delay = 1000; schedule(); }
+      return refresh ? refreshCard() : null;
+    }
+    function checkList() {
+      clearTimeout(listTimer);
+      if (stopped || !attemptsUrl) return;
+      if (listing || checking) { watchList(); return; }
+      listing = true;
+      var headers = { "Accept": "application/json" };
+      if (listTag) headers["If-None-Match"] = listTag;
+      fetch(inPageLang(attemptsUrl), { credentials: "same-origin", headers: headers, cache: "no-store" })
+        .then(function (r) {
+          var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
+          if (r.status === 401 || (r.redirected && !json)) { stop(labels.signed_out, true); return null; }
+          if (!r.ok || !json) return null;        // a 304: nothing changed; else asked again at the next check
+          listTag = r.headers.get("ETag");
+          return r.json();
+        })
+        .then(function (body) { return body && !stopped ? compareList(body.attempts || []) : null; })
+        .catch(function () { /* asked again at the next check */ })
+        .then(function () { listing = false; watchList(); });
+    }
     document.addEventListener("visibilitychange", function () {
-      if (document.hidden) { clearTimeout(timer); return; }
+      if (document.hidden) { clearTimeout(timer); clearTimeout(listTimer); return; }
       if (stopped) return;
       polls = 0;
       delay = 1000;
       check();
+      checkList();
     });
     schedule();
+    watchList();
   }
   /* The control that had the keyboard focus in a block whose content is replaced, and the same control in the
      new content: the same id, the same named field, the same link target, else the same place among the

@@ -1,0 +1,98 @@
+"""Round 37, in Chromium: an open list of attempts shows an instructor's regrade of a graded attempt.
+
+The list polled only the attempts queued or running: after a real regrade the graded row kept its old score until
+a reload. Now the whole list is checked once a minute while the tab is shown, one request for every row (a 304
+when nothing changed), and a new score is shown and said in the page's language."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from app.extensions import db
+from app.models import Submission
+from app.regrading import request_regrade
+from tests.browser.helpers import FakeWorker, full_result
+from tests.browser.test_browser_flows import login
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SAID = {"en": "the score is now 94 of 100", "zh": "分数现在是 94 / 100"}
+
+
+def _requests(page, *parts: str) -> list[tuple[str, int]]:
+    seen: list[tuple[str, int]] = []
+    page.on("response", lambda r: seen.append((r.url, r.status)) if any(p in r.url for p in parts) else None)
+    return seen
+
+
+def _answered(page, seen: list, n: int) -> None:
+    """Wait (real time, events delivered) for the n-th answer: the next minute's check is set once the previous
+    one is answered."""
+    for _ in range(150):
+        if len(seen) >= n:
+            break
+        page.wait_for_timeout(100)
+    page.wait_for_timeout(500)  # the answer's body read and compared: only then is the next check set
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_open_list_shows_a_regrade_of_a_graded_attempt_with_one_request_a_minute(app, web, factory, live_server,
+                                                                                    browser, lang):
+    a = factory.assignment()
+    alice = factory.student(email="alice@example.edu")
+    first, second = web.submit(alice, a), web.submit(alice, a)
+    web.grade(first, full_result())
+    web.grade(second, full_result())
+    page = browser.new_context().new_page()
+    page.clock.install()
+    login(page, live_server, alice.email)
+    page.wait_for_load_state()
+    page.goto(f"{live_server}/lang/{lang}")
+    page.goto(f"{live_server}/assignments/{a.slug}")
+    row = page.locator(f"#attempts tr[data-attempt='{first.attempt}']")
+    expect(row.locator("td.num strong")).to_have_text("96")
+    seen = _requests(page, "/attempts", "/status")
+
+    for n in (1, 2):                               # nothing changed: one list request a minute, a 304 from the second on
+        page.clock.run_for(61_000)
+        _answered(page, seen, n)
+    assert [s for _u, s in seen] == [200, 304], seen
+
+    run = request_regrade(db.session.get(Submission, first.id))
+    FakeWorker(app, run.id, full_result(failing=("test_large_logits_stable",)), delay_running=0.05,
+               delay_graded=0.05).start().join()
+    page.clock.run_for(61_000)
+    expect(row.locator("td.num strong")).not_to_have_text("96", timeout=10_000)
+    expect(page.locator("#attempts + p[aria-live]")).to_contain_text(SAID[lang])
+    assert all("/attempts" in u for u, _s in seen), "graded rows were asked for one by one"
+    page.context.close()
+
+
+def test_a_regrade_queued_makes_its_row_polled_until_its_result_is_in(app, web, factory, live_server, browser):
+    a = factory.assignment()
+    alice = factory.student(email="alice@example.edu")
+    sub = web.submit(alice, a)
+    web.grade(sub, full_result())
+    page = browser.new_context().new_page()
+    page.clock.install()
+    login(page, live_server, alice.email)
+    page.wait_for_load_state()
+    page.goto(f"{live_server}/lang/en")
+    page.goto(f"{live_server}/assignments/{a.slug}")
+    run = request_regrade(db.session.get(Submission, sub.id))
+    page.clock.run_for(61_000)
+    badge = page.locator(f"#attempts tr[data-attempt='{sub.attempt}'] [data-status-cell] .badge")
+    expect(badge.first).to_have_text("queued", timeout=10_000)
+    FakeWorker(app, run.id, full_result(failing=("test_large_logits_stable",)), delay_running=0.05,
+               delay_graded=0.05).start().join()
+    strong = page.locator(f"#attempts tr[data-attempt='{sub.attempt}'] td.num strong")
+    for _ in range(30):                            # the row's brisk polls, on the page's clock
+        page.clock.run_for(1_000)
+        if (strong.text_content() or "") not in ("", "96"):
+            break
+        time.sleep(0.2)
+    expect(strong).to_have_text("94")
+    page.context.close()
