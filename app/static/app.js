@@ -461,6 +461,18 @@
       var title = card.querySelector("h2");
       if (title) title.insertAdjacentElement("afterend", note); else card.insertBefore(note, card.firstChild);
     }
+    /* Round 37: a request that never got an answer (a connection that died without a word, a proxy holding it)
+       kept `checking` set, and every later poll was skipped: the badge said "queued" for good. Each request of
+       the list gives up after LIMIT_MS (as the submission page's polls do), its body read included. */
+    var LIMIT_MS = 15000;
+    function fetchLimited(url, options) {
+      var ctrl = window.AbortController ? new AbortController() : null;
+      if (ctrl) {
+        options.signal = ctrl.signal;
+        setTimeout(function () { ctrl.abort(); }, LIMIT_MS);   // a no-op once the answer is read
+      }
+      return fetch(url, options);
+    }
     function pending() {
       return Array.prototype.filter.call(card.querySelectorAll("tr[data-status-url]"), function (tr) {
         var s = tr.getAttribute("data-status");
@@ -475,7 +487,7 @@
       timer = setTimeout(check, delay);
     }
     function statusOf(tr) {
-      return fetch(inPageLang(tr.getAttribute("data-status-url")), {
+      return fetchLimited(inPageLang(tr.getAttribute("data-status-url")), {
         credentials: "same-origin", headers: { "Accept": "application/json" }, cache: "no-store" })
         .then(function (r) {
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
@@ -486,8 +498,8 @@
         .catch(function () { return null; });
     }
     function refreshCard() {
-      return fetch(inPageLang(window.location.pathname), { credentials: "same-origin", headers: { "Accept": "text/html" },
-                                                         cache: "no-store" })
+      return fetchLimited(inPageLang(window.location.pathname), { credentials: "same-origin",
+                                                                headers: { "Accept": "text/html" }, cache: "no-store" })
         .then(function (r) {
           if (r.status === 401 || r.redirected) { stop(labels.signed_out, true); return null; }
           return r.ok ? r.text() : null;
@@ -587,7 +599,7 @@
       listing = true;
       var headers = { "Accept": "application/json" };
       if (listTag) headers["If-None-Match"] = listTag;
-      fetch(inPageLang(attemptsUrl), { credentials: "same-origin", headers: headers, cache: "no-store" })
+      fetchLimited(inPageLang(attemptsUrl), { credentials: "same-origin", headers: headers, cache: "no-store" })
         .then(function (r) {
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
           if (r.status === 401 || (r.redirected && !json)) { stop(labels.signed_out, true); return null; }
