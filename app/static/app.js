@@ -590,7 +590,9 @@
       });
       if (news.length) said.textContent = sentences(news);
       if (brisk) { polls = 0; delay = 1000; schedule(); }
-      return refresh ? refreshCard() : null;
+      if (!refresh) return null;
+      /* the card again, and its rows queued or running polled briskly (an attempt sent from another tab) */
+      return refreshCard().then(function () { polls = 0; delay = 1000; schedule(); });
     }
     function checkList() {
       clearTimeout(listTimer);

@@ -96,3 +96,28 @@ def test_a_regrade_queued_makes_its_row_polled_until_its_result_is_in(app, web, 
         time.sleep(0.2)
     expect(strong).to_have_text("94")
     page.context.close()
+
+
+def test_an_attempt_sent_from_another_tab_joins_the_list_and_is_followed_to_its_result(app, web, factory,
+                                                                                       live_server, browser):
+    a = factory.assignment()
+    alice = factory.student(email="alice@example.edu")
+    web.grade(web.submit(alice, a), full_result())
+    page = browser.new_context().new_page()
+    page.clock.install()
+    login(page, live_server, alice.email)
+    page.wait_for_load_state()
+    page.goto(f"{live_server}/lang/en")
+    page.goto(f"{live_server}/assignments/{a.slug}")
+    second = web.submit(alice, a)                  # the other tab's upload
+    page.clock.run_for(61_000)
+    badge = page.locator(f"#attempts tr[data-attempt='{second.attempt}'] [data-status-cell] .badge")
+    expect(badge).to_have_text("queued", timeout=10_000)
+    FakeWorker(app, second.latest_run.id, full_result(), delay_running=0.05, delay_graded=0.05).start().join()
+    for _ in range(10):                            # the new row's brisk polls: seconds, not the next minute's check
+        page.clock.run_for(1_000)
+        if (badge.text_content() or "").strip() == "graded":
+            break
+        time.sleep(0.2)
+    expect(badge).to_have_text("graded")
+    page.context.close()
