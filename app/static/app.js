@@ -66,7 +66,11 @@
     });
     var max = parseInt(form.getAttribute("data-max-bytes") || "0", 10);
     if (max && total > max) {
-      out.push(fill(labels.big, { size: (total / 1048576).toFixed(1), limit: Math.floor(max / 1048576) }));
+      /* Round 37: 8 MiB and 12 bytes said "8.0 MiB; the limit is 8 MiB", as if within it. The size is rounded
+         up and the limit down (to a tenth of a MiB), so a refused size always reads as over the limit. */
+      var mib = function (n, round) { return String(round(n / 1048576 * 10) / 10); };
+      var size = mib(total, Math.ceil);
+      out.push(fill(labels.big, { size: size.indexOf(".") < 0 ? size + ".0" : size, limit: mib(max, Math.floor) }));
     }
     return out;
   }
