@@ -17,7 +17,8 @@ ACCESS: dict[str, set[str]] = {
     # a signed-in user (students see only their own submissions: tests/web/test_authz.py)
     "signed_in": {"student.index", "student.assignment", "student.upload", "student.submission",
                   "student.submission_status", "student.submission_result", "student.audit_file",
-                  "student.code_file", "student.figure", "student.compare", "student.tokens"},
+                  "student.code_file", "student.figure", "student.compare", "student.tokens",
+                  "student.attempts_status"},
     # instructors only: students get 403
     "instructor": {"instructor.dashboard", "instructor.student", "instructor.review", "instructor.override",
                    "instructor.regrade", "instructor.regrades", "instructor.regrade_batch",
