@@ -78,12 +78,17 @@ def test_every_fault_class_of_the_brief_is_in_the_corpus():
     ("import torch\nraise RuntimeError('boom at import')\n", "RuntimeError at line 2: boom at import"),
     ("import os\nos._exit(3)\n", "process stopped while importing attention.py: the process exited with code 3. "
      "Hint: line 2 calls os._exit()"),
-    ("while True:\n    pass\n", "stopped after using 3 s of CPU time, the limit, while importing"),
+    # A loop at import meets whichever limit comes first: the 3 s of CPU on an idle host, the 9 s of wall time on a
+    # host so loaded that the jail got under 3 s of CPU in 9 s (the fresh-clone fast lane at load 20, stop 41). Each
+    # is said as what happened.
+    ("while True:\n    pass\n", ("stopped after using 3 s of CPU time, the limit, while importing",
+                                  "timed out after 9 s of wall-clock time while importing attention.py")),
 ], ids=["syntax", "missing-import", "raises", "exits", "hangs"])
 def test_load_failures_are_graded_with_actionable_message(executor, source, expect):
     result = _grade(executor, source)
     assert result["status"] == "graded"
-    assert expect in result["message"]["en"], result["message"]
+    expected = (expect,) if isinstance(expect, str) else expect
+    assert any(e in result["message"]["en"] for e in expected), result["message"]
     assert result["message"]["zh"].startswith("attention.py 无法导入：")
     assert _code_score(result) == 0
     assert all(t["outcome"] == "failed" and t["feedback"] == {"en": "not run: attention.py did not load",
