@@ -94,13 +94,18 @@ def empty_database(app) -> None:
 
     DELETE, children first, and one ``setval`` per sequence: a test leaves a few rows, and TRUNCATE
     (new files for each of the 16 tables and their indexes) cost 80-320 ms per test against 6-12 ms
-    for this; the fast lane runs it before each of its ~2,000 database tests."""
+    for this; the fast lane runs it before each of its ~2,000 database tests. All of it is one
+    statement (a DO block), one round trip: the 18 statements sent one by one cost this process
+    12 ms of CPU (each compiled anew on the test's new engine) and 120 ms of wall on a loaded host,
+    against 5 ms and 75 ms."""
     from app.extensions import db
 
+    deletes = " ".join(f'DELETE FROM "{table.name}";' for table in reversed(db.metadata.sorted_tables))
     with app.app_context():
-        for table in reversed(db.metadata.sorted_tables):
-            db.session.execute(table.delete())
-        db.session.execute(text("SELECT setval(c.oid::regclass, 1, false) FROM pg_class c WHERE c.relkind = 'S'"))
+        db.session.execute(text(
+            "DO $$ DECLARE seq regclass; BEGIN " + deletes +
+            " FOR seq IN SELECT c.oid::regclass FROM pg_class c WHERE c.relkind = 'S' LOOP"
+            " PERFORM setval(seq, 1, false); END LOOP; END $$"))
         db.session.commit()
 
 
