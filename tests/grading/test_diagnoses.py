@@ -401,11 +401,11 @@ PADDING_TESTS = ("test_padding_keys_get_zero_weight", "test_mha_additive_mask", 
 
 @pytest.mark.parametrize("name", list(WRAPPER_FIXTURES))
 def test_a_wrapper_mistake_of_the_corpus_is_named_in_both_languages_and_nothing_else_is(executor, name):
-    from grading.runner import GradeInput, grade
-    from tests.grading.helpers import SUBMISSIONS
+    from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
 
     key = WRAPPER_FIXTURES[name]
-    result = grade(GradeInput(code=(SUBMISSIONS / "faulty" / f"{name}.py").read_bytes()), "attention", executor)
+    # the corpus file's one grading of the session (test_grading.py asks for it too): read, not changed
+    result = graded_corpus_file(executor, SUBMISSIONS / "faulty" / f"{name}.py")
     failed = {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
     named_in = PADDING_TESTS if key.startswith("pad_") else MHA_PARITY_TESTS   # padding mistakes: padding tests
     if key == "weights_transposed":     # the output is right: the test of the per-head weights' layout names it
@@ -454,11 +454,10 @@ def test_weights_without_the_head_axis_are_said_to_lack_it_and_other_shapes_are_
 
 
 def test_a_wrapper_averaging_its_weights_over_heads_is_told_so_in_every_weights_test(executor):
-    from grading.runner import GradeInput, grade
-    from tests.grading.helpers import SUBMISSIONS
+    from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
 
     path = SUBMISSIONS / "faulty" / "mha_weights_averaged_over_heads.py"
-    failed = {t["id"]: t["feedback"] for t in grade(GradeInput(code=path.read_bytes()), "attention", executor)["tests"]
+    failed = {t["id"]: t["feedback"] for t in graded_corpus_file(executor, path)["tests"]
               if t["outcome"] != "passed"}
     for test_id in ("test_mha_weights_per_head", "test_mha_additive_mask", "test_padding_keys_get_zero_weight"):
         assert "without the head axis (dim 1, of size 4)" in failed[test_id]["en"], failed[test_id]
@@ -483,11 +482,10 @@ def test_dropout_left_on_in_the_wrapper_is_named_where_it_shows_and_never_blamed
     """F.dropout without training=self.training in MultiHeadAttention: every multi-head test that
     fails sees a result that changes from one call to the next, and says so; the padding test no
     longer reads the random change as the padding mask's doing ("the mask must only affect ...")."""
-    from grading.runner import GradeInput, grade
-    from tests.grading.helpers import SUBMISSIONS
+    from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
 
     path = SUBMISSIONS / "faulty" / "mha_dropout_in_eval.py"
-    failed = {t["id"]: t["feedback"] for t in grade(GradeInput(code=path.read_bytes()), "attention", executor)["tests"]
+    failed = {t["id"]: t["feedback"] for t in graded_corpus_file(executor, path)["tests"]
               if t["outcome"] != "passed"}
     dropout = diagnose.FAULTS["dropout"]
     for test_id in (*MHA_PARITY_TESTS, *PADDING_TESTS, "test_padding_leaves_valid_results_unchanged"):

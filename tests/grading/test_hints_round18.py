@@ -12,7 +12,7 @@ from grader_tests.attention.signature_note import load_note, no_contract_class
 from grading.i18n import is_msg
 from grading.load_hints import abbreviates, load_hint, missing_name_hint
 from grading.runner import GradeInput, grade
-from tests.grading.helpers import SUBMISSIONS, english_in_zh, fault_texts, syntax_error_of
+from tests.grading.helpers import SUBMISSIONS, english_in_zh, fault_texts, graded_corpus_file, syntax_error_of
 
 BASE = (SUBMISSIONS / "correct" / "einsum.py").read_text(encoding="utf-8")
 MHA, SDPA = "MultiHeadAttention", "ScaledDotProductAttention"
@@ -240,7 +240,7 @@ def test_every_unloadable_corpus_file_has_its_expected_load_error():
 
 @pytest.mark.parametrize("name", sorted(LOAD_ERRORS))
 def test_a_file_that_does_not_load_is_graded_zero_with_its_line_and_checked_hint_in_both_languages(executor, name):
-    result = grade(GradeInput(code=(UNLOADABLE / f"{name}.py").read_bytes()), "attention", executor)
+    result = graded_corpus_file(executor, UNLOADABLE / f"{name}.py")     # the session's one grading of it
     assert result["status"] == "graded" and result["total"] == 0, result["message"]
     shown = _ok(result["load_error"], semicolon=name == "gbk_chinese_comments")
     en, zh = LOAD_ERRORS[name]
@@ -255,7 +255,7 @@ def test_a_gbk_file_with_a_coding_cookie_on_its_first_or_second_line_loads_and_i
     code = head + b"# -*- coding: gbk -*-\n" + (UNLOADABLE / "gbk_chinese_comments.py").read_bytes()
     result = grade(GradeInput(code=code), "attention", executor)
     assert sum(result["categories"][c]["score"] for c in ("formula_shape", "implementation", "mask_parity")) == 85
-    refused = grade(GradeInput(code=(UNLOADABLE / "gbk_chinese_comments.py").read_bytes()), "attention", executor)
+    refused = graded_corpus_file(executor, UNLOADABLE / "gbk_chinese_comments.py")
     m = refused["message"]
     assert "'# -*- coding: gbk -*-' on its first or second line" in m["en"] and "第一行或第二行写上" in m["zh"], m
 
@@ -326,8 +326,6 @@ PINNED = {
 
 @pytest.mark.parametrize("name", sorted(PINNED))
 def test_a_new_faulty_file_gets_the_pinned_feedback_in_both_languages(executor, name):
-    from tests.grading.helpers import graded_corpus_file
-
     tests = {t["id"]: t for t in graded_corpus_file(executor, FAULTY / f"{name}.py")["tests"]}
     for tid, (en, zh) in PINNED[name].items():
         fb = tests[tid]["feedback"]
@@ -350,7 +348,7 @@ def test_a_fault_that_raises_in_most_tests_is_told_by_its_line_and_pytorchs_mess
     model is named (the numbers that do come back are described, or blamed on ScaledDotProductAttention)."""
     from grading.proxy import ORIGINAL_MESSAGE_ZH
 
-    result = grade(GradeInput(code=path.read_bytes()), "attention", executor)
+    result = graded_corpus_file(executor, path)     # planned: graded once a session, on the other core if it can
     assert result["status"] == "graded" and result["total"] < 85
     raised = [t["feedback"] for t in result["tests"] if t["outcome"] != "passed" and "raised" in t["feedback"]["en"]]
     assert len(raised) >= 10

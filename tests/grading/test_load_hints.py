@@ -15,7 +15,7 @@ from grading.load_hints import load_hint, with_hint
 from grading.proxy import load_error_text
 from grading.runner import GradeInput, grade
 from grading.sandbox import StudentError, StudentTimeout
-from tests.grading.helpers import SUBMISSIONS, syntax_error_of
+from tests.grading.helpers import SUBMISSIONS, graded_corpus_file, syntax_error_of
 
 BASE = (SUBMISSIONS / "correct" / "einsum.py").read_text(encoding="utf-8")
 SDPA_LINE = BASE.splitlines().index("        weights = scores.softmax(-1)") + 1
@@ -464,7 +464,7 @@ def test_no_class_hint_without_a_class_of_that_name_or_a_near_one_in_the_source(
 
 def test_a_misnamed_class_in_the_real_jail_gets_its_hint_in_every_test_that_builds_it(executor):
     path = SUBMISSIONS / "faulty" / "mha_class_name_case.py"
-    result = grade(GradeInput(code=path.read_bytes()), "attention", executor)
+    result = graded_corpus_file(executor, path)     # the session's one grading of it (test_grading.py's too)
     missing = [t["feedback"] for t in result["tests"]
                if t["outcome"] != "passed" and "does not define MultiHeadAttention" in t["feedback"]["en"]]
     assert len(missing) >= 5, result["tests"]
