@@ -354,7 +354,7 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
                 return None
             mask = torch.zeros(B, 1, Nq, Nk, dtype=torch.float64).masked_fill(
                 key_padding_mask[:, None, :, None] | key_padding_mask[:, None, None, :], NEG_INF)
-        elif fault == "pad_query_axis_finite":  # applied below, on the scores
+        elif fault in ("pad_query_axis_finite", "pad_query_axis_added"):  # applied below, on the scores
             if Nq != Nk or not bool(key_padding_mask.any()):
                 return None
         elif fault == "pad_query_axis":
@@ -369,7 +369,7 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         elif fault != "pad_ignored":
             mask = mask.masked_fill(key_padding_mask[:, None, None, :], NEG_INF)
     elif fault in ("pad_inverted", "pad_query_axis", "pad_ignored", "pad_on_values", "pad_inverted_finite",
-                   "pad_square", "pad_query_axis_finite"):
+                   "pad_square", "pad_query_axis_finite", "pad_query_axis_added"):
         return None
     if additive_mask is None and fault == "mask_ignored":
         return None
@@ -408,6 +408,15 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         # s + -1e9 rounds to -1e9 in float32: such a row is uniform over its keys, not NaN as with -inf
         rows = key_padding_mask[:, None, :, None]
         scores = torch.where(rows & torch.isfinite(scores), _FINITE_BLOCK, scores)
+    if fault == "pad_query_axis_added":         # (1 - mask)[:, None, :, None] * -1e6 added to the scaled scores
+        if x.dtype != torch.float32:   # exact in float64 (the rows read as without the mask: pad_ignored)
+            return None
+        # in float32 s - 1e6 keeps s only to 1/16 (float32's step near 1e6): a row of the scores so rounded
+        rows = key_padding_mask[:, None, :, None]
+        added = (scores.float() + torch.tensor(-_ADDED_BLOCK, dtype=torch.float32)).double()
+        scores = torch.where(rows & torch.isfinite(scores), added, scores)
+    if fault in ("heads_averaged_before_v", "weights_head_averaged") and num_heads < 2:
+        return None                             # one head: its mean is itself
     if fault == "mask_after_softmax":           # softmax of the unmasked scores, blocked zeroed after
         if not bool(torch.isinf(mask).any()):
             return None
@@ -422,6 +431,8 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         w = torch.softmax(scores, 0)
     else:
         w = torch.softmax(scores, -1)
+    if fault == "heads_averaged_before_v":      # w.mean(dim=1, keepdim=True) @ v: every head reads the heads' mean
+        w = w.mean(1, keepdim=True).expand_as(w)
     o = w @ v
     if fault in ("merge_no_transpose", "split_no_transpose"):   # a wrong split is undone the same way
         o = o.reshape(B, Nq, inner)
@@ -437,11 +448,17 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         if Nq != Nk:
             return None                         # the shape shows it (drivers.validate says so)
         w = w.transpose(-2, -1)
+    if fault == "weights_head_averaged":        # the output right, each head's weights returned as the heads' mean
+        w = w.mean(1, keepdim=True).expand_as(w)
     if fault == "out_proj_skipped":             # the merged heads returned as they are
         return (o, w) if inner == d_model else None
     if fault in ("split_dim_first", "split_no_transpose_only") and num_heads == 1:
         return None                             # one head: the split is the same either way
     out = F.linear(o, p["out_proj.weight"], None if fault == "bias_dropped" else p["out_proj.bias"])
+    if fault == "out_proj_twice":               # out_proj(out_proj(merged)): d_model -> d_model twice
+        if inner != d_model:
+            return None                         # the second call fails on the shapes (an error, not numbers)
+        out = F.linear(out, p["out_proj.weight"], p["out_proj.bias"])
     if fault in ("residual", "residual_layer_norm"):   # x + attention: the block's residual, inside
         out = out + xd
     if fault in ("layer_norm", "residual_layer_norm"):  # an nn.LayerNorm(d_model) as built (weight 1, bias 0)
@@ -475,6 +492,10 @@ def _heads_as_sequence(params: dict[str, Tensor], num_heads: int, head_dim: int,
 
 # The finite fill students block with instead of -inf (-1e9; torch.finfo(float32).min rounds the same way).
 _FINITE_BLOCK = -1e9
+# The large constant some subtract instead (Funnel's INF = 1e6): added, not filled in, it leaves the scores there in
+# float32, rounded to float32's step near 1e6 (1/16). -1e4 is not modelled: its step (~1e-3) is too close to the
+# student's own float32 rounding for the rows to be told apart within MATCH_TOL.
+_ADDED_BLOCK = 1e6
 
 
 # A projection used for another role (``v = self.k_proj(context)``, q and k's projections swapped): which of
@@ -484,7 +505,7 @@ PROJECTION_ROLE_FAULTS = tuple(f"roles_{''.join(r)}" for r in itertools.product(
                                if "".join(r) not in ("qkv", "qqq", "qvk"))
 
 # Mistakes in the returned weights alone (the output is right): named only from weights of their shape.
-MHA_WEIGHTS_FAULTS = ("weights_transposed",)
+MHA_WEIGHTS_FAULTS = ("weights_transposed", "weights_head_averaged")
 MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_dim_first", "shared_q", "kv_from_x",
               "scale_one", "scale_dk", "scale_dmodel", "softmax_query_axis", "softmax_head_axis", "softmax_batch_axis",
               "pad_inverted", "pad_inverted_finite", "pad_square", "pad_query_axis", "pad_query_axis_finite",
@@ -494,7 +515,8 @@ MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_d
               "pad_on_values", "weights_transposed", "bias_dropped", *ADDITIVE_MASK_HEAD_FAULTS,
               *PROJECTION_ROLE_FAULTS, "seq_first", "split_no_transpose_only", "merge_heads_reversed", "mha_causal",
               "mha_causal_diagonal", "mha_causal_ahead", "heads_as_sequence",
-              "split_merge_dim_first", "heads_not_split")
+              "split_merge_dim_first", "heads_not_split", "out_proj_twice", "heads_averaged_before_v",
+              "weights_head_averaged", "pad_query_axis_added")
 
 
 def warm() -> None:

@@ -302,6 +302,27 @@ FAULTS: dict[str, Msg] = {
     "pad_query_axis": msg("the padding mask is applied to the query axis: it marks keys, so it broadcasts "
                           "as [B, 1, 1, Nk]",
                           "padding mask 被用在了 query 轴上：它标记的是 key，应广播为 [B, 1, 1, Nk]"),
+    # round 37: three multi-head mistakes no model named
+    "out_proj_twice": msg("the output matches out_proj applied twice, out_proj(out_proj(heads merged)): apply "
+                          "out_proj once, to the merged heads",
+                          "输出与 out_proj 被应用了两次的结果一致，即 out_proj(out_proj(合并后的 head))：out_proj "
+                          "只应对合并后的 head 应用一次"),
+    "heads_averaged_before_v": msg("the output matches the attention weights averaged over the heads before they "
+                                   "are applied to V (every head reads the same mean weights): each head applies "
+                                   "its own weights, [B, H, Nq, Nk], to its own values",
+                                   "输出与先在 head 之间对注意力权重取平均、再作用于 V 的结果一致（每个 head "
+                                   "都使用同一个平均权重）：每个 head 应把自己的权重（[B, H, Nq, Nk]）作用于自己的 "
+                                   "value"),
+    "weights_head_averaged": msg("the returned weights are the mean of the heads' weights, the same for every "
+                                 "head (as nn.MultiheadAttention's average_attn_weights=True gives): return each "
+                                 "head's own weights, [B, H, Nq, Nk]",
+                                 "返回的权重是各 head 权重的平均值，每个 head 都相同（如 nn.MultiheadAttention 的 "
+                                 "average_attn_weights=True 所给出的）：应返回每个 head 自己的权重，[B, H, Nq, Nk]"),
+    # said after a shape message (drivers.validate_weights), which says what to return when it is [B, Nq, Nk]
+    "weights_head_mean_values": msg("its values are the mean of the heads' weights (as nn.MultiheadAttention's "
+                                    "average_attn_weights=True gives)",
+                                    "其数值是各 head 权重的平均值（如 nn.MultiheadAttention 的 "
+                                    "average_attn_weights=True 所给出的）"),
     "pad_on_values": msg("the output matches the values of the padding keys set to zero while their scores stay "
                          "in the softmax, so they still take weight: block them in the scores (-inf where "
                          "key_padding_mask is True, before the softmax)",
@@ -1206,7 +1227,8 @@ def mha_key(fault: str, d_model: int, head_dim: int) -> str:
         return "additive_mask_ignored"
     if fault == "pad_inverted_finite":   # inverted with -1e9 instead of -inf: the same mistake
         return "pad_inverted"
-    if fault == "pad_query_axis_finite":     # on the query axis with -1e9 or finfo.min instead of -inf (round 35)
+    # on the query axis with -1e9 or finfo.min instead of -inf (round 35), or with -1e6 added (round 37)
+    if fault in ("pad_query_axis_finite", "pad_query_axis_added"):
         return "pad_query_axis"
     return "scale_dk_or_dmodel" if fault == "scale_dk" and d_model == head_dim * head_dim else fault
 

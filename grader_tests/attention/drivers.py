@@ -21,7 +21,7 @@ from torch import Tensor
 
 from grader_tests.attention import cases as C
 from grader_tests.attention.diagnose import FAULTS, kept_state, no_gradient
-from grading.i18n import SEMI, Msg, cat, msg
+from grading.i18n import COLON, SEMI, Msg, cat, msg
 from grading.load_hints import no_return_note
 from grading.proxy import Feedback, Handle, NotLoaded, SessionLost, StudentProxy, StudentTimedOut, source_of
 
@@ -438,7 +438,37 @@ def validate_weights(w: Any, shape: list[int] | None, who: str, swapped: list[in
         if swapped is not None and isinstance(w, Tensor) and list(w.shape) == list(swapped) \
                 and reference_transposed(w, reference):
             raise Feedback(cat(exc.message, FAULTS["weights_transposed"], sep=SEMI)) from None
+        if shape is not None and isinstance(w, Tensor) and reference_head_mean(w, shape, reference):
+            # [B, Nq, Nk]'s shape message already says to return every head's weights; [B, 1, Nq, Nk]'s does not
+            advice = None if w.dim() == 3 else _PER_HEAD
+            raise Feedback(cat(exc.message, cat(FAULTS["weights_head_mean_values"], advice, sep=COLON),
+                               sep=SEMI)) from None
         raise
+
+
+_PER_HEAD = msg("return each head's own weights, one [Nq, Nk] matrix per head",
+                "应分别返回每个 head 自己的权重，每个 head 一个 [Nq, Nk] 矩阵")
+
+
+def reference_head_mean(w: Tensor, shape: list[int], reference: Callable[[], Tensor | None]) -> bool:
+    """Whether ``w``, of shape [B, 1, Nq, Nk] or [B, Nq, Nk] where [B, H, Nq, Nk] with H > 1 is expected, is the
+    reference's weights averaged over the heads (``weights.mean(dim=1)``, nn.MultiheadAttention's default), checked on
+    the values within what tells an orientation: one head's weights, or any other matrix of that shape, are not."""
+    if len(shape) != 4 or shape[1] < 2 or list(w.shape) not in ([shape[0], 1, *shape[2:]], [shape[0], *shape[2:]]):
+        return False
+    try:
+        ref = reference()
+    except Exception:  # noqa: BLE001 - an input the reference cannot take tells nothing
+        return False
+    if ref is None or list(ref.shape) != list(shape) or not bool(torch.isfinite(ref).all()):
+        return False
+    got = w.detach().to(torch.float64).reshape(shape[0], 1, *shape[2:])
+    if not bool(torch.isfinite(got).all()):
+        return False
+    mean = ref.mean(1, keepdim=True)
+    tol = ORIENTATION_TOL.get(w.dtype, ORIENTATION_TOL_DEFAULT)
+    # heads whose weights all equal their mean (one mask blocking all but one key) show no averaging
+    return bool((got - mean).abs().max() <= tol) and bool((ref - mean).abs().max() > tol)
 
 
 _ZH_PART = {"output": "输出", "weights": "权重"}

@@ -37,7 +37,9 @@ def test_the_round_adds_20_multi_head_files_with_a_declared_diagnosis():
         lines = path.read_text(encoding="utf-8").splitlines()
         assert lines[1].startswith("# diagnosis: ") and lines[2].startswith("# fault: "), path.name
         assert "class MultiHeadAttention" in path.read_text(encoding="utf-8")
-    assert sum(_declared(p) == ["none"] for p in ROUND) >= 5     # mistakes no model names: described only
+    # mistakes no model names: described only (round 37's models name three of the six: out_proj twice, weights averaged over the
+    # heads, Funnel's -1e6 padding on the query axis)
+    assert sum(_declared(p) == ["none"] for p in ROUND) >= 3
 
 
 @pytest.mark.slow
