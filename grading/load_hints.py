@@ -500,7 +500,7 @@ def _python_words_hint(source: str, lineno: int, message: str) -> Msg | None:
     return None
 
 
-# Round 36: Python's English-only words for more slips, each said in both languages from what the line shows.
+# Rounds 35-36: Python's English-only words for more slips, each said in both languages from what the line shows.
 _WALRUS_STATEMENT = re.compile(r"^\s*[\w.\[\], ]+:=")
 _KEYWORD_ASSIGNED = re.compile(r"^\s*(\w+)\s*(?:[-+*/%@&|^]|//|\*\*|>>|<<)?=(?!=)")
 _ELIF = re.compile(r"^\s*elif\b")
@@ -508,6 +508,13 @@ _ELSE = re.compile(r"^(\s*)else\s*:")
 # a case pattern's start, `case <pattern>:`: not a variable named case (`case = ...`, `case.x`, `case, y = ...`)
 _CASE = re.compile(r"^\s*case\b(?!\s*(?:[-+*/%@&|^]|//|\*\*|>>|<<)?=)(?!\s*[.,:)\]}])\s*\S.*:$")
 _MATCH = re.compile(r"^(\s*)match\b.*:$")     # matched on the line's code part: `match x:  # 维度` counts
+_FOR = re.compile(r"\s*(?:async\s+)?for\b")
+_CANNOT_ASSIGN = re.compile(r"cannot assign to (function call|expression|literal|comparison)")
+_CANNOT_ASSIGN_WHAT = {"function call": ("a function call", "函数调用"), "expression": ("an expression", "表达式"),
+                       "literal": ("a literal value", "字面值"), "comparison": ("a comparison", "比较式")}
+_PY2_EXCEPT = re.compile(r"^\s*except\s+(?P<kind>[\w.]+)\s*,\s*(?P<name>\w+)\s*:")
+_PY2_RAISE = re.compile(r"^\s*raise\s+(?P<kind>[\w.]+)\s*,")
+_DEF_LINE = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
 
 
 def _parses(code: str) -> bool:
@@ -520,136 +527,166 @@ def _parses(code: str) -> bool:
     return True
 
 
-def _syntax_words_hint(source: str, lineno: int, message: str) -> Msg | None:
-    """A ``:=`` used as a statement or on an attribute, a Python keyword used as a name, an ``elif`` after an ``else``,
-    a ``case`` outside a ``match``, two expressions side by side (Python's "Perhaps you forgot a comma?"), an
-    assignment to a call, and a parameter without a default after one with: said from the line's own text."""
+class _Seen:
+    """What a syntax note's check reads: Python's message, the line's number, text and code part (comment cut), the
+    file's lines (split only when a check walks them)."""
+
+    def __init__(self, source: str, lineno: int, line: str, message: str):
+        self.source, self.lineno, self.line, self.message = source, lineno, line, message
+        self.code, self.width = _code_part(line), len(line) - len(line.lstrip())
+
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        return python_lines(self.source)
+
+    def above(self) -> Iterable[tuple[int, str]]:
+        """The lines above this one, nearest first, with their numbers."""
+        return ((n, self.lines[n - 1]) for n in range(self.lineno - 1, 0, -1))
+
+
+_Found = dict[str, object] | None      # the words a note is filled with; None: the line does not show the slip
+
+
+def _when(seen_shows: bool) -> _Found:
+    return {} if seen_shows else None
+
+
+def _keyword_named(seen: _Seen) -> _Found:
     import keyword
 
-    line = _line(source, lineno)
-    if line is None or len(line) > MAX_HINT_LINE:
+    m = _KEYWORD_ASSIGNED.match(seen.code)
+    return {"word": m.group(1)} if m and keyword.iskeyword(m.group(1)) else None
+
+
+def _else_above(seen: _Seen) -> _Found:
+    """The ``else`` an ``elif`` follows: the nearest code line above at the elif's indent, when it is an ``else:``
+    (a shallower line first: the elif is in another block, not said)."""
+    if not _ELIF.match(seen.code):
         return None
-    code = _code_part(line)
-    if message.startswith("invalid syntax") and _WALRUS_STATEMENT.match(code) and ":=" in code \
-            and _parses(code.replace(":=", "=", 1).strip()):
-        return msg(f"line {lineno} assigns with `:=` as a statement of its own: `:=` assigns only inside an "
-                   "expression (`if (n := len(x)) > 0:`), so on a line of its own write `=`.",
-                   f"第 {lineno} 行把 `:=` 单独当作一条语句来赋值：`:=` 只能在表达式内部赋值（如 "
-                   "`if (n := len(x)) > 0:`）；单独一行赋值请写 `=`。")
-    if message.startswith("cannot use assignment expressions with"):
-        return msg(f"line {lineno} uses `:=` on an attribute or an item: `:=` assigns only a plain name, so write "
-                   "`self.x = value` as a statement of its own.",
-                   f"第 {lineno} 行对属性或元素使用了 `:=`：`:=` 只能给普通变量名赋值；请单独写一行 `self.x = value`。")
-    if message.startswith("invalid syntax") and (m := _KEYWORD_ASSIGNED.match(code)) \
-            and keyword.iskeyword(m.group(1)):
-        word = m.group(1)
-        return msg(f"line {lineno} uses `{word}` as a variable name, but `{word}` is a Python keyword and cannot "
-                   f"name anything: rename it (`{word}_`, for example).",
-                   f"第 {lineno} 行把 `{word}` 当作变量名，但 `{word}` 是 Python 的关键字，不能用作名字：请改名"
-                   f"（例如 `{word}_`）。")
-    if message.startswith("invalid syntax") and _ELIF.match(code):
-        lines = python_lines(source)
-        width = len(line) - len(line.lstrip())
-        for n in range(lineno - 1, 0, -1):
-            other = lines[n - 1]
-            if not other.strip() or other.lstrip().startswith("#"):
-                continue
-            indent = len(other) - len(other.lstrip())
-            if indent < width:
-                break
-            if indent == width:
-                if _ELSE.match(other):
-                    return msg(f"line {lineno} has an `elif` after the `else` of line {n}: `else` must be the last "
-                               "branch, so move this `elif` above it.",
-                               f"第 {lineno} 行的 `elif` 写在了第 {n} 行的 `else` 之后：`else` 必须是最后一个分支，"
-                               "请把这个 `elif` 移到它前面。")
-                break
-    if message.startswith("invalid syntax") and _CASE.match(code):
-        lines = python_lines(source)
-        width = len(line) - len(line.lstrip())
-        if not any((m := _MATCH.match(_code_part(lines[n - 1]))) and len(m.group(1)) < width
-                   for n in range(lineno - 1, 0, -1)):
-            return msg(f"line {lineno} begins with `case`, but no `match ...:` line above holds it: `case` branches "
-                       "go inside a `match` block (or write the test with `if`/`elif`).",
-                       f"第 {lineno} 行以 `case` 开头，但上面没有包含它的 `match ...:` 行：`case` 分支必须写在 "
-                       "`match` 代码块里面（或改用 `if`/`elif` 写这个判断）。")
-    if message.startswith("invalid syntax. Perhaps you forgot a comma?"):
-        return msg(f"line {lineno} has two values side by side with nothing between them (Python "
-                   "asks: a comma forgotten?): separate the arguments or items with ','.",
-                   f"第 {lineno} 行有两个值挨在一起，中间什么也没有（Python 问的是：是否漏了逗号？）："
-                   "请用英文逗号“,”把参数或元素分开。")
-    if (m := re.match(r"cannot assign to (function call|expression|literal|comparison)", message)):
-        what_en, what_zh = {"function call": ("a function call", "函数调用"), "expression": ("an expression", "表达式"),
-                            "literal": ("a literal value", "字面值"), "comparison": ("a comparison", "比较式")}[m.group(1)]
-        if re.match(r"\s*(?:async\s+)?for\b", code):
-            return msg(f"line {lineno} has {what_en} as the loop variable of `for ... in`: only a name, an attribute "
-                       "(`self.x`) or an item (`x[i]`) can receive the values, as in `for i in range(3):`.",
-                       f"第 {lineno} 行把{what_zh}写在了 `for ... in` 的循环变量位置：只有变量名、属性（`self.x`）或元素"
-                       "（`x[i]`）能接收循环的值，例如 `for i in range(3):`。")
-        if "=" not in code:
-            return None     # no `=` on the line (a `with ... as f(x)`, a continued line): what it is, not said
-        return msg(f"line {lineno} has {what_en} on the left of '=': only a name, an attribute (`self.x`) or an item "
-                   "(`x[i]`) can be assigned. To compare two values write '=='. To assign, put the name on the left.",
-                   f"第 {lineno} 行“=”的左边是{what_zh}：只能给变量名、属性（`self.x`）或元素（`x[i]`）赋值。"
-                   "要比较两个值请写“==”；要赋值请把变量名写在左边。")
-    if message.startswith(("non-default argument follows default argument",
-                           "parameter without a default follows parameter with a default")):
-        return msg(f"line {lineno} lists a parameter without a default value after one with a default (`name=...`): "
-                   "Python needs the parameters without defaults first, so move it before them, or give it a default "
-                   "too.",
-                   f"第 {lineno} 行中，没有默认值的参数写在了有默认值的参数（`name=...`）之后：Python 要求没有默认值的"
-                   "参数在前；请把它移到前面，或者也给它一个默认值。")
+    for n, other in seen.above():
+        if not other.strip() or other.lstrip().startswith("#"):
+            continue
+        indent = len(other) - len(other.lstrip())
+        if indent <= seen.width:
+            return {"other": n} if indent == seen.width and _ELSE.match(other) else None
     return None
 
 
-_PY2_EXCEPT = re.compile(r"^\s*except\s+([\w.]+)\s*,\s*(\w+)\s*:")
-_PY2_RAISE = re.compile(r"^\s*raise\s+([\w.]+)\s*,")
-_DEF_LINE = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)")
+def _case_outside_match(seen: _Seen) -> _Found:
+    return _when(bool(_CASE.match(seen.code)) and not any(
+        (m := _MATCH.match(_code_part(other))) and len(m.group(1)) < seen.width for _, other in seen.above()))
 
 
-def _layout_hint(source: str, lineno: int, message: str) -> Msg | None:
-    """Round 35: Python's English-only words for Python 2's ``except E, e:`` and ``raise E, "text"``, a
-    ``from __future__`` import below other code, and a ``return`` indented out of its function."""
+def _cannot_assign(in_for: bool) -> Callable[[_Seen], _Found]:
+    """What stands where a name should receive a value, on a for loop's line (``in_for``) or left of an `=`; a line
+    with neither (a `with ... as f(x)`, a continued line): what it is, not said."""
+    def check(seen: _Seen) -> _Found:
+        m = _CANNOT_ASSIGN.match(seen.message)
+        if not m or bool(_FOR.match(seen.code)) != in_for or not (in_for or "=" in seen.code):
+            return None
+        what_en, what_zh = _CANNOT_ASSIGN_WHAT[m.group(1)]
+        return {"what_en": what_en, "what_zh": what_zh}
+    return check
+
+
+def _future_after(seen: _Seen) -> _Found:
+    before = _first_statement_line(seen.lines[:seen.lineno - 1])
+    return None if before is None else {"before": before}
+
+
+def _return_beside_def(seen: _Seen) -> _Found:
+    """The ``def`` a ``return`` is indented exactly as much as (in spaces): the nearest def above at or left of the
+    return's indent; one at another indent, or indented with tabs: what is wrong, not said."""
+    width = len(seen.line) - len(seen.line.lstrip(" "))
+    for n, other in seen.above():
+        d = _DEF_LINE.match(other)
+        if d and len(d.group(1).expandtabs(8)) <= width:
+            return None if len(d.group(1)) != width or "\t" in d.group(1) else {"width": width, "other": n,
+                                                                                 "name": d.group(2)}
+    return None
+
+
+# (Python's message starts with, what the line must show, the note in en, the note in zh): the first that fits is
+# said. {n} is the line's number; the other fields are what the check found.
+_SYNTAX_NOTES: tuple[tuple[str | tuple[str, ...], Callable[[_Seen], _Found], str, str], ...] = (
+    ("multiple exception types must be parenthesized",
+     lambda s: (m := _PY2_EXCEPT.match(s.code)) and m.groupdict(),
+     "line {n} writes `except {kind}, {name}:`, as Python 2 did: Python 3 writes `except {kind} as {name}:`.",
+     "第 {n} 行写的是 `except {kind}, {name}:`（Python 2 的写法）：Python 3 中应写作 `except {kind} as {name}:`。"),
+    ("invalid syntax", lambda s: (m := _PY2_RAISE.match(s.code)) and m.groupdict(),
+     "line {n} writes `raise {kind}, ...`, as Python 2 did: Python 3 puts the message in parentheses, "
+     "raise {kind}(...).",
+     "第 {n} 行写的是 `raise {kind}, ...`（Python 2 的写法）：Python 3 要把消息放在括号里：raise {kind}(...)。"),
+    ("from __future__ imports must occur at the beginning of the file", _future_after,
+     "line {n} imports from __future__ after other code (line {before}): Python needs `from __future__ import ...` "
+     "before every other statement (only the docstring and comments may come first), so move it to the top of the "
+     "file.",
+     "第 {n} 行的 from __future__ 导入出现在其他代码（第 {before} 行）之后：Python 要求 `from __future__ import ...` "
+     "写在所有其他语句之前（前面只能有文档字符串和注释），请把它移到文件开头。"),
+    ("'return' outside function", _return_beside_def,
+     "line {n}'s return is indented {width} spaces, as much as `def {name}` (line {other}), so it is not inside "
+     "that function: indent it like the lines of {name}'s body.",
+     "第 {n} 行的 return 缩进了 {width} 个空格，与 `def {name}`（第 {other} 行）相同，所以它不在这个函数里面："
+     "请让它与 {name} 函数体中的各行缩进一致。"),
+    ("invalid syntax", lambda s: _when(bool(_WALRUS_STATEMENT.match(s.code)) and ":=" in s.code
+                                       and _parses(s.code.replace(":=", "=", 1).strip())),
+     "line {n} assigns with `:=` as a statement of its own: `:=` assigns only inside an expression "
+     "(`if (n := len(x)) > 0:`), so on a line of its own write `=`.",
+     "第 {n} 行把 `:=` 单独当作一条语句来赋值：`:=` 只能在表达式内部赋值（如 `if (n := len(x)) > 0:`）；"
+     "单独一行赋值请写 `=`。"),
+    ("cannot use assignment expressions with", lambda s: {},
+     "line {n} uses `:=` on an attribute or an item: `:=` assigns only a plain name, so write `self.x = value` as "
+     "a statement of its own.",
+     "第 {n} 行对属性或元素使用了 `:=`：`:=` 只能给普通变量名赋值；请单独写一行 `self.x = value`。"),
+    ("invalid syntax", _keyword_named,
+     "line {n} uses `{word}` as a variable name, but `{word}` is a Python keyword and cannot name anything: rename "
+     "it (`{word}_`, for example).",
+     "第 {n} 行把 `{word}` 当作变量名，但 `{word}` 是 Python 的关键字，不能用作名字：请改名（例如 `{word}_`）。"),
+    ("invalid syntax", _else_above,
+     "line {n} has an `elif` after the `else` of line {other}: `else` must be the last branch, so move this `elif` "
+     "above it.",
+     "第 {n} 行的 `elif` 写在了第 {other} 行的 `else` 之后：`else` 必须是最后一个分支，请把这个 `elif` 移到它前面。"),
+    ("invalid syntax", _case_outside_match,
+     "line {n} begins with `case`, but no `match ...:` line above holds it: `case` branches go inside a `match` "
+     "block (or write the test with `if`/`elif`).",
+     "第 {n} 行以 `case` 开头，但上面没有包含它的 `match ...:` 行：`case` 分支必须写在 `match` 代码块里面"
+     "（或改用 `if`/`elif` 写这个判断）。"),
+    ("invalid syntax. Perhaps you forgot a comma?", lambda s: {},
+     "line {n} has two values side by side with nothing between them (Python asks: a comma forgotten?): separate "
+     "the arguments or items with ','.",
+     "第 {n} 行有两个值挨在一起，中间什么也没有（Python 问的是：是否漏了逗号？）：请用英文逗号“,”把参数或元素分开。"),
+    ("cannot assign to ", _cannot_assign(in_for=True),
+     "line {n} has {what_en} as the loop variable of `for ... in`: only a name, an attribute (`self.x`) or an item "
+     "(`x[i]`) can receive the values, as in `for i in range(3):`.",
+     "第 {n} 行把{what_zh}写在了 `for ... in` 的循环变量位置：只有变量名、属性（`self.x`）或元素（`x[i]`）能接收"
+     "循环的值，例如 `for i in range(3):`。"),
+    ("cannot assign to ", _cannot_assign(in_for=False),
+     "line {n} has {what_en} on the left of '=': only a name, an attribute (`self.x`) or an item (`x[i]`) can be "
+     "assigned. To compare two values write '=='. To assign, put the name on the left.",
+     "第 {n} 行“=”的左边是{what_zh}：只能给变量名、属性（`self.x`）或元素（`x[i]`）赋值。"
+     "要比较两个值请写“==”；要赋值请把变量名写在左边。"),
+    (("non-default argument follows default argument", "parameter without a default follows parameter with a default"),
+     lambda s: {},
+     "line {n} lists a parameter without a default value after one with a default (`name=...`): Python needs the "
+     "parameters without defaults first, so move it before them, or give it a default too.",
+     "第 {n} 行中，没有默认值的参数写在了有默认值的参数（`name=...`）之后：Python 要求没有默认值的参数在前；"
+     "请把它移到前面，或者也给它一个默认值。"),
+)
+
+
+def _syntax_words_hint(source: str, lineno: int, message: str) -> Msg | None:
+    """Python's English-only words for Python 2's ``except E, e:`` and ``raise E, "text"``, a ``from __future__``
+    import below other code, a ``return`` indented out of its function, a ``:=`` used as a statement or on an
+    attribute, a Python keyword used as a name, an ``elif`` after an ``else``, a ``case`` outside a ``match``, two
+    expressions side by side ("Perhaps you forgot a comma?"), an assignment to a call, and a parameter without a
+    default after one with: said from the line's own text, by the first row of _SYNTAX_NOTES that fits."""
     line = _line(source, lineno)
     if line is None or len(line) > MAX_HINT_LINE:
         return None
-    code = _code_part(line)
-    if message.startswith("multiple exception types must be parenthesized") and (m := _PY2_EXCEPT.match(code)):
-        kind, name = m.groups()
-        return msg(f"line {lineno} writes `except {kind}, {name}:`, as Python 2 did: Python 3 writes "
-                   f"`except {kind} as {name}:`.",
-                   f"第 {lineno} 行写的是 `except {kind}, {name}:`（Python 2 的写法）：Python 3 中应写作 "
-                   f"`except {kind} as {name}:`。")
-    if message.startswith("invalid syntax") and (m := _PY2_RAISE.match(code)):
-        kind = m.group(1)
-        return msg(f"line {lineno} writes `raise {kind}, ...`, as Python 2 did: Python 3 puts the message in "
-                   f"parentheses, raise {kind}(...).",
-                   f"第 {lineno} 行写的是 `raise {kind}, ...`（Python 2 的写法）：Python 3 要把消息放在括号里："
-                   f"raise {kind}(...)。")
-    if message.startswith("from __future__ imports must occur at the beginning of the file"):
-        lines = python_lines(source)
-        before = _first_statement_line(lines[:lineno - 1])
-        if before is None:
-            return None
-        return msg(f"line {lineno} imports from __future__ after other code (line {before}): Python needs "
-                   "`from __future__ import ...` before every other statement (only the docstring and comments may "
-                   "come first), so move it to the top of the file.",
-                   f"第 {lineno} 行的 from __future__ 导入出现在其他代码（第 {before} 行）之后：Python 要求 "
-                   "`from __future__ import ...` 写在所有其他语句之前（前面只能有文档字符串和注释），请把它移到文件开头。")
-    if message.startswith("'return' outside function"):
-        lines = python_lines(source)
-        width = len(line) - len(line.lstrip(" "))
-        for n in range(lineno - 1, 0, -1):
-            d = _DEF_LINE.match(lines[n - 1])
-            if d and len(d.group(1).expandtabs(8)) <= width:
-                if len(d.group(1)) != width or "\t" in d.group(1):
-                    return None
-                return msg(f"line {lineno}'s return is indented {width} spaces, as much as `def {d.group(2)}` "
-                           f"(line {n}), so it is not inside that function: indent it like the lines of "
-                           f"{d.group(2)}'s body.",
-                           f"第 {lineno} 行的 return 缩进了 {width} 个空格，与 `def {d.group(2)}`（第 {n} 行）相同，"
-                           f"所以它不在这个函数里面：请让它与 {d.group(2)} 函数体中的各行缩进一致。")
-        return None
+    seen = _Seen(source, lineno, line, message)
+    for start, check, en, zh in _SYNTAX_NOTES:
+        if message.startswith(start) and (found := check(seen)) is not None:
+            return msg(en.format(n=lineno, **found), zh.format(n=lineno, **found))
     return None
 
 
@@ -2536,8 +2573,7 @@ def _load_hint(source: str, kind: str, lineno: int | None, message: str, filenam
                     or _char_hint(source, lineno, kind, message) or _py2_print_hint(source, lineno, message)
                     or _unclosed_hint(source, lineno, message) or _mismatched_hint(source, lineno, message)
                     or _fstring_hint(source, lineno, message)
-                    or _python_words_hint(source, lineno, message) or _layout_hint(source, lineno, message)
-                    or _syntax_words_hint(source, lineno, message)
+                    or _python_words_hint(source, lineno, message) or _syntax_words_hint(source, lineno, message)
                     or (_indent_hint(source, lineno, message) if kind == "IndentationError" else None))
         if kind == "SandboxDied":
             return _exit_hint(source, message)
