@@ -489,6 +489,34 @@ def _normal_cookie(name: str) -> str:
     return name
 
 
+def _refuse_ignored_cookie(body: bytes, lines: list[bytes], code_prefix: str, what_en: str, what_zh: str) -> None:
+    """Refuse, with what was seen, a file that is not UTF-8 and declares its encoding on line 2 below a line 1 of
+    code: CPython 3.11 reads a line-2 declaration only after a comment or blank line 1, so it ignores this one and
+    refuses the file as not UTF-8 (round 37: ``import torch  # 注意力`` in GBK above ``# -*- coding: gbk -*-`` was
+    told to put the declaration on line 1 or 2, where it already was)."""
+    if len(lines) < 2 or (match := _COOKIE.match(lines[1])) is None or _normal_cookie(
+            name := match.group(1).decode("ascii")) == "utf-8":
+        return
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, _ = _position(body, exc.start)
+        reason = f"Non-UTF-8 code starting with '\\x{body[exc.start]:02x}' on line {line}, but no encoding declared"
+    else:
+        return
+    shown = capped(name)
+    raise InputError(
+        f"{code_prefix}_not_utf8",
+        f"The {what_en} declares the encoding '{shown}' on line 2, but its line 1 is code, not a comment: Python reads a "
+        "declaration on line 2 only when line 1 is a comment or blank, so it ignores this one, reads the file as "
+        f"UTF-8 and refuses it (SyntaxError: {reason}); the grader does the same. Move the declaration to line 1, or "
+        "save the file as UTF-8 and delete the coding line, and upload it again.",
+        f"{what_zh}在第 2 行声明了编码 `{shown}`，但第 1 行是代码而不是注释：只有第 1 行是注释或空行时，Python 才会读取"
+        f"第 2 行的编码声明，所以它忽略了这个声明，按 UTF-8 读取文件并拒绝运行（`SyntaxError: {reason}`），评分系统也"
+        "一样。请把声明移到第 1 行，或以 UTF-8 保存并删除第 2 行的编码声明，然后重新上传。",
+    )
+
+
 def _as_python_reads(data: bytes, code_prefix: str, what_en: str, what_zh: str) -> str | None:
     """The text of a file with a PEP 263 coding declaration other than UTF-8, read as ``python3.11 file.py`` reads
     it, or None when it has none (or declares UTF-8): the UTF-8 rules then apply. Refused, with Python's reason,
@@ -507,6 +535,7 @@ def _as_python_reads(data: bytes, code_prefix: str, what_en: str, what_zh: str) 
         if not _COMMENT_OR_BLANK.match(line):
             break
     if at is None or match is None:
+        _refuse_ignored_cookie(body, lines, code_prefix, what_en, what_zh)
         return None
     name = match.group(1).decode("ascii")
     shown = capped(name)
@@ -529,8 +558,8 @@ def _as_python_reads(data: bytes, code_prefix: str, what_en: str, what_zh: str) 
             f"the file (SyntaxError: {reason}); the grader does the same. Save the file as UTF-8 and delete the "
             "coding line, or move the declaration to line 1, and upload it again.",
             f"{what_zh}的第 1 行不是有效的 UTF-8（第一个非 ASCII 字符位于第 {col} 列），而编码声明 `{shown}` 在第 2 行："
-            f"Python 在读到声明之前就按 UTF-8 读取第 1 行，因此拒绝这个文件（SyntaxError: {reason}），评分系统也一样。"
-            "请以 UTF-8 保存并删除 coding 声明行，或把声明移到第 1 行，然后重新上传。",
+            f"Python 在读到声明之前就按 UTF-8 读取第 1 行，因此拒绝这个文件（`SyntaxError: {reason}`），评分系统也一样。"
+            "请以 UTF-8 保存并删除第 2 行的编码声明，或把声明移到第 1 行，然后重新上传。",
         )
     if data.startswith(b"\xef\xbb\xbf") and normal != "utf-8":
         raise InputError(
