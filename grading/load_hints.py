@@ -3363,9 +3363,11 @@ def _product_said(tree: ast.Module, lineno: int, batch2: re.Match) -> Msg | None
 # Round 35: a `raise NotImplementedError` left in forward (or in a property it reads) and the file's own assert were
 # "raised NotImplementedError at attention.py line 17" and "AssertionError at line 17: q 和 k 形状不一致", which read
 # like the grader's complaint; said now as the file's own statement, with what it checks.
-def own_message(source: str | None, lineno: int | None, kind: str | None) -> bool:
+def own_message(source: str | None, lineno: int | None, kind: str | None, message: str | None = None) -> bool:
     """Whether the failing line is the file's own ``raise <kind>(...)`` (or an ``assert`` with a message, for an
-    AssertionError): the exception's message is then the code's own words, not PyTorch's or Python's."""
+    AssertionError): the exception's message is then the code's own words, not PyTorch's or Python's. A raise of a
+    name (``raise ValueError(msg)``) counts when ``message`` is the text a string or f-string bound to that name in
+    the raise's own function gives (round 37); what else the name holds is not guessed."""
     if not lineno or not kind or not isinstance(source, str) or len(source) > MAX_SOURCE:
         return False
     line = _line(source, lineno)
@@ -3377,11 +3379,39 @@ def own_message(source: str | None, lineno: int | None, kind: str | None) -> boo
     for n in _walk(tree):
         if getattr(n, "lineno", None) != lineno:
             continue
-        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and n.exc.args and _written_text(n.exc.args[0]):
+        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call) and n.exc.args and (
+                _written_text(n.exc.args[0]) or _bound_text_said(tree, n, message)):
             func = n.exc.func
             if (func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)) == kind:
                 return True
         if isinstance(n, ast.Assert) and n.msg is not None and kind == "AssertionError" and _written_text(n.msg):
+            return True
+    return False
+
+
+def _bound_text_said(tree: ast.Module, raised: ast.Raise, message: str | None) -> bool:
+    """Whether ``raise E(name)`` raised ``message`` as text written in the file: ``name`` is assigned, in the raise's
+    own function (or at module level, for a raise there), a string literal or an f-string whose written parts
+    ``message`` shows in order, the formatted values standing for any text."""
+    arg = raised.exc.args[0] if isinstance(raised.exc, ast.Call) else None
+    if not isinstance(arg, ast.Name) or not isinstance(message, str) or not message.strip():
+        return False
+    scopes = [f for f in _walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+              and f.lineno <= raised.lineno <= (f.end_lineno or f.lineno)]
+    scope = max(scopes, key=lambda f: f.lineno, default=tree)     # the innermost function holding the raise
+    said = " ".join(message.split())
+    for node in _own_nodes(scope):
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) and any(
+            isinstance(t, ast.Name) and t.id == arg.id
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])) else None
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            parts = [value.value]
+        elif isinstance(value, ast.JoinedStr):     # a call in it raised on the assignment's line, not here
+            parts = [v.value if isinstance(v, ast.Constant) else None for v in value.values]
+        else:
+            continue
+        pattern = "".join(".*?" if p is None else re.escape(" ".join(p.split())) for p in parts)
+        if re.fullmatch(pattern, said, re.S):
             return True
     return False
 

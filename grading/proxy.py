@@ -320,7 +320,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
         return msg(f"{what['en']} raised SystemExit ({status['en']}){where_en}",
                    f"{what['zh']} {f'在 {filename} 第 {lineno} 行' if lineno else ''}抛出了 SystemExit（{status['zh']}）")
     said = _said(detail, _GRADER_SAID)
-    own = own_message(source, lineno if isinstance(lineno, int) else None, kind)
+    own = own_message(source, lineno if isinstance(lineno, int) else None, kind, str(message))
     text = msg(f"{what['en']} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
                f"{what['zh']} 抛出 {kind}{where_zh}" + (f"：{said['zh']}" if said else
                                                        f"，{_intro_zh(own)}{detail}" if detail else ""))
@@ -425,7 +425,7 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         lineno = getattr(exc, "lineno", None)
         raw = getattr(exc, "message", None) or str(exc)
         m = _clip(raw)
-        own = own_message(source, lineno, k)
+        own = own_message(source, lineno, k, str(raw))
         m_zh = _load_detail_zh(k, lineno, m, own)
         # A SyntaxError's column, as Python's caret shows it: the result page marks it in the line.
         column = getattr(exc, "offset", None) if lineno else None
