@@ -1409,6 +1409,50 @@ def _own_module_hint(source: str, message: str, filename: str) -> Msg | None:
                f"{filename}。")
 
 
+_NO_SUBMODULE = re.compile(r"No module named '([A-Za-z_][\w.]*)\.(\w+)'")
+_NO_NAME = re.compile(r"cannot import name '(\w+)' from '([A-Za-z_][\w.]*)'")
+
+
+def package_name_hint(message: str) -> Msg | None:
+    """Round 37: a submodule or a name missing from a package the grader provides (``torch.nn.funtional``,
+    ``from torch.nn import softmax``) was told which packages the grader has, torch among them. Said now from the
+    grader's own copy of the package, as far as it is already imported here (nothing is imported for this): the
+    submodule of that name it has, or the modules next to it that have the name."""
+    import pkgutil
+    from types import ModuleType
+
+    if (m := _NO_SUBMODULE.search(message)) is not None:
+        parent, leaf = m.groups()
+        module = sys.modules.get(parent)
+        if parent.split(".")[0] not in KNOWN_PACKAGES or not isinstance(getattr(module, "__path__", None), list):
+            return None
+        close = difflib.get_close_matches(leaf, sorted({i.name for i in pkgutil.iter_modules(module.__path__)}),
+                                          n=1, cutoff=0.8)
+        if not close:
+            return None
+        return msg(f"{parent} has no module `{leaf}`, but it has `{close[0]}`: write "
+                   f"`{parent}.{close[0]}`.",
+                   f"{parent} 中没有名为 `{leaf}` 的模块，但有 `{close[0]}`：请写成 `{parent}.{close[0]}`。")
+    if (m := _NO_NAME.search(message)) is None or m.group(2).split(".")[0] not in KNOWN_PACKAGES:
+        return None
+    name, owner = m.groups()
+    module = sys.modules.get(owner)
+    if not isinstance(module, ModuleType) or hasattr(module, name):
+        return None
+    # the modules beside it: its own submodules already imported, and the package above it
+    near = [sys.modules.get(f"{owner}.{i}") for i in dir(module) if not i.startswith("_")]
+    near.append(sys.modules.get(owner.rpartition(".")[0]))
+    having = [n.__name__ for n in near if isinstance(n, ModuleType) and n.__name__ != owner
+              and hasattr(n, name)]
+    if not having:
+        return None
+    listed_en = " and ".join(f"`{h}`" for h in having[:2])
+    listed_zh = " 和 ".join(f"`{h}`" for h in having[:2])
+    return msg(f"{owner} has no `{name}`, but {listed_en} {'have' if len(having) > 1 else 'has'} it: write "
+               f"`from {having[0]} import {name}`.",
+               f"{owner} 中没有 `{name}`，{listed_zh} 中有：请写成 `from {having[0]} import {name}`。")
+
+
 def _too_deep_hint(source: str, message: str) -> Msg | None:
     """Python's own parser or compiler gave up on the file, not the code when it ran: checked here
     (``ast.parse`` fails the same way) or said by the error itself (``... during compilation``).
@@ -2587,6 +2631,8 @@ def _load_hint(source: str, kind: str, lineno: int | None, message: str, filenam
             return _timeout_hint(source)
         if kind in ("ImportError", "ModuleNotFoundError") and lineno and own_import(source, lineno, filename):
             return _own_import_hint(source, lineno, filename)
+        if kind in ("ImportError", "ModuleNotFoundError") and (hint := package_name_hint(message)):
+            return hint
         if kind == "ModuleNotFoundError":
             return _annotation_only_hint(source, message) or _own_module_hint(source, message, filename)
         if kind in ("RecursionError", "MemoryError"):
@@ -2639,10 +2685,42 @@ _DTYPE_MAX = {"Half": ("float16", "65504"), "BFloat16": ("bfloat16", "3.39e38"),
               "double": ("float64", "1.8e308")}
 
 
+_INT_OVERFLOW = re.compile(r"value cannot be converted to type (int64_t|int|int16_t|int8_t|uint8_t) without overflow")
+_INT_DTYPES = {"int64_t": "int64", "int": "int32", "int16_t": "int16", "int8_t": "int8", "uint8_t": "uint8"}
+_INT_DTYPE_WORDS = re.compile(r"\b(?:torch\.)?(?:long|int|int64|int32|int16|int8|uint8|short)\b")
+
+
+_NOT_NUMBER = re.compile(r"must be real number, not torch\.Size")
+
+
+def size_number_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """Round 37: ``math.sqrt(q.shape)`` was Python's "must be real number, not torch.Size" alone. Said when the
+    failing line passes a ``.shape`` or an argument-less ``.size()`` to a call: that is every axis's size, not one
+    number."""
+    if not isinstance(message, str) or not _NOT_NUMBER.search(message) or not isinstance(source, str) \
+            or not lineno or len(source) > MAX_SOURCE or (tree := parse_source(source)) is None:
+        return None
+    given = [(c, a) for c in _on_line(tree, lineno) if isinstance(c, ast.Call) for a in c.args
+             if (isinstance(a, ast.Attribute) and a.attr == "shape") or (
+                 isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and a.func.attr == "size"
+                 and not a.args and not a.keywords)]
+    if len(given) != 1:
+        return None
+    call, arg = given[0]
+    fn, shown = _cap(ast.unparse(call.func)), _cap(ast.unparse(arg))
+    base = _cap(ast.unparse(arg.value if isinstance(arg, ast.Attribute) else arg.func.value))
+    return msg(f"line {lineno} gives {fn} `{shown}`, a torch.Size that holds the size of every axis, not one number: "
+               f"give it the size of one axis, such as `{base}.size(-1)` or `{base}.shape[-1]`",
+               f"第 {lineno} 行传给 {fn} 的是 `{shown}`，它是包含每个维度大小的 torch.Size，不是一个数："
+               f"请传入某一个维度的大小，例如 `{base}.size(-1)` 或 `{base}.shape[-1]`")
+
+
 def fill_overflow_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
     """For an exception raised while the tests call the student's code: when PyTorch says a value does not fit
     the tensor's dtype, that dtype's largest magnitude, the constants of the failing line past it (``-1e9``),
     and what fits every dtype; None for another error."""
+    if isinstance(message, str) and (i := _INT_OVERFLOW.search(message)):
+        return _int_fill_note(source, lineno, _INT_DTYPES[i.group(1)])
     if not isinstance(message, str) or not (m := _FILL_OVERFLOW.search(message)):
         return None
     dtype, largest = _DTYPE_MAX[m.group(1)]
@@ -2654,6 +2732,39 @@ def fill_overflow_note(source: str | None, lineno: int | None, message: str) -> 
                "scores with float('-inf') or torch.finfo(scores.dtype).min, which every dtype holds",
                f"给出的值超出了 {dtype} 的范围，它的最大绝对值为 {largest}{shown_zh}：请用 float('-inf') 或 "
                "torch.finfo(scores.dtype).min 填充被屏蔽的 score，它们在任何 dtype 中都能表示")
+
+
+def _int_fill_note(source: str | None, lineno: int | None, dtype: str) -> Msg:
+    """Round 37: ``torch.zeros(..., dtype=torch.long).masked_fill(mask, float('-inf'))`` was PyTorch's "int64_t"
+    alone. The tensor filled holds integers (PyTorch names its type); the line that gives the filled name an integer
+    dtype is named when the file shows one."""
+    made = _int_made(source, lineno) if isinstance(source, str) and lineno and len(source) <= MAX_SOURCE else None
+    where_en, where_zh = (f": `{made[1]}`, made on line {made[0]} with an integer dtype",
+                          f"；第 {made[0]} 行以整数 dtype 创建了 `{made[1]}`") if made else ("", "")
+    return msg(f"the tensor being filled holds integers ({dtype}{where_en}), and no integer dtype holds -inf or a value "
+               "past its range: to hold such a value the tensor must be floating, so create it "
+               "with a floating dtype (such as the scores' dtype, or torch.float32) or convert it with .float()",
+               f"被填充的 tensor 存放的是整数（{dtype}{where_zh}），而整数 dtype 无法表示 -inf 或超出范围的值："
+               "要存放这样的值，tensor 必须是浮点类型：请用浮点 dtype（例如与 score 相同的 dtype，或 torch.float32）"
+               "创建它，或者用 .float() 转换")
+
+
+def _int_made(source: str, lineno: int) -> tuple[int, str] | None:
+    """(line, name) of the assignment, above ``lineno``, that gives a name filled on ``lineno`` (``x.masked_fill``,
+    ``x.fill_``...) a call with an integer ``dtype=``; None when the file shows none."""
+    try:
+        tree = parse_source(source)
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    if tree is None:
+        return None
+    filled = {n.func.value.id for n in _on_line(tree, lineno) if isinstance(n, ast.Call)
+              and isinstance(n.func, ast.Attribute) and "fill" in n.func.attr and isinstance(n.func.value, ast.Name)}
+    made = [(a.lineno, t.id) for a in _walk(tree) if isinstance(a, ast.Assign) and a.lineno <= lineno
+            for t in a.targets if isinstance(t, ast.Name) and t.id in filled
+            for c in ast.walk(a.value) if isinstance(c, ast.Call)
+            for k in c.keywords if k.arg == "dtype" and _INT_DTYPE_WORDS.fullmatch(ast.unparse(k.value))]
+    return max(made) if made else None
 
 
 @_bounded
@@ -2970,6 +3081,32 @@ def _def_of(tree: ast.Module, cls_name: str | None, name: str) -> ast.FunctionDe
     defs = [f for f in (cls[-1].body if cls else []) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
             and f.name == name]
     return defs[-1] if defs else None     # Python keeps the last def of a name in a class body
+
+
+def no_self_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """Round 37: ``def _split(x):`` in a class, called as ``self._split(x)``, was Python's "_split() takes 1
+    positional argument but 2 were given" alone. Said when the class's def of that name is a plain method (no
+    staticmethod or classmethod) with no parameter named self and the failing line calls it on an object."""
+    if not isinstance(message, str) or not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE \
+            or (m := _POSITIONAL.match(message)) is None or not m.group(1) or int(m.group(4)) != int(m.group(3)) + 1 \
+            or (tree := parse_source(source)) is None:
+        return None
+    cls_name, method = m.group(1), m.group(2)
+    defs = [fn for cls in _walk(tree) if isinstance(cls, ast.ClassDef) and cls.name == cls_name for fn in cls.body
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and fn.name == method]
+    called = any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == method
+                 for c in _on_line(tree, lineno))
+    if len(defs) != 1 or not called or defs[0].decorator_list or defs[0].args.vararg \
+            or any(a.arg == "self" for a in (*defs[0].args.posonlyargs, *defs[0].args.args)):
+        return None
+    fn = defs[0]
+    params = ast.unparse(fn.args)
+    fixed = f"self, {params}" if params else "self"
+    return msg(f"line {fn.lineno} defines `{method}({params})` in {cls_name} without `self`: a method called on an "
+               f"object (as line {lineno} does) receives that object as its first argument, so write "
+               f"`def {method}({fixed}):`",
+               f"第 {fn.lineno} 行在 {cls_name} 中定义的 `{method}({params})` 没有 `self` 参数：通过对象调用方法时"
+               f"（如第 {lineno} 行），Python 会把这个对象作为第一个参数传入，请写成 `def {method}({fixed}):`")
 
 
 def call_shape_note(source: str | None, lineno: int | None, message: str) -> Msg | None:

@@ -44,15 +44,18 @@ from grading.load_hints import (
     missing_name_lead,
     name_note,
     no_forward_note,
+    no_self_note,
     no_super_init_note,
     own_import,
     own_message,
     own_raise_note,
+    package_name_hint,
     plain_refusal_note,
     python_lines,
     runtime_file_note,
     script_define_note,
     shape_note,
+    size_number_note,
     torch_call_note,
     transpose_note,
     view_note,
@@ -328,6 +331,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     line, said = (lineno if isinstance(lineno, int) else None), str(message)
     note = _import_note(exc, packages) or gpu_note(said) or next(
         (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, linear_note, fill_overflow_note,
+                             size_number_note, no_self_note,
                              class_not_instance_note, script_define_note, no_forward_note,
                              no_super_init_note, attribute_note, call_shape_note, torch_call_note,
                              getattr_recursion_note, generator_note, plain_refusal_note,
@@ -443,8 +447,10 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
                     msg(f"the file raised SystemExit ({status['en']}) while {filename} was imported",
                         f"导入 {filename} 时文件抛出了 SystemExit（{status['zh']}）"))
         hinted = with_hint(text, load_hint(source, k, lineno, str(raw), filename))
-        # an import of the file itself or relative to a package is no missing package: the hint says what it is
-        note = None if own_import(source, lineno, filename) else _import_note(exc, packages)
+        # an import of the file itself or relative to a package, or a name a provided package lacks, is no missing
+        # package: the hint says what it is
+        note = None if own_import(source, lineno, filename) or package_name_hint(str(raw)) else \
+            _import_note(exc, packages)
         if note is not None and hinted is not text:    # "...hint; note", not "...hint.; note"
             hinted = {lang: hinted[lang].rstrip(".。") for lang in ("en", "zh")}  # type: ignore[assignment]
         return cat(hinted, note, sep=SEMI)

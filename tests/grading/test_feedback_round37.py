@@ -17,6 +17,12 @@ import sys
 import pytest
 
 from grading.inputs import InputError, validate_code
+from grading.load_hints import no_self_note
+
+# imported here, not in a test: grading.proxy imports torch, 20 s on a loaded host, paid once at collection
+from grading.proxy import ORIGINAL_MESSAGE_ZH, OWN_MESSAGE_ZH, load_error_text, student_error_text
+from grading.sandbox import StudentError
+from tests.grading.feedback_corpus_round37 import CASES
 from tests.grading.helpers import english_in_zh
 
 # GBK's 注意力: D7 A2 is also a UTF-8 letter, D2 E2 is the first byte UTF-8 refuses
@@ -30,13 +36,18 @@ def _refusal(data: bytes) -> InputError:
     return caught.value
 
 
+@pytest.mark.slow
 def test_python_refuses_a_gbk_file_whose_declaration_on_line_2_stands_below_code(tmp_path):
-    # what the note says is what python3.11 does: the line-2 declaration is ignored, line 1 refused as not UTF-8
+    # what the note says is what python3.11 does (a fresh interpreter: 20 s on a loaded host, hence slow)
     path = tmp_path / "attention.py"
     path.write_bytes(_GBK_CODE_LINE_1)
-    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=60)
+    run = subprocess.run([sys.executable, "-S", str(path)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 1
     assert "Non-UTF-8 code starting with '\\xd2'" in run.stderr and "on line 1, but no encoding declared" in run.stderr
+    assert "Non-UTF-8 code starting with '\\xd2' on line 1, but no encoding declared" in _refusal(_GBK_CODE_LINE_1).en
+
+
+def test_a_gbk_file_whose_declaration_on_line_2_stands_below_code_is_told_python_ignores_it():
     said = _refusal(_GBK_CODE_LINE_1)
     assert said.code == "code_not_utf8"
     assert "declares the encoding 'gbk' on line 2, but its line 1 is code, not a comment" in said.en
@@ -89,8 +100,6 @@ def _line(text: str) -> int:
 
 
 def test_a_message_raised_through_a_name_bound_to_the_codes_own_fstring_is_introduced_as_the_codes_own():
-    from grading.proxy import ORIGINAL_MESSAGE_ZH, OWN_MESSAGE_ZH, student_error_text
-
     line = _line("raise ValueError(msg)")
     said = student_error_text("forward", _Raised("ValueError", "q 和 k 的最后一维必须相同，现在是 8 和 16", line),
                               source=_RAISES_NAME)
@@ -98,8 +107,6 @@ def test_a_message_raised_through_a_name_bound_to_the_codes_own_fstring_is_intro
 
 
 def test_a_message_raised_through_a_name_is_not_called_the_codes_own_when_it_is_not_what_the_name_holds():
-    from grading.proxy import ORIGINAL_MESSAGE_ZH, student_error_text
-
     # the text does not match the f-string; the name holds str(...) (not written text); the name is bound in
     # another function only
     for text, message in (("raise ValueError(msg)", "too many values to unpack (expected 2)"),
@@ -112,9 +119,102 @@ def test_a_message_raised_through_a_name_is_not_called_the_codes_own_when_it_is_
 
 
 def test_a_message_raised_at_import_through_a_name_bound_to_a_literal_is_the_codes_own():
-    from grading.proxy import OWN_MESSAGE_ZH, load_error_text
-    from grading.sandbox import StudentError
-
     src = "import torch\nHINT = '请先安装 einops'\nraise RuntimeError(HINT)\n"
     said = load_error_text(StudentError("RuntimeError", "请先安装 einops", 3), source=src)
     assert f"{OWN_MESSAGE_ZH}请先安装 einops" in said["zh"], said
+
+
+# ------------------------------------------------------------------ notes found grading the corpus
+def _src(name: str) -> str:
+    return CASES[name]
+
+
+def _line_in(source: str, text: str) -> int:
+    return next(n for n, line in enumerate(source.splitlines(), 1) if text in line)
+
+
+def _run_said(name: str, kind: str, message: str, text: str) -> dict:
+    src = _src(name)
+    said = student_error_text("MultiHeadAttention.forward", _Raised(kind, message, _line_in(src, text)), source=src)
+    assert english_in_zh(said["zh"].split("；", 1)[1], frozenset({"torch.Size", "math.sqrt", "pad", "_split"})) == []
+    return said
+
+
+def test_math_sqrt_of_a_shape_is_told_to_take_one_axis_size():
+    said = _run_said("sqrt_of_tensor_shape", "TypeError", "must be real number, not torch.Size", "math.sqrt(q.shape)")
+    assert "gives math.sqrt `q.shape`, a torch.Size" in said["en"] and "`q.size(-1)` or `q.shape[-1]`" in said["en"]
+    assert "传给 math.sqrt 的是 `q.shape`" in said["zh"] and "`q.size(-1)` 或 `q.shape[-1]`" in said["zh"]
+
+
+def test_an_integer_mask_filled_with_minus_infinity_is_told_its_dtype_and_the_line_that_made_it():
+    src = _src("mask_long_dtype")
+    said = _run_said("mask_long_dtype", "RuntimeError", "value cannot be converted to type int64_t without overflow",
+                     "pad = pad.masked_fill(")
+    made = _line_in(src, "dtype=torch.long")
+    assert f"holds integers (int64: `pad`, made on line {made} with an integer dtype)" in said["en"]
+    assert "floating dtype" in said["en"] and "-inf" in said["en"]
+    assert f"第 {made} 行以整数 dtype 创建了 `pad`" in said["zh"] and "浮点" in said["zh"]
+
+
+def test_a_method_without_self_called_on_the_object_is_told_to_take_self():
+    src = _src("self_missing_in_split")
+    said = _run_said("self_missing_in_split", "TypeError",
+                     "MultiHeadAttention._split() takes 1 positional argument but 2 were given", "self._split(self.q_proj")
+    assert f"line {_line_in(src, 'def _split(x):')} defines `_split(x)` in MultiHeadAttention without `self`" \
+        in said["en"] and "write `def _split(self, x):`" in said["en"]
+    assert "没有 `self` 参数" in said["zh"] and "`def _split(self, x):`" in said["zh"]
+    # a staticmethod, or a method with self whose call passes too many: not this note
+    static = src.replace("    def _split(x):", "    @staticmethod\n    def _split(x):")
+    assert no_self_note(static, _line_in(static, "self._split(self.q_proj"),
+                        "MultiHeadAttention._split() takes 1 positional argument but 2 were given") is None
+
+
+def test_a_misspelt_torch_submodule_or_a_name_from_the_wrong_torch_module_is_told_where_it_is():
+    import torch.nn.functional  # noqa: F401  (the grader's process has it: the hint reads only imported modules)
+
+    packages = ["torch", "numpy", "einops"]
+    src = _src("import_typo_functional")
+    said = load_error_text(StudentError("ModuleNotFoundError", "No module named 'torch.nn.funtional'",
+                                        _line_in(src, "funtional")), source=src, packages=packages)
+    assert "torch.nn has no module `funtional`, but it has `functional`: write `torch.nn.functional`." in said["en"]
+    assert "torch.nn 中没有名为 `funtional` 的模块，但有 `functional`" in said["zh"]
+    assert "numpy" not in said["en"]     # not the list of packages: torch is one of them
+    src = _src("softmax_from_torch_nn")
+    said = load_error_text(StudentError("ImportError", "cannot import name 'softmax' from 'torch.nn' (/x/torch/nn/"
+                                        "__init__.py)", _line_in(src, "import softmax")), source=src, packages=packages)
+    assert "torch.nn has no `softmax`, but `torch.nn.functional` and `torch` have it: write " \
+           "`from torch.nn.functional import softmax`." in said["en"]
+    assert "torch.nn 中没有 `softmax`，`torch.nn.functional` 和 `torch` 中有" in said["zh"]
+    # a package the grader does not provide: its list, as before
+    said = load_error_text(StudentError("ModuleNotFoundError", "No module named 'tensorflow.keras'", 7),
+                           source=src, packages=packages)
+    assert "numpy" in said["en"]
+
+
+# ------------------------------------------------------------------ the corpus, graded once
+@pytest.fixture(scope="module")
+def graded(executor):
+    from grading.runner import GradeInput, grade
+    return {name: grade(GradeInput(code=code.encode()), "attention", executor) for name, code in CASES.items()}
+
+
+@pytest.mark.slow
+def test_every_corpus_file_is_told_in_both_languages_what_failed_with_a_checked_note(graded):
+    from tests.grading.helpers import code_names
+
+    expected = {"raise_message_variable": "代码自己写的报错信息", "semicolon_fullwidth": "全角分号",
+                "import_typo_functional": "但有 `functional`", "softmax_from_torch_nn": "`torch.nn.functional` 和",
+                "self_missing_in_split": "没有 `self` 参数", "super_init_missing": "super().__init__()",
+                "head_dim_float": "“//”", "assert_divisible_message": "头数太多了",
+                "transpose_wrong_axes": ".transpose(-2, -1)", "sqrt_of_tensor_shape": "torch.Size，不是一个数",
+                "mask_long_dtype": "以整数 dtype 创建了 `pad`", "cuda_hardcoded": "没有 GPU",
+                "reshape_without_transpose": "相乘得", "numpy_softmax": "import numpy as np"}
+    for name, result in graded.items():
+        assert result["status"] == "graded", (name, result.get("message"))
+        said = [result.get("load_error"), result.get("message")] + [t.get("feedback") for t in result["tests"]]
+        said = [m for m in said if isinstance(m, dict)]
+        assert said, name
+        code = code_names(CASES[name]) | frozenset(sys.stdlib_module_names)
+        assert [(name, m["zh"], left) for m in said if (left := english_in_zh(m["zh"], code))] == []
+        if name in expected:
+            assert any(expected[name] in m["zh"] for m in said), (name, [m["zh"] for m in said][:3])
