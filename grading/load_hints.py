@@ -3578,7 +3578,7 @@ def own_raise_note(source: str | None, lineno: int | None, message: str, kind: s
     if not lineno or not isinstance(source, str) or len(source) > MAX_SOURCE or not isinstance(message, str):
         return None
     line = _line(source, lineno)     # asked for every error with a line: the tree is walked only when it can apply
-    if line is None or not re.match(r"\s*(?:raise\s+NotImplementedError|assert\b)", line):
+    if line is None or not re.match(r"\s*(?:raise\b|assert\b)", line):
         return None
     tree = parse_source(source)
     if tree is None:
@@ -3586,7 +3586,7 @@ def own_raise_note(source: str | None, lineno: int | None, message: str, kind: s
     stmts = [n for n in _walk(tree) if isinstance(n, ast.Raise | ast.Assert) and n.lineno == lineno]
     if len(stmts) != 1:
         return None
-    stmt = stmts[0]
+    stmt, raised = stmts[0], kind
     found = _method_at(tree, lineno)
     where = msg(f" (in {_cap(found[0].name + '.' + found[1].name)})",
                 f"（在 {_cap(found[0].name + '.' + found[1].name)} 中）") if found \
@@ -3594,7 +3594,7 @@ def own_raise_note(source: str | None, lineno: int | None, message: str, kind: s
     if isinstance(stmt, ast.Raise) and stmt.exc is not None:
         kind = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
         if not (isinstance(kind, ast.Name) and kind.id == "NotImplementedError"):
-            return None
+            return _raised_under_if(source, tree, stmt, where, kind, raised)
         return cat(msg(f"line {lineno}", f"第 {lineno} 行"), where,
                    msg(" is a `raise NotImplementedError` written in the file, a placeholder for code still to be "
                        "written: write that code in its place",
@@ -3613,6 +3613,26 @@ def own_raise_note(source: str | None, lineno: int | None, message: str, kind: s
                              f"是文件中自己写的 `assert`，它的条件（`{test}`）对这些输入不成立：如果这个检查是对的，"
                              "说明它之前的代码算出了错误的值；如果它对作业允许的输入不成立，请修正这个检查"))
     return None
+
+
+def _raised_under_if(source: str, tree: ast.Module, stmt: ast.Raise, where: Msg, cls: ast.expr,
+                     raised: str | None) -> Msg | None:
+    """Round 37: ``if q.dim() != 3: raise ValueError(msg)`` was the code's own message alone, which said what the
+    check expected, not that the check itself may be what is wrong. Said when the raise stands directly in an
+    ``if``'s body and raised the exception's own class: that condition was true for these inputs."""
+    name = cls.id if isinstance(cls, ast.Name) else cls.attr if isinstance(cls, ast.Attribute) else None
+    if raised is None or name != raised:
+        return None
+    ifs = [n for n in _walk(tree) if isinstance(n, ast.If) and any(b is stmt for b in n.body)]
+    if len(ifs) != 1:
+        return None
+    test = _cap(_shown(source, ifs[0].test))
+    return cat(msg(f"line {stmt.lineno}", f"第 {stmt.lineno} 行"), where,
+               msg(f" is a raise written in the file, reached because the condition of line {ifs[0].lineno} "
+                   f"({test}) was true for these inputs. If the check is right, the code before it computed a wrong "
+                   "value. If the check is wrong for inputs the assignment allows, correct the check",
+                   f"是文件中自己写的 `raise`，因为第 {ifs[0].lineno} 行的条件（`{test}`）对这些输入成立才执行到这里："
+                   "如果这个检查是对的，说明它之前的代码算出了错误的值；如果它对作业允许的输入不成立，请修正这个检查"))
 
 
 # ============================================================================ an nn.Linear given inputs of another width

@@ -218,3 +218,17 @@ def test_every_corpus_file_is_told_in_both_languages_what_failed_with_a_checked_
         assert [(name, m["zh"], left) for m in said if (left := english_in_zh(m["zh"], code))] == []
         if name in expected:
             assert any(expected[name] in m["zh"] for m in said), (name, [m["zh"] for m in said][:3])
+
+
+def test_the_codes_own_raise_under_an_if_is_told_the_condition_that_held():
+    src = _src("raise_message_variable")
+    line = _line_in(src, "raise ValueError(msg)")
+    said = student_error_text("ScaledDotProductAttention.forward",
+                              _Raised("ValueError", "q 和 k 的最后一维必须相同，现在是 4 和 4", line), source=src)
+    cond = "q.size(-1) != k.size(-1) or q.dim() != 3"
+    assert f"line {line} (in ScaledDotProductAttention.forward) is a raise written in the file, reached because the " \
+           f"condition of line {line - 1} ({cond}) was true for these inputs" in said["en"]
+    assert f"因为第 {line - 1} 行的条件（`{cond}`）对这些输入成立" in said["zh"]
+    # an exception of another class on that line was not raised by it: no such note
+    said = student_error_text("ScaledDotProductAttention.forward", _Raised("TypeError", "bad operand", line), source=src)
+    assert "raise written in the file" not in said["en"]
