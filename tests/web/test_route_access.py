@@ -22,7 +22,7 @@ ACCESS: dict[str, set[str]] = {
     # instructors only: students get 403
     "instructor": {"instructor.dashboard", "instructor.student", "instructor.review", "instructor.override",
                    "instructor.regrade", "instructor.regrades", "instructor.regrade_batch",
-                   "instructor.regrade_progress", "instructor.roster", "instructor.drop", "instructor.restore",
+                   "instructor.regrade_progress", "instructor.regrade_cancel", "instructor.roster", "instructor.drop", "instructor.restore",
                    "instructor.sign_in_links", "instructor.gradebook_csv", "instructor.settings",
                    "instructor.grant_extension", "instructor.revoke_extension", "instructor.course_log",
                    "instructor.similarity", "instructor.similarity_status", "instructor.similarity_pair",
