@@ -106,7 +106,9 @@ def _my_submissions(assignment: Assignment) -> list[Submission]:
             .where(Submission.assignment_id == assignment.id, Submission.student_id == current_user.id)
             .options(selectinload(Submission.runs),
                      selectinload(Submission.reviews).selectinload(AuditReview.reviewer),
-                     selectinload(Submission.assignment))
+                     selectinload(Submission.assignment),
+                     # effective_for reads each attempt's overrides: lazy, one query per attempt.
+                     selectinload(Submission.overrides))
             .order_by(Submission.attempt.desc())
         )
     )
