@@ -44,8 +44,10 @@ def similarity_json(report: SimilarityReport | None) -> dict:
     """The similarity answer of the page poller and of `GET /api/v1/similarity`."""
     if report is None:
         return {"status": "none", "pairs": []}
+    # left_out is null for a report from before round 37 (docs/contracts.md): {} would say that nothing was
+    # left out, which such a report never recorded.
     return {"id": report.id, "status": report.status, "threshold": report.threshold,
-            "submissions_compared": report.submissions_compared, "left_out": report.left_out or {},
+            "submissions_compared": report.submissions_compared, "left_out": report.left_out,
             "message": report.message,
             "created_at": report.created_at.isoformat() + "Z",
             "finished_at": report.finished_at.isoformat() + "Z" if report.finished_at else None,
