@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterable
 
 from celery import Celery, Task
 from flask import Flask, current_app
 from sqlalchemy import and_, case, func, or_, select
 
 from app.extensions import db
-from app.models import GradingRun, Status
+from app.models import GradingRun, Status, Submission
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +129,26 @@ def enqueue_run(run_id: int, countdown: float | None = None, *, priority: int | 
     except Exception as exc:  # noqa: BLE001 - any broker failure must not lose the upload
         log.warning("could not queue run %s (%s); the sweeper will retry", run_id, exc)
         return False
+
+
+def send_oldest_queued(student_ids: Iterable[int]) -> list[int]:
+    """Send each student's oldest queued run; returns their ids. A worker sends the student's next run
+    when one ends (worker/runs.py next_of_student), and a claim deferred behind a running attempt drops
+    its message. When the run that next message was for disappears (a cancelled regrade run), its
+    message claims nothing and sends nothing, so the student's runs held back behind it would wait for
+    the sweeper: the canceller sends them. A duplicate message is harmless (the claim is guarded)."""
+    ids = sorted(set(student_ids))
+    if not ids:
+        return []
+    oldest = (select(func.min(GradingRun.id)).join(Submission, Submission.id == GradingRun.submission_id)
+              .where(Submission.student_id.in_(ids), GradingRun.status == Status.QUEUED)
+              .group_by(Submission.student_id))
+    found = db.session.execute(select(GradingRun.id, GradingRun.trigger).where(GradingRun.id.in_(oldest))
+                               .order_by(GradingRun.id)).all()
+    db.session.commit()  # the send happens outside any transaction, as every other send
+    for run_id, trigger in found:
+        enqueue_run(run_id, priority=priority_of(trigger))
+    return [run_id for run_id, _ in found]
 
 
 def enqueue_similarity(report_id: int) -> bool:

@@ -35,7 +35,14 @@ from app.models import (
     Submission,
     User,
 )
-from app.queue import PRIORITY_BATCH, broker_has_priorities, enqueue_run, first_waiting, priority_of
+from app.queue import (
+    PRIORITY_BATCH,
+    broker_has_priorities,
+    enqueue_run,
+    first_waiting,
+    priority_of,
+    send_oldest_queued,
+)
 from app.scores import effective_for
 
 # What each scope regrades, in both languages: the refusal of another scope says it (errors.one_of).
@@ -241,7 +248,14 @@ def cancel(batch: RegradeBatch, actor: User | None) -> Cancelled:
         delete(_RUNS).where(_RUNS.c.trigger == batch.trigger, _RUNS.c.status == Status.QUEUED.value)
         .returning(_RUNS.c.id, _RUNS.c.submission_id)).all()
     sub_ids = sorted({sub_id for _, sub_id in gone})
+    students: list[int] = []
     if sub_ids:
+        # Lock the attempts first, in their own statement: a worker storing a newer run of one of them
+        # holds its row until it commits, and under READ COMMITTED the UPDATE below takes its snapshot
+        # only once this wait is over, so its newest-run subquery sees that store (read in the UPDATE's
+        # own snapshot, it wrote the status from before the store over it: the attempt stayed running).
+        students = db.session.scalars(select(_SUBMISSIONS.c.student_id).where(_SUBMISSIONS.c.id.in_(sub_ids))
+                                      .order_by(_SUBMISSIONS.c.id).with_for_update()).all()
         db.session.execute(update(_SUBMISSIONS).where(_SUBMISSIONS.c.id.in_(sub_ids))
                            .values(status=_NEWEST_STATUS))
         # Counted in SQL: two instructors cancelling at once each add what their own DELETE removed.
@@ -255,6 +269,9 @@ def cancel(batch: RegradeBatch, actor: User | None) -> Cancelled:
         submission_id=batch.submission_id, subject=batch.scope,
         after={"batch": batch.id, "cancelled": len(gone), "running": running})
     db.session.commit()
+    # A worker may have sent one of the deleted runs as a student's next (worker/runs.py next_of_student),
+    # the student's upload held back behind it: sent now, not when the sweeper finds it.
+    send_oldest_queued(students)
     db.session.refresh(batch)
     return Cancelled(len(gone), running)
 
