@@ -541,7 +541,8 @@
           answers.forEach(function (s, i) {
             var tr = rows[i];
             if (!s || !s.status || s.status === tr.getAttribute("data-status")) return;
-            news.push(showStatus(tr, s.status));
+            var sentence = showStatus(tr, s.status);
+            if (!backAsBefore(tr, s)) news.push(sentence);
             if (s.status === "graded" || s.status === "error") ended = true;
           });
           if (news.length) said.textContent = sentences(news);
@@ -550,6 +551,21 @@
         })
         .catch(function () { /* asked again at the next poll */ })
         .then(function () { checking = false; schedule(); });
+    }
+    /* Whether an answer changes the row's graded run or score (its total, or null when it has none). */
+    function rescoredOf(tr, s) {
+      var shown = tr.getAttribute("data-total"), was = shown ? parseFloat(shown) : null;
+      var total = typeof s.total === "number" ? s.total : null;
+      return (total === null) !== (was === null) || (total !== null && Math.abs(total - was) > 0.005);
+    }
+    function regradedOf(tr, s) {
+      return String(s.graded_run_id || "") !== (tr.getAttribute("data-graded-run") || "");
+    }
+    /* Round 37: a cancelled regrade run is deleted, and its attempt shows "graded" again, with the same graded
+       run and score; said "Attempt n: graded." though nothing was graded again. A grading that ends graded
+       always brings a new graded run, so "graded" with the row's graded run and score is said by nobody. */
+    function backAsBefore(tr, s) {
+      return s.status === "graded" && !regradedOf(tr, s) && !rescoredOf(tr, s);
     }
     /* The new status in a row's badge, and the sentence that says it. */
     function showStatus(tr, status) {
@@ -578,12 +594,11 @@
       list.forEach(function (s) {
         var tr = rows[String(s.id)];
         if (!tr) { refresh = true; return; }
-        var shown = tr.getAttribute("data-total"), was = shown ? parseFloat(shown) : null;
         var total = typeof s.total === "number" ? s.total : null;
-        var rescored = (total === null) !== (was === null) || (total !== null && Math.abs(total - was) > 0.005);
-        var regraded = String(s.graded_run_id || "") !== (tr.getAttribute("data-graded-run") || "");
+        var rescored = rescoredOf(tr, s), regraded = regradedOf(tr, s);
         if (s.status !== tr.getAttribute("data-status")) {
-          news.push(showStatus(tr, s.status));
+          var sentence = showStatus(tr, s.status);
+          if (!backAsBefore(tr, s)) news.push(sentence);
           if (s.status === "queued" || s.status === "running") brisk = true; else refresh = true;
         }
         if (rescored || regraded) refresh = true;

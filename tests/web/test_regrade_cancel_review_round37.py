@@ -111,7 +111,7 @@ def _queries_of_attempts_list(client, web, course, n: int) -> int:
     web.login(client, alice)
     seen: list[str] = []
 
-    def count(conn, cursor, statement, *args):  # noqa: ANN001 - SQLAlchemy's event signature
+    def count(conn, cursor, statement, *args):
         seen.append(statement)
 
     event.listen(db.engine, "before_cursor_execute", count)

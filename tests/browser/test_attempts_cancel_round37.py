@@ -1,0 +1,51 @@
+"""Round 37, in Chromium: a cancelled class regrade puts its attempt back to "graded" in an open list of attempts
+without saying "Attempt n: graded." (nothing was graded again: same graded run, same score); a real grading that
+ends is still said."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from app import regrading
+from app.extensions import db
+from app.models import RegradeBatch
+from tests.browser.helpers import full_result
+from tests.browser.test_browser_flows import login
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def test_a_cancelled_regrade_shows_graded_again_without_saying_it_was_graded(app, web, factory, live_server,
+                                                                               browser):
+    a = factory.assignment()
+    alice = factory.student(email="alice@example.edu")
+    teacher = factory.instructor()
+    sub = web.submit(alice, a)
+    web.grade(sub, full_result())
+    page = browser.new_context().new_page()
+    page.clock.install()
+    login(page, live_server, alice.email)
+    page.wait_for_load_state()
+    page.goto(f"{live_server}/lang/en")
+    page.goto(f"{live_server}/assignments/{a.slug}")
+    row = page.locator(f"#attempts tr[data-attempt='{sub.attempt}']")
+    badge = row.locator("[data-status-cell] .badge").first
+    said = page.locator("#attempts + p[aria-live]")
+    batch = regrading.start(a, regrading.plan(a, "all"), teacher)
+    page.clock.run_for(61_000)                     # the list's check sees the regrade queued
+    expect(badge).to_have_text("queued", timeout=10_000)
+    expect(said).to_contain_text("queued")
+    assert regrading.cancel(db.session.get(RegradeBatch, batch.id), teacher).cancelled == 1
+    for _ in range(30):                            # the row's brisk polls, on the page's clock
+        page.clock.run_for(1_000)
+        if (badge.text_content() or "").strip() == "graded":
+            break
+        time.sleep(0.2)
+    expect(badge).to_have_text("graded")
+    page.wait_for_timeout(500)                     # the card fetched again after the row ended
+    expect(row.locator("td.num strong")).to_have_text("96")
+    assert "graded" not in (said.text_content() or ""), said.text_content()
+    page.context.close()
