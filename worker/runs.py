@@ -38,6 +38,7 @@ from flask import current_app, has_app_context
 from sqlalchemy import (
     ColumnElement,
     Engine,
+    Select,
     Update,
     and_,
     bindparam,
@@ -406,18 +407,28 @@ _STORED_ALWAYS = ("status", "status_reason", "grader_version", "result", "log_ex
 _STORED_IF_GRADED = ("total", "max_total", "categories")
 
 
-@lru_cache(maxsize=2)
-def _store_statement(graded: bool) -> Update:
+@lru_cache(maxsize=4)
+def _store_statement(graded: bool, lock_submission: bool) -> Update | Select:
     """The guarded store UPDATE (only the holder of a running run may write), returning the
-    submission for `_sync_submission_status`. Parameters: ``run_id``, ``holder`` (the worker), ``v_<column>``."""
+    submission for `_sync_submission_status`. Parameters: ``run_id``, ``holder`` (the worker), ``v_<column>``.
+
+    With ``lock_submission`` (PostgreSQL) the same statement also locks the submission's row, so the sync that
+    follows, a statement of its own, reads the runs after any transaction that held that row (a regrade cancel
+    deleting this attempt's newer queued run) has committed: one statement computing the newest run while
+    waiting for the row would keep its older snapshot and write the cancelled run's ``queued`` back."""
     names = _STORED_ALWAYS + (_STORED_IF_GRADED if graded else ())
-    return (
+    stored = (
         update(RUNS)
         .where(RUNS.c.id == bindparam("run_id"), RUNS.c.status == Status.RUNNING.value,
                RUNS.c.worker == bindparam("holder"))
         .values(finished_at=db_now(), **{n: bindparam(f"v_{n}", type_=RUNS.c[n].type) for n in names})
         .returning(RUNS.c.submission_id)
     )
+    if not lock_submission:
+        return stored
+    done = stored.cte("stored")
+    return (select(SUBMISSIONS.c.id).join(done, SUBMISSIONS.c.id == done.c.submission_id)
+            .with_for_update(of=SUBMISSIONS))
 
 
 _INSERT_RESULTS = insert(RESULTS)
@@ -442,7 +453,8 @@ def store_result(run_id: int, worker: str, result: dict[str, Any]) -> bool:
     }
     if graded:
         params.update(v_total=result["total"], v_max_total=result["max_total"], v_categories=result["categories"])
-    sub_id = db.session.execute(_store_statement(graded), params).scalar_one_or_none()
+    locks = _row_locks()
+    sub_id = db.session.execute(_store_statement(graded, locks), params).scalar_one_or_none()
     if sub_id is None:
         db.session.rollback()
         log.warning("run %s no longer held by %s; result dropped", run_id, worker)
@@ -462,7 +474,7 @@ def store_result(run_id: int, worker: str, result: dict[str, Any]) -> bool:
     ]
     if rows:
         db.session.execute(_INSERT_RESULTS, rows)
-    _sync_submission_status(sub_id)
+    _sync_submission_status(sub_id, locked=locks)
     db.session.commit()
     return True
 
@@ -502,7 +514,22 @@ _NEWEST_STATUS = (
 _SYNC_SUBMISSION = update(SUBMISSIONS).where(SUBMISSIONS.c.id == bindparam("sub_id")).values(status=_NEWEST_STATUS)
 
 
-def _sync_submission_status(sub_id: int) -> None:
-    """A submission shows the state of its newest run (one UPDATE with a subquery)."""
+_LOCK_SUBMISSION = select(SUBMISSIONS.c.id).where(SUBMISSIONS.c.id == bindparam("sub_id")).with_for_update()
+
+
+def _row_locks() -> bool:
+    """PostgreSQL locks rows; SQLite serialises every writing transaction whole, so it needs no row lock."""
+    return db.session.get_bind().dialect.name == "postgresql"
+
+
+def _sync_submission_status(sub_id: int, locked: bool = False) -> None:
+    """A submission shows the state of its newest run (one UPDATE with a subquery).
+
+    The submission's row is locked first, in a statement of its own (unless the caller's statement locked it):
+    the UPDATE then reads the runs as committed once the lock is held. A single UPDATE that waited for the row
+    (a regrade cancel holding it while it deletes this attempt's newer queued run) would compute the newest
+    run from its snapshot taken before the wait, and write the deleted run's ``queued`` (round 37's review)."""
     db.session.flush()  # a run changed through the ORM (requeue_for_retry) is written first
+    if not locked and _row_locks():
+        db.session.execute(_LOCK_SUBMISSION, {"sub_id": sub_id})
     db.session.execute(_SYNC_SUBMISSION, {"sub_id": sub_id})

@@ -138,3 +138,36 @@ def test_a_similarity_report_from_before_round_37_answers_left_out_null(client, 
     body = client.get("/instructor/similarity/status").json
     assert body["id"] == report.id
     assert body["left_out"] is None
+
+
+def test_a_workers_store_waiting_on_a_cancel_leaves_the_attempt_at_the_stored_runs_status(app, web, course):
+    """The worker's side of the race above: the student's own regrade X is running when a batch queues B, newer;
+    the cancel deletes B and holds the submission's row while X's store arrives. The store's sync must read the
+    runs after the cancel committed: from its earlier snapshot it wrote B's ``queued`` back, an attempt said
+    to be queued with no run queued."""
+    store = BlobStore(app.config["UPLOAD_DIR"])
+    s = web.submit(course["alice"], audit=False, figure=False)
+    web.grade(s, realistic_result())
+    x = regrading.request_regrade(db.session.get(Submission, s.id))               # run X
+    xid, sid = x.id, s.id
+    assert wruns.claim(xid, "worker-x", store) is not None
+    a = course["assignment"]
+    batch = regrading.start(a, regrading.plan(a, "all"), course["teacher"])
+    bid = _batch_runs(batch)[sid]                                                  # run B, newer than X
+    assert bid > xid
+    db.session.remove()
+    with db.engine.connect() as other:
+        # The cancel, uncommitted: B deleted, the submission's row locked and set from the runs it sees.
+        tx = other.begin()
+        other.execute(text("delete from grading_runs where id=:b"), {"b": bid})
+        other.execute(text("select id from submissions where id=:s for update"), {"s": sid})
+        other.execute(text("update submissions set status='running' where id=:s"), {"s": sid})
+        timer = threading.Timer(0.7, tx.commit)
+        timer.start()
+        try:
+            assert wruns.store_result(xid, "worker-x", realistic_result())
+        finally:
+            timer.join()
+    db.session.remove()
+    assert db.session.get(GradingRun, xid).status == Status.GRADED
+    assert db.session.get(Submission, sid).status == Status.GRADED
