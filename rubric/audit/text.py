@@ -436,6 +436,10 @@ class _Sentence:
     # [start, end) of what an attribution reports when a verdict denies it ("Critics say X. They are
     # wrong."): the student asserts the opposite of X there (see :func:`_deny_attributed`)
     denied: tuple[int, int] | None = None
+    # the denied span is a claim a closing denial rejects (:func:`_rejections`): every clause of it is negated, a reading
+    # of the figure too (round 37 review: "rows are queries, columns are keys, but the heatmap cannot show that" earned
+    # the reading of its second clause, which the denial only carried to)
+    rejected: bool = False
     _clauses: list[_Clause] | None = None
     _cues: list[tuple[int, int]] | None = None
     _found: dict[int, list[re.Match]] | None = None
@@ -494,7 +498,7 @@ class _Sentence:
         it in the same clause ("it does *not* prove causality": the predicate runs to the end of the
         clause), or a cue right after a short subject ("causality *cannot* be inferred", "因果关系*无法*").
         With ``context``, a "cannot prove" section, lead-in or carried "we cannot say that," also counts."""
-        if self.row_denied:
+        if self.row_denied or (self.rejected and self.denied is not None and start < self.denied[1]):
             return True
         clause = self.clause_at(start)
         if context and (self.context_negated or clause.carried):
@@ -860,6 +864,26 @@ def _verdict_at(cc: Checklist, text: str, start: int) -> int | None:
 # What may stand between a claim and the denial that closes its sentence (round 37): a clause break, a dash, a bracket.
 _REJECTION_BREAK = re.compile(r"(?:[,:;(]|\s[-\u2013\u2014]+|\u2014)\s*$")
 _REJECTION_LEAD = re.compile(r"(?:but|yet|however|which|and)\b|但|可是|不过|然而")
+# A clause that names a topic rather than claims it ("whether it holds for other seeds", "why the model learned it",
+# 至于换一个 seed 还是不是这样, q0 那一行为什么这么平): a denial after it denies that topic, not the claim before it
+# (round 37 review: "The heatmap proves that k2 causes q1's output; whether it holds for other seeds, the heatmap cannot
+# show." cleared the overclaim and earned the caveat, 6/15 against 2)
+_REJECTION_TOPIC = re.compile(
+    r"^\W*(?:(?:and|but|or|yet|so|as for|as to)\s+)?(?:whether|why|how|what|when|where|which|who|if)\b"
+    r"|至于|为什么|为何|怎么|怎样|如何|是不是|是否|会不会|有没有|能不能|哪")
+
+
+def _denies_the_claim(before: str) -> bool:
+    """Does a denial after ``before`` point at the clause directly before it, a claim? Not from inside a bracket (the
+    aside's own clause is denied: "k2 drives q1 (the numbers are rounded, and the figure cannot show that)"), nor after
+    a clause that names a topic (_REJECTION_TOPIC)."""
+    if before.count("(") > before.count(")"):
+        return False
+    body = before.rstrip()
+    body = body[:len(body) - len(_REJECTION_BREAK.search(body).group(0))] if _REJECTION_BREAK.search(body) else body
+    breaks = [m.end() for m in _CLAUSE_SPLIT.finditer(body)] + [m.end() for m in re.finditer(r"[()\u2014]", body)]
+    last = body[max([0, *breaks]):]
+    return not _REJECTION_TOPIC.search(last)
 
 
 def _rejection_at(cc: Checklist, text: str, *, whole: bool = False) -> int | None:
@@ -875,7 +899,8 @@ def _rejection_at(cc: Checklist, text: str, *, whole: bool = False) -> int | Non
             if whole:
                 return 0 if m.start() == 0 else None
             before = body[:m.start()]
-            if _units(before) >= 3 and (_REJECTION_BREAK.search(before) or _REJECTION_LEAD.match(body, m.start())):
+            if _units(before) >= 3 and (_REJECTION_BREAK.search(before) or _REJECTION_LEAD.match(body, m.start())) \
+                    and _denies_the_claim(before):
                 return m.start()
     return None
 
@@ -895,7 +920,7 @@ def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
             continue
         at = _rejection_at(cc, s.text)
         if at is not None and not any(cs < at for cs, _ce in _cue_spans(cc, s.text)):
-            s.denied = (0, at)
+            s.denied, s.rejected = (0, at), True
 
 
 def _attributions(cc: Checklist, sentences: list[_Sentence]) -> None:

@@ -1,0 +1,69 @@
+"""Round 37's audit commits, reviewed (brief MD): each finding fixed in zh and en alike.
+
+1. A denial of something else cleared a claim and credited it as a caveat: "The heatmap proves that k2 causes q1's output;
+   whether it holds for other seeds, the heatmap cannot show." (6/15 against 2, gaming/r37_unrelated_denial_*). A
+   closing denial now denies the claim only from the clause directly after it: not after a clause naming a topic
+   (whether, why, 至于, 为什么), not from inside a bracket. A denied true reading of the figure earns nothing, in every
+   clause of the claim (zh earned "行是 query" of "行是 query，列是 key，但这张图证明不了这一点").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rubric.audit import grade_audit, load_checklist
+from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, items, kinds, make_heatmap
+
+FIGURE = make_heatmap()
+CHECKLIST = load_checklist()
+OPENER_EN = "My heatmap: rows are queries, columns are keys.\n"
+OPENER_ZH = "我的热力图：行是 query，列是 key。\n"
+
+
+def _grade(text: str) -> dict:
+    return grade_audit(text, FIGURE, MEASURED_OK, CHECKLIST, weights=EXAMPLE_WEIGHTS)
+
+
+# --- 1. a denial of something else -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "The heatmap proves that k2 causes q1's output; whether it holds for other seeds, the heatmap cannot show.",
+    "The heatmap proves k1 is the most important key for q0, and why the model learned it, the figure cannot show.",
+    "The model relies on k2 to answer q1 (the exact numbers are rounded, and the figure cannot show that).",
+    "这张图证明了 k2 导致了 q1 的输出，至于换一个 seed 还是不是这样，这张图证明不了。",
+    "k2 是最重要的 key，但 q0 那一行为什么这么平，这个图说明不了。",
+    "k2 导致了 q1 的输出（颜色是四舍五入的，这个图证明不了这一点）。",
+])
+def test_a_denial_of_another_topic_leaves_the_overclaim_standing(line):
+    r = _grade((OPENER_ZH if "图" in line else OPENER_EN) + line + "\n")
+    assert "overclaim" in kinds(r)
+    assert items(r)["limits"]["points"] == 0
+
+
+@pytest.mark.parametrize("line", [
+    "k2 is the most important key: the heatmap cannot show that.",
+    "k2 causes q1's output, but the heatmap cannot show that.",
+    "k2 是最重要的 key，但这张图证明不了这一点。",
+    "k2 导致了 q1 的输出，这张图证明不了这一点。",
+])
+def test_a_denial_right_after_its_claim_still_makes_it_a_caveat(line):
+    r = _grade((OPENER_ZH if "图" in line else OPENER_EN) + line + "\n")
+    assert "overclaim" not in kinds(r)
+    assert items(r)["limits"]["points"] == 1.5
+
+
+@pytest.mark.parametrize("text", [
+    "My heatmap.\nRows are queries, columns are keys, but the heatmap cannot show that.\n",
+    "My heatmap.\nRows are queries and columns are keys, but the heatmap cannot show that.\n",
+    "我的热力图。\n行是 query，列是 key，但这张图证明不了这一点。\n",
+])
+def test_a_true_reading_the_student_denies_earns_no_reading_credit(text):
+    assert items(_grade(text))["figure_reading"]["points"] == 0
+
+
+@pytest.mark.parametrize("name", ["r37_unrelated_denial_en.md", "r37_unrelated_denial_zh.md"])
+def test_the_unrelated_denial_gaming_texts_score_as_their_overclaims(name):
+    from pathlib import Path
+    text = (Path(__file__).parent / "gaming" / name).read_text(encoding="utf-8")
+    r = _grade(text)
+    assert r["score"] <= 2.0 and "overclaim" in kinds(r)
