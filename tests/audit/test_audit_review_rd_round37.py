@@ -5,6 +5,9 @@
    closing denial now denies the claim only from the clause directly after it: not after a clause naming a topic
    (whether, why, 至于, 为什么), not from inside a bracket. A denied true reading of the figure earns nothing, in every
    clause of the claim (zh earned "行是 query" of "行是 query，列是 key，但这张图证明不了这一点").
+2. The plain-word overclaims denied were said to be caveats (audit.yaml) but earned no limits points: "不能说模型靠 k2 来回答
+   q1" 0 (en twin 1.5), "I cannot say that q0 is driven by k1" 0, 不能说明模型最在乎 k2 0. 靠, 最在乎, 被…带着走, …决定的 /
+   driven by, cares about most are now phrases of not_importance / not_causal.
 """
 
 from __future__ import annotations
@@ -67,3 +70,19 @@ def test_the_unrelated_denial_gaming_texts_score_as_their_overclaims(name):
     text = (Path(__file__).parent / "gaming" / name).read_text(encoding="utf-8")
     r = _grade(text)
     assert r["score"] <= 2.0 and "overclaim" in kinds(r)
+
+
+# --- 2. the plain-word overclaims denied earn their caveat ---------------------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "不能说模型就是靠 k2 来回答 q1 的，这需要消融实验。",
+    "I cannot say that the model relies on k2 to answer q1; this needs an ablation.",
+    "I cannot say that q0 is driven by k1 without removing k1.",
+    "这张图不能说明 q1 的输出就是 k2 决定的。",
+    "这张图不能说明模型最在乎 k2。",
+    "The heatmap cannot show which key the model cares about most.",
+    "不能说模型靠 k2 来回答 q1。",
+])
+def test_a_denied_plain_word_overclaim_earns_the_caveat(sentence):
+    r = grade_audit(sentence + "\n", None, {}, CHECKLIST)
+    assert items(r)["limits"]["points"] == 1.5 and "overclaim" not in kinds(r)
