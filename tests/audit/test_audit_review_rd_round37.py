@@ -8,6 +8,10 @@
 2. The plain-word overclaims denied were said to be caveats (audit.yaml) but earned no limits points: "不能说模型靠 k2 来回答
    q1" 0 (en twin 1.5), "I cannot say that q0 is driven by k1" 0, 不能说明模型最在乎 k2 0. 靠, 最在乎, 被…带着走, …决定的 /
    driven by, cares about most are now phrases of not_importance / not_causal.
+3. "order of importance" / 重要性排序 and "relies on" flagged honest hypotheticals ("An order of importance of the keys would
+   need an ablation.", 键的重要性排序需要消融实验才能得到, "relies on k2 only in the sense that q1 reads 0.67 of its value from
+   k2"): the order is an overclaim only asserted (a verb of showing, a figure, "in order of importance", 按…排序) and not
+   followed by what it would need (would need, 需要, 才能, 得先); "in the sense that" / 意义上 qualifies the reliance.
 """
 
 from __future__ import annotations
@@ -86,3 +90,28 @@ def test_the_unrelated_denial_gaming_texts_score_as_their_overclaims(name):
 def test_a_denied_plain_word_overclaim_earns_the_caveat(sentence):
     r = grade_audit(sentence + "\n", None, {}, CHECKLIST)
     assert items(r)["limits"]["points"] == 1.5 and "overclaim" not in kinds(r)
+
+
+# --- 3. an order of importance asked for, a reliance qualified -----------------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "An order of importance of the keys would need an ablation.",
+    "键的重要性排序需要消融实验才能得到。",
+    "要把按重要性排序的说法当真，得先做消融实验。",
+    "The model relies on k2 only in the sense that q1 reads 0.67 of its value from k2.",
+    "模型靠 k2 只是在 q1 从 k2 读取 0.67 这个意义上。",
+])
+def test_an_order_of_importance_asked_for_or_a_reliance_qualified_is_no_overclaim(sentence):
+    assert "overclaim" not in kinds(_grade(OPENER_EN + sentence + "\n"))
+
+
+@pytest.mark.parametrize("sentence", [
+    "The heatmap gives the order of importance of the keys.",
+    "The keys in order of importance: k2, k1, k0.",
+    "So the picture tells us which inputs the model uses, and in which order of importance: k2, then k1, then k0.",
+    "这张图给出了键的重要性排序。",
+    "按重要性排序，k2 第一。",
+    "The model relies on k2.",
+])
+def test_an_order_of_importance_asserted_is_still_an_overclaim(sentence):
+    assert "overclaim" in kinds(_grade(OPENER_EN + sentence + "\n"))
