@@ -12,6 +12,8 @@
    need an ablation.", 键的重要性排序需要消融实验才能得到, "relies on k2 only in the sense that q1 reads 0.67 of its value from
    k2"): the order is an overclaim only asserted (a verb of showing, a figure, "in order of importance", 按…排序) and not
    followed by what it would need (would need, 需要, 才能, 得先); "in the sense that" / 意义上 qualifies the reliance.
+4. "where q1 reads" earned the reading budget in "I don't know where q1 reads." / "Nobody knows where q1 reads." (zh 0, but
+   我不清楚 q1 从哪里读取 1.0): a reading inside a question the student cannot answer is not stated (cues.unasserted).
 """
 
 from __future__ import annotations
@@ -115,3 +117,29 @@ def test_an_order_of_importance_asked_for_or_a_reliance_qualified_is_no_overclai
 ])
 def test_an_order_of_importance_asserted_is_still_an_overclaim(sentence):
     assert "overclaim" in kinds(_grade(OPENER_EN + sentence + "\n"))
+
+
+# --- 4. a reading asked, not stated -------------------------------------------------------------------------------
+
+def _reading(sentence: str) -> float:
+    return items(_grade("My heatmap.\n" + sentence + "\n"))["figure_reading"]["points"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "I don't know where q1 reads.",
+    "Nobody knows where q1 reads.",
+    "I have no idea where q1 reads.",
+    "我完全不知道 q1 从哪里读取。",
+    "我不清楚 q1 从哪里读取。",
+    "我想知道 q1 从哪里读取。",
+])
+def test_where_a_query_reads_asked_as_a_question_earns_no_reading(sentence):
+    assert _reading(sentence) == 0
+
+
+@pytest.mark.parametrize("sentence", [
+    "A high weight says where q1 reads, not what matters.",
+    "高权重只说明 q1 从哪里读取。",
+])
+def test_where_a_query_reads_stated_still_earns_the_reading(sentence):
+    assert _reading(sentence) == 1.0
