@@ -905,6 +905,23 @@ def _rejection_at(cc: Checklist, text: str, *, whole: bool = False) -> int | Non
     return None
 
 
+# a bare verdict word opening an aside ("(wrong, ...)", "(false!)"), which cues.verdict reads only with its subject
+_ASIDE_VERDICT = re.compile(r"\s*(?:wrong|false|incorrect)\s*[,:;!)]", re.IGNORECASE)
+
+
+def _retracted_by_aside(cc: Checklist, text: str) -> int | None:
+    """Where a bracket opens whose aside starts with a verdict on what comes before it ("Not causal (not true, k2 does
+    cause q1's output)", 不是因果（不对，……）): the student takes back the statement before the bracket (round 37 review:
+    en kept the causal caveat, 1.5, where zh was flagged)."""
+    for b in re.finditer(r"\(", text):
+        if _ASIDE_VERDICT.match(text, b.end()):
+            return b.start()
+        for v in cc.verdict.finditer(text):
+            if v.start() > b.start() and not text[b.end():v.start()].strip():
+                return b.start()
+    return None
+
+
 def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
     """A claim named only to be denied is a limit, not an overclaim (round 37): "k2 is the most important key: the
     heatmap cannot show that", "k2 导致了 q1 的输出，这张图证明不了这一点" deny what comes before the denial, as a verdict
@@ -917,6 +934,10 @@ def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
         if s.is_question and nxt is not None and nxt.para == s.para and not (nxt.is_code or nxt.is_heading) \
                 and _rejection_at(cc, nxt.text, whole=True) is not None:
             s.is_question, s.context_negated, s.answered_no = False, True, True
+            continue
+        back = _retracted_by_aside(cc, s.text) if "(" in s.text else None
+        if back is not None and _units(s.text[:back]) >= 1:
+            s.denied = (0, back)       # a negation before it is cancelled, a claim without one negated
             continue
         at = _rejection_at(cc, s.text)
         if at is not None and not any(cs < at for cs, _ce in _cue_spans(cc, s.text)):

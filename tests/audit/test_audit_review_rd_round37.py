@@ -14,6 +14,9 @@
    followed by what it would need (would need, 需要, 才能, 得先); "in the sense that" / 意义上 qualifies the reliance.
 4. "where q1 reads" earned the reading budget in "I don't know where q1 reads." / "Nobody knows where q1 reads." (zh 0, but
    我不清楚 q1 从哪里读取 1.0): a reading inside a question the student cannot answer is not stated (cues.unasserted).
+5. "Not causal (not true, k2 does cause q1's output)." earned the causal caveat and no flag (zh twin flagged): a verdict
+   opening the aside (not true, wrong, 不对) takes back what comes before the bracket, and "k2 does cause" is the overclaim
+   "k2 causes".
 """
 
 from __future__ import annotations
@@ -143,3 +146,23 @@ def test_where_a_query_reads_asked_as_a_question_earns_no_reading(sentence):
 ])
 def test_where_a_query_reads_stated_still_earns_the_reading(sentence):
     assert _reading(sentence) == 1.0
+
+
+# --- 5. an aside that takes the caveat back -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("sentence", [
+    "Not causal (not true, k2 does cause q1's output).",
+    "不是因果（不对，k2 确实导致了 q1 的输出）。",
+])
+def test_a_caveat_taken_back_by_its_aside_is_an_overclaim(sentence):
+    r = grade_audit(sentence + "\n", None, {}, CHECKLIST)
+    assert items(r)["limits"]["points"] == 0 and "overclaim" in kinds(r)
+
+
+@pytest.mark.parametrize("sentence", ["Not causal (not true).", "Not causal (wrong).", "不是因果（不对）。"])
+def test_a_verdict_opening_the_aside_retracts_the_caveat(sentence):
+    assert items(grade_audit(sentence + "\n", None, {}, CHECKLIST))["limits"]["points"] == 0
+
+
+def test_an_aside_with_the_caveats_reason_keeps_it():
+    assert items(grade_audit("Not causal (no ablation).\n", None, {}, CHECKLIST))["limits"]["points"] == 1.5
