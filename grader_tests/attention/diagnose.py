@@ -305,8 +305,8 @@ FAULTS: dict[str, Msg] = {
     # round 37: three multi-head mistakes no model named
     "out_proj_twice": msg("the output matches out_proj applied twice, out_proj(out_proj(heads merged)): apply "
                           "out_proj once, to the merged heads",
-                          "输出与 out_proj 被应用了两次的结果一致，即 out_proj(out_proj(合并后的 head))：out_proj "
-                          "只应对合并后的 head 应用一次"),
+                          "输出与 out_proj 被应用了两次的结果一致，即 out_proj(out_proj(x))，x 为合并后的 "
+                          "head：out_proj 只应对合并后的 head 应用一次"),
     "heads_averaged_before_v": msg("the output matches the attention weights averaged over the heads before they "
                                    "are applied to V (every head reads the same mean weights): each head applies "
                                    "its own weights, [B, H, Nq, Nk], to its own values",
