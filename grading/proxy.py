@@ -148,9 +148,11 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
     (r"file size limit exceeded \(SIGXFSZ\)", "file size limit exceeded (SIGXFSZ)", "写入的文件超出大小上限（SIGXFSZ）"),
     (r"the sandboxed process crashed \(SIGSEGV\)", "the process crashed (SIGSEGV, a segmentation fault)",
      "进程崩溃（SIGSEGV，段错误）"),
-    (r"the sandboxed process called abort\(\) \(SIGABRT\)",
-     "the process called abort() (SIGABRT), as C and C++ code does when an assertion fails or an exception is "
-     "not caught", "进程调用了 abort()（SIGABRT），C 或 C++ 代码在断言失败或异常未被捕获时会这样做"),
+    # SIGABRT: what abort() raises, said as such, without claiming abort() was called (os.kill sends it too).
+    (r"the sandboxed process was ended by SIGABRT, the signal's default action",
+     "the process was ended by SIGABRT, the signal's default action (abort() raises it, as C and C++ code does when "
+     "an assertion fails or an exception is not caught)",
+     "进程被信号 SIGABRT 结束，这是该信号的默认动作（abort() 会发出这个信号，C 或 C++ 代码在断言失败或异常未被捕获时会这样做）"),
     (r"the sandboxed process was ended by (?P<sig>SIG[A-Z0-9+]+), the signal's default action",
      "the process was ended by {sig}, the signal's default action", "进程被信号 {sig} 结束，这是该信号的默认动作"),
     (r"the sandboxed process was ended by a SIGINT \(KeyboardInterrupt\) that arrived between calls, while none of "

@@ -506,9 +506,9 @@ SERVE_FAILED_TEXT = ("after your code had run, the sandbox stopped answering the
 # attention.py`` ends on a KeyboardInterrupt nothing catches. Said as "stopped answering" before (round 36).
 INTERRUPTED_TEXT = ("the sandboxed process was ended by a SIGINT (KeyboardInterrupt) that arrived between calls, "
                     "while none of your code was running")
-ABORTED_TEXT = "the sandboxed process called abort() (SIGABRT)"
-# Said of an ending signal the jail received while the signal's action was the default (zygote._end_on): what was seen,
-# not whether the code had set a handler (one that puts SIG_DFL back and sends the signal again ends the same way).
+# Said of a signal that ended the jail's student process (pid 2 of its namespace, where every default action is the
+# kernel's: zygote._reap_student): what was seen. Not whether the code sent it, a fault raised it or abort() did: the
+# wait status does not tell, and a handler that puts SIG_DFL back and sends the signal again ends the same way.
 RECEIVED_TEXT = "the sandboxed process was ended by {name}, the signal's default action"
 # A SIGKILL the zygote did not send (its reason is none: the session was not closed, no limit was passed). No cause is
 # named: no per-jail evidence tells which (the OOM killer's counts are the host's and the zygote's cgroup's, shared
@@ -529,18 +529,12 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
             name = f"SIGRTMIN+{sig - signal.SIGRTMIN}" if signal.SIGRTMIN < sig < signal.SIGRTMAX else f"signal {sig}"
         if sig in (signal.SIGKILL, signal.SIGXCPU) and st.get("cpu", 0) >= limits.cpu - 0.05:
             return f"CPU time limit exceeded ({st.get('cpu')} s CPU, limit {limits.cpu:g} s)"
-        # Before the faults: a SIGSEGV or SIGKILL the code sent itself (zygote._end_if_dropped) is no crash and no
-        # kill of unknown origin; it was received while its action was the default (round 36).
-        if st.get("received"):           # the jail's handler of a signal whose action is the default (zygote._end_on)
-            return RECEIVED_TEXT.format(name=name)
         if sig == signal.SIGKILL and st.get("status") == "exited":   # the zygote killed it for no reason of its own
             return UNSENT_KILL_TEXT
         if sig == signal.SIGXFSZ:
             return "file size limit exceeded (SIGXFSZ)"
-        if sig == signal.SIGSEGV:
-            return "the sandboxed process crashed (SIGSEGV)"
-        if sig == signal.SIGTRAP:        # the jail's SIGABRT handler (zygote.trap_aborts)
-            return ABORTED_TEXT
+        if sig != signal.SIGKILL:
+            return RECEIVED_TEXT.format(name=name)
         return f"the sandboxed process was killed by {name}"
     # only when the zygote saw the grader's loop mark its end (zygote.EndPage.mark_loop_end): a student's
     # os._exit(72) is an exit with code 72, no SIGINT (round 36b)

@@ -27,7 +27,6 @@ import ctypes  # noqa: E402
 import errno  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
-import operator  # noqa: E402
 import random  # noqa: E402
 import resource  # noqa: E402
 import secrets  # noqa: E402
@@ -35,7 +34,6 @@ import select  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import sys  # noqa: E402
-import threading  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 import warnings  # noqa: E402
@@ -94,6 +92,7 @@ PR_SET_NO_NEW_PRIVS = 38
 SYS_pivot_root = 155  # x86_64
 
 UID_MIN, UID_MAX = 60000, 65000
+REAPER_GRACE_S = 1.0  # how long a jail's reaper may take to report its student process's end (Jail.kill)
 CPU_CHECK_S = 0.1     # how often the zygote reads a running jail's CPU against its session's limit
 
 
@@ -296,7 +295,8 @@ def build_root(root: str, binds, tmp_bytes: int) -> None:
             flags |= MS_NODEV
         mount(None, target, None, flags)
     _mkdirs(root + "/proc")
-    mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    # hidepid: the jail's reaper (pid 1, root) is no process of the student's to see; only its own process is.
+    mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
     os.chdir(root)
     _check(_libc.syscall(SYS_pivot_root, b".", b"."), "pivot_root")
     _check(_libc.umount2(b".", MNT_DETACH), "umount old root")
@@ -304,75 +304,21 @@ def build_root(root: str, binds, tmp_bytes: int) -> None:
     mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
-# abort() in a jail. The jail is pid 1 of its pid namespace, and the kernel drops a signal whose action is the
-# default that pid 1 sends itself: glibc's abort() raised SIGABRT twice for nothing and fell through to its last
-# resort, an instruction that faults, so the jail ended with SIGSEGV and the student read "segmentation fault" for
-# a call of abort() (a failed assertion in C or C++ code, ``os.abort()``; round 34). A fault reaches pid 1 as any
-# process: SIGABRT's handler is one breakpoint instruction, mapped once here and inherited by every jail, and a
-# jail that called abort() ends with SIGTRAP, which nothing else in a jail raises (ptrace is refused; only code
-# written to trap on purpose could).
-_BREAKPOINTS = {"x86_64": b"\xcc", "amd64": b"\xcc", "aarch64": (0xD4200000).to_bytes(4, "little"),
-                "arm64": (0xD4200000).to_bytes(4, "little")}
-_PROT_READ, _PROT_WRITE, _PROT_EXEC = 1, 2, 4
-_abort_trap_address: int | None = None
-
-
-class _SigAction(ctypes.Structure):
-    """glibc's struct sigaction (glibc adds the restorer itself)."""
-
-    _fields_ = [("handler", ctypes.c_void_p), ("mask", ctypes.c_ulong * 16), ("flags", ctypes.c_int),
-                ("restorer", ctypes.c_void_p)]
-
-
-def map_abort_trap() -> None:
-    """Maps the breakpoint SIGABRT's handler runs (read-only and executable); in the zygote, once."""
-    global _abort_trap_address
-    code = _BREAKPOINTS.get(os.uname().machine.lower())
-    if code is None or _abort_trap_address is not None:
-        return                       # an architecture without its breakpoint here: abort() ends as before
-    _libc.mmap.restype = ctypes.c_void_p
-    _libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
-    _libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    size = resource.getpagesize()
-    addr = _libc.mmap(None, size, _PROT_READ | _PROT_WRITE, 0x22, -1, 0)     # MAP_PRIVATE | MAP_ANONYMOUS
-    if addr in (None, ctypes.c_void_p(-1).value):
-        raise OSError(ctypes.get_errno(), "mmap of the abort trap")
-    ctypes.memmove(addr, code, len(code))
-    _check(_libc.mprotect(addr, size, _PROT_READ | _PROT_EXEC), "mprotect of the abort trap")
-    _abort_trap_address = addr
-
-
-def trap_aborts() -> None:
-    """SIGABRT's handler in this jail: the breakpoint of map_abort_trap (see there)."""
-    if _abort_trap_address is None:
-        return
-    action = _SigAction(handler=_abort_trap_address)
-    _check(_libc.sigaction(signal.SIGABRT, ctypes.byref(action), None), "sigaction(SIGABRT)")
-
-
-# Signals sent to the jail. The kernel drops every signal whose action is the default that pid 1 of a pid namespace
-# receives from its own namespace (only SIGKILL and SIGSTOP from an ancestor, and faults, reach it): a submission's
-# ``os.kill(os.getpid(), signal.SIGTERM)`` or ``signal.raise_signal(signal.SIGUSR1)`` returned and its code went on,
-# where ``python attention.py`` would have ended there (round 35). Each signal whose default action ends a process
-# gets a handler in the jail that ends it instead, after writing the signal's number on a page shared with the
-# zygote only (``_end_page``): the zygote then reports the jail as ended by that signal, and a student's
-# ``os._exit(143)`` still as an exit with code 143. A handler the student installs replaces this one and runs, as
-# in any process; ``signal.signal(s, SIG_DFL)`` puts this one back, and ``signal.getsignal`` tells it as SIG_DFL
-# (``_signal``; a sigaction() of SIG_DFL through ctypes is dropped by the kernel again). Not among them: SIGKILL and SIGSTOP (they cannot be caught: sent to itself, the jail goes on),
-# SIGABRT (trap_aborts), SIGPIPE and SIGXFSZ (Python ignores them in every process), and the faults (SIGSEGV,
-# SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS): a real fault reaches pid 1 as any process, and a Python handler would
-# return to the faulting instruction and fault again without end.
-_NOT_ENDING_HERE = {signal.SIGKILL, signal.SIGSTOP, signal.SIGABRT, signal.SIGPIPE, signal.SIGXFSZ, signal.SIGSEGV,
-                    signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGTRAP, signal.SIGSYS}
-# default action "ignore" or "stop" (signal(7)): nothing to do for these
-_NOT_ENDING_ANYWHERE = {signal.SIGCHLD, signal.SIGCONT, signal.SIGURG, signal.SIGWINCH, signal.SIGTSTP,
-                        signal.SIGTTIN, signal.SIGTTOU}
-ENDED_BY_SIGNAL_EXIT = 128   # the jail exits with 128 + the signal's number, as a shell reports a signal's end
+# The jail's two processes. The kernel drops a signal whose action is the default that pid 1 of a pid namespace
+# receives from inside it (only SIGKILL and SIGSTOP from an ancestor, and faults, reach it): with the student's code
+# running as pid 1, ``os.kill(os.getpid(), signal.SIGTERM)``, libc's kill/raise/tgkill through ctypes, an alarm after a
+# SIG_DFL set through ctypes, or a pending signal unblocked, each returned and the code went on, where ``python
+# attention.py`` would have ended there (rounds 35-37). Rounds 35/36 wrapped each Python-level sender; round 37 fixes
+# the class instead: pid 1 of the namespace is a reaper that runs no student code (:func:`_reap_student`), and the
+# student's code runs in its only child, pid 2, where every default action is the kernel's, as in any process.
+_PROT_READ, _PROT_WRITE = 1, 2
 _MAP_SHARED, _MAP_ANONYMOUS, _MAP_FIXED_NOREPLACE, _MADV_DONTFORK = 0x01, 0x20, 0x100000, 10
+_STATUS_SET = 0xA5    # byte 2 of an end page: the reaper wrote the student process's wait status (bytes 4-7)
 
 
 class EndPage:
-    """One page shared by the zygote and one jail, where the jail's :func:`_end_on` writes the signal it ends on.
+    """One page shared by the zygote and one jail: the reaper's word on how the student's process ended, and the
+    grader's loop's exit code.
 
     Mapped at a random address (a hint the kernel keeps when it is free: MAP_FIXED_NOREPLACE), not where the kernel
     would put it: the zygote maps one per live jail, so the next free address told a jail how many other jails were
@@ -397,12 +343,18 @@ class EndPage:
         self.address: int | None = addr
         self.size = size
 
-    def write(self, signum: int) -> None:
+    # Bytes 2 and 4-7: the student process's wait status, written by the reaper once that process has ended and been
+    # reaped (nothing of the jail runs then that could write here), read by the zygote only when the reaper exited
+    # with code 0 (it always writes first): what the student's code wrote here before it ended is overwritten.
+    def write_status(self, wstatus: int) -> None:
         if self.address is not None:
-            ctypes.c_ubyte.from_address(self.address).value = signum & 0xFF
+            ctypes.c_uint32.from_address(self.address + 4).value = wstatus & 0xFFFFFFFF
+            ctypes.c_ubyte.from_address(self.address + 2).value = _STATUS_SET
 
-    def read(self) -> int:
-        return 0 if self.address is None else ctypes.c_ubyte.from_address(self.address).value
+    def status(self) -> int | None:
+        if self.address is None or ctypes.c_ubyte.from_address(self.address + 2).value != _STATUS_SET:
+            return None
+        return ctypes.c_uint32.from_address(self.address + 4).value
 
     # Byte 1: the exit code of the grader's own loop when it ended (run_jail: protocol.SERVE_FAILED_EXIT or
     # INTERRUPTED_EXIT), written just before that exit: a student's ``os._exit(72)`` leaves it 0, and is told as
@@ -423,279 +375,43 @@ class EndPage:
             self.address = None
 
 
-_end_page: EndPage | None = None       # this jail's page for the signal that ended it (launch)
-_ending_signals: tuple[int, ...] = ()  # computed once in the zygote (find_ending_signals)
+_end_page: EndPage | None = None       # this jail's end page (launch)
 
 
-def find_ending_signals() -> None:
-    """The signals the jail ends on by its own handler (see above): those whose default action ends a process and
-    whose action in the zygote is the default, and SIGINT (Python's KeyboardInterrupt handler in the zygote and in
-    the jails, as in any Python process: only ``signal.signal(SIGINT, SIG_DFL)`` gives it _end_on)."""
-    global _ending_signals
-    # What the process that started the zygote had ignored or blocked is inherited across exec (a Celery worker,
-    # a test that ignored SIGQUIT): the jails' signals must not depend on who that was. Python's own SIGINT
-    # handler is set in each jail (run_jail).
+def reset_inherited_signals() -> None:
+    """What the process that started the zygote had ignored or blocked is inherited across exec (a Celery worker, a
+    test that ignored SIGQUIT): the jails' signals must not depend on who that was. In the zygote, once; Python's own
+    start-up settings (SIGPIPE and SIGXFSZ ignored, SIGINT's KeyboardInterrupt) are kept, as in ``python
+    attention.py``."""
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
     for s in signal.valid_signals():
-        if s not in _NOT_ENDING_HERE and s not in _NOT_ENDING_ANYWHERE and signal.getsignal(s) == signal.SIG_IGN:
+        if s not in (signal.SIGPIPE, signal.SIGXFSZ) and signal.getsignal(s) == signal.SIG_IGN:
             signal.signal(s, signal.SIG_DFL)
-    _ending_signals = tuple(
-        s for s in sorted(signal.valid_signals())
-        if s not in _NOT_ENDING_HERE and s not in _NOT_ENDING_ANYWHERE
-        and (s == signal.SIGINT or signal.getsignal(s) == signal.SIG_DFL))
 
 
-_in_jail = False   # set in a jail as it starts (run_jail)
+# The job-control stops: sent to itself, the student's process stops (pid 2 is no init); nobody in a jail would send
+# it SIGCONT, so the reaper does, as the kernel's dropping them at pid 1 did before (tests/grading/test_tamper_hostile).
+_STOPS = frozenset({signal.SIGSTOP, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU})
 
 
-def _end_on(signum: int, frame: object) -> None:
-    """The jail's handler of an ending signal: the end a process whose action for it is the default would have.
-    In the zygote, the default action itself (the zygote is no namespace's pid 1: the signal ends it)."""
-    if not _in_jail:
-        _set_handler(signum, signal.SIG_DFL)
-        signal.raise_signal(signum)
-        return
-    if _end_page is not None:
-        _end_page.write(signum)
-    os._exit(ENDED_BY_SIGNAL_EXIT + signum)
-
-
-_set_handler, _get_handler = signal.signal, signal.getsignal
-
-
-def _signal(signalnum, handler):
-    """``signal.signal`` in the jails: the default action asked for an ending signal is :func:`_end_on` (the
-    kernel would drop the signal again), and :func:`_end_on` is told as the default, as in any process."""
-    if handler == signal.SIG_DFL and signalnum in _ending_signals:
-        handler = _end_on
-    old = _set_handler(signalnum, handler)
-    return signal.SIG_DFL if old is _end_on else old
-
-
-def _getsignal(signalnum):
-    """``signal.getsignal`` in the jails (see :func:`_signal`)."""
-    handler = _get_handler(signalnum)
-    return signal.SIG_DFL if handler is _end_on else handler
-
-
-def end_on_signals() -> None:
-    """Install :func:`_end_on` for every ending signal but SIGINT (KeyboardInterrupt, see run_jail), in the zygote, once:
-    the jails inherit the handlers (44 signal.signal calls cost 0.7 ms of CPU in each jail)."""
-    for s in _ending_signals:
-        if s != signal.SIGINT:
-            _set_handler(s, _end_on)
-    for fn, name in ((_signal, "signal"), (_getsignal, "getsignal")):
-        fn.__name__ = fn.__qualname__ = name
-        fn.__module__ = "signal"
-        fn.__doc__ = getattr(signal, name).__doc__
-    signal.signal, signal.getsignal = _signal, _getsignal
-
-
-# Signals the jail sends itself while their action in the kernel is the default (round 36). The handlers above are
-# Python's view: a ``sigaction()`` of SIG_DFL made through ctypes (or by a C library) puts the kernel's default back
-# under them, and a fault signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS), SIGABRT or SIGKILL sent with
-# ``os.kill`` or ``signal.raise_signal`` has no handler here at all: the kernel dropped each (pid 1) and the code went
-# on, where ``python attention.py`` ends on it. What sends a signal to the jail itself reads the signal's action in
-# the kernel first: the default, and a default that ends a process, the jail ends on it as :func:`_end_on` does, and
-# is said to have been ended by it, when the thread the kernel would deliver it to does not block it. Any other
-# action is the kernel's to take. Round 36b, as the kernel delivers (signal(7)): a signal sent to the process
-# (``os.kill`` of its pid, of a thread's TID, of 0 or of its group, ``os.killpg``, ``signal.pidfd_send_signal`` of a
-# pidfd of itself) goes to any thread that does not block it, the caller's mask alone said nothing; one sent to a
-# thread (``signal.raise_signal``: the caller; ``signal.pthread_kill``) is delivered only if that thread, not the
-# caller, does not block it, and one sent to a thread that is no live thread of the jail (a joined thread's ident)
-# is left to the real call. The signal is read as the call reads it (``operator.index``: an IntEnum, np.int64(11)).
-# A signal left pending while blocked has its default action taken when it is unblocked, which the kernel drops at
-# pid 1 again: ``signal.pthread_sigmask`` ends the jail then (_sigmask). faulthandler's handler (faulthandler.enable())
-# dumps the traceback, puts the default back and sends the signal again with C's raise(), dropped at pid 1: after it
-# ran (the action is the default again), the jail ends on the signal.
-_ENDS_BY_DEFAULT = frozenset(signal.valid_signals()) - _NOT_ENDING_ANYWHERE - {signal.SIGSTOP}
-_SIG_DFL_ADDRESS = None     # a sigaction's handler of SIG_DFL (0), as ctypes reads a c_void_p
-_PROCESS = "process"        # a signal sent to the jail's process, not to one thread of it
-_NO_HANDLER = -1            # sigaction refused the signal
-_faulthandler_address: int | None = None      # faulthandler's fatal-signal handler (end_on_sent_signals)
-_pthread_sigmask = signal.pthread_sigmask
-
-
-def _kernel_handler(signum: int) -> int | None:
-    """The kernel's action for ``signum`` in this process (whatever Python believes): the handler's address, None
-    for the default."""
-    old = _SigAction()
-    if _libc.sigaction(int(signum), None, ctypes.byref(old)) != 0:
-        return _NO_HANDLER
-    return old.handler
-
-
-def _kernel_default(signum: int) -> bool:
-    """Whether the kernel's action for ``signum`` in this process is the default (whatever Python believes)."""
-    return _kernel_handler(signum) == _SIG_DFL_ADDRESS
-
-
-def _signum(signum: object) -> int | None:
-    """``signum`` as the sending call reads it, when its default action ends a process; else None."""
+def _reap_student(student: int, page: EndPage) -> None:
+    """Pid 1 of a jail's namespace, once it has forked the student's process (pid 2): wait for that process, resume it
+    when it stops, write how it ended on the end page, exit 0. Never returns. It holds none of the jail's descriptors
+    and keeps its root uid: the student's process (another uid, seccomp) can neither signal it nor read its memory.
+    Blocking every signal, it acts on none: only the zygote's SIGKILL (which tears the namespace down) ends it early."""
     try:
-        n = operator.index(signum)
-    except TypeError:
-        return None
-    return n if n in _ENDS_BY_DEFAULT else None
-
-
-def _jail_tids() -> list[int]:
-    """The native ids of the jail's live threads."""
-    try:
-        return [int(t) for t in os.listdir("/proc/self/task")]
-    except (OSError, ValueError):
-        return []
-
-
-def _thread_blocks(tid: int | None, signum: int) -> bool | None:
-    """Whether the thread ``tid`` of the jail (native id; None: the caller) blocks ``signum``; None when there is no
-    such live thread."""
-    if tid is None:
-        return signum in _pthread_sigmask(signal.SIG_BLOCK, ())
-    for line in _proc_lines(f"/proc/self/task/{int(tid)}/status"):
-        if line.startswith("SigBlk:"):
-            return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
-    return None
-
-
-def _proc_lines(path: str) -> list[str]:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return []
-    try:
-        return os.read(fd, 1 << 16).decode("ascii", "replace").splitlines()
-    except OSError:
-        return []
-    finally:
-        os.close(fd)
-
-
-def _end_if_dropped(sent: tuple[object, object] | None) -> None:
-    """In a jail, before it sends itself a signal (``sent``: the target, _PROCESS or a thread's native id, None for
-    the caller, and the signal): end as the default action would (see above), else return."""
-    if not _in_jail or sent is None or (signum := _signum(sent[1])) is None:
-        return
-    target = sent[0]
-    if target == _PROCESS:
-        if _thread_blocks(None, signum) and not any(_thread_blocks(t, signum) is False for t in _jail_tids()):
-            return      # every thread blocks it: left pending (_sigmask)
-    elif _thread_blocks(target, signum) is not False:
-        return          # blocked by its target (pending, _sigmask), or no live thread of the jail: the real call's
-    if _kernel_default(signum):
-        _end_on(signum, None)
-
-
-def _by_faulthandler(sent: tuple[object, object] | None) -> int | None:
-    """The signal ``sent`` when faulthandler's handler is its action in the kernel (see above), else None."""
-    if not _in_jail or sent is None or _faulthandler_address is None or (signum := _signum(sent[1])) is None:
-        return None
-    return signum if _kernel_handler(signum) == _faulthandler_address else None
-
-
-def _self_sending(original: Callable, sent_to_self: Callable[..., tuple[object, object] | None]) -> Callable:
-    """``original`` (a sender of signals), first ending the jail on what ``sent_to_self`` of its arguments gives:
-    (target, signal) when it is sent to the jail itself, else None."""
-    def send(*args, **kwargs):
-        try:
-            sent = sent_to_self(*args, **kwargs)
-        except Exception:   # noqa: BLE001 - arguments the original refuses: it says how
-            sent = None
-        _end_if_dropped(sent)
-        faulted = _by_faulthandler(sent)
-        result = original(*args, **kwargs)
-        if faulted is not None and _kernel_default(faulted):    # faulthandler's handler ran and put the default back
-            _end_on(faulted, None)
-        return result
-    send.__name__ = send.__qualname__ = original.__name__
-    send.__module__, send.__doc__ = getattr(original, "__module__", None), original.__doc__
-    return send
-
-
-def _sigmask(how, mask):
-    """``signal.pthread_sigmask`` in the jails: a signal pending while blocked whose action is the default, and
-    which this call unblocks, ends the jail (see above); the kernel would drop it."""
-    pending = signal.sigpending() if _in_jail else ()
-    old = _pthread_sigmask(how, mask)
-    if pending:
-        blocked = _pthread_sigmask(signal.SIG_BLOCK, ())
-        for s in sorted(int(p) for p in pending):
-            if s in _ENDS_BY_DEFAULT and s not in blocked and _kernel_default(s):
-                _end_on(s, None)
-    return old
-
-
-def _thread_target(thread_id: int) -> int | None | str:
-    """The native id of the jail's live thread ``thread_id`` (a ``threading`` ident), None for the caller."""
-    if thread_id == threading.get_ident():
-        return None
-    thread = threading._active.get(thread_id)   # the idents threading knows
-    if thread is None or thread.native_id is None or not thread.is_alive():
-        raise LookupError(thread_id)            # no live thread of the jail: the real call's answer
-    return thread.native_id
-
-
-def _pidfd_pid(pidfd: int) -> int | None:
-    """The pid a pidfd refers to, in the jail's pid namespace (/proc/self/fdinfo)."""
-    for line in _proc_lines(f"/proc/self/fdinfo/{int(pidfd)}"):
-        if line.startswith("Pid:"):
-            return int(line.split()[1])
-    return None
-
-
-def _kill_target(pid: int, sig: object) -> tuple[object, object] | None:
-    # kill(-1) is every process but the caller (and the namespace's init, the jail itself): never the jail, although
-    # -(-1) is the jail's process group (setsid as pid 1); a group is -pgid below -1. kill() of a thread's TID
-    # signals its process.
-    pid = operator.index(pid)
-    if pid in (0, os.getpid()) or (pid < -1 and -pid == os.getpgrp()) or (pid > 0 and pid in _jail_tids()):
-        return _PROCESS, sig
-    return None
-
-
-def _find_faulthandler() -> None:
-    """Read the address of faulthandler's fatal-signal handler, in the zygote, once."""
-    global _faulthandler_address
-    import faulthandler
-    if faulthandler.is_enabled():
-        _faulthandler_address = _kernel_handler(signal.SIGSEGV)
-        return
-    fd = os.open(os.devnull, os.O_WRONLY)
-    try:
-        faulthandler.enable(file=fd)
-        _faulthandler_address = _kernel_handler(signal.SIGSEGV)
-    finally:
-        faulthandler.disable()
-        os.close(fd)
-    if _faulthandler_address in (_SIG_DFL_ADDRESS, _NO_HANDLER):
-        _faulthandler_address = None
-
-
-def end_on_sent_signals() -> None:
-    """Wrap what sends the jail a signal (see _ENDS_BY_DEFAULT), in the zygote, once: the jails inherit it."""
-    _find_faulthandler()
-    os.kill = _self_sending(os.kill, _kill_target)
-    os.killpg = _self_sending(os.killpg, lambda pgid, sig: (_PROCESS, sig) if pgid in (0, os.getpgrp()) else None)
-    signal.raise_signal = _self_sending(signal.raise_signal, lambda signalnum: (None, signalnum))
-    signal.pthread_kill = _self_sending(signal.pthread_kill,
-                                        lambda thread_id, signalnum: (_thread_target(thread_id), signalnum))
-    if hasattr(signal, "pidfd_send_signal"):
-        signal.pidfd_send_signal = _self_sending(
-            signal.pidfd_send_signal,
-            lambda pidfd, sig, *rest, **kw: (_PROCESS, sig) if _pidfd_pid(pidfd) == os.getpid() else None)
-    _sigmask.__name__ = _sigmask.__qualname__ = "pthread_sigmask"
-    _sigmask.__module__, _sigmask.__doc__ = "signal", _pthread_sigmask.__doc__
-    signal.pthread_sigmask = _sigmask
-
-
-def ended_by(wstatus: int, page: EndPage | None) -> int | None:
-    """The signal that ended a jail through :func:`_end_on`, or None."""
-    if page is None or not os.WIFEXITED(wstatus):
-        return None
-    sig = page.read()
-    if sig in _ENDS_BY_DEFAULT and os.WEXITSTATUS(wstatus) == ENDED_BY_SIGNAL_EXIT + sig:
-        return sig
-    return None
+        signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+        while True:
+            _, wstatus = os.waitpid(student, os.WUNTRACED)
+            if os.WIFSTOPPED(wstatus):
+                if os.WSTOPSIG(wstatus) in _STOPS:
+                    os.kill(student, signal.SIGCONT)
+                continue
+            page.write_status(wstatus)
+            break
+    except BaseException:  # noqa: BLE001 - its exit code says the status was not written
+        os._exit(1)
+    os._exit(0)
 
 
 def _set_rlimits(lim: dict) -> None:
@@ -730,7 +446,8 @@ def _prefer_for_oom_kill() -> None:
 
 
 def run_jail(launched: list) -> None:
-    """The jail: pid 1 of its own pid namespace, forked by the zygote. Never returns.
+    """The jail's student process: pid 2 of its own pid namespace, forked by the jail's reaper (pid 1, forked by the
+    zygote: launch). Never returns.
 
     ``launched``: launch's job for it (JAIL_LIMITS and its uid), data socket, output, the zygote's pidfd, the setup
     pipe, binds, root and seccomp program, emptied here: the descriptors' numbers depend on how many jails the
@@ -741,19 +458,17 @@ def run_jail(launched: list) -> None:
     before the student's code starts: the data socket carries nothing but replies, so whatever a
     submission writes there can never pass for a failure of the sandbox (that would end the grading
     as a grader `error` and be retried)."""
-    global _in_jail
     job, data_fd, out_fd, parent_pidfd, setup_fd, binds, root, seccomp = launched
     launched.clear()
     code = 0
     report_fd = setup_fd
     try:
         try:
-            _in_jail = True
             os.setsid()
-            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)     # its reaper's end (the namespace's) is its own
             # Python's own SIGINT handler, as in ``python attention.py``: KeyboardInterrupt, which code may catch (the
-            # jail ended on it, "had no handler"); signal.signal(SIGINT, SIG_DFL) gives _end_on. The others are inherited.
-            _set_handler(signal.SIGINT, signal.default_int_handler)
+            # zygote's loop may have had another). The others are inherited (reset_inherited_signals).
+            signal.signal(signal.SIGINT, signal.default_int_handler)
             _prefer_for_oom_kill()
             unshare(JAIL_NS_FLAGS)
             os.umask(0o022)
@@ -793,7 +508,6 @@ def run_jail(launched: list) -> None:
             os.environ.update({"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
                                "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
             prepare_process()   # stdio, working directory, sys.argv/path/modules, input()
-            trap_aborts()
             sock = socket.socket(fileno=3)
             # Every jail forks from the same zygote, hence the same RNG state: seed afresh so that
             # two sessions never share random draws (a dropout left on differs between sessions).
@@ -843,18 +557,30 @@ class Jail:
     """A running jail as the zygote supervises it."""
 
     def __init__(self, pid: int, lifeline_fd: int, status_fd: int, setup_r: int, wall: float, uid: int,
-                 cpu: float = math.inf, backstop: float = 1.0, end_page: EndPage | None = None):
-        self.pid = pid
-        self.end_page = end_page                    # where its _end_on writes the signal it ended on
+                 cpu: float = math.inf, backstop: float = 1.0, end_page: EndPage | None = None,
+                 student: int | None = None):
+        self.pid = pid                              # its reaper (pid 1 of its namespace): waited for and killed
+        self.student = student or pid               # its student process (pid 2 there): its CPU and threads
+        self.end_page = end_page                    # where its reaper writes how the student process ended
         self.uid = uid
         self.cpu = cpu                              # CPU seconds it may use (its session's limit)
         self.pidfd = os.pidfd_open(pid)
+        self.student_pidfd: int | None = None
+        try:
+            self.student_pidfd = os.pidfd_open(self.student) if self.student != pid else None
+        except ProcessLookupError:                  # it has ended already: its reaper reports it
+            pass
+        except OSError:
+            os.close(self.pidfd)
+            raise
         self.lifeline_fd, self.status_fd, self.setup_r = lifeline_fd, status_fd, setup_r
         self.started, self.wall = time.monotonic(), wall
         self.deadline = self.started + wall        # moved on by the time host load took (wall_over)
         self.hard = self.started + wall * max(1.0, backstop)
         self.credit = 0.0                           # the latest forking.load_credit read, reported at its end
         self.reason: str | None = None            # why it was killed: "closed", "wall", "output" or "cpu"
+        self.killed_at: float | None = None       # when (kill), and whether its reaper was killed too (kill_reaper)
+        self.reaper_killed = False
         self.ended: tuple[int, object] | None = None  # (wait status, rusage) once reaped
 
     def wall_over(self, now: float) -> bool:
@@ -863,16 +589,16 @@ class Jail:
         limit times the backstop. At load average 13-20 an honest session's seconds of CPU took several
         times as long, and the wall limit lost the tests a loaded host, not the submission, made slow."""
         if now < self.hard:
-            self.credit = max(self.credit, load_credit(self.pid, now - self.started))
+            self.credit = max(self.credit, load_credit(self.student, now - self.started))
             self.deadline = min(self.hard, self.started + self.wall + self.credit)
         return now >= self.deadline
 
     def over_cpu(self) -> bool:
         """It used its CPU limit: the CPU of all its threads (it can start no process), as the kernel
         counts it for RLIMIT_CPU. One that ended meanwhile is not: its end is reported as such."""
-        used = cpu_seconds(self.pid)
+        used = cpu_seconds(self.student)
         if used is not None:   # the grading's budget gives back what host load took (child.Budget.credit)
-            self.credit = max(self.credit, load_credit(self.pid, time.monotonic() - self.started, used))
+            self.credit = max(self.credit, load_credit(self.student, time.monotonic() - self.started, used))
         return used is not None and used >= self.cpu
 
     def kill(self, reason: str) -> None:
@@ -882,7 +608,24 @@ class Jail:
                 # session, often before this side has seen the end): nothing is sent, and its end is reported as
                 # it was, not as this side's kill (a SIGKILL said as the grader's that was not).
                 return
+            self.killed_at = time.monotonic()
+            if self.student_pidfd is not None and _exiting(self.student):
+                return      # ending by itself (its data socket closes before it is a zombie): its end is its own
             self.reason = reason
+            # Its student process, not its reaper: one that was ending already (its data socket closed before it
+            # was a zombie) ends as it would have, and its reaper reports that end (killed, the reaper would have
+            # reported nothing). The reaper exits once it has reaped it; if it has not within REAPER_GRACE_S, it
+            # is killed itself (kill_reaper), which tears the namespace down.
+            try:
+                signal.pidfd_send_signal(self.student_pidfd if self.student_pidfd is not None else self.pidfd,
+                                         signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def kill_reaper(self, now: float) -> None:
+        """SIGKILL its reaper too, when it has not ended REAPER_GRACE_S after its student process was killed."""
+        if self.killed_at is not None and now >= self.killed_at + REAPER_GRACE_S and not self.reaper_killed:
+            self.reaper_killed = True
             try:
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
             except ProcessLookupError:
@@ -902,25 +645,41 @@ class Jail:
             setup_error = b""
         if setup_error:
             status.update(status="setup_failed", reason=setup_error.decode("utf-8", "replace"))
+        # The reaper exits 0 once it has written the student process's end (_reap_student); killed (the zygote's
+        # SIGKILL tears the namespace down) or failing, its own end is the jail's.
+        if os.WIFEXITED(wstatus) and os.WEXITSTATUS(wstatus) == 0 and self.end_page is not None \
+                and (student := self.end_page.status()) is not None:
+            wstatus = student
         if os.WIFEXITED(wstatus):
             status["exit_code"] = os.WEXITSTATUS(wstatus)
         elif os.WIFSIGNALED(wstatus):
             status["signal"] = os.WTERMSIG(wstatus)
-        sig = ended_by(wstatus, self.end_page)
-        if sig is not None:   # it received a signal whose action was the default: a process ends on it
-            status.pop("exit_code", None)
-            status.update(signal=sig, received=True)
-        elif (os.WIFEXITED(wstatus) and self.end_page is not None
-              and self.end_page.loop_end() == os.WEXITSTATUS(wstatus) != 0):
+        if (os.WIFEXITED(wstatus) and self.end_page is not None
+                and self.end_page.loop_end() == os.WEXITSTATUS(wstatus) != 0):
             status["loop_end"] = True    # the grader's loop ended the jail (run_jail), not the student's exit
         if self.end_page is not None:
             self.end_page.close()
         _report(self.status_fd, status)
-        for fd in (self.pidfd, self.lifeline_fd, self.status_fd, self.setup_r):
+        for fd in (self.pidfd, self.student_pidfd, self.lifeline_fd, self.status_fd, self.setup_r):
+            if fd is None:
+                continue
             try:
                 os.close(fd)
             except OSError:
                 pass
+
+
+_PF_EXITING = 0x4   # include/linux/sched.h: set as a process starts to exit, before its descriptors are closed
+
+
+def _exiting(pid: int) -> bool:
+    """Whether process ``pid`` is exiting (or gone): its flags in /proc/<pid>/stat (the ninth field)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rpartition(b")")[2].split()
+        return bool(int(fields[6]) & _PF_EXITING)
+    except (OSError, ValueError, IndexError):
+        return True
 
 
 def _report(status_fd: int, status: dict) -> None:
@@ -977,6 +736,8 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
         opened += [setup_r, setup_w]
         parent_pidfd = os.pidfd_open(os.getpid())
         opened.append(parent_pidfd)
+        forked_r, forked_w = os.pipe()        # the reaper says it has forked the student's process
+        opened += [forked_r, forked_w]
         unshare(CLONE_NEWPID)                 # the next child is pid 1 of a new pid namespace
     except OSError as e:                      # out of fds, or namespaces refused
         _report(status_fd, {"status": "setup_failed", "reason": f"jail setup failed: {e}"})
@@ -991,22 +752,24 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
     except OSError as e:
         pid = -1
         fork_error = e
-    if pid == 0:  # ------------------------------------------------------------ the jail
+    if pid == 0:  # ------------------------------------------------------------ the jail: its reaper, pid 1
         name_process("ag-jail")
         ctrl.close()
-        for fd in (lifeline_fd, status_fd, setup_r, own_pidns, *held):
+        for fd in (lifeline_fd, status_fd, setup_r, forked_r, own_pidns, *held):
             try:
                 os.close(fd)
             except OSError:
                 pass
-        raise BecomeJail(jail_job, data_fd, out_fd, parent_pidfd, setup_w, binds, root, seccomp)
+        _fork_student(jail_job, data_fd, out_fd, parent_pidfd, setup_w, forked_w, binds, root, seccomp)
     # Back to this process's own pid namespace for its next children; a zygote that cannot is of
     # no further use (every later jail would share one namespace): it ends, the client reports it.
     if _libc.setns(own_pidns, CLONE_NEWPID) != 0:
         os.write(2, f"setns back to the zygote's pid namespace failed: {os.strerror(ctypes.get_errno())}\n".encode())
         os._exit(1)
-    for fd in (setup_w, parent_pidfd, data_fd, out_fd):
+    for fd in (setup_w, parent_pidfd, data_fd, out_fd, forked_w):
         os.close(fd)
+    student = _student_of(pid, forked_r) if pid > 0 else None
+    os.close(forked_r)
     end_page, _end_page = _end_page, None
     if pid > 0:          # the jails forked later do not get it
         end_page.keep_from_later_forks()
@@ -1018,10 +781,10 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
             os.close(fd)
         return None
     try:
-        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid, cpu, backstop, end_page)
-        # The jail's pid, first on the status pipe: the trusted side reads what the jail's threads do
+        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid, cpu, backstop, end_page, student)
+        # The student process's pid, first on the status pipe: the trusted side reads what its threads do
         # (/proc) while it waits for a reply, and stops a jail that sleeps there (client.IdleWatch).
-        _report(status_fd, {"pid": pid})
+        _report(status_fd, {"pid": jail.student})
         return jail
     except OSError as e:                      # no pidfd: a jail nobody watches must not run
         os.kill(pid, signal.SIGKILL)
@@ -1031,6 +794,53 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
         for fd in (lifeline_fd, status_fd, setup_r):
             os.close(fd)
         return None
+
+
+def _fork_student(jail_job: dict, data_fd: int, out_fd: int, parent_pidfd: int, setup_w: int, forked_w: int,
+                  binds, root: str, seccomp: SeccompProgram) -> None:
+    """In the jail's first process (pid 1 of its namespace): fork the student's process, which raises BecomeJail
+    (run_jail), and become its reaper (_reap_student). Never returns. Forked first thing, before this process
+    writes to much of the zygote's memory: each page written here would be copied once more by the student's
+    process."""
+    try:
+        os.setsid()                                    # out of the zygote's group: a terminal's ^C reaches neither
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)        # the zygote's end is the namespace's
+        student = os.fork()
+    except OSError as e:
+        try:
+            os.write(setup_w, f"jail setup failed: fork of the student's process: {e}".encode())
+        finally:
+            os._exit(70)
+    if student == 0:
+        os.close(forked_w)
+        raise BecomeJail(jail_job, data_fd, out_fd, parent_pidfd, setup_w, binds, root, seccomp)
+    # Nothing of the jail's stays open here: the trusted side sees the data socket and the output end when the
+    # student's process ends, and the zygote's status pipe's setup errors are the student process's alone.
+    name_process("ag-jail-init")
+    _prefer_for_oom_kill()   # as much the jail as its student process: killed, it ends the namespace, not the zygote
+    for fd in (data_fd, out_fd, parent_pidfd, setup_w):
+        os.close(fd)
+    try:
+        os.write(forked_w, b"f")
+    except OSError:
+        pass
+    os.close(forked_w)
+    _reap_student(student, _end_page)
+
+
+def _student_of(reaper: int, forked_r: int) -> int | None:
+    """The pid (in the zygote's namespace) of the student's process a jail's reaper forked, once it says so on
+    ``forked_r`` (at its end: it failed or ended); None when it has none (any more). Read from the kernel
+    (/proc/<reaper>/task/<reaper>/children): it is the reaper's only child, and nothing of the jail writes it."""
+    r, _, _ = select.select([forked_r], [], [], 10.0)
+    if not r or os.read(forked_r, 1) != b"f":
+        return None
+    try:
+        with open(f"/proc/{reaper}/task/{reaper}/children", "rb") as f:
+            children = f.read().split()
+    except OSError:
+        return None
+    return int(children[0]) if len(children) == 1 else None
 
 
 # --------------------------------------------------------------------------- zygote main
@@ -1099,10 +909,7 @@ def main() -> None:
         root = _jail_mountpoint() if reason is None else ""
         own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
         seccomp = SeccompProgram() if reason is None else None
-        map_abort_trap()
-        find_ending_signals()
-        end_on_signals()
-        end_on_sent_signals()
+        reset_inherited_signals()
         if reason is None:   # what launch() does for every jail, tried once here
             unshare(CLONE_NEWPID)
             _check(_libc.setns(own_pidns, CLONE_NEWPID), "setns back to the zygote's pid namespace")
@@ -1119,9 +926,10 @@ def main() -> None:
         # Every CPU_CHECK_S while a jail runs: its CPU is read against its session's limit.
         wait = min([0.25 if not jails else CPU_CHECK_S,
                     *(max(0.0, j.deadline - now) for j in jails.values() if j.reason is None)])
+        # A killed jail whose reaper lingers (it should exit at once) is checked every CPU_CHECK_S (kill_reaper).
         # A killed jail's lifeline stays readable: only its end is awaited then.
         watched = [ctrl.fileno()] + [j.pidfd for j in jails.values()] \
-            + [j.lifeline_fd for j in jails.values() if j.reason is None]
+            + [j.lifeline_fd for j in jails.values() if j.killed_at is None]
         r, _, _ = select.select(watched, [], [], wait)
         ready = set(r)
         now = time.monotonic()
@@ -1131,6 +939,8 @@ def main() -> None:
                 if j.pidfd in ready or j.ended is not None:
                     del jails[key]
                     j.finish()
+                elif j.killed_at is not None:
+                    j.kill_reaper(now)
                 elif j.lifeline_fd in ready:
                     # b"o" from the session's output reader: the jail printed past its limit.
                     j.kill("output" if b"o" in _drain(j.lifeline_fd) else "closed")
