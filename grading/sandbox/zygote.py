@@ -3,14 +3,16 @@
 Started by :class:`grading.sandbox.client.Executor` with a minimal clean environment. It imports torch
 once, never runs student code itself, and forks one jail per job:
 
-    zygote ──unshare(NEWPID), fork──> jail (pid 1 of a new pid namespace: setsid, PDEATHSIG, its own
+    zygote ──unshare(NEWPID), fork──> jail reaper (pid 1 of a new pid namespace, root; runs no student code:
+                                      ──fork──> student process (pid 2: setsid, PDEATHSIG, its own
                                       mount/net/ipc/uts namespaces, new root, rlimits, uid drop,
                                       NO_NEW_PRIVS, seccomp, then the runtime serving loop)
+                                      waits for it and writes its wait status on the end page)
 
 The zygote supervises every jail itself, in its one loop: when a jail's lifeline pipe becomes
-readable (the trusted side is done or dead) or its wall limit passes, it SIGKILLs the jail (pid 1:
-the kernel tears down the whole pid namespace); when the jail has ended, it reports its wait status
-and CPU on the status pipe. (A supervisor process per jail, forked from this torch-sized process,
+readable (the trusted side is done or dead) or its wall limit passes, it SIGKILLs the jail's student
+process (its reaper then exits; the end of pid 1 tears down the whole pid namespace); when the jail
+has ended, it reports the student process's wait status and the jail's CPU on the status pipe. (A supervisor process per jail, forked from this torch-sized process,
 cost about 9 % of a grading's CPU.) The zygote is a child subreaper and reaps everything that comes
 back to it.
 """
@@ -559,7 +561,7 @@ class Jail:
     def __init__(self, pid: int, lifeline_fd: int, status_fd: int, setup_r: int, wall: float, uid: int,
                  cpu: float = math.inf, backstop: float = 1.0, end_page: EndPage | None = None,
                  student: int | None = None):
-        self.pid = pid                              # its reaper (pid 1 of its namespace): waited for and killed
+        self.pid = pid                              # its reaper (pid 1 of its namespace): waited for (kill_reaper)
         self.student = student or pid               # its student process (pid 2 there): its CPU and threads
         self.end_page = end_page                    # where its reaper writes how the student process ended
         self.uid = uid
