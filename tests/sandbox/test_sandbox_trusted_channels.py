@@ -93,7 +93,7 @@ def find():
         found.append("abstract socket")
     except OSError:
         pass
-    found += [p for p in os.listdir("/proc") if p.isdigit() and p != "1"]
+    found += [p for p in os.listdir("/proc") if p.isdigit() and p != str(os.getpid())]   # pid 2 since round 37
     return found
 '''
 
