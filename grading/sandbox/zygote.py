@@ -3,16 +3,20 @@
 Started by :class:`grading.sandbox.client.Executor` with a minimal clean environment. It imports torch
 once, never runs student code itself, and forks one jail per job:
 
-    zygote ──unshare(NEWPID), fork──> jail reaper (pid 1 of a new pid namespace, root; runs no student code:
-                                      ──fork──> student process (pid 2: setsid, PDEATHSIG, its own
-                                      mount/net/ipc/uts namespaces, new root, rlimits, uid drop,
-                                      NO_NEW_PRIVS, seccomp, then the runtime serving loop)
-                                      waits for it and writes its wait status on the end page)
+    zygote ──unshare(NEWPID), posix_spawn──> jail init (pid 1 of a new pid namespace: ``cat`` reading a pipe
+             │                               only the zygote writes, root, runs no student code; exits at
+             │                               that pipe's end, which tears the namespace down)
+             └──fork──> student process (pid 2 of that namespace, the zygote's own child: setsid, PDEATHSIG, its
+                        own mount/net/ipc/uts namespaces, new root, rlimits, uid drop, NO_NEW_PRIVS, seccomp,
+                        then the runtime serving loop)
 
 The zygote supervises every jail itself, in its one loop: when a jail's lifeline pipe becomes
 readable (the trusted side is done or dead) or its wall limit passes, it SIGKILLs the jail's student
-process (its reaper then exits; the end of pid 1 tears down the whole pid namespace); when the jail
-has ended, it reports the student process's wait status and the jail's CPU on the status pipe. (A supervisor process per jail, forked from this torch-sized process,
+process; when that process has ended (the zygote's own wait), it closes the init's pipe and reports the
+student process's wait status and CPU on the status pipe; when one stops itself (SIGSTOP, SIGTSTP...),
+it resumes it. (pid 1 used to be a fork of this torch-sized process that forked the student's process in
+turn: the second fork's page-table copy and teardown cost ~15 ms of CPU per grading. posix_spawn is a
+vfork: it copies no page table.) (A supervisor process per jail, forked from this torch-sized process,
 cost about 9 % of a grading's CPU.) The zygote is a child subreaper and reaps everything that comes
 back to it.
 """
@@ -94,7 +98,6 @@ PR_SET_NO_NEW_PRIVS = 38
 SYS_pivot_root = 155  # x86_64
 
 UID_MIN, UID_MAX = 60000, 65000
-REAPER_GRACE_S = 1.0  # how long a jail's reaper may take to report its student process's end (Jail.kill)
 CPU_CHECK_S = 0.1     # how often the zygote reads a running jail's CPU against its session's limit
 
 
@@ -297,7 +300,7 @@ def build_root(root: str, binds, tmp_bytes: int) -> None:
             flags |= MS_NODEV
         mount(None, target, None, flags)
     _mkdirs(root + "/proc")
-    # hidepid: the jail's reaper (pid 1, root) is no process of the student's to see; only its own process is.
+    # hidepid: the jail's init (pid 1, root) is no process of the student's to see; only its own process is.
     mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
     os.chdir(root)
     _check(_libc.syscall(SYS_pivot_root, b".", b"."), "pivot_root")
@@ -311,16 +314,14 @@ def build_root(root: str, binds, tmp_bytes: int) -> None:
 # running as pid 1, ``os.kill(os.getpid(), signal.SIGTERM)``, libc's kill/raise/tgkill through ctypes, an alarm after a
 # SIG_DFL set through ctypes, or a pending signal unblocked, each returned and the code went on, where ``python
 # attention.py`` would have ended there (rounds 35-37). Rounds 35/36 wrapped each Python-level sender; round 37 fixes
-# the class instead: pid 1 of the namespace is a reaper that runs no student code (:func:`_reap_student`), and the
-# student's code runs in its only child, pid 2, where every default action is the kernel's, as in any process.
+# the class instead: pid 1 of the namespace is a tiny init that runs no student code (launch), and the student's code
+# runs as pid 2, where every default action is the kernel's, as in any process.
 _PROT_READ, _PROT_WRITE = 1, 2
 _MAP_SHARED, _MAP_ANONYMOUS, _MAP_FIXED_NOREPLACE, _MADV_DONTFORK = 0x01, 0x20, 0x100000, 10
-_STATUS_SET = 0xA5    # byte 2 of an end page: the reaper wrote the student process's wait status (bytes 4-7)
 
 
 class EndPage:
-    """One page shared by the zygote and one jail: the reaper's word on how the student's process ended, and the
-    grader's loop's exit code.
+    """One page shared by the zygote and one jail: the grader's loop's exit code.
 
     Mapped at a random address (a hint the kernel keeps when it is free: MAP_FIXED_NOREPLACE), not where the kernel
     would put it: the zygote maps one per live jail, so the next free address told a jail how many other jails were
@@ -344,19 +345,6 @@ class EndPage:
                 raise OSError(ctypes.get_errno(), "mmap of a jail's end page")
         self.address: int | None = addr
         self.size = size
-
-    # Bytes 2 and 4-7: the student process's wait status, written by the reaper once that process has ended and been
-    # reaped (nothing of the jail runs then that could write here), read by the zygote only when the reaper exited
-    # with code 0 (it always writes first): what the student's code wrote here before it ended is overwritten.
-    def write_status(self, wstatus: int) -> None:
-        if self.address is not None:
-            ctypes.c_uint32.from_address(self.address + 4).value = wstatus & 0xFFFFFFFF
-            ctypes.c_ubyte.from_address(self.address + 2).value = _STATUS_SET
-
-    def status(self) -> int | None:
-        if self.address is None or ctypes.c_ubyte.from_address(self.address + 2).value != _STATUS_SET:
-            return None
-        return ctypes.c_uint32.from_address(self.address + 4).value
 
     # Byte 1: the exit code of the grader's own loop when it ended (run_jail: protocol.SERVE_FAILED_EXIT or
     # INTERRUPTED_EXIT), written just before that exit: a student's ``os._exit(72)`` leaves it 0, and is told as
@@ -392,28 +380,9 @@ def reset_inherited_signals() -> None:
 
 
 # The job-control stops: sent to itself, the student's process stops (pid 2 is no init); nobody in a jail would send
-# it SIGCONT, so the reaper does, as the kernel's dropping them at pid 1 did before (tests/grading/test_tamper_hostile).
+# it SIGCONT, so the zygote does (_reap), as the kernel's dropping them at pid 1 did before (tests/grading/
+# test_tamper_hostile).
 _STOPS = frozenset({signal.SIGSTOP, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU})
-
-
-def _reap_student(student: int, page: EndPage) -> None:
-    """Pid 1 of a jail's namespace, once it has forked the student's process (pid 2): wait for that process, resume it
-    when it stops, write how it ended on the end page, exit 0. Never returns. It holds none of the jail's descriptors
-    and keeps its root uid: the student's process (another uid, seccomp) can neither signal it nor read its memory.
-    Blocking every signal, it acts on none: only the zygote's SIGKILL (which tears the namespace down) ends it early."""
-    try:
-        signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
-        while True:
-            _, wstatus = os.waitpid(student, os.WUNTRACED)
-            if os.WIFSTOPPED(wstatus):
-                if os.WSTOPSIG(wstatus) in _STOPS:
-                    os.kill(student, signal.SIGCONT)
-                continue
-            page.write_status(wstatus)
-            break
-    except BaseException:  # noqa: BLE001 - its exit code says the status was not written
-        os._exit(1)
-    os._exit(0)
 
 
 def _set_rlimits(lim: dict) -> None:
@@ -435,21 +404,21 @@ def _set_rlimits(lim: dict) -> None:
 SETUP_FD = 5   # in B: the write end of the setup-error pipe, closed before student code runs
 
 
-def _prefer_for_oom_kill() -> None:
-    """Make this jail the kernel's first choice when the host runs out of memory. The zygote holds torch and
+def _prefer_for_oom_kill(pid: int | str = "self") -> None:
+    """Make this jail (its process ``pid``) the kernel's first choice when the host runs out of memory. The zygote holds torch and
     scores higher by size alone; a zygote killed mid-grading makes the worker retry the run (a lost zygote is
     the grader's fault), so a submission that drove the host out of memory would be graded again and again
     and end as `error` instead of getting its grade. Raising one's own score needs no privilege."""
     try:
-        with open("/proc/self/oom_score_adj", "w") as f:
+        with open(f"/proc/{pid}/oom_score_adj", "w") as f:
             f.write("1000")
     except OSError:    # no /proc (an unusual host): the memory rlimit still bounds the jail
         pass
 
 
 def run_jail(launched: list) -> None:
-    """The jail's student process: pid 2 of its own pid namespace, forked by the jail's reaper (pid 1, forked by the
-    zygote: launch). Never returns.
+    """The jail's student process: pid 2 of its own pid namespace, forked by the zygote (launch) once it had spawned
+    the namespace's init (pid 1). Never returns.
 
     ``launched``: launch's job for it (JAIL_LIMITS and its uid), data socket, output, the zygote's pidfd, the setup
     pipe, binds, root and seccomp program, emptied here: the descriptors' numbers depend on how many jails the
@@ -467,10 +436,13 @@ def run_jail(launched: list) -> None:
     try:
         try:
             os.setsid()
-            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)     # its reaper's end (the namespace's) is its own
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)     # the zygote's end is its own
             # Python's own SIGINT handler, as in ``python attention.py``: KeyboardInterrupt, which code may catch (the
-            # zygote's loop may have had another). The others are inherited (reset_inherited_signals).
+            # zygote's loop may have had another); SIGCHLD's default and no wakeup fd, the zygote's own (main). The
+            # others are inherited (reset_inherited_signals).
             signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             _prefer_for_oom_kill()
             unshare(JAIL_NS_FLAGS)
             os.umask(0o022)
@@ -560,29 +532,20 @@ class Jail:
 
     def __init__(self, pid: int, lifeline_fd: int, status_fd: int, setup_r: int, wall: float, uid: int,
                  cpu: float = math.inf, backstop: float = 1.0, end_page: EndPage | None = None,
-                 student: int | None = None):
-        self.pid = pid                              # its reaper (pid 1 of its namespace): waited for (kill_reaper)
-        self.student = student or pid               # its student process (pid 2 there): its CPU and threads
-        self.end_page = end_page                    # where its reaper writes how the student process ended
+                 init_fd: int | None = None):
+        self.pid = pid                              # its student process (pid 2 of its namespace), our child
+        self.end_page = end_page                    # where the grader's loop marks its own end (run_jail)
+        self.init_fd = init_fd                      # our end of its init's stdin: closed, the init (pid 1) exits
         self.uid = uid
         self.cpu = cpu                              # CPU seconds it may use (its session's limit)
         self.pidfd = os.pidfd_open(pid)
-        self.student_pidfd: int | None = None
-        try:
-            self.student_pidfd = os.pidfd_open(self.student) if self.student != pid else None
-        except ProcessLookupError:                  # it has ended already: its reaper reports it
-            pass
-        except OSError:
-            os.close(self.pidfd)
-            raise
         self.lifeline_fd, self.status_fd, self.setup_r = lifeline_fd, status_fd, setup_r
         self.started, self.wall = time.monotonic(), wall
         self.deadline = self.started + wall        # moved on by the time host load took (wall_over)
         self.hard = self.started + wall * max(1.0, backstop)
         self.credit = 0.0                           # the latest forking.load_credit read, reported at its end
         self.reason: str | None = None            # why it was killed: "closed", "wall", "output" or "cpu"
-        self.killed_at: float | None = None       # when (kill), and whether its reaper was killed too (kill_reaper)
-        self.reaper_killed = False
+        self.killed_at: float | None = None       # when (kill)
         self.ended: tuple[int, object] | None = None  # (wait status, rusage) once reaped
 
     def wall_over(self, now: float) -> bool:
@@ -591,16 +554,16 @@ class Jail:
         limit times the backstop. At load average 13-20 an honest session's seconds of CPU took several
         times as long, and the wall limit lost the tests a loaded host, not the submission, made slow."""
         if now < self.hard:
-            self.credit = max(self.credit, load_credit(self.student, now - self.started))
+            self.credit = max(self.credit, load_credit(self.pid, now - self.started))
             self.deadline = min(self.hard, self.started + self.wall + self.credit)
         return now >= self.deadline
 
     def over_cpu(self) -> bool:
         """It used its CPU limit: the CPU of all its threads (it can start no process), as the kernel
         counts it for RLIMIT_CPU. One that ended meanwhile is not: its end is reported as such."""
-        used = cpu_seconds(self.student)
+        used = cpu_seconds(self.pid)
         if used is not None:   # the grading's budget gives back what host load took (child.Budget.credit)
-            self.credit = max(self.credit, load_credit(self.student, time.monotonic() - self.started, used))
+            self.credit = max(self.credit, load_credit(self.pid, time.monotonic() - self.started, used))
         return used is not None and used >= self.cpu
 
     def kill(self, reason: str) -> None:
@@ -611,23 +574,9 @@ class Jail:
                 # it was, not as this side's kill (a SIGKILL said as the grader's that was not).
                 return
             self.killed_at = time.monotonic()
-            if self.student_pidfd is not None and _exiting(self.student):
+            if _exiting(self.pid):
                 return      # ending by itself (its data socket closes before it is a zombie): its end is its own
             self.reason = reason
-            # Its student process, not its reaper: one that was ending already (its data socket closed before it
-            # was a zombie) ends as it would have, and its reaper reports that end (killed, the reaper would have
-            # reported nothing). The reaper exits once it has reaped it; if it has not within REAPER_GRACE_S, it
-            # is killed itself (kill_reaper), which tears the namespace down.
-            try:
-                signal.pidfd_send_signal(self.student_pidfd if self.student_pidfd is not None else self.pidfd,
-                                         signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-    def kill_reaper(self, now: float) -> None:
-        """SIGKILL its reaper too, when it has not ended REAPER_GRACE_S after its student process was killed."""
-        if self.killed_at is not None and now >= self.killed_at + REAPER_GRACE_S and not self.reaper_killed:
-            self.reaper_killed = True
             try:
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
             except ProcessLookupError:
@@ -635,6 +584,9 @@ class Jail:
 
     def finish(self) -> None:
         """Report the ended jail on its status pipe and let go of it."""
+        if self.init_fd is not None:      # its init (pid 1) exits at the pipe's end, tearing the namespace down
+            os.close(self.init_fd)
+            self.init_fd = None
         if self.ended is None:
             _, wstatus, ru = os.wait4(self.pid, 0)
         else:
@@ -647,11 +599,6 @@ class Jail:
             setup_error = b""
         if setup_error:
             status.update(status="setup_failed", reason=setup_error.decode("utf-8", "replace"))
-        # The reaper exits 0 once it has written the student process's end (_reap_student); killed (the zygote's
-        # SIGKILL tears the namespace down) or failing, its own end is the jail's.
-        if os.WIFEXITED(wstatus) and os.WEXITSTATUS(wstatus) == 0 and self.end_page is not None \
-                and (student := self.end_page.status()) is not None:
-            wstatus = student
         if os.WIFEXITED(wstatus):
             status["exit_code"] = os.WEXITSTATUS(wstatus)
         elif os.WIFSIGNALED(wstatus):
@@ -662,7 +609,7 @@ class Jail:
         if self.end_page is not None:
             self.end_page.close()
         _report(self.status_fd, status)
-        for fd in (self.pidfd, self.student_pidfd, self.lifeline_fd, self.status_fd, self.setup_r):
+        for fd in (self.init_fd, self.pidfd, self.lifeline_fd, self.status_fd, self.setup_r):
             if fd is None:
                 continue
             try:
@@ -704,13 +651,14 @@ class BecomeJail(BaseException):
 
 
 def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds, root: str,
-           seccomp: SeccompProgram, held: list[int] = (), live_uids: list[int] = ()) -> Jail | None:
+           seccomp: SeccompProgram, held: list[int] = (), live_uids: list[int] = (),
+           init_program: str = "/bin/cat") -> Jail | None:
     """Fork one jail for ``job``; ``fds`` are its data socket, lifeline, output and status pipe.
     The zygote keeps the lifeline and the status pipe; None when no jail could be started (the
     reason is on the status pipe). ``held``: the fds the zygote holds for other jails, closed in
     the new jail at once (it closes every other fd before student code runs anyway).
     ``job["uids"]`` are the executor's uids; the jail gets one of them that no live jail has
-    (``live_uids``), see :func:`jail_uid`."""
+    (``live_uids``), see :func:`jail_uid`. ``init_program``: the jail's pid 1 (:func:`_init_program`)."""
     data_fd, lifeline_fd, out_fd, status_fd = fds
     try:
         wall = float(job["limits"]["wall"])
@@ -732,15 +680,26 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
         return None
     global _end_page
     opened: list[int] = []
+    init = -1
     try:
         _end_page = EndPage()          # shared with the jail forked next, and with no other
         setup_r, setup_w = os.pipe()
         opened += [setup_r, setup_w]
         parent_pidfd = os.pidfd_open(os.getpid())
         opened.append(parent_pidfd)
-        forked_r, forked_w = os.pipe()        # the reaper says it has forked the student's process
-        opened += [forked_r, forked_w]
-        unshare(CLONE_NEWPID)                 # the next child is pid 1 of a new pid namespace
+        hold_r, hold_w = os.pipe()            # the init's stdin: it exits at this pipe's end (Jail.finish, our end)
+        opened += [hold_r, hold_w]
+        unshare(CLONE_NEWPID)                 # the next child is pid 1 of a new pid namespace, the one after pid 2
+        try:
+            # A vfork and exec: no copy of this torch-sized process's page tables (a fork here cost ~15 ms of CPU per
+            # grading). Its own session: a terminal's ^C does not reach it. Every other descriptor of ours is
+            # close-on-exec (main).
+            init = os.posix_spawn(init_program, ["ag-jail-init"], {}, setsid=True, file_actions=[
+                (os.POSIX_SPAWN_DUP2, hold_r, 0), (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_DUP2, 1, 2)])
+        except OSError:
+            _setns_back(own_pidns)
+            raise
     except OSError as e:                      # out of fds, or namespaces refused
         _report(status_fd, {"status": "setup_failed", "reason": f"jail setup failed: {e}"})
         for fd in (*fds, *opened):
@@ -754,24 +713,19 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
     except OSError as e:
         pid = -1
         fork_error = e
-    if pid == 0:  # ------------------------------------------------------------ the jail: its reaper, pid 1
+    if pid == 0:  # ------------------------------------------------------------ the jail's student process, pid 2
         name_process("ag-jail")
         ctrl.close()
-        for fd in (lifeline_fd, status_fd, setup_r, forked_r, own_pidns, *held):
+        for fd in (lifeline_fd, status_fd, setup_r, hold_r, hold_w, own_pidns, *held):
             try:
                 os.close(fd)
             except OSError:
                 pass
-        _fork_student(jail_job, data_fd, out_fd, parent_pidfd, setup_w, forked_w, binds, root, seccomp)
-    # Back to this process's own pid namespace for its next children; a zygote that cannot is of
-    # no further use (every later jail would share one namespace): it ends, the client reports it.
-    if _libc.setns(own_pidns, CLONE_NEWPID) != 0:
-        os.write(2, f"setns back to the zygote's pid namespace failed: {os.strerror(ctypes.get_errno())}\n".encode())
-        os._exit(1)
-    for fd in (setup_w, parent_pidfd, data_fd, out_fd, forked_w):
+        raise BecomeJail(jail_job, data_fd, out_fd, parent_pidfd, setup_w, binds, root, seccomp)
+    _setns_back(own_pidns)
+    _prefer_for_oom_kill(init)   # as much the jail as its student process: killed, it ends the namespace
+    for fd in (setup_w, parent_pidfd, data_fd, out_fd, hold_r):
         os.close(fd)
-    student = _student_of(pid, forked_r) if pid > 0 else None
-    os.close(forked_r)
     end_page, _end_page = _end_page, None
     if pid > 0:          # the jails forked later do not get it
         end_page.keep_from_later_forks()
@@ -779,70 +733,45 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
         end_page.close()
     if pid < 0:
         _report(status_fd, {"status": "setup_failed", "reason": f"fork failed: {fork_error}"})
-        for fd in (lifeline_fd, status_fd, setup_r):
+        for fd in (lifeline_fd, status_fd, setup_r, hold_w):     # hold_w: the init exits (and is reaped: _reap)
             os.close(fd)
         return None
     try:
-        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid, cpu, backstop, end_page, student)
+        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid, cpu, backstop, end_page, hold_w)
         # The student process's pid, first on the status pipe: the trusted side reads what its threads do
         # (/proc) while it waits for a reply, and stops a jail that sleeps there (client.IdleWatch).
-        _report(status_fd, {"pid": jail.student})
+        _report(status_fd, {"pid": jail.pid})
         return jail
     except OSError as e:                      # no pidfd: a jail nobody watches must not run
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         end_page.close()
         _report(status_fd, {"status": "setup_failed", "reason": f"jail setup failed: {e}"})
-        for fd in (lifeline_fd, status_fd, setup_r):
+        for fd in (lifeline_fd, status_fd, setup_r, hold_w):
             os.close(fd)
         return None
 
 
-def _fork_student(jail_job: dict, data_fd: int, out_fd: int, parent_pidfd: int, setup_w: int, forked_w: int,
-                  binds, root: str, seccomp: SeccompProgram) -> None:
-    """In the jail's first process (pid 1 of its namespace): fork the student's process, which raises BecomeJail
-    (run_jail), and become its reaper (_reap_student). Never returns. Forked first thing, before this process
-    writes to much of the zygote's memory: each page written here would be copied once more by the student's
-    process."""
-    try:
-        os.setsid()                                    # out of the zygote's group: a terminal's ^C reaches neither
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)        # the zygote's end is the namespace's
-        student = os.fork()
-    except OSError as e:
-        try:
-            os.write(setup_w, f"jail setup failed: fork of the student's process: {e}".encode())
-        finally:
-            os._exit(70)
-    if student == 0:
-        os.close(forked_w)
-        raise BecomeJail(jail_job, data_fd, out_fd, parent_pidfd, setup_w, binds, root, seccomp)
-    # Nothing of the jail's stays open here: the trusted side sees the data socket and the output end when the
-    # student's process ends, and the zygote's status pipe's setup errors are the student process's alone.
-    name_process("ag-jail-init")
-    _prefer_for_oom_kill()   # as much the jail as its student process: killed, it ends the namespace, not the zygote
-    for fd in (data_fd, out_fd, parent_pidfd, setup_w):
-        os.close(fd)
-    try:
-        os.write(forked_w, b"f")
-    except OSError:
-        pass
-    os.close(forked_w)
-    _reap_student(student, _end_page)
+def _setns_back(own_pidns: int) -> None:
+    """Back to this process's own pid namespace for its next children; a zygote that cannot is of no further use
+    (every later jail would share one namespace): it ends, the client reports it."""
+    if _libc.setns(own_pidns, CLONE_NEWPID) != 0:
+        os.write(2, f"setns back to the zygote's pid namespace failed: {os.strerror(ctypes.get_errno())}\n".encode())
+        os._exit(1)
 
 
-def _student_of(reaper: int, forked_r: int) -> int | None:
-    """The pid (in the zygote's namespace) of the student's process a jail's reaper forked, once it says so on
-    ``forked_r`` (at its end: it failed or ended); None when it has none (any more). Read from the kernel
-    (/proc/<reaper>/task/<reaper>/children): it is the reaper's only child, and nothing of the jail writes it."""
-    r, _, _ = select.select([forked_r], [], [], 10.0)
-    if not r or os.read(forked_r, 1) != b"f":
-        return None
-    try:
-        with open(f"/proc/{reaper}/task/{reaper}/children", "rb") as f:
-            children = f.read().split()
-    except OSError:
-        return None
-    return int(children[0]) if len(children) == 1 else None
+def _init_program(base: str) -> str:
+    """The program each jail's pid 1 runs: ``cat`` (it reads its stdin, a pipe only the zygote writes, and exits at
+    its end), by a link named ``ag-jail-init`` in the jail's mount point's parent, so ``ps`` names it (a process's
+    name is its program file's). It needs no reaping of its own: the student's process, the namespace's only other
+    one, is the zygote's child, and cannot fork (seccomp)."""
+    cat = next(p for p in ("/usr/bin/cat", "/bin/cat") if os.access(p, os.X_OK))
+    link = os.path.join(base, "ag-jail-init")
+    if not (os.path.islink(link) and os.readlink(link) == cat):
+        tmp = f"{link}.{os.getpid()}"
+        os.symlink(cat, tmp)
+        os.replace(tmp, link)
+    return link
 
 
 # --------------------------------------------------------------------------- zygote main
@@ -873,15 +802,20 @@ def _drain(fd: int) -> bytes:
 
 
 def _reap(jails: dict[int, Jail]) -> None:
-    """Reap every ended child; a jail's wait status is kept for its report."""
+    """Reap every ended child (the jails' student processes and inits); a jail's wait status is kept for its report.
+    A student process that stopped itself is resumed (_STOPS); its pid stays its own while it is unreaped."""
     by_pid = {j.pid: j for j in jails.values()}
     while True:
         try:
-            pid, wstatus, ru = os.wait4(-1, os.WNOHANG)
+            pid, wstatus, ru = os.wait4(-1, os.WNOHANG | os.WUNTRACED)
         except ChildProcessError:
             return
         if pid == 0:
             return
+        if os.WIFSTOPPED(wstatus):
+            if pid in by_pid and os.WSTOPSIG(wstatus) in _STOPS:
+                os.kill(pid, signal.SIGCONT)
+            continue
         if pid in by_pid:
             by_pid[pid].ended = (wstatus, ru)
 
@@ -910,8 +844,17 @@ def main() -> None:
         binds = compute_binds() if reason is None else []
         root = _jail_mountpoint() if reason is None else ""
         own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        ctrl.set_inheritable(False)       # nothing of ours reaches a jail's init (posix_spawn: launch)
         seccomp = SeccompProgram() if reason is None else None
+        init_program = _init_program(os.path.dirname(root)) if reason is None else ""
         reset_inherited_signals()
+        # A student process that stops itself (SIGSTOP, SIGTSTP...) is resumed at once (_reap): its SIGCHLD wakes the
+        # loop's select through this pipe. A jail puts SIGCHLD's default back (run_jail).
+        chld_r, chld_w = os.pipe()
+        os.set_blocking(chld_w, False)
+        os.set_blocking(chld_r, False)
+        signal.signal(signal.SIGCHLD, lambda _s, _f: None)
+        signal.set_wakeup_fd(chld_w, warn_on_full_buffer=False)
         if reason is None:   # what launch() does for every jail, tried once here
             unshare(CLONE_NEWPID)
             _check(_libc.setns(own_pidns, CLONE_NEWPID), "setns back to the zygote's pid namespace")
@@ -928,13 +871,14 @@ def main() -> None:
         # Every CPU_CHECK_S while a jail runs: its CPU is read against its session's limit.
         wait = min([0.25 if not jails else CPU_CHECK_S,
                     *(max(0.0, j.deadline - now) for j in jails.values() if j.reason is None)])
-        # A killed jail whose reaper lingers (it should exit at once) is checked every CPU_CHECK_S (kill_reaper).
         # A killed jail's lifeline stays readable: only its end is awaited then.
-        watched = [ctrl.fileno()] + [j.pidfd for j in jails.values()] \
+        watched = [ctrl.fileno(), chld_r] + [j.pidfd for j in jails.values()] \
             + [j.lifeline_fd for j in jails.values() if j.killed_at is None]
         r, _, _ = select.select(watched, [], [], wait)
         ready = set(r)
         now = time.monotonic()
+        if chld_r in ready:
+            _drain(chld_r)
         _reap(jails)
         for key, j in list(jails.items()):
             try:
@@ -942,7 +886,7 @@ def main() -> None:
                     del jails[key]
                     j.finish()
                 elif j.killed_at is not None:
-                    j.kill_reaper(now)
+                    pass       # killed: only its end is awaited
                 elif j.lifeline_fd in ready:
                     # b"o" from the session's output reader: the jail printed past its limit.
                     j.kill("output" if b"o" in _drain(j.lifeline_fd) else "closed")
@@ -963,6 +907,8 @@ def main() -> None:
                 os.close(f)
             break
         try:
+            for f in fds:                 # nothing of ours reaches a jail's init (posix_spawn: launch)
+                os.set_inheritable(f, False)
             job = json.loads(msg)
             if len(fds) != 4:
                 raise ValueError("expected 4 fds")
@@ -971,10 +917,11 @@ def main() -> None:
             for f in fds:
                 os.close(f)
             continue
-        held = [fd for j in jails.values() for fd in (j.pidfd, j.lifeline_fd, j.status_fd, j.setup_r)]
+        held = [fd for j in jails.values() for fd in (j.pidfd, j.lifeline_fd, j.status_fd, j.setup_r, j.init_fd)
+                if fd is not None] + [chld_r, chld_w]
         try:
             jail = launch(job, fds, own_pidns, ctrl, binds, root, seccomp, held,
-                          [j.uid for j in jails.values()])
+                          [j.uid for j in jails.values()], init_program)
         except Exception:  # noqa: BLE001 - launch reports and closes what it can; never end the loop
             traceback.print_exc()
             continue

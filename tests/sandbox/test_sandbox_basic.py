@@ -249,7 +249,7 @@ def test_jail_runs_as_unprivileged_uid_seen_from_host(executor):
         assert st["Uid"].split() == [str(uid)] * 4 and uid in executor.uids and uid >= 60000
         assert st["CapEff"] == "0000000000000000" and st["NoNewPrivs"] == "1" and st["Seccomp"] == "2"
         assert st["Groups"] == ""
-        assert pid == 2       # pid 1 of its namespace is its reaper (round 37), where default actions are dropped
+        assert pid == 2       # pid 1 of its namespace is its init (round 37), where default actions are dropped
         assert rl_as == (TEST_LIMITS.memory,) * 2 and rl_cpu == (5, 6)
         venv_top = Path(sys.prefix).parts[1]       # the venv's site-packages is bound at its own path
         assert venv_top in root and "home" not in root and "etc" in root
@@ -265,7 +265,7 @@ def test_jail_runs_as_unprivileged_uid_seen_from_host(executor):
     assert wait_no_leftovers(executor) == []
 
 
-def test_a_session_is_a_reaper_and_a_student_process_named_for_ps_and_supervised_by_the_zygote(executor):
+def test_a_session_is_an_init_and_a_student_process_named_for_ps_both_children_of_the_zygote(executor):
     assert wait_no_leftovers(executor) == []
     with executor.session(GOOD, "good.py", "good") as s:
         s.load()
@@ -273,10 +273,10 @@ def test_a_session_is_a_reaper_and_a_student_process_named_for_ps_and_supervised
         for p in leftovers(executor):
             out = subprocess.run(["ps", "-o", "comm=,ppid=", "-p", str(p["pid"])], capture_output=True, text=True)
             seen[p["pid"]] = out.stdout.split()
-    # The jail's reaper (pid 1 of its namespace, round 37) is the zygote's child; the student's process is the reaper's.
-    reapers = [pid for pid, (comm, ppid) in seen.items() if comm == "ag-jail-init" and ppid == str(executor.zygote_pid)]
-    assert len(seen) == 2 and len(reapers) == 1, seen
-    assert sorted(seen.values()) == [["ag-jail", str(reapers[0])], ["ag-jail-init", str(executor.zygote_pid)]], seen
+    # The jail's init (pid 1 of its namespace, round 37) and its student process (pid 2) are both the zygote's
+    # children: the zygote forks the student's process into the namespace the init holds, and waits for it itself.
+    assert sorted(seen.values()) == [["ag-jail", str(executor.zygote_pid)],
+                                     ["ag-jail-init", str(executor.zygote_pid)]], seen
     assert wait_no_leftovers(executor) == []
 
 
@@ -505,5 +505,5 @@ def test_the_jail_is_the_out_of_memory_killers_first_choice_not_the_zygote(execu
         jails = leftovers(executor)
         scores = [Path(f"/proc/{p['pid']}/oom_score_adj").read_text().strip() for p in jails]
     zygote = Path(f"/proc/{executor.zygote_pid}/oom_score_adj").read_text().strip()
-    # both of the jail's processes (its reaper and its student process, round 37)
+    # both of the jail's processes (its init and its student process, round 37)
     assert scores == ["1000", "1000"] and zygote != "1000", (scores, zygote)
