@@ -384,7 +384,7 @@ def test_the_jail_sees_no_process_of_the_worker_in_proc(executor):
     result = _grade(executor, SEES_PROC)
     assert result["status"] == "graded", result["message"]
     said = result["tests"][0]["feedback"]["en"]
-    # only itself, pid 2 of its namespace: pid 1, the jail's reaper (round 37), is hidden from it (hidepid)
+    # only itself, pid 2 of its namespace: pid 1, the jail's init (round 37), is hidden from it (hidepid)
     assert re.search(r"PIDS 2 SEEN 2=", said), said
     assert str(os.getpid()) not in said.split("SEEN")[0]
     assert "pytest" not in said and "celery" not in said

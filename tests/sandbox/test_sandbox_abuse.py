@@ -194,7 +194,7 @@ def test_secrets_are_out_of_reach(executor, monkeypatch):
                  f"{PROJECT}/pyproject.toml", f"{PROJECT}/docs/contracts.md", f"{PROJECT}/.env",
                  f"{PROJECT}/grader_tests/__init__.py"):
         assert loot[path] in ("FileNotFoundError", "PermissionError"), (path, loot[path][:100])
-    # Pid 1 is the jail's reaper (round 37), hidden from the student's process (hidepid): not the host init either.
+    # Pid 1 is the jail's init (round 37), hidden from the student's process (hidepid): not the host init either.
     assert loot["/proc/1/environ"] == "FileNotFoundError"
     assert loot["ls /proc"] == [p for p in loot["ls /proc"] if not p.isdigit() or p == "2"]
     assert set(loot[f"ls {PROJECT}"]) <= {".venv"}                   # only the bound site-packages path

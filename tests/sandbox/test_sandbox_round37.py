@@ -4,7 +4,7 @@ The jail was pid 1 of its pid namespace, and the kernel drops a signal whose act
 from inside its namespace. Rounds 35/36 wrapped the Python-level senders; still dropped (the code went on where plain
 python3.11 dies): libc's kill/raise/tgkill through ctypes, a kernel-generated signal (an alarm, SIGXCPU) after a default
 action set through ctypes, ``pthread_kill`` of a thread ``threading`` does not know, a pending signal unblocked through
-ctypes. Since round 37 the student's code runs as pid 2, under a reaper that runs none of it: each case below ends (or
+ctypes. Since round 37 the student's code runs as pid 2, under an init that runs none of it: each case below ends (or
 goes on) in the jail as the same statements do under plain python3.11, which each test runs beside it.
 """
 
@@ -118,13 +118,13 @@ def test_a_sigxcpu_from_a_lowered_cpu_rlimit_ends_the_jail_as_it_ends_plain_pyth
     assert_healthy(executor)
 
 
-def test_the_jail_sees_only_its_own_process_not_its_reaper(executor):
-    """Pid 1 of the namespace is the reaper (root, the zygote's memory): hidden from the student's /proc (hidepid),
+def test_the_jail_sees_only_its_own_process_not_its_init(executor):
+    """Pid 1 of the namespace is the jail's init (root, cat: round 37 A2): hidden from the student's /proc (hidepid),
     and beyond its signals (another uid; and pid 1 drops what has no handler)."""
     source = _in_forward("import os, signal\n"
                          "if not sorted(p for p in os.listdir('/proc') if p.isdigit()) == [str(os.getpid())] == ['2']:\n"
                          "    raise AssertionError(os.listdir('/proc'))\n"
                          "try:\n    os.kill(1, signal.SIGKILL)\nexcept PermissionError:\n    pass\n"
-                         "else:\n    raise AssertionError('signalled its reaper')")
+                         "else:\n    raise AssertionError('signalled its init')")
     assert _call(executor, source).tolist() == [[2.0] * 3] * 2
     assert_healthy(executor)
