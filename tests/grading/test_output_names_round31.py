@@ -69,8 +69,16 @@ def test_every_name_said_from_an_output_alone_claims_nothing_of_the_weights(faul
 # nothing of them either way.
 # (weights_transposed leaves the output right: nothing is named from it alone, test_diagnoses.py)
 D_MODEL, HEADS, HEAD_DIM = 24, 4, 6      # d_model != head_dim ** 2: scale_dk is named as itself
+def _said_of_the_output(text: dict) -> bool:
+    """A name already worded as what the output matches (round 37's ``heads_averaged_before_v``: "the output matches
+    the attention weights averaged over the heads before they are applied to V") speaks of the output, though the
+    computation it names has weights in it."""
+    return text["en"].startswith("the output ") and text["zh"].startswith("输出")
+
+
 WEIGHTS_NAMES = [f for f in C.MHA_FAULTS if f not in C.MHA_WEIGHTS_FAULTS
-                 and _claims_weights(diagnose.FAULTS[diagnose.mha_key(f, D_MODEL, HEAD_DIM)])]
+                 and _claims_weights(text := diagnose.FAULTS[diagnose.mha_key(f, D_MODEL, HEAD_DIM)])
+                 and not _said_of_the_output(text)]
 
 
 @pytest.mark.parametrize("fault", WEIGHTS_NAMES)
