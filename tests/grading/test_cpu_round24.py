@@ -37,6 +37,7 @@ def _children_reports(monkeypatch) -> list[dict]:
     return reports
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 41)
 def test_fixed_references_are_computed_once_per_suite_version_and_inherited_by_later_gradings(executor, monkeypatch):
     reports = _children_reports(monkeypatch)
     cases_file = SUITE_ROOT / "attention" / "cases.py"

@@ -18,6 +18,9 @@ from app.models import Submission
 from app.regrading import request_regrade
 from tests.web.test_api import bearer
 
+# seconds each: the fast lane stays under 10 minutes (stop 41)
+pytestmark = pytest.mark.slow
+
 
 def _poll_in_thread(app, sub_id: int, token: str, wait: float, tag: str) -> tuple[threading.Thread, dict]:
     out: dict = {}

