@@ -74,8 +74,8 @@ def test_the_hidden_tests_session_looks_like_the_visible_tests_from_inside(serve
             else:
                 assert other[key] == value, (key, value, other[key])
         uid = first["ids"][0]
-        assert first["ids"] == [uid, uid, uid, uid, [], 1, 0]
-        assert other["ids"][1:] == [other["ids"][0]] * 3 + [[], 1, 0]
+        assert first["ids"] == [uid, uid, uid, uid, [], 2, 0]     # pid 2: the jail's pid 1 is its init (round 37)
+        assert other["ids"][1:] == [other["ids"][0]] * 3 + [[], 2, 0]
         assert {first["ids"][0], other["ids"][0]} <= set(served.uids)
         assert first["tmp_owner"] == [0, first["ids"][0]] and other["tmp_owner"] == [0, other["ids"][0]]
 
