@@ -13,7 +13,7 @@ from app import regrading
 from app.extensions import db
 from app.models import RegradeBatch
 from tests.browser.helpers import full_result
-from tests.browser.test_browser_flows import login
+from tests.browser.test_attempts_regrade_round37 import attempts_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -25,12 +25,7 @@ def test_a_cancelled_regrade_shows_graded_again_without_saying_it_was_graded(app
     teacher = factory.instructor()
     sub = web.submit(alice, a)
     web.grade(sub, full_result())
-    page = browser.new_context().new_page()
-    page.clock.install()
-    login(page, live_server, alice.email)
-    page.wait_for_load_state()
-    page.goto(f"{live_server}/lang/en")
-    page.goto(f"{live_server}/assignments/{a.slug}")
+    page = attempts_page(browser, live_server, alice.email, a.slug)
     row = page.locator(f"#attempts tr[data-attempt='{sub.attempt}']")
     badge = row.locator("[data-status-cell] .badge").first
     said = page.locator("#attempts + p[aria-live]")

@@ -17,6 +17,19 @@ from app.regrading import request_regrade
 from tests.browser.helpers import FakeWorker, full_result
 from tests.browser.test_browser_flows import login
 
+
+def attempts_page(browser, live_server: str, email: str, slug: str, lang: str = "en"):
+    """A new page on the assignment's attempts list, signed in as ``email`` in ``lang``, with the page's clock
+    installed so a test moves the list's minute checks on by hand."""
+    page = browser.new_context().new_page()
+    page.clock.install()
+    login(page, live_server, email)
+    page.wait_for_load_state()
+    page.goto(f"{live_server}/lang/{lang}")
+    page.goto(f"{live_server}/assignments/{slug}")
+    return page
+
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SAID = {"en": "the score is now 94 of 100", "zh": "分数现在是 94 / 100"}
@@ -46,12 +59,7 @@ def test_an_open_list_shows_a_regrade_of_a_graded_attempt_with_one_request_a_min
     first, second = web.submit(alice, a), web.submit(alice, a)
     web.grade(first, full_result())
     web.grade(second, full_result())
-    page = browser.new_context().new_page()
-    page.clock.install()
-    login(page, live_server, alice.email)
-    page.wait_for_load_state()
-    page.goto(f"{live_server}/lang/{lang}")
-    page.goto(f"{live_server}/assignments/{a.slug}")
+    page = attempts_page(browser, live_server, alice.email, a.slug, lang)
     row = page.locator(f"#attempts tr[data-attempt='{first.attempt}']")
     expect(row.locator("td.num strong")).to_have_text("96")
     seen = _requests(page, "/attempts", "/status")
@@ -76,12 +84,7 @@ def test_a_regrade_queued_makes_its_row_polled_until_its_result_is_in(app, web, 
     alice = factory.student(email="alice@example.edu")
     sub = web.submit(alice, a)
     web.grade(sub, full_result())
-    page = browser.new_context().new_page()
-    page.clock.install()
-    login(page, live_server, alice.email)
-    page.wait_for_load_state()
-    page.goto(f"{live_server}/lang/en")
-    page.goto(f"{live_server}/assignments/{a.slug}")
+    page = attempts_page(browser, live_server, alice.email, a.slug)
     run = request_regrade(db.session.get(Submission, sub.id))
     page.clock.run_for(61_000)
     badge = page.locator(f"#attempts tr[data-attempt='{sub.attempt}'] [data-status-cell] .badge")
@@ -103,12 +106,7 @@ def test_an_attempt_sent_from_another_tab_joins_the_list_and_is_followed_to_its_
     a = factory.assignment()
     alice = factory.student(email="alice@example.edu")
     web.grade(web.submit(alice, a), full_result())
-    page = browser.new_context().new_page()
-    page.clock.install()
-    login(page, live_server, alice.email)
-    page.wait_for_load_state()
-    page.goto(f"{live_server}/lang/en")
-    page.goto(f"{live_server}/assignments/{a.slug}")
+    page = attempts_page(browser, live_server, alice.email, a.slug)
     second = web.submit(alice, a)                  # the other tab's upload
     page.clock.run_for(61_000)
     badge = page.locator(f"#attempts tr[data-attempt='{second.attempt}'] [data-status-cell] .badge")
