@@ -7,6 +7,8 @@ A broken or missing rubric is an error (RubricError), never a silent default.
 
 from __future__ import annotations
 
+import hashlib
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,25 +71,42 @@ class RubricView:
         return out
 
 
-_cache: dict[str, tuple[tuple[int, int], RubricView]] = {}
+_cache: dict[str, tuple[str, RubricView]] = {}
+
+# A file's stat is trusted to say "unchanged" only when its mtime is older than the moment its content was
+# hashed by more than this: an edit written within the same timestamp tick (a coarse clock, a 1 s or 2 s
+# file system) that keeps the size has the same (mtime, size), and only its content tells it apart (the
+# "racy" entries of git's index, same rule). 2 s covers the coarsest file systems (FAT).
+RACY_NS = 2_000_000_000
+# file path -> (mtime_ns, size, inode, hashed at (time_ns, taken before the read), content hash)
+_stamps: dict[str, tuple[int, int, int, int, str]] = {}
 
 
-def rubric_stamp(suite: str) -> tuple[int, int]:
-    """The rubric file's (mtime, size): another stamp, maybe another rubric. One stat, no parsing: cheap
-    enough for the API's wait to read at every check (app/api.py `_answer_version`). (0, 0) when the
-    file cannot be read or the name is invalid."""
+def rubric_stamp(suite: str) -> str:
+    """A hash of the rubric file's content: another stamp, maybe another rubric. Cheap enough for the API's
+    wait to read at every check (app/api.py `_answer_version`): one stat, and the file is read and hashed
+    only when its (mtime, size, inode) changed or its mtime is too recent to vouch for its content
+    (RACY_NS). "" when the file cannot be read or the name is invalid."""
     try:
-        st = rubric_path(suite).stat()
+        path = rubric_path(suite)
+        st = path.stat()
+        hit = _stamps.get(str(path))
+        if hit is not None and hit[:3] == (st.st_mtime_ns, st.st_size, st.st_ino) \
+                and st.st_mtime_ns < hit[3] - RACY_NS:
+            return hit[4]
+        hashed_at = time.time_ns()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
     except (OSError, RubricError):
-        return (0, 0)
-    return (st.st_mtime_ns, st.st_size)
+        return ""
+    _stamps[str(path)] = (st.st_mtime_ns, st.st_size, st.st_ino, hashed_at, digest)
+    return digest
 
 
 def rubric_for(suite: str) -> RubricView:
     """The rubric of `suite`, re-read when its file changes (an instructor's edit shows at once).
     Raises RubricError when the file is missing or invalid."""
     rubric_path(suite)  # a suite name that is no folder name raises its RubricError here
-    stamp = rubric_stamp(suite)  # (0, 0) when missing: load_rubric below raises the RubricError naming the file
+    stamp = rubric_stamp(suite)  # "" when missing: load_rubric below raises the RubricError naming the file
     hit = _cache.get(suite)
     if hit is not None and hit[0] == stamp:
         return hit[1]
