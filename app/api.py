@@ -553,6 +553,36 @@ def create_regrade():
     return resp, 202
 
 
+@bp.delete("/regrades/<int:batch_id>")
+@token_required
+def cancel_regrade(batch_id: int):
+    """Cancel a batch's runs no worker has claimed yet, as the batch page's Cancel does (regrading.cancel: one
+    guarded DELETE; runs already running finish). Idempotent: a retry removes nothing more and answers 200
+    with `outcome` `already_cancelled`; 409 `nothing_to_cancel` when workers had taken every run."""
+    from app import regrading
+    from app.models import RegradeBatch
+
+    if not g.api_user.is_instructor:
+        return api_error("forbidden", 403, {
+            "en": "Only instructors may cancel a regrade: a regrade batch belongs to the course's staff.",
+            "zh": "只有教师可以取消重新评分：重新评分批次属于课程教师。"})
+    batch = db.session.get(RegradeBatch, batch_id)
+    if batch is None:
+        return api_error("batch_not_found", 404, {
+            "en": f"No regrade batch {batch_id}: GET /instructor/regrades lists the batches; POST /api/v1/regrades "
+                  "answers the id of the batch it queued.",
+            "zh": f"没有第 {batch_id} 批重新评分：/instructor/regrades 页面列出所有批次；POST /api/v1/regrades "
+                  "的回答给出它排队的批次编号。"})
+    done = regrading.cancel(batch, g.api_user)
+    outcome, said = regrading.cancel_outcome(batch, done)
+    message = {lang: " ".join(both(text, **params)[lang] for text, params in said) for lang in ("en", "zh")}
+    if outcome == "taken":
+        return api_error("nothing_to_cancel", 409, message)
+    return jsonify({"batch": batch.id, "outcome": outcome, "cancelled": done.cancelled, "running": done.running,
+                    "cancelled_in_all": batch.runs_cancelled, "runs_queued": batch.runs_queued,
+                    "url": f"/instructor/regrades/{batch.id}", "message": message})
+
+
 @bp.post("/extensions")
 @token_required
 def create_extension():

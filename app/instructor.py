@@ -578,23 +578,8 @@ def regrade_cancel(batch_id: int):
     """Cancel the batch's runs no worker has taken yet; those already running finish (regrading.cancel)."""
     batch = _batch(batch_id)
     done = regrading.cancel(batch, current_user)
-    # A second tab's cancel, or a page shown before the workers took the last runs: say which, from the
-    # batch's counts (cancel refreshed them), not that workers took runs an earlier cancel removed.
-    taken = batch.runs_queued - batch.runs_cancelled
-    if done.cancelled:
-        flash(_("%(n)s run(s) cancelled before any worker took them: those attempts keep their score and status.",
-                n=done.cancelled), "ok")
-    elif not batch.runs_cancelled:
-        flash(_("No run was left to cancel: a worker had already taken every run of this batch."), "ok")
-    elif taken <= 0:
-        flash(_("No run was left to cancel: every run of this batch (%(n)s) had already been cancelled.",
-                n=batch.runs_cancelled), "ok")
-    else:
-        flash(_("No run was left to cancel: %(n)s run(s) of this batch had already been cancelled, and a worker "
-                "had taken the other %(m)s.", n=batch.runs_cancelled, m=taken), "ok")
-    if done.running:
-        flash(_("%(n)s run(s) were already running: they finish and their results are stored.",
-                n=done.running), "ok")
+    for text, params in regrading.cancel_outcome(batch, done)[1]:
+        flash(str(text) % params if params else str(text), "ok")
     return redirect(url_for("instructor.regrade_batch", batch_id=batch_id))
 
 

@@ -67,8 +67,11 @@ def _spec() -> dict[str, Any]:
                                                       "(null when uploaded now or absent)",
                                        "properties": {"audit": {"type": "integer", "nullable": True},
                                                       "figure": {"type": "integer", "nullable": True}}},
-                                   "warnings": {"type": "array", "items": {"type": "object"},
-                                                "description": "`no_audit` when the attempt has no audit"},
+                                   "warnings": {"type": "array", "description": "`no_audit` when the attempt "
+                                                                               "has no audit",
+                                                "items": {"type": "object", "properties": {
+                                                    "code": {"type": "string"},
+                                                    "message": {"$ref": "#/components/schemas/Message"}}}},
                                    "renamed": {
                                        "type": "array",
                                        "description": "each file of this send kept under another name than the "
@@ -100,6 +103,12 @@ def _spec() -> dict[str, Any]:
                         "attempt": {"type": "integer"},
                         "submitted_at": {"type": "string", "format": "date-time"},
                         "late_days": {"type": "integer"},
+                        "audit_from_attempt": {"type": "integer", "nullable": True,
+                                               "description": "the attempt whose audit this one kept (null when "
+                                                              "uploaded with it or absent)"},
+                        "figure_from_attempt": {"type": "integer", "nullable": True,
+                                                "description": "the attempt whose figure this one kept (null when "
+                                                               "uploaded with it or absent)"},
                         "queue_position": {"type": "integer", "nullable": True,
                                            "description": "queued runs ahead of this one (0 = next)"},
                         "grader_version": {"type": "string", "nullable": True},
@@ -110,7 +119,7 @@ def _spec() -> dict[str, Any]:
                                                          "If-None-Match with the old tag answers 200 with the new "
                                                          "result). `status` is `queued`/`running` while a regrade "
                                                          "waits, with the earlier result still shown"},
-                        "result": {"type": "object", "nullable": True,
+                        "result": {"type": "object", "nullable": True, "additionalProperties": True,
                                    "description": "The grade JSON (docs/contracts.md §2); for students "
                                    "without 'log' and with hidden tests' feedback set to null. Feedback and "
                                    "the message are in one language ('lang': ?lang=zh|en, else "
@@ -119,10 +128,40 @@ def _spec() -> dict[str, Any]:
                                    "while the grader waited: no limit was met) or 'not_run' (the grader skipped "
                                    "it)."},
                         "score": {"type": "object", "nullable": True,
-                                  "description": "total after the audit review and the late penalty"},
-                        "audit_review": {"type": "object", "nullable": True},
+                                  "description": "total after the audit review and the late penalty",
+                                  "properties": {
+                                      "raw_total": {"type": "number"}, "max_total": {"type": "number"},
+                                      "audit_auto": {"type": "number", "nullable": True,
+                                                     "description": "the audit checker's points"},
+                                      "audit_override": {"type": "number", "nullable": True,
+                                                         "description": "the reviewer's points, when reviewed"},
+                                      "late_days": {"type": "integer"}, "penalty_fraction": {"type": "number"},
+                                      "penalty_points": {"type": "number"}, "total": {"type": "number"},
+                                      "categories": {"type": "object", "additionalProperties": True,
+                                                     "description": "per rubric category, as in the grade JSON "
+                                                                    "(docs/contracts.md §2)"},
+                                      "overrides": {"type": "array", "items": {
+                                          "type": "object", "additionalProperties": True,
+                                          "description": "an instructor's override: kind, target, points, "
+                                                         "comment, author, at"}}}},
+                        "audit_review": {"type": "object", "nullable": True, "properties": {
+                            "score": {"type": "number"}, "comment": {"type": "string"},
+                            "reviewer": {"type": "string", "description": "the reviewer's name"},
+                            "at": {"type": "string", "format": "date-time"}}},
+                        "student": {"type": "object", "description": "instructors' view only",
+                                    "properties": {"id": {"type": "integer"}, "email": {"type": "string"},
+                                                   "name": {"type": "string"}}},
+                        "runs": {"type": "array", "description": "instructors' view only: every run, oldest first",
+                                 "items": {"type": "object", "properties": {
+                                     "id": {"type": "integer"}, "trigger": {"type": "string"},
+                                     "status": {"type": "string"},
+                                     "grader_version": {"type": "string", "nullable": True},
+                                     "total": {"type": "number", "nullable": True},
+                                     "queued_at": {"type": "string", "format": "date-time"}}}},
                     },
                 },
+                "Message": {"type": "object", "description": "the same text in both languages",
+                            "properties": {"en": {"type": "string"}, "zh": {"type": "string"}}},
             },
         },
         "security": auth,
@@ -207,7 +246,14 @@ def _spec() -> dict[str, Any]:
                                 "content": {"application/json": {"schema": {
                                     "type": "object", "required": ["submissions", "next"],
                                     "properties": {
-                                        "submissions": {"type": "array", "items": {"type": "object"}},
+                                        "submissions": {"type": "array", "items": {"type": "object", "properties": {
+                                            "id": {"type": "integer"}, "assignment": {"type": "string"},
+                                            "attempt": {"type": "integer"}, "status": {"type": "string"},
+                                            "submitted_at": {"type": "string", "format": "date-time"},
+                                            "late_days": {"type": "integer"},
+                                            "total": {"type": "number", "nullable": True,
+                                                      "description": "after the audit review and the late "
+                                                                     "penalty; null until graded"}}}},
                                         "next": {"type": "string", "nullable": True,
                                                  "description": "URL of the next page, null on the last"}}}}}},
                         "400": _err("limit not a whole number from 1 to 500 (bad_limit), or after not an "
@@ -255,10 +301,16 @@ def _spec() -> dict[str, Any]:
                                     "description": "1-200 visible ASCII characters; the same key for another "
                                                    "submission is 422 `idempotency_key_reused`.",
                                     "schema": {"type": "string", "maxLength": 200}}],
-                    "responses": {"202": {"description": "Queued: {id, run_id, status, replayed, queue_position, "
-                                                        "already_waiting}. already_waiting true: the attempt "
+                    "responses": {"202": {"description": "Queued. already_waiting true: the attempt "
                                                         "was still waiting for its first grading, run_id is "
-                                                        "that run and no second run was queued (message en/zh)"},
+                                                        "that run and no second run was queued (message en/zh)",
+                                          "content": {"application/json": {"schema": {
+                                              "type": "object", "properties": {
+                                                  "id": {"type": "integer"}, "run_id": {"type": "integer"},
+                                                  "status": {"type": "string"}, "replayed": {"type": "boolean"},
+                                                  "queue_position": {"type": "integer", "nullable": True},
+                                                  "already_waiting": {"type": "boolean"},
+                                                  "message": {"$ref": "#/components/schemas/Message"}}}}}},
                                   "400": _err("a malformed Idempotency-Key (bad_idempotency_key)"), "401": unauth,
                                   "403": _err("instructors only"), "404": _err("not found"),
                                   "422": _err("the Idempotency-Key was used for another submission "
@@ -276,7 +328,19 @@ def _spec() -> dict[str, Any]:
                          "schema": {"type": "string", "enum": ["json", "csv", "xlsx", "canvas", "moodle"]}},
                         {"name": "assignment", "in": "query", "schema": {"type": "string"}},
                     ],
-                    "responses": {"200": {"description": "JSON, or a CSV file"}, "400": _err("unknown format"),
+                    "responses": {"200": {"description": "JSON, or a CSV file", "content": {"application/json": {
+                        "schema": {"type": "object", "properties": {
+                            "assignment": {"type": "string"},
+                            "score_rule": {"type": "string", "description": "how the counted score is chosen"},
+                            "categories": {"type": "array", "description": "in the rubric's order",
+                                           "items": {"type": "object", "properties": {
+                                               "name": {"type": "string"}, "max": {"type": "number"},
+                                               "label": {"$ref": "#/components/schemas/Message"}}}},
+                            "students": {"type": "array", "items": {
+                                "type": "object", "additionalProperties": True,
+                                "description": "one row per enrolled student: the columns of the CSV export "
+                                               "(docs/contracts.md, gradebook)"}}}}}}},
+                                  "400": _err("unknown format"),
                                   "401": unauth, "403": _err("instructors only")},
                 },
             },
@@ -321,6 +385,37 @@ def _spec() -> dict[str, Any]:
                     },
                 },
             },
+            "/regrades/{id}": {
+                "delete": {
+                    "summary": "Cancel a regrade batch's runs still queued (instructors)",
+                    "description": "As the batch page's Cancel: the runs no worker has taken yet are removed (never "
+                                   "graded: those attempts keep their score and status); runs already running "
+                                   "finish and their results are stored. Idempotent: sending it again removes "
+                                   "nothing more and answers 200 with `outcome` `already_cancelled` (or "
+                                   "`partly_taken`: an earlier cancel removed some runs, workers took the others).",
+                    "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"},
+                                    "description": "the batch id (`batch` of POST /regrades)"}],
+                    "responses": {
+                        "200": {"description": "What the cancel did", "content": {"application/json": {"schema": {
+                            "type": "object", "properties": {
+                                "batch": {"type": "integer"},
+                                "outcome": {"type": "string",
+                                            "enum": ["cancelled", "already_cancelled", "partly_taken"]},
+                                "cancelled": {"type": "integer", "description": "runs removed by this request"},
+                                "running": {"type": "integer", "description": "runs of the batch running now: "
+                                                                              "they finish"},
+                                "cancelled_in_all": {"type": "integer",
+                                                     "description": "runs removed by every cancel of the batch"},
+                                "runs_queued": {"type": "integer", "description": "runs the batch queued"},
+                                "url": {"type": "string", "description": "the batch's page"},
+                                "message": {"$ref": "#/components/schemas/Message"}}}}}},
+                        "401": unauth, "403": _err("instructors only (forbidden)"),
+                        "404": _err("no such batch (batch_not_found)"),
+                        "409": _err("nothing_to_cancel: workers had already taken every run of the batch; nothing "
+                                    "was cancelled"),
+                    },
+                },
+            },
             "/extensions": {
                 "post": {
                     "summary": "Grant or replace a student's extension (instructors)",
@@ -335,7 +430,11 @@ def _spec() -> dict[str, Any]:
                                                                              "when no deadline is given"},
                             "reason": {"type": "string"},
                         }}}}},
-                    "responses": {"201": {"description": "The student's deadline now"},
+                    "responses": {"201": {"description": "The student's deadline now", "content": {
+                        "application/json": {"schema": {"type": "object", "properties": {
+                            "assignment": {"type": "string"}, "student": {"type": "string", "description": "email"},
+                            "deadline": {"type": "string", "format": "date-time", "nullable": True},
+                            "extra_days": {"type": "integer"}}}}}},
                                   "401": unauth, "403": _err("instructors only"), "404": _err("no such student"),
                                   "422": _err("no deadline and no extra days, or a bad date")},
                 },
@@ -352,7 +451,9 @@ def _spec() -> dict[str, Any]:
                                     "schema": {"type": "string", "maxLength": 200}}],
                     "requestBody": {"content": {"application/json": {"schema": {
                         "type": "object", "properties": {"assignment": {"type": "string"}}}}}},
-                    "responses": {"202": {"description": "Queued: {id, status, replayed}"},
+                    "responses": {"202": {"description": "Queued", "content": {"application/json": {"schema": {
+                        "type": "object", "properties": {"id": {"type": "integer"}, "status": {"type": "string"},
+                                                         "replayed": {"type": "boolean"}}}}}},
                                   "400": _err("a malformed Idempotency-Key (bad_idempotency_key)"), "401": unauth,
                                   "403": _err("instructors only"),
                                   "422": _err("the Idempotency-Key was used for another assignment "
@@ -363,7 +464,26 @@ def _spec() -> dict[str, Any]:
                     "parameters": [{"name": "assignment", "in": "query", "schema": {"type": "string"}}],
                     "responses": {"200": {"description": "Report", "content": {"application/json": {"schema": {
                         "type": "object", "properties": {
+                            "id": {"type": "integer", "description": "absent when status is none"},
                             "status": {"type": "string", "enum": ["none", "queued", "running", "done", "error"]},
+                            "threshold": {"type": "number", "description": "pairs scoring at least this are listed"},
+                            "submissions_compared": {"type": "integer", "nullable": True,
+                                                     "description": "the latest attempts compared (those not "
+                                                                    "left out)"},
+                            "left_out": {"type": "object", "nullable": True,
+                                         "additionalProperties": {"type": "integer"},
+                                         "description": "{reason: count} of the latest attempts not compared: "
+                                                        "`empty` (nothing left once the handout's code is "
+                                                        "removed, or shorter than one k-gram), `alone` (the only "
+                                                        "file with a fingerprint: nothing to compare it with), "
+                                                        "`unreadable` (the tokenizer failed on it), `missing` (its "
+                                                        "code is not in the store); "
+                                                        "null for a report from before round 37, which did not "
+                                                        "record them"},
+                            "message": {"type": "string", "nullable": True,
+                                        "description": "why a report ended in error"},
+                            "created_at": {"type": "string", "format": "date-time"},
+                            "finished_at": {"type": "string", "format": "date-time", "nullable": True},
                             "pairs": {"type": "array", "items": {"type": "object", "properties": {
                                 "a": {"type": "integer", "description": "submission id"},
                                 "b": {"type": "integer", "description": "submission id"},

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import selectinload
 
@@ -274,6 +275,41 @@ def cancel(batch: RegradeBatch, actor: User | None) -> Cancelled:
     send_oldest_queued(students)
     db.session.refresh(batch)
     return Cancelled(len(gone), running)
+
+
+# What a cancel found, as the batch page, the API and the CLI say it: `cancelled` (runs removed now),
+# `already_cancelled` (an earlier cancel removed every run: a retry, a second tab), `partly_taken` (an earlier
+# cancel removed some, workers took the others) and `taken` (workers took every run: nothing was cancelled,
+# ever; the API answers it 409 `nothing_to_cancel`).
+CANCEL_OUTCOMES = ("cancelled", "already_cancelled", "partly_taken", "taken")
+
+
+def cancel_outcome(batch: RegradeBatch, done: Cancelled) -> tuple[str, list[tuple[object, dict[str, int]]]]:
+    """(outcome, messages): what `cancel` did to `batch` (refreshed by it), each message a lazy UI string and
+    its parameters, in the order the page shows them. A second tab's cancel, or a page shown before the
+    workers took the last runs, is told apart from the batch's counts, so a retry never reads as workers
+    having taken runs an earlier cancel removed."""
+    taken = batch.runs_queued - batch.runs_cancelled
+    said: list[tuple[object, dict[str, int]]] = []
+    if done.cancelled:
+        outcome = "cancelled"
+        said.append((_l("%(n)s run(s) cancelled before any worker took them: those attempts keep their score and "
+                        "status."), {"n": done.cancelled}))
+    elif not batch.runs_cancelled:
+        outcome = "taken"
+        said.append((_l("No run was left to cancel: a worker had already taken every run of this batch."), {}))
+    elif taken <= 0:
+        outcome = "already_cancelled"
+        said.append((_l("No run was left to cancel: every run of this batch (%(n)s) had already been cancelled."),
+                     {"n": batch.runs_cancelled}))
+    else:
+        outcome = "partly_taken"
+        said.append((_l("No run was left to cancel: %(n)s run(s) of this batch had already been cancelled, and a "
+                        "worker had taken the other %(m)s."), {"n": batch.runs_cancelled, "m": taken}))
+    if done.running:
+        said.append((_l("%(n)s run(s) were already running: they finish and their results are stored."),
+                     {"n": done.running}))
+    return outcome, said
 
 
 @dataclass

@@ -385,10 +385,19 @@ def assignment_add(
 @click.option("--all", "all_", is_flag=True, hidden=True, help="Old spelling of --scope counting.")
 @click.option("--wait", "wait_s", type=float, default=None, metavar="SECONDS",
               help="Wait up to SECONDS for the runs to finish, then print old and new scores.")
+@click.option("--cancel", "cancel_id", type=int, default=None, metavar="BATCH",
+              help="Cancel batch BATCH's runs no worker has taken yet (as its page's Cancel); runs already "
+                   "running finish. Takes no other option.")
 def regrade(scope: str | None, student: str | None, submission: int | None, slug: str | None, all_: bool,
-            wait_s: float | None) -> None:
+            wait_s: float | None, cancel_id: int | None) -> None:
     """Grade again, as the instructor's Regrade page does: one batch that keeps the old runs and
-    each submission's score before, for the old-vs-new report (/instructor/regrades/ID)."""
+    each submission's score before, for the old-vs-new report (/instructor/regrades/ID).
+    `--cancel BATCH` cancels a batch's runs still queued instead."""
+    if cancel_id is not None:
+        if scope or student or submission is not None or slug or all_ or wait_s is not None:
+            raise click.UsageError("--cancel BATCH takes no other option")
+        _cancel_batch(cancel_id)
+        return
     if all_:
         # It used to mean each student's latest attempt, which is not the attempt that counts.
         click.echo("note: --all is now --scope counting (the attempt that counts for each student)", err=True)
@@ -439,6 +448,27 @@ def regrade(scope: str | None, student: str | None, submission: int | None, slug
         if r["pending"]:
             raise click.ClickException(f"{r['pending']} run(s) still waiting after {wait_s:g} s: is a worker running?")
         click.echo(f"changed: {', '.join(r['changed']) if r['changed'] else 'nobody'}")
+
+
+def _cancel_batch(batch_id: int) -> None:
+    """`autograder regrade --cancel BATCH`: regrading.cancel, said as the batch page says it (in English, as
+    every message of this command). Exit status 1 when there was nothing to cancel (workers took every run) or
+    no such batch; 0 when runs were cancelled now or by an earlier cancel (a retry)."""
+    from flask_babel import force_locale
+
+    from app.models import RegradeBatch
+
+    app = _app()
+    with app.app_context(), app.test_request_context(), force_locale("en"):
+        batch = sqla.session.get(RegradeBatch, batch_id)
+        if batch is None:
+            raise click.ClickException(f"no regrade batch {batch_id} (the Regrades page lists them)")
+        done = regrading.cancel(batch, None)
+        outcome, said = regrading.cancel_outcome(batch, done)
+        text = " ".join(str(t) % params if params else str(t) for t, params in said)
+        if outcome == "taken":
+            raise click.ClickException(f"batch {batch_id}: {text}")
+        click.echo(f"batch {batch_id}: {text} Report at /instructor/regrades/{batch_id}")
 
 
 def _score(value: float | None) -> str:

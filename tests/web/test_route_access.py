@@ -31,8 +31,8 @@ ACCESS: dict[str, set[str]] = {
     "scraper": {"metrics.metrics"},
     # the JSON API: a bearer token (401 without one)
     "token": {"api.create_submission", "api.list_submissions", "api.get_submission", "api.regrade",
-              "api.get_gradebook", "api.create_regrade", "api.create_extension", "api.get_similarity",
-              "api.start_similarity"},
+              "api.get_gradebook", "api.create_regrade", "api.cancel_regrade", "api.create_extension",
+              "api.get_similarity", "api.start_similarity"},
 }
 
 
