@@ -337,9 +337,21 @@ def _spec() -> dict[str, Any]:
                                                "name": {"type": "string"}, "max": {"type": "number"},
                                                "label": {"$ref": "#/components/schemas/Message"}}}},
                             "students": {"type": "array", "items": {
-                                "type": "object", "additionalProperties": True,
-                                "description": "one row per enrolled student: the columns of the CSV export "
-                                               "(docs/contracts.md, gradebook)"}}}}}}},
+                                "type": "object", "description": "one row per enrolled student",
+                                "properties": {
+                                    "email": {"type": "string"}, "name": {"type": "string"},
+                                    "score": {"type": "number", "nullable": True,
+                                              "description": "the counted attempt's, after overrides and the "
+                                                             "late penalty; null when none is graded"},
+                                    "max": {"type": "number"},
+                                    "best_attempt": {"type": "integer", "nullable": True,
+                                                     "description": "the attempt that counts"},
+                                    "categories": {"type": "object",
+                                                   "additionalProperties": {"type": "number", "nullable": True},
+                                                   "description": "{category: points}, the rubric's categories "
+                                                                  "(`categories` above)"},
+                                    "attempts": {"type": "integer"}, "late_days": {"type": "integer"},
+                                    "status": {"type": "string"}}}}}}}}},
                                   "400": _err("unknown format"),
                                   "401": unauth, "403": _err("instructors only")},
                 },
