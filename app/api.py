@@ -558,7 +558,8 @@ def create_regrade():
 def cancel_regrade(batch_id: int):
     """Cancel a batch's runs no worker has claimed yet, as the batch page's Cancel does (regrading.cancel: one
     guarded DELETE; runs already running finish). Idempotent: a retry removes nothing more and answers 200
-    with `outcome` `already_cancelled`; 409 `nothing_to_cancel` when workers had taken every run."""
+    with `outcome` `already_cancelled`; 409 `nothing_to_cancel` when workers had taken every run or the batch
+    queued none."""
     from app import regrading
     from app.models import RegradeBatch
 
@@ -576,7 +577,7 @@ def cancel_regrade(batch_id: int):
     done = regrading.cancel(batch, g.api_user)
     outcome, said = regrading.cancel_outcome(batch, done)
     message = {lang: " ".join(both(text, **params)[lang] for text, params in said) for lang in ("en", "zh")}
-    if outcome == "taken":
+    if outcome in ("taken", "none_queued"):
         return api_error("nothing_to_cancel", 409, message)
     return jsonify({"batch": batch.id, "outcome": outcome, "cancelled": done.cancelled, "running": done.running,
                     "cancelled_in_all": batch.runs_cancelled, "runs_queued": batch.runs_queued,

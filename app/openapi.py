@@ -423,8 +423,9 @@ def _spec() -> dict[str, Any]:
                                 "message": {"$ref": "#/components/schemas/Message"}}}}}},
                         "401": unauth, "403": _err("instructors only (forbidden)"),
                         "404": _err("no such batch (batch_not_found)"),
-                        "409": _err("nothing_to_cancel: workers had already taken every run of the batch; nothing "
-                                    "was cancelled"),
+                        "409": _err("nothing_to_cancel: workers had already taken every run of the batch, or it "
+                                    "queued none (its attempts were waiting for their first grading); nothing was "
+                                    "cancelled"),
                     },
                 },
             },

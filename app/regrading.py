@@ -280,8 +280,9 @@ def cancel(batch: RegradeBatch, actor: User | None) -> Cancelled:
 # What a cancel found, as the batch page, the API and the CLI say it: `cancelled` (runs removed now),
 # `already_cancelled` (an earlier cancel removed every run: a retry, a second tab), `partly_taken` (an earlier
 # cancel removed some, workers took the others) and `taken` (workers took every run: nothing was cancelled,
-# ever; the API answers it 409 `nothing_to_cancel`).
-CANCEL_OUTCOMES = ("cancelled", "already_cancelled", "partly_taken", "taken")
+# ever) and `none_queued` (the batch queued no run: its attempts were all waiting for their first grading);
+# the API answers the last two 409 `nothing_to_cancel`.
+CANCEL_OUTCOMES = ("cancelled", "already_cancelled", "partly_taken", "taken", "none_queued")
 
 
 def cancel_outcome(batch: RegradeBatch, done: Cancelled) -> tuple[str, list[tuple[object, dict[str, int]]]]:
@@ -295,6 +296,12 @@ def cancel_outcome(batch: RegradeBatch, done: Cancelled) -> tuple[str, list[tupl
         outcome = "cancelled"
         said.append((_l("%(n)s run(s) cancelled before any worker took them: those attempts keep their score and "
                         "status."), {"n": done.cancelled}))
+    elif not batch.runs_queued:
+        # Not "a worker took every run": there was none to take (round 38, a real server's batch over attempts
+        # still waiting for their first grading).
+        outcome = "none_queued"
+        said.append((_l("No run was left to cancel: this batch queued none, since its %(n)s attempt(s) were "
+                        "still waiting for their first grading."), {"n": batch.already_waiting}))
     elif not batch.runs_cancelled:
         outcome = "taken"
         said.append((_l("No run was left to cancel: a worker had already taken every run of this batch."), {}))

@@ -452,8 +452,8 @@ def regrade(scope: str | None, student: str | None, submission: int | None, slug
 
 def _cancel_batch(batch_id: int) -> None:
     """`autograder regrade --cancel BATCH`: regrading.cancel, said as the batch page says it (in English, as
-    every message of this command). Exit status 1 when there was nothing to cancel (workers took every run) or
-    no such batch; 0 when runs were cancelled now or by an earlier cancel (a retry)."""
+    every message of this command). Exit status 1 when there was nothing to cancel (workers took every run, or
+    the batch queued none) or no such batch; 0 when runs were cancelled now or by an earlier cancel (a retry)."""
     from flask_babel import force_locale
 
     from app.models import RegradeBatch
@@ -466,7 +466,7 @@ def _cancel_batch(batch_id: int) -> None:
         done = regrading.cancel(batch, None)
         outcome, said = regrading.cancel_outcome(batch, done)
         text = " ".join(str(t) % params if params else str(t) for t, params in said)
-        if outcome == "taken":
+        if outcome in ("taken", "none_queued"):
             raise click.ClickException(f"batch {batch_id}: {text}")
         click.echo(f"batch {batch_id}: {text} Report at /instructor/regrades/{batch_id}")
 

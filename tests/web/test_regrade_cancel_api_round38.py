@@ -88,3 +88,27 @@ def test_the_cli_cancels_a_batch_and_says_so_and_fails_on_an_unknown_one(app, mo
     assert missing.exit_code == 1 and f"no regrade batch {batch.id + 99}" in missing.output
     mixed = CliRunner().invoke(cli.main, ["regrade", "--cancel", str(batch.id), "--scope", "all"])
     assert mixed.exit_code == 2 and "--cancel BATCH takes no other option" in mixed.output
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_batch_that_queued_no_run_is_not_said_to_have_been_taken_by_workers(client, web, factory, course, lang):
+    """A regrade of attempts all still waiting for their first grading (a server whose workers are busy or
+    stopped) queues no run, and its cancel said "a worker had already taken every run": none was ever queued."""
+    from tests.web.test_instructor import confirm_regrade
+
+    web.submit(course["alice"], audit=False, figure=False)                       # waiting: no worker
+    a = course["assignment"]
+    b = regrading.start(a, regrading.plan(a, "all"), course["teacher"])
+    assert (b.runs_queued, b.already_waiting) == (0, 1)
+    resp = client.delete(f"/api/v1/regrades/{b.id}", headers=bearer(factory.token(course["teacher"])))
+    assert (resp.status_code, resp.json["code"]) == (409, "nothing_to_cancel")
+    said = {"en": "this batch queued none, since its 1 attempt(s) were still waiting for their first grading",
+            "zh": "这一批没有排队任何评分，因为它的 1 次提交都仍在等待第一次评分"}
+    taken = {"en": "a worker had already taken", "zh": "评分进程取走"}
+    assert said[lang] in resp.json["message"][lang] and taken[lang] not in resp.json["message"][lang]
+    web.login(client, course["teacher"])
+    client.get(f"/lang/{lang}")
+    confirm_regrade(client, scope="all", a=a.slug)
+    page_batch = db.session.scalars(select(RegradeBatch).order_by(RegradeBatch.id.desc())).first()
+    page = client.post(f"/instructor/regrades/{page_batch.id}/cancel", follow_redirects=True).get_data(as_text=True)
+    assert said[lang] in page and taken[lang] not in page
