@@ -2273,8 +2273,10 @@ def name_note(source: str | None, lineno: int | None, message: str, filename: st
     name = found.group(1)
     usual = _USUAL_IMPORT.get(name)
     tree = parse_source(source)
-    if tree is None or name in _bound_names(tree):
+    if tree is None:
         return None
+    if name in _bound_names(tree):
+        return _elsewhere_note(tree, lineno, name)
     if name in _PY2_NAMES:
         # Round 35: xrange and the like were Python's "name 'xrange' is not defined" alone.
         instead = _PY2_NAMES[name]
@@ -2288,6 +2290,74 @@ def name_note(source: str | None, lineno: int | None, message: str, filename: st
     return msg(f"line {lineno} uses `{name}`, which nothing in {filename} imports, assigns or defines: add "
                f"`{usual}` at the top of the file",
                f"第 {lineno} 行用到了 `{name}`，而 {filename} 中没有任何地方导入、赋值或定义它：请在文件开头加上 `{usual}`")
+
+
+def _binds(nodes: Iterable[ast.AST], name: str) -> bool:
+    """Whether one of ``nodes`` binds ``name`` (as :func:`_bound_names` reads a binding)."""
+    for node in nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del) and node.id == name \
+                or isinstance(node, _DEFS) and node.name == name or isinstance(node, ast.arg) and node.arg == name \
+                or isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name \
+                or isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name == name \
+                or isinstance(node, ast.MatchMapping) and node.rest == name:
+            return True
+    return False
+
+
+def _scope_nodes(scope: ast.AST) -> list[ast.AST]:
+    """The nodes whose bindings are ``scope``'s own: a function's parameters and body, a class's or the module's body,
+    not into the functions, classes and lambdas they define (whose names they bind)."""
+    body = scope.body if isinstance(scope, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) else []
+    found: list[ast.AST] = list(ast.walk(scope.args)) if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) \
+        else []
+    for stmt in body:
+        found.extend([stmt] if isinstance(stmt, _DEFS) else _outside_scopes(stmt))
+    return found
+
+
+def _binding_line(scope: ast.AST, name: str) -> int:
+    """The first line where ``scope`` itself binds ``name`` (its def line when only a parameter has no line)."""
+    return min((n.lineno for n in _scope_nodes(scope) if _binds([n], name) and hasattr(n, "lineno")),
+               default=getattr(scope, "lineno", 0))
+
+
+def _elsewhere_note(tree: ast.Module, lineno: int, name: str) -> Msg | None:
+    """Round 38: ``self.scale = 1 / math.sqrt(d_k)`` in __init__, with ``d_k`` assigned only in forward, was Python's
+    "name 'd_k' is not defined" alone. Said when the function the line is in (and those around it) and the module do
+    not bind the name, no ``global``/``nonlocal`` names it, and only other functions, or only the class body around the
+    method, bind it: where, and that a function's names (a class body's) are not seen from another function."""
+    here = _innermost_function(tree, lineno)
+    if here is None or any(isinstance(n, ast.Global | ast.Nonlocal) and name in n.names for n in _walk(tree)):
+        return None
+    around = [f for f in _functions(tree) if f.lineno <= lineno <= (f.end_lineno or f.lineno)]
+    if _binds(_scope_nodes(tree), name) or any(_binds(_scope_nodes(f), name) for f in around):
+        return None
+    owner = {id(f): c for c in _walk(tree) if isinstance(c, ast.ClassDef) for f in c.body if isinstance(f, _DEFS)}
+    places = [(_binding_line(f, name), f"{owner[id(f)].name}.{f.name}" if id(f) in owner else f.name)
+              for f in _functions(tree) if f not in around and _binds(_scope_nodes(f), name)]
+    classes = [c for c in _walk(tree) if isinstance(c, ast.ClassDef) and _binds(_scope_nodes(c), name)]
+    where = f"{owner[id(here)].name}.{here.name}" if id(here) in owner else here.name
+    if places and not classes:
+        shown = places[:2]
+        en = " and ".join(f"{_cap(label)} (line {line})" for line, label in shown) + (" and elsewhere" if
+                                                                                      len(places) > 2 else "")
+        zh = "和".join(f"{_cap(label)}（第 {line} 行）" for line, label in shown) + ("等处" if len(places) > 2 else "")
+        usual = _USUAL_IMPORT.get(name)
+        fix = msg(f"Add `{usual}` at the top of the file", f"请在文件开头加上 `{usual}`") if usual else \
+            msg("Compute it where it is used (or pass it in as an argument)", "请在用到它的地方计算它（或作为参数传进来）")
+        return cat(msg(f"line {lineno} (in {_cap(where)}) uses `{name}`, which the file gives a value only inside {en}: "
+                       "a name assigned in a function (or a parameter of it) belongs to that function alone, and other "
+                       "functions do not see it. ",
+                       f"第 {lineno} 行（{_cap(where)} 中）用到了 `{name}`，而文件只在 {zh}中给它赋值：在函数中赋值的名字"
+                       "（或函数的参数）只属于这个函数，其他函数看不到它。"), fix)
+    if len(classes) == 1 and not places and id(here) in owner and owner[id(here)] is classes[0]:
+        cls = classes[0]
+        line = _binding_line(cls, name)
+        return msg(f"line {lineno} (in {_cap(where)}) uses `{name}`, which is set in the body of class {_cap(cls.name)} "
+                   f"(line {line}): a method does not see the class body's names directly: write `self.{name}`",
+                   f"第 {lineno} 行（{_cap(where)} 中）用到了 `{name}`，它是在类 {_cap(cls.name)} 的类体中（第 {line} 行）"
+                   f"赋值的：方法中不能直接看到类体里的名字，请写成 `self.{name}`")
+    return None
 
 
 def _spelled_apart_note(tree: ast.Module, lineno: int, name: str) -> Msg | None:
@@ -2697,8 +2767,11 @@ def size_number_note(source: str | None, lineno: int | None, message: str) -> Ms
     """Round 37: ``math.sqrt(q.shape)`` was Python's "must be real number, not torch.Size" alone. Said when the
     failing line passes a ``.shape`` or an argument-less ``.size()`` to a call: that is every axis's size, not one
     number."""
-    if not isinstance(message, str) or not _NOT_NUMBER.search(message) or not isinstance(source, str) \
-            or not lineno or len(source) > MAX_SOURCE or (tree := parse_source(source)) is None:
+    if not isinstance(message, str) or not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE:
+        return None
+    if _SIZE_OPERAND.match(message):
+        return _size_operand_note(source, lineno)
+    if not _NOT_NUMBER.search(message) or (tree := parse_source(source)) is None:
         return None
     given = [(c, a) for c in _on_line(tree, lineno) if isinstance(c, ast.Call) for a in c.args
              if (isinstance(a, ast.Attribute) and a.attr == "shape") or (
@@ -2713,6 +2786,43 @@ def size_number_note(source: str | None, lineno: int | None, message: str) -> Ms
                f"give it the size of one axis, such as `{base}.size(-1)` or `{base}.shape[-1]`",
                f"第 {lineno} 行传给 {fn} 的是 `{shown}`，它是包含每个维度大小的 torch.Size，不是一个数："
                f"请传入某一个维度的大小，例如 `{base}.size(-1)` 或 `{base}.shape[-1]`")
+
+
+# Round 38: `scores / (q.shape[-1:] ** 0.5)` was Python's "unsupported operand type(s) for ** or pow(): 'torch.Size' and
+# 'float'" alone: the same mistake as math.sqrt(q.shape), in an operator.
+_SIZE_OPERAND = re.compile(r"unsupported operand type\(s\) for [^:]+: (?:'torch\.Size' and '\w+'|'\w+' and 'torch\.Size')")
+
+
+def _shape_valued(node: ast.AST) -> ast.expr | None:
+    """The tensor whose sizes ``node`` is, when it is one by its form: ``x.shape``, ``x.shape[a:b]``, ``x.size()``."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        node = node.value
+    if isinstance(node, ast.Attribute) and node.attr == "shape":
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
+            and not node.args and not node.keywords:
+        return node.func.value
+    return None
+
+
+@_bounded
+def _size_operand_note(source: str, lineno: int) -> Msg | None:
+    tree = parse_source(source)
+    if tree is None:
+        return None
+    found = [(b, side, base) for b in _on_line(tree, lineno) if isinstance(b, ast.BinOp)
+             for side in (b.left, b.right) if (base := _shape_valued(side)) is not None]
+    if len(found) != 1:
+        return None
+    binop, side, base = found[0]
+    shown, whole, tensor = _shown(source, side), _shown(source, binop), _shown(source, base)
+    sliced = isinstance(side, ast.Subscript)
+    return msg(f"line {lineno} computes `{whole}`, and `{shown}` is a torch.Size that holds axis sizes, not one number"
+               + (" (a slice of .shape is a torch.Size too)" if sliced else "") + ": take the size of one axis, such as "
+               f"`{tensor}.size(-1)` or `{tensor}.shape[-1]`",
+               f"第 {lineno} 行计算 `{whole}`，而 `{shown}` 是包含维度大小的 torch.Size，不是一个数"
+               + ("（对 `.shape` 切片得到的也是 torch.Size）" if sliced else "")
+               + f"：请取某一个维度的大小，例如 `{tensor}.size(-1)` 或 `{tensor}.shape[-1]`")
 
 
 def fill_overflow_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
@@ -3839,3 +3949,212 @@ def _plain_refusal(source: str, lineno: int, message: str) -> Msg | None:
                f"({shown}), which Python does not do: write an f-string (f'd_k={{d_k}}') or convert with str(...)",
                f"第 {lineno} 行用 `+` 把字符串和 `{kind}` 连在一起（`{shown}`），Python 不会这样做：请改用 f-string"
                "（`f'd_k={d_k}'`），或先用 `str(...)` 转成字符串")
+
+
+# ============================================================================ a call's result unpacked into names
+# Round 38: `out, w = self.attn(q, k, v)` where the file's ScaledDotProductAttention returns one tensor (or three values)
+# was Python's "not enough values to unpack (expected 2, got 1)" alone. Said with the line, what the callee's own
+# returns write, and what the assignment's modules return; nothing when the callee is not the file's own code.
+_UNPACK = re.compile(r"^(?:not enough values to unpack \(expected (\d+), got (\d+)\)"
+                     r"|too many values to unpack \(expected (\d+)(?:, got (\d+))?\))")
+# what ASSIGNMENT.*.md says each module's forward returns (the contract's own words)
+_CONTRACT_RETURNS: dict[str, Msg] = {
+    "ScaledDotProductAttention": msg(
+        "The assignment's ScaledDotProductAttention.forward returns one tensor (output) by default, and the pair "
+        "(output, weights) only with return_weights=True",
+        "作业要求 ScaledDotProductAttention.forward 默认只返回一个 tensor（`output`），只有 `return_weights=True` 时"
+        "才返回 `(output, weights)` 两个值"),
+    "MultiHeadAttention": msg(
+        "The assignment's MultiHeadAttention.forward returns one tensor [B, Nq, d_model] by default, and the pair "
+        "(output, weights) only with return_weights=True",
+        "作业要求 MultiHeadAttention.forward 默认只返回一个 tensor（`[B, Nq, d_model]`），只有 `return_weights=True` "
+        "时才返回 `(output, weights)` 两个值"),
+}
+
+
+def unpack_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For Python's "not enough / too many values to unpack" at a line ``a, b = <call>`` whose call runs a function or
+    module of the file (``self.attn(...)`` of a class the file defines, ``self.method(...)``, ``f(...)``): the returns
+    that callee writes, and what the assignment says the module returns. None when the line or the callee is not
+    that plain (another unpacking on the line, a starred name, a callee outside the file)."""
+    m = _UNPACK.match(message) if isinstance(message, str) else None
+    if m is None or not lineno or not isinstance(source, str) or len(source) > MAX_SOURCE:
+        return None
+    expected = int(m.group(1) or m.group(3))
+    got = m.group(2) or m.group(4)
+    try:
+        return _unpack_note(source, lineno, expected, None if got is None else int(got))
+    except (RecursionError, MemoryError, ValueError):   # a pathological source: no note, never a failure
+        return None
+
+
+@_bounded
+def _unpack_note(source: str, lineno: int, expected: int, got: int | None) -> Msg | None:
+    tree = parse_source(source)
+    if tree is None:
+        return None
+    stmt = _unpacking(tree, lineno, expected)
+    if stmt is None:
+        return None
+    value, earlier = stmt.value, None
+    if not isinstance(value, ast.Call):
+        # `B, H, N, D = out.shape` one axis short, where `out` is a name an earlier unpacking of such a call bound: the
+        # call gave one tensor, split along its first axis (the tests' batch of 2 fits `out, weights`)
+        earlier = _unpacked_before(tree, lineno, value) if got is not None and got == expected - 1 else None
+        if earlier is None:
+            return None
+        value = earlier[0].value
+    call: ast.Call = value        # type: ignore[assignment]
+    at = earlier[0].lineno if earlier else lineno
+    found = _callee(tree, at, call)
+    if found is None:
+        return None
+    label, fn, contract = found
+    returns = sorted((n for n in _own_nodes(fn) if isinstance(n, ast.Return)), key=lambda n: n.lineno)
+    if not returns or any(r.value is None for r in returns) or len(returns) > 4 \
+            or any(isinstance(n, ast.Yield | ast.YieldFrom | ast.Await) for n in _own_nodes(fn)):
+        return None
+    sizes = [len(r.value.elts) if isinstance(r.value, ast.Tuple) and not any(  # type: ignore[union-attr]
+        isinstance(e, ast.Starred) for e in r.value.elts) else None for r in returns]   # type: ignore[union-attr]
+    # the returns whose written count is the count Python saw (or, without one, a count that does not fit)
+    fitting = [] if earlier else [r for r, n in zip(returns, sizes, strict=True) if n is not None
+                                  and (n == got if got is not None else n > expected)]
+    plain = [r for r, n in zip(returns, sizes, strict=True) if n is None]
+    if not fitting and not plain:
+        return None           # every return writes a tuple of the right count: something else was unpacked
+    if earlier and any(n is not None and not _skipped(fn, r, call) for r, n in zip(returns, sizes, strict=True)):
+        return None           # a tuple return may have run: the name's shape is not known from the source
+    shown = [(r.lineno, _shown(source, r.value), n) for r, n in zip(returns, sizes, strict=True)]   # type: ignore[arg-type]
+    said_en = ", ".join(f"{text} ({n} values) on line {line}" if n else f"{text} on line {line}"
+                        for line, text, n in shown)
+    said_zh = "，".join(f"第 {line} 行返回 `{text}`（{n} 个值）" if n else f"第 {line} 行返回 `{text}`"
+                       for line, text, n in shown)
+    unpacked = earlier[0] if earlier else stmt
+    elts = unpacked.targets[0].elts      # type: ignore[attr-defined]
+    targets, count, func = _cap(", ".join(ast.unparse(e) for e in elts)), len(elts), _shown(source, call.func)
+    text = msg(f"line {at} unpacks what {func}(...) returns into {count} names ({targets}), and {label} (line "
+               f"{fn.lineno}) returns {said_en}",
+               f"第 {at} 行把 `{func}(...)` 的返回值解包成 {count} 个名字（`{targets}`），而 {label}（第 {fn.lineno} 行）中"
+               f"{said_zh}")
+    if earlier:
+        name = earlier[1]
+        text = cat(msg(f"line {lineno} unpacks the shape of {name}, which has one axis fewer than its {expected} names: ",
+                       f"第 {lineno} 行解包 `{name}` 的 shape，它比这一行的 {expected} 个名字少一维："), text,
+                   msg(". When what it returns is one tensor, unpacking splits it along its first axis, so each name "
+                       "gets one slice of it, with that axis gone",
+                       "。如果它返回的是单个 tensor，解包会沿第一维把它拆开，每个名字得到其中一片，少了这一维"))
+    elif plain and not fitting:
+        text = cat(text, msg(". When what it returns is one tensor, unpacking splits it along its first axis, so "
+                             "Python counted that axis's size",
+                             "。如果它返回的是单个 tensor，解包会沿第一维把它拆开，Python 数的是这一维的大小"))
+    if contract is not None:
+        text = cat(text, msg(". ", "。"), _CONTRACT_RETURNS[contract])
+        params = {a.arg for a in (*fn.args.args, *fn.args.kwonlyargs)}
+        if count == 2 and "return_weights" in params and not any(
+                k.arg in ("return_weights", None) for k in call.keywords):
+            text = cat(text, msg(f", and line {at} does not pass return_weights=True",
+                                 f"，而第 {at} 行的调用没有传入 `return_weights=True`"))
+    return text
+
+
+def _skipped(fn: ast.FunctionDef | ast.AsyncFunctionDef, ret: ast.Return, call: ast.Call) -> bool:
+    """Whether ``ret`` stands directly in the body of ``if <flag>:`` for a keyword-only parameter ``flag`` of ``fn``
+    whose default is False or None and that ``call`` does not pass (no such keyword, no ``**kwargs``)."""
+    ifs = [n for n in _own_nodes(fn) if isinstance(n, ast.If) and any(b is ret for b in n.body)]
+    if len(ifs) != 1 or not isinstance(ifs[0].test, ast.Name):
+        return False
+    flag = ifs[0].test.id
+    defaults = dict(zip((a.arg for a in fn.args.kwonlyargs), fn.args.kw_defaults, strict=True))
+    default = defaults.get(flag)
+    return isinstance(default, ast.Constant) and default.value in (False, None) \
+        and not any(k.arg in (flag, None) for k in call.keywords)
+
+
+def _unpacking(tree: ast.Module, lineno: int, expected: int | None) -> ast.Assign | None:
+    """The one statement on ``lineno`` that unpacks (``a, b = value``, no starred name, ``expected`` names when
+    given), when the line holds no other unpacking (a for loop, a comprehension, a second assignment)."""
+    nodes = _on_line(tree, lineno)
+    unpacked = [n for n in nodes if isinstance(n, ast.Tuple | ast.List) and isinstance(n.ctx, ast.Store)]
+    stmts = [n for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1 and n.targets[0] in unpacked]
+    if len(unpacked) != 1 or len(stmts) != 1:
+        return None
+    names = stmts[0].targets[0].elts          # type: ignore[attr-defined]
+    if expected is not None and len(names) != expected or any(isinstance(e, ast.Starred) for e in names):
+        return None
+    return stmts[0]
+
+
+def _unpacked_before(tree: ast.Module, lineno: int, value: ast.expr) -> tuple[ast.Assign, str] | None:
+    """For ``value`` = ``x.shape`` (or ``x.size()``) with ``x`` a plain name that its function binds once before
+    ``lineno`` (no loop holding the line), as one of the names of ``a, b = <call>``: that assignment and ``x``."""
+    if isinstance(value, ast.Call) and not value.args and not value.keywords:
+        value = value.func
+        if not (isinstance(value, ast.Attribute) and value.attr == "size"):
+            return None
+    if not (isinstance(value, ast.Attribute) and value.attr in ("shape", "size") and isinstance(value.value, ast.Name)):
+        return None
+    name = value.value.id
+    fn = _innermost_function(tree, lineno)
+    if fn is None or name in _parameters(fn):
+        return None
+    # bound once before the line, and the line in no loop (where a later binding would come before it again)
+    stores = [n for n in _own_nodes(fn) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+              and n.lineno < lineno]
+    if len(stores) != 1 or any(isinstance(n, ast.For | ast.While | ast.AsyncFor) and n.lineno <= lineno
+                               <= (n.end_lineno or n.lineno) for n in _own_nodes(fn)):
+        return None
+    stmt = _unpacking(tree, stores[0].lineno, None)
+    if stmt is None or not isinstance(stmt.value, ast.Call) or stores[0] not in stmt.targets[0].elts:  # type: ignore[attr-defined]
+        return None
+    return stmt, _cap(name)
+
+
+def _callee(tree: ast.Module, lineno: int, call: ast.Call) \
+        -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, str | None] | None:
+    """What ``call`` on ``lineno`` runs when the file says so for sure: (its name as said, its def, the contract class
+    it is the forward of or None). ``self.attn(...)`` with ``self.attn`` assigned once, to ``Cls()`` of a class the
+    file defines at top level with a forward and no __call__; ``self.method(...)`` of a method of the class; ``f(...)``
+    of a top-level def (the file's last of that name)."""
+    func = call.func
+    top = {n.name: n for n in tree.body if isinstance(n, (*_DEFS,))}
+    if isinstance(func, ast.Name):
+        fn = top.get(func.id)
+        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and not _bound_elsewhere(tree, func.id):
+            return _cap(fn.name), fn, None
+        return None
+    found = _method_at(tree, lineno)
+    if found is None or not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return None
+    cls, method = found
+    params = [a.arg for a in (*method.args.posonlyargs, *method.args.args)]
+    if _decorated_static(method) or not params or func.value.id != params[0]:
+        return None
+    own = _def_of(tree, cls.name, func.attr)
+    if own is not None:
+        return (f"{_cap(cls.name)}.{_cap(own.name)}", own, None) if not _decorated_static(own) else None
+    if _class_binds(cls, func.attr):
+        return None
+    made = [v for owner, node in _selves(cls) if isinstance(node, ast.Assign | ast.AnnAssign)
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if _stored_on(t, owner) and t.attr == func.attr for v in [node.value]]
+    if len(made) != 1 or len(_self_assigned(cls, func.attr)) != 1 or not isinstance(made[0], ast.Call) \
+            or not isinstance(made[0].func, ast.Name):
+        return None
+    built = top.get(made[0].func.id)
+    if not isinstance(built, ast.ClassDef) or _bound_elsewhere(tree, built.name) \
+            or _def_of(tree, built.name, "__call__") is not None:
+        return None
+    forward = _def_of(tree, built.name, "forward")
+    if forward is None or _decorated_static(forward):
+        return None
+    contract = built.name if built.name in _CONTRACT_RETURNS else None
+    return f"{_cap(built.name)}.forward", forward, contract
+
+
+def _bound_elsewhere(tree: ast.Module, name: str) -> bool:
+    """Whether a top-level statement other than one def or class binds ``name`` (an import, an assignment, a second
+    def): then which code the name holds when called is not sure from the source."""
+    binders = [n for n in tree.body if isinstance(n, (*_DEFS,)) and n.name == name]
+    others = [n for n in tree.body if not isinstance(n, (*_DEFS,)) and (name in _bound(n) or any(
+        (a.asname or a.name.split(".")[0]) == name for a in getattr(n, "names", []) if isinstance(a, ast.alias)))]
+    return len(binders) != 1 or bool(others)

@@ -18,9 +18,13 @@ from __future__ import annotations
 
 import functools
 import marshal
+import os
 import re
+import sys
+import sysconfig
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from torch import Tensor
@@ -58,6 +62,7 @@ from grading.load_hints import (
     size_number_note,
     torch_call_note,
     transpose_note,
+    unpack_note,
     view_note,
     with_hint,
 )
@@ -137,8 +142,44 @@ def _module_lacks(exc: BaseException, name: str) -> bool:
 
 
 def _clip(text: Any, limit: int = MAX_MESSAGE) -> str:
-    text = " ".join(str(text).split())
+    text = hide_grader_paths(" ".join(str(text).split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# Round 38: Python's ImportError quotes the file it looked in, "cannot import name 'rearange' from 'einops'
+# (/srv/autograder/.venv/lib/python3.11/site-packages/einops/__init__.py)": the grader's own folders reached the
+# student. A path under a folder the grader's Python imports from keeps what follows that folder (the module's own
+# path, einops/__init__.py) behind "…/"; one in the jail's working folder (grading/sandbox/runtime.py WORKDIR, not
+# imported here: that module patches the process it is imported in) is the student's own file, said by its name;
+# one in the grader's project folder keeps its name alone. Any other path (the student's own, as written in the
+# code: /content/drive/data.npy) is left as it is.
+SANDBOX_WORKDIR = "/tmp/work"
+_PROJECT = str(Path(__file__).resolve().parent.parent)
+_PATH = re.compile(r"(?<![\w.~])/[^\s'\"()<>,;:]+")
+
+
+@functools.lru_cache(maxsize=1)
+def _grader_roots() -> tuple[tuple[str, bool], ...]:
+    """(folder, keep the rest of the path) for each folder of the grader a message may name, longest first."""
+    paths = sysconfig.get_paths()
+    imported = {os.path.normpath(p) for p in (*sys.path, paths["stdlib"], paths["platstdlib"], paths["purelib"],
+                                              paths["platlib"]) if isinstance(p, str) and p.startswith("/")}
+    roots = {p: True for p in imported if p.count("/") > 1} | {_PROJECT: False}
+    return tuple(sorted(roots.items(), key=lambda item: -len(item[0])))
+
+
+def hide_grader_paths(text: str) -> str:
+    """``text`` with the grader's own file paths made neutral (see above); the student's paths are kept."""
+    def neutral(m: re.Match[str]) -> str:
+        path = m.group(0)
+        if path == SANDBOX_WORKDIR or path.startswith(SANDBOX_WORKDIR + "/"):
+            return path[len(SANDBOX_WORKDIR) + 1:] or "."
+        for root, keep in _grader_roots():
+            if path.startswith(root + "/"):
+                rest = path[len(root) + 1:]
+                return "…/" + (rest if keep else rest.rsplit("/", 1)[-1])
+        return path
+    return _PATH.sub(neutral, text) if "/" in text else text
 
 
 # How the sandbox says a jail ended (grading.sandbox.client._describe_status), in both languages.
@@ -336,7 +377,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
                              size_number_note, no_self_note,
                              class_not_instance_note, script_define_note, no_forward_note,
                              no_super_init_note, attribute_note, call_shape_note, torch_call_note,
-                             getattr_recursion_note, generator_note, plain_refusal_note,
+                             getattr_recursion_note, generator_note, plain_refusal_note, unpack_note,
                              shape_note, functools.partial(own_raise_note, kind=kind))
          if (n := note_of(source, line, said))), None) or runtime_file_note(source, line, said, filename) \
         or name_note(source, line, said, filename)

@@ -879,7 +879,7 @@ def randomness(student: object | None = None, cls_name: str | None = None) -> Ms
         calls = []
     if not calls:
         if not built:
-            return FAULTS["dropout"]
+            return cat(FAULTS["dropout"], _layer_per_call(source, cls_name), sep=SEMI)
         where, code = built[0]
         code = code if len(code) <= 60 and "\n" not in code else code.split("(", 1)[0] + "(...)(...)"
         return cat(FAULTS["dropout"], msg(
@@ -895,6 +895,47 @@ def randomness(student: object | None = None, cls_name: str | None = None) -> Ms
                                       "training=self.training, or use an nn.Dropout module",
                                       f"{where['zh']}调用 {code}，无论处于什么模式都会丢弃数值：请传入 "
                                       "training=self.training，或使用 nn.Dropout 模块"), sep=SEMI)
+
+
+# Layers whose new instance draws new random weights (an nn.LayerNorm starts at ones and zeros: the same each time).
+_RANDOM_LAYERS = frozenset({"torch.nn.Linear", "torch.nn.Bilinear", "torch.nn.LazyLinear", "torch.nn.Conv1d",
+                            "torch.nn.Conv2d", "torch.nn.Embedding"})
+
+
+def layers_built_per_call(source: str | None, cls_name: str) -> list[tuple[int, str, str]]:
+    """(line, owner, code) of each layer of ``_RANDOM_LAYERS`` built in a method other than ``__init__`` of the code
+    class ``cls_name`` runs (``source_lines.family``), in line order: built anew, with new random weights, at each call
+    of that method."""
+    tree = _tree(source) if isinstance(source, str) else None
+    if tree is None:
+        return []
+    names = _torch_names(tree)
+    found = set()
+    for owner, node in source_lines.family(source, cls_name):
+        methods = [node] if isinstance(node, ast.FunctionDef) else [
+            f for f in getattr(node, "body", []) if isinstance(f, ast.FunctionDef)]
+        for fn in methods:
+            if fn.name == "__init__":
+                continue
+            found.update((n.lineno, owner, ast.get_source_segment(source, n) or ast.unparse(n)) for n in ast.walk(fn)
+                         if isinstance(n, ast.Call) and _path(n.func, names) in _RANDOM_LAYERS)
+    return sorted(found)
+
+
+def _layer_per_call(source: str | None, cls_name: str | None) -> Msg | None:
+    """Round 38: ``self.out_proj = nn.Linear(H * D, d_model)`` written in forward was told only "randomness is still
+    active in eval mode (e.g. F.dropout ...), or state is kept": the line that builds a layer at each call."""
+    found = layers_built_per_call(source, cls_name) if cls_name is not None else []
+    if not found:
+        return None
+    line, owner, code = found[0]
+    code = code if len(code) <= 60 and "\n" not in code else code.split("(", 1)[0] + "(...)"
+    where = where_in(line, owner, cls_name)      # type: ignore[arg-type]
+    return msg(f"{where['en']} builds {code} in a method that runs at every call, not in __init__: each call makes a "
+               "new layer with new random weights: build layers once in "
+               "__init__ and only call them in forward",
+               f"{where['zh']}在每次调用都会执行的方法中（而不是在 __init__ 中）构建了 {code}：每次调用都会创建一个带有新的"
+               "随机权重的新层：请只在 __init__ 中构建一次各层，forward 中只调用它们")
 
 
 def results_exchanged(out: Tensor, q: Tensor, k: Tensor, v: Tensor, tol: float = 1e-5) -> Msg | None:

@@ -330,14 +330,18 @@ class MHA:
             res = normalise_result(res, "MultiHeadAttention", return_weights, strict, getattr(self._p, "source", None))
             if return_weights:
                 out, w = res
+                w_shape = [B, self.num_heads, Nq, Nk]
+                # round 38: (weights, output) from the wrapper was "the output has shape [2,4,2,11]" alone
+                if list(out.shape) == w_shape and list(w.shape) == out_shape:
+                    raise Feedback(reversed_pair(out_shape, w_shape))
                 validate(out, out_shape, "MultiHeadAttention", "output",
                          swapped=[B, Nk, self.d_model] if Nk != Nq else None)
                 if not getattr(self._p, "as_returned", True):
                     probe = getattr(self._p, "layout_probe", None)
-                    w = read_back(w, [B, self.num_heads, Nq, Nk], lambda: self._reference_weights(
+                    w = read_back(w, w_shape, lambda: self._reference_weights(
                         x, context, additive_mask, key_padding_mask),
                         None if probe is None else lambda: probe(handle, [B], self.d_model, x.dtype))
-                validate_weights(w, [B, self.num_heads, Nq, Nk], "MultiHeadAttention",
+                validate_weights(w, w_shape, "MultiHeadAttention",
                                  [B, self.num_heads, Nk, Nq] if Nk != Nq else None,
                                  lambda: self._reference_weights(x, context, additive_mask, key_padding_mask))
                 return out, w

@@ -181,7 +181,9 @@ def test_a_name_nothing_imports_or_defines_is_told_with_its_usual_import(source,
 @pytest.mark.parametrize("source, line", BOUND_SOMEWHERE, ids=range(len(BOUND_SOMEWHERE)))
 def test_a_name_the_file_binds_somewhere_gets_no_never_defined_note(source, line):
     name = re.search(r"(scale|nn|F|functional)\b", source.splitlines()[line - 1]).group(1)
-    assert name_note(source, line, f"name '{name}' is not defined") is None
+    note = name_note(source, line, f"name '{name}' is not defined")
+    # round 38: a name only another function binds is told where (tests/grading/test_feedback_round38.py)
+    assert note is None or "which the file gives a value only inside" in note["en"] and "nothing" not in note["en"]
     assert name_note(NEVER_BOUND[0][0], 4, "'NoneType' object is not callable") is None   # another error
 
 
