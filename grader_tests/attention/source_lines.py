@@ -348,3 +348,187 @@ def projection_role_note(source: str | None, cls_name: str, roles: str) -> Msg |
         zh = "、".join(f"把 {name} 作为 {_ROLE_WORDS[role][2]}" for name, role in said)
         return msg(f"{at['en']} passes {en}: {code}", f"{at['zh']}{zh} 传入：{code}")
     return None
+
+
+# ----------------------------------------------------------------------------- round 38: the round 37 mistakes' lines
+def _self_attr(node: ast.AST) -> str | None:
+    """``X`` of ``self.X``, else None."""
+    return node.attr if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+        and node.value.id == "self" else None
+
+
+def _out_projection_names(members: tuple[tuple[str, ast.AST], ...]) -> set[str]:
+    """The attributes of self that hold the output projection: ``out_proj``, the names bound to it or it to them
+    (``self.out_proj = self.dense``), and a container built with it (``nn.Sequential(self.out_proj, ...)``)."""
+    found = {"out_proj"}
+    assigns: list[tuple[str | None, ast.AST]] = []
+    for _, node in members:
+        for n in ast.walk(node):
+            if not isinstance(n, ast.Assign) or len(n.targets) != 1:
+                continue
+            target, value = n.targets[0], n.value
+            if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+                # ``self.q_proj, ..., self.out_proj = self.query, ..., self.dense``: pair by pair
+                assigns += [(_self_attr(t), v) for t, v in zip(target.elts, value.elts, strict=True)
+                            if _self_attr(t)]
+            elif _self_attr(target):
+                assigns.append((_self_attr(target), value))
+    for _ in range(3):                          # aliases of aliases: a short chain at most
+        for target, value in assigns:
+            if target in found:
+                if (alias := _self_attr(value)) is not None:
+                    found.add(alias)
+            elif any(_self_attr(n) in found for n in ast.walk(value)):
+                found.add(target)
+    return found
+
+
+def _applies(call: ast.AST, names: set[str], tree_names: dict[str, str], own: set[str]) -> bool:
+    """``call`` applies the output projection: ``self.out_proj(...)`` (or a name holding it), ``F.linear(...,
+    self.out_proj.weight, ...)``, or a method of the class in ``own`` whose return applies it."""
+    if not isinstance(call, ast.Call):
+        return False
+    attr = _self_attr(call.func)
+    if attr in names or attr in own:
+        return True
+    return dotted_path(call.func, tree_names) == "torch.nn.functional.linear" and any(
+        isinstance(a, ast.Attribute) and a.attr == "weight" and _self_attr(a.value) in names
+        for a in (*call.args, *(k.value for k in call.keywords)))
+
+
+def out_proj_twice_note(source: str | None, cls_name: str) -> Msg | None:
+    """For an output that is out_proj(out_proj(heads merged)) (confirmed on the numbers): where the code applies
+    the output projection to a result of the output projection, on one line (``self.dense(self.dense(x))``) or on
+    two (``out = F.linear(out, self.out_proj.weight, ...)`` then ``self.out_proj(out)``), when it does so exactly
+    once; None otherwise (two branches each applying it once are no second application)."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    if tree is None:
+        return None
+    members = family(source, cls_name)
+    names, tree_names = _out_projection_names(members), torch_names(tree)
+    # a method whose every return applies it (``_merge`` ending in ``return self.out_proj(...)``)
+    returns = {(owner, fn.name): [r for r in ast.walk(fn) if isinstance(r, ast.Return)] for owner, fn in members
+               if isinstance(fn, ast.FunctionDef) and fn.name != "forward"}
+    own_lines = {name: (rets[0].lineno, owner, _code(source, rets[0].value)) for (owner, name), rets in returns.items()
+                 if len(rets) == 1 and rets[0].value is not None and _applies(rets[0].value, names, tree_names, set())}
+    own = set(own_lines)
+    found: set[tuple[int, str, str, tuple[int, str, str] | None]] = set()
+    for owner, fn in members:
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        applied: dict[str, tuple[int, str, str]] = {}   # a name the latest statement bound to an application
+        for stmt in sorted((n for n in ast.walk(fn) if isinstance(n, ast.stmt) and n is not fn),
+                           key=lambda n: n.lineno):
+            for call in (n for n in ast.walk(stmt) if _applies(n, names, tree_names, own)):
+                inner = [a for a in call.args if any(_applies(n, names, tree_names, own) for n in ast.walk(a))]
+                read = [applied[a.id] for a in call.args if isinstance(a, ast.Name) and a.id in applied]
+                if inner:
+                    # an own method's application is quoted from its return line, where it is seen
+                    first = next((own_lines[a.func.attr] for a in inner if isinstance(a, ast.Call)
+                                  and _self_attr(a.func) in own), None)
+                    found.add((call.lineno, owner, _code(source, call), first))
+                elif read:
+                    found.add((call.lineno, owner, _code(source, call), read[0]))
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                if _applies(stmt.value, names, tree_names, own):
+                    applied[stmt.targets[0].id] = (stmt.lineno, owner, _code(source, stmt.value))
+                else:
+                    applied.pop(stmt.targets[0].id, None)
+    if len(found) != 1:
+        return None
+    ((line, owner, code, first),) = found
+    at = where_in(line, owner, cls_name)
+    if first is None:
+        return msg(f"{at['en']} applies the output projection to its own result: {code}",
+                   f"{at['zh']}把输出投影作用在了它自己的结果上：{code}")
+    before = where_in(first[0], first[1], cls_name)
+    return msg(f"{before['en']} applies the output projection ({first[2]}) and {at['en']} applies it again to that "
+               f"result ({code})",
+               f"{before['zh']}应用了输出投影（{first[2]}），{at['zh']}又对其结果再次应用（{code}）")
+
+
+def _head_mean(call: ast.Call, names: dict[str, str]) -> bool | None:
+    """A mean over dim 1, the heads of [B, H, Nq, Nk] (``w.mean(dim=1)``, ``torch.mean(w, 1)``), or einops'
+    ``reduce(w, "b h i j -> b i j", "mean")`` dropping the second axis."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "mean" and dotted_path(call.func, names) is None:
+        dims = [k.value for k in call.keywords if k.arg == "dim"] + call.args[:1]
+        return True if len(dims) == 1 and _int(dims[0]) == 1 else None
+    if dotted_path(call.func, names) == "torch.mean":
+        dims = [k.value for k in call.keywords if k.arg == "dim"] + call.args[1:2]
+        return True if len(dims) == 1 and _int(dims[0]) == 1 else None
+    if isinstance(call.func, ast.Name) and call.func.id == "reduce" and len(call.args) == 3 \
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args[1:]) \
+            and call.args[2].value == "mean":
+        left, _, right = call.args[1].value.partition("->")
+        axes, kept = left.split(), right.split()
+        return True if len(axes) == 4 and axes[1] not in kept and axes[:1] + axes[2:] == kept else None
+    return None
+
+
+def head_mean_note(source: str | None, cls_name: str) -> Msg | None:
+    """For weights averaged over the heads (confirmed on the numbers): the one line of the class that takes a mean
+    over dim 1, the heads' axis, quoted; None when there is no such line or more than one."""
+    calls = _own_first(_calls(source, cls_name, _head_mean), source, cls_name)
+    if len(calls) != 1:
+        return None
+    line, owner, code, _ = calls[0]
+    at = where_in(line, owner, cls_name)
+    return msg(f"{at['en']} averages over dim 1, the heads of [B, H, Nq, Nk]: {code}",
+               f"{at['zh']}沿 dim 1 取平均，即 [B, H, Nq, Nk] 中的 head 轴：{code}")
+
+
+def _query_axis_shape(node: ast.AST, names: dict[str, str]) -> bool:
+    """``node`` lays a [B, N] mask out as [B, 1, N, 1]: ``m[:, None, :, None]``, ``m.unsqueeze(1).unsqueeze(-1)``
+    (either order) or einops' ``rearrange(m, "b j -> b 1 j 1")``."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 4:
+        e = node.slice.elts
+        full = [isinstance(x, ast.Slice) and x.lower is None and x.upper is None and x.step is None for x in e]
+        none = [isinstance(x, ast.Constant) and x.value is None for x in e]
+        return full[0] and none[1] and full[2] and none[3]
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    if isinstance(f, ast.Attribute) and f.attr == "unsqueeze" and len(node.args) == 1 \
+            and isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Attribute) \
+            and f.value.func.attr == "unsqueeze" and len(f.value.args) == 1:
+        return (_int(f.value.args[0]), _int(node.args[0])) in ((1, -1), (1, 3), (-1, 1), (2, 1))
+    if isinstance(f, ast.Name) and f.id == "rearrange" and len(node.args) == 2 \
+            and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+        left, _, right = node.args[1].value.partition("->")
+        axes, out = left.split(), right.split()
+        return len(axes) == 2 and out == [axes[0], "1", axes[1], "1"]
+    return False
+
+
+def _query_axis_code(source: str, node: ast.AST) -> str:
+    """``node``'s code, a long one shortened with its [B, 1, N, 1] part kept: ``pad.masked_fill(...)[:, None, :,
+    None]``, where ``_code`` would keep the call only."""
+    text = ast.get_source_segment(source, node) or ast.unparse(node)
+    if len(text) <= _SHOWN and "\n" not in text:
+        return text
+    if isinstance(node, ast.Subscript):
+        return f"{_code(source, node.value)}[{ast.get_source_segment(source, node.slice) or ast.unparse(node.slice)}]"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Call) \
+            and isinstance(node.func.value.func, ast.Attribute) and node.func.attr == "unsqueeze":
+        inner = node.func.value
+        return (f"{_code(source, inner.func.value)}.unsqueeze({ast.unparse(inner.args[0])})"
+                f".unsqueeze({ast.unparse(node.args[0])})")
+    return _code(source, node)
+
+
+def query_axis_pad_note(source: str | None, cls_name: str) -> Msg | None:
+    """For a padding mask on the query axis (confirmed on the numbers): the one line of the class that lays a
+    [B, N] mask out as [B, 1, N, 1], quoted; None when there is no such line or more than one."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    if tree is None:
+        return None
+    names = torch_names(tree)
+    found = sorted({(n.lineno, owner, _query_axis_code(source, n)) for owner, node in family(source, cls_name)
+                    for n in ast.walk(node) if _query_axis_shape(n, names)})
+    found = _own_first([(*f, None) for f in found], source, cls_name)
+    if len({f[0] for f in found}) != 1:
+        return None
+    line, owner, code, _ = found[0]
+    at = where_in(line, owner, cls_name)
+    return msg(f"{at['en']} lays the padding mask out as [B, 1, N, 1], on the query axis: {code}",
+               f"{at['zh']}把 padding mask 排成了 [B, 1, N, 1]，即放在 query 轴上：{code}")
