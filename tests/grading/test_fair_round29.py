@@ -22,7 +22,7 @@ import torch.nn.utils.prune
 from torch import nn
 
 from grading.sandbox import runtime
-from tests.grading.helpers import SUBMISSIONS, graded_corpus_file, graded_mutant
+from tests.grading.helpers import SUBMISSIONS, graded_mutant
 
 CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
 CORRECT = SUBMISSIONS / "correct"
@@ -107,12 +107,7 @@ def test_a_plain_weight_is_left_to_the_copy():
     assert runtime._load_reparametrized(nn.Linear(4, 3), "weight", torch.ones(3, 4)) is False
 
 
-@pytest.mark.parametrize("name", ["weight_norm_parametrizations", "minlora_parametrize"])
-def test_reparametrized_projections_get_full_marks(executor, name):
-    result = graded_corpus_file(executor, CORRECT / f"{name}.py")
-    assert _code_score(result) == 85 and _failed(result) == {}, _failed(result)
-
-
+# (weight_norm_parametrizations and minlora_parametrize: full marks in test_fair_styles_round38)
 def test_legacy_weight_norm_hooks_get_full_marks(executor):
     result = graded_mutant(executor, CORRECT / "weight_norm_parametrizations.py",
                            "from torch.nn.utils.parametrizations import weight_norm",

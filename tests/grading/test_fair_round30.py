@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from grader_tests.attention import static
-from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
+from tests.grading.helpers import SUBMISSIONS
 
 CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
 CORRECT = SUBMISSIONS / "correct"
@@ -72,13 +72,7 @@ def test_what_compiling_does_not_excuse_is_still_found(code, check, reason):
     assert any(reason in f for f in found), found
 
 
-@pytest.mark.parametrize("name", ["torch_compile_decorated", "module_compile_in_place"])
-def test_compiled_correct_files_get_full_marks_and_no_review(executor, name):
-    result = graded_corpus_file(executor, CORRECT / f"{name}.py")
-    assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
-    assert _code_score(result) == 85
-
-
+# (torch_compile_decorated and module_compile_in_place: full marks in test_fair_styles_round38)
 FUSED_IN_COMPILED = {
     # a compiled helper that calls the fused function for the output
     "sdpa_in_a_compiled_helper": (('''@torch.compile(dynamic=True, fullgraph=True)

@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from grader_tests.attention import static
-from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
+from tests.grading.helpers import SUBMISSIONS
 
 # the reference's return lines and the two second mistakes round 30 graded with weights transposed
 from tests.grading.test_fair_round30 import (
@@ -29,7 +29,6 @@ from tests.grading.test_fair_round30 import (
     NO_SCALE,
     WRAPPER_RETURN,
     WRAPPER_T,
-    _code_score,
     _failed,
     _graded,
 )
@@ -163,14 +162,8 @@ def test_a_torch_package_under_a_name_is_still_flagged_when_more_than_a_harmless
     assert any(reason in f for f in found), found
 
 
-@pytest.mark.parametrize("name", ["from_torch_import_compile", "torchscript_kernel_module",
-                                  "torchscript_function_kernel"])
-def test_compiled_and_scripted_correct_files_get_full_marks_and_no_review(executor, name):
-    result = graded_corpus_file(executor, CORRECT / f"{name}.py")
-    assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
-    assert _code_score(result) == 85
-
-
+# (from_torch_import_compile, torchscript_kernel_module, torchscript_function_kernel: full marks in
+# test_fair_styles_round38)
 @pytest.mark.slow
 def test_a_fused_kernel_in_a_scripted_function_is_caught_at_run_time(executor):
     """The jail's torch.jit.script gives the function back, so the watch counts the fused call inside it

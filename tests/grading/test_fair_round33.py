@@ -17,8 +17,7 @@ from __future__ import annotations
 import pytest
 
 from grader_tests.attention import static
-from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
-from tests.grading.test_fair_round30 import _code_score, _failed
+from tests.grading.helpers import SUBMISSIONS
 
 CORRECT = SUBMISSIONS / "correct"
 HEADER = "import math\nimport torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
@@ -70,11 +69,7 @@ def test_a_fused_kernel_handed_to_fork_is_still_found():
 
 # gpt_fast_dynamo_hints: torch._dynamo settings, @torch._dynamo.disable, graph_break() and torch.compiler.reset()
 # (68/85 before: graph_break and reset were review findings; test_lazy_torch_round33 times them in the jail)
-@pytest.mark.parametrize("name", ["jit_scriptmodule_script_method", "jit_fork_wait_heads", "gpt_fast_dynamo_hints"])
-def test_script_module_and_forked_heads_get_full_marks_and_no_review(executor, name):
-    result = graded_corpus_file(executor, CORRECT / f"{name}.py")
-    assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
-    assert _code_score(result) == 85
+# (jit_scriptmodule_script_method, jit_fork_wait_heads, gpt_fast_dynamo_hints: full marks in test_fair_styles_round38)
 
 
 def test_in_the_jail_a_script_module_subclass_is_a_plain_module_and_script_method_the_function():

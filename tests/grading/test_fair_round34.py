@@ -24,32 +24,11 @@ import pytest
 
 from grader_tests.attention import static
 from grading.runner import GradeInput, grade
-from tests.grading.helpers import SUBMISSIONS, graded_corpus_file, graded_mutant
+from tests.grading.helpers import SUBMISSIONS, graded_mutant
 from tests.grading.test_fair_round30 import _code_score, _failed
 
 CORRECT = SUBMISSIONS / "correct"
-NEW_STYLES = [
-    "informer_full_attention", "statquest_row_col_dim", "chatglm_layer_scaling_coeff", "qwen_full_scale_tensor",
-    "opt_clamp_finfo_min", "einsum_sublist_format", "flax_dot_general_helper", "xformers_lse_merge",
-    "longformer_dense_window", "bigbird_original_full", "hf_perceiver_self_attention", "timm_fused_attn_flag",
-    "causal_buffer_max_len_unused", "in_proj_linear_chunk3", "einops_pack_unpack", "torch_func_functional_call",
-    "broadcast_mul_sum_scores", "jittor_execute_port", "torch_masked_softmax", "pvt_kv_linear_sr1",
-    "fairseq2_sdpa_alias", "graphormer_attn_bias",
-]
-
-
-def test_the_new_styles_are_in_the_corpus():
-    assert len(set(NEW_STYLES)) == 22 and all((CORRECT / f"{n}.py").is_file() for n in NEW_STYLES)
-
-
-# (graded once per session: test_grading's fast lane grades the same files for their 85 points)
-@pytest.mark.slow
-@pytest.mark.parametrize("name", NEW_STYLES)
-def test_public_style_gets_full_marks_with_no_review_finding(executor, name):
-    result = graded_corpus_file(executor, CORRECT / f"{name}.py")
-    assert result["status"] == "graded", result["message"]
-    assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
-    assert _code_score(result) == 85
+# (the round's new styles get full marks and no review finding: test_fair_styles_round38)
 
 
 # A fault put into a new style loses points in its category: the checks can fail on these styles.

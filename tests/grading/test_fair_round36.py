@@ -25,33 +25,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.grading.helpers import SUBMISSIONS, graded_corpus_file, graded_mutant
-from tests.grading.test_fair_round30 import _code_score, _failed
+from tests.grading.helpers import SUBMISSIONS, graded_mutant
+from tests.grading.test_fair_round30 import _failed
 
 CORRECT = SUBMISSIONS / "correct"
-NEW_STYLES = [
-    "flash_attn_attention_ref", "vllm_ref_masked_attention", "fastai_v1_keys_permuted", "hf_funnel_bind_einsum",
-    "hf_prophetnet_bsij_einsum", "hf_squeezebert_matmul_wrapper", "hf_cpmant_scalar_tensor",
-    "torchvision_maxvit_einsum_spaces", "thumt_split_combine_heads", "ane_split_heads_softmax_dim1",
-    "taming_attnblock_bmm_dim2", "guided_diffusion_qkv_new_order", "libai_oneflow_guarded_alias",
-    "jax_dot_product_attention_xla_port", "equinox_mha_port_case_subscripts", "timm_botnet_keys_untransposed",
-    "tinygrad_tensor_method_port", "mmpretrain_pyimpl_torch_dropout", "torch_softmax_module_copied",
-    "texar_mha_encoder_bias",
-]
-
-
-def test_the_new_styles_are_in_the_corpus():
-    assert len(set(NEW_STYLES)) == 20 and all((CORRECT / f"{n}.py").is_file() for n in NEW_STYLES)
-
-
-# (graded once per session: test_grading's fast lane grades the same files for their 85 points)
-@pytest.mark.slow
-@pytest.mark.parametrize("name", NEW_STYLES)
-def test_public_style_gets_full_marks_with_no_review_finding(executor, name):
-    result = graded_corpus_file(executor, CORRECT / f"{name}.py")
-    assert result["status"] == "graded", result["message"]
-    assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
-    assert _code_score(result) == 85
+# (the round's new styles get full marks and no review finding: test_fair_styles_round38)
 
 
 # A fault put into a new style loses points in its category: the checks can fail on these styles.

@@ -17,32 +17,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.grading.helpers import SUBMISSIONS, graded_corpus_file, graded_mutant
-from tests.grading.test_fair_round30 import _code_score, _failed
+from tests.grading.helpers import SUBMISSIONS, graded_mutant
+from tests.grading.test_fair_round30 import _failed
 
 CORRECT = SUBMISSIONS / "correct"
-NEW_STYLES = [
-    "r37_hf_siglip_attention", "r37_beit_qv_bias_packed_linear", "r37_tslib_full_attention_layer",
-    "r37_segformer_efficient_self_attention", "r37_codertimo_bert_pytorch", "r37_olmo_private_sdpa_method",
-    "r37_fastnlp_heads_last_einsum", "r37_timesformer_with_qkv_flag", "r37_wenet_forward_attention",
-    "r37_baichuan_w_pack_unflatten", "r37_cs336_einsum_hand_softmax", "r37_modernbert_qkv_transpose_unbind",
-]
-
-
-def test_the_new_styles_are_in_the_corpus_and_say_where_they_come_from():
-    assert sorted(NEW_STYLES) == sorted(p.stem for p in CORRECT.glob("r37_*.py"))
-    for name in NEW_STYLES:
-        assert "In the style of " in (CORRECT / f"{name}.py").read_text(encoding="utf-8"), name
-
-
-# (graded once per session: test_grading's fast lane grades the same files for their 85 points)
-@pytest.mark.slow
-@pytest.mark.parametrize("name", NEW_STYLES)
-def test_public_style_gets_full_marks_with_no_review_finding(executor, name):
-    result = graded_corpus_file(executor, CORRECT / f"{name}.py")
-    assert result["status"] == "graded", result["message"]
-    assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
-    assert _code_score(result) == 85
+# (the round's new styles get full marks and no review finding: test_fair_styles_round38)
 
 
 # A fault put into a new style loses points in its category: the checks can fail on these styles.
