@@ -1,10 +1,10 @@
 """Every correct file a fairness round added in a public style gets full marks with no review finding: one test
-over the files rounds 29-37 each checked in a test of their own (test_fair_roundNN.py kept the rest: the mutants,
+over the files rounds 29-38 each checked in a test of their own (test_fair_roundNN.py kept the rest: the mutants,
 the cheats, the round's own checks). The files are tests/fixtures/submissions/correct/; each is graded once per
 session (tests/grading/helpers.graded_corpus_file, shared with test_grading's fast lane and test_fair_corpus).
 
 The lane is each round's: rounds 29-33 checked a few files in the fast lane, rounds 34-37 their many new styles in
-the slow one (test_grading.test_correct_styles_get_full_code_marks grades them all for their 85 points fast).
+the slow one, as do round 38's (test_grading.test_correct_styles_get_full_code_marks grades them all for their 85 points fast).
 """
 
 from __future__ import annotations
@@ -47,10 +47,14 @@ SLOW = {
          "r37_segformer_efficient_self_attention", "r37_codertimo_bert_pytorch", "r37_olmo_private_sdpa_method",
          "r37_fastnlp_heads_last_einsum", "r37_timesformer_with_qkv_flag", "r37_wenet_forward_attention",
          "r37_baichuan_w_pack_unflatten", "r37_cs336_einsum_hand_softmax", "r37_modernbert_qkv_transpose_unbind"],
+    # round 38: 85/85, no review finding and no hint at once (the faulty twins: test_hints_round38)
+    38: ["r38_pytorch_docs_sdpa_math_reference", "r38_hf_pix2struct_transpose_3_2",
+         "r38_annotated_diffusion_d_first_einsum", "r38_fastai_course22p2_heads_in_batch",
+         "r38_hf_kosmos2_scaled_query_shape"],
 }
 ROUNDS = FAST | SLOW
 # how many new styles each round said it added (its own count, kept as its test had it)
-ADDED = {34: 22, 35: 20, 36: 20, 37: 12}
+ADDED = {34: 22, 35: 20, 36: 20, 37: 12, 38: 5}
 
 STYLES = [pytest.param(name, id=f"r{rnd}-{name}") for rnd, names in FAST.items() for name in names] + \
     [pytest.param(name, id=f"r{rnd}-{name}", marks=pytest.mark.slow) for rnd, names in SLOW.items() for name in names]
@@ -63,9 +67,10 @@ def test_each_rounds_styles_are_in_the_corpus(rnd):
     assert len(set(names)) == ADDED.get(rnd, len(names))
 
 
-def test_round_37s_styles_are_every_r37_file_and_say_where_they_come_from():
-    assert sorted(SLOW[37]) == sorted(p.stem for p in CORRECT.glob("r37_*.py"))
-    for name in SLOW[37]:
+@pytest.mark.parametrize("rnd", [37, 38])
+def test_the_rounds_styles_are_every_file_of_the_round_and_say_where_they_come_from(rnd):
+    assert sorted(SLOW[rnd]) == sorted(p.stem for p in CORRECT.glob(f"r{rnd}_*.py"))
+    for name in SLOW[rnd]:
         assert "In the style of " in (CORRECT / f"{name}.py").read_text(encoding="utf-8"), name
 
 

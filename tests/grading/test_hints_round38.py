@@ -206,3 +206,35 @@ def test_the_per_head_weights_file_names_the_mean_in_every_test_that_fails(execu
                            "test_mha_additive_mask"}, set(failed)
     for tid, fb in failed.items():
         assert "heads_averaged_before_v" in named_faults(fb), (tid, fb["en"])
+
+
+# ----------------------------------------------------------------------------- 5. the fresh hunt's faulty twins
+# One mistake put into each of round 38's correct styles (tests/fixtures/submissions/correct/r38_*.py), each hint
+# read against the code: named as its header declares, and nothing else ("none": described only, no name).
+HUNT = sorted(p for p in FAULTY.glob("r38_*.py") if p != PER_HEAD)
+
+
+def test_the_hunt_adds_6_faulty_files_each_declaring_its_diagnosis():
+    assert len(HUNT) == 6
+    for path in HUNT:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        assert lines[1].startswith("# diagnosis: ") and lines[2].startswith("# fault: "), path.name
+        assert "In the style of " in path.read_text(encoding="utf-8"), path.name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", HUNT, ids=[p.stem for p in HUNT])
+def test_a_hunt_file_is_named_as_declared_and_nothing_else(executor, path):
+    declared = _declared(path)
+    source = path.read_text(encoding="utf-8")
+    lines, code = source.splitlines(), code_names(source)
+    named: set[str] = set()
+    for tid, fb in _failed(executor, path).items():
+        named |= named_faults(fb)
+        for n, _owner, shown in quoted_lines(fb["en"]):
+            assert 1 <= n <= len(lines) and _shown(shown, lines[n - 1]), (tid, n, shown)
+        assert english_in_zh(fb["zh"], code) == [], (tid, fb["zh"])
+    if declared == ["none"]:
+        assert named == set(), named
+    else:
+        assert declared[0] in named and named <= set(declared), named
