@@ -13,7 +13,11 @@ To see which pages the faults hit, record them while gradings run and map the ad
 zygote's ``/proc/PID/maps``: ``perf record -a -e exceptions:page_fault_user`` (error code bit 1:
 a write, bit 0: the page was present, so a write to a present page is a copy-on-write).
 
-    .venv/bin/python bench/faults.py [--repeats 10] [--out NAME]
+    .venv/bin/python bench/faults.py [--repeats 10] [--out NAME] [--zygote-env NAME=VALUE ...]
+
+``--zygote-env`` adds variables to the zygote's environment (``client._clean_env``), for allocator
+settings the jails inherit: ``GLIBC_TUNABLES=glibc.malloc.tcache_count=0``, ``PYTHONMALLOC=malloc``
+(round 38: none changed the jails' faults, README "Where a grading's CPU goes").
 """
 
 from __future__ import annotations
@@ -117,10 +121,14 @@ def _minflt(pid: int) -> tuple[int, int]:
     return int(fields[7]), int(fields[8])
 
 
-def grading_faults(repeats: int) -> dict[str, float]:
+def grading_faults(repeats: int, zygote_env: dict[str, str] | None = None) -> dict[str, float]:
     from grading.executor import suite_packages
     from grading.runner import GradeInput, grade
-    from grading.sandbox import Executor
+    from grading.sandbox import Executor, client
+
+    if zygote_env:
+        clean_env = client._clean_env
+        client._clean_env = lambda: {**clean_env(), **zygote_env}
 
     code = (ROOT / "tests" / "fixtures" / "submissions" / "correct" / "reference.py").read_bytes()
     parts: dict[str, list[int]] = {"worker": [], "test_process": [], "zygote": [], "jails": []}
@@ -146,12 +154,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--out", default="faults")
+    parser.add_argument("--zygote-env", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args()
     costs = fault_costs()
-    per_grading = grading_faults(args.repeats)
+    per_grading = grading_faults(args.repeats, dict(kv.split("=", 1) for kv in args.zygote_env))
     warmed = {str(n): first_forward_after_fork(n) for n in (5, 500)}
     data = {"command": " ".join(["python", "bench/faults.py", *sys.argv[1:]]), "load_average": os.getloadavg(),
-            "seconds_per_fault": costs, "minor_faults_per_grading_median": per_grading,
+            "zygote_env": args.zygote_env, "seconds_per_fault": costs, "minor_faults_per_grading_median": per_grading,
             "first_forward_in_a_fork_after_warm_forwards": warmed}
     path = write(args.out, data)
     print(f"a copy-on-write fault {costs['copy_on_write_s'] * 1e6:.2f} us, a zero-fill fault "
