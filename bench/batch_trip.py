@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import write  # noqa: E402
-from bench.round_trip import MODULE, jail_cpu_seconds  # noqa: E402
+from bench.round_trip import MODULE, jail_cpu_seconds, warm_module  # noqa: E402
 
 
 def main() -> None:
@@ -52,10 +52,7 @@ def main() -> None:
     # (way, n) -> per-group [wall s, client CPU s, jail CPU s]
     seen: dict[tuple[str, int], list[list[float]]] = {(w, n): [] for w in ways for n in args.sizes}
     with Executor() as ex, ex.session(MODULE) as s:
-        s.load()
-        h = s.new("M")
-        for _ in range(50):
-            s.call(h, "__call__", x, x, x, None, return_weights=True)
+        h = warm_module(s, x)
         reader = getattr(s, "_rfile", s._sock)
         pid = s._pid()
 

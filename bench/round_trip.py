@@ -58,6 +58,16 @@ def ping_pong_seconds(size: int, calls: int) -> float:
     return statistics.median(times)
 
 
+def warm_module(session, x) -> int:
+    """Load MODULE in ``session``, build its ``M`` and call it 50 times with ``x`` (the first calls'
+    costs left out of what is measured next); the handle."""
+    session.load()
+    h = session.new("M")
+    for _ in range(50):
+        session.call(h, "__call__", x, x, x, None, return_weights=True)
+    return h
+
+
 def jail_cpu_seconds(pid: int) -> float:
     """CPU seconds the jail's threads have used (schedstat: nanoseconds, not clock ticks)."""
     total = 0
@@ -80,10 +90,7 @@ def main() -> None:
     x = torch.randn(2, 4, 5, 16)
     parts: dict[str, list[float]] = {"encode": [], "send": [], "wait_and_decode": [], "total": []}
     with Executor() as ex, ex.session(MODULE) as s:
-        s.load()
-        h = s.new("M")
-        for _ in range(50):
-            s.call(h, "__call__", x, x, x, None, return_weights=True)
+        h = warm_module(s, x)
         # Session._request, split into its parts (the same calls, timed one by one).
         reader = getattr(s, "_rfile", s._sock)
         for _ in range(args.calls):
