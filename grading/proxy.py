@@ -189,6 +189,18 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
     (r"file size limit exceeded \(SIGXFSZ\)", "file size limit exceeded (SIGXFSZ)", "写入的文件超出大小上限（SIGXFSZ）"),
     (r"the sandboxed process crashed \(SIGSEGV\)", "the process crashed (SIGSEGV, a segmentation fault)",
      "进程崩溃（SIGSEGV，段错误）"),
+    # Round 38: a fault the kernel logged for the jail's own pid (zygote.kernel_end), never a signal it sent itself.
+    *((rf"the sandboxed process crashed \({sig}\): the kernel logged a fault of its code",
+       f"the process crashed ({sig}): the kernel logged {en} in its code", f"进程崩溃（{sig}）：内核记录到它的代码发生了{zh}")
+      for sig, en, zh in (("SIGSEGV", "a segmentation fault (an access to memory it may not use)", "段错误（访问了不允许访问的内存）"),
+                          ("SIGBUS", "a bus error", "总线错误"), ("SIGILL", "an illegal instruction", "非法指令"),
+                          ("SIGFPE", "an arithmetic fault", "算术异常"))),
+    (r"the sandboxed process was killed by SIGKILL from the kernel's out-of-memory killer: the machine ran out of "
+     r"memory", "the process was killed by SIGKILL from the kernel's out-of-memory killer: the machine ran out of memory",
+     "进程被内核在内存耗尽时以 SIGKILL 终止：机器的内存已用尽"),
+    (r"the sandboxed process was killed by SIGKILL from the kernel's out-of-memory killer: the memory limit of its "
+     r"cgroup was reached", "the process was killed by SIGKILL from the kernel's out-of-memory killer: the memory "
+     "limit of its cgroup was reached", "进程被内核在内存耗尽时以 SIGKILL 终止：它所在控制组的内存上限已达到"),
     # SIGABRT: what abort() raises, said as such, without claiming abort() was called (os.kill sends it too).
     (r"the sandboxed process was ended by SIGABRT, the signal's default action",
      "the process was ended by SIGABRT, the signal's default action (abort() raises it, as C and C++ code does when "

@@ -514,6 +514,14 @@ RECEIVED_TEXT = "the sandboxed process was ended by {name}, the signal's default
 # named: no per-jail evidence tells which (the OOM killer's counts are the host's and the zygote's cgroup's, shared
 # with every jail and other processes; RLIMIT_AS gives a MemoryError, never a kill).
 UNSENT_KILL_TEXT = "the sandboxed process was killed by SIGKILL, which the grader did not send"
+# Round 38: said only when the kernel's log names the jail's own pid (zygote.kernel_end): its OOM killer's kill, or an
+# unhandled fault of its code. A signal the code sent itself (os.kill, libc's kill through ctypes) logs nothing and
+# stays RECEIVED_TEXT / UNSENT_KILL_TEXT.
+OOM_TEXTS = {"oom": "the sandboxed process was killed by SIGKILL from the kernel's out-of-memory killer: the machine "
+                    "ran out of memory",
+             "oom_cgroup": "the sandboxed process was killed by SIGKILL from the kernel's out-of-memory killer: the "
+                           "memory limit of its cgroup was reached"}
+FAULT_TEXT = "the sandboxed process crashed ({name}): the kernel logged a fault of its code"
 
 
 def _describe_status(st: dict | None, limits: Limits) -> str:
@@ -530,7 +538,9 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
         if sig in (signal.SIGKILL, signal.SIGXCPU) and st.get("cpu", 0) >= limits.cpu - 0.05:
             return f"CPU time limit exceeded ({st.get('cpu')} s CPU, limit {limits.cpu:g} s)"
         if sig == signal.SIGKILL and st.get("status") == "exited":   # the zygote killed it for no reason of its own
-            return UNSENT_KILL_TEXT
+            return OOM_TEXTS.get(st.get("kernel"), UNSENT_KILL_TEXT)
+        if sig != signal.SIGKILL and st.get("kernel") == "fault":
+            return FAULT_TEXT.format(name=name)
         if sig == signal.SIGXFSZ:
             return "file size limit exceeded (SIGXFSZ)"
         if sig != signal.SIGKILL:

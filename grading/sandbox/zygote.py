@@ -34,6 +34,7 @@ import errno  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import random  # noqa: E402
+import re  # noqa: E402
 import resource  # noqa: E402
 import secrets  # noqa: E402
 import select  # noqa: E402
@@ -603,6 +604,12 @@ class Jail:
             status["exit_code"] = os.WEXITSTATUS(wstatus)
         elif os.WIFSIGNALED(wstatus):
             status["signal"] = os.WTERMSIG(wstatus)
+            # Who ended it, when the kernel says so: only for an end the wait status leaves open (a SIGKILL this side
+            # did not send, a fault signal), so an honest session's end reads nothing more.
+            if (status["signal"] == signal.SIGKILL and self.reason is None) or status["signal"] in FAULT_SIGNALS:
+                seen = kernel_end(self.pid, self.started)
+                if seen is not None:
+                    status["kernel"] = seen
         if (os.WIFEXITED(wstatus) and self.end_page is not None
                 and self.end_page.loop_end() == os.WEXITSTATUS(wstatus) != 0):
             status["loop_end"] = True    # the grader's loop ended the jail (run_jail), not the student's exit
@@ -616,6 +623,68 @@ class Jail:
                 os.close(fd)
             except OSError:
                 pass
+
+
+# The signals a fault of the process's own code raises (a bad memory access, instruction or division).
+FAULT_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE})
+# What the kernel logs (/dev/kmsg) as it ends a process itself, each naming its victim's host pid (or the faulting
+# thread's id; the main thread's is the pid). The OOM killer: "Out of memory: Killed process 123 (ag-jail) ..." or
+# "Memory cgroup out of memory: Killed process ..." (mm/oom_kill.c). An unhandled fault: "ag-jail[123]: segfault at 0
+# ip ..." (arch/x86/mm/fault.c) or "traps: ag-jail[123] general protection fault ip:..." (a trap: divide error, invalid
+# opcode). A process name is the student's to set (15 bytes), so the pid is read as the kernel writes it: before the
+# name for a kill, and the last "[pid]: segfault at" or "[pid] " of a trap line.
+_OOM_LINE = re.compile(r"(?P<why>[^;]*?): Killed process (?P<pid>\d+) \(")
+_FAULT_LINES = (re.compile(r".*\[(?P<pid>\d+)\]: segfault at ", re.S),
+                re.compile(r"traps: .*\[(?P<pid>\d+)\] (?:general protection|trap )", re.S))
+KMSG = "/dev/kmsg"
+
+
+def kernel_end(pid: int, since: float, kmsg: str = KMSG) -> str | None:
+    """How the kernel says it ended process ``pid`` (started at ``since``, time.monotonic), from its log: "oom" (the
+    machine ran out of memory), "oom_cgroup" (the memory limit of its cgroup was reached) or "fault" (an unhandled
+    fault of its code, which the kernel logs only when no handler took the signal), else None: nothing logged for
+    it (a signal it sent itself, another sender, a log the rate limit or the ring dropped, no /dev/kmsg to read).
+
+    Per-jail evidence, unlike the host's or a cgroup's OOM counts, which other processes move too (round 35). Read
+    only when a jail's end leaves the question open (Jail.finish): ~0.5 ms for a ring of ~350 records."""
+    try:
+        fd = os.open(kmsg, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    found = None
+    earliest = (since - 1.0) * 1e6     # the log's clock is the monotonic one in microseconds; a pid used before is older
+    try:
+        while True:
+            try:
+                record = os.read(fd, 8192)
+            except BlockingIOError:
+                break
+            except BrokenPipeError:    # records overwritten while reading: go on with the next one
+                continue
+            except OSError:
+                break
+            if not record:
+                break
+            head, _, text = record.decode("utf-8", "replace").partition(";")
+            fields = head.split(",")
+            try:
+                # the kernel's own records only (facility 0): a line written to /dev/kmsg by a process is "user"
+                if len(fields) < 3 or int(fields[0]) >> 3 != 0 or int(fields[2]) < earliest:
+                    continue
+            except ValueError:
+                continue
+            text = text.split("\n", 1)[0]
+            m = _OOM_LINE.match(text)
+            if m is not None and int(m.group("pid")) == pid:
+                found = "oom_cgroup" if "cgroup" in m.group("why") else "oom"
+                continue
+            for line in _FAULT_LINES:
+                m = line.match(text)
+                if m is not None and int(m.group("pid")) == pid and found is None:
+                    found = "fault"
+    finally:
+        os.close(fd)
+    return found
 
 
 _PF_EXITING = 0x4   # include/linux/sched.h: set as a process starts to exit, before its descriptors are closed

@@ -181,9 +181,9 @@ def small_cgroup_executor():
 
 
 @pytest.mark.slow
-def test_a_jail_ended_by_the_oom_killer_is_said_killed_by_a_sigkill_the_grader_did_not_send(small_cgroup_executor):
+def test_a_jail_ended_by_the_oom_killer_is_said_so_from_the_kernels_record_of_its_pid(small_cgroup_executor):
     """Review R1: "ran out of memory" was said from counts of OOM kills that are not the jail's own (the host's, the
-    zygote's cgroup's): no cause is named, only what was seen."""
+    zygote's cgroup's). Round 38: said only from the kernel's log line naming the jail's own pid (zygote.kernel_end)."""
     ex = small_cgroup_executor
     # touched, under the jail's own limit (RLIMIT_AS, 1 GiB) but past the cgroup's 256 MiB
     source = GOOD + "\n_big = [bytearray(1 << 20) for _ in range(400)]\n"
@@ -191,10 +191,12 @@ def test_a_jail_ended_by_the_oom_killer_is_said_killed_by_a_sigkill_the_grader_d
         with ex.session(source, "m.py", "m") as s:
             s.load()
     said = str(died.value)
-    assert said.endswith("killed by SIGKILL, which the grader did not send") and "memory" not in said, said
+    assert said.endswith("killed by SIGKILL from the kernel's out-of-memory killer: the memory limit of its cgroup "
+                         "was reached"), said
     told = death_text(died.value.reason)
-    assert told == {"en": "the process was killed by SIGKILL, which the grader did not send",
-                    "zh": "进程被信号 SIGKILL 终止，这个信号不是评分器发出的"}, told
+    assert told == {"en": "the process was killed by SIGKILL from the kernel's out-of-memory killer: the memory limit "
+                          "of its cgroup was reached",
+                    "zh": "进程被内核在内存耗尽时以 SIGKILL 终止：它所在控制组的内存上限已达到"}, told
     with ex.session(GOOD, "m.py", "m") as s:        # the executor goes on
         s.load()
 
