@@ -913,6 +913,10 @@ class Session:
         self._layout = None
         self._seq += 1
         seq = self._seq
+        # Drawn for each request, echoed only by the runtime's own reply (runtime.Runtime.serve takes it out of the
+        # request before any student code runs): ``seq`` counts 1, 2, 3..., and a thread of the student's wrote a
+        # well-formed reply with the next one while the call still ran, taken as the call's return (round 38).
+        mark = int.from_bytes(os.urandom(8), "little")
         allowance = self._replies.left()
         # The zygote enforces the session's wall limit, moved on by the time host load took from the jail
         # (zygote.Jail.wall_over), up to the backstop: this side waits that long, and a jail the zygote
@@ -955,7 +959,8 @@ class Session:
                 # and ends the session; one call printing without end still does.
                 self._out.loud_flag[1] = 1
                 fields["quiet"] = True
-            protocol.send(self._sock, {"op": op, "seq": seq, "cap": caps, **fields}, self.limits.max_message)
+            protocol.send(self._sock, {"op": op, "seq": seq, "mark": mark, "cap": caps, **fields},
+                          self.limits.max_message)
             self._watch_idle(pending)
             pending.reading = True
             # Charged as it is read, refused or not (a refused reply's header was not: 6 MiB a grading).
@@ -999,7 +1004,7 @@ class Session:
             self._rfile.raw.wait = None
             if pending.watch is not None:
                 self._replies.idle_spent += pending.watch.idle
-        return self._check_reply(reply, seq)
+        return self._check_reply(reply, seq, mark)
 
     def _died(self) -> BaseException:
         self._kill()
@@ -1017,10 +1022,10 @@ class Session:
         self._dead = exc
         return exc
 
-    def _check_reply(self, reply, seq: int):
+    def _check_reply(self, reply, seq: int, mark: int | None = None):
         if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
             raise self._die(StudentError("InvalidResult", "malformed reply from the sandbox"))
-        if reply.get("seq") != seq:
+        if reply.get("seq") != seq or reply.get("mark") != mark:
             # The runtime answers each request once, with its seq: another reply was written by other
             # code in the jail (it may rewrite the runtime too), never by the grader.
             raise self._die(StudentError("InvalidResult",

@@ -1,9 +1,9 @@
 """The serving loop that runs inside the jail (generic, assignment-agnostic).
 
 Imported by the zygote *before* any fork: the jail cannot import anything from the project tree.
-Every request is ``{"op": ..., "seq": n, ...}``; every reply is ``{"seq": n, "ok": True, "value": v}`` or
-``{"seq": n, "ok": False, "error": {"kind", "message", "lineno", "offset"}}`` (offset: a SyntaxError's
-column). The trusted side treats every reply as untrusted data (student code shares this process and
+Every request is ``{"op": ..., "seq": n, "mark": m, ...}``; every reply is ``{"seq": n, "mark": m, "ok": True,
+"value": v}`` or ``{"seq": n, "mark": m, "ok": False, "error": {"kind", "message", "lineno", "offset"}}`` (offset: a
+SyntaxError's column). The trusted side treats every reply as untrusted data (student code shares this process and
 can forge anything it likes).
 """
 
@@ -530,6 +530,11 @@ class Runtime:
             except protocol.PeerClosed:
                 return
             seq = req.get("seq") if isinstance(req, dict) else None
+            # The request's mark, echoed in its reply only: out of the request before any student code runs, so no
+            # frame's ``req`` holds it while a call runs (a thread of the student's wrote a reply with the next seq,
+            # which the trusted side took as the call's return: round 38). Held in this frame alone: code that reads
+            # the runtime's own frames or memory can forge it, as it can rewrite the runtime.
+            mark = req.pop("mark", None) if isinstance(req, dict) else None
             # What the trusted side will read of this reply ([header, body] bytes: client.ReplyAllowance
             # .reply_cap, 1 MiB of the grading's 8): a larger result is refused here, as this call's InvalidResult, and
             # the session goes on. Sent anyway, it was refused there, which ended the session: each of
@@ -545,17 +550,17 @@ class Runtime:
             try:
                 op = self.OPS[req["op"]]
                 value = op(self, req)
-                reply = {"seq": seq, "ok": True, "value": value}
+                reply = {"seq": seq, "mark": mark, "ok": True, "value": value}
                 if self.changed:
                     reply["changed"] = self.changed
             except BaseException as e:  # noqa: BLE001 - student code may raise anything
-                reply = {"seq": seq, "ok": False, "error": self.error_info(e)}
+                reply = {"seq": seq, "mark": mark, "ok": False, "error": self.error_info(e)}
                 e = None  # drop the traceback (frames of student code)
             _flush()
             try:
                 data = protocol.encode(reply, reply_cap, protocol.TENSOR_WEIGHT, header_cap)
             except BaseException as e:  # noqa: BLE001
-                data = protocol.encode({"seq": seq, "ok": False,
+                data = protocol.encode({"seq": seq, "mark": mark, "ok": False,
                                         "error": {"kind": "InvalidResult", "message": _safe_str(e),
                                                   "lineno": None}}, body_cap)
             sock.sendall(data)

@@ -103,3 +103,68 @@ def test_a_jail_killed_at_its_cgroups_memory_limit_is_said_so(small_cgroup_execu
     assert death_text(said)["zh"] == "进程被内核在内存耗尽时以 SIGKILL 终止：它所在控制组的内存上限已达到"
     with ex.session(GOOD, "m.py", "m") as s:        # the executor goes on
         s.load()
+
+
+# ----------------------------------------------------------------------------------------------- forged replies
+# A thread of the student's writes a well-formed reply on the data socket (fd 3) while the main call still runs: the
+# session's requests are load (seq 1), new (2), call (3). Its value is 7s where the call returns 2s.
+_FORGER = '''
+import json as _json, os as _os, sys as _sys, threading as _threading, time as _time
+
+
+def _fields():
+    """{guess}"""
+    if {guess!r} == "seq":
+        return {{"seq": 3}}
+    frame = _sys._current_frames()[_threading.main_thread().ident]
+    while frame is not None:
+        req = frame.f_locals.get("req")
+        if isinstance(req, dict) and "seq" in req:
+            return {{k: v for k, v in req.items() if type(v) is int}}
+        frame = frame.f_back
+    return {{"seq": 3}}
+
+
+def _forge():
+    head = _json.dumps({{"v": {{"D": {{**_fields(), "ok": True, "value": {{"X": 0}}}}}},
+                        "t": [{{"dtype": "float32", "shape": [2, 3], "offset": 0, "nbytes": 24}}], "n": 24}}).encode()
+    _os.write(3, len(head).to_bytes(4, "big") + head + b"\\x00\\x00\\xe0@" * 6)
+
+
+def _forward(self, x, shift=0.0):
+    _threading.Thread(target=_forge, daemon=True).start()
+    _time.sleep(0.5)
+    return x * 2.0 + shift
+
+
+Scale.forward = _forward
+'''
+
+
+@pytest.mark.parametrize("guess", ["seq", "every_int_field_of_the_request_read_off_the_runtimes_frames"])
+def test_a_reply_a_student_thread_writes_while_the_call_runs_is_never_taken_as_its_return(executor, guess):
+    import torch
+
+    from grading.sandbox import StudentError
+
+    with executor.session(GOOD + _FORGER.format(guess=guess), "m.py", "m") as s:
+        s.load()
+        h = s.new("Scale")
+        with pytest.raises(StudentError) as refused:
+            value = s.call(h, "__call__", torch.ones(2, 3))
+            assert value.tolist() != [[7.0] * 3] * 2, "the forged reply was taken as the call's return"
+    assert refused.value.kind == "InvalidResult"
+    assert "a reply out of sequence: code in the sandbox wrote on the grader's channel" in str(refused.value)
+    assert_healthy(executor)
+
+
+def test_an_honest_sessions_replies_carry_the_requests_marks(executor):
+    """Every request of a session gets a mark of its own (not a counter), and the runtime's replies are accepted."""
+    import torch
+
+    with executor.session(GOOD, "m.py", "m") as s:
+        s.load()
+        h = s.new("Scale")
+        for _ in range(3):
+            assert s.call(h, "__call__", torch.ones(2, 3)).tolist() == [[2.0] * 3] * 2
+    assert_healthy(executor)
