@@ -587,6 +587,10 @@ def printed_bytes(output: str) -> tuple[int, int]:
 TRICKLE_BYTES, TRICKLE_PAUSE_S = 4096, 0.005
 
 
+# A request's mark (Session._request): one of 8 * 10**18 drawn from os.urandom, in [10**19, 1.8 * 10**19): 20 digits.
+MARK_LOW, MARK_SPAN = 10**19, 8 * 10**18
+
+
 class _OutputReader(threading.Thread):
     """Keeps the first ``cap`` bytes of the jail's output and counts the rest; past ``limit`` bytes
     in all it writes b"o" to ``lifeline`` (its own copy of the session's, closed when it ends)."""
@@ -916,7 +920,8 @@ class Session:
         # Drawn for each request, echoed only by the runtime's own reply (runtime.Runtime.serve takes it out of the
         # request before any student code runs): ``seq`` counts 1, 2, 3..., and a thread of the student's wrote a
         # well-formed reply with the next one while the call still ran, taken as the call's return (round 38).
-        mark = int.from_bytes(os.urandom(8), "little")
+        # Always 20 digits: the replies' lengths stay the same from one session to the next (round 35's check).
+        mark = MARK_LOW + int.from_bytes(os.urandom(8), "little") % MARK_SPAN
         allowance = self._replies.left()
         # The zygote enforces the session's wall limit, moved on by the time host load took from the jail
         # (zygote.Jail.wall_over), up to the backstop: this side waits that long, and a jail the zygote
