@@ -78,7 +78,9 @@ def scratch_pg_database(prefix: str, admin_url: str = PG_ADMIN_URL) -> Iterator[
         with admin.connect() as conn:
             conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                               "WHERE datname = :n AND pid <> pg_backend_pid()"), {"n": name})
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+            # FORCE (PostgreSQL 13+): a long-poll listener thread reconnects 0.2 s after being terminated, and the
+            # plain DROP after the terminate then failed "being accessed by other users" (round 38).
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
 
 

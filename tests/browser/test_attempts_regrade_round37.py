@@ -2,7 +2,10 @@
 
 The list polled only the attempts queued or running: after a real regrade the graded row kept its old score until
 a reload. Now the whole list is checked once a minute while the tab is shown, one request for every row (a 304
-when nothing changed), and a new score is shown and said in the page's language."""
+when nothing changed), and a new score is shown and said in the page's language.
+
+Round 38: the list is long-polled (tests/browser/test_attempts_follow_round38.py); the minute's check is what the
+page falls back to where the server holds no wait for it, as here (`no_long_polls`: no slot for the list)."""
 
 from __future__ import annotations
 
@@ -18,16 +21,33 @@ from tests.browser.helpers import FakeWorker, full_result
 from tests.browser.test_browser_flows import login
 
 
-def attempts_page(browser, live_server: str, email: str, slug: str, lang: str = "en"):
+def attempts_page(browser, live_server: str, email: str, slug: str, lang: str = "en", *, clock: bool = True,
+                  watch=None):
     """A new page on the assignment's attempts list, signed in as ``email`` in ``lang``, with the page's clock
-    installed so a test moves the list's minute checks on by hand."""
+    installed (``clock``) so a test moves the list's minute checks on by hand. With the clock, the page's first
+    list request (answered at once where the server holds no wait) is answered before this returns. ``watch``:
+    called with the new page before it loads anything (a test's request listeners)."""
     page = browser.new_context().new_page()
-    page.clock.install()
+    if watch is not None:
+        watch(page)
+    if clock:
+        page.clock.install()
     login(page, live_server, email)
     page.wait_for_load_state()
     page.goto(f"{live_server}/lang/{lang}")
-    page.goto(f"{live_server}/assignments/{slug}")
+    if not clock:
+        page.goto(f"{live_server}/assignments/{slug}")
+        return page
+    with page.expect_response(lambda r: "/attempts" in r.url, timeout=10_000):
+        page.goto(f"{live_server}/assignments/{slug}")
+    page.wait_for_timeout(300)   # the answer read: the next minute's check is set
     return page
+
+
+@pytest.fixture
+def no_long_polls(app):
+    """No long-poll slot for the attempts list: the server answers its waits at once, the page checks each minute."""
+    app.config["LONGPOLL_SLOTS"] = 0
 
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -53,7 +73,7 @@ def _answered(page, seen: list, n: int) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_an_open_list_shows_a_regrade_of_a_graded_attempt_with_one_request_a_minute(app, web, factory, live_server,
-                                                                                    browser, lang):
+                                                                                    browser, lang, no_long_polls):
     a = factory.assignment()
     alice = factory.student(email="alice@example.edu")
     first, second = web.submit(alice, a), web.submit(alice, a)
@@ -64,10 +84,10 @@ def test_an_open_list_shows_a_regrade_of_a_graded_attempt_with_one_request_a_min
     expect(row.locator("td.num strong")).to_have_text("96")
     seen = _requests(page, "/attempts", "/status")
 
-    for n in (1, 2):                               # nothing changed: one list request a minute, a 304 from the second on
+    for n in (1, 2):                               # nothing changed: one list request a minute, a 304 (the page has the tag)
         page.clock.run_for(61_000)
         _answered(page, seen, n)
-    assert [s for _u, s in seen] == [200, 304], seen
+    assert [s for _u, s in seen] == [304, 304], seen
 
     run = request_regrade(db.session.get(Submission, first.id))
     FakeWorker(app, run.id, full_result(failing=("test_large_logits_stable",)), delay_running=0.05,
@@ -79,7 +99,8 @@ def test_an_open_list_shows_a_regrade_of_a_graded_attempt_with_one_request_a_min
     page.context.close()
 
 
-def test_a_regrade_queued_makes_its_row_polled_until_its_result_is_in(app, web, factory, live_server, browser):
+def test_a_regrade_queued_makes_its_row_polled_until_its_result_is_in(app, web, factory, live_server, browser,
+                                                                     no_long_polls):
     a = factory.assignment()
     alice = factory.student(email="alice@example.edu")
     sub = web.submit(alice, a)
@@ -102,7 +123,8 @@ def test_a_regrade_queued_makes_its_row_polled_until_its_result_is_in(app, web, 
 
 
 def test_an_attempt_sent_from_another_tab_joins_the_list_and_is_followed_to_its_result(app, web, factory,
-                                                                                       live_server, browser):
+                                                                                       live_server, browser,
+                                                                                       no_long_polls):
     a = factory.assignment()
     alice = factory.student(email="alice@example.edu")
     web.grade(web.submit(alice, a), full_result())

@@ -45,7 +45,7 @@ def test_the_list_answers_each_attempt_of_the_student_and_a_304_for_its_current_
     assert set(rows) == {graded["first"], graded["second"]}                 # not Bob's
     first = db.session.get(Submission, graded["first"])
     assert rows[graded["first"]] == {"id": first.id, "attempt": first.attempt, "status": "graded",
-                                     "graded_run_id": first.latest_graded_run.id, "total": 96.0,
+                                     "run_id": first.latest_run.id, "graded_run_id": first.latest_graded_run.id, "total": 96.0,
                                      "max_total": 100.0}
     assert rows[graded["second"]]["total"] < 96
     again = _list(client, tag=res.headers["ETag"])
