@@ -24,7 +24,7 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 
 log = logging.getLogger(__name__)
@@ -140,29 +140,34 @@ class FinalListener:
 
     # -- the waiting side (request threads) --
 
-    def wait_final(self, submission_id: int, since: float, deadline: float, is_final: Callable[[], bool]) -> bool:
-        """Block until submission ``submission_id`` is final or ``deadline`` (monotonic) passes.
+    def wait_final(self, submission_id: int | Collection[int], since: float, deadline: float,
+                   is_final: Callable[[], bool], until: threading.Event | None = None) -> bool:
+        """Block until submission ``submission_id`` (or one of several ids: the attempts list) is final or
+        ``deadline`` (monotonic) passes.
 
         ``since``: a monotonic time taken before the caller last read the status and found it
         not final. ``is_final()`` reads the status from the database (used only when a
         notification may have been missed: the listener started or reconnected after ``since``,
-        no listener, or every SAFETY_CHECK_S). Returns True when the submission is final."""
+        no listener, or every SAFETY_CHECK_S). ``until``: set (then `wake()`), the wait ends now (a
+        tab's newer list wait, app/attempts_wait.py). Returns True when the submission is final."""
+        ids = (submission_id,) if isinstance(submission_id, int) else tuple(submission_id)
         checked = since      # a final status committed after this would have been notified
         last_read = time.monotonic()
         with self._cond:
             self._waiting += 1
             self._ensure_thread()
         try:
-            while (now := time.monotonic()) < deadline and not _stopping.is_set():
+            while ((now := time.monotonic()) < deadline and not _stopping.is_set()
+                   and not (until is not None and until.is_set())):
                 with self._cond:
                     listening = self._listening_since
-                    if listening is not None and self._final_at.get(submission_id, -1.0) >= checked:
+                    if listening is not None and any(self._final_at.get(i, -1.0) >= checked for i in ids):
                         return True
                     must_read = listening is None or listening > checked or now - last_read >= SAFETY_CHECK_S
                     if not must_read:
                         # checked again under the lock the stop's wake-up takes: a wake-up between the loop's
                         # check and this wait would otherwise be lost, and the poll wait up to SAFETY_CHECK_S
-                        if not _stopping.is_set():
+                        if not _stopping.is_set() and not (until is not None and until.is_set()):
                             self._cond.wait(min(deadline - now, SAFETY_CHECK_S - (now - last_read)))
                         continue
                 if listening is None:  # no listener: poll, as without notifications

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,11 +23,13 @@ from flask import (
 )
 from flask_babel import get_locale
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from app.assignments import default_assignment
+from app.attempts_wait import tab_wait, wait_for_list_change
 from app.authz import (
     TokenLimitReached,
     can_see,
@@ -36,8 +40,10 @@ from app.authz import (
 )
 from app.course import is_dropped, student_deadline
 from app.coursework import contract_markdown, rubric_for
+from app.errors import api_error
 from app.extensions import db, limiter
 from app.ids import db_id
+from app.longpoll import Admission, waits
 from app.models import ApiToken, Assignment, AuditReview, Status, Submission, TestResult, utcnow
 from app.queue import queue_position
 from app.scores import (
@@ -151,6 +157,8 @@ def assignment_page(assignment: Assignment, error: str | None = None, status: in
         pick_again=pick_again or [],
         carried_audit=carried_audit,
         carried_figure=carried_figure,
+        # the list's tag as rendered: the page's first request is already the long poll (no request for the tag)
+        attempts_tag=_attempts_answer(assignment, conditional=False, subs=subs).headers["ETag"],
         max_upload_bytes=current_app.config["MAX_CONTENT_LENGTH"],
         not_enrolled=not_enrolled().message(loc) if is_dropped(current_user.id) else None,
         # One token per rendering of the form: a double click or a resent POST of this page is one
@@ -173,24 +181,85 @@ def assignment(slug: str):
 @login_required
 def attempts_status(slug: str):
     """The status and score of each of the student's attempts, in one answer: the assignment page's list
-    watches its graded attempts with it (an instructor's regrade, an override, a review change a score
-    after grading ended), one request per check for the whole list instead of one per row. It answers at
-    once and holds no thread (no long-poll slot is taken); with If-None-Match and nothing changed, a 304."""
+    watches its attempts with it (an instructor's regrade, an override, a review change a score after grading
+    ended), one request for the whole list instead of one per row. With If-None-Match and nothing changed, a 304.
+    Round 38: `?wait=S` (at most LONGPOLL_MAX_WAIT_S) with If-None-Match holds the answer until it changes, as the
+    API's long poll (app/attempts_wait.py); `X-Long-Poll: held` says it waited, `now` that the process had no slot
+    free (or is stopping) and answered at once: the page then checks once a minute."""
+    since = time.monotonic()  # before anything is read: a later final status wakes the wait
     a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
     if a is None or (not a.published and not current_user.is_instructor):
         abort(404)
+    wait = _wait_seconds(request.args.get("wait"))
+    if wait is None:
+        return api_error("bad_wait", 400, _l("wait must be a number of seconds (at most 20)."))
+    if not wait or not request.if_none_match:
+        return _attempts_answer(a)
+    cfg = current_app.config
+    user_id = current_user.id
+    tab = request.args.get("tab")
+    tab = tab if tab and len(tab) <= 40 and tab.isascii() and tab.isalnum() else None
+    # A wait on the list waits for a regrade that may never come: such waits hold at most half of the slots (as the
+    # API's waits on a final status), never crowding out the waits of students whose grading is under way.
+    with (tab_wait(user_id, tab) as superseded,
+          waits.admit(user_id, per_user=cfg["LONGPOLL_PER_USER"], slots=cfg["LONGPOLL_SLOTS"] // 2) as admission):
+        if admission is Admission.USER_BUSY:   # two tabs already wait: this one checks once a minute
+            return api_error("too_many_waits", 429,
+                             {"en": "Your other tabs already follow this list; this one checks it once a minute.",
+                              "zh": "你的其他标签页已在跟踪这个列表，这一页每分钟检查一次。"},
+                             headers={"Retry-After": "60", "Cache-Control": "private, no-store"})
+        if admission is Admission.WAIT:
+            def still_current() -> bool:
+                answer = _attempts_answer(a, conditional=False)
+                return request.if_none_match.contains_weak(answer.get_etag()[0])
+
+            wait_for_list_change(user_id, a.id, since, wait, still_current, _end_read_transaction, superseded)
+        ended = superseded.is_set()
+    resp = _attempts_answer(a)
+    # superseded: this tab's newer wait took over (nobody reads this answer but a duplicated tab, which then checks
+    # once a minute instead of taking turns with its twin)
+    resp.headers["X-Long-Poll"] = "superseded" if ended else "held" if admission is Admission.WAIT else "now"
+    return resp
+
+
+def _wait_seconds(raw: str | None) -> float | None:
+    """`?wait=` as seconds within [0, LONGPOLL_MAX_WAIT_S]; 0 when absent, None when not a number."""
+    if raw is None:
+        return 0.0
+    try:
+        wait = float(raw)
+    except ValueError:
+        return None
+    if not math.isfinite(wait):
+        return None
+    return min(max(wait, 0.0), current_app.config["LONGPOLL_MAX_WAIT_S"])
+
+
+def _end_read_transaction() -> None:
+    """End the request's read transaction while a list wait is parked (no pooled connection held, the next read
+    sees new commits), keeping the signed-in user loaded (its expiry would read it again)."""
+    user = current_user._get_current_object()
+    db.session.expunge(user)
+    try:
+        db.session.rollback()
+    finally:
+        db.session.add(user)
+
+
+def _attempts_answer(a: Assignment, *, conditional: bool = True, subs: list[Submission] | None = None) -> Response:
     rows = []
-    for sub in _my_submissions(a):
+    for sub in _my_submissions(a) if subs is None else subs:
         latest, graded = sub.latest_run, sub.latest_graded_run
         score = effective_for(sub, graded)
+        # run_id: a final row back to the run it showed had its regrade cancelled (the page says nothing then)
         rows.append({"id": sub.id, "attempt": sub.attempt, "status": latest.status if latest else sub.status,
-                     "graded_run_id": graded.id if graded else None,
+                     "run_id": latest.id if latest else None, "graded_run_id": graded.id if graded else None,
                      "total": score.total if score else None, "max_total": score.max_total if score else None})
     resp = jsonify({"attempts": rows})
     # Personal data: never stored by a cache. The page keeps the ETag itself and sends it (If-None-Match).
     resp.headers["Cache-Control"] = "private, no-store"
     resp.add_etag()
-    return resp.make_conditional(request)
+    return resp.make_conditional(request) if conditional else resp
 
 
 @bp.post("/assignments/<slug>/submit")

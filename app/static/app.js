@@ -442,7 +442,11 @@
   if (attemptsCard) watchAttempts(attemptsCard);
   function watchAttempts(card) {
     var labels = labelsOf(card), delay = 1000, polls = 0, timer = null, checking = false, stale = false, stopped = false;
-    var attemptsUrl = card.getAttribute("data-attempts-url"), listTimer = null, listTag = null, listing = false;
+    var attemptsUrl = card.getAttribute("data-attempts-url"), listTimer = null, listing = false;
+    var listTag = card.getAttribute("data-attempts-tag") || null;   // the list as rendered (round 38)
+    /* following: the server holds this tab's list request until the list changes (round 38), so the rows are not
+       polled one by one meanwhile: one request at a time per tab. */
+    var following = false;
     var said = document.createElement("p");
     said.className = "sr-only";
     said.setAttribute("aria-live", "polite");
@@ -469,11 +473,11 @@
        kept `checking` set, and every later poll was skipped: the badge said "queued" for good. Each request of
        the list gives up after LIMIT_MS (as the submission page's polls do), its body read included. */
     var LIMIT_MS = 15000;
-    function fetchLimited(url, options) {
+    function fetchLimited(url, options, extraMs) {
       var ctrl = window.AbortController ? new AbortController() : null;
       if (ctrl) {
         options.signal = ctrl.signal;
-        setTimeout(function () { ctrl.abort(); }, LIMIT_MS);   // a no-op once the answer is read
+        setTimeout(function () { ctrl.abort(); }, LIMIT_MS + (extraMs || 0));   // a no-op once the answer is read
       }
       return fetch(url, options);
     }
@@ -485,7 +489,7 @@
     }
     function schedule() {
       clearTimeout(timer);
-      if (stopped || !(pending().length || stale) || document.hidden) return;  // stale: an ended attempt's card not yet fetched
+      if (stopped || following || !(pending().length || stale) || document.hidden) return;  // stale: an ended attempt's card not yet fetched
       polls += 1;
       if (polls > 20) delay = Math.min(delay * 1.5, 10000);
       timer = setTimeout(check, delay);
@@ -526,7 +530,7 @@
     }
     function check() {
       var rows = pending();
-      if (checking || !(rows.length || stale)) return;
+      if (checking || following || !(rows.length || stale)) return;
       checking = true;
       Promise.all(rows.map(statusOf))
         .then(function (answers) {
@@ -563,8 +567,13 @@
     }
     /* Round 37: a cancelled regrade run is deleted, and its attempt shows "graded" again, with the same graded
        run and score; said "Attempt n: graded." though nothing was graded again. A grading that ends graded
-       always brings a new graded run, so "graded" with the row's graded run and score is said by nobody. */
+       always brings a new graded run, so "graded" with the row's graded run and score is said by nobody.
+       Round 38: an attempt that ended in error and was regraded went back to "error" on a cancel, said "Attempt
+       n: error."; a grading that ends always brings a new run, so a final status whose newest run is the row's
+       last final run (data-final-run) is the regrade cancelled: said only when the score changed meanwhile. */
     function backAsBefore(tr, s) {
+      if ((s.status === "graded" || s.status === "error") && s.run_id &&
+          String(s.run_id) === (tr.getAttribute("data-final-run") || "")) return !rescoredOf(tr, s);
       return s.status === "graded" && !regradedOf(tr, s) && !rescoredOf(tr, s);
     }
     /* The new status in a row's badge, and the sentence that says it. */
@@ -580,11 +589,33 @@
        nothing changed), and at once when the tab is looked at again; a regrade queued makes its row polled as
        above, a new result or score fetches the card again. The list's answer never waits on the server: it
        takes none of the long-poll slots. */
-    var LIST_CHECK_MS = 60000;
+    /* Round 38: a minute was how late a regrade's score showed. Once the list's tag is known, the list is asked
+       with ?wait=LIST_WAIT_S: the server answers as soon as the list changes (or a 304 after the wait), and the
+       next request goes at once. When it did not hold the request (X-Long-Poll other than "held": every slot
+       taken, the server stopping, this user's other tabs already waiting, an error), the page goes back to one
+       check a minute and to the rows' own polls, and tries to wait again at the next check. */
+    var LIST_CHECK_MS = 60000, LIST_WAIT_S = 20, listSent = 0;
+    /* This tab's id, the same on each of its pages (sessionStorage): the server ends the wait of a page the tab left
+       (a link, the back button, a language switch), which it cannot see is gone, when the tab's next page waits. */
+    var tabId = "";
+    try {
+      tabId = window.sessionStorage.getItem("attempts-tab") || "";
+      if (!tabId) {
+        tabId = Math.random().toString(36).slice(2, 12) + Date.now().toString(36);
+        window.sessionStorage.setItem("attempts-tab", tabId);
+      }
+    } catch (e) { tabId = ""; }   // no storage: waits are not superseded (a left page's wait ends by itself)
     function watchList() {
       clearTimeout(listTimer);
       if (stopped || !attemptsUrl || document.hidden) return;
-      listTimer = setTimeout(checkList, LIST_CHECK_MS);
+      /* following: the next wait at once, yet at most one request a second (a list that changes at each answer) */
+      listTimer = setTimeout(checkList, following ? Math.max(0, listSent + 1000 - Date.now()) : LIST_CHECK_MS);
+    }
+    function follow(held) {
+      if (following === held) return;
+      following = held;
+      if (!held) { polls = 0; delay = 1000; schedule(); }   // the rows queued or running polled again
+      else clearTimeout(timer);
     }
     function rounded(x) { return String(Math.round(x * 100) / 100); }
     function compareList(list) {
@@ -615,21 +646,30 @@
     }
     function checkList() {
       clearTimeout(listTimer);
-      if (stopped || !attemptsUrl) return;
-      if (listing || checking) { watchList(); return; }
+      if (stopped || !attemptsUrl || listing) return;     // the request under way sets the next one
+      if (checking) { listTimer = setTimeout(checkList, 1000); return; }
       listing = true;
-      var headers = { "Accept": "application/json" };
-      if (listTag) headers["If-None-Match"] = listTag;
-      fetchLimited(inPageLang(attemptsUrl), { credentials: "same-origin", headers: headers, cache: "no-store" })
+      listSent = Date.now();
+      var headers = { "Accept": "application/json" }, url = inPageLang(attemptsUrl), waits = false;
+      if (listTag) {
+        headers["If-None-Match"] = listTag;
+        if (!document.hidden) {
+          url += "&wait=" + LIST_WAIT_S + (tabId ? "&tab=" + encodeURIComponent(tabId) : "");
+          waits = true;
+        }
+      }
+      fetchLimited(url, { credentials: "same-origin", headers: headers, cache: "no-store" },
+                   waits ? LIST_WAIT_S * 1000 : 0)
         .then(function (r) {
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
           if (r.status === 401 || (r.redirected && !json)) { stop(labels.signed_out, true); return null; }
+          follow(waits && r.headers.get("X-Long-Poll") === "held");
           if (!r.ok || !json) return null;        // a 304: nothing changed; else asked again at the next check
           listTag = r.headers.get("ETag");
           return r.json();
         })
         .then(function (body) { return body && !stopped ? compareList(body.attempts || []) : null; })
-        .catch(function () { /* asked again at the next check */ })
+        .catch(function () { follow(false); /* asked again at the next check */ })
         .then(function () { listing = false; watchList(); });
     }
     document.addEventListener("visibilitychange", function () {
@@ -641,7 +681,7 @@
       checkList();
     });
     schedule();
-    watchList();
+    checkList();     // the long poll from the start: the page carries the list's tag
   }
   /* The control that had the keyboard focus in a block whose content is replaced, and the same control in the
      new content: the same id, the same named field, the same link target, else the same place among the
