@@ -615,7 +615,6 @@
       if (following === held) return;
       following = held;
       if (!held) { polls = 0; delay = 1000; schedule(); }   // the rows queued or running polled again
-      else clearTimeout(timer);
     }
     function rounded(x) { return String(Math.round(x * 100) / 100); }
     function compareList(list) {
@@ -633,7 +632,9 @@
           if (s.status === "queued" || s.status === "running") brisk = true; else refresh = true;
         }
         if (rescored || regraded) refresh = true;
-        if (rescored && total !== null) {
+        /* a first score comes with "graded", said above: "the score is now" only for a score that replaces one
+           (round 38: the long poll brought a new attempt's end here, said twice) */
+        if (rescored && total !== null && tr.getAttribute("data-total")) {
           news.push(fill(labels.rescored, { n: tr.getAttribute("data-attempt"), total: rounded(total),
                                             max: rounded(s.max_total) }));
         }
@@ -656,6 +657,8 @@
         if (!document.hidden) {
           url += "&wait=" + LIST_WAIT_S + (tabId ? "&tab=" + encodeURIComponent(tabId) : "");
           waits = true;
+          following = true;          // no row polled beside the wait; its answer says whether it was held
+          clearTimeout(timer);
         }
       }
       fetchLimited(url, { credentials: "same-origin", headers: headers, cache: "no-store" },
