@@ -101,3 +101,22 @@ def test_a_cancelled_regrade_back_to_error_is_not_said(app, web, factory, live_s
     expect(badge).to_have_text(error)
     assert error not in (said.text_content() or ""), said.text_content()
     page.context.close()
+
+
+def test_a_queued_attempt_is_followed_by_the_wait_alone_to_its_result(app, web, factory, live_server, browser):
+    """The rows queued or running were polled one by one beside the list's wait until its first answer: two
+    requests at once for a page opened while an attempt is being graded."""
+    a = factory.assignment()
+    alice = factory.student(email="alice@example.edu")
+    sub = web.submit(alice, a)
+    flight: dict = {}
+    page = attempts_page(browser, live_server, alice.email, a.slug, clock=False,
+                         watch=lambda p: _in_flight(flight, p, "/attempts", "/status"))
+    badge = page.locator(f"#attempts tr[data-attempt='{sub.attempt}'] [data-status-cell] .badge").first
+    expect(badge).to_have_text("queued")
+    page.wait_for_timeout(2_500)                   # a row's own poll would have gone by now (1 s)
+    FakeWorker(app, sub.latest_run.id, full_result(), delay_running=0.3, delay_graded=0.3).start().join()
+    expect(badge).to_have_text("graded", timeout=5_000)
+    assert not [u for u in flight["urls"] if "/status" in u], flight
+    assert flight["max"] == 1, flight
+    page.context.close()
