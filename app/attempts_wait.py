@@ -21,7 +21,7 @@ from sqlalchemy import Select, bindparam, case, func, select
 from app.coursework import rubric_stamp
 from app.extensions import db
 from app.longpoll import final_listener, stopping
-from app.models import Assignment, AuditReview, GradingRun, ScoreOverride, Status, Submission
+from app.models import Assignment, AuditReview, GradingRun, ScoreOverride, Status, Submission, User
 
 # How often a held list wait reads the list's version: a regrade queued or started, an override or a review
 # notify nothing (only a final status does, which wakes the wait at once). The brief: a change within seconds.
@@ -92,6 +92,8 @@ def _version_statement() -> Select:
         *of(GradingRun, func.count(GradingRun.id), func.max(GradingRun.id), func.sum(GradingRun.id * states)),
         *of(ScoreOverride, func.count(ScoreOverride.id), func.max(ScoreOverride.id)),
         *of(AuditReview, func.count(AuditReview.id), func.max(AuditReview.id)),
+        # renewed at sign-out (another tab's, a password change): the wait ends, the page is told it is signed out
+        select(User.session_nonce).where(User.id == student).scalar_subquery().label("nonce"),
     ).where(Assignment.id == assignment)
 
 
@@ -105,10 +107,11 @@ def list_version(student_id: int, assignment_id: int) -> tuple:
 
 def wait_for_list_change(student_id: int, assignment_id: int, since: float, wait: float,
                          still_current: Callable[[], bool], end_read: Callable[[], None],
-                         until: threading.Event) -> None:
+                         until: threading.Event, nonce: str) -> bool:
     """Return when the list's answer is another than the one tagged (`still_current()` false), after `wait` s, or
     once ``until`` is set (the tab's newer wait). `end_read()` ends the request's read transaction (no pooled
-    connection held while parked, new commits seen)."""
+    connection held while parked, new commits seen). False when the session ended meanwhile (the user's
+    ``nonce`` renewed: signed out elsewhere), which the page was told only up to 20 s later."""
     deadline = time.monotonic() + wait
     listener = final_listener(db.engine)
     seen: tuple | None = None
@@ -117,6 +120,9 @@ def wait_for_list_change(student_id: int, assignment_id: int, since: float, wait
         checked = time.monotonic()
         end_read()
         version = list_version(student_id, assignment_id)
+        if version and version[-2] != nonce:
+            end_read()
+            return False
         if version != seen:
             if not still_current():
                 break
@@ -130,3 +136,4 @@ def wait_for_list_change(student_id: int, assignment_id: int, since: float, wait
         else:   # no notifications: a check a second (a process stopping answers within it)
             until.wait(max(0.0, step - time.monotonic()))
     end_read()
+    return True

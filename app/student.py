@@ -213,7 +213,10 @@ def attempts_status(slug: str):
                 answer = _attempts_answer(a, conditional=False)
                 return request.if_none_match.contains_weak(answer.get_etag()[0])
 
-            wait_for_list_change(user_id, a.id, since, wait, still_current, _end_read_transaction, superseded)
+            signed_in = wait_for_list_change(user_id, a.id, since, wait, still_current, _end_read_transaction,
+                                             superseded, current_user.session_nonce)
+            if not signed_in:   # as login_required answers a fetch: 401, and the page says it is signed out
+                return api_error("signed_out", 401, _l("You are signed out, so this list no longer updates."))
         ended = superseded.is_set()
     resp = _attempts_answer(a)
     # superseded: this tab's newer wait took over (nobody reads this answer but a duplicated tab, which then checks

@@ -160,3 +160,23 @@ def test_a_tabs_newer_wait_ends_its_older_one_at_once(app, client, web, course, 
     assert all(took < 5 for _s, _h, took in out), out
     other = client.get(f"{URL}?wait=0.5&tab=t2", headers={"If-None-Match": tag})      # another tab is its own
     assert other.headers["X-Long-Poll"] == "held"
+
+
+def test_signed_out_elsewhere_during_the_wait_ends_it_with_a_401(app, client, web, course, alice_graded):
+    """The wait carried the session it started with: signed out in another tab, the page heard it up to 20 s later."""
+    web.login(client, course["alice"])
+    tag, out = _tag(client), {}
+
+    def poll() -> None:
+        t0 = time.monotonic()
+        res = client.get(f"{URL}?wait=10", headers={"If-None-Match": tag})
+        out.update(status=res.status_code, took=time.monotonic() - t0)
+
+    thread = threading.Thread(target=poll)
+    thread.start()
+    time.sleep(0.8)
+    alice = db.session.get(type(course["alice"]), course["alice"].id)
+    alice.end_all_sessions()                       # what signing out does to every session of the account
+    db.session.commit()
+    thread.join(10)
+    assert out["status"] == 401 and out["took"] < 4, out
