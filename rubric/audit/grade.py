@@ -848,7 +848,7 @@ def _bare_caveat(cc: Checklist, concept: _Concept, s: _Sentence) -> bool:
     negation words, not the cue spans, which may cover a whole predicate: "reading causality off my heatmap is
     impossible"). Two matches ("one seed, one toy example, cannot generalise") say what the case is: not bare. Each
     caveat of a sentence that lists caveats and nothing else is bare (:func:`_bare_list`)."""
-    if not cc.bare_caveat_units:
+    if not cc.bare_caveat_units or s.denied_by_next:
         return False
     matches = [m for g in concept.groups for m in s.find(g)]
     if len(matches) != 1:
@@ -1059,10 +1059,9 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[int, st
             continue
         # the parts of the phrase group whose literals occur, each on its own: the same answer as the whole
         # alternation's search, without trying ~60 phrases at every position of every sentence (round 22)
-        if not any(part.regex.search(s.text) for part in cc.overclaim_patterns.parts_that_may_match(s.text)):
-            continue
         hit = None
-        for clause in s.clauses:       # per clause: "cannot prove causality, but it shows k2 is most important"
+        may_match = any(part.regex.search(s.text) for part in cc.overclaim_patterns.parts_that_may_match(s.text))
+        for clause in s.clauses if may_match else ():   # per clause: "cannot prove causality, but it shows k2 is most important"
             piece = s.text[clause.start:clause.end]
             # a fact of the computation ("the mask causes an exact zero weight", "scaling determines the
             # entropy") is no claim about what the weights explain
@@ -1075,9 +1074,28 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[int, st
                     hit = (idx, s.text, s.hedged(clause.start + m.start()))
                     break
             if hit:
-                found.append(hit)
                 break
+        if hit is None:
+            hedged = _counterfactual(cc, s)
+            hit = None if hedged is None else (idx, s.text, hedged)
+        if hit:
+            found.append(hit)
     return found
+
+
+_DIFFERENT = re.compile(r"不(?:一样|同)$")
+
+
+def _counterfactual(cc: Checklist, s: _Sentence) -> bool | None:
+    """Whether the sentence asserts what removing a key would do ("if you took k2 away, the output would fall apart",
+    如果去掉 k2，输出一定会崩; overclaims.counterfactual): None if not, else whether it is hedged. Read across the
+    sentence's clauses, since the condition and its result are split by a comma."""
+    for m in cc.counterfactual.finditer(s.text):
+        # "就会完全不一样" / 不同 says "different": its 不 denies nothing of the claim
+        end = m.start() + len(_DIFFERENT.sub("", m.group()))
+        if not s.negated(m.start(), end) and not _asked(cc, s, 0, m.end()):
+            return cc.hedge.search(m.group()) is not None
+    return None
 
 
 def _snippet(text: str, n: int = 90) -> str:

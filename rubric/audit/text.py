@@ -440,6 +440,9 @@ class _Sentence:
     # of the figure too (round 37 review: "rows are queries, columns are keys, but the heatmap cannot show that" earned
     # the reading of its second clause, which the denial only carried to)
     rejected: bool = False
+    # round 38: the denial is the next sentence ("k2 causes q1's output. The heatmap cannot show that."): the claim and
+    # its denial say as much as one sentence holding both, so the caveat is not bare (grade._bare_caveat)
+    denied_by_next: bool = False
     _clauses: list[_Clause] | None = None
     _cues: list[tuple[int, int]] | None = None
     _found: dict[int, list[re.Match]] | None = None
@@ -922,6 +925,22 @@ def _retracted_by_aside(cc: Checklist, text: str) -> int | None:
     return None
 
 
+# what a denial in the sentence after a claim must hold to name it (round 38): a word pointing back at it
+_POINTER = re.compile(r"\b(?:that|this|it|so|as much)\b|这一?点|这件事|这个(?:结论|说法|判断|推断|解读)|这(?![张幅个份样里些])|它|此")
+
+
+def _points_back_denial(cc: Checklist, text: str) -> bool:
+    """Is ``text`` a denial of the sentence before it, naming it ("The heatmap cannot show that.", "That, the heatmap
+    cannot show.", 这一点热力图无法说明。), all of the sentence or followed by its reason after a colon?"""
+    body = text.rstrip(" .!。！")
+    for end in [len(body), *(c.start() for c in re.finditer(r"[:：]", body))]:
+        part = body[:end].rstrip()
+        m = next(cc.rejection.finditer(part), None)
+        if m is not None and m.start() == 0 and _POINTER.search(part):
+            return True
+    return False
+
+
 def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
     """A claim named only to be denied is a limit, not an overclaim (round 37): "k2 is the most important key: the
     heatmap cannot show that", "k2 导致了 q1 的输出，这张图证明不了这一点" deny what comes before the denial, as a verdict
@@ -934,6 +953,15 @@ def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
         if s.is_question and nxt is not None and nxt.para == s.para and not (nxt.is_code or nxt.is_heading) \
                 and _rejection_at(cc, nxt.text, whole=True) is not None:
             s.is_question, s.context_negated, s.answered_no = False, True, True
+            continue
+        # round 38: the denial is the next sentence of the paragraph and names the claim ("k2 causes q1's output. That,
+        # the heatmap cannot show.", "k2 导致了 q1 的输出。这一点热力图无法说明。"): it denies the sentence before it as a
+        # closing denial does. A pointer is required there (a bare "The heatmap cannot show everything." names nothing),
+        # and a denial of a topic ("Whether it holds for other seeds, the heatmap cannot show.") is no pointer.
+        if not s.is_question and nxt is not None and nxt.para == s.para and not (nxt.is_code or nxt.is_heading) \
+                and _points_back_denial(cc, nxt.text) \
+                and not any(True for _c in _cue_spans(cc, s.text)):
+            s.denied, s.rejected, s.denied_by_next = (0, len(s.text)), True, True
             continue
         back = _retracted_by_aside(cc, s.text) if "(" in s.text else None
         if back is not None and _units(s.text[:back]) >= 1:
