@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -1098,6 +1098,16 @@ def _counterfactual(cc: Checklist, s: _Sentence) -> bool | None:
     return None
 
 
+def _grounded(cc: Checklist, sentences: list[_Sentence], credited: Collection[tuple[str, str]],
+              readers: Collection[str]) -> bool:
+    """Does the text read its figure (a concept of an item in ``readers`` credited: items.limits.grounded_by) or name
+    something of it or of the student's case in any sentence (cues.grounding: k2, a value, "reading coefficients")? A
+    list of denials that does neither could be written without the figure (round 38)."""
+    if any(item_id in readers for item_id, _c in credited):
+        return True
+    return any(cc.grounding.search(s.text) for s in sentences if not (s.is_code or s.copied))
+
+
 def _snippet(text: str, n: int = 90) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
@@ -1472,6 +1482,13 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
             got += credit
             if credit < c.credit:
                 missing.append((c.label, reason, credit > 0))
+        # a list of denials naming nothing of the figure, in a text that reads nothing in it (round 38): at most
+        # ungrounded_credit
+        cap = item.raw.get("ungrounded_credit")
+        ungrounded = cap is not None and got > cap \
+            and not _grounded(cc, sentences, credited, item.raw.get("grounded_by") or ())
+        if ungrounded:
+            got = float(cap)
         points = item.weight * min(1.0, got / item.full_credit_at)
         if points > 0:
             # the whole text's cause is said once, as the figure flag: an item that earned points points to it rather
@@ -1503,6 +1520,9 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
                     if why:
                         fb = {"en": fb["en"] + heading["en"] + " ".join(w["en"] for w in why),
                               "zh": fb["zh"] + heading["zh"] + "".join(w["zh"] for w in why)}
+        if ungrounded:
+            extra = _bilingual(item.raw.get("feedback_ungrounded"), "", {"en": "", "zh": ""})
+            fb = {"en": fb["en"] + " " + extra["en"], "zh": fb["zh"] + extra["zh"]}
         items_out.append({"id": item.id, "label": dict(item.label), "found": points > 0, "points": points,
                           "max_points": item.weight, "feedback": fb})
 

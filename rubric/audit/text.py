@@ -597,8 +597,9 @@ def _cancel_stacked(t: str, cues: list[tuple[int, int, bool]]) -> list[tuple[int
             gap = t[b:c]
             # ... nor with a warning that runs on into a clause of its own ("it is not causal: that would need an
             # ablation", round 33: the warning's span starts at "causal", so the two read as a double negation)
+            # (round 38: nor a warning whose reason opens an aside, "not causal (needs an ablation)" after another item)
             same_clause = (not _CLAUSE_SPLIT.search(gap) and not _CLAUSE_SPLIT.search(t, c + 1, d)
-                           and not _ASIDE.search(gap))
+                           and not _ASIDE.search(gap) and not _ASIDE.search(t, c + 1, d))
             # ... nor a "without" / "except" / 除了 after another cue: it denies only what follows it (review R2: "whether
             # k2 causes the output remains an open question without an ablation" read as a double negation, 1.5 -> 0)
             stacked = ((flip or flip2) or (_units(gap) <= _STACKED_GAP_UNITS and not _NOT_STACKED.search(

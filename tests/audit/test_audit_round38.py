@@ -103,3 +103,40 @@ def test_importance_or_intent_read_off_the_weights_is_an_overclaim(text):
 ])
 def test_a_weight_read_as_a_weight_or_an_importance_denied_is_no_overclaim(text):
     assert "overclaim" not in kinds(_grade(text))
+
+
+# --- 4. a list of denials naming nothing of the figure --------------------------------------------------------------
+
+DENIALS_EN = ("The heatmap cannot show causation. It cannot show feature importance. It cannot show the true mechanism. "
+              "One small example does not generalise to other inputs.\n")
+DENIALS_ZH = "热力图不能说明某个 key 导致了输出。它也不能说明特征重要性。它不能说明真实机制。一个例子不能推广到所有输入。\n"
+
+
+@pytest.mark.parametrize("text", [DENIALS_EN, DENIALS_ZH, "- " + DENIALS_EN.replace(". ", ".\n- ")])
+def test_denials_naming_nothing_of_the_figure_earn_at_most_half_the_limits_with_the_reason_said(text):
+    limits = items(_grade(text))["limits"]
+    assert limits["points"] == 2.0, limits["points"]
+    assert "name nothing of your figure" in limits["feedback"]["en"] and "没有提到你的图" in limits["feedback"]["zh"]
+
+
+@pytest.mark.parametrize("text", [
+    # the same denials with the figure's own key, or after a reading of the figure (a longer generic text falls under the
+    # anchor rule instead: anchor.min_units)
+    DENIALS_EN.replace("causation", "that k2 causes q1's output"),
+    DENIALS_ZH.replace("某个 key", "k2"),
+    OPENER_ZH + DENIALS_ZH,
+])
+def test_denials_that_name_the_figure_or_what_the_weights_are_keep_their_credit(text):
+    assert items(_grade(text))["limits"]["points"] >= 3.0
+
+
+# --- 5. the hunt: a caveat with its reason in an aside after another caveat -----------------------------------------
+
+@pytest.mark.parametrize("note", [
+    "Not feature importance, not causal (needs an ablation).",
+    "Not causal (needs an ablation), not feature importance.",
+])
+def test_a_caveat_whose_reason_opens_an_aside_after_another_caveat_keeps_both(note):
+    # validation/mixed_r38_terms.md: the warning "causal (needs an ablation" and the "not" before it read as a double
+    # negation once another item came first (limits 1.5 against a hand 3)
+    assert items(_grade(OPENER_EN + note + "\n"))["limits"]["points"] == 3.0
