@@ -527,6 +527,13 @@ def create_regrade():
     token = scoped_key("api", g.api_user.id, key)
     batch = regrading.confirmed_before(token)
     replayed = batch is not None
+    if batch is None and not plan.submission_ids:
+        # As the page and the CLI: an empty batch answered 202 "runs_queued": 0, and its cancel then said
+        # "0 attempt(s) were still waiting" (round 38, review RF).
+        scope_en, scope_zh = regrading.SCOPE_TEXT[scope]
+        return api_error("nothing_to_regrade", 409, {
+            "en": f"Nothing to regrade: {a.slug} has no attempt in scope '{scope}' ({scope_en}). Nothing was queued.",
+            "zh": f"没有可重新评分的提交：{a.slug} 在范围「{scope}」（{scope_zh}）中没有提交。本次没有排队任何内容。"})
     if batch is None:
         try:
             batch = regrading.start(a, plan, g.api_user, form_token=token)
@@ -576,7 +583,9 @@ def cancel_regrade(batch_id: int):
                   "的回答给出它排队的批次编号。"})
     done = regrading.cancel(batch, g.api_user)
     outcome, said = regrading.cancel_outcome(batch, done)
-    message = {lang: " ".join(both(text, **params)[lang] for text, params in said) for lang in ("en", "zh")}
+    # zh sentences end in "。" and follow each other without a space; en ones are joined with one.
+    message = {lang: sep.join(both(text, **params)[lang] for text, params in said)
+               for lang, sep in (("en", " "), ("zh", ""))}
     if outcome in ("taken", "none_queued"):
         return api_error("nothing_to_cancel", 409, message)
     return jsonify({"batch": batch.id, "outcome": outcome, "cancelled": done.cancelled, "running": done.running,

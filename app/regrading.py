@@ -300,8 +300,13 @@ def cancel_outcome(batch: RegradeBatch, done: Cancelled) -> tuple[str, list[tupl
         # Not "a worker took every run": there was none to take (round 38, a real server's batch over attempts
         # still waiting for their first grading).
         outcome = "none_queued"
-        said.append((_l("No run was left to cancel: this batch queued none, since its %(n)s attempt(s) were "
-                        "still waiting for their first grading."), {"n": batch.already_waiting}))
+        if batch.already_waiting:
+            said.append((_l("No run was left to cancel: this batch queued none, since its %(n)s attempt(s) were "
+                            "still waiting for their first grading."), {"n": batch.already_waiting}))
+        else:
+            # A batch over no attempt (queued by the API before it refused them, round 38): "its 0 attempt(s)
+            # were still waiting" named a cause that was not there.
+            said.append((_l("No run was left to cancel: this batch planned no attempt."), {}))
     elif not batch.runs_cancelled:
         outcome = "taken"
         said.append((_l("No run was left to cancel: a worker had already taken every run of this batch."), {}))

@@ -23,6 +23,7 @@ from app.assignments import default_assignment, ensure_assignment
 from app.auth import clean_name, find_user, normalize_email
 from app.authz import TokenLimitReached, issue_token
 from app.extensions import db as sqla
+from app.ids import MAX_ID
 from app.models import Assignment, Submission, User
 from autograder import batch, settings
 from autograder.exiting import exit_now
@@ -394,7 +395,8 @@ def regrade(scope: str | None, student: str | None, submission: int | None, slug
     each submission's score before, for the old-vs-new report (/instructor/regrades/ID).
     `--cancel BATCH` cancels a batch's runs still queued instead."""
     if cancel_id is not None:
-        if scope or student or submission is not None or slug or all_ or wait_s is not None:
+        # "Given", not truthy: `--student ""` was accepted and ignored.
+        if (scope, student, submission, slug, wait_s) != (None,) * 5 or all_:
             raise click.UsageError("--cancel BATCH takes no other option")
         _cancel_batch(cancel_id)
         return
@@ -406,6 +408,10 @@ def regrade(scope: str | None, student: str | None, submission: int | None, slug
         scope = "student" if student else "submission" if submission is not None else None
     if scope is None or (scope == "student") != bool(student) or (scope == "submission") != (submission is not None):
         raise click.UsageError("give exactly one of --scope counting, --scope all, --student EMAIL, --submission ID")
+    if submission is not None and not 1 <= submission <= MAX_ID:
+        # No row has such an id; PostgreSQL raised DataError (integer out of range) on the lookup, exit 1
+        # with no message.
+        raise click.ClickException(f"no submission {submission}")
     app = _app()
     with app.app_context():
         if slug is not None:
@@ -460,7 +466,8 @@ def _cancel_batch(batch_id: int) -> None:
 
     app = _app()
     with app.app_context(), app.test_request_context(), force_locale("en"):
-        batch = sqla.session.get(RegradeBatch, batch_id)
+        # An id past MAX_ID names no batch (PostgreSQL raised DataError on it: exit 1, no message).
+        batch = sqla.session.get(RegradeBatch, batch_id) if 1 <= batch_id <= MAX_ID else None
         if batch is None:
             raise click.ClickException(f"no regrade batch {batch_id} (the Regrades page lists them)")
         done = regrading.cancel(batch, None)

@@ -29,7 +29,9 @@ def test_a_field_sent_twice_is_refused_naming_it_and_nothing_is_done(client, tea
     assert db.session.query(RegradeBatch).count() == 0 and db.session.query(Extension).count() == 0
 
 
-def test_a_body_naming_each_field_once_is_still_taken(client, teacher):  # noqa: F811
+def test_a_body_naming_each_field_once_is_still_taken(client, web, course, teacher):  # noqa: F811
+    # An attempt to regrade: a batch over none is refused (409 nothing_to_regrade, round 38).
+    web.submit(course["alice"], audit=False, figure=False)
     resp = client.post("/api/v1/regrades", data='{"scope": "counting"}',
                        headers={**teacher, "Content-Type": "application/json"})
     assert resp.status_code == 202
