@@ -9,10 +9,32 @@ def _err(desc: str) -> dict:
     return {"description": desc, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
 
+# Refusals every operation shares (app.api's before_request, app.api_input.json_object): written once here,
+# since each operation's own 400 named only its own (round 38: ?a=1&a=2 and a body of `{` answered 400 where
+# the text said no 400 could come).
+_REPEATED = "a query parameter sent twice (duplicate_field)"
+_BAD_BODY = ("a body that is not a JSON object (bad_json), a key sent twice (duplicate_field), an unknown field "
+             "(unknown_field), a field of the wrong type (bad_field) or a text with characters no database "
+             "stores (bad_characters)")
+
+
+def _shared_refusals(op: dict[str, Any]) -> None:
+    said = [_REPEATED]
+    if "application/json" in op.get("requestBody", {}).get("content", {}):
+        said.append(_BAD_BODY)
+        op["responses"].setdefault("413", _err("a JSON body larger than the limit (body_too_large)"))
+        op["responses"].setdefault("415", _err("a body that is not application/json (unsupported_media_type)"))
+    own = op["responses"].get("400")
+    text = "; ".join(([own["description"]] if own else []) + said)
+    op["responses"]["400"] = _err(text)
+
+
 def spec() -> dict[str, Any]:
     """The description, with every GET's 304 (app.api.conditional) added to its responses."""
     out = _spec()
     for item in out["paths"].values():
+        for op in item.values():
+            _shared_refusals(op)
         if "get" in item:
             item["get"]["responses"].setdefault("304", {
                 "description": "Not modified: the If-None-Match header named this answer's current ETag (sent "
@@ -285,6 +307,7 @@ def _spec() -> dict[str, Any]:
                     "responses": {
                         "200": {"description": "The submission", "content": {"application/json": {
                             "schema": {"$ref": "#/components/schemas/Submission"}}}},
+                        "400": _err("wait not a number of seconds from 0 to 20 (bad_wait)"),
                         "401": unauth, "404": _err("not found (or not yours)"),
                         "429": _err("too many long-polls open, or rate limit (see Retry-After)"),
                     },
@@ -353,7 +376,8 @@ def _spec() -> dict[str, Any]:
                                     "attempts": {"type": "integer"}, "late_days": {"type": "integer"},
                                     "status": {"type": "string"}}}}}}}}},
                                   "400": _err("unknown format"),
-                                  "401": unauth, "403": _err("instructors only")},
+                                  "401": unauth, "403": _err("instructors only"),
+                                  "404": _err("no such assignment (assignment_not_found)")},
                 },
             },
             "/regrades": {
@@ -394,6 +418,8 @@ def _spec() -> dict[str, Any]:
                                     "(bad_idempotency_key)"), "401": unauth,
                         "422": _err("the Idempotency-Key was used for another regrade (idempotency_key_reused)"),
                         "403": _err("instructors only"), "404": _err("no such assignment, student or submission"),
+                        "409": _err("nothing_to_regrade: the scope holds no attempt (no submission yet, or a "
+                                    "student without attempts); no batch was made"),
                     },
                 },
             },
@@ -469,6 +495,7 @@ def _spec() -> dict[str, Any]:
                                                          "replayed": {"type": "boolean"}}}}}},
                                   "400": _err("a malformed Idempotency-Key (bad_idempotency_key)"), "401": unauth,
                                   "403": _err("instructors only"),
+                                  "404": _err("no such assignment (assignment_not_found)"),
                                   "422": _err("the Idempotency-Key was used for another assignment "
                                               "(idempotency_key_reused)")},
                 },
@@ -501,7 +528,8 @@ def _spec() -> dict[str, Any]:
                                 "a": {"type": "integer", "description": "submission id"},
                                 "b": {"type": "integer", "description": "submission id"},
                                 "score": {"type": "number", "description": "share of code in common, 0..1"}}}}}}}}},
-                        "401": unauth, "403": _err("instructors only")},
+                        "401": unauth, "403": _err("instructors only"),
+                        "404": _err("no such assignment (assignment_not_found)")},
                 },
             },
             "/openapi.json": {"get": {"summary": "This description", "security": [],
