@@ -73,32 +73,42 @@ class RubricView:
 
 _cache: dict[str, tuple[str, RubricView]] = {}
 
-# A file's stat is trusted to say "unchanged" only when its mtime is older than the moment its content was
+# A file's stat is trusted to say "unchanged" only when its ctime is older than the moment its content was
 # hashed by more than this: an edit written within the same timestamp tick (a coarse clock, a 1 s or 2 s
-# file system) that keeps the size has the same (mtime, size), and only its content tells it apart (the
-# "racy" entries of git's index, same rule). 2 s covers the coarsest file systems (FAT).
+# file system) that keeps the size has the same stat, and only its content tells it apart (the "racy"
+# entries of git's index, same rule). 2 s covers the coarsest file systems (FAT).
+# ctime, not mtime, dates the last change: every write, rename or utime sets it to the kernel's clock, while
+# utime sets mtime to anything (round 38, review RF: an in-place edit whose mtime was set back kept the old
+# stamp, and a file whose mtime was in the future was hashed at every call until the clock passed it).
 RACY_NS = 2_000_000_000
-# file path -> (mtime_ns, size, inode, hashed at (time_ns, taken before the read), content hash)
-_stamps: dict[str, tuple[int, int, int, int, str]] = {}
+# file path -> ((mtime_ns, size, inode, ctime_ns), hashed at (time_ns, taken before the read), content hash)
+_stamps: dict[str, tuple[tuple[int, int, int, int], int, str]] = {}
+
+
+def _vouches(ctime_ns: int, hashed_at: int) -> bool:
+    """Whether an unchanged stat vouches for the content hashed at `hashed_at`: the last change is older
+    than the hash by more than a tick, or (a clock set back) newer than now by more than one, so that any
+    change since the hash has a ctime of its own."""
+    return ctime_ns < hashed_at - RACY_NS or ctime_ns > time.time_ns() + RACY_NS
 
 
 def rubric_stamp(suite: str) -> str:
     """A hash of the rubric file's content: another stamp, maybe another rubric. Cheap enough for the API's
     wait to read at every check (app/api.py `_answer_version`): one stat, and the file is read and hashed
-    only when its (mtime, size, inode) changed or its mtime is too recent to vouch for its content
+    only when its (mtime, size, inode, ctime) changed or its ctime is too recent to vouch for its content
     (RACY_NS). "" when the file cannot be read or the name is invalid."""
     try:
         path = rubric_path(suite)
         st = path.stat()
+        key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
         hit = _stamps.get(str(path))
-        if hit is not None and hit[:3] == (st.st_mtime_ns, st.st_size, st.st_ino) \
-                and st.st_mtime_ns < hit[3] - RACY_NS:
-            return hit[4]
+        if hit is not None and hit[0] == key and _vouches(st.st_ctime_ns, hit[1]):
+            return hit[2]
         hashed_at = time.time_ns()
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
     except (OSError, RubricError):
         return ""
-    _stamps[str(path)] = (st.st_mtime_ns, st.st_size, st.st_ino, hashed_at, digest)
+    _stamps[str(path)] = (key, hashed_at, digest)
     return digest
 
 
