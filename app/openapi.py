@@ -450,7 +450,8 @@ def _spec() -> dict[str, Any]:
                         "401": unauth, "403": _err("instructors only (forbidden)"),
                         "404": _err("no such batch (batch_not_found)"),
                         "409": _err("nothing_to_cancel: workers had already taken every run of the batch, or it "
-                                    "queued none (its attempts were waiting for their first grading); nothing was "
+                                    "queued none (its attempts were waiting for their first grading, or it planned "
+                                    "none: a batch made before POST /regrades refused an empty scope); nothing was "
                                     "cancelled"),
                     },
                 },
