@@ -20,6 +20,7 @@ import functools
 import marshal
 import os
 import re
+import site
 import sys
 import sysconfig
 import time
@@ -160,25 +161,38 @@ _PATH = re.compile(r"(?<![\w.~])/[^\s'\"()<>,;:]+")
 
 @functools.lru_cache(maxsize=1)
 def _grader_roots() -> tuple[tuple[str, bool], ...]:
-    """(folder, keep the rest of the path) for each folder of the grader a message may name, longest first."""
+    """(folder, keep the rest of the path) for each folder of the grader a message may name, longest first: those
+    its Python imports from, the interpreter's own prefixes (the venv's and the Python it was made from: bin/,
+    include/, lib/python311.zip) and site-packages (round 38, review RB), and the project."""
     paths = sysconfig.get_paths()
-    imported = {os.path.normpath(p) for p in (*sys.path, paths["stdlib"], paths["platstdlib"], paths["purelib"],
-                                              paths["platlib"]) if isinstance(p, str) and p.startswith("/")}
+    imported = {os.path.normpath(p) for p in (*sys.path, *site.getsitepackages(), sys.prefix, sys.base_prefix,
+                                              sys.exec_prefix, sys.base_exec_prefix, paths["stdlib"],
+                                              paths["platstdlib"], paths["purelib"], paths["platlib"])
+                if isinstance(p, str) and p.startswith("/")}
+    # a one-folder prefix (/usr) would hide the student's /usr/share/... too: its lib/pythonX.Y is in sys.path
     roots = {p: True for p in imported if p.count("/") > 1} | {_PROJECT: False}
     return tuple(sorted(roots.items(), key=lambda item: -len(item[0])))
 
 
 def hide_grader_paths(text: str) -> str:
-    """``text`` with the grader's own file paths made neutral (see above); the student's paths are kept."""
+    """``text`` with the grader's own file paths made neutral (see above); the student's paths are kept. A path
+    that is one of those folders itself becomes "…", one in a file:// URL is read without the URL's slashes, and a
+    sentence's full stop after a path is not part of it (round 38, review RB)."""
     def neutral(m: re.Match[str]) -> str:
-        path = m.group(0)
-        if path == SANDBOX_WORKDIR or path.startswith(SANDBOX_WORKDIR + "/"):
-            return path[len(SANDBOX_WORKDIR) + 1:] or "."
+        whole = m.group(0)
+        core = "/" + whole.lstrip("/")            # file:///srv/x: the path is /srv/x
+        lead, tail = whole[: len(whole) - len(core)], ""
+        while core.endswith(".") and len(core) > 1:
+            core, tail = core[:-1], tail + "."
+        if core == SANDBOX_WORKDIR or core.startswith(SANDBOX_WORKDIR + "/"):
+            return core[len(SANDBOX_WORKDIR) + 1:] or "."
         for root, keep in _grader_roots():
-            if path.startswith(root + "/"):
-                rest = path[len(root) + 1:]
-                return "…/" + (rest if keep else rest.rsplit("/", 1)[-1])
-        return path
+            if core == root:
+                return lead + "…" + tail
+            if core.startswith(root + "/"):
+                rest = core[len(root) + 1:]
+                return lead + "…/" + (rest if keep else rest.rsplit("/", 1)[-1]) + tail
+        return whole
     return _PATH.sub(neutral, text) if "/" in text else text
 
 

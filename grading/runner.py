@@ -39,6 +39,7 @@ from grading.i18n import NOT_RUN, SEMI, Msg, cat, is_msg, msg
 from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 from grading.load_hints import parse_source, then
 from grading.plugin import GradingPlugin
+from grading.proxy import hide_grader_paths
 from grading.sandbox.client import output_quieted, printed_bytes
 from grading.suite import Suite
 from grading.suite_state import SuiteState, grader_version, suite_state
@@ -351,7 +352,7 @@ def grade(inp: GradeInput, assignment: str = "attention", executor=None, *,
           wall_timeout: float = DEFAULT_WALL_TIMEOUT) -> GradeResult:
     """Grade one submission.  See the module docstring and docs/contracts.md §2."""
     try:
-        return _encodable(_grade(inp, assignment, executor, wall_timeout))
+        return _encodable(_paths_hidden(_grade(inp, assignment, executor, wall_timeout)))
     finally:
         reap_children()   # the test process exited while the rubric and the audit were scored
 
@@ -364,6 +365,20 @@ _CONTROL.update({c: f"\\u{c:04x}" for c in [*range(0x202a, 0x202f), *range(0x206
                                               0x061c]})
 _NEEDS_CLEANING = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069"
                              "\ud800-\udfff]")
+
+
+def _paths_hidden(value: Any) -> Any:
+    """``value`` with every student-facing text (each ``{"en", "zh"}``: feedback, hints, the message) passed
+    through ``hide_grader_paths``: a hint may quote the exception's text after it was cut (round 38, review RB:
+    "so /srv/.venv/.../torch/prior.pt is not there"), so the one place all of them pass is the result. The log
+    and the review reasons are the instructor's and keep their paths."""
+    if is_msg(value):
+        return {k: hide_grader_paths(v) if isinstance(v, str) else _paths_hidden(v) for k, v in value.items()}
+    if type(value) is dict:
+        return {k: v if k in ("log", "review") else _paths_hidden(v) for k, v in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(_paths_hidden(v) for v in value)
+    return value
 
 
 def _encodable(value):
