@@ -902,39 +902,94 @@ _RANDOM_LAYERS = frozenset({"torch.nn.Linear", "torch.nn.Bilinear", "torch.nn.La
                             "torch.nn.Conv2d", "torch.nn.Embedding"})
 
 
-def layers_built_per_call(source: str | None, cls_name: str) -> list[tuple[int, str, str]]:
-    """(line, owner, code) of each layer of ``_RANDOM_LAYERS`` built in a method other than ``__init__`` of the code
-    class ``cls_name`` runs (``source_lines.family``), in line order: built anew, with new random weights, at each call
-    of that method."""
+# Calls that draw random numbers: when the code draws some, a layer built per call is not the one cause the source shows.
+_RANDOM_CALLS = frozenset({"randn", "randn_like", "rand", "rand_like", "randint", "randint_like", "randperm", "normal",
+                           "normal_", "uniform_", "bernoulli", "bernoulli_", "multinomial", "random_", "exponential_"})
+
+
+def layers_built_per_call(source: str | None, cls_name: str) -> list[tuple[int, str, str, bool]]:
+    """(line, owner, code, in a method) of each layer of ``_RANDOM_LAYERS`` that the code class ``cls_name`` runs
+    (``source_lines.family``) builds anew, with new random weights, at each call, in line order. Round 38, review RB:
+    only in a function that a forward reaches (not one only __init__ calls: that runs once), and only a layer that is
+    called (built and called, or stored in a name or attribute that is called): an unused one changes no result."""
     tree = _tree(source) if isinstance(source, str) else None
     if tree is None:
         return []
     names = _torch_names(tree)
+    family = source_lines.family(source, cls_name)
+    # (owner, name) -> (owner, def, a method): the family gives a method with its class as owner, a function of the
+    # file with its own name
+    methods: dict[tuple[str, str], tuple[str, ast.FunctionDef, bool]] = {}
+    for owner, node in family:
+        for fn in node.body if isinstance(node, ast.ClassDef) else [node]:
+            if isinstance(fn, ast.FunctionDef):
+                methods[(owner, fn.name)] = (owner, fn, fn not in tree.body)
+    reached = _reached(methods)
+    called = {_self_attr(n.func) for key in reached for n in ast.walk(methods[key][1]) if isinstance(n, ast.Call)}
     found = set()
-    for owner, node in source_lines.family(source, cls_name):
-        methods = [node] if isinstance(node, ast.FunctionDef) else [
-            f for f in getattr(node, "body", []) if isinstance(f, ast.FunctionDef)]
-        for fn in methods:
-            if fn.name == "__init__":
+    for key in reached:
+        owner, fn, method = methods[key]
+        parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+        local_calls = {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        for n in ast.walk(fn):
+            if not (isinstance(n, ast.Call) and _path(n.func, names) in _RANDOM_LAYERS):
                 continue
-            found.update((n.lineno, owner, ast.get_source_segment(source, n) or ast.unparse(n)) for n in ast.walk(fn)
-                         if isinstance(n, ast.Call) and _path(n.func, names) in _RANDOM_LAYERS)
+            up = parents.get(id(n))
+            used = isinstance(up, ast.Call) and up.func is n or isinstance(up, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id in local_calls or _self_attr(t) in called - {None}
+                for t in up.targets)
+            if used:
+                found.add((n.lineno, owner, ast.get_source_segment(source, n) or ast.unparse(n), method))
     return sorted(found)
+
+
+def _self_attr(node: ast.AST) -> str | None:
+    """``x`` of ``self.x``."""
+    return node.attr if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+        and node.value.id == "self" else None
+
+
+def _reached(methods: dict[tuple[str, str], tuple[str, ast.FunctionDef, bool]]) -> set[tuple[str, str]]:
+    """The functions a forward (or __call__) of the family's classes reaches through ``self.m(...)`` and ``f(...)``
+    of the file's functions: what runs at each call of the module (a method only __init__ calls runs once)."""
+    todo = [key for key, (_, _, method) in methods.items() if method and key[1] in ("forward", "__call__")]
+    seen: set[tuple[str, str]] = set()
+    while todo:
+        key = todo.pop()
+        if key in seen:
+            continue
+        seen.add(key)
+        for n in ast.walk(methods[key][1]):
+            if isinstance(n, ast.Call):
+                nxt = (key[0], _self_attr(n.func) or "") if _self_attr(n.func) else \
+                    (n.func.id, n.func.id) if isinstance(n.func, ast.Name) else None
+                if nxt in methods and nxt[1] != "__init__":
+                    todo.append(nxt)
+    return seen
+
+
+def _draws_random(source: str | None, cls_name: str) -> bool:
+    """Whether the code class ``cls_name`` runs calls a function that draws random numbers (``torch.randn_like``)."""
+    return any(isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else getattr(
+        n.func, "id", None)) in _RANDOM_CALLS for _, node in source_lines.family(source, cls_name) for n in ast.walk(node))
 
 
 def _layer_per_call(source: str | None, cls_name: str | None) -> Msg | None:
     """Round 38: ``self.out_proj = nn.Linear(H * D, d_model)`` written in forward was told only "randomness is still
-    active in eval mode (e.g. F.dropout ...), or state is kept": the line that builds a layer at each call."""
+    active in eval mode (e.g. F.dropout ...), or state is kept": the line that builds a layer at each call. Not said
+    when the code also draws random numbers (review RB: the noise of ``torch.randn_like`` was blamed on a spare
+    Linear): which of the two changed the results is not known from the source."""
     found = layers_built_per_call(source, cls_name) if cls_name is not None else []
-    if not found:
+    if not found or _draws_random(source, cls_name):      # type: ignore[arg-type]
         return None
-    line, owner, code = found[0]
+    line, owner, code, method = found[0]
     code = code if len(code) <= 60 and "\n" not in code else code.split("(", 1)[0] + "(...)"
     where = where_in(line, owner, cls_name)      # type: ignore[arg-type]
-    return msg(f"{where['en']} builds {code} in a method that runs at every call, not in __init__: each call makes a "
+    kind_en, kind_zh = ("a method", "方法") if method else ("a function", "函数")
+    return msg(f"{where['en']} builds {code} in {kind_en} that runs at every call, not in __init__: each call makes a "
                "new layer with new random weights: build layers once in "
                "__init__ and only call them in forward",
-               f"{where['zh']}在每次调用都会执行的方法中（而不是在 __init__ 中）构建了 {code}：每次调用都会创建一个带有新的"
+               f"{where['zh']}在每次调用都会执行的{kind_zh}中（而不是在 __init__ 中）构建了 {code}：每次调用都会创建一个带有新的"
                "随机权重的新层：请只在 __init__ 中构建一次各层，forward 中只调用它们")
 
 

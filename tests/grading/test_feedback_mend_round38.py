@@ -18,6 +18,41 @@ import sys
 
 # imported here, not in a test: grading.proxy imports torch, paid once at collection
 from grading.proxy import _PROJECT, hide_grader_paths
+from tests.web.test_broken_uploads_round34 import sub
+
+NOISE = ("        weights = F.softmax(scores, dim=-1)",
+         "        weights = F.softmax(scores + 1e-3 * torch.randn_like(scores), dim=-1)")
+
+
+class _Student:
+    def __init__(self, source: str):
+        self.source = source
+
+
+# ------------------------------------------------------------------ a layer built per call
+def test_no_layer_per_call_note_for_a_builder_only_init_calls_or_an_unused_layer_beside_randn():
+    from grader_tests.attention.diagnose import randomness
+
+    init_only = sub("        self.out_proj = nn.Linear(inner, d_model)\n", "        self._build_out(inner, d_model)\n",
+                    base=sub("    def _split(self, x):", "    def _build_out(self, inner, d_model):\n"
+                             "        self.out_proj = nn.Linear(inner, d_model)\n\n    def _split(self, x):"))
+    spare = sub("        out = self.out_proj(out.transpose(1, 2).reshape(B, N, H * D))",
+                "        spare = nn.Linear(H * D, H * D)\n        out = self.out_proj(out.transpose(1, 2).reshape(B, N, H * D))")
+    noisy = sub("        out = self.out_proj(out.transpose(1, 2).reshape(B, N, H * D))",
+                "        self.out_proj = nn.Linear(H * D, H * D)\n        out = self.out_proj(out.transpose(1, 2)"
+                ".reshape(B, N, H * D))", base=sub(*NOISE))
+    for src in (init_only, spare, noisy):
+        assert "builds" not in randomness(_Student(src), "MultiHeadAttention")["en"]
+
+
+def test_a_layer_built_in_a_top_level_function_is_told_a_function_not_a_method():
+    from grader_tests.attention.diagnose import randomness
+
+    src = sub("        out = self.out_proj(out.transpose(1, 2).reshape(B, N, H * D))",
+              "        out = project(out.transpose(1, 2).reshape(B, N, H * D))") + \
+        "\n\ndef project(x):\n    return nn.Linear(x.size(-1), x.size(-1))(x)\n"
+    said = randomness(_Student(src), "MultiHeadAttention")
+    assert "in a function that runs at every call" in said["en"] and "在每次调用都会执行的函数中" in said["zh"]
 
 
 # ------------------------------------------------------------------ the grader's paths
