@@ -2311,8 +2311,26 @@ def _scope_nodes(scope: ast.AST) -> list[ast.AST]:
     found: list[ast.AST] = list(ast.walk(scope.args)) if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) \
         else []
     for stmt in body:
-        found.extend([stmt] if isinstance(stmt, _DEFS) else _outside_scopes(stmt))
+        found.extend(_own_scope(stmt))
     return found
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _own_scope(node: ast.AST) -> Iterable[ast.AST]:
+    """``node`` and what it holds that binds in the scope around it: a def or class is its own name only (at any
+    depth: ``if x: def f(): ...`` binds f too), a lambda nothing, and a comprehension only its first iterable (the
+    one part evaluated outside it) and its ``:=`` targets: its loop variables are its own (round 38, review RB)."""
+    yield node
+    if isinstance(node, (*_DEFS, ast.Lambda)):
+        return
+    if isinstance(node, _COMPREHENSIONS):
+        yield from _own_scope(node.generators[0].iter)
+        yield from (n.target for n in ast.walk(node) if isinstance(n, ast.NamedExpr))
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from _own_scope(child)
 
 
 def _binding_line(scope: ast.AST, name: str) -> int:
@@ -2341,10 +2359,21 @@ def _elsewhere_note(tree: ast.Module, lineno: int, name: str) -> Msg | None:
         shown = places[:2]
         en = " and ".join(f"{_cap(label)} (line {line})" for line, label in shown) + (" and elsewhere" if
                                                                                       len(places) > 2 else "")
-        zh = "和".join(f"{_cap(label)}（第 {line} 行）" for line, label in shown) + ("等处" if len(places) > 2 else "")
+        # a space between 和 and the Latin name after it, as the other zh texts write it
+        zh = "和 ".join(f"{_cap(label)}（第 {line} 行）" for line, label in shown) + ("等处" if len(places) > 2 else "")
         usual = _USUAL_IMPORT.get(name)
-        fix = msg(f"Add `{usual}` at the top of the file", f"请在文件开头加上 `{usual}`") if usual else \
-            msg("Compute it where it is used (or pass it in as an argument)", "请在用到它的地方计算它（或作为参数传进来）")
+        stored = _stored_on_self(owner.get(id(here)), name)
+        if usual:
+            fix = msg(f"Add `{usual}` at the top of the file", f"请在文件开头加上 `{usual}`")
+        elif stored is not None:
+            # round 38, review RB: `self.scale = scale` in __init__ and a bare `scale` in forward
+            fix = msg(f"{_cap(stored[1])} stores it as `self.{name}` (line {stored[0]}): write `self.{name}`",
+                      f"{_cap(stored[1])} 把它存成了 `self.{name}`（第 {stored[0]} 行）：请写成 `self.{name}`")
+        elif here.name in ("forward", "__init__"):
+            # the tests call these with the assignment's arguments: one more parameter is not the way
+            fix = msg("Compute it where it is used", "请在用到它的地方计算它")
+        else:
+            fix = msg("Compute it where it is used (or pass it in as an argument)", "请在用到它的地方计算它（或作为参数传进来）")
         return cat(msg(f"line {lineno} (in {_cap(where)}) uses `{name}`, which the file gives a value only inside {en}: "
                        "a name assigned in a function (or a parameter of it) belongs to that function alone, and other "
                        "functions do not see it. ",
@@ -2357,6 +2386,20 @@ def _elsewhere_note(tree: ast.Module, lineno: int, name: str) -> Msg | None:
                    f"(line {line}): a method does not see the class body's names directly: write `self.{name}`",
                    f"第 {lineno} 行（{_cap(where)} 中）用到了 `{name}`，它是在类 {_cap(cls.name)} 的类体中（第 {line} 行）"
                    f"赋值的：方法中不能直接看到类体里的名字，请写成 `self.{name}`")
+    return None
+
+
+def _stored_on_self(cls: ast.ClassDef | None, name: str) -> tuple[int, str] | None:
+    """(line, Class.method) of the first ``self.<name> = ...`` in a method of ``cls`` (its first parameter's
+    attribute)."""
+    for fn in cls.body if cls is not None else []:
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) or not fn.args.args or _decorated_static(fn):
+            continue
+        me = fn.args.args[0].arg
+        lines = [n.lineno for n in _own_nodes(fn) if isinstance(n, ast.Attribute) and n.attr == name
+                 and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and n.value.id == me]
+        if lines:
+            return min(lines), f"{cls.name}.{fn.name}"
     return None
 
 
@@ -2769,8 +2812,8 @@ def size_number_note(source: str | None, lineno: int | None, message: str) -> Ms
     number."""
     if not isinstance(message, str) or not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE:
         return None
-    if _SIZE_OPERAND.match(message):
-        return _size_operand_note(source, lineno)
+    if (said := _SIZE_OPERAND.match(message)) is not None:
+        return _size_operand_note(source, lineno, said.group("op"), said.group("left") is not None)
     if not _NOT_NUMBER.search(message) or (tree := parse_source(source)) is None:
         return None
     given = [(c, a) for c in _on_line(tree, lineno) if isinstance(c, ast.Call) for a in c.args
@@ -2790,11 +2833,20 @@ def size_number_note(source: str | None, lineno: int | None, message: str) -> Ms
 
 # Round 38: `scores / (q.shape[-1:] ** 0.5)` was Python's "unsupported operand type(s) for ** or pow(): 'torch.Size' and
 # 'float'" alone: the same mistake as math.sqrt(q.shape), in an operator.
-_SIZE_OPERAND = re.compile(r"unsupported operand type\(s\) for [^:]+: (?:'torch\.Size' and '\w+'|'\w+' and 'torch\.Size')")
+_SIZE_OPERAND = re.compile(r"unsupported operand type\(s\) for (?P<op>[^:]+): "
+                           r"(?:(?P<left>'torch\.Size' and '\w+')|'\w+' and 'torch\.Size')")
+# the operator Python names in that message (round 38, review RB: `(n * k.shape[-1:]) ** 0.5` was told as the `*`)
+_OPERATORS: dict[str, type[ast.operator]] = {
+    "+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//": ast.FloorDiv, "%": ast.Mod, "@": ast.MatMult,
+    "** or pow()": ast.Pow, "<<": ast.LShift, ">>": ast.RShift, "&": ast.BitAnd, "|": ast.BitOr, "^": ast.BitXor}
 
 
 def _shape_valued(node: ast.AST) -> ast.expr | None:
-    """The tensor whose sizes ``node`` is, when it is one by its form: ``x.shape``, ``x.shape[a:b]``, ``x.size()``."""
+    """The tensor whose sizes ``node`` is, when it is one by its form: ``x.shape``, ``x.shape[a:b]``, ``x.size()``,
+    and ``n * x.shape[-1:]`` (a torch.Size repeated is one: review RB's ``(n * k.shape[-1:]) ** 0.5``)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        found = [b for b in (_shape_valued(node.left), _shape_valued(node.right)) if b is not None]
+        return found[0] if len(found) == 1 else None
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
         node = node.value
     if isinstance(node, ast.Attribute) and node.attr == "shape":
@@ -2806,12 +2858,14 @@ def _shape_valued(node: ast.AST) -> ast.expr | None:
 
 
 @_bounded
-def _size_operand_note(source: str, lineno: int) -> Msg | None:
+def _size_operand_note(source: str, lineno: int, op: str, left: bool) -> Msg | None:
     tree = parse_source(source)
-    if tree is None:
+    kind = _OPERATORS.get(op.strip())
+    if tree is None or kind is None:
         return None
-    found = [(b, side, base) for b in _on_line(tree, lineno) if isinstance(b, ast.BinOp)
-             for side in (b.left, b.right) if (base := _shape_valued(side)) is not None]
+    # the operation of that operator whose operand on the side the message names is a shape by its form
+    found = [(b, side, base) for b in _on_line(tree, lineno) if isinstance(b, ast.BinOp) and isinstance(b.op, kind)
+             for side in ([b.left] if left else [b.right]) if (base := _shape_valued(side)) is not None]
     if len(found) != 1:
         return None
     binop, side, base = found[0]
@@ -4014,8 +4068,7 @@ def _unpack_note(source: str, lineno: int, expected: int, got: int | None) -> Ms
     if not returns or any(r.value is None for r in returns) or len(returns) > 4 \
             or any(isinstance(n, ast.Yield | ast.YieldFrom | ast.Await) for n in _own_nodes(fn)):
         return None
-    sizes = [len(r.value.elts) if isinstance(r.value, ast.Tuple) and not any(  # type: ignore[union-attr]
-        isinstance(e, ast.Starred) for e in r.value.elts) else None for r in returns]   # type: ignore[union-attr]
+    sizes = [_tuple_size(fn, r.value) for r in returns]   # type: ignore[arg-type]
     # the returns whose written count is the count Python saw (or, without one, a count that does not fit)
     fitting = [] if earlier else [r for r, n in zip(returns, sizes, strict=True) if n is not None
                                   and (n == got if got is not None else n > expected)]
@@ -4024,6 +4077,8 @@ def _unpack_note(source: str, lineno: int, expected: int, got: int | None) -> Ms
         return None           # every return writes a tuple of the right count: something else was unpacked
     if earlier and any(n is not None and not _skipped(fn, r, call) for r, n in zip(returns, sizes, strict=True)):
         return None           # a tuple return may have run: the name's shape is not known from the source
+    if earlier and not all(_one_tensor(fn, r.value) for r in plain):   # type: ignore[arg-type]
+        return None           # `return inner()`: that one tensor was split is a guess
     shown = [(r.lineno, _shown(source, r.value), n) for r, n in zip(returns, sizes, strict=True)]   # type: ignore[arg-type]
     said_en = ", ".join(f"{text} ({n} values) on line {line}" if n else f"{text} on line {line}"
                         for line, text, n in shown)
@@ -4043,18 +4098,82 @@ def _unpack_note(source: str, lineno: int, expected: int, got: int | None) -> Ms
                    msg(". When what it returns is one tensor, unpacking splits it along its first axis, so each name "
                        "gets one slice of it, with that axis gone",
                        "。如果它返回的是单个 tensor，解包会沿第一维把它拆开，每个名字得到其中一片，少了这一维"))
-    elif plain and not fitting:
+    elif plain and not fitting and all(_one_tensor(fn, r.value) for r in plain):   # type: ignore[arg-type]
         text = cat(text, msg(". When what it returns is one tensor, unpacking splits it along its first axis, so "
                              "Python counted that axis's size",
                              "。如果它返回的是单个 tensor，解包会沿第一维把它拆开，Python 数的是这一维的大小"))
     if contract is not None:
         text = cat(text, msg(". ", "。"), _CONTRACT_RETURNS[contract])
-        params = {a.arg for a in (*fn.args.args, *fn.args.kwonlyargs)}
-        if count == 2 and "return_weights" in params and not any(
-                k.arg in ("return_weights", None) for k in call.keywords):
+        if count == 2 and _passes(fn, call, "return_weights", bound=isinstance(call.func, ast.Attribute)) is False:
             text = cat(text, msg(f", and line {at} does not pass return_weights=True",
                                  f"，而第 {at} 行的调用没有传入 `return_weights=True`"))
     return text
+
+
+def _passes(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, param: str, bound: bool) -> bool | None:
+    """Whether ``call`` gives ``fn``'s parameter ``param`` a value, by keyword or by position (``bound``: the call
+    reads a method off its object, which fills the first parameter); None when not sure (``*args`` or ``**kwargs``
+    in the call, a decorated callee, no such parameter). Round 38, review RB: ``self.attn(q, k, v, mask, True)``
+    was told it "does not pass return_weights=True"."""
+    if fn.decorator_list or any(isinstance(a, ast.Starred) for a in call.args) \
+            or any(k.arg is None for k in call.keywords):
+        return None
+    if any(k.arg == param for k in call.keywords):
+        return True
+    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][1 if bound else 0:]
+    if param in positional:
+        return len(call.args) > positional.index(param)
+    return False if param in (a.arg for a in fn.args.kwonlyargs) else None
+
+
+def _single_value(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.expr | None:
+    """The value of the one plain assignment ``name = value`` of ``fn``'s own body, when ``name`` is bound nowhere
+    else in it (no parameter, loop, second assignment)."""
+    values = _values_of(fn, name)
+    return values[0] if values is not None and len(values) == 1 else None
+
+
+def _values_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[ast.expr] | None:
+    """The values of every ``name = value`` of ``fn``'s own body, when those plain assignments are the only bindings
+    of ``name`` there (``out = a @ v`` then ``out = out.transpose(1, 2)``); None when another binds it."""
+    if name in {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}:
+        return None
+    stores = [n for n in _own_nodes(fn) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+              or isinstance(n, (*_DEFS,)) and n.name == name]
+    values = [n.value for n in _own_nodes(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
+              and isinstance(n.targets[0], ast.Name) and n.targets[0] in stores]
+    return values if len(values) == len(stores) else None
+
+
+def _tuple_size(fn: ast.FunctionDef | ast.AsyncFunctionDef, value: ast.expr) -> int | None:
+    """How many values ``return value`` gives when the source says so: a tuple written there, or in the one
+    assignment of the name returned (round 38, review RB: ``res = (out, weights, scores); return res``)."""
+    if isinstance(value, ast.Name):
+        value = _single_value(fn, value.id) or value
+    if isinstance(value, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in value.elts):
+        return len(value.elts)
+    return None
+
+
+# calls and methods whose result is one tensor when their input is one
+_TENSOR_OPS = frozenset({"matmul", "bmm", "einsum", "softmax", "transpose", "reshape", "view", "permute", "contiguous",
+                         "masked_fill", "sum", "mean", "mul", "div", "add", "dropout", "flatten", "squeeze",
+                         "unsqueeze", "linear", "baddbmm", "tanh", "relu", "exp"})
+
+
+def _one_tensor(fn: ast.FunctionDef | ast.AsyncFunctionDef, value: ast.expr, depth: int = 0) -> bool:
+    """Whether ``value`` is one tensor by its form: ``a @ b``, ``torch.matmul(...)``, ``w.transpose(...)``, arithmetic
+    on one of those, or a name its one assignment gives such a value. Not ``inner()`` or a name bound otherwise: then
+    the split of one tensor would be a guess."""
+    if depth > 8:
+        return False
+    if isinstance(value, ast.Name):
+        bound = _values_of(fn, value.id)
+        return bool(bound) and all(_one_tensor(fn, b, depth + 1) for b in bound)   # type: ignore[union-attr]
+    if isinstance(value, ast.BinOp):
+        return isinstance(value.op, ast.MatMult) or _one_tensor(fn, value.left, depth + 1) \
+            or _one_tensor(fn, value.right, depth + 1)
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _TENSOR_OPS
 
 
 def _skipped(fn: ast.FunctionDef | ast.AsyncFunctionDef, ret: ast.Return, call: ast.Call) -> bool:
@@ -4118,6 +4237,9 @@ def _callee(tree: ast.Module, lineno: int, call: ast.Call) \
     func = call.func
     top = {n.name: n for n in tree.body if isinstance(n, (*_DEFS,))}
     if isinstance(func, ast.Name):
+        local = _local_def(tree, lineno, func.id)
+        if local is not None:
+            return (_cap(local.name), local, None) if local is not False else None
         fn = top.get(func.id)
         if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and not _bound_elsewhere(tree, func.id):
             return _cap(fn.name), fn, None
@@ -4149,6 +4271,32 @@ def _callee(tree: ast.Module, lineno: int, call: ast.Call) \
         return None
     contract = built.name if built.name in _CONTRACT_RETURNS else None
     return f"{_cap(built.name)}.forward", forward, contract
+
+
+def _local_def(tree: ast.Module, lineno: int, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | bool | None:
+    """How Python resolves ``name`` called on ``lineno`` in the functions around it (round 38, review RB: a def
+    nested in forward named like a top-level function was told as the top-level one): None when none of them binds
+    it (the module's name is the one called), the def when the innermost one that binds it does so by one def alone,
+    directly in its body, above the line; False when it binds it otherwise (a parameter, an assignment, a def under
+    an ``if``, a ``global``/``nonlocal``): not sure, so no callee."""
+    scopes = sorted((f for f in _functions(tree) if f.lineno < lineno <= (f.end_lineno or f.lineno)),
+                    key=lambda f: -f.lineno)
+    inner = next((c for c in _walk(tree) if isinstance(c, ast.ClassDef) and c.lineno < lineno <= (
+        c.end_lineno or c.lineno) and (not scopes or c.lineno > scopes[0].lineno)), None)
+    if inner is not None and _binds(_scope_nodes(inner), name):
+        return False              # a class body's own name, read in the class body
+    for scope in scopes:
+        if any(isinstance(n, ast.Global | ast.Nonlocal) and name in n.names for n in _own_nodes(scope)):
+            return False
+        binders = [n for n in _scope_nodes(scope) if _binds([n], name)]
+        if not binders:
+            continue
+        only = binders[0]
+        if len(binders) == 1 and isinstance(only, ast.FunctionDef | ast.AsyncFunctionDef) and only in scope.body \
+                and (only.end_lineno or only.lineno) < lineno:
+            return only
+        return False
+    return None
 
 
 def _bound_elsewhere(tree: ast.Module, name: str) -> bool:
