@@ -396,11 +396,54 @@ def _applies(call: ast.AST, names: set[str], tree_names: dict[str, str], own: se
         for a in (*call.args, *(k.value for k in call.keywords)))
 
 
+def _loaded(node: ast.AST) -> set[str]:
+    """The names ``node`` reads, an attribute of self as ``self.X``."""
+    found = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return found | {f"self.{a}" for n in ast.walk(node) if (a := _self_attr(n)) is not None}
+
+
+def _bound(stmt: ast.stmt) -> set[str]:
+    """The names (and ``self.X`` attributes) an assignment binds."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
+        if isinstance(stmt, ast.AugAssign | ast.AnnAssign) else []
+    found = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return found | {f"self.{a}" for t in targets for n in ast.walk(t) if (a := _self_attr(n)) is not None}
+
+
+def _on_output_path(fn: ast.FunctionDef) -> set[str]:
+    """The names whose values reach what ``fn`` returns (through the assignments that bind them, in any order):
+    a value bound to another name (``self.debug = ...``, a log) does not reach the output."""
+    live = set().union(*(_loaded(r.value) for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value))
+    assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign)]
+    for _ in range(8):
+        grown = live.union(*(_loaded(a.value) for a in assigns if a.value is not None and _bound(a) & live))
+        if grown == live:
+            break
+        live = grown
+    return live
+
+
+def _reaches(node: ast.AST, where: dict[int, ast.stmt], live: set[str]) -> bool:
+    """``node``'s value is returned, or bound to a name on the output path (``where``: ``_statements``)."""
+    stmt = where.get(id(node))
+    return isinstance(stmt, ast.Return) or (stmt is not None and bool(_bound(stmt) & live))
+
+
+def _passes(loop: ast.For) -> int | None:
+    """How many times ``loop`` runs its body, when the source says it: ``for _ in range(2)``."""
+    it = loop.iter
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" and len(it.args) == 1:
+        return _int(it.args[0])
+    return len(it.elts) if isinstance(it, ast.Tuple | ast.List) else None
+
+
 def out_proj_twice_note(source: str | None, cls_name: str) -> Msg | None:
     """For an output that is out_proj(out_proj(heads merged)) (confirmed on the numbers): where the code applies
-    the output projection to a result of the output projection, on one line (``self.dense(self.dense(x))``) or on
-    two (``out = F.linear(out, self.out_proj.weight, ...)`` then ``self.out_proj(out)``), when it does so exactly
-    once; None otherwise (two branches each applying it once are no second application)."""
+    the output projection to a result of the output projection, on one line (``self.dense(self.dense(x))``), on
+    two (``out = F.linear(out, self.out_proj.weight, ...)`` then ``self.out_proj(out)``) or in a loop that runs
+    twice (``for _ in range(2): y = self.out_proj(y)``), when it does so exactly once on the way to what the
+    class returns; None otherwise (two branches each applying it once are no second application, and a double
+    application whose value is not returned, a debug copy, is not the one the numbers show)."""
     tree = tree_of(source) if isinstance(source, str) else None
     if tree is None:
         return None
@@ -412,14 +455,16 @@ def out_proj_twice_note(source: str | None, cls_name: str) -> Msg | None:
     own_lines = {name: (rets[0].lineno, owner, _code(source, rets[0].value)) for (owner, name), rets in returns.items()
                  if len(rets) == 1 and rets[0].value is not None and _applies(rets[0].value, names, tree_names, set())}
     own = set(own_lines)
-    found: set[tuple[int, str, str, tuple[int, str, str] | None]] = set()
+    found: set[tuple[int, str, str, tuple[int, str, str] | int | None]] = set()
     for owner, fn in members:
         if not isinstance(fn, ast.FunctionDef):
             continue
+        live, where = _on_output_path(fn), _statements(fn)
         applied: dict[str, tuple[int, str, str]] = {}   # a name the latest statement bound to an application
         for stmt in sorted((n for n in ast.walk(fn) if isinstance(n, ast.stmt) and n is not fn),
                            key=lambda n: n.lineno):
-            for call in (n for n in ast.walk(stmt) if _applies(n, names, tree_names, own)):
+            for call in (n for n in ast.walk(stmt) if _applies(n, names, tree_names, own)
+                         and _reaches(n, where, live)):
                 inner = [a for a in call.args if any(_applies(n, names, tree_names, own) for n in ast.walk(a))]
                 read = [applied[a.id] for a in call.args if isinstance(a, ast.Name) and a.id in applied]
                 if inner:
@@ -429,6 +474,13 @@ def out_proj_twice_note(source: str | None, cls_name: str) -> Msg | None:
                     found.add((call.lineno, owner, _code(source, call), first))
                 elif read:
                     found.add((call.lineno, owner, _code(source, call), read[0]))
+            if isinstance(stmt, ast.For) and (passes := _passes(stmt)) is not None and passes >= 2:
+                # y = self.out_proj(y) in a loop of two passes: the second pass projects the first's result
+                for a in (n for n in ast.walk(stmt) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                          and isinstance(n.targets[0], ast.Name) and _applies(n.value, names, tree_names, own)
+                          and _reaches(n.value, where, live)):
+                    if any(isinstance(x, ast.Name) and x.id == a.targets[0].id for x in a.value.args):
+                        found.add((a.value.lineno, owner, _code(source, a.value), passes))
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 if _applies(stmt.value, names, tree_names, own):
                     applied[stmt.targets[0].id] = (stmt.lineno, owner, _code(source, stmt.value))
@@ -441,63 +493,235 @@ def out_proj_twice_note(source: str | None, cls_name: str) -> Msg | None:
     if first is None:
         return msg(f"{at['en']} applies the output projection to its own result: {code}",
                    f"{at['zh']}把输出投影作用在了它自己的结果上：{code}")
+    if isinstance(first, int):
+        return msg(f"{at['en']} applies the output projection to its own result in a loop that runs {first} times: "
+                   f"{code}",
+                   f"{at['zh']}在执行 {first} 次的循环中把输出投影作用在了它自己的结果上：{code}")
     before = where_in(first[0], first[1], cls_name)
     return msg(f"{before['en']} applies the output projection ({first[2]}) and {at['en']} applies it again to that "
                f"result ({code})",
                f"{before['zh']}应用了输出投影（{first[2]}），{at['zh']}又对其结果再次应用（{code}）")
 
 
-def _head_mean(call: ast.Call, names: dict[str, str]) -> bool | None:
-    """A mean over dim 1, the heads of [B, H, Nq, Nk] (``w.mean(dim=1)``, ``torch.mean(w, 1)``), or einops'
-    ``reduce(w, "b h i j -> b i j", "mean")`` dropping the second axis."""
-    if isinstance(call.func, ast.Attribute) and call.func.attr == "mean" and dotted_path(call.func, names) is None:
-        dims = [k.value for k in call.keywords if k.arg == "dim"] + call.args[:1]
-        return True if len(dims) == 1 and _int(dims[0]) == 1 else None
-    if dotted_path(call.func, names) == "torch.mean":
-        dims = [k.value for k in call.keywords if k.arg == "dim"] + call.args[1:2]
-        return True if len(dims) == 1 and _int(dims[0]) == 1 else None
-    if isinstance(call.func, ast.Name) and call.func.id == "reduce" and len(call.args) == 3 \
-            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args[1:]) \
-            and call.args[2].value == "mean":
-        left, _, right = call.args[1].value.partition("->")
-        axes, kept = left.split(), right.split()
-        return True if len(axes) == 4 and axes[1] not in kept and axes[:1] + axes[2:] == kept else None
+# A head mean's operand must be the attention weights: a mean over dim 1 of ``x`` ([B, N, d]: the tokens) or of
+# ``memory`` is a statistic of another tensor, and quoting it as the heads' mean would point the student to the
+# wrong line (review RC, round 38). The weights are known by where they come from or go to, within one function.
+_CARRIES = ("float", "double", "half", "to", "type_as", "detach", "clone", "contiguous", "masked_fill", "expand",
+            "expand_as", "unsqueeze", "squeeze", "view", "reshape", "transpose", "permute", "nan_to_num")
+_DROPOUTS = ("torch.nn.functional.dropout", "torch.dropout")
+
+
+def _base(node: ast.AST, names: dict[str, str]) -> str | None:
+    """The name the tensor ``node`` reads, past the calls that carry it on (``attn.float()``, ``attn[:, :1]``,
+    ``self.dropout(attn)``, ``F.dropout(attn, p)``); ``"<softmax>"`` for a softmax's result; else None."""
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Call):
+            if _softmax_dim(node, names) is not None:
+                return "<softmax>"
+            f = node.func
+            if _self_attr(f) is not None and len(node.args) == 1 and not node.keywords:
+                node = node.args[0]                      # self.dropout(attn)
+            elif dotted_path(f, names) in _DROPOUTS and node.args:
+                node = node.args[0]
+            elif isinstance(f, ast.Attribute) and f.attr in _CARRIES and dotted_path(f, names) is None:
+                node = f.value
+            else:
+                return None
+        else:
+            return None
+
+
+def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    args = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
+    return args[1:] if args[:1] in (["self"], ["cls"]) else args
+
+
+def _products(node: ast.AST, names: dict[str, str]) -> list[list[ast.AST]]:
+    """The operands of each product in ``node`` (``a @ b``, torch.matmul / bmm, the tensors of an einsum)."""
+    found = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult):
+            found.append([n.left, n.right])
+        elif isinstance(n, ast.Call) and dotted_path(n.func, names) in ("torch.matmul", "torch.bmm") \
+                and len(n.args) == 2:
+            found.append(list(n.args))
+        elif isinstance(n, ast.Call) and dotted_path(n.func, names) == "torch.einsum" and len(n.args) >= 3:
+            found.append(list(n.args[1:]))
+    return found
+
+
+def _weights_names(fn: ast.FunctionDef | ast.AsyncFunctionDef, names: dict[str, str]) -> set[str]:
+    """The names of ``fn`` that hold the attention weights: bound to a softmax (or to weights carried on), the
+    second of ``out, attn = self.attention(..., return_weights=True)``, multiplied with V, or returned second
+    by a ``forward`` (``return (y, attn) if return_weights else y``)."""
+    params = _params(fn)
+    assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1]
+    values = {t.id for a in assigns if isinstance(t := a.targets[0], ast.Name)
+              and (_role_of(t.id) == "v" or _projections_called(a.value) == {"v_proj"})}
+    values |= {p for p in params if _role_of(p) == "v"}
+    found: set[str] = set()
+    for operands in _products(fn, names):
+        if any(_base(o, names) in values for o in operands):
+            found |= {b for o in operands if (b := _base(o, names)) is not None and b not in values}
+    if fn.name == "forward":
+        for r in (n for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None):
+            for t in (r.value.body, r.value.orelse) if isinstance(r.value, ast.IfExp) else (r.value,):
+                if isinstance(t, ast.Tuple) and len(t.elts) == 2 and (b := _base(t.elts[1], names)):
+                    found.add(b)
+    for a in assigns:
+        target, value = a.targets[0], a.value
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name) \
+                and isinstance(value, ast.Call) and any(k.arg in ("return_weights", "need_weights")
+                                                        and isinstance(k.value, ast.Constant) and k.value.value is True
+                                                        for k in value.keywords):
+            found.add(target.elts[1].id)
+    for _ in range(4):                         # carried on: attn = self.dropout(attn), w = attn.float()
+        for a in assigns:
+            if isinstance(a.targets[0], ast.Name) and _base(a.value, names) in (found | {"<softmax>"}):
+                found.add(a.targets[0].id)
+    return found - {"<softmax>"}
+
+
+def _head_reduce(node: ast.AST, names: dict[str, str]) -> tuple[ast.AST, int] | None:
+    """(operand, dim) of a mean over the heads' axis of [B, H, Nq, Nk], dim 1 or -3: ``w.mean(dim=1)``,
+    ``w.mean(axis=1, keepdim=True)``, ``w.mean(-3)``, ``torch.mean(w, 1)``, ``w.sum(dim=1) / H``, or einops'
+    ``reduce(w, "b h i j -> b i j", "mean")`` (or ``-> b 1 i j``); None for anything else."""
+    def dim_of(call: ast.Call, method: bool, op: str) -> tuple[ast.AST, int] | None:
+        if method and (isinstance(call.func, ast.Attribute) and call.func.attr == op
+                       and dotted_path(call.func, names) is None and _self_attr(call.func) is None):
+            operand, given = call.func.value, call.args[:1]
+        elif not method and dotted_path(call.func, names) == f"torch.{op}" and call.args:
+            operand, given = call.args[0], call.args[1:2]
+        else:
+            return None
+        dims = [k.value for k in call.keywords if k.arg in ("dim", "axis")] + list(given)
+        return (operand, _int(dims[0])) if len(dims) == 1 and _int(dims[0]) in (1, -3) else None
+
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and isinstance(node.left, ast.Call):
+        return dim_of(node.left, True, "sum") or dim_of(node.left, False, "sum")
+    if not isinstance(node, ast.Call):
+        return None
+    if found := dim_of(node, True, "mean") or dim_of(node, False, "mean"):
+        return found
+    f = node.func
+    if ((isinstance(f, ast.Name) and f.id == "reduce") or (isinstance(f, ast.Attribute) and f.attr == "reduce"
+                                                           and isinstance(f.value, ast.Name) and f.value.id == "einops")) \
+            and len(node.args) == 3 and all(isinstance(a, ast.Constant) and isinstance(a.value, str)
+                                            for a in node.args[1:]) and node.args[2].value == "mean":
+        left, _, right = node.args[1].value.partition("->")
+        axes, kept = left.split(), right.replace("()", "1").split()
+        if len(axes) == 4 and axes[1] not in kept and kept in (axes[:1] + axes[2:], [axes[0], "1", *axes[2:]]):
+            return node.args[0], 1
     return None
 
 
+def _statements(fn: ast.AST) -> dict[int, ast.stmt]:
+    """The innermost statement of ``fn`` each node is in, by the node's id."""
+    where: dict[int, ast.stmt] = {}
+    for stmt in (n for n in ast.walk(fn) if isinstance(n, ast.stmt) and n is not fn):
+        for n in ast.walk(stmt):
+            where[id(n)] = stmt           # ast.walk is breadth first: an inner statement comes later, and wins
+    return where
+
+
+def _discarded(stmt: ast.stmt, fn: ast.AST, read_attrs: set[str]) -> bool:
+    """The value ``stmt`` computes is never read: an expression statement, ``_ = ...``, a name ``fn`` never
+    reads, or an attribute of self no code of the class reads (``self.last_mean = ... .detach()``, a log)."""
+    if isinstance(stmt, ast.Expr):
+        return True
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return False
+    target = stmt.targets[0]
+    if isinstance(target, ast.Name):
+        return target.id == "_" or not any(isinstance(n, ast.Name) and n.id == target.id
+                                           and isinstance(n.ctx, ast.Load) for n in ast.walk(fn))
+    return _self_attr(target) is not None and _self_attr(target) not in read_attrs
+
+
+def head_means(source: str | None, cls_name: str) -> list[tuple[int, str, str, int]]:
+    """(line, owner, code, dim) of each mean over the heads' axis of the attention weights in the code class
+    ``cls_name`` runs whose result is read, the class's own first; a mean of an operand that is neither the weights
+    nor another tensor the source names (``self.cache.mean(1)``, ``torch.stack(ws).mean(1)``) is returned with
+    dim None: it may be the one."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    if tree is None:
+        return []
+    names, members = torch_names(tree), family(source, cls_name)
+    read_attrs = {n.attr for _, m in members for n in ast.walk(m) if isinstance(n, ast.Attribute)
+                  and isinstance(n.ctx, ast.Load) and _self_attr(n) is not None}
+    found = []
+    for owner, member in members:
+        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            weights, where = _weights_names(fn, names), _statements(fn)
+            bound = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.For)
+                     for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target)
+                     if isinstance(t, ast.Name)} | set(_params(fn))
+            for n in ast.walk(fn):
+                if (reduced := _head_reduce(n, names)) is None or id(n) not in where:
+                    continue
+                if _discarded(where[id(n)], fn, read_attrs):
+                    continue
+                operand, dim = reduced
+                base = _base(operand, names)
+                if base == "<softmax>" or base in weights:
+                    found.append((n.lineno, owner, _code(source, n), dim))
+                elif base not in bound:      # not a tensor of its own (x, memory, q): it may be the weights
+                    found.append((n.lineno, owner, _code(source, n), None))
+    return _own_first(sorted(set(found), key=lambda f: f[:3]), source, cls_name)
+
+
 def head_mean_note(source: str | None, cls_name: str) -> Msg | None:
-    """For weights averaged over the heads (confirmed on the numbers): the one line of the class that takes a mean
-    over dim 1, the heads' axis, quoted; None when there is no such line or more than one."""
-    calls = _own_first(_calls(source, cls_name, _head_mean), source, cls_name)
-    if len(calls) != 1:
+    """For weights averaged over the heads (confirmed on the numbers): the one line of the class that averages the
+    attention weights over dim 1 (or -3), the heads' axis, and uses the result, quoted; None when there is no
+    such line, more than one, or a mean over the heads of a tensor the source does not say (it may be the one)."""
+    found = head_means(source, cls_name)
+    if len(found) != 1 or found[0][3] is None:
         return None
-    line, owner, code, _ = calls[0]
+    line, owner, code, dim = found[0]
     at = where_in(line, owner, cls_name)
-    return msg(f"{at['en']} averages over dim 1, the heads of [B, H, Nq, Nk]: {code}",
-               f"{at['zh']}沿 dim 1 取平均，即 [B, H, Nq, Nk] 中的 head 轴：{code}")
+    return msg(f"{at['en']} averages over dim {dim}, the heads of [B, H, Nq, Nk]: {code}",
+               f"{at['zh']}沿 dim {dim} 取平均，即 [B, H, Nq, Nk] 中的 head 轴：{code}")
 
 
-def _query_axis_shape(node: ast.AST, names: dict[str, str]) -> bool:
-    """``node`` lays a [B, N] mask out as [B, 1, N, 1]: ``m[:, None, :, None]``, ``m.unsqueeze(1).unsqueeze(-1)``
-    (either order) or einops' ``rearrange(m, "b j -> b 1 j 1")``."""
+def _query_axis_shape(node: ast.AST, names: dict[str, str]) -> ast.AST | None:
+    """The [B, N] tensor ``node`` lays out as [B, 1, N, 1], or None: ``m[:, None, :, None]``,
+    ``m.unsqueeze(1).unsqueeze(-1)`` (either order), ``m.view(B, 1, -1, 1)`` / ``m.reshape(B, 1, N, 1)`` /
+    ``torch.reshape(m, (B, 1, N, 1))``, or einops' ``rearrange(m, "b j -> b 1 j 1")``."""
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 4:
         e = node.slice.elts
         full = [isinstance(x, ast.Slice) and x.lower is None and x.upper is None and x.step is None for x in e]
         none = [isinstance(x, ast.Constant) and x.value is None for x in e]
-        return full[0] and none[1] and full[2] and none[3]
+        return node.value if full[0] and none[1] and full[2] and none[3] else None
     if not isinstance(node, ast.Call):
-        return False
+        return None
     f = node.func
     if isinstance(f, ast.Attribute) and f.attr == "unsqueeze" and len(node.args) == 1 \
             and isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Attribute) \
             and f.value.func.attr == "unsqueeze" and len(f.value.args) == 1:
-        return (_int(f.value.args[0]), _int(node.args[0])) in ((1, -1), (1, 3), (-1, 1), (2, 1))
+        pair = (_int(f.value.args[0]), _int(node.args[0]))
+        return f.value.func.value if pair in ((1, -1), (1, 3), (-1, 1), (2, 1)) else None
+    sizes: list[ast.AST] = []
+    operand: ast.AST | None = None
+    if isinstance(f, ast.Attribute) and f.attr in ("view", "reshape") and dotted_path(f, names) is None:
+        operand, sizes = f.value, list(node.args)
+    elif dotted_path(f, names) == "torch.reshape" and len(node.args) == 2:
+        operand, sizes = node.args[0], [node.args[1]]
+    if operand is not None:
+        if len(sizes) == 1 and isinstance(sizes[0], ast.Tuple | ast.List):
+            sizes = list(sizes[0].elts)
+        # [B, 1, N, 1]: the axis between the two ones is written as something other than 1 (-1, N, x.size(1))
+        return operand if len(sizes) == 4 and _int(sizes[1]) == 1 and _int(sizes[3]) == 1 \
+            and _int(sizes[2]) != 1 else None
     if isinstance(f, ast.Name) and f.id == "rearrange" and len(node.args) == 2 \
             and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
         left, _, right = node.args[1].value.partition("->")
         axes, out = left.split(), right.split()
-        return len(axes) == 2 and out == [axes[0], "1", axes[1], "1"]
-    return False
+        return node.args[0] if len(axes) == 2 and out == [axes[0], "1", axes[1], "1"] else None
+    return None
 
 
 def _query_axis_code(source: str, node: ast.AST) -> str:
@@ -516,16 +740,66 @@ def _query_axis_code(source: str, node: ast.AST) -> str:
     return _code(source, node)
 
 
-def query_axis_pad_note(source: str | None, cls_name: str) -> Msg | None:
-    """For a padding mask on the query axis (confirmed on the numbers): the one line of the class that lays a
-    [B, N] mask out as [B, 1, N, 1], quoted; None when there is no such line or more than one."""
+_SIZE_READS = ("shape", "size", "dim", "ndim", "dtype", "device", "numel")
+
+
+def _reads(node: ast.AST, names: set[str]) -> bool:
+    """``node`` reads the values of a tensor in ``names``: ``torch.ones(B, m.size(1))`` reads only m's size
+    (a per-query scale built to m's length is no mask)."""
+    if isinstance(node, ast.Attribute) and node.attr in _SIZE_READS:
+        return False
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _SIZE_READS:
+        return False
+    if isinstance(node, ast.Name):
+        return node.id in names
+    return any(_reads(child, names) for child in ast.iter_child_nodes(node))
+
+
+def _mask_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names of ``fn`` holding a mask's values: the parameters named for one (``key_padding_mask``,
+    ``pad_mask``, ``attention_mask``) and the names bound to what reads them (``pad = torch.zeros(...).masked_fill(
+    key_padding_mask, ...)``, ``keep = ~key_padding_mask``)."""
+    found = {p for p in _params(fn) if "mask" in p.lower() or "pad" in p.lower()}
+    assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign)]
+    for _ in range(4):
+        for a in assigns:
+            if _reads(a.value, found):
+                found |= {t.id for target in a.targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+    return found
+
+
+def _transposed(parent: ast.AST | None) -> bool:
+    """``parent`` swaps the last two axes of what it is given (``[:, None, :, None].transpose(2, 3)``): the layout
+    it reads is not the one the mask ends in."""
+    if isinstance(parent, ast.Attribute) and parent.attr == "mT":
+        return True
+    return isinstance(parent, ast.Attribute) and parent.attr in ("transpose", "swapaxes", "transpose_")
+
+
+def query_axis_layouts(source: str | None, cls_name: str) -> list[tuple[int, str, str, None]]:
+    """(line, owner, code, None) of each line of the code class ``cls_name`` runs that lays a mask's values out
+    as [B, 1, N, 1] and keeps that layout, the class's own first. A layout of another tensor (``q * torch.ones(B,
+    N)[:, None, :, None]``, a per-query scale) is no padding mask's."""
     tree = tree_of(source) if isinstance(source, str) else None
     if tree is None:
-        return None
+        return []
     names = torch_names(tree)
-    found = sorted({(n.lineno, owner, _query_axis_code(source, n)) for owner, node in family(source, cls_name)
-                    for n in ast.walk(node) if _query_axis_shape(n, names)})
-    found = _own_first([(*f, None) for f in found], source, cls_name)
+    found = set()
+    for owner, member in family(source, cls_name):
+        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            masks = _mask_names(fn)
+            parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+            for n in ast.walk(fn):
+                operand = _query_axis_shape(n, names)
+                if operand is not None and _reads(operand, masks) and not _transposed(parents.get(id(n))):
+                    found.add((n.lineno, owner, _query_axis_code(source, n), None))
+    return _own_first(sorted(found, key=lambda f: f[:3]), source, cls_name)
+
+
+def query_axis_pad_note(source: str | None, cls_name: str) -> Msg | None:
+    """For a padding mask on the query axis (confirmed on the numbers): the one line of the class that lays the
+    mask's [B, N] values out as [B, 1, N, 1], quoted; None when there is no such line or more than one."""
+    found = query_axis_layouts(source, cls_name)
     if len({f[0] for f in found}) != 1:
         return None
     line, owner, code, _ = found[0]

@@ -28,7 +28,15 @@ _QUOTES = [re.compile(_WHERE + tail) for tail in (
     # round 34: a projection in another role ("line 52 computes V with k_proj: CODE", "line 60 passes k as the
     # values: CODE")
     r" computes [QKV] with [qkv]_proj: (.+?)(?:; |$)", r" passes \w+ as the (?:queries|keys|values)[^:]*: (.+?)(?:; |$)",
-    r" builds and calls (.+?) in one go")]
+    r" builds and calls (.+?) in one go",
+    # round 38: the round 37 multi-head mistakes ("line 47 averages over dim -3, the heads of [B, H, Nq, Nk]: CODE",
+    # "line 44 lays the padding mask out as [B, 1, N, 1], on the query axis: CODE", "line 51 applies the output
+    # projection to its own result[ in a loop that runs 2 times]: CODE", "line 46 applies the output projection
+    # (CODE) and line 61 applies it again to that result (CODE)")
+    r" averages over dim -?\d, the heads of \[B, H, Nq, Nk\]: (.+?)(?:; |$)",
+    r" lays the padding mask out as \[B, 1, N, 1\], on the query axis: (.+?)(?:; |$)",
+    r" applies the output projection to its own result(?: in a loop that runs \d+ times)?: (.+?)(?:; |$)",
+    r" applies the output projection \((.+?)\) and line", r" applies it again to that result \((.+?)\)(?:; |$)")]
 
 
 def quoted_lines(feedback: str) -> list[tuple[int, str | None, str]]:
