@@ -459,33 +459,34 @@ def out_proj_twice_note(source: str | None, cls_name: str) -> Msg | None:
     for owner, fn in members:
         if not isinstance(fn, ast.FunctionDef):
             continue
-        live, where = _on_output_path(fn), _statements(fn)
+        maybe: list[tuple[ast.AST, tuple]] = []          # (the application, what is said of it) of fn
         applied: dict[str, tuple[int, str, str]] = {}   # a name the latest statement bound to an application
         for stmt in sorted((n for n in ast.walk(fn) if isinstance(n, ast.stmt) and n is not fn),
                            key=lambda n: n.lineno):
-            for call in (n for n in ast.walk(stmt) if _applies(n, names, tree_names, own)
-                         and _reaches(n, where, live)):
+            for call in (n for n in ast.walk(stmt) if _applies(n, names, tree_names, own)):
                 inner = [a for a in call.args if any(_applies(n, names, tree_names, own) for n in ast.walk(a))]
                 read = [applied[a.id] for a in call.args if isinstance(a, ast.Name) and a.id in applied]
                 if inner:
                     # an own method's application is quoted from its return line, where it is seen
                     first = next((own_lines[a.func.attr] for a in inner if isinstance(a, ast.Call)
                                   and _self_attr(a.func) in own), None)
-                    found.add((call.lineno, owner, _code(source, call), first))
+                    maybe.append((call, (call.lineno, owner, _code(source, call), first)))
                 elif read:
-                    found.add((call.lineno, owner, _code(source, call), read[0]))
+                    maybe.append((call, (call.lineno, owner, _code(source, call), read[0])))
             if isinstance(stmt, ast.For) and (passes := _passes(stmt)) is not None and passes >= 2:
                 # y = self.out_proj(y) in a loop of two passes: the second pass projects the first's result
                 for a in (n for n in ast.walk(stmt) if isinstance(n, ast.Assign) and len(n.targets) == 1
-                          and isinstance(n.targets[0], ast.Name) and _applies(n.value, names, tree_names, own)
-                          and _reaches(n.value, where, live)):
+                          and isinstance(n.targets[0], ast.Name) and _applies(n.value, names, tree_names, own)):
                     if any(isinstance(x, ast.Name) and x.id == a.targets[0].id for x in a.value.args):
-                        found.add((a.value.lineno, owner, _code(source, a.value), passes))
+                        maybe.append((a.value, (a.value.lineno, owner, _code(source, a.value), passes)))
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 if _applies(stmt.value, names, tree_names, own):
                     applied[stmt.targets[0].id] = (stmt.lineno, owner, _code(source, stmt.value))
                 else:
                     applied.pop(stmt.targets[0].id, None)
+        if maybe:                                       # read the data flow only where there is something to ask
+            live, where = _on_output_path(fn), _statements(fn)
+            found |= {said for node, said in maybe if _reaches(node, where, live)}
     if len(found) != 1:
         return None
     ((line, owner, code, first),) = found
@@ -651,17 +652,22 @@ def head_means(source: str | None, cls_name: str) -> list[tuple[int, str, str, i
     if tree is None:
         return []
     names, members = torch_names(tree), family(source, cls_name)
-    read_attrs = {n.attr for _, m in members for n in ast.walk(m) if isinstance(n, ast.Attribute)
-                  and isinstance(n.ctx, ast.Load) and _self_attr(n) is not None}
+    read_attrs: set[str] | None = None          # read once a function has a head mean to ask about
     found = []
     for owner, member in members:
         for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            reductions = [(n, r) for n in ast.walk(fn) if (r := _head_reduce(n, names)) is not None]
+            if not reductions:
+                continue
             weights, where = _weights_names(fn, names), _statements(fn)
+            if read_attrs is None:
+                read_attrs = {n.attr for _, m in members for n in ast.walk(m) if isinstance(n, ast.Attribute)
+                              and isinstance(n.ctx, ast.Load) and _self_attr(n) is not None}
             bound = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.For)
                      for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target)
                      if isinstance(t, ast.Name)} | set(_params(fn))
-            for n in ast.walk(fn):
-                if (reduced := _head_reduce(n, names)) is None or id(n) not in where:
+            for n, reduced in reductions:
+                if id(n) not in where:
                     continue
                 if _discarded(where[id(n)], fn, read_attrs):
                     continue
@@ -787,11 +793,13 @@ def query_axis_layouts(source: str | None, cls_name: str) -> list[tuple[int, str
     found = set()
     for owner, member in family(source, cls_name):
         for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            layouts = [(n, o) for n in ast.walk(fn) if (o := _query_axis_shape(n, names)) is not None]
+            if not layouts:
+                continue
             masks = _mask_names(fn)
             parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
-            for n in ast.walk(fn):
-                operand = _query_axis_shape(n, names)
-                if operand is not None and _reads(operand, masks) and not _transposed(parents.get(id(n))):
+            for n, operand in layouts:
+                if _reads(operand, masks) and not _transposed(parents.get(id(n))):
                     found.add((n.lineno, owner, _query_axis_code(source, n), None))
     return _own_first(sorted(found, key=lambda f: f[:3]), source, cls_name)
 
