@@ -8,7 +8,6 @@ limit, with `Retry-After`; 500 and 503 too), built by `app.errors.api_error`.
 from __future__ import annotations
 
 import functools
-import math
 import time
 
 from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template, request
@@ -27,7 +26,7 @@ from app.errors import api_error, both, echoed, one_of
 from app.extensions import db, limiter
 from app.idempotency import scoped_key
 from app.ids import MAX_ID
-from app.longpoll import Admission, final_listener, pause, stopping, waits
+from app.longpoll import Admission, final_listener, parse_wait, pause, stopping, waits
 from app.models import FINAL, Assignment, AuditReview, GradingRun, ScoreOverride, Status, Submission, User
 from app.openapi import spec
 from app.queue import queue_position
@@ -236,13 +235,9 @@ def get_submission(submission_id: int):
     if row is None or not can_see(g.api_user, row):
         abort(404)  # JSON, as every error under /api/
     cfg = current_app.config
-    try:
-        wait = float(request.args.get("wait", 0))
-    except ValueError:
+    wait = parse_wait(request.args.get("wait"), cfg["LONGPOLL_MAX_WAIT_S"])
+    if wait is None:
         return api_error("bad_wait", 400, _l("wait must be a number of seconds (at most 20)."))
-    if not math.isfinite(wait):
-        return api_error("bad_wait", 400, _l("wait must be a number of seconds (at most 20)."))
-    wait = min(max(wait, 0.0), cfg["LONGPOLL_MAX_WAIT_S"])
     # With If-None-Match the wait is for a change of the answer (its ETag), whatever the status: a graded
     # attempt's regrade, an override or a review, not only the first grading's end.
     for_change = bool(request.if_none_match)
@@ -252,10 +247,13 @@ def get_submission(submission_id: int):
         slots = cfg["LONGPOLL_SLOTS"] if row.status not in FINAL else cfg["LONGPOLL_SLOTS"] // 2
         with waits.admit(g.api_user.id, per_user=cfg["LONGPOLL_PER_USER"], slots=slots) as admission:
             if admission is Admission.USER_BUSY:
+                # what is counted is said: the API's waits only (an assignment page's list waits apart)
                 n = cfg["LONGPOLL_PER_USER"]
                 return api_error("too_many_waits", 429,
-                                 {"en": f"you already have {n} long-polls open; wait for one to end",
-                                  "zh": f"你已有 {n} 个长轮询在等待，请等其中一个结束后再试"},
+                                 {"en": f"you already have {n} API long polls open (?wait on /api/v1/submissions; "
+                                        "open assignment pages are not counted); wait for one to end",
+                                  "zh": f"你已有 {n} 个接口长轮询在等待（/api/v1/submissions 的 ?wait，"
+                                        "打开的作业页面不计在内），请等其中一个结束后再试"},
                                  headers={"Retry-After": "1"})
             if admission is Admission.WAIT and for_change:
                 _wait_for_change(submission_id, since, wait)

@@ -5,7 +5,8 @@ The list was asked once a minute, so an instructor's regrade showed on an open p
 The wait reads one statement for the whole list every CHANGE_CHECK_S (how many attempts, runs, overrides and
 reviews, the newest of each, each one's status: whatever the number of attempts) and rebuilds the answer only when
 that changed; on PostgreSQL a final status of one of the student's attempts wakes it at once (app/longpoll.py).
-Waits are admitted as the API's (per user and per process); the answer says whether it waited (`X-Long-Poll`), so
+Waits are admitted per user and per process in a pool of their own (app/longpoll.py list_waits, where users take
+turns), never taking the API's; the answer says whether it waited (`X-Long-Poll`), so
 the page falls back to its minute check when the server answered at once."""
 
 from __future__ import annotations
@@ -84,7 +85,8 @@ def _version_statement() -> Select:
         return [select(c).where(model.submission_id.in_(mine)).scalar_subquery() for c in columns]
 
     return select(
-        Assignment.late_penalty_per_day, Assignment.suite,
+        # published: hidden during a wait, the wait ends and is answered as a fresh request (404)
+        Assignment.published, Assignment.late_penalty_per_day, Assignment.suite,
         *[select(c).where(Submission.student_id == student, Submission.assignment_id == assignment)
           .scalar_subquery()
           for c in (func.count(Submission.id), func.max(Submission.id), func.sum(Submission.id * sub_states),
@@ -111,7 +113,8 @@ def wait_for_list_change(student_id: int, assignment_id: int, since: float, wait
     """Return when the list's answer is another than the one tagged (`still_current()` false), after `wait` s, or
     once ``until`` is set (the tab's newer wait). `end_read()` ends the request's read transaction (no pooled
     connection held while parked, new commits seen). False when the session ended meanwhile (the user's
-    ``nonce`` renewed: signed out elsewhere), which the page was told only up to 20 s later."""
+    ``nonce`` renewed: signed out elsewhere), which the page was told only up to 20 s later. The assignment deleted
+    or hidden meanwhile changes the version (none, or `published`): `still_current()` then says whether it ends."""
     deadline = time.monotonic() + wait
     listener = final_listener(db.engine)
     seen: tuple | None = None

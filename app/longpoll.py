@@ -3,6 +3,8 @@ bounded per user and per process.
 
 * A user holding `LONGPOLL_PER_USER` waits in this process gets a 429 with `Retry-After` for the
   next one: one client cannot open thirty waits.
+* The attempts lists' waits (the assignment page) are counted apart, in `list_waits` (LONGPOLL_LIST_PER_USER,
+  LONGPOLL_LIST_SLOTS), whose users take turns: open tabs never take the API's waits.
 * The process holds at most `LONGPOLL_SLOTS` waits in all. Set below gunicorn's `--threads`, this
   keeps threads free for sign-in and pages whoever is waiting; a request past it is answered at
   once with the current state instead of waiting (the client simply polls again).
@@ -21,6 +23,7 @@ from __future__ import annotations
 import enum
 import logging
 import os
+import re
 import threading
 import time
 from collections import Counter
@@ -74,23 +77,66 @@ def watch_for_stop() -> threading.Thread:
     return thread
 
 
+# How long a list wait refused for want of a slot (`now`) counts as a user waiting for a turn: the page asks
+# again at its next minute's check (app/static/app.js), so a user still on the page asks again within it.
+TURN_S = 75.0
+
+_WAIT_RE = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+", re.ASCII)
+
+
+def parse_wait(raw: str | None, longest: float) -> float | None:
+    """`?wait=` as seconds within [0, longest]: 0 when absent, None when it is not ASCII decimal digits with at
+    most one point (float() also took `1_0`, full-width digits, blanks, `1e9`, `inf`). The API and the attempts
+    list share it, so that both accept the same texts."""
+    if raw is None:
+        return 0.0
+    if not _WAIT_RE.fullmatch(raw):
+        return None
+    return min(float(raw), longest)
+
+
 class WaitPool:
-    def __init__(self) -> None:
+    """Waits held per user and in all. With ``turns`` (the attempts lists' pool) a free slot goes first to a user
+    refused meanwhile (`now` within TURN_S) whose last wait ended earlier: a page asks again at once when its
+    wait ends, so two students' pages kept both slots and a third's always got `now`."""
+
+    def __init__(self, *, turns: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()
         self._by_user: Counter[int] = Counter()
         self._total = 0
+        self._turns = turns
+        self._clock = clock
+        self._refused: dict[int, float] = {}   # user -> when last answered `now` (turns only)
+        self._ended: dict[int, float] = {}     # user -> when their last wait ended (turns only)
+
+    def _gives_way(self, user_id: int, free: int, now: float) -> bool:
+        """Called with the lock held: whether this user's turn comes after that of enough users refused meanwhile
+        to fill the free slots (those whose last wait ended before this user's, or who never held one)."""
+        for table in (self._refused, self._ended):
+            for user in [u for u, t in table.items() if now - t > TURN_S]:
+                del table[user]
+        mine = self._ended.get(user_id, float("-inf"))
+        ahead = sum(1 for user in self._refused
+                    if user != user_id and not self._by_user[user] and self._ended.get(user, float("-inf")) < mine)
+        return ahead >= free
 
     @contextmanager
     def admit(self, user_id: int, *, per_user: int, slots: int) -> Iterator[Admission]:
         with self._lock:
+            now = self._clock()
             if self._by_user[user_id] >= per_user:
                 verdict = Admission.USER_BUSY
-            elif self._total >= slots or _stopping.is_set():
+            elif (self._total >= slots or _stopping.is_set()
+                  or (self._turns and self._gives_way(user_id, slots - self._total, now))):
                 verdict = Admission.NOW
             else:
                 verdict = Admission.WAIT
                 self._by_user[user_id] += 1
                 self._total += 1
+            if self._turns and verdict is Admission.NOW:
+                self._refused[user_id] = now
+            elif self._turns and verdict is Admission.WAIT:
+                self._refused.pop(user_id, None)
         try:
             yield verdict
         finally:
@@ -100,10 +146,14 @@ class WaitPool:
                     self._by_user[user_id] -= 1
                     if not self._by_user[user_id]:
                         del self._by_user[user_id]
+                    if self._turns:
+                        self._ended[user_id] = self._clock()
 
 
-# One pool per process: gunicorn's threads share it.
+# One pool per process for the API's waits, gunicorn's threads share it; the attempts lists' waits have their own
+# (LONGPOLL_LIST_PER_USER, LONGPOLL_LIST_SLOTS), taking turns: a page never takes a slot an API client was promised.
 waits = WaitPool()
+list_waits = WaitPool(turns=True)
 
 
 # --- waking waiters when a grading ends ----------------------------------------------------------

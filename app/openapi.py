@@ -299,9 +299,11 @@ def _spec() -> dict[str, Any]:
                          "description": "Long-poll: answer as soon as grading ends, or after this many "
                                         "seconds (at most 20). With If-None-Match: answer as soon as the "
                                         "answer's ETag is not the one sent (a regrade included), else 304 "
-                                        "after this many seconds. At most 2 waits per user at once "
-                                        "(LONGPOLL_PER_USER): more answer 429 with Retry-After; a busy "
-                                        "server may answer at once with the current state.",
+                                        "after this many seconds. ASCII decimal digits only (e.g. 2 or 2.5). At most 2 "
+                                        "API waits per user at once in one server process (LONGPOLL_PER_USER; "
+                                        "the assignment pages' list waits are counted apart): more answer "
+                                        "429 with Retry-After; a busy server may answer at once with the "
+                                        "current state.",
                          "schema": {"type": "number", "minimum": 0, "maximum": 20}},
                     ],
                     "responses": {
@@ -309,7 +311,8 @@ def _spec() -> dict[str, Any]:
                             "schema": {"$ref": "#/components/schemas/Submission"}}}},
                         "400": _err("wait not a number of seconds from 0 to 20 (bad_wait)"),
                         "401": unauth, "404": _err("not found (or not yours)"),
-                        "429": _err("too many long-polls open, or rate limit (see Retry-After)"),
+                        "429": _err("this user's API long polls (LONGPOLL_PER_USER) all open, or rate limit "
+                                     "(see Retry-After)"),
                     },
                 },
             },

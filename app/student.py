@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 import secrets
 import time
@@ -25,7 +24,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import selectinload
 
 from app.assignments import default_assignment
@@ -43,7 +42,7 @@ from app.coursework import contract_markdown, rubric_for
 from app.errors import api_error
 from app.extensions import db, limiter
 from app.ids import db_id
-from app.longpoll import Admission, waits
+from app.longpoll import Admission, list_waits, parse_wait
 from app.models import ApiToken, Assignment, AuditReview, Status, Submission, TestResult, utcnow
 from app.queue import queue_position
 from app.scores import (
@@ -184,40 +183,53 @@ def attempts_status(slug: str):
     watches its attempts with it (an instructor's regrade, an override, a review change a score after grading
     ended), one request for the whole list instead of one per row. With If-None-Match and nothing changed, a 304.
     Round 38: `?wait=S` (at most LONGPOLL_MAX_WAIT_S) with If-None-Match holds the answer until it changes, as the
-    API's long poll (app/attempts_wait.py); `X-Long-Poll: held` says it waited, `now` that the process had no slot
-    free (or is stopping) and answered at once: the page then checks once a minute."""
+    API's long poll (app/attempts_wait.py), in a pool of its own (LONGPOLL_LIST_*); `X-Long-Poll: held` says it
+    waited, `now` that the process had no slot free (or it was another user's turn, or the process is stopping) and
+    answered at once: the page then asks again at its next minute's check. Deleted or hidden during the wait: a 404, as a fresh
+    request."""
     since = time.monotonic()  # before anything is read: a later final status wakes the wait
-    a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
-    if a is None or (not a.published and not current_user.is_instructor):
+    a = _visible_assignment(select(Assignment).where(Assignment.slug == slug))
+    if a is None:
         abort(404)
-    wait = _wait_seconds(request.args.get("wait"))
+    cfg = current_app.config
+    wait = parse_wait(request.args.get("wait"), cfg["LONGPOLL_MAX_WAIT_S"])
     if wait is None:
         return api_error("bad_wait", 400, _l("wait must be a number of seconds (at most 20)."))
     if not wait or not request.if_none_match:
         return _attempts_answer(a)
-    cfg = current_app.config
-    user_id = current_user.id
+    user_id, a_id = current_user.id, a.id
     tab = request.args.get("tab")
     tab = tab if tab and len(tab) <= 40 and tab.isascii() and tab.isalnum() else None
-    # A wait on the list waits for a regrade that may never come: such waits hold at most half of the slots (as the
-    # API's waits on a final status), never crowding out the waits of students whose grading is under way.
+    # The lists' own pool (LONGPOLL_LIST_*): a page never takes a slot of the API's waits, and users take turns.
     with (tab_wait(user_id, tab) as superseded,
-          waits.admit(user_id, per_user=cfg["LONGPOLL_PER_USER"], slots=cfg["LONGPOLL_SLOTS"] // 2) as admission):
-        if admission is Admission.USER_BUSY:   # two tabs already wait: this one checks once a minute
+          list_waits.admit(user_id, per_user=cfg["LONGPOLL_LIST_PER_USER"],
+                           slots=cfg["LONGPOLL_LIST_SLOTS"]) as admission):
+        if admission is Admission.USER_BUSY:   # other tabs already wait: this one checks once a minute
+            n = cfg["LONGPOLL_LIST_PER_USER"]
             return api_error("too_many_waits", 429,
-                             {"en": "Your other tabs already follow this list; this one checks it once a minute.",
-                              "zh": "你的其他标签页已在跟踪这个列表，这一页每分钟检查一次。"},
+                             {"en": f"Your other tabs already follow {n} attempts lists (the most one account "
+                                    "follows at once); this one checks its list once a minute.",
+                              "zh": f"你的其他标签页已在跟踪 {n} 个提交列表（一个账号同时跟踪的上限），"
+                                    "这一页每分钟检查一次。"},
                              headers={"Retry-After": "60", "Cache-Control": "private, no-store"})
         if admission is Admission.WAIT:
             def still_current() -> bool:
-                answer = _attempts_answer(a, conditional=False)
+                # read again: deleted or hidden meanwhile (the row expired at the wait's rollback), the wait ends
+                # and is answered as a fresh request is (404), not with an error of the expired row
+                now_a = _visible_assignment(select(Assignment).where(Assignment.id == a_id))
+                if now_a is None:
+                    return False
+                answer = _attempts_answer(now_a, conditional=False)
                 return request.if_none_match.contains_weak(answer.get_etag()[0])
 
-            signed_in = wait_for_list_change(user_id, a.id, since, wait, still_current, _end_read_transaction,
+            signed_in = wait_for_list_change(user_id, a_id, since, wait, still_current, _end_read_transaction,
                                              superseded, current_user.session_nonce)
             if not signed_in:   # as login_required answers a fetch: 401, and the page says it is signed out
                 return api_error("signed_out", 401, _l("You are signed out, so this list no longer updates."))
         ended = superseded.is_set()
+    a = _visible_assignment(select(Assignment).where(Assignment.id == a_id)) if admission is Admission.WAIT else a
+    if a is None:
+        abort(404)
     resp = _attempts_answer(a)
     # superseded: this tab's newer wait took over (nobody reads this answer but a duplicated tab, which then checks
     # once a minute instead of taking turns with its twin)
@@ -225,17 +237,10 @@ def attempts_status(slug: str):
     return resp
 
 
-def _wait_seconds(raw: str | None) -> float | None:
-    """`?wait=` as seconds within [0, LONGPOLL_MAX_WAIT_S]; 0 when absent, None when not a number."""
-    if raw is None:
-        return 0.0
-    try:
-        wait = float(raw)
-    except ValueError:
-        return None
-    if not math.isfinite(wait):
-        return None
-    return min(max(wait, 0.0), current_app.config["LONGPOLL_MAX_WAIT_S"])
+def _visible_assignment(query: Select) -> Assignment | None:
+    """The assignment the query finds if the signed-in user may see its list (a student: published only)."""
+    a = db.session.scalar(query)
+    return a if a is not None and (a.published or current_user.is_instructor) else None
 
 
 def _end_read_transaction() -> None:

@@ -24,8 +24,8 @@ from autograder import settings
 gunicorn.http.wsgi.SERVER = "autograder"
 
 worker_class = "gthread"
-# DECODE_SLOTS + DECODE_QUEUE + LONGPOLL_SLOTS is at most 4 + 4 + 4 by default: 16 threads leave
-# at least 4 for everything else.
+# DECODE_SLOTS + DECODE_QUEUE + LONGPOLL_SLOTS + LONGPOLL_LIST_SLOTS is at most 4 + 4 + 4 + 2 by
+# default: 16 threads leave at least 2 for everything else.
 threads = 16
 # Long polls last up to LONGPOLL_MAX_WAIT_S (20 s); a request is cut only well after that.
 timeout = 60

@@ -69,15 +69,24 @@ API_RATE_LIMIT = _str("API_RATE_LIMIT", "300 per minute")
 # Live (unrevoked) API tokens one user may hold; creating more is refused until one is revoked.
 MAX_LIVE_TOKENS_PER_USER = _int("MAX_LIVE_TOKENS_PER_USER", 5)
 
-# --- long polls (GET /api/v1/submissions/ID?wait=S) ---------------------------------------------
+# --- long polls (GET /api/v1/submissions/ID?wait=S; the assignment page's attempts list) ---------
 # The longest wait a client may ask for.
 LONGPOLL_MAX_WAIT_S = _num("LONGPOLL_MAX_WAIT_S", 20)
-# Waits one user may hold at once in one web process; more answer 429 with Retry-After at once.
+# API waits one user may hold at once in one web process; more answer 429 with Retry-After at once.
+# The attempts lists' waits are counted apart (below): open pages never take what the API client was
+# promised (round 38: two open tabs made the student's API long poll a 429 for as long as they stayed).
 LONGPOLL_PER_USER = _int("LONGPOLL_PER_USER", 2)
 # Waits one web process holds at once, all users together. Keep it below gunicorn's --threads
 # (8 in docker-compose) so waiting requests never take every thread: past it, a request is
 # answered at once with the current state (no wait) instead of holding a thread.
 LONGPOLL_SLOTS = _int("LONGPOLL_SLOTS", 4)
+# Waits of the assignment pages' attempts lists (/assignments/<slug>/attempts?wait=S) one user may hold at
+# once in one web process (their tabs); another tab is answered 429 and checks its list once a minute.
+LONGPOLL_LIST_PER_USER = _int("LONGPOLL_LIST_PER_USER", 2)
+# List waits one web process holds at once, all users together, besides LONGPOLL_SLOTS (a list waits for
+# a regrade that may never come: its own pool, so it never takes an API wait's slot). Past it a list is
+# answered at once (`X-Long-Poll: now`) and the page asks again at its next check; users take turns.
+LONGPOLL_LIST_SLOTS = _int("LONGPOLL_LIST_SLOTS", 2)
 
 # --- sessions, proxy, public URLs ----------------------------------------------------------------
 # /metrics (Prometheus): with a token, scrapers send `Authorization: Bearer <token>`; without
@@ -274,6 +283,7 @@ def check(values: Mapping[str, float] | None = None) -> None:
             f"host load stretched to WALL_BACKSTOP ({backstop:g}) times SESSION_WALL_S ({session:g}) within "
             f"GRADING_BUDGET_S and GRADING_LOAD_CREDIT_S ({budget:g}): {latest:g} s")
     _check_decoding(values)
+    _check_longpoll(values)
     _check_timezone(values)
     if v["BROKER_VISIBILITY_S"] < v["RUN_DEADLINE_S"]:
         raise SettingsError(
@@ -302,6 +312,21 @@ def _check_decoding(values: Mapping[str, float] | None) -> None:
         )
 
 
+def _check_longpoll(values: Mapping[str, float] | None) -> None:
+    """The long polls' limits: a wait of at most a positive number of seconds; counts never negative (0 slots: no
+    wait at all, every poll answered at once; 0 per user: every wait refused)."""
+    names = ("LONGPOLL_MAX_WAIT_S", "LONGPOLL_PER_USER", "LONGPOLL_SLOTS", "LONGPOLL_LIST_PER_USER",
+             "LONGPOLL_LIST_SLOTS")
+    v = {name: float(globals()[name]) for name in names}
+    if values:
+        v.update({k: float(x) for k, x in values.items() if k in v and x is not None})
+    if not v["LONGPOLL_MAX_WAIT_S"] > 0:
+        raise SettingsError(f"LONGPOLL_MAX_WAIT_S must be a positive number of seconds, not {v['LONGPOLL_MAX_WAIT_S']:g}")
+    for name in names[1:]:
+        if not v[name] >= 0:
+            raise SettingsError(f"{name} must not be negative, not {v[name]:g}")
+
+
 def _check_timezone(values: Mapping[str, object] | None) -> None:
     """COURSE_TIMEZONE must name a zone of the IANA database (a typo would put every deadline an
     instructor types in UTC, or fail on the first save)."""
@@ -321,7 +346,7 @@ def check_web_threads(threads: int, values: Mapping[str, float] | None = None) -
     """Refuse a web process whose threads the waits could all take: decodes running and queued plus
     long polls must leave at least one thread for sign-in and pages (gunicorn's on_starting hook,
     autograder/gunicorn_conf.py, calls this with its --threads)."""
-    names = ("DECODE_SLOTS", "DECODE_QUEUE", "LONGPOLL_SLOTS")
+    names = ("DECODE_SLOTS", "DECODE_QUEUE", "LONGPOLL_SLOTS", "LONGPOLL_LIST_SLOTS")
     v = {name: int(globals()[name]) for name in names}
     if values:
         v.update({k: int(x) for k, x in values.items() if k in v and x is not None})

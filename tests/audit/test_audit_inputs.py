@@ -586,12 +586,12 @@ def test_decoder_settings_that_could_never_refuse_a_stuck_decode_are_refused_at_
 def test_web_threads_that_waits_could_all_take_are_refused_with_the_numbers():
     from autograder import gunicorn_conf, settings
 
-    held = {"DECODE_SLOTS": 4, "DECODE_QUEUE": 4, "LONGPOLL_SLOTS": 4}
+    held = {"DECODE_SLOTS": 4, "DECODE_QUEUE": 4, "LONGPOLL_SLOTS": 4, "LONGPOLL_LIST_SLOTS": 2}
     with pytest.raises(settings.SettingsError) as info:
-        settings.check_web_threads(12, held)
-    assert str(info.value).startswith("gunicorn --threads 12 leaves no thread for pages: DECODE_SLOTS (4) + "
-                                      "DECODE_QUEUE (4) + LONGPOLL_SLOTS (4) = 12")
-    assert "at least 13 threads" in str(info.value)
-    settings.check_web_threads(13, held)
+        settings.check_web_threads(14, held)
+    assert str(info.value).startswith("gunicorn --threads 14 leaves no thread for pages: DECODE_SLOTS (4) + "
+                                      "DECODE_QUEUE (4) + LONGPOLL_SLOTS (4) + LONGPOLL_LIST_SLOTS (2) = 14")
+    assert "at least 15 threads" in str(info.value)
+    settings.check_web_threads(15, held)
     # the shipped threads leave room whatever the host's CPUs make of DECODE_SLOTS (at most 4)
     settings.check_web_threads(gunicorn_conf.threads, held)

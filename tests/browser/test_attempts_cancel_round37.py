@@ -21,6 +21,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 def test_a_cancelled_regrade_shows_graded_again_without_saying_it_was_graded(app, web, factory, live_server,
                                                                                browser):
     app.config["LONGPOLL_SLOTS"] = 0               # the minute's checks (round 38: the list is long-polled elsewhere)
+    app.config["LONGPOLL_LIST_SLOTS"] = 0          # round 38 mend: the lists have their own slots
     a = factory.assignment()
     alice = factory.student(email="alice@example.edu")
     teacher = factory.instructor()

@@ -77,6 +77,7 @@ def test_signed_out_in_another_tab_the_list_stops_polling_and_says_so(app, web, 
 def test_an_attempt_the_server_refuses_stops_the_list_with_what_it_answered(app, web, factory, live_server,
                                                                             browser, status):
     app.config["LONGPOLL_SLOTS"] = 0               # round 38: rows are polled one by one where no wait is held
+    app.config["LONGPOLL_LIST_SLOTS"] = 0          # round 38 mend: the lists have their own slots
     a = factory.assignment()
     alice = factory.student(email="alice@example.edu")
     queued = web.submit(alice, a)

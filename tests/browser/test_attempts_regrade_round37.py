@@ -48,6 +48,7 @@ def attempts_page(browser, live_server: str, email: str, slug: str, lang: str = 
 def no_long_polls(app):
     """No long-poll slot for the attempts list: the server answers its waits at once, the page checks each minute."""
     app.config["LONGPOLL_SLOTS"] = 0
+    app.config["LONGPOLL_LIST_SLOTS"] = 0          # round 38 mend: the lists have their own slots
 
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

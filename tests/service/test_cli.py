@@ -46,9 +46,9 @@ def test_db_upgrade_then_users_and_tokens_on_the_embedded_default(env, tmp_path)
     [str(BIN), "web", "--port", "0", "--threads", "6"],
 ], ids=["gunicorn-command-of-the-dockerfile", "autograder-web"])
 def test_a_web_server_whose_threads_waits_could_all_take_refuses_to_start_and_says_why(env, command):
-    # DECODE_SLOTS 2 + DECODE_QUEUE 2 + LONGPOLL_SLOTS 4 = 8 waits against 6 threads: sign-in would
-    # stop answering under load, so nothing is served and no worker is forked.
-    env = {**env, "DECODE_SLOTS": "2", "DECODE_QUEUE": "2", "LONGPOLL_SLOTS": "4"}
+    # DECODE_SLOTS 2 + DECODE_QUEUE 2 + LONGPOLL_SLOTS 4 + LONGPOLL_LIST_SLOTS 0 = 8 waits against 6 threads:
+    # sign-in would stop answering under load, so nothing is served and no worker is forked.
+    env = {**env, "DECODE_SLOTS": "2", "DECODE_QUEUE": "2", "LONGPOLL_SLOTS": "4", "LONGPOLL_LIST_SLOTS": "0"}
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60,
                           cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 2, done.stderr
