@@ -629,32 +629,73 @@ class Jail:
 FAULT_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE})
 # What the kernel logs (/dev/kmsg) as it ends a process itself, each naming its victim's host pid (or the faulting
 # thread's id; the main thread's is the pid). The OOM killer: "Out of memory: Killed process 123 (ag-jail) ..." or
-# "Memory cgroup out of memory: Killed process ..." (mm/oom_kill.c). An unhandled fault: "ag-jail[123]: segfault at 0
-# ip ..." (arch/x86/mm/fault.c) or "traps: ag-jail[123] general protection fault ip:..." (a trap: divide error, invalid
-# opcode). A process name is the student's to set (15 bytes), so the pid is read as the kernel writes it: before the
-# name for a kill, and the last "[pid]: segfault at" or "[pid] " of a trap line.
-_OOM_LINE = re.compile(r"(?P<why>[^;]*?): Killed process (?P<pid>\d+) \(")
-_FAULT_LINES = (re.compile(r".*\[(?P<pid>\d+)\]: segfault at ", re.S),
-                re.compile(r"traps: .*\[(?P<pid>\d+)\] (?:general protection|trap )", re.S))
+# "Memory cgroup out of memory: Killed process ..." (mm/oom_kill.c; its message is one of three fixed strings and the
+# pid comes before the name). An unhandled fault: "ag-jail[123]: segfault at 0 ip ..." (arch/x86/mm/fault.c) or
+# "traps: ag-jail[123] general protection fault ip:..." / "traps: ag-jail[123] trap divide error ip:..."
+# (arch/x86/kernel/traps.c). The name (comm) is the student's to set (up to 15 bytes, any bytes but NUL) and, since
+# 6.18, the line also ends with the base name of the file the faulting ip lies in (" in x[9]: segfault at [...]"),
+# also the student's: so a record is parsed from its start, the pid being the first "[<pid>]" that starts within
+# 15 bytes of the name's start and is followed by the kernel's own wording. Text a name could hold is shorter than
+# that wording (17 bytes for a segfault, 27 for a trap), so a forged one would run into the real "[<pid>]".
+_OOM_LINE = re.compile(rb"(?P<why>Out of memory|Memory cgroup out of memory|Out of memory \(oom_kill_allocating_task\))"
+                       rb": Killed process (?P<pid>\d+) \(")
+_SEGFAULT = re.compile(rb"\[(?P<pid>\d+)\]: segfault at [0-9a-f]+ ip ")
+_TRAP = re.compile(rb"\[(?P<pid>\d+)\] (?:general protection fault|trap [^\[\]:]+?) ip:[0-9a-f]+ sp:[0-9a-f]+ error:")
+_TRAPS = b"traps: "
+_COMM_MAX = 15                      # TASK_COMM_LEN - 1
+_KMSG_ESCAPE = re.compile(rb"\\x([0-9a-f]{2})")   # /dev/kmsg writes a byte < 0x20, >= 0x7f or a backslash as \xNN
 KMSG = "/dev/kmsg"
+# How much of the log one jail's end may read: the zygote reads it inline in its only loop. Measured at ~6 us a record
+# (review RA, round 38), so 20,000 records cost ~0.12 s; past the bound the end is said without a cause, as for a
+# line the ring dropped. Records are read oldest first: on a ring longer than this the jail's own may not be reached.
+KMSG_MAX_RECORDS = 20_000
+# The slack before a jail's start from which records count: the log's clock is CLOCK_MONOTONIC (to the ms), so a few
+# ms cover rounding; a second (as before) let a previous holder of the same pid count.
+KMSG_SLACK_S = 0.005
 
 
-def kernel_end(pid: int, since: float, kmsg: str = KMSG) -> str | None:
+def _fault_pid(text: bytes) -> int | None:
+    """The pid a fault record names, read as the kernel writes it (see above), else None."""
+    if text.startswith(_TRAPS):
+        text, line = text[len(_TRAPS):], _TRAP
+    else:
+        line = _SEGFAULT
+    for start in range(min(len(text), _COMM_MAX + 1)):
+        if text[start:start + 1] == b"[":
+            m = line.match(text, start)
+            if m is not None:
+                return int(m.group("pid"))
+    return None
+
+
+def kernel_record_end(text: bytes) -> tuple[str, int] | None:
+    """What one kernel record (its text, as /dev/kmsg gives it) says of a process's end: ("oom" | "oom_cgroup" |
+    "fault", pid), else None."""
+    text = _KMSG_ESCAPE.sub(lambda m: bytes.fromhex(m.group(1).decode()), text)
+    m = _OOM_LINE.match(text)
+    if m is not None:
+        return ("oom_cgroup" if b"cgroup" in m.group("why") else "oom"), int(m.group("pid"))
+    pid = _fault_pid(text)
+    return None if pid is None else ("fault", pid)
+
+
+def kernel_end(pid: int, since: float, kmsg: str = KMSG, max_records: int = KMSG_MAX_RECORDS) -> str | None:
     """How the kernel says it ended process ``pid`` (started at ``since``, time.monotonic), from its log: "oom" (the
     machine ran out of memory), "oom_cgroup" (the memory limit of its cgroup was reached) or "fault" (an unhandled
     fault of its code, which the kernel logs only when no handler took the signal), else None: nothing logged for
-    it (a signal it sent itself, another sender, a log the rate limit or the ring dropped, no /dev/kmsg to read).
+    it (a signal it sent itself, another sender, a log the rate limit or the ring dropped, no /dev/kmsg to read,
+    more than ``max_records`` records to read).
 
     Per-jail evidence, unlike the host's or a cgroup's OOM counts, which other processes move too (round 35). Read
-    only when a jail's end leaves the question open (Jail.finish): ~0.5 ms for a ring of ~350 records."""
+    only when a jail's end leaves the question open (Jail.finish): ~6 us a record, bounded by ``max_records``."""
     try:
         fd = os.open(kmsg, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
     found = None
-    earliest = (since - 1.0) * 1e6     # the log's clock is the monotonic one in microseconds; a pid used before is older
+    earliest = (since - KMSG_SLACK_S) * 1e6   # the log's clock is the monotonic one in microseconds
     try:
-        while True:
+        for _ in range(max_records):
             try:
                 record = os.read(fd, 8192)
             except BlockingIOError:
@@ -665,23 +706,19 @@ def kernel_end(pid: int, since: float, kmsg: str = KMSG) -> str | None:
                 break
             if not record:
                 break
-            head, _, text = record.decode("utf-8", "replace").partition(";")
-            fields = head.split(",")
+            head, _, text = record.partition(b";")
+            fields = head.split(b",")
             try:
                 # the kernel's own records only (facility 0): a line written to /dev/kmsg by a process is "user"
                 if len(fields) < 3 or int(fields[0]) >> 3 != 0 or int(fields[2]) < earliest:
                     continue
             except ValueError:
                 continue
-            text = text.split("\n", 1)[0]
-            m = _OOM_LINE.match(text)
-            if m is not None and int(m.group("pid")) == pid:
-                found = "oom_cgroup" if "cgroup" in m.group("why") else "oom"
-                continue
-            for line in _FAULT_LINES:
-                m = line.match(text)
-                if m is not None and int(m.group("pid")) == pid and found is None:
-                    found = "fault"
+            said = kernel_record_end(text.split(b"\n", 1)[0])
+            if said is not None and said[1] == pid and (found is None or said[0] != "fault"):
+                found = said[0]    # an OOM kill is said over a fault line of the same pid
+        else:
+            found = None            # the bound was reached before the log's end: the newest records were not read
     finally:
         os.close(fd)
     return found
