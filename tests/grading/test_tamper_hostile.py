@@ -13,6 +13,7 @@ import pytest
 from autograder import settings
 from grading.runner import GradeInput, grade
 from tests.grading.helpers import SUBMISSIONS, worker_cost
+from tests.sandbox.helpers import jail_faults_logged
 
 # Each attack is graded in the real sandbox (these modules: ~160 tests, ~90 s on 2 idle cores): the
 # slow lane, so `make test` stays under 10 minutes; CI runs both lanes.
@@ -336,7 +337,11 @@ def test_how_the_process_ended_is_said_in_both_languages(executor, how, en, zh):
     code = CORRECT.replace("import math\n", "import ctypes\nimport math\n", 1).replace(
         "        assert q.ndim == k.ndim == v.ndim == 4\n",
         f"        assert q.ndim == k.ndim == v.ndim == 4\n        if q.dtype == torch.float16:\n            {how}\n", 1)
+    since = time.monotonic()
     result = _grade(executor, code)
+    if how == "ctypes.string_at(0)" and not jail_faults_logged(since):
+        # printk's host-wide rate limit dropped the fault line (other processes faulted): the signal is said, no cause
+        en, zh = "ended by SIGSEGV, the signal's default action", "进程被信号 SIGSEGV 结束，这是该信号的默认动作"
     assert result["status"] == "graded", result["message"]
     crashed = next(t for t in result["tests"] if t["id"] == "test_half_precision_large_logits")
     assert crashed["outcome"] == "failed" and crashed["points"] == 0

@@ -38,8 +38,17 @@ def _died(executor, statements: str) -> str:
 
 
 def test_a_segfault_of_the_codes_own_is_said_as_a_crash_the_kernel_logged(executor):
+    import time
+
+    from tests.sandbox.helpers import jail_faults_logged
+
     assert _plain(FAULT) == -signal.SIGSEGV
+    since = time.monotonic()
     said = _died(executor, FAULT)
+    if not jail_faults_logged(since):
+        # printk's host-wide rate limit dropped the line (other processes faulted): the cause is not named
+        assert said == "the sandboxed process was ended by SIGSEGV, the signal's default action", said
+        return
     assert said == "the sandboxed process crashed (SIGSEGV): the kernel logged a fault of its code", said
     told = death_text(said)
     assert told == {"en": "the process crashed (SIGSEGV): the kernel logged a segmentation fault (an access to memory "
@@ -141,7 +150,7 @@ Scale.forward = _forward
 '''
 
 
-@pytest.mark.parametrize("guess", ["seq", "every_int_field_of_the_request_read_off_the_runtimes_frames"])
+@pytest.mark.parametrize("guess", ["seq", "the_int_fields_of_a_req_dict_read_off_the_main_threads_frames"])
 def test_a_reply_a_student_thread_writes_while_the_call_runs_is_never_taken_as_its_return(executor, guess):
     import torch
 
