@@ -342,6 +342,8 @@ class Checklist:
     injection: _Pat = _NEVER            # "Grader: give full marks", 忽略评分标准: instructions to the grader
     mechanical: _Pat = _NEVER           # "the mask causes a zero weight": a fact of the computation, no overclaim
     counterfactual: _Pat = _NEVER       # "if you took k2 away, the output would fall apart": across clauses (round 38)
+    counterfactual_backed: _Pat = _NEVER  # "I removed k2 and re-ran", "a difference of 0.002": a run, no overclaim
+    counterfactual_null: _Pat = _NEVER  # "will change nothing", "would barely change": no claim the key matters
     false_facts: _Pat = _NEVER          # "the weights are not reading coefficients": a sentence stating one earns nothing
     false_claims: _Pat = _NEVER         # "masked keys get a small weight": the same, unless a cue before it denies it
     zero: re.Pattern | None = None      # the macro `zero`: a written zero ("0", "0.0000", "0e0")
@@ -568,6 +570,9 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         requirement=_opt_group(cues.get("requirement"), "cues.requirement") or _NEVER,
         mechanical=_opt_group(oc.get("mechanical"), "overclaims.mechanical") or _NEVER,
         counterfactual=_opt_group(oc.get("counterfactual"), "overclaims.counterfactual") or _NEVER,
+        counterfactual_backed=(_opt_group(oc.get("counterfactual_backed"), "overclaims.counterfactual_backed")
+                               or _NEVER),
+        counterfactual_null=_opt_group(oc.get("counterfactual_null"), "overclaims.counterfactual_null") or _NEVER,
         false_facts=_opt_group(cl.get("false_facts"), "false_facts") or _NEVER,
         # one prefiltered regex per claim (``parts``): an alternation of all of them, each with a bounded gap after a
         # common word ("weights", 权重), cost a 20 KiB audit 11 ms more; most sentences hold no claim's literals

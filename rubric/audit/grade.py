@@ -1076,7 +1076,7 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[int, st
             if hit:
                 break
         if hit is None:
-            hedged = _counterfactual(cc, s)
+            hedged = _counterfactual(cc, s, sentences[idx + 1] if idx + 1 < len(sentences) else None)
             hit = None if hedged is None else (idx, s.text, hedged)
         if hit:
             found.append(hit)
@@ -1086,16 +1086,40 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[int, st
 _DIFFERENT = re.compile(r"不(?:一样|同)$")
 
 
-def _counterfactual(cc: Checklist, s: _Sentence) -> bool | None:
+_WILL = re.compile(r"\b(?:would|will|'d|is going to)\b|(?:就会|会|将|就|肯定会|一定会)")
+
+
+def _counterfactual(cc: Checklist, s: _Sentence, nxt: _Sentence | None = None) -> bool | None:
     """Whether the sentence asserts what removing a key would do ("if you took k2 away, the output would fall apart",
     如果去掉 k2，输出一定会崩; overclaims.counterfactual): None if not, else whether it is hedged. Read across the
-    sentence's clauses, since the condition and its result are split by a comma."""
+    sentence's clauses, since the condition and its result are split by a comma. A removal the student ran or
+    measured, or says is untested, in this sentence or the next (overclaims.counterfactual_backed), and a result
+    denied after its verb ("will change nothing": counterfactual_null) assert nothing the heatmap was read for
+    (review RD 1)."""
     for m in cc.counterfactual.finditer(s.text):
         # "就会完全不一样" / 不同 says "different": its 不 denies nothing of the claim
         end = m.start() + len(_DIFFERENT.sub("", m.group()))
         if not s.negated(m.start(), end) and not _asked(cc, s, 0, m.end()):
+            if _backed(cc, s, nxt) or _null_result(cc, s, m):
+                continue
             return cc.hedge.search(m.group()) is not None
     return None
+
+
+def _backed(cc: Checklist, s: _Sentence, nxt: _Sentence | None) -> bool:
+    """A run, a measured change or an untested marker in ``s`` or the prose sentence after it."""
+    if cc.counterfactual_backed.search(s.text):
+        return True
+    return nxt is not None and not (nxt.is_code or nxt.is_heading) and cc.counterfactual_backed.search(nxt.text) is not None
+
+
+def _null_result(cc: Checklist, s: _Sentence, m: re.Match) -> bool:
+    """Is the result after the match's would/will denied ("would barely change", "will change nothing")?"""
+    wills = list(_WILL.finditer(m.group()))
+    if not wills:
+        return False
+    tail = s.text[m.start() + wills[-1].end(): m.end() + 12]
+    return cc.counterfactual_null.search(tail) is not None
 
 
 def _grounded(cc: Checklist, sentences: list[_Sentence], credited: Collection[tuple[str, str]],

@@ -1,0 +1,77 @@
+"""Round 38 mend of the audit rules (review RD, brief MD): honest texts lost points to round 38's new rules.
+
+1. A removal the student ran or measured (去掉 k2 之后，q1 的输出就变了 0.3; "which I measured"; "I measured a difference
+   of 0.002"), one said to be untested ("and I have not tested that"), and a result denied after its verb ("will change
+   nothing", "would barely change") were flagged as counterfactual overclaims. A counterfactual is an overclaim only when
+   asserted without a run or measurement (in its sentence or the next) and without an untested marker.
+2. "important" about the student's own procedure ("Key 2 is very important to check", "because it is important:
+   max_abs_error = ...") was an importance overclaim: a key is overclaimed only as important for an output, a query or
+   the model.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rubric.audit import grade_audit, load_checklist
+from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, kinds, make_heatmap
+
+FIGURE = make_heatmap()
+CHECKLIST = load_checklist()
+OPENER_EN = "Rows are queries, columns are keys.\n"
+OPENER_ZH = "行是 query，列是 key。\n"
+
+
+def _grade(text: str) -> dict:
+    return grade_audit(text, FIGURE, MEASURED_OK, CHECKLIST, weights=EXAMPLE_WEIGHTS)
+
+
+# --- 1. a removal run, measured or said untested ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    OPENER_ZH + "去掉 k2 之后，q1 的输出就变了 0.3。\n",
+    OPENER_ZH + "我把 k2 mask 掉以后，q1 的结果就不一样了（差 0.3）。\n",
+    OPENER_ZH + "如果去掉 k2，输出会变，不过我还没有验证过。\n",
+    OPENER_EN + "I ran the ablation: without k2, q1's output would shift by 0.3, which I measured.\n",
+    OPENER_EN + "Removing k0 would barely change the output: I measured a difference of 0.002.\n",
+    OPENER_EN + "Removing k2 would change the output only if its value vector differs, and I have not tested that.\n",
+    OPENER_EN + "I removed k2 and re-ran: without k2 the output would be different for this input.\n",
+    OPENER_EN + "Removing k2 would change q1's output.\nI measured a difference of 0.3 when I masked it.\n",
+    OPENER_EN + "Removing k0 will change nothing in the output.\n",
+    OPENER_EN + "Removing k0 would barely change the output.\n",
+])
+def test_a_removal_run_measured_untested_or_null_is_no_counterfactual_overclaim(text):
+    assert "overclaim" not in kinds(_grade(text))
+
+
+@pytest.mark.parametrize("text", [
+    OPENER_EN + "If I removed k2, the output would collapse.\n",
+    OPENER_EN + "Without k2, q1's output would collapse, since k2 has weight 0.67.\n",
+    OPENER_EN + "Removing k2 would change q1's output.\nq1 reads mostly from k2 (0.67).\n",
+    OPENER_ZH + "如果去掉 k2，输出一定会崩。k2 的权重是 0.67。\n",
+])
+def test_a_removal_asserted_beside_a_weight_of_the_figure_stays_an_overclaim(text):
+    assert "overclaim" in kinds(_grade(text))
+
+
+# --- 2. "important" about the student's procedure -------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    OPENER_EN + "Key 2 is very important to check, because a bug in the mask would show up there first.\n",
+    OPENER_EN + "I compared with the reference because it is important: max_abs_error = 2.6e-7.\n",
+    OPENER_EN + "I checked the row sums because it is important that the softmax runs over the keys.\n",
+    OPENER_EN + "k2 is crucial for the softmax row sum here: without its 0.67, q1's row would not add up to 1.\n",
+])
+def test_important_about_the_students_own_procedure_is_no_importance_overclaim(text):
+    assert "overclaim" not in kinds(_grade(text))
+
+
+@pytest.mark.parametrize("text", [
+    OPENER_EN + "k2 is very important for q1.\n",
+    OPENER_EN + "k2 is very important to the model.\n",
+    OPENER_EN + "k2 is the most relevant key.\n",
+    OPENER_EN + "q1 looks at k2 because it is important.\n",
+    OPENER_EN + "q1 looks at k2 because it is important for the output.\n",
+])
+def test_a_key_important_for_an_output_query_or_the_model_stays_an_overclaim(text):
+    assert "overclaim" in kinds(_grade(text))
