@@ -930,6 +930,34 @@ def _retracted_by_aside(cc: Checklist, text: str) -> int | None:
 _POINTER = re.compile(r"\b(?:that|this|it|so|as much)\b|这一?点|这件事|这个(?:结论|说法|判断|推断|解读)|这(?![张幅个份样里些])|它|此")
 
 
+# a key said again to cause or matter ("k2 still causes q1's output", 但 k2 显然导致了 q1 的输出), read in what follows a
+# denial's colon (review RD 4): the student takes the denial back
+_REASSERTED = re.compile(r"(?:\b[k]_?\d+|\bkey\s*\d+)\b[^.;:]{0,24}?\b(?:caus\w*|determin\w*|driv\w*|decid\w*|"
+                         r"important|matters?)\b|(?:k_?\d+|key\s*\d+)[^。；：]{0,12}(?:导致|决定|造成|驱动|最重要|更重要)",
+                         re.IGNORECASE)
+# ... unless the rest is denied, asked or left to a test ("whether k2 matters needs an ablation", 是否, 需要): no re-assertion
+_NEGATED_REST = re.compile(r"\b(?:not|no|never|cannot|can't|isn't|doesn't|don't|nor|whether|if|would|could|might|may|"
+                           r"needs?|needed|requires?|only|ablat\w*|interven\w*)\b|n't\b|不|无|没|非|未|否|是否|需要|才|消融|干预|可能")
+
+
+def _reasserts(cc: Checklist, text: str, start: int) -> bool:
+    """Does what follows the first colon after ``start`` in ``text`` state again, undenied, what the denial denied ("The
+    heatmap cannot show that: k2 still causes q1's output.")? Then the denial is taken back and denies nothing."""
+    colon = re.compile(r"[:：]").search(text, start)
+    if colon is None:
+        return False
+    rest = text[colon.end():]
+    said = _REASSERTED.search(rest) is not None or any(True for _m in cc.overclaim_patterns.finditer(rest))
+    return said and _NEGATED_REST.search(rest) is None
+
+
+def _claims_something(cc: Checklist, text: str) -> bool:
+    """Does ``text`` hold an overclaim or a counterfactual for a denial after it to deny? A true reading before the
+    denial ("q1 reads mostly from k2 (0.67). The figure alone cannot prove this.", "Each row sums to 1. The heatmap
+    cannot show that: I checked it in code.") is no claim; the denial must not take its credit away (review RD 5)."""
+    return any(True for _m in cc.overclaim_patterns.finditer(text)) or cc.counterfactual.search(text) is not None
+
+
 def _points_back_denial(cc: Checklist, text: str) -> bool:
     """Is ``text`` a denial of the sentence before it, naming it ("The heatmap cannot show that.", "That, the heatmap
     cannot show.", 这一点热力图无法说明。), all of the sentence or followed by its reason after a colon?"""
@@ -960,7 +988,8 @@ def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
         # closing denial does. A pointer is required there (a bare "The heatmap cannot show everything." names nothing),
         # and a denial of a topic ("Whether it holds for other seeds, the heatmap cannot show.") is no pointer.
         if not s.is_question and nxt is not None and nxt.para == s.para and not (nxt.is_code or nxt.is_heading) \
-                and _points_back_denial(cc, nxt.text) \
+                and _points_back_denial(cc, nxt.text) and not _reasserts(cc, nxt.text, 0) \
+                and _claims_something(cc, s.text) \
                 and not any(True for _c in _cue_spans(cc, s.text)):
             s.denied, s.rejected, s.denied_by_next = (0, len(s.text)), True, True
             continue
@@ -969,7 +998,7 @@ def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
             s.denied = (0, back)       # a negation before it is cancelled, a claim without one negated
             continue
         at = _rejection_at(cc, s.text)
-        if at is not None and not any(cs < at for cs, _ce in _cue_spans(cc, s.text)):
+        if at is not None and not any(cs < at for cs, _ce in _cue_spans(cc, s.text)) and not _reasserts(cc, s.text, at):
             s.denied, s.rejected = (0, at), True
 
 

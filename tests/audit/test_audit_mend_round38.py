@@ -7,6 +7,10 @@
 2. "important" about the student's own procedure ("Key 2 is very important to check", "because it is important:
    max_abs_error = ...") was an importance overclaim: a key is overclaimed only as important for an output, a query or
    the model.
+4. A claim re-asserted after its denial's colon ("k2 causes q1's output. The heatmap cannot show that: k2 still causes
+   q1's output.", one sentence too) was cleared by the denial: the student takes the denial back, the claim stays.
+5. A next-sentence denial pointing back at a true reading ("Each row sums to 1. The heatmap alone cannot show that: I
+   checked row_sum_error = 1.1e-7 in code.") took the reading's credit: only a sentence holding a claim is denied.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import pytest
 
 from rubric.audit import grade_audit, load_checklist
-from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, kinds, make_heatmap
+from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, items, kinds, make_heatmap
 
 FIGURE = make_heatmap()
 CHECKLIST = load_checklist()
@@ -75,3 +79,39 @@ def test_important_about_the_students_own_procedure_is_no_importance_overclaim(t
 ])
 def test_a_key_important_for_an_output_query_or_the_model_stays_an_overclaim(text):
     assert "overclaim" in kinds(_grade(text))
+
+
+# --- 4. a claim re-asserted after its denial ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    OPENER_EN + "k2 causes q1's output. The heatmap cannot show that: k2 still causes q1's output.\n",
+    OPENER_EN + "k2 causes q1's output, the heatmap cannot show that: k2 still causes q1's output.\n",
+    OPENER_EN + "k2 is the most important key. The figure cannot prove that: but k2 is obviously the most important key.\n",
+    OPENER_ZH + "k2 导致了 q1 的输出。这一点热力图无法说明：但 k2 显然导致了 q1 的输出。\n",
+])
+def test_a_claim_reasserted_after_its_denials_colon_stays_an_overclaim(text):
+    r = _grade(text)
+    assert "overclaim" in kinds(r) and items(r)["limits"]["points"] == 0, (kinds(r), items(r)["limits"]["points"])
+
+
+@pytest.mark.parametrize("text", [
+    OPENER_EN + "k2 causes q1's output. The heatmap cannot show that: whether k2 matters needs an ablation.\n",
+    OPENER_EN + "k2 causes q1's output. The heatmap cannot show that: a weight is how much q1 reads from k2.\n",
+    OPENER_ZH + "k2 导致了 q1 的输出。这一点热力图无法说明：k2 是否导致输出需要做消融。\n",
+])
+def test_a_denial_whose_reason_asks_or_explains_still_denies_the_claim(text):
+    r = _grade(text)
+    assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] == 1.5, (kinds(r), items(r)["limits"]["points"])
+
+
+# --- 5. a denial after a true reading -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "plain"), [
+    (OPENER_EN + "Each row sums to 1. The heatmap alone cannot show that: I checked row_sum_error = 1.1e-7 in code.\n",
+     OPENER_EN + "Each row sums to 1.\n"),
+    (OPENER_EN + "q1 reads mostly from k2 (0.67). The figure alone cannot prove this.\n",
+     OPENER_EN + "q1 reads mostly from k2 (0.67).\n"),
+])
+def test_a_denial_pointing_back_at_a_true_reading_keeps_its_credit(text, plain):
+    got, want = items(_grade(text))["figure_reading"]["points"], items(_grade(plain))["figure_reading"]["points"]
+    assert got == want > 1, (got, want)
