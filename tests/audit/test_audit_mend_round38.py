@@ -11,6 +11,10 @@
    q1's output.", one sentence too) was cleared by the denial: the student takes the denial back, the claim stays.
 5. A next-sentence denial pointing back at a true reading ("Each row sums to 1. The heatmap alone cannot show that: I
    checked row_sum_error = 1.1e-7 in code.") took the reading's credit: only a sentence holding a claim is denied.
+6. Counterfactual, importance and intent wordings round 38 missed: an imperative ("Take k2 away and q1's output falls
+   apart"), an inverted condition ("Should k2 be removed", "Were k2 masked"), k2 一旦被去掉, 没有 k2，…, 如果 k2 被 mask 掉;
+   "The most relevant key for q1 is k2", 对 q1 来说，最重要的 key 是 k2, "The model decides based on k2", 模型是靠 k2 做出
+   决定的, "The model prefers k2", "k2 is what the model uses to make its decision".
 """
 
 from __future__ import annotations
@@ -115,3 +119,35 @@ def test_a_denial_whose_reason_asks_or_explains_still_denies_the_claim(text):
 def test_a_denial_pointing_back_at_a_true_reading_keeps_its_credit(text, plain):
     got, want = items(_grade(text))["figure_reading"]["points"], items(_grade(plain))["figure_reading"]["points"]
     assert got == want > 1, (got, want)
+
+
+# --- 6. wordings round 38 missed ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    OPENER_EN + "Take k2 away and q1's output falls apart.\n",
+    OPENER_EN + "Should k2 be removed, q1's output would collapse.\n",
+    OPENER_EN + "Were k2 masked, the output would change completely.\n",
+    OPENER_ZH + "k2 一旦被去掉，q1 的输出就会崩。\n",
+    OPENER_ZH + "没有 k2，q1 的输出会完全不同。\n",
+    OPENER_ZH + "如果 k2 被 mask 掉，q1 的输出一定会变。\n",
+    OPENER_EN + "The most relevant key for q1 is k2.\n",
+    OPENER_ZH + "对 q1 来说，最重要的 key 是 k2。\n",
+    OPENER_EN + "The model decides based on k2.\n",
+    OPENER_ZH + "模型是靠 k2 做出决定的。\n",
+    OPENER_EN + "The model prefers k2.\n",
+    OPENER_EN + "k2 is what the model uses to make its decision.\n",
+])
+def test_counterfactual_importance_and_intent_in_other_wordings_are_overclaims(text):
+    assert "overclaim" in kinds(_grade(text))
+
+
+@pytest.mark.parametrize("text", [
+    OPENER_EN + "Take k2 away and check whether q1's output changes.\n",
+    OPENER_EN + "Next I will remove k2 and check if the output will change.\n",
+    OPENER_EN + "The most relevant key for q1 is not necessarily k2.\n",
+    OPENER_ZH + "对 q1 来说，最重要的 key 是不是 k2，这张图说明不了。\n",
+    OPENER_ZH + "模型是不是靠 k2 做决定，需要消融才能知道。\n",
+    OPENER_ZH + "如果 k2 被 mask 掉，q1 的输出会不会变，需要做消融才能知道。\n",
+])
+def test_the_same_wordings_asked_denied_or_planned_are_no_overclaim(text):
+    assert "overclaim" not in kinds(_grade(text))
