@@ -15,6 +15,7 @@
    apart"), an inverted condition ("Should k2 be removed", "Were k2 masked"), k2 一旦被去掉, 没有 k2，…, 如果 k2 被 mask 掉;
    "The most relevant key for q1 is k2", 对 q1 来说，最重要的 key 是 k2, "The model decides based on k2", 模型是靠 k2 做出
    决定的, "The model prefers k2", "k2 is what the model uses to make its decision".
+7. A heading's digit ("## Limits (4)") let a list of denials escape the cap at half the limits: a heading reads nothing.
 """
 
 from __future__ import annotations
@@ -151,3 +152,15 @@ def test_counterfactual_importance_and_intent_in_other_wordings_are_overclaims(t
 ])
 def test_the_same_wordings_asked_denied_or_planned_are_no_overclaim(text):
     assert "overclaim" not in kinds(_grade(text))
+
+
+# --- 7. a heading grounds no denial list ----------------------------------------------------------------------------
+
+DENIALS = ("The heatmap cannot show causation. It cannot show feature importance. It cannot show the true mechanism. "
+           "One small example does not generalise to other inputs.\n")
+
+
+def test_a_headings_digit_does_not_lift_a_denial_lists_cap():
+    plain, headed = _grade(DENIALS), _grade("## Limits (4)\n" + DENIALS)
+    assert items(headed)["limits"]["points"] == items(plain)["limits"]["points"] == 2, \
+        (items(headed)["limits"]["points"], items(plain)["limits"]["points"])
