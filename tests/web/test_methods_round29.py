@@ -24,7 +24,8 @@ def allow(resp) -> set[str]:
 
 def test_every_address_answers_a_method_it_does_not_take_with_405_and_allow(app, client):
     for url, methods in addresses(app).items():
-        for method in ("PUT", "DELETE"):
+        # a method some address takes (DELETE /api/v1/regrades/<id>, round 38) is tried on the others only
+        for method in sorted({"PUT", "DELETE", "PATCH"} - methods):
             resp = client.open(url, method=method)
             assert resp.status_code == 405, (url, method, resp.status_code)
             assert allow(resp) == methods, (url, resp.headers.get("Allow"))
