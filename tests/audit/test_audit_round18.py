@@ -98,6 +98,7 @@ def test_the_essay_of_the_gaming_corpus_with_a_cell_read_scores_2(checklist):
     assert r["score"] == 3 and items(r)["limits"]["points"] == 0, _detail(r)
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 @pytest.mark.parametrize("folder", [HONEST, VALIDATION])
 def test_the_rule_changes_no_score_of_an_honest_or_validation_audit(folder, checklist):
     """Every text of these folders grades as it did without the rule (min_reading_share 0): most read their figure

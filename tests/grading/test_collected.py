@@ -20,6 +20,7 @@ CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_bytes()
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_gradings_reuse_one_collected_session_that_the_parent_never_runs(executor):
     first = grade(GradeInput(code=CORRECT), "attention", executor)
     collected = collected_suite("attention", suite_state("attention").suite)

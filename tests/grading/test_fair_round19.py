@@ -301,6 +301,7 @@ def _review_cpu(source: str) -> float:
     return usage.ru_utime + usage.ru_stime - before
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_the_new_readings_stay_cheap_on_pathological_files():
     """Near the review's node limit, every getattr a loop over literals (a product of f-string parts
     capped at MAX_NAME_CHOICES), every parameter default picking from a registry (also kept on self, its

@@ -52,6 +52,7 @@ def _run(probe: str) -> None:
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-2000:]
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_the_settings_load_no_dynamo_and_answer_as_torch_does():
     """In a child with the zygote's stand-ins: torch's answers and torch's TypeError for a backend that is neither a
     name nor callable, with torch._dynamo never imported."""

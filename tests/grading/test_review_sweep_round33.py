@@ -154,6 +154,7 @@ def test_the_data_names_imported_from_a_submodule_are_the_packages_own_objects()
                     assert getattr(sub, name) is getattr(pkg, name), f"{package}.{info.name}.{name}"
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_the_compiler_settings_the_review_passes_load_neither_dynamo_nor_inductor_in_the_jail():
     """Each name of static.COMPILER_SETTINGS and every guard filter, called as a student would, in a child with the
     zygote's stand-ins (grading and grader_tests are kept apart by the layering, so the review's list is handed over);

@@ -33,6 +33,7 @@ CLASSES = {
 }
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 @pytest.mark.parametrize("name", list(CLASSES))
 def test_a_script_module_subclass_cannot_switch_torchscript_back_on_in_the_jail(name):
     probe = PREPARED + CLASSES[name] + (
@@ -45,6 +46,7 @@ def test_a_script_module_subclass_cannot_switch_torchscript_back_on_in_the_jail(
     assert done.returncode == 0, done.stderr[-2000:]
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_a_metaclass_mixed_in_beside_script_meta_still_runs_its_own_init_in_the_jail():
     # torch's ScriptMeta ends with super().__init__, so a metaclass beside it runs; the jail's does the same.
     probe = PREPARED + (

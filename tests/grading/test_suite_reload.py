@@ -6,6 +6,8 @@ from __future__ import annotations
 import shutil
 import uuid
 
+import pytest
+
 from grading.runner import GradeInput, grade
 from rubric.loader import RUBRIC_ROOT, SUITE_ROOT
 from tests.grading.helpers import SUBMISSIONS
@@ -13,6 +15,7 @@ from tests.grading.helpers import SUBMISSIONS
 CORRECT = (SUBMISSIONS / "correct" / "reference.py").read_bytes()
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_an_edited_test_is_picked_up_with_a_new_grader_version(executor):
     name = f"attention_copy_{uuid.uuid4().hex[:8]}"
     suite, rubric = SUITE_ROOT / name, RUBRIC_ROOT / name

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -15,6 +17,7 @@ def collected(*args: str) -> list[str]:
     return [line for line in out.splitlines() if "::" in line]
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_tests_using_the_database_are_marked_postgres_and_no_others():
     web = collected("tests/web/test_two_assignments.py")
     fast = collected("-m", "not postgres", "tests/web/test_two_assignments.py")
@@ -23,6 +26,7 @@ def test_tests_using_the_database_are_marked_postgres_and_no_others():
     assert collected("-m", "postgres", "tests/web/test_two_assignments.py") == [t for t in web if t not in fast]
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_tests_without_the_database_stay_in_the_fast_lane():
     fast = collected("-m", "not postgres", "tests/layering/test_dependencies.py", "tests/grading/test_rubric.py")
     assert any("test_dependencies" in t for t in fast) and any("test_rubric" in t for t in fast)

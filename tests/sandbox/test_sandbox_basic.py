@@ -292,6 +292,7 @@ def test_many_sessions_are_fast_and_clean(executor):
     assert_healthy(executor)
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_a_session_that_cannot_start_closes_everything_it_opened_and_writes_nowhere_later():
     """The zygote is gone: opening a session fails as the sandbox's failure, leaves no descriptor
     open, and its finaliser never writes to a descriptor number that something else reuses."""

@@ -129,6 +129,7 @@ def test_errors_of_module_functions_name_the_student_line(executor):
 PANDAS_PROBE = "import sys\nBEFORE = 'pandas' in sys.modules\nimport pandas\n\ndef before():\n    return BEFORE\n"
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_preloaded_packages_are_already_imported_when_the_student_module_loads(executor):
     from grading.sandbox import Executor
     from tests.sandbox.helpers import TEST_LIMITS, wait_no_leftovers

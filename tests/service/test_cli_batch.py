@@ -66,6 +66,7 @@ def test_a_folder_per_student_costs_one_start_plus_warm_gradings(tmp_path):
     assert warm[len(warm) // 2] < wall / 4, (warm, wall)
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_audit_and_figure_flags_are_refused_in_a_batch(tmp_path):
     res = grade(str(CORRECT), str(FAULTY), "--audit", str(AUDIT))
     assert res.returncode == 2 and res.stderr.startswith("error: ") and "--audit" in res.stderr

@@ -72,11 +72,13 @@ def _check(app, expected: dict[int, str]) -> None:
         db.engine.dispose()
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_the_upgrade_normalises_stored_emails_and_keeps_colliding_accounts_on_sqlite(tmp_path):
     app = make_app(tmp_path, f"sqlite:///{tmp_path / 'db.sqlite'}", CELERY_BROKER_URL="memory://")
     _check(app, _seed_and_upgrade(app))
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 @pytest.mark.postgres
 def test_the_upgrade_normalises_stored_emails_and_keeps_colliding_accounts_on_postgres(tmp_path):
     with app_on_scratch_postgres(tmp_path, "autograder_emails") as app:

@@ -84,6 +84,7 @@ def _statements_of_a_wait(app, client, wait: float) -> tuple[int, int]:
     return len(seen) - version_reads, version_reads
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_a_wait_reads_one_statement_per_check_whatever_the_number_of_attempts(app, client, web, course,
                                                                               alice_graded):
     web.login(client, course["alice"])

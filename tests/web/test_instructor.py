@@ -348,6 +348,7 @@ def test_roster_import_creates_updates_and_reports_bad_lines(client, web, course
     assert db.session.query(User).filter_by(email="alice@example.edu").one().name == "Alice W."
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_a_student_page_of_many_large_attempts_costs_bounded_cpu(client, web, course):
     # Every attempt's code and audit on the page (?show=all): ten 64,000-character files took 10 s of a web
     # thread (Pygments), and an audit carried to every attempt was rendered once per attempt.

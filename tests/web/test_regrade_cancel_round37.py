@@ -96,6 +96,7 @@ def test_cancel_of_a_batch_with_nothing_queued_changes_nothing(client, web, cour
     assert db.session.get(RegradeBatch, batch.id).runs_cancelled == 0
 
 
+@pytest.mark.slow  # 5-30 s: off the fast lane's 10-minute budget (stop 43 durations run)
 def test_a_cancel_racing_a_workers_claims_leaves_each_run_claimed_or_cancelled(app, web, factory):
     """PostgreSQL serialises the cancel's guarded DELETE and each claim's guarded UPDATE on a run's row:
     every run ends exactly one way, and the count of running runs the cancel reports is the claims'."""
