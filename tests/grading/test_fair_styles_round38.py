@@ -5,13 +5,18 @@ session (tests/grading/helpers.graded_corpus_file, shared with test_grading's fa
 
 The lane is each round's: rounds 29-33 checked a few files in the fast lane, rounds 34-37 their many new styles in
 the slow one, as do round 38's (test_grading.test_correct_styles_get_full_code_marks grades them all for their 85 points fast).
+Round 39's ten styles come with a faulty twin each: the same file with one fault put in, which must lose points in the
+category its header declares and be named as declared (the twins are graded with the rest of the corpus too).
 """
 
 from __future__ import annotations
 
+import difflib
+
 import pytest
 
-from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
+from tests.grading.helpers import SUBMISSIONS, expected_category, graded_corpus_file
+from tests.grading.test_fair_corpus import _declared, _named
 from tests.grading.test_fair_round30 import _code_score, _failed
 
 CORRECT = SUBMISSIONS / "correct"
@@ -51,10 +56,15 @@ SLOW = {
     38: ["r38_pytorch_docs_sdpa_math_reference", "r38_hf_pix2struct_transpose_3_2",
          "r38_annotated_diffusion_d_first_einsum", "r38_fastai_course22p2_heads_in_batch",
          "r38_hf_kosmos2_scaled_query_shape"],
+    # round 39: ten more public projects, each with a faulty twin (TWINS below)
+    39: ["r39_picogpt_split_heads_hstack", "r39_cvt_einsum_operand_list", "r39_uvit_rearrange_uppercase_axes",
+         "r39_trax_logsumexp_dot_product", "r39_google_bert_tf_transpose_for_scores",
+         "r39_pytorch112_functional_baddbmm", "r39_sagan_channels_first_bmm", "r39_pytorch_forecasting_tft_sdpa",
+         "r39_glide_bthc_sqrt_sqrt_scale", "r39_gemma_jax_port_k_mask"],
 }
 ROUNDS = FAST | SLOW
 # how many new styles each round said it added (its own count, kept as its test had it)
-ADDED = {34: 22, 35: 20, 36: 20, 37: 12, 38: 5}
+ADDED = {34: 22, 35: 20, 36: 20, 37: 12, 38: 5, 39: 10}
 
 STYLES = [pytest.param(name, id=f"r{rnd}-{name}") for rnd, names in FAST.items() for name in names] + \
     [pytest.param(name, id=f"r{rnd}-{name}", marks=pytest.mark.slow) for rnd, names in SLOW.items() for name in names]
@@ -67,7 +77,7 @@ def test_each_rounds_styles_are_in_the_corpus(rnd):
     assert len(set(names)) == ADDED.get(rnd, len(names))
 
 
-@pytest.mark.parametrize("rnd", [37, 38])
+@pytest.mark.parametrize("rnd", [37, 38, 39])
 def test_the_rounds_styles_are_every_file_of_the_round_and_say_where_they_come_from(rnd):
     assert sorted(SLOW[rnd]) == sorted(p.stem for p in CORRECT.glob(f"r{rnd}_*.py"))
     for name in SLOW[rnd]:
@@ -80,3 +90,54 @@ def test_public_style_gets_full_marks_with_no_review_finding(executor, name):
     assert result["status"] == "graded", result["message"]
     assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
     assert _code_score(result) == 85
+
+
+# round 39: each new style's faulty twin, the correct file with one fault put in (declared in its header)
+FAULTY = SUBMISSIONS / "faulty"
+TWINS = {
+    "r39_picogpt_split_heads_hstack": "r39_picogpt_softmax_without_max",
+    "r39_cvt_einsum_operand_list": "r39_cvt_scale_by_dim_out",
+    "r39_uvit_rearrange_uppercase_axes": "r39_uvit_heads_split_d_first",
+    "r39_trax_logsumexp_dot_product": "r39_trax_split_without_transpose",
+    "r39_google_bert_tf_transpose_for_scores": "r39_google_bert_adder_from_padding",
+    "r39_pytorch112_functional_baddbmm": "r39_pytorch112_key_value_from_query",
+    "r39_sagan_channels_first_bmm": "r39_sagan_energy_unscaled",
+    "r39_pytorch_forecasting_tft_sdpa": "r39_tft_softmax_dim2_kept",
+    "r39_glide_bthc_sqrt_sqrt_scale": "r39_glide_sqrt_on_both_sides",
+    "r39_gemma_jax_port_k_mask": "r39_gemma_merge_without_transpose",
+}
+
+
+def _changed_lines(correct: str, twin: str) -> list[str]:
+    """The lines of ``twin``'s code (its three header lines left out) that differ from ``correct``'s."""
+    body = twin.splitlines()[3:]
+    return [d for d in difflib.unified_diff(correct.splitlines(), body, lineterm="", n=0)
+            if d[:1] in "+-" and d[:3] not in ("+++", "---")]
+
+
+def test_every_round_39_style_has_a_twin_that_differs_by_its_declared_fault_only():
+    assert sorted(TWINS) == sorted(SLOW[39])
+    assert sorted(TWINS.values()) == sorted(p.stem for p in FAULTY.glob("r39_*.py"))
+    for name, twin in TWINS.items():
+        text = (FAULTY / f"{twin}.py").read_text(encoding="utf-8")
+        header = text.splitlines()[:3]
+        assert [h.split(":", 1)[0] for h in header] == ["# expect", "# diagnosis", "# fault"], twin
+        changed = _changed_lines((CORRECT / f"{name}.py").read_text(encoding="utf-8"), text)
+        # one fault: at most a few lines of the correct file changed, and some were
+        assert 0 < len(changed) <= 8, (twin, changed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("twin", sorted(TWINS.values()))
+def test_faulty_twin_loses_points_in_its_category_and_is_named_as_declared(executor, twin):
+    path = FAULTY / f"{twin}.py"
+    result = graded_corpus_file(executor, path)
+    assert result["status"] == "graded", result["message"]
+    category = expected_category(path)
+    assert result["categories"][category]["score"] < result["categories"][category]["max"]
+    assert _code_score(result) < 85
+    named, declared = _named(result), _declared(path)
+    if declared == ["none"]:    # no fault model matches it: described, never named
+        assert named == {}, named
+    else:
+        assert declared[0] in named and set(named) <= set(declared), (declared, named)
