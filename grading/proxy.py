@@ -24,7 +24,7 @@ import site
 import sys
 import sysconfig
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -165,12 +165,26 @@ def _grader_roots() -> tuple[tuple[str, bool], ...]:
     its Python imports from, the interpreter's own prefixes (the venv's and the Python it was made from: bin/,
     include/, lib/python311.zip) and site-packages (round 38, review RB), and the project."""
     paths = sysconfig.get_paths()
-    imported = {os.path.normpath(p) for p in (*sys.path, *site.getsitepackages(), sys.prefix, sys.base_prefix,
-                                              sys.exec_prefix, sys.base_exec_prefix, paths["stdlib"],
-                                              paths["platstdlib"], paths["purelib"], paths["platlib"])
-                if isinstance(p, str) and p.startswith("/")}
-    # a one-folder prefix (/usr) would hide the student's /usr/share/... too: its lib/pythonX.Y is in sys.path
-    roots = {p: True for p in imported if p.count("/") > 1} | {_PROJECT: False}
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    venvs = {p for p in prefixes if os.path.isfile(os.path.join(p, "pyvenv.cfg"))}
+    return grader_roots_of((*sys.path, *site.getsitepackages(), *venvs, paths["stdlib"], paths["platstdlib"],
+                            paths["purelib"], paths["platlib"], paths["include"], paths["platinclude"]),
+                           prefixes - venvs, _PROJECT)
+
+
+def grader_roots_of(imported: Iterable[str], prefixes: Iterable[str], project: str) -> tuple[tuple[str, bool], ...]:
+    """``_grader_roots`` of given folders: those Python imports from (a venv's folder is wholly the grader's), the
+    interpreter's installation prefixes and the project. Round 39: an installation prefix is no root itself, only
+    its bin/, include/ and lib/pythonX.Y folders are: a two-folder prefix (/usr/local) hid the student's own
+    /usr/local/x/attention.py. A one-folder folder (/usr) is never a root: it would hide the student's
+    /usr/share/... too (its lib/pythonX.Y is in sys.path)."""
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    under = (f"{prefix}/{folder}" for prefix in prefixes if isinstance(prefix, str)
+             for folder in ("bin", "include", "lib/" + version, f"lib/python{sys.version_info[0]}{sys.version_info[1]}"
+                            ".zip"))
+    folders = {os.path.normpath(p) for p in (*imported, *under) if isinstance(p, str) and p.startswith("/")}
+    bare = {os.path.normpath(p) for p in prefixes if isinstance(p, str)}
+    roots = {p: True for p in folders - bare if p.count("/") > 1} | {project: False}
     return tuple(sorted(roots.items(), key=lambda item: -len(item[0])))
 
 
@@ -184,8 +198,10 @@ def hide_grader_paths(text: str) -> str:
         lead, tail = whole[: len(whole) - len(core)], ""
         while core.endswith(".") and len(core) > 1:
             core, tail = core[:-1], tail + "."
-        if core == SANDBOX_WORKDIR or core.startswith(SANDBOX_WORKDIR + "/"):
-            return core[len(SANDBOX_WORKDIR) + 1:] or "."
+        # the jail's folder itself is no grader path (the student's os.getcwd()): kept; a file in it is the
+        # student's own, said by its name, which is also its path from that folder (round 39)
+        if core.startswith(SANDBOX_WORKDIR + "/") and core != SANDBOX_WORKDIR + "/":
+            return core[len(SANDBOX_WORKDIR) + 1:] + tail
         for root, keep in _grader_roots():
             if core == root:
                 return lead + "…" + tail
