@@ -924,7 +924,7 @@ def layers_built_per_call(source: str | None, cls_name: str) -> list[tuple[int, 
         for fn in node.body if isinstance(node, ast.ClassDef) else [node]:
             if isinstance(fn, ast.FunctionDef):
                 methods[(owner, fn.name)] = (owner, fn, fn not in tree.body)
-    reached = _reached(methods)
+    reached = _reached(methods, tree)
     called = {_self_attr(n.func) for key in reached for n in ast.walk(methods[key][1]) if isinstance(n, ast.Call)}
     found = set()
     for key in reached:
@@ -949,23 +949,69 @@ def _self_attr(node: ast.AST) -> str | None:
         and node.value.id == "self" else None
 
 
-def _reached(methods: dict[tuple[str, str], tuple[str, ast.FunctionDef, bool]]) -> set[tuple[str, str]]:
+def _reached(methods: dict[tuple[str, str], tuple[str, ast.FunctionDef, bool]],
+             tree: ast.Module | None = None) -> set[tuple[str, str]]:
     """The functions a forward (or __call__) of the family's classes reaches through ``self.m(...)`` and ``f(...)``
-    of the file's functions: what runs at each call of the module (a method only __init__ calls runs once)."""
-    todo = [key for key, (_, _, method) in methods.items() if method and key[1] in ("forward", "__call__")]
+    of the file's functions: what runs at each call of the module (a method only __init__ calls runs once). Round 39:
+    ``self.m(...)`` of a method the class inherits is followed to the class of its MRO that defines it, when the
+    file's classes and torch's alone make up that MRO (``tree`` given); else it is not followed."""
+    todo = [(key, key[0]) for key, (_, _, method) in methods.items() if method and key[1] in ("forward", "__call__")]
     seen: set[tuple[str, str]] = set()
+    done: set[tuple[tuple[str, str], str]] = set()
     while todo:
-        key = todo.pop()
-        if key in seen:
+        key, cls = todo.pop()
+        if (key, cls) in done:
             continue
+        done.add((key, cls))
         seen.add(key)
         for n in ast.walk(methods[key][1]):
-            if isinstance(n, ast.Call):
-                nxt = (key[0], _self_attr(n.func) or "") if _self_attr(n.func) else \
-                    (n.func.id, n.func.id) if isinstance(n.func, ast.Name) else None
-                if nxt in methods and nxt[1] != "__init__":
-                    todo.append(nxt)
+            if not isinstance(n, ast.Call):
+                continue
+            if (attr := _self_attr(n.func)) is not None:
+                # self is an instance of ``cls`` (the class whose forward runs), in a method it inherits too; an
+                # MRO that cannot be read follows only the class's own methods, from its own methods
+                mro = _mro(tree, cls) if tree is not None else None
+                if mro is None:
+                    mro = [key[0]] if tree is None or key[0] == cls else []
+                owner = next((c for c in mro if (c, attr) in methods), None)
+                nxt, self_cls = (None if owner is None else (owner, attr)), cls
+            else:
+                nxt = (n.func.id, n.func.id) if isinstance(n.func, ast.Name) else None
+                self_cls = n.func.id if isinstance(n.func, ast.Name) else cls
+            if nxt in methods and nxt[1] != "__init__":
+                todo.append((nxt, self_cls))
     return seen
+
+
+def _mro(tree: ast.Module, cls_name: str) -> list[str] | None:
+    """The MRO (C3) of the file's top-level class ``cls_name`` by class name, torch's bases left out; None when a
+    base is neither one of the file's top-level classes nor torch's (its methods are not known) or C3 fails."""
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    names = _torch_names(tree)
+
+    def line(name: str, depth: int = 0) -> list[str] | None:
+        cls = classes.get(name)
+        if cls is None or depth > 20:
+            return None
+        heads: list[list[str]] = []
+        for base in cls.bases:
+            if isinstance(base, ast.Name) and base.id in classes:
+                if (sub := line(base.id, depth + 1)) is None:
+                    return None
+                heads.append(sub)
+            elif not (_path(base, names) or "").startswith("torch."):
+                return None
+        heads.append([h[0] for h in heads])
+        out = [name]
+        while any(heads):
+            heads = [h for h in heads if h]
+            pick = next((h[0] for h in heads if not any(h[0] in t[1:] for t in heads)), None)
+            if pick is None:
+                return None
+            out.append(pick)
+            heads = [h[1:] if h[0] == pick else h for h in heads]
+        return out
+    return line(cls_name)
 
 
 def _draws_random(source: str | None, cls_name: str) -> bool:
@@ -1067,7 +1113,75 @@ def sdpa_weights(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None
         # Two models can coincide on one case (sqrt(H * dk) is dk where H == dk): each is tried on the probe.
         if cand is not None and _err(w, cand) < MATCH_TOL and _confirmed(student, fault, q, k, v, mask, False):
             return _sdpa_name(fault, False, student)
-    return None
+    return rows_off(w, q, k, v, mask, student=student)
+
+
+# The softmax models by the axis of [B, H, Nq, Nk] they normalise over.
+_AXIS_FAULTS = {0: "softmax_batch_axis", 1: "softmax_head_axis", 2: "softmax_query_axis"}
+_AXIS_NAMES = {0: ("the batch axis", "batch 轴"), 1: ("the head axis", "head 轴"), 2: ("the query axis", "query 轴")}
+
+
+def _sums(t: Tensor) -> str:
+    return ", ".join(f"{float(x):.4g}" for x in t)
+
+
+def rows_off(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,
+             student: SdpaCaller | None = None) -> Msg | None:
+    """Weights [B, H, Nq, Nk] whose rows do not sum to 1 over the keys but that do sum to 1 over another axis:
+    what was seen, and the axis the softmax ran over when a second case with every size >= 3 confirms it
+    (round 39). The fault models say nothing where that axis has size 1 (the hand example's one sample and one
+    head: every weight 1.0, a softmax over dim 0 and over dim 1 alike): this says what the numbers show there, and
+    quotes the softmax's line only when the probe has checked which axis it normalises. None when the rows sum
+    to 1 or no other axis does."""
+    if w.dim() != 4 or not torch.isfinite(w).all():
+        return None
+    wd, nk = w.double(), w.shape[-1]
+    rows = wd.sum(-1)
+    if bool(((rows - 1).abs() <= MATCH_TOL).all()):
+        return None
+    axes = [d for d in range(3) if bool(((wd.sum(d) - 1).abs() <= MATCH_TOL).all())]
+    if not axes:
+        return None
+    flat = rows.flatten()
+    sums = f"[{_sums(flat)}]" if flat.numel() <= 6 else f"{float(flat.min()):.4g} to {float(flat.max()):.4g}"
+    sums_zh = sums.replace(" to ", " 到 ")
+    over = [(d, *_AXIS_NAMES[d], w.shape[d]) for d in axes]
+    en = " and ".join(f"{name} (dim={d}, of size {n})" for d, name, _zh, n in over)
+    zh = "和 ".join(f"{name_zh}（dim={d}，大小为 {n}）" for d, _name, name_zh, n in over)
+    ones = bool(((wd - 1).abs() <= MATCH_TOL).all())
+    said = msg(f"the rows do not sum to 1 over the {nk} keys (row sums {sums}): the weights sum to 1 over {en}"
+               + (", so every weight is 1.0: a softmax over an axis of size 1 gives 1.0 everywhere" if ones else ""),
+               f"各行在 {nk} 个 key 上的和不为 1（行和为 {sums_zh}）：权重的和为 1 的是沿 {zh}的方向"
+               + ("，因此每个权重都是 1.0：沿大小为 1 的轴做 softmax，结果处处为 1.0" if ones else ""))
+    return cat(said, _axis_checked(w, q, k, v, mask, student, axes), sep=SEMI)
+
+
+def _axis_checked(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, student: SdpaCaller | None,
+                  axes: list[int]) -> Msg | None:
+    """Which of ``axes`` the softmax normalises over, with the softmax's line when the source shows it: checked on
+    the probe case, every size distinct and >= 3, where each axis's model is a different set of weights."""
+    if student is None:
+        return None
+    pq, pk, pv, pmask = probe_case(q, k, v, mask, distinct=True)
+    try:
+        _, got = student.sdpa(pq, pk, pv, pmask, return_weights=True)
+    except Feedback:
+        return None
+    if not isinstance(got, Tensor) or got.shape != (*pq.shape[:-1], pk.shape[-2]):
+        return None
+    found = [d for d in axes if (cand := _weights(_AXIS_FAULTS[d], pq, pk, pv, pmask)) is not None
+             and _err(got, cand) < MATCH_TOL]
+    if len(found) != 1:
+        return None
+    axis, source = found[0], _student_source(student)
+    sizes = list(pq.shape[:-1]) + [pk.shape[-2]]
+    if axis == 2:
+        line = source_lines.softmax_axis_note(source, "ScaledDotProductAttention")
+    else:
+        line = (axis == 1 and _implicit_dim(source, "ScaledDotProductAttention")) or \
+            source_lines.softmax_dim_note(source, "ScaledDotProductAttention", axis)
+    return cat(msg(f"on a second case of [B, H, Nq, Nk] = {sizes}, ", f"在 [B, H, Nq, Nk] = {sizes} 的第二个例子上，"),
+               FAULTS[_AXIS_FAULTS[axis]], line and msg("; ", "；"), line)
 
 
 def sdpa_output(out: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None, *,

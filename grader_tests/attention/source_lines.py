@@ -248,6 +248,22 @@ def softmax_axis_note(source: str | None, cls_name: str) -> Msg | None:
                f"{said['zh']}：请沿 key 所在的轴归一化")
 
 
+_AXES = {0: ("the batch axis", "batch 轴"), 1: ("the head axis", "head 轴"), 2: ("the query axis", "query 轴")}
+
+
+def softmax_dim_note(source: str | None, cls_name: str, axis: int) -> Msg | None:
+    """For weights normalised over ``axis`` (0, 1 or 2 of [B, H, Nq, Nk], confirmed on the numbers): the class's one
+    softmax, quoted, when its dim is written and is that axis (``x.softmax(0)``, ``torch.softmax(x, -3)``). None
+    otherwise (two softmaxes, a dim in a variable, another dim: what ran cannot be told from the line)."""
+    calls = _own_first(softmax_calls(source, cls_name), source, cls_name)
+    if len(calls) != 1 or calls[0][3] is _UNREAD or calls[0][3] not in (axis, axis - 4):
+        return None
+    line, owner, code, dim = calls[0]
+    where, (en, zh) = where_in(line, owner, cls_name), _AXES[axis]
+    return msg(f"{where['en']}: {code} normalises over dim={dim}, {en} of [B, H, Nq, Nk]",
+               f"{where['zh']}：{code} 沿 dim={dim} 归一化，即 [B, H, Nq, Nk] 中的 {zh}")
+
+
 def keys_first_note(source: str | None, cls_name: str) -> Msg | None:
     """For weights that are softmax(K Q^T) (confirmed on the numbers): the product of the class that lays
     the scores out keys first, quoted, or None when the class shows none."""
