@@ -4306,3 +4306,227 @@ def _bound_elsewhere(tree: ast.Module, name: str) -> bool:
     others = [n for n in tree.body if not isinstance(n, (*_DEFS,)) and (name in _bound(n) or any(
         (a.asname or a.name.split(".")[0]) == name for a in getattr(n, "names", []) if isinstance(a, ast.alias)))]
     return len(binders) != 1 or bool(others)
+
+
+# ============================================================================ a padding mask not broadcast (round 39)
+# PyTorch's words when two operands' sizes differ where neither is 1, and the failing line's mask operand.
+_BROADCAST = re.compile(r"The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton "
+                        r"dimension (\d+)")
+_SAME_SHAPE = frozenset({"float", "double", "half", "bool", "to", "masked_fill", "clone", "detach", "contiguous",
+                         "type", "long", "int", "logical_not", "__invert__"})
+_SCORES = ("B", "H", "Nq", "Nk")
+
+
+def _symbolic(node: ast.AST, shapes: dict[str, list[str]]) -> list[str] | None:
+    """The shape of ``node`` by the names of [B, Nk] (key_padding_mask's, the contract) and 1, as the code makes it
+    from a name of ``shapes``: same-shape calls, indexing with ``:`` / ``None``, unsqueeze, view/reshape by sizes read
+    from such a name (``pad.shape[0]``, ``x.size(1)``), 1 and one -1. None for anything else."""
+    if isinstance(node, ast.Name):
+        return list(shapes[node.id]) if node.id in shapes else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert | ast.Not):
+        return _symbolic(node.operand, shapes)
+    if isinstance(node, ast.Subscript):
+        base = _symbolic(node.value, shapes)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if base is None:
+            return None
+        out, axis = [], 0
+        for item in items:
+            if isinstance(item, ast.Constant) and item.value is None:
+                out.append("1")
+            elif isinstance(item, ast.Slice) and item.lower is None and item.upper is None and item.step is None \
+                    and axis < len(base):
+                out.append(base[axis])
+                axis += 1
+            else:
+                return None                          # an Ellipsis, an index, a bounded slice: not read
+        return out + base[axis:]
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return None
+    attr, args = node.func.attr, node.args
+    if attr in ("zeros", "ones", "zeros_like", "ones_like", "full_like", "empty_like") and args:
+        first = args[0]
+        if isinstance(first, ast.Attribute) and first.attr == "shape":
+            return _symbolic(first.value, shapes)
+        return _symbolic(first, shapes) if attr.endswith("_like") else None
+    if attr == "where" and len(args) == 3:
+        return _symbolic(args[0], shapes)
+    base = _symbolic(node.func.value, shapes)
+    if base is None:
+        return None
+    if attr in _SAME_SHAPE:
+        return base
+    if attr == "unsqueeze" and len(args) == 1 and (d := _int_literal(args[0])) is not None \
+            and -len(base) - 1 <= d <= len(base):
+        base.insert(d if d >= 0 else len(base) + 1 + d, "1")
+        return base
+    if attr in ("view", "reshape") and args and not node.keywords:
+        sizes = args[0].elts if len(args) == 1 and isinstance(args[0], ast.Tuple) else args
+        out: list[str | None] = []
+        for size in sizes:
+            n = _int_literal(size)
+            if n is not None:
+                out.append("1" if n == 1 else None if n == -1 else "?")
+            elif isinstance(size, ast.Subscript) and isinstance(size.value, ast.Attribute) \
+                    and size.value.attr == "shape" and (of := _symbolic(size.value.value, shapes)) is not None \
+                    and (i := _int_literal(size.slice)) is not None and -len(of) <= i < len(of):
+                out.append(of[i])
+            elif isinstance(size, ast.Call) and isinstance(size.func, ast.Attribute) and size.func.attr == "size" \
+                    and len(size.args) == 1 and (of := _symbolic(size.func.value, shapes)) is not None \
+                    and (i := _int_literal(size.args[0])) is not None and -len(of) <= i < len(of):
+                out.append(of[i])
+            else:
+                return None
+        rest = [s for s in base if s != "1"]
+        known = [s for s in out if s not in (None, "1")]
+        if "?" in out or out.count(None) > 1 or len(known) > len(rest):
+            return None
+        left = list(rest)
+        for s in known:
+            if s not in left:
+                return None
+            left.remove(s)
+        if out.count(None) == 1:
+            if len(left) != 1:
+                return None
+            out[out.index(None)] = left[0]
+        elif left:
+            return None
+        return [s for s in out if s is not None]
+    return None
+
+
+def _padding_shape(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> tuple[str, int, list[str]] | None:
+    """(name, line, shape) of the last assignment of ``fn`` that makes a name from ``param`` (key_padding_mask,
+    [B, Nk]) whose shape ``_symbolic`` reads; None when there is none, or when a name is assigned twice in a way
+    not read (what the mask is then cannot be told)."""
+    shapes: dict[str, list[str]] = {param: ["B", "Nk"]}
+    last = None
+    for node in sorted((n for n in ast.walk(fn) if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            continue
+        name = node.targets[0].id
+        shape = _symbolic(node.value, shapes)
+        if shape is None:
+            if name in shapes and name != param:
+                shapes.pop(name)
+                if last is not None and last[0] == name:
+                    last = None
+            continue
+        shapes[name] = shape
+        last = (name, node)
+    if last is None:
+        return None
+    return last[0], last[1].lineno, shapes[last[0]]
+
+
+def _aligned(shape: list[str]) -> list[str] | None:
+    """``shape`` right-aligned to the scores' four axes (a 1 added in front), None past four axes."""
+    return None if len(shape) > 4 else ["1"] * (4 - len(shape)) + shape
+
+
+def padding_broadcast_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
+    """For PyTorch's "The size of tensor a (X) must match the size of tensor b (Y) at non-singleton dimension d"
+    while the tests pass a key_padding_mask: the padding mask MultiHeadAttention makes, with its shape as the code
+    makes it from key_padding_mask [B, Nk], against the scores [B, H, Nq, Nk], when that shape, lined up from the
+    right, puts a size other than 1 and other than the scores' own at dimension d (what PyTorch says). None
+    otherwise (another message, no such mask in the source, a shape the code does not show, another dimension)."""
+    if not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE or not isinstance(message, str):
+        return None
+    if (mm := _MERGED.search(message)) is not None:
+        features, takes = int(mm.group(2)), int(mm.group(3))
+        if takes and features % takes == 0 and features // takes > 1:
+            return _padding_heads_note(source, lineno, features, takes)
+        return None
+    m = _BROADCAST.search(message)
+    if m is None or int(m.group(3)) > 3:
+        return None
+    return _padding_broadcast_note(source, lineno, int(m.group(1)), int(m.group(2)), int(m.group(3)))
+
+
+_MERGED = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
+
+
+def _the_padding(tree: ast.Module) -> tuple[str, str, int, list[str], ast.FunctionDef] | None:
+    """(class, name, line, shape, forward) of the one padding mask a class's forward makes from key_padding_mask."""
+    found = []
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        for fn in cls.body:
+            if isinstance(fn, ast.FunctionDef) and fn.name == "forward" and "key_padding_mask" in _parameters(fn):
+                if (made := _padding_shape(fn, "key_padding_mask")) is not None:
+                    found.append((cls.name, *made, fn))
+    return found[0] if len(found) == 1 else None
+
+
+@_bounded
+def _padding_heads_note(source: str, lineno: int, features: int, takes: int) -> Msg | None:
+    """Round 39: with one head, a padding mask whose size other than 1 falls on the head axis ([B, 1, Nk]) does not
+    fail where it meets the scores: broadcasting gives them that many heads, and the merged heads reach the output
+    projection with that many times its features ("mat1 and mat2 shapes cannot be multiplied (8x32 and 16x16)").
+    Said on a line of the class that makes the mask, when its other axes broadcast (the add did not fail)."""
+    try:
+        tree = parse_source(source)
+        made = None if tree is None else _the_padding(tree)
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    if made is None:
+        return None
+    owner, name, line, shape, fn = made
+    aligned = _aligned(shape)
+    if aligned is None or not fn.lineno <= lineno <= (fn.end_lineno or fn.lineno) or aligned[1] in ("1", "H") \
+            or aligned[2] not in ("1", "Nq") or aligned[3] not in ("1", "Nk") or aligned[0] not in ("1", "B"):
+        return None
+    mask, head = f"[{', '.join(shape)}]", aligned[1]
+    return msg(f"line {line} makes the padding mask {name} {mask} from key_padding_mask [B, Nk]; lined up from the "
+               f"right under the scores [B, H, Nq, Nk] (broadcasting's order), its {head} falls on the head axis: with "
+               f"H = 1, broadcasting gives the scores {head} heads instead of one, and the merged heads then have {head} "
+               f"times the features: here {features} where the layer takes {takes}. Make the mask [B, 1, 1, Nk], e.g. "
+               "key_padding_mask[:, None, None, :]",
+               f"第 {line} 行由 `key_padding_mask` [B, Nk] 得到了形状为 {mask} 的 padding mask `{name}`；按广播的规则从最后"
+               f"一维与 score [B, H, Nq, Nk] 对齐时，它的 {head} 落在 head 轴上：当 H = 1 时，广播使 score 有 {head} 个 "
+               f"head 而不是一个，合并各 head 后特征数就变成了 {head} 倍：这里是 {features}，而该层接受 {takes}。请把 mask "
+               "变成 [B, 1, 1, Nk]，例如 `key_padding_mask[:, None, None, :]`")
+
+
+@_bounded
+def _padding_broadcast_note(source: str, lineno: int, size_a: int, size_b: int, dim: int) -> Msg | None:
+    try:
+        tree = parse_source(source)
+        if tree is None:
+            return None
+        made = _the_padding(tree)
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    if made is None:
+        return None
+    owner, name, line, shape, _fn = made
+    aligned = _aligned(shape)
+    if aligned is None or not _mask_on_line(tree, lineno, name):
+        return None
+    # the mask lined up under the scores: right only as [B or 1, 1, 1, Nk]; PyTorch's dimension d must be an axis
+    # where the mask has a size other than 1 that is not the scores' own
+    if aligned[3] == "Nk" and aligned[1] == aligned[2] == "1" and aligned[0] in ("B", "1"):
+        return None
+    if aligned[dim] == "1" or aligned[dim] == _SCORES[dim]:
+        return None
+    mask, scores = f"[{', '.join(shape)}]", "[B, H, Nq, Nk]"
+    return msg(f"line {line} (in {owner}) makes the padding mask {name} {mask} from key_padding_mask [B, Nk]; "
+               f"broadcasting lines the axes up from the right, so against the scores {scores} its {aligned[dim]} "
+               f"meets the scores' {_SCORES[dim]} at dimension {dim}, where PyTorch says the sizes differ ({size_a} "
+               f"and {size_b}): make it [B, 1, 1, Nk], e.g. key_padding_mask[:, None, None, :], so that it reaches "
+               "every head and every query",
+               f"第 {line} 行（在 {owner} 中）由 `key_padding_mask` [B, Nk] 得到了形状为 {mask} 的 padding mask `{name}`；"
+               f"广播从最后一维开始对齐，因此与 score {scores} 相比，它的 {aligned[dim]} 对上了 score 的 "
+               f"{_SCORES[dim]}，即 PyTorch 所说的大小不一致的第 {dim} 维（{size_a} 和 {size_b}）：请把它变成 "
+               "[B, 1, 1, Nk]，例如 `key_padding_mask[:, None, None, :]`，使它作用于每个 head 和每个 query")
+
+
+def _mask_on_line(tree: ast.Module, lineno: int, pad: str) -> bool:
+    """Whether the failing line reads the padding mask's name ``pad`` or a parameter with "mask" in its name of the
+    function it is in (the mask ScaledDotProductAttention is given): the line where the mask meets the scores."""
+    fn = _innermost_function(tree, lineno)
+    if fn is None:
+        return False
+    masks = {p for p in _parameters(fn) if "mask" in p.lower()} | {pad}
+    return any(isinstance(n, ast.Name) and n.id in masks and n.lineno <= lineno <= (n.end_lineno or n.lineno)
+               for n in ast.walk(fn))

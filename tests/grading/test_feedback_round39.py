@@ -133,3 +133,59 @@ def test_an_inherited_method_overridden_below_or_of_a_base_the_file_does_not_def
     for changed in (overridden, unknown):
         assert changed != src
         assert "builds" not in _layer_said(changed)["en"]
+
+
+# ------------------------------------------------------------------ a padding mask not broadcast
+class _Raised(Exception):
+    def __init__(self, kind: str, message: str, lineno: int | None):
+        super().__init__(message)
+        self.kind, self.message, self.lineno = kind, message, lineno
+
+
+def _error(src: str, message: str, line: int) -> dict:
+    from grading.proxy import student_error_text
+    said = student_error_text("MultiHeadAttention.forward", _Raised("RuntimeError", message, line), source=src)
+    assert english_in_zh(said["zh"].split("；", 1)[-1], frozenset({"score", "head", "query", "padding", "mask", "B",
+                                                                    "H", "Nq", "Nk", "inner"})) == [], said["zh"]
+    return said
+
+
+def _size(a: int, b: int, dim: int) -> str:
+    return f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension {dim}"
+
+
+ADD_LINE = 21         # scores = scores + additive_mask, in ScaledDotProductAttention.forward
+
+
+@pytest.mark.parametrize("name, shape, meets, message", [
+    ("pad_unsqueeze_1_only", "[B, 1, Nk]", "its B meets the scores' H at dimension 1", _size(4, 2, 1)),
+    ("pad_view_b_1_tk", "[B, 1, Nk]", "its B meets the scores' H at dimension 1", _size(4, 2, 1)),
+    ("pad_none_on_wrong_axis", "[B, Nk, 1, 1]", "its Nk meets the scores' H at dimension 1", _size(4, 8, 1)),
+    ("pad_view_b_tk_1_1", "[B, Nk, 1, 1]", "its Nk meets the scores' H at dimension 1", _size(4, 8, 1)),
+    ("pad_not_unsqueezed", "[B, Nk]", "its B meets the scores' Nq at dimension 2", _size(8, 2, 2)),
+])
+def test_a_padding_mask_not_broadcast_is_told_its_shape_against_the_scores(name, shape, meets, message):
+    said = _error(CASES[name], message, ADD_LINE)
+    assert f"line 58 (in MultiHeadAttention) makes the padding mask pad {shape} from key_padding_mask [B, Nk]; " \
+           f"broadcasting lines the axes up from the right, so against the scores [B, H, Nq, Nk] {meets}" in said["en"]
+    assert "make it [B, 1, 1, Nk], e.g. key_padding_mask[:, None, None, :]" in said["en"]
+    assert f"得到了形状为 {shape} 的 padding mask `pad`" in said["zh"]
+
+
+def test_the_padding_note_is_not_said_for_another_dimension_line_or_a_right_mask():
+    src = CASES["pad_unsqueeze_1_only"]
+    assert "padding mask" not in _error(src, _size(4, 2, 2), ADD_LINE)["en"]       # PyTorch names another axis
+    assert "padding mask" not in _error(src, _size(4, 2, 1), 19)["en"]             # a line without a mask
+    from tests.web.test_broken_uploads_round34 import BASE
+    assert "padding mask" not in _error(BASE, _size(4, 2, 1), ADD_LINE)["en"]     # [B, 1, 1, Nk]: right
+
+
+def test_one_head_with_a_padding_mask_on_the_head_axis_is_told_the_heads_it_made_not_only_the_layers_sizes():
+    said = _error(CASES["pad_unsqueeze_1_only"], "mat1 and mat2 shapes cannot be multiplied (8x32 and 16x16)", 62)
+    assert "line 58 makes the padding mask pad [B, 1, Nk] from key_padding_mask [B, Nk]; lined up from the right " \
+           "under the scores [B, H, Nq, Nk] (broadcasting's order), its B falls on the head axis: with H = 1, " \
+           "broadcasting gives the scores B heads instead of one" in said["en"]
+    assert "here 32 where the layer takes 16" in said["en"] and "当 H = 1 时，广播使 score 有 B 个 head 而不是一个" in said["zh"]
+    # [B, Nk] puts B on the query axis: no extra heads, the layer's note stays
+    other = _error(CASES["pad_not_unsqueezed"], "mat1 and mat2 shapes cannot be multiplied (8x32 and 16x16)", 62)
+    assert "padding mask" not in other["en"] and "that layer takes inputs" in other["en"]
