@@ -1097,9 +1097,11 @@ def with_source_line(key: str, student: object | None, cls_name: str, on_output:
 def _sdpa_name(fault: str, on_output: bool, student: object | None = None) -> Msg:
     if fault == "mask_ignored":
         return FAULTS["output_unmasked" if on_output else "weights_unmasked"]
-    if fault == "softmax_head_axis":
-        return cat(fault_name(fault, on_output), _implicit_dim(_student_source(student), "ScaledDotProductAttention"),
-                   sep=SEMI)
+    if fault in ("softmax_head_axis", "softmax_batch_axis"):
+        # round 39: a dim written as the axis the numbers show (torch.softmax(s, -3), s.softmax(0)) is quoted too
+        source, axis = _student_source(student), 1 if fault == "softmax_head_axis" else 0
+        return cat(fault_name(fault, on_output), (axis == 1 and _implicit_dim(source, "ScaledDotProductAttention"))
+                   or source_lines.softmax_dim_note(source, "ScaledDotProductAttention", axis), sep=SEMI)
     return with_source_line(fault, student, "ScaledDotProductAttention", on_output)
 
 
@@ -1143,15 +1145,19 @@ def rows_off(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = N
     if not axes:
         return None
     flat = rows.flatten()
-    sums = f"[{_sums(flat)}]" if flat.numel() <= 6 else f"{float(flat.min()):.4g} to {float(flat.max()):.4g}"
-    sums_zh = sums.replace(" to ", " 到 ")
+    low, high = float(flat.min()), float(flat.max())
+    if abs(high - low) <= MATCH_TOL:
+        sums, sums_zh = f"each {low:.4g}", f"均为 {low:.4g}"
+    else:
+        sums = f"[{_sums(flat)}]" if flat.numel() <= 6 else f"{low:.4g} to {high:.4g}"
+        sums_zh = "为 " + sums.replace(" to ", " 到 ")
     over = [(d, *_AXIS_NAMES[d], w.shape[d]) for d in axes]
     en = " and ".join(f"{name} (dim={d}, of size {n})" for d, name, _zh, n in over)
     zh = "和 ".join(f"{name_zh}（dim={d}，大小为 {n}）" for d, _name, name_zh, n in over)
     ones = bool(((wd - 1).abs() <= MATCH_TOL).all())
     said = msg(f"the rows do not sum to 1 over the {nk} keys (row sums {sums}): the weights sum to 1 over {en}"
                + (", so every weight is 1.0: a softmax over an axis of size 1 gives 1.0 everywhere" if ones else ""),
-               f"各行在 {nk} 个 key 上的和不为 1（行和为 {sums_zh}）：权重的和为 1 的是沿 {zh}的方向"
+               f"各行在 {nk} 个 key 上的和不为 1（行和{sums_zh}）：权重的和为 1 的是沿 {zh}的方向"
                + ("，因此每个权重都是 1.0：沿大小为 1 的轴做 softmax，结果处处为 1.0" if ones else ""))
     return cat(said, _axis_checked(w, q, k, v, mask, student, axes), sep=SEMI)
 

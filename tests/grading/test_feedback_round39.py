@@ -46,9 +46,9 @@ def _hand(student) -> dict:
     return said
 
 
-SEEN = "the rows do not sum to 1 over the 3 keys (row sums [3, 3]): the weights sum to 1 over the batch axis (dim=0, " \
+SEEN = "the rows do not sum to 1 over the 3 keys (row sums each 3): the weights sum to 1 over the batch axis (dim=0, " \
        "of size 1) and the head axis (dim=1, of size 1), so every weight is 1.0"
-SEEN_ZH = "各行在 3 个 key 上的和不为 1（行和为 [3, 3]）：权重的和为 1 的是沿 batch 轴（dim=0，大小为 1）和 head 轴（dim=1，" \
+SEEN_ZH = "各行在 3 个 key 上的和不为 1（行和均为 3）：权重的和为 1 的是沿 batch 轴（dim=0，大小为 1）和 head 轴（dim=1，" \
           "大小为 1）的方向，因此每个权重都是 1.0"
 
 
@@ -189,3 +189,13 @@ def test_one_head_with_a_padding_mask_on_the_head_axis_is_told_the_heads_it_made
     # [B, Nk] puts B on the query axis: no extra heads, the layer's note stays
     other = _error(CASES["pad_not_unsqueezed"], "mat1 and mat2 shapes cannot be multiplied (8x32 and 16x16)", 62)
     assert "padding mask" not in other["en"] and "that layer takes inputs" in other["en"]
+
+
+def test_a_softmax_over_the_head_or_batch_axis_written_with_its_dim_is_quoted_on_a_case_of_many_heads():
+    from grader_tests.attention.diagnose import sdpa_weights
+    q, k, v = torch.randn(2, 3, 4, 5), torch.randn(2, 3, 6, 5), torch.randn(2, 3, 6, 5)
+    for name, axis, line in (("softmax_torch_dim_minus3", 1, "line 22: torch.softmax(scores, -3) normalises over dim=-3"),
+                             ("softmax_method_dim0", 0, "line 22: scores.softmax(0) normalises over dim=0")):
+        student = _Student(CASES[name], lambda s, a=axis: torch.softmax(s, a))
+        said = sdpa_weights(student.sdpa(q, k, v, return_weights=True)[1], q, k, v, student=student)
+        assert said is not None and line in said["en"], name
