@@ -4458,20 +4458,25 @@ def _the_padding(tree: ast.Module) -> tuple[str, str, int, list[str], ast.Functi
     return found[0] if len(found) == 1 else None
 
 
+def _padding_of(source: str) -> tuple[ast.Module, tuple[str, str, int, list[str], ast.FunctionDef]] | None:
+    """The source's tree and ``_the_padding`` of it, or None."""
+    try:
+        tree = parse_source(source)
+        made = None if tree is None else _the_padding(tree)
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    return None if tree is None or made is None else (tree, made)
+
+
 @_bounded
 def _padding_heads_note(source: str, lineno: int, features: int, takes: int) -> Msg | None:
     """Round 39: with one head, a padding mask whose size other than 1 falls on the head axis ([B, 1, Nk]) does not
     fail where it meets the scores: broadcasting gives them that many heads, and the merged heads reach the output
     projection with that many times its features ("mat1 and mat2 shapes cannot be multiplied (8x32 and 16x16)").
     Said on a line of the class that makes the mask, when its other axes broadcast (the add did not fail)."""
-    try:
-        tree = parse_source(source)
-        made = None if tree is None else _the_padding(tree)
-    except (RecursionError, MemoryError, ValueError):
+    if (read := _padding_of(source)) is None:
         return None
-    if made is None:
-        return None
-    owner, name, line, shape, fn = made
+    _tree, (_owner, name, line, shape, fn) = read
     aligned = _aligned(shape)
     if aligned is None or not fn.lineno <= lineno <= (fn.end_lineno or fn.lineno) or aligned[1] in ("1", "H") \
             or aligned[2] not in ("1", "Nq") or aligned[3] not in ("1", "Nk") or aligned[0] not in ("1", "B"):
@@ -4490,16 +4495,9 @@ def _padding_heads_note(source: str, lineno: int, features: int, takes: int) -> 
 
 @_bounded
 def _padding_broadcast_note(source: str, lineno: int, size_a: int, size_b: int, dim: int) -> Msg | None:
-    try:
-        tree = parse_source(source)
-        if tree is None:
-            return None
-        made = _the_padding(tree)
-    except (RecursionError, MemoryError, ValueError):
+    if (read := _padding_of(source)) is None:
         return None
-    if made is None:
-        return None
-    owner, name, line, shape, _fn = made
+    tree, (owner, name, line, shape, _fn) = read
     aligned = _aligned(shape)
     if aligned is None or not _mask_on_line(tree, lineno, name):
         return None

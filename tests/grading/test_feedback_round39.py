@@ -199,3 +199,51 @@ def test_a_softmax_over_the_head_or_batch_axis_written_with_its_dim_is_quoted_on
         student = _Student(CASES[name], lambda s, a=axis: torch.softmax(s, a))
         said = sdpa_weights(student.sdpa(q, k, v, return_weights=True)[1], q, k, v, student=student)
         assert said is not None and line in said["en"], name
+
+
+# ------------------------------------------------------------------ the corpus, graded once
+EXPECTED = {  # (test id, words of its zh feedback)
+    "softmax_no_dim_on_x": ("test_hand_example", "第 22 行调用 F.softmax(scores) 时没有给出 dim"),
+    "softmax_method_dim0": ("test_hand_example", "scores.softmax(0) 沿 dim=0 归一化"),
+    "softmax_torch_dim_minus3": ("test_hand_example", "torch.softmax(scores, -3) 沿 dim=-3 归一化"),
+    "softmax_torch_dim_minus2": ("test_hand_example", "torch.softmax(scores, -2) 沿 dim=-2 归一化"),
+    "softmax_module_dim1": ("test_hand_example", "nn.Softmax(dim=1) 沿 dim=1 归一化"),
+    "softmax_dim_in_variable_1": ("test_hand_example", "权重在不同 head 之间做了归一化"),
+    "pad_none_on_wrong_axis": ("test_padding_keys_get_zero_weight", "形状为 [B, Nk, 1, 1] 的 padding mask"),
+    "pad_not_unsqueezed": ("test_padding_keys_get_zero_weight", "形状为 [B, Nk] 的 padding mask"),
+    "pad_view_b_1_tk": ("test_mha_single_head", "当 H = 1 时，广播使 score 有 B 个 head 而不是一个"),
+    "pad_unsqueeze_1_only": ("test_mha_single_head", "当 H = 1 时，广播使 score 有 B 个 head 而不是一个"),
+    "pad_view_b_tk_1_1": ("test_mha_single_head", "当 H = 1 时，广播使 score 有 Nk 个 head 而不是一个"),
+    "linear_built_in_inherited_method": ("test_deterministic", "（在 ProjectMixin 中）在每次调用都会执行的方法中"),
+}
+
+
+@pytest.fixture(scope="module")
+def graded(executor):
+    from grading.runner import GradeInput, grade
+    return {name: grade(GradeInput(code=code.encode()), "attention", executor) for name, code in CASES.items()}
+
+
+@pytest.mark.slow
+def test_every_corpus_file_is_told_what_was_seen_in_both_languages_and_no_other_axis_or_mask(graded):
+    import sys
+
+    from tests.grading.helpers import code_names
+
+    assert set(EXPECTED) == set(CASES)
+    for name, result in graded.items():
+        assert result["status"] == "graded", (name, result.get("message"))
+        tests = {t["id"]: t for t in result["tests"]}
+        test, words = EXPECTED[name]
+        said = tests[test]["feedback"]
+        assert tests[test]["outcome"] != "passed" and words in said["zh"], (name, said["zh"])
+        code = code_names(CASES[name]) | frozenset(sys.stdlib_module_names) | frozenset({"score", "head", "query",
+                                                                                         "padding", "mask", "B", "H",
+                                                                                         "Nq", "Nk", "inner"})
+        for t in result["tests"]:
+            fb = t.get("feedback")
+            if isinstance(fb, dict):
+                assert english_in_zh(fb["zh"], code) == [], (name, t["id"], fb["zh"])
+                # never wrong: a padding file is not told of a softmax axis, a softmax file of a padding mask
+                assert not (name.startswith("pad") and "normalised across" in fb["en"]), (name, t["id"])
+                assert not (name.startswith("softmax") and "padding mask" in fb["en"]), (name, t["id"])
