@@ -16,6 +16,7 @@ import ast
 import difflib
 import functools
 import importlib.util
+import itertools
 import re
 import sys
 import textwrap
@@ -4325,6 +4326,13 @@ def _symbolic(node: ast.AST, shapes: dict[str, list[str]]) -> list[str] | None:
         return list(shapes[node.id]) if node.id in shapes else None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert | ast.Not):
         return _symbolic(node.operand, shapes)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.Div):
+        # a number on one side (``mask.float() * -1e9``, ``(1.0 - mask) * -10000.0``) keeps the other's shape
+        if _scalar(node.left):
+            return _symbolic(node.right, shapes)
+        if _scalar(node.right):
+            return _symbolic(node.left, shapes)
+        return None
     if isinstance(node, ast.Subscript):
         base = _symbolic(node.value, shapes)
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -4396,17 +4404,75 @@ def _symbolic(node: ast.AST, shapes: dict[str, list[str]]) -> list[str] | None:
     return None
 
 
+# Statements whose body may run many times or stop part way: a name bound inside is not read in line order.
+_REPEATS = (ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith, *(
+    (ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+
+
+def _scalar(node: ast.AST) -> bool:
+    """Whether ``node`` is a number written out: 1.0, -1e9, float("-inf"), -float("inf")."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        return _scalar(node.operand)
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float)
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float" \
+        and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant) \
+        and isinstance(node.args[0].value, str) and node.args[0].value.strip().lower().lstrip("+-") in ("inf", "infinity")
+
+
+def _unsure_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names of ``fn`` whose value at the end cannot be told from its assignments read in line order (round 39,
+    review RC): one bound inside a loop, a try or a with, one assigned in more than one block (``pad = ...`` then
+    ``if ...: pad = ...``, if/else branches), one bound otherwise than by ``name = ...`` (``+=``, a tuple, a for
+    target, ``:=``), one an in-place method is called on (``pad.unsqueeze_(2)``)."""
+    blocks: dict[str, set[int]] = {}
+    unsure: set[str] = set()
+    simple: set[int] = set()
+    count = itertools.count(1)
+
+    def block(stmts: list[ast.stmt], number: int, repeated: bool) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                blocks.setdefault(stmt.targets[0].id, set()).add(number)
+                simple.add(id(stmt.targets[0]))
+                if repeated:
+                    unsure.add(stmt.targets[0].id)
+            inner = repeated or isinstance(stmt, _REPEATS)
+            for field in ("body", "orelse", "finalbody"):
+                if isinstance(stmts_of := getattr(stmt, field, None), list) and stmts_of \
+                        and isinstance(stmts_of[0], ast.stmt):
+                    block(stmts_of, next(count), inner)
+            for part in (*getattr(stmt, "handlers", ()), *getattr(stmt, "cases", ())):
+                block(part.body, next(count), inner)
+
+    block(fn.body, 0, False)
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del) and id(node) not in simple:
+            unsure.add(node.id)            # a tuple, +=, a for or with target, :=, del
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.attr.endswith("_") \
+                and not node.func.attr.endswith("__"):
+            unsure.add(node.func.value.id)  # changed in place: its shape is no longer its assignment's
+    return unsure | {name for name, where in blocks.items() if len(where) > 1}
+
+
 def _padding_shape(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> tuple[str, int, list[str]] | None:
     """(name, line, shape) of the last assignment of ``fn`` that makes a name from ``param`` (key_padding_mask,
     [B, Nk]) whose shape ``_symbolic`` reads; None when there is none, or when a name is assigned twice in a way
-    not read (what the mask is then cannot be told)."""
+    not read (what the mask is then cannot be told). A name ``_unsure_names`` gives is never read (round 39,
+    review RC: ``while pad.dim() < 4: pad = pad.unsqueeze(1)`` made [B, 4, Nk] out of a right mask)."""
+    unsure = _unsure_names(fn)
+    if param in unsure:
+        return None
     shapes: dict[str, list[str]] = {param: ["B", "Nk"]}
     last = None
     for node in sorted((n for n in ast.walk(fn) if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
             continue
         name = node.targets[0].id
-        shape = _symbolic(node.value, shapes)
+        shape = None if name in unsure else _symbolic(node.value, shapes)
         if shape is None:
             if name in shapes and name != param:
                 shapes.pop(name)
@@ -4425,17 +4491,21 @@ def _aligned(shape: list[str]) -> list[str] | None:
     return None if len(shape) > 4 else ["1"] * (4 - len(shape)) + shape
 
 
-def padding_broadcast_note(source: str | None, lineno: int | None, message: str) -> Msg | None:
-    """For PyTorch's "The size of tensor a (X) must match the size of tensor b (Y) at non-singleton dimension d"
-    while the tests pass a key_padding_mask: the padding mask MultiHeadAttention makes, with its shape as the code
-    makes it from key_padding_mask [B, Nk], against the scores [B, H, Nq, Nk], when that shape, lined up from the
-    right, puts a size other than 1 and other than the scores' own at dimension d (what PyTorch says). None
-    otherwise (another message, no such mask in the source, a shape the code does not show, another dimension)."""
+def padding_note(source: str | None, lineno: int | None, message: str, heads: int) -> Msg | None:
+    """Called only once the failure is checked to be the padding mask's (the tests' MultiHeadAttention call, given
+    a key_padding_mask, fails, and the same call without it does not: grader_tests' diagnose.padding_failure;
+    round 39, review RC: said here on any such message, it blamed a right mask for another line's fault).
+    For PyTorch's "The size of tensor a (X) must match the size of tensor b (Y) at non-singleton dimension d": the
+    padding mask MultiHeadAttention makes, with its shape as the code makes it from key_padding_mask [B, Nk],
+    against the scores [B, H, Nq, Nk], when that shape, lined up from the right, puts a size other than 1 and other
+    than the scores' own at dimension d (what PyTorch says). For "mat1 and mat2 shapes cannot be multiplied" with
+    ``heads`` == 1: the heads a mask with a size on the head axis adds. None otherwise (another message, no such
+    mask in the source, a shape the code does not show, another dimension)."""
     if not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE or not isinstance(message, str):
         return None
     if (mm := _MERGED.search(message)) is not None:
         features, takes = int(mm.group(2)), int(mm.group(3))
-        if takes and features % takes == 0 and features // takes > 1:
+        if heads == 1 and takes and features % takes == 0 and features // takes > 1:
             return _padding_heads_note(source, lineno, features, takes)
         return None
     m = _BROADCAST.search(message)

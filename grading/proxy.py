@@ -55,7 +55,6 @@ from grading.load_hints import (
     own_message,
     own_raise_note,
     package_name_hint,
-    padding_broadcast_note,
     plain_refusal_note,
     python_lines,
     runtime_file_note,
@@ -416,8 +415,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     # The first checked note that applies (each reads the failing line of the source and the message).
     line, said = (lineno if isinstance(lineno, int) else None), str(message)
     note = _import_note(exc, packages) or gpu_note(said) or next(
-        (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, padding_broadcast_note,
-                           linear_note, fill_overflow_note,
+        (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, linear_note, fill_overflow_note,
                              size_number_note, no_self_note,
                              class_not_instance_note, script_define_note, no_forward_note,
                              no_super_init_note, attribute_note, call_shape_note, torch_call_note,

@@ -16,6 +16,8 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
+import re
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import torch
@@ -29,7 +31,7 @@ from grader_tests.attention.source_lines import dotted_path as _path
 from grader_tests.attention.source_lines import torch_names as _torch_names
 from grader_tests.attention.source_lines import tree_of as _tree
 from grading.i18n import SEMI, Msg, cat, msg
-from grading.load_hints import where_in
+from grading.load_hints import padding_note, where_in
 from grading.proxy import Feedback
 
 MATCH_TOL = 1e-4   # the student's numbers "are" a fault model within this (float32 rounding and more)
@@ -1156,9 +1158,9 @@ def rows_off(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = N
     zh = "和 ".join(f"{name_zh}（dim={d}，大小为 {n}）" for d, _name, name_zh, n in over)
     ones = bool(((wd - 1).abs() <= MATCH_TOL).all())
     said = msg(f"the rows do not sum to 1 over the {nk} keys (row sums {sums}): the weights sum to 1 over {en}"
-               + (", so every weight is 1.0: a softmax over an axis of size 1 gives 1.0 everywhere" if ones else ""),
+               + (", so every weight is 1.0: normalising over an axis of size 1 gives 1.0 everywhere" if ones else ""),
                f"各行在 {nk} 个 key 上的和不为 1（行和{sums_zh}）：权重的和为 1 的是沿 {zh}的方向"
-               + ("，因此每个权重都是 1.0：沿大小为 1 的轴做 softmax，结果处处为 1.0" if ones else ""))
+               + ("，因此每个权重都是 1.0：沿大小为 1 的轴归一化，结果处处为 1.0" if ones else ""))
     return cat(said, _axis_checked(w, q, k, v, mask, student, axes), sep=SEMI)
 
 
@@ -1762,6 +1764,29 @@ def mha_mask_failure(student: MhaBuilder, num_heads: int, head_dim: int, x: Tens
                FAULTS["additive_mask_batch_as_head"])
 
 
+# Where student_error_text says the failing line: "... raised RuntimeError at attention.py line 21: ...".
+_FAILED_AT = re.compile(r" raised \w+ at \S+ line (\d+)")
+
+
+def padding_failure(student: object | None, said: Msg, num_heads: int, key_padding_mask: Tensor | None,
+                    without: Callable[[], Any]) -> Msg | None:
+    """Round 39 (review RC): why a MultiHeadAttention call given ``key_padding_mask`` failed (``said``, the call's
+    feedback), when the same call without it (``without()``) does not fail: the padding mask is then the cause,
+    and the code's own padding mask, read from the source, is said against the scores (load_hints.padding_note;
+    the heads it adds only where ``num_heads`` is 1). None when no key_padding_mask was given, when the call fails
+    without it too (another fault: a right padding mask is not blamed), or when the source shows no such mask."""
+    if key_padding_mask is None or not isinstance(said, dict) or (at := _FAILED_AT.search(said["en"])) is None:
+        return None
+    source = _student_source(student)
+    if source is None:
+        return None
+    try:
+        without()
+    except Feedback:
+        return None
+    return padding_note(source, int(at.group(1)), said["en"], num_heads)
+
+
 def _rank_probe(student: MhaBuilder, seed: int, num_heads: int, head_dim: int, default: bool, x: Tensor,
                 context: Tensor | None, mask3: Tensor, key_padding_mask: Tensor | None) -> str | None:
     """What the student's module does with one [B,Nq,Nk] additive mask given as it is and given as
@@ -1827,5 +1852,5 @@ def mha_mask_rank(student: MhaBuilder, num_heads: int, head_dim: int, x: Tensor,
 
 
 __all__ = ["FAULTS", "ON_OUTPUT", "fault_name", "MATCH_TOL", "kept_state", "SDPA_CULPRIT", "half_precision", "large_scores", "mha", "mha_key",
-           "mha_mask_failure", "mha_mask_rank", "probe_case", "sdpa_output",
+           "mha_mask_failure", "mha_mask_rank", "padding_failure", "probe_case", "sdpa_output",
            "sdpa_weights", "softmax_without_dim", "dropout_always_on", "dropout_built_per_call", "randomness"]

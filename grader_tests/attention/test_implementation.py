@@ -233,7 +233,10 @@ def test_mha_single_head(student):
         try:
             out, w = mha(x, context, am, key_padding_mask=kpm, return_weights=True)
         except Feedback as exc:   # named only when probes with batch == num_heads show why
-            hint = diagnose.mha_mask_failure(student, 1, hd, x, context, am, kpm)
+            # the padding mask first: checked by the same call without it (round 39)
+            hint = diagnose.padding_failure(student, exc.message, 1, kpm,
+                                            lambda c=context, a=am: mha(x, c, a)) \
+                or diagnose.mha_mask_failure(student, 1, hd, x, context, am, kpm)
             raise Feedback(cat(cat(what, msg(": ", "："), exc.message), hint, sep=SEMI)) from None
         if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref_out) <= C.OUT_TOL:
             continue

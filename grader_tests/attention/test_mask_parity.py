@@ -185,8 +185,9 @@ def test_padding_keys_get_zero_weight(student):
                  "使用 key_padding_mask 时（样本 1 的第 5..7 个 key 是 padding）"), x, ctx)):
         try:
             out, w = mha(queries, context, key_padding_mask=pad, return_weights=True)
-        except Feedback as exc:
-            raise Feedback(cat(what, msg(": ", "："), exc.message)) from None
+        except Feedback as exc:   # the padding mask named only when the same call without it does not fail
+            hint = diagnose.padding_failure(student, exc.message, H, pad, lambda q=queries, c=context: mha(q, c))
+            raise Feedback(cat(cat(what, msg(": ", "："), exc.message), hint, sep=SEMI)) from None
         _padding_check(student, out, w, params, queries, context, pad, what,
                        lambda q=queries, c=context: mha(q, c, key_padding_mask=pad))
 
@@ -287,7 +288,8 @@ def test_mha_additive_mask(student):
         try:
             out, w = mha(x, context, mask, key_padding_mask=kpm, return_weights=True)
         except Feedback as exc:   # named only when probes (batch == num_heads; a 3-D and a 4-D mask) show why
-            hint = (diagnose.mha_mask_failure(student, H, D // H, x, context, mask, kpm)
+            hint = (diagnose.padding_failure(student, exc.message, H, kpm, lambda c=context, m=mask: mha(x, c, m))
+                    or diagnose.mha_mask_failure(student, H, D // H, x, context, mask, kpm)
                     or diagnose.mha_mask_rank(student, H, D // H, x, context, mask, kpm))
             raise Feedback(cat(cat(what, msg(": ", "："), exc.message), hint, sep=SEMI)) from None
         if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref_out) <= C.OUT_TOL:

@@ -142,9 +142,13 @@ class _Raised(Exception):
         self.kind, self.message, self.lineno = kind, message, lineno
 
 
-def _error(src: str, message: str, line: int) -> dict:
+def _error(src: str, message: str, line: int, heads: int = 1) -> dict:
+    # the call's feedback and, as the tests add it once the padding mask is checked to be the cause, its note
+    from grading.i18n import SEMI, cat
+    from grading.load_hints import padding_note
     from grading.proxy import student_error_text
     said = student_error_text("MultiHeadAttention.forward", _Raised("RuntimeError", message, line), source=src)
+    said = cat(said, padding_note(src, line, said["en"], heads), sep=SEMI)
     assert english_in_zh(said["zh"].split("；", 1)[-1], frozenset({"score", "head", "query", "padding", "mask", "B",
                                                                     "H", "Nq", "Nk", "inner"})) == [], said["zh"]
     return said
