@@ -595,21 +595,43 @@
        taken, the server stopping, this user's other tabs already waiting, an error), the page goes back to one
        check a minute and to the rows' own polls, and tries to wait again at the next check. */
     var LIST_CHECK_MS = 60000, LIST_WAIT_S = 20, listSent = 0;
+    /* Round 39: a wait the server did not hold (`now`: no slot free, another user's turn, the server stopping; an
+       error, the server restarting or unreachable) was asked again only at the next minute's check, so a slot freed
+       a second later went unused for a minute. The next try comes after LIST_RETRY_MS, doubled at each try not held
+       up to LIST_CHECK_MS, each a random time between half of it and all of it (pages answered `now` together do not
+       come back together): 1-2 s, 2-4 s, ... then 30-60 s, never more often than before once it has backed off. A
+       held wait starts it over. A 429 (this user's other tabs hold their waits) keeps the minute. */
+    var LIST_RETRY_MS = 2000, retries = 0;
+    function retryDelay() {
+      var d = Math.min(LIST_CHECK_MS, LIST_RETRY_MS * Math.pow(2, retries));
+      retries = Math.min(retries + 1, 10);
+      return d / 2 + Math.random() * d / 2;
+    }
     /* This tab's id, the same on each of its pages (sessionStorage): the server ends the wait of a page the tab left
-       (a link, the back button, a language switch), which it cannot see is gone, when the tab's next page waits. */
-    var tabId = "";
+       (a link, the back button, a language switch), which it cannot see is gone, when the tab's next page waits.
+       Round 39: a duplicated tab (or one opened by window.open) starts with a copy of the sessionStorage, so two live
+       pages shared the id and each one's wait ended the other's, by turns. A page told its wait was superseded
+       while it is still shown is such a twin: it takes an id of its own (and keeps it for its tab's next pages); a
+       page being left (pagehide) reads no answer, so the tab keeps its id across its pages. */
+    var TAB_KEY = "attempts-tab", tabId = "", leaving = false;
+    function newTabId() {
+      tabId = Math.random().toString(36).slice(2, 12) + Date.now().toString(36);
+      try { window.sessionStorage.setItem(TAB_KEY, tabId); } catch (e) { /* kept for this page only */ }
+    }
     try {
-      tabId = window.sessionStorage.getItem("attempts-tab") || "";
-      if (!tabId) {
-        tabId = Math.random().toString(36).slice(2, 12) + Date.now().toString(36);
-        window.sessionStorage.setItem("attempts-tab", tabId);
-      }
+      tabId = window.sessionStorage.getItem(TAB_KEY) || "";
+      if (!tabId) newTabId();
     } catch (e) { tabId = ""; }   // no storage: waits are not superseded (a left page's wait ends by itself)
-    function watchList() {
+    window.addEventListener("pagehide", function () { leaving = true; });
+    window.addEventListener("pageshow", function () { leaving = false; });
+    /* later: when the next check goes when no wait is held (LIST_CHECK_MS when not given) */
+    function watchList(later) {
       clearTimeout(listTimer);
       if (stopped || !attemptsUrl || document.hidden) return;
+      if (navigator.onLine === false) return;   // offline: nothing to ask until the 'online' event
       /* following: the next wait at once, yet at most one request a second (a list that changes at each answer) */
-      listTimer = setTimeout(checkList, following ? Math.max(0, listSent + 1000 - Date.now()) : LIST_CHECK_MS);
+      listTimer = setTimeout(checkList, following ? Math.max(0, listSent + 1000 - Date.now())
+                                                  : (later === undefined ? LIST_CHECK_MS : later));
     }
     function follow(held) {
       if (following === held) return;
@@ -661,25 +683,40 @@
           clearTimeout(timer);
         }
       }
+      var later;                   // when the next check goes if this one holds no wait (undefined: a minute)
       fetchLimited(url, { credentials: "same-origin", headers: headers, cache: "no-store" },
                    waits ? LIST_WAIT_S * 1000 : 0)
         .then(function (r) {
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
           if (r.status === 401 || (r.redirected && !json)) { stop(labels.signed_out, true); return null; }
-          follow(waits && r.headers.get("X-Long-Poll") === "held");
-          if (!r.ok || !json) return null;        // a 304: nothing changed; else asked again at the next check
+          var verdict = r.headers.get("X-Long-Poll");
+          if (waits && verdict === "superseded" && !leaving) newTabId();   // a twin tab's wait ended this one's
+          follow(waits && verdict === "held");
+          if (following) retries = 0;
+          else if (r.status !== 429) later = retryDelay();   // 429: this user's other tabs wait; the minute
+          if (!r.ok || !json) return null;        // a 304: nothing changed; else asked again as set above
           listTag = r.headers.get("ETag");
           return r.json();
         })
         .then(function (body) { return body && !stopped ? compareList(body.attempts || []) : null; })
-        .catch(function () { follow(false); /* asked again at the next check */ })
-        .then(function () { listing = false; watchList(); });
+        .catch(function () { follow(false); if (later === undefined) later = retryDelay(); })
+        .then(function () { listing = false; watchList(later); });
     }
+    /* Round 39: back online, the list is asked at once (it was at the next minute's check, or the backed-off try). */
+    window.addEventListener("online", function () {
+      if (stopped || document.hidden) return;
+      retries = 0;
+      polls = 0;
+      delay = 1000;
+      check();
+      checkList();
+    });
     document.addEventListener("visibilitychange", function () {
       if (document.hidden) { clearTimeout(timer); clearTimeout(listTimer); return; }
       if (stopped) return;
       polls = 0;
       delay = 1000;
+      retries = 0;
       check();
       checkList();
     });

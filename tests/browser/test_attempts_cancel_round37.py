@@ -13,7 +13,7 @@ from app import regrading
 from app.extensions import db
 from app.models import RegradeBatch
 from tests.browser.helpers import full_result
-from tests.browser.test_attempts_regrade_round37 import attempts_page
+from tests.browser.test_attempts_regrade_round37 import attempts_page, run_clock
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -32,7 +32,7 @@ def test_a_cancelled_regrade_shows_graded_again_without_saying_it_was_graded(app
     badge = row.locator("[data-status-cell] .badge").first
     said = page.locator("#attempts + p[aria-live]")
     batch = regrading.start(a, regrading.plan(a, "all"), teacher)
-    page.clock.run_for(61_000)                     # the list's check sees the regrade queued
+    run_clock(page, 61, until=lambda: (badge.text_content() or "").strip() == "queued")   # the list's check sees it
     expect(badge).to_have_text("queued", timeout=10_000)
     expect(said).to_contain_text("queued")
     assert regrading.cancel(db.session.get(RegradeBatch, batch.id), teacher).cancelled == 1
