@@ -41,14 +41,15 @@ def _list_requests(page) -> list[dict]:
 
 
 def _clocked_page(browser, live_server: str, email: str, slug: str, watch=None):
-    """The attempts list with the page's clock installed, not waiting for the first answer (a held wait, or none)."""
+    """The attempts list with the page's clock installed, not waiting for the first answer (a held wait, or none).
+    ``watch``: called with the page just before it goes to the list (the dashboard before it follows attempts too)."""
     page = browser.new_context().new_page()
-    if watch is not None:
-        watch(page)
     page.clock.install()
     login(page, live_server, email)
     page.wait_for_load_state()
     page.goto(f"{live_server}/lang/en")
+    if watch is not None:
+        watch(page)
     page.goto(f"{live_server}/assignments/{slug}")
     page.wait_for_timeout(500)
     return page
@@ -97,7 +98,7 @@ def test_a_server_restarting_is_followed_again_within_seconds(app, web, factory,
         else:
             route.continue_()
 
-    page = attempts_page(browser, live_server, alice.email, a.slug,
+    page = _clocked_page(browser, live_server, alice.email, a.slug,
                          watch=lambda p: p.route("**/attempts?*", restarting))
     run_clock(page, 15, until=lambda: len(hits) >= 3)
     assert len(hits) >= 3, hits                              # back within 15 s of the page's clock
