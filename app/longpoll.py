@@ -78,8 +78,8 @@ def watch_for_stop() -> threading.Thread:
 
 
 # How long a list wait refused for want of a slot (`now`) counts as a user waiting for a turn: the page asks
-# again within 1-2 s, backing off to at most a minute (app/static/app.js, round 39), so a user still on the page asks
-# again within it.
+# again within 1-2 s, backing off to a try each 60-70 s (app/static/app.js, round 39 and its mend), so a user still
+# on the page asks again within it.
 TURN_S = 75.0
 
 _WAIT_RE = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+", re.ASCII)

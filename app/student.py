@@ -185,7 +185,7 @@ def attempts_status(slug: str):
     Round 38: `?wait=S` (at most LONGPOLL_MAX_WAIT_S) with If-None-Match holds the answer until it changes, as the
     API's long poll (app/attempts_wait.py), in a pool of its own (LONGPOLL_LIST_*); `X-Long-Poll: held` says it
     waited, `now` that the process had no slot free (or it was another user's turn, or the process is stopping) and
-    answered at once: the page then asks again within seconds, backing off to a minute (round 39). Deleted or hidden during the wait: a 404, as a fresh
+    answered at once: the page then asks again within seconds, backing off to a try each 60-70 s (round 39). Deleted or hidden during the wait: a 404, as a fresh
     request."""
     since = time.monotonic()  # before anything is read: a later final status wakes the wait
     a = _visible_assignment(select(Assignment).where(Assignment.slug == slug))

@@ -599,12 +599,16 @@
        error, the server restarting or unreachable) was asked again only at the next minute's check, so a slot freed
        a second later went unused for a minute. The next try comes after LIST_RETRY_MS, doubled at each try not held
        up to LIST_CHECK_MS, each a random time between half of it and all of it (pages answered `now` together do not
-       come back together): 1-2 s, 2-4 s, ... then 30-60 s, never more often than before once it has backed off. A
-       held wait starts it over. A 429 (this user's other tabs hold their waits) keeps the minute. */
-    var LIST_RETRY_MS = 2000, retries = 0;
+       come back together): 1-2 s, 2-4 s, ... 16-32 s. A held wait starts it over. A 429 (this user's other tabs hold
+       their waits) and any other 4xx (the assignment deleted or hidden: 404, 403) keep the minute.
+       Round 39 mend: once backed off, each try comes 60-70 s after the last (LIST_CHECK_MS plus up to
+       LIST_JITTER_MS): 30-60 s asked a page told `now` for good about 1.33 times as often as the minute before
+       round 39. 70 s stays below longpoll.TURN_S (75 s), for which a user refused is still waiting for a turn. */
+    var LIST_RETRY_MS = 2000, LIST_JITTER_MS = 10000, retries = 0;
     function retryDelay() {
-      var d = Math.min(LIST_CHECK_MS, LIST_RETRY_MS * Math.pow(2, retries));
+      var d = LIST_RETRY_MS * Math.pow(2, retries);
       retries = Math.min(retries + 1, 10);
+      if (d >= LIST_CHECK_MS) return LIST_CHECK_MS + Math.random() * LIST_JITTER_MS;
       return d / 2 + Math.random() * d / 2;
     }
     /* This tab's id, the same on each of its pages (sessionStorage): the server ends the wait of a page the tab left
@@ -628,7 +632,9 @@
     function watchList(later) {
       clearTimeout(listTimer);
       if (stopped || !attemptsUrl || document.hidden) return;
-      if (navigator.onLine === false) return;   // offline: nothing to ask until the 'online' event
+      /* Round 39 mend: offline (navigator.onLine false) is asked too, at the backed-off pace its failures set: it
+         is false on machines with no route but the loopback (Wi-Fi off, some VMs) while this server answers, and
+         the list, which waited for an `online` event that never came, was not asked again. */
       /* following: the next wait at once, yet at most one request a second (a list that changes at each answer) */
       listTimer = setTimeout(checkList, following ? Math.max(0, listSent + 1000 - Date.now())
                                                   : (later === undefined ? LIST_CHECK_MS : later));
@@ -693,7 +699,7 @@
           if (waits && verdict === "superseded" && !leaving) newTabId();   // a twin tab's wait ended this one's
           follow(waits && verdict === "held");
           if (following) retries = 0;
-          else if (r.status !== 429) later = retryDelay();   // 429: this user's other tabs wait; the minute
+          else if (r.status < 400 || r.status >= 500) later = retryDelay();   // other 4xx: the minute
           if (!r.ok || !json) return null;        // a 304: nothing changed; else asked again as set above
           listTag = r.headers.get("ETag");
           return r.json();
@@ -702,7 +708,8 @@
         .catch(function () { follow(false); if (later === undefined) later = retryDelay(); })
         .then(function () { listing = false; watchList(later); });
     }
-    /* Round 39: back online, the list is asked at once (it was at the next minute's check, or the backed-off try). */
+    /* Round 39: back online, the list is asked at once (it was at the next minute's check, or the backed-off try).
+       The rows' own polls do not look at navigator.onLine: they go on at their pace, failing while offline. */
     window.addEventListener("online", function () {
       if (stopped || document.hidden) return;
       retries = 0;

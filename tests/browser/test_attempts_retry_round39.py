@@ -124,12 +124,13 @@ def test_a_server_down_for_minutes_is_asked_a_few_times_then_followed_again_with
 
     page = _clocked_page(browser, live_server, alice.email, a.slug, watch=lambda p: p.route("**/attempts?*", down))
     run_clock(page, 180)
-    # no storm: tries 1-2 s, 2-4 s, ... then 30-60 s apart, 6-9 in three minutes (one a second would be 180)
-    assert 4 <= state["tries"] <= 10, state
+    # tries 1-2 s, 2-4 s, ... 16-32 s, then 60-70 s apart: 7-8 in three minutes with the first (the minute's check
+    # before round 39 made 4: at 0, 60, 120 and 180 s), never a storm (one a second would be 180)
+    assert 6 <= state["tries"] <= 9, state
     state["down"] = False
     seen = _list_requests(page)
-    run_clock(page, 62, until=lambda: bool(seen))            # never more than a minute apart
-    assert seen, "the page did not ask again within a minute of the server's return"
+    run_clock(page, 72, until=lambda: bool(seen))            # never more than 70 s apart
+    assert seen, "the page did not ask again within 70 s of the server's return"
     page.wait_for_timeout(500)
     _regrade(app, sub, ("test_large_logits_stable",))
     expect(page.locator(f"#attempts tr[data-attempt='{sub.attempt}'] td.num strong")).to_have_text("94",
@@ -137,16 +138,19 @@ def test_a_server_down_for_minutes_is_asked_a_few_times_then_followed_again_with
     page.context.close()
 
 
-def test_offline_asks_nothing_and_back_online_asks_at_once(app, web, factory, live_server, browser):
+def test_offline_asks_at_the_backed_off_pace_and_back_online_asks_at_once(app, web, factory, live_server, browser):
+    """Round 39 mend: offline the list is still asked, backing off (navigator.onLine is also false on machines whose
+    only route is the loopback, while the server answers), never a storm; the `online` event asks at once."""
     a, alice, sub = _graded(web, factory)
     page = _clocked_page(browser, live_server, alice.email, a.slug)   # its long poll under way
     seen = _list_requests(page)
     page.context.set_offline(True)
     run_clock(page, 120)
-    assert len(seen) <= 1, seen                              # offline: nothing asked over two minutes
+    assert 4 <= len(seen) <= 9, seen                         # 1-2 s, 2-4 s, ... then each 60-70 s: no storm
+    offline = len(seen)
     page.context.set_offline(False)                          # the 'online' event: asked at once, the clock stopped
     page.wait_for_timeout(1_000)
-    assert seen and "wait=20" in seen[-1]["url"], seen
+    assert len(seen) > offline and "wait=20" in seen[-1]["url"], seen
     _regrade(app, sub, ("test_large_logits_stable",))
     expect(page.locator(f"#attempts tr[data-attempt='{sub.attempt}'] td.num strong")).to_have_text("94",
                                                                                                    timeout=8_000)
@@ -185,7 +189,8 @@ def test_two_tabs_with_the_same_stored_tab_id_both_keep_following_their_list(app
 
 def test_a_tab_closed_during_its_wait_and_reopened_is_followed_at_once_not_refused(app, web, factory, live_server,
                                                                                   browser):
-    """A reopened tab gets its sessionStorage back (the same tab id): its wait ends the closed page's, which the server
+    """Regression guard for round 38 (it passed before round 39 too: the round-38 tab id already did this). A
+    reopened tab gets its sessionStorage back (the same tab id): its wait ends the closed page's, which the server
     could not see was gone, instead of being refused (429) while that one held the user's only list wait."""
     app.config["LONGPOLL_LIST_PER_USER"] = 1
     a, alice, sub = _graded(web, factory)
