@@ -100,6 +100,7 @@ SYS_pivot_root = 155  # x86_64
 
 UID_MIN, UID_MAX = 60000, 65000
 CPU_CHECK_S = 0.1     # how often the zygote reads a running jail's CPU against its session's limit
+JAIL_THREADS_KEPT = 1024   # thread ids kept per jail (Jail.note_threads): a set of ints, ~60 KiB at most
 
 
 def jail_uid(uids: list[int], live: list[int], choice: Callable[[list[int]], int] = secrets.choice) -> int:
@@ -548,6 +549,9 @@ class Jail:
         self.reason: str | None = None            # why it was killed: "closed", "wall", "output" or "cpu"
         self.killed_at: float | None = None       # when (kill)
         self.ended: tuple[int, object] | None = None  # (wait status, rusage) once reaped
+        # The ids of its threads this side saw (note_threads): a fault record names the faulting thread's id, the
+        # pid only for the main thread's fault; a thread's is said only when seen here, never read off the record.
+        self.threads: set[int] = set()
 
     def wall_over(self, now: float) -> bool:
         """Its session's wall limit has passed (called once ``deadline`` has): the time its threads
@@ -562,10 +566,25 @@ class Jail:
     def over_cpu(self) -> bool:
         """It used its CPU limit: the CPU of all its threads (it can start no process), as the kernel
         counts it for RLIMIT_CPU. One that ended meanwhile is not: its end is reported as such."""
+        self.note_threads()
         used = cpu_seconds(self.pid)
         if used is not None:   # the grading's budget gives back what host load took (child.Budget.credit)
             self.credit = max(self.credit, load_credit(self.pid, time.monotonic() - self.started, used))
         return used is not None and used >= self.cpu
+
+    def note_threads(self) -> None:
+        """Add the ids of its live threads (/proc/<pid>/task, ~15 us) to ``threads``: read at every CPU check, so a
+        thread that lived a check's interval (CPU_CHECK_S) is known. At most JAIL_THREADS_KEPT (its RLIMIT_NPROC bounds
+        the live ones; ids of ended threads are kept, and a jail starting threads without end stops adding)."""
+        if len(self.threads) >= JAIL_THREADS_KEPT:
+            return
+        try:
+            seen = os.listdir(f"/proc/{self.pid}/task")
+        except OSError:
+            return
+        for tid in seen:
+            if tid.isdigit() and len(self.threads) < JAIL_THREADS_KEPT:
+                self.threads.add(int(tid))
 
     def kill(self, reason: str) -> None:
         if self.reason is None:
@@ -607,7 +626,7 @@ class Jail:
             # Who ended it, when the kernel says so: only for an end the wait status leaves open (a SIGKILL this side
             # did not send, a fault signal), so an honest session's end reads nothing more.
             if (status["signal"] == signal.SIGKILL and self.reason is None) or status["signal"] in FAULT_SIGNALS:
-                seen = kernel_end(self.pid, self.started)
+                seen = kernel_end(self.pid, self.started, threads=frozenset(self.threads))
                 if seen is not None:
                     status["kernel"] = seen
         if (os.WIFEXITED(wstatus) and self.end_page is not None
@@ -679,12 +698,14 @@ def kernel_record_end(text: bytes) -> tuple[str, int] | None:
     return None if pid is None else ("fault", pid)
 
 
-def kernel_end(pid: int, since: float, kmsg: str = KMSG, max_records: int = KMSG_MAX_RECORDS) -> str | None:
+def kernel_end(pid: int, since: float, kmsg: str = KMSG, max_records: int = KMSG_MAX_RECORDS,
+               threads: frozenset[int] = frozenset()) -> str | None:
     """How the kernel says it ended process ``pid`` (started at ``since``, time.monotonic), from its log: "oom" (the
     machine ran out of memory), "oom_cgroup" (the memory limit of its cgroup was reached) or "fault" (an unhandled
     fault of its code, which the kernel logs only when no handler took the signal), else None: nothing logged for
     it (a signal it sent itself, another sender, a log the rate limit or the ring dropped, no /dev/kmsg to read,
-    more than ``max_records`` records to read).
+    more than ``max_records`` records to read). ``threads``: ids of its other threads the caller saw (Jail.threads),
+    whose fault records count as its own; an OOM record names the process, so its pid only.
 
     Per-jail evidence, unlike the host's or a cgroup's OOM counts, which other processes move too (round 35). Read
     only when a jail's end leaves the question open (Jail.finish): ~6 us a record, bounded by ``max_records``."""
@@ -715,7 +736,8 @@ def kernel_end(pid: int, since: float, kmsg: str = KMSG, max_records: int = KMSG
             except ValueError:
                 continue
             said = kernel_record_end(text.split(b"\n", 1)[0])
-            if said is not None and said[1] == pid and (found is None or said[0] != "fault"):
+            if said is not None and (said[1] == pid or (said[0] == "fault" and said[1] in threads)) \
+                    and (found is None or said[0] != "fault"):
                 found = said[0]    # an OOM kill is said over a fault line of the same pid
         else:
             found = None            # the bound was reached before the log's end: the newest records were not read
