@@ -355,6 +355,23 @@ def _import_note(exc: BaseException, packages: Sequence[str] | None) -> Msg | No
     return cat(packages_text(packages), msg(" (see the assignment page).", "（见作业页面）。"))
 
 
+def _bytes_text(n: int) -> str:
+    return f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{max(1, round(n / (1 << 20)))} MiB"
+
+
+def memory_limit_note(exc: BaseException) -> Msg | None:
+    """For an allocation the sandbox's address-space limit (RLIMIT_AS) refused, as the sandbox checked it
+    (client.Session._memory_limit_hit: the limit it set, passed by the request's size plus what was in use): that
+    limit, the sizes, and that the code hit it; None for any other error, or a MemoryError whose size is unknown."""
+    seen = getattr(exc, "memory", None)
+    if not isinstance(seen, dict):
+        return None
+    limit, in_use, asked = (_bytes_text(seen[k]) for k in ("limit", "in_use", "asked"))
+    return msg(f"the request for {asked}, with {in_use} already in use, is past the sandbox's memory limit of {limit} "
+               "(address space, RLIMIT_AS): your code hit that limit",
+               f"申请 {asked}，加上已占用的 {in_use}，超过了沙箱的内存上限 {limit}（地址空间，`RLIMIT_AS`）：你的代码触及了这个上限")
+
+
 def _both(what: str | Msg) -> Msg:
     """A description of a step in both languages (code such as ``MultiHeadAttention.forward`` is
     the same in both)."""
@@ -414,7 +431,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
                                                        f"，{_intro_zh(own)}{detail}" if detail else ""))
     # The first checked note that applies (each reads the failing line of the source and the message).
     line, said = (lineno if isinstance(lineno, int) else None), str(message)
-    note = _import_note(exc, packages) or gpu_note(said) or next(
+    note = memory_limit_note(exc) or _import_note(exc, packages) or gpu_note(said) or next(
         (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, linear_note, fill_overflow_note,
                              size_number_note, no_self_note,
                              class_not_instance_note, script_define_note, no_forward_note,
@@ -531,7 +548,8 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
                         f"文件在{where['zh']}抛出了 SystemExit（{status['zh']}）") if lineno else
                     msg(f"the file raised SystemExit ({status['en']}) while {filename} was imported",
                         f"导入 {filename} 时文件抛出了 SystemExit（{status['zh']}）"))
-        hinted = with_hint(text, load_hint(source, k, lineno, str(raw), filename))
+        hinted = cat(text, memory_limit_note(exc), sep=SEMI) if getattr(exc, "memory", None) else \
+            with_hint(text, load_hint(source, k, lineno, str(raw), filename))
         # an import of the file itself or relative to a package, or a name a provided package lacks, is no missing
         # package: the hint says what it is
         note = None if own_import(source, lineno, filename) or package_name_hint(str(raw)) else \

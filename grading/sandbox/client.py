@@ -49,9 +49,12 @@ class SandboxError(Exception):
 class StudentError(SandboxError):
     """The student's code raised (SyntaxError at load included)."""
 
-    def __init__(self, kind: str, message: str, lineno: int | None = None, offset: int | None = None):
+    def __init__(self, kind: str, message: str, lineno: int | None = None, offset: int | None = None,
+                 memory: dict | None = None):
         # offset: the column of a SyntaxError (1-based, characters), as Python's caret shows it
         self.kind, self.message, self.lineno, self.offset = kind, message, lineno, offset
+        # A refused allocation past the jail's RLIMIT_AS, checked (Session._check_reply): {"limit", "in_use", "asked"}
+        self.memory = memory
         where = f" (line {lineno})" if lineno is not None else ""
         super().__init__(f"{kind}: {message}{where}")
 
@@ -1052,7 +1055,18 @@ class Session:
         lineno = lineno if type(lineno) is int and 0 <= lineno < 10_000_000 else None
         offset = err.get("offset")
         offset = offset if lineno is not None and type(offset) is int and 0 < offset < 10_000_000 else None
-        raise StudentError(kind, message, lineno, offset)
+        raise StudentError(kind, message, lineno, offset, self._memory_limit_hit(err.get("memory")))
+
+    def _memory_limit_hit(self, said: object) -> dict | None:
+        """The runtime's account of a refused allocation (runtime._past_memory_limit), kept only when it is of the limit
+        this side set (not one the code lowered) and its sizes do pass it."""
+        if type(said) is not dict or set(said) != {"limit", "in_use", "asked"} \
+                or not all(type(v) is int and 0 < v < 1 << 62 for v in said.values()):
+            return None
+        if said["limit"] != self.limits.memory or said["in_use"] > said["limit"] \
+                or said["asked"] + said["in_use"] <= said["limit"]:
+            return None
+        return dict(said)
 
     # ------------------------------------------------------------------ public ops
     def load(self) -> None:

@@ -16,6 +16,7 @@ import io
 import linecache
 import os
 import re
+import resource
 import socket
 import sys
 import traceback  # noqa: F401  (pre-imported for student code that uses it)
@@ -138,7 +139,11 @@ class Runtime:
             message = _safe_str(e)
         if offset is not None and lineno != getattr(e, "lineno", None):
             offset = None      # the line is a frame's (code compiling more code), not the error's own
-        return {"kind": kind, "message": message, "lineno": lineno, "offset": offset}
+        info = {"kind": kind, "message": message, "lineno": lineno, "offset": offset}
+        memory = _past_memory_limit(e, message)
+        if memory is not None:
+            info["memory"] = memory
+        return info
 
     # ------------------------------------------------------------------ watch wrappers
     @staticmethod
@@ -567,6 +572,41 @@ class Runtime:
 
 
 _UNINITIALISED = (torch.nn.parameter.UninitializedParameter, torch.nn.parameter.UninitializedBuffer)
+
+
+# What torch's CPU allocator says when its request is refused (c10/core/impl/alloc_cpu.cpp): a RuntimeError, not a
+# MemoryError, with the request's size in bytes.
+_TORCH_REFUSED = re.compile(r"DefaultCPUAllocator: can't allocate memory: you tried to allocate (\d{1,20}) bytes")
+
+
+def _address_space_in_use() -> int | None:
+    """This process's address space in bytes (VmSize in /proc/self/status), what RLIMIT_AS counts."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _past_memory_limit(e: BaseException, message: str) -> dict | None:
+    """For a refused allocation whose size is known (torch's allocator's RuntimeError, NumPy's MemoryError), when that
+    size plus the address space in use passes RLIMIT_AS: {"limit", "in_use", "asked"} in bytes, else None. Python's
+    own MemoryError (``bytearray(n)``, ``[0] * n``) names no size: the request is not known, so nothing is said."""
+    if isinstance(e, MemoryError):
+        asked = getattr(e, "_total_size", None)       # numpy's _ArrayMemoryError
+    elif type(e) is RuntimeError and (m := _TORCH_REFUSED.search(message)) is not None:
+        asked = int(m.group(1))
+    else:
+        return None
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    in_use = _address_space_in_use()
+    if type(asked) is not int or asked <= 0 or limit == resource.RLIM_INFINITY or in_use is None \
+            or asked + in_use <= limit:
+        return None
+    return {"limit": limit, "in_use": in_use, "asked": asked}
 
 
 class _Kept:

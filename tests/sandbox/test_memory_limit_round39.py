@@ -1,0 +1,55 @@
+"""Round 39: an allocation refused at the sandbox's address-space limit (RLIMIT_AS) says the limit and that the code
+hit it, in English and Chinese; only when checked: the request's size is known (torch's allocator and NumPy name it),
+it plus what was in use passes the limit, and the limit is the one the grader set. Else the error reads as before.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grading.proxy import student_error_text
+from grading.sandbox import StudentError
+from tests.sandbox.helpers import assert_healthy
+from tests.sandbox.test_sandbox_round35 import _call, _in_forward
+
+HIT_EN = "past the sandbox's memory limit of 1.0 GiB (address space, RLIMIT_AS): your code hit that limit"
+HIT_ZH = "超过了沙箱的内存上限 1.0 GiB（地址空间，`RLIMIT_AS`）：你的代码触及了这个上限"
+
+
+def _raised(executor, statements: str, head: str = "") -> StudentError:
+    with pytest.raises(StudentError) as raised:
+        _call(executor, _in_forward(statements, head))
+    return raised.value
+
+
+@pytest.mark.parametrize("statements, asked", [("torch.empty(1 << 28, 4)", "4.0 GiB"),
+                                               ("import numpy\nnumpy.zeros((1 << 27, 2))", "2.0 GiB"),
+                                               ("torch.randn(20000, 20000)", "1.5 GiB")],
+                         ids=["torch_empty", "numpy_zeros", "torch_randn"])
+def test_an_allocation_past_the_address_space_limit_says_the_limit_and_that_the_code_hit_it(
+        executor, statements, asked):
+    assert executor.limits.memory == 1 << 30
+    exc = _raised(executor, statements)
+    assert exc.memory is not None and exc.memory["limit"] == 1 << 30, exc.memory
+    told = student_error_text("forward", exc, "m.py")
+    assert f"the request for {asked}, with " in told["en"] and HIT_EN in told["en"], told["en"]
+    assert f"申请 {asked}，加上已占用的 " in told["zh"] and HIT_ZH in told["zh"], told["zh"]
+    assert_healthy(executor)
+
+
+@pytest.mark.parametrize("statements", ["bytearray(1 << 31)", "raise MemoryError('mine')",
+                                        "raise RuntimeError(\"DefaultCPUAllocator: can't allocate memory: you tried to "
+                                        "allocate 4096 bytes\")"],
+                         ids=["size_unknown", "own_memory_error", "small_request_in_torchs_words"])
+def test_a_memory_error_whose_request_is_unknown_or_small_names_no_limit(executor, statements):
+    exc = _raised(executor, statements)
+    assert exc.memory is None
+    told = student_error_text("forward", exc, "m.py")
+    assert "RLIMIT_AS" not in told["en"] and "RLIMIT_AS" not in told["zh"], told
+
+
+def test_a_limit_the_code_lowered_itself_is_not_said_as_the_sandboxs(executor):
+    exc = _raised(executor, "torch.empty(1 << 26, 4)",
+                  head="import resource\nresource.setrlimit(resource.RLIMIT_AS, (900 << 20, 900 << 20))")
+    assert "can't allocate memory" in exc.message
+    assert exc.memory is None
