@@ -87,3 +87,37 @@ def test_a_hostile_submission_is_graded_with_bilingual_feedback_and_the_next_gra
     assert (after["status"], after["total"]) == ("graded", reference_total), (name, after["status"], after["total"])
     # an honest grading takes ~0.2-1.5 s here: nothing of the hostile one's jails still holds the executor
     assert time.monotonic() - t0 < 10, name
+
+
+# Open item 3 of round 38: the request's mark is a local of the runtime's serving frame, which the student's own code
+# reads up its frame stack (a thread can read it through sys._current_frames; ctypes can read the whole process, so no
+# place in it is out of reach). This forward writes a reply with the call's seq and mark on the data socket (fd 3)
+# before its own return: the forgery is accepted, and must gain nothing the code could not have returned itself.
+FRAME_FORGER = fwd('''
+import sys as _sys, json as _json, os as _os, time as _time
+_f = _sys._getframe()
+while _f is not None and "mark" not in _f.f_locals:
+    _f = _f.f_back
+if _f is not None:
+    _head = _json.dumps({"v": {"D": {"seq": _f.f_locals["seq"], "mark": _f.f_locals["mark"], "ok": True,
+                                     "value": {"X": 0}}},
+                         "t": [{"dtype": "float32", "shape": [1], "offset": 0, "nbytes": 4}], "n": 4}).encode()
+    _os.write(3, len(_head).to_bytes(4, "big") + _head + b"\\x00\\x00\\x80?")
+    _time.sleep(0.3)
+''')
+
+
+@pytest.mark.slow
+def test_a_reply_forged_with_the_mark_read_off_the_serving_frame_gains_nothing(executor):
+    result = grade(GradeInput(code=FRAME_FORGER.encode()), "attention", executor)
+    assert result["status"] == "graded"
+    tests = {t["id"]: t for t in result["tests"]}
+    # the forged value is taken as the call's return, verdicts are computed from it: the shape the forger sent
+    assert "has shape [1]" in tests["test_sdpa_interface"]["feedback"]["en"], tests["test_sdpa_interface"]
+    # the runtime's own reply, read next, is refused as out of sequence: the session ends on the student's side
+    assert any("a reply out of sequence" in t["feedback"]["en"] and "顺序错乱" in t["feedback"]["zh"]
+               for t in result["tests"] if t["outcome"] != "passed")
+    # what the process reports of itself is not credited to a file that walks the runtime's frames
+    assert tests["test_no_fused_attention_runtime"]["outcome"] != "passed"
+    assert any("_getframe" in r for r in result["review"]), result["review"]
+    assert result["total"] == 0
