@@ -359,17 +359,25 @@ def _bytes_text(n: int) -> str:
     return f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{max(1, round(n / (1 << 20)))} MiB"
 
 
-def memory_limit_note(exc: BaseException) -> Msg | None:
-    """For an allocation the sandbox's address-space limit (RLIMIT_AS) refused, as the sandbox checked it
-    (client.Session._memory_limit_hit: the limit it set, passed by the request's size plus what was in use): that
-    limit, the sizes, and that the code hit it; None for any other error, or a MemoryError whose size is unknown."""
+def memory_limit_note(exc: BaseException, own: bool = False) -> Msg | None:
+    """For a MemoryError or refused allocation under the sandbox's address-space limit (RLIMIT_AS), as the sandbox
+    checked it (client.Session._memory_limit_hit: the limit it set; a request of known size passed it with what was
+    in use): with the request's size, that the code hit the limit; without it (Python's own MemoryError names none),
+    the limit and what the process took of it, no claim on the request. None for any other error, or when the failing
+    line raised the error itself with its own words (``own``: load_hints.own_message): then it is the code's say."""
     seen = getattr(exc, "memory", None)
-    if not isinstance(seen, dict):
+    if not isinstance(seen, dict) or own:
         return None
-    limit, in_use, asked = (_bytes_text(seen[k]) for k in ("limit", "in_use", "asked"))
-    return msg(f"the request for {asked}, with {in_use} already in use, is past the sandbox's memory limit of {limit} "
-               "(address space, RLIMIT_AS): your code hit that limit",
-               f"申请 {asked}，加上已占用的 {in_use}，超过了沙箱的内存上限 {limit}（地址空间，`RLIMIT_AS`）：你的代码触及了这个上限")
+    limit, in_use = _bytes_text(seen["limit"]), _bytes_text(seen["in_use"])
+    if "asked" not in seen:
+        return msg(f"the sandbox limits the address space to {limit} (RLIMIT_AS), about {in_use} of it already taken "
+                   "by the process, PyTorch included",
+                   f"沙箱把地址空间限制为 {limit}（`RLIMIT_AS`），其中约 {in_use} 已被进程占用（包括 PyTorch）")
+    asked = _bytes_text(seen["asked"])
+    return msg(f"the request for {asked} does not fit in the sandbox's memory limit of {limit} (address space, "
+               f"RLIMIT_AS; {in_use} of it already taken by the process, PyTorch included): your code hit that limit",
+               f"申请的 {asked} 超出了沙箱内存上限 {limit} 的剩余空间（地址空间，`RLIMIT_AS`；其中 {in_use} 已被进程占用，"
+               "包括 PyTorch）：你的代码触及了这个上限")
 
 
 def _both(what: str | Msg) -> Msg:
@@ -431,7 +439,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
                                                        f"，{_intro_zh(own)}{detail}" if detail else ""))
     # The first checked note that applies (each reads the failing line of the source and the message).
     line, said = (lineno if isinstance(lineno, int) else None), str(message)
-    note = memory_limit_note(exc) or _import_note(exc, packages) or gpu_note(said) or next(
+    note = memory_limit_note(exc, own) or _import_note(exc, packages) or gpu_note(said) or next(
         (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, linear_note, fill_overflow_note,
                              size_number_note, no_self_note,
                              class_not_instance_note, script_define_note, no_forward_note,
@@ -548,7 +556,8 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
                         f"文件在{where['zh']}抛出了 SystemExit（{status['zh']}）") if lineno else
                     msg(f"the file raised SystemExit ({status['en']}) while {filename} was imported",
                         f"导入 {filename} 时文件抛出了 SystemExit（{status['zh']}）"))
-        hinted = cat(text, memory_limit_note(exc), sep=SEMI) if getattr(exc, "memory", None) else \
+        limit_note = memory_limit_note(exc, own)
+        hinted = cat(text, limit_note, sep=SEMI) if limit_note else \
             with_hint(text, load_hint(source, k, lineno, str(raw), filename))
         # an import of the file itself or relative to a package, or a name a provided package lacks, is no missing
         # package: the hint says what it is

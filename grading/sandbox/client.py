@@ -53,7 +53,8 @@ class StudentError(SandboxError):
                  memory: dict | None = None):
         # offset: the column of a SyntaxError (1-based, characters), as Python's caret shows it
         self.kind, self.message, self.lineno, self.offset = kind, message, lineno, offset
-        # A refused allocation past the jail's RLIMIT_AS, checked (Session._check_reply): {"limit", "in_use", "asked"}
+        # A refused allocation under the jail's RLIMIT_AS, checked (Session._memory_limit_hit): {"limit", "in_use",
+        # "asked"}, or {"limit", "in_use"} for Python's own MemoryError (no size named)
         self.memory = memory
         where = f" (line {lineno})" if lineno is not None else ""
         super().__init__(f"{kind}: {message}{where}")
@@ -1059,12 +1060,13 @@ class Session:
 
     def _memory_limit_hit(self, said: object) -> dict | None:
         """The runtime's account of a refused allocation (runtime._past_memory_limit), kept only when it is of the limit
-        this side set (not one the code lowered) and its sizes do pass it."""
-        if type(said) is not dict or set(said) != {"limit", "in_use", "asked"} \
+        this side set (not one the code lowered) and, for a request of known size ("asked"), its sizes do pass it;
+        without "asked" (Python's own MemoryError, no size named) only the limit and what was in use."""
+        if type(said) is not dict or set(said) not in ({"limit", "in_use", "asked"}, {"limit", "in_use"}) \
                 or not all(type(v) is int and 0 < v < 1 << 62 for v in said.values()):
             return None
         if said["limit"] != self.limits.memory or said["in_use"] > said["limit"] \
-                or said["asked"] + said["in_use"] <= said["limit"]:
+                or ("asked" in said and said["asked"] + said["in_use"] <= said["limit"]):
             return None
         return dict(said)
 

@@ -579,34 +579,58 @@ _UNINITIALISED = (torch.nn.parameter.UninitializedParameter, torch.nn.parameter.
 _TORCH_REFUSED = re.compile(r"DefaultCPUAllocator: can't allocate memory: you tried to allocate (\d{1,20}) bytes")
 
 
+# Bound here, in the zygote before any fork: the code shares the process and may replace resource.getrlimit,
+# builtins.open or os.read; the account of a refused allocation reads the limit and /proc through these alone.
+_getrlimit, _RLIMIT_AS, _RLIM_INFINITY = resource.getrlimit, resource.RLIMIT_AS, resource.RLIM_INFINITY
+_os_open, _os_read, _os_close, _O_RDONLY = os.open, os.read, os.close, os.O_RDONLY
+try:
+    from numpy._core._exceptions import _ArrayMemoryError
+except ImportError:     # NumPy 1.x
+    from numpy.core._exceptions import _ArrayMemoryError  # type: ignore[no-redef]
+
+
 def _address_space_in_use() -> int | None:
     """This process's address space in bytes (VmSize in /proc/self/status), what RLIMIT_AS counts."""
+    fd = _os_open("/proc/self/status", _O_RDONLY)
     try:
-        with open("/proc/self/status", "rb") as f:
-            for line in f:
-                if line.startswith(b"VmSize:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
+        text = _os_read(fd, 1 << 16)
+    finally:
+        _os_close(fd)
+    for line in text.split(b"\n"):
+        if line.startswith(b"VmSize:"):
+            return int(line.split()[1]) * 1024
     return None
 
 
 def _past_memory_limit(e: BaseException, message: str) -> dict | None:
-    """For a refused allocation whose size is known (torch's allocator's RuntimeError, NumPy's MemoryError), when that
-    size plus the address space in use passes RLIMIT_AS: {"limit", "in_use", "asked"} in bytes, else None. Python's
-    own MemoryError (``bytearray(n)``, ``[0] * n``) names no size: the request is not known, so nothing is said."""
-    if isinstance(e, MemoryError):
-        asked = getattr(e, "_total_size", None)       # numpy's _ArrayMemoryError
-    elif type(e) is RuntimeError and (m := _TORCH_REFUSED.search(message)) is not None:
-        asked = int(m.group(1))
-    else:
+    """The account of a refused allocation under RLIMIT_AS, None when there is none or reading it failed: the code may
+    have replaced anything these steps touch, and error_info must still report its error as raised.
+
+    A request whose size is known (torch's allocator's RuntimeError, NumPy's own _ArrayMemoryError, whose size is
+    read only from that exact class: a subclass's is the code's) and whose size plus the address space in use passes
+    the limit: {"limit", "in_use", "asked"} in bytes. Python's own MemoryError, exactly that class and without
+    arguments (``[0] * n``, ``'a' * n``, ``bytearray(n)``), names no size: {"limit", "in_use"}, that the page says the
+    limit and what the process took of it, not that the request passed it."""
+    try:
+        if type(e) is _ArrayMemoryError:
+            asked = e._total_size
+        elif type(e) is RuntimeError and (m := _TORCH_REFUSED.search(message)) is not None:
+            asked = int(m.group(1))
+        elif type(e) is MemoryError and e.args == ():
+            asked = None
+        else:
+            return None
+        limit = _getrlimit(_RLIMIT_AS)[0]
+        in_use = _address_space_in_use()
+        if type(limit) is not int or limit == _RLIM_INFINITY or type(in_use) is not int or in_use > limit:
+            return None
+        if asked is None:
+            return {"limit": limit, "in_use": in_use}
+        if type(asked) is not int or asked <= 0 or asked + in_use <= limit:
+            return None
+        return {"limit": limit, "in_use": in_use, "asked": asked}
+    except BaseException:  # noqa: BLE001 - code of the student's (a property, a patched module) may raise anything
         return None
-    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
-    in_use = _address_space_in_use()
-    if type(asked) is not int or asked <= 0 or limit == resource.RLIM_INFINITY or in_use is None \
-            or asked + in_use <= limit:
-        return None
-    return {"limit": limit, "in_use": in_use, "asked": asked}
 
 
 class _Kept:

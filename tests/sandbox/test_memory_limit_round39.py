@@ -12,8 +12,9 @@ from grading.sandbox import StudentError
 from tests.sandbox.helpers import assert_healthy
 from tests.sandbox.test_sandbox_round35 import _call, _in_forward
 
-HIT_EN = "past the sandbox's memory limit of 1.0 GiB (address space, RLIMIT_AS): your code hit that limit"
-HIT_ZH = "超过了沙箱的内存上限 1.0 GiB（地址空间，`RLIMIT_AS`）：你的代码触及了这个上限"
+HIT_EN = ("does not fit in the sandbox's memory limit of 1.0 GiB (address space, RLIMIT_AS; {} of it already taken "
+          "by the process, PyTorch included): your code hit that limit")
+HIT_ZH = "超出了沙箱内存上限 1.0 GiB 的剩余空间（地址空间，`RLIMIT_AS`；其中 {} 已被进程占用，包括 PyTorch）：你的代码触及了这个上限"
 
 
 def _raised(executor, statements: str, head: str = "") -> StudentError:
@@ -32,16 +33,19 @@ def test_an_allocation_past_the_address_space_limit_says_the_limit_and_that_the_
     exc = _raised(executor, statements)
     assert exc.memory is not None and exc.memory["limit"] == 1 << 30, exc.memory
     told = student_error_text("forward", exc, "m.py")
-    assert f"the request for {asked}, with " in told["en"] and HIT_EN in told["en"], told["en"]
-    assert f"申请 {asked}，加上已占用的 " in told["zh"] and HIT_ZH in told["zh"], told["zh"]
+    in_use = f"{round(exc.memory['in_use'] / (1 << 20))} MiB"
+    assert f"the request for {asked} " + HIT_EN.format(in_use) in told["en"], told["en"]
+    assert f"申请的 {asked} " + HIT_ZH.format(in_use) in told["zh"], told["zh"]
     assert_healthy(executor)
 
 
-@pytest.mark.parametrize("statements", ["bytearray(1 << 31)", "raise MemoryError('mine')",
+# Python's own MemoryError with no size (bytearray(1 << 31)) says the limit without a claim on the request:
+# test_memory_limit_mend_round39.py
+@pytest.mark.parametrize("statements", ["raise MemoryError('mine')",
                                         "raise RuntimeError(\"DefaultCPUAllocator: can't allocate memory: you tried to "
                                         "allocate 4096 bytes\")"],
-                         ids=["size_unknown", "own_memory_error", "small_request_in_torchs_words"])
-def test_a_memory_error_whose_request_is_unknown_or_small_names_no_limit(executor, statements):
+                         ids=["own_memory_error", "small_request_in_torchs_words"])
+def test_a_memory_error_of_the_codes_own_words_or_a_small_request_names_no_limit(executor, statements):
     exc = _raised(executor, statements)
     assert exc.memory is None
     told = student_error_text("forward", exc, "m.py")
