@@ -13,6 +13,7 @@ import pytest
 
 from grading.proxy import death_text
 from grading.sandbox import SandboxDied
+from grading.sandbox.client import FAULT_TEXT
 from tests.sandbox.helpers import assert_healthy, jail_faults_logged
 from tests.sandbox.test_sandbox_round35 import _call, _in_forward
 
@@ -31,6 +32,11 @@ def test_a_thread_that_faults_before_any_check_saw_it_is_said_as_the_signals_def
     # whether or not the kernel logged the thread's fault (jail_faults_logged: printk's rate limit may drop it), the
     # record names a thread id the zygote never saw: nothing is said of it
     logged = jail_faults_logged(since)
-    assert said == "the sandboxed process was ended by SIGSEGV, the signal's default action", (said, logged)
-    assert "默认动作" in death_text(said)["zh"]
+    if said == FAULT_TEXT.format(name="SIGSEGV"):
+        # about once in a hundred runs a CPU check lands in the thread's millisecond and sees it: then the fault is
+        # named, which is as true; anything else is wrong
+        assert logged, said
+    else:
+        assert said == "the sandboxed process was ended by SIGSEGV, the signal's default action", (said, logged)
+        assert "默认动作" in death_text(said)["zh"]
     assert_healthy(executor)
