@@ -20,6 +20,7 @@ import torch
 from torch import Tensor
 
 from grader_tests.attention import cases as C
+from grader_tests.attention import source_lines
 from grader_tests.attention.diagnose import FAULTS, kept_state, no_gradient
 from grading.i18n import COLON, SEMI, Msg, cat, msg
 from grading.load_hints import no_return_note
@@ -141,7 +142,7 @@ class AttentionStudent(StudentProxy):
                     w = read_back(w, w_shape, lambda: C.ref_weights(q, k, mask),
                                   lambda: self.layout_probe(handle, lead, q.shape[-1], q.dtype))
                 validate_weights(w, w_shape if check_shape else None, "ScaledDotProductAttention",
-                                 [*lead, nk, nq] if nq != nk else None, lambda: C.ref_weights(q, k, mask))
+                                 [*lead, nk, nq] if nq != nk else None, lambda: C.ref_weights(q, k, mask), self.source)
                 return out, w
             validate(res, out_shape if check_shape else None, "ScaledDotProductAttention", "output",
                      swapped=[*lead, nk, dv] if nq != nk else None)
@@ -343,7 +344,8 @@ class MHA:
                         None if probe is None else lambda: probe(handle, [B], self.d_model, x.dtype))
                 validate_weights(w, w_shape, "MultiHeadAttention",
                                  [B, self.num_heads, Nk, Nq] if Nk != Nq else None,
-                                 lambda: self._reference_weights(x, context, additive_mask, key_padding_mask))
+                                 lambda: self._reference_weights(x, context, additive_mask, key_padding_mask),
+                                 getattr(self._p, "source", None))
                 return out, w
             validate(res, out_shape, "MultiHeadAttention", "output",
                      swapped=[B, Nk, self.d_model] if Nk != Nq else None)
@@ -433,9 +435,12 @@ def reference_transposed(w: Tensor, reference: Callable[[], Tensor | None]) -> b
 
 
 def validate_weights(w: Any, shape: list[int] | None, who: str, swapped: list[int] | None,
-                     reference: Callable[[], Tensor | None]) -> None:
+                     reference: Callable[[], Tensor | None], source: str | None = None) -> None:
     """``validate`` for returned weights: weights of the swapped shape whose values are the reference's transposed
-    are said to be so (seen on the values, not guessed from the shape)."""
+    are said to be so (seen on the values, not guessed from the shape). Weights whose values are the heads' mean are
+    said to be so with the line of ``source`` (the submitted file) that averages the attention weights over the
+    heads, when it shows exactly one (``source_lines.head_mean_note``: its operand checked to be the weights; round
+    39: the mean was named with no line, where the parity tests quoted it)."""
     try:
         validate(w, shape, who, "weights", swapped=swapped)
     except Feedback as exc:
@@ -446,7 +451,7 @@ def validate_weights(w: Any, shape: list[int] | None, who: str, swapped: list[in
             # [B, Nq, Nk]'s shape message already says to return every head's weights; [B, 1, Nq, Nk]'s does not
             advice = None if w.dim() == 3 else _PER_HEAD
             raise Feedback(cat(exc.message, cat(FAULTS["weights_head_mean_values"], advice, sep=COLON),
-                               sep=SEMI)) from None
+                               source_lines.head_mean_note(source, who), sep=SEMI)) from None
         raise
 
 

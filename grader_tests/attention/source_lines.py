@@ -636,6 +636,45 @@ def _head_reduce(node: ast.AST, names: dict[str, str]) -> tuple[ast.AST, int] | 
     return None
 
 
+def _heads_attrs(members: tuple[tuple[str, ast.AST], ...]) -> set[str]:
+    """The attributes of self an ``__init__`` of the family sets to its num_heads parameter (the second, after
+    d_model: ``self.h = num_heads``, ``self.n_heads = nheads``)."""
+    found = set()
+    for _, member in members:
+        for init in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef) and n.name == "__init__"):
+            params = _params(init)
+            if len(params) < 2:
+                continue
+            for a in (n for n in ast.walk(init) if isinstance(n, ast.Assign) and len(n.targets) == 1):
+                if isinstance(a.value, ast.Name) and a.value.id == params[1] and _self_attr(a.targets[0]):
+                    found.add(_self_attr(a.targets[0]))
+    return found
+
+
+def _head_axis_size(node: ast.AST) -> bool:
+    """``t.shape[1]``, ``t.size(1)`` (or -3): the size of the heads' axis of [B, H, Nq, Nk]."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        return _int(node.slice) in (1, -3)
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
+        and len(node.args) == 1 and _int(node.args[0]) in (1, -3)
+
+
+def _divides_by_heads(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]) -> bool:
+    """A ``sum(dim=1) / X`` is a mean over the heads only when X is the number of heads: the size of the heads'
+    axis, an attribute __init__ sets to num_heads, or a name ``fn`` binds once to either (round 39: ``attn.sum(1)
+    / math.sqrt(self.d_k)`` was quoted as the heads' mean). Any other reduction passes."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)):
+        return True
+    x, heads = node.right, _heads_attrs(members)
+    if isinstance(x, ast.Name):
+        bound = [a.value for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1
+                 and isinstance(a.targets[0], ast.Name) and a.targets[0].id == x.id]
+        if len(bound) != 1:
+            return False
+        x = bound[0]
+    return _head_axis_size(x) or _self_attr(x) in heads
+
+
 def _statements(fn: ast.AST) -> dict[int, ast.stmt]:
     """The innermost statement of ``fn`` each node is in, by the node's id."""
     where: dict[int, ast.stmt] = {}
@@ -672,7 +711,8 @@ def head_means(source: str | None, cls_name: str) -> list[tuple[int, str, str, i
     found = []
     for owner, member in members:
         for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
-            reductions = [(n, r) for n in ast.walk(fn) if (r := _head_reduce(n, names)) is not None]
+            reductions = [(n, r) for n in ast.walk(fn) if (r := _head_reduce(n, names)) is not None
+                          and _divides_by_heads(n, fn, members)]
             if not reductions:
                 continue
             weights, where = _weights_names(fn, names), _statements(fn)
