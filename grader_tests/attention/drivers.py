@@ -221,7 +221,8 @@ def has_bias(info: dict, name: str) -> bool:
     return bool(child.get("bias")) if child.get("is_linear") else f"{name}.bias" in info.get("parameters", {})
 
 
-def projection_problem(info: dict, d_model: int, inner: int, *, linear_only: bool = True) -> Msg | None:
+def projection_problem(info: dict, d_model: int, inner: int, *, linear_only: bool = True,
+                       source: str | None = None) -> Msg | None:
     """Why the four projections are not the contract's (missing, not an ``nn.Linear``, wrong sizes), or
     None. With ``linear_only=False`` (can they be driven at all?) a module of another class passes when
     it holds a Linear's weight and bias by those names: parity then decides, and only the structure
@@ -242,8 +243,10 @@ def projection_problem(info: dict, d_model: int, inner: int, *, linear_only: boo
                        f"{name} 是 {child.get('type')}，不是 nn.Linear（或其子类）")
         got = (child.get("in_features"), child.get("out_features"))
         if got != (fin, fout):
-            return msg(f"{name} maps {got[0]} -> {got[1]} features, expected {fin} -> {fout}",
-                       f"{name} 把 {got[0]} 维映射到 {got[1]} 维，应为 {fin} -> {fout}")
+            # the line that builds it, when the source shows one (round 39: an alias of to_out was not named)
+            return cat(msg(f"{name} maps {got[0]} -> {got[1]} features, expected {fin} -> {fout}",
+                           f"{name} 把 {got[0]} 维映射到 {got[1]} 维，应为 {fin} -> {fout}"),
+                       source_lines.projection_build_note(source, "MultiHeadAttention", name), sep=SEMI)
     # Two names of one module (self.q_proj = self.k_proj = nn.Linear(...)) cannot hold two weights.
     first = {x["name"]: x.get("alias_of", x["name"]) for x in info.get("linears") or []}
     shared: dict[str, list[str]] = {}

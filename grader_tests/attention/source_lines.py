@@ -508,16 +508,42 @@ def out_proj_twice_note(source: str | None, cls_name: str) -> Msg | None:
     ((line, owner, code, first),) = found
     at = where_in(line, owner, cls_name)
     if first is None:
-        return msg(f"{at['en']} applies the output projection to its own result: {code}",
+        said = msg(f"{at['en']} applies the output projection to its own result: {code}",
                    f"{at['zh']}把输出投影作用在了它自己的结果上：{code}")
-    if isinstance(first, int):
-        return msg(f"{at['en']} applies the output projection to its own result in a loop that runs {first} times: "
+    elif isinstance(first, int):
+        said = msg(f"{at['en']} applies the output projection to its own result in a loop that runs {first} times: "
                    f"{code}",
                    f"{at['zh']}在执行 {first} 次的循环中把输出投影作用在了它自己的结果上：{code}")
-    before = where_in(first[0], first[1], cls_name)
-    return msg(f"{before['en']} applies the output projection ({first[2]}) and {at['en']} applies it again to that "
-               f"result ({code})",
-               f"{before['zh']}应用了输出投影（{first[2]}），{at['zh']}又对其结果再次应用（{code}）")
+    else:
+        before = where_in(first[0], first[1], cls_name)
+        said = msg(f"{before['en']} applies the output projection ({first[2]}) and {at['en']} applies it again to "
+                   f"that result ({code})",
+                   f"{before['zh']}应用了输出投影（{first[2]}），{at['zh']}又对其结果再次应用（{code}）")
+    # the fault's text says out_proj: a projection of another name (to_out, dense) is tied to it by where it is built
+    applied = {n for n in names - {"out_proj"} if f"self.{n}(" in code or f"self.{n}." in code}
+    built = projection_build_note(source, cls_name, applied.pop()) if len(applied) == 1 else None
+    return said if built is None else msg(f"{said['en']}; {built['en']}", f"{said['zh']}；{built['zh']}")
+
+
+def projection_build_note(source: str | None, cls_name: str, attr: str) -> Msg | None:
+    """Where the class builds its attribute ``attr`` (``line 30 builds self.to_out: nn.Linear(inner, d_model)``),
+    through one alias (``self.out_proj = self.to_out``): the one assignment of it in the code the class runs whose
+    value is a call (a layer built), else None (two assignments, none, a value passed in)."""
+    members = family(source, cls_name) if isinstance(source, str) else ()
+    for _ in range(2):
+        assigns = [(owner, a) for owner, m in members for a in ast.walk(m) if isinstance(a, ast.Assign)
+                   and any(_self_attr(t) == attr for t in a.targets)]
+        if len(assigns) != 1:
+            return None
+        owner, a = assigns[0]
+        if isinstance(a.value, ast.Call):
+            at = where_in(a.lineno, owner, cls_name)
+            return msg(f"{at['en']} builds self.{attr}: {_code(source, a.value)}",  # type: ignore[arg-type]
+                       f"{at['zh']}构建了 self.{attr}：{_code(source, a.value)}")  # type: ignore[arg-type]
+        attr = _self_attr(a.value)          # type: ignore[assignment]
+        if attr is None:
+            return None
+    return None
 
 
 # A head mean's operand must be the attention weights: a mean over dim 1 of ``x`` ([B, N, d]: the tokens) or of

@@ -82,10 +82,12 @@ QUOTED = {
                                           "it again to that result (self.out_proj(attn_output))"),
     "r37_out_proj_twice_in_to_out.py": (source_lines.out_proj_twice_note,
                                         "line 50 applies the output projection to its own result: "
-                                        "self.out_proj(self.to_out(out))"),
+                                        "self.out_proj(self.to_out(out)); line 32 builds self.to_out: "
+                                        "nn.Sequential(self.out_proj, nn.Dropout(dropout))"),
     "r36_libai_dense_applied_twice.py": (source_lines.out_proj_twice_note,
                                          "line 81 applies the output projection to its own result: "
-                                         "self.dense(self.dense(context))"),
+                                         "self.dense(self.dense(context)); line 56 builds self.dense: "
+                                         "nn.Linear(inner, hidden_size)"),
     "r37_heads_mean_einsum_reduce.py": (source_lines.head_mean_note,
                                         'line 48 averages over dim 1, the heads of [B, H, Nq, Nk]: '
                                         'reduce(attn, "b h i j -> b i j", "mean")'),

@@ -80,3 +80,44 @@ def test_a_sum_over_the_heads_divided_by_their_number_is_quoted_as_their_mean(so
                          ids=["head_dim", "constant", "scale", "key_count", "rebound"])
 def test_a_sum_over_the_heads_divided_by_another_number_is_no_mean(source):
     assert source_lines.head_mean_note(source, CLS) is None
+
+
+# ----------------------------------------------------------------------------- 1. where to_out is built
+TO_OUT = probe().replace("self.out_proj = nn.Linear(self.h * self.d_k, d_model)",
+                         "self.to_out = nn.Linear(self.h * self.d_k, self.d_k)\n        self.out_proj = self.to_out")
+
+
+def _info(fin: int, fout: int) -> dict:
+    lin = {"is_linear": True, "bias": True}
+    return {"children": {"q_proj": {**lin, "in_features": 16, "out_features": 16},
+                         "k_proj": {**lin, "in_features": 16, "out_features": 16},
+                         "v_proj": {**lin, "in_features": 16, "out_features": 16},
+                         "out_proj": {**lin, "in_features": fin, "out_features": fout}}}
+
+
+def test_an_out_projection_of_the_wrong_size_names_the_line_that_builds_it_through_its_alias():
+    from grader_tests.attention.drivers import projection_problem
+
+    said = projection_problem(_info(16, 4), 16, 16, source=TO_OUT)
+    line = line_of(TO_OUT, "self.to_out = nn.Linear(")
+    assert said["en"] == (f"out_proj maps 16 -> 4 features, expected 16 -> 16; line {line} builds self.to_out: "
+                          "nn.Linear(self.h * self.d_k, self.d_k)"), said
+    assert said["zh"].endswith(f"；第 {line} 行构建了 self.to_out：nn.Linear(self.h * self.d_k, self.d_k)"), said
+    # no source, or two assignments of it: the sizes alone
+    assert "builds" not in projection_problem(_info(16, 4), 16, 16)["en"]
+    twice = TO_OUT.replace("self.out_proj = self.to_out", "self.out_proj = self.to_out\n        self.to_out = None")
+    assert "builds" not in projection_problem(_info(16, 4), 16, 16, source=twice)["en"]
+
+
+def test_to_out_applied_twice_names_where_to_out_is_built():
+    source = probe(proj="y = self.to_out(self.to_out(merged))").replace(
+        "self.out_proj = nn.Linear(self.h * self.d_k, d_model)",
+        "self.to_out = nn.Linear(self.h * self.d_k, d_model)\n        self.out_proj = self.to_out")
+    said = source_lines.out_proj_twice_note(source, CLS)
+    line = line_of(source, "self.to_out = nn.Linear(")
+    assert said["en"].endswith(f"self.to_out(self.to_out(merged)); line {line} builds self.to_out: "
+                               "nn.Linear(self.h * self.d_k, d_model)"), said
+    assert said["zh"].endswith(f"；第 {line} 行构建了 self.to_out：nn.Linear(self.h * self.d_k, d_model)"), said
+    # out_proj is the fault's own name: its building line adds nothing
+    plain = source_lines.out_proj_twice_note(probe(proj="y = self.out_proj(self.out_proj(merged))"), CLS)
+    assert "builds" not in plain["en"]

@@ -36,7 +36,9 @@ _QUOTES = [re.compile(_WHERE + tail) for tail in (
     r" averages over dim -?\d, the heads of \[B, H, Nq, Nk\]: (.+?)(?:; |$)",
     r" lays the padding mask out as \[B, 1, N, 1\], on the query axis: (.+?)(?:; |$)",
     r" applies the output projection to its own result(?: in a loop that runs \d+ times)?: (.+?)(?:; |$)",
-    r" applies the output projection \((.+?)\) and line", r" applies it again to that result \((.+?)\)(?:; |$)")]
+    r" applies the output projection \((.+?)\) and line", r" applies it again to that result \((.+?)\)(?:; |$)",
+    # round 39: where a projection of another name is built ("line 32 builds self.to_out: CODE")
+    r" builds self\.\w+: (.+?)(?:; |$)")]
 
 
 def quoted_lines(feedback: str) -> list[tuple[int, str | None, str]]:
