@@ -24,7 +24,7 @@ import torch
 from torch import Tensor
 
 from grader_tests.attention import cases as C
-from grader_tests.attention import source_lines
+from grader_tests.attention import folds, source_lines
 from grader_tests.attention.checks import abs_diff, identical
 from grader_tests.attention.source_lines import SOFTMAX_MODULES as _SOFTMAX_MODULES
 from grader_tests.attention.source_lines import dotted_path as _path
@@ -1052,6 +1052,8 @@ def results_exchanged(out: Tensor, q: Tensor, k: Tensor, v: Tensor, tol: float =
     ref = C.ref_output(q, k, v)
     if out.shape != ref.shape or out.dim() != 4 or not bool(torch.isfinite(out).all()):
         return None
+    if (named := folds.fold_note(out, ref)) is not None:      # the exact fold/unfold pair, named (round 39)
+        return named
     B, H = out.shape[:2]
     got, right = out.double().flatten(2), ref.double().flatten(2)
     # dist[b, h, b2, h2]: how far block (b, h) of the output is from the right result of (b2, h2)
@@ -1117,7 +1119,8 @@ def sdpa_weights(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None
         # Two models can coincide on one case (sqrt(H * dk) is dk where H == dk): each is tried on the probe.
         if cand is not None and _err(w, cand) < MATCH_TOL and _confirmed(student, fault, q, k, v, mask, False):
             return _sdpa_name(fault, False, student)
-    return rows_off(w, q, k, v, mask, student=student)
+    # rows summing to 1 over another axis (round 39, feedback), else heads unfolded in another order (round 39, hints)
+    return rows_off(w, q, k, v, mask, student=student) or folds.fold_note(w, C.ref_weights(q, k, mask))
 
 
 # The softmax models by the axis of [B, H, Nq, Nk] they normalise over.
@@ -1205,6 +1208,8 @@ def sdpa_output(out: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | Non
         if cand is not None and torch.isfinite(cand).all() and _err(out, cand @ v.double()) < MATCH_TOL \
                 and _confirmed(student, fault, q, k, v, mask, True):
             return _sdpa_name(fault, True, student)
+    if (fold := folds.fold_note(out, C.ref_output(q, k, v, mask))) is not None:
+        return fold
     # An output no model explains may be one random draw (dropout on in eval while the weights returned are
     # those from before it): the output tests said only "up to 0.9 away" where the weights tests named dropout.
     if student is not None and _changes_between_calls(student, q, k, v, mask):

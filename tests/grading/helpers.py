@@ -20,8 +20,10 @@ def fault_texts() -> list[tuple[str, dict]]:
     """(key, text) of every name the feedback gives a mistake: ``FAULTS``, and ``ON_OUTPUT``'s wording of the same
     mistakes for the tests that see only an output (round 31). A check that no other mistake is named reads both."""
     from grader_tests.attention.diagnose import FAULTS, ON_OUTPUT
+    from grader_tests.attention.folds import FOLDS
 
-    return [*FAULTS.items(), *ON_OUTPUT.items()]
+    # round 39: heads folded into the batch and unfolded in the other order (folds.py), "heads_fold_bh_hb"
+    return [*FAULTS.items(), *ON_OUTPUT.items(), *((f"heads_fold_{k}", t) for k, t in FOLDS.items())]
 
 
 def named_faults(feedback: dict) -> set[str]:

@@ -115,7 +115,8 @@ def test_the_round_adds_20_files_with_a_declared_diagnosis():
     assert len(ROUND) == 20
     for path in ROUND:
         assert path.read_text(encoding="utf-8").splitlines()[1].startswith("# diagnosis: "), path.name
-    assert sum(_declared(p) == ["none"] for p in ROUND) >= 5     # mistakes no model names: described only
+    # mistakes no model names: described only (round 39 names one, r35_sooftware_unfold_batch_major: heads_fold_hb_bh)
+    assert sum(_declared(p) == ["none"] for p in ROUND) >= 4
 
 
 @pytest.mark.slow

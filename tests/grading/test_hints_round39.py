@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from grader_tests.attention import cases as C
-from grader_tests.attention import diagnose, source_lines
+from grader_tests.attention import diagnose, folds, source_lines
 from grader_tests.attention.drivers import validate_weights
 from grading.proxy import Feedback
 from tests.grading.probes_round38 import line_of, probe
@@ -121,3 +121,52 @@ def test_to_out_applied_twice_names_where_to_out_is_built():
     # out_proj is the fault's own name: its building line adds nothing
     plain = source_lines.out_proj_twice_note(probe(proj="y = self.out_proj(self.out_proj(merged))"), CLS)
     assert "builds" not in plain["en"]
+
+
+# ----------------------------------------------------------------------------- 3. heads folded and unfolded
+def _kernel_case(B: int = 2, H: int = 3):
+    q, k, v = C.qkv(5, B, H, 4, 6, 8, 5)
+    return q, k, v, C.ref_output(q, k, v), C.ref_weights(q, k)
+
+
+def _bh_hb(t):          # rearrange 'b h ... -> (b h) ...', then '(h b) ... -> b h ...'
+    B, H, *rest = t.shape
+    return t.reshape(B * H, *rest).reshape(H, B, *rest).transpose(0, 1)
+
+
+def _hb_bh(t):          # rearrange 'b h ... -> (h b) ...', then '(b h) ... -> b h ...'
+    B, H, *rest = t.shape
+    return t.transpose(0, 1).reshape(B * H, *rest).reshape(B, H, *rest)
+
+
+@pytest.mark.parametrize(("unfold", "key"), [(_bh_hb, "bh_hb"), (_hb_bh, "hb_bh")], ids=["bh_hb", "hb_bh"])
+def test_a_kernel_unfolding_the_heads_in_the_other_order_is_named_from_its_output_and_weights(unfold, key):
+    q, k, v, out, w = _kernel_case()
+    assert folds.fold_order(unfold(out).float(), out) == key
+    assert diagnose.sdpa_output(unfold(out).float(), q, k, v) == folds.FOLDS[key]
+    assert diagnose.sdpa_weights(unfold(w).float(), q, k, v) == folds.FOLDS[key]
+    assert diagnose.results_exchanged(unfold(out).float(), q, k, v) == folds.FOLDS[key]
+
+
+@pytest.mark.parametrize("moved", [
+    lambda t: t,                                  # right
+    lambda t: t.roll(1, 0),                       # samples rolled, heads kept: no fold
+    lambda t: t.flip(1),                          # heads reversed within each sample
+    lambda t: _bh_hb(t) * 1.01,                   # the fold's places, other values
+], ids=["right", "samples_rolled", "heads_flipped", "other_values"])
+def test_blocks_moved_otherwise_name_no_fold(moved):
+    _, _, _, out, _ = _kernel_case()
+    assert folds.fold_order(moved(out).float(), out) is None
+
+
+def test_with_as_many_samples_as_heads_no_fold_is_named():
+    """B == H: the fold's permutation is then the plain exchange of the axes, which transpose(0, 1) makes too."""
+    _, _, _, out, _ = _kernel_case(3, 3)
+    assert folds.fold_order(_bh_hb(out).float(), out) is None and folds.fold_order(out.transpose(0, 1), out) is None
+
+
+def test_the_fold_texts_are_chinese_in_zh():
+    from tests.grading.helpers import english_in_zh
+
+    for text in folds.FOLDS.values():
+        assert english_in_zh(text["zh"]) == [], text["zh"]
