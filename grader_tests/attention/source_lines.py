@@ -392,7 +392,8 @@ def _out_projection_names(members: tuple[tuple[str, ast.AST], ...]) -> set[str]:
     for _ in range(3):                          # aliases of aliases: a short chain at most
         for target, value in assigns:
             if target in found:
-                if (alias := _self_attr(value)) is not None:
+                # self.out_proj = self.to_out[0]: the container holds it (round 39)
+                if (alias := _self_attr(value.value if isinstance(value, ast.Subscript) else value)) is not None:
                     found.add(alias)
             elif any(_self_attr(n) in found for n in ast.walk(value)):
                 found.add(target)
@@ -520,7 +521,8 @@ def out_proj_twice_note(source: str | None, cls_name: str) -> Msg | None:
                    f"that result ({code})",
                    f"{before['zh']}应用了输出投影（{first[2]}），{at['zh']}又对其结果再次应用（{code}）")
     # the fault's text says out_proj: a projection of another name (to_out, dense) is tied to it by where it is built
-    applied = {n for n in names - {"out_proj"} if f"self.{n}(" in code or f"self.{n}." in code}
+    text = source.splitlines()[line - 1]        # the line as written: the quote may be shortened
+    applied = {n for n in names - {"out_proj"} if f"self.{n}(" in text or f"self.{n}." in text}
     built = projection_build_note(source, cls_name, applied.pop()) if len(applied) == 1 else None
     return said if built is None else msg(f"{said['en']}; {built['en']}", f"{said['zh']}；{built['zh']}")
 

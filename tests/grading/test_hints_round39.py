@@ -16,6 +16,7 @@ from grader_tests.attention import cases as C
 from grader_tests.attention import diagnose, folds, source_lines
 from grader_tests.attention.drivers import validate_weights
 from grading.proxy import Feedback
+from tests.grading.helpers import SUBMISSIONS
 from tests.grading.probes_round38 import line_of, probe
 
 CLS = "MultiHeadAttention"
@@ -170,3 +171,52 @@ def test_the_fold_texts_are_chinese_in_zh():
 
     for text in folds.FOLDS.values():
         assert english_in_zh(text["zh"]) == [], text["zh"]
+
+
+# ----------------------------------------------------------------------------- the round's faulty variants
+# One multi-head mistake in a public style each (tests/fixtures/submissions/faulty/r39_*.py), each hint read against
+# the code: named as its header declares and nothing else ("none": described only), every quoted line the file's own.
+VARIANTS = sorted((SUBMISSIONS / "faulty").glob("r39_*.py"))
+
+
+def test_the_round_adds_11_faulty_variants_each_declaring_its_diagnosis_and_style():
+    assert len(VARIANTS) == 11
+    for path in VARIANTS:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        assert lines[1].startswith("# diagnosis: ") and lines[2].startswith("# fault: "), path.name
+        assert "In the style of " in lines[3], path.name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", VARIANTS, ids=[p.stem for p in VARIANTS])
+def test_a_variant_is_named_as_declared_and_nothing_else(executor, path):
+    from tests.grading.helpers import code_names, english_in_zh, named_faults
+    from tests.grading.test_hints_round35 import _declared, _failed
+    from tests.grading.test_quoted_lines_round31 import _shown, quoted_lines
+
+    declared = _declared(path)
+    source = path.read_text(encoding="utf-8")
+    lines, code = source.splitlines(), code_names(source)
+    named: set[str] = set()
+    failed = _failed(executor, path)
+    assert failed, path.name
+    for tid, fb in failed.items():
+        named |= named_faults(fb)
+        for n, _owner, shown in quoted_lines(fb["en"]):
+            assert 1 <= n <= len(lines) and _shown(shown, lines[n - 1]), (tid, n, shown)
+        assert english_in_zh(fb["zh"], code) == [], (tid, fb["zh"])
+    if declared == ["none"]:
+        assert named == set(), named
+    else:
+        assert declared[0] in named and named <= set(declared), named
+
+
+@pytest.mark.slow
+def test_to_out_applied_twice_is_quoted_with_the_line_that_builds_to_out(executor):
+    from tests.grading.test_hints_round35 import _failed
+
+    path = SUBMISSIONS / "faulty" / "r39_to_out_sequential_twice.py"
+    source = path.read_text(encoding="utf-8")
+    said = _failed(executor, path)["test_mha_self_attention_parity"]
+    built = line_of(source, 'self.to_out = nn.Sequential(nn.Linear(inner')
+    assert f"line {built} builds self.to_out: nn.Sequential(nn.Linear(inner, d_model)" in said["en"], said["en"]
