@@ -218,5 +218,5 @@ def test_to_out_applied_twice_is_quoted_with_the_line_that_builds_to_out(executo
     path = SUBMISSIONS / "faulty" / "r39_to_out_sequential_twice.py"
     source = path.read_text(encoding="utf-8")
     said = _failed(executor, path)["test_mha_self_attention_parity"]
-    built = line_of(source, 'self.to_out = nn.Sequential(nn.Linear(inner')
+    built = line_of(source, 'self.to_out = nn.Sequential(nn.Linear(inner, d_model)')
     assert f"line {built} builds self.to_out: nn.Sequential(nn.Linear(inner, d_model)" in said["en"], said["en"]
