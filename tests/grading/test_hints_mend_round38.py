@@ -158,10 +158,17 @@ def test_a_correct_look_alike_still_passes_every_test(executor, name):
 @pytest.mark.parametrize("name", ["f04_returned_weights_sum_over_h_beside_torch_mean_of_memory",
                                   "f12_in_the_attention_class_beside_a_token_mean_of_its_wrapper"])
 def test_a_held_probe_whose_tests_name_no_head_mean_quotes_no_line(executor, name):
-    """RC's f04 (weights of shape [B, 1, Nq, Nk]: the shape tests say so) and f12 (the mean in the attention
-    class: said to be there) keep their feedback, which names no line."""
-    result = _graded(executor, QUOTED[name][1])
+    """RC's f04 (weights of shape [B, 1, Nq, Nk]: the shape tests say so, with the line since round 39) and f12 (the
+    mean in the attention class: said to be there, with no line)."""
+    _note, source, code, _said = QUOTED[name]
+    result = _graded(executor, source)
     failed = [t for t in result["tests"] if t["outcome"] != "passed"]
+    if name.startswith("f04"):
+        # round 39 (brief D): the shape tests' "its values are the mean of the heads' weights" quotes the fault's
+        # line, and no decoy's
+        assert failed and {n for t in failed for n, _o, _c in quoted_lines(t["feedback"]["en"])} == {
+            line_of(source, code)}
+        return
     assert failed and all(quoted_lines(t["feedback"]["en"]) == [] for t in failed)
     if name.startswith("f12"):
         assert all("the mistake is in ScaledDotProductAttention" in t["feedback"]["en"]
