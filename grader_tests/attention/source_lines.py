@@ -529,9 +529,10 @@ def out_proj_twice_note(source: str | None, cls_name: str) -> Msg | None:
 
 def projection_build_note(source: str | None, cls_name: str, attr: str) -> Msg | None:
     """Where the class builds its attribute ``attr`` (``line 30 builds self.to_out: nn.Linear(inner, d_model)``),
-    through one alias (``self.out_proj = self.to_out``): the one assignment of it in the code the class runs whose
-    value is a call (a layer built), else None (two assignments, none, a value passed in)."""
+    through one alias (``self.out_proj = self.to_out`` or ``= self.to_out[0]``): the one assignment of it in the
+    code the class runs whose value is a call (a layer built), else None (two assignments, none, a value passed in)."""
     members = family(source, cls_name) if isinstance(source, str) else ()
+    index: int | None = None                    # self.out_proj = self.to_out[0]: the container's layer 0
     for _ in range(2):
         assigns = [(owner, a) for owner, m in members for a in ast.walk(m) if isinstance(a, ast.Assign)
                    and any(_self_attr(t) == attr for t in a.targets)]
@@ -539,10 +540,18 @@ def projection_build_note(source: str | None, cls_name: str, attr: str) -> Msg |
             return None
         owner, a = assigns[0]
         if isinstance(a.value, ast.Call):
+            built, name = a.value, f"self.{attr}"
+            # nn.Sequential(nn.Linear(...), nn.Dropout(p)): the layer itself, when the container lists it
+            if index is not None and 0 <= index < len(a.value.args) and not a.value.keywords \
+                    and isinstance(a.value.args[index], ast.Call):
+                built, name = a.value.args[index], f"self.{attr}[{index}]"
             at = where_in(a.lineno, owner, cls_name)
-            return msg(f"{at['en']} builds self.{attr}: {_code(source, a.value)}",  # type: ignore[arg-type]
-                       f"{at['zh']}构建了 self.{attr}：{_code(source, a.value)}")  # type: ignore[arg-type]
-        attr = _self_attr(a.value)          # type: ignore[assignment]
+            return msg(f"{at['en']} builds {name}: {_code(source, built)}",  # type: ignore[arg-type]
+                       f"{at['zh']}构建了 {name}：{_code(source, built)}")  # type: ignore[arg-type]
+        value = a.value
+        if isinstance(value, ast.Subscript):    # round 39 mend: _self_attr of a subscript was None
+            index, value = _int(value.slice), value.value
+        attr = _self_attr(value)            # type: ignore[assignment]
         if attr is None:
             return None
     return None

@@ -37,8 +37,9 @@ _QUOTES = [re.compile(_WHERE + tail) for tail in (
     r" lays the padding mask out as \[B, 1, N, 1\], on the query axis: (.+?)(?:; |$)",
     r" applies the output projection to its own result(?: in a loop that runs \d+ times)?: (.+?)(?:; |$)",
     r" applies the output projection \((.+?)\) and line", r" applies it again to that result \((.+?)\)(?:; |$)",
-    # round 39: where a projection of another name is built ("line 32 builds self.to_out: CODE")
-    r" builds self\.\w+: (.+?)(?:; |$)")]
+    # round 39: where a projection of another name is built ("line 32 builds self.to_out: CODE", or
+    # "self.to_out[0]: CODE" for a container's layer)
+    r" builds self\.\w+(?:\[\d+\])?: (.+?)(?:; |$)")]
 
 
 def quoted_lines(feedback: str) -> list[tuple[int, str | None, str]]:
