@@ -1041,15 +1041,16 @@ def _layer_per_call(source: str | None, cls_name: str | None) -> Msg | None:
                "随机权重的新层：请只在 __init__ 中构建一次各层，forward 中只调用它们")
 
 
-def results_exchanged(out: Tensor, q: Tensor, k: Tensor, v: Tensor, tol: float = 1e-5) -> Msg | None:
-    """The output of one call whose every (sample, head) block is the right result of some (sample, head) of the
-    batch, one at least of another: the batch and head axes exchanged (heads folded into the batch one way and
-    unfolded the other), which makes two copies of a sample in one batch differ with no randomness at all. Round 35:
-    that was said to be "randomness still active in eval mode (e.g. F.dropout ...)" to code with no dropout.
-    None when any block is no right result (then nothing is shown), or no block moved across both axes: a block
-    whose every match is of another sample and another head (samples rolled with their heads kept, or heads
-    permuted within each sample, exchange no axes: round 35 said they did)."""
-    ref = C.ref_output(q, k, v)
+def results_exchanged(out: Tensor, q: Tensor, k: Tensor, v: Tensor, tol: float = 1e-5, *,
+                      weights: bool = False) -> Msg | None:
+    """The output of one call (the weights, with ``weights``) whose every (sample, head) block is the right result
+    of some (sample, head) of the batch, one at least of another: the batch and head axes exchanged (heads folded
+    into the batch one way and unfolded the other), which makes two copies of a sample in one batch differ with no
+    randomness at all. Round 35: that was said to be "randomness still active in eval mode (e.g. F.dropout ...)" to
+    code with no dropout. None when any block is no right result (then nothing is shown), or no block moved across
+    both axes: a block whose every match is of another sample and another head (samples rolled with their heads
+    kept, or heads permuted within each sample, exchange no axes: round 35 said they did)."""
+    ref = C.ref_weights(q, k) if weights else C.ref_output(q, k, v)
     if out.shape != ref.shape or out.dim() != 4 or not bool(torch.isfinite(out).all()):
         return None
     if (named := folds.fold_note(out, ref)) is not None:      # the exact fold/unfold pair, named (round 39)
@@ -1060,17 +1061,18 @@ def results_exchanged(out: Tensor, q: Tensor, k: Tensor, v: Tensor, tol: float =
     dist = (got[:, :, None, None] - right[None, None]).abs().amax(-1)
     if not bool((dist.flatten(2).amin(-1) <= tol).all()):
         return None
+    what = msg("weights", "权重") if weights else msg("output", "输出")
     for b, h in itertools.product(range(B), range(H)):
         matches = [(int(b2), int(h2)) for b2, h2 in (dist[b, h] <= tol).nonzero().tolist()]
         if all(b2 != b and h2 != h for b2, h2 in matches):
             b2, h2 = (int(i) for i in divmod(int(dist[b, h].flatten().argmin()), H))
-            return msg(f"each (sample, head) block of the output is the right result of a (sample, head) of the batch, "
-                       f"not always its own (sample {b}, head {h} holds that of sample {b2}, head {h2}): the batch and "
-                       "head axes are exchanged somewhere (e.g. heads folded into the batch in one order and unfolded "
-                       "in the other), so a sample's result depends on where it sits in the batch",
-                       f"输出中每个（样本，head）块都等于本批中某个（样本，head）的正确结果，但不一定是它自己的（样本 {b} 的 "
-                       f"head {h} 得到的是样本 {b2} 的 head {h2} 的结果）：batch 轴与 head 轴在某处被互换了（例如把 head "
-                       "并入 batch 时用一种顺序，拆开时用了另一种），因此样本的结果取决于它在批中的位置")
+            return msg(f"each (sample, head) block of the {what['en']} is the right result of a (sample, head) of the "
+                       f"batch, not always its own (sample {b}, head {h} holds that of sample {b2}, head {h2}): the "
+                       "batch and head axes are exchanged somewhere (e.g. heads folded into the batch in one order and "
+                       "unfolded in the other), so a sample's result depends on where it sits in the batch",
+                       f"{what['zh']}中每个（样本，head）块都等于本批中某个（样本，head）的正确结果，但不一定是它自己的（样本 "
+                       f"{b} 的 head {h} 得到的是样本 {b2} 的 head {h2} 的结果）：batch 轴与 head 轴在某处被互换了（例如把 "
+                       "head 并入 batch 时用一种顺序，拆开时用了另一种），因此样本的结果取决于它在批中的位置")
     return None
 
 

@@ -52,7 +52,7 @@ FOLDS: dict[str, Msg] = {
                  "结果中每个（样本，head）块都是另一个块的正确结果，与把 head 按样本顺序并入 batch（[B*H, ...] 的第 "
                  "b*H + h 行，如 view(B * H, ...) 或 `rearrange('b h ... -> (b h) ...')`），再按 head 顺序拆开（第 h*B + b "
                  "行，如 view(H, B, ...).transpose(0, 1) 或 `rearrange('(h b) ... -> b h ...')`）的结果完全一致：拆开时应按"
-                 "并入时的顺序读取各行，即 view(B, H, ...) 或 '(b h) ... -> b h ...'"),
+                 "并入时的顺序读取各行，即 view(B, H, ...) 或 `rearrange('(b h) ... -> b h ...')`"),
     "hb_bh": msg("each (sample, head) block of the result is the right result of another one, exactly as when the "
                  "heads are folded into the batch head by head, row h*B + b of [B*H, ...] (transpose(0, 1).reshape(H * "
                  "B, ...), rearrange 'b h ... -> (h b) ...'), and unfolded sample by sample, row b*H + h (view(B, H, "
@@ -61,7 +61,7 @@ FOLDS: dict[str, Msg] = {
                  "结果中每个（样本，head）块都是另一个块的正确结果，与把 head 按 head 顺序并入 batch（[B*H, ...] 的第 "
                  "h*B + b 行，如 transpose(0, 1).reshape(H * B, ...) 或 `rearrange('b h ... -> (h b) ...')`），再按样本顺序"
                  "拆开（第 b*H + h 行，如 view(B, H, ...) 或 `rearrange('(b h) ... -> b h ...')`）的结果完全一致：拆开时应按"
-                 "并入时的顺序读取各行，即 view(H, B, ...).transpose(0, 1) 或 '(h b) ... -> b h ...'"),
+                 "并入时的顺序读取各行，即 view(H, B, ...).transpose(0, 1) 或 `rearrange('(h b) ... -> b h ...')`"),
 }
 
 

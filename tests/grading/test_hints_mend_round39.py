@@ -1,12 +1,22 @@
 """Round 39 mend of brief D (review RD): the multi-head hints' misses the review found.
 
 1. out_proj bound to the first layer of a container (``self.out_proj = self.to_out[0]``) of the wrong size names
-   the line that builds the container.
+   the line that builds the container, quoting the layer itself when the container lists it.
+2. Two copies of a sample differing in the weights alone, the same call repeated giving the same results
+   (probes/sub/f03_fold_w_only.py), were said to be randomness: the weights are now checked for a fold or an
+   exchange of axes, and with the same results repeated randomness is never said.
+6. The zh fold texts write every rearrange pattern in backticks.
 """
 
 from __future__ import annotations
 
-from grader_tests.attention import source_lines
+import re
+
+import torch
+
+from grader_tests.attention import cases as C
+from grader_tests.attention import diagnose, folds, source_lines
+from tests.grading.helpers import english_in_zh
 from tests.grading.probes_round38 import line_of, probe
 from tests.grading.test_quoted_lines_round31 import quoted_lines
 
@@ -45,3 +55,62 @@ def test_a_container_layer_the_container_does_not_list_quotes_the_container():
         "nn.Sequential(nn.Linear(self.h * self.d_k, self.d_k), nn.Dropout(0.0))", "nn.Sequential(*layers)")
     said = source_lines.projection_build_note(source, CLS, "out_proj")
     assert said is not None and said["en"].endswith("builds self.to_out: nn.Sequential(*layers)"), said
+
+
+# ----------------------------------------------------------------------------- 2. only the weights moved
+class _Kernel:
+    """A deterministic ScaledDotProductAttention whose output is right and whose weights are ``move``d."""
+
+    def __init__(self, move):
+        self.move = move
+
+    def sdpa(self, q, k, v, mask=None, *, return_weights=False):
+        out, w = C.ref_output(q, k, v).float(), C.ref_weights(q, k).float()
+        return (out, self.move(w).contiguous()) if return_weights else out
+
+
+def _bh_hb(t):          # folded 'b h ... -> (b h) ...' and unfolded view(H, B, ...).transpose(0, 1): f03's kernel
+    B, H, *rest = t.shape
+    return t.reshape(B * H, *rest).reshape(H, B, *rest).transpose(0, 1)
+
+
+def _copies_said(move) -> dict:
+    from grader_tests.attention.test_implementation import _why_copies_differ
+
+    student = _Kernel(move)
+    doubled = tuple(torch.cat([t, t]) for t in C.parity_case())
+    return _why_copies_differ(student, doubled, student.sdpa(*doubled, return_weights=True))
+
+
+def test_copies_differing_in_the_weights_alone_say_the_weights_blocks_moved_not_randomness():
+    # the doubled parity case has B == H == 4: the fold is then the plain exchange of the axes, and said so
+    said = _copies_said(_bh_hb)
+    assert said["en"].startswith("each (sample, head) block of the weights is the right result"), said
+    assert "the batch and head axes are exchanged somewhere" in said["en"], said
+    assert "random" not in said["en"] and "随机" not in said["zh"], said
+
+
+def test_copies_differing_with_the_same_results_repeated_never_say_randomness():
+    # samples rolled, heads kept: no fold and no exchange of axes, and no randomness either
+    said = _copies_said(lambda w: w.roll(1, 0))
+    assert said is not None and diagnose.FAULTS["dropout"]["en"] not in said["en"], said
+    assert "random" not in said["en"] and "随机" not in said["zh"], said
+    assert said["en"].startswith("the same call repeated gives the same results"), said
+    assert english_in_zh(said["zh"]) == [], said
+
+
+def test_weights_blocks_exchanged_are_said_of_the_weights():
+    q, k, v = (torch.cat([t, t]) for t in C.parity_case())
+    w = C.ref_weights(q, k)
+    B, H = w.shape[:2]
+    moved = w.transpose(0, 1).reshape(B * H, *w.shape[2:]).view(B, H, *w.shape[2:])
+    said = diagnose.results_exchanged(moved, q, k, v, weights=True)
+    assert said is not None and said["en"].startswith("each (sample, head) block of the weights is the right result")
+    assert said["zh"].startswith("权重中每个（样本，head）块"), said
+
+
+# ----------------------------------------------------------------------------- 6. zh fold texts
+def test_the_zh_fold_texts_write_every_pattern_in_backticks():
+    for text in folds.FOLDS.values():
+        outside = re.sub(r"`[^`]*`", "", text["zh"])
+        assert "->" not in outside, outside
