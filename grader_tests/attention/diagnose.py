@@ -1726,6 +1726,12 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
             # (cases.mha_variant); the kernel alone was not found to make it (_sdpa_alone)
             said = cat(said, QK_SWAPPED_IN_WRAPPER, sep=SEMI)
         return said
+    if (fold := _mha_fold(case)) is not None:
+        if student is not None:
+            probe = probe or _probe_mha(student, case)
+            if probe is None or _mha_fold(probe) != fold:
+                return None
+        return fold
     if (names := _biases_left_out(case)) is not None:
         if student is not None:
             probe = probe or _probe_mha(student, case)
@@ -1735,6 +1741,24 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
     if student is not None and not _finite(out, *(() if weights is None else (weights,))):
         return _padding_nan(student, case) or _additive_mask_nan(student, case)
     return None
+
+
+def _mha_fold(case: _MhaCase) -> Msg | None:
+    """``folds.FOLDS`` of the order a module that folds the heads into the batch itself (``reshape(B * h, ...)``
+    around a 3-D kernel) unfolds them in, when its weights are the right ones so moved, or, with no weights, its
+    output is what the right heads' results so moved give after the merge and out_proj (round 39 mend: a module
+    doing it named nothing, though only a kernel doing it was named); None otherwise."""
+    q, k, v, mask = C.mha_heads(case.params, case.num_heads, case.head_dim, case.x, case.context,
+                                case.additive_mask, case.key_padding_mask)
+    if case.weights is not None:
+        return folds.fold_note(case.weights, C.ref_weights(q, k, mask))
+    right = C.ref_output(q, k, v, mask).double()
+    B, H = right.shape[:2]
+    if B < 2 or H < 2 or B == H or _err(case.out, C.mha_merge(case.params, right)) < MATCH_TOL:
+        return None
+    order = next((o for o in folds.FOLDS if _err(case.out, C.mha_merge(case.params, folds.moved(right, o)))
+                  < MATCH_TOL), None)
+    return None if order is None else folds.FOLDS[order]
 
 
 def _batch_as_head_heads(num_heads: int) -> tuple[int, int]:

@@ -33,14 +33,16 @@ def fold_order(got: Tensor, right: Tensor) -> str | None:
     B, H, *rest = right.shape
     if B < 2 or H < 2 or B == H or _close(got, right):
         return None
-    right = right.double()
-    folded_bh = right.reshape(B * H, *rest).reshape(H, B, *rest).transpose(0, 1)
-    folded_hb = right.transpose(0, 1).reshape(B * H, *rest).reshape(B, H, *rest)
-    if _close(got, folded_bh):
-        return "bh_hb"
-    if _close(got, folded_hb):
-        return "hb_bh"
-    return None
+    return next((order for order in ("bh_hb", "hb_bh") if _close(got, moved(right.double(), order))), None)
+
+
+def moved(right: Tensor, order: str) -> Tensor:
+    """``right`` ([B, H, ...]) folded and unfolded in the two orders ``order`` names: ``"bh_hb"``, folded as
+    (b h) and unfolded as (h b); ``"hb_bh"``, the other way round."""
+    B, H, *rest = right.shape
+    if order == "bh_hb":
+        return right.reshape(B * H, *rest).reshape(H, B, *rest).transpose(0, 1)
+    return right.transpose(0, 1).reshape(B * H, *rest).reshape(B, H, *rest)
 
 
 FOLDS: dict[str, Msg] = {

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 import torch
 
 from grader_tests.attention import cases as C
@@ -114,3 +115,29 @@ def test_the_zh_fold_texts_write_every_pattern_in_backticks():
     for text in folds.FOLDS.values():
         outside = re.sub(r"`[^`]*`", "", text["zh"])
         assert "->" not in outside, outside
+
+
+# ----------------------------------------------------------------------------- 3. a module folding heads itself
+def _module_folding(order: str | None):
+    """What a MultiHeadAttention returns that folds the heads into the batch itself around a 3-D kernel and unfolds
+    them in the other ``order`` (probes/sub/g03_mha_fold.py), both its output and its weights; right for None."""
+    params, x = C.mha_params(30, 16, 4, 4), C.tokens(42, 2, 5, 16)
+    q, k, v, mask = C.mha_heads(params, 4, 4, x)
+    heads, w = C.ref_output(q, k, v, mask).double(), C.ref_weights(q, k, mask).double()
+    if order is not None:
+        heads, w = folds.moved(heads, order), folds.moved(w, order)
+    return C.mha_merge(params, heads).float(), w.float(), params, x
+
+
+@pytest.mark.parametrize("order", ["bh_hb", "hb_bh"])
+def test_a_module_unfolding_the_heads_in_the_other_order_is_named_from_its_weights_and_from_its_output(order):
+    out, w, params, x = _module_folding(order)
+    assert diagnose.mha(out, w, params, 4, 4, x) == folds.FOLDS[order]
+    assert diagnose.mha(out, None, params, 4, 4, x) == folds.FOLDS[order]
+
+
+def test_a_module_whose_heads_moved_otherwise_names_no_fold():
+    out, w, params, x = _module_folding(None)
+    assert diagnose.mha(out, w, params, 4, 4, x) is None
+    rolled = C.mha_merge(params, folds.moved(C.ref_output(*C.mha_heads(params, 4, 4, x)).double(), "bh_hb") * 1.01)
+    assert diagnose.mha(rolled.float(), None, params, 4, 4, x) is None
