@@ -706,10 +706,25 @@ def _divides_by_heads(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.
     if isinstance(x, ast.Name):
         bound = [a.value for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1
                  and isinstance(a.targets[0], ast.Name) and a.targets[0].id == x.id]
-        if len(bound) != 1:
+        # round 39 mend: ``_, H, _, _ = attn.shape`` (or ``= attn.size()``) binds the heads' axis size too
+        unpacked = [(a.targets[0].elts, a.value) for a in ast.walk(fn) if isinstance(a, ast.Assign)
+                    and len(a.targets) == 1 and isinstance(a.targets[0], ast.Tuple)
+                    and any(isinstance(t, ast.Name) and t.id == x.id for t in a.targets[0].elts)]
+        if len(bound) + len(unpacked) != 1:
             return False
+        if unpacked:
+            elts, value = unpacked[0]
+            at = next(i for i, t in enumerate(elts) if isinstance(t, ast.Name) and t.id == x.id)
+            return len(elts) == 4 and at == 1 and _whole_shape(value)
         x = bound[0]
     return _head_axis_size(x) or _self_attr(x) in heads
+
+
+def _whole_shape(node: ast.AST) -> bool:
+    """``t.shape`` or ``t.size()``: the whole shape, to unpack."""
+    return (isinstance(node, ast.Attribute) and node.attr == "shape") or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"
+        and not node.args and not node.keywords)
 
 
 def _statements(fn: ast.AST) -> dict[int, ast.stmt]:

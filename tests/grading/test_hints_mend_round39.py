@@ -141,3 +141,23 @@ def test_a_module_whose_heads_moved_otherwise_names_no_fold():
     assert diagnose.mha(out, w, params, 4, 4, x) is None
     rolled = C.mha_merge(params, folds.moved(C.ref_output(*C.mha_heads(params, 4, 4, x)).double(), "bh_hb") * 1.01)
     assert diagnose.mha(rolled.float(), None, params, 4, 4, x) is None
+
+
+# ----------------------------------------------------------------------------- 4. the heads' number unpacked
+def _sum_over(divisor: str, pre: str) -> str:
+    return probe(post=f"{pre}\nout = torch.matmul(attn.sum(dim=1, keepdim=True) / {divisor}, v)")
+
+
+@pytest.mark.parametrize("pre", ["_, n_heads, _, _ = attn.shape", "b, n_heads, i, j = attn.size()"],
+                         ids=["shape", "size"])
+def test_a_sum_over_the_heads_divided_by_their_number_unpacked_from_the_shape_is_quoted_as_their_mean(pre):
+    source = _sum_over("n_heads", pre)
+    said = source_lines.head_mean_note(source, CLS)
+    assert said is not None and said["en"].startswith(f"line {line_of(source, 'attn.sum(dim=1')} averages over dim 1")
+
+
+@pytest.mark.parametrize("pre", ["_, _, n_heads, _ = attn.shape", "_, n_heads = attn.shape[:2]",
+                                 "_, n_heads, _, _ = attn.shape\nn_heads = self.d_k"],
+                         ids=["query_axis", "sliced", "rebound"])
+def test_a_sum_divided_by_another_unpacked_size_is_no_mean(pre):
+    assert source_lines.head_mean_note(_sum_over("n_heads", pre), CLS) is None
