@@ -521,7 +521,9 @@ def out_proj_twice_note(source: str | None, cls_name: str) -> Msg | None:
                    f"that result ({code})",
                    f"{before['zh']}应用了输出投影（{first[2]}），{at['zh']}又对其结果再次应用（{code}）")
     # the fault's text says out_proj: a projection of another name (to_out, dense) is tied to it by where it is built
-    text = source.splitlines()[line - 1]        # the line as written: the quote may be shortened
+    # the lines as written (the quote may be shortened): the second application's and, on two lines, the first's
+    # (round 39 mend: ``y = self.dense(...)`` then ``y = self.out_proj(y)`` named no build)
+    text = "\n".join(source.splitlines()[n - 1] for n in (line, *((first[0],) if isinstance(first, tuple) else ())))
     applied = {n for n in names - {"out_proj"} if f"self.{n}(" in text or f"self.{n}." in text}
     built = projection_build_note(source, cls_name, applied.pop()) if len(applied) == 1 else None
     return said if built is None else msg(f"{said['en']}; {built['en']}", f"{said['zh']}；{built['zh']}")

@@ -161,3 +161,15 @@ def test_a_sum_over_the_heads_divided_by_their_number_unpacked_from_the_shape_is
                          ids=["query_axis", "sliced", "rebound"])
 def test_a_sum_divided_by_another_unpacked_size_is_no_mean(pre):
     assert source_lines.head_mean_note(_sum_over("n_heads", pre), CLS) is None
+
+
+# ----------------------------------------------------------------------------- 5. two names, two lines
+def test_a_projection_applied_under_two_names_on_two_lines_names_where_it_is_built():
+    source = probe(proj="y = self.dense(merged)\ny = self.out_proj(y)").replace(
+        "self.out_proj = nn.Linear(self.h * self.d_k, d_model)",
+        "self.dense = nn.Linear(self.h * self.d_k, d_model)\n        self.out_proj = self.dense")
+    said = source_lines.out_proj_twice_note(source, CLS)
+    line = line_of(source, "self.dense = nn.Linear(")
+    assert said is not None and said["en"].endswith(f"; line {line} builds self.dense: "
+                                                    "nn.Linear(self.h * self.d_k, d_model)"), said
+    assert said["zh"].endswith(f"；第 {line} 行构建了 self.dense：nn.Linear(self.h * self.d_k, d_model)"), said
