@@ -155,24 +155,23 @@ def test_a_correct_look_alike_still_passes_every_test(executor, name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["f04_returned_weights_sum_over_h_beside_torch_mean_of_memory",
-                                  "f12_in_the_attention_class_beside_a_token_mean_of_its_wrapper"])
-def test_a_held_probe_whose_tests_name_no_head_mean_quotes_no_line(executor, name):
-    """RC's f04 (weights of shape [B, 1, Nq, Nk]: the shape tests say so, with the line since round 39) and f12 (the
-    mean in the attention class: said to be there, with no line)."""
-    _note, source, code, _said = QUOTED[name]
-    result = _graded(executor, source)
-    failed = [t for t in result["tests"] if t["outcome"] != "passed"]
-    if name.startswith("f04"):
-        # round 39 (brief D): the shape tests' "its values are the mean of the heads' weights" quotes the fault's
-        # line, and no decoy's
-        assert failed and {n for t in failed for n, _o, _c in quoted_lines(t["feedback"]["en"])} == {
-            line_of(source, code)}
-        return
+def test_weights_returned_as_the_heads_sum_over_h_quote_the_faults_line_not_the_memory_mean(executor):
+    """RC's f04 (weights of shape [B, 1, Nq, Nk]): since round 39 (brief D) the shape tests' "its values are the
+    mean of the heads' weights" quotes the fault's line, and not the decoy's (a torch.mean of the memory)."""
+    _note, source, code, _said = QUOTED["f04_returned_weights_sum_over_h_beside_torch_mean_of_memory"]
+    failed = [t for t in _graded(executor, source)["tests"] if t["outcome"] != "passed"]
+    assert failed and {n for t in failed for n, _o, _c in quoted_lines(t["feedback"]["en"])} == {
+        line_of(source, code)}
+
+
+@pytest.mark.slow
+def test_a_head_mean_in_the_attention_class_beside_a_token_mean_of_its_wrapper_quotes_no_line(executor):
+    """RC's f12 (the mean in the attention class): said to be there, with no line."""
+    _note, source, _code, _said = QUOTED["f12_in_the_attention_class_beside_a_token_mean_of_its_wrapper"]
+    failed = [t for t in _graded(executor, source)["tests"] if t["outcome"] != "passed"]
     assert failed and all(quoted_lines(t["feedback"]["en"]) == [] for t in failed)
-    if name.startswith("f12"):
-        assert all("the mistake is in ScaledDotProductAttention" in t["feedback"]["en"]
-                   for t in failed if t["id"].startswith("test_mha"))
+    assert all("the mistake is in ScaledDotProductAttention" in t["feedback"]["en"]
+               for t in failed if t["id"].startswith("test_mha"))
 
 
 def test_the_quote_reader_reads_the_round_38_forms():
