@@ -19,17 +19,11 @@ from grader_tests.attention import cases as C
 from grader_tests.attention import diagnose, folds, source_lines
 from tests.grading.helpers import english_in_zh
 from tests.grading.probes_round38 import line_of, probe
+from tests.grading.test_hints_round39 import _bh_hb, _info, _sum_over
 from tests.grading.test_quoted_lines_round31 import quoted_lines
 
 CLS = "MultiHeadAttention"
 
-
-def _info(fin: int, fout: int) -> dict:
-    lin = {"is_linear": True, "bias": True}
-    return {"children": {"q_proj": {**lin, "in_features": 16, "out_features": 16},
-                         "k_proj": {**lin, "in_features": 16, "out_features": 16},
-                         "v_proj": {**lin, "in_features": 16, "out_features": 16},
-                         "out_proj": {**lin, "in_features": fin, "out_features": fout}}}
 
 
 # ----------------------------------------------------------------------------- 1. out_proj = self.to_out[0]
@@ -69,10 +63,6 @@ class _Kernel:
         out, w = C.ref_output(q, k, v).float(), C.ref_weights(q, k).float()
         return (out, self.move(w).contiguous()) if return_weights else out
 
-
-def _bh_hb(t):          # folded 'b h ... -> (b h) ...' and unfolded view(H, B, ...).transpose(0, 1): f03's kernel
-    B, H, *rest = t.shape
-    return t.reshape(B * H, *rest).reshape(H, B, *rest).transpose(0, 1)
 
 
 def _copies_said(move) -> dict:
@@ -144,9 +134,6 @@ def test_a_module_whose_heads_moved_otherwise_names_no_fold():
 
 
 # ----------------------------------------------------------------------------- 4. the heads' number unpacked
-def _sum_over(divisor: str, pre: str) -> str:
-    return probe(post=f"{pre}\nout = torch.matmul(attn.sum(dim=1, keepdim=True) / {divisor}, v)")
-
 
 @pytest.mark.parametrize("pre", ["_, n_heads, _, _ = attn.shape", "b, n_heads, i, j = attn.size()"],
                          ids=["shape", "size"])
