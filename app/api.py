@@ -31,6 +31,7 @@ from app.models import FINAL, Assignment, AuditReview, GradingRun, ScoreOverride
 from app.openapi import spec
 from app.queue import queue_position
 from app.regrading import regrade_requested_before, request_regrade
+from app.review_text import for_api
 from app.scores import effective_for, fmt, student_view
 from app.storage import BlobStore
 from app.submitting import SubmissionRefused, idempotency_key, submit_once
@@ -74,6 +75,14 @@ def api_lang() -> str:
     return "zh" if str(get_locale() or "zh").startswith("zh") else "en"
 
 
+def _reasons_shaped(result: dict | None) -> dict | None:
+    """``result`` with each review reason in the one shape the API documents (``ReviewReason``): a row stored
+    before round 39 holds plain strings, read back to their code (app/review_text.py)."""
+    if result is not None and isinstance(result.get("review"), list):
+        result["review"] = [for_api(r) for r in result["review"]]
+    return result
+
+
 def serialise(sub: Submission, *, full: bool = False) -> dict:
     latest = sub.latest_run
     graded = sub.latest_graded_run
@@ -95,7 +104,7 @@ def serialise(sub: Submission, *, full: bool = False) -> dict:
         # the run whose result is shown: a later regrade's result changes it (and the answer's ETag)
         "graded_run_id": graded.id if graded else None,
         # grader messages in the caller's language (?lang=, Accept-Language; app.select_locale)
-        "result": localized(result if full else student_view(result), api_lang()),
+        "result": _reasons_shaped(localized(result if full else student_view(result), api_lang())),
         "score": score.as_dict() if score else None,
         "audit_review": (
             {"score": review.score, "comment": review.comment, "reviewer": review.reviewer.display_name,

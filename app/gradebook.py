@@ -32,10 +32,12 @@ from app.models import (
     User,
 )
 from app.monitoring import live_workers
+from app.review_text import as_reason
 from app.scores import Effective, best_of, effective, fmt, overrides_in_force
 from app.views_helpers import search_matches
 from app.xlsx_write import MEDIA_TYPE as XLSX_MEDIA_TYPE
 from app.xlsx_write import write_workbook
+from grading.review import Reason
 
 
 @dataclass
@@ -232,17 +234,18 @@ def pass_rates(rows: list[StudentRow]) -> list[dict]:
     return sorted(out, key=lambda d: (d["rate"], d["test_id"]))
 
 
-def flagged(rows: list[StudentRow]) -> list[tuple[StudentRow, list[str]]]:
+def flagged(rows: list[StudentRow]) -> list[tuple[StudentRow, list[Reason]]]:
     """The students whose counting attempt's graded run the grader flagged for a person to look at
     (result["review"]: an audit the checker failed on, names its review could not follow, ...), with
-    the reasons, by name. One query, reading only that key of each result."""
+    the reasons (``{"code", "params", "text"}``, an old row's strings read back: app/review_text.py), by
+    name. One query, reading only that key of each result."""
     by_run = {r.counting.run_id: r for r in rows if r.counting is not None and r.counting.run_id is not None}
     if not by_run:
         return []
     found = db.session.execute(
         select(GradingRun.id, GradingRun.result["review"]).where(GradingRun.id.in_(list(by_run)))
     ).all()
-    out = [(by_run[run_id], [str(x) for x in review]) for run_id, review in found
+    out = [(by_run[run_id], [as_reason(x) for x in review]) for run_id, review in found
            if isinstance(review, list) and review]
     return sorted(out, key=lambda item: (item[0].name or item[0].email).lower())
 

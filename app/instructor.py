@@ -52,6 +52,7 @@ from app.models import (
     User,
 )
 from app.queue import queue_position
+from app.review_text import as_reason
 from app.roster import EmptyRoster, import_roster, issue_links, links_csv
 from app.roster_xlsx import WorkbookUnreadable
 from app.scores import effective_for, fmt, run_tests
@@ -223,7 +224,8 @@ def _student_page(user_id: int, a: Assignment, kept: dict | None = None, status:
         score, graded = scores[s.id], s.latest_graded_run
         # The grader's reasons for a person to look (result["review"]: an audit the checker failed
         # on, names the review could not follow, a fused call): only in the run's log before.
-        review = [str(r) for r in ((graded.result or {}).get("review") or [])] if graded else []
+        # (either shape: {"code", "params", "text"} since round 39, a string before; app/review_text.py)
+        review = [as_reason(r) for r in ((graded.result or {}).get("review") or [])] if graded else []
         if s.id not in full:
             attempts.append({"sub": s, "score": score, "full": False, "review": review,
                              "queue_position": queue_position(s.latest_run)})

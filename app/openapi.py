@@ -142,13 +142,16 @@ def _spec() -> dict[str, Any]:
                                                          "result). `status` is `queued`/`running` while a regrade "
                                                          "waits, with the earlier result still shown"},
                         "result": {"type": "object", "nullable": True, "additionalProperties": True,
+                                   "properties": {"review": {"type": "array", "items": {
+                                       "$ref": "#/components/schemas/ReviewReason"}}},
                                    "description": "The grade JSON (docs/contracts.md §2); for students "
                                    "without 'log' and with hidden tests' feedback set to null. Feedback and "
                                    "the message are in one language ('lang': ?lang=zh|en, else "
                                    "Accept-Language). A test whose outcome is 'timeout' says how it ended in "
                                    "'stopped': 'time_limit' (its wall or CPU limit), 'idle' (the code sat idle "
                                    "while the grader waited: no limit was met) or 'not_run' (the grader skipped "
-                                   "it)."},
+                                   "it). 'review' (why a person should look at the attempt) is a list of "
+                                   "ReviewReason."},
                         "score": {"type": "object", "nullable": True,
                                   "description": "total after the audit review and the late penalty",
                                   "properties": {
@@ -182,6 +185,17 @@ def _spec() -> dict[str, Any]:
                                      "queued_at": {"type": "string", "format": "date-time"}}}},
                     },
                 },
+                "ReviewReason": {
+                    "type": "object", "required": ["code", "params", "text", "message"],
+                    "description": "one reason in result.review: why an instructor should look at the attempt",
+                    "properties": {
+                        "code": {"type": "string", "description": "its stable id, e.g. 'engine.budget_spent' or "
+                                 "'attention.indirect_names' (another suite's own; 'text': one given as text "
+                                 "alone). A result graded before codes were stored is read back to its code"},
+                        "params": {"type": "object", "additionalProperties": {"type": "string"},
+                                   "description": "the parts the text quotes (names, calls, an error, limits)"},
+                        "text": {"type": "string", "description": "in English, as the run log's REVIEW line"},
+                        "message": {"type": "string", "description": "in the caller's language ('lang')"}}},
                 "Message": {"type": "object", "description": "the same text in both languages",
                             "properties": {"en": {"type": "string"}, "zh": {"type": "string"}}},
             },

@@ -1,60 +1,119 @@
 """The grader's review reasons (result["review"]: why an attempt needs a person to look) in the reader's
-language. The engine and the suite store each reason in English, the stable text of the run's log (its
-REVIEW lines) and of every run graded before; the instructor pages show it through the catalogue.
+language. Since round 39 the engine stores each reason as ``{"code", "params", "text"}`` (grading/review.py):
+the code and its params are translated here through the catalogue, so a rewording of the English text (the run
+log's REVIEW line) changes nothing a zh reader sees. A code this table does not know (another suite's) is shown
+in the zh its suite declared (``Suite.review_texts``, stored with the reason) on zh pages, else as its text.
 
-Each pattern below is one reason as its builder writes it (grading/runner.py, the attention suite's
-grader_tests/attention/static.py); the parts quoted from the submission or the grader (names, calls,
-an exception, limits) are kept as they are. A reason matching no pattern (another suite's) is shown as
-stored. tests/web/test_review_reasons_round37.py builds every reason with its real builder and checks
-that it is translated here, so a reworded reason fails there instead of going back to English."""
+Rows graded before round 39 hold the English text alone: ``_LEGACY`` reads each of those texts back to its code
+and params (the parts quoted from the submission or the grader: names, calls, an exception, limits), so old
+rows are shown as new ones; a string no pattern knows is shown as stored."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
+from flask_babel import get_locale
 from flask_babel import gettext as _
 
-_PATTERNS: tuple[tuple[re.Pattern[str], Callable[[dict[str, str]], str]], ...] = (
+from grading.review import PLAIN, Reason, is_reason, reason
+
+# code -> the reason in the page's language, from its params. Every builder's code is here (the test of round 39
+# builds each reason with its builder and checks its code has a zh and an en text).
+_BY_CODE: dict[str, Callable[[dict[str, str]], str]] = {
+    "attention.unparsed":
+        lambda p: _("attention.py does not parse (a SyntaxError: see the result's message): nothing to review"),
+    "attention.unreviewable":
+        lambda p: _("attention.py is past what the source review reads (%(nodes)s syntax nodes, %(depth)s levels "
+                    "of nesting): the fused-attention checks withheld their points; read it yourself", **p),
+    "attention.indirect_names":
+        lambda p: _("attention.py reaches functions through computed or indirect names, which the fused-attention "
+                    "check cannot follow: %(names)s", **p),
+    "attention.fused_unseen":
+        lambda p: _("PyTorch's ready-made attention ran (%(calls)s) though the source review found no use of it: "
+                    "the review cannot read how it is reached, so the hand-written, reuse and structure checks "
+                    "passed on code it did not follow; read the source", **p),
+    "engine.review_stopped":
+        lambda p: _("the source review was stopped after %(seconds)s s of CPU: the submission's source checks "
+                    "withheld their points; read it yourself", **p),
+    "engine.review_failed": lambda p: _("the source review failed: %(error)s", **p),
+    "engine.outcome_review_failed": lambda p: _("the outcome review failed: %(error)s", **p),
+    "engine.audit_failed":
+        lambda p: _("the audit checker failed on this audit (traceback in the log): grade the audit by hand"),
+    "engine.budget_spent":
+        lambda p: _("the grading's budget (%(wall)s s, %(cpu)s s CPU) ran out; the remaining tests are timeout",
+                    **p),
+}
+
+# The English texts of rows stored before round 39, as their builders wrote them then: read back to code and
+# params. Frozen: a builder reworded now changes new rows' text only, never these.
+_LEGACY: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"attention\.py does not parse \(a SyntaxError: see the result's message\): nothing to review"),
-     lambda g: _("attention.py does not parse (a SyntaxError: see the result's message): nothing to review")),
+     "attention.unparsed"),
     (re.compile(r"attention\.py is past what the source review reads \((?P<nodes>[\d,]+) syntax nodes, "
                 r"(?P<depth>\d+) levels of nesting\): the fused-attention checks withheld their points; "
-                r"read it yourself"),
-     lambda g: _("attention.py is past what the source review reads (%(nodes)s syntax nodes, %(depth)s levels "
-                 "of nesting): the fused-attention checks withheld their points; read it yourself", **g)),
+                r"read it yourself"), "attention.unreviewable"),
     (re.compile(r"attention\.py reaches functions through computed or indirect names, which the fused-attention "
-                r"check cannot follow: (?P<names>.*)", re.S),
-     lambda g: _("attention.py reaches functions through computed or indirect names, which the fused-attention "
-                 "check cannot follow: %(names)s", **g)),
+                r"check cannot follow: (?P<names>.*)", re.S), "attention.indirect_names"),
     (re.compile(r"PyTorch's ready-made attention ran \((?P<calls>.*)\) though the source review found no use of "
                 r"it: the review cannot read how it is reached, so the hand-written, reuse and structure checks "
-                r"passed on code it did not follow; read the source", re.S),
-     lambda g: _("PyTorch's ready-made attention ran (%(calls)s) though the source review found no use of it: "
-                 "the review cannot read how it is reached, so the hand-written, reuse and structure checks "
-                 "passed on code it did not follow; read the source", **g)),
+                r"passed on code it did not follow; read the source", re.S), "attention.fused_unseen"),
     (re.compile(r"the source review was stopped after (?P<seconds>[\d.e+-]+) s of CPU: the submission's source "
-                r"checks withheld their points; read it yourself"),
-     lambda g: _("the source review was stopped after %(seconds)s s of CPU: the submission's source checks "
-                 "withheld their points; read it yourself", **g)),
-    (re.compile(r"the source review failed: (?P<error>.*)", re.S),
-     lambda g: _("the source review failed: %(error)s", **g)),
-    (re.compile(r"the outcome review failed: (?P<error>.*)", re.S),
-     lambda g: _("the outcome review failed: %(error)s", **g)),
+                r"checks withheld their points; read it yourself"), "engine.review_stopped"),
+    (re.compile(r"the source review failed: (?P<error>.*)", re.S), "engine.review_failed"),
+    (re.compile(r"the outcome review failed: (?P<error>.*)", re.S), "engine.outcome_review_failed"),
     (re.compile(r"the audit checker failed on this audit \(traceback in the log\): grade the audit by hand"),
-     lambda g: _("the audit checker failed on this audit (traceback in the log): grade the audit by hand")),
+     "engine.audit_failed"),
     (re.compile(r"the grading's budget \((?P<wall>[\d.e+-]+) s, (?P<cpu>[\d.e+-]+) s CPU\) ran out; the "
-                r"remaining tests are timeout"),
-     lambda g: _("the grading's budget (%(wall)s s, %(cpu)s s CPU) ran out; the remaining tests are timeout",
-                 **g)),
+                r"remaining tests are timeout"), "engine.budget_spent"),
 )
 
 
-def localized(reason: object) -> str:
-    """One stored review reason in the current request's language (as stored when no pattern knows it)."""
-    text = str(reason)
-    for pattern, translate in _PATTERNS:
+# The params each code's text takes (the legacy patterns' groups: the parts a text quotes).
+_NEEDS: dict[str, frozenset[str]] = {code: frozenset(pattern.groupindex) for pattern, code in _LEGACY}
+
+
+def known_codes() -> frozenset[str]:
+    """The codes this table translates."""
+    return frozenset(_BY_CODE)
+
+
+def as_reason(value: Any) -> Reason:
+    """A stored reason of either shape as ``{"code", "params", "text"}`` (and its stored ``zh``, if any): a plain
+    string of an old row is read back to its code and params, or is a ``PLAIN`` reason of that text."""
+    if is_reason(value):
+        out = reason(value["code"], value["text"], **value.get("params") or {})
+        if isinstance(value.get("zh"), str):
+            out["zh"] = value["zh"]
+        return out
+    text = str(value)
+    for pattern, code in _LEGACY:
         found = pattern.fullmatch(text)
         if found:
-            return translate(found.groupdict())
-    return text
+            return reason(code, text, **found.groupdict())
+    return reason(PLAIN, text)
+
+
+def localized(value: Any) -> str:
+    """One stored review reason (either shape) in the current request's language: its code through the
+    catalogue; else the zh its suite declared, on a zh page; else its stored text."""
+    found = as_reason(value)
+    translate = _BY_CODE.get(found["code"])
+    # params that do not fill the text (a hand-edited row) give the stored text, never one with a hole: gettext
+    # leaves "%(names)s" in place when given no params at all
+    if translate is not None and _NEEDS.get(found["code"], frozenset()) <= found["params"].keys():
+        try:
+            return translate(found["params"])
+        except (KeyError, TypeError, ValueError):
+            pass
+    if "zh" in found and str(get_locale() or "").startswith("zh"):
+        return found["zh"]
+    return found["text"]
+
+
+def for_api(value: Any) -> dict[str, Any]:
+    """One reason as the API answers it: code, params and English text (old rows read back), and ``message``,
+    the reason in the caller's language."""
+    found = as_reason(value)
+    return {"code": found["code"], "params": found["params"], "text": found["text"], "message": localized(value)}

@@ -40,6 +40,17 @@ from grading.inputs import InputError, validate_audit, validate_code, validate_f
 from grading.load_hints import parse_source, then
 from grading.plugin import GradingPlugin
 from grading.proxy import hide_grader_paths
+from grading.review import (
+    AUDIT_FAILED,
+    BUDGET_SPENT,
+    OUTCOME_REVIEW_FAILED,
+    REVIEW_FAILED,
+    REVIEW_STOPPED,
+    Reason,
+    reason,
+    reason_text,
+    stored,
+)
 from grading.sandbox.client import output_quieted, printed_bytes
 from grading.suite import Suite
 from grading.suite_state import SuiteState, grader_version, suite_state
@@ -83,7 +94,7 @@ class GradeResult(TypedDict):
     example_weights: dict[str, Any]
     grader_version: str
     duration_s: float
-    review: list[str]                # reasons for an instructor to look (also at the end of the log)
+    review: list[Reason]             # reasons for an instructor to look (grading/review.py; also ending the log)
     log: str
 
 
@@ -223,44 +234,47 @@ def _cpu_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGVTALRM, previous)
 
 
-# The runner's own review reasons, in English: the stable text stored in result["review"] and the log's REVIEW
-# lines; the instructor pages show them in the reader's language (app/review_text.py, whose test builds each
-# reason here).
-AUDIT_FAILED_REASON = "the audit checker failed on this audit (traceback in the log): grade the audit by hand"
+# The runner's own review reasons (grading/review.py): a stable code, the parts the text quotes, and the English
+# text stored in result["review"] and the log's REVIEW lines; the instructor pages translate them by code
+# (app/review_text.py, whose test builds each reason here).
+AUDIT_FAILED_REASON: Reason = reason(
+    AUDIT_FAILED, "the audit checker failed on this audit (traceback in the log): grade the audit by hand")
 
 
-def review_stopped_reason() -> str:
-    return (f"the source review was stopped after {settings.REVIEW_CPU_S:g} s of CPU: the submission's "
-            "source checks withheld their points; read it yourself")
+def review_stopped_reason() -> Reason:
+    seconds = f"{settings.REVIEW_CPU_S:g}"
+    return reason(REVIEW_STOPPED, f"the source review was stopped after {seconds} s of CPU: the submission's "
+                  "source checks withheld their points; read it yourself", seconds=seconds)
 
 
-def budget_reason() -> str:
-    return (f"the grading's budget ({settings.GRADING_BUDGET_S:g} s, "
-            f"{settings.GRADING_CPU_BUDGET_S:g} s CPU) ran out; the remaining tests are timeout")
+def budget_reason() -> Reason:
+    wall, cpu = f"{settings.GRADING_BUDGET_S:g}", f"{settings.GRADING_CPU_BUDGET_S:g}"
+    return reason(BUDGET_SPENT, f"the grading's budget ({wall} s, {cpu} s CPU) ran out; the remaining tests are "
+                  "timeout", wall=wall, cpu=cpu)
 
 
-def _review(suite: Suite, source: str | None) -> list[str]:
+def _review(suite: Suite, source: str | None) -> list[Reason]:
     """The suite's trusted review of the source: reasons an instructor should look at it. Bounded
     by settings.REVIEW_CPU_S: past it the suite is told to give up on this source."""
     if source is None:
         return []
     try:
         with _cpu_limit(settings.REVIEW_CPU_S):
-            return [str(r) for r in suite.review(source)]
+            return [stored(r, suite.review_texts) for r in suite.review(source)]
     except _ReviewTooLong:
         suite.review_gave_up(source)
         return [review_stopped_reason()]
     except Exception as exc:  # noqa: BLE001 - a review hook failing flags, never fails, the grading
-        return [f"the source review failed: {exc!r}"]
+        return [reason(REVIEW_FAILED, f"the source review failed: {exc!r}", error=repr(exc))]
 
 
-def _outcome_review(suite: Suite, source: str | None, outcomes: dict) -> list[str]:
+def _outcome_review(suite: Suite, source: str | None, outcomes: dict) -> list[Reason]:
     if source is None:
         return []
     try:
-        return [str(r) for r in suite.outcome_review(source, outcomes)]
+        return [stored(r, suite.review_texts) for r in suite.outcome_review(source, outcomes)]
     except Exception as exc:  # noqa: BLE001 - a review hook failing flags, never fails, the grading
-        return [f"the outcome review failed: {exc!r}"]
+        return [reason(OUTCOME_REVIEW_FAILED, f"the outcome review failed: {exc!r}", error=repr(exc))]
 
 
 def _result_note(suite: Suite, source: str, outcomes: dict) -> Msg | None:
@@ -501,7 +515,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
         log.append("pytest output:\n" + child["pytest_output"])
     review.extend(_outcome_review(suite, source, child.get("seen_outcomes") or child.get("outcomes") or {}))
     if audit_failed:
-        review.append(AUDIT_FAILED_REASON)
+        review.append(reason(AUDIT_FAILED, AUDIT_FAILED_REASON["text"]))   # a copy: results are not to share it
     if child.get("budget_exhausted"):
         review.append(budget_reason())
     return {
@@ -521,7 +535,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
         "duration_s": round(time.perf_counter() - t0, 3),
         "review": review,
         # REVIEW lines last, so that the stored tail of the log keeps them, whatever the log's length.
-        "log": _cap_log(log, [f"{REVIEW_MARK} {reason}" for reason in review]),
+        "log": _cap_log(log, [f"{REVIEW_MARK} {reason_text(r)}" for r in review]),
     }
 
 

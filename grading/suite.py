@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from grading.i18n import Msg
 from grading.proxy import StudentProxy
+from grading.review import Reason
 
 if TYPE_CHECKING:
     from grading.fixed import FixedCache
@@ -53,7 +54,8 @@ class Suite:
     example_reference: Callable[[], list[list[float]] | None] = lambda: None
     # Trusted analysis of the submitted source (never executed): reasons to flag it for an
     # instructor's review, e.g. names hidden from the static checks. Shown in the instructor log.
-    review: Callable[[str], list[str]] = lambda source: []
+    # A reason is a ``grading.review.reason(code, text, **params)`` (or bare text: shown as it is to every reader).
+    review: Callable[[str], list[Reason | str]] = lambda source: []
     # Called when `review` ran out of its CPU time (settings.REVIEW_CPU_S) and was stopped: from
     # then on the suite's own source checks must treat this source as unreviewable (the forked
     # test process inherits that) instead of starting the same analysis again.
@@ -66,7 +68,11 @@ class Suite:
     result_note: Callable[[str, Mapping[str, Mapping]], Msg | None] = lambda source, outcomes: None
     # Reasons for an instructor's review read from the source and the tests' outcomes together, e.g. a
     # run-time check that saw what the source review did not. Shown in the instructor log.
-    outcome_review: Callable[[str, Mapping[str, Mapping]], list[str]] = lambda source, outcomes: []
+    outcome_review: Callable[[str, Mapping[str, Mapping]], list[Reason | str]] = lambda source, outcomes: []
+    # The texts of this suite's own review codes: code -> {"en", "zh"} templates with ``{param}`` fields
+    # (grading/review.py). A reason of a declared code is stored with its zh text, so the instructor pages show
+    # it in zh with nothing of the suite in the web; a reason of an undeclared code is shown in its English.
+    review_texts: Mapping[str, Msg] = field(default_factory=dict)
     # A message when the source (parsed, never executed) defines nothing the tests could use, e.g. only
     # comments or imports: the suite is then not run, every test fails with it, and it is the result's
     # one message (31 failures that each said a class was missing, and 3 points, told nothing more).

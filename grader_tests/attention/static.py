@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence, Set
 from grading.i18n import Msg, msg
 from grading.load_hints import is_main_guard
 from grading.parsing import parsed
+from grading.review import Reason, reason
 from grading.suite import DISPLAY_PACKAGES
 
 # Attribute names of PyTorch's ready-made attention.
@@ -3658,7 +3659,7 @@ def class_uses_class(source: str, class_name: str, used: str) -> bool:
     return False
 
 
-def review_reasons(source: str) -> list[str]:
+def review_reasons(source: str) -> list[Reason]:
     """Why an instructor should look at this submission (the Suite's trusted review hook). It runs
     every analysis the tests read, in the worker under its CPU limit, so that the forked test
     process finds them cached (or the source given up on) and never starts one itself."""
@@ -3668,14 +3669,19 @@ def review_reasons(source: str) -> list[str]:
     hidden = hidden_name_uses(source)
     if not hidden:
         return []
+    # Each reason's code is stable (the instructor pages translate it, app/review_text.py); its text is the log's.
     if hidden == (UNPARSED,):
-        return ["attention.py does not parse (a SyntaxError: see the result's message): nothing to review"]
+        return [reason("attention.unparsed",
+                       "attention.py does not parse (a SyntaxError: see the result's message): nothing to review")]
     if hidden == (UNREVIEWABLE,):
-        return [f"attention.py is past what the source review reads ({MAX_REVIEW_NODES:,} syntax nodes, "
-                f"{MAX_REVIEW_DEPTH} levels of nesting): the fused-attention checks withheld their points; "
-                "read it yourself"]
-    return ["attention.py reaches functions through computed or indirect names, which the "
-            "fused-attention check cannot follow: " + "; ".join(hidden[:5])]
+        nodes, depth = f"{MAX_REVIEW_NODES:,}", str(MAX_REVIEW_DEPTH)
+        return [reason("attention.unreviewable",
+                       f"attention.py is past what the source review reads ({nodes} syntax nodes, {depth} levels "
+                       "of nesting): the fused-attention checks withheld their points; read it yourself",
+                       nodes=nodes, depth=depth)]
+    names = "; ".join(hidden[:5])
+    return [reason("attention.indirect_names", "attention.py reaches functions through computed or indirect names, "
+                   "which the fused-attention check cannot follow: " + names, names=names)]
 
 
 def class_softmax_calls(source: str, class_name: str, reused: str = "ScaledDotProductAttention") -> list[str]:
@@ -3739,7 +3745,7 @@ def _class_softmax_calls(source: str, class_name: str, reused: str) -> tuple[str
     return tuple(sorted(set(found), key=lambda s: int(s.split()[1].rstrip(":"))))
 
 
-def outcome_review(source: str, outcomes: Mapping[str, Mapping]) -> list[str]:
+def outcome_review(source: str, outcomes: Mapping[str, Mapping]) -> list[Reason]:
     """The Suite's ``outcome_review`` hook. The run-time counters live in the student's process: they
     can be rewritten to read zero, never to accuse, so a call they saw is a fact. When the source
     review found nothing, that call was reached in a way the review cannot read, and the checks that
@@ -3751,6 +3757,6 @@ def outcome_review(source: str, outcomes: Mapping[str, Mapping]) -> list[str]:
     if static_check.get("outcome") != "passed" or runtime_check.get("outcome") != "failed" or not seen:
         return []
     calls = str(feedback["en"])[len(RUNTIME_FUSED_EN):].split(": write")[0]
-    return [f"PyTorch's ready-made attention ran ({calls}) though the "
-            "source review found no use of it: the review cannot read how it is reached, so the hand-written, "
-            "reuse and structure checks passed on code it did not follow; read the source"]
+    return [reason("attention.fused_unseen", f"PyTorch's ready-made attention ran ({calls}) though the "
+                   "source review found no use of it: the review cannot read how it is reached, so the hand-written, "
+                   "reuse and structure checks passed on code it did not follow; read the source", calls=calls)]

@@ -216,7 +216,7 @@ def test_an_audit_the_checker_fails_on_keeps_the_code_grade_and_goes_to_the_inst
     assert result["total"] == 85 and result["audit"] is None
     assert "could not be checked automatically" in result["message"]["en"]
     assert "未能自动检查" in result["message"]["zh"]
-    assert any("audit checker failed" in r for r in result["review"])
+    assert any("audit checker failed" in r["text"] for r in result["review"])
     assert "UnicodeEncodeError" in result["log"]
 
 
@@ -262,4 +262,4 @@ def test_a_review_past_its_cpu_limit_is_stopped_flagged_and_given_up_on(monkeypa
     reasons = _review(suite, "x = 1\n")
     assert time.process_time() - started < 2
     assert given_up == ["x = 1\n"]
-    assert reasons and "stopped after 0.2 s of CPU" in reasons[0]
+    assert reasons and "stopped after 0.2 s of CPU" in reasons[0]["text"]

@@ -290,7 +290,7 @@ def test_a_use_that_can_run_still_counts(code):
 
 
 def test_a_file_that_does_not_parse_is_reported_as_such_to_the_instructor():
-    assert static.review_reasons("def f(:\n") == [
+    assert [r["text"] for r in static.review_reasons("def f(:\n")] == [
         "attention.py does not parse (a SyntaxError: see the result's message): nothing to review"]
 
 
@@ -425,8 +425,8 @@ def test_a_source_past_the_review_limits_is_one_bounded_finding_with_its_own_mes
     assert static.hidden_name_uses(source) == (static.UNREVIEWABLE,)
     assert static.fused_attention_uses(source) == []
     assert time.process_time() - started < 2.0
-    assert "too large or too deeply nested" in static.review_reasons(source)[0] or \
-        "past what the source review reads" in static.review_reasons(source)[0]
+    assert "too large or too deeply nested" in static.review_reasons(source)[0]["text"] or \
+        "past what the source review reads" in static.review_reasons(source)[0]["text"]
     message = _hidden_names(source)
     assert "too deeply nested" in message["en"] and "嵌套太深" in message["zh"]
 

@@ -289,7 +289,7 @@ def test_a_budget_exhausting_submission_is_graded_in_bounded_time(executor, hone
         if t["outcome"] == "timeout":
             assert t["points"] == 0
     assert result["total"] < honest["correct"]
-    assert any("budget" in r for r in result["review"])
+    assert any("budget" in r["text"] for r in result["review"])
 
 
 def _fails_in_two_visible_tests(how: str) -> str:
@@ -319,7 +319,7 @@ def test_a_crash_costs_the_cpu_it_used_not_the_sessions_whole_reservation(execut
     assert crashed["total"] == raised["total"]
     assert _outcomes(crashed)["test_dtype_preserved"] == "passed"
     assert "timeout" not in _outcomes(crashed).values()
-    assert not any("budget" in r for r in crashed["review"])
+    assert not any("budget" in r["text"] for r in crashed["review"])
 
 
 @pytest.mark.parametrize(("how", "en", "zh"), [
@@ -442,7 +442,7 @@ def test_a_flooded_log_keeps_its_review_flags_where_the_pages_show_them(executor
     assert result["status"] == "graded", result["message"]
     assert "[log truncated]" in result["log"] and len(result["log"]) <= LOG_CAP + 100
     excerpt = result["log"][-20_000:]
-    assert result["review"] and all(f"REVIEW: {reason}" in excerpt for reason in result["review"])
+    assert result["review"] and all(f"REVIEW: {reason['text']}" in excerpt for reason in result["review"])
 
 
 def test_results_in_every_odd_form_are_the_students_failures_and_the_next_grading_is_exact(executor):
@@ -482,7 +482,7 @@ def test_a_fused_kernel_reached_through_hidden_names_earns_no_fused_points_and_i
     assert _points(result, "test_no_fused_attention_static") == 0
     assert _points(result, "test_no_fused_attention_runtime") == 0
     assert result["total"] < 85
-    assert result["review"] and "indirect names" in result["review"][0]
+    assert result["review"] and "indirect names" in result["review"][0]["text"]
     assert "REVIEW:" in result["log"]
 
 
@@ -501,8 +501,8 @@ def test_fused_attention_the_review_missed_but_the_counters_saw_is_flagged(execu
     blinded = {**outcomes, "test_no_fused_attention_static": {"outcome": "passed"}}
     reasons = outcome_review(fused, blinded)
     assert len(reasons) == 1
-    assert re.search(r"attention ran \(torch\.nn\.functional\.scaled_dot_product_attention \(\d+x\)\) though", reasons[0])
-    assert "found no use of it" in reasons[0]
+    assert re.search(r"attention ran \(torch\.nn\.functional\.scaled_dot_product_attention \(\d+x\)\) though", reasons[0]["text"])
+    assert "found no use of it" in reasons[0]["text"]
 
     # and the runner puts what the hook says in the result's review, as it does the source review's
     state = runner.suite_state("attention")
@@ -516,7 +516,7 @@ def test_fused_attention_the_review_missed_but_the_counters_saw_is_flagged(execu
     monkeypatch.setattr(runner, "suite_state", lambda assignment: patched)
     result = _grade(executor, CORRECT)
     assert result["status"] == "graded" and result["total"] == 85
-    assert result["review"] == reasons and f"REVIEW: {reasons[0]}" in result["log"]
+    assert result["review"] == reasons and f"REVIEW: {reasons[0]['text']}" in result["log"]
     assert seen["test_no_fused_attention_runtime"]["outcome"] == "passed"
 
 

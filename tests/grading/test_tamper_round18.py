@@ -76,7 +76,7 @@ def test_printed_lines_imitating_the_graders_log_are_quoted_and_raise_no_flag(ex
                      + IMITATES_THE_LOG)
     assert flagged["review"], "a real flag"
     assert [line for line in flagged["log"].splitlines() if _reads_as_flag(line)] == [
-        f"REVIEW: {reason}" for reason in flagged["review"]]
+        f"REVIEW: {reason['text']}" for reason in flagged["review"]]
 
 
 # --------------------------------------------------------------------------- the round's attacks

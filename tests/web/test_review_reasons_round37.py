@@ -23,7 +23,7 @@ def _raising(source: str, *_outcomes: object) -> list[str]:
     raise ValueError("hook broke")
 
 
-def _reasons() -> list[str]:
+def _reasons() -> list[dict]:
     suite = Suite(version="t", student_file="a.py", module_name="a", categories=(), review=_raising,
                   outcome_review=_raising)
     reasons = [
@@ -37,7 +37,7 @@ def _reasons() -> list[str]:
         runner.AUDIT_FAILED_REASON,
         runner.budget_reason(),
     ]
-    assert len(reasons) == 9 and all(isinstance(r, str) for r in reasons)
+    assert len(reasons) == 9 and all(isinstance(r["text"], str) for r in reasons)   # round 39: {code, params, text}
     return reasons
 
 
@@ -61,7 +61,7 @@ def test_every_review_reason_is_shown_in_zh_on_zh_pages_and_as_stored_on_en_page
     client.get("/lang/zh")
     zh = html.unescape(client.get(url).get_data(as_text=True))
     for reason in reasons:
-        assert reason not in zh, reason
+        assert reason["text"] not in zh, reason
     for kept in KEPT:
         assert kept in zh, kept
     for text in ("attention.py 无法解析", "超出了源代码审阅能读的范围", "融合注意力检查无法追踪", "PyTorch 的现成注意力函数运行了",
@@ -70,7 +70,7 @@ def test_every_review_reason_is_shown_in_zh_on_zh_pages_and_as_stored_on_en_page
     client.get("/lang/en")
     en = html.unescape(client.get(url).get_data(as_text=True))
     for reason in reasons:
-        assert reason in en, reason
+        assert reason["text"] in en, reason
 
 
 def test_a_reason_no_pattern_knows_is_shown_as_stored(app):
