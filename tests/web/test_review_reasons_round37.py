@@ -9,35 +9,13 @@ import html
 
 import pytest
 
-from grader_tests.attention import static
-from grading import runner
-from grading.suite import Suite
+from tests.grading.test_review_codes_round39 import builders_reasons
 from tests.web.helpers import realistic_result
-
-FUSED = {"test_no_fused_attention_static": {"outcome": "passed"},
-         "test_no_fused_attention_runtime": {"outcome": "failed", "feedback": {
-             "en": static.RUNTIME_FUSED_EN + "torch.nn.functional.scaled_dot_product_attention (2x): write it", "zh": ""}}}
-
-
-def _raising(source: str, *_outcomes: object) -> list[str]:
-    raise ValueError("hook broke")
 
 
 def _reasons() -> list[dict]:
-    suite = Suite(version="t", student_file="a.py", module_name="a", categories=(), review=_raising,
-                  outcome_review=_raising)
-    reasons = [
-        *static.review_reasons("def f(:\n"),
-        *static.review_reasons("x = " + "1 + " * 25000 + "1\n"),
-        *static.review_reasons('import torch.nn.functional as F\nname = "soft" + "max"\nf = getattr(F, name)\n'),
-        *static.outcome_review("import torch\n", FUSED),
-        runner.review_stopped_reason(),
-        *runner._review(suite, "x = 1\n"),
-        *runner._outcome_review(suite, "x = 1\n", {}),
-        runner.AUDIT_FAILED_REASON,
-        runner.budget_reason(),
-    ]
-    assert len(reasons) == 9 and all(isinstance(r["text"], str) for r in reasons)   # round 39: {code, params, text}
+    reasons = builders_reasons()     # round 39: {code, params, text}, built by each builder
+    assert len(reasons) == 9 and all(isinstance(r["text"], str) for r in reasons)
     return reasons
 
 
