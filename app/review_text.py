@@ -74,11 +74,6 @@ _LEGACY: tuple[tuple[re.Pattern[str], str], ...] = (
 _NEEDS: dict[str, frozenset[str]] = {code: frozenset(pattern.groupindex) for pattern, code in _LEGACY}
 
 
-def known_codes() -> frozenset[str]:
-    """The codes this table translates."""
-    return frozenset(_BY_CODE)
-
-
 def as_reason(value: Any) -> Reason:
     """A stored reason of either shape as ``{"code", "params", "text"}`` (and its stored ``zh``, if any): a plain
     string of an old row is read back to its code and params, or is a ``PLAIN`` reason of that text."""
