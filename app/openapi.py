@@ -142,16 +142,22 @@ def _spec() -> dict[str, Any]:
                                                          "result). `status` is `queued`/`running` while a regrade "
                                                          "waits, with the earlier result still shown"},
                         "result": {"type": "object", "nullable": True, "additionalProperties": True,
-                                   "properties": {"review": {"type": "array", "items": {
-                                       "$ref": "#/components/schemas/ReviewReason"}}},
+                                   "properties": {
+                                       "review": {"type": "array", "description": "instructors' view only",
+                                                  "items": {"$ref": "#/components/schemas/ReviewReason"}},
+                                       "instructor_review": {
+                                           "type": "boolean", "description": "students' view only: whether the "
+                                           "grader asked an instructor to look at the attempt (its reasons are "
+                                           "not shown to students)"}},
                                    "description": "The grade JSON (docs/contracts.md §2); for students "
-                                   "without 'log' and with hidden tests' feedback set to null. Feedback and "
+                                   "without 'log' and 'review' (only 'instructor_review': true or false) and "
+                                   "with hidden tests' feedback set to null. Feedback and "
                                    "the message are in one language ('lang': ?lang=zh|en, else "
                                    "Accept-Language). A test whose outcome is 'timeout' says how it ended in "
                                    "'stopped': 'time_limit' (its wall or CPU limit), 'idle' (the code sat idle "
                                    "while the grader waited: no limit was met) or 'not_run' (the grader skipped "
-                                   "it). 'review' (why a person should look at the attempt) is a list of "
-                                   "ReviewReason."},
+                                   "it). 'review' (why a person should look at the attempt; instructors' view) is a "
+                                   "list of ReviewReason."},
                         "score": {"type": "object", "nullable": True,
                                   "description": "total after the audit review and the late penalty",
                                   "properties": {

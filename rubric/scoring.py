@@ -64,12 +64,17 @@ def num(x: float, places: int = 4) -> float | int:
 
 
 def student_view(result: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The grade JSON a student may see: no instructor log, and hidden tests reduced to their
-    outcome (pass/fail) with no feedback. The one place this rule lives (pages, API, CLI)."""
+    """The grade JSON a student may see: no instructor log, hidden tests reduced to their outcome
+    (pass/fail) with no feedback, and no review reasons: only ``instructor_review``, whether the grader
+    asked a person to look. The one place this rule lives (pages, API, CLI)."""
     if result is None:
         return None
     view = copy.deepcopy(result)
     view.pop("log", None)
+    # The reasons name the grader's blind spots (names the source review cannot follow, a fused call it
+    # missed, its limits) and grader paths in exception text: a map for getting past it, so a student
+    # learns only that a person will look.
+    view["instructor_review"] = bool(view.pop("review", None))
     for test in view.get("tests") or []:
         if test.get("hidden"):
             # Whether the engine ran a hidden check at all (it skips the rest once the code hung too
