@@ -75,8 +75,8 @@ def stored(value: Any, texts: Mapping[str, Msg] | None = None) -> Reason:
     declared = (texts or {}).get(out["code"])
     if declared:
         if not out["text"]:
-            out["text"] = _render(declared["en"], out["params"]) or out["code"]
-        zh = _render(declared["zh"], out["params"])
+            out["text"] = _render(declared.get("en") or "", out["params"]) or out["code"]
+        zh = _render(declared.get("zh") or "", out["params"])
         if zh:
             out["zh"] = zh
     elif not out["text"]:

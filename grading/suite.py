@@ -10,6 +10,7 @@ come from here. Adding an assignment is adding those files and one `autograder a
 from __future__ import annotations
 
 import importlib
+import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -91,6 +92,25 @@ class Suite:
     # Fixed-seed inputs and their references (grading/fixed.py), memoised per suite version: the
     # grading child reports what it computed, the worker computes it once, later children inherit it.
     fixed: FixedCache | None = None
+
+    def __post_init__(self) -> None:
+        # A declaration missing a language or naming other fields in zh than in en would turn each of the
+        # suite's real reasons into engine.review_failed at grading time: refuse the suite when it is loaded.
+        for code, texts in self.review_texts.items():
+            if not isinstance(texts, Mapping) or not all(isinstance(texts.get(k), str) for k in ("en", "zh")):
+                raise SuiteError(f"review_texts[{code!r}] needs an 'en' and a 'zh' text")
+            try:
+                en, zh = _fields(texts["en"]), _fields(texts["zh"])
+            except ValueError as exc:
+                raise SuiteError(f"review_texts[{code!r}] is not a format template: {exc}") from exc
+            if en != zh:
+                raise SuiteError(f"review_texts[{code!r}]: the en text's fields {sorted(en)} differ from the zh "
+                                 f"text's {sorted(zh)}")
+
+
+def _fields(template: str) -> set[str]:
+    """The ``{name}`` fields of a str.format template (ValueError for a malformed one)."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
 
 
 def suite_names() -> list[str]:
