@@ -201,6 +201,12 @@ def _spec() -> dict[str, Any]:
                         "params": {"type": "object", "additionalProperties": {"type": "string"},
                                    "description": "the parts the text quotes (names, calls, an error, limits)"},
                         "text": {"type": "string", "description": "in English, as the run log's REVIEW line"},
+                        "findings": {"type": "array", "description": "the places a reason lists, when it lists "
+                                     "them (attention.indirect_names): line, kind (e.g. 'computed_name', "
+                                     "'imports', 'code') and subject (code)",
+                                     "items": {"type": "object", "properties": {
+                                         "line": {"type": "string"}, "kind": {"type": "string"},
+                                         "subject": {"type": "string"}}}},
                         "message": {"type": "string", "description": "in the caller's language ('lang')"}}},
                 "Message": {"type": "object", "description": "the same text in both languages",
                             "properties": {"en": {"type": "string"}, "zh": {"type": "string"}}},

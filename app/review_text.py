@@ -17,7 +17,7 @@ from typing import Any
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
-from grading.review import PLAIN, Reason, is_reason, reason
+from grading.review import PLAIN, Reason, findings, is_reason, reason
 
 # code -> the reason in the page's language, from its params. Every builder's code is here (the test of round 39
 # builds each reason with its builder and checks its code has a zh and an en text).
@@ -45,6 +45,28 @@ _BY_CODE: dict[str, Callable[[dict[str, str]], str]] = {
         lambda p: _("the grading's budget (%(wall)s s, %(cpu)s s CPU) ran out; the remaining tests are timeout",
                     **p),
 }
+
+# A finding's kind (grader_tests/attention/static.py FINDING_EN) -> the finding in the page's language; its subject
+# is code, in backticks in zh. A kind not here (``text``: a finding stored as English alone) shows its subject.
+_FINDING: dict[str, Callable[[dict[str, str]], str]] = {
+    "code": lambda f: _("line %(line)s: %(subject)s", **f),
+    "computed_name": lambda f: _("line %(line)s: %(subject)s with a computed name", **f),
+    "used_as_value": lambda f: _("line %(line)s: %(subject)s used as a value", **f),
+    "imports": lambda f: _("line %(line)s: imports %(subject)s", **f),
+    "sets": lambda f: _("line %(line)s: sets %(subject)s", **f),
+    "defines": lambda f: _("line %(line)s: defines %(subject)s", **f),
+    "kept_attribute": lambda f: _("line %(line)s: %(subject)s kept as an attribute", **f),
+}
+
+
+def _zh() -> bool:
+    return str(get_locale() or "").startswith("zh")
+
+
+def _findings_text(places: list[dict[str, str]]) -> str:
+    shown = [_FINDING[f["kind"]](f) if f["kind"] in _FINDING and f["line"] else f["subject"] for f in places]
+    return ("；" if _zh() else "; ").join(shown)
+
 
 # The English texts of rows stored before round 39, as their builders wrote them then: read back to code and
 # params. Frozen: a builder reworded now changes new rows' text only, never these.
@@ -81,6 +103,8 @@ def as_reason(value: Any) -> Reason:
         out = reason(value["code"], value["text"], **value.get("params") or {})
         if isinstance(value.get("zh"), str):
             out["zh"] = value["zh"]
+        if (places := findings(value)) is not None:
+            out["findings"] = places
         return out
     text = str(value)
     for pattern, code in _LEGACY:
@@ -94,6 +118,10 @@ def localized(value: Any) -> str:
     """One stored review reason (either shape) in the current request's language: its code through the
     catalogue; else the zh its suite declared, on a zh page; else its stored text."""
     found = as_reason(value)
+    if "findings" in found and "names" in found["params"]:
+        # each place from its kind, so no English phrase sits inside a zh sentence (rows before the mend of round
+        # 39 hold the English list alone, shown as stored)
+        found["params"]["names"] = _findings_text(found["findings"])
     translate = _BY_CODE.get(found["code"])
     # params that do not fill the text (a hand-edited row) give the stored text, never one with a hole: gettext
     # leaves "%(names)s" in place when given no params at all
@@ -102,7 +130,7 @@ def localized(value: Any) -> str:
             return translate(found["params"])
         except (KeyError, TypeError, ValueError):
             pass
-    if "zh" in found and str(get_locale() or "").startswith("zh"):
+    if "zh" in found and _zh():
         return found["zh"]
     return found["text"]
 
@@ -111,4 +139,7 @@ def for_api(value: Any) -> dict[str, Any]:
     """One reason as the API answers it: code, params and English text (old rows read back), and ``message``,
     the reason in the caller's language."""
     found = as_reason(value)
-    return {"code": found["code"], "params": found["params"], "text": found["text"], "message": localized(value)}
+    out = {"code": found["code"], "params": found["params"], "text": found["text"], "message": localized(value)}
+    if "findings" in found:
+        out["findings"] = found["findings"]
+    return out

@@ -24,6 +24,9 @@ class Reason(TypedDict):
     params: dict[str, str]
     text: str
     zh: NotRequired[str]      # only for a code its suite declared with texts (Suite.review_texts)
+    # The places a reason lists, each {"line", "kind", "subject"} (the attention suite's indirect names): a reader
+    # builds its language from ``kind``, shows ``subject`` (code) as it is.
+    findings: NotRequired[list[dict[str, str]]]
 
 
 # The code of a reason a suite hook gave as bare text: no code, so every reader shows its text.
@@ -35,6 +38,9 @@ REVIEW_STOPPED = "engine.review_stopped"
 REVIEW_FAILED = "engine.review_failed"
 OUTCOME_REVIEW_FAILED = "engine.outcome_review_failed"
 BUDGET_SPENT = "engine.budget_spent"
+# Every engine code: with each suite's own (the attention suite's static.REVIEW_CODES) the codes the web translates
+# (app/review_text.py; a test holds the two equal and scans grading/ and grader_tests/ for a reason( of another).
+ENGINE_CODES = frozenset({AUDIT_FAILED, REVIEW_STOPPED, REVIEW_FAILED, OUTCOME_REVIEW_FAILED, BUDGET_SPENT})
 
 
 def reason(code: str, text: str, **params: object) -> Reason:
@@ -58,6 +64,15 @@ def reason_code(value: object) -> str | None:
     return value["code"] if is_reason(value) else None  # type: ignore[index]
 
 
+def findings(value: object) -> list[dict[str, str]] | None:
+    """A stored reason's ``findings`` when each is {"line", "kind", "subject"} of strings, else None."""
+    found = value.get("findings") if isinstance(value, dict) else None
+    if not isinstance(found, list) or not all(
+            isinstance(f, dict) and all(isinstance(f.get(k), str) for k in ("line", "kind", "subject")) for f in found):
+        return None
+    return [{k: f[k] for k in ("line", "kind", "subject")} for f in found]
+
+
 def _render(template: str, params: Mapping[str, str]) -> str | None:
     try:
         return template.format_map(dict(params))
@@ -72,6 +87,8 @@ def stored(value: Any, texts: Mapping[str, Msg] | None = None) -> Reason:
         return reason(PLAIN, str(value))
     params = value.get("params") if isinstance(value.get("params"), dict) else {}
     out = reason(value["code"], str(value.get("text") or ""), **{str(k): v for k, v in params.items()})
+    if (places := findings(value)) is not None:
+        out["findings"] = places
     declared = (texts or {}).get(out["code"])
     if declared:
         if not out["text"]:
@@ -85,4 +102,4 @@ def stored(value: Any, texts: Mapping[str, Msg] | None = None) -> Reason:
 
 
 __all__ = ["Reason", "PLAIN", "AUDIT_FAILED", "REVIEW_STOPPED", "REVIEW_FAILED", "OUTCOME_REVIEW_FAILED",
-           "BUDGET_SPENT", "reason", "is_reason", "reason_text", "reason_code", "stored"]
+           "BUDGET_SPENT", "ENGINE_CODES", "reason", "is_reason", "findings", "reason_text", "reason_code", "stored"]

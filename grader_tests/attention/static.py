@@ -2608,24 +2608,60 @@ def _called_on_self(node: ast.Attribute, call: ast.Call | None) -> bool:
     return not any(k.arg is None or k.arg in ("self", "cls") for k in call.keywords)
 
 
-def _name_func_use(node: ast.Name, call: ast.Call | None) -> str | None:
-    """Why a use of ``getattr``/``hasattr``/``setattr``/``delattr`` hides a name, or None.
+class Finding(str):
+    """One place ``hidden_name_uses`` reports, as its English text (``line 3: getattr with a computed name``: what
+    the tests and the run log read) carrying its parts, so a reader's language is built from ``kind`` (a
+    FINDING_EN key) and ``subject`` (code, shown as it is) rather than from the English."""
+
+    line: int
+    kind: str
+    subject: str
+
+
+# kind -> the English text of a Finding. The instructor pages translate each kind (app/review_text.py).
+FINDING_EN: dict[str, str] = {
+    "code": "line {line}: {subject}",
+    "computed_name": "line {line}: {subject} with a computed name",
+    "used_as_value": "line {line}: {subject} used as a value",
+    "imports": "line {line}: imports {subject}",
+    "sets": "line {line}: sets {subject}",
+    "defines": "line {line}: defines {subject}",
+    "kept_attribute": "line {line}: {subject} kept as an attribute",
+}
+
+
+def _finding(line: int, kind: str, subject: str) -> Finding:
+    found = Finding(FINDING_EN[kind].format(line=line, subject=subject))
+    found.line, found.kind, found.subject = line, kind, subject
+    return found
+
+
+def finding_parts(found: str) -> dict[str, str]:
+    """A finding as stored in its review reason (``findings``): ``{line, kind, subject}``; one not (yet) built
+    as a Finding is kind ``text`` with its whole English text as subject."""
+    if isinstance(found, Finding):
+        return {"line": str(found.line), "kind": found.kind, "subject": found.subject}
+    return {"line": "", "kind": "text", "subject": str(found)}
+
+
+def _name_func_use(node: ast.Name, call: ast.Call | None) -> tuple[str, str] | None:
+    """(kind, subject) of a ``Finding``: why a use of ``getattr``/``hasattr``/``setattr``/``delattr`` hides a name, or None.
     Setting an attribute reaches nothing, so ``setattr``/``delattr`` count only with a computed
     name on something other than ``self``. Reading counts with a computed name on anything (even
     on ``self``: a method can be called with any object as ``self``), and with a private constant
     name on anything but ``self`` (``getattr(torch, '_C')``)."""
     if call is None or call.func is not node or len(call.args) < 2:
-        return f"{node.id} used as a value"
+        return "used_as_value", node.id
     name = call.args[1]
     computed = not (isinstance(name, ast.Constant) and isinstance(name.value, str))
     if node.id in ("setattr", "delattr"):
-        return f"{node.id} with a computed name" if computed and not _on_self(call) else None
+        return ("computed_name", node.id) if computed and not _on_self(call) else None
     if computed and getattr(call, RESOLVED_NAMES, None) is not None:
         return None               # read as the attributes it may name (a getattr), or only tested (hasattr)
     if computed:
-        return f"{node.id} with a computed name"
+        return "computed_name", node.id
     if name.value.startswith("_") and not _on_self(call):
-        return f"{node.id}(..., {name.value!r})"
+        return "code", f"{node.id}(..., {name.value!r})"
     return None
 
 
@@ -3203,7 +3239,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
             found.append(f"line {line}: .{node.attr} called with another self or used as a value")
         if taken in name_takers and isinstance(node.ctx, ast.Load) \
                 and getattr(calls.get(id(node)), "func", None) is not node:
-            found.append(f"line {line}: {name_takers[taken]} used as a value")
+            found.append(_finding(line, "used_as_value", name_takers[taken]))
         if isinstance(node, ast.Import | ast.ImportFrom) and id(node) in ok_imports:
             continue
         if isinstance(node, ast.Import | ast.ImportFrom):
@@ -3234,11 +3270,11 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                         or (any(p.startswith("_") and not p.startswith("__") for p in parts[1:])
                             and not (guards_only and mod == "torch._dynamo")):
                     if not _absent_optional_import(node, mod, parents):
-                        found.append(f"line {line}: imports {mod or '.'}")
+                        found.append(_finding(line, "imports", mod or "."))
             if isinstance(node, ast.ImportFrom) and node.module == "torch":
                 for a in node.names:
                     if a.name in TORCH_UNREVIEWABLE and id(a) not in package_aliases:
-                        found.append(f"line {line}: from torch import {a.name}")
+                        found.append(_finding(line, "code", f"from torch import {a.name}"))
             # ``from torch.ops import aten``, ``from torch.jit import trace_module``, ``import torch.jit as J``: a hiding part
             # of torch as the statement's module (this check sat under ``node.module == "torch"``, where no module is
             # ``torch.<part>``, and let each of them through; round 33 sweep). ``import torch.jit`` binds only torch,
@@ -3251,7 +3287,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                 guards = isinstance(node, ast.ImportFrom) and len(parts) == 2 \
                     and all(_harmless_part(parts[1], a.name) for a in node.names)
                 if parts[0] == "torch" and any(p in HIDING_ATTRS for p in parts[1:]) and not guards:
-                    found.append(f"line {line}: imports {mod}")
+                    found.append(_finding(line, "imports", mod))
             if isinstance(node, ast.ImportFrom):
                 for a in node.names:
                     if id(a) in package_aliases:
@@ -3262,7 +3298,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                             and not (a.name in PRIVATE_OK and (node.module or "").split(".")[0] == "torch")) or (any(
                             p.startswith("_") and not p.startswith("__") for p in (node.module or "").split("."))
                             and not (node.module == "torch._dynamo" and a.name in DYNAMO_HARMLESS)):
-                        found.append(f"line {line}: from {node.module} import {a.name}")
+                        found.append(_finding(line, "code", f"from {node.module} import {a.name}"))
             if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("torch", "sys"):
                 for a in node.names:
                     if id(a) in package_aliases:
@@ -3270,7 +3306,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                     if a.name == "*" or (a.name in HIDING_ATTRS and not (node.module == "torch.jit"
                                                                          and a.name in JIT_HARMLESS)) \
                             or (node.module == "sys" and a.name in SYS_HIDING_ATTRS):
-                        found.append(f"line {line}: from {node.module} import {a.name}")
+                        found.append(_finding(line, "code", f"from {node.module} import {a.name}"))
         elif isinstance(node, ast.Attribute):
             if id(node) in harmless:
                 continue
@@ -3282,11 +3318,11 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
             if node.attr == "__class__" and not isinstance(node.ctx, ast.Load):
                 # ``torch.functional.__class__ = Hop``: the object becomes one of the student's classes,
                 # whose ``self.X`` the review would take for the student's own
-                found.append(f"line {line}: sets {shown}")
+                found.append(_finding(line, "sets", shown))
                 continue
             if node.attr in MATCH_HOOKS and not isinstance(node.ctx, ast.Load):
                 # ``Cls.__match_args__ = ("ops",)``: which attributes a positional pattern reads
-                found.append(f"line {line}: sets {shown}")
+                found.append(_finding(line, "sets", shown))
                 continue
             if node.attr == "register" and isinstance(node.value, ast.Name) and (
                     node.value.id in module_classes or node.value.id in ("ABC", "ABCMeta", "abc")) \
@@ -3301,7 +3337,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                     isinstance(node.value, ast.Name) and node.value.id in ("nn", "F", "functional")) \
                     and not (node.attr == "utils" and ((chain or [""])[-2:-1] == ["nn"]
                                                        or (chain or [""])[-3:-1] == ["nn", "modules"])):
-                found.append(f"line {line}: {shown}")
+                found.append(_finding(line, "code", shown))
                 continue
             if node.attr == "__setstate__" and _super_call_of(node, calls):
                 # ``super().__setstate__(state)`` in a ``__setstate__`` override, as nn.MultiheadAttention
@@ -3336,28 +3372,28 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                 # ``update(t=torch)`` as ``self.t = torch`` and ``setattr(self, n, torch)``
                 kept = next((k for v in _dict_update_values(node, parents) if (k := _kept_alias(v, aliases))), None)
                 if kept:
-                    found.append(f"line {line}: {kept} kept as an attribute")
+                    found.append(_finding(line, "kept_attribute", kept))
                 continue
             if node.attr == "__dict__" and isinstance(node.ctx, ast.Load) \
                     and "__dict__" not in own_names and _fresh_own_dict_write(node, parents, own_plain_class_nodes()):
                 continue
             if node.attr.startswith("__") and node.attr in HIDING_ATTRS | ANYWHERE_HIDING_ATTRS:
-                found.append(f"line {line}: .{node.attr}")
+                found.append(_finding(line, "code", f".{node.attr}"))
             elif node.attr in ANYWHERE_HIDING_ATTRS:
-                found.append(f"line {line}: {shown}")
+                found.append(_finding(line, "code", shown))
             elif node.attr in HIDING_ATTRS:
                 if _root(node) in aliases | sys_aliases or chain is None or node.attr in ANYWHERE_TORCH_PARTS or (
                         node.attr in MODULE_LOADERS and _root(node) in imported):
-                    found.append(f"line {line}: {shown}")
+                    found.append(_finding(line, "code", shown))
             elif node.attr in SYS_HIDING_ATTRS and _root(node) in sys_aliases:
-                found.append(f"line {line}: {shown}")
+                found.append(_finding(line, "code", shown))
             elif node.attr.startswith("_") and not node.attr.startswith("__") and _root(node) in imported \
                     and not _forbidden(node.attr) and node.attr not in PRIVATE_OK:
                 found.append(f"line {line}: {shown} (a module's private name)")
             elif node.attr in MODULE_LOADERS and _root(node) in imported:
-                found.append(f"line {line}: {shown}")
+                found.append(_finding(line, "code", shown))
             elif node.attr in EVALUATING_NAMES and id(node) not in dispatchers():
-                found.append(f"line {line}: {shown}")
+                found.append(_finding(line, "code", shown))
             elif node.attr.startswith("_") and not node.attr.startswith("__") and not _forbidden(node.attr) \
                     and node.attr not in PRIVATE_OK | NAMEDTUPLE_API and not own_private(node) \
                     and not (isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
@@ -3381,13 +3417,13 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                                                            else [node.target]))):
             # ``t = torch`` in a class body, ``self.t = torch`` (or ``torch or nn``): torch under a name of the
             # object, where self.t._VF reads like the student's own attribute
-            found.append(f"line {line}: {kept} kept as an attribute")
+            found.append(_finding(line, "kept_attribute", kept))
         elif isinstance(node, ast.Tuple) and getattr(node, LITERAL_SETATTR, False) and len(node.elts) == 2 \
                 and (kept := _kept_alias(node.elts[1], aliases)):
             # ``_ = setattr(self, "t", torch)``: as ``self.t = torch``
-            found.append(f"line {line}: {kept} kept as an attribute")
+            found.append(_finding(line, "kept_attribute", kept))
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in MATCH_HOOKS:
-            found.append(f"line {line}: defines {node.name}")
+            found.append(_finding(line, "defines", node.name))
         elif isinstance(node, ast.ClassDef) and any(
                 _dotted(b) is None and not (isinstance(b, ast.Subscript) and (_dotted(b.value) or [""])[-1]
                                             in ("Generic", "Protocol")) for b in node.bases):
@@ -3415,11 +3451,11 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                             HIDING_ATTRS | ANYWHERE_HIDING_ATTRS | SYS_HIDING_ATTRS) - ANYWHERE_TORCH_PARTS):
                         found.append(f"line {t.lineno}: a class attribute named {t.id}")
         elif isinstance(node, ast.Name) and node.id in MATCH_HOOKS and isinstance(node.ctx, ast.Store):
-            found.append(f"line {line}: defines {node.id}")
+            found.append(_finding(line, "defines", node.id))
         elif isinstance(node, ast.Constant | ast.BinOp | ast.JoinedStr) and id(node) in names_in_strings:
             found.append(f"line {line}: the string {names_in_strings[id(node)]!r}")
         elif isinstance(node, ast.Name) and node.id in EVALUATING_NAMES and id(node) not in dispatchers():
-            found.append(f"line {line}: {node.id}")
+            found.append(_finding(line, "code", node.id))
         elif isinstance(node, ast.Name) and node.id in HIDING_BUILTINS and not (
                 node.id in SHADOWABLE_BUILTINS and (not isinstance(node.ctx, ast.Load)
                                                     or _bound_in_function(node, _parents(tree))
@@ -3429,19 +3465,19 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                     and [getattr(a, "id", None) for a in call.args] == ["self"] \
                     and _own_dict_read(call, parents, self_methods(), own_names):
                 continue
-            found.append(f"line {line}: {node.id}")
+            found.append(_finding(line, "code", node.id))
         elif isinstance(node, ast.Name) and node.id in NAME_FUNCS:
             call = calls.get(id(node))
             if call is not None and call.func is node and _numbered_self_read(call, parents, self_methods()):
                 continue
             reason = _name_func_use(node, calls.get(id(node)))
             if reason:
-                found.append(f"line {line}: {reason}")
+                found.append(_finding(line, *reason))
             elif node.id == "setattr" and (call := calls.get(id(node))) is not None and len(call.args) == 3 \
                     and (kept := _kept_alias(call.args[2], aliases)):
                 # ``setattr(self, name, torch)``: torch under a name of the object, as ``self.t = torch`` and
                 # ``setattr(self, "t", torch)`` are (a literal name is rewritten to those before this)
-                found.append(f"line {line}: {kept} kept as an attribute")
+                found.append(_finding(line, "kept_attribute", kept))
         elif isinstance(node, ast.Call):
             # functools.wraps(f, assigned=...) and argparse's parse_args(namespace=obj) read or set
             # attributes by the names they are given (a computed dest= sets any name on any object)
@@ -3451,7 +3487,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                     and not _super_call(node.func.value) and len(node.args) >= 2 and not _on_self(node) \
                     and not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
                 # ``object.__setattr__(torch, n, v)``: setattr with a computed name, under another name
-                found.append(f"line {line}: {node.func.attr} with a computed name")
+                found.append(_finding(line, "computed_name", node.func.attr))
             if callee == "add_argument" and not isinstance(parents.get(id(node)), ast.Expr):
                 found.append(f"line {line}: an argparse action kept or built ({callee}(...))")
             taker = name_takers.get(callee)
@@ -3659,6 +3695,11 @@ def class_uses_class(source: str, class_name: str, used: str) -> bool:
     return False
 
 
+# This suite's review codes, each translated by the web (app/review_text.py; a test holds them equal).
+REVIEW_CODES = frozenset({"attention.unparsed", "attention.unreviewable", "attention.indirect_names",
+                          "attention.fused_unseen"})
+
+
 def review_reasons(source: str) -> list[Reason]:
     """Why an instructor should look at this submission (the Suite's trusted review hook). It runs
     every analysis the tests read, in the worker under its CPU limit, so that the forked test
@@ -3680,8 +3721,10 @@ def review_reasons(source: str) -> list[Reason]:
                        "of nesting): the fused-attention checks withheld their points; read it yourself",
                        nodes=nodes, depth=depth)]
     names = "; ".join(hidden[:5])
-    return [reason("attention.indirect_names", "attention.py reaches functions through computed or indirect names, "
-                   "which the fused-attention check cannot follow: " + names, names=names)]
+    out = reason("attention.indirect_names", "attention.py reaches functions through computed or indirect names, "
+                 "which the fused-attention check cannot follow: " + names, names=names)
+    out["findings"] = [finding_parts(f) for f in hidden[:5]]
+    return [out]
 
 
 def class_softmax_calls(source: str, class_name: str, reused: str = "ScaledDotProductAttention") -> list[str]:
