@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from grading.review import reason_text
 from grading.runner import GradeInput, grade
 
 REF = (Path(__file__).resolve().parent.parent / "fixtures" / "submissions" / "correct" / "reference.py").read_text()
@@ -119,5 +120,5 @@ def test_a_reply_forged_with_the_mark_read_off_the_serving_frame_gains_nothing(e
                for t in result["tests"] if t["outcome"] != "passed")
     # what the process reports of itself is not credited to a file that walks the runtime's frames
     assert tests["test_no_fused_attention_runtime"]["outcome"] != "passed"
-    assert any("_getframe" in r for r in result["review"]), result["review"]
+    assert any("_getframe" in reason_text(r) for r in result["review"]), result["review"]
     assert result["total"] == 0
