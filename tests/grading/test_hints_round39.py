@@ -174,9 +174,9 @@ def test_the_fold_texts_are_chinese_in_zh():
 
 
 # ----------------------------------------------------------------------------- the round's faulty variants
-# One multi-head mistake in a public style each (tests/fixtures/submissions/faulty/r39_*.py), each hint read against
+# One multi-head mistake in a public style each (tests/fixtures/submissions/faulty/r39mh_*.py), each hint read against
 # the code: named as its header declares and nothing else ("none": described only), every quoted line the file's own.
-VARIANTS = sorted((SUBMISSIONS / "faulty").glob("r39_*.py"))
+VARIANTS = sorted((SUBMISSIONS / "faulty").glob("r39mh_*.py"))
 
 
 def test_the_round_adds_11_faulty_variants_each_declaring_its_diagnosis_and_style():
@@ -215,7 +215,7 @@ def test_a_variant_is_named_as_declared_and_nothing_else(executor, path):
 def test_to_out_applied_twice_is_quoted_with_the_line_that_builds_to_out(executor):
     from tests.grading.test_hints_round35 import _failed
 
-    path = SUBMISSIONS / "faulty" / "r39_to_out_sequential_twice.py"
+    path = SUBMISSIONS / "faulty" / "r39mh_to_out_sequential_twice.py"
     source = path.read_text(encoding="utf-8")
     said = _failed(executor, path)["test_mha_self_attention_parity"]
     built = line_of(source, 'self.to_out = nn.Sequential(nn.Linear(inner, d_model)')
