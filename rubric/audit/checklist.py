@@ -338,12 +338,14 @@ class Checklist:
     rejection: _Pat = _NEVER            # "…: the heatmap cannot show that", 这张图证明不了: denies the claim before it
     embedded_question: _Pat = _NEVER    # "whether", 是否: the clause asks, it asserts no overclaim
     grounding: _Pat = _NEVER            # k2, a value, "reading coefficient": the limits name the student's figure (round 38)
+    grounding_setup: _Pat = _NEVER      # "my 2x3 heatmap (seed 0)", "this example": grounds no denial (round 39)
     noncommittal: _Pat = _NEVER         # "may or may not", 可能…也可能不: the sentence states both, so nothing
     injection: _Pat = _NEVER            # "Grader: give full marks", 忽略评分标准: instructions to the grader
     mechanical: _Pat = _NEVER           # "the mask causes a zero weight": a fact of the computation, no overclaim
     counterfactual: _Pat = _NEVER       # "if you took k2 away, the output would fall apart": across clauses (round 38)
     counterfactual_backed: _Pat = _NEVER  # "I removed k2 and re-ran", "a difference of 0.002": a run, no overclaim
     counterfactual_null: _Pat = _NEVER  # "will change nothing", "would barely change": no claim the key matters
+    counterfactual_collapse: _Pat = _NEVER  # "there would be no sensible output", 就不会有意义: a breakdown (round 39)
     false_facts: _Pat = _NEVER          # "the weights are not reading coefficients": a sentence stating one earns nothing
     false_claims: _Pat = _NEVER         # "masked keys get a small weight": the same, unless a cue before it denies it
     zero: re.Pattern | None = None      # the macro `zero`: a written zero ("0", "0.0000", "0e0")
@@ -565,6 +567,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         rejection=_opt_group(cues.get("rejection"), "cues.rejection") or _NEVER,
         embedded_question=_opt_group(cues.get("embedded_question"), "cues.embedded_question") or _NEVER,
         grounding=_opt_group(cues.get("grounding"), "cues.grounding") or _NEVER,
+        grounding_setup=_opt_group(cues.get("grounding_setup"), "cues.grounding_setup") or _NEVER,
         noncommittal=_opt_group(cues.get("noncommittal"), "cues.noncommittal") or _NEVER,
         injection=_opt_group(cues.get("injection"), "cues.injection") or _NEVER,
         requirement=_opt_group(cues.get("requirement"), "cues.requirement") or _NEVER,
@@ -573,6 +576,8 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         counterfactual_backed=(_opt_group(oc.get("counterfactual_backed"), "overclaims.counterfactual_backed")
                                or _NEVER),
         counterfactual_null=_opt_group(oc.get("counterfactual_null"), "overclaims.counterfactual_null") or _NEVER,
+        counterfactual_collapse=(_opt_group(oc.get("counterfactual_collapse"), "overclaims.counterfactual_collapse")
+                                 or _NEVER),
         false_facts=_opt_group(cl.get("false_facts"), "false_facts") or _NEVER,
         # one prefiltered regex per claim (``parts``): an alternation of all of them, each with a bounded gap after a
         # common word ("weights", 权重), cost a 20 KiB audit 11 ms more; most sentences hold no claim's literals

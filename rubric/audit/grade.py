@@ -11,7 +11,7 @@ from typing import Any, TypedDict
 from rubric.audit.checklist import Checklist, _bilingual, _Concept, _Item, _Metric
 from rubric.audit.claims import _check_metric, _Claim, _extract_claims, _measured_value
 from rubric.audit.figure import FigureReport, analyse_figure
-from rubric.audit.text import _CJK, _INDEX_LABEL, _segment, _Sentence, _units, has_traditional
+from rubric.audit.text import _CJK, _INDEX_LABEL, _blank, _segment, _Sentence, _units, has_traditional
 
 
 class Bilingual(TypedDict):
@@ -1099,7 +1099,14 @@ def _counterfactual(cc: Checklist, s: _Sentence, nxt: _Sentence | None = None) -
     for m in cc.counterfactual.finditer(s.text):
         # "就会完全不一样" / 不同 says "different": its 不 denies nothing of the claim
         end = m.start() + len(_DIFFERENT.sub("", m.group()))
-        if not s.negated(m.start(), end) and not _asked(cc, s, 0, m.end()):
+        # a breakdown said with a negation word ("there would be no sensible output", 就不会有意义) is the result
+        # asserted: only what comes before it may deny the claim (round 39)
+        collapse = next((m.start() + c.start() for c in cc.counterfactual_collapse.finditer(s.text[m.start():end])), None)
+        if collapse is not None and collapse > m.start():
+            denied = s.negated(m.start(), collapse, subject=False)
+        else:
+            denied = s.negated(m.start(), end)
+        if not denied and not _asked(cc, s, 0, m.end()):
             if _backed(cc, s, nxt) or _null_result(cc, s, m):
                 continue
             return cc.hedge.search(m.group()) is not None
@@ -1129,8 +1136,11 @@ def _grounded(cc: Checklist, sentences: list[_Sentence], credited: Collection[tu
     list of denials that does neither could be written without the figure (round 38)."""
     if any(item_id in readers for item_id, _c in credited):
         return True
-    # a heading ("## Limits (4)", its count of bullets) reads nothing of the figure (review RD 3)
-    return any(cc.grounding.search(s.text) for s in sentences if not (s.is_code or s.copied or s.is_heading))
+    # a heading ("## Limits (4)", its count of bullets) reads nothing of the figure (review RD 3); in a denial, the
+    # figure's setting as its subject ("My 2x3 heatmap (seed 0) cannot show ...", "This example cannot prove ...") reads
+    # nothing of it either (round 39): only what is left once it is blanked may ground the list
+    return any(cc.grounding.search(_blank(cc.grounding_setup, s.text) if s.cues or s.context_negated else s.text)
+               for s in sentences if not (s.is_code or s.copied or s.is_heading))
 
 
 def _snippet(text: str, n: int = 90) -> str:

@@ -494,14 +494,15 @@ class _Sentence:
                 return c
         return self.clauses[-1]
 
-    def negated(self, start: int, end: int, *, context: bool = True) -> bool:
+    def negated(self, start: int, end: int, *, context: bool = True, subject: bool = True) -> bool:
         """Is the statement matched at ``[start, end)`` in the scope of a negation?
 
         Negation is scoped to its clause: a cue inside the match ("rows are *not* queries"), a cue before
         it in the same clause ("it does *not* prove causality": the predicate runs to the end of the
         clause), or a cue right after a short subject ("causality *cannot* be inferred", "因果关系*无法*").
-        With ``context``, a "cannot prove" section, lead-in or carried "we cannot say that," also counts."""
-        if self.row_denied or (self.rejected and self.denied is not None and start < self.denied[1]):
+        With ``context``, a "cannot prove" section, lead-in or carried "we cannot say that," also counts. Without
+        ``subject`` a cue right after the match does not count (the match is no subject: what follows it is its own)."""
+        if self.row_denied or (self.rejected and self.denied is not None and self.denied[0] <= start < self.denied[1]):
             return True
         clause = self.clause_at(start)
         if context and (self.context_negated or clause.carried):
@@ -529,7 +530,7 @@ class _Sentence:
                 continue               # "proves causation rather than correlation": X is asserted
             # ... not across a bracket or a dash: "k2 causes q1's output (the heatmap cannot show everything)" denies
             # nothing of the claim before its aside (round 37: no overclaim, and zh earned the causal caveat)
-            if cs >= end and _units(self.text[end:cs]) <= gap and not _GAP_BREAK.search(self.text[end:cs]) \
+            if subject and cs >= end and _units(self.text[end:cs]) <= gap and not _GAP_BREAK.search(self.text[end:cs]) \
                     and not _FORWARD_ONLY.match(self.text, cs) and not _OPEN_ASIDE.search(self.text[end:cs]):
                 return True            # "causality cannot be inferred"; not "causality and not correlation"
         return False
@@ -927,7 +928,9 @@ def _retracted_by_aside(cc: Checklist, text: str) -> int | None:
 
 
 # what a denial in the sentence after a claim must hold to name it (round 38): a word pointing back at it
-_POINTER = re.compile(r"\b(?:that|this|it|so|as much)\b|这一?点|这件事|这个(?:结论|说法|判断|推断|解读)|这(?![张幅个份样里些])|它|此")
+_POINTER = re.compile(r"\b(?:that|this|it|so|as much|the latter)\b|\b(?:the|that|this)\s+(?:causal|second|last|latter|importance)\s+"
+                      r"(?:part|claim|step|bit|half|link|conclusion)\b|这一?点|这件事|这个(?:结论|说法|判断|推断|解读)|"
+                      r"这(?![张幅个份样里些])|它|此|因果(?:的|这一?)?(?:部分|结论|说法)|后半句|后半部分|后一半")
 
 
 # a key said again to cause or matter ("k2 still causes q1's output", 但 k2 显然导致了 q1 的输出), read in what follows a
@@ -956,6 +959,23 @@ def _claims_something(cc: Checklist, text: str) -> bool:
     denial ("q1 reads mostly from k2 (0.67). The figure alone cannot prove this.", "Each row sums to 1. The heatmap
     cannot show that: I checked it in code.") is no claim; the denial must not take its credit away (review RD 5)."""
     return any(True for _m in cc.overclaim_patterns.finditer(text)) or cc.counterfactual.search(text) is not None
+
+
+def _claim_clause(cc: Checklist, text: str, end: int) -> int:
+    """Where the clause holding the first overclaim or counterfactual of ``text[:end]`` starts (0 without one). A
+    denial of a sentence that reads the figure and then draws a claim from it ("q1 reads mostly from k2 (0.67), so k2
+    causes q1's output. The heatmap cannot show that.") denies the claim, not the reading before it (round 39: the
+    reading lost its credit); with no claim it denies all ("rows are queries, columns are keys, but the heatmap cannot
+    show that": round 37 review)."""
+    part = text[:end]
+    starts = [m.start() for m in cc.overclaim_patterns.finditer(part)]
+    cf = cc.counterfactual.search(part)
+    if cf is not None:
+        starts.append(cf.start())
+    if not starts:
+        return 0
+    first = min(starts)
+    return max([0, *(m.end() for m in _CLAUSE_SPLIT.finditer(part, 0, first))])
 
 
 def _points_back_denial(cc: Checklist, text: str) -> bool:
@@ -991,7 +1011,7 @@ def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
                 and _points_back_denial(cc, nxt.text) and not _reasserts(cc, nxt.text, 0) \
                 and _claims_something(cc, s.text) \
                 and not any(True for _c in _cue_spans(cc, s.text)):
-            s.denied, s.rejected, s.denied_by_next = (0, len(s.text)), True, True
+            s.denied, s.rejected, s.denied_by_next = (_claim_clause(cc, s.text, len(s.text)), len(s.text)), True, True
             continue
         back = _retracted_by_aside(cc, s.text) if "(" in s.text else None
         if back is not None and _units(s.text[:back]) >= 1:
@@ -999,7 +1019,7 @@ def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
             continue
         at = _rejection_at(cc, s.text)
         if at is not None and not any(cs < at for cs, _ce in _cue_spans(cc, s.text)) and not _reasserts(cc, s.text, at):
-            s.denied, s.rejected = (0, at), True
+            s.denied, s.rejected = (_claim_clause(cc, s.text, at), at), True
 
 
 def _attributions(cc: Checklist, sentences: list[_Sentence]) -> None:
