@@ -536,8 +536,16 @@ class _Sentence:
         return False
 
     def hedged(self, start: int) -> bool:
+        if self.cc is None:
+            return False
         clause = self.clause_at(start)
-        return self.cc is not None and self.cc.hedge.search(self.text[clause.start:clause.end]) is not None
+        if self.cc.hedge.search(self.text[clause.start:clause.end]) is not None:
+            return True
+        # a hedge set off as an aside of its own right before the claim's clause ("k2，可能，是最重要的 key", round 39)
+        i = self.clauses.index(clause)
+        prev = self.text[self.clauses[i - 1].start:self.clauses[i - 1].end].strip(" ,、") if i else ""
+        hedge = self.cc.hedge.search(prev) if prev and _units(prev) <= 4 else None
+        return hedge is not None and hedge.group().strip() == prev
 
 
 # A cue that denies only what follows it (round 35): "X without Y" never denies X ("k2 causes q1's output without any
