@@ -81,6 +81,8 @@ def test_a_key_or_value_in_a_denial_or_the_setting_stated_on_its_own_still_groun
     OPENER_ZH + "在没有 k2 的情况下，输出会崩。\n",
     OPENER_ZH + "如果没有 k2 的话，模型的输出会崩。\n",
     OPENER_ZH + "缺少 k2，输出会崩。\n",
+    OPENER_EN + "Removing k2 would leave q1 with no useful output.\n",
+    OPENER_ZH + "k2 去掉的话，输出就没有意义了。\n",
 ])
 def test_a_counterfactual_breakdown_or_a_missing_key_condition_is_an_overclaim(text):
     assert "overclaim" in kinds(_grade(text))
@@ -136,6 +138,7 @@ def test_a_denial_after_readings_alone_still_denies_them():
     OPENER_ZH + "k2 is 最重要的 key。\n",
     OPENER_ZH + "k2 是最 crucial 的 key。\n",
     OPENER_ZH + "k2 对模型很 important。\n",
+    OPENER_ZH + "k2 对 prediction 的 contribution 最大。\n",
 ])
 def test_a_mixed_zh_en_importance_or_cause_claim_is_an_overclaim(text):
     assert "overclaim" in kinds(_grade(text))
