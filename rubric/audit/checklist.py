@@ -338,7 +338,7 @@ class Checklist:
     rejection: _Pat = _NEVER            # "…: the heatmap cannot show that", 这张图证明不了: denies the claim before it
     embedded_question: _Pat = _NEVER    # "whether", 是否: the clause asks, it asserts no overclaim
     grounding: _Pat = _NEVER            # k2, a value, "reading coefficient": the limits name the student's figure (round 38)
-    grounding_setup: _Pat = _NEVER      # "my 2x3 heatmap (seed 0)", "this example": grounds no denial (round 39)
+    grounding_read: _Pat = _NEVER       # k2, 0.67, "reads", the diagonal: what grounds the list in a denial (round 39)
     noncommittal: _Pat = _NEVER         # "may or may not", 可能…也可能不: the sentence states both, so nothing
     injection: _Pat = _NEVER            # "Grader: give full marks", 忽略评分标准: instructions to the grader
     mechanical: _Pat = _NEVER           # "the mask causes a zero weight": a fact of the computation, no overclaim
@@ -567,7 +567,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         rejection=_opt_group(cues.get("rejection"), "cues.rejection") or _NEVER,
         embedded_question=_opt_group(cues.get("embedded_question"), "cues.embedded_question") or _NEVER,
         grounding=_opt_group(cues.get("grounding"), "cues.grounding") or _NEVER,
-        grounding_setup=_opt_group(cues.get("grounding_setup"), "cues.grounding_setup") or _NEVER,
+        grounding_read=_opt_group(cues.get("grounding_read"), "cues.grounding_read") or _NEVER,
         noncommittal=_opt_group(cues.get("noncommittal"), "cues.noncommittal") or _NEVER,
         injection=_opt_group(cues.get("injection"), "cues.injection") or _NEVER,
         requirement=_opt_group(cues.get("requirement"), "cues.requirement") or _NEVER,

@@ -11,7 +11,15 @@ from typing import Any, TypedDict
 from rubric.audit.checklist import Checklist, _bilingual, _Concept, _Item, _Metric
 from rubric.audit.claims import _check_metric, _Claim, _extract_claims, _measured_value
 from rubric.audit.figure import FigureReport, analyse_figure
-from rubric.audit.text import _CJK, _INDEX_LABEL, _blank, _segment, _Sentence, _units, has_traditional
+from rubric.audit.text import (
+    _CJK,
+    _INDEX_LABEL,
+    _claim_reading,
+    _segment,
+    _Sentence,
+    _units,
+    has_traditional,
+)
 
 
 class Bilingual(TypedDict):
@@ -1095,53 +1103,13 @@ def _overclaimed(cc: Checklist, s: _Sentence, nxt: _Sentence | None) -> bool | N
     return _counterfactual(cc, s, nxt)
 
 
-# English words a mixed zh/en sentence puts in a Chinese frame, and the words the zh patterns know (round 39). Longer
-# phrases first; articles dropped, so "是 the most important" reads 是最重要.
-_GLOSS = [(re.compile(p), zh) for p, zh in (
-    (r"\bfeature importance\b", "特征重要性"), (r"\bimportance\b", "重要性"), (r"\bimportant\b", "重要"),
-    (r"\b(?:crucial|critical|essential|decisive)\b", "关键"), (r"\binfluential\b", "有影响"), (r"\brelevant\b", "相关"),
-    (r"\bcontributions?\b", "贡献"), (r"\b(?:influence|impact|effect)s?\b", "影响"), (r"\boutputs?\b", "输出"), (r"\bpredictions?\b", "预测"), (r"\bresults?\b", "结果"), (r"\bdecisions?\b", "决策"),
-    (r"\bmodel\b", "模型"), (r"\bcaus(?:e|es|ed)\b", "导致"), (r"\b(?:determin|decid)(?:e|es|ed)\b", "决定"),
-    (r"\b(?:drives?|drove)\b", "驱动"), (r"\battend(?:s|ed)?\s+to\b", "关注"), (r"\bcares?\s+about\b|\bcares?\b", "在乎"),
-    (r"\b(?:rel(?:y|ies|ied)|depend(?:s|ed)?)\s+on\b", "依赖"), (r"\bmost\b", "最"), (r"\bmore\b", "更"),
-    (r"\b(?:very|really|extremely)\b", "非常"), (r"\b(?:is|are|was|were)\b", "是"), (r"\b(?:the|a|an)\b\s*", ""))]
-_GLOSS_SPACE = re.compile(rf"(?<=[{_CJK.pattern.strip('[]')}])\s+(?=[{_CJK.pattern.strip('[]')}])")
-_GLOSS_ANY = re.compile(r"\b(?:important|importance|crucial|critical|essential|decisive|influential|relevant|outputs?|"
-                        r"predictions?|model|caus(?:e|es|ed)|determin\w*|decid\w*|drives?|drove|attend\w*|cares?|"
-                        r"rel(?:y|ies|ied)|depend\w*|contributions?|influences?|impacts?|effects?)\b|\b(?:is|are|was|were)\s*[最更]")
-
-
-# An opinion, hedge or emphasis put between a claim's parts, set off by commas, brackets or dashes ("k2 is, in my view,
-# the most important key", "k2 is (I think) the most important key", "k2，在我看来，是最重要的 key") or, in Chinese, with
-# none ("k2 我认为是最重要的"): removed, the claim reads as one clause (round 39).
-_ASIDE_WORDS_EN = (r"in my (?:view|opinion|eyes|reading)|to me|to my eye|i (?:think|believe|feel|guess|suppose|would say)|"
-                   r"i'd say|arguably|probably|perhaps|possibly|likely|clearly|obviously|of course|honestly|frankly|"
-                   r"really|in fact|indeed|as far as i can tell|as i see it|if you ask me|it seems|apparently|basically|"
-                   r"essentially|at least here|in this case|here|for this example|judging (?:by|from) (?:the|my) "
-                   r"(?:figure|heatmap|plot)|from (?:the|my) (?:figure|heatmap|plot)")
-_ASIDE_WORDS_ZH = (r"在我看来|我认为|我觉得|我想|个人认为|依我看|据我看|显然|很明显|其实|说实话|从图上看|从热力图(?:上)?(?:来)?看|"
-                   r"看起来|似乎|可能|也许|大概|或许|应该")
-_ASIDE = re.compile(rf"[,(]\s*(?:{_ASIDE_WORDS_EN}|{_ASIDE_WORDS_ZH})\s*[,)]|"
-                    rf"[-\u2013\u2014]+\s*(?:{_ASIDE_WORDS_EN})\s*[-\u2013\u2014]+|"
-                    rf"(?<=[a-z0-9])\s*(?:{_ASIDE_WORDS_ZH})(?=\s*(?:是|为|就是|最|更|对|决定|导致))")
-# the characters an aside needs (a cheap test before the regex runs over a sentence)
-_ASIDE_MARK = re.compile(r"[,(\u2013\u2014-]|[\u3400-\u9fff]")
-
-
 def _variant(cc: Checklist, s: _Sentence) -> tuple[_Sentence, bool] | None:
     """``s`` with the English words of a Chinese sentence in Chinese and its asides taken out, and whether an aside
-    hedged the claim; None if there is nothing to change."""
-    text, hedge = s.text, False
-    if _CJK.search(text) and _GLOSS_ANY.search(text):
-        for pattern, zh in _GLOSS:
-            text = pattern.sub(zh, text)
-    asides = list(_ASIDE.finditer(text)) if _ASIDE_MARK.search(text) else []
-    if asides:
-        hedge = any(cc.hedge.search(a.group()) for a in asides)
-        text = _ASIDE.sub(" ", text)
-    if text == s.text:
+    hedged the claim; None if there is nothing to change (:func:`rubric.audit.text._claim_reading`)."""
+    reading = _claim_reading(cc, s.text)
+    if reading is None:
         return None
-    text = _GLOSS_SPACE.sub("", text)
+    text, hedge = reading
     # most mixed sentences claim nothing in either reading: no cues and clauses are built for them (test_a_20kb_audit)
     if not any(part.regex.search(text) for part in cc.overclaim_patterns.parts_that_may_match(text)) \
             and cc.counterfactual.search(text) is None:
@@ -1202,10 +1170,11 @@ def _grounded(cc: Checklist, sentences: list[_Sentence], credited: Collection[tu
     list of denials that does neither could be written without the figure (round 38)."""
     if any(item_id in readers for item_id, _c in credited):
         return True
-    # a heading ("## Limits (4)", its count of bullets) reads nothing of the figure (review RD 3); in a denial, the
-    # figure's setting as its subject ("My 2x3 heatmap (seed 0) cannot show ...", "This example cannot prove ...") reads
-    # nothing of it either (round 39): only what is left once it is blanked may ground the list
-    return any(cc.grounding.search(_blank(cc.grounding_setup, s.text) if s.cues or s.context_negated else s.text)
+    # a heading ("## Limits (4)", its count of bullets) reads nothing of the figure (review RD 3); in a denial only what
+    # is read from the figure grounds the list (cues.grounding_read: a key, a cell's value, a reading word), not the
+    # figure's setting as the denial's subject ("My 2x3 heatmap (seed 0) cannot show ...", "My heatmap (torch 2.1)
+    # ...", "This 2-query example cannot prove ...": round 39 mend, review HIGH 2)
+    return any((cc.grounding_read if s.cues or s.context_negated else cc.grounding).search(s.text)
                for s in sentences if not (s.is_code or s.copied or s.is_heading))
 
 

@@ -962,11 +962,78 @@ def _reasserts(cc: Checklist, text: str, start: int) -> bool:
     return said and _NEGATED_REST.search(rest) is None
 
 
+# English words a mixed zh/en sentence puts in a Chinese frame, and the words the zh patterns know (round 39). Longer
+# phrases first; articles dropped, so "是 the most important" reads 是最重要.
+_GLOSS = [(re.compile(p), zh) for p, zh in (
+    (r"\bfeature importance\b", "特征重要性"), (r"\bimportance\b", "重要性"), (r"\bimportant\b", "重要"),
+    (r"\b(?:crucial|critical|essential|decisive)\b", "关键"), (r"\binfluential\b", "有影响"), (r"\brelevant\b", "相关"),
+    (r"\bcontributions?\b", "贡献"), (r"\b(?:influence|impact|effect)s?\b", "影响"), (r"\boutputs?\b", "输出"),
+    (r"\bpredictions?\b", "预测"), (r"\bresults?\b", "结果"), (r"\bdecisions?\b", "决策"),
+    (r"\bmodel\b", "模型"), (r"\bcaus(?:e|es|ed)\b", "导致"), (r"\b(?:determin|decid)(?:e|es|ed)\b", "决定"),
+    (r"\b(?:drives?|drove)\b", "驱动"), (r"\battend(?:s|ed)?\s+to\b", "关注"), (r"\bcares?\s+about\b|\bcares?\b", "在乎"),
+    (r"\b(?:rel(?:y|ies|ied)|depend(?:s|ed)?)\s+on\b", "依赖"), (r"\bmost\b", "最"), (r"\bmore\b", "更"),
+    (r"\b(?:very|really|extremely)\b", "非常"), (r"\b(?:is|are|was|were)\b", "是"), (r"\b(?:the|a|an)\b\s*", ""))]
+_GLOSS_SPACE = re.compile(rf"(?<=[{_CJK.pattern.strip('[]')}])\s+(?=[{_CJK.pattern.strip('[]')}])")
+_GLOSS_ANY = re.compile(r"\b(?:important|importance|crucial|critical|essential|decisive|influential|relevant|outputs?|"
+                        r"predictions?|model|caus(?:e|es|ed)|determin\w*|decid\w*|drives?|drove|attend\w*|cares?|"
+                        r"rel(?:y|ies|ied)|depend\w*|contributions?|influences?|impacts?|effects?)\b|\b(?:is|are|was|were)\s*[最更]")
+
+
+# An opinion, hedge or emphasis put between a claim's parts, set off by commas, brackets or dashes ("k2 is, in my view,
+# the most important key", "k2 is (I think) the most important key", "k2，在我看来，是最重要的 key") or, in Chinese, with
+# none ("k2 我认为是最重要的"): removed, the claim reads as one clause (round 39).
+_ASIDE_WORDS_EN = (r"in my (?:view|opinion|eyes|reading)|to me|to my eye|i (?:think|believe|feel|guess|suppose|would say)|"
+                   r"i'd say|arguably|probably|perhaps|possibly|likely|clearly|obviously|of course|honestly|frankly|"
+                   r"really|in fact|indeed|as far as i can tell|as i see it|if you ask me|it seems|apparently|basically|"
+                   r"essentially|at least here|in this case|here|for this example|judging (?:by|from) (?:the|my) "
+                   r"(?:figure|heatmap|plot)|from (?:the|my) (?:figure|heatmap|plot)")
+_ASIDE_WORDS_ZH = (r"在我看来|我认为|我觉得|我想|个人认为|依我看|据我看|显然|很明显|其实|说实话|从图上看|从热力图(?:上)?(?:来)?看|"
+                   r"看起来|似乎|可能|也许|大概|或许|应该")
+_CLAIM_ASIDE = re.compile(rf"[,(]\s*(?:{_ASIDE_WORDS_EN}|{_ASIDE_WORDS_ZH})\s*[,)]|"
+                          rf"[-\u2013\u2014]+\s*(?:{_ASIDE_WORDS_EN})\s*[-\u2013\u2014]+|"
+                          rf"(?<=[a-z0-9])\s*(?:{_ASIDE_WORDS_ZH})(?=\s*(?:是|为|就是|最|更|对|决定|导致))")
+
+
+_ASIDE_ZH_WORD = re.compile(_ASIDE_WORDS_ZH)
+_ASIDE_EN_LEAD = re.compile(rf"[,(\-\u2013\u2014]\s*(?:{_ASIDE_WORDS_EN})")
+
+
+def _may_hold_aside(text: str) -> bool:
+    """A cheap test before :data:`_CLAIM_ASIDE` runs over a sentence (review MED 4, round 39: a test for any comma or
+    CJK character let it run on almost every sentence of a 20 KiB audit, and its last branch tries every position): a
+    zh aside word, or an en one right after the comma, bracket or dash that sets it off. Both regexes start with a
+    small set of characters, which the regex engine skips to."""
+    return _ASIDE_ZH_WORD.search(text) is not None or _ASIDE_EN_LEAD.search(text) is not None
+
+
+def _claim_reading(cc: Checklist, text: str) -> tuple[str, bool] | None:
+    """``text`` with the English words of a Chinese sentence in Chinese and the asides inside a claim taken out, and
+    whether an aside hedged it; None if nothing changes. Read for overclaims (grade._variant) and for the claim a
+    denial after it denies (:func:`_rejections`: review HIGH 1, round 39)."""
+    out, hedge = text, False
+    if _CJK.search(out) and _GLOSS_ANY.search(out):
+        for pattern, zh in _GLOSS:
+            out = pattern.sub(zh, out)
+    asides = list(_CLAIM_ASIDE.finditer(out)) if _may_hold_aside(out) else []
+    if asides:
+        hedge = any(cc.hedge.search(a.group()) for a in asides)
+        out = _CLAIM_ASIDE.sub(" ", out)
+    if out == text:
+        return None
+    return _GLOSS_SPACE.sub("", out), hedge
+
+
 def _claims_something(cc: Checklist, text: str) -> bool:
     """Does ``text`` hold an overclaim or a counterfactual for a denial after it to deny? A true reading before the
     denial ("q1 reads mostly from k2 (0.67). The figure alone cannot prove this.", "Each row sums to 1. The heatmap
     cannot show that: I checked it in code.") is no claim; the denial must not take its credit away (review RD 5)."""
-    return any(True for _m in cc.overclaim_patterns.finditer(text)) or cc.counterfactual.search(text) is not None
+    if any(True for _m in cc.overclaim_patterns.finditer(text)) or cc.counterfactual.search(text) is not None:
+        return True
+    # ... as it is read for overclaims: glossed, its asides out ("k2 is, in my view, the most important key", "k2 是最
+    # important 的 key"; review HIGH 1, round 39: the denial after it was missed and the claim flagged)
+    reading = _claim_reading(cc, text)
+    return reading is not None and (any(True for _m in cc.overclaim_patterns.finditer(reading[0]))
+                                    or cc.counterfactual.search(reading[0]) is not None)
 
 
 def _claim_clause(cc: Checklist, text: str, end: int) -> int:
@@ -980,10 +1047,14 @@ def _claim_clause(cc: Checklist, text: str, end: int) -> int:
     cf = cc.counterfactual.search(part)
     if cf is not None:
         starts.append(cf.start())
-    if not starts:
-        return 0
-    first = min(starts)
-    return max([0, *(m.end() for m in _CLAUSE_SPLIT.finditer(part, 0, first))])
+    if starts:
+        return max([0, *(m.end() for m in _CLAUSE_SPLIT.finditer(part, 0, min(starts)))])
+    # a claim read only once glossed or its asides taken out (positions differ there): the last clause from which on
+    # the rest still claims it ("q1 最 attend to k2，所以 k2 最 important" -> "k2 最 important")
+    for b in reversed([m.end() for m in _CLAUSE_SPLIT.finditer(part)]):
+        if _claims_something(cc, part[b:]):
+            return b
+    return 0
 
 
 def _points_back_denial(cc: Checklist, text: str) -> bool:
@@ -996,6 +1067,32 @@ def _points_back_denial(cc: Checklist, text: str) -> bool:
         if m is not None and m.start() == 0 and _POINTER.search(part):
             return True
     return False
+
+
+def _own_cues(cc: Checklist, text: str, end: int) -> bool:
+    """Does ``text[:end]`` hold a negation of its own, one that may make the claim a caveat already? Not the "no" / 不会
+    of a counterfactual's breakdown ("Without k2 there would be no sensible output", 如果没有 k2，输出就不会有意义): that
+    is the result the claim asserts (review HIGH 1, round 39)."""
+    cues = [cs for cs, _ce in _cue_spans(cc, text) if cs < end]
+    if not cues:
+        return False
+    asserted = [(m.start(), m.end()) for m in cc.counterfactual.finditer(text[:end])]
+    return any(not any(a <= cs < b for a, b in asserted) or not _in_collapse(cc, text, cs, asserted) for cs in cues)
+
+
+def _in_collapse(cc: Checklist, text: str, pos: int, asserted: list[tuple[int, int]]) -> bool:
+    """Is the cue at ``pos``, inside a counterfactual, part of its breakdown (overclaims.counterfactual_collapse) or of
+    its condition ("without k2", 没有 k2)?"""
+    for a, b in asserted:
+        if a <= pos < b:
+            if any(a + c.start() <= pos < a + c.end() for c in cc.counterfactual_collapse.finditer(text[a:b])):
+                return True
+            return _CF_CONDITION.match(text, pos) is not None
+    return False
+
+
+# the condition of a counterfactual said with a negation word: "without k2", 没有 k2, 如果没有了 k2
+_CF_CONDITION = re.compile(r"(?:without|没有了?|没了|缺了|少了)\s*(?:the\s+)?(?:k_?\d+|key\s*\d+|token\s*\d+)")
 
 
 def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
@@ -1018,7 +1115,7 @@ def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
         if not s.is_question and nxt is not None and nxt.para == s.para and not (nxt.is_code or nxt.is_heading) \
                 and _points_back_denial(cc, nxt.text) and not _reasserts(cc, nxt.text, 0) \
                 and _claims_something(cc, s.text) \
-                and not any(True for _c in _cue_spans(cc, s.text)):
+                and not _own_cues(cc, s.text, len(s.text)):
             s.denied, s.rejected, s.denied_by_next = (_claim_clause(cc, s.text, len(s.text)), len(s.text)), True, True
             continue
         back = _retracted_by_aside(cc, s.text) if "(" in s.text else None
@@ -1026,7 +1123,7 @@ def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
             s.denied = (0, back)       # a negation before it is cancelled, a claim without one negated
             continue
         at = _rejection_at(cc, s.text)
-        if at is not None and not any(cs < at for cs, _ce in _cue_spans(cc, s.text)) and not _reasserts(cc, s.text, at):
+        if at is not None and not _own_cues(cc, s.text, at) and not _reasserts(cc, s.text, at):
             s.denied, s.rejected = (_claim_clause(cc, s.text, at), at), True
 
 

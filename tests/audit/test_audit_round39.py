@@ -164,8 +164,10 @@ def test_the_mixed_claims_denied_or_asked_or_a_mixed_reading_are_no_overclaim(te
     OPENER_EN + "k2 is (in my opinion) the most important key.\n",
     OPENER_EN + "k2 is \u2014 in my view \u2014 the most important key.\n",
     OPENER_EN + "k2, clearly, causes q1's output.\n",
-    OPENER_ZH + "k2，在我看来，是最重要的 key。\n",
-    OPENER_ZH + "k2 我认为是最重要的 key。\n",
+    # (round 39 mend, review LOW 6: "k2，在我看来，是最重要的 key" and "k2 我认为是最重要的 key" were flagged on main already)
+    OPENER_ZH + "k2，在我看来，是最 important 的 key。\n",
+    OPENER_ZH + "k2，说实话，决定了 q1 的输出。\n",
+    OPENER_ZH + "k2 我觉得最重要。\n",
 ])
 def test_a_claim_with_an_aside_inside_it_is_an_overclaim(text):
     assert "overclaim" in kinds(_grade(text))
