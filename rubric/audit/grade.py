@@ -14,6 +14,7 @@ from rubric.audit.figure import FigureReport, analyse_figure
 from rubric.audit.text import (
     _CJK,
     _INDEX_LABEL,
+    _blank,
     _claim_reading,
     _segment,
     _Sentence,
@@ -1143,7 +1144,8 @@ def _counterfactual(cc: Checklist, s: _Sentence, nxt: _Sentence | None = None) -
         if not denied and not _asked(cc, s, 0, m.end()):
             if _backed(cc, s, nxt) or _null_result(cc, s, m):
                 continue
-            return cc.hedge.search(m.group()) is not None
+            # ... not by a hedge word inside its breakdown ("could not produce", 不可能给出: round 39 mend, LOW 5)
+            return cc.hedge.search(_blank(cc.counterfactual_collapse, m.group())) is not None
     return None
 
 
@@ -1160,7 +1162,8 @@ def _null_result(cc: Checklist, s: _Sentence, m: re.Match) -> bool:
     if not wills:
         return False
     tail = s.text[m.start() + wills[-1].end(): m.end() + 12]
-    return cc.counterfactual_null.search(tail) is not None
+    # ... not a breakdown said with one ("would output nothing meaningful": round 39 mend, review LOW 5)
+    return cc.counterfactual_null.search(_blank(cc.counterfactual_collapse, tail)) is not None
 
 
 def _grounded(cc: Checklist, sentences: list[_Sentence], credited: Collection[tuple[str, str]],

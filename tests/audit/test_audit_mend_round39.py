@@ -142,3 +142,36 @@ def test_the_aside_prefilter_passes_sentences_with_an_aside_word_only(text, expe
     assert audit_text._may_hold_aside(text) is expected
     if not expected:
         assert audit_text._CLAIM_ASIDE.search(text) is None       # the prefilter never hides an aside the regex would find
+# --- LOW 5: more breakdowns --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    E + "Without k2 q1 would output nothing meaningful.\n",
+    E + "Without k2 nothing in the output would make sense.\n",
+    E + "Without k2 the output would lose all meaning.\n",
+    E + "Without k2 the model could not produce a sensible output.\n",
+    Z + "没有 k2，模型不可能给出正确的预测。\n",
+])
+def test_more_breakdowns_said_with_a_negation_word_are_unhedged_overclaims(text):
+    r = _grade(text)
+    assert "overclaim" in kinds(r)
+    # "could" / 可能 inside "could not produce" / 不可能 hedges nothing
+    assert not any(f["message"]["en"].startswith("This sentence still reads") for f in r["flags"]), r["flags"]
+
+
+@pytest.mark.parametrize("text", [
+    E + "Without k2 q1 would output nothing meaningful, but I have not tested that.\n",
+    E + "Without k2 the model could not produce a sensible output? Only an ablation can tell.\n",
+    E + "Without k2 the output would lose all meaning. The heatmap cannot show that.\n",
+])
+def test_the_new_breakdowns_untested_asked_or_denied_are_no_overclaim(text):
+    assert "overclaim" not in kinds(_grade(text))
+
+
+@pytest.mark.parametrize("text", [
+    E + "Without k2 nothing in the output would change.\n",
+    E + "Without k2 the model would still produce a sensible output.\n",
+    E + "Without k2 the model would not produce a different output.\n",
+    E + "Without k2 the output would still make sense.\n",
+])
+def test_a_null_result_near_the_new_breakdown_words_is_no_overclaim(text):
+    assert "overclaim" not in kinds(_grade(text))
