@@ -16,6 +16,7 @@ from rubric.audit.text import (
     _INDEX_LABEL,
     _blank,
     _claim_reading,
+    _counterfactuals,
     _segment,
     _Sentence,
     _units,
@@ -1113,7 +1114,7 @@ def _variant(cc: Checklist, s: _Sentence) -> tuple[_Sentence, bool] | None:
     text, hedge = reading
     # most mixed sentences claim nothing in either reading: no cues and clauses are built for them (test_a_20kb_audit)
     if not any(part.regex.search(text) for part in cc.overclaim_patterns.parts_that_may_match(text)) \
-            and cc.counterfactual.search(text) is None:
+            and _counterfactuals(cc, text) is None:
         return None
     return _Sentence(text, s.eligible, s.is_code, s.is_heading, s.is_question, s.context_negated, cc=cc, para=s.para), hedge
 
@@ -1131,7 +1132,7 @@ def _counterfactual(cc: Checklist, s: _Sentence, nxt: _Sentence | None = None) -
     measured, or says is untested, in this sentence or the next (overclaims.counterfactual_backed), and a result
     denied after its verb ("will change nothing": counterfactual_null) assert nothing the heatmap was read for
     (review RD 1)."""
-    for m in cc.counterfactual.finditer(s.text):
+    for m in _counterfactuals(cc, s.text, every=True):
         # "就会完全不一样" / 不同 says "different": its 不 denies nothing of the claim
         end = m.start() + len(_DIFFERENT.sub("", m.group()))
         # a breakdown said with a negation word ("there would be no sensible output", 就不会有意义) is the result

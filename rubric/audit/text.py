@@ -1023,17 +1023,29 @@ def _claim_reading(cc: Checklist, text: str) -> tuple[str, bool] | None:
     return _GLOSS_SPACE.sub("", out), hedge
 
 
+# every overclaims.counterfactual pattern names the key taken away: a sentence naming none (most of an audit) runs none
+# of them (review MED 4, round 39 mend: the round's larger patterns cost ~1 ms on a 20 KiB audit)
+_KEY_NAMED = re.compile(r"k_?\d|key\s*\d|token\s*\d")
+
+
+def _counterfactuals(cc: Checklist, text: str, *, every: bool = False):
+    """The first match of overclaims.counterfactual in ``text`` (None without one), or with ``every`` all of them."""
+    if _KEY_NAMED.search(text) is None:
+        return [] if every else None
+    return list(cc.counterfactual.finditer(text)) if every else cc.counterfactual.search(text)
+
+
 def _claims_something(cc: Checklist, text: str) -> bool:
     """Does ``text`` hold an overclaim or a counterfactual for a denial after it to deny? A true reading before the
     denial ("q1 reads mostly from k2 (0.67). The figure alone cannot prove this.", "Each row sums to 1. The heatmap
     cannot show that: I checked it in code.") is no claim; the denial must not take its credit away (review RD 5)."""
-    if any(True for _m in cc.overclaim_patterns.finditer(text)) or cc.counterfactual.search(text) is not None:
+    if any(True for _m in cc.overclaim_patterns.finditer(text)) or _counterfactuals(cc, text) is not None:
         return True
     # ... as it is read for overclaims: glossed, its asides out ("k2 is, in my view, the most important key", "k2 是最
     # important 的 key"; review HIGH 1, round 39: the denial after it was missed and the claim flagged)
     reading = _claim_reading(cc, text)
     return reading is not None and (any(True for _m in cc.overclaim_patterns.finditer(reading[0]))
-                                    or cc.counterfactual.search(reading[0]) is not None)
+                                    or _counterfactuals(cc, reading[0]) is not None)
 
 
 def _claim_clause(cc: Checklist, text: str, end: int) -> int:
@@ -1044,7 +1056,7 @@ def _claim_clause(cc: Checklist, text: str, end: int) -> int:
     show that": round 37 review)."""
     part = text[:end]
     starts = [m.start() for m in cc.overclaim_patterns.finditer(part)]
-    cf = cc.counterfactual.search(part)
+    cf = _counterfactuals(cc, part)
     if cf is not None:
         starts.append(cf.start())
     if starts:
@@ -1076,7 +1088,7 @@ def _own_cues(cc: Checklist, text: str, end: int) -> bool:
     cues = [cs for cs, _ce in _cue_spans(cc, text) if cs < end]
     if not cues:
         return False
-    asserted = [(m.start(), m.end()) for m in cc.counterfactual.finditer(text[:end])]
+    asserted = [(m.start(), m.end()) for m in _counterfactuals(cc, text[:end], every=True)]
     return any(not any(a <= cs < b for a, b in asserted) or not _in_collapse(cc, text, cs, asserted) for cs in cues)
 
 

@@ -175,3 +175,14 @@ def test_the_new_breakdowns_untested_asked_or_denied_are_no_overclaim(text):
 ])
 def test_a_null_result_near_the_new_breakdown_words_is_no_overclaim(text):
     assert "overclaim" not in kinds(_grade(text))
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("without k2 the output would fall apart", True),
+    ("if you removed key 2, the prediction would change", True),
+    ("rows are queries, columns are keys", False),
+])
+def test_the_counterfactual_prefilter_runs_the_patterns_only_where_a_key_is_named(text, expected):
+    cc = CHECKLIST
+    assert (audit_text._counterfactuals(cc, text) is not None) is expected
+    assert (cc.counterfactual.search(text) is not None) is expected    # the prefilter hides no match
