@@ -2,7 +2,8 @@
 
 1. The figure's setting named inside a denial ("My 2x3 heatmap (seed 0) cannot show ...", "This example cannot prove
    ...") grounded a list of denials that names nothing else of the figure: the cap at half the limits was escaped.
-   cues.grounding_setup is blanked in a denial before cues.grounding is looked for; stated on its own it still grounds.
+   In a denial only cues.grounding_read (what is read from the figure) grounds the list (round 39 mend: the setting
+   blanked by a list of its forms, cues.grounding_setup, missed "(fixed seed)", "(torch 2.1)", "6-cell" ...).
 2. A counterfactual whose result is a breakdown said with a negation word ("Without k2 there would be no sensible
    output", 如果没有 k2，输出就不会有意义) was read as negated (overclaims.counterfactual_collapse).
 3. A reading and a claim drawn from it in one sentence, then a denial of the claim: the reading lost its credit. The
