@@ -359,6 +359,12 @@ def _bytes_text(n: int) -> str:
     return f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{max(1, round(n / (1 << 20)))} MiB"
 
 
+def _sized(exc: BaseException) -> bool:
+    """Whether the sandbox checked a refused request of known size (not only Python's sizeless MemoryError)."""
+    seen = getattr(exc, "memory", None)
+    return isinstance(seen, dict) and "asked" in seen
+
+
 def memory_limit_note(exc: BaseException, own: bool = False) -> Msg | None:
     """For a MemoryError or refused allocation under the sandbox's address-space limit (RLIMIT_AS), as the sandbox
     checked it (client.Session._memory_limit_hit: the limit it set; a request of known size passed it with what was
@@ -439,7 +445,9 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
                                                        f"，{_intro_zh(own)}{detail}" if detail else ""))
     # The first checked note that applies (each reads the failing line of the source and the message).
     line, said = (lineno if isinstance(lineno, int) else None), str(message)
-    note = memory_limit_note(exc, own) or _import_note(exc, packages) or gpu_note(said) or next(
+    # a refused request of known size is checked, so its note comes first; Python's own MemoryError (no size) is only
+    # a fallback after every checked note: the parser's MemoryError on a deep expression is not the address space
+    note = (memory_limit_note(exc, own) if _sized(exc) else None) or _import_note(exc, packages) or gpu_note(said) or next(
         (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, linear_note, fill_overflow_note,
                              size_number_note, no_self_note,
                              class_not_instance_note, script_define_note, no_forward_note,
@@ -447,7 +455,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
                              getattr_recursion_note, generator_note, plain_refusal_note, unpack_note,
                              shape_note, functools.partial(own_raise_note, kind=kind))
          if (n := note_of(source, line, said))), None) or runtime_file_note(source, line, said, filename) \
-        or name_note(source, line, said, filename)
+        or name_note(source, line, said, filename) or memory_limit_note(exc, own)
     return cat(text, note, sep=SEMI)
 
 
@@ -556,9 +564,10 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
                         f"文件在{where['zh']}抛出了 SystemExit（{status['zh']}）") if lineno else
                     msg(f"the file raised SystemExit ({status['en']}) while {filename} was imported",
                         f"导入 {filename} 时文件抛出了 SystemExit（{status['zh']}）"))
-        limit_note = memory_limit_note(exc, own)
-        hinted = cat(text, limit_note, sep=SEMI) if limit_note else \
-            with_hint(text, load_hint(source, k, lineno, str(raw), filename))
+        hint = load_hint(source, k, lineno, str(raw), filename)
+        # a checked hint (an expression too deep for Python's parser raises MemoryError too) wins over the sizeless note
+        limit_note = memory_limit_note(exc, own) if hint is None or _sized(exc) else None
+        hinted = cat(text, limit_note, sep=SEMI) if limit_note else with_hint(text, hint)
         # an import of the file itself or relative to a package, or a name a provided package lacks, is no missing
         # package: the hint says what it is
         note = None if own_import(source, lineno, filename) or package_name_hint(str(raw)) else \
