@@ -567,7 +567,8 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         hint = load_hint(source, k, lineno, str(raw), filename)
         # a checked hint (an expression too deep for Python's parser raises MemoryError too) wins over the sizeless note
         limit_note = memory_limit_note(exc, own) if hint is None or _sized(exc) else None
-        hinted = cat(text, limit_note, sep=SEMI) if limit_note else with_hint(text, hint)
+        # the limit said with the error, then the hint (where the line runs: top-level code at import) still follows
+        hinted = with_hint(cat(text, limit_note, sep=SEMI) if limit_note else text, hint)
         # an import of the file itself or relative to a package, or a name a provided package lacks, is no missing
         # package: the hint says what it is
         note = None if own_import(source, lineno, filename) or package_name_hint(str(raw)) else \

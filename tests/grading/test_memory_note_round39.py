@@ -37,3 +37,13 @@ def test_a_sizeless_memory_error_in_a_call_says_the_limit_when_no_checked_note_a
     said = student_error_text("ScaledDotProductAttention.forward", StudentError("MemoryError", "", 2,
                                                                                 memory=SIZELESS), source=PLAIN)
     assert "limits the address space to 1.0 GiB" in said["en"], said
+
+
+def test_a_refused_request_at_import_keeps_the_hint_that_the_line_runs_at_import():
+    source = "import torch\n\nbig = torch.randn(60000, 60000)\n"
+    said = load_error_text(StudentError("RuntimeError", "[enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: "
+                                        "not enough memory: you tried to allocate 14400000000 bytes.", 3,
+                                        memory={**SIZED, "asked": 14_400_000_000}), source=source)
+    assert "does not fit in the sandbox's memory limit" in said["en"], said
+    assert "line 3 runs when the grader imports your file" in said["en"], said
+    assert "第 3 行在评分器导入你的文件时就会运行" in said["zh"], said

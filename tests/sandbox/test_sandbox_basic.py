@@ -319,7 +319,8 @@ def test_a_session_that_cannot_start_closes_everything_it_opened_and_writes_nowh
         for fds in pipes:
             for fd in fds:
                 os.close(fd)
-    assert set(os.listdir("/proc/self/fd")) == before
+    # none of the session's descriptors is left (other tests' objects of this process may close theirs meanwhile)
+    assert set(os.listdir("/proc/self/fd")) <= before
 
 
 # --------------------------------------------------------------------------- faulty modules
