@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import re
@@ -13,9 +14,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import jinja2
+import jinja2.bccache
 from sqlalchemy import create_engine, text
 
-from rubric.loader import load_rubric
+from rubric.loader import load_rubric, rubric_path, suite_dir
 from rubric.scoring import score_categories, score_tests, total
 
 
@@ -25,7 +28,7 @@ def rubric_result(suite: str, failing: frozenset[str] | set[str] | tuple[str, ..
     """The one fake grade result of the tests (docs/contracts.md §2), consistent by construction:
     every test of `rubric/<suite>/rubric.yaml` passed except `failing`, scored by rubric.scoring
     as the runner does. `feedback` sets the feedback of chosen tests."""
-    rubric = load_rubric(suite)
+    rubric = _rubric(suite)
     feedback = feedback or {}
     outcomes = {tid: {"outcome": "failed" if tid in failing else "passed",
                       "feedback": feedback.get(tid, f"{tid} failed: expected x, saw y" if tid in failing else None)}
@@ -37,6 +40,18 @@ def rubric_result(suite: str, failing: frozenset[str] | set[str] | tuple[str, ..
             "audit": None, "measurements": {"max_abs_error": 1e-12},
             "example_weights": {"student": None, "reference": None},
             "grader_version": grader_version, "duration_s": 0.9, "log": "instructor log"}
+
+
+def _rubric(suite: str):
+    """load_rubric, once per version of the rubric and the suite's files: reading the YAML and parsing the suite's
+    test files cost ~0.1-0.3 s a call, which each web test's fake result paid."""
+    files = (rubric_path(suite), *sorted(suite_dir(suite).glob("test_*.py")))
+    return _rubric_of(suite, tuple((str(f), f.stat().st_mtime_ns) for f in files if f.exists()))
+
+
+@functools.lru_cache(maxsize=16)
+def _rubric_of(suite: str, _versions: tuple[tuple[str, int], ...]):
+    return load_rubric(suite)
 
 
 PG_ADMIN_URL = os.environ.get("TEST_PG_ADMIN_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -84,11 +99,33 @@ def scratch_pg_database(prefix: str, admin_url: str = PG_ADMIN_URL) -> Iterator[
         admin.dispose()
 
 
+class _TemplateCodeCache(jinja2.BytecodeCache):
+    """Compiled templates kept in memory for the process: each test builds its own app, whose Jinja environment
+    would otherwise compile every template it renders again (~40 ms a template, a sixth of a web test's time).
+    Jinja keys each entry by the template's name and checks its source's checksum, so an edited template is
+    compiled anew; every test app's environment is built by the same create_app."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if (code := self._code.get(bucket.key)) is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+_TEMPLATE_CODE = _TemplateCodeCache()
+
+
 def make_app(tmp_dir: Path, db_url: str, **overrides):
     os.environ["DATA_DIR"] = str(tmp_dir)
     from app import create_testing_app
 
-    return create_testing_app(SQLALCHEMY_DATABASE_URI=db_url, **overrides)
+    app = create_testing_app(SQLALCHEMY_DATABASE_URI=db_url, **overrides)
+    app.jinja_env.bytecode_cache = _TEMPLATE_CODE
+    return app
 
 
 def empty_database(app) -> None:
