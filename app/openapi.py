@@ -203,7 +203,9 @@ def _spec() -> dict[str, Any]:
                         "text": {"type": "string", "description": "in English, as the run log's REVIEW line"},
                         "findings": {"type": "array", "description": "the places a reason lists, when it lists "
                                      "them (attention.indirect_names): line, kind (e.g. 'computed_name', "
-                                     "'imports', 'code') and subject (code)",
+                                     "'imports', 'code', 'foreign_base': subject 'Cls(base)') and subject "
+                                     "(code; empty for a kind that names none); kind 'text': a place stored "
+                                     "as English alone (before round 40), its subject that text",
                                      "items": {"type": "object", "properties": {
                                          "line": {"type": "string"}, "kind": {"type": "string"},
                                          "subject": {"type": "string"}}}},

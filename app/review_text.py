@@ -17,7 +17,7 @@ from typing import Any
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
-from grading.review import PLAIN, Reason, findings, is_reason, reason
+from grading.review import PLAIN, Reason, class_and_base, findings, is_reason, reason
 
 # code -> the reason in the page's language, from its params. Every builder's code is here (the test of round 39
 # builds each reason with its builder and checks its code has a zh and an en text).
@@ -56,6 +56,26 @@ _FINDING: dict[str, Callable[[dict[str, str]], str]] = {
     "sets": lambda f: _("line %(line)s: sets %(subject)s", **f),
     "defines": lambda f: _("line %(line)s: defines %(subject)s", **f),
     "kept_attribute": lambda f: _("line %(line)s: %(subject)s kept as an attribute", **f),
+    # (stored as kind ``text``, English alone, until round 40)
+    "argparse_action": lambda f: _("line %(line)s: an argparse action kept or built (%(subject)s)", **f),
+    "super_elsewhere": lambda f: _("line %(line)s: %(subject)s bound to something other than self", **f),
+    "another_self_or_value":
+        lambda f: _("line %(line)s: %(subject)s called with another self or used as a value", **f),
+    "widens_isinstance": lambda f: _("line %(line)s: %(subject)s(...) makes isinstance true for other classes", **f),
+    "module_private": lambda f: _("line %(line)s: %(subject)s (a module's private name)", **f),
+    "foreign_private": lambda f: _("line %(line)s: %(subject)s (a private name of something not your own)", **f),
+    "match_reads": lambda f: _("line %(line)s: a match pattern reading %(subject)s", **f),
+    "match_by_position": lambda f: _("line %(line)s: a match pattern reading attributes by position", **f),
+    "computed_base": lambda f: _("line %(line)s: class %(subject)s with a base computed at run time", **f),
+    "foreign_base": lambda f: _("line %(line)s: class %(name)s derives from %(base)s, whose methods the review "
+                                "cannot follow", line=f["line"], **class_and_base(f["subject"])),
+    "class_attribute": lambda f: _("line %(line)s: a class attribute named %(subject)s", **f),
+    "string": lambda f: _("line %(line)s: the string %(subject)s", **f),
+    "self_outside_class": lambda f: _("line %(line)s: a function outside a class taking self", **f),
+    "called_with_another_self": lambda f: _("line %(line)s: %(subject)s(...) called with another self", **f),
+    "used_without_self": lambda f: _("line %(line)s: %(subject)s used without self", **f),
+    "taken_off_object": lambda f: _("line %(line)s: %(subject)s reached off its object, and it reads PyTorch's "
+                                    "attention names through self", **f),
 }
 
 
@@ -66,6 +86,28 @@ def _zh() -> bool:
 def _findings_text(places: list[dict[str, str]]) -> str:
     shown = [_FINDING[f["kind"]](f) if f["kind"] in _FINDING and f["line"] else f["subject"] for f in places]
     return ("；" if _zh() else "; ").join(shown)
+
+
+def _quoted(text: str) -> str:
+    """``text`` (an exception's own words, whatever their language) as a code span in a zh sentence: marked as
+    quoted, never read as part of the prose. A longer fence when the text holds backticks itself."""
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+# One run-time call in fused_unseen's ``calls`` as the counters in the jail word it: ``name (4x)``.
+_CALL = re.compile(r"(?P<name>[^\s,()]+) \((?P<n>\d+)x\)")
+
+
+def _calls_zh(calls: str) -> str:
+    """fused_unseen's calls (``F.scaled_dot_product_attention (2x), ...``) in zh: each name as code, its count
+    in zh; a list of another shape (a hand-edited row) quoted whole."""
+    parts = calls.split(", ")
+    found = [_CALL.fullmatch(p) for p in parts]
+    if not calls or not all(found):
+        return _quoted(calls)
+    return "、".join(f"`{m['name']}`（{m['n']} 次）" for m in found if m)
 
 
 # The English texts of rows stored before round 39, as their builders wrote them then: read back to code and
@@ -122,6 +164,13 @@ def localized(value: Any) -> str:
         # each place from its kind, so no English phrase sits inside a zh sentence (rows before the mend of round
         # 39 hold the English list alone, shown as stored)
         found["params"]["names"] = _findings_text(found["findings"])
+    if _zh():
+        # the parts a code's params quote that are no zh prose: marked as code or as quoted, on zh pages only
+        # (the en text keeps the log's words)
+        if found["code"] == "attention.fused_unseen" and "calls" in found["params"]:
+            found["params"]["calls"] = _calls_zh(found["params"]["calls"])
+        if found["code"] in ("engine.review_failed", "engine.outcome_review_failed") and "error" in found["params"]:
+            found["params"]["error"] = _quoted(found["params"]["error"])
     translate = _BY_CODE.get(found["code"])
     # params that do not fill the text (a hand-edited row) give the stored text, never one with a hole: gettext
     # leaves "%(names)s" in place when given no params at all

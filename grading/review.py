@@ -73,6 +73,13 @@ def findings(value: object) -> list[dict[str, str]] | None:
     return [{k: f[k] for k in ("line", "kind", "subject")} for f in found]
 
 
+def class_and_base(subject: str) -> dict[str, str]:
+    """A finding's subject ``Cls(base)`` (a class and what it derives from, both code: the attention suite's
+    ``foreign_base``) as ``{"name", "base"}``, each shown as code on its own; a subject of no such shape whole."""
+    name, paren, base = subject.partition("(")
+    return {"name": name, "base": base[:-1]} if paren and base.endswith(")") else {"name": subject, "base": ""}
+
+
 def _render(template: str, params: Mapping[str, str]) -> str | None:
     try:
         return template.format_map(dict(params))
@@ -102,4 +109,4 @@ def stored(value: Any, texts: Mapping[str, Msg] | None = None) -> Reason:
 
 
 __all__ = ["Reason", "PLAIN", "AUDIT_FAILED", "REVIEW_STOPPED", "REVIEW_FAILED", "OUTCOME_REVIEW_FAILED",
-           "BUDGET_SPENT", "ENGINE_CODES", "reason", "is_reason", "findings", "reason_text", "reason_code", "stored"]
+           "BUDGET_SPENT", "ENGINE_CODES", "class_and_base", "reason", "is_reason", "findings", "reason_text", "reason_code", "stored"]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence, Set
 from grading.i18n import Msg, msg
 from grading.load_hints import is_main_guard
 from grading.parsing import parsed
-from grading.review import Reason, reason
+from grading.review import Reason, class_and_base, reason
 from grading.suite import DISPLAY_PACKAGES
 
 # Attribute names of PyTorch's ready-made attention.
@@ -1366,7 +1366,7 @@ def unbound_calls(tree: ast.Module, signature_only: Set[int] = frozenset()) -> l
                    for n in ast.walk(node)) and not (_only_called_by_name(node, tree, parents)
                                                      and _reads_self_as_any_parameter(node, params & {"self", "cls"},
                                                                                       parents)):
-                found.append(f"line {node.lineno}: a function outside a class taking self")
+                found.append(_finding(node.lineno, "self_outside_class", ""))
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
                 and node.value.id in classes and (node.value.id, node.attr) in methods \
                 and (node.value.id, node.attr) not in unbound_ok and id(node) not in signature_only:
@@ -1379,8 +1379,8 @@ def unbound_calls(tree: ast.Module, signature_only: Set[int] = frozenset()) -> l
                 and node.value.id in constructs_itself)
             if not on_self:     # called with another self, or kept as a value to be (``m = Cls.kernel``)
                 called = isinstance(call, ast.Call) and call.func is node
-                found.append(f"line {node.lineno}: {node.value.id}.{node.attr}"
-                             + ("(...) called with another self" if called else " used without self"))
+                found.append(_finding(node.lineno, "called_with_another_self" if called else "used_without_self",
+                                      f"{node.value.id}.{node.attr}"))
     return found
 
 
@@ -2627,11 +2627,30 @@ FINDING_EN: dict[str, str] = {
     "sets": "line {line}: sets {subject}",
     "defines": "line {line}: defines {subject}",
     "kept_attribute": "line {line}: {subject} kept as an attribute",
+    # (the kinds below were English alone on zh pages until round 40; their texts are the log's as they were)
+    "argparse_action": "line {line}: an argparse action kept or built ({subject})",
+    "super_elsewhere": "line {line}: {subject} bound to something other than self",
+    "another_self_or_value": "line {line}: {subject} called with another self or used as a value",
+    "widens_isinstance": "line {line}: {subject}(...) makes isinstance true for other classes",
+    "module_private": "line {line}: {subject} (a module's private name)",
+    "foreign_private": "line {line}: {subject} (a private name of something not your own)",
+    "match_reads": "line {line}: a match pattern reading {subject}",
+    "match_by_position": "line {line}: a match pattern reading attributes by position",
+    "computed_base": "line {line}: class {subject} with a base computed at run time",
+    # subject ``Cls(base)``: the class and the PyTorch class it derives from, both code, read apart by the pages
+    "foreign_base": "line {line}: class {name} derives from {base}, whose methods the review cannot follow",
+    "class_attribute": "line {line}: a class attribute named {subject}",
+    "string": "line {line}: the string {subject}",
+    "self_outside_class": "line {line}: a function outside a class taking self",
+    "called_with_another_self": "line {line}: {subject}(...) called with another self",
+    "used_without_self": "line {line}: {subject} used without self",
+    "taken_off_object": "line {line}: {subject} reached off its object, and it reads PyTorch's attention names "
+                        "through self",
 }
 
 
 def _finding(line: int, kind: str, subject: str) -> Finding:
-    found = Finding(FINDING_EN[kind].format(line=line, subject=subject))
+    found = Finding(FINDING_EN[kind].format(line=line, subject=subject, **class_and_base(subject)))
     found.line, found.kind, found.subject = line, kind, subject
     return found
 
@@ -2901,21 +2920,21 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[
             continue
         key, attr_node = aliases[node.id], parents.get(id(node))
         if not (isinstance(attr_node, ast.Attribute) and attr_node.value is node):
-            findings.append(f"line {node.lineno}: {node.id} used as a value")
+            findings.append(_finding(node.lineno, "used_as_value", node.id))
             continue
         if key == "inspect" and attr_node.attr == "signature" \
                 and _own_signature(call := parents.get(id(attr_node)), attr_node, tree, parents, skip):
             if isinstance(call.args[0], ast.Attribute):      # type: ignore[union-attr]
                 checked.add(id(call.args[0]))               # ``cls.__init__`` read for its signature only  # type: ignore[union-attr]
         elif attr_node.attr not in SAFE_MODULE_ATTRS[key]:
-            findings.append(f"line {node.lineno}: {node.id}.{attr_node.attr}")
+            findings.append(_finding(node.lineno, "code", f"{node.id}.{attr_node.attr}"))
             continue
         checked.add(id(attr_node))
         if key == "os" and attr_node.attr == "path":
             inner = parents.get(id(attr_node))
             if not (isinstance(inner, ast.Attribute) and inner.value is attr_node
                     and inner.attr in SAFE_MODULE_ATTRS["os.path"]):
-                findings.append(f"line {node.lineno}: {node.id}.path used as a value")
+                findings.append(_finding(node.lineno, "used_as_value", f"{node.id}.path"))
             else:
                 checked.add(id(inner))
     return ok_imports, checked, findings
@@ -3223,7 +3242,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
         if is_action(node) and isinstance(node.ctx, ast.Load) and not (
                 isinstance(parents.get(id(node)), ast.keyword) and parents[id(node)].arg == "action"
                 or isinstance(parents.get(id(node)), ast.ClassDef) and node in parents[id(node)].bases):
-            found.append(f"line {line}: an argparse action kept or built ({taken})")
+            found.append(_finding(line, "argparse_action", taken))
         if id(node) in checked:
             continue
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" \
@@ -3232,11 +3251,11 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                     and node.args[1].id in ("self", "cls")):
             # ``super(type(torch), torch).__setattr__(n, f)`` is object.__setattr__(torch, n, f): every check that
             # trusts super() (it binds self) would trust torch; ``super(Cls, self)`` is as super()
-            found.append(f"line {line}: super() bound to something other than self")
+            found.append(_finding(line, "super_elsewhere", "super()"))
         if isinstance(node, ast.Attribute) and node.attr in FOREIGN_SELF_DUNDERS and isinstance(node.ctx, ast.Load) \
                 and not (isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
                          and node.value.func.id == "super") and not _called_on_self(node, calls.get(id(node))):
-            found.append(f"line {line}: .{node.attr} called with another self or used as a value")
+            found.append(_finding(line, "another_self_or_value", f".{node.attr}"))
         if taken in name_takers and isinstance(node.ctx, ast.Load) \
                 and getattr(calls.get(id(node)), "func", None) is not node:
             found.append(_finding(line, "used_as_value", name_takers[taken]))
@@ -3329,7 +3348,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                     and node.value.id not in own_registers:
                 # an ABC's register(type(torch)) makes isinstance() -- and so a class pattern -- true
                 # for PyTorch's own objects
-                found.append(f"line {line}: {shown}(...) makes isinstance true for other classes")
+                found.append(_finding(line, "widens_isinstance", shown))
                 continue
             # on any object, not only a known alias of torch (``[torch][0].fx``); ``nn.utils`` is PyTorch's
             # layer helpers (rnn packing, weight norm), ``nn.modules.utils`` its layers' tuple helpers
@@ -3389,7 +3408,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                 found.append(_finding(line, "code", shown))
             elif node.attr.startswith("_") and not node.attr.startswith("__") and _root(node) in imported \
                     and not _forbidden(node.attr) and node.attr not in PRIVATE_OK:
-                found.append(f"line {line}: {shown} (a module's private name)")
+                found.append(_finding(line, "module_private", shown))
             elif node.attr in MODULE_LOADERS and _root(node) in imported:
                 found.append(_finding(line, "code", shown))
             elif node.attr in EVALUATING_NAMES and id(node) not in dispatchers():
@@ -3399,18 +3418,18 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                     and not (isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
                              and node.value.func.id == "super") \
                     and not (isinstance(node.value, ast.Name) and (node.value.id, node.attr) in own_class_attrs):
-                found.append(f"line {line}: {shown} (a private name of something not your own)")
+                found.append(_finding(line, "foreign_private", shown))
         elif isinstance(node, ast.MatchClass):
             # ``case object(__dict__=d)`` reads attributes without an Attribute node, and ``case C(x)``
             # reads the attribute named by the string C.__match_args__[0]
             for attr in node.kwd_attrs:
                 if attr in HIDING_ATTRS | ANYWHERE_HIDING_ATTRS or (attr.startswith("_") and not attr.startswith("__")) \
                         or _forbidden(attr):
-                    found.append(f"line {line}: a match pattern reading .{attr}")
+                    found.append(_finding(line, "match_reads", f".{attr}"))
             cls_name = ".".join(_dotted(node.cls) or [""])
             if node.patterns and cls_name not in MATCH_BUILTINS and cls_name not in dataclasses_here \
                     and not (cls_name.split(".")[-1] == "Size" and cls_name.split(".")[0] in torch_names):
-                found.append(f"line {line}: a match pattern reading attributes by position")
+                found.append(_finding(line, "match_by_position", ""))
         elif isinstance(node, ast.Assign | ast.AnnAssign) and (kept := _kept_alias(node.value, aliases)) \
                 and (id(node) in class_level or any(
                     isinstance(t, ast.Attribute) for t in (node.targets if isinstance(node, ast.Assign)
@@ -3428,15 +3447,14 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                 _dotted(b) is None and not (isinstance(b, ast.Subscript) and (_dotted(b.value) or [""])[-1]
                                             in ("Generic", "Protocol")) for b in node.bases):
             # ``class K(type(torch._VF))``: a base computed at run time is no class the review can read
-            found.append(f"line {line}: class {node.name} with a base computed at run time")
+            found.append(_finding(line, "computed_base", node.name))
         elif isinstance(node, ast.ClassDef) and (foreign := [
                 ".".join(chain) for b in node.bases
                 if (chain := _dotted(b)) and chain[0] in aliases and chain[-1] not in TORCH_BASES
                 and not (len(chain) == 1 and torch_base_alias(chain[0]))]):
             # a torch class's inherited methods (CausalBias._dispatch calls the fused kernel) are read
             # through cls/self, where the review trusts what the class shows
-            found.append(f"line {line}: class {node.name} derives from {foreign[0]}, whose methods the review "
-                         "cannot follow")
+            found.append(_finding(line, "foreign_base", f"{node.name}({foreign[0]})"))
         elif isinstance(node, ast.ClassDef):
             # A name declared in a class body is an attribute name that generated code reads on other
             # objects: a dataclass's order/eq/repr methods and positional match patterns read each
@@ -3449,11 +3467,11 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                 for t in targets:
                     if isinstance(t, ast.Name) and (_forbidden(t.id) or t.id in (
                             HIDING_ATTRS | ANYWHERE_HIDING_ATTRS | SYS_HIDING_ATTRS) - ANYWHERE_TORCH_PARTS):
-                        found.append(f"line {t.lineno}: a class attribute named {t.id}")
+                        found.append(_finding(t.lineno, "class_attribute", t.id))
         elif isinstance(node, ast.Name) and node.id in MATCH_HOOKS and isinstance(node.ctx, ast.Store):
             found.append(_finding(line, "defines", node.id))
         elif isinstance(node, ast.Constant | ast.BinOp | ast.JoinedStr) and id(node) in names_in_strings:
-            found.append(f"line {line}: the string {names_in_strings[id(node)]!r}")
+            found.append(_finding(line, "string", repr(names_in_strings[id(node)])))
         elif isinstance(node, ast.Name) and node.id in EVALUATING_NAMES and id(node) not in dispatchers():
             found.append(_finding(line, "code", node.id))
         elif isinstance(node, ast.Name) and node.id in HIDING_BUILTINS and not (
@@ -3489,12 +3507,12 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                 # ``object.__setattr__(torch, n, v)``: setattr with a computed name, under another name
                 found.append(_finding(line, "computed_name", node.func.attr))
             if callee == "add_argument" and not isinstance(parents.get(id(node)), ast.Expr):
-                found.append(f"line {line}: an argparse action kept or built ({callee}(...))")
+                found.append(_finding(line, "argparse_action", f"{callee}(...)"))
             taker = name_takers.get(callee)
             if taker is not None and (len(node.args) > 1 or keywords & NAME_TAKING_CALLS[taker]
                                       or any(isinstance(a, ast.Starred) for a in node.args)):
-                found.append(f"line {line}: {taker}(..., assigned/updated)" if taker == "wraps"
-                             else f"line {line}: {taker}(namespace=...)")
+                found.append(_finding(line, "code", f"{taker}(..., assigned/updated)" if taker == "wraps"
+                                      else f"{taker}(namespace=...)"))
     found.extend(unbound_calls(tree, checked))
     taken = _methods_taken_off(tree, skip)
     for c in _nodes(tree):
@@ -3503,8 +3521,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                 if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name in taken and any(
                         isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
                         and n.value.id in ("self", "cls") and _forbidden(n.attr) for n in ast.walk(f)):
-                    found.append(f"line {taken[f.name]}: {f.name} reached off its object, and it reads "
-                                 "PyTorch's attention names through self")
+                    found.append(_finding(taken[f.name], "taken_off_object", f.name))
     found = found[:MAX_FINDINGS]
     return tuple(sorted(set(found), key=lambda s: (int(s.split()[1].rstrip(":"))
                                                    if s.split()[1].rstrip(":").isdigit() else 0, s)))
