@@ -203,3 +203,11 @@ def test_the_api_gives_instructors_each_kind_in_their_language_and_students_only
     mine = client.get(f"/api/v1/submissions/{sub.id}?lang={lang}",
                       headers={"Authorization": f"Bearer {factory.token(course['alice'])}"}).json
     assert mine["result"]["instructor_review"] is True and "review" not in mine["result"]
+
+
+def test_every_builders_reason_reads_in_zh_without_english(app):
+    from tests.grading.test_review_codes_round39 import builders_reasons
+
+    for built in builders_reasons():
+        zh = _in(app, "zh", built)
+        assert english_in_zh(zh) == [], (built["code"], zh)

@@ -21,7 +21,7 @@ def _reasons() -> list[dict]:
 
 # What each zh text must keep of the stored one: the quoted parts (since the mend of round 39 the indirect names'
 # places are told in zh, their code in backticks).
-KEPT = ["20,000", "第 3 行：用计算得到的名字调用 `getattr`", "scaled_dot_product_attention (2x)", "ValueError('hook broke')"]
+KEPT = ["20,000", "第 3 行：用计算得到的名字调用 `getattr`", "scaled_dot_product_attention`（2 次）", "ValueError('hook broke')"]
 
 
 @pytest.fixture
