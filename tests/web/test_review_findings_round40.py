@@ -18,7 +18,6 @@ import pytest
 from app.review_text import localized
 from grader_tests.attention import static
 from grading import runner
-from grading.review import class_and_base
 from grading.suite import load_suite
 from tests.grading.helpers import english_in_zh
 from tests.web.helpers import realistic_result
@@ -159,12 +158,15 @@ def test_an_exceptions_words_are_quoted_in_zh_and_kept_as_is_in_en(app, code, er
 
 def _all_kinds() -> dict:
     """One stored reason listing a place of every kind (a suite stores at most five; the pages read any number)."""
-    places = []
+    places, texts = [], []
     for case in sorted(CASES):
-        places.extend(f for f in _indirect(CASES[case][1])["findings"] if f not in places)
+        built = _indirect(CASES[case][1])
+        for place, text in zip(built["findings"], built["params"]["names"].split("; "), strict=True):
+            if place not in places:
+                places.append(place)
+                texts.append(text)
     base = _indirect(CASES["attribute"][1])
-    names = "; ".join(static.FINDING_EN[f["kind"]].format(
-        line=f["line"], subject=f["subject"], **class_and_base(f["subject"])) for f in places)
+    names = "; ".join(texts)
     return {**base, "params": {"names": names}, "findings": places,
             "text": base["text"].split(": line")[0] + ": " + names}
 
