@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from opencc import OpenCC
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rubric.audit.checklist import Checklist
 
 # ==================================================================================================
@@ -374,7 +376,7 @@ _CLAUSE_SPLIT = re.compile(
     r"therefore|hence|thus)(?=\s)|但是|但|然而|不过|可是|而是|却|所以|因此|因为|因而|从而|于是")
 # A negation after the keyword belongs to it only across a short subject ("causality is not shown");
 # a conjunction in between starts another phrase ("proves causality and not mere correlation").
-_GAP_BREAK = re.compile(r"\b(?:and|or|but|than|with)\b|和|与|而|或|及")
+_GAP_BREAK = re.compile(r"\b(?:and|or|but|than|with)\b|和|与|而|或|及|并且|同时")
 # Items of a list after a negated clause are negated too: "cannot prove causality, feature importance,
 # or the true mechanism", "不能证明因果、重要性或真实机制". An enumeration comma (、) always continues a
 # list; in English an item starting with "or"/"nor", and a short item followed by one, do.
@@ -494,14 +496,16 @@ class _Sentence:
                 return c
         return self.clauses[-1]
 
-    def negated(self, start: int, end: int, *, context: bool = True, subject: bool = True) -> bool:
+    def negated(self, start: int, end: int, *, context: bool = True, subject: bool = True,
+                ignore: Sequence[tuple[int, int]] = ()) -> bool:
         """Is the statement matched at ``[start, end)`` in the scope of a negation?
 
         Negation is scoped to its clause: a cue inside the match ("rows are *not* queries"), a cue before
         it in the same clause ("it does *not* prove causality": the predicate runs to the end of the
         clause), or a cue right after a short subject ("causality *cannot* be inferred", "因果关系*无法*").
         With ``context``, a "cannot prove" section, lead-in or carried "we cannot say that," also counts. Without
-        ``subject`` a cue right after the match does not count (the match is no subject: what follows it is its own)."""
+        ``subject`` a cue right after the match does not count (the match is no subject: what follows it is its own).
+        A cue starting inside a span of ``ignore`` is the statement's own word, no negation of it."""
         if self.row_denied or (self.rejected and self.denied is not None and self.denied[0] <= start < self.denied[1]):
             return True
         clause = self.clause_at(start)
@@ -510,6 +514,8 @@ class _Sentence:
         gap = self.cc.negation_subject_gap if self.cc is not None else 4
         last = self.clause_at(max(start, end - 1))
         for cs, ce in self.cues:
+            if any(a <= cs < b for a, b in ignore):
+                continue
             if cs < end and ce > start and self.clause_at(cs) is last:
                 return True                # "rows are not queries"; not "each row, not each column, sums to 1"
             if cs <= start and end <= ce:
@@ -644,14 +650,29 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
             flips = [f for f in flips if f not in gone]
     spans += flips
     cues = _cancel_stacked(t, _merge(spans))
-    for r in cc.rebuttal.finditer(t):
-        after = [c for c in cues if c[0] > r.start()]   # the rebuttal's own "wrong" starts at r.start()
+    rebuttals = list(cc.rebuttal.finditer(t))
+    # the condition and the breakdown of a counterfactual ("without k2", 没有 k2, "there would be no output") are the
+    # claim's own words, not a negation the rebuttal denies (round 40: "It is not true that without k2 the output would
+    # collapse" cancelled its "not" against the "without" and was flagged as the breakdown claim it denies)
+    asserted = [(m.start(), m.end()) for m in _counterfactuals(cc, t, every=True)] if rebuttals else []
+    for r in rebuttals:
+        # the rebuttal's own "wrong" starts at r.start(); a zh verdict closes it (说……是不对的: its 不 denies nothing)
+        after = [c for c in cues if c[0] > r.start() and not _in_collapse(cc, t, c[0], asserted)
+                 and not (c[0] < r.end() and _REBUTTAL_VERDICT.match(t, c[0], r.end()))]
         if not after:
-            continue                   # "it would be wrong to say that k2 matters most": a caveat
+            # "it would be wrong to say that k2 matters most": a caveat; "it is false that k2 ...", "说 k2 最重要是不对的"
+            # deny what they wrap though no cue of theirs was found (round 40)
+            if not any(a < r.end() and b > r.start() and not _REBUTTAL_VERDICT.match(t, a, r.end()) for a, b in cues):
+                cues = sorted([*cues, (r.start(), r.end())])
+            continue
         stop = _CLAUSE_SPLIT.search(t, after[0][1])
         end = stop.start() if stop else len(t)
         cues = [c for c in cues if not r.start() <= c[0] < end]
     return cues
+
+
+# the verdict closing a zh rebuttal ("说……是不对的", "……不成立"): the negation word in it is the rebuttal's own
+_REBUTTAL_VERDICT = re.compile(r"(?:是|就是)?(?:不对|不正确|不成立|错的|错误的|错了)(?:的)?$")
 
 
 def _deny_attributed(cues: list[tuple[int, int]], denied: tuple[int, int]) -> list[tuple[int, int]]:
@@ -922,12 +943,22 @@ def _rejection_at(cc: Checklist, text: str, *, whole: bool = False) -> int | Non
 _ASIDE_VERDICT = re.compile(r"\s*(?:wrong|false|incorrect)\s*[,:;!)]", re.IGNORECASE)
 
 
+# a bracket that holds only a denial of what comes before it, after an aside of its own or none ("k2 drives the output
+# (as the map seems to show) (not really)", "k2 决定了输出（其实不然）": round 40, flagged as the claim it takes back)
+_ASIDE_DENIAL = re.compile(
+    r"\s*(?:(?:no|nope|not)\s*(?:really|at all|quite|so|true)?|(?:just )?kidding|(?:no,?\s*)?(?:it|that|this) (?:is not|isn't|"
+    r"does not|doesn't|cannot|can't)(?: (?:really|actually))?(?: (?:show|prove) (?:that|this|it))?|"
+    r"no,? (?:the|my|this) (?:heat\s?map|map|figure|plot) (?:cannot|can't|does not|doesn't) (?:show|prove) (?:that|this|it)|"
+    r"其实不然|并非如此|并不是这样|不是这样|不是的|其实不是|并不|不对|才怪|开玩笑的?|"
+    r"(?:这|其实)?(?:热力图|这张图|图)?(?:证明|说明)不了(?:这一?点)?)\s*[.!。！]?\s*\)")
+
+
 def _retracted_by_aside(cc: Checklist, text: str) -> int | None:
     """Where a bracket opens whose aside starts with a verdict on what comes before it ("Not causal (not true, k2 does
     cause q1's output)", 不是因果（不对，……）): the student takes back the statement before the bracket (round 37 review:
     en kept the causal caveat, 1.5, where zh was flagged)."""
     for b in re.finditer(r"\(", text):
-        if _ASIDE_VERDICT.match(text, b.end()):
+        if _ASIDE_VERDICT.match(text, b.end()) or _ASIDE_DENIAL.match(text, b.end()):
             return b.start()
         for v in cc.verdict.finditer(text):
             if v.start() > b.start() and not text[b.end():v.start()].strip():
@@ -968,7 +999,7 @@ _GLOSS = [(re.compile(p), zh) for p, zh in (
     (r"\bfeature importance\b", "特征重要性"), (r"\bimportance\b", "重要性"), (r"\bimportant\b", "重要"),
     (r"\b(?:crucial|critical|essential|decisive)\b", "关键"), (r"\binfluential\b", "有影响"), (r"\brelevant\b", "相关"),
     (r"\bcontributions?\b", "贡献"), (r"\b(?:influence|impact|effect)s?\b", "影响"), (r"\boutputs?\b", "输出"),
-    (r"\bpredictions?\b", "预测"), (r"\bresults?\b", "结果"), (r"\bdecisions?\b", "决策"),
+    (r"\bwithout\b", "没有"), (r"\b(?:remov(?:e|ed|ing)|drop(?:ped|ping)?)\b", "去掉"), (r"\bpredictions?\b", "预测"), (r"\bresults?\b", "结果"), (r"\bdecisions?\b", "决策"),
     (r"\bmodel\b", "模型"), (r"\bcaus(?:e|es|ed)\b", "导致"), (r"\b(?:determin|decid)(?:e|es|ed)\b", "决定"),
     (r"\b(?:drives?|drove)\b", "驱动"), (r"\battend(?:s|ed)?\s+to\b", "关注"), (r"\bcares?\s+about\b|\bcares?\b", "在乎"),
     (r"\b(?:rel(?:y|ies|ied)|depend(?:s|ed)?)\s+on\b", "依赖"), (r"\bmost\b", "最"), (r"\bmore\b", "更"),
@@ -976,7 +1007,8 @@ _GLOSS = [(re.compile(p), zh) for p, zh in (
 _GLOSS_SPACE = re.compile(rf"(?<=[{_CJK.pattern.strip('[]')}])\s+(?=[{_CJK.pattern.strip('[]')}])")
 _GLOSS_ANY = re.compile(r"\b(?:important|importance|crucial|critical|essential|decisive|influential|relevant|outputs?|"
                         r"predictions?|model|caus(?:e|es|ed)|determin\w*|decid\w*|drives?|drove|attend\w*|cares?|"
-                        r"rel(?:y|ies|ied)|depend\w*|contributions?|influences?|impacts?|effects?)\b|\b(?:is|are|was|were)\s*[最更]")
+                        r"rel(?:y|ies|ied)|depend\w*|contributions?|influences?|impacts?|effects?|without|remov(?:e|ed|ing)|"
+                        r"drop(?:ped|ping)?)\b|\b(?:is|are|was|were)\s*[最更]")
 
 
 # An opinion, hedge or emphasis put between a claim's parts, set off by commas, brackets or dashes ("k2 is, in my view,
@@ -1048,6 +1080,10 @@ def _claims_something(cc: Checklist, text: str) -> bool:
                                     or _counterfactuals(cc, reading[0]) is not None)
 
 
+# "and" joining two statements without a comma; 并且 / 而且 / 同时 (zh writes no comma before them either)
+_CLAIM_AND = re.compile(r"(?:(?<=\s)|^)and(?=\s)|并且|而且|同时")
+
+
 def _claim_clause(cc: Checklist, text: str, end: int) -> int:
     """Where the clause holding the first overclaim or counterfactual of ``text[:end]`` starts (0 without one). A
     denial of a sentence that reads the figure and then draws a claim from it ("q1 reads mostly from k2 (0.67), so k2
@@ -1060,7 +1096,13 @@ def _claim_clause(cc: Checklist, text: str, end: int) -> int:
     if cf is not None:
         starts.append(cf.start())
     if starts:
-        return max([0, *(m.end() for m in _CLAUSE_SPLIT.finditer(part, 0, min(starts)))])
+        first = min(starts)
+        at = max([0, *(m.end() for m in _CLAUSE_SPLIT.finditer(part, 0, first))])
+        # ... or at a plain "and" / 并且 joining the claim to the reading without a comma ("q1 reads mostly from k2 (0.67)
+        # and k2 causes q1's output. The heatmap cannot show that.": round 40, the reading lost its credit), when what
+        # follows it still claims
+        ands = [m.end() for m in _CLAIM_AND.finditer(part, at, first)]
+        return next((b for b in reversed(ands) if _claims_something(cc, part[b:])), at)
     # a claim read only once glossed or its asides taken out (positions differ there): the last clause from which on
     # the rest still claims it ("q1 最 attend to k2，所以 k2 最 important" -> "k2 最 important")
     for b in reversed([m.end() for m in _CLAUSE_SPLIT.finditer(part)]):
@@ -1132,7 +1174,9 @@ def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
             continue
         back = _retracted_by_aside(cc, s.text) if "(" in s.text else None
         if back is not None and _units(s.text[:back]) >= 1:
-            s.denied = (0, back)       # a negation before it is cancelled, a claim without one negated
+            # a negation before it is cancelled, a claim without one negated: from the claim's clause on, a reading
+            # before it keeps its credit ("q1 reads mostly from k2 (0.67), so k2 causes q1's output (not really)")
+            s.denied = (_claim_clause(cc, s.text, back), back)
             continue
         at = _rejection_at(cc, s.text)
         if at is not None and not _own_cues(cc, s.text, at) and not _reasserts(cc, s.text, at):
