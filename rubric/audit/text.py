@@ -514,7 +514,7 @@ class _Sentence:
         gap = self.cc.negation_subject_gap if self.cc is not None else 4
         last = self.clause_at(max(start, end - 1))
         for cs, ce in self.cues:
-            if any(a <= cs < b for a, b in ignore):
+            if ignore and any(a <= cs < b for a, b in ignore):
                 continue
             if cs < end and ce > start and self.clause_at(cs) is last:
                 return True                # "rows are not queries"; not "each row, not each column, sums to 1"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import struct
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw
+
+from rubric.audit import grade_audit, load_checklist
 
 AUDITS = Path(__file__).resolve().parents[1] / "fixtures" / "audits"
 
@@ -29,6 +32,21 @@ def kinds(result: dict) -> list[str]:
 
 # What the grader measured on code consistent with the fixture audits' reported numbers.
 MEASURED_OK = {"max_abs_error": 2.6e-7, "row_sum_error": 1.1e-7}
+
+# A one-line reading that opens the audits of a single sentence under test (rounds 39-40), en and zh.
+OPENER_EN = "Rows are queries, columns are keys.\n"
+OPENER_ZH = "行是 query，列是 key。\n"
+
+
+@functools.cache
+def _example_figure_and_checklist() -> tuple[bytes, object]:
+    return make_heatmap(), load_checklist()
+
+
+def grade_example(text: str) -> dict:
+    """``text`` graded as an audit of the lab's example: its heatmap, its weights and the grader's measurement."""
+    figure, checklist = _example_figure_and_checklist()
+    return grade_audit(text, figure, MEASURED_OK, checklist, weights=EXAMPLE_WEIGHTS)
 
 # (checklist item, concept label) pairs the phrasing tests ask about
 MASKED = ("figure_reading", "masked / padding keys get weight 0")

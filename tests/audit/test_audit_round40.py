@@ -17,17 +17,8 @@ from __future__ import annotations
 
 import pytest
 
-from rubric.audit import grade_audit, load_checklist
-from tests.audit.helpers import EXAMPLE_WEIGHTS, MEASURED_OK, items, kinds, make_heatmap
-
-FIGURE = make_heatmap()
-CHECKLIST = load_checklist()
-OPENER_EN = "Rows are queries, columns are keys.\n"
-OPENER_ZH = "行是 query，列是 key。\n"
-
-
-def _grade(text: str) -> dict:
-    return grade_audit(text, FIGURE, MEASURED_OK, CHECKLIST, weights=EXAMPLE_WEIGHTS)
+from tests.audit.helpers import OPENER_EN, OPENER_ZH, items, kinds
+from tests.audit.helpers import grade_example as _grade
 
 
 def _reading(text: str) -> float:
