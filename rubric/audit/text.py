@@ -649,6 +649,11 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
                         gone.add((a, b, f))
             flips = [f for f in flips if f not in gone]
     spans += flips
+    # the condition of a counterfactual ("without k2", 没有 k2) is the claim's own word: no cue for a doubt or a denial
+    # before it to cancel ("I doubt that without k2 the output would collapse" asserted it: round 40)
+    if any(_CF_CONDITION.match(t, a) for a, _b, flip in spans if not flip):
+        conditions = [(m.start(), m.end()) for m in _counterfactuals(cc, t, every=True)]
+        spans = [c for c in spans if c[2] or not (_CF_CONDITION.match(t, c[0]) and any(a <= c[0] < b for a, b in conditions))]
     cues = _cancel_stacked(t, _merge(spans))
     rebuttals = list(cc.rebuttal.finditer(t))
     # the condition and the breakdown of a counterfactual ("without k2", 没有 k2, "there would be no output") are the

@@ -34,6 +34,8 @@ def _reading(text: str) -> float:
     OPENER_EN + "It is a myth that without k2 the output would collapse.\n",
     OPENER_EN + "It is not true that without k2 there would be no sensible output.\n",
     OPENER_EN + "Nobody can claim that without k2 the output would collapse.\n",
+    OPENER_EN + "I doubt that without k2 the output would collapse.\n",
+    OPENER_ZH + "我怀疑没有 k2，输出就会崩。\n",
     OPENER_EN + "It is false that k2 is the most important key.\n",
     OPENER_EN + "It is untrue that k2 is the most important key.\n",
     OPENER_EN + "It is incorrect to say that removing k2 would break the output.\n",
