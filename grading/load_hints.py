@@ -4327,12 +4327,17 @@ def _symbolic(node: ast.AST, shapes: dict[str, list[str]]) -> list[str] | None:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert | ast.Not):
         return _symbolic(node.operand, shapes)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.Div):
-        # a number on one side (``mask.float() * -1e9``, ``(1.0 - mask) * -10000.0``) keeps the other's shape
-        if _scalar(node.left):
-            return _symbolic(node.right, shapes)
-        if _scalar(node.right):
-            return _symbolic(node.left, shapes)
-        return None
+        # a number on one side (``mask.float() * -1e9``, ``(1.0 - mask) * -10000.0``) keeps the other's shape; two
+        # masks read (round 40: ``causal + pad``) broadcast; an operand not read (the caller's mask) is not guessed
+        return _broadcast([node.left, node.right], shapes)
+    if isinstance(node, ast.IfExp):
+        # round 40: ``pad[:, None, :] if pad.dim() == 2 else pad``: the branch a [B, Nk] mask takes, when the test
+        # reads its rank; otherwise only a shape both branches make
+        taken = _rank_test(node.test, shapes)
+        if taken is not None:
+            return _symbolic(node.body if taken else node.orelse, shapes)
+        body, orelse = _symbolic(node.body, shapes), _symbolic(node.orelse, shapes)
+        return body if body is not None and body == orelse else None
     if isinstance(node, ast.Subscript):
         base = _symbolic(node.value, shapes)
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -4358,7 +4363,9 @@ def _symbolic(node: ast.AST, shapes: dict[str, list[str]]) -> list[str] | None:
             return _symbolic(first.value, shapes)
         return _symbolic(first, shapes) if attr.endswith("_like") else None
     if attr == "where" and len(args) == 3:
-        return _symbolic(args[0], shapes)
+        # the three broadcast together (round 40: ``torch.where(pad, -inf, scores)`` is the scores' shape, not the
+        # mask's: not read, so the scores are never named as the padding mask)
+        return _broadcast(args, shapes)
     base = _symbolic(node.func.value, shapes)
     if base is None:
         return None
@@ -4402,6 +4409,43 @@ def _symbolic(node: ast.AST, shapes: dict[str, list[str]]) -> list[str] | None:
             return None
         return [s for s in out if s is not None]
     return None
+
+
+def _broadcast(operands: list[ast.expr], shapes: dict[str, list[str]]) -> list[str] | None:
+    """The shape the operands' shapes ``_symbolic`` reads broadcast to (numbers written out take no part), lined up
+    from the right; None when an operand is not read, or two sizes other than 1 differ on one axis (an error)."""
+    read = [_symbolic(o, shapes) for o in operands if not _scalar(o)]
+    if not read or any(r is None for r in read):
+        return None
+    out: list[str] = []
+    for axis in range(1, max(len(r) for r in read) + 1):
+        sizes = {r[-axis] for r in read if axis <= len(r)} - {"1"}
+        if len(sizes) > 1:
+            return None
+        out.insert(0, sizes.pop() if sizes else "1")
+    return out
+
+
+def _rank_test(test: ast.expr, shapes: dict[str, list[str]]) -> bool | None:
+    """The value of a test of a read mask's rank against a number (``pad.dim() == 2``, ``pad.ndim < 4``,
+    ``len(pad.shape) != 3``), None for any other test."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or (n := _int_literal(test.comparators[0])) is None:
+        return None
+    of = test.left
+    if isinstance(of, ast.Call) and not of.args and not of.keywords and isinstance(of.func, ast.Attribute) \
+            and of.func.attr in ("dim", "ndimension"):
+        of = of.func.value
+    elif isinstance(of, ast.Attribute) and of.attr == "ndim":
+        of = of.value
+    elif isinstance(of, ast.Call) and isinstance(of.func, ast.Name) and of.func.id == "len" and len(of.args) == 1 \
+            and isinstance(of.args[0], ast.Attribute) and of.args[0].attr == "shape":
+        of = of.args[0].value
+    else:
+        return None
+    shape = _symbolic(of, shapes)
+    compare = {ast.Eq: int.__eq__, ast.NotEq: int.__ne__, ast.Lt: int.__lt__, ast.LtE: int.__le__,
+               ast.Gt: int.__gt__, ast.GtE: int.__ge__}.get(type(test.ops[0]))
+    return None if shape is None or compare is None else compare(len(shape), n)
 
 
 # Statements whose body may run many times or stop part way: a name bound inside is not read in line order.
