@@ -347,8 +347,9 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     if key_padding_mask is not None:
         if fault == "pad_inverted":
             mask = mask.masked_fill(~key_padding_mask[:, None, None, :], NEG_INF)
-        elif fault == "pad_inverted_finite":    # applied below, on the scores
-            pass
+        elif fault in ("pad_inverted_finite", *PAD_ADDED_FAULTS):    # applied below, on the scores
+            if fault in PAD_ADDED_FAULTS and (x.dtype != torch.float32 or not bool(key_padding_mask.any())):
+                return None    # float64: pad_inverted_finite's numbers; no padding: the right ones
         elif fault == "pad_square":             # the padding tokens blocked as queries too: [B,1,N,N]
             if Nq != Nk or not bool(key_padding_mask.any()):
                 return None
@@ -369,7 +370,7 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
         elif fault != "pad_ignored":
             mask = mask.masked_fill(key_padding_mask[:, None, None, :], NEG_INF)
     elif fault in ("pad_inverted", "pad_query_axis", "pad_ignored", "pad_on_values", "pad_inverted_finite",
-                   "pad_square", "pad_query_axis_finite", "pad_query_axis_added"):
+                   "pad_square", "pad_query_axis_finite", "pad_query_axis_added", *PAD_ADDED_FAULTS):
         return None
     if additive_mask is None and fault == "mask_ignored":
         return None
@@ -402,6 +403,15 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
             scores = scores + real * _FINITE_BLOCK
         else:   # s + -1e9 rounds to -1e9 in float32: a row of blocked keys only is uniform, not softmax(s)
             scores = torch.where(real & torch.isfinite(scores), _FINITE_BLOCK, scores)
+    if fault in PAD_ADDED_FAULTS:
+        # Google BERT's (1.0 - mask) * -10000.0 made from key_padding_mask itself (1 = keep read as 1 = pad): the
+        # real keys get -1e4; or the padding mask added with the wrong sign (key_padding_mask * 1e4 or * 1e9): the
+        # padding keys get it. Added in float32, s + c keeps s to float32's step near c (2**-10 near 1e4, 64 near
+        # 1e9), so the keys so lifted or the samples without padding keep their scores so rounded.
+        on, c = PAD_ADDED_FAULTS[fault]
+        keys = key_padding_mask[:, None, None, :] if on == "pad" else ~key_padding_mask[:, None, None, :]
+        added = (scores.float() + torch.tensor(c, dtype=torch.float32)).double()
+        scores = torch.where(keys & torch.isfinite(scores), added, scores)
     if fault == "pad_query_axis_finite":        # the padding queries' rows filled with -1e9 (or finfo.min), not -inf
         if x.dtype == torch.float64:   # s - 1e9 keeps s there: the rows read as without the mask (pad_ignored)
             return None
@@ -498,6 +508,12 @@ _FINITE_BLOCK = -1e9
 _ADDED_BLOCK = 1e6
 
 
+# A padding mask added as a finite number that reads the padding keys instead of the real ones (round 40): which keys
+# get which constant. BERT's inverted mask adds -1e4 to the real keys; the wrong sign adds +1e4 or +1e9 to the
+# padding keys. Either blocks the other keys as -inf would; a sample without padding keeps its scores, rounded.
+PAD_ADDED_FAULTS = {"pad_inverted_added": ("real", -1e4), "pad_sign_1e4": ("pad", 1e4), "pad_sign_1e9": ("pad", 1e9)}
+
+
 # A projection used for another role (``v = self.k_proj(context)``, q and k's projections swapped): which of
 # q_proj, k_proj, v_proj computes Q, K and V, by their initials ("roles_qkk": V from k_proj). The right one,
 # q_proj for all three ("shared_q") and k/v swapped ("kv_swapped") have fault models of their own.
@@ -516,7 +532,7 @@ MHA_FAULTS = ("qk_swapped", "split_no_transpose", "merge_no_transpose", "merge_d
               *PROJECTION_ROLE_FAULTS, "seq_first", "split_no_transpose_only", "merge_heads_reversed", "mha_causal",
               "mha_causal_diagonal", "mha_causal_ahead", "heads_as_sequence",
               "split_merge_dim_first", "heads_not_split", "out_proj_twice", "heads_averaged_before_v",
-              "weights_head_averaged", "pad_query_axis_added")
+              "weights_head_averaged", "pad_query_axis_added", *PAD_ADDED_FAULTS)
 
 
 def warm() -> None:

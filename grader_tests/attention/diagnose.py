@@ -1455,7 +1455,9 @@ def mha_key(fault: str, d_model: int, head_dim: int) -> str:
     padding mask has fault models of its own)."""
     if fault == "mask_ignored":          # two masks reach a multi-head module: say which one had no effect
         return "additive_mask_ignored"
-    if fault == "pad_inverted_finite":   # inverted with -1e9 instead of -inf: the same mistake
+    # inverted with -1e9 instead of -inf, or added as a finite number to the wrong keys (round 40: BERT's -10000.0
+    # on the real keys, the padding keys given +1e4 or +1e9): the same mistake, the padding keys read
+    if fault in ("pad_inverted_finite", *C.PAD_ADDED_FAULTS):
         return "pad_inverted"
     # on the query axis with -1e9 or finfo.min instead of -inf (round 35), or with -1e6 added (round 37)
     if fault in ("pad_query_axis_finite", "pad_query_axis_added"):
