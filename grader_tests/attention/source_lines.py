@@ -642,26 +642,29 @@ def _weights_names(fn: ast.FunctionDef | ast.AsyncFunctionDef, names: dict[str, 
     return found - {"<softmax>"}
 
 
+def _reduced_dim(call: ast.Call, names: dict[str, str], op: str) -> tuple[ast.AST, int] | None:
+    """(operand, dim) of ``t.op(dim=1)`` or ``torch.op(t, 1)`` (op ``mean`` or ``sum``) over the heads' axis of
+    [B, H, Nq, Nk], dim 1 or -3; None for any other call (another dim, several, or one not written out)."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr == op and dotted_path(call.func, names) is None \
+            and _self_attr(call.func) is None:
+        operand, given = call.func.value, call.args[:1]
+    elif dotted_path(call.func, names) == f"torch.{op}" and call.args:
+        operand, given = call.args[0], call.args[1:2]
+    else:
+        return None
+    dims = [k.value for k in call.keywords if k.arg in ("dim", "axis")] + list(given)
+    return (operand, _int(dims[0])) if len(dims) == 1 and _int(dims[0]) in (1, -3) else None
+
+
 def _head_reduce(node: ast.AST, names: dict[str, str]) -> tuple[ast.AST, int] | None:
     """(operand, dim) of a mean over the heads' axis of [B, H, Nq, Nk], dim 1 or -3: ``w.mean(dim=1)``,
     ``w.mean(axis=1, keepdim=True)``, ``w.mean(-3)``, ``torch.mean(w, 1)``, ``w.sum(dim=1) / H``, or einops'
     ``reduce(w, "b h i j -> b i j", "mean")`` (or ``-> b 1 i j``); None for anything else."""
-    def dim_of(call: ast.Call, method: bool, op: str) -> tuple[ast.AST, int] | None:
-        if method and (isinstance(call.func, ast.Attribute) and call.func.attr == op
-                       and dotted_path(call.func, names) is None and _self_attr(call.func) is None):
-            operand, given = call.func.value, call.args[:1]
-        elif not method and dotted_path(call.func, names) == f"torch.{op}" and call.args:
-            operand, given = call.args[0], call.args[1:2]
-        else:
-            return None
-        dims = [k.value for k in call.keywords if k.arg in ("dim", "axis")] + list(given)
-        return (operand, _int(dims[0])) if len(dims) == 1 and _int(dims[0]) in (1, -3) else None
-
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and isinstance(node.left, ast.Call):
-        return dim_of(node.left, True, "sum") or dim_of(node.left, False, "sum")
+        return _reduced_dim(node.left, names, "sum")
     if not isinstance(node, ast.Call):
         return None
-    if found := dim_of(node, True, "mean") or dim_of(node, False, "mean"):
+    if found := _reduced_dim(node, names, "mean"):
         return found
     f = node.func
     if ((isinstance(f, ast.Name) and f.id == "reduce") or (isinstance(f, ast.Attribute) and f.attr == "reduce"
@@ -704,7 +707,19 @@ def _divides_by_heads(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.
     / math.sqrt(self.d_k)`` was quoted as the heads' mean). Any other reduction passes."""
     if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)):
         return True
-    x, heads = node.right, _heads_attrs(members)
+    return _heads_count(node.right, fn, members)
+
+
+def _heads_count(x: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...],
+                 of: set[str] | None = None) -> bool:
+    """``x`` is the number of heads: the size of the heads' axis, an attribute __init__ sets to num_heads, or a
+    name ``fn`` binds once to either. With ``of``, a size read counts only off a tensor of those names: once
+    ``w = attn.sum(1)`` has dropped the heads, ``w.size(1)`` is the number of queries."""
+    heads = _heads_attrs(members)
+
+    def sized(node: ast.AST) -> bool:
+        t = node.value if isinstance(node, ast.Subscript | ast.Attribute) else node.func
+        return of is None or _tensor_root(t) in of
     if isinstance(x, ast.Name):
         bound = [a.value for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1
                  and isinstance(a.targets[0], ast.Name) and a.targets[0].id == x.id]
@@ -717,9 +732,18 @@ def _divides_by_heads(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.
         if unpacked:
             elts, value = unpacked[0]
             at = next(i for i, t in enumerate(elts) if isinstance(t, ast.Name) and t.id == x.id)
-            return len(elts) == 4 and at == 1 and _whole_shape(value)
-        x = bound[0]
-    return _head_axis_size(x) or _self_attr(x) in heads
+            if not (isinstance(value, ast.Tuple) and len(value.elts) == len(elts)):
+                return len(elts) == 4 and at == 1 and _whole_shape(value) and sized(value)
+            x = value.elts[at]          # round 40: ``H, D = self.num_heads, self.head_dim`` binds H to the attribute
+        else:
+            x = bound[0]
+    return (_head_axis_size(x) and sized(x)) or _self_attr(x) in heads
+
+
+def _tensor_root(node: ast.AST) -> str | None:
+    """The name ``attn.shape`` or ``attn.size`` reads the size of (``attn``), or None."""
+    node = node.value if isinstance(node, ast.Attribute) else node
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _whole_shape(node: ast.AST) -> bool:
@@ -752,9 +776,103 @@ def _discarded(stmt: ast.stmt, fn: ast.AST, read_attrs: set[str]) -> bool:
     return _self_attr(target) is not None and _self_attr(target) not in read_attrs
 
 
-def head_means(source: str | None, cls_name: str) -> list[tuple[int, str, str, int]]:
+_DIVIDES = ("div", "divide", "true_divide", "div_", "divide_", "true_divide_")
+
+
+def _divided(node: ast.AST, name: str, names: dict[str, str]) -> ast.AST | None:
+    """The divisor when ``node`` divides the tensor ``name`` holds: ``name / X``, ``name.div(X)`` (``div_``,
+    ``divide``, ``true_divide``) or ``torch.div(name, X)``; None for anything else (a rounding mode included)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and isinstance(node.left, ast.Name) \
+            and node.left.id == name:
+        return node.right
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    f = node.func
+    if isinstance(f, ast.Attribute) and f.attr in _DIVIDES and isinstance(f.value, ast.Name) and f.value.id == name \
+            and len(node.args) == 1:
+        return node.args[0]
+    if dotted_path(f, names) in tuple(f"torch.{d}" for d in _DIVIDES[:3]) and len(node.args) == 2 \
+            and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
+        return node.args[1]
+    return None
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _two_step_means(fn: ast.AST, names: dict[str, str], members: tuple[tuple[str, ast.AST], ...],
+                    read_attrs: set[str]) -> list[tuple[ast.Call, ast.AST, ast.AST, int]]:
+    """(sum, division, operand, dim) of each mean over the heads written in two statements (round 40): ``w =
+    attn.sum(1)``, then, as the next statement of the same block that reads ``w`` (through aliases ``m = w``),
+    ``w = w / self.h``, ``w /= H``, ``w.div_(h)``, ``torch.div(w, h)`` or ``matmul(w / h, v)``, dividing by the
+    number of heads, and a result that is read. Nothing between the two rebinds or reads ``w`` otherwise, so the
+    value divided is the sum."""
+    found = []
+    for body in (getattr(n, f) for n in ast.walk(fn) for f in ("body", "orelse", "finalbody")
+                 if isinstance(getattr(n, f, None), list)):
+        for i, stmt in enumerate(body):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                    and isinstance(stmt.value, ast.Call)):
+                continue
+            reduced = _reduced_dim(stmt.value, names, "sum")
+            if reduced is None:
+                continue
+            held = {stmt.targets[0].id}
+            root = _base(reduced[0], names)
+            for later in body[i + 1:]:
+                if not held & _names_in(later):
+                    continue
+                if isinstance(later, ast.Assign) and len(later.targets) == 1 \
+                        and isinstance(later.targets[0], ast.Name) and isinstance(later.value, ast.Name) \
+                        and later.value.id in held:
+                    held.add(later.targets[0].id)          # an alias: m = w
+                    continue
+                step = _division_step(later, held, names, fn, members, read_attrs, {root} - {None})
+                if step is not None:
+                    found.append((stmt.value, step, *reduced))
+                break
+    return found
+
+
+def _division_step(stmt: ast.stmt, held: set[str], names: dict[str, str], fn: ast.AST,
+                   members: tuple[tuple[str, ast.AST], ...], read_attrs: set[str], of: set[str]) -> ast.AST | None:
+    """The node of ``stmt`` that divides a name in ``held`` by the number of heads, when that is the one place
+    ``stmt`` reads the held names and its result is read; else None."""
+    reads = [n for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id in held and isinstance(n.ctx, ast.Load)]
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Div) and isinstance(stmt.target, ast.Name) \
+            and stmt.target.id in held and not reads:
+        divisor, node, result = stmt.value, stmt, stmt.target.id
+    else:
+        hits = [(n, d) for n in ast.walk(stmt) for name in held if (d := _divided(n, name, names)) is not None]
+        if len(hits) != 1 or len(reads) != 1:
+            return None
+        node, divisor = hits[0]
+        in_place = isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr.endswith("_")
+        if in_place and isinstance(stmt, ast.Expr):
+            result = reads[0].id
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            result = stmt.targets[0].id       # ``w = w / h`` reads w itself: the result must be read after
+        elif _discarded(stmt, fn, read_attrs):
+            return None
+        else:
+            result = None
+    if not _heads_count(divisor, fn, members, of):
+        return None
+    if result is not None:
+        where = _statements(fn)
+        if not any(isinstance(n, ast.Name) and n.id == result and isinstance(n.ctx, ast.Load)
+                   and n.lineno > stmt.end_lineno and not _discarded(where[id(n)], fn, read_attrs)
+                   for n in ast.walk(fn)):
+            return None                              # never read after, or only by a log nobody reads
+    return node
+
+
+def head_means(source: str | None, cls_name: str) -> list[tuple[int, str, str | tuple[str, int, str], int | None]]:
     """(line, owner, code, dim) of each mean over the heads' axis of the attention weights in the code class
-    ``cls_name`` runs whose result is read, the class's own first; a mean of an operand that is neither the weights
+    ``cls_name`` runs whose result is read, the class's own first (a mean in two statements has the code (the
+    sum's, the division's line, the division's)); a mean of an operand that is neither the weights
     nor another tensor the source names (``self.cache.mean(1)``, ``torch.stack(ws).mean(1)``) is returned with
     dim None: it may be the one."""
     tree = tree_of(source) if isinstance(source, str) else None
@@ -767,12 +885,18 @@ def head_means(source: str | None, cls_name: str) -> list[tuple[int, str, str, i
         for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
             reductions = [(n, r) for n in ast.walk(fn) if (r := _head_reduce(n, names)) is not None
                           and _divides_by_heads(n, fn, members)]
-            if not reductions:
+            if not reductions and not any(_reduced_dim(n, names, "sum") for n in ast.walk(fn)
+                                          if isinstance(n, ast.Call)):
                 continue
             weights, where = _weights_names(fn, names), _statements(fn)
             if read_attrs is None:
                 read_attrs = {n.attr for _, m in members for n in ast.walk(m) if isinstance(n, ast.Attribute)
                               and isinstance(n.ctx, ast.Load) and _self_attr(n) is not None}
+            for total, step, operand, dim in _two_step_means(fn, names, members, read_attrs):
+                base = _base(operand, names)
+                code = (_code(source, total), step.lineno, _code(source, step))
+                if base == "<softmax>" or base in weights:
+                    found.append((total.lineno, owner, code, dim))
             bound = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.For)
                      for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target)
                      if isinstance(t, ast.Name)} | set(_params(fn))
@@ -787,7 +911,7 @@ def head_means(source: str | None, cls_name: str) -> list[tuple[int, str, str, i
                     found.append((n.lineno, owner, _code(source, n), dim))
                 elif base not in bound:      # not a tensor of its own (x, memory, q): it may be the weights
                     found.append((n.lineno, owner, _code(source, n), None))
-    return _own_first(sorted(set(found), key=lambda f: f[:3]), source, cls_name)
+    return _own_first(sorted(set(found), key=lambda f: (f[0], f[1], str(f[2]))), source, cls_name)
 
 
 def head_mean_note(source: str | None, cls_name: str) -> Msg | None:
@@ -799,6 +923,12 @@ def head_mean_note(source: str | None, cls_name: str) -> Msg | None:
         return None
     line, owner, code, dim = found[0]
     at = where_in(line, owner, cls_name)
+    if isinstance(code, tuple):        # two statements (round 40): the sum's line and the division's, each quoted
+        total, step_line, step = code
+        return msg(f"{at['en']} sums over dim {dim}, the heads of [B, H, Nq, Nk] ({total}), and line {step_line} "
+                   f"divides that by their number ({step})",
+                   f"{at['zh']}沿 dim {dim}（即 [B, H, Nq, Nk] 中的 head 轴）求和（{total}），第 {step_line} 行再除以 "
+                   f"head 数（{step}），即对各 head 取平均")
     return msg(f"{at['en']} averages over dim {dim}, the heads of [B, H, Nq, Nk]: {code}",
                f"{at['zh']}沿 dim {dim} 取平均，即 [B, H, Nq, Nk] 中的 head 轴：{code}")
 

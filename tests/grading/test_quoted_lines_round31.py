@@ -39,7 +39,11 @@ _QUOTES = [re.compile(_WHERE + tail) for tail in (
     r" applies the output projection \((.+?)\) and line", r" applies it again to that result \((.+?)\)(?:; |$)",
     # round 39: where a projection of another name is built ("line 32 builds self.to_out: CODE", or
     # "self.to_out[0]: CODE" for a container's layer)
-    r" builds self\.\w+(?:\[\d+\])?: (.+?)(?:; |$)")]
+    r" builds self\.\w+(?:\[\d+\])?: (.+?)(?:; |$)",
+    # round 40: the heads' mean in two statements ("line 47 sums over dim 1, the heads of [B, H, Nq, Nk] (CODE),
+    # and line 48 divides that by their number (CODE)")
+    r" sums over dim -?\d, the heads of \[B, H, Nq, Nk\] \((.+?)\), and line",
+    r" divides that by their number \((.+?)\)(?:; |$)")]
 
 
 def quoted_lines(feedback: str) -> list[tuple[int, str | None, str]]:
