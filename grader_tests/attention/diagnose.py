@@ -1090,7 +1090,11 @@ SOURCE_NOTES = {"softmax_query_axis": source_lines.softmax_axis_note, "qk_swappe
                 "out_proj_twice": source_lines.out_proj_twice_note,
                 "heads_averaged_before_v": source_lines.head_mean_note,
                 "weights_head_averaged": source_lines.head_mean_note,
-                "pad_query_axis": source_lines.query_axis_pad_note}
+                "pad_query_axis": source_lines.query_axis_pad_note,
+                # round 40: the heads split or merged heads last, head_dim first
+                "split_dim_first": source_lines.split_dim_first_note,
+                "merge_dim_first": source_lines.merge_dim_first_note,
+                "split_merge_dim_first": source_lines.split_merge_dim_first_note}
 
 
 def with_source_line(key: str, student: object | None, cls_name: str, on_output: bool = False) -> Msg:

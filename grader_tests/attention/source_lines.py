@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 
 from grading.family import class_family, holder
 from grading.i18n import Msg, msg
@@ -1054,3 +1055,176 @@ def query_axis_pad_note(source: str | None, cls_name: str) -> Msg | None:
     at = where_in(line, owner, cls_name)
     return msg(f"{at['en']} lays the padding mask out as [B, 1, N, 1], on the query axis: {code}",
                f"{at['zh']}把 padding mask 排成了 [B, 1, N, 1]，即放在 query 轴上：{code}")
+
+
+def _pattern(node: ast.Call) -> tuple[list[list[str]], list[list[str]]] | None:
+    """The two sides of ``rearrange(t, "... -> ...")``'s pattern, groups kept; None for another call."""
+    f = node.func
+    if not ((isinstance(f, ast.Name) and f.id == "rearrange") or (isinstance(f, ast.Attribute) and f.attr == "rearrange"
+                                                                 and isinstance(f.value, ast.Name)
+                                                                 and f.value.id == "einops")):
+        return None
+    if len(node.args) < 2 or not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+        return None
+    left, arrow, right = node.args[1].value.partition("->")
+    return (_einops_axes(left), _einops_axes(right)) if arrow else None
+
+
+def _einops_axes(side: str) -> list[list[str]]:
+    """``"b n (d h)"`` -> [["b"], ["n"], ["d", "h"]]: each axis, a bracketed group as one."""
+    axes: list[list[str]] = []
+    group: list[str] | None = None
+    for part in side.replace("(", " ( ").replace(")", " ) ").split():
+        if part == "(":
+            group = []
+        elif part == ")":
+            axes.append(group or [])
+            group = None
+        elif group is not None:
+            group.append(part)
+        else:
+            axes.append([part])
+    return axes
+
+
+_HEADS_PARAM = re.compile(r"(num_|n_?)?(attention_)?heads?", re.IGNORECASE)
+
+
+def _named_heads(x: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]) -> bool:
+    """``x`` is the number of heads by its name: an attribute of self an ``__init__`` of the family sets to a
+    parameter named for the heads (``self.h = num_heads``), or a name ``fn`` binds once to one (``H =
+    self.num_heads``, ``H, D = self.num_heads, self.head_dim``). Sizes read off a tensor are not: a split's
+    [B, 1, 1, M] mask layout ends in a size read too."""
+    if isinstance(x, ast.Name):
+        bound = [(a.targets[0], a.value) for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1
+                 and any(isinstance(t, ast.Name) and t.id == x.id for t in ast.walk(a.targets[0]))]
+        if len(bound) != 1:
+            return False
+        target, value = bound[0]
+        if isinstance(target, ast.Tuple):
+            if not (isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts)):
+                return False
+            value = value.elts[next(i for i, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == x.id)]
+        x = value
+    attr = _self_attr(x)
+    if attr is None:
+        return False
+    return any(isinstance(a, ast.Assign) and len(a.targets) == 1 and _self_attr(a.targets[0]) == attr
+               and isinstance(a.value, ast.Name) and _HEADS_PARAM.fullmatch(a.value.id) and a.value.id in _params(init)
+               for _, member in members for init in ast.walk(member)
+               if isinstance(init, ast.FunctionDef) and init.name == "__init__" for a in ast.walk(init))
+
+
+def _split_dim_first(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]) -> bool:
+    """``node`` splits the features into (head_dim, heads), heads last, so that head h takes every H-th feature:
+    ``view(B, N, D, H)`` / ``reshape`` with the heads' number last, ``unflatten(-1, (D, H))``, or ``rearrange(t,
+    "b n (d h) -> b h n d")`` (the heads' axis, dim 1 of the result, is the group's second)."""
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    if isinstance(f, ast.Attribute) and f.attr in ("view", "reshape") and _self_attr(f) is None:
+        sizes = list(node.args[0].elts) if len(node.args) == 1 and isinstance(node.args[0], ast.Tuple | ast.List) \
+            else list(node.args)
+        return len(sizes) == 4 and _named_heads(sizes[3], fn, members) and not _named_heads(sizes[2], fn, members)
+    if isinstance(f, ast.Attribute) and f.attr == "unflatten" and len(node.args) == 2 \
+            and _int(node.args[0]) in (-1, 2) and isinstance(node.args[1], ast.Tuple | ast.List) \
+            and len(node.args[1].elts) == 2:
+        pair = node.args[1].elts
+        return _named_heads(pair[1], fn, members) and not _named_heads(pair[0], fn, members)
+    sides = _pattern(node)
+    if sides is None:
+        return False
+    left, right = sides        # the features' axis, the last, grouped heads second ('(b h) n d' is no split)
+    return len(left) == 3 and len(left[2]) == 2 and len(right) == 4 and right[1] == left[2][1:] \
+        and right[3] == left[2][:1]
+
+
+_FLATTENS = ("reshape", "view", "flatten")
+
+
+def _merge_dim_first(node: ast.AST, names: dict[str, str]) -> bool:
+    """``node`` merges [B, H, N, D] heads last into the features, so that one position's features run across
+    the heads first: ``permute(0, 2, 3, 1).reshape(...)`` (a permute alone may be a mask's or the keys' layout),
+    ``transpose(1, 2).transpose(2, 3).reshape(...)``, ``torch.stack(t.unbind(1), dim=-1)``, or ``rearrange(t,
+    "b h n d -> b n (d h)")``."""
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    if isinstance(f, ast.Attribute) and f.attr in _FLATTENS:
+        inner = f.value.func.value if isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Attribute) \
+            and f.value.func.attr == "contiguous" else f.value
+        if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)):
+            return False
+        args = [_int(a) for a in (inner.args[0].elts if len(inner.args) == 1 and isinstance(inner.args[0], ast.Tuple)
+                                  else inner.args)]
+        if inner.func.attr == "permute":
+            return args == [0, 2, 3, 1]
+        before = inner.func.value
+        return inner.func.attr == "transpose" and sorted(args) in ([2, 3], [-2, -1]) and isinstance(before, ast.Call) \
+            and isinstance(before.func, ast.Attribute) and before.func.attr == "transpose" \
+            and sorted(_int(a) for a in before.args) in ([1, 2], [-3, -2])
+    if dotted_path(f, names) == "torch.stack" and node.args and isinstance(node.args[0], ast.Call) \
+            and isinstance(node.args[0].func, ast.Attribute) and node.args[0].func.attr == "unbind" \
+            and [_int(a) for a in node.args[0].args] == [1]:
+        dims = [k.value for k in node.keywords if k.arg == "dim"] + node.args[1:2]
+        return len(dims) == 1 and _int(dims[0]) in (-1, 3)
+    sides = _pattern(node)
+    if sides is None:
+        return False
+    left, right = sides
+    return len(left) == 4 and len(right) == 3 and len(right[2]) == 2 and left[1] == right[2][1:] \
+        and left[3] == right[2][:1]
+
+
+def _order_lines(source: str | None, cls_name: str, split: bool) -> list[tuple[int, str, str]]:
+    """(line, owner, code) of each head split (``split``) or merge in the code class ``cls_name`` runs that
+    puts the heads last, head_dim first."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    if tree is None:
+        return []
+    members, found, names = family(source, cls_name), set(), torch_names(tree)
+    for owner, member in members:
+        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            for n in ast.walk(fn):
+                if not (_split_dim_first(n, fn, members) if split else _merge_dim_first(n, names)):
+                    continue
+                found.add((n.lineno, owner, _code(source, n)))
+    return _own_first(sorted(found), source, cls_name)
+
+
+def _order_note(source: str | None, cls_name: str, split: bool) -> Msg | None:
+    """The line that splits (or merges) the heads last, quoted; lines more, of one owner, are said after the
+    first (q, k and v split alike on three lines); None when there is none or they are in different owners."""
+    found = _order_lines(source, cls_name, split)
+    if not found or len({f[1] for f in found}) != 1 or len({f[0] for f in found}) != len(found):
+        return None
+    line, owner, code = found[0]
+    at = where_in(line, owner, cls_name)
+    more = [str(f[0]) for f in found[1:]]
+    verb = "does line" if len(more) == 1 else "do lines"
+    also = msg(f" (so {verb} {', '.join(more)})", f"（第 {'、'.join(more)} 行也是如此）") if more else msg("", "")
+    if split:
+        return msg(f"{at['en']} splits the features as (head_dim, heads), the heads last{also['en']}: {code}",
+                   f"{at['zh']}按 (head_dim, heads) 的顺序拆分特征，head 在后{also['zh']}：{code}")
+    return msg(f"{at['en']} merges the heads last, after head_dim{also['en']}: {code}",
+               f"{at['zh']}合并时把 head 放在 head_dim 之后{also['zh']}：{code}")
+
+
+def split_dim_first_note(source: str | None, cls_name: str) -> Msg | None:
+    """For heads split with view(B, N, head_dim, H) (confirmed on the numbers, round 40): the one line of the
+    class that splits the features heads last, quoted; None when there is no such line or more than one."""
+    return _order_note(source, cls_name, split=True)
+
+
+def merge_dim_first_note(source: str | None, cls_name: str) -> Msg | None:
+    """For heads merged heads last (confirmed on the numbers, round 40): the one line of the class that does it,
+    quoted; None when there is no such line or more than one."""
+    return _order_note(source, cls_name, split=False)
+
+
+def split_merge_dim_first_note(source: str | None, cls_name: str) -> Msg | None:
+    """Both lines, when the class shows each once: the split and the merge that match each other heads last."""
+    split, merge = split_dim_first_note(source, cls_name), merge_dim_first_note(source, cls_name)
+    if split is None or merge is None:
+        return None
+    return msg(f"{split['en']}; {merge['en']}", f"{split['zh']}；{merge['zh']}")

@@ -43,7 +43,11 @@ _QUOTES = [re.compile(_WHERE + tail) for tail in (
     # round 40: the heads' mean in two statements ("line 47 sums over dim 1, the heads of [B, H, Nq, Nk] (CODE),
     # and line 48 divides that by their number (CODE)")
     r" sums over dim -?\d, the heads of \[B, H, Nq, Nk\] \((.+?)\), and line",
-    r" divides that by their number \((.+?)\)(?:; |$)")]
+    r" divides that by their number \((.+?)\)(?:; |$)",
+    # round 40: a split or merge heads last ("line 12 splits the features as (head_dim, heads), the heads last:
+    # CODE", "line 40 merges the heads last, after head_dim: CODE")
+    r" splits the features as \(head_dim, heads\), the heads last(?: \(so (?:does line|do lines) [\d, ]+\))?: (.+?)(?:; |$)",
+    r" merges the heads last, after head_dim(?: \(so (?:does line|do lines) [\d, ]+\))?: (.+?)(?:; |$)")]
 
 
 def quoted_lines(feedback: str) -> list[tuple[int, str | None, str]]:
