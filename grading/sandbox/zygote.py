@@ -40,6 +40,7 @@ import secrets  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
+import struct  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
@@ -534,7 +535,7 @@ class Jail:
 
     def __init__(self, pid: int, lifeline_fd: int, status_fd: int, setup_r: int, wall: float, uid: int,
                  cpu: float = math.inf, backstop: float = 1.0, end_page: EndPage | None = None,
-                 init_fd: int | None = None):
+                 init_fd: int | None = None, forked_ns: int = 0):
         self.pid = pid                              # its student process (pid 2 of its namespace), our child
         self.end_page = end_page                    # where the grader's loop marks its own end (run_jail)
         self.init_fd = init_fd                      # our end of its init's stdin: closed, the init (pid 1) exits
@@ -552,6 +553,13 @@ class Jail:
         # The ids of its threads this side saw (note_threads): a fault record names the faulting thread's id, the
         # pid only for the main thread's fault; a thread's is said only when seen here, never read off the record.
         self.threads: set[int] = set()
+        # CLOCK_MONOTONIC in ns just before its fork: a kernel fork event naming its pid as a thread group is its own
+        # only from then on (ThreadWatch; an earlier holder of the pid had ended before the fork could take it).
+        self.forked_ns = forked_ns
+
+    def add_thread(self, tid: int) -> None:
+        if len(self.threads) < JAIL_THREADS_KEPT:
+            self.threads.add(tid)
 
     def wall_over(self, now: float) -> bool:
         """Its session's wall limit has passed (called once ``deadline`` has): the time its threads
@@ -583,8 +591,8 @@ class Jail:
         except OSError:
             return
         for tid in seen:
-            if tid.isdigit() and len(self.threads) < JAIL_THREADS_KEPT:
-                self.threads.add(int(tid))
+            if tid.isdigit():
+                self.add_thread(int(tid))
 
     def kill(self, reason: str) -> None:
         if self.reason is None:
@@ -642,6 +650,79 @@ class Jail:
                 os.close(fd)
             except OSError:
                 pass
+
+
+# The kernel's own record of every thread a jail starts: the proc connector's fork events (drivers/connector/cn_proc.c),
+# sent by the kernel as a task is cloned, each naming the new task's id and its thread group's (host ids). A thread that
+# starts and faults between two CPU checks (Jail.note_threads, every CPU_CHECK_S) was never in /proc when read; its fork
+# event was, queued on this socket before the thread ran a single instruction of its own. Nothing the jail writes
+# reaches it (a netlink multicast only the kernel sends; the jail has no socket but AF_UNIX). Root in the host's
+# network namespace only; the event-type filter (fork events alone) since Linux 6.6, an older kernel ignoring the
+# request: then, as when events are lost (ENOBUFS under a fork storm), only what the CPU checks saw is known.
+_NETLINK_CONNECTOR, _CN_IDX_PROC, _CN_VAL_PROC = 11, 1, 1
+_PROC_CN_MCAST_LISTEN, _PROC_EVENT_FORK = 1, 0x1
+_NLMSG_DONE = 3
+_SO_RCVBUFFORCE = 33       # asm-generic/socket.h (Python names no constant for it): root may pass rmem_max
+_CN_EVENT = 16 + 20         # nlmsghdr, then cn_msg's header: the proc_event starts here
+_FORK_EVENT = struct.Struct("=IIQIIII")   # what, cpu, timestamp_ns (CLOCK_MONOTONIC), parent pid/tgid, child pid/tgid
+THREAD_WATCH_RCVBUF = 4 << 20   # ~100,000 fork events queued between two reads of a busy host
+
+
+class ThreadWatch:
+    """The kernel's fork events, read into the live jails' ``threads`` (:meth:`drain`)."""
+
+    def __init__(self) -> None:
+        # A bare descriptor, no socket object: a jail closes it by number at its fork (launch's ``held``), and no
+        # finalizer of an object its frames dropped closes that number again once it names another file.
+        self.fd: int | None = None
+        try:
+            sock = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, _NETLINK_CONNECTOR)
+        except OSError:
+            return
+        try:
+            sock.setblocking(False)
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, _SO_RCVBUFFORCE, THREAD_WATCH_RCVBUF)
+            except OSError:
+                pass
+            sock.bind((0, _CN_IDX_PROC))
+            listen = struct.pack("=II", _PROC_CN_MCAST_LISTEN, _PROC_EVENT_FORK)   # struct proc_input
+            cn_msg = struct.pack("=IIIIHH", _CN_IDX_PROC, _CN_VAL_PROC, 0, 0, len(listen), 0) + listen
+            sock.send(struct.pack("=IHHII", 16 + len(cn_msg), _NLMSG_DONE, 0, 0, 0) + cn_msg)
+        except OSError:
+            sock.close()
+            return
+        self.fd = sock.detach()
+
+    def fileno(self) -> int | None:
+        return self.fd
+
+    def drain(self, jails: dict[int, Jail]) -> None:
+        """Read every queued event; a new thread (not a process: its id is not its group's) of a live jail's process,
+        cloned after that jail's fork, is added to its ``threads``."""
+        if self.fd is None:
+            return
+        by_pid = {j.pid: j for j in jails.values()}
+        while True:
+            try:
+                data = os.read(self.fd, 256)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as e:
+                if e.errno == errno.ENOBUFS:    # events were dropped: what the CPU checks saw still counts
+                    continue
+                return
+            if len(data) < _CN_EVENT + _FORK_EVENT.size:
+                continue
+            what, _, stamp, _, _, tid, tgid = _FORK_EVENT.unpack_from(data, _CN_EVENT)
+            j = by_pid.get(tgid)
+            if what == _PROC_EVENT_FORK and j is not None and tid != tgid and stamp >= j.forked_ns:
+                j.add_thread(tid)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
 
 # The signals a fault of the process's own code raises (a bad memory access, instruction or division).
@@ -836,6 +917,7 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
             _end_page.close()
         _end_page = None
         return None
+    forked_ns = time.monotonic_ns()
     try:
         pid = os.fork()
     except OSError as e:
@@ -865,7 +947,7 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
             os.close(fd)
         return None
     try:
-        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid, cpu, backstop, end_page, hold_w)
+        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid, cpu, backstop, end_page, hold_w, forked_ns)
         # The student process's pid, first on the status pipe: the trusted side reads what its threads do
         # (/proc) while it waits for a reply, and stops a jail that sleeps there (client.IdleWatch).
         _report(status_fd, {"pid": jail.pid})
@@ -966,6 +1048,7 @@ def main() -> None:
     preload([str(n) for n in json.loads(sys.argv[2])] if len(sys.argv) > 2 else [])
     me = os.getpid()
     jails: dict[int, Jail] = {}               # by pidfd
+    watch = ThreadWatch()                     # the kernel's record of the jails' threads (closed in every jail)
     try:
         prctl(PR_SET_CHILD_SUBREAPER, 1)
         reason = probe()
@@ -1001,12 +1084,15 @@ def main() -> None:
                     *(max(0.0, j.deadline - now) for j in jails.values() if j.reason is None)])
         # A killed jail's lifeline stays readable: only its end is awaited then.
         watched = [ctrl.fileno(), chld_r] + [j.pidfd for j in jails.values()] \
-            + [j.lifeline_fd for j in jails.values() if j.killed_at is None]
+            + [j.lifeline_fd for j in jails.values() if j.killed_at is None] \
+            + ([] if watch.fileno() is None else [watch.fileno()])
         r, _, _ = select.select(watched, [], [], wait)
         ready = set(r)
         now = time.monotonic()
         if chld_r in ready:
             _drain(chld_r)
+        # Before any jail's end is told: the events of its threads were queued before they ran (ThreadWatch).
+        watch.drain(jails)
         _reap(jails)
         for key, j in list(jails.items()):
             try:
@@ -1046,7 +1132,7 @@ def main() -> None:
                 os.close(f)
             continue
         held = [fd for j in jails.values() for fd in (j.pidfd, j.lifeline_fd, j.status_fd, j.setup_r, j.init_fd)
-                if fd is not None] + [chld_r, chld_w]
+                if fd is not None] + [chld_r, chld_w] + ([] if watch.fileno() is None else [watch.fileno()])
         try:
             jail = launch(job, fds, own_pidns, ctrl, binds, root, seccomp, held,
                           [j.uid for j in jails.values()], init_program)
