@@ -45,7 +45,7 @@ import sys  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 import warnings  # noqa: E402
-from collections.abc import Callable  # noqa: E402
+from collections.abc import Callable, Mapping  # noqa: E402
 
 warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
 
@@ -102,6 +102,7 @@ SYS_pivot_root = 155  # x86_64
 UID_MIN, UID_MAX = 60000, 65000
 CPU_CHECK_S = 0.1     # how often the zygote reads a running jail's CPU against its session's limit
 JAIL_THREADS_KEPT = 1024   # thread ids kept per jail (Jail.note_threads): a set of ints, ~60 KiB at most
+LIFE_OPEN = 1 << 63        # a thread's end not yet seen (Jail.lives)
 
 
 def jail_uid(uids: list[int], live: list[int], choice: Callable[[list[int]], int] = secrets.choice) -> int:
@@ -557,9 +558,21 @@ class Jail:
         # only from then on (ThreadWatch; an earlier holder of the pid had ended before the fork could take it).
         self.forked_ns = forked_ns
 
-    def add_thread(self, tid: int) -> None:
+        # The life of each thread the kernel's events named (ThreadWatch): id -> [its clone, its end or LIFE_OPEN], in
+        # CLOCK_MONOTONIC ns. A thread id is the host's, reused once freed (pid_max is 32,768 here: a jail starting
+        # and joining threads cycles through it in about a second), so a fault record names one of its threads only
+        # if printed within that thread's life (kernel_end).
+        self.lives: dict[int, list[int]] = {}
+
+    def add_thread(self, tid: int, cloned_ns: int | None = None) -> None:
         if len(self.threads) < JAIL_THREADS_KEPT:
             self.threads.add(tid)
+        if cloned_ns is not None and (tid in self.lives or len(self.lives) < JAIL_THREADS_KEPT):
+            self.lives[tid] = [cloned_ns, LIFE_OPEN]     # a later life of an id replaces the earlier one
+
+    def thread_ended(self, tid: int, ended_ns: int) -> None:
+        if tid in self.lives:
+            self.lives[tid][1] = ended_ns
 
     def wall_over(self, now: float) -> bool:
         """Its session's wall limit has passed (called once ``deadline`` has): the time its threads
@@ -634,7 +647,8 @@ class Jail:
             # Who ended it, when the kernel says so: only for an end the wait status leaves open (a SIGKILL this side
             # did not send, a fault signal), so an honest session's end reads nothing more.
             if (status["signal"] == signal.SIGKILL and self.reason is None) or status["signal"] in FAULT_SIGNALS:
-                seen = kernel_end(self.pid, self.started, threads=frozenset(self.threads))
+                seen = kernel_end(self.pid, self.started, threads=frozenset(self.threads),
+                                  lives={t: (a, b) for t, (a, b) in self.lives.items()})
                 if seen is not None:
                     status["kernel"] = seen
         if (os.WIFEXITED(wstatus) and self.end_page is not None
@@ -658,13 +672,15 @@ class Jail:
 # event was, queued on this socket before the thread ran a single instruction of its own. Nothing the jail writes
 # reaches it (a netlink multicast only the kernel sends; the jail has no socket but AF_UNIX). Root in the host's
 # network namespace only; the event-type filter (fork events alone) since Linux 6.6, an older kernel ignoring the
-# request: then, as when events are lost (ENOBUFS under a fork storm), only what the CPU checks saw is known.
+# request: then, as when events are lost (ENOBUFS under a fork storm), only what the CPU checks saw is known. Exit
+# events end a thread's life (Jail.lives): its id may be the host's next process's.
 _NETLINK_CONNECTOR, _CN_IDX_PROC, _CN_VAL_PROC = 11, 1, 1
-_PROC_CN_MCAST_LISTEN, _PROC_EVENT_FORK = 1, 0x1
+_PROC_CN_MCAST_LISTEN, _PROC_EVENT_FORK, _PROC_EVENT_EXIT = 1, 0x1, 0x80000000
 _NLMSG_DONE = 3
 _SO_RCVBUFFORCE = 33       # asm-generic/socket.h (Python names no constant for it): root may pass rmem_max
 _CN_EVENT = 16 + 20         # nlmsghdr, then cn_msg's header: the proc_event starts here
-_FORK_EVENT = struct.Struct("=IIQIIII")   # what, cpu, timestamp_ns (CLOCK_MONOTONIC), parent pid/tgid, child pid/tgid
+# what, cpu, timestamp_ns (CLOCK_MONOTONIC), then a fork's parent pid/tgid and child pid/tgid, or an exit's pid/tgid
+_EVENT = struct.Struct("=IIQIIII")
 THREAD_WATCH_RCVBUF = 4 << 20   # ~100,000 fork events queued between two reads of a busy host
 
 
@@ -686,7 +702,7 @@ class ThreadWatch:
             except OSError:
                 pass
             sock.bind((0, _CN_IDX_PROC))
-            listen = struct.pack("=II", _PROC_CN_MCAST_LISTEN, _PROC_EVENT_FORK)   # struct proc_input
+            listen = struct.pack("=II", _PROC_CN_MCAST_LISTEN, _PROC_EVENT_FORK | _PROC_EVENT_EXIT)   # proc_input
             cn_msg = struct.pack("=IIIIHH", _CN_IDX_PROC, _CN_VAL_PROC, 0, 0, len(listen), 0) + listen
             sock.send(struct.pack("=IHHII", 16 + len(cn_msg), _NLMSG_DONE, 0, 0, 0) + cn_msg)
         except OSError:
@@ -699,7 +715,7 @@ class ThreadWatch:
 
     def drain(self, jails: dict[int, Jail]) -> None:
         """Read every queued event; a new thread (not a process: its id is not its group's) of a live jail's process,
-        cloned after that jail's fork, is added to its ``threads``."""
+        cloned after that jail's fork, is added to its ``threads`` and ``lives``; a known thread's exit ends its life."""
         if self.fd is None:
             return
         by_pid = {j.pid: j for j in jails.values()}
@@ -712,12 +728,17 @@ class ThreadWatch:
                 if e.errno == errno.ENOBUFS:    # events were dropped: what the CPU checks saw still counts
                     continue
                 return
-            if len(data) < _CN_EVENT + _FORK_EVENT.size:
+            if len(data) < _CN_EVENT + _EVENT.size:
                 continue
-            what, _, stamp, _, _, tid, tgid = _FORK_EVENT.unpack_from(data, _CN_EVENT)
+            what, _, stamp, a, b, tid, tgid = _EVENT.unpack_from(data, _CN_EVENT)
+            if what == _PROC_EVENT_EXIT:
+                j = by_pid.get(b)
+                if j is not None:
+                    j.thread_ended(a, stamp)
+                continue
             j = by_pid.get(tgid)
             if what == _PROC_EVENT_FORK and j is not None and tid != tgid and stamp >= j.forked_ns:
-                j.add_thread(tid)
+                j.add_thread(tid, stamp)
 
     def close(self) -> None:
         if self.fd is not None:
@@ -780,13 +801,16 @@ def kernel_record_end(text: bytes) -> tuple[str, int] | None:
 
 
 def kernel_end(pid: int, since: float, kmsg: str = KMSG, max_records: int = KMSG_MAX_RECORDS,
-               threads: frozenset[int] = frozenset()) -> str | None:
+               threads: frozenset[int] = frozenset(), lives: Mapping[int, tuple[int, int]] | None = None) -> str | None:
     """How the kernel says it ended process ``pid`` (started at ``since``, time.monotonic), from its log: "oom" (the
     machine ran out of memory), "oom_cgroup" (the memory limit of its cgroup was reached) or "fault" (an unhandled
     fault of its code, which the kernel logs only when no handler took the signal), else None: nothing logged for
     it (a signal it sent itself, another sender, a log the rate limit or the ring dropped, no /dev/kmsg to read,
     more than ``max_records`` records to read). ``threads``: ids of its other threads the caller saw (Jail.threads),
-    whose fault records count as its own; an OOM record names the process, so its pid only.
+    whose fault records count as its own; an OOM record names the process, so its pid only. ``lives``: the lives of
+    threads the kernel's events named (Jail.lives, CLOCK_MONOTONIC ns): a record of one of those ids counts only when
+    printed within that life, give or take KMSG_SLACK_S (the log's clock is the scheduler's, to the microsecond; the
+    host's ~32,768 ids take far longer than that to come round to the same one).
 
     Per-jail evidence, unlike the host's or a cgroup's OOM counts, which other processes move too (round 35). Read
     only when a jail's end leaves the question open (Jail.finish): ~6 us a record, bounded by ``max_records``."""
@@ -796,6 +820,8 @@ def kernel_end(pid: int, since: float, kmsg: str = KMSG, max_records: int = KMSG
         return None
     found = None
     earliest = (since - KMSG_SLACK_S) * 1e6   # the log's clock is the monotonic one in microseconds
+    slack = KMSG_SLACK_S * 1e6
+    lives = lives or {}
     try:
         for _ in range(max_records):
             try:
@@ -817,7 +843,11 @@ def kernel_end(pid: int, since: float, kmsg: str = KMSG, max_records: int = KMSG
             except ValueError:
                 continue
             said = kernel_record_end(text.split(b"\n", 1)[0])
-            if said is not None and (said[1] == pid or (said[0] == "fault" and said[1] in threads)) \
+            if said is not None and said[1] != pid and said[1] in lives:
+                cloned, ended = lives[said[1]]
+                if not cloned / 1e3 - slack <= int(fields[2]) <= ended / 1e3 + slack:
+                    continue     # an earlier or later holder of the thread's id
+            if said is not None and (said[1] == pid or (said[0] == "fault" and said[1] in (threads | lives.keys()))) \
                     and (found is None or said[0] != "fault"):
                 found = said[0]    # an OOM kill is said over a fault line of the same pid
         else:

@@ -24,14 +24,13 @@ from tests.sandbox.test_sandbox_threads_mend_round39 import THREAD_FAULTS_AT_ONC
 DEFAULT_ACTION = "the sandboxed process was ended by SIGSEGV, the signal's default action"
 
 
-class _Seen:
-    """What ThreadWatch.drain reads of a jail: its pid, its fork's time, where its threads go."""
+def _jail(pid: int, forked_ns: int):
+    """A zygote.Jail as ThreadWatch.drain reads it (its pid, its fork's time, its threads), no process behind it."""
+    from grading.sandbox.zygote import Jail
 
-    def __init__(self, pid: int, forked_ns: int) -> None:
-        self.pid, self.forked_ns, self.threads = pid, forked_ns, set()
-
-    def add_thread(self, tid: int) -> None:
-        self.threads.add(tid)
+    j = object.__new__(Jail)
+    j.pid, j.forked_ns, j.threads, j.lives = pid, forked_ns, set(), {}
+    return j
 
 
 def _child_with_a_thread(wait_r: int, tid_w: int) -> None:
@@ -42,10 +41,10 @@ def _child_with_a_thread(wait_r: int, tid_w: int) -> None:
     os._exit(0)
 
 
-def _run_child(forked_ns_of) -> tuple[int, int, set[int], set[int]]:
-    """Fork a process that starts one thread once told; return (its pid, its thread's id, what the watch said of
-    it as a jail forked at forked_ns_of(now), what it said of a jail of another pid)."""
-    from grading.sandbox.zygote import ThreadWatch  # here: the zygote's module imports torch
+def _run_child(forked_ns_of) -> tuple[int, int, object, set[int]]:
+    """Fork a process that starts one thread once told; return (its pid, its thread's id, it as a jail forked at
+    forked_ns_of(now) once the watch read it, the threads it said of a jail of another pid)."""
+    from grading.sandbox.zygote import LIFE_OPEN, ThreadWatch
 
     watch = ThreadWatch()
     if watch.fileno() is None:
@@ -59,32 +58,61 @@ def _run_child(forked_ns_of) -> tuple[int, int, set[int], set[int]]:
             _child_with_a_thread(wait_r, tid_w)
         os.close(wait_r)
         os.close(tid_w)
-        jail, other = _Seen(pid, forked_ns_of(before)), _Seen(pid + 1_000_000, before)
+        jail, other = _jail(pid, forked_ns_of(before)), _jail(pid + 1_000_000, before)
         os.write(wait_w, b"x")
         tid = int(os.read(tid_r, 32))
         os.waitpid(pid, 0)
         for fd in (wait_w, tid_r):
             os.close(fd)
         deadline = time.monotonic() + 2
-        while tid not in jail.threads and time.monotonic() < deadline:
+        while (tid not in jail.lives or jail.lives[tid][1] == LIFE_OPEN) and time.monotonic() < deadline:
             watch.drain({1: jail, 2: other})
             time.sleep(0.01)
-        return pid, tid, jail.threads, other.threads
+        return pid, tid, jail, other.threads
     finally:
         watch.close()
 
 
 def test_the_kernels_fork_event_names_a_thread_of_the_jails_process_and_of_no_other():
-    pid, tid, threads, others = _run_child(lambda before: before)
+    before = time.monotonic_ns()
+    pid, tid, jail, others = _run_child(lambda before: before)
     assert tid != pid
-    assert threads == {tid}      # its thread, never the process itself
+    assert jail.threads == {tid}      # its thread, never the process itself
     assert others == set()
+    # its life, from the kernel's fork and exit events
+    cloned, ended = jail.lives[tid]
+    assert before <= cloned <= ended < time.monotonic_ns()
 
 
 def test_a_fork_event_from_before_the_jails_fork_is_not_its_own():
     # an earlier holder of the same pid: its events are older than the jail's fork
-    _, _, threads, _ = _run_child(lambda before: time.monotonic_ns() + 10**12)
-    assert threads == set()
+    _, _, jail, _ = _run_child(lambda before: time.monotonic_ns() + 10**12)
+    assert jail.threads == set() and jail.lives == {}
+
+
+def _log(tmp_path, tid: int, at_us: int) -> str:
+    log = tmp_path / "kmsg"
+    log.write_bytes(b"6,100,%d,-;ag-jail[%d]: segfault at 0 ip 00007f8eceb85ad8 sp 00007fffe6007478 error 4\n"
+                    % (at_us, tid))
+    return str(log)
+
+
+def test_a_fault_record_of_a_thread_id_counts_only_within_the_life_the_kernel_gave_it(tmp_path):
+    # host thread ids come round again (pid_max): a record of the same id before the jail's thread was cloned or
+    # after it ended is another task's
+    from grading.sandbox.zygote import LIFE_OPEN, kernel_end
+
+    since = time.monotonic()
+    t0 = int(since * 1e9)
+    life = {501: (t0 + 100_000_000, t0 + 200_000_000)}        # 0.1 s to 0.2 s after the jail's start
+    for at_s, said in ((0.15, "fault"), (0.05, None), (0.25, None)):
+        log = _log(tmp_path, 501, int((since + at_s) * 1e6))
+        assert kernel_end(500, since, kmsg=log, lives=life) == said, at_s
+        # an id the /proc reads saw too is still held to the life the kernel's events gave it
+        assert kernel_end(500, since, kmsg=log, threads=frozenset({501}), lives=life) == said, at_s
+    # a thread still alive: from its clone on
+    log = _log(tmp_path, 501, int((since + 0.5) * 1e6))
+    assert kernel_end(500, since, kmsg=log, lives={501: (t0 + 100_000_000, LIFE_OPEN)}) == "fault"
 
 
 # The jail lists its descriptors' socket families: none may be the host's fork events (a netlink socket).
