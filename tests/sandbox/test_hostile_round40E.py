@@ -41,7 +41,7 @@ HOSTILE = {
     "comm_forges_a_fault_line_then_sends_segv": fwd(LIBC + "import os, signal\n"
                                                     "_libc.prctl(15, b'x[1]: segfault', 0, 0, 0)\n"
                                                     "os.kill(os.getpid(), signal.SIGSEGV)"),
-    # a thread renames itself like the jail's other thread ids, then SIGSEGV sent to that thread
+    # a thread sends itself SIGSEGV (pthread_kill): the thread is known to the zygote, no fault was logged
     "thread_sends_itself_segv": fwd("import signal, threading\n"
                                     "_t = threading.Thread(target=lambda: signal.pthread_kill(threading.get_ident(), signal.SIGSEGV))\n"
                                     "_t.start()\n_t.join()\nimport time; time.sleep(1)"),
