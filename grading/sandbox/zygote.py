@@ -681,7 +681,7 @@ _SO_RCVBUFFORCE = 33       # asm-generic/socket.h (Python names no constant for 
 _CN_EVENT = 16 + 20         # nlmsghdr, then cn_msg's header: the proc_event starts here
 # what, cpu, timestamp_ns (CLOCK_MONOTONIC), then a fork's parent pid/tgid and child pid/tgid, or an exit's pid/tgid
 _EVENT = struct.Struct("=IIQIIII")
-THREAD_WATCH_RCVBUF = 4 << 20   # ~100,000 fork events queued between two reads of a busy host
+THREAD_WATCH_RCVBUF = 8 << 20   # ~10,000 events (~830 bytes each as the kernel counts) between two reads
 
 
 class ThreadWatch:
@@ -1114,14 +1114,15 @@ def main() -> None:
                     *(max(0.0, j.deadline - now) for j in jails.values() if j.reason is None)])
         # A killed jail's lifeline stays readable: only its end is awaited then.
         watched = [ctrl.fileno(), chld_r] + [j.pidfd for j in jails.values()] \
-            + [j.lifeline_fd for j in jails.values() if j.killed_at is None] \
-            + ([] if watch.fileno() is None else [watch.fileno()])
+            + [j.lifeline_fd for j in jails.values() if j.killed_at is None]
         r, _, _ = select.select(watched, [], [], wait)
         ready = set(r)
         now = time.monotonic()
         if chld_r in ready:
             _drain(chld_r)
-        # Before any jail's end is told: the events of its threads were queued before they ran (ThreadWatch).
+        # Before any jail's end is told: the events of its threads were queued before they ran (ThreadWatch). Not
+        # waited on: every fork of the host would wake the loop; it wakes each CPU_CHECK_S while a jail runs, and the
+        # socket's buffer (THREAD_WATCH_RCVBUF) holds ~10,000 events.
         watch.drain(jails)
         _reap(jails)
         for key, j in list(jails.items()):
