@@ -74,10 +74,10 @@ def _bilingual(text: object) -> bool:
                                           for lang in ("en", "zh"))
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in HOSTILE])
-def test_a_hostile_submission_is_graded_with_bilingual_feedback_and_the_next_grading_is_unharmed(
-        executor, reference_total, name):
-    result = grade(GradeInput(code=HOSTILE[name].encode()), "attention", executor)
+def grade_hostile(executor, code: str, reference_total: float, name: str) -> dict:
+    """Grade ``code`` and check it ended on the student's side with bilingual feedback, then that the reference graded
+    next on the same executor scores ``reference_total`` within 10 s; the hostile grading's result."""
+    result = grade(GradeInput(code=code.encode()), "attention", executor)
     json.dumps(result, allow_nan=False)
     assert result["status"] == "graded", (name, result["status"], result.get("message"))
     assert result["message"] is None or _bilingual(result["message"]), result["message"]
@@ -88,6 +88,13 @@ def test_a_hostile_submission_is_graded_with_bilingual_feedback_and_the_next_gra
     assert (after["status"], after["total"]) == ("graded", reference_total), (name, after["status"], after["total"])
     # an honest grading takes ~0.2-1.5 s here: nothing of the hostile one's jails still holds the executor
     assert time.monotonic() - t0 < 10, name
+    return result
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in HOSTILE])
+def test_a_hostile_submission_is_graded_with_bilingual_feedback_and_the_next_grading_is_unharmed(
+        executor, reference_total, name):
+    grade_hostile(executor, HOSTILE[name], reference_total, name)
 
 
 # Open item 3 of round 38: the request's mark is a local of the runtime's serving frame, which the student's own code
