@@ -456,6 +456,7 @@
        attempt is not to be seen, asking again will not change it) stops the list, and the card says so. */
     function stop(text, signIn) {
       stopped = true;
+      reachable();
       clearTimeout(timer);
       clearTimeout(listTimer);
       var note = document.createElement("p");
@@ -481,6 +482,31 @@
       }
       return fetch(url, options);
     }
+    /* Round 40: the server unreachable (no connection, no answer, a 5xx). The card says so, with what was seen (as
+       the submission page does): its badges may be out of date, and the page keeps trying. The note goes when the
+       server answers again. */
+    var outage = false;
+    function unreachable(status) {   // status: "HTTP 502" when one came; else offline or no answer
+      outage = true;
+      clearTimeout(timer);
+      var why = status || (navigator.onLine === false ? labels.no_network : labels.no_answer);
+      var note = card.querySelector("[data-attempts-down]");
+      if (!note) {
+        note = document.createElement("p");
+        note.className = "flash info";
+        note.setAttribute("role", "status");
+        note.setAttribute("data-attempts-down", "");
+        var title = card.querySelector("h2");
+        if (title) title.insertAdjacentElement("afterend", note); else card.insertBefore(note, card.firstChild);
+      }
+      var text = fill(labels.unreachable, { why: why });
+      if (note.textContent !== text) note.textContent = text;
+    }
+    function reachable() {
+      outage = false;
+      var note = card.querySelector("[data-attempts-down]");
+      if (note) note.remove();
+    }
     function pending() {
       return Array.prototype.filter.call(card.querySelectorAll("tr[data-status-url]"), function (tr) {
         var s = tr.getAttribute("data-status");
@@ -490,6 +516,10 @@
     function schedule() {
       clearTimeout(timer);
       if (stopped || following || !(pending().length || stale) || document.hidden) return;  // stale: an ended attempt's card not yet fetched
+      /* Round 40: during an outage the rows are not polled on their own (N rows were N requests at each try, beside
+         the list's backed-off tries): the list's try is the page's one probe, and its answer polls them at once. A
+         page without the list's URL probes with its rows, at the same backed-off pace. */
+      if (outage) { if (!attemptsUrl) timer = setTimeout(check, retryDelay()); return; }
       polls += 1;
       if (polls > 20) delay = Math.min(delay * 1.5, 10000);
       timer = setTimeout(check, delay);
@@ -501,9 +531,10 @@
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
           if (r.status === 401 || (r.redirected && !json)) return { signedOut: true };
           if (r.status === 403 || r.status === 404) return { refused: r.status, attempt: tr.getAttribute("data-attempt") };
+          if (r.status >= 500) return { down: "HTTP " + r.status };
           return r.ok && json ? r.json() : null;
         })
-        .catch(function () { return null; });
+        .catch(function () { return { down: true }; });
     }
     function refreshCard() {
       return fetchLimited(inPageLang(window.location.pathname), { credentials: "same-origin",
@@ -538,6 +569,14 @@
           var out = answers.filter(function (s) { return s && s.signedOut; })[0];
           var refused = answers.filter(function (s) { return s && s.refused; })[0];
           if (out) { stop(labels.signed_out, true); return null; }
+          /* every row unanswered (no connection, a 5xx): the server is down, not these attempts' statuses */
+          var downs = answers.filter(function (s) { return s && s.down; });
+          if (answers.length && downs.length === answers.length) {
+            unreachable(downs.map(function (s) { return s.down; }).filter(function (w) { return w !== true; })[0]);
+            if (attemptsUrl && !listing) watchList(retryDelay());
+            return null;
+          }
+          if (answers.length && downs.length < answers.length) reachable();
           if (refused) {
             stop(fill(labels.refused, { status: refused.refused, n: refused.attempt }), false);
             return null;
@@ -626,8 +665,17 @@
       tabId = window.sessionStorage.getItem(TAB_KEY) || "";
       if (!tabId) newTabId();
     } catch (e) { tabId = ""; }   // no storage: waits are not superseded (a left page's wait ends by itself)
-    window.addEventListener("pagehide", function () { leaving = true; });
-    window.addEventListener("pageshow", function () { leaving = false; });
+    /* Round 40: a page put in the back/forward cache gets, once restored, the answer of the wait it had sent before it
+       was left: `superseded`, ended by its tab's next page with the same id. Read after 'pageshow', it gave the tab a
+       new id. Only a wait sent since the page was last shown can tell of a twin (`shown` counts the pagehides), and a
+       restored page takes the tab's id as it is now (its next page may have taken one of its own). */
+    var shown = 0;
+    window.addEventListener("pagehide", function () { leaving = true; shown += 1; });
+    window.addEventListener("pageshow", function (e) {
+      leaving = false;
+      if (!e.persisted) return;
+      try { tabId = window.sessionStorage.getItem(TAB_KEY) || tabId; } catch (err) { /* the id this page had */ }
+    });
     /* later: when the next check goes when no wait is held (LIST_CHECK_MS when not given) */
     function watchList(later) {
       clearTimeout(listTimer);
@@ -682,50 +730,57 @@
       var headers = { "Accept": "application/json" }, url = inPageLang(attemptsUrl), waits = false;
       if (listTag) {
         headers["If-None-Match"] = listTag;
-        if (!document.hidden) {
+        /* during an outage the try is not a wait: the server's answer comes at once (a held wait answered only when
+           the list changed, or after LIST_WAIT_S, the card saying meanwhile that the server could not be reached) */
+        if (!document.hidden && !outage) {
           url += "&wait=" + LIST_WAIT_S + (tabId ? "&tab=" + encodeURIComponent(tabId) : "");
           waits = true;
           following = true;          // no row polled beside the wait; its answer says whether it was held
           clearTimeout(timer);
         }
       }
-      var later;                   // when the next check goes if this one holds no wait (undefined: a minute)
+      var later, sentShown = shown, wasDown = outage;   // later: the next check if no wait is held (undefined: a minute)
       fetchLimited(url, { credentials: "same-origin", headers: headers, cache: "no-store" },
                    waits ? LIST_WAIT_S * 1000 : 0)
         .then(function (r) {
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
           if (r.status === 401 || (r.redirected && !json)) { stop(labels.signed_out, true); return null; }
           var verdict = r.headers.get("X-Long-Poll");
-          if (waits && verdict === "superseded" && !leaving) newTabId();   // a twin tab's wait ended this one's
+          if (waits && verdict === "superseded" && !leaving && sentShown === shown) newTabId();   // a twin tab's wait ended this one's
+          if (r.status >= 500) unreachable("HTTP " + r.status); else reachable();
           follow(waits && verdict === "held");
           if (following) retries = 0;
-          else if (r.status < 400 || r.status >= 500) later = retryDelay();   // other 4xx: the minute
+          else if (wasDown && !outage) {
+            /* the server answers again (this answer brings the list as it is): the wait at once, whose answer says
+               whether the rows are followed by it or polled; without a tag, the rows are asked at once */
+            retries = 0;
+            if (listTag) later = 0; else { polls = 0; delay = 1000; check(); }
+          } else if (r.status < 400 || r.status >= 500) later = retryDelay();   // other 4xx: the minute
           if (!r.ok || !json) return null;        // a 304: nothing changed; else asked again as set above
           listTag = r.headers.get("ETag");
           return r.json();
         })
         .then(function (body) { return body && !stopped ? compareList(body.attempts || []) : null; })
-        .catch(function () { follow(false); if (later === undefined) later = retryDelay(); })
+        .catch(function () { unreachable(); follow(false); if (later === undefined) later = retryDelay(); })
         .then(function () { listing = false; watchList(later); });
     }
     /* Round 39: back online, the list is asked at once (it was at the next minute's check, or the backed-off try).
-       The rows' own polls do not look at navigator.onLine: they go on at their pace, failing while offline. */
-    window.addEventListener("online", function () {
-      if (stopped || document.hidden) return;
+       Round 40: during an outage only the list is asked (its answer asks the rows), as on the tab shown again. */
+    function askNow() {
       retries = 0;
       polls = 0;
       delay = 1000;
-      check();
+      if (!outage || !attemptsUrl) check();
       checkList();
+    }
+    window.addEventListener("online", function () {
+      if (stopped || document.hidden) return;
+      askNow();
     });
     document.addEventListener("visibilitychange", function () {
       if (document.hidden) { clearTimeout(timer); clearTimeout(listTimer); return; }
       if (stopped) return;
-      polls = 0;
-      delay = 1000;
-      retries = 0;
-      check();
-      checkList();
+      askNow();
     });
     schedule();
     checkList();     // the long poll from the start: the page carries the list's tag
