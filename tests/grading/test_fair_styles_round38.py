@@ -119,17 +119,27 @@ def test_every_round_39_style_has_a_twin_that_differs_by_its_declared_fault_only
     assert sorted(TWINS) == sorted(SLOW[39])
     assert sorted(TWINS.values()) == sorted(p.stem for p in FAULTY.glob("r39_*.py"))
     for name, twin in TWINS.items():
-        text = (FAULTY / f"{twin}.py").read_text(encoding="utf-8")
-        header = text.splitlines()[:3]
-        assert [h.split(":", 1)[0] for h in header] == ["# expect", "# diagnosis", "# fault"], twin
-        changed = _changed_lines((CORRECT / f"{name}.py").read_text(encoding="utf-8"), text)
-        # one fault: at most a few lines of the correct file changed, and some were
-        assert 0 < len(changed) <= 8, (twin, changed)
+        assert_twin_differs_by_one_declared_fault(name, twin)
+
+
+def assert_twin_differs_by_one_declared_fault(name: str, twin: str) -> None:
+    """``twin`` (faulty/) declares its fault in a three-line header and changes only a few lines of ``name``."""
+    text = (FAULTY / f"{twin}.py").read_text(encoding="utf-8")
+    header = text.splitlines()[:3]
+    assert [h.split(":", 1)[0] for h in header] == ["# expect", "# diagnosis", "# fault"], twin
+    changed = _changed_lines((CORRECT / f"{name}.py").read_text(encoding="utf-8"), text)
+    # one fault: at most a few lines of the correct file changed, and some were
+    assert 0 < len(changed) <= 8, (twin, changed)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("twin", sorted(TWINS.values()))
 def test_faulty_twin_loses_points_in_its_category_and_is_named_as_declared(executor, twin):
+    assert_twin_loses_points_and_is_named_as_declared(executor, twin)
+
+
+def assert_twin_loses_points_and_is_named_as_declared(executor, twin: str) -> None:
+    """``twin`` loses points in the category its header declares and is named as it declares (or never named)."""
     path = FAULTY / f"{twin}.py"
     result = graded_corpus_file(executor, path)
     assert result["status"] == "graded", result["message"]

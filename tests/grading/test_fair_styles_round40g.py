@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.grading.helpers import SUBMISSIONS, expected_category, graded_corpus_file
-from tests.grading.test_fair_corpus import _declared, _named
+from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
 from tests.grading.test_fair_round30 import _code_score, _failed
-from tests.grading.test_fair_styles_round38 import _changed_lines
+from tests.grading.test_fair_styles_round38 import (
+    assert_twin_differs_by_one_declared_fault,
+    assert_twin_loses_points_and_is_named_as_declared,
+)
 
 CORRECT = SUBMISSIONS / "correct"
 FAULTY = SUBMISSIONS / "faulty"
@@ -41,11 +43,7 @@ def test_the_rounds_styles_and_twins_are_every_r40g_file_and_say_where_they_come
 
 def test_every_twin_differs_from_its_style_by_its_declared_fault_only():
     for name, twin in TWINS.items():
-        text = (FAULTY / f"{twin}.py").read_text(encoding="utf-8")
-        header = text.splitlines()[:3]
-        assert [h.split(":", 1)[0] for h in header] == ["# expect", "# diagnosis", "# fault"], twin
-        changed = _changed_lines((CORRECT / f"{name}.py").read_text(encoding="utf-8"), text)
-        assert 0 < len(changed) <= 8, (twin, changed)
+        assert_twin_differs_by_one_declared_fault(name, twin)
 
 
 @pytest.mark.slow
@@ -60,11 +58,4 @@ def test_public_style_gets_full_marks_with_no_review_finding(executor, name):
 @pytest.mark.slow
 @pytest.mark.parametrize("twin", sorted(TWINS.values()))
 def test_faulty_twin_loses_points_in_its_category_and_is_named_as_declared(executor, twin):
-    path = FAULTY / f"{twin}.py"
-    result = graded_corpus_file(executor, path)
-    assert result["status"] == "graded", result["message"]
-    category = expected_category(path)
-    assert result["categories"][category]["score"] < result["categories"][category]["max"]
-    assert _code_score(result) < 85
-    named, declared = _named(result), _declared(path)
-    assert declared[0] in named and set(named) <= set(declared), (declared, named)
+    assert_twin_loses_points_and_is_named_as_declared(executor, twin)
