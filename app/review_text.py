@@ -67,8 +67,10 @@ _FINDING: dict[str, Callable[[dict[str, str]], str]] = {
     "match_reads": lambda f: _("line %(line)s: a match pattern reading %(subject)s", **f),
     "match_by_position": lambda f: _("line %(line)s: a match pattern reading attributes by position", **f),
     "computed_base": lambda f: _("line %(line)s: class %(subject)s with a base computed at run time", **f),
+    # a subject not shaped ``Cls(base)`` (a hand-edited row) is shown as stored, never "derives from ``"
     "foreign_base": lambda f: _("line %(line)s: class %(name)s derives from %(base)s, whose methods the review "
-                                "cannot follow", line=f["line"], **class_and_base(f["subject"])),
+                                "cannot follow", line=f["line"], **class_and_base(f["subject"]))
+    if class_and_base(f["subject"])["base"] else _FINDING["code"](f),
     "class_attribute": lambda f: _("line %(line)s: a class attribute named %(subject)s", **f),
     "string": lambda f: _("line %(line)s: the string %(subject)s", **f),
     "self_outside_class": lambda f: _("line %(line)s: a function outside a class taking self", **f),
@@ -91,6 +93,8 @@ def _findings_text(places: list[dict[str, str]]) -> str:
 def _quoted(text: str) -> str:
     """``text`` (an exception's own words, whatever their language) as a code span in a zh sentence: marked as
     quoted, never read as part of the prose. A longer fence when the text holds backticks itself."""
+    if not text:
+        return ""           # nothing to quote: an empty code span (``) would be read as two backticks
     fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
@@ -107,7 +111,9 @@ def _calls_zh(calls: str) -> str:
     found = [_CALL.fullmatch(p) for p in parts]
     if not calls or not all(found):
         return _quoted(calls)
-    return "、".join(f"`{m['name']}`（{m['n']} 次）" for m in found if m)
+    # each name quoted by _quoted: the names come from the student's process (up to 200 characters, any of them
+    # a backtick), so a plain `name` span could be broken open by the name itself
+    return "、".join(f"{_quoted(m['name'])}（{m['n']} 次）" for m in found if m)
 
 
 # The English texts of rows stored before round 39, as their builders wrote them then: read back to code and

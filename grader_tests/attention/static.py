@@ -3048,7 +3048,7 @@ ZH_FINDING = [(re.compile(r"imports (\S+)"), r"导入 \1"),
                (re.compile(r"(\S+) kept as an attribute"), r"把 \1 保存为属性"),
                (re.compile(r"class (\S+) with a base computed at run time"), r"类 \1 的基类在运行时才计算出来"),
                (re.compile(r"class (\S+) derives from (\S+), whose methods the review cannot follow"),
-                r"类 \1 继承自 \2，审查无法跟踪它的方法"),
+                r"类 \1 继承自 \2，审阅无法跟踪它的方法"),
                (re.compile(r"(\S+) reached off its object, and it reads PyTorch's attention names through self"),
                 r"\1 脱离其对象被取用，而它通过 self 读取 PyTorch 的 attention 名字"),
                (re.compile(r"^line (\d+): "), r"第 \1 行：")]   # last: the patterns above read "line N: "

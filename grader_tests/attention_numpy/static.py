@@ -62,5 +62,5 @@ def hidden_name_uses(source: str) -> tuple[str, ...]:
 def finding_zh(finding: str) -> str:
     """A finding of ``ready_made_uses`` or ``hidden_name_uses`` in Chinese (the code in it stays as written)."""
     if finding in (review.UNREVIEWABLE, review.UNPARSED):
-        return {review.UNREVIEWABLE: "源代码太大或嵌套太深，无法审查", review.UNPARSED: "源代码无法解析"}[finding]
+        return {review.UNREVIEWABLE: "源代码太大或嵌套太深，无法审阅", review.UNPARSED: "源代码无法解析"}[finding]
     return review.finding_zh(_ZH_OWN[0].sub(_ZH_OWN[1], finding))
