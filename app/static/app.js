@@ -438,6 +438,11 @@
     link.textContent = labels.sign_in || "";
     return link;
   }
+  /* What was seen when the server did not answer: an HTTP status (a proxy's page: a server restarting answers 502/503),
+     offline, or no answer; said by the submission page and by the attempts list. */
+  function whyDown(labels, status) {
+    return status || (navigator.onLine === false ? labels.no_network : labels.no_answer);
+  }
   var attemptsCard = document.querySelector("[data-attempts-live]");
   if (attemptsCard) watchAttempts(attemptsCard);
   function watchAttempts(card) {
@@ -484,12 +489,19 @@
     }
     /* Round 40: the server unreachable (no connection, no answer, a 5xx). The card says so, with what was seen (as
        the submission page does): its badges may be out of date, and the page keeps trying. The note goes when the
-       server answers again. */
-    var outage = false;
+       server answers again.
+       Round 40 mend: "down" is only what the app did not answer: a refused or dropped connection, no answer in time,
+       a 5xx that is not the app's JSON (a proxy's page: the app answers a JSON request's errors in JSON, e.g. its 503
+       database_unavailable, which is an answer, "not held" as in round 39). And one endpoint down is not the server
+       down: the list's endpoint alone erring froze rows whose /status answered, a row's /status alone erring made
+       the note come and go at each poll. The outage is said when the list and the rows are both down (or the one
+       there is to ask); whichever answers ends it. listDownAt/listUpAt: when the list's last try was down/answered;
+       rowsDownSince: since when every row asked was down (0: a row answered). */
+    var outage = false, listDownAt = 0, listUpAt = 0, rowsDownSince = 0, downKind = "", probing = false;
     function unreachable(status) {   // status: "HTTP 502" when one came; else offline or no answer
       outage = true;
       clearTimeout(timer);
-      var why = status || (navigator.onLine === false ? labels.no_network : labels.no_answer);
+      var why = whyDown(labels, status);
       var note = card.querySelector("[data-attempts-down]");
       if (!note) {
         note = document.createElement("p");
@@ -531,10 +543,10 @@
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
           if (r.status === 401 || (r.redirected && !json)) return { signedOut: true };
           if (r.status === 403 || r.status === 404) return { refused: r.status, attempt: tr.getAttribute("data-attempt") };
-          if (r.status >= 500) return { down: "HTTP " + r.status };
+          if (r.status >= 500 && !json) return { down: "HTTP " + r.status };   // not the app's answer
           return r.ok && json ? r.json() : null;
-        })
-        .catch(function () { return { down: true }; });
+        }, function () { return { down: true }; })
+        .catch(function () { return null; });    // a body not read in time: asked again at the next poll
     }
     function refreshCard() {
       return fetchLimited(inPageLang(window.location.pathname), { credentials: "same-origin",
@@ -562,6 +574,9 @@
     function check() {
       var rows = pending();
       if (checking || following || !(rows.length || stale)) return;
+      /* while the rows are down, or to tell whether the list's endpoint alone is, one row asks for all */
+      if (outage || rowsDownSince || probing) rows = rows.slice(0, 1);
+      probing = false;
       checking = true;
       Promise.all(rows.map(statusOf))
         .then(function (answers) {
@@ -569,14 +584,25 @@
           var out = answers.filter(function (s) { return s && s.signedOut; })[0];
           var refused = answers.filter(function (s) { return s && s.refused; })[0];
           if (out) { stop(labels.signed_out, true); return null; }
-          /* every row unanswered (no connection, a 5xx): the server is down, not these attempts' statuses */
+          /* every row asked down: the server is down when the list is too (its last try down, or asked now when it
+             has not answered since the rows went down); the list answering, only these rows' statuses err, polled
+             at their pace as before round 40 */
           var downs = answers.filter(function (s) { return s && s.down; });
           if (answers.length && downs.length === answers.length) {
-            unreachable(downs.map(function (s) { return s.down; }).filter(function (w) { return w !== true; })[0]);
-            if (attemptsUrl && !listing) watchList(retryDelay());
+            if (!rowsDownSince) rowsDownSince = Date.now();
+            var why = downs.map(function (s) { return s.down; }).filter(function (w) { return w !== true; })[0];
+            if (outage || !attemptsUrl || listDownAt > listUpAt) {
+              if (!outage) downKind = "";
+              unreachable(why);
+            } else if (listUpAt < rowsDownSince && !listing) {
+              checkList(true);
+            }
             return null;
           }
-          if (answers.length && downs.length < answers.length) reachable();
+          if (answers.length) {
+            rowsDownSince = 0;
+            if (outage) { reachable(); polls = 0; delay = 1000; }   // the server answers: the rows resume at once
+          }
           if (refused) {
             stop(fill(labels.refused, { status: refused.refused, n: refused.attempt }), false);
             return null;
@@ -656,7 +682,7 @@
        pages shared the id and each one's wait ended the other's, by turns. A page told its wait was superseded
        while it is still shown is such a twin: it takes an id of its own (and keeps it for its tab's next pages); a
        page being left (pagehide) reads no answer, so the tab keeps its id across its pages. */
-    var TAB_KEY = "attempts-tab", tabId = "", leaving = false;
+    var TAB_KEY = "attempts-tab", tabId = "";
     function newTabId() {
       tabId = Math.random().toString(36).slice(2, 12) + Date.now().toString(36);
       try { window.sessionStorage.setItem(TAB_KEY, tabId); } catch (e) { /* kept for this page only */ }
@@ -670,9 +696,8 @@
        new id. Only a wait sent since the page was last shown can tell of a twin (`shown` counts the pagehides), and a
        restored page takes the tab's id as it is now (its next page may have taken one of its own). */
     var shown = 0;
-    window.addEventListener("pagehide", function () { leaving = true; shown += 1; });
+    window.addEventListener("pagehide", function () { shown += 1; });
     window.addEventListener("pageshow", function (e) {
-      leaving = false;
       if (!e.persisted) return;
       try { tabId = window.sessionStorage.getItem(TAB_KEY) || tabId; } catch (err) { /* the id this page had */ }
     });
@@ -721,10 +746,24 @@
       /* the card again, and its rows queued or running polled briskly (an attempt sent from another tab) */
       return refreshCard().then(function () { polls = 0; delay = 1000; schedule(); });
     }
-    function checkList() {
+    /* The list's try down (see `outage`): with rows to ask that have not been found down, they tell (polled again by
+       follow(false)); during an outage one row is asked beside it (the list's endpoint alone may be the one down). */
+    function listDown(waits, status) {
+      listDownAt = Date.now();
+      if (outage) {
+        /* a 5xx page: the list's endpoint may be down alone, the rows' answering; refused or no answer: the server */
+        if (status && pending().length && !checking) check();
+        return;
+      }
+      if (pending().length && !rowsDownSince) { probing = true; schedule(); return; }
+      downKind = waits && status ? "wait" : "";   // a wait's 5xx (a proxy's limit on long requests?), not a refusal
+      unreachable(status);
+    }
+    /* plain: a try that is not a wait (the rows down: does the list answer?) */
+    function checkList(plain) {
       clearTimeout(listTimer);
       if (stopped || !attemptsUrl || listing) return;     // the request under way sets the next one
-      if (checking) { listTimer = setTimeout(checkList, 1000); return; }
+      if (checking) { listTimer = setTimeout(function () { checkList(plain); }, 1000); return; }
       listing = true;
       listSent = Date.now();
       var headers = { "Accept": "application/json" }, url = inPageLang(attemptsUrl), waits = false;
@@ -732,7 +771,7 @@
         headers["If-None-Match"] = listTag;
         /* during an outage the try is not a wait: the server's answer comes at once (a held wait answered only when
            the list changed, or after LIST_WAIT_S, the card saying meanwhile that the server could not be reached) */
-        if (!document.hidden && !outage) {
+        if (!document.hidden && !outage && plain !== true) {
           url += "&wait=" + LIST_WAIT_S + (tabId ? "&tab=" + encodeURIComponent(tabId) : "");
           waits = true;
           following = true;          // no row polled beside the wait; its answer says whether it was held
@@ -746,22 +785,39 @@
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
           if (r.status === 401 || (r.redirected && !json)) { stop(labels.signed_out, true); return null; }
           var verdict = r.headers.get("X-Long-Poll");
-          if (waits && verdict === "superseded" && !leaving && sentShown === shown) newTabId();   // a twin tab's wait ended this one's
-          if (r.status >= 500) unreachable("HTTP " + r.status); else reachable();
+          /* a twin tab's wait ended this one's; not a wait sent before a pagehide (the tab's next page ended it) */
+          if (waits && verdict === "superseded" && sentShown === shown) newTabId();
           follow(waits && verdict === "held");
+          if (r.status >= 500 && !json) {            // not the app's answer: a proxy's page
+            later = retryDelay();
+            listDown(waits, "HTTP " + r.status);
+            return null;
+          }
+          listUpAt = Date.now();
+          if (outage) reachable();
           if (following) retries = 0;
           else if (wasDown && !outage) {
             /* the server answers again (this answer brings the list as it is): the wait at once, whose answer says
-               whether the rows are followed by it or polled; without a tag, the rows are asked at once */
-            retries = 0;
-            if (listTag) later = 0; else { polls = 0; delay = 1000; check(); }
+               whether the rows are followed by it or polled. Round 40 mend: not when it was a wait's 5xx page that
+               began the outage (a proxy's limit on long requests?): asked at once, waits and tries alternated each
+               second, the note coming and going; the rows are asked at once, the wait on the back-off (not reset:
+               only a held wait resets it) */
+            rowsDownSince = 0;
+            if (downKind !== "wait") retries = 0;
+            if (listTag && downKind !== "wait") later = 0;
+            else { polls = 0; delay = 1000; check(); if (listTag) later = retryDelay(); }
           } else if (r.status < 400 || r.status >= 500) later = retryDelay();   // other 4xx: the minute
           if (!r.ok || !json) return null;        // a 304: nothing changed; else asked again as set above
           listTag = r.headers.get("ETag");
           return r.json();
+        }, function () {                            // no answer: refused, dropped, or none in time
+          follow(false);
+          later = retryDelay();
+          listDown(waits);
+          return null;
         })
         .then(function (body) { return body && !stopped ? compareList(body.attempts || []) : null; })
-        .catch(function () { unreachable(); follow(false); if (later === undefined) later = retryDelay(); })
+        .catch(function () { if (later === undefined) later = retryDelay(); })   // a body not read in time, a bad one
         .then(function () { listing = false; watchList(later); });
     }
     /* Round 39: back online, the list is asked at once (it was at the next minute's check, or the backed-off try).
@@ -935,8 +991,7 @@
   /* What was seen when a poll fails, said in the live region instead of the last status as if it
      were current: offline, an HTTP status (a server restarting answers 502/503), or no answer. */
   function unreachable(status) {  // status: "HTTP 502" when one came; else offline or no answer
-    var why = status || (navigator.onLine === false ? labels.no_network : labels.no_answer);
-    say(fill(labels.unreachable, { why: why }));
+    say(fill(labels.unreachable, { why: whyDown(labels, status) }));
   }
   function signedOut() {
     /* the poll was sent to the sign-in page: nothing will update until the student signs in again */
