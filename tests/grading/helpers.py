@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 import resource
 import time
@@ -29,6 +30,73 @@ def fault_texts() -> list[tuple[str, dict]]:
 def named_faults(feedback: dict) -> set[str]:
     """The keys of the mistakes ``feedback`` names, in English AND Chinese."""
     return {key for key, text in fault_texts() if text["en"] in feedback["en"] and text["zh"] in feedback["zh"]}
+
+
+CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
+
+
+def code_score(result: dict) -> float:
+    """The points of the code categories (of 85; the audit left out)."""
+    return sum(result["categories"][c]["score"] for c in CODE_CATEGORIES)
+
+
+def failed_tests(result: dict) -> dict[str, dict]:
+    """test id -> feedback of every test that did not pass."""
+    return {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
+
+
+def declared_diagnoses(path: Path) -> list[str]:
+    """The diagnoses a bug file declares: the first must be named; none other may be."""
+    for line in path.read_text(encoding="utf-8").splitlines()[:5]:
+        if line.startswith("# diagnosis:"):
+            return line.split(":", 1)[1].split()
+    return []
+
+
+def named_in(result: dict) -> dict[str, set[str]]:
+    """fault key -> ids of the tests whose feedback names it, in English AND Chinese."""
+    from grading.i18n import is_msg
+
+    named: dict[str, set[str]] = {}
+    for t in result["tests"]:
+        fb = t["feedback"]
+        if t["outcome"] == "passed" or not is_msg(fb):
+            continue
+        for key in named_faults(fb):
+            named.setdefault(key, set()).add(t["id"])
+    return named
+
+
+def changed_lines(correct: str, twin: str) -> list[str]:
+    """The lines of ``twin``'s code (its three header lines left out) that differ from ``correct``'s."""
+    body = twin.splitlines()[3:]
+    return [d for d in difflib.unified_diff(correct.splitlines(), body, lineterm="", n=0)
+            if d[:1] in "+-" and d[:3] not in ("+++", "---")]
+
+
+def assert_twin_differs_by_one_declared_fault(name: str, twin: str) -> None:
+    """``twin`` (faulty/) declares its fault in a three-line header and changes only a few lines of ``name``."""
+    text = (SUBMISSIONS / "faulty" / f"{twin}.py").read_text(encoding="utf-8")
+    header = text.splitlines()[:3]
+    assert [h.split(":", 1)[0] for h in header] == ["# expect", "# diagnosis", "# fault"], twin
+    changed = changed_lines((SUBMISSIONS / "correct" / f"{name}.py").read_text(encoding="utf-8"), text)
+    # one fault: at most a few lines of the correct file changed, and some were
+    assert 0 < len(changed) <= 8, (twin, changed)
+
+
+def assert_twin_loses_points_and_is_named_as_declared(executor, twin: str) -> None:
+    """``twin`` loses points in the category its header declares and is named as it declares (or never named)."""
+    path = SUBMISSIONS / "faulty" / f"{twin}.py"
+    result = graded_corpus_file(executor, path)
+    assert result["status"] == "graded", result["message"]
+    category = expected_category(path)
+    assert result["categories"][category]["score"] < result["categories"][category]["max"]
+    assert code_score(result) < 85
+    named, declared = named_in(result), declared_diagnoses(path)
+    if declared == ["none"]:    # no fault model matches it: described, never named
+        assert named == {}, named
+    else:
+        assert declared[0] in named and set(named) <= set(declared), (declared, named)
 
 
 # Corpus results by file, shared by the modules that check them (test_grading.py: points and

@@ -11,7 +11,9 @@ import pytest
 from grading.i18n import is_msg
 from grading.plugin import GENERIC_ERROR
 from grading.runner import GradeInput, grade
-from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh, graded_corpus_file, named_faults
+from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh, graded_corpus_file
+from tests.grading.helpers import declared_diagnoses as _declared
+from tests.grading.helpers import named_in as _named
 
 CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
 FAULTY = sorted((SUBMISSIONS / "faulty").glob("*.py"))
@@ -25,29 +27,9 @@ def _grade(executor, code: str | bytes) -> dict:
 _graded = graded_corpus_file
 
 
-def _declared(path) -> list[str]:
-    """The diagnoses a bug file declares: the first must be named; none other may be."""
-    for line in path.read_text(encoding="utf-8").splitlines()[:5]:
-        if line.startswith("# diagnosis:"):
-            return line.split(":", 1)[1].split()
-    return []
-
-
 def _declared_diagnosis(path) -> str | None:
     names = _declared(path)
     return names[0] if names and names[0] != "none" else None
-
-
-def _named(result: dict) -> dict[str, set[str]]:
-    """fault key -> ids of the tests whose feedback names it, in English AND Chinese."""
-    named: dict[str, set[str]] = {}
-    for t in result["tests"]:
-        fb = t["feedback"]
-        if t["outcome"] == "passed" or not is_msg(fb):
-            continue
-        for key in named_faults(fb):
-            named.setdefault(key, set()).add(t["id"])
-    return named
 
 
 DIAGNOSED = [p for p in FAULTY if _declared_diagnosis(p)]

@@ -18,18 +18,11 @@ import torch
 
 from grader_tests.attention import static
 from tests.grading.helpers import SUBMISSIONS
+from tests.grading.helpers import code_score as _code_score
+from tests.grading.helpers import failed_tests as _failed
 
-CODE_CATEGORIES = ("formula_shape", "implementation", "mask_parity")
 CORRECT = SUBMISSIONS / "correct"
 HEADER = "import math\nimport torch\nfrom torch import nn\nimport torch.nn.functional as F\n"
-
-
-def _code_score(result: dict) -> float:
-    return sum(result["categories"][c]["score"] for c in CODE_CATEGORIES)
-
-
-def _failed(result: dict) -> dict[str, dict]:
-    return {t["id"]: t["feedback"] for t in result["tests"] if t["outcome"] != "passed"}
 
 
 # ------------------------------------------------------------------ torch.compile

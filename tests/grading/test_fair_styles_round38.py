@@ -11,13 +11,16 @@ category its header declares and be named as declared (the twins are graded with
 
 from __future__ import annotations
 
-import difflib
-
 import pytest
 
-from tests.grading.helpers import SUBMISSIONS, expected_category, graded_corpus_file
-from tests.grading.test_fair_corpus import _declared, _named
-from tests.grading.test_fair_round30 import _code_score, _failed
+from tests.grading.helpers import (
+    SUBMISSIONS,
+    assert_twin_differs_by_one_declared_fault,
+    assert_twin_loses_points_and_is_named_as_declared,
+    code_score,
+    failed_tests,
+    graded_corpus_file,
+)
 
 CORRECT = SUBMISSIONS / "correct"
 
@@ -88,8 +91,8 @@ def test_the_rounds_styles_are_every_file_of_the_round_and_say_where_they_come_f
 def test_public_style_gets_full_marks_with_no_review_finding(executor, name):
     result = graded_corpus_file(executor, CORRECT / f"{name}.py")
     assert result["status"] == "graded", result["message"]
-    assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
-    assert _code_score(result) == 85
+    assert failed_tests(result) == {} and result["review"] == [], (failed_tests(result), result["review"])
+    assert code_score(result) == 85
 
 
 # round 39: each new style's faulty twin, the correct file with one fault put in (declared in its header)
@@ -108,13 +111,6 @@ TWINS = {
 }
 
 
-def _changed_lines(correct: str, twin: str) -> list[str]:
-    """The lines of ``twin``'s code (its three header lines left out) that differ from ``correct``'s."""
-    body = twin.splitlines()[3:]
-    return [d for d in difflib.unified_diff(correct.splitlines(), body, lineterm="", n=0)
-            if d[:1] in "+-" and d[:3] not in ("+++", "---")]
-
-
 def test_every_round_39_style_has_a_twin_that_differs_by_its_declared_fault_only():
     assert sorted(TWINS) == sorted(SLOW[39])
     assert sorted(TWINS.values()) == sorted(p.stem for p in FAULTY.glob("r39_*.py"))
@@ -122,32 +118,7 @@ def test_every_round_39_style_has_a_twin_that_differs_by_its_declared_fault_only
         assert_twin_differs_by_one_declared_fault(name, twin)
 
 
-def assert_twin_differs_by_one_declared_fault(name: str, twin: str) -> None:
-    """``twin`` (faulty/) declares its fault in a three-line header and changes only a few lines of ``name``."""
-    text = (FAULTY / f"{twin}.py").read_text(encoding="utf-8")
-    header = text.splitlines()[:3]
-    assert [h.split(":", 1)[0] for h in header] == ["# expect", "# diagnosis", "# fault"], twin
-    changed = _changed_lines((CORRECT / f"{name}.py").read_text(encoding="utf-8"), text)
-    # one fault: at most a few lines of the correct file changed, and some were
-    assert 0 < len(changed) <= 8, (twin, changed)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("twin", sorted(TWINS.values()))
 def test_faulty_twin_loses_points_in_its_category_and_is_named_as_declared(executor, twin):
     assert_twin_loses_points_and_is_named_as_declared(executor, twin)
-
-
-def assert_twin_loses_points_and_is_named_as_declared(executor, twin: str) -> None:
-    """``twin`` loses points in the category its header declares and is named as it declares (or never named)."""
-    path = FAULTY / f"{twin}.py"
-    result = graded_corpus_file(executor, path)
-    assert result["status"] == "graded", result["message"]
-    category = expected_category(path)
-    assert result["categories"][category]["score"] < result["categories"][category]["max"]
-    assert _code_score(result) < 85
-    named, declared = _named(result), _declared(path)
-    if declared == ["none"]:    # no fault model matches it: described, never named
-        assert named == {}, named
-    else:
-        assert declared[0] in named and set(named) <= set(declared), (declared, named)

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.grading.helpers import SUBMISSIONS, graded_corpus_file
-from tests.grading.test_fair_round30 import _code_score, _failed
-from tests.grading.test_fair_styles_round38 import (
+from tests.grading.helpers import (
+    SUBMISSIONS,
     assert_twin_differs_by_one_declared_fault,
     assert_twin_loses_points_and_is_named_as_declared,
+    code_score,
+    failed_tests,
+    graded_corpus_file,
 )
 
 CORRECT = SUBMISSIONS / "correct"
@@ -51,8 +53,8 @@ def test_every_twin_differs_from_its_style_by_its_declared_fault_only():
 def test_public_style_gets_full_marks_with_no_review_finding(executor, name):
     result = graded_corpus_file(executor, CORRECT / f"{name}.py")
     assert result["status"] == "graded", result["message"]
-    assert _failed(result) == {} and result["review"] == [], (_failed(result), result["review"])
-    assert _code_score(result) == 85
+    assert failed_tests(result) == {} and result["review"] == [], (failed_tests(result), result["review"])
+    assert code_score(result) == 85
 
 
 @pytest.mark.slow
