@@ -10,6 +10,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 from rubric.loader import load_rubric, suite_dir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,19 +70,22 @@ def _paragraph(page: str, opening: str) -> str:
     return next(line for line in text.splitlines() if line.startswith(opening))
 
 
-def test_the_english_page_states_the_points_the_grader_holds_and_what_they_rest_on():
-    para = _paragraph("ASSIGNMENT.en.md", "Write names out.")
-    assert re.findall(r"(\d+) points", para) == [str(withheld_points())]
-    for part in ("hand-written attention", "reuse of `ScaledDotProductAttention`", "`head_dim`",
-                 "`ScaledDotProductAttention` being an `nn.Module`", "the inputs left unchanged"):
-        assert part in para, part
+PAGES = {
+    "ASSIGNMENT.en.md": ("Write names out.", r"(\d+) points",
+                         ("hand-written attention", "reuse of `ScaledDotProductAttention`", "`head_dim`",
+                          "`ScaledDotProductAttention` being an `nn.Module`", "the inputs left unchanged")),
+    "ASSIGNMENT.zh.md": ("请直接写出名字。", r"共 (\d+) 分",
+                         ("手写 attention", "复用 `ScaledDotProductAttention`", "`head_dim`",
+                          "`ScaledDotProductAttention` 是否为 `nn.Module`", "输入张量是否保持不变")),
+}
 
 
-def test_the_chinese_page_states_the_points_the_grader_holds_and_what_they_rest_on():
-    para = _paragraph("ASSIGNMENT.zh.md", "请直接写出名字。")
-    assert re.findall(r"共 (\d+) 分", para) == [str(withheld_points())]
-    for part in ("手写 attention", "复用 `ScaledDotProductAttention`", "`head_dim`",
-                 "`ScaledDotProductAttention` 是否为 `nn.Module`", "输入张量是否保持不变"):
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_the_page_states_the_points_the_grader_holds_and_what_they_rest_on(page):
+    opening, amount, parts = PAGES[page]
+    para = _paragraph(page, opening)
+    assert re.findall(amount, para) == [str(withheld_points())]
+    for part in parts:
         assert part in para, part
 
 
