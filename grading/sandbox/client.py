@@ -539,7 +539,10 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
             name = signal.Signals(sig).name
         except ValueError:   # a real-time signal between SIGRTMIN and SIGRTMAX has no name of its own
             name = f"SIGRTMIN+{sig - signal.SIGRTMIN}" if signal.SIGRTMIN < sig < signal.SIGRTMAX else f"signal {sig}"
-        if sig in (signal.SIGKILL, signal.SIGXCPU) and st.get("cpu", 0) >= limits.cpu - 0.05:
+        # "cpu": the zygote's kill at the session's limit, or the kernel's RLIMIT_CPU signal it read as that limit
+        # (zygote.Jail.rlimit_ended: the rlimit's clock runs ahead of the one the zygote checks on a loaded host).
+        if sig in (signal.SIGKILL, signal.SIGXCPU) and (st.get("status") == "cpu"
+                                                          or st.get("cpu", 0) >= limits.cpu - 0.05):
             return f"CPU time limit exceeded ({st.get('cpu')} s CPU, limit {limits.cpu:g} s)"
         if sig == signal.SIGKILL and st.get("status") == "exited":   # the zygote killed it for no reason of its own
             return OOM_TEXTS.get(st.get("kernel"), UNSENT_KILL_TEXT)

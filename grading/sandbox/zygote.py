@@ -101,6 +101,9 @@ SYS_pivot_root = 155  # x86_64
 
 UID_MIN, UID_MAX = 60000, 65000
 CPU_CHECK_S = 0.1     # how often the zygote reads a running jail's CPU against its session's limit
+# The PROF clock moves by whole ticks (1-4 ms): the rlimit's signal is sent at the tick that reaches the limit, read
+# back on the zombie at the limit or a tick past it; a millisecond covers rounding, far less than any tick.
+PROF_SLACK_S = 0.001
 JAIL_THREADS_KEPT = 1024   # thread ids kept per jail (Jail.note_threads): a set of ints, ~60 KiB at most
 LIFE_OPEN = 1 << 63        # a thread's end not yet seen (Jail.lives)
 
@@ -389,14 +392,31 @@ def reset_inherited_signals() -> None:
 _STOPS = frozenset({signal.SIGSTOP, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU})
 
 
+def cpu_rlimit(lim: Mapping) -> tuple[int, int]:
+    """The (soft, hard) RLIMIT_CPU of a jail of these limits: at the soft one the kernel sends SIGXCPU (and again each
+    second past it), at the hard one SIGKILL."""
+    cpu = int(math.ceil(float(lim["cpu_rlimit"])))
+    return cpu, cpu + 1
+
+
+def prof_seconds(pid: int) -> float | None:
+    """The CPU seconds of process ``pid`` (all its threads) on its PROF clock, the one RLIMIT_CPU counts (the kernel's
+    tick-sampled utime + stime), readable while it is a zombie; None when it is gone. /proc/<pid>/stat and wait4's
+    rusage (cpu_seconds, the zygote's own check) are scaled to the scheduler's runtime and lag it on a loaded host
+    (2.45 s against 3.0 s at a 3 s rlimit, review RE): the rlimit's signal then comes before this side's check."""
+    try:
+        return time.clock_gettime((~pid << 3) | 0)      # a process's CPUCLOCK_PROF clock id (posix-cpu-timers.h)
+    except OSError:
+        return None
+
+
 def _set_rlimits(lim: dict) -> None:
     # RLIMIT_CPU is the executor's, the same for every session (``cpu_rlimit``): the session's own CPU
     # limit, cut to what is left of the grading's budget (the hidden tests' session gets less than the
     # visible tests'), is enforced by this zygote (``Jail.over_cpu``). Set as the rlimit, getrlimit()
     # told a submission which session it was in (20 s for the visible tests, 8 s for the hidden ones).
-    cpu = int(math.ceil(lim["cpu_rlimit"]))
     resource.setrlimit(resource.RLIMIT_AS, (lim["memory"], lim["memory"]))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_CPU, cpu_rlimit(lim))
     resource.setrlimit(resource.RLIMIT_NPROC, (lim["nproc"], lim["nproc"]))
     resource.setrlimit(resource.RLIMIT_FSIZE, (lim["fsize"], lim["fsize"]))
     resource.setrlimit(resource.RLIMIT_NOFILE, (lim["nofile"], lim["nofile"]))
@@ -536,12 +556,14 @@ class Jail:
 
     def __init__(self, pid: int, lifeline_fd: int, status_fd: int, setup_r: int, wall: float, uid: int,
                  cpu: float = math.inf, backstop: float = 1.0, end_page: EndPage | None = None,
-                 init_fd: int | None = None, forked_ns: int = 0):
+                 init_fd: int | None = None, forked_ns: int = 0, rlimit: tuple[int, int] | None = None):
         self.pid = pid                              # its student process (pid 2 of its namespace), our child
         self.end_page = end_page                    # where the grader's loop marks its own end (run_jail)
         self.init_fd = init_fd                      # our end of its init's stdin: closed, the init (pid 1) exits
         self.uid = uid
         self.cpu = cpu                              # CPU seconds it may use (its session's limit)
+        self.rlimit = rlimit                        # its RLIMIT_CPU (soft, hard), set as it started (cpu_rlimit)
+        self.prof: float | None = None              # its PROF clock read as a zombie, just before it was reaped
         self.pidfd = os.pidfd_open(pid)
         self.lifeline_fd, self.status_fd, self.setup_r = lifeline_fd, status_fd, setup_r
         self.started, self.wall = time.monotonic(), wall
@@ -623,17 +645,33 @@ class Jail:
             except ProcessLookupError:
                 pass
 
+    def rlimit_ended(self, wstatus: int) -> bool:
+        """Whether its RLIMIT_CPU ended it: SIGXCPU with its PROF clock (``prof``) at the soft limit or past it, SIGKILL
+        at the hard one (a SIGXCPU handled or ignored). A SIGXCPU or SIGKILL it sent itself before using that much
+        CPU is not (nor one after an rlimit it lowered itself: that ends it before the clock reaches ours)."""
+        if self.rlimit is None or self.prof is None or not os.WIFSIGNALED(wstatus):
+            return False
+        sig = os.WTERMSIG(wstatus)
+        limit = {signal.SIGXCPU: self.rlimit[0], signal.SIGKILL: self.rlimit[1]}.get(sig)
+        return limit is not None and self.prof >= limit - PROF_SLACK_S
+
     def finish(self) -> None:
         """Report the ended jail on its status pipe and let go of it."""
         if self.init_fd is not None:      # its init (pid 1) exits at the pipe's end, tearing the namespace down
             os.close(self.init_fd)
             self.init_fd = None
         if self.ended is None:
+            self.prof = prof_seconds(self.pid)   # a zombie now (its pidfd was readable): read before it is reaped
             _, wstatus, ru = os.wait4(self.pid, 0)
         else:
             wstatus, ru = self.ended
         status: dict = {"status": self.reason or "exited", "cpu": round(ru.ru_utime + ru.ru_stime, 3),
                         "maxrss_kib": ru.ru_maxrss, "credit": round(self.credit, 3)}
+        rlimit = self.reason is None and self.rlimit_ended(wstatus)
+        if rlimit:
+            # Its CPU limit, as the kernel's rlimit counts it, came before this side's check (over_cpu, every
+            # CPU_CHECK_S, on the scheduler's clock): said as the limit, with the seconds the rlimit counted.
+            status.update(status="cpu", cpu=round(max(status["cpu"], self.prof or 0.0), 3))
         try:
             setup_error = os.read(self.setup_r, 4096)   # the jail has ended: every write end is closed
         except OSError:
@@ -646,7 +684,8 @@ class Jail:
             status["signal"] = os.WTERMSIG(wstatus)
             # Who ended it, when the kernel says so: only for an end the wait status leaves open (a SIGKILL this side
             # did not send, a fault signal), so an honest session's end reads nothing more.
-            if (status["signal"] == signal.SIGKILL and self.reason is None) or status["signal"] in FAULT_SIGNALS:
+            if (status["signal"] == signal.SIGKILL and self.reason is None and not rlimit) \
+                    or status["signal"] in FAULT_SIGNALS:
                 seen = kernel_end(self.pid, self.started, threads=frozenset(self.threads),
                                   lives={t: (a, b) for t, (a, b) in self.lives.items()})
                 if seen is not None:
@@ -912,6 +951,7 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
         # CPU and wall limits are the zygote's to enforce (Jail); in the jail, a file walking the stack to run_jail
         # read job["limits"] (cpu 20.0 for the visible tests, 8.0 for the hidden ones: round 35).
         jail_job = {"uid": uid, "limits": {k: job["limits"][k] for k in JAIL_LIMITS}}
+        rlimit = cpu_rlimit(jail_job["limits"])
     except (KeyError, TypeError, ValueError) as e:
         _report(status_fd, {"status": "setup_failed", "reason": f"jail setup failed: {type(e).__name__}: {e}"})
         for fd in fds:
@@ -977,7 +1017,8 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
             os.close(fd)
         return None
     try:
-        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid, cpu, backstop, end_page, hold_w, forked_ns)
+        jail = Jail(pid, lifeline_fd, status_fd, setup_r, wall, uid, cpu, backstop, end_page, hold_w, forked_ns,
+                    rlimit=rlimit)
         # The student process's pid, first on the status pipe: the trusted side reads what its threads do
         # (/proc) while it waits for a reply, and stops a jail that sleeps there (client.IdleWatch).
         _report(status_fd, {"pid": jail.pid})
@@ -1046,8 +1087,17 @@ def _reap(jails: dict[int, Jail]) -> None:
     A student process that stopped itself is resumed (_STOPS); its pid stays its own while it is unreaped."""
     by_pid = {j.pid: j for j in jails.values()}
     while True:
+        # Seen first, not reaped: a jail's PROF clock is read on its zombie (Jail.rlimit_ended), gone once reaped.
         try:
-            pid, wstatus, ru = os.wait4(-1, os.WNOHANG | os.WUNTRACED)
+            seen = os.waitid(os.P_ALL, 0, os.WEXITED | os.WSTOPPED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return
+        if seen is None:
+            return
+        if seen.si_pid in by_pid and seen.si_code in (os.CLD_EXITED, os.CLD_KILLED, os.CLD_DUMPED):
+            by_pid[seen.si_pid].prof = prof_seconds(seen.si_pid)
+        try:
+            pid, wstatus, ru = os.wait4(seen.si_pid, os.WNOHANG | os.WUNTRACED)
         except ChildProcessError:
             return
         if pid == 0:
