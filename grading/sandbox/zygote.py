@@ -709,27 +709,77 @@ class Jail:
 # sent by the kernel as a task is cloned, each naming the new task's id and its thread group's (host ids). A thread that
 # starts and faults between two CPU checks (Jail.note_threads, every CPU_CHECK_S) was never in /proc when read; its fork
 # event was, queued on this socket before the thread ran a single instruction of its own. Nothing the jail writes
-# reaches it (a netlink multicast only the kernel sends; the jail has no socket but AF_UNIX). Root in the host's
-# network namespace only; the event-type filter (fork events alone) since Linux 6.6, an older kernel ignoring the
-# request: then, as when events are lost (ENOBUFS under a fork storm), only what the CPU checks saw is known. Exit
-# events end a thread's life (Jail.lives): its id may be the host's next process's.
+# reaches it (a netlink multicast only the kernel sends, checked: the sender's port is the kernel's, 0; the jail has no
+# socket but AF_UNIX). The kernel takes a listen request only from root in the host's user and pid namespaces, on a
+# socket in the host's network namespace, and its events name host ids: in a pid namespace of the zygote's own they
+# would be matched against ids of another numbering, so there is no watch there (nor in another user namespace). The
+# request asks for fork and exit events alone since Linux 6.6 (struct proc_input); an older kernel takes only the
+# bare 4-byte operation (any other length is dropped, and nothing would be sent) and sends every event, which drain
+# skips. Asked for only while a jail lives (ThreadWatch.listen): every thread the host starts is an event, read by
+# the zygote at ~2.3 us each. Where events are lost (ENOBUFS under a fork storm, more than a turn's DRAIN_MAX) only
+# what the CPU checks saw is known. Exit events end a thread's life (Jail.lives): its id may be the host's next
+# process's.
 _NETLINK_CONNECTOR, _CN_IDX_PROC, _CN_VAL_PROC = 11, 1, 1
-_PROC_CN_MCAST_LISTEN, _PROC_EVENT_FORK, _PROC_EVENT_EXIT = 1, 0x1, 0x80000000
+_PROC_CN_MCAST_LISTEN, _PROC_CN_MCAST_IGNORE, _PROC_EVENT_FORK, _PROC_EVENT_EXIT = 1, 2, 0x1, 0x80000000
 _NLMSG_DONE = 3
-_SO_RCVBUFFORCE = 33       # asm-generic/socket.h (Python names no constant for it): root may pass rmem_max
 _CN_EVENT = 16 + 20         # nlmsghdr, then cn_msg's header: the proc_event starts here
 # what, cpu, timestamp_ns (CLOCK_MONOTONIC), then a fork's parent pid/tgid and child pid/tgid, or an exit's pid/tgid
 _EVENT = struct.Struct("=IIQIIII")
 THREAD_WATCH_RCVBUF = 8 << 20   # ~10,000 events (~830 bytes each as the kernel counts) between two reads
+DRAIN_MAX = THREAD_WATCH_RCVBUF // 830    # events read in one turn of the loop: a host's fork storm costs it ~25 ms
+_PID_INIT_INO, _USER_INIT_INO = 0xEFFFFFFC, 0xEFFFFFFD   # include/linux/proc_ns.h: the host's namespaces
+_FILTERED_SINCE = (6, 6)    # the kernel that takes an event-type filter with the request (struct proc_input)
+
+
+def _kernel_version(release: str) -> tuple[int, int]:
+    """(major, minor) of a kernel release string ("6.18.44-fc-v1300"), (0, 0) when unreadable."""
+    try:
+        major, minor = release.split(".")[:2]
+        return int(major), int("".join(c for c in minor if c.isdigit()) or "0")
+    except ValueError:
+        return 0, 0
+
+
+def listen_request(op: int, release: str) -> bytes:
+    """The proc connector's multicast request ``op`` (listen or ignore) as the running kernel (``release``) takes it."""
+    if _kernel_version(release) >= _FILTERED_SINCE:
+        body = struct.pack("=II", op, _PROC_EVENT_FORK | _PROC_EVENT_EXIT if op == _PROC_CN_MCAST_LISTEN else 0)
+    else:
+        body = struct.pack("=I", op)         # pre-6.6: exactly sizeof(enum proc_cn_mcast_op), unfiltered
+    cn_msg = struct.pack("=IIIIHH", _CN_IDX_PROC, _CN_VAL_PROC, 0, 0, len(body), 0) + body
+    return struct.pack("=IHHII", 16 + len(cn_msg), _NLMSG_DONE, 0, 0, 0) + cn_msg
+
+
+def in_host_namespaces(pid_ns: str = "/proc/self/ns/pid", user_ns: str = "/proc/self/ns/user") -> bool:
+    """Whether this process is in the host's pid and user namespaces, where the kernel takes a proc connector request
+    and its events' ids are this process's own."""
+    try:
+        return os.stat(pid_ns).st_ino == _PID_INIT_INO and os.stat(user_ns).st_ino == _USER_INIT_INO
+    except OSError:
+        return False
+
+
+_SOL_NETLINK, _NETLINK_ADD_MEMBERSHIP, _NETLINK_DROP_MEMBERSHIP = 270, 1, 2   # linux/netlink.h
+
+
+def _set_membership(fd: int, op: int) -> None:
+    sock = socket.socket(fileno=fd)
+    try:
+        sock.setsockopt(_SOL_NETLINK, op, _CN_IDX_PROC)
+    finally:
+        sock.detach()
 
 
 class ThreadWatch:
-    """The kernel's fork events, read into the live jails' ``threads`` (:meth:`drain`)."""
+    """The kernel's fork events, read into the live jails' ``threads`` (:meth:`drain`) while :meth:`listen` asks."""
 
     def __init__(self) -> None:
         # A bare descriptor, no socket object: a jail closes it by number at its fork (launch's ``held``), and no
         # finalizer of an object its frames dropped closes that number again once it names another file.
         self.fd: int | None = None
+        self.listening = False
+        if not in_host_namespaces():
+            return
         try:
             sock = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, _NETLINK_CONNECTOR)
         except OSError:
@@ -737,13 +787,10 @@ class ThreadWatch:
         try:
             sock.setblocking(False)
             try:
-                sock.setsockopt(socket.SOL_SOCKET, _SO_RCVBUFFORCE, THREAD_WATCH_RCVBUF)
+                sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, THREAD_WATCH_RCVBUF)
             except OSError:
                 pass
-            sock.bind((0, _CN_IDX_PROC))
-            listen = struct.pack("=II", _PROC_CN_MCAST_LISTEN, _PROC_EVENT_FORK | _PROC_EVENT_EXIT)   # proc_input
-            cn_msg = struct.pack("=IIIIHH", _CN_IDX_PROC, _CN_VAL_PROC, 0, 0, len(listen), 0) + listen
-            sock.send(struct.pack("=IHHII", 16 + len(cn_msg), _NLMSG_DONE, 0, 0, 0) + cn_msg)
+            sock.bind((0, 0))       # in no group: nothing is delivered until listen() joins it
         except OSError:
             sock.close()
             return
@@ -752,35 +799,68 @@ class ThreadWatch:
     def fileno(self) -> int | None:
         return self.fd
 
-    def drain(self, jails: dict[int, Jail]) -> None:
-        """Read every queued event; a new thread (not a process: its id is not its group's) of a live jail's process,
-        cloned after that jail's fork, is added to its ``threads`` and ``lives``; a known thread's exit ends its life."""
+    def listen(self, on: bool) -> None:
+        """Ask the kernel for its events (before a jail is forked: they are queued from the request's return on), or
+        withdraw the request (no jail lives: the host's threads cost nothing then). A watch the kernel refuses is
+        closed: only what the CPU checks see is known."""
+        if self.fd is None or on == self.listening:
+            return
+        try:
+            # The group's membership decides what reaches this socket on every kernel (another process's request
+            # makes the kernel send to all members; a socket that made none gets them unfiltered); the request
+            # decides whether the kernel sends at all (its count of listeners).
+            if on:
+                _set_membership(self.fd, _NETLINK_ADD_MEMBERSHIP)
+            os.write(self.fd, listen_request(_PROC_CN_MCAST_LISTEN if on else _PROC_CN_MCAST_IGNORE,
+                                             os.uname().release))
+            if not on:
+                _set_membership(self.fd, _NETLINK_DROP_MEMBERSHIP)
+        except OSError:
+            self.listening = on     # withdrawn at close if it was asked
+            self.close()
+            return
+        self.listening = on
+
+    def drain(self, jails: dict[int, Jail], most: int = DRAIN_MAX) -> None:
+        """Read the queued events, at most ``most``; a new thread (not a process: its id is not its group's) of a live
+        jail's process, cloned after that jail's fork, is added to its ``threads`` and ``lives``; a known thread's exit
+        ends its life. Only the kernel's (sender port 0)."""
         if self.fd is None:
             return
         by_pid = {j.pid: j for j in jails.values()}
-        while True:
-            try:
-                data = os.read(self.fd, 256)
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError as e:
-                if e.errno == errno.ENOBUFS:    # events were dropped: what the CPU checks saw still counts
+        sock = socket.socket(fileno=self.fd)     # for recvfrom's sender; detached below, never closing the fd
+        try:
+            for _ in range(most):
+                try:
+                    data, (port, _) = sock.recvfrom(256)
+                except (BlockingIOError, InterruptedError):
+                    return
+                except OSError as e:
+                    if e.errno == errno.ENOBUFS:    # events were dropped: what the CPU checks saw still counts
+                        continue
+                    return
+                if port != 0 or len(data) < _CN_EVENT + _EVENT.size:
                     continue
-                return
-            if len(data) < _CN_EVENT + _EVENT.size:
-                continue
-            what, _, stamp, a, b, tid, tgid = _EVENT.unpack_from(data, _CN_EVENT)
-            if what == _PROC_EVENT_EXIT:
-                j = by_pid.get(b)
-                if j is not None:
-                    j.thread_ended(a, stamp)
-                continue
-            j = by_pid.get(tgid)
-            if what == _PROC_EVENT_FORK and j is not None and tid != tgid and stamp >= j.forked_ns:
-                j.add_thread(tid, stamp)
+                what, _, stamp, a, b, tid, tgid = _EVENT.unpack_from(data, _CN_EVENT)
+                if what == _PROC_EVENT_EXIT:
+                    j = by_pid.get(b)
+                    if j is not None:
+                        j.thread_ended(a, stamp)
+                    continue
+                j = by_pid.get(tgid)
+                if what == _PROC_EVENT_FORK and j is not None and tid != tgid and stamp >= j.forked_ns:
+                    j.add_thread(tid, stamp)
+        finally:
+            sock.detach()
 
     def close(self) -> None:
         if self.fd is not None:
+            if self.listening:     # a request never withdrawn keeps the kernel's count of listeners up
+                try:
+                    os.write(self.fd, listen_request(_PROC_CN_MCAST_IGNORE, os.uname().release))
+                except OSError:
+                    pass
+                self.listening = False
             os.close(self.fd)
             self.fd = None
 
@@ -1191,6 +1271,8 @@ def main() -> None:
                     j.kill("cpu")
             except Exception:  # noqa: BLE001 - one jail's bookkeeping must not end the zygote
                 traceback.print_exc()
+        if not jails:
+            watch.listen(False)   # none lives: the host's threads are no events of ours until the next jail
         if ctrl.fileno() not in ready:
             continue
         try:
@@ -1214,6 +1296,7 @@ def main() -> None:
             continue
         held = [fd for j in jails.values() for fd in (j.pidfd, j.lifeline_fd, j.status_fd, j.setup_r, j.init_fd)
                 if fd is not None] + [chld_r, chld_w] + ([] if watch.fileno() is None else [watch.fileno()])
+        watch.listen(True)        # before the fork: its threads' events are queued from here on
         try:
             jail = launch(job, fds, own_pidns, ctrl, binds, root, seccomp, held,
                           [j.uid for j in jails.values()], init_program)
@@ -1225,6 +1308,7 @@ def main() -> None:
     for j in jails.values():
         j.kill("closed")
     _reap(jails)
+    watch.close()     # withdrawn: the kernel's count of listeners, kept past the socket's end, sends no more
 
 
 def start() -> None:

@@ -47,6 +47,7 @@ def _run_child(forked_ns_of) -> tuple[int, int, object, set[int]]:
     from grading.sandbox.zygote import LIFE_OPEN, ThreadWatch
 
     watch = ThreadWatch()
+    watch.listen(True)
     if watch.fileno() is None:
         pytest.skip("no proc connector here (not root in the host's network namespace)")
     try:
@@ -130,7 +131,9 @@ FAMILIES = ("import socket\n"
 
 
 def test_the_watch_is_no_descriptor_of_a_jail(executor):
-    # a jail reading the host's fork events would see the other jails' threads
+    # A jail reading the host's fork events would see the other jails' threads. A guard of the whole: the jail's
+    # closerange before student code closes every descriptor of the zygote (the watch among them) whatever launch's
+    # ``held`` lists, so no change of ``held`` alone makes this fail (review RE, LOW 6).
     source = _in_forward("assert socket.AF_NETLINK not in _families(), _families()", head="import os\n" + FAMILIES)
     out = _call(executor, source)
     assert out is not None
