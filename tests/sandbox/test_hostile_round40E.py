@@ -91,7 +91,10 @@ def test_a_hostile_submission_is_graded_on_the_students_side_and_the_next_gradin
         assert "the kernel logged" not in said, said
     if name == "spinners_ignore_sigxcpu":
         # review RE: the kernel's RLIMIT_CPU (its SIGKILL at the hard limit, SIGXCPU ignored) came before the zygote's
-        # check and read "killed by SIGKILL, which the grader did not send": what it reached is the CPU limit
+        # check and read "killed by SIGKILL, which the grader did not send": what it reached is the CPU limit. Whether
+        # the spinners reach it before the grading ends depends on the host's load: a death told is the limit.
         zh = " ".join(t["feedback"]["zh"] for t in result["tests"] if t["outcome"] != "passed")
-        assert "CPU time" in said and "did not send" not in said and "SIGXCPU" not in said, said
-        assert "CPU 时间" in zh and "不是评分器发出的" not in zh and "SIGXCPU" not in zh, zh
+        assert "did not send" not in said and "SIGXCPU" not in said, said
+        assert "不是评分器发出的" not in zh and "SIGXCPU" not in zh, zh
+        if "your code's process stopped" in said:
+            assert "CPU time" in said and "CPU 时间" in zh, said
