@@ -659,9 +659,9 @@ def _reduced_dim(call: ast.Call, names: dict[str, str], op: str) -> tuple[ast.AS
 
 def _head_reduce(node: ast.AST, names: dict[str, str]) -> tuple[ast.AST, int] | None:
     """(operand, dim) of a mean over the heads' axis of [B, H, Nq, Nk], dim 1 or -3: ``w.mean(dim=1)``,
-    ``w.mean(axis=1, keepdim=True)``, ``w.mean(-3)``, ``torch.mean(w, 1)``, ``w.sum(dim=1) / H``, or einops'
-    ``reduce(w, "b h i j -> b i j", "mean")`` (or ``-> b 1 i j``); None for anything else."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and isinstance(node.left, ast.Call):
+    ``w.mean(axis=1, keepdim=True)``, ``w.mean(-3)``, ``torch.mean(w, 1)``, ``w.sum(dim=1) / H`` (or ``*
+    (1.0 / H)``), or einops' ``reduce(w, "b h i j -> b i j", "mean")`` (or ``-> b 1 i j``); None for anything else."""
+    if _heads_divisor(node) is not None and isinstance(node.left, ast.Call):
         return _reduced_dim(node.left, names, "sum")
     if not isinstance(node, ast.Call):
         return None
@@ -702,13 +702,24 @@ def _head_axis_size(node: ast.AST) -> bool:
         and len(node.args) == 1 and _int(node.args[0]) in (1, -3)
 
 
-def _divides_by_heads(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]) -> bool:
+def _heads_divisor(node: ast.AST) -> ast.AST | None:
+    """X of ``S / X`` or ``S * (1.0 / X)`` (``1 / X``); None for any other node."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        return node.right
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and isinstance(node.right, ast.BinOp) \
+            and isinstance(node.right.op, ast.Div) and isinstance(node.right.left, ast.Constant) \
+            and node.right.left.value in (1, 1.0) and type(node.right.left.value) in (int, float):
+        return node.right.right
+    return None
+
+
+def _divides_by_heads(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...], of: set[str]) -> bool:
     """A ``sum(dim=1) / X`` is a mean over the heads only when X is the number of heads: the size of the heads'
-    axis, an attribute __init__ sets to num_heads, or a name ``fn`` binds once to either (round 39: ``attn.sum(1)
-    / math.sqrt(self.d_k)`` was quoted as the heads' mean). Any other reduction passes."""
-    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)):
-        return True
-    return _heads_count(node.right, fn, members)
+    axis of the tensor summed (``of``, its names), an attribute __init__ sets to num_heads, or a name ``fn`` binds
+    once to either (round 39: ``attn.sum(1) / math.sqrt(self.d_k)`` was quoted as the heads' mean; round 40 mend:
+    ``attn.sum(1) / x.size(1)`` divides by the tokens' number, x being [B, N, D]). Any other reduction passes."""
+    divisor = _heads_divisor(node)
+    return divisor is None or _heads_count(divisor, fn, members, of)
 
 
 def _heads_count(x: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...],
@@ -722,22 +733,15 @@ def _heads_count(x: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ..
         t = node.value if isinstance(node, ast.Subscript | ast.Attribute) else node.func
         return of is None or _tensor_root(t) in of
     if isinstance(x, ast.Name):
-        bound = [a.value for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1
-                 and isinstance(a.targets[0], ast.Name) and a.targets[0].id == x.id]
-        # round 39 mend: ``_, H, _, _ = attn.shape`` (or ``= attn.size()``) binds the heads' axis size too
-        unpacked = [(a.targets[0].elts, a.value) for a in ast.walk(fn) if isinstance(a, ast.Assign)
-                    and len(a.targets) == 1 and isinstance(a.targets[0], ast.Tuple)
-                    and any(isinstance(t, ast.Name) and t.id == x.id for t in a.targets[0].elts)]
-        if len(bound) + len(unpacked) != 1:
+        binding = _binding(x, fn)
+        if binding is None:
             return False
-        if unpacked:
-            elts, value = unpacked[0]
-            at = next(i for i, t in enumerate(elts) if isinstance(t, ast.Name) and t.id == x.id)
-            if not (isinstance(value, ast.Tuple) and len(value.elts) == len(elts)):
-                return len(elts) == 4 and at == 1 and _whole_shape(value) and sized(value)
-            x = value.elts[at]          # round 40: ``H, D = self.num_heads, self.head_dim`` binds H to the attribute
-        else:
-            x = bound[0]
+        target, value = binding
+        if isinstance(target, ast.Tuple) and not (isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts)):
+            # round 39 mend: ``_, H, _, _ = attn.shape`` (or ``= attn.size()``) binds the heads' axis size too
+            at = next((i for i, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == x.id), None)
+            return len(target.elts) == 4 and at == 1 and _whole_shape(value) and sized(value)
+        x = _bound_once(x, fn)          # round 40: ``H, D = self.num_heads, self.head_dim`` binds H to the attribute
     return (_head_axis_size(x) and sized(x)) or _self_attr(x) in heads
 
 
@@ -813,13 +817,15 @@ def _two_step_means(fn: ast.AST, names: dict[str, str], members: tuple[tuple[str
     for body in (getattr(n, f) for n in ast.walk(fn) for f in ("body", "orelse", "finalbody")
                  if isinstance(getattr(n, f, None), list)):
         for i, stmt in enumerate(body):
-            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-                    and isinstance(stmt.value, ast.Call)):
+            # ``w = attn.sum(1)``, or annotated ``w: Tensor = attn.sum(1)``
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else \
+                stmt.target if isinstance(stmt, ast.AnnAssign) else None
+            if not (isinstance(target, ast.Name) and isinstance(stmt.value, ast.Call)):
                 continue
             reduced = _reduced_dim(stmt.value, names, "sum")
             if reduced is None:
                 continue
-            held = {stmt.targets[0].id}
+            held = {target.id}
             root = _base(reduced[0], names)
             for later in body[i + 1:]:
                 if not held & _names_in(later):
@@ -839,7 +845,10 @@ def _two_step_means(fn: ast.AST, names: dict[str, str], members: tuple[tuple[str
 def _division_step(stmt: ast.stmt, held: set[str], names: dict[str, str], fn: ast.AST,
                    members: tuple[tuple[str, ast.AST], ...], read_attrs: set[str], of: set[str]) -> ast.AST | None:
     """The node of ``stmt`` that divides a name in ``held`` by the number of heads, when that is the one place
-    ``stmt`` reads the held names and its result is read; else None."""
+    ``stmt`` reads the held names and its result is read; else None. A loop or branch is no step: a division in
+    a loop may run any number of times (round 40 mend: ``for _ in range(2): w = w / h`` divides by H squared)."""
+    if not isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Expr | ast.Return):
+        return None
     reads = [n for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id in held and isinstance(n.ctx, ast.Load)]
     if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Div) and isinstance(stmt.target, ast.Name) \
             and stmt.target.id in held and not reads:
@@ -885,7 +894,7 @@ def head_means(source: str | None, cls_name: str) -> list[tuple[int, str, str | 
     for owner, member in members:
         for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
             reductions = [(n, r) for n in ast.walk(fn) if (r := _head_reduce(n, names)) is not None
-                          and _divides_by_heads(n, fn, members)]
+                          and _divides_by_heads(n, fn, members, {_base(r[0], names)} - {None})]
             if not reductions and not any(_reduced_dim(n, names, "sum") for n in ast.walk(fn)
                                           if isinstance(n, ast.Call)):
                 continue
@@ -1087,32 +1096,65 @@ def _einops_axes(side: str) -> list[list[str]]:
     return axes
 
 
-_HEADS_PARAM = re.compile(r"(num_|n_?)?(attention_)?heads?", re.IGNORECASE)
+_HEADS_PARAM = re.compile(r"(num_|n_?)?(attention_)?heads?|h", re.IGNORECASE)
+# head_dim's names: ``self.head_dim = head_dim``, ``self.d_k = d_model // num_heads``
+_HEAD_DIM_NAME = re.compile(r"d_?[kv]|d_?head|head_?dim|dim_?(per_)?head|head_?size|size_per_head", re.IGNORECASE)
+
+
+def _binding(x: ast.Name, fn: ast.AST) -> tuple[ast.AST, ast.AST] | None:
+    """(target, value) of the one assignment of ``fn`` that binds the name ``x``; None when there are more or none."""
+    bound = [(a.targets[0], a.value) for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1
+             and any(isinstance(t, ast.Name) and t.id == x.id for t in ast.walk(a.targets[0]))]
+    return bound[0] if len(bound) == 1 else None
+
+
+def _bound_once(x: ast.AST, fn: ast.AST) -> ast.AST | None:
+    """What the name ``x`` holds when ``fn`` binds it once, ``H = self.num_heads`` or one of a pair ``H, D =
+    self.num_heads, self.head_dim``; ``x`` itself when it is no name; None when it is bound otherwise."""
+    if not isinstance(x, ast.Name):
+        return x
+    binding = _binding(x, fn)
+    if binding is None:
+        return None
+    target, value = binding
+    if not isinstance(target, ast.Tuple):
+        return value
+    if not (isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts)):
+        return None
+    at = next((i for i, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == x.id), None)
+    return None if at is None else value.elts[at]      # None: nested, ``a, (H, D) = ...``
+
+
+def _init_values(attr: str, members: tuple[tuple[str, ast.AST], ...]) -> list[tuple[ast.AST, list[str]]]:
+    """(value, the __init__'s parameters) of each ``self.attr = value`` in an ``__init__`` of the family."""
+    return [(a.value, _params(init)) for _, member in members for init in ast.walk(member)
+            if isinstance(init, ast.FunctionDef) and init.name == "__init__" for a in ast.walk(init)
+            if isinstance(a, ast.Assign) and len(a.targets) == 1 and _self_attr(a.targets[0]) == attr]
 
 
 def _named_heads(x: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]) -> bool:
     """``x`` is the number of heads by its name: an attribute of self an ``__init__`` of the family sets to a
-    parameter named for the heads (``self.h = num_heads``), or a name ``fn`` binds once to one (``H =
-    self.num_heads``, ``H, D = self.num_heads, self.head_dim``). Sizes read off a tensor are not: a split's
-    [B, 1, 1, M] mask layout ends in a size read too."""
-    if isinstance(x, ast.Name):
-        bound = [(a.targets[0], a.value) for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1
-                 and any(isinstance(t, ast.Name) and t.id == x.id for t in ast.walk(a.targets[0]))]
-        if len(bound) != 1:
-            return False
-        target, value = bound[0]
-        if isinstance(target, ast.Tuple):
-            if not (isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts)):
-                return False
-            value = value.elts[next(i for i, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == x.id)]
-        x = value
-    attr = _self_attr(x)
+    parameter named for the heads (``self.h = num_heads``, ``self.h = h``), or a name ``fn`` binds once to one
+    (``H = self.num_heads``, ``H, D = self.num_heads, self.head_dim``). Sizes read off a tensor are not: a
+    split's [B, 1, 1, M] mask layout ends in a size read too."""
+    attr = _self_attr(_bound_once(x, fn))
+    return attr is not None and any(isinstance(v, ast.Name) and _HEADS_PARAM.fullmatch(v.id) and v.id in params
+                                    for v, params in _init_values(attr, members))
+
+
+def _named_head_dim(x: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]) -> bool:
+    """``x`` is head_dim by its name or making: an attribute of self named for it (``self.head_dim``,
+    ``self.d_k``) or that __init__ sets to a division by the heads (``self.dh = d_model // num_heads``), a
+    division by the heads written in place (``C // self.h``), or a name ``fn`` binds once to either."""
+    x = _bound_once(x, fn)
+    if isinstance(x, ast.BinOp) and isinstance(x.op, ast.FloorDiv):
+        return _named_heads(x.right, fn, members)
+    attr = _self_attr(x) if x is not None else None
     if attr is None:
         return False
-    return any(isinstance(a, ast.Assign) and len(a.targets) == 1 and _self_attr(a.targets[0]) == attr
-               and isinstance(a.value, ast.Name) and _HEADS_PARAM.fullmatch(a.value.id) and a.value.id in _params(init)
-               for _, member in members for init in ast.walk(member)
-               if isinstance(init, ast.FunctionDef) and init.name == "__init__" for a in ast.walk(init))
+    return bool(_HEAD_DIM_NAME.fullmatch(attr)) or any(
+        isinstance(v, ast.BinOp) and isinstance(v.op, ast.FloorDiv) and isinstance(v.right, ast.Name)
+        and _HEADS_PARAM.fullmatch(v.right.id) is not None for v, _ in _init_values(attr, members))
 
 
 def _split_dim_first(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]) -> bool:
@@ -1125,7 +1167,12 @@ def _split_dim_first(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.A
     if isinstance(f, ast.Attribute) and f.attr in ("view", "reshape") and _self_attr(f) is None:
         sizes = list(node.args[0].elts) if len(node.args) == 1 and isinstance(node.args[0], ast.Tuple | ast.List) \
             else list(node.args)
-        return len(sizes) == 4 and _named_heads(sizes[3], fn, members) and not _named_heads(sizes[2], fn, members)
+        # the third size head_dim by name (or -1 beside a named heads' number), the fourth the heads (or -1 after a
+        # named head_dim): a per-head bias table's [1, Nq, Nk, H] is no split of the features (round 40 mend)
+        third, fourth = (sizes[2:] + [None, None])[:2]
+        return len(sizes) == 4 and (
+            (_named_head_dim(third, fn, members) and (_int(fourth) == -1 or _named_heads(fourth, fn, members)))
+            or (_int(third) == -1 and _named_heads(fourth, fn, members)))
     if isinstance(f, ast.Attribute) and f.attr == "unflatten" and len(node.args) == 2 \
             and _int(node.args[0]) in (-1, 2) and isinstance(node.args[1], ast.Tuple | ast.List) \
             and len(node.args[1].elts) == 2:
@@ -1142,43 +1189,149 @@ def _split_dim_first(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.A
 _FLATTENS = ("reshape", "view", "flatten")
 
 
-def _merge_dim_first(node: ast.AST, names: dict[str, str]) -> bool:
-    """``node`` merges [B, H, N, D] heads last into the features, so that one position's features run across
-    the heads first: ``permute(0, 2, 3, 1).reshape(...)`` (a permute alone may be a mask's or the keys' layout),
-    ``transpose(1, 2).transpose(2, 3).reshape(...)``, ``torch.stack(t.unbind(1), dim=-1)``, or ``rearrange(t,
-    "b h n d -> b n (d h)")``."""
+def _uncontiguous(node: ast.AST) -> ast.AST:
+    """``t.contiguous()`` -> ``t``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "contiguous" \
+            and not node.args:
+        return node.func.value
+    return node
+
+
+def _dims(args: list[ast.AST]) -> list[int | None]:
+    """The dims of a 4-D permute as written, ``(0, 2, -1, 1)`` or ``[0, 2, 3, 1]`` read as 0..3."""
+    elts = args[0].elts if len(args) == 1 and isinstance(args[0], ast.Tuple | ast.List) else args
+    return [d % 4 if (d := _int(a)) is not None else None for a in elts]
+
+
+def _heads_last(node: ast.AST, names: dict[str, str]) -> ast.AST | None:
+    """The tensor ``node`` reorders from [B, H, N, D] to [B, N, D, H]: ``t.permute(0, 2, 3, 1)`` (a list, a
+    negative dim, ``torch.permute(t, ...)``), ``t.movedim(1, -1)`` (``torch.movedim``), or ``t.transpose(1,
+    2).transpose(2, 3)``; None for anything else."""
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    f = node.func
+    torch_fn = (dotted_path(f, names) or "").removeprefix("torch.")
+    if torch_fn in ("permute", "movedim") and node.args:
+        tensor, args, op = node.args[0], node.args[1:], torch_fn
+    elif isinstance(f, ast.Attribute) and dotted_path(f, names) is None:
+        tensor, args, op = f.value, node.args, f.attr
+    else:
+        return None
+    if op == "permute":
+        return tensor if _dims(args) == [0, 2, 3, 1] else None
+    if op == "movedim":
+        return tensor if _dims(args) == [1, 3] else None
+    first = tensor
+    if op == "transpose" and sorted(_dims(args)) == [2, 3] and isinstance(first, ast.Call) \
+            and isinstance(first.func, ast.Attribute) and first.func.attr == "transpose" \
+            and sorted(_dims(first.args)) == [1, 2]:
+        return first.func.value
+    return None
+
+
+def _merge_dim_first(node: ast.AST, fn: ast.AST, names: dict[str, str]) -> tuple[ast.AST, ast.AST] | None:
+    """(the tensor merged, the node to quote) when ``node`` merges [B, H, N, D] heads last into the features, so
+    that one position's features run across the heads first: ``permute(0, 2, 3, 1).reshape(...)`` (a permute
+    alone may be a mask's or the keys' layout; ``movedim(1, -1)``, ``transpose(1, 2).transpose(2, 3)``), the
+    permute bound on the statement before the reshape (``m = out.permute(0, 2, 3, 1).contiguous()``, then ``m =
+    m.view(...)``: the permute is quoted), ``torch.stack(t.unbind(1), dim=-1)``, or ``rearrange(t, "b h n d -> b
+    n (d h)")``; None for anything else."""
     if not isinstance(node, ast.Call):
-        return False
+        return None
     f = node.func
     if isinstance(f, ast.Attribute) and f.attr in _FLATTENS:
-        inner = f.value.func.value if isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Attribute) \
-            and f.value.func.attr == "contiguous" else f.value
-        if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)):
-            return False
-        args = [_int(a) for a in (inner.args[0].elts if len(inner.args) == 1 and isinstance(inner.args[0], ast.Tuple)
-                                  else inner.args)]
-        if inner.func.attr == "permute":
-            return args == [0, 2, 3, 1]
-        before = inner.func.value
-        return inner.func.attr == "transpose" and sorted(args) in ([2, 3], [-2, -1]) and isinstance(before, ast.Call) \
-            and isinstance(before.func, ast.Attribute) and before.func.attr == "transpose" \
-            and sorted(_int(a) for a in before.args) in ([1, 2], [-3, -2])
+        inner = _uncontiguous(f.value)
+        if (tensor := _heads_last(inner, names)) is not None:
+            return tensor, node
+        if isinstance(inner, ast.Name):          # round 40 mend: the permute on the statement before
+            before = [a for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1
+                      and isinstance(a.targets[0], ast.Name) and a.targets[0].id == inner.id
+                      and a.end_lineno < node.lineno]
+            last = max(before, key=lambda a: a.lineno, default=None)
+            if last is not None and (tensor := _heads_last(_uncontiguous(last.value), names)) is not None:
+                return tensor, last.value
+        return None
     if dotted_path(f, names) == "torch.stack" and node.args and isinstance(node.args[0], ast.Call) \
             and isinstance(node.args[0].func, ast.Attribute) and node.args[0].func.attr == "unbind" \
             and [_int(a) for a in node.args[0].args] == [1]:
         dims = [k.value for k in node.keywords if k.arg == "dim"] + node.args[1:2]
-        return len(dims) == 1 and _int(dims[0]) in (-1, 3)
+        return (node.args[0].func.value, node) if len(dims) == 1 and _int(dims[0]) in (-1, 3) else None
     sides = _pattern(node)
     if sides is None:
-        return False
+        return None
     left, right = sides
-    return len(left) == 4 and len(right) == 3 and len(right[2]) == 2 and left[1] == right[2][1:] \
-        and left[3] == right[2][:1]
+    if len(left) == 4 and len(right) == 3 and len(right[2]) == 2 and left[1] == right[2][1:] \
+            and left[3] == right[2][:1]:
+        return node.args[0], node
+    return None
+
+
+def _attention_value(value: ast.AST, weights: set[str], names: dict[str, str]) -> bool:
+    """``value`` is the attention's output [B, H, N, D]: ``F.scaled_dot_product_attention(...)``, a module of self
+    called on three tensors or more (``self.attention(q, k, v, mask)``), or a product with the weights or V."""
+    if isinstance(value, ast.Call) and (
+            dotted_path(value.func, names) == "torch.nn.functional.scaled_dot_product_attention"
+            or (_self_attr(value.func) is not None and len(value.args) >= 3)):
+        return True
+    if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.MatMult)) and not (
+            isinstance(value, ast.Call) and dotted_path(value.func, names) in ("torch.matmul", "torch.bmm",
+                                                                               "torch.einsum")):
+        return False
+    bases = {_base(o, names) for o in _products(value, names)[0]} - {None}     # the value's own product first
+    return bool(bases & weights) or any(_role_of(b) == "v" for b in bases)
+
+
+def _attention_outputs(fn: ast.AST, names: dict[str, str]) -> set[str]:
+    """The names of ``fn`` that hold the attention's output [B, H, N, D]: bound to it (the first of ``out, attn =
+    self.attention(...)``), and carried on (``out = out.contiguous()``)."""
+    weights = _weights_names(fn, names) if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) else set()
+    found: set[str] = set()
+    assigns = [a for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1]
+    for a in assigns:
+        target = a.targets[0]
+        if isinstance(target, ast.Tuple) and target.elts:
+            target = target.elts[0]
+        if isinstance(target, ast.Name) and _attention_value(a.value, weights, names):
+            found.add(target.id)
+    for _ in range(3):
+        for a in assigns:
+            if isinstance(a.targets[0], ast.Name) and _base(a.value, names) in found:
+                found.add(a.targets[0].id)
+    return found
+
+
+def _merges_attention(tensor: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...],
+                      names: dict[str, str]) -> bool:
+    """The tensor a merge reads is the attention's output (round 40 mend: an image's ``x.permute(0, 2, 3,
+    1).reshape(B, -1, C)`` into tokens, or the keys laid out [B, N, D, H], are no merge of the heads): a name
+    ``fn`` binds to it, or a parameter of a helper (``merge_heads(self, t)``) that a function of the family calls
+    with it."""
+    if _attention_value(tensor, _weights_names(fn, names), names):
+        return True                  # merged as computed: torch.matmul(attn, v).permute(0, 2, 3, 1).reshape(...)
+    base = _base(tensor, names)
+    if base is None:
+        return False
+    if base in _attention_outputs(fn, names):
+        return True
+    if base not in _params(fn) or getattr(fn, "name", "forward") == "forward":
+        return False
+    at = _params(fn).index(base)
+    for _, member in members:
+        for caller in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            outputs = None
+            for call in (n for n in ast.walk(caller) if isinstance(n, ast.Call) and len(n.args) > at):
+                f = call.func
+                if not ((isinstance(f, ast.Name) and f.id == fn.name) or _self_attr(f) == fn.name):
+                    continue
+                outputs = _attention_outputs(caller, names) if outputs is None else outputs
+                if _base(call.args[at], names) in outputs:
+                    return True
+    return False
 
 
 def _order_lines(source: str | None, cls_name: str, split: bool) -> list[tuple[int, str, str]]:
-    """(line, owner, code) of each head split (``split``) or merge in the code class ``cls_name`` runs that
-    puts the heads last, head_dim first."""
+    """(line, owner, code) of each head split (``split``) or merge of the attention's output in the code class
+    ``cls_name`` runs that puts the heads last, head_dim first."""
     tree = tree_of(source) if isinstance(source, str) else None
     if tree is None:
         return []
@@ -1186,9 +1339,12 @@ def _order_lines(source: str | None, cls_name: str, split: bool) -> list[tuple[i
     for owner, member in members:
         for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
             for n in ast.walk(fn):
-                if not (_split_dim_first(n, fn, members) if split else _merge_dim_first(n, names)):
-                    continue
-                found.add((n.lineno, owner, _code(source, n)))
+                if split:
+                    if _split_dim_first(n, fn, members):
+                        found.add((n.lineno, owner, _code(source, n)))
+                elif (merged := _merge_dim_first(n, fn, names)) is not None \
+                        and _merges_attention(merged[0], fn, members, names):
+                    found.add((merged[1].lineno, owner, _code(source, merged[1])))
     return _own_first(sorted(found), source, cls_name)
 
 
@@ -1205,9 +1361,9 @@ def _order_note(source: str | None, cls_name: str, split: bool) -> Msg | None:
     also = msg(f" (so {verb} {', '.join(more)})", f"（第 {'、'.join(more)} 行也是如此）") if more else msg("", "")
     if split:
         return msg(f"{at['en']} splits the features as (head_dim, heads), the heads last{also['en']}: {code}",
-                   f"{at['zh']}按 (head_dim, heads) 的顺序拆分特征，head 在后{also['zh']}：{code}")
+                   f"{at['zh']}按先 `head_dim` 后 head 的顺序拆分特征{also['zh']}：{code}")
     return msg(f"{at['en']} merges the heads last, after head_dim{also['en']}: {code}",
-               f"{at['zh']}合并时把 head 放在 head_dim 之后{also['zh']}：{code}")
+               f"{at['zh']}合并时把 head 放在 `head_dim` 之后{also['zh']}：{code}")
 
 
 def split_dim_first_note(source: str | None, cls_name: str) -> Msg | None:
@@ -1223,8 +1379,9 @@ def merge_dim_first_note(source: str | None, cls_name: str) -> Msg | None:
 
 
 def split_merge_dim_first_note(source: str | None, cls_name: str) -> Msg | None:
-    """Both lines, when the class shows each once: the split and the merge that match each other heads last."""
+    """Both lines, when the class shows each once: the split and the merge that match each other heads last; the
+    one of the two the code shows when the other is written in a way no note reads (round 40 mend)."""
     split, merge = split_dim_first_note(source, cls_name), merge_dim_first_note(source, cls_name)
     if split is None or merge is None:
-        return None
+        return split or merge
     return msg(f"{split['en']}; {merge['en']}", f"{split['zh']}；{merge['zh']}")

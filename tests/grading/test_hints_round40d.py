@@ -130,7 +130,7 @@ def test_a_split_with_the_heads_last_is_quoted(case):
     line = line_of(source, quoted)
     said = source_lines.split_dim_first_note(source, CLS)
     assert said == {"en": f"line {line} splits the features as (head_dim, heads), the heads last: {quoted}",
-                    "zh": f"第 {line} 行按 (head_dim, heads) 的顺序拆分特征，head 在后：{quoted}"}, said
+                    "zh": f"第 {line} 行按先 `head_dim` 后 head 的顺序拆分特征：{quoted}"}, said
     assert quoted_lines(said["en"]) == [(line, None, quoted)]
     assert english_in_zh(said["zh"], code_names(source)) == []
     assert source_lines.merge_dim_first_note(source, CLS) is None
@@ -143,7 +143,7 @@ def test_a_merge_with_the_heads_last_is_quoted(case):
     line = line_of(source, "merged = ")
     said = source_lines.merge_dim_first_note(source, CLS)
     assert said == {"en": f"line {line} merges the heads last, after head_dim: {code}",
-                    "zh": f"第 {line} 行合并时把 head 放在 head_dim 之后：{code}"}, said
+                    "zh": f"第 {line} 行合并时把 head 放在 `head_dim` 之后：{code}"}, said
     assert [q[:2] for q in quoted_lines(said["en"])] == [(line, None)]
     assert _shown(code, source.splitlines()[line - 1])
     assert source_lines.split_dim_first_note(source, CLS) is None
@@ -161,7 +161,7 @@ def test_the_same_split_on_three_lines_quotes_the_first_and_names_the_others():
     said = source_lines.split_dim_first_note(source, CLS)
     assert said["en"] == (f"line {first} splits the features as (head_dim, heads), the heads last (so do lines "
                           f"{first + 1}, {first + 2}): rearrange(self.q_proj(x), 'b n (d h) -> b h n d', h=self.h)")
-    assert said["zh"].startswith(f"第 {first} 行按 (head_dim, heads) 的顺序拆分特征，head 在后（第 {first + 1}、"
+    assert said["zh"].startswith(f"第 {first} 行按先 `head_dim` 后 head 的顺序拆分特征（第 {first + 1}、"
                                  f"{first + 2} 行也是如此）：")
     assert quoted_lines(said["en"]) == [(first, None, "rearrange(self.q_proj(x), 'b n (d h) -> b h n d', h=self.h)")]
 
@@ -207,7 +207,7 @@ def test_a_merge_heads_last_corpus_file_quotes_its_line_and_its_correct_twin_kee
     line = line_of(MERGE_FAULTY.read_text(encoding="utf-8"), "merged = out.permute(0, 2, 3, 1)")
     quote = f"line {line} merges the heads last, after head_dim: out.permute(0, 2, 3, 1).contiguous().view(...)"
     assert any(quote in s["en"] for s in said), said
-    assert any(f"第 {line} 行合并时把 head 放在 head_dim 之后：" in s["zh"] for s in said), said
+    assert any(f"第 {line} 行合并时把 head 放在 `head_dim` 之后：" in s["zh"] for s in said), said
     twin = graded_corpus_file(executor, MERGE_TWIN)
     assert twin["total"] == twin["max_total"] - twin["categories"]["audit"]["max"], twin["categories"]
     assert all(t["outcome"] == "passed" and not t["feedback"] for t in twin["tests"]), twin["tests"]
