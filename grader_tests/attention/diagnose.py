@@ -1094,7 +1094,9 @@ SOURCE_NOTES = {"softmax_query_axis": source_lines.softmax_axis_note, "qk_swappe
                 # round 40: the heads split or merged heads last, head_dim first
                 "split_dim_first": source_lines.split_dim_first_note,
                 "merge_dim_first": source_lines.merge_dim_first_note,
-                "split_merge_dim_first": source_lines.split_merge_dim_first_note}
+                "split_merge_dim_first": source_lines.split_merge_dim_first_note,
+                # round 40 mend: the attention output flattened with the heads still before the positions
+                "merge_no_transpose": source_lines.merge_no_transpose_note}
 
 
 def with_source_line(key: str, student: object | None, cls_name: str, on_output: bool = False) -> Msg:

@@ -1385,3 +1385,96 @@ def split_merge_dim_first_note(source: str | None, cls_name: str) -> Msg | None:
     if split is None or merge is None:
         return split or merge
     return msg(f"{split['en']}; {merge['en']}", f"{split['zh']}；{merge['zh']}")
+
+
+def _fresh_output(name: str, line: int, fn: ast.AST, names: dict[str, str]) -> bool:
+    """The tensor ``name`` holds at ``line`` is the attention's output as the core gave it, [B, H, N, D]: its
+    last binding before the line binds it to the attention (``out, attn = self.attention(...)``, ``out =
+    torch.matmul(attn, v)``), and no in-place method (``out.transpose_(1, 2)``) touches it in between."""
+    bindings = [a for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1 and a.lineno < line
+                and isinstance(t := (a.targets[0].elts[0] if isinstance(a.targets[0], ast.Tuple) and a.targets[0].elts
+                                     else a.targets[0]), ast.Name) and t.id == name]
+    last = max(bindings, key=lambda a: a.lineno, default=None)
+    weights = _weights_names(fn, names) if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) else set()
+    if last is None or not _attention_value(last.value, weights, names):
+        return False
+    return not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_")
+                   and isinstance(n.func.value, ast.Name) and n.func.value.id == name and last.lineno < n.lineno < line
+                   for n in ast.walk(fn))
+
+
+def _given_fresh_output(tensor: ast.AST, at_line: int, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...],
+                        names: dict[str, str]) -> bool:
+    """``tensor`` is the attention's output untouched, [B, H, N, D]: a name of ``fn`` bound to it (see
+    _fresh_output), or a parameter of a helper (``merge_heads(self, t)``) that ``fn`` never rebinds, called
+    from the family with such a name."""
+    if not isinstance(tensor, ast.Name):
+        return False
+    if _fresh_output(tensor.id, at_line, fn, names):
+        return True
+    params = _params(fn) if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) else []
+    if fn.name == "forward" or tensor.id not in params or any(
+            isinstance(n, ast.Name) and n.id == tensor.id and isinstance(n.ctx, ast.Store) for n in ast.walk(fn)):
+        return False
+    at = params.index(tensor.id)
+    for _, member in members:
+        for caller in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            for call in (n for n in ast.walk(caller) if isinstance(n, ast.Call) and len(n.args) > at):
+                if _self_attr(call.func) == fn.name and isinstance(call.args[at], ast.Name) \
+                        and _fresh_output(call.args[at].id, call.lineno, caller, names):
+                    return True
+    return False
+
+
+def _unmoved_merge(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]) -> tuple[ast.AST, str] | None:
+    """(the tensor, how) when ``node`` flattens a tensor as it is into [B, N, features]: ``t.reshape(B, N, H *
+    D)`` or ``view`` (three sizes, ``.contiguous()`` before allowed; the first two no product and the second no
+    heads' number: ``reshape(B * H, N, D)`` folds the heads into the batch, ``reshape(B, H, -1)`` keeps them, and
+    ``t.flatten(2)`` too), ``how`` "flatten"; or concatenates its heads along dim 1, ``torch.cat(t.unbind(1),
+    dim=1)``, ``how`` "cat"."""
+    if not isinstance(node, ast.Call):
+        return None
+    f = node.func
+    if isinstance(f, ast.Attribute) and f.attr in ("reshape", "view") and not node.keywords:
+        sizes = node.args[0].elts if len(node.args) == 1 and isinstance(node.args[0], ast.Tuple | ast.List) \
+            else node.args
+        tensor = _uncontiguous(f.value)
+        if len(sizes) != 3 or any(isinstance(a, ast.BinOp | ast.Starred) for a in sizes[:2]) \
+                or _heads_count(sizes[1], fn, members, {_tensor_root(tensor)}) or _named_heads(sizes[1], fn, members):
+            return None
+        return tensor, "flatten"
+    if isinstance(f, ast.Attribute) and f.attr == "cat" and isinstance(f.value, ast.Name) and f.value.id == "torch" \
+            and node.args and isinstance(node.args[0], ast.Call) and isinstance(node.args[0].func, ast.Attribute) \
+            and node.args[0].func.attr == "unbind" and [_int(a) for a in node.args[0].args] == [1]:
+        dims = [k.value for k in node.keywords if k.arg == "dim"] + node.args[1:2]
+        return (node.args[0].func.value, "cat") if len(dims) == 1 and _int(dims[0]) in (1, -2) else None
+    return None
+
+
+def merge_no_transpose_note(source: str | None, cls_name: str) -> Msg | None:
+    """For heads merged without moving them after the positions (confirmed on the numbers; round 40 mend, review
+    RD MED 5): the one line of the class that flattens the attention's output [B, H, N, D] as the core gave it
+    into [B, N, features], or concatenates its heads along the positions, quoted; None when there is none or
+    more than one."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    if tree is None:
+        return None
+    members, names, found = family(source, cls_name), torch_names(tree), set()
+    for owner, member in members:
+        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            for n in ast.walk(fn):
+                if (merged := _unmoved_merge(n, fn, members)) is not None \
+                        and _given_fresh_output(merged[0], n.lineno, fn, members, names):
+                    found.add((n.lineno, owner, _code(source, n), merged[1]))
+    found = _own_first(sorted(found), source, cls_name)
+    if len(found) != 1:
+        return None
+    line, owner, code, how = found[0]
+    at = where_in(line, owner, cls_name)
+    if how == "cat":
+        return msg(f"{at['en']} concatenates the heads of the attention output [B, H, N, head_dim] along dim 1, "
+                   f"the positions: {code}",
+                   f"{at['zh']}沿 dim 1（即位置轴）拼接注意力输出 [B, H, N, head_dim] 的各个 head：{code}")
+    return msg(f"{at['en']} flattens the attention output [B, H, N, head_dim] as it is, the heads never moved "
+               f"after the positions (no transpose(1, 2)): {code}",
+               f"{at['zh']}把注意力输出 [B, H, N, head_dim] 直接展平，没有先用 `transpose(1, 2)` 把 head 移到位置之后：{code}")

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from grader_tests.attention import source_lines
-from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh
+from grader_tests.attention import diagnose, source_lines
+from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh, graded_corpus_file
 from tests.grading.probes_round38 import line_of, probe
-from tests.grading.test_quoted_lines_round31 import quoted_lines
+from tests.grading.test_quoted_lines_round31 import _shown, quoted_lines
 
 CLS = "MultiHeadAttention"
 SUM = "w = attn.sum(1, keepdim=True)"
@@ -202,3 +202,72 @@ def test_a_heads_count_bound_in_a_nested_unpacking_counts_for_nothing_and_breaks
     assert source_lines.head_mean_note(probe(post=post), CLS) is None
     split = _with(SPLIT, "a, (H, D) = 0, (self.h, self.d_k)\n        return t.view(t.size(0), -1, D, H).permute(0, 3, 1, 2)")
     assert source_lines.split_dim_first_note(split, CLS) is None
+
+
+# ------------------------------------------------------------------ MED 5: heads merged without a transpose
+UNMOVED = {   # the merge as written, quoted (shortened past 60 characters)
+    "reshape": ("merged = out.reshape(B, -1, self.h * self.d_k)", "out.reshape(B, -1, self.h * self.d_k)"),
+    "contiguous_view": ("merged = out.contiguous().view(B, x.size(1), -1)", "out.contiguous().view(B, x.size(1), -1)"),
+    "cat_unbind_positions": ("merged = torch.cat(out.unbind(1), dim=1).reshape(B, -1, self.h * self.d_k)",
+                             "torch.cat(out.unbind(1), dim=1)"),
+}
+
+
+@pytest.mark.parametrize("case", UNMOVED)
+def test_heads_merged_without_moving_them_after_the_positions_are_quoted(case):
+    written, quoted = UNMOVED[case]
+    source = _with(MERGE, written)
+    line = line_of(source, written)
+    said = source_lines.merge_no_transpose_note(source, CLS)
+    assert said is not None and said["en"].startswith(f"line {line} ") and said["en"].endswith(f": {quoted}"), said
+    assert said["zh"].startswith(f"第 {line} 行") and said["zh"].endswith(f"：{quoted}"), said
+    assert english_in_zh(said["zh"], code_names(source)) == []
+
+
+MOVED_OR_NO_MERGE = {
+    "right_merge": (MERGE, MERGE),
+    "transposed_the_statement_before": (MERGE, "out = out.transpose(1, 2)\n        merged = out.reshape(B, -1, "
+                                               "self.h * self.d_k)"),
+    "transposed_in_place": (MERGE, "out.transpose_(1, 2)\n        merged = out.reshape(B, -1, self.h * self.d_k)"),
+    "heads_folded_into_the_batch": (MERGE, "folded = out.reshape(B * self.h, -1, self.d_k)\n        " + MERGE),
+    "heads_kept": (MERGE, "kept = out.reshape(B, self.h, -1)\n        " + MERGE),
+    "input_reshaped": ("memory = x if context is None else context",
+                       "x = x.reshape(x.size(0), x.size(1), -1)\n        memory = x if context is None else context"),
+}
+
+
+@pytest.mark.parametrize("case", MOVED_OR_NO_MERGE)
+def test_a_merge_after_the_heads_were_moved_or_another_reshape_quotes_no_line(case):
+    assert source_lines.merge_no_transpose_note(_with(*MOVED_OR_NO_MERGE[case]), CLS) is None
+
+
+NO_TRANSPOSE_FILES = ["merge_without_transpose", "mha_merge_view_no_transpose", "r31_mha_merge_view_no_transpose",
+                      "r33_mha_torch_split_merge_reshape_no_transpose", "r34_merge_cat_unbind_seq",
+                      "r34_merge_contiguous_view_no_transpose", "r35_minimind_merge_without_transpose",
+                      "r36_botnet_heads_concatenated_on_tokens", "r36_vllm_merge_without_transpose",
+                      "r39_gemma_merge_without_transpose"]
+
+
+@pytest.mark.parametrize("name", NO_TRANSPOSE_FILES)
+def test_the_merge_no_transpose_corpus_files_quote_their_merge(name):
+    source = (SUBMISSIONS / "faulty" / f"{name}.py").read_text(encoding="utf-8")
+    said = source_lines.merge_no_transpose_note(source, CLS)
+    assert said is not None, name
+    (line, _owner, code), = quoted_lines(said["en"])
+    assert _shown(code, source.splitlines()[line - 1]), (said, source.splitlines()[line - 1])
+    assert diagnose.SOURCE_NOTES["merge_no_transpose"] is source_lines.merge_no_transpose_note
+
+
+@pytest.mark.slow
+def test_no_correct_corpus_file_gets_a_merge_no_transpose_quote():
+    for path in sorted((SUBMISSIONS / "correct").glob("*.py")):
+        assert source_lines.merge_no_transpose_note(path.read_text(encoding="utf-8"), CLS) is None, path.name
+
+
+@pytest.mark.slow
+def test_a_merge_no_transpose_corpus_file_graded_quotes_its_merge_in_both_languages(executor):
+    path = SUBMISSIONS / "faulty" / "r36_vllm_merge_without_transpose.py"
+    line = line_of(path.read_text(encoding="utf-8"), "out = self.out_proj(out.reshape(")
+    said = [t["feedback"] for t in graded_corpus_file(executor, path)["tests"] if t["feedback"]]
+    assert any(f"line {line} flattens the attention output [B, H, N, head_dim] as it is" in s["en"] for s in said), said
+    assert any(f"第 {line} 行把注意力输出 [B, H, N, head_dim] 直接展平" in s["zh"] for s in said), said

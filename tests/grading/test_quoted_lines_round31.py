@@ -47,7 +47,13 @@ _QUOTES = [re.compile(_WHERE + tail) for tail in (
     # round 40: a split or merge heads last ("line 12 splits the features as (head_dim, heads), the heads last:
     # CODE", "line 40 merges the heads last, after head_dim: CODE")
     r" splits the features as \(head_dim, heads\), the heads last(?: \(so (?:does line|do lines) [\d, ]+\))?: (.+?)(?:; |$)",
-    r" merges the heads last, after head_dim(?: \(so (?:does line|do lines) [\d, ]+\))?: (.+?)(?:; |$)")]
+    r" merges the heads last, after head_dim(?: \(so (?:does line|do lines) [\d, ]+\))?: (.+?)(?:; |$)",
+    # round 40 mend: heads merged without a transpose ("line 54 flattens the attention output [B, H, N, head_dim]
+    # as it is, the heads never moved after the positions (no transpose(1, 2)): CODE", "line 46 concatenates the
+    # heads of the attention output [B, H, N, head_dim] along dim 1, the positions: CODE")
+    r" flattens the attention output \[B, H, N, head_dim\] as it is, the heads never moved after the positions "
+    r"\(no transpose\(1, 2\)\): (.+?)(?:; |$)",
+    r" concatenates the heads of the attention output \[B, H, N, head_dim\] along dim 1, the positions: (.+?)(?:; |$)")]
 
 
 def quoted_lines(feedback: str) -> list[tuple[int, str | None, str]]:
