@@ -1096,7 +1096,8 @@ SOURCE_NOTES = {"softmax_query_axis": source_lines.softmax_axis_note, "qk_swappe
                 "merge_dim_first": source_lines.merge_dim_first_note,
                 "split_merge_dim_first": source_lines.split_merge_dim_first_note,
                 # round 40 mend: the attention output flattened with the heads still before the positions
-                "merge_no_transpose": source_lines.merge_no_transpose_note}
+                "merge_no_transpose": source_lines.merge_no_transpose_note,
+                "merge_heads_reversed": source_lines.merge_heads_reversed_note}
 
 
 def with_source_line(key: str, student: object | None, cls_name: str, on_output: bool = False) -> Msg:

@@ -1478,3 +1478,66 @@ def merge_no_transpose_note(source: str | None, cls_name: str) -> Msg | None:
     return msg(f"{at['en']} flattens the attention output [B, H, N, head_dim] as it is, the heads never moved "
                f"after the positions (no transpose(1, 2)): {code}",
                f"{at['zh']}把注意力输出 [B, H, N, head_dim] 直接展平，没有先用 `transpose(1, 2)` 把 head 移到位置之后：{code}")
+
+
+def _reversed_range(node: ast.AST) -> bool:
+    """``reversed(range(H))`` or ``range(H - 1, -1, -1)``: the heads' indices backwards."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        return False
+    if node.func.id == "reversed" and len(node.args) == 1 and isinstance(node.args[0], ast.Call) \
+            and isinstance(node.args[0].func, ast.Name) and node.args[0].func.id == "range" \
+            and len(node.args[0].args) == 1:
+        return True
+    return node.func.id == "range" and len(node.args) == 3 and _int(node.args[1]) == -1 and _int(node.args[2]) == -1
+
+
+def _heads_backwards(node: ast.AST) -> tuple[ast.AST, bool] | None:
+    """(the tensor, its heads moved after the positions) when ``node`` puts its heads in reverse order:
+    ``torch.cat([t[:, h] for h in reversed(range(H))], dim=-1)`` (or ``range(H - 1, -1, -1)``), ``t.flip(1)``
+    of [B, H, N, D], or ``t.transpose(1, 2).flip(2)`` (``permute(0, 2, 1, 3)``)."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return None
+    f = node.func
+    if f.attr == "cat" and isinstance(f.value, ast.Name) and f.value.id == "torch" and node.args \
+            and isinstance(comp := node.args[0], ast.ListComp) and len(comp.generators) == 1:
+        loop, elt = comp.generators[0], comp.elt
+        if _reversed_range(loop.iter) and not loop.ifs and isinstance(loop.target, ast.Name) \
+                and isinstance(elt, ast.Subscript) and isinstance(elt.slice, ast.Tuple) and len(elt.slice.elts) == 2 \
+                and isinstance(elt.slice.elts[0], ast.Slice) and isinstance(elt.slice.elts[1], ast.Name) \
+                and elt.slice.elts[1].id == loop.target.id:
+            return elt.value, False
+        return None
+    if f.attr != "flip" or node.keywords:
+        return None
+    dims = _dims(node.args)
+    inner = f.value
+    if dims == [1]:
+        return inner, False
+    if dims == [2] and isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and (
+            (inner.func.attr == "transpose" and sorted(_dims(inner.args)) == [1, 2])
+            or (inner.func.attr == "permute" and _dims(inner.args) == [0, 2, 1, 3])):
+        return inner.func.value, True
+    return None
+
+
+def merge_heads_reversed_note(source: str | None, cls_name: str) -> Msg | None:
+    """For the heads concatenated in reverse order (confirmed on the numbers; round 40 mend, review RD MED 5):
+    the one line of the class that reverses the heads of the attention's output, quoted; None when there is
+    none or more than one."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    if tree is None:
+        return None
+    members, names, found = family(source, cls_name), torch_names(tree), set()
+    for owner, member in members:
+        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            for n in ast.walk(fn):
+                if (back := _heads_backwards(n)) is not None \
+                        and _given_fresh_output(back[0], n.lineno, fn, members, names):
+                    found.add((n.lineno, owner, _code(source, n)))
+    found = _own_first(sorted(found), source, cls_name)
+    if len(found) != 1:
+        return None
+    line, owner, code = found[0]
+    at = where_in(line, owner, cls_name)
+    return msg(f"{at['en']} puts the heads of the attention output in reverse order, head H-1 first: {code}",
+               f"{at['zh']}把注意力输出的各个 head 倒序排列，最后一个 head 在最前：{code}")

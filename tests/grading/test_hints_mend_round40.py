@@ -271,3 +271,60 @@ def test_a_merge_no_transpose_corpus_file_graded_quotes_its_merge_in_both_langua
     said = [t["feedback"] for t in graded_corpus_file(executor, path)["tests"] if t["feedback"]]
     assert any(f"line {line} flattens the attention output [B, H, N, head_dim] as it is" in s["en"] for s in said), said
     assert any(f"第 {line} 行把注意力输出 [B, H, N, head_dim] 直接展平" in s["zh"] for s in said), said
+
+
+# ------------------------------------------------------------------ MED 5: heads concatenated in reverse order
+REVERSED = {   # the merge as written, the code quoted
+    "cat_reversed_range": ("merged = torch.cat([out[:, j] for j in reversed(range(4))], -1)",
+                           "torch.cat([out[:, j] for j in reversed(range(4))], -1)"),
+    "cat_range_backwards": ("merged = torch.cat([out[:, i] for i in range(self.h - 1, -1, -1)], dim=-1)",
+                            "torch.cat(...)"),     # past 60 characters, shortened
+    "flip_heads": ("merged = out.flip(1).transpose(1, 2).reshape(B, -1, self.h * self.d_k)", "out.flip(1)"),
+    "flip_after_transpose": ("merged = out.transpose(1, 2).flip(2).reshape(B, -1, self.h * self.d_k)",
+                             "out.transpose(1, 2).flip(2)"),
+}
+
+
+@pytest.mark.parametrize("case", REVERSED)
+def test_heads_put_in_reverse_order_are_quoted(case):
+    written, quoted = REVERSED[case]
+    source = _with(MERGE, written)
+    line = line_of(source, written)
+    said = source_lines.merge_heads_reversed_note(source, CLS)
+    assert said == {"en": f"line {line} puts the heads of the attention output in reverse order, head H-1 first: "
+                          f"{quoted}",
+                    "zh": f"第 {line} 行把注意力输出的各个 head 倒序排列，最后一个 head 在最前：{quoted}"}, said
+    assert quoted_lines(said["en"]) == [(line, None, quoted)]
+    assert english_in_zh(said["zh"].replace(quoted, ""), code_names(source)) == []     # the prose (code has for, in)
+
+
+NOT_REVERSED = {
+    "cat_in_order": (MERGE, "merged = torch.cat([out[:, h] for h in range(self.h)], dim=-1)"),
+    "flip_of_the_positions": (MERGE, "merged = out.flip(2).transpose(1, 2).reshape(B, -1, self.h * self.d_k)"),
+    "flip_of_the_input": ("memory = x if context is None else context",
+                          "x = x.flip(1)\n        memory = x if context is None else context"),
+    "cat_reversed_of_the_keys": ("mask = None", "kk = torch.cat([k[:, h] for h in reversed(range(self.h))], -1)\n"
+                                                "        mask = None"),
+}
+
+
+@pytest.mark.parametrize("case", NOT_REVERSED)
+def test_an_order_kept_or_another_tensor_reversed_quotes_no_line(case):
+    assert source_lines.merge_heads_reversed_note(_with(*NOT_REVERSED[case]), CLS) is None
+
+
+@pytest.mark.parametrize("name", ["mha_heads_concat_reversed", "r31_mha_heads_reversed_cat", "r34_merge_heads_flipped",
+                                  "r36_maxvit_heads_reversed", "r39mh_heads_cat_reversed"])
+def test_the_heads_reversed_corpus_files_quote_their_merge(name):
+    source = (SUBMISSIONS / "faulty" / f"{name}.py").read_text(encoding="utf-8")
+    said = source_lines.merge_heads_reversed_note(source, CLS)
+    assert said is not None, name
+    (line, _owner, code), = quoted_lines(said["en"])
+    assert _shown(code, source.splitlines()[line - 1]), (said, source.splitlines()[line - 1])
+    assert diagnose.SOURCE_NOTES["merge_heads_reversed"] is source_lines.merge_heads_reversed_note
+
+
+@pytest.mark.slow
+def test_no_correct_corpus_file_gets_a_heads_reversed_quote():
+    for path in sorted((SUBMISSIONS / "correct").glob("*.py")):
+        assert source_lines.merge_heads_reversed_note(path.read_text(encoding="utf-8"), CLS) is None, path.name

@@ -53,7 +53,9 @@ _QUOTES = [re.compile(_WHERE + tail) for tail in (
     # heads of the attention output [B, H, N, head_dim] along dim 1, the positions: CODE")
     r" flattens the attention output \[B, H, N, head_dim\] as it is, the heads never moved after the positions "
     r"\(no transpose\(1, 2\)\): (.+?)(?:; |$)",
-    r" concatenates the heads of the attention output \[B, H, N, head_dim\] along dim 1, the positions: (.+?)(?:; |$)")]
+    r" concatenates the heads of the attention output \[B, H, N, head_dim\] along dim 1, the positions: (.+?)(?:; |$)",
+    # "line 47 puts the heads of the attention output in reverse order, head H-1 first: CODE"
+    r" puts the heads of the attention output in reverse order, head H-1 first: (.+?)(?:; |$)")]
 
 
 def quoted_lines(feedback: str) -> list[tuple[int, str | None, str]]:
