@@ -1451,22 +1451,29 @@ def _unmoved_merge(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST
     return None
 
 
+def _fresh_output_lines(source: str | None, cls_name: str, pick) -> list[tuple[int, str, str, object]]:
+    """(line, owner, code, how) of each node of the code class ``cls_name`` runs that ``pick(node, fn,
+    members)`` reads as (tensor, how) and whose tensor is the attention's output as the core gave it, the
+    class's own first."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    if tree is None:
+        return []
+    members, names, found = family(source, cls_name), torch_names(tree), set()
+    for owner, member in members:
+        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            for n in ast.walk(fn):
+                if (picked := pick(n, fn, members)) is not None \
+                        and _given_fresh_output(picked[0], n.lineno, fn, members, names):
+                    found.add((n.lineno, owner, _code(source, n), picked[1]))
+    return _own_first(sorted(found), source, cls_name)
+
+
 def merge_no_transpose_note(source: str | None, cls_name: str) -> Msg | None:
     """For heads merged without moving them after the positions (confirmed on the numbers; round 40 mend, review
     RD MED 5): the one line of the class that flattens the attention's output [B, H, N, D] as the core gave it
     into [B, N, features], or concatenates its heads along the positions, quoted; None when there is none or
     more than one."""
-    tree = tree_of(source) if isinstance(source, str) else None
-    if tree is None:
-        return None
-    members, names, found = family(source, cls_name), torch_names(tree), set()
-    for owner, member in members:
-        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
-            for n in ast.walk(fn):
-                if (merged := _unmoved_merge(n, fn, members)) is not None \
-                        and _given_fresh_output(merged[0], n.lineno, fn, members, names):
-                    found.add((n.lineno, owner, _code(source, n), merged[1]))
-    found = _own_first(sorted(found), source, cls_name)
+    found = _fresh_output_lines(source, cls_name, _unmoved_merge)
     if len(found) != 1:
         return None
     line, owner, code, how = found[0]
@@ -1524,20 +1531,10 @@ def merge_heads_reversed_note(source: str | None, cls_name: str) -> Msg | None:
     """For the heads concatenated in reverse order (confirmed on the numbers; round 40 mend, review RD MED 5):
     the one line of the class that reverses the heads of the attention's output, quoted; None when there is
     none or more than one."""
-    tree = tree_of(source) if isinstance(source, str) else None
-    if tree is None:
-        return None
-    members, names, found = family(source, cls_name), torch_names(tree), set()
-    for owner, member in members:
-        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
-            for n in ast.walk(fn):
-                if (back := _heads_backwards(n)) is not None \
-                        and _given_fresh_output(back[0], n.lineno, fn, members, names):
-                    found.add((n.lineno, owner, _code(source, n)))
-    found = _own_first(sorted(found), source, cls_name)
+    found = _fresh_output_lines(source, cls_name, lambda n, _fn, _members: _heads_backwards(n))
     if len(found) != 1:
         return None
-    line, owner, code = found[0]
+    line, owner, code, _ = found[0]
     at = where_in(line, owner, cls_name)
     return msg(f"{at['en']} puts the heads of the attention output in reverse order, head H-1 first: {code}",
                f"{at['zh']}把注意力输出的各个 head 倒序排列，最后一个 head 在最前：{code}")

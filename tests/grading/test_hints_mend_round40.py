@@ -248,22 +248,6 @@ NO_TRANSPOSE_FILES = ["merge_without_transpose", "mha_merge_view_no_transpose", 
                       "r39_gemma_merge_without_transpose"]
 
 
-@pytest.mark.parametrize("name", NO_TRANSPOSE_FILES)
-def test_the_merge_no_transpose_corpus_files_quote_their_merge(name):
-    source = (SUBMISSIONS / "faulty" / f"{name}.py").read_text(encoding="utf-8")
-    said = source_lines.merge_no_transpose_note(source, CLS)
-    assert said is not None, name
-    (line, _owner, code), = quoted_lines(said["en"])
-    assert _shown(code, source.splitlines()[line - 1]), (said, source.splitlines()[line - 1])
-    assert diagnose.SOURCE_NOTES["merge_no_transpose"] is source_lines.merge_no_transpose_note
-
-
-@pytest.mark.slow
-def test_no_correct_corpus_file_gets_a_merge_no_transpose_quote():
-    for path in sorted((SUBMISSIONS / "correct").glob("*.py")):
-        assert source_lines.merge_no_transpose_note(path.read_text(encoding="utf-8"), CLS) is None, path.name
-
-
 @pytest.mark.slow
 def test_a_merge_no_transpose_corpus_file_graded_quotes_its_merge_in_both_languages(executor):
     path = SUBMISSIONS / "faulty" / "r36_vllm_merge_without_transpose.py"
@@ -313,18 +297,26 @@ def test_an_order_kept_or_another_tensor_reversed_quotes_no_line(case):
     assert source_lines.merge_heads_reversed_note(_with(*NOT_REVERSED[case]), CLS) is None
 
 
-@pytest.mark.parametrize("name", ["mha_heads_concat_reversed", "r31_mha_heads_reversed_cat", "r34_merge_heads_flipped",
-                                  "r36_maxvit_heads_reversed", "r39mh_heads_cat_reversed"])
-def test_the_heads_reversed_corpus_files_quote_their_merge(name):
+REVERSED_FILES = ["mha_heads_concat_reversed", "r31_mha_heads_reversed_cat", "r34_merge_heads_flipped",
+                  "r36_maxvit_heads_reversed", "r39mh_heads_cat_reversed"]
+NOTES = {"merge_no_transpose": source_lines.merge_no_transpose_note,
+         "merge_heads_reversed": source_lines.merge_heads_reversed_note}
+
+
+@pytest.mark.parametrize(("key", "name"), [("merge_no_transpose", n) for n in NO_TRANSPOSE_FILES]
+                         + [("merge_heads_reversed", n) for n in REVERSED_FILES])
+def test_the_corpus_files_of_the_new_notes_quote_their_merge(key, name):
     source = (SUBMISSIONS / "faulty" / f"{name}.py").read_text(encoding="utf-8")
-    said = source_lines.merge_heads_reversed_note(source, CLS)
+    assert f"# diagnosis: {key}\n" in source
+    said = NOTES[key](source, CLS)
     assert said is not None, name
     (line, _owner, code), = quoted_lines(said["en"])
     assert _shown(code, source.splitlines()[line - 1]), (said, source.splitlines()[line - 1])
-    assert diagnose.SOURCE_NOTES["merge_heads_reversed"] is source_lines.merge_heads_reversed_note
+    assert diagnose.SOURCE_NOTES[key] is NOTES[key]
 
 
 @pytest.mark.slow
-def test_no_correct_corpus_file_gets_a_heads_reversed_quote():
+@pytest.mark.parametrize("key", NOTES)
+def test_no_correct_corpus_file_gets_a_quote_of_the_new_notes(key):
     for path in sorted((SUBMISSIONS / "correct").glob("*.py")):
-        assert source_lines.merge_heads_reversed_note(path.read_text(encoding="utf-8"), CLS) is None, path.name
+        assert NOTES[key](path.read_text(encoding="utf-8"), CLS) is None, path.name
