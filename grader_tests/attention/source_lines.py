@@ -1537,4 +1537,4 @@ def merge_heads_reversed_note(source: str | None, cls_name: str) -> Msg | None:
     line, owner, code, _ = found[0]
     at = where_in(line, owner, cls_name)
     return msg(f"{at['en']} puts the heads of the attention output in reverse order, head H-1 first: {code}",
-               f"{at['zh']}把注意力输出的各个 head 倒序排列，最后一个 head 在最前：{code}")
+               f"{at['zh']}把注意力输出的各个 head 倒序排列，head H-1 在最前：`{code}`")   # code in a span: for, in
