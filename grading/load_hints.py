@@ -4324,9 +4324,12 @@ def _symbolic(node: ast.AST, shapes: dict[str, list[str]]) -> list[str] | None:
     from such a name (``pad.shape[0]``, ``x.size(1)``), 1 and one -1. None for anything else."""
     if isinstance(node, ast.Name):
         return list(shapes[node.id]) if node.id in shapes else None
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert | ast.Not):
+    if _number(node):   # round 40 (review RC): a number broadcasts as a tensor of no axes
+        return []
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert | ast.Not | ast.USub | ast.UAdd):
         return _symbolic(node.operand, shapes)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.Div):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.Div | ast.BitOr
+                                                   | ast.BitAnd):
         # a number on one side (``mask.float() * -1e9``, ``(1.0 - mask) * -10000.0``) keeps the other's shape; two
         # masks read (round 40: ``causal + pad``) broadcast; an operand not read (the caller's mask) is not guessed
         return _broadcast([node.left, node.right], shapes)
@@ -4412,10 +4415,10 @@ def _symbolic(node: ast.AST, shapes: dict[str, list[str]]) -> list[str] | None:
 
 
 def _broadcast(operands: list[ast.expr], shapes: dict[str, list[str]]) -> list[str] | None:
-    """The shape the operands' shapes ``_symbolic`` reads broadcast to (numbers written out take no part), lined up
-    from the right; None when an operand is not read, or two sizes other than 1 differ on one axis (an error)."""
-    read = [_symbolic(o, shapes) for o in operands if not _scalar(o)]
-    if not read or any(r is None for r in read):
+    """The shape the operands' shapes ``_symbolic`` reads broadcast to (a number has no axes), lined up from the
+    right; None when an operand is not read, or two sizes other than 1 differ on one axis (an error)."""
+    read = [_symbolic(o, shapes) for o in operands]
+    if any(r is None for r in read):
         return None
     out: list[str] = []
     for axis in range(1, max(len(r) for r in read) + 1):
@@ -4429,9 +4432,13 @@ def _broadcast(operands: list[ast.expr], shapes: dict[str, list[str]]) -> list[s
 def _rank_test(test: ast.expr, shapes: dict[str, list[str]]) -> bool | None:
     """The value of a test of a read mask's rank against a number (``pad.dim() == 2``, ``pad.ndim < 4``,
     ``len(pad.shape) != 3``), None for any other test."""
-    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or (n := _int_literal(test.comparators[0])) is None:
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return None
-    of = test.left
+    of, op = test.left, type(test.ops[0])
+    if (n := _int_literal(test.comparators[0])) is None:   # ``2 == pad.dim()``: the number on the left
+        if (n := _int_literal(test.left)) is None or op not in _MIRRORED:
+            return None
+        of, op = test.comparators[0], _MIRRORED[op]
     if isinstance(of, ast.Call) and not of.args and not of.keywords and isinstance(of.func, ast.Attribute) \
             and of.func.attr in ("dim", "ndimension"):
         of = of.func.value
@@ -4443,9 +4450,47 @@ def _rank_test(test: ast.expr, shapes: dict[str, list[str]]) -> bool | None:
     else:
         return None
     shape = _symbolic(of, shapes)
-    compare = {ast.Eq: int.__eq__, ast.NotEq: int.__ne__, ast.Lt: int.__lt__, ast.LtE: int.__le__,
-               ast.Gt: int.__gt__, ast.GtE: int.__ge__}.get(type(test.ops[0]))
-    return None if shape is None or compare is None else compare(len(shape), n)
+    compare = _COMPARE.get(op)
+    # a number's rank (``[]``) is not a mask's: not read
+    return None if not shape or compare is None else compare(len(shape), n)
+
+
+_COMPARE = {ast.Eq: int.__eq__, ast.NotEq: int.__ne__, ast.Lt: int.__lt__, ast.LtE: int.__le__, ast.Gt: int.__gt__,
+            ast.GtE: int.__ge__}
+_MIRRORED = {ast.Eq: ast.Eq, ast.NotEq: ast.NotEq, ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
+# Names whose ``.inf`` / ``.nan`` is a number, and torch's calls making a tensor of no axes from a number.
+_NUMBER_MODULES = frozenset({"math", "torch", "np", "numpy"})
+_SCALAR_TENSORS = frozenset({"tensor", "as_tensor", "scalar_tensor"})
+
+
+def _number(node: ast.AST) -> bool:
+    """Whether ``node`` is a number however written (round 40, review RC): a literal, ``math.inf``,
+    ``torch.finfo(q.dtype).min``, ``torch.tensor(0.0)`` (no axes), ``float(...)`` of one, their arithmetic and
+    dtype casts. A name is never one here (a tensor of any shape may hide behind it: ``torch.where(pad, -inf,
+    scores)``); a name assigned once to a number is recorded by ``_padding_shape`` with no axes."""
+    if _scalar(node):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        return _number(node.operand)
+    if isinstance(node, ast.BinOp):
+        return _number(node.left) and _number(node.right)
+    if isinstance(node, ast.Attribute):
+        if isinstance(node.value, ast.Name):
+            return node.value.id in _NUMBER_MODULES and node.attr in ("inf", "nan")
+        call = node.value
+        return node.attr in ("min", "max", "eps", "tiny") and isinstance(call, ast.Call) \
+            and (call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)) \
+            in ("finfo", "iinfo")
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id == "float" and len(node.args) == 1 and _number(node.args[0])
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "torch" \
+            and func.attr in _SCALAR_TENSORS:
+        return bool(node.args) and _number(node.args[0])
+    # a cast of a number stays one: ``torch.tensor(0.0).to(q.dtype)``, ``(-1e9).__float__()`` is not written
+    return isinstance(func, ast.Attribute) and func.attr in _SAME_SHAPE and _number(func.value)
 
 
 # Statements whose body may run many times or stop part way: a name bound inside is not read in line order.
@@ -4524,7 +4569,10 @@ def _padding_shape(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> tu
                     last = None
             continue
         shapes[name] = shape
-        last = (name, node)
+        if shape:
+            last = (name, node)
+        elif last is not None and last[0] == name:   # a number now (``mask_value = -1e9``): not the padding mask
+            last = None
     if last is None:
         return None
     return last[0], last[1].lineno, shapes[last[0]]

@@ -406,7 +406,7 @@ def mha_variant(params: dict[str, Tensor], num_heads: int, head_dim: int, x: Ten
     if fault in PAD_ADDED_FAULTS:
         # Google BERT's (1.0 - mask) * -10000.0 made from key_padding_mask itself (1 = keep read as 1 = pad): the
         # real keys get -1e4; or the padding mask added with the wrong sign (key_padding_mask * 1e4 or * 1e9): the
-        # padding keys get it. Added in float32, s + c keeps s to float32's step near c (2**-10 near 1e4, 64 near
+        # padding keys get it (the constants: PAD_ADDED_FAULTS). Added in float32, s + c keeps s to float32's step near c (2**-10 near 1e4, 64 near
         # 1e9), so the keys so lifted or the samples without padding keep their scores so rounded.
         on, c = PAD_ADDED_FAULTS[fault]
         keys = key_padding_mask[:, None, None, :] if on == "pad" else ~key_padding_mask[:, None, None, :]
@@ -511,7 +511,13 @@ _ADDED_BLOCK = 1e6
 # A padding mask added as a finite number that reads the padding keys instead of the real ones (round 40): which keys
 # get which constant. BERT's inverted mask adds -1e4 to the real keys; the wrong sign adds +1e4 or +1e9 to the
 # padding keys. Either blocks the other keys as -inf would; a sample without padding keeps its scores, rounded.
-PAD_ADDED_FAULTS = {"pad_inverted_added": ("real", -1e4), "pad_sign_1e4": ("pad", 1e4), "pad_sign_1e9": ("pad", 1e9)}
+# The constants students write (review RC): powers of ten and -65504 (float16's min). Below 1e4 float32's step near
+# the constant (2**-17 near 100, 2**-14 near 1000) is under diagnose.MATCH_TOL, so -c on the real keys and +c on the
+# padding keys give the same numbers and which of the two mistakes it is cannot be told: not modelled.
+PAD_ADDED_FAULTS = {
+    **{f"pad_inverted_added_{c:g}": ("real", -c) for c in (1e4, 65504.0, 1e5, 1e6, 1e7, 1e8)},
+    **{f"pad_sign_{c:g}": ("pad", c) for c in (1e4, 1e5, 1e6, 1e7, 1e8, 1e9)},
+}
 
 
 # A projection used for another role (``v = self.k_proj(context)``, q and k's projections swapped): which of

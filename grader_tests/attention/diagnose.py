@@ -295,6 +295,13 @@ FAULTS: dict[str, Msg] = {
         "样本 b 应读取 additive_mask[b]；请保留 mask 的 batch 轴"),
     "pad_inverted": msg("the padding mask acts inverted: True in key_padding_mask means padding (blocked)",
                         "padding mask 的极性反了：key_padding_mask 中 True 表示 padding（禁止读取）"),
+    # round 40 (review RC): a padding mask added with a positive number (key_padding_mask * 1e4): its polarity is
+    # right, its sign is not
+    "pad_sign": msg("the output matches a padding mask added to the scores with a positive number (for example "
+                    "key_padding_mask * 1e4): the padding keys are lifted instead of blocked; a mask added to the "
+                    "scores must be negative (-inf or a large negative number)",
+                    "输出与以正数加到 score 上的 padding mask 的结果一致（例如 key_padding_mask * 1e4）：padding key "
+                    "被抬高而不是被屏蔽；加到 score 上的 mask 必须是负数（-inf 或一个很大的负数）"),
     "pad_square": msg("the output matches a padding mask that blocks the padding tokens as queries too ([B,1,N,N], "
                       "key_padding_mask on both axes): a padding query then reads no key and its row is NaN; "
                       "key_padding_mask marks keys only, so it broadcasts as [B, 1, 1, Nk]",
@@ -1462,8 +1469,11 @@ def mha_key(fault: str, d_model: int, head_dim: int) -> str:
     padding mask has fault models of its own)."""
     if fault == "mask_ignored":          # two masks reach a multi-head module: say which one had no effect
         return "additive_mask_ignored"
-    # inverted with -1e9 instead of -inf, or added as a finite number to the wrong keys (round 40: BERT's -10000.0
-    # on the real keys, the padding keys given +1e4 or +1e9): the same mistake, the padding keys read
+    # the padding keys given a positive number (round 40, review RC): the sign is wrong, not the mask's meaning
+    if fault in C.PAD_ADDED_FAULTS and C.PAD_ADDED_FAULTS[fault][0] == "pad":
+        return "pad_sign"
+    # inverted with -1e9 instead of -inf, or added as a finite negative number to the real keys (round 40: BERT's
+    # -10000.0 from key_padding_mask itself): the same mistake, the padding keys read
     if fault in ("pad_inverted_finite", *C.PAD_ADDED_FAULTS):
         return "pad_inverted"
     # on the query axis with -1e9 or finfo.min instead of -inf (round 35), or with -1e6 added (round 37)
