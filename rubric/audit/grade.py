@@ -12,7 +12,6 @@ from rubric.audit.checklist import Checklist, _bilingual, _Concept, _Item, _Metr
 from rubric.audit.claims import _check_metric, _Claim, _extract_claims, _measured_value
 from rubric.audit.figure import FigureReport, analyse_figure
 from rubric.audit.text import (
-    _CF_CONDITION,
     _CJK,
     _INDEX_LABEL,
     _blank,
@@ -1139,13 +1138,10 @@ def _counterfactual(cc: Checklist, s: _Sentence, nxt: _Sentence | None = None) -
         # a breakdown said with a negation word ("there would be no sensible output", 就不会有意义) is the result
         # asserted: only what comes before it may deny the claim (round 39)
         collapse = next((m.start() + c.start() for c in cc.counterfactual_collapse.finditer(s.text[m.start():end])), None)
-        # ... nor does its condition's "without" ("It is true that without k2 the output would collapse": round 40, only a
-        # "without" opening its clause was no cue, so any lead-in hid the claim)
-        own = [(c.start(), c.end()) for c in _CF_CONDITION.finditer(s.text, m.start(), m.end())]
         if collapse is not None and collapse > m.start():
-            denied = s.negated(m.start(), collapse, subject=False, ignore=own)
+            denied = s.negated(m.start(), collapse, subject=False)
         else:
-            denied = s.negated(m.start(), end, ignore=own)
+            denied = s.negated(m.start(), end)
         if not denied and not _asked(cc, s, 0, m.end()):
             if _backed(cc, s, nxt) or _null_result(cc, s, m):
                 continue
