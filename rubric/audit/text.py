@@ -633,12 +633,14 @@ def _cancel_stacked(t: str, cues: list[tuple[int, int, bool]]) -> list[tuple[int
     return out
 
 
+# "nobody [but a fool] would question / doubt / deny": the two negations affirm what follows (round 40 review HIGH 2)
 _NOBODY_DOUBTS = re.compile(
     r"\b(?:nobody|no\s*-?\s*one|no\s+(?:sane|serious|reasonable)\s+(?:person|reader|one))(?:\s+(?:but|except)\s+(?:a|an|the)?\s*\w+)?"
     r"(?:\s+(?:would|could|can|will|should|may|might|ever|really|seriously|honestly|actually|now|still))*"
     r"\s+(?:question|doubt|disput|den(?:y|ies|ied)|contest|challeng|disagree|argu|object|refut|reject)\w*")
 
 
+# "nothing except that ...": what "except" takes out of "nothing" is asserted (round 40 review MED 6)
 _NOTHING_BUT = re.compile(r"\b(?:nothing|nobody|no\s*-?\s*one)(?:\s+else)?\s+(?:except|but|other than|save|apart from)"
                           r"(?:\s+for)?\s+(?:that|the fact that)\b")
 
