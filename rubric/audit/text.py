@@ -984,7 +984,7 @@ _ASIDE_DENIAL = re.compile(
     r"\s*(?:(?:(?:no|nope),?\s*)?not\s*(?:really|at all|quite|so|true)|(?:just )?kidding|(?:no,?\s*)?(?:it|that|this) (?:is not|isn't|"
     r"does not|doesn't|cannot|can't)(?: (?:really|actually))?(?: (?:show|prove) (?:that|this|it))?|"
     r"no,? (?:the|my|this) (?:heat\s?map|map|figure|plot) (?:cannot|can't|does not|doesn't) (?:show|prove) (?:that|this|it)|"
-    r"其实不然|并非如此|并不是这样|不是这样|不是的|其实不是|并不|不对|才怪|开玩笑的?|"
+    r"其实不然|并非如此|并不是这样|不是这样|不是的|其实不是|不对|才怪|开玩笑的?|"
     r"(?:这|其实)?(?:热力图|这张图|图)?(?:证明|说明)不了(?:这一?点)?)\s*[.!。！]?\s*\)")
 
 

@@ -52,6 +52,7 @@ STILL_CLAIMED = [
     ("HIGH 4", OPENER_EN + "k2 is the most important key (no) (yes it is).\n", 2),
     ("HIGH 4", OPENER_EN + "k2 drives the output (no).\n", 2),
     ("HIGH 4", OPENER_EN + "k2 drives the output (nope).\n", 2),
+    ("HIGH 4", OPENER_ZH + "k2 决定了输出（并不）。\n", 2),
     ("HIGH 4", OPENER_ZH + "k2 决定了输出（才怪）（开玩笑的，确实如此）。\n", 2),
     ("HIGH 4", OPENER_ZH + "k2 决定了输出（其实不然）。开玩笑的，确实如此。\n", 2),
     ("MED 6", OPENER_EN + "The weight of q1 peaks at k2 (0.67), which means nothing except that k2 causes the output.\n", 2),
