@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT, empty_database, make_app, pg_available, scratch_pg_database
+from tests.helpers import ROOT, empty_database, fresh_wait_pools, make_app, pg_available, scratch_pg_database
 
 # Folders whose tests start real services (workers, private Redis/PostgreSQL servers, gunicorn,
 # Chromium) and take minutes together: marked `slow`, run by `make test-slow` (and CI).
@@ -63,6 +63,7 @@ def app(migrated_pg: str, tmp_path: Path):
     """The app on the session's PostgreSQL database, emptied before each test."""
     app = make_app(tmp_path, migrated_pg, CELERY_BROKER_URL="memory://")
     empty_database(app)
+    fresh_wait_pools()
     yield app
     from app.extensions import db
 

@@ -119,6 +119,23 @@ class _TemplateCodeCache(jinja2.BytecodeCache):
 _TEMPLATE_CODE = _TemplateCodeCache()
 
 
+def fresh_wait_pools() -> None:
+    """New long-poll pools (app/longpoll.py) for a test, bound wherever a module of the app imported them. The pools
+    are per process, keyed by user id, and ids start at 1 again in each test's emptied database: the attempts lists'
+    pool remembers for TURN_S (75 s) which users were answered `now`, so a test following another by less than that
+    found its user 1 giving way to the last test's user 2 and its wait answered `now`."""
+    import sys
+
+    from app import longpoll
+
+    for old, new in ((longpoll.waits, longpoll.WaitPool()), (longpoll.list_waits, longpoll.WaitPool(turns=True))):
+        for name, module in list(sys.modules.items()):
+            if name == "app" or name.startswith("app."):
+                for attr, value in list(vars(module).items()):
+                    if value is old:
+                        setattr(module, attr, new)
+
+
 def make_app(tmp_dir: Path, db_url: str, **overrides):
     os.environ["DATA_DIR"] = str(tmp_dir)
     from app import create_testing_app
