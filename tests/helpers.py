@@ -120,7 +120,8 @@ _TEMPLATE_CODE = _TemplateCodeCache()
 
 
 def fresh_wait_pools() -> None:
-    """New long-poll pools (app/longpoll.py) for a test, bound wherever a module of the app imported them. The pools
+    """New long-poll pools (app/longpoll.py) for a test, bound wherever a module of the app or of the tests imported
+    them (a test that fills the slots itself holds the pool the app uses). The pools
     are per process, keyed by user id, and ids start at 1 again in each test's emptied database: the attempts lists'
     pool remembers for TURN_S (75 s) which users were answered `now`, so a test following another by less than that
     found its user 1 giving way to the last test's user 2 and its wait answered `now`."""
@@ -130,7 +131,7 @@ def fresh_wait_pools() -> None:
 
     for old, new in ((longpoll.waits, longpoll.WaitPool()), (longpoll.list_waits, longpoll.WaitPool(turns=True))):
         for name, module in list(sys.modules.items()):
-            if name == "app" or name.startswith("app."):
+            if name.startswith(("app.", "tests.")):
                 for attr, value in list(vars(module).items()):
                     if value is old:
                         setattr(module, attr, new)
