@@ -67,10 +67,7 @@ _FINDING: dict[str, Callable[[dict[str, str]], str]] = {
     "match_reads": lambda f: _("line %(line)s: a match pattern reading %(subject)s", **f),
     "match_by_position": lambda f: _("line %(line)s: a match pattern reading attributes by position", **f),
     "computed_base": lambda f: _("line %(line)s: class %(subject)s with a base computed at run time", **f),
-    # a subject not shaped ``Cls(base)`` (a hand-edited row) is shown as stored, never "derives from ``"
-    "foreign_base": lambda f: _("line %(line)s: class %(name)s derives from %(base)s, whose methods the review "
-                                "cannot follow", line=f["line"], **class_and_base(f["subject"]))
-    if class_and_base(f["subject"])["base"] else _FINDING["code"](f),
+    "foreign_base": lambda f: _foreign_base(f),
     "class_attribute": lambda f: _("line %(line)s: a class attribute named %(subject)s", **f),
     "string": lambda f: _("line %(line)s: the string %(subject)s", **f),
     "self_outside_class": lambda f: _("line %(line)s: a function outside a class taking self", **f),
@@ -79,6 +76,15 @@ _FINDING: dict[str, Callable[[dict[str, str]], str]] = {
     "taken_off_object": lambda f: _("line %(line)s: %(subject)s reached off its object, and it reads PyTorch's "
                                     "attention names through self", **f),
 }
+
+
+def _foreign_base(f: dict[str, str]) -> str:
+    # a subject not shaped ``Cls(base)`` (a hand-edited row) is shown as stored, never "derives from ``"
+    parts = class_and_base(f["subject"])
+    if not parts["base"]:
+        return _FINDING["code"](f)
+    return _("line %(line)s: class %(name)s derives from %(base)s, whose methods the review cannot follow",
+             line=f["line"], **parts)
 
 
 def _zh() -> bool:
