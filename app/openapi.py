@@ -205,7 +205,8 @@ def _spec() -> dict[str, Any]:
                                      "them (attention.indirect_names): line, kind (e.g. 'computed_name', "
                                      "'imports', 'code', 'foreign_base': subject 'Cls(base)') and subject "
                                      "(code; empty for a kind that names none); kind 'text': a place stored "
-                                     "as English alone (before round 40), its subject that text",
+                                     "as English alone (before round 40) in no form the server knows, its "
+                                     "subject that text (a known form is read back to its kind)",
                                      "items": {"type": "object", "properties": {
                                          "line": {"type": "string"}, "kind": {"type": "string"},
                                          "subject": {"type": "string"}}}},

@@ -6,7 +6,9 @@ in the zh its suite declared (``Suite.review_texts``, stored with the reason) on
 
 Rows graded before round 39 hold the English text alone: ``_LEGACY`` reads each of those texts back to its code
 and params (the parts quoted from the submission or the grader: names, calls, an exception, limits), so old
-rows are shown as new ones; a string no pattern knows is shown as stored."""
+rows are shown as new ones; a string no pattern knows is shown as stored. In the same way, the places an
+indirect-names reason lists, stored as English alone before round 40, are read back to their kinds
+(``_LEGACY_FINDINGS``), so a zh page shows them in zh without a regrade."""
 
 from __future__ import annotations
 
@@ -149,23 +151,84 @@ _LEGACY: tuple[tuple[re.Pattern[str], str], ...] = (
 # The params each code's text takes (the legacy patterns' groups: the parts a text quotes).
 _NEEDS: dict[str, frozenset[str]] = {code: frozenset(pattern.groupindex) for pattern, code in _LEGACY}
 
+# The English of each finding form as rows stored before round 40 hold it (kind ``text``, the whole text as its
+# subject; before the mend of round 39 the reason's ``names`` alone): read back to its kind and subject, so a zh
+# page shows it in zh without a regrade. Frozen, as _LEGACY is: FINDING_EN reworded changes new rows only. Order
+# matters where one form's text ends another's ("... called with another self or used as a value" before
+# "... used as a value"; "reading attributes by position" before "reading X"); ``code`` last, and only for a
+# subject shaped as code (a dotted name, perhaps called), so no English phrase is ever shown as code.
+_LEGACY_FINDINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(r"line (?P<line>\d+): " + body, re.S), kind) for body, kind in (
+        (r"an argparse action kept or built \((?P<subject>.+)\)", "argparse_action"),
+        (r"(?P<subject>.+) bound to something other than self", "super_elsewhere"),
+        (r"(?P<subject>.+) called with another self or used as a value", "another_self_or_value"),
+        (r"(?P<subject>.+)\(\.\.\.\) makes isinstance true for other classes", "widens_isinstance"),
+        (r"(?P<subject>.+) \(a module's private name\)", "module_private"),
+        (r"(?P<subject>.+) \(a private name of something not your own\)", "foreign_private"),
+        (r"a match pattern reading attributes by position(?P<subject>)", "match_by_position"),
+        (r"a match pattern reading (?P<subject>.+)", "match_reads"),
+        (r"class (?P<subject>.+) with a base computed at run time", "computed_base"),
+        (r"class (?P<name>\S+) derives from (?P<base>.+), whose methods the review cannot follow", "foreign_base"),
+        (r"a class attribute named (?P<subject>.+)", "class_attribute"),
+        (r"the string (?P<subject>'.*'|\".*\")", "string"),
+        (r"a function outside a class taking self(?P<subject>)", "self_outside_class"),
+        (r"(?P<subject>.+)\(\.\.\.\) called with another self", "called_with_another_self"),
+        (r"(?P<subject>.+) used without self", "used_without_self"),
+        (r"(?P<subject>.+) reached off its object, and it reads PyTorch's attention names through self",
+         "taken_off_object"),
+        (r"(?P<subject>.+) with a computed name", "computed_name"),
+        (r"(?P<subject>.+) kept as an attribute", "kept_attribute"),
+        (r"(?P<subject>.+) used as a value", "used_as_value"),
+        (r"imports (?P<subject>.+)", "imports"),
+        (r"sets (?P<subject>.+)", "sets"),
+        (r"defines (?P<subject>.+)", "defines"),
+        (r"(?P<subject>[\w.]+(?:\(.*\))?)", "code"),
+    ))
+
+
+def _kinded(place: dict[str, str]) -> dict[str, str] | None:
+    """A finding stored as English alone (kind ``text``) read back to ``{line, kind, subject}``; None for a text
+    no form knows (shown as stored)."""
+    for pattern, kind in _LEGACY_FINDINGS:
+        if found := pattern.fullmatch(place["subject"]):
+            parts = found.groupdict()
+            subject = f"{parts['name']}({parts['base']})" if kind == "foreign_base" else parts["subject"]
+            return {"line": parts["line"], "kind": kind, "subject": subject}
+    return None
+
+
+def _read_back(places: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Stored findings with each kind ``text`` one read back to its kind where its English is known."""
+    return [(_kinded(f) or f) if f["kind"] == "text" else f for f in places]
+
+
+def _listed(names: str) -> list[dict[str, str]] | None:
+    """The findings of an indirect-names reason stored with its ``names`` alone (before the mend of round 39),
+    or None unless every place of the list reads back (a subject holding "; " splits into places no form
+    knows, so a list is never cut wrong: it is shown as stored)."""
+    places = [_kinded({"line": "", "kind": "text", "subject": part}) for part in names.split("; ")]
+    return [p for p in places if p] if names and all(places) else None
+
 
 def as_reason(value: Any) -> Reason:
     """A stored reason of either shape as ``{"code", "params", "text"}`` (and its stored ``zh``, if any): a plain
-    string of an old row is read back to its code and params, or is a ``PLAIN`` reason of that text."""
+    string of an old row is read back to its code and params, or is a ``PLAIN`` reason of that text. Its findings
+    (an old row's English ones, or its ``names`` alone, read back where every form is known) each with a kind."""
+    places = None
     if is_reason(value):
         out = reason(value["code"], value["text"], **value.get("params") or {})
         if isinstance(value.get("zh"), str):
             out["zh"] = value["zh"]
-        if (places := findings(value)) is not None:
-            out["findings"] = places
-        return out
-    text = str(value)
-    for pattern, code in _LEGACY:
-        found = pattern.fullmatch(text)
-        if found:
-            return reason(code, text, **found.groupdict())
-    return reason(PLAIN, text)
+        places = findings(value)
+    else:
+        text = str(value)
+        out = next((reason(code, text, **found.groupdict()) for pattern, code in _LEGACY
+                    if (found := pattern.fullmatch(text))), reason(PLAIN, text))
+    if places is not None:
+        out["findings"] = _read_back(places)
+    elif out["code"] == "attention.indirect_names" and (listed := _listed(out["params"].get("names", ""))):
+        out["findings"] = listed
+    return out
 
 
 def localized(value: Any) -> str:
@@ -173,8 +236,8 @@ def localized(value: Any) -> str:
     catalogue; else the zh its suite declared, on a zh page; else its stored text."""
     found = as_reason(value)
     if "findings" in found and "names" in found["params"]:
-        # each place from its kind, so no English phrase sits inside a zh sentence (rows before the mend of round
-        # 39 hold the English list alone, shown as stored)
+        # each place from its kind, so no English phrase sits inside a zh sentence (an old row's English places
+        # read back to their kinds by as_reason; a list with a place no form knows is shown as stored)
         found["params"]["names"] = _findings_text(found["findings"])
     if _zh():
         # the parts a code's params quote that are no zh prose: marked as code or as quoted, on zh pages only

@@ -1,6 +1,6 @@
 """Mend of round 39: the indirect-names reason stores its places as findings {line, kind, subject}; a zh reader
 gets each place from its kind (the subject, code, in backticks), never the English phrase inside a zh sentence.
-Rows stored before hold the English list alone and show it as stored."""
+Rows stored before hold the English list alone: read back to the places' kinds since round 41, else shown as stored."""
 
 from __future__ import annotations
 
@@ -46,9 +46,14 @@ def test_zh_shows_each_place_in_zh_with_its_code_in_backticks_and_en_the_stored_
         assert f"`{f['subject']}`" in zh and f"第 {f['line']} 行" in zh, (f, zh)
 
 
-def test_an_old_row_without_findings_shows_its_names_as_stored(app):
+def test_an_old_row_without_findings_shows_its_names_in_zh_or_as_stored(app):
+    # (round 41) a list whose every place is of a known form is read back to its kinds; one with a place no form
+    # knows is shown as stored
     old = {k: v for k, v in _indirect().items() if k != "findings"}
-    assert old["params"]["names"] in _in(app, "zh", old)
+    zh = _in(app, "zh", old)
+    assert not ENGLISH.search(zh) and all(f"`{f['subject']}`" in zh for f in _indirect()["findings"]), zh
+    names = old["params"]["names"] + "; line 9: a place no form knows"
+    assert names in _in(app, "zh", {**old, "params": {"names": names}})
 
 
 def test_the_instructors_zh_page_shows_no_english_phrase_of_the_places(client, web, course):
