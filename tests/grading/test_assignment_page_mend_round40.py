@@ -80,6 +80,12 @@ PAGES = {
 }
 
 
+# (round 41) The packages line's exception, an attention kernel's package imported under a guard, costs what
+# a name the review cannot follow costs: the page says how much (it said only "are the exception").
+PACKAGES_LINE = {"ASSIGNMENT.en.md": ("- **Packages**:", r"loses the (\d+) points above"),
+                 "ASSIGNMENT.zh.md": ("- **可用的包**：", r"会失去上文所说的 (\d+) 分")}
+
+
 @pytest.mark.parametrize("page", sorted(PAGES))
 def test_the_page_states_the_points_the_grader_holds_and_what_they_rest_on(page):
     opening, amount, parts = PAGES[page]
@@ -87,6 +93,11 @@ def test_the_page_states_the_points_the_grader_holds_and_what_they_rest_on(page)
     assert re.findall(amount, para) == [str(withheld_points())]
     for part in parts:
         assert part in para, part
+    opening, amount = PACKAGES_LINE[page]
+    packages = _paragraph(page, opening)
+    assert re.findall(amount, packages) == [str(withheld_points())], packages
+    # the cost is the kernels' exception's, stated after it (not the optional import's, which is free)
+    assert packages.index("`xformers`") < re.search(amount, packages).start(), packages  # type: ignore[union-attr]
 
 
 def test_the_readme_states_the_same_amount_where_it_says_what_a_finding_holds():
