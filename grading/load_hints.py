@@ -17,6 +17,7 @@ import difflib
 import functools
 import importlib.util
 import itertools
+import operator
 import re
 import sys
 import textwrap
@@ -4455,8 +4456,8 @@ def _rank_test(test: ast.expr, shapes: dict[str, list[str]]) -> bool | None:
     return None if not shape or compare is None else compare(len(shape), n)
 
 
-_COMPARE = {ast.Eq: int.__eq__, ast.NotEq: int.__ne__, ast.Lt: int.__lt__, ast.LtE: int.__le__, ast.Gt: int.__gt__,
-            ast.GtE: int.__ge__}
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Gt: operator.gt, ast.GtE: operator.ge}
 _MIRRORED = {ast.Eq: ast.Eq, ast.NotEq: ast.NotEq, ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}
 # Names whose ``.inf`` / ``.nan`` is a number, and torch's calls making a tensor of no axes from a number.
 _NUMBER_MODULES = frozenset({"math", "torch", "np", "numpy"})
