@@ -151,12 +151,18 @@ _LEGACY: tuple[tuple[re.Pattern[str], str], ...] = (
 # The params each code's text takes (the legacy patterns' groups: the parts a text quotes).
 _NEEDS: dict[str, frozenset[str]] = {code: frozenset(pattern.groupindex) for pattern, code in _LEGACY}
 
+# An import statement as a ``code`` place quotes it (``from torch import ops``): its keywords are the only words
+# with spaces between them that pass as code, each other part a (dotted) name, so no English phrase does.
+_NAMES = r"[\w*]+(?: as \w+)?(?:, \w+(?: as \w+)?)*"
+_IMPORT_STATEMENT = r"from \.*[\w.]* import " + _NAMES + r"|import [\w.]+(?: as \w+)?(?:, [\w.]+(?: as \w+)?)*"
+
 # The English of each finding form as rows stored before round 40 hold it (kind ``text``, the whole text as its
 # subject; before the mend of round 39 the reason's ``names`` alone): read back to its kind and subject, so a zh
 # page shows it in zh without a regrade. Frozen, as _LEGACY is: FINDING_EN reworded changes new rows only. Order
 # matters where one form's text ends another's ("... called with another self or used as a value" before
 # "... used as a value"; "reading attributes by position" before "reading X"); ``code`` last, and only for a
-# subject shaped as code (a dotted name, perhaps called), so no English phrase is ever shown as code.
+# subject shaped as code (a dotted name, perhaps called, or an import statement), so no English phrase is ever
+# shown as code.
 _LEGACY_FINDINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(r"line (?P<line>\d+): " + body, re.S), kind) for body, kind in (
         (r"an argparse action kept or built \((?P<subject>.+)\)", "argparse_action"),
@@ -182,7 +188,7 @@ _LEGACY_FINDINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"imports (?P<subject>.+)", "imports"),
         (r"sets (?P<subject>.+)", "sets"),
         (r"defines (?P<subject>.+)", "defines"),
-        (r"(?P<subject>[\w.]+(?:\(.*\))?)", "code"),
+        (r"(?P<subject>[\w.]+(?:\(.*\))?|" + _IMPORT_STATEMENT + ")", "code"),
     ))
 
 
