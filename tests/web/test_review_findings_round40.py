@@ -2,8 +2,9 @@
 ({line, kind, subject}), so a zh reader gets each in zh (its code in backticks) and never an English phrase: until
 now about half the forms (argparse actions, private names, match patterns, foreign bases, the standard library's
 uses...) were stored as kind ``text`` and reached zh pages in English. The other reason params that carry English
-(fused_unseen's calls, an exception's words) are marked as code or as quoted on zh pages. Rows stored before show
-as they did."""
+(fused_unseen's calls, an exception's words) are marked as code or as quoted on zh pages. Rows stored before have
+their English places read back to their kinds at render time (round 41, tests/web/test_review_findings_round41.py);
+a place no form knows shows as stored."""
 
 from __future__ import annotations
 

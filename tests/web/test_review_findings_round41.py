@@ -11,7 +11,6 @@ import html
 import pytest
 
 from app.review_text import as_reason, for_api, localized
-from grader_tests.attention import static
 from tests.grading.helpers import english_in_zh
 from tests.web.helpers import realistic_result
 from tests.web.test_review_findings_round40 import CASES, _indirect
@@ -35,10 +34,6 @@ def _before_round_40(found: dict) -> dict:
 
 def _before_mend_39(found: dict) -> dict:
     return {k: v for k, v in found.items() if k != "findings"}
-
-
-def test_every_finding_form_has_a_place_in_the_cases():
-    assert {kind for kind, _ in CASES.values()} == set(static.FINDING_EN)
 
 
 def test_an_english_place_stored_before_round_40_reads_back_to_its_kind_line_and_subject():
