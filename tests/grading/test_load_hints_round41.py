@@ -1,7 +1,9 @@
 """Round 41: the padding note's rank tests (``pad.dim() == 2``, ``4 > pad.ndim``) compare through the
-``operator`` module, not through int's dunder methods taken off the type (``int.__lt__``, which answers
-NotImplemented, a true value, for an operand that is no int): each of the six comparisons reads as Python's
-own, with the number on either side."""
+``operator`` module rather than int's dunder methods taken off the type (``int.__lt__``). A readability change,
+not a bug fix: ``_rank_test`` only ever compares two ints (a rank and an int constant), where ``int.__lt__``
+gives the same answer; a dunder taken off a type would answer NotImplemented (a true value) for an operand that is
+no int, so a source scan keeps load_hints from taking one as a value. Each of the six comparisons reads as
+Python's own, with the number on either side."""
 
 from __future__ import annotations
 
