@@ -498,6 +498,11 @@
        there is to ask); whichever answers ends it. listDownAt/listUpAt: when the list's last try was down/answered;
        rowsDownSince: since when every row asked was down (0: a row answered). */
     var outage = false, listDownAt = 0, listUpAt = 0, rowsDownSince = 0, downKind = "", probing = false;
+    /* Round 41: a proxy answering 5xx to the waits alone, the plain tries answering: each plain try ended the outage
+       its wait's 5xx began and the next wait began it again, the note coming and going at each try. Such a plain
+       answer ends the outage (the next try is a wait, the rows are polled) and keeps the note (noteKept): it goes
+       when a wait is answered (held, or answered at once by the app). */
+    var noteKept = false;
     function unreachable(status) {   // status: "HTTP 502" when one came; else offline or no answer
       outage = true;
       clearTimeout(timer);
@@ -514,10 +519,12 @@
       var text = fill(labels.unreachable, { why: why });
       if (note.textContent !== text) note.textContent = text;
     }
-    function reachable() {
+    function reachable(keep) {
       outage = false;
+      noteKept = !!keep;
       var note = card.querySelector("[data-attempts-down]");
-      if (note) note.remove();
+      if (note && !keep) note.remove();
+      if (stale && !stopped && !document.hidden) { cardTries = 0; refreshCard(); }   // the card not fetched meanwhile
     }
     function pending() {
       return Array.prototype.filter.call(card.querySelectorAll("tr[data-status-url]"), function (tr) {
@@ -527,7 +534,7 @@
     }
     function schedule() {
       clearTimeout(timer);
-      if (stopped || following || !(pending().length || stale) || document.hidden) return;  // stale: an ended attempt's card not yet fetched
+      if (stopped || following || !pending().length || document.hidden) return;  // a stale card: its own back-off
       /* Round 40: during an outage the rows are not polled on their own (N rows were N requests at each try, beside
          the list's backed-off tries): the list's try is the page's one probe, and its answer polls them at once. A
          page without the list's URL probes with its rows, at the same backed-off pace. */
@@ -548,17 +555,34 @@
         }, function () { return { down: true }; })
         .catch(function () { return null; });    // a body not read in time: asked again at the next poll
     }
+    /* Round 41: the card fetched again (an attempt ended, a new score) that failed was asked again at each of the
+       rows' polls, for good (each second, then each 10 s), and never counted toward the outage; one that failed
+       when the list's answer asked for it was never asked again (the list's next answers were 304s: the badge said
+       "graded", the score never came). A card not fetched stays `stale`, asked on its own back-off (cardTries, as
+       the list's tries: 1-2 s, 2-4 s, ... then 60-70 s). Down as a row's /status can be (no answer in time, a 5xx
+       page), it counts with the rows: the server is down when the list is too, and the list is asked to tell when
+       it has not answered since (cardDownSince); the list answering, only the card's address errs, no note. During
+       an outage it is not asked on its own: the server answering again asks it at once (reachable). */
+    var cardTimer = null, cardTries = 0, carding = false, cardDownSince = 0;
     function refreshCard() {
+      clearTimeout(cardTimer);
+      if (stopped || carding) return Promise.resolve(null);   // the one under way brings the card as it is now
+      carding = true;
+      stale = true;
       return fetchLimited(inPageLang(window.location.pathname), { credentials: "same-origin",
                                                                 headers: { "Accept": "text/html" }, cache: "no-store" })
         .then(function (r) {
           if (r.status === 401 || r.redirected) { stop(labels.signed_out, true); return null; }
+          if (r.status >= 500) return { down: "HTTP " + r.status };
           return r.ok ? r.text() : null;
-        })
+        }, function () { return { down: true }; })
         .then(function (html) {
-          var fresh = html && new DOMParser().parseFromString(html, "text/html").getElementById(card.id);
-          if (!fresh) return;
+          var fresh = typeof html === "string" &&
+            new DOMParser().parseFromString(html, "text/html").getElementById(card.id);
+          if (!fresh) { cardFailed(html && html.down); return; }
           stale = false;
+          cardTries = 0;
+          cardDownSince = 0;
           var chosen = {}, focus = focusKey(card);
           card.querySelectorAll("select[name]").forEach(function (el) { chosen[el.name] = el.value; });
           card.innerHTML = fresh.innerHTML;
@@ -569,11 +593,29 @@
           localTimes(card);
           focusableScrollers(card);
           refocus(card, focus);
-        });
+        })
+        .catch(function () { cardFailed(true); })   // its body not read in time
+        .then(function () { carding = false; });
+    }
+    /* down: what was seen (true: no answer), as statusOf says it; else an answer without the card (a 4xx) */
+    function cardFailed(down) {
+      if (stopped) return;
+      if (down) {
+        if (!cardDownSince) cardDownSince = Date.now();
+        if (outage || listDownAt > listUpAt) {
+          if (!outage) downKind = "";
+          unreachable(down === true ? undefined : down);
+        } else if (listUpAt < cardDownSince && !listing) {
+          checkList(true);
+        }
+      }
+      if (outage) return;
+      cardTimer = setTimeout(function () { if (!outage && !document.hidden) refreshCard(); }, backoff(cardTries));
+      cardTries = Math.min(cardTries + 1, 10);
     }
     function check() {
       var rows = pending();
-      if (checking || following || !(rows.length || stale)) return;
+      if (checking || following || !rows.length) return;
       /* while the rows are down, or to tell whether the list's endpoint alone is, one row asks for all */
       if (outage || rowsDownSince || probing) rows = rows.slice(0, 1);
       probing = false;
@@ -615,8 +657,7 @@
             if (s.status === "graded" || s.status === "error") ended = true;
           });
           if (news.length) said.textContent = sentences(news);
-          if (ended) stale = true;
-          return stale ? refreshCard() : null;
+          return ended ? refreshCard() : null;
         })
         .catch(function () { /* asked again at the next poll */ })
         .then(function () { checking = false; schedule(); });
@@ -670,11 +711,15 @@
        LIST_JITTER_MS): 30-60 s asked a page told `now` for good about 1.33 times as often as the minute before
        round 39. 70 s stays below longpoll.TURN_S (75 s), for which a user refused is still waiting for a turn. */
     var LIST_RETRY_MS = 2000, LIST_JITTER_MS = 10000, retries = 0;
-    function retryDelay() {
-      var d = LIST_RETRY_MS * Math.pow(2, retries);
-      retries = Math.min(retries + 1, 10);
+    function backoff(tries) {
+      var d = LIST_RETRY_MS * Math.pow(2, tries);
       if (d >= LIST_CHECK_MS) return LIST_CHECK_MS + Math.random() * LIST_JITTER_MS;
       return d / 2 + Math.random() * d / 2;
+    }
+    function retryDelay() {
+      var d = backoff(retries);
+      retries = Math.min(retries + 1, 10);
+      return d;
     }
     /* This tab's id, the same on each of its pages (sessionStorage): the server ends the wait of a page the tab left
        (a link, the back button, a language switch), which it cannot see is gone, when the tab's next page waits.
@@ -794,7 +839,9 @@
             return null;
           }
           listUpAt = Date.now();
-          if (outage) reachable();
+          /* a plain try answering an outage a wait's 5xx page began keeps the note; a wait answered clears it */
+          if (outage) reachable(downKind === "wait" && !waits);
+          else if (noteKept && waits) reachable();
           if (following) retries = 0;
           else if (wasDown && !outage) {
             /* the server answers again (this answer brings the list as it is): the wait at once, whose answer says
@@ -826,6 +873,8 @@
       retries = 0;
       polls = 0;
       delay = 1000;
+      cardTries = 0;
+      if (stale && !outage) refreshCard();
       if (!outage || !attemptsUrl) check();
       checkList();
     }
@@ -834,7 +883,7 @@
       askNow();
     });
     document.addEventListener("visibilitychange", function () {
-      if (document.hidden) { clearTimeout(timer); clearTimeout(listTimer); return; }
+      if (document.hidden) { clearTimeout(timer); clearTimeout(listTimer); clearTimeout(cardTimer); return; }
       if (stopped) return;
       askNow();
     });
