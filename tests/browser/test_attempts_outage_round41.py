@@ -69,7 +69,8 @@ def test_a_card_fetch_failing_alone_backs_off_and_says_no_outage(app, web, facto
 def test_a_card_fetch_failing_with_the_server_counts_toward_the_outage_and_comes_when_it_answers(
         app, web, factory, live_server, browser):
     """No list slot, the row's attempt ends and the server stops answering as the card is fetched: the card's
-    failures and the list's are one outage (the note), on the one back-off; the card comes when the server answers."""
+    failure asks the list at once, and the two are one outage (the note), on the one back-off; the card comes when the
+    server answers."""
     app.config["LONGPOLL_SLOTS"] = 0
     app.config["LONGPOLL_LIST_SLOTS"] = 0
     a = factory.assignment()
@@ -90,12 +91,19 @@ def test_a_card_fetch_failing_with_the_server_counts_toward_the_outage_and_comes
 
     page = attempts_page(browser, live_server, alice.email, a.slug, watch=watch)
     card = page.locator("#attempts")
+    note = card.locator("[data-attempts-down]")
+    run_clock(page, 200)                                       # the list's tries backed off to 60-70 s apart
+    tried = counts["list"]
+    run_clock(page, 75, until=lambda: counts["list"] > tried)  # just after one of them
     FakeWorker(app, sub.latest_run.id, full_result(), delay_running=0.05, delay_graded=0.05).start().join()
     run_clock(page, 20, until=lambda: state["down"])
     assert state["down"], "the card was not asked"
+    # the card's failure asks the list at once to tell (before: said at the list's next try, a minute later, the
+    # card asked again each few seconds meanwhile)
+    assert run_clock(page, 60, until=lambda: note.count() > 0) <= 3
+    assert state["cards"] == 1, state
     before = dict(counts)
     seen = _note_samples(page, 180)
-    note = card.locator("[data-attempts-down]")
     expect(note).to_contain_text("no answer")
     assert _toggles(seen) <= 1, seen
     assert state["cards"] <= 10, state
