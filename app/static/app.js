@@ -498,6 +498,7 @@
        there is to ask); whichever answers ends it. listDownAt/listUpAt: when the list's last try was down/answered;
        rowsDownSince: since when every row asked was down (0: a row answered). */
     var outage = false, listDownAt = 0, listUpAt = 0, rowsDownSince = 0, downKind = "", probing = false;
+    var listWaitDown = false;   // the list's last try down was a wait's 5xx page (see cardFailed)
     /* Round 41: a proxy answering 5xx to the waits alone, the plain tries answering: each plain try ended the outage
        its wait's 5xx began and the next wait began it again, the note coming and going at each try. Such a plain
        answer ends the outage (the next try is a wait, the rows are polled) and keeps the note (noteKept): it goes
@@ -524,7 +525,9 @@
       noteKept = !!keep;
       var note = card.querySelector("[data-attempts-down]");
       if (note && !keep) note.remove();
-      if (stale && !stopped && !document.hidden) { cardTries = 0; refreshCard(); }   // the card not fetched meanwhile
+      /* the card not fetched meanwhile; its back-off kept (round 41 mend: reset here, a card failing alone while the
+         waits failed was asked again each ~30 s for good) */
+      if (stale && !stopped && !document.hidden) refreshCard();
     }
     function pending() {
       return Array.prototype.filter.call(card.querySelectorAll("tr[data-status-url]"), function (tr) {
@@ -563,18 +566,22 @@
        page), it counts with the rows: the server is down when the list is too, and the list is asked to tell when
        it has not answered since (cardDownSince); the list answering, only the card's address errs, no note. During
        an outage it is not asked on its own: the server answering again asks it at once (reachable). */
-    var cardTimer = null, cardTries = 0, carding = false, cardDownSince = 0;
+    /* Round 41 mend: a card asked for while its fetch is under way (cardAgain) was dropped, yet that fetch may have
+       been answered before the change that asked (a rescore): the score stayed as it was. It is fetched again once
+       the one under way has brought the card (one that fails is asked again on its back-off, the change with it). */
+    var cardTimer = null, cardTries = 0, carding = null, cardAgain = false, cardDownSince = 0;
     function refreshCard() {
+      if (stopped) return Promise.resolve(null);
+      if (carding) { cardAgain = true; return carding; }
       clearTimeout(cardTimer);
-      if (stopped || carding) return Promise.resolve(null);   // the one under way brings the card as it is now
-      carding = true;
+      cardAgain = false;
       stale = true;
-      return fetchLimited(inPageLang(window.location.pathname), { credentials: "same-origin",
+      carding = fetchLimited(inPageLang(window.location.pathname), { credentials: "same-origin",
                                                                 headers: { "Accept": "text/html" }, cache: "no-store" })
         .then(function (r) {
           if (r.status === 401 || r.redirected) { stop(labels.signed_out, true); return null; }
           if (r.status >= 500) return { down: "HTTP " + r.status };
-          return r.ok ? r.text() : null;
+          return r.ok ? r.text().catch(function () { return { down: true }; }) : null;   // a body not read in time
         }, function () { return { down: true }; })
         .then(function (html) {
           var fresh = typeof html === "string" &&
@@ -594,22 +601,32 @@
           focusableScrollers(card);
           refocus(card, focus);
         })
-        .catch(function () { cardFailed(true); })   // its body not read in time
-        .then(function () { carding = false; });
+        .catch(function () { /* the card in the page, a local time or the focus not set: not the server's doing */ })
+        .then(function () {
+          carding = null;
+          if (cardAgain && !stale) return refreshCard();
+        });
+      return carding;
     }
     /* down: what was seen (true: no answer), as statusOf says it; else an answer without the card (a 4xx) */
     function cardFailed(down) {
       if (stopped) return;
       if (down) {
         if (!cardDownSince) cardDownSince = Date.now();
-        if (outage || listDownAt > listUpAt) {
-          if (!outage) downKind = "";
+        /* Round 41 mend: counted with the list only when its last try down was not a wait's 5xx page (a proxy's
+           limit on long requests, the plain tries answering): it made each card failure an outage, which the next
+           plain answer ended with the wait's back-off reset, the note coming and going, the list asked each second.
+           An outage on already keeps its kind and its reason. */
+        if (outage) return;
+        if (listDownAt > listUpAt && !listWaitDown) {
+          downKind = "";
           unreachable(down === true ? undefined : down);
-        } else if (listUpAt < cardDownSince && !listing) {
+          return;
+        }
+        if (listUpAt < cardDownSince && !listing) {
           checkList(true);
         }
       }
-      if (outage) return;
       cardTimer = setTimeout(function () { if (!outage && !document.hidden) refreshCard(); }, backoff(cardTries));
       cardTries = Math.min(cardTries + 1, 10);
     }
@@ -795,6 +812,7 @@
        follow(false)); during an outage one row is asked beside it (the list's endpoint alone may be the one down). */
     function listDown(waits, status) {
       listDownAt = Date.now();
+      listWaitDown = !!(waits && status);
       if (outage) {
         /* a 5xx page: the list's endpoint may be down alone, the rows' answering; refused or no answer: the server */
         if (status && pending().length && !checking) check();

@@ -101,7 +101,8 @@ def test_a_card_fetch_failing_with_the_server_counts_toward_the_outage_and_comes
     # the card's failure asks the list at once to tell (before: said at the list's next try, a minute later, the
     # card asked again each few seconds meanwhile)
     assert run_clock(page, 60, until=lambda: note.count() > 0) <= 3
-    assert state["cards"] == 1, state
+    # the card's own retry (1-2 s) may go before the list's answer says the outage (round 41 mend: ==1 was flaky)
+    assert state["cards"] <= 2, state
     before = dict(counts)
     seen = _note_samples(page, 180)
     expect(note).to_contain_text("no answer")
