@@ -6,8 +6,6 @@ shown (the fetch under way had been rendered before it)."""
 
 from __future__ import annotations
 
-from urllib.parse import urlparse
-
 import pytest
 from playwright.sync_api import expect
 
@@ -17,14 +15,10 @@ from app.regrading import request_regrade
 from tests.browser.helpers import FakeWorker, full_result
 from tests.browser.test_attempts_outage_mend_round40 import _counting, _note_samples, _toggles
 from tests.browser.test_attempts_outage_round40 import _queued_page
+from tests.browser.test_attempts_outage_round41 import _is_card
 from tests.browser.test_attempts_regrade_round37 import attempts_page, run_clock
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def _is_card(request, slug: str) -> bool:
-    """The card fetched again: the page's own address asked by fetch (not the page loaded)."""
-    return request.resource_type == "fetch" and urlparse(request.url).path == f"/assignments/{slug}"
 
 
 def test_a_card_failing_while_only_the_waits_fail_says_no_outage_and_the_list_stays_backed_off(
@@ -58,6 +52,8 @@ def test_a_card_failing_while_only_the_waits_fail_says_no_outage_and_the_list_st
     FakeWorker(app, first.latest_run.id, full_result(), delay_running=0.05, delay_graded=0.05).start().join()
     before = dict(counts)
     seen = _note_samples(page, 180)
+    print("in 180 s: list", counts["list"] - before["list"], "status", counts["status"] - before["status"],
+          "cards", len(cards), "note toggles", _toggles(seen))
     assert not any(seen), ("the rows and the plain list answer: no outage", _toggles(seen))
     assert counts["list"] - before["list"] <= 8, (before, counts)
     assert 2 <= len(cards) <= 12, len(cards)
