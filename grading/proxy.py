@@ -212,6 +212,51 @@ def hide_grader_paths(text: str) -> str:
     return _PATH.sub(neutral, text) if "/" in text else text
 
 
+# What can end a jail by a signal other than the grader's SIGKILL (round 41), each said as a choice, never as the
+# cause: the kernel raising it for a fault of the code (which it logged for none of the jail's threads: else the end is
+# "crashed"), a timer or limit the process set, or a kill() of its own. _FAULTED: the first half for a fault signal.
+_OWN_SEND_EN = "code in your process (yours or a library's) sent it, as `os.kill`, `signal.raise_signal` or " \
+               "`signal.pthread_kill` do"
+_OWN_SEND_ZH = "你的进程中的代码（你的或某个库的）发出了它，`os.kill`、`signal.raise_signal` 或 `signal.pthread_kill` 都会这样做"
+_SENT_EN = "the grader sends no such signal and no other submission's process can reach yours: " + _OWN_SEND_EN
+_SENT_ZH = "评分器不发送这个信号，其他提交的进程也无法触及你的进程：" + _OWN_SEND_ZH
+_FAULTED_EN = ("either your code or a library it called {what}, or " + _OWN_SEND_EN
+               + "; run your file locally with `python -X faulthandler` to see the line where it happens")
+_FAULTED_ZH = "可能是你的代码或它调用的库{what}，也可能是" + _OWN_SEND_ZH + "；在本地用 `python -X faulthandler` 运行你的文件，可以看到出错的那一行"
+_SIGNAL_CAUSES: tuple[tuple[str, str, str], ...] = (
+    *((sig, _FAULTED_EN.format(what=en), _FAULTED_ZH.format(what=zh)) for sig, en, zh in (
+        ("SIGSEGV", "accessed memory it may not use (a bad pointer through `ctypes` or a C extension)",
+         "访问了不允许访问的内存（例如经由 `ctypes` 或 C 扩展使用了错误的指针）"),
+        # both seen in a jail (tests/sandbox/test_deaths_round41): a file truncated under its mapping, and a sparse
+        # file in the jail's /tmp (a tmpfs of Limits.tmp bytes) written through its mapping past what /tmp holds
+        ("SIGBUS", "touched a memory-mapped file where it has no storage (past the end of a file truncated under its "
+                   "mapping, or in `/tmp` once that size-limited folder was full)",
+         "访问了内存映射文件中没有存储空间的部分（文件在映射之后被截短，或大小受限的 `/tmp` 已满）"),
+        ("SIGILL", "ran an instruction the processor cannot execute (machine code built for another processor, or a "
+                   "jump into data)", "执行了处理器无法执行的指令（例如为别的处理器编译的机器码，或跳转到了数据上）"),
+        ("SIGFPE", "divided an integer by zero in machine code (Python's own division raises `ZeroDivisionError` "
+                   "instead)", "在机器码中做了除数为零的整数除法（`/`、`//` 或 `%` 的除数为零时会改为抛出 `ZeroDivisionError`）"),
+        ("SIGTRAP", "ran a breakpoint instruction with no debugger attached", "在没有调试器的情况下执行了断点指令"))),
+    ("SIGALRM", "a timer your process set (`signal.alarm`, `signal.setitimer`) ran out with no handler for it, or "
+                + _OWN_SEND_EN,
+     "你的进程设置的定时器（`signal.alarm`、`signal.setitimer`）到时而没有处理函数，或者" + _OWN_SEND_ZH),
+    *((sig, f"a timer your process set (`signal.setitimer` with `{timer}`) ran out with no handler for it, or "
+            + _OWN_SEND_EN,
+       f"你的进程设置的定时器（`signal.setitimer` 配合 `{timer}`）到时而没有处理函数，或者" + _OWN_SEND_ZH)
+      for sig, timer in (("SIGVTALRM", "signal.ITIMER_VIRTUAL"), ("SIGPROF", "signal.ITIMER_PROF"))),
+    ("SIGPIPE", "it wrote to a pipe or socket whose reading end was closed after code in it had put back SIGPIPE's "
+                "default action (Python ignores SIGPIPE and raises `BrokenPipeError` instead), or " + _OWN_SEND_EN,
+     "它的代码先恢复了 SIGPIPE 的默认动作（解释器默认忽略 SIGPIPE，改为抛出 `BrokenPipeError`），然后向读端已关闭的管道或套接字写入，或者"
+     + _OWN_SEND_ZH),
+    ("SIGXCPU", "it ended before the grader's CPU time limit, so it passed a lower limit that code in it set "
+                "(`resource.setrlimit` with `resource.RLIMIT_CPU`), or " + _OWN_SEND_EN,
+     "它在评分器的 CPU 时间上限之前就结束了，所以是超过了它的代码自己设置的更低上限（`resource.setrlimit` 配合 `resource.RLIMIT_CPU`），或者"
+     + _OWN_SEND_ZH),
+    ("SIGIO", "a descriptor it set for signal-driven input and output (`fcntl` with `O_ASYNC`) became ready, or "
+              + _OWN_SEND_EN,
+     "它设置为信号驱动输入输出的描述符（`fcntl` 配合 `O_ASYNC`）已就绪，或者" + _OWN_SEND_ZH),
+)
+
 # How the sandbox says a jail ended (grading.sandbox.client._describe_status), in both languages.
 _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en, zh) for p, en, zh in (
     (r"CPU time limit exceeded \((?P<used>[^ ]+) s CPU, limit (?P<limit>[^ ]+) s\)",
@@ -236,14 +281,29 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
      "the process was ended by SIGABRT, the signal's default action (abort() raises it, as C and C++ code does when "
      "an assertion fails or an exception is not caught)",
      "进程被信号 SIGABRT 结束，这是该信号的默认动作（abort() 会发出这个信号，C 或 C++ 代码在断言失败或异常未被捕获时会这样做）"),
+    # Round 41: a signal the kernel logged no fault for (client.RECEIVED_TEXT), said with what can raise it. Only what
+    # the code checks is said as fact: the grader sends a jail no signal but SIGKILL (zygote.Jail.kill; SIGCONT to one
+    # that stopped itself) and no other submission's process can reach it (its own pid namespace); which of the
+    # possible causes it was is not known (a wait status does not tell a fault from a kill(); the kernel does not log
+    # a SIGBUS or SIGTRAP fault, nor one its rate limit or a deployment without /dev/kmsg kept from the zygote).
+    *((rf"the sandboxed process was ended by {sig}, the signal's default action",
+       f"the process was ended by {sig}, the signal's default action; the grader never sends it: {en}",
+       f"进程被信号 {sig} 结束，这是该信号的默认动作；评分器从不发送这个信号：{zh}")
+      for sig, en, zh in _SIGNAL_CAUSES),
     (r"the sandboxed process was ended by (?P<sig>SIG[A-Z0-9+]+), the signal's default action",
-     "the process was ended by {sig}, the signal's default action", "进程被信号 {sig} 结束，这是该信号的默认动作"),
+     "the process was ended by {sig}, the signal's default action; " + _SENT_EN,
+     "进程被信号 {sig} 结束，这是该信号的默认动作；" + _SENT_ZH),
     (r"the sandboxed process was ended by a SIGINT \(KeyboardInterrupt\) that arrived between calls, while none of "
      r"your code was running",
      "the process was ended by a SIGINT (KeyboardInterrupt) that arrived between calls, while none of your code was "
      "running", "进程在两次调用之间收到 SIGINT（KeyboardInterrupt）并因此结束，当时你的代码没有在运行"),
+    # Round 41: what else sends it, as a choice (no per-jail record tells which: client.UNSENT_KILL_TEXT).
     (r"the sandboxed process was killed by SIGKILL, which the grader did not send",
-     "the process was killed by SIGKILL, which the grader did not send", "进程被信号 SIGKILL 终止，这个信号不是评分器发出的"),
+     "the process was killed by SIGKILL, which the grader did not send: code in your process sent it (`os.kill`), or "
+     "the kernel did, as it does when a CPU time limit that code set (`resource.setrlimit`) is reached or when its "
+     "out-of-memory killer ends a process",
+     "进程被信号 SIGKILL 终止，这个信号不是评分器发出的：可能是你的进程中的代码发出的（`os.kill`），也可能是内核发出的；"
+     "代码自己设置的 CPU 时间上限（`resource.setrlimit`）到达时，或内核在内存耗尽时终止进程，都会这样"),
     (r"the sandboxed process was killed by signal (?P<n>\d+)", "the process was killed by signal {n}",
      "进程被信号 {n} 终止"),
     (r"the sandboxed process was killed by (?P<sig>[A-Za-z0-9 ]+)", "the process was killed by {sig}",
@@ -253,8 +313,13 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
      "after your code had run, the sandbox stopped answering the grader: the loop that reads its requests and "
      "writes its replies failed (exit code {code})",
      "你的代码运行完之后，沙箱不再回应评分器：沙箱中读取请求、写回结果的循环出错（退出码 {code}）"),
-    (r"the sandboxed process exited with code (?P<code>-?\d+)", "the process exited with code {code}",
-     "进程以退出码 {code} 退出"),
+    # Round 41: the grader's own loop's exits are told otherwise (client.SERVE_FAILED_TEXT, INTERRUPTED_TEXT, marked
+    # on the jail's end page; a setup failure is the sandbox's), so an exit said here is the process's own.
+    (r"the sandboxed process exited with code (?P<code>-?\d+)",
+     "the process exited with code {code}: code in it (yours or a library's) ended the process at once, as "
+     "`os._exit({code})` or C's `exit({code})` do",
+     "进程以退出码 {code} 退出：其中的代码（你的或某个库的）直接结束了进程，`os._exit({code})` 或 C 语言的 `exit({code})` "
+     "都会这样做"),
     (r"the sandboxed process ended \((?P<status>\w+)\)", "the process ended ({status})", "进程已结束（状态 `{status}`）"),
     (r"the session was closed", "the session was closed", "会话已关闭"),
     (r"the sandboxed process ended without a status \(the executor was closed or its zygote died\)",
