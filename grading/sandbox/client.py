@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import fcntl
 import json
+import logging
 import math
 import mmap
 import os
@@ -29,6 +30,8 @@ import torch
 from autograder import settings
 from grading.forking import cpu_seconds
 from grading.sandbox import protocol
+
+log = logging.getLogger(__name__)
 
 UID_BASE = 60000
 MAX_SLOTS = 1250
@@ -325,6 +328,18 @@ def _shutdown(proc: subprocess.Popen, ctrl: socket.socket, lock_fd: int) -> None
         pass
 
 
+_thread_watch_told: set[str] = set()    # the reasons logged by this process (each executor's zygote reports its own)
+
+
+def _log_thread_watch_off(off: str | None) -> None:
+    """Log, once per process and reason, that a zygote has no thread watch: the worker restarts executors, and the
+    deployment's reason (docker-compose: its own pid namespace) is the same every time."""
+    if off is not None and off not in _thread_watch_told:
+        _thread_watch_told.add(off)
+        log.warning("sandbox thread watch off: %s; a fault of a jail's thread is named only for a thread a CPU check "
+                    "saw (README, \"Deployment\")", off)
+
+
 class Executor:
     """Owns one warm zygote (pays one torch import). One session at a time is the intended use."""
 
@@ -381,6 +396,11 @@ class Executor:
         parent.settimeout(None)
         self.zygote_pid = self._proc.pid
         self.binds = list(hello.get("binds", []))
+        # None when the zygote reads the kernel's fork events of the jails' threads (zygote.ThreadWatch); else why
+        # not: a thread's fault is then named only for a thread a CPU check saw (README, "Deployment").
+        off = hello.get("thread_watch_off")
+        self.thread_watch_off: str | None = off if isinstance(off, str) else None
+        _log_thread_watch_off(self.thread_watch_off)
         self.start_seconds = time.monotonic() - t0
 
     @property

@@ -778,11 +778,17 @@ class ThreadWatch:
         # finalizer of an object its frames dropped closes that number again once it names another file.
         self.fd: int | None = None
         self.listening = False
+        # Why there is no watch (None: there is one): told once at the executor's start (client.Executor), so a
+        # deployment where it never applies (docker-compose: the worker's own pid namespace) says so.
+        self.off: str | None = None
         if not in_host_namespaces():
+            self.off = ("not in the host's pid and user namespaces (the kernel takes no proc connector request there, "
+                        "and its events would name host ids)")
             return
         try:
             sock = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, _NETLINK_CONNECTOR)
-        except OSError:
+        except OSError as e:
+            self.off = f"no proc connector socket: {e}"
             return
         try:
             sock.setblocking(False)
@@ -791,8 +797,9 @@ class ThreadWatch:
             except OSError:
                 pass
             sock.bind((0, 0))       # in no group: nothing is delivered until listen() joins it
-        except OSError:
+        except OSError as e:
             sock.close()
+            self.off = f"the proc connector socket could not be bound: {e}"
             return
         self.fd = sock.detach()
 
@@ -815,9 +822,10 @@ class ThreadWatch:
                                              os.uname().release))
             if not on:
                 _set_membership(self.fd, _NETLINK_DROP_MEMBERSHIP)
-        except OSError:
+        except OSError as e:
             self.listening = on     # withdrawn at close if it was asked
             self.close()
+            self.off = f"the kernel refused the proc connector request: {e}"
             return
         self.listening = on
 
@@ -1227,6 +1235,8 @@ def main() -> None:
         signal.signal(signal.SIGCHLD, lambda _s, _f: None)
         signal.set_wakeup_fd(chld_w, warn_on_full_buffer=False)
         if reason is None:   # what launch() does for every jail, tried once here
+            watch.listen(True)   # a request the kernel refuses closes the watch, and is told at the start (off)
+            watch.listen(False)
             unshare(CLONE_NEWPID)
             _check(_libc.setns(own_pidns, CLONE_NEWPID), "setns back to the zygote's pid namespace")
     except BaseException as e:  # noqa: BLE001
@@ -1234,7 +1244,8 @@ def main() -> None:
     before_forks()        # what each jail drops from sys (computed once, here)
     prepare_for_forks()   # after everything this process imports and warms: jails fork from here
     ctrl.send(json.dumps({"ready": reason is None, "reason": reason, "pid": me,
-                          "binds": [b[0] for b in binds] if reason is None else []}).encode())
+                          "binds": [b[0] for b in binds] if reason is None else [],
+                          "thread_watch_off": watch.off}).encode())
     if reason is not None:
         return
     while True:
