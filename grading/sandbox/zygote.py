@@ -106,6 +106,11 @@ CPU_CHECK_S = 0.1     # how often the zygote reads a running jail's CPU against 
 PROF_SLACK_S = 0.001
 JAIL_THREADS_KEPT = 1024   # thread ids kept per jail (Jail.note_threads): a set of ints, ~60 KiB at most
 LIFE_OPEN = 1 << 63        # a thread's end not yet seen (Jail.lives)
+# The kernel events (ThreadWatch) the zygote reads of one jail: a thread's start and its end are one each, so an honest
+# jail's few threads are far below it; a jail starting threads without end (~13,000 a second here) reaches it in a
+# third of a second, and from then on the kernel drops its events (ThreadWatch.follow): at ~1.4-2.3 us an event, what
+# one jail's threads cost the zygote is bounded at ~10 ms, where the churn cost it 0.33 s in 9 s (round 41).
+JAIL_EVENTS_MAX = 4 * JAIL_THREADS_KEPT
 
 
 def jail_uid(uids: list[int], live: list[int], choice: Callable[[list[int]], int] = secrets.choice) -> int:
@@ -585,6 +590,17 @@ class Jail:
         # and joining threads cycles through it in about a second), so a fault record names one of its threads only
         # if printed within that thread's life (kernel_end).
         self.lives: dict[int, list[int]] = {}
+        self.events = 0                 # the kernel's events of its threads read (ThreadWatch.drain)
+        self.watched = True             # its events still asked of the kernel (until JAIL_EVENTS_MAX: unwatch)
+
+    def unwatch(self, now_ns: int) -> None:
+        """No more of its threads' events (JAIL_EVENTS_MAX was reached): a life whose end is not seen is closed now,
+        so no record printed after this counts for its id (the id may be another process's by then); a fault of those
+        threads later is said without a cause, as one the kernel did not log."""
+        self.watched = False
+        for life in self.lives.values():
+            if life[1] == LIFE_OPEN:
+                life[1] = now_ns
 
     def add_thread(self, tid: int, cloned_ns: int | None = None) -> None:
         if len(self.threads) < JAIL_THREADS_KEPT:
@@ -729,6 +745,37 @@ THREAD_WATCH_RCVBUF = 8 << 20   # ~10,000 events (~830 bytes each as the kernel 
 DRAIN_MAX = THREAD_WATCH_RCVBUF // 830    # events read in one turn of the loop: a host's fork storm costs it ~25 ms
 _PID_INIT_INO, _USER_INIT_INO = 0xEFFFFFFC, 0xEFFFFFFD   # include/linux/proc_ns.h: the host's namespaces
 _FILTERED_SINCE = (6, 6)    # the kernel that takes an event-type filter with the request (struct proc_input)
+# The socket's own filter (classic BPF, SO_ATTACH_FILTER; netlink runs it on every multicast, in the sending task's
+# context, before the message is queued): only fork events whose new task is of a followed jail's thread group and exit
+# events of such a thread are queued, so the host's other threads (and a jail past JAIL_EVENTS_MAX) cost the zygote
+# nothing. A word load of BPF reads big-endian; the event's fields are the host's order, so the compared ids are swapped.
+_SO_ATTACH_FILTER = 26
+_BPF_LD_W_ABS, _BPF_JEQ_K, _BPF_RET_K = 0x20, 0x15, 0x06
+_EV_WHAT, _EV_FORK_TGID, _EV_EXIT_TGID = _CN_EVENT, _CN_EVENT + 28, _CN_EVENT + 20   # offsets in the message
+_FOLLOW_MAX = 100           # ids one filter compares (a jump reaches 255 instructions): more, and every event is read
+
+
+def _be(v: int) -> int:
+    return struct.unpack(">I", struct.pack("=I", v & 0xFFFFFFFF))[0]
+
+
+def follow_program(pids: list[int] | None) -> bytes:
+    """The filter that queues the fork and exit events of thread groups ``pids`` only (None: every message)."""
+    def ins(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+        return struct.pack("=HBBI", code, jt, jf, k)
+
+    if pids is None or len(pids) > _FOLLOW_MAX:
+        return ins(_BPF_RET_K, 0xFFFFFFFF)
+    n = len(pids)
+    # 0 what; 1 fork? else to 4+n; 2 its tgid; 3.. one per id, to accept; 3+n drop; 4+n exit? else drop; 5+n its
+    # tgid; 6+n.. one per id, to accept; 6+2n drop; 7+2n accept
+    prog = [ins(_BPF_LD_W_ABS, _EV_WHAT), ins(_BPF_JEQ_K, _be(_PROC_EVENT_FORK), 0, n + 2),
+            ins(_BPF_LD_W_ABS, _EV_FORK_TGID)]
+    prog += [ins(_BPF_JEQ_K, _be(pid), 7 + 2 * n - (3 + i) - 1, 0) for i, pid in enumerate(pids)]
+    prog += [ins(_BPF_RET_K, 0), ins(_BPF_JEQ_K, _be(_PROC_EVENT_EXIT), 0, n + 1), ins(_BPF_LD_W_ABS, _EV_EXIT_TGID)]
+    prog += [ins(_BPF_JEQ_K, _be(pid), 7 + 2 * n - (6 + n + i) - 1, 0) for i, pid in enumerate(pids)]
+    prog += [ins(_BPF_RET_K, 0), ins(_BPF_RET_K, 0xFFFFFFFF)]
+    return b"".join(prog)
 
 
 def _kernel_version(release: str) -> tuple[int, int]:
@@ -778,6 +825,7 @@ class ThreadWatch:
         # finalizer of an object its frames dropped closes that number again once it names another file.
         self.fd: int | None = None
         self.listening = False
+        self.following: tuple[int, ...] | None = None    # the thread groups the socket's filter queues (None: all)
         # Why there is no watch (None: there is one): told once at the executor's start (client.Executor), so a
         # deployment where it never applies (docker-compose: the worker's own pid namespace) says so.
         self.off: str | None = None
@@ -829,13 +877,31 @@ class ThreadWatch:
             return
         self.listening = on
 
+    def follow(self, pids: list[int] | None) -> None:
+        """Queue only the events of these thread groups from now on (None: every event, as while a jail is forked and
+        its pid not yet known). A filter the kernel refuses leaves every event queued, as before it."""
+        key = None if pids is None else tuple(sorted(pids))
+        if self.fd is None or key == self.following:
+            return
+        code = follow_program(None if key is None else list(key))
+        buf = ctypes.create_string_buffer(code, len(code))
+        prog = _SockFprog(len(code) // 8, ctypes.addressof(buf))
+        sock = socket.socket(fileno=self.fd)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, _SO_ATTACH_FILTER, bytes(prog))
+            self.following = key
+        except OSError:
+            self.following = None
+        finally:
+            sock.detach()
+
     def drain(self, jails: dict[int, Jail], most: int = DRAIN_MAX) -> None:
         """Read the queued events, at most ``most``; a new thread (not a process: its id is not its group's) of a live
         jail's process, cloned after that jail's fork, is added to its ``threads`` and ``lives``; a known thread's exit
         ends its life. Only the kernel's (sender port 0)."""
         if self.fd is None:
             return
-        by_pid = {j.pid: j for j in jails.values()}
+        by_pid = {j.pid: j for j in jails.values() if j.watched}
         sock = socket.socket(fileno=self.fd)     # for recvfrom's sender; detached below, never closing the fd
         try:
             for _ in range(most):
@@ -850,16 +916,21 @@ class ThreadWatch:
                 if port != 0 or len(data) < _CN_EVENT + _EVENT.size:
                     continue
                 what, _, stamp, a, b, tid, tgid = _EVENT.unpack_from(data, _CN_EVENT)
-                if what == _PROC_EVENT_EXIT:
-                    j = by_pid.get(b)
-                    if j is not None:
-                        j.thread_ended(a, stamp)
+                j = by_pid.get(b if what == _PROC_EVENT_EXIT else tgid)
+                if j is None or not j.watched:
                     continue
-                j = by_pid.get(tgid)
-                if what == _PROC_EVENT_FORK and j is not None and tid != tgid and stamp >= j.forked_ns:
+                if what == _PROC_EVENT_EXIT:
+                    j.thread_ended(a, stamp)
+                elif what == _PROC_EVENT_FORK and tid != tgid and stamp >= j.forked_ns:
                     j.add_thread(tid, stamp)
+                else:
+                    continue
+                j.events += 1
+                if j.events >= JAIL_EVENTS_MAX:
+                    j.unwatch(stamp)
         finally:
             sock.detach()
+            self.follow([j.pid for j in jails.values() if j.watched])
 
     def close(self) -> None:
         if self.fd is not None:
@@ -1308,6 +1379,7 @@ def main() -> None:
         held = [fd for j in jails.values() for fd in (j.pidfd, j.lifeline_fd, j.status_fd, j.setup_r, j.init_fd)
                 if fd is not None] + [chld_r, chld_w] + ([] if watch.fileno() is None else [watch.fileno()])
         watch.listen(True)        # before the fork: its threads' events are queued from here on
+        watch.follow(None)        # every event, until its pid is known (the next drain follows the live jails only)
         try:
             jail = launch(job, fds, own_pidns, ctrl, binds, root, seccomp, held,
                           [j.uid for j in jails.values()], init_program)
@@ -1316,6 +1388,7 @@ def main() -> None:
             continue
         if jail is not None:
             jails[jail.pidfd] = jail
+        watch.follow([j.pid for j in jails.values() if j.watched])
     for j in jails.values():
         j.kill("closed")
     _reap(jails)

@@ -30,6 +30,7 @@ def _jail(pid: int, forked_ns: int):
 
     j = object.__new__(Jail)
     j.pid, j.forked_ns, j.threads, j.lives = pid, forked_ns, set(), {}
+    j.events, j.watched = 0, True      # round 41: its events read, and still followed (JAIL_EVENTS_MAX)
     return j
 
 
