@@ -297,13 +297,14 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
      r"your code was running",
      "the process was ended by a SIGINT (KeyboardInterrupt) that arrived between calls, while none of your code was "
      "running", "进程在两次调用之间收到 SIGINT（KeyboardInterrupt）并因此结束，当时你的代码没有在运行"),
-    # Round 41: what else sends it, as a choice (no per-jail record tells which: client.UNSENT_KILL_TEXT).
+    # Round 41: two ways code brings it about, as a choice (no per-jail record tells which: client.UNSENT_KILL_TEXT).
+    # Memory is not named: another process's OOM kill moves the same counts (review R1, test_sandbox_round35).
     (r"the sandboxed process was killed by SIGKILL, which the grader did not send",
-     "the process was killed by SIGKILL, which the grader did not send: code in your process sent it (`os.kill`), or "
-     "the kernel did, as it does when a CPU time limit that code set (`resource.setrlimit`) is reached or when its "
-     "out-of-memory killer ends a process",
-     "进程被信号 SIGKILL 终止，这个信号不是评分器发出的：可能是你的进程中的代码发出的（`os.kill`），也可能是内核发出的；"
-     "代码自己设置的 CPU 时间上限（`resource.setrlimit`）到达时，或内核在内存耗尽时终止进程，都会这样"),
+     "the process was killed by SIGKILL, which the grader did not send; code in a process brings this about by "
+     "sending it (`os.kill`) or by setting a CPU time limit (`resource.setrlimit`), which the kernel enforces with "
+     "SIGKILL at its hard limit",
+     "进程被信号 SIGKILL 终止，这个信号不是评分器发出的；进程中的代码发出它（`os.kill`），或设置 CPU 时间上限"
+     "（`resource.setrlimit`）并到达其硬上限（内核在那时以 SIGKILL 结束进程），都会导致这种结果"),
     (r"the sandboxed process was killed by signal (?P<n>\d+)", "the process was killed by signal {n}",
      "进程被信号 {n} 终止"),
     (r"the sandboxed process was killed by (?P<sig>[A-Za-z0-9 ]+)", "the process was killed by {sig}",
@@ -316,10 +317,10 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
     # Round 41: the grader's own loop's exits are told otherwise (client.SERVE_FAILED_TEXT, INTERRUPTED_TEXT, marked
     # on the jail's end page; a setup failure is the sandbox's), so an exit said here is the process's own.
     (r"the sandboxed process exited with code (?P<code>-?\d+)",
-     "the process exited with code {code}: code in it (yours or a library's) ended the process at once, as "
-     "`os._exit({code})` or C's `exit({code})` do",
-     "进程以退出码 {code} 退出：其中的代码（你的或某个库的）直接结束了进程，`os._exit({code})` 或 C 语言的 `exit({code})` "
-     "都会这样做"),
+     "the process exited with code {code}: code in it (yours or a library's) ended the process, as "
+     "`os._exit({code})`, C's `exit({code})` or a `sys.exit({code})` nothing catches do",
+     "进程以退出码 {code} 退出：其中的代码（你的或某个库的）结束了进程，`os._exit({code})`、C 语言的 `exit({code})` "
+     "或没有被捕获的 `sys.exit({code})` 都会这样做"),
     (r"the sandboxed process ended \((?P<status>\w+)\)", "the process ended ({status})", "进程已结束（状态 `{status}`）"),
     (r"the session was closed", "the session was closed", "会话已关闭"),
     (r"the sandboxed process ended without a status \(the executor was closed or its zygote died\)",

@@ -731,8 +731,8 @@ class Jail:
 # would be matched against ids of another numbering, so there is no watch there (nor in another user namespace). The
 # request asks for fork and exit events alone since Linux 6.6 (struct proc_input); an older kernel takes only the
 # bare 4-byte operation (any other length is dropped, and nothing would be sent) and sends every event, which drain
-# skips. Asked for only while a jail lives (ThreadWatch.listen): every thread the host starts is an event, read by
-# the zygote at ~2.3 us each. Where events are lost (ENOBUFS under a fork storm, more than a turn's DRAIN_MAX) only
+# skips. Asked for only while a jail lives (ThreadWatch.listen), and filtered by the kernel to the live jails' thread
+# groups (ThreadWatch.follow, round 41): before it every thread the host started was an event, read at ~2.3 us each. Where events are lost (ENOBUFS under a fork storm, more than a turn's DRAIN_MAX) only
 # what the CPU checks saw is known. Exit events end a thread's life (Jail.lives): its id may be the host's next
 # process's.
 _NETLINK_CONNECTOR, _CN_IDX_PROC, _CN_VAL_PROC = 11, 1, 1
