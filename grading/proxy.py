@@ -215,9 +215,13 @@ def hide_grader_paths(text: str) -> str:
 # What can end a jail by a signal other than the grader's SIGKILL (round 41), each said as a choice, never as the
 # cause: the kernel raising it for a fault of the code (which it logged for none of the jail's threads: else the end is
 # "crashed"), a timer or limit the process set, or a kill() of its own. _FAULTED: the first half for a fault signal.
-_OWN_SEND_EN = "code in your process (yours or a library's) sent it, as `os.kill`, `signal.raise_signal` or " \
-               "`signal.pthread_kill` do"
-_OWN_SEND_ZH = "你的进程中的代码（你的或某个库的）发出了它，`os.kill`、`signal.raise_signal` 或 `signal.pthread_kill` 都会这样做"
+# _OWN_SEND: a signal no one outside the process sent is raised by the process itself, by a send or by the kernel for
+# something the process asked of it (mend 41, MED 2: a seccomp filter of its own raises SIGSYS under NO_NEW_PRIVS, a
+# POSIX timer any signal it names; neither is a send, tests/sandbox/test_deaths_mend_round41).
+_OWN_SEND_EN = ("code in your process (yours or a library's) raised it: by a send (`os.kill`, `signal.raise_signal`, "
+                "`signal.pthread_kill`) or by something it asked the kernel for (a timer, a seccomp filter, ...)")
+_OWN_SEND_ZH = ("你的进程中的代码（你的或某个库的）引发了它：或是发送了它（`os.kill`、`signal.raise_signal`、`signal.pthread_kill`），"
+                "或是向内核请求了会引发它的东西（定时器、`seccomp` 过滤器等）")
 _SENT_EN = "the grader sends no such signal and no other submission's process can reach yours: " + _OWN_SEND_EN
 _SENT_ZH = "评分器不发送这个信号，其他提交的进程也无法触及你的进程：" + _OWN_SEND_ZH
 _FAULTED_EN = ("either your code or a library it called {what}, or " + _OWN_SEND_EN
@@ -225,8 +229,9 @@ _FAULTED_EN = ("either your code or a library it called {what}, or " + _OWN_SEND
 _FAULTED_ZH = "可能是你的代码或它调用的库{what}，也可能是" + _OWN_SEND_ZH + "；在本地用 `python -X faulthandler` 运行你的文件，可以看到出错的那一行"
 _SIGNAL_CAUSES: tuple[tuple[str, str, str], ...] = (
     *((sig, _FAULTED_EN.format(what=en), _FAULTED_ZH.format(what=zh)) for sig, en, zh in (
-        ("SIGSEGV", "accessed memory it may not use (a bad pointer through `ctypes` or a C extension)",
-         "访问了不允许访问的内存（例如经由 `ctypes` 或 C 扩展使用了错误的指针）"),
+        ("SIGSEGV", "accessed memory it may not use (for example a bad pointer through `ctypes` or a C extension, or "
+                    "a stack overflowed by deep recursion in C code)",
+         "访问了不允许访问的内存（例如经由 `ctypes` 或 C 扩展使用了错误的指针，或 C 代码中过深的递归用尽了栈）"),
         # both seen in a jail (tests/sandbox/test_deaths_round41): a file truncated under its mapping, and a sparse
         # file in the jail's /tmp (a tmpfs of Limits.tmp bytes) written through its mapping past what /tmp holds
         ("SIGBUS", "touched a memory-mapped file where it has no storage (past the end of a file truncated under its "
@@ -234,8 +239,11 @@ _SIGNAL_CAUSES: tuple[tuple[str, str, str], ...] = (
          "访问了内存映射文件中没有存储空间的部分（文件在映射之后被截短，或大小受限的 `/tmp` 已满）"),
         ("SIGILL", "ran an instruction the processor cannot execute (machine code built for another processor, or a "
                    "jump into data)", "执行了处理器无法执行的指令（例如为别的处理器编译的机器码，或跳转到了数据上）"),
-        ("SIGFPE", "divided an integer by zero in machine code (Python's own division raises `ZeroDivisionError` "
-                   "instead)", "在机器码中做了除数为零的整数除法（`/`、`//` 或 `%` 的除数为零时会改为抛出 `ZeroDivisionError`）"),
+        ("SIGFPE", "hit an arithmetic fault in machine code (for example an integer division by zero or of the "
+                   "smallest integer by -1, or a floating-point trap a library turned on; Python's own division "
+                   "raises `ZeroDivisionError` instead)",
+         "在机器码中遇到了算术错误（例如除数为零的整数除法、最小整数除以 -1，或某个库开启的浮点异常陷阱；"
+         "`/`、`//` 或 `%` 的除数为零时会改为抛出 `ZeroDivisionError`）"),
         ("SIGTRAP", "ran a breakpoint instruction with no debugger attached", "在没有调试器的情况下执行了断点指令"))),
     ("SIGALRM", "a timer your process set (`signal.alarm`, `signal.setitimer`) ran out with no handler for it, or "
                 + _OWN_SEND_EN,
@@ -297,14 +305,18 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
      r"your code was running",
      "the process was ended by a SIGINT (KeyboardInterrupt) that arrived between calls, while none of your code was "
      "running", "进程在两次调用之间收到 SIGINT（KeyboardInterrupt）并因此结束，当时你的代码没有在运行"),
-    # Round 41: two ways code brings it about, as a choice (no per-jail record tells which: client.UNSENT_KILL_TEXT).
-    # Memory is not named: another process's OOM kill moves the same counts (review R1, test_sandbox_round35).
+    # Round 41: what can send it, as a choice (no per-jail record tells which: client.UNSENT_KILL_TEXT). The kernel's
+    # out-of-memory killer is one (mend 41, HIGH 1): every jail is its first choice (zygote._prefer_for_oom_kill), so an
+    # honest jail dies when another process exhausts the memory, and without /dev/kmsg (compose) nothing tells that
+    # kill from the others. Never said as the jail's memory use (review R1, test_sandbox_round35).
     (r"the sandboxed process was killed by SIGKILL, which the grader did not send",
-     "the process was killed by SIGKILL, which the grader did not send; code in a process brings this about by "
-     "sending it (`os.kill`) or by setting a CPU time limit (`resource.setrlimit`), which the kernel enforces with "
-     "SIGKILL at its hard limit",
-     "进程被信号 SIGKILL 终止，这个信号不是评分器发出的；进程中的代码发出它（`os.kill`），或设置 CPU 时间上限"
-     "（`resource.setrlimit`）并到达其硬上限（内核在那时以 SIGKILL 结束进程），都会导致这种结果"),
+     "the process was killed by SIGKILL, which the grader did not send; it can come from code in the process sending "
+     "it (`os.kill`), from a CPU time limit that code set (`resource.setrlimit`), which the kernel enforces with "
+     "SIGKILL at its hard limit, or from the kernel's out-of-memory killer, which ends sandboxed processes first when "
+     "the machine runs short of memory, whichever process used it",
+     "进程被信号 SIGKILL 终止，这个信号不是评分器发出的；它可能来自进程中的代码发送的信号（`os.kill`），"
+     "可能来自代码设置的 CPU 时间上限（`resource.setrlimit`，内核在到达其硬上限时以 SIGKILL 结束进程），"
+     "也可能来自内核在整台机器内存不足时的回收：内核优先结束沙箱中的进程，不论内存是被哪个进程用掉的"),
     (r"the sandboxed process was killed by signal (?P<n>\d+)", "the process was killed by signal {n}",
      "进程被信号 {n} 终止"),
     (r"the sandboxed process was killed by (?P<sig>[A-Za-z0-9 ]+)", "the process was killed by {sig}",
@@ -317,10 +329,12 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
     # Round 41: the grader's own loop's exits are told otherwise (client.SERVE_FAILED_TEXT, INTERRUPTED_TEXT, marked
     # on the jail's end page; a setup failure is the sandbox's), so an exit said here is the process's own.
     (r"the sandboxed process exited with code (?P<code>-?\d+)",
+     # not sys.exit: the runtime catches SystemExit wherever the code runs (mend 41, MED 3: in forward, at import, in
+     # a signal handler between calls), tests/sandbox/test_deaths_mend_round41
      "the process exited with code {code}: code in it (yours or a library's) ended the process, as "
-     "`os._exit({code})`, C's `exit({code})` or a `sys.exit({code})` nothing catches do",
-     "进程以退出码 {code} 退出：其中的代码（你的或某个库的）结束了进程，`os._exit({code})`、C 语言的 `exit({code})` "
-     "或没有被捕获的 `sys.exit({code})` 都会这样做"),
+     "`os._exit({code})` or C's `exit({code})` do",
+     "进程以退出码 {code} 退出：其中的代码（你的或某个库的）结束了进程，`os._exit({code})` 或 C 语言的 `exit({code})` "
+     "都会这样做"),
     (r"the sandboxed process ended \((?P<status>\w+)\)", "the process ended ({status})", "进程已结束（状态 `{status}`）"),
     (r"the session was closed", "the session was closed", "会话已关闭"),
     (r"the sandboxed process ended without a status \(the executor was closed or its zygote died\)",

@@ -78,8 +78,8 @@ def test_every_fault_class_of_the_brief_is_in_the_corpus():
     ("import torch\nraise RuntimeError('boom at import')\n", "RuntimeError at line 2: boom at import"),
     # (since round 41 the exit is followed by what ends a process so: grading.proxy's _DEATHS)
     ("import os\nos._exit(3)\n", "process stopped while importing attention.py: the process exited with code 3: "
-     "code in it (yours or a library's) ended the process, as `os._exit(3)`, C's `exit(3)` or a `sys.exit(3)` "
-     "nothing catches do. Hint: line 2 calls os._exit()"),
+     "code in it (yours or a library's) ended the process, as `os._exit(3)` or C's `exit(3)` do. Hint: line 2 calls "
+     "os._exit()"),
     # A loop at import meets whichever limit comes first: the 3 s of CPU on an idle host, the 9 s of wall time on a
     # host so loaded that the jail got under 3 s of CPU in 9 s (the fresh-clone fast lane at load 20, stop 41). Each
     # is said as what happened.

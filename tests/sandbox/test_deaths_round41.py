@@ -73,8 +73,10 @@ def test_a_sigkill_the_grader_did_not_send_is_told_with_who_else_sends_it():
     assert told["en"].startswith("the process was killed by SIGKILL, which the grader did not send; "), told
     assert "`os.kill`" in told["en"] and "`resource.setrlimit`" in told["en"], told
     assert "`os.kill`" in told["zh"] and "`resource.setrlimit`" in told["zh"], told
-    # never memory: no per-jail record says so (review R1, test_sandbox_round35)
-    assert "memory" not in told["en"] and "内存" not in told["zh"], told
+    # never the jail's memory use: no per-jail record says so (review R1, test_sandbox_round35); the out-of-memory
+    # killer is named as a possible sender since mend 41 (test_deaths_mend_round41)
+    assert not re.search(r"ran out of memory|memory limit|used too much", told["en"]), told
+    assert "内存上限" not in told["zh"] and "内存已用尽" not in told["zh"], told
 
 
 _CODE = re.compile(r"`[^`]*`")
@@ -114,7 +116,7 @@ HOSTILE = {
     "raise_sigsys": (fwd("import signal\nsignal.raise_signal(signal.SIGSYS)"),
                      "SIGSYS, the signal's default action; the grader sends no such signal", "评分器不发送这个信号"),
     "kill_itself_with_sigbus": (fwd("import os, signal\nos.kill(os.getpid(), signal.SIGBUS)"),
-                                "or code in your process (yours or a library's) sent it", "也可能是你的进程中的代码"),
+                                "or code in your process (yours or a library's) raised it", "也可能是你的进程中的代码"),
     "alarm_without_a_handler": (fwd("import signal, time\nsignal.alarm(1)\ntime.sleep(3)"),
                                 "a timer your process set", "你的进程设置的定时器"),
     "os_exit_3": (fwd("import os\nos._exit(3)"), "exited with code 3: code in it", "`os._exit(3)`"),

@@ -214,7 +214,10 @@ def test_a_sigkill_is_said_as_seen_and_never_as_running_out_of_memory(oom_killed
     assert closed == "the sandboxed process was killed by SIGKILL", closed
     for said in (unsent, closed):
         told = death_text(said)
-        assert "memory" not in told["en"] and "内存" not in told["zh"] and "OOM" not in told["zh"], told
+        # never the jail's own memory use; since mend 41 the unsent SIGKILL names the kernel's out-of-memory killer as
+        # one possible sender, whoever used the memory (every jail is its first choice: test_deaths_mend_round41)
+        assert not re.search(r"ran out of memory|memory limit|used too much", told["en"]), told
+        assert "内存上限" not in told["zh"] and "内存已用尽" not in told["zh"] and "OOM" not in told["zh"], told
 
 
 @pytest.mark.slow   # seconds each: the fast lane stays under 10 minutes (stop 40)
