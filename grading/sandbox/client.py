@@ -336,8 +336,9 @@ def _log_thread_watch_off(off: str | None) -> None:
     deployment's reason (docker-compose: its own pid namespace) is the same every time."""
     if off is not None and off not in _thread_watch_told:
         _thread_watch_told.add(off)
-        log.warning("sandbox thread watch off: %s; a fault of a jail's thread is named only for a thread a CPU check "
-                    "saw (README, \"Deployment\")", off)
+        log.warning("sandbox thread watch off: %s; a fault the kernel logs for a jail's thread is named only for a "
+                    "thread a CPU check saw, and only where the zygote reads the kernel's log (/dev/kmsg; in "
+                    "docker-compose it does not, and no fault is named) (README, \"Deployment\")", off)
 
 
 class Executor:
@@ -397,7 +398,8 @@ class Executor:
         self.zygote_pid = self._proc.pid
         self.binds = list(hello.get("binds", []))
         # None when the zygote reads the kernel's fork events of the jails' threads (zygote.ThreadWatch); else why
-        # not: a thread's fault is then named only for a thread a CPU check saw (README, "Deployment").
+        # not: a thread's fault is then named only for a thread a CPU check saw, and only where the kernel's log is
+        # readable (README, "Deployment").
         off = hello.get("thread_watch_off")
         self.thread_watch_off: str | None = off if isinstance(off, str) else None
         _log_thread_watch_off(self.thread_watch_off)

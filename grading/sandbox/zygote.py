@@ -732,9 +732,9 @@ class Jail:
 # request asks for fork and exit events alone since Linux 6.6 (struct proc_input); an older kernel takes only the
 # bare 4-byte operation (any other length is dropped, and nothing would be sent) and sends every event, which drain
 # skips. Asked for only while a jail lives (ThreadWatch.listen), and filtered by the kernel to the live jails' thread
-# groups (ThreadWatch.follow, round 41): before it every thread the host started was an event, read at ~2.3 us each. Where events are lost (ENOBUFS under a fork storm, more than a turn's DRAIN_MAX) only
-# what the CPU checks saw is known. Exit events end a thread's life (Jail.lives): its id may be the host's next
-# process's.
+# groups (ThreadWatch.follow, round 41): before it every thread the host started was an event, read at ~2.3 us each.
+# Where events are lost (ENOBUFS under a fork storm, more than a turn's DRAIN_MAX) only what the CPU checks saw is
+# known. Exit events end a thread's life (Jail.lives): its id may be the host's next process's.
 _NETLINK_CONNECTOR, _CN_IDX_PROC, _CN_VAL_PROC = 11, 1, 1
 _PROC_CN_MCAST_LISTEN, _PROC_CN_MCAST_IGNORE, _PROC_EVENT_FORK, _PROC_EVENT_EXIT = 1, 2, 0x1, 0x80000000
 _NLMSG_DONE = 3
@@ -748,8 +748,9 @@ _FILTERED_SINCE = (6, 6)    # the kernel that takes an event-type filter with th
 # The socket's own filter (classic BPF, SO_ATTACH_FILTER; netlink runs it on every multicast, in the sending task's
 # context, before the message is queued): only fork events whose new task is of a followed jail's thread group and exit
 # events of such a thread are queued, so the host's other threads (and a jail past JAIL_EVENTS_MAX) cost the zygote
-# nothing. A word load of BPF reads big-endian; the event's fields are the host's order, so the compared ids are swapped.
-_SO_ATTACH_FILTER = 26
+# nothing. A word load of BPF reads big-endian; the event's fields are the host's order, so the compared ids are
+# swapped.
+_SO_ATTACH_FILTER, _SO_DETACH_FILTER = 26, 27
 _BPF_LD_W_ABS, _BPF_JEQ_K, _BPF_RET_K = 0x20, 0x15, 0x06
 _EV_WHAT, _EV_FORK_TGID, _EV_EXIT_TGID = _CN_EVENT, _CN_EVENT + 28, _CN_EVENT + 20   # offsets in the message
 _FOLLOW_MAX = 100           # ids one filter compares (a jump reaches 255 instructions): more, and every event is read
@@ -891,9 +892,22 @@ class ThreadWatch:
             sock.setsockopt(socket.SOL_SOCKET, _SO_ATTACH_FILTER, bytes(prog))
             self.following = key
         except OSError:
+            # a refused filter leaves the old one in the kernel (mend 41, LOW 8): dropped, so every event is queued,
+            # as following = None says
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, _SO_DETACH_FILTER, 0)
+            except OSError:
+                pass        # none was attached (ENOENT)
             self.following = None
         finally:
             sock.detach()
+
+    def before_fork(self) -> None:
+        """Listen, queueing every event: the new jail's pid is not known until its fork returns, and the filter still
+        follows the jails before it (none, after the last one ended), which would drop the first events of its
+        threads; the next follow of the live jails narrows it again."""
+        self.listen(True)
+        self.follow(None)
 
     def drain(self, jails: dict[int, Jail], most: int = DRAIN_MAX) -> None:
         """Read the queued events, at most ``most``; a new thread (not a process: its id is not its group's) of a live
@@ -1378,8 +1392,7 @@ def main() -> None:
             continue
         held = [fd for j in jails.values() for fd in (j.pidfd, j.lifeline_fd, j.status_fd, j.setup_r, j.init_fd)
                 if fd is not None] + [chld_r, chld_w] + ([] if watch.fileno() is None else [watch.fileno()])
-        watch.listen(True)        # before the fork: its threads' events are queued from here on
-        watch.follow(None)        # every event, until its pid is known (the next drain follows the live jails only)
+        watch.before_fork()       # its threads' events are queued from here on, every event until its pid is known
         try:
             jail = launch(job, fds, own_pidns, ctrl, binds, root, seccomp, held,
                           [j.uid for j in jails.values()], init_program)
