@@ -316,7 +316,7 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
      "the machine runs short of memory, whichever process used it",
      "进程被信号 SIGKILL 终止，这个信号不是评分器发出的；它可能来自进程中的代码发送的信号（`os.kill`），"
      "可能来自代码设置的 CPU 时间上限（`resource.setrlimit`，内核在到达其硬上限时以 SIGKILL 结束进程），"
-     "也可能来自内核在整台机器内存不足时的回收：内核优先结束沙箱中的进程，不论内存是被哪个进程用掉的"),
+     "也可能来自内核在整台机器内存不足时结束进程的机制：它优先结束沙箱中的进程，不论内存是被哪个进程用掉的"),
     (r"the sandboxed process was killed by signal (?P<n>\d+)", "the process was killed by signal {n}",
      "进程被信号 {n} 终止"),
     (r"the sandboxed process was killed by (?P<sig>[A-Za-z0-9 ]+)", "the process was killed by {sig}",

@@ -38,7 +38,7 @@ def test_a_sigkill_the_grader_did_not_send_names_the_oom_killer_as_a_possible_se
                   **({"oom_killed": True} if oom_killed else {})})
     assert "the kernel's out-of-memory killer, which ends sandboxed processes first" in told["en"], told
     assert "whichever process used it" in told["en"], told
-    assert "内核优先结束沙箱中的进程，不论内存是被哪个进程用掉的" in told["zh"], told
+    assert "内核在整台机器内存不足时结束进程的机制：它优先结束沙箱中的进程，不论内存是被哪个进程用掉的" in told["zh"], told
     # the other senders stay, and all are said as possibilities
     assert "it can come from" in told["en"] and "`os.kill`" in told["en"] and "`resource.setrlimit`" in told["en"]
     assert "可能来自" in told["zh"] and "`os.kill`" in told["zh"] and "`resource.setrlimit`" in told["zh"], told
