@@ -1104,7 +1104,10 @@ SOURCE_NOTES = {"softmax_query_axis": source_lines.softmax_axis_note, "qk_swappe
                 "split_merge_dim_first": source_lines.split_merge_dim_first_note,
                 # round 40 mend: the attention output flattened with the heads still before the positions
                 "merge_no_transpose": source_lines.merge_no_transpose_note,
-                "merge_heads_reversed": source_lines.merge_heads_reversed_note}
+                "merge_heads_reversed": source_lines.merge_heads_reversed_note,
+                # round 41: the projection laid out [B, H, N, head_dim] with no transpose (and merged so, or not)
+                "split_no_transpose_only": source_lines.split_no_transpose_note,
+                "split_no_transpose": source_lines.split_merge_no_transpose_note}
 
 
 def with_source_line(key: str, student: object | None, cls_name: str, on_output: bool = False) -> Msg:

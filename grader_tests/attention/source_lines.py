@@ -1538,3 +1538,150 @@ def merge_heads_reversed_note(source: str | None, cls_name: str) -> Msg | None:
     at = where_in(line, owner, cls_name)
     return msg(f"{at['en']} puts the heads of the attention output in reverse order, head H-1 first: {code}",
                f"{at['zh']}把注意力输出的各个 head 倒序排列，head H-1 在最前：`{code}`")   # code in a span: for, in
+
+
+# ------------------------------------------------------------------ round 41: heads split with no axis moved
+_KEEPS_ORDER = ("reshape", "view", "flatten", "unflatten", "contiguous")   # no element moves in memory
+
+
+def _heads_size(x: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]) -> bool:
+    """``x`` is the number of heads: ``_named_heads`` or ``_heads_count``, or a parameter of ``fn`` named for the
+    heads (``split_into_heads(x, n_heads)``), or a name ``fn`` binds once to one of those."""
+    if _named_heads(x, fn, members) or _self_attr(_bound_once(x, fn)) in _heads_attrs(members):
+        return True          # never a size read off a tensor: ``view(B, x.size(1), H, D)``'s is the positions'
+    if not isinstance(x, ast.Name) or not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    if x.id in _params(fn):
+        return _HEADS_PARAM.fullmatch(x.id) is not None and not any(
+            isinstance(n, ast.Name) and n.id == x.id and isinstance(n.ctx, ast.Store) for n in ast.walk(fn))
+    bound = _bound_once(x, fn)
+    return isinstance(bound, ast.Name) and bound.id != x.id and _heads_size(bound, fn, members)
+
+
+def _reshaped(node: ast.AST, names: dict[str, str]) -> tuple[ast.AST, list[ast.AST]] | None:
+    """(the tensor, its new sizes) of ``t.view(...)``/``t.reshape(...)`` (sizes as a tuple too) or ``torch.reshape(t,
+    (...))``; None for anything else."""
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    if dotted_path(node.func, names) == "torch.reshape" and len(node.args) == 2 \
+            and isinstance(node.args[1], ast.Tuple | ast.List):
+        return node.args[0], list(node.args[1].elts)
+    f = node.func
+    if isinstance(f, ast.Attribute) and f.attr in ("view", "reshape") and dotted_path(f, names) is None \
+            and _self_attr(f) is None and node.args:
+        sizes = node.args[0].elts if len(node.args) == 1 and isinstance(node.args[0], ast.Tuple | ast.List) \
+            else node.args
+        return f.value, list(sizes)
+    return None
+
+
+def _unmoved(node: ast.AST, names: dict[str, str]) -> ast.AST:
+    """The tensor ``node`` only re-reads in the same memory order: past ``reshape``, ``view``, ``flatten``,
+    ``contiguous`` (``t.reshape(B * H, N, D).view(...)`` reads ``t``'s elements in ``t``'s order)."""
+    while isinstance(node, ast.Call):
+        reshaped = _reshaped(node, names)
+        if reshaped is not None:
+            node = reshaped[0]
+        elif isinstance(node.func, ast.Attribute) and node.func.attr in _KEEPS_ORDER \
+                and dotted_path(node.func, names) is None and _self_attr(node.func) is None:
+            node = node.func.value
+        else:
+            break
+    return node
+
+
+def _linear_attrs(members: tuple[tuple[str, ast.AST], ...], names: dict[str, str]) -> set[str]:
+    """The attributes of self an ``__init__`` of the family sets to an ``nn.Linear``: the projections."""
+    return {_self_attr(a.targets[0]) for _, member in members for init in ast.walk(member)
+            if isinstance(init, ast.FunctionDef) and init.name == "__init__" for a in ast.walk(init)
+            if isinstance(a, ast.Assign) and len(a.targets) == 1 and _self_attr(a.targets[0]) is not None
+            and isinstance(a.value, ast.Call) and dotted_path(a.value.func, names) in ("torch.nn.Linear",
+                                                                                       "torch.nn.modules.linear.Linear")}
+
+
+def _projected(node: ast.AST, line: int, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...],
+               names: dict[str, str], depth: int = 0) -> bool:
+    """``node`` is a projection's output as the Linear gave it, [B, N, features]: ``self.q_proj(x)`` (an nn.Linear
+    of the family's __init__), a name whose last binding before ``line`` is one (no in-place method between), or a
+    parameter of a helper (``_split(self, t)``) never rebound that every call of it in the family gives one."""
+    if depth > 3:
+        return False
+    node = _unmoved(node, names)
+    if isinstance(node, ast.Call):
+        return _self_attr(node.func) in _linear_attrs(members, names) and len(node.args) == 1
+    if not isinstance(node, ast.Name):
+        return False
+    bindings = [a for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1 and a.lineno < line
+                and isinstance(a.targets[0], ast.Name) and a.targets[0].id == node.id]
+    if bindings:
+        last = max(bindings, key=lambda a: a.lineno)
+        return not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_")
+                       and isinstance(n.func.value, ast.Name) and n.func.value.id == node.id
+                       and last.lineno < n.lineno < line for n in ast.walk(fn)) \
+            and _projected(last.value, last.lineno, fn, members, names, depth + 1)
+    params = _params(fn) if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) else []
+    if fn.name == "forward" or node.id not in params or any(
+            isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Store) for n in ast.walk(fn)):
+        return False
+    at = params.index(node.id)
+    calls = [(caller, call) for _, member in members
+             for caller in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+             for call in (n for n in ast.walk(caller) if isinstance(n, ast.Call) and len(n.args) > at)
+             if _self_attr(call.func) == fn.name or (isinstance(call.func, ast.Name) and call.func.id == fn.name)]
+    return bool(calls) and all(_projected(call.args[at], call.lineno, caller, members, names, depth + 1)
+                               for caller, call in calls)
+
+
+def _split_unmoved(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...],
+                   names: dict[str, str]) -> bool:
+    """``node`` lays a projection's output [B, N, H * head_dim] out as [B, H, N, head_dim] with no axis moved:
+    a 4-D ``view``/``reshape``/``torch.reshape`` whose second size is the heads' number and first no product, of
+    the projection read in its own order (``t.reshape(B * H, N, D).view(B, H, N, D)`` too). No [B, N, features]
+    tensor becomes [B, H, ...] that way but by reading positions as heads."""
+    reshaped = _reshaped(node, names)
+    if reshaped is None:
+        return False
+    tensor, sizes = reshaped
+    return len(sizes) == 4 and not any(isinstance(s, ast.BinOp | ast.Starred) for s in sizes[:1]) \
+        and _heads_size(sizes[1], fn, members) and not _heads_size(sizes[2], fn, members) \
+        and _projected(tensor, node.lineno, fn, members, names)
+
+
+def split_no_transpose_lines(source: str | None, cls_name: str) -> list[tuple[int, str, str]]:
+    """(line, owner, code) of each split of the code class ``cls_name`` runs that lays a projection's output out
+    [B, H, N, head_dim] with no transpose, the class's own first."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    if tree is None:
+        return []
+    members, names, found = family(source, cls_name), torch_names(tree), set()
+    for owner, member in members:
+        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            found |= {(n.lineno, owner, _code(source, n)) for n in ast.walk(fn) if _split_unmoved(n, fn, members, names)}
+    return _own_first(sorted(found), source, cls_name)
+
+
+def split_no_transpose_note(source: str | None, cls_name: str) -> Msg | None:
+    """For heads split with view(B, H, N, head_dim) and no transpose (confirmed on the numbers, round 41): the line
+    of the class that does it, quoted (q, k and v split alike on three lines: the others said after the first);
+    None when there is none, or the lines are in different owners."""
+    found = split_no_transpose_lines(source, cls_name)
+    if not found or len({f[1] for f in found}) != 1 or len({f[0] for f in found}) != len(found):
+        return None
+    line, owner, code = found[0]
+    at = where_in(line, owner, cls_name)
+    more = [str(f[0]) for f in found[1:]]
+    verb = "does line" if len(more) == 1 else "do lines"
+    also = msg(f" (so {verb} {', '.join(more)})", f"（第 {'、'.join(more)} 行也是如此）") if more else msg("", "")
+    return msg(f"{at['en']} lays the projection [B, N, H * head_dim] out as [B, H, N, head_dim] with no "
+               f"transpose(1, 2), reading positions as heads{also['en']}: {code}",
+               f"{at['zh']}没有先 `transpose(1, 2)`，直接把投影结果 [B, N, H * head_dim] 排成 [B, H, N, head_dim]，"
+               f"把位置当作了 head{also['zh']}：{code}")
+
+
+def split_merge_no_transpose_note(source: str | None, cls_name: str) -> Msg | None:
+    """Both lines, when the class shows each: the split and the merge that both leave the heads unmoved; the one the
+    code shows when the other is written in a way no note reads."""
+    split, merge = split_no_transpose_note(source, cls_name), merge_no_transpose_note(source, cls_name)
+    if split is None or merge is None:
+        return split or merge
+    return msg(f"{split['en']}; {merge['en']}", f"{split['zh']}；{merge['zh']}")

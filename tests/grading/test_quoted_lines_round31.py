@@ -55,7 +55,11 @@ _QUOTES = [re.compile(_WHERE + tail) for tail in (
     r"\(no transpose\(1, 2\)\): (.+?)(?:; |$)",
     r" concatenates the heads of the attention output \[B, H, N, head_dim\] along dim 1, the positions: (.+?)(?:; |$)",
     # "line 47 puts the heads of the attention output in reverse order, head H-1 first: CODE"
-    r" puts the heads of the attention output in reverse order, head H-1 first: (.+?)(?:; |$)")]
+    r" puts the heads of the attention output in reverse order, head H-1 first: (.+?)(?:; |$)",
+    # round 41: "line 39 lays the projection [B, N, H * head_dim] out as [B, H, N, head_dim] with no transpose(1, 2),
+    # reading positions as heads: CODE"
+    r" lays the projection \[B, N, H \* head_dim\] out as \[B, H, N, head_dim\] with no transpose\(1, 2\), reading "
+    r"positions as heads(?: \(so (?:does line|do lines) [\d, ]+\))?: (.+?)(?:; |$)")]
 
 
 def quoted_lines(feedback: str) -> list[tuple[int, str | None, str]]:
