@@ -1139,7 +1139,8 @@ def sdpa_weights(w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None
         if cand is not None and _err(w, cand) < MATCH_TOL and _confirmed(student, fault, q, k, v, mask, False):
             return _sdpa_name(fault, False, student)
     # rows summing to 1 over another axis (round 39, feedback), else heads unfolded in another order (round 39, hints)
-    return rows_off(w, q, k, v, mask, student=student) or folds.fold_note(w, C.ref_weights(q, k, mask))
+    return rows_off(w, q, k, v, mask, student=student) \
+        or fold_said(folds.fold_order(w, C.ref_weights(q, k, mask)), student, "ScaledDotProductAttention")
 
 
 # The softmax models by the axis of [B, H, Nq, Nk] they normalise over.
@@ -1227,8 +1228,8 @@ def sdpa_output(out: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | Non
         if cand is not None and torch.isfinite(cand).all() and _err(out, cand @ v.double()) < MATCH_TOL \
                 and _confirmed(student, fault, q, k, v, mask, True):
             return _sdpa_name(fault, True, student)
-    if (fold := folds.fold_note(out, C.ref_output(q, k, v, mask))) is not None:
-        return fold
+    if (fold := folds.fold_order(out, C.ref_output(q, k, v, mask))) is not None:
+        return fold_said(fold, student, "ScaledDotProductAttention")
     # An output no model explains may be one random draw (dropout on in eval while the weights returned are
     # those from before it): the output tests said only "up to 0.9 away" where the weights tests named dropout.
     if student is not None and _changes_between_calls(student, q, k, v, mask):
@@ -1753,7 +1754,7 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
             probe = probe or _probe_mha(student, case)
             if probe is None or _mha_fold(probe) != fold:
                 return None
-        return fold
+        return fold_said(fold, student, "MultiHeadAttention")
     if (names := _biases_left_out(case)) is not None:
         if student is not None:
             probe = probe or _probe_mha(student, case)
@@ -1765,22 +1766,29 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
     return None
 
 
-def _mha_fold(case: _MhaCase) -> Msg | None:
-    """``folds.FOLDS`` of the order a module that folds the heads into the batch itself (``reshape(B * h, ...)``
+def _mha_fold(case: _MhaCase) -> str | None:
+    """The ``folds.FOLDS`` key of the order a module that folds the heads into the batch itself (``reshape(B * h, ...)``
     around a 3-D kernel) unfolds them in, when its weights are the right ones so moved, or, with no weights, its
     output is what the right heads' results so moved give after the merge and out_proj (round 39 mend: a module
     doing it named nothing, though only a kernel doing it was named); None otherwise."""
     q, k, v, mask = C.mha_heads(case.params, case.num_heads, case.head_dim, case.x, case.context,
                                 case.additive_mask, case.key_padding_mask)
     if case.weights is not None:
-        return folds.fold_note(case.weights, C.ref_weights(q, k, mask))
+        return folds.fold_order(case.weights, C.ref_weights(q, k, mask))
     right = C.ref_output(q, k, v, mask).double()
     B, H = right.shape[:2]
     if B < 2 or H < 2 or B == H or _err(case.out, C.mha_merge(case.params, right)) < MATCH_TOL:
         return None
-    order = next((o for o in folds.FOLDS if _err(case.out, C.mha_merge(case.params, folds.moved(right, o)))
-                  < MATCH_TOL), None)
-    return None if order is None else folds.FOLDS[order]
+    return next((o for o in folds.FOLDS if _err(case.out, C.mha_merge(case.params, folds.moved(right, o)))
+                 < MATCH_TOL), None)
+
+
+def fold_said(order: str | None, student: object | None, cls_name: str) -> Msg | None:
+    """``folds.FOLDS[order]``, and the lines of class ``cls_name`` (or of the code it runs) that fold and unfold the
+    heads in those orders when its source shows them (round 41: ``source_lines.fold_note``); None for no order."""
+    if order is None:
+        return None
+    return cat(folds.FOLDS[order], source_lines.fold_note(_student_source(student), cls_name, order), sep=SEMI)
 
 
 def _batch_as_head_heads(num_heads: int) -> tuple[int, int]:

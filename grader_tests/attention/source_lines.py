@@ -1685,3 +1685,208 @@ def split_merge_no_transpose_note(source: str | None, cls_name: str) -> Msg | No
     if split is None or merge is None:
         return split or merge
     return msg(f"{split['en']}; {merge['en']}", f"{split['zh']}；{merge['zh']}")
+
+
+# ------------------------------------------------------------------ round 41: heads folded into the batch and back
+_SWAPS = {"transpose": [0, 1], "swapaxes": [0, 1], "swapdims": [0, 1], "movedim": [0, 1]}
+_SAME_AXES = ("contiguous", "float", "double", "half", "to", "type_as", "clone", "detach", "masked_fill", "expand",
+              "expand_as")
+
+
+def _last_binding(name: str, line: int, fn: ast.AST) -> ast.Assign | None:
+    """The last ``name = ...`` of ``fn`` before ``line`` (``q = q.transpose(0, 1).reshape(...)`` reads the q before)."""
+    bindings = [a for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1 and a.lineno < line
+                and isinstance(a.targets[0], ast.Name) and a.targets[0].id == name]
+    return max(bindings, key=lambda a: a.lineno, default=None)
+
+
+def _batch_heads(node: ast.AST, line: int, fn: ast.AST, names: dict[str, str], depth: int = 0) -> str | None:
+    """"bh" when ``node`` is laid out [B, H, ...] in the kernel (a parameter of its ``forward``: q, k, v, the mask,
+    as ScaledDotProductAttention is given them), "hb" when its first two axes are exchanged (``transpose(0, 1)``,
+    ``permute(1, 0, ...)``, ``torch.stack(t.unbind(1))``); None when the code does not show it."""
+    if depth > 4:
+        return None
+    flip = {"bh": "hb", "hb": "bh", None: None}
+    if isinstance(node, ast.Name):
+        bound = _last_binding(node.id, line, fn)
+        if bound is not None:
+            return _batch_heads(bound.value, bound.lineno, fn, names, depth + 1)
+        return "bh" if getattr(fn, "name", "") == "forward" and node.id in _params(fn) else None
+    if not isinstance(node, ast.Call):
+        return None
+    f = node.func
+    if dotted_path(f, names) == "torch.stack" and len(node.args) == 1 and not node.keywords \
+            and isinstance(inner := node.args[0], ast.Call):
+        given = [*inner.args, *(k.value for k in inner.keywords if k.arg == "dim")]
+        if isinstance(inner.func, ast.Attribute) and inner.func.attr == "unbind" and _dims(given) == [1] \
+                and dotted_path(inner.func, names) is None:
+            return flip[_batch_heads(inner.func.value, line, fn, names, depth + 1)]
+        if dotted_path(inner.func, names) == "torch.unbind" and len(given) == 2 and _int(given[1]) == 1:
+            return flip[_batch_heads(given[0], line, fn, names, depth + 1)]
+        return None
+    if not isinstance(f, ast.Attribute) or dotted_path(f, names) is not None or _self_attr(f) is not None:
+        return None
+    if f.attr in _SWAPS and len(node.args) == 2 and not node.keywords \
+            and sorted(_int(a) for a in node.args if _int(a) is not None) == [0, 1]:
+        return flip[_batch_heads(f.value, line, fn, names, depth + 1)]
+    if f.attr == "permute" and _dims(node.args)[:2] == [1, 0] and len(_dims(node.args)) == 4:
+        return flip[_batch_heads(f.value, line, fn, names, depth + 1)]
+    if f.attr in _SAME_AXES:
+        return _batch_heads(f.value, line, fn, names, depth + 1)
+    return None
+
+
+def _heads_number(x: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]) -> bool:
+    """``x`` is the number of heads by its name or its making (``_heads_size``, or ``_heads_count``: in the kernel
+    the heads' number is read off its [B, H, ...] input, ``B, H, N, D = q.shape``)."""
+    return _heads_size(x, fn, members) or _heads_count(x, fn, members)
+
+
+def _heads_letter(side: list[list[str]]) -> str | None:
+    """The heads' letter of an einops side laid out [B, H, N, D] (``'b h n d'``: the second axis) or [B, N, H * D]
+    (``'b n (h d)'``: the first of the last group); None for another layout (``'b n d'``: no heads to fold)."""
+    if len(side) == 4 and all(len(axis) == 1 for axis in side):
+        return side[1][0]
+    if len(side) == 3 and len(side[2]) == 2 and len(side[0]) == len(side[1]) == 1:
+        return side[2][0]
+    return None
+
+
+def _fold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...], names: dict[str, str]) -> str | None:
+    """The order ``node`` folds the heads into the batch in: "bh" (row b*H + h) for ``rearrange(t, 'b h n d -> (b h)
+    n d')`` (or from ``'b n (h d)'``), a [B, H, ...] tensor reshaped with a first size of the heads times another
+    (``reshape(B * H, N, D)``, ``flatten(0, 1)``); "hb" (row h*B + b) for ``'-> (h b) n d'``, the same of a tensor
+    whose batch and heads axes were exchanged first, or the heads cut off the features or unbound and concatenated
+    along dim 0 (``torch.cat(t.chunk(H, -1), 0)``, ``torch.cat(t.unbind(1))``); None for anything else."""
+    if not isinstance(node, ast.Call):
+        return None
+    sides = _pattern(node)
+    if sides is not None:
+        left, right = sides
+        # the batch, left's first axis, grouped first on the right with another axis of the left (the heads, of
+        # 'b h n d' or of 'b n (h d)')
+        if left and len(left[0]) == 1 and right and len(right[0]) == 2 and left[0][0] in right[0] \
+                and len(set(right[0])) == 2 and _heads_letter(left) in right[0]:
+            return "bh" if right[0][0] == left[0][0] else "hb"
+        return None
+    f = node.func
+    if dotted_path(f, names) == "torch.cat" and node.args and isinstance(parts := node.args[0], ast.Call):
+        dims = [k.value for k in node.keywords if k.arg == "dim"] + node.args[1:2]
+        if not (dims == [] or (len(dims) == 1 and _int(dims[0]) == 0)):
+            return None
+        pf, pa = parts.func, list(parts.args)
+        if dotted_path(pf, names) in ("torch.chunk", "torch.unbind", "torch.split") and pa:
+            op, tensor, pa = dotted_path(pf, names).removeprefix("torch."), pa[0], pa[1:]
+        elif isinstance(pf, ast.Attribute) and dotted_path(pf, names) is None and pf.attr in ("chunk", "unbind", "split"):
+            op, tensor = pf.attr, pf.value
+        else:
+            return None
+        pa += [k.value for k in parts.keywords if k.arg in ("chunks", "split_size_or_sections", "dim")]
+        if op == "chunk" and len(pa) == 2 and _int(pa[1]) not in (None, 0) and _heads_number(pa[0], fn, members):
+            return "hb"
+        if op == "split" and len(pa) == 2 and _int(pa[1]) not in (None, 0) and _named_head_dim(pa[0], fn, members):
+            return "hb"
+        if op == "unbind" and [_int(a) for a in pa] == [1] \
+                and _batch_heads(tensor, node.lineno, fn, names) == "bh":
+            return "hb"
+        return None
+    if not isinstance(f, ast.Attribute) or dotted_path(f, names) is not None or _self_attr(f) is not None:
+        return None
+    if f.attr == "flatten" and [_int(a) for a in node.args] == [0, 1] and not node.keywords:
+        return _batch_heads(f.value, node.lineno, fn, names)
+    reshaped = _reshaped(node, names)
+    if reshaped is None or not reshaped[1]:
+        return None
+    first = reshaped[1][0]
+    if isinstance(first, ast.BinOp) and isinstance(first.op, ast.Mult) and (
+            _heads_number(first.left, fn, members) or _heads_number(first.right, fn, members)):
+        return _batch_heads(reshaped[0], node.lineno, fn, names)
+    return None
+
+
+def _unfold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...], names: dict[str, str]) -> str | None:
+    """The order ``node`` reads folded rows back in: "bh" for ``rearrange(t, '(b h) n d -> b h n d')`` (or ``'-> b n
+    (h d)'``), ``view(B, H, ...)``, ``unflatten(0, (B, H))``; "hb" for ``'(h b) ...'``, ``view(H, B, ...)`` (then
+    transposed), ``unflatten(0, (H, B))``, ``torch.stack(t.chunk(H, 0), dim=1)`` (``t.split(B, 0)``); None for anything else. Read only
+    in a function that folds (``_fold``): a split's ``view(B, H, N, D)`` unfolds nothing."""
+    if not isinstance(node, ast.Call):
+        return None
+    sides = _pattern(node)
+    if sides is not None:
+        left, right = sides
+        # the rows grouped first on the left, the batch the right's first axis, the other kept on the right (the
+        # heads, of 'b h n d' or merged into 'b n (h d)')
+        if left and len(left[0]) == 2 and right and len(right[0]) == 1 and right[0][0] in left[0] \
+                and len(set(left[0])) == 2 and _heads_letter(right) in left[0]:
+            return "bh" if left[0][0] == right[0][0] else "hb"
+        return None
+    f = node.func
+    if dotted_path(f, names) == "torch.stack" and node.args and isinstance(parts := node.args[0], ast.Call) \
+            and isinstance(parts.func, ast.Attribute) and parts.func.attr in ("chunk", "split") \
+            and len(parts.args) == 2 and _int(parts.args[1]) == 0:
+        # pieces of consecutive rows stacked on dim 1: element [i, j] is row j * (rows a piece) + i, whatever the
+        # pieces' number or size, the rows read head by head
+        dims = [k.value for k in node.keywords if k.arg == "dim"] + node.args[1:2]
+        return "hb" if len(dims) == 1 and _int(dims[0]) == 1 else None
+    if isinstance(f, ast.Attribute) and f.attr == "unflatten" and len(node.args) == 2 and _int(node.args[0]) == 0 \
+            and isinstance(node.args[1], ast.Tuple | ast.List) and len(node.args[1].elts) == 2:
+        pair = node.args[1].elts
+    elif (reshaped := _reshaped(node, names)) is not None and len(reshaped[1]) >= 3:
+        pair = reshaped[1][:2]
+    else:
+        return None
+    if any(isinstance(s, ast.BinOp | ast.Starred) for s in pair):
+        return None
+    heads = [_heads_number(s, fn, members) for s in pair]
+    return {(False, True): "bh", (True, False): "hb"}.get((heads[0], heads[1]))
+
+
+def fold_lines(source: str | None, cls_name: str) -> tuple[list[tuple[int, str, str, str]], list[tuple[int, str, str, str]]]:
+    """(line, owner, code, order) of each fold, and of each unfold in a function that folds, of the code class
+    ``cls_name`` runs, the class's own first."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    if tree is None:
+        return [], []
+    members, names = family(source, cls_name), torch_names(tree)
+    folded, unfolded = set(), set()
+    for owner, member in members:
+        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            here = {(n.lineno, owner, _code(source, n), o) for n in ast.walk(fn)
+                    if (o := _fold(n, fn, members, names)) is not None}
+            if here:
+                folded |= here
+                unfolded |= {(n.lineno, owner, _code(source, n), o) for n in ast.walk(fn)
+                             if (o := _unfold(n, fn, members, names)) is not None}
+    return _own_first(sorted(folded), source, cls_name), _own_first(sorted(unfolded), source, cls_name)
+
+
+_ORDERS = {"bh": ("sample by sample, row b*H + h", "按样本顺序（第 b*H + h 行）"),
+           "hb": ("head by head, row h*B + b", "按 head 顺序（第 h*B + b 行）")}
+
+
+def _lines_said(found: list[tuple[int, str, str, str]], cls_name: str, what: tuple[str, str]) -> Msg:
+    """"line N (so do lines ...) WHAT: CODE" of findings of one owner, the first quoted."""
+    line, owner, code, order = found[0]
+    at = where_in(line, owner, cls_name)
+    more = [str(f[0]) for f in found[1:] if f[0] != line]
+    verb = "does line" if len(more) == 1 else "do lines"
+    also = msg(f" (so {verb} {', '.join(more)})", f"（第 {'、'.join(more)} 行也是如此）") if more else msg("", "")
+    return msg(f"{at['en']} {what[0]} {_ORDERS[order][0]}{also['en']}: {code}",
+               f"{at['zh']}{_ORDERS[order][1]}{what[1]}{also['zh']}：{code}")
+
+
+def fold_note(source: str | None, cls_name: str, order: str) -> Msg | None:
+    """For heads folded into the batch in one order and unfolded in the other (``folds.FOLDS``' ``order``, "bh_hb"
+    or "hb_bh", confirmed on the numbers, round 41): the fold lines, when every fold the class shows is in the
+    order the numbers name, and the unfold lines in the other order, when the class shows any; None when it shows
+    no fold, a fold in another order, or lines of several owners."""
+    folded, unfolded = fold_lines(source, cls_name)
+    fold_order, unfold_order = order.split("_")
+    if not folded or any(f[3] != fold_order for f in folded) or len({f[1] for f in folded}) != 1:
+        return None
+    said = _lines_said(folded, cls_name, ("folds the heads into the batch", "把 head 并入 batch"))
+    unfolded = [f for f in unfolded if f[3] == unfold_order]
+    if not unfolded or len({f[1] for f in unfolded}) != 1:
+        return said
+    back = _lines_said(unfolded, cls_name, ("unfolds them", "拆开"))
+    return msg(f"{said['en']}; {back['en']}", f"{said['zh']}；{back['zh']}")

@@ -59,7 +59,11 @@ _QUOTES = [re.compile(_WHERE + tail) for tail in (
     # round 41: "line 39 lays the projection [B, N, H * head_dim] out as [B, H, N, head_dim] with no transpose(1, 2),
     # reading positions as heads: CODE"
     r" lays the projection \[B, N, H \* head_dim\] out as \[B, H, N, head_dim\] with no transpose\(1, 2\), reading "
-    r"positions as heads(?: \(so (?:does line|do lines) [\d, ]+\))?: (.+?)(?:; |$)")]
+    r"positions as heads(?: \(so (?:does line|do lines) [\d, ]+\))?: (.+?)(?:; |$)",
+    # "line 37 folds the heads into the batch head by head, row h*B + b (so do lines 38, 39): CODE; line 48 unfolds
+    # them sample by sample, row b*H + h: CODE"
+    r" (?:folds the heads into the batch|unfolds them) (?:sample by sample, row b\*H \+ h|head by head, row h\*B \+ b)"
+    r"(?: \(so (?:does line|do lines) [\d, ]+\))?: (.+?)(?:; |$)")]
 
 
 def quoted_lines(feedback: str) -> list[tuple[int, str | None, str]]:

@@ -135,3 +135,150 @@ def test_no_correct_corpus_file_gets_a_split_quote():
         source = path.read_text(encoding="utf-8", errors="replace")
         for cls in (CLS, "ScaledDotProductAttention"):
             assert source_lines.split_merge_no_transpose_note(source, cls) is None, path.name
+
+
+# ------------------------------------------------------------------ heads folded into the batch and unfolded
+KERNEL = '''import math
+
+import torch
+from torch import nn
+from einops import rearrange
+
+
+class ScaledDotProductAttention(nn.Module):
+    def forward(self, q, k, v, additive_mask=None, *, return_weights=False):
+        B, H, Nq, D = q.shape
+        {fold_q}
+        {fold_k}
+        {fold_v}
+        s = torch.bmm(fq, fk.transpose(1, 2)) / math.sqrt(D)
+        w = s.softmax(dim=-1)
+        o = torch.bmm(w, fv)
+        {unfold}
+        return (out, w) if return_weights else out
+'''
+FOLDS_WRITTEN = {   # a fold of q (k and v alike), its order
+    "reshape": ("fq = q.reshape(B * H, Nq, D)", "bh"),
+    "view_heads_first_product": ("fq = q.contiguous().view(H * B, Nq, D)", "bh"),
+    "flatten": ("fq = q.flatten(0, 1)", "bh"),
+    "einops": ("fq = rearrange(q, 'b h n d -> (b h) n d')", "bh"),
+    "einops_heads_first": ("fq = rearrange(q, 'b h n d -> (h b) n d')", "hb"),
+    "transpose_then_reshape": ("fq = q.transpose(0, 1).reshape(H * B, Nq, D)", "hb"),
+    "permute_then_reshape": ("fq = q.permute(1, 0, 2, 3).reshape(H * B, Nq, D)", "hb"),
+    "cat_of_unbind": ("fq = torch.cat(q.unbind(1), 0)", "hb"),
+    "cat_of_torch_unbind": ("fq = torch.cat(torch.unbind(q, 1), dim=0)", "hb"),
+    "stack_of_unbind_reshaped": ("fq = torch.stack(q.unbind(dim=1)).reshape(H * B, Nq, D)", "hb"),
+    "stack_of_torch_unbind_two_steps": ("qs = torch.stack(torch.unbind(q, 1))\n        fq = qs.reshape(H * B, Nq, D)",
+                                        "hb"),
+}
+UNFOLDS_WRITTEN = {   # an unfold of o, its order
+    "view": ("out = o.view(B, H, Nq, D)", "bh"),
+    "view_heads_first": ("out = o.view(H, B, Nq, D).transpose(0, 1)", "hb"),
+    "unflatten": ("out = o.unflatten(0, (B, H))", "bh"),
+    "unflatten_heads_first": ("out = o.unflatten(0, (H, B)).transpose(0, 1)", "hb"),
+    "einops": ("out = rearrange(o, '(b h) n d -> b h n d', h=H)", "bh"),
+    "einops_heads_first": ("out = rearrange(o, '(h b) n d -> b h n d', h=H)", "hb"),
+    "stack_of_chunks": ("out = torch.stack(o.chunk(H, 0), dim=1)", "hb"),
+    "stack_of_splits": ("out = torch.stack(o.split(B, 0), 1)", "hb"),
+}
+SDPA = "ScaledDotProductAttention"
+
+
+def _kernel(fold: str, unfold: str) -> str:
+    folds_ = {t: fold.replace("fq", f"f{t}").replace("qs", f"{t}s").replace("(q", f"({t}").replace("q.", f"{t}.")
+              for t in "qkv"}
+    return KERNEL.format(fold_q=folds_["q"], fold_k=folds_["k"], fold_v=folds_["v"], unfold=unfold)
+
+
+@pytest.mark.parametrize("fold", FOLDS_WRITTEN)
+@pytest.mark.parametrize("unfold", UNFOLDS_WRITTEN)
+def test_a_fold_and_an_unfold_in_other_orders_are_both_quoted_and_in_one_order_never(fold, unfold):
+    (fold_code, fold_order), (unfold_code, unfold_order) = FOLDS_WRITTEN[fold], UNFOLDS_WRITTEN[unfold]
+    source = _kernel(fold_code, unfold_code)
+    folded, unfolded = source_lines.fold_lines(source, SDPA)
+    assert {f[3] for f in folded} == {fold_order} and len({f[0] for f in folded}) == 3, folded
+    assert [f[3] for f in unfolded] == [unfold_order], unfolded
+    other = {"bh": "hb", "hb": "bh"}
+    if fold_order == unfold_order:       # a right pair: no order the numbers can name quotes an unfold
+        for order in (f"{fold_order}_{other[fold_order]}", f"{other[fold_order]}_{fold_order}"):
+            said = source_lines.fold_note(source, SDPA, order)
+            assert said is None or "unfolds" not in said["en"], said
+        return
+    said = source_lines.fold_note(source, SDPA, f"{fold_order}_{unfold_order}")
+    assert said is not None
+    quoted = quoted_lines(said["en"])
+    assert [q[0] for q in quoted] == [folded[0][0], unfolded[0][0]], said
+    assert all(_shown(code, source.splitlines()[line - 1]) for line, _owner, code in quoted), said
+    assert said["zh"].count("行按") == 2 and "拆开" in said["zh"], said
+    assert english_in_zh(said["zh"], code_names(source)) == []
+    assert source_lines.fold_note(source, SDPA, f"{unfold_order}_{fold_order}") is None   # the folds say otherwise
+
+
+def test_folds_in_two_orders_quote_nothing():
+    source = _kernel("fq = q.reshape(B * H, Nq, D)", "out = o.view(H, B, Nq, D).transpose(0, 1)")
+    source = source.replace("fk = k.reshape(B * H, Nq, D)", "fk = torch.cat(k.unbind(1), 0)")
+    assert source_lines.fold_note(source, SDPA, "bh_hb") is None
+    assert source_lines.fold_note(source, SDPA, "hb_bh") is None
+
+
+def test_a_fold_of_a_tensor_whose_layout_is_not_shown_or_no_heads_product_is_not_read():
+    unknown = _kernel("fq = q.reshape(B * H, Nq, D)", "out = o.view(H, B, Nq, D).transpose(0, 1)").replace(
+        "B, H, Nq, D = q.shape", "B, H, Nq, D = q.shape\n        q = q.roll(1, 0)")
+    assert all(f[0] != 11 for f in source_lines.fold_lines(unknown, SDPA)[0])
+    assert source_lines.fold_note(unknown.replace("fk = k.", "fk = k.roll(1, 0).").replace(
+        "fv = v.", "fv = v.roll(1, 0)."), SDPA, "bh_hb") is None
+    positions = _kernel("fq = q.reshape(B * Nq, H, D)", "out = o.view(H, B, Nq, D).transpose(0, 1)")
+    assert source_lines.fold_lines(positions, SDPA) == ([], [])
+
+
+def test_a_split_laid_out_heads_first_in_a_module_that_folds_nothing_is_no_unfold():
+    assert source_lines.fold_lines(probe(), CLS) == ([], [])
+    source = _with(SPLIT, "return t.view(t.size(0), self.h, -1, self.d_k)")
+    assert source_lines.fold_note(source, CLS, "hb_bh") is None
+
+
+def test_a_module_that_folds_the_projections_itself_is_quoted():
+    source = _with("q = self.split_heads(self.q_proj(x))",
+                   "q = self.split_heads(self.q_proj(x))\n"
+                   "        fq = torch.cat(self.q_proj(x).chunk(self.h, -1), 0)\n"
+                   "        fo = rearrange(fq, '(b h) n d -> b n (h d)', h=self.h)")
+    said = source_lines.fold_note(source, CLS, "hb_bh")
+    assert said is not None and [q[0] for q in quoted_lines(said["en"])] == [
+        line_of(source, "fq = torch.cat"), line_of(source, "fo = rearrange")], said
+    einops = _with("q = self.split_heads(self.q_proj(x))",
+                   "q = self.split_heads(self.q_proj(x))\n"
+                   "        fq = rearrange(self.q_proj(x), 'b n (h d) -> (b h) n d', h=self.h)")
+    said = source_lines.fold_note(einops, CLS, "bh_hb")
+    assert said is not None and said["en"].startswith(f"line {line_of(einops, 'fq = rearrange')} folds the heads "
+                                                      "into the batch sample by sample, row b*H + h: "), said
+
+
+@pytest.mark.parametrize(("name", "order", "fold_at", "unfold_at"),
+                         [("r35_sooftware_unfold_batch_major", "hb_bh", "query = query.transpose(0, 1)",
+                           "context = context.view("),
+                          ("r38_fastai_heads_unfolded_h_first", "bh_hb", "q, k, v = (rearrange(", "x, w = rearrange(")])
+def test_the_fold_corpus_files_quote_their_fold_and_unfold(name, order, fold_at, unfold_at):
+    source = (SUBMISSIONS / "faulty" / f"{name}.py").read_text(encoding="utf-8")
+    assert f"# diagnosis: heads_fold_{order}\n" in source
+    for cls in (SDPA, CLS):
+        said = diagnose.fold_said(order, type("Student", (), {"source": source})(), cls)
+        assert said is not None and said["en"].startswith(diagnose.folds.FOLDS[order]["en"]), said
+        assert [q[0] for q in quoted_lines(said["en"])] == [line_of(source, fold_at), line_of(source, unfold_at)]
+    assert diagnose.fold_said(order, None, SDPA) == diagnose.folds.FOLDS[order]
+
+
+@pytest.mark.slow
+def test_no_correct_corpus_class_reads_a_fold_and_an_unfold_in_other_orders():
+    for path in sorted((SUBMISSIONS / "correct").rglob("*.py")):
+        source = path.read_text(encoding="utf-8", errors="replace")
+        for cls in (CLS, SDPA):
+            folded, unfolded = source_lines.fold_lines(source, cls)
+            assert len({f[3] for f in folded} | {f[3] for f in unfolded}) <= 1, (path.name, folded, unfolded)
+
+
+def test_tokens_folded_into_the_batch_with_einops_are_no_heads_fold():
+    source = _kernel("fq = rearrange(q, 'b h n d -> (b h) n d')", "out = rearrange(o, '(h b) n d -> b h n d', h=H)")
+    tokens = source.replace("o = torch.bmm(w, fv)", "o = torch.bmm(w, fv)\n        t = rearrange(q, 'b h n d -> (b n) h d')\n"
+                            "        t2 = rearrange(q.flatten(2), 'b n e -> (b n) e')")
+    assert [[f[2:] for f in found] for found in source_lines.fold_lines(tokens, SDPA)] \
+        == [[f[2:] for f in found] for found in source_lines.fold_lines(source, SDPA)]
