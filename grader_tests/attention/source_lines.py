@@ -1182,8 +1182,14 @@ def _split_dim_first(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.A
     if sides is None:
         return False
     left, right = sides        # the features' axis, the last, grouped heads second ('(b h) n d' is no split)
-    return len(left) == 3 and len(left[2]) == 2 and len(right) == 4 and right[1] == left[2][1:] \
-        and right[3] == left[2][:1]
+    if not (len(left) == 3 and len(left[2]) == 2 and len(right) == 4 and all(len(axis) == 1 for axis in right)):
+        return False
+    if right[1] == left[2][1:] and right[3] == left[2][:1]:
+        return True
+    # round 41: split first, moved after ('b n (d h) -> b n h d', then .transpose(1, 2), chained or not): the
+    # heads are the letter given the heads' number (``h=self.h``), the group's second
+    heads = [k.arg for k in node.keywords if k.arg is not None and _heads_size(k.value, fn, members)]
+    return heads == left[2][1:] and left[2][:1] in right
 
 
 _FLATTENS = ("reshape", "view", "flatten")

@@ -282,3 +282,21 @@ def test_tokens_folded_into_the_batch_with_einops_are_no_heads_fold():
                             "        t2 = rearrange(q.flatten(2), 'b n e -> (b n) e')")
     assert [[f[2:] for f in found] for found in source_lines.fold_lines(tokens, SDPA)] \
         == [[f[2:] for f in found] for found in source_lines.fold_lines(source, SDPA)]
+
+
+SPLIT_THEN_MOVED = {   # einops splits then a transpose, chained or in two statements: heads last is quoted
+    "chained": "return rearrange(t, 'b n (d h) -> b n h d', h=self.h).transpose(1, 2)",
+    "two_steps": "t = rearrange(t, 'b n (d h) -> b n h d', h=self.h)\n        return t.transpose(1, 2)",
+    "heads_letter_named_otherwise": "return rearrange(t, 'b n (e k) -> b n k e', k=self.h).transpose(1, 2)",
+}
+
+
+@pytest.mark.parametrize("case", SPLIT_THEN_MOVED)
+def test_an_einops_split_heads_last_then_transposed_is_quoted_and_heads_first_is_not(case):
+    written = SPLIT_THEN_MOVED[case]
+    source = _with(SPLIT, written)
+    said = source_lines.split_dim_first_note(source, CLS)
+    assert said is not None and said["en"].startswith(f"line {line_of(source, 'rearrange(')} splits the features "
+                                                      "as (head_dim, heads)"), said
+    right = _with(SPLIT, written.replace("(d h)", "(h d)").replace("(e k)", "(k e)"))
+    assert source_lines.split_dim_first_note(right, CLS) is None
