@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from grader_tests.attention import diagnose, source_lines
-from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh
+from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh, graded_corpus_file
 from tests.grading.probes_round38 import line_of, probe
 from tests.grading.test_quoted_lines_round31 import _shown, quoted_lines
 
@@ -300,3 +300,16 @@ def test_an_einops_split_heads_last_then_transposed_is_quoted_and_heads_first_is
                                                       "as (head_dim, heads)"), said
     right = _with(SPLIT, written.replace("(d h)", "(h d)").replace("(e k)", "(k e)"))
     assert source_lines.split_dim_first_note(right, CLS) is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "en", "zh"), [
+    ("r36_jax_split_without_transpose", "lays the projection [B, N, H * head_dim] out as [B, H, N, head_dim] with no "
+                                        "transpose(1, 2), reading positions as heads",
+     "直接把投影结果 [B, N, H * head_dim] 排成 [B, H, N, head_dim]"),
+    ("r35_sooftware_unfold_batch_major", "folds the heads into the batch head by head, row h*B + b",
+     "按 head 顺序（第 h*B + b 行）把 head 并入 batch")])
+def test_a_graded_corpus_file_quotes_its_split_or_fold_in_both_languages(executor, name, en, zh):
+    said = [t["feedback"] for t in graded_corpus_file(executor, SUBMISSIONS / "faulty" / f"{name}.py")["tests"]
+            if t["feedback"]]
+    assert any(en in s["en"] for s in said) and any(zh in s["zh"] for s in said), said
