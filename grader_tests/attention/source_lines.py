@@ -1105,7 +1105,8 @@ def _binding(x: ast.Name, fn: ast.AST) -> tuple[ast.AST, ast.AST] | None:
     """(target, value) of the one assignment of ``fn`` that binds the name ``x``; None when there are more or none."""
     bound = [(a.targets[0], a.value) for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1
              and any(isinstance(t, ast.Name) and t.id == x.id for t in ast.walk(a.targets[0]))]
-    return bound[0] if len(bound) == 1 else None
+    stores = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == x.id and isinstance(n.ctx, ast.Store | ast.Del)]
+    return bound[0] if len(bound) == 1 == len(stores) else None     # ``for H in ...``, ``H += 1``: not bound once
 
 
 def _bound_once(x: ast.AST, fn: ast.AST) -> ast.AST | None:
@@ -1335,6 +1336,33 @@ def _merges_attention(tensor: ast.AST, fn: ast.AST, members: tuple[tuple[str, as
     return False
 
 
+_MOVES = ("transpose", "permute", "swapaxes", "swapdims", "movedim", "moveaxis", "mT", "T", "rearrange", "einsum")
+
+
+def _features_last(node: ast.Call, fn: ast.AST, names: dict[str, str]) -> bool:
+    """The tensor the split ``node`` reshapes still has the features last, as far as ``fn`` shows: no axis moved in
+    the expressions it is made of, through plain bindings only (``_plain_bindings``); ``q = self.q_proj(x)
+    .transpose(1, 2)`` then ``q.reshape(B, H, D, -1)`` splits [B, features, N] rightly (round 41 mend)."""
+    tensor = node.args[0] if _pattern(node) is not None and node.args else node.func.value \
+        if isinstance(node.func, ast.Attribute) else None
+    line = node.lineno
+    for _ in range(6):
+        tensor = _unmoved(tensor, names) if tensor is not None else None
+        if not isinstance(tensor, ast.Name):
+            break
+        bindings = _plain_bindings(tensor.id, line, fn)
+        if bindings is None:
+            return False
+        if not bindings:
+            return True
+        tensor, line = bindings[-1].value, bindings[-1].lineno
+    else:
+        return False
+    return tensor is not None and not any(
+        (isinstance(n, ast.Attribute) and n.attr in _MOVES) or (isinstance(n, ast.Name) and n.id in _MOVES)
+        for n in ast.walk(tensor))
+
+
 def _order_lines(source: str | None, cls_name: str, split: bool) -> list[tuple[int, str, str]]:
     """(line, owner, code) of each head split (``split``) or merge of the attention's output in the code class
     ``cls_name`` runs that puts the heads last, head_dim first."""
@@ -1346,7 +1374,7 @@ def _order_lines(source: str | None, cls_name: str, split: bool) -> list[tuple[i
         for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
             for n in ast.walk(fn):
                 if split:
-                    if _split_dim_first(n, fn, members):
+                    if _split_dim_first(n, fn, members) and _features_last(n, fn, names):
                         found.add((n.lineno, owner, _code(source, n)))
                 elif (merged := _merge_dim_first(n, fn, names)) is not None \
                         and _merges_attention(merged[0], fn, members, names):
@@ -1605,6 +1633,32 @@ def _linear_attrs(members: tuple[tuple[str, ast.AST], ...], names: dict[str, str
                                                                                        "torch.nn.modules.linear.Linear")}
 
 
+_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith, ast.Match)
+
+
+def _plain_bindings(name: str, line: int, fn: ast.AST) -> list[ast.Assign] | None:
+    """The plain ``name = ...`` statements of ``fn`` before ``line``, in order, the last the one ``name`` holds at
+    ``line``; None when that is not sure: ``fn`` binds ``name`` any other way too (``q, k = ...``, ``for q in``,
+    ``with ... as q``, ``q := ...``, ``q += ...``, ``q: T = ...``, ``del q``, ``a = q = ...``) before ``line`` or
+    later in a loop ``line`` is in, or one of those statements sits in a branch or loop that ``line`` is not in
+    (which one ran is not read). A hint reads a name's
+    value only through bindings it understands (round 41 mend)."""
+    plain = [a for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1
+             and isinstance(a.targets[0], ast.Name) and a.targets[0].id == name]
+    targets = {id(a.targets[0]) for a in plain}
+    stores = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store | ast.Del)]
+    if any(n.lineno <= line and id(n) not in targets for n in stores):
+        return None           # bound some other way before: what it holds is not read
+    blocks = [b for b in ast.walk(fn) if isinstance(b, _BLOCKS)]
+    if any(isinstance(b, ast.For | ast.AsyncFor | ast.While) and b.lineno <= line <= b.end_lineno
+           and b.lineno <= n.lineno <= b.end_lineno for b in blocks for n in stores if n.lineno > line):
+        return None           # rebound later in a loop the line is in: the next pass reads that
+    before = sorted((a for a in plain if a.lineno < line), key=lambda a: (a.lineno, a.col_offset))
+    if any(b.lineno <= a.lineno <= b.end_lineno and not b.lineno <= line <= b.end_lineno for a in before for b in blocks):
+        return None
+    return before
+
+
 def _projected(node: ast.AST, line: int, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...],
                names: dict[str, str], depth: int = 0) -> bool:
     """``node`` is a projection's output as the Linear gave it, [B, N, features]: ``self.q_proj(x)`` (an nn.Linear
@@ -1617,10 +1671,11 @@ def _projected(node: ast.AST, line: int, fn: ast.AST, members: tuple[tuple[str, 
         return _self_attr(node.func) in _linear_attrs(members, names) and len(node.args) == 1
     if not isinstance(node, ast.Name):
         return False
-    bindings = [a for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1 and a.lineno < line
-                and isinstance(a.targets[0], ast.Name) and a.targets[0].id == node.id]
+    bindings = _plain_bindings(node.id, line, fn)
+    if bindings is None:
+        return False
     if bindings:
-        last = max(bindings, key=lambda a: a.lineno)
+        last = bindings[-1]
         return not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_")
                        and isinstance(n.func.value, ast.Name) and n.func.value.id == node.id
                        and last.lineno < n.lineno < line for n in ast.walk(fn)) \
@@ -1699,11 +1754,6 @@ _SAME_AXES = ("contiguous", "float", "double", "half", "to", "type_as", "clone",
               "expand_as")
 
 
-def _last_binding(name: str, line: int, fn: ast.AST) -> ast.Assign | None:
-    """The last ``name = ...`` of ``fn`` before ``line`` (``q = q.transpose(0, 1).reshape(...)`` reads the q before)."""
-    bindings = [a for a in ast.walk(fn) if isinstance(a, ast.Assign) and len(a.targets) == 1 and a.lineno < line
-                and isinstance(a.targets[0], ast.Name) and a.targets[0].id == name]
-    return max(bindings, key=lambda a: a.lineno, default=None)
 
 
 def _batch_heads(node: ast.AST, line: int, fn: ast.AST, names: dict[str, str], depth: int = 0) -> str | None:
@@ -1714,9 +1764,11 @@ def _batch_heads(node: ast.AST, line: int, fn: ast.AST, names: dict[str, str], d
         return None
     flip = {"bh": "hb", "hb": "bh", None: None}
     if isinstance(node, ast.Name):
-        bound = _last_binding(node.id, line, fn)
-        if bound is not None:
-            return _batch_heads(bound.value, bound.lineno, fn, names, depth + 1)
+        bindings = _plain_bindings(node.id, line, fn)
+        if bindings is None:
+            return None
+        if bindings:
+            return _batch_heads(bindings[-1].value, bindings[-1].lineno, fn, names, depth + 1)
         return "bh" if getattr(fn, "name", "") == "forward" and node.id in _params(fn) else None
     if not isinstance(node, ast.Call):
         return None
@@ -1773,7 +1825,12 @@ def _fold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...], 
         # 'b h n d' or of 'b n (h d)')
         if left and len(left[0]) == 1 and right and len(right[0]) == 2 and left[0][0] in right[0] \
                 and len(set(right[0])) == 2 and _heads_letter(left) in right[0]:
-            return "bh" if right[0][0] == left[0][0] else "hb"
+            order = "bh" if right[0][0] == left[0][0] else "hb"
+            # a [B, H, ...] pattern names the tensor's axes by place: of one whose batch and heads were exchanged
+            # first ('b h n d' of q.transpose(0, 1)), the letters are the other way round (round 41 mend)
+            if len(left) == 4 and node.args and _batch_heads(node.args[0], node.lineno, fn, names) == "hb":
+                return {"bh": "hb", "hb": "bh"}[order]
+            return order
         return None
     f = node.func
     if dotted_path(f, names) == "torch.cat" and node.args and isinstance(parts := node.args[0], ast.Call):
@@ -1810,6 +1867,26 @@ def _fold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...], 
     return None
 
 
+def _kernel_heads(x: ast.AST, fn: ast.AST, names: dict[str, str]) -> bool:
+    """``x`` is the second of the first sizes of a tensor the kernel is given [B, H, ...] (``_batch_heads``):
+    ``n, h = q.shape[:2]``, ``b, h, n, d = q.size()`` (round 41 mend: a fold's unfold reads its heads' letter
+    off the size given, ``rearrange(x, '(h n) s d -> n h s d', h=h)``)."""
+    binding = _binding(x, fn) if isinstance(x, ast.Name) else None
+    if binding is None or not isinstance(binding[0], ast.Tuple):
+        return False
+    target, value = binding
+    at = next((i for i, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == x.id), None)
+    if isinstance(value, ast.Subscript) and isinstance(cut := value.slice, ast.Slice) and cut.step is None \
+            and _int(cut.lower) in (None, 0) and _int(cut.upper) == len(target.elts):
+        value = value.value
+    elif len(target.elts) != 4:
+        return False
+    tensor = value.value if isinstance(value, ast.Attribute) else value.func.value \
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) else None
+    return at == 1 and _whole_shape(value) and tensor is not None \
+        and _batch_heads(tensor, binding[1].lineno, fn, names) == "bh"
+
+
 def _unfold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...], names: dict[str, str]) -> str | None:
     """The order ``node`` reads folded rows back in: "bh" for ``rearrange(t, '(b h) n d -> b h n d')`` (or ``'-> b n
     (h d)'``), ``view(B, H, ...)``, ``unflatten(0, (B, H))``; "hb" for ``'(h b) ...'``, ``view(H, B, ...)`` (then
@@ -1820,12 +1897,17 @@ def _unfold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]
     sides = _pattern(node)
     if sides is not None:
         left, right = sides
-        # the rows grouped first on the left, the batch the right's first axis, the other kept on the right (the
-        # heads, of 'b h n d' or merged into 'b n (h d)')
-        if left and len(left[0]) == 2 and right and len(right[0]) == 1 and right[0][0] in left[0] \
-                and len(set(left[0])) == 2 and _heads_letter(right) in left[0]:
-            return "bh" if left[0][0] == right[0][0] else "hb"
-        return None
+        # the rows grouped first on the left: which of the two letters the heads are is read off the sizes given
+        # (``h=H``), never off where the right side puts them ('(h b) n d -> h b n d' reads the rows head by head,
+        # whatever is transposed after); no size of the heads' number given, or both: not read (round 41 mend)
+        if not (left and len(left[0]) == 2 and len(set(left[0])) == 2 and right
+                and all(any(letter in axis for axis in right) for letter in left[0])):
+            return None
+        heads = [k.arg for k in node.keywords if k.arg in left[0] and (
+            _heads_number(k.value, fn, members) or _kernel_heads(k.value, fn, names))]
+        if len(heads) != 1:
+            return None
+        return "hb" if left[0][0] == heads[0] else "bh"
     f = node.func
     if dotted_path(f, names) == "torch.stack" and node.args and isinstance(parts := node.args[0], ast.Call) \
             and isinstance(parts.func, ast.Attribute) and parts.func.attr in ("chunk", "split") \
@@ -1847,6 +1929,20 @@ def _unfold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]
     return {(False, True): "bh", (True, False): "hb"}.get((heads[0], heads[1]))
 
 
+def _unfold_lines(source: str, owner: str, fn: ast.FunctionDef | ast.AsyncFunctionDef,
+                  members: tuple[tuple[str, ast.AST], ...], names: dict[str, str]) -> set[tuple[int, str, str, str]]:
+    """(line, owner, code, order) of each unfold of ``fn`` whose value reaches what ``fn`` returns (``dbg =
+    o.view(B, H, ...)`` unused unfolds nothing); an unfold of another's result, or within one (``o.view(B, H,
+    ...).transpose(0, 1).contiguous().view(H, B, ...)``), is not read: which order the rows end in is the chain's."""
+    read = [(n, o) for n in ast.walk(fn) if (o := _unfold(n, fn, members, names)) is not None]
+    ids = {id(n) for n, _ in read}
+    nested = {id(n) for n, _ in read if any(id(m) in ids for m in ast.walk(n) if m is not n)}
+    nested |= {id(m) for n, _ in read for m in ast.walk(n) if m is not n and id(m) in ids}
+    live, where = _on_output_path(fn), _statements(fn)
+    return {(n.lineno, owner, _code(source, n), o) for n, o in read
+            if id(n) not in nested and _reaches(n, where, live)}
+
+
 def fold_lines(source: str | None, cls_name: str) -> tuple[list[tuple[int, str, str, str]], list[tuple[int, str, str, str]]]:
     """(line, owner, code, order) of each fold, and of each unfold in a function that folds, of the code class
     ``cls_name`` runs, the class's own first."""
@@ -1861,8 +1957,7 @@ def fold_lines(source: str | None, cls_name: str) -> tuple[list[tuple[int, str, 
                     if (o := _fold(n, fn, members, names)) is not None}
             if here:
                 folded |= here
-                unfolded |= {(n.lineno, owner, _code(source, n), o) for n in ast.walk(fn)
-                             if (o := _unfold(n, fn, members, names)) is not None}
+                unfolded |= _unfold_lines(source, owner, fn, members, names)
     return _own_first(sorted(folded), source, cls_name), _own_first(sorted(unfolded), source, cls_name)
 
 
@@ -1894,5 +1989,5 @@ def fold_note(source: str | None, cls_name: str, order: str) -> Msg | None:
     unfolded = [f for f in unfolded if f[3] == unfold_order]
     if not unfolded or len({f[1] for f in unfolded}) != 1:
         return said
-    back = _lines_said(unfolded, cls_name, ("unfolds them", "拆开"))
+    back = _lines_said(unfolded, cls_name, ("unfolds them", "把它们拆开"))
     return msg(f"{said['en']}; {back['en']}", f"{said['zh']}；{back['zh']}")
