@@ -640,6 +640,32 @@ _NOBODY_DOUBTS = re.compile(
     r"\s+(?:question|doubt|disput|den(?:y|ies|ied)|contest|challeng|disagree|argu|object|refut|reject)\w*")
 
 
+# "nobody thinks / believes / would say that ...": the "nobody" denies the report, so it cancels a negation in what is
+# reported as "deny" does ("Nobody thinks the heatmap cannot prove causation" asserts that it can, 没有人认为热力图不能证明
+# 因果关系 too: round 41); with no negation there it still denies ("Nobody thinks k2 causes the output")
+_NOBODY_HOLDS = re.compile(
+    r"\b(?:nobody|no\s*-?\s*one|no\s+(?:sane|serious|reasonable)\s+(?:person|reader|one))"
+    r"(?:\s+(?:would|could|can|will|should|may|might|ever|really|seriously|honestly|actually|now|still|else))*"
+    r"\s+(?:think|believe|say|claim|suggest|hold|maintain|expect|imagine|suppose|assume|argue|conclude|insist)\w*"
+    r"|(?:没有人|没人|无人|谁都不|谁也不)(?:会|能|敢|真的|还|再)*(?:认为|觉得|相信|以为|说|主张|声称|断言|觉着)")
+
+# "it would be wrong to ignore / unfair to doubt that X", "we cannot ignore that X": the verdict and the neglect cancel, X
+# is asserted (round 41: "It would be wrong to ignore that the heatmap proves k2 causes the output" earned the causal
+# caveat). Only the lead is matched: a negation inside X is X's own ("... ignore that the heatmap cannot prove it").
+_WRONG_TO_IGNORE = re.compile(
+    r"\b(?:(?:wrong|false|incorrect|mistaken|a\s+mistake|an\s+error|a\s+blunder|an\s+oversight|unfair|unreasonable|"
+    r"unwise|foolish|silly|absurd|naive|careless|dishonest|misleading|hard|difficult|impossible)"
+    r"(?:\s+(?:of|for)\s+(?:\w+\s+){1,2}?)?\s+to|cannot|can't|could\s*not|couldn't|must\s*not|mustn't|should\s*not|"
+    r"shouldn't|do\s*not|don't|never|no\s+(?:one|body)\s+(?:can|could|should|would))"
+    r"\s+(?:(?:simply|just|now|still|even|afford\s+to)\s+)*(?:ignor|overlook|dismiss|disregard|neglect|discount|forget|"
+    r"den(?:y|ie)|doubt|question|disput|downplay|reject|contest|challeng|brush\w*\s+aside|wave\w*\s+away)\w*")
+# ... 忽视 X 是错误的, 怀疑 X 是不公平的: the verb and the verdict after X cancel, X keeps its own negations
+_ZH_WRONG_TO_IGNORE = re.compile(
+    r"(忽视|忽略|无视|漠视|否认|否定|怀疑|质疑|不承认|看不到)[^。;；？?]{1,40}?(?:这一点|这个事实|的事实)?\s*"
+    r"(?:是|就是|将是|会是|未免|实在是|显然是|那是)?\s*(错误的|错的|不对的|不公平的|不合理的|不明智的|不客观的|荒谬的|"
+    r"(?:一个|个)?(?:错误|失误))")
+
+
 # "nothing except that ...": what "except" takes out of "nothing" is asserted (round 40 review MED 6)
 _NOTHING_BUT = re.compile(r"\b(?:nothing|nobody|no\s*-?\s*one)(?:\s+else)?\s+(?:except|but|other than|save|apart from)"
                           r"(?:\s+for)?\s+(?:that|the fact that)\b")
@@ -666,7 +692,15 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
                             plain, rb, a):
                         gone.add((a, b, f))
             flips = [f for f in flips if f not in gone]
+    if "no" in plain or "没" in plain or "无人" in plain or "谁" in plain:
+        # merged with the "nobody" it holds, the cue is a flip (_merge)
+        flips += [(m.start(), m.end(), True) for m in _NOBODY_HOLDS.finditer(plain)]
     spans += flips
+    # the lead of "wrong to ignore that" and the verb and verdict of 忽视……是错误的 are no cues, nor a rebuttal
+    ignored = [(m.start(), m.end()) for m in _WRONG_TO_IGNORE.finditer(plain)]
+    ignored += [m.span(g) for m in _ZH_WRONG_TO_IGNORE.finditer(plain) for g in (1, 2)]
+    if ignored:
+        spans = [c for c in spans if not any(a <= c[0] < b for a, b in ignored)]
     # "nobody would question / doubt / deny that ..." affirms what follows: the "nobody" and its verb cancel whatever
     # stands between them ("Nobody but a fool would deny that k2 causes q1's output": round 40 review HIGH 2, the
     # "nobody" alone negated the claim, or "but" split the pair and the "deny" did)
@@ -682,7 +716,7 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
         conditions = [(m.start(), m.end()) for m in _counterfactuals(cc, t, every=True)]
         spans = [c for c in spans if c[2] or not (_CF_CONDITION.match(t, c[0]) and any(a <= c[0] < b for a, b in conditions))]
     cues = _cancel_stacked(t, _merge(spans))
-    rebuttals = list(cc.rebuttal.finditer(t))
+    rebuttals = [r for r in cc.rebuttal.finditer(t) if not any(a <= r.start() < b for a, b in ignored)]
     # the condition and the breakdown of a counterfactual ("without k2", 没有 k2, "there would be no output") are the
     # claim's own words, not a negation the rebuttal denies (round 40: "It is not true that without k2 the output would
     # collapse" cancelled its "not" against the "without" and was flagged as the breakdown claim it denies)
