@@ -1117,11 +1117,34 @@ def _may_hold_aside(text: str) -> bool:
     return _ASIDE_ZH_WORD.search(text) is not None or _ASIDE_EN_LEAD.search(text) is not None
 
 
+# A causal claim whose object is a pronoun for the output named before it in the sentence ("nothing else explains the
+# output: k2 causes it", "q1 的输出只有一个解释：k2 导致了它"): read with the output named (round 41: the patterns name it,
+# so the claim after the colon was missed)
+_PRONOUN_CLAIM = re.compile(
+    r"(?<![a-z0-9_])((?:k_?\d+|key\s*\d+|token\s*\d+)\s+(?:\w+\s+)?(?:causes|caused|drives|drove|determines|determined|"
+    r"(?:does|did)\s+(?:cause|drive|determine))\s+)(?:it|this|that|them)\b(?!\s+(?:is|was)\b)"
+    r"|((?:k_?\d+|key\s*\d+|token\s*\d+)\s*(?:就|正|确实|显然|真的)?(?:导致|造成|决定|驱动|主导)了?\s*)(?:它|这个|这一点|这)(?![个一些])")
+_OUTPUT_NAMED = re.compile(r"\b(?:output|prediction|result|answer)s?\b|输出|预测|结果|答案")
+
+
+def _pronoun_claim(text: str) -> str:
+    """``text`` with the pronoun object of a causal claim replaced by the output it stands for (:data:`_PRONOUN_CLAIM`),
+    when the sentence names the output before it."""
+    if not _KEY_NAMED.search(text):
+        return text
+
+    def named(m: re.Match) -> str:
+        if _OUTPUT_NAMED.search(text, 0, m.start()) is None:
+            return m.group()
+        return m.group(1) + "the output" if m.group(1) is not None else m.group(2) + "输出"
+    return _PRONOUN_CLAIM.sub(named, text)
+
+
 def _claim_reading(cc: Checklist, text: str) -> tuple[str, bool] | None:
     """``text`` with the English words of a Chinese sentence in Chinese and the asides inside a claim taken out, and
     whether an aside hedged it; None if nothing changes. Read for overclaims (grade._variant) and for the claim a
     denial after it denies (:func:`_rejections`: review HIGH 1, round 39)."""
-    out, hedge = text, False
+    out, hedge = _pronoun_claim(text), False
     if _CJK.search(out) and _GLOSS_ANY.search(out):
         for pattern, zh in _GLOSS:
             out = pattern.sub(zh, out)
