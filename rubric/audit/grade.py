@@ -307,7 +307,9 @@ def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool]:
     if not first or not all(s.find(g) for g in concept.groups[1:]):
         return False, False
     if concept.mode == "caveat":
-        return True, any(s.negated(m.start(), m.end()) for m in first)
+        # ... not in a claim a retraction bracket takes back: its only negation is the retraction (round 41)
+        kept = [m for m in first if not (s.retracted and s.denied is not None and s.denied[0] <= m.start() < s.denied[1])]
+        return True, any(s.negated(m.start(), m.end()) for m in kept)
     ok = all(any(not s.negated(m.start(), m.end(), context=False) for m in s.find(g)) for g in concept.groups)
     return True, ok
 

@@ -443,6 +443,9 @@ class _Sentence:
     # round 38: the denial is the next sentence ("k2 causes q1's output. The heatmap cannot show that."): the claim and
     # its denial say as much as one sentence holding both, so the caveat is not bare (grade._bare_caveat)
     denied_by_next: bool = False
+    # round 41: the denied span is a claim a retraction bracket takes back ("k2 causes q1's output (not really)", （其实不然）):
+    # no overclaim, but no caveat either (it says the claim was wrong, nothing of what the heatmap can show)
+    retracted: bool = False
     _clauses: list[_Clause] | None = None
     _cues: list[tuple[int, int]] | None = None
     _found: dict[int, list[re.Match]] | None = None
@@ -1295,7 +1298,7 @@ def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
         if back is not None and _units(s.text[:back]) >= 1:
             # a negation before it is cancelled, a claim without one negated: from the claim's clause on, a reading
             # before it keeps its credit ("q1 reads mostly from k2 (0.67), so k2 causes q1's output (not really)")
-            s.denied = (_retracted_clause(cc, s.text, back), back)
+            s.denied, s.retracted = (_retracted_clause(cc, s.text, back), back), True
             continue
         at = _rejection_at(cc, s.text)
         if at is not None and not _own_cues(cc, s.text, at) and not _reasserts(cc, s.text, at):
