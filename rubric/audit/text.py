@@ -444,7 +444,9 @@ class _Sentence:
     # its denial say as much as one sentence holding both, so the caveat is not bare (grade._bare_caveat)
     denied_by_next: bool = False
     # round 41: the denied span is a claim a retraction bracket takes back ("k2 causes q1's output (not really)", （其实不然）):
-    # no overclaim, but no caveat either (it says the claim was wrong, nothing of what the heatmap can show)
+    # no overclaim, but no caveat either (it says the claim was wrong, nothing of what the heatmap can show). Not when the
+    # claim is said to be the figure's ("k2 is the most important key (as the map seems to show) (not really)", 图上看起来
+    # 如此): taking it back says the figure does not show it, the limit (validation/en_r40b_bracket_denial.md)
     retracted: bool = False
     _clauses: list[_Clause] | None = None
     _cues: list[tuple[int, int]] | None = None
@@ -1264,6 +1266,10 @@ def _in_collapse(cc: Checklist, text: str, pos: int, asserted: list[tuple[int, i
     return False
 
 
+# the figure named as what shows a claim (:attr:`_Sentence.retracted`)
+_FIGURE_NAMED = re.compile(r"heat\s*map|\b(?:map|figure|plot|picture|image)\b|图")
+
+
 # the condition of a counterfactual said with a negation word: "without k2", 没有 k2, 如果没有了 k2
 _CF_CONDITION = re.compile(r"(?:without|没有了?|没了|缺了|少了)\s*(?:the\s+)?(?:k_?\d+|key\s*\d+|token\s*\d+)")
 
@@ -1298,7 +1304,8 @@ def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
         if back is not None and _units(s.text[:back]) >= 1:
             # a negation before it is cancelled, a claim without one negated: from the claim's clause on, a reading
             # before it keeps its credit ("q1 reads mostly from k2 (0.67), so k2 causes q1's output (not really)")
-            s.denied, s.retracted = (_retracted_clause(cc, s.text, back), back), True
+            start = _retracted_clause(cc, s.text, back)
+            s.denied, s.retracted = (start, back), _FIGURE_NAMED.search(s.text, start, back) is None
             continue
         at = _rejection_at(cc, s.text)
         if at is not None and not _own_cues(cc, s.text, at) and not _reasserts(cc, s.text, at):

@@ -105,6 +105,18 @@ def test_a_caveat_before_a_retracted_claim_keeps_its_limit():
         assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] > 0, text
 
 
+@pytest.mark.parametrize("text", [
+    OPENER_EN + "k2 is the most important key (as the map seems to show) (not really).\n",
+    OPENER_EN + "k2 causes q1's output (the heatmap shows it) (not really).\n",
+    OPENER_ZH + "k2 是最重要的 key（图上看起来如此）（其实不然）。\n",
+])
+def test_a_retracted_claim_said_to_be_the_figures_keeps_its_limit(text):
+    """Taking back what the figure seems to show says that the figure does not show it: the limit
+    (validation/en_r40b_bracket_denial.md, hand 10.5)."""
+    r = _grade(text)
+    assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] > 0, (r["score"], kinds(r))
+
+
 GAMING = Path(__file__).resolve().parent / "gaming"
 
 
