@@ -126,3 +126,32 @@ def test_the_round_41_gaming_audits_earn_no_limit_and_at_most_3(name):
     r = _grade((GAMING / name).read_text(encoding="utf-8"))
     assert items(r)["limits"]["points"] == 0 and r["score"] <= 3, (r["score"], kinds(r))
     assert name.startswith("retracted_") or "overclaim" in kinds(r), kinds(r)
+
+
+# ------------------------------------------------------------------------------------- CPU (the 20 KiB audit)
+
+def test_a_phrase_group_runs_only_the_phrases_whose_literals_occur(checklist):
+    """The negation cues' alternation (~80 phrases, many led by a look-around) was tried at every position of every
+    sentence: ~10 % of a 20 KiB audit's CPU. The phrases none of whose literals occur are left out."""
+    neg = checklist.negation
+    text = "the heatmap cannot prove causation"
+    reduced = neg._for(text)
+    assert reduced is not None and len(reduced.pattern) < len(neg.regex.pattern) / 4
+    assert [m.span() for m in neg.finditer(text)] == [m.span() for m in neg.regex.finditer(text)]
+
+
+def test_a_reduced_alternation_finds_what_the_whole_one_finds(checklist):
+    """Same spans, same first match, for the cue and overclaim groups over every sentence of the validation audits (the
+    text as it is and with its intensifiers blanked, as the cue pass reads it)."""
+    from rubric.audit.text import _blank, _segment
+
+    groups = [checklist.negation, checklist.caveat, checklist.flip, checklist.rebuttal, checklist.overclaim_patterns]
+    val = Path(__file__).resolve().parent / "validation"
+    for path in sorted(val.glob("*.md")):
+        for s in _segment(checklist, path.read_text(encoding="utf-8")):
+            for text in (s.text, _blank(checklist.intensifiers, s.text)):
+                for g in groups:
+                    whole = [m.span() for m in g.regex.finditer(text)]
+                    assert [m.span() for m in g.finditer(text)] == whole, (path.name, text)
+                    first = g.search(text)
+                    assert (first.span() if first else None) == (whole[0] if whole else None), (path.name, text)
