@@ -90,6 +90,8 @@ def _required_literals(pattern: str, every: bool = False) -> list[str] | list[li
         tree = _parser.parse(pattern)
     except Exception:  # noqa: BLE001 - internal API; no prefilter is always correct
         return None
+    if tree.state.flags & (re.IGNORECASE | re.VERBOSE):     # a global (?i) or (?x): the literals are not the text's
+        return None
 
     def seq(items, outer: bool = False) -> Any:
         candidates: list[list[str]] = []
@@ -105,7 +107,8 @@ def _required_literals(pattern: str, every: bool = False) -> list[str] | list[li
                 cur = ""
             r = None
             if op is C.SUBPATTERN:
-                r = seq(av[-1])
+                # a scoped flag ((?i:heatmap)) matches other spellings than its literals: nothing known inside
+                r = None if av[1] or av[2] else seq(av[-1])
             elif op is C.BRANCH:
                 alts = [seq(a) for a in av[1]]
                 r = None if any(a is None for a in alts) else sorted({x for a in alts for x in a})
@@ -131,7 +134,7 @@ def _required_literals(pattern: str, every: bool = False) -> list[str] | list[li
 class _Pat:
     """A compiled phrase group with a literal prefilter (the subset of re.Pattern that we use)."""
 
-    __slots__ = ("regex", "triggers", "_pre", "parts", "needs", "_alts", "_lits", "_reduced")
+    __slots__ = ("regex", "triggers", "_pre", "parts", "needs", "_alts", "_lits", "_one")
 
     def __init__(self, regex: re.Pattern, triggers: tuple[str, ...] | None, parts: tuple[_Pat, ...] = ()):
         self.regex = regex
@@ -146,9 +149,8 @@ class _Pat:
         else:   # one C-level scan for any of the literals
             self._pre = re.compile("|".join(re.escape(t) for t in sorted(triggers, key=len, reverse=True)))
         # the alternation's phrases in order, each with the literals one of which its every match holds (None: unknown):
-        # see :meth:`_for`
+        # see :meth:`_kept`
         self.alts = ()
-        self._reduced: dict[tuple[int, ...], re.Pattern] = {}
 
     @property
     def alts(self) -> tuple[tuple[str, tuple[str, ...] | None], ...]:
@@ -163,31 +165,41 @@ class _Pat:
             for t in lits or ():
                 by_lit.setdefault(t, []).append(i)
         self._lits = ({t: tuple(ix) for t, ix in by_lit.items()}, tuple(i for i, (_b, lits) in enumerate(alts) if not lits))
+        self._one: list[re.Pattern | None] = [None] * len(alts)     # each phrase compiled alone, on first use
 
     def _may_match(self, text: str) -> bool:
         return self._pre is None or self._pre.search(text) is not None
 
-    def _for(self, text: str) -> re.Pattern | None:
-        """The alternation without the phrases none of whose literals occur in ``text`` (None: no phrase may match).
-        Such a phrase matches at no position, so the rest, in the same order, finds the same matches; the engine no
-        longer tries all of a group's ~60 branches at every position (round 41: the negation cues were ~10 % of a
-        20 KiB audit's CPU). The reduced alternations are compiled once per set of phrases left."""
+    def _kept(self, text: str) -> list[re.Pattern] | None:
+        """The phrases, in order and compiled one by one, whose literals occur in ``text`` (None: try the whole
+        alternation; []: no phrase may match). A phrase none of whose literals occur matches at no position, so the
+        others find the group's matches (see :meth:`search`); the engine no longer tries all of a group's ~60
+        branches at every position (round 41: the negation cues were ~10 % of a 20 KiB audit's CPU). Each phrase is
+        compiled once, never a set of phrases per text: a new text would compile a new alternation (round 41's
+        first version: 19 ms an audit graded for the first time against 12)."""
         if not self._may_match(text):
-            return None
+            return []
         if len(self.alts) < 4:
-            return self.regex
-        lits, always = self._lits
-        keep = tuple(sorted({*always, *(i for t in lits if t in text for i in lits[t])}))
-        if len(keep) == len(self.alts):
-            return self.regex
-        if not keep:
             return None
-        rx = self._reduced.get(keep)
-        if rx is None:
-            if len(self._reduced) >= 512:        # bounded: a pathological text cannot grow it without end
-                self._reduced.clear()
-            rx = self._reduced[keep] = re.compile("|".join(f"(?:{self.alts[i][0]})" for i in keep))
-        return rx
+        lits, always = self._lits
+        keep = sorted({*always, *(i for t in lits if t in text for i in lits[t])})
+        if len(keep) * 2 > len(self.alts):     # most phrases stay: one alternation is cheaper than many scans
+            return None
+        one = self._one
+        for i in keep:
+            if one[i] is None:
+                one[i] = re.compile(self.alts[i][0])
+        return [one[i] for i in keep]
+
+    def _first(self, kept: list[re.Pattern], text: str, pos: int = 0):
+        """The alternation's match from ``pos``: the leftmost start among the phrases', and at that start the first
+        phrase's in the group's order (as the alternation tries its branches at each position)."""
+        best = None
+        for rx in kept:
+            m = rx.search(text, pos)
+            if m is not None and (best is None or m.start() < best.start()):
+                best = m
+        return best
 
     def parts_that_may_match(self, text: str) -> list[_Pat]:
         """The parts (or the whole) whose literals occur in ``text``: one substring test per literal of the group
@@ -202,15 +214,23 @@ class _Pat:
             any(t in text for t in group) for group in p.needs)]
 
     def search(self, text: str):
-        rx = self._for(text)
-        return rx.search(text) if rx is not None else None
+        kept = self._kept(text)
+        return self.regex.search(text) if kept is None else self._first(kept, text)
 
     def match(self, text: str):
         return self.regex.match(text) if self._may_match(text) else None
 
     def finditer(self, text: str):
-        rx = self._for(text)
-        return rx.finditer(text) if rx is not None else iter(())
+        kept = self._kept(text)
+        if kept is None:
+            return self.regex.finditer(text)
+        found, pos = [], 0
+        while (m := self._first(kept, text, pos)) is not None:
+            if m.end() == m.start():       # an empty match: re's rules for what follows it are the alternation's own
+                return self.regex.finditer(text)
+            found.append(m)
+            pos = m.end()
+        return iter(found)
 
     def sub(self, repl, text: str) -> str:
         if self.parts:

@@ -1,0 +1,97 @@
+"""Round 41 mend: the phrase groups' literal pruning costs nothing on texts graded for the first time, finds what the
+whole alternation finds, and knows nothing of the literals under a scoped flag."""
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from rubric.audit import checklist as C
+from rubric.audit import grade_audit
+from tests.audit.helpers import MEASURED_OK
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def _groups(checklist) -> list[C._Pat]:
+    """Every phrase group reachable from the checklist (parts included)."""
+    pats: list[C._Pat] = []
+    seen: set[int] = set()
+
+    def walk(o, depth: int = 0) -> None:
+        if id(o) in seen or depth > 6:
+            return
+        seen.add(id(o))
+        if isinstance(o, C._Pat):
+            pats.append(o)
+            for x in o.parts:
+                walk(x, depth + 1)
+        elif isinstance(o, dict):
+            for v in o.values():
+                walk(v, depth + 1)
+        elif isinstance(o, (list, tuple)):
+            for v in o:
+                walk(v, depth + 1)
+        elif hasattr(o, "__dict__"):
+            for v in vars(o).values():
+                walk(v, depth + 1)
+
+    walk(checklist)
+    return pats
+
+
+def _fresh_texts(checklist, n: int, seed: int) -> list[str]:
+    """Audits no test grades elsewhere: sentences of random cue literals, so each holds a new set of them."""
+    rng = random.Random(seed)
+    lits = sorted({t for g in (checklist.negation, checklist.caveat, checklist.flip, checklist.rebuttal,
+                               checklist.overclaim_patterns) for t in g._lits[0]})
+    return ["\n".join(f"k2 {' '.join(rng.sample(lits, 4))} the output {rng.randrange(10 ** 6)}." for _ in range(30))
+            for _ in range(n)]
+
+
+def test_grading_texts_for_the_first_time_costs_what_grading_them_again_costs(checklist):
+    """Round 41's first pruning compiled one alternation per set of literals a text held: a worker grades each text
+    once, so the saving showed only on a repeat (19 ms an audit first, 12 on main). Each phrase is compiled once."""
+    texts = _fresh_texts(checklist, 40, seed=time.time_ns())
+    grade_audit("Rows are queries. k2 is 0.5.", None, MEASURED_OK, checklist)
+    t0 = time.process_time()
+    for t in texts:
+        grade_audit(t, None, MEASURED_OK, checklist)
+    t1 = time.process_time()
+    for t in texts:
+        grade_audit(t, None, MEASURED_OK, checklist)
+    t2 = time.process_time()
+    assert t1 - t0 < 1.5 * (t2 - t1), f"first {1000 * (t1 - t0):.0f} ms, again {1000 * (t2 - t1):.0f} ms"
+
+
+@pytest.mark.slow
+def test_every_pruned_group_finds_what_its_whole_alternation_finds_in_every_audit_under_tests(checklist):
+    """All groups of >= 4 phrases, every sentence of every audit text under tests/ (as is, lower-cased, with its
+    intensifiers blanked): the same spans from finditer and the same first match from search."""
+    from rubric.audit.text import _blank, _segment
+
+    texts: set[str] = set()
+    for f in TESTS.rglob("*"):
+        if f.suffix in (".md", ".txt") and f.is_file():
+            for s in _segment(checklist, f.read_text(encoding="utf-8", errors="ignore")):
+                texts.update((s.text, s.text.lower(), _blank(checklist.intensifiers, s.text)))
+    groups = [g for g in _groups(checklist) if len(g.alts) >= 4]
+    assert len(groups) > 50 and len(texts) > 2000
+    for g in groups:
+        for t in texts:
+            whole = [m.span() for m in g.regex.finditer(t)] if g._may_match(t) else []
+            assert [m.span() for m in g.finditer(t)] == whole, (g.regex.pattern[:60], t)
+            first = g.search(t)
+            assert (first.span() if first else None) == (whole[0] if whole else None), (g.regex.pattern[:60], t)
+
+
+@pytest.mark.parametrize("text", ["the HEATMAP proves it", "the Heatmap proves it", "the heatmap proves it"])
+def test_a_phrase_with_a_scoped_flag_is_tried_whatever_the_case_of_its_literals(text):
+    """(?i:heatmap) matches HEATMAP: its literal "heatmap" must not filter the phrase out."""
+    g = C._compile_group(["re:(?i:heatmap) proves", "alpha", "beta", "gamma"], "probe")
+    assert [m.span() for m in g.finditer(text)] == [(4, 18)]
+    assert g.search(text) is not None
+
+
+def test_a_phrase_with_a_global_ignorecase_flag_has_no_literals():
+    assert C._required_literals("(?i)heatmap proves") is None
