@@ -1132,14 +1132,16 @@ _PRONOUN_CLAIM = re.compile(
 _OUTPUT_NAMED = re.compile(r"\b(?:output|prediction|result|answer)s?\b|输出|预测|结果|答案")
 
 
-def _pronoun_claim(text: str) -> str:
+def _pronoun_claim(cc: Checklist, text: str) -> str:
     """``text`` with the pronoun object of a causal claim replaced by the output it stands for (:data:`_PRONOUN_CLAIM`),
-    when the sentence names the output before it."""
+    when the sentence names the output before it and no hedge comes before the claim: "maybe k2 causes it, maybe not",
+    也许 k2 导致了它 guess at what "it" is as much as at the cause (round 41 review HIGH 2: the reading dropped the hedge
+    and flagged the guess)."""
     if not _KEY_NAMED.search(text):
         return text
 
     def named(m: re.Match) -> str:
-        if _OUTPUT_NAMED.search(text, 0, m.start()) is None:
+        if _OUTPUT_NAMED.search(text, 0, m.start()) is None or cc.hedge.search(text[:m.end()]) is not None:
             return m.group()
         return m.group(1) + "the output" if m.group(1) is not None else m.group(2) + "输出"
     return _PRONOUN_CLAIM.sub(named, text)
@@ -1149,7 +1151,7 @@ def _claim_reading(cc: Checklist, text: str) -> tuple[str, bool] | None:
     """``text`` with the English words of a Chinese sentence in Chinese and the asides inside a claim taken out, and
     whether an aside hedged it; None if nothing changes. Read for overclaims (grade._variant) and for the claim a
     denial after it denies (:func:`_rejections`: review HIGH 1, round 39)."""
-    out, hedge = _pronoun_claim(text), False
+    out, hedge = _pronoun_claim(cc, text), False
     if _CJK.search(out) and _GLOSS_ANY.search(out):
         for pattern, zh in _GLOSS:
             out = pattern.sub(zh, out)

@@ -8,7 +8,8 @@ import pytest
 
 from rubric.audit import checklist as C
 from rubric.audit import grade_audit
-from tests.audit.helpers import MEASURED_OK
+from tests.audit.helpers import MEASURED_OK, OPENER_EN, OPENER_ZH, kinds
+from tests.audit.helpers import grade_example as _grade
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -95,3 +96,27 @@ def test_a_phrase_with_a_scoped_flag_is_tried_whatever_the_case_of_its_literals(
 
 def test_a_phrase_with_a_global_ignorecase_flag_has_no_literals():
     assert C._required_literals("(?i)heatmap proves") is None
+
+
+# ------------------------------------------------------------------- a hedged claim about "it" (review HIGH 2)
+
+HEDGED_PRONOUN = [
+    (OPENER_EN + "q1's output is high; maybe k2 causes it, maybe not: the heatmap cannot tell.\n", 3.0),
+    (OPENER_EN + "The output might come from k2; I suspect k2 causes it, but the heatmap cannot prove causation.\n", 4.5),
+    (OPENER_ZH + "输出很高，也许 k2 导致了它，也许没有：热力图无法判断。\n", 3.0),
+    (OPENER_ZH + "输出很高，可能是 k2 决定了它，但热力图不能证明因果关系。\n", 4.5),
+]
+
+
+@pytest.mark.parametrize(("text", "score"), HEDGED_PRONOUN)
+def test_a_hedge_before_a_claim_about_it_keeps_the_pronoun_unread(text, score):
+    """"maybe k2 causes it", 也许 k2 导致了它: the pronoun reading (the output named for "it") dropped the hedge and
+    flagged a guess; a hedged sentence is read as written."""
+    r = _grade(text)
+    assert "overclaim" not in kinds(r) and r["score"] == score, (r["score"], kinds(r))
+
+
+@pytest.mark.parametrize("text", [OPENER_EN + "Nothing else explains the output: k2 causes it.\n",
+                                  OPENER_ZH + "q1 的输出只有一个解释：k2 导致了它。\n"])
+def test_an_unhedged_claim_about_it_is_still_read_with_the_output_named(text):
+    assert "overclaim" in kinds(_grade(text))
