@@ -1268,8 +1268,13 @@ def _in_collapse(cc: Checklist, text: str, pos: int, asserted: list[tuple[int, i
     return False
 
 
-# the figure named as what shows a claim (:attr:`_Sentence.retracted`)
-_FIGURE_NAMED = re.compile(r"heat\s*map|\b(?:map|figure|plot|picture|image)\b|图")
+# the figure said to show a claim (:attr:`_Sentence.retracted`): "as the map seems to show", "the heatmap shows it",
+# 图上看起来如此. The figure merely named ("On the map k2 causes ...", "(see the map)", 热力图里 ……, （如图）) is no such
+# statement: the retraction then takes back the claim alone (round 41 review HIGH 1: a bare 图 or "map" kept the limit)
+_FIGURE_NAMED = re.compile(
+    r"(?:heat\s*map|\b(?:map|figure|plot|picture|image))s?\b\s+(?:[a-z]+\s+){0,2}?"
+    r"(?:shows?|showed|shown|suggests?|suggested|indicates?|indicated|seems?|seemed|appears?|appeared|looks?|looked)\b"
+    r"|图\s*(?:[上中里]\s*)?(?:也|就|似乎|好像)?\s*(?:所示|显示|看起来|看上去|表明|说明|呈现|表现)")
 
 
 # the condition of a counterfactual said with a negation word: "without k2", 没有 k2, 如果没有了 k2

@@ -8,7 +8,7 @@ import pytest
 
 from rubric.audit import checklist as C
 from rubric.audit import grade_audit
-from tests.audit.helpers import MEASURED_OK, OPENER_EN, OPENER_ZH, kinds
+from tests.audit.helpers import MEASURED_OK, OPENER_EN, OPENER_ZH, items, kinds
 from tests.audit.helpers import grade_example as _grade
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -120,3 +120,22 @@ def test_a_hedge_before_a_claim_about_it_keeps_the_pronoun_unread(text, score):
                                   OPENER_ZH + "q1 的输出只有一个解释：k2 导致了它。\n"])
 def test_an_unhedged_claim_about_it_is_still_read_with_the_output_named(text):
     assert "overclaim" in kinds(_grade(text))
+
+
+# ------------------------------------------------------- a retracted claim that only names the figure (review HIGH 1)
+
+@pytest.mark.parametrize("claim", [
+    "On the map k2 causes q1's output (not really).",
+    "k2 causes q1's output in the figure (not really).",
+    "k2 causes q1's output (see the map) (not really).",
+    "k2 is the most important key on the map (not really).",
+    "In the heatmap, k2 causes q1's output (not really).",
+    "热力图里 k2 导致了 q1 的输出（其实不然）。",
+    "k2 导致了 q1 的输出（如图）（其实不然）。",
+    "如图，k2 导致了 q1 的输出（其实不然）。",
+])
+def test_a_retracted_claim_that_only_names_the_figure_earns_no_limit(claim):
+    """The limit is kept when the clause says the figure shows the claim ("as the map seems to show", 图上看起来如此:
+    test_audit_round41); a figure merely named (热力图 holds 图) says nothing of what it shows."""
+    r = _grade((OPENER_ZH if "的" in claim else OPENER_EN) + claim + "\n")
+    assert items(r)["limits"]["points"] == 0, (r["score"], kinds(r))
