@@ -649,10 +649,14 @@ _NOBODY_DOUBTS = re.compile(
 # reported as "deny" does ("Nobody thinks the heatmap cannot prove causation" asserts that it can, 没有人认为热力图不能证明
 # 因果关系 too: round 41); with no negation there it still denies ("Nobody thinks k2 causes the output")
 _NOBODY_HOLDS = re.compile(
-    r"\b(?:nobody|no\s*-?\s*one|no\s+(?:sane|serious|reasonable)\s+(?:person|reader|one))"
+    r"\b(?:nobody|no\s*-?\s*one|(?<!\ba\s)(?<!quite\s)(?<!\bvery\s)few|no\s+(?:[a-z]+\s+)?(?:person|people|reader|student|classmate|expert|researcher|"
+    r"scientist|analyst|one)s?)"
+    # who ("nobody in class", "no student in this course", round 41 review HIGH 4)
+    r"(?:\s+(?:in|at|from|of)\s+(?:(?:the|this|our|my|that)\s+)?[a-z]+)?"
     r"(?:\s+(?:would|could|can|will|should|may|might|ever|really|seriously|honestly|actually|now|still|else))*"
     r"\s+(?:think|believe|say|claim|suggest|hold|maintain|expect|imagine|suppose|assume|argue|conclude|insist)\w*"
-    r"|(?:没有人|没人|无人|谁都不|谁也不)(?:会|能|敢|真的|还|再)*(?:认为|觉得|相信|以为|说|主张|声称|断言|觉着)")
+    r"|(?:没有人|没人|无人|没有(?:一个|任何)(?:人|同学|学生)|没有(?:同学|学生)|没有谁|谁都不|谁也不)(?:会|能|敢|真的|还|再)*"
+    r"(?:认为|觉得|相信|以为|说|主张|声称|断言|觉着)")
 
 # "it would be wrong to ignore / unfair to doubt that X", "we cannot ignore that X": the verdict and the neglect cancel, X
 # is asserted (round 41: "It would be wrong to ignore that the heatmap proves k2 causes the output" earned the causal
@@ -697,7 +701,7 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
                             plain, rb, a):
                         gone.add((a, b, f))
             flips = [f for f in flips if f not in gone]
-    if "no" in plain or "没" in plain or "无人" in plain or "谁" in plain:
+    if "no" in plain or "few" in plain or "没" in plain or "无人" in plain or "谁" in plain:
         # merged with the "nobody" it holds, the cue is a flip (_merge)
         flips += [(m.start(), m.end(), True) for m in _NOBODY_HOLDS.finditer(plain)]
     spans += flips
@@ -1032,10 +1036,15 @@ _TAKE_BACK = re.compile(r"\s*(?:(?:just\s+)?kidding|jk\b|yes\b|yeah\b|(?:but\s+|
                         r"(?:\s+(?:though|after all|really))?(?=\s*[.!,;]|\s*$)|开玩笑|确实如此|其实是的|是的|其实就是)", re.IGNORECASE)
 
 
+_SQUARE_AS_ROUND = str.maketrans("[]【】", "()()")
+
+
 def _retracted_by_aside(cc: Checklist, text: str) -> int | None:
     """Where a bracket opens whose aside starts with a verdict on what comes before it ("Not causal (not true, k2 does
     cause q1's output)", 不是因果（不对，……）): the student takes back the statement before the bracket (round 37 review:
-    en kept the causal caveat, 1.5, where zh was flagged)."""
+    en kept the causal caveat, 1.5, where zh was flagged). Square brackets ("[not really]", 【其实不然】) are read as
+    round ones (round 41 review HIGH 4)."""
+    text = text.translate(_SQUARE_AS_ROUND)
     for b in re.finditer(r"\(", text):
         if _ASIDE_VERDICT.match(text, b.end()):
             return b.start()
@@ -1304,7 +1313,7 @@ def _rejections(cc: Checklist, sentences: list[_Sentence]) -> None:
                 and not _own_cues(cc, s.text, len(s.text)):
             s.denied, s.rejected, s.denied_by_next = (_claim_clause(cc, s.text, len(s.text)), len(s.text)), True, True
             continue
-        back = _retracted_by_aside(cc, s.text) if "(" in s.text else None
+        back = _retracted_by_aside(cc, s.text) if "(" in s.text or "[" in s.text or "【" in s.text else None
         # ... unless the next sentence takes the retraction back ("(not really). Just kidding, it does.": round 40 review)
         if back is not None and nxt is not None and nxt.para == s.para and _TAKE_BACK.match(nxt.text):
             back = None

@@ -139,3 +139,34 @@ def test_a_retracted_claim_that_only_names_the_figure_earns_no_limit(claim):
     test_audit_round41); a figure merely named (热力图 holds 图) says nothing of what it shows."""
     r = _grade((OPENER_ZH if "的" in claim else OPENER_EN) + claim + "\n")
     assert items(r)["limits"]["points"] == 0, (r["score"], kinds(r))
+
+
+# ----------------------------------------------------------------------- review HIGH 4: the classes, not the sentences
+
+@pytest.mark.parametrize("claim", [
+    "Nobody in class thinks the heatmap cannot prove causation.",
+    "No student thinks the heatmap cannot prove causation.",
+    "Few would claim the heatmap cannot prove causation.",
+    "没有一个人认为热力图不能证明因果关系。",
+    "没有谁认为热力图不能证明因果关系。",
+    "可见没有 k2，输出就会崩。",
+    "由此可见没有 k2，输出就会崩。",
+])
+def test_who_denies_a_denial_or_an_emphasis_before_a_counterfactual_asserts_the_claim(claim):
+    """"nobody" said another way (no student, few would, 没有一个人, 没有谁) cancels the negation it reports, as "nobody
+    thinks" does; 可见 / 由此可见 before a counterfactual emphasise it, as 显然 does."""
+    r = _grade((OPENER_ZH if any("\u4e00" <= c <= "\u9fff" for c in claim) else OPENER_EN) + claim + "\n")
+    assert "overclaim" in kinds(r) and items(r)["limits"]["points"] == 0, (r["score"], kinds(r))
+
+
+@pytest.mark.parametrize("text", ["No student thinks k2 causes the output.", "没有谁认为 k2 导致了输出。",
+                                  "A few students think the heatmap cannot prove causation."])
+def test_nobody_holding_a_claim_still_denies_it_and_a_few_is_not_few(text):
+    r = _grade((OPENER_ZH if "谁" in text else OPENER_EN) + text + "\n")
+    assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] > 0, (r["score"], kinds(r))
+
+
+@pytest.mark.parametrize("claim", ["k2 导致了 q1 的输出【其实不然】。", "k2 causes q1's output [not really]."])
+def test_a_claim_taken_back_in_square_brackets_earns_no_caveat(claim):
+    r = _grade((OPENER_ZH if "的" in claim else OPENER_EN) + claim + "\n")
+    assert items(r)["limits"]["points"] == 0 and r["score"] <= 3, (r["score"], kinds(r))
