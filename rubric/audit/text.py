@@ -655,6 +655,9 @@ _NOBODY_HOLDS = re.compile(
     r"(?:\s+(?:in|at|from|of)\s+(?:(?:the|this|our|my|that)\s+)?[a-z]+)?"
     r"(?:\s+(?:would|could|can|will|should|may|might|ever|really|seriously|honestly|actually|now|still|else))*"
     r"\s+(?:think|believe|say|claim|suggest|hold|maintain|expect|imagine|suppose|assume|argue|conclude|insist)\w*"
+    # "it is not the case that", "you can't argue that": a lead that denies what it wraps, as "nobody thinks" does
+    r"|\b(?:it\s+is|it's)\s+not\s+the\s+case\s+that|\b(?:you|we|one|i)\s+(?:can't|cannot|can\s+not|"
+    r"could\s*not|couldn't)\s+(?:seriously\s+|really\s+)?(?:argue|say|claim|maintain|pretend)\s+that"
     r"|(?:没有人|没人|无人|没有(?:一个|任何)(?:人|同学|学生)|没有(?:同学|学生)|没有谁|谁都不|谁也不)(?:会|能|敢|真的|还|再)*"
     r"(?:认为|觉得|相信|以为|说|主张|声称|断言|觉着)")
 
@@ -668,6 +671,15 @@ _WRONG_TO_IGNORE = re.compile(
     r"shouldn't|do\s*not|don't|never|no\s+(?:one|body)\s+(?:can|could|should|would))"
     r"\s+(?:(?:simply|just|now|still|even|afford\s+to)\s+)*(?:ignor|overlook|dismiss|disregard|neglect|discount|forget|"
     r"den(?:y|ie)|doubt|question|disput|downplay|reject|contest|challeng|brush\w*\s+aside|wave\w*\s+away)\w*")
+# ... "it is not wrong / not unfair to say that X": the verdict denied, X is asserted (round 41 review HIGH 4)
+_NOT_WRONG_TO_SAY = re.compile(
+    r"(?:\bnot|n't|\bnever|\bhardly)\s+(?:be\s+)?(?:at\s+all\s+)?(?:wrong|false|incorrect|mistaken|a\s+mistake|an\s+error|unfair|"
+    r"unreasonable|misleading)\s+to\s+(?:say|claim|argue|conclude|think|believe|state|assert)")
+# ... "ignoring that X would be wrong": the gerund and the verdict after X cancel, as 忽视 X 是错误的
+_EN_IGNORING_IS_WRONG = re.compile(
+    r"\b(ignoring|overlooking|dismissing|disregarding|neglecting|denying|doubting|questioning|disputing)\s+"
+    r"(?:the\s+fact\s+)?that\b[^.;:?!]{1,80}?\s((?:would|will|might)\s+be|is|was)\s+(?:(?:simply|just|clearly|plainly)\s+)?"
+    r"(?:wrong|false|incorrect|mistaken|a\s+mistake|an\s+error|unfair|unreasonable|unwise|foolish|absurd|careless)\b")
 # ... 忽视 X 是错误的, 怀疑 X 是不公平的: the verb and the verdict after X cancel, X keeps its own negations
 _ZH_WRONG_TO_IGNORE = re.compile(
     r"(忽视|忽略|无视|漠视|否认|否定|怀疑|质疑|不承认|看不到)[^。;；？?]{1,40}?(?:这一点|这个事实|的事实)?\s*"
@@ -707,6 +719,8 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
     spans += flips
     # the lead of "wrong to ignore that" and the verb and verdict of 忽视……是错误的 are no cues, nor a rebuttal
     ignored = [(m.start(), m.end()) for m in _WRONG_TO_IGNORE.finditer(plain)]
+    ignored += [(m.start(), m.end()) for m in _NOT_WRONG_TO_SAY.finditer(plain)]
+    ignored += [(m.start(g), m.end() if g == 2 else m.end(g)) for m in _EN_IGNORING_IS_WRONG.finditer(plain) for g in (1, 2)]
     ignored += [m.span(g) for m in _ZH_WRONG_TO_IGNORE.finditer(plain) for g in (1, 2)]
     if ignored:
         spans = [c for c in spans if not any(a <= c[0] < b for a, b in ignored)]

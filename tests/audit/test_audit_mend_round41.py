@@ -170,3 +170,29 @@ def test_nobody_holding_a_claim_still_denies_it_and_a_few_is_not_few(text):
 def test_a_claim_taken_back_in_square_brackets_earns_no_caveat(claim):
     r = _grade((OPENER_ZH if "的" in claim else OPENER_EN) + claim + "\n")
     assert items(r)["limits"]["points"] == 0 and r["score"] <= 3, (r["score"], kinds(r))
+
+
+@pytest.mark.parametrize("claim", [
+    "It is not the case that the heatmap cannot prove causation.",
+    "You can't argue that the heatmap cannot prove causation.",
+    "It is not wrong to say that k2 causes the output.",
+    "It wouldn't be wrong to conclude that k2 is the most important key.",
+    "Ignoring that k2 causes the output would be wrong.",
+    "Doubting that k2 is the most important key is unfair.",
+])
+def test_a_lead_that_denies_a_denial_or_a_verdict_that_denies_a_neglect_asserts_the_claim(claim):
+    r = _grade(OPENER_EN + claim + "\n")
+    assert "overclaim" in kinds(r) and items(r)["limits"]["points"] == 0, (r["score"], kinds(r))
+
+
+@pytest.mark.parametrize("text", [
+    "It is not the case that k2 causes the output.",
+    "You can argue that the heatmap cannot prove causation.",
+    "We cannot say that k2 causes the output.",
+    "It is wrong to say that k2 causes the output.",
+    "It is not wrong to say that the heatmap cannot prove causation.",
+    "Ignoring that the heatmap cannot prove causation would be wrong.",
+])
+def test_those_leads_keep_a_caveat_they_wrap_or_deny_a_claim(text):
+    r = _grade(OPENER_EN + text + "\n")
+    assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] > 0, (r["score"], kinds(r))
