@@ -1151,7 +1151,10 @@ def _may_hold_aside(text: str) -> bool:
 _PRONOUN_CLAIM = re.compile(
     r"(?<![a-z0-9_])((?:k_?\d+|key\s*\d+|token\s*\d+)\s+(?:\w+\s+)?(?:causes|caused|drives|drove|determines|determined|"
     r"(?:does|did)\s+(?:cause|drive|determine))\s+)(?:it|this|that|them)\b(?!\s+(?:is|was)\b)"
-    r"|((?:k_?\d+|key\s*\d+|token\s*\d+)\s*(?:就|正|确实|显然|真的)?(?:导致|造成|决定|驱动|主导)了?\s*)(?:它|这个|这一点|这)(?![个一些])")
+    r"|((?:k_?\d+|key\s*\d+|token\s*\d+)\s*(?:就|正|确实|显然|真的)?(?:导致|造成|决定|驱动|主导)了?\s*)(?:它|这个|这一点|这)(?![个一些])"
+    # ... said in the passive ("nothing else explains the output: it is caused by k2": round 41 review HIGH 4)
+    r"|(?<![a-z0-9_])(?:it|this|that)(?=\s+(?:is|was)\s+(?:(?:entirely|mostly|solely|only|clearly|really)\s+)?"
+    r"(?:caused|driven|determined)\s+by\s+(?:k_?\d+|key\s*\d+|token\s*\d+))")
 _OUTPUT_NAMED = re.compile(r"\b(?:output|prediction|result|answer)s?\b|输出|预测|结果|答案")
 
 
@@ -1166,7 +1169,9 @@ def _pronoun_claim(cc: Checklist, text: str) -> str:
     def named(m: re.Match) -> str:
         if _OUTPUT_NAMED.search(text, 0, m.start()) is None or cc.hedge.search(text[:m.end()]) is not None:
             return m.group()
-        return m.group(1) + "the output" if m.group(1) is not None else m.group(2) + "输出"
+        if m.group(1) is not None:
+            return m.group(1) + "the output"
+        return m.group(2) + "输出" if m.group(2) is not None else "the output"
     return _PRONOUN_CLAIM.sub(named, text)
 
 

@@ -196,3 +196,10 @@ def test_a_lead_that_denies_a_denial_or_a_verdict_that_denies_a_neglect_asserts_
 def test_those_leads_keep_a_caveat_they_wrap_or_deny_a_claim(text):
     r = _grade(OPENER_EN + text + "\n")
     assert "overclaim" not in kinds(r) and items(r)["limits"]["points"] > 0, (r["score"], kinds(r))
+
+
+def test_a_passive_claim_about_it_is_read_with_the_output_named():
+    r = _grade(OPENER_EN + "Nothing else explains the output: it is caused by k2.\n")
+    assert "overclaim" in kinds(r), (r["score"], kinds(r))
+    r = _grade(OPENER_EN + "The output is high; maybe it is caused by k2, but the heatmap cannot prove causation.\n")
+    assert "overclaim" not in kinds(r), (r["score"], kinds(r))
