@@ -655,9 +655,6 @@ _NOBODY_HOLDS = re.compile(
     r"(?:\s+(?:in|at|from|of)\s+(?:(?:the|this|our|my|that)\s+)?[a-z]+)?"
     r"(?:\s+(?:would|could|can|will|should|may|might|ever|really|seriously|honestly|actually|now|still|else))*"
     r"\s+(?:think|believe|say|claim|suggest|hold|maintain|expect|imagine|suppose|assume|argue|conclude|insist)\w*"
-    # "it is not the case that", "you can't argue that": a lead that denies what it wraps, as "nobody thinks" does
-    r"|\b(?:it\s+is|it's)\s+not\s+the\s+case\s+that|\b(?:you|we|one|i)\s+(?:can't|cannot|can\s+not|"
-    r"could\s*not|couldn't)\s+(?:seriously\s+|really\s+)?(?:argue|say|claim|maintain|pretend)\s+that"
     r"|(?:没有人|没人|无人|没有(?:一个|任何)(?:人|同学|学生)|没有(?:同学|学生)|没有谁|谁都不|谁也不)(?:会|能|敢|真的|还|再)*"
     r"(?:认为|觉得|相信|以为|说|主张|声称|断言|觉着)")
 

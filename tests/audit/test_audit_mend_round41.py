@@ -173,22 +173,19 @@ def test_a_claim_taken_back_in_square_brackets_earns_no_caveat(claim):
 
 
 @pytest.mark.parametrize("claim", [
-    "It is not the case that the heatmap cannot prove causation.",
-    "You can't argue that the heatmap cannot prove causation.",
     "It is not wrong to say that k2 causes the output.",
     "It wouldn't be wrong to conclude that k2 is the most important key.",
     "Ignoring that k2 causes the output would be wrong.",
     "Doubting that k2 is the most important key is unfair.",
 ])
-def test_a_lead_that_denies_a_denial_or_a_verdict_that_denies_a_neglect_asserts_the_claim(claim):
+def test_a_denied_verdict_or_a_verdict_that_denies_a_neglect_asserts_the_claim(claim):
     r = _grade(OPENER_EN + claim + "\n")
     assert "overclaim" in kinds(r) and items(r)["limits"]["points"] == 0, (r["score"], kinds(r))
 
 
 @pytest.mark.parametrize("text", [
-    "It is not the case that k2 causes the output.",
-    "You can argue that the heatmap cannot prove causation.",
     "We cannot say that k2 causes the output.",
+    "I cannot say that q0 is driven by k1 without removing k1.",
     "It is wrong to say that k2 causes the output.",
     "It is not wrong to say that the heatmap cannot prove causation.",
     "Ignoring that the heatmap cannot prove causation would be wrong.",
