@@ -4325,6 +4325,10 @@ def _symbolic(node: ast.AST, shapes: dict[str, list[str]]) -> list[str] | None:
     from such a name (``pad.shape[0]``, ``x.size(1)``), 1 and one -1. None for anything else."""
     if isinstance(node, ast.Name):
         return list(shapes[node.id]) if node.id in shapes else None
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        # round 41: an attribute the class only ever sets to a number (``self.neg_inf = -1e9``), read as such
+        key = f"self.{node.attr}"
+        return list(shapes[key]) if key in shapes else None
     if _number(node):   # round 40 (review RC): a number broadcasts as a tensor of no axes
         return []
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert | ast.Not | ast.USub | ast.UAdd):
@@ -4548,7 +4552,70 @@ def _unsure_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return unsure | {name for name, where in blocks.items() if len(where) > 1}
 
 
-def _padding_shape(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> tuple[str, int, list[str]] | None:
+def _held_numbers(tree: ast.Module, cls: ast.ClassDef) -> dict[str, list[str]]:
+    """Round 41: the module constants (``NEG = -1e4``, ``MASK_VALUE = torch.finfo(torch.float32).min``) and the
+    attributes of ``cls`` and its base classes in the file (``self.neg_inf = float('-inf')`` in __init__, a class
+    attribute read as ``self.NEG``) that hold a number, each with no axes (as ``_symbolic`` reads a number). One is
+    held only when every binding of it is a plain assignment of a number: a name also bound otherwise (a loop, a
+    ``global`` in a function, ``+=``, ``setattr``) may hold anything when the mask is made, and is not read."""
+    held: dict[str, list[str]] = {}
+    values: dict[str, list[ast.expr]] = {}
+    unsure: set[str] = {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
+    for stmt in tree.body:
+        target = _single_target(stmt)
+        if target is not None and isinstance(target, ast.Name):
+            values.setdefault(target.id, []).append(stmt.value)  # type: ignore[attr-defined]
+        else:
+            unsure |= _bound(stmt)
+    classes = {c.name: c for c in tree.body if isinstance(c, ast.ClassDef)}
+    family, todo = [], [cls]
+    while todo:                       # the class and the base classes the file defines
+        c = todo.pop()
+        if c not in family:
+            family.append(c)
+            todo += [classes[b.id] for b in c.bases if isinstance(b, ast.Name) and b.id in classes]
+    for c in family:
+        for stmt in c.body:           # class attributes, read through self
+            target = _single_target(stmt)
+            if target is not None and isinstance(target, ast.Name):
+                values.setdefault(f"self.{target.id}", []).append(stmt.value)  # type: ignore[attr-defined]
+        simple: set[int] = set()
+        for node in ast.walk(c):      # a parent before its children: a plain assignment's target is seen first
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
+                unsure.add("self.*")
+            target = _single_target(node) if isinstance(node, ast.stmt) else None
+            if _self_attr(target):
+                values.setdefault(f"self.{target.attr}", []).append(node.value)  # type: ignore[union-attr]
+                simple.add(id(target))
+            elif isinstance(node, ast.Attribute) and _self_attr(node) and isinstance(node.ctx, ast.Store | ast.Del) \
+                    and id(node) not in simple:
+                unsure.add(f"self.{node.attr}")      # ``self.x += 1``, a tuple target, ``del``
+    for _ in range(len(values) + 1):  # a constant made from another (``NEG = -BIG``): read until none is added
+        added = {k for k, vs in values.items() if k not in held and k not in unsure
+                 and not (k.startswith("self.") and "self.*" in unsure)
+                 and all(_symbolic(v, held) == [] for v in vs)}
+        if not added:
+            break
+        held.update({k: [] for k in added})
+    return held
+
+
+def _single_target(stmt: ast.AST) -> ast.expr | None:
+    """The one target of ``x = value`` or ``x: T = value``, None for any other statement."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        return stmt.targets[0]
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        return stmt.target
+    return None
+
+
+def _self_attr(node: ast.AST | None) -> bool:
+    """``node`` is ``self.<name>``."""
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _padding_shape(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str,
+                   held: dict[str, list[str]] | None = None) -> tuple[str, int, list[str]] | None:
     """(name, line, shape) of the last assignment of ``fn`` that makes a name from ``param`` (key_padding_mask,
     [B, Nk]) whose shape ``_symbolic`` reads; None when there is none, or when a name is assigned twice in a way
     not read (what the mask is then cannot be told). A name ``_unsure_names`` gives is never read (round 39,
@@ -4556,7 +4623,11 @@ def _padding_shape(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> tu
     unsure = _unsure_names(fn)
     if param in unsure:
         return None
-    shapes: dict[str, list[str]] = {param: ["B", "Nk"]}
+    # the numbers the module and the class hold (``_held_numbers``), unless ``fn`` binds the name itself
+    local = _parameters(fn) | {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
+                               and isinstance(n.ctx, ast.Store | ast.Del)}
+    shapes: dict[str, list[str]] = {k: list(v) for k, v in (held or {}).items() if k not in local}
+    shapes[param] = ["B", "Nk"]
     last = None
     for node in sorted((n for n in ast.walk(fn) if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
@@ -4616,7 +4687,7 @@ def _the_padding(tree: ast.Module) -> tuple[str, str, int, list[str], ast.Functi
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         for fn in cls.body:
             if isinstance(fn, ast.FunctionDef) and fn.name == "forward" and "key_padding_mask" in _parameters(fn):
-                if (made := _padding_shape(fn, "key_padding_mask")) is not None:
+                if (made := _padding_shape(fn, "key_padding_mask", _held_numbers(tree, cls))) is not None:
                     found.append((cls.name, *made, fn))
     return found[0] if len(found) == 1 else None
 
