@@ -106,10 +106,14 @@ def test_bert_s_inverted_mask_with_the_common_constants_is_named_inverted(c):
 
 @pytest.mark.parametrize("c", [100.0, 1000.0])
 def test_small_constants_where_the_two_mistakes_give_the_same_numbers_are_not_named(c):
-    # -c on the real keys and +c on the padding keys differ by less than MATCH_TOL: naming either would guess
+    # -c on the real keys and +c on the padding keys differ by less than MATCH_TOL: naming either would guess.
+    # Round 41 (brief B): what the numbers show is said instead, with both forms that give it
     for on, sign in (("real", -1), ("pad", 1)):
         out, w = _student_adds(on, sign * c)
-        assert diagnose.mha(out, w, PARAMS, 4, 4, X, None, None, PAD) is None
+        said = diagnose.mha(out, w, PARAMS, 4, 4, X, None, None, PAD)
+        assert said not in (diagnose.FAULTS["pad_inverted"], diagnose.FAULTS["pad_sign"])
+        assert "the padding keys taking all the weight and the real keys none" in said["en"]
+        assert "key_padding_mask * c with c positive, or (1 - key_padding_mask) * -c" in said["en"]
 
 
 def test_every_added_padding_model_is_named_by_the_keys_it_reads():
