@@ -212,3 +212,39 @@ def test_the_fill_is_named_only_when_the_probe_shows_the_same_one():
 def test_no_padding_in_the_case_names_no_fill():
     out, w = _Module(PARAMS16, H, D // H, "added", -5.0)(CTX, key_padding_mask=PAD8, return_weights=True)
     assert diagnose.mha(out, w, PARAMS16, H, D // H, CTX, None, None, torch.zeros_like(PAD8)) is None
+
+
+# ------------------------------------------------------------------ graded files
+# The round-34 correct file, its padding mask made with other fills.
+_PAD = "            pad = pad.masked_fill(key_padding_mask, float(\"-inf\"))[:, None, None, :]\n"
+FILES = {
+    "fill_minus_5": ("            pad = pad.masked_fill(key_padding_mask, -5.0)[:, None, None, :]\n",
+                     "lowered by only about 5 (scores + key_padding_mask * -5)", "只降低约 5"),
+    "inverted_minus_1000": ("            pad = (1.0 - key_padding_mask.float())[:, None, None, :] * -1000.0\n",
+                            "the padding keys taking all the weight and the real keys none", "占据全部权重"),
+    "sign_plus_100": ("            pad = key_padding_mask.float()[:, None, None, :] * 100.0\n",
+                      "the padding keys taking all the weight and the real keys none", "占据全部权重"),
+    "blocks_minus_1000": ("            pad = pad.masked_fill(key_padding_mask, -1000.0)[:, None, None, :]\n", None, None),
+    "blocks_held_attr": ("            pad = pad.masked_fill(key_padding_mask, self.neg_inf)[:, None, None, :]\n",
+                         None, None),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_a_graded_file_with_a_finite_padding_fill_is_told_it_in_the_padding_test(executor, name):
+    from grading.runner import GradeInput, grade
+    from tests.web.test_broken_uploads_round34 import sub
+
+    line, en, zh = FILES[name]
+    src = sub(_PAD, line)
+    if "self.neg_inf" in line:
+        src = src.replace(INIT, INIT + "        self.neg_inf = -1e4\n")
+    result = grade(GradeInput(code=src.encode()), "attention", executor)
+    tests = {t["id"]: t for t in result["tests"]}
+    if en is None:                   # blocks as -inf would: full marks, nothing said
+        assert [t["id"] for t in result["tests"] if t["outcome"] != "passed"] == []
+        return
+    said = tests["test_padding_keys_get_zero_weight"]["feedback"]
+    assert en in said["en"], said["en"]
+    assert zh in said["zh"], said["zh"]
