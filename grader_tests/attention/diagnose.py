@@ -1796,14 +1796,18 @@ def _fill_model(case: _MhaCase, kind: str, c: float, parts: tuple[Tensor, ...]) 
     return C.mha_merge(case.params, w @ v), w
 
 
+def _fill_err(case: _MhaCase, kind: str, c: float, parts: tuple[Tensor, ...]) -> float:
+    """How far the student's output (and weights, when of the scores' shape) are from the ``kind`` model with c."""
+    o, w = _fill_model(case, kind, c, parts)
+    seen = case.weights is not None and case.weights.shape == w.shape
+    return max(_err(case.out, o), _err(case.weights, w) if seen else 0.0)  # type: ignore[arg-type]
+
+
 def _fill_fit(case: _MhaCase, kind: str, parts: tuple[Tensor, ...]) -> tuple[float, float]:
     """(c, error) of the ``kind`` model closest to the student's numbers: a grid, then golden-section search
     between the best grid point's neighbours."""
-    use_w = case.weights is not None and case.weights.shape == parts[0].shape
-
     def err(c: float) -> float:
-        o, w = _fill_model(case, kind, c, parts)
-        return max(_err(case.out, o), _err(case.weights, w) if use_w else 0.0)
+        return _fill_err(case, kind, c, parts)
 
     errs = [err(c) for c in _FILL_GRID]
     i = min(range(len(errs)), key=errs.__getitem__)
@@ -1848,9 +1852,7 @@ def _padding_fill(case: _MhaCase) -> tuple[str, float, bool] | None:
         if _err(o, ref_out) < MATCH_TOL and _err(w, ref_w) < MATCH_TOL:
             continue                     # blocks as -inf would here: not what the student's numbers show
         step = max(abs(c) / 10, 0.5)     # c shows when 10 % (or 0.5) either way no longer gives the numbers
-        shows = all(max(_err(case.out, mo), _err(case.weights, mw) if case.weights is not None
-                        and case.weights.shape == mw.shape else 0.0) >= MATCH_TOL
-                    for mo, mw in (_fill_model(case, kind, c - step, parts), _fill_model(case, kind, c + step, parts)))
+        shows = all(_fill_err(case, kind, c + d, parts) >= MATCH_TOL for d in (-step, step))
         found.append((kind, c, shows))
     return found[0] if len(found) == 1 else None
 
