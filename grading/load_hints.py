@@ -4583,6 +4583,11 @@ def _held_numbers(tree: ast.Module, cls: ast.ClassDef) -> dict[str, list[str]]:
         for node in ast.walk(c):      # a parent before its children: a plain assignment's target is seen first
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
                 unsure.add("self.*")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == "register_buffer" and len(node.args) >= 2 \
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                # ``self.register_buffer("neg_inf", torch.tensor(-1e9))``: read as self.neg_inf
+                values.setdefault(f"self.{node.args[0].value}", []).append(node.args[1])
             target = _single_target(node) if isinstance(node, ast.stmt) else None
             if _self_attr(target):
                 values.setdefault(f"self.{target.attr}", []).append(node.value)  # type: ignore[union-attr]

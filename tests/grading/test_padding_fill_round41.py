@@ -53,6 +53,7 @@ TIMES = "            pad = key_padding_mask[:, None, :].float() * {}\n"
     (WHERE.format("NEG"), "", "BIG = 1e9\nNEG = -BIG\n"),               # a constant made from another
     (WHERE.format("self.NEG"), "", "class Base(nn.Module):\n    NEG = -1e9\n\n\n"),
     (WHERE.format("self.neg"), "        self.neg = NEG\n", "NEG = -math.inf\n"),
+    (WHERE.format("self.neg_inf"), "        self.register_buffer('neg_inf', torch.tensor(-1e9))\n", ""),
 ])
 def test_a_padding_mask_made_with_a_fill_held_in_an_attribute_or_a_module_constant_is_told_its_shape(
         make, init, top):
@@ -76,6 +77,7 @@ def test_a_padding_mask_made_with_a_fill_held_in_an_attribute_or_a_module_consta
     (WHERE.format("NEG"), "", "NEG = -1e4\n\n\ndef _set():\n    global NEG\n    NEG = torch.zeros(8)\n\n\n"),
     (WHERE.format("NEG"), "", "NEG = torch.zeros(2, 8)\n"),
     (WHERE.format("NEG"), "", "NEG = BIG\n"),
+    (WHERE.format("self.neg_inf"), "        self.register_buffer('neg_inf', torch.zeros(2, 8))\n", ""),
 ])
 def test_a_fill_that_may_be_a_tensor_is_still_not_read(make, init, top):
     src, _line, add = _source(make, init, top)
