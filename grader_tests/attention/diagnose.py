@@ -1877,6 +1877,13 @@ def _fill_note(kind: str, c: float, shows: bool, *, seen_weights: bool) -> Msg:
     fix_zh = ("应使用 -inf 屏蔽 padding key，例如 `scores.masked_fill(key_padding_mask[:, None, None, :], "
               "float('-inf'))`（或 `torch.finfo(scores.dtype).min`）")
     n, verb = _shown(c), "match" if seen_weights else "matches"
+    if kind == "filled" and not shows:
+        # a range of fills gives these numbers (round 41 mend: -9 was said though -8.1 to -9.9 fit too): no number
+        return msg(f"{what['en']} {verb} the padding keys' scores set to a finite number "
+                   f"(scores.masked_fill(key_padding_mask, c) with c finite): a finite score leaves the padding keys "
+                   f"weight; {fix_en}",
+                   f"{what['zh']}与把 padding key 的 score 设为一个有限数的结果一致（`scores.masked_fill(key_padding_mask, "
+                   f"c)`，`c` 为有限数）：有限的 score 仍给 padding key 留下了权重；{fix_zh}")
     if kind == "filled":
         return msg(f"{what['en']} {verb} the padding keys' scores set to about {n} "
                    f"(scores.masked_fill(key_padding_mask, {n})): a finite score of that size leaves the padding keys "
