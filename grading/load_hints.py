@@ -4561,12 +4561,23 @@ def _held_numbers(tree: ast.Module, cls: ast.ClassDef) -> dict[str, list[str]]:
     held: dict[str, list[str]] = {}
     values: dict[str, list[ast.expr]] = {}
     unsure: set[str] = {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
+    # round 41 mend (review B): a parameter anywhere (``def __init__(self, NEG=None)``) shadows the module's name
+    # where it is read; an attribute written through anything but ``self`` (an alias of self, ``Cls.neg_inf = ...``,
+    # ``type(self).neg_inf``) or by ``__dict__``, ``vars``, ``__setattr__`` may hold anything
+    unsure |= {a.arg for node in ast.walk(tree) if isinstance(node, ast.arguments)
+               for a in (*node.posonlyargs, *node.args, *node.kwonlyargs, node.vararg, node.kwarg) if a is not None}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store | ast.Del) and not _self_attr(node):
+            unsure.add(f"self.{node.attr}")
+        elif isinstance(node, ast.Attribute) and node.attr in ("__dict__", "__setattr__") \
+                or isinstance(node, ast.Name) and node.id in ("setattr", "vars"):
+            unsure.add("self.*")
     for stmt in tree.body:
         target = _single_target(stmt)
         if target is not None and isinstance(target, ast.Name):
             values.setdefault(target.id, []).append(stmt.value)  # type: ignore[attr-defined]
         else:
-            unsure |= _bound(stmt)
+            unsure |= _bound(stmt) | _defined(stmt)
     classes = {c.name: c for c in tree.body if isinstance(c, ast.ClassDef)}
     family, todo = [], [cls]
     while todo:                       # the class and the base classes the file defines
@@ -4579,11 +4590,11 @@ def _held_numbers(tree: ast.Module, cls: ast.ClassDef) -> dict[str, list[str]]:
             target = _single_target(stmt)
             if target is not None and isinstance(target, ast.Name):
                 values.setdefault(f"self.{target.id}", []).append(stmt.value)  # type: ignore[attr-defined]
+            else:                     # a method or property of the name (``def neg_inf``), an import, a loop
+                unsure |= {f"self.{n}" for n in _defined(stmt) or _bound(stmt)}
         simple: set[int] = set()
         for node in ast.walk(c):      # a parent before its children: a plain assignment's target is seen first
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
-                unsure.add("self.*")
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr == "register_buffer" and len(node.args) >= 2 \
                     and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                 # ``self.register_buffer("neg_inf", torch.tensor(-1e9))``: read as self.neg_inf
@@ -4603,6 +4614,15 @@ def _held_numbers(tree: ast.Module, cls: ast.ClassDef) -> dict[str, list[str]]:
             break
         held.update({k: [] for k in added})
     return held
+
+
+def _defined(stmt: ast.stmt) -> set[str]:
+    """The names a def, a class or an import statement binds in its own scope."""
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {stmt.name}
+    if isinstance(stmt, ast.Import | ast.ImportFrom):
+        return {(a.asname or a.name).split(".")[0] for a in stmt.names}
+    return set()
 
 
 def _single_target(stmt: ast.AST) -> ast.expr | None:
