@@ -303,6 +303,14 @@ FAULTS: dict[str, Msg] = {
                     "scores must be negative (-inf or a large negative number)",
                     "输出与以正数加到 score 上的 padding mask 的结果一致（例如 key_padding_mask * 1e4）：padding key "
                     "被抬高而不是被屏蔽；加到 score 上的 mask 必须是负数（-inf 或一个很大的负数）"),
+    "pad_sign_or_fill": msg(
+        "the output matches the padding keys lifted instead of blocked: a padding mask added to the scores with a "
+        "positive number (for example key_padding_mask * 1e4) or the padding keys' scores filled with a positive "
+        "number (scores.masked_fill(key_padding_mask, 1e4)) gives these numbers; the padding keys must get -inf or a "
+        "large negative number",
+        "输出与 padding key 被抬高而不是被屏蔽的结果一致：以正数加到 score 上的 padding mask（例如 "
+        "`key_padding_mask * 1e4`）或把 padding key 的 score 填为正数（`scores.masked_fill(key_padding_mask, 1e4)`）"
+        "都会得到这样的结果；padding key 应得到 -inf 或一个很大的负数"),
     "pad_square": msg("the output matches a padding mask that blocks the padding tokens as queries too ([B,1,N,N], "
                       "key_padding_mask on both axes): a padding query then reads no key and its row is NaN; "
                       "key_padding_mask marks keys only, so it broadcasts as [B, 1, 1, Nk]",
@@ -1743,8 +1751,10 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
             and not (fault in WEIGHTS_EITHER and _own_weights(case))
         if fault == "mask_ignored" and not seen_weights:
             return FAULTS["additive_mask_output_unmasked"]
-        said = with_source_line(mha_key(fault, x.shape[-1], head_dim), student, "MultiHeadAttention",
-                                not seen_weights)
+        key = mha_key(fault, x.shape[-1], head_dim)
+        if key == "pad_sign" and _lifted_as_filled(case):
+            key = "pad_sign_or_fill"    # round 41 mend (review B): a fill lifts them the same: both are named
+        said = with_source_line(key, student, "MultiHeadAttention", not seen_weights)
         if fault == "qk_swapped" and student is not None and context is None:
             # the multi-head model of qk_swapped is the wrapper's projected queries and keys swapped
             # (cases.mha_variant); the kernel alone was not found to make it (_sdpa_alone)
@@ -1835,13 +1845,7 @@ def _padding_fill(case: _MhaCase) -> tuple[str, float, bool] | None:
     kpm = case.key_padding_mask
     if kpm is None or not bool(kpm.any()) or not _finite(case.out):
         return None
-    q, k, v, mask = C.mha_heads({n: t.double() for n, t in case.params.items()}, case.num_heads, case.head_dim,
-                                case.x.double(), None if case.context is None else case.context.double(),
-                                None if case.additive_mask is None else case.additive_mask.double(), None)
-    scores = q @ k.transpose(-2, -1) / math.sqrt(case.head_dim) + mask
-    pad = kpm[:, None, None, :].expand_as(scores)
-    parts = (scores, v, pad, pad & torch.isfinite(scores))
-    case = case.with_params({n: t.double() for n, t in case.params.items()})
+    case, parts = _fill_parts(case)
     ref_out, ref_w = _fill_model(case, "filled", -math.inf, parts)      # the right numbers
     found = []
     for kind in ("added", "filled"):
@@ -1855,6 +1859,29 @@ def _padding_fill(case: _MhaCase) -> tuple[str, float, bool] | None:
         shows = all(_fill_err(case, kind, c + d, parts) >= MATCH_TOL for d in (-step, step))
         found.append((kind, c, shows))
     return found[0] if len(found) == 1 else None
+
+
+def _fill_parts(case: _MhaCase) -> tuple[_MhaCase, tuple[Tensor, ...]]:
+    """The case in float64 and the parts ``_fill_model`` reads: the right scores, values, padding keys, and the
+    padding keys whose score is finite. The case must have a key_padding_mask."""
+    kpm = case.key_padding_mask
+    assert kpm is not None
+    q, k, v, mask = C.mha_heads({n: t.double() for n, t in case.params.items()}, case.num_heads, case.head_dim,
+                                case.x.double(), None if case.context is None else case.context.double(),
+                                None if case.additive_mask is None else case.additive_mask.double(), None)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(case.head_dim) + mask
+    pad = kpm[:, None, None, :].expand_as(scores)
+    parts = (scores, v, pad, pad & torch.isfinite(scores))
+    return case.with_params({n: t.double() for n, t in case.params.items()}), parts
+
+
+def _lifted_as_filled(case: _MhaCase) -> bool:
+    """The padding keys lifted (round 40's pad_sign) give the numbers a fill with a large positive number gives
+    (every padding key the same score: ``key_padding_mask * 1e9`` in float32 rounds the scores so)."""
+    if case.key_padding_mask is None or not bool(case.key_padding_mask.any()):
+        return False
+    case, parts = _fill_parts(case)
+    return _fill_err(case, "filled", 1e4, parts) < MATCH_TOL
 
 
 def _same_fill(probe: tuple[str, float, bool] | None, seen: tuple[str, float, bool]) -> bool:

@@ -95,7 +95,7 @@ def _student_adds(on: str, c: float, x: torch.Tensor = X, pad: torch.Tensor = PA
 
 
 @pytest.mark.parametrize("on, c, key", [("real", -10000.0, "pad_inverted"), ("pad", 10000.0, "pad_sign"),
-                                         ("pad", 1e9, "pad_sign")])
+                                         ("pad", 1e9, "pad_sign_or_fill")])
 def test_a_padding_mask_added_as_a_finite_number_to_the_wrong_keys_is_named(on, c, key):
     # the wrong sign is named pad_sign since the mending of review RC (test_feedback_mend_round40.py)
     out, w = _student_adds(on, c)

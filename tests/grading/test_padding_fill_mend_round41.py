@@ -99,3 +99,21 @@ def test_a_fill_name_bound_only_to_a_number_is_still_read(make, init, top):
     said = padding_note(src, add, _size(4, 2, 1), 4)
     assert said is not None and f"line {line} (in MultiHeadAttention) makes the padding mask pad [B, 1, Nk]" \
         in said["en"]
+
+
+@pytest.mark.parametrize("c", [25.0, 100.0, 1e4])
+def test_a_large_positive_fill_is_told_as_both_forms_that_give_its_numbers(c):
+    for weights in (True, False):
+        said = _said("filled", c, weights=weights, student=weights)
+        assert said is not None
+        assert "key_padding_mask * 1e4" in said["en"] and "scores.masked_fill(key_padding_mask, 1e4)" in said["en"]
+        assert said == diagnose.FAULTS["pad_sign_or_fill"], said
+    assert "`scores.masked_fill(key_padding_mask, 1e4)`" in said["zh"]
+    assert english_in_zh(said["zh"], ZH_WORDS) == []
+
+
+def test_a_positive_number_added_to_the_padding_keys_is_still_told_as_added():
+    # key_padding_mask * 1e4 in float32 keeps the padding keys' scores apart: no fill gives those numbers
+    out, w = _Module(PARAMS16, H, D // H, "added", 1e4)(CTX, key_padding_mask=PAD8, return_weights=True)
+    for ww in (w, None):
+        assert diagnose.mha(out, ww, PARAMS16, H, D // H, CTX, None, None, PAD8) == diagnose.FAULTS["pad_sign"]
