@@ -145,9 +145,13 @@ def _mha_models():
 
 @pytest.mark.parametrize("fault, case, out, w", list(_mha_models()))
 def test_mha_output_of_a_mistake_is_named_as_that_mistake_only(fault, case, out, w):
-    expected = diagnose.FAULTS[diagnose.mha_key(fault, case["x"].shape[-1], MHA_SETUP["head_dim"])]
-    assert diagnose.mha(out, w, **MHA_SETUP, **case) == expected
     key = diagnose.mha_key(fault, case["x"].shape[-1], MHA_SETUP["head_dim"])
+    seen = diagnose._MhaCase(out, None, MHA_SETUP["params"], MHA_SETUP["num_heads"], MHA_SETUP["head_dim"], case["x"],
+                             case.get("context"), case.get("additive_mask"), case.get("key_padding_mask"))
+    if key == "pad_sign" and diagnose._lifted_as_filled(seen):
+        key = "pad_sign_or_fill"   # round 41 mend: * 1e8 or 1e9 rounded in float32 gives a fill's numbers too
+    expected = diagnose.FAULTS[key]
+    assert diagnose.mha(out, w, **MHA_SETUP, **case) == expected
     output_only = diagnose.FAULTS["additive_mask_output_unmasked"] if fault == "mask_ignored" else \
         diagnose.fault_name(key, on_output=True)      # round 31: said of the output, the only thing seen
     twins = [t for t in diagnose.OUTPUT_TWINS.get(fault, ())
