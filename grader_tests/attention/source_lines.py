@@ -1382,17 +1382,23 @@ def _order_lines(source: str | None, cls_name: str, split: bool) -> list[tuple[i
     return _own_first(sorted(found), source, cls_name)
 
 
+def _first_and_others(found: list[tuple], cls_name: str) -> tuple[Msg, str, Msg]:
+    """(where the first of ``found``'s (line, owner, code, ...) findings is, its code, " (so do lines ...)") for
+    findings of one owner: the first line is quoted, the others are said after it."""
+    line, owner, code = found[0][:3]
+    more = [str(f[0]) for f in found[1:] if f[0] != line]
+    verb = "does line" if len(more) == 1 else "do lines"
+    also = msg(f" (so {verb} {', '.join(more)})", f"（第 {'、'.join(more)} 行也是如此）") if more else msg("", "")
+    return where_in(line, owner, cls_name), code, also
+
+
 def _order_note(source: str | None, cls_name: str, split: bool) -> Msg | None:
     """The line that splits (or merges) the heads last, quoted; lines more, of one owner, are said after the
     first (q, k and v split alike on three lines); None when there is none or they are in different owners."""
     found = _order_lines(source, cls_name, split)
     if not found or len({f[1] for f in found}) != 1 or len({f[0] for f in found}) != len(found):
         return None
-    line, owner, code = found[0]
-    at = where_in(line, owner, cls_name)
-    more = [str(f[0]) for f in found[1:]]
-    verb = "does line" if len(more) == 1 else "do lines"
-    also = msg(f" (so {verb} {', '.join(more)})", f"（第 {'、'.join(more)} 行也是如此）") if more else msg("", "")
+    at, code, also = _first_and_others(found, cls_name)
     if split:
         return msg(f"{at['en']} splits the features as (head_dim, heads), the heads last{also['en']}: {code}",
                    f"{at['zh']}按先 `head_dim` 后 head 的顺序拆分特征{also['zh']}：{code}")
@@ -1728,11 +1734,7 @@ def split_no_transpose_note(source: str | None, cls_name: str) -> Msg | None:
     found = split_no_transpose_lines(source, cls_name)
     if not found or len({f[1] for f in found}) != 1 or len({f[0] for f in found}) != len(found):
         return None
-    line, owner, code = found[0]
-    at = where_in(line, owner, cls_name)
-    more = [str(f[0]) for f in found[1:]]
-    verb = "does line" if len(more) == 1 else "do lines"
-    also = msg(f" (so {verb} {', '.join(more)})", f"（第 {'、'.join(more)} 行也是如此）") if more else msg("", "")
+    at, code, also = _first_and_others(found, cls_name)
     return msg(f"{at['en']} lays the projection [B, N, H * head_dim] out as [B, H, N, head_dim] with no "
                f"transpose(1, 2), reading positions as heads{also['en']}: {code}",
                f"{at['zh']}没有先 `transpose(1, 2)`，直接把投影结果 [B, N, H * head_dim] 排成 [B, H, N, head_dim]，"
@@ -1967,11 +1969,8 @@ _ORDERS = {"bh": ("sample by sample, row b*H + h", "按样本顺序（第 b*H + 
 
 def _lines_said(found: list[tuple[int, str, str, str]], cls_name: str, what: tuple[str, str]) -> Msg:
     """"line N (so do lines ...) WHAT: CODE" of findings of one owner, the first quoted."""
-    line, owner, code, order = found[0]
-    at = where_in(line, owner, cls_name)
-    more = [str(f[0]) for f in found[1:] if f[0] != line]
-    verb = "does line" if len(more) == 1 else "do lines"
-    also = msg(f" (so {verb} {', '.join(more)})", f"（第 {'、'.join(more)} 行也是如此）") if more else msg("", "")
+    order = found[0][3]
+    at, code, also = _first_and_others(found, cls_name)
     return msg(f"{at['en']} {what[0]} {_ORDERS[order][0]}{also['en']}: {code}",
                f"{at['zh']}{_ORDERS[order][1]}{what[1]}{also['zh']}：{code}")
 
