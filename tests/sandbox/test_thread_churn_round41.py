@@ -5,7 +5,11 @@ joining threads without end cost it 0.33 s of CPU in 9 s (0.46 s beside a host p
 bench/thread_churn.py), CPU taken from the other jails' supervision. The socket now carries a filter the kernel runs
 before queueing (ThreadWatch.follow): only the live jails' threads' events reach the zygote, and a jail past
 JAIL_EVENTS_MAX events is followed no more (its open thread lives closed: nothing printed later counts for their ids).
-Measured: 0.03 s in 9 s either way, the CPU checks' own cost.
+What the tests below pin is the filter's effect: another process's events are never read, and a jail past its
+budget gives none. The CPU it saves depends on how many events the host makes: 0.33 -> 0.03 s in 9 s on a host loaded
+by other test runs (round 41's measure), 0.02 s in 3 s before and after on a quiet one (bench/thread_churn.py, stop
+45). A test of the zygote's CPU was dropped: on a quiet host it could not fail before the change, and 3 s of churn is
+over the shared executor's 2 s CPU limit.
 """
 
 from __future__ import annotations
@@ -18,24 +22,8 @@ import time
 
 import pytest
 
-from grading.forking import cpu_seconds
 from grading.sandbox import zygote
 
-CHURN = '''
-import threading, time
-def churn(seconds):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        t = threading.Thread(target=int)
-        t.start()
-        t.join()
-    return 0
-def spin(seconds):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        pass
-    return 0
-'''
 HOST_CHURN = ("import threading, time\nend = time.monotonic() + float(__import__('sys').argv[1])\n"
               "while time.monotonic() < end:\n    t = threading.Thread(target=int); t.start(); t.join()\n")
 
@@ -123,33 +111,3 @@ def test_the_filter_queues_every_event_until_the_new_jails_pid_is_known(watch, m
     _threads(2)
     watch.drain({1: me})
     assert me.events == 4
-
-
-@pytest.mark.parametrize("host_churn", [False, True], ids=["alone", "beside_a_host_churn"])
-def test_a_jail_churning_threads_costs_its_zygote_a_bounded_cpu(executor, host_churn):
-    """3 s of a jail starting and joining ~13,000 threads a second cost the zygote ~0.11 s of CPU (0.15 s beside a
-    host process doing the same); now ~0.01 s, the CPU checks' own."""
-    with executor.session(CHURN, "churn.py", "churn") as s:
-        s.load()
-        other = subprocess.Popen([sys.executable, "-c", HOST_CHURN, "3"]) if host_churn else None
-        try:
-            before, t0 = cpu_seconds(executor.zygote_pid), time.monotonic()
-            s.call_function("churn", 3.0)
-            spent, wall = cpu_seconds(executor.zygote_pid) - before, time.monotonic() - t0
-        finally:
-            if other is not None:
-                other.wait()
-    assert spent <= 0.05, (spent, wall)
-
-
-def test_a_host_churning_threads_beside_a_jail_of_one_thread_costs_its_zygote_nothing(executor):
-    with executor.session(CHURN, "churn.py", "churn") as s:
-        s.load()
-        other = subprocess.Popen([sys.executable, "-c", HOST_CHURN, "3"])
-        try:
-            before = cpu_seconds(executor.zygote_pid)
-            s.call_function("spin", 3.0)     # a sleeping jail is stopped as idle (client.IdleWatch)
-            spent = cpu_seconds(executor.zygote_pid) - before
-        finally:
-            other.wait()
-    assert spent <= 0.05, spent
