@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+from collections.abc import Iterator
 
 from grading.family import class_family, holder
 from grading.i18n import Msg, msg
@@ -1714,6 +1715,12 @@ def _split_unmoved(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST
         and _projected(tensor, node.lineno, fn, members, names)
 
 
+def _functions(members: list) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """(owner, function) of every function, nested ones too, in the members ``family`` gives."""
+    for owner, member in members:
+        yield from ((owner, n) for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+
+
 def split_no_transpose_lines(source: str | None, cls_name: str) -> list[tuple[int, str, str]]:
     """(line, owner, code) of each split of the code class ``cls_name`` runs that lays a projection's output out
     [B, H, N, head_dim] with no transpose, the class's own first."""
@@ -1721,9 +1728,8 @@ def split_no_transpose_lines(source: str | None, cls_name: str) -> list[tuple[in
     if tree is None:
         return []
     members, names, found = family(source, cls_name), torch_names(tree), set()
-    for owner, member in members:
-        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
-            found |= {(n.lineno, owner, _code(source, n)) for n in ast.walk(fn) if _split_unmoved(n, fn, members, names)}
+    for owner, fn in _functions(members):
+        found |= {(n.lineno, owner, _code(source, n)) for n in ast.walk(fn) if _split_unmoved(n, fn, members, names)}
     return _own_first(sorted(found), source, cls_name)
 
 
@@ -1953,13 +1959,12 @@ def fold_lines(source: str | None, cls_name: str) -> tuple[list[tuple[int, str, 
         return [], []
     members, names = family(source, cls_name), torch_names(tree)
     folded, unfolded = set(), set()
-    for owner, member in members:
-        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
-            here = {(n.lineno, owner, _code(source, n), o) for n in ast.walk(fn)
-                    if (o := _fold(n, fn, members, names)) is not None}
-            if here:
-                folded |= here
-                unfolded |= _unfold_lines(source, owner, fn, members, names)
+    for owner, fn in _functions(members):
+        here = {(n.lineno, owner, _code(source, n), o) for n in ast.walk(fn)
+                if (o := _fold(n, fn, members, names)) is not None}
+        if here:
+            folded |= here
+            unfolded |= _unfold_lines(source, owner, fn, members, names)
     return _own_first(sorted(folded), source, cls_name), _own_first(sorted(unfolded), source, cls_name)
 
 
