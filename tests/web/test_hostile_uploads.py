@@ -42,10 +42,14 @@ def test_a_student_at_the_pending_cap_is_refused_before_any_decoding(client, fac
 
     monkeypatch.setattr("grading.decode.run_bounded", no_decoding)
     audit, figure = hostile.pdf_with_costly_page(), hostile.progressive_jpeg_with_repeated_scan(repeats=2000)
-    t0 = time.perf_counter()
+    # The CPU of this thread (the test client serves the request in it), not the wall: on a host loaded ~14 deep
+    # the same refusal took 1.09 s of wall (a durations run, stop 46); the decoders it skips cost seconds.
+    t0 = time.thread_time()
     resp = upload(client, token, audit=(io.BytesIO(audit), "audit.pdf"), figure=(io.BytesIO(figure), "f.jpg"))
     assert resp.status_code == 429 and resp.json["code"] == "too_many_pending"
-    assert time.perf_counter() - t0 < 1.0
+    spent = time.thread_time() - t0
+    print(f"refused at the cap in {spent:.3f} s of CPU")
+    assert spent < 0.5, f"{spent:.2f} s"
 
 
 def test_a_pdf_that_costs_seconds_per_page_is_refused_with_a_bilingual_reason(client, factory, course,
