@@ -72,6 +72,7 @@ def test_a_fused_kernel_handed_to_fork_is_still_found():
 # (jit_scriptmodule_script_method, jit_fork_wait_heads, gpt_fast_dynamo_hints: full marks in test_fair_styles_round38)
 
 
+@pytest.mark.slow   # seconds each (5-10 s on a loaded host): off the fast lane's 10-minute budget (stop 46 durations run)
 def test_in_the_jail_a_script_module_subclass_is_a_plain_module_and_script_method_the_function():
     """What the jail's torch does with the style, run here in a child with the zygote's preparation."""
     import subprocess

@@ -44,6 +44,7 @@ def test_the_checker_sees_imports_inside_functions(tmp_path):
     assert imported_modules("pkg", tmp_path) == {"pkg/m.py": {"worker", "flask"}}
 
 
+@pytest.mark.slow   # seconds each (5-10 s on a loaded host): off the fast lane's 10-minute budget (stop 46 durations run)
 def test_no_test_module_imports_from_a_conftest():
     """Helpers live in helpers.py modules; conftest.py files hold fixtures and hooks only."""
     offenders = []

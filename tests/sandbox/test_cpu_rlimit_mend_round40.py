@@ -62,6 +62,7 @@ def _end_of(reap: bool, **child) -> dict:
             os.close(fd)
 
 
+@pytest.mark.slow   # seconds each (5-10 s on a loaded host): off the fast lane's 10-minute budget (stop 46 durations run)
 @pytest.mark.parametrize("reap", [True, False], ids=["reaped_by_the_loop", "reaped_by_finish"])
 def test_the_rlimits_sigxcpu_is_said_as_the_cpu_limit(reap):
     st = _end_of(reap)
@@ -73,6 +74,7 @@ def test_the_rlimits_sigxcpu_is_said_as_the_cpu_limit(reap):
     assert death_text(said)["zh"].startswith("超出 CPU 时间上限"), death_text(said)
 
 
+@pytest.mark.slow   # seconds each (5-10 s on a loaded host): off the fast lane's 10-minute budget (stop 46 durations run)
 def test_the_rlimits_sigkill_past_an_ignored_sigxcpu_is_said_as_the_cpu_limit():
     st = _end_of(reap=True, ignore_xcpu=True)
     assert st["signal"] == signal.SIGKILL

@@ -443,6 +443,7 @@ def test_watch_forbid_counts_calls_through_any_alias(executor):
     assert sorted(st["missing"]) == ["Missing.forward", "torch.no_such_function"]
 
 
+@pytest.mark.slow   # seconds each (5-10 s on a loaded host): off the fast lane's 10-minute budget (stop 46 durations run)
 def test_session_used_from_a_forked_child(executor):
     """The grading runner forks a child that uses a session the parent owns: a timeout in the child
     must kill the jail even though the parent still holds the lifeline."""

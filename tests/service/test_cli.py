@@ -45,6 +45,7 @@ def test_db_upgrade_then_users_and_tokens_on_the_embedded_default(env, tmp_path)
      "-b", "127.0.0.1:0", "app.wsgi:app"],
     [str(BIN), "web", "--port", "0", "--threads", "6"],
 ], ids=["gunicorn-command-of-the-dockerfile", "autograder-web"])
+@pytest.mark.slow   # seconds each (5-10 s on a loaded host): off the fast lane's 10-minute budget (stop 46 durations run)
 def test_a_web_server_whose_threads_waits_could_all_take_refuses_to_start_and_says_why(env, command):
     # DECODE_SLOTS 2 + DECODE_QUEUE 2 + LONGPOLL_SLOTS 4 + LONGPOLL_LIST_SLOTS 0 = 8 waits against 6 threads:
     # sign-in would stop answering under load, so nothing is served and no worker is forked.

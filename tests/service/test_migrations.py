@@ -19,6 +19,7 @@ def _assert_matches_models(app) -> None:
     assert diff == [], f"models and migrations disagree: {diff}"
 
 
+@pytest.mark.slow   # seconds each (5-10 s on a loaded host): off the fast lane's 10-minute budget (stop 46 durations run)
 def test_migrations_build_the_schema_on_sqlite(tmp_path):
     app = make_app(tmp_path, f"sqlite:///{tmp_path / 'db.sqlite'}")
     with app.app_context():

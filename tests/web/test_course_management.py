@@ -323,6 +323,7 @@ def test_roster_lists_searches_drops_and_restores_keeping_submissions(client, we
     assert client.post(f"/instructor/roster/{course['teacher'].id}/drop").status_code == 404
 
 
+@pytest.mark.slow   # seconds each (5-10 s on a loaded host): off the fast lane's 10-minute budget (stop 46 durations run)
 def test_a_dropped_student_keeps_their_grades_but_cannot_submit_until_restored(client, web, course, factory):
     from tests.web.test_api import upload as api_upload
     from tests.web.test_student_pages import form_upload
