@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import ast
 import difflib
-import os
 import re
 import resource
-import threading
 import time
 from pathlib import Path
 
@@ -178,40 +176,16 @@ def syntax_error_of(source: str) -> tuple[str, int, str]:
     raise AssertionError("the source parses")
 
 
-def _thread_cpu() -> dict[int, float]:
-    """CPU seconds of each live thread of this process, by thread id (/proc/self/task/*/stat)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    seconds = {}
-    for tid in os.listdir("/proc/self/task"):
-        try:
-            with open(f"/proc/self/task/{tid}/stat", "rb") as f:
-                fields = f.read().rpartition(b")")[2].split()
-            seconds[int(tid)] = (int(fields[11]) + int(fields[12])) / ticks
-        except (OSError, ValueError, IndexError):
-            continue        # a thread that ended meanwhile
-    return seconds
-
-
 def worker_cost(grade, *args):
-    """``grade(*args)``, the CPU seconds the grading cost this process and its reaped children (the grading
-    children: the worker's own cost, the jails' excluded) and its wall seconds.
-
-    Threads that were running before the call and are not the caller's are not the grading's: what they used
-    meanwhile is taken out. A whole slow lane runs in one process, and what runs beside a 30 s attack in it is
-    not the attack's: CI measured 0.65-0.77 s for two attacks that cost 0.15-0.18 s run alone. The grading's own threads (a session's output reader)
-    start during the call and count, ended or not (an ended thread's CPU stays in the process's total)."""
+    """``grade(*args)``, the CPU seconds it cost this process and its reaped children (the grading
+    children: the worker's own cost, the jails' excluded) and its wall seconds."""
     def cpu() -> float:
         own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
-    caller = threading.get_native_id()
-    others0 = {tid: s for tid, s in _thread_cpu().items() if tid != caller}
     cpu0, t0 = cpu(), time.monotonic()
     result = grade(*args)
-    spent, wall = cpu() - cpu0, time.monotonic() - t0
-    after = _thread_cpu()
-    others = sum(max(0.0, after[tid] - s) for tid, s in others0.items() if tid in after)
-    return result, max(0.0, spent - others), wall
+    return result, cpu() - cpu0, time.monotonic() - t0
 
 
 def read(path: Path) -> bytes:
@@ -325,9 +299,14 @@ ScaledDotProductAttention.forward = _formed
 '''
 
 
+# The share of a grading's wall time the worker's looks at a pending call's jail may cost (assert_attack_bounded).
+WATCH_SHARE = 0.02
+
+
 def assert_attack_bounded(result: dict, total: float, wall: float, cpu: float, honest_cpu: float) -> None:
     """A hostile submission's grading: `graded` (never a grader error), no more than its honest base's ``total``,
-    within the grading budget and 3x the honest CPU (+0.3 s), no hidden test's name in what the student reads,
+    within the grading budget and 3x the honest CPU (+0.3 s, + WATCH_SHARE of the wall), no hidden test's name in
+    what the student reads,
     and every failed test's feedback in both languages."""
     import json
 
@@ -337,7 +316,14 @@ def assert_attack_bounded(result: dict, total: float, wall: float, cpu: float, h
     assert result["total"] <= total
     # The budget gives back what host load took from the jails, up to GRADING_LOAD_CREDIT_S (round 33).
     assert wall < GRADING_BUDGET_S + GRADING_LOAD_CREDIT_S + 5, f"{wall:.1f} s"
-    assert cpu < 3 * honest_cpu + 0.3, f"{cpu:.2f} s of the worker's CPU against {honest_cpu:.2f} s honest"
+    # While a call is pending the worker looks at the jail every IDLE_TICK_S (0.1 s), a few /proc reads each: a
+    # cost of the wall time, whatever the attack. Here ~0.35 ms a look (a 30 s spinning attack cost 0.15-0.18 s
+    # alone, 0.27 s over 50 s in a slow lane at load 14); CI's host spent 1.8-2.2 ms more for each 0.1 s of wall
+    # (0.65-0.77 s over 30 s, honest 0.11 s) and failed the bound without this share (stop 46). 2 % of the wall
+    # covers it; a cost per byte or per call of the attack is still far past it, and round 22's trickles are
+    # also held to a silent reply's cost.
+    allowed = 3 * honest_cpu + 0.3 + WATCH_SHARE * wall
+    assert cpu < allowed, f"{cpu:.2f} s of the worker's CPU against {honest_cpu:.2f} s honest, {wall:.1f} s of wall"
     text = json.dumps(result, ensure_ascii=False)
     # the suite's own files by name: "cases.py" as a word, not a package's test_cases.py that a search of the
     # interpreter's folders finds (annotated_types ships one: a fresh clone's CI failed on it)
