@@ -316,12 +316,13 @@ def assert_attack_bounded(result: dict, total: float, wall: float, cpu: float, h
     assert result["total"] <= total
     # The budget gives back what host load took from the jails, up to GRADING_LOAD_CREDIT_S (round 33).
     assert wall < GRADING_BUDGET_S + GRADING_LOAD_CREDIT_S + 5, f"{wall:.1f} s"
-    # While a call is pending the worker looks at the jail every IDLE_TICK_S (0.1 s), a few /proc reads each: a
-    # cost of the wall time, whatever the attack. Here ~0.35 ms a look (a 30 s spinning attack cost 0.15-0.18 s
-    # alone, 0.27 s over 50 s in a slow lane at load 14); CI's host spent 1.8-2.2 ms more for each 0.1 s of wall
-    # (0.65-0.77 s over 30 s, honest 0.11 s) and failed the bound without this share (stop 46). 2 % of the wall
-    # covers it; a cost per byte or per call of the attack is still far past it, and round 22's trickles are
-    # also held to a silent reply's cost.
+    # While a call is pending the worker waits on it and looks at the jail every IDLE_TICK_S (0.1 s): a cost that
+    # grows with the wall time, whatever the attack. Here a 30 s spinning attack cost 0.07-0.10 s more than an
+    # honest grading (0.15-0.18 s alone; 0.27 s over 50 s in a slow lane at load 14; one look at a one-thread
+    # jail, sample_jail + cpu_seconds, 0.04 ms); CI's host spent 0.54-0.66 s more (0.65-0.77 s over 30 s, honest
+    # 0.11 s: the cause there was not measured) and failed the bound without this share (stop 46). 2 % of the
+    # wall covers it; a cost per byte or per call of the attack is still far past it, and round 22's trickles
+    # are also held to a silent reply's cost.
     allowed = 3 * honest_cpu + 0.3 + WATCH_SHARE * wall
     assert cpu < allowed, f"{cpu:.2f} s of the worker's CPU against {honest_cpu:.2f} s honest, {wall:.1f} s of wall"
     text = json.dumps(result, ensure_ascii=False)
