@@ -300,7 +300,7 @@ ScaledDotProductAttention.forward = _formed
 
 
 # The share of a grading's wall time the worker's looks at a pending call's jail may cost (assert_attack_bounded).
-WATCH_SHARE = 0.02
+WATCH_SHARE = 0.03
 
 
 def assert_attack_bounded(result: dict, total: float, wall: float, cpu: float, honest_cpu: float) -> None:
@@ -320,7 +320,7 @@ def assert_attack_bounded(result: dict, total: float, wall: float, cpu: float, h
     # grows with the wall time, whatever the attack. Here a 30 s spinning attack cost 0.07-0.10 s more than an
     # honest grading (0.15-0.18 s alone; 0.27 s over 50 s in a slow lane at load 14; one look at a one-thread
     # jail, sample_jail + cpu_seconds, 0.04 ms); CI's host spent 0.54-0.66 s more (0.65-0.77 s over 30 s, honest
-    # 0.11 s: the cause there was not measured) and failed the bound without this share (stop 46). 2 % of the
+    # 0.11 s: the cause there was not measured) and failed the bound without this share (stop 46). 3 % of the
     # wall covers it; a cost per byte or per call of the attack is still far past it, and round 22's trickles
     # are also held to a silent reply's cost.
     allowed = 3 * honest_cpu + 0.3 + WATCH_SHARE * wall
