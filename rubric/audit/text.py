@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 import html
 import re
+import sys
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -368,10 +370,49 @@ _MAX_SENTENCES = 3000
 # ";" ends a clause, not a sentence: "2 padding keys added; they get weight 0" is one statement
 _SENTENCE = re.compile(r".+?(?:[。!?]+|\.(?=\s)|\.$|$)")
 # Clauses end at commas and at conjunctions that start a new predicate: a negation in "the weights are not
-# uniform, which proves that k2 causes the output" must not reach "causes".
-_CLAUSE_SPLIT = re.compile(
-    r"[,、:;|]|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead|which|so|because|while|and so|"
+# uniform, which proves that k2 causes the output" must not reach "causes". A dash ends one as a colon does
+# ("nothing else explains the output - k2 causes it", ——, "--": round 42): a spaced hyphen or en dash, an em dash, "--".
+_CLAUSE_SPLIT_RE = re.compile(
+    r"[,、:;|]|\s[-\u2013\u2014]{1,2}(?=\s)|\u2014+|(?<=\S)--(?=\S)|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead|which|so|because|while|and so|"
     r"therefore|hence|thus)(?=\s)|但是|但|然而|不过|可是|而是|却|所以|因此|因为|因而|从而|于是")
+# ... but not inside an aside set off on both sides: a pair of dashes ("cannot - as far as I can tell - prove") or of
+# commas around what qualifies the subject ("The heatmap cannot, by itself, prove causation": round 42, the commas split
+# the negation from "prove" and the caveat was read as the claim). Dashes around a key's name set off no aside: they
+# set off a claim ("nothing else explains the output - k2 causes it - really")
+_CLAUSE_ASIDE = re.compile(
+    r"(?:\s[-\u2013\u2014]{1,2}\s|\u2014+)(?:(?!k_?\d|key\s*\d|token\s*\d)[^-\u2013\u2014.;:!?]){1,40}?(?:\s[-\u2013\u2014]{1,2}(?=\s)|\u2014+)"
+    r"|,\s*(?:(?:taken\s+)?(?:by|on|in)\s+(?:itself|themselves|its\s+own|their\s+own|isolation)|alone|taken\s+alone|"
+    r"per\s+se|单凭(?:它|其|热力图|这张图)?(?:本身|自身)?|仅凭(?:它|其)?(?:本身|自身)|就其本身而言|(?:它|其)?本身而言|单独来看|"
+    r"单独看)\s*,")
+_MAY_HOLD_CLAUSE_ASIDE = re.compile(r"[-\u2013\u2014]|,\s*(?:by|on|in|alone|taken|per|单|仅|就|它|其|本)")
+
+
+class _ClauseSplit:
+    """:data:`_CLAUSE_SPLIT_RE` without the splits inside a :data:`_CLAUSE_ASIDE` (its search and finditer)."""
+
+    def __init__(self) -> None:
+        self._last: tuple[str, list[tuple[int, int]]] = ("", [])
+
+    def _asides(self, text: str) -> list[tuple[int, int]]:
+        last = self._last              # one tuple: a reader in another thread sees a text and its own asides
+        if last[0] is text or last[0] == text:
+            return last[1]
+        spans = ([m.span() for m in _CLAUSE_ASIDE.finditer(text)]
+                 if _MAY_HOLD_CLAUSE_ASIDE.search(text) is not None else [])
+        self._last = (text, spans)
+        return spans
+
+    def finditer(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match]:
+        asides = self._asides(text)
+        for m in _CLAUSE_SPLIT_RE.finditer(text, pos, endpos):
+            if not any(a <= m.start() < b for a, b in asides):
+                yield m
+
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match | None:
+        return next(self.finditer(text, pos, endpos), None)
+
+
+_CLAUSE_SPLIT = _ClauseSplit()
 # A negation after the keyword belongs to it only across a short subject ("causality is not shown");
 # a conjunction in between starts another phrase ("proves causality and not mere correlation").
 _GAP_BREAK = re.compile(r"\b(?:and|or|but|than|with)\b|和|与|而|或|及|并且")
