@@ -669,8 +669,11 @@ def _cancel_stacked(t: str, cues: list[tuple[int, int, bool]]) -> list[tuple[int
                            and not _ASIDE.search(gap) and not _ASIDE.search(t, c + 1, d))
             # ... nor a "without" / "except" / 除了 after another cue: it denies only what follows it (review R2: "whether
             # k2 causes the output remains an open question without an ablation" read as a double negation, 1.5 -> 0)
-            stacked = ((flip or flip2) or (_units(gap) <= _STACKED_GAP_UNITS and not _NOT_STACKED.search(
-                t[a:d]) and not _FORWARD_ONLY.match(t, c)))
+            # ... and a flip never with one: "It is not the case that k2 causes the output without removing k1" denies the
+            # claim, its "without" is the claim's own (round 42: that cancelled pair read the denial as the claim)
+            stacked = (((flip and not _FORWARD_ONLY.match(t, c)) or (flip2 and not _FORWARD_ONLY.match(t, a)))
+                       or (not flip and not flip2 and _units(gap) <= _STACKED_GAP_UNITS
+                           and not _NOT_STACKED.search(t[a:d]) and not _FORWARD_ONLY.match(t, c)))
             if same_clause and stacked:
                 i += 2
                 continue
@@ -698,6 +701,15 @@ _NOBODY_HOLDS = re.compile(
     r"\s+(?:think|believe|say|claim|suggest|hold|maintain|expect|imagine|suppose|assume|argue|conclude|insist)\w*"
     r"|(?:没有人|没人|无人|没有(?:一个|任何)(?:人|同学|学生)|没有(?:同学|学生)|没有谁|谁都不|谁也不)(?:会|能|敢|真的|还|再)*"
     r"(?:认为|觉得|相信|以为|说|主张|声称|断言|觉着)")
+
+# "it is not the case that", "you can't argue that": a lead that denies what it wraps, as "nobody thinks" does; it cancels
+# a negation there ("It is not the case that the heatmap cannot prove causation" asserts that it can: round 42), never a
+# "without" of the claim's own (_cancel_stacked)
+_DENYING_LEAD = re.compile(
+    r"\b(?:it\s+is|it's|it\s+was)\s+not\s+(?:really\s+|actually\s+)?the\s+case\s+that"
+    r"|\b(?:you|we|one|i|they|anyone)\s+(?:can't|cannot|can\s+not|could\s*not|couldn't|can\s+no\s+longer)\s+"
+    r"(?:seriously\s+|really\s+|honestly\s+|reasonably\s+|possibly\s+)?"
+    r"(?:argue|say|claim|maintain|pretend|hold|conclude|assert|insist|suggest)\s+that")
 
 # "it would be wrong to ignore / unfair to doubt that X", "we cannot ignore that X": the verdict and the neglect cancel, X
 # is asserted (round 41: "It would be wrong to ignore that the heatmap proves k2 causes the output" earned the causal
@@ -754,6 +766,8 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
     if "no" in plain or "few" in plain or "没" in plain or "无人" in plain or "谁" in plain:
         # merged with the "nobody" it holds, the cue is a flip (_merge)
         flips += [(m.start(), m.end(), True) for m in _NOBODY_HOLDS.finditer(plain)]
+    if "case" in plain or "that" in plain:
+        flips += [(m.start(), m.end(), True) for m in _DENYING_LEAD.finditer(plain)]
     spans += flips
     # the lead of "wrong to ignore that" and the verb and verdict of 忽视……是错误的 are no cues, nor a rebuttal
     ignored = [(m.start(), m.end()) for m in _WRONG_TO_IGNORE.finditer(plain)]
@@ -785,8 +799,10 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
         if rebuttals else []
     for r in rebuttals:
         # the rebuttal's own "wrong" starts at r.start(); a zh verdict closes it (说……是不对的: its 不 denies nothing)
+        # ... nor a "without" of the claim's own ("It is false that k2 causes the output without removing k1", round 42)
         after = [c for c in cues if c[0] > r.start() and not _in_collapse(cc, t, c[0], asserted)
-                 and not (c[0] < r.end() and _REBUTTAL_VERDICT.match(t, c[0], r.end()))]
+                 and not (c[0] < r.end() and _REBUTTAL_VERDICT.match(t, c[0], r.end()))
+                 and not _FORWARD_ONLY.match(t, c[0])]
         if not after:
             # "it would be wrong to say that k2 matters most": a caveat; "it is false that k2 ...", "说 k2 最重要是不对的"
             # deny what they wrap though no cue of theirs was found (round 40)
