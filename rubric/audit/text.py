@@ -802,7 +802,10 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
         # ... nor a "without" of the claim's own ("It is false that k2 causes the output without removing k1", round 42)
         after = [c for c in cues if c[0] > r.start() and not _in_collapse(cc, t, c[0], asserted)
                  and not (c[0] < r.end() and _REBUTTAL_VERDICT.match(t, c[0], r.end()))
-                 and not _FORWARD_ONLY.match(t, c[0])]
+                 and not _FORWARD_ONLY.match(t, c[0])
+                 # a zh rebuttal closed by its verdict (觉得……是错的) wraps what it holds, not a clause after it
+                 # ("没人觉得热力图是错的，只是它不能证明……": round 42, the verdict cancelled the caveat's 不能)
+                 and not (c[0] >= r.end() and _REBUTTAL_VERDICT.search(t, r.start(), r.end()))]
         if not after:
             # "it would be wrong to say that k2 matters most": a caveat; "it is false that k2 ...", "说 k2 最重要是不对的"
             # deny what they wrap though no cue of theirs was found (round 40)
