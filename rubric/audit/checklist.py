@@ -415,6 +415,7 @@ class Checklist:
     false_facts: _Pat = _NEVER          # "the weights are not reading coefficients": a sentence stating one earns nothing
     false_claims: _Pat = _NEVER         # "masked keys get a small weight": the same, unless a cue before it denies it
     zero: re.Pattern | None = None      # the macro `zero`: a written zero ("0", "0.0000", "0e0")
+    cause_verb_en: str = ""             # the macro `cause_verb_en`: what a key is said to do to the output (round 42)
     # `anchor` (audit round 14): what ties an audit to the student's own figure and run
     anchor: _Pat = _NEVER               # a cell (q0, key 2, 第一行), "my heatmap", 这张图
     anchor_min_units: float = math.inf  # a text this long with no anchor is about attention in general
@@ -650,6 +651,7 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
         false_claims=(_compile_group(cl["false_claims"], "false_claims", split=True)
                       if cl.get("false_claims") else _NEVER),
         zero=re.compile(macros["zero"]) if macros.get("zero") else None,
+        cause_verb_en=macros.get("cause_verb_en", ""),
         anchor=_opt_group(anchor.get("phrases"), "anchor.phrases") or _NEVER,
         anchor_min_units=float(anchor.get("min_units", math.inf)),
         anchor_quantities=_opt_group(anchor.get("quantities"), "anchor.quantities") or _NEVER,

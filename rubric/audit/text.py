@@ -1205,31 +1205,35 @@ def _may_hold_aside(text: str) -> bool:
 # A causal claim whose object is a pronoun for the output named before it in the sentence ("nothing else explains the
 # output: k2 causes it", "q1 的输出只有一个解释：k2 导致了它"): read with the output named (round 41: the patterns name it,
 # so the claim after the colon was missed)
-# The verbs of making of rubric/attention/audit.yaml's macro cause_verb_en ("k2 produces it", "k2 is responsible for it":
-# round 42), said of a subject that may act alone ("k2 alone causes it") or be what does it ("k2 is what causes it")
-_CAUSE_VERB_EN = (r"causes|caused|drives|drove|determines|determined|produces|produced|generates|generated|creates|created|"
-                  r"controls|controlled|dictates|dictated|governs|governed|"
-                  r"(?:does|did)\s+(?:cause|drive|determine|produce|generate|create|control)|"
-                  r"(?:is|was)\s+(?:\w+\s+)?responsible\s+for|accounts\s+for|accounted\s+for|gives\s+rise\s+to|"
-                  r"gave\s+rise\s+to|brings\s+about|brought\s+about")
-_PRONOUN_CLAIM = re.compile(
-    r"(?<![a-z0-9_])((?:k_?\d+|key\s*\d+|token\s*\d+)\s+(?:\w+\s+)?"
-    r"(?:(?:is|was)\s+(?:\w+\s+)?(?:what|the\s+one\s+(?:that|which))\s+)?(?:" + _CAUSE_VERB_EN + r")\s+)"
-    r"(?:it|this|that|them)\b(?!\s+(?:is|was)\b)"
-    r"|((?:k_?\d+|key\s*\d+|token\s*\d+)\s*(?:就|正|确实|显然|真的)?(?:导致|造成|决定|驱动|主导|产生|引起|控制)了?\s*)"
-    r"(?:它|这个|这一点|这)(?![个一些])"
-    # ... said in the passive ("nothing else explains the output: it is caused by k2": round 41 review HIGH 4)
-    r"|(?<![a-z0-9_])(?:it|this|that)(?=\s+(?:is|was)\s+(?:(?:entirely|mostly|solely|only|clearly|really)\s+)?"
-    r"(?:caused|driven|determined|produced|generated|controlled)\s+by\s+(?:k_?\d+|key\s*\d+|token\s*\d+))"
-    # ... or with no object at all, a clause of its own after the output was named ("输出只有一个解释：k2 造成的",
-    # "……：就是 k2 造成的": round 42)
-    r"|(?:(?<=[：:；;，,—])|^)\s*(?:就是|正是|是)?\s*((?:k_?\d+|key\s*\d+|token\s*\d+)\s*(?:一手)?"
-    r"(?:导致|造成|决定|驱动|主导|产生|引起|控制)的)(?=\s*(?:[。；;，,！!？?）)]|$))")
+# The verbs of a causal claim when the checklist names none (its macro cause_verb_en: "k2 produces it", "k2 is responsible
+# for it", round 42)
+_CAUSE_VERB_EN = r"causes|caused|drives|drove|determines|determined|(?:does|did)\s+(?:cause|drive|determine)"
+
+
+@functools.cache
+def _pronoun_claim_re(verbs: str) -> re.Pattern:
+    """A causal claim whose object is a pronoun, with the verbs ``verbs`` (compiled once for each checklist's verbs)."""
+    return re.compile(
+        r"(?<![a-z0-9_])((?:k_?\d+|key\s*\d+|token\s*\d+)\s+(?:\w+\s+)?"
+        # ... said of a subject alone ("k2 alone causes it") or as what does it ("k2 is what causes it": round 42)
+        r"(?:(?:is|was)\s+(?:\w+\s+)?(?:what|the\s+one\s+(?:that|which))\s+)?(?:" + verbs + r")\s+)"
+        r"(?:it|this|that|them)\b(?!\s+(?:is|was)\b)"
+        r"|((?:k_?\d+|key\s*\d+|token\s*\d+)\s*(?:就|正|确实|显然|真的)?(?:导致|造成|决定|驱动|主导|产生|引起|控制)了?\s*)"
+        r"(?:它|这个|这一点|这)(?![个一些])"
+        # ... said in the passive ("nothing else explains the output: it is caused by k2": round 41 review HIGH 4)
+        r"|(?<![a-z0-9_])(?:it|this|that)(?=\s+(?:is|was)\s+(?:(?:entirely|mostly|solely|only|clearly|really)\s+)?"
+        r"(?:caused|driven|determined|produced|generated|controlled)\s+by\s+(?:k_?\d+|key\s*\d+|token\s*\d+))"
+        # ... or with no object at all, a clause of its own after the output was named ("输出只有一个解释：k2 造成的",
+        # "……：就是 k2 造成的": round 42)
+        r"|(?:(?<=[：:；;，,—])|^)\s*(?:就是|正是|是)?\s*((?:k_?\d+|key\s*\d+|token\s*\d+)\s*(?:一手)?"
+        r"(?:导致|造成|决定|驱动|主导|产生|引起|控制)的)(?=\s*(?:[。；;，,！!？?）)]|$))")
+
+
 _OUTPUT_NAMED = re.compile(r"\b(?:output|prediction|result|answer)s?\b|输出|预测|结果|答案")
 
 
 def _pronoun_claim(cc: Checklist, text: str) -> str:
-    """``text`` with the pronoun object of a causal claim replaced by the output it stands for (:data:`_PRONOUN_CLAIM`),
+    """``text`` with the pronoun object of a causal claim replaced by the output it stands for (:func:`_pronoun_claim_re`),
     when the sentence names the output before it and no hedge comes before the claim: "maybe k2 causes it, maybe not",
     也许 k2 导致了它 guess at what "it" is as much as at the cause (round 41 review HIGH 2: the reading dropped the hedge
     and flagged the guess)."""
@@ -1244,7 +1248,7 @@ def _pronoun_claim(cc: Checklist, text: str) -> str:
         if m.group(2) is not None:
             return m.group(2) + "输出"
         return "输出就是" + m.group(3) if m.group(3) is not None else "the output"
-    return _PRONOUN_CLAIM.sub(named, text)
+    return _pronoun_claim_re(cc.cause_verb_en or _CAUSE_VERB_EN).sub(named, text)
 
 
 def _claim_reading(cc: Checklist, text: str) -> tuple[str, bool] | None:
