@@ -766,8 +766,9 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
     if "no" in plain or "few" in plain or "没" in plain or "无人" in plain or "谁" in plain:
         # merged with the "nobody" it holds, the cue is a flip (_merge)
         flips += [(m.start(), m.end(), True) for m in _NOBODY_HOLDS.finditer(plain)]
-    if "case" in plain or "that" in plain:
-        flips += [(m.start(), m.end(), True) for m in _DENYING_LEAD.finditer(plain)]
+    leads = ([(m.start(), m.end(), True) for m in _DENYING_LEAD.finditer(plain)]
+             if "case" in plain or "that" in plain else [])
+    flips += leads
     spans += flips
     # the lead of "wrong to ignore that" and the verb and verdict of 忽视……是错误的 are no cues, nor a rebuttal
     ignored = [(m.start(), m.end()) for m in _WRONG_TO_IGNORE.finditer(plain)]
@@ -790,6 +791,10 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
     if any(_CF_CONDITION.match(t, a) for a, _b, flip in spans if not flip):
         conditions = [(m.start(), m.end()) for m in _counterfactuals(cc, t, every=True)]
         spans = [c for c in spans if c[2] or not (_CF_CONDITION.match(t, c[0]) and any(a <= c[0] < b for a, b in conditions))]
+        if leads:
+            # ... nor its breakdown ("no sensible output") for a lead that denies what it wraps to cancel: "I cannot say that
+            # without k2 there would be no sensible output" denies the counterfactual (round 42)
+            spans = [c for c in spans if c[2] or not any(a <= c[0] < b for a, b in conditions)]
     cues = _cancel_stacked(t, _merge(spans))
     rebuttals = [r for r in cc.rebuttal.finditer(t) if not any(a <= r.start() < b for a, b in ignored)]
     # the condition and the breakdown of a counterfactual ("without k2", 没有 k2, "there would be no output") are the

@@ -137,3 +137,11 @@ def test_the_round_42_gaming_audits_are_flagged_earn_no_caveat_and_at_most_2(nam
 def test_there_are_round_42_gaming_audits_in_both_languages():
     names = {p.name for p in GAMING.glob("*_r42_*")}
     assert any(n.endswith("_en.md") for n in names) and any(n.endswith("_zh.md") for n in names)
+
+
+@pytest.mark.parametrize("sentence", ["It is not the case that without k2 there would be no sensible output.",
+                                      "You can't argue that without k2 the output would make no sense."])
+def test_a_denying_lead_before_a_counterfactual_denies_it(sentence):
+    """The counterfactual's condition and breakdown ("without k2", "no sensible output") are its own words: the lead
+    has no negation there to cancel (round 39's "I cannot say that without k2 ..." stays no overclaim)."""
+    assert "overclaim" not in kinds(_graded(sentence))
