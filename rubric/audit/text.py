@@ -371,9 +371,15 @@ _MAX_SENTENCES = 3000
 _SENTENCE = re.compile(r".+?(?:[。!?]+|\.(?=\s)|\.$|$)")
 # Clauses end at commas and at conjunctions that start a new predicate: a negation in "the weights are not
 # uniform, which proves that k2 causes the output" must not reach "causes". A dash ends one as a colon does
-# ("nothing else explains the output - k2 causes it", ——, "--": round 42): a spaced hyphen or en dash, an em dash, "--".
+# ("nothing else explains the output - k2 causes it", ——, "--": round 42): a spaced hyphen or en dash, an em dash, "--",
+# a horizontal bar (―). Only before a key or a pronoun that starts a statement: a dash that sets off an aside ("cannot -
+# as a self-attention map - prove", "the brightest key - k2 - causes") or ends a sentence with a word ("cannot prove one
+# thing - causation", "not causes - an ablation would show causes") splits none (round 42 review HIGH 1, MED 4: those
+# caveats were read as claims)
+_DASH_CLAUSE = (r"(?:\s[-\u2013\u2014\u2015]{1,2}\s*|[\u2014\u2015]+\s*|(?<=\S)--|(?<=\S)[-\u2013](?=k_?\d))"
+                r"(?=(?:k_?\d+|key\s*\d+|token\s*\d+|it|this|that|they)(?:\s+[a-z]|\s*[\u4e00-\u9fff]))")
 _CLAUSE_SPLIT_RE = re.compile(
-    r"[,、:;|]|\s[-\u2013\u2014]{1,2}(?=\s)|\u2014+|(?<=\S)--(?=\S)|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead|which|so|because|while|and so|"
+    r"[,、:;|]|" + _DASH_CLAUSE + r"|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead|which|so|because|while|and so|"
     r"therefore|hence|thus)(?=\s)|但是|但|然而|不过|可是|而是|却|所以|因此|因为|因而|从而|于是")
 # ... but not inside an aside set off on both sides: a pair of dashes ("cannot - as far as I can tell - prove") or of
 # commas around what qualifies the subject ("The heatmap cannot, by itself, prove causation": round 42, the commas split

@@ -1,0 +1,94 @@
+"""Round 42 mend (review of A): honest caveats the round's new rules read as claims, and claims they still missed.
+
+HIGH 1 / MED 4: a dash splits a clause only before a key or a pronoun that starts a statement ("- k2 causes it"); a dash
+  pair around an aside ("cannot - as a self-attention map - prove", "the brightest key - k2 - causes") and a dash before
+  a last word ("cannot prove one thing - causation") split none.
+HIGH 2: produces / generates / 产生 / 引起 / accounts for ... are a causal claim only about a key: a query, an input or a
+  position produces its output row.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.audit.helpers import OPENER_EN, OPENER_ZH, items, kinds
+from tests.audit.helpers import grade_example as _grade
+
+
+def _zh(text: str) -> bool:
+    return any("\u4e00" <= c <= "\u9fff" for c in text)
+
+
+def _graded(sentence: str) -> dict:
+    return _grade((OPENER_ZH if _zh(sentence) else OPENER_EN) + sentence + "\n")
+
+
+# (finding, sentence): an honest caveat; no overclaim, the causal caveat's limits points
+HONEST = [
+    ("1", "The heatmap cannot - as a self-attention map - prove causation."),
+    ("1", "The heatmap cannot - at least not without an intervention experiment of some kind - prove causation."),
+    ("1", "The heatmap cannot \u2013 as a post-softmax picture \u2013 prove causation."),
+    ("1", "The heatmap cannot - for key 2 - prove causation."),
+    ("1", "The heatmap does not - for k2 or any key - show causation."),
+    ("1", "热力图不能——对 k2 而言——证明因果关系。"),
+    ("1", "We cannot claim that the brightest key - k2 - causes the output."),
+    ("1", "We cannot claim that the brightest key -- k2 -- causes the output."),
+    ("1", "We cannot claim that the brightest key \u2014 k2 \u2014 causes the output."),
+    ("1", "不能说最亮的 key——k2——导致了输出。"),
+    ("2", "q1 produces an output that mixes v2 mostly; the heatmap cannot prove causation."),
+    ("2", "Query q1 produces its output from the weighted values; the heatmap cannot prove causation."),
+    ("2", "q0 generates its output mostly from v1; the heatmap cannot prove causation."),
+    ("2", "The input produces the output through the attention layer; the heatmap cannot prove causation."),
+    ("2", "Each input generates an output row; the heatmap cannot prove causation."),
+    ("2", "v2 accounts for 67% of q1's output mix; the heatmap cannot prove causation."),
+    ("2", "q1 产生的输出主要来自 v2，热力图不能证明因果关系。"),
+    ("2", "输入经过加权求和产生输出，热力图不能证明因果关系。"),
+    ("2", "每个位置都会产生一个输出，热力图不能证明因果关系。"),
+    ("4", "The heatmap cannot prove one thing - causation."),
+    ("4", "The heatmap shows weights, not causes - an ablation would show causes."),
+]
+
+
+@pytest.mark.parametrize(("finding", "sentence"), HONEST)
+def test_honest_caveat_with_dash_or_query_verb_keeps_its_limits_points(finding: str, sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" not in kinds(r), (finding, sentence)
+    assert items(r)["limits"]["points"] > 0, (finding, sentence)
+
+
+# guards: the claims the round's rules were made for stay claims under the mend
+CLAIMS = [
+    "Nothing else explains the output - k2 causes it.",
+    "Nothing else explains the output\u2014k2 causes it.",
+    "Nothing else explains the output -- k2 causes it.",
+    "Nothing else explains the output--k2 causes it.",
+    "q1 的输出只有一个解释——k2 导致了它。",
+    "k2 produces the output.",
+    "k2 alone is responsible for the output.",
+    "key 2 generates q1's output.",
+    "k2 产生了输出。",
+    "k2 对输出负责。",
+    "q1 causes the output.",
+]
+
+
+@pytest.mark.parametrize("sentence", CLAIMS)
+def test_guard_dash_and_key_cause_claims_stay_overclaims(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" in kinds(r), sentence
+    assert items(r)["limits"]["points"] == 0, sentence
+
+
+# claims the round's first try missed: a dash of another form before a key's claim
+MISSED = [
+    "Nothing else explains the output \u2015 k2 causes it.",
+    "Nothing else explains the output \u2015\u2015 k2 causes it.",
+    "Nothing else explains the output -k2 causes it.",
+]
+
+
+@pytest.mark.parametrize("sentence", MISSED)
+def test_claim_after_horizontal_bar_or_unspaced_dash_is_overclaim(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" in kinds(r), sentence
+    assert items(r)["limits"]["points"] == 0, sentence
