@@ -634,6 +634,8 @@ def _blank(pattern, text: str) -> str:
 # Two negations in a row assert: "cannot be denied", "does not fail to", "不是不能", "并非无法". At most
 # this many units between them, and no conjunction or list word ("neither ... nor", "不是因果也不是").
 _STACKED_GAP_UNITS = 3
+# a verb of reading between a flip and a negation: the negation is the reading's own (_cancel_stacked)
+_WRAPPED_READING = re.compile(r"\b(?:means?|meant|implies|implied|indicates?|suggests?)\b|意味着|代表|等于|说明")
 _NOT_STACKED = re.compile(r"\b(?:neither|nor|and|or|but|than|with)\b|也|又|还|和|与|而|或|及")
 # A bracket or a dash between two negations puts the second in an aside of its own ("not causal (no ablation)",
 # "不是因果（没做消融）", "not causal - no ablation"): the aside gives the first one's reason, it does not deny it.
@@ -677,7 +679,11 @@ def _cancel_stacked(t: str, cues: list[tuple[int, int, bool]]) -> list[tuple[int
             # k2 causes the output remains an open question without an ablation" read as a double negation, 1.5 -> 0)
             # ... and a flip never with one: "It is not the case that k2 causes the output without removing k1" denies the
             # claim, its "without" is the claim's own (round 42: that cancelled pair read the denial as the claim)
-            stacked = (((flip and not _FORWARD_ONLY.match(t, c)) or (flip2 and not _FORWARD_ONLY.match(t, a)))
+            # ... nor a flip with a negation inside a reading it wraps: "It is not the case that a low weight means a key
+            # does not matter" denies the reading, it asserts no "matters" (round 42 review MED 5: the pair cancelled, the
+            # reading was taken as asserted and the caveat after it lost its points)
+            stacked = (((flip and not _FORWARD_ONLY.match(t, c) and not _WRAPPED_READING.search(gap))
+                        or (flip2 and not _FORWARD_ONLY.match(t, a)))
                        or (not flip and not flip2 and _units(gap) <= _STACKED_GAP_UNITS
                            and not _NOT_STACKED.search(t[a:d]) and not _FORWARD_ONLY.match(t, c)))
             if same_clause and stacked:

@@ -92,3 +92,24 @@ def test_claim_after_horizontal_bar_or_unspaced_dash_is_overclaim(sentence: str)
     r = _graded(sentence)
     assert "overclaim" in kinds(r), sentence
     assert items(r)["limits"]["points"] == 0, sentence
+
+
+# MED 5: a lead that denies what it wraps keeps a negation of the reading it wraps ("means ... does not matter")
+LEAD_HONEST = [
+    "It is not the case that a low weight means a key does not matter; the heatmap cannot prove causation.",
+    "Nobody thinks a low weight means a key does not matter; the heatmap cannot prove causation.",
+]
+
+
+@pytest.mark.parametrize("sentence", LEAD_HONEST)
+def test_denying_lead_does_not_cancel_negation_inside_wrapped_reading(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" not in kinds(r), sentence
+    assert items(r)["limits"]["points"] > 0, sentence
+
+
+@pytest.mark.parametrize("sentence", ["It is not the case that the heatmap cannot prove causation.",
+                                      "It is not the case that a high weight does not mean k2 causes the output."])
+def test_guard_denying_lead_still_cancels_the_main_negation(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" in kinds(r), sentence
