@@ -389,8 +389,14 @@ _CLAUSE_ASIDE = re.compile(
     r"(?:\s[-\u2013\u2014]{1,2}\s|\u2014+)(?:(?!k_?\d|key\s*\d|token\s*\d)[^-\u2013\u2014.;:!?]){1,40}?(?:\s[-\u2013\u2014]{1,2}(?=\s)|\u2014+)"
     r"|,\s*(?:(?:taken\s+)?(?:by|on|in)\s+(?:itself|themselves|its\s+own|their\s+own|isolation)|alone|taken\s+alone|"
     r"per\s+se|单凭(?:它|其|热力图|这张图)?(?:本身|自身)?|仅凭(?:它|其)?(?:本身|自身)|就其本身而言|(?:它|其)?本身而言|单独来看|"
-    r"单独看)\s*,")
-_MAY_HOLD_CLAUSE_ASIDE = re.compile(r"[-\u2013\u2014]|,\s*(?:by|on|in|alone|taken|per|单|仅|就|它|其|本)")
+    r"单独看)\s*,"
+    # ... and any short aside between a negated verb and its verb ("cannot, as far as I know, prove", "does not, for q1,
+    # show", "不能，在我看来，证明": round 42 review MED 7, a closed list missed most); a key only after a preposition
+    # ("cannot, for k2, prove"), else the commas set off a claim ("it is not, k2 causes the output, ...")
+    r"|(?:(?<=not)|(?<=n't)|(?<=不能)|(?<=无法)|(?<=并不)|(?<=不会))\s*,(?:\s*(?:for|about|regarding|as\s+for|with\s+respect\s+to)\s[^,;:.!?|]{1,36}?"
+    r"|(?:(?!k_?\d|key\s*\d|token\s*\d)[^,;:.!?|]){1,40}?),"
+    r"(?!\s*(?:k_?\d|key\s*\d|token\s*\d|(?:it|this|that|they)\b))(?=\s*(?:[a-z]|[\u4e00-\u9fff]))")
+_MAY_HOLD_CLAUSE_ASIDE = re.compile(r"[-\u2013\u2014]|,\s*(?:by|on|in|alone|taken|per|单|仅|就|它|其|本)|(?:not|n't|不能|无法|并不|不会)\s*,")
 
 
 class _ClauseSplit:

@@ -113,3 +113,36 @@ def test_denying_lead_does_not_cancel_negation_inside_wrapped_reading(sentence: 
 def test_guard_denying_lead_still_cancels_the_main_negation(sentence: str) -> None:
     r = _graded(sentence)
     assert "overclaim" in kinds(r), sentence
+
+
+# MED 7: any short aside between a negated verb and its verb splits no clause (a key only after a preposition)
+COMMA_ASIDES = [
+    "The heatmap cannot, as far as I know, prove causation.",
+    "The heatmap cannot, in my view, prove causation.",
+    "The heatmap cannot, strictly speaking, prove causation.",
+    "The heatmap cannot, on its face, prove that k2 causes the output.",
+    "The heatmap cannot, however, prove causation.",
+    "The heatmap cannot, unfortunately, prove causation.",
+    "The heatmap cannot, without an ablation, prove causation.",
+    "The heatmap cannot, for k2, prove causation.",
+    "The heatmap cannot, for key 2 or any other key, prove causation.",
+    "The heatmap does not, for q1, show that k2 causes the output.",
+    "The heatmap cannot, by itself alone, prove causation.",
+    "热力图不能，在我看来，证明因果关系。",
+]
+
+
+@pytest.mark.parametrize("sentence", COMMA_ASIDES)
+def test_comma_aside_after_negated_verb_keeps_the_caveat(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" not in kinds(r), sentence
+    assert items(r)["limits"]["points"] > 0, sentence
+
+
+@pytest.mark.parametrize("sentence", ["The heatmap is not wrong, k2 causes the output, I think.",
+                                      "It is not, k2 causes the output, as I said.",
+                                      "It is not, for sure, k2 causes the output."])
+def test_guard_commas_around_or_before_a_key_claim_set_off_no_aside(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" in kinds(r), sentence
+    assert items(r)["limits"]["points"] == 0, sentence
