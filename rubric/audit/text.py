@@ -723,11 +723,17 @@ _NOBODY_HOLDS = re.compile(
 # "it is not the case that", "you can't argue that": a lead that denies what it wraps, as "nobody thinks" does; it cancels
 # a negation there ("It is not the case that the heatmap cannot prove causation" asserts that it can: round 42), never a
 # "without" of the claim's own (_cancel_stacked)
+# (round 42 review HIGH 3: also "it isn't the case / it is not so that", "nobody can argue that", "you could never argue",
+# "one can hardly say that", "it cannot be said that", a lead with no "that", zh 不能说 / 并不是)
 _DENYING_LEAD = re.compile(
-    r"\b(?:it\s+is|it's|it\s+was)\s+not\s+(?:really\s+|actually\s+)?the\s+case\s+that"
-    r"|\b(?:you|we|one|i|they|anyone)\s+(?:can't|cannot|can\s+not|could\s*not|couldn't|can\s+no\s+longer)\s+"
+    r"\b(?:it\s+is|it's|it\s+was|it\s+isn't|it\s+wasn't)\s+(?:not\s+)?(?:really\s+|actually\s+)?(?:the\s+case|so)\s+that"
+    r"|\b(?:(?:you|we|one|i|they|anyone)\s+(?:can't|cannot|can\s+not|could\s*not|couldn't|can\s+no\s+longer|"
+    r"could\s+never|can\s+never|would\s+never|can\s+hardly|could\s+hardly)|(?:nobody|no\s*-?\s*one)\s+(?:can|could))\s+"
     r"(?:seriously\s+|really\s+|honestly\s+|reasonably\s+|possibly\s+)?"
-    r"(?:argue|say|claim|maintain|pretend|hold|conclude|assert|insist|suggest)\s+that")
+    r"(?:argue|say|claim|maintain|pretend|hold|conclude|assert|insist|suggest)(?:\s+that\b|(?=\s+the\s))"
+    r"|\bit\s+(?:cannot|can't|can\s+not)\s+be\s+(?:said|argued|claimed|concluded)\s+that"
+    r"|(?:^|(?<=[,;:]))\s*(?:我们|你|我|人们)?(?:不能|不可以|没法|无法)(?:说|讲|认为)(?=[^,;。]{0,30}(?:不能|无法|不可能))"
+    r"|(?:^|(?<=[,;:]))\s*并不是(?=[^,;。]{0,30}(?:不能|无法|不可能))")
 
 # "it would be wrong to ignore / unfair to doubt that X", "we cannot ignore that X": the verdict and the neglect cancel, X
 # is asserted (round 41: "It would be wrong to ignore that the heatmap proves k2 causes the output" earned the causal
@@ -785,7 +791,7 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
         # merged with the "nobody" it holds, the cue is a flip (_merge)
         flips += [(m.start(), m.end(), True) for m in _NOBODY_HOLDS.finditer(plain)]
     leads = ([(m.start(), m.end(), True) for m in _DENYING_LEAD.finditer(plain)]
-             if "case" in plain or "that" in plain else [])
+             if "case" in plain or "that" in plain or "the" in plain or "说" in plain or "并不是" in plain else [])
     flips += leads
     spans += flips
     # the lead of "wrong to ignore that" and the verb and verdict of 忽视……是错误的 are no cues, nor a rebuttal

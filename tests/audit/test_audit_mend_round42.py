@@ -146,3 +146,33 @@ def test_guard_commas_around_or_before_a_key_claim_set_off_no_aside(sentence: st
     r = _graded(sentence)
     assert "overclaim" in kinds(r), sentence
     assert items(r)["limits"]["points"] == 0, sentence
+
+
+# HIGH 3: more leads that deny what they wrap; wrapping a caveat they assert the claim
+DENIED_CAVEATS = [
+    "It isn't the case that the heatmap cannot prove causation.",
+    "It is not so that the heatmap cannot prove causation.",
+    "You could never argue that the heatmap cannot prove causation.",
+    "You cannot argue the heatmap cannot prove causation.",
+    "One can hardly say that the heatmap cannot prove causation.",
+    "It cannot be said that the heatmap cannot prove causation.",
+    "不能说热力图不能证明因果关系。",
+    "我们不能说热力图无法证明因果。",
+    "并不是热力图不能证明因果关系。",
+]
+
+
+@pytest.mark.parametrize("sentence", DENIED_CAVEATS)
+def test_denying_lead_variant_over_a_caveat_asserts_the_claim(sentence: str) -> None:
+    r = _graded(sentence)
+    assert items(r)["limits"]["points"] == 0, sentence
+
+
+@pytest.mark.parametrize("sentence", ["不能说 k2 不重要，也不能说它导致了输出。", "不能说热力图没有用，只是它不能证明因果关系。",
+                                      "You cannot argue the heatmap proves causation.",
+                                      "这并不是说热力图什么都不能证明，它只是不能证明因果关系。",
+                                      "并不是 k2 导致了输出，热力图不能证明因果。"])
+def test_guard_denying_lead_over_a_claim_or_another_clause_keeps_the_caveat(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" not in kinds(r), sentence
+    assert items(r)["limits"]["points"] > 0, sentence
