@@ -1234,8 +1234,8 @@ def _may_hold_aside(text: str) -> bool:
 # A causal claim whose object is a pronoun for the output named before it in the sentence ("nothing else explains the
 # output: k2 causes it", "q1 的输出只有一个解释：k2 导致了它"): read with the output named (round 41: the patterns name it,
 # so the claim after the colon was missed)
-# The verbs of a causal claim when the checklist names none (its macro cause_verb_en: "k2 produces it", "k2 is responsible
-# for it", round 42)
+# The verbs of a causal claim are the checklist's macro cause_verb_en ("k2 produces it", "k2 is responsible for it", round
+# 42); these, round 41's, only for a checklist that names none (another lab's audit.yaml without the macro)
 _CAUSE_VERB_EN = r"causes|caused|drives|drove|determines|determined|(?:does|did)\s+(?:cause|drive|determine)"
 
 

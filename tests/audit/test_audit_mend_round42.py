@@ -176,3 +176,12 @@ def test_guard_denying_lead_over_a_claim_or_another_clause_keeps_the_caveat(sent
     r = _graded(sentence)
     assert "overclaim" not in kinds(r), sentence
     assert items(r)["limits"]["points"] > 0, sentence
+
+
+# LOW 9: the zh caveat of a denied 产生 / 引起 names its key in any of the lab's spellings
+@pytest.mark.parametrize("sentence", ["热力图不能证明 key2 产生了输出。", "热力图不能证明 token 2 产生了输出。",
+                                      "热力图不能证明第 2 个 key 产生了输出。"])
+def test_zh_denied_produce_claim_with_key_spelling_is_the_caveat(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" not in kinds(r), sentence
+    assert items(r)["limits"]["points"] > 0, sentence
