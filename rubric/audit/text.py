@@ -1251,10 +1251,11 @@ def _pronoun_claim_re(verbs: str) -> re.Pattern:
         r"(?:它|这个|这一点|这)(?![个一些])"
         # ... said in the passive ("nothing else explains the output: it is caused by k2": round 41 review HIGH 4)
         r"|(?<![a-z0-9_])(?:it|this|that)(?=\s+(?:is|was)\s+(?:(?:entirely|mostly|solely|only|clearly|really)\s+)?"
-        r"(?:caused|driven|determined|produced|generated|controlled)\s+by\s+(?:k_?\d+|key\s*\d+|token\s*\d+))"
+        r"(?:caused|driven|determined|produced|generated|controlled)\s+(?:(?:entirely|solely|only|wholly|completely|fully|"
+        r"mostly|directly)\s+)?by\s+(?:k_?\d+|key\s*\d+|token\s*\d+))"
         # ... or with no object at all, a clause of its own after the output was named ("输出只有一个解释：k2 造成的",
         # "……：就是 k2 造成的": round 42)
-        r"|(?:(?<=[：:；;，,—])|^)\s*(?:就是|正是|是)?\s*((?:k_?\d+|key\s*\d+|token\s*\d+)\s*(?:一手)?"
+        r"|(?:(?<=[：:；;，,—\u2015-])|^)\s*(?:就是|正是|全是|都是|完全是|是)?\s*((?:k_?\d+|key\s*\d+|token\s*\d+)\s*(?:一手)?"
         r"(?:导致|造成|决定|驱动|主导|产生|引起|控制)的)(?=\s*(?:[。；;，,！!？?）)]|$))")
 
 

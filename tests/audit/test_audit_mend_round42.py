@@ -185,3 +185,40 @@ def test_zh_denied_produce_claim_with_key_spelling_is_the_caveat(sentence: str) 
     r = _graded(sentence)
     assert "overclaim" not in kinds(r), sentence
     assert items(r)["limits"]["points"] > 0, sentence
+
+
+# MED 6: claims still missed in the round's own classes (adverbs, more verbs of making, zh 全是/完全由)
+MISSED_CLAIMS = [
+    "k2 is clearly responsible for the output.",
+    "k2 is 100% responsible for the output.",
+    "k2 is wholly and solely responsible for the output.",
+    "The output is produced solely by k2.",
+    "The output is caused entirely by k2.",
+    "Nothing else explains the output: it is produced solely by k2.",
+    "k2 triggers the output.",
+    "k2 leads to the output.",
+    "k2 results in the output.",
+    "k2 is behind the output.",
+    "输出没有别的解释――就是 k2 造成的。",
+    "输出没有别的解释－－就是 k2 造成的。",
+    "输出没有别的解释：全是 k2 造成的。",
+    "输出完全由 k2 产生。",
+    "输出是由 k2 引起的。",
+]
+
+
+@pytest.mark.parametrize("sentence", MISSED_CLAIMS)
+def test_causal_claim_with_adverb_or_other_verb_is_overclaim(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" in kinds(r), sentence
+    assert items(r)["limits"]["points"] == 0, sentence
+
+
+@pytest.mark.parametrize("sentence", ["The heatmap cannot show that the output is produced solely by k2.",
+                                      "热力图不能说明输出完全由 k2 产生。",
+                                      "The heatmap cannot show that k2 is clearly responsible for the output.",
+                                      "The heatmap cannot show that k2 leads to the output."])
+def test_those_claims_denied_are_the_causal_caveat(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" not in kinds(r), sentence
+    assert items(r)["limits"]["points"] > 0, sentence
