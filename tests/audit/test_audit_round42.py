@@ -9,6 +9,11 @@
    "without" of the claim's own ("It is not the case that k2 causes the output without removing k1" stays a denial).
 4. A zh rebuttal closed by its verdict (觉得……是错的) denies what it wraps, not a negation in a clause after it.
 The whole gaming audits are fixtures too (tests/audit/gaming/*_r42_*: bench/audit_validation.py reads them).
+
+Guards (they pass on main too, and stay so that the round's rules break none of them; round 42 review LOW 8): the
+CAVEAT cases of items 1, 3 and 4 that main already read right, the claims about "it" read as written, the comma
+qualifier that holds a claim, the denying lead before a counterfactual, and the two ASSERTED cases main already flagged
+("k2 by itself determines", the zh claim after ——).
 """
 
 from __future__ import annotations
