@@ -222,3 +222,18 @@ def test_those_claims_denied_are_the_causal_caveat(sentence: str) -> None:
     r = _graded(sentence)
     assert "overclaim" not in kinds(r), sentence
     assert items(r)["limits"]["points"] > 0, sentence
+
+
+# MED 6 (zh): 造就 / 左右 the output and 独自负责输出 said of a key; denied, the caveat
+@pytest.mark.parametrize("sentence", ["k2 造就了输出。", "k2 左右了输出。", "k2 独自负责输出。"])
+def test_zh_key_said_to_make_or_answer_for_the_output_is_overclaim(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" in kinds(r), sentence
+    assert items(r)["limits"]["points"] == 0, sentence
+
+
+@pytest.mark.parametrize("sentence", ["热力图不能说明 k2 左右了输出。", "热力图不能证明 k2 独自负责输出。"])
+def test_zh_those_claims_denied_are_the_causal_caveat(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" not in kinds(r), sentence
+    assert items(r)["limits"]["points"] > 0, sentence
