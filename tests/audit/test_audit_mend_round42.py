@@ -237,3 +237,19 @@ def test_zh_those_claims_denied_are_the_causal_caveat(sentence: str) -> None:
     r = _graded(sentence)
     assert "overclaim" not in kinds(r), sentence
     assert items(r)["limits"]["points"] > 0, sentence
+
+
+# MED 6: a key said alone between commas, or in a cleft
+@pytest.mark.parametrize("sentence", ["k2, alone, causes the output.", "It is k2 (alone) that causes the output."])
+def test_key_alone_between_commas_or_in_a_cleft_is_overclaim(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" in kinds(r), sentence
+    assert items(r)["limits"]["points"] == 0, sentence
+
+
+@pytest.mark.parametrize("sentence", ["The heatmap cannot show that it is k2 that causes the output.",
+                                      "We cannot say that k2, alone, causes the output."])
+def test_guard_key_alone_or_cleft_denied_is_the_caveat(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" not in kinds(r), sentence
+    assert items(r)["limits"]["points"] > 0, sentence
