@@ -462,18 +462,38 @@
     function stop(text, signIn) {
       stopped = true;
       reachable();
+      dropAppError();
       clearTimeout(timer);
       clearTimeout(listTimer);
-      var note = document.createElement("p");
-      note.className = "flash info";
-      note.setAttribute("role", "status");
-      note.setAttribute("data-attempts-stopped", "");
-      note.textContent = text + (signIn ? " " : "");
-      if (signIn) note.appendChild(signInLink(card, labels));
+      clearTimeout(cardTimer);
       var old = card.querySelector("[data-attempts-stopped]");
       if (old) old.remove();
-      var title = card.querySelector("h2");
-      if (title) title.insertAdjacentElement("afterend", note); else card.insertBefore(note, card.firstChild);
+      var note = sayOnCard("data-attempts-stopped", text + (signIn ? " " : ""));
+      if (signIn) note.appendChild(signInLink(card, labels));
+    }
+    /* A note of the card's (attr names it), under its title, said once: its words changed only when they change. */
+    function sayOnCard(attr, text) {
+      var note = card.querySelector("[" + attr + "]");
+      if (!note) {
+        note = document.createElement("p");
+        note.className = "flash info";
+        note.setAttribute("role", "status");
+        note.setAttribute(attr, "");
+        var title = card.querySelector("h2");
+        if (title) title.insertAdjacentElement("afterend", note); else card.insertBefore(note, card.firstChild);
+      }
+      if (note.textContent !== text) note.textContent = text;
+      return note;
+    }
+    /* Round 42: the app's own error page (a 500 it rendered, error.html) for the card was said as the server
+       unreachable; the app answered, with an error: said as such (appErred), not as an outage, the card asked again
+       on its back-off; the note goes when the card comes, or the page stops. */
+    function appErred(status) {
+      sayOnCard("data-attempts-error", fill(labels.app_error, { status: status }));
+    }
+    function dropAppError() {
+      var note = card.querySelector("[data-attempts-error]");
+      if (note) note.remove();
     }
     /* Round 37: a request that never got an answer (a connection that died without a word, a proxy holding it)
        kept `checking` set, and every later poll was skipped: the badge said "queued" for good. Each request of
@@ -507,18 +527,8 @@
     function unreachable(status) {   // status: "HTTP 502" when one came; else offline or no answer
       outage = true;
       clearTimeout(timer);
-      var why = whyDown(labels, status);
-      var note = card.querySelector("[data-attempts-down]");
-      if (!note) {
-        note = document.createElement("p");
-        note.className = "flash info";
-        note.setAttribute("role", "status");
-        note.setAttribute("data-attempts-down", "");
-        var title = card.querySelector("h2");
-        if (title) title.insertAdjacentElement("afterend", note); else card.insertBefore(note, card.firstChild);
-      }
-      var text = fill(labels.unreachable, { why: why });
-      if (note.textContent !== text) note.textContent = text;
+      dropAppError();   // one note says where things stand: the app's error seen before is not the latest news
+      sayOnCard("data-attempts-down", fill(labels.unreachable, { why: whyDown(labels, status) }));
     }
     function reachable(keep) {
       outage = false;
@@ -529,8 +539,20 @@
          waits failed was asked again each ~30 s for good) */
       if (stale && !stopped && !document.hidden) refreshCard();
     }
+    /* Round 42: a row's /status answered 404 (the attempt deleted, or not this sign-in's: asking again will not
+       change it) stopped the whole list; before round 36b it was asked again for good. Only that attempt stops being
+       followed, said on the card, and the card is fetched again; the other rows go on. `goneIds`: such attempts, not
+       polled again even when the card fetched again still lists them. */
+    var goneIds = {};
+    function forget(tr) {
+      var n = tr.getAttribute("data-attempt");
+      goneIds[tr.getAttribute("data-id")] = n;
+      sayOnCard("data-attempts-gone", fill(labels.attempt_gone, {
+        n: Object.keys(goneIds).map(function (id) { return goneIds[id]; }).join(labels.list_sep || ", ") }));
+    }
     function pending() {
       return Array.prototype.filter.call(card.querySelectorAll("tr[data-status-url]"), function (tr) {
+        if (goneIds.hasOwnProperty(tr.getAttribute("data-id"))) return false;
         var s = tr.getAttribute("data-status");
         return s === "queued" || s === "running";
       });
@@ -552,7 +574,8 @@
         .then(function (r) {
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
           if (r.status === 401 || (r.redirected && !json)) return { signedOut: true };
-          if (r.status === 403 || r.status === 404) return { refused: r.status, attempt: tr.getAttribute("data-attempt") };
+          if (r.status === 403) return { forbidden: r.status };
+          if (r.status === 404) return { gone: tr };
           if (r.status >= 500 && !json) return { down: "HTTP " + r.status };   // not the app's answer
           return r.ok && json ? r.json() : null;
         }, function () { return { down: true }; })
@@ -580,19 +603,33 @@
                                                                 headers: { "Accept": "text/html" }, cache: "no-store" })
         .then(function (r) {
           if (r.status === 401 || r.redirected) { stop(labels.signed_out, true); return null; }
-          if (r.status >= 500) return { down: "HTTP " + r.status };
+          /* Round 42: a 403 or 404 (the app answers 404 to an assignment deleted, hidden, or not this sign-in's) was
+             asked again about once a minute for good, the student told nothing: asking again will not change it */
+          if (r.status === 403) { stop(fill(labels.forbidden, { status: r.status }), true); return null; }
+          if (r.status === 404) { stop(labels.page_gone, false); return null; }
+          if (r.status >= 500) {
+            /* the app's own error page (error.html: #error-message) is an answer; any other 5xx page is a proxy's */
+            var status = "HTTP " + r.status;
+            return r.text().then(function (html) {
+              var own = new DOMParser().parseFromString(html, "text/html").getElementById("error-message");
+              return own ? { erred: status } : { down: status };
+            }, function () { return { down: status }; });
+          }
           return r.ok ? r.text().catch(function () { return { down: true }; }) : null;   // a body not read in time
         }, function () { return { down: true }; })
         .then(function (html) {
           var fresh = typeof html === "string" &&
             new DOMParser().parseFromString(html, "text/html").getElementById(card.id);
+          if (html && html.erred) appErred(html.erred);
           if (!fresh) { cardFailed(html && html.down); return; }
           stale = false;
           cardTries = 0;
           cardDownSince = 0;
-          var chosen = {}, focus = focusKey(card);
+          var chosen = {}, focus = focusKey(card), kept = card.querySelector("[data-attempts-gone]");
           card.querySelectorAll("select[name]").forEach(function (el) { chosen[el.name] = el.value; });
           card.innerHTML = fresh.innerHTML;
+          /* the attempts no longer followed stay said (the card's new content has no note of the page's) */
+          if (kept) sayOnCard("data-attempts-gone", kept.textContent);
           card.querySelectorAll("select[name]").forEach(function (el) {
             var keep = chosen[el.name];
             if (keep && Array.prototype.some.call(el.options, function (o) { return o.value === keep; })) el.value = keep;
@@ -641,8 +678,9 @@
         .then(function (answers) {
           var ended = false, news = [];
           var out = answers.filter(function (s) { return s && s.signedOut; })[0];
-          var refused = answers.filter(function (s) { return s && s.refused; })[0];
+          var forbidden = answers.filter(function (s) { return s && s.forbidden; })[0];
           if (out) { stop(labels.signed_out, true); return null; }
+          if (forbidden) { stop(fill(labels.forbidden, { status: forbidden.forbidden }), true); return null; }
           /* every row asked down: the server is down when the list is too (its last try down, or asked now when it
              has not answered since the rows went down); the list answering, only these rows' statuses err, polled
              at their pace as before round 40 */
@@ -662,10 +700,9 @@
             rowsDownSince = 0;
             if (outage) { reachable(); polls = 0; delay = 1000; }   // the server answers: the rows resume at once
           }
-          if (refused) {
-            stop(fill(labels.refused, { status: refused.refused, n: refused.attempt }), false);
-            return null;
-          }
+          var gone = answers.filter(function (s) { return s && s.gone; });
+          gone.forEach(function (s) { forget(s.gone); });
+          if (gone.length) return refreshCard();   // the list as it is now: a deleted attempt's row goes
           answers.forEach(function (s, i) {
             var tr = rows[i];
             if (!s || !s.status || s.status === tr.getAttribute("data-status")) return;
@@ -847,6 +884,10 @@
         .then(function (r) {
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
           if (r.status === 401 || (r.redirected && !json)) { stop(labels.signed_out, true); return null; }
+          /* Round 42: a 403 or 404 (the assignment deleted or hidden, or not this sign-in's) was asked again each
+             minute for good, the student told nothing */
+          if (r.status === 403) { stop(fill(labels.forbidden, { status: r.status }), true); return null; }
+          if (r.status === 404) { stop(labels.page_gone, false); return null; }
           var verdict = r.headers.get("X-Long-Poll");
           /* a twin tab's wait ended this one's; not a wait sent before a pagehide (the tab's next page ended it) */
           if (waits && verdict === "superseded" && sentShown === shown) newTabId();
