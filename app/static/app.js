@@ -609,11 +609,11 @@
           if (r.status === 404) { stop(labels.page_gone, false); return null; }
           if (r.status >= 500) {
             /* the app's own error page (error.html: #error-message) is an answer; any other 5xx page is a proxy's */
-            var status = "HTTP " + r.status;
+            var status = r.status;
             return r.text().then(function (html) {
               var own = new DOMParser().parseFromString(html, "text/html").getElementById("error-message");
-              return own ? { erred: status } : { down: status };
-            }, function () { return { down: status }; });
+              return own ? { erred: status } : { down: "HTTP " + status };
+            }, function () { return { down: "HTTP " + status }; });
           }
           return r.ok ? r.text().catch(function () { return { down: true }; }) : null;   // a body not read in time
         }, function () { return { down: true }; })
