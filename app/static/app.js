@@ -457,8 +457,8 @@
     said.setAttribute("aria-live", "polite");
     card.insertAdjacentElement("afterend", said);
     /* Round 36b: signed out in another tab, the status polls were sent to the sign-in page and asked again,
-       forever, the badges still "queued". A poll answered with the sign-in page or a 401 (or a 403/404: the
-       attempt is not to be seen, asking again will not change it) stops the list, and the card says so. */
+       forever, the badges still "queued". A poll answered with the sign-in page or a 401 (or, round 42, a 403:
+       this sign-in refused, asking again will not change it) stops the list, and the card says so. */
     function stop(text, signIn) {
       stopped = true;
       reachable();
@@ -471,7 +471,8 @@
       var note = sayOnCard("data-attempts-stopped", text + (signIn ? " " : ""));
       if (signIn) note.appendChild(signInLink(card, labels));
     }
-    /* A note of the card's (attr names it), under its title, said once: its words changed only when they change. */
+    /* A note of the card's (attr names it), under its title: made once, its words set only when they change (each
+       change is said again by assistive technology). */
     function sayOnCard(attr, text) {
       var note = card.querySelector("[" + attr + "]");
       if (!note) {
