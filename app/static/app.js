@@ -31,9 +31,10 @@
   }
   /* Sentences said one after the other: a space after an English one, none after a Chinese full stop
      ("请先解压。 你选择的文件仍然保留着" had a stray space between two Chinese sentences). */
+  var CJK_END = /[\u3000-\u303f\uff01-\uff1f]$/;   // a sentence ended by Chinese punctuation: no space after it
   function sentences(parts) {
     return parts.filter(Boolean).reduce(function (out, part) {
-      return out && !/[\u3000-\u303f\uff01-\uff1f]$/.test(out) ? out + " " + part : out + part;
+      return out && !CJK_END.test(out) ? out + " " + part : out + part;
     }, "");
   }
   function labelsOf(el) {
@@ -457,8 +458,8 @@
     said.setAttribute("aria-live", "polite");
     card.insertAdjacentElement("afterend", said);
     /* Round 36b: signed out in another tab, the status polls were sent to the sign-in page and asked again,
-       forever, the badges still "queued". A poll answered with the sign-in page or a 401 (or, round 42, a 403:
-       this sign-in refused, asking again will not change it) stops the list, and the card says so. */
+       forever, the badges still "queued". A poll answered with the sign-in page or a 401 (or, round 42, the app's
+       403: this sign-in refused, asking again will not change it) stops the list, and the card says so. */
     function stop(text, signIn) {
       stopped = true;
       reachable();
@@ -468,7 +469,7 @@
       clearTimeout(cardTimer);
       var old = card.querySelector("[data-attempts-stopped]");
       if (old) old.remove();
-      var note = sayOnCard("data-attempts-stopped", text + (signIn ? " " : ""));
+      var note = sayOnCard("data-attempts-stopped", text + (signIn && !CJK_END.test(text) ? " " : ""));
       if (signIn) note.appendChild(signInLink(card, labels));
     }
     /* A note of the card's (attr names it), under its title: made once, its words set only when they change (each
@@ -495,6 +496,29 @@
     function dropAppError() {
       var note = card.querySelector("[data-attempts-error]");
       if (note) note.remove();
+    }
+    /* Round 42 mend: any 403 or 404 stopped the list (or an attempt's following) for good, a proxy's page too (a
+       deploy's, a misrouted request's): only the app's own refusal is final, told by its JSON `code` (not_found,
+       forbidden) or its error page (error.html: #error-message); a proxy's is a failure to reach the server, asked
+       again on the back-off. Resolves to whether the answer is the app's. */
+    function appsRefusal(r) {
+      var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
+      return r.text().then(function (body) {
+        if (!json) return !!new DOMParser().parseFromString(body, "text/html").getElementById("error-message");
+        try { return JSON.parse(body).code === (r.status === 404 ? "not_found" : "forbidden"); } catch (e) { return false; }
+      }, function () { return false; });
+    }
+    /* The app refused the card or the list: a 403 says this sign-in was refused (the app answers a student's GET it
+       may not see with a 404, so no cause is guessed, no "sign in again"), a 404 that the assignment is not found. */
+    function refused(status) {
+      stop(status === 403 ? fill(labels.forbidden, { status: status }) : labels.page_gone, false);
+    }
+    /* Round 42 mend: another account signed in in another tab of this browser (or this one signed in again) made the
+       card fetched again show that sign-in's attempts, unsaid. The pages carry their sign-in's carry-key (base.html,
+       new at each sign-in): a card of another sign-in is not shown, the page stops and says so. */
+    function signInOf(doc) {
+      var meta = doc.querySelector('meta[name="carry-key"]');
+      return meta ? meta.getAttribute("content") || "" : "";
     }
     /* Round 37: a request that never got an answer (a connection that died without a word, a proxy holding it)
        kept `checking` set, and every later poll was skipped: the badge said "queued" for good. Each request of
@@ -548,8 +572,9 @@
     function forget(tr) {
       var n = tr.getAttribute("data-attempt");
       goneIds[tr.getAttribute("data-id")] = n;
-      sayOnCard("data-attempts-gone", fill(labels.attempt_gone, {
-        n: Object.keys(goneIds).map(function (id) { return goneIds[id]; }).join(labels.list_sep || ", ") }));
+      var ns = Object.keys(goneIds).map(function (id) { return goneIds[id]; });
+      sayOnCard("data-attempts-gone", fill(ns.length > 1 ? labels.attempts_gone : labels.attempt_gone, {
+        n: ns.join(labels.list_sep || ", ") }));
     }
     function pending() {
       return Array.prototype.filter.call(card.querySelectorAll("tr[data-status-url]"), function (tr) {
@@ -575,8 +600,13 @@
         .then(function (r) {
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
           if (r.status === 401 || (r.redirected && !json)) return { signedOut: true };
-          if (r.status === 403) return { forbidden: r.status };
-          if (r.status === 404) return { gone: tr };
+          if (r.status === 403 || r.status === 404) {
+            var status = r.status;
+            return appsRefusal(r).then(function (own) {
+              if (!own) return { down: "HTTP " + status };     // a proxy's page: asked again, as a 5xx page is
+              return status === 403 ? { forbidden: status } : { gone: tr };
+            });
+          }
           if (r.status >= 500 && !json) return { down: "HTTP " + r.status };   // not the app's answer
           return r.ok && json ? r.json() : null;
         }, function () { return { down: true }; })
@@ -593,11 +623,18 @@
     /* Round 41 mend: a card asked for while its fetch is under way (cardAgain) was dropped, yet that fetch may have
        been answered before the change that asked (a rescore): the score stayed as it was. It is fetched again once
        the one under way has brought the card (one that fails is asked again on its back-off, the change with it). */
-    var cardTimer = null, cardTries = 0, carding = null, cardAgain = false, cardDownSince = 0;
+    var cardTimer = null, cardTries = 0, carding = null, cardAgain = false, cardDownSince = 0, cardNotBefore = 0;
     function refreshCard() {
       if (stopped) return Promise.resolve(null);
       if (carding) { cardAgain = true; return carding; }
       clearTimeout(cardTimer);
+      /* the app's Retry-After (cardFailed) holds for every asker (the list's news, the tab shown again) */
+      var wait = cardNotBefore - Date.now();
+      if (wait > 0) {
+        stale = true;
+        cardTimer = setTimeout(function () { if (!outage && !document.hidden) refreshCard(); }, wait);
+        return Promise.resolve(null);
+      }
       cardAgain = false;
       stale = true;
       carding = fetchLimited(inPageLang(window.location.pathname), { credentials: "same-origin",
@@ -605,24 +642,38 @@
         .then(function (r) {
           if (r.status === 401 || r.redirected) { stop(labels.signed_out, true); return null; }
           /* Round 42: a 403 or 404 (the app answers 404 to an assignment deleted, hidden, or not this sign-in's) was
-             asked again about once a minute for good, the student told nothing: asking again will not change it */
-          if (r.status === 403) { stop(fill(labels.forbidden, { status: r.status }), true); return null; }
-          if (r.status === 404) { stop(labels.page_gone, false); return null; }
-          if (r.status >= 500) {
-            /* the app's own error page (error.html: #error-message) is an answer; any other 5xx page is a proxy's */
-            var status = r.status;
+             asked again about once a minute for good, the student told nothing: asking again will not change it.
+             Round 42 mend: the app's (appsRefusal); a proxy's is a failure to reach it */
+          var status = r.status;
+          if (status === 403 || status === 404) {
+            return appsRefusal(r).then(function (own) {
+              if (own) { refused(status); return null; }
+              return { down: "HTTP " + status };
+            });
+          }
+          if (status >= 500) {
+            /* the app's own error page (error.html: #error-message) is an answer; any other 5xx page is a proxy's.
+               Round 42 mend: its Retry-After (a 503's) is the next try's wait */
+            var after = parseInt(r.headers.get("Retry-After") || "", 10);
             return r.text().then(function (html) {
               var own = new DOMParser().parseFromString(html, "text/html").getElementById("error-message");
-              return own ? { erred: status } : { down: "HTTP " + status };
+              return own ? { erred: status, after: after > 0 ? after : 0 } : { down: "HTTP " + status };
             }, function () { return { down: "HTTP " + status }; });
           }
           return r.ok ? r.text().catch(function () { return { down: true }; }) : null;   // a body not read in time
         }, function () { return { down: true }; })
         .then(function (html) {
-          var fresh = typeof html === "string" &&
-            new DOMParser().parseFromString(html, "text/html").getElementById(card.id);
+          var doc = typeof html === "string" && new DOMParser().parseFromString(html, "text/html");
+          var fresh = doc && doc.getElementById(card.id);
           if (html && html.erred) appErred(html.erred);
-          if (!fresh) { cardFailed(html && html.down); return; }
+          if (!fresh) { cardFailed(html && html.down, html && html.after); return; }
+          var mine = signInOf(document);
+          if (mine && signInOf(doc) !== mine) {
+            var goneNote = card.querySelector("[data-attempts-gone]");   // its 404s were the other sign-in's
+            if (goneNote) goneNote.remove();
+            stop(labels.other_sign_in, false);
+            return;
+          }
           stale = false;
           cardTries = 0;
           cardDownSince = 0;
@@ -646,8 +697,9 @@
         });
       return carding;
     }
-    /* down: what was seen (true: no answer), as statusOf says it; else an answer without the card (a 4xx) */
-    function cardFailed(down) {
+    /* down: what was seen (true: no answer), as statusOf says it; else an answer without the card (a 4xx); after:
+       the seconds the app's error page asked to wait (Retry-After), the next try not sooner */
+    function cardFailed(down, after) {
       if (stopped) return;
       if (down) {
         if (!cardDownSince) cardDownSince = Date.now();
@@ -665,7 +717,9 @@
           checkList(true);
         }
       }
-      cardTimer = setTimeout(function () { if (!outage && !document.hidden) refreshCard(); }, backoff(cardTries));
+      if (after) cardNotBefore = Date.now() + after * 1000;
+      cardTimer = setTimeout(function () { if (!outage && !document.hidden) refreshCard(); },
+                             Math.max(backoff(cardTries), (after || 0) * 1000));
       cardTries = Math.min(cardTries + 1, 10);
     }
     function check() {
@@ -677,11 +731,12 @@
       checking = true;
       Promise.all(rows.map(statusOf))
         .then(function (answers) {
+          if (stopped) return null;    // answered after the page stopped (another sign-in): not this page's news
           var ended = false, news = [];
           var out = answers.filter(function (s) { return s && s.signedOut; })[0];
           var forbidden = answers.filter(function (s) { return s && s.forbidden; })[0];
           if (out) { stop(labels.signed_out, true); return null; }
-          if (forbidden) { stop(fill(labels.forbidden, { status: forbidden.forbidden }), true); return null; }
+          if (forbidden) { refused(forbidden.forbidden); return null; }
           /* every row asked down: the server is down when the list is too (its last try down, or asked now when it
              has not answered since the rows went down); the list answering, only these rows' statuses err, polled
              at their pace as before round 40 */
@@ -701,9 +756,10 @@
             rowsDownSince = 0;
             if (outage) { reachable(); polls = 0; delay = 1000; }   // the server answers: the rows resume at once
           }
+          /* the list as it is now is fetched (below): a deleted attempt's row goes. Round 42 mend: the other rows'
+             news of the same poll are said first (an attempt graded was not said when another's row was gone) */
           var gone = answers.filter(function (s) { return s && s.gone; });
           gone.forEach(function (s) { forget(s.gone); });
-          if (gone.length) return refreshCard();   // the list as it is now: a deleted attempt's row goes
           answers.forEach(function (s, i) {
             var tr = rows[i];
             if (!s || !s.status || s.status === tr.getAttribute("data-status")) return;
@@ -712,7 +768,7 @@
             if (s.status === "graded" || s.status === "error") ended = true;
           });
           if (news.length) said.textContent = sentences(news);
-          return ended ? refreshCard() : null;
+          return ended || gone.length ? refreshCard() : null;
         })
         .catch(function () { /* asked again at the next poll */ })
         .then(function () { checking = false; schedule(); });
@@ -761,7 +817,8 @@
        a second later went unused for a minute. The next try comes after LIST_RETRY_MS, doubled at each try not held
        up to LIST_CHECK_MS, each a random time between half of it and all of it (pages answered `now` together do not
        come back together): 1-2 s, 2-4 s, ... 16-32 s. A held wait starts it over. A 429 (this user's other tabs hold
-       their waits) and any other 4xx (the assignment deleted or hidden: 404, 403) keep the minute.
+       their waits) and any other 4xx keep the minute; round 42: the app's 403 or 404 (the assignment deleted or
+       hidden) stop the list, a proxy's is tried again as its 5xx pages are.
        Round 39 mend: once backed off, each try comes 60-70 s after the last (LIST_CHECK_MS plus up to
        LIST_JITTER_MS): 30-60 s asked a page told `now` for good about 1.33 times as often as the minute before
        round 39. 70 s stays below longpoll.TURN_S (75 s), for which a user refused is still waiting for a turn. */
@@ -886,37 +943,15 @@
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
           if (r.status === 401 || (r.redirected && !json)) { stop(labels.signed_out, true); return null; }
           /* Round 42: a 403 or 404 (the assignment deleted or hidden, or not this sign-in's) was asked again each
-             minute for good, the student told nothing */
-          if (r.status === 403) { stop(fill(labels.forbidden, { status: r.status }), true); return null; }
-          if (r.status === 404) { stop(labels.page_gone, false); return null; }
-          var verdict = r.headers.get("X-Long-Poll");
-          /* a twin tab's wait ended this one's; not a wait sent before a pagehide (the tab's next page ended it) */
-          if (waits && verdict === "superseded" && sentShown === shown) newTabId();
-          follow(waits && verdict === "held");
-          if (r.status >= 500 && !json) {            // not the app's answer: a proxy's page
-            later = retryDelay();
-            listDown(waits, "HTTP " + r.status);
-            return null;
+             minute for good, the student told nothing. Round 42 mend: the app's (appsRefusal); a proxy's is tried
+             again as a proxy's 5xx page is */
+          if (r.status === 403 || r.status === 404) {
+            return appsRefusal(r).then(function (own) {
+              if (own) { refused(r.status); return null; }
+              return answered(r, json, true);
+            });
           }
-          listUpAt = Date.now();
-          /* a plain try answering an outage a wait's 5xx page began keeps the note; a wait answered clears it */
-          if (outage) reachable(downKind === "wait" && !waits);
-          else if (noteKept && waits) reachable();
-          if (following) retries = 0;
-          else if (wasDown && !outage) {
-            /* the server answers again (this answer brings the list as it is): the wait at once, whose answer says
-               whether the rows are followed by it or polled. Round 40 mend: not when it was a wait's 5xx page that
-               began the outage (a proxy's limit on long requests?): asked at once, waits and tries alternated each
-               second, the note coming and going; the rows are asked at once, the wait on the back-off (not reset:
-               only a held wait resets it) */
-            rowsDownSince = 0;
-            if (downKind !== "wait") retries = 0;
-            if (listTag && downKind !== "wait") later = 0;
-            else { polls = 0; delay = 1000; check(); if (listTag) later = retryDelay(); }
-          } else if (r.status < 400 || r.status >= 500) later = retryDelay();   // other 4xx: the minute
-          if (!r.ok || !json) return null;        // a 304: nothing changed; else asked again as set above
-          listTag = r.headers.get("ETag");
-          return r.json();
+          return answered(r, json, false);
         }, function () {                            // no answer: refused, dropped, or none in time
           follow(false);
           later = retryDelay();
@@ -926,6 +961,37 @@
         .then(function (body) { return body && !stopped ? compareList(body.attempts || []) : null; })
         .catch(function () { if (later === undefined) later = retryDelay(); })   // a body not read in time, a bad one
         .then(function () { listing = false; watchList(later); });
+      /* proxys: a page not the app's (a 403 or 404 appsRefusal did not find the app's) */
+      function answered(r, json, proxys) {
+        var verdict = r.headers.get("X-Long-Poll");
+        /* a twin tab's wait ended this one's; not a wait sent before a pagehide (the tab's next page ended it) */
+        if (waits && verdict === "superseded" && sentShown === shown) newTabId();
+        follow(waits && verdict === "held");
+        if (proxys || (r.status >= 500 && !json)) {   // not the app's answer: a proxy's page
+          later = retryDelay();
+          listDown(waits, "HTTP " + r.status);
+          return null;
+        }
+        listUpAt = Date.now();
+        /* a plain try answering an outage a wait's 5xx page began keeps the note; a wait answered clears it */
+        if (outage) reachable(downKind === "wait" && !waits);
+        else if (noteKept && waits) reachable();
+        if (following) retries = 0;
+        else if (wasDown && !outage) {
+          /* the server answers again (this answer brings the list as it is): the wait at once, whose answer says
+             whether the rows are followed by it or polled. Round 40 mend: not when it was a wait's 5xx page that
+             began the outage (a proxy's limit on long requests?): asked at once, waits and tries alternated each
+             second, the note coming and going; the rows are asked at once, the wait on the back-off (not reset:
+             only a held wait resets it) */
+          rowsDownSince = 0;
+          if (downKind !== "wait") retries = 0;
+          if (listTag && downKind !== "wait") later = 0;
+          else { polls = 0; delay = 1000; check(); if (listTag) later = retryDelay(); }
+        } else if (r.status < 400 || r.status >= 500) later = retryDelay();   // other 4xx: the minute
+        if (!r.ok || !json) return null;        // a 304: nothing changed; else asked again as set above
+        listTag = r.headers.get("ETag");
+        return r.json();
+      }
     }
     /* Round 39: back online, the list is asked at once (it was at the next minute's check, or the backed-off try).
        Round 40: during an outage only the list is asked (its answer asks the rows), as on the tab shown again. */

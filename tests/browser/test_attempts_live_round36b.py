@@ -8,6 +8,7 @@ so in the page's language with a link to sign in again."""
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -74,7 +75,7 @@ def test_signed_out_in_another_tab_the_list_stops_polling_and_says_so(app, web, 
 
 
 @pytest.mark.parametrize("status", [403, 404])
-def test_an_attempt_the_server_refuses_stops_the_list_with_what_it_answered(app, web, factory, live_server,
+def test_an_attempt_the_app_refuses_is_asked_no_more_and_what_it_answered_is_said(app, web, factory, live_server,
                                                                             browser, status):
     app.config["LONGPOLL_SLOTS"] = 0               # round 38: rows are polled one by one where no wait is held
     app.config["LONGPOLL_LIST_SLOTS"] = 0          # round 38 mend: the lists have their own slots
@@ -89,14 +90,16 @@ def test_an_attempt_the_server_refuses_stops_the_list_with_what_it_answered(app,
 
     def refuse(route) -> None:
         polls.append(time.monotonic())
-        route.fulfill(status=status, content_type="application/json", body="{}")
+        # the app's answer (round 42 mend: a proxy's 403/404 is asked again)
+        route.fulfill(status=status, content_type="application/json",
+                      body=json.dumps({"code": "forbidden" if status == 403 else "not_found"}))
 
     page.route(f"**/submissions/{queued.id}/status*", refuse)
     page.goto(f"{live_server}/assignments/{a.slug}")
-    # round 42: a 403 says the sign-in was refused (with the way back), a 404 stops following that attempt alone
+    # round 42: a 403 says the sign-in was refused (stopping the list), a 404 stops following that attempt alone
     if status == 403:
         note = page.locator("#attempts [data-attempts-stopped]")
-        expect(note).to_have_text("服务器拒绝向当前登录显示这个列表（HTTP 403），列表不再更新。 重新登录以继续查看评分", timeout=10_000)
+        expect(note).to_have_text("服务器拒绝当前登录的账号查看这个列表（HTTP 403），列表不再更新。", timeout=10_000)
     else:
         note = page.locator("#attempts [data-attempts-gone]")
         expect(note).to_have_text("对当前登录的账号，服务器上已找不到第 1 次提交（HTTP 404），这里不再跟踪它的状态；其他提交仍在跟踪。",

@@ -70,13 +70,15 @@ def test_a_page_whose_navigator_says_offline_while_the_server_answers_keeps_foll
     page.context.close()
 
 
-def test_a_list_answered_404_keeps_the_minute_instead_of_seconds(app, web, factory, live_server, browser):
-    """The assignment deleted or hidden: a 404 is not a server restarting, tried again within seconds."""
+def test_a_list_the_app_answered_404_is_not_asked_again_and_says_so(app, web, factory, live_server, browser):
+    """The assignment deleted or hidden: the app's 404 is not a server restarting, tried again within seconds; round
+    42: nor asked again each minute unsaid, it is said and the list stops."""
     a, alice, sub = _graded(web, factory)
     holder: list[list[dict]] = []
 
     def watch(p) -> None:
-        p.route("**/attempts?*", lambda r: r.fulfill(status=404, body="gone", content_type="text/plain"))
+        p.route("**/attempts?*", lambda r: r.fulfill(status=404, body='{"error": "gone", "code": "not_found"}',
+                                                     content_type="application/json"))
         holder.append(_list_requests(p))
 
     page = _clocked_page(browser, live_server, alice.email, a.slug, watch=watch)
