@@ -1116,7 +1116,9 @@ SOURCE_NOTES = {"softmax_query_axis": source_lines.softmax_axis_note, "qk_swappe
                 "merge_heads_reversed": source_lines.merge_heads_reversed_note,
                 # round 41: the projection laid out [B, H, N, head_dim] with no transpose (and merged so, or not)
                 "split_no_transpose_only": source_lines.split_no_transpose_note,
-                "split_no_transpose": source_lines.split_merge_no_transpose_note}
+                "split_no_transpose": source_lines.split_merge_no_transpose_note,
+                # round 42: split [B, N, H, head_dim] and given to the kernel so
+                "heads_as_sequence": source_lines.heads_as_sequence_note}
 
 
 def with_source_line(key: str, student: object | None, cls_name: str, on_output: bool = False) -> Msg:

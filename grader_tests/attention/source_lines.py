@@ -1393,13 +1393,21 @@ def _first_and_others(found: list[tuple], cls_name: str) -> tuple[Msg, str, Msg]
     return where_in(line, owner, cls_name), code, also
 
 
+def _one_owner(found: list[tuple], cls_name: str) -> tuple[Msg, str, Msg] | None:
+    """``_first_and_others`` of findings all of one owner, each on its own line; None when there is none, they are
+    in different owners or two share a line (which one is meant is not read)."""
+    if not found or len({f[1] for f in found}) != 1 or len({f[0] for f in found}) != len(found):
+        return None
+    return _first_and_others(found, cls_name)
+
+
 def _order_note(source: str | None, cls_name: str, split: bool) -> Msg | None:
     """The line that splits (or merges) the heads last, quoted; lines more, of one owner, are said after the
     first (q, k and v split alike on three lines); None when there is none or they are in different owners."""
-    found = _order_lines(source, cls_name, split)
-    if not found or len({f[1] for f in found}) != 1 or len({f[0] for f in found}) != len(found):
+    said = _one_owner(_order_lines(source, cls_name, split), cls_name)
+    if said is None:
         return None
-    at, code, also = _first_and_others(found, cls_name)
+    at, code, also = said
     if split:
         return msg(f"{at['en']} splits the features as (head_dim, heads), the heads last{also['en']}: {code}",
                    f"{at['zh']}按先 `head_dim` 后 head 的顺序拆分特征{also['zh']}：{code}")
@@ -1666,6 +1674,13 @@ def _plain_bindings(name: str, line: int, fn: ast.AST) -> list[ast.Assign] | Non
     return before
 
 
+def _changed_in_place(name: str, after: int, before: int, fn: ast.AST) -> bool:
+    """An in-place method (``t.transpose_(1, 2)``) is called on ``name`` between the two lines."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_")
+               and isinstance(n.func.value, ast.Name) and n.func.value.id == name
+               and after < n.lineno < before for n in ast.walk(fn))
+
+
 def _projected(node: ast.AST, line: int, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...],
                names: dict[str, str], depth: int = 0) -> bool:
     """``node`` is a projection's output as the Linear gave it, [B, N, features]: ``self.q_proj(x)`` (an nn.Linear
@@ -1683,9 +1698,7 @@ def _projected(node: ast.AST, line: int, fn: ast.AST, members: tuple[tuple[str, 
         return False
     if bindings:
         last = bindings[-1]
-        return not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_")
-                       and isinstance(n.func.value, ast.Name) and n.func.value.id == node.id
-                       and last.lineno < n.lineno < line for n in ast.walk(fn)) \
+        return not _changed_in_place(node.id, last.lineno, line, fn) \
             and _projected(last.value, last.lineno, fn, members, names, depth + 1)
     params = _params(fn) if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) else []
     if fn.name == "forward" or node.id not in params or any(
@@ -1737,10 +1750,10 @@ def split_no_transpose_note(source: str | None, cls_name: str) -> Msg | None:
     """For heads split with view(B, H, N, head_dim) and no transpose (confirmed on the numbers, round 41): the line
     of the class that does it, quoted (q, k and v split alike on three lines: the others said after the first);
     None when there is none, or the lines are in different owners."""
-    found = split_no_transpose_lines(source, cls_name)
-    if not found or len({f[1] for f in found}) != 1 or len({f[0] for f in found}) != len(found):
+    said = _one_owner(split_no_transpose_lines(source, cls_name), cls_name)
+    if said is None:
         return None
-    at, code, also = _first_and_others(found, cls_name)
+    at, code, also = said
     return msg(f"{at['en']} lays the projection [B, N, H * head_dim] out as [B, H, N, head_dim] with no "
                f"transpose(1, 2), reading positions as heads{also['en']}: {code}",
                f"{at['zh']}没有先 `transpose(1, 2)`，直接把投影结果 [B, N, H * head_dim] 排成 [B, H, N, head_dim]，"
@@ -1754,6 +1767,129 @@ def split_merge_no_transpose_note(source: str | None, cls_name: str) -> Msg | No
     if split is None or merge is None:
         return split or merge
     return msg(f"{split['en']}; {merge['en']}", f"{split['zh']}；{merge['zh']}")
+
+
+# ------------------------------------------------------------------ round 42: heads given as the sequence
+_KERNELS = ("ScaledDotProductAttention",)     # the lab's kernel, given [B, H, N, head_dim] by its interface
+_SDPA_FUNCTIONS = ("torch.nn.functional.scaled_dot_product_attention",)
+
+
+def _split_heads_third(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...],
+                       names: dict[str, str]) -> bool:
+    """``node`` splits a projection's output [B, N, H * head_dim] into [B, N, H, head_dim], the heads third:
+    ``view(B, N, H, D)`` / ``reshape`` / ``torch.reshape`` (the third size the heads' number, the second not),
+    ``unflatten(-1, (H, D))``, ``torch.stack(t.split(D, -1), dim=2)`` (``t.chunk(H, -1)``), or ``rearrange(t,
+    'b n (h d) -> b n h d', h=H)``. Laid out so, the heads still have to be moved before the positions."""
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    tensor: ast.AST | None = None
+    if (reshaped := _reshaped(node, names)) is not None:
+        sizes = reshaped[1]
+        if len(sizes) == 4 and not any(isinstance(s, ast.BinOp | ast.Starred) for s in sizes[:2]) \
+                and _heads_size(sizes[2], fn, members) and not _heads_size(sizes[1], fn, members) \
+                and not _heads_size(sizes[3], fn, members):
+            tensor = reshaped[0]
+    elif isinstance(f, ast.Attribute) and f.attr == "unflatten" and len(node.args) == 2 and not node.keywords \
+            and _int(node.args[0]) in (-1, 2) and isinstance(node.args[1], ast.Tuple | ast.List) \
+            and len(node.args[1].elts) == 2 and _self_attr(f) is None and dotted_path(f, names) is None:
+        pair = node.args[1].elts
+        if _heads_size(pair[0], fn, members) and not _heads_size(pair[1], fn, members):
+            tensor = f.value
+    elif dotted_path(f, names) == "torch.stack" and node.args and isinstance(parts := node.args[0], ast.Call):
+        dims = [k.value for k in node.keywords if k.arg == "dim"] + node.args[1:2]
+        pf, pa = parts.func, list(parts.args)
+        if dotted_path(pf, names) in ("torch.chunk", "torch.split") and pa:
+            op, piece_of, pa = dotted_path(pf, names).removeprefix("torch."), pa[0], pa[1:]
+        elif isinstance(pf, ast.Attribute) and pf.attr in ("chunk", "split") and dotted_path(pf, names) is None:
+            op, piece_of = pf.attr, pf.value
+        else:
+            return False
+        pa += [k.value for k in parts.keywords if k.arg in ("chunks", "split_size_or_sections", "dim")]
+        pieces = len(pa) == 2 and _int(pa[1]) in (-1, 2) and (
+            (op == "chunk" and _heads_size(pa[0], fn, members))
+            or (op == "split" and _named_head_dim(pa[0], fn, members)))
+        if pieces and len(dims) == 1 and _int(dims[0]) == 2:
+            tensor = piece_of
+    elif (sides := _pattern(node)) is not None and node.args:
+        left, right = sides
+        heads = [k.arg for k in node.keywords if k.arg is not None and _heads_size(k.value, fn, members)]
+        if len(left) == 3 and len(left[2]) == 2 and len(right) == 4 and right[:2] == left[:2] \
+                and right[2:] == [[a] for a in left[2]] and heads == left[2][:1]:
+            tensor = node.args[0]
+    return tensor is not None and _projected(tensor, node.lineno, fn, members, names)
+
+
+def _given_splits(node: ast.AST, line: int, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...],
+                  names: dict[str, str], depth: int = 0) -> list[tuple[ast.AST, ast.AST]] | None:
+    """(function, split) of the heads-third split (``_split_heads_third``) that ``node``, read at ``line`` of
+    ``fn``, holds with no axis moved since: as written, through plain bindings (``_plain_bindings``, nothing done
+    in place between), past calls that keep the axes (``contiguous()``, ``float()``), and through a helper of the
+    family (``self.split_heads(x)``) with one ``return``; None when the code does not show one."""
+    if depth > 5:
+        return None
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _SAME_AXES \
+            and dotted_path(node.func, names) is None and _self_attr(node.func) is None:
+        node = node.func.value
+    if isinstance(node, ast.Name):
+        bindings = _plain_bindings(node.id, line, fn)
+        if not bindings or _changed_in_place(node.id, bindings[-1].lineno, line, fn):
+            return None
+        return _given_splits(bindings[-1].value, bindings[-1].lineno, fn, members, names, depth + 1)
+    if _split_heads_third(node, fn, members, names):
+        return [(fn, node)]
+    if not isinstance(node, ast.Call) or node.keywords or len(node.args) != 1:
+        return None
+    called = _self_attr(node.func) or (node.func.id if isinstance(node.func, ast.Name) else None)
+    helpers = [h for _, h in _functions(members) if h.name == called and h.name != "forward"]
+    if len(helpers) != 1:
+        return None
+    returns = [r for r in ast.walk(helpers[0]) if isinstance(r, ast.Return)]
+    if len(returns) != 1 or returns[0].value is None:
+        return None
+    return _given_splits(returns[0].value, returns[0].lineno, helpers[0], members, names, depth + 1)
+
+
+def _kernel_calls(fn: ast.AST, members: tuple[tuple[str, ast.AST], ...], names: dict[str, str]) -> list[ast.Call]:
+    """The calls of ``fn`` that give q, k and v to the lab's kernel: a module of self an ``__init__`` of the family
+    builds as ScaledDotProductAttention (``self.attention(q, k, v, mask)``), or F.scaled_dot_product_attention."""
+    kernels = {_self_attr(a.targets[0]) for _, member in members for init in ast.walk(member)
+               if isinstance(init, ast.FunctionDef) and init.name == "__init__" for a in ast.walk(init)
+               if isinstance(a, ast.Assign) and len(a.targets) == 1 and _self_attr(a.targets[0]) is not None
+               and isinstance(a.value, ast.Call) and (getattr(a.value.func, "id", None) in _KERNELS
+                                                      or getattr(a.value.func, "attr", None) in _KERNELS)}
+    return [n for n in ast.walk(fn) if isinstance(n, ast.Call) and len(n.args) >= 3
+            and ((_self_attr(n.func) in kernels) or dotted_path(n.func, names) in _SDPA_FUNCTIONS)]
+
+
+def heads_as_sequence_lines(source: str | None, cls_name: str) -> list[tuple[int, str, str]]:
+    """(line, owner, code) of each split that lays a projection's output out [B, N, H, head_dim] and reaches the
+    kernel as its q, k or v with no axis moved in between (``_given_splits``), the class's own first."""
+    tree = tree_of(source) if isinstance(source, str) else None
+    if tree is None:
+        return []
+    members, names, found = family(source, cls_name), torch_names(tree), set()
+    owners = {id(fn): owner for owner, fn in _functions(members)}
+    for _, fn in _functions(members):
+        for call in _kernel_calls(fn, members, names):
+            for arg in call.args[:3]:
+                for where, split in _given_splits(arg, call.lineno, fn, members, names) or []:
+                    found.add((split.lineno, owners[id(where)], _code(source, split)))
+    return _own_first(sorted(found), source, cls_name)
+
+
+def heads_as_sequence_note(source: str | None, cls_name: str) -> Msg | None:
+    """For heads split [B, N, H, head_dim] and given to the kernel with no transpose (confirmed on the numbers,
+    round 34): the split lines, quoted, the first with the others said after it (round 42); None when the class
+    shows none such, or lines of several owners."""
+    said = _one_owner(heads_as_sequence_lines(source, cls_name), cls_name)
+    if said is None:
+        return None
+    at, code, also = said
+    return msg(f"{at['en']} splits the projection into [B, N, H, head_dim], and it reaches ScaledDotProductAttention "
+               f"with no transpose(1, 2), the positions in dim 1 and the heads in dim 2{also['en']}: {code}",
+               f"{at['zh']}把投影结果拆成 [B, N, H, head_dim]，未经 `transpose(1, 2)` 就传给了 "
+               f"ScaledDotProductAttention，其中 dim 1 是位置、dim 2 是 head{also['zh']}：{code}")
 
 
 # ------------------------------------------------------------------ round 41: heads folded into the batch and back

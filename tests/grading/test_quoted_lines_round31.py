@@ -63,7 +63,12 @@ _QUOTES = [re.compile(_WHERE + tail) for tail in (
     # "line 37 folds the heads into the batch head by head, row h*B + b (so do lines 38, 39): CODE; line 48 unfolds
     # them sample by sample, row b*H + h: CODE"
     r" (?:folds the heads into the batch|unfolds them) (?:sample by sample, row b\*H \+ h|head by head, row h\*B \+ b)"
-    r"(?: \(so (?:does line|do lines) [\d, ]+\))?: (.+?)(?:; |$)")]
+    r"(?: \(so (?:does line|do lines) [\d, ]+\))?: (.+?)(?:; |$)",
+    # round 42: "line 43 splits the projection into [B, N, H, head_dim], and it reaches ScaledDotProductAttention
+    # with no transpose(1, 2), the positions in dim 1 and the heads in dim 2 (so do lines 44, 45): CODE"
+    r" splits the projection into \[B, N, H, head_dim\], and it reaches ScaledDotProductAttention with no "
+    r"transpose\(1, 2\), the positions in dim 1 and the heads in dim 2(?: \(so (?:does line|do lines) [\d, ]+\))?: "
+    r"(.+?)(?:; |$)")]
 
 
 def quoted_lines(feedback: str) -> list[tuple[int, str | None, str]]:

@@ -1,0 +1,117 @@
+"""Round 42, brief C: the multi-head layouts round 41 did not read quote the student's line, only when checked.
+
+heads_as_sequence: the projection split [B, N, H, head_dim] (view, reshape, unflatten, stack of pieces, einops)
+reaches ScaledDotProductAttention with no transpose(1, 2): the split is quoted. The same splits moved before the
+kernel (chained, in two statements, in place) quote nothing, nor does any correct corpus file.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from grader_tests.attention import diagnose, source_lines
+from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh
+from tests.grading.probes_round38 import line_of, probe
+from tests.grading.test_quoted_lines_round31 import _shown, quoted_lines
+from tests.grading.test_split_quotes_round41 import CLS, SPLIT, _with
+
+SEQUENCE_SPLITS = {   # the split as written (in split_heads), heads third and never moved
+    "view": "return t.view(t.size(0), -1, self.h, self.d_k)",
+    "reshape_tuple": "return t.reshape((t.size(0), t.size(1), self.h, self.d_k))",
+    "torch_reshape": "return torch.reshape(t, (t.size(0), -1, self.h, self.d_k))",
+    "unflatten": "return t.unflatten(-1, (self.h, self.d_k))",
+    "stack_of_chunks": "return torch.stack(t.chunk(self.h, dim=-1), dim=2)",
+    "stack_of_splits": "return torch.stack(torch.split(t, self.d_k, -1), 2)",
+    "einops": "return rearrange(t, 'b n (h d) -> b n h d', h=self.h)",
+    "contiguous_after": "return t.view(t.size(0), -1, self.h, self.d_k).contiguous()",
+}
+
+
+@pytest.mark.parametrize("case", SEQUENCE_SPLITS)
+def test_a_split_given_to_the_kernel_heads_third_is_quoted_in_both_languages(case):
+    written = SEQUENCE_SPLITS[case]
+    source = _with(SPLIT, written)
+    line = line_of(source, written)
+    said = source_lines.heads_as_sequence_note(source, CLS)
+    assert said is not None, case
+    (quoted_line, owner, code), = quoted_lines(said["en"])
+    assert (quoted_line, owner) == (line, None) and _shown(code, source.splitlines()[line - 1]), said
+    assert said["zh"].startswith(f"第 {line} 行把投影结果拆成 [B, N, H, head_dim]") and said["zh"].endswith(f"：{code}")
+    assert english_in_zh(said["zh"], code_names(source)) == []
+
+
+def test_three_splits_in_forward_given_to_the_kernel_are_said_on_one_note():
+    source = _with("q = self.split_heads(self.q_proj(x))\n        k = self.split_heads(self.k_proj(memory))\n"
+                   "        v = self.split_heads(self.v_proj(memory))",
+                   "q = self.q_proj(x).view(B, -1, self.h, self.d_k)\n        kp = self.k_proj(memory)\n"
+                   "        k = kp.view(B, -1, self.h, self.d_k)\n"
+                   "        v = self.v_proj(memory).view(B, -1, self.h, self.d_k).contiguous()")
+    said = source_lines.heads_as_sequence_note(source, CLS)
+    lines = [line_of(source, f"{t} = self.{t}_proj(") for t in ("q", "v")] + [line_of(source, "k = kp.view")]
+    assert said is not None and said["en"].startswith(f"line {lines[0]} ") \
+        and f"(so do lines {lines[2]}, {lines[1]})" in said["en"], said
+
+
+SPLITS_MOVED = {   # the same layouts, the heads moved before the positions before the kernel: nothing quoted
+    "right_split": SPLIT,
+    "two_steps": "t = t.view(t.size(0), -1, self.h, self.d_k)\n        return t.transpose(1, 2)",
+    "unflatten_then_transpose": "return t.unflatten(-1, (self.h, self.d_k)).transpose(1, 2)",
+    "stack_on_dim_1": "return torch.stack(t.chunk(self.h, dim=-1), dim=1)",
+    "einops_then_transpose": "return rearrange(t, 'b n (h d) -> b n h d', h=self.h).transpose(1, 2)",
+    "einops_heads_first": "return rearrange(t, 'b n (h d) -> b h n d', h=self.h)",
+    "permute": "return t.reshape(t.size(0), -1, self.h, self.d_k).permute(0, 2, 1, 3)",
+    "moved_in_place": "t = t.view(t.size(0), -1, self.h, self.d_k)\n        t.transpose_(1, 2)\n        return t",
+    "positions_third": "return t.view(t.size(0), self.h, -1, self.d_k)",
+}
+
+
+@pytest.mark.parametrize("case", SPLITS_MOVED)
+def test_a_split_moved_before_the_kernel_or_heads_second_quotes_no_sequence_line(case):
+    assert source_lines.heads_as_sequence_note(_with(SPLIT, SPLITS_MOVED[case]), CLS) is None
+
+
+def test_a_split_moved_in_forward_before_the_kernel_is_not_quoted():
+    source = _with(SPLIT, SEQUENCE_SPLITS["view"])
+    moved = _with("out, attn = self.attention(q, k, v,",
+                  "q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)\n"
+                  "        out, attn = self.attention(q, k, v,", source)
+    assert source_lines.heads_as_sequence_note(source, CLS) is not None
+    assert source_lines.heads_as_sequence_note(moved, CLS) is None
+    rebound = _with("out, attn = self.attention(q, k, v,", "q = q.transpose(1, 2)\n        k = k.transpose(1, 2)\n"
+                    "        v = v.transpose(1, 2)\n        out, attn = self.attention(q, k, v,", source)
+    assert source_lines.heads_as_sequence_note(rebound, CLS) is None
+
+
+def test_a_tensor_laid_out_heads_third_that_is_no_kernel_input_is_not_quoted():
+    source = _with("mask = None", "mask = None\n        dbg = self.q_proj(x).view(B, -1, self.h, self.d_k)")
+    assert source_lines.heads_as_sequence_note(source, CLS) is None
+
+
+SEQUENCE_FILES = {"r34_split_unflatten_no_transpose_merge_flatten": "return t.unflatten(-1",
+                  "r34_split_reshape_bthd_no_permute": "return t.reshape(B, N, self.num_heads",
+                  "split_stack_heads_dim2": "return torch.stack(t.split(",
+                  "r33_mha_split_unflatten_no_transpose": "return t.unflatten(-1"}
+
+
+@pytest.mark.parametrize("name", SEQUENCE_FILES)
+def test_the_heads_as_sequence_corpus_files_quote_their_split(name):
+    source = (SUBMISSIONS / "faulty" / f"{name}.py").read_text(encoding="utf-8")
+    assert "heads_as_sequence" in source.splitlines()[1]
+    said = diagnose.SOURCE_NOTES["heads_as_sequence"](source, CLS)
+    assert said is not None, name
+    (line, _owner, code), = quoted_lines(said["en"])
+    assert line == line_of(source, SEQUENCE_FILES[name]) and _shown(code, source.splitlines()[line - 1]), said
+
+
+@pytest.mark.slow
+def test_no_correct_corpus_file_gets_a_heads_as_sequence_quote():
+    files = sorted((SUBMISSIONS / "correct").rglob("*.py"))
+    for path in files:
+        source = path.read_text(encoding="utf-8", errors="replace")
+        for cls in (CLS, "ScaledDotProductAttention"):
+            assert source_lines.heads_as_sequence_lines(source, cls) == [], path.name
+    assert len(files) >= 343
+
+
+def test_the_probe_itself_quotes_nothing():
+    assert source_lines.heads_as_sequence_note(probe(), CLS) is None
