@@ -1954,6 +1954,13 @@ def _heads_letter(side: list[list[str]]) -> str | None:
     return None
 
 
+def _one_group(side: list[list[str]]) -> list[str] | None:
+    """The one bracketed group of two letters of an einops side, every other axis a single letter (``'n (b h)
+    d'`` -> ["b", "h"]); None for no such group, two of them, or a group of other sizes."""
+    groups = [axis for axis in side if len(axis) != 1]
+    return groups[0] if len(groups) == 1 and len(groups[0]) == 2 and len(set(groups[0])) == 2 else None
+
+
 def _fold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...], names: dict[str, str]) -> str | None:
     """The order ``node`` folds the heads into the batch in: "bh" (row b*H + h) for ``rearrange(t, 'b h n d -> (b h)
     n d')`` (or from ``'b n (h d)'``), a [B, H, ...] tensor reshaped with a first size of the heads times another
@@ -1965,11 +1972,13 @@ def _fold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...], 
     sides = _pattern(node)
     if sides is not None:
         left, right = sides
-        # the batch, left's first axis, grouped first on the right with another axis of the left (the heads, of
-        # 'b h n d' or of 'b n (h d)')
-        if left and len(left[0]) == 1 and right and len(right[0]) == 2 and left[0][0] in right[0] \
-                and len(set(right[0])) == 2 and _heads_letter(left) in right[0]:
-            order = "bh" if right[0][0] == left[0][0] else "hb"
+        # the batch, left's first axis, grouped on the right with another axis of the left (the heads, of 'b h n d'
+        # or of 'b n (h d)'): the rows' order is the group's, wherever the group stands ('(b h) n d', or 'n (b h)
+        # d' of a layout transposed after; round 42)
+        group = _one_group(right)
+        if left and len(left[0]) == 1 and group is not None and left[0][0] in group \
+                and _heads_letter(left) in group:
+            order = "bh" if group[0] == left[0][0] else "hb"
             # a [B, H, ...] pattern names the tensor's axes by place: of one whose batch and heads were exchanged
             # first ('b h n d' of q.transpose(0, 1)), the letters are the other way round (round 41 mend)
             if len(left) == 4 and node.args and _batch_heads(node.args[0], node.lineno, fn, names) == "hb":
@@ -2041,17 +2050,18 @@ def _unfold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]
     sides = _pattern(node)
     if sides is not None:
         left, right = sides
-        # the rows grouped first on the left: which of the two letters the heads are is read off the sizes given
-        # (``h=H``), never off where the right side puts them ('(h b) n d -> h b n d' reads the rows head by head,
-        # whatever is transposed after); no size of the heads' number given, or both: not read (round 41 mend)
-        if not (left and len(left[0]) == 2 and len(set(left[0])) == 2 and right
-                and all(any(letter in axis for axis in right) for letter in left[0])):
+        # the rows grouped on the left ('(b h) n d', or 'n (b h) d' of a layout transposed first; round 42): which
+        # of the two letters the heads are is read off the sizes given (``h=H``), never off where the right side
+        # puts them ('(h b) n d -> h b n d' reads the rows head by head, whatever is transposed after); no size of
+        # the heads' number given, or both: not read (round 41 mend)
+        group = _one_group(left)
+        if not (group is not None and right and all(any(letter in axis for axis in right) for letter in group)):
             return None
-        heads = [k.arg for k in node.keywords if k.arg in left[0] and (
+        heads = [k.arg for k in node.keywords if k.arg in group and (
             _heads_number(k.value, fn, members) or _kernel_heads(k.value, fn, names))]
         if len(heads) != 1:
             return None
-        return "hb" if left[0][0] == heads[0] else "bh"
+        return "hb" if group[0] == heads[0] else "bh"
     f = node.func
     if dotted_path(f, names) == "torch.stack" and node.args and isinstance(parts := node.args[0], ast.Call) \
             and isinstance(parts.func, ast.Attribute) and parts.func.attr in ("chunk", "split") \

@@ -13,7 +13,7 @@ from grader_tests.attention import diagnose, source_lines
 from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh
 from tests.grading.probes_round38 import line_of, probe
 from tests.grading.test_quoted_lines_round31 import _shown, quoted_lines
-from tests.grading.test_split_quotes_round41 import CLS, SPLIT, _with
+from tests.grading.test_split_quotes_round41 import CLS, SDPA, SPLIT, _kernel, _with
 
 SEQUENCE_SPLITS = {   # the split as written (in split_heads), heads third and never moved
     "view": "return t.view(t.size(0), -1, self.h, self.d_k)",
@@ -115,3 +115,35 @@ def test_no_correct_corpus_file_gets_a_heads_as_sequence_quote():
 
 def test_the_probe_itself_quotes_nothing():
     assert source_lines.heads_as_sequence_note(probe(), CLS) is None
+
+
+# ------------------------------------------------------------------ einops folds: the order read off the group
+GROUP_ANYWHERE = {   # a fold or unfold whose two-letter group is not the first axis: (code, fold or unfold, order)
+    "fold_seq_first_bh": ("fq = rearrange(q, 'b h n d -> n (b h) d').transpose(0, 1)", "fold", "bh"),
+    "fold_seq_first_hb": ("fq = rearrange(q, 'b h n d -> n (h b) d').transpose(0, 1)", "fold", "hb"),
+    "unfold_seq_first_bh": ("out = rearrange(o.transpose(0, 1), 'n (b h) d -> b h n d', h=H)", "unfold", "bh"),
+    "unfold_seq_first_hb": ("out = rearrange(o.transpose(0, 1), 'n (h b) d -> b h n d', h=H)", "unfold", "hb"),
+}
+
+
+@pytest.mark.parametrize("case", GROUP_ANYWHERE)
+def test_an_einops_fold_or_unfold_reads_its_order_off_the_group_wherever_it_stands(case):
+    code, side, order = GROUP_ANYWHERE[case]
+    other = {"bh": "hb", "hb": "bh"}[order]
+    fold = code if side == "fold" else f"fq = rearrange(q, 'b h n d -> ({other[0]} {other[1]}) n d')"
+    unfold = code if side == "unfold" else f"out = rearrange(o, '({other[0]} {other[1]}) n d -> b h n d', h=H)"
+    source = _kernel(fold, unfold)
+    folded, unfolded = source_lines.fold_lines(source, SDPA)
+    read = folded if side == "fold" else unfolded
+    assert {f[3] for f in read} == {order} and line_of(source, code.split(" = ")[0] + " = ") in {f[0] for f in read}
+    said = source_lines.fold_note(source, SDPA, f"{folded[0][3]}_{unfolded[0][3]}")
+    assert said is not None and [q[0] for q in quoted_lines(said["en"])] \
+        == [line_of(source, "fq = "), line_of(source, "out = ")], said
+    right = source.replace(f"({other[0]} {other[1]})", f"({order[0]} {order[1]})")
+    folded, unfolded = source_lines.fold_lines(right, SDPA)
+    assert len({f[3] for f in folded} | {f[3] for f in unfolded}) == 1, (folded, unfolded)
+
+
+def test_a_group_of_the_heads_with_the_positions_is_no_fold_wherever_it_stands():
+    source = _kernel("fq = rearrange(q, 'b h n d -> b (n h) d')", "out = rearrange(o, '(b h) n d -> b h n d', h=H)")
+    assert source_lines.fold_lines(source, SDPA)[0] == []
