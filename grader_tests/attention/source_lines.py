@@ -1954,6 +1954,24 @@ def _heads_letter(side: list[list[str]]) -> str | None:
     return None
 
 
+def _named_layout(sizes: list[ast.AST], line: int, fn: ast.AST) -> list[ast.AST]:
+    """The sizes a reshape at ``line`` of ``fn`` is given through a name (``x.reshape(shape)``, ``x.view(*shape)``):
+    those of the tuple (or list never changed after: no ``shape[0] = ...``, no ``shape.append(...)``) its one last
+    plain binding holds (``shape = (B * H, N, D)``, ``_plain_bindings``; round 42); ``sizes`` as given otherwise."""
+    named = sizes[0].value if len(sizes) == 1 and isinstance(sizes[0], ast.Starred) else sizes[0] if len(sizes) == 1 \
+        else None
+    if not isinstance(named, ast.Name):
+        return sizes
+    bindings = _plain_bindings(named.id, line, fn)
+    value = bindings[-1].value if bindings else None
+    changed = any(isinstance(n, ast.Subscript | ast.Attribute) and isinstance(n.value, ast.Name)
+                  and n.value.id == named.id and (isinstance(n, ast.Attribute) or not isinstance(n.ctx, ast.Load))
+                  for n in ast.walk(fn))          # ``shape[0] = ...``, ``shape.append(...)``: a list changed after
+    if isinstance(value, ast.Tuple) or (isinstance(value, ast.List) and not changed):
+        return sizes if any(isinstance(e, ast.Starred) for e in value.elts) else list(value.elts)
+    return sizes
+
+
 def _one_group(side: list[list[str]]) -> list[str] | None:
     """The one bracketed group of two letters of an einops side, every other axis a single letter (``'n (b h)
     d'`` -> ["b", "h"]); None for no such group, two of them, or a group of other sizes."""
@@ -2013,7 +2031,7 @@ def _fold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...], 
     reshaped = _reshaped(node, names)
     if reshaped is None or not reshaped[1]:
         return None
-    first = reshaped[1][0]
+    first = _named_layout(reshaped[1], node.lineno, fn)[0]
     if isinstance(first, ast.BinOp) and isinstance(first.op, ast.Mult) and (
             _heads_number(first.left, fn, members) or _heads_number(first.right, fn, members)):
         return _batch_heads(reshaped[0], node.lineno, fn, names)
@@ -2073,8 +2091,9 @@ def _unfold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]
     if isinstance(f, ast.Attribute) and f.attr == "unflatten" and len(node.args) == 2 and _int(node.args[0]) == 0 \
             and isinstance(node.args[1], ast.Tuple | ast.List) and len(node.args[1].elts) == 2:
         pair = node.args[1].elts
-    elif (reshaped := _reshaped(node, names)) is not None and len(reshaped[1]) >= 3:
-        pair = reshaped[1][:2]
+    elif (reshaped := _reshaped(node, names)) is not None \
+            and len(sizes := _named_layout(reshaped[1], node.lineno, fn)) >= 3:
+        pair = sizes[:2]
     else:
         return None
     if any(isinstance(s, ast.BinOp | ast.Starred) for s in pair):

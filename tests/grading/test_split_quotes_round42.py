@@ -147,3 +147,41 @@ def test_an_einops_fold_or_unfold_reads_its_order_off_the_group_wherever_it_stan
 def test_a_group_of_the_heads_with_the_positions_is_no_fold_wherever_it_stands():
     source = _kernel("fq = rearrange(q, 'b h n d -> b (n h) d')", "out = rearrange(o, '(b h) n d -> b h n d', h=H)")
     assert source_lines.fold_lines(source, SDPA)[0] == []
+
+
+# ------------------------------------------------------------------ reshape folds through a named layout
+NAMED_LAYOUTS = {   # (fold of q, k and v alike, unfold): the sizes given through a name
+    "tuple_reshape": ("shape = (B * H, Nq, D)\n        fq = q.reshape(shape)", "out = o.view(H, B, Nq, D).transpose(0, 1)",
+                      "bh", "hb"),
+    "tuple_starred_view": ("shape = (B * H, Nq, D)\n        fq = q.view(*shape)",
+                           "back = (H, B, Nq, D)\n        out = o.view(*back).transpose(0, 1)", "bh", "hb"),
+    "list_unfold": ("fq = q.transpose(0, 1).reshape(H * B, Nq, D)", "back = [B, H, Nq, D]\n        out = o.view(back)",
+                    "hb", "bh"),
+}
+
+
+@pytest.mark.parametrize("case", NAMED_LAYOUTS)
+def test_a_fold_or_unfold_given_its_sizes_through_a_name_is_read_and_quoted(case):
+    fold, unfold, fold_order, unfold_order = NAMED_LAYOUTS[case]
+    source = _kernel(fold, unfold)
+    folded, unfolded = source_lines.fold_lines(source, SDPA)
+    assert [f[3] for f in folded] == [fold_order] * 3 and [f[3] for f in unfolded] == [unfold_order], (folded, unfolded)
+    said = source_lines.fold_note(source, SDPA, f"{fold_order}_{unfold_order}")
+    assert said is not None and [q[0] for q in quoted_lines(said["en"])] \
+        == [line_of(source, "fq = "), line_of(source, "out = ")], said
+    right = _kernel(fold, unfold.replace("H, B,", "B, H,").replace("[B, H,", "[H, B,"))
+    assert len({f[3] for found in source_lines.fold_lines(right, SDPA) for f in found}) == 1
+
+
+NAMED_UNSURE = {   # a layout name changed after, or bound in a branch the reshape is not in: not read
+    "list_item_set": "shape = [B * H, Nq, D]\n        shape[0] = Nq\n        fq = q.view(*shape)",
+    "list_method": "shape = [B * H, Nq, D]\n        shape.reverse()\n        fq = q.view(*shape)",
+    "branch": "shape = (B * H, Nq, D)\n        if B:\n            shape = (Nq, B * H, D)\n        fq = q.view(*shape)",
+    "augmented": "shape = (B * H, Nq)\n        shape += (D,)\n        fq = q.view(*shape)",
+}
+
+
+@pytest.mark.parametrize("case", NAMED_UNSURE)
+def test_a_layout_name_not_bound_plainly_is_not_read(case):
+    assert source_lines.fold_lines(_kernel(NAMED_UNSURE[case], "out = o.view(H, B, Nq, D).transpose(0, 1)"), SDPA) \
+        == ([], [])
