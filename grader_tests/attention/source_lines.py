@@ -1214,8 +1214,15 @@ def _dims(args: list[ast.AST]) -> list[int | None]:
 def _heads_last(node: ast.AST, names: dict[str, str]) -> ast.AST | None:
     """The tensor ``node`` reorders from [B, H, N, D] to [B, N, D, H]: ``t.permute(0, 2, 3, 1)`` (a list, a
     negative dim, ``torch.permute(t, ...)``), ``t.movedim(1, -1)`` (``torch.movedim``), or ``t.transpose(1,
-    2).transpose(2, 3)``; None for anything else."""
-    if not isinstance(node, ast.Call) or node.keywords:
+    2).transpose(2, 3)``, or ``rearrange(t, 'b h n d -> b n d h')`` (round 42: einops in two steps, the flatten
+    after); None for anything else."""
+    if not isinstance(node, ast.Call):
+        return None
+    if (sides := _pattern(node)) is not None:
+        left, right = sides
+        return node.args[0] if len(left) == 4 == len(right) and all(len(a) == 1 for a in left + right) \
+            and right == [left[0], left[2], left[3], left[1]] else None
+    if node.keywords:
         return None
     f = node.func
     torch_fn = (dotted_path(f, names) or "").removeprefix("torch.")
@@ -1230,9 +1237,9 @@ def _heads_last(node: ast.AST, names: dict[str, str]) -> ast.AST | None:
     if op == "movedim":
         return tensor if _dims(args) == [1, 3] else None
     first = tensor
-    if op == "transpose" and sorted(_dims(args)) == [2, 3] and isinstance(first, ast.Call) \
+    if op == "transpose" and len(args) == 2 and set(_dims(args)) == {2, 3} and isinstance(first, ast.Call) \
             and isinstance(first.func, ast.Attribute) and first.func.attr == "transpose" \
-            and sorted(_dims(first.args)) == [1, 2]:
+            and len(first.args) == 2 and set(_dims(first.args)) == {1, 2}:
         return first.func.value
     return None
 
@@ -1271,7 +1278,37 @@ def _merge_dim_first(node: ast.AST, fn: ast.AST, names: dict[str, str]) -> tuple
     if len(left) == 4 and len(right) == 3 and len(right[2]) == 2 and left[1] == right[2][1:] \
             and left[3] == right[2][:1]:
         return node.args[0], node
+    # round 42: the second of two einops steps, 'b n h d -> b n (d h)' of the output moved [B, N, H, D] first
+    if len(left) == 4 and len(right) == 3 and right[:2] == left[:2] and right[2] == left[3] + left[2] \
+            and all(len(a) == 1 for a in left) and (tensor := _positions_first(node.args[0], node.lineno, fn, names)):
+        return tensor, node
     return None
+
+
+def _positions_first(node: ast.AST, line: int, fn: ast.AST, names: dict[str, str]) -> ast.AST | None:
+    """The tensor [B, H, N, D] that ``node`` (read at ``line``) moves to [B, N, H, D]: ``t.transpose(1, 2)``
+    (``swapaxes``, ``swapdims``), ``t.permute(0, 2, 1, 3)`` or ``rearrange(t, 'b h n d -> b n h d')``, past
+    ``contiguous()``, as written or held by a name through its plain bindings (``_plain_bindings``); None for
+    anything else."""
+    node = _uncontiguous(node)
+    if isinstance(node, ast.Name):
+        bindings = _plain_bindings(node.id, line, fn)
+        if not bindings or _changed_in_place(node.id, bindings[-1].lineno, line, fn):
+            return None
+        node = _uncontiguous(bindings[-1].value)
+    if not isinstance(node, ast.Call):
+        return None
+    if (sides := _pattern(node)) is not None:
+        left, right = sides
+        return node.args[0] if len(left) == 4 == len(right) and all(len(a) == 1 for a in left + right) \
+            and right == [left[0], left[2], left[1], left[3]] else None
+    f = node.func
+    if not isinstance(f, ast.Attribute) or dotted_path(f, names) is not None or _self_attr(f) is not None \
+            or node.keywords:
+        return None
+    if f.attr in ("transpose", "swapaxes", "swapdims") and len(node.args) == 2 and set(_dims(node.args)) == {1, 2}:
+        return f.value
+    return f.value if f.attr == "permute" and _dims(node.args) == [0, 2, 1, 3] else None
 
 
 def _attention_value(value: ast.AST, weights: set[str], names: dict[str, str]) -> bool:
@@ -1570,7 +1607,7 @@ def _heads_backwards(node: ast.AST) -> tuple[ast.AST, bool] | None:
     if dims == [1]:
         return inner, False
     if dims == [2] and isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and (
-            (inner.func.attr == "transpose" and sorted(_dims(inner.args)) == [1, 2])
+            (inner.func.attr == "transpose" and len(inner.args) == 2 and set(_dims(inner.args)) == {1, 2})
             or (inner.func.attr == "permute" and _dims(inner.args) == [0, 2, 1, 3])):
         return inner.func.value, True
     return None

@@ -185,3 +185,56 @@ NAMED_UNSURE = {   # a layout name changed after, or bound in a branch the resha
 def test_a_layout_name_not_bound_plainly_is_not_read(case):
     assert source_lines.fold_lines(_kernel(NAMED_UNSURE[case], "out = o.view(H, B, Nq, D).transpose(0, 1)"), SDPA) \
         == ([], [])
+
+
+# ------------------------------------------------------------------ einops heads-last merges in two steps
+MERGE = "merged = out.transpose(1, 2).reshape(B, -1, self.h * self.d_k)"
+TWO_STEP_MERGES = {   # a merge heads last in two steps, the step quoted
+    "rearrange_then_reshape": ("m = rearrange(out, 'b h n d -> b n d h')\n        merged = m.reshape(B, -1, self.h * "
+                               "self.d_k)", "rearrange(out, 'b h n d -> b n d h')"),
+    "rearrange_then_flatten_chained": ("merged = rearrange(out, 'b h n d -> b n d h').flatten(2)",
+                                       "rearrange(out, 'b h n d -> b n d h').flatten(2)"),
+    "rearrange_then_rearrange": ("m = rearrange(out, 'b h n d -> b n h d')\n        merged = rearrange(m, 'b n h d -> "
+                                 "b n (d h)')", "rearrange(m, 'b n h d -> b n (d h)')"),
+    "transpose_then_rearrange": ("m = out.transpose(1, 2)\n        merged = rearrange(m, 'b n h d -> b n (d h)')",
+                                 "rearrange(m, 'b n h d -> b n (d h)')"),
+    "permute_then_rearrange_chained": ("merged = rearrange(out.permute(0, 2, 1, 3), 'b n h d -> b n (d h)')",
+                                       "rearrange(out.permute(0, 2, 1, 3), 'b n h d -> b n (d h)')"),
+}
+
+
+@pytest.mark.parametrize("case", TWO_STEP_MERGES)
+def test_an_einops_merge_heads_last_in_two_steps_is_quoted(case):
+    written, code = TWO_STEP_MERGES[case]
+    source = _with(MERGE, written)
+    said = source_lines.merge_dim_first_note(source, CLS)
+    assert said is not None and said["en"] == f"line {line_of(source, code)} merges the heads last, after head_dim: " \
+        f"{code}", said
+    assert said["zh"] == f"第 {line_of(source, code)} 行合并时把 head 放在 `head_dim` 之后：{code}"
+
+
+RIGHT_TWO_STEP_MERGES = {
+    "rearrange_then_reshape": "m = rearrange(out, 'b h n d -> b n h d')\n        merged = m.reshape(B, -1, self.h * "
+                              "self.d_k)",
+    "rearrange_then_rearrange": "m = rearrange(out, 'b h n d -> b n h d')\n        merged = rearrange(m, 'b n h d -> "
+                                "b n (h d)')",
+    "rearrange_then_flatten": "merged = rearrange(out, 'b h n d -> b n h d').flatten(2)",
+    "not_moved_first": "merged = rearrange(out, 'b n h d -> b n (d h)')",
+    "moved_in_a_branch": "m = out\n        if B:\n            m = out.transpose(1, 2)\n"
+                         "        merged = rearrange(m, 'b n h d -> b n (d h)')",
+}
+
+
+@pytest.mark.parametrize("case", RIGHT_TWO_STEP_MERGES)
+def test_a_right_two_step_merge_or_one_whose_layout_is_not_shown_quotes_nothing(case):
+    assert source_lines.merge_dim_first_note(_with(MERGE, RIGHT_TWO_STEP_MERGES[case]), CLS) is None
+
+
+@pytest.mark.parametrize("merge", [
+    "merged = out.transpose(a, 2).flip(2).reshape(B, -1, self.h * self.d_k)",
+    "merged = out.transpose(a, 2).transpose(2, 3).reshape(B, -1, self.h * self.d_k)",
+    "merged = rearrange(out.transpose(1, a), 'b n h d -> b n (d h)')"])
+def test_a_transpose_of_a_dim_held_in_a_name_is_not_read_and_raises_nothing(merge):
+    source = _with(MERGE, "a = 1\n        " + merge)
+    assert source_lines.merge_dim_first_note(source, CLS) is None
+    assert source_lines.merge_heads_reversed_note(source, CLS) is None
