@@ -68,6 +68,12 @@ def family(source: str | None, cls_name: str) -> tuple[tuple[str, ast.AST], ...]
     return () if tree is None else tuple(class_family(tree, cls_name, MODULE))
 
 
+def _functions(members: list) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """(owner, function) of every function, nested ones too, in the members ``family`` gives."""
+    for owner, member in members:
+        yield from ((owner, n) for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+
+
 @functools.lru_cache(maxsize=8)
 def holder_of(source: str | None, cls_name: str) -> str | None:
     """The name of the class ``cls_name`` holds (``grading.family.holder``): the owner of the class's own lines."""
@@ -892,36 +898,35 @@ def head_means(source: str | None, cls_name: str) -> list[tuple[int, str, str | 
     names, members = torch_names(tree), family(source, cls_name)
     read_attrs: set[str] | None = None          # read once a function has a head mean to ask about
     found = []
-    for owner, member in members:
-        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
-            reductions = [(n, r) for n in ast.walk(fn) if (r := _head_reduce(n, names)) is not None
-                          and _divides_by_heads(n, fn, members, {_base(r[0], names)} - {None})]
-            if not reductions and not any(_reduced_dim(n, names, "sum") for n in ast.walk(fn)
-                                          if isinstance(n, ast.Call)):
+    for owner, fn in _functions(members):
+        reductions = [(n, r) for n in ast.walk(fn) if (r := _head_reduce(n, names)) is not None
+                      and _divides_by_heads(n, fn, members, {_base(r[0], names)} - {None})]
+        if not reductions and not any(_reduced_dim(n, names, "sum") for n in ast.walk(fn)
+                                      if isinstance(n, ast.Call)):
+            continue
+        weights, where = _weights_names(fn, names), _statements(fn)
+        if read_attrs is None:
+            read_attrs = {n.attr for _, m in members for n in ast.walk(m) if isinstance(n, ast.Attribute)
+                          and isinstance(n.ctx, ast.Load) and _self_attr(n) is not None}
+        for total, step, operand, dim in _two_step_means(fn, names, members, read_attrs):
+            base = _base(operand, names)
+            code = (_code(source, total), step.lineno, _code(source, step))
+            if base == "<softmax>" or base in weights:
+                found.append((total.lineno, owner, code, dim))
+        bound = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.For)
+                 for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target)
+                 if isinstance(t, ast.Name)} | set(_params(fn))
+        for n, reduced in reductions:
+            if id(n) not in where:
                 continue
-            weights, where = _weights_names(fn, names), _statements(fn)
-            if read_attrs is None:
-                read_attrs = {n.attr for _, m in members for n in ast.walk(m) if isinstance(n, ast.Attribute)
-                              and isinstance(n.ctx, ast.Load) and _self_attr(n) is not None}
-            for total, step, operand, dim in _two_step_means(fn, names, members, read_attrs):
-                base = _base(operand, names)
-                code = (_code(source, total), step.lineno, _code(source, step))
-                if base == "<softmax>" or base in weights:
-                    found.append((total.lineno, owner, code, dim))
-            bound = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.For)
-                     for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target)
-                     if isinstance(t, ast.Name)} | set(_params(fn))
-            for n, reduced in reductions:
-                if id(n) not in where:
-                    continue
-                if _discarded(where[id(n)], fn, read_attrs):
-                    continue
-                operand, dim = reduced
-                base = _base(operand, names)
-                if base == "<softmax>" or base in weights:
-                    found.append((n.lineno, owner, _code(source, n), dim))
-                elif base not in bound:      # not a tensor of its own (x, memory, q): it may be the weights
-                    found.append((n.lineno, owner, _code(source, n), None))
+            if _discarded(where[id(n)], fn, read_attrs):
+                continue
+            operand, dim = reduced
+            base = _base(operand, names)
+            if base == "<softmax>" or base in weights:
+                found.append((n.lineno, owner, _code(source, n), dim))
+            elif base not in bound:      # not a tensor of its own (x, memory, q): it may be the weights
+                found.append((n.lineno, owner, _code(source, n), None))
     return _own_first(sorted(set(found), key=lambda f: (f[0], f[1], str(f[2]))), source, cls_name)
 
 
@@ -1042,16 +1047,15 @@ def query_axis_layouts(source: str | None, cls_name: str) -> list[tuple[int, str
         return []
     names = torch_names(tree)
     found = set()
-    for owner, member in family(source, cls_name):
-        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
-            layouts = [(n, o) for n in ast.walk(fn) if (o := _query_axis_shape(n, names)) is not None]
-            if not layouts:
-                continue
-            masks = _mask_names(fn)
-            parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
-            for n, operand in layouts:
-                if _reads(operand, masks) and not _transposed(parents.get(id(n))):
-                    found.add((n.lineno, owner, _query_axis_code(source, n), None))
+    for owner, fn in _functions(family(source, cls_name)):
+        layouts = [(n, o) for n in ast.walk(fn) if (o := _query_axis_shape(n, names)) is not None]
+        if not layouts:
+            continue
+        masks = _mask_names(fn)
+        parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+        for n, operand in layouts:
+            if _reads(operand, masks) and not _transposed(parents.get(id(n))):
+                found.add((n.lineno, owner, _query_axis_code(source, n), None))
     return _own_first(sorted(found, key=lambda f: f[:3]), source, cls_name)
 
 
@@ -1361,16 +1365,15 @@ def _merges_attention(tensor: ast.AST, fn: ast.AST, members: tuple[tuple[str, as
     if base not in _params(fn) or getattr(fn, "name", "forward") == "forward":
         return False
     at = _params(fn).index(base)
-    for _, member in members:
-        for caller in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
-            outputs = None
-            for call in (n for n in ast.walk(caller) if isinstance(n, ast.Call) and len(n.args) > at):
-                f = call.func
-                if not ((isinstance(f, ast.Name) and f.id == fn.name) or _self_attr(f) == fn.name):
-                    continue
-                outputs = _attention_outputs(caller, names) if outputs is None else outputs
-                if _base(call.args[at], names) in outputs:
-                    return True
+    for _, caller in _functions(members):
+        outputs = None
+        for call in (n for n in ast.walk(caller) if isinstance(n, ast.Call) and len(n.args) > at):
+            f = call.func
+            if not ((isinstance(f, ast.Name) and f.id == fn.name) or _self_attr(f) == fn.name):
+                continue
+            outputs = _attention_outputs(caller, names) if outputs is None else outputs
+            if _base(call.args[at], names) in outputs:
+                return True
     return False
 
 
@@ -1408,15 +1411,14 @@ def _order_lines(source: str | None, cls_name: str, split: bool) -> list[tuple[i
     if tree is None:
         return []
     members, found, names = family(source, cls_name), set(), torch_names(tree)
-    for owner, member in members:
-        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
-            for n in ast.walk(fn):
-                if split:
-                    if _split_dim_first(n, fn, members) and _features_last(n, fn, names):
-                        found.add((n.lineno, owner, _code(source, n)))
-                elif (merged := _merge_dim_first(n, fn, names)) is not None \
-                        and _merges_attention(merged[0], fn, members, names):
-                    found.add((merged[1].lineno, owner, _code(source, merged[1])))
+    for owner, fn in _functions(members):
+        for n in ast.walk(fn):
+            if split:
+                if _split_dim_first(n, fn, members) and _features_last(n, fn, names):
+                    found.add((n.lineno, owner, _code(source, n)))
+            elif (merged := _merge_dim_first(n, fn, names)) is not None \
+                    and _merges_attention(merged[0], fn, members, names):
+                found.add((merged[1].lineno, owner, _code(source, merged[1])))
     return _own_first(sorted(found), source, cls_name)
 
 
@@ -1503,12 +1505,11 @@ def _given_fresh_output(tensor: ast.AST, at_line: int, fn: ast.AST, members: tup
             isinstance(n, ast.Name) and n.id == tensor.id and isinstance(n.ctx, ast.Store) for n in ast.walk(fn)):
         return False
     at = params.index(tensor.id)
-    for _, member in members:
-        for caller in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
-            for call in (n for n in ast.walk(caller) if isinstance(n, ast.Call) and len(n.args) > at):
-                if _self_attr(call.func) == fn.name and isinstance(call.args[at], ast.Name) \
-                        and _fresh_output(call.args[at].id, call.lineno, caller, names):
-                    return True
+    for _, caller in _functions(members):
+        for call in (n for n in ast.walk(caller) if isinstance(n, ast.Call) and len(n.args) > at):
+            if _self_attr(call.func) == fn.name and isinstance(call.args[at], ast.Name) \
+                    and _fresh_output(call.args[at].id, call.lineno, caller, names):
+                return True
     return False
 
 
@@ -1545,12 +1546,11 @@ def _fresh_output_lines(source: str | None, cls_name: str, pick) -> list[tuple[i
     if tree is None:
         return []
     members, names, found = family(source, cls_name), torch_names(tree), set()
-    for owner, member in members:
-        for fn in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
-            for n in ast.walk(fn):
-                if (picked := pick(n, fn, members)) is not None \
-                        and _given_fresh_output(picked[0], n.lineno, fn, members, names):
-                    found.add((n.lineno, owner, _code(source, n), picked[1]))
+    for owner, fn in _functions(members):
+        for n in ast.walk(fn):
+            if (picked := pick(n, fn, members)) is not None \
+                    and _given_fresh_output(picked[0], n.lineno, fn, members, names):
+                found.add((n.lineno, owner, _code(source, n), picked[1]))
     return _own_first(sorted(found), source, cls_name)
 
 
@@ -1742,8 +1742,7 @@ def _projected(node: ast.AST, line: int, fn: ast.AST, members: tuple[tuple[str, 
             isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Store) for n in ast.walk(fn)):
         return False
     at = params.index(node.id)
-    calls = [(caller, call) for _, member in members
-             for caller in (n for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+    calls = [(caller, call) for _, caller in _functions(members)
              for call in (n for n in ast.walk(caller) if isinstance(n, ast.Call) and len(n.args) > at)
              if _self_attr(call.func) == fn.name or (isinstance(call.func, ast.Name) and call.func.id == fn.name)]
     return bool(calls) and all(_projected(call.args[at], call.lineno, caller, members, names, depth + 1)
@@ -1763,12 +1762,6 @@ def _split_unmoved(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST
     return len(sizes) == 4 and not any(isinstance(s, ast.BinOp | ast.Starred) for s in sizes[:1]) \
         and _heads_size(sizes[1], fn, members) and not _heads_size(sizes[2], fn, members) \
         and _projected(tensor, node.lineno, fn, members, names)
-
-
-def _functions(members: list) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
-    """(owner, function) of every function, nested ones too, in the members ``family`` gives."""
-    for owner, member in members:
-        yield from ((owner, n) for n in ast.walk(member) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
 
 
 def split_no_transpose_lines(source: str | None, cls_name: str) -> list[tuple[int, str, str]]:
