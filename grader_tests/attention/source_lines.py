@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from grading.family import class_family, holder
 from grading.i18n import Msg, msg
@@ -1215,6 +1215,14 @@ def _dims(args: list[ast.AST]) -> list[int | None]:
     return [d % 4 if (d := _int(a)) is not None else None for a in elts]
 
 
+def _einops_moved(node: ast.Call, dims: tuple[int, ...]) -> ast.AST | None:
+    """The tensor ``rearrange(t, pattern)`` permutes as ``t.permute(*dims)`` would, four single letters a side
+    (``'b h n d -> b n d h'`` for (0, 2, 3, 1)); None for another pattern."""
+    left, right = _pattern(node) or ([], [])
+    return node.args[0] if len(left) == len(dims) == len(right) and all(len(a) == 1 for a in left + right) \
+        and right == [left[d] for d in dims] else None
+
+
 def _heads_last(node: ast.AST, names: dict[str, str]) -> ast.AST | None:
     """The tensor ``node`` reorders from [B, H, N, D] to [B, N, D, H]: ``t.permute(0, 2, 3, 1)`` (a list, a
     negative dim, ``torch.permute(t, ...)``), ``t.movedim(1, -1)`` (``torch.movedim``), or ``t.transpose(1,
@@ -1222,10 +1230,8 @@ def _heads_last(node: ast.AST, names: dict[str, str]) -> ast.AST | None:
     after); None for anything else."""
     if not isinstance(node, ast.Call):
         return None
-    if (sides := _pattern(node)) is not None:
-        left, right = sides
-        return node.args[0] if len(left) == 4 == len(right) and all(len(a) == 1 for a in left + right) \
-            and right == [left[0], left[2], left[3], left[1]] else None
+    if _pattern(node) is not None:
+        return _einops_moved(node, (0, 2, 3, 1))
     if node.keywords:
         return None
     f = node.func
@@ -1302,10 +1308,8 @@ def _positions_first(node: ast.AST, line: int, fn: ast.AST, names: dict[str, str
         node = _uncontiguous(bindings[-1].value)
     if not isinstance(node, ast.Call):
         return None
-    if (sides := _pattern(node)) is not None:
-        left, right = sides
-        return node.args[0] if len(left) == 4 == len(right) and all(len(a) == 1 for a in left + right) \
-            and right == [left[0], left[2], left[1], left[3]] else None
+    if _pattern(node) is not None:
+        return _einops_moved(node, (0, 2, 1, 3))
     f = node.func
     if not isinstance(f, ast.Attribute) or dotted_path(f, names) is not None or _self_attr(f) is not None \
             or node.keywords:
@@ -1432,26 +1436,24 @@ def _first_and_others(found: list[tuple], cls_name: str) -> tuple[Msg, str, Msg]
     return where_in(line, owner, cls_name), code, also
 
 
-def _one_owner(found: list[tuple], cls_name: str) -> tuple[Msg, str, Msg] | None:
-    """``_first_and_others`` of findings all of one owner, each on its own line; None when there is none, they are
-    in different owners or two share a line (which one is meant is not read)."""
+def _one_owner(found: list[tuple], cls_name: str, say: Callable[[Msg, str, Msg], Msg]) -> Msg | None:
+    """``say(*_first_and_others(found))`` for findings all of one owner, each on its own line; None when there is
+    none, they are in different owners or two share a line (which one is meant is not read)."""
     if not found or len({f[1] for f in found}) != 1 or len({f[0] for f in found}) != len(found):
         return None
-    return _first_and_others(found, cls_name)
+    return say(*_first_and_others(found, cls_name))
 
 
 def _order_note(source: str | None, cls_name: str, split: bool) -> Msg | None:
     """The line that splits (or merges) the heads last, quoted; lines more, of one owner, are said after the
     first (q, k and v split alike on three lines); None when there is none or they are in different owners."""
-    said = _one_owner(_order_lines(source, cls_name, split), cls_name)
-    if said is None:
-        return None
-    at, code, also = said
     if split:
-        return msg(f"{at['en']} splits the features as (head_dim, heads), the heads last{also['en']}: {code}",
-                   f"{at['zh']}按先 `head_dim` 后 head 的顺序拆分特征{also['zh']}：{code}")
-    return msg(f"{at['en']} merges the heads last, after head_dim{also['en']}: {code}",
-               f"{at['zh']}合并时把 head 放在 `head_dim` 之后{also['zh']}：{code}")
+        return _one_owner(_order_lines(source, cls_name, split), cls_name, lambda at, code, also: msg(
+            f"{at['en']} splits the features as (head_dim, heads), the heads last{also['en']}: {code}",
+            f"{at['zh']}按先 `head_dim` 后 head 的顺序拆分特征{also['zh']}：{code}"))
+    return _one_owner(_order_lines(source, cls_name, split), cls_name, lambda at, code, also: msg(
+        f"{at['en']} merges the heads last, after head_dim{also['en']}: {code}",
+        f"{at['zh']}合并时把 head 放在 `head_dim` 之后{also['zh']}：{code}"))
 
 
 def split_dim_first_note(source: str | None, cls_name: str) -> Msg | None:
@@ -1780,14 +1782,11 @@ def split_no_transpose_note(source: str | None, cls_name: str) -> Msg | None:
     """For heads split with view(B, H, N, head_dim) and no transpose (confirmed on the numbers, round 41): the line
     of the class that does it, quoted (q, k and v split alike on three lines: the others said after the first);
     None when there is none, or the lines are in different owners."""
-    said = _one_owner(split_no_transpose_lines(source, cls_name), cls_name)
-    if said is None:
-        return None
-    at, code, also = said
-    return msg(f"{at['en']} lays the projection [B, N, H * head_dim] out as [B, H, N, head_dim] with no "
-               f"transpose(1, 2), reading positions as heads{also['en']}: {code}",
-               f"{at['zh']}没有先 `transpose(1, 2)`，直接把投影结果 [B, N, H * head_dim] 排成 [B, H, N, head_dim]，"
-               f"把位置当作了 head{also['zh']}：{code}")
+    return _one_owner(split_no_transpose_lines(source, cls_name), cls_name, lambda at, code, also: msg(
+        f"{at['en']} lays the projection [B, N, H * head_dim] out as [B, H, N, head_dim] with no transpose(1, 2), "
+        f"reading positions as heads{also['en']}: {code}",
+        f"{at['zh']}没有先 `transpose(1, 2)`，直接把投影结果 [B, N, H * head_dim] 排成 [B, H, N, head_dim]，"
+        f"把位置当作了 head{also['zh']}：{code}"))
 
 
 def split_merge_no_transpose_note(source: str | None, cls_name: str) -> Msg | None:
@@ -1912,14 +1911,11 @@ def heads_as_sequence_note(source: str | None, cls_name: str) -> Msg | None:
     """For heads split [B, N, H, head_dim] and given to the kernel with no transpose (confirmed on the numbers,
     round 34): the split lines, quoted, the first with the others said after it (round 42); None when the class
     shows none such, or lines of several owners."""
-    said = _one_owner(heads_as_sequence_lines(source, cls_name), cls_name)
-    if said is None:
-        return None
-    at, code, also = said
-    return msg(f"{at['en']} splits the projection into [B, N, H, head_dim], and it reaches ScaledDotProductAttention "
-               f"with no transpose(1, 2), the positions in dim 1 and the heads in dim 2{also['en']}: {code}",
-               f"{at['zh']}把投影结果拆成 [B, N, H, head_dim]，未经 `transpose(1, 2)` 就传给了 "
-               f"ScaledDotProductAttention，其中 dim 1 是位置、dim 2 是 head{also['zh']}：{code}")
+    return _one_owner(heads_as_sequence_lines(source, cls_name), cls_name, lambda at, code, also: msg(
+        f"{at['en']} splits the projection into [B, N, H, head_dim], and it reaches ScaledDotProductAttention with "
+        f"no transpose(1, 2), the positions in dim 1 and the heads in dim 2{also['en']}: {code}",
+        f"{at['zh']}把投影结果拆成 [B, N, H, head_dim]，未经 `transpose(1, 2)` 就传给了 ScaledDotProductAttention，"
+        f"其中 dim 1 是位置、dim 2 是 head{also['zh']}：{code}"))
 
 
 # ------------------------------------------------------------------ round 41: heads folded into the batch and back
