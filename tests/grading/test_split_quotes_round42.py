@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from grader_tests.attention import diagnose, source_lines
-from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh
+from tests.grading.helpers import SUBMISSIONS, code_names, english_in_zh, graded_corpus_file
 from tests.grading.probes_round38 import line_of, probe
 from tests.grading.test_quoted_lines_round31 import _shown, quoted_lines
 from tests.grading.test_split_quotes_round41 import CLS, SDPA, SPLIT, _kernel, _with
@@ -238,3 +238,13 @@ def test_a_transpose_of_a_dim_held_in_a_name_is_not_read_and_raises_nothing(merg
     source = _with(MERGE, "a = 1\n        " + merge)
     assert source_lines.merge_dim_first_note(source, CLS) is None
     assert source_lines.merge_heads_reversed_note(source, CLS) is None
+
+
+@pytest.mark.slow
+def test_a_graded_heads_as_sequence_file_quotes_its_split_in_both_languages(executor):
+    path = SUBMISSIONS / "faulty" / "r34_split_reshape_bthd_no_permute.py"
+    line = line_of(path.read_text(encoding="utf-8"), "return t.reshape(B, N, self.num_heads")
+    said = [t["feedback"] for t in graded_corpus_file(executor, path)["tests"] if t["feedback"]]
+    assert any(f"line {line} (in MultiHeadAttention) splits the projection into [B, N, H, head_dim]" in s["en"]
+               or f"line {line} splits the projection into [B, N, H, head_dim]" in s["en"] for s in said), said
+    assert any(f"第 {line} 行" in s["zh"] and "把投影结果拆成 [B, N, H, head_dim]" in s["zh"] for s in said), said
