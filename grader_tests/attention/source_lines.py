@@ -1714,10 +1714,20 @@ def _plain_bindings(name: str, line: int, fn: ast.AST) -> list[ast.Assign] | Non
 
 
 def _changed_in_place(name: str, after: int, before: int, fn: ast.AST) -> bool:
-    """An in-place method (``t.transpose_(1, 2)``) is called on ``name`` between the two lines."""
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_")
-               and isinstance(n.func.value, ast.Name) and n.func.value.id == name
-               and after < n.lineno < before for n in ast.walk(fn))
+    """``name`` may be changed in place between the two lines: an in-place method called on it (``t.transpose_(1,
+    2)``), or any use but a read of it through an attribute (``t.size(1)``, ``t.shape``): passed to a function or
+    method (``torch.Tensor.transpose_(q, 1, 2)``, ``self.heads_first_(q, k, v)``), put in a tuple or list looped
+    over (``for t in (q, k, v): t.transpose_(1, 2)``), an attribute stored (``q.data = ...``). What such code does
+    to the axes is not read (round 42 mend)."""
+    parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+    for n in ast.walk(fn):
+        if not (isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and after < n.lineno < before):
+            continue
+        up = parents.get(id(n))
+        if not (isinstance(up, ast.Attribute) and isinstance(up.ctx, ast.Load) and not up.attr.endswith("_")
+                and up.attr != "data"):
+            return True
+    return False
 
 
 def _projected(node: ast.AST, line: int, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...],
@@ -1891,30 +1901,40 @@ def _kernel_calls(fn: ast.AST, members: tuple[tuple[str, ast.AST], ...], names: 
             and ((_self_attr(n.func) in kernels) or dotted_path(n.func, names) in _SDPA_FUNCTIONS)]
 
 
-def heads_as_sequence_lines(source: str | None, cls_name: str) -> list[tuple[int, str, str]]:
-    """(line, owner, code) of each split that lays a projection's output out [B, N, H, head_dim] and reaches the
-    kernel as its q, k or v with no axis moved in between (``_given_splits``), the class's own first."""
+def _sequence_splits(source: str | None, cls_name: str) -> tuple[list[tuple[int, str, str]], set[str]]:
+    """The splits ``heads_as_sequence_lines`` quotes, and the kernels they reach as the code names them
+    (``F.scaled_dot_product_attention``; a module of the class, ScaledDotProductAttention)."""
     tree = tree_of(source) if isinstance(source, str) else None
     if tree is None:
-        return []
-    members, names, found = family(source, cls_name), torch_names(tree), set()
+        return [], set()
+    members, names, found, kernels = family(source, cls_name), torch_names(tree), set(), set()
     owners = {id(fn): owner for owner, fn in _functions(members)}
     for _, fn in _functions(members):
         for call in _kernel_calls(fn, members, names):
             for arg in call.args[:3]:
                 for where, split in _given_splits(arg, call.lineno, fn, members, names) or []:
                     found.add((split.lineno, owners[id(where)], _code(source, split)))
-    return _own_first(sorted(found), source, cls_name)
+                    kernels.add(_code(source, call.func) if dotted_path(call.func, names) in _SDPA_FUNCTIONS
+                                else "ScaledDotProductAttention")
+    return _own_first(sorted(found), source, cls_name), kernels
+
+
+def heads_as_sequence_lines(source: str | None, cls_name: str) -> list[tuple[int, str, str]]:
+    """(line, owner, code) of each split that lays a projection's output out [B, N, H, head_dim] and reaches the
+    kernel as its q, k or v with no axis moved in between (``_given_splits``), the class's own first."""
+    return _sequence_splits(source, cls_name)[0]
 
 
 def heads_as_sequence_note(source: str | None, cls_name: str) -> Msg | None:
     """For heads split [B, N, H, head_dim] and given to the kernel with no transpose (confirmed on the numbers,
-    round 34): the split lines, quoted, the first with the others said after it (round 42); None when the class
-    shows none such, or lines of several owners."""
-    return _one_owner(heads_as_sequence_lines(source, cls_name), cls_name, lambda at, code, also: msg(
-        f"{at['en']} splits the projection into [B, N, H, head_dim], and it reaches ScaledDotProductAttention with "
+    round 34): the split lines, quoted, the first with the others said after it (round 42), naming the kernel as
+    the code calls it (round 42 mend); None when the class shows none such, or lines of several owners."""
+    found, kernels = _sequence_splits(source, cls_name)
+    kernel = ", ".join(sorted(kernels))
+    return _one_owner(found, cls_name, lambda at, code, also: msg(
+        f"{at['en']} splits the projection into [B, N, H, head_dim], and it reaches {kernel} with "
         f"no transpose(1, 2), the positions in dim 1 and the heads in dim 2{also['en']}: {code}",
-        f"{at['zh']}把投影结果拆成 [B, N, H, head_dim]，未经 `transpose(1, 2)` 就传给了 ScaledDotProductAttention，"
+        f"{at['zh']}把投影结果拆成 [B, N, H, head_dim]，未经 `transpose(1, 2)` 就传给了 {kernel}，"
         f"其中 dim 1 是位置、dim 2 是 head{also['zh']}：{code}"))
 
 
@@ -1998,10 +2018,11 @@ def _named_layout(sizes: list[ast.AST], line: int, fn: ast.AST) -> list[ast.AST]
     return sizes
 
 
-def _one_group(side: list[list[str]]) -> list[str] | None:
-    """The one bracketed group of two letters of an einops side, every other axis a single letter (``'n (b h)
-    d'`` -> ["b", "h"]); None for no such group, two of them, or a group of other sizes."""
-    groups = [axis for axis in side if len(axis) != 1]
+def _group_with(side: list[list[str]], letter: str) -> list[str] | None:
+    """The one bracketed group of two letters of an einops side holding ``letter`` (``'n (b h) d'``, "b" -> ["b",
+    "h"]; ``'(b h) (n d)'``, "b" -> ["b", "h"]); None for no such group or a group of other sizes. Read by the
+    letter it must hold, a second group elsewhere on the side (``(n d)``) does not hide it (round 42 mend)."""
+    groups = [axis for axis in side if len(axis) != 1 and letter in axis]
     return groups[0] if len(groups) == 1 and len(groups[0]) == 2 and len(set(groups[0])) == 2 else None
 
 
@@ -2019,9 +2040,8 @@ def _fold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...], 
         # the batch, left's first axis, grouped on the right with another axis of the left (the heads, of 'b h n d'
         # or of 'b n (h d)'): the rows' order is the group's, wherever the group stands ('(b h) n d', or 'n (b h)
         # d' of a layout transposed after; round 42)
-        group = _one_group(right)
-        if left and len(left[0]) == 1 and group is not None and left[0][0] in group \
-                and _heads_letter(left) in group:
+        group = _group_with(right, left[0][0]) if left and len(left[0]) == 1 else None
+        if group is not None and _heads_letter(left) in group:
             order = "bh" if group[0] == left[0][0] else "hb"
             # a [B, H, ...] pattern names the tensor's axes by place: of one whose batch and heads were exchanged
             # first ('b h n d' of q.transpose(0, 1)), the letters are the other way round (round 41 mend)
@@ -2057,7 +2077,8 @@ def _fold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...], 
     reshaped = _reshaped(node, names)
     if reshaped is None or not reshaped[1]:
         return None
-    first = _named_layout(reshaped[1], node.lineno, fn)[0]
+    layout = _named_layout(reshaped[1], node.lineno, fn)
+    first = layout[0] if layout else None     # ``shape = (); t.reshape(shape)``: no sizes to read
     if isinstance(first, ast.BinOp) and isinstance(first.op, ast.Mult) and (
             _heads_number(first.left, fn, members) or _heads_number(first.right, fn, members)):
         return _batch_heads(reshaped[0], node.lineno, fn, names)
@@ -2098,8 +2119,12 @@ def _unfold(node: ast.AST, fn: ast.AST, members: tuple[tuple[str, ast.AST], ...]
         # of the two letters the heads are is read off the sizes given (``h=H``), never off where the right side
         # puts them ('(h b) n d -> h b n d' reads the rows head by head, whatever is transposed after); no size of
         # the heads' number given, or both: not read (round 41 mend)
-        group = _one_group(left)
-        if not (group is not None and right and all(any(letter in axis for axis in right) for letter in group)):
+        # the rows are the batch's only when the right side keeps one of the group's letters as its first axis
+        # (the batch, or the heads of a layout transposed after): a group of the features or the positions
+        # ('b n (h d) -> b h n d', 'b (h n) d -> b h n d', 'b n (h d) -> (b h) n d') splits, it unfolds nothing
+        # (round 42 mend)
+        group = _group_with(left, right[0][0]) if right and len(right[0]) == 1 else None
+        if not (group is not None and all(any(letter in axis for axis in right) for letter in group)):
             return None
         heads = [k.arg for k in node.keywords if k.arg in group and (
             _heads_number(k.value, fn, members) or _kernel_heads(k.value, fn, names))]
