@@ -1314,9 +1314,18 @@ def _positions_first(node: ast.AST, line: int, fn: ast.AST, names: dict[str, str
     if not isinstance(f, ast.Attribute) or dotted_path(f, names) is not None or _self_attr(f) is not None \
             or node.keywords:
         return None
-    if f.attr in ("transpose", "swapaxes", "swapdims") and len(node.args) == 2 and set(_dims(node.args)) == {1, 2}:
-        return f.value
-    return f.value if f.attr == "permute" and _dims(node.args) == [0, 2, 1, 3] else None
+    return f.value if _swaps_heads_positions(node) else None
+
+
+def _swaps_heads_positions(node: ast.Call) -> bool:
+    """``node`` exchanges axes 1 and 2 of a 4-D tensor as a method: ``t.transpose(1, 2)`` (``swapaxes``,
+    ``swapdims``) or ``t.permute(0, 2, 1, 3)``."""
+    f = node.func
+    if not isinstance(f, ast.Attribute) or node.keywords:
+        return False
+    if f.attr in ("transpose", "swapaxes", "swapdims"):
+        return len(node.args) == 2 and set(_dims(node.args)) == {1, 2}
+    return f.attr == "permute" and _dims(node.args) == [0, 2, 1, 3]
 
 
 def _attention_value(value: ast.AST, weights: set[str], names: dict[str, str]) -> bool:
@@ -1608,9 +1617,7 @@ def _heads_backwards(node: ast.AST) -> tuple[ast.AST, bool] | None:
     inner = f.value
     if dims == [1]:
         return inner, False
-    if dims == [2] and isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and (
-            (inner.func.attr == "transpose" and len(inner.args) == 2 and set(_dims(inner.args)) == {1, 2})
-            or (inner.func.attr == "permute" and _dims(inner.args) == [0, 2, 1, 3])):
+    if dims == [2] and isinstance(inner, ast.Call) and _swaps_heads_positions(inner):
         return inner.func.value, True
     return None
 

@@ -170,3 +170,12 @@ def test_the_sequence_note_names_the_kernel_the_code_calls():
     assert "ScaledDotProductAttention" not in said["en"] + said["zh"]
     module = sl.heads_as_sequence_note(probe().replace(*SEQ_SPLIT), "MultiHeadAttention")
     assert "reaches ScaledDotProductAttention with" in module["en"]
+
+
+@pytest.mark.parametrize("move", ["swapaxes(1, 2)", "swapdims(2, 1)", "permute(0, 2, 1, 3)"])
+def test_heads_reversed_after_any_move_of_the_positions_first_are_quoted(move):
+    # _heads_backwards reads the move before flip(2) through the same test as _positions_first (round 42 mend)
+    written = f"merged = out.{move}.flip(2).reshape(B, -1, self.h * self.d_k)"
+    src = probe().replace("merged = out.transpose(1, 2).reshape(B, -1, self.h * self.d_k)", written)
+    said = sl.merge_heads_reversed_note(src, "MultiHeadAttention")
+    assert said is not None and f"line {_line(src, written)} puts the heads" in said["en"]
