@@ -1774,12 +1774,14 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
             if probe is None or _biases_left_out(probe) != names:
                 return None
         return _bias_partly_dropped(names)
-    if (fill := _padding_fill(case)) is not None:
+    if (fill := _fill_seen(case)) is not None:
         if student is not None:
             probe = probe or _probe_mha(student, case)
-            if probe is None or not _same_fill(_padding_fill(probe), fill):
+            # the case told the kind apart; the probe is asked for that kind only (round 42: with padding in every
+            # sample, real keys set to -1000 and padding keys raised by 1000 give it the same numbers)
+            if probe is None or not _same_fill(_fill_seen(probe, (fill[0][0],)), fill):
                 return None
-        return _fill_note(*fill, seen_weights=weights is not None)
+        return _fill_note(*fill[0], fill[1], seen_weights=weights is not None)
     if student is not None and not _finite(out, *(() if weights is None else (weights,))):
         return _padding_nan(student, case) or _additive_mask_nan(student, case)
     return None
@@ -1799,27 +1801,44 @@ _FILL_GRID = sorted({sign * t for sign in (-1.0, 1.0) for t in (
 _FILL_STEPS = 30     # golden-section steps past the grid: the bracket shrinks to 0.618**30 (1e-6) of its width
 
 
-def _fill_model(case: _MhaCase, kind: str, c: float, parts: tuple[Tensor, ...]) -> tuple[Tensor, Tensor]:
+# The fill kinds, by what gets c: "added" (scores + key_padding_mask * c), "filled" (the padding keys' scores set to c)
+# and, round 42, "inverted" (scores.masked_fill(~key_padding_mask, c): the real keys' scores set to c, the padding
+# keys' left as they are, both mistakes at once).
+_FILL_KINDS = ("added", "filled", "inverted")
+
+
+def _fill_model(case: _MhaCase, kind: str, c: float, parts: tuple[Tensor, ...],
+                heads: tuple[int, ...] | None = None) -> tuple[Tensor, Tensor]:
     """(output, weights) of a right module whose padding keys get ``c`` added to (``kind`` "added") or as (
-    "filled") their scores, in float64."""
+    "filled") their scores, or whose real keys get it as theirs ("inverted"), in float64; with ``heads``, in those
+    heads only, the others blocking the padding keys with -inf."""
     scores, v, pad, finite = parts
-    s = torch.where(finite, scores + c, scores) if kind == "added" else scores.masked_fill(pad, c)
+    if kind == "added":
+        s = torch.where(finite, scores + c, scores)
+    else:
+        s = scores.masked_fill(pad if kind == "filled" else ~pad, c)
+    if heads is not None:
+        some = torch.zeros(scores.shape[1], dtype=torch.bool)
+        some[list(heads)] = True
+        s = torch.where(some[None, :, None, None], s, scores.masked_fill(pad, -math.inf))
     w = torch.softmax(s, -1)
     return C.mha_merge(case.params, w @ v), w
 
 
-def _fill_err(case: _MhaCase, kind: str, c: float, parts: tuple[Tensor, ...]) -> float:
+def _fill_err(case: _MhaCase, kind: str, c: float, parts: tuple[Tensor, ...],
+              heads: tuple[int, ...] | None = None) -> float:
     """How far the student's output (and weights, when of the scores' shape) are from the ``kind`` model with c."""
-    o, w = _fill_model(case, kind, c, parts)
+    o, w = _fill_model(case, kind, c, parts, heads)
     seen = case.weights is not None and case.weights.shape == w.shape
     return max(_err(case.out, o), _err(case.weights, w) if seen else 0.0)  # type: ignore[arg-type]
 
 
-def _fill_fit(case: _MhaCase, kind: str, parts: tuple[Tensor, ...]) -> tuple[float, float]:
+def _fill_fit(case: _MhaCase, kind: str, parts: tuple[Tensor, ...],
+              heads: tuple[int, ...] | None = None) -> tuple[float, float]:
     """(c, error) of the ``kind`` model closest to the student's numbers: a grid, then golden-section search
     between the best grid point's neighbours."""
     def err(c: float) -> float:
-        return _fill_err(case, kind, c, parts)
+        return _fill_err(case, kind, c, parts, heads)
 
     errs = [err(c) for c in _FILL_GRID]
     i = min(range(len(errs)), key=errs.__getitem__)
@@ -1841,26 +1860,49 @@ def _fill_fit(case: _MhaCase, kind: str, parts: tuple[Tensor, ...]) -> tuple[flo
     return best[1], best[0]
 
 
-def _padding_fill(case: _MhaCase) -> tuple[str, float, bool] | None:
-    """(kind, c, whether c shows) of the one finite padding fill (``_fill_model``) that gives the student's numbers
-    and not the right ones, or None (none does, or both kinds do)."""
+def _padding_fill(case: _MhaCase, heads: tuple[int, ...] | None = None,
+                  kinds: tuple[str, ...] = _FILL_KINDS) -> tuple[str, float, bool] | None:
+    """(kind, c, whether c shows) of the one finite padding fill of ``kinds`` (``_fill_model``, in ``heads`` only
+    when given) that gives the student's numbers and not the right ones, or None (none does, or two kinds do)."""
     kpm = case.key_padding_mask
     if kpm is None or not bool(kpm.any()) or not _finite(case.out):
         return None
     case, parts = _fill_parts(case)
     ref_out, ref_w = _fill_model(case, "filled", -math.inf, parts)      # the right numbers
     found = []
-    for kind in ("added", "filled"):
-        c, e = _fill_fit(case, kind, parts)
+    for kind in kinds:
+        c, e = _fill_fit(case, kind, parts, heads)
         if e >= MATCH_TOL:
             continue
-        o, w = _fill_model(case, kind, c, parts)
+        o, w = _fill_model(case, kind, c, parts, heads)
         if _err(o, ref_out) < MATCH_TOL and _err(w, ref_w) < MATCH_TOL:
             continue                     # blocks as -inf would here: not what the student's numbers show
         step = max(abs(c) / 10, 0.5)     # c shows when 10 % (or 0.5) either way no longer gives the numbers
-        shows = all(_fill_err(case, kind, c + d, parts) >= MATCH_TOL for d in (-step, step))
+        shows = all(_fill_err(case, kind, c + d, parts, heads) >= MATCH_TOL for d in (-step, step))
         found.append((kind, c, shows))
     return found[0] if len(found) == 1 else None
+
+
+def _fill_seen(case: _MhaCase, kinds: tuple[str, ...] = _FILL_KINDS
+               ) -> tuple[tuple[str, float, bool], tuple[int, ...] | None] | None:
+    """The finite padding fill of every head (``_padding_fill``), or else of the heads whose weights are wrong when
+    the others are right (round 42: a fill in half the heads was told of none), with those heads (None: all)."""
+    if (fill := _padding_fill(case, None, kinds)) is not None:
+        return fill, None
+    heads = _wrong_heads(case)
+    fill = _padding_fill(case, heads, kinds) if heads else None
+    return None if fill is None else (fill, heads)
+
+
+def _wrong_heads(case: _MhaCase) -> tuple[int, ...]:
+    """The heads whose weights are not the right ones, when the weights show each head and some heads are right;
+    () otherwise: the output alone mixes the heads in out_proj, so which heads read the padding keys cannot be seen
+    from it, and a fill in every head is ``_padding_fill``'s."""
+    w, ref = case.weights, case.variant(None)
+    if w is None or ref is None or w.shape != ref[1].shape or w.shape[1] < 2:
+        return ()
+    wrong = tuple(h for h in range(w.shape[1]) if _err(w[:, h], ref[1][:, h]) >= MATCH_TOL)
+    return wrong if len(wrong) < w.shape[1] else ()
 
 
 def _fill_parts(case: _MhaCase) -> tuple[_MhaCase, tuple[Tensor, ...]]:
@@ -1886,11 +1928,16 @@ def _lifted_as_filled(case: _MhaCase) -> bool:
     return _fill_err(case, "filled", 1e4, parts) < MATCH_TOL
 
 
-def _same_fill(probe: tuple[str, float, bool] | None, seen: tuple[str, float, bool]) -> bool:
-    """The probe's fill is the case's: the same kind, and the same c where both show it (a constant of the code)."""
-    if probe is None or probe[0] != seen[0] or (probe[1] > 0) != (seen[1] > 0):
+def _same_fill(probe: tuple[tuple[str, float, bool], tuple[int, ...] | None] | None,
+               seen: tuple[tuple[str, float, bool], tuple[int, ...] | None]) -> bool:
+    """The probe's fill (``_fill_seen``) is the case's: the same kind in the same heads, and the same c where both
+    show it (a constant of the code)."""
+    if probe is None or probe[1] != seen[1]:
         return False
-    return not (probe[2] and seen[2]) or abs(probe[1] - seen[1]) <= max(abs(seen[1]) / 10, 0.5)
+    (kind, c, shows), (seen_kind, seen_c, seen_shows) = probe[0], seen[0]
+    if kind != seen_kind or (c > 0) != (seen_c > 0):
+        return False
+    return not (shows and seen_shows) or abs(c - seen_c) <= max(abs(seen_c) / 10, 0.5)
 
 
 def _shown(c: float) -> str:
@@ -1898,44 +1945,67 @@ def _shown(c: float) -> str:
     return str(round(c)) if abs(c - round(c)) < 0.05 else f"{c:.2g}"
 
 
-def _fill_note(kind: str, c: float, shows: bool, *, seen_weights: bool) -> Msg:
+def _heads_said(heads: tuple[int, ...] | None) -> Msg:
+    """Where a fill was seen, said between "match" and the fill: nothing for every head."""
+    if heads is None:
+        return msg("", "")
+    listed = heads[0] if len(heads) == 1 else f"{', '.join(map(str, heads[:-1]))} and {heads[-1]}"
+    return msg(f", in head{'s' if len(heads) > 1 else ''} {listed} only (the other heads block the padding keys as "
+               "-inf does),", f"仅在 head {'、'.join(map(str, heads))} 中（其余 head 像 -inf 一样屏蔽了 padding key）")
+
+
+def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None = None, *,
+               seen_weights: bool) -> Msg:
     """What a finite padding fill (``_padding_fill``) is said as."""
+    where = _heads_said(heads)
     what = msg("the weights and the output", "权重和输出") if seen_weights else msg("the output", "输出")
+    what = msg(what["en"], f"{what['zh']}与{where['zh']}")
     fix_en = ("block the padding keys with -inf, e.g. scores.masked_fill(key_padding_mask[:, None, None, :], "
               "float('-inf')) (or torch.finfo(scores.dtype).min)")
     fix_zh = ("应使用 -inf 屏蔽 padding key，例如 `scores.masked_fill(key_padding_mask[:, None, None, :], "
               "float('-inf'))`（或 `torch.finfo(scores.dtype).min`）")
-    n, verb = _shown(c), "match" if seen_weights else "matches"
+    n, verb = _shown(c), ("match" if seen_weights else "matches") + where["en"]
+    if kind == "inverted":
+        # both mistakes at once (round 42): the mask read inverted, and a finite number where -inf goes
+        said_en = "a finite number (scores.masked_fill(~key_padding_mask, c) with c finite)" if not shows else \
+            f"about {n} (scores.masked_fill(~key_padding_mask, {n}))"
+        said_zh = "一个有限数（`scores.masked_fill(~key_padding_mask, c)`，`c` 为有限数）" if not shows else \
+            f"约 {n}（`scores.masked_fill(~key_padding_mask, {n})`）"
+        return msg(f"{what['en']} {verb} the real keys' scores set to {said_en} and the padding keys' left as they "
+                   f"are: the mask is read inverted (True in key_padding_mask means padding) and the number it puts "
+                   f"is finite; {fix_en}",
+                   f"{what['zh']}把真实 key 的 score 设为{said_zh}、padding key 的 score 保持不变的结果一致：mask 的"
+                   f"极性反了（key_padding_mask 中 True 表示 padding），且填入的数是有限数；{fix_zh}")
     if kind == "filled" and not shows:
         # a range of fills gives these numbers (round 41 mend: -9 was said though -8.1 to -9.9 fit too): no number
         return msg(f"{what['en']} {verb} the padding keys' scores set to a finite number "
                    f"(scores.masked_fill(key_padding_mask, c) with c finite): a finite score leaves the padding keys "
                    f"weight; {fix_en}",
-                   f"{what['zh']}与把 padding key 的 score 设为一个有限数的结果一致（`scores.masked_fill(key_padding_mask, "
+                   f"{what['zh']}把 padding key 的 score 设为一个有限数的结果一致（`scores.masked_fill(key_padding_mask, "
                    f"c)`，`c` 为有限数）：有限的 score 仍给 padding key 留下了权重；{fix_zh}")
     if kind == "filled":
         return msg(f"{what['en']} {verb} the padding keys' scores set to about {n} "
                    f"(scores.masked_fill(key_padding_mask, {n})): a finite score of that size leaves the padding keys "
                    f"weight; {fix_en}",
-                   f"{what['zh']}与把 padding key 的 score 设为约 {n} 的结果一致（`scores.masked_fill(key_padding_mask, "
+                   f"{what['zh']}把 padding key 的 score 设为约 {n} 的结果一致（`scores.masked_fill(key_padding_mask, "
                    f"{n})`）：这样大小的有限 score 仍给 padding key 留下了权重；{fix_zh}")
     if c < 0:
         return msg(f"{what['en']} {verb} the padding keys' scores lowered by only about "
                    f"{_shown(-c)} (scores + key_padding_mask * {n}): a finite number that small leaves the padding keys "
                    f"weight; {fix_en}",
-                   f"{what['zh']}与把 padding key 的 score 只降低约 {_shown(-c)} 的结果一致（`scores + key_padding_mask * "
+                   f"{what['zh']}把 padding key 的 score 只降低约 {_shown(-c)} 的结果一致（`scores + key_padding_mask * "
                    f"{n}`）：这么小的有限数仍给 padding key 留下了权重；{fix_zh}")
     if shows:
         return msg(f"{what['en']} {verb} the padding keys' scores raised by about {n} "
                    f"against the real keys' (key_padding_mask * {n}, or the real keys lowered: (1 - key_padding_mask) "
                    f"* -{n}): the padding keys are lifted instead of blocked; {fix_en}",
-                   f"{what['zh']}与 padding key 的 score 相对真实 key 被抬高约 {n} 的结果一致（`key_padding_mask * {n}`，"
+                   f"{what['zh']} padding key 的 score 相对真实 key 被抬高约 {n} 的结果一致（`key_padding_mask * {n}`，"
                    f"或把真实 key 降低：`(1 - key_padding_mask) * -{n}`）：padding key 被抬高而不是被屏蔽；{fix_zh}")
-    return msg(f"{what['en']} {verb}, in the samples with padding, the padding keys taking "
+    return msg(f"{what['en']} {verb.rstrip(',')}, in the samples with padding, the padding keys taking "
                "all the weight and the real keys none, the samples without padding unchanged: what a number added "
                "to the scores on the wrong keys gives (key_padding_mask * c with c positive, or (1 - "
                f"key_padding_mask) * -c); {fix_en}",
-               f"{what['zh']}与以下结果一致：在有 padding 的样本中，padding key 占据全部权重而真实 key 的权重为 0，"
+               f"{what['zh']}以下结果一致：在有 padding 的样本中，padding key 占据全部权重而真实 key 的权重为 0，"
                "没有 padding 的样本不变：这正是把一个数加到错误的 key 的 score 上的结果（`key_padding_mask * c` 且 "
                f"`c` 为正，或 `(1 - key_padding_mask) * -c`）；{fix_zh}")
 
