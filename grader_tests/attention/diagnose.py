@@ -1989,6 +1989,11 @@ def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None =
                    f"weight; {fix_en}",
                    f"{what['zh']}把 padding key 的 score 设为约 {n} 的结果一致（`scores.masked_fill(key_padding_mask, "
                    f"{n})`）：这样大小的有限 score 仍给 padding key 留下了权重；{fix_zh}")
+    if n == "0":
+        # nothing added (round 42: a mask left out of some heads was said as "lowered by only about 0")
+        return msg(f"{what['en']} {verb} the padding keys' scores left as they are: the padding mask had no effect "
+                   f"there; {fix_en}",
+                   f"{what['zh']}padding key 的 score 保持不变的结果一致：padding mask 在那里没有起作用；{fix_zh}")
     if c < 0:
         return msg(f"{what['en']} {verb} the padding keys' scores lowered by only about "
                    f"{_shown(-c)} (scores + key_padding_mask * {n}): a finite number that small leaves the padding keys "

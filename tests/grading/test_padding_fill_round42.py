@@ -201,3 +201,14 @@ def test_a_fill_in_some_heads_is_named_only_when_the_probe_fills_the_same_heads(
     assert diagnose.mha(out, w, params, H, D // H, CTX, None, None, PAD8, student=Every("filled", -5.0, 2)) is None
     assert diagnose.mha(out, w, params, H, D // H, CTX, None, None, PAD8, student=_Student("filled", -5.0, 2)) \
         is not None
+
+
+def test_a_padding_mask_left_out_of_one_head_is_said_as_no_effect_there_not_as_a_fill_of_0():
+    said = _said("added", 0.0, some=1)
+    assert said is not None
+    assert "the weights and the output match, in head 0 only (the other heads block the padding keys as -inf does), " \
+           "the padding keys' scores left as they are: the padding mask had no effect there" in said["en"], said["en"]
+    assert "权重和输出与仅在 head 0 中（其余 head 像 -inf 一样屏蔽了 padding key）padding key 的 score 保持不变的结果" \
+           "一致：padding mask 在那里没有起作用" in said["zh"], said["zh"]
+    assert "about 0" not in said["en"]
+    _check_zh(said)
