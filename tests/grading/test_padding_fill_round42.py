@@ -212,3 +212,13 @@ def test_a_padding_mask_left_out_of_one_head_is_said_as_no_effect_there_not_as_a
            "一致：padding mask 在那里没有起作用" in said["zh"], said["zh"]
     assert "about 0" not in said["en"]
     _check_zh(said)
+
+
+@pytest.mark.parametrize("variant", [{"dtype": torch.float64}, {"batch": slice(1, 2)}], ids=["f64", "batch1"])
+@pytest.mark.parametrize("kind", ["filled", "inverted"])
+def test_a_fill_in_half_the_heads_is_named_with_them_in_float64_and_with_one_sample(kind, variant):
+    said = _said(kind, -5.0, some=2, **variant)
+    assert said is not None
+    assert "match, in heads 0 and 1 only (the other heads block the padding keys as -inf does)," in said["en"]
+    assert "about -5" in said["en"]
+    _check_zh(said)
