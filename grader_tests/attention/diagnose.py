@@ -31,7 +31,7 @@ from grader_tests.attention.source_lines import SOFTMAX_MODULES as _SOFTMAX_MODU
 from grader_tests.attention.source_lines import dotted_path as _path
 from grader_tests.attention.source_lines import torch_names as _torch_names
 from grader_tests.attention.source_lines import tree_of as _tree
-from grading.i18n import SEMI, Msg, cat, msg
+from grading.i18n import SEMI, Msg, cat, listed, msg
 from grading.load_hints import padding_note, where_in
 from grading.proxy import Feedback
 
@@ -1879,6 +1879,8 @@ def _padding_fill(case: _MhaCase, heads: tuple[int, ...] | None = None,
             continue                     # blocks as -inf would here: not what the student's numbers show
         step = max(abs(c) / 10, 0.5)     # c shows when 10 % (or 0.5) either way no longer gives the numbers
         shows = all(_fill_err(case, kind, c + d, parts, heads) >= MATCH_TOL for d in (-step, step))
+        if kind == "inverted" and not shows and c < 0 and _fill_err(case, kind, -1e4, parts, heads) < MATCH_TOL:
+            c = -1e4      # round 42 mend: the real keys blocked as -inf would (the fit stops anywhere below -16)
         found.append((kind, c, shows))
     return found[0] if len(found) == 1 else None
 
@@ -1887,9 +1889,12 @@ def _fill_seen(case: _MhaCase, kinds: tuple[str, ...] = _FILL_KINDS
                ) -> tuple[tuple[str, float, bool], tuple[int, ...] | None] | None:
     """The finite padding fill of every head (``_padding_fill``), or else of the heads whose weights are wrong when
     the others are right (round 42: a fill in half the heads was told of none), with those heads (None: all)."""
-    if (fill := _padding_fill(case, None, kinds)) is not None:
+    # round 42 mend: padding weight in some heads and none (ZERO_TOL, test_mask_parity's reading) in the others is
+    # not a fill in every head even when that model fits within MATCH_TOL (added -12 in heads 0, 1 was said so)
+    reading = _heads_reading_padding(case)
+    if not reading and (fill := _padding_fill(case, None, kinds)) is not None:
         return fill, None
-    heads = _wrong_heads(case)
+    heads = reading or _wrong_heads(case)
     fill = _padding_fill(case, heads, kinds) if heads else None
     return None if fill is None else (fill, heads)
 
@@ -1903,6 +1908,21 @@ def _wrong_heads(case: _MhaCase) -> tuple[int, ...]:
         return ()
     wrong = tuple(h for h in range(w.shape[1]) if _err(w[:, h], ref[1][:, h]) >= MATCH_TOL)
     return wrong if len(wrong) < w.shape[1] else ()
+
+
+def _heads_reading_padding(case: _MhaCase) -> tuple[int, ...]:
+    """The heads giving a padding key more than ZERO_TOL of weight, when the weights show each head and the other
+    heads give them none (the level test_mask_parity's ``_heads_reading`` says heads at) and are right; () otherwise
+    (an inverted +20 in every head leaves some heads' padding keys under ZERO_TOL, those heads wrong all the same)."""
+    w, kpm, ref = case.weights, case.key_padding_mask, case.variant(None)
+    if w is None or kpm is None or ref is None or w.shape != ref[1].shape or w.shape[1] < 2 \
+            or w.shape[0] != kpm.shape[0] or w.shape[-1] != kpm.shape[-1]:
+        return ()
+    on_pad = torch.where(kpm[:, None, None, :], w.double().abs(), torch.zeros((), dtype=torch.float64))
+    most = torch.nan_to_num(on_pad, nan=math.inf).amax(dim=(0, 2, 3))
+    reading = tuple(h for h in range(w.shape[1]) if float(most[h]) > C.ZERO_TOL)
+    right = all(_err(w[:, h], ref[1][:, h]) < MATCH_TOL for h in range(w.shape[1]) if h not in reading)
+    return reading if reading and len(reading) < w.shape[1] and right else ()
 
 
 def _fill_parts(case: _MhaCase) -> tuple[_MhaCase, tuple[Tensor, ...]]:
@@ -1949,9 +1969,9 @@ def _heads_said(heads: tuple[int, ...] | None) -> Msg:
     """Where a fill was seen, said between "match" and the fill: nothing for every head."""
     if heads is None:
         return msg("", "")
-    listed = heads[0] if len(heads) == 1 else f"{', '.join(map(str, heads[:-1]))} and {heads[-1]}"
-    return msg(f", in head{'s' if len(heads) > 1 else ''} {listed} only (the other heads block the padding keys as "
-               "-inf does),", f"仅在 head {'、'.join(map(str, heads))} 中（其余 head 像 -inf 一样屏蔽了 padding key）")
+    names = [str(h) for h in heads]
+    return msg(f", in head{'s' if len(heads) > 1 else ''} {listed(names)} only (the other heads block the padding "
+               "keys as -inf does),", f"仅在 head {listed(names, zh=True)} 中（其余 head 像 -inf 一样屏蔽了 padding key）")
 
 
 def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None = None, *,
@@ -1960,11 +1980,20 @@ def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None =
     where = _heads_said(heads)
     what = msg("the weights and the output", "权重和输出") if seen_weights else msg("the output", "输出")
     what = msg(what["en"], f"{what['zh']}与{where['zh']}")
+    lead = what["zh"] if what["zh"].endswith("）") else f"{what['zh']} "    # before "padding key": a space after 与 only
     fix_en = ("block the padding keys with -inf, e.g. scores.masked_fill(key_padding_mask[:, None, None, :], "
               "float('-inf')) (or torch.finfo(scores.dtype).min)")
     fix_zh = ("应使用 -inf 屏蔽 padding key，例如 `scores.masked_fill(key_padding_mask[:, None, None, :], "
               "float('-inf'))`（或 `torch.finfo(scores.dtype).min`）")
     n, verb = _shown(c), ("match" if seen_weights else "matches") + where["en"]
+    if kind == "inverted" and c <= -1e4:
+        # the real keys blocked (round 42 mend: told "the number it puts is finite" in some heads, while in every
+        # head the same code is told only that the mask is inverted): only the inversion shows
+        inv = FAULTS["pad_inverted"]
+        if heads is None:
+            return inv
+        return msg(f"{what['en']} {verb} the real keys blocked and the padding keys read: {inv['en']}",
+                   f"{what['zh']}真实 key 被屏蔽、padding key 被读取的结果一致：{inv['zh']}")
     if kind == "inverted":
         # both mistakes at once (round 42): the mask read inverted, and a finite number where -inf goes
         said_en = "a finite number (scores.masked_fill(~key_padding_mask, c) with c finite)" if not shows else \
@@ -1976,6 +2005,14 @@ def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None =
                    f"is finite; {fix_en}",
                    f"{what['zh']}把真实 key 的 score 设为{said_zh}、padding key 的 score 保持不变的结果一致：mask 的"
                    f"极性反了（key_padding_mask 中 True 表示 padding），且填入的数是有限数；{fix_zh}")
+    if kind == "filled" and not shows and c > 0:
+        # a large positive fill takes the weight from the real keys (round 42 mend: said as "leaves the padding keys
+        # weight" though they took 0.87 of it; in every head it is said "lifted instead of blocked")
+        return msg(f"{what['en']} {verb} the padding keys' scores set to a large positive number "
+                   f"(scores.masked_fill(key_padding_mask, c) with c positive): the padding keys are lifted instead "
+                   f"of blocked; {fix_en}",
+                   f"{what['zh']}把 padding key 的 score 设为一个很大的正数的结果一致（`scores.masked_fill("
+                   f"key_padding_mask, c)`，`c` 为正数）：padding key 被抬高而不是被屏蔽；{fix_zh}")
     if kind == "filled" and not shows:
         # a range of fills gives these numbers (round 41 mend: -9 was said though -8.1 to -9.9 fit too): no number
         return msg(f"{what['en']} {verb} the padding keys' scores set to a finite number "
@@ -1993,7 +2030,7 @@ def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None =
         # nothing added (round 42: a mask left out of some heads was said as "lowered by only about 0")
         return msg(f"{what['en']} {verb} the padding keys' scores left as they are: the padding mask had no effect "
                    f"there; {fix_en}",
-                   f"{what['zh']}padding key 的 score 保持不变的结果一致：padding mask 在那里没有起作用；{fix_zh}")
+                   f"{lead}padding key 的 score 保持不变的结果一致：padding mask 在那里没有起作用；{fix_zh}")
     if c < 0:
         return msg(f"{what['en']} {verb} the padding keys' scores lowered by only about "
                    f"{_shown(-c)} (scores + key_padding_mask * {n}): a finite number that small leaves the padding keys "
@@ -2004,7 +2041,7 @@ def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None =
         return msg(f"{what['en']} {verb} the padding keys' scores raised by about {n} "
                    f"against the real keys' (key_padding_mask * {n}, or the real keys lowered: (1 - key_padding_mask) "
                    f"* -{n}): the padding keys are lifted instead of blocked; {fix_en}",
-                   f"{what['zh']} padding key 的 score 相对真实 key 被抬高约 {n} 的结果一致（`key_padding_mask * {n}`，"
+                   f"{lead}padding key 的 score 相对真实 key 被抬高约 {n} 的结果一致（`key_padding_mask * {n}`，"
                    f"或把真实 key 降低：`(1 - key_padding_mask) * -{n}`）：padding key 被抬高而不是被屏蔽；{fix_zh}")
     return msg(f"{what['en']} {verb.rstrip(',')}, in the samples with padding, the padding keys taking "
                "all the weight and the real keys none, the samples without padding unchanged: what a number added "

@@ -166,12 +166,12 @@ def test_a_number_said_near_the_tolerance_is_the_fills_own(kind, c):
 
 # ------------------------------------------------------------------ 3. a fill in some heads only
 @pytest.mark.parametrize("kind, c, some, heads, said_heads, zh_heads", [
-    ("filled", -5.0, 2, 4, "in heads 0 and 1 only", "仅在 head 0、1 中"),
+    ("filled", -5.0, 2, 4, "in heads 0, 1 only", "仅在 head 0、1 中"),
     ("filled", 10.0, 1, 4, "in head 0 only", "仅在 head 0 中"),
-    ("inverted", -5.0, 2, 4, "in heads 0 and 1 only", "仅在 head 0、1 中"),
-    ("added", -5.0, 3, 4, "in heads 0, 1 and 2 only", "仅在 head 0、1、2 中"),
+    ("inverted", -5.0, 2, 4, "in heads 0, 1 only", "仅在 head 0、1 中"),
+    ("added", -5.0, 3, 4, "in heads 0, 1, 2 only", "仅在 head 0、1、2 中"),
     ("filled", -5.0, 1, 2, "in head 0 only", "仅在 head 0 中"),
-    ("filled", -5.0, 4, 8, "in heads 0, 1, 2 and 3 only", "仅在 head 0、1、2、3 中"),
+    ("filled", -5.0, 4, 8, "in heads 0, 1, 2, 3 only", "仅在 head 0、1、2、3 中"),
 ])
 def test_a_fill_in_some_heads_is_named_with_those_heads_when_the_weights_show_them(kind, c, some, heads, said_heads,
                                                                                    zh_heads):
@@ -219,6 +219,6 @@ def test_a_padding_mask_left_out_of_one_head_is_said_as_no_effect_there_not_as_a
 def test_a_fill_in_half_the_heads_is_named_with_them_in_float64_and_with_one_sample(kind, variant):
     said = _said(kind, -5.0, some=2, **variant)
     assert said is not None
-    assert "match, in heads 0 and 1 only (the other heads block the padding keys as -inf does)," in said["en"]
+    assert "match, in heads 0, 1 only (the other heads block the padding keys as -inf does)," in said["en"]
     assert "about -5" in said["en"]
     _check_zh(said)
