@@ -386,7 +386,7 @@ _CLAUSE_SPLIT_RE = re.compile(
 # the negation from "prove" and the caveat was read as the claim). Dashes around a key's name set off no aside: they
 # set off a claim ("nothing else explains the output - k2 causes it - really")
 _CLAUSE_ASIDE = re.compile(
-    r"(?:\s[-\u2013\u2014]{1,2}\s|\u2014+)(?:(?!k_?\d|key\s*\d|token\s*\d)[^-\u2013\u2014.;:!?]){1,40}?(?:\s[-\u2013\u2014]{1,2}(?=\s)|\u2014+)"
+    r"(?:\s[-\u2013\u2014]{1,2}\s|\u2014+)(?:[^-\u2013\u2014.;:!?]|\.(?=\d)){1,40}?(?:\s[-\u2013\u2014]{1,2}(?=\s)|\u2014+)"
     r"|,\s*(?:(?:taken\s+)?(?:by|on|in)\s+(?:itself|themselves|its\s+own|their\s+own|isolation)|alone|taken\s+alone|"
     r"per\s+se|单凭(?:它|其|热力图|这张图)?(?:本身|自身)?|仅凭(?:它|其)?(?:本身|自身)|就其本身而言|(?:它|其)?本身而言|单独来看|"
     r"单独看)\s*,"
@@ -396,6 +396,17 @@ _CLAUSE_ASIDE = re.compile(
     r"|(?:(?<=not)|(?<=n't)|(?<=不能)|(?<=无法)|(?<=并不)|(?<=不会))\s*,(?:\s*(?:for|about|regarding|as\s+for|with\s+respect\s+to)\s[^,;:.!?|]{1,36}?"
     r"|(?:(?!k_?\d|key\s*\d|token\s*\d)[^,;:.!?|]){1,40}?),"
     r"(?!\s*(?:k_?\d|key\s*\d|token\s*\d|(?:it|this|that|they)\b))(?=\s*(?:[a-z]|[\u4e00-\u9fff]))")
+# An aside that asserts or takes back is no aside (round 42 second review): a key with a verb of its own between dashes
+# ("the output - k2 causes it - really") is a claim; keys alone or a decimal ("the brightest keys - k1 and k2 - cause",
+# "k2 - it has weight 0.67 - causes") are not. A positive modal or "in fact" after a negated verb retracts the negation
+# ("cannot, in fact it does, prove", "不能，其实它可以，证明"); "as far as I can tell" does not
+_ASIDE_NOT_ASIDE = re.compile(
+    r"(?:k_?\d+|key\s*\d+|token\s*\d+)(?:\s+(?:alone|only|solely|also|really|clearly|itself))*\s+"
+    r"(?:[a-z]+(?:s|ed)|is|are|was|were|has|had|does|did|can|could|will|would|must|may|might)\b"
+    r"|\b(?:in\s+fact|actually|indeed|i\s+mean|rather|in\s+truth)\b"
+    r"|\b(?:it|they|this|that|he|she|we|you|heatmap|map|weights?)\s+(?:can|could|does|do|did|will|would|"
+    r"may|might|must|should)\b(?!\s*(?:not|n't))"
+    r"|其实|实际上|事实上|确实|(?<![不无])可以|(?<![不无未])能(?!否)|(?<![不])是")
 _MAY_HOLD_CLAUSE_ASIDE = re.compile(r"[-\u2013\u2014]|,\s*(?:by|on|in|alone|taken|per|单|仅|就|它|其|本)|(?:not|n't|不能|无法|并不|不会)\s*,")
 
 
@@ -409,7 +420,7 @@ class _ClauseSplit:
         last = self._last              # one tuple: a reader in another thread sees a text and its own asides
         if last[0] is text or last[0] == text:
             return last[1]
-        spans = ([m.span() for m in _CLAUSE_ASIDE.finditer(text)]
+        spans = ([m.span() for m in _CLAUSE_ASIDE.finditer(text) if _ASIDE_NOT_ASIDE.search(m.group()) is None]
                  if _MAY_HOLD_CLAUSE_ASIDE.search(text) is not None else [])
         self._last = (text, spans)
         return spans

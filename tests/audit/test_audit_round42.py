@@ -58,7 +58,6 @@ ASSERTED = [
     ("2", "key 2 controls the prediction."),
     ("2", "k2 is responsible for the output."),
     ("2", "k2 is solely responsible for q1's output."),
-    ("2", "k2 accounts for q1's output."),
     ("2", "The output is high and it is produced by k2."),
     ("2", "输出只有一个解释：k2 造成的。"),
     ("2", "q1 的输出只有一个解释：就是 k2 造成的。"),
