@@ -712,10 +712,12 @@ def _cancel_stacked(t: str, cues: list[tuple[int, int, bool]]) -> list[tuple[int
 
 
 # "nobody [but a fool] would question / doubt / deny": the two negations affirm what follows (round 40 review HIGH 2)
+# ("nobody can argue that X" denies X, as "nobody can say that" does: only "argue with / against" doubts; round 42 second
+# review HIGH 2)
 _NOBODY_DOUBTS = re.compile(
     r"\b(?:nobody|no\s*-?\s*one|no\s+(?:sane|serious|reasonable)\s+(?:person|reader|one))(?:\s+(?:but|except)\s+(?:a|an|the)?\s*\w+)?"
     r"(?:\s+(?:would|could|can|will|should|may|might|ever|really|seriously|honestly|actually|now|still))*"
-    r"\s+(?:question|doubt|disput|den(?:y|ies|ied)|contest|challeng|disagree|argu|object|refut|reject)\w*")
+    r"\s+(?:question|doubt|disput|den(?:y|ies|ied)|contest|challeng|disagree|argu(?!\w*\s+that\b)|object|refut|reject)\w*")
 
 
 # "nobody thinks / believes / would say that ...": the "nobody" denies the report, so it cancels a negation in what is

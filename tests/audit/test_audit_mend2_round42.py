@@ -93,3 +93,20 @@ def test_accounts_for_is_no_cause_claim(sentence: str) -> None:
     r = _graded(sentence)
     assert "overclaim" not in kinds(r), sentence
     assert items(r)["limits"]["points"] > 0, sentence
+
+
+# HIGH 2: "nobody can argue that X" denies X (as "nobody can say that X"), it does not affirm it as "nobody can doubt" does
+@pytest.mark.parametrize("sentence", [
+    "Nobody can argue that k2 causes the output.",
+    "Nobody could argue that the heatmap proves causation.",
+    "Honestly, nobody can argue that the heatmap proves causation.",
+])
+def test_nobody_can_argue_that_denies_the_claim(sentence: str) -> None:
+    r = _graded(sentence)
+    assert "overclaim" not in kinds(r), sentence
+    assert items(r)["limits"]["points"] > 0, sentence
+
+
+def test_nobody_can_argue_that_the_heatmap_cannot_prove_causation_asserts_it_can() -> None:
+    r = _graded("Nobody could argue that the heatmap cannot prove causation.")
+    assert items(r)["limits"]["points"] == 0

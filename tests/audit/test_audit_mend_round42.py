@@ -95,6 +95,7 @@ def test_claim_after_horizontal_bar_or_unspaced_dash_is_overclaim(sentence: str)
 
 
 # MED 5: a lead that denies what it wraps keeps a negation of the reading it wraps ("means ... does not matter")
+# (a guard: main before round 42 passed it, round 42's first denying leads broke it; round 42 second review LOW 9)
 LEAD_HONEST = [
     "It is not the case that a low weight means a key does not matter; the heatmap cannot prove causation.",
     "Nobody thinks a low weight means a key does not matter; the heatmap cannot prove causation.",
@@ -102,7 +103,7 @@ LEAD_HONEST = [
 
 
 @pytest.mark.parametrize("sentence", LEAD_HONEST)
-def test_denying_lead_does_not_cancel_negation_inside_wrapped_reading(sentence: str) -> None:
+def test_guard_denying_lead_does_not_cancel_negation_inside_wrapped_reading(sentence: str) -> None:
     r = _graded(sentence)
     assert "overclaim" not in kinds(r), sentence
     assert items(r)["limits"]["points"] > 0, sentence
