@@ -1421,17 +1421,69 @@ def _padding_nan(student: MhaBuilder, case: _MhaCase) -> Msg | None:
     """Why the module's results with a key_padding_mask hold NaN: the same module (same weights) with a
     key_padding_mask marking no key gives NaN too, and without key_padding_mask finite results, so an
     entry False (a key to read) becomes NaN, as 0 * -inf does. With the source's line that multiplies by
-    -inf, when it has one. None when the probes do not show it."""
+    -inf, when it has one. Round 43: told as the mask read inverted (``_inverted_nan``) when the heads giving NaN with
+    no key marked give none with every key marked. None when the probes do not show it."""
     x, ctx, am, kpm = case.x, case.context, case.additive_mask, case.key_padding_mask
     if kpm is None:
         return None
     default = x.shape[-1] == case.num_heads * case.head_dim
     try:
         m = student.mha(x.shape[-1], case.num_heads, None if default else case.head_dim, params=case.params)
-        if _finite(m(x, ctx, am, key_padding_mask=torch.zeros_like(kpm))) or not _finite(m(x, ctx, am)):
+        none = m(x, ctx, am, key_padding_mask=torch.zeros_like(kpm), return_weights=True)
+        if _finite(none[0]) or not _finite(m(x, ctx, am)):
             return None
+        every = m(x, ctx, am, key_padding_mask=torch.ones_like(kpm), return_weights=True)
     except Feedback:
         return None
+    # round 43: a mask read inverted with -inf (in some heads: masked_fill(~key_padding_mask, -inf)) gives NaN with
+    # no key marked too (every key of a row blocked), and was told "0 * -inf": told inverted when the heads giving
+    # NaN with no key marked give none with every key marked and, in the case, block the real keys
+    nan_none, nan_every = _nan_heads(none[1], kpm), _nan_heads(every[1], kpm)
+    if nan_none and nan_every is not None and not set(nan_none) & set(nan_every):
+        inverted = _inverted_nan(case, nan_none if len(nan_none) < case.num_heads else None)
+        if inverted is not None:
+            return inverted
+    return _zero_times_inf(student)
+
+
+def _nan_heads(w: Tensor, kpm: Tensor) -> tuple[int, ...] | None:
+    """The heads whose weights hold NaN, when ``w`` is [B, H, Nq, Nk] for ``kpm`` [B, Nk]; None otherwise."""
+    if not isinstance(w, Tensor) or w.dim() != 4 or w.shape[0] != kpm.shape[0] or w.shape[-1] != kpm.shape[-1]:
+        return None
+    bad = torch.isnan(w.double()).any(dim=(0, 2, 3))
+    return tuple(h for h in range(w.shape[1]) if bool(bad[h]))
+
+
+def _inverted_nan(case: _MhaCase, heads: tuple[int, ...] | None) -> Msg | None:
+    """What a padding mask read inverted with -inf shows (``_padding_nan``): a key_padding_mask marking no key gives NaN
+    (in ``heads``; None: every head) and one marking every key does not. Said only when the case's own weights in
+    those heads give the real keys of each sample with padding no weight (the keys marked False blocked there)."""
+    w, kpm = case.weights, case.key_padding_mask
+    if w is None or kpm is None or _nan_heads(w, kpm) is None:
+        return None
+    padded = kpm.any(dim=-1)
+    if not bool(padded.any()):
+        return None
+    some = list(range(w.shape[1])) if heads is None else list(heads)
+    real = (~kpm)[padded][:, None, None, :]
+    seen = torch.nan_to_num(w.double()[padded][:, some], nan=math.inf).abs()
+    if float(torch.where(real, seen, torch.zeros((), dtype=torch.float64)).max()) > C.ZERO_TOL:
+        return None
+    where = msg("", "") if heads is None else \
+        msg(f" in head{'s' if len(heads) > 1 else ''} {listed([str(h) for h in heads])}",
+            f"在 head {listed([str(h) for h in heads], zh=True)} 中")
+    inv = FAULTS["pad_inverted"]
+    return msg(f"with a key_padding_mask that marks no key (all False) the weights{where['en']} are NaN, with one that "
+               f"marks every key (all True) they are finite, and with padding the real keys get no weight there: the "
+               f"keys marked False are blocked, so a row with no padding has every key blocked (a softmax over -inf "
+               f"alone is NaN): {inv['en']}",
+               f"key_padding_mask 不标记任何 key（全为 False）时，{where['zh']}权重为 NaN；标记所有 key（全为 True）时"
+               f"权重是有限的；有 padding 时真实 key 在那里的权重为 0：被屏蔽的是标记为 False 的 key，所以没有 padding 的"
+               f"行所有 key 都被屏蔽（对全为 -inf 的行做 softmax 得到 NaN）：{inv['zh']}")
+
+
+def _zero_times_inf(student: MhaBuilder) -> Msg:
+    """``_padding_nan``'s 0 * -inf, with the source's line that multiplies by -inf when it has one."""
     said = msg("with a key_padding_mask that marks no key (all False) the results hold NaN too, and without "
                "key_padding_mask they are finite: an entry False (a key to read) becomes NaN, as 0 * -inf does "
                "(key_padding_mask.float() * float('-inf')); block the padding keys with "
@@ -1715,7 +1767,8 @@ OUTPUT_TWINS = {"mask_after_softmax": ("pad_on_values",), "pad_on_values": ("mas
 
 def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_heads: int, head_dim: int,
         x: Tensor, context: Tensor | None = None, additive_mask: Tensor | None = None,
-        key_padding_mask: Tensor | None = None, *, student: MhaBuilder | None = None) -> Msg | None:
+        key_padding_mask: Tensor | None = None, *, student: MhaBuilder | None = None,
+        heads_told: tuple[int, ...] = ()) -> Msg | None:
     """The named mistake a multi-head output (and its weights, when given) is, or None.
 
     With ``student``, the ScaledDotProductAttention-level evidence comes first: when the student's
@@ -1724,7 +1777,8 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
     inverted or ignored mask in it otherwise reads as a padding mistake of a correct wrapper).
     A mistake of the wrapper is named only when the student's module computes it on a second,
     independent case too (``_probe_mha``). Without ``student`` (the unit tests of the fault models)
-    one case is enough."""
+    one case is enough. ``heads_told``: the heads the caller's own reading names already (round 43: said once, the
+    hint then says "in those heads")."""
     if half := _half_fault(out):
         return half
     case = _MhaCase(out, weights, params, num_heads, head_dim, x, context, additive_mask, key_padding_mask)
@@ -1781,7 +1835,7 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
             # sample, real keys set to -1000 and padding keys raised by 1000 give it the same numbers)
             if probe is None or not _same_fill(_fill_seen(probe, (fill[0][0],)), fill):
                 return None
-        return _fill_note(*fill[0], fill[1], seen_weights=weights is not None)
+        return _fill_note(*fill[0], fill[1], seen_weights=weights is not None, told=fill[1] == heads_told)
     if student is not None and not _finite(out, *(() if weights is None else (weights,))):
         return _padding_nan(student, case) or _additive_mask_nan(student, case)
     return None
@@ -1965,19 +2019,22 @@ def _shown(c: float) -> str:
     return str(round(c)) if abs(c - round(c)) < 0.05 else f"{c:.2g}"
 
 
-def _heads_said(heads: tuple[int, ...] | None) -> Msg:
-    """Where a fill was seen, said between "match" and the fill: nothing for every head."""
+def _heads_said(heads: tuple[int, ...] | None, told: bool = False) -> Msg:
+    """Where a fill was seen, said between "match" and the fill: nothing for every head; "in those heads" when the
+    caller's reading has just named them (``told``, round 43: the same heads were said twice in one feedback)."""
     if heads is None:
         return msg("", "")
+    if told:
+        return msg(", in those heads,", "这些 head 中")
     names = [str(h) for h in heads]
     return msg(f", in head{'s' if len(heads) > 1 else ''} {listed(names)} only (the other heads block the padding "
                "keys as -inf does),", f"仅在 head {listed(names, zh=True)} 中（其余 head 像 -inf 一样屏蔽了 padding key）")
 
 
 def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None = None, *,
-               seen_weights: bool) -> Msg:
-    """What a finite padding fill (``_padding_fill``) is said as."""
-    where = _heads_said(heads)
+               seen_weights: bool, told: bool = False) -> Msg:
+    """What a finite padding fill (``_padding_fill``) is said as; ``told``: ``heads`` named by the caller already."""
+    where = _heads_said(heads, told)
     what = msg("the weights and the output", "权重和输出") if seen_weights else msg("the output", "输出")
     what = msg(what["en"], f"{what['zh']}与{where['zh']}")
     lead = what["zh"] if what["zh"].endswith("）") else f"{what['zh']} "    # before "padding key": a space after 与 only

@@ -196,10 +196,12 @@ def _padding_check(student, out, w, params, x, ctx, pad, what, mha_again) -> Non
     ref, ref_w = C.ref_mha(params, H, D // H, x, ctx, key_padding_mask=pad)
     if max_err(w, ref_w) <= C.WEIGHT_TOL and max_err(out, ref) <= C.OUT_TOL:
         return
-    hint = diagnose.mha(out, w, params, H, D // H, x, ctx, None, pad, student=student)
+    wn = torch.nan_to_num(w.double(), nan=0.0, posinf=float("inf"), neginf=float("-inf"))  # inf stays inf
+    # round 43: the heads this test's reading says are not said again by the hint (told "in those heads")
+    hint = diagnose.mha(out, w, params, H, D // H, x, ctx, None, pad, student=student,
+                        heads_told=_reading_heads(wn[1, :, :, 5:]))
     if not identical(mha_again(), out):      # changes from one call to the next: that is what was seen
         hint = diagnose.randomness(student, "MultiHeadAttention")
-    wn = torch.nan_to_num(w.double(), nan=0.0, posinf=float("inf"), neginf=float("-inf"))  # inf stays inf
     on_pad = float(wn[1, :, :, 5:].abs().max())
     expect_finite(w, cat(what, msg(", the weights", "，权重")), hint)
     expect(on_pad <= C.ZERO_TOL,
@@ -214,13 +216,20 @@ def _padding_check(student, out, w, params, x, ctx, pad, what, mha_again) -> Non
     expect_close(out, ref, C.OUT_TOL, cat(what, msg(", the output", "，输出")), names="b,q,d", hint=hint)
 
 
+def _reading_heads(on_pad: torch.Tensor) -> tuple[int, ...]:
+    """The heads giving the padding keys weight above ZERO_TOL when some heads do and others do not; () otherwise.
+    ``on_pad``: one sample's [H, Nq, padding keys] weights."""
+    if on_pad.dim() != 3 or on_pad.shape[0] < 2:
+        return ()
+    reading = tuple(h for h in range(on_pad.shape[0]) if float(on_pad[h].abs().max()) > C.ZERO_TOL)
+    return reading if len(reading) < on_pad.shape[0] else ()
+
+
 def _heads_reading(on_pad: torch.Tensor) -> Msg | None:
     """Which heads give the padding keys weight, when some heads do and others do not (a mask written into
     one head only): what was seen, per head. ``on_pad``: one sample's [H, Nq, padding keys] weights."""
-    if on_pad.dim() != 3 or on_pad.shape[0] < 2:
-        return None
-    reading = [h for h in range(on_pad.shape[0]) if float(on_pad[h].abs().max()) > C.ZERO_TOL]
-    if not reading or len(reading) == on_pad.shape[0]:
+    reading = _reading_heads(on_pad)
+    if not reading:
         return None
     clean = [h for h in range(on_pad.shape[0]) if h not in reading]
     listed, listed_zh = ", ".join(map(str, reading)), "、".join(map(str, reading))
