@@ -75,7 +75,13 @@ def _blocked_check(student, w: torch.Tensor, blocked: torch.Tensor, what, q, k, 
         hint = diagnose.randomness(student, "ScaledDotProductAttention")
     seen = []
     if on_blocked > C.ZERO_TOL:
-        seen.append(msg(f"blocked positions get weight up to {on_blocked:.3g} (expected 0)",
+        # round 43: a mask applied in some heads only is read per head, as the padding test reads its heads
+        per_head = torch.where(blocked, torch.nan_to_num(w.double(), nan=0.0).abs(), torch.zeros((), dtype=torch.float64))
+        heads = _heads_reading(per_head.transpose(0, 1).reshape(w.shape[1], -1, 1)) if w.dim() == 4 else None
+        # zh: one bracket (（只出现在 head 0 中；head 1 给它们的权重为 0；应为 0）)
+        seen.append(msg(f"blocked positions get weight up to {on_blocked:.3g} (expected 0){heads['en']}",
+                        f"被屏蔽位置的权重最大为 {on_blocked:.3g}{heads['zh'][:-1]}；应为 0）") if heads else
+                    msg(f"blocked positions get weight up to {on_blocked:.3g} (expected 0)",
                         f"被屏蔽位置的权重最大为 {on_blocked:.3g}（应为 0）"))
     if rs > C.ROW_SUM_TOL:
         seen.append(msg(f"the row sums deviate from 1 by up to {rs:.3g}", f"行和与 1 最多相差 {rs:.3g}"))

@@ -3,7 +3,8 @@
 1. The heads said once: test_padding_keys_get_zero_weight's own reading names the heads giving the padding keys
    weight ("in heads 0, 1 only (heads 2, 3 give them 0)"); its hint named them again ("match, in heads 0, 1 only (the
    other heads block ...)"). The hint now says "in those heads" there (``diagnose.mha(..., heads_told=...)``); a test
-   without that reading (test_mha_additive_mask) still names them in the hint.
+   without that reading (test_mha_additive_mask) still names them in the hint. Blocked positions read in some heads
+   only (a kernel leaving the mask out of head 0) are said with those heads, as the padding test says its heads.
 2. A mask read inverted with -inf in some heads (``masked_fill(~key_padding_mask, -inf)`` in head 0) gives NaN in a
    sample without padding; it was told "an entry False becomes NaN, as 0 * -inf does", a cause not seen (nothing is
    multiplied). Now told inverted, with the heads, when a key_padding_mask marking no key gives NaN in those heads,
@@ -14,6 +15,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -124,6 +126,94 @@ def test_nan_from_zero_times_minus_inf_is_still_told_so():
     out, w = Times(params, H, D // H, "added", float("-inf"))(CTX, key_padding_mask=PAD8, return_weights=True)
     said = diagnose.mha(out, w, params, H, D // H, CTX, None, None, PAD8, student=TimesStudent("added", 0.0))
     assert said is not None and "as 0 * -inf does" in said["en"], said
+
+# ------------------------------------------------------------------ 2b. different fills per head: nothing guessed
+class _PerHead(_Module):
+    """The padding keys' scores set to ``FILLS[h]`` in head h (None: -inf)."""
+
+    FILLS: tuple = ()
+
+    def __call__(self, x, context=None, additive_mask=None, *, key_padding_mask=None, return_weights=False):
+        p, ctx, (B, Nq, _) = self.params, x if context is None else context, x.shape
+
+        def split(name, t):
+            y = torch.nn.functional.linear(t, p[f"{name}.weight"], p[f"{name}.bias"])
+            return y.view(B, t.shape[1], self.heads, self.head_dim).transpose(1, 2)
+
+        q, k, v = split("q_proj", x), split("k_proj", ctx), split("v_proj", ctx)
+        s = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)
+        if additive_mask is not None:
+            s = s + (additive_mask.unsqueeze(1) if additive_mask.dim() == 3 else additive_mask)
+        if key_padding_mask is not None:
+            fills = torch.tensor([-math.inf if f is None else f for f in (self.FILLS * self.heads)[:self.heads]])
+            s = torch.where(key_padding_mask[:, None, None, :], fills[None, :, None, None], s)
+        w = torch.softmax(s, -1)
+        out = torch.nn.functional.linear((w @ v).transpose(1, 2).reshape(B, Nq, -1), p["out_proj.weight"],
+                                         p["out_proj.bias"])
+        return (out, w) if return_weights else out
+
+
+def _per_head_said(fills):
+    module = type("Fills", (_PerHead,), {"FILLS": tuple(fills)})
+
+    class Student(_Student):
+        def mha(self, d_model, num_heads, head_dim=None, params=None):
+            return module(params, num_heads, head_dim or d_model // num_heads, "filled", 0.0)
+
+    params = C.mha_params(33, D, H, D // H)
+    out, w = module(params, H, D // H, "filled", 0.0)(CTX, key_padding_mask=PAD8, return_weights=True)
+    return diagnose.mha(out, w, params, H, D // H, CTX, None, None, PAD8, student=Student("filled", 0.0))
+
+
+@pytest.mark.parametrize("fills", [(-3.0, -5.0, None, None), (5.0, -5.0, None, None)])
+def test_different_fills_in_different_heads_name_no_fill(fills):
+    assert _per_head_said(fills) is None          # no one number fits those heads: none is guessed
+
+
+@pytest.mark.parametrize("fills, en, zh", [
+    ((-3.0, None, -3.0, None), "in heads 0, 2 only", "仅在 head 0、2 中"),
+    ((None, 0.0, None, 0.0), "in heads 1, 3 only", "仅在 head 1、3 中"),
+    ((-1e9, -2.0, None, None), "in head 1 only", "仅在 head 1 中"),    # -1e9 blocks as -inf does
+])
+def test_one_fill_in_heads_apart_is_said_with_exactly_those_heads(fills, en, zh):
+    said = _per_head_said(fills)
+    assert said is not None and en in said["en"] and zh in said["zh"], said
+
+
+# ------------------------------------------------------------------ 2c. a mask applied in some heads of the kernel
+class _MaskLeftOut(_Student):
+    """A ScaledDotProductAttention that leaves the mask out of ``heads``."""
+
+    def __init__(self, heads):
+        super().__init__("filled", 0.0)
+        self.left_out = heads
+
+    def sdpa(self, q, k, v, mask=None, *, return_weights=False):
+        if mask is not None:
+            mask = mask.expand(*q.shape[:2], q.shape[2], k.shape[2]).clone()
+            mask[:, self.left_out] = 0.0
+        return C.ref_output(q, k, v, mask), C.ref_weights(q, k, mask)
+
+
+@pytest.mark.parametrize("test, heads, en, zh", [
+    (parity.test_blocked_key_gets_zero_weight, [0], "(expected 0) in head 0 only (head 1 gives them 0)",
+     "（只出现在 head 0 中；head 1 给它们的权重为 0；应为 0）"),
+    (parity.test_additive_mask_parity, [0, 1], "(expected 0) in heads 0, 1 only (head 2 gives them 0)",
+     "（只出现在 head 0、1 中；head 2 给它们的权重为 0；应为 0）"),
+])
+def test_blocked_positions_read_in_some_heads_only_are_said_with_those_heads(test, heads, en, zh):
+    with pytest.raises(Feedback) as exc:
+        test(_MaskLeftOut(heads))
+    said = exc.value.message
+    assert en in said["en"] and zh in said["zh"], said
+    assert english_in_zh(said["zh"], ZH) == [], said["zh"]
+
+
+def test_blocked_positions_read_in_every_head_name_no_heads():
+    with pytest.raises(Feedback) as exc:
+        parity.test_blocked_key_gets_zero_weight(_MaskLeftOut([0, 1]))
+    assert "head" not in exc.value.message["en"] and "head" not in exc.value.message["zh"], exc.value.message
+
 
 # ------------------------------------------------------------------ 3. the hunt: per-head padding and causal masks
 BASE = '''import math
@@ -282,6 +372,7 @@ SAID = {
     "pad_subtracted_01": ("lowered by only about 1", "只降低约 1"),
     "pad_multiplied": ("the mask is read inverted", "mask 的极性反了"),
     "fill_m5_every_head": ("set to about -5", "设为约 -5"),
+    "causal_half_heads": ("(expected 0) in head 0 only (head 1 gives them 0)", "只出现在 head 0 中"),
     "causal_as_01": ("the mistake is in ScaledDotProductAttention, not in the multi-head wrapper", "ScaledDotProductAttention"),
 }
 _EN_HEADS = re.compile(r"\bheads? (\d+(?:, \d+)*)\b(?! apart)")
