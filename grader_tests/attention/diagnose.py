@@ -1432,18 +1432,52 @@ def _padding_nan(student: MhaBuilder, case: _MhaCase) -> Msg | None:
         none = m(x, ctx, am, key_padding_mask=torch.zeros_like(kpm), return_weights=True)
         if _finite(none[0]) or not _finite(m(x, ctx, am)):
             return None
-        every = m(x, ctx, am, key_padding_mask=torch.ones_like(kpm), return_weights=True)
     except Feedback:
         return None
+    try:        # mend round 43 (MED 1): a module raising on every key marked shows no inversion, and still 0 * -inf
+        every = m(x, ctx, am, key_padding_mask=torch.ones_like(kpm), return_weights=True)
+    except Feedback:
+        every = None
     # round 43: a mask read inverted with -inf (in some heads: masked_fill(~key_padding_mask, -inf)) gives NaN with
     # no key marked too (every key of a row blocked), and was told "0 * -inf": told inverted when the heads giving
     # NaN with no key marked give none with every key marked and, in the case, block the real keys
-    nan_none, nan_every = _nan_heads(none[1], kpm), _nan_heads(every[1], kpm)
+    nan_none = _nan_heads(none[1], kpm)
+    nan_every = None if every is None else _nan_heads(every[1], kpm)
     if nan_none and nan_every is not None and not set(nan_none) & set(nan_every):
         inverted = _inverted_nan(case, nan_none if len(nan_none) < case.num_heads else None)
         if inverted is not None:
             return inverted
-    return _zero_times_inf(student)
+    return _unpadded_nan(case) or _zero_times_inf(student)
+
+
+def _unpadded_nan(case: _MhaCase) -> Msg | None:
+    """Mend round 43 (MED 2): NaN in the case only in the samples without padding (their entries False give NaN, the
+    padded samples' do not), so "an entry False becomes NaN, as 0 * -inf does" is not what was seen: the heads and the
+    samples are said, no cause. From the weights [B, H, Nq, Nk] when given, else from the output. None otherwise."""
+    kpm, w = case.key_padding_mask, case.weights
+    padded = kpm.any(dim=-1)
+    heads = _nan_heads(w, kpm) if w is not None else None
+    seen = w if heads is not None else case.out
+    if not isinstance(seen, Tensor) or seen.dim() < 2 or seen.shape[0] != kpm.shape[0]:
+        return None
+    bad = torch.isnan(seen.double()).flatten(1).any(dim=1)
+    if not bool(bad.any()) or bool((bad & padded).any()) or not bool(padded.any()):
+        return None
+    samples = listed([str(b) for b in range(len(bad)) if bool(bad[b])])
+    samples_zh = listed([str(b) for b in range(len(bad)) if bool(bad[b])], zh=True)
+    if heads is None or len(heads) == w.shape[1]:
+        where = msg("", "")
+    else:
+        where = msg(f" in head{'s' if len(heads) > 1 else ''} {listed([str(h) for h in heads])}",
+                    f"在 head {listed([str(h) for h in heads], zh=True)} 中，")
+    what = msg("the weights", "权重") if heads is not None else msg("the results", "结果")
+    return msg(f"with this key_padding_mask {what['en']}{where['en']} are NaN in the samples without padding (sample"
+               f"{'s' if len(samples.split(', ')) > 1 else ''} {samples}) and finite in those with padding, and without "
+               f"key_padding_mask the results are finite: a sample whose key_padding_mask marks no key must give the "
+               f"same {what['en'][4:]} as without key_padding_mask; check what the code does to the rows of such a sample",
+               f"使用这个 key_padding_mask 时，{where['zh']}没有 padding 的样本（样本 {samples_zh}）的{what['zh']}为 NaN，"
+               f"有 padding 的样本的{what['zh']}是有限的；不给 key_padding_mask 时结果是有限的：key_padding_mask "
+               f"不标记任何 key 的样本，其{what['zh']}应与不给 key_padding_mask 时相同；请检查代码对这类样本的各行做了什么")
 
 
 def _nan_heads(w: Tensor, kpm: Tensor) -> tuple[int, ...] | None:
@@ -1472,14 +1506,19 @@ def _inverted_nan(case: _MhaCase, heads: tuple[int, ...] | None) -> Msg | None:
     where = msg("", "") if heads is None else \
         msg(f" in head{'s' if len(heads) > 1 else ''} {listed([str(h) for h in heads])}",
             f"在 head {listed([str(h) for h in heads], zh=True)} 中")
+    # mend round 43 (LOW 4, 5): the heads giving the real keys no weight are said ("there" pointed to nothing for every
+    # head), in sentences rather than a chain of colons
+    give = msg("the real keys get", "真实 key 的") if heads is None else \
+        msg("this head gives the real keys" if len(heads) == 1 else "these heads give the real keys",
+            "这个 head 给真实 key 的" if len(heads) == 1 else "这些 head 给真实 key 的")
     inv = FAULTS["pad_inverted"]
     return msg(f"with a key_padding_mask that marks no key (all False) the weights{where['en']} are NaN, with one that "
-               f"marks every key (all True) they are finite, and with padding the real keys get no weight there: the "
-               f"keys marked False are blocked, so a row with no padding has every key blocked (a softmax over -inf "
-               f"alone is NaN): {inv['en']}",
+               f"marks every key (all True) they are finite, and with padding, {give['en']} weight 0. The keys marked "
+               f"False are blocked, so in a row with no padding every key is blocked, and a softmax over -inf alone "
+               f"gives NaN; {inv['en']}",
                f"key_padding_mask 不标记任何 key（全为 False）时，{where['zh']}权重为 NaN；标记所有 key（全为 True）时"
-               f"权重是有限的；有 padding 时真实 key 在那里的权重为 0：被屏蔽的是标记为 False 的 key，所以没有 padding 的"
-               f"行所有 key 都被屏蔽（对全为 -inf 的行做 softmax 得到 NaN）：{inv['zh']}")
+               f"权重是有限的；有 padding 时，{give['zh']}权重为 0。被屏蔽的是标记为 False 的 key，所以没有 padding 的"
+               f"行所有 key 都被屏蔽，而对全为 -inf 的行做 softmax 得到 NaN。{inv['zh']}")
 
 
 def _zero_times_inf(student: MhaBuilder) -> Msg:
