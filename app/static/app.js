@@ -444,6 +444,36 @@
   function whyDown(labels, status) {
     return status || (navigator.onLine === false ? labels.no_network : labels.no_answer);
   }
+  /* Round 43: what an answer that failed says, read alike by the attempts card (round 42) and the submission page
+     (which said a 403/404 as the server unreachable, and the app's 500 page as an outage). Resolves to
+     { refused: 403 or 404 }: the app's own refusal, told by its JSON `code` (forbidden, not_found) or its error page
+     (error.html: #error-message), final (round 42 mend); { erred: status, after: seconds or 0 }: the app's own 5xx
+     (its JSON, e.g. its 503 database_unavailable, or its error page), an answer with an error, asked again on a
+     back-off or its Retry-After; { down: "HTTP n" }: any other page (a proxy's: a deploy's, a misrouted request's, a
+     server restarting), a failure to reach the app, asked again. */
+  function answerOf(r) {
+    var status = r.status, json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
+    var after = parseInt(r.headers.get("Retry-After") || "", 10);
+    var down = { down: "HTTP " + status };
+    return r.text().then(function (body) {
+      var own;
+      if (!json) {
+        own = !!new DOMParser().parseFromString(body, "text/html").getElementById("error-message");
+      } else if (status >= 500) {
+        own = true;     // round 40 mend: the app answers a JSON request's errors in JSON
+      } else {
+        try { own = JSON.parse(body).code === (status === 404 ? "not_found" : "forbidden"); } catch (e) { own = false; }
+      }
+      if (!own) return down;
+      return status >= 500 ? { erred: status, after: after > 0 ? after : 0 } : { refused: status };
+    }, function () { return down; });
+  }
+  /* Round 42 mend: the pages carry their sign-in's carry-key (base.html, new at each sign-in, its error page too):
+     a page fetched under another sign-in (another account signed in in another tab of this browser) is told apart. */
+  function signInOf(doc) {
+    var meta = doc.querySelector('meta[name="carry-key"]');
+    return meta ? meta.getAttribute("content") || "" : "";
+  }
   var attemptsCard = document.querySelector("[data-attempts-live]");
   if (attemptsCard) watchAttempts(attemptsCard);
   function watchAttempts(card) {
@@ -498,28 +528,16 @@
       if (note) note.remove();
     }
     /* Round 42 mend: any 403 or 404 stopped the list (or an attempt's following) for good, a proxy's page too (a
-       deploy's, a misrouted request's): only the app's own refusal is final, told by its JSON `code` (not_found,
-       forbidden) or its error page (error.html: #error-message); a proxy's is a failure to reach the server, asked
-       again on the back-off. Resolves to whether the answer is the app's. */
-    function appsRefusal(r) {
-      var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
-      return r.text().then(function (body) {
-        if (!json) return !!new DOMParser().parseFromString(body, "text/html").getElementById("error-message");
-        try { return JSON.parse(body).code === (r.status === 404 ? "not_found" : "forbidden"); } catch (e) { return false; }
-      }, function () { return false; });
-    }
+       deploy's, a misrouted request's): only the app's own refusal is final (answerOf); a proxy's is a failure to
+       reach the server, asked again on the back-off. */
     /* The app refused the card or the list: a 403 says this sign-in was refused (the app answers a student's GET it
        may not see with a 404, so no cause is guessed, no "sign in again"), a 404 that the assignment is not found. */
     function refused(status) {
       stop(status === 403 ? fill(labels.forbidden, { status: status }) : labels.page_gone, false);
     }
     /* Round 42 mend: another account signed in in another tab of this browser (or this one signed in again) made the
-       card fetched again show that sign-in's attempts, unsaid. The pages carry their sign-in's carry-key (base.html,
-       new at each sign-in): a card of another sign-in is not shown, the page stops and says so. */
-    function signInOf(doc) {
-      var meta = doc.querySelector('meta[name="carry-key"]');
-      return meta ? meta.getAttribute("content") || "" : "";
-    }
+       card fetched again show that sign-in's attempts, unsaid: a card of another sign-in (signInOf) is not shown, the
+       page stops and says so. */
     /* Round 37: a request that never got an answer (a connection that died without a word, a proxy holding it)
        kept `checking` set, and every later poll was skipped: the badge said "queued" for good. Each request of
        the list gives up after LIMIT_MS (as the submission page's polls do), its body read included. */
@@ -600,14 +618,14 @@
         .then(function (r) {
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
           if (r.status === 401 || (r.redirected && !json)) return { signedOut: true };
-          if (r.status === 403 || r.status === 404) {
-            var status = r.status;
-            return appsRefusal(r).then(function (own) {
-              if (!own) return { down: "HTTP " + status };     // a proxy's page: asked again, as a 5xx page is
-              return status === 403 ? { forbidden: status } : { gone: tr };
+          if (r.status === 403 || r.status === 404 || r.status >= 500) {
+            /* a proxy's page: asked again (down); the app's 5xx (e.g. its 503 database_unavailable) is an answer,
+               "not held" as in round 39, asked again at the next poll */
+            return answerOf(r).then(function (a) {
+              if (a.refused) return a.refused === 403 ? { forbidden: 403 } : { gone: tr };
+              return a.down ? a : null;
             });
           }
-          if (r.status >= 500 && !json) return { down: "HTTP " + r.status };   // not the app's answer
           return r.ok && json ? r.json() : null;
         }, function () { return { down: true }; })
         .catch(function () { return null; });    // a body not read in time: asked again at the next poll
@@ -643,22 +661,14 @@
           if (r.status === 401 || r.redirected) { stop(labels.signed_out, true); return null; }
           /* Round 42: a 403 or 404 (the app answers 404 to an assignment deleted, hidden, or not this sign-in's) was
              asked again about once a minute for good, the student told nothing: asking again will not change it.
-             Round 42 mend: the app's (appsRefusal); a proxy's is a failure to reach it */
-          var status = r.status;
-          if (status === 403 || status === 404) {
-            return appsRefusal(r).then(function (own) {
-              if (own) { refused(status); return null; }
-              return { down: "HTTP " + status };
+             Round 42 mend: the app's (answerOf); a proxy's is a failure to reach it */
+          if (r.status === 403 || r.status === 404 || r.status >= 500) {
+            /* the app's own error page for a 5xx is an answer (erred, said by appErred); any other 5xx page is a
+               proxy's. Round 42 mend: its Retry-After (a 503's) is the next try's wait */
+            return answerOf(r).then(function (a) {
+              if (a.refused) { refused(a.refused); return null; }
+              return a;
             });
-          }
-          if (status >= 500) {
-            /* the app's own error page (error.html: #error-message) is an answer; any other 5xx page is a proxy's.
-               Round 42 mend: its Retry-After (a 503's) is the next try's wait */
-            var after = parseInt(r.headers.get("Retry-After") || "", 10);
-            return r.text().then(function (html) {
-              var own = new DOMParser().parseFromString(html, "text/html").getElementById("error-message");
-              return own ? { erred: status, after: after > 0 ? after : 0 } : { down: "HTTP " + status };
-            }, function () { return { down: "HTTP " + status }; });
           }
           return r.ok ? r.text().catch(function () { return { down: true }; }) : null;   // a body not read in time
         }, function () { return { down: true }; })
@@ -943,11 +953,11 @@
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
           if (r.status === 401 || (r.redirected && !json)) { stop(labels.signed_out, true); return null; }
           /* Round 42: a 403 or 404 (the assignment deleted or hidden, or not this sign-in's) was asked again each
-             minute for good, the student told nothing. Round 42 mend: the app's (appsRefusal); a proxy's is tried
+             minute for good, the student told nothing. Round 42 mend: the app's (answerOf); a proxy's is tried
              again as a proxy's 5xx page is */
           if (r.status === 403 || r.status === 404) {
-            return appsRefusal(r).then(function (own) {
-              if (own) { refused(r.status); return null; }
+            return answerOf(r).then(function (a) {
+              if (a.refused) { refused(a.refused); return null; }
               return answered(r, json, true);
             });
           }
@@ -961,7 +971,7 @@
         .then(function (body) { return body && !stopped ? compareList(body.attempts || []) : null; })
         .catch(function () { if (later === undefined) later = retryDelay(); })   // a body not read in time, a bad one
         .then(function () { listing = false; watchList(later); });
-      /* proxys: a page not the app's (a 403 or 404 appsRefusal did not find the app's) */
+      /* proxys: a page not the app's (a 403 or 404 answerOf did not find the app's) */
       function answered(r, json, proxys) {
         var verdict = r.headers.get("X-Long-Poll");
         /* a twin tab's wait ended this one's; not a wait sent before a pagehide (the tab's next page ended it) */
@@ -1107,12 +1117,22 @@
       .then(function (r) {
         clearTimeout(guard);
         if (r.status === 401 || (r.ok && r.redirected)) { pendingResult = null; signedOut(); return null; }
-        if (r.status >= 400 && r.status < 500 && r.status !== 408 && r.status !== 429) {
+        /* Round 43: a 403 or 404 was said as the server unreachable and not asked again, a proxy's too; the app's
+           500 page as an outage. The app's refusal is final (refusedHere), its error said as such (appErred) and
+           asked again on the back-off or its Retry-After, a proxy's page asked again as an outage. */
+        if (r.status === 403 || r.status === 404 || r.status >= 500) {
+          return answerOf(r).then(function (a) {
+            if (pendingResult !== s) return null;
+            if (a.refused) { refusedHere(a.refused); return null; }
+            throw a;
+          });
+        }
+        if (r.status >= 400 && r.status !== 408 && r.status !== 429) {
           pendingResult = null;
           unreachable("HTTP " + r.status);
           return null;
         }
-        if (!r.ok) throw new Error("HTTP " + r.status);
+        if (!r.ok) throw { down: "HTTP " + r.status };
         return r.text();
       })
       .then(function (html) {
@@ -1128,12 +1148,13 @@
         if (latest === s) render(s);  // the status again, where a failed fetch said the server could not be reached
       })
       .catch(function (e) {
-        if (pendingResult !== s) return;
+        if (pendingResult !== s || stopped) return;
         clearTimeout(guard);
-        var seen = e && /^HTTP \d+$/.test(e.message) ? e.message : null;
-        unreachable(seen);
+        /* e: what answerOf read ({ erred, after } or { down: "HTTP n" }), else no answer */
+        var after = e && e.erred ? e.after : 0;
+        if (e && e.erred) say(fill(labels.app_error, { status: e.erred })); else unreachable(e && e.down);
         if (document.hidden) return;     // fetched again when the tab is looked at ('visibilitychange')
-        resultTimer = setTimeout(function () { refreshResult(s); }, resultDelay);
+        resultTimer = setTimeout(function () { refreshResult(s); }, Math.max(resultDelay, after * 1000));
         resultDelay = Math.min(resultDelay * 2, 60000);
       });
   }
@@ -1168,12 +1189,55 @@
   function unreachable(status) {  // status: "HTTP 502" when one came; else offline or no answer
     say(fill(labels.unreachable, { why: whyDown(labels, status) }));
   }
+  /* The page stops following the attempt and says why (signIn: with the way to sign in again). */
+  function stopHere(text, signIn) {
+    stopped = true;
+    pendingResult = null;
+    clearTimeout(timer);
+    clearTimeout(resultTimer);
+    if (spinner) spinner.hidden = true;
+    detail.textContent = text + (signIn && !CJK_END.test(text) ? " " : "");
+    if (signIn) detail.appendChild(signInLink(live, labels));
+  }
   function signedOut() {
     /* the poll was sent to the sign-in page: nothing will update until the student signs in again */
+    stopHere(labels.signed_out || "", true);
+  }
+  /* Round 43: the app refused this attempt's status or result (answerOf): a 404 when staff deleted it, or when this
+     browser is now signed in as someone else (another tab), a 403 when this sign-in may not see it. Asking again will
+     not change it: the page stops. Which it is, is asked of the app once: this page fetched again answers under the
+     sign-in now in this browser (its carry-key, signInOf), or sends to the sign-in page when the session ended. */
+  function refusedHere(status) {
+    if (stopped) return;
     stopped = true;
-    if (spinner) spinner.hidden = true;
-    detail.textContent = (labels.signed_out || "") + " ";
-    detail.appendChild(signInLink(live, labels));
+    pendingResult = null;
+    clearTimeout(timer);
+    clearTimeout(resultTimer);
+    var said = function () {
+      stopHere(status === 403 ? fill(labels.forbidden, { status: status }) : labels.gone, false);
+    };
+    fetch(inPageLang(window.location.pathname), { credentials: "same-origin", headers: { "Accept": "text/html" },
+                                                  cache: "no-store" })
+      .then(function (r) {
+        if (r.status === 401 || r.redirected) { signedOut(); return; }
+        return r.text().then(function (html) {
+          var mine = signInOf(document), now = signInOf(new DOMParser().parseFromString(html, "text/html"));
+          if (mine && now !== mine) stopHere(now ? labels.other_sign_in : labels.signed_out, !now);
+          else said();
+        });
+      })
+      .catch(said);      // not told: the refusal, as seen
+  }
+  /* Round 43: the app's own 5xx for the status (its JSON, e.g. a 503 database_unavailable) was said as the server
+     unreachable, asked again each second: said as the service's error, asked again on a back-off (5 s doubling to
+     60 s, as the result's) or the Retry-After it sent. */
+  var errDelay = 5000;
+  function appErred(status, after) {
+    say(fill(labels.status_error, { status: status }));
+    clearTimeout(timer);
+    var final = lastStatus === "graded" || lastStatus === "error";     // a final page's check: no faster
+    timer = setTimeout(tick, Math.max(errDelay, after * 1000, final ? FINAL_CHECK_MS : 0));
+    errDelay = Math.min(errDelay * 2, 60000);
   }
   function tick() {
     clearTimeout(timer);
@@ -1190,6 +1254,14 @@
       .then(function (r) {
         var type = r.headers.get("Content-Type") || "";
         if (r.status === 401 || (r.ok && type.indexOf("json") < 0 && r.redirected)) { signedOut(); return null; }
+        if (r.status === 403 || r.status === 404 || r.status >= 500) {
+          return answerOf(r).then(function (a) {
+            if (a.refused) refusedHere(a.refused);
+            else if (a.erred) return a;
+            else unreachable(a.down);     // a proxy's page: asked again
+            return null;
+          });
+        }
         if (!r.ok) { unreachable("HTTP " + r.status); return null; }
         return r.json();
       }, function () {
@@ -1198,7 +1270,10 @@
       })
       .then(function (s) {
         done();
-        if (s === null || stopped) { if (!stopped) schedule(); return; }
+        if (stopped) return;
+        if (s && s.erred) { appErred(s.erred, s.after); return; }
+        if (s === null) { schedule(); return; }
+        errDelay = 5000;
         latest = s;
         render(s);
         var graded = s.graded_run_id ? String(s.graded_run_id) : "";
