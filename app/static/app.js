@@ -444,6 +444,19 @@
   function whyDown(labels, status) {
     return status || (navigator.onLine === false ? labels.no_network : labels.no_answer);
   }
+  /* Round 37: a request that never got an answer (a connection that died without a word, a proxy holding it)
+     kept `checking` set, and every later poll was skipped: the badge said "queued" for good. Each request of
+     the list gives up after LIMIT_MS (as the submission page's polls do), its body read included; round 43: the
+     submission page's own question of who is signed in (refusedHere) too. */
+  var LIMIT_MS = 15000;
+  function fetchLimited(url, options, extraMs) {
+    var ctrl = window.AbortController ? new AbortController() : null;
+    if (ctrl) {
+      options.signal = ctrl.signal;
+      setTimeout(function () { ctrl.abort(); }, LIMIT_MS + (extraMs || 0));   // a no-op once the answer is read
+    }
+    return fetch(url, options);
+  }
   /* Round 43: what an answer that failed says, read alike by the attempts card (round 42) and the submission page
      (which said a 403/404 as the server unreachable, and the app's 500 page as an outage). Resolves to
      { refused: 403 or 404 }: the app's own refusal, told by its JSON `code` (forbidden, not_found) or its error page
@@ -538,18 +551,6 @@
     /* Round 42 mend: another account signed in in another tab of this browser (or this one signed in again) made the
        card fetched again show that sign-in's attempts, unsaid: a card of another sign-in (signInOf) is not shown, the
        page stops and says so. */
-    /* Round 37: a request that never got an answer (a connection that died without a word, a proxy holding it)
-       kept `checking` set, and every later poll was skipped: the badge said "queued" for good. Each request of
-       the list gives up after LIMIT_MS (as the submission page's polls do), its body read included. */
-    var LIMIT_MS = 15000;
-    function fetchLimited(url, options, extraMs) {
-      var ctrl = window.AbortController ? new AbortController() : null;
-      if (ctrl) {
-        options.signal = ctrl.signal;
-        setTimeout(function () { ctrl.abort(); }, LIMIT_MS + (extraMs || 0));   // a no-op once the answer is read
-      }
-      return fetch(url, options);
-    }
     /* Round 40: the server unreachable (no connection, no answer, a 5xx). The card says so, with what was seen (as
        the submission page does): its badges may be out of date, and the page keeps trying. The note goes when the
        server answers again.
@@ -1216,8 +1217,8 @@
     var said = function () {
       stopHere(status === 403 ? fill(labels.forbidden, { status: status }) : labels.gone, false);
     };
-    fetch(inPageLang(window.location.pathname), { credentials: "same-origin", headers: { "Accept": "text/html" },
-                                                  cache: "no-store" })
+    fetchLimited(inPageLang(window.location.pathname), { credentials: "same-origin", headers: { "Accept": "text/html" },
+                                                         cache: "no-store" })
       .then(function (r) {
         if (r.status === 401 || r.redirected) { signedOut(); return; }
         return r.text().then(function (html) {
