@@ -1223,8 +1223,8 @@
         if (r.status === 401 || r.redirected) { signedOut(); return; }
         return r.text().then(function (html) {
           var mine = signInOf(document), now = signInOf(new DOMParser().parseFromString(html, "text/html"));
-          if (mine && now !== mine) stopHere(now ? labels.other_sign_in : labels.signed_out, !now);
-          else said();
+          /* a page without a carry-key (a proxy's) tells nothing: the refusal is said as seen */
+          if (mine && now && now !== mine) stopHere(labels.other_sign_in, false); else said();
         });
       })
       .catch(said);      // not told: the refusal, as seen
