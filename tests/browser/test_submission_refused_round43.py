@@ -215,3 +215,24 @@ def test_a_proxys_404_for_the_result_and_502_for_the_status_are_an_outage_asked_
     expect(page.locator("#result [data-total]")).to_have_count(1)
     assert state["results"] == 3, state
     page.context.close()
+
+
+def test_the_apps_404_with_a_proxys_page_for_the_sign_in_question_is_said_as_seen(app, web, factory, live_server,
+                                                                                 browser):
+    """The page asks who is signed in once (the page fetched again); a proxy's page answering that (no carry-key)
+    tells nothing: the app's 404 is said as seen, never "signed out" or "signed in differently"."""
+    a = factory.assignment()
+    alice = factory.student(email="alice@example.edu")
+    sub = web.submit(alice, a)
+
+    def watch(p) -> None:
+        p.route(f"**/submissions/{sub.id}/status*", lambda route: route.fulfill(**_json(404, "not_found")))
+        p.route(f"**/submissions/{sub.id}?*", lambda route: route.fulfill(
+            status=502, content_type="text/html", body=PROXY_PAGE.format("502 Bad Gateway")))
+
+    page = submission_page(browser, live_server, alice.email, sub.id, "en", watch=watch)
+    detail = page.locator("#live [data-detail]")
+    run_clock(page, 10, until=lambda: detail.text_content() == GONE["en"])
+    expect(detail).to_have_text(GONE["en"])
+    expect(detail.locator("a")).to_have_count(0)
+    page.context.close()
