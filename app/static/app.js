@@ -463,22 +463,33 @@
      (error.html: #error-message), final (round 42 mend); { erred: status, after: seconds or 0 }: the app's own 5xx
      (its JSON, e.g. its 503 database_unavailable, or its error page), an answer with an error, asked again on a
      back-off or its Retry-After; { down: "HTTP n" }: any other page (a proxy's: a deploy's, a misrouted request's, a
-     server restarting), a failure to reach the app, asked again. */
+     server restarting), a failure to reach the app, asked again.
+     Round 43 mend: a JSON 5xx is the app's only with a string `code` (error_response, api_error always send one): a
+     gateway's {"message": "Internal server error"} is an outage. A 429 (the app's too_many_connections, a proxy's
+     limit) is { busy: 429, after }: the service busy, asked again no sooner than its Retry-After. A Retry-After is
+     held to RETRY_AFTER_MAX_S (a misconfigured day's wait would silence the page). */
+  var RETRY_AFTER_MAX_S = 300;
+  function retryAfterOf(r) {
+    var after = parseInt(r.headers.get("Retry-After") || "", 10);
+    return after > 0 ? Math.min(after, RETRY_AFTER_MAX_S) : 0;
+  }
   function answerOf(r) {
     var status = r.status, json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
-    var after = parseInt(r.headers.get("Retry-After") || "", 10);
+    var after = retryAfterOf(r);
     var down = { down: "HTTP " + status };
+    if (status === 429) return r.text().then(function () { return { busy: 429, after: after }; },
+                                             function () { return { busy: 429, after: after }; });
     return r.text().then(function (body) {
       var own;
       if (!json) {
         own = !!new DOMParser().parseFromString(body, "text/html").getElementById("error-message");
       } else if (status >= 500) {
-        own = true;     // round 40 mend: the app answers a JSON request's errors in JSON
+        try { own = typeof JSON.parse(body).code === "string"; } catch (e) { own = false; }
       } else {
         try { own = JSON.parse(body).code === (status === 404 ? "not_found" : "forbidden"); } catch (e) { own = false; }
       }
       if (!own) return down;
-      return status >= 500 ? { erred: status, after: after > 0 ? after : 0 } : { refused: status };
+      return status >= 500 ? { erred: status, after: after } : { refused: status };
     }, function () { return down; });
   }
   /* Round 42 mend: the pages carry their sign-in's carry-key (base.html, new at each sign-in, its error page too):
@@ -671,6 +682,8 @@
               return a;
             });
           }
+          /* round 43 mend: a 429 (busy) is no outage; its Retry-After holds the next try (cardFailed) */
+          if (r.status === 429) return answerOf(r);
           return r.ok ? r.text().catch(function () { return { down: true }; }) : null;   // a body not read in time
         }, function () { return { down: true }; })
         .then(function (html) {
@@ -1106,7 +1119,7 @@
      500) was dropped: the page said "Grading finished: 92 of 100" above the old block for good, since
      polling stops at the end. Say it, and fetch again until the block comes. */
   /* Retries back off (5 s doubling to 60 s) and wait while the tab is hidden ('visibilitychange' fetches
-     again); a 4xx other than 408/429 will not change by asking again, and a redirect is the sign-in page. */
+     again); a 4xx other than 408 (429: busy, answerOf) will not change by asking again, and a redirect is the sign-in page. */
   var pendingResult = null, resultTimer = null, latest = null, resultDelay = 5000;
   function refreshResult(s) {
     pendingResult = s;
@@ -1121,14 +1134,14 @@
         /* Round 43: a 403 or 404 was said as the server unreachable and not asked again, a proxy's too; the app's
            500 page as an outage. The app's refusal is final (refusedHere), its error said as such (appErred) and
            asked again on the back-off or its Retry-After, a proxy's page asked again as an outage. */
-        if (r.status === 403 || r.status === 404 || r.status >= 500) {
+        if (r.status === 403 || r.status === 404 || r.status === 429 || r.status >= 500) {
           return answerOf(r).then(function (a) {
             if (pendingResult !== s) return null;
-            if (a.refused) { refusedHere(a.refused); return null; }
+            if (a.refused) { refusedHere(a.refused, function () { refreshResult(s); }); return null; }
             throw a;
           });
         }
-        if (r.status >= 400 && r.status !== 408 && r.status !== 429) {
+        if (r.status >= 400 && r.status !== 408) {
           pendingResult = null;
           unreachable("HTTP " + r.status);
           return null;
@@ -1138,13 +1151,15 @@
       })
       .then(function (html) {
         if (html === null || pendingResult !== s) return;
-        pendingResult = null;
-        resultDelay = 5000;
         /* The result block and the grading history (app/templates/student/_result_parts.html): the history
-           named the new run only after a reload. A fragment without parts is the result block alone. */
+           named the new run only after a reload. Round 43 mend: a 200 page without the result part (a captive
+           portal's, a proxy's) was swapped in for good: it is not the app's answer, asked again as an outage. */
         var doc = new DOMParser().parseFromString(html, "text/html");
         var part = doc.querySelector("[data-part=result]"), history = doc.querySelector("[data-part=history]");
-        swapIn(document.getElementById("result"), part ? part.innerHTML : html);
+        if (!part) throw null;
+        pendingResult = null;
+        resultDelay = 5000;
+        swapIn(document.getElementById("result"), part.innerHTML);
         if (history) swapIn(document.getElementById("history"), history.innerHTML);
         if (latest === s) render(s);  // the status again, where a failed fetch said the server could not be reached
       })
@@ -1152,8 +1167,9 @@
         if (pendingResult !== s || stopped) return;
         clearTimeout(guard);
         /* e: what answerOf read ({ erred, after } or { down: "HTTP n" }), else no answer */
-        var after = e && e.erred ? e.after : 0;
-        if (e && e.erred) say(fill(labels.app_error, { status: e.erred })); else unreachable(e && e.down);
+        var after = e && (e.erred || e.busy) ? e.after : 0;
+        if (e && e.busy) say(labels.busy_result);
+        else if (e && e.erred) say(fill(labels.app_error, { status: e.erred })); else unreachable(e && e.down);
         if (document.hidden) return;     // fetched again when the tab is looked at ('visibilitychange')
         resultTimer = setTimeout(function () { refreshResult(s); }, Math.max(resultDelay, after * 1000));
         resultDelay = Math.min(resultDelay * 2, 60000);
@@ -1208,12 +1224,17 @@
      browser is now signed in as someone else (another tab), a 403 when this sign-in may not see it. Asking again will
      not change it: the page stops. Which it is, is asked of the app once: this page fetched again answers under the
      sign-in now in this browser (its carry-key, signInOf), or sends to the sign-in page when the session ended. */
-  function refusedHere(status) {
+  /* Round 43 mend: again (the refused request's next try): a 404 whose check finds this very attempt's page under the
+     same sign-in was passing (the app answering again), not a deletion: the page goes on, up to TRANSIENT_404S times
+     in a row. The spinner stops while the check waits (the old status stays, no longer followed). */
+  var transient404s = 0, TRANSIENT_404S = 3;
+  function refusedHere(status, again) {
     if (stopped) return;
     stopped = true;
     pendingResult = null;
     clearTimeout(timer);
     clearTimeout(resultTimer);
+    if (spinner) spinner.hidden = true;
     var said = function () {
       stopHere(status === 403 ? fill(labels.forbidden, { status: status }) : labels.gone, false);
     };
@@ -1222,9 +1243,19 @@
       .then(function (r) {
         if (r.status === 401 || r.redirected) { signedOut(); return; }
         return r.text().then(function (html) {
-          var mine = signInOf(document), now = signInOf(new DOMParser().parseFromString(html, "text/html"));
+          var doc = new DOMParser().parseFromString(html, "text/html");
+          var mine = signInOf(document), now = signInOf(doc);
           /* a page without a carry-key (a proxy's) tells nothing: the refusal is said as seen */
-          if (mine && now && now !== mine) stopHere(labels.other_sign_in, false); else said();
+          if (mine && now && now !== mine) { stopHere(labels.other_sign_in, false); return; }
+          if (status === 404 && r.ok && mine && now === mine && doc.getElementById("live") && again &&
+              transient404s < TRANSIENT_404S) {
+            transient404s += 1;
+            stopped = false;
+            if (spinner) spinner.hidden = !(lastStatus === "queued" || lastStatus === "running");
+            again();
+            return;
+          }
+          said();
         });
       })
       .catch(said);      // not told: the refusal, as seen
@@ -1233,10 +1264,13 @@
      unreachable, asked again each second: said as the service's error, asked again on a back-off (5 s doubling to
      60 s, as the result's) or the Retry-After it sent. */
   var errDelay = 5000;
-  function appErred(status, after) {
-    say(fill(labels.status_error, { status: status }));
+  function appErred(status, after, busy) {
+    say(busy ? labels.busy_status : fill(labels.status_error, { status: status }));
     clearTimeout(timer);
     var final = lastStatus === "graded" || lastStatus === "error";     // a final page's check: no faster
+    /* round 43 mend: a final page checks only while shown (watchFinal); the tab hidden meanwhile asked once a
+       minute in the background. Showing it again checks at once ('visibilitychange'). */
+    if (final && document.hidden) return;
     timer = setTimeout(tick, Math.max(errDelay, after * 1000, final ? FINAL_CHECK_MS : 0));
     errDelay = Math.min(errDelay * 2, 60000);
   }
@@ -1255,10 +1289,10 @@
       .then(function (r) {
         var type = r.headers.get("Content-Type") || "";
         if (r.status === 401 || (r.ok && type.indexOf("json") < 0 && r.redirected)) { signedOut(); return null; }
-        if (r.status === 403 || r.status === 404 || r.status >= 500) {
+        if (r.status === 403 || r.status === 404 || r.status === 429 || r.status >= 500) {
           return answerOf(r).then(function (a) {
-            if (a.refused) refusedHere(a.refused);
-            else if (a.erred) return a;
+            if (a.refused) refusedHere(a.refused, schedule);
+            else if (a.erred || a.busy) return a;
             else unreachable(a.down);     // a proxy's page: asked again
             return null;
           });
@@ -1272,9 +1306,10 @@
       .then(function (s) {
         done();
         if (stopped) return;
-        if (s && s.erred) { appErred(s.erred, s.after); return; }
+        if (s && (s.erred || s.busy)) { appErred(s.erred, s.after, s.busy); return; }
         if (s === null) { schedule(); return; }
         errDelay = 5000;
+        transient404s = 0;
         latest = s;
         render(s);
         var graded = s.graded_run_id ? String(s.graded_run_id) : "";

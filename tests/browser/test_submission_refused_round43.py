@@ -25,12 +25,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 GONE = {"en": "The server no longer finds this attempt for the current sign-in (HTTP 404), so this page no longer "
               "updates. Reload it to see what is there now.",
-        "zh": "对当前登录的账号，服务器上已找不到这次提交（HTTP 404），本页不再更新。请刷新页面，查看现在的情况。"}
-FORBIDDEN = {"en": "The server refused this attempt to the current sign-in (HTTP 403), so this page no longer updates.",
-             "zh": "服务器拒绝当前登录的账号查看这次提交（HTTP 403），本页不再更新。"}
+        "zh": "对当前登录的账号，服务器上已找不到这次提交（HTTP 404），这个页面不再更新。请刷新页面，查看现在的情况。"}
+FORBIDDEN = {"en": "The server refused to show this attempt to the current sign-in (HTTP 403), so this page no longer updates.",
+             "zh": "服务器拒绝当前登录的账号查看这次提交（HTTP 403），这个页面不再更新。"}
 OTHER_SIGN_IN = {"en": "This browser is now signed in differently (in another tab or window), so this page no longer "
                        "updates. Reload it to see what the current sign-in may see.",
-                 "zh": "这个浏览器已在另一个标签页或窗口中换了登录，本页不再更新。请刷新页面，查看当前登录的账号能看到的内容。"}
+                 "zh": "这个浏览器已在另一个标签页或窗口中换了登录，这个页面不再更新。请刷新页面，查看当前登录的账号能看到的内容。"}
 RESULT_ERROR = {"en": "The grading service answered with an error (HTTP 500), so the result could not be loaded.",
                 "zh": "评分服务出错（HTTP 500），结果未能载入。"}
 STATUS_ERROR = {"en": "The grading service answered with an error (HTTP 503), so this status may be out of date.",
