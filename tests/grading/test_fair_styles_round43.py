@@ -7,7 +7,7 @@ detach, to_kv chunk), suno-ai/bark's GPT attention with its kv cache left off, D
 (sqrt(sqrt(d)) on both q and k), Hugging Face's LXMERT cross-modality attention, FastSpeech2's head-major (n*b)
 bmm, torchtitan's wq/wk/wv/wo with repeat_kv, Apple OpenELM's qkv split along the heads axis, PixArt-alpha's batch
 folded into the tokens under a block-diagonal bias; and heads folded into the sequence axis, (b, n*h, d), kept
-apart by a head bias (the layout with no fault model of its own)."""
+apart by a head bias, in the wrapper and in the kernel (the layout with no fault model of its own)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ TWINS = {
     "r43_openelm_qkv_split_along_heads": "r43_openelm_softmax_over_heads",
     "r43_pixart_batch_along_tokens_block_diagonal": "r43_pixart_block_diagonal_left_out",
     "r43_heads_along_tokens_one_sequence": "r43_heads_along_tokens_no_head_bias",
+    "r43_heads_along_tokens_in_kernel": "r43_heads_along_tokens_unfolded_head_major",
 }
 # The twins whose feedback quotes the faulty line: twin -> the code quoted, as the faulty line (and no other) has it.
 QUOTED = {
