@@ -321,10 +321,18 @@ def _display_imports(suite: Suite, source: str | None) -> list[str]:
     return found
 
 
-def _display_note(suite: Suite, source: str | None) -> Msg | None:
+def _display_note(suite: Suite, source: str | None, loaded: bool = True) -> Msg | None:
+    """The note on the display packages the source imports. ``loaded``: the file was imported and its tests
+    run; when it was not (a load error, or nothing to test), the note never says the code was graded as usual
+    (round 43: "No module named 'mpl_toolkits' ... graded as usual" contradicted itself)."""
     names = _display_imports(suite, source)
     if not names:
         return None
+    if not loaded:
+        return msg(f"{suite.student_file} imports {', '.join(names)}: in the grader these are inert stand-ins, so "
+                   "nothing is drawn or shown (upload the figure separately).",
+                   f"{suite.student_file} 导入了 {'、'.join(names)}：评分器中它们只是不起作用的替身，不会画图或显示"
+                   "（图请单独上传）。")
     return msg(f"{suite.student_file} imports {', '.join(names)}: in the grader these are inert stand-ins, so "
                "nothing is drawn or shown and your code is graded as usual (upload the figure separately).",
                f"{suite.student_file} 导入了 {'、'.join(names)}：评分器中它们只是不起作用的替身，不会画图或显示，"
@@ -500,7 +508,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
             messages.append(note)
     if audit_message:
         messages.append(audit_message)
-    display_note = _display_note(suite, source)
+    display_note = _display_note(suite, source, loaded=not child.get("load_error"))
     if display_note:
         messages.append(display_note)
     output_note = _output_note(str(child.get("student_output") or ""))

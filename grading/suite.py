@@ -25,8 +25,13 @@ if TYPE_CHECKING:
 # Display-only packages students import beside their code to draw the heatmap or show progress.
 # Inside the jail an import of one gives an inert stand-in (grading/sandbox/runtime.py): nothing is
 # drawn or shown, and a file that imports matplotlib at its top (PEP 8's place) is graded on its code
-# instead of failing to load.
-DISPLAY_PACKAGES = ("matplotlib", "seaborn", "plotly", "tqdm", "IPython")
+# instead of failing to load. Every module a package's wheel installs at its top level is listed, as students
+# import them beside the package's own name (matplotlib's wheel also installs ``mpl_toolkits``, e.g.
+# ``from mpl_toolkits.axes_grid1 import make_axes_locatable`` for a colorbar, and ``pylab``; plotly's
+# ``_plotly_utils``; seaborn, tqdm and IPython install only their own): DISPLAY_WHEEL_MODULES.
+DISPLAY_WHEEL_MODULES = {"matplotlib": ("matplotlib", "mpl_toolkits", "pylab"), "seaborn": ("seaborn",),
+                         "plotly": ("plotly", "_plotly_utils"), "tqdm": ("tqdm",), "IPython": ("IPython",)}
+DISPLAY_PACKAGES = tuple(m for mods in DISPLAY_WHEEL_MODULES.values() for m in mods)
 
 
 class SuiteError(RuntimeError):

@@ -1070,6 +1070,9 @@ class _Inert:
     memory that grows with every forward that logs a plot.)"""
 
     __slots__ = ("_name",)
+    # ``from pylab import *``: a star import of a stand-in binds nothing (without ``__all__`` it raised
+    # ImportError, and the file did not load)
+    __all__: tuple[str, ...] = ()
 
     def __init__(self, name: str):
         object.__setattr__(self, "_name", name)
