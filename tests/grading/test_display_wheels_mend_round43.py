@@ -8,8 +8,7 @@ import importlib.metadata
 import pytest
 
 from grader_tests.attention.static import hidden_name_uses
-from grading.suite import DISPLAY_PACKAGES
-DISPLAY_WHEEL_MODULES = {"matplotlib": ("matplotlib", "mpl_toolkits", "pylab"), "tqdm": ("tqdm",)}
+from grading.suite import DISPLAY_PACKAGES, DISPLAY_WHEEL_MODULES
 from tests.grading.helpers import SUBMISSIONS, code_score, failed_tests, grade_stored
 
 BASE = (SUBMISSIONS / "correct" / "pep8_matplotlib_imports.py").read_text()
