@@ -65,7 +65,7 @@ HIDDEN = {
     "from_sys_import_modules": ("from sys import modules\n", "import modules"),
     "class_hierarchy": ("s = ().__class__.__base__.__subclasses__()\n", "__subclasses__"),
     "jit_compiles_a_string": ("cu = torch.jit.CompilationUnit('def f(x): return x')\n", "torch.jit"),
-    "jit_module_imported": ("from torch import jit\n", "import jit"),
+    "jit_module_imported": ("from torch import jit\ncu = jit.CompilationUnit\n", "import jit"),
     "importlib": ("import importlib\n", "importlib"),
     "eval": ("x = eval('1')\n", "eval"),
     "a_module_the_review_cannot_follow": ("import pydoc\n", "imports pydoc"),
