@@ -421,7 +421,55 @@ def _parsed(source: str) -> tuple[ast.Module | None, str | None]:
         todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     if computed and _resolve_computed_names(tree, computed) or literal:
         tree = _getattr_as_attribute(tree)
-    return _without_dead_try_code(tree), None
+    return _without_dead_try_code(_star_imports_expanded(tree)), None
+
+
+# Star imports read as the names they bind (review D round 43, MED 2: ``from torch.nn import *`` then ``Module``
+# and ``softmax`` cost 17 points and told the student to "write the names out" as if they hid a name). Only these
+# modules, imported here in the trusted process: what ``import *`` binds from them is their ``__all__`` (torch) or
+# their public names (torch.nn and torch.nn.functional have no ``__all__``), the same objects in the jail.
+STAR_EXPANDED_MODULES = ("torch", "torch.nn", "torch.nn.functional")
+
+
+@functools.cache
+def _star_names(module: str) -> frozenset[str] | None:
+    """The names ``from <module> import *`` binds (None: the module could not be imported here)."""
+    if module not in STAR_EXPANDED_MODULES:
+        return None
+    try:
+        mod = importlib.import_module(module)
+    except Exception:  # noqa: BLE001 - the star import then stays as it is (a finding)
+        return None
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = [n for n in vars(mod) if not n.startswith("_")]
+    return frozenset(n for n in names if isinstance(n, str))
+
+
+def _star_imports_expanded(tree: ast.Module) -> ast.Module:
+    """The tree with each ``from <STAR_EXPANDED_MODULES> import *`` written out as the import of the names it binds
+    that the file uses (a name read or bound anywhere in it: ``from torch.nn.functional import softmax, dropout``),
+    or as ``pass`` when it uses none, so every check judges them as it judges the explicit import (a bare
+    ``scaled_dot_product_attention(...)`` after ``from torch.nn.functional import *`` is PyTorch's fused attention).
+    A star import of any other module is left as it is. The shared tree is copied, never changed."""
+    stars = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level
+             and n.module in STAR_EXPANDED_MODULES and [a.name for a in n.names] == ["*"]]
+    if not stars or any(_star_names(n.module or "") is None for n in stars):
+        return tree
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} \
+        | {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+
+    class Expand(ast.NodeTransformer):
+        def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST:
+            if node.level or node.module not in STAR_EXPANDED_MODULES or [a.name for a in node.names] != ["*"]:
+                return node
+            names = sorted(used & (_star_names(node.module) or frozenset()))
+            if not names:
+                return ast.copy_location(ast.Pass(), node)
+            return ast.copy_location(ast.ImportFrom(module=node.module, level=0, names=[
+                ast.copy_location(ast.alias(name=n), node.names[0]) for n in names]), node)
+
+    return ast.fix_missing_locations(Expand().visit(copy.deepcopy(tree)))
 
 
 def _failing_import_index(body: list[ast.stmt], parents: Mapping[int, ast.AST]) -> int | None:
