@@ -191,19 +191,20 @@ DYNAMO_HARMLESS = {"disable", "is_compiling", "reset", "mark_dynamic", "mark_sta
                    "graph_break"}
 # ``import torch.compiler`` / ``import torch._dynamo`` / ``import torch.onnx`` (no ``as``) bind only ``torch``: each
 # use, ``torch.compiler.X``, is judged where it stands (the harmless parts above), so the import itself is no finding.
-# So does any ``import torch.<public part>`` (``import torch.testing`` for a self-check under the main guard cost 17
-# points where ``torch.testing.assert_close`` alone cost none: review D round 43, MED 1): _binds_torch_only.
+# So does ``import torch.<package>`` of the packages a file may bind by name (BINDABLE_TORCH_PACKAGES: ``import
+# torch.testing`` for a self-check under the main guard cost 17 points where ``torch.testing.assert_close`` alone cost
+# none: review D round 43, MED 1): _binds_torch_only. The others (``import torch.utils.cpp_extension``) stay findings.
 IMPORTS_BINDING_TORCH_ONLY = {"torch.compiler", "torch._dynamo", "torch.onnx"}
 
 
 def _binds_torch_only(node: ast.Import, mod: str) -> bool:
-    """Whether ``import <mod>`` in ``node`` binds only ``torch`` (no ``as``) for a module of torch whose parts are
-    all public (or one of IMPORTS_BINDING_TORCH_ONLY): every read through it is ``torch.<part>.X``, judged where it
-    stands as it is after a plain ``import torch``."""
+    """Whether ``import <mod>`` in ``node`` binds only ``torch`` (no ``as``) for one of IMPORTS_BINDING_TORCH_ONLY or
+    a package of BINDABLE_TORCH_PACKAGES: every read through it is ``torch.<package>.X``, judged where it stands as
+    it is after a plain ``import torch``."""
     parts = mod.split(".")
     if parts[0] != "torch" or len(parts) < 2 or any(a.asname for a in node.names if a.name == mod):
         return False
-    return mod in IMPORTS_BINDING_TORCH_ONLY or not any(p.startswith("_") for p in parts[1:])
+    return mod in IMPORTS_BINDING_TORCH_ONLY or len(parts) == 2 and parts[1] in BINDABLE_TORCH_PACKAGES
 # ``torch.onnx``'s guard (export-aware code keeps a branch for ``torch.onnx.is_in_onnx_export()``: cost 13
 # points); its exporters and symbolic registries (register_custom_op_symbolic...) stay flagged.
 ONNX_HARMLESS = {"is_in_onnx_export"}
@@ -2291,11 +2292,11 @@ def _harmless_part(package: str, attr: str) -> bool:
 # The torch packages with harmless parts (_harmless_part), as a file may bind them to a name of its own.
 PACKAGES_WITH_HARMLESS_PARTS = ("jit", "compiler", "onnx", "_dynamo", "distributed", "testing")
 # The torch packages a file may bind to a name of its own (``from torch import testing``, ``import torch.signal as
-# ts``), judged read by read as ``torch.<package>.X`` is (review D round 43, MED 1: ``from torch import jit`` was a
-# finding where ``import torch.jit`` was none): those with harmless parts, torch.types (whose names are harmless in
-# annotations only), and the other unreviewable and stdlib-named packages, none of whose parts is harmless.
-BINDABLE_TORCH_PACKAGES = frozenset(PACKAGES_WITH_HARMLESS_PARTS) | {"types", "signal"} | {
-    p for p in TORCH_UNREVIEWABLE if not p.startswith("_")}
+# ts``), judged read by read as ``torch.<package>.X`` is, and no finding when never read, as ``import torch.jit`` is
+# none (review D round 43, MED 1: ``from torch import jit`` was a finding): those with harmless parts, torch.types
+# (whose names are harmless in annotations only) and torch.signal (whose name is the standard library's). The other
+# unreviewable packages (``from torch import utils``, ``import torch.fx``) stay findings in every spelling.
+BINDABLE_TORCH_PACKAGES = frozenset(PACKAGES_WITH_HARMLESS_PARTS) | {"types", "signal"}
 
 
 def _harmless_package_aliases(tree: ast.Module) -> set[int]:

@@ -115,8 +115,10 @@ DYNAMO_STILL = {
     "a_setting_given_a_function": ("import torch._dynamo\ntorch._dynamo.config.x = print\n", "torch._dynamo"),
     "a_private_setting": ("import torch._dynamo\ntorch._dynamo.config._x = 1\n", "torch._dynamo"),
     "config_imported": ("from torch._dynamo import config\n", "torch._dynamo"),
-    "dynamo_under_a_name": ("import torch._dynamo as dynamo\n", "imports torch._dynamo"),
-    "compiler_under_a_name": ("import torch.compiler as tc\n", "imports torch.compiler"),
+    # (read otherwise than harmlessly: never read, a package bound by name is no finding, as ``import torch.compiler``
+    # is none; review D round 43, MED 1)
+    "dynamo_under_a_name": ("import torch._dynamo as dynamo\nf = dynamo.optimize\n", "imports torch._dynamo"),
+    "compiler_under_a_name": ("import torch.compiler as tc\nf = tc.allow_in_graph\n", "imports torch.compiler"),
     "a_dynamo_module": ("import torch._dynamo.eval_frame\n", "imports torch._dynamo.eval_frame"),
     "allow_in_graph": ("import torch.compiler\ng = torch.compiler.allow_in_graph(print)\n", "torch.compiler"),
 }
