@@ -11,6 +11,8 @@ apart by a head bias, in the wrapper and in the kernel (the layout with no fault
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from grader_tests.attention import diagnose
@@ -40,6 +42,31 @@ TWINS = {
     "r43_heads_along_tokens_one_sequence": "r43_heads_along_tokens_no_head_bias",
     "r43_heads_along_tokens_in_kernel": "r43_heads_along_tokens_unfolded_head_major",
 }
+# Where each style comes from, as its module docstring must say first (review D round 43, LOW 2: "layout" anywhere
+# in the docstring passed): "In the style of <project>'s <name> (<its source file>" for a public style; the layout's
+# description and its shape for the two layouts with no public source.
+PROVENANCE = {
+    "r43_gemma_pytorch_scores_float_type_as": ("In the style of google/gemma_pytorch's GemmaAttention (", "gemma/model.py"),
+    "r43_comfyui_attention_basic_heads_in_batch": ("In the style of ComfyUI's attention_basic (",
+                                                   "comfy/ldm/modules/attention.py"),
+    "r43_flamingo_masked_cross_attention": ("In the style of lucidrains' flamingo-pytorch MaskedCrossAttention (",
+                                            "flamingo_pytorch/flamingo_pytorch.py"),
+    "r43_bark_gpt_past_kv_use_cache": ("In the style of suno-ai/bark's CausalSelfAttention (", "bark/model.py"),
+    "r43_deepspeed_inference_norm_factor": ("In the style of DeepSpeed's inference attention (",
+                                            "deepspeed/ops/transformer/inference/ds_attention.py"),
+    "r43_hf_lxmert_ctx_dim_cross_attention": ("In the style of Hugging Face's LxmertAttention (",
+                                              "transformers/models/lxmert/modeling_lxmert.py"),
+    "r43_fastspeech2_ming024_head_major_bmm": ("In the style of ming024/FastSpeech2's transformer/SubLayers.py and "
+                                               "Modules.py (", "after jadore801120's first version"),
+    "r43_torchtitan_wq_repeat_kv_model_args": ("In the style of pytorch/torchtitan's llama Attention (",
+                                               "torchtitan/models/llama/model.py"),
+    "r43_openelm_qkv_split_along_heads": ("In the style of Apple's OpenELM MultiHeadCausalAttention (",
+                                          "apple/corenet"),
+    "r43_pixart_batch_along_tokens_block_diagonal": ("In the style of PixArt-alpha's MultiHeadCrossAttention (",
+                                                     "PixArt-alpha/diffusion/model/nets/PixArt_blocks.py"),
+    "r43_heads_along_tokens_one_sequence": ("Heads folded into the sequence axis", "(b, n*h, d) layout"),
+    "r43_heads_along_tokens_in_kernel": ("Heads folded into the sequence axis", "(b, n*h, d) layout"),
+}
 # The twins whose feedback quotes the faulty line: twin -> the code quoted, as the faulty line (and no other) has it.
 QUOTED = {
     "r43_gemma_merge_without_transpose": "output.contiguous().view(batch_size, input_len, -1)",
@@ -57,9 +84,12 @@ def _line_of(twin: str) -> int:
 def test_the_rounds_styles_and_twins_are_every_r43_file_and_say_where_they_come_from():
     assert sorted(TWINS) == sorted(p.stem for p in CORRECT.glob("r43_*.py"))
     assert sorted(TWINS.values()) == sorted(p.stem for p in FAULTY.glob("r43_*.py"))
-    for name in TWINS:
-        text = (CORRECT / f"{name}.py").read_text(encoding="utf-8")
-        assert "In the style of " in text or "layout" in text.split('"""')[1], name
+    assert sorted(PROVENANCE) == sorted(TWINS)
+    for name, (start, source) in PROVENANCE.items():
+        doc = " ".join((ast.get_docstring(ast.parse((CORRECT / f"{name}.py").read_text(encoding="utf-8"))) or "").split())
+        assert doc.startswith(start), (name, doc[:120])
+        # the public source it follows (its file, in the parentheses after the project's name), or the layout's shape
+        assert source in (doc[len(start):].split(")")[0] if start.startswith("In the style of") else doc), name
 
 
 def test_every_twin_differs_from_its_style_by_its_declared_fault_only():
