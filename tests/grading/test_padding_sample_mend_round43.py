@@ -24,3 +24,15 @@ def test_a_padding_mask_that_reaches_an_unpadded_sample_is_blamed_on_the_mask(ex
     assert "with the padding mask its output is" in feedback["en"] and "(without the mask it matches)" in feedback["en"]
     assert "the mask must only affect the keys marked True" in feedback["en"]
     assert "不给 mask 时一致" in feedback["zh"]
+
+
+def test_without_fixed_weights_the_two_calls_are_only_said_to_differ():
+    import torch
+
+    from grader_tests.attention.test_mask_parity import _sample_without_padding_differs
+
+    padded, plain = torch.zeros(2, 3, 4), torch.ones(2, 3, 4)
+    said = _sample_without_padding_differs(None, False, None, None, None, padded, plain)
+    assert "outputs with and without the padding mask differ:" in said["en"]
+    assert "changed" not in said["en"] and "reference" not in said["en"]
+    assert "给出与不给 padding mask 时其输出不同" in said["zh"]
