@@ -376,10 +376,22 @@ _SENTENCE = re.compile(r".+?(?:[。!?]+|\.(?=\s)|\.$|$)")
 # as a self-attention map - prove", "the brightest key - k2 - causes") or ends a sentence with a word ("cannot prove one
 # thing - causation", "not causes - an ablation would show causes") splits none (round 42 review HIGH 1, MED 4: those
 # caveats were read as claims)
+# ... also after an adverb that opens the statement ("nothing else explains the output - clearly k2 causes it", "——显然
+# k2 导致了输出": round 43, the adverb kept the dash from splitting and "nothing" denied the claim)
+_DASH_ADVERB = (r"(?:(?:clearly|obviously|certainly|surely|definitely|evidently|undoubtedly|unquestionably|plainly|"
+                r"manifestly|really|actually|truly|indeed|in\s+fact|of\s+course|so|thus|hence|therefore|then|naturally|"
+                r"simply|apparently|basically|undeniably|显然|很明显|明显|显而易见|当然|可见|毫无疑问|无疑|肯定|其实|"
+                r"事实上|实际上)\s*,?\s*)*")
 _DASH_CLAUSE = (r"(?:\s[-\u2013\u2014\u2015]{1,2}\s*|[\u2014\u2015]+\s*|(?<=\S)--|(?<=\S)[-\u2013](?=k_?\d))"
-                r"(?=(?:k_?\d+|key\s*\d+|token\s*\d+|it|this|that|they)(?:\s+[a-z]|\s*[\u4e00-\u9fff]))")
+                r"(?=" + _DASH_ADVERB + r"(?:k_?\d+|key\s*\d+|token\s*\d+|it|this|that|they)(?:\s+[a-z]|\s*[\u4e00-\u9fff]))")
+# A bracket that closes its sentence and opens with a key's statement is a clause of its own ("Nothing else explains the
+# output (k2 causes it).", "The heatmap cannot show everything (k2 causes the output, though)": round 43, the negation
+# before the bracket denied the claim in it); one inside the sentence ("causality (of k2) cannot be inferred", "cannot
+# prove that k2 causes q1's output (that would need an ablation), or that ...": a list goes on) splits nothing
+_BRACKET_CLAUSE = (r"[(\[](?=\s*" + _DASH_ADVERB + r"(?:k_?\d+|key\s*\d+|token\s*\d+)"
+                   r"(?:\s+[a-z]|\s*[\u4e00-\u9fff])[^()\[\]]*[)\]]\s*(?:[.;:!?。]|$))")
 _CLAUSE_SPLIT_RE = re.compile(
-    r"[,、:;|]|" + _DASH_CLAUSE + r"|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead|which|so|because|while|and so|"
+    r"[,、:;|]|" + _DASH_CLAUSE + r"|" + _BRACKET_CLAUSE + r"|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead|which|so|because|while|and so|"
     r"therefore|hence|thus)(?=\s)|但是|但|然而|不过|可是|而是|却|所以|因此|因为|因而|从而|于是")
 # ... but not inside an aside set off on both sides: a pair of dashes ("cannot - as far as I can tell - prove") or of
 # commas around what qualifies the subject ("The heatmap cannot, by itself, prove causation": round 42, the commas split
@@ -393,7 +405,12 @@ _CLAUSE_ASIDE = re.compile(
     # ... and any short aside between a negated verb and its verb ("cannot, as far as I know, prove", "does not, for q1,
     # show", "不能，在我看来，证明": round 42 review MED 7, a closed list missed most); a key only after a preposition
     # ("cannot, for k2, prove"), else the commas set off a claim ("it is not, k2 causes the output, ...")
-    r"|(?:(?<=not)|(?<=n't)|(?<=不能)|(?<=无法)|(?<=并不)|(?<=不会))\s*,(?:\s*(?:for|about|regarding|as\s+for|with\s+respect\s+to)\s[^,;:.!?|]{1,36}?"
+    # ... also a concession or a condition holding a key or a number ("cannot, given k2's weight of 0.67, prove", "不能，尽管
+    # k2 的权重是 0.67，证明": round 43, the key and the decimal point kept it from being an aside)
+    r"|(?:(?<=not)|(?<=n't)|(?<=不能)|(?<=无法)|(?<=并不)|(?<=不会))\s*,(?:\s*(?:for|about|regarding|as\s+for|with\s+respect\s+to|"
+    r"given|despite|in\s+spite\s+of|notwithstanding|considering|even\s+(?:with|given|at|if|though)|with|at|whatever)\s"
+    r"(?:[^,;:.!?|]|\.(?=\d)){1,44}?"
+    r"|\s*(?:尽管|即使|即便|虽然|哪怕|就算|鉴于|考虑到)(?:[^,;:.!?|。]|\.(?=\d)){1,30}?"
     r"|(?:(?!k_?\d|key\s*\d|token\s*\d)[^,;:.!?|]){1,40}?),"
     r"(?!\s*(?:k_?\d|key\s*\d|token\s*\d|(?:it|this|that|they)\b))(?=\s*(?:[a-z]|[\u4e00-\u9fff]))")
 # An aside that asserts or takes back is no aside (round 42 second review): a key with a verb of its own between dashes
@@ -406,7 +423,10 @@ _ASIDE_NOT_ASIDE = re.compile(
     r"|\b(?:in\s+fact|actually|indeed|i\s+mean|rather|in\s+truth)\b"
     r"|\b(?:it|they|this|that|he|she|we|you|heatmap|map|weights?)\s+(?:can|could|does|do|did|will|would|"
     r"may|might|must|should)\b(?!\s*(?:not|n't))"
-    r"|其实|实际上|事实上|确实|(?<![不无])可以|(?<![不无未])能(?!否)|(?<![不])是")
+    # ... as does a key with a causal verb of its own in zh ("不能，尽管 k2 导致了输出，证明"); a 是 before a number states a
+    # weight, not a claim ("尽管 k2 的权重是 0.67": round 43)
+    r"|(?:(?<![a-z])k_?\d+|key\s*\d+|token\s*\d+)[^,;。]{0,6}?(?:导致|造成|决定|产生|引起|控制|驱动|主导|负责)"
+    r"|其实|实际上|事实上|确实|(?<![不无])可以|(?<![不无未])能(?!否)|(?<![不只])是(?!\s*\d)")
 _MAY_HOLD_CLAUSE_ASIDE = re.compile(r"[-\u2013\u2014]|,\s*(?:by|on|in|alone|taken|per|单|仅|就|它|其|本)|(?:not|n't|不能|无法|并不|不会)\s*,")
 
 
@@ -653,6 +673,9 @@ def _blank(pattern, text: str) -> str:
 _STACKED_GAP_UNITS = 3
 # a verb of reading between a flip and a negation: the negation is the reading's own (_cancel_stacked)
 _WRAPPED_READING = re.compile(r"\b(?:means?|meant|implies|implied|indicates?|suggests?)\b|意味着|代表|等于|说明")
+# a verb of showing between two negations: the second is what is (not) shown, not denied by the first ("不能说明 k2 不是输出的
+# 原因" cannot show that k2 is not the cause; it asserts no cause, as "不能说 k2 不是输出的原因" does: round 43)
+_SHOWN_BETWEEN = re.compile(r"证明|说明|表明|显示|看出|证实|\b(?:prove|show|demonstrate|establish)s?\b")
 _NOT_STACKED = re.compile(r"\b(?:neither|nor|and|or|but|than|with)\b|也|又|还|和|与|而|或|及")
 # A bracket or a dash between two negations puts the second in an aside of its own ("not causal (no ablation)",
 # "不是因果（没做消融）", "not causal - no ablation"): the aside gives the first one's reason, it does not deny it.
@@ -702,7 +725,8 @@ def _cancel_stacked(t: str, cues: list[tuple[int, int, bool]]) -> list[tuple[int
             stacked = (((flip and not _FORWARD_ONLY.match(t, c) and not _WRAPPED_READING.search(gap))
                         or (flip2 and not _FORWARD_ONLY.match(t, a)))
                        or (not flip and not flip2 and _units(gap) <= _STACKED_GAP_UNITS
-                           and not _NOT_STACKED.search(t[a:d]) and not _FORWARD_ONLY.match(t, c)))
+                           and not _NOT_STACKED.search(t[a:d]) and not _FORWARD_ONLY.match(t, c)
+                           and not _SHOWN_BETWEEN.search(gap)))
             if same_clause and stacked:
                 i += 2
                 continue
@@ -739,13 +763,16 @@ _NOBODY_HOLDS = re.compile(
 # (round 42 review HIGH 3: also "it isn't the case / it is not so that", "nobody can argue that", "you could never argue",
 # "one can hardly say that", "it cannot be said that", a lead with no "that", zh 不能说 / 并不是)
 _DENYING_LEAD = re.compile(
-    r"\b(?:it\s+is|it's|it\s+was|it\s+isn't|it\s+wasn't)\s+(?:not\s+)?(?:really\s+|actually\s+)?(?:the\s+case|so)\s+that"
+    r"\b(?:it\s+is|it's|it\s+was|it\s+isn't|it\s+wasn't)\s+(?:not\s+|hardly\s+|scarcely\s+|barely\s+|by\s+no\s+means\s+|"
+    r"in\s+no\s+way\s+)?(?:really\s+|actually\s+)?(?:the\s+case|so)\s+that"
     r"|\b(?:(?:you|we|one|i|they|anyone)\s+(?:can't|cannot|can\s+not|could\s*not|couldn't|can\s+no\s+longer|"
     r"could\s+never|can\s+never|would\s+never|can\s+hardly|could\s+hardly)|(?:nobody|no\s*-?\s*one)\s+(?:can|could))\s+"
     r"(?:seriously\s+|really\s+|honestly\s+|reasonably\s+|possibly\s+)?"
-    r"(?:argue|say|claim|maintain|pretend|hold|conclude|assert|insist|suggest)(?:\s+that\b|(?=\s+the\s))"
+    r"(?:argue|say|claim|maintain|pretend|hold|conclude|assert|insist|suggest)(?:\s+that\b|(?=\s+the\s)"
+    # ... or straight before a key or a query ("You can't say k2 doesn't cause the output": round 43)
+    r"|(?=\s+(?:k_?\d+|key\s*\d+|token\s*\d+|q_?\d+|query\s*\d+)\b))"
     r"|\bit\s+(?:cannot|can't|can\s+not)\s+be\s+(?:said|argued|claimed|concluded)\s+that"
-    r"|(?:^|(?<=[,;:]))\s*(?:我们|你|我|人们)?(?:不能|不可以|没法|无法)(?:说|讲|认为)(?=[^,;。]{0,30}(?:不能|无法|不可能))"
+    r"|(?:^|(?<=[,;:]))\s*(?:我们|你|我|人们)?(?:不能|不可以|没法|无法)(?:说|讲|认为)(?!明)(?=[^,;。]{0,30}(?:不能|无法|不可能|不是|并不|并非|不会))"
     r"|(?:^|(?<=[,;:]))\s*并不是(?=[^,;。]{0,30}(?:不能|无法|不可能))")
 
 # "it would be wrong to ignore / unfair to doubt that X", "we cannot ignore that X": the verdict and the neglect cancel, X
