@@ -173,3 +173,12 @@ def test_the_round_43_gaming_audits_are_flagged_earn_no_caveat_and_at_most_2(nam
 def test_there_are_round_43_gaming_audits_in_both_languages():
     names = {p.name for p in GAMING.glob("*_r43_*")}
     assert any(n.endswith("_en.md") for n in names) and any(n.endswith("_zh.md") for n in names)
+
+
+@pytest.mark.parametrize(("sentence", "reading"), [("q1 barely attends to k0 (0.09).", 2.0),
+                                                   ("The heatmap barely differs from the reference.", 1.0)])
+def test_barely_in_a_reading_of_the_figure_denies_nothing(sentence, reading):
+    """hardly / scarcely / barely deny only before a verb of proving, saying or causing: a small weight read off the
+    figure keeps its figure-reading credit (main's points)."""
+    r = _graded(sentence)
+    assert items(r)["figure_reading"]["points"] == reading and "overclaim" not in kinds(r), (r["score"], kinds(r))
