@@ -673,8 +673,9 @@ def _blank(pattern, text: str) -> str:
 _STACKED_GAP_UNITS = 3
 # a verb of reading between a flip and a negation: the negation is the reading's own (_cancel_stacked)
 _WRAPPED_READING = re.compile(r"\b(?:means?|meant|implies|implied|indicates?|suggests?)\b|意味着|代表|等于|说明")
-# a verb of showing between two negations: the second is what is (not) shown, not denied by the first ("不能说明 k2 不是输出的
-# 原因" cannot show that k2 is not the cause; it asserts no cause, as "不能说 k2 不是输出的原因" does: round 43)
+# a verb of showing or of reading between two negations: the second is what is (not) shown or meant, not denied by the
+# first ("不能说明 k2 不是输出的原因" cannot show that k2 is not the cause, "低权重不代表 k0 不是输出的原因"; they assert no
+# cause, as "不能说 k2 不是输出的原因" does: round 43)
 _SHOWN_BETWEEN = re.compile(r"证明|说明|表明|显示|看出|证实|\b(?:prove|show|demonstrate|establish)s?\b")
 _NOT_STACKED = re.compile(r"\b(?:neither|nor|and|or|but|than|with)\b|也|又|还|和|与|而|或|及")
 # A bracket or a dash between two negations puts the second in an aside of its own ("not causal (no ablation)",
@@ -726,7 +727,8 @@ def _cancel_stacked(t: str, cues: list[tuple[int, int, bool]]) -> list[tuple[int
                         or (flip2 and not _FORWARD_ONLY.match(t, a)))
                        or (not flip and not flip2 and _units(gap) <= _STACKED_GAP_UNITS
                            and not _NOT_STACKED.search(t[a:d]) and not _FORWARD_ONLY.match(t, c)
-                           and not _SHOWN_BETWEEN.search(gap) and _BOTH_WAYS.search(t, d) is None))
+                           and not _SHOWN_BETWEEN.search(gap) and not _WRAPPED_READING.search(gap)
+                           and _BOTH_WAYS.search(t, d) is None))
             if same_clause and stacked:
                 i += 2
                 continue
