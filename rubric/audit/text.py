@@ -673,10 +673,6 @@ def _blank(pattern, text: str) -> str:
 _STACKED_GAP_UNITS = 3
 # a verb of reading between a flip and a negation: the negation is the reading's own (_cancel_stacked)
 _WRAPPED_READING = re.compile(r"\b(?:means?|meant|implies|implied|indicates?|suggests?)\b|意味着|代表|等于|说明")
-# a verb of showing or of reading between two negations: the second is what is (not) shown or meant, not denied by the
-# first ("不能说明 k2 不是输出的原因" cannot show that k2 is not the cause, "低权重不代表 k0 不是输出的原因"; they assert no
-# cause, as "不能说 k2 不是输出的原因" does: round 43)
-_SHOWN_BETWEEN = re.compile(r"证明|说明|表明|显示|看出|证实|\b(?:prove|show|demonstrate|establish)s?\b")
 _NOT_STACKED = re.compile(r"\b(?:neither|nor|and|or|but|than|with)\b|也|又|还|和|与|而|或|及")
 # A bracket or a dash between two negations puts the second in an aside of its own ("not causal (no ablation)",
 # "不是因果（没做消融）", "not causal - no ablation"): the aside gives the first one's reason, it does not deny it.
@@ -726,9 +722,7 @@ def _cancel_stacked(t: str, cues: list[tuple[int, int, bool]]) -> list[tuple[int
             stacked = (((flip and not _FORWARD_ONLY.match(t, c) and not _WRAPPED_READING.search(gap))
                         or (flip2 and not _FORWARD_ONLY.match(t, a)))
                        or (not flip and not flip2 and _units(gap) <= _STACKED_GAP_UNITS
-                           and not _NOT_STACKED.search(t[a:d]) and not _FORWARD_ONLY.match(t, c)
-                           and not _SHOWN_BETWEEN.search(gap) and not _WRAPPED_READING.search(gap)
-                           and _BOTH_WAYS.search(t, d) is None))
+                           and not _NOT_STACKED.search(t[a:d]) and not _FORWARD_ONLY.match(t, c)))
             if same_clause and stacked:
                 i += 2
                 continue
@@ -770,20 +764,10 @@ _DENYING_LEAD = re.compile(
     r"|\b(?:(?:you|we|one|i|they|anyone)\s+(?:can't|cannot|can\s+not|could\s*not|couldn't|can\s+no\s+longer|"
     r"could\s+never|can\s+never|would\s+never|can\s+hardly|could\s+hardly)|(?:nobody|no\s*-?\s*one)\s+(?:can|could))\s+"
     r"(?:seriously\s+|really\s+|honestly\s+|reasonably\s+|possibly\s+)?"
-    r"(?:argue|say|claim|maintain|pretend|hold|conclude|assert|insist|suggest)(?:\s+that\b|(?=\s+the\s)"
-    # ... or straight before a key or a query ("You can't say k2 doesn't cause the output": round 43)
-    r"|(?=\s+(?:k_?\d+|key\s*\d+|token\s*\d+|q_?\d+|query\s*\d+)\b))"
+    r"(?:argue|say|claim|maintain|pretend|hold|conclude|assert|insist|suggest)(?:\s+that\b|(?=\s+the\s))"
     r"|\bit\s+(?:cannot|can't|can\s+not)\s+be\s+(?:said|argued|claimed|concluded)\s+that"
-    r"|(?:^|(?<=[,;:]))\s*(?:我们|你|我|人们)?(?:不能|不可以|没法|无法)(?:说|讲|认为)(?!明)(?=[^,;。]{0,30}(?:不能|无法|不可能|不是|并不|并非|不会))"
+    r"|(?:^|(?<=[,;:]))\s*(?:我们|你|我|人们)?(?:不能|不可以|没法|无法)(?:说|讲|认为)(?=[^,;。]{0,30}(?:不能|无法|不可能))"
     r"|(?:^|(?<=[,;:]))\s*并不是(?=[^,;。]{0,30}(?:不能|无法|不可能))")
-
-# ... but a lead that wraps a claim and its opposite denies both ("We cannot conclude k2 doesn't cause the output, nor that it
-# does", "we can't say k2 causes the output or that it doesn't", 不能说 k2 不是原因，也不能说它是): its negation is a plain one,
-# else it cancelled the other side's and the claim was read as asserted (round 43)
-_BOTH_WAYS = re.compile(
-    r"\b(?:nor|or)\s+(?:that\s+)?(?:it|they)\s+(?:does|do|did|is|was|are)(?:\s*n't|\s+not)?"
-    r"\s*(?:[.;!?,)]|$)|\beither\s+way\b|\bone\s+way\s+or\s+the\s+other\b|\bor\s+the\s+(?:opposite|reverse)\b"
-    r"|也(?:不能|无法|没法)(?:说|说明|证明|断定)?\s*它?\s*(?:是|不是|导致了?|没有导致)\s*(?:[。;!?,)]|$)")
 
 # "it would be wrong to ignore / unfair to doubt that X", "we cannot ignore that X": the verdict and the neglect cancel, X
 # is asserted (round 41: "It would be wrong to ignore that the heatmap proves k2 causes the output" earned the causal
@@ -840,8 +824,7 @@ def _cue_spans(cc: Checklist, text: str) -> list[tuple[int, int]]:
     if "no" in plain or "few" in plain or "没" in plain or "无人" in plain or "谁" in plain:
         # merged with the "nobody" it holds, the cue is a flip (_merge)
         flips += [(m.start(), m.end(), True) for m in _NOBODY_HOLDS.finditer(plain)]
-    leads = ([(m.start(), m.end(), True) for m in _DENYING_LEAD.finditer(plain)
-              if _BOTH_WAYS.search(plain, m.end()) is None]
+    leads = ([(m.start(), m.end(), True) for m in _DENYING_LEAD.finditer(plain)]
              if "case" in plain or "that" in plain or "the" in plain or "说" in plain or "并不是" in plain else [])
     flips += leads
     spans += flips

@@ -2,11 +2,7 @@
 
 1. An adverb after a clause break ("nothing else explains the output - clearly k2 causes it", "——显然 k2 导致了输出"):
    the dash splits as it does before the key itself (colon and semicolon already did).
-2. A double negation asserts: "You can't say k2 doesn't cause the output", "One cannot say that k2 is not the cause of the
-   output", 不能说 k2 不是输出的原因; the claim's patterns read the negated verb ("doesn't cause", "is not the cause", 不是
-   ……原因) so that the lead's cancelled negation leaves the claim asserted. "cannot show that k2 is not the cause" /
-   不能说明 k2 不是原因 asserts nothing: a verb of showing between two negations keeps them apart; nor does a lead that
-   wraps the claim and its opposite ("... nor that it does", "or that it doesn't", 也不能说它是).
+2. (reverted in the mend: a double negation is read as main reads it; see test_audit_mend_round43.py's guards)
 3. Hedged negators deny: hardly, scarcely, barely, by no means, in no way ("It is hardly the case that k2 causes the
    output"), zh 很难证明 as 难以; "hardly surprising" does not.
 4. A bracket that closes its sentence and opens with a key's statement is a clause of its own ("Nothing else explains the
@@ -46,19 +42,6 @@ ASSERTED = [
     ("1", "Nothing else explains the output; obviously k2 causes it."),
     ("1", "输出没有别的解释——显然 k2 导致了输出。"),
     ("1", "输出没有别的解释——很明显，k2 导致了输出。"),
-    ("2", "You can't say k2 doesn't cause the output."),
-    ("2", "You can't say that k2 doesn't cause the output."),
-    ("2", "You cannot say that k2 does not cause the output."),
-    ("2", "One cannot say that k2 is not the cause of the output."),
-    ("2", "We can't say k2 isn't the cause of the output."),
-    ("2", "It is not the case that k2 doesn't cause the output."),
-    ("2", "不能说 k2 不是输出的原因。"),
-    ("2", "我们不能说 k2 不是 q1 输出的原因。"),
-    ("2", "不能说 k2 没有导致输出。"),
-    ("2", "不能否认 k2 导致了输出。"),
-    ("2", "You can't say k2 doesn't cause the output, nor that k1 does."),
-    ("2", "I can't say k2 doesn't cause the output."),
-    ("2", "Nobody can say k2 doesn't cause the output."),
     ("3", "It is hardly the case that the heatmap cannot prove causation."),
     ("3", "It is hardly surprising that k2 causes the output."),
     ("4", "Nothing else explains the output (k2 causes it)."),
@@ -84,29 +67,6 @@ CAVEAT = [
     ("1", "The weights are not importance: clearly they are mixing coefficients."),
     ("1", "热力图不能证明因果——显然它只显示权重。"),
     ("1", "热力图不能证明因果——当然，这需要消融实验。"),
-    ("2", "k2 doesn't cause the output."),
-    ("2", "k2 is not the cause of the output."),
-    ("2", "k2 isn't necessarily the cause of the output."),
-    ("2", "You can't say k2 causes the output."),
-    ("2", "You can't say that k2 is the cause of the output."),
-    ("2", "One cannot say k2 causes q1's output from weights alone."),
-    ("2", "We cannot say k2 drives the output without an ablation."),
-    ("2", "k2 不是输出的原因。"),
-    ("2", "不能说 k2 导致了输出。"),
-    ("2", "不能说 k2 是输出的原因。"),
-    ("2", "不能说明 k2 不是输出的原因，也不能说明它是。"),
-    ("2", "k2 不是输出的原因，至少热力图不能这样说明。"),
-    ("2", "We cannot conclude k2 doesn't cause the output, nor that it does."),
-    ("2", "Without an ablation we can't say k2 causes the output or that it doesn't."),
-    ("2", "We can't say that k2 causes the output or that it doesn't."),
-    ("2", "The heatmap cannot say k2 doesn't cause the output, nor that it does."),
-    ("2", "The heatmap cannot show that k2 is not the cause of the output."),
-    ("2", "不能说 k2 不是输出的原因，也不能说它是。"),
-    ("2", "热力图无法证明 k2 不是输出的原因，也无法证明它是。"),
-    ("2", "A low weight does not mean k0 is not the cause of the output."),
-    ("2", "A low weight doesn't mean k0 doesn't cause the output."),
-    ("2", "低权重不代表 k0 不是输出的原因。"),
-    ("2", "低权重不意味着 k0 不是输出的原因。"),
     ("3", "It is by no means certain that k2 causes the output."),
     ("3", "In no way does the heatmap prove that k2 causes the output."),
     ("1", "热力图不能证明因果——所以需要消融实验。"),
