@@ -382,14 +382,30 @@ _DASH_ADVERB = (r"(?:(?:clearly|obviously|certainly|surely|definitely|evidently|
                 r"manifestly|really|actually|truly|indeed|in\s+fact|of\s+course|so|thus|hence|therefore|then|naturally|"
                 r"simply|apparently|basically|undeniably|显然|很明显|明显|显而易见|当然|可见|毫无疑问|无疑|肯定|其实|"
                 r"事实上|实际上)\s*,?\s*)*")
+# ... and after any words that lead to a key's statement ("- frankly k2 causes it", "- I think k2 ...", "- and k2 causes
+# it", "- the output is caused by k2", "——我认为 k2 导致了输出": round 43 review MED 2, an adverb list missed most), unless
+# they suppose it ("- whether k2 causes it needs an ablation", "- if k2 caused it, ...")
+_KEY = r"(?:(?<![a-z])k_?\d+|\bkey\s*\d+|\btoken\s*\d+)"
+_SUPPOSED = r"(?:even\s+|only\s+)?(?:if|unless|whether|suppose|supposing)\b|如果|假如|假设|要是|除非|只有|是否"
+_LEADS_TO_KEY = (r"(?!\s*(?:" + _SUPPOSED + r"))(?:[^-\u2013\u2014\u2015.;:!?()\[\]]{0,40}?"
+                 r"(?:(?<=[\s,\u4e00-\u9fff])" + _KEY + r"(?:\s+(?!and\b|or\b|nor\b)[a-z]|\s*[\u4e00-\u9fff])"
+                 r"|\b(?:caused|driven|determined|produced|generated|controlled|created)\s+by\s+" + _KEY + r"))")
 _DASH_CLAUSE = (r"(?:\s[-\u2013\u2014\u2015]{1,2}\s*|[\u2014\u2015]+\s*|(?<=\S)--|(?<=\S)[-\u2013](?=k_?\d))"
-                r"(?=" + _DASH_ADVERB + r"(?:k_?\d+|key\s*\d+|token\s*\d+|it|this|that|they)(?:\s+[a-z]|\s*[\u4e00-\u9fff]))")
+                r"(?=" + _DASH_ADVERB + r"(?:k_?\d+|key\s*\d+|token\s*\d+|it|this|that|they)(?:\s+[a-z]|\s*[\u4e00-\u9fff])"
+                r"|" + _LEADS_TO_KEY + r")")
 # A bracket that closes its sentence and opens with a key's statement is a clause of its own ("Nothing else explains the
 # output (k2 causes it).", "The heatmap cannot show everything (k2 causes the output, though)": round 43, the negation
 # before the bracket denied the claim in it); one inside the sentence ("causality (of k2) cannot be inferred", "cannot
 # prove that k2 causes q1's output (that would need an ablation), or that ...": a list goes on) splits nothing
-_BRACKET_CLAUSE = (r"[(\[](?=\s*" + _DASH_ADVERB + r"(?:k_?\d+|key\s*\d+|token\s*\d+)"
-                   r"(?:\s+[a-z]|\s*[\u4e00-\u9fff])[^()\[\]]*[)\]]\s*(?:[.;:!?。]|$))")
+# ... also after a few words that lead to the key ("(I think k2 causes it)") and before "and that is ..." ("(k2 causes it)
+# and that is my finding": round 43 review MED 2), not after a preposition ("(of k2)"); a bracket that supposes or narrows
+# the statement ("(k2 causes the output only if an ablation shows it)", "(... only in the sense that it gets most weight)",
+# "（只有消融实验才能说明 k2 导致了输出）") claims nothing (round 43 review MED 3)
+_BRACKET_CLAUSE = (r"[(\[](?![^()\[\]]*?(?:" + _SUPPOSED + r"|\bin\s+the\s+sense\b|\bonly\s+when\b)[^()\[\]]*[)\]])"
+                   r"(?=\s*" + _DASH_ADVERB + r"(?:[^()\[\]]{0,24}?[\s,\u4e00-\u9fff])?"
+                   r"(?<!\bof\s)(?<!\bfor\s)(?<!\bon\s)(?<!\bto\s)(?<!\bby\s)(?<!\bat\s)(?<!\bin\s)(?<!\bwith\s)"
+                   r"(?<!\bfrom\s)(?<!\bthan\s)(?:k_?\d+|key\s*\d+|token\s*\d+)"
+                   r"(?:\s+[a-z]|\s*[\u4e00-\u9fff])[^()\[\]]*[)\]]\s*(?:[.;:!?。]|$|(?:and|so)\s+(?:that|this|it)\b))")
 _CLAUSE_SPLIT_RE = re.compile(
     r"[,、:;|]|" + _DASH_CLAUSE + r"|" + _BRACKET_CLAUSE + r"|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead|which|so|because|while|and so|"
     r"therefore|hence|thus)(?=\s)|但是|但|然而|不过|可是|而是|却|所以|因此|因为|因而|从而|于是")
@@ -417,16 +433,26 @@ _CLAUSE_ASIDE = re.compile(
 # ("the output - k2 causes it - really") is a claim; keys alone or a decimal ("the brightest keys - k1 and k2 - cause",
 # "k2 - it has weight 0.67 - causes") are not. A positive modal or "in fact" after a negated verb retracts the negation
 # ("cannot, in fact it does, prove", "不能，其实它可以，证明"); "as far as I can tell" does not
+# ... a key's weight read off the figure ("even though k2 has 0.67", "given that k2 is the brightest", 就算 k2 的权重是最高的)
+# is no claim of its own (round 43 review MED 5), but a key said to cause, drive or be the cause in any form ("despite k2
+# causing the output", "given k2's role as the cause of the output", "at least for k2 which causes the output") is, unless
+# the aside only supposes it ("even if k2 caused the output": round 43 review HIGH 3)
 _ASIDE_NOT_ASIDE = re.compile(
     r"(?:k_?\d+|key\s*\d+|token\s*\d+)(?:\s+(?:alone|only|solely|also|really|clearly|itself))*\s+"
+    r"(?!(?:has|had|gets|got|receives|received|carries|is|was)\s+(?:(?:only|just|about|around|roughly|a|the|weight|of|"
+    r"at)\s+)*(?:\d|(?:brightest|highest|largest|biggest|strongest|darkest|top)\b(?!\s+(?:cause|reason|driver))))"
     r"(?:[a-z]+(?:s|ed)|is|are|was|were|has|had|does|did|can|could|will|would|must|may|might)\b"
+    r"|^(?!\s*,?\s*(?:even\s+)?(?:if|unless|whether|supposing|suppose)\b)[^|]*?(?:(?<![a-z])k_?\d+|key\s*\d+|token\s*\d+)\b"
+    r"[^,;:!?|]{0,40}?\b(?:caus(?:e[sd]?|ing)|driv(?:es|ing|er)|drove|determin(?:es|ed|ing)|produc(?:es|ed|ing)|"
+    r"generat(?:es|ed|ing)|responsible|reason\s+for|trigger(?:s|ed|ing)|leads?\s+to|led\s+to|leading\s+to|"
+    r"results?\s+in|resulting\s+in|behind\s+the)\b"
     r"|\b(?:in\s+fact|actually|indeed|i\s+mean|rather|in\s+truth)\b"
     r"|\b(?:it|they|this|that|he|she|we|you|heatmap|map|weights?)\s+(?:can|could|does|do|did|will|would|"
     r"may|might|must|should)\b(?!\s*(?:not|n't))"
     # ... as does a key with a causal verb of its own in zh ("不能，尽管 k2 导致了输出，证明"); a 是 before a number states a
     # weight, not a claim ("尽管 k2 的权重是 0.67": round 43)
     r"|(?:(?<![a-z])k_?\d+|key\s*\d+|token\s*\d+)[^,;。]{0,6}?(?:导致|造成|决定|产生|引起|控制|驱动|主导|负责)"
-    r"|其实|实际上|事实上|确实|(?<![不无])可以|(?<![不无未])能(?!否)|(?<![不只])是(?!\s*\d)")
+    r"|其实|实际上|事实上|确实|(?<![不无])可以|(?<![不无未])能(?!否)|(?<![不只])是(?!\s*\d|\s*最(?:高|大|亮|强|深|多))")
 _MAY_HOLD_CLAUSE_ASIDE = re.compile(r"[-\u2013\u2014]|,\s*(?:by|on|in|alone|taken|per|单|仅|就|它|其|本)|(?:not|n't|不能|无法|并不|不会)\s*,")
 
 
