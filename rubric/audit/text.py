@@ -387,7 +387,14 @@ _DASH_ADVERB = (r"(?:(?:clearly|obviously|certainly|surely|definitely|evidently|
 # they suppose it ("- whether k2 causes it needs an ablation", "- if k2 caused it, ...")
 _KEY = r"(?:(?<![a-z])k_?\d+|\bkey\s*\d+|\btoken\s*\d+)"
 _SUPPOSED = r"(?:even\s+|only\s+)?(?:if|unless|whether|suppose|supposing)\b|如果|假如|假设|要是|除非|只有|是否"
-_LEADS_TO_KEY = (r"(?!\s*(?:" + _SUPPOSED + r"))(?:[^-\u2013\u2014\u2015.;:!?()\[\]]{0,40}?"
+# ... but a clause that hedges, reports another's view or states a purpose asserts nothing ("(perhaps k2 causes the
+# output)", "(one might think k2 ...)", "- to show that k2 causes the output we would ablate it", （有人会认为 k2 导致了输出）,
+# （也许 k2 ...）: round 43 second review HIGH 1): the dash or bracket then splits nothing, as on main
+_HEDGED = (r"(?![^.;!?。；！？()\[\]（）]*?(?:\b(?:perhaps|maybe|possibly|may|might|could|would|tempting|"
+           r"(?:one|many|people|readers?|some|others|someone|anyone)\s+(?:\w+\s+){0,2}?(?:think|say|believe|argue|claim)s?|"
+           r"to\s+(?:show|test|prove|check|see|verify|confirm|establish|demonstrate))\b|也许|或许|可能|有人|很多人|许多人|"
+           r"别人|他人|以为|为了|要证明|要检验|要验证))")
+_LEADS_TO_KEY = (_HEDGED + r"(?!\s*(?:" + _SUPPOSED + r"))(?:[^-\u2013\u2014\u2015.;:!?()\[\]]{0,40}?"
                  r"(?:(?<=[\s,\u4e00-\u9fff])" + _KEY + r"(?:\s+(?!and\b|or\b|nor\b)[a-z]|\s*[\u4e00-\u9fff])"
                  r"|\b(?:caused|driven|determined|produced|generated|controlled|created)\s+by\s+" + _KEY + r"))")
 _DASH_CLAUSE = (r"(?:\s[-\u2013\u2014\u2015]{1,2}\s*|[\u2014\u2015]+\s*|(?<=\S)--|(?<=\S)[-\u2013](?=k_?\d))"
@@ -401,14 +408,23 @@ _DASH_CLAUSE = (r"(?:\s[-\u2013\u2014\u2015]{1,2}\s*|[\u2014\u2015]+\s*|(?<=\S)-
 # and that is my finding": round 43 review MED 2), not after a preposition ("(of k2)"); a bracket that supposes or narrows
 # the statement ("(k2 causes the output only if an ablation shows it)", "(... only in the sense that it gets most weight)",
 # "（只有消融实验才能说明 k2 导致了输出）") claims nothing (round 43 review MED 3)
-_BRACKET_CLAUSE = (r"[(\[](?![^()\[\]]*?(?:" + _SUPPOSED + r"|\bin\s+the\s+sense\b|\bonly\s+when\b)[^()\[\]]*[)\]])"
+# ... a supposing word exempts the bracket only when it comes before the key (it opens the bracket or the claim sits
+# in its clause: "(whether k2 causes it, ...)"), or narrows the claim ("only if", "only when", "only in the sense"):
+# "(k2 causes the output, whether you like it or not)", "(k2 causes it even if nobody ablates it)", （k2 导致了输出，如果你
+# 不信，……）claim; 只有 supposes only with 才 after it (（只有 k2 导致了输出） claims: round 43 second review MED 2)
+_SUPPOSED_STRICT = (r"(?:even\s+|only\s+)?(?:if|unless|whether|suppose|supposing)\b|如果|假如|假设|要是|除非|是否|"
+                    r"只有(?=[^()\[\]（）]*才)")
+_BRACKET_CLAUSE = (r"[(\[](?!(?:(?!" + _KEY + r")[^()\[\]])*?(?:" + _SUPPOSED_STRICT + r"))"
+                   r"(?![^()\[\]]*?\bonly\s+(?:if|when|in\s+the\s+sense)\b)" + _HEDGED +
                    r"(?=\s*" + _DASH_ADVERB + r"(?:[^()\[\]]{0,24}?[\s,\u4e00-\u9fff])?"
                    r"(?<!\bof\s)(?<!\bfor\s)(?<!\bon\s)(?<!\bto\s)(?<!\bby\s)(?<!\bat\s)(?<!\bin\s)(?<!\bwith\s)"
                    r"(?<!\bfrom\s)(?<!\bthan\s)(?:k_?\d+|key\s*\d+|token\s*\d+)"
                    r"(?:\s+[a-z]|\s*[\u4e00-\u9fff])[^()\[\]]*[)\]]\s*(?:[.;:!?。]|$|(?:and|so)\s+(?:that|this|it)\b))")
+# "even if" concedes, it supposes nothing of the clause before it: "k2 causes the output even if nobody ablates it"
+# claims as "k2 causes the output, even if ..." does (round 43 second review MED 2)
 _CLAUSE_SPLIT_RE = re.compile(
     r"[,、:;|]|" + _DASH_CLAUSE + r"|" + _BRACKET_CLAUSE + r"|(?:(?<=\s)|^)(?:but|however|whereas|although|though|yet|instead|which|so|because|while|and so|"
-    r"therefore|hence|thus)(?=\s)|但是|但|然而|不过|可是|而是|却|所以|因此|因为|因而|从而|于是")
+    r"therefore|hence|thus|even\s+if)(?=\s)|但是|但|然而|不过|可是|而是|却|所以|因此|因为|因而|从而|于是")
 # ... but not inside an aside set off on both sides: a pair of dashes ("cannot - as far as I can tell - prove") or of
 # commas around what qualifies the subject ("The heatmap cannot, by itself, prove causation": round 42, the commas split
 # the negation from "prove" and the caveat was read as the claim). Dashes around a key's name set off no aside: they
