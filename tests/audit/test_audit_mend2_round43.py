@@ -105,3 +105,17 @@ def test_an_excellent_audit_keeps_its_score_with_a_hedged_aside(name, caveat):
     base = (VALIDATION / name).read_text(encoding="utf-8")
     plain, added = _grade(base), _grade(base + "\n" + caveat + "\n")
     assert added["score"] == plain["score"] and "overclaim" not in kinds(added), (plain["score"], added["score"])
+
+
+@pytest.mark.parametrize("sentence", [
+    "很难否认 k2 导致了输出。",
+    "很难怀疑 k2 导致了输出。",
+    "很难不承认 k2 导致了输出。",
+    "There can hardly be any doubt that k2 causes the output.",
+    "Hardly anyone would doubt that k2 causes the output.",
+    "We can hardly doubt that k2 causes the output.",
+])
+def test_a_hedged_denial_or_doubt_asserts_the_claim(sentence):
+    """Review MED 4: 'hard to deny' already asserted; these earned the caveat (4.5) on main."""
+    r = _graded(sentence)
+    assert "overclaim" in kinds(r) and items(r)["limits"]["points"] == 0, (r["score"], kinds(r))
