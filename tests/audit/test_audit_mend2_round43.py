@@ -119,3 +119,19 @@ def test_a_hedged_denial_or_doubt_asserts_the_claim(sentence):
     """Review MED 4: 'hard to deny' already asserted; these earned the caveat (4.5) on main."""
     r = _graded(sentence)
     assert "overclaim" in kinds(r) and items(r)["limits"]["points"] == 0, (r["score"], kinds(r))
+
+
+@pytest.mark.parametrize("sentence", [
+    "热力图不能证明因果关系（k2 或许导致了输出）。",
+    "热力图不能证明因果关系（我猜 k2 可能导致了输出）。",
+    "热力图不能证明因果关系（我猜 k2 可能导致了输出，但需要消融实验验证）。",
+    "热力图不能证明因果关系（k2 可能导致了输出，但需要消融实验验证）。",
+])
+def test_a_hedge_inside_a_bracketed_claim_keeps_the_bracket_under_its_negation(sentence):
+    """HIGH 1's class: the hedge taken out of the claim let the bracket split the claim off (3.5 and a flag)."""
+    assert _reading(sentence) == (4.5, 1.5, False)
+
+
+@pytest.mark.parametrize("sentence", ["（k2 或许导致了输出）。", "我认为（k2 或许导致了输出）。"])
+def test_a_hedged_bracketed_claim_on_its_own_is_still_flagged_as_on_main(sentence):
+    assert _reading(sentence) == (2.0, 0.0, True)
