@@ -397,6 +397,38 @@ def self_import_text(places: Sequence[str]) -> Msg:
                SELF_IMPORT["zh"].format("、".join(finding_zh(p + ": ").rstrip("：") for p in places)))
 
 
+def _reviewed_parts(module: str) -> list[str]:
+    """The parts of a module name the leading-underscore check reads: a display wheel's own top-level module
+    (plotly's ``_plotly_utils``) is an inert stand-in in the jail, its name no private part (review D round 43,
+    second review LOW 1)."""
+    parts = module.split(".")
+    return parts[1:] if parts[0] in DISPLAY_PACKAGES else parts
+
+
+def _display_module_names(tree: ast.Module) -> frozenset[str]:
+    """Names bound only by an import of a display package (``import _plotly_utils``, ``import plotly as py``,
+    ``from _plotly_utils import utils``) and nowhere else in the file: inert stand-ins in the jail, whose
+    ``.utils`` is no part of PyTorch (review D round 43, second review LOW 1)."""
+    display, other = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                (display if a.name.split(".")[0] in DISPLAY_PACKAGES else other).add((a.asname or a.name).split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                top = "" if node.level else (node.module or "").split(".")[0]
+                (display if top in DISPLAY_PACKAGES else other).add(a.asname or a.name)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            other.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            other.add(node.name)
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            other.add(node.name)
+    return frozenset(display - other)
+
+
 def _forbidden(name: str) -> bool:
     return name in FORBIDDEN_EXACT or any(p in name for p in FORBIDDEN_PARTS)
 
@@ -429,7 +461,12 @@ def _parsed(source: str) -> tuple[ast.Module | None, str | None]:
 # and ``softmax`` cost 17 points and told the student to "write the names out" as if they hid a name). Only these
 # modules, imported here in the trusted process: what ``import *`` binds from them is their ``__all__`` (torch) or
 # their public names (torch.nn and torch.nn.functional have no ``__all__``), the same objects in the jail.
-STAR_EXPANDED_MODULES = ("torch", "torch.nn", "torch.nn.functional")
+STAR_EXPANDED_MODULES = ("torch", "torch.nn", "torch.nn.functional", "pylab")
+# ``from pylab import *`` binds numpy's star names (and numpy.fft's, numpy.random's, numpy.linalg's, later ones winning,
+# as pylab.py imports them) as the real objects in the jail (grading/sandbox/runtime.py _pylab_stand_in), and ``np``;
+# its matplotlib names are inert stand-ins there and bind nothing to review (review D round 43, second review MED 1).
+STAR_SOURCES = {"pylab": ("numpy", "numpy.fft", "numpy.random", "numpy.linalg")}
+PYLAB_BUILTINS = frozenset({"bytes", "abs", "bool", "max", "min", "pow", "round"})
 
 
 @functools.cache
@@ -437,6 +474,17 @@ def _star_names(module: str) -> frozenset[str] | None:
     """The names ``from <module> import *`` binds (None: the module could not be imported here)."""
     if module not in STAR_EXPANDED_MODULES:
         return None
+    if module in STAR_SOURCES:
+        parts = [_module_star_names(m) for m in STAR_SOURCES[module]]
+        if any(p is None for p in parts):
+            return None
+        return frozenset().union(*parts) - PYLAB_BUILTINS | {"np"}
+    return _module_star_names(module)
+
+
+@functools.cache
+def _module_star_names(module: str) -> frozenset[str] | None:
+    """The names ``from <module> import *`` binds, read off the module imported here (None: it could not be)."""
     try:
         mod = importlib.import_module(module)
     except Exception:  # noqa: BLE001 - the star import then stays as it is (a finding)
@@ -457,7 +505,10 @@ def _star_imports_expanded(tree: ast.Module) -> ast.Module:
              and n.module in STAR_EXPANDED_MODULES and [a.name for a in n.names] == ["*"]]
     if not stars or any(_star_names(n.module or "") is None for n in stars):
         return tree
-    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} \
+    # a name a function binds itself (a parameter ``export=False``, a local) is never the star import's there
+    # (review D round 43, second review LOW 2)
+    parents = _parents(tree)
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not _bound_in_function(n, parents)} \
         | {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
 
     class Expand(ast.NodeTransformer):
@@ -467,8 +518,19 @@ def _star_imports_expanded(tree: ast.Module) -> ast.Module:
             names = sorted(used & (_star_names(node.module) or frozenset()))
             if not names:
                 return ast.copy_location(ast.Pass(), node)
-            return ast.copy_location(ast.ImportFrom(module=node.module, level=0, names=[
-                ast.copy_location(ast.alias(name=n), node.names[0]) for n in names]), node)
+            if node.module not in STAR_SOURCES:
+                return ast.copy_location(ast.ImportFrom(module=node.module, level=0, names=[
+                    ast.copy_location(ast.alias(name=n), node.names[0]) for n in names]), node)
+            # each name from the last of the modules that binds it (pylab: numpy.linalg's ``norm`` over numpy's)
+            source = {n: m for m in STAR_SOURCES[node.module] for n in names if n in (_module_star_names(m) or ())}
+            out: list[ast.stmt] = [ast.copy_location(ast.Import(names=[ast.alias(name="numpy", asname="np")]), node)] \
+                if "np" in names else []
+            for m in STAR_SOURCES[node.module]:
+                mine = [n for n in names if source.get(n) == m]
+                if mine:
+                    out.append(ast.copy_location(ast.ImportFrom(module=m, level=0, names=[
+                        ast.copy_location(ast.alias(name=n), node.names[0]) for n in mine]), node))
+            return out or ast.copy_location(ast.Pass(), node)
 
     return ast.fix_missing_locations(Expand().visit(copy.deepcopy(tree)))
 
@@ -3157,6 +3219,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
     # __match_args__ is flagged on its own)
     dataclasses_here = {c.name for c in _nodes(tree) if isinstance(c, ast.ClassDef) and any(
         (_dotted(d.func if isinstance(d, ast.Call) else d) or [""])[-1] == "dataclass" for d in c.decorator_list)}
+    display_modules = _display_module_names(tree)
     imported = {(a.asname or a.name).split(".")[0] for node in _nodes(tree) if isinstance(node, ast.Import)
                 for a in node.names} | {"torch"}
     calls = {id(node.func): node for node in _nodes(tree) if isinstance(node, ast.Call)}
@@ -3385,7 +3448,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                             a.name in EVALUATING_NAMES and id(node) not in dispatchers()) or (
                             a.name.startswith("_") and not a.name.startswith("__")
                             and not (a.name in PRIVATE_OK and (node.module or "").split(".")[0] == "torch")) or (any(
-                            p.startswith("_") and not p.startswith("__") for p in (node.module or "").split("."))
+                            p.startswith("_") and not p.startswith("__") for p in _reviewed_parts(node.module or ""))
                             and not (node.module == "torch._dynamo" and a.name in DYNAMO_HARMLESS)):
                         found.append(_finding(line, "code", f"from {node.module} import {a.name}"))
             if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("torch", "sys"):
@@ -3424,6 +3487,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
             # layer helpers (rnn packing, weight norm), ``nn.modules.utils`` its layers' tuple helpers
             if node.attr in TORCH_UNREVIEWABLE and not (
                     isinstance(node.value, ast.Name) and node.value.id in ("nn", "F", "functional")) \
+                    and _root(node) not in display_modules \
                     and not (node.attr == "utils" and ((chain or [""])[-2:-1] == ["nn"]
                                                        or (chain or [""])[-3:-1] == ["nn", "modules"])):
                 found.append(_finding(line, "code", shown))

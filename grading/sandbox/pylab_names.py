@@ -1,0 +1,44 @@
+"""The names ``from pylab import *`` binds that are matplotlib's (pyplot's, matplotlib.dates', mlab's and cbook's),
+read off matplotlib 3.11.2's pylab.py (review D round 43, second review MED 1). In the jail each is an inert
+stand-in (grading/sandbox/runtime.py); the rest pylab binds is numpy's (``from numpy import *`` and its fft, random
+and linalg, ``import numpy as np``), bound there as the real objects. Left out: the standard library and typing
+names pyplot imports for itself (``sys``, ``functools``, ``cast``, ...), which pylab binds only by accident.
+tests/grading/test_star_imports_mend2_round43.py checks the list against the installed pylab."""
+
+PYLAB_DISPLAY_NAMES = frozenset({
+    'Annotation', 'Arrow', 'Artist', 'AutoLocator', 'AxLine', 'Axes', 'BackendFilter', 'Button', 'Circle',
+    'Colorizer', 'ColorizingArtist', 'Colormap', 'DAILY', 'DateFormatter', 'DateLocator', 'DayLocator', 'FR',
+    'Figure', 'FigureBase', 'FigureCanvasBase', 'FigureManagerBase', 'FixedFormatter', 'FixedLocator',
+    'FormatStrFormatter', 'Formatter', 'FuncFormatter', 'GridSpec', 'HOURLY', 'HourLocator', 'IndexLocator',
+    'Line2D', 'LinearLocator', 'Locator', 'LogFormatter', 'LogFormatterExponent', 'LogFormatterMathtext',
+    'LogLocator', 'MINUTELY', 'MO', 'MONTHLY', 'MaxNLocator', 'MinuteLocator', 'MonthLocator', 'MouseButton',
+    'MultipleLocator', 'Normalize', 'NullFormatter', 'NullLocator', 'PolarAxes', 'Polygon', 'RRuleLocator',
+    'Rectangle', 'SA', 'SECONDLY', 'SU', 'ScalarFormatter', 'SecondLocator', 'Slider', 'Subplot', 'SubplotSpec',
+    'TH', 'TU', 'Text', 'TickHelper', 'WE', 'WEEKLY', 'WeekdayLocator', 'Widget', 'YEARLY', 'YearLocator', 'acorr',
+    'angle_spectrum', 'annotate', 'arrow', 'autoscale', 'autumn', 'available_backends', 'axes', 'axhline',
+    'axhspan', 'axis', 'axline', 'axvline', 'axvspan', 'backend_registry', 'bar', 'bar_label', 'barbs', 'barh',
+    'bone', 'box', 'boxplot', 'broken_barh', 'cbook', 'cla', 'clabel', 'clf', 'clim', 'close', 'cm', 'cohere',
+    'color_sequences', 'colorbar', 'colormaps', 'connect', 'contour', 'contourf', 'cool', 'copper', 'csd', 'cycler',
+    'date2num', 'datestr2num', 'delaxes', 'detrend', 'detrend_linear', 'detrend_mean', 'detrend_none', 'disconnect',
+    'drange', 'draw', 'draw_all', 'draw_if_interactive', 'ecdf', 'errorbar', 'eventplot', 'figaspect', 'figimage',
+    'figlegend', 'fignum_exists', 'figtext', 'figure', 'fill', 'fill_between', 'fill_betweenx', 'findobj', 'flag',
+    'flatten', 'gca', 'gcf', 'gci', 'get', 'get_backend', 'get_cmap', 'get_current_fig_manager', 'get_figlabels',
+    'get_fignums', 'get_plot_commands', 'get_scale_names', 'getp', 'ginput', 'gray', 'grid', 'grouped_bar',
+    'hexbin', 'hist', 'hist2d', 'hlines', 'hot', 'hsv', 'imread', 'imsave', 'imshow', 'inferno',
+    'install_repl_displayhook', 'interactive', 'ioff', 'ion', 'isinteractive', 'jet', 'legend', 'locator_params',
+    'loglog', 'magma', 'magnitude_spectrum', 'margins', 'matplotlib', 'matshow', 'minorticks_off', 'minorticks_on',
+    'mlab', 'mpl', 'new_figure_manager', 'nipy_spectral', 'num2date', 'pause', 'pcolor', 'pcolormesh',
+    'phase_spectrum', 'pie', 'pie_label', 'pink', 'plasma', 'plot', 'plt', 'polar', 'prism', 'psd', 'quiver',
+    'quiverkey', 'rc', 'rcParams', 'rcParamsDefault', 'rcParamsOrig', 'rc_context', 'rcdefaults', 'rcsetup',
+    'relativedelta', 'requested_backend', 'rgrids', 'rrule', 'savefig', 'sca', 'scatter', 'sci', 'semilogx',
+    'semilogy', 'set_cmap', 'set_loglevel', 'setp', 'show', 'silent_list', 'specgram', 'spring', 'spy', 'stackplot',
+    'stairs', 'stem', 'step', 'streamplot', 'style', 'subplot', 'subplot2grid', 'subplot_mosaic', 'subplot_tool',
+    'subplots', 'subplots_adjust', 'summer', 'suptitle', 'switch_backend', 'table', 'text', 'thetagrids',
+    'tick_params', 'ticklabel_format', 'tight_layout', 'title', 'tricontour', 'tricontourf', 'tripcolor', 'triplot',
+    'twinx', 'twiny', 'uninstall_repl_displayhook', 'violinplot', 'viridis', 'vlines', 'waitforbuttonpress',
+    'window_hanning', 'window_none', 'winter', 'xcorr', 'xkcd', 'xlabel', 'xlim', 'xscale', 'xticks', 'ylabel',
+    'ylim', 'yscale', 'yticks'
+})
+
+# Standard library and typing names pyplot's ``import *`` passes on; never bound by the stand-in.
+PYLAB_SKIPPED_NAMES = frozenset(['AbstractContextManager', 'Enum', 'ExitStack', 'IO', 'TYPE_CHECKING', 'annotations', 'cast', 'datetime', 'functools', 'importlib', 'inspect', 'logging', 'np', 'overload', 'sys', 'threading', 'time'])
