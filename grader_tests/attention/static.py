@@ -8,6 +8,7 @@ import builtins
 import copy
 import functools
 import importlib.util
+import pkgutil
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence, Set
@@ -491,7 +492,10 @@ def _module_star_names(module: str) -> frozenset[str] | None:
         return None
     names = getattr(mod, "__all__", None)
     if names is None:
-        names = [n for n in vars(mod) if not n.startswith("_")]
+        # its public names, and its public submodules whether or not anything imported them yet here: in the jail
+        # one may be imported before the student's star import runs (review D round 43, second review LOW 3)
+        names = [n for n in vars(mod) if not n.startswith("_")] + [
+            m.name for m in pkgutil.iter_modules(getattr(mod, "__path__", None) or ()) if not m.name.startswith("_")]
     return frozenset(n for n in names if isinstance(n, str))
 
 

@@ -4,11 +4,12 @@ binds as it judges them imported explicitly; a display wheel's ``_plotly_utils``
 a star-bound name shadowed by a function's own binding is no import of it."""
 from __future__ import annotations
 
+import ast
 import builtins
 
 import pytest
 
-from grader_tests.attention.static import hidden_name_uses
+from grader_tests.attention.static import _star_imports_expanded, hidden_name_uses
 from grading.sandbox.pylab_names import PYLAB_DISPLAY_NAMES, PYLAB_SKIPPED_NAMES
 from tests.grading.helpers import SUBMISSIONS, code_score, failed_tests, grade_stored
 
@@ -79,3 +80,9 @@ def test_a_parameter_shadowing_a_torch_star_name_is_no_import_of_it():
 def test_a_star_name_read_where_no_local_binding_shadows_it_is_still_found():
     source = "from torch import *\n\n\ndef f(x, other=False):\n    return export\n\n\n" + BASE
     assert hidden_name_uses(source) != ()
+
+
+@pytest.mark.parametrize("sub", ["backends", "cpp"])
+def test_a_star_import_of_torch_nn_is_read_as_binding_its_submodules_imported_or_not(sub):
+    expanded = ast.unparse(_star_imports_expanded(ast.parse(f"from torch.nn import *\nx = {sub}.X\n")))
+    assert expanded.splitlines()[0] == f"from torch.nn import {sub}"
