@@ -17,6 +17,7 @@ from grading.i18n import Msg, msg
 from grading.load_hints import is_main_guard
 from grading.parsing import parsed
 from grading.review import Reason, class_and_base, reason
+from grading.sandbox.pylab_names import PYLAB_BUILTINS
 from grading.suite import DISPLAY_PACKAGES
 
 # Attribute names of PyTorch's ready-made attention.
@@ -467,7 +468,6 @@ STAR_EXPANDED_MODULES = ("torch", "torch.nn", "torch.nn.functional", "pylab")
 # as pylab.py imports them) as the real objects in the jail (grading/sandbox/runtime.py _pylab_stand_in), and ``np``;
 # its matplotlib names are inert stand-ins there and bind nothing to review (review D round 43, second review MED 1).
 STAR_SOURCES = {"pylab": ("numpy", "numpy.fft", "numpy.random", "numpy.linalg")}
-PYLAB_BUILTINS = frozenset({"bytes", "abs", "bool", "max", "min", "pow", "round"})
 
 
 @functools.cache
@@ -479,7 +479,7 @@ def _star_names(module: str) -> frozenset[str] | None:
         parts = [_module_star_names(m) for m in STAR_SOURCES[module]]
         if any(p is None for p in parts):
             return None
-        return frozenset().union(*parts) - PYLAB_BUILTINS | {"np"}
+        return frozenset().union(*parts) - set(PYLAB_BUILTINS) | {"np"}
     return _module_star_names(module)
 
 

@@ -42,3 +42,6 @@ PYLAB_DISPLAY_NAMES = frozenset({
 
 # Standard library and typing names pyplot's ``import *`` passes on; never bound by the stand-in.
 PYLAB_SKIPPED_NAMES = frozenset(['AbstractContextManager', 'Enum', 'ExitStack', 'IO', 'TYPE_CHECKING', 'annotations', 'cast', 'datetime', 'functools', 'importlib', 'inspect', 'logging', 'np', 'overload', 'sys', 'threading', 'time'])
+
+# The builtins pylab.py puts back after numpy's star imports (numpy.random's ``bytes``, numpy's ``abs``, ...).
+PYLAB_BUILTINS = ("bytes", "abs", "bool", "max", "min", "pow", "round")

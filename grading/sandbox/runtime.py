@@ -28,7 +28,7 @@ import torch.nn
 import torch.nn.functional
 
 from grading.sandbox import lazy_torch, protocol
-from grading.sandbox.pylab_names import PYLAB_DISPLAY_NAMES
+from grading.sandbox.pylab_names import PYLAB_BUILTINS, PYLAB_DISPLAY_NAMES
 
 MESSAGE_CAP = 2000
 
@@ -1063,10 +1063,6 @@ def _limited_builtins(packages: list[str], own: str, inert: list[str] = ()) -> d
         table["get_ipython"] = _Inert("get_ipython")     # and display(x): builtins in a notebook
         table["display"] = _Inert("display")
     return table
-
-
-# The builtins pylab puts back after numpy's star imports (numpy.random's ``bytes``, numpy's ``abs``, ...).
-PYLAB_BUILTINS = ("bytes", "abs", "bool", "max", "min", "pow", "round")
 
 
 @functools.cache
