@@ -626,9 +626,33 @@ def test_a_result_block_that_fails_to_come_is_said_and_fetched_again(app, web, f
     ctx.close()
 
 
-def test_a_result_block_answered_404_is_not_asked_for_again(app, web, factory, live_server, browser):
+def test_a_result_block_answered_a_proxys_404_is_asked_again_on_a_back_off_not_every_5_s(
+        app, web, factory, live_server, browser):
     """Second review of round 34: the retry asked every 5 s for good, also for a 404 that will not change (and in
-    hidden tabs). A 4xx other than 408/429 is said once and not asked again; other failures back off."""
+    hidden tabs). Round 43: a 404 that is not the app's (no JSON code, no error page: a proxy's) is an outage, asked
+    again on the back-off (5 s doubling to 60 s: at 0, 5 and 15 s), never each 5 s; the app's own 404 stops (below)."""
+    alice = factory.student(email="alice@example.edu", name="王小明")
+    sub = web.submit(alice, factory.assignment())
+    ctx, page = open_as(browser, live_server, alice, "en", path=f"/submissions/{sub.id}")
+    detail = page.locator("#live [data-detail]")
+    expect(detail).to_contain_text("You are next")
+    asked = []
+
+    def gone(route):
+        asked.append(time.monotonic())
+        route.fulfill(status=404, body="Not Found")
+
+    page.route(RESULT, gone)
+    web.grade(sub, full_result())
+    expect(detail).to_contain_text("HTTP 404", timeout=10000)
+    page.wait_for_timeout(17000)         # every 5 s would be 4 requests by now
+    assert 2 <= len(asked) <= 3, [round(t - asked[0], 1) for t in asked]
+    ctx.close()
+
+
+def test_a_result_block_answered_the_apps_404_is_said_and_not_asked_for_again(app, web, factory, live_server, browser):
+    """The app's own 404 (its JSON code) for the result, the attempt's page gone as well (deleted): said once, the
+    page stops, nothing is asked again (round 43)."""
     alice = factory.student(email="alice@example.edu", name="王小明")
     sub = web.submit(alice, factory.assignment())
     ctx, page = open_as(browser, live_server, alice, "en", path=f"/submissions/{sub.id}")
@@ -638,11 +662,13 @@ def test_a_result_block_answered_404_is_not_asked_for_again(app, web, factory, l
 
     def gone(route):
         asked.append(1)
-        route.fulfill(status=404, body="Not Found")
+        route.fulfill(status=404, content_type="application/json", body='{"code": "not_found", "message": "gone"}')
 
     page.route(RESULT, gone)
+    page.route(f"**/submissions/{sub.id}?*", lambda route: route.fulfill(
+        status=404, content_type="application/json", body='{"code": "not_found", "message": "gone"}'))
     web.grade(sub, full_result())
-    expect(detail).to_contain_text("HTTP 404", timeout=10000)
+    expect(detail).to_contain_text("no longer finds this attempt", timeout=15000)
     page.wait_for_timeout(7000)          # past the old 5 s retry
     assert len(asked) == 1, asked
     ctx.close()
