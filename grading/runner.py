@@ -328,15 +328,11 @@ def _display_note(suite: Suite, source: str | None, loaded: bool = True) -> Msg 
     names = _display_imports(suite, source)
     if not names:
         return None
-    if not loaded:
-        return msg(f"{suite.student_file} imports {', '.join(names)}: in the grader these are inert stand-ins, so "
-                   "nothing is drawn or shown (upload the figure separately).",
-                   f"{suite.student_file} 导入了 {'、'.join(names)}：评分器中它们只是不起作用的替身，不会画图或显示"
-                   "（图请单独上传）。")
+    graded_en, graded_zh = (" and your code is graded as usual", "，代码照常评分") if loaded else ("", "")
     return msg(f"{suite.student_file} imports {', '.join(names)}: in the grader these are inert stand-ins, so "
-               "nothing is drawn or shown and your code is graded as usual (upload the figure separately).",
-               f"{suite.student_file} 导入了 {'、'.join(names)}：评分器中它们只是不起作用的替身，不会画图或显示，"
-               "代码照常评分（图请单独上传）。")
+               f"nothing is drawn or shown{graded_en} (upload the figure separately).",
+               f"{suite.student_file} 导入了 {'、'.join(names)}：评分器中它们只是不起作用的替身，不会画图或显示"
+               f"{graded_zh}（图请单独上传）。")
 
 
 def _size(n: int) -> str:

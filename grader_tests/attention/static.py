@@ -17,7 +17,7 @@ from grading.i18n import Msg, msg
 from grading.load_hints import is_main_guard
 from grading.parsing import parsed
 from grading.review import Reason, class_and_base, reason
-from grading.sandbox.pylab_names import PYLAB_BUILTINS
+from grading.sandbox.pylab_names import PYLAB_BUILTINS, PYLAB_NUMPY_MODULES
 from grading.suite import DISPLAY_PACKAGES
 
 # Attribute names of PyTorch's ready-made attention.
@@ -467,7 +467,7 @@ STAR_EXPANDED_MODULES = ("torch", "torch.nn", "torch.nn.functional", "pylab")
 # ``from pylab import *`` binds numpy's star names (and numpy.fft's, numpy.random's, numpy.linalg's, later ones winning,
 # as pylab.py imports them) as the real objects in the jail (grading/sandbox/runtime.py _pylab_stand_in), and ``np``;
 # its matplotlib names are inert stand-ins there and bind nothing to review (review D round 43, second review MED 1).
-STAR_SOURCES = {"pylab": ("numpy", "numpy.fft", "numpy.random", "numpy.linalg")}
+STAR_SOURCES = {"pylab": PYLAB_NUMPY_MODULES}
 
 
 @functools.cache
@@ -499,14 +499,18 @@ def _module_star_names(module: str) -> frozenset[str] | None:
     return frozenset(n for n in names if isinstance(n, str))
 
 
+def _expanded_star(node: ast.ImportFrom) -> bool:
+    """``from <one of STAR_EXPANDED_MODULES> import *``."""
+    return not node.level and node.module in STAR_EXPANDED_MODULES and [a.name for a in node.names] == ["*"]
+
+
 def _star_imports_expanded(tree: ast.Module) -> ast.Module:
     """The tree with each ``from <STAR_EXPANDED_MODULES> import *`` written out as the import of the names it binds
     that the file uses (a name read or bound anywhere in it: ``from torch.nn.functional import softmax, dropout``),
     or as ``pass`` when it uses none, so every check judges them as it judges the explicit import (a bare
     ``scaled_dot_product_attention(...)`` after ``from torch.nn.functional import *`` is PyTorch's fused attention).
     A star import of any other module is left as it is. The shared tree is copied, never changed."""
-    stars = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level
-             and n.module in STAR_EXPANDED_MODULES and [a.name for a in n.names] == ["*"]]
+    stars = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and _expanded_star(n)]
     if not stars or any(_star_names(n.module or "") is None for n in stars):
         return tree
     # a name a function binds itself (a parameter ``export=False``, a local) is never the star import's there
@@ -517,7 +521,7 @@ def _star_imports_expanded(tree: ast.Module) -> ast.Module:
 
     class Expand(ast.NodeTransformer):
         def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST:
-            if node.level or node.module not in STAR_EXPANDED_MODULES or [a.name for a in node.names] != ["*"]:
+            if not _expanded_star(node):
                 return node
             names = sorted(used & (_star_names(node.module) or frozenset()))
             if not names:

@@ -45,3 +45,6 @@ PYLAB_SKIPPED_NAMES = frozenset(['AbstractContextManager', 'Enum', 'ExitStack', 
 
 # The builtins pylab.py puts back after numpy's star imports (numpy.random's ``bytes``, numpy's ``abs``, ...).
 PYLAB_BUILTINS = ("bytes", "abs", "bool", "max", "min", "pow", "round")
+
+# The numpy modules pylab.py star-imports, in its order (a later one's name wins), each bound as the real objects.
+PYLAB_NUMPY_MODULES = ("numpy", "numpy.fft", "numpy.random", "numpy.linalg")

@@ -28,7 +28,7 @@ import torch.nn
 import torch.nn.functional
 
 from grading.sandbox import lazy_torch, protocol
-from grading.sandbox.pylab_names import PYLAB_BUILTINS, PYLAB_DISPLAY_NAMES
+from grading.sandbox.pylab_names import PYLAB_BUILTINS, PYLAB_DISPLAY_NAMES, PYLAB_NUMPY_MODULES
 
 MESSAGE_CAP = 2000
 
@@ -1074,7 +1074,7 @@ def _pylab_stand_in(real_import) -> types.ModuleType:
     ``np``; the builtins numpy's names would hide stay the builtins."""
     module = types.ModuleType("pylab")
     bound = {name: _Inert(f"pylab.{name}") for name in sorted(PYLAB_DISPLAY_NAMES)}
-    for part in ("numpy", "numpy.fft", "numpy.random", "numpy.linalg"):
+    for part in PYLAB_NUMPY_MODULES:
         mod = real_import(part, None, None, ("*",), 0)
         names = getattr(mod, "__all__", None) or [n for n in vars(mod) if not n.startswith("_")]
         bound.update((n, getattr(mod, n)) for n in names if hasattr(mod, n))
