@@ -17,6 +17,7 @@ from rubric.audit.text import (
     _blank,
     _claim_reading,
     _counterfactuals,
+    _litotes_reading,
     _segment,
     _Sentence,
     _units,
@@ -1084,6 +1085,13 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[int, st
             if variant is not None:
                 again = _overclaimed(cc, variant[0], nxt)
                 hedged = None if again is None else (again or variant[1])
+        if hedged is None and s.denied is None and not s.row_denied:
+            # ... and without the negations that cancel in pairs ("很难想象 k2 不是输出的原因" claims k2 is the cause):
+            # round 44, the pair asserted the claim but the patterns, written for its plain words, did not see it
+            litotes = _litotes_reading(s)
+            if litotes is not None:
+                hedged = _overclaimed(cc, _Sentence(litotes, s.eligible, s.is_code, s.is_heading, s.is_question,
+                                                    s.context_negated, cc=cc, para=s.para), nxt)
         if hedged is not None:
             found.append((idx, s.text, hedged))
     return found
