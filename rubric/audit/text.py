@@ -470,10 +470,11 @@ _ASIDE_NOT_ASIDE = re.compile(
     r"|(?:(?<![a-z])k_?\d+|key\s*\d+|token\s*\d+)[^,;。]{0,6}?(?:导致|造成|决定|产生|引起|控制|驱动|主导|负责)"
     r"|其实|实际上|事实上|确实|(?<![不无])可以|(?<![不无未])能(?!否)|(?<![不只])是(?!\s*\d|\s*最(?:高|大|亮|强|深|多))")
 # round 44: an aside that opens with a supposing word supposes all it holds, a key's cause too ("The heatmap cannot, even
-# if k2 caused the output, prove it", "不能，即使 k2 导致了输出，证明这一点"): the honest caveat was flagged as the claim
-# its aside only supposes. A concession (尽管, 虽然, "despite", "given") still asserts what it concedes
+# if k2 caused the output, prove it", "不能，就算 k2 导致了输出，证明这一点"): the honest caveat was flagged as the claim
+# its aside only supposes. A concession (尽管, 虽然, "despite", "given") still asserts what it concedes, and so does 即使 /
+# 即便, which also concede a fact ("热力图不能，即使 k2 是输出的原因，证明因果关系" is round 43's asserted claim)
 _SUPPOSING_ASIDE = re.compile(r"(?:\s[-\u2013\u2014]{1,2}|\u2014+|\s*,)\s*(?:(?:even\s+)?(?:if|unless|supposing|suppose)\b|"
-                              r"即使|即便|哪怕|就算|假如|如果|假设|要是)")
+                              r"哪怕|就算|假如|如果|假设|要是)")
 _MAY_HOLD_CLAUSE_ASIDE = re.compile(r"[-\u2013\u2014]|,\s*(?:by|on|in|alone|taken|per|单|仅|就|它|其|本)|(?:not|n't|不能|无法|并不|不会)\s*,")
 
 

@@ -61,7 +61,7 @@ def test_a_denial_or_an_open_question_is_not_read_as_the_claim(sentence):
 @pytest.mark.parametrize("sentence", [
     "The heatmap cannot, even if k2 caused the output, prove it.",
     "The heatmap cannot, even if k2 caused the output, show that it did.",
-    "热力图不能，即使 k2 导致了输出，证明这一点。",
+    "热力图不能，就算 k2 导致了输出，证明这一点。",
 ])
 def test_a_supposing_aside_inside_a_denial_is_an_honest_caveat(sentence):
     """Stop 47: flagged as an overclaim (2.0), the aside split from the 'cannot' that governs it."""
