@@ -1416,8 +1416,9 @@ def _litotes_reading(s: _Sentence) -> str | None:
     # only a pair with a word of doubt or denial (cues.polarity_flip): "I doubt / disagree / 不相信 / 很难想象 that k2 is not
     # the cause" asserts the cause, but "you can't say that k2 doesn't cause it", "低权重不代表 k0 不是原因" and "it is not the
     # case that ..." only leave it open (tests/audit/test_audit_mend_round43.py reads them as main does)
-    # (the flips first: most sentences hold none, and their cues need not be found here)
-    flips = [m.span() for m in s.cc.flip.finditer(s.text)] if s.cc is not None else []
+    # (the flips first: most sentences hold none, and their cues need not be found here). Not 怀疑, which also means
+    # "suspect": "我怀疑 k2 不是输出的真正原因" is an honest guess that k2 is not the cause
+    flips = [m.span() for m in s.cc.flip.finditer(s.text) if m.group() != "怀疑"] if s.cc is not None else []
     pairs = [p for p in (s.cancelled if flips else ())
              if any(f0 < b and a < f1 for f0, f1 in flips for a, b in (p[:2], p[2:]))]
     if not fails and not pairs:

@@ -53,6 +53,7 @@ def test_hard_to_believe_a_claim_still_denies_it(sentence):
     "低权重不代表 k0 不是输出的原因。",
     "The heatmap never fails to show the weights.",
     "k2 may cause the output.",
+    "我怀疑 k2 不是输出的原因。",
 ])
 def test_a_denial_or_an_open_question_is_not_read_as_the_claim(sentence):
     assert not _reading(sentence)[2]
