@@ -20,6 +20,7 @@ from rubric.audit.text import (
     _litotes_reading,
     _segment,
     _Sentence,
+    _unclaimed_reading,
     _units,
     has_traditional,
 )
@@ -1091,6 +1092,13 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[int, st
             litotes = _litotes_reading(s)
             if litotes is not None:
                 hedged = _overclaimed(cc, _Sentence(litotes, s.eligible, s.is_code, s.is_heading, s.is_question,
+                                                    s.context_negated, cc=cc, para=s.para), nxt)
+        if hedged is not None and s.denied is None and not s.row_denied:
+            # ... but not a claim only reported and rebutted, or only supposed (round 44 review HIGH 2, 3): read again
+            # without them
+            unclaimed = _unclaimed_reading(cc, s.text)
+            if unclaimed is not None:
+                hedged = _overclaimed(cc, _Sentence(unclaimed, s.eligible, s.is_code, s.is_heading, s.is_question,
                                                     s.context_negated, cc=cc, para=s.para), nxt)
         if hedged is not None:
             found.append((idx, s.text, hedged))

@@ -475,6 +475,15 @@ _ASIDE_NOT_ASIDE = re.compile(
 # 即便, which also concede a fact ("热力图不能，即使 k2 是输出的原因，证明因果关系" is round 43's asserted claim)
 _SUPPOSING_ASIDE = re.compile(r"(?:\s[-\u2013\u2014]{1,2}|\u2014+|\s*,)\s*(?:(?:even\s+)?(?:if|unless|supposing|suppose)\b|"
                               r"哪怕|就算|假如|如果|假设|要是)")
+# ... unless it also asserts what it supposes: "even if k2 causes the output as it obviously does", "哪怕 k2 就是输出的原因
+# （它就是）" claim the cause (round 44 review MED 2: an honest caveat's points for it)
+_IT_DOES = (r"(?:as|which)\s+it\s+(?:(?:clearly|obviously|certainly|surely|really|actually|in\s+fact|indeed|definitely|"
+            r"plainly|evidently|undoubtedly|does|did|is|was|has|had)\s+)*(?:does|did|is|was|has|had|do)\b"
+            r"|(?:它|其)(?:确实|的确|真的|就|也|本来就)*(?:是|就是|导致|造成|决定)")
+_ASSERTED_TOO = re.compile(rf"\b(?:{_IT_DOES})|\b(?:obviously|clearly|certainly|surely|undeniably|evidently|of\s+course|"
+                           r"in\s+fact|indeed)\b|[（(]\s*(?:它|其|it\b|which\b|and\s+it\b)|显然|明显|当然|确实是|事实上|其实")
+# ... or right after it ("even if k2 causes the output, which it clearly does, prove it")
+_ASSERTED_NEXT = re.compile(rf"\s*(?:{_IT_DOES})")
 _MAY_HOLD_CLAUSE_ASIDE = re.compile(r"[-\u2013\u2014]|,\s*(?:by|on|in|alone|taken|per|单|仅|就|它|其|本)|(?:not|n't|不能|无法|并不|不会)\s*,")
 
 
@@ -489,7 +498,9 @@ class _ClauseSplit:
         if last[0] is text or last[0] == text:
             return last[1]
         spans = ([m.span() for m in _CLAUSE_ASIDE.finditer(text)
-                  if _SUPPOSING_ASIDE.match(m.group()) is not None or _ASIDE_NOT_ASIDE.search(m.group()) is None]
+                  if (_SUPPOSING_ASIDE.match(m.group()) is not None and _ASSERTED_TOO.search(m.group()) is None
+                      and _ASSERTED_NEXT.match(text, m.end()) is None)
+                  or _ASIDE_NOT_ASIDE.search(m.group()) is None]
                  if _MAY_HOLD_CLAUSE_ASIDE.search(text) is not None else [])
         self._last = (text, spans)
         return spans
@@ -712,6 +723,14 @@ def _bare_rebuttal_ends(cc: Checklist, text: str, cs: int, ce: int, start: int) 
 # A cue that denies only what follows it (round 35): "X without Y" never denies X ("k2 causes q1's output without any
 # ablation" was no overclaim, "the entropy fell to 0.12 without it" no result), nor does "X except Y" / 除了 Y.
 _FORWARD_ONLY = re.compile(r"without\b|except\b|除了")
+# ... and a doubt never pairs with a negation that only qualifies the claim it doubts: what was not done ("很难相信没做消融的
+# 热力图能证明 k2 导致了输出", "hard to imagine that k2 causes the output when nobody has ablated it") is the doubt's reason,
+# not a denial of the claim, so the doubt still denies the claim (round 44 review HIGH 1: the pair cancelled and the claim
+# was read as asserted, 12 -> 8.5). "k2 不是输出的原因" / "k2 isn't the cause" still pair with it
+_QUALIFIER = re.compile(r"(?:nobody|no\s*-?\s*one|none\s+of\s+us)\s+(?:(?:has|had|have|did|ever|yet|actually)\s+)*"
+                        r"(?:ablat|remov|test|run|ran|interven|zero|mask|tri|perturb|knock)"
+                        r"|(?:没有?|不|未)(?:做|进行|跑|经过|用)?过?\s*(?:任何)?\s*(?:消融|干预|实验|验证|测试|对照|ablation)"
+                        r"|(?:没有?|不|未)(?:做|进行|跑|经过)")
 # The predicate of the subject of "X rather than Y ...": where the contrasted Y has ended.
 _PREDICATE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|causes?|caused|drives?|drove|determines?|"
                         r"determined|decides?|matters?|contributes?|proves?|shows?|explains?)\b|是|为|对|决定|导致|造成|"
@@ -780,7 +799,8 @@ def _cancel_stacked(t: str, cues: list[tuple[int, int, bool]],
             # ... nor a flip with a negation inside a reading it wraps: "It is not the case that a low weight means a key
             # does not matter" denies the reading, it asserts no "matters" (round 42 review MED 5: the pair cancelled, the
             # reading was taken as asserted and the caveat after it lost its points)
-            stacked = (((flip and not _FORWARD_ONLY.match(t, c) and not _WRAPPED_READING.search(gap))
+            stacked = (((flip and not _FORWARD_ONLY.match(t, c) and not _QUALIFIER.match(t, c)
+                         and not _WRAPPED_READING.search(gap))
                         or (flip2 and not _FORWARD_ONLY.match(t, a)))
                        or (not flip and not flip2 and _units(gap) <= _STACKED_GAP_UNITS
                            and not _NOT_STACKED.search(t[a:d]) and not _FORWARD_ONLY.match(t, c)))
@@ -1432,6 +1452,47 @@ def _litotes_reading(s: _Sentence) -> str | None:
         out[f0:f1] = "does".ljust(f1 - f0)
     text = _SPACES.sub(" ", "".join(out))
     return None if text == s.text else text
+
+
+# A view reported as another's and then rebutted ("有人觉得 k2 是输出的原因，但热力图不能说明因果", "Some say that k2 is the
+# cause, but the heatmap cannot show causation") is no claim of the writer's (round 44 review HIGH 2): the report up to the
+# rebuttal is read as nothing
+_REPORTED = re.compile(   # at the start, or after a label ("局限：有人觉得 ...", "Limits: some say ...")
+    r"(?:^|(?<=[:：]))\s*(?:(?:但|不过|当然|也)?(?:有人|有些人|有的人|一些人|很多人|不少人|别人|有同学|有些同学|一些同学|有的同学|老师|同学们?|"
+    r"他们|她们|她|他)(?:可能|也许|会|常常?|往往|或许|就)?(?:说|觉得|认为|以为|相信|声称|猜|主张)"
+    r"|(?:some(?:one|body)?|some\s+(?:people|classmates|students|readers)|others|many(?:\s+people)?|people|one|"
+    r"a\s+classmate|my\s+classmates?|the\s+teacher|they)\s+(?:(?:might|may|would|could|will|often|sometimes)\s+)?"
+    r"(?:say|said|says|think|thinks|thought|believe|believes|argue|argues|argued|claim|claims|claimed|feel|feels|felt)\b)",
+    re.IGNORECASE)
+_REBUTTAL = re.compile(r"[,，;；]\s*(?:但是?|可是|不过|然而|\bbut\b|\bhowever\b|\byet\b)"
+                       r"(?=[^。.!?！？]*?(?:不能|无法|不|没|\bcannot\b|\bcan't\b|\bnot\b|n't\b|\bno\b))", re.IGNORECASE)
+# A claim only supposed, in a clause that opens the sentence or follows a comma ("If k2 causes q1's output, an ablation
+# would show it", "Suppose k2 explains most of q1's output: ...", "如果 k2 真的导致了输出，也要靠消融才能知道"), is no
+# claim (round 44 review HIGH 3). Not "if anything" (it asserts what follows), and not one that also asserts what it
+# supposes (_ASSERTED_TOO); its consequent is read as usual ("if anything, k2 causes it"). 即使 / 即便 concede (round 43)
+_SUPPOSED = re.compile(r"(?:^|(?<=[,;:，；：]))\s*(?:(?:even\s+)?(?:if|suppose|supposing|assuming|assume)\b(?!\s+anything\b)|"
+                       r"(?:如果|假如|假设|要是|就算|哪怕|倘若|若是)(?!说))[^,;:，；：。.!?！？\u2014]*", re.IGNORECASE)
+
+
+def _unclaimed_reading(cc: Checklist, text: str) -> str | None:
+    """``text`` with a view reported and rebutted, and a claim only supposed, blanked; None if nothing is blanked.
+    grade._overclaims reads a sentence whose claim it finds again in this reading."""
+    out = text
+    report = _REPORTED.search(text)
+    if report is not None:
+        rebuttal = _REBUTTAL.search(text, report.end())
+        if rebuttal is not None:
+            out = " " * rebuttal.start() + text[rebuttal.start():]
+    for m in _SUPPOSED.finditer(out):
+        if out[m.end():m.end() + 1] not in (",", ";", ":", "，", "；", "：", "\u2014"):
+            continue   # no consequent after it: "如果没有消融实验也能看出 k2 导致了 q1 的输出" asserts (round 35)
+        # the clause and the one after it ("even if k2 causes the output, which it clearly does,")
+        if _ASSERTED_TOO.search(m.group()) is not None or _ASSERTED_NEXT.match(out, m.end() + 1) is not None:
+            continue
+        if next(cc.overclaim_patterns.finditer(m.group()), None) is None:
+            continue   # a supposition that names no claim ("如果去掉 k2" is a counterfactual's own condition)
+        out = out[:m.start()] + " " * (m.end() - m.start()) + out[m.end():]
+    return None if out == text else out
 
 
 # every overclaims.counterfactual pattern names the key taken away: a sentence naming none (most of an audit) runs none
