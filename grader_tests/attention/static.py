@@ -1465,12 +1465,15 @@ def _reads_self_as_any_parameter(function: ast.FunctionDef | ast.AsyncFunctionDe
     return True
 
 
-def unbound_calls(tree: ast.Module, signature_only: Set[int] = frozenset()) -> list[str]:
+def unbound_calls(tree: ast.Module, signature_only: Set[int] = frozenset(),
+                  skip: Set[int] = frozenset()) -> list[str]:
     """Places where a method can run with something else as ``self``: a function outside a class
     body with a ``self``/``cls`` parameter, or ``SomeClass.method(x, ...)`` on a class of the module
     with ``x`` not ``self`` (``super()`` and ``nn.Module.__init__(self)`` are fine). ``signature_only``: the
     ``SomeClass.__init__`` nodes only handed to ``inspect.signature`` (_own_signature), which reads the
-    method's parameters and never calls it, so no object becomes its ``self``."""
+    method's parameters and never calls it, so no object becomes its ``self``. ``skip``: code that never runs
+    (_never_run): ``print(inspect.signature(MultiHeadAttention.forward))`` in the demo under the main guard
+    cost 17 points (round 44, B)."""
     classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     # a staticmethod or classmethod takes no instance: SomeClass.helper(x) is its normal call
     unbound_ok = {(c.name, f.name) for c in tree.body if isinstance(c, ast.ClassDef) for f in c.body
@@ -1488,6 +1491,8 @@ def unbound_calls(tree: ast.Module, signature_only: Set[int] = frozenset()) -> l
     parents = _parents(tree)
     found = []
     for node in _nodes(tree):
+        if id(node) in skip:
+            continue
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and id(node) not in in_class:
             params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
             # what it reads through self/cls could be anyone's (self may be torch); a class decorator
@@ -3019,6 +3024,51 @@ def _aliased_module(a: ast.alias) -> str:
     return a.name.split(".")[0]
 
 
+# Standard-library modules whose import alone does something beyond binding a name (prints, opens a browser).
+_IMPORT_EFFECT_MODULES = frozenset({"this", "antigravity"})
+
+
+def _demo_only_stdlib_imports(tree: ast.Module, skip: frozenset[int]) -> set[int]:
+    """Ids of the module-level imports of the standard library (and of their aliases) whose names only code that
+    never runs reads: ``import traceback`` or ``from timeit import timeit`` at the top of the file for the demo
+    under ``if __name__ == "__main__":`` (cost 17 points pending review: round 44, B). Such an import binds a name
+    nothing that runs reads, so it reaches nothing; every other way to the name (globals(), vars(), sys.modules,
+    a star import) is flagged on its own. Only plain top-level modules: a submodule (``idlelib.idle``,
+    ``unittest.__main__``) or a private name may run a program when imported, and so do this and antigravity."""
+    def plain(module: str) -> bool:
+        # SAFE_MODULE_ATTRS's modules are followed attribute by attribute wherever they are read
+        return module.isidentifier() and module in sys.stdlib_module_names and not module.startswith("_") \
+            and module not in _IMPORT_EFFECT_MODULES and module not in SAFE_MODULE_ATTRS
+
+    imports: list[tuple[ast.Import | ast.ImportFrom, list[ast.alias]]] = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            # each module of ``import os, pickle`` on its own, as _safe_stdlib judges them
+            imports.append((node, [a for a in node.names if plain(a.name)]))
+        elif isinstance(node, ast.ImportFrom) and not node.level and plain(node.module or "") \
+                and all(a.name != "*" and not a.name.startswith("_") for a in node.names):
+            imports.append((node, list(node.names)))
+    if not any(names for _, names in imports):
+        return set()
+    read: set[str] = set()
+    for node in _nodes(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Name):
+            read.add(node.id)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            read.update(node.names)
+    ok: set[int] = set()
+    for node, names in imports:
+        unread = [a for a in names if (a.asname or a.name.split(".")[0]) not in read]
+        if isinstance(node, ast.ImportFrom) and len(unread) < len(node.names):
+            continue                                        # the statement is judged as one (its module)
+        ok.update(id(a) for a in unread)
+        if len(unread) == len(node.names):
+            ok.add(id(node))
+    return ok
+
+
 def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[int], list[str]]:
     """(import nodes that only bring in SAFE_MODULE_ATTRS names, attribute nodes checked here, findings):
     every use of an alias of such a module must read one of its listed attributes."""
@@ -3026,8 +3076,9 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[
     ok_imports: set[int] = set()
     checked: set[int] = set()
     findings: list[str] = []
+    ok_imports.update(_demo_only_stdlib_imports(tree, skip))
     for node in _nodes(tree):
-        if id(node) in skip:
+        if id(node) in skip or id(node) in ok_imports:
             continue
         if isinstance(node, ast.Import):
             # ``import os.path as osp``, ``import torch.utils.data as Data``: the submodule under its own name
@@ -3655,7 +3706,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                                       or any(isinstance(a, ast.Starred) for a in node.args)):
                 found.append(_finding(line, "code", f"{taker}(..., assigned/updated)" if taker == "wraps"
                                       else f"{taker}(namespace=...)"))
-    found.extend(unbound_calls(tree, checked))
+    found.extend(unbound_calls(tree, checked, skip))
     taken = _methods_taken_off(tree, skip)
     for c in _nodes(tree):
         if isinstance(c, ast.ClassDef):
