@@ -1491,7 +1491,9 @@ def unbound_calls(tree: ast.Module, signature_only: Set[int] = frozenset(),
     parents = _parents(tree)
     found = []
     for node in _nodes(tree):
-        if id(node) in skip:
+        # a function whose body never runs (one only the main guard calls: _never_run) has no self to be handed
+        if id(node) in skip or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) \
+                and all(id(stmt) in skip for stmt in node.body):
             continue
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) and id(node) not in in_class:
             params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}

@@ -3,7 +3,9 @@ Two lost the 17 points that rest on the review for code the grader never runs, t
 ``if __name__ == "__main__":``: (1) a standard-library module imported at the top for that demo only (``import
 traceback``, ``pickle``, ``shutil``, ``tempfile``, ``timeit``) was an unfollowable import wherever it was read; (2)
 ``inspect.signature(MultiHeadAttention.forward)`` in the demo was "used without self", a check that ignored where
-the code stands. Each style is in correct/ (r44_*) with a faulty twin in faulty/."""
+the code stands; and (3), found while checking that class, a helper ``def show(self)`` outside a class that only
+the demo calls was "a function outside a class taking self" though its body never runs. Each of (1) and (2) is a
+style in correct/ (r44_*) with a faulty twin in faulty/."""
 
 from __future__ import annotations
 
@@ -95,3 +97,12 @@ def test_a_main_guard_demo_style_gets_full_marks_with_no_review_finding(executor
 @pytest.mark.parametrize("twin", sorted(TWINS.values()))
 def test_faulty_twin_of_a_main_guard_demo_style_loses_points_and_is_named(executor, twin):
     assert_twin_loses_points_and_is_named_as_declared(executor, twin)
+
+
+def test_a_helper_taking_self_that_only_the_main_guard_calls_is_no_finding():
+    helper = "\n\ndef show_heads(self):\n    return self._modules\n"
+    demo = GUARD + "    print(show_heads(ScaledDotProductAttention()))\n"
+    assert hidden_name_uses(KERNEL + helper + demo) == ()
+    # called where code runs, or named by nothing (kept for a way the source does not show), it stays a finding
+    for rest in ("\nshow_heads(torch)\n", ""):
+        assert any("a function outside a class taking self" in f for f in hidden_name_uses(KERNEL + helper + rest))
