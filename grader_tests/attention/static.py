@@ -3032,7 +3032,7 @@ _IMPORT_EFFECT_MODULES = frozenset({"this", "antigravity"})
 
 def _demo_only_stdlib_imports(tree: ast.Module, skip: frozenset[int]) -> set[int]:
     """Ids of the module-level imports of the standard library (and of their aliases) whose names only code that
-    never runs reads: ``import traceback`` or ``from timeit import timeit`` at the top of the file for the demo
+    never runs reads, and reads: ``import traceback`` or ``from timeit import timeit`` at the top of the file for the demo
     under ``if __name__ == "__main__":`` (cost 17 points pending review: round 44, B). Such an import binds a name
     nothing that runs reads, so it reaches nothing; every other way to the name (globals(), vars(), sys.modules,
     a star import) is flagged on its own. Only plain top-level modules: a submodule (``idlelib.idle``,
@@ -3053,16 +3053,19 @@ def _demo_only_stdlib_imports(tree: ast.Module, skip: frozenset[int]) -> set[int
     if not any(names for _, names in imports):
         return set()
     read: set[str] = set()
+    demo: set[str] = set()
     for node in _nodes(tree):
         if id(node) in skip:
-            continue
-        if isinstance(node, ast.Name):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                demo.add(node.id)
+        elif isinstance(node, ast.Name):
             read.add(node.id)
         elif isinstance(node, ast.Global | ast.Nonlocal):
             read.update(node.names)
     ok: set[int] = set()
     for node, names in imports:
-        unread = [a for a in names if (a.asname or a.name.split(".")[0]) not in read]
+        # an import nothing reads stays judged as any import (what it is for, the source does not show)
+        unread = [a for a in names if (a.asname or a.name) not in read and (a.asname or a.name) in demo]
         if isinstance(node, ast.ImportFrom) and len(unread) < len(node.names):
             continue                                        # the statement is judged as one (its module)
         ok.update(id(a) for a in unread)
