@@ -3031,11 +3031,11 @@ _IMPORT_EFFECT_MODULES = frozenset({"this", "antigravity"})
 
 
 def _demo_only_stdlib_imports(tree: ast.Module, skip: frozenset[int]) -> set[int]:
-    """Ids of the module-level imports of the standard library (and of their aliases) whose names only code that
-    never runs reads, and reads: ``import traceback`` or ``from timeit import timeit`` at the top of the file for the demo
-    under ``if __name__ == "__main__":`` (cost 17 points pending review: round 44, B). Such an import binds a name
-    nothing that runs reads, so it reaches nothing; every other way to the name (globals(), vars(), sys.modules,
-    a star import) is flagged on its own. Only plain top-level modules: a submodule (``idlelib.idle``,
+    """Ids of the module-level imports of the standard library (and of their aliases) whose names code that never
+    runs reads, and only it: ``import traceback`` or ``from timeit import timeit`` at the top of the file for the
+    demo under ``if __name__ == "__main__":`` (cost 17 points pending review: round 44, B). Such an import binds a
+    name nothing that runs reads, so it reaches nothing; every other way to the name (globals(), vars(),
+    sys.modules, a star import) is flagged on its own. Only plain top-level modules: a submodule (``idlelib.idle``,
     ``unittest.__main__``) or a private name may run a program when imported, and so do this and antigravity."""
     def plain(module: str) -> bool:
         # SAFE_MODULE_ATTRS's modules are followed attribute by attribute wherever they are read
