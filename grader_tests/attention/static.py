@@ -329,6 +329,9 @@ SAFE_MODULE_ATTRS: dict[str, frozenset[str]] = {name: frozenset(attrs.split()) f
     "operator": "add sub mul truediv floordiv mod pow neg pos abs matmul eq ne lt le gt ge and_ or_ not_ "
                 "itemgetter",
     "fractions": "Fraction",
+    # ``except Exception: traceback.print_exc()`` around a debugging step where code runs (round 44, B): the printing
+    # and formatting functions, which answer text; extract_stack, walk_stack and the like hand out frames
+    "traceback": "print_exc format_exc print_exception format_exception print_stack format_stack",
     # ``gc.collect()`` before ``torch.cuda.empty_cache()`` (HF's release_memory, benchmark loops): cost 13
     # points. get_objects, get_referrers and get_referents hand out every live object (the grader's too)
     "gc": "collect",

@@ -5,7 +5,8 @@ traceback``, ``pickle``, ``shutil``, ``tempfile``, ``timeit``) was an unfollowab
 ``inspect.signature(MultiHeadAttention.forward)`` in the demo was "used without self", a check that ignored where
 the code stands; and (3), found while checking that class, a helper ``def show(self)`` outside a class that only
 the demo calls was "a function outside a class taking self" though its body never runs. Each of (1) and (2) is a
-style in correct/ (r44_*) with a faulty twin in faulty/."""
+style in correct/ (r44_*) with a faulty twin in faulty/. ``traceback.print_exc()`` where code runs (a debugging
+``except``) is now followed attribute by attribute as the other everyday standard-library modules are."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def test_stdlib_modules_imported_for_the_main_guard_demo_only_are_no_finding():
 
 def test_the_same_imports_read_by_code_that_runs_stay_findings():
     for source, finding in (
-            ("import traceback\n" + KERNEL + "traceback.print_stack()\n", "line 1: imports traceback"),
+            ("import pickle\n" + KERNEL + "pickle.dumps(1)\n", "line 1: imports pickle"),
             # a function the grader may call reads it
             ("from pickle import loads\n" + KERNEL + "def load(b):\n    return loads(b)\nload(b'')\n",
              "line 1: from pickle import loads"),
@@ -55,11 +56,11 @@ def test_the_same_imports_read_by_code_that_runs_stay_findings():
             ("import pickle\n" + KERNEL + "def f():\n    global pickle\n", "line 1: imports pickle"),
             ("import pickle\n" + KERNEL + "x = globals()['pickle']\n", "globals"),
             # one module of the statement read by running code: that module is judged, the unread one is not
-            ("import traceback, pickle\n" + KERNEL + "traceback.print_stack()\n", "line 1: imports traceback")):
+            ("import shutil, pickle\n" + KERNEL + "shutil.which('ls')\n", "line 1: imports shutil")):
         found = hidden_name_uses(source)
         assert any(f.startswith(finding) or f.endswith(finding) for f in found), (source, found)
-    assert not any("pickle" in f for f in hidden_name_uses("import traceback, pickle\n" + KERNEL
-                                                           + "traceback.print_stack()\n" + GUARD
+    assert not any("pickle" in f for f in hidden_name_uses("import shutil, pickle\n" + KERNEL
+                                                           + "shutil.which('ls')\n" + GUARD
                                                            + "    print(pickle.dumps(1))\n"))
 
 
@@ -112,3 +113,12 @@ def test_a_helper_taking_self_that_only_the_main_guard_calls_is_no_finding():
     # called where code runs, or named by nothing (kept for a way the source does not show), it stays a finding
     for rest in ("\nshow_heads(torch)\n", ""):
         assert any("a function outside a class taking self" in f for f in hidden_name_uses(KERNEL + helper + rest))
+
+
+def test_traceback_printing_where_code_runs_is_followed_attribute_by_attribute():
+    source = "import traceback\n" + KERNEL + "try:\n    ScaledDotProductAttention()\nexcept RuntimeError:\n" \
+        "    traceback.print_exc()\n    print(traceback.format_exc())\n"
+    assert hidden_name_uses(source) == ()
+    # the frames it could hand out stay findings
+    walked = "import traceback\n" + KERNEL + "frames = traceback.extract_stack()\n"
+    assert "line 11: traceback.extract_stack" in hidden_name_uses(walked)
