@@ -4,9 +4,9 @@ Two lost the 17 points that rest on the review for code the grader never runs, t
 traceback``, ``pickle``, ``shutil``, ``tempfile``, ``timeit``) was an unfollowable import wherever it was read; (2)
 ``inspect.signature(MultiHeadAttention.forward)`` in the demo was "used without self", a check that ignored where
 the code stands; and (3), found while checking that class, a helper ``def show(self)`` outside a class that only
-the demo calls was "a function outside a class taking self" though its body never runs. Each of (1) and (2) is a
+the demo calls was "a function outside a class taking self" though its body never runs. Each of (1), (2) and (4) is a
 style in correct/ (r44_*) with a faulty twin in faulty/. ``traceback.print_exc()`` where code runs (a debugging
-``except``) is now followed attribute by attribute as the other everyday standard-library modules are."""
+``except``, (4)) is now followed attribute by attribute as the other everyday standard-library modules are."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ from tests.grading.helpers import (
 
 CORRECT = SUBMISSIONS / "correct"
 TWINS = {"r44_stdlib_imports_for_main_demo": "r44_stdlib_imports_softmax_over_queries",
-         "r44_signature_of_own_methods_in_main_demo": "r44_signature_demo_scale_forgotten"}
+         "r44_signature_of_own_methods_in_main_demo": "r44_signature_demo_scale_forgotten",
+         "r44_traceback_print_exc_in_forward": "r44_traceback_padding_inverted"}
 KERNEL = """import math
 import torch
 from torch import nn
@@ -93,7 +94,7 @@ def test_every_twin_differs_from_its_style_by_its_declared_fault_only():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(TWINS))
-def test_a_main_guard_demo_style_gets_full_marks_with_no_review_finding(executor, name):
+def test_each_round44_style_gets_full_marks_with_no_review_finding(executor, name):
     result = graded_corpus_file(executor, CORRECT / f"{name}.py")
     assert result["status"] == "graded", result["message"]
     assert failed_tests(result) == {} and result["review"] == [], (failed_tests(result), result["review"])
@@ -102,7 +103,7 @@ def test_a_main_guard_demo_style_gets_full_marks_with_no_review_finding(executor
 
 @pytest.mark.slow
 @pytest.mark.parametrize("twin", sorted(TWINS.values()))
-def test_faulty_twin_of_a_main_guard_demo_style_loses_points_and_is_named(executor, twin):
+def test_each_round44_twin_loses_points_in_its_category_and_is_named(executor, twin):
     assert_twin_loses_points_and_is_named_as_declared(executor, twin)
 
 
