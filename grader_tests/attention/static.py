@@ -329,9 +329,16 @@ SAFE_MODULE_ATTRS: dict[str, frozenset[str]] = {name: frozenset(attrs.split()) f
     "operator": "add sub mul truediv floordiv mod pow neg pos abs matmul eq ne lt le gt ge and_ or_ not_ "
                 "itemgetter",
     "fractions": "Fraction",
+    # ``locale.setlocale(locale.LC_ALL, "")`` at the top of a file written for a Chinese Windows console (cost 17
+    # points: review RB round 44, LOW 5); the names only set and read the process's locale
+    "locale": "setlocale getlocale getpreferredencoding getencoding LC_ALL LC_CTYPE LC_NUMERIC LC_TIME LC_COLLATE "
+              "LC_MONETARY LC_MESSAGES",
     # ``except Exception: traceback.print_exc()`` around a debugging step where code runs (round 44, B): the printing
-    # and formatting functions, which answer text; extract_stack, walk_stack and the like hand out frames
-    "traceback": "print_exc format_exc print_exception format_exception print_stack format_stack",
+    # and formatting functions of a caught exception, which answer text (its __traceback__ or ``*sys.exc_info()``
+    # handed straight to them: _caught_traceback_arguments). Not the stack's (print_stack, format_stack,
+    # extract_stack, walk_stack): their text names the grader's frames below the file, so a file could tell it is
+    # graded and hide a fault only then (review RB round 44, MED 3)
+    "traceback": "print_exc format_exc print_exception format_exception format_exception_only print_tb format_tb",
     # ``gc.collect()`` before ``torch.cuda.empty_cache()`` (HF's release_memory, benchmark loops): cost 13
     # points. get_objects, get_referrers and get_referents hand out every live object (the grader's too)
     "gc": "collect",
@@ -2890,6 +2897,20 @@ def _type_checking_blocks(tree: ast.Module) -> list[ast.If]:
         and isinstance(n.test.value, ast.Name) and n.test.value.id in modules)]
 
 
+def _false_flag_blocks(tree: ast.Module) -> list[ast.If]:
+    """The ``if DEBUG:`` blocks of a module-level flag set to False (or None, 0) once and bound nowhere else:
+    ``breakpoint()`` there cost 17 points though it never runs (review RB round 44, LOW 5). Any other binding
+    the source shows (``global DEBUG``, a parameter, ``del``) keeps the blocks reviewed; the ways it does not
+    show (globals(), sys.modules) are flagged on their own."""
+    counts = _binding_counts(tree)
+    flags = {t.id for node in tree.body if isinstance(node, ast.Assign | ast.AnnAssign)
+             for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+             if isinstance(t, ast.Name) and isinstance(node.value, ast.Constant) and node.value.value in (False, None)
+             and not isinstance(node.value.value, float) and counts.get(t.id) == 1}
+    return [n for n in _nodes(tree) if isinstance(n, ast.If) and isinstance(n.test, ast.Name) and n.test.id in flags] \
+        if flags else []
+
+
 @functools.lru_cache(maxsize=8)
 def _never_run(source: str, uncalled_functions: bool | str = True) -> frozenset[int]:
     """Ids of the nodes that never run when the grader imports the file: the body of a top-level
@@ -2907,7 +2928,7 @@ def _never_run(source: str, uncalled_functions: bool | str = True) -> frozenset[
         return frozenset()
     guards = [] if _binds_dunder_name(tree) else [n for n in tree.body if isinstance(n, ast.If)
                                                    and is_main_guard(n.test)]
-    guards += _type_checking_blocks(tree)
+    guards += _type_checking_blocks(tree) + _false_flag_blocks(tree)
     guarded = {id(sub) for g in guards for stmt in g.body for sub in ast.walk(stmt)}
     # a dunder (module ``__getattr__``, ``__dir__``) is called by Python itself, by no name in the source
     # ...and the contract's names are looked up by the grader (``def MultiHeadAttention(...)``, a factory)
@@ -2945,6 +2966,12 @@ def _never_run(source: str, uncalled_functions: bool | str = True) -> frozenset[
             for other in named_in(n for n in ast.walk(functions[todo.pop()])) - reached - dead:
                 dead.add(other)
                 todo.append(other)
+        # ...but not what a reviewed function (one nothing names) names: were it to run, so would they
+        # (``def a(): return show(torch)`` with ``def show(self): return self._C`` the guard calls too; review RB
+        # round 44, LOW 4)
+        while back := dead & set().union(*(named_in(n for n in ast.walk(functions[f]) if id(n) in body_ids[f])
+                                             for f in set(functions) - reached - dead)):
+            dead -= back
     unreached = set().union(*(body_ids[n] for n in dead)) if functions else set()
     return frozenset(guarded | unreached)
 
@@ -3033,13 +3060,16 @@ def _aliased_module(a: ast.alias) -> str:
 _IMPORT_EFFECT_MODULES = frozenset({"this", "antigravity"})
 
 
-def _demo_only_stdlib_imports(tree: ast.Module, skip: frozenset[int]) -> set[int]:
-    """Ids of the module-level imports of the standard library (and of their aliases) whose names code that never
-    runs reads, and only it: ``import traceback`` or ``from timeit import timeit`` at the top of the file for the
-    demo under ``if __name__ == "__main__":`` (cost 17 points pending review: round 44, B). Such an import binds a
-    name nothing that runs reads, so it reaches nothing; every other way to the name (globals(), vars(),
-    sys.modules, a star import) is flagged on its own. Only plain top-level modules: a submodule (``idlelib.idle``,
-    ``unittest.__main__``) or a private name may run a program when imported, and so do this and antigravity."""
+def _unread_stdlib_imports(tree: ast.Module, never_run: frozenset[int]) -> set[int]:
+    """Ids of the module-level imports of the standard library (and of their aliases) whose names no code that runs
+    reads: ``import traceback`` or ``from timeit import timeit`` at the top of the file for the demo under ``if
+    __name__ == "__main__":`` (round 44, B), an ``import pdb`` left over from debugging, an ``import timeit`` only an
+    uncalled ``bench()`` reads (all cost 17 points pending review, with feedback that the file reaches names
+    indirectly: review RB round 44, HIGH 1). ``never_run`` is _never_run's full set (the guard and the functions
+    nothing names). Such an import binds a name nothing that runs reads, so it reaches nothing; every other way to
+    the name (globals(), vars(), sys.modules, a frame, a star import, string annotations evaluated) is flagged on
+    its own. Only plain top-level modules: a submodule (``idlelib.idle``, ``unittest.__main__``) or a private name
+    may run a program when imported, and so do this and antigravity."""
     def plain(module: str) -> bool:
         # SAFE_MODULE_ATTRS's modules are followed attribute by attribute wherever they are read
         return module.isidentifier() and module in sys.stdlib_module_names and not module.startswith("_") \
@@ -3055,20 +3085,18 @@ def _demo_only_stdlib_imports(tree: ast.Module, skip: frozenset[int]) -> set[int
             imports.append((node, list(node.names)))
     if not any(names for _, names in imports):
         return set()
+    # any binding, deletion or global statement of the name where code runs counts as reading it
     read: set[str] = set()
-    demo: set[str] = set()
     for node in _nodes(tree):
-        if id(node) in skip:
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                demo.add(node.id)
-        elif isinstance(node, ast.Name):
+        if id(node) in never_run:
+            continue
+        if isinstance(node, ast.Name):
             read.add(node.id)
         elif isinstance(node, ast.Global | ast.Nonlocal):
             read.update(node.names)
     ok: set[int] = set()
     for node, names in imports:
-        # an import nothing reads stays judged as any import (what it is for, the source does not show)
-        unread = [a for a in names if (a.asname or a.name) not in read and (a.asname or a.name) in demo]
+        unread = [a for a in names if (a.asname or a.name) not in read]
         if isinstance(node, ast.ImportFrom) and len(unread) < len(node.names):
             continue                                        # the statement is judged as one (its module)
         ok.update(id(a) for a in unread)
@@ -3077,14 +3105,16 @@ def _demo_only_stdlib_imports(tree: ast.Module, skip: frozenset[int]) -> set[int
     return ok
 
 
-def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[int], list[str]]:
+def _safe_stdlib(tree: ast.Module, skip: frozenset[int], never_run: frozenset[int] = frozenset()
+                 ) -> tuple[set[int], set[int], list[str]]:
     """(import nodes that only bring in SAFE_MODULE_ATTRS names, attribute nodes checked here, findings):
-    every use of an alias of such a module must read one of its listed attributes."""
+    every use of an alias of such a module must read one of its listed attributes. ``never_run``: see
+    _unread_stdlib_imports."""
     aliases: dict[str, str] = {}          # local name -> "os" / "os.path" / ...
     ok_imports: set[int] = set()
     checked: set[int] = set()
     findings: list[str] = []
-    ok_imports.update(_demo_only_stdlib_imports(tree, skip))
+    ok_imports.update(_unread_stdlib_imports(tree, never_run | skip))
     for node in _nodes(tree):
         if id(node) in skip or id(node) in ok_imports:
             continue
@@ -3110,6 +3140,7 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[
     if not aliases:
         return ok_imports, checked, findings
     parents = _parents(tree)
+    caught_traceback = _caught_traceback_arguments(tree, parents)
     for node in _nodes(tree):
         if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in aliases) \
                 or id(node) in skip:
@@ -3122,7 +3153,7 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[
                 and _own_signature(call := parents.get(id(attr_node)), attr_node, tree, parents, skip):
             if isinstance(call.args[0], ast.Attribute):      # type: ignore[union-attr]
                 checked.add(id(call.args[0]))               # ``cls.__init__`` read for its signature only  # type: ignore[union-attr]
-        elif attr_node.attr not in SAFE_MODULE_ATTRS[key]:
+        elif attr_node.attr not in SAFE_MODULE_ATTRS[key] and id(attr_node) not in caught_traceback:
             findings.append(_finding(node.lineno, "code", f"{node.id}.{attr_node.attr}"))
             continue
         checked.add(id(attr_node))
@@ -3134,6 +3165,55 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int]) -> tuple[set[int], set[
             else:
                 checked.add(id(inner))
     return ok_imports, checked, findings
+
+
+_TRACEBACK_PRINTERS = frozenset({"print_exception", "format_exception", "print_tb", "format_tb"})
+
+
+def _caught_traceback_arguments(tree: ast.Module, parents: Mapping[int, ast.AST]) -> set[int]:
+    """Ids of the ``e.__traceback__`` and ``sys.exc_info`` attribute nodes whose value goes straight to traceback's
+    print_exception/format_exception, the usual ways to print a caught exception:
+    ``traceback.print_exception(type(e), e, e.__traceback__)`` and ``traceback.format_exception(*sys.exc_info())``
+    (cost 17 points: review RB round 44, HIGH 2). Those functions only turn the traceback into text; the same
+    attributes anywhere else (``e.__traceback__.tb_frame``, ``sys.exc_info()[2]``) stay findings. The modules'
+    names must be bound once, by their imports."""
+    counts = _binding_counts(tree)
+    modules: dict[str, str] = {}                       # local name -> "traceback" / "sys"
+    printers: set[str] = set()                         # ``from traceback import print_exception [as pe]``
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            modules.update({a.asname or a.name: a.name for a in node.names if a.name in ("traceback", "sys")})
+        elif isinstance(node, ast.ImportFrom) and node.module == "traceback" and not node.level:
+            printers.update(a.asname or a.name for a in node.names if a.name in _TRACEBACK_PRINTERS)
+    modules = {k: v for k, v in modules.items() if counts.get(k) == 1}
+    printers = {k for k in printers if counts.get(k) == 1}
+
+    def printer(call: ast.AST | None) -> bool:
+        if not isinstance(call, ast.Call):
+            return False
+        f = call.func
+        return isinstance(f, ast.Name) and f.id in printers or isinstance(f, ast.Attribute) \
+            and f.attr in _TRACEBACK_PRINTERS and isinstance(f.value, ast.Name) and modules.get(f.value.id) == "traceback"
+
+    ok: set[int] = set()
+    for node in _nodes(tree):
+        if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name)):
+            continue
+        up = parents.get(id(node))
+        if node.attr == "__traceback__":
+            if isinstance(up, ast.keyword) and up.arg == "tb":
+                up = parents.get(id(up))
+            elif not (isinstance(up, ast.Call) and node in up.args):
+                continue
+            if printer(up):
+                ok.add(id(node))
+        elif node.attr == "exc_info" and modules.get(node.value.id) == "sys" and isinstance(up, ast.Call) \
+                and up.func is node and not up.args and not up.keywords:
+            starred = parents.get(id(up))
+            if isinstance(starred, ast.Starred) and printer(call := parents.get(id(starred))) \
+                    and starred in call.args:        # type: ignore[union-attr]
+                ok.add(id(node))
+    return ok
 
 
 # The handlers that catch a failed import (a bare ``except:`` too).
@@ -3276,7 +3356,7 @@ def hidden_name_uses(source: str, packages: tuple[str, ...] = ()) -> tuple[str, 
 
 def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] = ()) -> tuple[str, ...]:
     skip = _never_run(source, uncalled_functions="guard")
-    ok_imports, checked, stdlib_findings = _safe_stdlib(tree, skip)
+    ok_imports, checked, stdlib_findings = _safe_stdlib(tree, skip, _never_run(source))
     # the names that may hold torch (or sys), also by ``or``/if-else, for every check a name of torch makes
     # stricter; ``torch_names`` (only names that are torch) where one is trusted
     torch_names = _torch_aliases(tree)
@@ -3332,7 +3412,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
     @functools.cache
     def annotations() -> frozenset[int]:
         return _annotation_nodes(tree)
-    harmless: set[int] = set()
+    harmless: set[int] = _caught_traceback_arguments(tree, parents)
     for node in _nodes(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
                 and _harmless_part(node.value.attr, node.attr):

@@ -15,7 +15,7 @@ from tests.web.helpers import realistic_result
 
 # One place of each kind the reason's findings are built with.
 SOURCE = ("import torch\nimport importlib\nx = eval('1')\nn = input()\nf = getattr(torch, n)\n"
-          "class A:\n    def __init__(self):\n        self.t = torch\n")
+          "class A:\n    def __init__(self):\n        self.t = torch\nm = importlib.import_module('math')\n")
 ENGLISH = re.compile(r"with a computed name|kept as an attribute|used as a value|\bimports\b|\bline \d")
 
 
