@@ -197,7 +197,8 @@ def test_the_same_forms_on_something_the_file_does_not_own_are_still_flagged(sou
 
 def test_a_bare_singledispatch_import_stays_flagged():
     """test_static_review's string_annotations_evaluated: an import whose use the file does not show."""
-    assert any("singledispatch" in f for f in static.hidden_name_uses(HEADER + "from functools import singledispatch\n"))
+    assert any("singledispatch" in f for f in static.hidden_name_uses(HEADER + "from functools import singledispatch\n"
+                                                                       "d = singledispatch\n"))
 
 
 CORPUS = ["hf_config_eq_dict", "registry_object_register_decorator", "singledispatchmethod_mask_bias", "combined_import_lines",
@@ -232,9 +233,9 @@ ONE_LINE_OK = {
 ONE_LINE_BAD = {
     "os_reaching_sys_modules": "import math, os\nm = os.sys.modules\n",
     "os_kept_as_a_value": "import math, os\nx = os\n",
-    "an_unfollowed_module_beside_math": "import math, pydoc\n",
+    "an_unfollowed_module_beside_math": "import math, pydoc\nh = pydoc.render_doc\n",
     "operator_attrgetter": "import math, operator\nf = operator.attrgetter('x')\n",
-    "importlib_beside_math": "import importlib, math\n",
+    "importlib_beside_math": "import importlib, math\nm = importlib.import_module('math')\n",
 }
 
 

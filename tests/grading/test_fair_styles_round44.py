@@ -54,7 +54,7 @@ def test_the_same_imports_read_by_code_that_runs_stay_findings():
              "line 1: from pickle import loads"),
             # handed on as a value, rebound by a global statement, or read through globals()
             ("import pickle\n" + KERNEL + "codec = pickle\n", "line 1: imports pickle"),
-            ("import pickle\n" + KERNEL + "def f():\n    global pickle\n", "line 1: imports pickle"),
+            ("import pickle\n" + KERNEL + "def f():\n    global pickle\nf()\n", "line 1: imports pickle"),
             ("import pickle\n" + KERNEL + "x = globals()['pickle']\n", "globals"),
             # one module of the statement read by running code: that module is judged, the unread one is not
             ("import shutil, pickle\n" + KERNEL + "shutil.which('ls')\n", "line 1: imports shutil")):

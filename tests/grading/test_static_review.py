@@ -66,9 +66,9 @@ HIDDEN = {
     "class_hierarchy": ("s = ().__class__.__base__.__subclasses__()\n", "__subclasses__"),
     "jit_compiles_a_string": ("cu = torch.jit.CompilationUnit('def f(x): return x')\n", "torch.jit"),
     "jit_module_imported": ("from torch import jit\ncu = jit.CompilationUnit\n", "import jit"),
-    "importlib": ("import importlib\n", "importlib"),
+    "importlib": ("import importlib\nm = importlib.import_module('math')\n", "importlib"),
     "eval": ("x = eval('1')\n", "eval"),
-    "a_module_the_review_cannot_follow": ("import pydoc\n", "imports pydoc"),
+    "a_module_the_review_cannot_follow": ("import pydoc\nh = pydoc.render_doc\n", "imports pydoc"),
     "os_reaches_sys": ("import os\nm = os.sys.modules\n", "os.sys"),
     "builtins_by_name": ("g = __builtins__['getattr']\n", "__builtins__"),
     "match_class_pattern": ("match F:\n    case object(_scaled_dot_product_attention_math=f):\n        pass\n",
@@ -79,7 +79,7 @@ HIDDEN = {
     "pickles_loaded_by_numpy": ("import numpy as np\nw = np.load('/tmp/w.npy', allow_pickle=True)\n", "np.load"),
     "a_loader_imported_by_name": ("from numpy import load\n", "import load"),
     "a_loader_deeper_in_numpy": ("from numpy.lib.format import read_array\n", "read_array"),
-    "string_annotations_evaluated": ("from functools import singledispatch\n", "singledispatch"),
+    "string_annotations_evaluated": ("from functools import singledispatch\nd = singledispatch\n", "singledispatch"),
     # (round 26: a public name read off self, ``self.softmax(q)``, is judged as off any parameter; a private one is
     # what the review trusts on the student's own object)
     "a_function_taking_self_outside_a_class": ("def attend(self, q):\n    return self._softmax(q)\n", "taking self"),
@@ -245,7 +245,7 @@ STDLIB_STILL_HIDING = {
     "unittest_mock_patch": ("import unittest\nunittest.mock.patch('torch.softmax')\n", "unittest.mock"),
     "unittest_main_outside_a_guard": ("import unittest\nunittest.main(module='torch')\n", "unittest.main"),
     "json_decoder_module": ("import json\nd = json.decoder\n", "json.decoder"),
-    "mixed_import_line": ("import os, subprocess\n", "imports subprocess"),
+    "mixed_import_line": ("import os, subprocess\nsubprocess.run(['ls'])\n", "imports subprocess"),
     "name_rebound_then_guard": ("__name__ = '__main__'\nif __name__ == '__main__':\n    import importlib\n",
                                 "imports importlib"),
     "own_module_renamed_then_guard": ("import attention\nattention.__name__ = '__main__'\n"
@@ -331,7 +331,7 @@ def test_an_honest_functools_wraps_decorator_and_argparse_are_not_flagged():
 def test_messages_for_imports_and_torch_compile_say_what_was_seen_in_both_languages():
     from grader_tests.attention.test_implementation import _hidden_names
 
-    imports = _hidden_names(HEADER + "import subprocess\n")
+    imports = _hidden_names(HEADER + "import subprocess\nsubprocess.run(['ls'])\n")
     assert "imports subprocess (line 4)" in imports["en"] and "导入了 subprocess（第 4 行）" in imports["zh"]
     assert static.hidden_name_uses(HEADER + "class A(nn.Module):\n    pass\n\nm = torch.compile(A())\n") == ()
     compiler = _hidden_names(HEADER + "def f(x):\n    return x\n\ng = torch.compiler.allow_in_graph(f)\n")

@@ -28,7 +28,7 @@ CASES: dict[str, tuple[str, str]] = {
     "attribute": ("code", "import torch\nx = torch.ops\n"),
     "getattr_computed": ("computed_name", "import torch\nn = input()\nf = getattr(torch, n)\n"),
     "getattr_value": ("used_as_value", "g = getattr\n"),
-    "import": ("imports", "import importlib\n"),
+    "import": ("imports", "import importlib\nm = importlib.import_module('math')\n"),
     "sets": ("sets", "import torch\nclass C:\n    pass\nC.__match_args__ = ('ops',)\n"),
     "defines": ("defines", "class C:\n    def __match_args__(self):\n        pass\n"),
     "kept": ("kept_attribute", "import torch\nclass A:\n    def __init__(self):\n        self.t = torch\n"),
