@@ -17,7 +17,7 @@ from grading.i18n import Msg, msg
 from grading.load_hints import is_main_guard
 from grading.parsing import parsed
 from grading.review import Reason, class_and_base, reason
-from grading.sandbox.pylab_names import PYLAB_BUILTINS, PYLAB_NUMPY_MODULES
+from grading.sandbox.pylab_names import PYLAB_BUILTINS, PYLAB_NUMPY_MODULES, PYLAB_STDLIB_NAMES
 from grading.suite import DISPLAY_PACKAGES
 
 # Attribute names of PyTorch's ready-made attention.
@@ -466,7 +466,7 @@ def _parsed(source: str) -> tuple[ast.Module | None, str | None]:
         todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     if computed and _resolve_computed_names(tree, computed) or literal:
         tree = _getattr_as_attribute(tree)
-    return _without_dead_try_code(_star_imports_expanded(tree)), None
+    return _without_dead_try_code(_star_imports_expanded(_pylab_stdlib_attributes_expanded(tree))), None
 
 
 # Star imports read as the names they bind (review D round 43, MED 2: ``from torch.nn import *`` then ``Module``
@@ -477,6 +477,8 @@ STAR_EXPANDED_MODULES = ("torch", "torch.nn", "torch.nn.functional", "pylab")
 # ``from pylab import *`` binds numpy's star names (and numpy.fft's, numpy.random's, numpy.linalg's, later ones winning,
 # as pylab.py imports them) as the real objects in the jail (grading/sandbox/runtime.py _pylab_stand_in), and ``np``;
 # its matplotlib names are inert stand-ins there and bind nothing to review (review D round 43, second review MED 1).
+# The standard library names pyplot passes on (PYLAB_STDLIB_NAMES: ``sys``, ``importlib``, ``cast``...) are the real
+# objects there too, each read as its explicit import (round 44).
 STAR_SOURCES = {"pylab": PYLAB_NUMPY_MODULES}
 
 
@@ -489,7 +491,7 @@ def _star_names(module: str) -> frozenset[str] | None:
         parts = [_module_star_names(m) for m in STAR_SOURCES[module]]
         if any(p is None for p in parts):
             return None
-        return frozenset().union(*parts) - set(PYLAB_BUILTINS) | {"np"}
+        return frozenset().union(*parts) - set(PYLAB_BUILTINS) | {"np"} | set(PYLAB_STDLIB_NAMES)
     return _module_star_names(module)
 
 
@@ -512,6 +514,45 @@ def _module_star_names(module: str) -> frozenset[str] | None:
 def _expanded_star(node: ast.ImportFrom) -> bool:
     """``from <one of STAR_EXPANDED_MODULES> import *``."""
     return not node.level and node.module in STAR_EXPANDED_MODULES and [a.name for a in node.names] == ["*"]
+
+
+def _pylab_stdlib_import(name: str, where: ast.stmt) -> ast.stmt:
+    """The explicit import of a standard library name pylab binds (PYLAB_STDLIB_NAMES): ``import sys``,
+    ``from typing import cast``, placed at ``where``."""
+    source, attr = PYLAB_STDLIB_NAMES[name]
+    made = ast.ImportFrom(module=source, level=0, names=[ast.alias(name=attr)]) if attr \
+        else ast.Import(names=[ast.alias(name=source)])
+    return ast.copy_location(made, where)
+
+
+def _pylab_stdlib_attributes_expanded(tree: ast.Module) -> ast.Module:
+    """The tree with each ``pylab.sys`` (``pl.importlib`` after ``import pylab as pl``, any name of
+    PYLAB_STDLIB_NAMES read off a name only ``import pylab`` binds) read as the bare name, imported explicitly
+    right after the ``import pylab``: the jail's pylab binds the real module (round 44), so ``pl.logging.config``
+    is judged as ``logging.config`` after ``import logging``. The shared tree is copied, never changed."""
+    display = _display_module_names(tree)
+    mine = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
+            for a in n.names if a.name == "pylab" and (a.asname or a.name) in display}
+    if not mine or not any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in mine
+                           and n.attr in PYLAB_STDLIB_NAMES for n in ast.walk(tree)):
+        return tree
+    used: set[str] = set()
+
+    class Expand(ast.NodeTransformer):
+        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+            if isinstance(node.value, ast.Name) and node.value.id in mine and node.attr in PYLAB_STDLIB_NAMES:
+                used.add(node.attr)
+                return ast.copy_location(ast.Name(id=node.attr, ctx=node.ctx), node)
+            return self.generic_visit(node)
+
+    class Imports(ast.NodeTransformer):
+        def visit_Import(self, node: ast.Import) -> ast.AST | list[ast.stmt]:
+            if not any(a.name == "pylab" and (a.asname or a.name) in mine for a in node.names):
+                return node
+            return [node, *(_pylab_stdlib_import(n, node) for n in sorted(used))]
+
+    expanded = Expand().visit(copy.deepcopy(tree))
+    return ast.fix_missing_locations(Imports().visit(expanded))
 
 
 def _star_imports_expanded(tree: ast.Module) -> ast.Module:
@@ -541,8 +582,10 @@ def _star_imports_expanded(tree: ast.Module) -> ast.Module:
                     ast.copy_location(ast.alias(name=n), node.names[0]) for n in names]), node)
             # each name from the last of the modules that binds it (pylab: numpy.linalg's ``norm`` over numpy's)
             source = {n: m for m in STAR_SOURCES[node.module] for n in names if n in (_module_star_names(m) or ())}
-            out: list[ast.stmt] = [ast.copy_location(ast.Import(names=[ast.alias(name="numpy", asname="np")]), node)] \
-                if "np" in names else []
+            # a standard library name numpy's star import also binds is numpy's (it comes later in pylab.py)
+            out = [_pylab_stdlib_import(n, node) for n in names if n in PYLAB_STDLIB_NAMES and n not in source]
+            if "np" in names:
+                out.append(ast.copy_location(ast.Import(names=[ast.alias(name="numpy", asname="np")]), node))
             for m in STAR_SOURCES[node.module]:
                 mine = [n for n in names if source.get(n) == m]
                 if mine:

@@ -2,7 +2,8 @@
 read off matplotlib 3.11.2's pylab.py (review D round 43, second review MED 1). In the jail each is an inert
 stand-in (grading/sandbox/runtime.py); the rest pylab binds is numpy's (``from numpy import *`` and its fft, random
 and linalg, ``import numpy as np``), bound there as the real objects. Left out: the standard library and typing
-names pyplot imports for itself (``sys``, ``functools``, ``cast``, ...), which pylab binds only by accident.
+names pyplot imports for itself (``sys``, ``functools``, ``cast``, ...): PYLAB_STDLIB_NAMES, bound there as the real
+objects.
 tests/grading/test_star_imports_mend2_round43.py checks the list against the installed pylab."""
 
 PYLAB_DISPLAY_NAMES = frozenset({
@@ -40,8 +41,18 @@ PYLAB_DISPLAY_NAMES = frozenset({
     'ylim', 'yscale', 'yticks'
 })
 
-# Standard library and typing names pyplot's ``import *`` passes on; never bound by the stand-in.
-PYLAB_SKIPPED_NAMES = frozenset(['AbstractContextManager', 'Enum', 'ExitStack', 'IO', 'TYPE_CHECKING', 'annotations', 'cast', 'datetime', 'functools', 'importlib', 'inspect', 'logging', 'np', 'overload', 'sys', 'threading', 'time'])
+# The standard library and typing names pyplot's ``import *`` passes on to pylab, each as (module, attribute; None:
+# the module itself). The jail's pylab binds them as the real objects (a file at home reads ``pylab.sys`` or, after
+# ``from pylab import *``, ``sys``; stdlib modules import in the jail anyway), and the review reads each as its
+# explicit import (grader_tests/attention/static.py).
+PYLAB_STDLIB_NAMES: dict[str, tuple[str, str | None]] = {
+    'AbstractContextManager': ('contextlib', 'AbstractContextManager'), 'Enum': ('enum', 'Enum'),
+    'ExitStack': ('contextlib', 'ExitStack'), 'IO': ('typing', 'IO'), 'TYPE_CHECKING': ('typing', 'TYPE_CHECKING'),
+    'annotations': ('__future__', 'annotations'), 'cast': ('typing', 'cast'), 'datetime': ('datetime', None),
+    'functools': ('functools', None), 'importlib': ('importlib', None), 'inspect': ('inspect', None),
+    'logging': ('logging', None), 'overload': ('typing', 'overload'), 'sys': ('sys', None),
+    'threading': ('threading', None), 'time': ('time', None),
+}
 
 # The builtins pylab.py puts back after numpy's star imports (numpy.random's ``bytes``, numpy's ``abs``, ...).
 PYLAB_BUILTINS = ("bytes", "abs", "bool", "max", "min", "pow", "round")

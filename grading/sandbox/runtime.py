@@ -28,7 +28,12 @@ import torch.nn
 import torch.nn.functional
 
 from grading.sandbox import lazy_torch, protocol
-from grading.sandbox.pylab_names import PYLAB_BUILTINS, PYLAB_DISPLAY_NAMES, PYLAB_NUMPY_MODULES
+from grading.sandbox.pylab_names import (
+    PYLAB_BUILTINS,
+    PYLAB_DISPLAY_NAMES,
+    PYLAB_NUMPY_MODULES,
+    PYLAB_STDLIB_NAMES,
+)
 
 MESSAGE_CAP = 2000
 
@@ -1071,9 +1076,15 @@ def _pylab_stand_in(real_import) -> types.ModuleType:
     import *`` bound nothing, so a file calling ``sqrt`` after it, as it works at home, failed every test with a
     NameError): matplotlib's names (grading/sandbox/pylab_names.py) as inert stand-ins, then, as pylab.py does in
     this order, numpy's star names and those of numpy.fft, numpy.random and numpy.linalg as the real objects, and
-    ``np``; the builtins numpy's names would hide stay the builtins."""
+    ``np``; the builtins numpy's names would hide stay the builtins. The standard library names pyplot passes on
+    (``sys``, ``cast``, ...) are the real objects."""
     module = types.ModuleType("pylab")
     bound = {name: _Inert(f"pylab.{name}") for name in sorted(PYLAB_DISPLAY_NAMES)}
+    # the standard library names pyplot passes on, the real objects (round 44: ``pylab.sys`` was unbound, so a
+    # file working at home failed); any stdlib module imports in the jail anyway. Before numpy's, as in pylab.py.
+    for name, (source, attr) in PYLAB_STDLIB_NAMES.items():
+        mod = real_import(source, None, None, (attr,) if attr else (), 0)
+        bound[name] = getattr(mod, attr) if attr else mod
     for part in PYLAB_NUMPY_MODULES:
         mod = real_import(part, None, None, ("*",), 0)
         names = getattr(mod, "__all__", None) or [n for n in vars(mod) if not n.startswith("_")]

@@ -10,7 +10,7 @@ import builtins
 import pytest
 
 from grader_tests.attention.static import _star_imports_expanded, hidden_name_uses
-from grading.sandbox.pylab_names import PYLAB_DISPLAY_NAMES, PYLAB_SKIPPED_NAMES
+from grading.sandbox.pylab_names import PYLAB_DISPLAY_NAMES, PYLAB_STDLIB_NAMES
 from tests.grading.helpers import SUBMISSIONS, code_score, failed_tests, grade_stored
 
 BASE = (SUBMISSIONS / "correct" / "pep8_matplotlib_imports.py").read_text()
@@ -27,7 +27,7 @@ def test_the_pylab_display_names_are_what_the_installed_pylab_binds_besides_nump
     parts = (numpy, numpy.fft, numpy.random, numpy.linalg)
     mine = set()
     for name, value in vars(pylab).items():
-        if name.startswith("_") or name in PYLAB_SKIPPED_NAMES or getattr(builtins, name, object()) is value:
+        if name.startswith("_") or name in PYLAB_STDLIB_NAMES or name == "np" or getattr(builtins, name, object()) is value:
             continue
         if not any(getattr(m, name, object()) is value for m in parts):
             mine.add(name)
