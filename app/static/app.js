@@ -545,11 +545,22 @@
        unreachable; the app answered, with an error: said as such (appErred), not as an outage, the card asked again
        on its back-off; the note goes when the card comes, or the page stops. */
     function appErred(status) {
+      dropNote("data-attempts-busy");   // the latest answer only (a note kept as it is is not said again)
       sayOnCard("data-attempts-error", fill(labels.app_error, { status: status }));
     }
-    function dropAppError() {
-      var note = card.querySelector("[data-attempts-error]");
+    /* Round 44: a 429 for the card (the service busy) waited its Retry-After unsaid, where the submission page says
+       it (busy_result): said as the service busy, in place of the app's error, gone as that one goes. */
+    function appBusy() {
+      dropNote("data-attempts-error");
+      sayOnCard("data-attempts-busy", labels.busy);
+    }
+    function dropNote(attr) {
+      var note = card.querySelector("[" + attr + "]");
       if (note) note.remove();
+    }
+    function dropAppError() {
+      dropNote("data-attempts-error");
+      dropNote("data-attempts-busy");
     }
     /* Round 42 mend: any 403 or 404 stopped the list (or an attempt's following) for good, a proxy's page too (a
        deploy's, a misrouted request's): only the app's own refusal is final (answerOf); a proxy's is a failure to
@@ -690,6 +701,7 @@
           var doc = typeof html === "string" && new DOMParser().parseFromString(html, "text/html");
           var fresh = doc && doc.getElementById(card.id);
           if (html && html.erred) appErred(html.erred);
+          if (html && html.busy) appBusy();
           if (!fresh) { cardFailed(html && html.down, html && html.after); return; }
           var mine = signInOf(document);
           if (mine && signInOf(doc) !== mine) {
