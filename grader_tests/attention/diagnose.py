@@ -1875,9 +1875,44 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
             if probe is None or not _same_fill(_fill_seen(probe, (fill[0][0],)), fill):
                 return None
         return _fill_note(*fill[0], fill[1], seen_weights=weights is not None, told=fill[1] == heads_told)
+    if _finite(out) and (fills := _fills_per_head(case)) and len(fills) > 1 and _fills_give_output(case, fills):
+        if student is not None:
+            probe = probe or _probe_mha(student, case)
+            if probe is None or not _same_fills(probe, fills):
+                return None
+        return _fills_note(fills)
     if student is not None and not _finite(out, *(() if weights is None else (weights,))):
-        return _padding_nan(student, case) or _additive_mask_nan(student, case)
+        said = _padding_nan(student, case) or _additive_mask_nan(student, case)
+        return cat(said, _finite_heads_too(student, case), sep=SEMI) if said is not None else None
     return None
+
+
+def _finite_heads_too(student: MhaBuilder, case: _MhaCase) -> Msg | None:
+    """Round 44: the padding NaN is told (``_padding_nan``) of the heads whose weights hold it; another head wrong
+    in another way (a fill of 0, the mask left out) went unsaid. The fills the other wrong heads show, read off
+    their own weights here and on the probe (``_fills_per_head``), or, when a wrong head shows no one fill, that
+    those heads' weights are not the right ones, what was seen; None when every other head is right."""
+    w, kpm = case.weights, case.key_padding_mask
+    nan = _nan_heads(w, kpm) if w is not None and kpm is not None else None
+    if not nan:
+        return None
+    fills = _fills_per_head(case, nan)
+    if fills == []:
+        return None
+    if fills is not None:
+        probe = _probe_mha(student, case)
+        if probe is not None and _same_fills(probe, fills, nan):
+            return _fills_note(fills, lead=False)
+    ref = case.variant(None)
+    if ref is None:
+        return None
+    wrong = [str(h) for h in range(w.shape[1]) if h not in nan  # type: ignore[union-attr]
+             and _err(w[:, h], ref[1][:, h]) >= MATCH_TOL]  # type: ignore[index]
+    if not wrong:
+        return None
+    many = len(wrong) > 1
+    return msg(f"the weights of head{'s' if many else ''} {listed(wrong)}, finite, are not the right ones either",
+               f"head {listed(wrong, zh=True)} 的权重是有限的，但也不正确")
 
 
 # ------------------------------------------------------------------ a padding fill too weak, or on the wrong side
@@ -1919,19 +1954,22 @@ def _fill_model(case: _MhaCase, kind: str, c: float, parts: tuple[Tensor, ...],
 
 
 def _fill_err(case: _MhaCase, kind: str, c: float, parts: tuple[Tensor, ...],
-              heads: tuple[int, ...] | None = None) -> float:
-    """How far the student's output (and weights, when of the scores' shape) are from the ``kind`` model with c."""
+              heads: tuple[int, ...] | None = None, head: int | None = None) -> float:
+    """How far the student's output (and weights, when of the scores' shape) are from the ``kind`` model with c;
+    with ``head``, that head's weights alone (round 44: heads wrong in different ways, see _fills_per_head)."""
     o, w = _fill_model(case, kind, c, parts, heads)
     seen = case.weights is not None and case.weights.shape == w.shape
+    if head is not None:
+        return _err(case.weights[:, head], w[:, head]) if seen else math.inf  # type: ignore[index]
     return max(_err(case.out, o), _err(case.weights, w) if seen else 0.0)  # type: ignore[arg-type]
 
 
 def _fill_fit(case: _MhaCase, kind: str, parts: tuple[Tensor, ...],
-              heads: tuple[int, ...] | None = None) -> tuple[float, float]:
-    """(c, error) of the ``kind`` model closest to the student's numbers: a grid, then golden-section search
-    between the best grid point's neighbours."""
+              heads: tuple[int, ...] | None = None, head: int | None = None) -> tuple[float, float]:
+    """(c, error) of the ``kind`` model closest to the student's numbers (``head``: its weights alone): a grid,
+    then golden-section search between the best grid point's neighbours."""
     def err(c: float) -> float:
-        return _fill_err(case, kind, c, parts, heads)
+        return _fill_err(case, kind, c, parts, heads, head)
 
     errs = [err(c) for c in _FILL_GRID]
     i = min(range(len(errs)), key=errs.__getitem__)
@@ -1954,25 +1992,29 @@ def _fill_fit(case: _MhaCase, kind: str, parts: tuple[Tensor, ...],
 
 
 def _padding_fill(case: _MhaCase, heads: tuple[int, ...] | None = None,
-                  kinds: tuple[str, ...] = _FILL_KINDS) -> tuple[str, float, bool] | None:
+                  kinds: tuple[str, ...] = _FILL_KINDS, head: int | None = None) -> tuple[str, float, bool] | None:
     """(kind, c, whether c shows) of the one finite padding fill of ``kinds`` (``_fill_model``, in ``heads`` only
-    when given) that gives the student's numbers and not the right ones, or None (none does, or two kinds do)."""
+    when given) that gives the student's numbers and not the right ones, or None (none does, or two kinds do).
+    With ``head`` (in ``heads``), read off that head's weights alone, which must be finite."""
     kpm = case.key_padding_mask
-    if kpm is None or not bool(kpm.any()) or not _finite(case.out):
+    seen = case.out if head is None else case.weights[:, head]  # type: ignore[index]
+    if kpm is None or not bool(kpm.any()) or not _finite(seen):
         return None
     case, parts = _fill_parts(case)
     ref_out, ref_w = _fill_model(case, "filled", -math.inf, parts)      # the right numbers
     found = []
     for kind in kinds:
-        c, e = _fill_fit(case, kind, parts, heads)
+        c, e = _fill_fit(case, kind, parts, heads, head)
         if e >= MATCH_TOL:
             continue
         o, w = _fill_model(case, kind, c, parts, heads)
-        if _err(o, ref_out) < MATCH_TOL and _err(w, ref_w) < MATCH_TOL:
+        if head is not None and _err(w[:, head], ref_w[:, head]) < MATCH_TOL \
+                or head is None and _err(o, ref_out) < MATCH_TOL and _err(w, ref_w) < MATCH_TOL:
             continue                     # blocks as -inf would here: not what the student's numbers show
         step = max(abs(c) / 10, 0.5)     # c shows when 10 % (or 0.5) either way no longer gives the numbers
-        shows = all(_fill_err(case, kind, c + d, parts, heads) >= MATCH_TOL for d in (-step, step))
-        if kind == "inverted" and not shows and c < 0 and _fill_err(case, kind, -1e4, parts, heads) < MATCH_TOL:
+        shows = all(_fill_err(case, kind, c + d, parts, heads, head) >= MATCH_TOL for d in (-step, step))
+        if kind == "inverted" and not shows and c < 0 \
+                and _fill_err(case, kind, -1e4, parts, heads, head) < MATCH_TOL:
             c = -1e4      # round 42 mend: the real keys blocked as -inf would (the fit stops anywhere below -16)
         found.append((kind, c, shows))
     return found[0] if len(found) == 1 else None
@@ -2053,34 +2095,107 @@ def _same_fill(probe: tuple[tuple[str, float, bool], tuple[int, ...] | None] | N
     return not (shows and seen_shows) or abs(c - seen_c) <= max(abs(seen_c) / 10, 0.5)
 
 
+_Fill = tuple[tuple[str, float, bool], tuple[int, ...]]
+
+
+def _fills_per_head(case: _MhaCase, skip: tuple[int, ...] = (), kinds: dict[int, str] | None = None
+                    ) -> list[_Fill] | None:
+    """Round 44: heads wrong in different ways (a fill of 0 in head 0, the mask inverted in head 1) were told one
+    fault or none: ``_fill_seen`` fits one fill to every wrong head. Here each wrong head not in ``skip`` is read off
+    its own weights (the output mixes the heads in out_proj, so only the weights show each head), and the heads are
+    grouped by the fill they show, in order; [] when no such head is wrong. None when the weights do not show each
+    head, or a wrong head shows no one fill (nothing is named for it then). ``kinds`` (a probe's reading): the one
+    kind each head showed on the case, the only one it is asked for (as ``_fill_seen`` asks a probe; a probe whose
+    samples all have padding fits an inverted -1e4 as a large fill too), and no other head may be wrong."""
+    w, kpm, ref = case.weights, case.key_padding_mask, case.variant(None)
+    if w is None or kpm is None or ref is None or w.shape != ref[1].shape or w.shape[1] < 2:
+        return None
+    groups: list[tuple[tuple[str, float, bool], list[int]]] = []
+    for h in range(w.shape[1]):
+        if h in skip or _finite(w[:, h]) and _err(w[:, h], ref[1][:, h]) < MATCH_TOL:
+            continue
+        if kinds is not None and h not in kinds:
+            return None
+        fill = _padding_fill(case, (h,), _FILL_KINDS if kinds is None else (kinds[h],), head=h)
+        if fill is None:
+            return None
+        same = [g for g in groups if _same_fill((fill, ()), (g[0], ()))]
+        if same:
+            same[0][1].append(h)
+        else:
+            groups.append((fill, [h]))
+    return [(fill, tuple(heads)) for fill, heads in groups]
+
+
+def _fills_give_output(case: _MhaCase, fills: list[_Fill]) -> bool:
+    """The fills, each in its heads and the other heads right, give the student's output (its weights were read
+    head by head: the output is what shows they make it together)."""
+    case, parts = _fill_parts(case)
+    _, w = _fill_model(case, "filled", -math.inf, parts)
+    for (kind, c, _shows), heads in fills:
+        some = list(heads)
+        w[:, some] = _fill_model(case, kind, c, parts, heads)[1][:, some]
+    return _err(case.out, C.mha_merge(case.params, w @ parts[1])) < MATCH_TOL
+
+
+def _same_fills(probe: _MhaCase, seen: list[_Fill], skip: tuple[int, ...] = ()) -> bool:
+    """The probe shows the case's fills (``_fills_per_head``, each head asked for the kind it showed): the same fill
+    (``_same_fill``) in the same heads, group by group."""
+    found = _fills_per_head(probe, skip, {h: fill[0] for fill, heads in seen for h in heads})
+    return found is not None and len(found) == len(seen) and all(
+        _same_fill(p, s) for p, s in zip(found, seen, strict=True))
+
+
+def _fills_note(fills: list[_Fill], lead: bool = True) -> Msg:
+    """Each head group's fill, said with its heads, the fix once at the end (round 44); ``lead``: said as heads
+    wrong in different ways, the output compared too (else it follows the NaN note of the same feedback, and the
+    weights alone were compared)."""
+    fix = SEMI["en"] + _FILL_FIX["en"], SEMI["zh"] + _FILL_FIX["zh"]
+    notes = [_fill_note(*fill, heads, seen_weights=True, alone=False, output=lead) for fill, heads in fills]
+    notes = [msg(n["en"].removesuffix(fix[0]), n["zh"].removesuffix(fix[1])) for n in notes]
+    first = msg("the heads are wrong in different ways: ", "各 head 的错误不同：") if lead else None
+    return cat(first, cat(*notes, sep=SEMI), _FILL_FIX, sep=SEMI) if first is None else \
+        cat(first, cat(cat(*notes, sep=SEMI), _FILL_FIX, sep=SEMI))
+
+
 def _shown(c: float) -> str:
     """``c`` as said: a whole number when it is one to 0.05 (the student wrote -10, the fit gives -10.0003)."""
     return str(round(c)) if abs(c - round(c)) < 0.05 else f"{c:.2g}"
 
 
-def _heads_said(heads: tuple[int, ...] | None, told: bool = False) -> Msg:
+def _heads_said(heads: tuple[int, ...] | None, told: bool = False, alone: bool = True) -> Msg:
     """Where a fill was seen, said between "match" and the fill: nothing for every head; "in those heads" when the
-    caller's reading has just named them (``told``, round 43: the same heads were said twice in one feedback)."""
+    caller's reading has just named them (``told``, round 43: the same heads were said twice in one feedback);
+    without "the other heads block ..." when other heads are wrong in other ways (``alone`` False, round 44)."""
     if heads is None:
         return msg("", "")
     if told:
         return msg(", in those heads,", "这些 head 中")
     names = [str(h) for h in heads]
+    if not alone:
+        return msg(f", in head{'s' if len(heads) > 1 else ''} {listed(names)},", f" head {listed(names, zh=True)} 中")
     return msg(f", in head{'s' if len(heads) > 1 else ''} {listed(names)} only (the other heads block the padding "
                "keys as -inf does),", f"仅在 head {listed(names, zh=True)} 中（其余 head 像 -inf 一样屏蔽了 padding key）")
 
 
+_FILL_FIX = msg("block the padding keys with -inf, e.g. scores.masked_fill(key_padding_mask[:, None, None, :], "
+                "float('-inf')) (or torch.finfo(scores.dtype).min)",
+                "应使用 -inf 屏蔽 padding key，例如 `scores.masked_fill(key_padding_mask[:, None, None, :], "
+                "float('-inf'))`（或 `torch.finfo(scores.dtype).min`）")
+
+
 def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None = None, *,
-               seen_weights: bool, told: bool = False) -> Msg:
-    """What a finite padding fill (``_padding_fill``) is said as; ``told``: ``heads`` named by the caller already."""
-    where = _heads_said(heads, told)
+               seen_weights: bool, told: bool = False, alone: bool = True, output: bool = True) -> Msg:
+    """What a finite padding fill (``_padding_fill``) is said as; ``told``: ``heads`` named by the caller already;
+    ``alone`` False: other heads are wrong in other ways (``_heads_said``); ``output`` False: the weights alone
+    were compared (the output holds another head's NaN)."""
+    where = _heads_said(heads, told, alone)
     what = msg("the weights and the output", "权重和输出") if seen_weights else msg("the output", "输出")
+    if not output:
+        what = msg("the weights", "权重")
     what = msg(what["en"], f"{what['zh']}与{where['zh']}")
     lead = what["zh"] if what["zh"].endswith("）") else f"{what['zh']} "    # before "padding key": a space after 与 only
-    fix_en = ("block the padding keys with -inf, e.g. scores.masked_fill(key_padding_mask[:, None, None, :], "
-              "float('-inf')) (or torch.finfo(scores.dtype).min)")
-    fix_zh = ("应使用 -inf 屏蔽 padding key，例如 `scores.masked_fill(key_padding_mask[:, None, None, :], "
-              "float('-inf'))`（或 `torch.finfo(scores.dtype).min`）")
+    fix_en, fix_zh = _FILL_FIX["en"], _FILL_FIX["zh"]
     n, verb = _shown(c), ("match" if seen_weights else "matches") + where["en"]
     if kind == "inverted" and c <= -1e4:
         # the real keys blocked (round 42 mend: told "the number it puts is finite" in some heads, while in every

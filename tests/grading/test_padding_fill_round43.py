@@ -166,8 +166,15 @@ def _per_head_said(fills):
 
 
 @pytest.mark.parametrize("fills", [(-3.0, -5.0, None, None), (5.0, -5.0, None, None)])
-def test_different_fills_in_different_heads_name_no_fill(fills):
-    assert _per_head_said(fills) is None          # no one number fits those heads: none is guessed
+def test_different_fills_in_different_heads_name_each_heads_own_fill(fills):
+    # no one number fits those heads: none is guessed for both (round 44: each head's own, read off its weights)
+    said = _per_head_said(fills)
+    assert said is not None
+    for h in (0, 1):
+        n = round(fills[h])
+        assert f"in head {h}, the padding keys' scores set to about {n} " in said["en"], said["en"]
+        assert f"head {h} 中把 padding key 的 score 设为约 {n} 的结果一致" in said["zh"], said["zh"]
+    assert "heads 0, 1" not in said["en"]
 
 
 @pytest.mark.parametrize("fills, en, zh", [
