@@ -2153,9 +2153,8 @@ def _fills_note(fills: list[_Fill], lead: bool = True) -> Msg:
     fix = SEMI["en"] + _FILL_FIX["en"], SEMI["zh"] + _FILL_FIX["zh"]
     notes = [_fill_note(*fill, heads, seen_weights=True, alone=False, output=lead) for fill, heads in fills]
     notes = [msg(n["en"].removesuffix(fix[0]), n["zh"].removesuffix(fix[1])) for n in notes]
-    first = msg("the heads are wrong in different ways: ", "各 head 的错误不同：") if lead else None
-    return cat(first, cat(*notes, sep=SEMI), _FILL_FIX, sep=SEMI) if first is None else \
-        cat(first, cat(cat(*notes, sep=SEMI), _FILL_FIX, sep=SEMI))
+    said = cat(cat(*notes, sep=SEMI), _FILL_FIX, sep=SEMI)
+    return cat(msg("the heads are wrong in different ways: ", "各 head 的错误不同："), said) if lead else said
 
 
 def _shown(c: float) -> str:
