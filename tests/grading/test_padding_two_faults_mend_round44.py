@@ -1,0 +1,81 @@
+"""Mend round 44 (review RD, MED 1): the anti-guess checks of the per-head padding fills each have a test.
+
+Heads wrong in different ways are named only when (a) the module's second case shows the same fills in the same heads
+(``_same_fills`` in ``mha``), (b) the fills, each in its heads, give the student's output (``_fills_give_output``), and
+(c) next to a NaN head, the other heads' fills are seen on the second case too (``_finite_heads_too``). A fill that
+depends on the data (``scores.masked_fill(m, scores.min() - 1)``, review file g07) fits one number on one case and
+another on the next: a number said for it is a guess. Each test below fails when its check is removed."""
+
+from __future__ import annotations
+
+from grader_tests.attention import cases as C
+from grader_tests.attention import diagnose
+from tests.grading.test_padding_fill_round41 import CTX, PAD8, D, H
+from tests.grading.test_padding_two_faults_round44 import _Builder, _PerHead, _scores_with
+
+
+def _with_data_dependent(s, m, fault):
+    if fault[0] == "dd":      # the padding keys get the head's lowest score less 1: a number of the data, not the code
+        return s.masked_fill(m, float(s.detach().min()) - 1.0)
+    return _scores_with(s, m, fault)
+
+
+class _DdPerHead(_PerHead):
+    def __call__(self, x, context=None, additive_mask=None, *, key_padding_mask=None, return_weights=False):
+        import tests.grading.test_padding_two_faults_round44 as T
+        was, T._scores_with = T._scores_with, _with_data_dependent
+        try:
+            return super().__call__(x, context, additive_mask, key_padding_mask=key_padding_mask,
+                                    return_weights=return_weights)
+        finally:
+            T._scores_with = was
+
+
+class _DdBuilder(_Builder):
+    def mha(self, d_model, num_heads, head_dim=None, params=None):
+        return _DdPerHead(params, num_heads, head_dim or d_model // num_heads, self.faults)
+
+
+def _said(module_cls, builder):
+    params = C.mha_params(33, D, H, D // H)
+    out, w = module_cls(params, H, D // H, builder.faults)(CTX, key_padding_mask=PAD8, return_weights=True)
+    return diagnose.mha(out, w, params, H, D // H, CTX, None, None, PAD8, student=builder)
+
+
+def test_a_fill_taken_from_the_data_in_some_heads_is_not_said_as_a_number_the_second_case_does_not_show():
+    # review file g07: heads 0, 2 fill with 0, heads 1, 3 with scores.min() - 1 (about -3.8 and -5 on the case)
+    faults = {0: ("filled", 0.0), 1: ("dd",), 2: ("filled", 0.0), 3: ("dd",)}
+    said = _said(_DdPerHead, _DdBuilder(faults))
+    assert said is None or "about -" not in said["en"] and "wrong in different ways" not in said["en"], said
+
+
+def test_fills_read_off_the_weights_that_do_not_give_the_output_are_not_named():
+    # the weights returned show a fill of 0 in head 0 and an inverted -5 in head 1, the output is computed with a fill
+    # of 0 in both: the weights are not the ones the output was made with, so the fills are not what the module does
+    shown = {0: ("filled", 0.0), 1: ("inverted", -5.0)}
+
+    class Apart(_PerHead):
+        def __call__(self, x, context=None, additive_mask=None, *, key_padding_mask=None, return_weights=False):
+            out = _PerHead(self.params, self.heads, self.head_dim, {0: ("filled", 0.0), 1: ("filled", 0.0)})(
+                x, context, additive_mask, key_padding_mask=key_padding_mask)
+            _, w = _PerHead(self.params, self.heads, self.head_dim, shown)(
+                x, context, additive_mask, key_padding_mask=key_padding_mask, return_weights=True)
+            return (out, w) if return_weights else out
+
+    class Builder(_Builder):
+        def mha(self, d_model, num_heads, head_dim=None, params=None):
+            return Apart(params, num_heads, head_dim or d_model // num_heads, self.faults)
+
+    said = _said(Apart, Builder(shown))
+    assert said is None or "wrong in different ways" not in said["en"], said
+
+
+def test_next_to_a_nan_head_a_fill_taken_from_the_data_is_said_only_as_weights_not_right():
+    # head 0 gives NaN (key_padding_mask * -inf), heads 1, 3 fill with their lowest score less 1 (about -3.8 and -5
+    # here, other numbers on the second case)
+    faults = {0: ("times",), 1: ("dd",), 3: ("dd",)}
+    said = _said(_DdPerHead, _DdBuilder(faults))
+    assert said is not None
+    assert "as 0 * -inf does" in said["en"], said["en"]
+    assert "about -" not in said["en"], said["en"]
+    assert said["en"].endswith("the weights of heads 1, 3, finite, are not the right ones either"), said["en"]
