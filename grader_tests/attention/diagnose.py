@@ -1447,7 +1447,36 @@ def _padding_nan(student: MhaBuilder, case: _MhaCase) -> Msg | None:
         inverted = _inverted_nan(case, nan_none if len(nan_none) < case.num_heads else None)
         if inverted is not None:
             return inverted
+    if nan_none and nan_every and set(nan_none) - set(nan_every):
+        return _nan_heads_apart(student, case, nan_none, nan_every)
     return _unpadded_nan(case) or _zero_times_inf(student)
+
+
+def _nan_heads_apart(student: MhaBuilder, case: _MhaCase, nan_none: tuple[int, ...], nan_every: tuple[int, ...]
+                     ) -> Msg:
+    """Mend round 44 (review RD, MED 4): heads giving NaN in different ways (the mask inverted with -inf in some,
+    ``key_padding_mask * -inf`` in another) were told one "0 * -inf" for every head, the inversion never said. Each
+    group is said with its heads: the heads giving NaN with no key marked and none with every key marked, as the mask
+    read inverted when their weights in the case show it (``_inverted_nan``); the heads giving NaN with every key
+    marked too, as what was seen, with the source's line that multiplies by -inf when it has one (no cause named for
+    heads not checked one by one)."""
+    both = tuple(h for h in nan_none if h in nan_every)
+    alone = tuple(h for h in nan_none if h not in nan_every)
+    inverted = _inverted_nan(case, alone)
+    seen = both if inverted is not None else nan_none
+    many = len(seen) > 1
+    heads_en, heads_zh = listed([str(h) for h in seen]), listed([str(h) for h in seen], zh=True)
+    said = msg(f"the weights in head{'s' if many else ''} {heads_en} are NaN with a key_padding_mask that marks no key "
+               "(all False) and with one that marks every key (all True), and without key_padding_mask the results "
+               f"are finite: {'those heads give' if many else 'that head gives'} NaN whichever keys are marked; block the "
+               "padding keys with "
+               "scores.masked_fill(key_padding_mask[:, None, None, :], float('-inf'))",
+               f"head {heads_zh} 的权重在 key_padding_mask 不标记任何 key（全为 False）和标记所有 key（全为 True）时都是 "
+               f"NaN，而不给 key_padding_mask 时结果是有限的：无论标记哪些 key，{'这些' if many else '这个'} head 都给出 NaN；"
+               "应使用 "
+               "`scores.masked_fill(key_padding_mask[:, None, None, :], float('-inf'))` 屏蔽 padding key")
+    said = cat(said, _neg_inf_line(student), sep=SEMI)
+    return said if inverted is None else cat(inverted, said, sep=SEMI)
 
 
 def _unpadded_nan(case: _MhaCase) -> Msg | None:
@@ -1522,14 +1551,18 @@ def _inverted_nan(case: _MhaCase, heads: tuple[int, ...] | None) -> Msg | None:
 
 
 def _zero_times_inf(student: MhaBuilder) -> Msg:
-    """``_padding_nan``'s 0 * -inf, with the source's line that multiplies by -inf when it has one."""
+    """``_padding_nan``'s 0 * -inf, with the source's line that multiplies by -inf when it has one. Mend round 44
+    (review RD, LOW): "an entry False becomes NaN" was not what ``(1 - key_padding_mask) * -inf`` does (its padding
+    entries are NaN, the others -inf); the two give the same NaN, so both are said."""
     said = msg("with a key_padding_mask that marks no key (all False) the results hold NaN too, and without "
-               "key_padding_mask they are finite: an entry False (a key to read) becomes NaN, as 0 * -inf does "
-               "(key_padding_mask.float() * float('-inf')); block the padding keys with "
+               "key_padding_mask they are finite: a mask multiplied by -inf gives NaN where it is 0, as 0 * -inf does "
+               "(key_padding_mask.float() * float('-inf') makes the keys to read NaN, (1 - key_padding_mask.float()) * "
+               "float('-inf') the padding keys); block the padding keys with "
                "scores.masked_fill(key_padding_mask[:, None, None, :], float('-inf'))",
                "key_padding_mask 不标记任何 key（全为 False）时结果中也有 NaN，而不给 key_padding_mask 时结果是有限的："
-               "值为 False 的项（应读取的 key）变成了 NaN，正如 0 * -inf 那样（`key_padding_mask.float() * "
-               "float('-inf')`）；应使用 `scores.masked_fill(key_padding_mask[:, None, None, :], float('-inf'))` "
+               "乘以 -inf 的 mask 在值为 0 的位置得到 NaN，正如 0 * -inf 那样（`key_padding_mask.float() * "
+               "float('-inf')` 使应读取的 key 变成 NaN，`(1 - key_padding_mask.float()) * float('-inf')` 使 padding key "
+               "变成 NaN）；应使用 `scores.masked_fill(key_padding_mask[:, None, None, :], float('-inf'))` "
                "屏蔽 padding key")
     return cat(said, _neg_inf_line(student), sep=SEMI)
 
@@ -1883,15 +1916,20 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
         return _fills_note(fills)
     if student is not None and not _finite(out, *(() if weights is None else (weights,))):
         said = _padding_nan(student, case) or _additive_mask_nan(student, case)
-        return cat(said, _finite_heads_too(student, case), sep=SEMI) if said is not None else None
+        if said is None:
+            return None
+        # mend round 44 (review RD, LOW): the NaN note's fix was said again after the other heads' fills
+        fixed = "scores.masked_fill(key_padding_mask[:, None, None, :], float('-inf'))" in said["en"]
+        return cat(said, _finite_heads_too(student, case, fixed), sep=SEMI)
     return None
 
 
-def _finite_heads_too(student: MhaBuilder, case: _MhaCase) -> Msg | None:
+def _finite_heads_too(student: MhaBuilder, case: _MhaCase, fixed: bool = False) -> Msg | None:
     """Round 44: the padding NaN is told (``_padding_nan``) of the heads whose weights hold it; another head wrong
     in another way (a fill of 0, the mask left out) went unsaid. The fills the other wrong heads show, read off
     their own weights here and on the probe (``_fills_per_head``), or, when a wrong head shows no one fill, that
-    those heads' weights are not the right ones, what was seen; None when every other head is right."""
+    those heads' weights are not the right ones, what was seen; None when every other head is right. ``fixed``: the
+    NaN note said how to block the padding keys already (the fills' fix is not said again)."""
     w, kpm = case.weights, case.key_padding_mask
     nan = _nan_heads(w, kpm) if w is not None and kpm is not None else None
     if not nan:
@@ -1902,7 +1940,7 @@ def _finite_heads_too(student: MhaBuilder, case: _MhaCase) -> Msg | None:
     if fills is not None:
         probe = _probe_mha(student, case)
         if probe is not None and _same_fills(probe, fills, nan):
-            return _fills_note(fills, lead=False)
+            return _fills_note(fills, lead=False, with_fix=not fixed)
     ref = case.variant(None)
     if ref is None:
         return None
@@ -2146,14 +2184,14 @@ def _same_fills(probe: _MhaCase, seen: list[_Fill], skip: tuple[int, ...] = ()) 
         _same_fill(p, s) for p, s in zip(found, seen, strict=True))
 
 
-def _fills_note(fills: list[_Fill], lead: bool = True) -> Msg:
-    """Each head group's fill, said with its heads, the fix once at the end (round 44); ``lead``: said as heads
-    wrong in different ways, the output compared too (else it follows the NaN note of the same feedback, and the
-    weights alone were compared)."""
+def _fills_note(fills: list[_Fill], lead: bool = True, with_fix: bool = True) -> Msg:
+    """Each head group's fill, said with its heads, the fix once at the end (round 44; ``with_fix`` False: not at all, the
+    note before it said it); ``lead``: said as heads wrong in different ways, the output compared too (else it
+    follows the NaN note of the same feedback, and the weights alone were compared)."""
     fix = SEMI["en"] + _FILL_FIX["en"], SEMI["zh"] + _FILL_FIX["zh"]
     notes = [_fill_note(*fill, heads, seen_weights=True, alone=False, output=lead) for fill, heads in fills]
     notes = [msg(n["en"].removesuffix(fix[0]), n["zh"].removesuffix(fix[1])) for n in notes]
-    said = cat(cat(*notes, sep=SEMI), _FILL_FIX, sep=SEMI)
+    said = cat(cat(*notes, sep=SEMI), _FILL_FIX if with_fix else None, sep=SEMI)
     return cat(msg("the heads are wrong in different ways: ", "各 head 的错误不同："), said) if lead else said
 
 

@@ -8,10 +8,15 @@ another on the next: a number said for it is a guess. Each test below fails when
 
 from __future__ import annotations
 
+import math
+
+import pytest
+
 from grader_tests.attention import cases as C
 from grader_tests.attention import diagnose
+from tests.grading.helpers import english_in_zh
 from tests.grading.test_padding_fill_round41 import CTX, PAD8, D, H
-from tests.grading.test_padding_two_faults_round44 import _Builder, _PerHead, _scores_with
+from tests.grading.test_padding_two_faults_round44 import ZH_OK, _Builder, _PerHead, _scores_with
 
 
 def _with_data_dependent(s, m, fault):
@@ -79,3 +84,57 @@ def test_next_to_a_nan_head_a_fill_taken_from_the_data_is_said_only_as_weights_n
     assert "as 0 * -inf does" in said["en"], said["en"]
     assert "about -" not in said["en"], said["en"]
     assert said["en"].endswith("the weights of heads 1, 3, finite, are not the right ones either"), said["en"]
+
+
+# Mend round 44 (review RD, MED 4): heads giving NaN in different ways were told one "0 * -inf" for every head, the
+# inversion never said (review files f06, g14). Each group is said with its heads, the inversion where the weights
+# show it, the other heads as what was seen.
+NAN_APART = {
+    "f06_inverted_times_alternating": ({0: ("inverted", -math.inf), 1: ("times",), 2: ("inverted", -math.inf),
+                                        3: ("times",)}, ("heads 0, 2", "head 0、2"), ("heads 1, 3", "head 1、3")),
+    "g14_inverted_h0_h2_times_h3": ({0: ("inverted", -math.inf), 1: ("inverted", -math.inf),
+                                     2: ("inverted", -math.inf), 3: ("times",)},
+                                    ("heads 0, 1, 2", "head 0、1、2"), ("head 3", "head 3")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAN_APART))
+def test_heads_giving_nan_in_different_ways_are_each_told_with_their_heads(name):
+    faults, (inv_en, inv_zh), (other_en, other_zh) = NAN_APART[name]
+    said = _said(_PerHead, _Builder(faults))
+    assert said is not None
+    en, zh = said["en"], said["zh"]
+    assert f"the weights in {inv_en} are NaN, with one that marks every key (all True) they are finite" in en, en
+    assert "the padding mask acts inverted" in en and "padding mask 的极性反了" in zh, said
+    assert f"the weights in {other_en} are NaN with a key_padding_mask that marks no key" in en, en
+    assert f"{other_zh} 的权重在 key_padding_mask 不标记任何 key" in zh and inv_zh in zh, zh
+    assert "as 0 * -inf does" not in en and "0 * -inf 那样" not in zh, said   # no cause said for every head
+    assert english_in_zh(zh, ZH_OK) == [], zh
+
+
+def test_nan_in_every_head_the_same_way_is_still_told_as_before():
+    said = _said(_PerHead, _Builder({h: ("times",) for h in range(H)}))
+    assert said is not None and "as 0 * -inf does" in said["en"], said
+
+
+def test_a_nan_head_next_to_a_fill_says_how_to_block_the_padding_keys_once():
+    # review files f05, g12: the 0 * -inf note's fix, then the fill's again
+    for faults in ({0: ("times",), 1: ("filled", 0.0)}, {0: ("times",), 1: ("filled", -2.0)}):
+        said = _said(_PerHead, _Builder(faults))
+        assert said is not None and "the weights match, in head 1," in said["en"], said
+        assert said["en"].count("block the padding keys with") == 1, said["en"]
+        assert said["zh"].count("屏蔽 padding key") == 1, said["zh"]
+    # the inversion's note gives no fix: the fill's is said
+    said = _said(_PerHead, _Builder({0: ("inverted", -math.inf), 1: ("filled", 0.0)}))
+    assert said is not None and said["en"].count("block the padding keys with -inf") == 1, said["en"]
+
+
+def test_the_zero_times_inf_note_does_not_say_which_entries_became_nan():
+    # review LOW (g10, g12): (1 - key_padding_mask) * -inf makes the padding entries NaN, not the entries False; the
+    # two products give the same NaN here, so the note says both
+    said = _said(_PerHead, _Builder({h: ("times",) for h in range(H)}))
+    assert said is not None
+    assert "an entry False" not in said["en"], said["en"]
+    assert "(1 - key_padding_mask.float()) * float('-inf') the padding keys" in said["en"], said["en"]
+    assert "`(1 - key_padding_mask.float()) * float('-inf')` 使 padding key 变成 NaN" in said["zh"], said["zh"]
+    assert english_in_zh(said["zh"], ZH_OK) == [], said["zh"]
