@@ -585,6 +585,7 @@
        rowsDownSince: since when every row asked was down (0: a row answered). */
     var outage = false, listDownAt = 0, listUpAt = 0, rowsDownSince = 0, downKind = "", probing = false;
     var listWaitDown = false;   // the list's last try down was a wait's 5xx page (see cardFailed)
+    var rowsNotBefore = 0, rowsBusyTries = 0;   // a row's 429: its Retry-After, and the back-off's tries (rowsBusy)
     /* Round 41: a proxy answering 5xx to the waits alone, the plain tries answering: each plain try ended the outage
        its wait's 5xx began and the next wait began it again, the note coming and going at each try. Such a plain
        answer ends the outage (the next try is a wait, the rows are polled) and keeps the note (noteKept): it goes
@@ -633,7 +634,24 @@
       if (outage) { if (!attemptsUrl) timer = setTimeout(check, retryDelay()); return; }
       polls += 1;
       if (polls > 20) delay = Math.min(delay * 1.5, 10000);
-      timer = setTimeout(check, delay);
+      timer = setTimeout(check, Math.max(delay, rowsNotBefore - Date.now()));
+    }
+    /* Mend round 44 (review RD, MED 3): a row's /status answered 429 (the service busy) was no answer, asked again at
+       the next poll (26 times in the 30 s its Retry-After asked to wait), and nothing said. The rows now wait its
+       Retry-After (held to RETRY_AFTER_MAX_S, as the card's), or their back-off when none came, and the card says the
+       service is busy (appBusy) until a row or the card is answered. */
+    function rowsBusy(answers) {
+      var busy = answers.filter(function (s) { return s && s.busy; });
+      if (!busy.length) {
+        if (rowsBusyTries && !(cardNotBefore > Date.now())) dropNote("data-attempts-busy");
+        rowsBusyTries = 0;
+        return false;
+      }
+      var after = Math.max.apply(null, busy.map(function (s) { return s.after || 0; }));
+      rowsNotBefore = Date.now() + Math.max(after * 1000, backoff(rowsBusyTries));
+      rowsBusyTries = Math.min(rowsBusyTries + 1, 10);
+      appBusy();
+      return true;
     }
     function statusOf(tr) {
       return fetchLimited(inPageLang(tr.getAttribute("data-status-url")), {
@@ -641,6 +659,7 @@
         .then(function (r) {
           var json = (r.headers.get("Content-Type") || "").indexOf("json") >= 0;
           if (r.status === 401 || (r.redirected && !json)) return { signedOut: true };
+          if (r.status === 429) return answerOf(r);     // { busy: 429, after }: rowsBusy
           if (r.status === 403 || r.status === 404 || r.status >= 500) {
             /* a proxy's page: asked again (down); the app's 5xx (e.g. its 503 database_unavailable) is an answer,
                "not held" as in round 39, asked again at the next poll */
@@ -761,6 +780,7 @@
     function check() {
       var rows = pending();
       if (checking || following || !rows.length) return;
+      if (rowsNotBefore > Date.now()) { schedule(); return; }    // a 429's Retry-After holds every asker
       /* while the rows are down, or to tell whether the list's endpoint alone is, one row asks for all */
       if (outage || rowsDownSince || probing) rows = rows.slice(0, 1);
       probing = false;
@@ -792,6 +812,7 @@
             rowsDownSince = 0;
             if (outage) { reachable(); polls = 0; delay = 1000; }   // the server answers: the rows resume at once
           }
+          rowsBusy(answers);   // the other rows' news still said
           /* the list as it is now is fetched (below): a deleted attempt's row goes. Round 42 mend: the other rows'
              news of the same poll are said first (an attempt graded was not said when another's row was gone) */
           var gone = answers.filter(function (s) { return s && s.gone; });
