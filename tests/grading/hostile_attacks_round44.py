@@ -1,13 +1,12 @@
 """The attacks of round 44 of hostile submissions (kept apart from the tests so a script can grade them one by one).
 
 Classes earlier rounds did not try: sources the trusted side reads (expressions chained or nested 150-1,400 deep:
-under the parser's limit, past a recursive reader's; nesting past the parser's limit; a one-line list to the size
-limit; a five-megabyte comment bomb; a NUL byte; bytes that are no UTF-8; encoding cookies Python rejects;
-class names in full-width letters); results in dtypes and layouts no round returned (bfloat16, float64 and bool,
+under the parser's limit, past a recursive reader's; nesting past the parser's limit; a five-megabyte comment bomb;
+a NUL byte; bytes that are no UTF-8; encoding cookies Python rejects; class names in full-width letters); results in dtypes and layouts no round returned (bfloat16, float64 and bool,
 int64 and float8, meta, nested, an expand past memory or past int64, a small view of a huge storage, a storage offset
 past its end, lists of lists, a list nested a hundred thousand deep); exceptions no round raised (ExceptionGroups
 nested ten thousand deep, a cause chain of a hundred thousand links, notes forging a pass, GeneratorExit,
-StopIteration, a million-digit int with the digit limit lifted); state set at import for the runtime's own later
+StopIteration); state set at import for the runtime's own later
 use (warnings made errors, the default device set to meta, inference mode entered for good, 64 torch threads, stdout
 and stderr closed, json's and NumPy's functions and Tensor's converters patched, a two-second timer slack, /proc
 files written, the garbage collector off, the small int cache rewritten)."""
@@ -29,8 +28,6 @@ ATTACKS: dict[str, str | bytes] = {
     "unary_minus_lambda_and_not_nested_1400_deep": CORRECT + "_U = " + "-" * 1400 + "1\n_L = " + "lambda: " * 1400
     + "1\n_N = " + "not " * 1400 + "1\n",
     "a_method_call_chain_of_1400_links": CORRECT + "_M = torch.zeros(1)" + ".abs()" * 1400 + "\n",
-    "a_one_line_list_of_names_to_the_size_limit": CORRECT + "_L = [" + ",".join(
-        f"_v{i}" for i in range((256 * 1024 - len(CORRECT.encode()) - 64) // 8)) + "]\n",
     "parentheses_nested_past_the_parsers_limit": CORRECT + "_P = " + "(" * 250 + "1" + ")" * 250 + "\n",
     "a_five_megabyte_comment_bomb": CORRECT + ("# " + "x" * 98 + "\n") * 50_000,
     "a_nul_byte_in_a_comment": CORRECT + "# \x00 hidden\n",
@@ -86,10 +83,6 @@ s = torch.empty(4).untyped_storage()
 o = torch.empty(0).set_(s, 1 << 20, (2, 2, 2, 2), (1, 1, 1, 1))
 return (o, o) if return_weights else o'''),
     # ---------------------------------------------------------------- exceptions
-    "the_int_digit_limit_lifted_and_a_million_digit_int_raised": inside('''
-import sys
-sys.set_int_max_str_digits(0)
-raise ValueError(10 ** 1_000_000)'''),
     "exception_groups_nested_ten_thousand_deep": inside('''
 e = ValueError("leaf")
 for _ in range(10_000):
