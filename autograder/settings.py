@@ -182,6 +182,10 @@ GRADING_WALL_S = _num("GRADING_WALL_S", 120)
 # analysis, ~20 ms for a real file). Past it the review stops and the source is flagged as
 # unreviewable; a file built to make the analysis slow must not hold a worker or end in `error`.
 REVIEW_CPU_S = _num("REVIEW_CPU_S", 3)
+# CPU seconds shared by the other trusted readers of the source in one grading (the runner's notes and
+# shortcuts in the worker, then the hints added to failing tests in the test process, grading/allowance.py):
+# an honest file's use a few milliseconds; past it a hint is left out (round 44: crafted files cost 2-3 s).
+HINT_CPU_S = _num("HINT_CPU_S", 0.15)
 TASK_SOFT_TIME_LIMIT_S = _num("TASK_SOFT_TIME_LIMIT_S", 240)
 TASK_HARD_TIME_LIMIT_S = _num("TASK_HARD_TIME_LIMIT_S", 300)
 # A task cannot outlive the hard limit, so a run still `running` this long after its claim is lost.
@@ -252,7 +256,7 @@ def check(values: Mapping[str, float] | None = None) -> None:
 
     `values` overrides module values by name (the Flask config passes its own)."""
     v = {name: float(globals()[name]) for name in (*TIMEOUT_CHAIN, "BROKER_VISIBILITY_S", "GRADING_CPU_BUDGET_S",
-                                                   "REVIEW_CPU_S", "IDLE_WINDOW_S", "IDLE_TOTAL_S",
+                                                   "REVIEW_CPU_S", "HINT_CPU_S", "IDLE_WINDOW_S", "IDLE_TOTAL_S",
                                                    "MIGRATION_LOCK_TIMEOUT_S")}
     if values:
         v.update({k: float(x) for k, x in values.items() if k in v and x is not None})

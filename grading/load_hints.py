@@ -44,6 +44,21 @@ _KEPT_SOURCES = 4                # the gradings at hand (as grading.parsing.pars
 _answers: OrderedDict[str, dict[tuple, Msg | None]] = OrderedDict()
 
 
+# difflib compares every pair of characters of the two names: the names a close-name hint weighs are bounded, in
+# length and in number (round 44: 1,000 attributes of 180 characters, read for each failing test, cost 3 s)
+MAX_CLOSE_NAME = 64
+MAX_CLOSE_CANDIDATES = 500
+
+
+def close_matches(word: str, candidates: Iterable[str], cutoff: float) -> list[str]:
+    """``difflib.get_close_matches(word, sorted(candidates), n=1, cutoff)`` over the candidates no longer than
+    MAX_CLOSE_NAME; [] (no close name said) for a longer ``word`` or more than MAX_CLOSE_CANDIDATES of them."""
+    if len(word) > MAX_CLOSE_NAME:
+        return []
+    names = sorted({c for c in candidates if len(c) <= MAX_CLOSE_NAME})
+    return [] if len(names) > MAX_CLOSE_CANDIDATES else difflib.get_close_matches(word, names, n=1, cutoff=cutoff)
+
+
 def _bounded(analysis: Callable[..., Msg | None]) -> Callable[..., Msg | None]:
     """``analysis(source, *question)``, answered once per question and at most MAX_ANALYSES questions per
     source (past them: None, no hint, as when the source shows no cause). Deterministic: which questions a
@@ -76,10 +91,12 @@ def _walk(tree: ast.AST) -> tuple[ast.AST, ...]:
 
 
 # ============================================================================ helpers
-def python_lines(source: str) -> list[str]:
+@functools.lru_cache(maxsize=_KEPT_SOURCES)
+def python_lines(source: str) -> tuple[str, ...]:
     """The source's lines as Python numbers them (\\r\\n, \\r and \\n end a line; \\f, \\x1c or
-    U+2028 do not, unlike ``str.splitlines``)."""
-    return re.split(r"\r\n|\r|\n", source)
+    U+2028 do not, unlike ``str.splitlines``). Split once per source (shared: a tuple): the hints read a line of
+    it for every failing test, and splitting 250 KB of comment lines each time cost 30 times 40 ms (round 44)."""
+    return tuple(re.split(r"\r\n|\r|\n", source))
 
 
 def _line(source: str, lineno: int | None) -> str | None:
@@ -120,7 +137,7 @@ def _notebook_hint(source: str, lineno: int) -> Msg | None:
     # Every notebook command the parser stops at, checked by commenting each out and parsing again:
     # at most MAX_REPARSED characters parsed in all (a 200 KB file with 20 commands took 8 s).
     found = [lineno]
-    lines = python_lines(source)
+    lines = list(python_lines(source))      # commented out below, a copy
     for _ in range(min(20, MAX_REPARSED // max(1, len(source)))):
         for n in found:
             if not lines[n - 1].lstrip().startswith("#"):
@@ -538,7 +555,7 @@ class _Seen:
         self.code, self.width = _code_part(line), len(line) - len(line.lstrip())
 
     @functools.cached_property
-    def lines(self) -> list[str]:
+    def lines(self) -> tuple[str, ...]:
         return python_lines(self.source)
 
     def above(self) -> Iterable[tuple[int, str]]:
@@ -1428,8 +1445,7 @@ def package_name_hint(message: str) -> Msg | None:
         module = sys.modules.get(parent)
         if parent.split(".")[0] not in KNOWN_PACKAGES or not isinstance(getattr(module, "__path__", None), list):
             return None
-        close = difflib.get_close_matches(leaf, sorted({i.name for i in pkgutil.iter_modules(module.__path__)}),
-                                          n=1, cutoff=0.8)
+        close = close_matches(leaf, {i.name for i in pkgutil.iter_modules(module.__path__)}, cutoff=0.8)
         if not close:
             return None
         return msg(f"{parent} has no module `{leaf}`, but it has `{close[0]}`: write "
@@ -1504,7 +1520,7 @@ def closeness(a: str, b: str) -> float:
     fold_a, fold_b = a.lower().replace("_", ""), b.lower().replace("_", "")
     if fold_a == fold_b:
         return 1.0
-    if min(len(a), len(b)) < 8:
+    if min(len(a), len(b)) < 8 or max(len(a), len(b)) > MAX_CLOSE_NAME:
         return 0.0
     import difflib
     ratio = difflib.SequenceMatcher(None, fold_a, fold_b).ratio()
@@ -2241,7 +2257,8 @@ _PY2_NAMES = {"xrange": "range", "raw_input": "input", "unicode": "str", "basest
               "cmp": "(a > b) - (a < b)"}
 
 
-def _bound_names(tree: ast.Module) -> set[str]:
+@functools.lru_cache(maxsize=_KEPT_SOURCES)     # read for each failing test's NameError
+def _bound_names(tree: ast.Module) -> frozenset[str]:
     """Every name the file binds anywhere, in any scope: imports, assignments and loop targets,
     definitions, parameters, ``except ... as`` and match captures."""
     bound: set[str] = set()
@@ -2258,7 +2275,7 @@ def _bound_names(tree: ast.Module) -> set[str]:
             bound.add(node.name)
         elif isinstance(node, ast.MatchMapping) and node.rest:
             bound.add(node.rest)
-    return bound
+    return frozenset(bound)
 
 
 def name_note(source: str | None, lineno: int | None, message: str, filename: str = "attention.py") -> Msg | None:
@@ -2288,7 +2305,8 @@ def name_note(source: str | None, lineno: int | None, message: str, filename: st
         # Round 34: `dk` where the function assigns `d_k` was Python's words only. A name the file binds that
         # differs only in case or underscores is named with its line; for any other name Python's "not defined"
         # already says all that is known (a constant of the student's own is theirs to define or import).
-        return _spelled_apart_note(tree, lineno, name)
+        note = _spelled_apart_note(tree, lineno, name)
+        return None if note is None else msg(note["en"], note["zh"])    # a kept answer: callers may edit theirs
     return msg(f"line {lineno} uses `{name}`, which nothing in {filename} imports, assigns or defines: add "
                f"`{usual}` at the top of the file",
                f"第 {lineno} 行用到了 `{name}`，而 {filename} 中没有任何地方导入、赋值或定义它：请在文件开头加上 `{usual}`")
@@ -2405,6 +2423,7 @@ def _stored_on_self(cls: ast.ClassDef | None, name: str) -> tuple[int, str] | No
     return None
 
 
+@functools.lru_cache(maxsize=64)     # the same NameError in every test is one walk (its caller copies the answer)
 def _spelled_apart_note(tree: ast.Module, lineno: int, name: str) -> Msg | None:
     """The one name given a value in the function around ``lineno`` (else at the top level) that differs from
     ``name`` only in case or underscores (``d_k`` for ``dk``), with its line; None when there is none or more."""
@@ -3203,7 +3222,7 @@ def _attribute_note(source: str, lineno: int, message: str) -> Msg | None:
                              f"{shown}.{attr_} = {attr_} first)",
                              f"：{attr_} 是 {fn_} 的参数，请直接用 `{attr_}`（或先写 {shown}.{attr_} = {attr_}）"))
     names = {n for n in _assigned_attributes(cls)} | {n.name for n in cls.body if isinstance(n, _DEFS)}
-    close = difflib.get_close_matches(attr, sorted(names), n=1, cutoff=0.75)
+    close = close_matches(attr, names, cutoff=0.75)
     if not close:
         return said    # what was seen; the cause (a typo, an assignment left out) is not known
     line = min(_self_assigned(cls, close[0]) or [next(n.lineno for n in cls.body if getattr(n, "name", "") == close[0])])
@@ -3349,7 +3368,7 @@ def torch_call_note(source: str | None, lineno: int | None, message: str) -> Msg
     if not isinstance(message, str) or not lineno or not isinstance(source, str) or len(source) > MAX_SOURCE:
         return None
     line = _line(source, lineno)
-    if line is None:
+    if line is None or len(line) > MAX_HINT_LINE:    # as every line hint (round 44: a 240 KB line read per test)
         return None
     code = _code_part(line)
     if (m := _NEEDS_TENSOR.match(message)) and re.search(rf"\btorch\.{m.group(1)}\s*\(", code):

@@ -30,6 +30,7 @@ from typing import Any
 
 from torch import Tensor
 
+from grading.allowance import source_allowance
 from grading.i18n import IDLE_SEEN, SEMI, Msg, Text, as_msg, cat, msg
 from grading.load_hints import (
     attribute_note,
@@ -489,6 +490,25 @@ def inputs_text(args: Sequence[Any], kwargs: dict[str, Any] | None = None) -> Ms
     return msg(f" (inputs {', '.join(parts)})", f"（输入 {'，'.join(parts)}）")
 
 
+def _hinted(source: str | None, reader: Callable[..., Any], *args, default: Any = None) -> Any:
+    """``reader(*args)`` within the grading's CPU allowance for reading ``source`` (grading/allowance.py): the
+    hints run in the trusted test process for every failing test, and a file can be built to make them slow."""
+    return reader(*args) if source is None else source_allowance(source).run(reader, *args, default=default)
+
+
+def _source_note(source: str | None, line: int | None, said: str, kind: str, filename: str) -> Msg | None:
+    """The first checked note that applies (each reads the failing line of the source and the message)."""
+    return next(
+        (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, linear_note,
+                           fill_overflow_note, size_number_note, no_self_note,
+                           class_not_instance_note, script_define_note, no_forward_note,
+                           no_super_init_note, attribute_note, call_shape_note, torch_call_note,
+                           getattr_recursion_note, generator_note, plain_refusal_note, unpack_note,
+                           shape_note, functools.partial(own_raise_note, kind=kind))
+         if (n := note_of(source, line, said))), None) or runtime_file_note(source, line, said, filename) \
+        or name_note(source, line, said, filename)
+
+
 def student_error_text(what: str | Msg, exc: BaseException, filename: str = "attention.py",
                        packages: Sequence[str] | None = None, source: str | None = None) -> Msg:
     """``what raised Kind at file line N: message``. PyTorch's (or Python's) own text stays inside,
@@ -519,7 +539,8 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
         return msg(f"{what['en']} raised SystemExit ({status['en']}){where_en}",
                    f"{what['zh']} {f'在 {filename} 第 {lineno} 行' if lineno else ''}抛出了 SystemExit（{status['zh']}）")
     said = _said(detail, _GRADER_SAID)
-    own = own_message(source, lineno if isinstance(lineno, int) else None, kind, str(message))
+    own = _hinted(source, own_message, source, lineno if isinstance(lineno, int) else None, kind, str(message),
+                  default=False)
     text = msg(f"{what['en']} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
                f"{what['zh']} 抛出 {kind}{where_zh}" + (f"：{said['zh']}" if said else
                                                        f"，{_intro_zh(own)}{detail}" if detail else ""))
@@ -527,15 +548,8 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     line, said = (lineno if isinstance(lineno, int) else None), str(message)
     # a refused request of known size is checked, so its note comes first; Python's own MemoryError (no size) is only
     # a fallback after every checked note: the parser's MemoryError on a deep expression is not the address space
-    note = (memory_limit_note(exc, own) if _sized(exc) else None) or _import_note(exc, packages) or gpu_note(said) or next(
-        (n for note_of in (inplace_note, float_size_note, dtype_note, view_note, transpose_note, linear_note, fill_overflow_note,
-                             size_number_note, no_self_note,
-                             class_not_instance_note, script_define_note, no_forward_note,
-                             no_super_init_note, attribute_note, call_shape_note, torch_call_note,
-                             getattr_recursion_note, generator_note, plain_refusal_note, unpack_note,
-                             shape_note, functools.partial(own_raise_note, kind=kind))
-         if (n := note_of(source, line, said))), None) or runtime_file_note(source, line, said, filename) \
-        or name_note(source, line, said, filename) or memory_limit_note(exc, own)
+    note = (memory_limit_note(exc, own) if _sized(exc) else None) or _import_note(exc, packages) or gpu_note(said) \
+        or _hinted(source, _source_note, source, line, said, kind, filename) or memory_limit_note(exc, own)
     return cat(text, note, sep=SEMI)
 
 
@@ -627,7 +641,7 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         lineno = getattr(exc, "lineno", None)
         raw = getattr(exc, "message", None) or str(exc)
         m = _clip(raw)
-        own = own_message(source, lineno, k, str(raw))
+        own = _hinted(source, own_message, source, lineno, k, str(raw), default=False)
         m_zh = _load_detail_zh(k, lineno, m, own)
         # A SyntaxError's column, as Python's caret shows it: the result page marks it in the line.
         column = getattr(exc, "offset", None) if lineno else None
@@ -644,14 +658,14 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
                         f"文件在{where['zh']}抛出了 SystemExit（{status['zh']}）") if lineno else
                     msg(f"the file raised SystemExit ({status['en']}) while {filename} was imported",
                         f"导入 {filename} 时文件抛出了 SystemExit（{status['zh']}）"))
-        hint = load_hint(source, k, lineno, str(raw), filename)
+        hint = _hinted(source, load_hint, source, k, lineno, str(raw), filename)
         # a checked hint (an expression too deep for Python's parser raises MemoryError too) wins over the sizeless note
         limit_note = memory_limit_note(exc, own) if hint is None or _sized(exc) else None
         # the limit said with the error, then the hint (where the line runs: top-level code at import) still follows
         hinted = with_hint(cat(text, limit_note, sep=SEMI) if limit_note else text, hint)
         # an import of the file itself or relative to a package, or a name a provided package lacks, is no missing
         # package: the hint says what it is
-        note = None if own_import(source, lineno, filename) or package_name_hint(str(raw)) else \
+        note = None if _hinted(source, own_import, source, lineno, filename) or package_name_hint(str(raw)) else \
             _import_note(exc, packages)
         if note is not None and hinted is not text:    # "...hint; note", not "...hint.; note"
             hinted = {lang: hinted[lang].rstrip(".。") for lang in ("en", "zh")}  # type: ignore[assignment]
@@ -665,7 +679,7 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         else:
             text = msg(f"timed out after {_seconds(exc)} s of wall-clock time while importing {filename}",
                        f"导入 {filename} 超时（实际经过 {_seconds(exc)} 秒）")
-        return with_hint(text, load_hint(source, "StudentTimeout", None, "", filename))
+        return with_hint(text, _hinted(source, load_hint, source, "StudentTimeout", None, "", filename))
     if kind == "SandboxDied":
         raw = str(getattr(exc, "reason", exc))
         reason = death_text(raw)
@@ -676,7 +690,7 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         # limit; the reason says how it ended, and a checked hint names the line that ended it.
         text = msg(f"your code's process stopped while importing {filename}: {reason['en']}",
                    f"导入 {filename} 期间你的代码所在进程终止：{reason['zh']}")
-        return with_hint(text, load_hint(source, "SandboxDied", None, raw, filename))
+        return with_hint(text, _hinted(source, load_hint, source, "SandboxDied", None, raw, filename))
     return msg(f"{filename} could not be imported", f"{filename} 无法导入")
 
 

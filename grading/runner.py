@@ -21,18 +21,16 @@ is ``"graded"`` with the code categories at 0 and an actionable ``message``.
 from __future__ import annotations
 
 import ast
-import contextlib
 import dataclasses
 import re
-import signal
-import threading
 import time
 import traceback
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, TypedDict
 
 from autograder import settings
+from grading.allowance import Allowance, OutOfCpu, cpu_limit, new_allowance
 from grading.child import Budget, reap_children, run_suite
 from grading.decode import DecodeBusy
 from grading.i18n import NOT_RUN, SEMI, Msg, cat, is_msg, msg
@@ -209,31 +207,6 @@ def _cap_log(log: list[str], tail: list[str] = ()) -> str:
     return "\n".join(part for part in (text, end) if part)
 
 
-class _ReviewTooLong(Exception):
-    pass
-
-
-@contextlib.contextmanager
-def _cpu_limit(seconds: float) -> Iterator[None]:
-    """Raise _ReviewTooLong in this thread once it has used ``seconds`` of CPU (ITIMER_VIRTUAL: the
-    process's user time, whatever the host's load; Celery's own alarms use ITIMER_REAL). Outside
-    the main thread no signal can be delivered: no limit there."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum, frame):
-        raise _ReviewTooLong()
-
-    previous = signal.signal(signal.SIGVTALRM, stop)
-    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
-        signal.signal(signal.SIGVTALRM, previous)
-
-
 # The runner's own review reasons (grading/review.py): a stable code, the parts the text quotes, and the English
 # text stored in result["review"] and the log's REVIEW lines; the instructor pages translate them by code
 # (app/review_text.py, whose test builds each reason here).
@@ -259,9 +232,9 @@ def _review(suite: Suite, source: str | None) -> list[Reason]:
     if source is None:
         return []
     try:
-        with _cpu_limit(settings.REVIEW_CPU_S):
+        with cpu_limit(settings.REVIEW_CPU_S):
             return [stored(r, suite.review_texts) for r in suite.review(source)]
-    except _ReviewTooLong:
+    except OutOfCpu:
         suite.review_gave_up(source)
         return [review_stopped_reason()]
     except Exception as exc:  # noqa: BLE001 - a review hook failing flags, never fails, the grading
@@ -277,9 +250,9 @@ def _outcome_review(suite: Suite, source: str | None, outcomes: dict) -> list[Re
         return [reason(OUTCOME_REVIEW_FAILED, f"the outcome review failed: {exc!r}", error=repr(exc))]
 
 
-def _result_note(suite: Suite, source: str, outcomes: dict) -> Msg | None:
+def _result_note(suite: Suite, source: str, outcomes: dict, allowance: Allowance) -> Msg | None:
     try:
-        return suite.result_note(source, outcomes)
+        return allowance.run(suite.result_note, source, outcomes)
     except Exception:  # noqa: BLE001 - advice; its failure must not fail a grading
         return None
 
@@ -289,26 +262,26 @@ def _not_run_outcomes(why: Msg, tests: Iterable[str]) -> dict[str, dict]:
     return {tid: {"outcome": "failed", "feedback": cat(NOT_RUN, why)} for tid in tests}
 
 
-def _nothing_tested(suite: Suite, source: str, outcomes: Mapping[str, Mapping]) -> Msg | None:
+def _nothing_tested(suite: Suite, source: str, outcomes: Mapping[str, Mapping], allowance: Allowance) -> Msg | None:
     try:
-        return suite.nothing_tested(source, outcomes)
+        return allowance.run(suite.nothing_tested, source, outcomes)
     except Exception:  # noqa: BLE001 - advice; its failure must not fail a grading
         return None
 
 
-def _nothing_defined(suite: Suite, source: str) -> Msg | None:
+def _nothing_defined(suite: Suite, source: str, allowance: Allowance) -> Msg | None:
     """The suite's message instead of a run, or None (run the tests). Its hook reads the uploaded source's tree, some of
     it recursively: a tree that parses yet is nested past what a reader recurses through (round 44: an expression of
     1,400 terms raised RecursionError out of grade(), a grader error) runs the tests as any other file."""
     try:
-        return suite.nothing_defined(source)
+        return allowance.run(suite.nothing_defined, source)
     except Exception:  # noqa: BLE001 - a shortcut past the run; its failure must not fail a grading
         return None
 
 
-def _load_note(suite: Suite, source: str) -> Msg | None:
+def _load_note(suite: Suite, source: str, allowance: Allowance) -> Msg | None:
     try:
-        return suite.load_note(source)
+        return allowance.run(suite.load_note, source)
     except Exception:  # noqa: BLE001 - advice; its failure must not fail a grading
         return None
 
@@ -331,11 +304,11 @@ def _display_imports(suite: Suite, source: str | None) -> list[str]:
     return found
 
 
-def _display_note(suite: Suite, source: str | None, loaded: bool = True) -> Msg | None:
+def _display_note(suite: Suite, source: str | None, allowance: Allowance, loaded: bool = True) -> Msg | None:
     """The note on the display packages the source imports. ``loaded``: the file was imported and its tests
     run; when it was not (a load error, or nothing to test), the note never says the code was graded as usual
     (round 43: "No module named 'mpl_toolkits' ... graded as usual" contradicted itself)."""
-    names = _display_imports(suite, source)
+    names = allowance.run(_display_imports, suite, source, default=[])
     if not names:
         return None
     graded_en, graded_zh = (" and your code is graded as usual", "，代码照常评分") if loaded else ("", "")
@@ -452,7 +425,9 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     # analysis), so it is done once per grading.
     review = _review(suite, source)
     # Not run: a refused upload, or a source that defines nothing (told once, as the upload's refusal is)
-    not_run = code_message if source is None else _nothing_defined(suite, source)
+    # The other trusted readers of the source (shortcuts, notes, the test process's hints) share one allowance
+    allowance = new_allowance(source or "")
+    not_run = code_message if source is None else _nothing_defined(suite, source, allowance)
     budget = Budget.start()
     if not_run is None:
         hidden = frozenset(tid for tid, spec in rubric.tests.items() if spec.hidden)
@@ -460,7 +435,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     else:
         child = {"load_error": not_run, "outcomes": _not_run_outcomes(not_run, rubric.tests)}
     if not_run is None and source is not None and is_msg(child.get("load_error")):
-        child["load_error"] = then(child["load_error"], _load_note(suite, source))
+        child["load_error"] = then(child["load_error"], _load_note(suite, source, allowance))
     log.extend(child.get("log") or [])
     if child.get("infra_error"):
         log.append("pytest output:\n" + child.get("pytest_output", ""))
@@ -473,7 +448,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     if not_run is None and source is not None and not child.get("load_error"):
         # Round 33: a file that ran but defines no name the tests look up could be tested no more than one of only
         # imports or helpers, which is not run: it is told the same way, the tests not run (they ran nothing of it)
-        not_run = _nothing_tested(suite, source, child.get("outcomes") or {})
+        not_run = _nothing_tested(suite, source, child.get("outcomes") or {}, allowance)
         if not_run is not None:
             # (the instructor's review still reads what the tests saw: ``seen_outcomes``)
             child = {**child, "load_error": not_run, "outcomes": _not_run_outcomes(not_run, rubric.tests),
@@ -509,12 +484,15 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
                             child["load_error"]) if not_run is None else child["load_error"])
     elif source is not None:
         # e.g. the classes could not be built with the contract's arguments: one summary, not 31 raw errors
-        note = _result_note(suite, source, child.get("outcomes") or {})
+        note = _result_note(suite, source, child.get("outcomes") or {}, allowance)
         if note:
             messages.append(note)
     if audit_message:
         messages.append(audit_message)
-    display_note = _display_note(suite, source, loaded=not child.get("load_error"))
+    display_note = _display_note(suite, source, allowance, loaded=not child.get("load_error"))
+    if allowance.stopped:
+        log.append(f"source readers stopped past their CPU allowance ({settings.HINT_CPU_S:g} s; their notes left "
+                   f"out): {', '.join(allowance.stopped)}")
     if display_note:
         messages.append(display_note)
     output_note = _output_note(str(child.get("student_output") or ""))
