@@ -83,13 +83,22 @@ COMPILER = msg("attention.py uses torch.compiler ({}): apart from torch.compile 
                "torch.compile 本身没有问题，评分时编译的代码按原样运行）；教师会人工复核")
 
 
-UNREVIEWABLE = msg(f"attention.py is too large or too deeply nested for the check for PyTorch's ready-made attention "
-                   f"to read (more than {static.MAX_REVIEW_NODES:,} syntax nodes or {static.MAX_REVIEW_DEPTH} levels "
-                   "of nesting, e.g. one expression of hundreds of terms): split long expressions and remove unused "
-                   "code (your instructor will review this)",
-                   f"attention.py 太大或嵌套太深，检查是否使用 PyTorch 现成 attention 时无法读取（超过 "
-                   f"{static.MAX_REVIEW_NODES:,} 个语法节点或 {static.MAX_REVIEW_DEPTH} 层嵌套，例如一个表达式有数百项）："
-                   "请拆分过长的表达式并删除无用代码（教师会人工复核）")
+def _unreviewable(check: str, check_zh: str) -> Msg:
+    """That ``check`` could not read the source (past the review's limits): never that something is absent."""
+    return msg(f"attention.py is too large or too deeply nested for the check {check} to read (more than "
+               f"{static.MAX_REVIEW_NODES:,} syntax nodes or {static.MAX_REVIEW_DEPTH} levels "
+               "of nesting, e.g. one expression of hundreds of terms): split long expressions and remove unused "
+               "code (your instructor will review this)",
+               f"attention.py 太大或嵌套太深，{check_zh}时无法读取（超过 "
+               f"{static.MAX_REVIEW_NODES:,} 个语法节点或 {static.MAX_REVIEW_DEPTH} 层嵌套，例如一个表达式有数百项）："
+               "请拆分过长的表达式并删除无用代码（教师会人工复核）")
+
+
+UNREVIEWABLE = _unreviewable("for PyTorch's ready-made attention", "检查是否使用 PyTorch 现成 attention ")
+# Round 44, review RC MED 2: a correct file past the review's limits was told "MultiHeadAttention never refers to
+# ScaledDotProductAttention", a claim of absence the review never checked.
+REUSE_UNREVIEWABLE = _unreviewable("that MultiHeadAttention reuses ScaledDotProductAttention",
+                                   "检查 MultiHeadAttention 是否复用 ScaledDotProductAttention ")
 
 
 def _zh_findings(found: list[str] | tuple[str, ...]) -> str:
@@ -251,6 +260,8 @@ def test_mha_single_head(student):
 
 
 def test_mha_reuses_sdpa(student, student_source):
+    # the review's answers below are of a source it read: one it could not read is said as such, not as absence
+    expect(static.hidden_name_uses(student_source) != (static.UNREVIEWABLE,), REUSE_UNREVIEWABLE)
     copied = static.class_softmax_calls(student_source, "MultiHeadAttention")
     expect(not copied, msg("MultiHeadAttention computes the softmax itself (" + "; ".join(copied[:3]) +
                            "): call a ScaledDotProductAttention module instead of copying its logic",
