@@ -269,13 +269,14 @@ def _nothing_tested(suite: Suite, source: str, outcomes: Mapping[str, Mapping], 
         return None
 
 
-def _nothing_defined(suite: Suite, source: str, allowance: Allowance) -> Msg | None:
+def _nothing_defined(suite: Suite, source: str, allowance: Allowance, log: list[str]) -> Msg | None:
     """The suite's message instead of a run, or None (run the tests). Its hook reads the uploaded source's tree, some of
     it recursively: a tree that parses yet is nested past what a reader recurses through (round 44: an expression of
     1,400 terms raised RecursionError out of grade(), a grader error) runs the tests as any other file."""
     try:
         return allowance.run(suite.nothing_defined, source)
-    except Exception:  # noqa: BLE001 - a shortcut past the run; its failure must not fail a grading
+    except Exception as exc:  # noqa: BLE001 - a shortcut past the run; its failure must not fail a grading
+        log.append(f"the suite's nothing_defined hook failed, the tests were run: {exc!r}")   # as _review keeps it
         return None
 
 
@@ -427,7 +428,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     # Not run: a refused upload, or a source that defines nothing (told once, as the upload's refusal is)
     # The other trusted readers of the source (shortcuts, notes, the test process's hints) share one allowance
     allowance = new_allowance(source or "")
-    not_run = code_message if source is None else _nothing_defined(suite, source, allowance)
+    not_run = code_message if source is None else _nothing_defined(suite, source, allowance, log)
     budget = Budget.start()
     if not_run is None:
         hidden = frozenset(tid for tid, spec in rubric.tests.items() if spec.hidden)

@@ -253,15 +253,20 @@ def _runs_nothing_else(node: ast.stmt, importable: frozenset[str]) -> bool:
 def _calls_at_import(node: ast.AST) -> bool:
     """Whether running ``node`` at import calls anything (a function's or a lambda's body runs later; its
     decorators and defaults, a class body and its bases run now): a call may fail (``input()``,
-    ``torch.load``, ``.cuda()``) with a load error whose hint says more than the missing classes."""
-    if isinstance(node, ast.Call):
-        return True
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-        now = [*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
-        return any(_calls_at_import(n) for n in now)
-    if isinstance(node, ast.Lambda):
-        return any(_calls_at_import(n) for n in [*node.args.defaults, *node.args.kw_defaults] if n is not None)
-    return any(_calls_at_import(n) for n in ast.iter_child_nodes(node))
+    ``torch.load``, ``.cuda()``) with a load error whose hint says more than the missing classes. Read with a
+    stack, not recursion (round 44: a 1,400-term expression that parses was past a recursive reader's depth)."""
+    todo = [node]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Call):
+            return True
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            todo.extend([*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)])
+        elif isinstance(node, ast.Lambda):
+            todo.extend(n for n in [*node.args.defaults, *node.args.kw_defaults] if n is not None)
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _mentions(tree: ast.Module) -> set[str]:

@@ -29,7 +29,7 @@ class _SpinningSuite:
 
 def test_a_runner_hook_past_the_allowance_is_stopped_and_the_tests_run():
     t0 = time.process_time()
-    assert _nothing_defined(_SpinningSuite(), "x = 1\n", Allowance(0.05)) is None
+    assert _nothing_defined(_SpinningSuite(), "x = 1\n", Allowance(0.05), []) is None
     assert time.process_time() - t0 < 1.0
 
 
