@@ -651,8 +651,11 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
             column = _indent_end(source, lineno)
         where = msg(f"line {lineno}, column {column}", f"第 {lineno} 行第 {column} 列") if column else \
             msg(f"line {lineno}", f"第 {lineno} 行")
-        text = (msg(f"{k} at {where['en']}: {m}", f"{where['zh']}出现 {k}{m_zh}") if lineno else
-                msg(f"{k} while importing {filename}: {m}", f"导入 {filename} 时出现 {k}{m_zh}"))
+        # a message of whitespace alone (round 44, review RC: one of 200,000 newlines, cut to its start) is said as
+        # blank, not as "ValueError at line 55: " with nothing after the colon
+        said_en, m_zh = (f": {m}", m_zh) if m else (" with a blank message", "（消息为空白）")
+        text = (msg(f"{k} at {where['en']}{said_en}", f"{where['zh']}出现 {k}{m_zh}") if lineno else
+                msg(f"{k} while importing {filename}{said_en}", f"导入 {filename} 时出现 {k}{m_zh}"))
         if k == "SystemExit" and (status := _exit_status_text(m)) is not None:
             text = (msg(f"the file raised SystemExit ({status['en']}) at {where['en']}",
                         f"文件在{where['zh']}抛出了 SystemExit（{status['zh']}）") if lineno else

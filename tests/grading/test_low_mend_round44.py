@@ -26,3 +26,12 @@ def test_a_failing_nothing_defined_hook_runs_the_tests_and_its_error_is_in_the_l
     assert _nothing_defined(_FailingSuite(), "x = 1\n", Allowance(1.0), log) is None
     assert log == ["the suite's nothing_defined hook failed, the tests were run: "
                    "ValueError('a reader of the suite failed')"]
+
+
+def test_an_import_error_with_a_blank_message_is_said_as_blank_not_as_a_bare_colon():
+    from grading.proxy import load_error_text
+    from grading.sandbox import StudentError
+
+    text = load_error_text(StudentError("ValueError", "\n" * 50, lineno=55), source="x = 1\n" * 60)
+    assert text["en"].startswith("ValueError at line 55 with a blank message") and ": " not in text["en"][:40]
+    assert text["zh"].startswith("第 55 行出现 ValueError（消息为空白）")
