@@ -40,7 +40,8 @@ def cpu_limit(seconds: float) -> Iterator[None]:
 
     previous = signal.signal(signal.SIGVTALRM, stop)
     _limited.on = True
-    signal.setitimer(signal.ITIMER_VIRTUAL, max(seconds, 1e-6))
+    # and again every 10 ms after it: a reader that catches Exception (a hint's own net) is stopped at its next step
+    signal.setitimer(signal.ITIMER_VIRTUAL, max(seconds, 1e-6), 0.01)
     try:
         yield
     finally:

@@ -115,3 +115,21 @@ def honest(served) -> tuple[float, float]:
 def test_a_source_built_to_make_the_hints_slow_is_graded_within_the_hostile_bound(served, honest, name):
     assert len(COSTLY[name].encode()) <= 256 * 1024
     graded_attack(name, honest, _grade, served, COSTLY[name])
+
+
+def _spin_past_its_own_net(*_args) -> str:
+    try:
+        while True:
+            pass
+    except Exception:  # noqa: BLE001 - a reader's own net (a hint's), which takes the first stop
+        pass
+    t0 = time.process_time()
+    while time.process_time() - t0 < 1.0:       # then goes on reading
+        pass
+    return "finished"
+
+
+def test_a_reader_that_catches_the_stop_is_stopped_again():
+    t0 = time.process_time()
+    assert Allowance(0.05).run(_spin_past_its_own_net, default="left out") == "left out"
+    assert time.process_time() - t0 < 2.0
