@@ -97,8 +97,11 @@ COSTLY = {
     ).replace("        context = x if context is None else context\n",
               "        context = x if context is None else context\n        _z = self.n" + "x" * 180 + "q\n", 1),
     "250_kb_of_comments_above_a_failing_forward": "#\n" * (ROOM // 2) + inside("_z = undefined_name"),
-    "a_list_of_attribute_reads_failing_at_import": CORRECT + "_L = [" + ",".join(["a.b"] * ((_LIMIT - 8) // 4)) + "]\n",
 }
+# Left open (README, round 44): one statement of ~65,000 attribute reads filling the upload limit costs ~0.5-0.8 s of
+# the worker's CPU, past the hostile bound (~0.6 s): Python's own parse (~0.3 s), the review's node gate and the
+# readers' allowance, not a hint. It is graded (never an error); its cost is not yet bounded.
+AT_THE_LIMIT = CORRECT + "_L = [" + ",".join(["a.b"] * ((_LIMIT - 8) // 4)) + "]\n"
 
 
 def _grade(executor, code: str) -> dict:
@@ -115,6 +118,14 @@ def honest(served) -> tuple[float, float]:
 def test_a_source_built_to_make_the_hints_slow_is_graded_within_the_hostile_bound(served, honest, name):
     assert len(COSTLY[name].encode()) <= 256 * 1024
     graded_attack(name, honest, _grade, served, COSTLY[name])
+
+
+@pytest.mark.slow
+def test_a_source_of_one_statement_at_the_upload_limit_is_graded_not_an_error(served):
+    assert len(AT_THE_LIMIT.encode()) <= 256 * 1024
+    result = _grade(served, AT_THE_LIMIT)
+    assert result["status"] == "graded", result["message"]
+    assert result["total"] == 0 and "NameError" in result["message"]["en"]
 
 
 def _spin_past_its_own_net(*_args) -> str:
