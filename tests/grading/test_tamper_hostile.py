@@ -312,7 +312,9 @@ def test_a_crash_costs_the_cpu_it_used_not_the_sessions_whole_reservation(execut
     # real limits two crashes in 1 s left 1.7 of 30 s of CPU. Here (sessions of 5 s CPU) a budget of
     # 8 s was used up by two crashes, and the hidden tests were `timeout` ("budget used up").
     monkeypatch.setattr(settings, "GRADING_CPU_BUDGET_S", 8.0)
-    raised = _grade(executor, _fails_in_two_visible_tests("raise RuntimeError('no')"))
+    # Both read ctypes in code that runs, so the review judges them alike (round 44: an import nothing that runs
+    # reads is no finding, and the raising twin had stopped matching the crashing one on the review's tests).
+    raised = _grade(executor, _fails_in_two_visible_tests("raise RuntimeError(repr(ctypes.c_int))"))
     crashed = _grade(executor, _fails_in_two_visible_tests("ctypes.string_at(0)"))   # SIGSEGV
     assert crashed["status"] == raised["status"] == "graded"
     assert _outcomes(crashed) == _outcomes(raised)
