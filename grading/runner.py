@@ -26,7 +26,7 @@ import re
 import time
 import traceback
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any, TypedDict
 
 from autograder import settings
@@ -250,9 +250,11 @@ def _outcome_review(suite: Suite, source: str | None, outcomes: dict) -> list[Re
         return [reason(OUTCOME_REVIEW_FAILED, f"the outcome review failed: {exc!r}", error=repr(exc))]
 
 
-def _result_note(suite: Suite, source: str, outcomes: dict, allowance: Allowance) -> Msg | None:
+def _advice(allowance: Allowance, hook: Callable[..., Msg | None], *args: Any) -> Msg | None:
+    """A suite hook's advice (a note, a message instead of a run) within the grading's allowance, or None: its
+    failure must not fail a grading."""
     try:
-        return allowance.run(suite.result_note, source, outcomes)
+        return allowance.run(hook, *args)
     except Exception:  # noqa: BLE001 - advice; its failure must not fail a grading
         return None
 
@@ -260,13 +262,6 @@ def _result_note(suite: Suite, source: str, outcomes: dict, allowance: Allowance
 def _not_run_outcomes(why: Msg, tests: Iterable[str]) -> dict[str, dict]:
     """Every test failed, "not run: " and ``why``: what a file the tests could not use gets."""
     return {tid: {"outcome": "failed", "feedback": cat(NOT_RUN, why)} for tid in tests}
-
-
-def _nothing_tested(suite: Suite, source: str, outcomes: Mapping[str, Mapping], allowance: Allowance) -> Msg | None:
-    try:
-        return allowance.run(suite.nothing_tested, source, outcomes)
-    except Exception:  # noqa: BLE001 - advice; its failure must not fail a grading
-        return None
 
 
 def _nothing_defined(suite: Suite, source: str, allowance: Allowance, log: list[str]) -> Msg | None:
@@ -277,13 +272,6 @@ def _nothing_defined(suite: Suite, source: str, allowance: Allowance, log: list[
         return allowance.run(suite.nothing_defined, source)
     except Exception as exc:  # noqa: BLE001 - a shortcut past the run; its failure must not fail a grading
         log.append(f"the suite's nothing_defined hook failed, the tests were run: {exc!r}")   # as _review keeps it
-        return None
-
-
-def _load_note(suite: Suite, source: str, allowance: Allowance) -> Msg | None:
-    try:
-        return allowance.run(suite.load_note, source)
-    except Exception:  # noqa: BLE001 - advice; its failure must not fail a grading
         return None
 
 
@@ -436,7 +424,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     else:
         child = {"load_error": not_run, "outcomes": _not_run_outcomes(not_run, rubric.tests)}
     if not_run is None and source is not None and is_msg(child.get("load_error")):
-        child["load_error"] = then(child["load_error"], _load_note(suite, source, allowance))
+        child["load_error"] = then(child["load_error"], _advice(allowance, suite.load_note, source))
     log.extend(child.get("log") or [])
     if child.get("infra_error"):
         log.append("pytest output:\n" + child.get("pytest_output", ""))
@@ -449,7 +437,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     if not_run is None and source is not None and not child.get("load_error"):
         # Round 33: a file that ran but defines no name the tests look up could be tested no more than one of only
         # imports or helpers, which is not run: it is told the same way, the tests not run (they ran nothing of it)
-        not_run = _nothing_tested(suite, source, child.get("outcomes") or {}, allowance)
+        not_run = _advice(allowance, suite.nothing_tested, source, child.get("outcomes") or {})
         if not_run is not None:
             # (the instructor's review still reads what the tests saw: ``seen_outcomes``)
             child = {**child, "load_error": not_run, "outcomes": _not_run_outcomes(not_run, rubric.tests),
@@ -485,7 +473,7 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
                             child["load_error"]) if not_run is None else child["load_error"])
     elif source is not None:
         # e.g. the classes could not be built with the contract's arguments: one summary, not 31 raw errors
-        note = _result_note(suite, source, child.get("outcomes") or {}, allowance)
+        note = _advice(allowance, suite.result_note, source, child.get("outcomes") or {})
         if note:
             messages.append(note)
     if audit_message:
