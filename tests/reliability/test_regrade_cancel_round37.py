@@ -12,7 +12,10 @@ from sqlalchemy import select
 from app import regrading
 from app.extensions import db
 from app.models import GradingRun, RegradeBatch, Submission, User
+from app.storage import BlobStore
+from app.submitting import Upload, submit
 from tests.factories import Factory
+from tests.reliability.helpers import CORRECT
 from tests.web.helpers import Web
 from tests.workers import running_worker, wait_for
 
@@ -23,11 +26,17 @@ def test_a_cancel_while_a_worker_grades_keeps_its_run_and_skips_the_rest(rig):
     with rig.app.app_context():
         f = Factory()
         web = Web(rig.app, f)
-        subs = [web.submit(f.student(), audit=False, figure=False) for _ in range(6)]
+        a = f.assignment()
+        # Each regrade sleeps 3 s at import, so the run the worker holds is still running when the cancel
+        # comes (a plain grading's ~0.15 s let it finish first under CI's load: the cancel then found none).
+        slow = b"import time\ntime.sleep(3)\n" + CORRECT
+        store = BlobStore(rig.app.config["UPLOAD_DIR"])
+        subs = [submit(a, f.student(), Upload("attention.py", slow), store=store, max_pending=0)
+                for _ in range(6)]
         for sub in subs:
             web.grade(sub)
         before = {s.id: s.latest_graded_run.total for s in subs}
-        a, teacher = f.assignment(), f.instructor()
+        teacher = f.instructor()
         batch = regrading.start(a, regrading.plan(a, "all"), teacher)
         batch_id, trigger, teacher_id = batch.id, batch.trigger, teacher.id
         db.session.remove()
@@ -40,7 +49,8 @@ def test_a_cancel_while_a_worker_grades_keeps_its_run_and_skips_the_rest(rig):
             return found
 
     log = rig.log("cancel")
-    with running_worker(rig.env(), "cancel", concurrency=1, log=log):
+    # The sleeps sit idle: the idle limits (IDLE_WINDOW_S, round 27) are raised so the gradings are ordinary.
+    with running_worker(rig.env(IDLE_WINDOW_S=60, IDLE_TOTAL_S=120), "cancel", concurrency=1, log=log):
         wait_for(lambda: "running" in statuses().values(), 120, what="the worker to take a run of the batch")
         with rig.app.app_context():
             done = regrading.cancel(db.session.get(RegradeBatch, batch_id), db.session.get(User, teacher_id))
