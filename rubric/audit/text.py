@@ -1422,9 +1422,18 @@ def _claim_reading(cc: Checklist, text: str) -> tuple[str, bool] | None:
     return _GLOSS_SPACE.sub("", out), hedge
 
 
-# "does not fail to cause", "never fails to", "hardly fails to": the claim's own verb, asserted (round 44)
+# "does not fail to cause", "never fails to", "hardly fails to": the claim's own verb, asserted (round 44); "never fails to
+# be the most important key" is "is the most important key" (round 45: "does be" matched no pattern)
 _FAIL_TO = re.compile(r"\b(?:(?:does|do|did|will|would|could|can)\s*(?:not|n't)|cannot|never|hardly|scarcely|barely)\s+"
-                      r"(?:[a-z]+ly\s+)?fail(?:s|ed)?\s+to\b")
+                      r"(?:[a-z]+ly\s+)?fail(?:s|ed)?\s+to\b(?P<be>\s+be\b)?")
+# A doubted denial of a key's importance ("很难想象 k2 不重要", "hard to imagine k2 being unimportant / that k2 does not
+# matter") asserts it with the doubt's certainty: the pair's second negation and the word it denies read as "非常重要" /
+# "is very important", the words the patterns know (round 45: the bare "k2 重要" / "k2 being important" left by blanking
+# the pair matched none, and the sentence earned nothing and lost nothing)
+_UNIMPORTANT_ZH = re.compile(r"\s*(?:是|很|那么|太)?\s*(?=重要|关键|要紧)")
+_UNIMPORTANT_EN = re.compile(r"(?:\s+(?:be|being|been|is|are))?\s*(?:important|crucial|essential|relevant)\b|\s+matter(?:s|ing)?\b",
+                             re.IGNORECASE)
+_UNIMPORTANT_LEAD = re.compile(r"(?:\b(?:does|do|did|is|are|was|were|be|being)\s+)$", re.IGNORECASE)
 
 
 def _litotes_reading(s: _Sentence) -> str | None:
@@ -1448,10 +1457,28 @@ def _litotes_reading(s: _Sentence) -> str | None:
         for lo, hi in ((a, b), (c, d)):
             if not any(f0 <= lo < f1 for f0, f1 in fails):
                 out[lo:hi] = " " * (hi - lo)
-    for f0, f1 in fails:
-        out[f0:f1] = "does".ljust(f1 - f0)
+        _importance_asserted(s.text, out, c, d)
+    for m in (_FAIL_TO.finditer(s.text) if fails else ()):
+        out[m.start():m.end()] = ("is" if m.group("be") else "does").ljust(m.end() - m.start())
     text = _SPACES.sub(" ", "".join(out))
     return None if text == s.text else text
+
+
+def _importance_asserted(text: str, out: list[str], c: int, d: int) -> None:
+    """Read the negation ``[c, d)`` of a cancelled pair and the importance word it denies ("不重要", "unimportant", "does
+    not matter") as the importance asserted, in ``out`` (one string per character of ``text``, so positions hold)."""
+    zh = _UNIMPORTANT_ZH.match(text, d)
+    if text[c:d] == "不" and zh is not None:
+        out[c] = "非常"
+        return
+    en = _UNIMPORTANT_EN.match(text, d)
+    if en is None:
+        return
+    lead = _UNIMPORTANT_LEAD.search(text, 0, c)
+    start = lead.start() if lead is not None else c
+    out[start] = " is very important"
+    for i in range(start + 1, en.end()):
+        out[i] = ""
 
 
 # A view reported as another's and then rebutted ("有人觉得 k2 是输出的原因，但热力图不能说明因果", "Some say that k2 is the
@@ -1464,14 +1491,28 @@ _REPORTED = re.compile(   # at the start, or after a label ("局限：有人觉�
     r"a\s+classmate|my\s+classmates?|the\s+teacher|they)\s+(?:(?:might|may|would|could|will|often|sometimes)\s+)?"
     r"(?:say|said|says|think|thinks|thought|believe|believes|argue|argues|argued|claim|claims|claimed|feel|feels|felt)\b)",
     re.IGNORECASE)
-_REBUTTAL = re.compile(r"[,，;；]\s*(?:但是?|可是|不过|然而|\bbut\b|\bhowever\b|\byet\b)"
-                       r"(?=[^。.!?！？]*?(?:不能|无法|不|没|\bcannot\b|\bcan't\b|\bnot\b|n't\b|\bno\b))", re.IGNORECASE)
+# The rebuttal may say what the evidence does not tell without a negation word ("the heatmap is silent on that", 热图对此
+# 无从判断, "that is unproven": round 45), and without a conjunction when it names the evidence it rebuts with ("Some say k2
+# causes the output; the heatmap is silent on that")
+_UNTOLD = (r"\bsilent\b|\bsays\s+nothing\b|\btells?\s+(?:us\s+)?nothing\b|\bunprove[nd]\b|\buntested\b|\bunclear\b|"
+           r"\bunknown\b|\bunsupported\b|\bopen\s+question\b|\bremains\s+open\b|\bwithout\s+(?:an?\s+)?(?:ablation|intervention)|"
+           r"无从|未经|未必|有待|存疑|沉默|尚未|并未|未被")
+_REBUTTAL = re.compile(r"[,，;；]\s*(?:(?:但是?|可是|不过|然而|\bbut\b|\bhowever\b|\byet\b)"
+                       r"(?=[^。.!?！？]*?(?:不能|无法|不|没|\bcannot\b|\bcan't\b|\bnot\b|n't\b|\bno\b|" + _UNTOLD + r"))"
+                       r"|(?=\s*(?:(?:the|this|my|our|a|one|that)\s+)?(?:heat\s*map|figure|plot|weights?|attention|热力图|热图|这张图|图|权重|注意力)"
+                       r"[^。.!?！？,，;；]*?(?:不能|无法|不|没|\bcannot\b|\bcan't\b|\bnot\b|n't\b|\bno\b|" + _UNTOLD + r")))",
+                       re.IGNORECASE)
 # A claim only supposed, in a clause that opens the sentence or follows a comma ("If k2 causes q1's output, an ablation
 # would show it", "Suppose k2 explains most of q1's output: ...", "如果 k2 真的导致了输出，也要靠消融才能知道"), is no
 # claim (round 44 review HIGH 3). Not "if anything" (it asserts what follows), and not one that also asserts what it
 # supposes (_ASSERTED_TOO); its consequent is read as usual ("if anything, k2 causes it"). 即使 / 即便 concede (round 43)
 _SUPPOSED = re.compile(r"(?:^|(?<=[,;:，；：]))\s*(?:(?:even\s+)?(?:if|suppose|supposing|assuming|assume)\b(?!\s+anything\b)|"
                        r"(?:如果|假如|假设|要是|就算|哪怕|倘若|若是)(?!说))[^,;:，；：。.!?！？\u2014]*", re.IGNORECASE)
+
+# where the consequent of a supposition written without a comma opens (after its "if" clause)
+_CONSEQUENT = re.compile(
+    r"\s(?=then\b|(?:(?:an?|the|this|that|my|our|your|any)\s+(?:[\w'-]+\s+){0,2}?|(?:it|we|you|i|they|one)\s+)"
+    r"(?:would|will|should|could|might|must|can|cannot|can't|won't|wouldn't)\b)|(?:那么|那就|则|的话)", re.IGNORECASE)
 
 
 def _unclaimed_reading(cc: Checklist, text: str) -> str | None:
@@ -1484,14 +1525,23 @@ def _unclaimed_reading(cc: Checklist, text: str) -> str | None:
         if rebuttal is not None:
             out = " " * rebuttal.start() + text[rebuttal.start():]
     for m in _SUPPOSED.finditer(out):
-        if out[m.end():m.end() + 1] not in (",", ";", ":", "，", "；", "：", "\u2014"):
-            continue   # no consequent after it: "如果没有消融实验也能看出 k2 导致了 q1 的输出" asserts (round 35)
-        # the clause and the one after it ("even if k2 causes the output, which it clearly does,")
-        if _ASSERTED_TOO.search(m.group()) is not None or _ASSERTED_NEXT.match(out, m.end() + 1) is not None:
+        start, end = m.span()
+        if out[end:end + 1] not in (",", ";", ":", "，", "；", "：", "\u2014"):
+            # no comma: the consequent opens at "then" / 那么 / 的话 or at its subject before a modal ("If k2 causes q1's
+            # output an ablation would show it", 如果 k2 导致了输出那么消融会显示出来: round 45). Else there is none:
+            # "如果没有消融实验也能看出 k2 导致了 q1 的输出" asserts (round 35)
+            then = _CONSEQUENT.search(out, start, end)
+            if then is None:
+                continue
+            end = then.start()
+        elif _ASSERTED_NEXT.match(out, end + 1) is not None:
             continue
-        if next(cc.overclaim_patterns.finditer(m.group()), None) is None:
+        # the clause and the one after it ("even if k2 causes the output, which it clearly does,")
+        if _ASSERTED_TOO.search(out, start, end) is not None:
+            continue
+        if next(cc.overclaim_patterns.finditer(out[start:end]), None) is None:
             continue   # a supposition that names no claim ("如果去掉 k2" is a counterfactual's own condition)
-        out = out[:m.start()] + " " * (m.end() - m.start()) + out[m.end():]
+        out = out[:start] + " " * (end - start) + out[end:]
     return None if out == text else out
 
 
