@@ -561,6 +561,8 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
     overclaim = {
         "penalty": float(oc.get("penalty", 0)), "max_penalty": float(oc.get("max_penalty", 0)),
         "deduct_from": list(oc.get("deduct_from") or []),
+        # caveat concept id -> what an overclaim after it must name to take it back (grade._taken_back)
+        "takes_back": {cid: re.compile(rx, re.IGNORECASE) for cid, rx in (oc.get("takes_back") or {}).items()},
         "hedged_penalty": float(oc.get("hedged_penalty", oc.get("penalty", 0))),
         "message": _bilingual(oc.get("message"), "overclaims.message",
                               {"en": "Overclaim: \"{snippet}\".", "zh": "过度解读：「{snippet}」。"}),

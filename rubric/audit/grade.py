@@ -64,7 +64,7 @@ class AuditResult(TypedDict):
 # ==================================================================================================
 
 # Which reason to give when a concept is found in several places but credited in none: the closest miss.
-_REASON_ORDER = ("injection", "other_figure", "misread", "premise", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "foretold", "no_result", "no_setting", "unasserted", "planned", "others_figure", "too_short", "shown", "not_a_limit", "negated",
+_REASON_ORDER = ("injection", "other_figure", "misread", "premise", "taken_back", "false_fact", "formula", "template", "unanchored", "colour_dark", "colour_light", "colour_blank", "colour_unmasked", "colour_no_figure", "colour_unknown", "requirement", "mismatch", "contradicted", "sentence_full", "foretold", "no_result", "no_setting", "unasserted", "planned", "others_figure", "too_short", "shown", "not_a_limit", "negated",
                  "question", "noncommittal", "keyword_line", "keyword_shape", "stuffed", "copied_feedback", "copied", "unread", "far", "bare")
 # An observed number: a decimal, a power of ten, or an output shape; integers are the experiments' settings
 # (d_k = 8..128, 1/4/16 queries, 2 padding keys).
@@ -937,11 +937,12 @@ def _planned_statement(concept: _Concept, sentences: list[_Sentence], idx: int, 
 def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sentence], lists: set[int],
                         far: set[int] = frozenset(), misread: set[int] = frozenset(),
                         peaks: Mapping[int, int] | None = None,
-                        premises: set[int] = frozenset()) -> tuple[list[int], set[str]]:
+                        premises: set[int] = frozenset(),
+                        taken_back: Mapping[int, set[str]] | None = None) -> tuple[list[int], set[str]]:
     """Sentences that may credit the concept, and the reasons the other places where it occurs do not
     (``far``: sentences about attention in general, :func:`_far_from_figure`; ``peaks``: where the sentences that read a
     query's peak read it, for a concept with ``read_peaks``; ``premises``: sentences that overclaim, whose readings are
-    the overclaim's premise)."""
+    the overclaim's premise; ``taken_back``: the caveat concepts an overclaim right after takes back, by sentence)."""
     out: list[int] = []
     reasons: set[str] = set()
 
@@ -1008,6 +1009,8 @@ def _concept_candidates(cc: Checklist, concept: _Concept, sentences: list[_Sente
             # "... because the output does not depend on the weights at all": the false fact is itself a denial, so
             # its own cue does not undo it (looked for last: only in sentences that would earn the concept)
             reasons.add("false_fact")
+        elif taken_back and concept.id in taken_back.get(idx, ()):
+            reasons.add("taken_back")   # "cannot prove causation. But of course k2 causes q1's output" (round 45)
         else:
             out.append(idx)
     if not out and concept.contradicted_by is not None and "contradicted" not in reasons:
@@ -1103,6 +1106,41 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[int, st
         if hedged is not None:
             found.append((idx, s.text, hedged))
     return found
+
+
+# a contrast that opens an overclaim after a caveat: ", but" / "; yet" / 但 / 然而 (not 不但, "not only")
+_CONTRAST = re.compile(r"(?:^|[,;:，；：]|\s[-\u2013\u2014]+)\s*(?:but|yet|however|though|still)\b|(?<!不)但是?|然而|可是|不过",
+                       re.IGNORECASE)
+_CONTRAST_OPENS = re.compile(r"\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:but|yet|however|still)\b|\s*(?:但是?|然而|可是|不过)", re.IGNORECASE)
+
+
+def _taken_back(cc: Checklist, sentences: list[_Sentence], over: list[tuple[int, str, bool]]) -> dict[int, set[str]]:
+    """The caveat concepts (overclaims.takes_back) that an unhedged overclaim opening with a contrast takes back, by the
+    caveat's sentence: its own, when the contrast follows a negation cue ("It is not feature importance, yet k2 is
+    clearly the most important key"), or the one before it in the paragraph ("The heatmap cannot prove causation. But
+    of course k2 causes q1's output"). Only what the overclaim names (a causal claim takes back the causal caveat, not
+    the importance one), and not a claim backed by a run (an ablation the student did)."""
+    takes = cc.overclaim.get("takes_back") or {}
+    out: dict[int, set[str]] = {}
+    for i, _text, hedged in over if takes else ():
+        s = sentences[i]
+        if hedged or cc.counterfactual_backed.search(s.text):
+            continue
+        opens = _CONTRAST_OPENS.match(s.text)
+        if opens is not None:
+            prev = sentences[i - 1] if i > 0 else None
+            if prev is not None and prev.para == s.para and not (prev.is_code or prev.is_heading):
+                out.setdefault(i - 1, set()).update(cid for cid, rx in takes.items() if rx.search(s.text))
+            continue
+        for m in _CONTRAST.finditer(s.text):
+            if not any(cs < m.start() for cs, _ce in s.cues):
+                continue
+            rest = s.text[m.end():]
+            if _overclaimed(cc, _Sentence(rest, s.eligible, s.is_code, s.is_heading, s.is_question, False, cc=cc,
+                                          para=s.para), None) is False:
+                out.setdefault(i, set()).update(cid for cid, rx in takes.items() if rx.search(rest))
+                break
+    return out
 
 
 def _overclaimed(cc: Checklist, s: _Sentence, nxt: _Sentence | None) -> bool | None:
@@ -1379,7 +1417,8 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     peaks = _peak_readings(sentences, cell_claims)
     over = _overclaims(cc, sentences)
     premises = {i for i, _s, _h in over if not _reported_overclaim(cc, sentences[i])}
-    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread, peaks, premises)
+    taken_back = _taken_back(cc, sentences, over)
+    found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread, peaks, premises, taken_back)
              for item, c in phrase_concepts}
     if low in ("dark", "light"):
         # a colour word of the other end ("the masked keys are dark" on a Blues heatmap, where 0 is white): say so,

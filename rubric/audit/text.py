@@ -1310,7 +1310,8 @@ _GLOSS = [(re.compile(p), zh) for p, zh in (
     (r"\b(?:crucial|critical|essential|decisive)\b", "关键"), (r"\binfluential\b", "有影响"), (r"\brelevant\b", "相关"),
     (r"\bcontributions?\b", "贡献"), (r"\b(?:influence|impact|effect)s?\b", "影响"), (r"\boutputs?\b", "输出"),
     (r"\bwithout\b", "没有"), (r"\b(?:remov(?:e|ed|ing)|drop(?:ped|ping)?)\b", "去掉"), (r"\bpredictions?\b", "预测"), (r"\bresults?\b", "结果"), (r"\bdecisions?\b", "决策"),
-    (r"\bmodel\b", "模型"), (r"\bcaus(?:e|es|ed)\b", "导致"), (r"\b(?:determin|decid)(?:e|es|ed)\b", "决定"),
+    # a cause named as a noun after 的 ("k2 就是 q1 output 的 cause": round 45) is 原因, not the verb 导致
+    (r"\bmodel\b", "模型"), (r"的\s*(?:the\s+)?(?:causes?|reasons?)\b", "的原因"), (r"\bcaus(?:e|es|ed)\b", "导致"), (r"\b(?:determin|decid)(?:e|es|ed)\b", "决定"),
     (r"\b(?:drives?|drove)\b", "驱动"), (r"\battend(?:s|ed)?\s+to\b", "关注"), (r"\bcares?\s+about\b|\bcares?\b", "在乎"),
     (r"\b(?:rel(?:y|ies|ied)|depend(?:s|ed)?)\s+on\b", "依赖"), (r"\bmost\b", "最"), (r"\bmore\b", "更"),
     (r"\b(?:very|really|extremely)\b", "非常"), (r"\b(?:is|are|was|were)\b", "是"), (r"\b(?:the|a|an)\b\s*", ""))]

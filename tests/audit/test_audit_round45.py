@@ -117,3 +117,76 @@ def test_a_reported_view_rebutted_without_a_negation_word_is_no_claim(sentence):
 ])
 def test_a_reported_view_the_writer_then_backs_is_still_a_claim(sentence):
     assert _reading(sentence)[2]
+
+
+# --- the hunt's classes ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sentence", [
+    "所以 k2 几乎可以肯定就是 q1 输出的原因。",
+    "k2 基本可以肯定是输出的原因。",
+    "所以 k2 就是 q1 output 的 cause。",
+    "k2 是 q1 输出的 cause。",
+])
+def test_certainty_between_a_key_and_its_claim_and_a_cause_named_in_english_are_overclaims(sentence):
+    """Hunt (mixed_r45_codeswitch_overclaim: 7.0 for hand 6): 3.0 and no flag; 几乎可以肯定 before the key was flagged."""
+    assert _reading(sentence) == (2.0, 0.0, True)
+
+
+@pytest.mark.parametrize("sentence", [
+    "热力图不能证明 k2 是 q1 output 的 cause。",
+    "不能说 k2 几乎可以肯定是输出的原因。",
+])
+def test_the_same_words_denied_are_a_caveat(sentence):
+    assert _reading(sentence) == (4.5, 1.5, False)
+
+
+@pytest.mark.parametrize("sentence", [
+    "要知道 k2 是否重要，得把它消融掉再比较输出。",
+    "要知道 k2 是否重要，得做消融。",
+])
+def test_knowing_whether_a_key_matters_needs_an_ablation_is_the_causal_caveat_in_zh(sentence):
+    """Hunt (zh_r45_silent_rebuttal_honest): 3.0 with no caveat, where 'To know whether k2 matters I would have to ablate
+    it' earns the causal caveat (1.5)."""
+    assert _reading(sentence)[1] >= 1.5
+
+
+def test_knowing_whether_a_key_matters_from_the_heatmap_alone_is_no_caveat():
+    assert _reading("要知道 k2 是否重要，看热力图就够了。")[1] == 0
+
+
+@pytest.mark.parametrize("sentence", [
+    "The heatmap cannot prove causation. But of course k2 causes q1's output.",
+    "It is not feature importance, yet k2 is clearly the most important key.",
+    "热力图不能证明因果。但 k2 显然就是 q1 输出的原因。",
+    "高权重不是 feature importance，但是 k2 显然是最重要的 key。",
+])
+def test_a_caveat_taken_back_by_the_overclaim_right_after_it_earns_nothing(sentence):
+    """Hunt (gaming_r45_contradictory_en: 5.25, over the gaming ceiling of 4): the caveat earned its points and the
+    penalty took them back (2.5 for the second)."""
+    r = _grade(("行是 query，列是 key。\n" if any("\u4e00" <= c <= "\u9fff" for c in sentence) else OPENER_EN) + sentence)
+    assert r["score"] == 2.0
+    limits = items(r)["limits"]
+    assert "taken back" in limits["feedback"]["en"] and "收回" in limits["feedback"]["zh"]
+
+
+@pytest.mark.parametrize(("sentence", "limits"), [
+    # another claim than the caveat's: the causal caveat stands (1.5, less the penalty of 2 on reading and limits)
+    ("The heatmap cannot prove causality, but it shows k2 is the most important key.", 0.0),
+    # the claim first, the caveat after it: a correction, not a retraction
+    ("k2 is clearly the cause, but the heatmap cannot prove it.", 1.5),
+    ("The heatmap cannot prove causation. But k2 is where q1 reads most.", 0.75),
+])
+def test_a_caveat_followed_by_another_claim_or_after_the_claim_keeps_its_credit(sentence, limits):
+    r = _grade(OPENER_EN + sentence)
+    assert items(r)["limits"]["points"] == limits
+    assert "taken back" not in items(r)["limits"]["feedback"]["en"]
+
+
+def test_the_contradictory_hunt_audit_stays_under_the_gaming_ceiling():
+    text = ("Rows are queries and columns are keys, each row sums to 1.\n"
+            "The heatmap cannot prove causation. But of course k2 causes q1's output, as the 0.67 shows.\n"
+            "It is not feature importance, yet k2 is clearly the most important key.\n"
+            "It does not generalise, although it is true for every input.\n"
+            "max_abs_error = 2.6e-7, row_sum_error = 1.1e-7.\n")
+    assert _grade(text)["score"] <= 4.0
