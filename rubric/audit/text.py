@@ -334,6 +334,17 @@ def readable(text: str) -> str:
 # as an overclaim and the honest audit scored 2 of 15).
 _BARE_CONTRACTION = re.compile(r"\b(do|does|did|is|are|was|were|has|have|had|could|would|should|must|need|ca|wo|ai)nt\b")
 
+# The axis words misspelt as weak writers type them ("rows are qeuries and colums are keys": round 45, the honest reading
+# earned nothing of "rows are queries / columns are keys"): read as the word. Whole words only, never a real one
+_AXIS_TYPOS = {
+    "query": ("qeury", "qurey", "quey", "quary", "qeuery", "querry"),
+    "queries": ("qeuries", "quries", "queires", "querys", "quaries", "qureies", "queris", "querries", "qeurys"),
+    "column": ("colum", "coloum", "coloumn", "colunm", "collumn", "colomn", "columm"),
+    "columns": ("colums", "coloums", "coloumns", "colunms", "collumns", "colomns", "columms", "colmns"),
+}
+_AXIS_TYPO = re.compile(r"\b(?:" + "|".join(t for ts in _AXIS_TYPOS.values() for t in ts) + r")\b")
+_AXIS_TYPO_MAP = {t: word for word, ts in _AXIS_TYPOS.items() for t in ts}
+
 
 def normalise(text: str) -> str:
     """Full-width -> half-width, lower case, superscripts -> ``^``, LaTeX/Unicode math -> plain,
@@ -345,6 +356,7 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).translate(_PUNCT_MAP).casefold()
     text = _POW_STARS.sub(r"\1^", text)
     text = _BARE_CONTRACTION.sub(r"\1n't", text)
+    text = _AXIS_TYPO.sub(lambda m: _AXIS_TYPO_MAP[m.group()], text)
     # after NFKC, so that CJK compatibility ideographs (U+F900..) are unified ones that OpenCC knows
     return to_simplified(text.replace("\r\n", "\n").replace("\r", "\n"))
 

@@ -190,3 +190,52 @@ def test_the_contradictory_hunt_audit_stays_under_the_gaming_ceiling():
             "It does not generalise, although it is true for every input.\n"
             "max_abs_error = 2.6e-7, row_sum_error = 1.1e-7.\n")
     assert _grade(text)["score"] <= 4.0
+
+
+@pytest.mark.parametrize("sentence", [
+    "热力图不能证明因果，不过 k2 是最重要的 key。",
+    "热力图不能证明因果，不过 k2 可能是最重要的 key。",
+    "热力图不能证明因果。不过 k2 可能是最重要的 key。",
+])
+def test_buguo_however_denies_nothing_of_the_claim_after_it(sentence):
+    """Hunt: 不过 ('however') was read as 不 + 过, a negation of the claim after it: 6.0 with the importance caveat
+    credited (3.0 of limits) and no flag. 但 in its place was flagged."""
+    score, limits, flagged = _reading(sentence)
+    assert flagged and limits <= 0.5
+
+
+@pytest.mark.parametrize(("sentence", "limits"), [
+    ("不过，热力图不能证明 k2 是输出的原因。", 1.5),
+    ("权重不过是读取系数，不等于 feature importance。", 1.5),
+])
+def test_a_caveat_after_or_around_buguo_keeps_its_credit(sentence, limits):
+    score, got, flagged = _reading(sentence)
+    assert not flagged and got == limits
+
+
+def _reading_points(text: str) -> float:
+    return items(_grade(text + "\n"))["figure_reading"]["points"]
+
+
+@pytest.mark.parametrize("text", [
+    "rows are qeuries and colums are keys. every row sum to 1.",
+    "Rows are querys, coloumns are keys, each row sums to 1.",
+])
+def test_the_axis_words_misspelt_still_read_the_axes(text):
+    """Hunt (en_r45_typos_honest): 'rows are qeuries and colums are keys' earned nothing of the axes (1.0 of reading)."""
+    assert _reading_points(text) == 2.0
+
+
+def test_a_real_word_near_a_typo_is_not_rewritten():
+    from rubric.audit.text import normalise
+    assert normalise("The query and the column; a colour and a quay.") == "the query and the column; a colour and a quay."
+
+
+@pytest.mark.parametrize(("text", "limits"), [
+    ("行是 query，列是 key，q1 最关注 k2。\n\n## 局限性\n- 只有一个 seed。\n", 0.5),
+    ("行是 query，列是 key，q1 最关注 k2。\n热力图不能说明一个 seed 以外的情况。\n", 1.0),
+])
+def test_one_seed_written_with_a_space_is_the_generality_caveat(text, limits):
+    """Hunt (zh_r45_bullets_hedged_overclaim): '一个 seed' with the space before the English word matched nothing, where
+    '一个seed' earned the caveat."""
+    assert items(_grade(text))["limits"]["points"] == limits
