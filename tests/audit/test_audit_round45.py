@@ -239,3 +239,19 @@ def test_one_seed_written_with_a_space_is_the_generality_caveat(text, limits):
     """Hunt (zh_r45_bullets_hedged_overclaim): '一个 seed' with the space before the English word matched nothing, where
     '一个seed' earned the caveat."""
     assert items(_grade(text))["limits"]["points"] == limits
+
+
+@pytest.mark.parametrize("sentence", [
+    "k2 是否导致了输出，要做消融才知道。",
+    "k2 是不是输出的原因，得先做消融才能判断。",
+    "热力图本身不能证明 k2 重要不重要，要做消融才知道。",
+])
+def test_whether_a_key_causes_or_matters_needs_an_ablation_to_know_is_the_causal_caveat(sentence):
+    """Hunt (zh_r45_unimportant_doubt_honest: 10.0 for hand 11.5): the first two earned nothing, the third only the
+    importance caveat; 'k2 是否导致了输出，需要做消融' earned the causal caveat."""
+    assert _reading(sentence)[1] >= 1.5
+    assert not _reading(sentence)[2]
+
+
+def test_whether_a_key_causes_the_output_read_off_the_heatmap_is_no_caveat():
+    assert _reading("k2 是否导致了输出，我觉得要看热力图。")[1] == 0
