@@ -1535,7 +1535,9 @@ def _unclaimed_reading(cc: Checklist, text: str) -> str | None:
     report = _REPORTED.search(text)
     if report is not None:
         rebuttal = _REBUTTAL.search(text, report.end())
-        if rebuttal is not None:
+        # ... after what is reported: "有人认为，热力图不能证明因果，这是错的" reports the denial itself (round 45: the
+        # rebuttal without a conjunction read the reported caveat as the writer's rebuttal of nothing)
+        if rebuttal is not None and _units(text[report.end():rebuttal.start()]) >= 2:
             out = " " * rebuttal.start() + text[rebuttal.start():]
     for m in _SUPPOSED.finditer(out):
         start, end = m.span()

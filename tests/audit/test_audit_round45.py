@@ -255,3 +255,13 @@ def test_whether_a_key_causes_or_matters_needs_an_ablation_to_know_is_the_causal
 
 def test_whether_a_key_causes_the_output_read_off_the_heatmap_is_no_caveat():
     assert _reading("k2 是否导致了输出，我觉得要看热力图。")[1] == 0
+
+
+@pytest.mark.parametrize("sentence", [
+    "有人认为，热力图不能证明因果，这是错的。",
+    "Some say, the heatmap cannot prove causation; that is wrong.",
+])
+def test_a_report_of_a_denial_is_not_a_rebuttal_of_nothing(sentence):
+    """Review of this round's rebuttal without a conjunction: the reported denial itself was read as the writer's rebuttal,
+    and the verdict that denies it lost its overclaim (tests/audit/test_audit_round13.py)."""
+    assert _reading(sentence)[2]
