@@ -323,7 +323,14 @@ SAFE_MODULE_ATTRS: dict[str, frozenset[str]] = {name: frozenset(attrs.split()) f
     "io": "StringIO BytesIO TextIOWrapper",
     "csv": "reader writer DictReader DictWriter excel QUOTE_MINIMAL QUOTE_ALL QUOTE_NONE QUOTE_NONNUMERIC",
     "string": "ascii_letters ascii_lowercase ascii_uppercase digits hexdigits octdigits punctuation printable "
-              "whitespace capwords",
+              "whitespace capwords Template",
+    # round 45 (B): everyday helpers where code runs, each answering a value of what it is given: a config's
+    # fingerprint (``hashlib.sha1(json.dumps(cfg).encode()).hexdigest()``), a lock around a call counter, a weak
+    # reference to a parent module (as a list holds one). Not weakref.proxy/finalize (an object under another
+    # name, a call at exit), threading.Thread/local, hashlib.new (an algorithm by name)
+    "hashlib": "md5 sha1 sha224 sha256 sha384 sha512 blake2b blake2s",
+    "threading": "Lock RLock get_ident",
+    "weakref": "ref WeakValueDictionary WeakKeyDictionary WeakSet",
     "heapq": "heappush heappop heapify heapreplace heappushpop nlargest nsmallest merge",
     "bisect": "bisect bisect_left bisect_right insort insort_left insort_right",
     "operator": "add sub mul truediv floordiv mod pow neg pos abs matmul eq ne lt le gt ge and_ or_ not_ "
@@ -1414,6 +1421,17 @@ def _known_own_instance(node: ast.AST, parents: Mapping[int, ast.AST], classes: 
                     and not rebinds(list(up.values[:index + 1])):
                 return True
         child, up = up, parents.get(id(up))
+    if up is None or isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef) and not any(
+            isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+            or isinstance(n, ast.arg) and n.arg == name for n in ast.walk(up)):
+        # (c) a module-level name the whole file binds once, at module level, to ``C(...)`` (``m =
+        # MultiHeadAttention(8, 2)`` then ``m.describe()``): a read before that line finds no name at all
+        module = child if up is None else up
+        while module is not None and not isinstance(module, ast.Module):
+            module = parents.get(id(module))
+        if isinstance(module, ast.Module) and _module_binding_counts(module).get(name) == 1:
+            return any(isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                       and stmt.targets[0].id == name and _constructed_own(stmt.value, classes) for stmt in module.body)
     if not isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef):
         return False
     bindings = [n for n in ast.walk(up) if (isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load))
@@ -1424,6 +1442,17 @@ def _known_own_instance(node: ast.AST, parents: Mapping[int, ast.AST], classes: 
     assign = parents.get(id(bindings[0]))
     return isinstance(assign, ast.Assign) and assign.targets == [bindings[0]] and isinstance(assign.value, ast.Call) \
         and isinstance(assign.value.func, ast.Name) and assign.value.func.id in classes
+
+
+@functools.lru_cache(maxsize=4)
+def _module_binding_counts(tree: ast.Module) -> dict[str, int]:
+    """_binding_counts once per tree (asked for each module-level read of a method name)."""
+    return _binding_counts(tree)
+
+
+def _constructed_own(value: ast.AST, classes: Mapping[str, ast.ClassDef]) -> bool:
+    """Whether ``value`` is ``C(...)`` for C one of the file's own classes (_instance_classes): a new object of it."""
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in classes
 
 
 # Hooks through which copying an object may hand back something other than a copy of it.
@@ -1493,11 +1522,12 @@ def _methods_taken_off(tree: ast.Module, skip: frozenset[int] = frozenset()) -> 
                 isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
                 and node.value.func.id == "super"):
             name = node.attr
-            if isinstance(node.value, ast.Name):
+            if isinstance(node.value, ast.Name | ast.Call):
                 if parents is None or classes is None:
                     parents, classes = _parents(tree), _instance_classes(tree)
-                if _known_own_instance(node.value, parents, classes):
-                    name = None             # ``v.method()`` with v an object of the file's class: self is v
+                if _known_own_instance(node.value, parents, classes) or _constructed_own(node.value, classes):
+                    # ``v.method()`` with v an object of the file's class, or ``C(...).method()``: self is that object
+                    name = None
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in methods:
             name = node.value
         if name is not None and name not in taken:
@@ -2667,8 +2697,12 @@ def _own_dict_read(node: ast.AST, parents: dict[int, ast.AST], methods: Mapping[
     ``vars(self).items()``, ``self.__dict__["d_model"]``, ``"x" in vars(self)``) by a function the file
     does not define itself (``own_names``). Written to, it would put any object under any name of ``self``
     (``self.__dict__["t"] = torch``), where the review takes ``self.t...`` for the student's own."""
-    if not _in_self_method(node, parents, methods):
-        return False
+    return _in_self_method(node, parents, methods) and _dict_only_read(node, parents, own_names)
+
+
+def _dict_only_read(node: ast.AST, parents: dict[int, ast.AST], own_names: set[str]) -> bool:
+    """Whether the dict ``node`` gives is only read where it stands (copied by a function the file does not
+    define, a reading method called, subscripted, unpacked with ``**`` or tested with ``in``)."""
     parent = parents.get(id(node))
     if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name | ast.Attribute):
         callee = _dotted(parent.func) or [""]
@@ -2682,6 +2716,24 @@ def _own_dict_read(node: ast.AST, parents: dict[int, ast.AST], methods: Mapping[
         return any(k is None and v is node for k, v in zip(parent.keys, parent.values, strict=True))
     return isinstance(parent, ast.Compare) and node in parent.comparators \
         and all(isinstance(op, ast.In | ast.NotIn) for op in parent.ops)
+
+
+def _function_locals_snapshot(call: ast.Call | None, parents: dict[int, ast.AST]) -> bool:
+    """Whether ``call`` is ``locals()`` or ``vars()`` without arguments run in a function's body
+    (``self.config = dict(locals())``, ``self.hparams = locals()``, ``save_hparams(locals())``: the config-saving
+    habit; cost 17 points). In a function the dict is a snapshot of that function's own names, each bound where
+    the review reads it, and writing to it changes no name (Python 3.11), so it is a dict like any other the file
+    builds, whoever it is handed to; at module level or in a class body (or a default or decorator, which run
+    there) it is the namespace itself (globals, ``__builtins__``), and stays a finding."""
+    if call is None or call.args or call.keywords:
+        return False
+    child, scope = call, parents.get(id(call))
+    while scope is not None and not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+                                               | ast.ClassDef | ast.Module):
+        child, scope = scope, parents.get(id(scope))
+    in_body = isinstance(scope, ast.Lambda) and child is scope.body or (
+        isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and any(child is b for b in scope.body))
+    return in_body
 
 
 def _isinstance_of(test: ast.AST, name: str, classes: Set[str]) -> bool:
@@ -3230,7 +3282,8 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int], never_run: frozenset[in
         if not (isinstance(attr_node, ast.Attribute) and attr_node.value is node):
             findings.append(_finding(node.lineno, "used_as_value", node.id))
             continue
-        if key == "inspect" and attr_node.attr == "signature" \
+        # getfullargspec reads a signature as signature() does (eval_str left False): the habit of older code
+        if key == "inspect" and attr_node.attr in ("signature", "getfullargspec") \
                 and _own_signature(call := parents.get(id(attr_node)), attr_node, tree, parents, skip):
             if isinstance(call.args[0], ast.Attribute):      # type: ignore[union-attr]
                 checked.add(id(call.args[0]))               # ``cls.__init__`` read for its signature only  # type: ignore[union-attr]
@@ -3844,6 +3897,9 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
             if node.id == "vars" and call is not None and call.func is node and not call.keywords \
                     and [getattr(a, "id", None) for a in call.args] == ["self"] \
                     and _own_dict_read(call, parents, self_methods(), own_names):
+                continue
+            if node.id in ("locals", "vars") and call is not None and call.func is node \
+                    and _function_locals_snapshot(call, parents):
                 continue
             found.append(_finding(line, "code", node.id))
         elif isinstance(node, ast.Name) and node.id in NAME_FUNCS:
