@@ -2797,7 +2797,8 @@ def _own_dict_equality(node: ast.Attribute, parents: dict[int, ast.AST], methods
     return False
 
 
-def _own_dict_update(node: ast.Attribute, parents: dict[int, ast.AST], methods: Mapping[int, frozenset[str]]) -> bool:
+def _own_dict_update(node: ast.Attribute, parents: dict[int, ast.AST], methods: Mapping[int, frozenset[str]],
+                     own_names: Set[str]) -> bool:
     """Whether ``node`` is ``self.__dict__`` in a statement ``self.__dict__.update(...)`` (minGPT's ``CfgNode``:
     ``def __init__(self, **kwargs): self.__dict__.update(kwargs)``; cost 13 points) in a method where ``self`` is
     the file's own object: setattr on ``self`` by names the source does not spell, which ``setattr(self, k, v)``
@@ -2825,14 +2826,82 @@ def _own_dict_update(node: ast.Attribute, parents: dict[int, ast.AST], methods: 
     if not call.args:
         return bool(call.keywords)
     given = call.args[0]
+    if _builtin_locals_call(given, own_names):
+        # ``self.__dict__.update(locals())``: setattr on self by the method's own names, each judged as
+        # ``self.d_model = d_model`` (the values: _dict_update_values). ``__class__`` (the cell super() makes)
+        # in an instance's dict is shadowed by the type's data descriptor and reaches nothing
+        written = _function_bindings(function)
+        return not call.keywords and written is not None and all(plain(n) or n == "__class__" for n in written[0])
     return (isinstance(given, ast.Name) and given.id in params) or (
         isinstance(given, ast.Dict) and all(isinstance(k, ast.Constant) and plain(k.value) for k in given.keys))
 
 
+def _builtin_locals_call(node: ast.AST, own_names: Set[str]) -> bool:
+    """Whether ``node`` is ``locals()`` of the builtin (no name ``locals`` of the file's own)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "locals" \
+        and not node.args and not node.keywords and "locals" not in own_names
+
+
+def _function_bindings(function: ast.AST) -> tuple[set[str], list[ast.expr]] | None:
+    """The names a function binds and the values it binds them to (parameter defaults, ``name = value``), or None
+    when it binds a name another way (a loop, ``with ... as``, an import, ``global``...), whose value is not
+    written where the name is: what ``locals()`` holds at the end of an ``__init__`` of plain assignments."""
+    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    a = function.args
+    names = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, [a.vararg, a.kwarg])]}
+    values: list[ast.expr] = [*a.defaults, *filter(None, a.kw_defaults)]
+    todo: list[ast.AST] = list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)            # the file's own code under its own name; its body binds its own names
+            todo.extend([*node.decorator_list, *getattr(node, "bases", [])])
+            continue
+        if isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            continue                        # their names are their own (Python 3.11)
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if not all(isinstance(t, ast.Name | ast.Attribute | ast.Subscript) for t in targets):
+                return None                 # ``a, b = torch, 1``: which value each name gets is not written out
+            if any(isinstance(t, ast.Name) for t in targets) and node.value is not None:   # ``x: int`` binds nothing
+                names.update(t.id for t in targets if isinstance(t, ast.Name))
+                values.append(node.value)
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.With | ast.AsyncWith | ast.Import | ast.ImportFrom
+                        | ast.ExceptHandler | ast.NamedExpr | ast.Global | ast.Nonlocal | ast.Delete
+                        | ast.MatchAs | ast.MatchStar | ast.MatchMapping | ast.Try):
+            if _binds_a_name(node):
+                return None
+        todo.extend(ast.iter_child_nodes(node))
+    return names, values
+
+
+def _binds_a_name(node: ast.AST) -> bool:
+    """Whether a statement or pattern of _function_bindings' other kinds binds a name of the function."""
+    if isinstance(node, ast.Try):
+        return False                        # its handlers are walked on their own
+    if isinstance(node, ast.Delete):
+        return any(isinstance(t, ast.Name) for t in node.targets)
+    if isinstance(node, ast.For | ast.AsyncFor):
+        return any(isinstance(n, ast.Name) for n in ast.walk(node.target))
+    if isinstance(node, ast.With | ast.AsyncWith):
+        return any(i.optional_vars is not None and any(isinstance(n, ast.Name) for n in ast.walk(i.optional_vars))
+                   for i in node.items)
+    if isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar):
+        return node.name is not None
+    if isinstance(node, ast.MatchMapping):
+        return node.rest is not None
+    return True
+
+
 def _dict_update_values(node: ast.Attribute, parents: Mapping[int, ast.AST]) -> list[ast.expr]:
-    """The values ``self.__dict__.update(...)`` (_own_dict_update) writes under names the source spells."""
+    """The values ``self.__dict__.update(...)`` (_own_dict_update) writes under names the source spells, or
+    the method's own values for ``update(locals())``."""
     call = parents[id(parents[id(node)])]
     assert isinstance(call, ast.Call)
+    if call.args and isinstance(call.args[0], ast.Call) and (written := _function_bindings(
+            _enclosing_function(node, parents))) is not None:
+        return written[1]
     return [k.value for k in call.keywords if k.arg is not None] + [
         v for a in call.args if isinstance(a, ast.Dict) for v in a.values]
 
@@ -3802,7 +3871,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                     and "__dict__" not in own_names and _own_dict_equality(node, parents, self_methods(), own_plain_classes()):
                 continue
             if node.attr == "__dict__" and isinstance(node.ctx, ast.Load) \
-                    and "__dict__" not in own_names and _own_dict_update(node, parents, self_methods()):
+                    and "__dict__" not in own_names and _own_dict_update(node, parents, self_methods(), own_names):
                 # ``update(t=torch)`` as ``self.t = torch`` and ``setattr(self, n, torch)``
                 kept = next((k for v in _dict_update_values(node, parents) if (k := _kept_alias(v, aliases))), None)
                 if kept:

@@ -7,7 +7,8 @@ method reached off an object of the file's own class was taken for one reached o
 ``inspect.getfullargspec`` of the file's own ``__init__``, the older spelling of ``inspect.signature``; (4)
 everyday standard-library helpers where code runs: ``hashlib.sha1`` for a config fingerprint, ``string.Template``
 for a message, a ``threading.Lock`` around a call counter, ``weakref.ref`` to a parent module. Each is a style in
-correct/ (r45_*) with a faulty twin in faulty/. Three stay findings by design: ``atexit.register`` (runs code
+correct/ (r45_*) with a faulty twin in faulty/. Found while checking (1): ``self.__dict__.update(locals())``
+(older code's way to keep every argument) is now judged as ``self.name = value`` for each of the method's names. Three stay findings by design: ``atexit.register`` (runs code
 after grading), a descriptor's ``getattr(obj, self.name)`` (a computed name) and ``typing.get_type_hints``
 (evaluates annotation strings)."""
 
@@ -34,7 +35,8 @@ TWINS = {"r45_config_dict_of_locals": "r45_config_locals_padding_inverted",
          "r45_hashlib_fingerprint": "r45_hashlib_softmax_over_queries",
          "r45_string_template_msg": "r45_template_padding_inverted",
          "r45_threading_lock_counter": "r45_lock_scale_forgotten",
-         "r45_weakref_parent": "r45_weakref_softmax_over_queries"}
+         "r45_weakref_parent": "r45_weakref_softmax_over_queries",
+         "r45_dict_update_locals": "r45_dict_update_locals_softmax_over_queries"}
 KERNEL = """import math
 import torch
 from torch import nn
@@ -70,10 +72,26 @@ def test_locals_or_vars_of_a_module_or_class_namespace_stay_findings(source):
     assert any(f.endswith(("locals", "vars", "globals")) for f in hidden_name_uses(KERNEL + source)), source
 
 
-def test_locals_copied_into_the_objects_attributes_stays_a_finding():
-    # ``t = torch`` would become ``self.t``, which the review takes for the student's own
-    source = KERNEL + INIT + "        t = torch\n        self.__dict__.update(locals())\n"
-    assert "line 15: .__dict__" in hidden_name_uses(source)
+def test_the_methods_plain_arguments_and_values_copied_onto_self_are_no_finding():
+    for body in ("self.__dict__.update(locals())", "scale = d_model ** -0.5\n        self.__dict__.update(locals())",
+                 "n: int\n        self.__dict__.update(locals())"):
+        assert hidden_name_uses(KERNEL + INIT + "        " + body + "\n") == (), body
+
+
+@pytest.mark.parametrize("body, finding", [
+    # torch's names as values become ``self.t``, which the review would take for the student's own
+    ("t = torch", "line 15: torch kept as an attribute"), ("t = F", "line 15: F kept as an attribute"),
+    # values not written where the name is bound, a name the review looks for, or a locals of the file's own
+    ("for t in (torch,):\n            pass", "line 16: .__dict__"), ("a, b = torch, 1", "line 15: .__dict__"),
+    ("import torch.nn.functional as G", "line 15: .__dict__"), ("_C = 1", "line 15: .__dict__"),
+    ("with open('x') as t:\n            pass", "line 16: .__dict__")])
+def test_locals_copied_onto_self_with_values_the_review_cannot_see_stays_a_finding(body, finding):
+    source = KERNEL + INIT + "        " + body + "\n        self.__dict__.update(locals())\n"
+    assert finding in hidden_name_uses(source), hidden_name_uses(source)
+    shadowed = KERNEL + INIT + "        self.__dict__.update(locals())\ndef locals():\n    return {'t': torch}\n"
+    assert "line 14: .__dict__" in hidden_name_uses(shadowed)
+    frames = KERNEL + "import inspect\ndef save():\n    return inspect.currentframe().f_back.f_locals\n"
+    assert any("f_locals" in f for f in hidden_name_uses(frames))
     frames = KERNEL + "import inspect\ndef save():\n    return inspect.currentframe().f_back.f_locals\n"
     assert any("f_locals" in f for f in hidden_name_uses(frames))
 
