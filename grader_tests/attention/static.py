@@ -1421,17 +1421,6 @@ def _known_own_instance(node: ast.AST, parents: Mapping[int, ast.AST], classes: 
                     and not rebinds(list(up.values[:index + 1])):
                 return True
         child, up = up, parents.get(id(up))
-    if up is None or isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef) and not any(
-            isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
-            or isinstance(n, ast.arg) and n.arg == name for n in ast.walk(up)):
-        # (c) a module-level name the whole file binds once, at module level, to ``C(...)`` (``m =
-        # MultiHeadAttention(8, 2)`` then ``m.describe()``): a read before that line finds no name at all
-        module = child if up is None else up
-        while module is not None and not isinstance(module, ast.Module):
-            module = parents.get(id(module))
-        if isinstance(module, ast.Module) and _module_binding_counts(module).get(name) == 1:
-            return any(isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-                       and stmt.targets[0].id == name and _constructed_own(stmt.value, classes) for stmt in module.body)
     if not isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef):
         return False
     bindings = [n for n in ast.walk(up) if (isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load))
@@ -1442,6 +1431,25 @@ def _known_own_instance(node: ast.AST, parents: Mapping[int, ast.AST], classes: 
     assign = parents.get(id(bindings[0]))
     return isinstance(assign, ast.Assign) and assign.targets == [bindings[0]] and isinstance(assign.value, ast.Call) \
         and isinstance(assign.value.func, ast.Name) and assign.value.func.id in classes
+
+
+def _module_own_instance(node: ast.Name, tree: ast.Module, parents: Mapping[int, ast.AST],
+                         classes: Mapping[str, ast.ClassDef]) -> bool:
+    """Whether ``node`` reads a module-level name the whole file binds once, at module level, to ``C(...)`` for C
+    one of the file's own classes (``m = MultiHeadAttention(8, 2)`` then ``m.describe()``), where no function it
+    is read in binds it: a read before that line finds no name at all. For the methods called on it only
+    (_methods_taken_off): what is written into its private parts stays judged as anything's."""
+    name, scope = node.id, parents.get(id(node))
+    while scope is not None and not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+                                               | ast.ClassDef):
+        scope = parents.get(id(scope))
+    if isinstance(scope, ast.ClassDef | ast.Lambda) or scope is not None and any(
+            isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+            or isinstance(n, ast.arg) and n.arg == name for n in ast.walk(scope)):
+        return False
+    return _module_binding_counts(tree).get(name) == 1 and any(
+        isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+        and stmt.targets[0].id == name and _constructed_own(stmt.value, classes) for stmt in tree.body)
 
 
 @functools.lru_cache(maxsize=4)
@@ -1525,7 +1533,8 @@ def _methods_taken_off(tree: ast.Module, skip: frozenset[int] = frozenset()) -> 
             if isinstance(node.value, ast.Name | ast.Call):
                 if parents is None or classes is None:
                     parents, classes = _parents(tree), _instance_classes(tree)
-                if _known_own_instance(node.value, parents, classes) or _constructed_own(node.value, classes):
+                if _known_own_instance(node.value, parents, classes) or _constructed_own(node.value, classes) \
+                        or isinstance(node.value, ast.Name) and _module_own_instance(node.value, tree, parents, classes):
                     # ``v.method()`` with v an object of the file's class, or ``C(...).method()``: self is that object
                     name = None
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in methods:
