@@ -1,16 +1,17 @@
-"""Round 45 (B): 69 correct files written in config-saving, typing-heavy, functools and standard-library habits,
-graded through the real grader. 16 lost the 17 points that rest on the review: (1) ``locals()`` or ``vars()`` read
-in a method to save the constructor's arguments (``self.config = dict(locals())``, ``self.hparams = locals()``,
-``save_hparams(locals())``): 7 files; (2) ``inspect.signature(self.forward)`` in a method the file calls as
-``MultiHeadAttention(8, 2).forward_args`` or through ``m = MultiHeadAttention(8, 2)`` at module level, where a
-method reached off an object of the file's own class was taken for one reached off anything; (3)
-``inspect.getfullargspec`` of the file's own ``__init__``, the older spelling of ``inspect.signature``; (4)
-everyday standard-library helpers where code runs: ``hashlib.sha1`` for a config fingerprint, ``string.Template``
-for a message, a ``threading.Lock`` around a call counter, ``weakref.ref`` to a parent module. Each is a style in
-correct/ (r45_*) with a faulty twin in faulty/. Found while checking (1): ``self.__dict__.update(locals())``
-(older code's way to keep every argument) is now judged as ``self.name = value`` for each of the method's names. Three stay findings by design: ``atexit.register`` (runs code
-after grading), a descriptor's ``getattr(obj, self.name)`` (a computed name) and ``typing.get_type_hints``
-(evaluates annotation strings)."""
+"""Round 45 (B): 95 correct files written in config-saving, typing-heavy, functools, torch-decorator and
+standard-library habits, graded through the real grader. 22 lost the 17 points that rest on the review: (1)
+``locals()`` or ``vars()`` read in a method to save the constructor's arguments (``self.config = dict(locals())``,
+``self.hparams = locals()``, ``save_hparams(locals())``, ``self.__dict__.update(locals())``): 10 files; (2)
+``inspect.signature(self.forward)`` in a method the file calls as ``MultiHeadAttention(8, 2).forward_args`` or
+through ``m = MultiHeadAttention(8, 2)`` at module level, where a method reached off an object of the file's own
+class was taken for one reached off anything; (3) ``inspect.getfullargspec`` of the file's own ``__init__``, the
+older spelling of ``inspect.signature``; (4) everyday standard-library helpers where code runs: ``hashlib.sha1``
+for a config fingerprint, ``string.Template`` for a message, a ``threading.Lock`` around a call counter,
+``weakref.ref`` to a parent module (4 files). Each is a style in correct/ (r45_*) with a faulty twin in faulty/.
+Six stay findings by design: ``atexit.register`` (runs code after grading), a descriptor's ``getattr(obj,
+self.name)`` (a computed name), ``typing.get_type_hints`` (evaluates annotation strings), d2l's and a
+Lightning-like ``save_hyperparameters`` (``inspect.currentframe().f_back``: the caller's frame, which may be the
+grader's) and ``super().__getstate__()`` (the object's live ``__dict__``)."""
 
 from __future__ import annotations
 
