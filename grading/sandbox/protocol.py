@@ -27,10 +27,10 @@ made with ``numpy.frombuffer(...).copy()``: never a view of the receive buffer, 
 
 from __future__ import annotations
 
+import _json
 import ctypes
 import fcntl
 import io
-import json
 import math
 import re
 import socket
@@ -97,6 +97,59 @@ NP_DTYPES: dict[str, np.dtype] = {name: np.dtype(name).newbyteorder("<")
                                   for name in DTYPES if name != "bfloat16"}
 
 assert sys.byteorder == "little", "the wire format is little-endian"
+
+
+# JSON through private references to the C encoder and scanner, taken when this module is imported (in the jail:
+# before the student's module runs). ``json.dumps``/``json.loads`` are looked up at each call in a module the
+# student's code can patch (as can ``json.encoder.c_make_encoder``, ``JSONEncoder.encode``, ``json._default_decoder``
+# or ``json.decoder._CONSTANTS``): a file that replaced ``json.dumps`` made every reply unreadable, and was told it
+# "did not load". The C objects read nothing from those modules while they run (floats and ints by their types'
+# own repr, strings by ``encode_basestring_ascii``), so what the student patches there no longer reaches the wire.
+def _not_serialisable(o):
+    raise TypeError(f"cannot encode a value of type {type(o).__name__}")
+
+
+_JSON_ENCODE = _json.make_encoder(None, _not_serialisable, _json.encode_basestring_ascii, None, ":", ",",
+                                  False, False, True)
+
+
+class _ScanContext:
+    """What ``_json.make_scanner`` reads from a decoder, once, when it is made (json.decoder.JSONDecoder's
+    defaults; the constants from a dict of this module's own)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}.__getitem__
+    memo: dict = {}
+
+
+_JSON_SCAN = _json.make_scanner(_ScanContext())
+_JSON_SPACE = " \t\n\r"
+
+
+def json_dumps(value) -> str:
+    """``json.dumps(value, allow_nan=True, separators=(",", ":"))`` of plain values (None, bool, int, float,
+    str, list, dict with str keys), through the private encoder (above)."""
+    return "".join(_JSON_ENCODE(value, 0))
+
+
+def json_loads(text: str):
+    """``json.loads(text)`` through the private scanner (above); ValueError for anything that is not one JSON
+    value (what the scanner raises for a malformed one, StopIteration among it, becomes ValueError: its
+    JSONDecodeError is looked up in ``json.decoder``, which the jail's student code can replace)."""
+    start = len(text) - len(text.lstrip(_JSON_SPACE))
+    try:
+        value, end = _JSON_SCAN(text, start)
+    except RecursionError:
+        raise
+    except Exception as e:  # noqa: BLE001 - see the docstring
+        raise ValueError(f"not JSON: {type(e).__name__}") from None
+    if text[end:].strip(_JSON_SPACE):
+        raise ValueError("extra data after the JSON value")
+    return value
 
 
 class ProtocolError(Exception):
@@ -215,7 +268,7 @@ def encode(value, body_cap: int = BODY_CAP, weight: int = 0, header_cap: int | N
         raise ProtocolError(f"cannot send a value of type {type(v).__name__}")
 
     header = {"v": enc(value, 0), "t": tensors, "n": size}
-    hb = json.dumps(header, allow_nan=True, separators=(",", ":")).encode()
+    hb = json_dumps(header).encode()
     if header_cap is not None and len(hb) > header_cap:
         raise ProtocolError(f"message header larger than {header_cap} bytes")
     return b"".join((_LEN.pack(len(hb)), hb, *chunks))
@@ -377,7 +430,7 @@ def _without_surrogates(value):
 def _parse_header(header_bytes) -> dict:
     raw = bytes(header_bytes)
     try:
-        header = json.loads(raw.decode("utf-8"))
+        header = json_loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
         raise ProtocolError(f"bad header: {type(e).__name__}") from None
     if not isinstance(header, dict):
