@@ -27,7 +27,9 @@ made with ``numpy.frombuffer(...).copy()``: never a view of the receive buffer, 
 
 from __future__ import annotations
 
+import _io
 import _json
+import _socket
 import ctypes
 import fcntl
 import io
@@ -130,6 +132,44 @@ _JSON_SCAN = _json.make_scanner(_ScanContext())
 _JSON_SPACE = " \t\n\r"
 
 
+# What the jail's side of the wire (decoding a request, sending a reply, reading the next) calls, bound here for the
+# same reason: a student's ``math.prod = ...``, ``torch.from_numpy = ...`` or ``socket.socket.sendall = ...`` at
+# import made every later request undecodable or every reply vanish, which ended the session as the sandbox
+# "stopped answering" or "exited with code 0 while importing". Tensor methods go through ``torch._C.TensorBase``
+# and the reader is built on ``_io._RawIOBase``: immutable C types, where ``torch.Tensor`` and ``socket.SocketIO``
+# are Python classes any code in the process may rewrite.
+_prod = math.prod
+_np_frombuffer, _np_empty = np.frombuffer, np.empty
+_from_numpy, _torch_frombuffer, _torch_empty = torch.from_numpy, torch.frombuffer, torch.empty
+_TensorBase = torch._C.TensorBase
+_string_at = ctypes.string_at
+_SENDALL, _RECV_INTO = _socket.socket.sendall, _socket.socket.recv_into
+
+
+class _JailReader(_io._RawIOBase):
+    """The raw stream under the jail's reader of requests (``jail_reader``): one ``recv_into`` per read."""
+
+    def __init__(self, sock: socket.socket):
+        self._sock = sock
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        return _RECV_INTO(self._sock, b)
+
+
+def jail_reader(sock: socket.socket) -> io.BufferedReader:
+    """A buffered reader of the jail's requests, one blocking ``recv`` per request (Runtime.serve), that reads
+    through nothing the student's code can patch (``_SENDALL`` comment)."""
+    return _io.BufferedReader(_JailReader(sock), READ_BUFFER)
+
+
+def send_all(sock: socket.socket, data: bytes) -> None:
+    """``sock.sendall(data)`` through the private reference (``_SENDALL`` comment)."""
+    _SENDALL(sock, data)
+
+
 def json_dumps(value) -> str:
     """``json.dumps(value, allow_nan=True, separators=(",", ":"))`` of plain values (None, bool, int, float,
     str, list, dict with str keys), through the private encoder (above)."""
@@ -180,18 +220,19 @@ def tensor_bytes(t: torch.Tensor) -> bytes:
             and t.dtype is not torch.bfloat16:
         try:
             # One copy, in C order whatever the strides (numpy() refuses conj/neg views: below).
-            return t.detach().numpy().tobytes()
+            return _TensorBase.numpy(_TensorBase.detach(t)).tobytes()
         except (RuntimeError, TypeError):
             pass
-    t = torch.Tensor.as_subclass(t, torch.Tensor) if type(t) is not torch.Tensor else t
-    t = t.detach()
+    tb = _TensorBase      # methods of the immutable C type (``_SENDALL`` comment)
+    t = tb.as_subclass(t, torch.Tensor) if type(t) is not torch.Tensor else t
+    t = tb.detach(t)
     if t.layout != torch.strided:
-        t = t.to_dense()
-    t = t.cpu().contiguous().clone()   # fresh storage of exactly numel * itemsize bytes
-    n = t.numel() * t.element_size()
+        t = tb.to_dense(t)
+    t = tb.clone(tb.contiguous(tb.cpu(t)))   # fresh storage of exactly numel * itemsize bytes
+    n = tb.numel(t) * tb.element_size(t)
     if n == 0:
         return b""
-    return ctypes.string_at(t.data_ptr(), n)
+    return _string_at(tb.data_ptr(t), n)
 
 
 def array_bytes(a: np.ndarray) -> bytes:
@@ -376,10 +417,10 @@ def _checked_slice(desc, body: memoryview) -> tuple[str, list[int], memoryview]:
         raise ProtocolError("bad tensor offset/size")
     if offset + nbytes > len(body):
         raise ProtocolError("tensor lies outside the message body")
-    if math.prod(shape) * _ITEMSIZE[name] != nbytes:
+    if _prod(shape) * _ITEMSIZE[name] != nbytes:
         raise ProtocolError(f"tensor of shape {shape} and dtype {name} cannot have {nbytes} bytes")
     raw = body[offset:offset + nbytes]
-    if name == "bool" and nbytes and int(np.frombuffer(raw, dtype=np.uint8).max()) > 1:
+    if name == "bool" and nbytes and int(_np_frombuffer(raw, dtype=np.uint8).max()) > 1:
         raise ProtocolError("bool tensor holds values other than 0/1")
     return name, shape, raw
 
@@ -388,12 +429,12 @@ def _make_tensor(name: str, shape: list[int], raw: memoryview) -> torch.Tensor:
     """A fresh plain tensor from a checked descriptor (``_checked_slice``)."""
     dtype = DTYPES[name]
     if not raw:
-        return torch.empty(shape, dtype=dtype)
+        return _torch_empty(shape, dtype=dtype)
     if name in NP_DTYPES:    # NumPy copies in one call what frombuffer().clone() does in two
-        t = torch.from_numpy(np.frombuffer(raw, dtype=NP_DTYPES[name]).reshape(shape).copy())
+        t = _from_numpy(_np_frombuffer(raw, dtype=NP_DTYPES[name]).reshape(shape).copy())
     else:
-        t = torch.frombuffer(raw, dtype=dtype).clone().reshape(shape)
-    assert type(t) is torch.Tensor and t.is_contiguous()
+        t = _TensorBase.reshape(_TensorBase.clone(_torch_frombuffer(raw, dtype=dtype)), shape)
+    assert type(t) is torch.Tensor and _TensorBase.is_contiguous(t)
     return t
 
 
@@ -401,8 +442,8 @@ def _make_array(name: str, shape: list[int], raw: memoryview) -> np.ndarray:
     if name not in NP_DTYPES:
         raise ProtocolError(f"array dtype {name!r} is not allowed")
     if not raw:
-        return np.empty(shape, dtype=name)
-    a = np.frombuffer(raw, dtype=NP_DTYPES[name]).reshape(shape).astype(name, order="C", copy=True)
+        return _np_empty(shape, dtype=name)
+    a = _np_frombuffer(raw, dtype=NP_DTYPES[name]).reshape(shape).astype(name, order="C", copy=True)
     assert type(a) is np.ndarray and a.flags.c_contiguous and a.flags.owndata
     return a
 

@@ -75,3 +75,33 @@ def test_the_private_json_refuses_what_json_loads_refused_as_a_value_error(text,
 def test_the_private_json_reads_what_json_loads_read():
     for text in ['{"v":[1,2.5,NaN,-Infinity,"\\ud800"],"t":[],"n":0}', ' \n[true, null, {"a": "b"}]\t', "7"]:
         assert repr(protocol.json_loads(text)) == repr(json.loads(text))
+
+
+def test_the_jails_side_of_the_wire_reads_and_writes_with_stdlib_and_torch_functions_patched(monkeypatch):
+    """What the jail calls to read a request and send a reply, patched as a student's module can at import: before
+    round 45 ``math.prod`` or ``torch.from_numpy`` replaced made each request undecodable, and ``socket.socket``'s
+    ``sendall`` or ``socket.SocketIO.readinto`` replaced made the replies vanish (the loop ended, exit code 0)."""
+    import math as _math
+    import socket
+
+    import numpy as np
+
+    a, b = socket.socketpair()
+    with a, b:
+        reader = protocol.jail_reader(b)
+        monkeypatch.setattr(_math, "prod", lambda *x, **k: 0)
+        monkeypatch.setattr(np, "frombuffer", lambda *x, **k: np.zeros(1))
+        monkeypatch.setattr(torch, "from_numpy", lambda x: torch.zeros(1))
+        monkeypatch.setattr(torch, "frombuffer", lambda *x, **k: torch.zeros(1))
+        monkeypatch.setattr(torch.Tensor, "clone", lambda self, *x, **k: torch.zeros(1))
+        monkeypatch.setattr(torch.Tensor, "reshape", lambda self, *x, **k: torch.zeros(1))
+        monkeypatch.setattr(socket.socket, "sendall", lambda self, *x, **k: None)
+        monkeypatch.setattr(socket.socket, "recv_into", lambda self, *x, **k: 0)
+        monkeypatch.setattr(socket.SocketIO, "readinto", lambda self, buf: 0)
+        monkeypatch.setattr(socket.SocketIO, "_checkClosed", lambda self, *x: None)
+        x = torch.arange(12.0).reshape(3, 4)
+        protocol.send_all(a, protocol.encode({"seq": 1, "x": x, "h": x.to(torch.bfloat16), "a": np.ones((2, 2))}))
+        got = protocol.recv(reader)
+        monkeypatch.undo()
+        assert got["seq"] == 1 and torch.equal(got["x"], x) and torch.equal(got["h"].float(), x)
+        assert got["a"].tolist() == [[1.0, 1.0], [1.0, 1.0]]
