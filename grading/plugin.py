@@ -176,7 +176,7 @@ class GradingPlugin:
             self.load_error = self.proxy.load_error
             for item in items:
                 self.outcomes[test_id(item)] = {
-                    "outcome": "failed", "feedback": not_loaded_text(self.filename)}
+                    "outcome": "failed", "feedback": not_loaded_text(self.filename, self.load_error)}
             items[:] = []
             return
         # The hidden tests' jail is started when it is first needed (a fresh comparison it is lent

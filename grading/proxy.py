@@ -31,7 +31,7 @@ from typing import Any
 from torch import Tensor
 
 from grading.allowance import source_allowance
-from grading.i18n import IDLE_SEEN, SEMI, Msg, Text, as_msg, cat, msg
+from grading.i18n import IDLE_SEEN, SEMI, Msg, Text, as_msg, cat, is_msg, msg
 from grading.load_hints import (
     attribute_note,
     call_shape_note,
@@ -705,8 +705,23 @@ def source_of(session) -> str | None:
     return source if isinstance(source, str) else None
 
 
-def not_loaded_text(filename: str) -> Msg:
+def not_loaded_text(filename: str, load_error: Msg | None = None) -> Msg:
+    """What a test not run because the module did not load says; ``load_error``: why it did not (said otherwise
+    when the module had run and the jail's loop ended after it: ``ended_after_running``)."""
+    if ended_after_running(load_error):
+        return msg(f"not run: {filename} ran, then its sandbox ended before any test could run",
+                   f"未运行：{filename} 运行之后，其沙箱在任何测试运行之前就结束了")
     return msg(f"not run: {filename} did not load", f"未运行：{filename} 无法导入")
+
+
+def ended_after_running(load_error: Msg | None) -> bool:
+    """Whether a load error says the module's top level had run and the jail's own loop ended after it
+    (client.SERVE_FAILED_TEXT: a descriptor replaced, the loop's functions patched; INTERRUPTED_TEXT): "did not
+    load" was said of it (round 45), which the student could not square with a file that imports cleanly."""
+    return is_msg(load_error) and load_error["en"] in _ENDED_AFTER_RUNNING
+
+
+_ENDED_AFTER_RUNNING = frozenset(death_text(text)["en"] for text in (SERVE_FAILED_TEXT, INTERRUPTED_TEXT))
 
 
 # How a session was lost (StudentProxy.causes), as the checks that could not run then say it: a reply
@@ -1078,4 +1093,4 @@ class StudentProxy:
 
 __all__ = ["Feedback", "StudentTimedOut", "NotLoaded", "SessionLost", "InfrastructureError",
            "expect", "StudentProxy", "InheritedSession", "student_error_text", "load_error_text", "death_text",
-           "not_loaded_text", "gave_up_text", "packages_text", "source_of"]
+           "not_loaded_text", "ended_after_running", "gave_up_text", "packages_text", "source_of"]

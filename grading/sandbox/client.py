@@ -523,6 +523,13 @@ def _is_stats_reply(st: object) -> bool:
             and all(type(n) is str and len(n) <= _MAX_STAT_NAME for n in st.get("missing", [])))
 
 
+# How long the trusted side lets a jail whose channel closed end on its own before killing it (Session._died): the
+# jail's loop closes its channel as it fails (exit code 71, a descriptor replaced under it), and the kill that
+# followed at once raced that exit: one grading in four was told "killed by SIGKILL while importing" (round 45) of a
+# module that had been imported. A jail that closed its channel and goes on running is killed after this.
+CLOSED_GRACE_S = 0.25
+
+
 SERVE_FAILED_TEXT = ("after your code had run, the sandbox stopped answering the grader: the loop that reads its "
                      f"requests and writes its replies failed (exit code {protocol.SERVE_FAILED_EXIT})")
 
@@ -835,6 +842,26 @@ class Session:
             elif type(st.get("pid")) is int and st["pid"] > 1 and self._jail_pid is None:
                 self._jail_pid = st["pid"]
 
+    def _status_within(self, timeout: float) -> dict | None:
+        """The jail's end if the zygote reports it within ``timeout`` seconds (the pipe left open, as it is while
+        the jail lives), else None."""
+        deadline = time.monotonic() + timeout
+        while self._status is None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._st_r], [], [], left)[0]:
+                break
+            try:
+                chunk = os.read(self._st_r, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self._st_buf += chunk
+            if len(self._st_buf) > 65536:
+                break
+            self._parse_status(final=False)
+        return self._status
+
     def _read_status(self, timeout: float) -> dict | None:
         if self._status is not None:
             return self._status
@@ -1011,7 +1038,7 @@ class Session:
                 raise self._die(StudentTimeout(self.limits.wall, "the session")) from None
             raise self._die(StudentTimeout(wall, during)) from None
         except (protocol.PeerClosed, ConnectionError, BrokenPipeError) as e:
-            raise self._died() from e
+            raise self._died(CLOSED_GRACE_S) from e
         except protocol.Trickled:
             # The runtime writes each reply at once: only other code in the jail writes on its channel a
             # few bytes at a time (grading.proxy says it in Chinese too).
@@ -1020,7 +1047,7 @@ class Session:
                 "bytes: code in the sandbox wrote on the grader's channel a few bytes at a time"))) from None
         except protocol.ProtocolError as e:
             if "closed" in str(e):
-                raise self._died() from e
+                raise self._died(CLOSED_GRACE_S) from e
             # A body is what a parsed header declares: results, whatever refused them. A header's length is
             # four raw bytes: "in all" only when what is left of the grading's allowance refused a length a
             # header may have; past HEADER_CAP it is no header (bytes other code wrote on the channel, read
@@ -1040,7 +1067,11 @@ class Session:
                 self._replies.idle_spent += pending.watch.idle
         return self._check_reply(reply, seq, mark)
 
-    def _died(self) -> BaseException:
+    def _died(self, grace: float = 0.0) -> BaseException:
+        """The jail's end, as an exception, once it is killed; ``grace``: seconds to let it end on its own first
+        (CLOSED_GRACE_S)."""
+        if grace > 0:
+            self._status_within(grace)
         self._kill()
         st = self._read_status(timeout=5.0)
         if st and st.get("status") == "wall":
