@@ -5,14 +5,47 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 
 # Why a source has no tree, besides a SyntaxError: nested too deeply for the parser, or a NUL
 ParseFailure = SyntaxError | ValueError | RecursionError | MemoryError
 
+# Tokens of a source past which the trusted side does not parse it. Python's parse costs the worker ~2-8 us a token
+# (more on a loaded host): one statement of 65,000 attribute reads filling the 256 KiB upload limit (260,000 tokens)
+# cost 0.3-0.6 s of the worker's CPU to parse, about the whole hostile bound, before a reader looked at the tree
+# (and the review gives up past 20,000 nodes anyway: static.MAX_REVIEW_NODES). An honest file of the lab is a few
+# thousand tokens; one of 100,000 would be some 10,000 lines of code. The jail still compiles and runs such a file
+# (on the student's own CPU allowance): only the trusted readers (review, hints) go without its tree.
+MAX_PARSE_TOKENS = 100_000
+# What ``_token_count`` counts: words (names, numbers) and each other non-space character, outside comments. An
+# over-count (punctuation inside string literals) only counts a file nearer the gate; comments are cut first (a
+# ``#`` inside a string cuts its line's rest too, which only counts less).
+_TOKENISH = re.compile(r"\w+|[^\w\s]")
+_COMMENT = re.compile(r"#[^\n]*")
+
+
+class TooManyTokens(ValueError):
+    """A source past ``MAX_PARSE_TOKENS``: not parsed by the trusted side (a ValueError, as a NUL byte's)."""
+
+
+def _token_count(source: str, cap: int) -> int:
+    """About how many tokens ``source`` holds, counted up to ``cap`` + 1 (no more is needed); 0 for a source no
+    longer than ``cap`` characters, which cannot hold more (the count is skipped for every ordinary file)."""
+    if len(source) <= cap:
+        return 0
+    n = 0
+    for _ in _TOKENISH.finditer(_COMMENT.sub("", source)):
+        n += 1
+        if n > cap:
+            break
+    return n
+
 
 @functools.lru_cache(maxsize=4)       # the gradings at hand: one worker grades one file at a time
 def parsed(source: str) -> tuple[ast.Module | None, ParseFailure | None]:
-    """The source's tree, or the exception ``ast.parse`` raised on it (never raises itself)."""
+    """The source's tree, or the exception ``ast.parse`` raised on it, or TooManyTokens (never raises itself)."""
+    if _token_count(source, MAX_PARSE_TOKENS) > MAX_PARSE_TOKENS:
+        return None, TooManyTokens(f"more than {MAX_PARSE_TOKENS} tokens: not parsed")
     try:
         return ast.parse(source), None
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:

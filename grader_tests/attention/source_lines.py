@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from grading.family import class_family, holder
 from grading.i18n import Msg, msg
 from grading.load_hints import where_in
+from grading.parsing import parsed
 
 _SHOWN = 60          # longest code quoted as it is written
 MODULE = "attention"  # the name the tests import the file as (suite.SUITE.module_name): ``from attention import f``
@@ -26,10 +27,7 @@ MODULE = "attention"  # the name the tests import the file as (suite.SUITE.modul
 @functools.lru_cache(maxsize=4)
 def tree_of(source: str) -> ast.Module | None:
     """The source's tree, parsed once per grading however many hints read it (None: it does not parse)."""
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    return parsed(source)[0]     # the grading's one parse (grading.parsing: shared, and gated on its size)
 
 
 _IMPORTS_READ = ("torch", "functools")   # functools: ``functools.partial(F.softmax, dim=-2)`` is a softmax

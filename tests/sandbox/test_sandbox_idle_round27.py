@@ -178,7 +178,9 @@ def test_idle_watch_counts_idle_seconds_against_the_allowance():
 
 # ---------------------------------------------------------------------------- a serving loop broken at import
 POISONS = {
-    "json_dumps": "import json\njson.dumps = lambda *a, **k: (_ for _ in ()).throw(SystemExit(3))\n",
+    # json.dumps replaced no longer reaches the loop (round 45: the wire's JSON is bound privately); a data
+    # descriptor replaced under it still breaks it
+    "data_descriptor": "import os\nos.dup2(os.open('/dev/null', os.O_RDWR), 3)\n",
     "isinstance": "import builtins\nbuiltins.isinstance = lambda *a: False\n",
 }
 
