@@ -105,3 +105,15 @@ def test_the_jails_side_of_the_wire_reads_and_writes_with_stdlib_and_torch_funct
         monkeypatch.undo()
         assert got["seq"] == 1 and torch.equal(got["x"], x) and torch.equal(got["h"].float(), x)
         assert got["a"].tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+@pytest.mark.parametrize("kind", [str, type("S", (str,), {})])
+def test_a_string_longer_than_the_header_cap_is_refused_before_it_is_written_out(kind):
+    import time
+
+    value = {"value": kind("x" * (8 << 20))}
+    t0 = time.process_time()
+    with pytest.raises(protocol.ProtocolError, match="message header larger than 1024 bytes"):
+        protocol.encode(value, header_cap=1024)
+    assert time.process_time() - t0 < 0.005     # escaping the 8 MiB first took ~0.03 s here
+    assert len(protocol.encode({"value": kind("x" * 100)}, header_cap=1024)) < 1024
