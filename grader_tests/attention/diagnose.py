@@ -1713,16 +1713,40 @@ def _probe_mha(student: MhaBuilder, case: _MhaCase, *, heads: int | None = None,
         kpm2 = torch.rand(b, nk, generator=g) < 0.35
         kpm2[:, 0] = False
         kpm2[-1, -1] = True
+    return _run_mha(student, C.mha_params(71, dm, H, hd), H, hd, default, x2, ctx2, am2, kpm2,
+                    case.weights is not None)
+
+
+def _run_mha(student: MhaBuilder, params: dict[str, Tensor], H: int, hd: int, default: bool, x: Tensor,
+             ctx: Tensor | None, am: Tensor | None, kpm: Tensor | None, weights: bool) -> _MhaCase | None:
+    """The student's module built with ``params`` (without head_dim when ``default``) on these inputs, with its
+    weights when ``weights`` (weights seen on the first case are compared on the others too); None when the
+    student's code fails."""
     try:
-        m = student.mha(dm, H, None if default else hd, params=C.mha_params(71, dm, H, hd))
-        weights = None
-        if case.weights is None:
-            out = m(x2, ctx2, am2, key_padding_mask=kpm2)
-        else:                           # weights seen on the first case are compared on this one too
-            out, weights = m(x2, ctx2, am2, key_padding_mask=kpm2, return_weights=True)
+        m = student.mha(x.shape[-1], H, None if default else hd, params=params)
+        w = None
+        if not weights:
+            out = m(x, ctx, am, key_padding_mask=kpm)
+        else:
+            out, w = m(x, ctx, am, key_padding_mask=kpm, return_weights=True)
     except Feedback:
         return None
-    return _MhaCase(out, weights, m.params, H, hd, x2, ctx2, am2, kpm2)
+    return _MhaCase(out, w, m.params, H, hd, x, ctx, am, kpm)
+
+
+# Round 45 (brief D): the third case a fill's number is checked on. The probe's inputs doubled and its query and key
+# biases raised by 1: the right scores move in scale and in level, so a fill computed from them (scores.min() - 1,
+# scores.mean()) moves too, while a constant of the code stays where it is.
+_THIRD_SCALE, _THIRD_BIAS = 2.0, 1.0
+
+
+def _third_mha(student: MhaBuilder, probe: _MhaCase) -> _MhaCase | None:
+    """The student's module on the probe's inputs rescaled (``_THIRD_SCALE``, ``_THIRD_BIAS``); None when the
+    student's code fails."""
+    params = {n: t + _THIRD_BIAS if n in ("q_proj.bias", "k_proj.bias") else t for n, t in probe.params.items()}
+    x, ctx = probe.x * _THIRD_SCALE, None if probe.context is None else probe.context * _THIRD_SCALE
+    return _run_mha(student, params, probe.num_heads, probe.head_dim, x.shape[-1] == probe.num_heads * probe.head_dim,
+                    x, ctx, probe.additive_mask, probe.key_padding_mask, probe.weights is not None)
 
 
 def _sdpa_alone(student: MhaBuilder, case: _MhaCase) -> tuple[Tensor, ...] | None:
@@ -1901,19 +1925,25 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
                 return None
         return _bias_partly_dropped(names)
     if (fill := _fill_seen(case)) is not None:
+        varies = False
         if student is not None:
             probe = probe or _probe_mha(student, case)
             # the case told the kind apart; the probe is asked for that kind only (round 42: with padding in every
             # sample, real keys set to -1000 and padding keys raised by 1000 give it the same numbers)
             if probe is None or not _same_fill(_fill_seen(probe, (fill[0][0],)), fill):
                 return None
-        return _fill_note(*fill[0], fill[1], seen_weights=weights is not None, told=fill[1] == heads_told)
+            if fill[0][2]:
+                if (third := _third_mha(student, probe)) is None:
+                    return None
+                varies = _number_varies((case, probe, third), *fill)
+        return _fill_note(*fill[0], fill[1], seen_weights=weights is not None, told=fill[1] == heads_told,
+                          varies=varies)
     if _finite(out) and (fills := _fills_per_head(case)) and len(fills) > 1 and _fills_give_output(case, fills):
         if student is not None:
             probe = probe or _probe_mha(student, case)
-            if probe is None or not _same_fills(probe, fills):
+            if probe is None or not _same_fills(probe, fills) or (varies := _fills_vary(student, case, probe, fills)) is None:
                 return None
-        return _fills_note(fills)
+        return _fills_note(fills, varies=varies)
     if student is not None and not _finite(out, *(() if weights is None else (weights,))):
         said = _padding_nan(student, case) or _additive_mask_nan(student, case)
         if said is None:
@@ -1939,8 +1969,9 @@ def _finite_heads_too(student: MhaBuilder, case: _MhaCase, fixed: bool = False) 
         return None
     if fills is not None:
         probe = _probe_mha(student, case)
-        if probe is not None and _same_fills(probe, fills, nan):
-            return _fills_note(fills, lead=False, with_fix=not fixed)
+        if probe is not None and _same_fills(probe, fills, nan) \
+                and (varies := _fills_vary(student, case, probe, fills)) is not None:
+            return _fills_note(fills, lead=False, with_fix=not fixed, varies=varies)
     ref = case.variant(None)
     if ref is None:
         return None
@@ -2121,6 +2152,21 @@ def _lifted_as_filled(case: _MhaCase) -> bool:
     return _fill_err(case, "filled", 1e4, parts) < MATCH_TOL
 
 
+def _number_varies(cases: tuple[_MhaCase, ...], fill: tuple[str, float, bool], heads: tuple[int, ...] | None,
+                   head_wise: bool = False) -> bool:
+    """Whether no one number of a fill that shows (``_padding_fill``) gives the numbers of every one of ``cases``
+    (the case, the probe and ``_third_mha``'s case), as for a fill computed from the scores and not for a constant
+    of the code (round 45, brief D: scores.mean() landed near 0 on both cases and was said as "about 0");
+    ``head_wise``: each of ``heads`` read off its own weights (``_fills_per_head``). Each case's own fit is tried
+    as that number: a case whose numbers pin c closely (the third's larger scores) fits only a c that close."""
+    kind, c, _shows = fill
+    on = list(heads) if head_wise and heads is not None else [None]
+    read = [_fill_parts(k) for k in cases if k.key_padding_mask is not None and bool(k.key_padding_mask.any())]
+    tried = [c, *(_fill_fit(k, kind, parts, heads, h)[0] for k, parts in read for h in on)]
+    return not any(all(_fill_err(k, kind, x, parts, heads, h) < MATCH_TOL for k, parts in read for h in on)
+                   for x in tried)
+
+
 def _same_fill(probe: tuple[tuple[str, float, bool], tuple[int, ...] | None] | None,
                seen: tuple[tuple[str, float, bool], tuple[int, ...] | None]) -> bool:
     """The probe's fill (``_fill_seen``) is the case's: the same kind in the same heads, and the same c where both
@@ -2184,12 +2230,25 @@ def _same_fills(probe: _MhaCase, seen: list[_Fill], skip: tuple[int, ...] = ()) 
         _same_fill(p, s) for p, s in zip(found, seen, strict=True))
 
 
-def _fills_note(fills: list[_Fill], lead: bool = True, with_fix: bool = True) -> Msg:
+def _fills_vary(student: MhaBuilder, case: _MhaCase, probe: _MhaCase, fills: list[_Fill]) -> list[bool] | None:
+    """For each head group's fill, whether its number varies (``_number_varies``, each head off its own weights);
+    None when the student's code fails on the third case (no number is then checked, nothing is said)."""
+    if not any(fill[2] for fill, _heads in fills):
+        return [False] * len(fills)
+    if (third := _third_mha(student, probe)) is None:
+        return None
+    return [fill[2] and _number_varies((case, probe, third), fill, heads, head_wise=True) for fill, heads in fills]
+
+
+def _fills_note(fills: list[_Fill], lead: bool = True, with_fix: bool = True,
+                varies: list[bool] | None = None) -> Msg:
     """Each head group's fill, said with its heads, the fix once at the end (round 44; ``with_fix`` False: not at all, the
     note before it said it); ``lead``: said as heads wrong in different ways, the output compared too (else it
     follows the NaN note of the same feedback, and the weights alone were compared)."""
     fix = SEMI["en"] + _FILL_FIX["en"], SEMI["zh"] + _FILL_FIX["zh"]
-    notes = [_fill_note(*fill, heads, seen_weights=True, alone=False, output=lead) for fill, heads in fills]
+    varies = varies or [False] * len(fills)
+    notes = [_fill_note(*fill, heads, seen_weights=True, alone=False, output=lead, varies=vary)
+             for (fill, heads), vary in zip(fills, varies, strict=True)]
     notes = [msg(n["en"].removesuffix(fix[0]), n["zh"].removesuffix(fix[1])) for n in notes]
     said = cat(cat(*notes, sep=SEMI), _FILL_FIX if with_fix else None, sep=SEMI)
     return cat(msg("the heads are wrong in different ways: ", "各 head 的错误不同："), said) if lead else said
@@ -2222,10 +2281,12 @@ _FILL_FIX = msg("block the padding keys with -inf, e.g. scores.masked_fill(key_p
 
 
 def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None = None, *,
-               seen_weights: bool, told: bool = False, alone: bool = True, output: bool = True) -> Msg:
+               seen_weights: bool, told: bool = False, alone: bool = True, output: bool = True,
+               varies: bool = False) -> Msg:
     """What a finite padding fill (``_padding_fill``) is said as; ``told``: ``heads`` named by the caller already;
     ``alone`` False: other heads are wrong in other ways (``_heads_said``); ``output`` False: the weights alone
-    were compared (the output holds another head's NaN)."""
+    were compared (the output holds another head's NaN); ``varies``: no one number gives every check's numbers
+    (``_one_number``): no number is said."""
     where = _heads_said(heads, told, alone)
     what = msg("the weights and the output", "权重和输出") if seen_weights else msg("the output", "输出")
     if not output:
@@ -2242,6 +2303,8 @@ def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None =
             return inv
         return msg(f"{what['en']} {verb} the real keys blocked and the padding keys read: {inv['en']}",
                    f"{what['zh']}真实 key 被屏蔽、padding key 被读取的结果一致：{inv['zh']}")
+    if varies:
+        return _varying_fill_note(kind, what, verb, fix_en, fix_zh)
     if kind == "inverted":
         # both mistakes at once (round 42): the mask read inverted, and a finite number where -inf goes
         said_en = "a finite number (scores.masked_fill(~key_padding_mask, c) with c finite)" if not shows else \
@@ -2298,6 +2361,29 @@ def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None =
                f"{what['zh']}以下结果一致：在有 padding 的样本中，padding key 占据全部权重而真实 key 的权重为 0，"
                "没有 padding 的样本不变：这正是把一个数加到错误的 key 的 score 上的结果（`key_padding_mask * c` 且 "
                f"`c` 为正，或 `(1 - key_padding_mask) * -c`）；{fix_zh}")
+
+
+_VARYING = {    # round 45: what a fill whose number varies from check to check (``_one_number``) is said as
+    "filled": msg("the padding keys' scores set to a finite number (scores.masked_fill(key_padding_mask, c))",
+                  "把 padding key 的 score 设为一个有限数（`scores.masked_fill(key_padding_mask, c)`）"),
+    "added": msg("a finite number added to the padding keys' scores (scores + key_padding_mask * c)",
+                 "给 padding key 的 score 加上一个有限数（`scores + key_padding_mask * c`）"),
+    "inverted": msg("the real keys' scores set to a finite number and the padding keys' left as they are "
+                    "(scores.masked_fill(~key_padding_mask, c)), the mask read inverted (True in key_padding_mask "
+                    "means padding)",
+                    "把真实 key 的 score 设为一个有限数、padding key 的 score 保持不变（"
+                    "`scores.masked_fill(~key_padding_mask, c)`），mask 的极性反了（`key_padding_mask` 中 `True` "
+                    "表示 padding）"),
+}
+
+
+def _varying_fill_note(kind: str, what: Msg, verb: str, fix_en: str, fix_zh: str) -> Msg:
+    """A fill of ``kind`` whose c fits each check but no one c fits them all: said without a number, as seen."""
+    said = _VARYING[kind]
+    return msg(f"{what['en']} {verb} {said['en']}, but no one c gives the numbers of every check: c changes with "
+               f"the inputs instead of being a constant; {fix_en}",
+               f"{what['zh']}{said['zh']}的结果一致，但没有一个 `c` 能给出每个检查的数值：`c` 随输入而变，"
+               f"不是一个常数；{fix_zh}")
 
 
 def _mha_fold(case: _MhaCase) -> str | None:
