@@ -174,3 +174,26 @@ def test_a_head_filled_with_the_scores_mean_beside_a_head_with_a_constant_is_sai
     assert "in head 1, the padding keys' scores lowered by only about 5" in said["en"], said["en"]
     assert said["en"].count("float('-inf')") == 1
     _check_zh(said)
+
+
+# ------------------------------------------------------------------ graded files
+_PAD = "            pad = pad.masked_fill(key_padding_mask, float(\"-inf\"))[:, None, None, :]\n"
+FILES = {
+    # before: "the padding keys' scores left as they are" (the inputs' mean is near 0 on every case) and "lowered by
+    # only about 1.2" (a number of these inputs)
+    "added_input_mean": "            pad = pad.masked_fill(key_padding_mask, float(x.mean()))[:, None, None, :]\n",
+    "added_scores_min": "            pad = pad.masked_fill(key_padding_mask, float((q @ k.transpose(-2, -1)).min()) / 8)"
+                        "[:, None, None, :]\n",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_a_graded_file_with_a_fill_computed_from_its_inputs_is_told_it_without_a_number(executor, name):
+    from grading.runner import GradeInput, grade
+    from tests.web.test_broken_uploads_round34 import sub
+
+    result = grade(GradeInput(code=sub(_PAD, FILES[name]).encode()), "attention", executor)
+    said = {t["id"]: t for t in result["tests"]}["test_padding_keys_get_zero_weight"]["feedback"]
+    assert VARIES in said["en"] and VARIES_ZH in said["zh"], said["en"]
+    _check_zh(said)
