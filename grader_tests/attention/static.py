@@ -17,7 +17,12 @@ from grading.i18n import Msg, msg
 from grading.load_hints import is_main_guard
 from grading.parsing import parsed
 from grading.review import Reason, class_and_base, reason
-from grading.sandbox.pylab_names import PYLAB_BUILTINS, PYLAB_NUMPY_MODULES, PYLAB_STDLIB_NAMES
+from grading.sandbox.pylab_names import (
+    PYLAB_BUILTINS,
+    PYLAB_NUMPY_MODULES,
+    PYLAB_STDLIB_NAMES,
+    PYPLOT_STDLIB_NAMES,
+)
 from grading.suite import DISPLAY_PACKAGES
 
 # Attribute names of PyTorch's ready-made attention.
@@ -473,8 +478,8 @@ def _parsed(source: str) -> tuple[ast.Module | None, str | None]:
         todo.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     if computed and _resolve_computed_names(tree, computed) or literal:
         tree = _getattr_as_attribute(tree)
-    return _without_dead_try_code(_star_imports_expanded(_pylab_from_imports_expanded(
-        _pylab_stdlib_attributes_expanded(tree)))), None
+    return _without_dead_try_code(_star_imports_expanded(_pylab_from_imports_expanded(_pyplot_from_imports_expanded(
+        _pylab_stdlib_attributes_expanded(tree))))), None
 
 
 # Star imports read as the names they bind (review D round 43, MED 2: ``from torch.nn import *`` then ``Module``
@@ -570,34 +575,106 @@ def _pylab_from_imports_expanded(tree: ast.Module) -> ast.Module:
     return ast.fix_missing_locations(Expand().visit(copy.deepcopy(tree)))
 
 
+def _stdlib_handles(tree: ast.Module) -> tuple[dict[str, frozenset[str]], dict[int, frozenset[str]]]:
+    """The names that hold the jail's pylab or matplotlib.pyplot, bound only by display imports, each with the
+    standard library names read off it as the real objects (``pl`` after ``import pylab as pl``: PYLAB_STDLIB_NAMES;
+    ``plt`` after ``import matplotlib.pyplot as plt`` or ``from matplotlib import pyplot as plt``, and the dotted
+    ``matplotlib.pyplot`` after ``import matplotlib.pyplot``: PYPLOT_STDLIB_NAMES), and the first import statement
+    binding each (by id) with the handles it binds first. A name bound as both keeps the names both read."""
+    display = _display_module_names(tree)
+    handles: dict[str, frozenset[str]] = {}
+    binds: dict[int, frozenset[str]] = {}
+
+    first: dict[str, ast.stmt] = {}
+
+    def bound(node: ast.stmt, handle: str, names: frozenset[str]) -> None:
+        handles[handle] = handles.get(handle, names) & names
+        if handle not in first or (node.lineno, node.col_offset) < (first[handle].lineno, first[handle].col_offset):
+            first[handle] = node
+
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                if a.name == "pylab" and (a.asname or a.name) in display:
+                    bound(n, a.asname or a.name, frozenset(PYLAB_STDLIB_NAMES))
+                elif a.name == "matplotlib.pyplot" and a.asname in display:
+                    bound(n, a.asname or "", PYPLOT_STDLIB_NAMES)
+                elif a.name.startswith("matplotlib.") and not a.asname and "matplotlib" in display:
+                    bound(n, "matplotlib.pyplot", PYPLOT_STDLIB_NAMES)     # round 45: matplotlib.pyplot.sys
+        elif isinstance(n, ast.ImportFrom) and not n.level and n.module == "matplotlib":
+            for a in n.names:
+                if a.name == "pyplot" and (a.asname or a.name) in display:
+                    bound(n, a.asname or a.name, PYPLOT_STDLIB_NAMES)
+    for handle, node in first.items():      # imported once, after the first import binding the name
+        binds[id(node)] = binds.get(id(node), frozenset()) | {handle}
+    return handles, binds
+
+
+def _handle_of(node: ast.expr) -> str | None:
+    """What a stdlib name is read off in ``node.NAME``: a bare name, or the dotted ``matplotlib.pyplot``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and node.attr == "pyplot" and isinstance(node.value, ast.Name) \
+            and node.value.id == "matplotlib":
+        return "matplotlib.pyplot"
+    return None
+
+
+def _pyplot_from_imports_expanded(tree: ast.Module) -> ast.Module:
+    """The tree with each standard library name of ``from matplotlib.pyplot import NAME [as X]`` read as its explicit
+    import (``import sys``, round 45: the jail's pyplot binds the real object, as pylab's does); pyplot's own names
+    stay imported from it. The shared tree is copied."""
+    if not any(isinstance(n, ast.ImportFrom) and not n.level and n.module == "matplotlib.pyplot"
+               and any(a.name in PYPLOT_STDLIB_NAMES for a in n.names) for n in ast.walk(tree)):
+        return tree
+
+    class Expand(ast.NodeTransformer):
+        def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST | list[ast.stmt]:
+            if node.level or node.module != "matplotlib.pyplot":
+                return node
+            own = [a for a in node.names if a.name not in PYPLOT_STDLIB_NAMES]
+            return [*([ast.copy_location(ast.ImportFrom(module=node.module, level=0, names=own), node)] if own else []),
+                    *(_pylab_stdlib_import(a.name, node, a.asname) for a in node.names if a.name in PYPLOT_STDLIB_NAMES)]
+
+    return ast.fix_missing_locations(Expand().visit(copy.deepcopy(tree)))
+
+
 def _pylab_stdlib_attributes_expanded(tree: ast.Module) -> ast.Module:
     """The tree with each ``pylab.sys`` (``pl.importlib`` after ``import pylab as pl``, any name of
     PYLAB_STDLIB_NAMES read off a name only ``import pylab`` binds) read as the bare name, imported explicitly
     right after the ``import pylab``: the jail's pylab binds the real module (round 44), so ``pl.logging.config``
-    is judged as ``logging.config`` after ``import logging``. The shared tree is copied, never changed."""
-    display = _display_module_names(tree)
-    mine = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
-            for a in n.names if a.name == "pylab" and (a.asname or a.name) in display}
-    if not mine or not any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in mine
-                           and n.attr in PYLAB_STDLIB_NAMES for n in ast.walk(tree)):
+    is judged as ``logging.config`` after ``import logging``. Round 45: the same for pyplot's (``plt.sys``,
+    ``pyplot.sys``, ``matplotlib.pyplot.sys``, PYPLOT_STDLIB_NAMES; ``getattr(plt, "sys")`` is ``plt.sys`` by
+    then), imported right after the import binding pyplot. The shared tree is copied, never changed."""
+    handles, binds = _stdlib_handles(tree)
+
+    def read(node: ast.AST) -> str | None:
+        if not isinstance(node, ast.Attribute):
+            return None
+        handle = _handle_of(node.value)
+        return handle if handle is not None and node.attr in handles.get(handle, ()) else None
+
+    if not handles or not any(read(n) for n in ast.walk(tree)):
         return tree
-    used: set[str] = set()
+    tree = copy.deepcopy(tree)
+    handles, binds = _stdlib_handles(tree)     # the copy's import statements, by id
+    used: dict[str, set[str]] = {}
 
     class Expand(ast.NodeTransformer):
         def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-            if isinstance(node.value, ast.Name) and node.value.id in mine and node.attr in PYLAB_STDLIB_NAMES:
-                used.add(node.attr)
+            if (handle := read(node)) is not None:
+                used.setdefault(handle, set()).add(node.attr)
                 return ast.copy_location(ast.Name(id=node.attr, ctx=node.ctx), node)
             return self.generic_visit(node)
 
     class Imports(ast.NodeTransformer):
-        def visit_Import(self, node: ast.Import) -> ast.AST | list[ast.stmt]:
-            if not any(a.name == "pylab" and (a.asname or a.name) in mine for a in node.names):
-                return node
-            return [node, *(_pylab_stdlib_import(n, node) for n in sorted(used))]
+        def visit_Import(self, node: ast.Import | ast.ImportFrom) -> ast.AST | list[ast.stmt]:
+            names = set().union(*(used.get(h, ()) for h in binds.get(id(node), ())))
+            return [node, *(_pylab_stdlib_import(n, node) for n in sorted(names))] if names else node
 
-    expanded = Expand().visit(copy.deepcopy(tree))
-    return ast.fix_missing_locations(Imports().visit(expanded))
+        visit_ImportFrom = visit_Import
+
+    return ast.fix_missing_locations(Imports().visit(Expand().visit(tree)))
 
 
 def _star_imports_expanded(tree: ast.Module) -> ast.Module:

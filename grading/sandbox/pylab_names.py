@@ -54,6 +54,12 @@ PYLAB_STDLIB_NAMES: dict[str, tuple[str, str | None]] = {
     'threading': ('threading', None), 'time': ('time', None),
 }
 
+# The standard library names matplotlib.pyplot binds itself: pylab's less ``datetime`` (pylab's comes from
+# matplotlib.dates). In the jail ``plt.sys`` (``matplotlib.pyplot.sys``, ``getattr(plt, "sys")``, ``from
+# matplotlib.pyplot import sys``) is the real object, as ``pylab.sys`` is, and the review reads each as its explicit
+# import (round 45).
+PYPLOT_STDLIB_NAMES = frozenset(PYLAB_STDLIB_NAMES) - {"datetime"}
+
 # The builtins pylab.py puts back after numpy's star imports (numpy.random's ``bytes``, numpy's ``abs``, ...).
 PYLAB_BUILTINS = ("bytes", "abs", "bool", "max", "min", "pow", "round")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import importlib
 import inspect
 import io
 import linecache
@@ -33,6 +34,7 @@ from grading.sandbox.pylab_names import (
     PYLAB_DISPLAY_NAMES,
     PYLAB_NUMPY_MODULES,
     PYLAB_STDLIB_NAMES,
+    PYPLOT_STDLIB_NAMES,
 )
 
 MESSAGE_CAP = 2000
@@ -1099,6 +1101,15 @@ def _pylab_stand_in(real_import) -> types.ModuleType:
     return module
 
 
+def _pyplot_stdlib(name: str) -> object:
+    """The real object a standard library name pyplot binds is (round 45: ``plt.sys.modules`` was an inert stand-in
+    here while it is ``sys.modules`` at home, as ``pylab.sys`` was before round 44); stdlib modules import in the
+    jail anyway."""
+    source, attr = PYLAB_STDLIB_NAMES[name]
+    mod = importlib.import_module(source)
+    return getattr(mod, attr) if attr else mod
+
+
 class _Inert:
     """A display package's name inside the jail: every attribute, call and item is another stand-in,
     assignments are ignored, iteration yields nothing, and ``with`` works. ``tqdm(xs)`` and
@@ -1117,6 +1128,8 @@ class _Inert:
     def __getattr__(self, attr: str):
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)
+        if self._name == "matplotlib.pyplot" and attr in PYPLOT_STDLIB_NAMES:
+            return _pyplot_stdlib(attr)
         return _Inert(f"{self._name}.{attr}")
 
     def __setattr__(self, attr: str, value) -> None:
