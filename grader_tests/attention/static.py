@@ -539,6 +539,39 @@ def _pylab_stdlib_import(name: str, where: ast.stmt, asname: str | None = None) 
     return ast.copy_location(made, where)
 
 
+def _pylab_numpy_sources() -> dict[str, str] | None:
+    """Each numpy name ``from pylab import *`` binds, with the last of pylab's numpy modules binding it (later
+    modules win, as in pylab.py), less the builtins pylab puts back; None when numpy cannot be imported here."""
+    parts = [_module_star_names(m) for m in STAR_SOURCES["pylab"]]
+    if any(p is None for p in parts):
+        return None
+    return {n: m for m, names in zip(STAR_SOURCES["pylab"], parts, strict=True) for n in names or ()
+            if n not in PYLAB_BUILTINS}
+
+
+def _pylab_name_import(name: str, asname: str | None, node: ast.stmt, numpy: Mapping[str, str],
+                       alias_at: ast.AST | None = None) -> ast.stmt:
+    """The explicit import of the object pylab's ``name`` is in the jail, bound as ``asname``, placed at ``node``
+    (round 45: the one place the from-import and the star import decide it): a numpy name from the last numpy module
+    binding it (``numpy``, ``_pylab_numpy_sources``; ``from numpy.linalg import norm``) before a standard library
+    name of PYLAB_STDLIB_NAMES (numpy's star import comes later in pylab.py) as its own import (``import sys``),
+    ``np`` as ``import numpy as np``, and pylab's own names (its display stand-ins, the builtins it puts back) from
+    pylab. ``alias_at``: where the imported name's alias is placed (the star's ``*``)."""
+    def alias() -> ast.alias:
+        made = ast.alias(name, asname)
+        return made if alias_at is None else ast.copy_location(made, alias_at)
+
+    if name in numpy:
+        made: ast.stmt = ast.ImportFrom(module=numpy[name], level=0, names=[alias()])
+    elif name in PYLAB_STDLIB_NAMES:
+        return _pylab_stdlib_import(name, node, asname)
+    elif name == "np":
+        made = ast.Import(names=[ast.alias("numpy", asname or "np")])
+    else:
+        made = ast.ImportFrom(module="pylab", level=0, names=[alias()])
+    return ast.copy_location(made, node)
+
+
 def _pylab_from_imports_expanded(tree: ast.Module) -> ast.Module:
     """The tree with each ``from pylab import NAME [as X]`` read as the explicit import of the object NAME is in the
     jail, as the star import and ``pylab.NAME`` are (mend round 44, review RD MED 2: ``from pylab import sys`` was a
@@ -549,28 +582,15 @@ def _pylab_from_imports_expanded(tree: ast.Module) -> ast.Module:
     if not any(isinstance(n, ast.ImportFrom) and not n.level and n.module == "pylab"
                and any(a.name != "*" for a in n.names) for n in ast.walk(tree)):
         return tree
-    parts = [_module_star_names(m) for m in STAR_SOURCES["pylab"]]
-    if any(p is None for p in parts):
+    numpy = _pylab_numpy_sources()
+    if numpy is None:
         return tree
-    numpy = {n: m for m, names in zip(STAR_SOURCES["pylab"], parts, strict=True) for n in names or ()
-             if n not in PYLAB_BUILTINS}        # later modules win, as in pylab.py
-
-    def one(a: ast.alias, node: ast.ImportFrom) -> ast.stmt:
-        if a.name in numpy:
-            made: ast.stmt = ast.ImportFrom(module=numpy[a.name], level=0, names=[ast.alias(a.name, a.asname)])
-        elif a.name in PYLAB_STDLIB_NAMES:
-            return _pylab_stdlib_import(a.name, node, a.asname)
-        elif a.name == "np":
-            made = ast.Import(names=[ast.alias("numpy", a.asname or "np")])
-        else:
-            made = ast.ImportFrom(module="pylab", level=0, names=[ast.alias(a.name, a.asname)])
-        return ast.copy_location(made, node)
 
     class Expand(ast.NodeTransformer):
         def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST | list[ast.stmt]:
             if node.level or node.module != "pylab" or any(a.name == "*" for a in node.names):
                 return node
-            return [one(a, node) for a in node.names]
+            return [_pylab_name_import(a.name, a.asname, node, numpy) for a in node.names]
 
     return ast.fix_missing_locations(Expand().visit(copy.deepcopy(tree)))
 
@@ -702,17 +722,16 @@ def _star_imports_expanded(tree: ast.Module) -> ast.Module:
             if node.module not in STAR_SOURCES:
                 return ast.copy_location(ast.ImportFrom(module=node.module, level=0, names=[
                     ast.copy_location(ast.alias(name=n), node.names[0]) for n in names]), node)
-            # each name from the last of the modules that binds it (pylab: numpy.linalg's ``norm`` over numpy's)
-            source = {n: m for m in STAR_SOURCES[node.module] for n in names if n in (_module_star_names(m) or ())}
-            # a standard library name numpy's star import also binds is numpy's (it comes later in pylab.py)
-            out = [_pylab_stdlib_import(n, node) for n in names if n in PYLAB_STDLIB_NAMES and n not in source]
-            if "np" in names:
-                out.append(ast.copy_location(ast.Import(names=[ast.alias(name="numpy", asname="np")]), node))
+            # each name as ``from pylab import NAME`` is read (_pylab_name_import), the numpy names then gathered
+            # into one import per numpy module, in pylab.py's order, after the others and ``np``
+            made = [_pylab_name_import(n, None, node, _pylab_numpy_sources() or {}, node.names[0]) for n in names]
+            numpy = [s for s in made if isinstance(s, ast.ImportFrom) and s.module in STAR_SOURCES[node.module]]
+            out = sorted((s for s in made if s not in numpy), key=lambda s: isinstance(s, ast.Import)
+                         and s.names[0].name == "numpy")
             for m in STAR_SOURCES[node.module]:
-                mine = [n for n in names if source.get(n) == m]
+                mine = [a for s in numpy if s.module == m for a in s.names]
                 if mine:
-                    out.append(ast.copy_location(ast.ImportFrom(module=m, level=0, names=[
-                        ast.copy_location(ast.alias(name=n), node.names[0]) for n in mine]), node))
+                    out.append(ast.copy_location(ast.ImportFrom(module=m, level=0, names=mine), node))
             return out or ast.copy_location(ast.Pass(), node)
 
     return ast.fix_missing_locations(Expand().visit(copy.deepcopy(tree)))
