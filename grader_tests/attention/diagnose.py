@@ -2369,21 +2369,21 @@ _VARYING = {    # round 45: what a fill whose number varies from check to check 
     "added": msg("a finite number added to the padding keys' scores (scores + key_padding_mask * c)",
                  "给 padding key 的 score 加上一个有限数（`scores + key_padding_mask * c`）"),
     "inverted": msg("the real keys' scores set to a finite number and the padding keys' left as they are "
-                    "(scores.masked_fill(~key_padding_mask, c)), the mask read inverted (True in key_padding_mask "
-                    "means padding)",
+                    "(scores.masked_fill(~key_padding_mask, c))",
                     "把真实 key 的 score 设为一个有限数、padding key 的 score 保持不变（"
-                    "`scores.masked_fill(~key_padding_mask, c)`），mask 的极性反了（`key_padding_mask` 中 `True` "
-                    "表示 padding）"),
+                    "`scores.masked_fill(~key_padding_mask, c)`）"),
 }
+_INVERTED_TOO = msg("; the mask is read inverted (True in key_padding_mask means padding)",
+                    "；mask 的极性反了（`key_padding_mask` 中 `True` 表示 padding）")
 
 
 def _varying_fill_note(kind: str, what: Msg, verb: str, fix_en: str, fix_zh: str) -> Msg:
     """A fill of ``kind`` whose c fits each check but no one c fits them all: said without a number, as seen."""
-    said = _VARYING[kind]
+    said, inv = _VARYING[kind], _INVERTED_TOO if kind == "inverted" else msg("", "")
     return msg(f"{what['en']} {verb} {said['en']}, but no one c gives the numbers of every check: c changes with "
-               f"the inputs instead of being a constant; {fix_en}",
+               f"the inputs instead of being a constant{inv['en']}; {fix_en}",
                f"{what['zh']}{said['zh']}的结果一致，但没有一个 `c` 能给出每个检查的数值：`c` 随输入而变，"
-               f"不是一个常数；{fix_zh}")
+               f"不是一个常数{inv['zh']}；{fix_zh}")
 
 
 def _mha_fold(case: _MhaCase) -> str | None:

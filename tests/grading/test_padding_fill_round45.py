@@ -155,13 +155,15 @@ def test_a_fill_of_the_scores_minimum_landing_within_10_percent_on_both_cases_is
     ("added", "a finite number added to the padding keys' scores (scores + key_padding_mask * c)",
      "给 padding key 的 score 加上一个有限数（`scores + key_padding_mask * c`）"),
     ("inverted", "the real keys' scores set to a finite number and the padding keys' left as they are "
-     "(scores.masked_fill(~key_padding_mask, c)), the mask read inverted (True in key_padding_mask means padding)",
-     "把真实 key 的 score 设为一个有限数、padding key 的 score 保持不变"),
+     "(scores.masked_fill(~key_padding_mask, c))", "把真实 key 的 score 设为一个有限数、padding key 的 score 保持不变"),
 ])
 def test_other_kinds_of_fill_computed_from_the_scores_are_said_without_a_number(kind, en, zh):
     said = _said({None: (kind, lambda s: s.mean())})
     assert said is not None
     assert en + ", " + VARIES in said["en"], said["en"]
+    inverted = "; the mask is read inverted (True in key_padding_mask means padding); block"
+    assert (inverted in said["en"]) == (kind == "inverted"), said["en"]
+    assert ("；mask 的极性反了（`key_padding_mask` 中 `True` 表示 padding）；应使用" in said["zh"]) == (kind == "inverted")
     assert zh in said["zh"] and VARIES_ZH in said["zh"], said["zh"]
     _check_zh(said)
 
