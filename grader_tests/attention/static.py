@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence, Set
 
 from grading.i18n import Msg, msg
 from grading.load_hints import is_main_guard
-from grading.parsing import parsed
+from grading.parsing import TooManyTokens, parsed
 from grading.review import Reason, class_and_base, reason
 from grading.sandbox.pylab_names import (
     PYLAB_BUILTINS,
@@ -1106,6 +1106,12 @@ def give_up(source: str) -> None:
     _GAVE_UP.add(source)
     while len(_GAVE_UP) > 8:           # only the gradings at hand matter
         _GAVE_UP.pop()
+
+
+def past_token_gate(source: str) -> bool:
+    """The source was left unparsed by the grader's token gate (grading.parsing.MAX_PARSE_TOKENS), not past the
+    review's own node or depth limits: its unreadability is said with that reason."""
+    return isinstance(parsed(source)[1], TooManyTokens)
 
 
 def _reviewable(source: str) -> tuple[ast.Module | None, str | None]:
