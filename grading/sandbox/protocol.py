@@ -142,7 +142,15 @@ _prod = math.prod
 _np_frombuffer, _np_empty = np.frombuffer, np.empty
 _from_numpy, _torch_frombuffer, _torch_empty = torch.from_numpy, torch.frombuffer, torch.empty
 _TensorBase = torch._C.TensorBase
-_string_at = ctypes.string_at
+# The classes the wire tells values by, as they were before student code ran: a module attribute such as
+# ``socket.socket = guard`` or ``torch.Tensor = Fake`` at import (a "no network" guard) made every read or reply
+# raise (round 45 review RC MED 2: graded 0, "stopped answering"). The classes themselves stay the real ones.
+_Tensor, _SOCKET = torch.Tensor, socket.socket
+# The tensor's facts read through the C type's descriptors, not through ``torch.Tensor``'s attributes, which any
+# code may replace (``torch.Tensor.dtype = property(...)`` made every reply "invalid", round 45 review RC LOW 4).
+_DTYPE_OF, _SHAPE_OF, _NUMEL = _TensorBase.dtype.__get__, _TensorBase.shape.__get__, _TensorBase.numel
+# ctypes.string_at is a Python function that looks ``ctypes._string_at`` up when called: the C function itself.
+_string_at = ctypes._string_at
 _SENDALL, _RECV_INTO = _socket.socket.sendall, _socket.socket.recv_into
 
 
@@ -216,7 +224,7 @@ class Trickled(ProtocolError):
 
 def tensor_bytes(t: torch.Tensor) -> bytes:
     """Raw bytes of a plain CPU strided tensor (copied into a fresh contiguous buffer first)."""
-    if type(t) is torch.Tensor and t.layout == torch.strided and t.device.type == "cpu" \
+    if type(t) is _Tensor and t.layout == torch.strided and t.device.type == "cpu" \
             and t.dtype is not torch.bfloat16:
         try:
             # One copy, in C order whatever the strides (numpy() refuses conj/neg views: below).
@@ -224,7 +232,7 @@ def tensor_bytes(t: torch.Tensor) -> bytes:
         except (RuntimeError, TypeError):
             pass
     tb = _TensorBase      # methods of the immutable C type (``_SENDALL`` comment)
-    t = tb.as_subclass(t, torch.Tensor) if type(t) is not torch.Tensor else t
+    t = tb.as_subclass(t, _Tensor) if type(t) is not _Tensor else t
     t = tb.detach(t)
     if t.layout != torch.strided:
         t = tb.to_dense(t)
@@ -252,6 +260,7 @@ def encode(value, body_cap: int = BODY_CAP, weight: int = 0, header_cap: int | N
     chunks: list[bytes] = []
     size = 0
     count = 0
+    text = 0            # characters of every string so far: what the header will hold at least
 
     def blob(tag: str, dtype: str | None, shown, shape, numel: int, to_bytes, v) -> dict:
         """A tensor ("X") or an array ("A"): checked, copied into the body, referenced by index."""
@@ -274,6 +283,15 @@ def encode(value, body_cap: int = BODY_CAP, weight: int = 0, header_cap: int | N
         size += len(data)
         return {tag: len(tensors) - 1}
 
+    def chars(v: str) -> None:
+        """Counts ``v`` into the header's strings; refused once they pass ``header_cap``, before any is escaped
+        (round 45 review RC MED 3: 60 strings of 1 MiB, each under the cap, cost 26 s of a grading's wall to write
+        out and be refused after)."""
+        nonlocal text
+        text += len(v)
+        if header_cap is not None and text > header_cap:
+            raise ProtocolError(f"message header larger than {header_cap} bytes")
+
     def enc(v, depth):
         nonlocal count
         count += 1
@@ -284,16 +302,18 @@ def encode(value, body_cap: int = BODY_CAP, weight: int = 0, header_cap: int | N
         if type(v) in _PLAIN:
             # A string longer than the header may be refused before it is written out: 30 MiB returned in each
             # call cost its jail 0.4 s a call to escape and was refused after (16 s of a grading's wall, round 45).
-            if header_cap is not None and type(v) is str and len(v) > header_cap:
-                raise ProtocolError(f"message header larger than {header_cap} bytes")
+            if type(v) is str:
+                chars(v)
             return v
-        if isinstance(v, torch.Tensor):
-            return blob("X", _DTYPE_NAMES.get(v.dtype), v.dtype, v.shape, v.numel(), tensor_bytes, v)
+        if isinstance(v, _Tensor):
+            dtype = _DTYPE_OF(v)
+            return blob("X", _DTYPE_NAMES.get(dtype), dtype, _SHAPE_OF(v), _NUMEL(v), tensor_bytes, v)
         if isinstance(v, dict):
             out = {}
             for k, x in v.items():
                 if not isinstance(k, str):
                     raise ProtocolError("dict keys must be str")
+                chars(k)
                 out[str(k)] = enc(x, depth + 1)
             return {"D": out}
         if isinstance(v, list):
@@ -301,8 +321,8 @@ def encode(value, body_cap: int = BODY_CAP, weight: int = 0, header_cap: int | N
         if isinstance(v, tuple):
             return {"T": [enc(x, depth + 1) for x in v]}
         # Subclasses of the plain types (no class is both one of these and a container), and arrays.
-        if isinstance(v, str) and header_cap is not None and len(v) > header_cap:
-            raise ProtocolError(f"message header larger than {header_cap} bytes")
+        if isinstance(v, str):
+            chars(v)
         if isinstance(v, (bool, str)):
             return v
         if isinstance(v, int):
@@ -384,7 +404,7 @@ def reader(sock: socket.socket) -> io.BufferedReader:
 def _recv_exact_into(src, buf, first: bool = False, before_read=None) -> None:
     # readinto1: at most one read of the socket per call (readinto loops over reads until the buffer
     # is full, and ``before_read`` would never run in between).
-    read_into = (lambda v: _read_queued(src, v)) if isinstance(src, socket.socket) else src.readinto1
+    read_into = (lambda v: _read_queued(src, v)) if isinstance(src, _SOCKET) else src.readinto1
     view = memoryview(buf)
     got = small = 0
     while got < len(view):
@@ -440,7 +460,7 @@ def _make_tensor(name: str, shape: list[int], raw: memoryview) -> torch.Tensor:
         t = _from_numpy(_np_frombuffer(raw, dtype=NP_DTYPES[name]).reshape(shape).copy())
     else:
         t = _TensorBase.reshape(_TensorBase.clone(_torch_frombuffer(raw, dtype=dtype)), shape)
-    assert type(t) is torch.Tensor and _TensorBase.is_contiguous(t)
+    assert type(t) is _Tensor and _TensorBase.is_contiguous(t)
     return t
 
 

@@ -38,6 +38,10 @@ from grading.sandbox.pylab_names import (
 )
 
 MESSAGE_CAP = 2000
+# The tensor class and its C ``as_subclass`` as they were before student code ran (this module is imported in the
+# zygote): ``torch.Tensor = Fake`` at import made every tensor argument or result "not a tensor" (round 45 review RC
+# MED 2). The wire's own references are protocol's (``_Tensor``).
+_Tensor, _as_subclass = torch.Tensor, torch._C.TensorBase.as_subclass
 
 # The student's working directory: empty and writable, on the jail's own size-capped /tmp tmpfs
 # (what ``python attention.py`` in a fresh folder of the student's own machine would give).
@@ -251,8 +255,8 @@ class Runtime:
             left = [protocol.MAX_ITEMS]
         if obj is not None and value is obj:
             return None                      # e.g. module.eval() returns the module itself
-        if isinstance(value, torch.Tensor):
-            t = value if type(value) is torch.Tensor else torch.Tensor.as_subclass(value, torch.Tensor)
+        if isinstance(value, _Tensor):
+            t = value if type(value) is _Tensor else _as_subclass(value, _Tensor)
             return _plain_tensor(t.detach(), self.body_cap)
         if isinstance(value, np.ndarray | np.generic):
             # Arrays (and NumPy scalars such as np.float64) go back as plain arrays; a subclass
@@ -463,7 +467,7 @@ class Runtime:
                     if type(v) is int:
                         child[a] = _size(v, f"{n}.{a}")
                 if child["is_linear"]:
-                    child["bias"] = isinstance(getattr(c, "bias", None), torch.Tensor)
+                    child["bias"] = isinstance(getattr(c, "bias", None), _Tensor)
                 info["children"][n] = child
             # Every Linear inside, in registration order, with its dotted name and, for a second
             # name of the same module, the first one (so that aliases are not counted twice).
@@ -472,7 +476,7 @@ class Runtime:
                 if n and isinstance(c, torch.nn.Linear) and n.count(".") < 3 and kept(n, "l"):
                     entry = {"name": n, "in_features": _size(int(c.in_features), f"{n}.in_features"),
                              "out_features": _size(int(c.out_features), f"{n}.out_features"),
-                             "bias": isinstance(c.bias, torch.Tensor)}
+                             "bias": isinstance(c.bias, _Tensor)}
                     if id(c) in first:
                         entry["alias_of"] = first[id(c)]
                     else:
@@ -487,7 +491,7 @@ class Runtime:
         wrt = req.get("wrt", [])
         inputs = []
         for i in wrt:
-            if not isinstance(args[i], torch.Tensor):
+            if not isinstance(args[i], _Tensor):
                 raise _Fail("TypeError", f"argument {i} is not a tensor")
             args[i] = args[i].detach().clone().requires_grad_(True)
             inputs.append(args[i])
@@ -508,9 +512,9 @@ class Runtime:
         else:
             outs, gs = [out], [g] if not isinstance(g, (tuple, list)) else [g[0]]
         for o in outs:
-            if not isinstance(o, torch.Tensor):
+            if not isinstance(o, _Tensor):
                 raise _Fail("TypeError", f"forward returned {type(o).__name__}, expected a Tensor")
-        outs = [o if type(o) is torch.Tensor else torch.Tensor.as_subclass(o, torch.Tensor) for o in outs]
+        outs = [o if type(o) is _Tensor else _as_subclass(o, _Tensor) for o in outs]
         pairs = [(o, gg) for o, gg in zip(outs, gs, strict=False) if o.requires_grad]
         if not pairs:
             return [None] * len(inputs)
@@ -703,7 +707,7 @@ def _raw(t: torch.Tensor) -> tuple:
 
 def _snapshot(args: list, kwargs: dict) -> list[tuple[int | str, torch.Tensor, tuple]]:
     keyed = [*enumerate(args), *kwargs.items()]
-    return [(key, t, _raw(t)) for key, t in keyed if type(t) is torch.Tensor]
+    return [(key, t, _raw(t)) for key, t in keyed if type(t) is _Tensor]
 
 
 def _changed(before: list[tuple[int | str, torch.Tensor, tuple]], args: list, kwargs: dict) -> list[int | str]:
@@ -995,7 +999,7 @@ def _load_reparametrized(obj, dotted: str, value: torch.Tensor) -> bool:
             setattr(owner, attr, value)                     # each right_inverse, last one first
         except (RuntimeError, NotImplementedError, ValueError, TypeError):
             original = getattr(chain, "original", None)
-            if not isinstance(original, torch.Tensor) or tuple(original.shape) != tuple(value.shape):
+            if not isinstance(original, _Tensor) or tuple(original.shape) != tuple(value.shape):
                 raise _Fail("ValueError", f"the reference weights cannot be loaded into {dotted}: a "
                                           f"parametrization ({kinds}) computes it and cannot be set") from None
             original.copy_(value)
@@ -1006,7 +1010,7 @@ def _load_reparametrized(obj, dotted: str, value: torch.Tensor) -> bool:
     for hook in owner._forward_pre_hooks.values():
         if isinstance(hook, WeightNorm) and hook.name == attr:
             g, v = getattr(owner, f"{attr}_g", None), getattr(owner, f"{attr}_v", None)
-            if not (isinstance(g, torch.Tensor) and isinstance(v, torch.Tensor)):
+            if not (isinstance(g, _Tensor) and isinstance(v, _Tensor)):
                 return False
             v.copy_(value)
             g.copy_(torch.norm_except_dim(value, 2, hook.dim))
@@ -1014,7 +1018,7 @@ def _load_reparametrized(obj, dotted: str, value: torch.Tensor) -> bool:
             return True
         if isinstance(hook, BasePruningMethod) and getattr(hook, "_tensor_name", None) == attr:
             orig, mask = getattr(owner, f"{attr}_orig", None), getattr(owner, f"{attr}_mask", None)
-            if not (isinstance(orig, torch.Tensor) and isinstance(mask, torch.Tensor)):
+            if not (isinstance(orig, _Tensor) and isinstance(mask, _Tensor)):
                 return False
             if not bool(mask.ne(0).all()):
                 raise _Fail("ValueError", f"the reference weights cannot be loaded into {dotted}: it is pruned "
