@@ -29,6 +29,9 @@ _BY_CODE: dict[str, Callable[[dict[str, str]], str]] = {
     "attention.unreviewable":
         lambda p: _("attention.py is past what the source review reads (%(nodes)s syntax nodes, %(depth)s levels "
                     "of nesting): the fused-attention checks withheld their points; read it yourself", **p),
+    "attention.too_many_tokens":
+        lambda p: _("attention.py has more than %(tokens)s tokens, past which the grader does not parse a source: "
+                    "the fused-attention checks withheld their points; read it yourself", **p),
     "attention.indirect_names":
         lambda p: _("attention.py reaches functions through computed or indirect names, which the fused-attention "
                     "check cannot follow: %(names)s", **p),

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence, Set
 
 from grading.i18n import Msg, msg
 from grading.load_hints import is_main_guard
-from grading.parsing import TooManyTokens, parsed
+from grading.parsing import MAX_PARSE_TOKENS, TooManyTokens, parsed
 from grading.review import Reason, class_and_base, reason
 from grading.sandbox.pylab_names import (
     PYLAB_BUILTINS,
@@ -4311,8 +4311,8 @@ def class_uses_class(source: str, class_name: str, used: str) -> bool:
 
 
 # This suite's review codes, each translated by the web (app/review_text.py; a test holds them equal).
-REVIEW_CODES = frozenset({"attention.unparsed", "attention.unreviewable", "attention.indirect_names",
-                          "attention.fused_unseen"})
+REVIEW_CODES = frozenset({"attention.unparsed", "attention.unreviewable", "attention.too_many_tokens",
+                          "attention.indirect_names", "attention.fused_unseen"})
 
 
 def review_reasons(source: str) -> list[Reason]:
@@ -4329,6 +4329,12 @@ def review_reasons(source: str) -> list[Reason]:
     if hidden == (UNPARSED,):
         return [reason("attention.unparsed",
                        "attention.py does not parse (a SyntaxError: see the result's message): nothing to review")]
+    if hidden == (UNREVIEWABLE,) and past_token_gate(source):
+        # the grader's token gate left it unparsed: said as that, not as the review's node or depth limits
+        tokens = f"{MAX_PARSE_TOKENS:,}"
+        return [reason("attention.too_many_tokens",
+                       f"attention.py has more than {tokens} tokens, past which the grader does not parse a source: "
+                       "the fused-attention checks withheld their points; read it yourself", tokens=tokens)]
     if hidden == (UNREVIEWABLE,):
         nodes, depth = f"{MAX_REVIEW_NODES:,}", str(MAX_REVIEW_DEPTH)
         return [reason("attention.unreviewable",

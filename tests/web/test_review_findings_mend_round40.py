@@ -71,7 +71,7 @@ def test_the_instructors_zh_of_every_finding_speaks_of_the_submitter_not_to_the_
 
 def test_review_is_one_word_in_zh_on_the_instructors_page_and_the_students_feedback(app):
     params = {"line": "3", "subject": "A(torch.nn.Transformer)", "names": "n", "calls": "c", "error": "e",
-              "nodes": "1", "depth": "1", "seconds": "1", "wall": "1", "cpu": "1", "kind": "k"}
+              "nodes": "1", "depth": "1", "tokens": "1", "seconds": "1", "wall": "1", "cpu": "1", "kind": "k"}
     with app.test_request_context("/?lang=zh"):
         told = [tell(params) for tell in (*_FINDING.values(), *_BY_CODE.values())]
     told += [static.finding_zh(static._finding(3, kind, "A(torch.nn.Transformer)")) for kind in static.FINDING_EN]
