@@ -302,10 +302,10 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
     (r"the sandboxed process was ended by (?P<sig>SIG[A-Z0-9+]+), the signal's default action",
      "the process was ended by {sig}, the signal's default action; " + _SENT_EN,
      "进程被信号 {sig} 结束，这是该信号的默认动作；" + _SENT_ZH),
-    (r"the sandboxed process was ended by a SIGINT \(KeyboardInterrupt\) that arrived between calls, while none of "
-     r"your code was running",
-     "the process was ended by a SIGINT (KeyboardInterrupt) that arrived between calls, while none of your code was "
-     "running", "进程在两次调用之间收到 SIGINT（KeyboardInterrupt）并因此结束，当时你的代码没有在运行"),
+    (r"the sandboxed process was ended by a KeyboardInterrupt \(what a SIGINT raises\) in the grader's loop between "
+     r"calls",
+     "the process was ended by a KeyboardInterrupt (what a SIGINT raises) in the grader's loop between calls",
+     "进程在两次调用之间因评分器循环中的 KeyboardInterrupt（SIGINT 会引发它）而结束"),
     # Round 41: what can send it, as a choice (no per-jail record tells which: client.UNSENT_KILL_TEXT). The kernel's
     # out-of-memory killer is one (mend 41, HIGH 1): every jail is its first choice (zygote._prefer_for_oom_kill), so an
     # honest jail dies when another process exhausts the memory, and without /dev/kmsg (compose) nothing tells that
@@ -318,6 +318,10 @@ _DEATHS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p), en
      "进程被信号 SIGKILL 终止，这个信号不是评分器发出的；它可能来自进程中的代码发送的信号（`os.kill`），"
      "可能来自代码设置的 CPU 时间上限（`resource.setrlimit`，内核在到达其硬上限时以 SIGKILL 结束进程），"
      "也可能来自内核在整台机器内存不足时结束进程的机制：它优先结束沙箱中的进程，不论内存是被哪个进程用掉的"),
+    (r"the sandboxed process closed the grader's channel and went on running: the grader killed it \(SIGKILL\) "
+     r"(?P<s>[\d.]+) s later",
+     "the process closed the grader's channel and went on running: the grader killed it (SIGKILL) {s} s later",
+     "进程关闭了与评分器通信的通道后仍在运行：评分器在 {s} 秒后用 SIGKILL 结束了它"),
     (r"the sandboxed process was killed by signal (?P<n>\d+)", "the process was killed by signal {n}",
      "进程被信号 {n} 终止"),
     (r"the sandboxed process was killed by (?P<sig>[A-Za-z0-9 ]+)", "the process was killed by {sig}",
@@ -656,6 +660,11 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         said_en, m_zh = (f": {m}", m_zh) if m else (" with a blank message", "（消息为空白）")
         text = (msg(f"{k} at {where['en']}{said_en}", f"{where['zh']}出现 {k}{m_zh}") if lineno else
                 msg(f"{k} while importing {filename}{said_en}", f"导入 {filename} 时出现 {k}{m_zh}"))
+        if k == INVALID_RESULT and not lineno:
+            # the client could not read the jail's reply to the import (a reply came: what broke is not known, e.g.
+            # a built-in the wire's loop calls replaced at import): never "did not load" (round 45 review RC LOW 5)
+            text = msg(_UNREAD_REPLY_EN.format(filename=filename) + said_en,
+                       _UNREAD_REPLY_ZH.format(filename=filename) + (f"（{SANDBOX_ENGLISH_ZH}{m}）" if m else ""))
         if k == "SystemExit" and (status := _exit_status_text(m)) is not None:
             text = (msg(f"the file raised SystemExit ({status['en']}) at {where['en']}",
                         f"文件在{where['zh']}抛出了 SystemExit（{status['zh']}）") if lineno else
@@ -707,10 +716,14 @@ def source_of(session) -> str | None:
 
 def not_loaded_text(filename: str, load_error: Msg | None = None) -> Msg:
     """What a test not run because the module did not load says; ``load_error``: why it did not (said otherwise
-    when the module had run and the jail's loop ended after it: ``ended_after_running``)."""
+    when the module had run and the jail's loop ended after it: ``ended_after_running``, or when the jail's reply to
+    the import could not be read: ``reply_unread``)."""
     if ended_after_running(load_error):
         return msg(f"not run: {filename} ran, then its sandbox ended before any test could run",
                    f"未运行：{filename} 运行之后，其沙箱在任何测试运行之前就结束了")
+    if reply_unread(load_error):
+        return msg("not run: " + _UNREAD_REPLY_EN.format(filename=filename),
+                   "未运行：" + _UNREAD_REPLY_ZH.format(filename=filename))
     return msg(f"not run: {filename} did not load", f"未运行：{filename} 无法导入")
 
 
@@ -719,6 +732,17 @@ def ended_after_running(load_error: Msg | None) -> bool:
     (client.SERVE_FAILED_TEXT: a descriptor replaced, the loop's functions patched; INTERRUPTED_TEXT): "did not
     load" was said of it (round 45), which the student could not square with a file that imports cleanly."""
     return is_msg(load_error) and load_error["en"] in _ENDED_AFTER_RUNNING
+
+
+# A load error of a reply to the import the client could not read (load_error_text): what was seen, neither that
+# the module did not load nor that it ran to its end (junk written to the channel mid-import reads the same).
+_UNREAD_REPLY_EN = "the sandbox's reply to importing {filename} could not be read"
+_UNREAD_REPLY_ZH = "沙箱对导入 {filename} 的回复无法读取"
+
+
+def reply_unread(load_error: Msg | None) -> bool:
+    """Whether a load error says the jail's reply to the import could not be read (``_UNREAD_REPLY_EN``)."""
+    return is_msg(load_error) and load_error["en"].startswith("the sandbox's reply to importing ")
 
 
 _ENDED_AFTER_RUNNING = frozenset(death_text(text)["en"] for text in (SERVE_FAILED_TEXT, INTERRUPTED_TEXT))
@@ -922,7 +946,7 @@ class StudentProxy:
 
     def _ensure_session(self):
         if not self.loaded:
-            raise NotLoaded(not_loaded_text(self.filename))
+            raise NotLoaded(not_loaded_text(self.filename, self.load_error))
         if self._session is not None:
             return self._session
         lost = _lost(self.causes[-1:])

@@ -528,6 +528,9 @@ def _is_stats_reply(st: object) -> bool:
 # followed at once raced that exit: one grading in four was told "killed by SIGKILL while importing" (round 45) of a
 # module that had been imported. A jail that closed its channel and goes on running is killed after this.
 CLOSED_GRACE_S = 0.25
+# Said of that kill (round 45 review RC LOW 6: "killed by SIGKILL" alone read as a signal of unknown origin).
+CLOSED_KILLED_TEXT = ("the sandboxed process closed the grader's channel and went on running: the grader killed it "
+                      "(SIGKILL) {grace:g} s later")
 
 
 SERVE_FAILED_TEXT = ("after your code had run, the sandbox stopped answering the grader: the loop that reads its "
@@ -536,9 +539,11 @@ SERVE_FAILED_TEXT = ("after your code had run, the sandbox stopped answering the
 
 # A SIGINT that reached the jail while it waited for the next request or sent a reply, not while the student's code
 # ran (zygote.run_jail): Python raised KeyboardInterrupt in the grader's loop, which ended on it as ``python
-# attention.py`` ends on a KeyboardInterrupt nothing catches. Said as "stopped answering" before (round 36).
-INTERRUPTED_TEXT = ("the sandboxed process was ended by a SIGINT (KeyboardInterrupt) that arrived between calls, "
-                    "while none of your code was running")
+# attention.py`` ends on a KeyboardInterrupt nothing catches. Said as "stopped answering" before (round 36). Not said
+# as a signal that arrived (round 45 review RC LOW 5): a built-in the loop calls, replaced at import to raise
+# KeyboardInterrupt, ends it the same way, and no signal was sent.
+INTERRUPTED_TEXT = "the sandboxed process was ended by a KeyboardInterrupt (what a SIGINT raises) in the grader's loop " \
+                   "between calls"
 # Said of a signal that ended the jail's student process (pid 2 of its namespace, where every default action is the
 # kernel's: zygote._reap_student): what was seen. Not whether the code sent it, a fault raised it or abort() did: the
 # wait status does not tell, and a handler that puts SIG_DFL back and sends the signal again ends the same way.
@@ -1070,8 +1075,7 @@ class Session:
     def _died(self, grace: float = 0.0) -> BaseException:
         """The jail's end, as an exception, once it is killed; ``grace``: seconds to let it end on its own first
         (CLOSED_GRACE_S)."""
-        if grace > 0:
-            self._status_within(grace)
+        ended = self._status_within(grace) if grace > 0 else None
         self._kill()
         st = self._read_status(timeout=5.0)
         if st and st.get("status") == "wall":
@@ -1083,7 +1087,10 @@ class Session:
             # student code ran: a failure of the sandbox, never of the submission.
             exc = SandboxUnavailable(_describe_status(st, self.limits))
         else:
-            exc = SandboxDied(_describe_status(st, self.limits))
+            said = _describe_status(st, self.limits)
+            if grace > 0 and ended is None and said == "the sandboxed process was killed by SIGKILL":
+                said = CLOSED_KILLED_TEXT.format(grace=grace)      # the kill just sent, for no limit: ours
+            exc = SandboxDied(said)
         self._dead = exc
         return exc
 

@@ -60,8 +60,8 @@ def test_a_sigint_from_a_timer_thread_is_said_as_where_it_arrived_never_as_stopp
     the second. Either way, never "stopped answering" or "crashed". tests/sandbox/test_sandbox_round36.py pins the
     between-calls case with a session that sits idle when the signal comes."""
     told = _told(_grade(served, ATTACKS["a_sigint_from_a_timer_thread_arriving_between_calls"]))
-    between = any("SIGINT (KeyboardInterrupt) that arrived between calls" in f["en"]
-                  and "两次调用之间收到 SIGINT（KeyboardInterrupt）" in f["zh"] for f in told)
+    between = any("KeyboardInterrupt (what a SIGINT raises) in the grader's loop between calls" in f["en"]
+                  and "两次调用之间因评分器循环中的 KeyboardInterrupt" in f["zh"] for f in told)
     in_call = any("raised KeyboardInterrupt" in f["en"] and "抛出 KeyboardInterrupt" in f["zh"] for f in told)
     assert between or in_call, told
     assert not any("stopped answering" in f["en"] or "crashed" in f["en"] for f in told), told
