@@ -21,7 +21,7 @@ from tests.grading.test_hostile_round31 import CORRECT
 
 CSV = ",".join(f"{(i % 97) / 10:.1f}" for i in range(30000))       # 122 KB of numbers and commas
 WITH_CSV = CORRECT + f'\n_DATA = """{CSV}"""\n'
-PAST_THE_GATE = CORRECT + "\n_X = " + " + ".join(["1"] * 60000) + "\n"
+PAST_THE_GATE = CORRECT + "\n_X = [" + "1, " * 60000 + "]\n"        # 120,000 tokens, flat: the jail compiles it
 
 
 @pytest.mark.parametrize("literal", [f'"""{CSV}"""', f"'''{CSV}'''", f'"{CSV}"', f"r'{CSV}'", f'b"{CSV}"',

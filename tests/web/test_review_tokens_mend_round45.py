@@ -8,7 +8,7 @@ from app.review_text import localized
 from grader_tests.attention import static
 from tests.grading.test_hostile_round31 import CORRECT
 
-PAST_THE_GATE = CORRECT + "\n_X = " + " + ".join(["1"] * 60000) + "\n"
+PAST_THE_GATE = CORRECT + "\n_X = [" + "1, " * 60000 + "]\n"        # 120,000 tokens, flat: the jail compiles it
 
 
 def test_a_source_past_the_token_gate_is_reviewed_as_too_many_tokens_in_both_languages(app):
