@@ -1109,9 +1109,24 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[int, st
 
 
 # a contrast that opens an overclaim after a caveat: ", but" / "; yet" / 但 / 然而 (not 不但, "not only")
-_CONTRAST = re.compile(r"(?:^|[,;:，；：]|\s[-\u2013\u2014]+)\s*(?:but|yet|however|though|still)\b|(?<!不)但是?|然而|可是|不过",
-                       re.IGNORECASE)
-_CONTRAST_OPENS = re.compile(r"\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:but|yet|however|still)\b|\s*(?:但是?|然而|可是|不过)", re.IGNORECASE)
+# (round 45 mend, review MED 3: also nevertheless / nonetheless / even so / that said / 尽管如此 / 话虽如此 / 即便如此, and after
+# a comma 可 / 只是: "热力图不能证明因果，可 k2 显然导致了 q1 的输出")
+_CONTRAST = re.compile(r"(?:^|[,;:，；：]|\s[-\u2013\u2014]+)\s*(?:but|yet|however|though|still|nevertheless|nonetheless|"
+                       r"even\s+so|that\s+said|all\s+the\s+same)\b|(?<!不)但是?|然而|可是|不过|尽管如此|话虽如此|即便如此|即使如此|"
+                       r"虽然如此|[，,；;]\s*(?:可(?![以能见靠信惜])|只是)", re.IGNORECASE)
+_CONTRAST_OPENS = re.compile(r"\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:but|yet|however|still|nevertheless|nonetheless|even\s+so|that\s+said|"
+                             r"all\s+the\s+same|of\s+course)\b|\s*(?:但是?|然而|可是|不过|尽管如此|话虽如此|即便如此|即使如此|"
+                             r"虽然如此|当然)", re.IGNORECASE)
+# ... or closes it ("k2 is clearly the most important key, though.", "k2 causes it anyway")
+_CONTRAST_CLOSES = re.compile(r"(?:[,，]\s*(?:though|all\s+the\s+same)|\banyway|\bregardless)\s*[.!。！]?\s*$", re.IGNORECASE)
+
+
+# a claim only mentioned, quoted or reported as a (common) reading after a caveat ("But many students write that k2 causes
+# the output anyway", 但是很多同学会写"k2 导致了输出", "the common reading "k2 causes the output" is tempting") takes
+# nothing back (round 45 mend, review MED 4)
+_MENTIONED = re.compile(r"[\"“”「」『』]|(?<!\bthat )\bsaid\b|\b(?:write|writes|wrote|written|say|says|claim|claims|claimed|think|thinks|"
+                        r"believe|believes|assume|assumes|reading|misreading|interpretation|tempting|temptation|mistake|"
+                        r"myth|misconception)\b|同学|有人|别人|人们|会写|常写|误读|误解|说法|读法|常见|容易|以为", re.IGNORECASE)
 
 
 def _taken_back(cc: Checklist, sentences: list[_Sentence], over: list[tuple[int, str, bool]]) -> dict[int, set[str]]:
@@ -1126,21 +1141,44 @@ def _taken_back(cc: Checklist, sentences: list[_Sentence], over: list[tuple[int,
         s = sentences[i]
         if hedged or cc.counterfactual_backed.search(s.text):
             continue
-        opens = _CONTRAST_OPENS.match(s.text)
+        opens = _CONTRAST_OPENS.match(s.text) or _CONTRAST_CLOSES.search(s.text)
+        if opens is not None and _MENTIONED.search(s.text) is not None:
+            continue
         if opens is not None:
-            prev = sentences[i - 1] if i > 0 else None
-            if prev is not None and prev.para == s.para and not (prev.is_code or prev.is_heading):
-                out.setdefault(i - 1, set()).update(cid for cid, rx in takes.items() if rx.search(s.text))
+            # the sentence before, or the one before that across a reading put in between ("The heatmap cannot prove
+            # causation. q1 reads mostly from k2 (0.67). But of course k2 causes q1's output": round 45 mend, MED 3),
+            # in the paragraph or the lines before
+            for j in (i - 1, i - 2):
+                prev = sentences[j] if j >= 0 else None
+                # (a line of its own is a paragraph of its own: "But of course ..." on the next line opens with the
+                # contrast all the same; not across a heading or code)
+                if prev is None or prev.is_code or prev.is_heading:
+                    break
+                out.setdefault(j, set()).update(cid for cid, rx in takes.items() if rx.search(s.text))
             continue
         for m in _CONTRAST.finditer(s.text):
             if not any(cs < m.start() for cs, _ce in s.cues):
                 continue
             rest = s.text[m.end():]
+            if _MENTIONED.search(rest) is not None:
+                break
             if _overclaimed(cc, _Sentence(rest, s.eligible, s.is_code, s.is_heading, s.is_question, False, cc=cc,
                                           para=s.para), None) is False:
                 out.setdefault(i, set()).update(cid for cid, rx in takes.items() if rx.search(rest))
                 break
     return out
+
+
+# A key's importance concluded from a weight read in the clause before ("Since q1 puts 0.67 on k2, k2 is important", "q1's
+# weight on k2 is 0.67, so k2 matters", 因为 q1 在 k2 上放了 0.67，所以 k2 很重要): the patterns read one clause, and the bare
+# "k2 is important" of the conclusion is no claim on its own (round 45 mend, review MED 5e)
+_IMPORTANCE_CONCLUDED = re.compile(
+    r"(?:\bweights?\b|\battention\b|\battend(?:s|ed)?\b|\bputs?\b|\bplace[sd]?\b|\breads\b|\d?\.\d+|权重|注意力|放了|\d?\.\d+)"
+    r"[^.;。；!?！？]{0,60}?(?:,\s*(?:so\s+|therefore\s+|thus\s+|hence\s+)?|\b(?:so|therefore|thus|hence)\s+(?:,\s*)?|"
+    r"[，,]?\s*(?:所以|因此|因而|可见|故而?)\s*)"
+    r"(?P<claim>(?<![a-z0-9_])(?:k_?\d+|key\s*\d+|token\s*\d+)\s*(?:(?:is|was|must\s+be)\s+(?:(?:very|really|highly|quite|so|"
+    r"clearly|obviously|definitely|certainly|surely)\s+)?(?:important|crucial|essential|critical|vital|decisive|influential)\b|"
+    r"matters\b|(?:就|也|一定|肯定|显然|确实)?(?:是)?\s*(?:很|非常|十分|特别|极其|相当|最)?\s*(?:重要|关键)))", re.IGNORECASE)
 
 
 def _overclaimed(cc: Checklist, s: _Sentence, nxt: _Sentence | None) -> bool | None:
@@ -1158,6 +1196,11 @@ def _overclaimed(cc: Checklist, s: _Sentence, nxt: _Sentence | None) -> bool | N
             if not s.negated(clause.start + m.start(), clause.start + m.end()) \
                     and not _asked(cc, s, clause.start, clause.start + m.end()):
                 return s.hedged(clause.start + m.start())
+    concluded = _IMPORTANCE_CONCLUDED.search(s.text) if ("重要" in s.text or "关键" in s.text or "import" in s.text
+                                                         or "matters" in s.text or "crucial" in s.text) else None
+    if concluded is not None and cc.counterfactual_backed.search(s.text) is None \
+            and not s.negated(*concluded.span("claim")) and not _asked(cc, s, 0, concluded.end()):
+        return s.hedged(concluded.start("claim"))
     return _counterfactual(cc, s, nxt)
 
 

@@ -1449,6 +1449,17 @@ _UNIMPORTANT_EN = re.compile(r"(?:\s+(?:be|being|been|is|are))?\s*(?:important|c
 _UNIMPORTANT_LEAD = re.compile(r"(?:\b(?:does|do|did|is|are|was|were|be|being)\s+)$", re.IGNORECASE)
 
 
+# Words of uncertainty among cues.polarity_flip: they leave open what they doubt, they assert nothing (round 45 review HIGH 1;
+# doubt / deny / disagree / 不相信 / 很难想象 still do)
+_UNCERTAIN_FLIP = re.compile(r"很难说|难以说|不觉得|不认为|没有(?:任何)?(?:证据|理由|依据)(?:表明|显示|证明|说明)|"
+                             r"(?:hard|difficult) to (?:say|argue|claim|maintain)|no evidence (?:that|to suggest)", re.IGNORECASE)
+# A doubted inference from a low weight ("a low weight makes / means", "just because its weight is 0.09", 权重低就说明)
+_LOW_WEIGHT_INFERENCE = re.compile(
+    r"\b(?:just|merely|only|simply|solely)\s+because\b|\b(?:low|small|tiny|little|near-zero)\s+(?:attention\s+)?weights?\b|"
+    r"\bweights?\s+(?:alone\s+)?(?:makes?|means?|implies?|shows?|proves?)\b|仅仅?因为|只因为|就因为|低权重|权重(?:很|太|较)?(?:低|小)|"
+    r"权重[^，。；,;]{0,6}就(?:说明|意味着|代表|表示|证明)", re.IGNORECASE)
+
+
 def _litotes_reading(s: _Sentence) -> str | None:
     """``s`` with the negations that cancel in pairs taken out, and "does not fail to" read as "does"; None if nothing
     changes. Two negations assert what they wrap ("我不相信 k2 不是输出的原因", "很难想象 k2 不是输出的原因", "k2 hardly
@@ -1460,7 +1471,14 @@ def _litotes_reading(s: _Sentence) -> str | None:
     # case that ..." only leave it open (tests/audit/test_audit_mend_round43.py reads them as main does)
     # (the flips first: most sentences hold none, and their cues need not be found here). Not 怀疑, which also means
     # "suspect": "我怀疑 k2 不是输出的真正原因" is an honest guess that k2 is not the cause
-    flips = [m.span() for m in s.cc.flip.finditer(s.text) if m.group() != "怀疑"] if s.cc is not None else []
+    # ... and not a word of uncertainty (很难说, "hard to say", 没有证据表明, "no evidence that", 不觉得): "很难说 k0 不重要",
+    # "很难说 k0 不是原因" leave it open, the handout's own caveat on a low weight (round 45 review HIGH 1)
+    flips = [m.span() for m in s.cc.flip.finditer(s.text)
+             if m.group() != "怀疑" and _UNCERTAIN_FLIP.fullmatch(m.group()) is None] if s.cc is not None else []
+    # ... nor a denial of what a low weight is said to imply ("I don't believe a low weight makes k0 unimportant", "I
+    # disagree that k0 is unimportant just because its weight is 0.09", 不相信权重低就说明 k0 不重要): the inference is denied
+    if flips and _LOW_WEIGHT_INFERENCE.search(s.text, min(f0 for f0, _f1 in flips)) is not None:
+        flips = []
     pairs = [p for p in (s.cancelled if flips else ())
              if any(f0 < b and a < f1 for f0, f1 in flips for a, b in (p[:2], p[2:]))]
     if not fails and not pairs:
@@ -1510,11 +1528,25 @@ _REPORTED = re.compile(   # at the start, or after a label ("局限：有人觉�
 _UNTOLD = (r"\bsilent\b|\bsays\s+nothing\b|\btells?\s+(?:us\s+)?nothing\b|\bunprove[nd]\b|\buntested\b|\bunclear\b|"
            r"\bunknown\b|\bunsupported\b|\bopen\s+question\b|\bremains\s+open\b|\bwithout\s+(?:an?\s+)?(?:ablation|intervention)|"
            r"无从|未经|未必|有待|存疑|沉默|尚未|并未|未被")
+# ... the conjunction-less one must deny what the figure can show or prove ("the heatmap cannot prove that", 热力图证明不了,
+# "is silent on that"), not any negation word: "the heatmap leaves no doubt", "the weights do not lie", "does not
+# contradict that", 权重不会骗人, 没有反驳, 没有反例 endorse the report (round 45 review HIGH 2)
+_CANNOT_SHOW = (r"\b(?:cannot|can't|can\s+not|could\s+not|couldn't|does\s+not|doesn't|do\s+not|don't|did\s+not|didn't|"
+                r"will\s+not|won't|would\s+not|wouldn't|is\s+not|isn't|are\s+not|aren't|never)\s+(?:\w+\s+)?"
+                r"(?:show|prove|tell|establish|demonstrate|confirm|reveal|answer|settle|decide|determine|justify|imply|"
+                r"mean|indicate|say|support|evidence|proof)\w*|\bno\s+(?:proof|evidence|way\s+to)\b|\bnot\s+enough\b|"
+                r"不能|无法|不足以|没法|没有办法|说明不了|证明不了|看不出|判断不了|决定不了|不代表|不等于|不说明|不证明|"
+                r"不表示|不意味着")
 _REBUTTAL = re.compile(r"[,，;；]\s*(?:(?:但是?|可是|不过|然而|\bbut\b|\bhowever\b|\byet\b)"
                        r"(?=[^。.!?！？]*?(?:不能|无法|不|没|\bcannot\b|\bcan't\b|\bnot\b|n't\b|\bno\b|" + _UNTOLD + r"))"
                        r"|(?=\s*(?:(?:the|this|my|our|a|one|that)\s+)?(?:heat\s*map|figure|plot|weights?|attention|热力图|热图|这张图|图|权重|注意力)"
-                       r"[^。.!?！？,，;；]*?(?:不能|无法|不|没|\bcannot\b|\bcan't\b|\bnot\b|n't\b|\bno\b|" + _UNTOLD + r")))",
+                       r"[^。.!?！？,，;；]*?(?:" + _CANNOT_SHOW + "|" + _UNTOLD + r")))",
                        re.IGNORECASE)
+# ... and the writer does not side with the report after the rebuttal ("the heatmap is silent on that, and I agree with
+# them / but they are right / 但他们是对的": round 45 review HIGH 2)
+_SIDES_WITH = re.compile(r"(?<!not )(?<!n't )(?<!never )\bagree\b|\b(?:they|he|she|you|the\s+\w+)\s+(?:are|is|were|was)\s+"
+                         r"(?:(?:quite|completely|totally|probably)\s+)?(?:right|correct)\b|(?<![不没])(?:同意|赞同|认同)|"
+                         r"(?<!不)是对的|说得对|没错", re.IGNORECASE)
 # A claim only supposed, in a clause that opens the sentence or follows a comma ("If k2 causes q1's output, an ablation
 # would show it", "Suppose k2 explains most of q1's output: ...", "如果 k2 真的导致了输出，也要靠消融才能知道"), is no
 # claim (round 44 review HIGH 3). Not "if anything" (it asserts what follows), and not one that also asserts what it
@@ -1537,7 +1569,8 @@ def _unclaimed_reading(cc: Checklist, text: str) -> str | None:
         rebuttal = _REBUTTAL.search(text, report.end())
         # ... after what is reported: "有人认为，热力图不能证明因果，这是错的" reports the denial itself (round 45: the
         # rebuttal without a conjunction read the reported caveat as the writer's rebuttal of nothing)
-        if rebuttal is not None and _units(text[report.end():rebuttal.start()]) >= 2:
+        if (rebuttal is not None and _units(text[report.end():rebuttal.start()]) >= 2
+                and _SIDES_WITH.search(text, rebuttal.start()) is None):
             out = " " * rebuttal.start() + text[rebuttal.start():]
     for m in _SUPPOSED.finditer(out):
         start, end = m.span()
