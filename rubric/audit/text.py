@@ -1208,9 +1208,11 @@ _REJECTION_LEAD = re.compile(r"(?:but|yet|however|which|and)\b|但|可是|不过
 # A clause that names a topic rather than claims it ("whether it holds for other seeds", "why the model learned it",
 # 至于换一个 seed 还是不是这样, q0 那一行为什么这么平): a denial after it denies that topic, not the claim before it
 # (round 37 review: "The heatmap proves that k2 causes q1's output; whether it holds for other seeds, the heatmap cannot
-# show." cleared the overclaim and earned the caveat, 6/15 against 2)
+# show." cleared the overclaim and earned the caveat, 6/15 against 2). Not "if" before a key: "If k2 causes q1's output,
+# the heatmap cannot prove it" supposes the claim it denies, as "Even if ..." and 如果 k2 导致了输出，热力图也不能证明 do
+# (round 45 mend, review MED 5a: 0 against 1.5 for its twins)
 _REJECTION_TOPIC = re.compile(
-    r"^\W*(?:(?:and|but|or|yet|so|as for|as to)\s+)?(?:whether|why|how|what|when|where|which|who|if)\b"
+    r"^\W*(?:(?:and|but|or|yet|so|as for|as to)\s+)?(?:whether|why|how|what|when|where|which|who|if(?!\s+(?:k_?\d|key\s*\d|token\s*\d)))\b"
     r"|至于|为什么|为何|怎么|怎样|如何|是不是|是否|会不会|有没有|能不能|哪")
 
 

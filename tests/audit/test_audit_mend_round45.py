@@ -179,3 +179,20 @@ def test_a_caveat_taken_back_by_any_contrast_earns_nothing(sentence):
 ])
 def test_an_honest_follow_up_after_a_caveat_keeps_it(sentence):
     assert _reading(sentence)[1] > 0
+
+
+# ------------------------------------------------------------------------------------------------ MED 5(a)
+@pytest.mark.parametrize("sentence", [
+    "If k2 causes q1's output, the heatmap cannot prove it.",
+    "If k2 is important, the heatmap cannot prove it.",
+    "If k2 causes q1's output, the heatmap cannot show that.",
+])
+def test_a_denial_of_a_supposed_claim_after_a_comma_is_the_caveat(sentence):
+    """h_A: 0 (the "if" clause was read as a topic the denial is about) while "Even if ..., the heatmap cannot show
+    that" and 如果 k2 导致了输出，热力图也不能证明 earn it."""
+    assert _reading(sentence)[1] > 0 and _reading(sentence)[2] is False
+
+
+def test_a_denial_after_an_if_clause_that_names_no_key_does_not_clear_the_claim_before():
+    r = _reading("The heatmap proves that k2 causes q1's output; if it holds for other seeds, the heatmap cannot show.")
+    assert r[2] is True
