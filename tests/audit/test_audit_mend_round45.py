@@ -196,3 +196,45 @@ def test_a_denial_of_a_supposed_claim_after_a_comma_is_the_caveat(sentence):
 def test_a_denial_after_an_if_clause_that_names_no_key_does_not_clear_the_claim_before():
     r = _reading("The heatmap proves that k2 causes q1's output; if it holds for other seeds, the heatmap cannot show.")
     assert r[2] is True
+
+
+# ------------------------------------------------------------------------------------------------ MED 6
+@pytest.mark.parametrize("sentence", [
+    "k2 is beyond doubt the cause of q1's output.",
+    "k2 必然是 q1 输出的原因。",
+    "k2 必定是 q1 输出的原因。",
+    "k2 绝对是 q1 输出的原因。",
+    "k2 百分之百是 q1 输出的原因。",
+    "k2 certainly is the cause of q1's output.",
+    "k2 is without doubt the cause of q1's output.",
+    "k2 is for sure the cause of q1's output.",
+])
+def test_words_of_certainty_assert_the_cause(sentence):
+    """h_A: 'beyond doubt' earned the causal caveat on its 'doubt'; the others earned nothing and lost nothing."""
+    score, limits, flagged = _reading(sentence)
+    assert flagged and limits == 0
+
+
+@pytest.mark.parametrize("sentence", ["k2 十有八九是 q1 输出的原因。", "k2 大概率是 q1 输出的原因。"])
+def test_a_probability_hedge_is_a_hedged_overclaim(sentence):
+    assert _reading(sentence) == _reading("k2 可能是 q1 输出的原因。")
+
+
+@pytest.mark.parametrize("sentence", [
+    "The heatmap cannot prove beyond doubt that k2 causes q1's output.",
+    "热力图不能绝对证明 k2 导致了输出。",
+])
+def test_a_denied_certainty_stays_a_caveat(sentence):
+    assert _reading(sentence)[1] > 0 and _reading(sentence)[2] is False
+
+
+# ------------------------------------------------------------------------------------------------ MED 7
+@pytest.mark.parametrize("sentence", [
+    "Some people think k2 causes q1's output; I would say the heatmap is silent on that.",
+    "有同学认为 k2 是最重要的 key；我觉得这张图说明不了这一点。",
+    "有人认为 k2 导致了输出，其实热力图不能证明这一点。",
+    'A classmate wrote "k2 is the most important key", but the heatmap cannot show importance.',
+])
+def test_a_report_rebutted_after_i_would_say_or_in_fact_or_written_is_no_claim(sentence):
+    """h_A: each flagged as the writer's overclaim (RA's honest audits h07, h23, h24 lost 2-3.5 points)."""
+    assert _reading(sentence)[2] is False
