@@ -18,6 +18,7 @@ import functools
 import itertools
 import math
 import re
+import weakref
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -1740,13 +1741,54 @@ def _run_mha(student: MhaBuilder, params: dict[str, Tensor], H: int, hd: int, de
 _THIRD_SCALE, _THIRD_BIAS = 2.0, 1.0
 
 
+# Mend round 45 (review RD, LOW 6): the third case ran again for every check diagnosing the same fill (a faulty
+# file's grading went 0.3-0.4 s -> 0.7-1.2 s): it is run once per student, session and probe.
+_THIRDS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], _MhaCase | None]] = weakref.WeakKeyDictionary()
+
+
+def _tensor_key(t: Tensor | None) -> tuple[Any, ...] | None:
+    return None if t is None else (tuple(t.shape), t.dtype, hash(t.detach().cpu().contiguous().numpy().tobytes()))
+
+
 def _third_mha(student: MhaBuilder, probe: _MhaCase) -> _MhaCase | None:
-    """The student's module on the probe's inputs rescaled (``_THIRD_SCALE``, ``_THIRD_BIAS``); None when the
-    student's code fails."""
-    params = {n: t + _THIRD_BIAS if n in ("q_proj.bias", "k_proj.bias") else t for n, t in probe.params.items()}
-    x, ctx = probe.x * _THIRD_SCALE, None if probe.context is None else probe.context * _THIRD_SCALE
-    return _run_mha(student, params, probe.num_heads, probe.head_dim, x.shape[-1] == probe.num_heads * probe.head_dim,
-                    x, ctx, probe.additive_mask, probe.key_padding_mask, probe.weights is not None)
+    """The student's module on the probe's inputs rescaled (``_THIRD_SCALE``, ``_THIRD_BIAS``), run once per student,
+    session and probe (``_THIRDS``); None when the student's code fails."""
+    key = (getattr(student, "generation", None), probe.num_heads, probe.head_dim, probe.weights is not None,
+           *map(_tensor_key, (probe.x, probe.context, probe.additive_mask, probe.key_padding_mask)),
+           *((n, _tensor_key(t)) for n, t in sorted(probe.params.items())))
+    try:
+        seen = _THIRDS.setdefault(student, {})
+    except TypeError:                   # a student object that takes no weak reference: not cached
+        seen = {}
+    if key not in seen:
+        params = {n: t + _THIRD_BIAS if n in ("q_proj.bias", "k_proj.bias") else t for n, t in probe.params.items()}
+        x, ctx = probe.x * _THIRD_SCALE, None if probe.context is None else probe.context * _THIRD_SCALE
+        seen[key] = _run_mha(student, params, probe.num_heads, probe.head_dim,
+                             x.shape[-1] == probe.num_heads * probe.head_dim, x, ctx, probe.additive_mask,
+                             probe.key_padding_mask, probe.weights is not None)
+    return seen[key]
+
+
+def _number_checked(student: MhaBuilder, case: _MhaCase, probe: _MhaCase, fill: tuple[str, float, bool],
+                    heads: tuple[int, ...] | None, head_wise: bool = False) -> _Number | None:
+    """How a fill's number is said (``_number_seen``): checked on the case and the probe first, and on the third case
+    (``_third_mha``) only when those two leave one number (mend round 45, review RD LOW 6: the third ran for fills
+    already seen to vary); ("one", c) without a check when no number would be said (``_says_number``); None when the
+    student's code fails on the third case (nothing is said then)."""
+    if not _says_number(fill):
+        return "one", fill[1]
+    if (said := _number_seen((case, probe), fill, heads, head_wise))[0] == "varies":
+        return said
+    if (third := _third_mha(student, probe)) is None:
+        return None
+    return _number_seen((case, probe, third), fill, heads, head_wise)
+
+
+def _says_number(fill: tuple[str, float, bool]) -> bool:
+    """Whether ``_fill_note`` says a number for this fill: it shows, and it is not the real keys blocked as -inf
+    would."""
+    kind, c, shows = fill
+    return shows and not (kind == "inverted" and c <= -1e4)
 
 
 def _sdpa_alone(student: MhaBuilder, case: _MhaCase) -> tuple[Tensor, ...] | None:
@@ -1925,25 +1967,26 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
                 return None
         return _bias_partly_dropped(names)
     if (fill := _fill_seen(case)) is not None:
-        varies = False
+        number: _Number | None = ("one", fill[0][1])
         if student is not None:
             probe = probe or _probe_mha(student, case)
             # the case told the kind apart; the probe is asked for that kind only (round 42: with padding in every
             # sample, real keys set to -1000 and padding keys raised by 1000 give it the same numbers)
-            if probe is None or not _same_fill(_fill_seen(probe, (fill[0][0],)), fill):
+            if probe is None or not _same_fill(seen := _fill_seen(probe, (fill[0][0],)), fill) \
+                    and not _same_fill(_before_scale(seen, probe), _before_scale(fill, case)):
                 return None
-            if fill[0][2]:
-                if (third := _third_mha(student, probe)) is None:
-                    return None
-                varies = _number_varies((case, probe, third), *fill)
+            if (number := _number_checked(student, case, probe, *fill)) is None:
+                return None
         return _fill_note(*fill[0], fill[1], seen_weights=weights is not None, told=fill[1] == heads_told,
-                          varies=varies)
+                          number=number)
     if _finite(out) and (fills := _fills_per_head(case)) and len(fills) > 1 and _fills_give_output(case, fills):
+        numbers = None      # mend round 45 (review RD, MED 2): unbound without a student
         if student is not None:
             probe = probe or _probe_mha(student, case)
-            if probe is None or not _same_fills(probe, fills) or (varies := _fills_vary(student, case, probe, fills)) is None:
+            if probe is None or not _same_fills(probe, fills) \
+                    or (numbers := _fills_numbers(student, case, probe, fills)) is None:
                 return None
-        return _fills_note(fills, varies=varies)
+        return _fills_note(fills, numbers=numbers)
     if student is not None and not _finite(out, *(() if weights is None else (weights,))):
         said = _padding_nan(student, case) or _additive_mask_nan(student, case)
         if said is None:
@@ -1970,8 +2013,8 @@ def _finite_heads_too(student: MhaBuilder, case: _MhaCase, fixed: bool = False) 
     if fills is not None:
         probe = _probe_mha(student, case)
         if probe is not None and _same_fills(probe, fills, nan) \
-                and (varies := _fills_vary(student, case, probe, fills)) is not None:
-            return _fills_note(fills, lead=False, with_fix=not fixed, varies=varies)
+                and (numbers := _fills_numbers(student, case, probe, fills)) is not None:
+            return _fills_note(fills, lead=False, with_fix=not fixed, numbers=numbers)
     ref = case.variant(None)
     if ref is None:
         return None
@@ -2152,19 +2195,36 @@ def _lifted_as_filled(case: _MhaCase) -> bool:
     return _fill_err(case, "filled", 1e4, parts) < MATCH_TOL
 
 
-def _number_varies(cases: tuple[_MhaCase, ...], fill: tuple[str, float, bool], heads: tuple[int, ...] | None,
-                   head_wise: bool = False) -> bool:
-    """Whether no one number of a fill that shows (``_padding_fill``) gives the numbers of every one of ``cases``
-    (the case, the probe and ``_third_mha``'s case), as for a fill computed from the scores and not for a constant
-    of the code (round 45, brief D: scores.mean() landed near 0 on both cases and was said as "about 0");
-    ``head_wise``: each of ``heads`` read off its own weights (``_fills_per_head``). Each case's own fit is tried
-    as that number: a case whose numbers pin c closely (the third's larger scores) fits only a c that close."""
+# How a fill's number is said (``_number_seen``): "one" (one c gives every check's numbers: said as before), "scaled"
+# (mend round 45, review RD HIGH 1: one c applied before the 1/sqrt(head_dim) scale gives them, as in ``scores =
+# (q @ k^T + key_padding_mask * -5) / sqrt(d_k)``: the case (head_dim 4) shows -2.5, the probe (head_dim 5) -2.24),
+# "varies" (no one c does: said without a number and without a cause).
+_Number = tuple[str, float]
+
+
+def _number_seen(cases: tuple[_MhaCase, ...], fill: tuple[str, float, bool], heads: tuple[int, ...] | None,
+                 head_wise: bool = False) -> _Number:
+    """How a fill that shows (``_padding_fill``) has its number said, checked on every one of ``cases`` (the case,
+    the probe and ``_third_mha``'s case): ("one", the case's c) when one number gives every case's numbers, as for
+    a constant of the code; ("scaled", c) when c divided by each case's sqrt(head_dim) does, as for a constant applied
+    before the scale; ("varies", nan) otherwise, as for a fill computed from the scores (round 45, brief D:
+    scores.mean() was said as "about 0") or from the sizes; ``head_wise``: each of ``heads`` read off its own weights
+    (``_fills_per_head``). Each case's own fit is tried as that number: a case whose numbers pin c closely (the
+    third's larger scores) fits only a c that close."""
     kind, c, _shows = fill
     on = list(heads) if head_wise and heads is not None else [None]
     read = [_fill_parts(k) for k in cases if k.key_padding_mask is not None and bool(k.key_padding_mask.any())]
-    tried = [c, *(_fill_fit(k, kind, parts, heads, h)[0] for k, parts in read for h in on)]
-    return not any(all(_fill_err(k, kind, x, parts, heads, h) < MATCH_TOL for k, parts in read for h in on)
-                   for x in tried)
+    fits = [(k.head_dim, _fill_fit(k, kind, parts, heads, h)[0]) for k, parts in read for h in on]
+
+    def gives_all(x: float, scaled: bool) -> bool:
+        return all(_fill_err(k, kind, x / math.sqrt(k.head_dim) if scaled else x, parts, heads, h) < MATCH_TOL
+                   for k, parts in read for h in on)
+
+    if any(gives_all(x, False) for x in [c, *(f for _hd, f in fits)]):
+        return "one", c
+    hd = cases[0].head_dim
+    return next((("scaled", x) for x in [c * math.sqrt(hd), *(f * math.sqrt(d) for d, f in fits)]
+                 if gives_all(x, True)), ("varies", math.nan))
 
 
 def _same_fill(probe: tuple[tuple[str, float, bool], tuple[int, ...] | None] | None,
@@ -2177,6 +2237,17 @@ def _same_fill(probe: tuple[tuple[str, float, bool], tuple[int, ...] | None] | N
     if kind != seen_kind or min(c, seen_c) < -0.5 and max(c, seen_c) > 0.5:
         return False                   # signs apart (round 42: a fill of 0 fits as -6e-8 here, +1e-8 there)
     return not (shows and seen_shows) or abs(c - seen_c) <= max(abs(seen_c) / 10, 0.5)
+
+
+def _before_scale(fill: tuple[tuple[str, float, bool], tuple[int, ...] | None] | None, case: _MhaCase
+                  ) -> tuple[tuple[str, float, bool], tuple[int, ...] | None] | None:
+    """``fill`` (``_fill_seen``) with its c as before the 1/sqrt(head_dim) scale of ``case`` (mend round 45: a
+    constant -10 applied before the scale shows -5 on head_dim 4 and -4.5 on head_dim 5, apart by more than
+    ``_same_fill`` allows)."""
+    if fill is None:
+        return None
+    (kind, c, shows), heads = fill
+    return (kind, c * math.sqrt(case.head_dim), shows), heads
 
 
 _Fill = tuple[tuple[str, float, bool], tuple[int, ...]]
@@ -2230,25 +2301,23 @@ def _same_fills(probe: _MhaCase, seen: list[_Fill], skip: tuple[int, ...] = ()) 
         _same_fill(p, s) for p, s in zip(found, seen, strict=True))
 
 
-def _fills_vary(student: MhaBuilder, case: _MhaCase, probe: _MhaCase, fills: list[_Fill]) -> list[bool] | None:
-    """For each head group's fill, whether its number varies (``_number_varies``, each head off its own weights);
-    None when the student's code fails on the third case (no number is then checked, nothing is said)."""
-    if not any(fill[2] for fill, _heads in fills):
-        return [False] * len(fills)
-    if (third := _third_mha(student, probe)) is None:
-        return None
-    return [fill[2] and _number_varies((case, probe, third), fill, heads, head_wise=True) for fill, heads in fills]
+def _fills_numbers(student: MhaBuilder, case: _MhaCase, probe: _MhaCase, fills: list[_Fill]) -> list[_Number] | None:
+    """How each head group's fill has its number said (``_number_checked``, each head off its own weights); None when
+    the student's code fails on the third case (no number is then checked, nothing is said)."""
+    numbers = [_number_checked(student, case, probe, fill, heads, head_wise=True) for fill, heads in fills]
+    return None if None in numbers else numbers  # type: ignore[return-value]
 
 
 def _fills_note(fills: list[_Fill], lead: bool = True, with_fix: bool = True,
-                varies: list[bool] | None = None) -> Msg:
+                numbers: list[_Number] | None = None) -> Msg:
     """Each head group's fill, said with its heads, the fix once at the end (round 44; ``with_fix`` False: not at all, the
     note before it said it); ``lead``: said as heads wrong in different ways, the output compared too (else it
-    follows the NaN note of the same feedback, and the weights alone were compared)."""
+    follows the NaN note of the same feedback, and the weights alone were compared); ``numbers``: how each group's
+    number is said (``_number_checked``; None: as fitted)."""
     fix = SEMI["en"] + _FILL_FIX["en"], SEMI["zh"] + _FILL_FIX["zh"]
-    varies = varies or [False] * len(fills)
-    notes = [_fill_note(*fill, heads, seen_weights=True, alone=False, output=lead, varies=vary)
-             for (fill, heads), vary in zip(fills, varies, strict=True)]
+    numbers = numbers or [("one", fill[1]) for fill, _heads in fills]
+    notes = [_fill_note(*fill, heads, seen_weights=True, alone=False, output=lead, number=number)
+             for (fill, heads), number in zip(fills, numbers, strict=True)]
     notes = [msg(n["en"].removesuffix(fix[0]), n["zh"].removesuffix(fix[1])) for n in notes]
     said = cat(cat(*notes, sep=SEMI), _FILL_FIX if with_fix else None, sep=SEMI)
     return cat(msg("the heads are wrong in different ways: ", "各 head 的错误不同："), said) if lead else said
@@ -2282,11 +2351,11 @@ _FILL_FIX = msg("block the padding keys with -inf, e.g. scores.masked_fill(key_p
 
 def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None = None, *,
                seen_weights: bool, told: bool = False, alone: bool = True, output: bool = True,
-               varies: bool = False) -> Msg:
+               number: _Number | None = None) -> Msg:
     """What a finite padding fill (``_padding_fill``) is said as; ``told``: ``heads`` named by the caller already;
     ``alone`` False: other heads are wrong in other ways (``_heads_said``); ``output`` False: the weights alone
-    were compared (the output holds another head's NaN); ``varies``: no one number gives every check's numbers
-    (``_one_number``): no number is said."""
+    were compared (the output holds another head's NaN); ``number``: how the number is said (``_number_seen``; None:
+    as fitted): "varies": no number; "scaled": its own, applied before the 1/sqrt(d_k) scale."""
     where = _heads_said(heads, told, alone)
     what = msg("the weights and the output", "权重和输出") if seen_weights else msg("the output", "输出")
     if not output:
@@ -2303,8 +2372,10 @@ def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None =
             return inv
         return msg(f"{what['en']} {verb} the real keys blocked and the padding keys read: {inv['en']}",
                    f"{what['zh']}真实 key 被屏蔽、padding key 被读取的结果一致：{inv['zh']}")
-    if varies:
+    if number is not None and number[0] == "varies":
         return _varying_fill_note(kind, what, verb, fix_en, fix_zh)
+    if number is not None and number[0] == "scaled":
+        return _scaled_fill_note(kind, number[1], what, verb, fix_en, fix_zh)
     if kind == "inverted":
         # both mistakes at once (round 42): the mask read inverted, and a finite number where -inf goes
         said_en = "a finite number (scores.masked_fill(~key_padding_mask, c) with c finite)" if not shows else \
@@ -2363,7 +2434,7 @@ def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None =
                f"`c` 为正，或 `(1 - key_padding_mask) * -c`）；{fix_zh}")
 
 
-_VARYING = {    # round 45: what a fill whose number varies from check to check (``_one_number``) is said as
+_VARYING = {    # round 45: what a fill whose number varies from check to check (``_number_seen``) is said as
     "filled": msg("the padding keys' scores set to a finite number (scores.masked_fill(key_padding_mask, c))",
                   "把 padding key 的 score 设为一个有限数（`scores.masked_fill(key_padding_mask, c)`）"),
     "added": msg("a finite number added to the padding keys' scores (scores + key_padding_mask * c)",
@@ -2378,12 +2449,46 @@ _INVERTED_TOO = msg("; the mask is read inverted (True in key_padding_mask means
 
 
 def _varying_fill_note(kind: str, what: Msg, verb: str, fix_en: str, fix_zh: str) -> Msg:
-    """A fill of ``kind`` whose c fits each check but no one c fits them all: said without a number, as seen."""
+    """A fill of ``kind`` whose c fits each check but no one c fits them all: said without a number, as seen (mend
+    round 45, review RD HIGH 1: "c changes with the inputs instead of being a constant" was said of constants applied
+    before the scale, and of fills computed from the sizes alone)."""
     said, inv = _VARYING[kind], _INVERTED_TOO if kind == "inverted" else msg("", "")
-    return msg(f"{what['en']} {verb} {said['en']}, but no one c gives the numbers of every check: c changes with "
-               f"the inputs instead of being a constant{inv['en']}; {fix_en}",
-               f"{what['zh']}{said['zh']}的结果一致，但没有一个 `c` 能给出每个检查的数值：`c` 随输入而变，"
-               f"不是一个常数{inv['zh']}；{fix_zh}")
+    return msg(f"{what['en']} {verb} {said['en']}, but the number differs from check to check: no one c gives the "
+               f"numbers of every check{inv['en']}; {fix_en}",
+               f"{what['zh']}{said['zh']}的结果一致，但这个数在各次检查中不同：没有一个 `c` 能给出每个检查的数值"
+               f"{inv['zh']}；{fix_zh}")
+
+
+_SCALED = {     # mend round 45: a constant applied before the 1/sqrt(d_k) scale (``_number_seen``'s "scaled"), n its number
+    "filled": msg("the padding keys' scores set to about {n} before the 1/sqrt(d_k) scale (scores.masked_fill("
+                  "key_padding_mask, {n}) on q @ k^T, then divided by sqrt(d_k))",
+                  "在除以 `sqrt(d_k)` 之前把 padding key 的 score 设为约 {n}（先对 `q @ k^T` 做 `scores.masked_fill("
+                  "key_padding_mask, {n})`，再除以 `sqrt(d_k)`）"),
+    "added": msg("{n} added to the padding keys' scores before the 1/sqrt(d_k) scale (scores + key_padding_mask * {n} "
+                 "on q @ k^T, then divided by sqrt(d_k))",
+                 "在除以 `sqrt(d_k)` 之前给 padding key 的 score 加上约 {n}（先对 `q @ k^T` 做 `scores + "
+                 "key_padding_mask * {n}`，再除以 `sqrt(d_k)`）"),
+    "inverted": msg("the real keys' scores set to about {n} before the 1/sqrt(d_k) scale and the padding keys' left "
+                    "as they are (scores.masked_fill(~key_padding_mask, {n}) on q @ k^T, then divided by sqrt(d_k))",
+                    "在除以 `sqrt(d_k)` 之前把真实 key 的 score 设为约 {n}、padding key 的 score 保持不变（先对 "
+                    "`q @ k^T` 做 `scores.masked_fill(~key_padding_mask, {n})`，再除以 `sqrt(d_k)`）"),
+}
+
+
+def _scaled_fill_note(kind: str, c: float, what: Msg, verb: str, fix_en: str, fix_zh: str) -> Msg:
+    """A fill of ``kind`` whose number ``c``, divided by each check's sqrt(head_dim), gives every check's numbers:
+    a constant applied before the 1/sqrt(d_k) scale, said with its number and what it does."""
+    n = _shown(c)
+    said = msg(_SCALED[kind]["en"].format(n=n), _SCALED[kind]["zh"].format(n=n))
+    if kind == "inverted":
+        why = msg("the mask is read inverted (True in key_padding_mask means padding) and the number it puts is "
+                  "finite", "mask 的极性反了（`key_padding_mask` 中 `True` 表示 padding），且填入的数是有限数")
+    elif c > 0:
+        why = msg("the padding keys are lifted instead of blocked", "padding key 被抬高而不是被屏蔽")
+    else:
+        why = msg("a finite score leaves the padding keys weight", "有限的 score 仍给 padding key 留下了权重")
+    return msg(f"{what['en']} {verb} {said['en']}: a constant applied before the scale; {why['en']}; {fix_en}",
+               f"{what['zh']}{said['zh']}的结果一致：这是在缩放之前加入的常数；{why['zh']}；{fix_zh}")
 
 
 def _mha_fold(case: _MhaCase) -> str | None:

@@ -20,8 +20,8 @@ from tests.grading.test_padding_fill_round41 import CTX, PAD8, D, H
 from tests.grading.test_padding_fill_round42 import ZH
 
 PARAMS = C.mha_params(33, D, H, D // H)
-VARIES = "but no one c gives the numbers of every check: c changes with the inputs instead of being a constant"
-VARIES_ZH = "但没有一个 `c` 能给出每个检查的数值：`c` 随输入而变，不是一个常数"
+VARIES = "but the number differs from check to check: no one c gives the numbers of every check"
+VARIES_ZH = "但这个数在各次检查中不同：没有一个 `c` 能给出每个检查的数值"
 FINFO_MIN = torch.finfo(torch.float32).min
 
 
