@@ -643,15 +643,25 @@ def _handle_of(node: ast.expr) -> str | None:
 def _pyplot_from_imports_expanded(tree: ast.Module) -> ast.Module:
     """The tree with each standard library name of ``from matplotlib.pyplot import NAME [as X]`` read as its explicit
     import (``import sys``, round 45: the jail's pyplot binds the real object, as pylab's does); pyplot's own names
-    stay imported from it. The shared tree is copied."""
-    if not any(isinstance(n, ast.ImportFrom) and not n.level and n.module == "matplotlib.pyplot"
-               and any(a.name in PYPLOT_STDLIB_NAMES for a in n.names) for n in ast.walk(tree)):
+    stay imported from it. ``from matplotlib.pyplot import *`` is followed by the explicit import of each of those
+    names the file uses (mend round 45, review RD MED 3: pyplot has no ``__all__``, so at home and now in the jail the
+    star binds ``sys``). The shared tree is copied."""
+    def pyplot(n: ast.AST, star: bool) -> bool:
+        return isinstance(n, ast.ImportFrom) and not n.level and n.module == "matplotlib.pyplot" \
+            and any(a.name == "*" if star else a.name in PYPLOT_STDLIB_NAMES for a in n.names)
+
+    if not any(pyplot(n, False) or pyplot(n, True) for n in ast.walk(tree)):
         return tree
+    parents = _parents(tree)
+    used = sorted(PYPLOT_STDLIB_NAMES & {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+                                         and not _bound_in_function(n, parents)})
 
     class Expand(ast.NodeTransformer):
         def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST | list[ast.stmt]:
             if node.level or node.module != "matplotlib.pyplot":
                 return node
+            if [a.name for a in node.names] == ["*"]:
+                return [node, *(_pylab_stdlib_import(n, node) for n in used)]
             own = [a for a in node.names if a.name not in PYPLOT_STDLIB_NAMES]
             return [*([ast.copy_location(ast.ImportFrom(module=node.module, level=0, names=own), node)] if own else []),
                     *(_pylab_stdlib_import(a.name, node, a.asname) for a in node.names if a.name in PYPLOT_STDLIB_NAMES)]

@@ -1122,12 +1122,17 @@ class _Inert:
     memory that grows with every forward that logs a plot.)"""
 
     __slots__ = ("_name",)
-    # ``from pylab import *``: a star import of a stand-in binds nothing (without ``__all__`` it raised
-    # ImportError, and the file did not load)
-    __all__: tuple[str, ...] = ()
 
     def __init__(self, name: str):
         object.__setattr__(self, "_name", name)
+
+    @property
+    def __all__(self) -> tuple[str, ...]:
+        """What a star import of the stand-in binds: nothing (without ``__all__`` it raised ImportError, and the
+        file did not load), but for ``from matplotlib.pyplot import *`` pyplot's standard library names, the real
+        objects (mend round 45, review RD MED 3: pyplot has no ``__all__``, so at home the star binds ``sys``, and a
+        file reading ``sys`` after it failed here with a NameError)."""
+        return tuple(sorted(PYPLOT_STDLIB_NAMES)) if self._name == "matplotlib.pyplot" else ()
 
     def __getattr__(self, attr: str):
         if attr.startswith("__") and attr.endswith("__"):
