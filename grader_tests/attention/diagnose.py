@@ -1986,7 +1986,7 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
             if probe is None or not _same_fills(probe, fills) \
                     or (numbers := _fills_numbers(student, case, probe, fills)) is None:
                 return None
-        return _fills_note(fills, numbers=numbers)
+        return _fills_note(fills, numbers=numbers, num_heads=case.num_heads)
     if student is not None and not _finite(out, *(() if weights is None else (weights,))):
         said = _padding_nan(student, case) or _additive_mask_nan(student, case)
         if said is None:
@@ -2309,13 +2309,28 @@ def _fills_numbers(student: MhaBuilder, case: _MhaCase, probe: _MhaCase, fills: 
 
 
 def _fills_note(fills: list[_Fill], lead: bool = True, with_fix: bool = True,
-                numbers: list[_Number] | None = None) -> Msg:
+                numbers: list[_Number] | None = None, num_heads: int = 0) -> Msg:
     """Each head group's fill, said with its heads, the fix once at the end (round 44; ``with_fix`` False: not at all, the
     note before it said it); ``lead``: said as heads wrong in different ways, the output compared too (else it
     follows the NaN note of the same feedback, and the weights alone were compared); ``numbers``: how each group's
-    number is said (``_number_checked``; None: as fitted)."""
+    number is said (``_number_checked``; None: as fitted); ``num_heads``: the model's (every head: none named)."""
     fix = SEMI["en"] + _FILL_FIX["en"], SEMI["zh"] + _FILL_FIX["zh"]
     numbers = numbers or [("one", fill[1]) for fill, _heads in fills]
+    # mend round 45 (review RD, LOW 4): fills of one kind said without a number read as one fault said twice ("in
+    # head 0, S; in head 1, S"): their heads are said together
+    merged: list[tuple[_Fill, _Number]] = []
+    for (fill, heads), number in zip(fills, numbers, strict=True):
+        same = [i for i, ((f, _h), n) in enumerate(merged) if number[0] == n[0] == "varies" and f[0] == fill[0]]
+        if same:
+            (f, h), n = merged[same[0]]
+            merged[same[0]] = (f, tuple(sorted(h + heads))), n
+        else:
+            merged.append(((fill, heads), number))
+    if lead and len(merged) == 1:
+        # the heads not named are right (_fills_per_head): one fill in those heads only
+        ((fill, heads), number), = merged
+        return _fill_note(*fill, None if len(heads) == num_heads else heads, seen_weights=True, number=number)
+    fills, numbers = [f for f, _n in merged], [n for _f, n in merged]
     notes = [_fill_note(*fill, heads, seen_weights=True, alone=False, output=lead, number=number)
              for (fill, heads), number in zip(fills, numbers, strict=True)]
     notes = [msg(n["en"].removesuffix(fix[0]), n["zh"].removesuffix(fix[1])) for n in notes]

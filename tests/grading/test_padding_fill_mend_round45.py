@@ -133,3 +133,17 @@ def test_the_third_case_is_not_run_for_a_fill_the_case_and_the_probe_show_to_var
 
 def test_the_third_case_is_not_run_when_no_number_would_be_said():
     assert _built({None: ("inverted", -1e9)}) == [1, 1]
+
+
+def test_two_heads_with_fills_of_one_kind_said_without_a_number_are_said_together_not_twice():
+    said = _said({0: ("filled", lambda s: s.mean()), 1: ("filled", lambda s: s.min() - 1)})
+    assert said is not None
+    assert "different ways" not in said["en"] and said["en"].count(VARIES) == 1, said["en"]
+    assert "in heads 0, 1 only (the other heads block the padding keys as -inf does)" in said["en"], said["en"]
+    assert english_in_zh(said["zh"], ZH) == [], said["zh"]
+
+
+def test_every_head_with_a_fill_of_one_kind_said_without_a_number_names_no_heads():
+    said = _said({h: ("filled", (lambda k: lambda s: s.mean() * (k + 1) - k)(h)) for h in range(H)})
+    assert said is not None
+    assert "head" not in said["en"] and said["en"].count(VARIES) == 1, said["en"]
