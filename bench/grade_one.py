@@ -64,11 +64,20 @@ def bare_torch_import_cpu_seconds(repeats: int) -> list[float]:
     return out
 
 
+def _shown(path: Path) -> str:
+    """The submission's path as recorded: relative to the tree when inside it (a file elsewhere, e.g. one graded
+    by both trees of bench/ab.py, as given)."""
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--suite", default="attention", choices=sorted(CORRECT))
-    parser.add_argument("--code", type=Path, default=None, help="a correct submission of the suite")
+    parser.add_argument("--code", type=Path, default=None, help="a submission of the suite (default: its correct one)")
     parser.add_argument("--no-preload", action="store_true",
                         help="start the zygote without the suites' packages (the worker preloads them)")
     parser.add_argument("--out", default=None, help="results file name (default from the suite)")
@@ -108,7 +117,7 @@ def main() -> None:
         "load_average": os.getloadavg(),
         "suite": args.suite,
         "preload": list(preload),
-        "code": str((args.code or CORRECT[args.suite]).relative_to(ROOT)),
+        "code": _shown(args.code or CORRECT[args.suite]),
         "grading_seconds": g,
         "grading_cpu_seconds": c,
         "grading_cpu_median_by_process": {p: statistics.median(v) for p, v in parts.items()},
