@@ -2926,7 +2926,9 @@ def _own_dict_update(node: ast.Attribute, parents: dict[int, ast.AST], methods: 
     is too (it reaches nothing; every ``self.A`` is then a possible foreign holder, _foreign_holders)."""
     method = parents.get(id(node))
     call = parents.get(id(method))
-    if not (isinstance(node.value, ast.Name) and node.value.id == "self" and isinstance(method, ast.Attribute)
+    own_dict = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
+        or isinstance(node, ast.Call) and not node.keywords and [getattr(a, "id", None) for a in node.args] == ["self"]
+    if not (own_dict and isinstance(method, ast.Attribute)
             and method.attr == "update" and isinstance(call, ast.Call) and call.func is method
             and isinstance(parents.get(id(call)), ast.Expr) and _in_self_method(node, parents, methods)):
         return False
@@ -2947,14 +2949,28 @@ def _own_dict_update(node: ast.Attribute, parents: dict[int, ast.AST], methods: 
     if not call.args:
         return bool(call.keywords)
     given = call.args[0]
-    if _builtin_locals_call(given, own_names):
-        # ``self.__dict__.update(locals())``: setattr on self by the method's own names, each judged as
+    if (snapshot := _locals_given(given)) is not None and _builtin_locals_call(snapshot, own_names):
+        # ``self.__dict__.update(locals())`` (or ``vars(self).update``, or of a filtered ``{k: v for k, v in
+        # locals().items() if ...}``): setattr on self by the method's own names, each judged as
         # ``self.d_model = d_model`` (the values: _dict_update_values). ``__class__`` (the cell super() makes)
         # in an instance's dict is shadowed by the type's data descriptor and reaches nothing
-        written = _function_bindings(function)
+        written = _locals_at(snapshot, parents)
         return not call.keywords and written is not None and all(plain(n) or n == "__class__" for n in written[0])
     return (isinstance(given, ast.Name) and given.id in params) or (
         isinstance(given, ast.Dict) and all(isinstance(k, ast.Constant) and plain(k.value) for k in given.keys))
+
+
+def _locals_given(given: ast.AST) -> ast.AST | None:
+    """The ``locals()`` call of ``locals()`` or of its filtered copy ``{k: v for k, v in locals().items() if ...}``
+    (a subset of the same names and values), else None."""
+    if isinstance(given, ast.DictComp) and len(given.generators) == 1 and not given.generators[0].is_async:
+        gen = given.generators[0]
+        if isinstance(gen.target, ast.Tuple) and [getattr(e, "id", None) for e in gen.target.elts] == [
+                getattr(given.key, "id", 0), getattr(given.value, "id", 0)] and isinstance(gen.iter, ast.Call) \
+                and not gen.iter.args and not gen.iter.keywords and isinstance(gen.iter.func, ast.Attribute) \
+                and gen.iter.func.attr == "items":
+            given = gen.iter.func.value
+    return given if isinstance(given, ast.Call) and isinstance(given.func, ast.Name) else None
 
 
 def _builtin_locals_call(node: ast.AST, own_names: Set[str]) -> bool:
@@ -2963,20 +2979,25 @@ def _builtin_locals_call(node: ast.AST, own_names: Set[str]) -> bool:
         and not node.args and not node.keywords and "locals" not in own_names
 
 
-def _function_bindings(function: ast.AST) -> tuple[set[str], list[ast.expr]] | None:
-    """The names a function binds and the values it binds them to (parameter defaults, ``name = value``), or None
-    when it binds a name another way (a loop, ``with ... as``, an import, ``global``...), whose value is not
-    written where the name is: what ``locals()`` holds at the end of an ``__init__`` of plain assignments."""
-    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-        return None
+@functools.lru_cache(maxsize=16)
+def _function_binding_events(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[
+        set[str], list[ast.expr], list[tuple[tuple[int, int], set[str] | None, list[ast.expr]]]]:
+    """A function's parameters, their defaults, and each other binding in it as (where it starts, the names it
+    binds or None when it binds one another way than ``name = value`` (a loop, ``with ... as``, an import,
+    ``global``...), the values written): read once per function (a method with 300 ``update(locals())`` calls
+    took 13 s when walked per call)."""
     a = function.args
     names = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, [a.vararg, a.kwarg])]}
-    values: list[ast.expr] = [*a.defaults, *filter(None, a.kw_defaults)]
+    defaults: list[ast.expr] = [*a.defaults, *filter(None, a.kw_defaults)]
+    events: list[tuple[tuple[int, int], set[str] | None, list[ast.expr]]] = []
     todo: list[ast.AST] = list(function.body)
     while todo:
         node = todo.pop()
+        # a loop's or with's names are bound after its iterable or context runs: where its body starts
+        at = node.body[0] if isinstance(node, ast.For | ast.AsyncFor | ast.With | ast.AsyncWith) else node
+        where = (getattr(at, "lineno", 0), getattr(at, "col_offset", 0))
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)            # the file's own code under its own name; its body binds its own names
+            events.append((where, {node.name}, []))   # the file's own code under its own name
             todo.extend([*node.decorator_list, *getattr(node, "bases", [])])
             continue
         if isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
@@ -2984,21 +3005,66 @@ def _function_bindings(function: ast.AST) -> tuple[set[str], list[ast.expr]] | N
         if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if not all(isinstance(t, ast.Name | ast.Attribute | ast.Subscript) for t in targets):
-                return None                 # ``a, b = torch, 1``: which value each name gets is not written out
-            if any(isinstance(t, ast.Name) for t in targets) and node.value is not None:   # ``x: int`` binds nothing
-                names.update(t.id for t in targets if isinstance(t, ast.Name))
-                values.append(node.value)
+                events.append((where, None, []))    # ``a, b = torch, 1``: which value each name gets is not written
+            elif any(isinstance(t, ast.Name) for t in targets) and node.value is not None:  # ``x: int`` binds nothing
+                events.append((where, {t.id for t in targets if isinstance(t, ast.Name)}, [node.value]))
         elif isinstance(node, ast.For | ast.AsyncFor | ast.With | ast.AsyncWith | ast.Import | ast.ImportFrom
                         | ast.ExceptHandler | ast.NamedExpr | ast.Global | ast.Nonlocal | ast.Delete
                         | ast.MatchAs | ast.MatchStar | ast.MatchMapping | ast.Try):
             if _binds_a_name(node):
-                return None
+                events.append((where, None, []))
         todo.extend(ast.iter_child_nodes(node))
+    return names, defaults, events
+
+
+def _locals_at(call: ast.AST, parents: Mapping[int, ast.AST]) -> tuple[set[str], list[ast.expr]] | None:
+    """The names ``locals()`` at ``call`` holds and the values they were given (parameter defaults,
+    ``name = value``) when all are written out, else None. Only bindings before the call count (one made after it
+    is not in the snapshot yet) unless the call is in a loop; a function inside another function also holds the
+    free names it reads of the enclosing one (``t = torch`` in ``make()``, then ``t`` read in ``__init__``), so
+    there it is None."""
+    function, in_loop, child, scope = None, False, call, parents.get(id(call))
+    while scope is not None:
+        if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            if function is not None:
+                return None                 # free names of an enclosing function
+            function = scope
+        elif function is None and (isinstance(scope, ast.While) or isinstance(scope, ast.For | ast.AsyncFor)
+                                   and child is not scope.iter):   # the iterable runs once, before the target
+            in_loop = True
+        child, scope = scope, parents.get(id(scope))
+    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    params, defaults, events = _function_binding_events(function)
+    names, values = set(params), list(defaults)
+    start = (getattr(call, "lineno", 0), getattr(call, "col_offset", 0))
+    for where, bound, given in events:
+        if in_loop or where < start:
+            if bound is None:
+                return None
+            names |= bound
+            values += given
     return names, values
 
 
+@functools.lru_cache(maxsize=16)
+def _bare_alias_in(function: ast.AST | None, aliases: frozenset[str]) -> bool:
+    """Whether ``function`` reads a name of torch as a value anywhere (``d['t'] = torch``, ``d.update(t=torch)``,
+    ``import torch as t``), not only as the root of an attribute read (``torch.softmax``)."""
+    if function is None:
+        return True
+    for node in ast.walk(function):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            return True
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Name) and child.id in aliases and not (
+                    isinstance(node, ast.Attribute) or isinstance(node, ast.Call) and child is node.func):
+                return True
+    return False
+
+
 def _binds_a_name(node: ast.AST) -> bool:
-    """Whether a statement or pattern of _function_bindings' other kinds binds a name of the function."""
+    """Whether a statement or pattern of _function_binding_events' other kinds binds a name of the function."""
     if isinstance(node, ast.Try):
         return False                        # its handlers are walked on their own
     if isinstance(node, ast.Delete):
@@ -3020,8 +3086,8 @@ def _dict_update_values(node: ast.Attribute, parents: Mapping[int, ast.AST]) -> 
     the method's own values for ``update(locals())``."""
     call = parents[id(parents[id(node)])]
     assert isinstance(call, ast.Call)
-    if call.args and isinstance(call.args[0], ast.Call) and (written := _function_bindings(
-            _enclosing_function(node, parents))) is not None:
+    if call.args and (snapshot := _locals_given(call.args[0])) is not None \
+            and (written := _locals_at(snapshot, parents)) is not None:
         return written[1]
     return [k.value for k in call.keywords if k.arg is not None] + [
         v for a in call.args if isinstance(a, ast.Dict) for v in a.values]
@@ -4088,8 +4154,20 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                     and [getattr(a, "id", None) for a in call.args] == ["self"] \
                     and _own_dict_read(call, parents, self_methods(), own_names):
                 continue
+            if node.id == "vars" and call is not None and call.func is node and "vars" not in own_names \
+                    and _own_dict_update(call, parents, self_methods(), own_names):
+                # ``vars(self).update(...)`` as ``self.__dict__.update(...)``
+                kept = next((k for v in _dict_update_values(call, parents) if (k := _kept_alias(v, aliases))), None)
+                if kept:
+                    found.append(_finding(line, "kept_attribute", kept))
+                continue
             if node.id in ("locals", "vars") and call is not None and call.func is node \
-                    and _function_locals_snapshot(call, parents):
+                    and _function_locals_snapshot(call, parents) and (held := _locals_at(call, parents)) is not None \
+                    and not any(_kept_alias(v, aliases) for v in held[1]) \
+                    and not _bare_alias_in(_enclosing_function(call, parents), frozenset(aliases)):
+                # a snapshot whose every name's value is written out, none torch, in a function that never takes
+                # torch as a value (``d['t'] = torch`` after it): a dict like any other, whatever it is handed to
+                # (a setattr loop over it, ``self.__dict__.update(d)``, ``f(**d)``)
                 continue
             found.append(_finding(line, "code", node.id))
         elif isinstance(node, ast.Name) and node.id in NAME_FUNCS:
