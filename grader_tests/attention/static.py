@@ -1124,6 +1124,12 @@ def past_token_gate(source: str) -> bool:
     return isinstance(parsed(source)[1], TooManyTokens)
 
 
+def review_stopped(source: str) -> bool:
+    """Whether the worker stopped this source's review for its CPU time (give_up): UNREVIEWABLE then says that
+    the review ran out of time, not that the source is past the size limits."""
+    return source in _GAVE_UP
+
+
 def _reviewable(source: str) -> tuple[ast.Module | None, str | None]:
     return (None, UNREVIEWABLE) if source in _GAVE_UP else _parsed(source)
 

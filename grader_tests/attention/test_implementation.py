@@ -116,6 +116,21 @@ REUSE_TOKENS_UNREVIEWABLE = _too_many_tokens("that MultiHeadAttention reuses Sca
                                      "检查 MultiHeadAttention 是否复用 ScaledDotProductAttention ")
 
 
+def _stopped(check: str, check_zh: str) -> Msg:
+    """That the worker stopped the review of this source for its CPU time (round 45 mend, review RB L3: a file of
+    5,000 syntax nodes whose review ran out of time was told it had more than 20,000)."""
+    return msg(f"the source review ran out of its CPU time before it finished reading attention.py, so the check "
+               f"{check} could not read it; this says nothing about whether the code is right (your instructor "
+               "will review this)",
+               f"源代码审查在读完 attention.py 之前用完了计算时间，{check_zh}时无法读取；这并不说明代码是否正确"
+               "（教师会人工复核）")
+
+
+STOPPED = _stopped("for PyTorch's ready-made attention", "检查是否使用 PyTorch 现成 attention ")
+REUSE_STOPPED = _stopped("that MultiHeadAttention reuses ScaledDotProductAttention",
+                         "检查 MultiHeadAttention 是否复用 ScaledDotProductAttention ")
+
+
 def _zh_findings(found: list[str] | tuple[str, ...]) -> str:
     """Findings of the source review ("line N: ...") in Chinese, joined with a full-width "；"."""
     return "；".join(_zh(f) for f in found)
@@ -129,6 +144,8 @@ def _zh_calls(used: dict[str, int]) -> str:
 def _hidden_names(source: str) -> dict[str, str]:
     found = static.hidden_name_uses(source)[:3]
     if found == (static.UNREVIEWABLE,):
+        if static.review_stopped(source):
+            return STOPPED
         return TOKENS_UNREVIEWABLE if static.past_token_gate(source) else UNREVIEWABLE
     if found and all(re.search(r"\bcompiler\b", f) for f in found):   # or by getattr
         where = ", ".join(f.split(":", 1)[0] for f in found)
@@ -277,7 +294,8 @@ def test_mha_single_head(student):
 def test_mha_reuses_sdpa(student, student_source):
     # the review's answers below are of a source it read: one it could not read is said as such, not as absence
     expect(static.hidden_name_uses(student_source) != (static.UNREVIEWABLE,),
-           REUSE_TOKENS_UNREVIEWABLE if static.past_token_gate(student_source) else REUSE_UNREVIEWABLE)
+           REUSE_STOPPED if static.review_stopped(student_source)
+           else REUSE_TOKENS_UNREVIEWABLE if static.past_token_gate(student_source) else REUSE_UNREVIEWABLE)
     copied = static.class_softmax_calls(student_source, "MultiHeadAttention")
     expect(not copied, msg("MultiHeadAttention computes the softmax itself (" + "; ".join(copied[:3]) +
                            "): call a ScaledDotProductAttention module instead of copying its logic",

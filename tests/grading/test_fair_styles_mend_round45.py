@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from grader_tests.attention import static
 from grader_tests.attention.static import hidden_name_uses
 
 KERNEL = """import math
@@ -90,3 +91,18 @@ SIGNATURE = ("import inspect\n" + KERNEL + "class Ops(nn.Module):\n    def kerne
                                   "def show(n):\n    for m in n:\n        m.kernel(1)\n"])
 def test_a_module_level_objects_name_rebound_in_the_reading_function_stays_a_finding(show):
     assert any("inspect.signature" in f for f in hidden_name_uses(SIGNATURE + show + "show(torch)\n")), show
+
+
+def test_a_source_whose_review_ran_out_of_time_is_told_so_not_that_it_is_past_the_size_limits():
+    from grader_tests.attention import test_implementation as impl
+    from grading.proxy import Feedback
+    source = KERNEL + INIT + "        self.__dict__.update(locals())\n# stopped review, mend round 45\n"
+    static.give_up(source)
+    assert hidden_name_uses(source) == (static.UNREVIEWABLE,)
+    for told in (impl._hidden_names(source),):
+        assert "ran out of its CPU time" in told["en"] and "syntax nodes" not in told["en"]
+        assert "用完了计算时间" in told["zh"] and "语法节点" not in told["zh"]
+    with pytest.raises(Feedback) as raised:
+        impl.test_mha_reuses_sdpa(None, source)
+    assert "ran out of its CPU time" in raised.value.message["en"]
+    assert "syntax nodes" not in raised.value.message["en"]
