@@ -106,3 +106,11 @@ def test_a_source_whose_review_ran_out_of_time_is_told_so_not_that_it_is_past_th
         impl.test_mha_reuses_sdpa(None, source)
     assert "ran out of its CPU time" in raised.value.message["en"]
     assert "syntax nodes" not in raised.value.message["en"]
+
+
+def test_the_assignment_page_describes_the_update_of_locals_allowance_in_both_languages():
+    from pathlib import Path
+    folder = Path(static.__file__).parent
+    for lang in ("en", "zh"):
+        text = (folder / f"ASSIGNMENT.{lang}.md").read_text(encoding="utf-8")
+        assert "`self.__dict__.update(locals())`" in text and "`vars(self).update(locals())`" in text, lang
