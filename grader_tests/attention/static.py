@@ -1561,13 +1561,19 @@ def _module_own_instance(node: ast.Name, tree: ast.Module, parents: Mapping[int,
     while scope is not None and not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
                                                | ast.ClassDef):
         scope = parents.get(id(scope))
-    if isinstance(scope, ast.ClassDef | ast.Lambda) or scope is not None and any(
-            isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
-            or isinstance(n, ast.arg) and n.arg == name for n in ast.walk(scope)):
+    if isinstance(scope, ast.ClassDef | ast.Lambda) or scope is not None and name in _names_stored_in(scope):
         return False
     return _module_binding_counts(tree).get(name) == 1 and any(
         isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
         and stmt.targets[0].id == name and _constructed_own(stmt.value, classes) for stmt in tree.body)
+
+
+@functools.lru_cache(maxsize=16)
+def _names_stored_in(scope: ast.AST) -> frozenset[str]:
+    """Every name stored or taken as a parameter anywhere in ``scope`` (read once per function: asked for each
+    read of a module-level object in it, 300 ``m.kernel()`` reads in one function walked it 600 times)."""
+    return frozenset(n.id if isinstance(n, ast.Name) else n.arg for n in ast.walk(scope)
+                     if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) or isinstance(n, ast.arg))
 
 
 @functools.lru_cache(maxsize=4)
@@ -2678,9 +2684,11 @@ def _dynamo_setting(node: ast.Attribute, parents: dict[int, ast.AST]) -> bool:
         and isinstance(assign, ast.Assign) and assign.targets == [node] and isinstance(assign.value, ast.Constant)
 
 
-def _function_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+@functools.lru_cache(maxsize=16)
+def _function_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
     """The names a function binds in its own scope (parameters, assignments, loop and ``with``
-    targets, imports, nested definitions), without those it declares global or nonlocal."""
+    targets, imports, nested definitions), without those it declares global or nonlocal. Cached per function:
+    asked for each read of a shadowable builtin, 300 ``locals()`` reads in one method walked it 300 times."""
     a = fn.args
     names = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if x is not None}
     declared: set[str] = set()
@@ -2702,7 +2710,7 @@ def _function_locals(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) ->
         if isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
             continue
         todo.extend(ast.iter_child_nodes(node))
-    return names - declared
+    return frozenset(names - declared)
 
 
 def _bound_in_function(node: ast.Name, parents: dict[int, ast.AST]) -> bool:
@@ -3793,12 +3801,17 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
             dispatch_memo.append(_decorating_dispatchers(tree))
         return dispatch_memo[0]
 
+    plain_class_memo: list[list[ast.ClassDef]] = []
+
     def own_plain_class_nodes() -> list[ast.ClassDef]:
         """Classes of the file, bound once, with no metaclass (whose ``__instancecheck__`` could answer for
         any object) nor ``__new__``: ``isinstance(x, C)`` then means x is an object of the file's own class,
         and ``C()`` makes one."""
-        return [c for c in _nodes(tree) if isinstance(c, ast.ClassDef) and c.name in bound_once and not c.keywords
-                and not any(isinstance(f, ast.FunctionDef) and f.name == "__new__" for f in c.body)]
+        if not plain_class_memo:        # once per tree: asked for each ``self.__dict__`` read
+            plain_class_memo.append([
+                c for c in _nodes(tree) if isinstance(c, ast.ClassDef) and c.name in bound_once and not c.keywords
+                and not any(isinstance(f, ast.FunctionDef) and f.name == "__new__" for f in c.body)])
+        return plain_class_memo[0]
 
     def own_plain_classes() -> set[str]:
         return {c.name for c in own_plain_class_nodes()}
