@@ -114,3 +114,10 @@ def test_the_assignment_page_describes_the_update_of_locals_allowance_in_both_la
     for lang in ("en", "zh"):
         text = (folder / f"ASSIGNMENT.{lang}.md").read_text(encoding="utf-8")
         assert "`self.__dict__.update(locals())`" in text and "`vars(self).update(locals())`" in text, lang
+
+
+def test_the_source_given_up_last_is_kept_when_earlier_ones_are_dropped():
+    for i in range(40):
+        newest = f"# given up {i}, mend round 45\n"
+        static.give_up(newest)
+        assert static.review_stopped(newest), i
