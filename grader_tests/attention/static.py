@@ -3562,6 +3562,10 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int], never_run: frozenset[in
         elif attr_node.attr not in SAFE_MODULE_ATTRS[key] and id(attr_node) not in caught_traceback:
             findings.append(_finding(node.lineno, "code", f"{node.id}.{attr_node.attr}"))
             continue
+        elif key == "weakref" and attr_node.attr == "ref" and not _plain_weak_ref(attr_node, parents):
+            # a callback runs code when the object goes (at exit too), as weakref.finalize does (review RB L1)
+            findings.append(_finding(node.lineno, "code", f"{node.id}.ref"))
+            continue
         checked.add(id(attr_node))
         if key == "os" and attr_node.attr == "path":
             inner = parents.get(id(attr_node))
@@ -3571,6 +3575,16 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int], never_run: frozenset[in
             else:
                 checked.add(id(inner))
     return ok_imports, checked, findings
+
+
+def _plain_weak_ref(attr_node: ast.Attribute, parents: Mapping[int, ast.AST]) -> bool:
+    """Whether ``weakref.ref`` is called with the object alone (no callback), or only named as a type
+    (``weakref.ref[Parent]``, an annotation)."""
+    parent = parents.get(id(attr_node))
+    if isinstance(parent, ast.Call) and parent.func is attr_node:
+        return len(parent.args) == 1 and not parent.keywords and not isinstance(parent.args[0], ast.Starred)
+    return isinstance(parent, ast.Subscript) and parent.value is attr_node or isinstance(
+        parent, ast.arg | ast.AnnAssign) and getattr(parent, "annotation", None) is attr_node
 
 
 _TRACEBACK_PRINTERS = frozenset({"print_exception", "format_exception", "print_tb", "format_tb"})

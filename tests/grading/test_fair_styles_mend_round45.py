@@ -121,3 +121,12 @@ def test_the_source_given_up_last_is_kept_when_earlier_ones_are_dropped():
         newest = f"# given up {i}, mend round 45\n"
         static.give_up(newest)
         assert static.review_stopped(newest), i
+
+
+@pytest.mark.parametrize("use, finding", [
+    ("r = weakref.ref(m, print)\n", "weakref.ref"), ("r = weakref.ref(m, callback=print)\n", "weakref.ref"),
+    ("make = weakref.ref\nr = make(m, print)\n", "weakref.ref"), ("r = weakref.ref(m)\n", None),
+    ("def parent(r: weakref.ref) -> None:\n    return None\n", None)])
+def test_a_weak_reference_with_a_callback_is_a_finding_as_finalize_is(use, finding):
+    found = hidden_name_uses("import weakref\n" + KERNEL + "m = ScaledDotProductAttention()\n" + use)
+    assert (any(finding in f for f in found) if finding else found == ()), found
