@@ -148,22 +148,32 @@ for _t in (q, k, v):
 '''),
     # ---------------------------------------------------------------- time: trickles, boundaries, the clock
     "the_runtimes_replies_trickled_a_byte_every_tenth_of_a_second": CORRECT + '''
-import socket as _socket, time as _time
+# the jail sends through protocol._SENDALL since round 45 (socket.socket.sendall no longer reaches the wire):
+# the reference itself is replaced, in the protocol module reached through the importing runtime's frames
+import sys as _sys, time as _time
 def _trickle(self, data, *a):
     for i in range(len(data)):
         self.send(bytes(data)[i:i + 1])
         _time.sleep(0.1)
-_socket.socket.sendall = _trickle
+_f = _sys._getframe()
+while _f is not None and "protocol" not in _f.f_globals:
+    _f = _f.f_back
+_f.f_globals["protocol"]._SENDALL = _trickle
 ''',
     "the_runtimes_replies_trickled_a_byte_at_a_time_while_spinning": CORRECT + '''
-import socket as _socket, time as _time
+# the jail sends through protocol._SENDALL since round 45 (socket.socket.sendall no longer reaches the wire):
+# the reference itself is replaced, in the protocol module reached through the importing runtime's frames
+import sys as _sys, time as _time
 def _trickle(self, data, *a):
     for i in range(len(data)):
         self.send(bytes(data)[i:i + 1])
         end = _time.process_time() + 0.1
         while _time.process_time() < end:
             pass
-_socket.socket.sendall = _trickle
+_f = _sys._getframe()
+while _f is not None and "protocol" not in _f.f_globals:
+    _f = _f.f_back
+_f.f_globals["protocol"]._SENDALL = _trickle
 ''',
     "a_call_spinning_just_under_its_cpu_limit_every_time": inside('''
 import time

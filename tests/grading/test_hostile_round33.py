@@ -26,9 +26,11 @@ from tests.grading.hostile_attacks_round33 import ATTACKS, CORRECT, FORBIDDEN
 from tests.sandbox.helpers import GOOD, assert_healthy
 
 # From the first Scale() on, the jail's own socket writes every reply a byte at a time, ``between`` being what
-# it does after each byte.
+# it does after each byte. Since round 45 the jail sends through a reference taken before student code runs
+# (protocol._SENDALL), so rebinding ``socket.socket.sendall`` no longer reaches the wire: the attack replaces
+# that reference itself, in the protocol module it reaches through the frames of the runtime that calls it.
 _TRICKLE = '''
-import socket as _socket, time as _time
+import sys as _sys, time as _time
 def _trickle(self, data, *a):
     data = bytes(data)
     for i in range(len(data)):
@@ -36,7 +38,10 @@ def _trickle(self, data, *a):
         {between}
 _init = Scale.__init__
 def _trickling(self, *a, **k):
-    _socket.socket.sendall = _trickle
+    _f = _sys._getframe()
+    while _f is not None and "protocol" not in _f.f_globals:
+        _f = _f.f_back
+    _f.f_globals["protocol"]._SENDALL = _trickle
     _init(self, *a, **k)
 Scale.__init__ = _trickling
 '''
