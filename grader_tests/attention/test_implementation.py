@@ -113,7 +113,7 @@ TOKENS_UNREVIEWABLE = _too_many_tokens("for PyTorch's ready-made attention", "�
 REUSE_UNREVIEWABLE = _unreviewable("that MultiHeadAttention reuses ScaledDotProductAttention",
                                    "检查 MultiHeadAttention 是否复用 ScaledDotProductAttention ")
 REUSE_TOKENS_UNREVIEWABLE = _too_many_tokens("that MultiHeadAttention reuses ScaledDotProductAttention",
-                                     "检查 MultiHeadAttention 是否复用 ScaledDotProductAttention ")
+                                             "检查 MultiHeadAttention 是否复用 ScaledDotProductAttention ")
 
 
 def _stopped(check: str, check_zh: str) -> Msg:
@@ -131,6 +131,14 @@ REUSE_STOPPED = _stopped("that MultiHeadAttention reuses ScaledDotProductAttenti
                          "检查 MultiHeadAttention 是否复用 ScaledDotProductAttention ")
 
 
+def _unreadable(source: str, stopped: Msg, tokens: Msg, past_limits: Msg) -> Msg:
+    """Why the review could not read ``source``, in one check's words: its review stopped for CPU time, the token
+    gate left it unparsed, or it is past the review's own limits."""
+    if static.review_stopped(source):
+        return stopped
+    return tokens if static.past_token_gate(source) else past_limits
+
+
 def _zh_findings(found: list[str] | tuple[str, ...]) -> str:
     """Findings of the source review ("line N: ...") in Chinese, joined with a full-width "；"."""
     return "；".join(_zh(f) for f in found)
@@ -144,9 +152,7 @@ def _zh_calls(used: dict[str, int]) -> str:
 def _hidden_names(source: str) -> dict[str, str]:
     found = static.hidden_name_uses(source)[:3]
     if found == (static.UNREVIEWABLE,):
-        if static.review_stopped(source):
-            return STOPPED
-        return TOKENS_UNREVIEWABLE if static.past_token_gate(source) else UNREVIEWABLE
+        return _unreadable(source, STOPPED, TOKENS_UNREVIEWABLE, UNREVIEWABLE)
     if found and all(re.search(r"\bcompiler\b", f) for f in found):   # or by getattr
         where = ", ".join(f.split(":", 1)[0] for f in found)
         return {"en": COMPILER["en"].format(where), "zh": COMPILER["zh"].format(_zh(where + ": ").rstrip("："))}
@@ -294,8 +300,7 @@ def test_mha_single_head(student):
 def test_mha_reuses_sdpa(student, student_source):
     # the review's answers below are of a source it read: one it could not read is said as such, not as absence
     expect(static.hidden_name_uses(student_source) != (static.UNREVIEWABLE,),
-           REUSE_STOPPED if static.review_stopped(student_source)
-           else REUSE_TOKENS_UNREVIEWABLE if static.past_token_gate(student_source) else REUSE_UNREVIEWABLE)
+           _unreadable(student_source, REUSE_STOPPED, REUSE_TOKENS_UNREVIEWABLE, REUSE_UNREVIEWABLE))
     copied = static.class_softmax_calls(student_source, "MultiHeadAttention")
     expect(not copied, msg("MultiHeadAttention computes the softmax itself (" + "; ".join(copied[:3]) +
                            "): call a ScaledDotProductAttention module instead of copying its logic",
