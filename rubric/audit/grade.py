@@ -1181,6 +1181,14 @@ _IMPORTANCE_CONCLUDED = re.compile(
     r"matters\b|(?:就|也|一定|肯定|显然|确实)?(?:是)?\s*(?:很|非常|十分|特别|极其|相当|最)?\s*(?:重要|关键)))", re.IGNORECASE)
 
 
+# round 46: the test a causal or importance question needs, said not to be needed ("whether k2 matters needs no ablation",
+# k2 是否重要不需要做消融): the question is the subject, the denial asserts that the figure answers it
+_NO_TEST_NEEDED = re.compile(r"\b(?:needs?|needed|requires?|required|takes?|took|calls?\s+for|demands?)\s+no\b|"
+                             r"\b(?:does|did|do|would|will|should)\s*(?:not\b|n't\b)\s*(?:need|require|take|call\s+for|demand|have\s+to)\b|"
+                             r"\bno\s+(?:\w+\s+)?(?:interventions?|ablations?|counterfactuals?|perturbations?)\s+(?:is\s+|are\s+|was\s+|were\s+|would\s+be\s+|will\s+be\s+)?(?:needed|required|necessary)\b|"
+                             r"\b(?:is|are|was|were|be)\s+(?:not|never)\s+(?:needed|required|necessary)\b|\bno\s+need\b|不需要|不需|无需|无须|不必|没必要|用不着|不用", re.IGNORECASE)
+
+
 def _overclaimed(cc: Checklist, s: _Sentence, nxt: _Sentence | None) -> bool | None:
     """Whether ``s`` reads the weights as importance or causality (overclaims.patterns, clause by clause, then a
     counterfactual across them): None if not, else whether it is hedged."""
@@ -1194,8 +1202,14 @@ def _overclaimed(cc: Checklist, s: _Sentence, nxt: _Sentence | None) -> bool | N
             if any(a < m.end() and b > m.start() for a, b in facts):
                 continue
             if not s.negated(clause.start + m.start(), clause.start + m.end()) \
-                    and not _asked(cc, s, clause.start, clause.start + m.end()):
+                    and (not _asked(cc, s, clause.start, clause.start + m.end()) or _NO_TEST_NEEDED.search(m.group(0))):
                 return s.hedged(clause.start + m.start())
+    if may_match and _NO_TEST_NEEDED.search(s.text):
+        # ... across the sentence's clauses: "想知道 k2 是否导致输出，不需要消融实验", "No intervention is needed, not even to
+        # support a causal claim" (round 46)
+        for m in cc.overclaim_patterns.finditer(s.text):
+            if _NO_TEST_NEEDED.search(m.group(0)) and not s.negated(m.start(), m.end()):
+                return s.hedged(m.start())
     concluded = _IMPORTANCE_CONCLUDED.search(s.text) if ("重要" in s.text or "关键" in s.text or "import" in s.text
                                                          or "matters" in s.text or "crucial" in s.text) else None
     if concluded is not None and cc.counterfactual_backed.search(s.text) is None \
@@ -1979,6 +1993,15 @@ _LAST = -1                  # a cell index meaning "the last row / column", what
 # a peak named before its query's row: "the largest value in row q1", "the highest weight of q1" (round 35)
 _PEAK_OF_ROW = re.compile(r"\b(?:the\s+)?(?:largest|highest|biggest|maximum|max|top|peak)\s+(?:value|weight|entry|cell|number)"
                           r"\s+(?:in|of|for)\s+(?:the\s+)?(?:row\s+(?:of\s+)?)?$")
+# round 46: a peak said of the cell just read, after a comma or in a bracket ("q1 puts 0.67 on k2, its largest weight",
+# "q1 gives k2 0.67 (the highest in its row)", "..., which is its largest weight", "..., more than on any other key",
+# q1 给 k2 0.67，是它最大的权重): the query's peak, as "q1 puts its largest weight on k2" is (it was read as a value only)
+_APPOSITIVE_PEAK = re.compile(
+    r"\s*(?:[,，(（]|\s[-\u2013\u2014]+)\s*(?:(?:which|that|this)\s+is\s+|it\s+is\s+|it's\s+|also\s+)?"
+    r"(?:(?:its|their|the|this\s+row's|the\s+row's|q_?\d+'s)\s+)?(?:(?:single\s+|clear\s+)?(?:largest|highest|biggest|maximum|max|"
+    r"top|peak|strongest)\b(?!\s+(?:of\s+)?(?:the\s+)?(?:keys?|columns?|queries|rows?)\b(?!\s*(?:in|of)\b))|"
+    r"more\s+than\s+(?:on\s+|to\s+)?(?:any|every|all|both)\s+(?:other|the\s+other)|the\s+most\b)"
+    r"|\s*[,，(（]\s*(?:也|这)?(?:是|为)?\s*(?:它|其|该行|这一行|这行|q_?\d+)?\s*(?:的)?\s*(?:最大|最高)(?:的)?", re.IGNORECASE)
 # a value written after the key past the peak word and a comma or a bracket (round 34b: "So q0 reads k0 most, with
 # 0.74", "q0 reads k0 most (0.74)", "q1 look most at k2, it is 0.67", q0 最关注 k0，权重 0.74): the key's weight, which was not read, so an invented one kept its points
 _TAIL_VALUE = re.compile(r"(?:\s+(?:the\s+)?(?:most|mostly|mainly|primarily|the\s+most))?(?:\s*[(（]\s*|\s*[,，]\s*"
@@ -2231,16 +2254,20 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = No
                     said = before.group() + " " + said
                 first_alone = not any(not c[2] and c[0] > qs for c in cells[:n]) and not (
                     n + 1 < len(cells) and not cells[n + 1][2] and _between_and(s.text[ke:cells[n + 1][0]]))
-                peak = first_alone and not key_first and bool(_PEAK.search(said) or _PEAK_SHARE.search(said)) \
+                peak = first_alone and not key_first and (bool(_PEAK.search(said) or _PEAK_SHARE.search(said)) \
                     and not _LOWEST.search(said) and not _LOW_END.search(said) \
                     and not any(m.lastgroup in ("light", "dark") for m in _COLUMN_EXTREME.finditer(said))
+                    or _APPOSITIVE_PEAK.match(s.text, value.end()) is not None)
                 out.append(_CellClaim(idx, s.text[qs:value.end()], row, col, parsed[0], parsed[1], bases, peak=peak))
                 last = (rows[-1], value.end(), n, False)
                 continue
             given = _VALUE_GIVEN.fullmatch(s.text, cells[n - 1][1], ks) if n and not key_first else None
             parsed = _parse_value(given.group("v")) if given and (given.group("verb") or listed_after) else None
             if parsed:          # "q0 puts 0.74 on k0", "... and 0.05 on k2"
-                out.append(_CellClaim(idx, s.text[qs:ke], row, col, parsed[0], parsed[1], bases))
+                # ... "q1 puts 0.67 on k2, its largest weight": the peak said of it after a comma (round 46)
+                apposed = _APPOSITIVE_PEAK.match(s.text, ke) if not listed_after else None
+                out.append(_CellClaim(idx, s.text[qs:apposed.end() if apposed else ke], row, col, parsed[0], parsed[1],
+                                      bases, peak=apposed is not None))
                 last = (rows[-1], ke, n, True)
                 continue
             # a peak: the first key after its query, a peak word between, and no other key sharing it ("mostly

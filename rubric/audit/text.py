@@ -1092,6 +1092,22 @@ def _bare_heading(line: str, lines: list[tuple[str, bool]], i: int) -> bool:
     return False
 
 
+# round 46: a label that opens a "cannot prove" section, with its content on the same line ("局限：只跑了一个 seed",
+# "Limitation: only one seed", "Caveats: one small example"): the line is read under it, as the lines under a heading
+# "局限" are (it earned nothing, the colon cut the label's clause from its content)
+_INLINE_LABEL = re.compile(r"\s*([^:;,.!?。！？；，]{1,30}?)\s*:\s*(?=\S)")
+_LIMITS_LABEL = re.compile(r"(?:(?:the|my|our|some|main|known)\s+)*(?:limitations?|limits?|caveats?|shortcomings?|weakness(?:es)?)"
+                           r"|局限性?|不足(?:之处)?|缺陷|限制|局限与不足", re.IGNORECASE)
+
+
+def _limits_label(cc: Checklist, line: str) -> bool:
+    """Does ``line`` open with a short label of what the figure cannot show, its content after a colon (_INLINE_LABEL)?"""
+    m = _INLINE_LABEL.match(line)
+    if m is None or _units(m.group(1)) > 4:
+        return False
+    return _LIMITS_LABEL.fullmatch(m.group(1).strip()) is not None or _negative_section(cc, m.group(1))
+
+
 def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Sentence]:
     """The sentences of an audit; with ``axes_swapped``, 行 and 列 read the Taiwanese way (:func:`swap_axes`)."""
     out: list[_Sentence] = []
@@ -1148,6 +1164,7 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
         if not bullet:
             leadin_neg = False
         context = section_neg or leadin_neg
+        labelled = not context and _limits_label(cc, line)
         row_no, first = False, len(out)
         if line.startswith("|") and header is not None:
             # a "no" cell denies its row's claim only in a column that asks whether the figure proves, shows
@@ -1170,7 +1187,10 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
                 continue
             body = s.rstrip("。!?;. ")
             short = _units(body) + len(_INDEX_LABEL.findall(body)) < cc.min_units
-            out.append(_Sentence(body, not short, False, False, s.endswith("?"), context, cc, para, short))
+            # (a sentence under an inline limits label that denies with words of its own is read by them: the label
+            # adds nothing to "Limits: not feature importance, not causal", bare keywords at half credit)
+            negated = context or (labelled and cc.negation.search(body) is None)
+            out.append(_Sentence(body, not short, False, False, s.endswith("?"), negated, cc, para, short))
         for denied in out[first:] if row_no else ():
             denied.row_denied = True
         if line.rstrip().endswith(":") and _negative_section(cc, line):
@@ -1229,6 +1249,15 @@ def _denies_the_claim(before: str) -> bool:
     return not _REJECTION_TOPIC.search(last)
 
 
+def _supposed_up_to(before: str) -> bool:
+    """Is all of ``before`` one supposition written without a comma ("If k2 causes it the heatmap cannot prove it",
+    "If k2 causes the output then ...", 如果 k2 导致了输出那么热力图也证明不了)? Its consequent, the denial, opens where
+    a comma would stand (round 46: the comma-less twin of "If k2 causes it, the heatmap cannot prove it" earned nothing,
+    and 如果 k2 导致了输出热力图也证明不了 was flagged as the claim it supposes)."""
+    m = _SUPPOSED.match(before)
+    return m is not None and m.end() >= len(before.rstrip())
+
+
 def _rejection_at(cc: Checklist, text: str, *, whole: bool = False) -> int | None:
     """Where a denial pointing back at the claim before it closes ``text`` ("k2 matters most: the heatmap cannot show
     that", "……——这张图证明不了", cues.rejection), after a clause break, a dash or a bracket, or opening with its own
@@ -1242,7 +1271,8 @@ def _rejection_at(cc: Checklist, text: str, *, whole: bool = False) -> int | Non
             if whole:
                 return 0 if m.start() == 0 else None
             before = body[:m.start()]
-            if _units(before) >= 3 and (_REJECTION_BREAK.search(before) or _REJECTION_LEAD.match(body, m.start())) \
+            if _units(before) >= 3 and (_REJECTION_BREAK.search(before) or _REJECTION_LEAD.match(body, m.start())
+                                        or _supposed_up_to(before)) \
                     and _denies_the_claim(before):
                 return m.start()
     return None
@@ -1320,6 +1350,8 @@ def _reasserts(cc: Checklist, text: str, start: int) -> bool:
 # English words a mixed zh/en sentence puts in a Chinese frame, and the words the zh patterns know (round 39). Longer
 # phrases first; articles dropped, so "是 the most important" reads 是最重要.
 _GLOSS = [(re.compile(p), zh) for p, zh in (
+    # round 46: a high weight in English read as importance in Chinese ("high weight 代表 k2 很重要", as 权重高代表 ...)
+    (r"\b(?:high|large|big|bright|strong|heavy)(?:er|est)?\s+(?:attention\s+)?(?:weights?|attention|scores?)\b", "权重高"),
     (r"\bfeature importance\b", "特征重要性"), (r"\bimportance\b", "重要性"), (r"\bimportant\b", "重要"),
     (r"\b(?:crucial|critical|essential|decisive)\b", "关键"), (r"\binfluential\b", "有影响"), (r"\brelevant\b", "相关"),
     (r"\bcontributions?\b", "贡献"), (r"\b(?:influence|impact|effect)s?\b", "影响"), (r"\boutputs?\b", "输出"),
@@ -1330,7 +1362,7 @@ _GLOSS = [(re.compile(p), zh) for p, zh in (
     (r"\b(?:rel(?:y|ies|ied)|depend(?:s|ed)?)\s+on\b", "依赖"), (r"\bmost\b", "最"), (r"\bmore\b", "更"),
     (r"\b(?:very|really|extremely)\b", "非常"), (r"\b(?:is|are|was|were)\b", "是"), (r"\b(?:the|a|an)\b\s*", ""))]
 _GLOSS_SPACE = re.compile(rf"(?<=[{_CJK.pattern.strip('[]')}])\s+(?=[{_CJK.pattern.strip('[]')}])")
-_GLOSS_ANY = re.compile(r"\b(?:important|importance|crucial|critical|essential|decisive|influential|relevant|outputs?|"
+_GLOSS_ANY = re.compile(r"\b(?:(?:high|large|big|bright|strong|heavy)(?:er|est)?\s+(?:attention\s+)?(?:weights?|attention|scores?)|important|importance|crucial|critical|essential|decisive|influential|relevant|outputs?|"
                         r"predictions?|model|caus(?:e|es|ed)|determin\w*|decid\w*|drives?|drove|attend\w*|cares?|"
                         r"rel(?:y|ies|ied)|depend\w*|contributions?|influences?|impacts?|effects?|without|remov(?:e|ed|ing)|"
                         r"drop(?:ped|ping)?)\b|\b(?:is|are|was|were)\s*[最更]")
@@ -1343,9 +1375,17 @@ _ASIDE_WORDS_EN = (r"in my (?:view|opinion|eyes|reading)|to me|to my eye|i (?:th
                    r"i'd say|arguably|probably|perhaps|possibly|likely|clearly|obviously|of course|honestly|frankly|"
                    r"really|in fact|indeed|as far as i can tell|as i see it|if you ask me|it seems|apparently|basically|"
                    r"essentially|at least here|in this case|here|for this example|judging (?:by|from) (?:the|my) "
-                   r"(?:figure|heatmap|plot)|from (?:the|my) (?:figure|heatmap|plot)")
+                   r"(?:figure|heatmap|plot)|from (?:the|my) (?:figure|heatmap|plot)|"
+                   # round 46: the certainty of the checklist's assert_en macro set off by commas ("k2 is, almost certainly,
+                   # the cause of q1's output", "k2, without doubt, causes it"): the claim asserted, as without the commas
+                   r"(?:almost|nearly|virtually|all but) (?:certainly|surely|definitely|undoubtedly)|"
+                   r"beyond (?:any |all )?doubt|without (?:a |any )?doubt|no doubt|for sure|undeniably|certainly|surely|"
+                   r"definitely|evidently|undoubtedly|unquestionably|plainly|manifestly|truly")
 _ASIDE_WORDS_ZH = (r"在我看来|我认为|我觉得|我想|个人认为|依我看|据我看|显然|很明显|其实|说实话|从图上看|从热力图(?:上)?(?:来)?看|"
-                   r"看起来|似乎|可能|也许|大概|或许|应该")
+                   r"看起来|似乎|可能|也许|大概|或许|应该|"
+                   # round 46: the certainty of assert_zh set off by commas (k2，毫无疑问，是 q1 输出的原因)
+                   r"(?:几乎|基本上?)?可以(?:肯定|确定)|几乎(?:肯定|一定|确定)|毫无疑问|毋庸置疑|显而易见|无疑|肯定|必然|必定|绝对|"
+                   r"百分之?百")
 _CLAIM_ASIDE = re.compile(rf"[,(]\s*(?:{_ASIDE_WORDS_EN}|{_ASIDE_WORDS_ZH})\s*[,)]|"
                           rf"[-\u2013\u2014]+\s*(?:{_ASIDE_WORDS_EN})\s*[-\u2013\u2014]+|"
                           rf"(?<=[a-z0-9])\s*(?:{_ASIDE_WORDS_ZH})(?=\s*(?:是|为|就是|最|更|对|决定|导致))")

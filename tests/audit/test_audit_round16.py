@@ -178,16 +178,17 @@ def test_what_only_an_intervention_could_show_is_the_causal_caveat(sentence, che
     ("This intervention proves that k2 causes the output.", True),
     ("My ablation proves that k2 causes the output.", True),
     ("这个干预证明了 k2 导致了输出。", True),
-    ("No intervention is needed to support a causal claim.", False),
-    ("An intervention is not needed: the heatmap alone supports a causal claim.", False),
+    # round 46: a denied need of the test a causal claim needs is an overclaim, as 不需要干预就能证明因果 was
+    ("No intervention is needed to support a causal claim.", True),
+    ("An intervention is not needed: the heatmap alone supports a causal claim.", True),
     ("Not only an intervention could support a causal claim: the heatmap does too.", False),
     ("Only my heatmap could support a causal claim.", False),
     ("Only an intervention could help me here.", False),
     ("The fix requires an intervention.", False),
     ("不需要干预就能证明因果。", True),
-    ("无需消融就能确定因果关系。", False),
-    ("I do not need to intervene on the keys to claim a causal effect.", False),
-    ("想知道 k2 是否导致输出，不需要消融实验。", False),
+    ("无需消融就能确定因果关系。", True),
+    ("I do not need to intervene on the keys to claim a causal effect.", True),
+    ("想知道 k2 是否导致输出，不需要消融实验。", True),
 ])
 def test_an_intervention_said_to_prove_or_not_to_be_needed_earns_no_caveat(sentence, overclaim, checklist):
     r = grade_audit(sentence, None, {}, checklist)
