@@ -313,6 +313,8 @@ class _Concept:
     setting: _Pat | None = None
     # the opposite statement ("columns are queries"): a clause stating it credits the concept nothing
     contradicted_by: _Pat | None = None
+    # `stated_alone` (round 46): words that state a caveat concept without a negation ("only one seed", 只跑了一个 seed)
+    stated_alone: _Pat | None = None
     implies: list[str] = field(default_factory=list)   # concepts a statement of this one states too
     # `read_peaks` (round 35): a sentence that reads a query's peak, in whatever words and order the cell reader reads
     # one (grade._cell_claims: "q1 最关注 k2", 第2个查询最关注第3个键, "k2 is where q1 puts most of its weight"), states it
@@ -524,6 +526,8 @@ def _compile_checklist(cl: dict, base_dir: Path) -> Checklist:
                     concept.setting = _compile_group(c["setting"], f"{cw}.setting")
                 if c.get("contradicted_by"):
                     concept.contradicted_by = _compile_group(c["contradicted_by"], f"{cw}.contradicted_by")
+                if c.get("stated_alone"):
+                    concept.stated_alone = _compile_group(c["stated_alone"], f"{cw}.stated_alone")
                 concept.implies = [str(x) for x in c.get("implies") or []]
                 concept.read_peaks = bool(c.get("read_peaks", False))
                 if ckind == "metric":

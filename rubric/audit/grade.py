@@ -311,7 +311,9 @@ def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool]:
     if concept.mode == "caveat":
         # ... not in a claim a retraction bracket takes back: its only negation is the retraction (round 41)
         kept = [m for m in first if not (s.retracted and s.denied is not None and s.denied[0] <= m.start() < s.denied[1])]
-        return True, any(s.negated(m.start(), m.end()) for m in kept)
+        alone = concept.stated_alone is not None and any(
+            not s.negated(m.start(), m.end(), context=False) for m in s.find(concept.stated_alone))
+        return True, alone or any(s.negated(m.start(), m.end()) for m in kept)
     ok = all(any(not s.negated(m.start(), m.end(), context=False) for m in s.find(g)) for g in concept.groups)
     return True, ok
 

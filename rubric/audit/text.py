@@ -1029,6 +1029,21 @@ def _split_clauses(cc: Checklist, text: str, cues: list[tuple[int, int]],
     return clauses
 
 
+# round 46: a line is cut by a wrap only near a wrap's width (PDF text and editors wrap at 70-100 columns; a CJK
+# character is two) or where no sentence can end (after "the", "of", a comma, 的 ...): short unpunctuated notes, one
+# statement a line ("cant say k2 causes the output from this, need to ablate it" / "high weight doesnt mean important
+# either" / "only one seed so cant say in general"), were joined into one keyword list and earned no limit
+_WRAP_WIDTH = 60
+_CONTINUES = re.compile(r"(?:[,，、:：(\-–—]|\b(?:a|an|the|of|to|and|or|in|on|at|for|with|from|by|that|which|is|are|was|"
+                        r"were|as|than|its|their|this|these|not|no|but|so|if|when|because)|[的和与在对是把被将从向并而且但])$",
+                        re.IGNORECASE)
+
+
+def _width(line: str) -> int:
+    """The columns ``line`` takes, a CJK character two."""
+    return len(line) + len(_CJK.findall(line))
+
+
 def _lines(raw: str, axes_swapped: bool = False) -> list[tuple[str, bool]]:
     """Normalised lines, with hard-wrapped lines joined to the line they continue on; with each, whether
     it continues a line cut at _MAX_JOINED_CHARS (its first sentence is then the rest of a wall of text).
@@ -1053,6 +1068,7 @@ def _lines(raw: str, axes_swapped: bool = False) -> list[tuple[str, bool]]:
             line = swap_axes(line)
         s = line.strip()
         if (s and parts and last and units >= _WRAPPED_LINE_UNITS and not last.endswith(_SENTENCE_END)
+                and (_width(last) >= _WRAP_WIDTH or _CONTINUES.search(last))
                 and not _HEADING.match(s) and not _BULLET.match(s) and not _LABEL_LINE.match(s)
                 and not s.startswith(("|", "```", "~~~"))
                 and not first.startswith(("|", "```", "~~~", "#"))):

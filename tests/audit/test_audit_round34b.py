@@ -77,7 +77,8 @@ FALSE = {
     # causal effect" does (the en twin says "is not", which earns the causal one only). The false row sum still costs
     # its sentence and is flagged: figure 2 + reading 2 + limits 2.25.
     'row_sums_invented_zh': ("我的热力图：行是 query（q0、q1），列是 key（k0-k2）；q1 最关注 k2（0.67）。\n每一行的和是 0.9，所以权重没有归一化。\n高权重不代表因果。\n", 6.25),
-    'row_sums_invented_mixed': ("我的 heatmap：rows 是 queries，columns 是 keys；q1 最看重 k2（0.67）。\nq0 那一行加起来是 1.2，q1 那行是 0.8。\n高 weight 不等于 causal effect。\n", 6),
+    # round 46: 6.25 (ceiling 6 -> 6.25), its zh twin's: "高 weight 不等于 causal effect" is read as 高权重不等于因果效应 is
+    'row_sums_invented_mixed': ("我的 heatmap：rows 是 queries，columns 是 keys；q1 最看重 k2（0.67）。\nq0 那一行加起来是 1.2，q1 那行是 0.8。\n高 weight 不等于 causal effect。\n", 6.25),
     # the ablation planned, not run, and no caveat besides: the figure and its reading only
     'ablation_planned_en': ("My heatmap: rows are queries q0, q1, columns keys k0-k2; q1 reads k2 most (0.67).\nLater I will also remove k2 to see whether it causes the output.\n", 5),
     'ablation_planned_zh': ("我的热力图：行是 query（q0、q1），列是 key（k0-k2）；q1 最关注 k2（0.67）。\n之后还会去掉 k2，看看它是不是导致了输出。\n", 5),

@@ -119,7 +119,7 @@ def test_a_limits_label_with_its_content_on_the_line_credits_the_limit(sentence)
     assert _reading(sentence)[1] == 1
 
 
-@pytest.mark.parametrize("sentence", ["Note: only one seed.", "Parity: I only ran one seed."])
+@pytest.mark.parametrize("sentence", ["Note: one seed.", "Parity: seed 0 on one small example."])
 def test_another_label_before_a_colon_is_no_limits_label(sentence):
     assert _reading(sentence)[1] == 0
 
@@ -153,6 +153,7 @@ def test_a_value_with_another_word_after_the_comma_reads_no_peak():
     ("high weight 不代表 k2 导致了输出，要做 ablation 才知道。", "权重高不代表 k2 导致了输出，要做消融才知道。"),
     ("attention 高不代表 k2 导致了输出。", "注意力高不代表 k2 导致了输出。"),
     ("是不是 causal，要做消融才知道。", "是不是因果，要做消融才知道。"),
+    ("但 high weight 不代表 k2 导致了 q1 的 output。", "但权重高不代表 k2 导致了 q1 的输出。"),
 ])
 def test_a_code_switched_caveat_earns_what_its_zh_twin_earns(mixed, zh):
     """Before: the mixed sentences earned 1.5 less (the English weight or cause was not read by the zh phrases)."""
@@ -162,3 +163,43 @@ def test_a_code_switched_caveat_earns_what_its_zh_twin_earns(mixed, zh):
 def test_a_code_switched_high_weight_read_as_importance_is_an_overclaim():
     """Before: 3.0 and no flag; 权重高代表 k2 很重要 is flagged."""
     assert _reading("high weight 代表 k2 很重要。")[2] is True
+
+
+# ------------------------------------------------------------------------------------------------ hunt: short notes
+def test_short_unpunctuated_notes_one_a_line_are_not_joined_into_a_keyword_list():
+    """Hunt h08: lines of notes without full stops were joined as a hard-wrapped paragraph, one keyword list: limits 0
+    where each line states its limit (4)."""
+    text = ("rows r queries cols r keys, each row adds up to 1\n"
+            "q1 mostly looks at k2 (0.67) and q0 at k1\n"
+            "cant say k2 causes the output from this, need to ablate it\n"
+            "high weight doesnt mean important either\n"
+            "only one seed so cant say in general\n"
+            "max_abs_error 2.6e-7 row_sum_error 1.1e-7\n")
+    assert items(_grade(text))["limits"]["points"] == 4
+
+
+@pytest.mark.parametrize("text", [
+    # cut at a wrap's width, and after a word no sentence ends on
+    "In experiment A the entropy without the scale went down steadily as the dimension of\nthe keys grew from 8 to 128.",
+    "The heatmap cannot show that k2 causes the output, and a high weight does not make the\nkey important.",
+])
+def test_a_line_cut_by_a_wrap_still_continues_on_the_next(text):
+    from rubric.audit.text import _lines
+    assert len(_lines(text)) == 1
+
+
+# ------------------------------------------------------------------------------------------------ hunt: "only one seed"
+@pytest.mark.parametrize("sentence", ["I only ran one seed.", "q1 reads mostly from k2, and I only used a single seed."])
+def test_only_one_seed_states_the_generality_limit(sentence):
+    """Before: limits 0 ("mentioned, but not stated as something the figure cannot prove"); hand scores credit it."""
+    assert _reading(sentence)[1] == 1
+
+
+@pytest.mark.parametrize("sentence", ["只跑了一个 seed。", "One seed only."])
+def test_only_one_seed_as_a_bare_note_earns_half(sentence):
+    """The bare-caveat rule (settings.bare_caveat_units) still applies."""
+    assert _reading(sentence)[1] == 0.5
+
+
+def test_a_query_reading_one_key_only_is_no_limit():
+    assert _reading("q1 only reads from one key.")[1] == 0
