@@ -203,3 +203,12 @@ def test_only_one_seed_as_a_bare_note_earns_half(sentence):
 
 def test_a_query_reading_one_key_only_is_no_limit():
     assert _reading("q1 only reads from one key.")[1] == 0
+
+
+# ------------------------------------------------------------------------------------------------ hunt: hedged "what drives"
+def test_a_key_probably_what_drives_the_output_is_a_hedged_overclaim():
+    """Hunt en_r46_hedged_overclaim: "so k2 is probably what drives q1's output" was no claim ("k2 is what drives ..."
+    without the hedge was one)."""
+    r = _grade(OPENER_EN + "q1 puts most of its weight on k2 (0.67), so k2 is probably what drives q1's output.\n")
+    flags = [f for f in r["flags"] if f["kind"] == "overclaim"]
+    assert len(flags) == 1 and "only hedged" in flags[0]["message"]["en"]
