@@ -13,6 +13,7 @@ Imported by the zygote only (after torch is made single-threaded), never by the 
 
 from __future__ import annotations
 
+import builtins
 import functools
 import math
 import sys
@@ -20,6 +21,9 @@ import types
 from collections.abc import Callable
 
 import torch
+
+# Private builtins, as protocol takes its own (see there): its stand-ins run when the student's code calls them.
+__builtins__ = dict(builtins.__dict__)
 
 
 def _warm_torch() -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import _io
 import _json
 import _socket
+import builtins
 import ctypes
 import fcntl
 import io
@@ -43,6 +44,14 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+
+# The builtins every function below looks up, a copy taken when this module is imported (in the jail: before the
+# student's module runs). A function looks its builtins up in the dict its module's ``__builtins__`` was when the
+# function was made; the builtins module itself is one the student's code may rewrite (``builtins.isinstance =
+# ...``, ``builtins.len = ...``, ``builtins.ValueError = ...``: its own module has a copy and is not touched by it), and
+# the jail's loop then failed on its first request: graded 0, "stopped answering" or "exited with code 0 while
+# importing" (round 46). grading/sandbox/runtime.py, zygote.py and lazy_torch.py take theirs the same way.
+__builtins__ = dict(builtins.__dict__)
 
 HEADER_CAP = 1 << 20          # 1 MiB
 # The jail's exit code when its serving loop itself raised (zygote.run_jail): after the student's module

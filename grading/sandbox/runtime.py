@@ -37,6 +37,27 @@ from grading.sandbox.pylab_names import (
     PYPLOT_STDLIB_NAMES,
 )
 
+# Private builtins, as protocol takes its own (see there): the loop that serves the grader runs here.
+__builtins__ = dict(builtins.__dict__)
+
+
+
+def _with_private_builtins(module: types.ModuleType) -> types.ModuleType:
+    """A fresh copy of the pure-Python standard library ``module`` whose functions look their builtins up in a copy
+    of their own (as this module's do): what the runtime calls of it after the student's module ran then works
+    whatever that code did to ``builtins`` (``inspect.getattr_static`` read ``type.__dict__["__mro__"]`` of a
+    student's ``builtins.type``: KeyError, said as the file's failing to load, round 46)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"_runtime_{module.__name__}", module.__file__)
+    copy = importlib.util.module_from_spec(spec)
+    copy.__builtins__ = dict(builtins.__dict__)
+    spec.loader.exec_module(copy)
+    return copy
+
+
+_getattr_static = _with_private_builtins(inspect).getattr_static
+
 MESSAGE_CAP = 2000
 # The tensor class and its C ``as_subclass`` as they were before student code ran (this module is imported in the
 # zygote): ``torch.Tensor = Fake`` at import made every tensor argument or result "not a tensor" (round 45 review RC
@@ -167,7 +188,7 @@ class Runtime:
         return obj, parts[-1]
 
     def _wrap(self, owner, attr: str, counter: dict, name: str) -> None:
-        static = inspect.getattr_static(owner, attr)
+        static = _getattr_static(owner, attr)
         orig = getattr(owner, attr)
         if isinstance(static, staticmethod):
             target = static.__func__
@@ -240,8 +261,8 @@ class Runtime:
                 # is a call of it all the same. A __call__ that hands on to forward counts twice; counts
                 # are only compared before and after a call.
                 if attr == "forward" and isinstance(owner, type) and issubclass(owner, torch.nn.Module) \
-                        and inspect.getattr_static(owner, "__call__") is not \
-                        inspect.getattr_static(torch.nn.Module, "__call__"):
+                        and _getattr_static(owner, "__call__") is not \
+                        _getattr_static(torch.nn.Module, "__call__"):
                     self._wrap(owner, "__call__", self.count, name)
             except AttributeError:
                 self.missing.append(name)

@@ -29,6 +29,7 @@ import os
 for _k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_k] = "1"
 
+import builtins  # noqa: E402
 import ctypes  # noqa: E402
 import errno  # noqa: E402
 import json  # noqa: E402
@@ -69,6 +70,9 @@ import pyseccomp  # noqa: E402
 from grading.forking import cpu_seconds, load_credit, name_process, prepare_for_forks  # noqa: E402
 from grading.sandbox import protocol  # noqa: E402
 from grading.sandbox.runtime import Runtime, before_forks, prepare_process  # noqa: E402
+
+# Private builtins, as protocol takes its own (see there): run_jail goes on after the student's code has run.
+__builtins__ = dict(builtins.__dict__)
 
 # --------------------------------------------------------------------------- libc
 _libc = ctypes.CDLL(None, use_errno=True)
