@@ -38,7 +38,17 @@ NOT_ON_THE_FILES_PATH = ("abs", "print", "bytearray", "frozenset", "sorted", "ca
 LOOPS_BUILTINS_REBOUND = _rebinding("def _no(*a, **k):\n    raise SystemExit(9)\n"
                                     + "".join(f"_b.{n} = _no\n" for n in NOT_ON_THE_FILES_PATH))
 
+# help("modules") at import: pydoc's scan imported every package on sys.path, the import's whole CPU limit in every
+# session (round 45's code_interact_and_help_at_import took 30-39 s of the 60 s bound, its grade varying with load).
+HELP_MODULES = CORRECT + '\nhelp("modules")\nhelp("modules attention")\n'
+
 ATTACKS: dict[str, str | bytes] = {
+    "help_modules_and_a_module_search_at_import": HELP_MODULES,
+    "pydoc_apropos_and_its_module_scanner_called_directly_at_import": CORRECT + '''
+import pydoc as _pd
+_pd.apropos("torch")
+_pd.ModuleScanner().run(lambda *a: None, key="nn")
+''',
     "the_builtins_only_the_jails_loop_calls_rebound_to_exit": LOOPS_BUILTINS_REBOUND,
     "every_builtin_the_jails_loop_names_rebound_to_one_that_raises_after_the_import": _rebinding(
         "def _no(*a, **k):\n    raise SystemExit(9)\n"

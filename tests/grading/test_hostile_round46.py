@@ -11,12 +11,13 @@ has a copy and keeps working) broke the jail's loop, which looked them up at eac
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
 from grading.runner import GradeInput, grade
 from tests.grading.helpers import graded_attack, honest_cost
-from tests.grading.hostile_attacks_round46 import ATTACKS, LOOPS_BUILTINS_REBOUND
+from tests.grading.hostile_attacks_round46 import ATTACKS, HELP_MODULES, LOOPS_BUILTINS_REBOUND
 from tests.grading.test_hostile_round31 import CORRECT, _nothing_left
 
 
@@ -49,3 +50,15 @@ def test_a_file_rebinding_the_builtins_only_the_jails_loop_calls_is_graded_on_it
     result = _grade(served, LOOPS_BUILTINS_REBOUND)
     assert result["status"] == "graded", result["message"]
     assert result["total"] == 68, json.dumps(result["tests"])[:2000]
+
+
+@pytest.mark.slow
+def test_help_modules_at_import_costs_little_and_the_file_is_graded_on_its_code(served):
+    """Before round 46: pydoc's scan imported every package on sys.path in every session, to the import's CPU limit
+    (10 s): 25-62 s of wall, and 0 ("stopped after using 10 s of CPU time") or 46 of 85 ("failed to load again after a
+    crash") as the host's load went. Now the scan finds nothing (and says so on stderr): an honest grading's time."""
+    started = time.monotonic()
+    result = _grade(served, HELP_MODULES)
+    wall = time.monotonic() - started
+    assert result["status"] == "graded" and result["total"] == 85, json.dumps(result)[:2000]
+    assert wall < 10, f"{wall:.1f} s"
