@@ -17,7 +17,7 @@ import pytest
 
 from grading.runner import GradeInput, grade
 from tests.grading.helpers import graded_attack, honest_cost
-from tests.grading.hostile_attacks_round46 import ATTACKS, HELP_MODULES, LOOPS_BUILTINS_REBOUND
+from tests.grading.hostile_attacks_round46 import ATTACKS, HELP_MODULES, LOOPS_BUILTINS_REBOUND, NOT_LOADING
 from tests.grading.test_hostile_round31 import CORRECT, _nothing_left
 
 
@@ -34,12 +34,16 @@ def honest(served) -> tuple[float, float]:
 @pytest.mark.parametrize("attack", list(ATTACKS))
 def test_a_round_46_attack_is_graded_bounded_earns_no_more_and_leaves_nothing_running(served, honest, attack):
     result = graded_attack(attack, honest, _grade, served, ATTACKS[attack])
-    # nothing in these files stops their import or the jail's loop: whatever failed is said of a test, never as
+    _nothing_left(served)
+    if attack in NOT_LOADING:       # as at home, and said so
+        assert result["total"] == 0 and NOT_LOADING[attack] in result["message"]["en"], result["message"]
+        assert result["message"]["zh"] != result["message"]["en"]
+        return
+    # nothing else in these files stops their import or the jail's loop: whatever failed is said of a test, never as
     # the file's failing to load or the sandbox's ending
     text = json.dumps([result["message"], result["load_error"], result["tests"]])
     for said in ("did not load", "stopped answering", "exited with code", "sandbox ended"):
         assert said not in text, (said, text[:2000])
-    _nothing_left(served)
 
 
 @pytest.mark.slow
