@@ -210,6 +210,7 @@ class ChildReport(TypedDict, total=False):
     collect_errors: list[str]
     infra_error: str | None          # a grader failure: the grading ends `error`
     load_error: str | None           # the student's file did not load: graded, code categories 0
+    load_seen: str | None            # how far that import went (grading.proxy.load_seen: RAN, UNREAD or None)
     log: list[str]                   # instructor log lines
     session_lost: bool
     last_death: str | None
@@ -486,7 +487,7 @@ def run_suite(executor, source: str, assignment: str, suite: Suite, wall_timeout
             merged["example_weights"] = child["example_weights"]
         if child.get("load_error"):
             if attempt == 1:
-                merged["load_error"] = child["load_error"]
+                merged["load_error"], merged["load_seen"] = child["load_error"], child.get("load_seen")
                 merged["outcomes"].update(child.get("outcomes") or {})
             else:
                 for tid in child.get("outcomes") or {}:

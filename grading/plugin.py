@@ -56,6 +56,7 @@ class GradingPlugin:
         self.collect_errors: list[str] = []
         self.infra_error: str | None = None
         self.load_error: Msg | None = None
+        self.load_seen: str | None = None       # how far the failed import went (grading.proxy.load_seen)
         self.log: list[str] = []
         self._running: str = ""     # the test being run, for the fixtures (see pytest_runtest_protocol)
 
@@ -173,10 +174,10 @@ class GradingPlugin:
             items[:] = []
             return
         if not loaded:
-            self.load_error = self.proxy.load_error
+            self.load_error, self.load_seen = self.proxy.load_error, self.proxy.load_seen
             for item in items:
                 self.outcomes[test_id(item)] = {
-                    "outcome": "failed", "feedback": not_loaded_text(self.filename, self.load_error)}
+                    "outcome": "failed", "feedback": not_loaded_text(self.filename, self.load_seen)}
             items[:] = []
             return
         # The hidden tests' jail is started when it is first needed (a fresh comparison it is lent
@@ -230,7 +231,7 @@ class GradingPlugin:
         return {"outcomes": self.outcomes, "measurements": self.measurements,
                 "example_weights": self.example_weights, "collected": self.collected,
                 "collect_errors": self.collect_errors, "infra_error": self.infra_error,
-                "load_error": self.load_error, "log": self.log,
+                "load_error": self.load_error, "load_seen": self.load_seen, "log": self.log,
                 "session_lost": bool(dead), "last_death": dead[-1].last_death if dead else self.proxy.last_death,
                 "lost_causes": [cause for p in dead for cause in p.causes]}
 

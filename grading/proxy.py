@@ -31,7 +31,7 @@ from typing import Any
 from torch import Tensor
 
 from grading.allowance import source_allowance
-from grading.i18n import IDLE_SEEN, SEMI, Msg, Text, as_msg, cat, is_msg, msg
+from grading.i18n import IDLE_SEEN, SEMI, Msg, Text, as_msg, cat, msg
 from grading.load_hints import (
     attribute_note,
     call_shape_note,
@@ -660,7 +660,7 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         said_en, m_zh = (f": {m}", m_zh) if m else (" with a blank message", "（消息为空白）")
         text = (msg(f"{k} at {where['en']}{said_en}", f"{where['zh']}出现 {k}{m_zh}") if lineno else
                 msg(f"{k} while importing {filename}{said_en}", f"导入 {filename} 时出现 {k}{m_zh}"))
-        if k == INVALID_RESULT and not lineno:
+        if load_seen(exc) == "unread":
             # the client could not read the jail's reply to the import (a reply came: what broke is not known, e.g.
             # a built-in the wire's loop calls replaced at import): never "did not load" (round 45 review RC LOW 5)
             text = msg(_UNREAD_REPLY_EN.format(filename=filename) + said_en,
@@ -695,7 +695,7 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
     if kind == "SandboxDied":
         raw = str(getattr(exc, "reason", exc))
         reason = death_text(raw)
-        if getattr(exc, "reason", None) in (SERVE_FAILED_TEXT, INTERRUPTED_TEXT):
+        if load_seen(exc) == "ran":
             # The module's top level had returned (or raised) when the loop failed: no crash of the import.
             return reason
         # Said as a call's end is (StudentProxy.call): "crashed" was a guess, false for an exit code or a
@@ -714,38 +714,43 @@ def source_of(session) -> str | None:
     return source if isinstance(source, str) else None
 
 
-def not_loaded_text(filename: str, load_error: Msg | None = None) -> Msg:
-    """What a test not run because the module did not load says; ``load_error``: why it did not (said otherwise
-    when the module had run and the jail's loop ended after it: ``ended_after_running``, or when the jail's reply to
-    the import could not be read: ``reply_unread``)."""
-    if ended_after_running(load_error):
+def not_loaded_text(filename: str, seen: str | None = None) -> Msg:
+    """What a test not run because the module did not load says; ``seen``: how far the import went, as ``load_seen``
+    tells it (said otherwise when the module had run and the jail's loop ended after it, or when the jail's reply to
+    the import could not be read)."""
+    if seen == RAN:
         return msg(f"not run: {filename} ran, then its sandbox ended before any test could run",
                    f"未运行：{filename} 运行之后，其沙箱在任何测试运行之前就结束了")
-    if reply_unread(load_error):
+    if seen == UNREAD:
         return msg("not run: " + _UNREAD_REPLY_EN.format(filename=filename),
                    "未运行：" + _UNREAD_REPLY_ZH.format(filename=filename))
     return msg(f"not run: {filename} did not load", f"未运行：{filename} 无法导入")
 
 
-def ended_after_running(load_error: Msg | None) -> bool:
-    """Whether a load error says the module's top level had run and the jail's own loop ended after it
-    (client.SERVE_FAILED_TEXT: a descriptor replaced, the loop's functions patched; INTERRUPTED_TEXT): "did not
-    load" was said of it (round 45), which the student could not square with a file that imports cleanly."""
-    return is_msg(load_error) and load_error["en"] in _ENDED_AFTER_RUNNING
+# How far a failed import went (``load_seen``), carried beside its load error (round 46: the error's English words
+# were matched, a prefix and a set of texts): the module's top level had run and the jail's own loop ended after it
+# (client.SERVE_FAILED_TEXT: a descriptor replaced, the loop's functions patched; INTERRUPTED_TEXT), where "did not
+# load" was said (round 45), which the student could not square with a file that imports cleanly; or the jail's
+# reply to the import could not be read.
+RAN = "ran"
+UNREAD = "unread"
+
+
+def load_seen(exc: BaseException) -> str | None:
+    """``RAN``, ``UNREAD`` or None (the module did not load) for the exception a session's import raised."""
+    kind = _kind_of(exc)
+    if kind == "StudentError":
+        unread = (getattr(exc, "kind", None) or "Exception") == INVALID_RESULT and not getattr(exc, "lineno", None)
+        return UNREAD if unread else None
+    if kind == "SandboxDied":
+        return RAN if getattr(exc, "reason", None) in (SERVE_FAILED_TEXT, INTERRUPTED_TEXT) else None
+    return None
 
 
 # A load error of a reply to the import the client could not read (load_error_text): what was seen, neither that
 # the module did not load nor that it ran to its end (junk written to the channel mid-import reads the same).
 _UNREAD_REPLY_EN = "the sandbox's reply to importing {filename} could not be read"
 _UNREAD_REPLY_ZH = "沙箱对导入 {filename} 的回复无法读取"
-
-
-def reply_unread(load_error: Msg | None) -> bool:
-    """Whether a load error says the jail's reply to the import could not be read (``_UNREAD_REPLY_EN``)."""
-    return is_msg(load_error) and load_error["en"].startswith("the sandbox's reply to importing ")
-
-
-_ENDED_AFTER_RUNNING = frozenset(death_text(text)["en"] for text in (SERVE_FAILED_TEXT, INTERRUPTED_TEXT))
 
 
 # How a session was lost (StudentProxy.causes), as the checks that could not run then say it: a reply
@@ -893,6 +898,7 @@ class StudentProxy:
         self.causes: list[str] = []          # how each lost session was lost (LOST_CAUSES)
         self.loaded = False
         self.load_error: Msg | None = None
+        self.load_seen: str | None = None    # how far the failed import went (``load_seen``)
         self._handles: dict[Any, Handle] = {}
         # (class name, method, [positions and keyword names]) of each call that changed its tensor arguments
         # in place, as the jail reported it (its inputs are copies: the grader's own tensors never change).
@@ -937,6 +943,7 @@ class StudentProxy:
                 self._close_session()
                 raise InfrastructureError(f"loading the submission failed in the sandbox: {exc!r}") from exc
             self.load_error = load_error_text(exc, self.filename, self.packages, source_of(session))
+            self.load_seen = load_seen(exc)
             self._log(f"load failed: {self.load_error['en']}")
             self._close_session()
             return False
@@ -946,7 +953,7 @@ class StudentProxy:
 
     def _ensure_session(self):
         if not self.loaded:
-            raise NotLoaded(not_loaded_text(self.filename, self.load_error))
+            raise NotLoaded(not_loaded_text(self.filename, self.load_seen))
         if self._session is not None:
             return self._session
         lost = _lost(self.causes[-1:])
@@ -1117,4 +1124,4 @@ class StudentProxy:
 
 __all__ = ["Feedback", "StudentTimedOut", "NotLoaded", "SessionLost", "InfrastructureError",
            "expect", "StudentProxy", "InheritedSession", "student_error_text", "load_error_text", "death_text",
-           "not_loaded_text", "ended_after_running", "gave_up_text", "packages_text", "source_of"]
+           "not_loaded_text", "load_seen", "RAN", "UNREAD", "gave_up_text", "packages_text", "source_of"]

@@ -37,7 +37,7 @@ from grading.i18n import NOT_RUN, SEMI, Msg, cat, is_msg, msg
 from grading.inputs import InputError, validate_audit, validate_code, validate_figure
 from grading.load_hints import parse_source, then
 from grading.plugin import GradingPlugin
-from grading.proxy import ended_after_running, hide_grader_paths, reply_unread
+from grading.proxy import RAN, UNREAD, hide_grader_paths
 from grading.review import (
     AUDIT_FAILED,
     BUDGET_SPENT,
@@ -469,12 +469,13 @@ def _grade(inp: GradeInput, assignment: str, executor, wall_timeout: float) -> G
     categories = scoring.score_categories(rubric, tests, (audit or {}).get("score"))
     messages = []
     if child.get("load_error"):
+        seen = child.get("load_seen") if not_run is None else None     # how far the import went (proxy.load_seen)
         head = (msg(f"{suite.student_file} ran, but its sandbox ended before any test could run: ",
                     f"{suite.student_file} 已运行，但其沙箱在任何测试运行之前就结束了：")
-                if ended_after_running(child["load_error"]) else
+                if seen == RAN else
                 msg(f"{suite.student_file} did not load: ", f"{suite.student_file} 无法导入："))
         # a reply to the import that could not be read says so itself: no head of "did not load" or "ran"
-        messages.append(cat(head, child["load_error"]) if not_run is None and not reply_unread(child["load_error"])
+        messages.append(cat(head, child["load_error"]) if not_run is None and seen != UNREAD
                         else child["load_error"])
     elif source is not None:
         # e.g. the classes could not be built with the contract's arguments: one summary, not 31 raw errors

@@ -16,9 +16,9 @@ import json
 
 import pytest
 
-from grading.proxy import death_text, ended_after_running, not_loaded_text
+from grading.proxy import RAN, load_error_text, load_seen, not_loaded_text
 from grading.runner import GradeInput, grade
-from grading.sandbox.client import INTERRUPTED_TEXT, SERVE_FAILED_TEXT
+from grading.sandbox.client import INTERRUPTED_TEXT, SERVE_FAILED_TEXT, SandboxDied
 from tests.grading.helpers import graded_attack, honest_cost
 from tests.grading.hostile_attacks_round45 import ATTACKS, CORRECT
 from tests.grading.test_hostile_round31 import _nothing_left
@@ -74,10 +74,10 @@ def test_a_jail_whose_loop_fails_after_the_import_is_told_it_ran_never_that_it_d
 
 def test_a_test_not_run_after_the_loop_failed_says_the_module_ran_in_both_languages():
     for text in (SERVE_FAILED_TEXT, INTERRUPTED_TEXT):
-        assert ended_after_running(death_text(text))
-        said = not_loaded_text("attention.py", death_text(text))
+        assert load_seen(SandboxDied(text)) == RAN
+        said = not_loaded_text("attention.py", load_seen(SandboxDied(text)))
         assert said["en"] == "not run: attention.py ran, then its sandbox ended before any test could run"
         assert said["zh"] == "未运行：attention.py 运行之后，其沙箱在任何测试运行之前就结束了"
-    other = death_text("the sandboxed process exited with code 3")
-    assert not ended_after_running(other) and not ended_after_running(None)
-    assert not_loaded_text("attention.py", other)["en"] == "not run: attention.py did not load"
+    other = SandboxDied("the sandboxed process exited with code 3")
+    assert load_seen(other) is None and load_error_text(other)["en"].startswith("your code's process stopped")
+    assert not_loaded_text("attention.py", load_seen(other))["en"] == "not run: attention.py did not load"

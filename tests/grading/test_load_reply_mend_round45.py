@@ -15,9 +15,15 @@ import json
 
 import pytest
 
-from grading.proxy import death_text, ended_after_running, load_error_text, not_loaded_text, reply_unread
+from grading.proxy import RAN, UNREAD, death_text, load_error_text, load_seen, not_loaded_text
 from grading.runner import GradeInput, grade
-from grading.sandbox.client import CLOSED_GRACE_S, CLOSED_KILLED_TEXT, INTERRUPTED_TEXT, StudentError
+from grading.sandbox.client import (
+    CLOSED_GRACE_S,
+    CLOSED_KILLED_TEXT,
+    INTERRUPTED_TEXT,
+    SandboxDied,
+    StudentError,
+)
 from tests.grading.test_hostile_round31 import CORRECT
 
 LEN_ZERO = CORRECT + "\nimport builtins as _b\n_b.len = lambda o: 0\n"
@@ -30,18 +36,20 @@ while True:
 
 
 def test_an_unreadable_reply_to_the_import_is_said_as_that_never_as_did_not_load():
-    said = load_error_text(StudentError("InvalidResult", "invalid reply from the sandbox: bad header: ValueError"))
+    exc = StudentError("InvalidResult", "invalid reply from the sandbox: bad header: ValueError")
+    said = load_error_text(exc)
     assert said["en"] == ("the sandbox's reply to importing attention.py could not be read: invalid reply from the "
                           "sandbox: bad header: ValueError")
     assert said["zh"] == ("沙箱对导入 attention.py 的回复无法读取（评分系统的英文说明：invalid reply from the sandbox: "
                           "bad header: ValueError）")
-    assert reply_unread(said) and not ended_after_running(said)
-    assert not_loaded_text("attention.py", said) == {
+    assert load_seen(exc) == UNREAD
+    assert not_loaded_text("attention.py", load_seen(exc)) == {
         "en": "not run: the sandbox's reply to importing attention.py could not be read",
         "zh": "未运行：沙箱对导入 attention.py 的回复无法读取"}
     # a student's own InvalidResult, raised at a line of the file, stays the file's exception
-    own = load_error_text(StudentError("InvalidResult", "mine", 3))
-    assert not reply_unread(own) and not_loaded_text("attention.py", own)["en"] == "not run: attention.py did not load"
+    own = StudentError("InvalidResult", "mine", 3)
+    assert load_seen(own) is None and not_loaded_text("attention.py", load_seen(own))["en"] == \
+        "not run: attention.py did not load"
 
 
 def test_a_keyboard_interrupt_in_the_loop_is_not_said_as_a_signal_that_arrived():
@@ -49,7 +57,7 @@ def test_a_keyboard_interrupt_in_the_loop_is_not_said_as_a_signal_that_arrived()
     assert told["en"] == "the process was ended by a KeyboardInterrupt (what a SIGINT raises) in the grader's loop " \
                          "between calls"
     assert told["zh"] == "进程在两次调用之间因评分器循环中的 KeyboardInterrupt（SIGINT 会引发它）而结束"
-    assert "arrived" not in told["en"] and ended_after_running(told)
+    assert "arrived" not in told["en"] and load_seen(SandboxDied(INTERRUPTED_TEXT)) == RAN
 
 
 def test_the_graders_kill_after_the_channel_closed_is_said_as_the_graders():
