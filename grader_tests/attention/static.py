@@ -442,6 +442,8 @@ def _display_module_names(tree: ast.Module) -> frozenset[str]:
             for a in node.names:
                 top = "" if node.level else (node.module or "").split(".")[0]
                 (display if top in DISPLAY_PACKAGES else other).add(a.asname or a.name)
+                if a.name == "*" and not node.level and node.module in _PYPLOT_STARS:
+                    display.update(_PYPLOT_HOLDERS[node.module])    # round 46: ``plt`` after ``from pylab import *``
         elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             other.add(node.id)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -617,27 +619,50 @@ def _stdlib_handles(tree: ast.Module) -> tuple[dict[str, frozenset[str]], dict[i
             for a in n.names:
                 if a.name == "pylab" and (a.asname or a.name) in display:
                     bound(n, a.asname or a.name, frozenset(PYLAB_STDLIB_NAMES))
+                    for held, what in _PYPLOT_HOLDERS["pylab"].items():    # round 46: pl.plt.sys, pl.mpl.pyplot.sys
+                        bound(n, _pyplot_path(f"{a.asname or a.name}.{held}", what), PYPLOT_STDLIB_NAMES)
                 elif a.name == "matplotlib.pyplot" and a.asname in display:
                     bound(n, a.asname or "", PYPLOT_STDLIB_NAMES)
-                elif a.name.startswith("matplotlib.") and not a.asname and "matplotlib" in display:
-                    bound(n, "matplotlib.pyplot", PYPLOT_STDLIB_NAMES)     # round 45: matplotlib.pyplot.sys
-        elif isinstance(n, ast.ImportFrom) and not n.level and n.module == "matplotlib":
+                elif a.name.split(".")[0] == "matplotlib" and (a.asname or "matplotlib") in display \
+                        and (a.name == "matplotlib" or not a.asname):
+                    # round 45: matplotlib.pyplot.sys after ``import matplotlib.pyplot``; round 46: ``mpl.pyplot.sys``
+                    # after ``import matplotlib as mpl`` (the jail's matplotlib's pyplot is pyplot)
+                    bound(n, f"{a.asname or 'matplotlib'}.pyplot", PYPLOT_STDLIB_NAMES)
+        elif isinstance(n, ast.ImportFrom) and not n.level and n.module in _PYPLOT_HOLDERS:
+            held = _PYPLOT_HOLDERS[n.module]
             for a in n.names:
-                if a.name == "pyplot" and (a.asname or a.name) in display:
-                    bound(n, a.asname or a.name, PYPLOT_STDLIB_NAMES)
+                # round 46: ``from pylab import plt``, ``from pylab import *`` (then ``plt.sys``, ``mpl.pyplot.sys``)
+                for name, what in (held.items() if a.name == "*" and n.module in _PYPLOT_STARS else
+                                   [(a.asname or a.name, held[a.name])] if a.name in held else []):
+                    if name in display:
+                        bound(n, _pyplot_path(name, what), PYPLOT_STDLIB_NAMES)
     for handle, node in first.items():      # imported once, after the first import binding the name
         binds[id(node)] = binds.get(id(node), frozenset()) | {handle}
     return handles, binds
 
 
+# The modules a name reaching pyplot is imported from (round 46: every path to pyplot's names), each with those names
+# and what each is: pyplot, or matplotlib (whose ``pyplot`` is pyplot in the jail). A star import of those in
+# _PYPLOT_STARS binds them (matplotlib's own star binds no ``pyplot``, at home or in the jail).
+_PYPLOT_HOLDERS = {"matplotlib": {"pyplot": "pyplot"},
+                   "pylab": {"plt": "pyplot", "matplotlib": "matplotlib", "mpl": "matplotlib"},
+                   "matplotlib.pyplot": {"matplotlib": "matplotlib"}}
+_PYPLOT_STARS = ("pylab", "matplotlib.pyplot")
+
+
+def _pyplot_path(name: str, what: str) -> str:
+    """How pyplot is read off ``name``, which holds ``what`` (pyplot itself, or matplotlib: ``name.pyplot``)."""
+    return name if what == "pyplot" else f"{name}.pyplot"
+
+
 def _handle_of(node: ast.expr) -> str | None:
-    """What a stdlib name is read off in ``node.NAME``: a bare name, or the dotted ``matplotlib.pyplot``."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and node.attr == "pyplot" and isinstance(node.value, ast.Name) \
-            and node.value.id == "matplotlib":
-        return "matplotlib.pyplot"
-    return None
+    """What a stdlib name is read off in ``node.NAME``: a bare name, or a dotted one (``matplotlib.pyplot``, round 46:
+    ``mpl.pyplot``, ``pl.plt``, ``pl.mpl.pyplot``; the handles are at most three names long)."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute) and len(parts) < 3:
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else None
 
 
 def _pyplot_from_imports_expanded(tree: ast.Module) -> ast.Module:

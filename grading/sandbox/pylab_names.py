@@ -41,6 +41,22 @@ PYLAB_DISPLAY_NAMES = frozenset({
     'ylim', 'yscale', 'yticks'
 })
 
+# The names of PYLAB_DISPLAY_NAMES matplotlib.pyplot has not (pylab's from matplotlib.dates, mlab and cbook, and its
+# ``plt`` and ``mpl``), read off matplotlib 3.11.2 (tests/grading/test_pyplot_names_round46.py checks them)
+PYLAB_ONLY_DISPLAY_NAMES = frozenset({
+    'DAILY', 'DateFormatter', 'DateLocator', 'DayLocator', 'FR', 'HOURLY', 'HourLocator', 'MINUTELY', 'MO', 'MONTHLY',
+    'MinuteLocator', 'MonthLocator', 'RRuleLocator', 'SA', 'SECONDLY', 'SU', 'SecondLocator', 'TH', 'TU', 'WE',
+    'WEEKLY', 'WeekdayLocator', 'YEARLY', 'YearLocator', 'date2num', 'datestr2num', 'detrend', 'detrend_linear',
+    'detrend_mean', 'detrend_none', 'drange', 'flatten', 'mpl', 'num2date', 'plt', 'relativedelta', 'rrule',
+    'silent_list', 'window_hanning', 'window_none'
+})
+
+# matplotlib.pyplot's own names (``show``, ``savefig``, ``figure``, ``matplotlib``, ...): with its standard library
+# names (PYPLOT_STDLIB_NAMES) and ``np``, what ``from matplotlib.pyplot import *`` binds (pyplot has no ``__all__``).
+# In the jail each is an inert stand-in (round 46: the star bound only the standard library names, so a file calling
+# ``show()`` after it, as it works at home, failed every test with a NameError).
+PYPLOT_DISPLAY_NAMES = PYLAB_DISPLAY_NAMES - PYLAB_ONLY_DISPLAY_NAMES
+
 # The standard library and typing names pyplot's ``import *`` passes on to pylab, each as (module, attribute; None:
 # the module itself). The jail's pylab binds them as the real objects (a file at home reads ``pylab.sys`` or, after
 # ``from pylab import *``, ``sys``; stdlib modules import in the jail anyway), and the review reads each as its

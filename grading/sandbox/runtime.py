@@ -34,6 +34,7 @@ from grading.sandbox.pylab_names import (
     PYLAB_DISPLAY_NAMES,
     PYLAB_NUMPY_MODULES,
     PYLAB_STDLIB_NAMES,
+    PYPLOT_DISPLAY_NAMES,
     PYPLOT_STDLIB_NAMES,
 )
 
@@ -1151,6 +1152,18 @@ def _pyplot_stdlib(name: str) -> object:
     return getattr(mod, attr) if attr else mod
 
 
+# Stand-ins that are matplotlib or its pyplot reached another way (pylab's ``plt``, ``matplotlib`` and ``mpl``,
+# pyplot's ``matplotlib``), named as those: every path to pyplot binds what ``matplotlib.pyplot`` does (round 46:
+# ``pylab.plt.sys`` and, after ``from pylab import *``, ``plt.sys`` stayed inert while ``plt.sys`` is the real
+# module). ``matplotlib``'s ``pyplot`` (``mpl.pyplot`` after ``import matplotlib as mpl``) is pyplot already.
+_SAME_STAND_IN = {"pylab.plt": "matplotlib.pyplot", "pylab.matplotlib": "matplotlib", "pylab.mpl": "matplotlib",
+                  "matplotlib.pyplot.matplotlib": "matplotlib"}
+
+# What ``from matplotlib.pyplot import *`` binds (pyplot has no ``__all__``: its public names): its display names, inert
+# stand-ins, its standard library names and ``np``, the real objects (round 46: its display names were left unbound)
+_PYPLOT_STAR = tuple(sorted(PYPLOT_DISPLAY_NAMES | PYPLOT_STDLIB_NAMES | {"np"}))
+
+
 class _Inert:
     """A display package's name inside the jail: every attribute, call and item is another stand-in,
     assignments are ignored, iteration yields nothing, and ``with`` works. ``tqdm(xs)`` and
@@ -1161,21 +1174,23 @@ class _Inert:
     __slots__ = ("_name",)
 
     def __init__(self, name: str):
-        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_name", _SAME_STAND_IN.get(name, name))
 
     @property
     def __all__(self) -> tuple[str, ...]:
         """What a star import of the stand-in binds: nothing (without ``__all__`` it raised ImportError, and the
-        file did not load), but for ``from matplotlib.pyplot import *`` pyplot's standard library names, the real
-        objects (mend round 45, review RD MED 3: pyplot has no ``__all__``, so at home the star binds ``sys``, and a
-        file reading ``sys`` after it failed here with a NameError)."""
-        return tuple(sorted(PYPLOT_STDLIB_NAMES)) if self._name == "matplotlib.pyplot" else ()
+        file did not load), but for ``from matplotlib.pyplot import *`` what it binds at home (``_PYPLOT_STAR``; mend
+        round 45, review RD MED 3: a file reading ``sys`` after it failed here with a NameError, and round 46: one
+        calling ``show()``)."""
+        return _PYPLOT_STAR if self._name == "matplotlib.pyplot" else ()
 
     def __getattr__(self, attr: str):
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)
         if self._name == "matplotlib.pyplot" and attr in PYPLOT_STDLIB_NAMES:
             return _pyplot_stdlib(attr)
+        if self._name == "matplotlib.pyplot" and attr == "np":
+            return importlib.import_module("numpy")      # pyplot's ``np`` is numpy, as pylab's is (round 46)
         return _Inert(f"{self._name}.{attr}")
 
     def __setattr__(self, attr: str, value) -> None:

@@ -16,7 +16,7 @@ from tests.grading.test_pyplot_stdlib_round45 import BASE, _real
 def test_a_star_import_of_the_jail_pyplot_binds_its_stdlib_names_as_the_real_objects():
     bound: dict[str, object] = {}
     exec("from matplotlib.pyplot import *", {"__builtins__": {"__import__": lambda *a, **k: _Inert(a[0])}}, bound)
-    assert set(bound) == PYPLOT_STDLIB_NAMES
+    assert set(bound) >= PYPLOT_STDLIB_NAMES     # and its display names, round 46 (test_pyplot_paths_round46.py)
     assert all(bound[n] is _real(n) for n in PYPLOT_STDLIB_NAMES)
 
 
