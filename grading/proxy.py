@@ -660,7 +660,7 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
         said_en, m_zh = (f": {m}", m_zh) if m else (" with a blank message", "（消息为空白）")
         text = (msg(f"{k} at {where['en']}{said_en}", f"{where['zh']}出现 {k}{m_zh}") if lineno else
                 msg(f"{k} while importing {filename}{said_en}", f"导入 {filename} 时出现 {k}{m_zh}"))
-        if load_seen(exc) == "unread":
+        if load_seen(exc) == UNREAD:
             # the client could not read the jail's reply to the import (a reply came: what broke is not known, e.g.
             # a built-in the wire's loop calls replaced at import): never "did not load" (round 45 review RC LOW 5)
             text = msg(_UNREAD_REPLY_EN.format(filename=filename) + said_en,
@@ -695,7 +695,7 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
     if kind == "SandboxDied":
         raw = str(getattr(exc, "reason", exc))
         reason = death_text(raw)
-        if load_seen(exc) == "ran":
+        if load_seen(exc) == RAN:
             # The module's top level had returned (or raised) when the loop failed: no crash of the import.
             return reason
         # Said as a call's end is (StudentProxy.call): "crashed" was a guess, false for an exit code or a
