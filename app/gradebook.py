@@ -285,6 +285,13 @@ def failing(rows: list[StudentRow], test_id: str) -> list[dict]:
     return sorted(out, key=lambda d: (d["row"].name or d["row"].email).lower())
 
 
+def ran_test(rows: list[StudentRow], test_id: str) -> bool:
+    """Whether the graded run of some student's counting attempt has a result for `test_id`. One query."""
+    runs = [r.counting.run_id for r in rows if r.counting is not None and r.counting.run_id is not None]
+    return bool(runs) and db.session.scalar(
+        select(TestResult.id).where(TestResult.run_id.in_(runs), TestResult.test_id == test_id).limit(1)) is not None
+
+
 def queue_stats() -> dict:
     counts = dict(
         db.session.execute(

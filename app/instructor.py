@@ -136,6 +136,11 @@ def test_failures(test_id: str):
     rows = gradebook.class_rows(a)
     failures = gradebook.failing(rows, test_id)
     rubric = rubric_for(a.suite)
+    # A test the suite does not have and no counted attempt ran (a mistyped or old link) is not found: the
+    # page said "0 of 5 students fail this test ... Nobody fails this test." of it (round 46). A test an older
+    # grader ran, renamed since, keeps its page while counted attempts hold its results.
+    if test_id not in rubric.tests and not failures and not gradebook.ran_test(rows, test_id):
+        abort(404)
     return render_template("instructor/test_failures.html", assignment=a, test_id=test_id, failures=failures,
                            graded=sum(1 for r in rows if r.counting is not None),
                            description=rubric.describe(test_id, loc()), rubric=rubric)
@@ -704,7 +709,9 @@ def sign_in_links():
     # a proxy (or sent by a client) named another site in them.
     links = issue_links(users, current_user, current_app.config.get("PUBLIC_URL") or request.host_url,
                         form_token=request.form.get("form_token", "")[:64] or None)
-    name = f"sign-in-links-{datetime.now():%Y%m%d-%H%M}.csv"
+    # Dated in the course's zone, as the gradebook exports (round 46: the server's clock, UTC, filed links
+    # issued at 00:30 in Beijing under the day before).
+    name = f"sign-in-links-{datetime.now(course.course_zone()):%Y%m%d-%H%M}.csv"
     return Response(links_csv(links), content_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": content_disposition(name), "Cache-Control": "no-store"})
 
