@@ -450,11 +450,18 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
             hint_zh += "只有在第一行或第二行写上「# -*- coding: gbk -*-」Python 才能读取；更好的做法是保存为 UTF-8。"
     except UnicodeDecodeError:
         pass
-    line, col = _position(data, error.start)
+    # utf-8-sig counts its error's offset after the byte-order mark (round 46: a file saved by Notepad as "UTF-8 with
+    # BOM" was located 3 bytes early: "column 7" for a bad byte at column 10)
+    start = error.start + (len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0)
+    line, col = _position(data, start)
     if hint_en:
         # Round 33: said in the student's view of the file (GBK), the first character that is not ASCII, not where a
         # UTF-8 reader first stumbled: "# 注意力" was "column 4" (意), as 注's two GBK bytes read as one UTF-8 letter.
-        first = re.search(rb"[\x80-\xff]", data)
+        # Round 46: not when what the UTF-8 reader read before it holds CJK text (a file written in UTF-8, then
+        # added to in a GBK editor): that part reads as the student's editor shows it, and "# 审计报告" was said to
+        # break at its first character, in the title, instead of where the GBK part starts. GBK bytes read as
+        # UTF-8 letters ("注" as U+05E2) are not CJK, and a 3-byte UTF-8 character is rarely made of GBK bytes.
+        first = None if _has_cjk(data[:start].decode("utf-8", "replace")) else re.search(rb"[\x80-\xff]", data)
         if first is not None:
             head = data[:first.start()]
             line, col = head.count(b"\n") + 1, first.start() - head.rfind(b"\n")
@@ -633,6 +640,11 @@ def _is_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def _has_cjk(text: str) -> bool:
+    """Whether `text` holds a CJK ideograph or CJK punctuation (U+3000-U+9FFF, the full-width forms)."""
+    return any("\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" for ch in text)
 
 
 def _plausibly_chinese(text: str) -> bool:
