@@ -1664,6 +1664,9 @@ def _figure_stats(im) -> dict:
 # photo), AVIF, PSD and ICO, which the figure's refusal explains, and WPS, web pages and plain-text formats,
 # which the audit's does: the page said "wrong type" where the server would have said how to convert.
 _ZIP = _ZIP_MAGIC + b"\x00" * 60
+# A Word document names its parts under word/ (_zip_kind): a bare ZIP sample made the upload form tell a student
+# who picked their .docx as the code to unzip it and upload the attention.py inside (round 46).
+_DOCX = _ZIP + b"word/document.xml"
 # one file of each format the figure's sniffer names (_sniff_figure_format), under each of its extensions
 _FIGURE_FORMAT_SAMPLES = (
     b"RIFF\x00\x00\x00\x00WEBPVP8 " + b"\x00" * 16, b"\x00\x00\x00\x1cftypavif" + b"\x00" * 16,
@@ -1673,7 +1676,7 @@ _FIGURE_FORMAT_SAMPLES = (
 )
 _WRONG_PICKS: dict[str, dict[str, bytes]] = {
     "code": {".ipynb": b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', ".txt": b"x = 1\n",
-             ".zip": _ZIP, ".pdf": PDF_MAGIC + b"1.4\n", ".docx": _ZIP, ".png": PNG_MAGIC + b"\x00" * 24},
+             ".zip": _ZIP, ".pdf": PDF_MAGIC + b"1.4\n", ".docx": _DOCX, ".png": PNG_MAGIC + b"\x00" * 24},
     # a document is recognised by its name as well as by its content: any bytes give its advice
     "audit": {**{ext: b"x" for ext in (*_AUDIT_DOCUMENT_EXTENSIONS, *_HTML_EXTENSIONS, *_PLAIN_TEXT_EXTENSIONS)},
               ".docx": _ZIP, ".doc": _OLE2_MAGIC + b"\x00" * 56, ".rtf": b"{\\rtf1 x}",

@@ -48,3 +48,23 @@ def test_a_file_saved_with_a_byte_order_mark_is_located_where_its_bad_byte_is():
     with pytest.raises(InputError) as refused:
         validate_audit("audit.md", b"\xef\xbb\xbf" + UTF8_HEAD + GBK_TAIL)
     assert "line 3, column 1" in refused.value.en, refused.value.en
+
+
+def test_the_forms_advice_for_a_word_document_picked_as_code_is_the_servers_refusal_of_one():
+    """The upload form refuses a picked file by its extension with the server's own refusal of a sample
+    (wrong_extension_advice). The .docx sample was a bare ZIP: a student who picked their Word document as the
+    code was told to unzip it and upload the attention.py inside."""
+    import io
+    import zipfile
+
+    from grading.inputs import wrong_extension_advice
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("word/document.xml", "<w:document/>")
+    with pytest.raises(InputError) as real:
+        validate_code("实验报告.docx", buf.getvalue())
+    advice = wrong_extension_advice()["code"][".docx"]
+    assert advice == {"en": real.value.en, "zh": real.value.zh}
+    assert "Word" in advice["zh"] and "解压" not in advice["zh"] and "unzip" not in advice["en"].lower()
