@@ -909,12 +909,14 @@ def _refuse_audit_document(ext: str, data: bytes) -> None:
     found = _audit_document_kind(ext, data)
     if found is not None:
         kind, extensions = found
+        # zh with full-width brackets (round 46: "这是 Word (.docx) 文档", "OpenDocument (LibreOffice) 文档")
+        kind_zh = kind.replace(" (", "（").replace(")", "）文档") if "(" in kind else f"{kind} 文档"
         named_en, named_zh = _named(ext, extensions)
         raise InputError(
             "audit_bad_type",
             f"{types_en}: this is {'an' if kind[0] in 'AEIOR' else 'a'} {kind} document{named_en}. Convert it: in Word or WPS, File → Save As (or "
             f"Export) → PDF; in Pages, File → Export To → PDF; in LibreOffice, File → Export as PDF; {copy_en}.",
-            f"{types_zh}：这是 {kind} 文档{named_zh}。请转换：在 Word 或 WPS 中，文件 → 另存为（或导出）→ PDF；"
+            f"{types_zh}：这是 {kind_zh}{named_zh}。请转换：在 Word 或 WPS 中，文件 → 另存为（或导出）→ PDF；"
             f"在 Pages 中，文件 → 导出为 → PDF；在 LibreOffice 中，文件 → 导出为 PDF；{copy_zh}。",
         )
     # A notebook or a web page saved under .md/.txt is read (its text is extracted; the checker reads only
@@ -1679,7 +1681,7 @@ _WRONG_PICKS: dict[str, dict[str, bytes]] = {
              ".zip": _ZIP, ".pdf": PDF_MAGIC + b"1.4\n", ".docx": _DOCX, ".png": PNG_MAGIC + b"\x00" * 24},
     # a document is recognised by its name as well as by its content: any bytes give its advice
     "audit": {**{ext: b"x" for ext in (*_AUDIT_DOCUMENT_EXTENSIONS, *_HTML_EXTENSIONS, *_PLAIN_TEXT_EXTENSIONS)},
-              ".docx": _ZIP, ".doc": _OLE2_MAGIC + b"\x00" * 56, ".rtf": b"{\\rtf1 x}",
+              ".docx": _DOCX, ".doc": _OLE2_MAGIC + b"\x00" * 56, ".rtf": b"{\\rtf1 x}",
               ".odt": _ZIP, ".pages": _ZIP, ".zip": _ZIP, ".ipynb": b'{"cells": [], "nbformat": 4}'},
     "figure": {ext: sample for sample in _FIGURE_FORMAT_SAMPLES
                for ext in (_sniff_figure_format(sample) or ("", ()))[1]},

@@ -68,3 +68,19 @@ def test_the_forms_advice_for_a_word_document_picked_as_code_is_the_servers_refu
     advice = wrong_extension_advice()["code"][".docx"]
     assert advice == {"en": real.value.en, "zh": real.value.zh}
     assert "Word" in advice["zh"] and "解压" not in advice["zh"] and "unzip" not in advice["en"].lower()
+    # the audit's advice too is what a real .docx gets ("a Word (.docx) document", not "a Word document")
+    with pytest.raises(InputError) as real:
+        validate_audit("审计.docx", buf.getvalue())
+    assert wrong_extension_advice()["audit"][".docx"] == {"en": real.value.en, "zh": real.value.zh}
+
+
+def test_the_zh_refusal_of_a_document_as_the_audit_names_it_with_full_width_brackets():
+    from grading.inputs import wrong_extension_advice
+
+    advice = wrong_extension_advice()["audit"]
+    for ext in (".docx", ".doc", ".odt"):
+        zh = advice[ext]["zh"]
+        kind = zh.split("这是 ", 1)[1].split("文档", 1)[0]
+        assert "(" not in kind and ")" not in kind, (ext, zh)
+    assert "这是 Word（.docx）文档。" in advice[".docx"]["zh"]
+    assert "这是 Pages 文档。" in advice[".pages"]["zh"]

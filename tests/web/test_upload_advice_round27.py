@@ -26,8 +26,8 @@ def labels(client) -> dict:
     ("en", "code", ".ipynb", "Export it: Jupyter Notebook: File → Download as → Python (.py)"),
     ("zh", "code", ".ipynb", "请导出：Jupyter Notebook：File → Download as → Python (.py)"),
     ("en", "code", ".txt", "Windows hides file extensions"),
-    ("zh", "audit", ".docx", "这是 Word 文档。请转换"),
-    ("en", "audit", ".docx", "this is a Word document. Convert it"),
+    ("zh", "audit", ".docx", "这是 Word（.docx）文档。请转换"),
+    ("en", "audit", ".docx", "this is a Word (.docx) document. Convert it"),
     ("zh", "figure", ".webp", "这是 WebP 图片；实验只接受 PNG 或 JPEG"),
 ])
 def test_the_upload_page_carries_the_servers_refusal_of_a_wrong_pick(app, web, factory, lang, field, ext, said):

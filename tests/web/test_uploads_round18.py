@@ -205,7 +205,7 @@ def test_a_docx_whose_word_part_comes_after_a_large_member_is_named_a_word_docum
     token = factory.token(course["alice"])
     resp, cpu, wall = timed(lambda: upload(client, token, audit=(io.BytesIO(docx), name)))
     message = refused(resp, "audit_bad_type", 415)
-    assert "Word (.docx) document" in message["en"] and "Word (.docx) 文档" in message["zh"]
+    assert "Word (.docx) document" in message["en"] and "Word（.docx）文档" in message["zh"]
     assert cpu < WEB_CPU_S and wall < WALL_S
 
 
