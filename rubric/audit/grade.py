@@ -1797,11 +1797,12 @@ def _test_claim_flags(cc: Checklist, sentences: list[_Sentence], credited: set[t
                           for s in sentences if not (s.is_code or s.is_heading or s.copied or s.is_question)
                           for m in tc.phrases.finditer(s.text))
         if claimed:
-            names = ", ".join(failing)
+            # a zh list with the enumeration comma (round 46: "a, b" in the zh note)
             out.append({"kind": "claim_vs_tests", "message": {
-                "en": f"Your audit says {tc.label['en']}, but your own code fails {names}. "
+                "en": f"Your audit says {tc.label['en']}, but your own code fails {', '.join(failing)}. "
                       "Check the claim against your test results.",
-                "zh": f"你的审计写道「{tc.label['zh']}」，但你的代码没有通过 {names}。请对照你的测试结果核对这一说法。"}})
+                "zh": f"你的审计写道「{tc.label['zh']}」，但你的代码没有通过 {'、'.join(failing)}。"
+                      "请对照你的测试结果核对这一说法。"}})
     return out
 
 
