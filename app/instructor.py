@@ -819,7 +819,8 @@ def log_value(value: object) -> Markup | str:
         colon, comma = _punctuation("colon")(), _punctuation("comma")()
         return Markup(comma).join(Markup("{}{}{}").format(_log_key(k), colon, log_value(v)) for k, v in value.items())
     if isinstance(value, list):   # the sign-in links' addresses were printed as a Python list, ['a@x', 'b@y']
-        return Markup(", ").join(log_value(v) for v in value)
+        # as a list of the reader's language: a、b on zh pages (round 46: "a, b" there)
+        return Markup(_punctuation("list")()).join(log_value(v) for v in value)
     return _shown_invisibles(str(value))
 
 

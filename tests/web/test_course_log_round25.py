@@ -56,7 +56,8 @@ def test_stored_subject_words_are_said_in_the_readers_language(client, web, cour
     assert any(s.endswith(colon + review) for s in shown), shown
     assert any(s.endswith(colon + links) for s in shown), shown
     assert any(s.endswith(colon + "test:test_hand_example") for s in shown), shown    # a test id stays as it is
-    assert "<code>a@example.edu, b@example.edu</code>" in html      # not a Python list, ['a@example.edu', ...]
+    sep = "、" if lang == "zh" else ", "     # round 46: a list of the reader's language
+    assert f"<code>a@example.edu{sep}b@example.edu</code>" in html      # not a Python list, ['a@example.edu', ...]
     if lang == "zh":
         assert not any("audit review" in s or "link(s)" in s for s in shown), shown
 

@@ -74,3 +74,14 @@ def test_the_sign_in_links_file_is_named_by_the_courses_date(client, web, course
     resp = client.post("/instructor/roster/links", data={"user_id": str(course["bob"].id)})
     assert resp.status_code == 200, resp.data[:300]
     assert 'filename="sign-in-links-20261206-0030.csv"' in resp.headers["Content-Disposition"]
+
+
+def test_the_course_log_lists_the_sign_in_links_addresses_as_a_list_of_the_readers_language(client, web, course):
+    web.login(client, course["teacher"])
+    ids = [str(course["alice"].id), str(course["bob"].id)]
+    assert client.post("/instructor/roster/links", data={"user_id": ids}).status_code == 200
+    client.get("/lang/zh")
+    zh = client.get("/instructor/log").get_data(as_text=True)
+    assert "alice@example.edu、bob@example.edu" in zh
+    client.get("/lang/en")
+    assert "alice@example.edu, bob@example.edu" in client.get("/instructor/log").get_data(as_text=True)
