@@ -3706,6 +3706,7 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int], never_run: frozenset[in
         return ok_imports, checked, findings
     parents = _parents(tree)
     caught_traceback = _caught_traceback_arguments(tree, parents)
+    frames = functools.cache(lambda: _callers_locals_frames(tree, parents) if "inspect" in aliases.values() else set())
     for node in _nodes(tree):
         if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in aliases) \
                 or id(node) in skip:
@@ -3719,7 +3720,8 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int], never_run: frozenset[in
                 and _own_signature(call := parents.get(id(attr_node)), attr_node, tree, parents, skip):
             if isinstance(call.args[0], ast.Attribute):      # type: ignore[union-attr]
                 checked.add(id(call.args[0]))               # ``cls.__init__`` read for its signature only  # type: ignore[union-attr]
-        elif attr_node.attr not in SAFE_MODULE_ATTRS[key] and id(attr_node) not in caught_traceback:
+        elif attr_node.attr not in SAFE_MODULE_ATTRS[key] and id(attr_node) not in caught_traceback \
+                and id(attr_node) not in frames():
             findings.append(_finding(node.lineno, "code", f"{node.id}.{attr_node.attr}"))
             continue
         elif key == "weakref" and attr_node.attr == "ref" and not _plain_weak_ref(attr_node, parents):
@@ -3734,7 +3736,97 @@ def _safe_stdlib(tree: ast.Module, skip: frozenset[int], never_run: frozenset[in
                 findings.append(_finding(node.lineno, "used_as_value", f"{node.id}.path"))
             else:
                 checked.add(id(inner))
+    checked.update(frames() if "inspect" in aliases.values() else ())
     return ok_imports, checked, findings
+
+
+def _callers_locals_frames(tree: ast.Module, parents: Mapping[int, ast.AST]) -> set[int]:
+    """Ids of the attribute nodes of d2l's ``save_hyperparameters`` (``frame = inspect.currentframe().f_back``, then
+    ``inspect.getargvalues(frame)`` or ``frame.f_locals``: the caller's arguments, set on ``self``; cost 17 points
+    until round 46) where the caller's frame is known to be the file's own: a method of the file's classes whose
+    name nothing else binds and nn.Module does not have (so neither PyTorch nor the grader calls it), called only as
+    a statement ``self.save_hyperparameters(...)`` in the body of a method whose ``locals()`` there would be no
+    finding (every name's value written out, none torch, and the method never takes torch as a value). What it
+    reads is then that method's ``locals()``, a snapshot of values the review judged; the frame object itself is
+    read for nothing else (no ``f_globals``, ``f_back`` of the caller, ``f_code``)."""
+    import torch.nn as nn  # (the grader's own torch: which names nn.Module answers)
+    counts = _binding_counts(tree)
+    aliases = frozenset(_module_aliases(tree, "torch", chosen=True))
+    if counts.get("inspect") != 1:
+        return set()
+    ok: set[int] = set()
+    for method in _nodes(tree):
+        if not (isinstance(method, ast.FunctionDef) and isinstance(parents.get(id(method)), ast.ClassDef)
+                and method.args.args and method.args.args[0].arg == "self" and counts.get(method.name) == 1
+                and not method.name.startswith("_") and not hasattr(nn.Module, method.name)):
+            continue
+        frame_nodes = _caller_frame_reads(method, parents)
+        if frame_nodes and _called_only_as_own_statement(tree, method.name, parents, aliases):
+            ok |= frame_nodes
+    return ok
+
+
+def _caller_frame_reads(method: ast.FunctionDef, parents: Mapping[int, ast.AST]) -> set[int]:
+    """The ids of ``inspect.currentframe``, its ``.f_back``, and each ``inspect.getargvalues``/``.f_locals`` reading
+    the name it is given, when ``method`` binds that frame once, by ``frame = inspect.currentframe().f_back`` in its
+    body, and reads it in no other way; else nothing."""
+    found: set[int] = set()
+    for stmt in method.body:
+        back = stmt.value if isinstance(stmt, ast.Assign) else None
+        if isinstance(back, ast.Attribute) and back.attr == "f_back" and isinstance(back.value, ast.Call) \
+                and not back.value.args and not back.value.keywords \
+                and _dotted(back.value.func) == ["inspect", "currentframe"] \
+                and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):  # type: ignore[union-attr]
+            if found:
+                return set()
+            frame = stmt.targets[0].id                  # type: ignore[union-attr]
+            found = {id(back), id(back.value.func)}
+    if not found:
+        return set()
+    for node in ast.walk(method):
+        if isinstance(node, ast.Name) and node.id == frame:
+            up = parents.get(id(node))
+            if not isinstance(node.ctx, ast.Load):
+                if not (isinstance(up, ast.Assign) and id(up.value) in found):
+                    return set()
+            elif isinstance(up, ast.Attribute) and up.attr == "f_locals" and isinstance(up.ctx, ast.Load):
+                found.add(id(up))
+            elif isinstance(up, ast.Call) and up.args == [node] and not up.keywords \
+                    and _dotted(up.func) == ["inspect", "getargvalues"]:
+                found.add(id(up.func))
+            else:
+                return set()
+        elif isinstance(node, ast.arg) and node.arg == frame or isinstance(node, ast.Global | ast.Nonlocal) \
+                and frame in node.names:
+            return set()
+    return found
+
+
+def _called_only_as_own_statement(tree: ast.Module, name: str, parents: Mapping[int, ast.AST],
+                                  aliases: frozenset[str]) -> bool:
+    """Whether every mention of ``name`` in the file (other than its definition) is ``self.name(...)`` as a
+    statement directly in the body of a method of the file's classes, where ``locals()`` holds only names whose
+    values are written out, none of them torch (the caller's frame the method reads)."""
+    calls = 0
+    for node in _nodes(tree):
+        if isinstance(node, ast.Name) and node.id == name or isinstance(node, ast.Constant) and node.value == name:
+            return False
+        if not (isinstance(node, ast.Attribute) and node.attr == name):
+            continue
+        call, stmt, caller = parents.get(id(node)), None, None
+        if isinstance(call, ast.Call) and call.func is node:
+            stmt = parents.get(id(call))
+            caller = parents.get(id(stmt))
+        if not (isinstance(node.value, ast.Name) and node.value.id == "self" and isinstance(stmt, ast.Expr)
+                and isinstance(caller, ast.FunctionDef) and stmt in caller.body
+                and isinstance(parents.get(id(caller)), ast.ClassDef)
+                and caller.args.args and caller.args.args[0].arg == "self"):
+            return False
+        held = _locals_at(call, parents)
+        if held is None or any(_kept_alias(v, set(aliases)) for v in held[1]) or _bare_alias_in(caller, aliases):
+            return False
+        calls += 1
+    return calls > 0
 
 
 def _plain_weak_ref(attr_node: ast.Attribute, parents: Mapping[int, ast.AST]) -> bool:
