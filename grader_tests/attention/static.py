@@ -3261,7 +3261,7 @@ def _dict_update_values(node: ast.Attribute, parents: Mapping[int, ast.AST]) -> 
     call = parents[id(parents[id(node)])]
     assert isinstance(call, ast.Call)
     if call.args and (snapshot := _locals_given(call.args[0])) is not None \
-            and (written := _locals_at(snapshot, parents)) is not None:
+            and getattr(snapshot.func, "id", None) == "locals" and (written := _locals_at(snapshot, parents)) is not None:
         return written[1]
     given = [(_local_dict_display(a, parents) or a) if isinstance(a, ast.Name) else a for a in call.args]
     return [k.value for k in call.keywords if k.arg is not None] + [

@@ -171,7 +171,8 @@ BAD = {
     "dict_update_dunder_name": (HEADER + MODULE + "        self.__dict__.update(__class__=kwargs)\n", ".__dict__"),
     "dict_update_computed_keys": (HEADER + MODULE + "        self.__dict__.update({name: kwargs})\n", ".__dict__"),
     "dict_update_two_positionals": (HEADER + MODULE + "        self.__dict__.update(kwargs, kwargs)\n", ".__dict__"),
-    "dict_update_a_built_dict": (HEADER + MODULE + "        self.__dict__.update(dict(t=torch))\n", ".__dict__"),
+    "dict_update_a_built_dict": (HEADER + MODULE + "        self.__dict__.update(dict(t=torch))\n",
+                                 "torch kept as an attribute"),
     # 4. not a copy of the file's own object
     "deepcopy_of_torch": (_clone("        other = copy.deepcopy(F)\n        return other._scale\n"), "other._scale"),
     "deepcopy_of_a_parameter": (_clone("        other = copy.deepcopy(scale)\n        return other._scale\n"),
