@@ -3584,7 +3584,27 @@ def _own_signature(call: ast.AST, attr_node: ast.expr, tree: ast.Module, parents
                 or (isinstance(n, ast.arg) and n.arg == "cls" and n is not function.args.args[0])
                 for n in ast.walk(function))
     return target.id in classes or (bound.get(target.id) == 1 and any(
-        isinstance(f, ast.FunctionDef) and f.name == target.id for f in tree.body))
+        isinstance(f, ast.FunctionDef) and f.name == target.id for f in tree.body)) or (
+        _decorated_function_parameter(target, tree, parents, bound))
+
+
+def _decorated_function_parameter(target: ast.Name, tree: ast.Module, parents: Mapping[int, ast.AST],
+                                  bound: Mapping[str, int]) -> bool:
+    """Whether ``target`` is the only parameter of a module-level decorator of the file (bound once, its parameter's
+    name bound nowhere else in the file) that the file uses only as ``@decorator`` on its own functions and methods: what it is
+    given is one of them (``functools.wraps`` + ``inspect.signature(fn)`` in a logging or checking decorator; cost
+    17 points until round 46)."""
+    function = _enclosing_function(target, parents)
+    while isinstance(function, ast.FunctionDef) and parents.get(id(function)) is not tree:
+        function = _enclosing_function(function, parents)       # the decorator holding a nested wrapper
+    if not (isinstance(function, ast.FunctionDef) and bound.get(function.name) == 1
+            and [a.arg for a in function.args.args] == [target.id] and not function.args.kwonlyargs
+            and not function.args.vararg and not function.args.kwarg and not function.args.posonlyargs
+            and bound.get(target.id) == 1):
+        return False
+    uses = [n for n in _nodes(tree) if isinstance(n, ast.Name) and n.id == function.name]
+    return bool(uses) and all(isinstance(d := parents.get(id(n)), ast.FunctionDef) and n in d.decorator_list
+                              for n in uses)
 
 
 def _own_signature_import(alias: ast.alias, tree: ast.Module, skip: frozenset[int], checked: set[int]) -> bool:
