@@ -3049,6 +3049,11 @@ def _loop_dict_values(value: ast.AST, parents: Mapping[int, ast.AST]) -> list[as
     """The values a loop's name ``v`` takes in ``for k, v in d.items()`` (or ``.values()``) over a dict written out
     (``{"t": torch}``, ``dict(t=torch)`` or a local given one: _local_dict_display), else nothing:
     ``setattr(self, k, v)`` in it is ``self.t = torch`` for each (round 46; it was no finding at all)."""
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
+        # ``for k in d: setattr(self, k, d[k])``: any value of the dict, when the function only reads it
+        given = _read_only_local_dict(value.value, parents)
+        return [] if given is None else [v for v in given.values if v is not None] if isinstance(given, ast.Dict) \
+            else [k.value for k in given.keywords]
     if not isinstance(value, ast.Name):
         return []
     scope = parents.get(id(value))
@@ -3103,6 +3108,29 @@ def _namespace_vars(call: ast.Call, parents: Mapping[int, ast.AST], own_names: S
         and (n.name in ("argparse", "types") and isinstance(imp, ast.Import) and not n.asname
              or isinstance(imp, ast.ImportFrom) and imp.module in ("argparse", "types") and n.name == chain[0]
              and not n.asname) for n in root_bindings)
+
+
+def _read_only_local_dict(name: ast.Name, parents: Mapping[int, ast.AST]) -> ast.Dict | ast.Call | None:
+    """The dict written out (``{"t": F}``, ``dict(t=F)``) that ``name`` is bound to once in its function, when every
+    other use of it there reads it (subscripted, looped over, ``.items()``/``.keys()``/``.values()``), else None."""
+    function = _enclosing_function(name, parents)
+    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    uses = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name.id
+            or isinstance(n, ast.arg) and n.arg == name.id
+            or isinstance(n, ast.Global | ast.Nonlocal) and name.id in n.names]
+    stores = [n for n in uses if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    if len(stores) != 1 or not isinstance(assign := parents.get(id(stores[0])), ast.Assign) \
+            or assign.targets != [stores[0]] or not (isinstance(assign.value, ast.Dict) or _dict_call(assign.value)):
+        return None
+    for n in uses:
+        up = parents.get(id(n))
+        if n is stores[0] or isinstance(up, ast.Subscript) and up.value is n and isinstance(up.ctx, ast.Load) \
+                or isinstance(up, ast.For | ast.comprehension) and up.iter is n \
+                or isinstance(up, ast.Attribute) and up.attr in ("items", "keys", "values"):
+            continue
+        return None
+    return assign.value          # type: ignore[return-value]
 
 
 def _dict_call(node: ast.AST) -> bool:

@@ -195,6 +195,13 @@ def test_a_local_dict_given_to_self_is_read_as_its_written_names_and_values(body
     assert finding in found, found
 
 
+def test_a_setattr_loop_over_a_local_dicts_keys_reads_the_dicts_values():
+    loop = 'd = {"t": F}\n        for k in d:\n            setattr(self, k, d[k])'
+    assert "line 16: F kept as an attribute" in hidden_name_uses(KERNEL + INIT + "        " + loop + "\n")
+    plain = loop.replace('{"t": F}', '{"n": heads, "s": 0.5}')
+    assert hidden_name_uses(KERNEL + INIT + "        " + plain + "\n") == ()
+
+
 def test_a_local_dict_of_plain_values_given_to_self_is_no_finding():
     for body in ('d = {"n": heads, "scale": d_model ** -0.5}\n        self.__dict__.update(d)',
                  'd = dict(n=heads)\n        vars(self).update(d)'):
