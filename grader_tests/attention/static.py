@@ -3110,16 +3110,25 @@ def _namespace_vars(call: ast.Call, parents: Mapping[int, ast.AST], own_names: S
              and not n.asname) for n in root_bindings)
 
 
-def _read_only_local_dict(name: ast.Name, parents: Mapping[int, ast.AST]) -> ast.Dict | ast.Call | None:
-    """The dict written out (``{"t": F}``, ``dict(t=F)``) that ``name`` is bound to once in its function, when every
-    other use of it there reads it (subscripted, looped over, ``.items()``/``.keys()``/``.values()``), else None."""
+def _local_name_uses(name: ast.Name, parents: Mapping[int, ast.AST]
+                     ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef | None, list[ast.AST], list[ast.Name]]:
+    """The function ``name`` is read in, every mention of that name in it (names, parameters, ``global``), and the
+    names among them that bind it by assignment; (None, [], []) outside a function."""
     function = _enclosing_function(name, parents)
     if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-        return None
+        return None, [], []
     uses = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name.id
             or isinstance(n, ast.arg) and n.arg == name.id
             or isinstance(n, ast.Global | ast.Nonlocal) and name.id in n.names]
-    stores = [n for n in uses if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    return function, uses, [n for n in uses if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+
+
+def _read_only_local_dict(name: ast.Name, parents: Mapping[int, ast.AST]) -> ast.Dict | ast.Call | None:
+    """The dict written out (``{"t": F}``, ``dict(t=F)``) that ``name`` is bound to once in its function, when every
+    other use of it there reads it (subscripted, looped over, ``.items()``/``.keys()``/``.values()``), else None."""
+    function, uses, stores = _local_name_uses(name, parents)
+    if function is None:
+        return None
     if len(stores) != 1 or not isinstance(assign := parents.get(id(stores[0])), ast.Assign) \
             or assign.targets != [stores[0]] or not (isinstance(assign.value, ast.Dict) or _dict_call(assign.value)):
         return None
@@ -3144,13 +3153,9 @@ def _local_dict_display(name: ast.Name, parents: Mapping[int, ast.AST]) -> ast.D
     only binding of that name, made before ``name`` is read here and read nowhere else in the function (no
     ``d["t"] = F`` or ``d.update(...)`` after it, no ``global``), else None: ``update(d)`` is then ``update({...})``
     with the same names and values (round 46; it was a bare ``.__dict__`` finding, cost 17 points)."""
-    function = _enclosing_function(name, parents)
-    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+    function, uses, stores = _local_name_uses(name, parents)
+    if function is None:
         return None
-    uses = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name.id
-            or isinstance(n, ast.arg) and n.arg == name.id
-            or isinstance(n, ast.Global | ast.Nonlocal) and name.id in n.names]
-    stores = [n for n in uses if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
     if len(uses) != 2 or len(stores) != 1 or name not in uses or _enclosing_function(stores[0], parents) is not function:
         return None
     assign = parents.get(id(stores[0]))
