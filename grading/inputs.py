@@ -180,6 +180,8 @@ def _check_size(data: bytes, limit: int, code: str, what_en: str, what_zh: str) 
 def _position(data: bytes, start: int) -> tuple[int, int]:
     """(line, column), both from 1, of byte offset ``start``; the column counts characters."""
     line_start = data.rfind(b"\n", 0, start) + 1
+    if line_start == 0 and data.startswith(codecs.BOM_UTF8):
+        line_start = len(codecs.BOM_UTF8)  # the byte-order mark is no column the student sees (round 46 mend)
     column = len(data[line_start:start].decode("utf-8", "replace")) + 1
     return data.count(b"\n", 0, start) + 1, column
 
@@ -455,16 +457,7 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
     start = error.start + (len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0)
     line, col = _position(data, start)
     if hint_en:
-        # Round 33: said in the student's view of the file (GBK), the first character that is not ASCII, not where a
-        # UTF-8 reader first stumbled: "# 注意力" was "column 4" (意), as 注's two GBK bytes read as one UTF-8 letter.
-        # Round 46: not when what the UTF-8 reader read before it holds CJK text (a file written in UTF-8, then
-        # added to in a GBK editor): that part reads as the student's editor shows it, and "# 审计报告" was said to
-        # break at its first character, in the title, instead of where the GBK part starts. GBK bytes read as
-        # UTF-8 letters ("注" as U+05E2) are not CJK, and a 3-byte UTF-8 character is rarely made of GBK bytes.
-        first = None if _has_cjk(data[:start].decode("utf-8", "replace")) else re.search(rb"[\x80-\xff]", data)
-        if first is not None:
-            head = data[:first.start()]
-            line, col = head.count(b"\n") + 1, first.start() - head.rfind(b"\n")
+        line, col = _position(data, _gbk_part_start(data, start))
     raise InputError(
         f"{code_prefix}_not_utf8",
         f"The {what_en} is not valid UTF-8 (first bad byte at line {line}, column {col}).{hint_en} "
@@ -640,6 +633,42 @@ def _is_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+_NON_ASCII_RUN = re.compile(rb"[\x80-\xff]+")
+
+
+def _gbk_part_start(data: bytes, bad: int) -> int:
+    """Where the GBK part of a file that is not UTF-8 starts, as the student's editor shows it, from ``bad``, the
+    offset of the first byte the UTF-8 reader could not read.
+
+    GBK writes each Chinese character as two bytes >= 0x80, so the GBK text holding ``bad`` starts where its run of
+    non-ASCII bytes does: the UTF-8 reader may have read that run's first bytes as letters ("注" D7 A2 as one; round
+    33: "# 注意力" was "column 4"; round 46 mend: a level-2 hanzi and a level-1 one as one 3-byte CJK character).
+    Earlier runs are valid UTF-8: they are the GBK text's when their bytes are also two-byte GB2312 characters and
+    their UTF-8 reading is not text of their own: a CJK character (a UTF-8 title), a Latin letter written in an
+    ASCII word ("café": Latin-1's letters). A run that is not GB2312 ("√", "—", curly quotes) is UTF-8 for sure.
+    Some runs read either way, byte for byte: a lone "α" or "é" out of a word is said as the GBK text's start, as
+    round 33 did for whole GBK files; "caf" + é is "café" (UTF-8), so a whole GBK file with 茅 (C3 A9) right after
+    an ASCII letter and before any Chinese text UTF-8 cannot read is located at its first Chinese text UTF-8 cannot
+    read (the 30 hanzi C3 A1-BF but ÷, written against an ASCII letter: a trade for "café", the more likely reading).
+    """
+    body = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    start = bad
+    while start > body and data[start - 1] >= 0x80:
+        start -= 1
+    for run in reversed(list(_NON_ASCII_RUN.finditer(data, body, start))):
+        chunk = run.group()
+        try:
+            chunk.decode("gb2312")
+        except UnicodeDecodeError:
+            break
+        text = chunk.decode("utf-8")
+        in_word = data[run.start() - 1:run.start()].isalpha() or data[run.end():run.end() + 1].isalpha()
+        if _has_cjk(text) or (in_word and all("\u00c0" <= ch <= "\u00ff" and ch.isalpha() for ch in text)):
+            break
+        start = run.start()
+    return start
 
 
 def _has_cjk(text: str) -> bool:
