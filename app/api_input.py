@@ -48,6 +48,7 @@ def _unknown(names: list[str], known: dict[str, Any]) -> BadInput:
     # The names quoted as they are sent (round 33: a bare "assignment, scope" read as prose in the
     # Chinese text); the list itself goes in the body's "accepted".
     listed = ", ".join(echoed(n) for n in names[:5])
+    listed_zh = "、".join(echoed(n) for n in names[:5])   # round 46 mend: one list style in the zh sentence
     if known:
         takes_en = "this request takes only the fields " + ", ".join(f"'{name}'" for name in known)
         takes_zh = "此请求只接受以下字段：" + "、".join(f"「{name}」" for name in known)
@@ -56,7 +57,7 @@ def _unknown(names: list[str], known: dict[str, Any]) -> BadInput:
     return BadInput(
         "unknown_field", 400,
         f"Unknown field(s) {listed}; {takes_en}. Check the spelling. Nothing was done.",
-        f"未知字段 {listed}；{takes_zh}。请检查拼写。本次没有执行任何操作。",
+        f"未知字段 {listed_zh}；{takes_zh}。请检查拼写。本次没有执行任何操作。",
         accepted=list(known))
 
 

@@ -82,11 +82,13 @@ PROXY_REFUSALS: dict[str, tuple[int, str, Any]] = {
 
 
 def both(text: Any, **params: Any) -> dict[str, str]:
-    """A (lazy) UI string in both languages, as the API's `message` carries it."""
+    """A (lazy) UI string in both languages, as the API's `message` carries it; a parameter given as an
+    ``{"en", "zh"}`` dict (a list joined in each language's way) fills each language with its own."""
     out = {}
     for lang in ("en", "zh"):
         with force_locale(lang):
-            out[lang] = str(text) % params if params else str(text)
+            said = {k: v[lang] if isinstance(v, dict) else v for k, v in params.items()}
+            out[lang] = str(text) % said if params else str(text)
     return out
 
 
@@ -384,7 +386,8 @@ def register(app: Flask) -> None:
         # The body is ours, so not its Content-Type.
         headers = {k: v for k, v in exc.get_headers() if k.lower() != "content-type"}
         if isinstance(exc, MethodNotAllowed) and exc.valid_methods:
-            allowed = ", ".join(m for m in sorted(exc.valid_methods) if m != "OPTIONS")
+            methods = [m for m in sorted(exc.valid_methods) if m != "OPTIONS"]
+            allowed = {"en": ", ".join(methods), "zh": "、".join(methods)}   # round 46 mend: "GET, HEAD" in zh
             text = both(_l("This address does not accept %(method)s requests; it accepts %(allowed)s."),
                         method=request.method[:16], allowed=allowed)
             return error_response(405, en=text["en"], zh=text["zh"], headers=headers)

@@ -204,9 +204,9 @@ def _check_metric(metric: _Metric, claims: list[_Claim], m: float | None) -> dic
         return None
     numeric = [cl for cl in claims if cl.relation != "pass"]
     rel = {"eq": "=", "lt": "<", "gt": ">"}
-    said = ", ".join(f"{rel[cl.relation]} {_fmt(cl.value)}" for cl in numeric[:3])
-    said_en = said or "passed"
-    said_zh = said or "通过"
+    said = [f"{rel[cl.relation]} {_fmt(cl.value)}" for cl in numeric[:3]]
+    said_en = ", ".join(said) or "passed"
+    said_zh = "、".join(said) or "通过"       # round 46 mend: a zh list takes 、 ("为 < 0.01, = 0.02")
     measured_txt = _fmt(m) if math.isfinite(m) else "NaN/inf"
     return {
         "kind": "contradiction",

@@ -1900,7 +1900,7 @@ def _row_sum_flag(sentences: list[_Sentence], weights: Sequence[Sequence[float]]
         "en": f"Your text says a row of weights sums to something other than 1: {said}. Softmax makes each row sum to 1 "
               f"(within rounding); the rows your code computes for the lab's example sum to {shown}.",
         "zh": f"你的文字说某一行权重之和不是 1：{said}。softmax 使每一行的和为 1（在舍入误差以内）；你的代码对实验例子"
-              f"算出的各行之和为 {shown}。"}}
+              f"算出的各行之和为 {'、'.join(f'{x:.2f}' for x in sums)}。"}}
 
 
 # The entropy of one of the figure's rows said with its value (round 36: "the entropy of q1's row is exactly 0.42", q1 那一行
