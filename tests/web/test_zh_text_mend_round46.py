@@ -4,6 +4,8 @@ sentence)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.web.test_api import bearer
@@ -25,3 +27,16 @@ def test_the_zh_unknown_field_refusal_lists_the_fields_sent_with_the_enumeration
     assert resp.status_code == 400 and resp.json["code"] == "unknown_field"
     assert "'colour', 'flavour'" in resp.json["message"]["en"]
     assert "'colour'、'flavour'" in resp.json["message"]["zh"] and ", " not in resp.json["message"]["zh"]
+
+
+def test_the_zh_api_docs_say_where_each_parameter_goes_in_chinese(client, web, course):
+    """Round 46 mend: the "Where" column under the zh headers (参数/位置/含义) said query / path / header / form / JSON."""
+    web.login(client, course["alice"])
+    client.get("/lang/zh")
+    zh = client.get("/api/v1/docs").get_data(as_text=True)
+    cells = re.findall(r"<tr><td><code>[^<]*</code></td><td>([^<]*)</td>", zh)
+    assert cells and set(cells) <= {"查询参数", "路径", "请求头", "表单", "JSON 请求体"}, sorted(set(cells))
+    assert {"查询参数", "路径", "表单"} <= set(cells)
+    client.get("/lang/en")
+    en = client.get("/api/v1/docs").get_data(as_text=True)
+    assert {"query", "path", "form", "JSON body"} <= set(re.findall(r"<tr><td><code>[^<]*</code></td><td>([^<]*)</td>", en))
