@@ -250,6 +250,11 @@ def _zip_kind(data: bytes) -> FileKind:
         return FileKind("a PowerPoint presentation (.pptx)", "PowerPoint 演示文稿（.pptx）", "document")
     if b"opendocument" in names:
         return FileKind("an OpenDocument file (.odt/.ods)", "OpenDocument 文档（.odt/.ods）", "document")
+    if b"Index/Document.iwa" in names:
+        # Apple's iWork formats (Pages, Numbers, Keynote: one ZIP layout, which says no more) since 2013: a Pages
+        # file picked as the code was told to unzip it and upload the attention.py inside (round 46 mend)
+        return FileKind("an Apple iWork document (Pages, Numbers or Keynote)", "Apple iWork 文档（Pages、Numbers 或 Keynote）",
+                        "document")
     if b"data.pkl" in names:
         return FileKind("a PyTorch file saved with torch.save (.pt/.pth)", "用 torch.save 保存的 PyTorch 文件（.pt/.pth）",
                         "data")
@@ -893,7 +898,7 @@ def _audit_precheck(filename: str | None, data: bytes) -> bool:
 
 
 _AUDIT_DOCUMENT_EXTENSIONS = {".docx": "Word", ".doc": "Word", ".wps": "WPS", ".pages": "Pages",
-                              ".rtf": "RTF", ".odt": "OpenDocument (LibreOffice)"}
+                              ".rtf": "RTF", ".odt": "OpenDocument (.odt)"}
 # Web pages (refused with "print it to PDF") and plain-text formats under another name ("rename it").
 _HTML_EXTENSIONS = (".html", ".htm", ".mhtml", ".mht")
 _PLAIN_TEXT_EXTENSIONS = (".rst", ".tex", ".org", ".text", ".rmd", ".qmd", ".adoc", ".markdown~")
@@ -1698,6 +1703,10 @@ _ZIP = _ZIP_MAGIC + b"\x00" * 60
 # A Word document names its parts under word/ (_zip_kind): a bare ZIP sample made the upload form tell a student
 # who picked their .docx as the code to unzip it and upload the attention.py inside (round 46).
 _DOCX = _ZIP + b"word/document.xml"
+# the same for OpenDocument and Pages (round 46 mend: the .odt sample was named by its extension, "OpenDocument
+# (LibreOffice)", a real one by its content, "OpenDocument (.odt)")
+_ODT = _ZIP + b"mimetypeapplication/vnd.oasis.opendocument.text"
+_PAGES = _ZIP + b"Index/Document.iwa"
 # one file of each format the figure's sniffer names (_sniff_figure_format), under each of its extensions
 _FIGURE_FORMAT_SAMPLES = (
     b"RIFF\x00\x00\x00\x00WEBPVP8 " + b"\x00" * 16, b"\x00\x00\x00\x1cftypavif" + b"\x00" * 16,
@@ -1707,11 +1716,12 @@ _FIGURE_FORMAT_SAMPLES = (
 )
 _WRONG_PICKS: dict[str, dict[str, bytes]] = {
     "code": {".ipynb": b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', ".txt": b"x = 1\n",
-             ".zip": _ZIP, ".pdf": PDF_MAGIC + b"1.4\n", ".docx": _DOCX, ".png": PNG_MAGIC + b"\x00" * 24},
+             ".zip": _ZIP, ".pdf": PDF_MAGIC + b"1.4\n", ".docx": _DOCX, ".odt": _ODT, ".pages": _PAGES,
+             ".png": PNG_MAGIC + b"\x00" * 24},
     # a document is recognised by its name as well as by its content: any bytes give its advice
     "audit": {**{ext: b"x" for ext in (*_AUDIT_DOCUMENT_EXTENSIONS, *_HTML_EXTENSIONS, *_PLAIN_TEXT_EXTENSIONS)},
               ".docx": _DOCX, ".doc": _OLE2_MAGIC + b"\x00" * 56, ".rtf": b"{\\rtf1 x}",
-              ".odt": _ZIP, ".pages": _ZIP, ".zip": _ZIP, ".ipynb": b'{"cells": [], "nbformat": 4}'},
+              ".odt": _ODT, ".pages": _PAGES, ".zip": _ZIP, ".ipynb": b'{"cells": [], "nbformat": 4}'},
     "figure": {ext: sample for sample in _FIGURE_FORMAT_SAMPLES
                for ext in (_sniff_figure_format(sample) or ("", ()))[1]},
 }

@@ -8,10 +8,12 @@ a level-2 hanzi and a level-1 one read as one UTF-8 CJK character (round 33's ru
 from __future__ import annotations
 
 import codecs
+import io
+import zipfile
 
 import pytest
 
-from grading.inputs import InputError, validate_audit, validate_code
+from grading.inputs import InputError, validate_audit, validate_code, wrong_extension_advice
 
 GBK_COMMENT = "# 掩码在 softmax 之前\n".encode("gbk")   # at line 3, column 3 below
 
@@ -69,3 +71,45 @@ def test_a_whole_gbk_file_whose_first_chinese_reads_as_utf8_letters_is_located_a
     # 注 (D7 A2) is a Hebrew letter in UTF-8, 为什么 three letters: the UTF-8 reader stumbles on a later line
     en, _ = _where(validate_code, "attention.py", ("import torch\n" + text + "y = 2\n").encode("gbk"))
     assert "line 2, column 3)" in en, en
+
+
+# ------------------------------------------------------------------ document type names: the form's samples, real files
+
+def _zip(members: dict[str, str]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as f:
+        for name, body in members.items():
+            f.writestr(name, body)
+    return buf.getvalue()
+
+
+# the members such files hold (an .odt names its type first, in "mimetype"; Pages since 2013 keeps Index/*.iwa)
+REAL = {
+    ".odt": _zip({"mimetype": "application/vnd.oasis.opendocument.text", "content.xml": "<office:document-content/>",
+                  "META-INF/manifest.xml": "<manifest/>"}),
+    ".pages": _zip({"Index/Document.iwa": "x", "Index/ViewState.iwa": "x", "Metadata/Properties.plist": "x",
+                    "preview.jpg": "x"}),
+}
+
+
+def _refusal(fn, name: str, data: bytes) -> dict[str, str]:
+    with pytest.raises(InputError) as refused:
+        fn(name, data)
+    return {"en": refused.value.en, "zh": refused.value.zh}
+
+
+@pytest.mark.parametrize("field,ext", [("audit", ".odt"), ("code", ".odt"), ("audit", ".pages"), ("code", ".pages")])
+def test_the_upload_forms_advice_for_a_document_is_the_refusal_a_real_one_gets(field, ext):
+    fn = validate_audit if field == "audit" else validate_code
+    assert wrong_extension_advice()[field].get(ext) == _refusal(fn, f"x{ext}", REAL[ext])
+
+
+def test_a_pages_file_picked_as_the_code_is_told_it_is_an_apple_document_not_a_zip_to_unzip():
+    said = _refusal(validate_code, "attention.pages", REAL[".pages"])
+    assert "Apple iWork" in said["en"] and "Apple iWork 文档" in said["zh"], said
+    assert "unzip" not in said["en"] and "解压" not in said["zh"], said
+
+
+def test_an_odt_audit_is_named_the_same_by_its_content_and_by_its_name():
+    assert "OpenDocument（.odt）文档" in _refusal(validate_audit, "audit.odt", b"x")["zh"]
+    assert "OpenDocument（.odt）文档" in _refusal(validate_audit, "audit.odt", REAL[".odt"])["zh"]
