@@ -208,10 +208,15 @@ def distribution(rows: list[StudentRow], bins: int = 10) -> list[dict]:
     return [{"lo": i * width, "hi": (i + 1) * width, "count": c} for i, c in enumerate(counts)]
 
 
+def _counting_runs(rows: list[StudentRow]) -> dict[int, StudentRow]:
+    """{run id: row} of the graded run of each student's counting attempt (the runs the dashboard counts)."""
+    return {r.counting.run_id: r for r in rows if r.counting is not None and r.counting.run_id is not None}
+
+
 def pass_rates(rows: list[StudentRow]) -> list[dict]:
     """Per test, over the graded run of each student's counting attempt: how many passed. Sorted
     with the most failed first. One aggregate query."""
-    newest = [r.counting.run_id for r in rows if r.counting is not None and r.counting.run_id is not None]
+    newest = list(_counting_runs(rows))
     if not newest:
         return []
     stats = db.session.execute(
@@ -239,7 +244,7 @@ def flagged(rows: list[StudentRow]) -> list[tuple[StudentRow, list[Reason]]]:
     (result["review"]: an audit the checker failed on, names its review could not follow, ...), with
     the reasons (``{"code", "params", "text"}``, an old row's strings read back: app/review_text.py), by
     name. One query, reading only that key of each result."""
-    by_run = {r.counting.run_id: r for r in rows if r.counting is not None and r.counting.run_id is not None}
+    by_run = _counting_runs(rows)
     if not by_run:
         return []
     found = db.session.execute(
@@ -268,7 +273,7 @@ def grader_versions(rows: list[StudentRow]) -> list[dict]:
 def failing(rows: list[StudentRow], test_id: str) -> list[dict]:
     """The students whose counting attempt does not pass `test_id`, with the test's feedback (the
     instructor's full text, hidden tests included). One query."""
-    by_run = {r.counting.run_id: r for r in rows if r.counting is not None and r.counting.run_id is not None}
+    by_run = _counting_runs(rows)
     if not by_run:
         return []
     found = db.session.execute(
@@ -287,7 +292,7 @@ def failing(rows: list[StudentRow], test_id: str) -> list[dict]:
 
 def ran_test(rows: list[StudentRow], test_id: str) -> bool:
     """Whether the graded run of some student's counting attempt has a result for `test_id`. One query."""
-    runs = [r.counting.run_id for r in rows if r.counting is not None and r.counting.run_id is not None]
+    runs = list(_counting_runs(rows))
     return bool(runs) and db.session.scalar(
         select(TestResult.id).where(TestResult.run_id.in_(runs), TestResult.test_id == test_id).limit(1)) is not None
 
