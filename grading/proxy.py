@@ -79,6 +79,9 @@ ORIGINAL_MESSAGE_ZH = "PyTorch/Python 报错原文："
 # Introduces, in Chinese, a message the code wrote itself (``raise ValueError("...")`` or ``assert c, "..."`` on the
 # failing line): neither PyTorch's nor Python's words.
 OWN_MESSAGE_ZH = "代码自己写的报错信息："
+# The same in English, after "raised Kind at file line N" (round 46 review RC MED 3: an English reader was not told
+# that the quoted words, a forged verdict among them, were the file's own).
+OWN_MESSAGE_EN = ", with the code's own message: "
 # Introduces, in Chinese, the sandbox's own English words about a reply it could not carry (up to "）").
 SANDBOX_ENGLISH_ZH = "评分系统的英文说明："
 # The kind the sandbox gives a reply it could not encode or the client could not decode: the grader's
@@ -545,7 +548,7 @@ def student_error_text(what: str | Msg, exc: BaseException, filename: str = "att
     said = _said(detail, _GRADER_SAID)
     own = _hinted(source, own_message, source, lineno if isinstance(lineno, int) else None, kind, str(message),
                   default=False)
-    text = msg(f"{what['en']} raised {kind}{where_en}" + (f": {detail}" if detail else ""),
+    text = msg(f"{what['en']} raised {kind}{where_en}" + (f"{_intro_en(own)}{detail}" if detail else ""),
                f"{what['zh']} 抛出 {kind}{where_zh}" + (f"：{said['zh']}" if said else
                                                        f"，{_intro_zh(own)}{detail}" if detail else ""))
     # The first checked note that applies (each reads the failing line of the source and the message).
@@ -592,6 +595,10 @@ _GRADER_SAID: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p
 
 def _intro_zh(own: bool) -> str:
     return OWN_MESSAGE_ZH if own else ORIGINAL_MESSAGE_ZH
+
+
+def _intro_en(own: bool) -> str:
+    return OWN_MESSAGE_EN if own else ": "
 
 
 def _load_detail_zh(kind: str, lineno: Any, detail: str, own: bool = False) -> str:
@@ -657,7 +664,7 @@ def load_error_text(exc: BaseException, filename: str = "attention.py",
             msg(f"line {lineno}", f"第 {lineno} 行")
         # a message of whitespace alone (round 44, review RC: one of 200,000 newlines, cut to its start) is said as
         # blank, not as "ValueError at line 55: " with nothing after the colon
-        said_en, m_zh = (f": {m}", m_zh) if m else (" with a blank message", "（消息为空白）")
+        said_en, m_zh = (f"{_intro_en(own)}{m}", m_zh) if m else (" with a blank message", "（消息为空白）")
         text = (msg(f"{k} at {where['en']}{said_en}", f"{where['zh']}出现 {k}{m_zh}") if lineno else
                 msg(f"{k} while importing {filename}{said_en}", f"导入 {filename} 时出现 {k}{m_zh}"))
         if load_seen(exc) == UNREAD:
