@@ -16,6 +16,7 @@ import inspect
 import io
 import linecache
 import os
+import pkgutil
 import re
 import resource
 import socket
@@ -327,9 +328,12 @@ class Runtime:
         self._install_forbid(list(watch.get("forbid", [])))
         mod = types.ModuleType(module_name)
         mod.__file__ = filename
-        if "imports" in watch:
-            mod.__dict__["__builtins__"] = _limited_builtins(list(watch["imports"]), module_name,
-                                                             list(watch.get("inert", [])))
+        # Always set (the process's builtins, as a module imported at home has, when no imports are limited): without
+        # it exec gave the module this module's private dict, and a file's ``__builtins__["isinstance"] = ...`` rebound
+        # the loop's own isinstance (round 46 review RC LOW 1).
+        mod.__dict__["__builtins__"] = _limited_builtins(list(watch["imports"]), module_name,
+                                                         list(watch.get("inert", []))) \
+            if "imports" in watch else builtins.__dict__
         self.module = mod
         sys.modules[module_name] = mod
         # What ``python attention.py`` sees on the student's machine, not the zygote's command line.
@@ -932,12 +936,50 @@ def _no_module_scan(self, callback, key=None, completer=None, onerror=None) -> N
     sys.path, importing each (torch's hundreds of subpackages among them) to list its modules: ``help("modules")`` at a
     file's top level took the import's whole CPU limit (10 s) in every session of a grading, 30-39 s of its 60 s, and
     its grade changed with the host's load (round 46). ``help("modules")``, ``help("modules word")`` and
-    ``pydoc.apropos`` go through it; nothing the tests ask of a file needs the list."""
+    ``pydoc.apropos`` go through it; nothing the tests ask of a file needs the list. A scanner put back (a fresh
+    pydoc's) walks through :func:`_walk_packages_unimported`, which imports nothing."""
+    # what asked: help("modules") scans with no key; help("modules word") calls pydoc.apropos("word"), as a file may
+    word = None if key is None else repr(_safe_str(key)[:60])
+    en, zh = ("help('modules')",) * 2 if word is None else \
+        (f"help('modules ...') or pydoc.apropos({word})", f"help('modules ...') 或 pydoc.apropos({word})")
     try:
-        sys.stderr.write("[grader] help('modules') lists no modules here: the grader does not scan the installed "
-                         "packages (评分程序不扫描已安装的包：help('modules') 在此不列出任何模块)\n")
+        sys.stderr.write(f"[grader] {en} lists no modules here: the grader does not scan the installed packages "
+                         f"(评分程序不扫描已安装的包：{zh} 在此不列出任何模块)\n")
     except Exception:  # noqa: BLE001 - a student-replaced stderr may do anything
         pass
+
+
+def _walk_packages_unimported(path=None, prefix="", onerror=None):
+    """``pkgutil.walk_packages`` in the jail: the same modules, each package's submodules found from the folders its
+    spec names (``submodule_search_locations``) instead of importing it to read its ``__path__``. The real walk imports
+    every package it meets (over sys.path: torch's hundreds of subpackages and every installed distribution), and
+    pydoc's module scan (``help("modules")``, ``pydoc.apropos``, a fresh copy of pydoc) goes through it: a file
+    running it at its top level used the import's whole CPU or wall limit and was graded 0 or 58 of 85 as the host's
+    load went (round 46 review RC MED 1). Here the whole of sys.path is ~12,000 modules in ~0.4 s, whatever the load,
+    and no package's code runs. ``onerror(name)`` is called for a package whose spec cannot be read (nothing is
+    imported, so an import cannot fail)."""
+    seen: set[str] = set()
+
+    def walk(path, prefix):
+        for info in _ITER_MODULES(path, prefix):
+            yield info
+            if not info.ispkg:
+                continue
+            try:
+                spec = _GET_SPEC(info.module_finder, info.name)
+                found = list(getattr(spec, "submodule_search_locations", None) or ())
+            except Exception:  # noqa: BLE001 - a finder on sys.path may raise anything, as an import would
+                if onerror is not None:
+                    onerror(info.name)
+                continue
+            found = [p for p in found if isinstance(p, str) and p not in seen]   # each folder once, as the real walk
+            seen.update(found)
+            yield from walk(found, info.name + ".")
+
+    yield from walk(path, prefix)
+
+
+_ITER_MODULES, _GET_SPEC = pkgutil.iter_modules, pkgutil._get_spec
 
 
 def before_forks() -> None:
@@ -946,6 +988,7 @@ def before_forks() -> None:
     import pydoc
 
     pydoc.ModuleScanner.run = _no_module_scan
+    pkgutil.walk_packages = _walk_packages_unimported
     _ZYGOTE_ONLY[:] = [n for n in sys.modules if n.split(".")[0] in ("grading", "autograder")
                        or n.startswith("__editable__")]
     _ZYGOTE_ONLY_PATHS[:] = [p for p in sys.path if "__editable__" in p]
@@ -972,6 +1015,11 @@ def _fresh_stdio() -> None:
         streams.append(text)
     sys.stdin, sys.stdout, sys.stderr = streams
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams
+    _STDIO[:] = streams[1:]
+
+
+# stdout and stderr as _fresh_stdio made them: what the loop flushes after each op (see _flush).
+_STDIO: list[io.TextIOWrapper] = []
 
 
 _input_calls = [0]
@@ -1254,8 +1302,21 @@ def _quiet() -> None:
 
 
 def _flush():
+    """Flush the output streams after an op, in the loop: the ones _fresh_stdio made, and what ``sys.stdout`` and
+    ``sys.stderr`` now are only when that is a plain file stream (``io.TextIOWrapper(sys.stdout.buffer, ...)``, the
+    usual re-encoding), whose flush runs no code of the file's. The loop called any object's ``flush`` put there: one
+    that slept was "did not load: ... used 0.00 s of CPU", one that ended the process "exited with code 0", though the
+    import had finished (round 46 review RC MED 2). Another object's flush runs when the file calls it, as at home."""
+    streams = list(_STDIO)
     for f in (sys.stdout, sys.stderr):
+        if type(f) is io.TextIOWrapper and type(f.buffer) is io.BufferedWriter and type(f.buffer.raw) is io.FileIO \
+                and all(f is not s for s in streams):
+            streams.append(f)
+    for f in streams:
         try:
-            f.flush()
+            _TEXT_FLUSH(f)
         except BaseException:  # noqa: BLE001
             pass
+
+
+_TEXT_FLUSH = io.TextIOWrapper.flush
