@@ -72,13 +72,16 @@ def _grade(executor, code: str) -> dict:
 
 
 @pytest.mark.slow
-def test_a_file_replacing_len_at_import_is_graded_and_told_its_reply_could_not_be_read(served):
-    """Before: "attention.py did not load: InvalidResult while importing attention.py: invalid reply ..."."""
+def test_a_file_replacing_len_at_import_is_graded_on_its_code(served):
+    """Before round 45: "attention.py did not load: InvalidResult while importing attention.py: invalid reply ...";
+    rounds 45-46: 0, "the sandbox's reply to importing attention.py could not be read". Since round 46 the wire and
+    the loop look ``len`` up in builtins of their own (tests/sandbox/test_private_builtins_round46.py), so the reply
+    is read and the file is graded on its code (68: the static check cannot follow ``builtins.len = ...``); the
+    unread reply's words are tested in process above."""
     result = _grade(served, LEN_ZERO)
-    assert result["status"] == "graded" and result["total"] == 0
-    assert result["message"]["en"].startswith("the sandbox's reply to importing attention.py could not be read: ")
-    assert result["message"]["zh"].startswith("沙箱对导入 attention.py 的回复无法读取")
-    assert "did not load" not in json.dumps([result["message"], result["tests"]])
+    assert result["status"] == "graded" and result["total"] == 68, json.dumps(result)[:2000]
+    text = json.dumps([result["message"], result["load_error"], result["tests"]])
+    assert "did not load" not in text and "could not be read" not in text
 
 
 @pytest.mark.slow

@@ -67,7 +67,7 @@ EXPECTED = {
     "returns_dict": ("it returned a value of type dict", "实际返回了 `dict` 类型的值"),
     "inplace_on_layer_weight": ("Line 50 changes self.q_proj.weight in place", "第 50 行原地（in-place）修改了 self.q_proj.weight"),
     "str_plus_int_message": ("line 18 joins a string and an int with `+`", "第 18 行用 `+` 把字符串和 `int` 连在一起"),
-    "raise_own_value_error": ("raised ValueError at attention.py line 19: q 应该是三维的",
+    "raise_own_value_error": ("raised ValueError at attention.py line 19, with the code's own message: q 应该是三维的",
                               "代码自己写的报错信息：q 应该是三维的"),
     "out_proj_of_d_model_width": ("out_proj maps 12 -> 12 features, expected 24 -> 12", "out_proj 把 12 维映射到 12 维"),
     "yield_in_forward": ("is a `yield`, which makes forward a generator function", "这使 forward 成为生成器函数"),
