@@ -298,6 +298,16 @@ def _contradicted(concept: _Concept, s: _Sentence, m: re.Match) -> bool:
     return False
 
 
+# round 46 mend (review RA HIGH 4): "only one seed" states the generality limit only in a sentence that does not say the
+# result generalises ("I only ran one seed, and the result holds for every input", 只跑了一个 seed，结论可以推广到所有输入,
+# "Just one example is enough to show that k2 always matters"), and "not only one seed" / 不只 denies it
+_GENERALISES = re.compile(r"\bgenerali[sz]\w*|\bholds?\s+(?:for|on|in|across)\s+(?:every|all|any)\b|"
+                          r"\b(?:for|on|to|across)\s+(?:all|every|any)\s+(?:other\s+)?(?:inputs?|examples?|seeds?|cases?|data|"
+                          r"sentences?)\b|\balways\b|\benough\s+to\s+(?:show|prove|conclude)\b|\bthe\s+same\s+for\s+all\b|"
+                          r"推广|泛化|所有|任何|一切|总是|都适用|都成立", re.IGNORECASE)
+_NOT_ONLY = re.compile(r"(?:\bnot|n't|不)\s*$", re.IGNORECASE)
+
+
 def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool]:
     """(found, stated as the concept means it) for one sentence.
 
@@ -311,9 +321,13 @@ def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool]:
     if concept.mode == "caveat":
         # ... not in a claim a retraction bracket takes back: its only negation is the retraction (round 41)
         kept = [m for m in first if not (s.retracted and s.denied is not None and s.denied[0] <= m.start() < s.denied[1])]
+        if any(s.negated(m.start(), m.end()) for m in kept):
+            return True, True
         alone = concept.stated_alone is not None and any(
-            not s.negated(m.start(), m.end(), context=False) for m in s.find(concept.stated_alone))
-        return True, alone or any(s.negated(m.start(), m.end()) for m in kept)
+            not s.negated(m.start(), m.end(), context=False) and not _NOT_ONLY.search(s.text, 0, m.start())
+            for m in s.find(concept.stated_alone)) and not any(
+            not s.negated(m.start(), m.end(), context=False) for m in _GENERALISES.finditer(s.text))
+        return True, alone
     ok = all(any(not s.negated(m.start(), m.end(), context=False) for m in s.find(g)) for g in concept.groups)
     return True, ok
 
@@ -1191,6 +1205,10 @@ _NO_TEST_NEEDED = re.compile(r"\b(?:needs?|needed|requires?|required|takes?|took
                              r"\b(?:is|are|was|were|be)\s+(?:not|never)\s+(?:needed|required|necessary)\b|\bno\s+need\b|不需要|不需|无需|无须|不必|没必要|用不着|不用", re.IGNORECASE)
 
 
+# the tests a _NO_TEST_NEEDED denial is about (the sentence-wide pass below runs only with one named: 不用 / 不必 are common)
+_TEST_WORD = re.compile(r"干预|消融|反事实|扰动|ablat|interven|counterfactual|perturb", re.IGNORECASE)
+
+
 def _overclaimed(cc: Checklist, s: _Sentence, nxt: _Sentence | None) -> bool | None:
     """Whether ``s`` reads the weights as importance or causality (overclaims.patterns, clause by clause, then a
     counterfactual across them): None if not, else whether it is hedged."""
@@ -1206,7 +1224,7 @@ def _overclaimed(cc: Checklist, s: _Sentence, nxt: _Sentence | None) -> bool | N
             if not s.negated(clause.start + m.start(), clause.start + m.end()) \
                     and (not _asked(cc, s, clause.start, clause.start + m.end()) or _NO_TEST_NEEDED.search(m.group(0))):
                 return s.hedged(clause.start + m.start())
-    if may_match and _NO_TEST_NEEDED.search(s.text):
+    if may_match and _NO_TEST_NEEDED.search(s.text) and _TEST_WORD.search(s.text):
         # ... across the sentence's clauses: "想知道 k2 是否导致输出，不需要消融实验", "No intervention is needed, not even to
         # support a causal claim" (round 46)
         for m in cc.overclaim_patterns.finditer(s.text):
@@ -2005,6 +2023,28 @@ _APPOSITIVE_PEAK = re.compile(
     r"top|peak|strongest)\b(?!\s+(?:of\s+)?(?:the\s+)?(?:keys?|columns?|queries|rows?)\b(?!\s*(?:in|of)\b))|"
     r"more\s+than\s+(?:on\s+|to\s+)?(?:any|every|all|both)\s+(?:other|the\s+other)|the\s+most\b)"
     r"|\s*[,，(（]\s*(?:也|这)?(?:是|为)?\s*(?:它|其|该行|这一行|这行|q_?\d+)?\s*(?:的)?\s*(?:最大|最高)(?:的)?", re.IGNORECASE)
+# round 46 mend (review RA HIGH 2): the rest of an appositive's clause naming a key or a value of its own ("q1 puts 0.24
+# on k1, the most goes to k2 (0.67)", "..., the largest of q0's weights is on k1", q1 对 k0 的权重是 0.09，最大的是 k2): the
+# peak word begins a clause with a subject of its own, about another cell, not the cell just read
+_APPOSITIVE_OTHER = re.compile(r"[^,，;；.。)）]*?(?:(?<![a-z])k_?\d+|\bkey\s*\d+|\btoken\s*\d+|第\s*\S\s*个\s*键|"
+                               r"\d*\.\d+|\bgoes\b|\bwent\b|\bis\s+on\b)", re.IGNORECASE)
+
+
+# round 46 mend (review RA MED 8): the double object, "q1 给 k2 0.67，是它最大的权重" / "q1 gives k2 0.67": the value right
+# after the key the query gives it (it was read as no cell, so its appositive peak earned nothing)
+_GIVES = re.compile(r"\s*(?:给了?|分给了?|gives|gave)\s*", re.IGNORECASE)
+_GIVEN_VALUE = re.compile(r"\s+(\d?\.\d+)(?![\d.%])")
+
+
+def _apposed_peak(text: str, pos: int) -> re.Match | None:
+    """The peak said after a comma or in a bracket of the cell read up to ``pos`` (_APPOSITIVE_PEAK), if it is about
+    that cell (not a clause of its own about another key: _APPOSITIVE_OTHER)."""
+    m = _APPOSITIVE_PEAK.match(text, pos)
+    if m is None or _APPOSITIVE_OTHER.match(text, m.end()):
+        return None
+    return m
+
+
 # a value written after the key past the peak word and a comma or a bracket (round 34b: "So q0 reads k0 most, with
 # 0.74", "q0 reads k0 most (0.74)", "q1 look most at k2, it is 0.67", q0 最关注 k0，权重 0.74): the key's weight, which was not read, so an invented one kept its points
 _TAIL_VALUE = re.compile(r"(?:\s+(?:the\s+)?(?:most|mostly|mainly|primarily|the\s+most))?(?:\s*[(（]\s*|\s*[,，]\s*"
@@ -2245,6 +2285,8 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = No
                 (rb, cb) for rb in row_bases for cb in col_bases)
             between = s.text[qe:ks]
             value = _CELL_VALUE.match(s.text, ke) or (None if key_first else _TAIL_VALUE.match(s.text, ke))
+            if value is None and not key_first and _GIVES.fullmatch(between):
+                value = _GIVEN_VALUE.match(s.text, ke)      # q1 给 k2 0.67, "q1 gives k2 0.67" (round 46 mend)
             parsed = _parse_value(value.group(1)) if value else None
             if value and parsed:
                 # the peak the value is said to be: a peak word between query and key or before the value, the
@@ -2260,7 +2302,7 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = No
                 peak = first_alone and not key_first and (bool(_PEAK.search(said) or _PEAK_SHARE.search(said)) \
                     and not _LOWEST.search(said) and not _LOW_END.search(said) \
                     and not any(m.lastgroup in ("light", "dark") for m in _COLUMN_EXTREME.finditer(said))
-                    or _APPOSITIVE_PEAK.match(s.text, value.end()) is not None)
+                    or _apposed_peak(s.text, value.end()) is not None)
                 out.append(_CellClaim(idx, s.text[qs:value.end()], row, col, parsed[0], parsed[1], bases, peak=peak))
                 last = (rows[-1], value.end(), n, False)
                 continue
@@ -2268,7 +2310,7 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = No
             parsed = _parse_value(given.group("v")) if given and (given.group("verb") or listed_after) else None
             if parsed:          # "q0 puts 0.74 on k0", "... and 0.05 on k2"
                 # ... "q1 puts 0.67 on k2, its largest weight": the peak said of it after a comma (round 46)
-                apposed = _APPOSITIVE_PEAK.match(s.text, ke) if not listed_after else None
+                apposed = _apposed_peak(s.text, ke) if not listed_after else None
                 out.append(_CellClaim(idx, s.text[qs:apposed.end() if apposed else ke], row, col, parsed[0], parsed[1],
                                       bases, peak=apposed is not None))
                 last = (rows[-1], ke, n, True)

@@ -1044,6 +1044,24 @@ def _width(line: str) -> int:
     return len(line) + len(_CJK.findall(line))
 
 
+# round 46 mend (review RA HIGH 5): a Chinese or mixed line cut mid-sentence by a narrow wrap (PDF and two-column copies
+# wrap at 18-33 characters, 36-66 columns): its last character is CJK or the next line's first is, and it is about as wide
+# as the line before it (or, the first line, at least as wide as the next), in columns or in characters: "但是热力图不能证明 k2" | "导致了 q1 的输出"
+_CJK_WRAP_MIN = 36
+_CJK_EDGE = re.compile(r"[\u3400-\u9fff]")
+
+
+def _cjk_wrapped(prev: str, last: str, nxt: str) -> bool:
+    """Is ``last`` (after ``prev`` in the line being built) a Chinese line a narrow wrap cut before ``nxt``?"""
+    w = _width(last)
+    if w < _CJK_WRAP_MIN or not (_CJK_EDGE.match(last[-1]) or _CJK_EDGE.match(nxt[0])) or not _CJK.search(last):
+        return False
+    # (as wide in columns, as an editor wraps, or in characters, as a PDF copy of mixed text is cut)
+    if prev:
+        return abs(w - _width(prev)) <= max(4, w // 6) or abs(len(last) - len(prev)) <= 3
+    return _width(nxt) <= w + 4 or len(nxt) <= len(last) + 3
+
+
 def _lines(raw: str, axes_swapped: bool = False) -> list[tuple[str, bool]]:
     """Normalised lines, with hard-wrapped lines joined to the line they continue on; with each, whether
     it continues a line cut at _MAX_JOINED_CHARS (its first sentence is then the rest of a wall of text).
@@ -1057,6 +1075,7 @@ def _lines(raw: str, axes_swapped: bool = False) -> list[tuple[str, bool]]:
     size = 0                           # its characters so far
     first = ""                         # its first piece, stripped (is it a table row, a fence, a heading?)
     last = ""                          # its last piece, stripped (does it end a sentence?)
+    prev = ""                          # the piece before it ("" if last is the first)
 
     def flush() -> None:
         if parts:
@@ -1067,11 +1086,13 @@ def _lines(raw: str, axes_swapped: bool = False) -> list[tuple[str, bool]]:
         if axes_swapped:
             line = swap_axes(line)
         s = line.strip()
-        if (s and parts and last and units >= _WRAPPED_LINE_UNITS and not last.endswith(_SENTENCE_END)
-                and (_width(last) >= _WRAP_WIDTH or _CONTINUES.search(last))
+        if (s and parts and last and not last.endswith(_SENTENCE_END)
+                and (units >= _WRAPPED_LINE_UNITS and (_width(last) >= _WRAP_WIDTH or _CONTINUES.search(last))
+                     or _cjk_wrapped(prev, last, s))
                 and not _HEADING.match(s) and not _BULLET.match(s) and not _LABEL_LINE.match(s)
                 and not s.startswith(("|", "```", "~~~"))
                 and not first.startswith(("|", "```", "~~~", "#"))):
+            prev = last
             if size + len(s) < _MAX_JOINED_CHARS:
                 parts[-1] = parts[-1].rstrip()
                 parts.append(s)
@@ -1082,7 +1103,7 @@ def _lines(raw: str, axes_swapped: bool = False) -> list[tuple[str, bool]]:
         else:
             flush()
             parts.append(line)
-            first, units, size, cut = s, 0.0, 0, False
+            first, units, size, cut, prev = s, 0.0, 0, False, ""
         last = s
         units += _units(s)
         size += len(s) + 1
@@ -1124,6 +1145,25 @@ def _limits_label(cc: Checklist, line: str) -> bool:
     return _LIMITS_LABEL.fullmatch(m.group(1).strip()) is not None or _negative_section(cc, m.group(1))
 
 
+# round 46 mend (review RA HIGH 1): what a bare note under a limits label or a "cannot prove" heading is: the topic of
+# the limit ("that k2 causes the output", "whether k2 matters", k2 是否导致了输出), not a claim of its own
+_BARE_NOTE = re.compile(r"\s*(?:that|whether|if|how|why|what|which)\b|.{0,12}?(?:是否|是不是|能否|会不会|有没有)", re.IGNORECASE)
+
+
+def _asserts_claim(cc: Checklist, s: _Sentence) -> bool:
+    """Does ``s``, under a limits label or heading, assert a claim of its own (overclaims.patterns, not denied by its own
+    words: "Limitations: k2 causes q1's output.", 局限：热力图证明 k2 是最重要的。)? The label or heading rescues only bare
+    notes ("one seed", "only one seed", "that k2 causes the output"): a claim under it is still an overclaim (round 46
+    mend, review RA HIGH 1: "Limitations: k2 causes q1's output." earned the causal caveat and no flag). Asked only of a
+    sentence with no negation of its own (one that has one is read by it, as before)."""
+    label = _INLINE_LABEL.match(s.text) if _limits_label(cc, s.text) else None
+    start = label.end() if label else 0           # the label's own words ("局限：") are no warning of the claim's
+    if s.is_question or _BARE_NOTE.match(s.text, start) or any(cs >= start for cs, _ce in s.cues) \
+            or cc.verdict.search(s.text[start:]):
+        return False    # (a warning or a verdict of its own, "这种推断是站不住的", "这也是常见的误读", is read by it)
+    return any(not s.negated(m.start(), m.end(), context=False) for m in cc.overclaim_patterns.finditer(s.text))
+
+
 def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Sentence]:
     """The sentences of an audit; with ``axes_swapped``, 行 and 列 read the Taiwanese way (:func:`swap_axes`)."""
     out: list[_Sentence] = []
@@ -1134,6 +1174,7 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
     section_bare = False               # section_neg was opened by a bare heading (see _bare_heading)
     section_start = 0                  # the line of that heading
     lines = _lines(raw, axes_swapped)
+    shielded: list[_Sentence] = []     # read as negated by a label or heading alone (_asserts_claim)
     for para, (raw_line, cut) in enumerate(lines):
         if len(out) >= _MAX_SENTENCES:
             break
@@ -1206,7 +1247,10 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
             # (a sentence under an inline limits label that denies with words of its own is read by them: the label
             # adds nothing to "Limits: not feature importance, not causal", bare keywords at half credit)
             negated = context or (labelled and cc.negation.search(body) is None)
-            out.append(_Sentence(body, not short, False, False, s.endswith("?"), negated, cc, para, short))
+            sent = _Sentence(body, not short, False, False, s.endswith("?"), negated, cc, para, short)
+            if negated and not row_no and cc.negation.search(body) is None:
+                shielded.append(sent)
+            out.append(sent)
         for denied in out[first:] if row_no else ():
             denied.row_denied = True
         if line.rstrip().endswith(":") and _negative_section(cc, line):
@@ -1217,6 +1261,9 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
             s.is_question, s.context_negated, s.answered_no = False, True, True
     _attributions(cc, out)
     _rejections(cc, out)
+    for sent in shielded:       # (after the rejections: "权重最高的 key 是最重要的特征：这也是常见的误读" denies its claim)
+        if sent.context_negated and _asserts_claim(cc, sent):
+            sent.context_negated = False
     return out
 
 
@@ -1396,18 +1443,23 @@ _ASIDE_WORDS_EN = (r"in my (?:view|opinion|eyes|reading)|to me|to my eye|i (?:th
                    # the cause of q1's output", "k2, without doubt, causes it"): the claim asserted, as without the commas
                    r"(?:almost|nearly|virtually|all but) (?:certainly|surely|definitely|undoubtedly)|"
                    r"beyond (?:any |all )?doubt|without (?:a |any )?doubt|no doubt|for sure|undeniably|certainly|surely|"
-                   r"definitely|evidently|undoubtedly|unquestionably|plainly|manifestly|truly")
+                   r"definitely|evidently|undoubtedly|unquestionably|plainly|manifestly|truly|"
+                   # (round 46 mend, review RA MED 7: "k2 is, with certainty, the cause", "..., beyond question, ...")
+                   r"with (?:complete |total |absolute )?certainty|beyond (?:any |all )?question|without (?:a |any )?question|"
+                   r"no question|in all likelihood")
 _ASIDE_WORDS_ZH = (r"在我看来|我认为|我觉得|我想|个人认为|依我看|据我看|显然|很明显|其实|说实话|从图上看|从热力图(?:上)?(?:来)?看|"
                    r"看起来|似乎|可能|也许|大概|或许|应该|"
                    # round 46: the certainty of assert_zh set off by commas (k2，毫无疑问，是 q1 输出的原因)
                    r"(?:几乎|基本上?)?可以(?:肯定|确定)|几乎(?:肯定|一定|确定)|毫无疑问|毋庸置疑|显而易见|无疑|肯定|必然|必定|绝对|"
-                   r"百分之?百")
+                   r"百分之?百|一定")
 _CLAIM_ASIDE = re.compile(rf"[,(]\s*(?:{_ASIDE_WORDS_EN}|{_ASIDE_WORDS_ZH})\s*[,)]|"
                           rf"[-\u2013\u2014]+\s*(?:{_ASIDE_WORDS_EN})\s*[-\u2013\u2014]+|"
                           rf"(?<=[a-z0-9])\s*(?:{_ASIDE_WORDS_ZH})(?=\s*(?:是|为|就是|最|更|对|决定|导致))")
 
 
-_ASIDE_ZH_WORD = re.compile(_ASIDE_WORDS_ZH)
+# (round 46 mend, review RA MED 6: with assert_zh's certainty words among them, a zh aside word alone let _CLAIM_ASIDE run
+# on most zh sentences; it holds one only after the comma or bracket that sets it off, or right after an English word)
+_ASIDE_ZH_WORD = re.compile(rf"[,(]\s*(?:{_ASIDE_WORDS_ZH})|(?<=[a-z0-9])\s*(?:{_ASIDE_WORDS_ZH})")
 _ASIDE_EN_LEAD = re.compile(rf"[,(\-\u2013\u2014]\s*(?:{_ASIDE_WORDS_EN})")
 
 
