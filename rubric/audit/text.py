@@ -1137,6 +1137,11 @@ _LIMITS_LABEL = re.compile(r"(?:(?:the|my|our|some|main|known)\s+)*(?:limitation
                            r"|局限性?|不足(?:之处)?|缺陷|限制|局限与不足", re.IGNORECASE)
 
 
+def _topic_label(line: str) -> bool:
+    """Is ``line`` (a heading, a lead-in or an inline label) only the name of the limits topic ("## Limitations", 局限：)?"""
+    return _LIMITS_LABEL.fullmatch(line.strip().strip("*#:：- ").strip()) is not None
+
+
 def _limits_label(cc: Checklist, line: str) -> bool:
     """Does ``line`` open with a short label of what the figure cannot show, its content after a colon (_INLINE_LABEL)?"""
     m = _INLINE_LABEL.match(line)
@@ -1150,6 +1155,10 @@ def _limits_label(cc: Checklist, line: str) -> bool:
 _BARE_NOTE = re.compile(r"\s*(?:that|whether|if|how|why|what|which)\b|.{0,12}?(?:是否|是不是|能否|会不会|有没有)", re.IGNORECASE)
 
 
+# fewer units is a keyword note ("true mechanism", 真实机制: a Chinese character is a unit), not a sentence that asserts
+_CLAIM_UNITS, _CLAIM_UNITS_ZH = 4, 6
+
+
 def _asserts_claim(cc: Checklist, s: _Sentence) -> bool:
     """Does ``s``, under a limits label or heading, assert a claim of its own (overclaims.patterns, not denied by its own
     words: "Limitations: k2 causes q1's output.", 局限：热力图证明 k2 是最重要的。)? The label or heading rescues only bare
@@ -1158,7 +1167,10 @@ def _asserts_claim(cc: Checklist, s: _Sentence) -> bool:
     sentence with no negation of its own (one that has one is read by it, as before)."""
     label = _INLINE_LABEL.match(s.text) if _limits_label(cc, s.text) else None
     start = label.end() if label else 0           # the label's own words ("局限：") are no warning of the claim's
-    if s.is_question or _BARE_NOTE.match(s.text, start) or any(cs >= start for cs, _ce in s.cues) \
+    rest = s.text[start:]
+    if s.is_question or _units(rest) < (_CLAIM_UNITS_ZH if _CJK.search(rest) else _CLAIM_UNITS) \
+            or _BARE_NOTE.match(s.text, start) \
+            or any(cs >= start for cs, _ce in s.cues) \
             or cc.verdict.search(s.text[start:]):
         return False    # (a warning or a verdict of its own, "这种推断是站不住的", "这也是常见的误读", is read by it)
     return any(not s.negated(m.start(), m.end(), context=False) for m in cc.overclaim_patterns.finditer(s.text))
@@ -1174,7 +1186,8 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
     section_bare = False               # section_neg was opened by a bare heading (see _bare_heading)
     section_start = 0                  # the line of that heading
     lines = _lines(raw, axes_swapped)
-    shielded: list[_Sentence] = []     # read as negated by a label or heading alone (_asserts_claim)
+    shielded: list[_Sentence] = []     # read as negated by a topic label or heading alone (_asserts_claim)
+    section_topic = leadin_topic = False
     for para, (raw_line, cut) in enumerate(lines):
         if len(out) >= _MAX_SENTENCES:
             break
@@ -1212,6 +1225,7 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
             section_neg = section_bare = False
         if is_heading:
             section_neg = _negative_section(cc, line)
+            section_topic = _topic_label(line)
             section_bare = section_bare and section_neg and bare
             leadin_neg = False
             hashes = _HEADING.match(stripped)
@@ -1222,6 +1236,10 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
             leadin_neg = False
         context = section_neg or leadin_neg
         labelled = not context and _limits_label(cc, line)
+        # the label or heading that reads this line as negated only names the topic ("Limitations", 局限): a claim under it
+        # is asserted; one that says the negation itself ("What the heatmap cannot show:") takes its items as its object
+        topic = (section_neg and section_topic) or (leadin_neg and leadin_topic) or (
+            labelled and _topic_label(_INLINE_LABEL.match(line).group(1)))
         row_no, first = False, len(out)
         if line.startswith("|") and header is not None:
             # a "no" cell denies its row's claim only in a column that asks whether the figure proves, shows
@@ -1248,13 +1266,13 @@ def _segment(cc: Checklist, raw: str, *, axes_swapped: bool = False) -> list[_Se
             # adds nothing to "Limits: not feature importance, not causal", bare keywords at half credit)
             negated = context or (labelled and cc.negation.search(body) is None)
             sent = _Sentence(body, not short, False, False, s.endswith("?"), negated, cc, para, short)
-            if negated and not row_no and cc.negation.search(body) is None:
+            if negated and topic and not row_no and cc.negation.search(body) is None:
                 shielded.append(sent)
             out.append(sent)
         for denied in out[first:] if row_no else ():
             denied.row_denied = True
         if line.rstrip().endswith(":") and _negative_section(cc, line):
-            leadin_neg = True
+            leadin_neg, leadin_topic = True, _topic_label(line)
     # "Can the heatmap prove causality? No." states the caveat: the question takes the answer's negation.
     for s, nxt in zip(out, out[1:], strict=False):
         if s.is_question and nxt.para == s.para and _NO_ANSWER.match(nxt.text):
@@ -1449,17 +1467,17 @@ _ASIDE_WORDS_EN = (r"in my (?:view|opinion|eyes|reading)|to me|to my eye|i (?:th
                    r"no question|in all likelihood")
 _ASIDE_WORDS_ZH = (r"在我看来|我认为|我觉得|我想|个人认为|依我看|据我看|显然|很明显|其实|说实话|从图上看|从热力图(?:上)?(?:来)?看|"
                    r"看起来|似乎|可能|也许|大概|或许|应该|"
-                   # round 46: the certainty of assert_zh set off by commas (k2，毫无疑问，是 q1 输出的原因)
-                   r"(?:几乎|基本上?)?可以(?:肯定|确定)|几乎(?:肯定|一定|确定)|毫无疑问|毋庸置疑|显而易见|无疑|肯定|必然|必定|绝对|"
+                   # round 46: the certainty of assert_zh set off by commas (k2，毫无疑问，是 q1 输出的原因); every branch
+                   # opens on a literal (round 46 mend: a leading optional group made _ASIDE_ZH_WORD 14 times slower)
+                   r"几乎可以(?:肯定|确定)|基本上?可以(?:肯定|确定)|可以(?:肯定|确定)|几乎(?:肯定|一定|确定)|毫无疑问|毋庸置疑|显而易见|无疑|肯定|必然|必定|绝对|"
                    r"百分之?百|一定")
 _CLAIM_ASIDE = re.compile(rf"[,(]\s*(?:{_ASIDE_WORDS_EN}|{_ASIDE_WORDS_ZH})\s*[,)]|"
                           rf"[-\u2013\u2014]+\s*(?:{_ASIDE_WORDS_EN})\s*[-\u2013\u2014]+|"
                           rf"(?<=[a-z0-9])\s*(?:{_ASIDE_WORDS_ZH})(?=\s*(?:是|为|就是|最|更|对|决定|导致))")
 
 
-# (round 46 mend, review RA MED 6: with assert_zh's certainty words among them, a zh aside word alone let _CLAIM_ASIDE run
-# on most zh sentences; it holds one only after the comma or bracket that sets it off, or right after an English word)
-_ASIDE_ZH_WORD = re.compile(rf"[,(]\s*(?:{_ASIDE_WORDS_ZH})|(?<=[a-z0-9])\s*(?:{_ASIDE_WORDS_ZH})")
+_ASIDE_ZH_WORD = re.compile(_ASIDE_WORDS_ZH)
+_ASIDE_ZH_BEFORE = re.compile(r"[,(，（a-z0-9]\s*$")
 _ASIDE_EN_LEAD = re.compile(rf"[,(\-\u2013\u2014]\s*(?:{_ASIDE_WORDS_EN})")
 
 
@@ -1468,7 +1486,11 @@ def _may_hold_aside(text: str) -> bool:
     CJK character let it run on almost every sentence of a 20 KiB audit, and its last branch tries every position): a
     zh aside word, or an en one right after the comma, bracket or dash that sets it off. Both regexes start with a
     small set of characters, which the regex engine skips to."""
-    return _ASIDE_ZH_WORD.search(text) is not None or _ASIDE_EN_LEAD.search(text) is not None
+    # (round 46 mend, review RA MED 6: with assert_zh's certainty words among them, a zh aside word alone let _CLAIM_ASIDE
+    # run on most zh sentences; _CLAIM_ASIDE holds one only after the comma or bracket that sets it off, or right after an
+    # English word or a digit)
+    return any(_ASIDE_ZH_BEFORE.search(text, max(0, m.start() - 8), m.start()) for m in _ASIDE_ZH_WORD.finditer(text)) \
+        or _ASIDE_EN_LEAD.search(text) is not None
 
 
 # A causal claim whose object is a pronoun for the output named before it in the sentence ("nothing else explains the
