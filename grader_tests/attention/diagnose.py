@@ -1980,7 +1980,10 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
                 return None
         return _fill_note(*fill[0], fill[1], seen_weights=weights is not None, told=fill[1] == heads_told,
                           number=number)
-    if _finite(out) and (fills := _fills_per_head(case)) and len(fills) > 1 and _fills_give_output(case, fills):
+    # mend round 46 (review RD, MED 3): one group of several heads is heads filled alike whose numbers no one c gives
+    # (``_fill_seen`` fits one c to them): said when each head's own c gives the output (``_fills_give_output``)
+    if _finite(out) and (fills := _fills_per_head(case)) and (len(fills) > 1 or len(fills[0][1]) > 1) \
+            and _fills_give_output(case, fills):
         numbers = None      # mend round 45 (review RD, MED 2): unbound without a student
         if student is not None:
             probe = probe or _probe_mha(student, case)
@@ -2204,16 +2207,18 @@ _Number = tuple[str, float]
 
 
 def _number_seen(cases: tuple[_MhaCase, ...], fill: tuple[str, float, bool], heads: tuple[int, ...] | None,
-                 head_wise: bool = False) -> _Number:
+                 head_wise: bool = False, only: int | None = None) -> _Number:
     """How a fill that shows (``_padding_fill``) has its number said, checked on every one of ``cases`` (the case,
     the probe and ``_third_mha``'s case): ("one", the case's c) when one number gives every case's numbers, as for
     a constant of the code; ("scaled", c) when c divided by each case's sqrt(head_dim) does, as for a constant applied
     before the scale; ("varies", nan) otherwise, as for a fill computed from the scores (round 45, brief D:
     scores.mean() was said as "about 0") or from the sizes; ``head_wise``: each of ``heads`` read off its own weights
     (``_fills_per_head``). Each case's own fit is tried as that number: a case whose numbers pin c closely (the
-    third's larger scores) fits only a c that close."""
+    third's larger scores) fits only a c that close. ("heads", nan) (mend round 46): no one c gives every head's
+    numbers, and each head's own c (or its own c before the scale) gives that head's on every case; ``only``: that
+    head alone is read."""
     kind, c, _shows = fill
-    on = list(heads) if head_wise and heads is not None else [None]
+    on = [only] if only is not None else list(heads) if head_wise and heads is not None else [None]
     read = [_fill_parts(k) for k in cases if k.key_padding_mask is not None and bool(k.key_padding_mask.any())]
     fits = [(k.head_dim, _fill_fit(k, kind, parts, heads, h)[0]) for k, parts in read for h in on]
 
@@ -2224,8 +2229,13 @@ def _number_seen(cases: tuple[_MhaCase, ...], fill: tuple[str, float, bool], hea
     if any(gives_all(x, False) for x in [c, *(f for _hd, f in fits)]):
         return "one", c
     hd = cases[0].head_dim
-    return next((("scaled", x) for x in [c * math.sqrt(hd), *(f * math.sqrt(d) for d, f in fits)]
-                 if gives_all(x, True)), ("varies", math.nan))
+    scaled = next((("scaled", x) for x in [c * math.sqrt(hd), *(f * math.sqrt(d) for d, f in fits)]
+                   if gives_all(x, True)), None)
+    if scaled is not None:
+        return scaled
+    if len(on) > 1 and all(_number_seen(cases, fill, heads, True, only=h)[0] != "varies" for h in on):
+        return "heads", math.nan     # mend round 46: each head has its own number, no one c gives them all
+    return "varies", math.nan
 
 
 def _same_fill(probe: tuple[tuple[str, float, bool], tuple[int, ...] | None] | None,
@@ -2281,12 +2291,14 @@ def _fills_per_head(case: _MhaCase, skip: tuple[int, ...] = (), kinds: dict[int,
 
 def _fills_give_output(case: _MhaCase, fills: list[_Fill]) -> bool:
     """The fills, each in its heads and the other heads right, give the student's output (its weights were read
-    head by head: the output is what shows they make it together)."""
+    head by head: the output is what shows they make it together). Each head of a group has its own c (mend round
+    46: a group's heads are filled alike, their numbers within 10 %, not necessarily one c)."""
     case, parts = _fill_parts(case)
     _, w = _fill_model(case, "filled", -math.inf, parts)
     for (kind, c, _shows), heads in fills:
-        some = list(heads)
-        w[:, some] = _fill_model(case, kind, c, parts, heads)[1][:, some]
+        for h in heads:
+            own = c if len(heads) == 1 else _fill_fit(case, kind, parts, (h,), h)[0]
+            w[:, [h]] = _fill_model(case, kind, own, parts, (h,))[1][:, [h]]
     return _err(case.out, C.mha_merge(case.params, w @ parts[1])) < MATCH_TOL
 
 
@@ -2384,8 +2396,8 @@ def _fill_note(kind: str, c: float, shows: bool, heads: tuple[int, ...] | None =
             return inv
         return msg(f"{what['en']} {verb} the real keys blocked and the padding keys read: {inv['en']}",
                    f"{what['zh']}真实 key 被屏蔽、padding key 被读取的结果一致：{inv['zh']}")
-    if number is not None and number[0] == "varies":
-        return _varying_fill_note(kind, what, verb, fix_en, fix_zh)
+    if number is not None and number[0] in ("varies", "heads"):
+        return _varying_fill_note(kind, what, verb, fix_en, fix_zh, per_head=number[0] == "heads")
     if number is not None and number[0] == "scaled":
         return _scaled_fill_note(kind, number[1], what, verb, fix_en, fix_zh)
     if kind == "inverted":
@@ -2460,14 +2472,17 @@ _INVERTED_TOO = msg("; the mask is read inverted (True in key_padding_mask means
                     "；mask 的极性反了（`key_padding_mask` 中 `True` 表示 padding）")
 
 
-def _varying_fill_note(kind: str, what: Msg, verb: str, fix_en: str, fix_zh: str) -> Msg:
+def _varying_fill_note(kind: str, what: Msg, verb: str, fix_en: str, fix_zh: str, per_head: bool = False) -> Msg:
     """A fill of ``kind`` whose c fits each check but no one c fits them all: said without a number, as seen (mend
     round 45, review RD HIGH 1: "c changes with the inputs instead of being a constant" was said of constants applied
-    before the scale, and of fills computed from the sizes alone)."""
+    before the scale, and of fills computed from the sizes alone). ``per_head`` (mend round 46): each head's c fits
+    every check, no one c fits every head."""
     said, inv = _VARYING[kind], _INVERTED_TOO if kind == "inverted" else msg("", "")
-    return msg(f"{what['en']} {verb} {said['en']}, but the number differs from check to check: no one c gives the "
-               f"numbers of every check{inv['en']}; {fix_en}",
-               f"{what['zh']}{said['zh']}的结果一致，但这个数在各次检查中不同：没有一个 `c` 能给出每个检查的数值"
+    across = msg("head to head", "各 head 中") if per_head else msg("check to check", "各次检查中")
+    each = msg("head", " head ") if per_head else msg("check", "检查")
+    return msg(f"{what['en']} {verb} {said['en']}, but the number differs from {across['en']}: no one c gives the "
+               f"numbers of every {each['en']}{inv['en']}; {fix_en}",
+               f"{what['zh']}{said['zh']}的结果一致，但这个数在{across['zh']}不同：没有一个 `c` 能给出每个{each['zh']}的数值"
                f"{inv['zh']}；{fix_zh}")
 
 
