@@ -1204,8 +1204,10 @@ def _pyplot_stdlib(name: str) -> object:
 # pyplot's ``matplotlib``), named as those: every path to pyplot binds what ``matplotlib.pyplot`` does (round 46:
 # ``pylab.plt.sys`` and, after ``from pylab import *``, ``plt.sys`` stayed inert while ``plt.sys`` is the real
 # module). ``matplotlib``'s ``pyplot`` (``mpl.pyplot`` after ``import matplotlib as mpl``) is pyplot already.
+# ``matplotlib.pylab`` is the module ``pylab`` re-exports: its ``plt``, ``mpl`` and ``matplotlib`` too (mend round 46).
 _SAME_STAND_IN = {"pylab.plt": "matplotlib.pyplot", "pylab.matplotlib": "matplotlib", "pylab.mpl": "matplotlib",
-                  "matplotlib.pyplot.matplotlib": "matplotlib"}
+                  "matplotlib.pyplot.matplotlib": "matplotlib", "matplotlib.pylab.plt": "matplotlib.pyplot",
+                  "matplotlib.pylab.matplotlib": "matplotlib", "matplotlib.pylab.mpl": "matplotlib"}
 
 # What ``from matplotlib.pyplot import *`` binds (pyplot has no ``__all__``: its public names): its display names, inert
 # stand-ins, its standard library names and ``np``, the real objects (round 46: its display names were left unbound)
