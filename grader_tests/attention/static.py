@@ -1071,8 +1071,18 @@ def _own_dataclass_fields_calls(tree: ast.Module) -> dict[int, frozenset[str]]:
     every dataclass of the file deriving only from the file's dataclasses, the field names being every
     annotated name their bodies declare (round 46: ``{f.name: getattr(self, f.name) for f in fields(self)}``
     cost 17 points as a computed name). The names are those the source writes, judged as if spelled."""
+    parents = _parents(tree)
+
+    def stdlib(chain: list[str] | None, name: str) -> bool:
+        # ``dataclasses.<name>`` or ``<name>``, bound by ``import dataclasses`` / ``from dataclasses import <name>``
+        return chain == ["dataclasses", name] and _bound_only_by_import(tree, parents, "dataclasses", ("dataclasses",)) \
+            or chain == [name] and _bound_only_by_import(tree, parents, name, ("dataclasses",))
+
     classes = [c for c in _nodes(tree) if isinstance(c, ast.ClassDef) and any(
         (_dotted(d.func if isinstance(d, ast.Call) else d) or [""])[-1] == "dataclass" for d in c.decorator_list)]
+    if not all(stdlib(_dotted(d.func if isinstance(d, ast.Call) else d), "dataclass")
+               for c in classes for d in c.decorator_list):
+        return {}                   # a decorator of the file's or another library's: what the class is is unknown
     names = {c.name for c in classes}
     counts = _binding_counts(tree)
     if not classes or any(counts.get(n, 0) != 1 for n in names) or any(
@@ -1088,8 +1098,7 @@ def _own_dataclass_fields_calls(tree: ast.Module) -> dict[int, frozenset[str]]:
     found: dict[int, frozenset[str]] = {}
     for node in _nodes(tree):
         chain = _dotted(node.func) if isinstance(node, ast.Call) else None
-        if not (chain in (["dataclasses", "fields"], ["fields"]) and counts.get(chain[0]) == 1  # type: ignore[union-attr]
-                and len(node.args) == 1 and not node.keywords and isinstance(arg := node.args[0], ast.Name)):
+        if not (stdlib(chain, "fields") and len(node.args) == 1 and not node.keywords and isinstance(arg := node.args[0], ast.Name)):
             continue
         if arg.id in names | made or (arg.id in ("self", "cls") and id(node) in inside):
             found[id(node)] = fields
@@ -3042,7 +3051,7 @@ def _own_dict_update(node: ast.Attribute, parents: dict[int, ast.AST], methods: 
         given = _local_dict_display(given, parents) or given
     return (isinstance(given, ast.Name) and given.id in params) or (
         isinstance(given, ast.Dict) and all(isinstance(k, ast.Constant) and plain(k.value) for k in given.keys)) or (
-        _dict_call(given) and all(plain(k.arg) for k in given.keywords))   # type: ignore[union-attr]
+        _dict_call(given, parents) and all(plain(k.arg) for k in given.keywords))   # type: ignore[union-attr]
 
 
 def _loop_dict_values(value: ast.AST, parents: Mapping[int, ast.AST]) -> list[ast.expr]:
@@ -3066,7 +3075,7 @@ def _loop_dict_values(value: ast.AST, parents: Mapping[int, ast.AST]) -> list[as
             given = (_local_dict_display(given, parents) or given) if isinstance(given, ast.Name) else given
             if isinstance(given, ast.Dict):
                 return [v for v in given.values if v is not None]
-            return [k.value for k in given.keywords] if _dict_call(given) else []   # type: ignore[attr-defined]
+            return [k.value for k in given.keywords] if _dict_call(given, parents) else []   # type: ignore[attr-defined]
         scope = parents.get(id(scope))
     return []
 
@@ -3098,16 +3107,25 @@ def _namespace_vars(call: ast.Call, parents: Mapping[int, ast.AST], own_names: S
     module: ast.AST | None = call
     while module is not None and not isinstance(module, ast.Module):
         module = parents.get(id(module))
-    root_bindings = [n for n in ast.walk(module) if isinstance(n, ast.Name) and n.id == chain[0]
-                     and not isinstance(n.ctx, ast.Load) or isinstance(n, ast.arg) and n.arg == chain[0]
-                     or isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n.name == chain[0]
-                     or isinstance(n, ast.Global | ast.Nonlocal) and chain[0] in n.names
-                     or isinstance(n, ast.alias) and (n.asname or n.name).split(".")[0] == chain[0]]
-    return bool(root_bindings) and all(
+    return _bound_only_by_import(module, parents, chain[0], ("argparse", "types"))   # type: ignore[arg-type]
+
+
+def _bound_only_by_import(module: ast.Module, parents: Mapping[int, ast.AST], name: str,
+                          sources: Sequence[str]) -> bool:
+    """Whether the file binds ``name`` and only ever by ``import <name>`` of one of ``sources`` or by ``from <source>
+    import <name>`` (no ``as``): anything else binding it (a def, an assignment, a parameter) could hand over
+    torch where the standard library's object is assumed."""
+    bindings = [n for n in ast.walk(module) if isinstance(n, ast.Name) and n.id == name
+                and not isinstance(n.ctx, ast.Load) or isinstance(n, ast.arg) and n.arg == name
+                or isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n.name == name
+                or isinstance(n, ast.Global | ast.Nonlocal) and name in n.names
+                or isinstance(n, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and n.name == name
+                or isinstance(n, ast.alias) and (n.asname or n.name).split(".")[0] == name]
+    return bool(bindings) and all(
         isinstance(n, ast.alias) and isinstance(imp := parents.get(id(n)), ast.Import | ast.ImportFrom)
-        and (n.name in ("argparse", "types") and isinstance(imp, ast.Import) and not n.asname
-             or isinstance(imp, ast.ImportFrom) and imp.module in ("argparse", "types") and n.name == chain[0]
-             and not n.asname) for n in root_bindings)
+        and not n.asname and (n.name in sources and isinstance(imp, ast.Import)
+                              or isinstance(imp, ast.ImportFrom) and imp.module in sources and not imp.level
+                              and n.name == name) for n in bindings)
 
 
 def _local_name_uses(name: ast.Name, parents: Mapping[int, ast.AST]
@@ -3130,7 +3148,7 @@ def _read_only_local_dict(name: ast.Name, parents: Mapping[int, ast.AST]) -> ast
     if function is None:
         return None
     if len(stores) != 1 or not isinstance(assign := parents.get(id(stores[0])), ast.Assign) \
-            or assign.targets != [stores[0]] or not (isinstance(assign.value, ast.Dict) or _dict_call(assign.value)):
+            or assign.targets != [stores[0]] or not (isinstance(assign.value, ast.Dict) or _dict_call(assign.value, parents)):
         return None
     for n in uses:
         up = parents.get(id(n))
@@ -3142,10 +3160,22 @@ def _read_only_local_dict(name: ast.Name, parents: Mapping[int, ast.AST]) -> ast
     return assign.value          # type: ignore[return-value]
 
 
-def _dict_call(node: ast.AST) -> bool:
-    """Whether ``node`` is ``dict(name=value, ...)``: names written out, nothing else given."""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" \
-        and not node.args and all(k.arg is not None for k in node.keywords)
+def _dict_call(node: ast.AST, parents: Mapping[int, ast.AST]) -> bool:
+    """Whether ``node`` is ``dict(name=value, ...)``: names written out, nothing else given, and ``dict`` the
+    builtin (a file's own ``def dict(**kw)`` returns what it likes)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
+            and not node.args and all(k.arg is not None for k in node.keywords)):
+        return False
+    module: ast.AST | None = node
+    while module is not None and not isinstance(module, ast.Module):
+        module = parents.get(id(module))
+    return isinstance(module, ast.Module) and "dict" not in _bound_names(module)
+
+
+@functools.lru_cache(maxsize=8)
+def _bound_names(tree: ast.Module) -> frozenset[str]:
+    """Every name the file binds anywhere (_binding_counts' keys)."""
+    return frozenset(_binding_counts(tree))
 
 
 def _local_dict_display(name: ast.Name, parents: Mapping[int, ast.AST]) -> ast.Dict | ast.Call | None:
@@ -3164,7 +3194,7 @@ def _local_dict_display(name: ast.Name, parents: Mapping[int, ast.AST]) -> ast.D
             and (assign.lineno, assign.col_offset) < (name.lineno, name.col_offset)):
         return None
     value = assign.value
-    return value if isinstance(value, ast.Dict) or (value is not None and _dict_call(value)) else None
+    return value if isinstance(value, ast.Dict) or (value is not None and _dict_call(value, parents)) else None
 
 
 def _locals_given(given: ast.AST) -> ast.AST | None:
@@ -3299,7 +3329,7 @@ def _dict_update_values(node: ast.Attribute, parents: Mapping[int, ast.AST]) -> 
     given = [(_local_dict_display(a, parents) or a) if isinstance(a, ast.Name) else a for a in call.args]
     return [k.value for k in call.keywords if k.arg is not None] + [
         v for a in given if isinstance(a, ast.Dict) for v in a.values] + [
-        k.value for a in given if isinstance(a, ast.Call) and _dict_call(a) for k in a.keywords]
+        k.value for a in given if isinstance(a, ast.Call) and _dict_call(a, parents) for k in a.keywords]
 
 
 def _fresh_own_dict_write(node: ast.Attribute, parents: dict[int, ast.AST], classes: Set[str]) -> bool:
@@ -3636,8 +3666,12 @@ def _decorated_function_parameter(target: ast.Name, tree: ast.Module, parents: M
             and bound.get(target.id) == 1):
         return False
     uses = [n for n in _nodes(tree) if isinstance(n, ast.Name) and n.id == function.name]
-    return bool(uses) and all(isinstance(d := parents.get(id(n)), ast.FunctionDef) and n in d.decorator_list
-                              for n in uses)
+    # each ``@decorator`` with nothing below it that may hand it something else than the def (``@to_softmax``
+    # returning F.softmax, ``@functools.partial(...)``): only the builtin staticmethod/classmethod, which keep it
+    return bool(uses) and all(
+        isinstance(d := parents.get(id(n)), ast.FunctionDef) and n in d.decorator_list
+        and all(isinstance(b, ast.Name) and b.id in ("staticmethod", "classmethod") and b.id not in bound
+                for b in d.decorator_list[d.decorator_list.index(n) + 1:]) for n in uses)
 
 
 def _own_signature_import(alias: ast.alias, tree: ast.Module, skip: frozenset[int], checked: set[int]) -> bool:
@@ -3802,21 +3836,56 @@ def _callers_locals_frames(tree: ast.Module, parents: Mapping[int, ast.AST]) -> 
     finding (every name's value written out, none torch, and the method never takes torch as a value). What it
     reads is then that method's ``locals()``, a snapshot of values the review judged; the frame object itself is
     read for nothing else (no ``f_globals``, ``f_back`` of the caller, ``f_code``)."""
-    import torch.nn as nn  # (the grader's own torch: which names nn.Module answers)
     counts = _binding_counts(tree)
     aliases = frozenset(_module_aliases(tree, "torch", chosen=True))
     if counts.get("inspect") != 1:
         return set()
     ok: set[int] = set()
     for method in _nodes(tree):
-        if not (isinstance(method, ast.FunctionDef) and isinstance(parents.get(id(method)), ast.ClassDef)
+        if not (isinstance(method, ast.FunctionDef) and isinstance(owner := parents.get(id(method)), ast.ClassDef)
                 and method.args.args and method.args.args[0].arg == "self" and counts.get(method.name) == 1
-                and not method.name.startswith("_") and not hasattr(nn.Module, method.name)):
+                and not method.decorator_list and not owner.decorator_list and not owner.keywords
+                and not method.name.startswith("_") and method.name not in _implicitly_called_names()):
+            # no decorator (one may wrap it, so that its caller's frame is the wrapper's) and a name neither
+            # Python (``dict(obj)`` calls ``obj.keys()``) nor torch (nn.Linear's ``__init__`` calls
+            # ``self.reset_parameters()``) calls: then only the file's own statements below call it
             continue
         frame_nodes = _caller_frame_reads(method, parents)
         if frame_nodes and _called_only_as_own_statement(tree, method.name, parents, aliases):
             ok |= frame_nodes
     return ok
+
+
+# Names Python's own machinery calls on an object it is given, with no call written in the file (``dict(obj)`` and
+# ``**obj`` call ``keys``, ``print(file=obj)`` ``write``/``flush``, ``pickle.load(obj)`` ``read``/``readline``,
+# ``yield from obj`` ``send``/``throw``, a metaclass's ``mro`` at class creation, json's ``default``, logging's
+# ``emit``/``filter``/``format``, threading's ``run``, import hooks, unittest); dunders are left out by name.
+PROTOCOL_CALLED = frozenset({
+    "keys", "items", "values", "get", "write", "writelines", "flush", "read", "read1", "readline", "readlines",
+    "readinto", "seek", "tell", "close", "fileno", "isatty", "readable", "writable", "seekable", "send", "throw",
+    "mro", "default", "encode", "iterencode", "decode", "emit", "handle", "filter", "format", "run", "find_spec",
+    "find_module", "load_module", "exec_module", "create_module", "setUp", "tearDown", "runTest", "persistent_id",
+    "persistent_load", "find_class", "register", "copy", "fromkeys", "format_map", "getvalue", "acquire", "release",
+})
+
+
+@functools.cache
+def _implicitly_called_names() -> frozenset[str]:
+    """Every method name Python or torch may call on an object by itself: PROTOCOL_CALLED, the names torch and the
+    tests call on a module (grading.family's ``_CALLED_FOR_IT``), and every attribute of every torch.nn module class,
+    autograd Function, optimizer, scheduler, dataset and sampler (what a file's class may inherit from, whose own
+    code calls its methods by name: nn.Linear's ``__init__`` calls ``self.reset_parameters()``)."""
+    import torch  # (the grader's own torch: which names its classes answer)
+    import torch.utils.data
+
+    from grading.family import _CALLED_FOR_IT
+    names = set(PROTOCOL_CALLED) | set(_CALLED_FOR_IT)
+    for space in (torch.nn, torch.nn.modules, torch.autograd, torch.optim, torch.optim.lr_scheduler,
+                  torch.utils.data):
+        for value in vars(space).values():
+            if isinstance(value, type):
+                names.update(dir(value))
+    return frozenset(names)
 
 
 def _caller_frame_reads(method: ast.FunctionDef, parents: Mapping[int, ast.AST]) -> set[int]:

@@ -1,0 +1,154 @@
+"""Mend of round 46 B after review RB: each new 'no finding' reading accepts only what it can prove. A frame-reading
+``save_hyperparameters`` must be undecorated and named so that neither Python (``dict(obj)`` calls ``keys``) nor torch
+(nn.Linear calls ``reset_parameters``) calls it; ``fields``/``dataclass`` must come from the dataclasses import;
+``dict(...)`` must be the builtin; a decorator's ``inspect.signature(fn)`` must sit directly over the file's def; a
+setattr loop over pairs the file writes out (a mutated local dict, ``zip``, a list of pairs, a module-level dict) is
+read by the values it can hold."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader_tests.attention.static import hidden_name_uses
+from tests.grading.test_fair_styles_round46 import D2L, INIT, KERNEL
+
+FRAME = ("f_back", "currentframe")
+
+DC = "import dataclasses\n" + KERNEL + """
+
+@dataclasses.dataclass
+class Config:
+    d_model: int = 8
+    heads: int = 2
+
+    def as_dict(self):
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+"""
+
+W = "import functools\nimport inspect\n" + KERNEL + """
+
+def logged(fn):
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def inner(*args, **kwargs):
+        sig.bind(*args, **kwargs)
+        return fn(*args, **kwargs)
+    return inner
+"""
+
+
+def _frame_found(source: str) -> bool:
+    return any(any(f in found for f in FRAME) for found in hidden_name_uses(source))
+
+
+# --- HIGH 1 / MED 1: whose frame f_back is
+def test_a_frame_reading_method_under_a_decorator_stays_a_finding():
+    source = D2L.replace("class HyperParameters:", "def deco(fn):\n    t = torch\n\n    def inner(self, *a):\n"
+                         "        t\n        return fn(self, *a)\n    return inner\n\n\nclass HyperParameters:\n    @deco")
+    assert "@deco\n    def save_hyperparameters" in source
+    assert _frame_found(source)
+
+
+@pytest.mark.parametrize("name", ["keys", "write", "flush", "read", "readline", "mro", "run", "send"])
+def test_a_frame_reading_method_named_as_python_calls_it_stays_a_finding(name):
+    assert _frame_found(D2L.replace("save_hyperparameters", name))
+
+
+def test_the_keys_protocol_called_by_dict_from_a_torch_holding_frame_stays_a_finding():
+    source = D2L.replace("save_hyperparameters", "keys").replace(
+        "        self.keys()\n", "        self.keys()\n\n    def __getitem__(self, k):\n        return 0\n\n"
+        "    def grab(self):\n        t = torch\n        dict(self)\n")
+    assert _frame_found(source)
+
+
+@pytest.mark.parametrize("base,name", [("nn.Linear", "reset_parameters"), ("nn.MultiheadAttention", "_reset_parameters"),
+                                       ("nn.Module", "extra_repr"), ("nn.RNNBase", "flatten_parameters")])
+def test_a_frame_reading_method_torch_calls_on_its_subclass_stays_a_finding(base, name):
+    source = "import inspect\n" + KERNEL + f"""
+
+class L({base}):
+    def {name}(self):
+        frame = inspect.currentframe().f_back
+        local_vars = frame.f_locals
+        for k, v in local_vars.items():
+            if k != 'self':
+                setattr(self, 'h_' + k, v)
+
+    def again(self):
+        self.{name}()
+"""
+    assert _frame_found(source)
+
+
+def test_a_frame_reading_method_in_a_decorated_class_stays_a_finding():
+    source = "import functools\n" + D2L.replace("class HyperParameters:", "@functools.total_ordering\nclass HyperParameters:")
+    assert _frame_found(source)
+
+
+@pytest.mark.parametrize("extra", ["", "\n\nclass N(nn.Module, HyperParameters):\n    def __init__(self, h=4):\n"
+                                   "        super().__init__()\n        self.save_hyperparameters()\n"])
+def test_d2l_save_hyperparameters_undecorated_still_gets_no_finding(extra):
+    assert hidden_name_uses(D2L + extra) == ()
+
+
+# --- HIGH 2: fields / dataclass bound by the dataclasses import only
+FAKE_FIELDS = "\n\ndef fields(obj):\n    return [types.SimpleNamespace(name=chr(95) + 'C')]\n"
+
+
+@pytest.mark.parametrize("source", [
+    DC.replace("import dataclasses\n", "import dataclasses\nimport types\n").replace("dataclasses.fields(self)", "fields(self)")
+    .replace("getattr(self, f.name)", "getattr(torch, f.name)") + FAKE_FIELDS,
+    DC.replace("import dataclasses\n", "import types\n").replace("@dataclasses.dataclass", "@dataclass")
+    .replace("dataclasses.fields(self)", "fields(self)").replace("getattr(self, f.name)", "getattr(torch, f.name)")
+    + "\n\ndef dataclass(c):\n    return c\n" + FAKE_FIELDS,
+    DC.replace("import dataclasses\n", "import dataclasses\nfrom dataclasses import fields\n")
+    .replace("dataclasses.fields(self)", "fields(self)") + "\n\nfields = lambda obj: []\n",
+    DC.replace("import dataclasses\n", "import dataclasses as dataclasses\n"),
+    DC + "\n\ndataclasses = None\n"])
+def test_fields_or_dataclass_bound_other_than_by_the_dataclasses_import_stays_a_computed_name(source):
+    assert any("computed name" in f for f in hidden_name_uses(source))
+
+
+@pytest.mark.parametrize("source", [
+    DC, DC.replace("@dataclasses.dataclass", "@dataclasses.dataclass(frozen=True)"),
+    DC.replace("import dataclasses\n", "from dataclasses import dataclass, fields\n")
+    .replace("@dataclasses.dataclass", "@dataclass").replace("dataclasses.fields(self)", "fields(self)")])
+def test_fields_of_the_files_own_dataclass_from_the_dataclasses_import_is_no_finding(source):
+    assert hidden_name_uses(source) == ()
+
+
+# --- HIGH 3: dict() the builtin only
+SHADOW = "\n\ndef dict(**kw):\n    return {'t': torch}\n"
+
+
+@pytest.mark.parametrize("body", ["        self.__dict__.update(dict(n=heads))\n",
+                                  "        d = dict(n=heads)\n        self.__dict__.update(d)\n"])
+def test_a_shadowed_dict_given_to_self_dict_stays_a_finding(body):
+    assert any(".__dict__" in f for f in hidden_name_uses(KERNEL + INIT + body + SHADOW))
+    assert any(".__dict__" in f for f in hidden_name_uses(KERNEL + INIT + body + "\n\ndict = lambda **kw: {}\n"))
+
+
+@pytest.mark.parametrize("body", ["        self.__dict__.update(dict(n=heads))\n",
+                                  "        d = dict(n=heads)\n        self.__dict__.update(d)\n"])
+def test_the_builtin_dict_given_to_self_dict_is_no_finding(body):
+    assert hidden_name_uses(KERNEL + INIT + body) == ()
+
+
+# --- MED 2: the decorator's argument is the file's def only when nothing below can replace it
+@pytest.mark.parametrize("tail", [
+    "\n\ndef to_softmax(fn):\n    return F.softmax\n\n\nclass M(nn.Module):\n    @logged\n    @to_softmax\n"
+    "    def forward(self, x):\n        return x\n",
+    "\n\nclass M(nn.Module):\n    @logged\n    @functools.partial(lambda g, f: g, F.softmax)\n"
+    "    def forward(self, x):\n        return x\n",
+    "\n\nstaticmethod = lambda f: F.softmax\n\n\nclass M(nn.Module):\n    @logged\n    @staticmethod\n"
+    "    def f(x):\n        return x\n"])
+def test_a_decorator_signature_over_another_decorator_stays_a_finding(tail):
+    assert any("inspect.signature" in f for f in hidden_name_uses(W + tail))
+
+
+@pytest.mark.parametrize("tail", [
+    "\n\nclass M(nn.Module):\n    @logged\n    def forward(self, x):\n        return x\n",
+    "\n\nclass M(nn.Module):\n    @logged\n    @staticmethod\n    def f(x):\n        return x\n"])
+def test_a_decorator_signature_directly_over_the_files_def_is_no_finding(tail):
+    assert hidden_name_uses(W + tail) == ()
