@@ -3055,29 +3055,96 @@ def _own_dict_update(node: ast.Attribute, parents: dict[int, ast.AST], methods: 
 
 
 def _loop_dict_values(value: ast.AST, parents: Mapping[int, ast.AST]) -> list[ast.expr]:
-    """The values a loop's name ``v`` takes in ``for k, v in d.items()`` (or ``.values()``) over a dict written out
-    (``{"t": torch}``, ``dict(t=torch)`` or a local given one: _local_dict_display), else nothing:
-    ``setattr(self, k, v)`` in it is ``self.t = torch`` for each (round 46; it was no finding at all)."""
+    """The values a setattr loop's value can be, as far as the file writes them: ``v`` of ``for k, v in d.items()``
+    (or ``.values()``, a comprehension's ``for``), ``d[k]`` of ``for k in d``, where ``d`` is a dict written out, a
+    name's every written value (_written_dict_values: its display, ``d[k] = F``, ``d.update(...)``, in its function or
+    at module level) or the file's own function's returned dicts; ``v`` of ``zip([...], [...])`` or a written list of
+    pairs. ``setattr(self, k, v)`` in it is ``self.t = torch`` for each (round 46 and its mend; it was no finding)."""
     if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
-        # ``for k in d: setattr(self, k, d[k])``: any value of the dict, when the function only reads it
-        given = _read_only_local_dict(value.value, parents)
-        return [] if given is None else [v for v in given.values if v is not None] if isinstance(given, ast.Dict) \
-            else [k.value for k in given.keywords]
+        # ``for k in d: setattr(self, k, d[k])``: any value written into the dict
+        return _written_dict_values(value.value, parents)
     if not isinstance(value, ast.Name):
         return []
     scope = parents.get(id(value))
     while scope is not None and not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
                                                | ast.ClassDef | ast.Module):
-        if isinstance(scope, ast.For | ast.AsyncFor) and isinstance(scope.iter, ast.Call) \
-                and isinstance(scope.iter.func, ast.Attribute) and scope.iter.func.attr in ("items", "values") \
-                and value.id in {n.id for n in ast.walk(scope.target) if isinstance(n, ast.Name)}:
-            given = scope.iter.func.value
-            given = (_local_dict_display(given, parents) or given) if isinstance(given, ast.Name) else given
-            if isinstance(given, ast.Dict):
-                return [v for v in given.values if v is not None]
-            return [k.value for k in given.keywords] if _dict_call(given, parents) else []   # type: ignore[attr-defined]
+        loops = [scope] if isinstance(scope, ast.For | ast.AsyncFor) else list(scope.generators) if isinstance(
+            scope, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) else []
+        for loop in loops:
+            names = [n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)]
+            if value.id in names:
+                return _iterated_values(loop.iter, loop.target, value.id, parents)
         scope = parents.get(id(scope))
     return []
+
+
+def _iterated_values(iterable: ast.AST, target: ast.AST, name: str, parents: Mapping[int, ast.AST]) -> list[ast.expr]:
+    """What ``name`` (part of a loop's ``target``) may hold over ``iterable``, as the file writes it (see
+    _loop_dict_values); nothing when that is unknown."""
+    position = next((i for i, t in enumerate(target.elts) if isinstance(t, ast.Name) and t.id == name), None) \
+        if isinstance(target, ast.Tuple) else None
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) \
+            and iterable.func.attr in ("items", "values") and not iterable.args:
+        return _dict_values(iterable.func.value, parents)
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "zip" \
+            and position is not None and position < len(iterable.args) \
+            and isinstance(column := iterable.args[position], ast.List | ast.Tuple):
+        return list(column.elts)
+    if isinstance(iterable, ast.List | ast.Tuple | ast.Set) and position is not None:
+        return [e.elts[position] for e in iterable.elts if isinstance(e, ast.Tuple | ast.List)
+                and position < len(e.elts)]
+    return []
+
+
+def _dict_values(given: ast.AST, parents: Mapping[int, ast.AST]) -> list[ast.expr]:
+    """The values of the dict ``given``: written out, a name's written values, or what the file's own function it
+    calls returns written out."""
+    if isinstance(given, ast.Dict):
+        return [v for v in given.values if v is not None]
+    if _dict_call(given, parents):
+        return [k.value for k in given.keywords]            # type: ignore[attr-defined]
+    if isinstance(given, ast.Name):
+        return _written_dict_values(given, parents)
+    if isinstance(given, ast.Call) and isinstance(given.func, ast.Name):
+        module: ast.AST | None = given
+        while module is not None and not isinstance(module, ast.Module):
+            module = parents.get(id(module))
+        made = [f for f in getattr(module, "body", []) if isinstance(f, ast.FunctionDef) and f.name == given.func.id]
+        return [v for f in made for r in ast.walk(f) if isinstance(r, ast.Return) and r.value is not None
+                for v in _dict_values(r.value, parents)] if len(made) == 1 else []
+    return []
+
+
+def _written_dict_values(name: ast.Name, parents: Mapping[int, ast.AST]) -> list[ast.expr]:
+    """Every value the file writes into the dict ``name`` names, in the function binding it (else the whole file):
+    its displays and ``dict(...)``, ``d[k] = value``, ``d.update(...)``'s keywords and written dicts,
+    ``d.setdefault(k, value)``."""
+    function, uses, stores = _local_name_uses(name, parents)
+    scope: ast.AST | None = function
+    if function is None or not stores and not any(isinstance(u, ast.arg) for u in uses):
+        scope = name
+        while scope is not None and not isinstance(scope, ast.Module):
+            scope = parents.get(id(scope))
+    found: list[ast.expr] = []
+    for n in ast.walk(scope) if scope is not None else ():
+        if not (isinstance(n, ast.Name) and n.id == name.id):
+            continue
+        up = parents.get(id(n))
+        if isinstance(n.ctx, ast.Store) and isinstance(up, ast.Assign | ast.AnnAssign) and up.value is not None \
+                and isinstance(up.value, ast.Dict | ast.Call):
+            found += _dict_values(up.value, parents) if not isinstance(up.value, ast.Call) \
+                or _dict_call(up.value, parents) else []
+        elif isinstance(up, ast.Subscript) and up.value is n and isinstance(up.ctx, ast.Store) \
+                and isinstance(assign := parents.get(id(up)), ast.Assign):
+            found.append(assign.value)
+        elif isinstance(up, ast.Attribute) and up.value is n and isinstance(call := parents.get(id(up)), ast.Call) \
+                and call.func is up:
+            if up.attr == "update":
+                found += [k.value for k in call.keywords] + [v for a in call.args for v in (
+                    _dict_values(a, parents) if not isinstance(a, ast.Name) or a.id != name.id else [])]
+            elif up.attr == "setdefault" and len(call.args) == 2:
+                found.append(call.args[1])
+    return found
 
 
 NAMESPACE_MAKERS = (["argparse", "Namespace"], ["types", "SimpleNamespace"], ["Namespace"], ["SimpleNamespace"])
@@ -3139,25 +3206,6 @@ def _local_name_uses(name: ast.Name, parents: Mapping[int, ast.AST]
             or isinstance(n, ast.arg) and n.arg == name.id
             or isinstance(n, ast.Global | ast.Nonlocal) and name.id in n.names]
     return function, uses, [n for n in uses if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
-
-
-def _read_only_local_dict(name: ast.Name, parents: Mapping[int, ast.AST]) -> ast.Dict | ast.Call | None:
-    """The dict written out (``{"t": F}``, ``dict(t=F)``) that ``name`` is bound to once in its function, when every
-    other use of it there reads it (subscripted, looped over, ``.items()``/``.keys()``/``.values()``), else None."""
-    function, uses, stores = _local_name_uses(name, parents)
-    if function is None:
-        return None
-    if len(stores) != 1 or not isinstance(assign := parents.get(id(stores[0])), ast.Assign) \
-            or assign.targets != [stores[0]] or not (isinstance(assign.value, ast.Dict) or _dict_call(assign.value, parents)):
-        return None
-    for n in uses:
-        up = parents.get(id(n))
-        if n is stores[0] or isinstance(up, ast.Subscript) and up.value is n and isinstance(up.ctx, ast.Load) \
-                or isinstance(up, ast.For | ast.comprehension) and up.iter is n \
-                or isinstance(up, ast.Attribute) and up.attr in ("items", "keys", "values"):
-            continue
-        return None
-    return assign.value          # type: ignore[return-value]
 
 
 def _dict_call(node: ast.AST, parents: Mapping[int, ast.AST]) -> bool:

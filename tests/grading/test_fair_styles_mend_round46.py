@@ -152,3 +152,41 @@ def test_a_decorator_signature_over_another_decorator_stays_a_finding(tail):
     "\n\nclass M(nn.Module):\n    @logged\n    @staticmethod\n    def f(x):\n        return x\n"])
 def test_a_decorator_signature_directly_over_the_files_def_is_no_finding(tail):
     assert hidden_name_uses(W + tail) == ()
+
+
+# --- MED 3: a setattr loop over pairs the file writes is read by every value it writes
+@pytest.mark.parametrize("head,loop", [
+    ('        d = {"n": 1}\n        d["t"] = torch\n', "for k, v in d.items():"),
+    ('        d = {"n": 1}\n        d.update(t=torch)\n', "for k, v in d.items():"),
+    ('        d = {"n": 1}\n        d.setdefault("t", torch)\n', "for k, v in d.items():"),
+    ("", 'for k, v in zip(["t"], [torch]):'),
+    ("", 'for k, v in [("t", torch)]:'),
+    ("", "for k, v in D.items():"),
+    ("", "for k, v in make().items():"),
+    ("", "for k, v in dict(n=heads).items():")])
+def test_a_setattr_loop_over_written_pairs_holding_torch_stays_a_finding(head, loop):
+    prelude = "D = {'t': torch}\n\n\ndef make():\n    return {'t': torch}\n\n\n"
+    if "dict(n=heads)" in loop:
+        prelude = "def dict(**kw):\n    return {'t': torch}\n\n\n"
+    source = KERNEL + prelude + INIT + head + f"        {loop}\n            setattr(self, k, v)\n"
+    assert any("kept as an attribute" in f for f in hidden_name_uses(source)), source
+
+
+@pytest.mark.parametrize("body", [
+    '        d = {"n": 1}\n        d.update(t=torch)\n        for k in d:\n            setattr(self, k, d[k])\n',
+    '        d = {"t": torch}\n        [setattr(self, k, v) for k, v in d.items()]\n'])
+def test_a_setattr_by_key_or_in_a_comprehension_over_a_dict_holding_torch_stays_a_finding(body):
+    assert any("kept as an attribute" in f for f in hidden_name_uses(KERNEL + INIT + body))
+
+
+@pytest.mark.parametrize("source", [
+    KERNEL + INIT.replace("heads=2", "heads=2, **kwargs") + "        for k, v in kwargs.items():\n"
+    "            setattr(self, k, v)\n",                                                   # minGPT's **kwargs
+    KERNEL + INIT + '        d = {"n": heads}\n        d["h"] = d_model // heads\n        for k, v in d.items():\n'
+    "            setattr(self, k, v)\n",
+    KERNEL + INIT + '        for k, v in zip(["d", "h"], [d_model, heads]):\n            setattr(self, k, v)\n',
+    KERNEL + "D = {'dropout': 0.0}\n\n\n" + INIT + "        for k, v in D.items():\n            setattr(self, k, v)\n",
+    KERNEL + INIT + '        for k, v in [("q", nn.Linear(d_model, d_model)), ("k", nn.Linear(d_model, d_model))]:\n'
+    "            setattr(self, k, v)\n"])
+def test_a_setattr_loop_over_plain_written_pairs_is_no_finding(source):
+    assert hidden_name_uses(source) == ()
