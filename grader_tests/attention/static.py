@@ -3150,7 +3150,8 @@ def _written_dict_values(name: ast.Name, parents: Mapping[int, ast.AST]) -> list
 NAMESPACE_MAKERS = (["argparse", "Namespace"], ["types", "SimpleNamespace"], ["Namespace"], ["SimpleNamespace"])
 
 
-def _namespace_vars(call: ast.Call, parents: Mapping[int, ast.AST], own_names: Set[str]) -> bool:
+def _namespace_vars(call: ast.Call, parents: Mapping[int, ast.AST], own_names: Set[str],
+                    aliases: Set[str] = frozenset()) -> bool:
     """Whether ``call`` is ``vars(args)`` of a namespace the function itself made: ``args`` bound once in it, to
     ``argparse.Namespace(...)`` or ``types.SimpleNamespace(...)`` (argparse-style configs: ``self.cfg =
     vars(args)``; cost 17 points in round 46). Its dict is that fresh object's own, holding what the file wrote
@@ -3158,7 +3159,12 @@ def _namespace_vars(call: ast.Call, parents: Mapping[int, ast.AST], own_names: S
     if len(call.args) != 1 or call.keywords or not isinstance(name := call.args[0], ast.Name):
         return False
     function = _enclosing_function(call, parents)
-    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+    up = parents.get(id(call))
+    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) or _bare_alias_in(function, frozenset(aliases)) \
+            or isinstance(up, ast.Attribute) and up.attr not in DICT_READING_METHODS \
+            or isinstance(up, ast.Subscript) and not isinstance(up.ctx, ast.Load):
+        # torch taken as a value anywhere in the function (``Namespace(t=torch)``, ``vars(args).update(t=torch)``,
+        # ``SimpleNamespace(**{'t': torch})``: mend RB MED 4), or the dict changed through vars() itself
         return False
     bindings = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name.id
                 and not isinstance(n.ctx, ast.Load) or isinstance(n, ast.arg) and n.arg == name.id
@@ -4612,7 +4618,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                     and _own_dict_read(call, parents, self_methods(), own_names):
                 continue
             if node.id == "vars" and call is not None and call.func is node and "vars" not in own_names \
-                    and _namespace_vars(call, parents, own_names):
+                    and _namespace_vars(call, parents, own_names, aliases):
                 continue
             if node.id == "vars" and call is not None and call.func is node and "vars" not in own_names \
                     and _own_dict_update(call, parents, self_methods(), own_names):

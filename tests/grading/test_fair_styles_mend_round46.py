@@ -190,3 +190,21 @@ def test_a_setattr_by_key_or_in_a_comprehension_over_a_dict_holding_torch_stays_
     "            setattr(self, k, v)\n"])
 def test_a_setattr_loop_over_plain_written_pairs_is_no_finding(source):
     assert hidden_name_uses(source) == ()
+
+
+# --- MED 4: vars() of a namespace the method made, only when the method never takes torch as a value
+@pytest.mark.parametrize("body", [
+    "        args = argparse.Namespace(t=torch)\n        self.cfg = vars(args)\n",
+    "        args = types.SimpleNamespace(**{'t': torch})\n        self.cfg = vars(args)\n",
+    "        args = argparse.Namespace()\n        vars(args).update(t=torch)\n        self.cfg = args\n",
+    "        args = argparse.Namespace()\n        vars(args)['__class__'] = 1\n        self.cfg = args\n"])
+def test_vars_of_a_namespace_given_torch_or_changed_through_vars_stays_a_finding(body):
+    source = "import argparse\nimport types\n" + KERNEL + INIT + body
+    assert any(f.endswith(": vars") for f in hidden_name_uses(source)), body
+
+
+@pytest.mark.parametrize("body", [
+    "        args = argparse.Namespace(d=d_model, h=heads, act=F.gelu)\n        self.cfg = vars(args)\n",
+    "        args = types.SimpleNamespace(d=d_model)\n        self.cfg = dict(vars(args).items())\n"])
+def test_vars_of_a_namespace_of_plain_values_is_no_finding(body):
+    assert hidden_name_uses("import argparse\nimport types\n" + KERNEL + INIT + body) == ()
