@@ -3049,9 +3049,41 @@ def _own_dict_update(node: ast.Attribute, parents: dict[int, ast.AST], methods: 
     if isinstance(given, ast.Name) and given.id not in params:
         # ``d = {"t": torch}; self.__dict__.update(d)``: the dict written out once in the method, read only here
         given = _local_dict_display(given, parents) or given
+    if isinstance(given, ast.Name) and given.id not in params:
+        return _defaults_merged_with_params(given, parents, params, plain)
     return (isinstance(given, ast.Name) and given.id in params) or (
         isinstance(given, ast.Dict) and all(isinstance(k, ast.Constant) and plain(k.value) for k in given.keys)) or (
         _dict_call(given, parents) and all(plain(k.arg) for k in given.keywords))   # type: ignore[union-attr]
+
+
+def _defaults_merged_with_params(given: ast.Name, parents: Mapping[int, ast.AST], params: Set[str],
+                                 plain: Callable[[object], bool]) -> bool:
+    """Whether the local ``given`` is ``defaults = {"heads": 2, ...}`` (plain names written out, bound once in the
+    method's body) changed only by ``defaults.update(kwargs)`` statements of the method's parameters or of plain names
+    written out: the names are then the caller's or written ones, as ``update(kwargs)`` itself (mend RB LOW; it was a
+    bare ``.__dict__`` finding). The values: _dict_update_values."""
+    function, uses, stores = _local_name_uses(given, parents)
+    if function is None or len(stores) != 1 or not isinstance(assign := parents.get(id(stores[0])), ast.Assign) \
+            or assign.targets != [stores[0]] or parents.get(id(assign)) is not function:
+        return False
+
+    def written(d: ast.AST) -> bool:
+        return isinstance(d, ast.Dict) and all(isinstance(k, ast.Constant) and plain(k.value) for k in d.keys) \
+            or _dict_call(d, parents) and all(plain(k.arg) for k in d.keywords)      # type: ignore[attr-defined]
+
+    if not written(assign.value):
+        return False
+    for n in uses:
+        up = parents.get(id(n))
+        call = parents.get(id(up))
+        if n is given or n is stores[0]:
+            continue
+        if not (isinstance(up, ast.Attribute) and up.value is n and up.attr == "update" and isinstance(call, ast.Call)
+                and call.func is up and isinstance(parents.get(id(call)), ast.Expr) and not call.keywords
+                and len(call.args) == 1 and (isinstance(a := call.args[0], ast.Name) and a.id in params
+                                             or written(a))):
+            return False
+    return True
 
 
 def _loop_dict_values(value: ast.AST, parents: Mapping[int, ast.AST]) -> list[ast.expr]:
@@ -3381,7 +3413,8 @@ def _dict_update_values(node: ast.Attribute, parents: Mapping[int, ast.AST]) -> 
             and getattr(snapshot.func, "id", None) == "locals" and (written := _locals_at(snapshot, parents)) is not None:
         return written[1]
     given = [(_local_dict_display(a, parents) or a) if isinstance(a, ast.Name) else a for a in call.args]
-    return [k.value for k in call.keywords if k.arg is not None] + [
+    merged = [v for a in given if isinstance(a, ast.Name) for v in _written_dict_values(a, parents)]
+    return merged + [k.value for k in call.keywords if k.arg is not None] + [
         v for a in given if isinstance(a, ast.Dict) for v in a.values] + [
         k.value for a in given if isinstance(a, ast.Call) and _dict_call(a, parents) for k in a.keywords]
 

@@ -208,3 +208,23 @@ def test_vars_of_a_namespace_given_torch_or_changed_through_vars_stays_a_finding
     "        args = types.SimpleNamespace(d=d_model)\n        self.cfg = dict(vars(args).items())\n"])
 def test_vars_of_a_namespace_of_plain_values_is_no_finding(body):
     assert hidden_name_uses("import argparse\nimport types\n" + KERNEL + INIT + body) == ()
+
+
+# --- LOW: defaults merged with the caller's kwargs, given to self.__dict__
+DEFAULTS = ("class M(nn.Module):\n    def __init__(self, d_model, **kwargs):\n        super().__init__()\n"
+            "        defaults = {'heads': 2, 'dropout': 0.0}\n")
+
+
+def test_defaults_updated_by_kwargs_given_to_self_dict_is_no_finding():
+    body = "        defaults.update(kwargs)\n        self.__dict__.update(defaults)\n"
+    assert hidden_name_uses(KERNEL + DEFAULTS + body) == ()
+
+
+@pytest.mark.parametrize("body,finding", [
+    ("        defaults.update({'t': torch})\n        self.__dict__.update(defaults)\n", "kept as an attribute"),
+    ("        defaults.update(t=torch)\n        self.__dict__.update(defaults)\n", ".__dict__"),
+    ("        defaults['t'] = torch\n        self.__dict__.update(defaults)\n", ".__dict__"),
+    ("        defaults.update({'__class__': nn.Module})\n        self.__dict__.update(defaults)\n", ".__dict__"),
+    ("        print(defaults)\n        self.__dict__.update(defaults)\n", ".__dict__")])
+def test_defaults_changed_any_other_way_given_to_self_dict_stays_a_finding(body, finding):
+    assert any(finding in f for f in hidden_name_uses(KERNEL + DEFAULTS + body)), body
