@@ -131,6 +131,27 @@ def _required_literals(pattern: str, every: bool = False) -> list[str] | list[li
     return seq(tree, outer=True)
 
 
+def _literal_trie(literals) -> str:
+    """A regex that finds where any of ``literals`` occurs, branching one character at a time ("caus(?:al|e)"): a flat
+    alternation of ~100 literals tries each one that opens on the character at every position (round 46 mend MA2: the
+    prefilters were 16 of a 20 KiB audit's ~95 ms, 9 as a trie). It only says whether one occurs: a literal that another
+    extends ends the branch ("cause" finds "causes")."""
+    trie: dict = {}
+    for lit in literals:
+        node = trie
+        for ch in lit:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def branch(node: dict) -> str:
+        if "" in node:
+            return ""
+        alts = [re.escape(ch) + branch(node[ch]) for ch in sorted(node)]
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return branch(trie)
+
+
 class _Pat:
     """A compiled phrase group with a literal prefilter (the subset of re.Pattern that we use)."""
 
@@ -146,8 +167,8 @@ class _Pat:
             self._pre = None
         elif not triggers:
             self._pre = re.compile(r"(?!x)x")
-        else:   # one C-level scan for any of the literals
-            self._pre = re.compile("|".join(re.escape(t) for t in sorted(triggers, key=len, reverse=True)))
+        else:   # one C-level scan for any of the literals, as a trie (_literal_trie)
+            self._pre = re.compile(_literal_trie(triggers))
         # the alternation's phrases in order, each with the literals one of which its every match holds (None: unknown):
         # see :meth:`_kept`
         self.alts = ()
@@ -209,7 +230,8 @@ class _Pat:
             return [self] if self._may_match(text) else []
         if self.triggers is None:
             return list(self.parts)
-        found = {t for t in self.triggers if t in text}
+        # (one trie scan first: most sentences hold none of the group's literals, and the set is then empty)
+        found = {t for t in self.triggers if t in text} if self._may_match(text) else set()
         return [p for p in self.parts if p.triggers is None or not found.isdisjoint(p.triggers) and all(
             any(t in text for t in group) for group in p.needs)]
 

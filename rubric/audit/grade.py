@@ -1224,7 +1224,7 @@ def _overclaimed(cc: Checklist, s: _Sentence, nxt: _Sentence | None) -> bool | N
             if not s.negated(clause.start + m.start(), clause.start + m.end()) \
                     and (not _asked(cc, s, clause.start, clause.start + m.end()) or _NO_TEST_NEEDED.search(m.group(0))):
                 return s.hedged(clause.start + m.start())
-    if may_match and _NO_TEST_NEEDED.search(s.text) and _TEST_WORD.search(s.text):
+    if may_match and _TEST_WORD.search(s.text) and _NO_TEST_NEEDED.search(s.text):     # (the cheap literal test first)
         # ... across the sentence's clauses: "想知道 k2 是否导致输出，不需要消融实验", "No intervention is needed, not even to
         # support a causal claim" (round 46)
         for m in cc.overclaim_patterns.finditer(s.text):

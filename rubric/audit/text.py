@@ -751,7 +751,8 @@ _PREDICATE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|causes?|
 
 def _units(text: str) -> float:
     """Length in "words": a Chinese character is one, a Latin word two (about the same content)."""
-    return len(_CJK.findall(text)) + 2 * len(_LATIN_WORD.findall(text))
+    # (an ASCII text holds no CJK character: str.isascii is a flag read, the findall a scan and a list)
+    return (0 if text.isascii() else len(_CJK.findall(text))) + 2 * len(_LATIN_WORD.findall(text))
 
 
 def _blank(pattern, text: str) -> str:
@@ -1041,7 +1042,7 @@ _CONTINUES = re.compile(r"(?:[,，、:：(\-–—]|\b(?:a|an|the|of|to|and|or|i
 
 def _width(line: str) -> int:
     """The columns ``line`` takes, a CJK character two."""
-    return len(line) + len(_CJK.findall(line))
+    return len(line) if line.isascii() else len(line) + len(_CJK.findall(line))
 
 
 # round 46 mend (review RA HIGH 5): a Chinese or mixed line cut mid-sentence by a narrow wrap (PDF and two-column copies
