@@ -76,7 +76,7 @@ def test_every_fault_class_of_the_brief_is_in_the_corpus():
     # (a load hint, grading/load_hints.py, follows the error before the "; " packages note)
     ("import torch\nimport numpyy_not_installed\n", "ModuleNotFoundError at line 2: No module named "
      "'numpyy_not_installed' in the grader. Hint: "),
-    ("import torch\nraise RuntimeError('boom at import')\n", "RuntimeError at line 2: boom at import"),
+    ("import torch\nraise RuntimeError('boom at import')\n", "RuntimeError at line 2, with the code's own message: boom at import"),
     # (since round 41 the exit is followed by what ends a process so: grading.proxy's _DEATHS)
     ("import os\nos._exit(3)\n", "process stopped while importing attention.py: the process exited with code 3: "
      "code in it (yours or a library's) ended the process, as `os._exit(3)` or C's `exit(3)` do. Hint: line 2 calls "
