@@ -1202,7 +1202,11 @@ _IMPORTANCE_CONCLUDED = re.compile(
 _NO_TEST_NEEDED = re.compile(r"\b(?:needs?|needed|requires?|required|takes?|took|calls?\s+for|demands?)\s+no\b|"
                              r"\b(?:does|did|do|would|will|should)\s*(?:not\b|n't\b)\s*(?:need|require|take|call\s+for|demand|have\s+to)\b|"
                              r"\bno\s+(?:\w+\s+)?(?:interventions?|ablations?|counterfactuals?|perturbations?)\s+(?:is\s+|are\s+|was\s+|were\s+|would\s+be\s+|will\s+be\s+)?(?:needed|required|necessary)\b|"
-                             r"\b(?:is|are|was|were|be)\s+(?:not|never)\s+(?:needed|required|necessary)\b|\bno\s+need\b|不需要|不需|无需|无须|不必|没必要|用不着|不用", re.IGNORECASE)
+                             r"\b(?:is|are|was|were|be)\s+(?:not|never)\s+(?:needed|required|necessary)\b|\bno\s+need\b|不需要|不需|无需|无须|不必|没必要|用不着|不用|"
+                             # round 47: the test skipped or called needless ("we can skip the ablation, k2 matters", 消融可以省掉)
+                             r"\b(?:skip\w*|forgo\w*|bypass\w*|dispense\s+with|do\s+without|did\s+without)\b|"
+                             r"\b(?:unnecessary|pointless|overkill|redundant|superfluous|a\s+waste)\b|\bno\s+point\b|"
+                             r"不做|不进行|不跑|跳过|省掉|省去|省了|省略|略过|免去|免了|多余", re.IGNORECASE)
 
 
 # the tests a _NO_TEST_NEEDED denial is about (the sentence-wide pass below runs only with one named: 不用 / 不必 are common)
@@ -1996,9 +2000,10 @@ _PEAK = re.compile(r"\b(?:most(?:ly)?|mainly|primarily|largely|peaks?|peaked|hig
                    r"maximum|max)\b|主要|最|集中|峰值")
 # (round 26: also after a pair's closing bracket, "(q0, k0) = 0.74", "w(q1, k2) = 0.67", "a_{q0,k0} = 0.74", with
 # "holds"/"equals", after a table cell, "| q0 | k0 | 0.74 |", and 之间: "q0 和 k0 之间的权重是 0.74")
+# (round 47: also the key's place said with 上, "q0 在 k2 上的权重是 0.58", as "q0 对 k2 的权重是 0.58" is read)
 _CELL_VALUE = re.compile(r"\s*(?:[)\]}]\s*)?(?:[(:=（：≈~|]|->|→|约|"
                          r"\b(?:gets|got|has|had|holds|held|equals|with|is|was|at|of|weight(?:\s+of)?)\b|"
-                         r"(?:之间)?的?(?:权重|注意力)(?:是|为|占)?|占|为|是)"
+                         r"(?:之间|上)?的?(?:权重|注意力)(?:是|为|占)?|占|为|是)"
                          r"\s*(?:weight\s+(?:of\s+)?|about\s+|around\s+|约\s*|≈\s*)?"
                          r"(\d?\.\d+(?!\s*%)|\d{1,3}(?:\.\d+)?\s*%)(?![\d.]|\s*[)）]?\s*(?:e|x|×)\s*-?\d)")
 # a cell named by its query (row) or key (column): an index (q/query/row, k/key/column/col: counted from 0 or 1) or an
@@ -2163,8 +2168,15 @@ class _CellClaim:
 _LABEL_PREFIX = {"q": "q", "query": "query", "k": "k", "key": "key"}
 
 
-def _zero_labels(sentences: list[_Sentence]) -> frozenset[str]:
-    """The kinds of label ("q", "query", "k", "key") the audit numbers from 0: it names a q0 (query 0, k0, key 0)."""
+# round 47: a label's partner of the same style (q and k, query and key) is counted as the label is: "q0 puts 0.58 on k2"
+# numbers its keys from 0 as it numbers its queries (k2 read as the second key made that false cell true, unflagged).
+# Not when the partner is named past the grid's last index counted from 0 ("q0 ... k3" of three keys counts keys from 1)
+_PARTNER = {"q": "k", "k": "q", "query": "key", "key": "query"}
+
+
+def _zero_labels(sentences: list[_Sentence], grid: tuple[int, int] = (2, 3)) -> frozenset[str]:
+    """The kinds of label ("q", "query", "k", "key") the audit numbers from 0: it names a q0 (query 0, k0, key 0), or
+    names its partner so (q0 for k, key 0 for query) and no label of the kind past the ``grid``'s last 0-based index."""
     out = set()
     for s in sentences:
         if "0" in s.text:
@@ -2173,7 +2185,17 @@ def _zero_labels(sentences: list[_Sentence]) -> frozenset[str]:
                     kind = _LABEL_PREFIX.get((m.group("q") or m.group("k")).lower())
                     if kind:
                         out.add(kind)
-    return frozenset(out)
+    partners = {_PARTNER[k] for k in out} - out
+    if not partners:
+        return frozenset(out)
+    past = set()        # the partner kinds named at an index only counting from 1 reaches
+    for s in sentences:
+        for m in _CELL_READ.finditer(s.text):
+            if m.group("n") is not None:
+                kind = _LABEL_PREFIX.get((m.group("q") or m.group("k")).lower())
+                if kind in partners and int(m.group("n")) >= grid[0 if kind in ("q", "query") else 1]:
+                    past.add(kind)
+    return frozenset(out | (partners - past))
 
 
 def _cell_ref(m: re.Match, zero: frozenset[str] = frozenset()) -> tuple[bool, int, tuple[int, ...]] | None:
@@ -2212,7 +2234,8 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = No
     """The cells the text reads, each with the query it follows in its clause: a value or a peak; the rows of
     weights it writes out; and the columns it reads as a whole (``low``: the figure's low end, see :func:`_low_end`)."""
     out: list[_CellClaim] = []
-    zero = _zero_labels(sentences)
+    grid = next((tuple(it.raw["grid"]) for it in cc.items if isinstance(it.raw.get("grid"), list)), (2, 3))
+    zero = _zero_labels(sentences, grid)
     for idx, s in enumerate(sentences):
         if s.is_code or s.is_heading or s.is_question or s.answered_no or s.copied:
             continue
