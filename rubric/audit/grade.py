@@ -306,6 +306,9 @@ _GENERALISES = re.compile(r"\bgenerali[sz]\w*|\bholds?\s+(?:for|on|in|across)\s+
                           r"sentences?)\b|\balways\b|\benough\s+to\s+(?:show|prove|conclude)\b|\bthe\s+same\s+for\s+all\b|"
                           r"推广|泛化|所有|任何|一切|总是|都适用|都成立", re.IGNORECASE)
 _NOT_ONLY = re.compile(r"(?:\bnot|n't|不)\s*$", re.IGNORECASE)
+# round 47: a generalisation the writer declines ("所以我不会推广", 不能推广: 我不会 is the writer's own action, no negation of
+# the sentence) states the limit, it does not claim the result generalises
+_DECLINED = re.compile(r"(?:不|无法|没法|不能|不会|不可以?|别|不要)\s*(?:再)?\s*$")
 
 
 def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool]:
@@ -326,7 +329,8 @@ def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool]:
         alone = concept.stated_alone is not None and any(
             not s.negated(m.start(), m.end(), context=False) and not _NOT_ONLY.search(s.text, 0, m.start())
             for m in s.find(concept.stated_alone)) and not any(
-            not s.negated(m.start(), m.end(), context=False) for m in _GENERALISES.finditer(s.text))
+            not s.negated(m.start(), m.end(), context=False) and not _DECLINED.search(s.text, 0, m.start())
+            for m in _GENERALISES.finditer(s.text))
         return True, alone
     ok = all(any(not s.negated(m.start(), m.end(), context=False) for m in s.find(g)) for g in concept.groups)
     return True, ok

@@ -355,6 +355,10 @@ def normalise(text: str) -> str:
     text = _latex(text)
     text = unicodedata.normalize("NFKC", text).translate(_PUNCT_MAP).casefold()
     text = _POW_STARS.sub(r"\1^", text)
+    # round 47: "!=" and "=/=" are "≠" (cues.negation), not a sentence's "!" ("weights != importance" was cut in two at the
+    # "!" and earned nothing, while "weights ≠ importance" earned the caveat)
+    if "=" in text:
+        text = text.replace("!=", "≠").replace("=/=", "≠")
     text = _BARE_CONTRACTION.sub(r"\1n't", text)
     text = _AXIS_TYPO.sub(lambda m: _AXIS_TYPO_MAP[m.group()], text)
     # after NFKC, so that CJK compatibility ideographs (U+F900..) are unified ones that OpenCC knows
