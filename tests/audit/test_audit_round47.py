@@ -146,3 +146,76 @@ def test_a_true_cell_or_keys_counted_from_1_beside_q0_is_no_misread(text, cell_e
 
 def test_the_cell_opener_case_stays_flagged(cell_env):
     assert misreads_a_cell("q0 在 k2 上的权重是 0.58。", *cell_env)
+
+
+# ------------------------------------------------------------------------------------------- the hunt
+# 5. "!=" / "=/=" is "≠": the "!" cut the note in two ("weights != importance" earned nothing, "weights ≠ importance" did)
+@pytest.mark.parametrize("sentence", ["weights != importance (values matter too)", "- weights =/= importance, the values matter too"])
+def test_an_ascii_not_equal_sign_denies_as_the_unicode_one_does(sentence):
+    """Before: limits 0."""
+    assert _reading(sentence)[1]["limits"]["points"] > 0
+
+
+# 6. the test a causal claim needs, named first or for a causal question (en twins of 要说因果需要做消融)
+@pytest.mark.parametrize("sentence", [
+    "An ablation would be needed for a causal claim.",
+    "Interventions are required to make a causal claim.",
+    "Reading the weights needs no ablation, but whether k2 causes the output would need one, which I skipped.",
+])
+def test_an_ablation_said_to_be_needed_for_a_causal_claim_is_the_causal_caveat(sentence):
+    """Before: limits 0 (the zh twins earned 1.5)."""
+    _, its, flagged = _reading(sentence)
+    assert its["limits"]["points"] == 1.5 and not flagged
+
+
+# 7. "no point in running an ablation" denies nothing: its "no" earned the causal caveat the overclaim then took back
+def test_no_point_in_an_ablation_earns_no_caveat():
+    """Before: the file en_r47_no_point_overclaim scored 8.5 (limits 1.5 on the "no", before the overclaim was read)."""
+    _, its, flagged = _reading("There's no point in running an ablation, k2 matters.")
+    assert flagged and its["limits"]["points"] == 0 and its["figure_reading"]["points"] == 0
+
+
+# 8. 100% is a written one ("each row sums to 100%", 每行加起来是 100%)
+@pytest.mark.parametrize("sentence", ["Each row sums to 100%.", "每行加起来是 100%。", "Every row adds up to 100 %."])
+def test_a_row_summing_to_100_percent_is_the_row_sum_reading(sentence):
+    """Before: figure_reading 1."""
+    assert _reading(sentence)[1]["figure_reading"]["points"] == 2
+
+
+@pytest.mark.parametrize("sentence", ["Each row sums to 10%.", "Each row sums to 1000%."])
+def test_other_percentages_are_no_row_sum(sentence):
+    assert _reading(sentence)[1]["figure_reading"]["points"] == 1
+
+
+# 9. a key said to change or affect the output, denied, is the causal caveat (what an ablation tests)
+@pytest.mark.parametrize("sentence", [
+    "The map cannot prove that k2 changes q1's output.",
+    "The heatmap does not show that key 2 affects the prediction.",
+    "这张图不能证明 k2 改变了 q1 的输出。",
+    "热力图说明不了 k2 影响了输出。",
+])
+def test_a_key_changing_the_output_denied_is_the_causal_caveat(sentence):
+    """Before: limits 0."""
+    assert _reading(sentence)[1]["limits"]["points"] > 0
+
+
+def test_a_key_changing_the_output_asserted_earns_no_caveat():
+    assert _reading("k2 changes q1's output.")[1]["limits"]["points"] == 0
+
+
+# 10. zh: what a key is important for (不能证明 k2 对预测重要, as "k2 is important for the prediction")
+def test_a_key_important_for_the_prediction_denied_is_the_importance_caveat():
+    """Before: limits 0 (the en twin earned the caveat)."""
+    assert _reading("权重不能证明 k2 对预测重要，因为 value 也有影响。")[1]["limits"]["points"] == 1.5
+
+
+# 11. a generalisation the writer declines (所以我不会推广: 我不会 is the writer's own action) and a single seed as the
+# figure's source (来自单个随机种子) state the generality limit
+@pytest.mark.parametrize("sentence", ["这张图来自单个随机种子，所以我不会推广。", "结果来自一次运行，不能推广。"])
+def test_a_declined_generalisation_or_a_single_source_is_the_generality_limit(sentence):
+    """Before: limits 0 (the en twin "The figure is from a single seed, so I would not generalise it" earned 1)."""
+    assert _reading(sentence)[1]["limits"]["points"] == 1
+
+
+def test_a_single_seed_said_to_generalise_is_no_limit():
+    assert _reading("这张图来自单个随机种子，但结论可以推广到所有输入。")[1]["limits"]["points"] == 0
