@@ -1209,6 +1209,8 @@ _NO_TEST_NEEDED = re.compile(r"\b(?:needs?|needed|requires?|required|takes?|took
                              r"\b(?:is|are|was|were|be)\s+(?:not|never)\s+(?:needed|required|necessary)\b|\bno\s+need\b|不需要|不需|无需|无须|不必|没必要|用不着|不用|"
                              # round 47: the test skipped or called needless ("we can skip the ablation, k2 matters", 消融可以省掉)
                              r"\b(?:skip\w*|forgo\w*|bypass\w*|dispense\s+with|do\s+without|did\s+without)\b|"
+                             # (mend, review RA H3: also left out, omitted, not bothered with, "Ablation not needed", 消融没有必要)
+                             r"\b(?:leave|left)\s+out\b|\bomit\w*|\bbother\b|\b(?:not|never)\s+(?:needed|required|necessary)\b|没有必要|不必要|"
                              r"\b(?:unnecessary|pointless|overkill|redundant|superfluous|a\s+waste)\b|\bno\s+point\b|"
                              r"不做|不进行|不跑|跳过|省掉|省去|省了|省略|略过|免去|免了|多余", re.IGNORECASE)
 
@@ -2172,15 +2174,12 @@ class _CellClaim:
 _LABEL_PREFIX = {"q": "q", "query": "query", "k": "k", "key": "key"}
 
 
-# round 47: a label's partner of the same style (q and k, query and key) is counted as the label is: "q0 puts 0.58 on k2"
-# numbers its keys from 0 as it numbers its queries (k2 read as the second key made that false cell true, unflagged).
-# Not when the partner is named past the grid's last index counted from 0 ("q0 ... k3" of three keys counts keys from 1)
-_PARTNER = {"q": "k", "k": "q", "query": "key", "key": "query"}
-
-
-def _zero_labels(sentences: list[_Sentence], grid: tuple[int, int] = (2, 3)) -> frozenset[str]:
-    """The kinds of label ("q", "query", "k", "key") the audit numbers from 0: it names a q0 (query 0, k0, key 0), or
-    names its partner so (q0 for k, key 0 for query) and no label of the kind past the ``grid``'s last 0-based index."""
+# round 47 mend (review RA H1): no partner rule. A q0 does not say how the audit counts its k labels: "q0 puts 0.58 on k2"
+# (k2 the second key, counted from 1) is an honest reading, and flagging it told a correct student that their figure is a
+# different one. A k label is counted from 0 only when the audit names a k0 (key 0); a value that fits neither count is
+# still flagged.
+def _zero_labels(sentences: list[_Sentence]) -> frozenset[str]:
+    """The kinds of label ("q", "query", "k", "key") the audit numbers from 0: it names a q0 (query 0, k0, key 0)."""
     out = set()
     for s in sentences:
         if "0" in s.text:
@@ -2189,17 +2188,7 @@ def _zero_labels(sentences: list[_Sentence], grid: tuple[int, int] = (2, 3)) -> 
                     kind = _LABEL_PREFIX.get((m.group("q") or m.group("k")).lower())
                     if kind:
                         out.add(kind)
-    partners = {_PARTNER[k] for k in out} - out
-    if not partners:
-        return frozenset(out)
-    past = set()        # the partner kinds named at an index only counting from 1 reaches
-    for s in sentences:
-        for m in _CELL_READ.finditer(s.text):
-            if m.group("n") is not None:
-                kind = _LABEL_PREFIX.get((m.group("q") or m.group("k")).lower())
-                if kind in partners and int(m.group("n")) >= grid[0 if kind in ("q", "query") else 1]:
-                    past.add(kind)
-    return frozenset(out | (partners - past))
+    return frozenset(out)
 
 
 def _cell_ref(m: re.Match, zero: frozenset[str] = frozenset()) -> tuple[bool, int, tuple[int, ...]] | None:
@@ -2238,8 +2227,7 @@ def _cell_claims(cc: Checklist, sentences: list[_Sentence], low: str | None = No
     """The cells the text reads, each with the query it follows in its clause: a value or a peak; the rows of
     weights it writes out; and the columns it reads as a whole (``low``: the figure's low end, see :func:`_low_end`)."""
     out: list[_CellClaim] = []
-    grid = next((tuple(it.raw["grid"]) for it in cc.items if isinstance(it.raw.get("grid"), list)), (2, 3))
-    zero = _zero_labels(sentences, grid)
+    zero = _zero_labels(sentences)
     for idx, s in enumerate(sentences):
         if s.is_code or s.is_heading or s.is_question or s.answered_no or s.copied:
             continue

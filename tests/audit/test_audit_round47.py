@@ -6,9 +6,9 @@
 2. The narrow case named as what it is ("This is one seed on a 2x3 toy example", 只跑了一次, a single run): no limit was
    credited without "only" or a negation; it is the generality limit.
 3. A row said to be 1 ("every row is 1.0", 每一行都是 1, "row sums are all 1.0"): the row-sum reading, not credited.
-4. A cell read with q0 and a k label ("q0 puts 0.58 on k2"): the keys may have been counted from 1 (k2 the second key,
-   0.58), so a false reading was never flagged; a q0 counts the audit's k labels from 0 too (and q0 在 k2 上的权重 is
-   read as a cell, as 对 k2 的权重 is).
+4. A cell read with q0 and a k label ("q0 puts 0.58 on k2"): q0 在 k2 上的权重 is read as a cell, as 对 k2 的权重 is; it
+   is flagged when the audit counts its keys from 0 (a k0 named) or fits no count. (The round's "a q0 counts the k labels
+   from 0 too" was withdrawn in the mend, review RA H1: k2 may be the second key, an honest reading.)
 """
 
 from __future__ import annotations
@@ -128,9 +128,9 @@ def _misread_alone(text: str, cell_env) -> bool:
     "q0 在 k2 上的权重是 0.58。",
     "q1 puts 0.24 on k2 and q0 puts 0.58 on k2.",
 ])
-def test_a_false_cell_read_with_q0_counts_its_keys_from_0(text, cell_env):
-    """Before: not flagged (k2 could be the second key counted from 1, which holds 0.58)."""
-    assert _misread_alone(text, cell_env)
+def test_a_false_cell_read_with_q0_is_flagged_where_the_audit_counts_keys_from_0(text, cell_env):
+    """With CELL_OPENER (a k0 named): k2 is the third key, which holds 0.21 for q0."""
+    assert misreads_a_cell(text, *cell_env)
 
 
 @pytest.mark.parametrize("text", [
