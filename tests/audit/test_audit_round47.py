@@ -31,16 +31,25 @@ def _reading(sentence: str) -> tuple[float, dict, bool]:
 @pytest.mark.parametrize("sentence", [
     "不做消融也能知道 k2 导致了输出。",
     "跳过消融，我们也能确定 k2 很重要。",
-    "消融实验可以省掉，k2 决定了输出。",
-    "k2 导致了 q1 的输出，消融是多余的。",
     "We can skip the ablation, k2 clearly matters.",
-    "An ablation would be overkill here, k2 is the cause of q1's output.",
-    "We skipped the ablation because k2 clearly causes the output.",
-    "k2 clearly drives the output, so we can skip the ablation.",
     "There's no point in running an ablation, k2 matters.",
 ])
 def test_a_dismissed_ablation_beside_a_keys_causal_claim_is_an_overclaim_and_no_caveat(sentence):
     """Before: zh 4.5 with the causal caveat (limits 1.5) and no flag; en 3.0, no flag."""
+    _, its, flagged = _reading(sentence)
+    assert flagged and its["limits"]["points"] == 0
+
+
+# (mend, review RA M4: these were flagged before the round too, by the key's causal claim alone; a guard, not a test of
+# the round's patterns)
+@pytest.mark.parametrize("sentence", [
+    "消融实验可以省掉，k2 决定了输出。",
+    "k2 导致了 q1 的输出，消融是多余的。",
+    "An ablation would be overkill here, k2 is the cause of q1's output.",
+    "We skipped the ablation because k2 clearly causes the output.",
+    "k2 clearly drives the output, so we can skip the ablation.",
+])
+def test_a_dismissed_ablation_beside_an_asserted_cause_stays_an_overclaim(sentence):
     _, its, flagged = _reading(sentence)
     assert flagged and its["limits"]["points"] == 0
 
@@ -70,7 +79,6 @@ def test_a_skipped_ablation_with_no_claim_is_no_overclaim():
     "It's only a 2x3 toy example with one seed.",
     "只跑了一次，而且是 2x3 的小例子。",
     "这只是玩具规模的例子。",
-    "只是一个随机种子、2x3 的玩具例子。",
 ])
 def test_one_seed_a_single_run_or_a_toy_size_named_is_the_generality_limit(sentence):
     """Before: limits 0 (en; zh 只跑了一次 / 玩具规模 too): no "only" before the seed and no negation."""
@@ -211,10 +219,19 @@ def test_a_key_important_for_the_prediction_denied_is_the_importance_caveat():
 
 # 11. a generalisation the writer declines (所以我不会推广: 我不会 is the writer's own action) and a single seed as the
 # figure's source (来自单个随机种子) state the generality limit
-@pytest.mark.parametrize("sentence", ["这张图来自单个随机种子，所以我不会推广。", "结果来自一次运行，不能推广。"])
-def test_a_declined_generalisation_or_a_single_source_is_the_generality_limit(sentence):
+def test_a_declined_generalisation_is_the_generality_limit():
     """Before: limits 0 (the en twin "The figure is from a single seed, so I would not generalise it" earned 1)."""
-    assert _reading(sentence)[1]["limits"]["points"] == 1
+    assert _reading("这张图来自单个随机种子，所以我不会推广。")[1]["limits"]["points"] == 1
+
+
+def test_a_single_run_denied_as_a_ground_stays_the_generality_limit():
+    """(mend, review RA M4: credited before the round too; a guard)"""
+    assert _reading("结果来自一次运行，不能推广。")[1]["limits"]["points"] == 1
+
+
+def test_the_briefs_one_seed_toy_example_stays_the_generality_limit():
+    """(mend, review RA M4: the brief's zh example was credited before the round too; a guard)"""
+    assert _reading("只是一个随机种子、2x3 的玩具例子。")[1]["limits"]["points"] == 1
 
 
 def test_a_single_seed_said_to_generalise_is_no_limit():
