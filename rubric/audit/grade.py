@@ -308,7 +308,8 @@ _GENERALISES = re.compile(r"\bgenerali[sz]\w*|\bholds?\s+(?:for|on|in|across)\s+
 _NOT_ONLY = re.compile(r"(?:\bnot|n't|不)\s*$", re.IGNORECASE)
 # round 47: a generalisation the writer declines ("所以我不会推广", 不能推广: 我不会 is the writer's own action, no negation of
 # the sentence) states the limit, it does not claim the result generalises
-_DECLINED = re.compile(r"(?:不|无法|没法|不能|不会|不可以?|别|不要)\s*(?:再)?\s*$")
+# (mend, review RA L1: not the 别 that ends a word, 区别 / 分别 / 类别 / 特别: "没有区别所有输入" declines nothing)
+_DECLINED = re.compile(r"(?:不|无法|没法|不能|不会|不可以?|(?<![区分类差级性特告识辨鉴派个])别|不要)\s*(?:再)?\s*$")
 
 
 def _stated(concept: _Concept, s: _Sentence) -> tuple[bool, bool]:

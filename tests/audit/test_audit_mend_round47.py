@@ -156,3 +156,17 @@ def test_the_column_twin_of_the_row_shorthand_is_the_dim_minus_2_reading(sentenc
     """Before: not read (no "states the opposite" feedback)."""
     _, its, _ = _reading(sentence)
     assert "states the opposite" in its["figure_reading"]["feedback"]["en"]
+
+
+# ------------------------------------------------------------------------------- L1. 别 that ends a word
+@pytest.mark.parametrize("before", ["没有区别", "分别", "特别"])
+def test_a_word_ending_in_bie_declines_no_generalisation(before):
+    """Before: the bare 别 of 区别 / 分别 / 特别 read as "don't" before 推广 / 所有."""
+    from rubric.audit.grade import _DECLINED
+    assert _DECLINED.search(before) is None
+
+
+@pytest.mark.parametrize("before", ["别", "所以我不会", "不能"])
+def test_a_declining_word_before_a_generalisation_is_still_read(before):
+    from rubric.audit.grade import _DECLINED
+    assert _DECLINED.search(before) is not None
