@@ -4266,6 +4266,21 @@ def _string_annotations(tree: ast.Module) -> bool:
     return any(isinstance(c, ast.Constant) and isinstance(c.value, str) for a in annotations for c in ast.walk(a))
 
 
+def _plain_update_wrappers(tree: ast.Module) -> set[int]:
+    """The ``functools.update_wrapper`` reads (functools bound once, by its import) called with the wrapper and the
+    wrapped alone: with ``assigned``/``updated`` left to functools' own constants it copies what
+    ``functools.wraps(fn)`` copies (a class-based decorator's ``__init__``; cost 17 points until round 47). Any
+    other argument, a starred one, or the function taken as a value stays flagged."""
+    if _binding_counts(tree).get("functools") != 1:
+        return set()
+    parents = _parents(tree)
+    return {id(node) for node in _nodes(tree)
+            if isinstance(node, ast.Attribute) and node.attr == "update_wrapper" and _dotted(node) ==
+            ["functools", "update_wrapper"] and isinstance(call := parents.get(id(node)), ast.Call)
+            and call.func is node and len(call.args) == 2 and not call.keywords
+            and not any(isinstance(a, ast.Starred) for a in call.args)}
+
+
 def _decorating_dispatchers(tree: ast.Module) -> set[int]:
     """The ``functools.singledispatch``/``singledispatchmethod`` nodes (a read of ``functools.X``, ``X`` imported
     from functools, or the import itself) that are safe: each use is a bare decorator of a def
@@ -4389,7 +4404,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
 
     def dispatchers() -> set[int]:
         if not dispatch_memo:
-            dispatch_memo.append(_decorating_dispatchers(tree))
+            dispatch_memo.append(_decorating_dispatchers(tree) | _plain_update_wrappers(tree))
         return dispatch_memo[0]
 
     plain_class_memo: list[list[ast.ClassDef]] = []
@@ -4531,7 +4546,11 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
             found.append(_finding(line, "super_elsewhere", "super()"))
         if isinstance(node, ast.Attribute) and node.attr in FOREIGN_SELF_DUNDERS and isinstance(node.ctx, ast.Load) \
                 and not (isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
-                         and node.value.func.id == "super") and not _called_on_self(node, calls.get(id(node))):
+                         and node.value.func.id == "super") and not _called_on_self(node, calls.get(id(node))) \
+                and not (isinstance(node.value, ast.Name) and node.value.id == "self"
+                         and _in_self_method(node, parents, self_methods())):
+            # ``self.__call__`` in a method of the file's own object is bound to that object: it cannot be handed
+            # another self (a class-based decorator's ``__get__`` returning ``partial(self.__call__, obj)``)
             found.append(_finding(line, "another_self_or_value", f".{node.attr}"))
         if taken in name_takers and isinstance(node.ctx, ast.Load) \
                 and getattr(calls.get(id(node)), "func", None) is not node:

@@ -147,3 +147,44 @@ def test_torch_handed_to_the_caller_of_save_hyperparameters_keeps_the_frame_find
 @pytest.mark.parametrize("tail", ["", "m = M(None, 16, heads=4)\n", "m = M(d_model=torch.zeros(1).numel())\n"])
 def test_save_hyperparameters_given_plain_arguments_is_no_finding(tail):
     assert hidden_name_uses(D2L + "\n\n" + tail) == ()
+
+
+TIMED = "import functools\nimport time\n" + KERNEL + """
+
+class timed:
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+
+    def __get__(self, obj, objtype=None):
+        return functools.partial(self.__call__, obj)
+
+    def __call__(self, *args, **kwargs):
+        start = time.perf_counter()
+        out = self.fn(*args, **kwargs)
+        self.elapsed = time.perf_counter() - start
+        return out
+
+
+class M(nn.Module):
+    @timed
+    def forward(self, x):
+        return x
+"""
+
+
+def test_a_class_based_decorator_copying_its_defs_metadata_and_binding_its_own_call_is_no_finding():
+    assert hidden_name_uses(TIMED) == ()
+
+
+@pytest.mark.parametrize("change, finding", [
+    (("update_wrapper(self, fn)", "update_wrapper(self, fn, assigned=('x',))"), "functools.update_wrapper"),
+    (("update_wrapper(self, fn)", "update_wrapper(self, *[fn])"), "functools.update_wrapper"),
+    (("        functools.update_wrapper(self, fn)\n", "        u = functools.update_wrapper\n        u(self, fn)\n"),
+     "functools.update_wrapper"),
+    (("partial(self.__call__, obj)", "partial(obj.__call__, obj)"), ".__call__"),
+    (("partial(self.__call__, obj)", "partial(nn.Module.__call__, obj)"), ".__call__"),
+])
+def test_update_wrapper_given_names_and_a_dunder_of_another_object_stay_findings(change, finding):
+    found = hidden_name_uses(TIMED.replace(*change))
+    assert any(finding in f for f in found), (change, found)
