@@ -4404,7 +4404,7 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
 
     def dispatchers() -> set[int]:
         if not dispatch_memo:
-            dispatch_memo.append(_decorating_dispatchers(tree) | _plain_update_wrappers(tree))
+            dispatch_memo.append(_decorating_dispatchers(tree).union(_plain_update_wrappers(tree)))
         return dispatch_memo[0]
 
     plain_class_memo: list[list[ast.ClassDef]] = []

@@ -11,6 +11,56 @@ from __future__ import annotations
 import pytest
 
 from grader_tests.attention.static import hidden_name_uses
+from tests.grading.helpers import (
+    SUBMISSIONS,
+    assert_twin_differs_by_one_declared_fault,
+    assert_twin_loses_points_and_is_named_as_declared,
+    code_score,
+    failed_tests,
+    graded_corpus_file,
+)
+
+CORRECT = SUBMISSIONS / "correct"
+# each correct style -> its faulty twin (one declared fault: scale, softmax axis, mask or padding polarity, heads)
+TWINS = {"r47_annotated_attention_function": "r47_annotated_attention_function_softmax_over_queries",
+         "r47_argparse_parse_args_defaults": "r47_argparse_parse_args_defaults_padding_inverted",
+         "r47_bool_from_additive_masked_fill": "r47_bool_from_additive_masked_fill_mask_inverted",
+         "r47_cached_property_dims": "r47_cached_property_dims_merge_no_transpose",
+         "r47_class_decorator_update_wrapper": "r47_class_decorator_update_wrapper_softmax_over_queries",
+         "r47_contextlib_helpers": "r47_contextlib_helpers_softmax_over_queries",
+         "r47_cooperative_kwargs_mixin": "r47_cooperative_kwargs_mixin_merge_no_transpose",
+         "r47_dataclass_asdict_kwargs": "r47_dataclass_asdict_kwargs_padding_inverted",
+         "r47_dataclass_post_init": "r47_dataclass_post_init_padding_inverted",
+         "r47_decorator_factory_logged": "r47_decorator_factory_logged_softmax_over_queries",
+         "r47_diffusers_from_config_signature": "r47_diffusers_from_config_signature_padding_inverted",
+         "r47_einsum_only": "r47_einsum_only_softmax_over_queries",
+         "r47_enum_str_mode": "r47_enum_str_mode_padding_inverted",
+         "r47_espnet_forward_attention": "r47_espnet_forward_attention_padding_inverted",
+         "r47_fairseq_scaling_bmm": "r47_fairseq_scaling_bmm_no_scale",
+         "r47_gpt2_split_merge_where": "r47_gpt2_split_merge_where_softmax_over_queries",
+         "r47_hf_bert_extended_mask": "r47_hf_bert_extended_mask_padding_inverted",
+         "r47_hf_eager_attention_interface": "r47_hf_eager_attention_interface_no_scale",
+         "r47_jaxtyping_guarded": "r47_jaxtyping_guarded_no_scale",
+         "r47_jit_unused_export": "r47_jit_unused_export_no_scale",
+         "r47_json_config_namespace": "r47_json_config_namespace_padding_inverted",
+         "r47_keras_einsum_equations": "r47_keras_einsum_equations_softmax_over_queries",
+         "r47_ldm_crossattention_aliases": "r47_ldm_crossattention_aliases_split_heads_first",
+         "r47_llama_repeat_kv": "r47_llama_repeat_kv_softmax_over_queries",
+         "r47_logger_debug_shapes": "r47_logger_debug_shapes_padding_inverted",
+         "r47_lucidrains_exists_default": "r47_lucidrains_exists_default_no_scale",
+         "r47_math_inf_mask_cache": "r47_math_inf_mask_cache_padding_inverted",
+         "r47_mmcv_register_module": "r47_mmcv_register_module_softmax_over_queries",
+         "r47_namedtuple_output": "r47_namedtuple_output_softmax_over_queries",
+         "r47_nanogpt_flash_off": "r47_nanogpt_flash_off_padding_inverted",
+         "r47_opennmt_shape_unshape": "r47_opennmt_shape_unshape_no_scale",
+         "r47_perceiver_max_neg_value": "r47_perceiver_max_neg_value_padding_inverted",
+         "r47_register_buffer_tril": "r47_register_buffer_tril_padding_inverted",
+         "r47_timm_stack_unbind": "r47_timm_stack_unbind_softmax_over_queries",
+         "r47_typing_generic_final": "r47_typing_generic_final_softmax_over_queries",
+         "r47_visualization_attn_map": "r47_visualization_attn_map_softmax_over_queries",
+         "r47_vit_pytorch_attend_map": "r47_vit_pytorch_attend_map_softmax_over_queries",
+         "r47_warnings_kwargs_alias": "r47_warnings_kwargs_alias_softmax_over_queries",
+         "r47_whisper_quarter_scale": "r47_whisper_quarter_scale_no_scale"}
 
 KERNEL = """import math
 import torch
@@ -188,3 +238,28 @@ def test_a_class_based_decorator_copying_its_defs_metadata_and_binding_its_own_c
 def test_update_wrapper_given_names_and_a_dunder_of_another_object_stay_findings(change, finding):
     found = hidden_name_uses(TIMED.replace(*change))
     assert any(finding in f for f in found), (change, found)
+
+
+def test_every_round47_twin_differs_from_its_style_by_its_declared_fault_only():
+    assert sorted(TWINS) == sorted(p.stem for p in CORRECT.glob("r47_*.py"))
+    for name, twin in TWINS.items():
+        assert_twin_differs_by_one_declared_fault(name, twin)
+
+
+def test_no_round47_style_has_a_review_finding():
+    assert {n: f for n in TWINS if (f := hidden_name_uses((CORRECT / f"{n}.py").read_text(encoding="utf-8")))} == {}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(TWINS))
+def test_each_round47_style_gets_full_marks_with_no_review_finding(executor, name):
+    result = graded_corpus_file(executor, CORRECT / f"{name}.py")
+    assert result["status"] == "graded", result["message"]
+    assert failed_tests(result) == {} and result["review"] == [], (failed_tests(result), result["review"])
+    assert code_score(result) == 85
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("twin", sorted(TWINS.values()))
+def test_each_round47_twin_loses_points_in_its_category_and_is_named(executor, twin):
+    assert_twin_loses_points_and_is_named_as_declared(executor, twin)
