@@ -15,15 +15,46 @@ from __future__ import annotations
 
 import builtins
 import functools
+import importlib._bootstrap as _bootstrap
 import math
 import sys
 import types
 from collections.abc import Callable
 
 import torch
+from torch.jit._script import ScriptMethodStub
 
 # Private builtins, as protocol takes its own (see there): its stand-ins run when the student's code calls them.
 __builtins__ = dict(builtins.__dict__)
+
+# The import system as the zygote set it up, before any student code ran (this module is imported there): the jail's
+# own imports after that code ran (own_import) go through it. A file's ``sys.meta_path.insert(0, finder)`` whose
+# finder raised SystemExit for every name made the runtime's own import of torch.nn.utils.prune, at the first weight
+# load, fail each MultiHeadAttention that was created: said as the file's error, 52 of 85 where its code earns 68
+# (round 47).
+_IMPORT_STATE = {"meta_path": list(sys.meta_path), "path_hooks": list(sys.path_hooks),
+                 "path_importer_cache": dict(sys.path_importer_cache), "path": list(sys.path)}
+_BOOTSTRAP = {name: getattr(_bootstrap, name) for name in ("_find_and_load", "_handle_fromlist", "_gcd_import")}
+_sys_setattr, _sys_getattr = setattr, getattr
+
+
+def own_import(name: str) -> types.ModuleType:
+    """``import name`` through the import system the zygote had (its finders, path hooks and path, importlib's
+    functions), whatever the student's code did to the process's own; that import system is put back after it."""
+    saved = {key: _sys_getattr(sys, key) for key in _IMPORT_STATE}
+    saved_bootstrap = {key: _sys_getattr(_bootstrap, key) for key in _BOOTSTRAP}
+    try:
+        for key, value in _IMPORT_STATE.items():
+            _sys_setattr(sys, key, type(value)(value))
+        for key, value in _BOOTSTRAP.items():
+            _sys_setattr(_bootstrap, key, value)
+        _BOOTSTRAP["_gcd_import"](name)
+        return sys.modules[name]
+    finally:
+        for key, value in saved.items():
+            _sys_setattr(sys, key, value)
+        for key, value in saved_bootstrap.items():
+            _sys_setattr(_bootstrap, key, value)
 
 
 def _warm_torch() -> None:
@@ -429,9 +460,9 @@ def _script_meta_that_compiles_nothing(cls, name, bases, attrs) -> None:
     methods and constants are gathered, nothing is compiled. torch reads that flag off the class, so a
     subclass that set ``_disable_script_meta = False`` in its body had its ``__init__`` wrapped again and
     ``self.define("...")`` compiled TorchScript from a string the review never reads as code (round 33's
-    review). Whatever the class says, no instance is scripted here, so ``define`` only records its stub."""
-    from torch.jit._script import ScriptMethodStub
-
+    review). Whatever the class says, no instance is scripted here, so ``define`` only records its stub.
+    (ScriptMethodStub is bound at the zygote's import of this module: this runs as the student's class is made,
+    after its code may have changed the import system.)"""
     cls._methods = {}
     cls._constants_set = set(getattr(cls, "__constants__", ()))
     for base in reversed(bases):
@@ -558,10 +589,9 @@ DYNAMO_STAND_IN: DynamoStandIn | None = None
 
 
 def _real_dynamo() -> types.ModuleType:
-    """torch._dynamo, imported as torch imports it, with the settings the stand-in kept given to it."""
-    import importlib
-
-    dynamo = importlib.import_module("torch._dynamo")
+    """torch._dynamo, imported as torch imports it (through the zygote's import system: own_import), with the
+    settings the stand-in kept given to it."""
+    dynamo = own_import("torch._dynamo")
     if DYNAMO_STAND_IN is not None:
         pending = DYNAMO_STAND_IN.config.pending
         while pending:

@@ -29,6 +29,12 @@ import torch
 import torch.nn
 import torch.nn.functional
 
+# Bound here, in the zygote, not where _load_reparametrized runs: that is after the student's code, which may have
+# changed the import system (lazy_torch.own_import).
+from torch.nn.utils import parametrize
+from torch.nn.utils.prune import BasePruningMethod
+from torch.nn.utils.weight_norm import WeightNorm
+
 from grading.sandbox import lazy_torch, protocol
 from grading.sandbox.pylab_names import (
     PYLAB_BUILTINS,
@@ -1069,10 +1075,6 @@ def _load_reparametrized(obj, dotted: str, value: torch.Tensor) -> bool:
     ``weight_v`` before each call, and ``torch.nn.utils.prune`` (``weight_orig * weight_mask``, a mask of ones
     while nothing is pruned). A parametrization the values cannot be set through, or a pruned entry, is
     reported."""
-    from torch.nn.utils import parametrize
-    from torch.nn.utils.prune import BasePruningMethod
-    from torch.nn.utils.weight_norm import WeightNorm
-
     path, _, attr = dotted.rpartition(".")
     owner = _tensor_at(obj, path, torch.nn.Module) if path else obj
     if not isinstance(owner, torch.nn.Module):
