@@ -69,7 +69,7 @@ from grading.load_hints import (
     with_hint,
 )
 from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentIdle, StudentTimeout
-from grading.sandbox.client import INTERRUPTED_TEXT, SERVE_FAILED_TEXT
+from grading.sandbox.client import CPU_LIMIT_TEXT, INTERRUPTED_TEXT, SERVE_FAILED_TEXT
 from grading.sandbox.protocol import MAX_DIMS, MAX_ITEMS, MAX_TENSORS
 
 MAX_MESSAGE = 300
@@ -785,6 +785,10 @@ def _death_cause(reason: Any) -> str:
         return "signalled"
     if text == SERVE_FAILED_TEXT:
         return "stopped_answering"
+    # stopped at its session's CPU limit, as a call at its own limit is: computing all along, no crash was seen (a
+    # file recursing a million deep was told it "crashed 3 times" after three such stops, round 47)
+    if text.startswith(CPU_LIMIT_TEXT):
+        return "over_cpu"
     return "crashed"
 
 

@@ -551,6 +551,9 @@ RECEIVED_TEXT = "the sandboxed process was ended by {name}, the signal's default
 # A SIGKILL the zygote did not send (its reason is none: the session was not closed, no limit was passed). No cause is
 # named: no per-jail evidence tells which (the OOM killer's counts are the host's and the zygote's cgroup's, shared
 # with every jail and other processes; RLIMIT_AS gives a MemoryError, never a kill).
+# The opening of what a jail stopped at its session's CPU limit is said to have met (_describe_status): the proxy tells
+# such a stop from a crash by it.
+CPU_LIMIT_TEXT = "CPU time limit exceeded"
 UNSENT_KILL_TEXT = "the sandboxed process was killed by SIGKILL, which the grader did not send"
 # Round 38: said only when the kernel's log names the jail's own pid (zygote.kernel_end): its OOM killer's kill, or an
 # unhandled fault of its code. A signal the code sent itself (os.kill, libc's kill through ctypes) logs nothing and
@@ -577,7 +580,7 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
         # (zygote.Jail.rlimit_ended: the rlimit's clock runs ahead of the one the zygote checks on a loaded host).
         if sig in (signal.SIGKILL, signal.SIGXCPU) and (st.get("status") == "cpu"
                                                           or st.get("cpu", 0) >= limits.cpu - 0.05):
-            return f"CPU time limit exceeded ({st.get('cpu')} s CPU, limit {limits.cpu:g} s)"
+            return f"{CPU_LIMIT_TEXT} ({st.get('cpu')} s CPU, limit {limits.cpu:g} s)"
         if sig == signal.SIGKILL and st.get("status") == "exited":   # the zygote killed it for no reason of its own
             return OOM_TEXTS.get(st.get("kernel"), UNSENT_KILL_TEXT)
         if sig != signal.SIGKILL and st.get("kernel") == "fault":
