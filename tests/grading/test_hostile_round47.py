@@ -79,5 +79,5 @@ def test_a_file_stopped_only_at_its_cpu_limits_is_never_said_to_have_crashed(ser
     assert result["status"] == "graded", result["message"]
     # every stop of this file is a RecursionError or a limit met (as the host's load goes, three stops at the session's
     # CPU limit or the grading's CPU budget taken): none is a crash, whatever ended the remaining checks
-    for t in result["tests"]:
-        assert "crashed" not in t["feedback"]["en"] and "崩溃" not in t["feedback"]["zh"], t
+    said = json.dumps([t["feedback"] for t in result["tests"]], ensure_ascii=False)
+    assert "crashed" not in said and "崩溃" not in said, said[:3000]
