@@ -1143,8 +1143,9 @@ def _limited_builtins(packages: list[str], own: str, inert: list[str] = ()) -> d
 
     def limited_import(name, globals=None, locals=None, fromlist=(), level=0):
         top = name.split(".")[0]
-        if level == 0 and name == "pylab" and "pylab" in stand_ins:
-            return _pylab_stand_in(real_import)
+        if level == 0 and (name == "pylab" and "pylab" in stand_ins
+                           or name == "matplotlib.pylab" and fromlist and "matplotlib" in stand_ins):
+            return _pylab_stand_in(real_import)         # ``from matplotlib.pylab import *``: pylab's names
         if level == 0 and top in stand_ins:
             # ``import a.b`` binds the package; ``from a.b import c`` reads ``c`` from a.b
             return _Inert(name) if fromlist else stand_ins[top]
@@ -1205,10 +1206,10 @@ def _pyplot_stdlib(name: str) -> object:
 # pyplot's ``matplotlib``), named as those: every path to pyplot binds what ``matplotlib.pyplot`` does (round 46:
 # ``pylab.plt.sys`` and, after ``from pylab import *``, ``plt.sys`` stayed inert while ``plt.sys`` is the real
 # module). ``matplotlib``'s ``pyplot`` (``mpl.pyplot`` after ``import matplotlib as mpl``) is pyplot already.
-# ``matplotlib.pylab`` is the module ``pylab`` re-exports: its ``plt``, ``mpl`` and ``matplotlib`` too (mend round 46).
+# ``matplotlib.pylab`` (the module ``pylab`` re-exports) is the jail's pylab since round 47, so its ``plt``, ``mpl``
+# and ``matplotlib`` are these (mend round 46 mapped them here one by one).
 _SAME_STAND_IN = {"pylab.plt": "matplotlib.pyplot", "pylab.matplotlib": "matplotlib", "pylab.mpl": "matplotlib",
-                  "matplotlib.pyplot.matplotlib": "matplotlib", "matplotlib.pylab.plt": "matplotlib.pyplot",
-                  "matplotlib.pylab.matplotlib": "matplotlib", "matplotlib.pylab.mpl": "matplotlib"}
+                  "matplotlib.pyplot.matplotlib": "matplotlib"}
 
 # What ``from matplotlib.pyplot import *`` binds (pyplot has no ``__all__``: its public names): its display names, inert
 # stand-ins, its standard library names and ``np``, the real objects (round 46: its display names were left unbound)
@@ -1242,6 +1243,10 @@ class _Inert:
             return _pyplot_stdlib(attr)
         if self._name == "matplotlib.pyplot" and attr == "np":
             return importlib.import_module("numpy")      # pyplot's ``np`` is numpy, as pylab's is (round 46)
+        if self._name == "matplotlib" and attr == "pylab":
+            # ``import matplotlib.pylab as pl``, ``from matplotlib import pylab``: the module pylab re-exports, so
+            # the jail's pylab (round 47: it was a bare stand-in, ``pl.sqrt`` inert and its star import empty)
+            return _pylab_stand_in(builtins.__import__)
         return _Inert(f"{self._name}.{attr}")
 
     def __setattr__(self, attr: str, value) -> None:
