@@ -4720,8 +4720,8 @@ def padding_note(source: str | None, lineno: int | None, message: str, heads: in
     round 39, review RC: said here on any such message, it blamed a right mask for another line's fault).
     For PyTorch's "The size of tensor a (X) must match the size of tensor b (Y) at non-singleton dimension d": the
     padding mask MultiHeadAttention makes, with its shape as the code makes it from key_padding_mask [B, Nk],
-    against the scores [B, H, Nq, Nk], when that shape, lined up from the right, puts a size other than 1 and other
-    than the scores' own at dimension d (what PyTorch says). For "mat1 and mat2 shapes cannot be multiplied" with
+    against the scores' axes [B, H, Nq, Nk], when that shape, lined up from the right, puts a size other than 1 and
+    other than the scores' own at dimension d (what PyTorch says). For "mat1 and mat2 shapes cannot be multiplied" with
     ``heads`` == 1: the heads a mask with a size on the head axis adds. None otherwise (another message, no such
     mask in the source, a shape the code does not show, another dimension)."""
     if not isinstance(source, str) or not lineno or len(source) > MAX_SOURCE or not isinstance(message, str):
@@ -4801,15 +4801,19 @@ def _padding_broadcast_note(source: str, lineno: int, size_a: int, size_b: int, 
     if aligned[dim] == "1" or aligned[dim] == _SCORES[dim]:
         return None
     mask, scores = f"[{', '.join(shape)}]", "[B, H, Nq, Nk]"
+    # round 47 (brief D 3): the axes are named as the scores' layout, not as the scores themselves: the line that
+    # fails may add the padding mask to another mask laid out on them (``mask + pad`` with the additive mask
+    # [B, 1, Nq, Nk]), where "meets the scores' Nq" named a tensor that line does not read
     return msg(f"line {line} (in {owner}) makes the padding mask {name} {mask} from key_padding_mask [B, Nk]; "
-               f"broadcasting lines the axes up from the right, so against the scores {scores} its {aligned[dim]} "
-               f"meets the scores' {_SCORES[dim]} at dimension {dim}, where PyTorch says the sizes differ ({size_a} "
-               f"and {size_b}): make it [B, 1, 1, Nk], e.g. key_padding_mask[:, None, None, :], so that it reaches "
-               "every head and every query",
+               f"broadcasting lines the axes up from the right, so against the scores' axes {scores} (which a mask "
+               f"added to the scores shares) its {aligned[dim]} meets the {_SCORES[dim]} axis at dimension {dim}, "
+               f"where PyTorch says the sizes differ ({size_a} and {size_b}): make it [B, 1, 1, Nk], e.g. "
+               "key_padding_mask[:, None, None, :], so that it reaches every head and every query",
                f"第 {line} 行（在 {owner} 中）由 `key_padding_mask` [B, Nk] 得到了形状为 {mask} 的 padding mask `{name}`；"
-               f"广播从最后一维开始对齐，因此与 score {scores} 相比，它的 {aligned[dim]} 对上了 score 的 "
-               f"{_SCORES[dim]}，即 PyTorch 所说的大小不一致的第 {dim} 维（{size_a} 和 {size_b}）：请把它变成 "
-               "[B, 1, 1, Nk]，例如 `key_padding_mask[:, None, None, :]`，使它作用于每个 head 和每个 query")
+               f"广播从最后一维开始对齐，因此按 score 的各轴 {scores}（加到 score 上的 mask 也按这些轴对齐），它的 "
+               f"{aligned[dim]} 对上了 {_SCORES[dim]} 轴，即 PyTorch 所说的大小不一致的第 {dim} 维（{size_a} 和 "
+               f"{size_b}）：请把它变成 [B, 1, 1, Nk]，例如 `key_padding_mask[:, None, None, :]`，使它作用于每个 head 和每个 "
+               "query")
 
 
 def _mask_on_line(tree: ast.Module, lineno: int, pad: str) -> bool:

@@ -10,7 +10,7 @@ from grading.i18n import COLON, SEMI, Msg, Text, as_msg, cat, msg
 from grading.proxy import Feedback, expect
 
 __all__ = ["Feedback", "expect", "msg", "cat", "SEMI", "COLON", "expect_tensor", "expect_shape", "expect_finite",
-           "expect_close", "identical", "abs_diff", "max_err", "row_sum_error", "fmt_matrix", "shape_text", "dtype_name"]
+           "expect_close", "identical", "abs_diff", "max_err", "apart", "non_finite", "row_sum_error", "fmt_matrix", "shape_text", "dtype_name"]
 
 
 def shape_text(shape) -> str:
@@ -45,6 +45,29 @@ def expect_finite(t: Tensor, what: Text, hint: Msg | None = None) -> None:
         raise Feedback(cat(msg(f"{w['en']}: {int(bad.sum())} non-finite values ({n_nan} NaN, {n_inf} inf)",
                                f"{w['zh']}含有 {int(bad.sum())} 个非有限值（{n_nan} 个 NaN，{n_inf} 个 inf）"),
                            hint, sep=COLON))
+
+
+def non_finite(t: Tensor) -> Msg | None:
+    """The non-finite values ``t`` holds, as said ("3 non-finite values (3 NaN, 0 inf)"); None when it has none."""
+    bad = ~torch.isfinite(t)
+    if not bool(bad.any()):
+        return None
+    n_nan = int(torch.isnan(t).sum())
+    return msg(f"{int(bad.sum())} non-finite values ({n_nan} NaN, {int(bad.sum()) - n_nan} inf)",
+               f"{int(bad.sum())} 个非有限值（{n_nan} 个 NaN，{int(bad.sum()) - n_nan} 个 inf）")
+
+
+def apart(a: Tensor, b: Tensor, first: Msg, second: Msg) -> Msg:
+    """How far two outputs compared with each other are, said after "differs" (en) and in place of "不同" (zh):
+    " by X" when both are finite; else how many non-finite values each holds, ``first`` and ``second`` naming them
+    (round 47: max_err counts NaN as infinitely far, so an output holding NaN was said to differ "by inf", a number
+    the code never gave)."""
+    if non_finite(a) is None and non_finite(b) is None:
+        err = max_err(a, b)
+        return msg(f" by {err:.3g}", f"相差 {err:.3g}")
+    na, nb = int((~torch.isfinite(a)).sum()), int((~torch.isfinite(b)).sum())
+    return msg(f" ({first['en']} holds {na} non-finite values, {second['en']} {nb})",
+               f"不同（{first['zh']}含有 {na} 个非有限值，{second['zh']} {nb} 个）")
 
 
 def abs_diff(a: Tensor, b: Tensor) -> Tensor:

@@ -40,7 +40,7 @@ def test_a_square_padding_mask_made_from_two_read_masks_is_told_its_shape_in_cro
     assert said is not None
     assert "line 59 (in MultiHeadAttention) makes the padding mask pad [B, 1, Nk, Nk] from key_padding_mask [B, Nk]" \
         in said["en"]
-    assert "its Nk meets the scores' Nq at dimension 2" in said["en"]
+    assert "its Nk meets the Nq axis at dimension 2" in said["en"]
     assert "得到了形状为 [B, 1, Nk, Nk] 的 padding mask `pad`" in said["zh"]
 
 
@@ -60,7 +60,7 @@ def test_a_padding_mask_made_by_torch_where_with_any_written_number_is_told_its_
     assert said is not None
     assert f"line {line} (in MultiHeadAttention) makes the padding mask pad [B, 1, Nk] from key_padding_mask" \
         in said["en"]
-    assert "its B meets the scores' H at dimension 1" in said["en"]
+    assert "its B meets the H axis at dimension 1" in said["en"]
     assert english_in_zh(said["zh"], frozenset({"score", "head", "query", "padding", "mask", "B", "H", "Nq", "Nk"})) \
         == []
 

@@ -162,16 +162,16 @@ ADD_LINE = 21         # scores = scores + additive_mask, in ScaledDotProductAtte
 
 
 @pytest.mark.parametrize("name, shape, meets, message", [
-    ("pad_unsqueeze_1_only", "[B, 1, Nk]", "its B meets the scores' H at dimension 1", _size(4, 2, 1)),
-    ("pad_view_b_1_tk", "[B, 1, Nk]", "its B meets the scores' H at dimension 1", _size(4, 2, 1)),
-    ("pad_none_on_wrong_axis", "[B, Nk, 1, 1]", "its Nk meets the scores' H at dimension 1", _size(4, 8, 1)),
-    ("pad_view_b_tk_1_1", "[B, Nk, 1, 1]", "its Nk meets the scores' H at dimension 1", _size(4, 8, 1)),
-    ("pad_not_unsqueezed", "[B, Nk]", "its B meets the scores' Nq at dimension 2", _size(8, 2, 2)),
+    ("pad_unsqueeze_1_only", "[B, 1, Nk]", "its B meets the H axis at dimension 1", _size(4, 2, 1)),
+    ("pad_view_b_1_tk", "[B, 1, Nk]", "its B meets the H axis at dimension 1", _size(4, 2, 1)),
+    ("pad_none_on_wrong_axis", "[B, Nk, 1, 1]", "its Nk meets the H axis at dimension 1", _size(4, 8, 1)),
+    ("pad_view_b_tk_1_1", "[B, Nk, 1, 1]", "its Nk meets the H axis at dimension 1", _size(4, 8, 1)),
+    ("pad_not_unsqueezed", "[B, Nk]", "its B meets the Nq axis at dimension 2", _size(8, 2, 2)),
 ])
 def test_a_padding_mask_not_broadcast_is_told_its_shape_against_the_scores(name, shape, meets, message):
     said = _error(CASES[name], message, ADD_LINE)
     assert f"line 58 (in MultiHeadAttention) makes the padding mask pad {shape} from key_padding_mask [B, Nk]; " \
-           f"broadcasting lines the axes up from the right, so against the scores [B, H, Nq, Nk] {meets}" in said["en"]
+           f"broadcasting lines the axes up from the right, so against the scores' axes [B, H, Nq, Nk] (which a mask added to the scores shares) {meets}" in said["en"]
     assert "make it [B, 1, 1, Nk], e.g. key_padding_mask[:, None, None, :]" in said["en"]
     assert f"得到了形状为 {shape} 的 padding mask `pad`" in said["zh"]
 

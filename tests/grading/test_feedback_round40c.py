@@ -31,15 +31,15 @@ SDPA_ADD = 21         # scores = scores + additive_mask, in ScaledDotProductAtte
 
 
 @pytest.mark.parametrize("name, line, shape, meets, message", [
-    ("ifexp_unsqueeze_1_only", 59, "[B, 1, Nk]", "its B meets the scores' H at dimension 1", _size(4, 2, 1)),
-    ("ifexp_wrong_axis", 59, "[B, Nk, 1, 1]", "its Nk meets the scores' H at dimension 1", _size(4, 8, 1)),
+    ("ifexp_unsqueeze_1_only", 59, "[B, 1, Nk]", "its B meets the H axis at dimension 1", _size(4, 2, 1)),
+    ("ifexp_wrong_axis", 59, "[B, Nk, 1, 1]", "its Nk meets the H axis at dimension 1", _size(4, 8, 1)),
 ])
 def test_a_padding_mask_made_by_an_if_else_expression_is_told_the_branch_a_two_dimensional_mask_takes(
         name, line, shape, meets, message):
     said = padding_note(CASES[name], SDPA_ADD, message, 4)
     assert said is not None
     assert f"line {line} (in MultiHeadAttention) makes the padding mask pad {shape} from key_padding_mask [B, Nk]; " \
-           f"broadcasting lines the axes up from the right, so against the scores [B, H, Nq, Nk] {meets}" in said["en"]
+           f"broadcasting lines the axes up from the right, so against the scores' axes [B, H, Nq, Nk] (which a mask added to the scores shares) {meets}" in said["en"]
     assert f"得到了形状为 {shape} 的 padding mask `pad`" in said["zh"]
     assert english_in_zh(said["zh"], frozenset({"score", "head", "query", "padding", "mask", "B", "H", "Nq", "Nk"})) \
         == []
@@ -65,7 +65,7 @@ def test_torch_where_over_the_scores_never_names_the_scores_as_the_padding_mask(
 def test_a_causal_and_a_padding_mask_added_in_if_else_statements_are_told_the_padding_masks_shape():
     said = padding_note(CASES["add_not_unsqueezed"], 62, _size(4, 2, 2), 1)
     assert said is not None and "line 58 (in MultiHeadAttention) makes the padding mask pad [B, Nk]" in said["en"]
-    assert "its B meets the scores' Nq at dimension 2" in said["en"]
+    assert "its B meets the Nq axis at dimension 2" in said["en"]
     assert padding_note(CASES["add_right"], 62, _size(4, 2, 2), 1) is None
 
 
