@@ -2067,8 +2067,8 @@ def _padding_leak(case: _MhaCase, heads_told: tuple[int, ...] = ()) -> Msg | Non
         seen = msg(f"the padding keys get weight up to {float(on_pad[0]):.3g}",
                    f"padding key 的权重最大为 {float(on_pad[0]):.3g}")
     else:
-        seen = msg("the padding keys get weight up to " + ", ".join(f"{float(on_pad[h]):.3g} in head {h}"
-                                                                     for h in heads),
+        # "0.0018 (head 0), 0.0023 (head 1)": "0.0018 in head 0, 0.0023 in head 1" read as a list of heads "0, 0.0023"
+        seen = msg("the padding keys get weight up to " + ", ".join(f"{float(on_pad[h]):.3g} (head {h})" for h in heads),
                    "padding key 的权重最大为：" + "、".join(f"head {h} 中 {float(on_pad[h]):.3g}" for h in heads))
     lead = where["zh"] if where["zh"].endswith("）") or not where["zh"] else f"{where['zh']} "
     return msg(f"the weights and the output match{where['en']} the real keys' scores right and the padding keys' "

@@ -55,7 +55,7 @@ def test_a_finite_fill_that_differs_per_head_or_position_is_said_with_what_each_
     en, zh = said["en"], said["zh"]
     assert SEEN in en and SEEN_ZH in zh, en
     seen = _on_pad(faults)
-    assert ", ".join(f"{x:.3g} in head {h}" for h, x in seen.items()) in en, (seen, en)
+    assert ", ".join(f"{x:.3g} (head {h})" for h, x in seen.items()) in en, (seen, en)
     assert "、".join(f"head {h} 中 {x:.3g}" for h, x in seen.items()) in zh, (seen, zh)
     if len(seen) < H:
         assert f"in head{'s' if len(seen) > 1 else ''} {', '.join(map(str, seen))} only" in en, en
