@@ -2069,11 +2069,10 @@ def _padding_leak(case: _MhaCase, heads_told: tuple[int, ...] = ()) -> Msg | Non
     else:
         # "0.0018 (head 0), 0.0023 (head 1)": "0.0018 in head 0, 0.0023 in head 1" read as a list of heads "0, 0.0023"
         seen = msg("the padding keys get weight up to " + ", ".join(f"{float(on_pad[h]):.3g} (head {h})" for h in heads),
-                   "padding key 的权重最大为：" + "、".join(f"head {h} 中 {float(on_pad[h]):.3g}" for h in heads))
-    lead = where["zh"] if where["zh"].endswith("）") or not where["zh"] else f"{where['zh']} "
+                   "padding key 的最大权重" + "、".join(f"在 head {h} 中为 {float(on_pad[h]):.3g}" for h in heads))
     return msg(f"the weights and the output match{where['en']} the real keys' scores right and the padding keys' "
                f"scores finite instead of -inf (a -inf score gets exactly 0 weight): {seen['en']}; {_FILL_FIX['en']}",
-               f"权重和输出与{lead}真实 key 的 score 正确、padding key 的 score 为有限数而不是 -inf 的结果一致（score 为 "
+               f"权重和输出与{where['zh']}真实 key 的 score 正确、padding key 的 score 为有限数而不是 -inf 的结果一致（score 为 "
                f"-inf 的 key 权重恰好为 0）：{seen['zh']}；{_FILL_FIX['zh']}")
 
 

@@ -56,7 +56,7 @@ def test_a_finite_fill_that_differs_per_head_or_position_is_said_with_what_each_
     assert SEEN in en and SEEN_ZH in zh, en
     seen = _on_pad(faults)
     assert ", ".join(f"{x:.3g} (head {h})" for h, x in seen.items()) in en, (seen, en)
-    assert "、".join(f"head {h} 中 {x:.3g}" for h, x in seen.items()) in zh, (seen, zh)
+    assert "padding key 的最大权重" + "、".join(f"在 head {h} 中为 {x:.3g}" for h, x in seen.items()) in zh, (seen, zh)
     if len(seen) < H:
         assert f"in head{'s' if len(seen) > 1 else ''} {', '.join(map(str, seen))} only" in en, en
     assert "about" not in en and "约" not in zh and "float('-inf')" in en, en     # no number of the fill
@@ -96,3 +96,12 @@ def test_a_head_wrong_another_way_keeps_the_note_unsaid():
     out, w = _ScaledHead0(PARAMS, H, D // H, faults)(CTX, key_padding_mask=PAD8, return_weights=True)
     said = diagnose.mha(out, w, PARAMS, H, D // H, CTX, None, None, PAD8)
     assert said is None or SEEN not in said["en"], said
+
+
+def test_heads_the_padding_test_named_already_are_said_as_those_heads():
+    faults = FAULTS["filled_-5_-8"]
+    out, w = _Module(PARAMS, H, D // H, faults)(CTX, key_padding_mask=PAD8, return_weights=True)
+    said = diagnose.mha(out, w, PARAMS, H, D // H, CTX, None, None, PAD8, heads_told=(0, 1))
+    assert said is not None
+    assert said["en"].startswith(f"the weights and the output match, in those heads, {SEEN}"), said["en"]
+    assert said["zh"].startswith(f"权重和输出与这些 head 中{SEEN_ZH}"), said["zh"]
