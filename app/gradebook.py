@@ -32,6 +32,7 @@ from app.models import (
     User,
 )
 from app.monitoring import live_workers
+from app.names import by_name, person_key
 from app.review_text import as_reason
 from app.scores import Effective, best_of, effective, fmt, overrides_in_force
 from app.views_helpers import search_matches
@@ -166,12 +167,17 @@ def class_rows(assignment: Assignment) -> list[StudentRow]:
                 overrides=in_force.get(s.id, ()), tests=test_points.get(run.id),
             )
         row.submissions.append(summary)
-    return list(rows.values())
+    # In class-list order (pinyin for Chinese names): the exports and every list built on these rows.
+    return by_name(rows.values(), _person)
+
+
+def _person(r: StudentRow) -> tuple[str, str]:
+    return r.name, r.email
 
 
 # Each column's key; None: the row has no value there (no score yet), listed last both ways.
 SORT_KEYS = {
-    "name": lambda r: (r.name or r.email).lower(),
+    "name": lambda r: person_key(r.name, r.email),
     "email": lambda r: r.email.lower(),
     "latest": lambda r: None if r.latest_total is None else -r.latest_total,
     "best": lambda r: None if r.best_total is None else -r.best_total,
@@ -193,7 +199,7 @@ def filter_sort(rows: list[StudentRow], q: str = "", status: str = "", sort: str
     # and each tie's names from Z to A. A stable sort on the column, reversed or not, over rows in name
     # order keeps ties by name; rows without a value follow, by name.
     key = SORT_KEYS.get(sort, SORT_KEYS["name"])
-    rows = sorted(rows, key=lambda r: (SORT_KEYS["name"](r), r.email.lower()))
+    rows = sorted(rows, key=SORT_KEYS["name"])
     valued = [r for r in rows if key(r) is not None]
     return sorted(valued, key=key, reverse=desc) + [r for r in rows if key(r) is None]
 
@@ -252,7 +258,7 @@ def flagged(rows: list[StudentRow]) -> list[tuple[StudentRow, list[Reason]]]:
     ).all()
     out = [(by_run[run_id], [as_reason(x) for x in review]) for run_id, review in found
            if isinstance(review, list) and review]
-    return sorted(out, key=lambda item: (item[0].name or item[0].email).lower())
+    return by_name(out, lambda item: _person(item[0]))
 
 
 def grader_versions(rows: list[StudentRow]) -> list[dict]:
@@ -287,7 +293,7 @@ def failing(rows: list[StudentRow], test_id: str) -> list[dict]:
     # feedback: a {"en", "zh"} message (stored as JSON text), or a plain string from older runs.
     out = [{"row": by_run[t.run_id], "outcome": t.outcome, "points": t.points, "max_points": t.max_points,
             "feedback": decode(t.feedback), "hidden": t.hidden} for t in found]
-    return sorted(out, key=lambda d: (d["row"].name or d["row"].email).lower())
+    return by_name(out, lambda d: _person(d["row"]))
 
 
 def ran_test(rows: list[StudentRow], test_id: str) -> bool:

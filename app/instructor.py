@@ -51,6 +51,7 @@ from app.models import (
     Submission,
     User,
 )
+from app.names import by_name
 from app.queue import queue_position
 from app.review_text import as_reason
 from app.roster import EmptyRoster, import_roster, issue_links, links_csv
@@ -417,7 +418,8 @@ def _settings_page(a: Assignment, kept: dict | None = None, status: int = 200):
         select(CourseLog).where(CourseLog.assignment_id == a.id, CourseLog.kind.in_(["setting", "extension"]))
         .options(selectinload(CourseLog.actor)).order_by(CourseLog.id.desc()).limit(20)))
     return render_template("instructor/settings.html", assignment=a, assignments=all_assignments(),
-                           extensions=[(e, course.student_deadline(a, e.student_id)) for e in exts],
+                           extensions=[(e, course.student_deadline(a, e.student_id))
+                                       for e in by_name(exts, lambda e: _user_person(e.student))],
                            recent=recent, kept=kept or {}), status
 
 
@@ -623,11 +625,13 @@ def roster():
                 flash(_roster_unreadable(data, exc), "error")
     q = (request.args.get("q") or "").strip()
     show = request.args.get("show", "enrolled")
-    stmt = select(User).order_by(User.role.desc(), User.email)
+    stmt = select(User)
     dropped = {d.user_id: d for d in db.session.scalars(select(DroppedStudent))}
     # Matched here, not in SQL: as the class view matches (search_key: full-width, traditional Chinese,
     # spaces); '_' and '%' in an email (li_wei@...) are letters, not LIKE wildcards.
-    people = [u for u in db.session.scalars(stmt) if search_matches(q, u.email, u.name)]
+    # Students, then instructors (as before), each in class-list order (pinyin for Chinese names: app/names.py).
+    people = by_name((u for u in db.session.scalars(stmt) if search_matches(q, u.email, u.name)), _user_person)
+    people.sort(key=lambda u: u.role == Role.INSTRUCTOR.value)
     if show == "dropped":
         people = [u for u in people if u.id in dropped]
     elif show != "all":
@@ -658,6 +662,10 @@ def _roster_unreadable(data: bytes, exc: ValueError | None = None) -> str:
                  kind=zh if zh_page else kind.en)
     return _("The file is not text in UTF-8, UTF-16 or GB18030: nothing was imported. Save the roster as "
              "CSV UTF-8 and upload that file.")
+
+
+def _user_person(u: User) -> tuple[str | None, str]:
+    return u.name, u.email
 
 
 def _student_or_404(user_id: int) -> User:
@@ -702,6 +710,7 @@ def sign_in_links():
         # in another instructor's name (the course log records who did what).
         users = list(db.session.scalars(select(User).where(
             User.id.in_(ids), User.role == Role.STUDENT.value).order_by(User.email))) if ids else []
+    users = by_name(users, _user_person)  # the file lists the class as the roster page does
     if not users:
         flash(_("Choose at least one student."), "error")
         return redirect(url_for("instructor.roster"))

@@ -36,6 +36,7 @@ from app.models import (
     Submission,
     User,
 )
+from app.names import by_name
 from app.queue import (
     PRIORITY_BATCH,
     broker_has_priorities,
@@ -372,8 +373,8 @@ def _changed_names(rows: list[ReportRow]) -> list[str]:
     students = {r.sub.student.id: r.sub.student for r in rows if r.delta not in (None, 0)}
     names = [s.display_name for s in students.values()]
     shared = {n for n in names if names.count(n) > 1}
-    return sorted(s.display_name + (f" ({s.email})" if s.display_name in shared and s.name else "")
-                  for s in students.values())
+    return [s.display_name + (f" ({s.email})" if s.display_name in shared and s.name else "")
+            for s in by_name(students.values(), lambda s: (s.name, s.email))]
 
 
 def progress_json(batch: RegradeBatch) -> dict:
