@@ -343,28 +343,61 @@ def export_rows(rows: list[StudentRow], rubric: RubricView) -> list[dict]:
     return out
 
 
-def _plain_table(rows: list[StudentRow], rubric: RubricView) -> list[list]:
-    """The plain gradebook: a header, then one row per student, one column per rubric category;
+# The plain exports' header, two ways (HEADERS): "labels", words in the reader's language, for people (round
+# 47: a zh instructor's file was headed by the rubric's English keys, formula_shape, best_attempt); "keys", the
+# header these files had before, fixed whatever the language, for scripts that read columns by name. The LMS
+# layouts (Canvas, Moodle) keep the headers their importers read. Each fixed column: (key, en, zh).
+_LEADING = (("email", "Email", "邮箱"), ("name", "Name", "姓名"))
+_SCORE = (SCORE_HEADER, "Score (of {max}; best attempt, after late penalty and audit override)",
+          "总分（满分 {max}；取最佳一次提交，已计迟交扣分和审计改分）")
+_TRAILING = (("attempts", "Attempts", "提交次数"), ("best_attempt", "Best attempt (number)", "最佳提交（第几次）"),
+             ("late_days", "Late days", "迟交天数"))
+HEADERS: dict[str, tuple[str, str]] = {
+    "labels": ("column names in the reader's language (Accept-Language, or the page's language)",
+               "列名为读者的语言（Accept-Language 或页面语言）"),
+    "keys": ("the fixed column keys, the same in every language: email, name, the rubric's category keys, ...",
+             "固定的列键，与语言无关：email、name、评分标准的类别键等"),
+}
+
+
+def plain_header(rubric: RubricView, headers: str = "keys", lang: str = "en") -> list[str]:
+    """The plain gradebook's header row: the column keys, or their labels in `lang` (en or zh)."""
+    if headers == "keys":
+        return [*(k for k, _, _ in _LEADING), SCORE_HEADER, *rubric.names, *(k for k, _, _ in _TRAILING)]
+    zh = lang.startswith("zh")
+
+    def label(column: tuple[str, str, str]) -> str:
+        return column[2] if zh else column[1]
+
+    out_of = "{}（满分 {}）" if zh else "{} (of {})"
+    return [*map(label, _LEADING), label(_SCORE).format(max=fmt(float(rubric.max_total))),
+            *(out_of.format(rubric.label(n, lang), fmt(float(rubric.categories[n]["max"]))) for n in rubric.names),
+            *map(label, _TRAILING)]
+
+
+def _plain_table(rows: list[StudentRow], rubric: RubricView, headers: str = "keys", lang: str = "en") -> list[list]:
+    """The plain gradebook: a header (plain_header), then one row per student, one column per rubric category;
     scores as numbers, None where there is none."""
-    out: list[list] = [["email", "name", SCORE_HEADER, *rubric.names, "attempts", "best_attempt", "late_days"]]
+    out: list[list] = [plain_header(rubric, headers, lang)]
     for item in export_rows(rows, rubric):
         out.append([item["email"], item["name"], item["score"], *item["categories"].values(),
                     item["attempts"], item["best_attempt"], item["late_days"]])
     return out
 
 
-def to_csv(rows: list[StudentRow], rubric: RubricView) -> bytes:
+def to_csv(rows: list[StudentRow], rubric: RubricView, headers: str = "keys", lang: str = "en") -> bytes:
     """UTF-8 with a BOM (Excel opens Chinese names correctly); one row per student, one column
     per rubric category."""
     def shown(value: object) -> object:
         return "" if value is None else fmt(value) if isinstance(value, float) else value
 
-    return excel_csv([[shown(c) for c in row] for row in _plain_table(rows, rubric)])
+    return excel_csv([[shown(c) for c in row] for row in _plain_table(rows, rubric, headers, lang)])
 
 
-def to_xlsx(rows: list[StudentRow], rubric: RubricView) -> bytes:
+def to_xlsx(rows: list[StudentRow], rubric: RubricView, headers: str = "keys", lang: str = "en") -> bytes:
     """The plain gradebook as an Excel workbook: each cell of its own type (app.xlsx_write)."""
-    return write_workbook(_plain_table(rows, rubric), "Gradebook")
+    sheet = "成绩册" if headers == "labels" and lang.startswith("zh") else "Gradebook"
+    return write_workbook(_plain_table(rows, rubric, headers, lang), sheet)
 
 
 def excel_csv(rows: list[list]) -> bytes:
@@ -490,15 +523,17 @@ FORMAT_TEXT: dict[str, tuple[str, str]] = {
 }
 
 
-def export(rows: list[StudentRow], assignment: Assignment, fmt_name: str) -> tuple[bytes, str]:
-    """(file body, download file name) in one of EXPORT_FORMATS."""
+def export(rows: list[StudentRow], assignment: Assignment, fmt_name: str, *, headers: str = "keys",
+           lang: str = "en") -> tuple[bytes, str]:
+    """(file body, download file name) in one of EXPORT_FORMATS; the plain formats' header as `headers` (HEADERS)
+    says, in `lang`. The Canvas and Moodle layouts keep the English headers their importers match."""
     if fmt_name == "canvas":
         return to_canvas_csv(rows, assignment), f"canvas-{assignment.slug}.csv"
     if fmt_name == "moodle":
         return to_moodle_csv(rows, assignment), f"moodle-{assignment.slug}.csv"
     if fmt_name == "xlsx":
-        return to_xlsx(rows, rubric_for(assignment.suite)), f"gradebook-{assignment.slug}.xlsx"
-    return to_csv(rows, rubric_for(assignment.suite)), f"gradebook-{assignment.slug}.csv"
+        return to_xlsx(rows, rubric_for(assignment.suite), headers, lang), f"gradebook-{assignment.slug}.xlsx"
+    return to_csv(rows, rubric_for(assignment.suite), headers, lang), f"gradebook-{assignment.slug}.csv"
 
 
 def media_type(file_name: str) -> str:

@@ -381,6 +381,12 @@ def _spec() -> dict[str, Any]:
                          "Canvas's gradebook import layout with a Points Possible row; moodle: Moodle's CSV "
                          "grade import layout (map 'Email address' to useremail)",
                          "schema": {"type": "string", "enum": ["json", "csv", "xlsx", "canvas", "moodle"]}},
+                        {"name": "headers", "in": "query", "description": "the header row of csv and xlsx: keys "
+                         "(the default), the fixed column keys email, name, the score rule, the rubric's category "
+                         "keys, attempts, best_attempt, late_days; labels: the same columns named in the "
+                         "Accept-Language's language (zh or en), each score column with its maximum. Canvas and "
+                         "Moodle keep their importers' headers",
+                         "schema": {"type": "string", "enum": ["keys", "labels"], "default": "keys"}},
                         {"name": "assignment", "in": "query", "schema": {"type": "string"}},
                     ],
                     "responses": {"200": {"description": "JSON, or a CSV file", "content": {"application/json": {
@@ -407,7 +413,7 @@ def _spec() -> dict[str, Any]:
                                                                   "(`categories` above)"},
                                     "attempts": {"type": "integer"}, "late_days": {"type": "integer"},
                                     "status": {"type": "string"}}}}}}}}},
-                                  "400": _err("unknown format"),
+                                  "400": _err("unknown format (bad_format) or headers (bad_headers)"),
                                   "401": unauth, "403": _err("instructors only"),
                                   "404": _err("no such assignment (assignment_not_found)")},
                 },
