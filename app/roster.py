@@ -22,7 +22,7 @@ import secrets
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from flask import Blueprint, abort, current_app, redirect, render_template
@@ -422,13 +422,23 @@ def issue_links(users: list[User], actor: User, base_url: str, *, form_token: st
             expires = now + ttl
             db.session.add(SignInLink(user_id=u.id, token_hash=_hash(token), created_by=actor.id, expires_at=expires))
         out.append({"email": u.email, "name": u.name, "url": base_url.rstrip("/") + f"/signin/{token}",
-                    "expires_at": expires.strftime("%Y-%m-%d %H:%M UTC")})
+                    "expires_at": _course_time(expires)})
     if fresh:
         from app.course import log
 
         log("sign_in_links", actor, subject=f"{len(fresh)} link(s)", after=[u.email for u in fresh][:500])
     db.session.commit()
     return out
+
+
+def _course_time(value: datetime) -> str:
+    """A stored (naive UTC) time as the course's wall clock, its zone named: `2026-12-08 18:30 Asia/Shanghai`.
+    Round 47: the links file gave its expiry in UTC while it is named, and every page dates, in the course's
+    zone, so a link good until 18:30 in Beijing read as expiring at 10:30."""
+    from app.course import course_zone, to_zone
+
+    zone = course_zone()
+    return f"{to_zone(value, zone):%Y-%m-%d %H:%M} {zone.key}"
 
 
 def links_csv(links: list[dict]) -> bytes:
