@@ -7,12 +7,14 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from typing import Any
 from urllib.parse import quote
 
 import cmarkgfm
 import nh3
 from cmarkgfm.cmark import Options as CmarkOptions
 from flask import Flask, request
+from jinja2 import pass_context
 from markupsafe import Markup
 
 from app.models import FINAL, PENDING, Status
@@ -247,7 +249,10 @@ def course_zone_label() -> str:
 # Punctuation a template puts between two outputs ("{{ label }}: {{ value }}"): written as ASCII in the
 # template it was the same on zh pages, where it reads "代码: attention.py", "一次提交: 王五".
 _PUNCTUATION = {"colon": COLON, "semicolon": SEMI, "comma": {"en": ", ", "zh": "，"},
-                "full_stop": {"en": ".", "zh": "。"}, "list": {"en": ", ", "zh": "、"}}
+                "full_stop": {"en": ".", "zh": "。"}, "list": {"en": ", ", "zh": "、"},
+                # Between a sentence or a "label:" and what follows: a space in en, none in zh, where 。 and ：
+                # carry their own space (round 47: "该学生的截止时间： 2026年", "…提交。 目前计入成绩的是…").
+                "word_gap": {"en": " ", "zh": ""}}
 
 
 def _reader_lang() -> str:
@@ -288,11 +293,23 @@ def isolate(name: object) -> str:
     return f"\u2068{name}\u2069"
 
 
+def _per_request(f: Callable[..., Any]) -> Callable[..., Any]:
+    """A filter whose output depends on the request (its language): never folded into the compiled template.
+    Jinja evaluates a filter of a constant when it compiles the template, once per process (round 47:
+    `'.md / .txt'|parens` kept the first reader's parentheses, full-width on every en page after a zh one)."""
+    @pass_context
+    def per_request(_context: Any, *args: Any, **kwargs: Any) -> Any:
+        return f(*args, **kwargs)
+
+    per_request.__name__ = f.__name__
+    return per_request
+
+
 def register(app: Flask) -> None:
-    for kind in ("colon", "semicolon", "comma", "full_stop"):
+    for kind in ("colon", "semicolon", "comma", "full_stop", "word_gap"):
         app.jinja_env.globals[kind] = _punctuation(kind)
-    app.jinja_env.filters["join_list"] = list_join
-    app.jinja_env.filters["parens"] = parenthesized
+    app.jinja_env.filters["join_list"] = _per_request(list_join)
+    app.jinja_env.filters["parens"] = _per_request(parenthesized)
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["bdi"] = bdi
     app.jinja_env.filters["isolate"] = isolate
