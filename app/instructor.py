@@ -816,7 +816,7 @@ def _log_key(key: str) -> str:
 @bp.app_template_filter("logval")
 def log_value(value: object) -> Markup | str:
     """A course-log value for people: dates as every page shows a time (the reader's zone, UTC one
-    hover away: views_helpers.fmt_dt), None as a dash."""
+    hover away: views_helpers.fmt_dt), points as the pages write them, None as a dash."""
     import re
 
     from app.views_helpers import _punctuation, fmt_dt
@@ -832,6 +832,8 @@ def log_value(value: object) -> Markup | str:
     if isinstance(value, list):   # the sign-in links' addresses were printed as a Python list, ['a@x', 'b@y']
         # as a list of the reader's language: a、b on zh pages (round 46: "a, b" there)
         return Markup(_punctuation("list")()).join(log_value(v) for v in value)
+    if isinstance(value, float):  # points as the pages show them: 12, not 12.0 (round 47)
+        return fmt(value)
     return _shown_invisibles(str(value))
 
 

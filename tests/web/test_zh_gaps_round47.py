@@ -84,3 +84,15 @@ def test_a_page_read_in_zh_then_in_en_has_each_languages_parentheses(client, web
                         ("zh", "审计（.md / .txt / .pdf）")):
         client.get(f"/lang/{lang}")
         assert audit in _text(client.get("/assignments/attention").get_data(as_text=True))
+
+
+def test_the_course_log_writes_points_as_the_pages_do(client, web, course):
+    """Walking the log after an audit review of 12 points: the page said 12, the log "12.0"."""
+    sub = web.submit(course["alice"])
+    web.grade(sub, realistic_result())
+    web.login(client, course["teacher"])
+    client.get("/lang/zh")
+    client.post(f"/instructor/submissions/{sub.id}/review", data={"score": "12.5", "comment": "好"})
+    client.post(f"/instructor/submissions/{sub.id}/review", data={"score": "12", "comment": "好"})
+    log = _text(client.get("/instructor/log").get_data(as_text=True))
+    assert "\n12\n" in log and "\n12.5\n" in log and "12.0" not in log
