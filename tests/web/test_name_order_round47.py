@@ -68,3 +68,18 @@ def test_the_dashboard_the_exports_and_the_roster_list_the_class_by_pinyin(clien
     ids = [str(u.id) for u in User.query.filter(User.email.in_(want)).order_by(User.email)]
     links = client.post("/instructor/roster/links", data={"user_id": ids}).data.decode("utf-8-sig")
     assert [r[0] for r in list(csv.reader(io.StringIO(links)))[1:]] == want
+
+
+def test_a_regrade_batchs_table_lists_the_class_by_pinyin(client, web, chinese_class):
+    from app.models import User
+    from tests.web.helpers import realistic_result
+
+    want = [e for e, _ in CLASS]
+    for email in sorted(want):  # graded in email order: the queue's order is not the class list's
+        student = User.query.filter_by(email=email).one()
+        web.grade(web.submit(student, audit=False, figure=False), realistic_result())
+    web.login(client, chinese_class["teacher"])
+    page = client.get("/instructor/regrade?scope=counting").get_data(as_text=True)
+    form = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', page))
+    batch = client.post("/instructor/regrade", data=form, follow_redirects=True).get_data(as_text=True)
+    assert _emails(batch) == want
