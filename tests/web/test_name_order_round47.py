@@ -83,3 +83,14 @@ def test_a_regrade_batchs_table_lists_the_class_by_pinyin(client, web, chinese_c
     form = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', page))
     batch = client.post("/instructor/regrade", data=form, follow_redirects=True).get_data(as_text=True)
     assert _emails(batch) == want
+
+
+def test_the_class_order_reads_pypinyins_character_table_without_its_phrase_table():
+    """Importing pypinyin loads its phrase table (55 MiB, a second) in each web worker; names need the characters'."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from app.names import name_key; assert name_key('吕布')[:2] == (('lv', 'bu'), ('3', '4')); "
+            "print(sorted(m for m in sys.modules if m.startswith('pypinyin')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
