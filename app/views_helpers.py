@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 import cmarkgfm
+import jinja2.filters
 import nh3
 from cmarkgfm.cmark import Options as CmarkOptions
 from flask import Flask, request
@@ -295,7 +296,8 @@ def isolate(name: object) -> str:
 
 def _per_request(f: Callable[..., Any]) -> Callable[..., Any]:
     """A filter whose output depends on the request (its language): never folded into the compiled template.
-    Jinja evaluates a filter of a constant when it compiles the template, once per process (round 47:
+    Jinja evaluates a filter of a constant when it compiles the template, once per process, also with its
+    optimizer off (the code generator folds constant output) unless the filter takes the context (round 47:
     `'.md / .txt'|parens` kept the first reader's parentheses, full-width on every en page after a zh one)."""
     @pass_context
     def per_request(_context: Any, *args: Any, **kwargs: Any) -> Any:
@@ -308,8 +310,8 @@ def _per_request(f: Callable[..., Any]) -> Callable[..., Any]:
 def register(app: Flask) -> None:
     for kind in ("colon", "semicolon", "comma", "full_stop", "word_gap"):
         app.jinja_env.globals[kind] = _punctuation(kind)
-    app.jinja_env.filters["join_list"] = _per_request(list_join)
-    app.jinja_env.filters["parens"] = _per_request(parenthesized)
+    app.jinja_env.filters["join_list"] = list_join
+    app.jinja_env.filters["parens"] = parenthesized
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["bdi"] = bdi
     app.jinja_env.filters["isolate"] = isolate
@@ -329,6 +331,17 @@ def register(app: Flask) -> None:
     from flask_babel import get_locale
 
     app.jinja_env.globals["get_locale"] = get_locale
+    _filters_per_request(app)
+
+
+def _filters_per_request(app: Flask) -> None:
+    """Every filter the app and its extensions add (the blueprints' `tr`, `sentence`, `logval`, Flask-Babel's
+    date filters...) is evaluated per render: each may read the reader's language or zone, and a constant's
+    result was folded in the first reader's (round 47 mend: `sentence`, `tr`, `logval` still were). Jinja's own
+    filters read no request and stay foldable. Runs after the blueprints have registered their filters."""
+    for name, f in app.jinja_env.filters.items():
+        if name not in jinja2.filters.FILTERS and not hasattr(f, "jinja_pass_arg"):  # pass_context & co. set it
+            app.jinja_env.filters[name] = _per_request(f)
 
 
 @functools.lru_cache(maxsize=8192)   # OpenCC per name per search: the roster's names repeat across searches
