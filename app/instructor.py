@@ -35,6 +35,7 @@ from app.assignments import default_assignment
 from app.auth import safe_next
 from app.authz import instructor_required
 from app.coursework import rubric_for
+from app.errors import error_response, one_of
 from app.extensions import begin_write_on_sqlite, db
 from app.idempotency import scoped_key
 from app.ids import db_id
@@ -734,8 +735,12 @@ def gradebook_csv():
     fmt_name = request.args.get("format", "csv")
     # Headed in the reader's language by default: the page is read by people; headers=keys for a script.
     headers = request.args.get("headers", "labels")
-    if fmt_name not in gradebook.EXPORT_FORMATS or headers not in gradebook.HEADERS:
-        abort(400)
+    # A hand-edited or stale link: say which value is wrong and what the right ones do (was a bare 400 page)
+    if fmt_name not in gradebook.EXPORT_FORMATS:
+        formats = {k: gradebook.FORMAT_TEXT[k] for k in gradebook.EXPORT_FORMATS}
+        return error_response(400, code="bad_format", **one_of("format", formats, fmt_name))
+    if headers not in gradebook.HEADERS:
+        return error_response(400, code="bad_headers", **one_of("headers", gradebook.HEADERS, headers))
     body, name = gradebook.export(gradebook.class_rows(a), a, fmt_name, headers=headers, lang=loc())
     # Stamped in the course's zone, as every date on its pages (round 34: the server's clock, UTC, named a
     # file downloaded at 00:30 in Beijing after the day before).

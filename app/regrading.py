@@ -358,7 +358,8 @@ def report(batch: RegradeBatch) -> dict:
                               new.total if new else None))
     # By student in class-list order (pinyin for Chinese names), each student's attempts in order: the queue's
     # order (run ids) scattered a class of 60 over the table (round 47).
-    rows = by_name(sorted(rows, key=lambda r: (r.sub.attempt, r.run.id)), lambda r: (r.sub.student.name, r.sub.student.email))
+    rows = by_name(sorted(rows, key=lambda r: (r.sub.attempt, r.run.id)),
+                   lambda r: (r.sub.student.name, r.sub.student.email))
     counts = {s: sum(1 for r in rows if r.run.status == s) for s in Status}
     changed = _changed_names(rows)
     pending = sum(counts[s] for s in PENDING)

@@ -22,7 +22,7 @@ import secrets
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from flask import Blueprint, abort, current_app, redirect, render_template
@@ -432,13 +432,16 @@ def issue_links(users: list[User], actor: User, base_url: str, *, form_token: st
 
 
 def _course_time(value: datetime) -> str:
-    """A stored (naive UTC) time as the course's wall clock, its zone named: `2026-12-08 18:30 Asia/Shanghai`.
-    Round 47: the links file gave its expiry in UTC while it is named, and every page dates, in the course's
-    zone, so a link good until 18:30 in Beijing read as expiring at 10:30."""
-    from app.course import course_zone, to_zone
+    """A stored (naive UTC) time as the course's wall clock, its offset and zone named:
+    `2026-12-08 18:30 +08:00 Asia/Shanghai`. Round 47: the links file gave its expiry in UTC while it is named, and
+    every page dates, in the course's zone, so a link good until 18:30 in Beijing read as expiring at 10:30; its
+    mend: the offset tells the two 01:30s of a night the clocks go back apart."""
+    from app.course import course_zone
 
     zone = course_zone()
-    return f"{to_zone(value, zone):%Y-%m-%d %H:%M} {zone.key}"
+    local = value.replace(tzinfo=UTC).astimezone(zone)
+    offset = f"{local:%z}"
+    return f"{local:%Y-%m-%d %H:%M} {offset[:3]}:{offset[3:]} {zone.key}"
 
 
 def links_csv(links: list[dict]) -> bytes:
