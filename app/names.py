@@ -2,15 +2,15 @@
 
 Code point order put 张 (U+5F20) before 李 (U+674E) and 王 (U+738B) after both, nothing like a Chinese class
 list (李 li, 王 wang, 张 zhang). A name's key reads each Han character as its pinyin syllable and each run of
-other letters casefolded with its accents dropped (Émile among the e's, not after 张); the key compares word by
-word, a syllable being a word: 阿强 (a, qiang) comes before Aaron (a < aaron), as a list that spells 阿强 "A Qiang"
-has it. Ties go by tone (and accent), then by the name's characters, then by the email, so two students never swap
-places between two page loads.
+other letters casefolded with its accents dropped (Émile among the e's, not after 张); the key compares word
+by word, a syllable being a word: 阿强 (a, qiang) comes before Aaron (a < aaron), as a list that spells 阿强
+"A Qiang" has it. Ties go by tone (and accent), then by the name's characters, then by the email, so two
+students never swap places between two page loads.
 
-A character's syllable is its most common reading in pypinyin's character table, read where the name says more:
-a surname by its surname reading (曾 zeng, 单 shan, 万俟 mo qi), two characters of a given name that pypinyin's
-phrase table reads otherwise by that reading (长江 chang jiang, not zhang jiang; 朝阳 zhao yang), a given name's
-长 as cháng. The phrase readings are kept in name_phrases.txt, written from the pinned pypinyin by
+A character's syllable is its most common reading in pypinyin's character table, read where the name says
+more: a surname by its surname reading (曾 zeng, 单 shan, 万俟 mo qi), two characters of a given name that
+pypinyin's phrase table reads otherwise by that reading (长江 chang jiang, not zhang jiang; 朝阳 zhao yang), a
+given name's 长 as cháng. The phrase readings are kept in name_phrases.txt, written from the pinned pypinyin by
 ``python -m app.names`` (a test checks it is current): pypinyin's phrase table is 38 MiB in a worker for about
 3,500 pairs that change a name's reading.
 """
@@ -36,7 +36,8 @@ _SURNAMES = {"曾": "zeng1", "单": "shan4", "区": "ou1", "仇": "qiu2", "解":
              "盖": "ge3", "乐": "yue4", "缪": "miao4", "种": "chong2", "覃": "qin2", "翟": "zhai2", "召": "shao4",
              "秘": "bi4", "尉": "yu4", "重": "chong2", "薄": "bo2", "都": "du1", "藏": "zang4", "员": "yun4",
              "隗": "wei3", "折": "she2", "句": "gou1", "繁": "po2", "能": "nai4", "祭": "zhai4", "柏": "bai3",
-             "长": "chang2", "任": "ren2", "华": "hua4", "纪": "ji3", "宁": "ning4", "葛": "ge3", "燕": "yan1", "那": "na1"}
+             "长": "chang2", "任": "ren2", "华": "hua4", "纪": "ji3", "宁": "ning4", "葛": "ge3", "燕": "yan1",
+             "那": "na1"}
 # Two-character surnames, read as one (单于 chan yu, not 单's shan); checked before the one-character ones.
 _COMPOUND_SURNAMES = {"万俟": ("mo4", "qi2"), "澹台": ("tan2", "tai2"), "单于": ("chan2", "yu2"),
                       "尉迟": ("yu4", "chi2"), "长孙": ("zhang3", "sun1"), "令狐": ("ling2", "hu2"),
@@ -70,8 +71,8 @@ def _pypinyin_file(name: str) -> Path:
 
 @lru_cache(maxsize=1)
 def _readings() -> dict[int, str]:
-    """{code point: its most common reading as 'wang2'}, from pypinyin's character table ("wáng,wàng,yù"); only
-    the first reading is kept (about 5 MiB less than the whole strings)."""
+    """{code point: its most common reading as 'wang2'}, from pypinyin's character table ("wáng,wàng,yù");
+    only the first reading is kept (about 5 MiB less than the whole strings)."""
     raw = json.loads(_pypinyin_file("pinyin_dict.json").read_text(encoding="utf-8"))
     return {int(k): _tone3(v.split(",", 1)[0]) for k, v in raw.items()}
 
@@ -130,14 +131,15 @@ def _syllables(han: str, surname: bool) -> list[str]:
 
 def _latin(word: str) -> str:
     """A word's letters without their accents, casefolded: 'Émile' -> 'emile', 'Øyvind' -> 'oyvind'."""
-    bare = "".join(ch for ch in unicodedata.normalize("NFD", word.casefold()) if not unicodedata.combining(ch))
+    decomposed = unicodedata.normalize("NFD", word.casefold())
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return bare.translate(_LATIN_BASE)
 
 
 @lru_cache(maxsize=4096)
 def name_key(name: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
-    """(letters of each syllable or word, their tones or accented spellings, the name casefolded): a sort key for
-    one name."""
+    """(letters of each syllable or word, their tones or accented spellings, the name casefolded): a sort key
+    for one name."""
     text = unicodedata.normalize("NFKC", name or "").strip()
     letters: list[str] = []
     tones: list[str] = []
@@ -159,8 +161,9 @@ def name_key(name: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
 
 
 def phrase_lines() -> list[str]:
-    """name_phrases.txt's lines from the installed pypinyin: each two-character phrase of its phrase table whose
-    reading differs from the one its characters give in a given name (3,452 of 47,111 phrases with 0.55.0)."""
+    """name_phrases.txt's lines from the installed pypinyin: each two-character phrase of its phrase table
+    whose reading differs from the one its characters give in a given name (3,412 of 47,111 phrases with
+    0.55.0)."""
     raw = json.loads(_pypinyin_file("phrases_dict.json").read_text(encoding="utf-8"))
     lines = ["# Two-character readings that differ from their characters' own, from pypinyin's phrase table "
              "(python -m app.names writes this file)"]

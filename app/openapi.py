@@ -375,9 +375,10 @@ def _spec() -> dict[str, Any]:
             "/gradebook": {
                 "get": {
                     "summary": "Gradebook (instructors): the counted attempt after overrides and late penalty",
-                    "description": "One row per student in class-list order (since round 47; email order before): "
-                                   "Chinese names by pinyin, other names by their letters without accents, ties "
-                                   "by tone, name and email. Read rows by their email, not their position.",
+                    "description": "One row per student in class-list order (since round 47; email "
+                                   "order before): Chinese names by pinyin, other names by their letters "
+                                   "without accents, ties by tone, name and email. Read rows by their "
+                                   "email, not their position.",
                     "parameters": [
                         {"name": "format", "in": "query", "description": "csv: plain (UTF-8 with BOM); xlsx: the same "
                          "columns as an Excel workbook, scores as numbers; canvas: "

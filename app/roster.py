@@ -432,10 +432,10 @@ def issue_links(users: list[User], actor: User, base_url: str, *, form_token: st
 
 
 def _course_time(value: datetime) -> str:
-    """A stored (naive UTC) time as the course's wall clock, its offset and zone named:
-    `2026-12-08 18:30 +08:00 Asia/Shanghai`. Round 47: the links file gave its expiry in UTC while it is named, and
-    every page dates, in the course's zone, so a link good until 18:30 in Beijing read as expiring at 10:30; its
-    mend: the offset tells the two 01:30s of a night the clocks go back apart."""
+    """A stored (naive UTC) time as the course's wall clock, its offset and zone named: `2026-12-08 18:30
+    +08:00 Asia/Shanghai`. Round 47: the links file gave its expiry in UTC while it is named, and every page
+    dates, in the course's zone, so a link good until 18:30 in Beijing read as expiring at 10:30; its mend:
+    the offset tells the two 01:30s of a night the clocks go back apart."""
     from app.course import course_zone
 
     zone = course_zone()

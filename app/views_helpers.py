@@ -337,10 +337,11 @@ def register(app: Flask) -> None:
 def _filters_per_request(app: Flask) -> None:
     """Every filter the app and its extensions add (the blueprints' `tr`, `sentence`, `logval`, Flask-Babel's
     date filters...) is evaluated per render: each may read the reader's language or zone, and a constant's
-    result was folded in the first reader's (round 47 mend: `sentence`, `tr`, `logval` still were). Jinja's own
-    filters read no request and stay foldable. Runs after the blueprints have registered their filters."""
+    result was folded in the first reader's (round 47 mend: `sentence`, `tr`, `logval` still were). Jinja's
+    own filters read no request and stay foldable. Runs after the blueprints have registered their filters."""
     for name, f in app.jinja_env.filters.items():
-        if name not in jinja2.filters.FILTERS and not hasattr(f, "jinja_pass_arg"):  # pass_context & co. set it
+        # pass_context and its kin set jinja_pass_arg: such a filter is never folded already
+        if name not in jinja2.filters.FILTERS and not hasattr(f, "jinja_pass_arg"):
             app.jinja_env.filters[name] = _per_request(f)
 
 

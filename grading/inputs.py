@@ -465,16 +465,18 @@ def _decode_utf8(data: bytes, code_prefix: str, what_en: str, what_zh: str, *,
         part, first = _gbk_part_start(data, start)
         line, col = _position(data, part)
         if first is not None:
-            # Its letters read either way (GBK 茅 is UTF-8 "é"): say both, guess neither (mend round 47: a whole GBK
-            # file with "x茅" was located only at its next Chinese text, lines below the first one UTF-8 shows wrongly)
+            # Its letters read either way (GBK 茅 is UTF-8 "é"): say both, guess neither (mend round 47:
+            # a whole GBK file with "x茅" was located only at its next Chinese text, below the first one
+            # UTF-8 shows wrongly)
             line0, col0 = _position(data, first)
             shown = data[first:_NON_ASCII_RUN.match(data, first).end()].decode("utf-8")
             raise InputError(
                 f"{code_prefix}_not_utf8",
-                f"The {what_en} is not valid UTF-8. It reads as GBK/GB18030 (a Chinese Windows encoding) from its "
-                f"first non-ASCII text on, line {line0}, column {col0}, which UTF-8 shows as \"{shown}\" (if that text "
-                f"is meant as UTF-8, the GBK part starts at line {line}, column {col}).{hint_en[hint_en.find('.') + 1:]} "
-                f"Save it as UTF-8 and upload it again.",
+                f"The {what_en} is not valid UTF-8. It reads as GBK/GB18030 (a Chinese Windows encoding) "
+                f"from its first non-ASCII text on, line {line0}, column {col0}, which UTF-8 shows as "
+                f"\"{shown}\" (if that text is meant as UTF-8, the GBK part starts at line {line}, "
+                f"column {col})."
+                f"{hint_en[hint_en.find('.') + 1:]} Save it as UTF-8 and upload it again.",
                 f"{what_zh}不是有效的 UTF-8。从第一处非 ASCII 文字（第 {line0} 行第 {col0} 列，UTF-8 显示为「{shown}」）起，"
                 f"它都能按 GBK/GB18030 编码（中文 Windows 默认编码）读取（如果那里的文字本来就是 UTF-8，GBK 部分从"
                 f"第 {line} 行第 {col} 列开始）。{hint_zh[hint_zh.find('。') + 1:]}请另存为 UTF-8 后重新上传。",
@@ -673,8 +675,9 @@ def _gbk_part_start(data: bytes, bad: int) -> tuple[int, int | None]:
     round 33 did for whole GBK files; "caf" + é is "café" (UTF-8), so a whole GBK file with 茅 (C3 A9) right after
     an ASCII letter and before any Chinese text UTF-8 cannot read is located at its first Chinese text UTF-8 cannot
     read (the 30 hanzi C3 A1-BF but ÷, written against an ASCII letter: a trade for "café", the more likely reading).
-    Where that trade was made and every non-ASCII run before the GBK part reads as GB2312 too, the second value is
-    the offset of the first such run (the file may be GBK throughout from there); otherwise it is None.
+    Where that trade was made and every non-ASCII run before the GBK part reads as GB2312 too, the second
+    value is the offset of the first such run (the file may be GBK throughout from there); otherwise it is
+    None.
     """
     body = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     start = bad
@@ -697,8 +700,8 @@ def _gbk_part_start(data: bytes, bad: int) -> tuple[int, int | None]:
 
 
 def _gbk_throughout_from(data: bytes, body: int, end: int) -> int | None:
-    """The offset of the first non-ASCII run of ``data[body:end]`` when every such run reads as GB2312 and none as
-    UTF-8 CJK text (a UTF-8 title is UTF-8 for sure), else None."""
+    """The offset of the first non-ASCII run of ``data[body:end]`` when every such run reads as GB2312 and
+    none as UTF-8 CJK text (a UTF-8 title is UTF-8 for sure), else None."""
     runs = list(_NON_ASCII_RUN.finditer(data, body, end))
     for run in runs:
         try:
