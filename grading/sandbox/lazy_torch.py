@@ -27,13 +27,23 @@ from torch.jit._script import ScriptMethodStub
 # Private builtins, as protocol takes its own (see there): its stand-ins run when the student's code calls them.
 __builtins__ = dict(builtins.__dict__)
 
-# The import system as the zygote set it up, before any student code ran (this module is imported there): the jail's
-# own imports after that code ran (own_import) go through it. A file's ``sys.meta_path.insert(0, finder)`` whose
-# finder raised SystemExit for every name made the runtime's own import of torch.nn.utils.prune, at the first weight
-# load, fail each MultiHeadAttention that was created: said as the file's error, 52 of 85 where its code earns 68
-# (round 47).
-_IMPORT_STATE = {"meta_path": list(sys.meta_path), "path_hooks": list(sys.path_hooks),
-                 "path_importer_cache": dict(sys.path_importer_cache), "path": list(sys.path)}
+# The import system as the jail set it up, before any student code ran (capture_import_state): the jail's own imports
+# after that code ran (own_import) go through it. A file's ``sys.meta_path.insert(0, finder)`` whose finder raised
+# SystemExit for every name made the runtime's own import of torch.nn.utils.prune, at the first weight load, fail each
+# MultiHeadAttention that was created: said as the file's error, 52 of 85 where its code earns 68 (round 47).
+_IMPORT_STATE: dict[str, object] = {}
+
+
+def capture_import_state() -> None:
+    """Keep the process's import system as it is now for own_import: called at this module's import (the zygote's) and
+    again by runtime.prepare_process once the jail's own guard is in place (its written-modules finder first on
+    sys.meta_path, no editable finders or hooks, no writable folder on sys.path). Kept only from the zygote, own_import
+    had none of that guard: a module written where the jail can write, on the zygote's path, was imported (mend 47)."""
+    _IMPORT_STATE.update(meta_path=list(sys.meta_path), path_hooks=list(sys.path_hooks),
+                         path_importer_cache=dict(sys.path_importer_cache), path=list(sys.path))
+
+
+capture_import_state()
 _BOOTSTRAP = {name: getattr(_bootstrap, name) for name in ("_find_and_load", "_handle_fromlist", "_gcd_import")}
 _sys_setattr, _sys_getattr = setattr, getattr
 
@@ -589,7 +599,7 @@ DYNAMO_STAND_IN: DynamoStandIn | None = None
 
 
 def _real_dynamo() -> types.ModuleType:
-    """torch._dynamo, imported as torch imports it (through the zygote's import system: own_import), with the
+    """torch._dynamo, imported as torch imports it (through the import system the jail set up: own_import), with the
     settings the stand-in kept given to it."""
     dynamo = own_import("torch._dynamo")
     if DYNAMO_STAND_IN is not None:

@@ -835,6 +835,7 @@ def prepare_process(workdir: str = WORKDIR) -> None:
         sys.path_importer_cache.pop(key, None)
     sys.path_hooks[:] = [h for h in sys.path_hooks if not _editable(h)]
     sys.meta_path[:] = [_NoWrittenModules] + [f for f in sys.meta_path if not _editable(f)]
+    lazy_torch.capture_import_state()   # the jail's own later imports keep this guard (lazy_torch.own_import)
     builtins.input = _no_keyboard_input
     torch.set_num_threads = _one_thread
 
