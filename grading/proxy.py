@@ -69,7 +69,15 @@ from grading.load_hints import (
     with_hint,
 )
 from grading.sandbox import SandboxDied, SandboxUnavailable, StudentError, StudentIdle, StudentTimeout
-from grading.sandbox.client import CPU_LIMIT_TEXT, INTERRUPTED_TEXT, SERVE_FAILED_TEXT
+from grading.sandbox.client import (
+    CPU_LIMIT_TEXT,
+    EXITED_TEXT,
+    FAULT_TEXT,
+    FILE_SIZE_TEXT,
+    INTERRUPTED_TEXT,
+    OUTPUT_LIMIT_TEXT,
+    SERVE_FAILED_TEXT,
+)
 from grading.sandbox.protocol import MAX_DIMS, MAX_ITEMS, MAX_TENSORS
 
 MAX_MESSAGE = 300
@@ -775,7 +783,14 @@ LOST_CAUSES = {"hung": ("hung", "卡死"), "over_cpu": ("used up its CPU time li
                "stopped_answering": ("stopped answering the grader", "不再回应评分器"),
                "idle": ("sat idle while the grader waited", "在评分器等待时空闲不动"),
                "not_carried": ("returned what the grader could not carry out of the sandbox",
-                               "返回了无法从沙箱传回评分系统的内容")}
+                               "返回了无法从沙箱传回评分系统的内容"),
+               # Mend 47: each end below was counted as "crashed" ("not run: attention.py crashed 3 times already"
+               # after three "exited with code 0" from a finalizer's os._exit(0)): an exit, a limit passed, or an
+               # end the sandbox's words do not name, none a crash that was seen
+               "exited": ("exited", "退出"),
+               "over_output": ("printed more than the output limit", "输出超出上限"),
+               "over_file_size": ("wrote a file over the file size limit", "写入超出大小上限的文件"),
+               "ended": ("ended", "结束")}
 
 
 def _death_cause(reason: Any) -> str:
@@ -789,7 +804,11 @@ def _death_cause(reason: Any) -> str:
     # file recursing a million deep was told it "crashed 3 times" after three such stops, round 47)
     if text.startswith(CPU_LIMIT_TEXT):
         return "over_cpu"
-    return "crashed"
+    for said, cause in ((EXITED_TEXT, "exited"), (OUTPUT_LIMIT_TEXT, "over_output"), (FILE_SIZE_TEXT, "over_file_size"),
+                        (FAULT_TEXT, "crashed")):
+        if text.startswith(said.split("{", 1)[0]):
+            return cause
+    return "ended"      # no crash was seen: a crash is said only of a fault (client.FAULT_TEXT)
 
 
 def _lost(causes: Sequence[str]) -> Msg:

@@ -554,6 +554,10 @@ RECEIVED_TEXT = "the sandboxed process was ended by {name}, the signal's default
 # The opening of what a jail stopped at its session's CPU limit is said to have met (_describe_status): the proxy tells
 # such a stop from a crash by it.
 CPU_LIMIT_TEXT = "CPU time limit exceeded"
+# The openings of an exit (its code, os._exit in a finalizer or a handler included) and of a stop at the file size
+# limit: the proxy counts neither as a crash (grading.proxy._death_cause).
+EXITED_TEXT = "the sandboxed process exited with code {code}"
+FILE_SIZE_TEXT = "file size limit exceeded (SIGXFSZ)"
 UNSENT_KILL_TEXT = "the sandboxed process was killed by SIGKILL, which the grader did not send"
 # Round 38: said only when the kernel's log names the jail's own pid (zygote.kernel_end): its OOM killer's kill, or an
 # unhandled fault of its code. A signal the code sent itself (os.kill, libc's kill through ctypes) logs nothing and
@@ -586,7 +590,7 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
         if sig != signal.SIGKILL and st.get("kernel") == "fault":
             return FAULT_TEXT.format(name=name)
         if sig == signal.SIGXFSZ:
-            return "file size limit exceeded (SIGXFSZ)"
+            return FILE_SIZE_TEXT
         if sig != signal.SIGKILL:
             return RECEIVED_TEXT.format(name=name)
         return f"the sandboxed process was killed by {name}"
@@ -597,7 +601,7 @@ def _describe_status(st: dict | None, limits: Limits) -> str:
     if st.get("loop_end") and st.get("exit_code") == protocol.INTERRUPTED_EXIT:
         return INTERRUPTED_TEXT
     if "exit_code" in st:
-        return f"the sandboxed process exited with code {st['exit_code']}"
+        return EXITED_TEXT.format(code=st["exit_code"])
     return f"the sandboxed process ended ({st.get('status')})"
 
 
