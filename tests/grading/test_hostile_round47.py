@@ -69,15 +69,3 @@ def test_a_file_that_changes_the_process_but_not_its_answers_is_graded_on_its_co
     made at the first weight load after the file ran, met the file's finder."""
     result = _grade(served, ATTACKS[attack])
     assert result["status"] == "graded" and result["total"] == EARNS[attack], json.dumps(result["tests"])[:3000]
-
-
-@pytest.mark.slow
-def test_a_file_stopped_only_at_its_cpu_limits_is_never_said_to_have_crashed(served):
-    """Before round 47: "not run: attention.py crashed 3 times already" after a recursion a million deep in every
-    forward was stopped three times at the session's CPU limit ("CPU time limit exceeded" each time)."""
-    result = _grade(served, ATTACKS["the_recursion_limit_raised_to_a_million_and_recursion_without_end_in_forward"])
-    assert result["status"] == "graded", result["message"]
-    # every stop of this file is a RecursionError or a limit met (as the host's load goes, three stops at the session's
-    # CPU limit or the grading's CPU budget taken): none is a crash, whatever ended the remaining checks
-    said = json.dumps([t["feedback"] for t in result["tests"]], ensure_ascii=False)
-    assert "crashed" not in said and "崩溃" not in said, said[:3000]

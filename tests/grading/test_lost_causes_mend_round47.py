@@ -51,3 +51,19 @@ def test_every_cause_is_said_in_both_languages_with_full_width_zh():
     for cause, (en, zh) in LOST_CAUSES.items():
         assert en.isascii() and en and zh and not zh.isascii(), cause
         assert not any(c in zh for c in ",;:()"), (cause, zh)
+
+
+@pytest.mark.slow  # a jail spends its 1 s CPU limit (seconds of wall on a loaded host)
+def test_a_real_session_stopped_at_its_cpu_limit_is_counted_as_using_it_up_not_as_a_crash(executor):
+    """Review RC MED 3: driven by what the sandbox says of a real stop, not by a grading whose stops depend on the
+    host's load. Before round 47: "crashed" ('not run: attention.py crashed 3 times already')."""
+    from grading.sandbox import SandboxDied
+
+    limits = Limits(cpu=1, wall=20, call_timeout=3, import_timeout=10)
+    with executor.session("while True:\n    pass\n", "attention.py", "attention", limits=limits) as session:
+        with pytest.raises(SandboxDied) as died:
+            session.load()
+    cause = _death_cause(died.value.reason)
+    text = gave_up_text("attention.py", 3, [cause])
+    assert cause == "over_cpu" and "CPU time limit 3 times" in text["en"] and "CPU 时间上限" in text["zh"], (
+        str(died.value), text)
