@@ -362,8 +362,9 @@ class Runtime:
             # inside a call limited to 5 s. Imported here it is load time, which has 10 s (the zygote
             # does not import it for everyone: 73 MB more of each jail's 1 GiB address space and ~8 ms
             # more per fork; the reentrant default needs none of it, see lazy_torch._settle_dynamo_disables).
+            # Through the jail's import system, not the file's (a finder of its raising SystemExit ended the load).
             try:
-                import torch._dynamo  # noqa: F401
+                lazy_torch.own_import("torch._dynamo")
             except Exception:  # noqa: BLE001 - the student's call imports it itself, and reports its error
                 pass
         self._install_count(list(watch.get("count", [])))
