@@ -1966,6 +1966,10 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
             if probe is None or _biases_left_out(probe) != names:
                 return None
         return _bias_partly_dropped(names)
+    if not _rows_as_softmax(case):
+        # mend round 47 (review RD, HIGH 1): the padding weight was given after the softmax (the rows sum to more than
+        # 1 by about what the padding keys hold); a fill fitting within MATCH_TOL is then no cause checked
+        return _padding_leak(case, heads_told)
     if (fill := _fill_seen(case)) is not None:
         number: _Number | None = ("one", fill[0][1])
         if student is not None:
@@ -2039,8 +2043,9 @@ def _padding_leak(case: _MhaCase, heads_told: tuple[int, ...] = ()) -> Msg | Non
     wrong head gives the padding keys weight, and its real keys' weights, rescaled to sum to 1, are the right ones
     (the real keys' scores right, the padding keys' finite: a -inf score gets exactly 0); the output is those
     weights' (merged with the right values). Said with each head's largest padding weight, what was seen; no number
-    for the fill is said (none was checked). None when the weights are not given per head, or a head is wrong in
-    another way."""
+    for the fill is said (none was checked). The cause and its fix only when told apart from a weight given after the
+    softmax (``_leak_from_scores``, mend round 47): else each head's padding weight alone. None when the weights are
+    not given per head, or a head is wrong in another way."""
     w, kpm, ref = case.weights, case.key_padding_mask, case.variant(None)
     if w is None or kpm is None or ref is None or w.shape != ref[1].shape or w.dim() != 4 \
             or w.shape[0] != kpm.shape[0] or w.shape[-1] != kpm.shape[-1] or not bool(kpm.any()) \
@@ -2062,18 +2067,72 @@ def _padding_leak(case: _MhaCase, heads_told: tuple[int, ...] = ()) -> Msg | Non
     if _err(case.out, C.mha_merge(double.params, wd @ parts[1])) >= MATCH_TOL:
         return None                  # the output is not these weights': something else is wrong too
     heads = tuple(wrong)
-    where = _heads_said(None if len(heads) == w.shape[1] else heads, told=heads == heads_told)
-    if w.shape[1] == 1:
-        seen = msg(f"the padding keys get weight up to {float(on_pad[0]):.3g}",
-                   f"padding key 的权重最大为 {float(on_pad[0]):.3g}")
-    else:
-        # "0.0018 (head 0), 0.0023 (head 1)": "0.0018 in head 0, 0.0023 in head 1" read as a list of heads "0, 0.0023"
-        seen = msg("the padding keys get weight up to " + ", ".join(f"{float(on_pad[h]):.3g} (head {h})" for h in heads),
-                   "padding key 的最大权重" + "、".join(f"在 head {h} 中为 {float(on_pad[h]):.3g}" for h in heads))
-    return msg(f"the weights and the output match{where['en']} the real keys' scores right and the padding keys' "
-               f"scores finite instead of -inf (a -inf score gets exactly 0 weight): {seen['en']}; {_FILL_FIX['en']}",
+    seen = _pad_weights_seen(on_pad, heads, w.shape[1])
+    # mend round 47 (review RD, HIGH 1): the cause only for the heads where it is told apart from a weight given after
+    # the softmax; a head leaking about float32 rounding is said as seen
+    checked = tuple(h for h in heads if _leak_from_scores(wd, real / mass, rw, pad, h))
+    if not checked:
+        return seen
+    rest = tuple(h for h in heads if h not in checked)
+    said_heads = None if len(checked) == w.shape[1] else checked
+    where = _heads_said(said_heads, told=checked == heads_told, alone=not rest)
+    seen = _pad_weights_seen(on_pad, checked, w.shape[1])
+    if rest:
+        many = len(rest) > 1
+        rest_said = _pad_weights_seen(on_pad, rest, w.shape[1])
+        seen = cat(seen, msg(f" (head{'s' if many else ''} {listed([str(h) for h in rest])} too: "
+                             f"{rest_said['en']}, too little to tell from what)",
+                             f"（head {listed([str(h) for h in rest], zh=True)} 也是：{rest_said['zh']}，"
+                             "小到无法判断来源）"), sep=msg("", ""))
+    # mend round 47 (review RD, LOW 1): "match the real keys' scores right and ..." did not read as English
+    return msg(f"the weights and the output are{where['en']} those given by right scores for the real keys and finite "
+               f"scores instead of -inf for the padding keys (a -inf score gets exactly 0 weight): {seen['en']}; "
+               f"{_FILL_FIX['en']}",
                f"权重和输出与{where['zh']}真实 key 的 score 正确、padding key 的 score 为有限数而不是 -inf 的结果一致（score 为 "
                f"-inf 的 key 权重恰好为 0）：{seen['zh']}；{_FILL_FIX['zh']}")
+
+
+def _pad_weights_seen(on_pad: Tensor, heads: tuple[int, ...], num_heads: int) -> Msg:
+    """Each of ``heads``' largest padding weight, as seen."""
+    if num_heads == 1:
+        return msg(f"the padding keys get weight up to {float(on_pad[0]):.3g}",
+                   f"padding key 的权重最大为 {float(on_pad[0]):.3g}")
+    # "0.0018 (head 0), 0.0023 (head 1)": "0.0018 in head 0, 0.0023 in head 1" read as a list of heads "0, 0.0023"
+    return msg("the padding keys get weight up to " + ", ".join(f"{float(on_pad[h]):.3g} (head {h})" for h in heads),
+               "padding key 的最大权重" + "、".join(f"在 head {h} 中为 {float(on_pad[h]):.3g}" for h in heads))
+
+
+_TELLS = 10.0   # how many times the alternative's misfit must exceed the finite-scores model's to tell them apart
+
+
+def _rows_as_softmax(case: _MhaCase) -> bool:
+    """False when weights given per head hold padding weight, finite, and some head's rows deviate from 1 by more than
+    a tenth of the padding weight a row of that head holds (and by more than float32 rounding): a softmax of any scores sums to 1, so that padding weight
+    was not given by the scores (mend round 47). True otherwise (nothing to tell: the other checks rule)."""
+    w, kpm = case.weights, case.key_padding_mask
+    if w is None or kpm is None or w.dim() != 4 or w.shape[0] != kpm.shape[0] or w.shape[-1] != kpm.shape[-1] \
+            or not _finite(w):
+        return True
+    wd = w.double()
+    row_pad = wd.masked_fill(~kpm[:, None, None, :], 0.0).sum(-1).amax(dim=(0, 2))
+    off_one = (wd.sum(-1) - 1).abs().amax(dim=(0, 2))
+    # a deviation within ROW_SUM_TOL is float32 rounding: it tells nothing
+    return not any(float(row_pad[h]) > C.ZERO_TOL and float(off_one[h]) > C.ROW_SUM_TOL
+                   and float(off_one[h]) * _TELLS > float(row_pad[h]) for h in range(w.shape[1]))
+
+
+def _leak_from_scores(w: Tensor, rescaled: Tensor, ref: Tensor, pad: Tensor, h: int) -> bool:
+    """Whether head ``h`` was checked to leak through finite padding scores (mend round 47, review RD
+    HIGH 1). A finite score is what softmax then normalises: every row sums to 1 and the real keys keep their
+    ratios, so their weights rescaled to sum to 1 are the right ones. Both must tell the cause apart from a weight
+    given after the softmax: the rows' deviation from 1 well below the padding weight a row holds (a padding weight
+    set after the softmax adds to the row), and the rescaled weights far closer to the right ones than the weights
+    as given (eps smoothing, (w + eps) / (1 + N * eps), sums to 1 but moves every weight alike). A leak near the
+    float32 rounding (about 1e-7) is told apart by neither: the cause is then not said."""
+    row_pad = w[:, h].masked_fill(~pad[:, h], 0.0).sum(-1)
+    off_one = (w[:, h].sum(-1) - 1).abs()
+    as_given, as_rescaled = _err(w[:, h], ref[:, h]), _err(rescaled[:, h], ref[:, h])
+    return float(off_one.max()) * _TELLS <= float(row_pad.max()) and as_rescaled * _TELLS <= as_given
 
 
 # ------------------------------------------------------------------ a padding fill too weak, or on the wrong side

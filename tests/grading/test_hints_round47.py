@@ -138,4 +138,4 @@ def test_no_hint_of_a_faulty_multi_head_file_says_inf_for_nan_or_names_the_score
         assert english_in_zh(zh, code) == [], (test["id"], zh)
     if name == "pad_finite_per_head":
         said = next(t["feedback"]["en"] for t in result["tests"] if t["id"] == "test_padding_keys_get_zero_weight")
-        assert "the padding keys' scores finite instead of -inf" in said and " (head 1)" in said, said
+        assert "finite scores instead of -inf for the padding keys" in said and " (head 1)" in said, said

@@ -19,7 +19,7 @@ from tests.grading.test_padding_fill_round41 import PAD8
 from tests.grading.test_padding_fill_round42 import ZH
 from tests.grading.test_padding_fill_round45 import CTX, PARAMS, D, H, _Module, _said, _Student
 
-SEEN = "the real keys' scores right and the padding keys' scores finite instead of -inf"
+SEEN = "those given by right scores for the real keys and finite scores instead of -inf for the padding keys"
 SEEN_ZH = "真实 key 的 score 正确、padding key 的 score 为有限数而不是 -inf 的结果一致"
 PER_KEY = torch.tensor([0.0, 0.0, 0.0, 0.0, 0.0, -4.0, -6.0, -9.0])     # a number per key (keys 5..7 are padding)
 PER_QUERY = torch.linspace(-3.0, -10.0, 8)[:, None]                       # a number per query
@@ -55,8 +55,8 @@ def test_a_finite_fill_that_differs_per_head_or_position_is_said_with_what_each_
     en, zh = said["en"], said["zh"]
     assert SEEN in en and SEEN_ZH in zh, en
     seen = _on_pad(faults)
-    assert ", ".join(f"{x:.3g} (head {h})" for h, x in seen.items()) in en, (seen, en)
-    assert "padding key 的最大权重" + "、".join(f"在 head {h} 中为 {x:.3g}" for h, x in seen.items()) in zh, (seen, zh)
+    # mend round 47: a head leaking about float32 rounding (2.6e-7) is said apart, as seen, after the others
+    assert all(f"{x:.3g} (head {h})" in en and f"在 head {h} 中为 {x:.3g}" in zh for h, x in seen.items()), (seen, en)
     if len(seen) < H:
         assert f"in head{'s' if len(seen) > 1 else ''} {', '.join(map(str, seen))} only" in en, en
     assert "about" not in en and "约" not in zh and "float('-inf')" in en, en     # no number of the fill
@@ -103,5 +103,5 @@ def test_heads_the_padding_test_named_already_are_said_as_those_heads():
     out, w = _Module(PARAMS, H, D // H, faults)(CTX, key_padding_mask=PAD8, return_weights=True)
     said = diagnose.mha(out, w, PARAMS, H, D // H, CTX, None, None, PAD8, heads_told=(0, 1))
     assert said is not None
-    assert said["en"].startswith(f"the weights and the output match, in those heads, {SEEN}"), said["en"]
+    assert said["en"].startswith(f"the weights and the output are, in those heads, {SEEN}"), said["en"]
     assert said["zh"].startswith(f"权重和输出与这些 head 中{SEEN_ZH}"), said["zh"]
