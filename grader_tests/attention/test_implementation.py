@@ -10,6 +10,7 @@ from grader_tests.attention import diagnose, static
 from grader_tests.attention.checks import (
     SEMI,
     Feedback,
+    apart,
     cat,
     dtype_name,
     expect,
@@ -361,10 +362,11 @@ def test_gradients_match_reference(student):
         # seen by the jail in this very call: the gradient's cause when it differs
         hint = cat(hint, diagnose.changed_in_gradient_call(changed, student.source), sep=SEMI)
     for name, got, ref in zip("qkv", grads, C.ref_grads(q, k, v, mask, g), strict=True):
-        err = max_err(got, ref)
-        expect(err <= 1e-4, cat(msg(f"the gradient with respect to {name} differs from the reference by {err:.3g} "
-                                    "(allowed 1e-4)",
-                                    f"对 {name} 的梯度与参考实现相差 {err:.3g}（允许 1e-4）"), hint, sep=SEMI))
+        # mend round 47 (review RD, MED 2): a NaN gradient was said to differ "by inf", a number never computed
+        by = apart(got, ref, msg("the gradient", "该梯度"), msg("the reference's", "参考实现的"))
+        expect(max_err(got, ref) <= 1e-4, cat(msg(f"the gradient with respect to {name} differs from the reference"
+                                                  f"{by['en']} (allowed 1e-4)",
+                                                  f"对 {name} 的梯度与参考实现{by['zh']}（允许 1e-4）"), hint, sep=SEMI))
 
 
 def _expect_dtype(dtype: torch.dtype, out, w, advice) -> None:
@@ -547,8 +549,9 @@ def _expect_unchanged(before, after, what) -> None:
     """The same call gave the same result before and after another call, or the feedback says so."""
     if identical(before, after):
         return
-    raise Feedback(cat(what, msg(f" differs by up to {max_err(before, after):.3g} from the same call made before it: ",
-                                 f"与之前同样的调用最多相差 {max_err(before, after):.3g}："),
+    # mend round 47 (review RD, MED 2): NaN in one of the two results was said as "differs by up to inf"
+    by = apart(before, after, msg("the first", "前者"), msg("the later", "后者"))
+    raise Feedback(cat(what, msg(f" differs{by['en']} from the same call made before it: ", f"与之前同样的调用{by['zh']}："),
                        diagnose.FAULTS["stateful"]))
 
 
