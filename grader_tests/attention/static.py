@@ -12,6 +12,7 @@ import pkgutil
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence, Set
+from typing import NamedTuple
 
 from grading.i18n import Msg, msg
 from grading.load_hints import is_main_guard
@@ -3213,8 +3214,6 @@ def _namespace_vars(call: ast.Call, parents: Mapping[int, ast.AST], own_names: S
     while module is not None and not isinstance(module, ast.Module):
         module = parents.get(id(module))
     return _bound_only_by_import(module, parents, chain[0], ("argparse", "types"))   # type: ignore[arg-type]
-
-
 # What argparse's parser-building calls may be given for ``vars(parser.parse_args([]))`` to be read as a dict of
 # written-out defaults: the values of their arguments are constants, the builtin converters or argparse's own action
 PARSER_BUILDING = frozenset({"add_argument", "set_defaults", "add_argument_group", "add_mutually_exclusive_group"})
@@ -3227,56 +3226,196 @@ def _parsed_defaults_vars(call: ast.Call, tree: ast.Module, parents: Mapping[int
     ``parser`` is bound once to ``argparse.ArgumentParser(...)`` (by name, or returned by the file's own function)
     and every argument the file gives a parser-building call is written out (constants, ``int``/``float``/``str``/
     ``bool``, ``argparse.BooleanOptionalAction``): the dict holds those defaults and nothing else (argparse-default
-    configs; cost 17 points until round 47). torch taken as a value in the scope keeps the finding, as for
-    ``vars()`` of a namespace the method made."""
+    configs; cost 17 points until round 47). It holds only if argparse is argparse's own: argparse and the parser
+    are only called (_argparse_untouched), as a write (``argparse.ArgumentParser.parse_known_args = ...``) could
+    make parse_args return torch's module. torch taken as a value in the scope keeps the finding, as for ``vars()``
+    of a namespace the method made. The file-wide facts are read once per tree (_argparse_facts)."""
     up = parents.get(id(call))
     if len(call.args) != 1 or call.keywords or isinstance(up, ast.Attribute) and up.attr not in DICT_READING_METHODS \
             or isinstance(up, ast.Subscript) and not isinstance(up.ctx, ast.Load):
         return False
-    bound = _binding_counts(tree)
-    scope = _enclosing_function(call, parents)
-
-    def once(name: ast.expr) -> ast.expr | None:
-        """The value of the single ``name = value`` the file binds ``name`` by, if that is its only binding."""
-        if not isinstance(name, ast.Name) or bound.get(name.id) != 1:
-            return None
-        found = [a.value for a in _nodes(tree) if isinstance(a, ast.Assign) and len(a.targets) == 1
-                 and isinstance(a.targets[0], ast.Name) and a.targets[0].id == name.id]
-        return found[0] if len(found) == 1 else None
+    facts = _argparse_facts(tree)
+    if not facts.untouched:
+        return False
+    bound = _module_binding_counts(tree)
 
     def is_parser(node: ast.expr | None) -> bool:
         if isinstance(node, ast.Name):
-            node = once(node)
+            if not _once_per_name(_only_built_on, node.id, facts, parents):
+                return False
+            node = facts.single.get(node.id)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords \
                 and bound.get(node.func.id) == 1:
-            builder = next((f for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == node.func.id), None)
-            returns = [r for r in _nodes(builder) if isinstance(r, ast.Return)] if builder is not None else []
-            return bool(returns) and all(is_parser(r.value) for r in returns)
-        return isinstance(node, ast.Call) and (_dotted(node.func) or [])[-2:] in (["argparse", "ArgumentParser"],) \
-            and len(_dotted(node.func) or []) == 2 and _bound_only_by_import(tree, parents, "argparse", ("argparse",))
+            builder = facts.defs.get(node.func.id)
+            returns = [r for r in ast.walk(builder) if isinstance(r, ast.Return)] if builder is not None else []
+            return bool(returns) and _once_per_name(_builder_only_parsed, node.func.id, facts, parents) \
+                and all(is_parser(r.value) for r in returns)
+        return isinstance(node, ast.Call) and _dotted(node.func) == ["argparse", "ArgumentParser"]
 
-    parsed = call.args[0] if isinstance(call.args[0], ast.Call) else once(call.args[0])
+    argument = call.args[0]
+    if isinstance(argument, ast.Name) and not _once_per_name(_only_read, argument.id, facts, parents):
+        return False
+    parsed = argument if isinstance(argument, ast.Call) else facts.single.get(getattr(argument, "id", ""))
     if not (isinstance(parsed, ast.Call) and isinstance(parsed.func, ast.Attribute) and parsed.func.attr == "parse_args"
             and not parsed.keywords and len(parsed.args) <= 1 and all(_plain_argument(a, bound) for a in parsed.args)
             and is_parser(parsed.func.value)):
         return False
-    if any(isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == "parse_args" for f in _nodes(tree)):
-        return False
-    for node in _nodes(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in PARSER_BUILDING \
-                and not all(_plain_argument(a, bound) for a in [*node.args, *(k.value for k in node.keywords)]) \
-                or isinstance(node, ast.Call) and any(k.arg is None for k in node.keywords) \
-                and isinstance(node.func, ast.Attribute) and node.func.attr in PARSER_BUILDING:
-            return False
+    scope = _enclosing_function(call, parents)
     if scope is not None:
-        return not _bare_alias_in(scope, frozenset(aliases))
+        return not (_bare_alias_in(scope, frozenset(aliases)) or _torch_module_value_in(scope, frozenset(aliases)))
     return not _torch_as_value_outside_imports(tree, frozenset(aliases))
 
 
+class _ArgparseFacts(NamedTuple):
+    untouched: bool                         # _argparse_untouched
+    single: dict[str, ast.expr]             # the value of each name bound once, by a one-name assignment
+    defs: dict[str, ast.FunctionDef]        # the module-level defs
+    loads: dict[str, list[ast.Name]]        # every read of each name
+    memo: dict[tuple[str, str], bool]       # _only_built_on, _builder_only_parsed, _only_read by name, once each
+
+
+@functools.lru_cache(maxsize=4)
+def _argparse_facts(tree: ast.Module) -> _ArgparseFacts:
+    """What _parsed_defaults_vars asks of the whole file, once per tree (it was asked for each ``vars(...)`` call:
+    1500 of them took 96 s of CPU, round 47 review M4)."""
+    bound = _module_binding_counts(tree)
+    values: dict[str, list[ast.expr]] = {}
+    loads: dict[str, list[ast.Name]] = {}
+    for node in _nodes(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values.setdefault(node.targets[0].id, []).append(node.value)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            loads.setdefault(node.id, []).append(node)
+    single = {name: found[0] for name, found in values.items() if len(found) == 1 and bound.get(name) == 1}
+    defs = {f.name: f for f in tree.body if isinstance(f, ast.FunctionDef)}
+    return _ArgparseFacts(_argparse_untouched(tree, loads.get("argparse", []), bound), single, defs, loads, {})
+
+
+def _once_per_name(check: Callable[[str, Mapping[str, Sequence[ast.Name]], Mapping[int, ast.AST]], bool], name: str,
+                   facts: _ArgparseFacts, parents: Mapping[int, ast.AST]) -> bool:
+    """``check(name, ...)`` read once per tree and name: each walks every read of the name, and a parser read
+    by 1500 ``vars(parser.parse_args([]))`` calls was walked 1500 times (4.9 of 10 s of CPU)."""
+    key = (check.__name__, name)
+    if key not in facts.memo:
+        facts.memo[key] = check(name, facts.loads, parents)
+    return facts.memo[key]
+
+
+# argparse's formatters, the one kind of class the parser's constructor is commonly given (``formatter_class=``)
+ARGPARSE_FORMATTERS = frozenset({"HelpFormatter", "RawDescriptionHelpFormatter", "RawTextHelpFormatter",
+                                 "ArgumentDefaultsHelpFormatter", "MetavarTypeHelpFormatter"})
+
+
+def _argparse_untouched(tree: ast.Module, argparse_reads: Sequence[ast.Name], bound: Mapping[str, int]) -> bool:
+    """Whether argparse is the standard library's, only called: bound only by ``import argparse``; every read of
+    it is ``argparse.X(...)`` or a written-out argument (``argparse.BooleanOptionalAction``, a formatter) of a
+    parser-building call or of ``ArgumentParser(...)``/``add_parser(...)``, never a write, a further attribute
+    (``argparse.ArgumentParser.parse_known_args = lambda ...: (F, [])``, round 47 review H2) or a value handed on;
+    every argument of those calls is written out (no ``argument_default=torch.nn``, ``parents=[...]``, ``**kw``,
+    review M1; no ``fromfile_prefix_chars``, which reads the files the arguments name); and no function of the
+    file is named parse_args."""
+    parents = _parents(tree)
+    if not _bound_only_by_import(tree, parents, "argparse", ("argparse",)) \
+            or any(isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == "parse_args"
+                   for f in _nodes(tree)):
+        return False
+    for read in argparse_reads:
+        attribute, call = parents.get(id(read)), None
+        if isinstance(attribute, ast.Attribute) and isinstance(attribute.ctx, ast.Load):
+            call = parents.get(id(attribute))
+            if isinstance(call, ast.keyword):
+                call = parents.get(id(call))
+        if not (isinstance(call, ast.Call) and (call.func is attribute or _parser_call(call))):
+            return False
+    for node in _nodes(tree):
+        if isinstance(node, ast.Call) and _parser_call(node) and not all(
+                k.arg is not None and k.arg != "fromfile_prefix_chars" and (_plain_argument(k.value, bound)
+                                                                           or k.arg == "formatter_class"
+                                       and _dotted(k.value) in (["argparse", f] for f in ARGPARSE_FORMATTERS))
+                for k in node.keywords) or isinstance(node, ast.Call) and _parser_call(node) \
+                and not all(_plain_argument(a, bound) for a in node.args):
+            return False
+    return True
+
+
+def _parser_call(call: ast.Call) -> bool:
+    """A call that builds a parser: ``argparse.ArgumentParser(...)``, ``<subparsers>.add_parser(...)`` or one of
+    PARSER_BUILDING on any object."""
+    return _dotted(call.func) == ["argparse", "ArgumentParser"] or isinstance(call.func, ast.Attribute) \
+        and call.func.attr in PARSER_BUILDING | {"add_parser"}
+
+
+def _only_built_on(name: str, loads: Mapping[str, Sequence[ast.Name]], parents: Mapping[int, ast.AST]) -> bool:
+    """Whether every read of ``name`` (a parser) calls a parser-building method or parse_args on it, or returns it:
+    no ``parser.parse_known_args = ...``, ``setattr(parser, ...)`` or parser handed to anything else."""
+    for read in loads.get(name, []):
+        method = parents.get(id(read))
+        if isinstance(parents.get(id(read)), ast.Return):
+            continue
+        if not (isinstance(method, ast.Attribute) and method.attr in PARSER_BUILDING | {"parse_args"}
+                and isinstance(call := parents.get(id(method)), ast.Call) and call.func is method):
+            return False
+    return True
+
+
+def _builder_only_parsed(name: str, loads: Mapping[str, Sequence[ast.Name]], parents: Mapping[int, ast.AST]) -> bool:
+    """Whether every read of the builder ``name`` is ``name()``, then parsed where it stands
+    (``name().parse_args(...)``) or bound to a name only built on (_only_built_on)."""
+    targets: set[str] = set()                                   # each checked once, however often it is bound
+    for read in loads.get(name, []):
+        call = parents.get(id(read))
+        up = parents.get(id(call))
+        if isinstance(call, ast.Call) and call.func is read and isinstance(up, ast.Assign) and len(up.targets) == 1 \
+                and isinstance(up.targets[0], ast.Name):
+            targets.add(up.targets[0].id)
+        elif not (isinstance(call, ast.Call) and call.func is read and isinstance(up, ast.Attribute)
+                  and up.attr == "parse_args" and isinstance(parsed := parents.get(id(up)), ast.Call)
+                  and parsed.func is up):
+            return False
+    return all(_only_built_on(target, loads, parents) for target in targets)
+
+
+def _only_read(name: str, loads: Mapping[str, Sequence[ast.Name]], parents: Mapping[int, ast.AST]) -> bool:
+    """Whether every read of ``name`` (the parsed namespace) is ``vars(name)`` or a public attribute read off it
+    (``args.d_model``): no ``args.__class__ = ...`` or namespace handed to the file's own function to change."""
+    for read in loads.get(name, []):
+        up = parents.get(id(read))
+        if not (isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "vars"
+                and up.args == [read] or isinstance(up, ast.Attribute) and isinstance(up.ctx, ast.Load)
+                and not up.attr.startswith("_")):
+            return False
+    return True
+
+
+# dtypes are what a file commonly hands on off torch as a value (``M(dtype=torch.float32)``); modules are not
+TORCH_VALUE_DTYPES = frozenset({"float32", "float16", "float64", "bfloat16", "float", "half", "double", "int64",
+                                "int32", "int16", "int8", "uint8", "long", "int", "bool", "complex64"})
+
+
+@functools.lru_cache(maxsize=8)
 def _torch_as_value_outside_imports(tree: ast.Module, aliases: frozenset[str]) -> bool:
-    """Whether the file reads a name of torch as a value anywhere (``M(torch)``, ``t = torch``, ``def f(m=torch)``),
-    not only as the root of an attribute read or a call; its module-level imports do not count."""
-    return any(_bare_alias_in(n, aliases) for n in tree.body if not isinstance(n, ast.Import | ast.ImportFrom))
+    """Whether the file reads torch or one of its modules as a value anywhere (``M(torch)``, ``M(torch.nn)``,
+    ``def f(m=torch.nn.functional)``; _torch_module_value_in); its module-level imports do not count. Once per
+    tree: it was asked for each save_hyperparameters caller (700 callers took 26 s of CPU, round 47 review M4)."""
+    return any(_bare_alias_in(n, aliases) for n in tree.body if not isinstance(n, ast.Import | ast.ImportFrom)) \
+        or _torch_module_value_in(tree, aliases)
+
+
+@functools.lru_cache(maxsize=16)
+def _torch_module_value_in(scope: ast.AST, aliases: frozenset[str]) -> bool:
+    """Whether ``scope`` reads one of torch's modules as a value off a name of torch (``M(torch.nn)``,
+    ``t = nn.functional``), not as the root of a call or of an attribute read further (round 47 review M1: only
+    a bare name was counted). Modules are named in lower case: a class (``nn.Module`` as a base,
+    ``norm_layer=nn.LayerNorm``) or a dtype (``torch.float32``) is a plain value; a function (``act=F.gelu``) is
+    counted, as a module is not told from it by its name."""
+    for node in ast.walk(scope):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Load) and _root(child) in aliases \
+                    and _dotted(child) is not None and child.attr[:1].islower() \
+                    and child.attr not in TORCH_VALUE_DTYPES and not isinstance(node, ast.Attribute) \
+                    and not (isinstance(node, ast.Call) and child is node.func):
+                return True
+    return False
 
 
 def _plain_argument(node: ast.expr, bound: Mapping[str, int]) -> bool:
@@ -3838,7 +3977,7 @@ def _decorated_function_parameter(target: ast.Name, tree: ast.Module, parents: M
     # a decorator factory (``@logged("info")``): the module-level function only defines the decorator whose only
     # parameter is target and returns it as it is, so what the decorator is given is still the def below ``@``
     decorator = next((f for f in chain[:-1] if parents.get(id(f)) is function), None)
-    returns = [r for r in _nodes(function) if isinstance(r, ast.Return)
+    returns = [r for r in ast.walk(function) if isinstance(r, ast.Return)
                and _enclosing_function(r, parents) is function]   # type: ignore[arg-type]
     return decorator is not None and _only_parameter(decorator, target.id) and bound.get(decorator.name) == 1 \
         and bool(returns) and all(isinstance(r.value, ast.Name) and r.value.id == decorator.name for r in returns) \
@@ -3858,7 +3997,11 @@ def _used_only_as_decorator(name: str, tree: ast.Module, parents: Mapping[int, a
     uses = [n for n in _nodes(tree) if isinstance(n, ast.Name) and n.id == name]
     if factory:
         calls = [parents.get(id(n)) for n in uses]
-        if not all(isinstance(c, ast.Call) and c.func is n for c, n in zip(calls, uses, strict=True)):
+        # the factory given written-out values only (``@logged('info')``): its parameter is in the wrapper's
+        # closure, where ``@logged(torch.nn)`` would hand torch on (round 47 review M3)
+        if not all(isinstance(c, ast.Call) and c.func is n and all(_plain_argument(a, bound) for a in c.args)
+                   and all(k.arg is not None and _plain_argument(k.value, bound) for k in c.keywords)
+                   for c, n in zip(calls, uses, strict=True)):
             return False
         uses = calls                                            # type: ignore[assignment]
     # each ``@decorator`` with nothing below it that may hand it something else than the def (``@to_softmax``
@@ -4268,17 +4411,62 @@ def _string_annotations(tree: ast.Module) -> bool:
 
 def _plain_update_wrappers(tree: ast.Module) -> set[int]:
     """The ``functools.update_wrapper`` reads (functools bound once, by its import) called with the wrapper and the
-    wrapped alone: with ``assigned``/``updated`` left to functools' own constants it copies what
+    wrapped alone, as a statement of its own, where the wrapper is what decorates and the wrapped what it was given
+    (_wraps_what_it_decorates): with ``assigned``/``updated`` left to functools' own constants it copies what
     ``functools.wraps(fn)`` copies (a class-based decorator's ``__init__``; cost 17 points until round 47). Any
-    other argument, a starred one, or the function taken as a value stays flagged."""
-    if _binding_counts(tree).get("functools") != 1:
+    other argument (``update_wrapper(self, F)`` copies F's ``__dict__`` into self, round 47 review H1), a starred
+    one, or the function taken as a value stays flagged."""
+    bound = _module_binding_counts(tree)
+    if bound.get("functools") != 1:
         return set()
     parents = _parents(tree)
     return {id(node) for node in _nodes(tree)
             if isinstance(node, ast.Attribute) and node.attr == "update_wrapper" and _dotted(node) ==
             ["functools", "update_wrapper"] and isinstance(call := parents.get(id(node)), ast.Call)
             and call.func is node and len(call.args) == 2 and not call.keywords
-            and not any(isinstance(a, ast.Starred) for a in call.args)}
+            and _wraps_what_it_decorates(call, tree, parents, bound)}
+
+
+def _wraps_what_it_decorates(call: ast.Call, tree: ast.Module, parents: Mapping[int, ast.AST],
+                             bound: Mapping[str, int]) -> bool:
+    """Whether ``update_wrapper(wrapper, fn)`` (its result unused) copies one of the file's own defs onto the
+    object that decorates it: ``self`` in ``__init__(self, fn)`` of a module-level class used only as ``@cls``
+    over the file's own defs, neither name rebound there; or a def of the decorator's own body as wrapper and fn
+    the decorator's only parameter (_decorated_function_parameter, as for ``inspect.signature(fn)``)."""
+    wrapper, wrapped = call.args
+    stmt = parents.get(id(call))
+    function = _enclosing_function(call, parents)
+    if not (isinstance(stmt, ast.Expr) and isinstance(wrapper, ast.Name) and isinstance(wrapped, ast.Name)
+            and isinstance(function, ast.FunctionDef) and stmt in function.body):
+        return False
+    if any(isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and n.id in (wrapper.id, wrapped.id)
+           or isinstance(n, ast.Global | ast.Nonlocal) for n in ast.walk(function)):
+        return False
+    cls = parents.get(id(function))
+    if wrapper.id == "self":
+        return function.name == "__init__" and isinstance(cls, ast.ClassDef) and parents.get(id(cls)) is tree \
+            and not function.decorator_list and bound.get(cls.name) == 1 \
+            and [a.arg for a in function.args.args] == ["self", wrapped.id] \
+            and not (function.args.posonlyargs or function.args.kwonlyargs or function.args.vararg
+                     or function.args.kwarg) \
+            and _used_only_as_decorator(cls.name, tree, parents, bound, factory=False)
+    return bound.get(wrapper.id) == 1 and any(isinstance(d, ast.FunctionDef) and d.name == wrapper.id
+                                              for d in function.body) \
+        and _decorated_function_parameter(wrapped, tree, parents, bound)
+
+
+def _partial_of_own_call(node: ast.Attribute, parents: Mapping[int, ast.AST]) -> bool:
+    """Whether ``node`` is ``self.__call__`` returned as ``functools.partial(self.__call__, obj)`` by ``__get__``
+    (self, obj[, objtype]) of a class: the descriptor binding of a class-based decorator. Any other use of a
+    dunder of self (``self.__init__(torch.nn)``, ``hook(self.__call__)``, round 47 review M2) stays flagged."""
+    call = parents.get(id(node))
+    get = _enclosing_function(node, parents)
+    return node.attr == "__call__" and isinstance(node.value, ast.Name) and node.value.id == "self" \
+        and isinstance(call, ast.Call) and _dotted(call.func) == ["functools", "partial"] and not call.keywords \
+        and isinstance(get, ast.FunctionDef) and get.name == "__get__" and len(get.args.args) >= 2 \
+        and len(call.args) == 2 and call.args[0] is node and isinstance(call.args[1], ast.Name) \
+        and call.args[1].id == get.args.args[1].arg and isinstance(ret := parents.get(id(call)), ast.Return) \
+        and ret in get.body
 
 
 def _decorating_dispatchers(tree: ast.Module) -> set[int]:
@@ -4547,10 +4735,9 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
         if isinstance(node, ast.Attribute) and node.attr in FOREIGN_SELF_DUNDERS and isinstance(node.ctx, ast.Load) \
                 and not (isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
                          and node.value.func.id == "super") and not _called_on_self(node, calls.get(id(node))) \
-                and not (isinstance(node.value, ast.Name) and node.value.id == "self"
-                         and _in_self_method(node, parents, self_methods())):
-            # ``self.__call__`` in a method of the file's own object is bound to that object: it cannot be handed
-            # another self (a class-based decorator's ``__get__`` returning ``partial(self.__call__, obj)``)
+                and not (_partial_of_own_call(node, parents) and _in_self_method(node, parents, self_methods())):
+            # ``self.__call__`` in ``__get__`` of the file's own object is bound to that object: it cannot be
+            # handed another self (a class-based decorator's ``__get__`` returning ``partial(self.__call__, obj)``)
             found.append(_finding(line, "another_self_or_value", f".{node.attr}"))
         if taken in name_takers and isinstance(node.ctx, ast.Load) \
                 and getattr(calls.get(id(node)), "func", None) is not node:
