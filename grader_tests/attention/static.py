@@ -3317,7 +3317,7 @@ def _argparse_untouched(tree: ast.Module, argparse_reads: Sequence[ast.Name], bo
     parents = _parents(tree)
     if not _bound_only_by_import(tree, parents, "argparse", ("argparse",)) \
             or any(isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == "parse_args"
-                   for f in _nodes(tree)):
+                   or _other_argparse_import(f) for f in _nodes(tree)):
         return False
     for read in argparse_reads:
         attribute, call = parents.get(id(read)), None
@@ -3336,6 +3336,15 @@ def _argparse_untouched(tree: ast.Module, argparse_reads: Sequence[ast.Name], bo
                 and not all(_plain_argument(a, bound) for a in node.args):
             return False
     return True
+
+
+def _other_argparse_import(node: ast.AST) -> bool:
+    """An import of argparse other than ``import argparse``: ``from argparse import ArgumentParser`` or ``import
+    argparse as ap`` reach the same classes under a name the reads above do not follow (a write to
+    ``ArgumentParser.parse_known_args`` through it would change every parser)."""
+    return isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "argparse" and not node.level \
+        or isinstance(node, ast.Import) and any(a.name.split(".")[0] == "argparse" and (a.asname or a.name != "argparse")
+                                                for a in node.names)
 
 
 def _parser_call(call: ast.Call) -> bool:

@@ -53,6 +53,10 @@ class timed:""") + "\n    @traced\n    def helper(self, x):\n        return x\n"
                                      "class M(nn.Module):")),
     (PARSER, ("class M(nn.Module):", "AP = argparse.ArgumentParser\n\n\nclass M(nn.Module):")),
     (PARSER, ("class M(nn.Module):", "argparse.Namespace = dict\n\n\nclass M(nn.Module):")),
+    (PARSER, ("class M(nn.Module):", "from argparse import ArgumentParser\nArgumentParser.parse_known_args = "
+                                     "lambda self, a=None, n=None: (F, [])\n\n\nclass M(nn.Module):")),
+    (PARSER, ("class M(nn.Module):", "import argparse as ap\nap.ArgumentParser.parse_known_args = "
+                                     "lambda self, a=None, n=None: (F, [])\n\n\nclass M(nn.Module):")),
     (PARSER, ("    return parser\n", "    parser.parse_known_args = lambda *a, **k: (F, [])\n    return parser\n")),
     (PARSER, ("    return parser\n", "    patch(parser)\n    return parser\n")),     # the parser handed on
     (PARSER, ("cfg = vars(get_parser().parse_args([]))", "p = get_parser()\n        p.parse_known_args = print\n"
