@@ -353,7 +353,9 @@ def test_reads_off_the_files_own_classes_are_reviewed_in_linear_time():
                               for i in range(1400))
     started = time.process_time()
     static.fused_attention_uses(source)
-    assert time.process_time() - started < 1.0
+    # 0.63-0.75 s alone on stop 51's host in stop 50's tree and this one alike, 1.06 s inside a whole fast lane; a pass
+    # per class would take minutes, so 2 s still tells linear from quadratic without failing on a slower day
+    assert time.process_time() - started < 2.0
 
 
 def test_a_registering_decorator_repeated_on_the_kernel_is_read_once():

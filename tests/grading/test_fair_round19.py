@@ -324,4 +324,6 @@ def test_the_new_readings_stay_cheap_on_pathological_files():
     }
     for name, source in sources.items():
         assert static._parsed(source)[1] is None, name          # within the review's limits: read whole
-        assert _review_cpu(source) < 1.5, name
+        # 2 s, two thirds of REVIEW_CPU_S: `loops` took 1.19-1.25 s at load 4 on stop 51's slower host in stop 50's tree
+        # and this one alike, and 1.62 s with five helpers on the two cores (the bound was 1.5 s)
+        assert _review_cpu(source) < 2.0, name
