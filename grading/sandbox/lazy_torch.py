@@ -49,8 +49,9 @@ _sys_setattr, _sys_getattr = setattr, getattr
 
 
 def own_import(name: str) -> types.ModuleType:
-    """``import name`` through the import system the zygote had (its finders, path hooks and path, importlib's
-    functions), whatever the student's code did to the process's own; that import system is put back after it."""
+    """``import name`` through the import system kept by capture_import_state (the jail's once prepare_process ran:
+    its finders, path hooks and path, and importlib's functions as the zygote had them), whatever the student's code
+    did to the process's own; the process's import system is put back after it."""
     saved = {key: _sys_getattr(sys, key) for key in _IMPORT_STATE}
     saved_bootstrap = {key: _sys_getattr(_bootstrap, key) for key in _BOOTSTRAP}
     try:
