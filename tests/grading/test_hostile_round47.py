@@ -45,8 +45,22 @@ def test_a_round_47_attack_is_graded_bounded_earns_no_more_and_leaves_nothing_be
         assert result["total"] == 0 and NOT_LOADING[attack] in result["message"]["en"], result["message"]
         return
     text = json.dumps([result["message"], result["load_error"], result["tests"]])
-    for said in ("did not load", "exited with code", "sandbox ended"):
+    for said in ("exited with code", "sandbox ended"):
         assert said not in text, (said, text[:2000])
+    if attack in FLOODS_BY_DRAIN_SPEED and "printed more than" in result["message"]["en"]:
+        # The pipe drained fast enough for the flood to pass the output cap: the session that printed it was stopped,
+        # and every test it took down says that cap was why, in both languages.
+        for test in result["tests"]:
+            if test["feedback"] and "did not load" in test["feedback"]["en"]:
+                assert "printed more than" in test["feedback"]["en"], test
+                assert "MiB 的内容" in test["feedback"]["zh"], test
+        return
+    assert "did not load" not in text, text[:2000]
+
+
+# Attacks whose non-blocking writes succeed only as fast as the worker drains the pipe: how much they print, and so
+# whether they pass the 64 MiB cap, depends on the host's load (CI saw 117 MiB printed over the sessions, graded 58; an idle host 85).
+FLOODS_BY_DRAIN_SPEED = {"stdout_and_stderr_set_non_blocking_and_flooded_at_import"}
 
 
 # Files whose attack changes nothing their honest code computes, and what that code earns: 68 when it names a module
