@@ -51,7 +51,9 @@ def test_stop_waiting_answers_the_waiting_polls_at_once_with_their_status(app, w
     fresh_stop.stop_waiting()
     thread.join(5)
     assert not thread.is_alive(), "the poll still waited after stop_waiting"
-    assert time.monotonic() - stopped_at < 1.5
+    # A stop the wait did not hear answers when its 10 s wait ends; "at once" is well before that. 1.92 s was seen
+    # with the fast lane on two cores at load 14 (0.1-0.3 s idle), so the bound leaves that room and no more.
+    assert time.monotonic() - stopped_at < 4.0
     assert out["status"] == 200 and out["body"]["status"] == "queued" and out["body"]["id"] == sub_id
 
 
