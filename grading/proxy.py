@@ -394,6 +394,12 @@ _NOT_CARRIED: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p
      "an array of shape {shape}, whose values take {n} bytes: larger than the {cap} bytes a reply may carry",
      "一个 shape 为 {shape} 的数组：其数值占 {n} 字节，超过一次回复可携带的 {cap} 字节"),
     # The encoder's refusals (grading/sandbox/protocol.py ``encode``), what the jail could not send back
+    # a dimension past what the reader takes (protocol.MAX_DIM), named before NumPy's "array is too big" (round 48)
+    *((rf"{en} of shape (?P<shape>\[[0-9^, ]*\]): its dimension of (?P<dim>[0-9^]+) is more than the (?P<cap>[0-9^]+) "
+       r"a reply may carry",
+       en + " of shape {shape}: its dimension of {dim} is more than the {cap} a reply may carry",
+       "一个 shape 为 {shape} 的" + zh + "：其中一维为 {dim}，超过一次回复可携带的上限 {cap}")
+      for en, zh in (("a tensor", " tensor"), ("an array", "数组"))),
     (r"tensor dtype (?P<dt>[\w.]+) is not allowed", "tensor dtype {dt} is not allowed",
      "tensor 的 dtype {dt} 无法传回（可传回的只有 float32、float64、float16、bfloat16、int64、int32 和 `bool`）"),
     (r"array dtype (?P<dt>[\w.]+) is not allowed", "array dtype {dt} is not allowed",

@@ -65,6 +65,10 @@ MAX_DEPTH = 32
 MAX_ITEMS = 100_000           # values in one message
 MAX_TENSORS = 4096
 MAX_DIMS = 16
+# The largest dimension a message may carry, of a tensor or an array (the reader refuses more: ``_check_shape``).
+# The encoder refuses it first, in its own words: NumPy's "array is too big" for a zero-element ``torch.empty(0, 2**62)``
+# (its shape's product, 0, is no size; NumPy multiplies the dimensions and overflows) named no shape (round 48).
+MAX_DIM = 1 << 40
 MAX_SIZE = (1 << 63) - 1      # the largest size torch has (an int64): of a dimension, of a Linear's features
 READ_BUFFER = 1 << 16         # bytes read at once by ``reader``
 # Every read of a socket takes at most what is queued on it when the read starts (FIONREAD): a read
@@ -238,7 +242,9 @@ def tensor_bytes(t: torch.Tensor) -> bytes:
         try:
             # One copy, in C order whatever the strides (numpy() refuses conj/neg views: below).
             return _TensorBase.numpy(_TensorBase.detach(t)).tobytes()
-        except (RuntimeError, TypeError):
+        except (RuntimeError, TypeError, ValueError):
+            # ValueError: NumPy's "array is too big" for a zero-element shape whose dimensions' product overflows
+            # (0 x 2^40 x 2^22 of float32); torch's own copy below has no such limit.
             pass
     tb = _TensorBase      # methods of the immutable C type (``_SENDALL`` comment)
     t = tb.as_subclass(t, _Tensor) if type(t) is not _Tensor else t
@@ -250,6 +256,11 @@ def tensor_bytes(t: torch.Tensor) -> bytes:
     if n == 0:
         return b""
     return _string_at(tb.data_ptr(t), n)
+
+
+def dim_text(n: int) -> str:
+    """A dimension as a person reads it: ``2^62`` for a power of two past a million, else its digits."""
+    return f"2^{n.bit_length() - 1}" if n > 1 << 20 and n & (n - 1) == 0 else str(n)
 
 
 def array_bytes(a: np.ndarray) -> bytes:
@@ -283,13 +294,18 @@ def encode(value, body_cap: int = BODY_CAP, weight: int = 0, header_cap: int | N
             raise ProtocolError(f"{what} has too many dimensions")
         if len(tensors) >= MAX_TENSORS:
             raise ProtocolError("too many tensors")
+        dims = [int(s) for s in shape]
+        if dims and max(dims) > MAX_DIM:
+            shown = ", ".join(dim_text(d) for d in dims)
+            raise ProtocolError(f"a{'n' if tag == 'A' else ''} {what} of shape [{shown}]: its dimension of "
+                                f"{dim_text(max(dims))} is more than the {dim_text(MAX_DIM)} a reply may carry")
         # Check the size before copying: a huge result must fail cleanly, not run the
         # jail out of address space while being serialised.
         if size + numel * _ITEMSIZE[dtype] + weight * (len(tensors) + 1) > body_cap:
             raise ProtocolError(f"message body larger than {body_cap} bytes" + (
                 f" (each tensor or array counting {weight >> 10} KiB besides its data)" if weight else ""))
         data = to_bytes(v)
-        tensors.append({"dtype": dtype, "shape": [int(s) for s in shape], "offset": size, "nbytes": len(data)})
+        tensors.append({"dtype": dtype, "shape": dims, "offset": size, "nbytes": len(data)})
         chunks.append(data)
         size += len(data)
         return {tag: len(tensors) - 1}
@@ -436,7 +452,7 @@ def _check_shape(shape) -> list[int]:
     if not isinstance(shape, list) or len(shape) > MAX_DIMS:
         raise ProtocolError("bad tensor shape")
     for s in shape:
-        if type(s) is not int or s < 0 or s > (1 << 40):
+        if type(s) is not int or s < 0 or s > MAX_DIM:
             raise ProtocolError("bad tensor shape")
     return shape
 
