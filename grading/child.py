@@ -105,8 +105,15 @@ class Budget:
         wall = min(base.wall, self.wall_left())
         cpu = min(base.cpu, max(MIN_SESSION_CPU_S, self.cpu_left * share))
         self.cpu_left -= cpu
+        # The zygote moves a session's wall limit on by what host load took from its jail, up to the backstop: never
+        # past what the grading may still give back (GRADING_LOAD_CREDIT_S less what it gave already). With the
+        # backstop alone (3 times the wall) a grading at load 5-9 took 71-72 s against its 40 + 15 (round 48).
+        room = max(0.0, settings.GRADING_LOAD_CREDIT_S - min(self.credit, settings.GRADING_LOAD_CREDIT_S))
+        hard = self.wall_left() + room
+        if base.wall_hard is not None:
+            hard = min(hard, base.wall_hard)
         return dataclasses.replace(base, wall=wall, cpu=cpu, import_timeout=min(base.import_timeout, wall),
-                                   call_timeout=min(base.call_timeout, wall))
+                                   call_timeout=min(base.call_timeout, wall), wall_hard=max(wall, hard))
 
     def settle(self, limits: Limits, used: float | None, credit: float | None = None) -> float:
         """A session reserved with ``limits`` has ended having used ``used`` CPU seconds (all of

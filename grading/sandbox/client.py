@@ -122,6 +122,11 @@ class Limits:
     call_timeout: float = settings.CALL_TIMEOUT_S
     import_timeout: float = settings.IMPORT_TIMEOUT_S
     wall_backstop: float = settings.WALL_BACKSTOP
+    # The session's whole length in seconds at most, whatever host load took from it (None: ``wall`` times
+    # ``wall_backstop``). A grading cuts it to what is left of its budget and of the load credit it gives back
+    # (child.Budget.reserve): with the backstop alone, one session at load 5-9 ran 3 times its wall and a grading
+    # took 71-72 s against its 40 s budget and 15 s of credit (round 48).
+    wall_hard: float | None = None
     fsize: int = 16 << 20          # RLIMIT_FSIZE, bytes
     nofile: int = 64               # RLIMIT_NOFILE
     tmp: int = 64 << 20            # size of the jail's /tmp tmpfs, bytes
@@ -144,9 +149,16 @@ class Limits:
     idle_window: float = settings.IDLE_WINDOW_S
     idle_total: float = settings.IDLE_TOTAL_S
 
+    def session_hard(self) -> float:
+        """The session's whole length at most in seconds: ``wall`` moved on by host load up to the backstop, and
+        never past ``wall_hard``."""
+        hard = self.wall * max(1.0, self.wall_backstop)
+        return hard if self.wall_hard is None else max(self.wall, min(hard, self.wall_hard))
+
     def as_job(self) -> dict:
         return {"memory": int(self.memory), "cpu": float(self.cpu), "wall": float(self.wall),
                 "wall_backstop": float(self.wall_backstop),
+                **({} if self.wall_hard is None else {"wall_hard": float(self.wall_hard)}),
                 "fsize": int(self.fsize), "nofile": int(self.nofile), "tmp": int(self.tmp),
                 "nproc": int(self.nproc), "max_message": int(self.max_message)}
 
@@ -994,7 +1006,7 @@ class Session:
         # The zygote enforces the session's wall limit, moved on by the time host load took from the jail
         # (zygote.Jail.wall_over), up to the backstop: this side waits that long, and a jail the zygote
         # ends there is "the session" timing out (_died).
-        remaining = self.limits.wall * max(1.0, self.limits.wall_backstop) - (time.monotonic() - self._t0)
+        remaining = self.limits.session_hard() - (time.monotonic() - self._t0)
         # ``timeout`` counts the jail's CPU (checked as the idle watch samples it); the wall limit is
         # the backstop. The load counts all the jail's CPU (its setup is the load's, as before); a call,
         # what the jail used after the first sample (IDLE_FIRST_S after the request: a call that has

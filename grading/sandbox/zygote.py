@@ -419,6 +419,16 @@ def prof_seconds(pid: int) -> float | None:
         return None
 
 
+def session_backstop(lim: dict, wall: float) -> float:
+    """How many times its wall limit a session may last when host load takes from it (Jail.wall_over): the job's
+    ``wall_backstop``, cut so that it ends by ``wall_hard`` seconds when the job has one (client.Limits.wall_hard: what
+    is left of the grading's budget and of the load credit it gives back)."""
+    backstop = float(lim.get("wall_backstop", 1.0))
+    if "wall_hard" in lim and wall > 0:
+        backstop = min(backstop, max(1.0, float(lim["wall_hard"]) / wall))
+    return backstop
+
+
 def _set_rlimits(lim: dict) -> None:
     # RLIMIT_CPU is the executor's, the same for every session (``cpu_rlimit``): the session's own CPU
     # limit, cut to what is left of the grading's budget (the hidden tests' session gets less than the
@@ -1118,7 +1128,7 @@ def launch(job: dict, fds: list[int], own_pidns: int, ctrl: socket.socket, binds
     try:
         wall = float(job["limits"]["wall"])
         cpu = float(job["limits"]["cpu"])
-        backstop = float(job["limits"].get("wall_backstop", 1.0))
+        backstop = session_backstop(job["limits"], wall)
         uids = [int(u) for u in job["uids"]]
         for u in uids or [None]:
             if u is None or not UID_MIN <= u <= UID_MAX:
