@@ -467,6 +467,40 @@ def _sized(exc: BaseException) -> bool:
     return isinstance(seen, dict) and "asked" in seen
 
 
+# The memory rlimits code in a jail may lower (client.lowered_memory_limits), as a student reads them.
+_LIMIT_NAMES = {"RLIMIT_AS": ("address-space limit", "地址空间上限"), "RLIMIT_DATA": ("data-segment limit", "数据段上限"),
+                "RLIMIT_STACK": ("stack-size limit", "栈大小上限")}
+
+
+def lowered_limits_note(lowered: Sequence[tuple[str, int, int]]) -> Msg | None:
+    """What the grader read of the process's memory rlimits that code in it lowered under the sandbox's (round 48: a
+    file that cut RLIMIT_DATA at import lost 17 tests to failed allocations and its process's end, told no cause). Only
+    what was read: the limit, its value and the sandbox's; that an allocation past a limit fails is the kernel's rule."""
+    if not lowered:
+        return None
+    def size(n: int, zh: bool) -> str:
+        if n < 0 or n >= 1 << 62:
+            return "无上限" if zh else "unlimited"
+        return f"{n >> 10} KiB" if n < 1 << 20 else _bytes_text(n)    # a 64 KiB stack is no "1 MiB"
+    en = ", ".join(f"its {_LIMIT_NAMES[n][0]} ({n}) to {size(v, False)} (the sandbox's: {size(g, False)})"
+                   for n, v, g in lowered if n in _LIMIT_NAMES)
+    zh = "，".join(f"把{_LIMIT_NAMES[n][1]}（`{n}`）降到了 {size(v, True)}（沙箱设定的是 {size(g, True)}）"
+                  for n, v, g in lowered if n in _LIMIT_NAMES)
+    if not en:
+        return None
+    return msg(f"code in your process had lowered {en}: the kernel refuses memory past such a limit",
+               f"你的进程中的代码{zh}：超过该上限的内存申请会被内核拒绝")
+
+
+def _lowered_limits(session: Any, read: bool = False) -> list[tuple[str, int, int]]:
+    """The memory rlimits ``session``'s jail had lowered (client.Session.note_memory_limits), read again now when
+    ``read`` and it lives; as last read otherwise (a jail that ended is gone from /proc)."""
+    if read and callable(getattr(session, "note_memory_limits", None)):
+        return session.note_memory_limits()
+    lowered = getattr(session, "lowered_limits", None)
+    return lowered if isinstance(lowered, list) else []
+
+
 def memory_limit_note(exc: BaseException, own: bool = False) -> Msg | None:
     """For a MemoryError or refused allocation under the sandbox's address-space limit (RLIMIT_AS), as the sandbox
     checked it (client.Session._memory_limit_hit: the limit it set; a request of known size passed it with what was
@@ -1017,8 +1051,8 @@ class StudentProxy:
             if kind == "StudentError":
                 if getattr(session, "alive", True) is False:  # a reply it refused (forged, over the cap)
                     self._dead("failed", "not_carried")
-                raise Feedback(student_error_text(what, exc, self.filename, self.packages,
-                                                  source_of(session))) from None
+                raise Feedback(cat(student_error_text(what, exc, self.filename, self.packages, source_of(session)),
+                                   lowered_limits_note(_lowered_limits(session, read=True)), sep=SEMI)) from None
             if callable(inputs):
                 inputs = inputs()
             if isinstance(exc, StudentIdle):
@@ -1038,8 +1072,9 @@ class StudentProxy:
             if kind == "SandboxDied":
                 self._dead("failed", _death_cause(getattr(exc, "reason", exc)))
                 reason = death_text(getattr(exc, "reason", exc))
-                raise Feedback(msg(f"your code's process stopped during {both['en']}: {reason['en']}",
-                                   f"{both['zh']} 期间你的代码所在进程终止：{reason['zh']}")) from None
+                raise Feedback(cat(msg(f"your code's process stopped during {both['en']}: {reason['en']}",
+                                       f"{both['zh']} 期间你的代码所在进程终止：{reason['zh']}"),
+                                   lowered_limits_note(_lowered_limits(session)), sep=SEMI)) from None
             raise InfrastructureError(f"sandbox failure during {both['en']}: {exc!r}") from exc
 
     # ---------------------------------------------------------------- generic access

@@ -14,6 +14,7 @@ import math
 import mmap
 import os
 import re
+import resource
 import select
 import signal
 import socket
@@ -224,6 +225,45 @@ class JailSample:
     cpu: float
     waited: float
     busy: bool
+
+
+# The memory rlimits a jail's code may lower under what the sandbox gives it, as /proc/<pid>/limits names them. The
+# sandbox sets RLIMIT_AS (Limits.memory); the zygote leaves RLIMIT_DATA and RLIMIT_STACK as the process that started
+# it has them, and nothing in the jail's own code lowers them (round 48: a file that cut both at import lost 17 tests
+# to "can't allocate memory: 1536 bytes" and "the loop that reads its requests ... failed", told no cause).
+_LIMIT_ROWS = {"Max address space": "RLIMIT_AS", "Max data size": "RLIMIT_DATA", "Max stack size": "RLIMIT_STACK"}
+
+
+def jail_memory_limits(pid: int) -> dict[str, int] | None:
+    """The soft memory rlimits of process ``pid`` (RLIM_INFINITY for "unlimited"), read by root from /proc; None when
+    it is gone or unreadable."""
+    seen: dict[str, int] = {}
+    bad = False
+    try:
+        with open(f"/proc/{pid}/limits", "rb") as f:
+            text = f.read(8192).decode("ascii", "replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        for row, name in _LIMIT_ROWS.items():
+            if line.startswith(row):
+                soft = line[len(row):].split()[0]
+                bad = bad or not (soft == "unlimited" or soft.isdigit())
+                seen[name] = resource.RLIM_INFINITY if soft == "unlimited" else int(soft) if soft.isdigit() else 0
+    return seen if len(seen) == len(_LIMIT_ROWS) and not bad else None
+
+
+def lowered_memory_limits(seen: dict[str, int] | None, memory: int) -> list[tuple[str, int, int]]:
+    """(name, the jail's soft limit, the sandbox's) of each memory rlimit ``seen`` in a jail under what the sandbox
+    gave it: ``memory`` for RLIMIT_AS, this process's own (the zygote's, as it started) for the others."""
+    if seen is None:
+        return []
+    given = {"RLIMIT_AS": memory, "RLIMIT_DATA": resource.getrlimit(resource.RLIMIT_DATA)[0],
+             "RLIMIT_STACK": resource.getrlimit(resource.RLIMIT_STACK)[0]}
+    def below(v: int, g: int) -> bool:
+        inf = resource.RLIM_INFINITY
+        return v != inf and (g == inf or v < g)
+    return [(name, seen[name], given[name]) for name in _LIMIT_ROWS.values() if below(seen[name], given[name])]
 
 
 def sample_jail(pid: int) -> JailSample | None:
@@ -758,6 +798,7 @@ class Session:
         self._status: dict | None = None
         self._st_buf = b""                 # the status pipe's bytes not parsed yet
         self._jail_pid: int | None = None  # the zygote's first line on the status pipe
+        self.lowered_limits: list[tuple[str, int, int]] = []    # note_memory_limits
         self._closed = False
         self._owner_pid = os.getpid()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -1160,6 +1201,16 @@ class Session:
         self._loaded = True
         self._request("load", self.limits.import_timeout, "import", source=self._source,
                       filename=self._filename, module_name=self._module_name, watch=self._watch)
+        self.note_memory_limits()
+
+    def note_memory_limits(self) -> list[tuple[str, int, int]]:
+        """The memory rlimits code in the jail lowered under the sandbox's (``lowered_memory_limits``), read now while
+        it lives (after its import and at each error of a call, ~40 us); the last read once it has ended: a jail that
+        died of a lowered limit is told it, by the grader's own read of /proc, not the jail's word."""
+        pid = self._pid()
+        if pid is not None and (seen := jail_memory_limits(pid)) is not None:
+            self.lowered_limits = lowered_memory_limits(seen, self.limits.memory)
+        return self.lowered_limits
 
     def _need_load(self) -> None:
         if not self._loaded:
