@@ -481,15 +481,50 @@ def lowered_limits_note(lowered: Sequence[tuple[str, int, int]]) -> Msg | None:
     def size(n: int, zh: bool) -> str:
         if n < 0 or n >= 1 << 62:
             return "无上限" if zh else "unlimited"
-        return f"{n >> 10} KiB" if n < 1 << 20 else _bytes_text(n)    # a 64 KiB stack is no "1 MiB"
+        shown = f"{n >> 10} KiB" if n < 1 << 20 else _bytes_text(n)    # a 64 KiB stack is no "1 MiB"
+        return f" {shown}" if zh else shown       # zh: a space before a number only, none before 无上限
     en = ", ".join(f"its {_LIMIT_NAMES[n][0]} ({n}) to {size(v, False)} (the sandbox's: {size(g, False)})"
                    for n, v, g in lowered if n in _LIMIT_NAMES)
-    zh = "，".join(f"把{_LIMIT_NAMES[n][1]}（`{n}`）降到了 {size(v, True)}（沙箱设定的是 {size(g, True)}）"
+    zh = "，".join(f"把{_LIMIT_NAMES[n][1]}（`{n}`）降到了{size(v, True)}（沙箱设定的是{size(g, True)}）"
                   for n, v, g in lowered if n in _LIMIT_NAMES)
     if not en:
         return None
-    return msg(f"code in your process had lowered {en}: the kernel refuses memory past such a limit",
-               f"你的进程中的代码{zh}：超过该上限的内存申请会被内核拒绝")
+    # What was read, no cause: that this limit refused what failed is not measured (mend round 48, review RC HIGH-1)
+    return msg(f"code in your process had lowered {en}", f"你的进程中的代码{zh}")
+
+
+# What a refused allocation says, as the student's error: torch's allocator, strerror(ENOMEM) ("[Errno 12] Cannot
+# allocate memory", torch's "Error code 12 (Cannot allocate memory)"), C++'s std::bad_alloc.
+_REFUSED_ALLOCATION = re.compile(r"can't allocate memory|Cannot allocate memory|std::bad_alloc")
+# A stack fault: SIGSEGV, as the kernel logged it or as the wait status said it (client.FAULT_TEXT, RECEIVED_TEXT).
+_STACK_FAULT = re.compile(r"the sandboxed process (crashed \(SIGSEGV\)|was ended by SIGSEGV)")
+
+
+def _memory_failure_seen(exc: BaseException) -> bool:
+    """Whether the student's error ``exc`` is a refused allocation, by its class or its words."""
+    return _kind_of(exc) == "StudentError" and (
+        getattr(exc, "kind", None) in ("MemoryError", "_ArrayMemoryError")
+        or _REFUSED_ALLOCATION.search(str(getattr(exc, "message", "") or "")) is not None)
+
+
+def memory_failure_limits(exc: BaseException, lowered: Sequence[tuple[str, int, int]],
+                          own: bool = False) -> list[tuple[str, int, int]]:
+    """Of the memory rlimits the jail's code had ``lowered``, those that could have stopped what ``exc`` shows, and
+    only where a memory failure was seen (mend round 48, review RC HIGH-1: a file's own ``raise ValueError`` was
+    followed by its lowered limits and "the kernel refuses memory past such a limit"). A refused allocation (a
+    MemoryError, ENOMEM, torch's allocator), not raised by the failing line in its own words (``own``), or the
+    grader's loop ending on one: RLIMIT_AS and RLIMIT_DATA (client.lowered_memory_limits keeps a data limit only
+    under the address space). A SIGSEGV death: RLIMIT_STACK and RLIMIT_AS (a stack grows into the address space).
+    Nothing for any other error or end: a CPU or wall stop, an exit, a signal."""
+    if _kind_of(exc) == "SandboxDied":
+        reason = str(getattr(exc, "reason", exc))
+        names = ("RLIMIT_AS", "RLIMIT_DATA") if getattr(exc, "out_of_memory", False) is True \
+            else ("RLIMIT_AS", "RLIMIT_STACK") if _STACK_FAULT.match(reason) else ()
+    elif not own and _memory_failure_seen(exc):
+        names = ("RLIMIT_AS", "RLIMIT_DATA")
+    else:
+        names = ()
+    return [row for row in lowered if row[0] in names]
 
 
 def _lowered_limits(session: Any, read: bool = False) -> list[tuple[str, int, int]]:
@@ -1051,8 +1086,13 @@ class StudentProxy:
             if kind == "StudentError":
                 if getattr(session, "alive", True) is False:  # a reply it refused (forged, over the cap)
                     self._dead("failed", "not_carried")
-                raise Feedback(cat(student_error_text(what, exc, self.filename, self.packages, source_of(session)),
-                                   lowered_limits_note(_lowered_limits(session, read=True)), sep=SEMI)) from None
+                source, line = source_of(session), getattr(exc, "lineno", None)
+                own = _hinted(source, own_message, source, line if isinstance(line, int) else None,
+                              getattr(exc, "kind", None) or "Exception", str(getattr(exc, "message", "")),
+                              default=False) if _memory_failure_seen(exc) else False
+                raise Feedback(cat(student_error_text(what, exc, self.filename, self.packages, source),
+                                   lowered_limits_note(memory_failure_limits(
+                                       exc, _lowered_limits(session, read=True), own)), sep=SEMI)) from None
             if callable(inputs):
                 inputs = inputs()
             if isinstance(exc, StudentIdle):
@@ -1074,7 +1114,8 @@ class StudentProxy:
                 reason = death_text(getattr(exc, "reason", exc))
                 raise Feedback(cat(msg(f"your code's process stopped during {both['en']}: {reason['en']}",
                                        f"{both['zh']} 期间你的代码所在进程终止：{reason['zh']}"),
-                                   lowered_limits_note(_lowered_limits(session)), sep=SEMI)) from None
+                                   lowered_limits_note(memory_failure_limits(exc, _lowered_limits(session))),
+                                   sep=SEMI)) from None
             raise InfrastructureError(f"sandbox failure during {both['en']}: {exc!r}") from exc
 
     # ---------------------------------------------------------------- generic access

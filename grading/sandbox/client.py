@@ -97,8 +97,10 @@ class StudentIdle(StudentTimeout):
 class SandboxDied(SandboxError):
     """The jailed process ended (exit code, signal, memory/CPU limit); the session is dead."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, out_of_memory: bool = False):
         self.reason = reason
+        # the grader's loop ended on a refused allocation (zygote.EndPage.mark_loop_out_of_memory; mend round 48)
+        self.out_of_memory = out_of_memory
         super().__init__(reason)
 
 
@@ -255,15 +257,18 @@ def jail_memory_limits(pid: int) -> dict[str, int] | None:
 
 def lowered_memory_limits(seen: dict[str, int] | None, memory: int) -> list[tuple[str, int, int]]:
     """(name, the jail's soft limit, the sandbox's) of each memory rlimit ``seen`` in a jail under what the sandbox
-    gave it: ``memory`` for RLIMIT_AS, this process's own (the zygote's, as it started) for the others."""
+    gave it: ``memory`` for RLIMIT_AS, this process's own (the zygote's, as it started) for the others. RLIMIT_DATA
+    only under ``memory`` too: the data segment is part of the address space, so a data limit at or over RLIMIT_AS
+    never refuses anything (mend round 48, review RC HIGH-1: 8 GiB under a 1 GiB address space was said)."""
     if seen is None:
         return []
     given = {"RLIMIT_AS": memory, "RLIMIT_DATA": resource.getrlimit(resource.RLIMIT_DATA)[0],
              "RLIMIT_STACK": resource.getrlimit(resource.RLIMIT_STACK)[0]}
+    inf = resource.RLIM_INFINITY
     def below(v: int, g: int) -> bool:
-        inf = resource.RLIM_INFINITY
         return v != inf and (g == inf or v < g)
-    return [(name, seen[name], given[name]) for name in _LIMIT_ROWS.values() if below(seen[name], given[name])]
+    return [(name, seen[name], given[name]) for name in _LIMIT_ROWS.values() if below(seen[name], given[name])
+            and (name != "RLIMIT_DATA" or below(seen[name], memory))]
 
 
 def sample_jail(pid: int) -> JailSample | None:
@@ -1150,7 +1155,7 @@ class Session:
             said = _describe_status(st, self.limits)
             if grace > 0 and ended is None and said == "the sandboxed process was killed by SIGKILL":
                 said = CLOSED_KILLED_TEXT.format(grace=grace)      # the kill just sent, for no limit: ours
-            exc = SandboxDied(said)
+            exc = SandboxDied(said, out_of_memory=said == SERVE_FAILED_TEXT and bool(st and st.get("loop_out_of_memory")))
         self._dead = exc
         return exc
 

@@ -372,6 +372,16 @@ class EndPage:
     def loop_end(self) -> int:
         return 0 if self.address is None else ctypes.c_ubyte.from_address(self.address + 1).value
 
+    # Byte 2: 1 when what ended that loop was a refused allocation (a MemoryError, ENOMEM, torch's allocator): the
+    # only loop end after which a note on memory rlimits the code lowered is said (mend round 48, review RC HIGH-1).
+    # Written by the jail, so only a fact the trusted side reads itself (/proc limits) is ever said with it.
+    def mark_loop_out_of_memory(self) -> None:
+        if self.address is not None:
+            ctypes.c_ubyte.from_address(self.address + 2).value = 1
+
+    def loop_out_of_memory(self) -> bool:
+        return self.address is not None and ctypes.c_ubyte.from_address(self.address + 2).value == 1
+
     def keep_from_later_forks(self) -> None:
         _libc.madvise(ctypes.c_void_p(self.address), ctypes.c_size_t(self.size), _MADV_DONTFORK)
 
@@ -554,14 +564,26 @@ def run_jail(launched: list) -> None:
             Runtime().serve(sock, max_message)
         except KeyboardInterrupt:   # a SIGINT between calls: each request's own code catches what it raises
             code = protocol.INTERRUPTED_EXIT
-        except BaseException:  # noqa: BLE001 - said as such to the trusted side (the exit code and the end page)
+        except BaseException as e:  # noqa: BLE001 - said as such to the trusted side (the exit code and the end page)
             code = protocol.SERVE_FAILED_EXIT
+            if _end_page is not None and _refused_allocation(e):
+                _end_page.mark_loop_out_of_memory()
         if code and _end_page is not None:
             _end_page.mark_loop_end(code)
     except BaseException:  # noqa: BLE001
         code = 0
     finally:
         os._exit(code)
+
+
+def _refused_allocation(e: BaseException) -> bool:
+    """Whether ``e``, what ended the grader's loop, is a refused allocation: a MemoryError, an OSError with ENOMEM, or
+    torch's allocator's RuntimeError ("can't allocate memory"). False if reading it fails (memory may be gone)."""
+    try:
+        return isinstance(e, MemoryError) or (isinstance(e, OSError) and e.errno == errno.ENOMEM) \
+            or (type(e) is RuntimeError and "can't allocate memory" in str(e))
+    except BaseException:  # noqa: BLE001 - no memory left to read it, or a property of the code's raised
+        return False
 
 
 def _fcntl_dup(fd: int) -> int:
@@ -723,6 +745,8 @@ class Jail:
         if (os.WIFEXITED(wstatus) and self.end_page is not None
                 and self.end_page.loop_end() == os.WEXITSTATUS(wstatus) != 0):
             status["loop_end"] = True    # the grader's loop ended the jail (run_jail), not the student's exit
+            if self.end_page.loop_out_of_memory():
+                status["loop_out_of_memory"] = True
         if self.end_page is not None:
             self.end_page.close()
         _report(self.status_fd, status)

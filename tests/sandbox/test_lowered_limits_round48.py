@@ -47,9 +47,8 @@ def test_the_limits_of_this_process_are_read_and_none_is_lowered():
 
 @pytest.mark.parametrize("lowered, en, zh", [
     ([("RLIMIT_DATA", 300 << 20, resource.RLIM_INFINITY)],
-     "code in your process had lowered its data-segment limit (RLIMIT_DATA) to 300 MiB (the sandbox's: unlimited): "
-     "the kernel refuses memory past such a limit",
-     "你的进程中的代码把数据段上限（`RLIMIT_DATA`）降到了 300 MiB（沙箱设定的是 无上限）：超过该上限的内存申请会被内核拒绝"),
+     "code in your process had lowered its data-segment limit (RLIMIT_DATA) to 300 MiB (the sandbox's: unlimited)",
+     "你的进程中的代码把数据段上限（`RLIMIT_DATA`）降到了 300 MiB（沙箱设定的是无上限）"),
     ([("RLIMIT_AS", 512 << 20, 1 << 30), ("RLIMIT_STACK", 1 << 16, 8 << 20)],
      "its address-space limit (RLIMIT_AS) to 512 MiB (the sandbox's: 1.0 GiB), its stack-size limit (RLIMIT_STACK) to "
      "64 KiB (the sandbox's: 8 MiB)", "栈大小上限（`RLIMIT_STACK`）降到了 64 KiB"),
