@@ -303,10 +303,39 @@ ScaledDotProductAttention.forward = _formed
 WATCH_SHARE = 0.03
 
 
-def assert_attack_bounded(result: dict, total: float, wall: float, cpu: float, honest_cpu: float) -> None:
+class Honest(tuple):
+    """An honest grading's (total, worker CPU seconds), unpacked as before, and its wall seconds as ``wall``."""
+
+    wall: float
+
+    def __new__(cls, total: float, cpu: float, wall: float) -> Honest:
+        self = super().__new__(cls, (total, cpu))
+        self.wall = wall
+        return self
+
+
+# How much the honest grading's wall, measured once by a module's fixture, may grow before an attack graded minutes
+# later at a higher host load: the same honest file read 5.6-8.6 s at load 5-9 within one run (round 47), 1.54x.
+HONEST_WALL_DRIFT = 1.5
+
+
+def trusted_allowance(honest_wall: float) -> float:
+    """Seconds of a grading's wall that are the trusted side's own work, outside the student's budget (mend round
+    48, review RC MEDIUM-2: a literal 5 s, which the round-47 __del__ attack passed at load 13-15 by 7.1 s): starting
+    the grading child, opening sessions, each test's feedback and scoring. An honest grading is that work plus the
+    honest code's own short calls, so its wall bounds it at the load it was measured (HONEST_WALL_DRIFT for the load
+    changing since); a file can make the trusted readers of its source spend at most REVIEW_CPU_S + HINT_CPU_S more
+    (settings: an honest file's use a few ms)."""
+    from autograder.settings import HINT_CPU_S, REVIEW_CPU_S
+
+    return HONEST_WALL_DRIFT * honest_wall + REVIEW_CPU_S + HINT_CPU_S
+
+
+def assert_attack_bounded(result: dict, total: float, wall: float, cpu: float, honest_cpu: float,
+                          honest_wall: float) -> None:
     """A hostile submission's grading: `graded` (never a grader error), no more than its honest base's ``total``,
-    within the grading budget and 3x the honest CPU (+0.3 s, + WATCH_SHARE of the wall), no hidden test's name in
-    what the student reads,
+    within the grading budget (+ the trusted side's own time, from ``honest_wall``: trusted_allowance) and 3x the
+    honest CPU (+0.3 s, + WATCH_SHARE of the wall), no hidden test's name in what the student reads,
     and every failed test's feedback in both languages."""
     import json
 
@@ -314,8 +343,10 @@ def assert_attack_bounded(result: dict, total: float, wall: float, cpu: float, h
 
     assert result["status"] == "graded", result["message"]
     assert result["total"] <= total
-    # The budget gives back what host load took from the jails, up to GRADING_LOAD_CREDIT_S (round 33).
-    assert wall < GRADING_BUDGET_S + GRADING_LOAD_CREDIT_S + 5, f"{wall:.1f} s"
+    # The budget gives back what host load took from the jails, up to GRADING_LOAD_CREDIT_S (round 33); the rest of
+    # the wall is the trusted side's.
+    bound = GRADING_BUDGET_S + GRADING_LOAD_CREDIT_S + trusted_allowance(honest_wall)
+    assert wall < bound, f"{wall:.1f} s against {bound:.1f} s (honest grading {honest_wall:.1f} s)"
     # While a call is pending the worker waits on it and looks at the jail every IDLE_TICK_S (0.1 s): a cost that
     # grows with the wall time, whatever the attack. Here a 30 s spinning attack cost 0.07-0.10 s more than an
     # honest grading (0.15-0.18 s alone; 0.27 s over 50 s in a slow lane at load 14; one look at a one-thread
@@ -341,12 +372,12 @@ def says(phrase: str, text: str) -> bool:
     return phrase in text or phrase[:1].upper() + phrase[1:] in text
 
 
-def honest_cost(grade, *args) -> tuple[float, float]:
-    """An honest file's total and the worker's CPU for grading it: ``grade(*args)`` twice, the second measured
-    (the first warms up)."""
+def honest_cost(grade, *args) -> Honest:
+    """An honest file's total, the worker's CPU and the wall seconds for grading it: ``grade(*args)`` twice, the
+    second measured (the first warms up)."""
     grade(*args)
-    result, cpu, _ = worker_cost(grade, *args)
-    return result["total"], cpu
+    result, cpu, wall = worker_cost(grade, *args)
+    return Honest(result["total"], cpu, wall)
 
 
 def graded_attack(name: str, honest: tuple[float, float], grade, *args) -> dict:
@@ -355,5 +386,5 @@ def graded_attack(name: str, honest: tuple[float, float], grade, *args) -> dict:
     total, honest_cpu = honest
     result, cpu, wall = worker_cost(grade, *args)
     print(name, result["status"], result["total"], total, f"{wall:.1f}s {cpu:.2f}s CPU (honest {honest_cpu:.2f}s)")
-    assert_attack_bounded(result, total, wall, cpu, honest_cpu)
+    assert_attack_bounded(result, total, wall, cpu, honest_cpu, honest.wall)
     return result

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.grading.helpers import SUBMISSIONS, assert_attack_bounded, in_forward, worker_cost
+from tests.grading.helpers import (
+    SUBMISSIONS,
+    Honest,
+    assert_attack_bounded,
+    honest_cost,
+    in_forward,
+    worker_cost,
+)
 from tests.grading.helpers import grade_stored as _grade
 
 # Gradings in the real sandbox: the slow lane, as the earlier rounds' corpora.
@@ -81,11 +88,9 @@ _t.Thread(target=_trickle, daemon=True).start()'''),
 
 
 @pytest.fixture(scope="module")
-def honest(executor) -> tuple[float, float]:
-    """The honest file's total and its worker CPU (the second grading: the first warms up)."""
-    _grade(executor, CORRECT)
-    result, cpu, _ = worker_cost(_grade, executor, CORRECT)
-    return result["total"], cpu
+def honest(executor) -> Honest:
+    """The honest file's total, its worker CPU and wall (the second grading: the first warms up)."""
+    return honest_cost(_grade, executor, CORRECT)
 
 
 @pytest.mark.parametrize("attack", list(ROUND_24))
@@ -93,7 +98,7 @@ def test_a_round_24_attack_on_the_data_socket_is_graded_bounded_and_earns_no_mor
     total, honest_cpu = honest
     result, cpu, wall = worker_cost(_grade, executor, ROUND_24[attack])
     print(attack, result["status"], result["total"], total, f"{wall:.1f}s {cpu:.2f}s CPU (honest {honest_cpu:.2f}s)")
-    assert_attack_bounded(result, total, wall, cpu, honest_cpu)
+    assert_attack_bounded(result, total, wall, cpu, honest_cpu, honest.wall)
     for t in result["tests"]:
         # None of them returns large results: out-of-band bytes read as a reply's length were said to be
         # "results [that] came to more than 8 MiB in all", a guess.

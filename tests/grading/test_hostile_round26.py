@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.grading.helpers import SUBMISSIONS, assert_attack_bounded, in_forward, on_results, worker_cost
+from tests.grading.helpers import (
+    SUBMISSIONS,
+    Honest,
+    assert_attack_bounded,
+    in_forward,
+    on_results,
+    worker_cost,
+)
 from tests.grading.helpers import grade_stored as _grade
 
 # Gradings in the real sandbox: the slow lane, as the earlier rounds' corpora.
@@ -190,13 +197,13 @@ ROUND_26["q_scaled_in_place_under_no_grad"] = (Q_SCALED_IN_PLACE, CORRECT)
 
 
 @pytest.fixture(scope="module")
-def honest(executor) -> dict[str, tuple[float, float]]:
-    """Each honest base's total and worker CPU (the second grading: the first warms up)."""
+def honest(executor) -> dict[str, Honest]:
+    """Each honest base's total, worker CPU and wall (the second grading: the first warms up)."""
     out = {}
     for source in (CORRECT, WRONG):
         _grade(executor, source)
-        result, cpu, _ = worker_cost(_grade, executor, source)
-        out[source] = (result["total"], cpu)
+        result, cpu, wall = worker_cost(_grade, executor, source)
+        out[source] = Honest(result["total"], cpu, wall)
     return out
 
 
@@ -206,7 +213,7 @@ def test_a_round_26_attack_is_graded_bounded_and_earns_no_more(executor, honest,
     total, honest_cpu = honest[base]
     result, cpu, wall = worker_cost(_grade, executor, source)
     print(attack, result["status"], result["total"], total, f"{wall:.1f}s {cpu:.2f}s CPU (honest {honest_cpu:.2f}s)")
-    assert_attack_bounded(result, total, wall, cpu, honest_cpu)
+    assert_attack_bounded(result, total, wall, cpu, honest_cpu, honest[base].wall)
     for t in result["tests"]:
         if t["outcome"] != "passed":
             # What the jail's conversion of a returned tensor raised is no exception of the student's code,
