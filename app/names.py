@@ -9,8 +9,9 @@ students never swap places between two page loads.
 
 A character's syllable is its most common reading in pypinyin's character table, read where the name says
 more: a surname by its surname reading (曾 zeng, 单 shan, 万俟 mo qi), two characters of a given name that
-pypinyin's phrase table reads otherwise by that reading (长江 chang jiang, not zhang jiang; 朝阳 zhao yang), a
-given name's 长 as cháng. The phrase readings are kept in name_phrases.txt, written from the pinned pypinyin by
+pypinyin's phrase table reads otherwise by that reading (长江 chang jiang, not zhang jiang; 朝霞 zhao xia), a
+given name's 长 as cháng. Where the phrase table gives a character several readings, its own among them, it keeps
+its own (朝阳 cháo yáng: the table has "zhāo,cháo"); which a given person uses stays theirs to say. The phrase readings are kept in name_phrases.txt, written from the pinned pypinyin by
 ``python -m app.names`` (a test checks it is current): pypinyin's phrase table is 38 MiB in a worker for about
 3,500 pairs that change a name's reading.
 """
@@ -162,7 +163,7 @@ def name_key(name: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
 
 def phrase_lines() -> list[str]:
     """name_phrases.txt's lines from the installed pypinyin: each two-character phrase of its phrase table
-    whose reading differs from the one its characters give in a given name (3,412 of 47,111 phrases with
+    whose reading differs from the one its characters give in a given name (3,411 of 47,111 phrases with
     0.55.0)."""
     raw = json.loads(_pypinyin_file("phrases_dict.json").read_text(encoding="utf-8"))
     lines = ["# Two-character readings that differ from their characters' own, from pypinyin's phrase table "
@@ -170,8 +171,13 @@ def phrase_lines() -> list[str]:
     for pair, readings in sorted(raw.items()):
         if len(pair) != 2 or len(readings) != 2 or not _HAN.fullmatch(pair):
             continue
-        reading = [_tone3(r[0]) for r in readings]
-        if reading != [_char(ch) for ch in pair]:
+        # A character the table reads several ways in the phrase keeps its own reading when that is one of
+        # them: the table then says nothing against it (朝阳 is "zhāo,cháo" there; round 47 sorted every 朝阳
+        # as zhāo, its first, while 朝阳区 and 张朝阳 are cháo). Only a phrase whose readings leave out the
+        # character's own one changes the name's reading.
+        own = [_char(ch) for ch in pair]
+        reading = [o if o in (alts := [_tone3(x) for x in r]) else alts[0] for o, r in zip(own, readings, strict=True)]
+        if reading != own:
             lines.append(f"{pair} {reading[0]} {reading[1]}")
     return lines
 
