@@ -788,13 +788,15 @@ MEASUREMENTS: list[tuple[re.Pattern[str], object]] = [
 
 
 @bp.app_template_global("measurement_label")
-def measurement_label(key: str) -> str:
-    """A human label, in the user's language, for a measurement the grader recorded."""
+def measurement_label(key: str) -> str | None:
+    """A human label, in the user's language, for a measurement the grader recorded; None for a key this
+    list does not know (a grader newer than the pages): its key is shown alone, as code. Round 48: the key's
+    words were shown as the label ("masked weight max:"), an English phrase in a zh page's list."""
     for pattern, label in MEASUREMENTS:
         m = pattern.match(key)
         if m:
             return str(label(m))
-    return key.replace("_", " ")
+    return None
 
 
 @bp.app_template_global("max_gap")
