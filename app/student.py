@@ -44,6 +44,7 @@ from app.extensions import db, limiter
 from app.ids import db_id
 from app.longpoll import Admission, list_waits, parse_wait
 from app.models import ApiToken, Assignment, AuditReview, Status, Submission, TestResult, utcnow
+from app.monitoring import live_workers
 from app.queue import queue_position
 from app.scores import (
     best_of,
@@ -491,6 +492,10 @@ def status_payload(sub: Submission) -> dict:
         "status": latest.status if latest else sub.status,
         "attempt": sub.attempt,
         "queue_position": queue_position(latest),
+        # Round 48: while queued with no grading worker alive (no heartbeat within HEARTBEAT_STALE_S), the page
+        # said only "3 submissions ahead of yours" under a spinner that never ended; the instructor's dashboard
+        # says "none: runs wait in the queue", the student now reads it too. None when not queued.
+        "workers_live": bool(live_workers()) if latest is not None and latest.status == Status.QUEUED else None,
         "run_id": latest.id if latest else None,
         "graded_run_id": graded.id if graded else None,
         "total": score.total if score else None,

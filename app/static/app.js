@@ -1103,6 +1103,7 @@
   var badge = live.querySelector("[data-badge]");
   var detail = live.querySelector("[data-detail]");
   var spinner = live.querySelector(".spinner");
+  var noWorkers = live.querySelector("[data-no-workers]");
   var labels = JSON.parse(live.getAttribute("data-labels") || "{}");
   var shownGraded = live.getAttribute("data-graded-run") || "";
   /* A result already on the page is watched after grading ends: an instructor's regrade (or an override,
@@ -1146,6 +1147,9 @@
       text = fill(labels.done, { total: points(s.total), max: points(s.max_total) });
     }
     say(text);
+    /* No grading worker alive while this attempt waits (round 48): said under the status, not in the live
+       region, which keeps the queue position's words. */
+    if (noWorkers) noWorkers.hidden = s.workers_live !== false;
     if (spinner) spinner.hidden = !(s.status === "queued" || s.status === "running");
   }
   /* The result block, fetched when grading ends. A fetch that failed (the connection dropped just then, a
