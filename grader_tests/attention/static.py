@@ -311,7 +311,7 @@ SAFE_MODULE_ATTRS: dict[str, frozenset[str]] = {name: frozenset(attrs.split()) f
            "getrecursionlimit setrecursionlimit getsizeof executable implementation",
     "pathlib": "Path PurePath PosixPath PurePosixPath WindowsPath PureWindowsPath",
     "logging": "getLogger basicConfig debug info warning warn error critical exception log disable "
-               "captureWarnings DEBUG INFO WARNING WARN ERROR CRITICAL NOTSET Logger LoggerAdapter Handler "
+               "captureWarnings DEBUG INFO WARNING WARN ERROR CRITICAL FATAL NOTSET BASIC_FORMAT _STYLES Logger LoggerAdapter Handler "
                "StreamHandler FileHandler NullHandler Formatter Filter LogRecord root",
     "argparse": "ArgumentParser Namespace ArgumentTypeError ArgumentError BooleanOptionalAction FileType Action "
                 "HelpFormatter ArgumentDefaultsHelpFormatter RawTextHelpFormatter RawDescriptionHelpFormatter SUPPRESS",
@@ -1164,8 +1164,9 @@ def _resolve_computed_names(tree: ast.Module, calls: list[ast.Call]) -> bool:
     (RESOLVED_NAMES, NUMBERED_NAME); whether any was marked."""
     loops = _loop_values(tree)
     marked = False
+    levels = functools.cache(lambda: _logging_level_lookups(tree))
     for call in calls:
-        spelled = _name_values(call.args[1], loops)
+        spelled = LOGGING_UPPER_NAMES if id(call) in levels() else _name_values(call.args[1], loops)
         if not spelled:
             continue
         if all(INT_PART not in s and s.isidentifier() for s in spelled):
@@ -1179,6 +1180,43 @@ def _resolve_computed_names(tree: ast.Module, calls: list[ast.Call]) -> bool:
             setattr(call, NUMBERED_NAME, True)
             marked = True
     return marked
+
+
+# What ``getattr(logging, level.upper())`` (the usual logging setup from a "--log-level info" option) may read: the
+# names of the standard library's logging module that ``str.upper`` can spell (ASCII, so all upper case). They
+# were a computed name on a module that holds ``sys`` (17 points); logging's upper-case names are its levels, its
+# BASIC_FORMAT and its _STYLES table of format strings and its own style classes.
+LOGGING_UPPER_NAMES = frozenset({"CRITICAL", "FATAL", "ERROR", "WARNING", "WARN", "INFO", "DEBUG", "NOTSET",
+                                 "BASIC_FORMAT", "_STYLES"})
+
+
+def _logging_level_lookups(tree: ast.Module) -> frozenset[int]:
+    """Ids of the ``getattr(logging, <x>.upper()[, default])`` calls where ``logging`` is only ever bound by ``import
+    logging`` and the file names ``upper`` nowhere but as such ``<x>.upper()`` calls (no def, class attribute,
+    keyword, string or store of its own): then ``upper`` is a library's (``str.upper`` on a level name; a file's
+    own ``upper`` returning "sys" would reach ``logging.sys``), so the name is one of LOGGING_UPPER_NAMES or no
+    attribute of logging."""
+    parents = _parents(tree)
+    if not _bound_only_by_import(tree, parents, "logging", ("logging",)):
+        return frozenset()
+    calls: set[int] = set()
+    for node in _nodes(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "upper":
+            call = parents.get(id(node))
+            if not (isinstance(node.ctx, ast.Load) and isinstance(call, ast.Call) and call.func is node
+                    and not call.args and not call.keywords):
+                return frozenset()
+        elif isinstance(node, ast.Name) and node.id == "upper" or isinstance(node, ast.Constant) \
+                and node.value == "upper" or isinstance(node, ast.keyword) and node.arg == "upper" \
+                or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.arg | ast.alias) \
+                and "upper" in (getattr(node, "name", None), getattr(node, "arg", None), getattr(node, "asname", None)):
+            return frozenset()
+        elif _computed_name_call(node) and node.func.id == "getattr" \
+                and isinstance(node.args[0], ast.Name) and node.args[0].id == "logging" \
+                and isinstance(up := node.args[1], ast.Call) and isinstance(up.func, ast.Attribute) \
+                and up.func.attr == "upper":
+            calls.add(id(node))
+    return frozenset(calls)
 
 
 # Sources whose review the worker stopped (it ran past settings.REVIEW_CPU_S): unreviewable from then
@@ -1968,7 +2006,7 @@ def _hidden_names_in_strings(tree: ast.Module) -> dict[int, str]:
     """String values (not docstrings) that spell a name the review looks for: such a string can
     only be meant for a lookup by name, which no check can follow."""
     docstrings = {id(n.value) for n in _nodes(tree) if isinstance(n, ast.Expr)} | _exported_own_names(tree) \
-        | _literal_type_values(tree)
+        | _literal_type_values(tree) | _hasattr_tested_names(tree)
     inner = {id(c) for n in _nodes(tree) if isinstance(n, ast.BinOp | ast.JoinedStr) for c in ast.walk(n)
              if c is not n}
     out: dict[int, str] = {}
@@ -1999,6 +2037,19 @@ def _hidden_names_in_strings(tree: ast.Module) -> dict[int, str]:
         out = {k: v for k, v in out.items() if not _inert_string(by_id[k], parents, loads, rebound, sealed, scope_loads,
                                                                  attribute_reads, inert_attributes)}
     return out
+
+
+def _hasattr_tested_names(tree: ast.Module) -> set[int]:
+    """Ids of the string constants only tested for by the builtin ``hasattr(obj, "name")``: nanoGPT's
+    ``self.flash = hasattr(torch.nn.functional, "scaled_dot_product_attention")`` (cost 17 points as a lookup by
+    name). hasattr hands back a bool, never the attribute; a use of it is a name read where it is written
+    (``F.scaled_dot_product_attention(...)`` counts as using it), and the calls made at run time are counted. A file
+    that binds ``hasattr`` itself gets nothing here."""
+    if _binding_counts(tree).get("hasattr"):
+        return set()
+    return {id(n.args[1]) for n in _nodes(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            and n.func.id == "hasattr" and len(n.args) == 2 and not n.keywords
+            and not any(isinstance(a, ast.Starred) for a in n.args) and isinstance(n.args[1], ast.Constant)}
 
 
 def _binding_counts(tree: ast.Module) -> dict[str, int]:
@@ -3407,24 +3458,80 @@ def _torch_as_value_outside_imports(tree: ast.Module, aliases: frozenset[str]) -
     ``def f(m=torch.nn.functional)``; _torch_module_value_in); its module-level imports do not count. Once per
     tree: it was asked for each save_hyperparameters caller (700 callers took 26 s of CPU, round 47 review M4)."""
     return any(_bare_alias_in(n, aliases) for n in tree.body if not isinstance(n, ast.Import | ast.ImportFrom)) \
-        or _torch_module_value_in(tree, aliases)
+        or _torch_module_value_in(tree, aliases, _torch_function_reads(tree))
 
 
 @functools.lru_cache(maxsize=16)
-def _torch_module_value_in(scope: ast.AST, aliases: frozenset[str]) -> bool:
+def _torch_module_value_in(scope: ast.AST, aliases: frozenset[str], functions: frozenset[int] = frozenset()) -> bool:
     """Whether ``scope`` reads one of torch's modules as a value off a name of torch (``M(torch.nn)``,
     ``t = nn.functional``), not as the root of a call or of an attribute read further (round 47 review M1: only
     a bare name was counted). Modules are named in lower case: a class (``nn.Module`` as a base,
     ``norm_layer=nn.LayerNorm``) or a dtype (``torch.float32``) is a plain value; a function (``act=F.gelu``) is
-    counted, as a module is not told from it by its name."""
+    one only when it is among ``functions`` (_torch_function_reads: resolved through the file's imports, as a
+    module is not told from a function by its name)."""
     for node in ast.walk(scope):
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Load) and _root(child) in aliases \
                     and _dotted(child) is not None and child.attr[:1].islower() \
                     and child.attr not in TORCH_VALUE_DTYPES and not isinstance(node, ast.Attribute) \
-                    and not (isinstance(node, ast.Call) and child is node.func):
+                    and not (isinstance(node, ast.Call) and child is node.func) and id(child) not in functions:
                 return True
     return False
+
+
+@functools.lru_cache(maxsize=16)
+def _torch_function_reads(tree: ast.Module) -> frozenset[int]:
+    """Ids of the attribute reads ``F.gelu`` / ``torch.nn.functional.relu`` / ``torch.tanh`` whose root is bound
+    once in the file, by a module-level import of torch or one of its modules, and whose dotted path is a function
+    in the grader's own torch (round 47 left ``act=F.gelu`` handed to a d2l ``save_hyperparameters`` class a
+    finding: a function was not told from a module by its name). A function object leads nowhere but through its
+    dunders (``__globals__``, ``__self__``, ``__closure__``), each a finding of its own; a module, an object or a
+    name torch does not have stays counted, as does any private part (``torch._C.x``)."""
+    modules = _torch_imports(tree)
+    return frozenset(id(node) for node in _nodes(tree) if isinstance(node, ast.Attribute)
+                     and (path := _dotted(node)) and path[0] in modules and _torch_function(modules[path[0]], path[1:]))
+
+
+def _torch_function_names(tree: ast.Module) -> frozenset[str]:
+    """The names a module-level ``from torch.nn.functional import gelu`` binds once to a function of torch (read
+    as _torch_function_reads reads ``F.gelu``)."""
+    return frozenset(name for name, path in _torch_imports(tree).items()
+                     if "." in path and _torch_function(path.rsplit(".", 1)[0], [path.rsplit(".", 1)[1]]))
+
+
+@functools.lru_cache(maxsize=16)
+def _torch_imports(tree: ast.Module) -> dict[str, str]:
+    """Each name bound once in the file, by a module-level import of torch or of a part of it, with the dotted
+    path it names (``F`` -> ``torch.nn.functional``, ``gelu`` -> ``torch.nn.functional.gelu``)."""
+    counts = _binding_counts(tree)
+    paths: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                if a.name.split(".")[0] == "torch":
+                    paths[a.asname or "torch"] = a.name if a.asname else "torch"
+        elif isinstance(stmt, ast.ImportFrom) and not stmt.level and (stmt.module or "").split(".")[0] == "torch":
+            for a in stmt.names:
+                paths[a.asname or a.name] = f"{stmt.module}.{a.name}"
+    return {name: path for name, path in paths.items() if counts.get(name) == 1}
+
+
+def _torch_function(module: str, parts: Sequence[str]) -> bool:
+    """Whether ``module`` (a dotted path in torch) then ``parts``, each read off a module, is a function (Python's
+    or a builtin) in the grader's own torch; a private part or anything torch does not have is not."""
+    import inspect
+
+    if any(part.startswith("_") for part in [*module.split("."), *parts]):
+        return False
+    try:
+        value: object = importlib.import_module(module)
+        for part in parts:
+            if not inspect.ismodule(value):
+                return False
+            value = getattr(value, part)
+    except (ImportError, AttributeError):
+        return False
+    return inspect.isfunction(value) or inspect.isbuiltin(value)
 
 
 def _plain_argument(node: ast.expr, bound: Mapping[str, int]) -> bool:
@@ -4184,7 +4291,8 @@ def _callers_locals_frames(tree: ast.Module, parents: Mapping[int, ast.AST]) -> 
     reads is then that method's ``locals()``, a snapshot of values the review judged; the frame object itself is
     read for nothing else (no ``f_globals``, ``f_back`` of the caller, ``f_code``)."""
     counts = _binding_counts(tree)
-    aliases = frozenset(_module_aliases(tree, "torch", chosen=True))
+    # a function of torch imported by name (``from torch.nn.functional import gelu``) handed on is no module
+    aliases = frozenset(_module_aliases(tree, "torch", chosen=True)) - _torch_function_names(tree)
     if counts.get("inspect") != 1:
         return set()
     ok: set[int] = set()
