@@ -1935,6 +1935,28 @@ def fused_attention_uses(source: str) -> list[str]:
     return list(named_uses(source, _forbidden))
 
 
+def branch_conditions(source: str, lines: Sequence[int]) -> list[str]:
+    """For each of ``lines`` that sits in the body or else-branch of an ``if`` (or a conditional expression), the
+    innermost such condition as the source writes it (``line 27: `if self.flash```), once each: what the fused
+    check's feedback says was seen when the fused call is behind nanoGPT's flash switch. The source is what is
+    checked, so a call written there counts whether or not its branch runs when graded."""
+    tree = parse(source)
+    if tree is None:
+        return []
+    found: dict[int, str] = {}
+    for line in lines:
+        best: ast.If | ast.IfExp | None = None
+        for node in _nodes(tree):
+            if isinstance(node, ast.If | ast.IfExp) and node.test.lineno != line \
+                    and node.lineno <= line <= (node.end_lineno or node.lineno) \
+                    and (best is None or node.lineno >= best.lineno):
+                best = node
+        if best is not None and best.lineno not in found:
+            found[best.lineno] = f"line {best.lineno}: `{'if ' if isinstance(best, ast.If) else ''}" \
+                                 f"{ast.unparse(best.test)[:80]}`"
+    return list(found.values())
+
+
 @functools.lru_cache(maxsize=4)
 def named_uses(source: str, forbidden: Callable[[str], bool]) -> tuple[str, ...]:
     """Where code that runs at import or in a call names a function ``forbidden`` accepts: read as an attribute

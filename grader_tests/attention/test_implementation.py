@@ -189,13 +189,20 @@ def test_no_fused_attention_static(student_source):
                "attention.py 既没有定义 ScaledDotProductAttention，也没有定义 MultiHeadAttention：没有可以检查"
                "是否使用 PyTorch 现成 attention 的代码，因此这一项不得分"))
     uses = static.fused_attention_uses(student_source)
-    expect(not uses, msg("attention.py uses PyTorch's ready-made attention (" + "; ".join(uses[:3]) +
-                         "): the lab asks you to write QK^T / sqrt(dk), the softmax and the weighted sum yourself. "
-                         "A comparison with it, as the handout's parity check does, belongs under "
+    # a fused call behind a switch (nanoGPT's ``if self.flash:``): say the branch seen, not that it ran
+    branches = static.branch_conditions(student_source, [int(m.group(1)) for u in uses[:3]
+                                                         if (m := re.match(r"line (\d+):", u))])
+    branch_en = (" (in the branch of " + "; ".join(branches) + ": the source is checked, so it counts whether or "
+                 "not that branch runs)") if branches else ""
+    branch_zh = ("（位于 " + _zh_findings(branches) + " 的分支中：检查的是源代码，所以无论该分支运行与否都计入）"
+                 if branches else "")
+    expect(not uses, msg("attention.py uses PyTorch's ready-made attention (" + "; ".join(uses[:3]) + ")" +
+                         branch_en + ": the lab asks you to write QK^T / sqrt(dk), the softmax and the weighted sum "
+                         "yourself. A comparison with it, as the handout's parity check does, belongs under "
                          "if __name__ == \"__main__\": (or in a function nothing else calls), where it is not "
                          "counted",
-                         "attention.py 使用了 PyTorch 现成的 attention（" + _zh_findings(uses[:3]) +
-                         "）：本实验要求自己写出 QK^T / sqrt(dk)、softmax 和加权求和。讲义中与它做 parity 对比的代码"
+                         "attention.py 使用了 PyTorch 现成的 attention（" + _zh_findings(uses[:3]) + "）" + branch_zh +
+                         "：本实验要求自己写出 QK^T / sqrt(dk)、softmax 和加权求和。讲义中与它做 parity 对比的代码"
                          "请放到 if __name__ == \"__main__\": 之下（或放在没有其他代码调用的函数里），那里不计入"))
     expect(not static.hidden_name_uses(student_source), _hidden_names(student_source))
 

@@ -84,6 +84,21 @@ def assert_twin_differs_by_one_declared_fault(name: str, twin: str) -> None:
     assert 0 < len(changed) <= 8, (twin, changed)
 
 
+def assert_twins_cover_the_rounds_styles(prefix: str, twins: dict[str, str]) -> None:
+    """``twins`` names every correct file starting with ``prefix``, and each twin differs by its declared fault."""
+    assert sorted(twins) == sorted(p.stem for p in (SUBMISSIONS / "correct").glob(f"{prefix}*.py"))
+    for name, twin in twins.items():
+        assert_twin_differs_by_one_declared_fault(name, twin)
+
+
+def assert_style_gets_full_marks_with_no_review_finding(executor, name: str) -> None:
+    """The correct corpus file ``name`` earns all 85 code points, fails no test and has no review finding."""
+    result = graded_corpus_file(executor, SUBMISSIONS / "correct" / f"{name}.py")
+    assert result["status"] == "graded", result["message"]
+    assert failed_tests(result) == {} and result["review"] == [], (failed_tests(result), result["review"])
+    assert code_score(result) == 85
+
+
 def assert_twin_loses_points_and_is_named_as_declared(executor, twin: str) -> None:
     """``twin`` loses points in the category its header declares and is named as it declares (or never named)."""
     path = SUBMISSIONS / "faulty" / f"{twin}.py"

@@ -17,11 +17,11 @@ from grader_tests.attention import static
 from grader_tests.attention.static import hidden_name_uses
 from tests.grading.helpers import (
     SUBMISSIONS,
-    assert_twin_differs_by_one_declared_fault,
+    assert_style_gets_full_marks_with_no_review_finding,
     assert_twin_loses_points_and_is_named_as_declared,
-    code_score,
+    assert_twins_cover_the_rounds_styles,
     failed_tests,
-    graded_corpus_file,
+    graded_mutant,
 )
 from tests.grading.test_fair_styles_round47 import D2L, KERNEL
 
@@ -160,9 +160,7 @@ def test_the_fused_call_behind_a_hasattr_switch_still_counts_as_using_it():
 
 
 def test_every_round48_twin_differs_from_its_style_by_its_declared_fault_only():
-    assert sorted(TWINS) == sorted(p.stem for p in CORRECT.glob("r48_*.py"))
-    for name, twin in TWINS.items():
-        assert_twin_differs_by_one_declared_fault(name, twin)
+    assert_twins_cover_the_rounds_styles("r48_", TWINS)
 
 
 @pytest.mark.parametrize("name", ["r48_d2l_hparams_activation_function", "r48_logging_getattr_level_upper",
@@ -175,13 +173,34 @@ def test_the_round48_styles_the_review_flagged_before_have_no_finding(name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(TWINS))
 def test_each_round48_style_gets_full_marks_with_no_review_finding(executor, name):
-    result = graded_corpus_file(executor, CORRECT / f"{name}.py")
-    assert result["status"] == "graded", result["message"]
-    assert failed_tests(result) == {} and result["review"] == [], (failed_tests(result), result["review"])
-    assert code_score(result) == 85
+    assert_style_gets_full_marks_with_no_review_finding(executor, name)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("twin", sorted(TWINS.values()))
 def test_each_round48_twin_loses_points_in_its_category_and_is_named(executor, twin):
     assert_twin_loses_points_and_is_named_as_declared(executor, twin)
+
+
+SWITCHED = FLASH.replace("        w = torch.softmax", "        if self.flash:\n"
+                         "            return F.scaled_dot_product_attention(q, k, v)\n        w = torch.softmax")
+
+
+def test_the_branch_a_fused_call_sits_in_is_named_as_written():
+    line = next(i for i, t in enumerate(SWITCHED.splitlines(), 1) if "F.scaled_dot_product_attention" in t)
+    assert static.branch_conditions(SWITCHED, [line]) == [f"line {line - 1}: `if self.flash`"]
+    assert static.branch_conditions(KERNEL, [9]) == []
+
+
+@pytest.mark.slow
+def test_a_fused_call_behind_a_flash_switch_that_is_off_is_said_to_count_from_the_source(executor):
+    # nanoGPT's switch set False with the fused call kept in its branch: no call at run time, the source's counts
+    result = graded_mutant(executor, CORRECT / "r48_nanogpt_hasattr_flash_warning.py",
+                           "        # manual implementation of attention (the lesson asks for it by hand)\n",
+                           "        self.flash = False\n        if self.flash:\n"
+                           "            return F.scaled_dot_product_attention(q, k, v, attn_mask=additive_mask)\n")
+    failed = failed_tests(result)
+    assert set(failed) == {"test_no_fused_attention_static"}, failed
+    assert "(line 30: F.scaled_dot_product_attention) (in the branch of line 29: `if self.flash`" in failed["test_no_fused_attention_static"]["en"]
+    assert "whether or not that branch runs" in failed["test_no_fused_attention_static"]["en"]
+    assert "第 29 行：`if self.flash`" in failed["test_no_fused_attention_static"]["zh"]
