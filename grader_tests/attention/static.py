@@ -3540,19 +3540,20 @@ def _torch_imports(tree: ast.Module) -> dict[str, str]:
 
 def _torch_function(module: str, parts: Sequence[str]) -> bool:
     """Whether ``module`` (a dotted path in torch) then ``parts``, each read off a module, is a function (Python's
-    or a builtin) in the grader's own torch; a private part or anything torch does not have is not."""
+    or a builtin) in the grader's own torch; a private part or anything torch does not have is not. Only modules
+    torch has already loaded are read, through their ``__dict__``: nothing is imported for a student's file (a
+    module's lazy ``__getattr__``, ``torch.onnx``, would load it in the grader's process)."""
     import inspect
+
+    import torch  # noqa: F401  (the grader's own: its modules are what is read)
 
     if any(part.startswith("_") for part in [*module.split("."), *parts]):
         return False
-    try:
-        value: object = importlib.import_module(module)
-        for part in parts:
-            if not inspect.ismodule(value):
-                return False
-            value = getattr(value, part)
-    except (ImportError, AttributeError):
-        return False
+    value: object = sys.modules.get(module)
+    for part in parts:
+        if not inspect.ismodule(value) or part not in vars(value):
+            return False
+        value = vars(value)[part]
     return inspect.isfunction(value) or inspect.isbuiltin(value)
 
 

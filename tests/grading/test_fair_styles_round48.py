@@ -10,6 +10,9 @@ twin."""
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -204,3 +207,18 @@ def test_a_fused_call_behind_a_flash_switch_that_is_off_is_said_to_count_from_th
     assert "(line 30: F.scaled_dot_product_attention) (in the branch of line 29: `if self.flash`" in failed["test_no_fused_attention_static"]["en"]
     assert "whether or not that branch runs" in failed["test_no_fused_attention_static"]["en"]
     assert "第 29 行：`if self.flash`" in failed["test_no_fused_attention_static"]["zh"]
+
+
+@pytest.mark.slow   # a fresh interpreter importing torch: 8 s
+def test_resolving_a_function_of_torch_imports_nothing_for_the_file():
+    # the grader reads only what torch has loaded: a submodule the file names stays unloaded (and the read a finding)
+    code = ("import sys\nimport torch\nfrom grader_tests.attention.static import hidden_name_uses\n"
+            "from tests.grading.test_fair_styles_round47 import D2L\n"
+            "source = D2L.replace('import inspect\\n', 'import inspect\\nimport torch.utils.benchmark as tb\\n')"
+            " + '\\n\\nm = M(tb.Timer.timeit)\\nn = M(tb.timer)\\n'\n"
+            "found = hidden_name_uses(source)\n"
+            "assert 'torch.utils.benchmark' not in sys.modules, 'imported'\n"
+            "assert any('f_back' in f for f in found), found\n")
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
