@@ -342,6 +342,12 @@ FAULTS: dict[str, Msg] = {
                                     "average_attn_weights=True gives)",
                                     "其数值是各 head 权重的平均值（如 nn.MultiheadAttention 的 "
                                     "average_attn_weights=True 所给出的）"),
+    # round 48 (brief D 1): the padding mask applied to the output's weights or to the returned weights only
+    "pad_weights_output_apart": msg("the output is not the one the returned weights give: block the padding keys in "
+                                    "the scores before the softmax and compute the output from the very weights "
+                                    "you return (out = weights @ v)",
+                                    "输出不是返回的权重所给出的输出：应在 softmax 之前于 score 中屏蔽 padding key，"
+                                    "并用返回的这同一份权重计算输出（out = weights @ v）"),
     "pad_on_values": msg("the output matches the values of the padding keys set to zero while their scores stay "
                          "in the softmax, so they still take weight: block them in the scores (-inf where "
                          "key_padding_mask is True, before the softmax)",
@@ -1978,6 +1984,12 @@ def mha(out: Tensor, weights: Tensor | None, params: dict[str, Tensor], num_head
             if probe is None or _biases_left_out(probe) != names:
                 return None
         return _bias_partly_dropped(names)
+    if (apart := _padding_apart(case)) is not None:
+        if student is not None:
+            probe = probe or _probe_mha(student, case)
+            if probe is None or _padding_apart(probe) != apart:
+                return None
+        return _padding_apart_said(case, *apart)
     if not _rows_as_softmax(case):
         # mend round 47 (review RD, HIGH 1): the padding weight was given after the softmax (the rows sum to more than
         # 1 by about what the padding keys hold); a fill fitting within MATCH_TOL is then no cause checked
@@ -2045,6 +2057,71 @@ def _finite_heads_too(student: MhaBuilder, case: _MhaCase, fixed: bool = False) 
     many = len(wrong) > 1
     return msg(f"the weights of head{'s' if many else ''} {listed(wrong)}, finite, are not the right ones either",
                f"head {listed(wrong, zh=True)} 的权重是有限的，但也不正确")
+
+
+# ------------------------------------------------------------------ the output and the returned weights apart
+def _padding_seen(case: _MhaCase) -> tuple[str | None, str | None]:
+    """What the case's output and weights each are, of the right computation ("right"), the same without
+    key_padding_mask ("unpadded"); for the output only, that one with the padding tokens' rows then set to 0
+    ("rows_zeroed", self-attention); for the weights only, those without the mask with the padding keys' weights then
+    set to 0 ("zeroed", rows no longer summing to 1); None where none of these."""
+    w, kpm = case.weights, case.key_padding_mask
+    right, unpadded = case.variant(None), case.variant("pad_ignored")
+    if w is None or kpm is None or right is None or unpadded is None or w.shape != right[1].shape \
+            or not _finite(case.out, w) or _err(right[0], unpadded[0]) < MATCH_TOL:
+        return None, None       # no padding read here: the two computations cannot be told apart
+    outs = {"right": right[0], "unpadded": unpadded[0]}
+    if case.out.shape == right[0].shape and case.out.shape[1] == kpm.shape[1]:    # the padding tokens as queries too
+        outs["rows_zeroed"] = unpadded[0].masked_fill(kpm[:, :, None], 0.0)
+    out = next((name for name, m in outs.items() if _err(case.out, m) < MATCH_TOL), None)
+    models = {"right": right[1], "unpadded": unpadded[1],
+              "zeroed": unpadded[1].masked_fill(kpm[:, None, None, :].expand_as(unpadded[1]), 0.0)}
+    seen = next((name for name, m in models.items() if _err(w, m) < MATCH_TOL), None)
+    return out, seen
+
+
+def _padding_apart(case: _MhaCase) -> tuple[str, str] | None:
+    """Round 48 (brief D 1): the output and the returned weights each of a computation the padding mask was applied
+    to differently (the output right and the weights without the mask, or the reverse, or the padding keys' weights
+    zeroed after the softmax while the output reads them), and the output not the one those weights give (merged
+    with the right values): (output, weights) as ``_padding_seen`` says them; None otherwise. Graded silent before:
+    only "padding keys get weight up to X" or a distance."""
+    out, seen = _padding_seen(case)
+    if out is None or seen is None or out == seen:
+        return None
+    double, parts = _fill_parts(case)
+    if _err(case.out, C.mha_merge(double.params, case.weights.double() @ parts[1])) < MATCH_TOL:  # type: ignore[union-attr]
+        return None
+    return out, seen
+
+
+_OUT_SEEN = {"right": msg("the output is the right one (the padding keys blocked)",
+                          "输出是正确的（padding key 已被屏蔽）"),
+             "unpadded": msg("the output equals the one computed without key_padding_mask (the padding keys read)",
+                             "输出与不使用 key_padding_mask 计算的结果一致（padding key 被读入）"),
+             "rows_zeroed": msg("the output equals the one computed without key_padding_mask (the padding keys read) "
+                                "with the padding tokens' output rows then set to 0",
+                                "输出与不使用 key_padding_mask 计算（padding key 被读入）、之后再把 padding token 的输出行"
+                                "置 0 的结果一致")}
+
+
+def _padding_apart_said(case: _MhaCase, out: str, seen: str) -> Msg:
+    """What ``_padding_apart`` saw, with the numbers of the weights, then the fix."""
+    w, kpm = case.weights, case.key_padding_mask
+    assert w is not None and kpm is not None
+    on_pad = float(w.double().masked_fill(~kpm[:, None, None, :], 0.0).abs().max())
+    low = float(w.double().sum(-1).min())
+    weights = {
+        "right": msg("the returned weights are the right ones (0 on the padding keys)",
+                     "返回的权重是正确的（padding key 上为 0）"),
+        "unpadded": msg(f"the returned weights equal those computed without key_padding_mask (the padding keys get "
+                        f"weight up to {on_pad:.3g})",
+                        f"返回的权重与不使用 key_padding_mask 计算的权重一致（padding key 的权重最大为 {on_pad:.3g}）"),
+        "zeroed": msg(f"the returned weights equal those computed without key_padding_mask with the padding keys' "
+                      f"weights then set to 0 (rows summing to as little as {low:.3g})",
+                      f"返回的权重与不使用 key_padding_mask 计算、之后再把 padding key 的权重置 0 的结果一致"
+                      f"（行和最小为 {low:.3g}）")}[seen]
+    return cat(_OUT_SEEN[out], weights, FAULTS["pad_weights_output_apart"], sep=SEMI)
 
 
 # ------------------------------------------------------------------ padding keys given finite scores, seen head by head
