@@ -6,7 +6,7 @@
    get weight up to X" and no hint. Now, when the output and the weights each are one of these computations and the
    output is not the one the returned weights give (``diagnose._padding_apart``, checked on the probe too), what each
    is is said, then the fix (``pad_weights_output_apart``), in en and zh.
-2. Hunt: 33 faulty multi-head files written as students err (tests/fixtures/submissions/faulty/r48_*.py, each with its
+2. Hunt: 32 faulty multi-head files written as students err (tests/fixtures/submissions/faulty/r48_*.py, each with its
    ``# diagnosis:``), and 12 correct-but-unusual ones (correct/r48_*.py) that must get no hint and full marks. Every
    hint was read against its code; none contradicted it (a one-head module whose queries are divided by
    sqrt(d_model) and again by sqrt(head_dim) is told "divided by dk (or by sqrt(dk) twice)": with one head the two
