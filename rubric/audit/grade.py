@@ -1126,7 +1126,44 @@ def _overclaims(cc: Checklist, sentences: list[_Sentence]) -> list[tuple[int, st
                                                     s.context_negated, cc=cc, para=s.para), nxt)
         if hedged is not None:
             found.append((idx, s.text, hedged))
-    return found
+    return _asked_then_dismissed(cc, sentences, found)
+
+
+# round 48: a test asked as a question and dismissed in the answer ("Ablation? Not necessary, k2 is clearly the cause.",
+# 消融？没必要，k2 就是原因。): the question mark splits the dismissed test from the claim the patterns read together
+_DISMISSAL_OPENS = re.compile(r"\s*(?:no[,.]?\s+)?(?:not\s+(?:necessary|needed|required|worth\s+it)|unnecessary|pointless|needless|"
+                              r"overkill|no\s+need)\b|\s*(?:没必要|没有必要|不需要|不必要?|用不着|不用|无需|多余)", re.IGNORECASE)
+_TEST_QUESTION_UNITS = 12       # "Ablation?", "An ablation?", "Do we need an ablation?", 消融实验？: the question is the test
+
+
+def _asked_then_dismissed(cc: Checklist, sentences: list[_Sentence],
+                          found: list[tuple[int, str, bool]]) -> list[tuple[int, str, bool]]:
+    """``found`` with the claims of answers that dismiss the test their question names, read as one sentence with the
+    question (and with the next sentence when the answer is the dismissal alone: "Ablation? Not necessary. k2 is the
+    cause."), unless a claim there is flagged already."""
+    flagged = {i for i, _t, _h in found}
+    added = []
+    for idx in range(1, len(sentences)):
+        q, s = sentences[idx - 1], sentences[idx]
+        if idx in flagged or not q.is_question or q.is_code or q.is_heading or s.is_code or s.is_heading \
+                or q.para != s.para or not _TEST_WORD.search(q.text) or _share_units(q.text) > _TEST_QUESTION_UNITS:
+            continue
+        m = _DISMISSAL_OPENS.match(s.text)
+        if m is None:
+            continue
+        # (read as "the ablation is pointless", 消融没必要: the question is the answer's subject)
+        zh = _CJK.search(s.text[m.start():m.end()]) is not None
+        text, last = q.text.rstrip(" ?？") + ("" if zh else " is ") + s.text.lstrip(), idx
+        nxt = sentences[idx + 1] if idx + 1 < len(sentences) else None
+        if not s.text[m.end():].strip(" ,.，。!！") and nxt is not None and nxt.para == s.para \
+                and not (nxt.is_code or nxt.is_heading or nxt.is_question):
+            if idx + 1 in flagged:
+                continue
+            text, last = text + ("，" if _CJK.search(text) else ", ") + nxt.text, idx + 1
+        hedged = _overclaimed(cc, _Sentence(text, s.eligible, False, False, False, False, cc=cc, para=s.para), None)
+        if hedged is not None:
+            added.append((last, text, hedged))
+    return sorted(found + added) if added else found
 
 
 # a contrast that opens an overclaim after a caveat: ", but" / "; yet" / 但 / 然而 (not 不但, "not only")
@@ -1188,6 +1225,52 @@ def _taken_back(cc: Checklist, sentences: list[_Sentence], over: list[tuple[int,
                 out.setdefault(i, set()).update(cid for cid, rx in takes.items() if rx.search(rest))
                 break
     return out
+
+
+# round 48: a caveat taken back by the next sentence, which points to it and calls it wrong ("We cannot prove k2 causes the
+# prediction. That is wrong, though: it clearly does.", 我们不能证明……。不过这其实不对，k2 就是原因。): the pronoun opens the
+# sentence with its verdict ("That would be wrong to claim" judges the claim, not the caveat; "That is the main limit"
+# keeps it)
+_RETRACTS = re.compile(
+    r"\s*(?:(?:but|however|actually|honestly|well|in\s+fact|of\s+course|still)[,\s]+)*"
+    r"(?:(?:that|this)(?:\s+(?:claim|caveat|statement|limit|sentence))?|which)(?:\s+(?:is|was)|'s)\s+"
+    r"(?:(?:actually|simply|just|completely|totally|plainly|clearly|obviously|also|too|really|of\s+course)\s+)*"
+    r"(?:wrong|false|untrue|incorrect|nonsense|not\s+(?:true|right|correct|the\s+case|so))\b(?!\s+to\b)|"
+    r"\s*(?:(?:不过|但是?|可是|然而|其实|实际上)[，,]?\s*)*(?:这一点|这个说法|这种说法|这句话|这个结论|这样说|这么说|这|那一点|那个说法|那)"
+    r"\s*(?:其实|实际上|也|又|根本|完全|显然|当然)*\s*(?:是)?\s*(?:不对(?![称齐应])|错的|错了|不成立|不正确|不是真的|不准确|站不住)",
+    re.IGNORECASE)
+# ... and what the rest of it then asserts by ellipsis ("it clearly does", "k2 is", 就是原因, 确实如此): the claim the caveat
+# denied
+_REASSERTS_DENIED = re.compile(
+    r"\b(?:it|they|k_?\d+|key\s*\d+)\s+(?:(?:clearly|obviously|certainly|definitely|really|surely|actually|of\s+course)\s+)*"
+    r"(?:does|do|did|is|matters|causes|drives)\b|就是(?:原因|因果|它|这样)|确实(?:如此|是|导致|决定|重要)|显然(?:是|如此|导致|决定)|"
+    r"当然(?:是|如此)|(?<![a-z])k_?\d+\s*(?:就|正|确实|显然)?(?:是|导致|决定)", re.IGNORECASE)
+
+
+def _retractions(cc: Checklist, sentences: list[_Sentence], over: list[tuple[int, str, bool]]
+                 ) -> tuple[dict[int, set[str]], list[tuple[int, str, bool]]]:
+    """The caveat concepts taken back, by the caveat's sentence (one with a negation of its own, right before the
+    retraction in its paragraph), and the retractions that then assert the denied causal or importance claim, as
+    overclaims (unless flagged already)."""
+    caveats = {c.id for item in cc.items for c in item.concepts if c.mode == "caveat"}
+    takes = cc.overclaim.get("takes_back") or {}
+    flagged = {i for i, _t, _h in over}
+    taken: dict[int, set[str]] = {}
+    added: list[tuple[int, str, bool]] = []
+    for i in range(1, len(sentences)):
+        prev, s = sentences[i - 1], sentences[i]
+        if s.is_code or s.is_heading or s.is_question or prev.is_code or prev.is_heading or prev.is_question \
+                or prev.para != s.para or not prev.cues or prev.denied is not None or prev.retracted or prev.row_denied:
+            # (not a claim the verdict denies: "Some say k2 causes the output. That is wrong: ..." rebuts it)
+            continue
+        m = _RETRACTS.match(s.text)
+        if m is None:
+            continue
+        taken[i - 1] = set(caveats)
+        if i not in flagged and _REASSERTS_DENIED.search(s.text, m.end()) \
+                and any(rx.search(prev.text) for rx in takes.values()):
+            added.append((i, s.text, False))
+    return taken, added
 
 
 # A key's importance concluded from a weight read in the clause before ("Since q1 puts 0.67 on k2, k2 is important", "q1's
@@ -1504,8 +1587,13 @@ def _grade_text(cc: Checklist, text: str, figures: dict[str, tuple[FigureReport 
     misread = {cl.sentence for cl in false_cells}
     peaks = _peak_readings(sentences, cell_claims)
     over = _overclaims(cc, sentences)
+    retracted, reasserted = _retractions(cc, sentences, over)
+    if reasserted:
+        over = sorted(over + reasserted)
     premises = {i for i, _s, _h in over if not _reported_overclaim(cc, sentences[i])}
     taken_back = _taken_back(cc, sentences, over)
+    for j, ids in retracted.items():
+        taken_back.setdefault(j, set()).update(ids)
     found = {(item.id, c.id): _concept_candidates(cc, c, sentences, lists, far, misread, peaks, premises, taken_back)
              for item, c in phrase_concepts}
     if low in ("dark", "light"):

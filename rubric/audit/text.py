@@ -552,7 +552,10 @@ _NO_CELL = re.compile(r"^(?:否|不|不能|不可以|不可|不行|不是|不对
 # ...also with its reason after it (round 29: "| k2 causes q1's output | No: that needs an ablation |", "否，需要消融",
 # "✗ (one example)" -- the claim was read as the student's and flagged an overclaim): the cell's first piece
 _NO_CELL_REASON = re.compile(r"\s*(?:[:：,，;；(（]|—|–|-(?=\s)|\bbecause\b|\bsince\b|因为|由于)")
-_NO_ANSWER = re.compile(r"^(?:no|nope|not|it (?:can't|cannot|does not|doesn't))\b|^(?:不|没有|否|并不|不能)")
+# (round 48: not a dismissal of the test asked about, "Ablation? Not necessary." / 消融？没必要。: it answers whether the test
+# is worth running, not whether the claim holds; it earned the causal caveat the dismissal denies)
+_NO_ANSWER = re.compile(r"^(?!(?:no[,.]?\s+)?(?:not\s+(?:necessary|needed|required|worth)|no\s+need)\b|不(?:需要?|必|用))"
+                        r"(?:(?:no|nope|not|it (?:can't|cannot|does not|doesn't))\b|(?:不|没有|否|并不|不能))", re.IGNORECASE)
 _HEADING = re.compile(r"^#{1,6}\s*")
 _BOLD_LINE = re.compile(r"^\s*(?:[-*+]\s+)?\*\*[^*]+\*\*\s*[:]?\s*$")
 _BULLET = re.compile(r"^(?:[-*+•·]|\d{1,2}[.)、]|\(\d{1,2}\)|[a-h][.)])\s+")
