@@ -129,18 +129,3 @@ def test_three_limits_in_one_statement_earn_two_and_split_by_a_semicolon_earn_th
     comma = _reading(THREE.format(sep=", and"))[1]["limits"]["points"]
     semicolon = _reading(THREE.format(sep="; and"))[1]["limits"]["points"]
     assert comma == 3 and semicolon == 4
-
-
-# ------------------------------------------------------------------------------------ the hunt
-# 5. a key said to be "the cause" with the output left unsaid (the hunt's "Ablation? Pointless, k2 is the cause.")
-@pytest.mark.parametrize("text", ["k2 is the cause.", "k2 is clearly the real cause, q1 reads it most.", "k2 就是原因。",
-                                  "k2 才是真正的原因。"])
-def test_a_key_said_to_be_the_cause_with_the_output_unsaid_is_an_overclaim(text):
-    """Before: no flag (only "the cause of the output" was read)."""
-    assert _reading(text)[2]
-
-
-@pytest.mark.parametrize("text", ["We cannot say that k2 is the cause.", "我们不能说 k2 就是原因。",
-                                  "If k2 is the cause, an ablation would show it.", "The mask is the cause."])
-def test_the_cause_denied_supposed_or_of_no_key_is_no_overclaim(text):
-    assert not _reading(text)[2]
