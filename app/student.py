@@ -44,7 +44,7 @@ from app.extensions import db, limiter
 from app.ids import db_id
 from app.longpoll import Admission, list_waits, parse_wait
 from app.models import ApiToken, Assignment, AuditReview, Status, Submission, TestResult, utcnow
-from app.monitoring import live_workers
+from app.monitoring import any_worker_live, stall_checks
 from app.queue import queue_position
 from app.scores import (
     best_of,
@@ -483,6 +483,39 @@ def _reason(run) -> str | None:
     return failed["zh" if locale().startswith("zh") else "en"] if failed else None
 
 
+def _stall(run) -> dict:
+    """What the status says of a run no worker is known to grade (mend round 48, review E M1): ``worker_silent``
+    (its worker has no heartbeat within HEARTBEAT_STALE_S), ``overdue`` (claimed more than RUN_DEADLINE_S ago),
+    ``workers_live`` (any heartbeat that fresh; also while queued), ``tries_left`` (below MAX_TRIES), and
+    ``stalled``: the words the page shows instead of "a worker is running the tests", what was checked and then
+    what the sweeper's rules do with such a run (worker/sweeper.py): sent again to a live worker, which takes it
+    over, or closed as an error when its tries are used up."""
+    running = run is not None and run.status == Status.RUNNING
+    silent, overdue = stall_checks(run) if running else (None, None)
+    overdue = overdue and not silent if running else None     # a silent worker is said first
+    queued = run is not None and run.status == Status.QUEUED
+    live = any_worker_live() if queued or silent or overdue else None
+    out = {"worker_silent": silent, "overdue": overdue, "workers_live": live, "tries_left": None, "stalled": None}
+    if not (silent or overdue):
+        return out
+    cfg = current_app.config
+    out["tries_left"] = tries_left = run.tries < int(cfg["MAX_TRIES"])
+    seen = (_("The grader that took this submission has given no sign of life for over %(s)s seconds.",
+              s=f"{float(cfg['HEARTBEAT_STALE_S']):g}") if silent else
+            _("Grading of this submission started more than %(m)s minutes ago, longer than any grading may take.",
+              m=f"{float(cfg['RUN_DEADLINE_S']) / 60:g}"))
+    if not tries_left:
+        then = _("Grading it has been started %(n)s times, the most allowed: it is not started again by itself; an "
+                 "instructor can regrade it.", n=int(cfg["MAX_TRIES"]))
+    elif live:
+        then = _("A grader that is running takes it over and grades it again.")
+    else:
+        then = _("No grader is running right now: it is graded again when one starts.")
+    # Each part is a whole sentence in both languages: zh sentences end in 。 and join without a space.
+    out["stalled"] = ("" if locale().startswith("zh") else " ").join((seen, then))
+    return out
+
+
 def status_payload(sub: Submission) -> dict:
     latest = sub.latest_run
     graded = sub.latest_graded_run
@@ -495,7 +528,10 @@ def status_payload(sub: Submission) -> dict:
         # Round 48: while queued with no grading worker alive (no heartbeat within HEARTBEAT_STALE_S), the page
         # said only "3 submissions ahead of yours" under a spinner that never ended; the instructor's dashboard
         # says "none: runs wait in the queue", the student now reads it too. None when not queued.
-        "workers_live": bool(live_workers()) if latest is not None and latest.status == Status.QUEUED else None,
+        # Mend: a running run whose worker has given no sign of life, or that outlived any task (the rules by which
+        # the sweeper takes a run over: app.monitoring), said "a worker is running the tests" until some worker's
+        # sweeper sent it again, and for ever with none alive. Each is null unless the run is running.
+        **_stall(latest),
         "run_id": latest.id if latest else None,
         "graded_run_id": graded.id if graded else None,
         "total": score.total if score else None,

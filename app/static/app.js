@@ -1137,6 +1137,10 @@
     var text = "";
     if (s.status === "queued") {
       text = s.queue_position === 0 ? labels.next : (labels.ahead || "").replace("%n", s.queue_position);
+    } else if (s.status === "running" && s.stalled) {
+      /* Mend round 48: no worker is known to grade this run (its worker is silent, or it outlived any task);
+         "a worker is running the tests" was false. The server words what it checked. */
+      text = s.stalled;
     } else if (s.status === "running") {
       text = labels.running_detail || "";
     } else if (s.status === "error") {
@@ -1149,7 +1153,7 @@
     say(text);
     /* No grading worker alive while this attempt waits (round 48): said under the status, not in the live
        region, which keeps the queue position's words. */
-    if (noWorkers) noWorkers.hidden = s.workers_live !== false;
+    if (noWorkers) noWorkers.hidden = !(s.status === "queued" && s.workers_live === false);
     if (spinner) spinner.hidden = !(s.status === "queued" || s.status === "running");
   }
   /* The result block, fetched when grading ends. A fetch that failed (the connection dropped just then, a

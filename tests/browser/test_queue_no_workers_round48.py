@@ -24,7 +24,7 @@ def test_a_zh_student_reads_that_no_grader_runs_until_one_starts(app, web, facto
     ctx, page = open_as(browser, live_server, student, "zh", width=390, path=f"/submissions/{sub.id}")
     note = page.locator("[data-no-workers]")
     expect(note).to_be_visible()
-    expect(note).to_have_text("目前没有正在运行的评分程序：你的提交会保留在队列中的位置，评分程序启动后就会评分。")
+    expect(note).to_have_text("目前没有在线的评分进程：这份提交会保留在队列中的位置，评分进程启动后就会评分。")
     assert overflow(page) == []
     db.session.add(WorkerHeartbeat(hostname="w1@grader", started_at=utcnow() - timedelta(minutes=5),
                                    last_seen=utcnow()))

@@ -13,13 +13,13 @@ import pytest
 from app.extensions import db
 from app.models import WorkerHeartbeat, utcnow
 
-NOTE = {"zh": "目前没有正在运行的评分程序：你的提交会保留在队列中的位置，评分程序启动后就会评分。",
-        "en": "No grader is running right now: your submission keeps its place in the queue and is graded when "
+NOTE = {"zh": "目前没有在线的评分进程：这份提交会保留在队列中的位置，评分进程启动后就会评分。",
+        "en": "No grader is running right now: this submission keeps its place in the queue and is graded when "
               "one starts."}
 
 
 def _note(page: str) -> tuple[bool, str]:
-    m = re.search(r"<p data-no-workers class=\"small muted\" ?(hidden)?>(.*?)</p>", page, re.S)
+    m = re.search(r"<p data-no-workers class=\"small muted\" role=\"status\" ?(hidden)?>(.*?)</p>", page, re.S)
     assert m, "the note's element is on the page (the live script shows and hides it)"
     return m.group(1) is None, m.group(2)
 
