@@ -1,5 +1,6 @@
 """Round 48: a given name whose first character is a polyphone. pypinyin's phrase table gives 朝阳 both readings,
-"zhāo,cháo" (the only two-character phrase in it with two readings for one character); round 47 took the first,
+"zhāo,cháo" (of its two-character phrases with two readings for one character, 朝阳 and 那些, the only one where
+the rule changes anything: 那's own reading comes first); round 47 took the first,
 so every 朝阳 sorted as zhāo, where 朝阳区 and 张朝阳 are cháo. A phrase now changes a name's reading only
 where its readings leave out the character's own one (朝晖, 朝霞: zhāo alone); which reading one 朝阳 uses is
 theirs to say and stays open."""
