@@ -17,6 +17,7 @@ from flask import (
     current_app,
     flash,
     jsonify,
+    make_response,
     redirect,
     render_template,
     request,
@@ -24,6 +25,7 @@ from flask import (
 )
 from flask_babel import get_locale
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from markupsafe import Markup
 from sqlalchemy import func, select
@@ -35,7 +37,7 @@ from app.assignments import default_assignment
 from app.auth import safe_next
 from app.authz import instructor_required
 from app.coursework import rubric_for
-from app.errors import error_response, one_of
+from app.errors import both, error_response, one_of
 from app.extensions import begin_write_on_sqlite, db
 from app.idempotency import scoped_key
 from app.ids import db_id
@@ -90,8 +92,15 @@ def chosen_assignment() -> Assignment:
         a = db.session.scalar(select(Assignment).where(Assignment.slug == slug))
     a = a or default_assignment() or db.session.scalar(select(Assignment).order_by(Assignment.id))
     if a is None:
-        abort(404)
+        # Review E, L7: an install with no assignment gave the instructor's first visit the generic "the link may
+        # be mistyped, or the item belongs to someone else", which says nothing of why or what to do.
+        text = both(NO_ASSIGNMENT)
+        abort(make_response(error_response(404, code="no_assignment", en=text["en"], zh=text["zh"])))
     return a
+
+
+NO_ASSIGNMENT = _l("No assignment exists yet, so there is nothing to show here. It is created on the server: "
+                   "autograder assignment add attention --title \"…\" (or autograder demo for a demo course).")
 
 
 def all_assignments() -> list[Assignment]:
