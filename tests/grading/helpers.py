@@ -346,6 +346,13 @@ def trusted_allowance(honest_wall: float) -> float:
     return HONEST_WALL_DRIFT * honest_wall + REVIEW_CPU_S + HINT_CPU_S
 
 
+def wall_bound(honest_wall: float) -> float:
+    """A hostile grading's wall at most: the budget, the load credit it gives back, and the trusted side's share."""
+    from autograder.settings import GRADING_BUDGET_S, GRADING_LOAD_CREDIT_S
+
+    return GRADING_BUDGET_S + GRADING_LOAD_CREDIT_S + trusted_allowance(honest_wall)
+
+
 def assert_attack_bounded(result: dict, total: float, wall: float, cpu: float, honest_cpu: float,
                           honest_wall: float) -> None:
     """A hostile submission's grading: `graded` (never a grader error), no more than its honest base's ``total``,
@@ -354,13 +361,11 @@ def assert_attack_bounded(result: dict, total: float, wall: float, cpu: float, h
     and every failed test's feedback in both languages."""
     import json
 
-    from autograder.settings import GRADING_BUDGET_S, GRADING_LOAD_CREDIT_S
-
     assert result["status"] == "graded", result["message"]
     assert result["total"] <= total
     # The budget gives back what host load took from the jails, up to GRADING_LOAD_CREDIT_S (round 33); the rest of
     # the wall is the trusted side's.
-    bound = GRADING_BUDGET_S + GRADING_LOAD_CREDIT_S + trusted_allowance(honest_wall)
+    bound = wall_bound(honest_wall)
     assert wall < bound, f"{wall:.1f} s against {bound:.1f} s (honest grading {honest_wall:.1f} s)"
     # While a call is pending the worker waits on it and looks at the jail every IDLE_TICK_S (0.1 s): a cost that
     # grows with the wall time, whatever the attack. Here a 30 s spinning attack cost 0.07-0.10 s more than an
@@ -400,6 +405,7 @@ def graded_attack(name: str, honest: tuple[float, float], grade, *args) -> dict:
     base's total and worker CPU, from honest_cost); a line of what it cost is printed for -s runs."""
     total, honest_cpu = honest
     result, cpu, wall = worker_cost(grade, *args)
-    print(name, result["status"], result["total"], total, f"{wall:.1f}s {cpu:.2f}s CPU (honest {honest_cpu:.2f}s)")
+    print(name, result["status"], result["total"], total, f"{wall:.1f}s {cpu:.2f}s CPU (honest {honest_cpu:.2f}s, "
+          f"{honest.wall:.1f}s wall: bound {wall_bound(honest.wall):.1f}s)")
     assert_attack_bounded(result, total, wall, cpu, honest_cpu, honest.wall)
     return result

@@ -75,9 +75,10 @@ def test_a_file_that_cut_its_own_data_and_stack_limits_is_told_the_limits_it_set
     reads its requests and writes its replies failed (exit code 71)", no word of the limits it had set at import."""
     result = _grade(served, ROUND_47["the_data_and_stack_rlimits_cut_to_what_is_used_at_import"])
     assert result["status"] == "graded"
-    failed = [t["feedback"] for t in result["tests"] if t["outcome"] == "failed"
-              and ("can't allocate memory" in t["feedback"]["en"] or "exit code 71" in t["feedback"]["en"])]
-    assert failed, json.dumps(result["tests"])[:3000]
+    # Whether its allocations fail at all varies run to run (graded 41-68; at 68 only the import rule fails tests):
+    # the note is checked where a refused allocation is said, and absent elsewhere (mend round 48, review RC HIGH-1).
+    failed = [t["feedback"] for t in result["tests"] if t["outcome"] == "failed"]
     for feedback in failed:
-        assert "code in your process had lowered its data-segment limit (RLIMIT_DATA)" in feedback["en"], feedback
-        assert "数据段上限（`RLIMIT_DATA`）降到了" in feedback["zh"], feedback
+        told = "code in your process had lowered its data-segment limit (RLIMIT_DATA)" in feedback["en"]
+        assert told == ("can't allocate memory" in feedback["en"]) or "exit code 71" in feedback["en"], feedback
+        assert told == ("数据段上限（`RLIMIT_DATA`）降到了" in feedback["zh"]), feedback
