@@ -590,6 +590,11 @@ CLOSED_KILLED_TEXT = ("the sandboxed process closed the grader's channel and wen
                       "(SIGKILL) {grace:g} s later")
 
 
+# How long this side waits, once it has killed a jail, for the zygote's status of its end: a loaded host spends it on
+# the jail's own exit (a process with torch mapped), outside the grading's budget (tests: assert_attack_bounded).
+END_STATUS_WAIT_S = 5.0
+
+
 SERVE_FAILED_TEXT = ("after your code had run, the sandbox stopped answering the grader: the loop that reads its "
                      f"requests and writes its replies failed (exit code {protocol.SERVE_FAILED_EXIT})")
 
@@ -862,7 +867,7 @@ class Session:
             return
         self._closed = True
         self._kill()
-        self._read_status(timeout=5.0)
+        self._read_status(timeout=END_STATUS_WAIT_S)
         self._out.join(timeout=2.0)
         try:
             os.close(self._st_r)
@@ -1142,7 +1147,7 @@ class Session:
         (CLOSED_GRACE_S)."""
         ended = self._status_within(grace) if grace > 0 else None
         self._kill()
-        st = self._read_status(timeout=5.0)
+        st = self._read_status(timeout=END_STATUS_WAIT_S)
         if st and st.get("status") == "wall":
             exc: BaseException = StudentTimeout(self.limits.wall, "the session")
         elif st and st.get("status") == "output":

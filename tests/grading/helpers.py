@@ -330,20 +330,25 @@ class Honest(tuple):
 
 
 # How much the honest grading's wall, measured once by a module's fixture, may grow before an attack graded minutes
-# later at a higher host load: the same honest file read 5.6-8.6 s at load 5-9 within one run (round 47), 1.54x.
+# later at another host load. An assumption, not a measurement: the warm honest grading takes 0.6 s at load 10 here, so
+# the factor weighs little next to the session-end waits below.
 HONEST_WALL_DRIFT = 1.5
+# The sessions of a grading whose ends the trusted side waits for: the visible tests' and the hidden tests' (runner).
+GRADING_SESSIONS = 2
 
 
 def trusted_allowance(honest_wall: float) -> float:
-    """Seconds of a grading's wall that are the trusted side's own work, outside the student's budget (mend round
-    48, review RC MEDIUM-2: a literal 5 s, which the round-47 __del__ attack passed at load 13-15 by 7.1 s): starting
-    the grading child, opening sessions, each test's feedback and scoring. An honest grading is that work plus the
-    honest code's own short calls, so its wall bounds it at the load it was measured (HONEST_WALL_DRIFT for the load
-    changing since); a file can make the trusted readers of its source spend at most REVIEW_CPU_S + HINT_CPU_S more
-    (settings: an honest file's use a few ms)."""
+    """Seconds of a grading's wall that are the trusted side's own, outside the student's budget (mend round 48,
+    review RC MEDIUM-2: a literal 5 s, which the round-47 __del__ attack passed at load 13-15 by 7.1 s): the work an
+    honest grading does too (the grading child, opening sessions, each test's feedback, scoring), bounded by the
+    honest grading's wall (HONEST_WALL_DRIFT for the load changing since); what a file can make the trusted readers of
+    its source spend beyond an honest file's few ms (REVIEW_CPU_S + HINT_CPU_S); and, for each session the budget
+    ended, the wait for its jail's end after the kill (client.END_STATUS_WAIT_S), which a loaded host spends on the
+    jail's exit."""
     from autograder.settings import HINT_CPU_S, REVIEW_CPU_S
+    from grading.sandbox.client import END_STATUS_WAIT_S
 
-    return HONEST_WALL_DRIFT * honest_wall + REVIEW_CPU_S + HINT_CPU_S
+    return HONEST_WALL_DRIFT * honest_wall + REVIEW_CPU_S + HINT_CPU_S + GRADING_SESSIONS * END_STATUS_WAIT_S
 
 
 def wall_bound(honest_wall: float) -> float:
