@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import copy
 import functools
 import importlib.util
@@ -89,9 +90,25 @@ REVIEWABLE_MODULES = {"torch", "numpy", "einops", "math", "cmath", "typing", "da
                       "__future__"} | set(DISPLAY_PACKAGES)   # inert stand-ins in the jail: they reach nothing
 # Parts of torch with public helpers that turn a string into an object or code (fx's fetch_attr,
 # torch.ao's getattr_from_fqn, torch.package, torch.overrides...): no attention code needs them.
-TORCH_UNREVIEWABLE = {"ao", "fx", "package", "overrides", "utils", "distributed", "export", "onnx", "compiler",
+TORCH_UNREVIEWABLE = {"ao", "fx", "xpu", "package", "overrides", "utils", "distributed", "export", "onnx", "compiler",
                       "testing", "multiprocessing", "serialization", "hub", "library", "jit_internal", "quantization",
                       "_dynamo", "_inductor", "_export", "_functorch", "_higher_order_ops", "_library", "_subclasses"}
+# Public names of torch's modules whose value is an object of a module no attention code needs, under a name of torch's
+# own (``torch.xpu.cast``/``pointer``/``c_void_p`` are ctypes': raw process memory read and written, round 48 review
+# H3; ``torch.cuda.amp.common.find_spec`` importlib's). Computed from the grader's torch in a fresh interpreter by
+# bench/torch_dangerous_reexports.py (every public module, not only the loaded ones) and checked against it by a slow
+# test; a name of a part of torch flagged as a whole (TORCH_UNREVIEWABLE) or flagged anywhere is left out. Read off
+# torch (any alias of it or of its modules) or imported from a torch module, each is a finding.
+TORCH_DANGEROUS_REEXPORTS: dict[str, frozenset[str]] = {
+    "torch.cuda.amp.common": frozenset({"find_spec"}),
+    "torch.cuda.memory": frozenset({"signature"}),
+    "torch.cuda.tunable": frozenset({"shutil"}),
+    "torch.numa.binding": frozenset({"shutil"}),
+    "torch.profiler.profiler": frozenset({"shutil"}),
+    "torch.storage": frozenset({"io"}),
+    "torch.xpu": frozenset({"byref", "c_double", "c_uint32", "c_void_p", "cast", "pointer"}),
+}
+TORCH_REEXPORTED_NAMES = frozenset().union(*TORCH_DANGEROUS_REEXPORTS.values())
 # ``__annotations__`` written by hand: dataclasses turn its keys into source code they exec with the
 # module's globals (a key "d, globals().update(...)" runs that call), which no check can follow.
 HIDING_BUILTINS = {"__import__", "eval", "exec", "compile", "globals", "vars", "locals", "breakpoint",
@@ -311,7 +328,7 @@ SAFE_MODULE_ATTRS: dict[str, frozenset[str]] = {name: frozenset(attrs.split()) f
            "getrecursionlimit setrecursionlimit getsizeof executable implementation",
     "pathlib": "Path PurePath PosixPath PurePosixPath WindowsPath PureWindowsPath",
     "logging": "getLogger basicConfig debug info warning warn error critical exception log disable "
-               "captureWarnings DEBUG INFO WARNING WARN ERROR CRITICAL FATAL NOTSET BASIC_FORMAT _STYLES Logger LoggerAdapter Handler "
+               "captureWarnings DEBUG INFO WARNING WARN ERROR CRITICAL FATAL NOTSET Logger LoggerAdapter Handler "
                "StreamHandler FileHandler NullHandler Formatter Filter LogRecord root",
     "argparse": "ArgumentParser Namespace ArgumentTypeError ArgumentError BooleanOptionalAction FileType Action "
                 "HelpFormatter ArgumentDefaultsHelpFormatter RawTextHelpFormatter RawDescriptionHelpFormatter SUPPRESS",
@@ -1132,8 +1149,17 @@ def _name_values(node: ast.AST, loops: dict[str, frozenset[str]]) -> frozenset[s
         return product([_name_values(node.left, loops), _name_values(node.right, loops)])
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" \
             and STR_REBOUND not in loops and len(node.args) == 1 and not node.keywords:
-        inner = _name_values(node.args[0], loops)
-        return inner if inner == frozenset({INT_PART}) else None
+        # str() of a counter, or of a value known to be one of these exact strings (str() gives it back)
+        return _name_values(node.args[0], loops)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in STR_CASE_METHODS \
+            and not node.args and not node.keywords:
+        # ``level.upper()`` (getattr(logging, level.upper()), round 48): the receiver's every value is an exact
+        # str the source writes, so the method is str's own and its results are known; on anything else
+        # (a class of the file's, a namedtuple, a str subclass, an environment variable) it stays unknown
+        inner = _name_values(node.func.value, loops)
+        if inner is None or any(INT_PART in v for v in inner):
+            return None
+        return frozenset(getattr(str, node.func.attr)(v) for v in inner)
     if isinstance(node, ast.JoinedStr):
         parts: list[frozenset[str] | None] = []
         for value in node.values:
@@ -1152,6 +1178,75 @@ def _name_values(node: ast.AST, loops: dict[str, frozenset[str]]) -> frozenset[s
     return None
 
 
+# The methods of str taking no argument whose result on a known string is read as a name (``level.upper()``).
+STR_CASE_METHODS = frozenset({"upper", "lower", "casefold", "strip", "lstrip", "rstrip"})
+
+
+def _constant_parameters(tree: ast.Module) -> dict[int, dict[str, frozenset[str]]]:
+    """id of a module-level def -> its parameters whose every value is a str constant the source writes: the
+    default and the argument of every call. The function is bound once, undecorated, and named only as the callee
+    of plain calls (no ``*args``/``**kw``, never handed on, no ``f.__defaults__``); the parameter is bound nowhere
+    else in the def (``def setup_logging(level="info")`` called as ``setup_logging()`` / ``setup_logging("DEBUG")``:
+    ``getattr(logging, level.upper())`` reads logging.INFO or logging.DEBUG, round 48 review H1)."""
+    counts = _binding_counts(tree)
+    parents = _parents(tree)
+    defs = {stmt.name: stmt for stmt in tree.body if isinstance(stmt, ast.FunctionDef)
+            and not stmt.decorator_list and counts.get(stmt.name) == 1}
+    calls: dict[str, list[ast.Call]] = {name: [] for name in defs}
+    for node in _nodes(tree):
+        if isinstance(node, ast.Name) and node.id in calls:
+            call = parents.get(id(node))
+            if isinstance(node.ctx, ast.Load) and isinstance(call, ast.Call) and call.func is node \
+                    and not any(isinstance(a, ast.Starred) for a in call.args) \
+                    and all(k.arg is not None for k in call.keywords) and calls[node.id] is not None:
+                calls[node.id].append(call)
+            else:
+                calls[node.id] = None   # type: ignore[assignment]
+    out: dict[int, dict[str, frozenset[str]]] = {}
+    for name, fn in defs.items():
+        if calls[name] is None:
+            continue
+        args = fn.args
+        positional = [*args.posonlyargs, *args.args]
+        defaults = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):], args.defaults,
+                            strict=True))
+        defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None})
+        bound = collections.Counter(n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
+                                    and not isinstance(n.ctx, ast.Load))
+        bound.update(a.arg for a in ast.walk(fn) if isinstance(a, ast.arg))
+        bound.update(x for n in ast.walk(fn) if isinstance(n, ast.Global | ast.Nonlocal) for x in n.names)
+        bound.update(n.name for n in ast.walk(fn) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef
+                                                                 | ast.ClassDef | ast.ExceptHandler | ast.MatchAs
+                                                                 | ast.MatchStar) and n is not fn and n.name)
+        bound.update((a.asname or a.name).split(".")[0] for a in ast.walk(fn) if isinstance(a, ast.alias))
+        known: dict[str, frozenset[str]] = {}
+        for index, param in enumerate(positional + args.kwonlyargs):
+            default = defaults.get(param.arg)
+            if bound[param.arg] != 1 or not (isinstance(default, ast.Constant) and isinstance(default.value, str)):
+                continue
+            values = {default.value}
+            for call in calls[name]:
+                given = [k.value for k in call.keywords if k.arg == param.arg]
+                if index < len(positional) and index < len(call.args):
+                    given.append(call.args[index])
+                values.update(g.value if isinstance(g, ast.Constant) and isinstance(g.value, str) else INT_PART
+                              for g in given)
+            if not any(INT_PART in v for v in values) and len(values) <= MAX_NAME_CHOICES:
+                known[param.arg] = frozenset(values)
+        if known:
+            out[id(fn)] = known
+    return out
+
+
+def _parameters_around(node: ast.AST, tree: ast.Module,
+                       known: Mapping[int, dict[str, frozenset[str]]]) -> dict[str, frozenset[str]]:
+    """The _constant_parameters of the module-level def ``node`` sits in (none outside one)."""
+    parents = _parents(tree)
+    while (up := parents.get(id(node))) is not None and not isinstance(up, ast.Module):
+        node = up
+    return known.get(id(node), {})
+
+
 def _computed_name_call(n: ast.AST) -> bool:
     """Whether ``n`` is ``getattr(obj, name[, default])`` or ``hasattr(obj, name)`` with a name that is no constant."""
     return isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "hasattr") \
@@ -1164,9 +1259,9 @@ def _resolve_computed_names(tree: ast.Module, calls: list[ast.Call]) -> bool:
     (RESOLVED_NAMES, NUMBERED_NAME); whether any was marked."""
     loops = _loop_values(tree)
     marked = False
-    levels = functools.cache(lambda: _logging_level_lookups(tree))
+    parameters = functools.cache(lambda: _constant_parameters(tree))
     for call in calls:
-        spelled = LOGGING_UPPER_NAMES if id(call) in levels() else _name_values(call.args[1], loops)
+        spelled = _name_values(call.args[1], {**loops, **_parameters_around(call, tree, parameters())})
         if not spelled:
             continue
         if all(INT_PART not in s and s.isidentifier() for s in spelled):
@@ -1180,43 +1275,6 @@ def _resolve_computed_names(tree: ast.Module, calls: list[ast.Call]) -> bool:
             setattr(call, NUMBERED_NAME, True)
             marked = True
     return marked
-
-
-# What ``getattr(logging, level.upper())`` (the usual logging setup from a "--log-level info" option) may read: the
-# names of the standard library's logging module that ``str.upper`` can spell (ASCII, so all upper case). They
-# were a computed name on a module that holds ``sys`` (17 points); logging's upper-case names are its levels, its
-# BASIC_FORMAT and its _STYLES table of format strings and its own style classes.
-LOGGING_UPPER_NAMES = frozenset({"CRITICAL", "FATAL", "ERROR", "WARNING", "WARN", "INFO", "DEBUG", "NOTSET",
-                                 "BASIC_FORMAT", "_STYLES"})
-
-
-def _logging_level_lookups(tree: ast.Module) -> frozenset[int]:
-    """Ids of the ``getattr(logging, <x>.upper()[, default])`` calls where ``logging`` is only ever bound by ``import
-    logging`` and the file names ``upper`` nowhere but as such ``<x>.upper()`` calls (no def, class attribute,
-    keyword, string or store of its own): then ``upper`` is a library's (``str.upper`` on a level name; a file's
-    own ``upper`` returning "sys" would reach ``logging.sys``), so the name is one of LOGGING_UPPER_NAMES or no
-    attribute of logging."""
-    parents = _parents(tree)
-    if not _bound_only_by_import(tree, parents, "logging", ("logging",)):
-        return frozenset()
-    calls: set[int] = set()
-    for node in _nodes(tree):
-        if isinstance(node, ast.Attribute) and node.attr == "upper":
-            call = parents.get(id(node))
-            if not (isinstance(node.ctx, ast.Load) and isinstance(call, ast.Call) and call.func is node
-                    and not call.args and not call.keywords):
-                return frozenset()
-        elif isinstance(node, ast.Name) and node.id == "upper" or isinstance(node, ast.Constant) \
-                and node.value == "upper" or isinstance(node, ast.keyword) and node.arg == "upper" \
-                or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.arg | ast.alias) \
-                and "upper" in (getattr(node, "name", None), getattr(node, "arg", None), getattr(node, "asname", None)):
-            return frozenset()
-        elif _computed_name_call(node) and node.func.id == "getattr" \
-                and isinstance(node.args[0], ast.Name) and node.args[0].id == "logging" \
-                and isinstance(up := node.args[1], ast.Call) and isinstance(up.func, ast.Attribute) \
-                and up.func.attr == "upper":
-            calls.add(id(node))
-    return frozenset(calls)
 
 
 # Sources whose review the worker stopped (it ran past settings.REVIEW_CPU_S): unreviewable from then
@@ -1937,23 +1995,44 @@ def fused_attention_uses(source: str) -> list[str]:
 
 def branch_conditions(source: str, lines: Sequence[int]) -> list[str]:
     """For each of ``lines`` that sits in the body or else-branch of an ``if`` (or a conditional expression), the
-    innermost such condition as the source writes it (``line 27: `if self.flash```), once each: what the fused
-    check's feedback says was seen when the fused call is behind nanoGPT's flash switch. The source is what is
-    checked, so a call written there counts whether or not its branch runs when graded."""
+    innermost such branch as code (``line 27: `if self.flash```, ``line 9: `if not self.flash: ... else:```,
+    ``line 12: `elif self.flash```, ``line 30: `... if self.flash else```), once each: what the fused check's
+    feedback says was seen when the fused call is behind nanoGPT's flash switch. A line inside a condition is in no
+    branch (round 48 mend, review L1). The source is what is checked, so a call written there counts whether or not
+    its branch runs when graded."""
     tree = parse(source)
     if tree is None:
         return []
-    found: dict[int, str] = {}
+    text = source.splitlines()
+
+    def spans(nodes: Sequence[ast.AST], line: int, fused: bool) -> bool:
+        # a statement over the line; in an expression (one line holds test, body and else), the fused name there
+        return any(n.lineno <= line <= (n.end_lineno or n.lineno) and (not fused or any(
+            isinstance(c, ast.Attribute | ast.Name) and getattr(c, "lineno", 0) == line
+            and _forbidden(c.attr if isinstance(c, ast.Attribute) else c.id) for c in ast.walk(n))) for n in nodes)
+
+    found: dict[tuple[int, str], str] = {}
     for line in lines:
-        best: ast.If | ast.IfExp | None = None
+        best: tuple[ast.If | ast.IfExp, str] | None = None
         for node in _nodes(tree):
-            if isinstance(node, ast.If | ast.IfExp) and node.test.lineno != line \
-                    and node.lineno <= line <= (node.end_lineno or node.lineno) \
-                    and (best is None or node.lineno >= best.lineno):
-                best = node
-        if best is not None and best.lineno not in found:
-            found[best.lineno] = f"line {best.lineno}: `{'if ' if isinstance(best, ast.If) else ''}" \
-                                 f"{ast.unparse(best.test)[:80]}`"
+            if not isinstance(node, ast.If | ast.IfExp) or not node.lineno <= line <= (node.end_lineno or node.lineno):
+                continue
+            expression = isinstance(node, ast.IfExp)
+            body = [node.body] if expression else node.body
+            orelse = [node.orelse] if expression else node.orelse
+            part = "body" if spans(body, line, expression) else "else" if spans(orelse, line, expression) else None
+            if part and (best is None or (node.lineno, node.col_offset) >= (best[0].lineno, best[0].col_offset)):
+                best = (node, part)
+        if best is None:
+            continue
+        node, part = best
+        condition = ast.unparse(node.test)[:80]
+        if isinstance(node, ast.IfExp):
+            shown = f"... if {condition}" + (" else" if part == "else" else "")
+        else:
+            keyword = "elif" if text[node.lineno - 1][node.col_offset:].startswith("elif") else "if"
+            shown = f"{keyword} {condition}" + (": ... else:" if part == "else" else "")
+        found.setdefault((node.lineno, part), f"line {node.lineno}: `{shown}`")
     return list(found.values())
 
 
@@ -3538,23 +3617,33 @@ def _torch_imports(tree: ast.Module) -> dict[str, str]:
     return {name: path for name, path in paths.items() if counts.get(name) == 1}
 
 
+# The modules of torch whose functions are resolved (_torch_function): the ones ``import torch`` itself loads, so the
+# answer is the same whatever else the process imported (round 48 review M1: live ``sys.modules`` made
+# ``M(act=torch.onnx.is_in_onnx_export)`` 17 points or none by import order). Checked in a fresh interpreter by
+# tests/grading/test_review_mend_round48.py.
+TORCH_FUNCTION_MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg",
+                          "torch.special", "torch.fft")
+
+
 def _torch_function(module: str, parts: Sequence[str]) -> bool:
     """Whether ``module`` (a dotted path in torch) then ``parts``, each read off a module, is a function (Python's
-    or a builtin) in the grader's own torch; a private part or anything torch does not have is not. Only modules
-    torch has already loaded are read, through their ``__dict__``: nothing is imported for a student's file (a
-    module's lazy ``__getattr__``, ``torch.onnx``, would load it in the grader's process)."""
+    or a builtin) of torch's own (its ``__module__`` in torch) in one of TORCH_FUNCTION_MODULES of the grader's
+    torch; a private part, any other module (``torch.xpu.cast`` is ctypes' cast, round 48 review H3) or anything
+    torch does not have is not. Modules are read through their ``__dict__``: nothing is imported for a student's
+    file."""
     import inspect
 
     import torch  # noqa: F401  (the grader's own: its modules are what is read)
 
-    if any(part.startswith("_") for part in [*module.split("."), *parts]):
+    if any(part.startswith("_") for part in [*module.split("."), *parts]) or module not in TORCH_FUNCTION_MODULES:
         return False
     value: object = sys.modules.get(module)
     for part in parts:
-        if not inspect.ismodule(value) or part not in vars(value):
+        if not inspect.ismodule(value) or value.__name__ not in TORCH_FUNCTION_MODULES or part not in vars(value):
             return False
         value = vars(value)[part]
-    return inspect.isfunction(value) or inspect.isbuiltin(value)
+    return (inspect.isfunction(value) or inspect.isbuiltin(value)) \
+        and str(getattr(value, "__module__", None)).split(".")[0] == "torch"
 
 
 def _plain_argument(node: ast.expr, bound: Mapping[str, int]) -> bool:
@@ -4913,6 +5002,10 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                             and not (guards_only and mod == "torch._dynamo")):
                     if not _absent_optional_import(node, mod, parents):
                         found.append(_finding(line, "imports", mod or "."))
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
+                for a in node.names:     # ``from torch.xpu import cast``
+                    if a.name in TORCH_REEXPORTED_NAMES:
+                        found.append(_finding(line, "code", f"from {node.module} import {a.name}"))
             if isinstance(node, ast.ImportFrom) and node.module == "torch":
                 for a in node.names:
                     if a.name in TORCH_UNREVIEWABLE and id(a) not in package_aliases:
@@ -4978,6 +5071,10 @@ def _hidden_name_uses(source: str, tree: ast.Module, packages: tuple[str, ...] =
                 continue
             # on any object, not only a known alias of torch (``[torch][0].fx``); ``nn.utils`` is PyTorch's
             # layer helpers (rnn packing, weight norm), ``nn.modules.utils`` its layers' tuple helpers
+            if node.attr in TORCH_REEXPORTED_NAMES and (_root(node) in aliases | torch_names or chain is None):
+                # ``torch.xpu.cast``, ``torch.cuda.memory.signature``: another module's function under torch's name
+                found.append(_finding(line, "code", shown))
+                continue
             if node.attr in TORCH_UNREVIEWABLE and not (
                     isinstance(node.value, ast.Name) and node.value.id in ("nn", "F", "functional")) \
                     and _root(node) not in display_modules \

@@ -9,7 +9,6 @@ twin."""
 
 from __future__ import annotations
 
-import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -105,11 +104,6 @@ def test_getattr_of_logging_with_an_upper_cased_level_name_is_no_finding(change)
     assert hidden_name_uses(LOG.replace(*change)) == ()
 
 
-def test_logging_upper_case_names_are_every_name_str_upper_can_spell_on_the_graders_logging():
-    # ASCII names only: an ASCII result of str.upper has no lower-case letter, so it is its own upper()
-    assert static.LOGGING_UPPER_NAMES == {n for n in vars(logging) if n.isascii() and n == n.upper()}
-
-
 @pytest.mark.parametrize("change", [
     ("getattr(logging, level.upper())", "getattr(logging, level)"),                  # any name: logging.sys
     ("getattr(logging, level.upper())", "getattr(torch, level.upper())"),
@@ -122,8 +116,10 @@ def test_logging_upper_case_names_are_every_name_str_upper_can_spell_on_the_grad
     ("import logging\n", "import logging as logging\n"),
 ])
 def test_getattr_of_logging_stays_a_finding_when_upper_may_be_the_files_own_or_logging_anything(change):
+    # (a level the source does not write: with the written "info" every one of these reads a known name, round 48
+    # mend H1)
     found = hidden_name_uses(LOG.replace("import logging\n", "import logging\nSimpleNamespace = dict\n")
-                             .replace(*change))
+                             .replace(*change).replace("setup_logging()", "setup_logging(input())"))
     assert found != (), change
 
 
