@@ -1264,8 +1264,10 @@ def _resolve_computed_names(tree: ast.Module, calls: list[ast.Call]) -> bool:
     loops = _loop_values(tree)
     marked = False
     parameters = functools.cache(lambda: _constant_parameters(tree))
+    # (_loop_values answers {} when the file binds range/enumerate/zip, without saying whether it binds str)
+    rebound = {STR_REBOUND: frozenset()} if _binding_counts(tree).get("str") else {}
     for call in calls:
-        spelled = _name_values(call.args[1], {**loops, **_parameters_around(call, tree, parameters())})
+        spelled = _name_values(call.args[1], {**loops, **_parameters_around(call, tree, parameters()), **rebound})
         if not spelled:
             continue
         if all(INT_PART not in s and s.isidentifier() for s in spelled):

@@ -174,3 +174,9 @@ class A:
 ])
 def test_the_branch_of_a_fused_call_is_named_as_the_source_writes_it(line, said):
     assert static.branch_conditions(BRANCHES, [line]) == said
+
+
+def test_str_of_a_written_level_stays_a_finding_when_the_file_binds_str_and_range():
+    source = LOG.replace("level.upper()", "str(level).upper()") + "\nrange = 1\nstr = lambda x: 'sys'\n"
+    assert any("computed name" in f for f in hidden_name_uses(source))
+    assert hidden_name_uses(LOG.replace("level.upper()", "str(level).upper()")) == ()
