@@ -3608,19 +3608,25 @@ def _torch_function_names(tree: ast.Module) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=16)
 def _torch_imports(tree: ast.Module) -> dict[str, str]:
-    """Each name bound once in the file, by a module-level import of torch or of a part of it, with the dotted
-    path it names (``F`` -> ``torch.nn.functional``, ``gelu`` -> ``torch.nn.functional.gelu``)."""
+    """Each name every binding of which, in any scope, is an import of the same part of torch, with the dotted path
+    it names (``F`` -> ``torch.nn.functional``, ``gelu`` -> ``torch.nn.functional.gelu``): wherever it is read it is
+    that object or unbound. A second ``import torch`` under the main guard, ``import torch.nn`` beside ``import
+    torch``, or ``import torch.nn.functional as F`` again inside a helper are the same binding (round 48 review M2:
+    a name had to be bound exactly once, at module level)."""
     counts = _binding_counts(tree)
-    paths: dict[str, str] = {}
-    for stmt in tree.body:
+    paths: dict[str, set[str]] = {}
+    imports: dict[str, int] = {}
+    for stmt in _nodes(tree):
+        bound: list[tuple[str, str]] = []
         if isinstance(stmt, ast.Import):
-            for a in stmt.names:
-                if a.name.split(".")[0] == "torch":
-                    paths[a.asname or "torch"] = a.name if a.asname else "torch"
+            bound = [(a.asname or "torch", a.name if a.asname else "torch") for a in stmt.names
+                     if a.name.split(".")[0] == "torch"]
         elif isinstance(stmt, ast.ImportFrom) and not stmt.level and (stmt.module or "").split(".")[0] == "torch":
-            for a in stmt.names:
-                paths[a.asname or a.name] = f"{stmt.module}.{a.name}"
-    return {name: path for name, path in paths.items() if counts.get(name) == 1}
+            bound = [(a.asname or a.name, f"{stmt.module}.{a.name}") for a in stmt.names if a.name != "*"]
+        for name, path in bound:
+            paths.setdefault(name, set()).add(path)
+            imports[name] = imports.get(name, 0) + 1
+    return {name: next(iter(p)) for name, p in paths.items() if len(p) == 1 and counts.get(name) == imports[name]}
 
 
 # The modules of torch whose functions are resolved (_torch_function): the ones ``import torch`` itself loads, so the
