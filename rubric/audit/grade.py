@@ -1151,18 +1151,20 @@ def _asked_then_dismissed(cc: Checklist, sentences: list[_Sentence],
         m = _DISMISSAL_OPENS.match(s.text)
         if m is None:
             continue
-        # (read as "the ablation is pointless", 消融没必要: the question is the answer's subject)
-        zh = _CJK.search(s.text[m.start():m.end()]) is not None
-        text, last = q.text.rstrip(" ?？") + ("" if zh else " is ") + s.text.lstrip(), idx
+        # (read as "the ablation is not necessary, ..." / 消融没必要，……, in the language of the claim after the dismissal,
+        # whatever words the question and the dismissal used (round 48 mend, review M1: "Do we need an ablation? No need,
+        # k2 is clearly the cause.", 要做消融吗？不用，k2 就是原因。, "Ablation? 没必要。k2 就是原因。" were merged into
+        # text no pattern reads); the student's own words are what the feedback quotes)
+        rest, said, last = s.text[m.end():].strip(" ,.:;，。：；!！"), q.text + " " + s.text, idx
         nxt = sentences[idx + 1] if idx + 1 < len(sentences) else None
-        if not s.text[m.end():].strip(" ,.，。!！") and nxt is not None and nxt.para == s.para \
-                and not (nxt.is_code or nxt.is_heading or nxt.is_question):
+        if not rest and nxt is not None and nxt.para == s.para and not (nxt.is_code or nxt.is_heading or nxt.is_question):
             if idx + 1 in flagged:
                 continue
-            text, last = text + ("，" if _CJK.search(text) else ", ") + nxt.text, idx + 1
+            rest, said, last = nxt.text, said + " " + nxt.text, idx + 1
+        text = ("消融没必要，" if _CJK.search(rest) else "The ablation is not necessary, ") + rest
         hedged = _overclaimed(cc, _Sentence(text, s.eligible, False, False, False, False, cc=cc, para=s.para), None)
         if hedged is not None:
-            added.append((last, text, hedged))
+            added.append((last, said, hedged))
     return sorted(found + added) if added else found
 
 
@@ -1229,22 +1231,35 @@ def _taken_back(cc: Checklist, sentences: list[_Sentence], over: list[tuple[int,
 
 # round 48: a caveat taken back by the next sentence, which points to it and calls it wrong ("We cannot prove k2 causes the
 # prediction. That is wrong, though: it clearly does.", 我们不能证明……。不过这其实不对，k2 就是原因。): the pronoun opens the
-# sentence with its verdict ("That would be wrong to claim" judges the claim, not the caveat; "That is the main limit"
-# keeps it)
+# sentence with its verdict, and the verdict closes its clause (round 48 mend, review H1): a verdict that goes on is about
+# something else ("That is wrong reasoning", "That is not the case for the shape tests", "That is not so surprising",
+# "That was wrong of me", 这是错的推理, 这不对劲), and "That would be wrong to claim" judges the claim, so the caveat keeps
+# its credit; 这样说 / 这么说 ("saying so") point at the claim the caveat denies, not at the caveat
 _RETRACTS = re.compile(
     r"\s*(?:(?:but|however|actually|honestly|well|in\s+fact|of\s+course|still)[,\s]+)*"
     r"(?:(?:that|this)(?:\s+(?:claim|caveat|statement|limit|sentence))?|which)(?:\s+(?:is|was)|'s)\s+"
-    r"(?:(?:actually|simply|just|completely|totally|plainly|clearly|obviously|also|too|really|of\s+course)\s+)*"
-    r"(?:wrong|false|untrue|incorrect|nonsense|not\s+(?:true|right|correct|the\s+case|so))\b(?!\s+to\b)|"
-    r"\s*(?:(?:不过|但是?|可是|然而|其实|实际上)[，,]?\s*)*(?:这一点|这个说法|这种说法|这句话|这个结论|这样说|这么说|这|那一点|那个说法|那)"
-    r"\s*(?:其实|实际上|也|又|根本|完全|显然|当然)*\s*(?:是)?\s*(?:不对(?![称齐应])|错的|错了|不成立|不正确|不是真的|不准确|站不住)",
+    r"(?:(?:actually|simply|just|completely|totally|plainly|clearly|obviously|also|really|of\s+course)\s+)*"
+    r"(?:wrong|false|untrue|incorrect|nonsense|not\s+(?:true|right|correct|the\s+case|so))"
+    r"(?:\s*[,，]?\s*(?:though|of\s+course|after\s+all|actually|either|anyway|too|as\s+well|really))?"
+    r"\s*(?:[,:;.!—–，：；。！]|$)|"
+    r"\s*(?:(?:不过|但是?|可是|然而|其实|实际上)[，,]?\s*)*"
+    r"(?:这一点|这个说法|这种说法|这句话|这个结论|这种想法|这个想法|这|那一点|那个说法|那)"
+    r"\s*(?:其实|实际上|也|又|根本|完全|显然|当然)*\s*(?:是)?\s*(?:不对|错的|错了|不成立|不正确|不是真的|不准确|站不住脚?)"
+    r"\s*(?:的|了|啊|吧|呢)?\s*(?:[，,。.！!：:；;]|$)",
     re.IGNORECASE)
-# ... and what the rest of it then asserts by ellipsis ("it clearly does", "k2 is", 就是原因, 确实如此): the claim the caveat
-# denied
+# ... and what its next clause then asserts by ellipsis ("it clearly does", "k2 is.", 就是原因, 确实如此): the claim the caveat
+# denied; bare, or a causal or importance predicate, not any "it is" ("That is not true: it is exact" was flagged before the
+# round 48 mend, review H2)
 _REASSERTS_DENIED = re.compile(
-    r"\b(?:it|they|k_?\d+|key\s*\d+)\s+(?:(?:clearly|obviously|certainly|definitely|really|surely|actually|of\s+course)\s+)*"
-    r"(?:does|do|did|is|matters|causes|drives)\b|就是(?:原因|因果|它|这样)|确实(?:如此|是|导致|决定|重要)|显然(?:是|如此|导致|决定)|"
-    r"当然(?:是|如此)|(?<![a-z])k_?\d+\s*(?:就|正|确实|显然)?(?:是|导致|决定)", re.IGNORECASE)
+    r"\s*(?:(?:because|since|as|in\s+fact|actually|and|so|yes)[,\s]+)*"
+    r"(?:(?:it|they|k_?\d+|key\s*\d+)\s+(?:(?:clearly|obviously|certainly|definitely|really|surely|actually|of\s+course)\s+)*"
+    r"(?:(?:does|do|did|is|are|was|matters)\s*(?:[,;:.!，。；！]|$)|(?:matters|mattered|causes|caused|drives|drove|determines)\b"
+    r"|(?:is|was)\s+(?:the\s+(?:(?:main|real|true|only)\s+)?cause|(?:very\s+|really\s+)?(?:important|crucial|decisive))\b)"
+    r"|(?:因为|其实|实际上|而且)?\s*(?:(?<![a-z])k_?\d+\s*)?(?:就是(?:原因|因果|它|这样)|确实(?:如此|是|导致|决定|重要)|"
+    r"显然(?:是|如此|导致|决定)|当然(?:是|如此)|(?:就|正|确实|显然)?(?:是原因|导致|决定)))",
+    re.IGNORECASE)
+# (the clause after the verdict: the reassertion is read there only, up to its end)
+_CLAUSE_END = re.compile(r"[.;!?。；！？]")
 
 
 def _retractions(cc: Checklist, sentences: list[_Sentence], over: list[tuple[int, str, bool]]
@@ -1267,7 +1282,9 @@ def _retractions(cc: Checklist, sentences: list[_Sentence], over: list[tuple[int
         if m is None:
             continue
         taken[i - 1] = set(caveats)
-        if i not in flagged and _REASSERTS_DENIED.search(s.text, m.end()) \
+        rest = s.text[m.end():]
+        end = _CLAUSE_END.search(rest)
+        if i not in flagged and _REASSERTS_DENIED.match(rest[:end.end() if end else len(rest)]) \
                 and any(rx.search(prev.text) for rx in takes.values()):
             added.append((i, s.text, False))
     return taken, added
