@@ -1242,6 +1242,10 @@ _RETRACTS = re.compile(
     r"(?:wrong|false|untrue|incorrect|nonsense|not\s+(?:true|right|correct|the\s+case|so))"
     r"(?:\s*[,，]?\s*(?:though|of\s+course|after\s+all|actually|either|anyway|too|as\s+well|really))?"
     r"\s*(?:[,:;.!—–，：；。！]|$)|"
+    # (review M3: withdrawn without a verdict, "Scratch that: it obviously does", "I take that back", 我收回这句话)
+    r"\s*(?:(?:actually|well|no|ok(?:ay)?)[,\s]+)*(?:scratch\s+that|strike\s+that|I\s+take\s+(?:that|it)\s+back)"
+    r"\s*(?:[,:;.!—–，：；。！]|$)|"
+    r"\s*(?:(?:不过|但是?|可是|然而|其实)[，,]?\s*)*(?:我)?收回(?:这句话|这个说法|这一点|前面的话)?\s*(?:[，,。.！!：:；;]|$)|"
     r"\s*(?:(?:不过|但是?|可是|然而|其实|实际上)[，,]?\s*)*"
     r"(?:这一点|这个说法|这种说法|这句话|这个结论|这种想法|这个想法|这|那一点|那个说法|那)"
     r"\s*(?:其实|实际上|也|又|根本|完全|显然|当然)*\s*(?:是)?\s*(?:不对|错的|错了|不成立|不正确|不是真的|不准确|站不住脚?)"

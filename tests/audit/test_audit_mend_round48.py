@@ -10,8 +10,9 @@ M1. A test asked, dismissed, then a claim ("Do we need an ablation? No need, k2 
     k2 就是原因。, "Ablation? 没必要。k2 就是原因。") is read as "the ablation is not necessary, <claim>": an overclaim.
 M2. A toy example named as the limit by its own words ("This toy example cannot tell us what happens in practice.",
     "A toy example cannot show ...", "only a toy example") earns the generality limit again.
+M3. A caveat withdrawn without a verdict ("Scratch that: it obviously does", "I take that back", 我收回这句话) too.
 Also the reviewer's 32 hand-scored probes (written before the checker ran): the ones the checker now agrees with are
-held; the ones still wrong are strict xfails naming the open finding (M3, M4, pre-existing misreadings).
+held; the ones still wrong are strict xfails naming the open finding (M4, pre-existing misreadings).
 """
 
 from __future__ import annotations
@@ -65,11 +66,21 @@ def test_saying_so_is_wrong_backs_the_caveat_in_zh():
     ("我们不能证明 k2 导致了输出。这是错的。", False),
     ("我们不能证明 k2 导致了输出。这其实不对啊，k2 确实是原因。", True),
     ("我们不能证明 k2 导致了输出。这种想法是错的。", False),
+    # (review M3: withdrawn without a verdict; before the mend: limits 1.5, no flag)
+    ("We cannot prove k2 causes the prediction. Scratch that: it obviously does.", True),
+    ("We cannot prove k2 causes the prediction. I take that back: k2 clearly causes it.", True),
+    ("我们不能证明 k2 导致了输出。我收回这句话，k2 就是原因。", True),
+    ("We cannot prove k2 causes the prediction. I take that back.", False),
 ])
 def test_a_verdict_that_closes_its_clause_still_takes_the_caveat_back(text, asserts):
-    """The brief's retractions stay: no caveat, and an overclaim where the next clause asserts the denied claim."""
+    """The brief's retractions stay (and review M3's withdrawals join them): no caveat, and an overclaim where the next
+    clause asserts the denied claim."""
     _, got, flagged = _reading(text)
     assert (got, flagged) == (0.0, asserts)
+
+
+def test_scratch_that_followed_by_an_object_is_no_withdrawal():
+    assert _reading("We cannot prove k2 causes the prediction. Scratch that idea of a probe.")[1:] == (1.5, False)
 
 
 # ----------------------------------------------------------------------------- M1: asked, dismissed, then the claim
@@ -107,59 +118,55 @@ def test_a_toy_example_named_as_the_limit_by_its_own_words_earns_the_generality_
 
 
 # ------------------------------------------------------------------------------ the reviewer's hand-scored probes
-C, G = 1.5, 1.0
 _OPEN = {"R6": "M4: a self-correction by 'That is wrong' (pre-existing)",
          "R7": "zh caveat 不能说 alone earns 0.75 (pre-existing)",
          "R8": "不能因为权重高就说 k2 导致了输出 is flagged on its own (pre-existing)",
          "R10": "a past claim reported by the student ('At first I wrote that ...') flagged (pre-existing)",
-         "T8": "M3: retraction paraphrases without a verdict ('Scratch that') (open)",
          "Q2": "M4 (pre-existing)", "Q3": "M4 (pre-existing)", "Q5": "M4 (pre-existing)",
          "G2": "'come from a toy example' without a limit cue in its clause (pre-existing)"}
-_PROBES = [
-    ("R1", "We cannot say k2 causes the output just because its weight is high. That is wrong reasoning.", C, False),
-    ("R2", "The heatmap cannot prove k2 causes the output. This is not the case for the parity test, which compares with "
-           "a reference.", C, False),
-    ("R3", "q1 puts most weight on k2, but this does not prove k2 causes the output. That is not so surprising, since a "
-           "softmax weight is only a reading coefficient.", C, False),
-    ("R4", "The heatmap does not prove the claim that k2 causes the output. That claim is false without an ablation.", C,
-     False),
-    ("R5", "My partner says the heatmap cannot tell us anything. That is wrong: it shows where q1 looks, though it cannot "
-           "prove k2 causes the output.", C, False),
-    ("R6", "k2 causes the prediction. That is wrong: a heatmap cannot prove it without an ablation.", C, False),
-    ("R7", "不能说 k2 导致了输出。这样说是错的。", C, False),
-    ("R8", "不能因为权重高就说 k2 导致了输出。这是错的推理。", C, False),
-    ("R9", "有人认为热力图什么都说明不了。这是错的：它说明 q1 主要读 k2，但不能证明 k2 导致了输出。", C, False),
-    ("R10", "At first I wrote that k2 causes the output. Without an ablation the heatmap cannot show this. That was wrong "
-            "of me.", C, False),
-    ("T1", "权重高不代表 k2 导致了输出。这其实不对，k2 确实是原因。", 0.0, True),
-    ("T2", "我們不能證明 k2 導致了輸出。不過這其實不對，k2 就是原因。", 0.0, True),
-    ("T3", "熱力圖不能證明 k2 導致了輸出。這一點是錯的。", 0.0, False),
-    ("T4", "我们不能证明 k2 导致了输出。这种想法是错的，k2 显然导致了输出。", 0.0, True),
-    ("T5", "我们不能 prove k2 causes the output。That is wrong though，k2 就是原因。", 0.0, True),
-    ("T6", "The heatmap cannot prove k2 causes the output. 不过这其实不对，it clearly does.", 0.0, True),
-    ("T7", "We cannot prove k2 causes the prediction. Actually that's not true: k2 clearly does.", 0.0, True),
-    ("T8", "We cannot prove k2 causes the prediction. Scratch that: it obviously does.", 0.0, True),
-    ("Q1", "Ablation? Necessary: without it we cannot say k2 causes the output.", C, False),
-    ("Q2", "Ablation? Not necessary for reading the heatmap, but necessary before saying k2 causes the output.", C, False),
-    ("Q3", "Is an ablation needed? Not needed to read the weights; needed to claim k2 causes the output.", C, False),
-    ("Q4", "Does the heatmap prove k2 causes the output? No, not necessarily; an ablation would be needed.", C, False),
-    ("Q5", "消融？没必要做也能看出 q1 读 k2，但要说 k2 导致输出就必须做。", C, False),
-    ("Q6", "An ablation? Pointless. k2 drives the output.", 0.0, True),
-    ("Q7", "要做消融吗？不用，k2 就是原因。", 0.0, True),
-    ("Q8", "消融？沒必要，k2 就是原因。", 0.0, True),
-    ("G1", "This is not a real dataset, only a toy example.", G, False),
-    ("G2", "The weights come from a toy example; nothing here carries over.", G, False),
-    ("G3", "It is just a toy example, so I would not trust it beyond these four keys.", G, False),
-    ("G4", "This is not a toy example; the pattern holds for real data.", 0.0, False),
-    ("G5", "這只是一個玩具例子，不是真實資料。", G, False),
-    ("G6", "这不是玩具例子，结论对真实数据也成立。", 0.0, False),
-]
+# (id | limits points by hand | overclaim by hand | the sentence after the one-line opener)
+_PROBES_TABLE = """\
+R1 | 1.5 | - | We cannot say k2 causes the output just because its weight is high. That is wrong reasoning.
+R2 | 1.5 | - | The heatmap cannot prove k2 causes the output. This is not the case for the parity test, which compares with a reference.
+R3 | 1.5 | - | q1 puts most weight on k2, but this does not prove k2 causes the output. That is not so surprising, since a softmax weight is only a reading coefficient.
+R4 | 1.5 | - | The heatmap does not prove the claim that k2 causes the output. That claim is false without an ablation.
+R5 | 1.5 | - | My partner says the heatmap cannot tell us anything. That is wrong: it shows where q1 looks, though it cannot prove k2 causes the output.
+R6 | 1.5 | - | k2 causes the prediction. That is wrong: a heatmap cannot prove it without an ablation.
+R7 | 1.5 | - | 不能说 k2 导致了输出。这样说是错的。
+R8 | 1.5 | - | 不能因为权重高就说 k2 导致了输出。这是错的推理。
+R9 | 1.5 | - | 有人认为热力图什么都说明不了。这是错的：它说明 q1 主要读 k2，但不能证明 k2 导致了输出。
+R10 | 1.5 | - | At first I wrote that k2 causes the output. Without an ablation the heatmap cannot show this. That was wrong of me.
+T1 | 0.0 | overclaim | 权重高不代表 k2 导致了输出。这其实不对，k2 确实是原因。
+T2 | 0.0 | overclaim | 我們不能證明 k2 導致了輸出。不過這其實不對，k2 就是原因。
+T3 | 0.0 | - | 熱力圖不能證明 k2 導致了輸出。這一點是錯的。
+T4 | 0.0 | overclaim | 我们不能证明 k2 导致了输出。这种想法是错的，k2 显然导致了输出。
+T5 | 0.0 | overclaim | 我们不能 prove k2 causes the output。That is wrong though，k2 就是原因。
+T6 | 0.0 | overclaim | The heatmap cannot prove k2 causes the output. 不过这其实不对，it clearly does.
+T7 | 0.0 | overclaim | We cannot prove k2 causes the prediction. Actually that's not true: k2 clearly does.
+T8 | 0.0 | overclaim | We cannot prove k2 causes the prediction. Scratch that: it obviously does.
+Q1 | 1.5 | - | Ablation? Necessary: without it we cannot say k2 causes the output.
+Q2 | 1.5 | - | Ablation? Not necessary for reading the heatmap, but necessary before saying k2 causes the output.
+Q3 | 1.5 | - | Is an ablation needed? Not needed to read the weights; needed to claim k2 causes the output.
+Q4 | 1.5 | - | Does the heatmap prove k2 causes the output? No, not necessarily; an ablation would be needed.
+Q5 | 1.5 | - | 消融？没必要做也能看出 q1 读 k2，但要说 k2 导致输出就必须做。
+Q6 | 0.0 | overclaim | An ablation? Pointless. k2 drives the output.
+Q7 | 0.0 | overclaim | 要做消融吗？不用，k2 就是原因。
+Q8 | 0.0 | overclaim | 消融？沒必要，k2 就是原因。
+G1 | 1.0 | - | This is not a real dataset, only a toy example.
+G2 | 1.0 | - | The weights come from a toy example; nothing here carries over.
+G3 | 1.0 | - | It is just a toy example, so I would not trust it beyond these four keys.
+G4 | 0.0 | - | This is not a toy example; the pattern holds for real data.
+G5 | 1.0 | - | 這只是一個玩具例子，不是真實資料。
+G6 | 0.0 | - | 这不是玩具例子，结论对真实数据也成立。
+"""
+_PROBES = [(pid, text, float(lim), over == "overclaim") for pid, lim, over, text in
+           (line.split(" | ", 3) for line in _PROBES_TABLE.splitlines())]
 
 
 @pytest.mark.parametrize("pid, text, limits, over", [
     pytest.param(*p, marks=pytest.mark.xfail(strict=True, reason=_OPEN[p[0]])) if p[0] in _OPEN else p
     for p in _PROBES], ids=[p[0] for p in _PROBES])
 def test_the_reviewers_hand_scored_probe_is_graded_as_the_hand_scored_it(pid, text, limits, over):
-    """Review RA's probes, hand-scored before the checker ran: base 14/32, round-48 tip 19/32, after the mend 23/32."""
+    """Review RA's probes, hand-scored before the checker ran: base 14/32, round-48 tip 19/32, after the mend 24/32."""
     _, got, flagged = _reading(text)
     assert (got, flagged) == (limits, over)
