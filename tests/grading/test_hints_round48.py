@@ -6,8 +6,8 @@
    get weight up to X" and no hint. Now, when the output and the weights each are one of these computations and the
    output is not the one the returned weights give (``diagnose._padding_apart``, checked on the probe too), what each
    is is said, then the fix (``pad_weights_output_apart``), in en and zh.
-2. Hunt: 32 faulty multi-head files written as students err (tests/fixtures/submissions/faulty/r48_*.py, each with its
-   ``# diagnosis:``), and 12 correct-but-unusual ones (correct/r48_*.py) that must get no hint and full marks. Every
+2. Hunt: 32 faulty multi-head files written as students err (tests/fixtures/submissions/faulty/r48d_*.py, each with its
+   ``# diagnosis:``), and 12 correct-but-unusual ones (correct/r48d_*.py) that must get no hint and full marks. Every
    hint was read against its code; none contradicted it (a one-head module whose queries are divided by
    sqrt(d_model) and again by sqrt(head_dim) is told "divided by dk (or by sqrt(dk) twice)": with one head the two
    are the same number, so the hint is what the code does). test_fair_corpus.py grades them with the main corpus too.
@@ -32,8 +32,8 @@ from tests.grading.test_padding_fill_round41 import PAD8
 from tests.grading.test_padding_fill_round45 import CTX, PARAMS, D, H
 
 APART = diagnose.FAULTS["pad_weights_output_apart"]
-FAULTY = sorted((SUBMISSIONS / "faulty").glob("r48_*.py"))
-CORRECT = sorted((SUBMISSIONS / "correct").glob("r48_*.py"))
+FAULTY = sorted((SUBMISSIONS / "faulty").glob("r48d_*.py"))
+CORRECT = sorted((SUBMISSIONS / "correct").glob("r48d_*.py"))
 
 
 def _variants() -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
