@@ -52,7 +52,11 @@ def mixed(result, code: frozenset[str] = frozenset()) -> dict[str, object]:
     for where, m in _messages(result):
         if left := english_in_zh(_EXTENSION.sub("", _QUOTED.sub("", m["zh"])), code | COURSE_WORDS):
             found[f"{where}.zh"] = (left, m["zh"])
-        if chinese := _CJK.findall(_QUOTED_EN.sub("", m["en"])):
+        en = _QUOTED_EN.sub("", m["en"])
+        for name in code:       # the file's own names, quoted from its lines: 分数 in "torch.softmax(分数, dim=-2)"
+            if _CJK.search(name):
+                en = en.replace(name, "")
+        if chinese := _CJK.findall(en):
             found[f"{where}.en"] = ("".join(chinese), m["en"])
     return found
 
