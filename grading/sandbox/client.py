@@ -240,7 +240,6 @@ def jail_memory_limits(pid: int) -> dict[str, int] | None:
     """The soft memory rlimits of process ``pid`` (RLIM_INFINITY for "unlimited"), read by root from /proc; None when
     it is gone or unreadable."""
     seen: dict[str, int] = {}
-    bad = False
     try:
         with open(f"/proc/{pid}/limits", "rb") as f:
             text = f.read(8192).decode("ascii", "replace")
@@ -250,9 +249,13 @@ def jail_memory_limits(pid: int) -> dict[str, int] | None:
         for row, name in _LIMIT_ROWS.items():
             if line.startswith(row):
                 soft = line[len(row):].split()[0]
-                bad = bad or not (soft == "unlimited" or soft.isdigit())
-                seen[name] = resource.RLIM_INFINITY if soft == "unlimited" else int(soft) if soft.isdigit() else 0
-    return seen if len(seen) == len(_LIMIT_ROWS) and not bad else None
+                if soft == "unlimited":
+                    seen[name] = resource.RLIM_INFINITY
+                elif soft.isdigit():
+                    seen[name] = int(soft)
+                else:
+                    return None
+    return seen if len(seen) == len(_LIMIT_ROWS) else None
 
 
 def lowered_memory_limits(seen: dict[str, int] | None, memory: int) -> list[tuple[str, int, int]]:
