@@ -1343,12 +1343,18 @@ def _sdpa_passes(out: Tensor, w: Tensor, q: Tensor, k: Tensor, v: Tensor, mask: 
     weight within ZERO_TOL, the output within OUT_TOL. Mend round 48 (review D, HIGH 1 as a class): within MATCH_TOL
     was said "right", so ``scores + mask * -13`` (blocked keys at 3.6e-06, the output 1.6e-05 off) was told "given
     the same mask written as 1.0 on the blocked keys and 0.0 elsewhere, the results are right"."""
-    ref_w = C.ref_weights(q, k, mask)
+    return (_weights_pass(w, C.ref_weights(q, k, mask), None if mask is None else _blocked(mask))
+            and max_err(out, C.ref_output(q, k, v, mask)) <= C.OUT_TOL)
+
+
+def _weights_pass(w: Tensor, ref_w: Tensor, blocked: Tensor | None) -> bool:
+    """The tests' checks of returned weights: finite, within WEIGHT_TOL of ``ref_w``, rows summing to 1 within
+    ROW_SUM_TOL, and the ``blocked`` keys' weight (a mask broadcasting over ``w``, True where blocked) within
+    ZERO_TOL."""
     if w.shape != ref_w.shape or not _finite(w):
         return False
-    on_blocked = 0.0 if mask is None else float(w.double().masked_fill(~_blocked(mask), 0.0).abs().max())
-    return (max_err(w, ref_w) <= C.WEIGHT_TOL and row_sum_error(w) <= C.ROW_SUM_TOL and on_blocked <= C.ZERO_TOL
-            and max_err(out, C.ref_output(q, k, v, mask)) <= C.OUT_TOL)
+    on_blocked = 0.0 if blocked is None else float(w.double().masked_fill(~blocked, 0.0).abs().max())
+    return max_err(w, ref_w) <= C.WEIGHT_TOL and row_sum_error(w) <= C.ROW_SUM_TOL and on_blocked <= C.ZERO_TOL
 
 
 def _zero_one_right(student: SdpaCaller, q: Tensor, k: Tensor, v: Tensor, mask: Tensor) -> bool:
@@ -2110,11 +2116,9 @@ def _passes_as_tested(case: _MhaCase) -> tuple[bool, bool]:
     ref_out, ref_w = C.ref_mha(case.params, case.num_heads, case.head_dim, case.x, case.context,
                                case.additive_mask, kpm)
     out_passes = max_err(case.out, ref_out) <= C.OUT_TOL
-    if w is None or kpm is None or w.shape != ref_w.shape or not _finite(w):
+    if w is None or kpm is None:
         return out_passes, False
-    on_pad = float(w.double().masked_fill(~kpm[:, None, None, :], 0.0).abs().max())
-    return out_passes, (max_err(w, ref_w) <= C.WEIGHT_TOL and row_sum_error(w) <= C.ROW_SUM_TOL
-                        and on_pad <= C.ZERO_TOL)
+    return out_passes, _weights_pass(w, ref_w, kpm[:, None, None, :])
 
 
 def _padding_apart(case: _MhaCase) -> tuple[str, str] | None:
