@@ -24,10 +24,13 @@ def _limits_and_flags(text: str, checklist) -> tuple[float, list[str]]:
 def test_a_60k_line_of_metric_names_and_numbers_grades_in_linear_time(text, checklist):
     """Claim extraction bisects to the next mention and number (it rescanned every number per mention),
     and a code line is read in pieces no longer than a sentence: ~2 s (~120 yardsticks) before, 4-12 now
-    (the ratio moves by half over runs of the suite, hence the margin)."""
+    (the ratio moves by half over runs of the suite, hence the margin). Stop 52: round 48's retraction rules cost the
+    zh prose line ~10 % (177-178 -> 193-196 ms of CPU, alternated, grade_audit alone, three rounds each), and
+    its ratio ran 11.5-24.7 alone and 31.3 once inside a whole fast lane: 36 keeps room for that noise and still
+    fails far below the ~120 of the quadratic reading."""
     grade_audit(text, None, MEASURED_OK, checklist)
     seconds, yardsticks = cpu_in_yardsticks(lambda: grade_audit(text, None, MEASURED_OK, checklist), rounds=3)
-    assert yardsticks < 30, f"{yardsticks:.1f} yardsticks ({seconds * 1000:.1f} ms of CPU)"
+    assert yardsticks < 36, f"{yardsticks:.1f} yardsticks ({seconds * 1000:.1f} ms of CPU)"
 
 
 def test_numbers_in_a_long_code_line_are_still_read(checklist):
